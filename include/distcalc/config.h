@@ -1,0 +1,167 @@
+/* config.h - the validated configuration: plain structs, no cJSON.
+ *
+ * The loader reads JSON (a file or a buffer), applies --set overrides,
+ * validates every key and every cross-field rule, and reports all problems
+ * at once through struct dc_diag. Nothing here is cJSON: the tree never
+ * leaves config.c.
+ *
+ * Units: byte counts are uint64_t bytes, bandwidths double bytes/s, times
+ * double seconds. Every key, unit and default is documented in
+ * docs/config.md.
+ */
+#ifndef DISTCALC_CONFIG_H
+#define DISTCALC_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "distcalc/diag.h"
+
+enum dc_mlp {
+	DC_MLP_SWIGLU, /* gate, up, down: 3 h x f matrices (Llama) */
+	DC_MLP_GELU,   /* up, down: 2 h x f matrices (GPT) */
+};
+
+enum dc_sharding {
+	DC_SHARD_NONE,  /* DDP: every rank holds full model states */
+	DC_SHARD_ZERO1, /* master params + optimizer states sharded over dp */
+	DC_SHARD_ZERO2, /* + gradients */
+	DC_SHARD_FSDP,  /* + parameters (ZeRO-3 / FSDP) */
+};
+
+enum dc_fsdp_unit {
+	DC_FSDP_UNIT_LAYER, /* one transformer layer per AllGather group */
+	DC_FSDP_UNIT_MODEL, /* the whole model in one group */
+};
+
+enum dc_axis {
+	DC_AXIS_TP,
+	DC_AXIS_CP,
+	DC_AXIS_EP,
+	DC_AXIS_DP,
+	DC_AXIS_PP,
+	DC_AXIS_COUNT,
+};
+
+enum dc_link_choice {
+	DC_LINK_AUTO,
+	DC_LINK_INTRA,
+	DC_LINK_INTER,
+};
+
+struct dc_link {
+	double bw_bytes_per_s; /* effective one-way bandwidth, > 0 */
+	double latency_s;      /* per-message start-up, >= 0 */
+};
+
+struct dc_model {
+	uint64_t num_layers;
+	uint64_t hidden_size;
+	uint64_t num_attention_heads;
+	uint64_t num_kv_heads; /* default: num_attention_heads */
+	uint64_t head_dim;     /* default: hidden_size / num_attention_heads */
+	uint64_t ffn_hidden_size;
+	uint64_t vocab_size;
+	uint64_t seq_length;
+	enum dc_mlp mlp;
+	int tie_word_embeddings;
+	uint64_t params;      /* explicit count or computed from the shape */
+	int params_explicit;  /* 1 when model.params was given */
+};
+
+struct dc_cluster {
+	uint64_t num_nodes;
+	uint64_t gpus_per_node;
+	uint64_t gpu_mem_bytes;
+	struct dc_link intra_node;
+	struct dc_link inter_node;
+};
+
+struct dc_parallel {
+	uint64_t dp, tp, pp;
+	int dp_explicit;
+	/* order[0] varies fastest; every axis appears once */
+	enum dc_axis order[DC_AXIS_COUNT];
+	char order_text[64];
+	enum dc_sharding sharding;
+	int reshard_after_forward;
+	enum dc_fsdp_unit fsdp_unit;
+	uint64_t bucket_bytes; /* DDP gradient bucket */
+};
+
+struct dc_training {
+	uint64_t micro_batch_size;
+	uint64_t grad_accum_steps;
+};
+
+/* Bytes per parameter of each model state. */
+struct dc_precision {
+	uint64_t param_bytes;
+	uint64_t grad_bytes;
+	uint64_t master_bytes;
+	uint64_t optimizer_bytes;
+};
+
+struct dc_collective {
+	uint64_t ranks;      /* default: world size */
+	uint64_t msg_bytes;  /* default: one rank's gradient bytes */
+	enum dc_link_choice link;
+};
+
+/* Named memory overheads per rank (documented assumptions). */
+struct dc_memory {
+	uint64_t cuda_context_bytes;
+	uint64_t comm_buffer_bytes;
+	uint64_t workspace_bytes;
+	double allocator_reserve;          /* fraction of the peak, [0, 1) */
+	double activation_bytes_per_token_per_layer; /* 0: Korthikanti default */
+	int activation_explicit;
+};
+
+struct dc_config {
+	struct dc_model model;
+	struct dc_cluster cluster;
+	struct dc_parallel parallel;
+	struct dc_training training;
+	struct dc_precision precision;
+	struct dc_collective collective;
+	struct dc_memory memory;
+	uint64_t world_size; /* num_nodes x gpus_per_node */
+};
+
+/* One --set override: "PATH=VALUE". VALUE is read as JSON when it is a JSON
+ * number, true, false or a quoted string, else as a string. */
+struct dc_override {
+	const char *text;
+};
+
+/* Parses and validates `len` bytes of `buf` named `name` (for messages),
+ * then applies `overrides` in order. Returns 0 with *cfg filled, or -1 with
+ * every problem recorded in `diag` (status DC_ERR_CONFIG, DC_ERR_INPUT for
+ * unreadable bytes, DC_ERR_INTERNAL for allocation failure). `buf` need not
+ * be NUL-terminated. */
+int dc_config_load_buffer(const char *buf, size_t len, const char *name,
+			  const struct dc_override *overrides, size_t noverrides,
+			  struct dc_config *cfg, struct dc_diag *diag);
+
+/* Reads `path` (at most DC_CONFIG_MAX_BYTES) and loads it as above. */
+int dc_config_load_file(const char *path, const struct dc_override *overrides, size_t noverrides,
+			struct dc_config *cfg, struct dc_diag *diag);
+
+#define DC_CONFIG_MAX_BYTES (1024 * 1024)
+#define DC_CONFIG_MAX_STRING 256
+
+/* The built-in default, byte-identical to configs/systems.json. */
+extern const char dc_default_config[];
+extern const size_t dc_default_config_len;
+
+/* Names of enum values as written in the config. */
+const char *dc_sharding_name(enum dc_sharding s);
+const char *dc_axis_name(enum dc_axis a);
+const char *dc_link_choice_name(enum dc_link_choice l);
+
+/* Parameter count of the configured shape (see docs/formulas.md). Returns 0,
+ * or -1 on overflow. */
+int dc_model_param_count(const struct dc_model *m, uint64_t *out);
+
+#endif

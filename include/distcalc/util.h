@@ -1,0 +1,58 @@
+/* util.h - allocation, checked arithmetic and a growable text buffer.
+ *
+ * Every allocation in the library goes through dc_malloc/dc_calloc/
+ * dc_realloc/dc_strdup so a test can make the n-th one fail
+ * (dc_alloc_fail_at) and prove that each call site copes.
+ */
+#ifndef DISTCALC_UTIL_H
+#define DISTCALC_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+void *dc_malloc(size_t n);
+void *dc_calloc(size_t count, size_t size);
+void *dc_realloc(void *p, size_t n);
+char *dc_strdup(const char *s);
+char *dc_strndup(const char *s, size_t n);
+
+/* Fault injection for tests: make the n-th allocation from now fail (1 is
+ * the next one); 0 disables. dc_alloc_count() returns allocations made since
+ * the last call to dc_alloc_fail_at(). Not thread-safe; tests only. */
+void dc_alloc_fail_at(unsigned long n);
+unsigned long dc_alloc_count(void);
+/* Allocations that have failed so far (injected or real). */
+unsigned long dc_alloc_failures(void);
+
+/* printf into a new string; NULL on allocation failure. */
+char *dc_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *dc_vasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
+/* Checked uint64 arithmetic: 0 and *out set, or -1 on overflow. */
+int dc_mul_u64(uint64_t a, uint64_t b, uint64_t *out);
+int dc_add_u64(uint64_t a, uint64_t b, uint64_t *out);
+
+/* Largest integer a double holds exactly, 2^53. Config numbers above it are
+ * rejected. */
+#define DC_MAX_EXACT_INT 9007199254740992.0
+
+/* Growable NUL-terminated text. On allocation failure `failed` is set and
+ * further appends do nothing; check it once at the end. */
+struct dc_buf {
+	char *data;
+	size_t len;
+	size_t alloc;
+	int failed;
+};
+
+void dc_buf_init(struct dc_buf *b);
+void dc_buf_release(struct dc_buf *b);
+void dc_buf_add(struct dc_buf *b, const char *s, size_t n);
+void dc_buf_puts(struct dc_buf *b, const char *s);
+void dc_buf_putc(struct dc_buf *b, char c);
+void dc_buf_printf(struct dc_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends n spaces. */
+void dc_buf_pad(struct dc_buf *b, size_t n);
+
+#endif

@@ -1,0 +1,1044 @@
+/* config.c - JSON config loader and validator; see config.h.
+ *
+ * The only module besides the JSON reporter that sees cJSON. Every key is a
+ * row of one table (path, kind, where it lands in struct dc_config), so the
+ * file walk, --set, unknown-key suggestions and docs/config.md follow the
+ * same list.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "distcalc/config.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "distcalc/units.h"
+#include "distcalc/util.h"
+
+enum kkind {
+	K_SECTION,   /* a JSON object holding more keys */
+	K_COUNT,     /* integer >= 1 */
+	K_UINT,      /* integer >= 0 */
+	K_BYTES,     /* byte quantity >= 0 */
+	K_BYTES_POS, /* byte quantity >= 1 */
+	K_BW,        /* bandwidth > 0 */
+	K_TIME,      /* time >= 0 */
+	K_BOOL,
+	K_ENUM,      /* string from names[] stored as int */
+	K_ORDER,     /* parallel.order */
+	K_FRACTION,  /* number in [0, 1) */
+	K_REAL,      /* number >= 0 */
+	K_STRING,    /* free text (descriptions) */
+};
+
+struct key {
+	const char *path;
+	enum kkind kind;
+	size_t off;
+	const char *const *names;
+	int required;
+};
+
+static const char *const mlp_names[] = {"swiglu", "gelu", NULL};
+static const char *const sharding_names[] = {"none", "zero1", "zero2", "fsdp", NULL};
+static const char *const fsdp_unit_names[] = {"layer", "model", NULL};
+static const char *const link_names[] = {"auto", "intra_node", "inter_node", NULL};
+static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
+
+#define OFF(field) offsetof(struct dc_config, field)
+#define NOFF ((size_t)-1)
+
+static const struct key keys[] = {
+	{"description", K_STRING, NOFF, NULL, 0},
+	{"model", K_SECTION, NOFF, NULL, 1},
+	{"model.num_layers", K_COUNT, OFF(model.num_layers), NULL, 1},
+	{"model.hidden_size", K_COUNT, OFF(model.hidden_size), NULL, 1},
+	{"model.num_attention_heads", K_COUNT, OFF(model.num_attention_heads), NULL, 1},
+	{"model.num_kv_heads", K_COUNT, OFF(model.num_kv_heads), NULL, 0},
+	{"model.head_dim", K_COUNT, OFF(model.head_dim), NULL, 0},
+	{"model.ffn_hidden_size", K_COUNT, OFF(model.ffn_hidden_size), NULL, 0},
+	{"model.vocab_size", K_COUNT, OFF(model.vocab_size), NULL, 1},
+	{"model.seq_length", K_COUNT, OFF(model.seq_length), NULL, 1},
+	{"model.mlp", K_ENUM, OFF(model.mlp), mlp_names, 0},
+	{"model.tie_word_embeddings", K_BOOL, OFF(model.tie_word_embeddings), NULL, 0},
+	{"model.params", K_COUNT, OFF(model.params), NULL, 0},
+	{"cluster", K_SECTION, NOFF, NULL, 1},
+	{"cluster.num_nodes", K_COUNT, OFF(cluster.num_nodes), NULL, 1},
+	{"cluster.gpus_per_node", K_COUNT, OFF(cluster.gpus_per_node), NULL, 1},
+	{"cluster.gpu_memory", K_BYTES_POS, OFF(cluster.gpu_mem_bytes), NULL, 1},
+	{"cluster.intra_node", K_SECTION, NOFF, NULL, 1},
+	{"cluster.intra_node.bandwidth", K_BW, OFF(cluster.intra_node.bw_bytes_per_s), NULL, 1},
+	{"cluster.intra_node.latency", K_TIME, OFF(cluster.intra_node.latency_s), NULL, 0},
+	{"cluster.inter_node", K_SECTION, NOFF, NULL, 1},
+	{"cluster.inter_node.bandwidth", K_BW, OFF(cluster.inter_node.bw_bytes_per_s), NULL, 1},
+	{"cluster.inter_node.latency", K_TIME, OFF(cluster.inter_node.latency_s), NULL, 0},
+	{"parallel", K_SECTION, NOFF, NULL, 0},
+	{"parallel.dp", K_COUNT, OFF(parallel.dp), NULL, 0},
+	{"parallel.tp", K_COUNT, OFF(parallel.tp), NULL, 0},
+	{"parallel.pp", K_COUNT, OFF(parallel.pp), NULL, 0},
+	{"parallel.order", K_ORDER, NOFF, NULL, 0},
+	{"parallel.sharding", K_ENUM, OFF(parallel.sharding), sharding_names, 0},
+	{"parallel.reshard_after_forward", K_BOOL, OFF(parallel.reshard_after_forward), NULL, 0},
+	{"parallel.fsdp_unit", K_ENUM, OFF(parallel.fsdp_unit), fsdp_unit_names, 0},
+	{"parallel.bucket_size", K_BYTES_POS, OFF(parallel.bucket_bytes), NULL, 0},
+	{"training", K_SECTION, NOFF, NULL, 0},
+	{"training.micro_batch_size", K_COUNT, OFF(training.micro_batch_size), NULL, 0},
+	{"training.grad_accum_steps", K_COUNT, OFF(training.grad_accum_steps), NULL, 0},
+	{"precision", K_SECTION, NOFF, NULL, 0},
+	{"precision.param_bytes", K_COUNT, OFF(precision.param_bytes), NULL, 0},
+	{"precision.grad_bytes", K_COUNT, OFF(precision.grad_bytes), NULL, 0},
+	{"precision.master_bytes", K_UINT, OFF(precision.master_bytes), NULL, 0},
+	{"precision.optimizer_bytes", K_UINT, OFF(precision.optimizer_bytes), NULL, 0},
+	{"collective", K_SECTION, NOFF, NULL, 0},
+	{"collective.ranks", K_COUNT, OFF(collective.ranks), NULL, 0},
+	{"collective.message_size", K_BYTES_POS, OFF(collective.msg_bytes), NULL, 0},
+	{"collective.link", K_ENUM, OFF(collective.link), link_names, 0},
+	{"memory", K_SECTION, NOFF, NULL, 0},
+	{"memory.cuda_context", K_BYTES, OFF(memory.cuda_context_bytes), NULL, 0},
+	{"memory.comm_buffers", K_BYTES, OFF(memory.comm_buffer_bytes), NULL, 0},
+	{"memory.workspace", K_BYTES, OFF(memory.workspace_bytes), NULL, 0},
+	{"memory.allocator_reserve", K_FRACTION, OFF(memory.allocator_reserve), NULL, 0},
+	{"memory.activation_bytes_per_token_per_layer", K_REAL,
+	 OFF(memory.activation_bytes_per_token_per_layer), NULL, 0},
+};
+
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+#define MAX_ERRORS 50
+
+enum key_index_hint { KI_NONE = -1 };
+
+struct loader {
+	const char *name;      /* file name for messages */
+	const char *buf;       /* the text (for line/col) */
+	size_t len;
+	struct dc_config *cfg;
+	struct dc_diag *diag;
+	int seen[NKEYS];       /* key present (file or --set) */
+	int from_set[NKEYS];   /* last value came from --set */
+	size_t errors;
+};
+
+static int find_key(const char *path)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		if (strcmp(keys[i].path, path) == 0)
+			return (int)i;
+	return -1;
+}
+
+static const char *origin(const struct loader *l, int ki)
+{
+	return ki >= 0 && l->from_set[ki] ? "--set" : l->name;
+}
+
+static void errorf(struct loader *l, int ki, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void errorf(struct loader *l, int ki, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	l->errors++;
+	if (l->errors > MAX_ERRORS) {
+		if (l->errors == MAX_ERRORS + 1)
+			dc_diag_error(l->diag, DC_ERR_CONFIG, "%s: error: too many errors; stopping after %d",
+				      l->name, MAX_ERRORS);
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	dc_diag_error(l->diag, DC_ERR_CONFIG, "%s: error: %s", origin(l, ki), msg);
+}
+
+/* ---- positions and syntax errors ---- */
+
+static void line_col(const char *buf, size_t len, size_t pos, size_t *line, size_t *col,
+		     size_t *line_start)
+{
+	size_t ln = 1, ls = 0;
+	for (size_t i = 0; i < pos && i < len; i++)
+		if (buf[i] == '\n') {
+			ln++;
+			ls = i + 1;
+		}
+	*line = ln;
+	*col = pos - ls + 1;
+	*line_start = ls;
+}
+
+static void syntax_error(struct loader *l, size_t pos, const char *what)
+{
+	size_t line, col, ls, le;
+	char shown[121];
+	size_t n, caret;
+
+	if (pos > l->len)
+		pos = l->len;
+	line_col(l->buf, l->len, pos, &line, &col, &ls);
+	for (le = ls; le < l->len && l->buf[le] != '\n' && l->buf[le] != '\r'; le++)
+		;
+	/* show at most 120 characters of the line, keeping the caret in view */
+	n = le - ls;
+	caret = pos - ls;
+	if (n > 120) {
+		size_t start = caret > 60 ? caret - 60 : 0;
+		if (start + 120 > n)
+			start = n - 120;
+		ls += start;
+		caret -= start;
+		n = 120;
+	}
+	memcpy(shown, l->buf + ls, n);
+	shown[n] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)shown[i] < 0x20)
+			shown[i] = ' ';
+	l->errors++;
+	dc_diag_error(l->diag, DC_ERR_CONFIG, "%s:%zu:%zu: error: %s\n%s\n%*s^", l->name, line, col,
+		      what, shown, (int)caret, "");
+}
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* Explains what went wrong at `pos`, the place cJSON stopped. */
+static void explain_syntax(struct loader *l, size_t pos)
+{
+	size_t p = pos, q;
+	char c;
+	char what[160];
+
+	while (p < l->len && is_space(l->buf[p]))
+		p++;
+	if (p >= l->len) {
+		syntax_error(l, l->len, "unexpected end of input: an object, array or string is not closed");
+		return;
+	}
+	c = l->buf[p];
+	q = p;
+	while (q > 0 && is_space(l->buf[q - 1]))
+		q--;
+	if ((c == '}' || c == ']') && q > 0 && l->buf[q - 1] == ',') {
+		syntax_error(l, q - 1, "trailing comma: JSON does not allow ',' before a closing bracket");
+		return;
+	}
+	if (c == '\'') {
+		syntax_error(l, p, "strings take double quotes, not single quotes");
+		return;
+	}
+	if (c == '/') {
+		syntax_error(l, p, "JSON has no comments; use a \"description\" key for notes");
+		return;
+	}
+	if (strncmp(l->buf + p, "NaN", 3) == 0 || strncmp(l->buf + p, "Infinity", 8) == 0 ||
+	    strncmp(l->buf + p, "-Infinity", 9) == 0) {
+		syntax_error(l, p, "non-finite numbers are not allowed");
+		return;
+	}
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+		syntax_error(l, p, "expected a value: strings need double quotes");
+		return;
+	}
+	if (c == '"' && q > 0 && (l->buf[q - 1] == '"' || (l->buf[q - 1] >= '0' && l->buf[q - 1] <= '9') ||
+				  l->buf[q - 1] == 'e' || l->buf[q - 1] == '}' || l->buf[q - 1] == ']')) {
+		syntax_error(l, p, "expected ',' or a closing bracket before this key");
+		return;
+	}
+	if ((unsigned char)c < 0x20)
+		snprintf(what, sizeof(what), "unexpected control character 0x%02x", (unsigned)(unsigned char)c);
+	else
+		snprintf(what, sizeof(what), "unexpected character '%c'", c);
+	syntax_error(l, p, what);
+}
+
+/* ---- suggestions ---- */
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t row[64];
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+static const char *last_part(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	return dot ? dot + 1 : path;
+}
+
+/* Is keys[i] a direct child of the section `prefix` ("" for top level)? */
+static int is_child(size_t i, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+	const char *p = keys[i].path;
+	if (pl == 0)
+		return strchr(p, '.') == NULL;
+	return strncmp(p, prefix, pl) == 0 && p[pl] == '.' && strchr(p + pl + 1, '.') == NULL;
+}
+
+/* The closest known key: first among the section's own keys, then any key
+ * elsewhere whose last part matches exactly. */
+static const char *suggest(const char *prefix, const char *name)
+{
+	size_t best = 99, bi = 0;
+	for (size_t i = 0; i < NKEYS; i++) {
+		if (!is_child(i, prefix))
+			continue;
+		size_t d = edit_distance(name, last_part(keys[i].path));
+		if (d < best) {
+			best = d;
+			bi = i;
+		}
+	}
+	size_t nl = strlen(name);
+	if (best <= 2 || (best <= 3 && nl > 6) || (nl > 0 && best * 3 <= nl))
+		return keys[bi].path;
+	for (size_t i = 0; i < NKEYS; i++)
+		if (strcmp(last_part(keys[i].path), name) == 0)
+			return keys[i].path;
+	return NULL;
+}
+
+/* ---- values ---- */
+
+static const char *type_name(const cJSON *v)
+{
+	if (cJSON_IsNull(v))
+		return "null";
+	if (cJSON_IsBool(v))
+		return "a boolean";
+	if (cJSON_IsNumber(v))
+		return "a number";
+	if (cJSON_IsString(v))
+		return "a string";
+	if (cJSON_IsArray(v))
+		return "an array";
+	if (cJSON_IsObject(v))
+		return "an object";
+	return "an unknown value";
+}
+
+static void *field(struct loader *l, const struct key *k)
+{
+	return (char *)l->cfg + k->off;
+}
+
+static int check_number(struct loader *l, int ki, const cJSON *v, double *out)
+{
+	const struct key *k = &keys[ki];
+	double d = v->valuedouble;
+	if (!isfinite(d)) {
+		errorf(l, ki, "'%s': number is out of range", k->path);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+static int read_integer(struct loader *l, int ki, const cJSON *v, uint64_t min, uint64_t *out)
+{
+	const struct key *k = &keys[ki];
+	double d;
+	if (!cJSON_IsNumber(v)) {
+		errorf(l, ki, "'%s': expected an integer, got %s", k->path, type_name(v));
+		return -1;
+	}
+	if (check_number(l, ki, v, &d) != 0)
+		return -1;
+	if (d != floor(d)) {
+		errorf(l, ki, "'%s': must be a whole number, got %g", k->path, d);
+		return -1;
+	}
+	if (d < (double)min) {
+		errorf(l, ki, "'%s': must be %s, got %.0f", k->path, min ? "at least 1" : "non-negative", d);
+		return -1;
+	}
+	if (d >= DC_MAX_EXACT_INT) {
+		errorf(l, ki, "'%s': %.0f is too large (integers must be below 2^53)", k->path, d);
+		return -1;
+	}
+	*out = (uint64_t)d;
+	return 0;
+}
+
+static int read_bytes(struct loader *l, int ki, const cJSON *v, uint64_t min, uint64_t *out)
+{
+	const struct key *k = &keys[ki];
+	char err[256];
+	if (cJSON_IsString(v)) {
+		if (dc_units_parse_bytes(v->valuestring, out, err, sizeof(err)) != 0) {
+			errorf(l, ki, "'%s': %s", k->path, err);
+			return -1;
+		}
+		if (*out < min) {
+			errorf(l, ki, "'%s': must be at least 1 byte, got '%s'", k->path, v->valuestring);
+			return -1;
+		}
+		return 0;
+	}
+	if (!cJSON_IsNumber(v)) {
+		errorf(l, ki, "'%s': expected bytes as a number or a string like \"80 GiB\", got %s", k->path,
+		       type_name(v));
+		return -1;
+	}
+	return read_integer(l, ki, v, min, out);
+}
+
+static int read_real(struct loader *l, int ki, const cJSON *v, enum dc_quantity q, double *out)
+{
+	const struct key *k = &keys[ki];
+	char err[256];
+	if (cJSON_IsString(v)) {
+		int rc = q == DC_Q_BANDWIDTH ? dc_units_parse_bandwidth(v->valuestring, out, err, sizeof(err))
+					     : dc_units_parse_time(v->valuestring, out, err, sizeof(err));
+		if (rc != 0) {
+			errorf(l, ki, "'%s': %s", k->path, err);
+			return -1;
+		}
+	} else if (cJSON_IsNumber(v)) {
+		if (check_number(l, ki, v, out) != 0)
+			return -1;
+	} else {
+		errorf(l, ki, "'%s': expected %s, got %s", k->path,
+		       q == DC_Q_BANDWIDTH ? "a bandwidth like \"50 GB/s\" or a number in bytes/s"
+					   : "a time like \"5 us\" or a number in seconds",
+		       type_name(v));
+		return -1;
+	}
+	if (q == DC_Q_BANDWIDTH && !(*out > 0)) {
+		errorf(l, ki, "'%s': bandwidth must be positive", k->path);
+		return -1;
+	}
+	if (q == DC_Q_TIME && *out < 0) {
+		errorf(l, ki, "'%s': latency must not be negative", k->path);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_order(struct loader *l, int ki, const char *s)
+{
+	enum dc_axis order[DC_AXIS_COUNT];
+	int used[DC_AXIS_COUNT] = {0};
+	size_t n = 0;
+	const char *p = s;
+
+	while (*p) {
+		const char *e = strchr(p, '-');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		int found = -1;
+		for (int a = 0; axis_names[a]; a++)
+			if (strlen(axis_names[a]) == len && strncmp(p, axis_names[a], len) == 0)
+				found = a;
+		if (found < 0) {
+			errorf(l, ki, "'parallel.order': unknown axis '%.*s' in \"%s\": use tp, cp, ep, dp and pp joined by '-', like \"tp-cp-ep-dp-pp\"",
+			       (int)len, p, s);
+			return -1;
+		}
+		if (used[found]) {
+			errorf(l, ki, "'parallel.order': axis '%s' appears twice in \"%s\"", axis_names[found], s);
+			return -1;
+		}
+		used[found] = 1;
+		order[n++] = (enum dc_axis)found;
+		if (!e)
+			break;
+		p = e + 1;
+		if (!*p) {
+			errorf(l, ki, "'parallel.order': \"%s\" ends with '-'", s);
+			return -1;
+		}
+	}
+	if (!used[DC_AXIS_TP] || !used[DC_AXIS_DP] || !used[DC_AXIS_PP]) {
+		errorf(l, ki, "'parallel.order': \"%s\" must name tp, dp and pp (cp and ep are optional)", s);
+		return -1;
+	}
+	/* axes not named have size 1; they go last */
+	for (int a = 0; a < DC_AXIS_COUNT; a++)
+		if (!used[a])
+			order[n++] = (enum dc_axis)a;
+	memcpy(l->cfg->parallel.order, order, sizeof(order));
+	snprintf(l->cfg->parallel.order_text, sizeof(l->cfg->parallel.order_text), "%s", s);
+	return 0;
+}
+
+static void read_value(struct loader *l, int ki, const cJSON *v)
+{
+	const struct key *k = &keys[ki];
+	uint64_t u;
+	double d;
+
+	if (cJSON_IsNull(v)) {
+		errorf(l, ki, "'%s': null is not allowed; remove the key to use the default", k->path);
+		return;
+	}
+	if (cJSON_IsString(v) && strlen(v->valuestring) > DC_CONFIG_MAX_STRING) {
+		errorf(l, ki, "'%s': string is longer than %d bytes", k->path, DC_CONFIG_MAX_STRING);
+		return;
+	}
+	switch (k->kind) {
+	case K_SECTION:
+		break;
+	case K_COUNT:
+	case K_UINT:
+		if (read_integer(l, ki, v, k->kind == K_COUNT, &u) == 0)
+			*(uint64_t *)field(l, k) = u;
+		break;
+	case K_BYTES:
+	case K_BYTES_POS:
+		if (read_bytes(l, ki, v, k->kind == K_BYTES_POS, &u) == 0)
+			*(uint64_t *)field(l, k) = u;
+		break;
+	case K_BW:
+	case K_TIME:
+		if (read_real(l, ki, v, k->kind == K_BW ? DC_Q_BANDWIDTH : DC_Q_TIME, &d) == 0)
+			*(double *)field(l, k) = d;
+		break;
+	case K_BOOL:
+		if (!cJSON_IsBool(v))
+			errorf(l, ki, "'%s': expected true or false, got %s", k->path, type_name(v));
+		else
+			*(int *)field(l, k) = cJSON_IsTrue(v);
+		break;
+	case K_ENUM: {
+		char list[160] = "";
+		if (cJSON_IsString(v)) {
+			for (int i = 0; k->names[i]; i++)
+				if (strcmp(v->valuestring, k->names[i]) == 0) {
+					*(int *)field(l, k) = i;
+					return;
+				}
+		}
+		for (int i = 0; k->names[i]; i++) {
+			strcat(list, i ? ", \"" : "\"");
+			strcat(list, k->names[i]);
+			strcat(list, "\"");
+		}
+		if (cJSON_IsString(v))
+			errorf(l, ki, "'%s': unknown value \"%s\"; expected one of %s", k->path, v->valuestring, list);
+		else
+			errorf(l, ki, "'%s': expected one of %s, got %s", k->path, list, type_name(v));
+		break;
+	}
+	case K_ORDER:
+		if (!cJSON_IsString(v))
+			errorf(l, ki, "'%s': expected a string like \"tp-cp-ep-dp-pp\", got %s", k->path, type_name(v));
+		else
+			parse_order(l, ki, v->valuestring);
+		break;
+	case K_FRACTION:
+		if (!cJSON_IsNumber(v)) {
+			errorf(l, ki, "'%s': expected a number in [0, 1), got %s", k->path, type_name(v));
+		} else if (check_number(l, ki, v, &d) == 0) {
+			if (d < 0 || d >= 1)
+				errorf(l, ki, "'%s': must be in [0, 1), got %g", k->path, d);
+			else
+				*(double *)field(l, k) = d;
+		}
+		break;
+	case K_REAL:
+		if (!cJSON_IsNumber(v)) {
+			errorf(l, ki, "'%s': expected a number, got %s", k->path, type_name(v));
+		} else if (check_number(l, ki, v, &d) == 0) {
+			if (d < 0)
+				errorf(l, ki, "'%s': must not be negative, got %g", k->path, d);
+			else
+				*(double *)field(l, k) = d;
+		}
+		break;
+	case K_STRING:
+		if (!cJSON_IsString(v))
+			errorf(l, ki, "'%s': expected a string, got %s", k->path, type_name(v));
+		break;
+	}
+}
+
+/* Walks one JSON object that is the section `prefix` ("" for the root). */
+static void walk(struct loader *l, const cJSON *obj, const char *prefix)
+{
+	char path[300];
+	for (const cJSON *c = obj->child; c; c = c->next) {
+		const char *name = c->string ? c->string : "";
+		int ki, dup = 0;
+
+		snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", name);
+		ki = find_key(path);
+		if (ki < 0 || strlen(path) >= sizeof(path) - 1) {
+			const char *s = suggest(prefix, name);
+			if (s)
+				errorf(l, -1, "'%.200s': unknown key; did you mean '%s'?", path, s);
+			else
+				errorf(l, -1, "'%.200s': unknown key", path);
+			continue;
+		}
+		for (const cJSON *d = obj->child; d != c; d = d->next)
+			if (d->string && strcmp(d->string, name) == 0)
+				dup = 1;
+		if (dup) {
+			errorf(l, ki, "'%s': duplicate key", path);
+			continue;
+		}
+		l->seen[ki] = 1;
+		if (keys[ki].kind == K_SECTION) {
+			if (!cJSON_IsObject(c))
+				errorf(l, ki, "'%s': expected an object, got %s", path, type_name(c));
+			else
+				walk(l, c, path);
+		} else {
+			read_value(l, ki, c);
+		}
+	}
+}
+
+/* ---- --set ---- */
+
+/* Applies "PATH=VALUE" to the tree; returns the key index or -1. */
+static int apply_override(struct loader *l, cJSON *root, const char *text)
+{
+	const char *eq = strchr(text, '=');
+	char path[300];
+	cJSON *val, *obj = root;
+	int ki;
+
+	if (!eq || eq == text) {
+		dc_diag_error(l->diag, DC_ERR_USAGE, "--set: error: '%s': expected PATH=VALUE, like model.hidden_size=4096", text);
+		return -1;
+	}
+	if ((size_t)(eq - text) >= sizeof(path)) {
+		dc_diag_error(l->diag, DC_ERR_USAGE, "--set: error: path is too long");
+		return -1;
+	}
+	memcpy(path, text, (size_t)(eq - text));
+	path[eq - text] = '\0';
+	ki = find_key(path);
+	if (ki < 0) {
+		const char *dot = strrchr(path, '.');
+		char prefix[300] = "";
+		const char *s;
+		if (dot)
+			snprintf(prefix, sizeof(prefix), "%.*s", (int)(dot - path), path);
+		s = suggest(prefix, dot ? dot + 1 : path);
+		l->errors++;
+		if (s)
+			dc_diag_error(l->diag, DC_ERR_CONFIG, "--set: error: '%s': unknown key; did you mean '%s'?", path, s);
+		else
+			dc_diag_error(l->diag, DC_ERR_CONFIG, "--set: error: '%s': unknown key", path);
+		return -1;
+	}
+	if (keys[ki].kind == K_SECTION) {
+		l->errors++;
+		dc_diag_error(l->diag, DC_ERR_CONFIG, "--set: error: '%s': is a section; set one of its keys", path);
+		return -1;
+	}
+	/* the value: JSON scalar if it parses as one, else a plain string */
+	{
+		const char *vs = eq + 1;
+		const char *end = NULL;
+		val = cJSON_ParseWithOpts(vs, &end, 1);
+		if (val && (cJSON_IsArray(val) || cJSON_IsObject(val))) {
+			cJSON_Delete(val);
+			val = NULL;
+		}
+		if (!val)
+			val = cJSON_CreateString(vs);
+		if (!val)
+			return -2;
+	}
+	/* create the sections along the path */
+	{
+		char part[300];
+		const char *p = path;
+		const char *dot;
+		while ((dot = strchr(p, '.')) != NULL) {
+			cJSON *next;
+			snprintf(part, sizeof(part), "%.*s", (int)(dot - p), p);
+			next = cJSON_GetObjectItemCaseSensitive(obj, part);
+			if (!next) {
+				next = cJSON_CreateObject();
+				if (!next || !cJSON_AddItemToObject(obj, part, next)) {
+					cJSON_Delete(next);
+					cJSON_Delete(val);
+					return -2;
+				}
+			} else if (!cJSON_IsObject(next)) {
+				/* the file has a wrong type here; it is reported by the walk */
+				cJSON_Delete(val);
+				return ki;
+			}
+			obj = next;
+			p = dot + 1;
+		}
+		/* drop every copy (duplicates included), then add the new value */
+		while (cJSON_GetObjectItemCaseSensitive(obj, p))
+			cJSON_DeleteItemFromObjectCaseSensitive(obj, p);
+		if (!cJSON_AddItemToObject(obj, p, val)) {
+			cJSON_Delete(val);
+			return -2;
+		}
+	}
+	return ki;
+}
+
+/* ---- defaults and cross-field checks ---- */
+
+static void set_defaults(struct dc_config *c)
+{
+	static const enum dc_axis megatron[DC_AXIS_COUNT] = {DC_AXIS_TP, DC_AXIS_CP, DC_AXIS_EP,
+							     DC_AXIS_DP, DC_AXIS_PP};
+	memset(c, 0, sizeof(*c));
+	c->model.mlp = DC_MLP_SWIGLU;
+	c->parallel.tp = 1;
+	c->parallel.pp = 1;
+	memcpy(c->parallel.order, megatron, sizeof(megatron));
+	snprintf(c->parallel.order_text, sizeof(c->parallel.order_text), "tp-cp-ep-dp-pp");
+	c->parallel.sharding = DC_SHARD_NONE;
+	c->parallel.reshard_after_forward = 1;
+	c->parallel.fsdp_unit = DC_FSDP_UNIT_LAYER;
+	c->parallel.bucket_bytes = 25u * 1024u * 1024u; /* PyTorch DDP bucket_cap_mb = 25 */
+	c->training.micro_batch_size = 1;
+	c->training.grad_accum_steps = 1;
+	c->precision.param_bytes = 2;
+	c->precision.grad_bytes = 2;
+	c->precision.master_bytes = 4;
+	c->precision.optimizer_bytes = 8;
+	c->collective.link = DC_LINK_AUTO;
+	c->memory.cuda_context_bytes = 512u * 1024u * 1024u;
+	c->memory.comm_buffer_bytes = 256u * 1024u * 1024u;
+	c->memory.workspace_bytes = 256u * 1024u * 1024u;
+	c->memory.allocator_reserve = 0.05;
+}
+
+int dc_model_param_count(const struct dc_model *m, uint64_t *out)
+{
+	uint64_t h = m->hidden_size, q_dim, kv_dim, attn, mlp, layer, layers, embed, total;
+	uint64_t mats = m->mlp == DC_MLP_SWIGLU ? 3 : 2;
+
+	/* attention: q and o are h x (a*d), k and v are h x (kv*d) each */
+	if (dc_mul_u64(m->num_attention_heads, m->head_dim, &q_dim) ||
+	    dc_mul_u64(m->num_kv_heads, m->head_dim, &kv_dim) ||
+	    dc_add_u64(q_dim, kv_dim, &attn) || dc_add_u64(attn, kv_dim, &attn) ||
+	    dc_add_u64(attn, q_dim, &attn) || dc_mul_u64(attn, h, &attn) ||
+	    /* MLP: 3 (SwiGLU) or 2 (GELU) h x f matrices */
+	    dc_mul_u64(h, m->ffn_hidden_size, &mlp) || dc_mul_u64(mlp, mats, &mlp) ||
+	    /* two norms of h weights per layer */
+	    dc_add_u64(attn, mlp, &layer) || dc_add_u64(layer, 2 * h, &layer) ||
+	    dc_mul_u64(layer, m->num_layers, &layers) ||
+	    /* embedding, untied head, final norm */
+	    dc_mul_u64(m->vocab_size, h, &embed) || dc_add_u64(layers, embed, &total) ||
+	    (!m->tie_word_embeddings && dc_add_u64(total, embed, &total)) ||
+	    dc_add_u64(total, h, &total))
+		return -1;
+	*out = total;
+	return 0;
+}
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+	return a / b + (a % b != 0);
+}
+
+static void cross_check(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	struct dc_model *m = &c->model;
+	struct dc_parallel *p = &c->parallel;
+	int k_tp = find_key("parallel.tp"), k_pp = find_key("parallel.pp"), k_dp = find_key("parallel.dp");
+	uint64_t tp_pp, per_rank, state_bytes;
+
+	for (size_t i = 0; i < NKEYS; i++)
+		if (keys[i].required && !l->seen[i]) {
+			/* a missing section already implies its keys */
+			const char *dot = strrchr(keys[i].path, '.');
+			if (dot) {
+				char sec[64];
+				snprintf(sec, sizeof(sec), "%.*s", (int)(dot - keys[i].path), keys[i].path);
+				int si = find_key(sec);
+				if (si >= 0 && !l->seen[si] && keys[si].required)
+					continue;
+			}
+			errorf(l, -1, "'%s': required key is missing", keys[i].path);
+		}
+	if (l->errors)
+		return;
+
+	if (dc_mul_u64(c->cluster.num_nodes, c->cluster.gpus_per_node, &c->world_size) ||
+	    (double)c->world_size >= DC_MAX_EXACT_INT) {
+		errorf(l, find_key("cluster.num_nodes"), "'cluster.num_nodes' x 'cluster.gpus_per_node' is too large");
+		return;
+	}
+	if (!l->seen[find_key("model.num_kv_heads")])
+		m->num_kv_heads = m->num_attention_heads;
+	if (!l->seen[find_key("model.ffn_hidden_size")]) {
+		if (dc_mul_u64(m->hidden_size, 4, &m->ffn_hidden_size)) {
+			errorf(l, find_key("model.hidden_size"), "'model.hidden_size': too large");
+			return;
+		}
+	}
+	if (!l->seen[find_key("model.head_dim")]) {
+		if (m->hidden_size % m->num_attention_heads != 0) {
+			errorf(l, find_key("model.num_attention_heads"),
+			       "'model.num_attention_heads': must divide model.hidden_size (%llu) unless model.head_dim is given, got %llu",
+			       (unsigned long long)m->hidden_size, (unsigned long long)m->num_attention_heads);
+			return;
+		}
+		m->head_dim = m->hidden_size / m->num_attention_heads;
+	}
+	if (m->num_kv_heads > m->num_attention_heads || m->num_attention_heads % m->num_kv_heads != 0)
+		errorf(l, find_key("model.num_kv_heads"),
+		       "'model.num_kv_heads': must divide model.num_attention_heads (%llu), got %llu",
+		       (unsigned long long)m->num_attention_heads, (unsigned long long)m->num_kv_heads);
+
+	/* layout: dp x tp x pp = world */
+	if (dc_mul_u64(p->tp, p->pp, &tp_pp)) {
+		errorf(l, k_tp, "'parallel.tp' x 'parallel.pp' is too large");
+		return;
+	}
+	p->dp_explicit = l->seen[k_dp];
+	if (!p->dp_explicit) {
+		if (c->world_size % tp_pp != 0) {
+			errorf(l, l->from_set[k_tp] ? k_tp : k_pp,
+			       "'parallel.tp' x 'parallel.pp' (%llu) must divide the world size num_nodes x gpus_per_node (%llu)",
+			       (unsigned long long)tp_pp, (unsigned long long)c->world_size);
+		} else {
+			p->dp = c->world_size / tp_pp;
+		}
+	} else {
+		uint64_t prod;
+		if (dc_mul_u64(tp_pp, p->dp, &prod) || prod != c->world_size)
+			errorf(l, k_dp,
+			       "'parallel.dp': dp x tp x pp (%llu x %llu x %llu) must equal num_nodes x gpus_per_node (%llu)",
+			       (unsigned long long)p->dp, (unsigned long long)p->tp, (unsigned long long)p->pp,
+			       (unsigned long long)c->world_size);
+	}
+	if (m->num_attention_heads % p->tp != 0)
+		errorf(l, k_tp, "'parallel.tp': must divide model.num_attention_heads (%llu), got %llu",
+		       (unsigned long long)m->num_attention_heads, (unsigned long long)p->tp);
+	else if (m->num_kv_heads % p->tp != 0)
+		errorf(l, k_tp, "'parallel.tp': must divide model.num_kv_heads (%llu), got %llu",
+		       (unsigned long long)m->num_kv_heads, (unsigned long long)p->tp);
+	if (m->num_layers % p->pp != 0)
+		errorf(l, k_pp, "'parallel.pp': must divide model.num_layers (%llu), got %llu",
+		       (unsigned long long)m->num_layers, (unsigned long long)p->pp);
+
+	/* parameters: explicit or from the shape */
+	m->params_explicit = l->seen[find_key("model.params")];
+	if (!m->params_explicit && dc_model_param_count(m, &m->params) != 0) {
+		errorf(l, find_key("model.hidden_size"),
+		       "'model': the parameter count of this shape overflows 64 bits; check hidden_size, ffn_hidden_size, vocab_size and num_layers");
+		return;
+	}
+	/* model-state bytes must be representable (overflow guard for the ledger) */
+	{
+		uint64_t per_param = c->precision.param_bytes;
+		if (dc_add_u64(per_param, c->precision.grad_bytes, &per_param) ||
+		    dc_add_u64(per_param, c->precision.master_bytes, &per_param) ||
+		    dc_add_u64(per_param, c->precision.optimizer_bytes, &per_param) ||
+		    dc_mul_u64(m->params, per_param, &state_bytes) || (double)state_bytes >= DC_MAX_EXACT_INT)
+			errorf(l, m->params_explicit ? find_key("model.params") : find_key("model.hidden_size"),
+			       "'model': %llu parameters x %llu bytes of model state per parameter is too large (above 2^53 bytes)",
+			       (unsigned long long)m->params, (unsigned long long)per_param);
+	}
+	{
+		uint64_t tokens;
+		if (dc_mul_u64(c->training.micro_batch_size, m->seq_length, &tokens) ||
+		    dc_mul_u64(tokens, m->hidden_size, &tokens) || dc_mul_u64(tokens, 64, &tokens) ||
+		    (double)tokens >= DC_MAX_EXACT_INT)
+			errorf(l, find_key("training.micro_batch_size"),
+			       "'training.micro_batch_size': micro_batch_size x seq_length x hidden_size is too large for the activation ledger");
+	}
+	if (l->errors)
+		return;
+
+	/* collective defaults: all ranks, one rank's gradient bytes */
+	if (!l->seen[find_key("collective.ranks")])
+		c->collective.ranks = c->world_size;
+	else if (c->collective.ranks > c->world_size)
+		errorf(l, find_key("collective.ranks"),
+		       "'collective.ranks': must be at most the world size (%llu), got %llu",
+		       (unsigned long long)c->world_size, (unsigned long long)c->collective.ranks);
+	if (!l->seen[find_key("collective.message_size")]) {
+		per_rank = ceil_div(m->params, tp_pp);
+		if (dc_mul_u64(per_rank, c->precision.grad_bytes, &c->collective.msg_bytes))
+			errorf(l, -1, "'collective.message_size': default gradient bytes overflow");
+	}
+	c->memory.activation_explicit = l->seen[find_key("memory.activation_bytes_per_token_per_layer")];
+}
+
+/* ---- entry points ---- */
+
+/* cJSON allocates through distcalc's wrappers so tests can inject failures. */
+static void use_dc_allocator(void)
+{
+	static int done;
+	cJSON_Hooks hooks;
+	if (done)
+		return;
+	hooks.malloc_fn = dc_malloc;
+	hooks.free_fn = free;
+	cJSON_InitHooks(&hooks);
+	done = 1;
+}
+
+int dc_config_load_buffer(const char *buf, size_t len, const char *name,
+			  const struct dc_override *overrides, size_t noverrides,
+			  struct dc_config *cfg, struct dc_diag *diag)
+{
+	struct loader l;
+	cJSON *root = NULL;
+	const char *end = NULL;
+	size_t i;
+	unsigned long failed_before;
+	int rc = -1;
+
+	memset(&l, 0, sizeof(l));
+	l.name = name;
+	l.buf = buf;
+	l.len = len;
+	l.cfg = cfg;
+	l.diag = diag;
+	set_defaults(cfg);
+
+	if (len > DC_CONFIG_MAX_BYTES) {
+		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: file is larger than 1 MiB (%zu bytes)", name, len);
+		return -1;
+	}
+	if (memchr(buf, '\0', len)) {
+		size_t pos = (size_t)((const char *)memchr(buf, '\0', len) - buf);
+		syntax_error(&l, pos, "NUL byte in the file; a config is UTF-8 JSON text");
+		return -1;
+	}
+	for (i = 0; i < len && is_space(buf[i]); i++)
+		;
+	if (i == len) {
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: the file is empty; a config is a JSON object", name);
+		return -1;
+	}
+	use_dc_allocator();
+	failed_before = dc_alloc_failures();
+	root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
+	if (!root) {
+		/* cJSON gives no reason: an allocation that failed during the
+		 * parse makes it out-of-memory, not a syntax error */
+		if (!end || dc_alloc_failures() != failed_before)
+			goto oom;
+		explain_syntax(&l, (size_t)(end - buf));
+		return -1;
+	}
+	for (i = (size_t)(end - buf); i < len && is_space(buf[i]); i++)
+		;
+	if (i < len) {
+		syntax_error(&l, i, "trailing data after the JSON object");
+		goto out;
+	}
+	if (!cJSON_IsObject(root)) {
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: the top level must be a JSON object, got %s", name,
+			      type_name(root));
+		goto out;
+	}
+	for (i = 0; i < noverrides; i++) {
+		failed_before = dc_alloc_failures();
+		int ki = apply_override(&l, root, overrides[i].text);
+		if (ki == -2 || dc_alloc_failures() != failed_before)
+			goto oom;
+		if (ki >= 0)
+			l.from_set[ki] = 1;
+	}
+	if (diag->errors)
+		goto out;
+	walk(&l, root, "");
+	if (l.errors == 0)
+		cross_check(&l);
+	rc = l.errors || diag->errors ? -1 : 0;
+out:
+	cJSON_Delete(root);
+	return rc;
+oom:
+	cJSON_Delete(root);
+	dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", name);
+	return -1;
+}
+
+int dc_config_load_file(const char *path, const struct dc_override *overrides, size_t noverrides,
+			struct dc_config *cfg, struct dc_diag *diag)
+{
+	FILE *f;
+	struct stat st;
+	char *buf;
+	size_t n;
+	int rc;
+
+	set_defaults(cfg);
+	f = fopen(path, "rb");
+	if (!f) {
+		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: is a directory, not a config file", path);
+		return -1;
+	}
+	buf = dc_malloc(DC_CONFIG_MAX_BYTES + 1);
+	if (!buf) {
+		fclose(f);
+		dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", path);
+		return -1;
+	}
+	n = fread(buf, 1, DC_CONFIG_MAX_BYTES + 1, f);
+	if (ferror(f)) {
+		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: read failed: %s", path, strerror(errno));
+		fclose(f);
+		free(buf);
+		return -1;
+	}
+	fclose(f);
+	if (n > DC_CONFIG_MAX_BYTES) {
+		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: file is larger than 1 MiB", path);
+		free(buf);
+		return -1;
+	}
+	rc = dc_config_load_buffer(buf, n, path, overrides, noverrides, cfg, diag);
+	free(buf);
+	return rc;
+}
+
+const char *dc_sharding_name(enum dc_sharding s)
+{
+	return sharding_names[s];
+}
+
+const char *dc_axis_name(enum dc_axis a)
+{
+	return axis_names[a];
+}
+
+const char *dc_link_choice_name(enum dc_link_choice l)
+{
+	return link_names[l];
+}

@@ -1,0 +1,376 @@
+/* main.c - the distcalc command line: options, exit codes, output.
+ *
+ * Everything else lives in distcalc_core; this file alone prints to the
+ * terminal and chooses the exit status.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "distcalc/config.h"
+#include "distcalc/diag.h"
+#include "distcalc/experiment.h"
+#include "distcalc/report.h"
+#include "distcalc/util.h"
+
+enum exit_code {
+	EXIT_OK = 0,
+	EXIT_INTERNAL = 1,
+	EXIT_USAGE = 2,
+	EXIT_CONFIG = 3,
+	EXIT_INPUT = 4,
+	EXIT_OUTPUT = 5,
+};
+
+static const char usage_text[] =
+	"usage: distcalc [--config FILE] [--experiment NAME] [--seed N] [--format table|json]\n"
+	"                [--output FILE] [--set PATH=VALUE]... [--all] [--help] [--version]\n";
+
+static const char help_head[] =
+	"\n"
+	"distcalc estimates what multi-GPU training costs: per-rank memory, ring\n"
+	"AllReduce bytes and time, and communication per step, from a JSON config.\n"
+	"\n"
+	"options:\n"
+	"  -c, --config FILE      read the config from FILE (default: the built-in copy\n"
+	"                         of configs/systems.json)\n"
+	"  -e, --experiment NAME  what to compute (default: systems); see below\n"
+	"      --seed N           seed for every random choice (default: 0); recorded in\n"
+	"                         the output. Same inputs and seed give identical output\n"
+	"  -f, --format FMT       table (default) or json\n"
+	"  -o, --output FILE      write to FILE atomically instead of standard output\n"
+	"  -s, --set PATH=VALUE   override one config value, validated as if it were in\n"
+	"                         the file; repeatable, applied in order. Examples:\n"
+	"                           --set model.hidden_size=4096\n"
+	"                           --set 'cluster.inter_node.bandwidth=200 GB/s'\n"
+	"      --all              print every row of long tables (events, per-rank)\n"
+	"  -h, --help             print this help and exit\n"
+	"  -V, --version          print the version and exit\n"
+	"\n"
+	"experiments:\n";
+
+static const char help_tail[] =
+	"\n"
+	"exit status:\n"
+	"  0  success\n"
+	"  1  internal error (out of memory, a bug)\n"
+	"  2  usage error (bad option or argument)\n"
+	"  3  invalid config (syntax, unknown key, bad value, inconsistent layout)\n"
+	"  4  unreadable input (missing file, directory, over 1 MiB, read error)\n"
+	"  5  unwritable output (cannot create, full disk, closed stdout)\n"
+	"\n"
+	"Units in configs are explicit and case-sensitive: \"80 GiB\", \"1.5 GB\",\n"
+	"\"50 GB/s\", \"400 Gb/s\", \"5 us\". Docs: README.md, docs/config.md,\n"
+	"docs/formulas.md.\n";
+
+struct options {
+	const char *config;
+	const char *experiment;
+	uint64_t seed;
+	int json;
+	const char *output;
+	struct dc_override *sets;
+	size_t nsets;
+	int all_rows;
+};
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "distcalc: error: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n%sTry 'distcalc --help' for more information.\n", usage_text);
+	return EXIT_USAGE;
+}
+
+static int parse_seed(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0')
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+static int print_help(void)
+{
+	struct dc_buf list;
+	int rc = 0;
+	dc_buf_init(&list);
+	for (size_t i = 0; dc_experiments[i]; i++)
+		dc_buf_printf(&list, "  %-10s %s\n", dc_experiments[i]->name, dc_experiments[i]->summary);
+	if (list.failed) {
+		fprintf(stderr, "distcalc: error: out of memory\n");
+		dc_buf_release(&list);
+		return EXIT_INTERNAL;
+	}
+	if (fputs(usage_text, stdout) == EOF || fputs(help_head, stdout) == EOF ||
+	    fputs(list.data, stdout) == EOF || fputs(help_tail, stdout) == EOF)
+		rc = -1;
+	dc_buf_release(&list);
+	if (fflush(stdout) != 0 || ferror(stdout) || rc != 0) {
+		fprintf(stderr, "distcalc: error: cannot write to standard output: %s\n", strerror(errno));
+		return EXIT_OUTPUT;
+	}
+	return EXIT_OK;
+}
+
+/* Option value: "--opt=value" or "--opt value". */
+static const char *opt_value(int argc, char **argv, int *i, const char *arg, const char *name,
+			     int *err)
+{
+	size_t n = strlen(name);
+	if (strncmp(arg, name, n) == 0 && arg[n] == '=')
+		return arg + n + 1;
+	if (*i + 1 >= argc) {
+		*err = usage_error("option '%s' needs a value", name);
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+static int matches(const char *arg, const char *lng, const char *shrt)
+{
+	size_t n = strlen(lng);
+	if (shrt && strcmp(arg, shrt) == 0)
+		return 1;
+	return strncmp(arg, lng, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+/* Returns -1 to go on, or an exit code. */
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	int err = 0;
+	o->experiment = "systems";
+	o->sets = calloc((size_t)argc, sizeof(*o->sets));
+	if (!o->sets) {
+		fprintf(stderr, "distcalc: error: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v;
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
+			return print_help();
+		if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
+			if (printf("distcalc %s\n", DC_VERSION) < 0 || fflush(stdout) != 0) {
+				fprintf(stderr, "distcalc: error: cannot write to standard output: %s\n",
+					strerror(errno));
+				return EXIT_OUTPUT;
+			}
+			return EXIT_OK;
+		}
+		if (strcmp(a, "--all") == 0) {
+			o->all_rows = 1;
+		} else if (matches(a, "--config", "-c")) {
+			if (!(v = opt_value(argc, argv, &i, a, "--config", &err)))
+				return err;
+			o->config = v;
+		} else if (matches(a, "--experiment", "-e")) {
+			if (!(v = opt_value(argc, argv, &i, a, "--experiment", &err)))
+				return err;
+			o->experiment = v;
+		} else if (matches(a, "--seed", NULL)) {
+			if (!(v = opt_value(argc, argv, &i, a, "--seed", &err)))
+				return err;
+			if (parse_seed(v, &o->seed) != 0)
+				return usage_error("'--seed': expected an integer from 0 to 18446744073709551615, got '%s'", v);
+		} else if (matches(a, "--format", "-f")) {
+			if (!(v = opt_value(argc, argv, &i, a, "--format", &err)))
+				return err;
+			if (strcmp(v, "json") == 0)
+				o->json = 1;
+			else if (strcmp(v, "table") == 0)
+				o->json = 0;
+			else
+				return usage_error("'--format': expected 'table' or 'json', got '%s'", v);
+		} else if (matches(a, "--output", "-o")) {
+			if (!(v = opt_value(argc, argv, &i, a, "--output", &err)))
+				return err;
+			if (!*v)
+				return usage_error("'--output': empty file name");
+			o->output = v;
+		} else if (matches(a, "--set", "-s")) {
+			if (!(v = opt_value(argc, argv, &i, a, "--set", &err)))
+				return err;
+			o->sets[o->nsets++].text = v;
+		} else if (a[0] == '-') {
+			return usage_error("unknown option '%s'", a);
+		} else {
+			return usage_error("unexpected argument '%s'", a);
+		}
+	}
+	return -1;
+}
+
+static int exit_for(enum dc_status s)
+{
+	switch (s) {
+	case DC_OK: return EXIT_OK;
+	case DC_ERR_USAGE: return EXIT_USAGE;
+	case DC_ERR_CONFIG: return EXIT_CONFIG;
+	case DC_ERR_INPUT: return EXIT_INPUT;
+	case DC_ERR_OUTPUT: return EXIT_OUTPUT;
+	case DC_ERR_INTERNAL: break;
+	}
+	return EXIT_INTERNAL;
+}
+
+static void print_diag(const struct dc_diag *d, size_t from)
+{
+	for (size_t i = from; i < d->count; i++) {
+		const char *t = d->entries[i].text;
+		if (d->entries[i].severity == DC_SEV_WARNING)
+			fprintf(stderr, "distcalc: warning: %s\n", t);
+		else
+			fprintf(stderr, "%s\n", t);
+	}
+	if (d->oom)
+		fprintf(stderr, "distcalc: error: out of memory while reporting errors\n");
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The mode a plain new file gets: 0666 less the umask (mkstemp uses 0600). */
+static mode_t default_mode(void)
+{
+	mode_t mask = umask(0);
+	umask(mask);
+	return 0666 & ~mask;
+}
+
+/* Writes `b` to `path` through a temporary file in the same directory and a
+ * rename, so readers see the old file or the whole new one, never a part. */
+static int write_atomic(const char *path, const struct dc_buf *b)
+{
+	char *tmp = dc_asprintf("%s.tmp.XXXXXX", path);
+	int fd, saved;
+
+	if (!tmp) {
+		fprintf(stderr, "distcalc: error: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "distcalc: error: cannot create '%s': %s\n", path, strerror(errno));
+		free(tmp);
+		return EXIT_OUTPUT;
+	}
+	if (write_all(fd, b->data, b->len) != 0 || fsync(fd) != 0) {
+		saved = errno;
+		close(fd);
+		unlink(tmp);
+		fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", path, strerror(saved));
+		free(tmp);
+		return EXIT_OUTPUT;
+	}
+	if (fchmod(fd, default_mode()) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
+		saved = errno;
+		unlink(tmp);
+		fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", path, strerror(saved));
+		free(tmp);
+		return EXIT_OUTPUT;
+	}
+	free(tmp);
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct dc_config cfg;
+	struct dc_diag diag;
+	struct dc_report *report = NULL;
+	struct dc_buf out;
+	struct dc_render_opts ro;
+	struct dc_run_info info;
+	const struct dc_experiment *exp;
+	int rc, load_rc;
+
+	memset(&o, 0, sizeof(o));
+	dc_diag_init(&diag);
+	dc_buf_init(&out);
+	rc = parse_args(argc, argv, &o);
+	if (rc >= 0)
+		goto done;
+
+	exp = dc_experiment_find(o.experiment);
+	if (!exp) {
+		fprintf(stderr, "distcalc: error: unknown experiment '%s'; known experiments:", o.experiment);
+		for (size_t i = 0; dc_experiments[i]; i++)
+			fprintf(stderr, " %s", dc_experiments[i]->name);
+		fprintf(stderr, "\n");
+		rc = EXIT_USAGE;
+		goto done;
+	}
+	if (o.config) {
+		load_rc = dc_config_load_file(o.config, o.sets, o.nsets, &cfg, &diag);
+	} else {
+		fprintf(stderr, "distcalc: no --config given; using the built-in default (configs/systems.json)\n");
+		load_rc = dc_config_load_buffer(dc_default_config, dc_default_config_len, "configs/systems.json",
+						o.sets, o.nsets, &cfg, &diag);
+	}
+	if (load_rc != 0) {
+		print_diag(&diag, 0);
+		rc = exit_for(diag.status);
+		goto done;
+	}
+
+	info.experiment = exp->name;
+	info.config_name = o.config ? o.config : "built-in default (configs/systems.json)";
+	info.seed = o.seed;
+	report = dc_experiment_run(exp, &cfg, &info, &diag);
+	print_diag(&diag, 0);
+	if (!report) {
+		rc = exit_for(diag.status);
+		goto done;
+	}
+	ro.max_rows = o.all_rows ? 0 : 32;
+	if ((o.json ? dc_report_render_json(report, &ro, &out) : dc_report_render_table(report, &ro, &out)) != 0) {
+		fprintf(stderr, "distcalc: error: out of memory while rendering the report\n");
+		rc = EXIT_INTERNAL;
+		goto done;
+	}
+	if (o.output) {
+		rc = write_atomic(o.output, &out);
+	} else if (write_all(STDOUT_FILENO, out.data, out.len) != 0) {
+		fprintf(stderr, "distcalc: error: cannot write to standard output: %s\n", strerror(errno));
+		rc = EXIT_OUTPUT;
+	} else {
+		rc = EXIT_OK;
+	}
+done:
+	dc_report_free(report);
+	dc_buf_release(&out);
+	dc_diag_release(&diag);
+	free(o.sets);
+	return rc;
+}

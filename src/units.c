@@ -1,0 +1,323 @@
+/* units.c - parse quantities with explicit units; see units.h. */
+#include "distcalc/units.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "distcalc/util.h"
+
+struct unit {
+	const char *name;
+	int binary;    /* 1: multiplier 2^(10*power); 0: 10^(3*power) */
+	unsigned power;
+	int bits;      /* bandwidth given in bits per second */
+};
+
+static const struct unit byte_units[] = {
+	{"B", 0, 0, 0},   {"kB", 0, 1, 0},  {"MB", 0, 2, 0},  {"GB", 0, 3, 0},
+	{"TB", 0, 4, 0},  {"PB", 0, 5, 0},  {"KiB", 1, 1, 0}, {"MiB", 1, 2, 0},
+	{"GiB", 1, 3, 0}, {"TiB", 1, 4, 0}, {"PiB", 1, 5, 0},
+};
+
+static const struct unit bw_units[] = {
+	{"B/s", 0, 0, 0},    {"kB/s", 0, 1, 0},   {"MB/s", 0, 2, 0},
+	{"GB/s", 0, 3, 0},   {"TB/s", 0, 4, 0},   {"KiB/s", 1, 1, 0},
+	{"MiB/s", 1, 2, 0},  {"GiB/s", 1, 3, 0},  {"TiB/s", 1, 4, 0},
+	{"b/s", 0, 0, 1},    {"kb/s", 0, 1, 1},   {"Mb/s", 0, 2, 1},
+	{"Gb/s", 0, 3, 1},   {"Tb/s", 0, 4, 1},   {"bit/s", 0, 0, 1},
+	{"kbit/s", 0, 1, 1}, {"Mbit/s", 0, 2, 1}, {"Gbit/s", 0, 3, 1},
+	{"Tbit/s", 0, 4, 1},
+};
+
+struct time_unit {
+	const char *name;
+	double per_second; /* units in one second: dividing keeps "10 us" = 1e-05 exact */
+};
+
+static const struct time_unit time_units[] = {
+	{"s", 1.0}, {"ms", 1e3}, {"us", 1e6}, {"\xc2\xb5s", 1e6}, {"ns", 1e9},
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Splits "<number>[ ]<unit>": number text [s, *num_end), unit from *unit. */
+struct split {
+	const char *num;
+	size_t num_len;
+	const char *unit;
+};
+
+static int split_quantity(const char *s, struct split *sp, char *err, size_t errlen)
+{
+	const char *p = s;
+	int digits = 0;
+
+	if (*p == '+' || *p == '-') {
+		if (*p == '-') {
+			snprintf(err, errlen, "must not be negative, got '%s'", s);
+			return -1;
+		}
+		p++;
+	}
+	while (isdigit((unsigned char)*p)) {
+		p++;
+		digits++;
+	}
+	if (*p == '.') {
+		p++;
+		while (isdigit((unsigned char)*p)) {
+			p++;
+			digits++;
+		}
+	}
+	if (digits == 0) {
+		snprintf(err, errlen, "expected a number followed by a unit, like '80 GiB', got '%s'", s);
+		return -1;
+	}
+	if (*p == 'e' || *p == 'E') {
+		const char *q = p + 1;
+		if (*q == '+' || *q == '-')
+			q++;
+		if (isdigit((unsigned char)*q)) {
+			while (isdigit((unsigned char)*q))
+				q++;
+			p = q;
+		}
+	}
+	sp->num = s;
+	sp->num_len = (size_t)(p - s);
+	if (*p == ' ')
+		p++;
+	sp->unit = p;
+	return 0;
+}
+
+static int ieq(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+			return 0;
+	return *a == *b;
+}
+
+/* Explains an unrecognised unit for a quantity kind. */
+static void explain_unit(enum dc_quantity q, const struct split *sp, char *err, size_t errlen)
+{
+	int n = (int)sp->num_len;
+	const char *u = sp->unit;
+	size_t i;
+
+	if (*u == '\0') {
+		snprintf(err, errlen, "missing unit in '%.*s': write a plain number for base units (%s) or add a unit, like '%.*s %s'",
+			 n, sp->num, q == DC_Q_BYTES ? "bytes" : q == DC_Q_BANDWIDTH ? "bytes/s" : "seconds",
+			 n, sp->num, q == DC_Q_BYTES ? "GiB" : q == DC_Q_BANDWIDTH ? "GB/s" : "us");
+		return;
+	}
+	if (q == DC_Q_TIME) {
+		snprintf(err, errlen, "unknown time unit '%s' (units are case-sensitive): use s, ms, us or ns, like '%.*s us'",
+			 u, n, sp->num);
+		return;
+	}
+	/* a bare prefix: "80G", "80 M" */
+	if (strlen(u) == 1 && strchr("kKMGTP", *u)) {
+		char up = *u == 'k' ? 'k' : (char)toupper((unsigned char)*u);
+		char bi = up == 'k' ? 'K' : up;
+		if (q == DC_Q_BYTES)
+			snprintf(err, errlen, "ambiguous unit '%s': write '%.*s %cB' (10^%d bytes) or '%.*s %ciB' (2^%d bytes)",
+				 u, n, sp->num, up, up == 'k' ? 3 : up == 'M' ? 6 : up == 'G' ? 9 : up == 'T' ? 12 : 15,
+				 n, sp->num, bi, up == 'k' ? 10 : up == 'M' ? 20 : up == 'G' ? 30 : up == 'T' ? 40 : 50);
+		else
+			snprintf(err, errlen, "ambiguous unit '%s': write '%.*s %cB/s' (bytes per second) or '%.*s %cb/s' (bits per second)",
+				 u, n, sp->num, up, n, sp->num, up);
+		return;
+	}
+	if (q == DC_Q_BANDWIDTH) {
+		size_t ulen = strlen(u);
+		for (i = 0; i < COUNT(byte_units); i++) {
+			if (strcmp(u, byte_units[i].name) == 0) {
+				snprintf(err, errlen, "'%s' is a size, not a bandwidth: write '%.*s %s/s'", u, n, sp->num, u);
+				return;
+			}
+		}
+		if (ulen >= 3 && (strcmp(u + ulen - 2, "ps") == 0)) {
+			snprintf(err, errlen, "ambiguous unit '%s': write '%.*s %.*s/s' with B for bytes or b for bits, like '%.*s GB/s' or '%.*s Gb/s'",
+				 u, n, sp->num, (int)(ulen - 2), u, n, sp->num, n, sp->num);
+			return;
+		}
+		for (i = 0; i < COUNT(bw_units); i++) {
+			if (ieq(u, bw_units[i].name)) {
+				snprintf(err, errlen, "unknown unit '%s' (units are case-sensitive): write '%.*s GB/s' (10^9 bytes/s) or '%.*s Gb/s' (10^9 bits/s)",
+					 u, n, sp->num, n, sp->num);
+				return;
+			}
+		}
+		snprintf(err, errlen, "unknown bandwidth unit '%s': use B/s, kB/s, MB/s, GB/s, TB/s, KiB/s..TiB/s, or bits b/s, kb/s, Mb/s, Gb/s, Tb/s",
+			 u);
+		return;
+	}
+	for (i = 0; i < COUNT(byte_units); i++) {
+		if (ieq(u, byte_units[i].name)) {
+			snprintf(err, errlen, "unknown unit '%s' (units are case-sensitive): write '%.*s GB' (10^9 bytes) or '%.*s GiB' (2^30 bytes)",
+				 u, n, sp->num, n, sp->num);
+			return;
+		}
+	}
+	if (strcmp(u, "KB") == 0 || strcmp(u, "Kb") == 0) {
+		snprintf(err, errlen, "ambiguous unit '%s': write '%.*s kB' (10^3 bytes) or '%.*s KiB' (2^10 bytes)",
+			 u, n, sp->num, n, sp->num);
+		return;
+	}
+	snprintf(err, errlen, "unknown size unit '%s': use B, kB, MB, GB, TB, PB or KiB, MiB, GiB, TiB, PiB", u);
+}
+
+/* 10^e into *out; -1 on overflow. */
+static int pow10_u64(unsigned e, uint64_t *out)
+{
+	uint64_t v = 1;
+	while (e--)
+		if (dc_mul_u64(v, 10, &v) != 0)
+			return -1;
+	*out = v;
+	return 0;
+}
+
+int dc_units_parse_bytes(const char *s, uint64_t *out, char *err, size_t errlen)
+{
+	struct split sp;
+	const struct unit *unit = NULL;
+	uint64_t mant = 0, scale, value;
+	long exp10 = 0;
+	int frac = 0, in_frac = 0;
+	size_t i;
+
+	if (split_quantity(s, &sp, err, errlen) != 0)
+		return -1;
+	for (i = 0; i < COUNT(byte_units); i++)
+		if (strcmp(sp.unit, byte_units[i].name) == 0)
+			unit = &byte_units[i];
+	if (!unit) {
+		explain_unit(DC_Q_BYTES, &sp, err, errlen);
+		return -1;
+	}
+	/* exact decimal: mantissa digits, a count of fractional digits, exponent */
+	for (i = 0; i < sp.num_len; i++) {
+		char c = sp.num[i];
+		if (c == '+')
+			continue;
+		if (c == '.') {
+			in_frac = 1;
+			continue;
+		}
+		if (c == 'e' || c == 'E') {
+			char *end;
+			errno = 0;
+			exp10 = strtol(sp.num + i + 1, &end, 10);
+			if (errno != 0 || exp10 > 60 || exp10 < -60)
+				goto too_large;
+			break;
+		}
+		if (dc_mul_u64(mant, 10, &mant) != 0 || dc_add_u64(mant, (uint64_t)(c - '0'), &mant) != 0)
+			goto too_large;
+		frac += in_frac;
+	}
+	exp10 -= frac;
+	exp10 += unit->binary ? 0 : 3 * (long)unit->power;
+	value = mant;
+	if (unit->binary && dc_mul_u64(value, (uint64_t)1 << (10 * unit->power), &value) != 0)
+		goto too_large;
+	if (exp10 >= 0) {
+		if (pow10_u64((unsigned)exp10, &scale) != 0 || dc_mul_u64(value, scale, &value) != 0)
+			goto too_large;
+	} else {
+		if (value != 0 && (pow10_u64((unsigned)-exp10, &scale) != 0 || value % scale != 0)) {
+			snprintf(err, errlen, "'%s' is not a whole number of bytes", s);
+			return -1;
+		}
+		value = value == 0 ? 0 : value / scale;
+	}
+	if ((double)value > DC_MAX_EXACT_INT)
+		goto too_large;
+	*out = value;
+	return 0;
+too_large:
+	snprintf(err, errlen, "'%s' is too large (above 2^53 bytes) or has too many digits", s);
+	return -1;
+}
+
+static int parse_double(const struct split *sp, const char *s, double *out, char *err, size_t errlen)
+{
+	char tmp[64];
+	char *end;
+	double v;
+
+	if (sp->num_len >= sizeof(tmp)) {
+		snprintf(err, errlen, "number in '%.40s...' has too many characters", s);
+		return -1;
+	}
+	memcpy(tmp, sp->num, sp->num_len);
+	tmp[sp->num_len] = '\0';
+	errno = 0;
+	v = strtod(tmp, &end);
+	if (*end != '\0' || !isfinite(v) || errno == ERANGE) {
+		snprintf(err, errlen, "'%s' is out of range", s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int dc_units_parse_bandwidth(const char *s, double *out, char *err, size_t errlen)
+{
+	struct split sp;
+	const struct unit *unit = NULL;
+	double v, mult;
+	size_t i;
+
+	if (split_quantity(s, &sp, err, errlen) != 0)
+		return -1;
+	for (i = 0; i < COUNT(bw_units); i++)
+		if (strcmp(sp.unit, bw_units[i].name) == 0)
+			unit = &bw_units[i];
+	if (!unit) {
+		explain_unit(DC_Q_BANDWIDTH, &sp, err, errlen);
+		return -1;
+	}
+	if (parse_double(&sp, s, &v, err, errlen) != 0)
+		return -1;
+	mult = unit->binary ? ldexp(1.0, 10 * (int)unit->power) : pow(10.0, 3.0 * unit->power);
+	v *= mult;
+	if (unit->bits)
+		v /= 8.0;
+	if (!isfinite(v)) {
+		snprintf(err, errlen, "'%s' is out of range", s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int dc_units_parse_time(const char *s, double *out, char *err, size_t errlen)
+{
+	struct split sp;
+	const struct time_unit *unit = NULL;
+	double v;
+	size_t i;
+
+	if (split_quantity(s, &sp, err, errlen) != 0)
+		return -1;
+	for (i = 0; i < COUNT(time_units); i++)
+		if (strcmp(sp.unit, time_units[i].name) == 0)
+			unit = &time_units[i];
+	if (!unit) {
+		explain_unit(DC_Q_TIME, &sp, err, errlen);
+		return -1;
+	}
+	if (parse_double(&sp, s, &v, err, errlen) != 0)
+		return -1;
+	*out = v / unit->per_second;
+	return 0;
+}

@@ -1,0 +1,207 @@
+/* util.c - allocation wrappers, checked arithmetic, text buffer; see util.h. */
+#include "distcalc/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned long alloc_fail_at;
+static unsigned long alloc_count;
+
+void dc_alloc_fail_at(unsigned long n)
+{
+	alloc_fail_at = n;
+	alloc_count = 0;
+}
+
+unsigned long dc_alloc_count(void)
+{
+	return alloc_count;
+}
+
+static unsigned long alloc_failures;
+
+static int should_fail(void)
+{
+	alloc_count++;
+	if (alloc_fail_at != 0 && alloc_count == alloc_fail_at) {
+		alloc_failures++;
+		return 1;
+	}
+	return 0;
+}
+
+unsigned long dc_alloc_failures(void)
+{
+	return alloc_failures;
+}
+
+void *dc_malloc(size_t n)
+{
+	if (should_fail())
+		return NULL;
+	void *q = malloc(n ? n : 1);
+	if (!q)
+		alloc_failures++;
+	return q;
+}
+
+void *dc_calloc(size_t count, size_t size)
+{
+	if (should_fail())
+		return NULL;
+	void *q = calloc(count ? count : 1, size ? size : 1);
+	if (!q)
+		alloc_failures++;
+	return q;
+}
+
+void *dc_realloc(void *p, size_t n)
+{
+	if (should_fail())
+		return NULL;
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		alloc_failures++;
+	return q;
+}
+
+char *dc_strndup(const char *s, size_t n)
+{
+	char *p = dc_malloc(n + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *dc_strdup(const char *s)
+{
+	return dc_strndup(s, strlen(s));
+}
+
+char *dc_vasprintf(const char *fmt, va_list ap)
+{
+	va_list ap2;
+	int n;
+	char *p;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		return NULL;
+	p = dc_malloc((size_t)n + 1);
+	if (!p)
+		return NULL;
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	return p;
+}
+
+char *dc_asprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	va_start(ap, fmt);
+	p = dc_vasprintf(fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+int dc_mul_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+	return __builtin_mul_overflow(a, b, out) ? -1 : 0;
+}
+
+int dc_add_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+	return __builtin_add_overflow(a, b, out) ? -1 : 0;
+}
+
+void dc_buf_init(struct dc_buf *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+void dc_buf_release(struct dc_buf *b)
+{
+	free(b->data);
+	dc_buf_init(b);
+}
+
+static int grow(struct dc_buf *b, size_t extra)
+{
+	size_t need, n;
+	char *p;
+
+	if (b->failed)
+		return -1;
+	if (dc_add_u64(b->len, extra + 1, &need) != 0)
+		goto fail;
+	if (need <= b->alloc)
+		return 0;
+	n = b->alloc ? b->alloc : 256;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			goto fail;
+		n *= 2;
+	}
+	p = dc_realloc(b->data, n);
+	if (!p)
+		goto fail;
+	b->data = p;
+	b->alloc = n;
+	return 0;
+fail:
+	b->failed = 1;
+	return -1;
+}
+
+void dc_buf_add(struct dc_buf *b, const char *s, size_t n)
+{
+	if (grow(b, n) != 0)
+		return;
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void dc_buf_puts(struct dc_buf *b, const char *s)
+{
+	dc_buf_add(b, s, strlen(s));
+}
+
+void dc_buf_putc(struct dc_buf *b, char c)
+{
+	dc_buf_add(b, &c, 1);
+}
+
+void dc_buf_pad(struct dc_buf *b, size_t n)
+{
+	if (grow(b, n) != 0)
+		return;
+	memset(b->data + b->len, ' ', n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void dc_buf_printf(struct dc_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->failed = 1;
+		return;
+	}
+	if (grow(b, (size_t)n) != 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
