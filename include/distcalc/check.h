@@ -1,0 +1,40 @@
+/* check.h - budget regression: compare a new JSON report with a stored one.
+ *
+ * `distcalc --check expected.json` renders the report as JSON and compares
+ * it with the stored file field by field:
+ *   - numbers that are whole on both sides (byte counts, ranks) must be
+ *     equal exactly;
+ *   - other numbers must agree within a relative tolerance rtol:
+ *     |got - expected| <= rtol * max(|got|, |expected|);
+ *   - strings, booleans and null must match exactly;
+ *   - a field present on one side only is a difference;
+ *   - "distcalc_version" and "config" are not compared (a new release or a
+ *     different path to the same config is not a budget change).
+ * This module parses JSON, so it includes cJSON besides the loader and the
+ * JSON reporter; the tree never leaves check.c.
+ */
+#ifndef DISTCALC_CHECK_H
+#define DISTCALC_CHECK_H
+
+#include <stddef.h>
+
+#include "distcalc/diag.h"
+#include "distcalc/util.h"
+
+#define DC_CHECK_DEFAULT_RTOL 1e-9
+
+struct dc_check_result {
+	size_t compared;    /* leaf fields compared */
+	size_t differences; /* lines written to `out` */
+};
+
+/* Compares `actual` (a report distcalc just rendered) with `expected`
+ * (named `expected_name` in messages). Writes one line per difference to
+ * `out`: "PATH: expected X, got Y (change +Z%)". Returns 0 when the
+ * comparison ran (see res->differences), or -1 when `expected` is not a
+ * JSON object (DC_ERR_INPUT in diag) or memory ran out (DC_ERR_INTERNAL). */
+int dc_check_compare(const char *expected, size_t expected_len, const char *expected_name,
+		     const char *actual, size_t actual_len, double rtol, struct dc_buf *out,
+		     struct dc_check_result *res, struct dc_diag *diag);
+
+#endif

@@ -1,0 +1,161 @@
+/* check.c - field-by-field comparison of two JSON reports; see check.h. */
+#include "distcalc/check.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "distcalc/report.h"
+
+struct cmp {
+	double rtol;
+	struct dc_buf *out;
+	struct dc_check_result *res;
+	char path[1024];
+};
+
+static int ignored(const char *path)
+{
+	return strcmp(path, "distcalc_version") == 0 || strcmp(path, "config") == 0;
+}
+
+static int whole(double v)
+{
+	return isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0;
+}
+
+/* Short text of a JSON value for a difference line. */
+static void value_text(const cJSON *v, char *buf, size_t len)
+{
+	if (!v) {
+		snprintf(buf, len, "(absent)");
+	} else if (cJSON_IsNumber(v)) {
+		dc_fmt_double(buf, len, v->valuedouble);
+	} else if (cJSON_IsString(v)) {
+		snprintf(buf, len, "\"%.200s\"", v->valuestring);
+	} else if (cJSON_IsBool(v)) {
+		snprintf(buf, len, "%s", cJSON_IsTrue(v) ? "true" : "false");
+	} else if (cJSON_IsNull(v)) {
+		snprintf(buf, len, "null");
+	} else if (cJSON_IsArray(v)) {
+		snprintf(buf, len, "an array of %d", cJSON_GetArraySize(v));
+	} else {
+		snprintf(buf, len, "an object");
+	}
+}
+
+static void diff(struct cmp *c, const cJSON *e, const cJSON *a)
+{
+	char et[256], at[256];
+	value_text(e, et, sizeof(et));
+	value_text(a, at, sizeof(at));
+	c->res->differences++;
+	if (e && a && cJSON_IsNumber(e) && cJSON_IsNumber(a) && e->valuedouble != 0) {
+		double rel = (a->valuedouble - e->valuedouble) / fabs(e->valuedouble);
+		dc_buf_printf(c->out, "%s: expected %s, got %s (change %+.6g%%)\n", c->path, et, at, rel * 100);
+	} else if (!a) {
+		dc_buf_printf(c->out, "%s: expected %s, missing from the new report\n", c->path, et);
+	} else if (!e) {
+		dc_buf_printf(c->out, "%s: not in the expected report, got %s\n", c->path, at);
+	} else {
+		dc_buf_printf(c->out, "%s: expected %s, got %s\n", c->path, et, at);
+	}
+}
+
+static void compare(struct cmp *c, const cJSON *e, const cJSON *a);
+
+static void with_path(struct cmp *c, const char *key, long index, const cJSON *e, const cJSON *a)
+{
+	size_t len = strlen(c->path);
+	if (key)
+		snprintf(c->path + len, sizeof(c->path) - len, "%s%s", len ? "." : "", key);
+	else
+		snprintf(c->path + len, sizeof(c->path) - len, "[%ld]", index);
+	if (!ignored(c->path))
+		compare(c, e, a);
+	c->path[len] = '\0';
+}
+
+static void compare(struct cmp *c, const cJSON *e, const cJSON *a)
+{
+	if (!e || !a) {
+		diff(c, e, a);
+		return;
+	}
+	if (cJSON_IsObject(e) && cJSON_IsObject(a)) {
+		const cJSON *x;
+		for (x = e->child; x; x = x->next)
+			with_path(c, x->string, 0, x, cJSON_GetObjectItemCaseSensitive(a, x->string));
+		for (x = a->child; x; x = x->next)
+			if (!cJSON_GetObjectItemCaseSensitive(e, x->string))
+				with_path(c, x->string, 0, NULL, x);
+		return;
+	}
+	if (cJSON_IsArray(e) && cJSON_IsArray(a)) {
+		const cJSON *x = e->child, *y = a->child;
+		long i = 0;
+		for (; x || y; i++) {
+			with_path(c, NULL, i, x, y);
+			x = x ? x->next : NULL;
+			y = y ? y->next : NULL;
+		}
+		return;
+	}
+	c->res->compared++;
+	if (cJSON_IsNumber(e) && cJSON_IsNumber(a)) {
+		double ev = e->valuedouble, av = a->valuedouble;
+		if (whole(ev) && whole(av)) {
+			if (ev != av)
+				diff(c, e, a);
+		} else if (fabs(av - ev) > c->rtol * fmax(fabs(av), fabs(ev))) {
+			diff(c, e, a);
+		}
+		return;
+	}
+	if (cJSON_IsString(e) && cJSON_IsString(a)) {
+		if (strcmp(e->valuestring, a->valuestring) != 0)
+			diff(c, e, a);
+		return;
+	}
+	if ((cJSON_IsTrue(e) && cJSON_IsTrue(a)) || (cJSON_IsFalse(e) && cJSON_IsFalse(a)) ||
+	    (cJSON_IsNull(e) && cJSON_IsNull(a)))
+		return;
+	diff(c, e, a);
+}
+
+int dc_check_compare(const char *expected, size_t expected_len, const char *expected_name,
+		     const char *actual, size_t actual_len, double rtol, struct dc_buf *out,
+		     struct dc_check_result *res, struct dc_diag *diag)
+{
+	cJSON *e, *a;
+	struct cmp c;
+
+	memset(res, 0, sizeof(*res));
+	e = cJSON_ParseWithLength(expected, expected_len);
+	if (!e || !cJSON_IsObject(e)) {
+		cJSON_Delete(e);
+		dc_diag_error(diag, DC_ERR_INPUT,
+			      "%s: error: not a distcalc JSON report (write one with --format json --output FILE)",
+			      expected_name);
+		return -1;
+	}
+	a = cJSON_ParseWithLength(actual, actual_len);
+	if (!a) {
+		cJSON_Delete(e);
+		dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory while checking '%s'", expected_name);
+		return -1;
+	}
+	memset(&c, 0, sizeof(c));
+	c.rtol = rtol;
+	c.out = out;
+	c.res = res;
+	compare(&c, e, a);
+	cJSON_Delete(e);
+	cJSON_Delete(a);
+	if (out->failed) {
+		dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory while checking '%s'", expected_name);
+		return -1;
+	}
+	return 0;
+}
