@@ -1,0 +1,12 @@
+#!/bin/sh
+# Prints distcalc's speed figures: in-process evaluations per second, then
+# the process time of whole runs (default report, and 4096 ranks).
+set -eu
+build=${1:-build}
+echo "== in-process"
+"$build/bench_eval" configs/systems.json 1
+echo "== whole process"
+"$build/bench_process" "$build/distcalc" 50 --config configs/systems.json --seed 7
+"$build/bench_process" "$build/distcalc" 20 --config configs/systems.json --seed 7 --format json
+"$build/bench_process" "$build/distcalc" 10 --config configs/systems.json \
+  --set cluster.num_nodes=1024 --set parallel.dp=1024 --format json
