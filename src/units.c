@@ -35,11 +35,11 @@ static const struct unit bw_units[] = {
 
 struct time_unit {
 	const char *name;
-	double per_second; /* units in one second: dividing keeps "10 us" = 1e-05 exact */
+	int exp10; /* units in one second, 10^exp10: "10 us" reads as 10e-6 */
 };
 
 static const struct time_unit time_units[] = {
-	{"s", 1.0}, {"ms", 1e3}, {"us", 1e6}, {"\xc2\xb5s", 1e6}, {"ns", 1e9},
+	{"s", 0}, {"ms", 3}, {"us", 6}, {"\xc2\xb5s", 6}, {"ns", 9},
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -143,9 +143,12 @@ static void explain_unit(enum dc_quantity q, const struct split *sp, char *err, 
 				return;
 			}
 		}
-		if (ulen >= 3 && (strcmp(u + ulen - 2, "ps") == 0)) {
-			snprintf(err, errlen, "ambiguous unit '%s': write '%.*s %.*s/s' with B for bytes or b for bits, like '%.*s GB/s' or '%.*s Gb/s'",
-				 u, n, sp->num, (int)(ulen - 2), u, n, sp->num, n, sp->num);
+		/* "Gbps", "GBps", "Mbps", "bps": say both spellings it could mean */
+		if (ulen >= 3 && ulen <= 5 && strcmp(u + ulen - 2, "ps") == 0 &&
+		    (u[ulen - 3] == 'b' || u[ulen - 3] == 'B')) {
+			int pl = (int)ulen - 3;
+			snprintf(err, errlen, "ambiguous unit '%s': write '%.*s %.*sB/s' (bytes per second) or '%.*s %.*sb/s' (bits per second)",
+				 u, n, sp->num, pl, u, n, sp->num, pl, u);
 			return;
 		}
 		for (i = 0; i < COUNT(bw_units); i++) {
@@ -248,18 +251,34 @@ too_large:
 	return -1;
 }
 
-static int parse_double(const struct split *sp, const char *s, double *out, char *err, size_t errlen)
+/* The number times 10^exp_add, rounded once: "0.1 GB/s" reads as the
+ * decimal text 0.1e9, so it is exactly the double nearest 10^8, where
+ * 0.1 x 1e9 would round twice. */
+static int parse_double(const struct split *sp, const char *s, int exp_add, double *out, char *err,
+			size_t errlen)
 {
-	char tmp[64];
+	char tmp[96];
 	char *end;
 	double v;
+	size_t mant_len = sp->num_len;
+	long e = 0;
 
-	if (sp->num_len >= sizeof(tmp)) {
+	if (sp->num_len >= 64) {
 		snprintf(err, errlen, "number in '%.40s...' has too many characters", s);
 		return -1;
 	}
-	memcpy(tmp, sp->num, sp->num_len);
-	tmp[sp->num_len] = '\0';
+	for (size_t i = 0; i < sp->num_len; i++)
+		if (sp->num[i] == 'e' || sp->num[i] == 'E') {
+			mant_len = i;
+			errno = 0;
+			e = strtol(sp->num + i + 1, &end, 10);
+			if (errno != 0 || e > 100000 || e < -100000) {
+				snprintf(err, errlen, "'%s' is out of range", s);
+				return -1;
+			}
+			break;
+		}
+	snprintf(tmp, sizeof(tmp), "%.*se%ld", (int)mant_len, sp->num, e + exp_add);
 	errno = 0;
 	v = strtod(tmp, &end);
 	if (*end != '\0' || !isfinite(v) || errno == ERANGE) {
@@ -274,7 +293,7 @@ int dc_units_parse_bandwidth(const char *s, double *out, char *err, size_t errle
 {
 	struct split sp;
 	const struct unit *unit = NULL;
-	double v, mult;
+	double v;
 	size_t i;
 
 	if (split_quantity(s, &sp, err, errlen) != 0)
@@ -286,10 +305,11 @@ int dc_units_parse_bandwidth(const char *s, double *out, char *err, size_t errle
 		explain_unit(DC_Q_BANDWIDTH, &sp, err, errlen);
 		return -1;
 	}
-	if (parse_double(&sp, s, &v, err, errlen) != 0)
+	if (parse_double(&sp, s, unit->binary ? 0 : 3 * (int)unit->power, &v, err, errlen) != 0)
 		return -1;
-	mult = unit->binary ? ldexp(1.0, 10 * (int)unit->power) : pow(10.0, 3.0 * unit->power);
-	v *= mult;
+	/* powers of two and the division by 8 bits are exact */
+	if (unit->binary)
+		v = ldexp(v, 10 * (int)unit->power);
 	if (unit->bits)
 		v /= 8.0;
 	if (!isfinite(v)) {
@@ -316,8 +336,8 @@ int dc_units_parse_time(const char *s, double *out, char *err, size_t errlen)
 		explain_unit(DC_Q_TIME, &sp, err, errlen);
 		return -1;
 	}
-	if (parse_double(&sp, s, &v, err, errlen) != 0)
+	if (parse_double(&sp, s, -unit->exp10, &v, err, errlen) != 0)
 		return -1;
-	*out = v / unit->per_second;
+	*out = v;
 	return 0;
 }
