@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,7 @@ struct loader {
 	int seen[NKEYS];       /* key present (file or --set) */
 	int from_set[NKEYS];   /* last value came from --set */
 	size_t errors;
+	char got[96];          /* describe()'s text for the message being built */
 };
 
 static int find_key(const char *path)
@@ -153,6 +155,11 @@ static void errorf(struct loader *l, int ki, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* keys and strings from the file may hold escaped control characters:
+	 * never send them to a terminal */
+	for (char *p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	dc_diag_error(l->diag, DC_ERR_CONFIG, "%s: error: %s", origin(l, ki), msg);
 }
 
@@ -209,54 +216,312 @@ static int is_space(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-/* Explains what went wrong at `pos`, the place cJSON stopped. */
-static void explain_syntax(struct loader *l, size_t pos)
-{
-	size_t p = pos, q;
-	char c;
-	char what[160];
+/* ---- strict syntax check ----
+ *
+ * cJSON is lenient (it takes "+1", "01", raw newlines in strings, invalid
+ * UTF-8) and says only where it stopped, sometimes one byte late. So the
+ * text is first checked against RFC 8259 here, which finds the first error's
+ * exact place and names it; cJSON then parses only text that passed. */
 
-	while (p < l->len && is_space(l->buf[p]))
-		p++;
-	if (p >= l->len) {
-		syntax_error(l, l->len, "unexpected end of input: an object, array or string is not closed");
-		return;
+#define JSON_MAX_DEPTH 64
+
+struct scan {
+	const char *s;
+	size_t len, pos;
+	size_t err_pos;
+	char what[160];
+	int failed;
+};
+
+static int scan_fail(struct scan *sc, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int scan_fail(struct scan *sc, size_t pos, const char *fmt, ...)
+{
+	va_list ap;
+	if (sc->failed)
+		return -1;
+	sc->failed = 1;
+	sc->err_pos = pos;
+	va_start(ap, fmt);
+	vsnprintf(sc->what, sizeof(sc->what), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static void scan_ws(struct scan *sc)
+{
+	while (sc->pos < sc->len && is_space(sc->s[sc->pos]))
+		sc->pos++;
+}
+
+/* Names the unexpected byte at sc->pos where a value (or `want`) should be. */
+static int scan_unexpected(struct scan *sc, const char *want)
+{
+	size_t p = sc->pos;
+	unsigned char c;
+
+	if (p >= sc->len)
+		return scan_fail(sc, p, "unexpected end of input: an object or array is not closed");
+	c = (unsigned char)sc->s[p];
+	if (c == '\'')
+		return scan_fail(sc, p, "strings take double quotes, not single quotes");
+	if (c == '/')
+		return scan_fail(sc, p, "JSON has no comments; use a \"description\" key for notes");
+	if (c < 0x20 || c == 0x7f)
+		return scan_fail(sc, p, "%s, got control character 0x%02x", want, (unsigned)c);
+	if (c >= 0x80)
+		return scan_fail(sc, p, "%s, got byte 0x%02x", want, (unsigned)c);
+	return scan_fail(sc, p, "%s, got '%c'", want, c);
+}
+
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int scan_digits(struct scan *sc, const char *what)
+{
+	if (sc->pos >= sc->len || !is_digit(sc->s[sc->pos]))
+		return scan_fail(sc, sc->pos, "expected a digit %s", what);
+	while (sc->pos < sc->len && is_digit(sc->s[sc->pos]))
+		sc->pos++;
+	return 0;
+}
+
+static int scan_number(struct scan *sc)
+{
+	size_t start = sc->pos;
+	if (sc->s[sc->pos] == '-')
+		sc->pos++;
+	if (sc->pos < sc->len && sc->s[sc->pos] == '0') {
+		sc->pos++;
+		if (sc->pos < sc->len && is_digit(sc->s[sc->pos]))
+			return scan_fail(sc, start, "numbers must not have leading zeros");
+	} else if (scan_digits(sc, sc->s[start] == '-' ? "after '-'" : "") != 0) {
+		return -1;
 	}
-	c = l->buf[p];
-	q = p;
-	while (q > 0 && is_space(l->buf[q - 1]))
-		q--;
-	if ((c == '}' || c == ']') && q > 0 && l->buf[q - 1] == ',') {
-		syntax_error(l, q - 1, "trailing comma: JSON does not allow ',' before a closing bracket");
-		return;
+	if (sc->pos < sc->len && sc->s[sc->pos] == '.') {
+		sc->pos++;
+		if (scan_digits(sc, "after '.'") != 0)
+			return -1;
 	}
-	if (c == '\'') {
-		syntax_error(l, p, "strings take double quotes, not single quotes");
-		return;
+	if (sc->pos < sc->len && (sc->s[sc->pos] == 'e' || sc->s[sc->pos] == 'E')) {
+		sc->pos++;
+		if (sc->pos < sc->len && (sc->s[sc->pos] == '+' || sc->s[sc->pos] == '-'))
+			sc->pos++;
+		if (scan_digits(sc, "in the exponent") != 0)
+			return -1;
 	}
-	if (c == '/') {
-		syntax_error(l, p, "JSON has no comments; use a \"description\" key for notes");
-		return;
+	return 0;
+}
+
+static int hex4(const char *p, unsigned *out)
+{
+	unsigned v = 0;
+	for (int i = 0; i < 4; i++) {
+		char c = p[i];
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v |= (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			v |= (unsigned)(c - 'A' + 10);
+		else
+			return -1;
 	}
-	if (strncmp(l->buf + p, "NaN", 3) == 0 || strncmp(l->buf + p, "Infinity", 8) == 0 ||
-	    strncmp(l->buf + p, "-Infinity", 9) == 0) {
-		syntax_error(l, p, "non-finite numbers are not allowed");
-		return;
-	}
-	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
-		syntax_error(l, p, "expected a value: strings need double quotes");
-		return;
-	}
-	if (c == '"' && q > 0 && (l->buf[q - 1] == '"' || (l->buf[q - 1] >= '0' && l->buf[q - 1] <= '9') ||
-				  l->buf[q - 1] == 'e' || l->buf[q - 1] == '}' || l->buf[q - 1] == ']')) {
-		syntax_error(l, p, "expected ',' or a closing bracket before this key");
-		return;
-	}
-	if ((unsigned char)c < 0x20)
-		snprintf(what, sizeof(what), "unexpected control character 0x%02x", (unsigned)(unsigned char)c);
+	*out = v;
+	return 0;
+}
+
+/* Length of the valid UTF-8 sequence at s[0..n), or 0 (RFC 3629: no
+ * overlongs, no surrogates, nothing above U+10FFFF). */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len;
+	unsigned cp;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1fu;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0fu;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07u;
 	else
-		snprintf(what, sizeof(what), "unexpected character '%c'", c);
-	syntax_error(l, p, what);
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3fu);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+static int scan_string(struct scan *sc)
+{
+	size_t start = sc->pos;
+	sc->pos++; /* the opening quote */
+	while (sc->pos < sc->len) {
+		unsigned char c = (unsigned char)sc->s[sc->pos];
+		if (c == '"') {
+			sc->pos++;
+			return 0;
+		}
+		if (c == '\\') {
+			unsigned u, lo;
+			char e = sc->pos + 1 < sc->len ? sc->s[sc->pos + 1] : '\0';
+			if (e && strchr("\"\\/bfnrt", e)) {
+				sc->pos += 2;
+				continue;
+			}
+			if (e != 'u')
+				return scan_fail(sc, sc->pos, "invalid escape in a string: use \\\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t or \\uXXXX");
+			if (sc->pos + 6 > sc->len || hex4(sc->s + sc->pos + 2, &u) != 0)
+				return scan_fail(sc, sc->pos, "expected 4 hex digits after \\u");
+			if (u == 0)
+				return scan_fail(sc, sc->pos, "\\u0000 is not allowed in a config string");
+			if (u >= 0xdc00 && u <= 0xdfff)
+				return scan_fail(sc, sc->pos, "\\u%04X is a lone low surrogate", u);
+			if (u >= 0xd800 && u <= 0xdbff) {
+				if (sc->pos + 12 > sc->len || sc->s[sc->pos + 6] != '\\' || sc->s[sc->pos + 7] != 'u' ||
+				    hex4(sc->s + sc->pos + 8, &lo) != 0 || lo < 0xdc00 || lo > 0xdfff)
+					return scan_fail(sc, sc->pos, "\\u%04X must be followed by a low surrogate \\uDC00..\\uDFFF", u);
+				sc->pos += 6;
+			}
+			sc->pos += 6;
+			continue;
+		}
+		if (c < 0x20)
+			return scan_fail(sc, sc->pos, "control character 0x%02x in a string: write it as an escape such as \\n or \\t",
+					 (unsigned)c);
+		if (c >= 0x80) {
+			size_t n = utf8_len((const unsigned char *)sc->s + sc->pos, sc->len - sc->pos);
+			if (n == 0)
+				return scan_fail(sc, sc->pos, "invalid UTF-8 byte 0x%02x in a string", (unsigned)c);
+			sc->pos += n;
+			continue;
+		}
+		sc->pos++;
+	}
+	return scan_fail(sc, start, "unexpected end of input: this string is not closed");
+}
+
+static int scan_value(struct scan *sc, int depth);
+
+static int scan_container(struct scan *sc, int depth)
+{
+	int object = sc->s[sc->pos] == '{';
+	char close = object ? '}' : ']';
+	size_t open = sc->pos, comma = 0;
+	int n = 0;
+
+	if (depth >= JSON_MAX_DEPTH)
+		return scan_fail(sc, sc->pos, "nesting is deeper than %d levels", JSON_MAX_DEPTH);
+	sc->pos++;
+	for (;;) {
+		scan_ws(sc);
+		if (sc->pos >= sc->len)
+			return scan_fail(sc, open, "unexpected end of input: this %s is not closed",
+					 object ? "object" : "array");
+		if (sc->s[sc->pos] == close) {
+			if (n > 0)
+				return scan_fail(sc, comma, "trailing comma: JSON does not allow ',' before '%c'", close);
+			sc->pos++;
+			return 0;
+		}
+		if (object) {
+			if (sc->s[sc->pos] != '"')
+				return scan_unexpected(sc, n ? "expected a key in double quotes after ','"
+							     : "expected a key in double quotes or '}'");
+			if (scan_string(sc) != 0)
+				return -1;
+			scan_ws(sc);
+			if (sc->pos >= sc->len || sc->s[sc->pos] != ':')
+				return scan_unexpected(sc, "expected ':' after the key");
+			sc->pos++;
+			scan_ws(sc);
+		}
+		if (scan_value(sc, depth + 1) != 0)
+			return -1;
+		n++;
+		scan_ws(sc);
+		if (sc->pos >= sc->len)
+			return scan_fail(sc, open, "unexpected end of input: this %s is not closed",
+					 object ? "object" : "array");
+		if (sc->s[sc->pos] == close) {
+			sc->pos++;
+			return 0;
+		}
+		if (sc->s[sc->pos] != ',') {
+			if (object && sc->s[sc->pos] == '"')
+				return scan_fail(sc, sc->pos, "expected ',' or '}' before this key");
+			return scan_unexpected(sc, object ? "expected ',' or '}'" : "expected ',' or ']'");
+		}
+		comma = sc->pos++;
+	}
+}
+
+/* Does the text at sc->pos start with `w`? */
+static int scan_at(const struct scan *sc, const char *w)
+{
+	size_t n = strlen(w);
+	return sc->pos + n <= sc->len && memcmp(sc->s + sc->pos, w, n) == 0;
+}
+
+static int scan_value(struct scan *sc, int depth)
+{
+	static const char *const literals[] = {"true", "false", "null"};
+	char c;
+	if (sc->pos >= sc->len)
+		return scan_fail(sc, sc->pos, "unexpected end of input: expected a value");
+	c = sc->s[sc->pos];
+	if (c == '{' || c == '[')
+		return scan_container(sc, depth);
+	if (c == '"')
+		return scan_string(sc);
+	if (scan_at(sc, "NaN") || scan_at(sc, "Infinity") || scan_at(sc, "-Infinity"))
+		return scan_fail(sc, sc->pos, "non-finite numbers are not allowed");
+	if (c == '-' || is_digit(c))
+		return scan_number(sc);
+	for (size_t i = 0; i < sizeof(literals) / sizeof(literals[0]); i++)
+		if (scan_at(sc, literals[i])) {
+			sc->pos += strlen(literals[i]);
+			return 0;
+		}
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
+		return scan_fail(sc, sc->pos, "expected a value: strings need double quotes");
+	if (c == '+')
+		return scan_fail(sc, sc->pos, "numbers must not start with '+'");
+	if (c == '.')
+		return scan_fail(sc, sc->pos, "numbers need a digit before '.'");
+	return scan_unexpected(sc, "expected a value");
+}
+
+/* Checks `len` bytes as one JSON text. Returns 0, or -1 with the first
+ * problem in sc. A UTF-8 byte-order mark at the start is skipped. */
+static int scan_text(struct scan *sc, const char *s, size_t len)
+{
+	char first;
+
+	memset(sc, 0, sizeof(*sc));
+	sc->s = s;
+	sc->len = len;
+	if (len >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0)
+		sc->pos = 3;
+	scan_ws(sc);
+	first = sc->pos < len ? s[sc->pos] : '\0';
+	if (scan_value(sc, 0) != 0)
+		return -1;
+	scan_ws(sc);
+	if (sc->pos < sc->len)
+		return scan_fail(sc, sc->pos, "trailing data after the JSON %s", first == '{' ? "object" : "value");
+	return 0;
 }
 
 /* ---- suggestions ---- */
@@ -344,6 +609,36 @@ static const char *type_name(const cJSON *v)
 	return "an unknown value";
 }
 
+/* Shortest "%.*g" text that reads back to the same double, so a message
+ * never shows 1.0000001 as "1". */
+static void fmt_num(char *buf, size_t len, double v)
+{
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
+/* What the file holds, for "got X": the value itself when it is a scalar. */
+static const char *describe(struct loader *l, const cJSON *v)
+{
+	if (cJSON_IsString(v)) {
+		size_t n = strlen(v->valuestring);
+		if (n > 40)
+			snprintf(l->got, sizeof(l->got), "the string \"%.40s...\"", v->valuestring);
+		else
+			snprintf(l->got, sizeof(l->got), "the string \"%s\"", v->valuestring);
+	} else if (cJSON_IsNumber(v) && isfinite(v->valuedouble)) {
+		fmt_num(l->got, sizeof(l->got), v->valuedouble);
+	} else if (cJSON_IsBool(v)) {
+		snprintf(l->got, sizeof(l->got), "%s", cJSON_IsTrue(v) ? "true" : "false");
+	} else {
+		snprintf(l->got, sizeof(l->got), "%s", type_name(v));
+	}
+	return l->got;
+}
+
 static void *field(struct loader *l, const struct key *k)
 {
 	return (char *)l->cfg + k->off;
@@ -354,7 +649,7 @@ static int check_number(struct loader *l, int ki, const cJSON *v, double *out)
 	const struct key *k = &keys[ki];
 	double d = v->valuedouble;
 	if (!isfinite(d)) {
-		errorf(l, ki, "'%s': number is out of range", k->path);
+		errorf(l, ki, "'%s': must be a finite number, got a number too large for a double", k->path);
 		return -1;
 	}
 	*out = d;
@@ -365,14 +660,16 @@ static int read_integer(struct loader *l, int ki, const cJSON *v, uint64_t min, 
 {
 	const struct key *k = &keys[ki];
 	double d;
+	char num[40];
 	if (!cJSON_IsNumber(v)) {
-		errorf(l, ki, "'%s': expected an integer, got %s", k->path, type_name(v));
+		errorf(l, ki, "'%s': expected an integer, got %s", k->path, describe(l, v));
 		return -1;
 	}
 	if (check_number(l, ki, v, &d) != 0)
 		return -1;
 	if (d != floor(d)) {
-		errorf(l, ki, "'%s': must be a whole number, got %g", k->path, d);
+		fmt_num(num, sizeof(num), d);
+		errorf(l, ki, "'%s': must be a whole number, got %s", k->path, num);
 		return -1;
 	}
 	if (d < (double)min) {
@@ -380,7 +677,8 @@ static int read_integer(struct loader *l, int ki, const cJSON *v, uint64_t min, 
 		return -1;
 	}
 	if (d >= DC_MAX_EXACT_INT) {
-		errorf(l, ki, "'%s': %.0f is too large (integers must be below 2^53)", k->path, d);
+		/* the text may not be exactly d (2^53 + 1 reads as 2^53): say "about" */
+		errorf(l, ki, "'%s': must be below 2^53 (9007199254740992), got about %.6g", k->path, d);
 		return -1;
 	}
 	*out = (uint64_t)d;
@@ -404,7 +702,7 @@ static int read_bytes(struct loader *l, int ki, const cJSON *v, uint64_t min, ui
 	}
 	if (!cJSON_IsNumber(v)) {
 		errorf(l, ki, "'%s': expected bytes as a number or a string like \"80 GiB\", got %s", k->path,
-		       type_name(v));
+		       describe(l, v));
 		return -1;
 	}
 	return read_integer(l, ki, v, min, out);
@@ -428,15 +726,18 @@ static int read_real(struct loader *l, int ki, const cJSON *v, enum dc_quantity 
 		errorf(l, ki, "'%s': expected %s, got %s", k->path,
 		       q == DC_Q_BANDWIDTH ? "a bandwidth like \"50 GB/s\" or a number in bytes/s"
 					   : "a time like \"5 us\" or a number in seconds",
-		       type_name(v));
+		       describe(l, v));
 		return -1;
 	}
 	if (q == DC_Q_BANDWIDTH && !(*out > 0)) {
-		errorf(l, ki, "'%s': bandwidth must be positive", k->path);
+		if (cJSON_IsString(v))
+			errorf(l, ki, "'%s': must be positive, got \"%s\"", k->path, v->valuestring);
+		else
+			errorf(l, ki, "'%s': must be positive, got %s", k->path, describe(l, v));
 		return -1;
 	}
 	if (q == DC_Q_TIME && *out < 0) {
-		errorf(l, ki, "'%s': latency must not be negative", k->path);
+		errorf(l, ki, "'%s': must not be negative, got %s", k->path, describe(l, v));
 		return -1;
 	}
 	return 0;
@@ -499,7 +800,8 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 		return;
 	}
 	if (cJSON_IsString(v) && strlen(v->valuestring) > DC_CONFIG_MAX_STRING) {
-		errorf(l, ki, "'%s': string is longer than %d bytes", k->path, DC_CONFIG_MAX_STRING);
+		errorf(l, ki, "'%s': string must be at most %d bytes, got %zu bytes", k->path, DC_CONFIG_MAX_STRING,
+		       strlen(v->valuestring));
 		return;
 	}
 	switch (k->kind) {
@@ -522,7 +824,7 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 		break;
 	case K_BOOL:
 		if (!cJSON_IsBool(v))
-			errorf(l, ki, "'%s': expected true or false, got %s", k->path, type_name(v));
+			errorf(l, ki, "'%s': expected true or false, got %s", k->path, describe(l, v));
 		else
 			*(int *)field(l, k) = cJSON_IsTrue(v);
 		break;
@@ -543,18 +845,18 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 		if (cJSON_IsString(v))
 			errorf(l, ki, "'%s': unknown value \"%s\"; expected one of %s", k->path, v->valuestring, list);
 		else
-			errorf(l, ki, "'%s': expected one of %s, got %s", k->path, list, type_name(v));
+			errorf(l, ki, "'%s': expected one of %s, got %s", k->path, list, describe(l, v));
 		break;
 	}
 	case K_ORDER:
 		if (!cJSON_IsString(v))
-			errorf(l, ki, "'%s': expected a string like \"tp-cp-ep-dp-pp\", got %s", k->path, type_name(v));
+			errorf(l, ki, "'%s': expected a string like \"tp-cp-ep-dp-pp\", got %s", k->path, describe(l, v));
 		else
 			parse_order(l, ki, v->valuestring);
 		break;
 	case K_FRACTION:
 		if (!cJSON_IsNumber(v)) {
-			errorf(l, ki, "'%s': expected a number in [0, 1), got %s", k->path, type_name(v));
+			errorf(l, ki, "'%s': expected a number in [0, 1), got %s", k->path, describe(l, v));
 		} else if (check_number(l, ki, v, &d) == 0) {
 			if (d < 0 || d >= 1)
 				errorf(l, ki, "'%s': must be in [0, 1), got %g", k->path, d);
@@ -564,7 +866,7 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 		break;
 	case K_REAL:
 		if (!cJSON_IsNumber(v)) {
-			errorf(l, ki, "'%s': expected a number, got %s", k->path, type_name(v));
+			errorf(l, ki, "'%s': expected a number, got %s", k->path, describe(l, v));
 		} else if (check_number(l, ki, v, &d) == 0) {
 			if (d < 0)
 				errorf(l, ki, "'%s': must not be negative, got %g", k->path, d);
@@ -574,7 +876,7 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 		break;
 	case K_STRING:
 		if (!cJSON_IsString(v))
-			errorf(l, ki, "'%s': expected a string, got %s", k->path, type_name(v));
+			errorf(l, ki, "'%s': expected a string, got %s", k->path, describe(l, v));
 		break;
 	}
 }
@@ -585,7 +887,7 @@ static void walk(struct loader *l, const cJSON *obj, const char *prefix)
 	char path[300];
 	for (const cJSON *c = obj->child; c; c = c->next) {
 		const char *name = c->string ? c->string : "";
-		int ki, dup = 0;
+		int ki;
 
 		snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", name);
 		ki = find_key(path);
@@ -597,10 +899,10 @@ static void walk(struct loader *l, const cJSON *obj, const char *prefix)
 				errorf(l, -1, "'%.200s': unknown key", path);
 			continue;
 		}
-		for (const cJSON *d = obj->child; d != c; d = d->next)
-			if (d->string && strcmp(d->string, name) == 0)
-				dup = 1;
-		if (dup) {
+		/* a path lives in one object (a repeated section is itself a
+		 * duplicate and is not walked), so a path seen before is a
+		 * duplicate key; O(1), where comparing siblings is O(n^2) */
+		if (l->seen[ki]) {
 			errorf(l, ki, "'%s': duplicate key", path);
 			continue;
 		}
@@ -656,14 +958,17 @@ static int apply_override(struct loader *l, cJSON *root, const char *text)
 		dc_diag_error(l->diag, DC_ERR_CONFIG, "--set: error: '%s': is a section; set one of its keys", path);
 		return -1;
 	}
-	/* the value: JSON scalar if it parses as one, else a plain string */
+	/* the value: a strict JSON scalar (number, true, false, null, "string")
+	 * is read as JSON; anything else ("80 GiB", "+1", "[1]") is a string */
 	{
 		const char *vs = eq + 1;
-		const char *end = NULL;
-		val = cJSON_ParseWithOpts(vs, &end, 1);
-		if (val && (cJSON_IsArray(val) || cJSON_IsObject(val))) {
-			cJSON_Delete(val);
-			val = NULL;
+		struct scan sc;
+		val = NULL;
+		if (scan_text(&sc, vs, strlen(vs)) == 0 && vs[strspn(vs, " \t\r\n")] != '{' &&
+		    vs[strspn(vs, " \t\r\n")] != '[') {
+			val = cJSON_Parse(vs);
+			if (!val)
+				return -2; /* it scanned, so only an allocation fails */
 		}
 		if (!val)
 			val = cJSON_CreateString(vs);
@@ -789,14 +1094,18 @@ static void cross_check(struct loader *l)
 
 	if (dc_mul_u64(c->cluster.num_nodes, c->cluster.gpus_per_node, &c->world_size) ||
 	    (double)c->world_size >= DC_MAX_EXACT_INT) {
-		errorf(l, find_key("cluster.num_nodes"), "'cluster.num_nodes' x 'cluster.gpus_per_node' is too large");
+		errorf(l, find_key("cluster.num_nodes"),
+		       "'cluster.num_nodes': num_nodes x gpus_per_node must be below 2^53, got %llu x %llu",
+		       (unsigned long long)c->cluster.num_nodes, (unsigned long long)c->cluster.gpus_per_node);
 		return;
 	}
 	if (!l->seen[find_key("model.num_kv_heads")])
 		m->num_kv_heads = m->num_attention_heads;
 	if (!l->seen[find_key("model.ffn_hidden_size")]) {
 		if (dc_mul_u64(m->hidden_size, 4, &m->ffn_hidden_size)) {
-			errorf(l, find_key("model.hidden_size"), "'model.hidden_size': too large");
+			errorf(l, find_key("model.hidden_size"),
+			       "'model.hidden_size': 4 x hidden_size (the default ffn_hidden_size) overflows 64 bits, got %llu",
+			       (unsigned long long)m->hidden_size);
 			return;
 		}
 	}
@@ -816,14 +1125,15 @@ static void cross_check(struct loader *l)
 
 	/* layout: dp x tp x pp = world */
 	if (dc_mul_u64(p->tp, p->pp, &tp_pp)) {
-		errorf(l, k_tp, "'parallel.tp' x 'parallel.pp' is too large");
+		errorf(l, k_tp, "'parallel.tp': tp x pp overflows 64 bits, got %llu x %llu", (unsigned long long)p->tp,
+		       (unsigned long long)p->pp);
 		return;
 	}
 	p->dp_explicit = l->seen[k_dp];
 	if (!p->dp_explicit) {
 		if (c->world_size % tp_pp != 0) {
-			errorf(l, l->from_set[k_tp] ? k_tp : k_pp,
-			       "'parallel.tp' x 'parallel.pp' (%llu) must divide the world size num_nodes x gpus_per_node (%llu)",
+			errorf(l, l->from_set[k_pp] && !l->from_set[k_tp] ? k_pp : k_tp,
+			       "'parallel.tp': tp x pp (%llu) must divide the world size num_nodes x gpus_per_node (%llu)",
 			       (unsigned long long)tp_pp, (unsigned long long)c->world_size);
 		} else {
 			p->dp = c->world_size / tp_pp;
@@ -861,8 +1171,9 @@ static void cross_check(struct loader *l)
 		    dc_add_u64(per_param, c->precision.optimizer_bytes, &per_param) ||
 		    dc_mul_u64(m->params, per_param, &state_bytes) || (double)state_bytes >= DC_MAX_EXACT_INT)
 			errorf(l, m->params_explicit ? find_key("model.params") : find_key("model.hidden_size"),
-			       "'model': %llu parameters x %llu bytes of model state per parameter is too large (above 2^53 bytes)",
-			       (unsigned long long)m->params, (unsigned long long)per_param);
+			       "'%s': %llu parameters x %llu bytes of model state per parameter must be below 2^53 bytes",
+			       m->params_explicit ? "model.params" : "model", (unsigned long long)m->params,
+			       (unsigned long long)per_param);
 	}
 	{
 		uint64_t tokens;
@@ -882,6 +1193,14 @@ static void cross_check(struct loader *l)
 		errorf(l, find_key("collective.ranks"),
 		       "'collective.ranks': must be at most the world size (%llu), got %llu",
 		       (unsigned long long)c->world_size, (unsigned long long)c->collective.ranks);
+	{
+		/* the ring lists 2(p-1) x p transfer events: keep the count exact */
+		uint64_t p_ranks = c->collective.ranks, events;
+		if (dc_mul_u64(2 * (p_ranks - 1), p_ranks, &events) || (double)events >= DC_MAX_EXACT_INT)
+			errorf(l, find_key("collective.ranks"),
+			       "'collective.ranks': a ring of %llu ranks has more than 2^53 transfer events; use at most 67108864 ranks",
+			       (unsigned long long)p_ranks);
+	}
 	if (!l->seen[find_key("collective.message_size")]) {
 		per_rank = ceil_div(m->params, tp_pp);
 		if (dc_mul_u64(per_rank, c->precision.grad_bytes, &c->collective.msg_bytes))
@@ -910,6 +1229,7 @@ int dc_config_load_buffer(const char *buf, size_t len, const char *name,
 			  struct dc_config *cfg, struct dc_diag *diag)
 {
 	struct loader l;
+	struct scan sc;
 	cJSON *root = NULL;
 	const char *end = NULL;
 	size_t i;
@@ -933,28 +1253,26 @@ int dc_config_load_buffer(const char *buf, size_t len, const char *name,
 		syntax_error(&l, pos, "NUL byte in the file; a config is UTF-8 JSON text");
 		return -1;
 	}
-	for (i = 0; i < len && is_space(buf[i]); i++)
-		;
+	i = len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+	while (i < len && is_space(buf[i]))
+		i++;
 	if (i == len) {
 		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: the file is empty; a config is a JSON object", name);
+		return -1;
+	}
+	if (scan_text(&sc, buf, len) != 0) {
+		syntax_error(&l, sc.err_pos, sc.what);
 		return -1;
 	}
 	use_dc_allocator();
 	failed_before = dc_alloc_failures();
 	root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
 	if (!root) {
-		/* cJSON gives no reason: an allocation that failed during the
-		 * parse makes it out-of-memory, not a syntax error */
-		if (!end || dc_alloc_failures() != failed_before)
+		/* the text passed scan_text, so only a failed allocation stops cJSON */
+		if (dc_alloc_failures() != failed_before)
 			goto oom;
-		explain_syntax(&l, (size_t)(end - buf));
+		syntax_error(&l, end ? (size_t)(end - buf) : 0, "cannot parse this JSON");
 		return -1;
-	}
-	for (i = (size_t)(end - buf); i < len && is_space(buf[i]); i++)
-		;
-	if (i < len) {
-		syntax_error(&l, i, "trailing data after the JSON object");
-		goto out;
 	}
 	if (!cJSON_IsObject(root)) {
 		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: the top level must be a JSON object, got %s", name,
