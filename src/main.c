@@ -6,6 +6,8 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,7 +140,7 @@ static const char *opt_value(int argc, char **argv, int *i, const char *arg, con
 	if (strncmp(arg, name, n) == 0 && arg[n] == '=')
 		return arg + n + 1;
 	if (*i + 1 >= argc) {
-		*err = usage_error("option '%s' needs a value", name);
+		*err = usage_error("'%s': needs a value", name);
 		return NULL;
 	}
 	return argv[++*i];
@@ -180,6 +182,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		} else if (matches(a, "--config", "-c")) {
 			if (!(v = opt_value(argc, argv, &i, a, "--config", &err)))
 				return err;
+			if (!*v)
+				return usage_error("'--config': empty file name");
 			o->config = v;
 		} else if (matches(a, "--experiment", "-e")) {
 			if (!(v = opt_value(argc, argv, &i, a, "--experiment", &err)))
@@ -267,13 +271,49 @@ static mode_t default_mode(void)
 	return 0666 & ~mask;
 }
 
+/* An existing device or FIFO ("/dev/stdout", "/dev/full", a pipe) is
+ * written in place: renaming over it would replace the device node. */
+static int write_in_place(const char *path, const struct dc_buf *b)
+{
+	int fd = open(path, O_WRONLY | O_NOCTTY);
+	int saved;
+	if (fd < 0) {
+		fprintf(stderr, "distcalc: error: cannot open '%s': %s\n", path, strerror(errno));
+		return EXIT_OUTPUT;
+	}
+	if (write_all(fd, b->data, b->len) != 0) {
+		saved = errno;
+		close(fd);
+		fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", path, strerror(saved));
+		return EXIT_OUTPUT;
+	}
+	if (close(fd) != 0) {
+		fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", path, strerror(errno));
+		return EXIT_OUTPUT;
+	}
+	return EXIT_OK;
+}
+
 /* Writes `b` to `path` through a temporary file in the same directory and a
- * rename, so readers see the old file or the whole new one, never a part. */
+ * rename, so readers see the old file or the whole new one, never a part.
+ * An existing file keeps its permissions. */
 static int write_atomic(const char *path, const struct dc_buf *b)
 {
-	char *tmp = dc_asprintf("%s.tmp.XXXXXX", path);
+	struct stat st;
+	mode_t mode = default_mode();
+	char *tmp;
 	int fd, saved;
 
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "distcalc: error: cannot write '%s': is a directory\n", path);
+			return EXIT_OUTPUT;
+		}
+		if (!S_ISREG(st.st_mode))
+			return write_in_place(path, b);
+		mode = st.st_mode & 07777;
+	}
+	tmp = dc_asprintf("%s.tmp.XXXXXX", path);
 	if (!tmp) {
 		fprintf(stderr, "distcalc: error: out of memory\n");
 		return EXIT_INTERNAL;
@@ -284,6 +324,7 @@ static int write_atomic(const char *path, const struct dc_buf *b)
 		free(tmp);
 		return EXIT_OUTPUT;
 	}
+	/* SIGXFSZ is ignored (main), so a file-size limit is EFBIG here */
 	if (write_all(fd, b->data, b->len) != 0 || fsync(fd) != 0) {
 		saved = errno;
 		close(fd);
@@ -292,7 +333,7 @@ static int write_atomic(const char *path, const struct dc_buf *b)
 		free(tmp);
 		return EXIT_OUTPUT;
 	}
-	if (fchmod(fd, default_mode()) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
+	if (fchmod(fd, mode) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
 		saved = errno;
 		unlink(tmp);
 		fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", path, strerror(saved));
@@ -315,6 +356,10 @@ int main(int argc, char **argv)
 	const struct dc_experiment *exp;
 	int rc, load_rc;
 
+	/* Over a file-size limit (ulimit -f) the kernel sends SIGXFSZ, which
+	 * kills the process and strands the temporary file; ignored, the write
+	 * fails with EFBIG and is reported like any other. */
+	signal(SIGXFSZ, SIG_IGN);
 	memset(&o, 0, sizeof(o));
 	dc_diag_init(&diag);
 	dc_buf_init(&out);
@@ -324,9 +369,10 @@ int main(int argc, char **argv)
 
 	exp = dc_experiment_find(o.experiment);
 	if (!exp) {
-		fprintf(stderr, "distcalc: error: unknown experiment '%s'; known experiments:", o.experiment);
+		fprintf(stderr, "distcalc: error: '--experiment': unknown experiment '%s'; known experiments:",
+			o.experiment);
 		for (size_t i = 0; dc_experiments[i]; i++)
-			fprintf(stderr, " %s", dc_experiments[i]->name);
+			fprintf(stderr, "%s %s", i ? "," : "", dc_experiments[i]->name);
 		fprintf(stderr, "\n");
 		rc = EXIT_USAGE;
 		goto done;
