@@ -52,5 +52,8 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp, const struc
 extern const struct dc_estimator dc_estimator_ring;
 extern const struct dc_estimator dc_estimator_topology;    /* topology_report.c */
 extern const struct dc_estimator dc_estimator_batch;       /* batch_report.c */
+extern const struct dc_estimator dc_estimator_memory;      /* memory_report.c */
+extern const struct dc_estimator dc_estimator_topology;    /* topology_report.c */
+extern const struct dc_estimator dc_estimator_batch;       /* batch_report.c */
 
 #endif

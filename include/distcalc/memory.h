@@ -1,0 +1,118 @@
+/* memory.h - the per-rank memory ledger: every byte we know of on one line.
+ *
+ * For each pipeline stage (the only axis along which ranks' ledgers differ
+ * here) the ledger holds the model states (ZeRO paper section 5), the FSDP
+ * working set (PyTorch FSDP2 lifecycle), activations (Korthikanti et al.
+ * 2022 Eq. 1/2, an adjustable assumption), buffers and named overheads, and
+ * the peak per phase. Consecutive stages with identical ledgers form one
+ * class. Exact integer bytes, overflow-checked. Derivations and worked
+ * examples: docs/formulas-systems.md, "Memory ledger".
+ *
+ * Not modelled (said in the report too): optimizer-step temporaries, a full
+ * (unsharded) state dict at checkpoint save, DDP's flat bucket copy of all
+ * gradients when gradient_as_bucket_view is false, vocabulary padding,
+ * activation recomputation and sequence parallelism.
+ */
+#ifndef DISTCALC_MEMORY_H
+#define DISTCALC_MEMORY_H
+
+#include <stdint.h>
+
+#include "distcalc/config.h"
+#include "distcalc/diag.h"
+
+enum dc_mem_phase {
+	DC_MEM_FORWARD,
+	DC_MEM_BACKWARD,
+	DC_MEM_OPTIMIZER,
+	DC_MEM_CHECKPOINT,
+	DC_MEM_PHASE_COUNT,
+};
+
+/* Parameters one rank of pipeline stage `stage` holds before dp sharding:
+ * its tp shard of the stage's layers plus, on the first stage, the
+ * embedding and, on the last, the final norm and the output head. */
+struct dc_stage_params {
+	uint64_t layers;       /* transformer layers on the stage: L / pp */
+	uint64_t layer_params; /* one layer's parameters on one tp rank */
+	uint64_t other_params; /* embedding / head / final norm on this stage */
+	uint64_t total;        /* layers x layer_params + other_params */
+};
+
+struct dc_mem_ledger {
+	uint64_t stage_first, stage_last; /* the class's stages */
+	struct dc_stage_params p;
+	uint64_t in_flight;                 /* microbatches whose activations are held */
+
+	/* model states, after dp sharding per parallel.sharding */
+	uint64_t params_bytes;
+	uint64_t grads_bytes;
+	uint64_t master_bytes;
+	uint64_t optimizer_bytes;
+	uint64_t model_states_bytes;
+
+	/* activations: per layer per microbatch, and held */
+	uint64_t activation_bytes_per_layer;
+	uint64_t activations_bytes;
+
+	/* FSDP working set (0 unless sharding is fsdp) */
+	uint64_t fsdp_unit_params;
+	uint64_t fsdp_forward_params_bytes;  /* unsharded params resident in forward */
+	uint64_t fsdp_backward_params_bytes; /* ... in backward */
+	uint64_t fsdp_unsharded_grads_bytes; /* one unit's grads before ReduceScatter */
+
+	/* buffers and overheads */
+	uint64_t ddp_buckets_bytes;
+	uint64_t comm_buffers_bytes;
+	uint64_t buffers_bytes; /* ddp buckets + FSDP working set at its largest + comm */
+	uint64_t cuda_context_bytes;
+	uint64_t workspace_bytes;
+
+	/* per phase: subtotal, allocator reserve on it, and their sum */
+	uint64_t phase_subtotal_bytes[DC_MEM_PHASE_COUNT];
+	uint64_t phase_reserve_bytes[DC_MEM_PHASE_COUNT];
+	uint64_t phase_bytes[DC_MEM_PHASE_COUNT];
+	uint64_t peak_bytes;
+	enum dc_mem_phase peak_phase;
+	int fits;                /* peak_bytes <= cluster.gpu_mem_bytes */
+	uint64_t headroom_bytes; /* gpu memory - peak when it fits, else 0 */
+	uint64_t shortfall_bytes; /* peak - gpu memory when it does not, else 0 */
+};
+
+/* Named formulas (exact, overflow-checked: 0, or -1 on overflow). */
+
+/* Korthikanti et al. 2022 Eq. 1 (t = 1) and Eq. 2: activation bytes of one
+ * transformer layer for one microbatch on one tp rank,
+ * s b h (10 + 24/t + 5 a s / (h t)) = 10sbh + 24sbh/t + 5as^2b/t, each
+ * division rounded up. 16-bit activations, 1-byte dropout masks. */
+int dc_act_korthikanti_bytes(uint64_t s, uint64_t b, uint64_t h, uint64_t a, uint64_t t,
+			     uint64_t *out);
+
+/* Model-state bytes of `params` parameters at `bytes_per_param`, sharded
+ * over `shards` ranks when `sharded`: ceil(params / shards) x bytes. */
+int dc_state_bytes(uint64_t params, uint64_t bytes_per_param, uint64_t shards, int sharded,
+		   uint64_t *out);
+
+/* Microbatches whose activations stage `stage` holds at its peak under
+ * 1F1B (PipeDream-Flush): min(pp - stage, grad_accum_steps); 1 when pp = 1. */
+uint64_t dc_pipeline_in_flight(uint64_t pp, uint64_t stage, uint64_t grad_accum_steps);
+
+/* Parameters of one rank on `stage`. Returns 0, or -1 on overflow. */
+int dc_stage_params_compute(const struct dc_config *cfg, uint64_t stage, struct dc_stage_params *p);
+
+/* The ledger of one rank on `stage` (stage_first = stage_last = stage).
+ * Returns 0, or -1 with a DC_ERR_CONFIG error naming the keys in `diag`
+ * (prefixed by `name`). */
+int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_ledger *l,
+		    const char *name, struct dc_diag *diag);
+
+/* Ledgers of every stage, consecutive identical ones merged: `classes` must
+ * hold cfg->parallel.pp entries. Sets *nclasses and *most_loaded (the class
+ * with the largest peak, the first on a tie). Returns 0, or -1 as above. */
+int dc_memory_compute(const struct dc_config *cfg, struct dc_mem_ledger *classes,
+		      uint64_t *nclasses, uint64_t *most_loaded, const char *name,
+		      struct dc_diag *diag);
+
+const char *dc_mem_phase_name(enum dc_mem_phase p);
+
+#endif

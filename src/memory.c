@@ -1,0 +1,287 @@
+/* memory.c - the per-rank memory ledger; see memory.h and
+ * docs/formulas-systems.md, "Memory ledger". */
+#include "distcalc/memory.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "distcalc/util.h"
+
+/* Checked arithmetic that remembers the first overflow, so a formula reads
+ * as a formula and is checked once at the end. */
+struct ck {
+	int overflow;
+};
+
+static uint64_t mul(struct ck *c, uint64_t a, uint64_t b)
+{
+	uint64_t r;
+	if (dc_mul_u64(a, b, &r)) {
+		c->overflow = 1;
+		return 0;
+	}
+	return r;
+}
+
+static uint64_t add(struct ck *c, uint64_t a, uint64_t b)
+{
+	uint64_t r;
+	if (dc_add_u64(a, b, &r)) {
+		c->overflow = 1;
+		return 0;
+	}
+	return r;
+}
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+	return a / b + (a % b != 0);
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+int dc_act_korthikanti_bytes(uint64_t s, uint64_t b, uint64_t h, uint64_t a, uint64_t t,
+			     uint64_t *out)
+{
+	/* Korthikanti et al. 2022 Eq. 2 (Eq. 1 when t = 1): sbh(10 + 24/t + 5as/(ht)) */
+	struct ck c = {0};
+	uint64_t sbh = mul(&c, mul(&c, s, b), h);
+	uint64_t replicated = mul(&c, 10, sbh);            /* layer-norm inputs, dropout masks, ... */
+	uint64_t split = ceil_div(mul(&c, 24, sbh), t);    /* linear-layer inputs split over tp */
+	uint64_t scores = ceil_div(mul(&c, mul(&c, mul(&c, 5, a), mul(&c, s, s)), b), t); /* softmax, dropout */
+
+	*out = add(&c, add(&c, replicated, split), scores);
+	return c.overflow ? -1 : 0;
+}
+
+int dc_state_bytes(uint64_t params, uint64_t bytes_per_param, uint64_t shards, int sharded,
+		   uint64_t *out)
+{
+	/* ZeRO section 5: a state sharded over N_d ranks costs 1/N_d per rank */
+	uint64_t held = sharded && shards > 1 ? ceil_div(params, shards) : params;
+	return dc_mul_u64(held, bytes_per_param, out);
+}
+
+uint64_t dc_pipeline_in_flight(uint64_t pp, uint64_t stage, uint64_t grad_accum_steps)
+{
+	/* Megatron-LM 2021 section 2.2.1: 1F1B stashes at most p microbatches;
+	 * stage s starts its first backward after p - s forwards */
+	uint64_t n = pp - stage;
+	if (pp <= 1)
+		return 1;
+	return n < grad_accum_steps ? n : grad_accum_steps;
+}
+
+int dc_stage_params_compute(const struct dc_config *cfg, uint64_t stage, struct dc_stage_params *p)
+{
+	const struct dc_model *m = &cfg->model;
+	uint64_t tp = cfg->parallel.tp, pp = cfg->parallel.pp;
+	struct ck c = {0};
+
+	memset(p, 0, sizeof(*p));
+	p->layers = m->num_layers / pp;
+	if (m->params_explicit) {
+		/* an explicit count carries no shape: split it evenly over tp x pp */
+		p->total = ceil_div(m->params, mul(&c, tp, pp));
+		p->layer_params = p->layers ? ceil_div(p->total, p->layers) : p->total;
+		return c.overflow ? -1 : 0;
+	}
+	{
+		uint64_t h = m->hidden_size, d = m->head_dim;
+		uint64_t q_dim = mul(&c, m->num_attention_heads, d), kv_dim = mul(&c, m->num_kv_heads, d);
+		/* q and o: h x (a d); k and v: h x (kv d); MLP: 2 or 3 h x f matrices */
+		uint64_t attn = mul(&c, h, mul(&c, 2, add(&c, q_dim, kv_dim)));
+		uint64_t mlp = mul(&c, mul(&c, h, m->ffn_hidden_size), m->mlp == DC_MLP_SWIGLU ? 3 : 2);
+		uint64_t embed = ceil_div(mul(&c, m->vocab_size, h), tp); /* vocab-parallel */
+
+		/* Megatron-LM 2021 section 2.3: linear layers split over tp, the
+		 * two norms replicated */
+		p->layer_params = add(&c, ceil_div(add(&c, attn, mlp), tp), mul(&c, 2, h));
+		if (stage == 0)
+			p->other_params = add(&c, p->other_params, embed);
+		if (stage == pp - 1) {
+			p->other_params = add(&c, p->other_params, h); /* final norm */
+			/* an untied head; a tied one is copied to the last stage when pp > 1 */
+			if (!m->tie_word_embeddings || pp > 1)
+				p->other_params = add(&c, p->other_params, embed);
+		}
+		p->total = add(&c, mul(&c, p->layers, p->layer_params), p->other_params);
+	}
+	return c.overflow ? -1 : 0;
+}
+
+static uint64_t reserve_of(uint64_t subtotal, double fraction)
+{
+	return (uint64_t)ceil(fraction * (double)subtotal);
+}
+
+int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_ledger *l,
+		    const char *name, struct dc_diag *diag)
+{
+	const struct dc_parallel *par = &cfg->parallel;
+	const struct dc_precision *pr = &cfg->precision;
+	enum dc_sharding sh = par->sharding;
+	uint64_t dp = par->dp, act_layer = 0, units, grads_full;
+	struct ck c = {0};
+	int bad = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->stage_first = l->stage_last = stage;
+	if (dc_stage_params_compute(cfg, stage, &l->p) != 0) {
+		dc_diag_error(diag, DC_ERR_CONFIG,
+			      "%s: error: 'model' / 'parallel.tp': parameters per rank overflow 64 bits", name);
+		return -1;
+	}
+
+	/* model states (ZeRO section 5): none < zero1 (master, optimizer) <
+	 * zero2 (+ grads) < fsdp (+ params) */
+	bad |= dc_state_bytes(l->p.total, pr->param_bytes, dp, sh == DC_SHARD_FSDP, &l->params_bytes);
+	bad |= dc_state_bytes(l->p.total, pr->grad_bytes, dp, sh >= DC_SHARD_ZERO2, &l->grads_bytes);
+	bad |= dc_state_bytes(l->p.total, pr->master_bytes, dp, sh >= DC_SHARD_ZERO1, &l->master_bytes);
+	bad |= dc_state_bytes(l->p.total, pr->optimizer_bytes, dp, sh >= DC_SHARD_ZERO1,
+			      &l->optimizer_bytes);
+	l->model_states_bytes = add(&c, add(&c, l->params_bytes, l->grads_bytes),
+				    add(&c, l->master_bytes, l->optimizer_bytes));
+	if (bad || c.overflow) {
+		dc_diag_error(diag, DC_ERR_CONFIG,
+			      "%s: error: 'model' x 'precision': model-state bytes per rank overflow 64 bits",
+			      name);
+		return -1;
+	}
+
+	/* activations: an assumption, per layer per microbatch on this rank */
+	l->in_flight = dc_pipeline_in_flight(par->pp, stage, cfg->training.grad_accum_steps);
+	if (cfg->memory.activation_explicit) {
+		double tokens = (double)cfg->training.micro_batch_size * (double)cfg->model.seq_length;
+		double v = ceil(cfg->memory.activation_bytes_per_token_per_layer * tokens);
+		if (!(v >= 0) || v >= DC_MAX_EXACT_INT)
+			bad = 1;
+		else
+			act_layer = (uint64_t)v;
+	} else {
+		bad = dc_act_korthikanti_bytes(cfg->model.seq_length, cfg->training.micro_batch_size,
+					       cfg->model.hidden_size, cfg->model.num_attention_heads,
+					       par->tp, &act_layer);
+	}
+	l->activation_bytes_per_layer = act_layer;
+	l->activations_bytes = mul(&c, mul(&c, act_layer, l->p.layers), l->in_flight);
+	if (bad || c.overflow) {
+		dc_diag_error(diag, DC_ERR_CONFIG,
+			      "%s: error: 'memory.activation_bytes_per_token_per_layer' / 'training.micro_batch_size' x 'model.seq_length': activation bytes overflow 64 bits",
+			      name);
+		return -1;
+	}
+
+	/* FSDP2 lifecycle: AllGather before forward, free after it when
+	 * reshard_after_forward, AllGather before backward, ReduceScatter grads */
+	if (sh == DC_SHARD_FSDP) {
+		uint64_t resident;
+		if (par->fsdp_unit == DC_FSDP_UNIT_MODEL) {
+			units = 1;
+			l->fsdp_unit_params = l->p.total;
+		} else {
+			units = max_u64(1, l->p.layers + (l->p.other_params > 0));
+			l->fsdp_unit_params = max_u64(l->p.layer_params, l->p.other_params);
+		}
+		/* the unit computing now plus the prefetched next one */
+		resident = mul(&c, units < 2 ? units : 2, mul(&c, l->fsdp_unit_params, pr->param_bytes));
+		l->fsdp_backward_params_bytes = resident;
+		/* without resharding every unit stays gathered from forward on */
+		l->fsdp_forward_params_bytes =
+			par->reshard_after_forward ? resident : mul(&c, l->p.total, pr->param_bytes);
+		if (!par->reshard_after_forward)
+			l->fsdp_backward_params_bytes = l->fsdp_forward_params_bytes;
+		l->fsdp_unsharded_grads_bytes = mul(&c, l->fsdp_unit_params, pr->grad_bytes);
+	}
+
+	/* buffers: two DDP buckets in flight (one reducing, one filling),
+	 * never more than the gradients themselves */
+	grads_full = mul(&c, l->p.total, pr->grad_bytes);
+	if (sh != DC_SHARD_FSDP && dp > 1) {
+		uint64_t two = mul(&c, 2, par->bucket_bytes);
+		l->ddp_buckets_bytes = two < grads_full ? two : grads_full;
+	}
+	l->comm_buffers_bytes = cfg->memory.comm_buffer_bytes;
+	l->cuda_context_bytes = cfg->memory.cuda_context_bytes;
+	l->workspace_bytes = cfg->memory.workspace_bytes;
+	l->buffers_bytes = add(&c, add(&c, l->ddp_buckets_bytes, l->comm_buffers_bytes),
+			       max_u64(l->fsdp_forward_params_bytes,
+				       add(&c, l->fsdp_backward_params_bytes, l->fsdp_unsharded_grads_bytes)));
+
+	/* peak by phase */
+	{
+		uint64_t base = add(&c, add(&c, l->model_states_bytes, l->comm_buffers_bytes),
+				    add(&c, l->cuda_context_bytes, l->workspace_bytes));
+		uint64_t *sub = l->phase_subtotal_bytes;
+		sub[DC_MEM_FORWARD] = add(&c, add(&c, base, l->activations_bytes), l->fsdp_forward_params_bytes);
+		sub[DC_MEM_BACKWARD] =
+			add(&c, add(&c, add(&c, base, l->activations_bytes), l->ddp_buckets_bytes),
+			    add(&c, l->fsdp_backward_params_bytes, l->fsdp_unsharded_grads_bytes));
+		sub[DC_MEM_OPTIMIZER] = base;
+		sub[DC_MEM_CHECKPOINT] = base;
+		for (int ph = 0; ph < DC_MEM_PHASE_COUNT; ph++) {
+			l->phase_reserve_bytes[ph] = reserve_of(sub[ph], cfg->memory.allocator_reserve);
+			l->phase_bytes[ph] = add(&c, sub[ph], l->phase_reserve_bytes[ph]);
+			if (ph == 0 || l->phase_bytes[ph] > l->peak_bytes) {
+				l->peak_bytes = l->phase_bytes[ph];
+				l->peak_phase = (enum dc_mem_phase)ph;
+			}
+		}
+	}
+	if (c.overflow) {
+		dc_diag_error(diag, DC_ERR_CONFIG,
+			      "%s: error: 'memory' / 'parallel.bucket_size': per-rank memory overflows 64 bits",
+			      name);
+		return -1;
+	}
+	l->fits = l->peak_bytes <= cfg->cluster.gpu_mem_bytes;
+	if (l->fits)
+		l->headroom_bytes = cfg->cluster.gpu_mem_bytes - l->peak_bytes;
+	else
+		l->shortfall_bytes = l->peak_bytes - cfg->cluster.gpu_mem_bytes;
+	return 0;
+}
+
+/* Two ledgers are the same class when everything but the stage range agrees. */
+static int same_ledger(const struct dc_mem_ledger *a, const struct dc_mem_ledger *b)
+{
+	struct dc_mem_ledger x, y;
+	memcpy(&x, a, sizeof(x));
+	memcpy(&y, b, sizeof(y));
+	x.stage_first = x.stage_last = y.stage_first = y.stage_last = 0;
+	return memcmp(&x, &y, sizeof(x)) == 0;
+}
+
+int dc_memory_compute(const struct dc_config *cfg, struct dc_mem_ledger *classes,
+		      uint64_t *nclasses, uint64_t *most_loaded, const char *name,
+		      struct dc_diag *diag)
+{
+	uint64_t n = 0;
+	struct dc_mem_ledger l;
+
+	*nclasses = 0;
+	*most_loaded = 0;
+	for (uint64_t s = 0; s < cfg->parallel.pp; s++) {
+		if (dc_memory_stage(cfg, s, &l, name, diag) != 0)
+			return -1;
+		if (n > 0 && same_ledger(&classes[n - 1], &l)) {
+			classes[n - 1].stage_last = s;
+			continue;
+		}
+		classes[n++] = l;
+	}
+	for (uint64_t i = 1; i < n; i++)
+		if (classes[i].peak_bytes > classes[*most_loaded].peak_bytes)
+			*most_loaded = i;
+	*nclasses = n;
+	return 0;
+}
+
+const char *dc_mem_phase_name(enum dc_mem_phase p)
+{
+	static const char *const names[] = {"forward", "backward", "optimizer_step", "checkpoint_save"};
+	return names[p];
+}

@@ -1,0 +1,422 @@
+/* check_memory.c - the per-rank ledger against the ZeRO paper (Table 1),
+ * Korthikanti et al. 2022 (Table 2 / Eq. 2), the published Llama-2-7B
+ * parameter count and hand-computed ledgers. Every expected number is
+ * computed by hand in the comment above it, never read back from the code. */
+#include <check.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "distcalc/config.h"
+#include "distcalc/diag.h"
+#include "distcalc/memory.h"
+
+static const enum dc_axis megatron[DC_AXIS_COUNT] = {DC_AXIS_TP, DC_AXIS_CP, DC_AXIS_EP, DC_AXIS_DP,
+						      DC_AXIS_PP};
+
+/* ZeRO Table 1 setting: psi parameters given explicitly, fp16 params 2 B,
+ * fp16 grads 2 B, K = 12 (fp32 master 4 B + Adam moments 8 B), dp ranks. */
+static void zero_config(struct dc_config *c, uint64_t psi, uint64_t dp, enum dc_sharding sh)
+{
+	memset(c, 0, sizeof(*c));
+	c->model.params = psi;
+	c->model.params_explicit = 1;
+	c->model.num_layers = 32;
+	c->model.hidden_size = 4096;
+	c->model.num_attention_heads = 32;
+	c->model.seq_length = 1024;
+	c->cluster.num_nodes = dp;
+	c->cluster.gpus_per_node = 1;
+	c->cluster.gpu_mem_bytes = 32ull << 30;
+	c->world_size = dp;
+	c->parallel.dp = dp;
+	c->parallel.tp = 1;
+	c->parallel.pp = 1;
+	memcpy(c->parallel.order, megatron, sizeof(megatron));
+	c->parallel.sharding = sh;
+	c->parallel.reshard_after_forward = 1;
+	c->parallel.bucket_bytes = 25u << 20;
+	c->training.micro_batch_size = 1;
+	c->training.grad_accum_steps = 1;
+	c->precision.param_bytes = 2;
+	c->precision.grad_bytes = 2;
+	c->precision.master_bytes = 4;
+	c->precision.optimizer_bytes = 8;
+}
+
+/* The default config's setting: the Llama-2-7B shape (Touvron et al. 2023),
+ * 2 nodes x 4 GPUs of 80 GiB, tp 4, dp 2, micro 1, accum 8, 16 B/param,
+ * context 512 MiB, NCCL 256 MiB, workspace 256 MiB, reserve 5%. */
+static void llama_config(struct dc_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->model.num_layers = 32;
+	c->model.hidden_size = 4096;
+	c->model.num_attention_heads = 32;
+	c->model.num_kv_heads = 32;
+	c->model.head_dim = 128;
+	c->model.ffn_hidden_size = 11008;
+	c->model.vocab_size = 32000;
+	c->model.seq_length = 4096;
+	c->model.mlp = DC_MLP_SWIGLU;
+	c->model.params = 6738415616ull;
+	c->cluster.num_nodes = 2;
+	c->cluster.gpus_per_node = 4;
+	c->cluster.gpu_mem_bytes = 80ull << 30;
+	c->world_size = 8;
+	c->parallel.tp = 4;
+	c->parallel.dp = 2;
+	c->parallel.pp = 1;
+	memcpy(c->parallel.order, megatron, sizeof(megatron));
+	c->parallel.sharding = DC_SHARD_NONE;
+	c->parallel.reshard_after_forward = 1;
+	c->parallel.bucket_bytes = 25u << 20;
+	c->training.micro_batch_size = 1;
+	c->training.grad_accum_steps = 8;
+	c->precision.param_bytes = 2;
+	c->precision.grad_bytes = 2;
+	c->precision.master_bytes = 4;
+	c->precision.optimizer_bytes = 8;
+	c->memory.cuda_context_bytes = 512u << 20;
+	c->memory.comm_buffer_bytes = 256u << 20;
+	c->memory.workspace_bytes = 256u << 20;
+	c->memory.allocator_reserve = 0.05;
+}
+
+static struct dc_mem_ledger stage_ledger(const struct dc_config *c, uint64_t stage)
+{
+	struct dc_mem_ledger l;
+	struct dc_diag d;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_memory_stage(c, stage, &l, "test.json", &d), 0);
+	ck_assert_uint_eq(d.count, 0);
+	dc_diag_release(&d);
+	return l;
+}
+
+START_TEST(test_zero_table1_7_5b)
+{
+	/* ZeRO Table 1 / section 5, psi = 7.5e9, K = 12, N_d = 64 (GB = 1e9 B):
+	 * baseline (2+2+12) psi = 120e9; P_os 4 psi + 12 psi/64 = 30e9 + 1.40625e9;
+	 * P_os+g 2 psi + 14 psi/64 = 15e9 + 1.640625e9; P_os+g+p 16 psi/64 */
+	static const struct {
+		enum dc_sharding sh;
+		uint64_t bytes;
+	} want[] = {
+		{DC_SHARD_NONE, 120000000000ull},
+		{DC_SHARD_ZERO1, 31406250000ull},
+		{DC_SHARD_ZERO2, 16640625000ull},
+		{DC_SHARD_FSDP, 1875000000ull},
+	};
+	for (size_t i = 0; i < 4; i++) {
+		struct dc_config c;
+		struct dc_mem_ledger l;
+		zero_config(&c, 7500000000ull, 64, want[i].sh);
+		l = stage_ledger(&c, 0);
+		ck_assert_uint_eq(l.model_states_bytes, want[i].bytes);
+	}
+}
+END_TEST
+
+START_TEST(test_zero_table1_other_cells)
+{
+	struct dc_config c;
+	struct dc_mem_ledger l;
+
+	/* 128B, P_os+g+p, N_d = 64: 16 x 128e9 / 64 = 32e9 ("32", bold) */
+	zero_config(&c, 128000000000ull, 64, DC_SHARD_FSDP);
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.model_states_bytes, 32000000000ull);
+	/* 1T, P_os, N_d = 64: 4e12 + 12e12/64 = 4187.5e9 (printed "4187") */
+	zero_config(&c, 1000000000000ull, 64, DC_SHARD_ZERO1);
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.model_states_bytes, 4187500000000ull);
+	/* 7.5B, P_os+g, N_d = 4: 15e9 + 14 x 7.5e9 / 4 = 41.25e9 (printed "41.3") */
+	zero_config(&c, 7500000000ull, 4, DC_SHARD_ZERO2);
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.model_states_bytes, 41250000000ull);
+	/* the split: P_os at 64 keeps params and grads whole, shards the rest:
+	 * 15e9, 15e9, 30e9/64 = 468.75e6, 60e9/64 = 937.5e6 */
+	zero_config(&c, 7500000000ull, 64, DC_SHARD_ZERO1);
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.params_bytes, 15000000000ull);
+	ck_assert_uint_eq(l.grads_bytes, 15000000000ull);
+	ck_assert_uint_eq(l.master_bytes, 468750000ull);
+	ck_assert_uint_eq(l.optimizer_bytes, 937500000ull);
+}
+END_TEST
+
+START_TEST(test_korthikanti_gpt3)
+{
+	uint64_t v;
+	/* GPT-3 (Korthikanti section 5): a 96, s 2048, h 12288, t 8, b 1:
+	 * 5as/(ht) = 5 x 96 x 2048 / (12288 x 8) = 10, so Eq. 2 is
+	 * sbh (10 + 24/8 + 10) = 23 sbh, sbh = 2048 x 12288 = 25,165,824:
+	 * 23 x 25,165,824 = 578,813,952 bytes per layer */
+	ck_assert_int_eq(dc_act_korthikanti_bytes(2048, 1, 12288, 96, 8, &v), 0);
+	ck_assert_uint_eq(v, 578813952ull);
+	/* Eq. 1 (t = 1): 5as/h = 80, sbh (34 + 80) = 114 x 25,165,824 */
+	ck_assert_int_eq(dc_act_korthikanti_bytes(2048, 1, 12288, 96, 1, &v), 0);
+	ck_assert_uint_eq(v, 2868903936ull);
+	/* 22B of Table 3: a 64, h 6144, s 2048, b 4, t 8: sbh = 50,331,648;
+	 * 10 sbh = 503,316,480; 24 sbh / 8 = 150,994,944;
+	 * 5 a s^2 b / t = 5 x 64 x 4,194,304 x 4 / 8 = 671,088,640 */
+	ck_assert_int_eq(dc_act_korthikanti_bytes(2048, 4, 6144, 64, 8, &v), 0);
+	ck_assert_uint_eq(v, 1325400064ull);
+	/* overflow is reported, not wrapped */
+	ck_assert_int_eq(dc_act_korthikanti_bytes(UINT64_MAX / 4, 1, 2, 96, 1, &v), -1);
+}
+END_TEST
+
+START_TEST(test_pipeline_first_stage_holds_l_layers)
+{
+	/* Korthikanti Eq. 5 setting: 1F1B first stage holds p microbatches of
+	 * L/p layers. GPT-3 175B of Table 3: L 96, tp 8, pp 8, micro 1, 64
+	 * microbatches: stage 0 holds 8 x 12 = 96 layers' activations,
+	 * 96 x 578,813,952 = 55,566,139,392 bytes; the last stage holds one */
+	struct dc_config c;
+	struct dc_mem_ledger l;
+
+	llama_config(&c);
+	c.model.num_layers = 96;
+	c.model.hidden_size = 12288;
+	c.model.num_attention_heads = 96;
+	c.model.num_kv_heads = 96;
+	c.model.head_dim = 128;
+	c.model.ffn_hidden_size = 4 * 12288;
+	c.model.mlp = DC_MLP_GELU;
+	c.model.seq_length = 2048;
+	c.parallel.tp = 8;
+	c.parallel.pp = 8;
+	c.parallel.dp = 1;
+	c.world_size = 64;
+	c.training.grad_accum_steps = 64;
+	ck_assert_uint_eq(dc_pipeline_in_flight(8, 0, 64), 8);
+	ck_assert_uint_eq(dc_pipeline_in_flight(8, 7, 64), 1);
+	ck_assert_uint_eq(dc_pipeline_in_flight(8, 0, 3), 3);
+	ck_assert_uint_eq(dc_pipeline_in_flight(1, 0, 64), 1);
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.activations_bytes, 55566139392ull);
+	l = stage_ledger(&c, 7);
+	ck_assert_uint_eq(l.activations_bytes, 12ull * 578813952ull);
+}
+END_TEST
+
+START_TEST(test_stage_params_llama)
+{
+	/* Llama-2-7B: 6,738,415,616 parameters (published). Per layer:
+	 * attention 4 x 4096^2 = 67,108,864; SwiGLU 3 x 4096 x 11008 =
+	 * 135,266,304; norms 8192: 202,383,360. Embedding = head =
+	 * 32000 x 4096 = 131,072,000. */
+	struct dc_config c;
+	struct dc_stage_params p0, p1;
+
+	llama_config(&c);
+	c.parallel.tp = 1;
+	ck_assert_int_eq(dc_stage_params_compute(&c, 0, &p0), 0);
+	ck_assert_uint_eq(p0.total, 6738415616ull);
+	/* pp 2: stage 0 = 16 x 202,383,360 + 131,072,000 = 3,369,205,760;
+	 * stage 1 = 3,238,133,760 + final norm 4096 + head 131,072,000 */
+	c.parallel.pp = 2;
+	ck_assert_int_eq(dc_stage_params_compute(&c, 0, &p0), 0);
+	ck_assert_int_eq(dc_stage_params_compute(&c, 1, &p1), 0);
+	ck_assert_uint_eq(p0.total, 3369205760ull);
+	ck_assert_uint_eq(p1.total, 3369209856ull);
+	ck_assert_uint_eq(p0.total + p1.total, 6738415616ull);
+	/* tp 4, pp 1: linear 202,375,168 / 4 = 50,593,792 + norms 8192 =
+	 * 50,601,984 per layer; x 32 = 1,619,263,488; + 2 x 32,768,000
+	 * (vocab-parallel embedding and head) + 4096 = 1,684,803,584 */
+	c.parallel.pp = 1;
+	c.parallel.tp = 4;
+	ck_assert_int_eq(dc_stage_params_compute(&c, 0, &p0), 0);
+	ck_assert_uint_eq(p0.layer_params, 50601984ull);
+	ck_assert_uint_eq(p0.total, 1684803584ull);
+}
+END_TEST
+
+START_TEST(test_course_ledger)
+{
+	/* The default config, every line by hand:
+	 * params 1,684,803,584 x 2 = 3,369,607,168; grads the same; master x 4 =
+	 * 6,739,214,336; Adam x 8 = 13,478,428,672; states x 16 = 26,956,857,344.
+	 * Activations: s 4096, b 1, h 4096, a 32, t 4: sbh = 16,777,216;
+	 * 10 sbh = 167,772,160; 24 sbh / 4 = 100,663,296; 5 a s^2 b / t =
+	 * 671,088,640; per layer 939,524,096; x 32 layers = 30,064,771,072.
+	 * Buckets 2 x 25 MiB = 52,428,800. Backward subtotal = 26,956,857,344 +
+	 * 30,064,771,072 + 52,428,800 + 268,435,456 + 536,870,912 + 268,435,456
+	 * = 58,147,799,040; reserve 5% = 2,907,389,952; peak 61,055,188,992;
+	 * headroom 85,899,345,920 - 61,055,188,992 = 24,844,156,928. */
+	struct dc_config c;
+	struct dc_mem_ledger l;
+
+	llama_config(&c);
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.params_bytes, 3369607168ull);
+	ck_assert_uint_eq(l.grads_bytes, 3369607168ull);
+	ck_assert_uint_eq(l.master_bytes, 6739214336ull);
+	ck_assert_uint_eq(l.optimizer_bytes, 13478428672ull);
+	ck_assert_uint_eq(l.model_states_bytes, 26956857344ull);
+	ck_assert_uint_eq(l.activation_bytes_per_layer, 939524096ull);
+	ck_assert_uint_eq(l.activations_bytes, 30064771072ull);
+	ck_assert_uint_eq(l.ddp_buckets_bytes, 52428800ull);
+	ck_assert_uint_eq(l.phase_subtotal_bytes[DC_MEM_BACKWARD], 58147799040ull);
+	ck_assert_uint_eq(l.phase_reserve_bytes[DC_MEM_BACKWARD], 2907389952ull);
+	ck_assert_uint_eq(l.peak_bytes, 61055188992ull);
+	ck_assert_int_eq(l.peak_phase, DC_MEM_BACKWARD);
+	ck_assert(l.fits);
+	ck_assert_uint_eq(l.headroom_bytes, 24844156928ull);
+	/* optimizer step: states + NCCL + context + workspace = 28,030,599,168 */
+	ck_assert_uint_eq(l.phase_subtotal_bytes[DC_MEM_OPTIMIZER], 28030599168ull);
+	/* 40 GiB cards: 61,055,188,992 - 42,949,672,960 = 18,105,516,032 short */
+	c.cluster.gpu_mem_bytes = 40ull << 30;
+	l = stage_ledger(&c, 0);
+	ck_assert(!l.fits);
+	ck_assert_uint_eq(l.shortfall_bytes, 18105516032ull);
+	ck_assert_uint_eq(l.headroom_bytes, 0);
+}
+END_TEST
+
+/* A small GELU model: h 1024, 8 heads of 128, f 4096, V 1000, L 4, untied.
+ * Per layer 4 x 1024^2 + 2 x 1024 x 4096 + 2048 = 12,584,960; embedding =
+ * head = 1,024,000; total 4 x 12,584,960 + 2 x 1,024,000 + 1024 = 52,388,864. */
+static void small_fsdp(struct dc_config *c)
+{
+	llama_config(c);
+	c->model.num_layers = 4;
+	c->model.hidden_size = 1024;
+	c->model.num_attention_heads = 8;
+	c->model.num_kv_heads = 8;
+	c->model.head_dim = 128;
+	c->model.ffn_hidden_size = 4096;
+	c->model.vocab_size = 1000;
+	c->model.mlp = DC_MLP_GELU;
+	c->model.seq_length = 1024;
+	c->parallel.tp = 1;
+	c->parallel.dp = 4;
+	c->cluster.num_nodes = 1;
+	c->world_size = 4;
+	c->parallel.sharding = DC_SHARD_FSDP;
+}
+
+START_TEST(test_fsdp_working_set)
+{
+	struct dc_config c;
+	struct dc_mem_ledger l;
+
+	small_fsdp(&c);
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.p.total, 52388864ull);
+	/* shard: 52,388,864 / 4 = 13,097,216 params x 2 B */
+	ck_assert_uint_eq(l.params_bytes, 26194432ull);
+	/* per-layer units: the unit computing plus the prefetched next,
+	 * 2 x 12,584,960 x 2 B = 50,339,840, in forward and backward; one
+	 * unit's unsharded grads 12,584,960 x 2 B = 25,169,920 */
+	ck_assert_uint_eq(l.fsdp_unit_params, 12584960ull);
+	ck_assert_uint_eq(l.fsdp_forward_params_bytes, 50339840ull);
+	ck_assert_uint_eq(l.fsdp_backward_params_bytes, 50339840ull);
+	ck_assert_uint_eq(l.fsdp_unsharded_grads_bytes, 25169920ull);
+	ck_assert_uint_eq(l.ddp_buckets_bytes, 0);
+	/* the whole model as one unit (the seed's warning): 52,388,864 x 2 B
+	 * gathered and the same in unsharded grads */
+	c.parallel.fsdp_unit = DC_FSDP_UNIT_MODEL;
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.fsdp_forward_params_bytes, 104777728ull);
+	ck_assert_uint_eq(l.fsdp_unsharded_grads_bytes, 104777728ull);
+	/* no resharding after forward: every unit stays gathered */
+	c.parallel.fsdp_unit = DC_FSDP_UNIT_LAYER;
+	c.parallel.reshard_after_forward = 0;
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.fsdp_forward_params_bytes, 104777728ull);
+	ck_assert_uint_eq(l.fsdp_backward_params_bytes, 104777728ull);
+}
+END_TEST
+
+START_TEST(test_classes_by_stage)
+{
+	/* pp 4, accum 2: in flight min(4 - s, 2) = 2, 2, 2, 1. Stage 0 holds the
+	 * embedding, stage 3 the head; stages 1 and 2 are identical: classes
+	 * [0], [1-2], [3]; stage 0 (most activations + embedding) is the most
+	 * loaded. With tp 2 x pp 4 (dp 1), stage s holds ranks 2s, 2s+1. */
+	struct dc_config c;
+	struct dc_mem_ledger cls[4];
+	struct dc_diag d;
+	uint64_t n, most;
+
+	llama_config(&c);
+	c.parallel.tp = 2;
+	c.parallel.pp = 4;
+	c.parallel.dp = 1;
+	c.training.grad_accum_steps = 2;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_memory_compute(&c, cls, &n, &most, "t.json", &d), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(cls[0].stage_first, 0);
+	ck_assert_uint_eq(cls[0].stage_last, 0);
+	ck_assert_uint_eq(cls[1].stage_first, 1);
+	ck_assert_uint_eq(cls[1].stage_last, 2);
+	ck_assert_uint_eq(cls[2].stage_first, 3);
+	ck_assert_uint_eq(cls[1].in_flight, 2);
+	ck_assert_uint_eq(cls[2].in_flight, 1);
+	ck_assert_uint_eq(most, 0);
+	dc_diag_release(&d);
+}
+END_TEST
+
+START_TEST(test_activation_override)
+{
+	/* 1000.5 bytes per token per layer, micro 2, s 1000: ceil(1000.5 x 2000)
+	 * = 2,001,000 per layer; x 32 layers x 1 in flight */
+	struct dc_config c;
+	struct dc_mem_ledger l;
+
+	llama_config(&c);
+	c.training.micro_batch_size = 2;
+	c.model.seq_length = 1000;
+	c.memory.activation_explicit = 1;
+	c.memory.activation_bytes_per_token_per_layer = 1000.5;
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.activation_bytes_per_layer, 2001000ull);
+	ck_assert_uint_eq(l.activations_bytes, 64032000ull);
+}
+END_TEST
+
+START_TEST(test_overflow_names_keys)
+{
+	struct dc_config c;
+	struct dc_mem_ledger l;
+	struct dc_diag d;
+
+	zero_config(&c, UINT64_MAX / 8, 1, DC_SHARD_NONE);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_memory_stage(&c, 0, &l, "big.json", &d), -1);
+	ck_assert_int_eq(d.status, DC_ERR_CONFIG);
+	ck_assert_uint_eq(d.count, 1);
+	ck_assert_str_eq(d.entries[0].text,
+			 "big.json: error: 'model' x 'precision': model-state bytes per rank overflow 64 bits");
+	dc_diag_release(&d);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("memory");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_zero_table1_7_5b);
+	tcase_add_test(tc, test_zero_table1_other_cells);
+	tcase_add_test(tc, test_korthikanti_gpt3);
+	tcase_add_test(tc, test_pipeline_first_stage_holds_l_layers);
+	tcase_add_test(tc, test_stage_params_llama);
+	tcase_add_test(tc, test_course_ledger);
+	tcase_add_test(tc, test_fsdp_working_set);
+	tcase_add_test(tc, test_classes_by_stage);
+	tcase_add_test(tc, test_activation_override);
+	tcase_add_test(tc, test_overflow_names_keys);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
