@@ -53,6 +53,10 @@ extern const struct dc_estimator dc_estimator_ring;
 extern const struct dc_estimator dc_estimator_topology;    /* topology_report.c */
 extern const struct dc_estimator dc_estimator_batch;       /* batch_report.c */
 extern const struct dc_estimator dc_estimator_memory;      /* memory_report.c */
+extern const struct dc_estimator dc_estimator_comm;        /* comm_report.c */
+extern const struct dc_estimator dc_estimator_topology;    /* topology_report.c */
+extern const struct dc_estimator dc_estimator_batch;       /* batch_report.c */
+extern const struct dc_estimator dc_estimator_memory;      /* memory_report.c */
 extern const struct dc_estimator dc_estimator_topology;    /* topology_report.c */
 extern const struct dc_estimator dc_estimator_batch;       /* batch_report.c */
 

@@ -1,0 +1,93 @@
+/* comm.h - communication per training step, per rank, for every strategy in
+ * play: DP (DDP, ZeRO-1/2), FSDP, TP (Megatron, no sequence parallelism)
+ * and PP.
+ *
+ * Each strategy lists its collectives (kind, calls per step, message bytes,
+ * group size, link); bytes are what one rank sends, time is the alpha-beta
+ * ring model on the group's link with nothing overlapped (an upper bound on
+ * the exposed time). Derivations and worked examples:
+ * docs/formulas-systems.md, "Communication per step".
+ */
+#ifndef DISTCALC_COMM_H
+#define DISTCALC_COMM_H
+
+#include <stdint.h>
+
+#include "distcalc/config.h"
+#include "distcalc/diag.h"
+
+enum dc_coll_kind {
+	DC_COLL_ALL_REDUCE,
+	DC_COLL_REDUCE_SCATTER,
+	DC_COLL_ALL_GATHER,
+	DC_COLL_SEND, /* point-to-point, one message to one peer */
+};
+
+/* One kind of call, made `count` times per step. */
+struct dc_coll {
+	enum dc_coll_kind kind;
+	const char *what;  /* static text: "gradient bucket", "layer params" */
+	const char *phase; /* static text: "forward", "backward", ... */
+	uint64_t count;
+	/* M: the AllReduce buffer; the full (unsharded) buffer of a
+	 * ReduceScatter or AllGather (nccl-tests' S); the message of a send */
+	uint64_t msg_bytes;
+	uint64_t group_size;
+	enum dc_link_choice link;
+	uint64_t bytes_per_rank; /* count x bytes one rank sends per call */
+	double time_s;           /* count x time of one call */
+};
+
+enum dc_strategy {
+	DC_STRAT_DP,   /* DDP AllReduce, or ZeRO-1/2 ReduceScatter + AllGather */
+	DC_STRAT_FSDP, /* ZeRO-3 / FSDP */
+	DC_STRAT_TP,
+	DC_STRAT_PP,
+	DC_STRAT_COUNT,
+};
+
+#define DC_COMM_MAX_COLL 8
+
+struct dc_comm_strategy {
+	int in_play;
+	uint64_t group_size;
+	enum dc_link_choice link;
+	struct dc_link link_params;
+	uint64_t ncoll;
+	struct dc_coll coll[DC_COMM_MAX_COLL];
+	uint64_t bytes_per_rank; /* per step, the busiest rank */
+	double time_s;           /* per step, nothing overlapped */
+};
+
+struct dc_comm {
+	uint64_t stage; /* the pipeline stage analysed: the one with the most parameters */
+	struct dc_comm_strategy s[DC_STRAT_COUNT];
+	uint64_t bytes_per_rank; /* sum over strategies */
+	double time_s;
+};
+
+/* Named formulas (teaching ring, docs/formulas-systems.md). */
+
+/* Bytes one rank sends in one call on p ranks: AllReduce 2(M - floor(M/p)),
+ * ReduceScatter and AllGather M - floor(M/p), send M; 0 when p = 1. Exact
+ * (2(p-1)M/p, (p-1)M/p) when p divides M. */
+uint64_t dc_coll_bytes_sent(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes);
+
+/* Time of one call: AllReduce 2(p-1)(alpha + ceil(M/p)/B), ReduceScatter
+ * and AllGather (p-1)(alpha + ceil(M/p)/B), send alpha + M/B; 0 when p = 1. */
+double dc_coll_time_s(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes, const struct dc_link *l);
+
+/* Megatron-LM 2021 section 3: TP elements per layer per microbatch per
+ * rank, 8 b s h (t - 1) / t, as the bytes of 4 AllReduces of b s h
+ * elements at `elem_bytes`. */
+uint64_t dc_tp_layer_bytes(uint64_t b, uint64_t s, uint64_t h, uint64_t t, uint64_t elem_bytes);
+
+/* Fills *c for the config. Returns 0, or -1 with a DC_ERR_CONFIG error
+ * naming the keys in `diag` (prefixed by `name`) on overflow. */
+int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *name,
+		    struct dc_diag *diag);
+
+const char *dc_coll_kind_name(enum dc_coll_kind k);
+const char *dc_strategy_name(enum dc_strategy s);
+
+#endif

@@ -1,0 +1,248 @@
+/* comm.c - communication per step; see comm.h and
+ * docs/formulas-systems.md, "Communication per step". */
+#include "distcalc/comm.h"
+
+#include <string.h>
+
+#include "distcalc/memory.h"
+#include "distcalc/topology.h"
+#include "distcalc/util.h"
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+	return a / b + (a % b != 0);
+}
+
+uint64_t dc_coll_bytes_sent(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes)
+{
+	if (p < 2)
+		return 0;
+	switch (k) {
+	case DC_COLL_ALL_REDUCE:
+		/* ring: ReduceScatter then AllGather, each every chunk but one */
+		return 2 * (msg_bytes - msg_bytes / p);
+	case DC_COLL_REDUCE_SCATTER:
+	case DC_COLL_ALL_GATHER:
+		return msg_bytes - msg_bytes / p;
+	case DC_COLL_SEND:
+		break;
+	}
+	return msg_bytes;
+}
+
+double dc_coll_time_s(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes, const struct dc_link *l)
+{
+	/* alpha-beta ring: p-1 rounds per phase, each alpha + ceil(M/p)/B */
+	double round_s = l->latency_s + (double)ceil_div(msg_bytes, p ? p : 1) / l->bw_bytes_per_s;
+	if (p < 2)
+		return 0;
+	switch (k) {
+	case DC_COLL_ALL_REDUCE:
+		return 2.0 * (double)(p - 1) * round_s;
+	case DC_COLL_REDUCE_SCATTER:
+	case DC_COLL_ALL_GATHER:
+		return (double)(p - 1) * round_s;
+	case DC_COLL_SEND:
+		break;
+	}
+	return l->latency_s + (double)msg_bytes / l->bw_bytes_per_s;
+}
+
+uint64_t dc_tp_layer_bytes(uint64_t b, uint64_t s, uint64_t h, uint64_t t, uint64_t elem_bytes)
+{
+	/* Megatron-LM 2021 section 3: 2 AllReduces forward (attention, MLP
+	 * outputs) and 2 backward, each of b s h elements */
+	return 4 * dc_coll_bytes_sent(DC_COLL_ALL_REDUCE, t, b * s * h * elem_bytes);
+}
+
+struct builder {
+	int overflow;
+};
+
+static uint64_t mul(struct builder *b, uint64_t x, uint64_t y)
+{
+	uint64_t r;
+	if (dc_mul_u64(x, y, &r)) {
+		b->overflow = 1;
+		return 0;
+	}
+	return r;
+}
+
+/* Appends `count` calls of `kind` on M bytes to strategy `s`. */
+static void push(struct builder *b, struct dc_comm_strategy *s, enum dc_coll_kind kind,
+		 const char *what, const char *phase, uint64_t count, uint64_t msg_bytes)
+{
+	struct dc_coll *c;
+	if (count == 0 || msg_bytes == 0 || s->ncoll == DC_COMM_MAX_COLL)
+		return;
+	c = &s->coll[s->ncoll++];
+	c->kind = kind;
+	c->what = what;
+	c->phase = phase;
+	c->count = count;
+	c->msg_bytes = msg_bytes;
+	c->group_size = s->group_size;
+	c->link = s->link;
+	c->bytes_per_rank = mul(b, count, dc_coll_bytes_sent(kind, s->group_size, msg_bytes));
+	c->time_s = (double)count * dc_coll_time_s(kind, s->group_size, msg_bytes, &s->link_params);
+}
+
+/* `total` bytes in buckets of `bucket` bytes: full buckets and the rest. */
+static void push_buckets(struct builder *b, struct dc_comm_strategy *s, enum dc_coll_kind kind,
+			 const char *what, const char *phase, uint64_t total, uint64_t bucket)
+{
+	uint64_t full = total / bucket, rest = total % bucket;
+	push(b, s, kind, what, phase, full, bucket);
+	push(b, s, kind, what, phase, 1, rest);
+}
+
+static void sum_strategy(struct builder *b, struct dc_comm_strategy *s)
+{
+	for (uint64_t i = 0; i < s->ncoll; i++) {
+		uint64_t t;
+		if (dc_add_u64(s->bytes_per_rank, s->coll[i].bytes_per_rank, &t))
+			b->overflow = 1;
+		s->bytes_per_rank = t;
+		s->time_s += s->coll[i].time_s;
+	}
+}
+
+static void setup(const struct dc_config *cfg, const struct dc_topology *t, struct dc_comm_strategy *s,
+		  enum dc_axis axis)
+{
+	s->in_play = 1;
+	s->group_size = t->degree[axis];
+	s->link = dc_topology_axis_link(cfg, t, axis, &s->link_params);
+}
+
+int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *name,
+		    struct dc_diag *diag)
+{
+	const struct dc_parallel *par = &cfg->parallel;
+	const struct dc_precision *pr = &cfg->precision;
+	uint64_t gas = cfg->training.grad_accum_steps;
+	struct builder b = {0};
+	struct dc_topology t;
+	struct dc_stage_params sp, best;
+
+	memset(c, 0, sizeof(*c));
+	dc_topology_init(cfg, &t);
+	/* the stage with the most parameters sends the most DP/FSDP bytes */
+	memset(&best, 0, sizeof(best));
+	for (uint64_t st = 0; st < par->pp; st++) {
+		if (dc_stage_params_compute(cfg, st, &sp) != 0) {
+			b.overflow = 1;
+			break;
+		}
+		if (st == 0 || sp.total > best.total) {
+			best = sp;
+			c->stage = st;
+		}
+	}
+
+	if (par->dp > 1 && par->sharding != DC_SHARD_FSDP) {
+		struct dc_comm_strategy *s = &c->s[DC_STRAT_DP];
+		uint64_t grads = mul(&b, best.total, pr->grad_bytes);
+		uint64_t params = mul(&b, best.total, pr->param_bytes);
+		setup(cfg, &t, s, DC_AXIS_DP);
+		if (par->sharding == DC_SHARD_NONE) {
+			/* DDP: one AllReduce per bucket, once per step (no_sync while accumulating) */
+			push_buckets(&b, s, DC_COLL_ALL_REDUCE, "gradient bucket", "backward", grads,
+				     par->bucket_bytes);
+		} else {
+			/* ZeRO-1/2: ReduceScatter the grads, AllGather the updated params */
+			push_buckets(&b, s, DC_COLL_REDUCE_SCATTER, "gradient bucket", "backward", grads,
+				     par->bucket_bytes);
+			push_buckets(&b, s, DC_COLL_ALL_GATHER, "updated params", "after optimizer step", params,
+				     par->bucket_bytes);
+		}
+	}
+	if (par->dp > 1 && par->sharding == DC_SHARD_FSDP) {
+		struct dc_comm_strategy *s = &c->s[DC_STRAT_FSDP];
+		uint64_t layer_units = best.layers, layer_params = best.layer_params;
+		uint64_t other_params = best.other_params;
+		setup(cfg, &t, s, DC_AXIS_DP);
+		if (par->fsdp_unit == DC_FSDP_UNIT_MODEL) {
+			layer_units = 1;
+			layer_params = best.total;
+			other_params = 0;
+		}
+		/* FSDP2 per unit per microbatch: AllGather before forward, again
+		 * before backward when resharded, ReduceScatter the grads */
+		push(&b, s, DC_COLL_ALL_GATHER, "unit params", "forward", mul(&b, layer_units, gas),
+		     mul(&b, layer_params, pr->param_bytes));
+		push(&b, s, DC_COLL_ALL_GATHER, "embedding/head params", "forward", gas,
+		     mul(&b, other_params, pr->param_bytes));
+		if (par->reshard_after_forward) {
+			push(&b, s, DC_COLL_ALL_GATHER, "unit params", "backward", mul(&b, layer_units, gas),
+			     mul(&b, layer_params, pr->param_bytes));
+			push(&b, s, DC_COLL_ALL_GATHER, "embedding/head params", "backward", gas,
+			     mul(&b, other_params, pr->param_bytes));
+		}
+		push(&b, s, DC_COLL_REDUCE_SCATTER, "unit grads", "backward", mul(&b, layer_units, gas),
+		     mul(&b, layer_params, pr->grad_bytes));
+		push(&b, s, DC_COLL_REDUCE_SCATTER, "embedding/head grads", "backward", gas,
+		     mul(&b, other_params, pr->grad_bytes));
+	}
+	{
+		/* b s h activations, 16-bit like the parameters */
+		uint64_t act = mul(&b, mul(&b, mul(&b, cfg->training.micro_batch_size, cfg->model.seq_length),
+					   cfg->model.hidden_size),
+				   pr->param_bytes);
+		uint64_t layers = cfg->model.num_layers / par->pp;
+		if (par->tp > 1) {
+			struct dc_comm_strategy *s = &c->s[DC_STRAT_TP];
+			setup(cfg, &t, s, DC_AXIS_TP);
+			/* Megatron-LM 2021 section 3: 2 AllReduces forward, 2 backward,
+			 * per layer per microbatch */
+			push(&b, s, DC_COLL_ALL_REDUCE, "layer output (f/g)", "forward",
+			     mul(&b, mul(&b, 2, layers), gas), act);
+			push(&b, s, DC_COLL_ALL_REDUCE, "layer input grad (f/g)", "backward",
+			     mul(&b, mul(&b, 2, layers), gas), act);
+		}
+		if (par->pp > 1) {
+			struct dc_comm_strategy *s = &c->s[DC_STRAT_PP];
+			setup(cfg, &t, s, DC_AXIS_PP);
+			s->group_size = 2; /* a send crosses one stage boundary */
+			push(&b, s, DC_COLL_SEND, "activations to next stage", "forward", gas, act);
+			push(&b, s, DC_COLL_SEND, "gradients to previous stage", "backward", gas, act);
+			s->group_size = par->pp;
+		}
+	}
+	for (int i = 0; i < DC_STRAT_COUNT; i++)
+		sum_strategy(&b, &c->s[i]);
+	/* PP: a middle stage sends activations forward and gradients back; with
+	 * two stages the busiest rank sends in one direction only */
+	if (par->pp == 2) {
+		struct dc_comm_strategy *s = &c->s[DC_STRAT_PP];
+		s->bytes_per_rank = s->coll[0].bytes_per_rank;
+		s->time_s = s->coll[0].time_s;
+	}
+	for (int i = 0; i < DC_STRAT_COUNT; i++) {
+		uint64_t tmp;
+		if (dc_add_u64(c->bytes_per_rank, c->s[i].bytes_per_rank, &tmp))
+			b.overflow = 1;
+		c->bytes_per_rank = tmp;
+		c->time_s += c->s[i].time_s;
+	}
+	if (b.overflow) {
+		dc_diag_error(diag, DC_ERR_CONFIG,
+			      "%s: error: 'model' x 'training' x 'precision': communication bytes per step overflow 64 bits",
+			      name);
+		return -1;
+	}
+	return 0;
+}
+
+const char *dc_coll_kind_name(enum dc_coll_kind k)
+{
+	static const char *const names[] = {"all_reduce", "reduce_scatter", "all_gather", "send"};
+	return names[k];
+}
+
+const char *dc_strategy_name(enum dc_strategy s)
+{
+	static const char *const names[] = {"dp", "fsdp", "tp", "pp"};
+	return names[s];
+}

@@ -1,0 +1,254 @@
+/* check_comm.c - communication per step against the ZeRO paper section 7
+ * (2 psi vs 3 psi), Megatron-LM 2021 section 3 (TP 8bsh(t-1)/t), the
+ * course's ring example (seed README section 6) and hand-computed shapes. */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "distcalc/comm.h"
+#include "distcalc/config.h"
+#include "distcalc/diag.h"
+
+#define REL_TOL 1e-12
+
+static const enum dc_axis megatron[DC_AXIS_COUNT] = {DC_AXIS_TP, DC_AXIS_CP, DC_AXIS_EP, DC_AXIS_DP,
+						      DC_AXIS_PP};
+
+static void assert_close(double got, double want)
+{
+	ck_assert_msg(fabs(got - want) <= REL_TOL * fabs(want), "got %.17g, want %.17g", got, want);
+}
+
+/* psi = 64e6 parameters given explicitly over 4 layers, 8 ranks on one node
+ * (dp 8), 2-byte params and grads, one microbatch, buckets larger than the
+ * gradients. Intra-node link 100 GB/s, 0 latency; inter 50 GB/s, 10 us. */
+static void zero_comm_config(struct dc_config *c, enum dc_sharding sh)
+{
+	memset(c, 0, sizeof(*c));
+	c->model.params = 64000000;
+	c->model.params_explicit = 1;
+	c->model.num_layers = 4;
+	c->model.hidden_size = 1024;
+	c->model.num_attention_heads = 8;
+	c->model.seq_length = 1024;
+	c->cluster.num_nodes = 1;
+	c->cluster.gpus_per_node = 8;
+	c->world_size = 8;
+	c->cluster.intra_node.bw_bytes_per_s = 100e9;
+	c->cluster.inter_node.bw_bytes_per_s = 50e9;
+	c->cluster.inter_node.latency_s = 10e-6;
+	c->parallel.dp = 8;
+	c->parallel.tp = 1;
+	c->parallel.pp = 1;
+	memcpy(c->parallel.order, megatron, sizeof(megatron));
+	c->parallel.sharding = sh;
+	c->parallel.reshard_after_forward = 1;
+	c->parallel.bucket_bytes = 1u << 30;
+	c->training.micro_batch_size = 1;
+	c->training.grad_accum_steps = 1;
+	c->precision.param_bytes = 2;
+	c->precision.grad_bytes = 2;
+	c->precision.master_bytes = 4;
+	c->precision.optimizer_bytes = 8;
+}
+
+static struct dc_comm compute(const struct dc_config *c)
+{
+	struct dc_comm out;
+	struct dc_diag d;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_comm_compute(c, &out, "test.json", &d), 0);
+	ck_assert_uint_eq(d.count, 0);
+	dc_diag_release(&d);
+	return out;
+}
+
+START_TEST(test_course_ring_example)
+{
+	/* seed README section 6: 4 ranks, 1 GiB each, 50 GB/s, no latency:
+	 * 2 x 3/4 x 1 GiB = 1.5 GiB sent per rank; time 2 x 3 x 2^28 / 50e9 =
+	 * 32.21225472 ms */
+	struct dc_link l = {50e9, 0};
+	ck_assert_uint_eq(dc_coll_bytes_sent(DC_COLL_ALL_REDUCE, 4, 1ull << 30), 3ull << 29);
+	assert_close(dc_coll_time_s(DC_COLL_ALL_REDUCE, 4, 1ull << 30, &l), 0.03221225472);
+	/* half of it for ReduceScatter or AllGather of the same 1 GiB buffer */
+	ck_assert_uint_eq(dc_coll_bytes_sent(DC_COLL_ALL_GATHER, 4, 1ull << 30), 3ull << 28);
+	assert_close(dc_coll_time_s(DC_COLL_REDUCE_SCATTER, 4, 1ull << 30, &l), 0.01610612736);
+	/* one rank moves nothing */
+	ck_assert_uint_eq(dc_coll_bytes_sent(DC_COLL_ALL_REDUCE, 1, 1000), 0);
+	ck_assert(dc_coll_time_s(DC_COLL_ALL_REDUCE, 1, 1000, &l) == 0);
+}
+END_TEST
+
+START_TEST(test_zero_2psi_vs_3psi)
+{
+	/* ZeRO section 7, psi = 64e6 elements of 2 bytes, N_d = 8, (p-1)/p = 7/8:
+	 * DDP AllReduce 2 psi -> 2 x 7/8 x 128e6 B = 224,000,000 B;
+	 * ZeRO-2 ReduceScatter + AllGather, also 2 psi = 224,000,000 B;
+	 * FSDP AllGather (forward) + AllGather (backward) + ReduceScatter,
+	 * 3 psi = 336,000,000 B, 1.5x the baseline */
+	struct dc_config c;
+	struct dc_comm m;
+
+	zero_comm_config(&c, DC_SHARD_NONE);
+	m = compute(&c);
+	ck_assert(m.s[DC_STRAT_DP].in_play);
+	ck_assert(!m.s[DC_STRAT_FSDP].in_play);
+	ck_assert_uint_eq(m.s[DC_STRAT_DP].bytes_per_rank, 224000000ull);
+	ck_assert_uint_eq(m.s[DC_STRAT_DP].ncoll, 1);
+	ck_assert_int_eq(m.s[DC_STRAT_DP].coll[0].kind, DC_COLL_ALL_REDUCE);
+
+	zero_comm_config(&c, DC_SHARD_ZERO2);
+	m = compute(&c);
+	ck_assert_uint_eq(m.s[DC_STRAT_DP].bytes_per_rank, 224000000ull);
+	ck_assert_uint_eq(m.s[DC_STRAT_DP].ncoll, 2);
+	ck_assert_int_eq(m.s[DC_STRAT_DP].coll[0].kind, DC_COLL_REDUCE_SCATTER);
+	ck_assert_int_eq(m.s[DC_STRAT_DP].coll[1].kind, DC_COLL_ALL_GATHER);
+
+	zero_comm_config(&c, DC_SHARD_FSDP);
+	m = compute(&c);
+	ck_assert(!m.s[DC_STRAT_DP].in_play);
+	ck_assert_uint_eq(m.s[DC_STRAT_FSDP].bytes_per_rank, 336000000ull);
+	ck_assert_uint_eq(m.bytes_per_rank, 336000000ull);
+	/* per layer unit: 16e6 params x 2 B = 32e6 B messages, 4 per pass */
+	ck_assert_uint_eq(m.s[DC_STRAT_FSDP].coll[0].msg_bytes, 32000000ull);
+	ck_assert_uint_eq(m.s[DC_STRAT_FSDP].coll[0].count, 4);
+
+	/* without resharding the backward AllGather goes: back to 2 psi */
+	c.parallel.reshard_after_forward = 0;
+	m = compute(&c);
+	ck_assert_uint_eq(m.s[DC_STRAT_FSDP].bytes_per_rank, 224000000ull);
+}
+END_TEST
+
+START_TEST(test_ddp_buckets)
+{
+	/* 128,000,000 B of grads in 25 MiB (26,214,400 B) buckets: 4 full
+	 * buckets and one of 128,000,000 - 104,857,600 = 23,142,400 B. One
+	 * full-bucket AllReduce on 8 ranks over 50 GB/s with 10 us latency:
+	 * 2 x 7 x (10 us + 3,276,800 B / 50e9 B/s) = 14 x 75.536 us =
+	 * 1.057504 ms. */
+	struct dc_config c;
+	struct dc_comm m;
+	const struct dc_comm_strategy *s;
+
+	zero_comm_config(&c, DC_SHARD_NONE);
+	c.parallel.bucket_bytes = 25u << 20;
+	c.cluster.gpus_per_node = 1; /* every rank on its own node */
+	c.cluster.num_nodes = 8;
+	m = compute(&c);
+	s = &m.s[DC_STRAT_DP];
+	ck_assert_int_eq(s->link, DC_LINK_INTER);
+	ck_assert_uint_eq(s->ncoll, 2);
+	ck_assert_uint_eq(s->coll[0].count, 4);
+	ck_assert_uint_eq(s->coll[0].msg_bytes, 26214400ull);
+	ck_assert_uint_eq(s->coll[1].count, 1);
+	ck_assert_uint_eq(s->coll[1].msg_bytes, 23142400ull);
+	assert_close(s->coll[0].time_s, 4 * 1.057504e-3);
+	/* 2 x 7/8 of each: 4 x 45,875,200 + 40,499,200 = 224,000,000 */
+	ck_assert_uint_eq(s->bytes_per_rank, 224000000ull);
+}
+END_TEST
+
+START_TEST(test_tp_bytes_per_layer)
+{
+	/* Megatron-LM 2021 section 3: 8 b s h (t-1)/t elements per layer per
+	 * microbatch. b 2, s 1024, h 2048, t 4: bsh = 4,194,304;
+	 * 8 x 4,194,304 x 3/4 = 25,165,824 elements x 2 B = 50,331,648 B */
+	struct dc_config c;
+	struct dc_comm m;
+
+	ck_assert_uint_eq(dc_tp_layer_bytes(2, 1024, 2048, 4, 2), 50331648ull);
+	/* t = 1: nothing */
+	ck_assert_uint_eq(dc_tp_layer_bytes(2, 1024, 2048, 1, 2), 0);
+
+	/* the same shape in a config: 4 layers, 3 microbatches, tp 4 x dp 2 */
+	zero_comm_config(&c, DC_SHARD_NONE);
+	c.model.params_explicit = 0;
+	c.model.hidden_size = 2048;
+	c.model.num_attention_heads = 16;
+	c.model.num_kv_heads = 16;
+	c.model.head_dim = 128;
+	c.model.ffn_hidden_size = 8192;
+	c.model.vocab_size = 1000;
+	c.model.mlp = DC_MLP_GELU;
+	c.training.micro_batch_size = 2;
+	c.training.grad_accum_steps = 3;
+	c.parallel.tp = 4;
+	c.parallel.dp = 2;
+	m = compute(&c);
+	/* 4 layers x 3 microbatches x 50,331,648 = 603,979,776 B; 2 x 4 x 3
+	 * = 24 AllReduces of 2 x 1024 x 2048 x 2 = 8,388,608 B each way */
+	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 603979776ull);
+	ck_assert_uint_eq(m.s[DC_STRAT_TP].coll[0].count, 24);
+	ck_assert_uint_eq(m.s[DC_STRAT_TP].coll[0].msg_bytes, 8388608ull);
+	ck_assert_int_eq(m.s[DC_STRAT_TP].link, DC_LINK_INTRA);
+}
+END_TEST
+
+START_TEST(test_pp_boundaries)
+{
+	/* b s h = 1 x 1024 x 1024 = 1,048,576 elements x 2 B = 2,097,152 B per
+	 * microbatch per boundary; 5 microbatches. pp 4: a middle stage sends
+	 * activations forward and gradients back: 2 x 5 x 2,097,152 =
+	 * 20,971,520 B. pp 2: one direction, 10,485,760 B. */
+	struct dc_config c;
+	struct dc_comm m;
+
+	zero_comm_config(&c, DC_SHARD_NONE);
+	c.training.grad_accum_steps = 5;
+	c.parallel.pp = 4;
+	c.parallel.dp = 2;
+	m = compute(&c);
+	ck_assert(m.s[DC_STRAT_PP].in_play);
+	ck_assert_uint_eq(m.s[DC_STRAT_PP].bytes_per_rank, 20971520ull);
+	ck_assert_uint_eq(m.s[DC_STRAT_PP].coll[0].count, 5);
+	c.parallel.pp = 2;
+	c.parallel.dp = 4;
+	m = compute(&c);
+	ck_assert_uint_eq(m.s[DC_STRAT_PP].bytes_per_rank, 10485760ull);
+	/* pp 1: not in play */
+	c.parallel.pp = 1;
+	c.parallel.dp = 8;
+	m = compute(&c);
+	ck_assert(!m.s[DC_STRAT_PP].in_play);
+}
+END_TEST
+
+START_TEST(test_overflow_is_an_error)
+{
+	struct dc_config c;
+	struct dc_comm m;
+	struct dc_diag d;
+
+	zero_comm_config(&c, DC_SHARD_FSDP);
+	c.training.grad_accum_steps = UINT64_MAX / 2;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_comm_compute(&c, &m, "big.json", &d), -1);
+	ck_assert_int_eq(d.status, DC_ERR_CONFIG);
+	ck_assert_ptr_nonnull(strstr(d.entries[0].text, "big.json: error: "));
+	dc_diag_release(&d);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("comm");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_course_ring_example);
+	tcase_add_test(tc, test_zero_2psi_vs_3psi);
+	tcase_add_test(tc, test_ddp_buckets);
+	tcase_add_test(tc, test_tp_bytes_per_layer);
+	tcase_add_test(tc, test_pp_boundaries);
+	tcase_add_test(tc, test_overflow_is_an_error);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
