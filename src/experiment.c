@@ -6,7 +6,10 @@
 static const struct dc_estimator *const systems_estimators[] = {
 	&dc_estimator_topology,
 	&dc_estimator_batch,
+	&dc_estimator_memory,
 	&dc_estimator_ring,
+	&dc_estimator_comm,
+	&dc_estimator_strategies,
 	NULL,
 };
 

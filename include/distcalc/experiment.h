@@ -50,14 +50,10 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp, const struc
 
 /* Estimators. */
 extern const struct dc_estimator dc_estimator_ring;
-extern const struct dc_estimator dc_estimator_topology;    /* topology_report.c */
-extern const struct dc_estimator dc_estimator_batch;       /* batch_report.c */
-extern const struct dc_estimator dc_estimator_memory;      /* memory_report.c */
-extern const struct dc_estimator dc_estimator_comm;        /* comm_report.c */
-extern const struct dc_estimator dc_estimator_topology;    /* topology_report.c */
-extern const struct dc_estimator dc_estimator_batch;       /* batch_report.c */
-extern const struct dc_estimator dc_estimator_memory;      /* memory_report.c */
-extern const struct dc_estimator dc_estimator_topology;    /* topology_report.c */
-extern const struct dc_estimator dc_estimator_batch;       /* batch_report.c */
+extern const struct dc_estimator dc_estimator_topology;   /* topology_report.c */
+extern const struct dc_estimator dc_estimator_batch;      /* batch_report.c */
+extern const struct dc_estimator dc_estimator_memory;     /* memory_report.c */
+extern const struct dc_estimator dc_estimator_comm;       /* comm_report.c */
+extern const struct dc_estimator dc_estimator_strategies; /* strategies_report.c */
 
 #endif
