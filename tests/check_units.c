@@ -1,0 +1,164 @@
+/* check_units.c - quantities with explicit units (units.h).
+ *
+ * Expected values are worked out by hand from the unit definitions:
+ * k/M/G/T = 10^3/10^6/10^9/10^12, Ki/Mi/Gi = 2^10/2^20/2^30, a bit rate is
+ * bytes/s x 8. Byte counts are exact integers; bandwidths and times are
+ * compared exactly where the value is a representable double reached by one
+ * correct rounding (the parser reads "0.5 ms" as the decimal 0.5e-3).
+ */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "distcalc/units.h"
+
+static uint64_t bytes_ok(const char *s)
+{
+	uint64_t v = 0;
+	char err[256] = "";
+	ck_assert_msg(dc_units_parse_bytes(s, &v, err, sizeof(err)) == 0, "'%s' failed: %s", s, err);
+	return v;
+}
+
+static double bw_ok(const char *s)
+{
+	double v = 0;
+	char err[256] = "";
+	ck_assert_msg(dc_units_parse_bandwidth(s, &v, err, sizeof(err)) == 0, "'%s' failed: %s", s, err);
+	return v;
+}
+
+static double time_ok(const char *s)
+{
+	double v = -1;
+	char err[256] = "";
+	ck_assert_msg(dc_units_parse_time(s, &v, err, sizeof(err)) == 0, "'%s' failed: %s", s, err);
+	return v;
+}
+
+/* The parser must fail and its reason must be exactly `want`. */
+static void bytes_err(const char *s, const char *want)
+{
+	uint64_t v = 12345;
+	char err[256] = "";
+	ck_assert_msg(dc_units_parse_bytes(s, &v, err, sizeof(err)) == -1, "'%s' was accepted", s);
+	ck_assert_str_eq(err, want);
+}
+
+static void bw_err(const char *s, const char *want)
+{
+	double v = 0;
+	char err[256] = "";
+	ck_assert_msg(dc_units_parse_bandwidth(s, &v, err, sizeof(err)) == -1, "'%s' was accepted", s);
+	ck_assert_str_eq(err, want);
+}
+
+static void time_err(const char *s, const char *want)
+{
+	double v = 0;
+	char err[256] = "";
+	ck_assert_msg(dc_units_parse_time(s, &v, err, sizeof(err)) == -1, "'%s' was accepted", s);
+	ck_assert_str_eq(err, want);
+}
+
+START_TEST(test_bytes)
+{
+	ck_assert_uint_eq(bytes_ok("1 GiB"), 1073741824u);        /* 2^30 */
+	ck_assert_uint_eq(bytes_ok("1 GB"), 1000000000u);         /* 10^9 */
+	ck_assert_uint_eq(bytes_ok("1.5 GB"), 1500000000u);       /* 1.5 x 10^9 */
+	ck_assert_uint_eq(bytes_ok("25 MiB"), 26214400u);         /* 25 x 1048576 */
+	ck_assert_uint_eq(bytes_ok("80 GiB"), 85899345920ull);    /* 80 x 2^30 */
+	ck_assert_uint_eq(bytes_ok("1.5 GiB"), 1610612736u);      /* 3 x 2^29 */
+	ck_assert_uint_eq(bytes_ok("512 B"), 512u);
+	ck_assert_uint_eq(bytes_ok("512B"), 512u);                /* the space is optional */
+	ck_assert_uint_eq(bytes_ok("2 kB"), 2000u);
+	ck_assert_uint_eq(bytes_ok("2 KiB"), 2048u);
+	ck_assert_uint_eq(bytes_ok("1e3 B"), 1000u);
+	ck_assert_uint_eq(bytes_ok("0.5 kB"), 500u);
+	ck_assert_uint_eq(bytes_ok("1 TiB"), 1099511627776ull);   /* 2^40 */
+	ck_assert_uint_eq(bytes_ok("8 PiB"), 9007199254740992ull); /* 2^53, the largest allowed */
+	ck_assert_uint_eq(bytes_ok("0 B"), 0u);
+}
+END_TEST
+
+START_TEST(test_bytes_errors)
+{
+	bytes_err("80G", "ambiguous unit 'G': write '80 GB' (10^9 bytes) or '80 GiB' (2^30 bytes)");
+	bytes_err("80 M", "ambiguous unit 'M': write '80 MB' (10^6 bytes) or '80 MiB' (2^20 bytes)");
+	bytes_err("80gb", "unknown unit 'gb' (units are case-sensitive): write '80 GB' (10^9 bytes) or '80 GiB' (2^30 bytes)");
+	bytes_err("0.3 B", "'0.3 B' is not a whole number of bytes");
+	bytes_err("1.0000000001 kB", "'1.0000000001 kB' is not a whole number of bytes");
+	bytes_err("-1 GiB", "must not be negative, got '-1 GiB'");
+	bytes_err("80", "missing unit in '80': write a plain number for base units (bytes) or add a unit, like '80 GiB'");
+	bytes_err("GiB", "expected a number followed by a unit, like '80 GiB', got 'GiB'");
+	bytes_err("", "expected a number followed by a unit, like '80 GiB', got ''");
+	bytes_err("5 GB/s", "unknown size unit 'GB/s': use B, kB, MB, GB, TB, PB or KiB, MiB, GiB, TiB, PiB");
+	bytes_err("9 PiB", "'9 PiB' is too large (above 2^53 bytes) or has too many digits");
+	bytes_err("99999999999999999999 B", "'99999999999999999999 B' is too large (above 2^53 bytes) or has too many digits");
+	bytes_err("nan B", "expected a number followed by a unit, like '80 GiB', got 'nan B'");
+}
+END_TEST
+
+START_TEST(test_bandwidth)
+{
+	/* 400 Gb/s = 400e9 bits/s / 8 = 5e10 bytes/s exactly */
+	ck_assert(bw_ok("400 Gb/s") == 5e10);
+	ck_assert(bw_ok("50 GB/s") == 5e10);
+	ck_assert(bw_ok("400 Gbit/s") == 5e10);
+	ck_assert(bw_ok("300 GB/s") == 3e11);
+	ck_assert(bw_ok("1 GiB/s") == 1073741824.0);
+	ck_assert(bw_ok("12.5 GB/s") == 1.25e10);
+	/* one rounding: 0.1 GB/s is the double nearest 10^8 (= 1e8 exactly) */
+	ck_assert(bw_ok("0.1 GB/s") == 1e8);
+	ck_assert(bw_ok("1.1 GB/s") == 1.1e9);
+	ck_assert(bw_ok("100 Mb/s") == 1.25e7);
+	ck_assert(bw_ok("2e1 GB/s") == 2e10);
+}
+END_TEST
+
+START_TEST(test_bandwidth_errors)
+{
+	bw_err("10 Gbps", "ambiguous unit 'Gbps': write '10 GB/s' (bytes per second) or '10 Gb/s' (bits per second)");
+	bw_err("10 G", "ambiguous unit 'G': write '10 GB/s' (bytes per second) or '10 Gb/s' (bits per second)");
+	bw_err("10 gb/s", "unknown unit 'gb/s' (units are case-sensitive): write '10 GB/s' (10^9 bytes/s) or '10 Gb/s' (10^9 bits/s)");
+	bw_err("10 GB", "'GB' is a size, not a bandwidth: write '10 GB/s'");
+	bw_err("-5 GB/s", "must not be negative, got '-5 GB/s'");
+	bw_err("1e999 GB/s", "'1e999 GB/s' is out of range");
+}
+END_TEST
+
+START_TEST(test_time)
+{
+	ck_assert(time_ok("2 us") == 2e-6);
+	ck_assert(time_ok("0.5 ms") == 5e-4);
+	ck_assert(time_ok("10 us") == 1e-5);
+	ck_assert(time_ok("5 \xc2\xb5s") == 5e-6);
+	ck_assert(time_ok("3 ns") == 3e-9);
+	ck_assert(time_ok("1.5 s") == 1.5);
+	ck_assert(time_ok("0 us") == 0.0);
+	time_err("5 US", "unknown time unit 'US' (units are case-sensitive): use s, ms, us or ns, like '5 us'");
+	time_err("5", "missing unit in '5': write a plain number for base units (seconds) or add a unit, like '5 us'");
+	time_err("-2 us", "must not be negative, got '-2 us'");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("units");
+	TCase *tc = tcase_create("units");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_bytes);
+	tcase_add_test(tc, test_bytes_errors);
+	tcase_add_test(tc, test_bandwidth);
+	tcase_add_test(tc, test_bandwidth_errors);
+	tcase_add_test(tc, test_time);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
