@@ -78,7 +78,10 @@ void dc_ring_compute(uint64_t p, uint64_t msg_bytes, const struct dc_link *link,
 	if (r->time_s > 0) {
 		r->have_bw = 1;
 		r->algbw_GBps = dc_algbw_GBps(msg_bytes, r->time_s);
-		r->busbw_GBps = r->algbw_GBps * dc_allreduce_busbw_factor(p);
+		/* algbw x 2(p-1)/p, evaluated as M x 2(p-1)/p / t: the same
+		 * formula with one rounding fewer, so a ring at alpha = 0 shows
+		 * busbw = B exactly (50, not 49.99999999999999) */
+		r->busbw_GBps = (double)msg_bytes * dc_allreduce_busbw_factor(p) / r->time_s / 1e9;
 	}
 }
 
