@@ -1,0 +1,422 @@
+/* check_config.c - the loader (config.h): values, defaults, every error
+ * class with its exact message, --set semantics and allocation failures.
+ *
+ * Figures: configs/systems.json is the Llama-2-7B shape, whose published
+ * total is 6,738,415,616 parameters (../shared/reference/published-figures.md,
+ * from the model's safetensors index). By hand from the shape (h = 4096,
+ * f = 11008, 32 layers, 32 heads, vocab 32000, untied, SwiGLU, RMSNorm):
+ *   per layer  4h^2 (q, k, v, o) + 3hf (gate, up, down) + 2h (norms)
+ *              = 67,108,864 + 135,266,304 + 8,192 = 202,383,360
+ *   32 layers  6,476,267,520
+ *   embedding and head  2 x 32000 x 4096 = 262,144,000; final norm 4096
+ *   total      6,476,267,520 + 262,144,000 + 4,096 = 6,738,415,616
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "distcalc/config.h"
+#include "distcalc/util.h"
+
+#define SYSTEMS DC_SOURCE_DIR "/configs/systems.json"
+
+/* A small valid config; tests edit copies of it. */
+static const char base[] = "{\n"
+			   "  \"model\": {\"num_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32,\n"
+			   "            \"vocab_size\": 32000, \"seq_length\": 4096},\n"
+			   "  \"cluster\": {\"num_nodes\": 2, \"gpus_per_node\": 4, \"gpu_memory\": \"80 GiB\",\n"
+			   "              \"intra_node\": {\"bandwidth\": \"300 GB/s\"},\n"
+			   "              \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},\n"
+			   "  \"parallel\": {\"tp\": 4}\n"
+			   "}\n";
+
+static char *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	buf = malloc(2 * 1024 * 1024);
+	ck_assert(buf != NULL);
+	*len = fread(buf, 1, 2 * 1024 * 1024, f);
+	fclose(f);
+	return buf;
+}
+
+/* Loads `text` named "t.json" with `sets`; returns the joined messages. */
+static int load(const char *text, const char *const *sets, size_t nsets, struct dc_config *cfg,
+		struct dc_diag *d)
+{
+	struct dc_override ov[8];
+	ck_assert(nsets <= 8);
+	for (size_t i = 0; i < nsets; i++)
+		ov[i].text = sets[i];
+	dc_diag_init(d);
+	return dc_config_load_buffer(text, strlen(text), "t.json", ov, nsets, cfg, d);
+}
+
+static void joined(const struct dc_diag *d, char *out, size_t len)
+{
+	out[0] = '\0';
+	for (size_t i = 0; i < d->count; i++) {
+		if (i)
+			strncat(out, "\n", len - strlen(out) - 1);
+		strncat(out, d->entries[i].text, len - strlen(out) - 1);
+	}
+}
+
+/* `text` must fail with status `st` and exactly the lines `want`. */
+static void expect_error(const char *text, const char *const *sets, size_t nsets, enum dc_status st,
+			 const char *want)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+	char got[4096];
+	int rc = load(text, sets, nsets, &cfg, &d);
+	joined(&d, got, sizeof(got));
+	ck_assert_msg(rc == -1, "accepted:\n%s", text);
+	ck_assert_int_eq(d.status, st);
+	ck_assert_str_eq(got, want);
+	dc_diag_release(&d);
+}
+
+/* base with the first `from` replaced by `to` */
+static char *edit(const char *from, const char *to)
+{
+	static char buf[4096];
+	const char *p = strstr(base, from);
+	ck_assert_msg(p != NULL, "'%s' is not in the base config", from);
+	snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(p - base), base, to, p + strlen(from));
+	return buf;
+}
+
+START_TEST(test_systems_json)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(SYSTEMS, NULL, 0, &cfg, &d), 0);
+	ck_assert_uint_eq(d.count, 0);
+	ck_assert_uint_eq(cfg.model.params, 6738415616ull);
+	ck_assert(!cfg.model.params_explicit);
+	ck_assert_uint_eq(cfg.world_size, 8);
+	ck_assert_uint_eq(cfg.parallel.dp, 2);
+	ck_assert_uint_eq(cfg.parallel.tp, 4);
+	ck_assert_uint_eq(cfg.parallel.pp, 1);
+	ck_assert_uint_eq(cfg.cluster.gpu_mem_bytes, 85899345920ull); /* 80 x 2^30 */
+	ck_assert(cfg.cluster.inter_node.bw_bytes_per_s == 5e10);      /* 400 Gb/s / 8 */
+	ck_assert(cfg.cluster.intra_node.bw_bytes_per_s == 3e11);
+	ck_assert(cfg.cluster.inter_node.latency_s == 1e-5);
+	ck_assert(cfg.cluster.intra_node.latency_s == 5e-6);
+	/* defaults: all ranks; one rank's gradient bytes = ceil(P / (tp pp)) x 2
+	 * = 1,684,603,904 x 2 = 3,369,207,808 */
+	ck_assert_uint_eq(cfg.collective.ranks, 8);
+	ck_assert_uint_eq(cfg.collective.msg_bytes, 3369207808ull);
+	ck_assert_int_eq(cfg.collective.link, DC_LINK_AUTO);
+	dc_diag_release(&d);
+}
+END_TEST
+
+START_TEST(test_builtin_default_is_systems_json)
+{
+	size_t len;
+	char *buf = read_all(SYSTEMS, &len);
+	ck_assert_uint_eq(dc_default_config_len, len);
+	ck_assert(memcmp(dc_default_config, buf, len) == 0);
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_syntax_errors)
+{
+	expect_error("{\n  \"a\": 1\n  \"b\": 2\n}\n", NULL, 0, DC_ERR_CONFIG,
+		     "t.json:3:3: error: expected ',' or '}' before this key\n  \"b\": 2\n  ^");
+	expect_error("{\"a\": [1, 2,]}", NULL, 0, DC_ERR_CONFIG,
+		     "t.json:1:12: error: trailing comma: JSON does not allow ',' before ']'\n{\"a\": [1, 2,]}\n           ^");
+	expect_error("{\"a\": 01}", NULL, 0, DC_ERR_CONFIG,
+		     "t.json:1:7: error: numbers must not have leading zeros\n{\"a\": 01}\n      ^");
+	expect_error("{\"a\": +1}", NULL, 0, DC_ERR_CONFIG,
+		     "t.json:1:7: error: numbers must not start with '+'\n{\"a\": +1}\n      ^");
+	expect_error("{\"a\": NaN}", NULL, 0, DC_ERR_CONFIG,
+		     "t.json:1:7: error: non-finite numbers are not allowed\n{\"a\": NaN}\n      ^");
+	expect_error("{'a': 1}", NULL, 0, DC_ERR_CONFIG,
+		     "t.json:1:2: error: strings take double quotes, not single quotes\n{'a': 1}\n ^");
+	expect_error("{\"a\": \"x\ty\"}", NULL, 0, DC_ERR_CONFIG,
+		     "t.json:1:9: error: control character 0x09 in a string: write it as an escape such as \\n or \\t\n{\"a\": \"x y\"}\n        ^");
+	expect_error("{\"a\": \"\xff\"}", NULL, 0, DC_ERR_CONFIG,
+		     "t.json:1:8: error: invalid UTF-8 byte 0xff in a string\n{\"a\": \"\xff\"}\n       ^");
+	expect_error("{\"a\": 1", NULL, 0, DC_ERR_CONFIG,
+		     "t.json:1:1: error: unexpected end of input: this object is not closed\n{\"a\": 1\n^");
+	expect_error("{} x", NULL, 0, DC_ERR_CONFIG,
+		     "t.json:1:4: error: trailing data after the JSON object\n{} x\n   ^");
+	expect_error("[1]", NULL, 0, DC_ERR_CONFIG, "t.json: error: the top level must be a JSON object, got an array");
+	expect_error(" \n\t", NULL, 0, DC_ERR_CONFIG, "t.json: error: the file is empty; a config is a JSON object");
+	{
+		/* 65 nested arrays: deeper than the limit of 64 */
+		char deep[200] = "{\"a\": ";
+		for (int i = 0; i < 64; i++)
+			strcat(deep, "[");
+		expect_error(deep, NULL, 0, DC_ERR_CONFIG,
+			     "t.json:1:70: error: nesting is deeper than 64 levels\n{\"a\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n"
+			     "                                                                     ^");
+	}
+}
+END_TEST
+
+START_TEST(test_nul_and_size)
+{
+	static const char nul[] = "{\"a\":\0 1}";
+	struct dc_config cfg;
+	struct dc_diag d;
+	char got[512];
+	char *big;
+
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(nul, sizeof(nul) - 1, "t.json", NULL, 0, &cfg, &d), -1);
+	joined(&d, got, sizeof(got));
+	ck_assert_str_eq(got, "t.json:1:6: error: NUL byte in the file; a config is UTF-8 JSON text\n{\"a\":  1}\n     ^");
+	ck_assert_int_eq(d.status, DC_ERR_CONFIG);
+	dc_diag_release(&d);
+
+	/* 1 MiB + 1 bytes: refused before parsing, as unreadable input */
+	big = malloc(DC_CONFIG_MAX_BYTES + 1);
+	ck_assert(big != NULL);
+	memset(big, ' ', DC_CONFIG_MAX_BYTES + 1);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(big, DC_CONFIG_MAX_BYTES + 1, "t.json", NULL, 0, &cfg, &d), -1);
+	joined(&d, got, sizeof(got));
+	ck_assert_str_eq(got, "t.json: error: file is larger than 1 MiB (1048577 bytes)");
+	ck_assert_int_eq(d.status, DC_ERR_INPUT);
+	dc_diag_release(&d);
+	free(big);
+
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(DC_SOURCE_DIR "/configs", NULL, 0, &cfg, &d), -1);
+	joined(&d, got, sizeof(got));
+	ck_assert_str_eq(got, DC_SOURCE_DIR "/configs: error: is a directory, not a config file");
+	ck_assert_int_eq(d.status, DC_ERR_INPUT);
+	dc_diag_release(&d);
+}
+END_TEST
+
+START_TEST(test_value_errors)
+{
+	expect_error(edit("\"hidden_size\"", "\"hidden_siz\""), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'model.hidden_siz': unknown key; did you mean 'model.hidden_size'?");
+	expect_error(edit("\"seq_length\": 4096", "\"seq_length\": 4096, \"seq_length\": 4096"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'model.seq_length': duplicate key");
+	expect_error(edit("\"num_layers\": 32", "\"num_layers\": \"32\""), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'model.num_layers': expected an integer, got the string \"32\"");
+	expect_error(edit("\"num_layers\": 32", "\"num_layers\": null"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'model.num_layers': null is not allowed; remove the key to use the default");
+	expect_error(edit("\"hidden_size\": 4096", "\"hidden_size\": 4096.0000001"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'model.hidden_size': must be a whole number, got 4096.0000001");
+	expect_error(edit("\"num_layers\": 32", "\"num_layers\": 0"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'model.num_layers': must be at least 1, got 0");
+	expect_error(edit("\"num_nodes\": 2", "\"num_nodes\": -2"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'cluster.num_nodes': must be at least 1, got -2");
+	expect_error(edit("\"vocab_size\": 32000", "\"vocab_size\": 1e999"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'model.vocab_size': must be a finite number, got a number too large for a double");
+	/* 2^53 + 1 reads as 2^53, which is already refused */
+	expect_error(edit("\"vocab_size\": 32000", "\"vocab_size\": 9007199254740993"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'model.vocab_size': must be below 2^53 (9007199254740992), got about 9.0072e+15");
+	expect_error(edit("\"gpu_memory\": \"80 GiB\"", "\"gpu_memory\": \"80G\""), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'cluster.gpu_memory': ambiguous unit 'G': write '80 GB' (10^9 bytes) or '80 GiB' (2^30 bytes)");
+	expect_error(edit("\"300 GB/s\"", "\"0 GB/s\""), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'cluster.intra_node.bandwidth': must be positive, got \"0 GB/s\"");
+	expect_error(edit("\"parallel\": {\"tp\": 4}", "\"parallel\": {\"tp\": 4, \"sharding\": \"zero4\"}"), NULL, 0,
+		     DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.sharding': unknown value \"zero4\"; expected one of \"none\", \"zero1\", \"zero2\", \"fsdp\"");
+	expect_error(edit("{\n", "{\n  \"model\\u001b[31m\": 1,\n"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'model?[31m': unknown key");
+	{
+		char text[1024];
+		char want[128];
+		char desc[301];
+		memset(desc, 'x', 300);
+		desc[300] = '\0';
+		snprintf(text, sizeof(text), "{\"description\": \"%s\",%s", desc, base + 1);
+		snprintf(want, sizeof(want), "t.json: error: 'description': string must be at most 256 bytes, got 300 bytes");
+		expect_error(text, NULL, 0, DC_ERR_CONFIG, want);
+	}
+}
+END_TEST
+
+START_TEST(test_cross_field_errors)
+{
+	expect_error(edit("\"tp\": 4", "\"dp\": 4, \"tp\": 4"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.dp': dp x tp x pp (4 x 4 x 1) must equal num_nodes x gpus_per_node (8)");
+	/* tp = 3 breaks two rules at once: 3 does not divide 8 ranks or 32 heads */
+	expect_error(edit("\"tp\": 4", "\"tp\": 3"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.tp': tp x pp (3) must divide the world size num_nodes x gpus_per_node (8)\n"
+		     "t.json: error: 'parallel.tp': must divide model.num_attention_heads (32), got 3");
+	expect_error(edit("\"num_attention_heads\": 32,", "\"num_attention_heads\": 32, \"num_kv_heads\": 2,"), NULL, 0,
+		     DC_ERR_CONFIG, "t.json: error: 'parallel.tp': must divide model.num_kv_heads (2), got 4");
+	expect_error(edit("\"tp\": 4", "\"tp\": 1, \"pp\": 8, \"dp\": 1"), (const char *const[]){"model.num_layers=30"}, 1,
+		     DC_ERR_CONFIG, "t.json: error: 'parallel.pp': must divide model.num_layers (30), got 8");
+	expect_error(edit("\"parallel\": {\"tp\": 4}", "\"parallel\": {\"tp\": 4}, \"collective\": {\"ranks\": 9}"), NULL, 0,
+		     DC_ERR_CONFIG, "t.json: error: 'collective.ranks': must be at most the world size (8), got 9");
+	/* 10^15 parameters x 16 bytes = 1.6e16 bytes > 2^53 = 9.007e15 */
+	expect_error(edit("\"seq_length\": 4096", "\"seq_length\": 4096, \"params\": 1000000000000000"), NULL, 0,
+		     DC_ERR_CONFIG,
+		     "t.json: error: 'model.params': 1000000000000000 parameters x 16 bytes of model state per parameter must be below 2^53 bytes");
+	/* 2^25 nodes x 4 = 2^27 ranks: 2(p-1)p ~ 2^55 transfer events */
+	expect_error(edit("\"num_nodes\": 2", "\"num_nodes\": 33554432"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'collective.ranks': a ring of 134217728 ranks has more than 2^53 transfer events; use at most 67108864 ranks");
+	/* 2^26 ranks is the largest ring: 2(2^26 - 1) 2^26 = 2^53 - 2^27 events */
+	{
+		struct dc_config cfg;
+		struct dc_diag d;
+		ck_assert_int_eq(load(edit("\"num_nodes\": 2", "\"num_nodes\": 16777216"), NULL, 0, &cfg, &d), 0);
+		ck_assert_uint_eq(cfg.collective.ranks, 67108864u);
+		dc_diag_release(&d);
+	}
+	expect_error(edit("\"num_attention_heads\": 32", "\"num_attention_heads\": 24"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'model.num_attention_heads': must divide model.hidden_size (4096) unless model.head_dim is given, got 24");
+	expect_error("{\"model\": {\"num_layers\": 2}}", NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'model.hidden_size': required key is missing\n"
+		     "t.json: error: 'model.num_attention_heads': required key is missing\n"
+		     "t.json: error: 'model.vocab_size': required key is missing\n"
+		     "t.json: error: 'model.seq_length': required key is missing\n"
+		     "t.json: error: 'cluster': required key is missing");
+}
+END_TEST
+
+START_TEST(test_set_overrides)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+
+	/* applied in order, the last one wins; units as in the file */
+	{
+		const char *sets[] = {"cluster.inter_node.bandwidth=200 GB/s", "cluster.inter_node.bandwidth=800 Gb/s",
+				      "model.mlp=\"gelu\"", "parallel.tp=2"};
+		ck_assert_int_eq(load(base, sets, 4, &cfg, &d), 0);
+		ck_assert(cfg.cluster.inter_node.bw_bytes_per_s == 1e11); /* 800e9 / 8 */
+		ck_assert_int_eq(cfg.model.mlp, DC_MLP_GELU);
+		ck_assert_uint_eq(cfg.parallel.tp, 2);
+		ck_assert_uint_eq(cfg.parallel.dp, 4); /* derived: 8 / (2 x 1) */
+		dc_diag_release(&d);
+	}
+	/* a section the file does not have is created; a key repeated in the
+	 * file is replaced everywhere, so the duplicate is gone */
+	{
+		const char *sets[] = {"collective.ranks=4", "collective.message_size=1 GiB", "model.seq_length=2048"};
+		ck_assert_int_eq(load(edit("\"seq_length\": 4096", "\"seq_length\": 4096, \"seq_length\": 1"), sets, 3,
+				      &cfg, &d),
+				 0);
+		ck_assert_uint_eq(cfg.collective.ranks, 4);
+		ck_assert_uint_eq(cfg.collective.msg_bytes, 1073741824u);
+		ck_assert_uint_eq(cfg.model.seq_length, 2048);
+		dc_diag_release(&d);
+	}
+	/* validated as if in the file, blamed on --set */
+	expect_error(base, (const char *const[]){"model.hidden_size=4096 x"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'model.hidden_size': expected an integer, got the string \"4096 x\"");
+	expect_error(base, (const char *const[]){"model.hidden_size=+4096"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'model.hidden_size': expected an integer, got the string \"+4096\"");
+	expect_error(base, (const char *const[]){"model.hidden_siz=1"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'model.hidden_siz': unknown key; did you mean 'model.hidden_size'?");
+	expect_error(base, (const char *const[]){"model=1"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'model': is a section; set one of its keys");
+	expect_error(base, (const char *const[]){"model.hidden_size"}, 1, DC_ERR_USAGE,
+		     "--set: error: 'model.hidden_size': expected PATH=VALUE, like model.hidden_size=4096");
+	expect_error(base, (const char *const[]){"parallel.dp=3"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.dp': dp x tp x pp (3 x 4 x 1) must equal num_nodes x gpus_per_node (8)");
+	/* an error in the file stays the file's */
+	expect_error(edit("\"num_layers\": 32", "\"num_layers\": 0"), (const char *const[]){"model.hidden_size=0"}, 1,
+		     DC_ERR_CONFIG,
+		     "t.json: error: 'model.num_layers': must be at least 1, got 0\n"
+		     "--set: error: 'model.hidden_size': must be at least 1, got 0");
+}
+END_TEST
+
+/* Every allocation the loader makes can fail: the load then fails cleanly
+ * with DC_ERR_INTERNAL (never a crash, a leak under ASan, or a wrong
+ * "syntax error"), until n passes the number of allocations and it works. */
+static void fail_each_allocation(const char *buf, size_t len, const char *const *sets, size_t nsets, int want_rc)
+{
+	struct dc_override ov[4];
+	unsigned long n;
+	int done = 0;
+
+	for (size_t i = 0; i < nsets; i++)
+		ov[i].text = sets[i];
+	for (n = 1; n < 100000 && !done; n++) {
+		struct dc_config cfg;
+		struct dc_diag d;
+		int rc;
+		unsigned long failures;
+		dc_diag_init(&d);
+		failures = dc_alloc_failures();
+		dc_alloc_fail_at(n);
+		rc = dc_config_load_buffer(buf, len, "t.json", ov, nsets, &cfg, &d);
+		dc_alloc_fail_at(0);
+		if (dc_alloc_failures() == failures) {
+			/* n is past the last allocation: the real result */
+			ck_assert_int_eq(rc, want_rc);
+			done = 1;
+		} else {
+			ck_assert_msg(rc == -1, "allocation %lu failed but the load succeeded", n);
+			ck_assert_msg(d.status == DC_ERR_INTERNAL, "allocation %lu failed: status %d", n, (int)d.status);
+		}
+		dc_diag_release(&d);
+	}
+	ck_assert_msg(done, "never ran out of allocations to fail");
+	ck_assert_msg(n > 2, "the loader allocated nothing: injection tested nothing");
+}
+
+START_TEST(test_allocation_failures)
+{
+	size_t len;
+	char *buf = read_all(SYSTEMS, &len);
+	fail_each_allocation(buf, len, NULL, 0, 0);
+	fail_each_allocation(buf, len, (const char *const[]){"collective.ranks=4", "model.mlp=gelu"}, 2, 0);
+	/* a bad config: its messages are allocations too */
+	fail_each_allocation(edit("\"num_layers\": 32", "\"num_layers\": 0, \"x\": 1"),
+			     strlen(edit("\"num_layers\": 32", "\"num_layers\": 0, \"x\": 1")), NULL, 0, -1);
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_several_errors_at_once)
+{
+	const char *text = "{\n"
+			   "  \"model\": {\"num_layers\": true, \"hiden_size\": 4096, \"num_attention_heads\": 32,\n"
+			   "            \"vocab_size\": 32000, \"seq_length\": 4096},\n"
+			   "  \"cluster\": {\"num_nodes\": 2, \"gpus_per_node\": 4, \"gpu_memory\": \"80gb\",\n"
+			   "              \"intra_node\": {\"bandwidth\": \"300 GB/s\"},\n"
+			   "              \"inter_node\": {\"bandwidth\": \"10 Gbps\"}}\n"
+			   "}\n";
+	expect_error(text, NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'model.num_layers': expected an integer, got true\n"
+		     "t.json: error: 'model.hiden_size': unknown key; did you mean 'model.hidden_size'?\n"
+		     "t.json: error: 'cluster.gpu_memory': unknown unit 'gb' (units are case-sensitive): write '80 GB' (10^9 bytes) or '80 GiB' (2^30 bytes)\n"
+		     "t.json: error: 'cluster.inter_node.bandwidth': ambiguous unit 'Gbps': write '10 GB/s' (bytes per second) or '10 Gb/s' (bits per second)");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("config");
+	TCase *tc = tcase_create("config");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_systems_json);
+	tcase_add_test(tc, test_builtin_default_is_systems_json);
+	tcase_add_test(tc, test_syntax_errors);
+	tcase_add_test(tc, test_nul_and_size);
+	tcase_add_test(tc, test_value_errors);
+	tcase_add_test(tc, test_cross_field_errors);
+	tcase_add_test(tc, test_several_errors_at_once);
+	tcase_add_test(tc, test_set_overrides);
+	tcase_add_test(tc, test_allocation_failures);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
