@@ -1,0 +1,174 @@
+#!/bin/sh
+# test_output.sh DISTCALC SRCDIR - every way writing the report can go wrong.
+#
+# --output is atomic (a temporary file in the same directory, then rename):
+# on any error an existing file is untouched and no temporary file is left.
+# Every write is checked: a full disk, a closed stdout or a file-size limit
+# is exit 5, never exit 0 and never a partial file.
+set -u
+
+bin=$1
+src=$2
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+cfg=$src/configs/systems.json
+bad=$src/tests/inputs/unknown_key.json
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/distcalc-output.XXXXXX") || exit 2
+trap 'rm -rf "$work"' EXIT HUP INT TERM
+cd "$work" || exit 2
+
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+# only the named files may exist in the work directory
+only() {
+	want=$(printf '%s\n' "$@" | sort | tr '\n' ' ')
+	have=$(ls -A | sort | tr '\n' ' ')
+	[ "$have" = "$want" ] || fail "$ctx: files are [$have], expected [$want]"
+}
+
+# 1. --output writes exactly what stdout would show
+ctx="--output writes the report"
+"$bin" --config "$cfg" --seed 7 >expected.txt 2>/dev/null || fail "$ctx: plain run failed"
+"$bin" --config "$cfg" --seed 7 --output out.txt 2>err.txt
+rc=$?
+[ "$rc" = 0 ] || fail "$ctx: exit $rc"
+[ -s out.txt ] && cmp -s expected.txt out.txt || fail "$ctx: out.txt differs from stdout"
+[ -s err.txt ] && fail "$ctx: unexpected stderr: $(cat err.txt)"
+only expected.txt out.txt err.txt
+[ "$fails" = 0 ] && ok "$ctx"
+
+# 2. a config error leaves an existing file untouched and no temporary file
+ctx="config error keeps the old file"
+n=$fails
+echo "old contents" >out.txt
+"$bin" --config "$bad" --output out.txt >stdout.txt 2>/dev/null
+rc=$?
+[ "$rc" = 3 ] || fail "$ctx: exit $rc, expected 3"
+[ "$(cat out.txt)" = "old contents" ] || fail "$ctx: out.txt was changed"
+[ -s stdout.txt ] && fail "$ctx: stdout not empty"
+only expected.txt out.txt err.txt stdout.txt
+[ "$fails" = "$n" ] && ok "$ctx"
+
+# 3. a missing directory is unwritable output
+ctx="missing directory"
+n=$fails
+"$bin" --config "$cfg" --output no/such/dir.txt >/dev/null 2>err.txt
+rc=$?
+[ "$rc" = 5 ] || fail "$ctx: exit $rc, expected 5"
+grep -q "^distcalc: error: cannot create 'no/such/dir.txt': No such file or directory\$" err.txt ||
+	fail "$ctx: stderr: $(cat err.txt)"
+[ "$fails" = "$n" ] && ok "$ctx"
+
+# 4. a full disk: --output /dev/full must write to the device (renaming over
+# it would replace the device node) and fail; stdout on /dev/full too
+if [ -c /dev/full ]; then
+	ctx="/dev/full"
+	n=$fails
+	"$bin" --config "$cfg" --output /dev/full >/dev/null 2>err.txt
+	rc=$?
+	[ "$rc" = 5 ] || fail "$ctx: --output exit $rc, expected 5"
+	grep -q "^distcalc: error: cannot write '/dev/full': No space left on device\$" err.txt ||
+		fail "$ctx: stderr: $(cat err.txt)"
+	[ -c /dev/full ] || fail "$ctx: /dev/full is no longer a character device"
+	"$bin" --config "$cfg" >/dev/full 2>err.txt
+	rc=$?
+	[ "$rc" = 5 ] || fail "$ctx: stdout exit $rc, expected 5"
+	grep -q "^distcalc: error: cannot write to standard output: No space left on device\$" err.txt ||
+		fail "$ctx: stderr: $(cat err.txt)"
+	"$bin" --version >/dev/full 2>/dev/null
+	rc=$?
+	[ "$rc" = 5 ] || fail "$ctx: --version exit $rc, expected 5"
+	"$bin" --help >/dev/full 2>/dev/null
+	rc=$?
+	[ "$rc" = 5 ] || fail "$ctx: --help exit $rc, expected 5"
+	[ "$fails" = "$n" ] && ok "$ctx"
+else
+	echo "skip: /dev/full (no such device)"
+fi
+
+# 5. a closed stdout is an error, not exit 0
+ctx="closed stdout"
+n=$fails
+"$bin" --config "$cfg" >&- 2>err.txt
+rc=$?
+[ "$rc" = 5 ] || fail "$ctx: exit $rc, expected 5"
+grep -q "^distcalc: error: cannot write to standard output: " err.txt || fail "$ctx: stderr: $(cat err.txt)"
+[ "$fails" = "$n" ] && ok "$ctx"
+
+# 6. a file-size limit (ulimit -f): SIGXFSZ must not kill distcalc halfway
+# through the temporary file; the write fails with EFBIG, exit 5, no file
+ctx="ulimit -f"
+n=$fails
+rm -f out.txt
+(ulimit -f 1 && exec "$bin" --config "$cfg" --output out.txt) >/dev/null 2>err.txt
+rc=$?
+[ "$rc" = 5 ] || fail "$ctx: --output exit $rc, expected 5"
+grep -q "^distcalc: error: cannot write 'out.txt': File too large\$" err.txt || fail "$ctx: stderr: $(cat err.txt)"
+only expected.txt err.txt stdout.txt
+(ulimit -f 1 && exec "$bin" --config "$cfg") >big.txt 2>err.txt
+rc=$?
+[ "$rc" = 5 ] || fail "$ctx: stdout exit $rc, expected 5"
+rm -f big.txt
+[ "$fails" = "$n" ] && ok "$ctx"
+
+# 7. an existing file keeps its permissions
+ctx="permissions kept"
+n=$fails
+echo old >mode.txt
+chmod 640 mode.txt
+"$bin" --config "$cfg" --output mode.txt 2>/dev/null || fail "$ctx: run failed"
+[ "$(ls -l mode.txt | cut -c1-10)" = "-rw-r-----" ] || fail "$ctx: mode is $(ls -l mode.txt | cut -c1-10)"
+rm -f mode.txt
+[ "$fails" = "$n" ] && ok "$ctx"
+
+# 8. same inputs and seed, same bytes (table and JSON)
+ctx="repeatable output"
+n=$fails
+for fmt in table json; do
+	"$bin" --config "$cfg" --seed 7 --format $fmt >a.txt 2>/dev/null
+	"$bin" --config "$cfg" --seed 7 --format $fmt >b.txt 2>/dev/null
+	cmp -s a.txt b.txt || fail "$ctx: two --format $fmt runs differ"
+done
+rm -f a.txt b.txt
+[ "$fails" = "$n" ] && ok "$ctx"
+
+# 9. a comma-decimal locale changes nothing. Use an installed one, or build
+# de_DE into a private LOCPATH when the locale sources are there.
+ctx="comma-decimal locale"
+loc=
+for l in $(locale -a 2>/dev/null); do
+	case $l in
+	de_DE.utf8 | de_DE.UTF-8 | fr_FR.utf8 | fr_FR.UTF-8 | it_IT.utf8 | es_ES.utf8 | nl_NL.utf8 | ru_RU.utf8)
+		loc=$l
+		break
+		;;
+	esac
+done
+if [ -z "$loc" ] && command -v localedef >/dev/null 2>&1 &&
+	mkdir locales && localedef -i de_DE -f UTF-8 "$work/locales/de_DE.UTF-8" >/dev/null 2>&1; then
+	LOCPATH=$work/locales
+	export LOCPATH
+	loc=de_DE.UTF-8
+fi
+if [ -n "$loc" ] && [ "$(env LC_ALL=$loc printf '%.1f' 1.5 2>/dev/null)" = "1,5" ]; then
+	n=$fails
+	for fmt in table json; do
+		"$bin" --config "$cfg" --seed 7 --format $fmt >c.txt 2>/dev/null
+		LC_ALL=$loc "$bin" --config "$cfg" --seed 7 --format $fmt >l.txt 2>/dev/null
+		cmp -s c.txt l.txt || fail "$ctx: --format $fmt under LC_ALL=$loc differs from LC_ALL=C"
+	done
+	# numbers in the config read the same too
+	LC_ALL=$loc "$bin" --config "$cfg" --seed 7 --format json --set 'cluster.inter_node.bandwidth=12.5 GB/s' \
+		--set cluster.inter_node.latency=0.5e-5 >l.txt 2>/dev/null
+	"$bin" --config "$cfg" --seed 7 --format json --set 'cluster.inter_node.bandwidth=12.5 GB/s' \
+		--set cluster.inter_node.latency=0.5e-5 >c.txt 2>/dev/null
+	cmp -s c.txt l.txt || fail "$ctx: config numbers read differently under LC_ALL=$loc"
+	rm -f c.txt l.txt
+	[ "$fails" = "$n" ] && ok "$ctx ($loc)"
+else
+	echo "skip: $ctx (no comma-decimal locale available)"
+fi
+
+[ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
+exit 0
