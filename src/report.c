@@ -737,7 +737,10 @@ static void table_rows(struct dc_buf *b, const struct dc_rnode *a, const struct 
 		for (i = 0; i < ncols; i++) {
 			const char *u = cols[i].unit == DC_U_SECONDS ? cols[i].ts.unit : unit_text(cols[i].unit);
 			char ub[32];
-			snprintf(ub, sizeof(ub), *u ? "[%s]" : "", u);
+			if (*u)
+				snprintf(ub, sizeof(ub), "[%s]", u);
+			else
+				ub[0] = '\0';
 			dc_buf_pad(b, cols[i].width - strlen(ub) + (i ? 2 : 0));
 			dc_buf_puts(b, ub);
 		}
