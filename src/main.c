@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "distcalc/check.h"
 #include "distcalc/config.h"
 #include "distcalc/diag.h"
 #include "distcalc/experiment.h"
@@ -28,11 +29,16 @@ enum exit_code {
 	EXIT_CONFIG = 3,
 	EXIT_INPUT = 4,
 	EXIT_OUTPUT = 5,
+	EXIT_CHECK = 6,
 };
+
+/* Rows shown of a long table unless --all: the first and last 16. */
+#define DC_EXCERPT_ROWS 32
 
 static const char usage_text[] =
 	"usage: distcalc [--config FILE] [--experiment NAME] [--seed N] [--format table|json]\n"
-	"                [--output FILE] [--set PATH=VALUE]... [--all] [--help] [--version]\n";
+	"                [--output FILE] [--set PATH=VALUE]... [--all]\n"
+	"                [--check EXPECTED.json [--rtol X]] [--help] [--version]\n";
 
 static const char help_head[] =
 	"\n"
@@ -52,6 +58,12 @@ static const char help_head[] =
 	"                           --set model.hidden_size=4096\n"
 	"                           --set 'cluster.inter_node.bandwidth=200 GB/s'\n"
 	"      --all              print every row of long tables (events, per-rank)\n"
+	"      --check FILE       compare the report with a stored JSON report (written\n"
+	"                         by --format json --output FILE): one line per field\n"
+	"                         that moved; exit 6 if any did. Whole numbers (bytes,\n"
+	"                         counts) must match exactly\n"
+	"      --rtol X           relative tolerance for other numbers under --check\n"
+	"                         (default: 1e-9)\n"
 	"  -h, --help             print this help and exit\n"
 	"  -V, --version          print the version and exit\n"
 	"\n"
@@ -66,6 +78,7 @@ static const char help_tail[] =
 	"  3  invalid config (syntax, unknown key, bad value, inconsistent layout)\n"
 	"  4  unreadable input (missing file, directory, over 1 MiB, read error)\n"
 	"  5  unwritable output (cannot create, full disk, closed stdout)\n"
+	"  6  --check found fields that moved\n"
 	"\n"
 	"Units in configs are explicit and case-sensitive: \"80 GiB\", \"1.5 GB\",\n"
 	"\"50 GB/s\", \"400 Gb/s\", \"5 us\". Docs: README.md, docs/config.md,\n"
@@ -80,6 +93,9 @@ struct options {
 	struct dc_override *sets;
 	size_t nsets;
 	int all_rows;
+	const char *check;
+	double rtol;
+	int rtol_set;
 };
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -209,6 +225,21 @@ static int parse_args(int argc, char **argv, struct options *o)
 			if (!*v)
 				return usage_error("'--output': empty file name");
 			o->output = v;
+		} else if (matches(a, "--check", NULL)) {
+			if (!(v = opt_value(argc, argv, &i, a, "--check", &err)))
+				return err;
+			if (!*v)
+				return usage_error("'--check': empty file name");
+			o->check = v;
+		} else if (matches(a, "--rtol", NULL)) {
+			char *end;
+			if (!(v = opt_value(argc, argv, &i, a, "--rtol", &err)))
+				return err;
+			errno = 0;
+			o->rtol = strtod(v, &end);
+			if (!*v || *end || errno || !(o->rtol >= 0) || o->rtol > 1)
+				return usage_error("'--rtol': expected a number from 0 to 1, got '%s'", v);
+			o->rtol_set = 1;
 		} else if (matches(a, "--set", "-s")) {
 			if (!(v = opt_value(argc, argv, &i, a, "--set", &err)))
 				return err;
@@ -219,6 +250,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 			return usage_error("unexpected argument '%s'", a);
 		}
 	}
+	if (o->check && o->output)
+		return usage_error("'--check' prints differences to standard output; it cannot be combined with '--output'");
+	if (o->rtol_set && !o->check)
+		return usage_error("'--rtol' only applies with '--check'");
+	if (!o->rtol_set)
+		o->rtol = DC_CHECK_DEFAULT_RTOL;
 	return -1;
 }
 
@@ -271,77 +308,249 @@ static mode_t default_mode(void)
 	return 0666 & ~mask;
 }
 
-/* An existing device or FIFO ("/dev/stdout", "/dev/full", a pipe) is
- * written in place: renaming over it would replace the device node. */
-static int write_in_place(const char *path, const struct dc_buf *b)
+/* Where the report goes. Output streams through a sink: standard output, an
+ * existing device or FIFO written in place ("/dev/full", a pipe: renaming
+ * over it would replace the node), or a temporary file in the target's
+ * directory renamed over the target at the end, so readers see the old
+ * file or the whole new one, never a part. */
+enum sink_kind {
+	SINK_STDOUT,
+	SINK_IN_PLACE,
+	SINK_ATOMIC,
+};
+
+struct sink {
+	enum sink_kind kind;
+	const char *path;
+	char *tmp;
+	int fd;
+	mode_t mode;
+	int err; /* errno of the first failed write */
+};
+
+static int sink_write(void *ctx, const char *p, size_t n)
 {
-	int fd = open(path, O_WRONLY | O_NOCTTY);
-	int saved;
-	if (fd < 0) {
-		fprintf(stderr, "distcalc: error: cannot open '%s': %s\n", path, strerror(errno));
-		return EXIT_OUTPUT;
+	struct sink *s = ctx;
+	if (write_all(s->fd, p, n) != 0) {
+		s->err = errno;
+		return -1;
 	}
-	if (write_all(fd, b->data, b->len) != 0) {
-		saved = errno;
-		close(fd);
-		fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", path, strerror(saved));
-		return EXIT_OUTPUT;
-	}
-	if (close(fd) != 0) {
-		fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", path, strerror(errno));
-		return EXIT_OUTPUT;
-	}
-	return EXIT_OK;
+	return 0;
 }
 
-/* Writes `b` to `path` through a temporary file in the same directory and a
- * rename, so readers see the old file or the whole new one, never a part.
- * An existing file keeps its permissions. */
-static int write_atomic(const char *path, const struct dc_buf *b)
+static const char *sink_name(const struct sink *s)
+{
+	return s->kind == SINK_STDOUT ? "standard output" : s->path;
+}
+
+/* Opens the sink for `path` (NULL: stdout). Returns EXIT_OK or an exit
+ * code after printing why. */
+static int sink_open(struct sink *s, const char *path)
 {
 	struct stat st;
-	mode_t mode = default_mode();
-	char *tmp;
-	int fd, saved;
 
+	memset(s, 0, sizeof(*s));
+	s->path = path;
+	s->fd = STDOUT_FILENO;
+	if (!path)
+		return EXIT_OK;
+	s->mode = default_mode();
 	if (stat(path, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
 			fprintf(stderr, "distcalc: error: cannot write '%s': is a directory\n", path);
 			return EXIT_OUTPUT;
 		}
-		if (!S_ISREG(st.st_mode))
-			return write_in_place(path, b);
-		mode = st.st_mode & 07777;
+		if (!S_ISREG(st.st_mode)) {
+			s->kind = SINK_IN_PLACE;
+			s->fd = open(path, O_WRONLY | O_NOCTTY);
+			if (s->fd < 0) {
+				fprintf(stderr, "distcalc: error: cannot open '%s': %s\n", path, strerror(errno));
+				return EXIT_OUTPUT;
+			}
+			return EXIT_OK;
+		}
+		s->mode = st.st_mode & 07777; /* an existing file keeps its permissions */
 	}
-	tmp = dc_asprintf("%s.tmp.XXXXXX", path);
-	if (!tmp) {
+	s->kind = SINK_ATOMIC;
+	s->tmp = dc_asprintf("%s.tmp.XXXXXX", path);
+	if (!s->tmp) {
 		fprintf(stderr, "distcalc: error: out of memory\n");
 		return EXIT_INTERNAL;
 	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
+	s->fd = mkstemp(s->tmp);
+	if (s->fd < 0) {
 		fprintf(stderr, "distcalc: error: cannot create '%s': %s\n", path, strerror(errno));
-		free(tmp);
+		free(s->tmp);
+		s->tmp = NULL;
 		return EXIT_OUTPUT;
 	}
-	/* SIGXFSZ is ignored (main), so a file-size limit is EFBIG here */
-	if (write_all(fd, b->data, b->len) != 0 || fsync(fd) != 0) {
-		saved = errno;
-		close(fd);
-		unlink(tmp);
-		fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", path, strerror(saved));
-		free(tmp);
-		return EXIT_OUTPUT;
-	}
-	if (fchmod(fd, mode) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
-		saved = errno;
-		unlink(tmp);
-		fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", path, strerror(saved));
-		free(tmp);
-		return EXIT_OUTPUT;
-	}
-	free(tmp);
 	return EXIT_OK;
+}
+
+/* Drops a sink after a failure: the temporary file goes, the target stays
+ * as it was. */
+static void sink_abort(struct sink *s)
+{
+	if (s->kind == SINK_ATOMIC && s->tmp) {
+		close(s->fd);
+		unlink(s->tmp);
+	} else if (s->kind == SINK_IN_PLACE) {
+		close(s->fd);
+	}
+	free(s->tmp);
+	s->tmp = NULL;
+}
+
+/* Finishes a sink whose every write succeeded. Returns an exit code. */
+static int sink_commit(struct sink *s)
+{
+	int saved;
+	if (s->kind == SINK_STDOUT)
+		return EXIT_OK;
+	if (s->kind == SINK_IN_PLACE) {
+		if (close(s->fd) != 0) {
+			fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", s->path, strerror(errno));
+			return EXIT_OUTPUT;
+		}
+		return EXIT_OK;
+	}
+	if (fsync(s->fd) != 0 || fchmod(s->fd, s->mode) != 0 || close(s->fd) != 0 ||
+	    rename(s->tmp, s->path) != 0) {
+		saved = errno;
+		unlink(s->tmp);
+		fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", s->path, strerror(saved));
+		free(s->tmp);
+		s->tmp = NULL;
+		return EXIT_OUTPUT;
+	}
+	free(s->tmp);
+	s->tmp = NULL;
+	return EXIT_OK;
+}
+
+/* Renders the report into the sink, streaming. Returns an exit code. */
+static int emit(struct dc_report *report, const struct options *o, const struct dc_render_opts *ro)
+{
+	struct sink s;
+	struct dc_buf out;
+	int rc = sink_open(&s, o->output);
+	if (rc != EXIT_OK)
+		return rc;
+	dc_buf_init(&out);
+	out.flush = sink_write;
+	out.flush_ctx = &s;
+	if ((o->json ? dc_report_render_json(report, ro, &out) : dc_report_render_table(report, ro, &out)) != 0 ||
+	    dc_buf_flush(&out) != 0) {
+		if (out.flush_failed)
+			fprintf(stderr, "distcalc: error: cannot write %s%s%s: %s\n", s.kind == SINK_STDOUT ? "to " : "'",
+				sink_name(&s), s.kind == SINK_STDOUT ? "" : "'", strerror(s.err));
+		else
+			fprintf(stderr, "distcalc: error: out of memory while rendering the report\n");
+		rc = out.flush_failed ? EXIT_OUTPUT : EXIT_INTERNAL;
+		sink_abort(&s);
+	} else {
+		rc = sink_commit(&s);
+	}
+	dc_buf_release(&out);
+	return rc;
+}
+
+/* Reads a whole file (at most `max` bytes) for --check. */
+static char *read_file(const char *path, size_t max, size_t *len, int *rc)
+{
+	struct stat st;
+	char *buf;
+	size_t n = 0;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		fprintf(stderr, "distcalc: error: '--check': cannot open '%s': %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		*rc = EXIT_INPUT;
+		return NULL;
+	}
+	if (S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max)) {
+		fprintf(stderr, "distcalc: error: '--check': '%s' is %s\n", path,
+			S_ISDIR(st.st_mode) ? "a directory" : "larger than 512 MiB");
+		close(fd);
+		*rc = EXIT_INPUT;
+		return NULL;
+	}
+	buf = dc_malloc(max + 1);
+	if (!buf) {
+		close(fd);
+		fprintf(stderr, "distcalc: error: out of memory\n");
+		*rc = EXIT_INTERNAL;
+		return NULL;
+	}
+	for (;;) {
+		ssize_t r = read(fd, buf + n, max + 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			fprintf(stderr, "distcalc: error: '--check': cannot read '%s': %s\n", path, strerror(errno));
+			close(fd);
+			free(buf);
+			*rc = EXIT_INPUT;
+			return NULL;
+		}
+		if (r == 0 || n + (size_t)r > max) {
+			n += (size_t)r;
+			break;
+		}
+		n += (size_t)r;
+	}
+	close(fd);
+	if (n > max) {
+		fprintf(stderr, "distcalc: error: '--check': '%s' is larger than 512 MiB\n", path);
+		free(buf);
+		*rc = EXIT_INPUT;
+		return NULL;
+	}
+	*len = n;
+	return buf;
+}
+
+#define CHECK_MAX_BYTES ((size_t)512 * 1024 * 1024)
+
+/* --check: renders the report as JSON in memory, compares it with the
+ * stored one and prints one line per field that moved. */
+static int check(struct dc_report *report, const struct options *o, const struct dc_render_opts *ro)
+{
+	struct dc_buf json, lines;
+	struct dc_check_result res;
+	struct dc_diag d;
+	size_t len = 0;
+	int rc = EXIT_OK;
+	char *expected = read_file(o->check, CHECK_MAX_BYTES, &len, &rc);
+
+	if (!expected)
+		return rc;
+	dc_buf_init(&json);
+	dc_buf_init(&lines);
+	dc_diag_init(&d);
+	if (dc_report_render_json(report, ro, &json) != 0) {
+		fprintf(stderr, "distcalc: error: out of memory while rendering the report\n");
+		rc = EXIT_INTERNAL;
+	} else if (dc_check_compare(expected, len, o->check, json.data, json.len, o->rtol, &lines, &res, &d) != 0) {
+		print_diag(&d, 0);
+		rc = exit_for(d.status);
+	} else {
+		if (lines.len && write_all(STDOUT_FILENO, lines.data, lines.len) != 0) {
+			fprintf(stderr, "distcalc: error: cannot write to standard output: %s\n", strerror(errno));
+			rc = EXIT_OUTPUT;
+		} else {
+			fprintf(stderr, "distcalc: check '%s': %zu fields compared, %zu moved (rtol %g)\n", o->check,
+				res.compared, res.differences, o->rtol);
+			rc = res.differences ? EXIT_CHECK : EXIT_OK;
+		}
+	}
+	dc_diag_release(&d);
+	dc_buf_release(&json);
+	dc_buf_release(&lines);
+	free(expected);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -350,7 +559,6 @@ int main(int argc, char **argv)
 	struct dc_config cfg;
 	struct dc_diag diag;
 	struct dc_report *report = NULL;
-	struct dc_buf out;
 	struct dc_render_opts ro;
 	struct dc_run_info info;
 	const struct dc_experiment *exp;
@@ -362,7 +570,6 @@ int main(int argc, char **argv)
 	signal(SIGXFSZ, SIG_IGN);
 	memset(&o, 0, sizeof(o));
 	dc_diag_init(&diag);
-	dc_buf_init(&out);
 	rc = parse_args(argc, argv, &o);
 	if (rc >= 0)
 		goto done;
@@ -399,23 +606,10 @@ int main(int argc, char **argv)
 		rc = exit_for(diag.status);
 		goto done;
 	}
-	ro.max_rows = o.all_rows ? 0 : 32;
-	if ((o.json ? dc_report_render_json(report, &ro, &out) : dc_report_render_table(report, &ro, &out)) != 0) {
-		fprintf(stderr, "distcalc: error: out of memory while rendering the report\n");
-		rc = EXIT_INTERNAL;
-		goto done;
-	}
-	if (o.output) {
-		rc = write_atomic(o.output, &out);
-	} else if (write_all(STDOUT_FILENO, out.data, out.len) != 0) {
-		fprintf(stderr, "distcalc: error: cannot write to standard output: %s\n", strerror(errno));
-		rc = EXIT_OUTPUT;
-	} else {
-		rc = EXIT_OK;
-	}
+	ro.max_rows = o.all_rows ? 0 : DC_EXCERPT_ROWS;
+	rc = o.check ? check(report, &o, &ro) : emit(report, &o, &ro);
 done:
 	dc_report_free(report);
-	dc_buf_release(&out);
 	dc_diag_release(&diag);
 	free(o.sets);
 	return rc;

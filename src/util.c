@@ -130,12 +130,30 @@ void dc_buf_release(struct dc_buf *b)
 	dc_buf_init(b);
 }
 
+int dc_buf_flush(struct dc_buf *b)
+{
+	if (b->failed)
+		return -1;
+	if (!b->flush || b->len == 0)
+		return 0;
+	if (b->flush(b->flush_ctx, b->data, b->len) != 0) {
+		b->failed = 1;
+		b->flush_failed = 1;
+		return -1;
+	}
+	b->len = 0;
+	b->data[0] = '\0';
+	return 0;
+}
+
 static int grow(struct dc_buf *b, size_t extra)
 {
 	size_t need, n;
 	char *p;
 
 	if (b->failed)
+		return -1;
+	if (b->flush && b->len > 0 && b->len + extra >= DC_BUF_FLUSH_BYTES && dc_buf_flush(b) != 0)
 		return -1;
 	if (dc_add_u64(b->len, extra + 1, &need) != 0)
 		goto fail;

@@ -38,13 +38,27 @@ int dc_add_u64(uint64_t a, uint64_t b, uint64_t *out);
 #define DC_MAX_EXACT_INT 9007199254740992.0
 
 /* Growable NUL-terminated text. On allocation failure `failed` is set and
- * further appends do nothing; check it once at the end. */
+ * further appends do nothing; check it once at the end.
+ *
+ * With a `flush` callback the buffer streams: once it holds more than
+ * DC_BUF_FLUSH_BYTES, appends first hand the text to flush() and start
+ * again empty, so output of any size needs bounded memory. A flush that
+ * returns non-zero sets `failed` and `flush_failed`. dc_buf_flush() hands
+ * over what is left. */
 struct dc_buf {
 	char *data;
 	size_t len;
 	size_t alloc;
 	int failed;
+	int flush_failed;
+	int (*flush)(void *ctx, const char *data, size_t len);
+	void *flush_ctx;
 };
+
+#define DC_BUF_FLUSH_BYTES (256 * 1024)
+
+/* Hands the buffered text to the flush callback (if any); 0 or -1. */
+int dc_buf_flush(struct dc_buf *b);
 
 void dc_buf_init(struct dc_buf *b);
 void dc_buf_release(struct dc_buf *b);

@@ -1,0 +1,75 @@
+#!/bin/sh
+# test_check.sh DISTCALC SRCDIR - budget regression with --check.
+#
+# A JSON report written with --format json --output is accepted by --check
+# unchanged (round trip); a moved field prints one line and exits 6; bad
+# expected files and bad option combinations have their own codes.
+set -u
+
+bin=$1
+src=$2
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+cfg=$src/configs/systems.json
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/distcalc-check.XXXXXX") || exit 2
+trap 'rm -rf "$work"' EXIT HUP INT TERM
+cd "$work" || exit 2
+
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+expect() { # expect CODE CONTEXT -- runs the rest, compares the exit code
+	want=$1; ctx=$2; shift 2
+	"$@" >out.txt 2>err.txt
+	rc=$?
+	[ "$rc" = "$want" ] || fail "$ctx: exit $rc, expected $want; stderr: $(cat err.txt)"
+}
+
+# 1. round trip: write, then check the same config
+expect 0 "write json" "$bin" --config "$cfg" --seed 7 --format json --output budget.json
+expect 0 "round trip" "$bin" --config "$cfg" --seed 7 --check budget.json
+[ -s out.txt ] && fail "round trip: stdout should be empty, got: $(cat out.txt)"
+grep -q "check 'budget.json': [0-9]* fields compared, 0 moved" err.txt || fail "round trip: summary: $(cat err.txt)"
+
+# 2. a change that moves the budget: tp 4 -> 2 doubles one rank's gradient.
+# By hand: message = ceil(6,738,415,616 / 2) x 2 B = 6,738,415,616 B, twice
+# the stored 3,369,207,808 B: +100%.
+expect 6 "moved budget" "$bin" --config "$cfg" --seed 7 --set parallel.tp=2 --set parallel.dp=4 --experiment ring \
+	--check budget.json
+grep -qx "ring.message_bytes: expected 3369207808, got 6738415616 (change +100%)" out.txt ||
+	fail "moved budget: no line for ring.message_bytes in: $(head -5 out.txt)"
+
+# 3. a tampered byte count in the stored file is caught exactly (1 byte)
+sed 's/"bytes_sent_per_rank": 5896113664/"bytes_sent_per_rank": 5896113665/' budget.json >tampered.json
+cmp -s budget.json tampered.json && fail "tamper: sed did not change the file"
+expect 6 "tampered bytes" "$bin" --config "$cfg" --seed 7 --check tampered.json
+grep -qx "ring.bytes_sent_per_rank: expected 5896113665, got 5896113664 (change -1.69603e-08%)" out.txt ||
+	fail "tampered bytes: got: $(cat out.txt)"
+
+# 4. floats use --rtol: the ring's time_s (0.11806227328 s) stored rounded
+# to 0.118062 is a change of -1.9e-6, outside 1e-9 and inside 1e-5
+sed 's/"time_s": 0.1180622732[0-9]*/"time_s": 0.118062/' budget.json >rounded.json
+cmp -s budget.json rounded.json && fail "rtol: sed did not change the file"
+expect 6 "rtol default" "$bin" --config "$cfg" --seed 7 --check rounded.json
+expect 0 "rtol 1e-5" "$bin" --config "$cfg" --seed 7 --check rounded.json --rtol 1e-5
+
+# 5. a field present on one side only
+sed 's/"seed": 7,/"seed": 7, "retired_field": 1,/' budget.json >extra.json
+expect 6 "one side only" "$bin" --config "$cfg" --seed 7 --check extra.json
+grep -qx "retired_field: expected 1, missing from the new report" out.txt || fail "one side only: $(cat out.txt)"
+
+# 6. bad expected files and option combinations
+expect 4 "missing expected" "$bin" --config "$cfg" --check nonexistent.json
+printf 'not json' >bad.json
+expect 4 "not a report" "$bin" --config "$cfg" --check bad.json
+grep -qx "bad.json: error: not a distcalc JSON report (write one with --format json --output FILE)" err.txt ||
+	fail "not a report: $(cat err.txt)"
+expect 2 "check with output" "$bin" --config "$cfg" --check budget.json --output x.json
+expect 2 "rtol without check" "$bin" --config "$cfg" --rtol 1e-3
+expect 2 "bad rtol" "$bin" --config "$cfg" --check budget.json --rtol abc
+[ -e x.json ] && fail "check with output: x.json was written"
+
+if [ "$fails" = 0 ]; then
+	echo "ok: --check"
+	exit 0
+fi
+exit 1
