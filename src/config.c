@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "distcalc/memory.h"
 #include "distcalc/units.h"
 #include "distcalc/util.h"
 
@@ -1063,18 +1064,13 @@ int dc_model_param_count(const struct dc_model *m, uint64_t *out)
 	return 0;
 }
 
-static uint64_t ceil_div(uint64_t a, uint64_t b)
-{
-	return a / b + (a % b != 0);
-}
-
 static void cross_check(struct loader *l)
 {
 	struct dc_config *c = l->cfg;
 	struct dc_model *m = &c->model;
 	struct dc_parallel *p = &c->parallel;
 	int k_tp = find_key("parallel.tp"), k_pp = find_key("parallel.pp"), k_dp = find_key("parallel.dp");
-	uint64_t tp_pp, per_rank, state_bytes;
+	uint64_t tp_pp, state_bytes;
 
 	for (size_t i = 0; i < NKEYS; i++)
 		if (keys[i].required && !l->seen[i]) {
@@ -1202,8 +1198,13 @@ static void cross_check(struct loader *l)
 			       (unsigned long long)p_ranks);
 	}
 	if (!l->seen[find_key("collective.message_size")]) {
-		per_rank = ceil_div(m->params, tp_pp);
-		if (dc_mul_u64(per_rank, c->precision.grad_bytes, &c->collective.msg_bytes))
+		/* the most loaded rank's gradient: its tp shard of the first or
+		 * last pipeline stage (they hold the embedding and the head) */
+		struct dc_stage_params first, last;
+		if (dc_stage_params_compute(c, 0, &first) != 0 ||
+		    dc_stage_params_compute(c, p->pp - 1, &last) != 0 ||
+		    dc_mul_u64(first.total > last.total ? first.total : last.total, c->precision.grad_bytes,
+			       &c->collective.msg_bytes))
 			errorf(l, -1, "'collective.message_size': default gradient bytes overflow");
 	}
 	c->memory.activation_explicit = l->seen[find_key("memory.activation_bytes_per_token_per_layer")];

@@ -108,10 +108,13 @@ START_TEST(test_systems_json)
 	ck_assert(cfg.cluster.intra_node.bw_bytes_per_s == 3e11);
 	ck_assert(cfg.cluster.inter_node.latency_s == 1e-5);
 	ck_assert(cfg.cluster.intra_node.latency_s == 5e-6);
-	/* defaults: all ranks; one rank's gradient bytes = ceil(P / (tp pp)) x 2
-	 * = 1,684,603,904 x 2 = 3,369,207,808 */
+	/* defaults: all ranks; the most loaded rank's gradient bytes. A tp-4
+	 * rank holds 32 x (202,375,168 / 4 + 8,192) layer parameters, a quarter
+	 * of embedding and head (2 x 32000 x 4096 / 4 = 65,536,000) and the
+	 * final norm (4,096): 1,619,263,488 + 65,536,000 + 4,096 =
+	 * 1,684,803,584 parameters x 2 B = 3,369,607,168 */
 	ck_assert_uint_eq(cfg.collective.ranks, 8);
-	ck_assert_uint_eq(cfg.collective.msg_bytes, 3369207808ull);
+	ck_assert_uint_eq(cfg.collective.msg_bytes, 3369607168ull);
 	ck_assert_int_eq(cfg.collective.link, DC_LINK_AUTO);
 	dc_diag_release(&d);
 }

@@ -52,20 +52,20 @@ END_TEST
 START_TEST(test_default_config_ring)
 {
 	/* docs/formulas.md, "Worked example (the default config)": p = 8,
-	 * M = 3,369,207,808 B, 50 GB/s, alpha = 10 us. By hand:
-	 * chunk 421,150,976 B; sent 2*7*421,150,976 = 5,896,113,664 B;
-	 * round 10e-6 + 421150976/5e10 = 0.00843301952 s; t = 14 x that =
-	 * 0.11806227328 s; algbw = 3369207808 / t / 1e9 = 28.5375481; busbw =
-	 * algbw x 1.75 = 49.9407093 (worked with a calculator). */
+	 * M = 3,369,607,168 B, 50 GB/s, alpha = 10 us. By hand:
+	 * chunk 421,200,896 B; sent 2*7*421,200,896 = 5,896,812,544 B;
+	 * round 10e-6 + 421200896/5e10 = 0.00843401792 s; t = 14 x that =
+	 * 0.11807625088 s; algbw = 3369607168 / t / 1e9 = 28.5375522; busbw =
+	 * algbw x 1.75 = 49.9407163 (worked with a calculator). */
 	struct dc_link link = {5e10, 10e-6};
 	struct dc_ring r;
-	dc_ring_compute(8, 3369207808ULL, &link, DC_LINK_INTER, &r);
-	ck_assert_uint_eq(r.chunk_base_bytes, 421150976ULL);
-	ck_assert_uint_eq(r.bytes_sent_max, 5896113664ULL);
-	ck_assert_double_eq_tol(r.round_s, 0.00843301952, 1e-15);
-	ck_assert_double_eq_tol(r.time_s, 0.11806227328, 1e-14);
-	ck_assert_double_eq_tol(r.algbw_GBps, 28.5375481, 1e-6);
-	ck_assert_double_eq_tol(r.busbw_GBps, 49.9407092, 1e-6);
+	dc_ring_compute(8, 3369607168ULL, &link, DC_LINK_INTER, &r);
+	ck_assert_uint_eq(r.chunk_base_bytes, 421200896ULL);
+	ck_assert_uint_eq(r.bytes_sent_max, 5896812544ULL);
+	ck_assert_double_eq_tol(r.round_s, 0.00843401792, 1e-15);
+	ck_assert_double_eq_tol(r.time_s, 0.11807625088, 1e-14);
+	ck_assert_double_eq_tol(r.algbw_GBps, 28.5375522, 1e-6);
+	ck_assert_double_eq_tol(r.busbw_GBps, 49.9407163, 1e-6);
 }
 END_TEST
 
