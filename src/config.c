@@ -49,6 +49,7 @@ struct key {
 static const char *const mlp_names[] = {"swiglu", "gelu", NULL};
 static const char *const sharding_names[] = {"none", "zero1", "zero2", "fsdp", NULL};
 static const char *const fsdp_unit_names[] = {"layer", "model", NULL};
+static const char *const recompute_names[] = {"none", "selective", "full", NULL};
 static const char *const link_names[] = {"auto", "intra_node", "inter_node", NULL};
 static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
 
@@ -86,11 +87,14 @@ static const struct key keys[] = {
 	{"parallel.order", K_ORDER, NOFF, NULL, 0},
 	{"parallel.sharding", K_ENUM, OFF(parallel.sharding), sharding_names, 0},
 	{"parallel.reshard_after_forward", K_BOOL, OFF(parallel.reshard_after_forward), NULL, 0},
+	{"parallel.sequence_parallel", K_BOOL, OFF(parallel.sequence_parallel), NULL, 0},
+	{"parallel.virtual_pipeline", K_COUNT, OFF(parallel.virtual_pipeline), NULL, 0},
 	{"parallel.fsdp_unit", K_ENUM, OFF(parallel.fsdp_unit), fsdp_unit_names, 0},
 	{"parallel.bucket_size", K_BYTES_POS, OFF(parallel.bucket_bytes), NULL, 0},
 	{"training", K_SECTION, NOFF, NULL, 0},
 	{"training.micro_batch_size", K_COUNT, OFF(training.micro_batch_size), NULL, 0},
 	{"training.grad_accum_steps", K_COUNT, OFF(training.grad_accum_steps), NULL, 0},
+	{"training.recompute", K_ENUM, OFF(training.recompute), recompute_names, 0},
 	{"precision", K_SECTION, NOFF, NULL, 0},
 	{"precision.param_bytes", K_COUNT, OFF(precision.param_bytes), NULL, 0},
 	{"precision.grad_bytes", K_COUNT, OFF(precision.grad_bytes), NULL, 0},
@@ -1027,6 +1031,8 @@ static void set_defaults(struct dc_config *c)
 	c->parallel.reshard_after_forward = 1;
 	c->parallel.fsdp_unit = DC_FSDP_UNIT_LAYER;
 	c->parallel.bucket_bytes = 25u * 1024u * 1024u; /* PyTorch DDP bucket_cap_mb = 25 */
+	c->parallel.virtual_pipeline = 1;
+	c->training.recompute = DC_RECOMPUTE_NONE;
 	c->training.micro_batch_size = 1;
 	c->training.grad_accum_steps = 1;
 	c->precision.param_bytes = 2;
@@ -1151,6 +1157,26 @@ static void cross_check(struct loader *l)
 	if (m->num_layers % p->pp != 0)
 		errorf(l, k_pp, "'parallel.pp': must divide model.num_layers (%llu), got %llu",
 		       (unsigned long long)m->num_layers, (unsigned long long)p->pp);
+	if (p->sequence_parallel && p->tp < 2)
+		errorf(l, find_key("parallel.sequence_parallel"),
+		       "'parallel.sequence_parallel': needs parallel.tp > 1 (it splits the tp group's activations), got tp %llu",
+		       (unsigned long long)p->tp);
+	if (p->virtual_pipeline > 1) {
+		int kv = find_key("parallel.virtual_pipeline");
+		uint64_t chunks;
+		if (p->pp < 2)
+			errorf(l, kv, "'parallel.virtual_pipeline': an interleaved schedule needs parallel.pp > 1, got pp %llu",
+			       (unsigned long long)p->pp);
+		else if (dc_mul_u64(p->pp, p->virtual_pipeline, &chunks) || m->num_layers % chunks != 0)
+			errorf(l, kv,
+			       "'parallel.virtual_pipeline': pp x virtual_pipeline (%llu x %llu) must divide model.num_layers (%llu)",
+			       (unsigned long long)p->pp, (unsigned long long)p->virtual_pipeline,
+			       (unsigned long long)m->num_layers);
+		else if (c->training.grad_accum_steps % p->pp != 0)
+			errorf(l, kv,
+			       "'parallel.virtual_pipeline': the interleaved schedule needs training.grad_accum_steps (%llu microbatches) to be a multiple of parallel.pp (%llu)",
+			       (unsigned long long)c->training.grad_accum_steps, (unsigned long long)p->pp);
+	}
 
 	/* parameters: explicit or from the shape */
 	m->params_explicit = l->seen[find_key("model.params")];
@@ -1355,6 +1381,11 @@ const char *dc_sharding_name(enum dc_sharding s)
 const char *dc_axis_name(enum dc_axis a)
 {
 	return axis_names[a];
+}
+
+const char *dc_recompute_name(enum dc_recompute r)
+{
+	return recompute_names[r];
 }
 
 const char *dc_link_choice_name(enum dc_link_choice l)

@@ -34,6 +34,12 @@ enum dc_fsdp_unit {
 	DC_FSDP_UNIT_MODEL, /* the whole model in one group */
 };
 
+enum dc_recompute {
+	DC_RECOMPUTE_NONE,      /* keep every activation */
+	DC_RECOMPUTE_SELECTIVE, /* recompute attention's softmax/dropout part */
+	DC_RECOMPUTE_FULL,      /* keep only each layer's input; rerun forward */
+};
+
 enum dc_axis {
 	DC_AXIS_TP,
 	DC_AXIS_CP,
@@ -87,11 +93,14 @@ struct dc_parallel {
 	int reshard_after_forward;
 	enum dc_fsdp_unit fsdp_unit;
 	uint64_t bucket_bytes; /* DDP gradient bucket */
+	int sequence_parallel;     /* Megatron SP: norms/dropout split over tp */
+	uint64_t virtual_pipeline; /* model chunks per pipeline rank (interleaved), v */
 };
 
 struct dc_training {
 	uint64_t micro_batch_size;
 	uint64_t grad_accum_steps;
+	enum dc_recompute recompute;
 };
 
 /* Bytes per parameter of each model state. */
@@ -159,6 +168,7 @@ extern const size_t dc_default_config_len;
 const char *dc_sharding_name(enum dc_sharding s);
 const char *dc_axis_name(enum dc_axis a);
 const char *dc_link_choice_name(enum dc_link_choice l);
+const char *dc_recompute_name(enum dc_recompute r);
 
 /* Parameter count of the configured shape (see docs/formulas.md). Returns 0,
  * or -1 on overflow. */
