@@ -2,6 +2,8 @@
  * docs/formulas-systems.md, "Memory ledger". */
 #include "distcalc/memory.h"
 
+#include "distcalc/activation.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -41,20 +43,6 @@ static uint64_t ceil_div(uint64_t a, uint64_t b)
 static uint64_t max_u64(uint64_t a, uint64_t b)
 {
 	return a > b ? a : b;
-}
-
-int dc_act_korthikanti_bytes(uint64_t s, uint64_t b, uint64_t h, uint64_t a, uint64_t t,
-			     uint64_t *out)
-{
-	/* Korthikanti et al. 2022 Eq. 2 (Eq. 1 when t = 1): sbh(10 + 24/t + 5as/(ht)) */
-	struct ck c = {0};
-	uint64_t sbh = mul(&c, mul(&c, s, b), h);
-	uint64_t replicated = mul(&c, 10, sbh);            /* layer-norm inputs, dropout masks, ... */
-	uint64_t split = ceil_div(mul(&c, 24, sbh), t);    /* linear-layer inputs split over tp */
-	uint64_t scores = ceil_div(mul(&c, mul(&c, mul(&c, 5, a), mul(&c, s, s)), b), t); /* softmax, dropout */
-
-	*out = add(&c, add(&c, replicated, split), scores);
-	return c.overflow ? -1 : 0;
 }
 
 int dc_state_bytes(uint64_t params, uint64_t bytes_per_param, uint64_t shards, int sharded,
@@ -152,7 +140,9 @@ int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_l
 		return -1;
 	}
 
-	/* activations: an assumption, per layer per microbatch on this rank */
+	/* activations: an assumption, per layer per microbatch on this rank
+	 * (activation.h: Korthikanti et al. 2022, with recompute, SP and the
+	 * pipeline schedule) */
 	l->in_flight = dc_pipeline_in_flight(par->pp, stage, cfg->training.grad_accum_steps);
 	if (cfg->memory.activation_explicit) {
 		double tokens = (double)cfg->training.micro_batch_size * (double)cfg->model.seq_length;
@@ -162,12 +152,20 @@ int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_l
 		else
 			act_layer = (uint64_t)v;
 	} else {
-		bad = dc_act_korthikanti_bytes(cfg->model.seq_length, cfg->training.micro_batch_size,
-					       cfg->model.hidden_size, cfg->model.num_attention_heads,
-					       par->tp, &act_layer);
+		bad = dc_act_layer_bytes(cfg, &act_layer);
 	}
+	bad |= dc_act_layer_microbatches(cfg, stage, &l->activation_layer_microbatches);
+	bad |= dc_act_recompute_working_bytes(cfg, &l->activation_recompute_bytes);
+	if (stage == 0) {
+		bad |= dc_act_embedding_bytes(cfg, &l->activation_embedding_bytes);
+		l->activation_embedding_bytes = mul(&c, l->activation_embedding_bytes, l->in_flight);
+	}
+	if (stage == par->pp - 1)
+		bad |= dc_act_output_bytes(cfg, &l->activation_output_bytes);
 	l->activation_bytes_per_layer = act_layer;
-	l->activations_bytes = mul(&c, mul(&c, act_layer, l->p.layers), l->in_flight);
+	l->activation_layers_bytes = mul(&c, act_layer, l->activation_layer_microbatches);
+	l->activations_bytes = add(&c, add(&c, l->activation_layers_bytes, l->activation_embedding_bytes),
+				   l->activation_output_bytes);
 	if (bad || c.overflow) {
 		dc_diag_error(diag, DC_ERR_CONFIG,
 			      "%s: error: 'memory.activation_bytes_per_token_per_layer' / 'training.micro_batch_size' x 'model.seq_length': activation bytes overflow 64 bits",
@@ -219,7 +217,8 @@ int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_l
 		sub[DC_MEM_FORWARD] = add(&c, add(&c, base, l->activations_bytes), l->fsdp_forward_params_bytes);
 		sub[DC_MEM_BACKWARD] =
 			add(&c, add(&c, add(&c, base, l->activations_bytes), l->ddp_buckets_bytes),
-			    add(&c, l->fsdp_backward_params_bytes, l->fsdp_unsharded_grads_bytes));
+			    add(&c, add(&c, l->fsdp_backward_params_bytes, l->fsdp_unsharded_grads_bytes),
+				l->activation_recompute_bytes));
 		sub[DC_MEM_OPTIMIZER] = base;
 		sub[DC_MEM_CHECKPOINT] = base;
 		for (int ph = 0; ph < DC_MEM_PHASE_COUNT; ph++) {

@@ -102,11 +102,22 @@ static void ledger_fields(struct dc_rnode *o, const struct dc_config *cfg,
 		 (unsigned long long)pr->optimizer_bytes, sharding_says(sh, DC_SHARD_ZERO1));
 	dc_rn_u64(o, "optimizer_bytes", label, DC_U_BYTES, l->optimizer_bytes);
 	dc_rn_u64(o, "model_states_bytes", "= model states", DC_U_BYTES, l->model_states_bytes);
-	dc_rn_u64(o, "activation_bytes_per_layer", "activations per layer per microbatch (assumed)",
-		  DC_U_BYTES, l->activation_bytes_per_layer);
-	dc_rn_u64(o, "in_flight_microbatches", "microbatches in flight (1F1B)", DC_U_COUNT, l->in_flight);
-	dc_rn_u64(o, "activations_bytes", "activations (assumed) x layers x in flight", DC_U_BYTES,
-		  l->activations_bytes);
+	snprintf(label, sizeof(label), "activations per layer per microbatch (assumed, recompute %s)",
+		 dc_recompute_name(cfg->training.recompute));
+	dc_rn_u64(o, "activation_bytes_per_layer", label, DC_U_BYTES, l->activation_bytes_per_layer);
+	dc_rn_u64(o, "in_flight_microbatches", "microbatches in flight", DC_U_COUNT, l->in_flight);
+	snprintf(label, sizeof(label), "layer-microbatches held (%s)",
+		 cfg->parallel.pp > 1 && cfg->parallel.virtual_pipeline > 1 ? "interleaved 1F1B" : "1F1B");
+	dc_rn_u64(o, "activation_layer_microbatches", label, DC_U_COUNT, l->activation_layer_microbatches);
+	dc_rn_u64(o, "activation_layers_bytes", "activations of the layers held", DC_U_BYTES,
+		  l->activation_layers_bytes);
+	dc_rn_u64(o, "activation_embedding_bytes", "embedding dropout masks (first stage)", DC_U_BYTES,
+		  l->activation_embedding_bytes);
+	dc_rn_u64(o, "activation_output_bytes", "final norm, head input, FP32 logits (last stage)",
+		  DC_U_BYTES, l->activation_output_bytes);
+	dc_rn_u64(o, "activations_bytes", "= activations (assumed)", DC_U_BYTES, l->activations_bytes);
+	dc_rn_u64(o, "activation_recompute_bytes", "one layer rebuilt during backward (recompute)",
+		  DC_U_BYTES, l->activation_recompute_bytes);
 	if (sh == DC_SHARD_FSDP) {
 		dc_rn_u64(o, "fsdp_unit_params", "FSDP unit parameters", DC_U_COUNT, l->fsdp_unit_params);
 		dc_rn_u64(o, "fsdp_forward_params_bytes", "FSDP gathered params in forward", DC_U_BYTES,
@@ -141,11 +152,11 @@ static void ledger_fields(struct dc_rnode *o, const struct dc_config *cfg,
 }
 
 static const char *const not_modeled[][2] = {
-	{"activations", "assumed (Korthikanti et al. 2022 Eq. 1/2 for a GPT block with a 4h MLP, or the override); no recomputation, no sequence parallelism"},
+	{"activations", "assumed (Korthikanti et al. 2022 Table 2, generalised to GQA and SwiGLU, or the override); flash/fused attention kernels that never store the scores make the real figure smaller"},
 	{"optimizer_step", "foreach/fused Adam scratch and gradient-clipping buffers"},
 	{"checkpoint_save", "a full (unsharded) state dict gathered on one rank; the phase above assumes a sharded save"},
 	{"ddp_bucket_copy", "PyTorch DDP with gradient_as_bucket_view=False (its default) keeps a flat copy of every gradient: add grads_bytes once more"},
-	{"other", "vocabulary padding, logits and loss buffers, the embedding output, pipeline send/receive buffers"},
+	{"other", "vocabulary padding, loss buffers, pipeline send/receive buffers"},
 	{"fragmentation", "beyond memory.allocator_reserve: fits is not a passed OOM test"},
 };
 
@@ -176,8 +187,8 @@ static int memory_run(const struct dc_config *cfg, const struct dc_run_info *inf
 			 cfg->memory.activation_bytes_per_token_per_layer);
 	else
 		snprintf(text, sizeof(text),
-			 "assumption: Korthikanti et al. 2022 Eq. %s, sbh(10 + 24/t + 5as/(ht)) bytes per layer per microbatch",
-			 cfg->parallel.tp > 1 ? "2" : "1");
+			 "assumption: Korthikanti et al. 2022 Table 2 (recompute %s, sequence parallel %s), generalised to GQA and SwiGLU: docs/formulas.md",
+			 dc_recompute_name(cfg->training.recompute), cfg->parallel.sequence_parallel ? "on" : "off");
 	dc_rn_str(s, "activation_model", "activations", text);
 	dc_rn_u64(s, "gpu_memory_bytes", "GPU memory", DC_U_BYTES, cfg->cluster.gpu_mem_bytes);
 	dc_rn_bool(s, "fits", "fits (most loaded rank)", top->fits);

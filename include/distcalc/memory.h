@@ -51,9 +51,14 @@ struct dc_mem_ledger {
 	uint64_t optimizer_bytes;
 	uint64_t model_states_bytes;
 
-	/* activations: per layer per microbatch, and held */
+	/* activations: per layer per microbatch, and held (activation.h) */
 	uint64_t activation_bytes_per_layer;
-	uint64_t activations_bytes;
+	uint64_t activation_layer_microbatches; /* layers x microbatches held */
+	uint64_t activation_layers_bytes;       /* the two multiplied */
+	uint64_t activation_embedding_bytes;    /* first stage: x in-flight microbatches */
+	uint64_t activation_output_bytes;       /* last stage: final norm, head input, logits */
+	uint64_t activation_recompute_bytes;    /* one layer rebuilt during backward */
+	uint64_t activations_bytes;             /* layers + embedding + output */
 
 	/* FSDP working set (0 unless sharding is fsdp) */
 	uint64_t fsdp_unit_params;
@@ -80,13 +85,6 @@ struct dc_mem_ledger {
 };
 
 /* Named formulas (exact, overflow-checked: 0, or -1 on overflow). */
-
-/* Korthikanti et al. 2022 Eq. 1 (t = 1) and Eq. 2: activation bytes of one
- * transformer layer for one microbatch on one tp rank,
- * s b h (10 + 24/t + 5 a s / (h t)) = 10sbh + 24sbh/t + 5as^2b/t, each
- * division rounded up. 16-bit activations, 1-byte dropout masks. */
-int dc_act_korthikanti_bytes(uint64_t s, uint64_t b, uint64_t h, uint64_t a, uint64_t t,
-			     uint64_t *out);
 
 /* Model-state bytes of `params` parameters at `bytes_per_param`, sharded
  * over `shards` ranks when `sharded`: ceil(params / shards) x bytes. */

@@ -1,0 +1,67 @@
+/* activation.h - activation memory of one rank (Korthikanti et al. 2022).
+ *
+ * Bytes one tensor-parallel rank holds for one microbatch of one
+ * transformer layer, generalised from the paper's Table 2 to grouped-query
+ * attention, head_dim != h/a, any FFN size and SwiGLU (docs/formulas.md,
+ * "Activation memory"):
+ *
+ *   replicated = 10 sbh          layer-norm inputs (4), QKV and MLP inputs (4),
+ *                                two dropout masks (2): split over tp only
+ *                                with sequence parallelism
+ *   linear     = 2sb(q + 2k + q) Q, K, V and the projection's input,
+ *                + MLP inner     q = a·d, k = kv·d; GELU 4sbf, SwiGLU 6sbf;
+ *                                split over tp
+ *   scores     = 5 a s² b        softmax output, its dropout mask and output;
+ *                                split over tp, dropped by selective recompute
+ *
+ * With a·d = h, kv = a and a 4h GELU MLP this is the paper's
+ * sbh(10 + 24/t + 5as/(ht)). Full recomputation keeps only each layer's
+ * 2-byte input: 2sbh (2sbh/t with sequence parallelism). 16-bit
+ * activations, 1-byte dropout masks. All functions return 0, or -1 when a
+ * product overflows 64 bits.
+ */
+#ifndef DISTCALC_ACTIVATION_H
+#define DISTCALC_ACTIVATION_H
+
+#include <stdint.h>
+
+#include "distcalc/config.h"
+
+/* The three parts of one layer's activations for one microbatch on one
+ * rank, before recomputation drops any of them. */
+struct dc_act_layer {
+	uint64_t replicated_bytes; /* already divided by t under sequence parallelism */
+	uint64_t linear_bytes;     /* divided by t */
+	uint64_t scores_bytes;     /* divided by t */
+	uint64_t input_bytes;      /* the layer input full recompute keeps */
+};
+
+int dc_act_layer_parts(const struct dc_config *cfg, struct dc_act_layer *out);
+
+/* Bytes one layer keeps for one microbatch under training.recompute
+ * (Korthikanti Table 2): none = all parts, selective = all but scores,
+ * full = input only. */
+int dc_act_layer_bytes(const struct dc_config *cfg, uint64_t *out);
+
+/* Extra bytes materialised while one layer runs backward: full recompute
+ * rebuilds the whole layer, selective the scores; 0 without recompute. */
+int dc_act_recompute_working_bytes(const struct dc_config *cfg, uint64_t *out);
+
+/* First stage, per microbatch: the embedding output's dropout mask, sbh
+ * (sbh/t with sequence parallelism). Korthikanti section 4.3. */
+int dc_act_embedding_bytes(const struct dc_config *cfg, uint64_t *out);
+
+/* Last stage, per microbatch: the final norm's input and the output
+ * layer's input, 2sbh each (/t with sequence parallelism), and the FP32
+ * logits of the vocabulary-parallel head, 4sbV/t. Korthikanti section 4.3. */
+int dc_act_output_bytes(const struct dc_config *cfg, uint64_t *out);
+
+/* Layer-microbatches of activations pipeline stage `stage` holds at its
+ * peak: layers on the stage x microbatches in flight under 1F1B
+ * (min(pp - stage, m)), or under the interleaved schedule with v chunks
+ * of L/(pv) layers, min(m·v, 2(pp - stage - 1) + (v - 1)pp + 1) chunk
+ * microbatches (Megatron-LM's warm-up count plus one). At stage 0 the
+ * interleaved count is L(1 + (p-1)/(pv)), Korthikanti Eq. 5's factor. */
+int dc_act_layer_microbatches(const struct dc_config *cfg, uint64_t stage, uint64_t *out);
+
+#endif
