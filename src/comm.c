@@ -19,8 +19,12 @@ uint64_t dc_coll_bytes_sent(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes)
 		return 0;
 	switch (k) {
 	case DC_COLL_ALL_REDUCE:
-		/* ring: ReduceScatter then AllGather, each every chunk but one */
-		return 2 * (msg_bytes - msg_bytes / p);
+		/* ring: ReduceScatter then AllGather, each every chunk but one;
+		 * rank i skips chunk i+1, then chunk i+2 (docs/formulas.md), so the
+		 * busiest rank skips the two smallest neighbouring chunks: two of
+		 * floor(M/p), or floor(M/p) and one more when M mod p = p - 1 and
+		 * only one chunk is small */
+		return 2 * (msg_bytes - msg_bytes / p) - (msg_bytes % p == p - 1 ? 1 : 0);
 	case DC_COLL_REDUCE_SCATTER:
 	case DC_COLL_ALL_GATHER:
 		return msg_bytes - msg_bytes / p;

@@ -75,6 +75,15 @@ START_TEST(test_course_ring_example)
 	/* half of it for ReduceScatter or AllGather of the same 1 GiB buffer */
 	ck_assert_uint_eq(dc_coll_bytes_sent(DC_COLL_ALL_GATHER, 4, 1ull << 30), 3ull << 28);
 	assert_close(dc_coll_time_s(DC_COLL_REDUCE_SCATTER, 4, 1ull << 30, &l), 0.01610612736);
+	/* uneven chunks, by hand: 7 B on 4 ranks are chunks 2, 2, 2, 1. Rank i
+	 * skips chunk i+1 in ReduceScatter and chunk i+2 in AllGather, so the
+	 * busiest rank skips two neighbours of 2 + 1 B (rank 1 or 2) and sends
+	 * 14 - 3 = 11 B, not 2 x (7 - 1) = 12; with 6 B (2, 2, 1, 1) it skips
+	 * 1 + 1 and sends 10 B. Two ranks: each sends the whole message. */
+	ck_assert_uint_eq(dc_coll_bytes_sent(DC_COLL_ALL_REDUCE, 4, 7), 11);
+	ck_assert_uint_eq(dc_coll_bytes_sent(DC_COLL_ALL_REDUCE, 4, 6), 10);
+	ck_assert_uint_eq(dc_coll_bytes_sent(DC_COLL_ALL_REDUCE, 2, 7), 7);
+	ck_assert_uint_eq(dc_coll_bytes_sent(DC_COLL_REDUCE_SCATTER, 4, 7), 6);
 	/* one rank moves nothing */
 	ck_assert_uint_eq(dc_coll_bytes_sent(DC_COLL_ALL_REDUCE, 1, 1000), 0);
 	ck_assert(dc_coll_time_s(DC_COLL_ALL_REDUCE, 1, 1000, &l) == 0);

@@ -68,9 +68,11 @@ struct dc_comm {
 
 /* Named formulas (teaching ring, docs/formulas-systems.md). */
 
-/* Bytes one rank sends in one call on p ranks: AllReduce 2(M - floor(M/p)),
- * ReduceScatter and AllGather M - floor(M/p), send M; 0 when p = 1. Exact
- * (2(p-1)M/p, (p-1)M/p) when p divides M. */
+/* Bytes the busiest rank sends in one call on p ranks: AllReduce
+ * 2(M - floor(M/p)), one less when M mod p = p - 1 (it skips a small and a
+ * large chunk; the ring lab's bytes_sent_max), ReduceScatter and AllGather
+ * M - floor(M/p), send M; 0 when p = 1. Exact (2(p-1)M/p, (p-1)M/p) when p
+ * divides M. */
 uint64_t dc_coll_bytes_sent(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes);
 
 /* Time of one call: AllReduce 2(p-1)(alpha + ceil(M/p)/B), ReduceScatter
