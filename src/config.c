@@ -18,7 +18,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "distcalc/hf.h"
 #include "distcalc/memory.h"
+#include "distcalc/params.h"
 #include "distcalc/units.h"
 #include "distcalc/util.h"
 
@@ -43,10 +45,11 @@ struct key {
 	enum kkind kind;
 	size_t off;
 	const char *const *names;
-	int required;
+	int required; /* 1: required; 2: required unless a Hugging Face config gives the shape */
 };
 
 static const char *const mlp_names[] = {"swiglu", "gelu", NULL};
+static const char *const norm_names[] = {"rmsnorm", "layernorm", NULL};
 static const char *const sharding_names[] = {"none", "zero1", "zero2", "fsdp", NULL};
 static const char *const fsdp_unit_names[] = {"layer", "model", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", NULL};
@@ -58,18 +61,37 @@ static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
 
 static const struct key keys[] = {
 	{"description", K_STRING, NOFF, NULL, 0},
-	{"model", K_SECTION, NOFF, NULL, 1},
-	{"model.num_layers", K_COUNT, OFF(model.num_layers), NULL, 1},
-	{"model.hidden_size", K_COUNT, OFF(model.hidden_size), NULL, 1},
-	{"model.num_attention_heads", K_COUNT, OFF(model.num_attention_heads), NULL, 1},
+	{"model", K_SECTION, NOFF, NULL, 2},
+	{"model.hf_config", K_STRING, NOFF, NULL, 0},
+	{"model.num_layers", K_COUNT, OFF(model.num_layers), NULL, 2},
+	{"model.hidden_size", K_COUNT, OFF(model.hidden_size), NULL, 2},
+	{"model.num_attention_heads", K_COUNT, OFF(model.num_attention_heads), NULL, 2},
 	{"model.num_kv_heads", K_COUNT, OFF(model.num_kv_heads), NULL, 0},
 	{"model.head_dim", K_COUNT, OFF(model.head_dim), NULL, 0},
 	{"model.ffn_hidden_size", K_COUNT, OFF(model.ffn_hidden_size), NULL, 0},
-	{"model.vocab_size", K_COUNT, OFF(model.vocab_size), NULL, 1},
+	{"model.vocab_size", K_COUNT, OFF(model.vocab_size), NULL, 2},
 	{"model.seq_length", K_COUNT, OFF(model.seq_length), NULL, 1},
 	{"model.mlp", K_ENUM, OFF(model.mlp), mlp_names, 0},
 	{"model.tie_word_embeddings", K_BOOL, OFF(model.tie_word_embeddings), NULL, 0},
 	{"model.params", K_COUNT, OFF(model.params), NULL, 0},
+	{"model.norm", K_ENUM, OFF(model.norm), norm_names, 0},
+	{"model.qkv_bias", K_BOOL, OFF(model.qkv_bias), NULL, 0},
+	{"model.out_bias", K_BOOL, OFF(model.out_bias), NULL, 0},
+	{"model.mlp_bias", K_BOOL, OFF(model.mlp_bias), NULL, 0},
+	{"model.qk_norm", K_BOOL, OFF(model.qk_norm), NULL, 0},
+	{"model.position_embeddings", K_UINT, OFF(model.position_embeddings), NULL, 0},
+	{"model.num_experts", K_UINT, OFF(model.num_experts), NULL, 0},
+	{"model.experts_per_token", K_COUNT, OFF(model.experts_per_token), NULL, 0},
+	{"model.moe_ffn_hidden_size", K_COUNT, OFF(model.moe_ffn_hidden_size), NULL, 0},
+	{"model.shared_expert_ffn_hidden_size", K_UINT, OFF(model.shared_expert_ffn_hidden_size), NULL, 0},
+	{"model.shared_expert_gate", K_BOOL, OFF(model.shared_expert_gate), NULL, 0},
+	{"model.router_bias", K_BOOL, OFF(model.router_bias), NULL, 0},
+	{"model.dense_layers", K_UINT, OFF(model.dense_layers), NULL, 0},
+	{"model.q_lora_rank", K_UINT, OFF(model.q_lora_rank), NULL, 0},
+	{"model.kv_lora_rank", K_UINT, OFF(model.kv_lora_rank), NULL, 0},
+	{"model.qk_rope_head_dim", K_COUNT, OFF(model.qk_rope_head_dim), NULL, 0},
+	{"model.qk_nope_head_dim", K_COUNT, OFF(model.qk_nope_head_dim), NULL, 0},
+	{"model.v_head_dim", K_COUNT, OFF(model.v_head_dim), NULL, 0},
 	{"cluster", K_SECTION, NOFF, NULL, 1},
 	{"cluster.num_nodes", K_COUNT, OFF(cluster.num_nodes), NULL, 1},
 	{"cluster.gpus_per_node", K_COUNT, OFF(cluster.gpus_per_node), NULL, 1},
@@ -84,6 +106,7 @@ static const struct key keys[] = {
 	{"parallel.dp", K_COUNT, OFF(parallel.dp), NULL, 0},
 	{"parallel.tp", K_COUNT, OFF(parallel.tp), NULL, 0},
 	{"parallel.pp", K_COUNT, OFF(parallel.pp), NULL, 0},
+	{"parallel.ep", K_COUNT, OFF(parallel.ep), NULL, 0},
 	{"parallel.order", K_ORDER, NOFF, NULL, 0},
 	{"parallel.sharding", K_ENUM, OFF(parallel.sharding), sharding_names, 0},
 	{"parallel.reshard_after_forward", K_BOOL, OFF(parallel.reshard_after_forward), NULL, 0},
@@ -128,6 +151,10 @@ struct loader {
 	int from_set[NKEYS];   /* last value came from --set */
 	size_t errors;
 	char got[96];          /* describe()'s text for the message being built */
+	const char *dir;       /* the config file's directory; NULL: the current one */
+	char hf_path[DC_CONFIG_MAX_STRING + 1]; /* model.hf_config as written */
+	int hf_loaded;         /* the shape came from a Hugging Face config */
+	const struct dc_load_opts *opts;
 };
 
 static int find_key(const char *path)
@@ -882,6 +909,10 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 	case K_STRING:
 		if (!cJSON_IsString(v))
 			errorf(l, ki, "'%s': expected a string, got %s", k->path, describe(l, v));
+		else if (strcmp(k->path, "model.hf_config") == 0 && !*v->valuestring)
+			errorf(l, ki, "'%s': expected the path of a Hugging Face config.json, got an empty string", k->path);
+		else if (strcmp(k->path, "model.hf_config") == 0)
+			snprintf(l->hf_path, sizeof(l->hf_path), "%s", v->valuestring);
 		break;
 	}
 }
@@ -1025,6 +1056,8 @@ static void set_defaults(struct dc_config *c)
 	c->model.mlp = DC_MLP_SWIGLU;
 	c->parallel.tp = 1;
 	c->parallel.pp = 1;
+	c->parallel.ep = 1;
+	snprintf(c->model.family, sizeof(c->model.family), "custom");
 	memcpy(c->parallel.order, megatron, sizeof(megatron));
 	snprintf(c->parallel.order_text, sizeof(c->parallel.order_text), "tp-cp-ep-dp-pp");
 	c->parallel.sharding = DC_SHARD_NONE;
@@ -1046,28 +1079,45 @@ static void set_defaults(struct dc_config *c)
 	c->memory.allocator_reserve = 0.05;
 }
 
-int dc_model_param_count(const struct dc_model *m, uint64_t *out)
+static int is_required(const struct loader *l, size_t i)
 {
-	uint64_t h = m->hidden_size, q_dim, kv_dim, attn, mlp, layer, layers, embed, total;
-	uint64_t mats = m->mlp == DC_MLP_SWIGLU ? 3 : 2;
+	return keys[i].required == 1 || (keys[i].required == 2 && !l->hf_loaded);
+}
 
-	/* attention: q and o are h x (a*d), k and v are h x (kv*d) each */
-	if (dc_mul_u64(m->num_attention_heads, m->head_dim, &q_dim) ||
-	    dc_mul_u64(m->num_kv_heads, m->head_dim, &kv_dim) ||
-	    dc_add_u64(q_dim, kv_dim, &attn) || dc_add_u64(attn, kv_dim, &attn) ||
-	    dc_add_u64(attn, q_dim, &attn) || dc_mul_u64(attn, h, &attn) ||
-	    /* MLP: 3 (SwiGLU) or 2 (GELU) h x f matrices */
-	    dc_mul_u64(h, m->ffn_hidden_size, &mlp) || dc_mul_u64(mlp, mats, &mlp) ||
-	    /* two norms of h weights per layer */
-	    dc_add_u64(attn, mlp, &layer) || dc_add_u64(layer, 2 * h, &layer) ||
-	    dc_mul_u64(layer, m->num_layers, &layers) ||
-	    /* embedding, untied head, final norm */
-	    dc_mul_u64(m->vocab_size, h, &embed) || dc_add_u64(layers, embed, &total) ||
-	    (!m->tie_word_embeddings && dc_add_u64(total, embed, &total)) ||
-	    dc_add_u64(total, h, &total))
-		return -1;
-	*out = total;
-	return 0;
+/* Mixture-of-experts and MLA keys: defaults and rules (docs/config.md). */
+static void check_moe_mla(struct loader *l)
+{
+	struct dc_model *m = &l->cfg->model;
+	int k_ept = find_key("model.experts_per_token");
+
+	if (m->num_experts) {
+		if (!l->seen[find_key("model.moe_ffn_hidden_size")])
+			m->moe_ffn_hidden_size = m->ffn_hidden_size;
+		if (!l->seen[k_ept])
+			errorf(l, find_key("model.num_experts"),
+			       "'model.experts_per_token': required with model.num_experts (%llu)",
+			       (unsigned long long)m->num_experts);
+		else if (m->experts_per_token > m->num_experts)
+			errorf(l, k_ept, "'model.experts_per_token': must be at most model.num_experts (%llu), got %llu",
+			       (unsigned long long)m->num_experts, (unsigned long long)m->experts_per_token);
+		if (m->dense_layers >= m->num_layers)
+			errorf(l, find_key("model.dense_layers"),
+			       "'model.dense_layers': must be below model.num_layers (%llu), got %llu",
+			       (unsigned long long)m->num_layers, (unsigned long long)m->dense_layers);
+	}
+	if (m->kv_lora_rank) {
+		static const char *const need[] = {"model.qk_rope_head_dim", "model.qk_nope_head_dim",
+						   "model.v_head_dim"};
+		for (size_t i = 0; i < 3; i++)
+			if (!l->seen[find_key(need[i])])
+				errorf(l, find_key("model.kv_lora_rank"), "'%s': required with model.kv_lora_rank (MLA)",
+				       need[i]);
+		/* MLA: every head has its own k and v after the up-projection */
+		if (!l->seen[find_key("model.num_kv_heads")])
+			m->num_kv_heads = m->num_attention_heads;
+		if (!l->seen[find_key("model.head_dim")])
+			m->head_dim = m->qk_nope_head_dim + m->qk_rope_head_dim;
+	}
 }
 
 static void cross_check(struct loader *l)
@@ -1079,17 +1129,21 @@ static void cross_check(struct loader *l)
 	uint64_t tp_pp, state_bytes;
 
 	for (size_t i = 0; i < NKEYS; i++)
-		if (keys[i].required && !l->seen[i]) {
+		if (is_required(l, i) && !l->seen[i]) {
 			/* a missing section already implies its keys */
 			const char *dot = strrchr(keys[i].path, '.');
 			if (dot) {
 				char sec[64];
 				snprintf(sec, sizeof(sec), "%.*s", (int)(dot - keys[i].path), keys[i].path);
 				int si = find_key(sec);
-				if (si >= 0 && !l->seen[si] && keys[si].required)
+				if (si >= 0 && !l->seen[si] && is_required(l, (size_t)si))
 					continue;
 			}
-			errorf(l, -1, "'%s': required key is missing", keys[i].path);
+			if (l->hf_loaded && strcmp(keys[i].path, "model.seq_length") == 0)
+				errorf(l, -1, "'%s': required key is missing; a Hugging Face config gives no training sequence length (max_position_embeddings is the longest context)",
+				       keys[i].path);
+			else
+				errorf(l, -1, "'%s': required key is missing", keys[i].path);
 		}
 	if (l->errors)
 		return;
@@ -1111,7 +1165,10 @@ static void cross_check(struct loader *l)
 			return;
 		}
 	}
-	if (!l->seen[find_key("model.head_dim")]) {
+	check_moe_mla(l);
+	if (l->errors)
+		return;
+	if (!l->seen[find_key("model.head_dim")] && !m->kv_lora_rank) {
 		if (m->hidden_size % m->num_attention_heads != 0) {
 			errorf(l, find_key("model.num_attention_heads"),
 			       "'model.num_attention_heads': must divide model.hidden_size (%llu) unless model.head_dim is given, got %llu",
@@ -1154,6 +1211,20 @@ static void cross_check(struct loader *l)
 	else if (m->num_kv_heads % p->tp != 0)
 		errorf(l, k_tp, "'parallel.tp': must divide model.num_kv_heads (%llu), got %llu",
 		       (unsigned long long)m->num_kv_heads, (unsigned long long)p->tp);
+	/* expert parallelism (Megatron-Core): ep ranks are carved out of dp,
+	 * each holding num_experts / ep experts of every MoE layer */
+	if (p->ep > 1) {
+		int k_ep = find_key("parallel.ep");
+		if (p->dp % p->ep != 0)
+			errorf(l, k_ep, "'parallel.ep': must divide parallel.dp (%llu): expert-parallel ranks come out of the data-parallel ones, got %llu",
+			       (unsigned long long)p->dp, (unsigned long long)p->ep);
+		else if (!m->num_experts)
+			errorf(l, k_ep, "'parallel.ep': needs a mixture-of-experts model (model.num_experts), got ep %llu",
+			       (unsigned long long)p->ep);
+		else if (m->num_experts % p->ep != 0)
+			errorf(l, k_ep, "'parallel.ep': must divide model.num_experts (%llu), got %llu",
+			       (unsigned long long)m->num_experts, (unsigned long long)p->ep);
+	}
 	if (m->num_layers % p->pp != 0)
 		errorf(l, k_pp, "'parallel.pp': must divide model.num_layers (%llu), got %llu",
 		       (unsigned long long)m->num_layers, (unsigned long long)p->pp);
@@ -1180,10 +1251,17 @@ static void cross_check(struct loader *l)
 
 	/* parameters: explicit or from the shape */
 	m->params_explicit = l->seen[find_key("model.params")];
-	if (!m->params_explicit && dc_model_param_count(m, &m->params) != 0) {
-		errorf(l, find_key("model.hidden_size"),
-		       "'model': the parameter count of this shape overflows 64 bits; check hidden_size, ffn_hidden_size, vocab_size and num_layers");
-		return;
+	{
+		struct dc_param_terms t;
+		if (dc_params_terms(m, &t) != 0) {
+			errorf(l, find_key("model.hidden_size"),
+			       "'model': the parameter count of this shape overflows 64 bits; check hidden_size, ffn_hidden_size, vocab_size, num_layers and the expert sizes");
+			return;
+		}
+		if (!m->params_explicit)
+			m->params = t.total;
+		/* an explicit count carries no shape: its active part is unknown */
+		m->params_active = m->params_explicit ? m->params : t.active;
 	}
 	/* model-state bytes must be representable (overflow guard for the ledger) */
 	{
@@ -1224,13 +1302,12 @@ static void cross_check(struct loader *l)
 			       (unsigned long long)p_ranks);
 	}
 	if (!l->seen[find_key("collective.message_size")]) {
-		/* the most loaded rank's gradient: its tp shard of the first or
-		 * last pipeline stage (they hold the embedding and the head) */
-		struct dc_stage_params first, last;
-		if (dc_stage_params_compute(c, 0, &first) != 0 ||
-		    dc_stage_params_compute(c, p->pp - 1, &last) != 0 ||
-		    dc_mul_u64(first.total > last.total ? first.total : last.total, c->precision.grad_bytes,
-			       &c->collective.msg_bytes))
+		/* the most loaded rank's gradient: its tp (and ep) shard of the
+		 * stage holding the most parameters (memory.h) */
+		struct dc_stage_params most;
+		uint64_t stage;
+		if (dc_stage_params_most_loaded(c, &most, &stage) != 0 ||
+		    dc_mul_u64(most.total, c->precision.grad_bytes, &c->collective.msg_bytes))
 			errorf(l, -1, "'collective.message_size': default gradient bytes overflow");
 	}
 	c->memory.activation_explicit = l->seen[find_key("memory.activation_bytes_per_token_per_layer")];
@@ -1251,45 +1328,37 @@ static void use_dc_allocator(void)
 	done = 1;
 }
 
-int dc_config_load_buffer(const char *buf, size_t len, const char *name,
-			  const struct dc_override *overrides, size_t noverrides,
-			  struct dc_config *cfg, struct dc_diag *diag)
+/* Checks l->buf against the loader's limits and strict JSON, then parses
+ * it. Returns the tree, or NULL with the problem recorded (*oom set when
+ * only an allocation failed). */
+static cJSON *parse_text(struct loader *l, int *oom)
 {
-	struct loader l;
+	const char *buf = l->buf, *end = NULL;
+	size_t len = l->len, i;
 	struct scan sc;
-	cJSON *root = NULL;
-	const char *end = NULL;
-	size_t i;
 	unsigned long failed_before;
-	int rc = -1;
+	cJSON *root;
 
-	memset(&l, 0, sizeof(l));
-	l.name = name;
-	l.buf = buf;
-	l.len = len;
-	l.cfg = cfg;
-	l.diag = diag;
-	set_defaults(cfg);
-
+	*oom = 0;
 	if (len > DC_CONFIG_MAX_BYTES) {
-		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: file is larger than 1 MiB (%zu bytes)", name, len);
-		return -1;
+		dc_diag_error(l->diag, DC_ERR_INPUT, "%s: error: file is larger than 1 MiB (%zu bytes)", l->name, len);
+		return NULL;
 	}
 	if (memchr(buf, '\0', len)) {
 		size_t pos = (size_t)((const char *)memchr(buf, '\0', len) - buf);
-		syntax_error(&l, pos, "NUL byte in the file; a config is UTF-8 JSON text");
-		return -1;
+		syntax_error(l, pos, "NUL byte in the file; a config is UTF-8 JSON text");
+		return NULL;
 	}
 	i = len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
 	while (i < len && is_space(buf[i]))
 		i++;
 	if (i == len) {
-		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: the file is empty; a config is a JSON object", name);
-		return -1;
+		dc_diag_error(l->diag, DC_ERR_CONFIG, "%s: error: the file is empty; a config is a JSON object", l->name);
+		return NULL;
 	}
 	if (scan_text(&sc, buf, len) != 0) {
-		syntax_error(&l, sc.err_pos, sc.what);
-		return -1;
+		syntax_error(l, sc.err_pos, sc.what);
+		return NULL;
 	}
 	use_dc_allocator();
 	failed_before = dc_alloc_failures();
@@ -1297,8 +1366,182 @@ int dc_config_load_buffer(const char *buf, size_t len, const char *name,
 	if (!root) {
 		/* the text passed scan_text, so only a failed allocation stops cJSON */
 		if (dc_alloc_failures() != failed_before)
+			*oom = 1;
+		else
+			syntax_error(l, end ? (size_t)(end - buf) : 0, "cannot parse this JSON");
+	}
+	return root;
+}
+
+/* Reads `path` whole (at most DC_CONFIG_MAX_BYTES). Returns the bytes (the
+ * caller frees them), or NULL with the reason in `diag`; `via` (NULL for a
+ * config) says who named the file. */
+static char *read_limited(const char *path, const char *via, size_t *len, struct dc_diag *diag)
+{
+	const char *open_paren = via ? " (" : "", *close_paren = via ? ")" : "";
+
+	if (!via)
+		via = "";
+	FILE *f;
+	struct stat st;
+	char *buf;
+	size_t n;
+
+	f = fopen(path, "rb");
+	if (!f) {
+		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: cannot open: %s%s%s%s", path, strerror(errno),
+			      open_paren, via, close_paren);
+		return NULL;
+	}
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: is a directory, not a config file%s%s%s", path,
+			      open_paren, via, close_paren);
+		return NULL;
+	}
+	buf = dc_malloc(DC_CONFIG_MAX_BYTES + 1);
+	if (!buf) {
+		fclose(f);
+		dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", path);
+		return NULL;
+	}
+	n = fread(buf, 1, DC_CONFIG_MAX_BYTES + 1, f);
+	if (ferror(f)) {
+		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: read failed: %s", path, strerror(errno));
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	if (n > DC_CONFIG_MAX_BYTES) {
+		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: file is larger than 1 MiB%s%s%s", path, open_paren,
+			      via, close_paren);
+		free(buf);
+		return NULL;
+	}
+	*len = n;
+	return buf;
+}
+
+static int is_model_shape_key(size_t i)
+{
+	return strncmp(keys[i].path, "model.", 6) == 0 && keys[i].off != NOFF &&
+	       strcmp(keys[i].path, "model.params") != 0 && strcmp(keys[i].path, "model.seq_length") != 0;
+}
+
+/* The Hugging Face config named by --model or model.hf_config: read it
+ * (hf.c maps it), then take its value for every model key the config does
+ * not give. With --model its shape replaces the config file's model keys
+ * (model.seq_length stays; --set still applies on top). */
+static void load_hf(struct loader *l)
+{
+	const struct dc_load_opts *o = l->opts;
+	int k_hf = find_key("model.hf_config"), oom = 0;
+	const char *rel, *dir = NULL;
+	char path[sizeof(l->cfg->model.hf_config)];
+	struct loader hl;
+	struct dc_model hm;
+	cJSON *root;
+	char *buf;
+	size_t n = 0;
+	int len;
+
+	if (o && o->model_file) {
+		rel = o->model_file;
+	} else if (l->hf_path[0]) {
+		rel = l->hf_path;
+		dir = l->from_set[k_hf] ? NULL : l->dir;
+	} else {
+		return;
+	}
+	if (dir && *dir && rel[0] != '/')
+		len = snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	else
+		len = snprintf(path, sizeof(path), "%s", rel);
+	if (len < 0 || (size_t)len >= sizeof(path)) {
+		errorf(l, k_hf, "'model.hf_config': the path is longer than %zu bytes", sizeof(path) - 1);
+		return;
+	}
+	{
+		char via[320];
+		if (o && o->model_file)
+			snprintf(via, sizeof(via), "named by --model");
+		else
+			snprintf(via, sizeof(via), "named by 'model.hf_config' in %.256s", origin(l, k_hf));
+		buf = read_limited(path, via, &n, l->diag);
+	}
+	if (!buf) {
+		l->errors++;
+		return;
+	}
+	memset(&hl, 0, sizeof(hl));
+	hl.name = path;
+	hl.buf = buf;
+	hl.len = n;
+	hl.cfg = l->cfg;
+	hl.diag = l->diag;
+	root = parse_text(&hl, &oom);
+	if (!root) {
+		if (oom)
+			dc_diag_error(l->diag, DC_ERR_INTERNAL, "%s: error: out of memory", path);
+		l->errors++;
+		free(buf);
+		return;
+	}
+	if (dc_hf_model_read(root, path, &hm, l->diag) != 0) {
+		l->errors++;
+	} else {
+		struct dc_model *m = &l->cfg->model;
+		for (size_t i = 0; i < NKEYS; i++) {
+			size_t moff;
+			if (!is_model_shape_key(i))
+				continue;
+			if (o && o->model_file && !l->from_set[i])
+				l->seen[i] = 0;
+			if (l->seen[i])
+				continue;
+			moff = keys[i].off - offsetof(struct dc_config, model);
+			if (keys[i].kind == K_COUNT || keys[i].kind == K_UINT)
+				memcpy((char *)m + moff, (const char *)&hm + moff, sizeof(uint64_t));
+			else
+				memcpy((char *)m + moff, (const char *)&hm + moff, sizeof(int));
+			l->seen[i] = 1;
+		}
+		if (o && o->model_file && !l->from_set[find_key("model.params")])
+			l->seen[find_key("model.params")] = 0;
+		snprintf(m->family, sizeof(m->family), "%s", hm.family);
+		snprintf(m->hf_config, sizeof(m->hf_config), "%s", path);
+		l->hf_loaded = 1;
+	}
+	cJSON_Delete(root);
+	free(buf);
+}
+
+/* `dir`: the directory model.hf_config is relative to (NULL: the current
+ * one). */
+static int load_buffer(const char *buf, size_t len, const char *name, const char *dir,
+		       const struct dc_load_opts *opts, struct dc_config *cfg, struct dc_diag *diag)
+{
+	struct loader l;
+	cJSON *root = NULL;
+	size_t i, noverrides = opts ? opts->noverrides : 0;
+	unsigned long failed_before;
+	int rc = -1, oom = 0;
+
+	memset(&l, 0, sizeof(l));
+	l.name = name;
+	l.buf = buf;
+	l.len = len;
+	l.cfg = cfg;
+	l.diag = diag;
+	l.opts = opts;
+	l.dir = dir;
+	set_defaults(cfg);
+
+	root = parse_text(&l, &oom);
+	if (!root) {
+		if (oom)
 			goto oom;
-		syntax_error(&l, end ? (size_t)(end - buf) : 0, "cannot parse this JSON");
 		return -1;
 	}
 	if (!cJSON_IsObject(root)) {
@@ -1308,7 +1551,7 @@ int dc_config_load_buffer(const char *buf, size_t len, const char *name,
 	}
 	for (i = 0; i < noverrides; i++) {
 		failed_before = dc_alloc_failures();
-		int ki = apply_override(&l, root, overrides[i].text);
+		int ki = apply_override(&l, root, opts->overrides[i].text);
 		if (ki == -2 || dc_alloc_failures() != failed_before)
 			goto oom;
 		if (ki >= 0)
@@ -1317,6 +1560,8 @@ int dc_config_load_buffer(const char *buf, size_t len, const char *name,
 	if (diag->errors)
 		goto out;
 	walk(&l, root, "");
+	if (l.errors == 0)
+		load_hf(&l);
 	if (l.errors == 0)
 		cross_check(&l);
 	rc = l.errors || diag->errors ? -1 : 0;
@@ -1329,48 +1574,53 @@ oom:
 	return -1;
 }
 
+int dc_config_load_buffer_opts(const char *buf, size_t len, const char *name,
+			       const struct dc_load_opts *opts, struct dc_config *cfg,
+			       struct dc_diag *diag)
+{
+	return load_buffer(buf, len, name, NULL, opts, cfg, diag);
+}
+
+int dc_config_load_buffer(const char *buf, size_t len, const char *name,
+			  const struct dc_override *overrides, size_t noverrides,
+			  struct dc_config *cfg, struct dc_diag *diag)
+{
+	struct dc_load_opts o = {overrides, noverrides, NULL};
+	return load_buffer(buf, len, name, NULL, &o, cfg, diag);
+}
+
+int dc_config_load_file_opts(const char *path, const struct dc_load_opts *opts,
+			     struct dc_config *cfg, struct dc_diag *diag)
+{
+	char *buf, *dir = NULL;
+	size_t n = 0;
+	int rc;
+	const char *slash = strrchr(path, '/');
+
+	set_defaults(cfg);
+	buf = read_limited(path, NULL, &n, diag);
+	if (!buf)
+		return -1;
+	/* model.hf_config is relative to the config file's directory */
+	if (slash) {
+		dir = dc_strndup(path, slash == path ? 1 : (size_t)(slash - path));
+		if (!dir) {
+			free(buf);
+			dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", path);
+			return -1;
+		}
+	}
+	rc = load_buffer(buf, n, path, dir, opts, cfg, diag);
+	free(dir);
+	free(buf);
+	return rc;
+}
+
 int dc_config_load_file(const char *path, const struct dc_override *overrides, size_t noverrides,
 			struct dc_config *cfg, struct dc_diag *diag)
 {
-	FILE *f;
-	struct stat st;
-	char *buf;
-	size_t n;
-	int rc;
-
-	set_defaults(cfg);
-	f = fopen(path, "rb");
-	if (!f) {
-		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: cannot open: %s", path, strerror(errno));
-		return -1;
-	}
-	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-		fclose(f);
-		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: is a directory, not a config file", path);
-		return -1;
-	}
-	buf = dc_malloc(DC_CONFIG_MAX_BYTES + 1);
-	if (!buf) {
-		fclose(f);
-		dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", path);
-		return -1;
-	}
-	n = fread(buf, 1, DC_CONFIG_MAX_BYTES + 1, f);
-	if (ferror(f)) {
-		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: read failed: %s", path, strerror(errno));
-		fclose(f);
-		free(buf);
-		return -1;
-	}
-	fclose(f);
-	if (n > DC_CONFIG_MAX_BYTES) {
-		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: file is larger than 1 MiB", path);
-		free(buf);
-		return -1;
-	}
-	rc = dc_config_load_buffer(buf, n, path, overrides, noverrides, cfg, diag);
-	free(buf);
-	return rc;
+	struct dc_load_opts o = {overrides, noverrides, NULL};
+	return dc_config_load_file_opts(path, &o, cfg, diag);
 }
 
 const char *dc_sharding_name(enum dc_sharding s)
@@ -1386,6 +1636,11 @@ const char *dc_axis_name(enum dc_axis a)
 const char *dc_recompute_name(enum dc_recompute r)
 {
 	return recompute_names[r];
+}
+
+const char *dc_norm_name(enum dc_norm n)
+{
+	return norm_names[n];
 }
 
 const char *dc_link_choice_name(enum dc_link_choice l)

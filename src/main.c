@@ -36,8 +36,8 @@ enum exit_code {
 #define DC_EXCERPT_ROWS 32
 
 static const char usage_text[] =
-	"usage: distcalc [--config FILE] [--experiment NAME] [--seed N] [--format table|json]\n"
-	"                [--output FILE] [--set PATH=VALUE]... [--all]\n"
+	"usage: distcalc [--config FILE] [--model HF_CONFIG] [--experiment NAME] [--seed N]\n"
+	"                [--format table|json] [--output FILE] [--set PATH=VALUE]... [--all]\n"
 	"                [--check EXPECTED.json [--rtol X]] [--help] [--version]\n";
 
 static const char help_head[] =
@@ -48,6 +48,10 @@ static const char help_head[] =
 	"options:\n"
 	"  -c, --config FILE      read the config from FILE (default: the built-in copy\n"
 	"                         of configs/systems.json)\n"
+	"  -m, --model FILE       read the model shape from a Hugging Face config.json\n"
+	"                         (Llama 2/3, Mistral, Mixtral, Qwen2/2.5, Qwen2-MoE,\n"
+	"                         Qwen3-MoE, GPT-2, Gemma, DeepSeek-V3); cluster, layout,\n"
+	"                         training and model.seq_length stay the config's\n"
 	"  -e, --experiment NAME  what to compute (default: systems); see below\n"
 	"      --seed N           seed for every random choice (default: 0); recorded in\n"
 	"                         the output. Same inputs and seed give identical output\n"
@@ -86,6 +90,7 @@ static const char help_tail[] =
 
 struct options {
 	const char *config;
+	const char *model;
 	const char *experiment;
 	uint64_t seed;
 	int json;
@@ -201,6 +206,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 			if (!*v)
 				return usage_error("'--config': empty file name");
 			o->config = v;
+		} else if (matches(a, "--model", "-m")) {
+			if (!(v = opt_value(argc, argv, &i, a, "--model", &err)))
+				return err;
+			if (!*v)
+				return usage_error("'--model': empty file name");
+			o->model = v;
 		} else if (matches(a, "--experiment", "-e")) {
 			if (!(v = opt_value(argc, argv, &i, a, "--experiment", &err)))
 				return err;
@@ -561,6 +572,7 @@ int main(int argc, char **argv)
 	struct dc_report *report = NULL;
 	struct dc_render_opts ro;
 	struct dc_run_info info;
+	struct dc_load_opts lo;
 	const struct dc_experiment *exp;
 	int rc, load_rc;
 
@@ -584,12 +596,16 @@ int main(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto done;
 	}
+	lo.overrides = o.sets;
+	lo.noverrides = o.nsets;
+	lo.model_file = o.model;
 	if (o.config) {
-		load_rc = dc_config_load_file(o.config, o.sets, o.nsets, &cfg, &diag);
+		load_rc = dc_config_load_file_opts(o.config, &lo, &cfg, &diag);
 	} else {
-		fprintf(stderr, "distcalc: no --config given; using the built-in default (configs/systems.json)\n");
-		load_rc = dc_config_load_buffer(dc_default_config, dc_default_config_len, "configs/systems.json",
-						o.sets, o.nsets, &cfg, &diag);
+		fprintf(stderr, "distcalc: no --config given; using the built-in default (configs/systems.json)%s\n",
+			o.model ? " with the model from --model" : "");
+		load_rc = dc_config_load_buffer_opts(dc_default_config, dc_default_config_len,
+						     "configs/systems.json", &lo, &cfg, &diag);
 	}
 	if (load_rc != 0) {
 		print_diag(&diag, 0);

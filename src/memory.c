@@ -3,6 +3,7 @@
 #include "distcalc/memory.h"
 
 #include "distcalc/activation.h"
+#include "distcalc/params.h"
 
 #include <math.h>
 #include <string.h>
@@ -63,10 +64,30 @@ uint64_t dc_pipeline_in_flight(uint64_t pp, uint64_t stage, uint64_t grad_accum_
 	return n < grad_accum_steps ? n : grad_accum_steps;
 }
 
+/* Dense-MLP layers among those rank `stage` holds: with v model chunks
+ * (interleaved 1F1B, Megatron-LM 2021 section 2.2.2) it holds chunks
+ * stage, stage + pp, ..., each of L / (pp v) consecutive layers; the
+ * dense ones are the first dense_layers of the model (all of them when
+ * there are no experts). */
+static uint64_t stage_dense_layers(const struct dc_config *cfg, uint64_t stage)
+{
+	const struct dc_model *m = &cfg->model;
+	uint64_t pp = cfg->parallel.pp, v = cfg->parallel.virtual_pipeline ? cfg->parallel.virtual_pipeline : 1;
+	uint64_t per_chunk = m->num_layers / pp / v, limit = m->num_experts ? m->dense_layers : m->num_layers;
+	uint64_t n = 0;
+
+	for (uint64_t k = 0; k < v; k++) {
+		uint64_t first = (stage + k * pp) * per_chunk;
+		if (first < limit)
+			n += limit - first < per_chunk ? limit - first : per_chunk;
+	}
+	return n;
+}
+
 int dc_stage_params_compute(const struct dc_config *cfg, uint64_t stage, struct dc_stage_params *p)
 {
 	const struct dc_model *m = &cfg->model;
-	uint64_t tp = cfg->parallel.tp, pp = cfg->parallel.pp;
+	uint64_t tp = cfg->parallel.tp, pp = cfg->parallel.pp, ep = cfg->parallel.ep ? cfg->parallel.ep : 1;
 	struct ck c = {0};
 
 	memset(p, 0, sizeof(*p));
@@ -75,30 +96,75 @@ int dc_stage_params_compute(const struct dc_config *cfg, uint64_t stage, struct 
 		/* an explicit count carries no shape: split it evenly over tp x pp */
 		p->total = ceil_div(m->params, mul(&c, tp, pp));
 		p->layer_params = p->layers ? ceil_div(p->total, p->layers) : p->total;
+		p->dense_layers = p->layers;
 		return c.overflow ? -1 : 0;
 	}
 	{
-		uint64_t h = m->hidden_size, d = m->head_dim;
-		uint64_t q_dim = mul(&c, m->num_attention_heads, d), kv_dim = mul(&c, m->num_kv_heads, d);
-		/* q and o: h x (a d); k and v: h x (kv d); MLP: 2 or 3 h x f matrices */
-		uint64_t attn = mul(&c, h, mul(&c, 2, add(&c, q_dim, kv_dim)));
-		uint64_t mlp = mul(&c, mul(&c, h, m->ffn_hidden_size), m->mlp == DC_MLP_SWIGLU ? 3 : 2);
-		uint64_t embed = ceil_div(mul(&c, m->vocab_size, h), tp); /* vocab-parallel */
+		struct dc_param_part attn, mlp, expert, router, shared;
+		uint64_t norm_h, norms, embed, dense_layer = 0, moe_layer = 0, local_experts;
 
-		/* Megatron-LM 2021 section 2.3: linear layers split over tp, the
-		 * two norms replicated */
-		p->layer_params = add(&c, ceil_div(add(&c, attn, mlp), tp), mul(&c, 2, h));
-		if (stage == 0)
-			p->other_params = add(&c, p->other_params, embed);
+		if (dc_params_attention(m, &attn) || dc_params_mlp(m, m->ffn_hidden_size, &mlp) ||
+		    dc_params_mlp(m, m->moe_ffn_hidden_size, &expert) || dc_params_router(m, &router) ||
+		    dc_params_shared_experts(m, &shared) || dc_params_norm(m, m->hidden_size, &norm_h))
+			return -1;
+		norms = mul(&c, 2, norm_h);
+		/* Megatron-LM 2021 section 2.3: linear layers split over tp
+		 * (column-parallel biases with them); norms, row-parallel biases
+		 * and MLA down-projections whole on every tp rank */
+		dense_layer = add(&c, ceil_div(add(&c, attn.split, mlp.split), tp),
+				  add(&c, add(&c, attn.replicated, mlp.replicated), norms));
+		/* MoE layer (Megatron-Core): attention and shared experts split
+		 * over tp; num_experts / ep routed experts on this rank, each
+		 * split over the expert tp group (expert_tensor_parallel_size
+		 * defaults to tp); the router whole */
+		local_experts = m->num_experts / ep;
+		p->expert_params = mul(&c, local_experts,
+				       add(&c, ceil_div(expert.split, tp), expert.replicated));
+		moe_layer = add(&c, add(&c, ceil_div(add(&c, attn.split, shared.split), tp), p->expert_params),
+				add(&c, add(&c, attn.replicated, shared.replicated), add(&c, router.replicated, norms)));
+		p->dense_layers = stage_dense_layers(cfg, stage);
+		p->moe_layers = p->layers - p->dense_layers;
+		p->layer_params = max_u64(p->dense_layers ? dense_layer : 0, p->moe_layers ? moe_layer : 0);
+		p->expert_params = mul(&c, p->expert_params, p->moe_layers);
+
+		embed = ceil_div(mul(&c, m->vocab_size, m->hidden_size), tp); /* vocab-parallel */
+		if (stage == 0) /* and the learned position table, whole (GPT-2) */
+			p->other_params = add(&c, embed, mul(&c, m->position_embeddings, m->hidden_size));
 		if (stage == pp - 1) {
-			p->other_params = add(&c, p->other_params, h); /* final norm */
+			p->other_params = add(&c, p->other_params, norm_h); /* final norm */
 			/* an untied head; a tied one is copied to the last stage when pp > 1 */
 			if (!m->tie_word_embeddings || pp > 1)
 				p->other_params = add(&c, p->other_params, embed);
 		}
-		p->total = add(&c, mul(&c, p->layers, p->layer_params), p->other_params);
+		p->total = add(&c, add(&c, mul(&c, p->dense_layers, dense_layer), mul(&c, p->moe_layers, moe_layer)),
+			       p->other_params);
 	}
 	return c.overflow ? -1 : 0;
+}
+
+int dc_stage_params_most_loaded(const struct dc_config *cfg, struct dc_stage_params *p, uint64_t *stage)
+{
+	/* stages differ by the embedding (first), the head (last) and how many
+	 * dense layers they hold: the candidates are the first, the last and
+	 * the two around the first chunk without dense layers */
+	const struct dc_model *m = &cfg->model;
+	uint64_t pp = cfg->parallel.pp, v = cfg->parallel.virtual_pipeline ? cfg->parallel.virtual_pipeline : 1;
+	uint64_t per_chunk = m->num_layers / pp / v;
+	uint64_t b = per_chunk ? ceil_div(m->num_experts ? m->dense_layers : 0, per_chunk) : 0;
+	uint64_t cand[4] = {0, pp - 1, b < pp ? b : pp - 1, b > 0 && b - 1 < pp ? b - 1 : 0};
+	struct dc_stage_params sp;
+
+	memset(p, 0, sizeof(*p));
+	*stage = 0;
+	for (int i = 0; i < 4; i++) {
+		if (dc_stage_params_compute(cfg, cand[i], &sp) != 0)
+			return -1;
+		if (i == 0 || sp.total > p->total || (sp.total == p->total && cand[i] < *stage)) {
+			*p = sp;
+			*stage = cand[i];
+		}
+	}
+	return 0;
 }
 
 static uint64_t reserve_of(uint64_t subtotal, double fraction)

@@ -22,6 +22,13 @@ enum dc_mlp {
 	DC_MLP_GELU,   /* up, down: 2 h x f matrices (GPT) */
 };
 
+/* Normalisation layers: RMSNorm has a weight vector (h), LayerNorm a weight
+ * and a bias (2h). */
+enum dc_norm {
+	DC_NORM_RMSNORM,
+	DC_NORM_LAYERNORM,
+};
+
 enum dc_sharding {
 	DC_SHARD_NONE,  /* DDP: every rank holds full model states */
 	DC_SHARD_ZERO1, /* master params + optimizer states sharded over dp */
@@ -71,8 +78,36 @@ struct dc_model {
 	uint64_t seq_length;
 	enum dc_mlp mlp;
 	int tie_word_embeddings;
-	uint64_t params;      /* explicit count or computed from the shape */
+	uint64_t params;      /* explicit count or computed from the shape: the total */
 	int params_explicit;  /* 1 when model.params was given */
+	uint64_t params_active; /* parameters one token uses (MoE: top-k experts); = params when dense */
+
+	/* family details (docs/models.md); the defaults describe a Llama-style model */
+	char family[32];          /* "llama", "gpt2", ... from a Hugging Face config, else "custom" */
+	enum dc_norm norm;        /* default RMSNorm */
+	int qkv_bias;             /* biases on q, k and v (Qwen2, GPT-2) */
+	int out_bias;             /* bias on the attention output projection (GPT-2) */
+	int mlp_bias;             /* biases on the MLP projections (GPT-2) */
+	int qk_norm;              /* RMSNorm of head_dim on q and k per layer (Qwen3) */
+	uint64_t position_embeddings; /* rows of a learned position table (GPT-2); 0: RoPE */
+
+	/* mixture of experts: 0 experts is a dense model */
+	uint64_t num_experts;         /* routed experts per MoE layer */
+	uint64_t experts_per_token;   /* top-k */
+	uint64_t moe_ffn_hidden_size; /* one routed expert's inner size */
+	uint64_t shared_expert_ffn_hidden_size; /* all shared experts together; 0: none */
+	int shared_expert_gate;       /* sigmoid gate h -> 1 on the shared expert (Qwen2-MoE) */
+	int router_bias;              /* per-expert score bias (DeepSeek-V3 e_score_correction_bias) */
+	uint64_t dense_layers;        /* the first layers keep a dense MLP (DeepSeek first_k_dense_replace) */
+
+	/* multi-head latent attention (DeepSeek-V2/V3): kv_lora_rank 0 is plain attention */
+	uint64_t q_lora_rank;         /* 0: q is one h x a(nope + rope) projection */
+	uint64_t kv_lora_rank;
+	uint64_t qk_rope_head_dim;
+	uint64_t qk_nope_head_dim;
+	uint64_t v_head_dim;
+
+	char hf_config[512];          /* the Hugging Face config.json read, as opened; "" if none */
 };
 
 struct dc_cluster {
@@ -85,6 +120,7 @@ struct dc_cluster {
 
 struct dc_parallel {
 	uint64_t dp, tp, pp;
+	uint64_t ep; /* expert parallel: divides dp (Megatron-Core), experts split over it */
 	int dp_explicit;
 	/* order[0] varies fastest; every axis appears once */
 	enum dc_axis order[DC_AXIS_COUNT];
@@ -153,9 +189,28 @@ int dc_config_load_buffer(const char *buf, size_t len, const char *name,
 			  const struct dc_override *overrides, size_t noverrides,
 			  struct dc_config *cfg, struct dc_diag *diag);
 
-/* Reads `path` (at most DC_CONFIG_MAX_BYTES) and loads it as above. */
+/* Reads `path` (at most DC_CONFIG_MAX_BYTES) and loads it as above. A
+ * model.hf_config path in the file is resolved relative to the file's
+ * directory; in a buffer or from --set, relative to the current one. */
 int dc_config_load_file(const char *path, const struct dc_override *overrides, size_t noverrides,
 			struct dc_config *cfg, struct dc_diag *diag);
+
+/* What the command line adds to a load: --set overrides and --model. */
+struct dc_load_opts {
+	const struct dc_override *overrides;
+	size_t noverrides;
+	/* --model FILE: a Hugging Face config.json whose shape replaces the
+	 * config's model keys (all but model.seq_length); --set model.* still
+	 * applies on top. NULL: none. */
+	const char *model_file;
+};
+
+/* As dc_config_load_buffer / dc_config_load_file, with `opts` (NULL: none). */
+int dc_config_load_buffer_opts(const char *buf, size_t len, const char *name,
+			       const struct dc_load_opts *opts, struct dc_config *cfg,
+			       struct dc_diag *diag);
+int dc_config_load_file_opts(const char *path, const struct dc_load_opts *opts,
+			     struct dc_config *cfg, struct dc_diag *diag);
 
 #define DC_CONFIG_MAX_BYTES (1024 * 1024)
 #define DC_CONFIG_MAX_STRING 256
@@ -170,8 +225,10 @@ const char *dc_axis_name(enum dc_axis a);
 const char *dc_link_choice_name(enum dc_link_choice l);
 const char *dc_recompute_name(enum dc_recompute r);
 
-/* Parameter count of the configured shape (see docs/formulas.md). Returns 0,
- * or -1 on overflow. */
+/* Parameter count of the configured shape (see docs/formulas.md and
+ * docs/models.md; the terms are in params.h). Returns 0, or -1 on overflow. */
 int dc_model_param_count(const struct dc_model *m, uint64_t *out);
+
+const char *dc_norm_name(enum dc_norm n);
 
 #endif

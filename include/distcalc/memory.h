@@ -34,9 +34,12 @@ enum dc_mem_phase {
  * embedding and, on the last, the final norm and the output head. */
 struct dc_stage_params {
 	uint64_t layers;       /* transformer layers on the stage: L / pp */
-	uint64_t layer_params; /* one layer's parameters on one tp rank */
+	uint64_t dense_layers; /* of them with a dense MLP (all, for a dense model) */
+	uint64_t moe_layers;   /* of them with routed experts */
+	uint64_t layer_params; /* the largest layer's parameters on one tp rank */
+	uint64_t expert_params; /* routed-expert parameters on this rank (num_experts / ep per layer) */
 	uint64_t other_params; /* embedding / head / final norm on this stage */
-	uint64_t total;        /* layers x layer_params + other_params */
+	uint64_t total;        /* the layers' parameters + other_params */
 };
 
 struct dc_mem_ledger {
@@ -95,8 +98,14 @@ int dc_state_bytes(uint64_t params, uint64_t bytes_per_param, uint64_t shards, i
  * 1F1B (PipeDream-Flush): min(pp - stage, grad_accum_steps); 1 when pp = 1. */
 uint64_t dc_pipeline_in_flight(uint64_t pp, uint64_t stage, uint64_t grad_accum_steps);
 
-/* Parameters of one rank on `stage`. Returns 0, or -1 on overflow. */
+/* Parameters of one rank on `stage` (tp shards, the vocab-parallel
+ * embedding on the first stage and the head on the last, num_experts / ep
+ * experts per MoE layer). Returns 0, or -1 on overflow. */
 int dc_stage_params_compute(const struct dc_config *cfg, uint64_t stage, struct dc_stage_params *p);
+
+/* The stage whose ranks hold the most parameters (the first on a tie) and
+ * its placement, in O(1) stages. Returns 0, or -1 on overflow. */
+int dc_stage_params_most_loaded(const struct dc_config *cfg, struct dc_stage_params *p, uint64_t *stage);
 
 /* The ledger of one rank on `stage` (stage_first = stage_last = stage).
  * Returns 0, or -1 with a DC_ERR_CONFIG error naming the keys in `diag`

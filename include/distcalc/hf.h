@@ -1,0 +1,31 @@
+/* hf.h - reading a Hugging Face config.json into a model shape.
+ *
+ * Internal to the loader: only config.c calls it. config.c reads the file
+ * (the loader's limits: 1 MiB, no NUL bytes, strict JSON) and parses it;
+ * dc_hf_model_read() maps the parsed tree to struct dc_model and never lets
+ * cJSON out. Families: Llama 2/3, Mistral, Mixtral, Qwen2/2.5, Qwen2-MoE,
+ * Qwen3-MoE, GPT-2, Gemma and DeepSeek-V3 (docs/models.md lists every key
+ * read, its default and the modeling file it follows). Keys distcalc does
+ * not use are ignored; the keys it reads are validated like config keys.
+ */
+#ifndef DISTCALC_HF_H
+#define DISTCALC_HF_H
+
+#include <stddef.h>
+
+#include "distcalc/config.h"
+#include "distcalc/diag.h"
+
+struct cJSON;
+
+/* Fills every shape field of *m (the family's defaults where a key is
+ * missing or null; seq_length and params are left 0) from the JSON object
+ * `root` of the file `name`. Returns 0, or -1 with every problem recorded in
+ * `diag` as DC_ERR_CONFIG, each line naming `name` and the key. */
+int dc_hf_model_read(const struct cJSON *root, const char *name, struct dc_model *m,
+		     struct dc_diag *diag);
+
+/* The supported model_type values, comma-separated, for messages. */
+const char *dc_hf_supported(void);
+
+#endif

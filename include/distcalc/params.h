@@ -1,0 +1,67 @@
+/* params.h - exact parameter counts of a model shape, term by term.
+ *
+ * Every term is a small named function citing the Hugging Face modeling
+ * file it follows (derivations and worked examples: docs/models.md). Each
+ * per-layer term comes as a pair: the part Megatron splits over the tensor-
+ * parallel group (column- and row-parallel weights, column-parallel biases)
+ * and the part every tp rank holds whole (norms, row-parallel biases, MLA
+ * down-projections, the router), so the totals here and the per-rank
+ * placement in memory.c read the same functions. Exact uint64_t counts;
+ * every function returns 0, or -1 when a product overflows 64 bits.
+ */
+#ifndef DISTCALC_PARAMS_H
+#define DISTCALC_PARAMS_H
+
+#include <stdint.h>
+
+#include "distcalc/config.h"
+
+/* Parameters of one block: `split` is divided over tp, `replicated` is held
+ * whole by every tp rank. */
+struct dc_param_part {
+	uint64_t split;
+	uint64_t replicated;
+};
+
+/* The whole model, term by term (all layers added up). */
+struct dc_param_terms {
+	uint64_t embedding;        /* token embedding V x h */
+	uint64_t position;         /* learned position table P x h (GPT-2); 0 with RoPE */
+	uint64_t attention;        /* q, k, v, o or the MLA projections, their biases and q/k norms */
+	uint64_t mlp;              /* dense layers' MLPs */
+	uint64_t experts;          /* routed experts of every MoE layer */
+	uint64_t experts_active;   /* the experts_per_token of them one token uses */
+	uint64_t shared_experts;   /* shared experts and their gate */
+	uint64_t router;           /* router weights (and score bias) */
+	uint64_t norms;            /* two per layer and the final one */
+	uint64_t lm_head;          /* output head; 0 when tied to the embedding */
+	uint64_t dense_layers;     /* layers with a dense MLP */
+	uint64_t moe_layers;       /* layers with routed experts */
+	uint64_t total;
+	uint64_t active;           /* total with experts_active in place of experts */
+};
+
+/* One norm layer: h (RMSNorm weight) or 2h (LayerNorm weight and bias). */
+int dc_params_norm(const struct dc_model *m, uint64_t width, uint64_t *out);
+
+/* One layer's attention: standard (GQA/MQA, biases, q/k norms) or MLA. */
+int dc_params_attention(const struct dc_model *m, struct dc_param_part *out);
+
+/* One MLP of inner size f: 3 (gated) or 2 h x f matrices, with biases when
+ * the family has them. */
+int dc_params_mlp(const struct dc_model *m, uint64_t f, struct dc_param_part *out);
+
+/* One MoE layer's router and its shared experts (gate included); 0 for a
+ * dense model. The routed experts are num_experts x dc_params_mlp(moe f). */
+int dc_params_router(const struct dc_model *m, struct dc_param_part *out);
+int dc_params_shared_experts(const struct dc_model *m, struct dc_param_part *out);
+
+/* Layers with routed experts: L - dense_layers when num_experts > 0, else 0. */
+uint64_t dc_params_moe_layers(const struct dc_model *m);
+/* Is layer `i` (0-based) a MoE layer? */
+int dc_params_layer_is_moe(const struct dc_model *m, uint64_t i);
+
+/* Every term of the shape; terms->total is what dc_model_param_count gives. */
+int dc_params_terms(const struct dc_model *m, struct dc_param_terms *terms);
+
+#endif

@@ -1,0 +1,409 @@
+/* hf.c - Hugging Face config.json -> struct dc_model; see hf.h and
+ * docs/models.md. Family defaults are those of transformers'
+ * configuration_<family>.py, used when a key is missing or null, as
+ * transformers itself does. */
+#include "distcalc/hf.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "distcalc/util.h"
+
+struct hf {
+	const cJSON *root;
+	const char *name;
+	struct dc_diag *diag;
+	size_t errors;
+};
+
+static void hf_error(struct hf *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void hf_error(struct hf *r, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	r->errors++;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* values from the file may hold control characters: never print them */
+	for (char *p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	dc_diag_error(r->diag, DC_ERR_CONFIG, "%s: error: %s", r->name, msg);
+}
+
+/* What the file holds, for "got X". */
+static const char *describe(const cJSON *v, char *buf, size_t len)
+{
+	if (cJSON_IsString(v)) {
+		if (strlen(v->valuestring) > 40)
+			snprintf(buf, len, "\"%.40s...\"", v->valuestring);
+		else
+			snprintf(buf, len, "\"%s\"", v->valuestring);
+	} else if (cJSON_IsNumber(v)) {
+		snprintf(buf, len, "%.17g", v->valuedouble);
+	} else if (cJSON_IsBool(v)) {
+		snprintf(buf, len, "%s", cJSON_IsTrue(v) ? "true" : "false");
+	} else if (cJSON_IsArray(v)) {
+		snprintf(buf, len, "an array");
+	} else if (cJSON_IsObject(v)) {
+		snprintf(buf, len, "an object");
+	} else {
+		snprintf(buf, len, "null");
+	}
+	return buf;
+}
+
+/* The value of `key`, or NULL when it is missing or null (HF's "use the
+ * default"). A key given twice is an error: JSON readers disagree on which
+ * copy wins. */
+static const cJSON *get(struct hf *r, const char *key)
+{
+	const cJSON *found = NULL;
+	for (const cJSON *c = r->root->child; c; c = c->next) {
+		if (!c->string || strcmp(c->string, key) != 0)
+			continue;
+		if (found) {
+			hf_error(r, "'%s': duplicate key", key);
+			return NULL;
+		}
+		found = c;
+	}
+	return found && !cJSON_IsNull(found) ? found : NULL;
+}
+
+/* An integer >= min, or `dflt` when absent. */
+static uint64_t get_uint(struct hf *r, const char *key, uint64_t min, uint64_t dflt)
+{
+	const cJSON *v = get(r, key);
+	char got[64];
+	double d;
+	if (!v)
+		return dflt;
+	if (!cJSON_IsNumber(v)) {
+		hf_error(r, "'%s': expected an integer, got %s", key, describe(v, got, sizeof(got)));
+		return dflt;
+	}
+	d = v->valuedouble;
+	if (!isfinite(d) || d != floor(d)) {
+		hf_error(r, "'%s': expected an integer, got %s", key, describe(v, got, sizeof(got)));
+		return dflt;
+	}
+	if (d < (double)min) {
+		hf_error(r, "'%s': must be %s, got %.0f", key, min ? "at least 1" : "non-negative", d);
+		return dflt;
+	}
+	if (d >= DC_MAX_EXACT_INT) {
+		hf_error(r, "'%s': must be below 2^53 (9007199254740992), got about %.6g", key, d);
+		return dflt;
+	}
+	return (uint64_t)d;
+}
+
+static int get_bool(struct hf *r, const char *key, int dflt)
+{
+	const cJSON *v = get(r, key);
+	char got[64];
+	if (!v)
+		return dflt;
+	if (!cJSON_IsBool(v)) {
+		hf_error(r, "'%s': expected true or false, got %s", key, describe(v, got, sizeof(got)));
+		return dflt;
+	}
+	return cJSON_IsTrue(v);
+}
+
+/* A key distcalc cannot model unless it holds `ok`: every layer after the
+ * first dense ones is a MoE layer. */
+static void expect_uint(struct hf *r, const char *key, uint64_t ok, const char *why)
+{
+	uint64_t v = get_uint(r, key, 0, ok);
+	if (v != ok)
+		hf_error(r, "'%s': distcalc models %s; only %llu is supported, got %llu", key, why,
+			 (unsigned long long)ok, (unsigned long long)v);
+}
+
+static void expect_empty_list(struct hf *r, const char *key, const char *why)
+{
+	const cJSON *v = get(r, key);
+	char got[64];
+	if (!v)
+		return;
+	if (!cJSON_IsArray(v))
+		hf_error(r, "'%s': expected a list of layer numbers, got %s", key, describe(v, got, sizeof(got)));
+	else if (cJSON_GetArraySize(v) != 0)
+		hf_error(r, "'%s': distcalc models %s; only an empty list is supported, got %d entries", key,
+			 why, cJSON_GetArraySize(v));
+}
+
+/* Defaults of one family's configuration class (transformers
+ * configuration_<family>.py). kv 0: num_attention_heads; head_dim 0:
+ * hidden_size / num_attention_heads. */
+struct dense_defaults {
+	uint64_t vocab, hidden, inter, layers, heads, kv, head_dim;
+	int tie;
+};
+
+/* The keys every Llama-shaped family shares (LlamaConfig and its kin). */
+static void read_dense(struct hf *r, struct dc_model *m, const struct dense_defaults *d)
+{
+	m->vocab_size = get_uint(r, "vocab_size", 1, d->vocab);
+	m->hidden_size = get_uint(r, "hidden_size", 1, d->hidden);
+	m->ffn_hidden_size = get_uint(r, "intermediate_size", 1, d->inter);
+	m->num_layers = get_uint(r, "num_hidden_layers", 1, d->layers);
+	m->num_attention_heads = get_uint(r, "num_attention_heads", 1, d->heads);
+	m->num_kv_heads = get_uint(r, "num_key_value_heads", 1, d->kv ? d->kv : m->num_attention_heads);
+	m->head_dim = get_uint(r, "head_dim", 1, d->head_dim);
+	m->tie_word_embeddings = get_bool(r, "tie_word_embeddings", d->tie);
+	m->mlp = DC_MLP_SWIGLU;
+	m->norm = DC_NORM_RMSNORM;
+	if (!m->head_dim) {
+		if (m->hidden_size % m->num_attention_heads != 0)
+			hf_error(r, "'num_attention_heads': must divide hidden_size (%llu) when head_dim is not given, got %llu",
+				 (unsigned long long)m->hidden_size, (unsigned long long)m->num_attention_heads);
+		else
+			m->head_dim = m->hidden_size / m->num_attention_heads;
+	}
+	if (m->num_kv_heads > m->num_attention_heads || m->num_attention_heads % m->num_kv_heads != 0)
+		hf_error(r, "'num_key_value_heads': must divide num_attention_heads (%llu), got %llu",
+			 (unsigned long long)m->num_attention_heads, (unsigned long long)m->num_kv_heads);
+}
+
+static void read_top_k(struct hf *r, struct dc_model *m, uint64_t dflt)
+{
+	m->experts_per_token = get_uint(r, "num_experts_per_tok", 1, dflt);
+	if (m->experts_per_token > m->num_experts)
+		hf_error(r, "'num_experts_per_tok': must be at most the number of experts (%llu), got %llu",
+			 (unsigned long long)m->num_experts, (unsigned long long)m->experts_per_token);
+}
+
+/* LlamaConfig: attention_bias puts biases on q, k, v and o
+ * (modeling_llama.py LlamaAttention), mlp_bias on gate, up and down. */
+static void read_llama(struct hf *r, struct dc_model *m)
+{
+	static const struct dense_defaults d = {32000, 4096, 11008, 32, 32, 0, 0, 0};
+	read_dense(r, m, &d);
+	m->qkv_bias = m->out_bias = get_bool(r, "attention_bias", 0);
+	m->mlp_bias = get_bool(r, "mlp_bias", 0);
+}
+
+/* MistralConfig: no biases (modeling_mistral.py). */
+static void read_mistral(struct hf *r, struct dc_model *m)
+{
+	static const struct dense_defaults d = {32000, 4096, 14336, 32, 32, 8, 0, 0};
+	read_dense(r, m, &d);
+}
+
+/* MixtralConfig: every layer's MLP is num_local_experts experts of
+ * intermediate_size (modeling_mixtral.py MixtralSparseMoeBlock). */
+static void read_mixtral(struct hf *r, struct dc_model *m)
+{
+	static const struct dense_defaults d = {32000, 4096, 14336, 32, 32, 8, 0, 0};
+	read_dense(r, m, &d);
+	m->num_experts = get_uint(r, "num_local_experts", 1, 8);
+	read_top_k(r, m, 2);
+	m->moe_ffn_hidden_size = m->ffn_hidden_size;
+}
+
+/* Qwen2Config: q, k and v are biased, o is not (modeling_qwen2.py). */
+static void read_qwen2(struct hf *r, struct dc_model *m)
+{
+	static const struct dense_defaults d = {151936, 4096, 22016, 32, 32, 32, 0, 0};
+	read_dense(r, m, &d);
+	m->qkv_bias = 1;
+}
+
+static void read_qwen_moe_layout(struct hf *r)
+{
+	expect_uint(r, "decoder_sparse_step", 1, "every layer as a MoE layer");
+	expect_empty_list(r, "mlp_only_layers", "every layer as a MoE layer");
+}
+
+/* Qwen2MoeConfig (modeling_qwen2_moe.py): biased q, k, v; num_experts
+ * routed experts of moe_intermediate_size, one shared expert of
+ * shared_expert_intermediate_size with a sigmoid gate h -> 1. */
+static void read_qwen2_moe(struct hf *r, struct dc_model *m)
+{
+	static const struct dense_defaults d = {151936, 2048, 5632, 24, 16, 16, 0, 0};
+	read_dense(r, m, &d);
+	m->qkv_bias = 1;
+	m->num_experts = get_uint(r, "num_experts", 1, 60);
+	read_top_k(r, m, 4);
+	m->moe_ffn_hidden_size = get_uint(r, "moe_intermediate_size", 1, 1408);
+	m->shared_expert_ffn_hidden_size = get_uint(r, "shared_expert_intermediate_size", 0, 5632);
+	m->shared_expert_gate = m->shared_expert_ffn_hidden_size > 0;
+	read_qwen_moe_layout(r);
+}
+
+/* Qwen3MoeConfig (modeling_qwen3_moe.py): q_norm and k_norm (RMSNorm of
+ * head_dim), attention_bias on q, k, v and o, no shared expert. */
+static void read_qwen3_moe(struct hf *r, struct dc_model *m)
+{
+	static const struct dense_defaults d = {151936, 2048, 6144, 24, 32, 4, 0, 0};
+	read_dense(r, m, &d);
+	m->qkv_bias = m->out_bias = get_bool(r, "attention_bias", 0);
+	m->qk_norm = 1;
+	m->num_experts = get_uint(r, "num_experts", 1, 128);
+	read_top_k(r, m, 8);
+	m->moe_ffn_hidden_size = get_uint(r, "moe_intermediate_size", 1, 768);
+	read_qwen_moe_layout(r);
+}
+
+/* GPT2Config (modeling_gpt2.py): LayerNorms, every linear biased, a GELU
+ * MLP of n_inner (default 4 n_embd), a learned position table of
+ * n_positions rows, the head tied to wte. */
+static void read_gpt2(struct hf *r, struct dc_model *m)
+{
+	m->vocab_size = get_uint(r, "vocab_size", 1, 50257);
+	m->hidden_size = get_uint(r, "n_embd", 1, 768);
+	m->num_layers = get_uint(r, "n_layer", 1, 12);
+	m->num_attention_heads = get_uint(r, "n_head", 1, 12);
+	m->position_embeddings = get_uint(r, "n_positions", 1, 1024);
+	m->tie_word_embeddings = get_bool(r, "tie_word_embeddings", 1);
+	m->num_kv_heads = m->num_attention_heads;
+	m->mlp = DC_MLP_GELU;
+	m->norm = DC_NORM_LAYERNORM;
+	m->qkv_bias = m->out_bias = m->mlp_bias = 1;
+	if (m->hidden_size % m->num_attention_heads != 0)
+		hf_error(r, "'n_head': must divide n_embd (%llu), got %llu", (unsigned long long)m->hidden_size,
+			 (unsigned long long)m->num_attention_heads);
+	else
+		m->head_dim = m->hidden_size / m->num_attention_heads;
+	if (dc_mul_u64(m->hidden_size, 4, &m->ffn_hidden_size))
+		m->ffn_hidden_size = 0;
+	m->ffn_hidden_size = get_uint(r, "n_inner", 1, m->ffn_hidden_size);
+	if (!m->ffn_hidden_size)
+		hf_error(r, "'n_embd': 4 x n_embd (the default n_inner) overflows 64 bits");
+}
+
+/* GemmaConfig (modeling_gemma.py): GeGLU MLP (3 matrices), head_dim 256,
+ * the head tied to the embedding. */
+static void read_gemma(struct hf *r, struct dc_model *m)
+{
+	static const struct dense_defaults d = {256000, 3072, 24576, 28, 16, 16, 256, 1};
+	read_dense(r, m, &d);
+	m->qkv_bias = m->out_bias = get_bool(r, "attention_bias", 0);
+}
+
+/* DeepseekV3Config (modeling_deepseek_v3.py): MLA, first_k_dense_replace
+ * dense layers of intermediate_size, then n_routed_experts experts of
+ * moe_intermediate_size, n_shared_experts shared ones (one MLP of
+ * n_shared_experts x moe_intermediate_size) and the router's score bias
+ * e_score_correction_bias. */
+static void read_deepseek_v3(struct hf *r, struct dc_model *m)
+{
+	uint64_t shared;
+	m->vocab_size = get_uint(r, "vocab_size", 1, 129280);
+	m->hidden_size = get_uint(r, "hidden_size", 1, 7168);
+	m->ffn_hidden_size = get_uint(r, "intermediate_size", 1, 18432);
+	m->moe_ffn_hidden_size = get_uint(r, "moe_intermediate_size", 1, 2048);
+	m->num_layers = get_uint(r, "num_hidden_layers", 1, 61);
+	m->num_attention_heads = get_uint(r, "num_attention_heads", 1, 128);
+	m->num_kv_heads = m->num_attention_heads; /* MLA: every head gets its own k and v */
+	m->num_experts = get_uint(r, "n_routed_experts", 1, 256);
+	shared = get_uint(r, "n_shared_experts", 0, 1);
+	read_top_k(r, m, 8);
+	m->dense_layers = get_uint(r, "first_k_dense_replace", 0, 3);
+	m->q_lora_rank = get_uint(r, "q_lora_rank", 0, 1536); /* null: no q compression */
+	m->kv_lora_rank = get_uint(r, "kv_lora_rank", 1, 512);
+	m->qk_rope_head_dim = get_uint(r, "qk_rope_head_dim", 1, 64);
+	m->qk_nope_head_dim = get_uint(r, "qk_nope_head_dim", 1, 128);
+	m->v_head_dim = get_uint(r, "v_head_dim", 1, 128);
+	m->tie_word_embeddings = get_bool(r, "tie_word_embeddings", 0);
+	m->qkv_bias = m->out_bias = get_bool(r, "attention_bias", 0);
+	m->mlp = DC_MLP_SWIGLU;
+	m->norm = DC_NORM_RMSNORM;
+	m->router_bias = 1;
+	m->head_dim = m->qk_nope_head_dim + m->qk_rope_head_dim; /* q and k per head */
+	if (dc_mul_u64(shared, m->moe_ffn_hidden_size, &m->shared_expert_ffn_hidden_size))
+		hf_error(r, "'n_shared_experts': n_shared_experts x moe_intermediate_size overflows 64 bits");
+	if (m->dense_layers >= m->num_layers)
+		hf_error(r, "'first_k_dense_replace': must be below num_hidden_layers (%llu), got %llu",
+			 (unsigned long long)m->num_layers, (unsigned long long)m->dense_layers);
+	expect_uint(r, "moe_layer_freq", 1, "every layer after first_k_dense_replace as a MoE layer");
+}
+
+struct family {
+	const char *model_type;
+	const char *architecture;
+	void (*read)(struct hf *r, struct dc_model *m);
+};
+
+static const struct family families[] = {
+	{"llama", "LlamaForCausalLM", read_llama},
+	{"mistral", "MistralForCausalLM", read_mistral},
+	{"mixtral", "MixtralForCausalLM", read_mixtral},
+	{"qwen2", "Qwen2ForCausalLM", read_qwen2},
+	{"qwen2_moe", "Qwen2MoeForCausalLM", read_qwen2_moe},
+	{"qwen3_moe", "Qwen3MoeForCausalLM", read_qwen3_moe},
+	{"gpt2", "GPT2LMHeadModel", read_gpt2},
+	{"gemma", "GemmaForCausalLM", read_gemma},
+	{"deepseek_v3", "DeepseekV3ForCausalLM", read_deepseek_v3},
+};
+
+#define NFAMILIES (sizeof(families) / sizeof(families[0]))
+
+const char *dc_hf_supported(void)
+{
+	return "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3_moe, gpt2, gemma, deepseek_v3";
+}
+
+/* The family named by model_type, else by the first of architectures. */
+static const struct family *find_family(struct hf *r)
+{
+	const cJSON *mt = get(r, "model_type"), *arch = get(r, "architectures");
+	const cJSON *first = NULL;
+	char got[64];
+
+	if (mt) {
+		if (!cJSON_IsString(mt)) {
+			hf_error(r, "'model_type': expected a string, got %s", describe(mt, got, sizeof(got)));
+			return NULL;
+		}
+		for (size_t i = 0; i < NFAMILIES; i++)
+			if (strcmp(mt->valuestring, families[i].model_type) == 0)
+				return &families[i];
+		hf_error(r, "'model_type': unsupported architecture %s; supported: %s",
+			 describe(mt, got, sizeof(got)), dc_hf_supported());
+		return NULL;
+	}
+	if (arch && cJSON_IsArray(arch))
+		first = cJSON_GetArrayItem(arch, 0);
+	if (!first || !cJSON_IsString(first)) {
+		hf_error(r, "'model_type': missing, and no 'architectures' entry names the model; supported: %s",
+			 dc_hf_supported());
+		return NULL;
+	}
+	for (size_t i = 0; i < NFAMILIES; i++)
+		if (strcmp(first->valuestring, families[i].architecture) == 0)
+			return &families[i];
+	hf_error(r, "'architectures': unsupported architecture %s; supported: %s",
+		 describe(first, got, sizeof(got)), dc_hf_supported());
+	return NULL;
+}
+
+int dc_hf_model_read(const cJSON *root, const char *name, struct dc_model *m, struct dc_diag *diag)
+{
+	struct hf r;
+	const struct family *f;
+
+	memset(m, 0, sizeof(*m));
+	r.root = root;
+	r.name = name;
+	r.diag = diag;
+	r.errors = 0;
+	if (!cJSON_IsObject(root)) {
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: a Hugging Face config is a JSON object", name);
+		return -1;
+	}
+	f = find_family(&r);
+	if (!f)
+		return -1;
+	snprintf(m->family, sizeof(m->family), "%s", f->model_type);
+	f->read(&r, m);
+	return r.errors ? -1 : 0;
+}

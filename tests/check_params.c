@@ -1,0 +1,305 @@
+/* check_params.c - exact parameter counts of the shipped Hugging Face
+ * configs (configs/models/) against published totals, each worked out by
+ * hand below from the config's fields and the family's modules (never read
+ * back from the code), and per-rank placement over tp, pp and ep.
+ *
+ * Sources of the published figures:
+ *   GPT-2 124,439,808; Llama-2-7B 6,738,415,616; Llama-3-8B 8,030,261,248
+ *     (safetensors total_size 16,060,522,496 / 2); Mistral-7B-v0.1
+ *     7,241,732,096: ../shared/reference/published-figures.md.
+ *   Mixtral-8x7B 46,702,792,704: the safetensors index of
+ *     mistralai/Mixtral-8x7B-v0.1, total_size 93,405,585,408 B / 2 (bf16).
+ *   Qwen2-7B 7,615,616,512: Qwen/Qwen2-7B's safetensors index, total_size
+ *     15,231,233,024 B / 2 (bf16); the model card says 7.61B.
+ *   Gemma-2B 2,506,172,416 and Gemma-7B 8,537,680,896: KerasHub's Gemma
+ *     presets ("params") and transformers' num_parameters() printouts.
+ *   Qwen1.5-MoE-A2.7B 14,315,784,192: KerasHub preset qwen1.5_moe_2.7b_en
+ *     ("params"); "A2.7B" active.
+ *   Qwen3-30B-A3B 30,532,122,624: general.parameter_count of its GGUF
+ *     conversion (a sum of every tensor's shape); "A3B" = 3.3B active.
+ *   DeepSeek-V3: README_WEIGHTS.md of deepseek-ai/DeepSeek-V3: main model
+ *     "671B" total, "36.6B" activated (which counts the 0.9B head but not
+ *     the input embedding); the MTP module (num_nextn_predict_layers) is not
+ *     part of the main model and not counted here.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "distcalc/config.h"
+#include "distcalc/memory.h"
+#include "distcalc/params.h"
+
+/* A config on 8 GPUs using configs/models/<model>.json, plus `extra` keys
+ * in "parallel". */
+static void load_model(const char *model, const char *parallel, struct dc_config *cfg)
+{
+	char text[2048];
+	struct dc_diag d;
+	int rc;
+	snprintf(text, sizeof(text),
+		 "{\"model\": {\"hf_config\": \"%s/configs/models/%s.json\", \"seq_length\": 4096},\n"
+		 " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\",\n"
+		 "   \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"}},\n"
+		 " \"parallel\": {%s}}",
+		 DC_SOURCE_DIR, model, parallel);
+	dc_diag_init(&d);
+	rc = dc_config_load_buffer(text, strlen(text), "t.json", NULL, 0, cfg, &d);
+	for (size_t i = 0; i < d.count; i++)
+		fprintf(stderr, "%s\n", d.entries[i].text);
+	ck_assert_int_eq(rc, 0);
+	dc_diag_release(&d);
+}
+
+static void expect_counts(const char *model, uint64_t total, uint64_t active)
+{
+	struct dc_config c;
+	load_model(model, "\"tp\": 1", &c);
+	ck_assert_uint_eq(c.model.params, total);
+	ck_assert_uint_eq(c.model.params_active, active);
+}
+
+START_TEST(test_gpt2)
+{
+	/* h 768, L 12, V 50257, 1024 positions, tied, LayerNorm, biased:
+	 *   c_attn 768 x 2304 + 2304 = 1,771,776; c_proj 768^2 + 768 = 590,592
+	 *   c_fc 768 x 3072 + 3072 = 2,362,368; mlp c_proj 3072 x 768 + 768 = 2,360,064
+	 *   ln_1, ln_2 2 x 1536 = 3,072 -> layer 7,087,872, x 12 = 85,054,464
+	 *   wte 50257 x 768 = 38,597,376; wpe 1024 x 768 = 786,432; ln_f 1,536
+	 *   total 124,439,808 */
+	struct dc_config c;
+	struct dc_param_terms t;
+	expect_counts("gpt2", 124439808ull, 124439808ull);
+	load_model("gpt2", "\"tp\": 1", &c);
+	ck_assert_int_eq(dc_params_terms(&c.model, &t), 0);
+	ck_assert_uint_eq(t.position, 786432);
+	ck_assert_uint_eq(t.lm_head, 0);
+	ck_assert_uint_eq(t.norms, 12 * 3072 + 1536);
+	ck_assert_uint_eq(t.attention, 12 * (1771776 + 590592));
+	ck_assert_uint_eq(t.mlp, 12 * (2362368 + 2360064));
+}
+END_TEST
+
+START_TEST(test_llama_mistral)
+{
+	/* Llama-2-7B: docs/formulas.md's worked example */
+	expect_counts("llama-2-7b", 6738415616ull, 6738415616ull);
+	/* Llama-3-8B: h 4096, 8 KV heads of 128, f 14336, V 128256, untied:
+	 *   attention 2 x 4096^2 + 2 x 4096 x 1024 = 41,943,040
+	 *   MLP 3 x 4096 x 14336 = 176,160,768; norms 8,192
+	 *   layer 218,112,000 x 32 = 6,979,584,000
+	 *   embedding + head 2 x 128256 x 4096 = 1,050,673,152; final norm 4,096
+	 *   total 8,030,261,248 */
+	expect_counts("llama-3-8b", 8030261248ull, 8030261248ull);
+	/* Mistral-7B-v0.1: Llama-3-8B's layers with V 32000:
+	 *   6,979,584,000 + 2 x 32000 x 4096 (262,144,000) + 4,096 = 7,241,732,096 */
+	expect_counts("mistral-7b-v0.1", 7241732096ull, 7241732096ull);
+}
+END_TEST
+
+START_TEST(test_qwen2_gemma)
+{
+	/* Qwen2-7B: h 3584, 28 heads, 4 KV heads of 128, f 18944, V 152064:
+	 *   q, o 2 x 3584^2 = 25,690,112; k, v 2 x 3584 x 512 = 3,670,016
+	 *   q, k, v biases 3584 + 512 + 512 = 4,608
+	 *   MLP 3 x 3584 x 18944 = 203,685,888; norms 7,168
+	 *   layer 233,057,792 x 28 = 6,525,618,176
+	 *   embedding + head 2 x 152064 x 3584 = 1,089,994,752; final norm 3,584
+	 *   total 7,615,616,512 */
+	expect_counts("qwen2-7b", 7615616512ull, 7615616512ull);
+	/* Gemma-2B: h 2048, 8 heads, 1 KV head (MQA) of 256, f 16384, V 256000, tied:
+	 *   q, o 2 x 2048^2 = 8,388,608; k, v 2 x 2048 x 256 = 1,048,576
+	 *   MLP 3 x 2048 x 16384 = 100,663,296; norms 4,096
+	 *   layer 110,104,576 x 18 = 1,981,882,368
+	 *   embedding 256000 x 2048 = 524,288,000; final norm 2,048
+	 *   total 2,506,172,416 */
+	expect_counts("gemma-2b", 2506172416ull, 2506172416ull);
+	/* Gemma-7B: h 3072, 16 heads of 256 (a d = 4096 != h), f 24576, tied:
+	 *   attention 4 x 3072 x 4096 = 50,331,648; MLP 3 x 3072 x 24576 = 226,492,416
+	 *   norms 6,144; layer 276,830,208 x 28 = 7,751,245,824
+	 *   embedding 256000 x 3072 = 786,432,000; final norm 3,072
+	 *   total 8,537,680,896 */
+	expect_counts("gemma-7b", 8537680896ull, 8537680896ull);
+}
+END_TEST
+
+START_TEST(test_mixtral)
+{
+	/* Mixtral-8x7B: Mistral's attention, 8 experts of f 14336, top-2:
+	 *   attention 41,943,040; one expert 3 x 4096 x 14336 = 176,160,768
+	 *   router 8 x 4096 = 32,768; norms 8,192
+	 *   layer 41,943,040 + 8 x 176,160,768 + 32,768 + 8,192 = 1,451,270,144
+	 *   x 32 = 46,440,644,608; + 262,144,000 + 4,096 = 46,702,792,704
+	 * active: 2 experts: layer 394,305,536 x 32 = 12,617,777,152
+	 *   + 262,148,096 = 12,879,925,248 ("12.9B active", Mistral AI) */
+	expect_counts("mixtral-8x7b-v0.1", 46702792704ull, 12879925248ull);
+}
+END_TEST
+
+START_TEST(test_qwen_moe)
+{
+	/* Qwen1.5-MoE-A2.7B: h 2048, 16 heads, biased q k v, 60 experts of
+	 * 1408, top-4, one shared expert of 5632 with a gate, V 151936:
+	 *   attention 4 x 2048^2 + 3 x 2048 = 16,783,360
+	 *   experts 60 x 3 x 2048 x 1408 = 60 x 8,650,752 = 519,045,120
+	 *   router 60 x 2048 = 122,880; shared 3 x 2048 x 5632 = 34,603,008
+	 *   gate 2,048; norms 4,096 -> layer 570,560,512 x 24 = 13,693,452,288
+	 *   embedding + head 2 x 151936 x 2048 = 622,329,856; final norm 2,048
+	 *   total 14,315,784,192
+	 * active: 4 experts 34,603,008 -> layer 86,118,400 x 24 = 2,066,841,600
+	 *   + 622,331,904 = 2,689,173,504 (~2.7B: "A2.7B") */
+	expect_counts("qwen1.5-moe-a2.7b", 14315784192ull, 2689173504ull);
+	/* Qwen3-30B-A3B: h 2048, 32 heads, 4 KV heads of 128, q/k norms, 128
+	 * experts of 768, top-8, V 151936, 48 layers:
+	 *   q, o 2 x 2048 x 4096 = 16,777,216; k, v 2 x 2048 x 512 = 2,097,152
+	 *   q_norm + k_norm 256; router 128 x 2048 = 262,144
+	 *   experts 128 x 3 x 2048 x 768 = 128 x 4,718,592 = 603,979,776
+	 *   norms 4,096 -> layer 623,120,640 x 48 = 29,909,790,720
+	 *   + 2 x 151936 x 2048 (622,329,856) + 2,048 = 30,532,122,624
+	 * active: 8 experts 37,748,736 -> layer 56,889,600 x 48 = 2,730,700,800
+	 *   + 622,331,904 = 3,353,032,704 (3.3B: "A3B") */
+	expect_counts("qwen3-30b-a3b", 30532122624ull, 3353032704ull);
+}
+END_TEST
+
+START_TEST(test_deepseek_v3)
+{
+	/* DeepSeek-V3: h 7168, 128 heads, MLA (q_lora 1536, kv_lora 512, nope
+	 * 128, rope 64, v 128), 61 layers of which the first 3 dense (f 18432),
+	 * 256 experts of 2048, top-8, 1 shared expert, V 129280, untied:
+	 *   q_a 7168 x 1536 = 11,010,048; q_a norm 1,536
+	 *   q_b 1536 x 128 x 192 = 37,748,736
+	 *   kv_a 7168 x 576 = 4,128,768; kv_a norm 512
+	 *   kv_b 512 x 128 x 256 = 16,777,216; o 128 x 128 x 7168 = 117,440,512
+	 *   attention 187,107,328; norms 14,336
+	 *   dense MLP 3 x 7168 x 18432 = 396,361,728
+	 *   -> dense layer 583,483,392, x 3 = 1,750,450,176
+	 *   expert 3 x 7168 x 2048 = 44,040,192; x 256 = 11,274,289,152
+	 *   shared 44,040,192; router 256 x 7168 + 256 = 1,835,264
+	 *   -> MoE layer 187,107,328 + 14,336 + 11,274,289,152 + 44,040,192
+	 *      + 1,835,264 = 11,507,286,272, x 58 = 667,422,603,776
+	 *   embedding + head 2 x 129280 x 7168 = 1,853,358,080; final norm 7,168
+	 *   total 671,026,419,200 ("671B")
+	 * active: 8 experts 352,321,536 -> MoE layer 585,318,656 x 58
+	 *   = 33,948,482,048; + 1,750,450,176 + 1,853,358,080 + 7,168
+	 *   = 37,552,297,472; without the input embedding (926,679,040):
+	 *   36,625,618,432, the README's "36.6B" */
+	struct dc_config c;
+	struct dc_param_terms t;
+	expect_counts("deepseek-v3", 671026419200ull, 37552297472ull);
+	load_model("deepseek-v3", "\"tp\": 1", &c);
+	ck_assert_int_eq(dc_params_terms(&c.model, &t), 0);
+	ck_assert_uint_eq(t.active - t.embedding, 36625618432ull);
+	ck_assert_uint_eq(t.dense_layers, 3);
+	ck_assert_uint_eq(t.moe_layers, 58);
+	ck_assert_uint_eq(t.attention, 61ull * 187107328ull);
+}
+END_TEST
+
+START_TEST(test_placement_tp)
+{
+	/* GPT-2 on tp 4 (Megatron): per layer the column-parallel c_attn and
+	 * c_fc with their biases and the row-parallel projections split,
+	 * (1,771,776 + 589,824 + 2,362,368 + 2,359,296) / 4 = 1,770,816; whole:
+	 * c_proj biases 768 + 768 and the LayerNorms 3,072 -> 1,775,424 per
+	 * layer, x 12 = 21,305,088; embedding 38,597,376 / 4 = 9,649,344, the
+	 * position table 786,432 whole, ln_f 1,536, tied head on the same stage:
+	 * 21,305,088 + 9,649,344 + 786,432 + 1,536 = 31,742,400 */
+	struct dc_config c;
+	struct dc_stage_params p;
+	load_model("gpt2", "\"tp\": 4", &c);
+	ck_assert_int_eq(dc_stage_params_compute(&c, 0, &p), 0);
+	ck_assert_uint_eq(p.layer_params, 1775424);
+	ck_assert_uint_eq(p.total, 31742400);
+}
+END_TEST
+
+START_TEST(test_placement_ep)
+{
+	/* Mixtral-8x7B, tp 2, ep 4 (dp 4): per layer attention 41,943,040 / 2
+	 * = 20,971,520, 8 / 4 = 2 experts of 176,160,768 / 2 = 88,080,384
+	 * (176,160,768), router 32,768 and norms 8,192 whole: 197,173,248,
+	 * x 32 = 6,309,543,936; embedding and head 2 x 131,072,000 / 2 =
+	 * 131,072,000, final norm 4,096: 6,440,620,032 */
+	struct dc_config c;
+	struct dc_stage_params p;
+	uint64_t stage;
+	load_model("mixtral-8x7b-v0.1", "\"tp\": 2, \"ep\": 4", &c);
+	ck_assert_uint_eq(c.parallel.dp, 4);
+	ck_assert_int_eq(dc_stage_params_compute(&c, 0, &p), 0);
+	ck_assert_uint_eq(p.layer_params, 197173248);
+	ck_assert_uint_eq(p.expert_params, 32ull * 176160768ull);
+	ck_assert_uint_eq(p.total, 6440620032ull);
+	ck_assert_int_eq(dc_stage_params_most_loaded(&c, &p, &stage), 0);
+	ck_assert_uint_eq(stage, 0);
+	/* the ring's default message: that rank's gradient, 2 B each */
+	ck_assert_uint_eq(c.collective.msg_bytes, 2 * 6440620032ull);
+}
+END_TEST
+
+START_TEST(test_placement_dense_layers_pp)
+{
+	/* DeepSeek-V3 cut to 8 layers by an explicit model.num_layers (the
+	 * first 3 dense), tp 1, pp 2 on 8 GPUs: dp 4, ep 4, 64 experts a rank.
+	 * Stage 0 holds layers 0-3: 3 dense + 1 MoE; stage 1 layers 4-7: 4 MoE.
+	 *   dense layer 583,483,392
+	 *   MoE layer on a rank: 187,107,328 + 14,336 + 64 x 44,040,192
+	 *     (2,818,572,288) + shared 44,040,192 + router 1,835,264 = 3,051,569,408
+	 *   stage 0: 3 x 583,483,392 + 3,051,569,408 + embedding 926,679,040
+	 *     = 5,728,698,624
+	 *   stage 1: 4 x 3,051,569,408 + final norm 7,168 + head 926,679,040
+	 *     = 13,132,963,840, the most loaded */
+	struct dc_config c;
+	struct dc_stage_params p0, p1, most;
+	uint64_t stage;
+	char text[1024];
+	struct dc_diag d;
+	snprintf(text, sizeof(text),
+		 "{\"model\": {\"hf_config\": \"%s/configs/models/deepseek-v3.json\", \"seq_length\": 4096,"
+		 " \"num_layers\": 8},"
+		 " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+		 "   \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"}},"
+		 " \"parallel\": {\"pp\": 2, \"ep\": 4}}",
+		 DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(text, strlen(text), "t.json", NULL, 0, &c, &d), 0);
+	dc_diag_release(&d);
+	ck_assert_int_eq(dc_stage_params_compute(&c, 0, &p0), 0);
+	ck_assert_int_eq(dc_stage_params_compute(&c, 1, &p1), 0);
+	ck_assert_uint_eq(p0.dense_layers, 3);
+	ck_assert_uint_eq(p0.moe_layers, 1);
+	ck_assert_uint_eq(p0.total, 5728698624ull);
+	ck_assert_uint_eq(p1.moe_layers, 4);
+	ck_assert_uint_eq(p1.total, 13132963840ull);
+	ck_assert_int_eq(dc_stage_params_most_loaded(&c, &most, &stage), 0);
+	ck_assert_uint_eq(stage, 1);
+	ck_assert_uint_eq(most.total, 13132963840ull);
+}
+END_TEST
+
+static Suite *params_suite(void)
+{
+	Suite *s = suite_create("params");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_gpt2);
+	tcase_add_test(tc, test_llama_mistral);
+	tcase_add_test(tc, test_qwen2_gemma);
+	tcase_add_test(tc, test_mixtral);
+	tcase_add_test(tc, test_qwen_moe);
+	tcase_add_test(tc, test_deepseek_v3);
+	tcase_add_test(tc, test_placement_tp);
+	tcase_add_test(tc, test_placement_ep);
+	tcase_add_test(tc, test_placement_dense_layers_pp);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(params_suite());
+	int failed;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
