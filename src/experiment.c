@@ -4,6 +4,7 @@
 #include <string.h>
 
 static const struct dc_estimator *const systems_estimators[] = {
+	&dc_estimator_model,
 	&dc_estimator_topology,
 	&dc_estimator_batch,
 	&dc_estimator_memory,

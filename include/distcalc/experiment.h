@@ -50,6 +50,7 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp, const struc
 
 /* Estimators. */
 extern const struct dc_estimator dc_estimator_ring;
+extern const struct dc_estimator dc_estimator_model;      /* model_report.c */
 extern const struct dc_estimator dc_estimator_topology;   /* topology_report.c */
 extern const struct dc_estimator dc_estimator_batch;      /* batch_report.c */
 extern const struct dc_estimator dc_estimator_memory;     /* memory_report.c */
