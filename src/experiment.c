@@ -11,6 +11,7 @@ static const struct dc_estimator *const systems_estimators[] = {
 	&dc_estimator_ring,
 	&dc_estimator_comm,
 	&dc_estimator_strategies,
+	&dc_estimator_flops,
 	NULL,
 };
 

@@ -56,5 +56,6 @@ extern const struct dc_estimator dc_estimator_batch;      /* batch_report.c */
 extern const struct dc_estimator dc_estimator_memory;     /* memory_report.c */
 extern const struct dc_estimator dc_estimator_comm;       /* comm_report.c */
 extern const struct dc_estimator dc_estimator_strategies; /* strategies_report.c */
+extern const struct dc_estimator dc_estimator_flops;      /* flops_report.c */
 
 #endif

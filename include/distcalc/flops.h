@@ -1,0 +1,41 @@
+/* flops.h - floating-point operations per training step.
+ *
+ * Model FLOPs count the work the model needs (Korthikanti et al. 2022
+ * Eq. 7): per token 6 N + 12 L s (a d), N the parameters that multiply
+ * (every layer's projections, the active experts and the output head; not
+ * the embedding lookup or norms), the second term the attention scores and
+ * their weighted sum (QK^T and AV, 2 s a d FLOPs each in forward, x3 for
+ * forward and backward). Hardware FLOPs add what recomputation runs again:
+ * full recompute one more forward of every transformer layer (not the
+ * head: Megatron-LM 2021 Eq. 3), selective recompute the attention core's
+ * forward, 4 L s (a d) per token. Causal masking is not halved (the papers'
+ * convention). Derivation and worked examples: docs/formulas.md, "FLOPs".
+ */
+#ifndef DISTCALC_FLOPS_H
+#define DISTCALC_FLOPS_H
+
+#include <stdint.h>
+
+#include "distcalc/config.h"
+
+struct dc_flops {
+	double matmul_params;           /* N: parameters that multiply, per token (active) */
+	double layer_matmul_params;     /* of which in transformer layers */
+	double attention_core_fwd_per_token; /* 4 s a d summed over layers (MLA: 2sa(d_qk + d_v)) */
+	double model_per_token;         /* 6 N + 3 x attention core */
+	double recompute_per_token;     /* forward FLOPs run again */
+	double hardware_per_token;      /* model + recompute */
+	double tokens_per_step;
+	double model_per_step;
+	double hardware_per_step;
+	/* one rank of the most loaded pipeline stage: its tp share of its
+	 * layers (and the head on the last stage) for its dp replica's tokens */
+	uint64_t busiest_stage;
+	double model_per_rank;
+	double hardware_per_rank;
+};
+
+/* Fills *f for `cfg`. Returns 0, or -1 if the parameter terms overflow. */
+int dc_flops_compute(const struct dc_config *cfg, struct dc_flops *f);
+
+#endif

@@ -1,0 +1,144 @@
+/* check_flops.c - FLOPs per step against Korthikanti et al. 2022 Eq. 7,
+ * Megatron-LM 2021 Eq. 3 and a hand count for Llama-2-7B. Every expected
+ * value is worked out by hand (a calculator for the products), never read
+ * back from the code under test. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "distcalc/config.h"
+#include "distcalc/flops.h"
+
+/* A GPT block without biases: 4h^2 attention, 8h^2 GELU MLP (f = 4h),
+ * untied head V x h; global batch B = micro 1 x accum B x dp 1. */
+static void gpt_pp(struct dc_config *c, int L, int h, int a, int s, int V, const char *recompute, int pp)
+{
+	char json[1200];
+	struct dc_diag d;
+	snprintf(json, sizeof(json),
+		 "{\"model\": {\"num_layers\": %d, \"hidden_size\": %d, \"num_attention_heads\": %d,"
+		 " \"ffn_hidden_size\": %d, \"vocab_size\": %d, \"seq_length\": %d, \"mlp\": \"gelu\"},"
+		 " \"cluster\": {\"num_nodes\": 8, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+		 " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"200 Gb/s\"}},"
+		 " \"parallel\": {\"tp\": 8, \"pp\": %d},"
+		 " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 64, \"recompute\": \"%s\"}}",
+		 L, h, a, 4 * h, V, s, pp, recompute);
+	dc_diag_init(&d);
+	if (dc_config_load_buffer(json, strlen(json), "gpt.json", NULL, 0, c, &d) != 0)
+		ck_abort_msg("config rejected: %s", d.count ? d.entries[0].text : "?");
+	dc_diag_release(&d);
+}
+
+/* tp 8 x pp 8 on 64 GPUs: dp 1 */
+static void gpt(struct dc_config *c, int L, int h, int a, int s, int V, const char *recompute)
+{
+	gpt_pp(c, L, h, a, s, V, recompute, 8);
+}
+
+START_TEST(test_korthikanti_eq7_gpt3)
+{
+	/* Eq. 7 per token (divide by B s): 72 L h^2 (1 + s/(6h) + V/(12 h L))
+	 * = 72 L h^2 + 12 L s h + 6 V h; GPT-3 (L 96, h 12288, s 2048,
+	 * V 51200): 1,043,677,052,928 + 28,991,029,248 + 3,774,873,600 =
+	 * 1,076,442,955,776 FLOPs per token; per step x 64 x 2048 tokens */
+	struct dc_config c;
+	struct dc_flops f;
+	gpt(&c, 96, 12288, 96, 2048, 51200, "none");
+	ck_assert_int_eq(dc_flops_compute(&c, &f), 0);
+	ck_assert_double_eq_tol(f.model_per_token, 1076442955776.0, 1.0);
+	ck_assert_double_eq_tol(f.hardware_per_token, 1076442955776.0, 1.0);
+	ck_assert_double_eq(f.tokens_per_step, 131072.0);
+	ck_assert_double_eq_tol(f.model_per_step, 1076442955776.0 * 131072.0, 1e5);
+}
+END_TEST
+
+START_TEST(test_megatron_eq3_full_recompute)
+{
+	/* Megatron-LM 2021 Eq. 3 per token: 96 l h^2 (1 + s/(6h) + V/(16 l h))
+	 * = 96 l h^2 + 16 l s h + 6 V h = 1,391,569,403,904 + 38,654,705,664 +
+	 * 3,774,873,600 = 1,433,998,983,168: the logit layer is not recomputed */
+	struct dc_config c;
+	struct dc_flops f;
+	gpt(&c, 96, 12288, 96, 2048, 51200, "full");
+	ck_assert_int_eq(dc_flops_compute(&c, &f), 0);
+	ck_assert_double_eq_tol(f.hardware_per_token, 1433998983168.0, 1.0);
+	ck_assert_double_eq_tol(f.model_per_token, 1076442955776.0, 1.0);
+}
+END_TEST
+
+START_TEST(test_selective_overhead)
+{
+	/* Korthikanti section 5: selective recompute costs 2.7% (GPT-3) and
+	 * 1.6% (MT-NLG) FLOPs: the attention core's forward 4 s h per layer
+	 * against the layers' dense forward 24 h^2: s/(6h) = 2048/73728 =
+	 * 2.78% and 2048/122880 = 1.67% */
+	struct dc_config c;
+	struct dc_flops f;
+	gpt(&c, 96, 12288, 96, 2048, 51200, "selective");
+	ck_assert_int_eq(dc_flops_compute(&c, &f), 0);
+	ck_assert_double_eq_tol(f.recompute_per_token / (2.0 * f.layer_matmul_params), 2048.0 / 73728.0, 1e-12);
+	gpt_pp(&c, 105, 20480, 128, 2048, 51200, "selective", 1);
+	ck_assert_int_eq(dc_flops_compute(&c, &f), 0);
+	ck_assert_double_eq_tol(f.recompute_per_token / (2.0 * f.layer_matmul_params), 2048.0 / 122880.0, 1e-12);
+}
+END_TEST
+
+START_TEST(test_llama2_7b_default)
+{
+	/* configs/systems.json: N = 6,738,415,616 - embedding 131,072,000 -
+	 * norms (32 x 2 x 4096 + 4096 = 266,240) = 6,607,077,376 (the untied
+	 * head stays); 6N + 12 L s h = 39,642,464,256 + 6,442,450,944 =
+	 * 46,084,915,200 per token; 65,536 tokens per step =
+	 * 3,020,221,002,547,200; per rank (tp 4 x dp 2, pp 1) an eighth:
+	 * 377,527,625,318,400 */
+	struct dc_config c;
+	struct dc_flops f;
+	struct dc_diag d;
+	char path[512];
+	snprintf(path, sizeof(path), "%s/configs/systems.json", DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, NULL, 0, &c, &d), 0);
+	dc_diag_release(&d);
+	ck_assert_int_eq(dc_flops_compute(&c, &f), 0);
+	ck_assert_double_eq(f.matmul_params, 6607077376.0);
+	ck_assert_double_eq(f.model_per_token, 46084915200.0);
+	ck_assert_double_eq_tol(f.model_per_step, 3020221002547200.0, 1);
+	ck_assert_double_eq_tol(f.model_per_rank, 377527625318400.0, 1);
+}
+END_TEST
+
+START_TEST(test_per_rank_pipeline)
+{
+	/* GPT-3 on tp 8 x pp 8: the last stage runs 12 layers and the head for
+	 * all 131,072 tokens, split over 8 tp ranks. Per token and layer
+	 * 72 h^2 + 12 s h = 10,871,635,968 + 301,989,888 = 11,173,625,856;
+	 * x 12 layers = 134,083,510,272; head 6 V h = 3,774,873,600;
+	 * stage total 137,858,383,872 x 131,072 / 8 = 2,258,671,761,358,848 */
+	struct dc_config c;
+	struct dc_flops f;
+	gpt(&c, 96, 12288, 96, 2048, 51200, "none");
+	ck_assert_int_eq(dc_flops_compute(&c, &f), 0);
+	ck_assert_uint_eq(f.busiest_stage, 7);
+	ck_assert_double_eq_tol(f.model_per_rank, 2258671761358848.0, 16);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("flops");
+	TCase *tc = tcase_create("papers");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_korthikanti_eq7_gpt3);
+	tcase_add_test(tc, test_megatron_eq3_full_recompute);
+	tcase_add_test(tc, test_selective_overhead);
+	tcase_add_test(tc, test_llama2_7b_default);
+	tcase_add_test(tc, test_per_rank_pipeline);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
