@@ -172,6 +172,19 @@ static uint64_t reserve_of(uint64_t subtotal, double fraction)
 	return (uint64_t)ceil(fraction * (double)subtotal);
 }
 
+/* One model state of a rank: the dense parameters sharded over dp, the
+ * routed-expert parameters over the expert-data-parallel group dp / ep. */
+static int states_bytes(const struct dc_stage_params *p, uint64_t bytes_per_param, uint64_t dp,
+			uint64_t ep, int sharded, uint64_t *out)
+{
+	uint64_t dense, experts;
+	uint64_t edp = ep > 1 && dp % ep == 0 ? dp / ep : dp;
+	if (dc_state_bytes(p->total - p->expert_params, bytes_per_param, dp, sharded, &dense) != 0 ||
+	    dc_state_bytes(p->expert_params, bytes_per_param, edp, sharded, &experts) != 0)
+		return -1;
+	return dc_add_u64(dense, experts, out);
+}
+
 int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_ledger *l,
 		    const char *name, struct dc_diag *diag)
 {
@@ -191,12 +204,14 @@ int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_l
 	}
 
 	/* model states (ZeRO section 5): none < zero1 (master, optimizer) <
-	 * zero2 (+ grads) < fsdp (+ params) */
-	bad |= dc_state_bytes(l->p.total, pr->param_bytes, dp, sh == DC_SHARD_FSDP, &l->params_bytes);
-	bad |= dc_state_bytes(l->p.total, pr->grad_bytes, dp, sh >= DC_SHARD_ZERO2, &l->grads_bytes);
-	bad |= dc_state_bytes(l->p.total, pr->master_bytes, dp, sh >= DC_SHARD_ZERO1, &l->master_bytes);
-	bad |= dc_state_bytes(l->p.total, pr->optimizer_bytes, dp, sh >= DC_SHARD_ZERO1,
-			      &l->optimizer_bytes);
+	 * zero2 (+ grads) < fsdp (+ params). Routed experts are replicated
+	 * only over the expert-data-parallel group, dp / ep ranks, so their
+	 * states shard over that (Megatron-Core's distributed optimizer) */
+	bad |= states_bytes(&l->p, pr->param_bytes, dp, par->ep, sh == DC_SHARD_FSDP, &l->params_bytes);
+	bad |= states_bytes(&l->p, pr->grad_bytes, dp, par->ep, sh >= DC_SHARD_ZERO2, &l->grads_bytes);
+	bad |= states_bytes(&l->p, pr->master_bytes, dp, par->ep, sh >= DC_SHARD_ZERO1, &l->master_bytes);
+	bad |= states_bytes(&l->p, pr->optimizer_bytes, dp, par->ep, sh >= DC_SHARD_ZERO1,
+			    &l->optimizer_bytes);
 	l->model_states_bytes = add(&c, add(&c, l->params_bytes, l->grads_bytes),
 				    add(&c, l->master_bytes, l->optimizer_bytes));
 	if (bad || c.overflow) {

@@ -71,11 +71,13 @@ static void class_row(const void *ctx, uint64_t i, struct dc_rnode *row)
 	dc_rn_bool(row, "fits", "fits", l->fits);
 }
 
-static const char *sharding_says(enum dc_sharding s, int level)
+static const char *sharding_says(enum dc_sharding s, int level, uint64_t ep)
 {
 	/* level: 3 params, 2 grads, 1 master/optimizer */
 	int sharded = (int)s >= level;
-	return sharded ? "sharded over dp" : "replicated over dp";
+	if (sharded)
+		return ep > 1 ? "sharded over dp, experts over dp/ep" : "sharded over dp";
+	return ep > 1 ? "replicated over dp, experts over dp/ep" : "replicated over dp";
 }
 
 static void ledger_fields(struct dc_rnode *o, const struct dc_config *cfg,
@@ -88,18 +90,18 @@ static void ledger_fields(struct dc_rnode *o, const struct dc_config *cfg,
 	enum dc_mem_phase p = l->peak_phase;
 
 	dc_rn_u64(o, "layers", "transformer layers held", DC_U_COUNT, l->p.layers);
-	dc_rn_u64(o, "params", "parameters held (its tp x pp shard)", DC_U_COUNT, l->p.total);
+	dc_rn_u64(o, "params", "parameters held (its tp x pp x ep shard)", DC_U_COUNT, l->p.total);
 	snprintf(label, sizeof(label), "params (%llu B/param, %s)", (unsigned long long)pr->param_bytes,
-		 sharding_says(sh, DC_SHARD_FSDP));
+		 sharding_says(sh, DC_SHARD_FSDP, cfg->parallel.ep));
 	dc_rn_u64(o, "params_bytes", label, DC_U_BYTES, l->params_bytes);
 	snprintf(label, sizeof(label), "grads (%llu B/param, %s)", (unsigned long long)pr->grad_bytes,
-		 sharding_says(sh, DC_SHARD_ZERO2));
+		 sharding_says(sh, DC_SHARD_ZERO2, cfg->parallel.ep));
 	dc_rn_u64(o, "grads_bytes", label, DC_U_BYTES, l->grads_bytes);
 	snprintf(label, sizeof(label), "master copy (%llu B/param, %s)",
-		 (unsigned long long)pr->master_bytes, sharding_says(sh, DC_SHARD_ZERO1));
+		 (unsigned long long)pr->master_bytes, sharding_says(sh, DC_SHARD_ZERO1, cfg->parallel.ep));
 	dc_rn_u64(o, "master_bytes", label, DC_U_BYTES, l->master_bytes);
 	snprintf(label, sizeof(label), "optimizer states (%llu B/param, %s)",
-		 (unsigned long long)pr->optimizer_bytes, sharding_says(sh, DC_SHARD_ZERO1));
+		 (unsigned long long)pr->optimizer_bytes, sharding_says(sh, DC_SHARD_ZERO1, cfg->parallel.ep));
 	dc_rn_u64(o, "optimizer_bytes", label, DC_U_BYTES, l->optimizer_bytes);
 	dc_rn_u64(o, "model_states_bytes", "= model states", DC_U_BYTES, l->model_states_bytes);
 	snprintf(label, sizeof(label), "activations per layer per microbatch (assumed, recompute %s)",

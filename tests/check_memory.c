@@ -4,6 +4,7 @@
  * computed by hand in the comment above it, never read back from the code. */
 #include <check.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "distcalc/config.h"
@@ -355,6 +356,35 @@ START_TEST(test_classes_by_stage)
 }
 END_TEST
 
+START_TEST(test_expert_states_shard_over_expert_dp)
+{
+	/* configs/mixtral-8x7b-ep.json: tp 2, pp 4, dp 4, ep 4, zero1. A middle
+	 * stage (1) holds 8 layers; per layer on one rank: attention (q and o
+	 * 4096 x 4096, k and v 4096 x 1024) / 2 = 20,971,520, router 4096 x 8 =
+	 * 32,768 and two norms 8,192 (dense: 21,012,480), and 8 / 4 = 2 experts
+	 * of 3 x 4096 x 14336 / 2 = 88,080,384 (176,160,768). Dense 168,099,840
+	 * and experts 1,409,286,144 over 8 layers. ZeRO-1 shards the dense
+	 * master/optimizer states over dp = 4 but the experts only over
+	 * dp / ep = 1 (Megatron-Core): master = 4 x (42,024,960 + 1,409,286,144)
+	 * = 5,805,244,416; Adam = 8 x 1,451,311,104 = 11,610,488,832; params
+	 * stay whole: 2 x 1,577,385,984 = 3,154,771,968 */
+	struct dc_config c;
+	struct dc_mem_ledger l;
+	struct dc_diag d;
+	char path[512];
+	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, NULL, 0, &c, &d), 0);
+	dc_diag_release(&d);
+	l = stage_ledger(&c, 1);
+	ck_assert_uint_eq(l.p.total, 1577385984ull);
+	ck_assert_uint_eq(l.p.expert_params, 1409286144ull);
+	ck_assert_uint_eq(l.params_bytes, 3154771968ull);
+	ck_assert_uint_eq(l.master_bytes, 5805244416ull);
+	ck_assert_uint_eq(l.optimizer_bytes, 11610488832ull);
+}
+END_TEST
+
 START_TEST(test_activation_override)
 {
 	/* 1000.5 bytes per token per layer, micro 2, s 1000: ceil(1000.5 x 2000)
@@ -409,6 +439,7 @@ int main(void)
 	tcase_add_test(tc, test_course_ledger);
 	tcase_add_test(tc, test_fsdp_working_set);
 	tcase_add_test(tc, test_classes_by_stage);
+	tcase_add_test(tc, test_expert_states_shard_over_expert_dp);
 	tcase_add_test(tc, test_activation_override);
 	tcase_add_test(tc, test_overflow_names_keys);
 	suite_add_tcase(s, tc);
