@@ -23,6 +23,7 @@ struct dc_rnode {
 	dc_row_fn gen;
 	const void *gen_ctx;
 	uint64_t gen_count;
+	int gen_list; /* rows are arrays (inline lists), not objects */
 	char *what;
 	struct dc_report *report;
 };
@@ -174,6 +175,15 @@ struct dc_rnode *dc_rn_array_gen(struct dc_rnode *parent, const char *key, const
 	return n;
 }
 
+struct dc_rnode *dc_rn_list_gen(struct dc_rnode *parent, const char *key, const char *title,
+				uint64_t count, dc_row_fn fn, const void *ctx)
+{
+	struct dc_rnode *n = dc_rn_array_gen(parent, key, title, "lists", count, fn, ctx);
+	if (n)
+		n->gen_list = 1;
+	return n;
+}
+
 void dc_rn_u64(struct dc_rnode *parent, const char *key, const char *label, enum dc_unit unit,
 	       uint64_t v)
 {
@@ -264,7 +274,7 @@ static void iter_init(struct row_iter *it, const struct dc_rnode *arr, const str
 	it->count = array_len(arr);
 	it->child = arr->first;
 	excerpt_bounds(it->count, o, &it->skip_from, &it->skip_to);
-	it->scratch.kind = DC_R_OBJECT;
+	it->scratch.kind = arr->gen_list ? DC_R_ARRAY : DC_R_OBJECT;
 	it->scratch.report = arr->report;
 }
 
@@ -455,7 +465,9 @@ int dc_report_render_json(struct dc_report *r, const struct dc_render_opts *o, s
 {
 	json_members(out, &r->root, o, 0);
 	dc_buf_putc(out, '\n');
-	return out->failed ? -1 : 0;
+	/* generated rows allocate while rendering: a row that could not be
+	 * built would be missing from the output, so that is a failure too */
+	return out->failed || r->failed ? -1 : 0;
 }
 
 /* ---- table ---- */
@@ -641,6 +653,10 @@ static void list_inline(struct dc_buf *b, const struct dc_rnode *a, const struct
 		first = 0;
 		if (row->kind == DC_R_ARRAY) {
 			list_inline(b, row, o);
+		} else if (row->kind == DC_R_U64 && row->unit != DC_U_BYTES) {
+			/* no thousands separators where a comma separates items:
+			 * "[4032, 4036]", not "[4,032, 4,036]" */
+			dc_buf_printf(b, "%llu", (unsigned long long)row->v.u);
 		} else {
 			cell_text(cell, sizeof(cell), row, &ts, 0);
 			dc_buf_puts(b, cell);
@@ -659,6 +675,15 @@ struct col {
 };
 
 #define MAX_COLS 24
+
+/* Right-aligns text of `len` in a column of `width` after `gap` spaces. A
+ * row generated after an allocation failure can lack fields and so be wider
+ * than the widths measured before; it must never underflow the padding (the
+ * render then fails as a whole). */
+static void pad_cell(struct dc_buf *b, size_t width, size_t len, size_t gap)
+{
+	dc_buf_pad(b, (width > len ? width - len : 0) + gap);
+}
 
 /* A table of object rows: header, units row, rows; an excerpt marker where
  * rows were left out. */
@@ -729,7 +754,7 @@ static void table_rows(struct dc_buf *b, const struct dc_rnode *a, const struct 
 		/* header and units row */
 		dc_buf_pad(b, (size_t)depth * 2 + 2);
 		for (c = first->first, i = 0; c && i < ncols; c = c->next, i++) {
-			dc_buf_pad(b, cols[i].width - strlen(label_of(c)) + (i ? 2 : 0));
+			pad_cell(b, cols[i].width, strlen(label_of(c)), i ? 2 : 0);
 			dc_buf_puts(b, label_of(c));
 		}
 		dc_buf_putc(b, '\n');
@@ -741,7 +766,7 @@ static void table_rows(struct dc_buf *b, const struct dc_rnode *a, const struct 
 				snprintf(ub, sizeof(ub), "[%s]", u);
 			else
 				ub[0] = '\0';
-			dc_buf_pad(b, cols[i].width - strlen(ub) + (i ? 2 : 0));
+			pad_cell(b, cols[i].width, strlen(ub), i ? 2 : 0);
 			dc_buf_puts(b, ub);
 		}
 		dc_buf_putc(b, '\n');
@@ -758,7 +783,7 @@ static void table_rows(struct dc_buf *b, const struct dc_rnode *a, const struct 
 		dc_buf_pad(b, (size_t)depth * 2 + 2);
 		for (c = row->first, i = 0; c && i < ncols; c = c->next, i++) {
 			cell_text(cell, sizeof(cell), c, &cols[i].ts, 0);
-			dc_buf_pad(b, cols[i].width - strlen(cell) + (i ? 2 : 0));
+			pad_cell(b, cols[i].width, strlen(cell), i ? 2 : 0);
 			dc_buf_puts(b, cell);
 		}
 		dc_buf_putc(b, '\n');
@@ -772,7 +797,7 @@ static void table_child(struct dc_buf *b, const struct dc_rnode *c, const struct
 	if (c->kind == DC_R_OBJECT) {
 		table_object(b, c, o, depth);
 	} else if (c->kind == DC_R_ARRAY && !is_flat(c) &&
-		   (c->gen || (c->first && c->first->kind == DC_R_OBJECT))) {
+		   ((c->gen && !c->gen_list) || (c->first && c->first->kind == DC_R_OBJECT))) {
 		table_rows(b, c, o, depth);
 	} else if (c->kind == DC_R_ARRAY) {
 		dc_buf_pad(b, (size_t)depth * 2);
@@ -830,5 +855,5 @@ int dc_report_render_table(struct dc_report *r, const struct dc_render_opts *o, 
 		table_child(out, c, o, 0);
 		c = c->next;
 	}
-	return out->failed ? -1 : 0;
+	return out->failed || r->failed ? -1 : 0;
 }

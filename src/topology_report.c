@@ -95,34 +95,42 @@ static void warn_tp_crossing(const struct dc_config *cfg, const struct dc_topolo
 			     (unsigned long long)g.index, text);
 }
 
-/* groups.<axis>: every group as an array of ranks (stored: O(world) nodes). */
-static void list_groups(struct dc_rnode *parent, const struct dc_topology *t, enum dc_axis a)
+/* groups.<axis>: every group as an array of ranks, generated one group at
+ * a time (a stored list would cost O(world) nodes). */
+struct axis_groups {
+	const struct dc_topology *t;
+	enum dc_axis axis;
+};
+
+static void group_list_row(const void *ctx, uint64_t index, struct dc_rnode *row)
 {
-	char key[8], title[32];
-	uint64_t n = dc_topology_group_count(t, a);
-	struct dc_rnode *arr;
+	const struct axis_groups *ag = ctx;
 	struct dc_group g;
 
-	snprintf(key, sizeof(key), "%s", dc_axis_name(a));
-	snprintf(title, sizeof(title), "%s groups", dc_axis_name(a));
-	arr = dc_rn_array(parent, key, title);
-	for (uint64_t i = 0; i < n && arr; i++) {
-		struct dc_rnode *ranks = dc_rn_array(arr, NULL, NULL);
-		dc_topology_group(t, a, i, &g);
-		for (uint64_t k = 0; k < g.size && ranks; k++)
-			dc_rn_u64(ranks, NULL, NULL, DC_U_COUNT, dc_group_rank(&g, k));
-	}
+	dc_topology_group(ag->t, ag->axis, index, &g);
+	for (uint64_t k = 0; k < g.size; k++)
+		dc_rn_u64(row, NULL, NULL, DC_U_COUNT, dc_group_rank(&g, k));
+}
+
+static void list_groups(struct dc_rnode *parent, struct axis_groups *ag)
+{
+	char key[8], title[32];
+
+	snprintf(key, sizeof(key), "%s", dc_axis_name(ag->axis));
+	snprintf(title, sizeof(title), "%s groups", dc_axis_name(ag->axis));
+	dc_rn_list_gen(parent, key, title, dc_topology_group_count(ag->t, ag->axis), group_list_row, ag);
 }
 
 static int topology_run(const struct dc_config *cfg, const struct dc_run_info *info,
 			struct dc_report *report, struct dc_diag *diag)
 {
 	struct dc_topology *t = dc_report_keep(report, sizeof(*t));
+	struct axis_groups *ag = dc_report_keep(report, sizeof(*ag) * NLISTED);
 	struct dc_rnode *s, *g;
 	uint64_t ngroups = 0;
 
 	(void)info;
-	if (!t)
+	if (!t || !ag)
 		return 0; /* the runner reports the failed report */
 	dc_topology_init(cfg, t);
 
@@ -140,14 +148,19 @@ static int topology_run(const struct dc_config *cfg, const struct dc_run_info *i
 
 	g = dc_rn_object(dc_report_root(report), "groups", "Process groups");
 	for (size_t i = 0; i < NLISTED; i++) {
-		list_groups(g, t, listed_axes[i]);
+		ag[i].t = t;
+		ag[i].axis = listed_axes[i];
+		list_groups(g, &ag[i]);
 		ngroups += dc_topology_group_count(t, listed_axes[i]);
 	}
 	dc_rn_array_gen(g, "axes", "Per axis", "axes", NLISTED, axis_row, t);
 	dc_rn_array_gen(g, "list", "Every group and the link its ring crosses", "groups", ngroups,
 			group_row, t);
 	warn_tp_crossing(cfg, t, diag);
-	return 0;
+	/* a warning that could not be recorded would be missing from the
+	 * report: fail (diag already says out of memory) rather than print a
+	 * report without it */
+	return diag->oom ? -1 : 0;
 }
 
 const struct dc_estimator dc_estimator_topology = {"topology", topology_run};

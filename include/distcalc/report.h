@@ -46,7 +46,8 @@ enum dc_rkind {
 struct dc_report;
 struct dc_rnode;
 
-/* Fills `row` (an empty object) with row `index` of a generated array. */
+/* Fills `row` (an empty object, or an empty array for dc_rn_list_gen) with
+ * row `index` of a generated array. */
 typedef void (*dc_row_fn)(const void *ctx, uint64_t index, struct dc_rnode *row);
 
 struct dc_report *dc_report_new(void);
@@ -68,6 +69,12 @@ struct dc_rnode *dc_rn_array(struct dc_rnode *parent, const char *key, const cha
 struct dc_rnode *dc_rn_array_gen(struct dc_rnode *parent, const char *key, const char *title,
 				 const char *what, uint64_t count, dc_row_fn fn, const void *ctx);
 
+/* A generated array of `count` inline lists: `fn` fills `row`, an empty
+ * array, with the scalars of list `index`. Only one list exists at a time,
+ * so a list of lists costs the memory of its longest list, not of all. */
+struct dc_rnode *dc_rn_list_gen(struct dc_rnode *parent, const char *key, const char *title,
+				uint64_t count, dc_row_fn fn, const void *ctx);
+
 /* Scalars. `label` is the table text; NULL uses the key. In an array, key
  * may be NULL. Strings are copied. */
 void dc_rn_u64(struct dc_rnode *parent, const char *key, const char *label, enum dc_unit unit,
@@ -86,7 +93,8 @@ struct dc_render_opts {
 	uint64_t max_rows;
 };
 
-/* Render into `out`. Return 0, or -1 when `out` failed to grow. */
+/* Render into `out`. Return 0, or -1 when `out` failed to grow or a
+ * generated row could not be built (the output would miss fields). */
 int dc_report_render_table(struct dc_report *r, const struct dc_render_opts *o, struct dc_buf *out);
 int dc_report_render_json(struct dc_report *r, const struct dc_render_opts *o, struct dc_buf *out);
 
