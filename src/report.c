@@ -733,10 +733,14 @@ static void table_rows(struct dc_buf *b, const struct dc_rnode *a, const struct 
 		const struct dc_rnode *first = a->gen ? &hdr : a->first;
 		if (a->gen)
 			a->gen(a->gen_ctx, 0, &hdr);
-		for (c = first->first, i = 0; c && i < ncols; c = c->next, i++) {
+		/* every column gets its scale even when the header row came out
+		 * short (an allocation failed while generating it) */
+		for (i = 0; i < ncols; i++) {
 			cols[i].ts = time_scale(cols[i].max_abs);
-			cols[i].width = strlen(label_of(c));
+			cols[i].width = 0;
 		}
+		for (c = first->first, i = 0; c && i < ncols; c = c->next, i++)
+			cols[i].width = strlen(label_of(c));
 		/* widths over all shown rows */
 		iter_init(&it, a, o);
 		while ((row = iter_next(&it, &gap)) != NULL)
