@@ -164,6 +164,35 @@ START_TEST(test_systems_zero2_warning)
 }
 END_TEST
 
+/* Fuzzing found (fuzz_pipeline, out of memory at 2 GiB under ASan): a
+ * world of 4 x 444,449 ranks made the topology section store every group's
+ * ranks, 3 x world report nodes. Group lists are generated one at a time
+ * now, so building the report takes a bounded number of allocations,
+ * independent of the world size. */
+START_TEST(test_huge_world_is_not_stored)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+	struct dc_run_info info = {"systems", "t.json", 7};
+	struct dc_report *r;
+	size_t len;
+	char *buf = read_all(DC_SOURCE_DIR "/tests/inputs/fuzz_huge_world.json", &len);
+
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(buf, len, "t.json", NULL, 0, &cfg, &d), 0);
+	ck_assert_uint_eq(cfg.world_size, 1777796);
+	dc_alloc_fail_at(0);
+	r = dc_experiment_run(dc_experiment_find("systems"), &cfg, &info, &d);
+	ck_assert_ptr_nonnull(r);
+	/* the default systems report builds with a few hundred; storing the
+	 * groups took over five million */
+	ck_assert_uint_lt(dc_alloc_count(), 5000);
+	dc_report_free(r);
+	dc_diag_release(&d);
+	free(buf);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("alloc");
@@ -176,6 +205,7 @@ int main(void)
 	tcase_add_test(tc, test_ring_experiment);
 	tcase_add_test(tc, test_systems_fsdp_pp);
 	tcase_add_test(tc, test_systems_zero2_warning);
+	tcase_add_test(tc, test_huge_world_is_not_stored);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
