@@ -30,6 +30,13 @@ for h in fuzz_loader fuzz_pipeline; do
   for f in "$src"/configs/*.json "$src"/configs/*/*.json "$src"/tests/inputs/*.json; do
     [ -f "$f" ] && cp "$f" "$corpus/"
   done
+  # --set variations of the built-in default (0x02, then one override per
+  # line) so the pipeline harness starts from accepted configs
+  i=0
+  while IFS= read -r sets; do
+    i=$((i + 1))
+    printf '\002%b' "$sets" >"$corpus/set-$i"
+  done <"$src/tests/fuzz/sets.txt"
   echo "== $h: ${seconds}s"
   status=0
   ( cd "$build" && ASAN_OPTIONS=detect_leaks=1 "./$h" -max_total_time="$seconds" -max_len=8192 \
