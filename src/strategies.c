@@ -24,6 +24,10 @@ void dc_variant_config(const struct dc_config *cfg, enum dc_variant v, struct dc
 	}
 	out->parallel.tp = 1;
 	out->parallel.pp = 1;
+	/* no tp group to split activations over, no pipeline to interleave:
+	 * the loader rejects these with tp = 1 or pp = 1 */
+	out->parallel.sequence_parallel = 0;
+	out->parallel.virtual_pipeline = 1;
 	out->parallel.dp = cfg->world_size;
 	out->parallel.sharding = v == DC_VARIANT_FSDP ? DC_SHARD_FSDP : DC_SHARD_NONE;
 	/* same global batch over world replicas */
