@@ -155,37 +155,56 @@ int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *
 			push_buckets(&b, s, DC_COLL_ALL_REDUCE, "gradient bucket", "backward", grads,
 				     par->bucket_bytes);
 		} else {
-			/* ZeRO-1/2: ReduceScatter the grads, AllGather the updated params */
-			push_buckets(&b, s, DC_COLL_REDUCE_SCATTER, "gradient bucket", "backward", grads,
-				     par->bucket_bytes);
+			/* ZeRO-1/2: ReduceScatter the grads, AllGather the updated
+			 * params. ZeRO-1 keeps full gradients and reduces once per
+			 * step; ZeRO-2 keeps only its gradient shard, so it must
+			 * reduce-scatter every microbatch (DeepSpeed stage 2) */
+			uint64_t times = par->sharding == DC_SHARD_ZERO2 ? gas : 1;
+			push(&b, s, DC_COLL_REDUCE_SCATTER, "gradient bucket", "backward",
+			     mul(&b, grads / par->bucket_bytes, times), par->bucket_bytes);
+			push(&b, s, DC_COLL_REDUCE_SCATTER, "gradient bucket", "backward", times,
+			     grads % par->bucket_bytes);
 			push_buckets(&b, s, DC_COLL_ALL_GATHER, "updated params", "after optimizer step", params,
 				     par->bucket_bytes);
 		}
 	}
 	if (par->dp > 1 && par->sharding == DC_SHARD_FSDP) {
 		struct dc_comm_strategy *s = &c->s[DC_STRAT_FSDP];
-		uint64_t layer_units = best.layers, layer_params = best.layer_params;
+		/* layers may differ in size (dense layers before MoE ones): split
+		 * the stage's layer parameters into units of q and q + 1 so the
+		 * units add up to the stage exactly */
+		uint64_t layer_units = best.layers ? best.layers : 1;
+		uint64_t layer_total = best.total - best.other_params;
 		uint64_t other_params = best.other_params;
+		uint64_t q, r;
 		setup(cfg, &t, s, DC_AXIS_DP);
 		if (par->fsdp_unit == DC_FSDP_UNIT_MODEL) {
 			layer_units = 1;
-			layer_params = best.total;
+			layer_total = best.total;
 			other_params = 0;
 		}
+		q = layer_total / layer_units;
+		r = layer_total % layer_units;
 		/* FSDP2 per unit per microbatch: AllGather before forward, again
 		 * before backward when resharded, ReduceScatter the grads */
-		push(&b, s, DC_COLL_ALL_GATHER, "unit params", "forward", mul(&b, layer_units, gas),
-		     mul(&b, layer_params, pr->param_bytes));
+		push(&b, s, DC_COLL_ALL_GATHER, "unit params", "forward", mul(&b, layer_units - r, gas),
+		     mul(&b, q, pr->param_bytes));
+		push(&b, s, DC_COLL_ALL_GATHER, "unit params", "forward", mul(&b, r, gas),
+		     mul(&b, q + 1, pr->param_bytes));
 		push(&b, s, DC_COLL_ALL_GATHER, "embedding/head params", "forward", gas,
 		     mul(&b, other_params, pr->param_bytes));
 		if (par->reshard_after_forward) {
-			push(&b, s, DC_COLL_ALL_GATHER, "unit params", "backward", mul(&b, layer_units, gas),
-			     mul(&b, layer_params, pr->param_bytes));
+			push(&b, s, DC_COLL_ALL_GATHER, "unit params", "backward", mul(&b, layer_units - r, gas),
+			     mul(&b, q, pr->param_bytes));
+			push(&b, s, DC_COLL_ALL_GATHER, "unit params", "backward", mul(&b, r, gas),
+			     mul(&b, q + 1, pr->param_bytes));
 			push(&b, s, DC_COLL_ALL_GATHER, "embedding/head params", "backward", gas,
 			     mul(&b, other_params, pr->param_bytes));
 		}
-		push(&b, s, DC_COLL_REDUCE_SCATTER, "unit grads", "backward", mul(&b, layer_units, gas),
-		     mul(&b, layer_params, pr->grad_bytes));
+		push(&b, s, DC_COLL_REDUCE_SCATTER, "unit grads", "backward", mul(&b, layer_units - r, gas),
+		     mul(&b, q, pr->grad_bytes));
+		push(&b, s, DC_COLL_REDUCE_SCATTER, "unit grads", "backward", mul(&b, r, gas),
+		     mul(&b, q + 1, pr->grad_bytes));
 		push(&b, s, DC_COLL_REDUCE_SCATTER, "embedding/head grads", "backward", gas,
 		     mul(&b, other_params, pr->grad_bytes));
 	}
@@ -197,20 +216,47 @@ int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *
 		uint64_t layers = cfg->model.num_layers / par->pp;
 		if (par->tp > 1) {
 			struct dc_comm_strategy *s = &c->s[DC_STRAT_TP];
+			uint64_t per_mb = mul(&b, mul(&b, 2, layers), gas);
+			/* full recompute runs every layer's forward again in
+			 * backward, and with it the forward's collectives */
+			int refwd = cfg->training.recompute == DC_RECOMPUTE_FULL;
 			setup(cfg, &t, s, DC_AXIS_TP);
-			/* Megatron-LM 2021 section 3: 2 AllReduces forward, 2 backward,
-			 * per layer per microbatch */
-			push(&b, s, DC_COLL_ALL_REDUCE, "layer output (f/g)", "forward",
-			     mul(&b, mul(&b, 2, layers), gas), act);
-			push(&b, s, DC_COLL_ALL_REDUCE, "layer input grad (f/g)", "backward",
-			     mul(&b, mul(&b, 2, layers), gas), act);
+			if (!par->sequence_parallel) {
+				/* Megatron-LM 2021 section 3: 2 AllReduces forward, 2
+				 * backward, per layer per microbatch */
+				push(&b, s, DC_COLL_ALL_REDUCE, "layer output (f/g)", "forward", per_mb, act);
+				push(&b, s, DC_COLL_ALL_REDUCE, "layer input grad (f/g)", "backward", per_mb, act);
+				if (refwd)
+					push(&b, s, DC_COLL_ALL_REDUCE, "layer output, recomputed", "backward",
+					     per_mb, act);
+			} else {
+				/* Korthikanti et al. 2022 section 4.2.2: each AllReduce
+				 * becomes an AllGather and a ReduceScatter of the full
+				 * b s h tensor, the same bytes */
+				push(&b, s, DC_COLL_ALL_GATHER, "sequence shards in (g)", "forward", per_mb, act);
+				push(&b, s, DC_COLL_REDUCE_SCATTER, "layer output (g-bar)", "forward", per_mb, act);
+				push(&b, s, DC_COLL_ALL_GATHER, "output grad (g-bar)", "backward", per_mb, act);
+				push(&b, s, DC_COLL_REDUCE_SCATTER, "input grad (g)", "backward", per_mb, act);
+				if (refwd) {
+					push(&b, s, DC_COLL_ALL_GATHER, "sequence shards, recomputed", "backward",
+					     per_mb, act);
+					push(&b, s, DC_COLL_REDUCE_SCATTER, "layer output, recomputed", "backward",
+					     per_mb, act);
+				}
+			}
 		}
 		if (par->pp > 1) {
 			struct dc_comm_strategy *s = &c->s[DC_STRAT_PP];
+			/* interleaving: each microbatch crosses every rank's
+			 * boundaries v times (Megatron-LM 2021 section 2.2.2) */
+			uint64_t v = par->virtual_pipeline ? par->virtual_pipeline : 1;
+			/* with sequence parallelism each tp rank holds and sends
+			 * only its s/t slice (Megatron-Core's pipeline tensor shape) */
+			uint64_t msg = par->sequence_parallel ? act / par->tp + (act % par->tp != 0) : act;
 			setup(cfg, &t, s, DC_AXIS_PP);
 			s->group_size = 2; /* a send crosses one stage boundary */
-			push(&b, s, DC_COLL_SEND, "activations to next stage", "forward", gas, act);
-			push(&b, s, DC_COLL_SEND, "gradients to previous stage", "backward", gas, act);
+			push(&b, s, DC_COLL_SEND, "activations to next stage", "forward", mul(&b, gas, v), msg);
+			push(&b, s, DC_COLL_SEND, "gradients to previous stage", "backward", mul(&b, gas, v), msg);
 			s->group_size = par->pp;
 		}
 	}

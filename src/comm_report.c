@@ -8,7 +8,7 @@
 static const char *const strategy_titles[] = {
 	"Data parallel (gradient synchronisation)",
 	"FSDP (ZeRO-3): gather params, scatter grads",
-	"Tensor parallel (Megatron, no sequence parallelism)",
+	"Tensor parallel (Megatron; AllGather + ReduceScatter with sequence parallelism)",
 	"Pipeline parallel (stage boundaries)",
 };
 

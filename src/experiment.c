@@ -68,7 +68,9 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp, const struc
 	for (size_t i = first_diag; i < diag->count; i++)
 		if (diag->entries[i].severity == DC_SEV_WARNING)
 			dc_rn_str(warnings, NULL, NULL, diag->entries[i].text);
-	if (dc_report_failed(r)) {
+	/* a warning or error that could not be recorded fails the run: the
+	 * report would otherwise claim a clean bill it cannot back */
+	if (dc_report_failed(r) || diag->oom) {
 		dc_report_free(r);
 		dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory");
 		return NULL;

@@ -444,20 +444,34 @@ static int emit(struct dc_report *report, const struct options *o, const struct 
 {
 	struct sink s;
 	struct dc_buf out;
+	int rendered, written;
+	/* A temporary file is renamed only at the end, so it can take the
+	 * output as it comes. Standard output and devices see the report
+	 * only once it is whole, except under --all, whose output can run to
+	 * gigabytes: there it streams, and a failure part-way leaves a partial
+	 * report behind a non-zero exit status. */
+	int stream;
 	int rc = sink_open(&s, o->output);
 	if (rc != EXIT_OK)
 		return rc;
+	stream = s.kind == SINK_ATOMIC || ro->max_rows == 0;
 	dc_buf_init(&out);
-	out.flush = sink_write;
-	out.flush_ctx = &s;
-	if ((o->json ? dc_report_render_json(report, ro, &out) : dc_report_render_table(report, ro, &out)) != 0 ||
-	    dc_buf_flush(&out) != 0) {
-		if (out.flush_failed)
+	if (stream) {
+		out.flush = sink_write;
+		out.flush_ctx = &s;
+	}
+	rendered = (o->json ? dc_report_render_json(report, ro, &out) : dc_report_render_table(report, ro, &out)) == 0;
+	if (rendered)
+		written = stream ? dc_buf_flush(&out) == 0 : sink_write(&s, out.data, out.len) == 0;
+	else
+		written = !out.flush_failed;
+	if (!rendered || !written) {
+		if (!written)
 			fprintf(stderr, "distcalc: error: cannot write %s%s%s: %s\n", s.kind == SINK_STDOUT ? "to " : "'",
 				sink_name(&s), s.kind == SINK_STDOUT ? "" : "'", strerror(s.err));
 		else
 			fprintf(stderr, "distcalc: error: out of memory while rendering the report\n");
-		rc = out.flush_failed ? EXIT_OUTPUT : EXIT_INTERNAL;
+		rc = written ? EXIT_INTERNAL : EXIT_OUTPUT;
 		sink_abort(&s);
 	} else {
 		rc = sink_commit(&s);

@@ -256,7 +256,7 @@ int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_l
 
 	/* FSDP2 lifecycle: AllGather before forward, free after it when
 	 * reshard_after_forward, AllGather before backward, ReduceScatter grads */
-	if (sh == DC_SHARD_FSDP) {
+	if (sh == DC_SHARD_FSDP && dp > 1) { /* one rank shards nothing and gathers nothing */
 		uint64_t resident;
 		if (par->fsdp_unit == DC_FSDP_UNIT_MODEL) {
 			units = 1;

@@ -225,6 +225,110 @@ START_TEST(test_pp_boundaries)
 }
 END_TEST
 
+START_TEST(test_zero2_reduces_every_microbatch)
+{
+	/* psi = 64e6 x 2 B = 128e6 B of grads, N_d 8, 4 microbatches.
+	 * ZeRO-1 keeps full gradients: one ReduceScatter per step, 7/8 x 128e6
+	 * = 112e6 B, and one AllGather of the params, 112e6 B: 224e6.
+	 * ZeRO-2 keeps only its shard: a ReduceScatter every microbatch,
+	 * 4 x 112e6, plus the AllGather: 560e6 B */
+	struct dc_config c;
+	struct dc_comm m;
+
+	zero_comm_config(&c, DC_SHARD_ZERO1);
+	c.training.grad_accum_steps = 4;
+	m = compute(&c);
+	ck_assert_uint_eq(m.s[DC_STRAT_DP].bytes_per_rank, 224000000ull);
+	zero_comm_config(&c, DC_SHARD_ZERO2);
+	c.training.grad_accum_steps = 4;
+	m = compute(&c);
+	ck_assert_uint_eq(m.s[DC_STRAT_DP].bytes_per_rank, 560000000ull);
+	ck_assert_uint_eq(m.s[DC_STRAT_DP].coll[0].count, 4);
+}
+END_TEST
+
+/* the tp test's shape: 4 layers, h 2048, b 2, s 1024, 3 microbatches,
+ * tp 4 x dp 2; each b s h message is 8,388,608 B */
+static void tp_config(struct dc_config *c)
+{
+	zero_comm_config(c, DC_SHARD_NONE);
+	c->model.params_explicit = 0;
+	c->model.hidden_size = 2048;
+	c->model.num_attention_heads = 16;
+	c->model.num_kv_heads = 16;
+	c->model.head_dim = 128;
+	c->model.ffn_hidden_size = 8192;
+	c->model.vocab_size = 1000;
+	c->model.mlp = DC_MLP_GELU;
+	c->training.micro_batch_size = 2;
+	c->training.grad_accum_steps = 3;
+	c->parallel.tp = 4;
+	c->parallel.dp = 2;
+}
+
+START_TEST(test_tp_sequence_parallel_and_recompute)
+{
+	/* Korthikanti 4.2.2: with SP each AllReduce becomes an AllGather and a
+	 * ReduceScatter: 2 AG + 2 RS per layer per microbatch each way, 24 calls
+	 * of each kind, each sending 3/4 x 8,388,608 = 6,291,456 B:
+	 * 4 x 24 x 6,291,456 = 603,979,776 B, the same bytes as the AllReduces.
+	 * Full recompute repeats the forward's collectives in backward: half
+	 * as much again, 905,969,664 B (with or without SP). */
+	struct dc_config c;
+	struct dc_comm m;
+	const struct dc_comm_strategy *s;
+
+	tp_config(&c);
+	c.parallel.sequence_parallel = 1;
+	m = compute(&c);
+	s = &m.s[DC_STRAT_TP];
+	ck_assert_uint_eq(s->bytes_per_rank, 603979776ull);
+	ck_assert_uint_eq(s->ncoll, 4);
+	ck_assert_int_eq(s->coll[0].kind, DC_COLL_ALL_GATHER);
+	ck_assert_int_eq(s->coll[1].kind, DC_COLL_REDUCE_SCATTER);
+	ck_assert_uint_eq(s->coll[0].count, 24);
+	c.training.recompute = DC_RECOMPUTE_FULL;
+	m = compute(&c);
+	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 905969664ull);
+	c.parallel.sequence_parallel = 0;
+	m = compute(&c);
+	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 905969664ull);
+	/* selective recompute reruns only the attention core: no TP traffic */
+	c.training.recompute = DC_RECOMPUTE_SELECTIVE;
+	m = compute(&c);
+	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 603979776ull);
+}
+END_TEST
+
+START_TEST(test_pp_interleaved)
+{
+	/* Megatron-LM 2021 2.2.2: with v chunks per rank every microbatch
+	 * crosses each boundary v times. pp 4, v 2, 8 layers, 4 microbatches
+	 * of 2,097,152 B: a middle stage sends 2 directions x 4 x 2 x
+	 * 2,097,152 = 33,554,432 B */
+	struct dc_config c;
+	struct dc_comm m;
+
+	zero_comm_config(&c, DC_SHARD_NONE);
+	c.model.num_layers = 8;
+	c.training.grad_accum_steps = 4;
+	c.parallel.pp = 4;
+	c.parallel.dp = 2;
+	c.parallel.virtual_pipeline = 2;
+	m = compute(&c);
+	ck_assert_uint_eq(m.s[DC_STRAT_PP].bytes_per_rank, 33554432ull);
+	ck_assert_uint_eq(m.s[DC_STRAT_PP].coll[0].count, 8);
+	/* with sequence parallelism (tp 2, dp 1) a rank sends its s/t slice:
+	 * half of each message, 16,777,216 B */
+	c.parallel.tp = 2;
+	c.parallel.dp = 1;
+	c.parallel.sequence_parallel = 1;
+	m = compute(&c);
+	ck_assert_uint_eq(m.s[DC_STRAT_PP].coll[0].msg_bytes, 1048576ull);
+	ck_assert_uint_eq(m.s[DC_STRAT_PP].bytes_per_rank, 16777216ull);
+}
+END_TEST
+
 START_TEST(test_overflow_is_an_error)
 {
 	struct dc_config c;
@@ -253,6 +357,9 @@ int main(void)
 	tcase_add_test(tc, test_ddp_buckets);
 	tcase_add_test(tc, test_tp_bytes_per_layer);
 	tcase_add_test(tc, test_pp_boundaries);
+	tcase_add_test(tc, test_zero2_reduces_every_microbatch);
+	tcase_add_test(tc, test_tp_sequence_parallel_and_recompute);
+	tcase_add_test(tc, test_pp_interleaved);
 	tcase_add_test(tc, test_overflow_is_an_error);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -263,15 +263,15 @@ START_TEST(test_cross_field_errors)
 	expect_error(edit("\"seq_length\": 4096", "\"seq_length\": 4096, \"params\": 1000000000000000"), NULL, 0,
 		     DC_ERR_CONFIG,
 		     "t.json: error: 'model.params': 1000000000000000 parameters x 16 bytes of model state per parameter must be below 2^53 bytes");
-	/* 2^25 nodes x 4 = 2^27 ranks: 2(p-1)p ~ 2^55 transfer events */
+	/* the world is capped at 2^24 = 16,777,216 ranks: 33,554,432 x 4 is over */
 	expect_error(edit("\"num_nodes\": 2", "\"num_nodes\": 33554432"), NULL, 0, DC_ERR_CONFIG,
-		     "t.json: error: 'collective.ranks': a ring of 134217728 ranks has more than 2^53 transfer events; use at most 67108864 ranks");
-	/* 2^26 ranks is the largest ring: 2(2^26 - 1) 2^26 = 2^53 - 2^27 events */
+		     "t.json: error: 'cluster.num_nodes': num_nodes x gpus_per_node must be at most 16777216 ranks, got 33554432 x 4");
+	/* 2^22 nodes x 4 = 2^24 ranks is the largest world accepted */
 	{
 		struct dc_config cfg;
 		struct dc_diag d;
-		ck_assert_int_eq(load(edit("\"num_nodes\": 2", "\"num_nodes\": 16777216"), NULL, 0, &cfg, &d), 0);
-		ck_assert_uint_eq(cfg.collective.ranks, 67108864u);
+		ck_assert_int_eq(load(edit("\"num_nodes\": 2", "\"num_nodes\": 4194304"), NULL, 0, &cfg, &d), 0);
+		ck_assert_uint_eq(cfg.collective.ranks, 16777216u);
 		dc_diag_release(&d);
 	}
 	expect_error(edit("\"num_attention_heads\": 32", "\"num_attention_heads\": 24"), NULL, 0, DC_ERR_CONFIG,

@@ -46,7 +46,7 @@ enum dc_strategy {
 	DC_STRAT_COUNT,
 };
 
-#define DC_COMM_MAX_COLL 8
+#define DC_COMM_MAX_COLL 16
 
 struct dc_comm_strategy {
 	int in_play;

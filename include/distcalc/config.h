@@ -214,6 +214,8 @@ int dc_config_load_file_opts(const char *path, const struct dc_load_opts *opts,
 
 #define DC_CONFIG_MAX_BYTES (1024 * 1024)
 #define DC_CONFIG_MAX_STRING 256
+/* Largest world size accepted: 2^24 ranks. */
+#define DC_MAX_WORLD ((uint64_t)1 << 24)
 
 /* The built-in default, byte-identical to configs/systems.json. */
 extern const char dc_default_config[];
