@@ -492,6 +492,33 @@ struct tscale {
 	const char *unit;
 };
 
+static const char *unit_text(enum dc_unit u);
+
+static struct tscale time_scale(double max_s);
+
+/* Display scale of a unit for values up to max_abs: seconds pick s, ms or
+ * us; FLOPs pick GFLOP to EFLOP; every other unit is fixed. */
+static struct tscale scale_for(enum dc_unit u, double max_abs)
+{
+	struct tscale t;
+	if (u == DC_U_SECONDS)
+		return time_scale(max_abs);
+	t.mult = 1.0;
+	t.unit = unit_text(u);
+	if (u == DC_U_FLOPS) {
+		static const char *const names[] = {"GFLOP", "TFLOP", "PFLOP", "EFLOP"};
+		int k = 0;
+		double div = 1e9;
+		while (k < 3 && max_abs >= div * 1e3) {
+			div *= 1e3;
+			k++;
+		}
+		t.mult = 1.0 / div;
+		t.unit = names[k];
+	}
+	return t;
+}
+
 static struct tscale time_scale(double max_s)
 {
 	struct tscale t;
@@ -566,7 +593,12 @@ static void cell_text(char *buf, size_t len, const struct dc_rnode *n, const str
 		snprintf(buf, len, scalar ? "%.3f GiB" : "%.3f", n->v.f / DC_GIB);
 		break;
 	case DC_U_BYTES_RAW:
-		snprintf(buf, len, "%.0f", n->v.f);
+	case DC_U_COUNT:
+		/* whole figures carried as doubles (bytes per token, FLOP counts) */
+		if (n->v.f >= 0 && n->v.f < 1e18)
+			group_u64(buf, len, (uint64_t)llround(n->v.f));
+		else
+			snprintf(buf, len, "%.0f", n->v.f);
 		break;
 	case DC_U_SECONDS:
 		snprintf(buf, len, "%.3f", n->v.f * ts->mult);
@@ -578,16 +610,13 @@ static void cell_text(char *buf, size_t len, const struct dc_rnode *n, const str
 		snprintf(buf, len, "%.3f", n->v.f / 1e9);
 		break;
 	case DC_U_FLOPS:
-		snprintf(buf, len, "%.3f", n->v.f / 1e12);
+		snprintf(buf, len, "%.3f", n->v.f * ts->mult);
 		break;
 	case DC_U_RATIO:
 		snprintf(buf, len, "%.4f", n->v.f);
 		break;
 	case DC_U_PER_S:
 		snprintf(buf, len, "%.1f", n->v.f);
-		break;
-	case DC_U_COUNT:
-		snprintf(buf, len, "%.0f", n->v.f);
 		break;
 	case DC_U_NONE:
 		dc_fmt_double(buf, len, n->v.f);
@@ -620,8 +649,8 @@ static void table_scalars(struct dc_buf *b, const struct dc_rnode *from, const s
 		if (strlen(label_of(c)) > w)
 			w = strlen(label_of(c));
 	for (c = from; c != to; c = c->next) {
-		struct tscale ts = time_scale(c->kind == DC_R_F64 ? fabs(c->v.f) : 0);
-		const char *unit = c->unit == DC_U_SECONDS ? ts.unit : unit_text(c->unit);
+		struct tscale ts = scale_for(c->unit, c->kind == DC_R_F64 ? fabs(c->v.f) : 0);
+		const char *unit = ts.unit;
 		dc_buf_pad(b, (size_t)depth * 2);
 		dc_buf_puts(b, label_of(c));
 		dc_buf_pad(b, w - strlen(label_of(c)) + 2);
@@ -736,7 +765,7 @@ static void table_rows(struct dc_buf *b, const struct dc_rnode *a, const struct 
 		/* every column gets its scale even when the header row came out
 		 * short (an allocation failed while generating it) */
 		for (i = 0; i < ncols; i++) {
-			cols[i].ts = time_scale(cols[i].max_abs);
+			cols[i].ts = scale_for(cols[i].unit, cols[i].max_abs);
 			cols[i].width = 0;
 		}
 		for (c = first->first, i = 0; c && i < ncols; c = c->next, i++)
@@ -751,7 +780,7 @@ static void table_rows(struct dc_buf *b, const struct dc_rnode *a, const struct 
 			}
 		iter_release(&it);
 		for (i = 0; i < ncols; i++) {
-			const char *u = cols[i].unit == DC_U_SECONDS ? cols[i].ts.unit : unit_text(cols[i].unit);
+			const char *u = cols[i].ts.unit;
 			if (strlen(u) + 2 > cols[i].width)
 				cols[i].width = strlen(u) + 2;
 		}
@@ -762,9 +791,14 @@ static void table_rows(struct dc_buf *b, const struct dc_rnode *a, const struct 
 			dc_buf_puts(b, label_of(c));
 		}
 		dc_buf_putc(b, '\n');
+		/* the units row, unless no column has a unit */
+		for (i = 0; i < ncols && !*cols[i].ts.unit; i++)
+			;
+		if (i == ncols)
+			goto units_done;
 		dc_buf_pad(b, (size_t)depth * 2 + 2);
 		for (i = 0; i < ncols; i++) {
-			const char *u = cols[i].unit == DC_U_SECONDS ? cols[i].ts.unit : unit_text(cols[i].unit);
+			const char *u = cols[i].ts.unit;
 			char ub[32];
 			if (*u)
 				snprintf(ub, sizeof(ub), "[%s]", u);
@@ -774,6 +808,7 @@ static void table_rows(struct dc_buf *b, const struct dc_rnode *a, const struct 
 			dc_buf_puts(b, ub);
 		}
 		dc_buf_putc(b, '\n');
+units_done:
 		node_free_children(&hdr);
 	}
 	/* pass 2: rows */
@@ -827,7 +862,7 @@ static void table_object(struct dc_buf *b, const struct dc_rnode *n, const struc
 				dc_buf_putc(b, '=');
 			dc_buf_putc(b, '\n');
 		} else {
-			dc_buf_pad(b, (size_t)depth * 2 - 2);
+			dc_buf_pad(b, (size_t)depth * 2);
 			dc_buf_printf(b, "%s\n", n->label);
 		}
 		inner = depth + 1;

@@ -141,8 +141,12 @@ static int topology_run(const struct dc_config *cfg, const struct dc_run_info *i
 	dc_rn_str(s, "order", "order (first varies fastest)", cfg->parallel.order_text);
 	dc_rn_u64(s, "tp", "tp", DC_U_COUNT, t->degree[DC_AXIS_TP]);
 	dc_rn_u64(s, "cp", "cp", DC_U_COUNT, t->degree[DC_AXIS_CP]);
-	dc_rn_u64(s, "ep", "ep", DC_U_COUNT, t->degree[DC_AXIS_EP]);
+	dc_rn_u64(s, "ep", "ep (a separate rank axis)", DC_U_COUNT, t->degree[DC_AXIS_EP]);
 	dc_rn_u64(s, "dp", "dp", DC_U_COUNT, t->degree[DC_AXIS_DP]);
+	/* Megatron-Core carves expert parallelism out of the dp ranks: it is
+	 * no extra multiplier, and the layout above does not change with it */
+	dc_rn_u64(s, "expert_parallel", "expert parallel (experts split within dp)", DC_U_COUNT,
+		  cfg->parallel.ep ? cfg->parallel.ep : 1);
 	dc_rn_u64(s, "pp", "pp", DC_U_COUNT, t->degree[DC_AXIS_PP]);
 	dc_rn_array_gen(s, "ranks", "Ranks (node = rank / gpus_per_node)", "ranks", t->world, rank_row, t);
 
