@@ -4,76 +4,46 @@
 
 #include "distcalc/util.h"
 
-/* overflow-sticky arithmetic */
-struct acc {
-	int overflow;
-};
-
-static uint64_t mul(struct acc *c, uint64_t a, uint64_t b)
-{
-	uint64_t r;
-	if (dc_mul_u64(a, b, &r) != 0) {
-		c->overflow = 1;
-		return 0;
-	}
-	return r;
-}
-
-static uint64_t add(struct acc *c, uint64_t a, uint64_t b)
-{
-	uint64_t r;
-	if (dc_add_u64(a, b, &r) != 0) {
-		c->overflow = 1;
-		return 0;
-	}
-	return r;
-}
-
-static uint64_t ceil_div(uint64_t a, uint64_t b)
-{
-	return a / b + (a % b != 0);
-}
-
 int dc_act_layer_parts(const struct dc_config *cfg, struct dc_act_layer *out)
 {
 	const struct dc_model *m = &cfg->model;
 	uint64_t t = cfg->parallel.tp;
 	int sp = cfg->parallel.sequence_parallel;
-	struct acc c = {0};
-	uint64_t sb = mul(&c, m->seq_length, cfg->training.micro_batch_size);
-	uint64_t sbh = mul(&c, sb, m->hidden_size);
-	uint64_t q = mul(&c, m->num_attention_heads, m->head_dim);
-	uint64_t k = mul(&c, m->num_kv_heads, m->head_dim);
+	struct dc_ck c = {0};
+	uint64_t sb = dc_ck_mul(&c, m->seq_length, cfg->training.micro_batch_size);
+	uint64_t sbh = dc_ck_mul(&c, sb, m->hidden_size);
+	uint64_t q = dc_ck_mul(&c, m->num_attention_heads, m->head_dim);
+	uint64_t k = dc_ck_mul(&c, m->num_kv_heads, m->head_dim);
 	/* Q, K, V and the output projection's input: 2 bytes each */
-	uint64_t attn_linear = mul(&c, mul(&c, 2, sb), add(&c, mul(&c, 2, q), mul(&c, 2, k)));
+	uint64_t attn_linear = dc_ck_mul(&c, dc_ck_mul(&c, 2, sb), dc_ck_add(&c, dc_ck_mul(&c, 2, q), dc_ck_mul(&c, 2, k)));
 	/* MLP: GELU keeps fc1's output and GELU's output (2sbf each); SwiGLU
 	 * keeps fc1's 2f-wide output (gate and up) and the product (f) */
-	uint64_t mlp_inner = mul(&c, mul(&c, sb, m->ffn_hidden_size), m->mlp == DC_MLP_SWIGLU ? 6 : 4);
+	uint64_t mlp_inner = dc_ck_mul(&c, dc_ck_mul(&c, sb, m->ffn_hidden_size), m->mlp == DC_MLP_SWIGLU ? 6 : 4);
 	/* 5as²b: softmax output (2), its dropout mask (1), dropout output (2) */
-	uint64_t scores = mul(&c, mul(&c, mul(&c, 5, m->num_attention_heads),
-				      mul(&c, m->seq_length, m->seq_length)),
+	uint64_t scores = dc_ck_mul(&c, dc_ck_mul(&c, dc_ck_mul(&c, 5, m->num_attention_heads),
+				      dc_ck_mul(&c, m->seq_length, m->seq_length)),
 			      cfg->training.micro_batch_size);
-	uint64_t replicated = mul(&c, 10, sbh);
+	uint64_t replicated = dc_ck_mul(&c, 10, sbh);
 
-	out->replicated_bytes = sp ? ceil_div(replicated, t) : replicated;
-	out->linear_bytes = ceil_div(add(&c, attn_linear, mlp_inner), t);
-	out->scores_bytes = ceil_div(scores, t);
-	out->input_bytes = sp ? ceil_div(mul(&c, 2, sbh), t) : mul(&c, 2, sbh);
+	out->replicated_bytes = sp ? dc_ceil_div(replicated, t) : replicated;
+	out->linear_bytes = dc_ceil_div(dc_ck_add(&c, attn_linear, mlp_inner), t);
+	out->scores_bytes = dc_ceil_div(scores, t);
+	out->input_bytes = sp ? dc_ceil_div(dc_ck_mul(&c, 2, sbh), t) : dc_ck_mul(&c, 2, sbh);
 	return c.overflow ? -1 : 0;
 }
 
 int dc_act_layer_bytes(const struct dc_config *cfg, uint64_t *out)
 {
 	struct dc_act_layer p;
-	struct acc c = {0};
+	struct dc_ck c = {0};
 	if (dc_act_layer_parts(cfg, &p) != 0)
 		return -1;
 	switch (cfg->training.recompute) {
 	case DC_RECOMPUTE_NONE:
-		*out = add(&c, add(&c, p.replicated_bytes, p.linear_bytes), p.scores_bytes);
+		*out = dc_ck_add(&c, dc_ck_add(&c, p.replicated_bytes, p.linear_bytes), p.scores_bytes);
 		break;
 	case DC_RECOMPUTE_SELECTIVE:
-		*out = add(&c, p.replicated_bytes, p.linear_bytes);
+		*out = dc_ck_add(&c, p.replicated_bytes, p.linear_bytes);
 		break;
 	case DC_RECOMPUTE_FULL:
 		*out = p.input_bytes;
@@ -85,7 +55,7 @@ int dc_act_layer_bytes(const struct dc_config *cfg, uint64_t *out)
 int dc_act_recompute_working_bytes(const struct dc_config *cfg, uint64_t *out)
 {
 	struct dc_act_layer p;
-	struct acc c = {0};
+	struct dc_ck c = {0};
 	if (dc_act_layer_parts(cfg, &p) != 0)
 		return -1;
 	switch (cfg->training.recompute) {
@@ -96,7 +66,7 @@ int dc_act_recompute_working_bytes(const struct dc_config *cfg, uint64_t *out)
 		*out = p.scores_bytes;
 		break;
 	case DC_RECOMPUTE_FULL:
-		*out = add(&c, add(&c, p.replicated_bytes, p.linear_bytes), p.scores_bytes);
+		*out = dc_ck_add(&c, dc_ck_add(&c, p.replicated_bytes, p.linear_bytes), p.scores_bytes);
 		break;
 	}
 	return c.overflow ? -1 : 0;
@@ -104,23 +74,23 @@ int dc_act_recompute_working_bytes(const struct dc_config *cfg, uint64_t *out)
 
 int dc_act_embedding_bytes(const struct dc_config *cfg, uint64_t *out)
 {
-	struct acc c = {0};
-	uint64_t sbh = mul(&c, mul(&c, cfg->model.seq_length, cfg->training.micro_batch_size),
+	struct dc_ck c = {0};
+	uint64_t sbh = dc_ck_mul(&c, dc_ck_mul(&c, cfg->model.seq_length, cfg->training.micro_batch_size),
 			   cfg->model.hidden_size);
-	*out = cfg->parallel.sequence_parallel ? ceil_div(sbh, cfg->parallel.tp) : sbh;
+	*out = cfg->parallel.sequence_parallel ? dc_ceil_div(sbh, cfg->parallel.tp) : sbh;
 	return c.overflow ? -1 : 0;
 }
 
 int dc_act_output_bytes(const struct dc_config *cfg, uint64_t *out)
 {
-	struct acc c = {0};
+	struct dc_ck c = {0};
 	uint64_t t = cfg->parallel.tp;
-	uint64_t sb = mul(&c, cfg->model.seq_length, cfg->training.micro_batch_size);
-	uint64_t norm_and_head_inputs = mul(&c, 4, mul(&c, sb, cfg->model.hidden_size));
-	uint64_t logits = ceil_div(mul(&c, 4, mul(&c, sb, cfg->model.vocab_size)), t);
+	uint64_t sb = dc_ck_mul(&c, cfg->model.seq_length, cfg->training.micro_batch_size);
+	uint64_t norm_and_head_inputs = dc_ck_mul(&c, 4, dc_ck_mul(&c, sb, cfg->model.hidden_size));
+	uint64_t logits = dc_ceil_div(dc_ck_mul(&c, 4, dc_ck_mul(&c, sb, cfg->model.vocab_size)), t);
 	if (cfg->parallel.sequence_parallel)
-		norm_and_head_inputs = ceil_div(norm_and_head_inputs, t);
-	*out = add(&c, norm_and_head_inputs, logits);
+		norm_and_head_inputs = dc_ceil_div(norm_and_head_inputs, t);
+	*out = dc_ck_add(&c, norm_and_head_inputs, logits);
 	return c.overflow ? -1 : 0;
 }
 
@@ -128,7 +98,7 @@ int dc_act_layer_microbatches(const struct dc_config *cfg, uint64_t stage, uint6
 {
 	uint64_t pp = cfg->parallel.pp, v = cfg->parallel.virtual_pipeline;
 	uint64_t m = cfg->training.grad_accum_steps, layers = cfg->model.num_layers;
-	struct acc c = {0};
+	struct dc_ck c = {0};
 
 	if (pp <= 1) {
 		*out = layers; /* one microbatch in flight */
@@ -137,13 +107,13 @@ int dc_act_layer_microbatches(const struct dc_config *cfg, uint64_t stage, uint6
 	if (v <= 1) {
 		/* 1F1B: stage s runs p - s forwards before its first backward */
 		uint64_t in_flight = pp - stage < m ? pp - stage : m;
-		*out = mul(&c, layers / pp, in_flight);
+		*out = dc_ck_mul(&c, layers / pp, in_flight);
 	} else {
 		/* interleaved: Megatron-LM's warm-up 2(p - s - 1) + (v - 1)p chunk
 		 * microbatches, plus the one in steady state, at most m·v */
-		uint64_t warm = add(&c, mul(&c, 2, pp - stage - 1), mul(&c, v - 1, pp));
-		uint64_t chunks = add(&c, warm, 1), all = mul(&c, m, v);
-		*out = mul(&c, layers / (pp * v), chunks < all ? chunks : all);
+		uint64_t warm = dc_ck_add(&c, dc_ck_mul(&c, 2, pp - stage - 1), dc_ck_mul(&c, v - 1, pp));
+		uint64_t chunks = dc_ck_add(&c, warm, 1), all = dc_ck_mul(&c, m, v);
+		*out = dc_ck_mul(&c, layers / (pp * v), chunks < all ? chunks : all);
 	}
 	return c.overflow ? -1 : 0;
 }

@@ -8,11 +8,6 @@
 #include "distcalc/topology.h"
 #include "distcalc/util.h"
 
-static uint64_t ceil_div(uint64_t a, uint64_t b)
-{
-	return a / b + (a % b != 0);
-}
-
 uint64_t dc_coll_bytes_sent(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes)
 {
 	if (p < 2)
@@ -37,7 +32,7 @@ uint64_t dc_coll_bytes_sent(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes)
 double dc_coll_time_s(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes, const struct dc_link *l)
 {
 	/* alpha-beta ring: p-1 rounds per phase, each alpha + ceil(M/p)/B */
-	double round_s = l->latency_s + (double)ceil_div(msg_bytes, p ? p : 1) / l->bw_bytes_per_s;
+	double round_s = l->latency_s + (double)dc_ceil_div(msg_bytes, p ? p : 1) / l->bw_bytes_per_s;
 	if (p < 2)
 		return 0;
 	switch (k) {
@@ -59,22 +54,8 @@ uint64_t dc_tp_layer_bytes(uint64_t b, uint64_t s, uint64_t h, uint64_t t, uint6
 	return 4 * dc_coll_bytes_sent(DC_COLL_ALL_REDUCE, t, b * s * h * elem_bytes);
 }
 
-struct builder {
-	int overflow;
-};
-
-static uint64_t mul(struct builder *b, uint64_t x, uint64_t y)
-{
-	uint64_t r;
-	if (dc_mul_u64(x, y, &r)) {
-		b->overflow = 1;
-		return 0;
-	}
-	return r;
-}
-
 /* Appends `count` calls of `kind` on M bytes to strategy `s`. */
-static void push(struct builder *b, struct dc_comm_strategy *s, enum dc_coll_kind kind,
+static void push(struct dc_ck *b, struct dc_comm_strategy *s, enum dc_coll_kind kind,
 		 const char *what, const char *phase, uint64_t count, uint64_t msg_bytes)
 {
 	struct dc_coll *c;
@@ -88,12 +69,12 @@ static void push(struct builder *b, struct dc_comm_strategy *s, enum dc_coll_kin
 	c->msg_bytes = msg_bytes;
 	c->group_size = s->group_size;
 	c->link = s->link;
-	c->bytes_per_rank = mul(b, count, dc_coll_bytes_sent(kind, s->group_size, msg_bytes));
+	c->bytes_per_rank = dc_ck_mul(b, count, dc_coll_bytes_sent(kind, s->group_size, msg_bytes));
 	c->time_s = (double)count * dc_coll_time_s(kind, s->group_size, msg_bytes, &s->link_params);
 }
 
 /* `total` bytes in buckets of `bucket` bytes: full buckets and the rest. */
-static void push_buckets(struct builder *b, struct dc_comm_strategy *s, enum dc_coll_kind kind,
+static void push_buckets(struct dc_ck *b, struct dc_comm_strategy *s, enum dc_coll_kind kind,
 			 const char *what, const char *phase, uint64_t total, uint64_t bucket)
 {
 	uint64_t full = total / bucket, rest = total % bucket;
@@ -101,7 +82,7 @@ static void push_buckets(struct builder *b, struct dc_comm_strategy *s, enum dc_
 	push(b, s, kind, what, phase, 1, rest);
 }
 
-static void sum_strategy(struct builder *b, struct dc_comm_strategy *s)
+static void sum_strategy(struct dc_ck *b, struct dc_comm_strategy *s)
 {
 	for (uint64_t i = 0; i < s->ncoll; i++) {
 		uint64_t t;
@@ -126,7 +107,7 @@ int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *
 	const struct dc_parallel *par = &cfg->parallel;
 	const struct dc_precision *pr = &cfg->precision;
 	uint64_t gas = cfg->training.grad_accum_steps;
-	struct builder b = {0};
+	struct dc_ck b = {0};
 	struct dc_topology t;
 	struct dc_stage_params sp, best;
 
@@ -147,8 +128,8 @@ int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *
 
 	if (par->dp > 1 && par->sharding != DC_SHARD_FSDP) {
 		struct dc_comm_strategy *s = &c->s[DC_STRAT_DP];
-		uint64_t grads = mul(&b, best.total, pr->grad_bytes);
-		uint64_t params = mul(&b, best.total, pr->param_bytes);
+		uint64_t grads = dc_ck_mul(&b, best.total, pr->grad_bytes);
+		uint64_t params = dc_ck_mul(&b, best.total, pr->param_bytes);
 		setup(cfg, &t, s, DC_AXIS_DP);
 		if (par->sharding == DC_SHARD_NONE) {
 			/* DDP: one AllReduce per bucket, once per step (no_sync while accumulating) */
@@ -161,7 +142,7 @@ int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *
 			 * reduce-scatter every microbatch (DeepSpeed stage 2) */
 			uint64_t times = par->sharding == DC_SHARD_ZERO2 ? gas : 1;
 			push(&b, s, DC_COLL_REDUCE_SCATTER, "gradient bucket", "backward",
-			     mul(&b, grads / par->bucket_bytes, times), par->bucket_bytes);
+			     dc_ck_mul(&b, grads / par->bucket_bytes, times), par->bucket_bytes);
 			push(&b, s, DC_COLL_REDUCE_SCATTER, "gradient bucket", "backward", times,
 			     grads % par->bucket_bytes);
 			push_buckets(&b, s, DC_COLL_ALL_GATHER, "updated params", "after optimizer step", params,
@@ -187,36 +168,36 @@ int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *
 		r = layer_total % layer_units;
 		/* FSDP2 per unit per microbatch: AllGather before forward, again
 		 * before backward when resharded, ReduceScatter the grads */
-		push(&b, s, DC_COLL_ALL_GATHER, "unit params", "forward", mul(&b, layer_units - r, gas),
-		     mul(&b, q, pr->param_bytes));
-		push(&b, s, DC_COLL_ALL_GATHER, "unit params", "forward", mul(&b, r, gas),
-		     mul(&b, q + 1, pr->param_bytes));
+		push(&b, s, DC_COLL_ALL_GATHER, "unit params", "forward", dc_ck_mul(&b, layer_units - r, gas),
+		     dc_ck_mul(&b, q, pr->param_bytes));
+		push(&b, s, DC_COLL_ALL_GATHER, "unit params", "forward", dc_ck_mul(&b, r, gas),
+		     dc_ck_mul(&b, q + 1, pr->param_bytes));
 		push(&b, s, DC_COLL_ALL_GATHER, "embedding/head params", "forward", gas,
-		     mul(&b, other_params, pr->param_bytes));
+		     dc_ck_mul(&b, other_params, pr->param_bytes));
 		if (par->reshard_after_forward) {
-			push(&b, s, DC_COLL_ALL_GATHER, "unit params", "backward", mul(&b, layer_units - r, gas),
-			     mul(&b, q, pr->param_bytes));
-			push(&b, s, DC_COLL_ALL_GATHER, "unit params", "backward", mul(&b, r, gas),
-			     mul(&b, q + 1, pr->param_bytes));
+			push(&b, s, DC_COLL_ALL_GATHER, "unit params", "backward", dc_ck_mul(&b, layer_units - r, gas),
+			     dc_ck_mul(&b, q, pr->param_bytes));
+			push(&b, s, DC_COLL_ALL_GATHER, "unit params", "backward", dc_ck_mul(&b, r, gas),
+			     dc_ck_mul(&b, q + 1, pr->param_bytes));
 			push(&b, s, DC_COLL_ALL_GATHER, "embedding/head params", "backward", gas,
-			     mul(&b, other_params, pr->param_bytes));
+			     dc_ck_mul(&b, other_params, pr->param_bytes));
 		}
-		push(&b, s, DC_COLL_REDUCE_SCATTER, "unit grads", "backward", mul(&b, layer_units - r, gas),
-		     mul(&b, q, pr->grad_bytes));
-		push(&b, s, DC_COLL_REDUCE_SCATTER, "unit grads", "backward", mul(&b, r, gas),
-		     mul(&b, q + 1, pr->grad_bytes));
+		push(&b, s, DC_COLL_REDUCE_SCATTER, "unit grads", "backward", dc_ck_mul(&b, layer_units - r, gas),
+		     dc_ck_mul(&b, q, pr->grad_bytes));
+		push(&b, s, DC_COLL_REDUCE_SCATTER, "unit grads", "backward", dc_ck_mul(&b, r, gas),
+		     dc_ck_mul(&b, q + 1, pr->grad_bytes));
 		push(&b, s, DC_COLL_REDUCE_SCATTER, "embedding/head grads", "backward", gas,
-		     mul(&b, other_params, pr->grad_bytes));
+		     dc_ck_mul(&b, other_params, pr->grad_bytes));
 	}
 	{
 		/* b s h activations, 16-bit like the parameters */
-		uint64_t act = mul(&b, mul(&b, mul(&b, cfg->training.micro_batch_size, cfg->model.seq_length),
+		uint64_t act = dc_ck_mul(&b, dc_ck_mul(&b, dc_ck_mul(&b, cfg->training.micro_batch_size, cfg->model.seq_length),
 					   cfg->model.hidden_size),
 				   pr->param_bytes);
 		uint64_t layers = cfg->model.num_layers / par->pp;
 		if (par->tp > 1) {
 			struct dc_comm_strategy *s = &c->s[DC_STRAT_TP];
-			uint64_t per_mb = mul(&b, mul(&b, 2, layers), gas);
+			uint64_t per_mb = dc_ck_mul(&b, dc_ck_mul(&b, 2, layers), gas);
 			/* full recompute runs every layer's forward again in
 			 * backward, and with it the forward's collectives */
 			int refwd = cfg->training.recompute == DC_RECOMPUTE_FULL;
@@ -255,8 +236,8 @@ int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *
 			uint64_t msg = par->sequence_parallel ? act / par->tp + (act % par->tp != 0) : act;
 			setup(cfg, &t, s, DC_AXIS_PP);
 			s->group_size = 2; /* a send crosses one stage boundary */
-			push(&b, s, DC_COLL_SEND, "activations to next stage", "forward", mul(&b, gas, v), msg);
-			push(&b, s, DC_COLL_SEND, "gradients to previous stage", "backward", mul(&b, gas, v), msg);
+			push(&b, s, DC_COLL_SEND, "activations to next stage", "forward", dc_ck_mul(&b, gas, v), msg);
+			push(&b, s, DC_COLL_SEND, "gradients to previous stage", "backward", dc_ck_mul(&b, gas, v), msg);
 			s->group_size = par->pp;
 		}
 	}

@@ -2,44 +2,12 @@
  * docs/formulas-systems.md, "Memory ledger". */
 #include "distcalc/memory.h"
 
-#include "distcalc/activation.h"
-#include "distcalc/params.h"
-
 #include <math.h>
 #include <string.h>
 
+#include "distcalc/activation.h"
+#include "distcalc/params.h"
 #include "distcalc/util.h"
-
-/* Checked arithmetic that remembers the first overflow, so a formula reads
- * as a formula and is checked once at the end. */
-struct ck {
-	int overflow;
-};
-
-static uint64_t mul(struct ck *c, uint64_t a, uint64_t b)
-{
-	uint64_t r;
-	if (dc_mul_u64(a, b, &r)) {
-		c->overflow = 1;
-		return 0;
-	}
-	return r;
-}
-
-static uint64_t add(struct ck *c, uint64_t a, uint64_t b)
-{
-	uint64_t r;
-	if (dc_add_u64(a, b, &r)) {
-		c->overflow = 1;
-		return 0;
-	}
-	return r;
-}
-
-static uint64_t ceil_div(uint64_t a, uint64_t b)
-{
-	return a / b + (a % b != 0);
-}
 
 static uint64_t max_u64(uint64_t a, uint64_t b)
 {
@@ -50,7 +18,7 @@ int dc_state_bytes(uint64_t params, uint64_t bytes_per_param, uint64_t shards, i
 		   uint64_t *out)
 {
 	/* ZeRO section 5: a state sharded over N_d ranks costs 1/N_d per rank */
-	uint64_t held = sharded && shards > 1 ? ceil_div(params, shards) : params;
+	uint64_t held = sharded && shards > 1 ? dc_ceil_div(params, shards) : params;
 	return dc_mul_u64(held, bytes_per_param, out);
 }
 
@@ -88,14 +56,14 @@ int dc_stage_params_compute(const struct dc_config *cfg, uint64_t stage, struct 
 {
 	const struct dc_model *m = &cfg->model;
 	uint64_t tp = cfg->parallel.tp, pp = cfg->parallel.pp, ep = cfg->parallel.ep ? cfg->parallel.ep : 1;
-	struct ck c = {0};
+	struct dc_ck c = {0};
 
 	memset(p, 0, sizeof(*p));
 	p->layers = m->num_layers / pp;
 	if (m->params_explicit) {
 		/* an explicit count carries no shape: split it evenly over tp x pp */
-		p->total = ceil_div(m->params, mul(&c, tp, pp));
-		p->layer_params = p->layers ? ceil_div(p->total, p->layers) : p->total;
+		p->total = dc_ceil_div(m->params, dc_ck_mul(&c, tp, pp));
+		p->layer_params = p->layers ? dc_ceil_div(p->total, p->layers) : p->total;
 		p->dense_layers = p->layers;
 		return c.overflow ? -1 : 0;
 	}
@@ -107,36 +75,36 @@ int dc_stage_params_compute(const struct dc_config *cfg, uint64_t stage, struct 
 		    dc_params_mlp(m, m->moe_ffn_hidden_size, &expert) || dc_params_router(m, &router) ||
 		    dc_params_shared_experts(m, &shared) || dc_params_norm(m, m->hidden_size, &norm_h))
 			return -1;
-		norms = mul(&c, 2, norm_h);
+		norms = dc_ck_mul(&c, 2, norm_h);
 		/* Megatron-LM 2021 section 2.3: linear layers split over tp
 		 * (column-parallel biases with them); norms, row-parallel biases
 		 * and MLA down-projections whole on every tp rank */
-		dense_layer = add(&c, ceil_div(add(&c, attn.split, mlp.split), tp),
-				  add(&c, add(&c, attn.replicated, mlp.replicated), norms));
+		dense_layer = dc_ck_add(&c, dc_ceil_div(dc_ck_add(&c, attn.split, mlp.split), tp),
+				  dc_ck_add(&c, dc_ck_add(&c, attn.replicated, mlp.replicated), norms));
 		/* MoE layer (Megatron-Core): attention and shared experts split
 		 * over tp; num_experts / ep routed experts on this rank, each
 		 * split over the expert tp group (expert_tensor_parallel_size
 		 * defaults to tp); the router whole */
 		local_experts = m->num_experts / ep;
-		p->expert_params = mul(&c, local_experts,
-				       add(&c, ceil_div(expert.split, tp), expert.replicated));
-		moe_layer = add(&c, add(&c, ceil_div(add(&c, attn.split, shared.split), tp), p->expert_params),
-				add(&c, add(&c, attn.replicated, shared.replicated), add(&c, router.replicated, norms)));
+		p->expert_params = dc_ck_mul(&c, local_experts,
+				       dc_ck_add(&c, dc_ceil_div(expert.split, tp), expert.replicated));
+		moe_layer = dc_ck_add(&c, dc_ck_add(&c, dc_ceil_div(dc_ck_add(&c, attn.split, shared.split), tp), p->expert_params),
+				dc_ck_add(&c, dc_ck_add(&c, attn.replicated, shared.replicated), dc_ck_add(&c, router.replicated, norms)));
 		p->dense_layers = stage_dense_layers(cfg, stage);
 		p->moe_layers = p->layers - p->dense_layers;
 		p->layer_params = max_u64(p->dense_layers ? dense_layer : 0, p->moe_layers ? moe_layer : 0);
-		p->expert_params = mul(&c, p->expert_params, p->moe_layers);
+		p->expert_params = dc_ck_mul(&c, p->expert_params, p->moe_layers);
 
-		embed = ceil_div(mul(&c, m->vocab_size, m->hidden_size), tp); /* vocab-parallel */
+		embed = dc_ceil_div(dc_ck_mul(&c, m->vocab_size, m->hidden_size), tp); /* vocab-parallel */
 		if (stage == 0) /* and the learned position table, whole (GPT-2) */
-			p->other_params = add(&c, embed, mul(&c, m->position_embeddings, m->hidden_size));
+			p->other_params = dc_ck_add(&c, embed, dc_ck_mul(&c, m->position_embeddings, m->hidden_size));
 		if (stage == pp - 1) {
-			p->other_params = add(&c, p->other_params, norm_h); /* final norm */
+			p->other_params = dc_ck_add(&c, p->other_params, norm_h); /* final norm */
 			/* an untied head; a tied one is copied to the last stage when pp > 1 */
 			if (!m->tie_word_embeddings || pp > 1)
-				p->other_params = add(&c, p->other_params, embed);
+				p->other_params = dc_ck_add(&c, p->other_params, embed);
 		}
-		p->total = add(&c, add(&c, mul(&c, p->dense_layers, dense_layer), mul(&c, p->moe_layers, moe_layer)),
+		p->total = dc_ck_add(&c, dc_ck_add(&c, dc_ck_mul(&c, p->dense_layers, dense_layer), dc_ck_mul(&c, p->moe_layers, moe_layer)),
 			       p->other_params);
 	}
 	return c.overflow ? -1 : 0;
@@ -150,7 +118,7 @@ int dc_stage_params_most_loaded(const struct dc_config *cfg, struct dc_stage_par
 	const struct dc_model *m = &cfg->model;
 	uint64_t pp = cfg->parallel.pp, v = cfg->parallel.virtual_pipeline ? cfg->parallel.virtual_pipeline : 1;
 	uint64_t per_chunk = m->num_layers / pp / v;
-	uint64_t b = per_chunk ? ceil_div(m->num_experts ? m->dense_layers : 0, per_chunk) : 0;
+	uint64_t b = per_chunk ? dc_ceil_div(m->num_experts ? m->dense_layers : 0, per_chunk) : 0;
 	uint64_t cand[4] = {0, pp - 1, b < pp ? b : pp - 1, b > 0 && b - 1 < pp ? b - 1 : 0};
 	struct dc_stage_params sp;
 
@@ -192,7 +160,7 @@ int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_l
 	const struct dc_precision *pr = &cfg->precision;
 	enum dc_sharding sh = par->sharding;
 	uint64_t dp = par->dp, act_layer = 0, units, grads_full;
-	struct ck c = {0};
+	struct dc_ck c = {0};
 	int bad = 0;
 
 	memset(l, 0, sizeof(*l));
@@ -212,8 +180,8 @@ int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_l
 	bad |= states_bytes(&l->p, pr->master_bytes, dp, par->ep, sh >= DC_SHARD_ZERO1, &l->master_bytes);
 	bad |= states_bytes(&l->p, pr->optimizer_bytes, dp, par->ep, sh >= DC_SHARD_ZERO1,
 			    &l->optimizer_bytes);
-	l->model_states_bytes = add(&c, add(&c, l->params_bytes, l->grads_bytes),
-				    add(&c, l->master_bytes, l->optimizer_bytes));
+	l->model_states_bytes = dc_ck_add(&c, dc_ck_add(&c, l->params_bytes, l->grads_bytes),
+				    dc_ck_add(&c, l->master_bytes, l->optimizer_bytes));
 	if (bad || c.overflow) {
 		dc_diag_error(diag, DC_ERR_CONFIG,
 			      "%s: error: 'model' x 'precision': model-state bytes per rank overflow 64 bits",
@@ -239,13 +207,13 @@ int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_l
 	bad |= dc_act_recompute_working_bytes(cfg, &l->activation_recompute_bytes);
 	if (stage == 0) {
 		bad |= dc_act_embedding_bytes(cfg, &l->activation_embedding_bytes);
-		l->activation_embedding_bytes = mul(&c, l->activation_embedding_bytes, l->in_flight);
+		l->activation_embedding_bytes = dc_ck_mul(&c, l->activation_embedding_bytes, l->in_flight);
 	}
 	if (stage == par->pp - 1)
 		bad |= dc_act_output_bytes(cfg, &l->activation_output_bytes);
 	l->activation_bytes_per_layer = act_layer;
-	l->activation_layers_bytes = mul(&c, act_layer, l->activation_layer_microbatches);
-	l->activations_bytes = add(&c, add(&c, l->activation_layers_bytes, l->activation_embedding_bytes),
+	l->activation_layers_bytes = dc_ck_mul(&c, act_layer, l->activation_layer_microbatches);
+	l->activations_bytes = dc_ck_add(&c, dc_ck_add(&c, l->activation_layers_bytes, l->activation_embedding_bytes),
 				   l->activation_output_bytes);
 	if (bad || c.overflow) {
 		dc_diag_error(diag, DC_ERR_CONFIG,
@@ -266,45 +234,45 @@ int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_l
 			l->fsdp_unit_params = max_u64(l->p.layer_params, l->p.other_params);
 		}
 		/* the unit computing now plus the prefetched next one */
-		resident = mul(&c, units < 2 ? units : 2, mul(&c, l->fsdp_unit_params, pr->param_bytes));
+		resident = dc_ck_mul(&c, units < 2 ? units : 2, dc_ck_mul(&c, l->fsdp_unit_params, pr->param_bytes));
 		l->fsdp_backward_params_bytes = resident;
 		/* without resharding every unit stays gathered from forward on */
 		l->fsdp_forward_params_bytes =
-			par->reshard_after_forward ? resident : mul(&c, l->p.total, pr->param_bytes);
+			par->reshard_after_forward ? resident : dc_ck_mul(&c, l->p.total, pr->param_bytes);
 		if (!par->reshard_after_forward)
 			l->fsdp_backward_params_bytes = l->fsdp_forward_params_bytes;
-		l->fsdp_unsharded_grads_bytes = mul(&c, l->fsdp_unit_params, pr->grad_bytes);
+		l->fsdp_unsharded_grads_bytes = dc_ck_mul(&c, l->fsdp_unit_params, pr->grad_bytes);
 	}
 
 	/* buffers: two DDP buckets in flight (one reducing, one filling),
 	 * never more than the gradients themselves */
-	grads_full = mul(&c, l->p.total, pr->grad_bytes);
+	grads_full = dc_ck_mul(&c, l->p.total, pr->grad_bytes);
 	if (sh != DC_SHARD_FSDP && dp > 1) {
-		uint64_t two = mul(&c, 2, par->bucket_bytes);
+		uint64_t two = dc_ck_mul(&c, 2, par->bucket_bytes);
 		l->ddp_buckets_bytes = two < grads_full ? two : grads_full;
 	}
 	l->comm_buffers_bytes = cfg->memory.comm_buffer_bytes;
 	l->cuda_context_bytes = cfg->memory.cuda_context_bytes;
 	l->workspace_bytes = cfg->memory.workspace_bytes;
-	l->buffers_bytes = add(&c, add(&c, l->ddp_buckets_bytes, l->comm_buffers_bytes),
+	l->buffers_bytes = dc_ck_add(&c, dc_ck_add(&c, l->ddp_buckets_bytes, l->comm_buffers_bytes),
 			       max_u64(l->fsdp_forward_params_bytes,
-				       add(&c, l->fsdp_backward_params_bytes, l->fsdp_unsharded_grads_bytes)));
+				       dc_ck_add(&c, l->fsdp_backward_params_bytes, l->fsdp_unsharded_grads_bytes)));
 
 	/* peak by phase */
 	{
-		uint64_t base = add(&c, add(&c, l->model_states_bytes, l->comm_buffers_bytes),
-				    add(&c, l->cuda_context_bytes, l->workspace_bytes));
+		uint64_t base = dc_ck_add(&c, dc_ck_add(&c, l->model_states_bytes, l->comm_buffers_bytes),
+				    dc_ck_add(&c, l->cuda_context_bytes, l->workspace_bytes));
 		uint64_t *sub = l->phase_subtotal_bytes;
-		sub[DC_MEM_FORWARD] = add(&c, add(&c, base, l->activations_bytes), l->fsdp_forward_params_bytes);
+		sub[DC_MEM_FORWARD] = dc_ck_add(&c, dc_ck_add(&c, base, l->activations_bytes), l->fsdp_forward_params_bytes);
 		sub[DC_MEM_BACKWARD] =
-			add(&c, add(&c, add(&c, base, l->activations_bytes), l->ddp_buckets_bytes),
-			    add(&c, add(&c, l->fsdp_backward_params_bytes, l->fsdp_unsharded_grads_bytes),
+			dc_ck_add(&c, dc_ck_add(&c, dc_ck_add(&c, base, l->activations_bytes), l->ddp_buckets_bytes),
+			    dc_ck_add(&c, dc_ck_add(&c, l->fsdp_backward_params_bytes, l->fsdp_unsharded_grads_bytes),
 				l->activation_recompute_bytes));
 		sub[DC_MEM_OPTIMIZER] = base;
 		sub[DC_MEM_CHECKPOINT] = base;
 		for (int ph = 0; ph < DC_MEM_PHASE_COUNT; ph++) {
 			l->phase_reserve_bytes[ph] = reserve_of(sub[ph], cfg->memory.allocator_reserve);
-			l->phase_bytes[ph] = add(&c, sub[ph], l->phase_reserve_bytes[ph]);
+			l->phase_bytes[ph] = dc_ck_add(&c, sub[ph], l->phase_reserve_bytes[ph]);
 			if (ph == 0 || l->phase_bytes[ph] > l->peak_bytes) {
 				l->peak_bytes = l->phase_bytes[ph];
 				l->peak_phase = (enum dc_mem_phase)ph;

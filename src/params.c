@@ -7,42 +7,17 @@
 
 #include "distcalc/util.h"
 
-/* Checked arithmetic that remembers the first overflow. */
-struct ck {
-	int overflow;
-};
-
-static uint64_t mul(struct ck *c, uint64_t a, uint64_t b)
+static uint64_t part_sum(struct dc_ck *c, const struct dc_param_part *p)
 {
-	uint64_t r;
-	if (dc_mul_u64(a, b, &r)) {
-		c->overflow = 1;
-		return 0;
-	}
-	return r;
-}
-
-static uint64_t add(struct ck *c, uint64_t a, uint64_t b)
-{
-	uint64_t r;
-	if (dc_add_u64(a, b, &r)) {
-		c->overflow = 1;
-		return 0;
-	}
-	return r;
-}
-
-static uint64_t part_sum(struct ck *c, const struct dc_param_part *p)
-{
-	return add(c, p->split, p->replicated);
+	return dc_ck_add(c, p->split, p->replicated);
 }
 
 int dc_params_norm(const struct dc_model *m, uint64_t width, uint64_t *out)
 {
 	/* LlamaRMSNorm: weight (width); nn.LayerNorm (GPT-2 ln_1/ln_2/ln_f):
 	 * weight and bias (2 width) */
-	struct ck c = {0};
-	*out = m->norm == DC_NORM_LAYERNORM ? mul(&c, 2, width) : width;
+	struct dc_ck c = {0};
+	*out = m->norm == DC_NORM_LAYERNORM ? dc_ck_mul(&c, 2, width) : width;
 	return c.overflow ? -1 : 0;
 }
 
@@ -50,16 +25,16 @@ int dc_params_norm(const struct dc_model *m, uint64_t width, uint64_t *out)
  * modeling_qwen2.py: q/k/v biased, modeling_gpt2.py GPT2Attention: c_attn
  * and c_proj biased, modeling_qwen3_moe.py: q_norm/k_norm of head_dim).
  * q, k, v column-parallel, o row-parallel (Megatron-LM 2021 section 3). */
-static void attention_standard(struct ck *c, const struct dc_model *m, struct dc_param_part *out)
+static void attention_standard(struct dc_ck *c, const struct dc_model *m, struct dc_param_part *out)
 {
 	uint64_t h = m->hidden_size, d = m->head_dim;
-	uint64_t q_dim = mul(c, m->num_attention_heads, d);
-	uint64_t kv_dim = mul(c, m->num_kv_heads, d);
-	uint64_t q = mul(c, h, q_dim), kv = mul(c, mul(c, 2, h), kv_dim), o = mul(c, q_dim, h);
-	uint64_t qkv_bias = m->qkv_bias ? add(c, q_dim, mul(c, 2, kv_dim)) : 0;
+	uint64_t q_dim = dc_ck_mul(c, m->num_attention_heads, d);
+	uint64_t kv_dim = dc_ck_mul(c, m->num_kv_heads, d);
+	uint64_t q = dc_ck_mul(c, h, q_dim), kv = dc_ck_mul(c, dc_ck_mul(c, 2, h), kv_dim), o = dc_ck_mul(c, q_dim, h);
+	uint64_t qkv_bias = m->qkv_bias ? dc_ck_add(c, q_dim, dc_ck_mul(c, 2, kv_dim)) : 0;
 
-	out->split = add(c, add(c, add(c, q, kv), o), qkv_bias);
-	out->replicated = add(c, m->out_bias ? h : 0, m->qk_norm ? mul(c, 2, d) : 0);
+	out->split = dc_ck_add(c, dc_ck_add(c, dc_ck_add(c, q, kv), o), qkv_bias);
+	out->replicated = dc_ck_add(c, m->out_bias ? h : 0, m->qk_norm ? dc_ck_mul(c, 2, d) : 0);
 }
 
 /* Multi-head latent attention (modeling_deepseek_v3.py DeepseekV3Attention):
@@ -69,35 +44,35 @@ static void attention_standard(struct ck *c, const struct dc_model *m, struct dc
  * kv_b_proj kv_lora x a(nope + v), o_proj a v x h. Megatron-Core
  * (gpt_layer_specs.py, MLASelfAttention) keeps the down-projections
  * whole on every tp rank and splits the up-projections and o. */
-static void attention_mla(struct ck *c, const struct dc_model *m, struct dc_param_part *out)
+static void attention_mla(struct dc_ck *c, const struct dc_model *m, struct dc_param_part *out)
 {
 	uint64_t h = m->hidden_size, a = m->num_attention_heads;
-	uint64_t qk_head = add(c, m->qk_nope_head_dim, m->qk_rope_head_dim);
-	uint64_t kv_a = add(c, m->kv_lora_rank, m->qk_rope_head_dim);
+	uint64_t qk_head = dc_ck_add(c, m->qk_nope_head_dim, m->qk_rope_head_dim);
+	uint64_t kv_a = dc_ck_add(c, m->kv_lora_rank, m->qk_rope_head_dim);
 	uint64_t split = 0, rep = 0;
 
 	if (m->q_lora_rank) {
-		rep = add(c, mul(c, h, m->q_lora_rank), m->q_lora_rank);
-		split = mul(c, m->q_lora_rank, mul(c, a, qk_head));
+		rep = dc_ck_add(c, dc_ck_mul(c, h, m->q_lora_rank), m->q_lora_rank);
+		split = dc_ck_mul(c, m->q_lora_rank, dc_ck_mul(c, a, qk_head));
 		if (m->qkv_bias)
-			rep = add(c, rep, m->q_lora_rank);
+			rep = dc_ck_add(c, rep, m->q_lora_rank);
 	} else {
-		split = mul(c, h, mul(c, a, qk_head));
+		split = dc_ck_mul(c, h, dc_ck_mul(c, a, qk_head));
 	}
-	rep = add(c, rep, add(c, mul(c, h, kv_a), m->kv_lora_rank));
+	rep = dc_ck_add(c, rep, dc_ck_add(c, dc_ck_mul(c, h, kv_a), m->kv_lora_rank));
 	if (m->qkv_bias)
-		rep = add(c, rep, kv_a);
-	split = add(c, split, mul(c, m->kv_lora_rank, mul(c, a, add(c, m->qk_nope_head_dim, m->v_head_dim))));
-	split = add(c, split, mul(c, mul(c, a, m->v_head_dim), h));
+		rep = dc_ck_add(c, rep, kv_a);
+	split = dc_ck_add(c, split, dc_ck_mul(c, m->kv_lora_rank, dc_ck_mul(c, a, dc_ck_add(c, m->qk_nope_head_dim, m->v_head_dim))));
+	split = dc_ck_add(c, split, dc_ck_mul(c, dc_ck_mul(c, a, m->v_head_dim), h));
 	if (m->out_bias)
-		rep = add(c, rep, h);
+		rep = dc_ck_add(c, rep, h);
 	out->split = split;
 	out->replicated = rep;
 }
 
 int dc_params_attention(const struct dc_model *m, struct dc_param_part *out)
 {
-	struct ck c = {0};
+	struct dc_ck c = {0};
 	if (m->kv_lora_rank)
 		attention_mla(&c, m, out);
 	else
@@ -110,13 +85,13 @@ int dc_params_mlp(const struct dc_model *m, uint64_t f, struct dc_param_part *ou
 	/* gated (LlamaMLP gate/up/down; GemmaMLP the same with GELU): 3 h x f;
 	 * GPT2MLP c_fc and c_proj: 2 h x f, biased. Up/gate column-parallel
 	 * (their biases split), down row-parallel (its bias whole). */
-	struct ck c = {0};
+	struct dc_ck c = {0};
 	int gated = m->mlp == DC_MLP_SWIGLU;
 	uint64_t mats = gated ? 3 : 2;
-	out->split = mul(&c, mats, mul(&c, m->hidden_size, f));
+	out->split = dc_ck_mul(&c, mats, dc_ck_mul(&c, m->hidden_size, f));
 	out->replicated = 0;
 	if (m->mlp_bias) {
-		out->split = add(&c, out->split, mul(&c, gated ? 2 : 1, f));
+		out->split = dc_ck_add(&c, out->split, dc_ck_mul(&c, gated ? 2 : 1, f));
 		out->replicated = m->hidden_size;
 	}
 	return c.overflow ? -1 : 0;
@@ -127,11 +102,11 @@ int dc_params_router(const struct dc_model *m, struct dc_param_part *out)
 	/* MixtralSparseMoeBlock.gate, Qwen2MoeSparseMoeBlock.gate: E x h, no
 	 * bias; DeepSeek-V3 adds e_score_correction_bias (E). Megatron-Core's
 	 * TopKRouter weight is whole on every tp rank. */
-	struct ck c = {0};
+	struct dc_ck c = {0};
 	out->split = 0;
 	out->replicated = 0;
 	if (m->num_experts)
-		out->replicated = add(&c, mul(&c, m->num_experts, m->hidden_size),
+		out->replicated = dc_ck_add(&c, dc_ck_mul(&c, m->num_experts, m->hidden_size),
 				      m->router_bias ? m->num_experts : 0);
 	return c.overflow ? -1 : 0;
 }
@@ -142,7 +117,7 @@ int dc_params_shared_experts(const struct dc_model *m, struct dc_param_part *out
 	 * shared_expert_intermediate_size) and shared_expert_gate (h -> 1);
 	 * DeepseekV3MoE.shared_experts, one MLP of
 	 * n_shared_experts x moe_intermediate_size */
-	struct ck c = {0};
+	struct dc_ck c = {0};
 	out->split = 0;
 	out->replicated = 0;
 	if (!m->num_experts || !m->shared_expert_ffn_hidden_size)
@@ -150,7 +125,7 @@ int dc_params_shared_experts(const struct dc_model *m, struct dc_param_part *out
 	if (dc_params_mlp(m, m->shared_expert_ffn_hidden_size, out) != 0)
 		return -1;
 	if (m->shared_expert_gate)
-		out->replicated = add(&c, out->replicated, m->hidden_size);
+		out->replicated = dc_ck_add(&c, out->replicated, m->hidden_size);
 	return c.overflow ? -1 : 0;
 }
 
@@ -168,7 +143,7 @@ int dc_params_layer_is_moe(const struct dc_model *m, uint64_t i)
 
 int dc_params_terms(const struct dc_model *m, struct dc_param_terms *t)
 {
-	struct ck c = {0};
+	struct dc_ck c = {0};
 	struct dc_param_part attn, mlp, expert, router, shared;
 	uint64_t norm_h, L = m->num_layers, moe, dense;
 
@@ -182,22 +157,22 @@ int dc_params_terms(const struct dc_model *m, struct dc_param_terms *t)
 	t->moe_layers = moe;
 	t->dense_layers = dense;
 
-	t->embedding = mul(&c, m->vocab_size, m->hidden_size);
-	t->position = mul(&c, m->position_embeddings, m->hidden_size); /* GPT2Model.wpe */
-	t->attention = mul(&c, L, part_sum(&c, &attn));
-	t->mlp = mul(&c, dense, part_sum(&c, &mlp));
-	t->experts = mul(&c, moe, mul(&c, m->num_experts, part_sum(&c, &expert)));
-	t->experts_active = mul(&c, moe, mul(&c, m->experts_per_token, part_sum(&c, &expert)));
-	t->shared_experts = mul(&c, moe, part_sum(&c, &shared));
-	t->router = mul(&c, moe, part_sum(&c, &router));
+	t->embedding = dc_ck_mul(&c, m->vocab_size, m->hidden_size);
+	t->position = dc_ck_mul(&c, m->position_embeddings, m->hidden_size); /* GPT2Model.wpe */
+	t->attention = dc_ck_mul(&c, L, part_sum(&c, &attn));
+	t->mlp = dc_ck_mul(&c, dense, part_sum(&c, &mlp));
+	t->experts = dc_ck_mul(&c, moe, dc_ck_mul(&c, m->num_experts, part_sum(&c, &expert)));
+	t->experts_active = dc_ck_mul(&c, moe, dc_ck_mul(&c, m->experts_per_token, part_sum(&c, &expert)));
+	t->shared_experts = dc_ck_mul(&c, moe, part_sum(&c, &shared));
+	t->router = dc_ck_mul(&c, moe, part_sum(&c, &router));
 	/* input and post-attention norms per layer, and the final norm */
-	t->norms = add(&c, mul(&c, mul(&c, 2, L), norm_h), norm_h);
+	t->norms = dc_ck_add(&c, dc_ck_mul(&c, dc_ck_mul(&c, 2, L), norm_h), norm_h);
 	t->lm_head = m->tie_word_embeddings ? 0 : t->embedding;
 
-	t->total = add(&c, add(&c, add(&c, t->embedding, t->position), add(&c, t->attention, t->mlp)),
-		       add(&c, add(&c, t->experts, t->shared_experts),
-			   add(&c, add(&c, t->router, t->norms), t->lm_head)));
-	t->active = add(&c, t->total - t->experts, t->experts_active);
+	t->total = dc_ck_add(&c, dc_ck_add(&c, dc_ck_add(&c, t->embedding, t->position), dc_ck_add(&c, t->attention, t->mlp)),
+		       dc_ck_add(&c, dc_ck_add(&c, t->experts, t->shared_experts),
+			   dc_ck_add(&c, dc_ck_add(&c, t->router, t->norms), t->lm_head)));
+	t->active = dc_ck_add(&c, t->total - t->experts, t->experts_active);
 	return c.overflow ? -1 : 0;
 }
 

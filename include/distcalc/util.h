@@ -33,6 +33,17 @@ char *dc_vasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1,
 int dc_mul_u64(uint64_t a, uint64_t b, uint64_t *out);
 int dc_add_u64(uint64_t a, uint64_t b, uint64_t *out);
 
+/* Sticky-overflow arithmetic for long formulas: each call returns the
+ * exact result, or 0 and sets c->overflow; check it once at the end. */
+struct dc_ck {
+	int overflow;
+};
+
+uint64_t dc_ck_mul(struct dc_ck *c, uint64_t a, uint64_t b);
+uint64_t dc_ck_add(struct dc_ck *c, uint64_t a, uint64_t b);
+/* ceil(a / b) for b > 0, without overflow. */
+uint64_t dc_ceil_div(uint64_t a, uint64_t b);
+
 /* Largest integer a double holds exactly, 2^53. Config numbers above it are
  * rejected. */
 #define DC_MAX_EXACT_INT 9007199254740992.0
