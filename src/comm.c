@@ -22,6 +22,7 @@ uint64_t dc_coll_bytes_sent(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes)
 		return 2 * (msg_bytes - msg_bytes / p) - (msg_bytes % p == p - 1 ? 1 : 0);
 	case DC_COLL_REDUCE_SCATTER:
 	case DC_COLL_ALL_GATHER:
+	case DC_COLL_ALL_TO_ALL:
 		return msg_bytes - msg_bytes / p;
 	case DC_COLL_SEND:
 		break;
@@ -40,6 +41,7 @@ double dc_coll_time_s(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes, const
 		return 2.0 * (double)(p - 1) * round_s;
 	case DC_COLL_REDUCE_SCATTER:
 	case DC_COLL_ALL_GATHER:
+	case DC_COLL_ALL_TO_ALL:
 		return (double)(p - 1) * round_s;
 	case DC_COLL_SEND:
 		break;
@@ -101,6 +103,31 @@ static void setup(const struct dc_config *cfg, const struct dc_topology *t, stru
 	s->link = dc_topology_axis_link(cfg, t, axis, &s->link_params);
 }
 
+/* DP gradient synchronisation of `params` parameters on the strategy's
+ * current group: DDP AllReduce per bucket once per step (no_sync while
+ * accumulating); ZeRO-1/2 ReduceScatter of the grads and AllGather of the
+ * updated params. ZeRO-1 keeps full gradients and reduces once per step;
+ * ZeRO-2 keeps only its shard, so it reduce-scatters every microbatch
+ * (DeepSpeed stage 2). `tag` prefixes the rows ("expert "). */
+static void dp_sync(struct dc_ck *b, struct dc_comm_strategy *s, const struct dc_parallel *par,
+		    const struct dc_precision *pr, uint64_t gas, uint64_t params, const char *tag)
+{
+	uint64_t grads = dc_ck_mul(b, params, pr->grad_bytes);
+	uint64_t weights = dc_ck_mul(b, params, pr->param_bytes);
+	int expert = *tag != '\0';
+	const char *bucket = expert ? "expert gradient bucket" : "gradient bucket";
+	if (par->sharding == DC_SHARD_NONE) {
+		push_buckets(b, s, DC_COLL_ALL_REDUCE, bucket, "backward", grads, par->bucket_bytes);
+	} else {
+		uint64_t times = par->sharding == DC_SHARD_ZERO2 ? gas : 1;
+		push(b, s, DC_COLL_REDUCE_SCATTER, bucket, "backward",
+		     dc_ck_mul(b, grads / par->bucket_bytes, times), par->bucket_bytes);
+		push(b, s, DC_COLL_REDUCE_SCATTER, bucket, "backward", times, grads % par->bucket_bytes);
+		push_buckets(b, s, DC_COLL_ALL_GATHER, expert ? "updated expert params" : "updated params",
+			     "after optimizer step", weights, par->bucket_bytes);
+	}
+}
+
 int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *name,
 		    struct dc_diag *diag)
 {
@@ -128,25 +155,26 @@ int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *
 
 	if (par->dp > 1 && par->sharding != DC_SHARD_FSDP) {
 		struct dc_comm_strategy *s = &c->s[DC_STRAT_DP];
-		uint64_t grads = dc_ck_mul(&b, best.total, pr->grad_bytes);
-		uint64_t params = dc_ck_mul(&b, best.total, pr->param_bytes);
+		/* routed experts are replicated only over the expert-data-parallel
+		 * group, dp / ep ranks (Megatron-Core): their gradients are
+		 * synchronised there, the rest over all of dp */
+		uint64_t ep = par->ep > 1 ? par->ep : 1;
+		uint64_t edp = par->dp / ep;
+		uint64_t dense = best.total - best.expert_params;
 		setup(cfg, &t, s, DC_AXIS_DP);
-		if (par->sharding == DC_SHARD_NONE) {
-			/* DDP: one AllReduce per bucket, once per step (no_sync while accumulating) */
-			push_buckets(&b, s, DC_COLL_ALL_REDUCE, "gradient bucket", "backward", grads,
-				     par->bucket_bytes);
-		} else {
-			/* ZeRO-1/2: ReduceScatter the grads, AllGather the updated
-			 * params. ZeRO-1 keeps full gradients and reduces once per
-			 * step; ZeRO-2 keeps only its gradient shard, so it must
-			 * reduce-scatter every microbatch (DeepSpeed stage 2) */
-			uint64_t times = par->sharding == DC_SHARD_ZERO2 ? gas : 1;
-			push(&b, s, DC_COLL_REDUCE_SCATTER, "gradient bucket", "backward",
-			     dc_ck_mul(&b, grads / par->bucket_bytes, times), par->bucket_bytes);
-			push(&b, s, DC_COLL_REDUCE_SCATTER, "gradient bucket", "backward", times,
-			     grads % par->bucket_bytes);
-			push_buckets(&b, s, DC_COLL_ALL_GATHER, "updated params", "after optimizer step", params,
-				     par->bucket_bytes);
+		dp_sync(&b, s, par, pr, gas, dense, "");
+		if (best.expert_params > 0 && edp > 1) {
+			struct dc_group g = {DC_AXIS_DP, 0, 0, t.stride[DC_AXIS_DP] * ep, edp};
+			uint64_t dp_size = s->group_size;
+			enum dc_link_choice dp_link = s->link;
+			struct dc_link dp_params = s->link_params;
+			s->group_size = edp;
+			s->link = dc_group_link(&t, &g);
+			s->link_params = s->link == DC_LINK_INTRA ? cfg->cluster.intra_node : cfg->cluster.inter_node;
+			dp_sync(&b, s, par, pr, gas, best.expert_params, "expert ");
+			s->group_size = dp_size;
+			s->link = dp_link;
+			s->link_params = dp_params;
 		}
 	}
 	if (par->dp > 1 && par->sharding == DC_SHARD_FSDP) {
@@ -241,6 +269,29 @@ int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *
 			s->group_size = par->pp;
 		}
 	}
+	if (par->ep > 1 && best.moe_layers > 0) {
+		/* MoE token dispatch and combine: an AlltoAll each in forward and
+		 * again in backward, per MoE layer per microbatch, over the ep
+		 * ranks that hold the experts (consecutive dp ranks,
+		 * Megatron-Core). Each carries the microbatch's tokens on this
+		 * rank (s/t of them under sequence parallelism) x top-k x h
+		 * 16-bit values; routing is assumed uniform, M/ep to each peer */
+		struct dc_comm_strategy *s = &c->s[DC_STRAT_EP];
+		struct dc_group g = {DC_AXIS_DP, 0, 0, t.stride[DC_AXIS_DP], par->ep};
+		uint64_t tokens = dc_ck_mul(&b, cfg->training.micro_batch_size, cfg->model.seq_length);
+		uint64_t calls = dc_ck_mul(&b, dc_ck_mul(&b, 2, best.moe_layers), gas);
+		uint64_t msg;
+		if (par->sequence_parallel)
+			tokens = dc_ceil_div(tokens, par->tp);
+		msg = dc_ck_mul(&b, dc_ck_mul(&b, tokens, cfg->model.experts_per_token),
+				dc_ck_mul(&b, cfg->model.hidden_size, pr->param_bytes));
+		s->in_play = 1;
+		s->group_size = par->ep;
+		s->link = dc_group_link(&t, &g);
+		s->link_params = s->link == DC_LINK_INTRA ? cfg->cluster.intra_node : cfg->cluster.inter_node;
+		push(&b, s, DC_COLL_ALL_TO_ALL, "token dispatch and combine", "forward", calls, msg);
+		push(&b, s, DC_COLL_ALL_TO_ALL, "their gradients", "backward", calls, msg);
+	}
 	for (int i = 0; i < DC_STRAT_COUNT; i++)
 		sum_strategy(&b, &c->s[i]);
 	/* PP: a middle stage sends activations forward and gradients back; with
@@ -268,12 +319,13 @@ int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *
 
 const char *dc_coll_kind_name(enum dc_coll_kind k)
 {
-	static const char *const names[] = {"all_reduce", "reduce_scatter", "all_gather", "send"};
+	static const char *const names[] = {"all_reduce", "reduce_scatter", "all_gather", "send",
+					    "all_to_all"};
 	return names[k];
 }
 
 const char *dc_strategy_name(enum dc_strategy s)
 {
-	static const char *const names[] = {"dp", "fsdp", "tp", "pp"};
+	static const char *const names[] = {"dp", "fsdp", "tp", "pp", "ep"};
 	return names[s];
 }

@@ -8,8 +8,9 @@
 static const char *const strategy_titles[] = {
 	"Data parallel (gradient synchronisation)",
 	"FSDP (ZeRO-3): gather params, scatter grads",
-	"Tensor parallel (Megatron; AllGather + ReduceScatter with sequence parallelism)",
+	NULL, /* tensor parallel: the title says which form, below */
 	"Pipeline parallel (stage boundaries)",
+	"Expert parallel (MoE token AlltoAll, uniform routing assumed)",
 };
 
 static void coll_row(const void *ctx, uint64_t i, struct dc_rnode *row)
@@ -40,7 +41,8 @@ static int comm_run(const struct dc_config *cfg, const struct dc_run_info *info,
 	s = dc_rn_object(dc_report_root(report), "comm", "Communication per training step (per rank)");
 	dc_rn_str(s, "model", "model",
 		  "alpha-beta ring on each group's slowest link; bytes one rank sends; nothing overlapped with compute");
-	dc_rn_u64(s, "stage", "pipeline stage analysed (most parameters)", DC_U_COUNT, c->stage);
+	dc_rn_u64(s, "stage", "pipeline stage analysed for dp/fsdp/tp/ep (most parameters)", DC_U_COUNT,
+		  c->stage);
 	dc_rn_u64(s, "bytes_per_rank", "bytes sent per rank per step (all strategies)", DC_U_BYTES,
 		  c->bytes_per_rank);
 	dc_rn_f64(s, "time_s", "time per step if nothing overlaps", DC_U_SECONDS, c->time_s);
@@ -49,7 +51,11 @@ static int comm_run(const struct dc_config *cfg, const struct dc_run_info *info,
 		struct dc_rnode *o;
 		if (!st->in_play)
 			continue;
-		o = dc_rn_object(s, dc_strategy_name((enum dc_strategy)i), strategy_titles[i]);
+		o = dc_rn_object(s, dc_strategy_name((enum dc_strategy)i),
+				 i != DC_STRAT_TP ? strategy_titles[i]
+				 : cfg->parallel.sequence_parallel
+					 ? "Tensor parallel (Megatron with sequence parallelism: AllGather + ReduceScatter)"
+					 : "Tensor parallel (Megatron f/g: AllReduce of each layer's output)");
 		dc_rn_u64(o, "group_size", "group size", DC_U_COUNT, st->group_size);
 		dc_rn_str(o, "link", "link (slowest group)", dc_link_choice_name(st->link));
 		dc_rn_f64(o, "link_bandwidth_GBps", "link bandwidth B", DC_U_GBPS,

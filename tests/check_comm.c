@@ -4,6 +4,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "distcalc/comm.h"
@@ -329,6 +330,44 @@ START_TEST(test_pp_interleaved)
 }
 END_TEST
 
+START_TEST(test_expert_parallel)
+{
+	/* configs/mixtral-8x7b-ep.json: tp 2, pp 4, dp 4, ep 4, ZeRO-1, 16
+	 * microbatches of 1 x 4096 tokens. The last stage holds 1,642,926,080
+	 * parameters of which 1,409,286,144 are its 2 local experts x 8 layers
+	 * (docs/models.md). Experts live on dp / ep = 1 rank each, so only the
+	 * 233,639,936 dense parameters are synchronised over dp 4: ReduceScatter
+	 * and AllGather of 467,279,872 B, 2 x 3/4 x 467,279,872 = 700,919,808 B.
+	 * Token AlltoAll: 4096 tokens x top-2 x h 4096 x 2 B = 67,108,864 B per
+	 * call, 3/4 of it sent; 2 calls x 8 MoE layers x 16 microbatches = 256
+	 * forward and 256 backward: 512 x 50,331,648 = 25,769,803,776 B */
+	struct dc_config c;
+	struct dc_diag d;
+	struct dc_comm m;
+	char path[512];
+	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, NULL, 0, &c, &d), 0);
+	dc_diag_release(&d);
+	m = compute(&c);
+	ck_assert_uint_eq(m.s[DC_STRAT_DP].bytes_per_rank, 700919808ull);
+	ck_assert(m.s[DC_STRAT_EP].in_play);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].coll[0].msg_bytes, 67108864ull);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].coll[0].count, 256);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 25769803776ull);
+	ck_assert_int_eq(m.s[DC_STRAT_EP].link, DC_LINK_INTRA);
+	/* with dp 8 and ep 4 the experts have 2 replicas: their 2,818,572,288 B
+	 * of gradients are synchronised over that pair as well: 2 x 1/2 x
+	 * 2,818,572,288 = 2,818,572,288 B more, on top of the dense part over
+	 * dp 8: 2 x 7/8 x 467,279,872 = 817,739,776 B */
+	c.cluster.num_nodes = 8;
+	c.world_size = 64;
+	c.parallel.dp = 8;
+	m = compute(&c);
+	ck_assert_uint_eq(m.s[DC_STRAT_DP].bytes_per_rank, 817739776ull + 2818572288ull);
+}
+END_TEST
+
 START_TEST(test_overflow_is_an_error)
 {
 	struct dc_config c;
@@ -360,6 +399,7 @@ int main(void)
 	tcase_add_test(tc, test_zero2_reduces_every_microbatch);
 	tcase_add_test(tc, test_tp_sequence_parallel_and_recompute);
 	tcase_add_test(tc, test_pp_interleaved);
+	tcase_add_test(tc, test_expert_parallel);
 	tcase_add_test(tc, test_overflow_is_an_error);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -1,6 +1,6 @@
 /* comm.h - communication per training step, per rank, for every strategy in
- * play: DP (DDP, ZeRO-1/2), FSDP, TP (Megatron, no sequence parallelism)
- * and PP.
+ * play: DP (DDP, ZeRO-1/2), FSDP, TP (Megatron, with or without sequence
+ * parallelism), PP and EP (MoE token AlltoAll).
  *
  * Each strategy lists its collectives (kind, calls per step, message bytes,
  * group size, link); bytes are what one rank sends, time is the alpha-beta
@@ -21,6 +21,7 @@ enum dc_coll_kind {
 	DC_COLL_REDUCE_SCATTER,
 	DC_COLL_ALL_GATHER,
 	DC_COLL_SEND, /* point-to-point, one message to one peer */
+	DC_COLL_ALL_TO_ALL, /* every rank sends M/p to every other (MoE token dispatch) */
 };
 
 /* One kind of call, made `count` times per step. */
@@ -43,6 +44,7 @@ enum dc_strategy {
 	DC_STRAT_FSDP, /* ZeRO-3 / FSDP */
 	DC_STRAT_TP,
 	DC_STRAT_PP,
+	DC_STRAT_EP,   /* MoE token dispatch and combine (AlltoAll) */
 	DC_STRAT_COUNT,
 };
 
@@ -71,12 +73,13 @@ struct dc_comm {
 /* Bytes the busiest rank sends in one call on p ranks: AllReduce
  * 2(M - floor(M/p)), one less when M mod p = p - 1 (it skips a small and a
  * large chunk; the ring lab's bytes_sent_max), ReduceScatter and AllGather
- * M - floor(M/p), send M; 0 when p = 1. Exact (2(p-1)M/p, (p-1)M/p) when p
- * divides M. */
+ * M - floor(M/p), AlltoAll M - floor(M/p) (uniform: M/p to each peer),
+ * send M; 0 when p = 1. Exact (2(p-1)M/p, (p-1)M/p) when p divides M. */
 uint64_t dc_coll_bytes_sent(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes);
 
-/* Time of one call: AllReduce 2(p-1)(alpha + ceil(M/p)/B), ReduceScatter
- * and AllGather (p-1)(alpha + ceil(M/p)/B), send alpha + M/B; 0 when p = 1. */
+/* Time of one call: AllReduce 2(p-1)(alpha + ceil(M/p)/B), ReduceScatter,
+ * AllGather and AlltoAll (pairwise exchange) (p-1)(alpha + ceil(M/p)/B),
+ * send alpha + M/B; 0 when p = 1. */
 double dc_coll_time_s(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes, const struct dc_link *l);
 
 /* Megatron-LM 2021 section 3: TP elements per layer per microbatch per

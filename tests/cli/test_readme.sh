@@ -1,7 +1,7 @@
 #!/bin/sh
 # test_readme.sh DISTCALC SRCDIR - every example command in README.md runs.
 #
-# Lines of README.md indented four spaces that start with "distcalc --"
+# Indented lines of README.md that start with "distcalc --"
 # (with "\" continuations) are run from the source directory with the
 # built binary; each must exit 0 and print a report. Commands that need
 # files a reader writes first (plan.json) are skipped. The seed's worked
@@ -15,8 +15,8 @@ cd "$src" || exit 2
 fails=0
 count=0
 cmds=$(awk '
-	/^    distcalc --/ { if (cmd != "") print cmd; cmd = substr($0, 5); next }
-	/^             --/ { if (cmd != "") cmd = cmd " " substr($0, 14); next }
+	/^ +distcalc --/ { if (cmd != "") print cmd; sub(/^ +/, ""); cmd = $0; next }
+	/^        +--/ { if (cmd != "") { sub(/^ +/, ""); cmd = cmd " " $0 }; next }
 	{ if (cmd != "") print cmd; cmd = "" }
 	END { if (cmd != "") print cmd }
 ' README.md)
