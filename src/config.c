@@ -195,6 +195,19 @@ static void errorf(struct loader *l, int ki, const char *fmt, ...)
 	dc_diag_error(l->diag, DC_ERR_CONFIG, "%s: error: %s", origin(l, ki), msg);
 }
 
+static void warnf(struct loader *l, int ki, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* A value that is valid but probably not what was meant. */
+static void warnf(struct loader *l, int ki, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	dc_diag_warn(l->diag, "%s: %s", origin(l, ki), msg);
+}
+
 /* ---- positions and syntax errors ---- */
 
 static void line_col(const char *buf, size_t len, size_t pos, size_t *line, size_t *col,
@@ -772,6 +785,14 @@ static int read_real(struct loader *l, int ki, const cJSON *v, enum dc_quantity 
 		errorf(l, ki, "'%s': must not be negative, got %s", k->path, describe(l, v));
 		return -1;
 	}
+	/* a plain number is in base units: flag the classic slip of writing
+	 * the number of a unit string without the unit */
+	if (cJSON_IsNumber(v) && q == DC_Q_TIME && *out >= 1e-3)
+		warnf(l, ki, "'%s': %g is in seconds (a plain number is seconds); if you meant %g us, write \"%g us\"",
+		      k->path, *out, *out, *out);
+	if (cJSON_IsNumber(v) && q == DC_Q_BANDWIDTH && *out < 1e6)
+		warnf(l, ki, "'%s': %g is in bytes per second (a plain number is bytes/s); if you meant %g GB/s, write \"%g GB/s\"",
+		      k->path, *out, *out, *out);
 	return 0;
 }
 
@@ -929,7 +950,9 @@ static void walk(struct loader *l, const cJSON *obj, const char *prefix)
 		ki = find_key(path);
 		if (ki < 0 || strlen(path) >= sizeof(path) - 1) {
 			const char *s = suggest(prefix, name);
-			if (s)
+			if (strcmp(path, "parallel.cp") == 0)
+				errorf(l, -1, "'parallel.cp': context parallelism is not modelled yet (cp is always 1; \"order\" may name it)");
+			else if (s)
 				errorf(l, -1, "'%.200s': unknown key; did you mean '%s'?", path, s);
 			else
 				errorf(l, -1, "'%.200s': unknown key", path);
@@ -983,7 +1006,10 @@ static int apply_override(struct loader *l, cJSON *root, const char *text)
 			snprintf(prefix, sizeof(prefix), "%.*s", (int)(dot - path), path);
 		s = suggest(prefix, dot ? dot + 1 : path);
 		l->errors++;
-		if (s)
+		if (strcmp(path, "parallel.cp") == 0)
+			dc_diag_error(l->diag, DC_ERR_CONFIG,
+				      "--set: error: 'parallel.cp': context parallelism is not modelled yet (cp is always 1; \"order\" may name it)");
+		else if (s)
 			dc_diag_error(l->diag, DC_ERR_CONFIG, "--set: error: '%s': unknown key; did you mean '%s'?", path, s);
 		else
 			dc_diag_error(l->diag, DC_ERR_CONFIG, "--set: error: '%s': unknown key", path);
@@ -1203,11 +1229,17 @@ static void cross_check(struct loader *l)
 		}
 	} else {
 		uint64_t prod;
-		if (dc_mul_u64(tp_pp, p->dp, &prod) || prod != c->world_size)
-			errorf(l, k_dp,
-			       "'parallel.dp': dp x tp x pp (%llu x %llu x %llu) must equal num_nodes x gpus_per_node (%llu)",
+		if (dc_mul_u64(tp_pp, p->dp, &prod) || prod != c->world_size) {
+			char hint[96] = "";
+			if (c->world_size % tp_pp == 0)
+				snprintf(hint, sizeof(hint), "; set parallel.dp to %llu, or leave it out to derive it",
+					 (unsigned long long)(c->world_size / tp_pp));
+			/* blame the override that broke the product, if one did */
+			errorf(l, l->from_set[k_tp] ? k_tp : l->from_set[k_pp] ? k_pp : k_dp,
+			       "'parallel.dp': dp x tp x pp (%llu x %llu x %llu) must equal num_nodes x gpus_per_node (%llu)%s",
 			       (unsigned long long)p->dp, (unsigned long long)p->tp, (unsigned long long)p->pp,
-			       (unsigned long long)c->world_size);
+			       (unsigned long long)c->world_size, hint);
+		}
 	}
 	if (m->num_attention_heads % p->tp != 0)
 		errorf(l, k_tp, "'parallel.tp': must divide model.num_attention_heads (%llu), got %llu",

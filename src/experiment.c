@@ -47,7 +47,6 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp, const struc
 {
 	struct dc_report *r = dc_report_new();
 	struct dc_rnode *root, *warnings;
-	size_t first_diag = diag->count;
 
 	if (!r) {
 		dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory");
@@ -65,7 +64,9 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp, const struc
 		}
 	}
 	warnings = dc_rn_array(root, "warnings", "Warnings");
-	for (size_t i = first_diag; i < diag->count; i++)
+	/* every warning so far: the loader's (implausible values) and the
+	 * estimators' */
+	for (size_t i = 0; i < diag->count; i++)
 		if (diag->entries[i].severity == DC_SEV_WARNING)
 			dc_rn_str(warnings, NULL, NULL, diag->entries[i].text);
 	/* a warning or error that could not be recorded fails the run: the

@@ -193,13 +193,13 @@ static int memory_run(const struct dc_config *cfg, const struct dc_run_info *inf
 			 dc_recompute_name(cfg->training.recompute), cfg->parallel.sequence_parallel ? "on" : "off");
 	dc_rn_str(s, "activation_model", "activations", text);
 	dc_rn_u64(s, "gpu_memory_bytes", "GPU memory", DC_U_BYTES, cfg->cluster.gpu_mem_bytes);
-	dc_rn_bool(s, "fits", "fits (most loaded rank)", top->fits);
+	dc_rn_bool(s, "fits", "fits (rank with the highest peak)", top->fits);
 	dc_rn_u64(s, "headroom_bytes", "headroom", DC_U_BYTES, top->headroom_bytes);
 	dc_rn_u64(s, "shortfall_bytes", "shortfall", DC_U_BYTES, top->shortfall_bytes);
 
 	stages_text(top, stages, sizeof(stages));
 	class_ranks_text(&m->topo, top->stage_first, top->stage_last, text, sizeof(text));
-	pr = dc_rn_object(s, "per_rank", "Most loaded rank");
+	pr = dc_rn_object(s, "per_rank", "Rank with the highest peak memory");
 	dc_rn_u64(pr, "rank", "rank", DC_U_COUNT, top->stage_first * m->topo.stride[DC_AXIS_PP]);
 	dc_rn_u64(pr, "class", "class", DC_U_COUNT, most);
 	dc_rn_str(pr, "stages", "pipeline stage(s)", stages);

@@ -56,7 +56,7 @@ static int model_run(const struct dc_config *cfg, const struct dc_run_info *info
 	dc_rn_u64(terms, "lm_head", m->tie_word_embeddings ? "output head (tied: 0)" : "output head V x h", DC_U_COUNT,
 		  t.lm_head);
 
-	pr = dc_rn_object(s, "per_rank", "Most loaded rank's parameters (tp, pp and ep placement)");
+	pr = dc_rn_object(s, "per_rank", "Rank holding the most parameters (tp, pp and ep placement)");
 	dc_rn_u64(pr, "stage", "pipeline stage", DC_U_COUNT, stage);
 	dc_rn_u64(pr, "params", "parameters held", DC_U_COUNT, most.total);
 	dc_rn_u64(pr, "layers", "layers held", DC_U_COUNT, most.layers);

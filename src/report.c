@@ -472,6 +472,10 @@ int dc_report_render_json(struct dc_report *r, const struct dc_render_opts *o, s
 
 /* ---- table ---- */
 
+/* Longest cell text: strings in a config are at most 256 bytes, warnings
+ * and notes a few hundred. */
+#define DC_CELL_MAX 1024
+
 static void group_u64(char *buf, size_t len, uint64_t v)
 {
 	char tmp[32];
@@ -642,7 +646,7 @@ static void table_scalars(struct dc_buf *b, const struct dc_rnode *from, const s
 			  int depth)
 {
 	size_t w = 0;
-	char cell[160];
+	char cell[DC_CELL_MAX];
 	const struct dc_rnode *c;
 
 	for (c = from; c != to; c = c->next)
@@ -669,7 +673,7 @@ static void list_inline(struct dc_buf *b, const struct dc_rnode *a, const struct
 	struct row_iter it;
 	const struct dc_rnode *row;
 	int gap, first = 1;
-	char cell[160];
+	char cell[DC_CELL_MAX];
 	struct tscale ts = time_scale(0);
 
 	iter_init(&it, a, o);
@@ -724,7 +728,7 @@ static void table_rows(struct dc_buf *b, const struct dc_rnode *a, const struct 
 	struct row_iter it;
 	const struct dc_rnode *row, *c;
 	int gap;
-	char cell[160];
+	char cell[DC_CELL_MAX];
 	uint64_t n = array_len(a);
 
 	dc_buf_pad(b, (size_t)depth * 2);
@@ -830,6 +834,14 @@ units_done:
 	iter_release(&it);
 }
 
+static int all_strings(const struct dc_rnode *a)
+{
+	for (const struct dc_rnode *x = a->first; x; x = x->next)
+		if (x->kind != DC_R_STR)
+			return 0;
+	return 1;
+}
+
 static void table_child(struct dc_buf *b, const struct dc_rnode *c, const struct dc_render_opts *o,
 			int depth)
 {
@@ -838,6 +850,14 @@ static void table_child(struct dc_buf *b, const struct dc_rnode *c, const struct
 	} else if (c->kind == DC_R_ARRAY && !is_flat(c) &&
 		   ((c->gen && !c->gen_list) || (c->first && c->first->kind == DC_R_OBJECT))) {
 		table_rows(b, c, o, depth);
+	} else if (c->kind == DC_R_ARRAY && !c->gen && c->first && all_strings(c)) {
+		/* prose (warnings, notes): one item a line, never cut */
+		dc_buf_pad(b, (size_t)depth * 2);
+		dc_buf_printf(b, "%s\n", label_of(c));
+		for (const struct dc_rnode *x = c->first; x; x = x->next) {
+			dc_buf_pad(b, (size_t)depth * 2 + 2);
+			dc_buf_printf(b, "- %s\n", x->v.s);
+		}
 	} else if (c->kind == DC_R_ARRAY) {
 		dc_buf_pad(b, (size_t)depth * 2);
 		dc_buf_printf(b, "%s  ", label_of(c));

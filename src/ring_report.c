@@ -42,6 +42,8 @@ static int ring_run(const struct dc_config *cfg, const struct dc_run_info *info,
 	dc_ring_compute(cfg->collective.ranks, cfg->collective.msg_bytes, &link, choice, r);
 
 	s = dc_rn_object(dc_report_root(report), "ring", "Ring AllReduce (ReduceScatter + AllGather)");
+	dc_rn_str(s, "note", "note",
+		  "the course's teaching ring over global ranks 0..p-1 (collective.*), not one of this layout's groups: those are under comm");
 	dc_rn_u64(s, "ranks", "ranks p", DC_U_COUNT, r->ranks);
 	dc_rn_u64(s, "message_bytes", "message M", DC_U_BYTES, r->msg_bytes);
 	dc_rn_str(s, "link", "link", dc_link_choice_name(choice));

@@ -248,7 +248,7 @@ END_TEST
 START_TEST(test_cross_field_errors)
 {
 	expect_error(edit("\"tp\": 4", "\"dp\": 4, \"tp\": 4"), NULL, 0, DC_ERR_CONFIG,
-		     "t.json: error: 'parallel.dp': dp x tp x pp (4 x 4 x 1) must equal num_nodes x gpus_per_node (8)");
+		     "t.json: error: 'parallel.dp': dp x tp x pp (4 x 4 x 1) must equal num_nodes x gpus_per_node (8); set parallel.dp to 2, or leave it out to derive it");
 	/* tp = 3 breaks two rules at once: 3 does not divide 8 ranks or 32 heads */
 	expect_error(edit("\"tp\": 4", "\"tp\": 3"), NULL, 0, DC_ERR_CONFIG,
 		     "t.json: error: 'parallel.tp': tp x pp (3) must divide the world size num_nodes x gpus_per_node (8)\n"
@@ -325,7 +325,7 @@ START_TEST(test_set_overrides)
 	expect_error(base, (const char *const[]){"model.hidden_size"}, 1, DC_ERR_USAGE,
 		     "--set: error: 'model.hidden_size': expected PATH=VALUE, like model.hidden_size=4096");
 	expect_error(base, (const char *const[]){"parallel.dp=3"}, 1, DC_ERR_CONFIG,
-		     "--set: error: 'parallel.dp': dp x tp x pp (3 x 4 x 1) must equal num_nodes x gpus_per_node (8)");
+		     "--set: error: 'parallel.dp': dp x tp x pp (3 x 4 x 1) must equal num_nodes x gpus_per_node (8); set parallel.dp to 2, or leave it out to derive it");
 	/* an error in the file stays the file's */
 	expect_error(edit("\"num_layers\": 32", "\"num_layers\": 0"), (const char *const[]){"model.hidden_size=0"}, 1,
 		     DC_ERR_CONFIG,

@@ -43,8 +43,11 @@ extern const struct dc_experiment *const dc_experiments[];
 
 const struct dc_experiment *dc_experiment_find(const char *name);
 
-/* Runs `exp` into a new report (header, estimators, warnings). Returns the
- * report, or NULL with the reason in `diag`. Caller frees the report. */
+/* Runs `exp` into a new report (header, estimators, warnings). Every
+ * warning in `diag` goes into the report's "warnings" array, the loader's
+ * included: pass the diag that loaded `cfg`, not one shared across runs.
+ * Returns the report, or NULL with the reason in `diag`. Caller frees the
+ * report. */
 struct dc_report *dc_experiment_run(const struct dc_experiment *exp, const struct dc_config *cfg,
 				    const struct dc_run_info *info, struct dc_diag *diag);
 
