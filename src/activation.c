@@ -4,25 +4,43 @@
 
 #include "distcalc/util.h"
 
-int dc_act_layer_parts(const struct dc_config *cfg, struct dc_act_layer *out)
+int dc_act_layer_parts(const struct dc_config *cfg, int moe, struct dc_act_layer *out)
 {
 	const struct dc_model *m = &cfg->model;
 	uint64_t t = cfg->parallel.tp;
 	int sp = cfg->parallel.sequence_parallel;
+	int gated = m->mlp == DC_MLP_SWIGLU;
 	struct dc_ck c = {0};
 	uint64_t sb = dc_ck_mul(&c, m->seq_length, cfg->training.micro_batch_size);
 	uint64_t sbh = dc_ck_mul(&c, sb, m->hidden_size);
-	uint64_t q = dc_ck_mul(&c, m->num_attention_heads, m->head_dim);
-	uint64_t k = dc_ck_mul(&c, m->num_kv_heads, m->head_dim);
+	/* widths: queries and keys carry d_qk per head, values d_v (MLA:
+	 * nope + rope and v_head_dim; otherwise head_dim) */
+	uint64_t d_qk = m->kv_lora_rank ? m->qk_nope_head_dim + m->qk_rope_head_dim : m->head_dim;
+	uint64_t d_v = m->kv_lora_rank ? m->v_head_dim : m->head_dim;
+	uint64_t kv_heads = m->kv_lora_rank ? m->num_attention_heads : m->num_kv_heads;
+	uint64_t q = dc_ck_mul(&c, m->num_attention_heads, d_qk);
+	uint64_t k = dc_ck_mul(&c, kv_heads, d_qk);
+	uint64_t v = dc_ck_mul(&c, kv_heads, d_v);
+	uint64_t o = dc_ck_mul(&c, m->num_attention_heads, d_v);
 	/* Q, K, V and the output projection's input: 2 bytes each */
-	uint64_t attn_linear = dc_ck_mul(&c, dc_ck_mul(&c, 2, sb), dc_ck_add(&c, dc_ck_mul(&c, 2, q), dc_ck_mul(&c, 2, k)));
+	uint64_t attn_linear =
+		dc_ck_mul(&c, dc_ck_mul(&c, 2, sb), dc_ck_add(&c, dc_ck_add(&c, q, k), dc_ck_add(&c, v, o)));
 	/* MLP: GELU keeps fc1's output and GELU's output (2sbf each); SwiGLU
-	 * keeps fc1's 2f-wide output (gate and up) and the product (f) */
-	uint64_t mlp_inner = dc_ck_mul(&c, dc_ck_mul(&c, sb, m->ffn_hidden_size), m->mlp == DC_MLP_SWIGLU ? 6 : 4);
+	 * keeps fc1's 2f-wide output (gate and up) and the product (f).
+	 * A MoE layer runs each token through its top-k experts (k x the
+	 * expert's f) and the shared experts, and keeps the k routed copies
+	 * of each token's input (2 s b k h) for the experts' backward */
+	uint64_t inner_f = m->ffn_hidden_size, mlp_inner, routed_inputs = 0;
+	if (moe) {
+		inner_f = dc_ck_add(&c, dc_ck_mul(&c, m->experts_per_token, m->moe_ffn_hidden_size),
+				    m->shared_expert_ffn_hidden_size);
+		routed_inputs = dc_ck_mul(&c, dc_ck_mul(&c, 2, sbh), m->experts_per_token);
+	}
+	mlp_inner = dc_ck_add(&c, dc_ck_mul(&c, dc_ck_mul(&c, sb, inner_f), gated ? 6 : 4), routed_inputs);
 	/* 5as²b: softmax output (2), its dropout mask (1), dropout output (2) */
 	uint64_t scores = dc_ck_mul(&c, dc_ck_mul(&c, dc_ck_mul(&c, 5, m->num_attention_heads),
-				      dc_ck_mul(&c, m->seq_length, m->seq_length)),
-			      cfg->training.micro_batch_size);
+						  dc_ck_mul(&c, m->seq_length, m->seq_length)),
+				    cfg->training.micro_batch_size);
 	uint64_t replicated = dc_ck_mul(&c, 10, sbh);
 
 	out->replicated_bytes = sp ? dc_ceil_div(replicated, t) : replicated;
@@ -32,11 +50,11 @@ int dc_act_layer_parts(const struct dc_config *cfg, struct dc_act_layer *out)
 	return c.overflow ? -1 : 0;
 }
 
-int dc_act_layer_bytes(const struct dc_config *cfg, uint64_t *out)
+int dc_act_layer_bytes(const struct dc_config *cfg, int moe, uint64_t *out)
 {
 	struct dc_act_layer p;
 	struct dc_ck c = {0};
-	if (dc_act_layer_parts(cfg, &p) != 0)
+	if (dc_act_layer_parts(cfg, moe, &p) != 0)
 		return -1;
 	switch (cfg->training.recompute) {
 	case DC_RECOMPUTE_NONE:
@@ -52,11 +70,11 @@ int dc_act_layer_bytes(const struct dc_config *cfg, uint64_t *out)
 	return c.overflow ? -1 : 0;
 }
 
-int dc_act_recompute_working_bytes(const struct dc_config *cfg, uint64_t *out)
+int dc_act_recompute_working_bytes(const struct dc_config *cfg, int moe, uint64_t *out)
 {
 	struct dc_act_layer p;
 	struct dc_ck c = {0};
-	if (dc_act_layer_parts(cfg, &p) != 0)
+	if (dc_act_layer_parts(cfg, moe, &p) != 0)
 		return -1;
 	switch (cfg->training.recompute) {
 	case DC_RECOMPUTE_NONE:

@@ -207,8 +207,8 @@ int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *
 			     dc_ck_mul(&b, q, pr->param_bytes));
 			push(&b, s, DC_COLL_ALL_GATHER, "unit params", "backward", dc_ck_mul(&b, r, gas),
 			     dc_ck_mul(&b, q + 1, pr->param_bytes));
-			push(&b, s, DC_COLL_ALL_GATHER, "embedding/head params", "backward", gas,
-			     dc_ck_mul(&b, other_params, pr->param_bytes));
+			/* the root unit (embedding, head) stays gathered through
+			 * backward: FSDP2 never reshards the root after forward */
 		}
 		push(&b, s, DC_COLL_REDUCE_SCATTER, "unit grads", "backward", dc_ck_mul(&b, layer_units - r, gas),
 		     dc_ck_mul(&b, q, pr->grad_bytes));
@@ -264,8 +264,13 @@ int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *
 			uint64_t msg = par->sequence_parallel ? act / par->tp + (act % par->tp != 0) : act;
 			setup(cfg, &t, s, DC_AXIS_PP);
 			s->group_size = 2; /* a send crosses one stage boundary */
+			/* a middle stage sends v activations forward and v gradients
+			 * back per microbatch; with two stages the ring of chunks
+			 * folds: rank 0 sends v forward and v - 1 back, rank 1 the
+			 * reverse, 2v - 1 in all (v = 1: one direction only) */
 			push(&b, s, DC_COLL_SEND, "activations to next stage", "forward", dc_ck_mul(&b, gas, v), msg);
-			push(&b, s, DC_COLL_SEND, "gradients to previous stage", "backward", dc_ck_mul(&b, gas, v), msg);
+			push(&b, s, DC_COLL_SEND, "gradients to previous stage", "backward",
+			     dc_ck_mul(&b, gas, par->pp == 2 ? v - 1 : v), msg);
 			s->group_size = par->pp;
 		}
 	}
@@ -294,13 +299,6 @@ int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *
 	}
 	for (int i = 0; i < DC_STRAT_COUNT; i++)
 		sum_strategy(&b, &c->s[i]);
-	/* PP: a middle stage sends activations forward and gradients back; with
-	 * two stages the busiest rank sends in one direction only */
-	if (par->pp == 2) {
-		struct dc_comm_strategy *s = &c->s[DC_STRAT_PP];
-		s->bytes_per_rank = s->coll[0].bytes_per_rank;
-		s->time_s = s->coll[0].time_s;
-	}
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
 		uint64_t tmp;
 		if (dc_add_u64(c->bytes_per_rank, c->s[i].bytes_per_rank, &tmp))

@@ -66,7 +66,7 @@ static int comm_run(const struct dc_config *cfg, const struct dc_run_info *info,
 		if (i == DC_STRAT_PP)
 			dc_rn_str(o, "note", "note",
 				  cfg->parallel.pp == 2
-					  ? "with two stages each rank sends in one direction: bytes and time count one row"
+					  ? "two stages: a rank sends v activations forward and v - 1 gradients back per microbatch (one direction without interleaving)"
 					  : "a middle stage sends both rows; the first and last stages send one");
 		dc_rn_array_gen(o, "collectives", "Collectives", "collectives", st->ncoll, coll_row, st->coll);
 	}

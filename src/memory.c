@@ -159,7 +159,7 @@ int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_l
 	const struct dc_parallel *par = &cfg->parallel;
 	const struct dc_precision *pr = &cfg->precision;
 	enum dc_sharding sh = par->sharding;
-	uint64_t dp = par->dp, act_layer = 0, units, grads_full;
+	uint64_t dp = par->dp, act_layer = 0, grads_full;
 	struct dc_ck c = {0};
 	int bad = 0;
 
@@ -201,10 +201,18 @@ int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_l
 		else
 			act_layer = (uint64_t)v;
 	} else {
-		bad = dc_act_layer_bytes(cfg, &act_layer);
+		/* dense and MoE layers keep different activations: the stage's
+		 * per-layer figure is their average over the layers it holds */
+		uint64_t dense_act = 0, moe_act = 0, sum;
+		bad = dc_act_layer_bytes(cfg, 0, &dense_act);
+		if (l->p.moe_layers)
+			bad |= dc_act_layer_bytes(cfg, 1, &moe_act);
+		sum = dc_ck_add(&c, dc_ck_mul(&c, l->p.layers - l->p.moe_layers, dense_act),
+				dc_ck_mul(&c, l->p.moe_layers, moe_act));
+		act_layer = l->p.layers ? dc_ceil_div(sum, l->p.layers) : dense_act;
 	}
 	bad |= dc_act_layer_microbatches(cfg, stage, &l->activation_layer_microbatches);
-	bad |= dc_act_recompute_working_bytes(cfg, &l->activation_recompute_bytes);
+	bad |= dc_act_recompute_working_bytes(cfg, l->p.moe_layers > 0, &l->activation_recompute_bytes);
 	if (stage == 0) {
 		bad |= dc_act_embedding_bytes(cfg, &l->activation_embedding_bytes);
 		l->activation_embedding_bytes = dc_ck_mul(&c, l->activation_embedding_bytes, l->in_flight);
@@ -223,25 +231,32 @@ int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_l
 	}
 
 	/* FSDP2 lifecycle: AllGather before forward, free after it when
-	 * reshard_after_forward, AllGather before backward, ReduceScatter grads */
+	 * reshard_after_forward, AllGather before backward, ReduceScatter
+	 * grads. The root unit (embedding, final norm, head: what is left
+	 * after wrapping each layer) never reshards after forward: "the root
+	 * FSDP state has its value specially set to False" (fully_shard) */
 	if (sh == DC_SHARD_FSDP && dp > 1) { /* one rank shards nothing and gathers nothing */
 		uint64_t resident;
 		if (par->fsdp_unit == DC_FSDP_UNIT_MODEL) {
-			units = 1;
 			l->fsdp_unit_params = l->p.total;
+			resident = dc_ck_mul(&c, l->p.total, pr->param_bytes);
+			l->fsdp_unsharded_grads_bytes = dc_ck_mul(&c, l->p.total, pr->grad_bytes);
 		} else {
-			units = max_u64(1, l->p.layers + (l->p.other_params > 0));
-			l->fsdp_unit_params = max_u64(l->p.layer_params, l->p.other_params);
+			uint64_t window = l->p.layers < 2 ? l->p.layers : 2;
+			l->fsdp_unit_params = l->p.layer_params;
+			/* the root, the layer computing now and the prefetched next */
+			resident = dc_ck_mul(&c, dc_ck_add(&c, l->p.other_params,
+							   dc_ck_mul(&c, window, l->p.layer_params)),
+					     pr->param_bytes);
+			l->fsdp_unsharded_grads_bytes =
+				dc_ck_mul(&c, max_u64(l->p.layer_params, l->p.other_params), pr->grad_bytes);
 		}
-		/* the unit computing now plus the prefetched next one */
-		resident = dc_ck_mul(&c, units < 2 ? units : 2, dc_ck_mul(&c, l->fsdp_unit_params, pr->param_bytes));
 		l->fsdp_backward_params_bytes = resident;
 		/* without resharding every unit stays gathered from forward on */
 		l->fsdp_forward_params_bytes =
 			par->reshard_after_forward ? resident : dc_ck_mul(&c, l->p.total, pr->param_bytes);
 		if (!par->reshard_after_forward)
 			l->fsdp_backward_params_bytes = l->fsdp_forward_params_bytes;
-		l->fsdp_unsharded_grads_bytes = dc_ck_mul(&c, l->fsdp_unit_params, pr->grad_bytes);
 	}
 
 	/* buffers: two DDP buckets in flight (one reducing, one filling),

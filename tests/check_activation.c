@@ -43,7 +43,7 @@ static uint64_t layer_bytes(const char *recompute, int sp)
 	struct dc_config c;
 	uint64_t v = 0;
 	gpt3(&c, recompute, sp, 8, 1);
-	ck_assert_int_eq(dc_act_layer_bytes(&c, &v), 0);
+	ck_assert_int_eq(dc_act_layer_bytes(&c, 0, &v), 0);
 	return v;
 }
 
@@ -69,7 +69,7 @@ START_TEST(test_eq1_and_22b)
 	uint64_t v;
 	gpt3(&c, "none", 0, 8, 1);
 	c.parallel.tp = 1;
-	ck_assert_int_eq(dc_act_layer_bytes(&c, &v), 0);
+	ck_assert_int_eq(dc_act_layer_bytes(&c, 0, &v), 0);
 	ck_assert_uint_eq(v, 2868903936ull);
 	c.parallel.tp = 8;
 	c.model.num_attention_heads = 64;
@@ -78,11 +78,11 @@ START_TEST(test_eq1_and_22b)
 	c.model.head_dim = 96;
 	c.model.ffn_hidden_size = 4 * 6144;
 	c.training.micro_batch_size = 4;
-	ck_assert_int_eq(dc_act_layer_bytes(&c, &v), 0);
+	ck_assert_int_eq(dc_act_layer_bytes(&c, 0, &v), 0);
 	ck_assert_uint_eq(v, 1325400064ull);
 	/* overflow is reported, not wrapped */
 	c.model.seq_length = UINT64_MAX / 4;
-	ck_assert_int_eq(dc_act_layer_bytes(&c, &v), -1);
+	ck_assert_int_eq(dc_act_layer_bytes(&c, 0, &v), -1);
 }
 END_TEST
 
@@ -128,13 +128,13 @@ START_TEST(test_recompute_working_set)
 	struct dc_config c;
 	uint64_t v;
 	gpt3(&c, "selective", 0, 8, 1);
-	ck_assert_int_eq(dc_act_recompute_working_bytes(&c, &v), 0);
+	ck_assert_int_eq(dc_act_recompute_working_bytes(&c, 0, &v), 0);
 	ck_assert_uint_eq(v, 10 * SBH);
 	gpt3(&c, "full", 0, 8, 1);
-	ck_assert_int_eq(dc_act_recompute_working_bytes(&c, &v), 0);
+	ck_assert_int_eq(dc_act_recompute_working_bytes(&c, 0, &v), 0);
 	ck_assert_uint_eq(v, 23 * SBH);
 	gpt3(&c, "none", 0, 8, 1);
-	ck_assert_int_eq(dc_act_recompute_working_bytes(&c, &v), 0);
+	ck_assert_int_eq(dc_act_recompute_working_bytes(&c, 0, &v), 0);
 	ck_assert_uint_eq(v, 0);
 }
 END_TEST
@@ -215,8 +215,32 @@ START_TEST(test_gqa_swiglu_generalisation)
 	dc_diag_init(&d);
 	ck_assert_int_eq(dc_config_load_buffer(json, strlen(json), "l3.json", NULL, 0, &c, &d), 0);
 	dc_diag_release(&d);
-	ck_assert_int_eq(dc_act_layer_bytes(&c, &v), 0);
+	ck_assert_int_eq(dc_act_layer_bytes(&c, 0, &v), 0);
 	ck_assert_uint_eq(v, 11945377792ull);
+}
+END_TEST
+
+START_TEST(test_moe_layer)
+{
+	/* Mixtral-8x7B (configs/mixtral-8x7b-ep.json: tp 2, s 4096, b 1; h 4096,
+	 * a 32, kv 8, d 128, top-2 of experts with f 14336, SwiGLU), no
+	 * recompute. By hand: sbh = 16,777,216; replicated 10 sbh =
+	 * 167,772,160; Q and projection input 2 x 2 x 4096 x 4096 and K, V
+	 * 2 x 2 x 4096 x 1024: 83,886,080; experts 6 s b (2 x 14336) =
+	 * 704,643,072 plus the two routed copies of each token 2 x 2 sbh =
+	 * 67,108,864; linear (83,886,080 + 771,751,936) / 2 = 427,819,008;
+	 * scores 5 x 32 x 4096^2 / 2 = 1,342,177,280: 1,937,768,448 */
+	struct dc_config c;
+	struct dc_diag d;
+	char path[512];
+	uint64_t v;
+	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, NULL, 0, &c, &d), 0);
+	dc_diag_release(&d);
+	c.training.recompute = DC_RECOMPUTE_NONE;
+	ck_assert_int_eq(dc_act_layer_bytes(&c, 1, &v), 0);
+	ck_assert_uint_eq(v, 1937768448ull);
 }
 END_TEST
 
@@ -257,6 +281,7 @@ int main(void)
 	tcase_add_test(tc, test_interleaved_factor);
 	tcase_add_test(tc, test_embedding_and_output_terms);
 	tcase_add_test(tc, test_gqa_swiglu_generalisation);
+	tcase_add_test(tc, test_moe_layer);
 	tcase_add_test(tc, test_ledger_uses_schedule);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -319,6 +319,14 @@ START_TEST(test_pp_interleaved)
 	m = compute(&c);
 	ck_assert_uint_eq(m.s[DC_STRAT_PP].bytes_per_rank, 33554432ull);
 	ck_assert_uint_eq(m.s[DC_STRAT_PP].coll[0].count, 8);
+	/* two stages fold the chunk ring: v = 2 forward sends and v - 1 = 1
+	 * backward per microbatch, 4 x 3 x 2,097,152 = 25,165,824 B */
+	c.parallel.pp = 2;
+	c.parallel.dp = 4;
+	m = compute(&c);
+	ck_assert_uint_eq(m.s[DC_STRAT_PP].bytes_per_rank, 25165824ull);
+	c.parallel.pp = 4;
+	c.parallel.dp = 2;
 	/* with sequence parallelism (tp 2, dp 1) a rank sends its s/t slice:
 	 * half of each message, 16,777,216 B */
 	c.parallel.tp = 2;

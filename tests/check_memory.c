@@ -302,12 +302,15 @@ START_TEST(test_fsdp_working_set)
 	ck_assert_uint_eq(l.p.total, 52388864ull);
 	/* shard: 52,388,864 / 4 = 13,097,216 params x 2 B */
 	ck_assert_uint_eq(l.params_bytes, 26194432ull);
-	/* per-layer units: the unit computing plus the prefetched next,
-	 * 2 x 12,584,960 x 2 B = 50,339,840, in forward and backward; one
-	 * unit's unsharded grads 12,584,960 x 2 B = 25,169,920 */
+	/* per-layer units: the root unit (embedding 1,024,000 + head
+	 * 1,024,000 + final norm 1024 = 2,049,024 params), which FSDP2 never
+	 * reshards after forward, plus the layer computing and the prefetched
+	 * next: (2,049,024 + 2 x 12,584,960) x 2 B = 54,437,888, in forward
+	 * and backward; one unit's unsharded grads, the larger (a layer),
+	 * 12,584,960 x 2 B = 25,169,920 */
 	ck_assert_uint_eq(l.fsdp_unit_params, 12584960ull);
-	ck_assert_uint_eq(l.fsdp_forward_params_bytes, 50339840ull);
-	ck_assert_uint_eq(l.fsdp_backward_params_bytes, 50339840ull);
+	ck_assert_uint_eq(l.fsdp_forward_params_bytes, 54437888ull);
+	ck_assert_uint_eq(l.fsdp_backward_params_bytes, 54437888ull);
 	ck_assert_uint_eq(l.fsdp_unsharded_grads_bytes, 25169920ull);
 	ck_assert_uint_eq(l.ddp_buckets_bytes, 0);
 	/* the whole model as one unit (the seed's warning): 52,388,864 x 2 B

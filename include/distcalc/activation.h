@@ -8,9 +8,11 @@
  *   replicated = 10 sbh          layer-norm inputs (4), QKV and MLP inputs (4),
  *                                two dropout masks (2): split over tp only
  *                                with sequence parallelism
- *   linear     = 2sb(q + 2k + q) Q, K, V and the projection's input,
- *                + MLP inner     q = a·d, k = kv·d; GELU 4sbf, SwiGLU 6sbf;
- *                                split over tp
+ *   linear     = 2sb(q + k + v + o) Q, K, V and the projection's input,
+ *                + MLP inner     q = o = a·d, k = v = kv·d (MLA: d_qk, d_v);
+ *                                GELU 4sbf, SwiGLU 6sbf; MoE f = k·f_e +
+ *                                f_shared plus 2sbkh routed inputs; split
+ *                                over tp
  *   scores     = 5 a s² b        softmax output, its dropout mask and output;
  *                                split over tp, dropped by selective recompute
  *
@@ -36,16 +38,18 @@ struct dc_act_layer {
 	uint64_t input_bytes;      /* the layer input full recompute keeps */
 };
 
-int dc_act_layer_parts(const struct dc_config *cfg, struct dc_act_layer *out);
+/* `moe`: a layer with routed experts (its MLP term is k experts' inner
+ * activations plus the shared experts' and the k routed token copies). */
+int dc_act_layer_parts(const struct dc_config *cfg, int moe, struct dc_act_layer *out);
 
 /* Bytes one layer keeps for one microbatch under training.recompute
  * (Korthikanti Table 2): none = all parts, selective = all but scores,
  * full = input only. */
-int dc_act_layer_bytes(const struct dc_config *cfg, uint64_t *out);
+int dc_act_layer_bytes(const struct dc_config *cfg, int moe, uint64_t *out);
 
 /* Extra bytes materialised while one layer runs backward: full recompute
  * rebuilds the whole layer, selective the scores; 0 without recompute. */
-int dc_act_recompute_working_bytes(const struct dc_config *cfg, uint64_t *out);
+int dc_act_recompute_working_bytes(const struct dc_config *cfg, int moe, uint64_t *out);
 
 /* First stage, per microbatch: the embedding output's dropout mask, sbh
  * (sbh/t with sequence parallelism). Korthikanti section 4.3. */
