@@ -49,13 +49,6 @@ double dc_coll_time_s(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes, const
 	return l->latency_s + (double)msg_bytes / l->bw_bytes_per_s;
 }
 
-uint64_t dc_tp_layer_bytes(uint64_t b, uint64_t s, uint64_t h, uint64_t t, uint64_t elem_bytes)
-{
-	/* Megatron-LM 2021 section 3: 2 AllReduces forward (attention, MLP
-	 * outputs) and 2 backward, each of b s h elements */
-	return 4 * dc_coll_bytes_sent(DC_COLL_ALL_REDUCE, t, b * s * h * elem_bytes);
-}
-
 /* Appends `count` calls of `kind` on M bytes to strategy `s`. */
 static void push(struct dc_ck *b, struct dc_comm_strategy *s, enum dc_coll_kind kind,
 		 const char *what, const char *phase, uint64_t count, uint64_t msg_bytes)

@@ -1207,6 +1207,11 @@ static void cross_check(struct loader *l)
 		}
 		m->head_dim = m->hidden_size / m->num_attention_heads;
 	}
+	if (m->position_embeddings > 0 && m->seq_length > m->position_embeddings)
+		errorf(l, find_key("model.seq_length"),
+		       "'model.seq_length': %llu tokens do not fit the learned position table of %llu positions (GPT-2's n_positions); use at most %llu",
+		       (unsigned long long)m->seq_length, (unsigned long long)m->position_embeddings,
+		       (unsigned long long)m->position_embeddings);
 	if (m->num_kv_heads > m->num_attention_heads || m->num_attention_heads % m->num_kv_heads != 0)
 		errorf(l, find_key("model.num_kv_heads"),
 		       "'model.num_kv_heads': must divide model.num_attention_heads (%llu), got %llu",

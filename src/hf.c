@@ -76,6 +76,15 @@ static const cJSON *get(struct hf *r, const char *key)
 	return found && !cJSON_IsNull(found) ? found : NULL;
 }
 
+/* Is `key` present with the value null? */
+static int is_null(struct hf *r, const char *key)
+{
+	for (const cJSON *c = r->root->child; c; c = c->next)
+		if (c->string && strcmp(c->string, key) == 0)
+			return cJSON_IsNull(c);
+	return 0;
+}
+
 /* An integer >= min, or `dflt` when absent. */
 static uint64_t get_uint(struct hf *r, const char *key, uint64_t min, uint64_t dflt)
 {
@@ -308,7 +317,12 @@ static void read_deepseek_v3(struct hf *r, struct dc_model *m)
 	shared = get_uint(r, "n_shared_experts", 0, 1);
 	read_top_k(r, m, 8);
 	m->dense_layers = get_uint(r, "first_k_dense_replace", 0, 3);
-	m->q_lora_rank = get_uint(r, "q_lora_rank", 0, 1536); /* null: no q compression */
+	/* an explicit null means no q compression (a plain q_proj), unlike
+	 * a missing key, which takes DeepseekV3Config's 1536 */
+	if (is_null(r, "q_lora_rank"))
+		m->q_lora_rank = 0;
+	else
+		m->q_lora_rank = get_uint(r, "q_lora_rank", 0, 1536);
 	m->kv_lora_rank = get_uint(r, "kv_lora_rank", 1, 512);
 	m->qk_rope_head_dim = get_uint(r, "qk_rope_head_dim", 1, 64);
 	m->qk_nope_head_dim = get_uint(r, "qk_nope_head_dim", 1, 128);

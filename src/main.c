@@ -85,8 +85,8 @@ static const char help_tail[] =
 	"  6  --check found fields that moved\n"
 	"\n"
 	"Units in configs are explicit and case-sensitive: \"80 GiB\", \"1.5 GB\",\n"
-	"\"50 GB/s\", \"400 Gb/s\", \"5 us\". Docs: README.md, docs/config.md,\n"
-	"docs/formulas.md.\n";
+	"\"50 GB/s\", \"400 Gb/s\", \"5 us\". Docs: README.md, docs/config.md (every key),\n"
+	"docs/formulas.md and docs/formulas-systems.md (every formula), docs/models.md.\n";
 
 struct options {
 	const char *config;

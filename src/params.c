@@ -136,11 +136,6 @@ uint64_t dc_params_moe_layers(const struct dc_model *m)
 	return m->num_layers - m->dense_layers;
 }
 
-int dc_params_layer_is_moe(const struct dc_model *m, uint64_t i)
-{
-	return m->num_experts && i >= m->dense_layers;
-}
-
 int dc_params_terms(const struct dc_model *m, struct dc_param_terms *t)
 {
 	struct dc_ck c = {0};

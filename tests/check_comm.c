@@ -169,9 +169,10 @@ START_TEST(test_tp_bytes_per_layer)
 	struct dc_config c;
 	struct dc_comm m;
 
-	ck_assert_uint_eq(dc_tp_layer_bytes(2, 1024, 2048, 4, 2), 50331648ull);
+	/* one call: 2 x 3/4 x 8,388,608 = 12,582,912 B; four per layer */
+	ck_assert_uint_eq(4 * dc_coll_bytes_sent(DC_COLL_ALL_REDUCE, 4, 8388608), 50331648ull);
 	/* t = 1: nothing */
-	ck_assert_uint_eq(dc_tp_layer_bytes(2, 1024, 2048, 1, 2), 0);
+	ck_assert_uint_eq(dc_coll_bytes_sent(DC_COLL_ALL_REDUCE, 1, 8388608), 0);
 
 	/* the same shape in a config: 4 layers, 3 microbatches, tp 4 x dp 2 */
 	zero_comm_config(&c, DC_SHARD_NONE);

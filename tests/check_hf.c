@@ -75,7 +75,7 @@ static void expect_hf_error(const char *json, enum dc_status st, const char *wan
 	struct dc_diag d;
 	char model[512], got[4096], expected[4096];
 	const char *path = temp_hf(json);
-	snprintf(model, sizeof(model), "\"hf_config\": \"%s\", \"seq_length\": 4096", path);
+	snprintf(model, sizeof(model), "\"hf_config\": \"%s\", \"seq_length\": 1024", path);
 	ck_assert_int_eq(load(model, NULL, &cfg, &d), -1);
 	ck_assert_int_eq(d.status, st);
 	joined(&d, got, sizeof(got));
@@ -91,7 +91,7 @@ static void expect_total(const char *json, const char *family, uint64_t total)
 	struct dc_diag d;
 	char model[512];
 	const char *path = temp_hf(json);
-	snprintf(model, sizeof(model), "\"hf_config\": \"%s\", \"seq_length\": 4096", path);
+	snprintf(model, sizeof(model), "\"hf_config\": \"%s\", \"seq_length\": 1024", path);
 	ck_assert_int_eq(load(model, NULL, &cfg, &d), 0);
 	ck_assert_str_eq(cfg.model.family, family);
 	ck_assert_str_eq(cfg.model.hf_config, path);
@@ -111,6 +111,28 @@ START_TEST(test_family_defaults)
 	/* keys distcalc does not read are ignored, whatever their type */
 	expect_total("{\"model_type\": \"llama\", \"rope_scaling\": {\"type\": \"yarn\"}, \"x\": [1, null]}",
 		     "llama", 6738415616ull);
+	/* DeepSeek-V3 with "q_lora_rank": null has no q compression (a plain
+	 * q_proj), unlike a missing key (1536). Per layer the plain q_proj is
+	 * 7168 x 128 x 192 = 176,160,768 against q_a 7168 x 1536 + its norm
+	 * 1536 + q_b 1536 x 24576 = 48,760,320: 127,400,448 more, x 61 layers =
+	 * 7,771,427,328 over the published 671,026,419,200 */
+	{
+		char json[8192];
+		FILE *f;
+		char path[512];
+		size_t n;
+		char *at;
+		snprintf(path, sizeof(path), "%s/configs/models/deepseek-v3.json", DC_SOURCE_DIR);
+		f = fopen(path, "rb");
+		ck_assert_ptr_nonnull(f);
+		n = fread(json, 1, sizeof(json) - 1, f);
+		fclose(f);
+		json[n] = '\0';
+		at = strstr(json, "\"q_lora_rank\": 1536");
+		ck_assert_ptr_nonnull(at);
+		memcpy(at, "\"q_lora_rank\": null", strlen("\"q_lora_rank\": null"));
+		expect_total(json, "deepseek_v3", 671026419200ull + 7771427328ull);
+	}
 }
 END_TEST
 
@@ -123,12 +145,12 @@ START_TEST(test_explicit_keys_override)
 	struct dc_diag d;
 	char model[512];
 	const char *path = temp_hf("{\"model_type\": \"llama\"}");
-	snprintf(model, sizeof(model), "\"hf_config\": \"%s\", \"seq_length\": 4096, \"num_layers\": 16", path);
+	snprintf(model, sizeof(model), "\"hf_config\": \"%s\", \"seq_length\": 1024, \"num_layers\": 16", path);
 	ck_assert_int_eq(load(model, NULL, &cfg, &d), 0);
 	ck_assert_uint_eq(cfg.model.params, 3500281856ull);
 	dc_diag_release(&d);
 	snprintf(model, sizeof(model),
-		 "\"hf_config\": \"%s\", \"seq_length\": 4096, \"num_layers\": 16, \"tie_word_embeddings\": true",
+		 "\"hf_config\": \"%s\", \"seq_length\": 1024, \"num_layers\": 16, \"tie_word_embeddings\": true",
 		 path);
 	ck_assert_int_eq(load(model, NULL, &cfg, &d), 0);
 	ck_assert_uint_eq(cfg.model.params, 3369209856ull);
@@ -146,11 +168,11 @@ START_TEST(test_model_option_replaces_shape)
 	struct dc_override ov[1] = {{"model.num_layers=6"}};
 	struct dc_load_opts o = {NULL, 0, DC_SOURCE_DIR "/configs/models/gpt2.json"};
 	ck_assert_int_eq(load("\"num_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32,"
-			      " \"vocab_size\": 32000, \"seq_length\": 2048, \"params\": 5",
+			      " \"vocab_size\": 32000, \"seq_length\": 1024, \"params\": 5",
 			      &o, &cfg, &d),
 			 0);
 	ck_assert_str_eq(cfg.model.family, "gpt2");
-	ck_assert_uint_eq(cfg.model.seq_length, 2048);
+	ck_assert_uint_eq(cfg.model.seq_length, 1024);
 	ck_assert(!cfg.model.params_explicit);
 	ck_assert_uint_eq(cfg.model.params, 124439808ull);
 	dc_diag_release(&d);
@@ -158,7 +180,7 @@ START_TEST(test_model_option_replaces_shape)
 	o.overrides = ov;
 	o.noverrides = 1;
 	ck_assert_int_eq(load("\"num_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32,"
-			      " \"vocab_size\": 32000, \"seq_length\": 2048",
+			      " \"vocab_size\": 32000, \"seq_length\": 1024",
 			      &o, &cfg, &d),
 			 0);
 	ck_assert_uint_eq(cfg.model.params, 81912576ull);

@@ -38,7 +38,7 @@ static void load_model(const char *model, const char *parallel, struct dc_config
 	struct dc_diag d;
 	int rc;
 	snprintf(text, sizeof(text),
-		 "{\"model\": {\"hf_config\": \"%s/configs/models/%s.json\", \"seq_length\": 4096},\n"
+		 "{\"model\": {\"hf_config\": \"%s/configs/models/%s.json\", \"seq_length\": 1024},\n"
 		 " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\",\n"
 		 "   \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"}},\n"
 		 " \"parallel\": {%s}}",

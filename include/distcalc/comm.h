@@ -82,10 +82,6 @@ uint64_t dc_coll_bytes_sent(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes)
  * send alpha + M/B; 0 when p = 1. */
 double dc_coll_time_s(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes, const struct dc_link *l);
 
-/* Megatron-LM 2021 section 3: TP elements per layer per microbatch per
- * rank, 8 b s h (t - 1) / t, as the bytes of 4 AllReduces of b s h
- * elements at `elem_bytes`. */
-uint64_t dc_tp_layer_bytes(uint64_t b, uint64_t s, uint64_t h, uint64_t t, uint64_t elem_bytes);
 
 /* Fills *c for the config. Returns 0, or -1 with a DC_ERR_CONFIG error
  * naming the keys in `diag` (prefixed by `name`) on overflow. */

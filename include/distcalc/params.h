@@ -58,8 +58,6 @@ int dc_params_shared_experts(const struct dc_model *m, struct dc_param_part *out
 
 /* Layers with routed experts: L - dense_layers when num_experts > 0, else 0. */
 uint64_t dc_params_moe_layers(const struct dc_model *m);
-/* Is layer `i` (0-based) a MoE layer? */
-int dc_params_layer_is_moe(const struct dc_model *m, uint64_t i);
 
 /* Every term of the shape; terms->total is what dc_model_param_count gives. */
 int dc_params_terms(const struct dc_model *m, struct dc_param_terms *terms);
