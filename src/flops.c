@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "distcalc/params.h"
+#include "distcalc/util.h"
 
 /* Attention core forward FLOPs of one layer for one token: QK^T is
  * 2 s a d_qk, the weighted sum of values 2 s a d_v. */
@@ -22,6 +23,8 @@ int dc_flops_compute(const struct dc_config *cfg, struct dc_flops *f)
 	const struct dc_model *m = &cfg->model;
 	const struct dc_parallel *p = &cfg->parallel;
 	struct dc_param_terms t;
+	struct dc_ck c = {0};
+	uint64_t head_params, layer_params;
 	double head, layers_mm, core, per_layer_mm, per_layer_core, stage_layers;
 	double model_stage, hw_stage, model_last, hw_last, tokens_per_replica;
 
@@ -29,22 +32,28 @@ int dc_flops_compute(const struct dc_config *cfg, struct dc_flops *f)
 	if (m->params_explicit) {
 		/* no shape breakdown: every counted parameter multiplies */
 		memset(&t, 0, sizeof(t));
-		head = 0;
-		layers_mm = (double)(m->params_active ? m->params_active : m->params);
+		head_params = 0;
+		layer_params = m->params_active ? m->params_active : m->params;
 	} else {
 		if (dc_params_terms(m, &t) != 0)
 			return -1;
 		/* a tied head still multiplies by the embedding matrix */
-		head = (double)(t.lm_head ? t.lm_head : t.embedding);
-		layers_mm = (double)t.attention + (double)t.mlp + (double)t.experts_active +
-			    (double)t.shared_experts + (double)t.router;
+		head_params = t.lm_head ? t.lm_head : t.embedding;
+		layer_params = dc_ck_add(&c, dc_ck_add(&c, t.attention, t.mlp),
+					 dc_ck_add(&c, dc_ck_add(&c, t.experts_active, t.shared_experts), t.router));
 	}
+	f->layer_matmul_params = layer_params;
+	f->matmul_params = dc_ck_add(&c, layer_params, head_params);
+	f->tokens_per_step = dc_ck_mul(&c, dc_ck_mul(&c, cfg->training.micro_batch_size, cfg->training.grad_accum_steps),
+				       dc_ck_mul(&c, p->dp, m->seq_length));
+	if (c.overflow)
+		return -1;
+	head = (double)head_params;
+	layers_mm = (double)layer_params;
 	core = attention_core_fwd(m) * (double)m->num_layers;
-	f->layer_matmul_params = layers_mm;
-	f->matmul_params = layers_mm + head;
 	f->attention_core_fwd_per_token = core;
 	/* Korthikanti Eq. 7: 3 x (2 N + core) = 6 N + 12 L s a d */
-	f->model_per_token = 6.0 * f->matmul_params + 3.0 * core;
+	f->model_per_token = 6.0 * (double)f->matmul_params + 3.0 * core;
 	switch (cfg->training.recompute) {
 	case DC_RECOMPUTE_NONE:
 		f->recompute_per_token = 0;
@@ -59,14 +68,12 @@ int dc_flops_compute(const struct dc_config *cfg, struct dc_flops *f)
 		break;
 	}
 	f->hardware_per_token = f->model_per_token + f->recompute_per_token;
-	f->tokens_per_step = (double)cfg->training.micro_batch_size * (double)cfg->training.grad_accum_steps *
-			     (double)p->dp * (double)m->seq_length;
-	f->model_per_step = f->model_per_token * f->tokens_per_step;
-	f->hardware_per_step = f->hardware_per_token * f->tokens_per_step;
+	f->model_per_step = f->model_per_token * (double)f->tokens_per_step;
+	f->hardware_per_step = f->hardware_per_token * (double)f->tokens_per_step;
 
 	/* per rank: a stage's layers are an equal share; the last stage also
 	 * runs the head; tp splits both evenly */
-	tokens_per_replica = f->tokens_per_step / (double)p->dp;
+	tokens_per_replica = (double)f->tokens_per_step / (double)p->dp;
 	per_layer_mm = layers_mm / (double)m->num_layers;
 	per_layer_core = core / (double)m->num_layers;
 	stage_layers = (double)(m->num_layers / p->pp);

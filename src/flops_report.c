@@ -17,8 +17,8 @@ static int flops_run(const struct dc_config *cfg, const struct dc_run_info *info
 	dc_rn_str(s, "model", "model",
 		  "model FLOPs 6N + 12 L s (a d) per token (Korthikanti et al. 2022 Eq. 7); hardware FLOPs add recomputation");
 	dc_rn_str(s, "recompute", "recompute", dc_recompute_name(cfg->training.recompute));
-	dc_rn_f64(s, "matmul_params", "parameters that multiply per token N", DC_U_COUNT, f.matmul_params);
-	dc_rn_f64(s, "tokens_per_step", "tokens per step", DC_U_COUNT, f.tokens_per_step);
+	dc_rn_u64(s, "matmul_params", "parameters that multiply per token N", DC_U_COUNT, f.matmul_params);
+	dc_rn_u64(s, "tokens_per_step", "tokens per step", DC_U_COUNT, f.tokens_per_step);
 	dc_rn_f64(s, "model_flops_per_token", "model FLOPs per token", DC_U_FLOPS, f.model_per_token);
 	dc_rn_f64(s, "hardware_flops_per_token", "hardware FLOPs per token", DC_U_FLOPS, f.hardware_per_token);
 	dc_rn_f64(s, "model_flops_per_step", "model FLOPs per step", DC_U_FLOPS, f.model_per_step);

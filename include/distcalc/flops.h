@@ -19,13 +19,13 @@
 #include "distcalc/config.h"
 
 struct dc_flops {
-	double matmul_params;           /* N: parameters that multiply, per token (active) */
-	double layer_matmul_params;     /* of which in transformer layers */
+	uint64_t matmul_params;         /* N: parameters that multiply, per token (active) */
+	uint64_t layer_matmul_params;   /* of which in transformer layers */
 	double attention_core_fwd_per_token; /* 4 s a d summed over layers (MLA: 2sa(d_qk + d_v)) */
 	double model_per_token;         /* 6 N + 3 x attention core */
 	double recompute_per_token;     /* forward FLOPs run again */
 	double hardware_per_token;      /* model + recompute */
-	double tokens_per_step;
+	uint64_t tokens_per_step;
 	double model_per_step;
 	double hardware_per_step;
 	/* one rank of the most loaded pipeline stage: its tp share of its
