@@ -388,8 +388,11 @@ static const struct family *find_family(struct hf *r)
 	if (arch && cJSON_IsArray(arch))
 		first = cJSON_GetArrayItem(arch, 0);
 	if (!first || !cJSON_IsString(first)) {
-		hf_error(r, "'model_type': missing, and no 'architectures' entry names the model; supported: %s",
-			 dc_hf_supported());
+		if (get(r, "cluster") && get(r, "model"))
+			hf_error(r, "'model_type': missing: this looks like a distcalc config, not a Hugging Face config.json; pass it with --config");
+		else
+			hf_error(r, "'model_type': missing, and no 'architectures' entry names the model; supported: %s",
+				 dc_hf_supported());
 		return NULL;
 	}
 	for (size_t i = 0; i < NFAMILIES; i++)

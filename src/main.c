@@ -176,6 +176,8 @@ static int matches(const char *arg, const char *lng, const char *shrt)
 }
 
 /* Returns -1 to go on, or an exit code. */
+static int unknown_option(const char *arg);
+
 static int parse_args(int argc, char **argv, struct options *o)
 {
 	int err = 0;
@@ -256,7 +258,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return err;
 			o->sets[o->nsets++].text = v;
 		} else if (a[0] == '-') {
-			return usage_error("unknown option '%s'", a);
+			return unknown_option(a);
 		} else {
 			return usage_error("unexpected argument '%s'", a);
 		}
@@ -268,6 +270,49 @@ static int parse_args(int argc, char **argv, struct options *o)
 	if (!o->rtol_set)
 		o->rtol = DC_CHECK_DEFAULT_RTOL;
 	return -1;
+}
+
+/* Edit distance between the first n bytes of a and b (short strings). */
+static size_t option_distance(const char *a, size_t n, const char *b)
+{
+	size_t lb = strlen(b), row[32];
+	if (n >= 31 || lb >= 31)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= n; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* "unknown option" with the closest long option, when one is near. */
+static int unknown_option(const char *arg)
+{
+	static const char *const longs[] = {"--config", "--model",  "--experiment", "--seed", "--format",
+					    "--output", "--set",    "--all",        "--check", "--rtol",
+					    "--help",   "--version"};
+	size_t best = 99, bi = 0, n = strcspn(arg, "=");
+	for (size_t i = 0; i < sizeof(longs) / sizeof(longs[0]); i++) {
+		size_t d = option_distance(arg, n, longs[i]);
+		if (d < best) {
+			best = d;
+			bi = i;
+		}
+	}
+	if (best <= 2)
+		return usage_error("unknown option '%s'; did you mean '%s'?", arg, longs[bi]);
+	return usage_error("unknown option '%s'", arg);
 }
 
 static int exit_for(enum dc_status s)
