@@ -239,6 +239,10 @@ int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *
 				push(&b, s, DC_COLL_REDUCE_SCATTER, "layer output (g-bar)", "forward", per_mb, act);
 				push(&b, s, DC_COLL_ALL_GATHER, "output grad (g-bar)", "backward", per_mb, act);
 				push(&b, s, DC_COLL_REDUCE_SCATTER, "input grad (g)", "backward", per_mb, act);
+				/* the gathered input is not kept (activations hold s/t):
+				 * Megatron gathers it again for the weight gradients */
+				push(&b, s, DC_COLL_ALL_GATHER, "input re-gathered for weight grads", "backward", per_mb,
+				     act);
 				if (refwd) {
 					push(&b, s, DC_COLL_ALL_GATHER, "sequence shards, recomputed", "backward",
 					     per_mb, act);

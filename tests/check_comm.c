@@ -273,9 +273,12 @@ START_TEST(test_tp_sequence_parallel_and_recompute)
 	/* Korthikanti 4.2.2: with SP each AllReduce becomes an AllGather and a
 	 * ReduceScatter: 2 AG + 2 RS per layer per microbatch each way, 24 calls
 	 * of each kind, each sending 3/4 x 8,388,608 = 6,291,456 B:
-	 * 4 x 24 x 6,291,456 = 603,979,776 B, the same bytes as the AllReduces.
-	 * Full recompute repeats the forward's collectives in backward: half
-	 * as much again, 905,969,664 B (with or without SP). */
+	 * 4 x 24 x 6,291,456 = 603,979,776 B, the same bytes as the AllReduces;
+	 * Megatron gathers each layer input once more in backward for the
+	 * weight gradients (it keeps only the s/t shard): + 24 x 6,291,456 =
+	 * 754,974,720 B. Full recompute repeats the forward's collectives in
+	 * backward: + 301,989,888 B with SP (1,056,964,608), half as much
+	 * again without (905,969,664). */
 	struct dc_config c;
 	struct dc_comm m;
 	const struct dc_comm_strategy *s;
@@ -284,14 +287,14 @@ START_TEST(test_tp_sequence_parallel_and_recompute)
 	c.parallel.sequence_parallel = 1;
 	m = compute(&c);
 	s = &m.s[DC_STRAT_TP];
-	ck_assert_uint_eq(s->bytes_per_rank, 603979776ull);
-	ck_assert_uint_eq(s->ncoll, 4);
+	ck_assert_uint_eq(s->bytes_per_rank, 754974720ull);
+	ck_assert_uint_eq(s->ncoll, 5);
 	ck_assert_int_eq(s->coll[0].kind, DC_COLL_ALL_GATHER);
 	ck_assert_int_eq(s->coll[1].kind, DC_COLL_REDUCE_SCATTER);
 	ck_assert_uint_eq(s->coll[0].count, 24);
 	c.training.recompute = DC_RECOMPUTE_FULL;
 	m = compute(&c);
-	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 905969664ull);
+	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 1056964608ull);
 	c.parallel.sequence_parallel = 0;
 	m = compute(&c);
 	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 905969664ull);

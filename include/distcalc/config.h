@@ -6,7 +6,13 @@
  * leaves config.c.
  *
  * Units: byte counts are uint64_t bytes, bandwidths double bytes/s, times
- * double seconds. Every key, unit and default is documented in
+ * double seconds.
+ *
+ * Every estimator takes a config that came from this loader and relies on
+ * what it guarantees: counts and degrees are at least 1, dp x tp x pp is
+ * the world size, tp divides the heads, pp (x virtual_pipeline) divides the
+ * layers, ep divides dp, byte products fit in 2^53. A hand-built config
+ * must keep those promises. Every key, unit and default is documented in
  * docs/config.md.
  */
 #ifndef DISTCALC_CONFIG_H
