@@ -203,7 +203,8 @@ fail:
 
 void dc_buf_add(struct dc_buf *b, const char *s, size_t n)
 {
-	if (grow(b, n) != 0)
+	/* the common case needs no growth: skip grow()'s checks */
+	if (!(b->len + n < b->alloc && !b->failed) && grow(b, n) != 0)
 		return;
 	memcpy(b->data + b->len, s, n);
 	b->len += n;
@@ -217,6 +218,11 @@ void dc_buf_puts(struct dc_buf *b, const char *s)
 
 void dc_buf_putc(struct dc_buf *b, char c)
 {
+	if (b->len + 1 < b->alloc && !b->failed) {
+		b->data[b->len++] = c;
+		b->data[b->len] = '\0';
+		return;
+	}
 	dc_buf_add(b, &c, 1);
 }
 
@@ -233,7 +239,22 @@ void dc_buf_printf(struct dc_buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
+	size_t room;
 
+	if (b->failed)
+		return;
+	/* usually the text fits what is left: format once */
+	room = b->alloc > b->len ? b->alloc - b->len : 0;
+	if (room > 0) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->data + b->len, room, fmt, ap);
+		va_end(ap);
+		if (n >= 0 && (size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		b->data[b->len] = '\0'; /* drop the partial text */
+	}
 	va_start(ap, fmt);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);

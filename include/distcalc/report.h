@@ -47,7 +47,9 @@ struct dc_report;
 struct dc_rnode;
 
 /* Fills `row` (an empty object, or an empty array for dc_rn_list_gen) with
- * row `index` of a generated array. */
+ * row `index` of a generated array. Keys and labels of what it adds are
+ * borrowed, not copied: they must outlive the report (string literals);
+ * string values are copied. */
 typedef void (*dc_row_fn)(const void *ctx, uint64_t index, struct dc_rnode *row);
 
 struct dc_report *dc_report_new(void);
