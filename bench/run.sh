@@ -10,3 +10,6 @@ echo "== whole process"
 "$build/bench_process" "$build/distcalc" 20 --config configs/systems.json --seed 7 --format json
 "$build/bench_process" "$build/distcalc" 10 --config configs/systems.json \
   --set cluster.num_nodes=1024 --set parallel.dp=1024 --format json
+echo "== streaming every ring event (512 ranks: 523,264 events, ~81 MB of JSON)"
+"$build/bench_process" "$build/distcalc" 3 --experiment ring --set cluster.num_nodes=128 \
+  --set parallel.dp=128 --all --format json
