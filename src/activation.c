@@ -50,44 +50,45 @@ int dc_act_layer_parts(const struct dc_config *cfg, int moe, struct dc_act_layer
 	return c.overflow ? -1 : 0;
 }
 
-int dc_act_layer_bytes(const struct dc_config *cfg, int moe, uint64_t *out)
+/* What one layer keeps for backward, and what recomputation rebuilds of it
+ * while its backward runs (Korthikanti Table 2): none keeps everything;
+ * selective keeps all but the scores and rebuilds them; full keeps the
+ * input and rebuilds the whole layer. */
+static int kept_and_rebuilt(const struct dc_config *cfg, int moe, uint64_t *kept, uint64_t *rebuilt)
 {
 	struct dc_act_layer p;
 	struct dc_ck c = {0};
+	uint64_t all;
 	if (dc_act_layer_parts(cfg, moe, &p) != 0)
 		return -1;
+	all = dc_ck_add(&c, dc_ck_add(&c, p.replicated_bytes, p.linear_bytes), p.scores_bytes);
 	switch (cfg->training.recompute) {
 	case DC_RECOMPUTE_NONE:
-		*out = dc_ck_add(&c, dc_ck_add(&c, p.replicated_bytes, p.linear_bytes), p.scores_bytes);
+		*kept = all;
+		*rebuilt = 0;
 		break;
 	case DC_RECOMPUTE_SELECTIVE:
-		*out = dc_ck_add(&c, p.replicated_bytes, p.linear_bytes);
+		*kept = dc_ck_add(&c, p.replicated_bytes, p.linear_bytes);
+		*rebuilt = p.scores_bytes;
 		break;
 	case DC_RECOMPUTE_FULL:
-		*out = p.input_bytes;
+		*kept = p.input_bytes;
+		*rebuilt = all;
 		break;
 	}
 	return c.overflow ? -1 : 0;
 }
 
+int dc_act_layer_bytes(const struct dc_config *cfg, int moe, uint64_t *out)
+{
+	uint64_t rebuilt;
+	return kept_and_rebuilt(cfg, moe, out, &rebuilt);
+}
+
 int dc_act_recompute_working_bytes(const struct dc_config *cfg, int moe, uint64_t *out)
 {
-	struct dc_act_layer p;
-	struct dc_ck c = {0};
-	if (dc_act_layer_parts(cfg, moe, &p) != 0)
-		return -1;
-	switch (cfg->training.recompute) {
-	case DC_RECOMPUTE_NONE:
-		*out = 0;
-		break;
-	case DC_RECOMPUTE_SELECTIVE:
-		*out = p.scores_bytes;
-		break;
-	case DC_RECOMPUTE_FULL:
-		*out = dc_ck_add(&c, dc_ck_add(&c, p.replicated_bytes, p.linear_bytes), p.scores_bytes);
-		break;
-	}
-	return c.overflow ? -1 : 0;
+	uint64_t kept;
+	return kept_and_rebuilt(cfg, moe, &kept, out);
 }
 
 int dc_act_embedding_bytes(const struct dc_config *cfg, uint64_t *out)
