@@ -121,6 +121,32 @@ static void list_groups(struct dc_rnode *parent, struct axis_groups *ag)
 	dc_rn_list_gen(parent, key, title, dc_topology_group_count(ag->t, ag->axis), group_list_row, ag);
 }
 
+/* groups.ep and groups.edp: Megatron-Core splits each DP group into
+ * expert-parallel groups of ep consecutive members (the experts are spread
+ * over them) and expert-data-parallel groups of every ep-th member (the
+ * replicas of one expert shard). */
+struct expert_groups {
+	const struct dc_topology *t;
+	uint64_t ep;
+	int data; /* 0: ep groups, 1: edp groups */
+};
+
+static void expert_group_row(const void *ctx, uint64_t index, struct dc_rnode *row)
+{
+	const struct expert_groups *eg = ctx;
+	uint64_t dp = eg->t->degree[DC_AXIS_DP], chunks = dp / eg->ep;
+	uint64_t per_dp = eg->data ? eg->ep : chunks;
+	struct dc_group g;
+
+	dc_topology_group(eg->t, DC_AXIS_DP, index / per_dp, &g);
+	if (!eg->data) /* chunk c: members c·ep .. c·ep + ep - 1 */
+		for (uint64_t k = 0; k < eg->ep; k++)
+			dc_rn_u64(row, NULL, NULL, DC_U_COUNT, dc_group_rank(&g, index % per_dp * eg->ep + k));
+	else /* offset j: members j, j + ep, j + 2ep, ... */
+		for (uint64_t k = 0; k < chunks; k++)
+			dc_rn_u64(row, NULL, NULL, DC_U_COUNT, dc_group_rank(&g, index % per_dp + k * eg->ep));
+}
+
 static int topology_run(const struct dc_config *cfg, const struct dc_run_info *info,
 			struct dc_report *report, struct dc_diag *diag)
 {
@@ -156,6 +182,20 @@ static int topology_run(const struct dc_config *cfg, const struct dc_run_info *i
 		ag[i].axis = listed_axes[i];
 		list_groups(g, &ag[i]);
 		ngroups += dc_topology_group_count(t, listed_axes[i]);
+	}
+	if (cfg->parallel.ep > 1) {
+		struct expert_groups *eg = dc_report_keep(report, sizeof(*eg) * 2);
+		uint64_t dp_groups = dc_topology_group_count(t, DC_AXIS_DP);
+		if (!eg)
+			return 0;
+		eg[0].t = eg[1].t = t;
+		eg[0].ep = eg[1].ep = cfg->parallel.ep;
+		eg[0].data = 0;
+		eg[1].data = 1;
+		dc_rn_list_gen(g, "ep", "ep groups (experts spread over)",
+			       dp_groups * (t->degree[DC_AXIS_DP] / cfg->parallel.ep), expert_group_row, &eg[0]);
+		dc_rn_list_gen(g, "edp", "expert data-parallel groups (replicas of an expert shard)",
+			       dp_groups * cfg->parallel.ep, expert_group_row, &eg[1]);
 	}
 	dc_rn_array_gen(g, "axes", "Per axis", "axes", NLISTED, axis_row, t);
 	dc_rn_array_gen(g, "list", "Every group and the link its ring crosses", "groups", ngroups,

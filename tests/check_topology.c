@@ -6,10 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "distcalc/batch.h"
 #include "distcalc/config.h"
 #include "distcalc/diag.h"
 #include "distcalc/experiment.h"
+#include "distcalc/report.h"
 #include "distcalc/topology.h"
 
 /* The course topology: 2 nodes x 4 GPUs, TP = 4, DP = 2, PP = 1, with the
@@ -254,6 +257,58 @@ START_TEST(test_global_batch)
 }
 END_TEST
 
+/* The rank list of group `i` in groups.<key> of a rendered report. */
+static void group_text(const cJSON *groups, const char *key, int i, char *out, size_t len)
+{
+	const cJSON *g = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(groups, key), i);
+	char *t = g ? cJSON_PrintUnformatted(g) : NULL;
+	snprintf(out, len, "%s", t ? t : "(none)");
+	cJSON_free(t);
+}
+
+START_TEST(test_expert_groups)
+{
+	/* Mixtral layout of configs/mixtral-8x7b-ep.json at 8 nodes: tp 2,
+	 * pp 4, dp 8, ep 4. DP group 0 holds the tp-0, pp-0 ranks 0, 2, ...,
+	 * 14 (stride tp = 2). Megatron-Core spreads the experts over ep = 4
+	 * consecutive members: [0,2,4,6] and [8,10,12,14]; each expert shard is
+	 * replicated over every 4th member: [0,8], [2,10], [4,12], [6,14]. */
+	struct dc_config c;
+	struct dc_diag d;
+	struct dc_report *r;
+	struct dc_buf out;
+	struct dc_render_opts ro = {0};
+	struct dc_run_info info = {"systems", "t.json", 7};
+	const struct dc_override sets[] = {{"cluster.num_nodes=8"}, {"parallel.dp=8"}};
+	char path[512], text[128];
+	cJSON *root, *groups;
+
+	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, sets, 2, &c, &d), 0);
+	r = dc_experiment_run(dc_experiment_find("systems"), &c, &info, &d);
+	ck_assert_ptr_nonnull(r);
+	dc_buf_init(&out);
+	ck_assert_int_eq(dc_report_render_json(r, &ro, &out), 0);
+	root = cJSON_Parse(out.data);
+	groups = cJSON_GetObjectItemCaseSensitive(root, "groups");
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(groups, "ep")), 16);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(groups, "edp")), 32);
+	group_text(groups, "ep", 0, text, sizeof(text));
+	ck_assert_str_eq(text, "[0,2,4,6]");
+	group_text(groups, "ep", 1, text, sizeof(text));
+	ck_assert_str_eq(text, "[8,10,12,14]");
+	group_text(groups, "edp", 0, text, sizeof(text));
+	ck_assert_str_eq(text, "[0,8]");
+	group_text(groups, "edp", 3, text, sizeof(text));
+	ck_assert_str_eq(text, "[6,14]");
+	cJSON_Delete(root);
+	dc_buf_release(&out);
+	dc_report_free(r);
+	dc_diag_release(&d);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("topology");
@@ -269,6 +324,7 @@ int main(void)
 	tcase_add_test(tc, test_large_world_is_cheap);
 	tcase_add_test(tc, test_group_text);
 	tcase_add_test(tc, test_global_batch);
+	tcase_add_test(tc, test_expert_groups);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
