@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "distcalc/memory.h"
 #include "distcalc/params.h"
 #include "distcalc/util.h"
 
@@ -18,6 +19,25 @@ static double attention_core_fwd(const struct dc_model *m)
 	return 2.0 * (double)m->seq_length * (double)m->num_attention_heads * (d_qk + d_v);
 }
 
+/* Parameters one token multiplies in a dense layer and in a MoE layer
+ * (attention, then the dense MLP, or the k routed experts, the shared
+ * experts and the router). -1 without a shape (model.params) or on
+ * overflow. */
+static int layer_mm_params(const struct dc_model *m, double *dense, double *moe)
+{
+	struct dc_param_part attn, mlp, expert, router, shared;
+	if (m->params_explicit || dc_params_attention(m, &attn) != 0 ||
+	    dc_params_mlp(m, m->ffn_hidden_size, &mlp) != 0 ||
+	    dc_params_mlp(m, m->moe_ffn_hidden_size, &expert) != 0 || dc_params_router(m, &router) != 0 ||
+	    dc_params_shared_experts(m, &shared) != 0)
+		return -1;
+	*dense = (double)attn.split + (double)attn.replicated + (double)mlp.split + (double)mlp.replicated;
+	*moe = (double)attn.split + (double)attn.replicated +
+	       (double)m->experts_per_token * ((double)expert.split + (double)expert.replicated) +
+	       (double)shared.split + (double)shared.replicated + (double)router.split + (double)router.replicated;
+	return 0;
+}
+
 int dc_flops_compute(const struct dc_config *cfg, struct dc_flops *f)
 {
 	const struct dc_model *m = &cfg->model;
@@ -25,8 +45,7 @@ int dc_flops_compute(const struct dc_config *cfg, struct dc_flops *f)
 	struct dc_param_terms t;
 	struct dc_ck c = {0};
 	uint64_t head_params, layer_params;
-	double head, layers_mm, core, per_layer_mm, per_layer_core, stage_layers;
-	double model_stage, hw_stage, model_last, hw_last, tokens_per_replica;
+	double head, layers_mm, core, per_layer_core, tokens_per_replica;
 
 	memset(f, 0, sizeof(*f));
 	if (m->params_explicit) {
@@ -71,22 +90,45 @@ int dc_flops_compute(const struct dc_config *cfg, struct dc_flops *f)
 	f->model_per_step = f->model_per_token * (double)f->tokens_per_step;
 	f->hardware_per_step = f->hardware_per_token * (double)f->tokens_per_step;
 
-	/* per rank: a stage's layers are an equal share; the last stage also
-	 * runs the head; tp splits both evenly */
+	/* per rank: the stage's layers (dense and MoE ones counted apart) and,
+	 * on the last stage, the head, for this replica's tokens, split over
+	 * tp; the busiest stage sets the figure */
 	tokens_per_replica = (double)f->tokens_per_step / (double)p->dp;
-	per_layer_mm = layers_mm / (double)m->num_layers;
 	per_layer_core = core / (double)m->num_layers;
-	stage_layers = (double)(m->num_layers / p->pp);
-	model_stage = stage_layers * (6.0 * per_layer_mm + 3.0 * per_layer_core);
-	hw_stage = model_stage + stage_layers * (cfg->training.recompute == DC_RECOMPUTE_FULL
-							 ? 2.0 * per_layer_mm + per_layer_core
-						 : cfg->training.recompute == DC_RECOMPUTE_SELECTIVE
-							 ? per_layer_core
-							 : 0.0);
-	model_last = model_stage + 6.0 * head;
-	hw_last = hw_stage + 6.0 * head;
-	f->busiest_stage = p->pp - 1;
-	f->model_per_rank = model_last * tokens_per_replica / (double)p->tp;
-	f->hardware_per_rank = hw_last * tokens_per_replica / (double)p->tp;
+	{
+		double dense_mm, moe_mm;
+		if (layer_mm_params(m, &dense_mm, &moe_mm) != 0) {
+			/* no shape (model.params): every layer is the average */
+			dense_mm = moe_mm = layers_mm / (double)m->num_layers;
+		}
+		f->model_per_rank = -1;
+		for (uint64_t st = 0; st < p->pp; st++) {
+			struct dc_stage_params sp;
+			double dense_n, moe_n, model_stage, hw_stage;
+			if (dc_stage_params_compute(cfg, st, &sp) != 0)
+				return -1;
+			dense_n = (double)(sp.layers - sp.moe_layers);
+			moe_n = (double)sp.moe_layers;
+			model_stage = dense_n * (6.0 * dense_mm + 3.0 * per_layer_core) +
+				      moe_n * (6.0 * moe_mm + 3.0 * per_layer_core);
+			hw_stage = model_stage;
+			if (cfg->training.recompute == DC_RECOMPUTE_FULL)
+				hw_stage += dense_n * (2.0 * dense_mm + per_layer_core) +
+					    moe_n * (2.0 * moe_mm + per_layer_core);
+			else if (cfg->training.recompute == DC_RECOMPUTE_SELECTIVE)
+				hw_stage += (dense_n + moe_n) * per_layer_core;
+			if (st == p->pp - 1) {
+				model_stage += 6.0 * head;
+				hw_stage += 6.0 * head;
+			}
+			model_stage *= tokens_per_replica / (double)p->tp;
+			hw_stage *= tokens_per_replica / (double)p->tp;
+			if (model_stage > f->model_per_rank) {
+				f->model_per_rank = model_stage;
+				f->hardware_per_rank = hw_stage;
+				f->busiest_stage = st;
+			}
+		}
+	}
 	return 0;
 }

@@ -23,7 +23,7 @@ static int flops_run(const struct dc_config *cfg, const struct dc_run_info *info
 	dc_rn_f64(s, "hardware_flops_per_token", "hardware FLOPs per token", DC_U_FLOPS, f.hardware_per_token);
 	dc_rn_f64(s, "model_flops_per_step", "model FLOPs per step", DC_U_FLOPS, f.model_per_step);
 	dc_rn_f64(s, "hardware_flops_per_step", "hardware FLOPs per step", DC_U_FLOPS, f.hardware_per_step);
-	dc_rn_u64(s, "busiest_stage", "busiest pipeline stage (runs the head)", DC_U_COUNT, f.busiest_stage);
+	dc_rn_u64(s, "busiest_stage", "busiest pipeline stage", DC_U_COUNT, f.busiest_stage);
 	dc_rn_f64(s, "model_flops_per_rank_per_step", "model FLOPs per rank per step", DC_U_FLOPS,
 		  f.model_per_rank);
 	dc_rn_f64(s, "hardware_flops_per_rank_per_step", "hardware FLOPs per rank per step", DC_U_FLOPS,

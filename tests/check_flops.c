@@ -123,6 +123,39 @@ START_TEST(test_per_rank_pipeline)
 }
 END_TEST
 
+START_TEST(test_per_rank_dense_and_moe_layers)
+{
+	/* DeepSeek-V3 (configs/models/deepseek-v3.json) on tp 8 x pp 61: one
+	 * layer per stage, the first three dense, the rest MoE; s 4096, one
+	 * microbatch. Parameters one token multiplies, by hand from the HF
+	 * modules: MLA attention q_a 7168 x 1536 + its norm 1536 + q_b 1536 x
+	 * (128 x 192) + kv_a 7168 x 576 + its norm 512 + kv_b 512 x (128 x 256)
+	 * + o 16384 x 7168 = 187,107,328; a dense layer adds 3 x 7168 x 18432 =
+	 * 396,361,728 (583,469,056); a MoE layer 8 routed and 1 shared expert of
+	 * 3 x 7168 x 2048 and the router 256 x 7168 + 256 (585,304,320).
+	 * Attention core 2 s a (192 + 128) = 335,544,320 per layer forward.
+	 * The last stage: 6 x 585,304,320 + 3 x 335,544,320 + head 6 x 129280 x
+	 * 7168 = 10,078,533,120 FLOPs per token, x 4096 tokens / tp 8 =
+	 * 5,160,208,957,440; the first (dense) stage has only 4,507,447,296 per
+	 * token. Averaging the layers would be off by about 5e-5. */
+	const char *json =
+		"{\"model\": {\"hf_config\": \"" DC_SOURCE_DIR "/configs/models/deepseek-v3.json\", \"seq_length\": 4096},"
+		" \"cluster\": {\"num_nodes\": 61, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+		" \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+		" \"parallel\": {\"tp\": 8, \"pp\": 61, \"dp\": 1}}";
+	struct dc_config c;
+	struct dc_flops f;
+	struct dc_diag d;
+	dc_diag_init(&d);
+	if (dc_config_load_buffer(json, strlen(json), "ds.json", NULL, 0, &c, &d) != 0)
+		ck_abort_msg("config rejected: %s", d.count ? d.entries[0].text : "?");
+	dc_diag_release(&d);
+	ck_assert_int_eq(dc_flops_compute(&c, &f), 0);
+	ck_assert_uint_eq(f.busiest_stage, 60);
+	ck_assert_double_eq(f.model_per_rank, 5160208957440.0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("flops");
@@ -135,6 +168,7 @@ int main(void)
 	tcase_add_test(tc, test_selective_overhead);
 	tcase_add_test(tc, test_llama2_7b_default);
 	tcase_add_test(tc, test_per_rank_pipeline);
+	tcase_add_test(tc, test_per_rank_dense_and_moe_layers);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -28,8 +28,9 @@ struct dc_flops {
 	uint64_t tokens_per_step;
 	double model_per_step;
 	double hardware_per_step;
-	/* one rank of the most loaded pipeline stage: its tp share of its
-	 * layers (and the head on the last stage) for its dp replica's tokens */
+	/* one rank of the busiest pipeline stage: its tp share of its layers
+	 * (dense and MoE layers counted apart) and, on the last stage, the
+	 * head, for its dp replica's tokens */
 	uint64_t busiest_stage;
 	double model_per_rank;
 	double hardware_per_rank;
