@@ -136,3 +136,22 @@ int dc_act_layer_microbatches(const struct dc_config *cfg, uint64_t stage, uint6
 	}
 	return c.overflow ? -1 : 0;
 }
+
+uint64_t dc_act_first_stage_microbatches(const struct dc_config *cfg)
+{
+	uint64_t pp = cfg->parallel.pp, v = cfg->parallel.virtual_pipeline;
+	uint64_t m = cfg->training.grad_accum_steps, n, rounds, rest;
+
+	if (pp <= 1)
+		return 1;
+	if (v <= 1)
+		return pp < m ? pp : m;
+	/* stage 0 runs chunk-microbatches in blocks of pp per chunk, chunk 0
+	 * first: of the n in flight, count those of chunk 0 */
+	n = 2 * (pp - 1) + (v - 1) * pp + 1;
+	if (n > m * v)
+		n = m * v;
+	rounds = n / (pp * v);
+	rest = n % (pp * v);
+	return rounds * pp + (rest < pp ? rest : pp);
+}

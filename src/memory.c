@@ -215,7 +215,8 @@ int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_l
 	bad |= dc_act_recompute_working_bytes(cfg, l->p.moe_layers > 0, &l->activation_recompute_bytes);
 	if (stage == 0) {
 		bad |= dc_act_embedding_bytes(cfg, &l->activation_embedding_bytes);
-		l->activation_embedding_bytes = dc_ck_mul(&c, l->activation_embedding_bytes, l->in_flight);
+		l->activation_embedding_bytes =
+			dc_ck_mul(&c, l->activation_embedding_bytes, dc_act_first_stage_microbatches(cfg));
 	}
 	if (stage == par->pp - 1)
 		bad |= dc_act_output_bytes(cfg, &l->activation_output_bytes);

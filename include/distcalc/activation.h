@@ -68,4 +68,10 @@ int dc_act_output_bytes(const struct dc_config *cfg, uint64_t *out);
  * interleaved count is L(1 + (p-1)/(pv)), Korthikanti Eq. 5's factor. */
 int dc_act_layer_microbatches(const struct dc_config *cfg, uint64_t stage, uint64_t *out);
 
+/* Microbatches whose embedding output stage 0 holds at its peak: those in
+ * flight in its first model chunk. 1F1B: min(pp, m); interleaved: of the
+ * in-flight chunk-microbatches above, taken in blocks of pp per chunk, the
+ * ones of chunk 0 (15 for pp 8, v 3, m 64). */
+uint64_t dc_act_first_stage_microbatches(const struct dc_config *cfg);
+
 #endif
