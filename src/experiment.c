@@ -22,7 +22,7 @@ static const struct dc_estimator *const ring_estimators[] = {
 
 static const struct dc_experiment systems = {
 	"systems",
-	"the course lab: ring AllReduce, groups, memory ledger and communication per step",
+	"the course lab: model, groups, batch, memory ledger, ring AllReduce, communication, strategies, FLOPs",
 	systems_estimators,
 };
 

@@ -42,8 +42,9 @@ static const char usage_text[] =
 
 static const char help_head[] =
 	"\n"
-	"distcalc estimates what multi-GPU training costs: per-rank memory, ring\n"
-	"AllReduce bytes and time, and communication per step, from a JSON config.\n"
+	"distcalc estimates what multi-GPU training costs from a JSON config: exact\n"
+	"parameter counts, per-rank memory, ring AllReduce bytes and time,\n"
+	"communication and FLOPs per step, and strategies compared on the same work.\n"
 	"\n"
 	"options:\n"
 	"  -c, --config FILE      read the config from FILE (default: the built-in copy\n"
