@@ -18,13 +18,13 @@
 #include "distcalc/config.h"
 #include "distcalc/memory.h"
 
+#include "fixtures.h"
+
 /* GPT-3 175B of Table 3: a 96, h 12288, L 96, s 2048, V 51200, 4h GELU MLP,
  * t 8, p 8, micro batch 1, 64 microbatches (global batch 64, no dp). */
 static void gpt3(struct dc_config *c, const char *recompute, int sp, int pp, int v)
 {
-	char json[1400];
-	struct dc_diag d;
-	snprintf(json, sizeof(json),
+	fixture_json(c,
 		 "{\"model\": {\"num_layers\": 96, \"hidden_size\": 12288, \"num_attention_heads\": 96,"
 		 " \"ffn_hidden_size\": 49152, \"vocab_size\": 51200, \"seq_length\": 2048, \"mlp\": \"gelu\"},"
 		 " \"cluster\": {\"num_nodes\": %d, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
@@ -32,10 +32,6 @@ static void gpt3(struct dc_config *c, const char *recompute, int sp, int pp, int
 		 " \"parallel\": {\"tp\": 8, \"pp\": %d, \"dp\": 1, \"sequence_parallel\": %s, \"virtual_pipeline\": %d},"
 		 " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 64, \"recompute\": \"%s\"}}",
 		 pp, pp, sp ? "true" : "false", v, recompute);
-	dc_diag_init(&d);
-	if (dc_config_load_buffer(json, strlen(json), "gpt3.json", NULL, 0, c, &d) != 0)
-		ck_abort_msg("config rejected: %s", d.count ? d.entries[0].text : "?");
-	dc_diag_release(&d);
 }
 
 static uint64_t layer_bytes(const char *recompute, int sp)

@@ -11,10 +11,9 @@
 #include "distcalc/config.h"
 #include "distcalc/diag.h"
 
-#define REL_TOL 1e-12
+#include "fixtures.h"
 
-static const enum dc_axis megatron[DC_AXIS_COUNT] = {DC_AXIS_TP, DC_AXIS_CP, DC_AXIS_EP, DC_AXIS_DP,
-						      DC_AXIS_PP};
+#define REL_TOL 1e-12
 
 static void assert_close(double got, double want)
 {
@@ -26,32 +25,15 @@ static void assert_close(double got, double want)
  * gradients. Intra-node link 100 GB/s, 0 latency; inter 50 GB/s, 10 us. */
 static void zero_comm_config(struct dc_config *c, enum dc_sharding sh)
 {
-	memset(c, 0, sizeof(*c));
-	c->model.params = 64000000;
-	c->model.params_explicit = 1;
-	c->model.num_layers = 4;
-	c->model.hidden_size = 1024;
-	c->model.num_attention_heads = 8;
-	c->model.seq_length = 1024;
-	c->cluster.num_nodes = 1;
-	c->cluster.gpus_per_node = 8;
-	c->world_size = 8;
-	c->cluster.intra_node.bw_bytes_per_s = 100e9;
-	c->cluster.inter_node.bw_bytes_per_s = 50e9;
-	c->cluster.inter_node.latency_s = 10e-6;
-	c->parallel.dp = 8;
-	c->parallel.tp = 1;
-	c->parallel.pp = 1;
-	memcpy(c->parallel.order, megatron, sizeof(megatron));
-	c->parallel.sharding = sh;
-	c->parallel.reshard_after_forward = 1;
-	c->parallel.bucket_bytes = 1u << 30;
-	c->training.micro_batch_size = 1;
-	c->training.grad_accum_steps = 1;
-	c->precision.param_bytes = 2;
-	c->precision.grad_bytes = 2;
-	c->precision.master_bytes = 4;
-	c->precision.optimizer_bytes = 8;
+	static const char *const names[] = {"none", "zero1", "zero2", "fsdp"};
+	fixture_json(c,
+		     "{\"model\": {\"params\": 64000000, \"num_layers\": 4, \"hidden_size\": 1024,"
+		     " \"num_attention_heads\": 8, \"vocab_size\": 32000, \"seq_length\": 1024},"
+		     " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+		     " \"intra_node\": {\"bandwidth\": \"100 GB/s\"},"
+		     " \"inter_node\": {\"bandwidth\": \"50 GB/s\", \"latency\": \"10 us\"}},"
+		     " \"parallel\": {\"sharding\": \"%s\", \"bucket_size\": \"1 GiB\"}}",
+		     names[sh]);
 }
 
 static struct dc_comm compute(const struct dc_config *c)

@@ -9,13 +9,13 @@
 #include "distcalc/config.h"
 #include "distcalc/flops.h"
 
+#include "fixtures.h"
+
 /* A GPT block without biases: 4h^2 attention, 8h^2 GELU MLP (f = 4h),
  * untied head V x h; global batch B = micro 1 x accum B x dp 1. */
 static void gpt_pp(struct dc_config *c, int L, int h, int a, int s, int V, const char *recompute, int pp)
 {
-	char json[1200];
-	struct dc_diag d;
-	snprintf(json, sizeof(json),
+	fixture_json(c,
 		 "{\"model\": {\"num_layers\": %d, \"hidden_size\": %d, \"num_attention_heads\": %d,"
 		 " \"ffn_hidden_size\": %d, \"vocab_size\": %d, \"seq_length\": %d, \"mlp\": \"gelu\"},"
 		 " \"cluster\": {\"num_nodes\": 8, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
@@ -23,10 +23,6 @@ static void gpt_pp(struct dc_config *c, int L, int h, int a, int s, int V, const
 		 " \"parallel\": {\"tp\": 8, \"pp\": %d},"
 		 " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 64, \"recompute\": \"%s\"}}",
 		 L, h, a, 4 * h, V, s, pp, recompute);
-	dc_diag_init(&d);
-	if (dc_config_load_buffer(json, strlen(json), "gpt.json", NULL, 0, c, &d) != 0)
-		ck_abort_msg("config rejected: %s", d.count ? d.entries[0].text : "?");
-	dc_diag_release(&d);
 }
 
 /* tp 8 x pp 8 on 64 GPUs: dp 1 */

@@ -9,42 +9,13 @@
 #include "distcalc/diag.h"
 #include "distcalc/strategies.h"
 
-static const enum dc_axis megatron[DC_AXIS_COUNT] = {DC_AXIS_TP, DC_AXIS_CP, DC_AXIS_EP, DC_AXIS_DP,
-						      DC_AXIS_PP};
+#include "fixtures.h"
 
-/* The course's setting (configs/systems.json): Llama-2-7B shape, 2 x 4
+/* The course's setting: configs/systems.json, Llama-2-7B shape, 2 x 4
  * GPUs, tp 4 x dp 2, micro 1 x accum 8. */
 static void course(struct dc_config *c)
 {
-	memset(c, 0, sizeof(*c));
-	c->model.num_layers = 32;
-	c->model.hidden_size = 4096;
-	c->model.num_attention_heads = 32;
-	c->model.num_kv_heads = 32;
-	c->model.head_dim = 128;
-	c->model.ffn_hidden_size = 11008;
-	c->model.vocab_size = 32000;
-	c->model.seq_length = 4096;
-	c->model.mlp = DC_MLP_SWIGLU;
-	c->model.params = 6738415616ull;
-	c->cluster.num_nodes = 2;
-	c->cluster.gpus_per_node = 4;
-	c->cluster.gpu_mem_bytes = 80ull << 30;
-	c->cluster.intra_node.bw_bytes_per_s = 300e9;
-	c->cluster.inter_node.bw_bytes_per_s = 50e9;
-	c->world_size = 8;
-	c->parallel.tp = 4;
-	c->parallel.dp = 2;
-	c->parallel.pp = 1;
-	memcpy(c->parallel.order, megatron, sizeof(megatron));
-	c->parallel.reshard_after_forward = 1;
-	c->parallel.bucket_bytes = 25u << 20;
-	c->training.micro_batch_size = 1;
-	c->training.grad_accum_steps = 8;
-	c->precision.param_bytes = 2;
-	c->precision.grad_bytes = 2;
-	c->precision.master_bytes = 4;
-	c->precision.optimizer_bytes = 8;
+	fixture_systems(c);
 }
 
 START_TEST(test_variants_keep_the_global_batch)
