@@ -1,0 +1,75 @@
+/* results.h - every estimator's result, as data.
+ *
+ * The runner derives a plan (plan.h) from the input, then calls the
+ * estimators it needs in dependency order; each fills its own member of
+ * struct dc_results and may read the members of the estimators it names in
+ * `needs`. Sections (section.h) present results; they never compute.
+ *
+ * An estimator's compute does no I/O, no allocation and no text: on failure
+ * it returns -1 and leaves in `error` a static description ("'model' x
+ * 'precision': model-state bytes per rank overflow 64 bits") that the runner
+ * prefixes with the config name. The same compute serves the report, the
+ * strategies comparison, a search and every what-if.
+ */
+#ifndef DISTCALC_RESULTS_H
+#define DISTCALC_RESULTS_H
+
+#include <stdint.h>
+
+#include "distcalc/batch.h"
+#include "distcalc/comm.h"
+#include "distcalc/flops.h"
+#include "distcalc/memory.h"
+#include "distcalc/params.h"
+#include "distcalc/ring.h"
+#include "distcalc/strategies.h"
+
+struct dc_plan;
+
+enum dc_est {
+	DC_EST_MODEL,
+	DC_EST_BATCH,
+	DC_EST_MEMORY,
+	DC_EST_RING,
+	DC_EST_COMM,
+	DC_EST_STRATEGIES,
+	DC_EST_FLOPS,
+	DC_EST_COUNT,
+};
+
+#define DC_EST_BIT(e) (1u << (e))
+#define DC_EST_ALL ((1u << DC_EST_COUNT) - 1u)
+
+/* The model's parameters term by term and the most loaded rank's share. */
+struct dc_model_result {
+	struct dc_param_terms terms;
+	struct dc_stage_params most; /* the rank holding the most parameters */
+	uint64_t most_stage;
+};
+
+struct dc_results {
+	uint32_t done; /* DC_EST_BIT of every estimator computed */
+	struct dc_model_result model;
+	struct dc_batch batch;
+	struct dc_memory_result memory;
+	struct dc_ring ring;
+	struct dc_comm comm;
+	struct dc_strategies_result strategies;
+	struct dc_flops flops;
+	const char *error; /* static text, set when a compute fails */
+};
+
+/* One registry row. `needs` lists (as DC_EST_BIT) the results compute reads. */
+struct dc_estimator {
+	const char *name;
+	uint32_t needs;
+	int (*compute)(const struct dc_plan *plan, struct dc_results *r);
+};
+
+extern const struct dc_estimator dc_estimators[DC_EST_COUNT];
+
+/* Computes every estimator in `wanted` and what they need, each once, in
+ * dependency order. Returns 0, or -1 with r->error set. No allocation. */
+int dc_estimate(const struct dc_plan *plan, uint32_t wanted, struct dc_results *r);
+
+#endif
