@@ -1,35 +1,45 @@
 /* experiment.c - experiment registry and runner; see experiment.h. */
 #include "distcalc/experiment.h"
 
+#include <stdalign.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
-static const struct dc_estimator *const systems_estimators[] = {
-	&dc_estimator_model,
-	&dc_estimator_topology,
-	&dc_estimator_batch,
-	&dc_estimator_memory,
-	&dc_estimator_ring,
-	&dc_estimator_comm,
-	&dc_estimator_strategies,
-	&dc_estimator_flops,
-	NULL,
+#include "report_int.h"
+
+const struct dc_section *const dc_sections[] = {
+	&dc_section_summary, &dc_section_model, &dc_section_topology, &dc_section_groups,
+	&dc_section_batch,   &dc_section_memory, &dc_section_ring,    &dc_section_comm,
+	&dc_section_strategies, &dc_section_flops, NULL,
 };
 
-static const struct dc_estimator *const ring_estimators[] = {
-	&dc_estimator_ring,
-	NULL,
+const struct dc_section *dc_section_find(const char *name)
+{
+	for (size_t i = 0; dc_sections[i]; i++)
+		if (strcmp(dc_sections[i]->name, name) == 0)
+			return dc_sections[i];
+	return NULL;
+}
+
+static const struct dc_section *const systems_sections[] = {
+	&dc_section_summary, &dc_section_model, &dc_section_topology, &dc_section_groups,
+	&dc_section_batch,   &dc_section_memory, &dc_section_ring,    &dc_section_comm,
+	&dc_section_strategies, &dc_section_flops, NULL,
 };
+
+static const struct dc_section *const ring_sections[] = {&dc_section_ring, NULL};
 
 static const struct dc_experiment systems = {
 	"systems",
-	"the course lab: model, groups, batch, memory ledger, ring AllReduce, communication, strategies, FLOPs",
-	systems_estimators,
+	"the course lab: summary, model, groups, batch, memory ledger, ring AllReduce, communication, strategies, FLOPs",
+	systems_sections,
 };
 
 static const struct dc_experiment ring = {
 	"ring",
 	"the ring AllReduce lab alone: bytes, time, busbw and per-round transfer events",
-	ring_estimators,
+	ring_sections,
 };
 
 const struct dc_experiment *const dc_experiments[] = {&systems, &ring, NULL};
@@ -42,39 +52,199 @@ const struct dc_experiment *dc_experiment_find(const char *name)
 	return NULL;
 }
 
+/* ---- the header and the warnings: root fields of every report ---- */
+
+struct header_view {
+	const struct dc_run *run;
+	const char *version, *experiment, *config;
+	uint64_t seed;
+};
+
+static uint64_t warning_count(const void *base)
+{
+	return ((const struct header_view *)base)->run->nwarnings;
+}
+
+static const char *warning_at(const void *base, uint64_t i)
+{
+	return ((const struct header_view *)base)->run->warnings[i];
+}
+
+static const struct dc_prose warnings_prose = {warning_count, warning_at};
+
+#define HV(m) offsetof(struct header_view, m)
+static const struct dc_field header_fields[] = {
+	{"distcalc_version", "distcalc", DC_U_NONE, DC_FT_STR, HV(version)},
+	{"experiment", "experiment", DC_U_NONE, DC_FT_STR, HV(experiment)},
+	{"config", "config", DC_U_NONE, DC_FT_STR, HV(config)},
+	{"seed", "seed", DC_U_NONE, DC_FT_U64, HV(seed)},
+};
+#define NHEADER (sizeof(header_fields) / sizeof(header_fields[0]))
+
+static const struct dc_field warnings_field = {
+	"warnings", "Warnings", DC_U_NONE, DC_FT_PROSE, 0, .prose = &warnings_prose,
+};
+
+/* ---- the runner ---- */
+
+/* --only: the experiment's sections named in `list`, in report order. */
+static int select_sections(struct dc_report *r, const struct dc_experiment *exp, const char *list,
+			   struct dc_diag *diag)
+{
+	int want[DC_REPORT_MAX_SECTIONS] = {0};
+	size_t nexp = 0, bad = 0;
+	const char *p = list;
+
+	while (exp->sections[nexp] && nexp < DC_REPORT_MAX_SECTIONS)
+		nexp++;
+	if (!list || !*list) {
+		for (size_t i = 0; i < nexp; i++)
+			r->sec[r->nsec++] = exp->sections[i];
+		return 0;
+	}
+	r->only = 1;
+	while (*p) {
+		size_t n = strcspn(p, ","), i;
+		for (i = 0; i < nexp; i++)
+			if (strlen(exp->sections[i]->name) == n && strncmp(exp->sections[i]->name, p, n) == 0)
+				break;
+		if (i < nexp) {
+			want[i] = 1;
+		} else {
+			struct dc_buf known;
+			dc_buf_init(&known);
+			for (size_t k = 0; k < nexp; k++) {
+				if (k)
+					dc_buf_add(&known, ", ", 2);
+				dc_buf_puts(&known, exp->sections[k]->name);
+			}
+			dc_diag_error(diag, DC_ERR_USAGE,
+				      "distcalc: error: '--only': unknown section '%.*s' for experiment '%s'; known sections: %s",
+				      (int)(n < 64 ? n : 64), p, exp->name, known.failed ? "" : known.data);
+			dc_buf_release(&known);
+			bad++;
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (bad)
+		return -1;
+	for (size_t i = 0; i < nexp; i++)
+		if (want[i])
+			r->sec[r->nsec++] = exp->sections[i];
+	return 0;
+}
+
+static size_t align_up(size_t n)
+{
+	size_t a = alignof(max_align_t);
+	return (n + a - 1) / a * a;
+}
+
+static int build_views(struct dc_report *r)
+{
+	size_t off[DC_REPORT_MAX_SECTIONS], size = align_up(sizeof(struct header_view));
+	struct header_view *h;
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->nsec; i++) {
+		off[i] = size;
+		size += align_up(r->sec[i]->view_size);
+	}
+	r->views = dc_calloc(1, size);
+	if (!r->views)
+		return -1;
+	r->views_size = size;
+	h = (struct header_view *)(void *)r->views;
+	h->run = &r->run;
+	h->version = DC_VERSION;
+	h->experiment = r->info.experiment;
+	h->config = r->config_name;
+	h->seed = r->info.seed;
+	for (size_t i = 0; i < NHEADER; i++)
+		r->root_f[k++] = header_fields[i];
+	r->nheader = k;
+	for (size_t i = 0; i < r->nsec; i++) {
+		const struct dc_section *s = r->sec[i];
+		struct dc_field *f = &r->root_f[k++];
+		s->view(&r->run, r->views + off[i]);
+		memset(f, 0, sizeof(*f));
+		f->key = s->name;
+		f->label = s->title;
+		f->type = DC_FT_OBJECT;
+		f->off = off[i];
+		f->sub = &s->fields;
+		f->label_fn = s->title_fn;
+	}
+	r->root_f[k++] = warnings_field;
+	r->root.f = r->root_f;
+	r->root.n = k;
+	return 0;
+}
+
 struct dc_report *dc_experiment_run(const struct dc_experiment *exp, const struct dc_config *cfg,
 				    const struct dc_run_info *info, struct dc_diag *diag)
 {
-	struct dc_report *r = dc_report_new();
-	struct dc_rnode *root, *warnings;
+	struct dc_report *r = dc_calloc(1, sizeof(*r));
+	uint32_t needs = 0;
+	size_t nw = 0;
 
 	if (!r) {
 		dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory");
 		return NULL;
 	}
-	root = dc_report_root(r);
-	dc_rn_str(root, "distcalc_version", "distcalc", DC_VERSION);
-	dc_rn_str(root, "experiment", "experiment", exp->name);
-	dc_rn_str(root, "config", "config", info->config_name);
-	dc_rn_u64(root, "seed", "seed", DC_U_NONE, info->seed);
-	for (size_t i = 0; exp->estimators[i]; i++) {
-		if (exp->estimators[i]->run(cfg, info, r, diag) != 0) {
-			dc_report_free(r);
-			return NULL;
+	r->in = *cfg;
+	r->info = *info;
+	r->config_name = dc_strdup(info->config_name ? info->config_name : "");
+	if (!r->config_name)
+		goto oom;
+	r->info.config_name = r->config_name;
+	r->info.only = NULL;
+	if (select_sections(r, exp, info->only, diag) != 0)
+		goto fail;
+	for (size_t i = 0; i < r->nsec; i++)
+		needs |= r->sec[i]->needs;
+	if (dc_plan_derive(&r->in, &r->plan) != 0) {
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", r->config_name, r->plan.error);
+		goto fail;
+	}
+	if (dc_estimate(&r->plan, needs, &r->res) != 0) {
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", r->config_name, r->res.error);
+		goto fail;
+	}
+	/* the warnings the results call for, then every warning so far: the
+	 * loader's (implausible values) and these */
+	for (size_t i = 0; exp->sections[i]; i++)
+		if (exp->sections[i]->warn)
+			exp->sections[i]->warn(&r->plan, &r->res, r->config_name, diag);
+	if (diag->oom)
+		goto oom;
+	for (size_t i = 0; i < diag->count; i++)
+		nw += diag->entries[i].severity == DC_SEV_WARNING;
+	if (nw) {
+		r->warnings = dc_calloc(nw, sizeof(*r->warnings));
+		if (!r->warnings)
+			goto oom;
+		for (size_t i = 0; i < diag->count; i++) {
+			if (diag->entries[i].severity != DC_SEV_WARNING)
+				continue;
+			if (!(r->warnings[r->nwarnings] = dc_strdup(diag->entries[i].text)))
+				goto oom;
+			r->nwarnings++;
 		}
 	}
-	warnings = dc_rn_array(root, "warnings", "Warnings");
-	/* every warning so far: the loader's (implausible values) and the
-	 * estimators' */
-	for (size_t i = 0; i < diag->count; i++)
-		if (diag->entries[i].severity == DC_SEV_WARNING)
-			dc_rn_str(warnings, NULL, NULL, diag->entries[i].text);
-	/* a warning or error that could not be recorded fails the run: the
-	 * report would otherwise claim a clean bill it cannot back */
-	if (dc_report_failed(r) || diag->oom) {
-		dc_report_free(r);
-		dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory");
-		return NULL;
-	}
+	r->run.plan = &r->plan;
+	r->run.res = &r->res;
+	r->run.info = &r->info;
+	r->run.warnings = (const char *const *)r->warnings;
+	r->run.nwarnings = r->nwarnings;
+	if (build_views(r) != 0)
+		goto oom;
 	return r;
+oom:
+	dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory");
+fail:
+	dc_report_free(r);
+	return NULL;
 }

@@ -12,7 +12,11 @@
 #include "distcalc/config.h"
 #include "distcalc/diag.h"
 #include "distcalc/experiment.h"
+#include "distcalc/plan.h"
 #include "distcalc/report.h"
+#include "distcalc/section.h"
+#include "distcalc/plan.h"
+#include "distcalc/section.h"
 #include "distcalc/topology.h"
 
 /* The course topology: 2 nodes x 4 GPUs, TP = 4, DP = 2, PP = 1, with the
@@ -117,24 +121,21 @@ START_TEST(test_dp_fastest_crosses_nodes)
 }
 END_TEST
 
-/* Runs the registered topology estimator and returns how many warnings it
- * recorded; `text` gets the first one. */
+/* Runs the topology section's warning hook and returns how many warnings
+ * it recorded; `text` gets the first one. */
 static size_t topology_warnings(const struct dc_config *c, char *text, size_t len)
 {
-	struct dc_run_info info = {"systems", "test.json", 7};
+	struct dc_plan p;
 	struct dc_diag d;
-	struct dc_report *r = dc_report_new();
 	size_t n;
 
 	dc_diag_init(&d);
-	ck_assert_ptr_nonnull(r);
-	ck_assert_int_eq(dc_estimator_topology.run(c, &info, r, &d), 0);
-	ck_assert(!dc_report_failed(r));
+	ck_assert_int_eq(dc_plan_derive(c, &p), 0);
+	dc_section_topology.warn(&p, NULL, "test.json", &d);
 	n = dc_diag_warnings(&d);
 	text[0] = '\0';
 	if (d.count)
 		snprintf(text, len, "%s", d.entries[0].text);
-	dc_report_free(r);
 	dc_diag_release(&d);
 	return n;
 }

@@ -1,8 +1,9 @@
-/* experiment.h - the registry of experiments and the estimators they run.
+/* experiment.h - the registry of experiments and the runner.
  *
- * An estimator is a pure function of the config that adds its section to
- * the report: one file, one table row (nccl-tests' one-file-per-collective
- * layout). An experiment is a named list of estimators.
+ * An experiment is a named list of sections (section.h). The runner
+ * derives the plan (plan.h) once, computes the estimators the chosen
+ * sections need (results.h) in dependency order, gathers the warnings and
+ * returns a report (report.h) ready to render.
  */
 #ifndef DISTCALC_EXPERIMENT_H
 #define DISTCALC_EXPERIMENT_H
@@ -13,29 +14,21 @@
 #include "distcalc/config.h"
 #include "distcalc/diag.h"
 #include "distcalc/report.h"
+#include "distcalc/section.h"
 
 struct dc_run_info {
 	const char *experiment;
 	const char *config_name; /* file path or "built-in default" */
 	uint64_t seed;
-};
-
-/* Adds the estimator's section(s) under `root`. Returns 0, or -1 with the
- * problem in `diag`. Warnings go to `diag` as DC_SEV_WARNING; the runner
- * copies them into the report's "warnings" array. Memory the report's
- * generators need must come from dc_report_keep(). */
-typedef int (*dc_estimator_fn)(const struct dc_config *cfg, const struct dc_run_info *info,
-			       struct dc_report *report, struct dc_diag *diag);
-
-struct dc_estimator {
-	const char *name;
-	dc_estimator_fn run;
+	/* --only: comma-separated section names; NULL or "" shows every
+	 * section of the experiment */
+	const char *only;
 };
 
 struct dc_experiment {
 	const char *name;
 	const char *summary;
-	const struct dc_estimator *const *estimators; /* NULL-terminated */
+	const struct dc_section *const *sections; /* NULL-terminated, in report order */
 };
 
 /* NULL-terminated list of experiments. */
@@ -43,22 +36,14 @@ extern const struct dc_experiment *const dc_experiments[];
 
 const struct dc_experiment *dc_experiment_find(const char *name);
 
-/* Runs `exp` into a new report (header, estimators, warnings). Every
- * warning in `diag` goes into the report's "warnings" array, the loader's
- * included: pass the diag that loaded `cfg`, not one shared across runs.
- * Returns the report, or NULL with the reason in `diag`. Caller frees the
- * report. */
+/* Runs `exp` on `cfg` (copied: it need not outlive the report). Every
+ * warning in `diag` goes into the report's "warnings", the loader's
+ * included: pass the diag that loaded `cfg`, not one shared across runs;
+ * the runner adds its own warnings there too. Returns the report, or NULL
+ * with the reason in `diag`: DC_ERR_USAGE for an unknown --only name (the
+ * message lists the known ones), DC_ERR_CONFIG when a result overflows,
+ * DC_ERR_INTERNAL when out of memory. Caller frees the report. */
 struct dc_report *dc_experiment_run(const struct dc_experiment *exp, const struct dc_config *cfg,
 				    const struct dc_run_info *info, struct dc_diag *diag);
-
-/* Estimators. */
-extern const struct dc_estimator dc_estimator_ring;
-extern const struct dc_estimator dc_estimator_model;      /* model_report.c */
-extern const struct dc_estimator dc_estimator_topology;   /* topology_report.c */
-extern const struct dc_estimator dc_estimator_batch;      /* batch_report.c */
-extern const struct dc_estimator dc_estimator_memory;     /* memory_report.c */
-extern const struct dc_estimator dc_estimator_comm;       /* comm_report.c */
-extern const struct dc_estimator dc_estimator_strategies; /* strategies_report.c */
-extern const struct dc_estimator dc_estimator_flops;      /* flops_report.c */
 
 #endif

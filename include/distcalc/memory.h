@@ -122,4 +122,18 @@ int dc_memory_compute(const struct dc_config *cfg, struct dc_mem_ledger *classes
 
 const char *dc_mem_phase_name(enum dc_mem_phase p);
 
+struct dc_plan;
+
+/* The memory estimator's result: the class count and the most loaded
+ * class's ledger; every other class comes from dc_memory_class_at. */
+struct dc_memory_result {
+	uint64_t nclasses;
+	uint64_t most_loaded;
+	struct dc_mem_ledger top;
+};
+
+/* Class i's ledger. Returns 0, or -1 on overflow. */
+int dc_memory_class_at(const struct dc_plan *p, const struct dc_memory_result *m, uint64_t i,
+		       struct dc_mem_ledger *out);
+
 #endif

@@ -26,6 +26,9 @@ enum dc_variant {
 
 struct dc_variant_result {
 	struct dc_config cfg;  /* the variant's config */
+	uint64_t tp, pp, dp;
+	enum dc_sharding sharding;
+	uint64_t micro_batch_size, grad_accum_steps;
 	int aligned;           /* tokens_per_step equals the configured one */
 	uint64_t tokens_per_step;
 	uint64_t peak_bytes;   /* most loaded rank */
@@ -47,5 +50,9 @@ int dc_strategies_compute(const struct dc_config *cfg, struct dc_variant_result 
 			  struct dc_diag *diag);
 
 const char *dc_variant_name(enum dc_variant v);
+
+struct dc_strategies_result {
+	struct dc_variant_result v[DC_VARIANT_COUNT];
+};
 
 #endif

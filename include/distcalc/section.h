@@ -1,0 +1,167 @@
+/* section.h - sections as static field tables, walked by every sink.
+ *
+ * A section presents results; it never computes. Its `view` function copies
+ * what it shows out of the plan and the results into a small view struct
+ * (numbers, pointers to static text: no allocation, no formatting), and a
+ * static field table says how to show each member: key (JSON, CSV), label
+ * (table), unit, type and offset, as curl's -w variables or nccl-tests'
+ * column list. Long tables are a row count and a row function that fills a
+ * row struct described by its own field table, so a table of 2^24 ranks is
+ * generated one row at a time at render time and costs no memory.
+ *
+ * The table, JSON and CSV sinks walk the same tables, so they cannot drift,
+ * and a new sink is one file. A field's key, unit and type are static: the
+ * list of every field a section can print is known without running it.
+ */
+#ifndef DISTCALC_SECTION_H
+#define DISTCALC_SECTION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "distcalc/util.h"
+
+enum dc_unit {
+	DC_U_NONE,        /* a plain number or text */
+	DC_U_COUNT,       /* an exact count (ranks, parameters, tokens) */
+	DC_U_BYTES,       /* bytes; the table shows GiB and the exact bytes */
+	DC_U_BYTES_RAW,   /* bytes; the table shows exact bytes only */
+	DC_U_SECONDS,     /* seconds; the table picks s, ms or us */
+	DC_U_GBPS,        /* 10^9 bytes per second */
+	DC_U_BYTES_PER_S, /* bytes per second; the table shows GB/s */
+	DC_U_RATIO,       /* a dimensionless fraction */
+	DC_U_FLOPS,       /* floating-point operations; the table picks GFLOP to EFLOP */
+	DC_U_PER_S,       /* events per second (tokens/s) */
+};
+
+enum dc_ftype {
+	DC_FT_U64,    /* uint64_t at off */
+	DC_FT_F64,    /* double at off */
+	DC_FT_BOOL,   /* int at off: JSON true/false, table yes/no */
+	DC_FT_STR,    /* const char * at off (static text; NULL prints "") */
+	DC_FT_TEXT,   /* char array at off (a row's formatted text) */
+	DC_FT_FN,     /* text written by `text` at render time */
+	DC_FT_OBJECT, /* a nested object: `sub` over base + off */
+	DC_FT_ROWS,   /* a table: `rows` generates row structs described by `sub` */
+	DC_FT_LISTS,  /* inline lists of integers (process groups): `lists` */
+	DC_FT_PROSE,  /* strings, one a line in the table (warnings): `prose` */
+};
+
+struct dc_field;
+
+/* A nested field table. */
+struct dc_fields {
+	const struct dc_field *f;
+	size_t n;
+};
+
+#define DC_FIELDS(arr) {(arr), sizeof(arr) / sizeof((arr)[0])}
+
+struct dc_rows {
+	uint64_t (*count)(const void *base);
+	/* fills the row struct `row` (row_size bytes, zeroed) with row i */
+	void (*row)(const void *base, uint64_t i, void *row);
+	size_t row_size;
+	const char *what; /* names the rows in the excerpt marker ("events") */
+};
+
+struct dc_lists {
+	uint64_t (*count)(const void *base);                       /* lists */
+	uint64_t (*len)(const void *base, uint64_t i);              /* items of list i */
+	uint64_t (*item)(const void *base, uint64_t i, uint64_t j); /* item j of list i */
+};
+
+struct dc_prose {
+	uint64_t (*count)(const void *base);
+	const char *(*at)(const void *base, uint64_t i);
+};
+
+struct dc_field {
+	const char *key;   /* JSON / CSV key */
+	const char *label; /* table label or title; NULL: the key */
+	enum dc_unit unit;
+	enum dc_ftype type;
+	size_t off;
+	/* optional parts, by type */
+	const struct dc_fields *sub;   /* OBJECT, ROWS */
+	const struct dc_rows *rows;    /* ROWS */
+	const struct dc_lists *lists;  /* LISTS */
+	const struct dc_prose *prose;  /* PROSE */
+	void (*text)(const void *base, char *buf, size_t len); /* FN */
+	/* NULL: always shown; else the field exists only when it returns non-zero */
+	int (*shown)(const void *base);
+	/* non-NULL and non-zero: the value is undefined here (JSON null, table n/a) */
+	int (*is_null)(const void *base);
+	/* a label that depends on the data (table only; key and unit never do) */
+	void (*label_fn)(const void *base, char *buf, size_t len);
+};
+
+struct dc_plan;
+struct dc_results;
+struct dc_run_info;
+struct dc_diag;
+
+/* What a section's view reads. */
+struct dc_run {
+	const struct dc_plan *plan;
+	const struct dc_results *res;
+	const struct dc_run_info *info;
+	const char *const *warnings; /* every warning of the run */
+	size_t nwarnings;
+};
+
+/* Largest view struct a section may have (checked by a static assert in
+ * each section file). */
+#define DC_VIEW_MAX 4096
+/* Largest row struct. */
+#define DC_ROW_MAX 1024
+
+struct dc_section {
+	const char *name;  /* JSON key and --only name */
+	const char *title; /* table heading */
+	const char *doc;   /* one line for --help and docs */
+	uint32_t needs;    /* DC_EST_BIT of the estimators it shows */
+	size_t view_size;
+	void (*view)(const struct dc_run *run, void *view);
+	struct dc_fields fields;
+	/* NULL: `title`; else a heading that depends on the data */
+	void (*title_fn)(const void *view, char *buf, size_t len);
+	/* NULL, or adds the warnings the section's data calls for (the
+	 * runner calls it for every section of the experiment, shown or not) */
+	void (*warn)(const struct dc_plan *plan, const struct dc_results *res, const char *config_name,
+		     struct dc_diag *diag);
+};
+
+/* The sections (sec_*.c). */
+extern const struct dc_section dc_section_summary, dc_section_model, dc_section_topology,
+	dc_section_groups, dc_section_batch, dc_section_memory, dc_section_ring, dc_section_comm,
+	dc_section_strategies, dc_section_flops;
+
+/* Every section, NULL-terminated, in report order. */
+extern const struct dc_section *const dc_sections[];
+
+const struct dc_section *dc_section_find(const char *name);
+
+/* Render options. */
+struct dc_render_opts {
+	/* Tables and lists longer than this show their first and last
+	 * max_rows/2 rows and a marker; 0 shows every row. */
+	uint64_t max_rows;
+	/* Table output: wrap long lists and text at this column; 0: never. */
+	size_t width;
+};
+
+/* ---- number and text formatting shared by the sinks (fmt.c) ---- */
+
+/* Shortest "%.*g" text of v (15 to 17 digits) that reads back to the same
+ * double; "null" when v is not finite. Returns the length. `buf` must hold
+ * 32 bytes. */
+size_t dc_fmt_double(char *buf, size_t len, double v);
+/* Decimal digits of v; returns the length (buf holds 21 bytes). */
+size_t dc_fmt_u64(char *buf, uint64_t v);
+/* Decimal digits with thousands separators, "1,234,567". */
+size_t dc_fmt_u64_grouped(char *buf, uint64_t v);
+/* Appends s as a JSON string (quotes, escapes). */
+void dc_buf_json_string(struct dc_buf *b, const char *s);
+
+#endif

@@ -1,0 +1,135 @@
+/* fmt.c - number and string formatting shared by the sinks; see section.h.
+ *
+ * Rendering is most of a run's work, so the common cases skip printf: an
+ * integer is written digit by digit, and a double whose shortest exact
+ * decimal has at most 15 significant digits in %g's fixed range is found by
+ * scaling with powers of ten and checking the round trip with one division
+ * (correctly rounded, so it equals what strtod would read back). Everything
+ * else goes through the "%.15g" ... "%.17g" loop. Both paths give the same
+ * text; tests/check_report.c compares them on a million seeded doubles.
+ */
+#include "distcalc/section.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t dc_fmt_u64(char *buf, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	buf[n] = '\0';
+	return n;
+}
+
+size_t dc_fmt_u64_grouped(char *buf, uint64_t v)
+{
+	char digits[24];
+	size_t n = dc_fmt_u64(digits, v), o = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0 && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+	return o;
+}
+
+static const double pow10_tab[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,
+				   1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
+				   1e18, 1e19};
+
+/* The fast path: |v| in [1e-4, 1e15) with a round-tripping decimal of at
+ * most 15 significant digits, which is exactly what "%.15g" prints there
+ * (the 15-digit grid is over four ulps wide, so rounding v to it lands on
+ * that decimal). Returns the length, or 0 when the slow path must decide. */
+static size_t fmt_fixed(char *buf, double v)
+{
+	double a = fabs(v);
+	if (!(a >= 1e-4 && a < 1e15))
+		return 0;
+	for (int k = 0; k <= 19; k++) {
+		double s = a * pow10_tab[k], m = floor(s + 0.5);
+		if (m >= 1e15)
+			return 0;
+		if (m / pow10_tab[k] == a) {
+			char digits[24];
+			uint64_t mi = (uint64_t)m;
+			size_t n = dc_fmt_u64(digits, mi), o = 0;
+			if (v < 0)
+				buf[o++] = '-';
+			if ((size_t)k >= n) { /* 0.000ddd */
+				buf[o++] = '0';
+				buf[o++] = '.';
+				for (size_t z = n; z < (size_t)k; z++)
+					buf[o++] = '0';
+				memcpy(buf + o, digits, n);
+				o += n;
+			} else {
+				memcpy(buf + o, digits, n - (size_t)k);
+				o += n - (size_t)k;
+				if (k > 0) {
+					buf[o++] = '.';
+					memcpy(buf + o, digits + n - (size_t)k, (size_t)k);
+					o += (size_t)k;
+				}
+			}
+			buf[o] = '\0';
+			return o;
+		}
+	}
+	return 0;
+}
+
+size_t dc_fmt_double(char *buf, size_t len, double v)
+{
+	size_t n;
+	if (!isfinite(v)) {
+		snprintf(buf, len, "null");
+		return 4;
+	}
+	if (v == 0) {
+		snprintf(buf, len, "0");
+		return 1;
+	}
+	if (len >= 32 && (n = fmt_fixed(buf, v)) > 0)
+		return n;
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return strlen(buf);
+}
+
+void dc_buf_json_string(struct dc_buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : ""), *run;
+	dc_buf_putc(b, '"');
+	for (;;) {
+		run = p;
+		while (*p >= 0x20 && *p != '"' && *p != '\\')
+			p++;
+		if (p > run)
+			dc_buf_add(b, (const char *)run, (size_t)(p - run));
+		if (!*p)
+			break;
+		switch (*p) {
+		case '"': dc_buf_add(b, "\\\"", 2); break;
+		case '\\': dc_buf_add(b, "\\\\", 2); break;
+		case '\n': dc_buf_add(b, "\\n", 2); break;
+		case '\t': dc_buf_add(b, "\\t", 2); break;
+		case '\r': dc_buf_add(b, "\\r", 2); break;
+		default: dc_buf_printf(b, "\\u%04x", *p);
+		}
+		p++;
+	}
+	dc_buf_putc(b, '"');
+}

@@ -1,0 +1,77 @@
+/* report_int.h - what the sinks share: the report struct and field access.
+ * Internal to the library. */
+#ifndef DISTCALC_REPORT_INT_H
+#define DISTCALC_REPORT_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "distcalc/config.h"
+#include "distcalc/experiment.h"
+#include "distcalc/plan.h"
+#include "distcalc/report.h"
+#include "distcalc/results.h"
+#include "distcalc/section.h"
+
+#define DC_REPORT_MAX_SECTIONS 24
+
+struct dc_report {
+	struct dc_config in;
+	struct dc_plan plan;
+	struct dc_results res;
+	struct dc_run_info info;
+	struct dc_run run;
+	char *config_name;
+	char **warnings;
+	size_t nwarnings;
+	int only; /* --only chose the sections: the table and CSV show nothing else */
+	size_t nsec;
+	size_t nheader; /* root fields before the first section */
+	const struct dc_section *sec[DC_REPORT_MAX_SECTIONS];
+	/* the root: header fields, one object per section, warnings */
+	struct dc_field root_f[DC_REPORT_MAX_SECTIONS + 8];
+	struct dc_fields root;
+	struct dc_fields secs; /* the sections alone (--only in a table or CSV) */
+	unsigned char *views; /* header view, then each section's view */
+	size_t views_size;
+};
+
+/* Longest cell text: strings in a config are at most 256 bytes, warnings
+ * and notes a few hundred. */
+#define DC_CELL_MAX 1024
+
+static inline const void *dc_fld_ptr(const void *base, const struct dc_field *f)
+{
+	return (const char *)base + f->off;
+}
+
+static inline int dc_fld_shown(const struct dc_field *f, const void *base)
+{
+	return !f->shown || f->shown(base);
+}
+
+static inline int dc_fld_scalar(const struct dc_field *f)
+{
+	return f->type != DC_FT_OBJECT && f->type != DC_FT_ROWS && f->type != DC_FT_LISTS &&
+	       f->type != DC_FT_PROSE;
+}
+
+static inline int dc_fld_null(const struct dc_field *f, const void *base)
+{
+	return f->is_null && f->is_null(base);
+}
+
+/* The text of a STR, TEXT or FN field: a pointer into the data or into buf. */
+const char *dc_fld_text(const struct dc_field *f, const void *base, char *buf, size_t len);
+/* The table label (or title) of a field; `base` is the field's container,
+ * or for an object the object itself. */
+const char *dc_fld_label(const struct dc_field *f, const void *base, char *buf, size_t len);
+
+/* The root fields a table or CSV shows: with --only, the sections alone
+ * (JSON keeps the header and the warnings). */
+const struct dc_fields *dc_report_fields_shown(struct dc_report *r, const void **base);
+
+/* Rows [*from, *to) are left out of an excerpt of n rows. */
+void dc_excerpt_bounds(uint64_t n, const struct dc_render_opts *o, uint64_t *from, uint64_t *to);
+
+#endif

@@ -1,0 +1,156 @@
+/* sec_comm.c - the comm section: collectives, bytes and time per step for
+ * every strategy in play. */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "distcalc/plan.h"
+#include "distcalc/results.h"
+#include "distcalc/section.h"
+
+struct strat_view {
+	const struct dc_comm_strategy *s;
+	int in_play, sequence_parallel;
+	uint64_t group_size, bytes_per_rank;
+	const char *link, *note;
+	double bw_GBps, latency_s, time_s;
+};
+
+struct view {
+	const char *model;
+	uint64_t stage, bytes_per_rank;
+	double time_s;
+	struct strat_view s[DC_STRAT_COUNT];
+};
+
+static void view(const struct dc_run *run, void *out)
+{
+	struct view *v = out;
+	const struct dc_comm *c = &run->res->comm;
+	const struct dc_config *in = run->plan->in;
+
+	v->model = "alpha-beta ring on each group's slowest link; bytes one rank sends; nothing overlapped with compute";
+	v->stage = c->stage;
+	v->bytes_per_rank = c->bytes_per_rank;
+	v->time_s = c->time_s;
+	for (int i = 0; i < DC_STRAT_COUNT; i++) {
+		const struct dc_comm_strategy *st = &c->s[i];
+		struct strat_view *sv = &v->s[i];
+		sv->s = st;
+		sv->in_play = st->in_play;
+		sv->sequence_parallel = in->parallel.sequence_parallel;
+		sv->group_size = st->group_size;
+		sv->link = dc_link_choice_name(st->link);
+		sv->bw_GBps = st->link_params.bw_bytes_per_s / 1e9;
+		sv->latency_s = st->link_params.latency_s;
+		sv->bytes_per_rank = st->bytes_per_rank;
+		sv->time_s = st->time_s;
+		sv->note = i != DC_STRAT_PP ? NULL
+			   : in->parallel.pp == 2
+				   ? "two stages: a rank sends v activations forward and v - 1 gradients back per microbatch (one direction without interleaving)"
+				   : "a middle stage sends both rows; the first and last stages send one";
+	}
+}
+
+struct coll_row {
+	const char *kind, *what, *phase, *link;
+	uint64_t count, msg_bytes, group_size, bytes_per_rank;
+	double time_s;
+};
+
+static uint64_t coll_count(const void *base)
+{
+	return ((const struct strat_view *)base)->s->ncoll;
+}
+
+static void coll_row(const void *base, uint64_t i, void *out)
+{
+	const struct dc_coll *c = &((const struct strat_view *)base)->s->coll[i];
+	struct coll_row *row = out;
+	row->kind = dc_coll_kind_name(c->kind);
+	row->what = c->what;
+	row->phase = c->phase;
+	row->count = c->count;
+	row->msg_bytes = c->msg_bytes;
+	row->group_size = c->group_size;
+	row->link = dc_link_choice_name(c->link);
+	row->bytes_per_rank = c->bytes_per_rank;
+	row->time_s = c->time_s;
+}
+
+#define CR(m) offsetof(struct coll_row, m)
+static const struct dc_field coll_fields[] = {
+	{"kind", "kind", DC_U_NONE, DC_FT_STR, CR(kind)},
+	{"what", "what", DC_U_NONE, DC_FT_STR, CR(what)},
+	{"phase", "phase", DC_U_NONE, DC_FT_STR, CR(phase)},
+	{"count_per_step", "calls/step", DC_U_COUNT, DC_FT_U64, CR(count)},
+	{"message_bytes", "message M", DC_U_BYTES_RAW, DC_FT_U64, CR(msg_bytes)},
+	{"group_size", "group", DC_U_COUNT, DC_FT_U64, CR(group_size)},
+	{"link", "link", DC_U_NONE, DC_FT_STR, CR(link)},
+	{"bytes_per_rank", "sent/rank", DC_U_BYTES, DC_FT_U64, CR(bytes_per_rank)},
+	{"time_s", "time", DC_U_SECONDS, DC_FT_F64, CR(time_s)},
+};
+static const struct dc_fields coll_table = DC_FIELDS(coll_fields);
+static const struct dc_rows coll_rows = {coll_count, coll_row, sizeof(struct coll_row), "collectives"};
+
+static int has_note(const void *base)
+{
+	return ((const struct strat_view *)base)->note != NULL;
+}
+
+#define SV(m) offsetof(struct strat_view, m)
+static const struct dc_field strat_fields[] = {
+	{"group_size", "group size", DC_U_COUNT, DC_FT_U64, SV(group_size)},
+	{"link", "link (slowest group)", DC_U_NONE, DC_FT_STR, SV(link)},
+	{"link_bandwidth_GBps", "link bandwidth B", DC_U_GBPS, DC_FT_F64, SV(bw_GBps)},
+	{"link_latency_s", "link latency alpha", DC_U_SECONDS, DC_FT_F64, SV(latency_s)},
+	{"bytes_per_rank", "bytes sent per rank per step", DC_U_BYTES, DC_FT_U64, SV(bytes_per_rank)},
+	{"time_s", "time per step", DC_U_SECONDS, DC_FT_F64, SV(time_s)},
+	{"note", "note", DC_U_NONE, DC_FT_STR, SV(note), .shown = has_note},
+	{"collectives", "Collectives", DC_U_NONE, DC_FT_ROWS, 0, .sub = &coll_table, .rows = &coll_rows},
+};
+static const struct dc_fields strat_obj = DC_FIELDS(strat_fields);
+
+#define IN_PLAY(name, i)                                                                           \
+	static int name##_in_play(const void *base)                                                \
+	{                                                                                          \
+		return ((const struct view *)base)->s[i].in_play;                                  \
+	}
+IN_PLAY(dp, DC_STRAT_DP)
+IN_PLAY(fsdp, DC_STRAT_FSDP)
+IN_PLAY(tp, DC_STRAT_TP)
+IN_PLAY(pp, DC_STRAT_PP)
+IN_PLAY(ep, DC_STRAT_EP)
+
+static void tp_title(const void *base, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s",
+		 ((const struct strat_view *)base)->sequence_parallel
+			 ? "Tensor parallel (Megatron with sequence parallelism: AllGather + ReduceScatter)"
+			 : "Tensor parallel (Megatron f/g: AllReduce of each layer's output)");
+}
+
+#define V(m) offsetof(struct view, m)
+static const struct dc_field fields[] = {
+	{"model", "model", DC_U_NONE, DC_FT_STR, V(model)},
+	{"stage", "pipeline stage analysed for dp/fsdp/tp/ep (most parameters)", DC_U_COUNT, DC_FT_U64, V(stage)},
+	{"bytes_per_rank", "bytes sent per rank per step (all strategies)", DC_U_BYTES, DC_FT_U64, V(bytes_per_rank)},
+	{"time_s", "time per step if nothing overlaps", DC_U_SECONDS, DC_FT_F64, V(time_s)},
+	{"dp", "Data parallel (gradient synchronisation)", DC_U_NONE, DC_FT_OBJECT, V(s[DC_STRAT_DP]),
+	 .sub = &strat_obj, .shown = dp_in_play},
+	{"fsdp", "FSDP (ZeRO-3): gather params, scatter grads", DC_U_NONE, DC_FT_OBJECT, V(s[DC_STRAT_FSDP]),
+	 .sub = &strat_obj, .shown = fsdp_in_play},
+	{"tp", NULL, DC_U_NONE, DC_FT_OBJECT, V(s[DC_STRAT_TP]), .sub = &strat_obj, .shown = tp_in_play,
+	 .label_fn = tp_title},
+	{"pp", "Pipeline parallel (stage boundaries)", DC_U_NONE, DC_FT_OBJECT, V(s[DC_STRAT_PP]), .sub = &strat_obj,
+	 .shown = pp_in_play},
+	{"ep", "Expert parallel (MoE token AlltoAll, uniform routing assumed)", DC_U_NONE, DC_FT_OBJECT,
+	 V(s[DC_STRAT_EP]), .sub = &strat_obj, .shown = ep_in_play},
+};
+
+_Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
+
+const struct dc_section dc_section_comm = {
+	"comm", "Communication per training step (per rank)",
+	"every strategy's collectives: calls, message bytes, group, link, bytes and time per step",
+	DC_EST_BIT(DC_EST_COMM), sizeof(struct view), view, DC_FIELDS(fields), NULL, NULL,
+};

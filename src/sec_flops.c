@@ -1,0 +1,43 @@
+/* sec_flops.c - the FLOPs section: model and hardware FLOPs per token,
+ * step and rank. */
+#include <stddef.h>
+
+#include "distcalc/plan.h"
+#include "distcalc/results.h"
+#include "distcalc/section.h"
+
+struct view {
+	struct dc_flops f;
+	const char *model, *recompute;
+};
+
+static void view(const struct dc_run *run, void *out)
+{
+	struct view *v = out;
+	v->f = run->res->flops;
+	v->model = "model FLOPs 6N + 12 L s (a d) per token (Korthikanti et al. 2022 Eq. 7); hardware FLOPs add recomputation";
+	v->recompute = dc_recompute_name(run->plan->in->training.recompute);
+}
+
+#define F(m) offsetof(struct view, f.m)
+static const struct dc_field fields[] = {
+	{"model", "model", DC_U_NONE, DC_FT_STR, offsetof(struct view, model)},
+	{"recompute", "recompute", DC_U_NONE, DC_FT_STR, offsetof(struct view, recompute)},
+	{"matmul_params", "parameters that multiply per token N", DC_U_COUNT, DC_FT_U64, F(matmul_params)},
+	{"tokens_per_step", "tokens per step", DC_U_COUNT, DC_FT_U64, F(tokens_per_step)},
+	{"model_flops_per_token", "model FLOPs per token", DC_U_FLOPS, DC_FT_F64, F(model_per_token)},
+	{"hardware_flops_per_token", "hardware FLOPs per token", DC_U_FLOPS, DC_FT_F64, F(hardware_per_token)},
+	{"model_flops_per_step", "model FLOPs per step", DC_U_FLOPS, DC_FT_F64, F(model_per_step)},
+	{"hardware_flops_per_step", "hardware FLOPs per step", DC_U_FLOPS, DC_FT_F64, F(hardware_per_step)},
+	{"busiest_stage", "busiest pipeline stage", DC_U_COUNT, DC_FT_U64, F(busiest_stage)},
+	{"model_flops_per_rank_per_step", "model FLOPs per rank per step", DC_U_FLOPS, DC_FT_F64, F(model_per_rank)},
+	{"hardware_flops_per_rank_per_step", "hardware FLOPs per rank per step", DC_U_FLOPS, DC_FT_F64,
+	 F(hardware_per_rank)},
+};
+
+_Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
+
+const struct dc_section dc_section_flops = {
+	"flops", "FLOPs per training step", "model and hardware FLOPs per token, per step and per rank",
+	DC_EST_BIT(DC_EST_FLOPS), sizeof(struct view), view, DC_FIELDS(fields), NULL, NULL,
+};

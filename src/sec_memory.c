@@ -1,0 +1,351 @@
+/* sec_memory.c - the memory section: the most loaded rank's ledger, the
+ * peak by phase, every class of ranks with identical ledgers (generated
+ * row by row from the plan) and what is not modelled. */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "distcalc/plan.h"
+#include "distcalc/results.h"
+#include "distcalc/section.h"
+
+/* the ledger with what its labels say */
+struct ledger_view {
+	struct dc_mem_ledger l;
+	const struct dc_plan *plan;
+	uint64_t rank, class_index, reserve_bytes, gpu_mem_bytes;
+	const char *peak_phase;
+};
+
+struct not_modeled {
+	const char *activations, *optimizer_step, *checkpoint_save, *ddp_bucket_copy, *other, *fragmentation;
+};
+
+struct view {
+	const struct dc_plan *plan;
+	const struct dc_memory_result *m;
+	uint64_t gpu_mem_bytes;
+	int fits;
+	uint64_t headroom_bytes, shortfall_bytes;
+	struct ledger_view top;
+	struct not_modeled nm;
+};
+
+static void view(const struct dc_run *run, void *out)
+{
+	struct view *v = out;
+	const struct dc_memory_result *m = &run->res->memory;
+	v->plan = run->plan;
+	v->m = m;
+	v->gpu_mem_bytes = run->plan->in->cluster.gpu_mem_bytes;
+	v->fits = m->top.fits;
+	v->headroom_bytes = m->top.headroom_bytes;
+	v->shortfall_bytes = m->top.shortfall_bytes;
+	v->top.l = m->top;
+	v->top.plan = run->plan;
+	v->top.rank = m->top.stage_first * run->plan->topo.stride[DC_AXIS_PP];
+	v->top.class_index = m->most_loaded;
+	v->top.reserve_bytes = m->top.phase_reserve_bytes[m->top.peak_phase];
+	v->top.gpu_mem_bytes = v->gpu_mem_bytes;
+	v->top.peak_phase = dc_mem_phase_name(m->top.peak_phase);
+	v->nm.activations = "assumed (Korthikanti et al. 2022 Table 2, generalised to GQA and SwiGLU, or the override); flash/fused attention kernels that never store the scores make the real figure smaller";
+	v->nm.optimizer_step = "foreach/fused Adam scratch and gradient-clipping buffers";
+	v->nm.checkpoint_save = "a full (unsharded) state dict gathered on one rank; the phase above assumes a sharded save";
+	v->nm.ddp_bucket_copy = "PyTorch DDP with gradient_as_bucket_view=False (its default) keeps a flat copy of every gradient: add grads_bytes once more";
+	v->nm.other = "vocabulary padding, loss buffers, pipeline send/receive buffers";
+	v->nm.fragmentation = "beyond memory.allocator_reserve: fits is not a passed OOM test";
+}
+
+static void activation_model(const void *base, char *buf, size_t len)
+{
+	const struct dc_config *in = ((const struct view *)base)->plan->in;
+	if (in->memory.activation_explicit)
+		snprintf(buf, len,
+			 "assumption: %g bytes per token per layer (memory.activation_bytes_per_token_per_layer)",
+			 in->memory.activation_bytes_per_token_per_layer);
+	else
+		snprintf(buf, len,
+			 "assumption: Korthikanti et al. 2022 Table 2 (recompute %s, sequence parallel %s), generalised to GQA and SwiGLU: docs/formulas.md",
+			 dc_recompute_name(in->training.recompute), in->parallel.sequence_parallel ? "on" : "off");
+}
+
+/* Ranks whose pp coordinate is in [s0, s1]: runs of consecutive ranks
+ * [s0 S + k S pp, (s1 + 1) S + k S pp) with S the pp stride. */
+static void class_ranks_text(const struct dc_topology *t, uint64_t s0, uint64_t s1, char *buf, size_t len)
+{
+	uint64_t S = t->stride[DC_AXIS_PP], pp = t->degree[DC_AXIS_PP];
+	uint64_t period = S * pp, runs = t->world / period;
+	unsigned long long a = (unsigned long long)(s0 * S), b = (unsigned long long)((s1 + 1) * S - 1);
+	unsigned long long step = (unsigned long long)period;
+
+	if (runs == 1)
+		snprintf(buf, len, a == b ? "%llu" : "%llu-%llu", a, b);
+	else if (a == b)
+		snprintf(buf, len, "%llu, %llu, ..., %llu (every %llu)", a, a + step,
+			 a + step * (unsigned long long)(runs - 1), step);
+	else if (runs == 2)
+		snprintf(buf, len, "%llu-%llu, %llu-%llu", a, b, a + step, b + step);
+	else
+		snprintf(buf, len, "%llu-%llu, %llu-%llu, ... (%llu runs every %llu)", a, b, a + step, b + step,
+			 (unsigned long long)runs, step);
+}
+
+static void stages_text(const struct dc_mem_ledger *l, char *buf, size_t len)
+{
+	if (l->stage_first == l->stage_last)
+		snprintf(buf, len, "%llu", (unsigned long long)l->stage_first);
+	else
+		snprintf(buf, len, "%llu-%llu", (unsigned long long)l->stage_first,
+			 (unsigned long long)l->stage_last);
+}
+
+/* ---- the most loaded rank ---- */
+
+static void top_stages(const void *base, char *buf, size_t len)
+{
+	stages_text(&((const struct ledger_view *)base)->l, buf, len);
+}
+
+static void top_ranks(const void *base, char *buf, size_t len)
+{
+	const struct ledger_view *v = base;
+	class_ranks_text(&v->plan->topo, v->l.stage_first, v->l.stage_last, buf, len);
+}
+
+static const char *sharding_says(const struct ledger_view *v, int level)
+{
+	/* level: 3 params, 2 grads, 1 master/optimizer */
+	int sharded = (int)v->plan->in->parallel.sharding >= level;
+	if (sharded)
+		return v->plan->ep > 1 ? "sharded over dp, experts over dp/ep" : "sharded over dp";
+	return v->plan->ep > 1 ? "replicated over dp, experts over dp/ep" : "replicated over dp";
+}
+
+static void params_label(const void *base, char *buf, size_t len)
+{
+	const struct ledger_view *v = base;
+	snprintf(buf, len, "params (%llu B/param, %s)", (unsigned long long)v->plan->in->precision.param_bytes,
+		 sharding_says(v, DC_SHARD_FSDP));
+}
+
+static void grads_label(const void *base, char *buf, size_t len)
+{
+	const struct ledger_view *v = base;
+	snprintf(buf, len, "grads (%llu B/param, %s)", (unsigned long long)v->plan->in->precision.grad_bytes,
+		 sharding_says(v, DC_SHARD_ZERO2));
+}
+
+static void master_label(const void *base, char *buf, size_t len)
+{
+	const struct ledger_view *v = base;
+	snprintf(buf, len, "master copy (%llu B/param, %s)", (unsigned long long)v->plan->in->precision.master_bytes,
+		 sharding_says(v, DC_SHARD_ZERO1));
+}
+
+static void optim_label(const void *base, char *buf, size_t len)
+{
+	const struct ledger_view *v = base;
+	snprintf(buf, len, "optimizer states (%llu B/param, %s)",
+		 (unsigned long long)v->plan->in->precision.optimizer_bytes, sharding_says(v, DC_SHARD_ZERO1));
+}
+
+static void act_label(const void *base, char *buf, size_t len)
+{
+	snprintf(buf, len, "activations per layer per microbatch (assumed, recompute %s)",
+		 dc_recompute_name(((const struct ledger_view *)base)->plan->in->training.recompute));
+}
+
+static void held_label(const void *base, char *buf, size_t len)
+{
+	const struct dc_parallel *p = &((const struct ledger_view *)base)->plan->in->parallel;
+	snprintf(buf, len, "layer-microbatches held (%s)",
+		 p->pp > 1 && p->virtual_pipeline > 1 ? "interleaved 1F1B" : "1F1B");
+}
+
+static void reserve_label(const void *base, char *buf, size_t len)
+{
+	const struct ledger_view *v = base;
+	snprintf(buf, len, "allocator reserve (%.0f%% of the %s subtotal)", v->plan->in->memory.allocator_reserve * 100,
+		 v->peak_phase);
+}
+
+static int is_fsdp(const void *base)
+{
+	return ((const struct ledger_view *)base)->plan->in->parallel.sharding == DC_SHARD_FSDP;
+}
+
+struct phase_row {
+	const char *phase;
+	uint64_t subtotal, reserve, total;
+	int fits;
+};
+
+static uint64_t phase_count(const void *base)
+{
+	(void)base;
+	return DC_MEM_PHASE_COUNT;
+}
+
+static void phase_row(const void *base, uint64_t i, void *out)
+{
+	const struct ledger_view *v = base;
+	struct phase_row *row = out;
+	row->phase = dc_mem_phase_name((enum dc_mem_phase)i);
+	row->subtotal = v->l.phase_subtotal_bytes[i];
+	row->reserve = v->l.phase_reserve_bytes[i];
+	row->total = v->l.phase_bytes[i];
+	row->fits = v->l.phase_bytes[i] <= v->gpu_mem_bytes;
+}
+
+#define PR(m) offsetof(struct phase_row, m)
+static const struct dc_field phase_fields[] = {
+	{"phase", "phase", DC_U_NONE, DC_FT_STR, PR(phase)},
+	{"subtotal_bytes", "subtotal", DC_U_BYTES, DC_FT_U64, PR(subtotal)},
+	{"reserve_bytes", "reserve", DC_U_BYTES, DC_FT_U64, PR(reserve)},
+	{"total_bytes", "total", DC_U_BYTES, DC_FT_U64, PR(total)},
+	{"fits", "fits", DC_U_NONE, DC_FT_BOOL, PR(fits)},
+};
+static const struct dc_fields phase_table = DC_FIELDS(phase_fields);
+static const struct dc_rows phase_rows = {phase_count, phase_row, sizeof(struct phase_row), "phases"};
+
+#define LV(m) offsetof(struct ledger_view, m)
+#define L(m) offsetof(struct ledger_view, l.m)
+static const struct dc_field top_fields[] = {
+	{"rank", "rank", DC_U_COUNT, DC_FT_U64, LV(rank)},
+	{"class", "class", DC_U_COUNT, DC_FT_U64, LV(class_index)},
+	{"stages", "pipeline stage(s)", DC_U_NONE, DC_FT_FN, 0, .text = top_stages},
+	{"class_ranks", "ranks with this ledger", DC_U_NONE, DC_FT_FN, 0, .text = top_ranks},
+	{"layers", "transformer layers held", DC_U_COUNT, DC_FT_U64, L(p.layers)},
+	{"params", "parameters held (its tp x pp x ep shard)", DC_U_COUNT, DC_FT_U64, L(p.total)},
+	{"params_bytes", NULL, DC_U_BYTES, DC_FT_U64, L(params_bytes), .label_fn = params_label},
+	{"grads_bytes", NULL, DC_U_BYTES, DC_FT_U64, L(grads_bytes), .label_fn = grads_label},
+	{"master_bytes", NULL, DC_U_BYTES, DC_FT_U64, L(master_bytes), .label_fn = master_label},
+	{"optimizer_bytes", NULL, DC_U_BYTES, DC_FT_U64, L(optimizer_bytes), .label_fn = optim_label},
+	{"model_states_bytes", "= model states", DC_U_BYTES, DC_FT_U64, L(model_states_bytes)},
+	{"activation_bytes_per_layer", NULL, DC_U_BYTES, DC_FT_U64, L(activation_bytes_per_layer),
+	 .label_fn = act_label},
+	{"in_flight_microbatches", "microbatches in flight", DC_U_COUNT, DC_FT_U64, L(in_flight)},
+	{"activation_layer_microbatches", NULL, DC_U_COUNT, DC_FT_U64, L(activation_layer_microbatches),
+	 .label_fn = held_label},
+	{"activation_layers_bytes", "activations of the layers held", DC_U_BYTES, DC_FT_U64, L(activation_layers_bytes)},
+	{"activation_embedding_bytes", "embedding dropout masks (first stage)", DC_U_BYTES, DC_FT_U64,
+	 L(activation_embedding_bytes)},
+	{"activation_output_bytes", "final norm, head input, FP32 logits (last stage)", DC_U_BYTES, DC_FT_U64,
+	 L(activation_output_bytes)},
+	{"activations_bytes", "= activations (assumed)", DC_U_BYTES, DC_FT_U64, L(activations_bytes)},
+	{"activation_recompute_bytes", "one layer rebuilt during backward (recompute)", DC_U_BYTES, DC_FT_U64,
+	 L(activation_recompute_bytes)},
+	{"fsdp_unit_params", "FSDP unit parameters", DC_U_COUNT, DC_FT_U64, L(fsdp_unit_params), .shown = is_fsdp},
+	{"fsdp_forward_params_bytes", "FSDP gathered params in forward", DC_U_BYTES, DC_FT_U64,
+	 L(fsdp_forward_params_bytes), .shown = is_fsdp},
+	{"fsdp_backward_params_bytes", "FSDP gathered params in backward", DC_U_BYTES, DC_FT_U64,
+	 L(fsdp_backward_params_bytes), .shown = is_fsdp},
+	{"fsdp_unsharded_grads_bytes", "FSDP unit grads before ReduceScatter", DC_U_BYTES, DC_FT_U64,
+	 L(fsdp_unsharded_grads_bytes), .shown = is_fsdp},
+	{"ddp_buckets_bytes", "DDP gradient buckets (2 in flight)", DC_U_BYTES, DC_FT_U64, L(ddp_buckets_bytes)},
+	{"comm_buffers_bytes", "communication (NCCL) buffers", DC_U_BYTES, DC_FT_U64, L(comm_buffers_bytes)},
+	{"buffers_bytes", "= buffers (buckets + FSDP + comm)", DC_U_BYTES, DC_FT_U64, L(buffers_bytes)},
+	{"cuda_context_bytes", "CUDA context", DC_U_BYTES, DC_FT_U64, L(cuda_context_bytes)},
+	{"workspace_bytes", "framework workspace", DC_U_BYTES, DC_FT_U64, L(workspace_bytes)},
+	{"allocator_reserve_bytes", NULL, DC_U_BYTES, DC_FT_U64, LV(reserve_bytes), .label_fn = reserve_label},
+	{"peak_bytes", "= peak", DC_U_BYTES, DC_FT_U64, L(peak_bytes)},
+	{"peak_phase", "peak phase", DC_U_NONE, DC_FT_STR, LV(peak_phase)},
+	{"phases", "Peak by phase", DC_U_NONE, DC_FT_ROWS, 0, .sub = &phase_table, .rows = &phase_rows},
+};
+static const struct dc_fields top_obj = DC_FIELDS(top_fields);
+
+/* ---- the classes, generated from the plan one at a time ---- */
+
+struct class_row {
+	uint64_t index, num_ranks, layers, in_flight, params, grads, master, optim, states, activ, buffers, peak;
+	const char *phase;
+	int fits;
+	char stages[48], ranks[160];
+};
+
+static uint64_t class_count(const void *base)
+{
+	return ((const struct view *)base)->m->nclasses;
+}
+
+static void class_row(const void *base, uint64_t i, void *out)
+{
+	const struct view *v = base;
+	const struct dc_topology *t = &v->plan->topo;
+	struct class_row *row = out;
+	struct dc_mem_ledger l;
+
+	if (dc_memory_class_at(v->plan, v->m, i, &l) != 0)
+		return; /* computed once already: it cannot fail now */
+	row->index = i;
+	stages_text(&l, row->stages, sizeof(row->stages));
+	class_ranks_text(t, l.stage_first, l.stage_last, row->ranks, sizeof(row->ranks));
+	row->num_ranks = (l.stage_last - l.stage_first + 1) * (t->world / t->degree[DC_AXIS_PP]);
+	row->layers = l.p.layers;
+	row->in_flight = l.in_flight;
+	row->params = l.params_bytes;
+	row->grads = l.grads_bytes;
+	row->master = l.master_bytes;
+	row->optim = l.optimizer_bytes;
+	row->states = l.model_states_bytes;
+	row->activ = l.activations_bytes;
+	row->buffers = l.buffers_bytes;
+	row->peak = l.peak_bytes;
+	row->phase = dc_mem_phase_name(l.peak_phase);
+	row->fits = l.fits;
+}
+
+#define CR(m) offsetof(struct class_row, m)
+static const struct dc_field class_fields[] = {
+	{"class", "class", DC_U_COUNT, DC_FT_U64, CR(index)},
+	{"stages", "stages", DC_U_NONE, DC_FT_TEXT, CR(stages)},
+	{"ranks", "ranks", DC_U_NONE, DC_FT_TEXT, CR(ranks)},
+	{"num_ranks", "#ranks", DC_U_COUNT, DC_FT_U64, CR(num_ranks)},
+	{"layers", "layers", DC_U_COUNT, DC_FT_U64, CR(layers)},
+	{"in_flight_microbatches", "in flight", DC_U_COUNT, DC_FT_U64, CR(in_flight)},
+	{"params_bytes", "params", DC_U_BYTES, DC_FT_U64, CR(params)},
+	{"grads_bytes", "grads", DC_U_BYTES, DC_FT_U64, CR(grads)},
+	{"master_bytes", "master", DC_U_BYTES, DC_FT_U64, CR(master)},
+	{"optimizer_bytes", "optim", DC_U_BYTES, DC_FT_U64, CR(optim)},
+	{"model_states_bytes", "states", DC_U_BYTES, DC_FT_U64, CR(states)},
+	{"activations_bytes", "activ", DC_U_BYTES, DC_FT_U64, CR(activ)},
+	{"buffers_bytes", "buffers", DC_U_BYTES, DC_FT_U64, CR(buffers)},
+	{"peak_bytes", "peak", DC_U_BYTES, DC_FT_U64, CR(peak)},
+	{"peak_phase", "phase", DC_U_NONE, DC_FT_STR, CR(phase)},
+	{"fits", "fits", DC_U_NONE, DC_FT_BOOL, CR(fits)},
+};
+static const struct dc_fields class_table = DC_FIELDS(class_fields);
+static const struct dc_rows class_rows = {class_count, class_row, sizeof(struct class_row), "classes"};
+
+#define NM(m) offsetof(struct not_modeled, m)
+static const struct dc_field nm_fields[] = {
+	{"activations", NULL, DC_U_NONE, DC_FT_STR, NM(activations)},
+	{"optimizer_step", NULL, DC_U_NONE, DC_FT_STR, NM(optimizer_step)},
+	{"checkpoint_save", NULL, DC_U_NONE, DC_FT_STR, NM(checkpoint_save)},
+	{"ddp_bucket_copy", NULL, DC_U_NONE, DC_FT_STR, NM(ddp_bucket_copy)},
+	{"other", NULL, DC_U_NONE, DC_FT_STR, NM(other)},
+	{"fragmentation", NULL, DC_U_NONE, DC_FT_STR, NM(fragmentation)},
+};
+static const struct dc_fields nm_obj = DC_FIELDS(nm_fields);
+
+#define V(m) offsetof(struct view, m)
+static const struct dc_field fields[] = {
+	{"activation_model", "activations", DC_U_NONE, DC_FT_FN, 0, .text = activation_model},
+	{"gpu_memory_bytes", "GPU memory", DC_U_BYTES, DC_FT_U64, V(gpu_mem_bytes)},
+	{"fits", "fits (rank with the highest peak)", DC_U_NONE, DC_FT_BOOL, V(fits)},
+	{"headroom_bytes", "headroom", DC_U_BYTES, DC_FT_U64, V(headroom_bytes)},
+	{"shortfall_bytes", "shortfall", DC_U_BYTES, DC_FT_U64, V(shortfall_bytes)},
+	{"per_rank", "Rank with the highest peak memory", DC_U_NONE, DC_FT_OBJECT, V(top), .sub = &top_obj},
+	{"classes", "Classes of ranks with identical ledgers", DC_U_NONE, DC_FT_ROWS, 0, .sub = &class_table,
+	 .rows = &class_rows},
+	{"not_modeled", "Not modelled (each can still make a rank run out of memory)", DC_U_NONE, DC_FT_OBJECT,
+	 V(nm), .sub = &nm_obj},
+};
+
+_Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
+_Static_assert(sizeof(struct class_row) <= DC_ROW_MAX, "row too large");
+
+const struct dc_section dc_section_memory = {
+	"memory", "Memory per rank (exact bytes)",
+	"the most loaded rank's ledger, the peak by phase and every class of ranks with identical ledgers",
+	DC_EST_BIT(DC_EST_MEMORY), sizeof(struct view), view, DC_FIELDS(fields), NULL, NULL,
+};

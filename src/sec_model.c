@@ -1,0 +1,140 @@
+/* sec_model.c - the model section: family, exact total and active
+ * parameters, the count term by term (params.h) and the most loaded rank's
+ * placement over tp, pp and ep (memory.h). */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "distcalc/plan.h"
+#include "distcalc/results.h"
+#include "distcalc/section.h"
+
+struct terms_view {
+	struct dc_param_terms t;
+	const struct dc_model *m;
+};
+
+struct rank_view {
+	struct dc_stage_params p;
+	uint64_t stage;
+	const struct dc_parallel *par;
+};
+
+struct view {
+	const struct dc_model *m;
+	const char *hf_config, *params_source, *attention, *norm;
+	uint64_t params_total, params_active, num_experts, experts_per_token;
+	struct terms_view terms;
+	struct rank_view rank;
+};
+
+static void view(const struct dc_run *run, void *out)
+{
+	struct view *v = out;
+	const struct dc_model *m = &run->plan->in->model;
+	v->m = m;
+	v->hf_config = m->hf_config[0] ? m->hf_config : "none";
+	v->params_source = m->params_explicit ? "model.params (explicit; the terms below are the shape's)" : "the shape";
+	v->attention = m->kv_lora_rank ? "multi-head latent (MLA)"
+		       : m->num_kv_heads == 1 ? "multi-query (MQA)"
+		       : m->num_kv_heads < m->num_attention_heads ? "grouped-query (GQA)"
+								  : "multi-head (MHA)";
+	v->norm = dc_norm_name(m->norm);
+	v->params_total = run->plan->params_total;
+	v->params_active = run->plan->params_active;
+	v->num_experts = m->num_experts;
+	v->experts_per_token = m->num_experts ? m->experts_per_token : 0;
+	v->terms.t = run->res->model.terms;
+	v->terms.m = m;
+	v->rank.p = run->res->model.most;
+	v->rank.stage = run->res->model.most_stage;
+	v->rank.par = &run->plan->in->parallel;
+}
+
+static void family(const void *base, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", ((const struct view *)base)->m->family);
+}
+
+static void attention_label(const void *base, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", ((const struct terms_view *)base)->m->kv_lora_rank
+					 ? "attention: MLA projections and norms"
+					 : "attention: q, k, v, o (+ biases, q/k norms)");
+}
+
+static void mlp_label(const void *base, char *buf, size_t len)
+{
+	const struct terms_view *v = base;
+	snprintf(buf, len, "dense MLP (%s, %llu layers)", v->m->mlp == DC_MLP_SWIGLU ? "gated, 3 h x f" : "2 h x f",
+		 (unsigned long long)v->t.dense_layers);
+}
+
+static void norms_label(const void *base, char *buf, size_t len)
+{
+	snprintf(buf, len, "norms (%s: 2 per layer + final)", dc_norm_name(((const struct terms_view *)base)->m->norm));
+}
+
+static void head_label(const void *base, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s",
+		 ((const struct terms_view *)base)->m->tie_word_embeddings ? "output head (tied: 0)" : "output head V x h");
+}
+
+static void layout(const void *base, char *buf, size_t len)
+{
+	const struct dc_parallel *p = ((const struct rank_view *)base)->par;
+	snprintf(buf, len, "tp %llu, pp %llu, ep %llu", (unsigned long long)p->tp, (unsigned long long)p->pp,
+		 (unsigned long long)p->ep);
+}
+
+#define T(m) offsetof(struct terms_view, t.m)
+static const struct dc_field term_fields[] = {
+	{"embedding", "token embedding V x h", DC_U_COUNT, DC_FT_U64, T(embedding)},
+	{"position_embedding", "learned positions P x h", DC_U_COUNT, DC_FT_U64, T(position)},
+	{"attention", NULL, DC_U_COUNT, DC_FT_U64, T(attention), .label_fn = attention_label},
+	{"mlp", NULL, DC_U_COUNT, DC_FT_U64, T(mlp), .label_fn = mlp_label},
+	{"routed_experts", "routed experts (all)", DC_U_COUNT, DC_FT_U64, T(experts)},
+	{"routed_experts_active", "routed experts one token uses", DC_U_COUNT, DC_FT_U64, T(experts_active)},
+	{"shared_experts", "shared experts (+ gate)", DC_U_COUNT, DC_FT_U64, T(shared_experts)},
+	{"router", "routers (+ score bias)", DC_U_COUNT, DC_FT_U64, T(router)},
+	{"norms", NULL, DC_U_COUNT, DC_FT_U64, T(norms), .label_fn = norms_label},
+	{"lm_head", NULL, DC_U_COUNT, DC_FT_U64, T(lm_head), .label_fn = head_label},
+};
+static const struct dc_fields terms = DC_FIELDS(term_fields);
+
+#define P(m) offsetof(struct rank_view, p.m)
+static const struct dc_field rank_fields[] = {
+	{"stage", "pipeline stage", DC_U_COUNT, DC_FT_U64, offsetof(struct rank_view, stage)},
+	{"params", "parameters held", DC_U_COUNT, DC_FT_U64, P(total)},
+	{"layers", "layers held", DC_U_COUNT, DC_FT_U64, P(layers)},
+	{"expert_params", "routed-expert parameters held", DC_U_COUNT, DC_FT_U64, P(expert_params)},
+	{"other_params", "embedding / head / final norm held", DC_U_COUNT, DC_FT_U64, P(other_params)},
+	{"layout", "layout", DC_U_NONE, DC_FT_FN, 0, .text = layout},
+};
+static const struct dc_fields rank = DC_FIELDS(rank_fields);
+
+#define V(m) offsetof(struct view, m)
+static const struct dc_field fields[] = {
+	{"family", "family", DC_U_NONE, DC_FT_FN, 0, .text = family},
+	{"hf_config", "Hugging Face config", DC_U_NONE, DC_FT_STR, V(hf_config)},
+	{"params_source", "parameter count from", DC_U_NONE, DC_FT_STR, V(params_source)},
+	{"params_total", "parameters (total)", DC_U_COUNT, DC_FT_U64, V(params_total)},
+	{"params_active", "parameters one token uses (active)", DC_U_COUNT, DC_FT_U64, V(params_active)},
+	{"dense_layers", "layers with a dense MLP", DC_U_COUNT, DC_FT_U64, V(terms.t.dense_layers)},
+	{"moe_layers", "layers with routed experts", DC_U_COUNT, DC_FT_U64, V(terms.t.moe_layers)},
+	{"num_experts", "routed experts per MoE layer", DC_U_COUNT, DC_FT_U64, V(num_experts)},
+	{"experts_per_token", "experts per token (top-k)", DC_U_COUNT, DC_FT_U64, V(experts_per_token)},
+	{"attention", "attention", DC_U_NONE, DC_FT_STR, V(attention)},
+	{"norm", "norm", DC_U_NONE, DC_FT_STR, V(norm)},
+	{"terms", "Parameters by term (all layers)", DC_U_NONE, DC_FT_OBJECT, V(terms), .sub = &terms},
+	{"per_rank", "Rank holding the most parameters (tp, pp and ep placement)", DC_U_NONE, DC_FT_OBJECT, V(rank),
+	 .sub = &rank},
+};
+
+_Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
+
+const struct dc_section dc_section_model = {
+	"model", "Model (exact parameter counts)",
+	"family, exact total and active parameters, the count term by term, the most loaded rank's share",
+	DC_EST_BIT(DC_EST_MODEL), sizeof(struct view), view, DC_FIELDS(fields), NULL, NULL,
+};

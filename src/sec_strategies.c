@@ -1,0 +1,89 @@
+/* sec_strategies.c - the aligned comparison: pure DP, FSDP and the
+ * configured layout on the same work. */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "distcalc/plan.h"
+#include "distcalc/results.h"
+#include "distcalc/section.h"
+
+struct view {
+	const struct dc_strategies_result *r;
+	const char *note, *means;
+};
+
+static void view(const struct dc_run *run, void *out)
+{
+	struct view *v = out;
+	v->r = &run->res->strategies;
+	v->note = "align the work first: every row keeps the configured global batch; compare memory, bytes and time per token, never step time alone";
+	v->means = "bytes the busiest rank sends per step x world size / tokens per step";
+}
+
+struct variant_row {
+	const char *strategy, *sharding;
+	char layout[96];
+	uint64_t micro_batch_size, grad_accum_steps, tokens_per_step, peak_bytes, comm_bytes_per_rank;
+	int aligned, fits;
+	double comm_bytes_per_token, comm_time_s, comm_time_per_token_s;
+};
+
+static uint64_t variant_count(const void *base)
+{
+	(void)base;
+	return DC_VARIANT_COUNT;
+}
+
+static void variant_row(const void *base, uint64_t i, void *out)
+{
+	const struct dc_variant_result *x = &((const struct view *)base)->r->v[i];
+	struct variant_row *row = out;
+	row->strategy = dc_variant_name((enum dc_variant)i);
+	snprintf(row->layout, sizeof(row->layout), "tp%llu x pp%llu x dp%llu", (unsigned long long)x->tp,
+		 (unsigned long long)x->pp, (unsigned long long)x->dp);
+	row->sharding = dc_sharding_name(x->sharding);
+	row->micro_batch_size = x->micro_batch_size;
+	row->grad_accum_steps = x->grad_accum_steps;
+	row->tokens_per_step = x->tokens_per_step;
+	row->aligned = x->aligned;
+	row->peak_bytes = x->peak_bytes;
+	row->fits = x->fits;
+	row->comm_bytes_per_rank = x->comm_bytes_per_rank;
+	row->comm_bytes_per_token = x->comm_bytes_per_token;
+	row->comm_time_s = x->comm_time_s;
+	row->comm_time_per_token_s = x->comm_time_per_token_s;
+}
+
+#define VR(m) offsetof(struct variant_row, m)
+static const struct dc_field variant_fields[] = {
+	{"strategy", "strategy", DC_U_NONE, DC_FT_STR, VR(strategy)},
+	{"layout", "layout", DC_U_NONE, DC_FT_TEXT, VR(layout)},
+	{"sharding", "sharding", DC_U_NONE, DC_FT_STR, VR(sharding)},
+	{"micro_batch_size", "micro b", DC_U_COUNT, DC_FT_U64, VR(micro_batch_size)},
+	{"grad_accum_steps", "accum", DC_U_COUNT, DC_FT_U64, VR(grad_accum_steps)},
+	{"tokens_per_step", "tokens/step", DC_U_COUNT, DC_FT_U64, VR(tokens_per_step)},
+	{"aligned", "aligned", DC_U_NONE, DC_FT_BOOL, VR(aligned)},
+	{"peak_bytes", "peak/rank", DC_U_BYTES, DC_FT_U64, VR(peak_bytes)},
+	{"fits", "fits", DC_U_NONE, DC_FT_BOOL, VR(fits)},
+	{"comm_bytes_per_rank", "comm/rank", DC_U_BYTES, DC_FT_U64, VR(comm_bytes_per_rank)},
+	{"comm_bytes_per_token", "comm/token", DC_U_BYTES_RAW, DC_FT_F64, VR(comm_bytes_per_token)},
+	{"comm_time_s", "comm time", DC_U_SECONDS, DC_FT_F64, VR(comm_time_s)},
+	{"comm_time_per_token_s", "comm time/token", DC_U_SECONDS, DC_FT_F64, VR(comm_time_per_token_s)},
+};
+static const struct dc_fields variant_table = DC_FIELDS(variant_fields);
+static const struct dc_rows variant_rows = {variant_count, variant_row, sizeof(struct variant_row), "strategies"};
+
+#define V(m) offsetof(struct view, m)
+static const struct dc_field fields[] = {
+	{"note", "note", DC_U_NONE, DC_FT_STR, V(note)},
+	{"comm_bytes_per_token_means", "comm/token", DC_U_NONE, DC_FT_STR, V(means)},
+	{"variants", "Side by side", DC_U_NONE, DC_FT_ROWS, 0, .sub = &variant_table, .rows = &variant_rows},
+};
+
+_Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
+
+const struct dc_section dc_section_strategies = {
+	"strategies", "Strategies on the same cluster and model, aligned on tokens per step",
+	"pure DP, FSDP and the configured layout on the same global batch: memory, bytes and time per token",
+	DC_EST_BIT(DC_EST_STRATEGIES), sizeof(struct view), view, DC_FIELDS(fields), NULL, NULL,
+};

@@ -1,0 +1,63 @@
+/* sec_summary.c - the verdict first: does the most loaded rank fit, where
+ * is its peak, how much does a step send. Every figure is one the memory
+ * and comm sections print in full. */
+#include <stddef.h>
+
+#include "distcalc/plan.h"
+#include "distcalc/results.h"
+#include "distcalc/section.h"
+
+struct view {
+	int fits;
+	uint64_t gpu_mem_bytes, peak_bytes, peak_rank, headroom_bytes, shortfall_bytes, comm_bytes, warnings;
+	const char *peak_phase;
+	double comm_time_s;
+};
+
+static void view(const struct dc_run *run, void *out)
+{
+	struct view *v = out;
+	const struct dc_mem_ledger *top = &run->res->memory.top;
+	v->fits = top->fits;
+	v->gpu_mem_bytes = run->plan->in->cluster.gpu_mem_bytes;
+	v->peak_bytes = top->peak_bytes;
+	v->peak_rank = top->stage_first * run->plan->topo.stride[DC_AXIS_PP];
+	v->peak_phase = dc_mem_phase_name(top->peak_phase);
+	v->headroom_bytes = top->headroom_bytes;
+	v->shortfall_bytes = top->shortfall_bytes;
+	v->comm_bytes = run->res->comm.bytes_per_rank;
+	v->comm_time_s = run->res->comm.time_s;
+	v->warnings = run->nwarnings;
+}
+
+static int short_of_memory(const void *base)
+{
+	return !((const struct view *)base)->fits;
+}
+
+static int has_headroom(const void *base)
+{
+	return ((const struct view *)base)->fits;
+}
+
+#define V(m) offsetof(struct view, m)
+static const struct dc_field fields[] = {
+	{"fits", "fits in GPU memory (every rank)", DC_U_NONE, DC_FT_BOOL, V(fits)},
+	{"gpu_memory_bytes", "GPU memory", DC_U_BYTES, DC_FT_U64, V(gpu_mem_bytes)},
+	{"peak_bytes", "peak memory of the most loaded rank", DC_U_BYTES, DC_FT_U64, V(peak_bytes)},
+	{"peak_rank", "most loaded rank", DC_U_COUNT, DC_FT_U64, V(peak_rank)},
+	{"peak_phase", "phase of its peak", DC_U_NONE, DC_FT_STR, V(peak_phase)},
+	{"headroom_bytes", "headroom", DC_U_BYTES, DC_FT_U64, V(headroom_bytes), .shown = has_headroom},
+	{"shortfall_bytes", "shortfall", DC_U_BYTES, DC_FT_U64, V(shortfall_bytes), .shown = short_of_memory},
+	{"comm_bytes_per_step", "bytes sent per step (busiest rank)", DC_U_BYTES, DC_FT_U64, V(comm_bytes)},
+	{"comm_time_s", "communication per step if nothing overlaps", DC_U_SECONDS, DC_FT_F64, V(comm_time_s)},
+	{"warnings", "warnings (listed at the end)", DC_U_COUNT, DC_FT_U64, V(warnings)},
+};
+
+_Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
+
+const struct dc_section dc_section_summary = {
+	"summary", "Summary", "the verdict: fits, peak memory and where, bytes and time sent per step, warnings",
+	DC_EST_BIT(DC_EST_MEMORY) | DC_EST_BIT(DC_EST_COMM), sizeof(struct view), view, DC_FIELDS(fields), NULL,
+	NULL,
+};

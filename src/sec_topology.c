@@ -1,0 +1,317 @@
+/* sec_topology.c - the topology and groups sections: every rank's
+ * coordinates and every process group, generated from a group's first rank
+ * and stride at render time (a pure-DP run of 2^24 ranks costs one row),
+ * and the warning for tensor-parallel groups that cross nodes. */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "distcalc/diag.h"
+#include "distcalc/plan.h"
+#include "distcalc/results.h"
+#include "distcalc/section.h"
+
+/* ---- topology ---- */
+
+struct view {
+	struct dc_topology t;
+	uint64_t num_nodes, expert_parallel;
+	const char *order;
+};
+
+static void view(const struct dc_run *run, void *out)
+{
+	struct view *v = out;
+	v->t = run->plan->topo;
+	v->num_nodes = run->plan->num_nodes;
+	v->expert_parallel = run->plan->ep;
+	v->order = run->plan->in->parallel.order_text;
+}
+
+struct rank_row {
+	uint64_t rank, node, local, c[DC_AXIS_COUNT];
+};
+
+static uint64_t rank_count(const void *base)
+{
+	return ((const struct view *)base)->t.world;
+}
+
+static void rank_row(const void *base, uint64_t rank, void *out)
+{
+	const struct dc_topology *t = &((const struct view *)base)->t;
+	struct rank_row *row = out;
+	row->rank = rank;
+	row->node = dc_topology_node(t, rank);
+	row->local = rank % t->gpus_per_node;
+	dc_topology_coords(t, rank, row->c);
+}
+
+#define RR(m) offsetof(struct rank_row, m)
+static const struct dc_field rank_fields[] = {
+	{"rank", "rank", DC_U_COUNT, DC_FT_U64, RR(rank)},
+	{"node", "node", DC_U_COUNT, DC_FT_U64, RR(node)},
+	{"local_rank", "local", DC_U_COUNT, DC_FT_U64, RR(local)},
+	{"tp", "tp", DC_U_COUNT, DC_FT_U64, RR(c[DC_AXIS_TP])},
+	{"cp", "cp", DC_U_COUNT, DC_FT_U64, RR(c[DC_AXIS_CP])},
+	{"ep", "ep", DC_U_COUNT, DC_FT_U64, RR(c[DC_AXIS_EP])},
+	{"dp", "dp", DC_U_COUNT, DC_FT_U64, RR(c[DC_AXIS_DP])},
+	{"pp", "pp stage", DC_U_COUNT, DC_FT_U64, RR(c[DC_AXIS_PP])},
+};
+static const struct dc_fields rank_table = DC_FIELDS(rank_fields);
+static const struct dc_rows rank_rows = {rank_count, rank_row, sizeof(struct rank_row), "ranks"};
+
+#define V(m) offsetof(struct view, m)
+static const struct dc_field fields[] = {
+	{"world_size", "ranks (world size)", DC_U_COUNT, DC_FT_U64, V(t.world)},
+	{"num_nodes", "nodes", DC_U_COUNT, DC_FT_U64, V(num_nodes)},
+	{"gpus_per_node", "GPUs per node", DC_U_COUNT, DC_FT_U64, V(t.gpus_per_node)},
+	{"order", "order (first varies fastest)", DC_U_NONE, DC_FT_STR, V(order)},
+	{"tp", "tp", DC_U_COUNT, DC_FT_U64, V(t.degree[DC_AXIS_TP])},
+	{"cp", "cp", DC_U_COUNT, DC_FT_U64, V(t.degree[DC_AXIS_CP])},
+	{"ep", "ep (a separate rank axis)", DC_U_COUNT, DC_FT_U64, V(t.degree[DC_AXIS_EP])},
+	{"dp", "dp", DC_U_COUNT, DC_FT_U64, V(t.degree[DC_AXIS_DP])},
+	/* Megatron-Core carves expert parallelism out of the dp ranks: it is
+	 * no extra multiplier, and the layout above does not change with it */
+	{"expert_parallel", "expert parallel (experts split within dp)", DC_U_COUNT, DC_FT_U64, V(expert_parallel)},
+	{"pp", "pp", DC_U_COUNT, DC_FT_U64, V(t.degree[DC_AXIS_PP])},
+	{"ranks", "Ranks (node = rank / gpus_per_node)", DC_U_NONE, DC_FT_ROWS, 0, .sub = &rank_table,
+	 .rows = &rank_rows},
+};
+
+_Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
+
+/* The warning for tensor-parallel groups that span nodes. */
+static void warn(const struct dc_plan *plan, const struct dc_results *res, const char *name,
+		 struct dc_diag *diag)
+{
+	const struct dc_topology *t = &plan->topo;
+	uint64_t n = dc_topology_group_count(t, DC_AXIS_TP);
+	uint64_t crossing = dc_topology_crossing_groups(t, DC_AXIS_TP);
+	struct dc_group g;
+	char text[160];
+
+	(void)res;
+	(void)name;
+	if (crossing == 0 || t->degree[DC_AXIS_TP] < 2)
+		return;
+	for (uint64_t i = 0; i < n; i++) {
+		dc_topology_group(t, DC_AXIS_TP, i, &g);
+		if (dc_group_link(t, &g) == DC_LINK_INTER)
+			break;
+	}
+	dc_group_text(&g, text, sizeof(text));
+	if (t->degree[DC_AXIS_TP] > t->gpus_per_node)
+		dc_diag_warn(diag,
+			     "'parallel.tp' (%llu) is larger than 'cluster.gpus_per_node' (%llu): every tensor-parallel group spans nodes, so the per-layer TP AllReduces run over the inter-node link",
+			     (unsigned long long)t->degree[DC_AXIS_TP], (unsigned long long)t->gpus_per_node);
+	else
+		dc_diag_warn(diag,
+			     "'parallel.order' \"%s\": %llu of %llu tensor-parallel groups span nodes (group %llu: ranks %s), so the per-layer TP AllReduces run over the inter-node link; put tp first, as in \"tp-cp-ep-dp-pp\"",
+			     plan->in->parallel.order_text, (unsigned long long)crossing, (unsigned long long)n,
+			     (unsigned long long)g.index, text);
+}
+
+const struct dc_section dc_section_topology = {
+	"topology", "Topology: ranks, nodes and coordinates",
+	"world size, nodes, degrees of every axis and every rank's coordinates",
+	0, sizeof(struct view), view, DC_FIELDS(fields), NULL, warn,
+};
+
+/* ---- groups ---- */
+
+static const enum dc_axis listed_axes[] = {DC_AXIS_TP, DC_AXIS_DP, DC_AXIS_PP};
+#define NLISTED (sizeof(listed_axes) / sizeof(listed_axes[0]))
+
+struct gview {
+	struct dc_topology t;
+	uint64_t ep;
+};
+
+static void gview(const struct dc_run *run, void *out)
+{
+	struct gview *v = out;
+	v->t = run->plan->topo;
+	v->ep = run->plan->ep;
+}
+
+/* groups.<axis>: the groups of one axis, each a list of ranks */
+#define AXIS_LISTS(name, axis)                                                                     \
+	static uint64_t name##_count(const void *base)                                             \
+	{                                                                                          \
+		return dc_topology_group_count(&((const struct gview *)base)->t, axis);            \
+	}                                                                                          \
+	static uint64_t name##_len(const void *base, uint64_t i)                                   \
+	{                                                                                          \
+		(void)i;                                                                           \
+		return ((const struct gview *)base)->t.degree[axis];                              \
+	}                                                                                          \
+	static uint64_t name##_item(const void *base, uint64_t i, uint64_t j)                      \
+	{                                                                                          \
+		struct dc_group g;                                                                 \
+		dc_topology_group(&((const struct gview *)base)->t, axis, i, &g);                  \
+		return dc_group_rank(&g, j);                                                       \
+	}                                                                                          \
+	static const struct dc_lists name##_lists = {name##_count, name##_len, name##_item};
+AXIS_LISTS(tp, DC_AXIS_TP)
+AXIS_LISTS(dp, DC_AXIS_DP)
+AXIS_LISTS(pp, DC_AXIS_PP)
+
+/* groups.ep and groups.edp: Megatron-Core splits each DP group into
+ * expert-parallel groups of ep consecutive members (the experts are spread
+ * over them) and expert-data-parallel groups of every ep-th member (the
+ * replicas of one expert shard). */
+static int has_ep(const void *base)
+{
+	return ((const struct gview *)base)->ep > 1;
+}
+
+static uint64_t ep_count(const void *base)
+{
+	const struct gview *v = base;
+	return dc_topology_group_count(&v->t, DC_AXIS_DP) * (v->t.degree[DC_AXIS_DP] / v->ep);
+}
+
+static uint64_t ep_len(const void *base, uint64_t i)
+{
+	(void)i;
+	return ((const struct gview *)base)->ep;
+}
+
+static uint64_t ep_item(const void *base, uint64_t i, uint64_t j)
+{
+	const struct gview *v = base;
+	uint64_t per_dp = v->t.degree[DC_AXIS_DP] / v->ep;
+	struct dc_group g;
+	dc_topology_group(&v->t, DC_AXIS_DP, i / per_dp, &g);
+	return dc_group_rank(&g, i % per_dp * v->ep + j); /* chunk c: members c·ep .. c·ep + ep - 1 */
+}
+
+static uint64_t edp_count(const void *base)
+{
+	const struct gview *v = base;
+	return dc_topology_group_count(&v->t, DC_AXIS_DP) * v->ep;
+}
+
+static uint64_t edp_len(const void *base, uint64_t i)
+{
+	const struct gview *v = base;
+	(void)i;
+	return v->t.degree[DC_AXIS_DP] / v->ep;
+}
+
+static uint64_t edp_item(const void *base, uint64_t i, uint64_t j)
+{
+	const struct gview *v = base;
+	struct dc_group g;
+	dc_topology_group(&v->t, DC_AXIS_DP, i / v->ep, &g);
+	return dc_group_rank(&g, i % v->ep + j * v->ep); /* offset o: members o, o + ep, ... */
+}
+
+static const struct dc_lists ep_lists = {ep_count, ep_len, ep_item};
+static const struct dc_lists edp_lists = {edp_count, edp_len, edp_item};
+
+/* groups.axes: one row per listed axis */
+struct axis_row {
+	const char *axis, *link;
+	uint64_t size, groups, stride, crossing;
+};
+
+static uint64_t axis_count(const void *base)
+{
+	(void)base;
+	return NLISTED;
+}
+
+static void axis_row(const void *base, uint64_t i, void *out)
+{
+	const struct dc_topology *t = &((const struct gview *)base)->t;
+	struct axis_row *row = out;
+	enum dc_axis a = listed_axes[i];
+	row->axis = dc_axis_name(a);
+	row->size = t->degree[a];
+	row->groups = dc_topology_group_count(t, a);
+	row->stride = t->stride[a];
+	row->crossing = dc_topology_crossing_groups(t, a);
+	row->link = t->degree[a] < 2 ? "none" : row->crossing ? "inter_node" : "intra_node";
+}
+
+#define AR(m) offsetof(struct axis_row, m)
+static const struct dc_field axis_fields[] = {
+	{"axis", "axis", DC_U_NONE, DC_FT_STR, AR(axis)},
+	{"size", "group size", DC_U_COUNT, DC_FT_U64, AR(size)},
+	{"groups", "groups", DC_U_COUNT, DC_FT_U64, AR(groups)},
+	{"rank_stride", "rank stride", DC_U_COUNT, DC_FT_U64, AR(stride)},
+	{"groups_crossing_nodes", "crossing nodes", DC_U_COUNT, DC_FT_U64, AR(crossing)},
+	{"link", "slowest link", DC_U_NONE, DC_FT_STR, AR(link)},
+};
+static const struct dc_fields axis_table = DC_FIELDS(axis_fields);
+static const struct dc_rows axis_rows = {axis_count, axis_row, sizeof(struct axis_row), "axes"};
+
+/* groups.list: every group of every listed axis, tp first */
+struct group_row {
+	const char *axis, *link;
+	uint64_t group, size, nodes;
+	char ranks[160];
+};
+
+static uint64_t group_count(const void *base)
+{
+	const struct dc_topology *t = &((const struct gview *)base)->t;
+	uint64_t n = 0;
+	for (size_t i = 0; i < NLISTED; i++)
+		n += dc_topology_group_count(t, listed_axes[i]);
+	return n;
+}
+
+static void group_row(const void *base, uint64_t index, void *out)
+{
+	const struct dc_topology *t = &((const struct gview *)base)->t;
+	struct group_row *row = out;
+	struct dc_group g;
+
+	for (size_t i = 0; i < NLISTED; i++) {
+		uint64_t n = dc_topology_group_count(t, listed_axes[i]);
+		if (index < n || i + 1 == NLISTED) {
+			dc_topology_group(t, listed_axes[i], index, &g);
+			break;
+		}
+		index -= n;
+	}
+	dc_group_text(&g, row->ranks, sizeof(row->ranks));
+	row->axis = dc_axis_name(g.axis);
+	row->group = g.index;
+	row->size = g.size;
+	row->nodes = dc_group_nodes(t, &g);
+	row->link = g.size < 2 ? "none" : dc_link_choice_name(dc_group_link(t, &g));
+}
+
+#define GR(m) offsetof(struct group_row, m)
+static const struct dc_field group_fields[] = {
+	{"axis", "axis", DC_U_NONE, DC_FT_STR, GR(axis)},
+	{"group", "group", DC_U_COUNT, DC_FT_U64, GR(group)},
+	{"size", "size", DC_U_COUNT, DC_FT_U64, GR(size)},
+	{"ranks", "ranks", DC_U_NONE, DC_FT_TEXT, GR(ranks)},
+	{"nodes", "nodes", DC_U_COUNT, DC_FT_U64, GR(nodes)},
+	{"link", "link", DC_U_NONE, DC_FT_STR, GR(link)},
+};
+static const struct dc_fields group_table = DC_FIELDS(group_fields);
+static const struct dc_rows group_rows = {group_count, group_row, sizeof(struct group_row), "groups"};
+
+static const struct dc_field gfields[] = {
+	{"tp", "tp groups", DC_U_NONE, DC_FT_LISTS, 0, .lists = &tp_lists},
+	{"dp", "dp groups", DC_U_NONE, DC_FT_LISTS, 0, .lists = &dp_lists},
+	{"pp", "pp groups", DC_U_NONE, DC_FT_LISTS, 0, .lists = &pp_lists},
+	{"ep", "ep groups (experts spread over)", DC_U_NONE, DC_FT_LISTS, 0, .lists = &ep_lists, .shown = has_ep},
+	{"edp", "expert data-parallel groups (replicas of an expert shard)", DC_U_NONE, DC_FT_LISTS, 0,
+	 .lists = &edp_lists, .shown = has_ep},
+	{"axes", "Per axis", DC_U_NONE, DC_FT_ROWS, 0, .sub = &axis_table, .rows = &axis_rows},
+	{"list", "Every group and the link its ring crosses", DC_U_NONE, DC_FT_ROWS, 0, .sub = &group_table,
+	 .rows = &group_rows},
+};
+
+_Static_assert(sizeof(struct gview) <= DC_VIEW_MAX, "view too large");
+
+const struct dc_section dc_section_groups = {
+	"groups", "Process groups", "every process group, per axis, and the link its ring crosses",
+	0, sizeof(struct gview), gview, DC_FIELDS(gfields), NULL, NULL,
+};

@@ -1,0 +1,262 @@
+/* sink_csv.c - RFC 4180 CSV for spreadsheets and pandas; see report.h.
+ *
+ *   # distcalc_version: 0.1.0          header fields as comment lines
+ *   # section: memory                  one block per section:
+ *   key,value,unit                       its scalars, nested keys joined by '.'
+ *   fits,true,
+ *   # table: memory.classes            then each table: a header row of its
+ *   class,stages,ranks,...               field keys and every row (no excerpt)
+ *
+ * Every block is a whole CSV table, so `pandas.read_csv(..., comment="#")`
+ * reads one block, and a split on the "# " lines reads them all. Values are
+ * in base units (the unit column says which); a value that is undefined is
+ * an empty field. Lines end in CRLF, as RFC 4180 says.
+ */
+#include <string.h>
+
+#include "report_int.h"
+
+static const char *base_unit(enum dc_unit u)
+{
+	switch (u) {
+	case DC_U_BYTES:
+	case DC_U_BYTES_RAW: return "B";
+	case DC_U_SECONDS: return "s";
+	case DC_U_GBPS: return "GB/s";
+	case DC_U_BYTES_PER_S: return "B/s";
+	case DC_U_FLOPS: return "FLOP";
+	case DC_U_PER_S: return "1/s";
+	case DC_U_COUNT:
+	case DC_U_RATIO:
+	case DC_U_NONE: break;
+	}
+	return "";
+}
+
+/* A field quoted when it holds a comma, a quote, CR, LF or edge spaces. */
+static void csv_text(struct dc_buf *b, const char *s)
+{
+	size_t n = strlen(s);
+	int quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
+	for (size_t i = 0; i < n && !quote; i++)
+		if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
+			quote = 1;
+	if (!quote) {
+		dc_buf_add(b, s, n);
+		return;
+	}
+	dc_buf_putc(b, '"');
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"')
+			dc_buf_putc(b, '"');
+		dc_buf_putc(b, s[i]);
+	}
+	dc_buf_putc(b, '"');
+}
+
+static void csv_value(struct dc_buf *b, const struct dc_field *f, const void *base)
+{
+	const void *p = dc_fld_ptr(base, f);
+	char num[40], text[DC_CELL_MAX];
+	uint64_t u;
+	double v;
+
+	if (dc_fld_null(f, base))
+		return;
+	switch (f->type) {
+	case DC_FT_U64:
+		memcpy(&u, p, sizeof(u));
+		dc_buf_add(b, num, dc_fmt_u64(num, u));
+		break;
+	case DC_FT_F64:
+		memcpy(&v, p, sizeof(v));
+		dc_fmt_double(num, sizeof(num), v);
+		if (strcmp(num, "null") != 0)
+			dc_buf_puts(b, num);
+		break;
+	case DC_FT_BOOL:
+		dc_buf_puts(b, *(const int *)p ? "true" : "false");
+		break;
+	case DC_FT_STR:
+	case DC_FT_TEXT:
+	case DC_FT_FN:
+		csv_text(b, dc_fld_text(f, base, text, sizeof(text)));
+		break;
+	default:
+		break;
+	}
+}
+
+static void eol(struct dc_buf *b)
+{
+	dc_buf_add(b, "\r\n", 2);
+}
+
+/* key path: prefix + "." + key */
+struct path {
+	char s[256];
+	size_t len;
+};
+
+static size_t path_push(struct path *p, const char *key)
+{
+	size_t old = p->len, k = strlen(key);
+	if (p->len + k + 2 < sizeof(p->s)) {
+		if (p->len)
+			p->s[p->len++] = '.';
+		memcpy(p->s + p->len, key, k + 1);
+		p->len += k;
+	}
+	return old;
+}
+
+static void path_pop(struct path *p, size_t old)
+{
+	p->len = old;
+	p->s[old] = '\0';
+}
+
+/* pass 1: the scalars of an object and its nested objects */
+static void csv_scalars(struct dc_buf *b, const struct dc_fields *fs, const void *base, struct path *p)
+{
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct dc_field *f = &fs->f[i];
+		size_t old;
+		if (!dc_fld_shown(f, base))
+			continue;
+		if (f->type == DC_FT_OBJECT) {
+			old = path_push(p, f->key);
+			csv_scalars(b, f->sub, dc_fld_ptr(base, f), p);
+			path_pop(p, old);
+		} else if (dc_fld_scalar(f)) {
+			old = path_push(p, f->key);
+			/* the section's own name leads every path: drop it */
+			csv_text(b, strchr(p->s, '.') ? strchr(p->s, '.') + 1 : p->s);
+			path_pop(p, old);
+			dc_buf_putc(b, ',');
+			csv_value(b, f, base);
+			dc_buf_putc(b, ',');
+			dc_buf_puts(b, base_unit(f->unit));
+			eol(b);
+		}
+	}
+}
+
+static void table_line(struct dc_buf *b, const struct path *p)
+{
+	dc_buf_add(b, "# table: ", 9);
+	dc_buf_add(b, p->s, p->len);
+	eol(b);
+}
+
+/* pass 2: every table, every row */
+static void csv_tables(struct dc_buf *b, const struct dc_fields *fs, const void *base, struct path *p)
+{
+	char num[24];
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct dc_field *f = &fs->f[i];
+		size_t old;
+		if (!dc_fld_shown(f, base) || dc_fld_scalar(f))
+			continue;
+		old = path_push(p, f->key);
+		if (f->type == DC_FT_OBJECT) {
+			csv_tables(b, f->sub, dc_fld_ptr(base, f), p);
+		} else if (f->type == DC_FT_ROWS) {
+			_Alignas(max_align_t) unsigned char row[DC_ROW_MAX];
+			const struct dc_fields *cf = f->sub;
+			uint64_t n = f->rows->count(base);
+			table_line(b, p);
+			for (size_t c = 0; c < cf->n; c++) {
+				if (c)
+					dc_buf_putc(b, ',');
+				csv_text(b, cf->f[c].key);
+			}
+			eol(b);
+			for (uint64_t r = 0; r < n; r++) {
+				memset(row, 0, f->rows->row_size);
+				f->rows->row(base, r, row);
+				for (size_t c = 0; c < cf->n; c++) {
+					if (c)
+						dc_buf_putc(b, ',');
+					csv_value(b, &cf->f[c], row);
+				}
+				eol(b);
+			}
+		} else if (f->type == DC_FT_LISTS) {
+			/* one row per group: its index and its members, space-separated */
+			uint64_t n = f->lists->count(base);
+			table_line(b, p);
+			dc_buf_puts(b, "index,members");
+			eol(b);
+			for (uint64_t r = 0; r < n; r++) {
+				uint64_t m = f->lists->len(base, r);
+				dc_buf_add(b, num, dc_fmt_u64(num, r));
+				dc_buf_putc(b, ',');
+				for (uint64_t k = 0; k < m; k++) {
+					if (k)
+						dc_buf_putc(b, ' ');
+					dc_buf_add(b, num, dc_fmt_u64(num, f->lists->item(base, r, k)));
+				}
+				eol(b);
+			}
+		} else if (f->type == DC_FT_PROSE) {
+			uint64_t n = f->prose->count(base);
+			table_line(b, p);
+			dc_buf_puts(b, "text");
+			eol(b);
+			for (uint64_t r = 0; r < n; r++) {
+				csv_text(b, f->prose->at(base, r));
+				eol(b);
+			}
+		}
+		path_pop(p, old);
+	}
+}
+
+int dc_report_render_csv(struct dc_report *r, const struct dc_render_opts *o, struct dc_buf *out)
+{
+	const void *base;
+	const struct dc_fields *root = dc_report_fields_shown(r, &base);
+	struct path p = {{0}, 0};
+	char text[DC_CELL_MAX];
+
+	(void)o;
+	for (size_t i = 0; i < root->n; i++) {
+		const struct dc_field *f = &root->f[i];
+		if (!dc_fld_shown(f, base))
+			continue;
+		if (dc_fld_scalar(f)) {
+			/* header fields: comment lines, control bytes escaped as JSON */
+			struct dc_buf v;
+			dc_buf_init(&v);
+			if (f->type == DC_FT_U64)
+				dc_buf_add(&v, text, dc_fmt_u64(text, *(const uint64_t *)dc_fld_ptr(base, f)));
+			else
+				dc_buf_json_string(&v, dc_fld_text(f, base, text, sizeof(text)));
+			dc_buf_add(out, "# ", 2);
+			dc_buf_puts(out, f->key);
+			dc_buf_add(out, ": ", 2);
+			if (v.failed)
+				out->failed = 1;
+			else
+				dc_buf_add(out, v.data, v.len);
+			dc_buf_release(&v);
+			eol(out);
+		} else if (f->type == DC_FT_OBJECT) {
+			const void *sub = dc_fld_ptr(base, f);
+			size_t old = path_push(&p, f->key);
+			dc_buf_add(out, "# section: ", 11);
+			dc_buf_puts(out, f->key);
+			eol(out);
+			dc_buf_puts(out, "key,value,unit");
+			eol(out);
+			csv_scalars(out, f->sub, sub, &p);
+			csv_tables(out, f->sub, sub, &p);
+			path_pop(&p, old);
+		} else {
+			struct dc_fields one = {f, 1};
+			csv_tables(out, &one, base, &p);
+		}
+	}
+	return out->failed ? -1 : 0;
+}

@@ -1,0 +1,194 @@
+/* sink_json.c - JSON in base units, the same fields as the table; see
+ * report.h. Objects one member a line, table rows one object a line, lists
+ * of scalars on one line. */
+#include <string.h>
+
+#include "report_int.h"
+
+struct jctx {
+	struct dc_buf *b;
+	const struct dc_render_opts *o;
+};
+
+static void j_indent(struct dc_buf *b, int depth)
+{
+	dc_buf_putc(b, '\n');
+	dc_buf_pad(b, (size_t)depth * 2);
+}
+
+static void j_scalar(struct dc_buf *b, const struct dc_field *f, const void *base)
+{
+	const void *p = dc_fld_ptr(base, f);
+	char num[40], text[DC_CELL_MAX];
+	uint64_t u;
+	double v;
+
+	if (dc_fld_null(f, base)) {
+		dc_buf_add(b, "null", 4);
+		return;
+	}
+	switch (f->type) {
+	case DC_FT_U64:
+		memcpy(&u, p, sizeof(u));
+		dc_buf_add(b, num, dc_fmt_u64(num, u));
+		break;
+	case DC_FT_F64:
+		memcpy(&v, p, sizeof(v));
+		dc_buf_add(b, num, dc_fmt_double(num, sizeof(num), v));
+		break;
+	case DC_FT_BOOL:
+		if (*(const int *)p)
+			dc_buf_add(b, "true", 4);
+		else
+			dc_buf_add(b, "false", 5);
+		break;
+	case DC_FT_STR:
+	case DC_FT_TEXT:
+	case DC_FT_FN:
+		dc_buf_json_string(b, dc_fld_text(f, base, text, sizeof(text)));
+		break;
+	default:
+		dc_buf_add(b, "null", 4);
+	}
+}
+
+static void j_key(struct dc_buf *b, const char *key)
+{
+	dc_buf_json_string(b, key);
+	dc_buf_add(b, ": ", 2);
+}
+
+static void j_members(struct jctx *j, const struct dc_fields *fs, const void *base, int depth);
+
+/* Rows [from, to) of n are left out; 0 when every row shows. */
+static uint64_t omitted(uint64_t n, const struct dc_render_opts *o, uint64_t *from, uint64_t *to)
+{
+	dc_excerpt_bounds(n, o, from, to);
+	return *to - *from;
+}
+
+static int skip(uint64_t *i, uint64_t from, uint64_t to)
+{
+	if (*i == from && to > from)
+		*i = to;
+	return 1;
+}
+
+static uint64_t j_value(struct jctx *j, const struct dc_field *f, const void *base, int depth)
+{
+	uint64_t n, from, to, gone = 0, i, first;
+
+	switch (f->type) {
+	case DC_FT_OBJECT:
+		j_members(j, f->sub, dc_fld_ptr(base, f), depth);
+		break;
+	case DC_FT_ROWS: {
+		_Alignas(max_align_t) unsigned char row[DC_ROW_MAX];
+		const struct dc_fields *cf = f->sub;
+		n = f->rows->count(base);
+		gone = omitted(n, j->o, &from, &to);
+		dc_buf_putc(j->b, '[');
+		for (i = 0, first = 1; skip(&i, from, to) && i < n; i++, first = 0) {
+			if (!first)
+				dc_buf_putc(j->b, ',');
+			j_indent(j->b, depth + 1);
+			memset(row, 0, f->rows->row_size);
+			f->rows->row(base, i, row);
+			dc_buf_putc(j->b, '{');
+			for (size_t c = 0; c < cf->n; c++) {
+				if (c)
+					dc_buf_add(j->b, ", ", 2);
+				j_key(j->b, cf->f[c].key);
+				j_scalar(j->b, &cf->f[c], row);
+			}
+			dc_buf_putc(j->b, '}');
+		}
+		if (n)
+			j_indent(j->b, depth);
+		dc_buf_putc(j->b, ']');
+		break;
+	}
+	case DC_FT_LISTS: {
+		char num[24];
+		n = f->lists->count(base);
+		gone = omitted(n, j->o, &from, &to);
+		dc_buf_putc(j->b, '[');
+		for (i = 0, first = 1; skip(&i, from, to) && i < n; i++, first = 0) {
+			uint64_t m = f->lists->len(base, i), f2, t2;
+			if (!first)
+				dc_buf_putc(j->b, ',');
+			j_indent(j->b, depth + 1);
+			/* a long group is excerpted too: it is one value, so the
+			 * count left out is not recorded (see the CSV sink for
+			 * every member) */
+			omitted(m, j->o, &f2, &t2);
+			dc_buf_putc(j->b, '[');
+			for (uint64_t k = 0, kfirst = 1; skip(&k, f2, t2) && k < m; k++, kfirst = 0) {
+				if (!kfirst)
+					dc_buf_add(j->b, ", ", 2);
+				dc_buf_add(j->b, num, dc_fmt_u64(num, f->lists->item(base, i, k)));
+			}
+			dc_buf_putc(j->b, ']');
+		}
+		if (n)
+			j_indent(j->b, depth);
+		dc_buf_putc(j->b, ']');
+		break;
+	}
+	case DC_FT_PROSE:
+		n = f->prose->count(base);
+		gone = omitted(n, j->o, &from, &to);
+		dc_buf_putc(j->b, '[');
+		for (i = 0, first = 1; skip(&i, from, to) && i < n; i++, first = 0) {
+			if (!first)
+				dc_buf_add(j->b, ", ", 2);
+			dc_buf_json_string(j->b, f->prose->at(base, i));
+		}
+		dc_buf_putc(j->b, ']');
+		break;
+	default:
+		j_scalar(j->b, f, base);
+	}
+	return gone;
+}
+
+static void j_members(struct jctx *j, const struct dc_fields *fs, const void *base, int depth)
+{
+	int first = 1;
+	char num[24];
+
+	dc_buf_putc(j->b, '{');
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct dc_field *f = &fs->f[i];
+		uint64_t gone;
+		if (!dc_fld_shown(f, base))
+			continue;
+		if (!first)
+			dc_buf_putc(j->b, ',');
+		first = 0;
+		j_indent(j->b, depth + 1);
+		j_key(j->b, f->key);
+		gone = j_value(j, f, base, depth + 1);
+		if (gone) {
+			dc_buf_putc(j->b, ',');
+			j_indent(j->b, depth + 1);
+			dc_buf_putc(j->b, '"');
+			dc_buf_puts(j->b, f->key);
+			dc_buf_add(j->b, "_omitted\": ", 11);
+			dc_buf_add(j->b, num, dc_fmt_u64(num, gone));
+		}
+	}
+	if (!first)
+		j_indent(j->b, depth);
+	dc_buf_putc(j->b, '}');
+}
+
+int dc_report_render_json(struct dc_report *r, const struct dc_render_opts *o, struct dc_buf *out)
+{
+	struct jctx j = {out, o};
+	const void *base;
+	const struct dc_fields *root = dc_report_fields(r, &base);
+	j_members(&j, root, base, 0);
+	dc_buf_putc(out, '\n');
+	return out->failed ? -1 : 0;
+}

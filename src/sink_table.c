@@ -1,0 +1,483 @@
+/* sink_table.c - the human-readable table: aligned key-value blocks, tables
+ * with a units row under the header, inline lists; see report.h. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report_int.h"
+
+struct tscale {
+	double mult;
+	const char *unit;
+};
+
+static const char *unit_text(enum dc_unit u)
+{
+	switch (u) {
+	case DC_U_BYTES: return "GiB";
+	case DC_U_BYTES_RAW: return "B";
+	case DC_U_GBPS:
+	case DC_U_BYTES_PER_S: return "GB/s";
+	case DC_U_FLOPS: return "TFLOP";
+	case DC_U_PER_S: return "1/s";
+	case DC_U_SECONDS: return "s";
+	case DC_U_RATIO:
+	case DC_U_COUNT:
+	case DC_U_NONE: break;
+	}
+	return "";
+}
+
+static struct tscale time_scale(double max_s)
+{
+	struct tscale t;
+	if (max_s >= 1.0 || max_s == 0) {
+		t.mult = 1.0;
+		t.unit = "s";
+	} else if (max_s >= 1e-3) {
+		t.mult = 1e3;
+		t.unit = "ms";
+	} else {
+		t.mult = 1e6;
+		t.unit = "us";
+	}
+	return t;
+}
+
+/* Display scale of a unit for values up to max_abs: seconds pick s, ms or
+ * us; FLOPs pick GFLOP to EFLOP; every other unit is fixed. */
+static struct tscale scale_for(enum dc_unit u, double max_abs)
+{
+	struct tscale t;
+	if (u == DC_U_SECONDS)
+		return time_scale(max_abs);
+	t.mult = 1.0;
+	t.unit = unit_text(u);
+	if (u == DC_U_FLOPS) {
+		static const char *const names[] = {"GFLOP", "TFLOP", "PFLOP", "EFLOP"};
+		int k = 0;
+		double div = 1e9;
+		while (k < 3 && max_abs >= div * 1e3) {
+			div *= 1e3;
+			k++;
+		}
+		t.mult = 1.0 / div;
+		t.unit = names[k];
+	}
+	return t;
+}
+
+/* "%.3f" (or another fixed precision) without printf when the value is
+ * small enough to scale into an integer exactly. */
+static size_t fmt_fixed(char *buf, size_t len, double v, int prec)
+{
+	static const double scale[] = {1, 10, 100, 1000, 10000};
+	double s = prec >= 0 && prec <= 4 ? v * scale[prec] : 0;
+	/* below 1e9 the product is off by under 1e-7, so unless it sits near a
+	 * half it rounds as printf rounds the exact binary value */
+	if (prec >= 0 && prec <= 4 && fabs(s) < 1e9) {
+		double r = nearbyint(s);
+		if (fabs(fabs(s - floor(s)) - 0.5) > 1e-6) {
+			char digits[24];
+			uint64_t m = (uint64_t)fabs(r);
+			size_t n, o = 0;
+			if (signbit(s))
+				buf[o++] = '-';
+			n = dc_fmt_u64(digits, m);
+			if (n <= (size_t)prec) { /* pad to 0.ddd */
+				char tmp[24];
+				size_t z = (size_t)prec + 1 - n;
+				memset(tmp, '0', z);
+				memcpy(tmp + z, digits, n + 1);
+				memcpy(digits, tmp, z + n + 1);
+				n += z;
+			}
+			memcpy(buf + o, digits, n - (size_t)prec);
+			o += n - (size_t)prec;
+			if (prec > 0) {
+				buf[o++] = '.';
+				memcpy(buf + o, digits + n - (size_t)prec, (size_t)prec);
+				o += (size_t)prec;
+			}
+			buf[o] = '\0';
+			return o;
+		}
+	}
+	return (size_t)snprintf(buf, len, "%.*f", prec, v);
+}
+
+/* A cell's value (without unit). A scalar in a key-value block gets the
+ * exact byte count after GiB. Returns the text (buf or the field's own). */
+static const char *cell_text(char *buf, size_t len, const struct dc_field *f, const void *base,
+			     const struct tscale *ts, int scalar)
+{
+	const void *p = dc_fld_ptr(base, f);
+	double v;
+	size_t n;
+
+	if (dc_fld_null(f, base))
+		return "n/a";
+	switch (f->type) {
+	case DC_FT_STR:
+	case DC_FT_TEXT:
+	case DC_FT_FN:
+		return dc_fld_text(f, base, buf, len);
+	case DC_FT_BOOL:
+		return *(const int *)p ? "yes" : "no";
+	case DC_FT_OBJECT:
+		return "{...}";
+	case DC_FT_ROWS:
+	case DC_FT_LISTS:
+	case DC_FT_PROSE:
+		return "[...]";
+	case DC_FT_U64: {
+		uint64_t u;
+		memcpy(&u, p, sizeof(u));
+		if (f->unit == DC_U_BYTES) {
+			n = fmt_fixed(buf, len, (double)u / DC_GIB, 3);
+			if (scalar) {
+				memcpy(buf + n, " GiB (", 6);
+				n += 6;
+				n += dc_fmt_u64_grouped(buf + n, u);
+				memcpy(buf + n, " B)", 4);
+			}
+		} else {
+			dc_fmt_u64_grouped(buf, u);
+		}
+		return buf;
+	}
+	case DC_FT_F64:
+		break;
+	}
+	memcpy(&v, p, sizeof(v));
+	switch (f->unit) {
+	case DC_U_BYTES:
+		n = fmt_fixed(buf, len, v / DC_GIB, 3);
+		if (scalar)
+			memcpy(buf + n, " GiB", 5);
+		break;
+	case DC_U_BYTES_RAW:
+	case DC_U_COUNT:
+		/* whole figures carried as doubles (bytes per token, FLOP counts) */
+		if (v >= 0 && v < 1e18)
+			dc_fmt_u64_grouped(buf, (uint64_t)llround(v));
+		else
+			snprintf(buf, len, "%.0f", v);
+		break;
+	case DC_U_SECONDS:
+	case DC_U_FLOPS:
+		fmt_fixed(buf, len, v * ts->mult, 3);
+		break;
+	case DC_U_GBPS:
+		fmt_fixed(buf, len, v, 3);
+		break;
+	case DC_U_BYTES_PER_S:
+		fmt_fixed(buf, len, v / 1e9, 3);
+		break;
+	case DC_U_RATIO:
+		fmt_fixed(buf, len, v, 4);
+		break;
+	case DC_U_PER_S:
+		fmt_fixed(buf, len, v, 1);
+		break;
+	case DC_U_NONE:
+		dc_fmt_double(buf, len, v);
+		break;
+	}
+	return buf;
+}
+
+static double f64_abs(const struct dc_field *f, const void *base)
+{
+	double v;
+	if (f->type != DC_FT_F64 || dc_fld_null(f, base))
+		return 0;
+	memcpy(&v, dc_fld_ptr(base, f), sizeof(v));
+	return fabs(v);
+}
+
+struct tctx {
+	struct dc_buf *b;
+	const struct dc_render_opts *o;
+};
+
+static void t_object(struct tctx *t, const struct dc_fields *fs, const void *base, const char *title,
+		     int depth);
+
+/* Key-value block: label, value and unit; labels aligned. */
+static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t n, const void *base,
+		      int depth)
+{
+	char cell[DC_CELL_MAX], lb[256];
+	size_t w = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(dc_fld_label(run[i], base, lb, sizeof(lb)));
+		if (l > w)
+			w = l;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct dc_field *f = run[i];
+		struct tscale ts = scale_for(f->unit, f64_abs(f, base));
+		const char *label = dc_fld_label(f, base, lb, sizeof(lb)), *text;
+		size_t l = strlen(label);
+		int textual = f->type == DC_FT_STR || f->type == DC_FT_TEXT || f->type == DC_FT_FN;
+
+		dc_buf_pad(t->b, (size_t)depth * 2);
+		dc_buf_add(t->b, label, l);
+		dc_buf_pad(t->b, w - l + 2);
+		text = cell_text(cell, sizeof(cell), f, base, &ts, 1);
+		dc_buf_puts(t->b, text);
+		/* GiB scalars carry their unit inside the cell */
+		if (f->unit != DC_U_BYTES && !dc_fld_null(f, base) && !textual && *ts.unit) {
+			dc_buf_putc(t->b, ' ');
+			dc_buf_puts(t->b, ts.unit);
+		}
+		dc_buf_putc(t->b, '\n');
+	}
+}
+
+#define MAX_COLS 24
+
+struct col {
+	size_t width;
+	double max_abs;
+	struct tscale ts;
+};
+
+/* Right-aligns text of `len` in a column of `width` after `gap` spaces. */
+static void pad_cell(struct dc_buf *b, size_t width, size_t len, size_t gap)
+{
+	dc_buf_pad(b, (width > len ? width - len : 0) + gap);
+}
+
+/* Rows to visit: [0, from) and [to, n). */
+static int next_row(uint64_t *i, uint64_t from, uint64_t to, uint64_t n, int *gap)
+{
+	*gap = 0;
+	if (*i == from && to > from) {
+		*i = to;
+		*gap = 1;
+	}
+	return *i < n;
+}
+
+/* A table of rows: header, units row, rows; an excerpt marker where rows
+ * were left out. */
+static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, int depth)
+{
+	_Alignas(max_align_t) unsigned char row[DC_ROW_MAX];
+	const struct dc_rows *rs = f->rows;
+	const struct dc_fields *cf = f->sub;
+	struct col cols[MAX_COLS];
+	size_t ncols = cf->n < MAX_COLS ? cf->n : MAX_COLS, i;
+	uint64_t n = rs->count(base), from, to, r;
+	char cell[DC_CELL_MAX], lb[256];
+	int gap, any_unit = 0;
+
+	dc_buf_pad(t->b, (size_t)depth * 2);
+	dc_buf_puts(t->b, dc_fld_label(f, base, lb, sizeof(lb)));
+	if (n == 0) {
+		dc_buf_puts(t->b, ": none\n");
+		return;
+	}
+	dc_buf_putc(t->b, '\n');
+	dc_excerpt_bounds(n, t->o, &from, &to);
+	/* pass 1: time and FLOP scales need each column's largest value */
+	for (i = 0; i < ncols; i++) {
+		cols[i].max_abs = 0;
+		cols[i].width = strlen(cf->f[i].label ? cf->f[i].label : cf->f[i].key);
+	}
+	for (r = 0; next_row(&r, from, to, n, &gap); r++) {
+		memset(row, 0, rs->row_size);
+		rs->row(base, r, row);
+		for (i = 0; i < ncols; i++) {
+			double a = f64_abs(&cf->f[i], row);
+			if (a > cols[i].max_abs)
+				cols[i].max_abs = a;
+		}
+	}
+	for (i = 0; i < ncols; i++)
+		cols[i].ts = scale_for(cf->f[i].unit, cols[i].max_abs);
+	/* pass 2: widths over all shown rows */
+	for (r = 0; next_row(&r, from, to, n, &gap); r++) {
+		memset(row, 0, rs->row_size);
+		rs->row(base, r, row);
+		for (i = 0; i < ncols; i++) {
+			size_t l = strlen(cell_text(cell, sizeof(cell), &cf->f[i], row, &cols[i].ts, 0));
+			if (l > cols[i].width)
+				cols[i].width = l;
+		}
+	}
+	for (i = 0; i < ncols; i++) {
+		size_t ul = strlen(cols[i].ts.unit);
+		if (ul + 2 > cols[i].width)
+			cols[i].width = ul + 2;
+		if (ul)
+			any_unit = 1;
+	}
+	/* header and units row */
+	dc_buf_pad(t->b, (size_t)depth * 2 + 2);
+	for (i = 0; i < ncols; i++) {
+		const char *l = cf->f[i].label ? cf->f[i].label : cf->f[i].key;
+		pad_cell(t->b, cols[i].width, strlen(l), i ? 2 : 0);
+		dc_buf_puts(t->b, l);
+	}
+	dc_buf_putc(t->b, '\n');
+	if (any_unit) {
+		dc_buf_pad(t->b, (size_t)depth * 2 + 2);
+		for (i = 0; i < ncols; i++) {
+			const char *u = cols[i].ts.unit;
+			size_t ul = strlen(u);
+			pad_cell(t->b, cols[i].width, ul ? ul + 2 : 0, i ? 2 : 0);
+			if (ul) {
+				dc_buf_putc(t->b, '[');
+				dc_buf_add(t->b, u, ul);
+				dc_buf_putc(t->b, ']');
+			}
+		}
+		dc_buf_putc(t->b, '\n');
+	}
+	/* pass 3: rows */
+	for (r = 0; next_row(&r, from, to, n, &gap); r++) {
+		if (gap) {
+			dc_buf_pad(t->b, (size_t)depth * 2 + 2);
+			dc_buf_printf(t->b, "... %llu %s not shown (--all prints every row) ...\n",
+				      (unsigned long long)(to - from), rs->what ? rs->what : "rows");
+		}
+		memset(row, 0, rs->row_size);
+		rs->row(base, r, row);
+		dc_buf_pad(t->b, (size_t)depth * 2 + 2);
+		for (i = 0; i < ncols; i++) {
+			const char *c = cell_text(cell, sizeof(cell), &cf->f[i], row, &cols[i].ts, 0);
+			size_t l = strlen(c);
+			pad_cell(t->b, cols[i].width, l, i ? 2 : 0);
+			dc_buf_add(t->b, c, l);
+		}
+		dc_buf_putc(t->b, '\n');
+	}
+}
+
+/* Inline lists: "label  [[0, 1, 2] [3, 4, 5]]", excerpted at both levels. */
+static void t_lists(struct tctx *t, const struct dc_field *f, const void *base, int depth)
+{
+	const struct dc_lists *ls = f->lists;
+	uint64_t n = ls->count(base), from, to;
+	char lb[256], num[24];
+	int gap;
+
+	dc_buf_pad(t->b, (size_t)depth * 2);
+	dc_buf_puts(t->b, dc_fld_label(f, base, lb, sizeof(lb)));
+	dc_buf_pad(t->b, 2);
+	if (n == 0) {
+		dc_buf_puts(t->b, "none\n");
+		return;
+	}
+	dc_excerpt_bounds(n, t->o, &from, &to);
+	dc_buf_putc(t->b, '[');
+	for (uint64_t i = 0, first = 1; next_row(&i, from, to, n, &gap); i++, first = 0) {
+		uint64_t m = ls->len(base, i), f2, t2;
+		if (!first)
+			dc_buf_putc(t->b, ' ');
+		if (gap)
+			dc_buf_printf(t->b, "... (%llu more) ", (unsigned long long)(to - from));
+		dc_excerpt_bounds(m, t->o, &f2, &t2);
+		dc_buf_putc(t->b, '[');
+		for (uint64_t j = 0, jfirst = 1; next_row(&j, f2, t2, m, &gap); j++, jfirst = 0) {
+			if (!jfirst)
+				dc_buf_add(t->b, ", ", 2);
+			if (gap)
+				dc_buf_printf(t->b, "... (%llu more) ", (unsigned long long)(t2 - f2));
+			dc_buf_add(t->b, num, dc_fmt_u64(num, ls->item(base, i, j)));
+		}
+		dc_buf_putc(t->b, ']');
+	}
+	dc_buf_add(t->b, "]\n", 2);
+}
+
+/* Prose: one item a line, never cut. */
+static void t_prose(struct tctx *t, const struct dc_field *f, const void *base, int depth)
+{
+	uint64_t n = f->prose->count(base);
+	char lb[256];
+
+	dc_buf_pad(t->b, (size_t)depth * 2);
+	dc_buf_puts(t->b, dc_fld_label(f, base, lb, sizeof(lb)));
+	if (n == 0) {
+		dc_buf_puts(t->b, "  none\n");
+		return;
+	}
+	dc_buf_putc(t->b, '\n');
+	for (uint64_t i = 0; i < n; i++) {
+		dc_buf_pad(t->b, (size_t)depth * 2 + 2);
+		dc_buf_add(t->b, "- ", 2);
+		dc_buf_puts(t->b, f->prose->at(base, i));
+		dc_buf_putc(t->b, '\n');
+	}
+}
+
+static void t_fields(struct tctx *t, const struct dc_fields *fs, const void *base, int depth)
+{
+	const struct dc_field *run[64];
+	size_t nrun = 0;
+	char lb[256];
+
+	for (size_t i = 0; i <= fs->n; i++) {
+		const struct dc_field *f = i < fs->n ? &fs->f[i] : NULL;
+		if (f && !dc_fld_shown(f, base))
+			continue;
+		if (f && dc_fld_scalar(f) && nrun < 64) {
+			run[nrun++] = f;
+			continue;
+		}
+		if (nrun) {
+			t_scalars(t, run, nrun, base, depth);
+			nrun = 0;
+		}
+		if (!f)
+			break;
+		switch (f->type) {
+		case DC_FT_OBJECT: {
+			const void *sub = dc_fld_ptr(base, f);
+			t_object(t, f->sub, sub, dc_fld_label(f, sub, lb, sizeof(lb)), depth);
+			break;
+		}
+		case DC_FT_ROWS: t_rows(t, f, base, depth); break;
+		case DC_FT_LISTS: t_lists(t, f, base, depth); break;
+		case DC_FT_PROSE: t_prose(t, f, base, depth); break;
+		default: break;
+		}
+	}
+}
+
+static void t_object(struct tctx *t, const struct dc_fields *fs, const void *base, const char *title,
+		     int depth)
+{
+	int inner = depth;
+	if (title) {
+		if (depth == 0) {
+			size_t l = strlen(title);
+			dc_buf_putc(t->b, '\n');
+			dc_buf_add(t->b, title, l);
+			dc_buf_putc(t->b, '\n');
+			for (size_t i = 0; i < l; i++)
+				dc_buf_putc(t->b, '=');
+			dc_buf_putc(t->b, '\n');
+		} else {
+			dc_buf_pad(t->b, (size_t)depth * 2);
+			dc_buf_puts(t->b, title);
+			dc_buf_putc(t->b, '\n');
+		}
+		inner = depth + 1;
+	}
+	t_fields(t, fs, base, inner);
+}
+
+int dc_report_render_table(struct dc_report *r, const struct dc_render_opts *o, struct dc_buf *out)
+{
+	struct tctx t = {out, o};
+	const void *base;
+	const struct dc_fields *root = dc_report_fields_shown(r, &base);
+	t_fields(&t, root, base, 0);
+	return out->failed ? -1 : 0;
+}
