@@ -94,11 +94,7 @@ static void warn(const struct dc_plan *plan, const struct dc_results *res, const
 	(void)name;
 	if (crossing == 0 || t->degree[DC_AXIS_TP] < 2)
 		return;
-	for (uint64_t i = 0; i < n; i++) {
-		dc_topology_group(t, DC_AXIS_TP, i, &g);
-		if (dc_group_link(t, &g) == DC_LINK_INTER)
-			break;
-	}
+	dc_topology_group(t, DC_AXIS_TP, dc_topology_first_crossing_group(t, DC_AXIS_TP), &g);
 	dc_group_text(&g, text, sizeof(text));
 	if (t->degree[DC_AXIS_TP] > t->gpus_per_node)
 		dc_diag_warn(diag,

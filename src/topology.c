@@ -42,23 +42,25 @@ uint64_t dc_topology_group_count(const struct dc_topology *t, enum dc_axis axis)
 	return t->world / t->degree[axis];
 }
 
+/* Rank distance between one group's first member and the next group's
+ * block: the axis's stride times its degree (B in the doc). */
+static uint64_t block(const struct dc_topology *t, enum dc_axis axis)
+{
+	return t->stride[axis] * t->degree[axis];
+}
+
 void dc_topology_group(const struct dc_topology *t, enum dc_axis axis, uint64_t index,
 		       struct dc_group *g)
 {
-	uint64_t rest = index, first = 0;
+	uint64_t s = t->stride[axis];
 
-	/* the index enumerates the other axes' coordinates, fastest first */
-	for (int k = 0; k < DC_AXIS_COUNT; k++) {
-		enum dc_axis a = t->order[k];
-		if (a == axis)
-			continue;
-		first += rest % t->degree[a] * t->stride[a];
-		rest /= t->degree[a];
-	}
+	/* the axes faster than `axis` fill the first s ranks of a block of
+	 * s x degree ranks, the slower ones number the blocks, so the index's
+	 * low digits (mod s) are the offset inside the block, the rest the block */
 	g->axis = axis;
 	g->index = index;
-	g->first = first;
-	g->stride = t->stride[axis];
+	g->first = index % s + index / s * block(t, axis);
+	g->stride = s;
 	g->size = t->degree[axis];
 }
 
@@ -84,23 +86,106 @@ enum dc_link_choice dc_group_link(const struct dc_topology *t, const struct dc_g
 	return dc_group_nodes(t, g) > 1 ? DC_LINK_INTER : DC_LINK_INTRA;
 }
 
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+/* Span of one group, (degree - 1) x stride: member 0 to the last (L in the
+ * doc). A group of degree >= 2 spans nodes iff its first rank's offset in its
+ * node is at least gpus_per_node - L. */
+static uint64_t span(const struct dc_topology *t, enum dc_axis axis)
+{
+	return (t->degree[axis] - 1) * t->stride[axis];
+}
+
+int dc_topology_axis_crosses(const struct dc_topology *t, enum dc_axis axis)
+{
+	/* blocks of B = stride x degree ranks hold whole groups; they tile the
+	 * nodes iff B divides gpus_per_node, otherwise some block, and a group
+	 * in it, straddles a node boundary (docs/formulas-systems.md) */
+	return t->degree[axis] > 1 && t->gpus_per_node % block(t, axis) != 0;
+}
+
 uint64_t dc_topology_crossing_groups(const struct dc_topology *t, enum dc_axis axis)
 {
-	uint64_t n = dc_topology_group_count(t, axis), crossing = 0;
-	struct dc_group g;
+	uint64_t n = t->gpus_per_node, s = t->stride[axis], L = span(t, axis);
+	uint64_t g, periods, per_period;
 
-	for (uint64_t i = 0; i < n; i++) {
-		dc_topology_group(t, axis, i, &g);
-		if (dc_group_link(t, &g) == DC_LINK_INTER)
-			crossing++;
-	}
-	return crossing;
+	if (!dc_topology_axis_crosses(t, axis))
+		return 0;
+	if (L >= n) /* no node holds a whole group */
+		return dc_topology_group_count(t, axis);
+	/* group (i, j) starts at i + B j, i < s, j < J = world / B; it crosses
+	 * iff (i + B j) mod n >= n - L. B j mod n runs over the multiples of
+	 * g = gcd(B, n) once every P = n / g blocks (P divides J), so a period
+	 * holds one crossing group per pair (a, b), a < s, b < L, with
+	 * g | a + b + 1. Each a has floor(L / g) such b, and one more when the
+	 * class of -1 - a is below L mod g, i.e. (g divides B = s + L) when
+	 * L mod g > 0 and a mod g >= s mod g: floor(s / g) x (L mod g) of the a */
+	g = gcd_u64(block(t, axis), n);
+	periods = t->world / block(t, axis) / (n / g);
+	per_period = s * (L / g) + s / g * (L % g);
+	return periods * per_period;
+}
+
+/* Smallest x >= 0 with lo <= (a x) mod m <= hi, for lo <= hi < m;
+ * UINT64_MAX when there is none. Euclid on (m, a): O(log m) steps, and every
+ * product stays below m^2. */
+static uint64_t first_in_range(uint64_t a, uint64_t m, uint64_t lo, uint64_t hi)
+{
+	uint64_t x, y;
+
+	a %= m;
+	if (lo == 0)
+		return 0;
+	if (a == 0)
+		return UINT64_MAX;
+	x = lo / a + (lo % a != 0); /* the first multiple of a from lo, no wrap */
+	if (x * a <= hi)
+		return x;
+	/* [lo, hi] lies strictly between two multiples of a, so
+	 * 0 < lo mod a <= hi mod a; a x = m y + v with v in [lo, hi] asks for a
+	 * multiple of a in [m y + lo, m y + hi], i.e. (m y) mod a in
+	 * [a - hi mod a, a - lo mod a]; the smallest y gives the smallest x */
+	y = first_in_range(m % a, a, a - hi % a, a - lo % a);
+	if (y == UINT64_MAX)
+		return UINT64_MAX;
+	return (m * y + lo + a - 1) / a;
+}
+
+uint64_t dc_topology_first_crossing_group(const struct dc_topology *t, enum dc_axis axis)
+{
+	uint64_t n = t->gpus_per_node, s = t->stride[axis], L = span(t, axis);
+	uint64_t B = block(t, axis), g, need, lo, j, r, i;
+
+	if (!dc_topology_axis_crosses(t, axis))
+		return dc_topology_group_count(t, axis);
+	if (L >= n)
+		return 0;
+	/* groups are numbered i + s j (i < s the offset in block j); block j
+	 * starts at r = B j mod n into its node and holds a crossing group iff
+	 * r + s - 1 >= n - L. The first such block: the smallest j with
+	 * (B / g) j mod (n / g) >= ceil((n - L - s + 1) / g); in it the first
+	 * crossing group starts at offset max(0, n - L - r) */
+	g = gcd_u64(B, n);
+	need = n - L > s - 1 ? n - L - (s - 1) : 0;
+	lo = need / g + (need % g != 0);
+	j = first_in_range(B % n / g, n / g, lo, n / g - 1);
+	r = B % n * j % n;
+	i = r >= n - L ? 0 : n - L - r;
+	return i + s * j;
 }
 
 enum dc_link_choice dc_topology_axis_link(const struct dc_config *cfg, const struct dc_topology *t,
 					  enum dc_axis axis, struct dc_link *link)
 {
-	enum dc_link_choice c = dc_topology_crossing_groups(t, axis) > 0 ? DC_LINK_INTER : DC_LINK_INTRA;
+	enum dc_link_choice c = dc_topology_axis_crosses(t, axis) ? DC_LINK_INTER : DC_LINK_INTRA;
 	*link = c == DC_LINK_INTER ? cfg->cluster.inter_node : cfg->cluster.intra_node;
 	return c;
 }

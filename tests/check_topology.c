@@ -1,6 +1,7 @@
 /* check_topology.c - rank layout, groups, links, the TP crossing warning and
  * batch accounting, against the course's hand-drawn example (seed README
- * section 3) and hand-computed layouts. */
+ * section 3) and hand-computed layouts; the closed forms for crossing groups
+ * against brute force over every group and member of seeded layouts. */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,10 +15,24 @@
 #include "distcalc/experiment.h"
 #include "distcalc/plan.h"
 #include "distcalc/report.h"
-#include "distcalc/section.h"
-#include "distcalc/plan.h"
+#include "distcalc/rng.h"
 #include "distcalc/section.h"
 #include "distcalc/topology.h"
+
+#include "fixtures.h"
+
+/* ck_assert records every success through the fork-mode pipe, which
+ * dominates loops over millions of checks; these call Check only on failure. */
+#define HOLDS_EQ(a, b)                                                                               \
+	do {                                                                                         \
+		uint64_t a_ = (a), b_ = (b);                                                         \
+		if (a_ != b_)                                                                        \
+			ck_abort_msg("%s:%d: %s == %llu, %s == %llu (%s)", __FILE__, __LINE__, #a,       \
+				     (unsigned long long)a_, #b, (unsigned long long)b_, layout_text);     \
+	} while (0)
+
+/* The layout under test, for failure messages. */
+static char layout_text[256];
 
 /* The course topology: 2 nodes x 4 GPUs, TP = 4, DP = 2, PP = 1, with the
  * given order (first axis varies fastest). */
@@ -81,6 +96,12 @@ START_TEST(test_course_groups)
 	ck_assert_uint_eq(dc_group_nodes(&t, &g), 2);
 	ck_assert_uint_eq(dc_topology_crossing_groups(&t, DC_AXIS_TP), 0);
 	ck_assert_uint_eq(dc_topology_crossing_groups(&t, DC_AXIS_DP), 4);
+	/* tp blocks of 4 tile the nodes of 4; dp blocks of 8 do not */
+	ck_assert(!dc_topology_axis_crosses(&t, DC_AXIS_TP));
+	ck_assert(dc_topology_axis_crosses(&t, DC_AXIS_DP));
+	ck_assert(!dc_topology_axis_crosses(&t, DC_AXIS_PP));
+	ck_assert_uint_eq(dc_topology_first_crossing_group(&t, DC_AXIS_TP), 2);
+	ck_assert_uint_eq(dc_topology_first_crossing_group(&t, DC_AXIS_DP), 0);
 }
 END_TEST
 
@@ -118,6 +139,8 @@ START_TEST(test_dp_fastest_crosses_nodes)
 	assert_group(&t, DC_AXIS_DP, 2, dp2, 2);
 	ck_assert_uint_eq(dc_topology_crossing_groups(&t, DC_AXIS_TP), 2);
 	ck_assert_uint_eq(dc_topology_crossing_groups(&t, DC_AXIS_DP), 0);
+	ck_assert_uint_eq(dc_topology_first_crossing_group(&t, DC_AXIS_TP), 0);
+	ck_assert_uint_eq(dc_topology_first_crossing_group(&t, DC_AXIS_DP), 4);
 }
 END_TEST
 
@@ -178,6 +201,8 @@ START_TEST(test_group_nodes_stride_below_node)
 	ck_assert_uint_eq(g.first, 4);
 	ck_assert_uint_eq(dc_group_nodes(&t, &g), 2);
 	ck_assert_uint_eq(dc_topology_crossing_groups(&t, DC_AXIS_TP), 1);
+	ck_assert_uint_eq(dc_topology_first_crossing_group(&t, DC_AXIS_TP), 1);
+	ck_assert(dc_topology_axis_crosses(&t, DC_AXIS_TP));
 }
 END_TEST
 
@@ -205,6 +230,11 @@ START_TEST(test_large_world_is_cheap)
 	ck_assert_uint_eq(dc_group_nodes(&t, &g), 256);
 	ck_assert_uint_eq(dc_topology_crossing_groups(&t, DC_AXIS_TP), 0);
 	ck_assert_uint_eq(dc_topology_crossing_groups(&t, DC_AXIS_PP), 2048);
+	/* dp blocks of 8 x 256 = 2048 ranks: every one of the 128 groups
+	 * (members 8 apart on nodes of 8) crosses */
+	ck_assert_uint_eq(dc_topology_crossing_groups(&t, DC_AXIS_DP), 128);
+	ck_assert_uint_eq(dc_topology_first_crossing_group(&t, DC_AXIS_PP), 0);
+	ck_assert(!dc_topology_axis_crosses(&t, DC_AXIS_TP));
 }
 END_TEST
 
@@ -310,6 +340,350 @@ START_TEST(test_expert_groups)
 }
 END_TEST
 
+/* ---- closed forms against brute force ---------------------------------- */
+
+static const char *const axis_text[DC_AXIS_COUNT] = {"tp", "cp", "ep", "dp", "pp"};
+
+/* Lays the ranks out from the definition (Megatron-LM's RankGenerator:
+ * order[0] fastest, stride = product of the degrees before), written here
+ * rather than through dc_topology_init. */
+static void layout(struct dc_topology *t, uint64_t gpus_per_node, const uint64_t degree[DC_AXIS_COUNT],
+		   const enum dc_axis order[DC_AXIS_COUNT])
+{
+	uint64_t stride = 1;
+	int used = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->gpus_per_node = gpus_per_node;
+	for (int k = 0; k < DC_AXIS_COUNT; k++) {
+		enum dc_axis a = order[k];
+		t->order[k] = a;
+		t->degree[a] = degree[a];
+		t->stride[a] = stride;
+		stride *= degree[a];
+	}
+	t->world = stride;
+	used = snprintf(layout_text, sizeof(layout_text), "gpus_per_node %llu, world %llu, order",
+			(unsigned long long)gpus_per_node, (unsigned long long)t->world);
+	for (int k = 0; k < DC_AXIS_COUNT && used > 0 && (size_t)used < sizeof(layout_text); k++)
+		used += snprintf(layout_text + used, sizeof(layout_text) - (size_t)used, " %s=%llu",
+				 axis_text[order[k]], (unsigned long long)degree[order[k]]);
+}
+
+/* Group number of `rank` along `axis` from its coordinates (the other
+ * axes' coordinates as a mixed-radix number, fastest first); *member gets
+ * its coordinate on `axis`. */
+static uint64_t ref_group_of(const struct dc_topology *t, enum dc_axis axis, uint64_t rank, uint64_t *member)
+{
+	uint64_t index = 0, radix = 1;
+
+	for (int k = 0; k < DC_AXIS_COUNT; k++) {
+		enum dc_axis a = t->order[k];
+		uint64_t c = rank / t->stride[a] % t->degree[a];
+		if (a == axis) {
+			*member = c;
+			continue;
+		}
+		index += c * radix;
+		radix *= t->degree[a];
+	}
+	return index;
+}
+
+/* What the regimes of the closed form were hit, over a run of layouts. */
+struct coverage {
+	uint64_t layouts, none, some, all, odd_node, stride_not_dividing, group_over_node;
+};
+
+/* Every group and member of every axis of *t against the closed forms. */
+static void check_brute_force(const struct dc_topology *t, struct coverage *cov)
+{
+	struct dc_config cfg;
+	struct dc_link link;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.cluster.intra_node.bw_bytes_per_s = 300e9;
+	cfg.cluster.inter_node.bw_bytes_per_s = 50e9;
+	cov->layouts++;
+	if (t->gpus_per_node & (t->gpus_per_node - 1))
+		cov->odd_node++;
+	for (int a = 0; a < DC_AXIS_COUNT; a++) {
+		uint64_t groups = t->world / t->degree[a], crossing = 0, first = groups;
+		struct dc_group g;
+
+		HOLDS_EQ(dc_topology_group_count(t, (enum dc_axis)a), groups);
+		/* every rank is member (its coordinate) of the group its other
+		 * coordinates number */
+		for (uint64_t r = 0; r < t->world; r++) {
+			uint64_t k = 0, i = ref_group_of(t, (enum dc_axis)a, r, &k);
+			dc_topology_group(t, (enum dc_axis)a, i, &g);
+			HOLDS_EQ(g.index, i);
+			HOLDS_EQ(g.size, t->degree[a]);
+			HOLDS_EQ(g.stride, t->stride[a]);
+			HOLDS_EQ(dc_group_rank(&g, k), r);
+		}
+		for (uint64_t i = 0; i < groups; i++) {
+			uint64_t nodes = 0, last_node = UINT64_MAX;
+			dc_topology_group(t, (enum dc_axis)a, i, &g);
+			/* members increase, so distinct nodes are node changes */
+			for (uint64_t k = 0; k < g.size; k++) {
+				uint64_t node = dc_group_rank(&g, k) / t->gpus_per_node;
+				nodes += node != last_node;
+				last_node = node;
+			}
+			HOLDS_EQ(dc_group_nodes(t, &g), nodes);
+			HOLDS_EQ(dc_group_link(t, &g), nodes > 1 ? DC_LINK_INTER : DC_LINK_INTRA);
+			if (nodes > 1 && crossing++ == 0)
+				first = i;
+		}
+		HOLDS_EQ(dc_topology_crossing_groups(t, (enum dc_axis)a), crossing);
+		HOLDS_EQ((uint64_t)dc_topology_axis_crosses(t, (enum dc_axis)a), crossing > 0);
+		HOLDS_EQ(dc_topology_first_crossing_group(t, (enum dc_axis)a), first);
+		HOLDS_EQ(dc_topology_axis_link(&cfg, t, (enum dc_axis)a, &link),
+			 crossing ? DC_LINK_INTER : DC_LINK_INTRA);
+		HOLDS_EQ((uint64_t)link.bw_bytes_per_s, crossing ? 50000000000u : 300000000000u);
+		if (t->degree[a] < 2)
+			continue;
+		cov->none += crossing == 0;
+		cov->some += crossing > 0 && crossing < groups;
+		cov->all += crossing == groups;
+		cov->stride_not_dividing += t->gpus_per_node % t->stride[a] != 0 &&
+					    t->stride[a] % t->gpus_per_node != 0;
+		cov->group_over_node += t->degree[a] > t->gpus_per_node;
+	}
+}
+
+/* A layout of 1..max_nodes nodes of 1..max_gpus GPUs, the world's prime
+ * factors dealt to the five axes at random, in a random order. */
+static void random_layout(struct dc_rng *rng, struct dc_topology *t, uint64_t max_gpus, uint64_t max_nodes)
+{
+	uint64_t gpus = dc_rng_range(rng, 1, max_gpus), nodes = dc_rng_range(rng, 1, max_nodes);
+	uint64_t rest = gpus * nodes, degree[DC_AXIS_COUNT] = {1, 1, 1, 1, 1};
+	enum dc_axis order[DC_AXIS_COUNT];
+
+	for (uint64_t p = 2; rest > 1; p++)
+		while (rest % p == 0) {
+			degree[dc_rng_range(rng, 0, DC_AXIS_COUNT - 1)] *= p;
+			rest /= p;
+		}
+	for (int k = 0; k < DC_AXIS_COUNT; k++)
+		order[k] = (enum dc_axis)k;
+	for (int k = DC_AXIS_COUNT - 1; k > 0; k--) { /* Fisher-Yates */
+		uint64_t j = dc_rng_range(rng, 0, (uint64_t)k);
+		enum dc_axis tmp = order[k];
+		order[k] = order[j];
+		order[j] = tmp;
+	}
+	layout(t, gpus, degree, order);
+}
+
+START_TEST(test_closed_forms_random_layouts)
+{
+	struct dc_rng rng;
+	struct dc_topology t;
+	struct coverage cov = {0};
+
+	dc_rng_seed(&rng, 0x70b01091u);
+	for (int i = 0; i < 4000; i++) {
+		random_layout(&rng, &t, 24, 16);
+		check_brute_force(&t, &cov);
+	}
+	for (int i = 0; i < 200; i++) { /* larger nodes and worlds */
+		random_layout(&rng, &t, 96, 64);
+		check_brute_force(&t, &cov);
+	}
+	/* every regime of the closed form was exercised, many times */
+	ck_assert_uint_ge(cov.none, 1000);
+	ck_assert_uint_ge(cov.some, 1000);
+	ck_assert_uint_ge(cov.all, 1000);
+	ck_assert_uint_ge(cov.odd_node, 1000);
+	ck_assert_uint_ge(cov.stride_not_dividing, 1000);
+	ck_assert_uint_ge(cov.group_over_node, 1000);
+}
+END_TEST
+
+/* Heap's algorithm: calls check_brute_force on every order of the axes. */
+static void every_order(enum dc_axis *order, int n, uint64_t gpus, const uint64_t degree[DC_AXIS_COUNT],
+			struct coverage *cov, uint64_t *orders)
+{
+	if (n == 1) {
+		struct dc_topology t;
+		layout(&t, gpus, degree, order);
+		check_brute_force(&t, cov);
+		(*orders)++;
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		every_order(order, n - 1, gpus, degree, cov, orders);
+		enum dc_axis tmp = order[n % 2 ? 0 : i];
+		order[n % 2 ? 0 : i] = order[n - 1];
+		order[n - 1] = tmp;
+	}
+}
+
+START_TEST(test_closed_forms_every_order)
+{
+	/* tp 2, cp 3, ep 1, dp 4, pp 5: world 120, on nodes of every size that
+	 * divides it (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 24, 30, 40, 60, 120),
+	 * in each of the 5! = 120 orders */
+	static const uint64_t degree[DC_AXIS_COUNT] = {2, 3, 1, 4, 5};
+	struct coverage cov = {0};
+	uint64_t sizes = 0;
+
+	for (uint64_t gpus = 1; gpus <= 120; gpus++) {
+		enum dc_axis order[DC_AXIS_COUNT] = {DC_AXIS_TP, DC_AXIS_CP, DC_AXIS_EP, DC_AXIS_DP, DC_AXIS_PP};
+		uint64_t orders = 0;
+		if (120 % gpus != 0)
+			continue;
+		every_order(order, DC_AXIS_COUNT, gpus, degree, &cov, &orders);
+		ck_assert_uint_eq(orders, 120);
+		sizes++;
+	}
+	ck_assert_uint_eq(sizes, 16);
+	ck_assert_uint_eq(cov.layouts, 16 * 120);
+}
+END_TEST
+
+START_TEST(test_closed_forms_loaded_configs)
+{
+	/* the same comparison on topologies dc_topology_init builds from configs
+	 * the loader accepted: tp and pp divisors of the world (and of 720
+	 * heads and layers), any order of the five axis names */
+	static const char *const names[DC_AXIS_COUNT] = {"tp", "cp", "ep", "dp", "pp"};
+	struct dc_rng rng;
+	struct coverage cov = {0};
+
+	dc_rng_seed(&rng, 0xc0f16u);
+	for (int n = 0; n < 300; n++) {
+		uint64_t gpus = dc_rng_range(&rng, 1, 12), nodes = dc_rng_range(&rng, 1, 12);
+		uint64_t world = gpus * nodes, tp, pp;
+		const char *order[DC_AXIS_COUNT];
+		struct dc_config c;
+		struct dc_topology t;
+
+		do
+			tp = dc_rng_range(&rng, 1, world);
+		while (world % tp != 0 || 720 % tp != 0);
+		do
+			pp = dc_rng_range(&rng, 1, world / tp);
+		while (world / tp % pp != 0 || 720 % pp != 0);
+		for (int k = 0; k < DC_AXIS_COUNT; k++)
+			order[k] = names[k];
+		for (int k = DC_AXIS_COUNT - 1; k > 0; k--) {
+			uint64_t j = dc_rng_range(&rng, 0, (uint64_t)k);
+			const char *tmp = order[k];
+			order[k] = order[j];
+			order[j] = tmp;
+		}
+		fixture_json(&c,
+			     "{\"model\": {\"num_layers\": 720, \"hidden_size\": 46080, \"num_attention_heads\": 720,"
+			     " \"num_kv_heads\": 720, \"vocab_size\": 32000, \"seq_length\": 16},"
+			     " \"cluster\": {\"num_nodes\": %llu, \"gpus_per_node\": %llu, \"gpu_memory\": \"80 GiB\","
+			     " \"intra_node\": {\"bandwidth\": \"300 GB/s\", \"latency\": \"5 us\"},"
+			     " \"inter_node\": {\"bandwidth\": \"50 GB/s\", \"latency\": \"10 us\"}},"
+			     " \"parallel\": {\"tp\": %llu, \"pp\": %llu, \"order\": \"%s-%s-%s-%s-%s\"}}",
+			     (unsigned long long)nodes, (unsigned long long)gpus, (unsigned long long)tp,
+			     (unsigned long long)pp, order[0], order[1], order[2], order[3], order[4]);
+		dc_topology_init(&c, &t);
+		snprintf(layout_text, sizeof(layout_text), "%s: %llu x %llu GPUs, tp %llu, pp %llu, dp %llu",
+			 c.parallel.order_text, (unsigned long long)nodes, (unsigned long long)gpus,
+			 (unsigned long long)tp, (unsigned long long)pp, (unsigned long long)c.parallel.dp);
+		ck_assert_uint_eq(t.world, world);
+		ck_assert_uint_eq(t.degree[DC_AXIS_DP] * tp * pp, world);
+		check_brute_force(&t, &cov);
+	}
+	ck_assert_uint_ge(cov.some, 50);
+	ck_assert_uint_ge(cov.odd_node, 100);
+}
+END_TEST
+
+START_TEST(test_group_nodes_any_progression)
+{
+	/* any arithmetic progression, not only a layout's groups */
+	struct dc_rng rng;
+	struct dc_topology t;
+
+	memset(&t, 0, sizeof(t));
+	dc_rng_seed(&rng, 0x9e0de5u);
+	snprintf(layout_text, sizeof(layout_text), "progressions");
+	for (int n = 0; n < 20000; n++) {
+		struct dc_group g = {DC_AXIS_DP, 0, dc_rng_range(&rng, 0, 300), dc_rng_range(&rng, 1, 40),
+				     dc_rng_range(&rng, 1, 30)};
+		uint64_t nodes = 0, last = UINT64_MAX;
+		t.gpus_per_node = dc_rng_range(&rng, 1, 24);
+		for (uint64_t k = 0; k < g.size; k++) {
+			uint64_t node = (g.first + k * g.stride) / t.gpus_per_node;
+			nodes += node != last;
+			last = node;
+		}
+		HOLDS_EQ(dc_group_nodes(&t, &g), nodes);
+		HOLDS_EQ(dc_group_link(&t, &g), nodes > 1 ? DC_LINK_INTER : DC_LINK_INTRA);
+	}
+}
+END_TEST
+
+START_TEST(test_crossing_worked_examples)
+{
+	/* docs/formulas-systems.md, "Rank layout", by hand. */
+	struct dc_config c;
+	struct dc_topology t;
+	struct dc_group g;
+
+	/* 3 nodes x 10 GPUs, dp 2, tp 3, pp 5, dp fastest: S_tp = 2, B = 6,
+	 * L = 4. TP groups start at i + 6j (i < 2, j < 5): 0 1 6 7 12 13 18 19
+	 * 24 25; those 6 or more into a node of 10 cross: 6 7 18 19, i.e.
+	 * [6,8,10] [7,9,11] [18,20,22] [19,21,23], groups 2, 3, 6 and 7. Closed
+	 * form: g = gcd(6, 10) = 2, one period of 10 / 2 = 5 blocks,
+	 * s floor(L / g) + floor(s / g) (L mod g) = 2 x 2 + 1 x 0 = 4. First:
+	 * block j starts r = 6j mod 10 into its node and holds a crossing group
+	 * iff r + s - 1 >= 10 - L, r >= 5: j = 1 (r = 6), offset 0, group 2 */
+	course(&c, dp_first, "dp-tp-cp-ep-pp");
+	c.cluster.num_nodes = 3;
+	c.cluster.gpus_per_node = 10;
+	c.world_size = 30;
+	c.parallel.tp = 3;
+	c.parallel.dp = 2;
+	c.parallel.pp = 5;
+	dc_topology_init(&c, &t);
+	ck_assert_uint_eq(dc_topology_group_count(&t, DC_AXIS_TP), 10);
+	ck_assert_uint_eq(dc_topology_crossing_groups(&t, DC_AXIS_TP), 4);
+	ck_assert_uint_eq(dc_topology_first_crossing_group(&t, DC_AXIS_TP), 2);
+	dc_topology_group(&t, DC_AXIS_TP, 2, &g);
+	ck_assert_uint_eq(g.first, 6);
+	dc_topology_group(&t, DC_AXIS_TP, 6, &g);
+	ck_assert_uint_eq(g.first, 18);
+	ck_assert_uint_eq(dc_group_nodes(&t, &g), 2);
+	dc_topology_group(&t, DC_AXIS_TP, 4, &g); /* 12, 14, 16: node 1 */
+	ck_assert_uint_eq(g.first, 12);
+	ck_assert_uint_eq(dc_group_nodes(&t, &g), 1);
+	ck_assert(dc_topology_axis_crosses(&t, DC_AXIS_TP));
+	/* dp pairs [2k, 2k + 1]: B = 2 divides 10, none cross */
+	ck_assert(!dc_topology_axis_crosses(&t, DC_AXIS_DP));
+	ck_assert_uint_eq(dc_topology_crossing_groups(&t, DC_AXIS_DP), 0);
+	ck_assert_uint_eq(dc_topology_first_crossing_group(&t, DC_AXIS_DP), 15);
+	/* pp members 6 apart over a span of 24 >= 10: all 6 groups cross */
+	ck_assert_uint_eq(dc_topology_crossing_groups(&t, DC_AXIS_PP), 6);
+	ck_assert_uint_eq(dc_topology_first_crossing_group(&t, DC_AXIS_PP), 0);
+
+	/* 4 nodes x 6 GPUs, tp 4, dp 3, pp 2, tp fastest: TP groups 0-3, 4-7,
+	 * ..., 20-23; 4-7 (nodes 0, 1) and 16-19 (nodes 2, 3) cross. B = 4,
+	 * L = 3, g = gcd(4, 6) = 2: 24 / 4 / 3 = 2 periods of
+	 * 1 x floor(3 / 2) + 0 x 1 = 1 */
+	course(&c, megatron, "tp-cp-ep-dp-pp");
+	c.cluster.num_nodes = 4;
+	c.cluster.gpus_per_node = 6;
+	c.world_size = 24;
+	c.parallel.dp = 3;
+	c.parallel.pp = 2;
+	dc_topology_init(&c, &t);
+	ck_assert_uint_eq(dc_topology_crossing_groups(&t, DC_AXIS_TP), 2);
+	ck_assert_uint_eq(dc_topology_first_crossing_group(&t, DC_AXIS_TP), 1);
+	/* dp members 4 apart, span 8 >= 6: all 8 cross; pp 12 apart: all 12 */
+	ck_assert_uint_eq(dc_topology_crossing_groups(&t, DC_AXIS_DP), 8);
+	ck_assert_uint_eq(dc_topology_crossing_groups(&t, DC_AXIS_PP), 12);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("topology");
@@ -326,6 +700,11 @@ int main(void)
 	tcase_add_test(tc, test_group_text);
 	tcase_add_test(tc, test_global_batch);
 	tcase_add_test(tc, test_expert_groups);
+	tcase_add_test(tc, test_closed_forms_random_layouts);
+	tcase_add_test(tc, test_closed_forms_every_order);
+	tcase_add_test(tc, test_closed_forms_loaded_configs);
+	tcase_add_test(tc, test_group_nodes_any_progression);
+	tcase_add_test(tc, test_crossing_worked_examples);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

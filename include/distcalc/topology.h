@@ -8,6 +8,15 @@
  * Every group along one axis is an arithmetic progression of ranks
  * (first, first + stride, ...), so a group is described by three numbers and
  * nothing here costs more than O(1) per rank or per group: no O(world^2).
+ * Questions about all the groups of an axis (how many cross nodes, which is
+ * the first, what link the axis needs) are answered in closed form, in
+ * O(log gpus_per_node) at most, never by visiting the groups.
+ *
+ * Every function takes a topology whose world is the product of the
+ * degrees and a whole number of nodes (gpus_per_node divides it), with the
+ * strides above and world <= 2^32 (the loader allows 2^24, so no product
+ * here overflows): the loader and dc_topology_init guarantee it; a
+ * hand-built struct must too.
  * Derivation and worked example: docs/formulas-systems.md, "Rank layout".
  */
 #ifndef DISTCALC_TOPOLOGY_H
@@ -45,25 +54,37 @@ uint64_t dc_topology_node(const struct dc_topology *t, uint64_t rank);
 /* Number of groups along `axis`: world / degree(axis). */
 uint64_t dc_topology_group_count(const struct dc_topology *t, enum dc_axis axis);
 
-/* Group `index` along `axis`. Groups are numbered by the coordinates of the
- * other axes, the fastest-varying first, so group 0 holds rank 0. */
+/* Group `index` along `axis`, 0 <= index < dc_topology_group_count. Groups
+ * are numbered by the coordinates of the other axes, the fastest-varying
+ * first, so group 0 holds rank 0: first = index mod stride +
+ * (index / stride) x stride x degree. O(1). */
 void dc_topology_group(const struct dc_topology *t, enum dc_axis axis, uint64_t index,
 		       struct dc_group *g);
 
 uint64_t dc_group_rank(const struct dc_group *g, uint64_t k);
 
-/* Distinct nodes the group's ranks sit on. */
+/* Distinct nodes the group's ranks sit on (any progression with size >= 1,
+ * not only a layout's groups). O(1). */
 uint64_t dc_group_nodes(const struct dc_topology *t, const struct dc_group *g);
 
 /* The link a ring over the group crosses: DC_LINK_INTRA when every member
- * shares a node (a group of one also counts), else DC_LINK_INTER. */
+ * shares a node (a group of one also counts), else DC_LINK_INTER. O(1). */
 enum dc_link_choice dc_group_link(const struct dc_topology *t, const struct dc_group *g);
 
-/* Groups along `axis` whose members span more than one node. O(groups). */
+/* 1 when some group along `axis` spans more than one node, else 0: when
+ * degree >= 2 and stride x degree does not divide gpus_per_node. O(1). */
+int dc_topology_axis_crosses(const struct dc_topology *t, enum dc_axis axis);
+
+/* Groups along `axis` whose members span more than one node, counted in
+ * closed form. O(log gpus_per_node). */
 uint64_t dc_topology_crossing_groups(const struct dc_topology *t, enum dc_axis axis);
 
+/* Index of the first group along `axis` that spans more than one node, or
+ * dc_topology_group_count(t, axis) when none does. O(log gpus_per_node). */
+uint64_t dc_topology_first_crossing_group(const struct dc_topology *t, enum dc_axis axis);
+
 /* The slowest link any group along `axis` crosses (the synchronous step
- * waits for the slowest group); *link gets its parameters. */
+ * waits for the slowest group); *link gets its parameters. O(1). */
 enum dc_link_choice dc_topology_axis_link(const struct dc_config *cfg, const struct dc_topology *t,
 					  enum dc_axis axis, struct dc_link *link);
 
