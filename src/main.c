@@ -409,6 +409,13 @@ int main(int argc, char **argv)
 		rc = print_version();
 		goto done;
 	}
+	/* Parsed and stored, but the report cannot do them yet. */
+	if (o.format == DC_FORMAT_CSV || o.only) {
+		fprintf(stderr, "distcalc: error: %s: not available yet\n",
+			o.format == DC_FORMAT_CSV ? "'--format csv'" : "'--only'");
+		rc = EXIT_USAGE;
+		goto done;
+	}
 
 	exp = dc_experiment_find(o.experiment);
 	if (!exp) {

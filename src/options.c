@@ -107,6 +107,7 @@ static int apply_format(struct dc_options *o, const char *v, struct dc_diag *d)
 	} formats[] = {
 		{"table", DC_FORMAT_TABLE},
 		{"json", DC_FORMAT_JSON},
+		{"csv", DC_FORMAT_CSV},
 	};
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
 		if (strcmp(v, formats[i].name) == 0) {
@@ -114,7 +115,15 @@ static int apply_format(struct dc_options *o, const char *v, struct dc_diag *d)
 			return 0;
 		}
 	}
-	return usage(d, "'--format': expected 'table' or 'json', got '%s'", v);
+	return usage(d, "'--format': expected 'table', 'json' or 'csv', got '%s'", v);
+}
+
+static int apply_only(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	if (!*v)
+		return usage(d, "'--only': empty section list");
+	o->only = v;
+	return 0;
 }
 
 static int apply_output(struct dc_options *o, const char *v, struct dc_diag *d)
@@ -190,7 +199,11 @@ const struct dc_option dc_option_table[] = {
 	{"--seed", 0, "N", "seed for every random choice (default: 0); recorded in\n"
 			   "the output. Same inputs and seed give identical output",
 	 apply_seed},
-	{"--format", 'f', "FMT", "table (default) or json", apply_format},
+	{"--format", 'f', "FMT", "table (default), json or csv", apply_format},
+	{"--only", 0, "SECTIONS", "print only these sections, comma-separated (any\n"
+				  "format; JSON keeps its header fields); an unknown\n"
+				  "name lists the known ones",
+	 apply_only},
 	{"--output", 'o', "FILE", "write to FILE atomically instead of standard output", apply_output},
 	{"--set", 's', "PATH=VALUE", "override one config value, validated as if it were in\n"
 				     "the file; repeatable, applied in order. Examples:\n"

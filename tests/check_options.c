@@ -75,6 +75,7 @@ START_TEST(test_defaults)
 	ck_assert_str_eq(o.experiment, "systems");
 	ck_assert_uint_eq(o.seed, 0);
 	ck_assert_int_eq(o.format, DC_FORMAT_TABLE);
+	ck_assert_ptr_null(o.only);
 	ck_assert_ptr_null(o.output);
 	ck_assert_ptr_null(o.sets);
 	ck_assert_uint_eq(o.nsets, 0);
@@ -95,6 +96,8 @@ static const char *string_field(const struct dc_options *o, const char *name)
 		return o->model;
 	if (strcmp(name, "--experiment") == 0)
 		return o->experiment;
+	if (strcmp(name, "--only") == 0)
+		return o->only;
 	if (strcmp(name, "--output") == 0)
 		return o->output;
 	if (strcmp(name, "--check") == 0)
@@ -111,6 +114,7 @@ START_TEST(test_string_options)
 		{"--config", "-c", "configs/x.json"},
 		{"--model", "-m", "models/llama.json"},
 		{"--experiment", "-e", "ring"},
+		{"--only", NULL, "summary,memory"},
 		{"--output", "-o", "out.txt"},
 		{"--check", NULL, "budget.json"},
 	};
@@ -139,10 +143,10 @@ END_TEST
 START_TEST(test_values_are_taken_verbatim)
 {
 	struct dc_options o;
-	static const char out[] = "out.json";
+	static const char only[] = "memory,comm";
 	/* the string itself is stored, not a copy */
-	parse_ok(&o, "--output", out, NULL);
-	ck_assert_ptr_eq(o.output, out);
+	parse_ok(&o, "--only", only, NULL);
+	ck_assert_ptr_eq(o.only, only);
 	dc_options_release(&o);
 	/* everything after the first '=' is the value */
 	parse_ok(&o, "--config=a=b.json", NULL);
@@ -157,8 +161,8 @@ START_TEST(test_values_are_taken_verbatim)
 	ck_assert_str_eq(o.output, "-");
 	dc_options_release(&o);
 	/* the last one wins */
-	parse_ok(&o, "-o", "a", "--output=b", "-c", "x", "--config", "y", NULL);
-	ck_assert_str_eq(o.output, "b");
+	parse_ok(&o, "--only", "a", "--only=b", "-c", "x", "--config", "y", NULL);
+	ck_assert_str_eq(o.only, "b");
 	ck_assert_str_eq(o.config, "y");
 	dc_options_release(&o);
 	/* the experiment name is checked later, by dc_experiment_find */
@@ -189,11 +193,11 @@ START_TEST(test_format)
 	parse_ok(&o, "--format", "json", NULL);
 	ck_assert_int_eq(o.format, DC_FORMAT_JSON);
 	dc_options_release(&o);
-	parse_ok(&o, "--format=json", NULL);
-	ck_assert_int_eq(o.format, DC_FORMAT_JSON);
+	parse_ok(&o, "--format=csv", NULL);
+	ck_assert_int_eq(o.format, DC_FORMAT_CSV);
 	dc_options_release(&o);
-	parse_ok(&o, "-f", "json", NULL);
-	ck_assert_int_eq(o.format, DC_FORMAT_JSON);
+	parse_ok(&o, "-f", "csv", NULL);
+	ck_assert_int_eq(o.format, DC_FORMAT_CSV);
 	dc_options_release(&o);
 	parse_ok(&o, "-f", "json", "--format", "table", NULL);
 	ck_assert_int_eq(o.format, DC_FORMAT_TABLE);
@@ -268,6 +272,8 @@ START_TEST(test_usage_errors)
 	parse_err("distcalc: error: '--model': empty file name", "--model=", NULL);
 	parse_err("distcalc: error: '--output': empty file name", "-o", "", NULL);
 	parse_err("distcalc: error: '--check': empty file name", "--check", "", NULL);
+	parse_err("distcalc: error: '--only': empty section list", "--only", "", NULL);
+	parse_err("distcalc: error: '--only': empty section list", "--only=", NULL);
 
 	parse_err("distcalc: error: '--seed': expected an integer from 0 to 18446744073709551615, got '-1'",
 		  "--seed", "-1", NULL);
@@ -283,10 +289,10 @@ START_TEST(test_usage_errors)
 	parse_err("distcalc: error: '--seed': expected an integer from 0 to 18446744073709551615, got '7x'",
 		  "--seed", "7x", NULL);
 
-	parse_err("distcalc: error: '--format': expected 'table' or 'json', got 'xml'", "--format", "xml",
+	parse_err("distcalc: error: '--format': expected 'table', 'json' or 'csv', got 'xml'", "--format", "xml",
 		  NULL);
-	parse_err("distcalc: error: '--format': expected 'table' or 'json', got 'JSON'", "-f", "JSON", NULL);
-	parse_err("distcalc: error: '--format': expected 'table' or 'json', got ''", "--format=", NULL);
+	parse_err("distcalc: error: '--format': expected 'table', 'json' or 'csv', got 'JSON'", "-f", "JSON", NULL);
+	parse_err("distcalc: error: '--format': expected 'table', 'json' or 'csv', got ''", "--format=", NULL);
 
 	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '2'", "--check", "b.json",
 		  "--rtol", "2", NULL);
@@ -326,6 +332,7 @@ START_TEST(test_needs_a_value)
 	/* and the list above covered these */
 	parse_err("distcalc: error: '--output': needs a value", "--config", "x.json", "--output", NULL);
 	parse_err("distcalc: error: '--set': needs a value", "-s", NULL);
+	parse_err("distcalc: error: '--only': needs a value", "--only", NULL);
 }
 END_TEST
 
@@ -336,6 +343,7 @@ START_TEST(test_suggestions)
 	parse_err("distcalc: error: unknown option '--formt=json'; did you mean '--format'?", "--formt=json", NULL);
 	parse_err("distcalc: error: unknown option '--ouptut'; did you mean '--output'?", "--ouptut", "o", NULL);
 	ck_assert_str_eq(dc_options_suggest("--versoin"), "--version");
+	ck_assert_str_eq(dc_options_suggest("--onyl=memory"), "--only");
 	ck_assert_str_eq(dc_options_suggest("--rtl"), "--rtol");
 	ck_assert_str_eq(dc_options_suggest("-experiment"), "--experiment");
 	ck_assert_str_eq(dc_options_suggest("--check"), "--check");
@@ -368,8 +376,8 @@ START_TEST(test_table_is_well_formed)
 			ck_assert_msg(!r->short_name || q->short_name != r->short_name, "-%c twice", r->short_name);
 		}
 	}
-	/* config model experiment seed format output set all check rtol help version */
-	ck_assert_uint_eq(n, 12);
+	/* config model experiment seed format only output set all check rtol help version */
+	ck_assert_uint_eq(n, 13);
 }
 END_TEST
 
@@ -448,7 +456,7 @@ START_TEST(test_help_layout)
 	ck_assert_ptr_nonnull(strstr(h, "\n      --all              print every row of long tables (events, per-rank)\n"));
 	ck_assert_ptr_nonnull(strstr(h, "\n  -s, --set PATH=VALUE   override one config value, validated as if it were in\n"));
 	ck_assert_ptr_nonnull(strstr(h, "\n                           --set model.hidden_size=4096\n"));
-	ck_assert_ptr_nonnull(strstr(h, "\n  -f, --format FMT       table (default) or json\n"));
+	ck_assert_ptr_nonnull(strstr(h, "\n  -f, --format FMT       table (default), json or csv\n"));
 	ck_assert_ptr_nonnull(strstr(h, "\n  -V, --version          print the version and exit\n"));
 	/* the generated options section fits in 80 columns (the usage
 	 * synopsis, pinned by the usage goldens, runs to 82) */

@@ -24,6 +24,7 @@
 enum dc_format {
 	DC_FORMAT_TABLE, /* the default */
 	DC_FORMAT_JSON,
+	DC_FORMAT_CSV,
 };
 
 /* What the command line asks for. */
@@ -43,6 +44,9 @@ struct dc_options {
 				 * name is not checked here (dc_experiment_find) */
 	uint64_t seed;          /* --seed N; 0 unless given */
 	enum dc_format format;  /* --format; DC_FORMAT_TABLE unless given */
+	const char *only;       /* --only SECTION[,SECTION...], the raw list; NULL:
+				 * every section. Never "": that is a usage error.
+				 * The names are not checked here. */
 	const char *output;     /* --output FILE; NULL: standard output */
 	struct dc_override *sets; /* --set PATH=VALUE, in order; owned (freed by
 				   * dc_options_release); NULL when nsets is 0 */
