@@ -1,14 +1,13 @@
-/* main.c - the distcalc command line: options, exit codes, output.
+/* main.c - the distcalc command line: exit codes, output, --check.
  *
- * Everything else lives in distcalc_core; this file alone prints to the
- * terminal and chooses the exit status.
+ * Everything else lives in distcalc_core (the option table in options.c);
+ * this file alone prints to the terminal and chooses the exit status.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include "distcalc/config.h"
 #include "distcalc/diag.h"
 #include "distcalc/experiment.h"
+#include "distcalc/options.h"
 #include "distcalc/report.h"
 #include "distcalc/util.h"
 
@@ -35,285 +35,31 @@ enum exit_code {
 /* Rows shown of a long table unless --all: the first and last 16. */
 #define DC_EXCERPT_ROWS 32
 
-static const char usage_text[] =
-	"usage: distcalc [--config FILE] [--model HF_CONFIG] [--experiment NAME] [--seed N]\n"
-	"                [--format table|json] [--output FILE] [--set PATH=VALUE]... [--all]\n"
-	"                [--check EXPECTED.json [--rtol X]] [--help] [--version]\n";
-
-static const char help_head[] =
-	"\n"
-	"distcalc estimates what multi-GPU training costs from a JSON config: exact\n"
-	"parameter counts, per-rank memory, ring AllReduce bytes and time,\n"
-	"communication and FLOPs per step, and strategies compared on the same work.\n"
-	"\n"
-	"options:\n"
-	"  -c, --config FILE      read the config from FILE (default: the built-in copy\n"
-	"                         of configs/systems.json)\n"
-	"  -m, --model FILE       read the model shape from a Hugging Face config.json\n"
-	"                         (Llama 2/3, Mistral, Mixtral, Qwen2/2.5, Qwen2-MoE,\n"
-	"                         Qwen3-MoE, GPT-2, Gemma, DeepSeek-V3); cluster, layout,\n"
-	"                         training and model.seq_length stay the config's\n"
-	"  -e, --experiment NAME  what to compute (default: systems); see below\n"
-	"      --seed N           seed for every random choice (default: 0); recorded in\n"
-	"                         the output. Same inputs and seed give identical output\n"
-	"  -f, --format FMT       table (default) or json\n"
-	"  -o, --output FILE      write to FILE atomically instead of standard output\n"
-	"  -s, --set PATH=VALUE   override one config value, validated as if it were in\n"
-	"                         the file; repeatable, applied in order. Examples:\n"
-	"                           --set model.hidden_size=4096\n"
-	"                           --set 'cluster.inter_node.bandwidth=200 GB/s'\n"
-	"      --all              print every row of long tables (events, per-rank)\n"
-	"      --check FILE       compare the report with a stored JSON report (written\n"
-	"                         by --format json --output FILE): one line per field\n"
-	"                         that moved; exit 6 if any did. Whole numbers (bytes,\n"
-	"                         counts) must match exactly\n"
-	"      --rtol X           relative tolerance for other numbers under --check\n"
-	"                         (default: 1e-9)\n"
-	"  -h, --help             print this help and exit\n"
-	"  -V, --version          print the version and exit\n"
-	"\n"
-	"experiments:\n";
-
-static const char help_tail[] =
-	"\n"
-	"exit status:\n"
-	"  0  success\n"
-	"  1  internal error (out of memory, a bug)\n"
-	"  2  usage error (bad option or argument)\n"
-	"  3  invalid config (syntax, unknown key, bad value, inconsistent layout)\n"
-	"  4  unreadable input (missing file, directory, over 1 MiB, read error)\n"
-	"  5  unwritable output (cannot create, full disk, closed stdout)\n"
-	"  6  --check found fields that moved\n"
-	"\n"
-	"Units in configs are explicit and case-sensitive: \"80 GiB\", \"1.5 GB\",\n"
-	"\"50 GB/s\", \"400 Gb/s\", \"5 us\". Docs: README.md, docs/config.md (every key),\n"
-	"docs/formulas.md and docs/formulas-systems.md (every formula), docs/models.md.\n";
-
-struct options {
-	const char *config;
-	const char *model;
-	const char *experiment;
-	uint64_t seed;
-	int json;
-	const char *output;
-	struct dc_override *sets;
-	size_t nsets;
-	int all_rows;
-	const char *check;
-	double rtol;
-	int rtol_set;
-};
-
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "distcalc: error: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n%sTry 'distcalc --help' for more information.\n", usage_text);
-	return EXIT_USAGE;
-}
-
-static int parse_seed(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0 || *end != '\0')
-		return -1;
-	*out = (uint64_t)v;
-	return 0;
-}
-
 static int print_help(void)
 {
-	struct dc_buf list;
-	int rc = 0;
-	dc_buf_init(&list);
-	for (size_t i = 0; dc_experiments[i]; i++)
-		dc_buf_printf(&list, "  %-10s %s\n", dc_experiments[i]->name, dc_experiments[i]->summary);
-	if (list.failed) {
+	struct dc_buf text;
+	int rc = EXIT_OK;
+	dc_buf_init(&text);
+	if (dc_options_help(&text) != 0) {
 		fprintf(stderr, "distcalc: error: out of memory\n");
-		dc_buf_release(&list);
+		dc_buf_release(&text);
 		return EXIT_INTERNAL;
 	}
-	if (fputs(usage_text, stdout) == EOF || fputs(help_head, stdout) == EOF ||
-	    fputs(list.data, stdout) == EOF || fputs(help_tail, stdout) == EOF)
-		rc = -1;
-	dc_buf_release(&list);
-	if (fflush(stdout) != 0 || ferror(stdout) || rc != 0) {
+	if (fputs(text.data, stdout) == EOF || fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "distcalc: error: cannot write to standard output: %s\n", strerror(errno));
+		rc = EXIT_OUTPUT;
+	}
+	dc_buf_release(&text);
+	return rc;
+}
+
+static int print_version(void)
+{
+	if (printf("distcalc %s\n", DC_VERSION) < 0 || fflush(stdout) != 0) {
 		fprintf(stderr, "distcalc: error: cannot write to standard output: %s\n", strerror(errno));
 		return EXIT_OUTPUT;
 	}
 	return EXIT_OK;
-}
-
-/* Option value: "--opt=value" or "--opt value". */
-static const char *opt_value(int argc, char **argv, int *i, const char *arg, const char *name,
-			     int *err)
-{
-	size_t n = strlen(name);
-	if (strncmp(arg, name, n) == 0 && arg[n] == '=')
-		return arg + n + 1;
-	if (*i + 1 >= argc) {
-		*err = usage_error("'%s': needs a value", name);
-		return NULL;
-	}
-	return argv[++*i];
-}
-
-static int matches(const char *arg, const char *lng, const char *shrt)
-{
-	size_t n = strlen(lng);
-	if (shrt && strcmp(arg, shrt) == 0)
-		return 1;
-	return strncmp(arg, lng, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
-}
-
-/* Returns -1 to go on, or an exit code. */
-static int unknown_option(const char *arg);
-
-static int parse_args(int argc, char **argv, struct options *o)
-{
-	int err = 0;
-	o->experiment = "systems";
-	o->sets = calloc((size_t)argc, sizeof(*o->sets));
-	if (!o->sets) {
-		fprintf(stderr, "distcalc: error: out of memory\n");
-		return EXIT_INTERNAL;
-	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v;
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
-			return print_help();
-		if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
-			if (printf("distcalc %s\n", DC_VERSION) < 0 || fflush(stdout) != 0) {
-				fprintf(stderr, "distcalc: error: cannot write to standard output: %s\n",
-					strerror(errno));
-				return EXIT_OUTPUT;
-			}
-			return EXIT_OK;
-		}
-		if (strcmp(a, "--all") == 0) {
-			o->all_rows = 1;
-		} else if (matches(a, "--config", "-c")) {
-			if (!(v = opt_value(argc, argv, &i, a, "--config", &err)))
-				return err;
-			if (!*v)
-				return usage_error("'--config': empty file name");
-			o->config = v;
-		} else if (matches(a, "--model", "-m")) {
-			if (!(v = opt_value(argc, argv, &i, a, "--model", &err)))
-				return err;
-			if (!*v)
-				return usage_error("'--model': empty file name");
-			o->model = v;
-		} else if (matches(a, "--experiment", "-e")) {
-			if (!(v = opt_value(argc, argv, &i, a, "--experiment", &err)))
-				return err;
-			o->experiment = v;
-		} else if (matches(a, "--seed", NULL)) {
-			if (!(v = opt_value(argc, argv, &i, a, "--seed", &err)))
-				return err;
-			if (parse_seed(v, &o->seed) != 0)
-				return usage_error("'--seed': expected an integer from 0 to 18446744073709551615, got '%s'", v);
-		} else if (matches(a, "--format", "-f")) {
-			if (!(v = opt_value(argc, argv, &i, a, "--format", &err)))
-				return err;
-			if (strcmp(v, "json") == 0)
-				o->json = 1;
-			else if (strcmp(v, "table") == 0)
-				o->json = 0;
-			else
-				return usage_error("'--format': expected 'table' or 'json', got '%s'", v);
-		} else if (matches(a, "--output", "-o")) {
-			if (!(v = opt_value(argc, argv, &i, a, "--output", &err)))
-				return err;
-			if (!*v)
-				return usage_error("'--output': empty file name");
-			o->output = v;
-		} else if (matches(a, "--check", NULL)) {
-			if (!(v = opt_value(argc, argv, &i, a, "--check", &err)))
-				return err;
-			if (!*v)
-				return usage_error("'--check': empty file name");
-			o->check = v;
-		} else if (matches(a, "--rtol", NULL)) {
-			char *end;
-			if (!(v = opt_value(argc, argv, &i, a, "--rtol", &err)))
-				return err;
-			errno = 0;
-			o->rtol = strtod(v, &end);
-			if (!*v || *end || errno || !(o->rtol >= 0) || o->rtol > 1)
-				return usage_error("'--rtol': expected a number from 0 to 1, got '%s'", v);
-			o->rtol_set = 1;
-		} else if (matches(a, "--set", "-s")) {
-			if (!(v = opt_value(argc, argv, &i, a, "--set", &err)))
-				return err;
-			o->sets[o->nsets++].text = v;
-		} else if (a[0] == '-') {
-			return unknown_option(a);
-		} else {
-			return usage_error("unexpected argument '%s'", a);
-		}
-	}
-	if (o->check && o->output)
-		return usage_error("'--check' prints differences to standard output; it cannot be combined with '--output'");
-	if (o->rtol_set && !o->check)
-		return usage_error("'--rtol' only applies with '--check'");
-	if (!o->rtol_set)
-		o->rtol = DC_CHECK_DEFAULT_RTOL;
-	return -1;
-}
-
-/* Edit distance between the first n bytes of a and b (short strings). */
-static size_t option_distance(const char *a, size_t n, const char *b)
-{
-	size_t lb = strlen(b), row[32];
-	if (n >= 31 || lb >= 31)
-		return 99;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= n; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
-/* "unknown option" with the closest long option, when one is near. */
-static int unknown_option(const char *arg)
-{
-	static const char *const longs[] = {"--config", "--model",  "--experiment", "--seed", "--format",
-					    "--output", "--set",    "--all",        "--check", "--rtol",
-					    "--help",   "--version"};
-	size_t best = 99, bi = 0, n = strcspn(arg, "=");
-	for (size_t i = 0; i < sizeof(longs) / sizeof(longs[0]); i++) {
-		size_t d = option_distance(arg, n, longs[i]);
-		if (d < best) {
-			best = d;
-			bi = i;
-		}
-	}
-	if (best <= 2)
-		return usage_error("unknown option '%s'; did you mean '%s'?", arg, longs[bi]);
-	return usage_error("unknown option '%s'", arg);
 }
 
 static int exit_for(enum dc_status s)
@@ -340,6 +86,16 @@ static void print_diag(const struct dc_diag *d, size_t from)
 	}
 	if (d->oom)
 		fprintf(stderr, "distcalc: error: out of memory while reporting errors\n");
+}
+
+/* After a failed dc_options_parse: the error, then for a usage error the
+ * synopsis and a hint. Returns the exit code. */
+static int parse_failed(const struct dc_diag *d)
+{
+	print_diag(d, 0);
+	if (d->status == DC_ERR_USAGE)
+		fprintf(stderr, "%sTry 'distcalc --help' for more information.\n", dc_options_usage);
+	return exit_for(d->status);
 }
 
 static int write_all(int fd, const char *p, size_t n)
@@ -486,7 +242,7 @@ static int sink_commit(struct sink *s)
 }
 
 /* Renders the report into the sink, streaming. Returns an exit code. */
-static int emit(struct dc_report *report, const struct options *o, const struct dc_render_opts *ro)
+static int emit(struct dc_report *report, const struct dc_options *o, const struct dc_render_opts *ro)
 {
 	struct sink s;
 	struct dc_buf out;
@@ -506,7 +262,7 @@ static int emit(struct dc_report *report, const struct options *o, const struct 
 		out.flush = sink_write;
 		out.flush_ctx = &s;
 	}
-	rendered = (o->json ? dc_report_render_json(report, ro, &out) : dc_report_render_table(report, ro, &out)) == 0;
+	rendered = (o->format == DC_FORMAT_JSON ? dc_report_render_json(report, ro, &out) : dc_report_render_table(report, ro, &out)) == 0;
 	if (rendered)
 		written = stream ? dc_buf_flush(&out) == 0 : sink_write(&s, out.data, out.len) == 0;
 	else
@@ -587,7 +343,7 @@ static char *read_file(const char *path, size_t max, size_t *len, int *rc)
 
 /* --check: renders the report as JSON in memory, compares it with the
  * stored one and prints one line per field that moved. */
-static int check(struct dc_report *report, const struct options *o, const struct dc_render_opts *ro)
+static int check(struct dc_report *report, const struct dc_options *o, const struct dc_render_opts *ro)
 {
 	struct dc_buf json, lines;
 	struct dc_check_result res;
@@ -626,7 +382,7 @@ static int check(struct dc_report *report, const struct options *o, const struct
 
 int main(int argc, char **argv)
 {
-	struct options o;
+	struct dc_options o;
 	struct dc_config cfg;
 	struct dc_diag diag;
 	struct dc_report *report = NULL;
@@ -640,11 +396,26 @@ int main(int argc, char **argv)
 	 * kills the process and strands the temporary file; ignored, the write
 	 * fails with EFBIG and is reported like any other. */
 	signal(SIGXFSZ, SIG_IGN);
-	memset(&o, 0, sizeof(o));
 	dc_diag_init(&diag);
-	rc = parse_args(argc, argv, &o);
-	if (rc >= 0)
+	if (dc_options_parse(argc, (const char *const *)argv, &o, &diag) != 0) {
+		rc = parse_failed(&diag);
 		goto done;
+	}
+	if (o.action == DC_OPTIONS_HELP) {
+		rc = print_help();
+		goto done;
+	}
+	if (o.action == DC_OPTIONS_VERSION) {
+		rc = print_version();
+		goto done;
+	}
+	/* Parsed and stored, but the report cannot do them yet. */
+	if (o.format == DC_FORMAT_CSV || o.only) {
+		fprintf(stderr, "distcalc: error: %s: not available yet\n",
+			o.format == DC_FORMAT_CSV ? "'--format csv'" : "'--only'");
+		rc = EXIT_USAGE;
+		goto done;
+	}
 
 	exp = dc_experiment_find(o.experiment);
 	if (!exp) {
@@ -687,6 +458,6 @@ int main(int argc, char **argv)
 done:
 	dc_report_free(report);
 	dc_diag_release(&diag);
-	free(o.sets);
+	dc_options_release(&o);
 	return rc;
 }

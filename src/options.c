@@ -1,0 +1,377 @@
+/* options.c - the option table and what walks it; see options.h. */
+#include "distcalc/options.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "distcalc/check.h"
+#include "distcalc/experiment.h"
+
+const char dc_options_usage[] =
+	"usage: distcalc [--config FILE] [--model HF_CONFIG] [--experiment NAME] [--seed N]\n"
+	"                [--format table|json] [--output FILE] [--set PATH=VALUE]... [--all]\n"
+	"                [--check EXPECTED.json [--rtol X]] [--help] [--version]\n";
+
+static const char help_head[] =
+	"\n"
+	"distcalc estimates what multi-GPU training costs from a JSON config: exact\n"
+	"parameter counts, per-rank memory, ring AllReduce bytes and time,\n"
+	"communication and FLOPs per step, and strategies compared on the same work.\n"
+	"\n"
+	"options:\n";
+
+static const char help_tail[] =
+	"\n"
+	"exit status:\n"
+	"  0  success\n"
+	"  1  internal error (out of memory, a bug)\n"
+	"  2  usage error (bad option or argument)\n"
+	"  3  invalid config (syntax, unknown key, bad value, inconsistent layout)\n"
+	"  4  unreadable input (missing file, directory, over 1 MiB, read error)\n"
+	"  5  unwritable output (cannot create, full disk, closed stdout)\n"
+	"  6  --check found fields that moved\n"
+	"\n"
+	"Units in configs are explicit and case-sensitive: \"80 GiB\", \"1.5 GB\",\n"
+	"\"50 GB/s\", \"400 Gb/s\", \"5 us\". Docs: README.md, docs/config.md (every key),\n"
+	"docs/formulas.md and docs/formulas-systems.md (every formula), docs/models.md.\n";
+
+/* Column where an option's help text starts in --help. */
+#define HELP_COLUMN 25
+
+static int usage(struct dc_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int usage(struct dc_diag *d, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+	va_start(ap, fmt);
+	msg = dc_vasprintf(fmt, ap);
+	va_end(ap);
+	if (!msg) {
+		dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
+		return -1;
+	}
+	dc_diag_error(d, DC_ERR_USAGE, "distcalc: error: %s", msg);
+	free(msg);
+	return -1;
+}
+
+/* A file name must not be empty; `name` is the option. */
+static int file_name(const char *name, const char *v, const char **out, struct dc_diag *d)
+{
+	if (!*v)
+		return usage(d, "'%s': empty file name", name);
+	*out = v;
+	return 0;
+}
+
+static int apply_config(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	return file_name("--config", v, &o->config, d);
+}
+
+static int apply_model(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	return file_name("--model", v, &o->model, d);
+}
+
+static int apply_experiment(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	(void)d;
+	o->experiment = v;
+	return 0;
+}
+
+static int apply_seed(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	char *end;
+	unsigned long long n;
+	if (*v >= '0' && *v <= '9') {
+		errno = 0;
+		n = strtoull(v, &end, 10);
+		if (errno == 0 && *end == '\0') {
+			o->seed = (uint64_t)n;
+			return 0;
+		}
+	}
+	return usage(d, "'--seed': expected an integer from 0 to 18446744073709551615, got '%s'", v);
+}
+
+static int apply_format(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	static const struct {
+		const char *name;
+		enum dc_format format;
+	} formats[] = {
+		{"table", DC_FORMAT_TABLE},
+		{"json", DC_FORMAT_JSON},
+		{"csv", DC_FORMAT_CSV},
+	};
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		if (strcmp(v, formats[i].name) == 0) {
+			o->format = formats[i].format;
+			return 0;
+		}
+	}
+	return usage(d, "'--format': expected 'table', 'json' or 'csv', got '%s'", v);
+}
+
+static int apply_only(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	if (!*v)
+		return usage(d, "'--only': empty section list");
+	o->only = v;
+	return 0;
+}
+
+static int apply_output(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	return file_name("--output", v, &o->output, d);
+}
+
+static int apply_set(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	/* one more each time: a command line holds a handful */
+	struct dc_override *s = dc_realloc(o->sets, (o->nsets + 1) * sizeof(*s));
+	if (!s) {
+		dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
+		return -1;
+	}
+	o->sets = s;
+	o->sets[o->nsets++].text = v;
+	return 0;
+}
+
+static int apply_all(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	(void)v;
+	(void)d;
+	o->all_rows = 1;
+	return 0;
+}
+
+static int apply_check(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	return file_name("--check", v, &o->check, d);
+}
+
+static int apply_rtol(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	char *end;
+	double x;
+	errno = 0;
+	x = strtod(v, &end);
+	if (!*v || *end || errno || !(x >= 0) || x > 1)
+		return usage(d, "'--rtol': expected a number from 0 to 1, got '%s'", v);
+	o->rtol = x;
+	o->rtol_set = 1;
+	return 0;
+}
+
+static int apply_help(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	(void)v;
+	(void)d;
+	o->action = DC_OPTIONS_HELP;
+	return 0;
+}
+
+static int apply_version(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	(void)v;
+	(void)d;
+	o->action = DC_OPTIONS_VERSION;
+	return 0;
+}
+
+const struct dc_option dc_option_table[] = {
+	{"--config", 'c', "FILE", "read the config from FILE (default: the built-in copy\n"
+				  "of configs/systems.json)",
+	 apply_config},
+	{"--model", 'm', "FILE", "read the model shape from a Hugging Face config.json\n"
+				 "(Llama 2/3, Mistral, Mixtral, Qwen2/2.5, Qwen2-MoE,\n"
+				 "Qwen3-MoE, GPT-2, Gemma, DeepSeek-V3); cluster, layout,\n"
+				 "training and model.seq_length stay the config's",
+	 apply_model},
+	{"--experiment", 'e', "NAME", "what to compute (default: systems); see below", apply_experiment},
+	{"--seed", 0, "N", "seed for every random choice (default: 0); recorded in\n"
+			   "the output. Same inputs and seed give identical output",
+	 apply_seed},
+	{"--format", 'f', "FMT", "table (default), json or csv", apply_format},
+	{"--only", 0, "SECTIONS", "print only these sections, comma-separated (any\n"
+				  "format; JSON keeps its header fields); an unknown\n"
+				  "name lists the known ones",
+	 apply_only},
+	{"--output", 'o', "FILE", "write to FILE atomically instead of standard output", apply_output},
+	{"--set", 's', "PATH=VALUE", "override one config value, validated as if it were in\n"
+				     "the file; repeatable, applied in order. Examples:\n"
+				     "  --set model.hidden_size=4096\n"
+				     "  --set 'cluster.inter_node.bandwidth=200 GB/s'",
+	 apply_set},
+	{"--all", 0, NULL, "print every row of long tables (events, per-rank)", apply_all},
+	{"--check", 0, "FILE", "compare the report with a stored JSON report (written\n"
+			       "by --format json --output FILE): one line per field\n"
+			       "that moved; exit 6 if any did. Whole numbers (bytes,\n"
+			       "counts) must match exactly",
+	 apply_check},
+	{"--rtol", 0, "X", "relative tolerance for other numbers under --check\n"
+			   "(default: 1e-9)",
+	 apply_rtol},
+	{"--help", 'h', NULL, "print this help and exit", apply_help},
+	{"--version", 'V', NULL, "print the version and exit", apply_version},
+	{NULL, 0, NULL, NULL, NULL},
+};
+
+void dc_options_init(struct dc_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->action = DC_OPTIONS_RUN;
+	o->experiment = "systems";
+	o->format = DC_FORMAT_TABLE;
+	o->rtol = DC_CHECK_DEFAULT_RTOL;
+}
+
+void dc_options_release(struct dc_options *o)
+{
+	free(o->sets);
+	dc_options_init(o);
+}
+
+/* The row `arg` names, with *value pointing after "=" for "--opt=value"
+ * (else NULL). A flag matches its exact spelling only. */
+static const struct dc_option *find_row(const char *arg, const char **value)
+{
+	*value = NULL;
+	for (const struct dc_option *r = dc_option_table; r->long_name; r++) {
+		size_t n = strlen(r->long_name);
+		if (r->short_name && arg[0] == '-' && arg[1] == r->short_name && arg[2] == '\0')
+			return r;
+		if (strncmp(arg, r->long_name, n) != 0)
+			continue;
+		if (arg[n] == '\0')
+			return r;
+		if (arg[n] == '=' && r->metavar) {
+			*value = arg + n + 1;
+			return r;
+		}
+	}
+	return NULL;
+}
+
+int dc_options_parse(int argc, const char *const *argv, struct dc_options *o,
+		     struct dc_diag *diag)
+{
+	dc_options_init(o);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+		const struct dc_option *r = find_row(a, &v);
+		if (!r) {
+			const char *near;
+			if (a[0] != '-')
+				return usage(diag, "unexpected argument '%s'", a);
+			near = dc_options_suggest(a);
+			if (near)
+				return usage(diag, "unknown option '%s'; did you mean '%s'?", a, near);
+			return usage(diag, "unknown option '%s'", a);
+		}
+		if (r->metavar && !v) {
+			if (i + 1 >= argc)
+				return usage(diag, "'%s': needs a value", r->long_name);
+			v = argv[++i];
+		}
+		if (r->apply(o, v, diag) != 0)
+			return -1;
+		if (o->action != DC_OPTIONS_RUN)
+			return 0;
+	}
+	if (o->check && o->output)
+		return usage(diag, "'--check' prints differences to standard output; it cannot be combined with '--output'");
+	if (o->rtol_set && !o->check)
+		return usage(diag, "'--rtol' only applies with '--check'");
+	return 0;
+}
+
+/* Edit distance between the first n bytes of a and b (short strings). */
+static size_t option_distance(const char *a, size_t n, const char *b)
+{
+	size_t lb = strlen(b), row[32];
+	if (n >= 31 || lb >= 31)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= n; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+const char *dc_options_suggest(const char *arg)
+{
+	size_t best = 99, n = strcspn(arg, "=");
+	const char *near = NULL;
+	for (const struct dc_option *r = dc_option_table; r->long_name; r++) {
+		size_t d = option_distance(arg, n, r->long_name);
+		if (d < best) {
+			best = d;
+			near = r->long_name;
+		}
+	}
+	return best <= 2 ? near : NULL;
+}
+
+/* One row of the options section: "  -c, --config FILE" padded to
+ * HELP_COLUMN, then the help text, its continuation lines indented to the
+ * same column. A left part too wide for the column puts the text below. */
+static void help_row(struct dc_buf *out, const struct dc_option *r)
+{
+	size_t start = out->len, width;
+	const char *t = r->help;
+	if (r->short_name)
+		dc_buf_printf(out, "  -%c, %s", r->short_name, r->long_name);
+	else
+		dc_buf_printf(out, "      %s", r->long_name);
+	if (r->metavar)
+		dc_buf_printf(out, " %s", r->metavar);
+	width = out->len - start;
+	if (out->failed)
+		return;
+	if (width + 2 > HELP_COLUMN) {
+		dc_buf_putc(out, '\n');
+		width = 0;
+	}
+	dc_buf_pad(out, HELP_COLUMN - width);
+	for (;;) {
+		size_t n = strcspn(t, "\n");
+		dc_buf_add(out, t, n);
+		dc_buf_putc(out, '\n');
+		if (t[n] == '\0')
+			break;
+		t += n + 1;
+		dc_buf_pad(out, HELP_COLUMN);
+	}
+}
+
+int dc_options_help(struct dc_buf *out)
+{
+	dc_buf_puts(out, dc_options_usage);
+	dc_buf_puts(out, help_head);
+	for (const struct dc_option *r = dc_option_table; r->long_name; r++)
+		help_row(out, r);
+	dc_buf_puts(out, "\nexperiments:\n");
+	for (size_t i = 0; dc_experiments[i]; i++)
+		dc_buf_printf(out, "  %-10s %s\n", dc_experiments[i]->name, dc_experiments[i]->summary);
+	dc_buf_puts(out, help_tail);
+	return out->failed ? -1 : 0;
+}

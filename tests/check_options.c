@@ -1,0 +1,537 @@
+/* check_options.c - the option table: parsing, --help and suggestions
+ * (options.h).
+ *
+ * Every message is the exact text the command line printed before the
+ * table existed (tests/cli/cases/usage_*.stderr pin the same lines), typed
+ * here by hand; the --help rows are checked against the old hand-written
+ * help text.
+ */
+#include <check.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "distcalc/experiment.h"
+#include "distcalc/options.h"
+#include "distcalc/util.h"
+
+#define MAX_ARGS 16
+
+/* Parses "distcalc" followed by the NULL-terminated arguments. */
+static int vparse(struct dc_options *o, struct dc_diag *d, const char *first, va_list ap)
+{
+	static const char *argv[MAX_ARGS + 1];
+	int argc = 0;
+	argv[argc++] = "distcalc";
+	for (const char *a = first; a; a = va_arg(ap, const char *)) {
+		ck_assert_int_lt(argc, MAX_ARGS);
+		argv[argc++] = a;
+	}
+	argv[argc] = NULL;
+	dc_diag_init(d);
+	return dc_options_parse(argc, argv, o, d);
+}
+
+/* The arguments parse with no diagnostic. The caller releases `o`. */
+static void parse_ok(struct dc_options *o, const char *first, ...)
+{
+	struct dc_diag d;
+	va_list ap;
+	int rc;
+	va_start(ap, first);
+	rc = vparse(o, &d, first, ap);
+	va_end(ap);
+	ck_assert_msg(rc == 0, "parse failed: %s", d.count ? d.entries[0].text : "(no message)");
+	ck_assert_uint_eq(d.count, 0);
+	dc_diag_release(&d);
+}
+
+/* The arguments are a usage error whose one line is exactly `want`. */
+static void parse_err(const char *want, const char *first, ...)
+{
+	struct dc_options o;
+	struct dc_diag d;
+	va_list ap;
+	int rc;
+	va_start(ap, first);
+	rc = vparse(&o, &d, first, ap);
+	va_end(ap);
+	ck_assert_int_eq(rc, -1);
+	ck_assert_uint_eq(d.count, 1);
+	ck_assert_int_eq(d.status, DC_ERR_USAGE);
+	ck_assert_str_eq(d.entries[0].text, want);
+	dc_diag_release(&d);
+	dc_options_release(&o);
+}
+
+START_TEST(test_defaults)
+{
+	struct dc_options o;
+	parse_ok(&o, NULL);
+	ck_assert_int_eq(o.action, DC_OPTIONS_RUN);
+	ck_assert_ptr_null(o.config);
+	ck_assert_ptr_null(o.model);
+	ck_assert_str_eq(o.experiment, "systems");
+	ck_assert_uint_eq(o.seed, 0);
+	ck_assert_int_eq(o.format, DC_FORMAT_TABLE);
+	ck_assert_ptr_null(o.only);
+	ck_assert_ptr_null(o.output);
+	ck_assert_ptr_null(o.sets);
+	ck_assert_uint_eq(o.nsets, 0);
+	ck_assert_int_eq(o.all_rows, 0);
+	ck_assert_ptr_null(o.check);
+	ck_assert(o.rtol == 1e-9); /* the documented --rtol default */
+	ck_assert_int_eq(o.rtol_set, 0);
+	dc_options_release(&o);
+}
+END_TEST
+
+/* A string option in every spelling: "--long v", "--long=v", "-s v". */
+static const char *string_field(const struct dc_options *o, const char *name)
+{
+	if (strcmp(name, "--config") == 0)
+		return o->config;
+	if (strcmp(name, "--model") == 0)
+		return o->model;
+	if (strcmp(name, "--experiment") == 0)
+		return o->experiment;
+	if (strcmp(name, "--only") == 0)
+		return o->only;
+	if (strcmp(name, "--output") == 0)
+		return o->output;
+	if (strcmp(name, "--check") == 0)
+		return o->check;
+	ck_abort_msg("no string field for %s", name);
+	return NULL;
+}
+
+START_TEST(test_string_options)
+{
+	static const struct {
+		const char *lng, *shrt, *value;
+	} cases[] = {
+		{"--config", "-c", "configs/x.json"},
+		{"--model", "-m", "models/llama.json"},
+		{"--experiment", "-e", "ring"},
+		{"--only", NULL, "summary,memory"},
+		{"--output", "-o", "out.txt"},
+		{"--check", NULL, "budget.json"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dc_options o;
+		char joined[128];
+		snprintf(joined, sizeof(joined), "%s=%s", cases[i].lng, cases[i].value);
+
+		parse_ok(&o, cases[i].lng, cases[i].value, NULL);
+		ck_assert_str_eq(string_field(&o, cases[i].lng), cases[i].value);
+		dc_options_release(&o);
+
+		parse_ok(&o, joined, NULL);
+		ck_assert_str_eq(string_field(&o, cases[i].lng), cases[i].value);
+		dc_options_release(&o);
+
+		if (cases[i].shrt) {
+			parse_ok(&o, cases[i].shrt, cases[i].value, NULL);
+			ck_assert_str_eq(string_field(&o, cases[i].lng), cases[i].value);
+			dc_options_release(&o);
+		}
+	}
+}
+END_TEST
+
+START_TEST(test_values_are_taken_verbatim)
+{
+	struct dc_options o;
+	static const char only[] = "memory,comm";
+	/* the string itself is stored, not a copy */
+	parse_ok(&o, "--only", only, NULL);
+	ck_assert_ptr_eq(o.only, only);
+	dc_options_release(&o);
+	/* everything after the first '=' is the value */
+	parse_ok(&o, "--config=a=b.json", NULL);
+	ck_assert_str_eq(o.config, "a=b.json");
+	dc_options_release(&o);
+	/* the next argument is the value even when it looks like an option */
+	parse_ok(&o, "--config", "--help", NULL);
+	ck_assert_str_eq(o.config, "--help");
+	ck_assert_int_eq(o.action, DC_OPTIONS_RUN);
+	dc_options_release(&o);
+	parse_ok(&o, "-o", "-", NULL);
+	ck_assert_str_eq(o.output, "-");
+	dc_options_release(&o);
+	/* the last one wins */
+	parse_ok(&o, "--only", "a", "--only=b", "-c", "x", "--config", "y", NULL);
+	ck_assert_str_eq(o.only, "b");
+	ck_assert_str_eq(o.config, "y");
+	dc_options_release(&o);
+	/* the experiment name is checked later, by dc_experiment_find */
+	parse_ok(&o, "--experiment", "nope", NULL);
+	ck_assert_str_eq(o.experiment, "nope");
+	dc_options_release(&o);
+}
+END_TEST
+
+START_TEST(test_seed)
+{
+	struct dc_options o;
+	parse_ok(&o, "--seed", "7", NULL);
+	ck_assert_uint_eq(o.seed, 7);
+	dc_options_release(&o);
+	parse_ok(&o, "--seed=18446744073709551615", NULL);
+	ck_assert_uint_eq(o.seed, UINT64_MAX);
+	dc_options_release(&o);
+	parse_ok(&o, "--seed", "0", NULL);
+	ck_assert_uint_eq(o.seed, 0);
+	dc_options_release(&o);
+}
+END_TEST
+
+START_TEST(test_format)
+{
+	struct dc_options o;
+	parse_ok(&o, "--format", "json", NULL);
+	ck_assert_int_eq(o.format, DC_FORMAT_JSON);
+	dc_options_release(&o);
+	parse_ok(&o, "--format=csv", NULL);
+	ck_assert_int_eq(o.format, DC_FORMAT_CSV);
+	dc_options_release(&o);
+	parse_ok(&o, "-f", "csv", NULL);
+	ck_assert_int_eq(o.format, DC_FORMAT_CSV);
+	dc_options_release(&o);
+	parse_ok(&o, "-f", "json", "--format", "table", NULL);
+	ck_assert_int_eq(o.format, DC_FORMAT_TABLE);
+	dc_options_release(&o);
+}
+END_TEST
+
+START_TEST(test_set_repeats_in_order)
+{
+	struct dc_options o;
+	parse_ok(&o, "--set", "a=1", "--set=b=2", "-s", "c=3", "--set", "'d=4 GB/s'", NULL);
+	ck_assert_uint_eq(o.nsets, 4);
+	ck_assert_str_eq(o.sets[0].text, "a=1");
+	ck_assert_str_eq(o.sets[1].text, "b=2");
+	ck_assert_str_eq(o.sets[2].text, "c=3");
+	ck_assert_str_eq(o.sets[3].text, "'d=4 GB/s'");
+	dc_options_release(&o);
+	ck_assert_ptr_null(o.sets);
+	ck_assert_uint_eq(o.nsets, 0);
+}
+END_TEST
+
+START_TEST(test_flags_and_check)
+{
+	struct dc_options o;
+	parse_ok(&o, "--all", NULL);
+	ck_assert_int_eq(o.all_rows, 1);
+	dc_options_release(&o);
+	parse_ok(&o, "--check", "b.json", "--rtol", "0.01", NULL);
+	ck_assert_str_eq(o.check, "b.json");
+	ck_assert(o.rtol == 0.01);
+	ck_assert_int_eq(o.rtol_set, 1);
+	dc_options_release(&o);
+	/* the bounds themselves are allowed, and --rtol may come first */
+	parse_ok(&o, "--rtol=0", "--check=b.json", NULL);
+	ck_assert(o.rtol == 0.0);
+	dc_options_release(&o);
+	parse_ok(&o, "--check", "b.json", "--rtol=1", NULL);
+	ck_assert(o.rtol == 1.0);
+	dc_options_release(&o);
+}
+END_TEST
+
+START_TEST(test_help_and_version)
+{
+	static const char *const spellings[] = {"--help", "-h", "--version", "-V"};
+	for (size_t i = 0; i < 4; i++) {
+		struct dc_options o;
+		enum dc_options_action want = i < 2 ? DC_OPTIONS_HELP : DC_OPTIONS_VERSION;
+		parse_ok(&o, spellings[i], NULL);
+		ck_assert_int_eq(o.action, want);
+		dc_options_release(&o);
+		/* parsing stops there: what follows is not looked at, and the
+		 * cross-option checks are skipped */
+		parse_ok(&o, "--check", "b.json", "--output", "o", spellings[i], "--bogus", "extra", NULL);
+		ck_assert_int_eq(o.action, want);
+		dc_options_release(&o);
+	}
+	/* an error before --help still wins */
+	parse_err("distcalc: error: unknown option '--bogus'", "--bogus", "--help", NULL);
+	/* flags take no value */
+	parse_err("distcalc: error: unknown option '--help=yes'; did you mean '--help'?", "--help=yes", NULL);
+	parse_err("distcalc: error: unknown option '--all=1'; did you mean '--all'?", "--all=1", NULL);
+}
+END_TEST
+
+START_TEST(test_usage_errors)
+{
+	parse_err("distcalc: error: '--config': empty file name", "--config", "", NULL);
+	parse_err("distcalc: error: '--config': empty file name", "--config=", NULL);
+	parse_err("distcalc: error: '--config': empty file name", "-c", "", NULL);
+	parse_err("distcalc: error: '--model': empty file name", "--model=", NULL);
+	parse_err("distcalc: error: '--output': empty file name", "-o", "", NULL);
+	parse_err("distcalc: error: '--check': empty file name", "--check", "", NULL);
+	parse_err("distcalc: error: '--only': empty section list", "--only", "", NULL);
+	parse_err("distcalc: error: '--only': empty section list", "--only=", NULL);
+
+	parse_err("distcalc: error: '--seed': expected an integer from 0 to 18446744073709551615, got '-1'",
+		  "--seed", "-1", NULL);
+	parse_err("distcalc: error: '--seed': expected an integer from 0 to 18446744073709551615, got "
+		  "'18446744073709551616'",
+		  "--seed", "18446744073709551616", NULL);
+	parse_err("distcalc: error: '--seed': expected an integer from 0 to 18446744073709551615, got ''",
+		  "--seed=", NULL);
+	parse_err("distcalc: error: '--seed': expected an integer from 0 to 18446744073709551615, got '+1'",
+		  "--seed", "+1", NULL);
+	parse_err("distcalc: error: '--seed': expected an integer from 0 to 18446744073709551615, got ' 1'",
+		  "--seed", " 1", NULL);
+	parse_err("distcalc: error: '--seed': expected an integer from 0 to 18446744073709551615, got '7x'",
+		  "--seed", "7x", NULL);
+
+	parse_err("distcalc: error: '--format': expected 'table', 'json' or 'csv', got 'xml'", "--format", "xml",
+		  NULL);
+	parse_err("distcalc: error: '--format': expected 'table', 'json' or 'csv', got 'JSON'", "-f", "JSON", NULL);
+	parse_err("distcalc: error: '--format': expected 'table', 'json' or 'csv', got ''", "--format=", NULL);
+
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '2'", "--check", "b.json",
+		  "--rtol", "2", NULL);
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '-0.1'", "--rtol=-0.1", NULL);
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got 'nan'", "--rtol", "nan", NULL);
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got ''", "--rtol=", NULL);
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '1e-3x'", "--rtol", "1e-3x", NULL);
+
+	parse_err("distcalc: error: unexpected argument 'extra'", "--all", "extra", NULL);
+	parse_err("distcalc: error: unexpected argument ''", "", NULL);
+	parse_err("distcalc: error: unknown option '--bogus'", "--bogus", NULL);
+	parse_err("distcalc: error: unknown option '-x'", "-x", NULL);
+	parse_err("distcalc: error: unknown option '-cx'", "-cx", NULL);
+	parse_err("distcalc: error: unknown option '-c=x'", "-c=x", NULL);
+
+	parse_err("distcalc: error: '--check' prints differences to standard output; it cannot be combined with "
+		  "'--output'",
+		  "--check", "b.json", "-o", "out.json", NULL);
+	parse_err("distcalc: error: '--rtol' only applies with '--check'", "--rtol", "0.1", NULL);
+}
+END_TEST
+
+/* Every option that takes a value says so, under its long name, when the
+ * value is missing, however it was spelled. */
+START_TEST(test_needs_a_value)
+{
+	for (const struct dc_option *r = dc_option_table; r->long_name; r++) {
+		char want[128], shrt[3] = {'-', r->short_name, '\0'};
+		if (!r->metavar)
+			continue;
+		snprintf(want, sizeof(want), "distcalc: error: '%s': needs a value", r->long_name);
+		parse_err(want, r->long_name, NULL);
+		parse_err(want, "--all", r->long_name, NULL);
+		if (r->short_name)
+			parse_err(want, shrt, NULL);
+	}
+	/* and the list above covered these */
+	parse_err("distcalc: error: '--output': needs a value", "--config", "x.json", "--output", NULL);
+	parse_err("distcalc: error: '--set': needs a value", "-s", NULL);
+	parse_err("distcalc: error: '--only': needs a value", "--only", NULL);
+}
+END_TEST
+
+START_TEST(test_suggestions)
+{
+	parse_err("distcalc: error: unknown option '--conifg'; did you mean '--config'?", "--conifg",
+		  "configs/systems.json", NULL);
+	parse_err("distcalc: error: unknown option '--formt=json'; did you mean '--format'?", "--formt=json", NULL);
+	parse_err("distcalc: error: unknown option '--ouptut'; did you mean '--output'?", "--ouptut", "o", NULL);
+	ck_assert_str_eq(dc_options_suggest("--versoin"), "--version");
+	ck_assert_str_eq(dc_options_suggest("--onyl=memory"), "--only");
+	ck_assert_str_eq(dc_options_suggest("--rtl"), "--rtol");
+	ck_assert_str_eq(dc_options_suggest("-experiment"), "--experiment");
+	ck_assert_str_eq(dc_options_suggest("--check"), "--check");
+	/* three edits is too far */
+	ck_assert_ptr_null(dc_options_suggest("--bogus"));
+	ck_assert_ptr_null(dc_options_suggest("--cfg"));
+	ck_assert_ptr_null(dc_options_suggest("--configuration"));
+	ck_assert_ptr_null(dc_options_suggest("-x"));
+	/* too long to compare */
+	ck_assert_ptr_null(dc_options_suggest("--config-config-config-config-config"));
+	/* every long option suggests itself, with or without a value */
+	for (const struct dc_option *r = dc_option_table; r->long_name; r++) {
+		char with[64];
+		snprintf(with, sizeof(with), "%s=1", r->long_name);
+		ck_assert_str_eq(dc_options_suggest(r->long_name), r->long_name);
+		ck_assert_str_eq(dc_options_suggest(with), r->long_name);
+	}
+}
+END_TEST
+
+START_TEST(test_table_is_well_formed)
+{
+	size_t n = 0;
+	for (const struct dc_option *r = dc_option_table; r->long_name; r++, n++) {
+		ck_assert_msg(strncmp(r->long_name, "--", 2) == 0 && strlen(r->long_name) > 3, "%s", r->long_name);
+		ck_assert_ptr_nonnull(r->help);
+		ck_assert(r->apply != NULL);
+		for (const struct dc_option *q = dc_option_table; q < r; q++) {
+			ck_assert_msg(strcmp(q->long_name, r->long_name) != 0, "%s twice", r->long_name);
+			ck_assert_msg(!r->short_name || q->short_name != r->short_name, "-%c twice", r->short_name);
+		}
+	}
+	/* config model experiment seed format only output set all check rtol help version */
+	ck_assert_uint_eq(n, 13);
+}
+END_TEST
+
+static char *help_text(struct dc_buf *b)
+{
+	dc_buf_init(b);
+	ck_assert_int_eq(dc_options_help(b), 0);
+	ck_assert_int_eq(b->failed, 0);
+	return b->data;
+}
+
+/* --help lists every row of the table: its spelling, its metavar and each
+ * line of its help text, the continuation lines indented. */
+START_TEST(test_help_lists_every_option)
+{
+	struct dc_buf b;
+	const char *h = help_text(&b);
+	for (const struct dc_option *r = dc_option_table; r->long_name; r++) {
+		char left[64];
+		const char *t = r->help;
+		if (r->short_name)
+			snprintf(left, sizeof(left), "\n  -%c, %s%s%s ", r->short_name, r->long_name, r->metavar ? " " : "",
+				 r->metavar ? r->metavar : "");
+		else
+			snprintf(left, sizeof(left), "\n      %s%s%s ", r->long_name, r->metavar ? " " : "",
+				 r->metavar ? r->metavar : "");
+		ck_assert_msg(strstr(h, left), "--help lacks '%s'", left + 1);
+		for (;;) {
+			char line[128];
+			size_t n = strcspn(t, "\n");
+			snprintf(line, sizeof(line), " %.*s\n", (int)n, t);
+			ck_assert_msg(strstr(h, line), "--help lacks the line '%.*s' of %s", (int)n, t, r->long_name);
+			if (!t[n])
+				break;
+			t += n + 1;
+		}
+	}
+	dc_buf_release(&b);
+}
+END_TEST
+
+START_TEST(test_help_layout)
+{
+	struct dc_buf b;
+	const char *h = help_text(&b);
+	/* the usage line first, then the sections in order */
+	ck_assert_int_eq(strncmp(h, dc_options_usage, strlen(dc_options_usage)), 0);
+	{
+		static const char first[] =
+			"usage: distcalc [--config FILE] [--model HF_CONFIG] [--experiment NAME] [--seed N]\n";
+		ck_assert_int_eq(strncmp(h, first, strlen(first)), 0);
+	}
+	{
+		const char *opts = strstr(h, "\noptions:\n"), *exps = strstr(h, "\nexperiments:\n"),
+			   *exits = strstr(h, "\nexit status:\n"), *units = strstr(h, "\nUnits in configs are explicit");
+		ck_assert_ptr_nonnull(opts);
+		ck_assert_ptr_nonnull(exps);
+		ck_assert_ptr_nonnull(exits);
+		ck_assert_ptr_nonnull(units);
+		ck_assert(opts < exps && exps < exits && exits < units);
+		for (size_t i = 0; dc_experiments[i]; i++) {
+			char line[256];
+			snprintf(line, sizeof(line), "\n  %-10s %s\n", dc_experiments[i]->name, dc_experiments[i]->summary);
+			ck_assert_msg(strstr(exps, line) && strstr(exps, line) < exits, "experiment %s not listed",
+				      dc_experiments[i]->name);
+		}
+		for (int code = 0; code <= 6; code++) {
+			char line[16];
+			snprintf(line, sizeof(line), "\n  %d  ", code);
+			ck_assert_msg(strstr(exits, line), "exit status %d not listed", code);
+		}
+	}
+	/* rows as the hand-written help laid them out: text from column 25 */
+	ck_assert_ptr_nonnull(strstr(h, "\n  -c, --config FILE      read the config from FILE (default: the built-in copy\n"
+					"                         of configs/systems.json)\n"));
+	ck_assert_ptr_nonnull(strstr(h, "\n      --all              print every row of long tables (events, per-rank)\n"));
+	ck_assert_ptr_nonnull(strstr(h, "\n  -s, --set PATH=VALUE   override one config value, validated as if it were in\n"));
+	ck_assert_ptr_nonnull(strstr(h, "\n                           --set model.hidden_size=4096\n"));
+	ck_assert_ptr_nonnull(strstr(h, "\n  -f, --format FMT       table (default), json or csv\n"));
+	ck_assert_ptr_nonnull(strstr(h, "\n  -V, --version          print the version and exit\n"));
+	/* the generated options section fits in 80 columns (the usage
+	 * synopsis, pinned by the usage goldens, runs to 82) */
+	for (const char *l = strstr(h, "\noptions:\n"), *end = strstr(h, "\nexperiments:\n"); l < end;) {
+		size_t n = strcspn(l, "\n");
+		ck_assert_msg(n <= 80, "help line over 80 columns: %.*s", (int)n, l);
+		l += n + 1;
+	}
+	dc_buf_release(&b);
+}
+END_TEST
+
+/* Out of memory: a clean error, never a half-parsed success, no leak. */
+START_TEST(test_out_of_memory)
+{
+	struct dc_options o;
+	struct dc_diag d;
+	struct dc_buf b;
+	static const char *const argv[] = {"distcalc", "--set", "a=1", "--set", "b=2", "--seed", "x"};
+	unsigned long n;
+	for (n = 1;; n++) {
+		int rc;
+		dc_alloc_fail_at(n);
+		dc_diag_init(&d);
+		rc = dc_options_parse(7, argv, &o, &d);
+		dc_alloc_fail_at(0);
+		ck_assert_int_eq(rc, -1);
+		if (d.status == DC_ERR_USAGE) {
+			ck_assert_str_eq(d.entries[0].text, "distcalc: error: '--seed': expected an integer from 0 to "
+							    "18446744073709551615, got 'x'");
+			dc_diag_release(&d);
+			dc_options_release(&o);
+			break;
+		}
+		ck_assert_int_eq(d.status, DC_ERR_INTERNAL);
+		dc_diag_release(&d);
+		dc_options_release(&o);
+		ck_assert_uint_lt(n, 100);
+	}
+	ck_assert_uint_gt(n, 2); /* both --set allocations were made to fail */
+
+	dc_buf_init(&b);
+	dc_alloc_fail_at(1);
+	ck_assert_int_eq(dc_options_help(&b), -1);
+	dc_alloc_fail_at(0);
+	dc_buf_release(&b);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("options");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_string_options);
+	tcase_add_test(tc, test_values_are_taken_verbatim);
+	tcase_add_test(tc, test_seed);
+	tcase_add_test(tc, test_format);
+	tcase_add_test(tc, test_set_repeats_in_order);
+	tcase_add_test(tc, test_flags_and_check);
+	tcase_add_test(tc, test_help_and_version);
+	tcase_add_test(tc, test_usage_errors);
+	tcase_add_test(tc, test_needs_a_value);
+	tcase_add_test(tc, test_suggestions);
+	tcase_add_test(tc, test_table_is_well_formed);
+	tcase_add_test(tc, test_help_lists_every_option);
+	tcase_add_test(tc, test_help_layout);
+	tcase_add_test(tc, test_out_of_memory);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
