@@ -262,7 +262,11 @@ static int emit(struct dc_report *report, const struct dc_options *o, const stru
 		out.flush = sink_write;
 		out.flush_ctx = &s;
 	}
-	rendered = (o->format == DC_FORMAT_JSON ? dc_report_render_json(report, ro, &out) : dc_report_render_table(report, ro, &out)) == 0;
+	switch (o->format) {
+	case DC_FORMAT_JSON: rendered = dc_report_render_json(report, ro, &out) == 0; break;
+	case DC_FORMAT_CSV: rendered = dc_report_render_csv(report, ro, &out) == 0; break;
+	default: rendered = dc_report_render_table(report, ro, &out) == 0; break;
+	}
 	if (rendered)
 		written = stream ? dc_buf_flush(&out) == 0 : sink_write(&s, out.data, out.len) == 0;
 	else
@@ -409,14 +413,6 @@ int main(int argc, char **argv)
 		rc = print_version();
 		goto done;
 	}
-	/* Parsed and stored, but the report cannot do them yet. */
-	if (o.format == DC_FORMAT_CSV || o.only) {
-		fprintf(stderr, "distcalc: error: %s: not available yet\n",
-			o.format == DC_FORMAT_CSV ? "'--format csv'" : "'--only'");
-		rc = EXIT_USAGE;
-		goto done;
-	}
-
 	exp = dc_experiment_find(o.experiment);
 	if (!exp) {
 		fprintf(stderr, "distcalc: error: '--experiment': unknown experiment '%s'; known experiments:",
@@ -447,6 +443,7 @@ int main(int argc, char **argv)
 	info.experiment = exp->name;
 	info.config_name = o.config ? o.config : "built-in default (configs/systems.json)";
 	info.seed = o.seed;
+	info.only = o.only;
 	report = dc_experiment_run(exp, &cfg, &info, &diag);
 	print_diag(&diag, 0);
 	if (!report) {

@@ -8,6 +8,7 @@
 
 #include "distcalc/check.h"
 #include "distcalc/experiment.h"
+#include "distcalc/section.h"
 
 const char dc_options_usage[] =
 	"usage: distcalc [--config FILE] [--model HF_CONFIG] [--experiment NAME] [--seed N]\n"
@@ -372,6 +373,9 @@ int dc_options_help(struct dc_buf *out)
 	dc_buf_puts(out, "\nexperiments:\n");
 	for (size_t i = 0; dc_experiments[i]; i++)
 		dc_buf_printf(out, "  %-10s %s\n", dc_experiments[i]->name, dc_experiments[i]->summary);
+	dc_buf_puts(out, "\nsections (for --only; the systems experiment prints them in this order):\n");
+	for (size_t i = 0; dc_sections[i]; i++)
+		dc_buf_printf(out, "  %-10s %s\n", dc_sections[i]->name, dc_sections[i]->doc);
 	dc_buf_puts(out, help_tail);
 	return out->failed ? -1 : 0;
 }

@@ -32,6 +32,6 @@ static const struct dc_field fields[] = {
 _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 
 const struct dc_section dc_section_batch = {
-	"batch", "Batch per training step", "samples and tokens per step: b x accum x dp, not x every GPU",
+	"batch", "Batch per training step", "samples and tokens per step (b x accum x dp, not x every GPU)",
 	DC_EST_BIT(DC_EST_BATCH), sizeof(struct view), view, DC_FIELDS(fields), NULL, NULL,
 };

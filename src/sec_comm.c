@@ -151,6 +151,6 @@ _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 
 const struct dc_section dc_section_comm = {
 	"comm", "Communication per training step (per rank)",
-	"every strategy's collectives: calls, message bytes, group, link, bytes and time per step",
+	"each strategy's collectives: calls, bytes, group, link, time",
 	DC_EST_BIT(DC_EST_COMM), sizeof(struct view), view, DC_FIELDS(fields), NULL, NULL,
 };

@@ -38,6 +38,6 @@ static const struct dc_field fields[] = {
 _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 
 const struct dc_section dc_section_flops = {
-	"flops", "FLOPs per training step", "model and hardware FLOPs per token, per step and per rank",
+	"flops", "FLOPs per training step", "model and hardware FLOPs per token, step and rank",
 	DC_EST_BIT(DC_EST_FLOPS), sizeof(struct view), view, DC_FIELDS(fields), NULL, NULL,
 };

@@ -346,6 +346,6 @@ _Static_assert(sizeof(struct class_row) <= DC_ROW_MAX, "row too large");
 
 const struct dc_section dc_section_memory = {
 	"memory", "Memory per rank (exact bytes)",
-	"the most loaded rank's ledger, the peak by phase and every class of ranks with identical ledgers",
+	"the most loaded rank's ledger, peak by phase, classes of ranks",
 	DC_EST_BIT(DC_EST_MEMORY), sizeof(struct view), view, DC_FIELDS(fields), NULL, NULL,
 };

@@ -135,6 +135,6 @@ _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 
 const struct dc_section dc_section_model = {
 	"model", "Model (exact parameter counts)",
-	"family, exact total and active parameters, the count term by term, the most loaded rank's share",
+	"exact total and active parameters, term by term, per-rank share",
 	DC_EST_BIT(DC_EST_MODEL), sizeof(struct view), view, DC_FIELDS(fields), NULL, NULL,
 };

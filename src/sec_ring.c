@@ -122,6 +122,6 @@ _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 
 const struct dc_section dc_section_ring = {
 	"ring", "Ring AllReduce (ReduceScatter + AllGather)",
-	"the course's teaching ring: bytes, time, algbw/busbw and every per-round transfer event",
+	"the teaching ring: bytes, time, busbw, per-round events",
 	DC_EST_BIT(DC_EST_RING), sizeof(struct view), view, DC_FIELDS(fields), NULL, NULL,
 };

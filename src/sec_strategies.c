@@ -84,6 +84,6 @@ _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 
 const struct dc_section dc_section_strategies = {
 	"strategies", "Strategies on the same cluster and model, aligned on tokens per step",
-	"pure DP, FSDP and the configured layout on the same global batch: memory, bytes and time per token",
+	"pure DP, FSDP and the layout on the same work, per token",
 	DC_EST_BIT(DC_EST_STRATEGIES), sizeof(struct view), view, DC_FIELDS(fields), NULL, NULL,
 };

@@ -57,7 +57,7 @@ static const struct dc_field fields[] = {
 _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 
 const struct dc_section dc_section_summary = {
-	"summary", "Summary", "the verdict: fits, peak memory and where, bytes and time sent per step, warnings",
+	"summary", "Summary", "the verdict: fits, peak and where, bytes and time per step",
 	DC_EST_BIT(DC_EST_MEMORY) | DC_EST_BIT(DC_EST_COMM), sizeof(struct view), view, DC_FIELDS(fields), NULL,
 	NULL,
 };

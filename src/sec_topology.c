@@ -109,7 +109,7 @@ static void warn(const struct dc_plan *plan, const struct dc_results *res, const
 
 const struct dc_section dc_section_topology = {
 	"topology", "Topology: ranks, nodes and coordinates",
-	"world size, nodes, degrees of every axis and every rank's coordinates",
+	"world size, nodes, axis degrees, every rank's coordinates",
 	0, sizeof(struct view), view, DC_FIELDS(fields), NULL, warn,
 };
 
@@ -308,6 +308,6 @@ static const struct dc_field gfields[] = {
 _Static_assert(sizeof(struct gview) <= DC_VIEW_MAX, "view too large");
 
 const struct dc_section dc_section_groups = {
-	"groups", "Process groups", "every process group, per axis, and the link its ring crosses",
+	"groups", "Process groups", "every process group per axis and the link its ring crosses",
 	0, sizeof(struct gview), gview, DC_FIELDS(gfields), NULL, NULL,
 };
