@@ -12,8 +12,9 @@
 
 const char dc_options_usage[] =
 	"usage: distcalc [--config FILE] [--model HF_CONFIG] [--experiment NAME] [--seed N]\n"
-	"                [--format table|json] [--output FILE] [--set PATH=VALUE]... [--all]\n"
-	"                [--check EXPECTED.json [--rtol X]] [--help] [--version]\n";
+	"                [--format table|json|csv] [--only SECTIONS] [--output FILE]\n"
+	"                [--set PATH=VALUE]... [--all] [--check EXPECTED.json [--rtol X]]\n"
+	"                [--help] [--version]\n";
 
 static const char help_head[] =
 	"\n"
