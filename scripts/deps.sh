@@ -11,6 +11,7 @@ need_pkg() { have_pkg "$1" || missing="$missing $1"; }
 need_cmd cmake cmake
 need_cmd cc gcc
 need_cmd pkg-config pkg-config
+need_cmd python3 python3 # tests/cli/test_csv.sh reads the CSV back with its csv module
 if command -v dpkg-query >/dev/null 2>&1; then
   need_pkg libcjson-dev
   need_pkg check

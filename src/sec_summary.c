@@ -35,11 +35,6 @@ static int short_of_memory(const void *base)
 	return !((const struct view *)base)->fits;
 }
 
-static int has_headroom(const void *base)
-{
-	return ((const struct view *)base)->fits;
-}
-
 #define V(m) offsetof(struct view, m)
 static const struct dc_field fields[] = {
 	{"fits", "fits in GPU memory (every rank)", DC_U_NONE, DC_FT_BOOL, V(fits)},
@@ -47,7 +42,7 @@ static const struct dc_field fields[] = {
 	{"peak_bytes", "peak memory of the most loaded rank", DC_U_BYTES, DC_FT_U64, V(peak_bytes)},
 	{"peak_rank", "most loaded rank", DC_U_COUNT, DC_FT_U64, V(peak_rank)},
 	{"peak_phase", "phase of its peak", DC_U_NONE, DC_FT_STR, V(peak_phase)},
-	{"headroom_bytes", "headroom", DC_U_BYTES, DC_FT_U64, V(headroom_bytes), .shown = has_headroom},
+	{"headroom_bytes", "headroom", DC_U_BYTES, DC_FT_U64, V(headroom_bytes)},
 	{"shortfall_bytes", "shortfall", DC_U_BYTES, DC_FT_U64, V(shortfall_bytes), .shown = short_of_memory},
 	{"comm_bytes_per_step", "bytes sent per step (busiest rank)", DC_U_BYTES, DC_FT_U64, V(comm_bytes)},
 	{"comm_time_s", "communication per step if nothing overlaps", DC_U_SECONDS, DC_FT_F64, V(comm_time_s)},

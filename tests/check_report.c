@@ -1,0 +1,334 @@
+/* check_report.c - the sections, their sinks and the formatting they share
+ * (section.h, report.h).
+ *
+ * - dc_fmt_double's fast path gives exactly the text of the "%.15g" ...
+ *   "%.17g" round-trip loop, on a million seeded doubles of every scale;
+ * - the seed's worked example through the ring experiment: the table and
+ *   the JSON carry 1,610,612,736 bytes per rank, 24 events, 32.212 ms;
+ * - --only keeps the header, the warnings and the chosen sections, in
+ *   report order, and an unknown name is a usage error listing the known
+ *   ones;
+ * - the summary agrees with the memory and comm sections it condenses;
+ * - every section's field keys are unique and every row table has a row
+ *   struct no larger than DC_ROW_MAX.
+ */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "distcalc/config.h"
+#include "distcalc/experiment.h"
+#include "distcalc/report.h"
+#include "distcalc/rng.h"
+#include "distcalc/section.h"
+
+/* The reference: the shortest of %.15g, %.16g, %.17g that reads back. */
+static void slow_double(char *buf, size_t len, double v)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, len, "null");
+		return;
+	}
+	if (v == 0) {
+		snprintf(buf, len, "0");
+		return;
+	}
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
+START_TEST(test_fmt_double_hand_cases)
+{
+	char buf[40];
+	dc_fmt_double(buf, sizeof(buf), 0.1);
+	ck_assert_str_eq(buf, "0.1");
+	dc_fmt_double(buf, sizeof(buf), 1.0 / 3.0);
+	ck_assert_str_eq(buf, "0.3333333333333333");
+	dc_fmt_double(buf, sizeof(buf), 5e10);
+	ck_assert_str_eq(buf, "50000000000");
+	dc_fmt_double(buf, sizeof(buf), 0.00843401792);
+	ck_assert_str_eq(buf, "0.00843401792");
+	dc_fmt_double(buf, sizeof(buf), 1e-05);
+	ck_assert_str_eq(buf, "1e-05");
+	dc_fmt_double(buf, sizeof(buf), 3.0202210025472e+15);
+	ck_assert_str_eq(buf, "3.0202210025472e+15");
+	dc_fmt_double(buf, sizeof(buf), -2.5);
+	ck_assert_str_eq(buf, "-2.5");
+	dc_fmt_double(buf, sizeof(buf), 1.0 / 0.0);
+	ck_assert_str_eq(buf, "null");
+	dc_fmt_u64_grouped(buf, 1610612736u);
+	ck_assert_str_eq(buf, "1,610,612,736");
+	dc_fmt_u64_grouped(buf, 999);
+	ck_assert_str_eq(buf, "999");
+	dc_fmt_u64(buf, UINT64_MAX);
+	ck_assert_str_eq(buf, "18446744073709551615");
+}
+END_TEST
+
+/* Seeded doubles of every magnitude, short decimals (the figures a report
+ * holds: 0.00843401792, 28.5) and random bit patterns. */
+START_TEST(test_fmt_double_matches_printf)
+{
+	struct dc_rng rng;
+	char fast[40], slow[40];
+	unsigned long bad = 0;
+
+	dc_rng_seed(&rng, 7);
+	for (int i = 0; i < 1000000; i++) {
+		uint64_t r = dc_rng_next(&rng);
+		double v;
+		switch (i % 4) {
+		case 0: /* a short decimal: m / 10^k */
+			v = (double)(r % 100000000000ull) / pow(10, (double)(dc_rng_next(&rng) % 16));
+			break;
+		case 1: /* any scale */
+			v = ldexp((double)(r >> 11) / 9007199254740992.0, (int)(dc_rng_next(&rng) % 120) - 60);
+			break;
+		case 2: /* raw bits */
+			memcpy(&v, &r, sizeof(v));
+			break;
+		default: /* products like the estimators make */
+			v = (double)(r % 1000000) * 1e-6 * (double)(dc_rng_next(&rng) % 100000);
+		}
+		if (i % 7 == 0)
+			v = -v;
+		dc_fmt_double(fast, sizeof(fast), v);
+		slow_double(slow, sizeof(slow), v);
+		if (strcmp(fast, slow) != 0 && bad++ < 5)
+			fprintf(stderr, "fmt %.17g: fast '%s', printf '%s'\n", v, fast, slow);
+	}
+	ck_assert_uint_eq(bad, 0);
+}
+END_TEST
+
+static struct dc_report *run(const char *experiment, const char *only, const char *const *sets, size_t nsets,
+			     struct dc_diag *d)
+{
+	struct dc_override ov[8];
+	struct dc_config cfg;
+	struct dc_run_info info = {experiment, "t.json", 7, only};
+
+	for (size_t i = 0; i < nsets; i++)
+		ov[i].text = sets[i];
+	ck_assert_int_eq(dc_config_load_buffer(dc_default_config, dc_default_config_len, "t.json", ov, nsets, &cfg, d),
+			 0);
+	return dc_experiment_run(dc_experiment_find(experiment), &cfg, &info, d);
+}
+
+static cJSON *json_of(struct dc_report *r)
+{
+	struct dc_render_opts o = {0, 0};
+	struct dc_buf b;
+	cJSON *root;
+	dc_buf_init(&b);
+	ck_assert_int_eq(dc_report_render_json(r, &o, &b), 0);
+	root = cJSON_ParseWithLength(b.data, b.len);
+	ck_assert_msg(root != NULL, "JSON does not parse:\n%s", b.data);
+	dc_buf_release(&b);
+	return root;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	ck_assert_msg(cJSON_IsNumber(v), "no number '%s'", key);
+	return v->valuedouble;
+}
+
+/* The seed's worked example through the ring experiment: both renderings
+ * carry 1,610,612,736 bytes per rank and 24 events. */
+START_TEST(test_ring_table_and_json_agree)
+{
+	static const char *const sets[] = {"collective.ranks=4", "collective.message_size=1 GiB",
+					   "cluster.intra_node.bandwidth=50 GB/s", "cluster.intra_node.latency=0"};
+	struct dc_diag d;
+	struct dc_render_opts o = {0, 0};
+	struct dc_buf table;
+	struct dc_report *r;
+	cJSON *root, *ring;
+
+	dc_diag_init(&d);
+	r = run("ring", NULL, sets, 4, &d);
+	ck_assert(r != NULL);
+	dc_buf_init(&table);
+	ck_assert_int_eq(dc_report_render_table(r, &o, &table), 0);
+	root = json_of(r);
+	ck_assert(num(root, "seed") == 7.0);
+	ring = cJSON_GetObjectItemCaseSensitive(root, "ring");
+	ck_assert(num(ring, "ranks") == 4.0);
+	ck_assert(num(ring, "message_bytes") == 1073741824.0);
+	/* 2(p-1)M/p = 1.5 x 2^30 */
+	ck_assert(num(ring, "bytes_sent_per_rank") == 1610612736.0);
+	/* 6 x 2^28 B / 5e10 B/s; busbw = B = 50 GB/s when alpha = 0 */
+	ck_assert(fabs(num(ring, "time_s") - 0.03221225472) <= 1e-12 * 0.0322);
+	ck_assert(fabs(num(ring, "busbw_GBps") - 50.0) <= 1e-12 * 50.0);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ring, "events")), 24);
+	ck_assert(strstr(table.data, "1.500 GiB (1,610,612,736 B)") != NULL);
+	ck_assert(strstr(table.data, "32.212 ms") != NULL);
+	ck_assert(strstr(table.data, "50.000 GB/s") != NULL);
+	cJSON_Delete(root);
+	dc_buf_release(&table);
+	dc_report_free(r);
+	dc_diag_release(&d);
+}
+END_TEST
+
+START_TEST(test_only_keeps_header_and_chosen_sections)
+{
+	static const char *const want[] = {"distcalc_version", "experiment", "config", "seed",
+					   "summary", "memory", "warnings"};
+	struct dc_diag d;
+	struct dc_report *r;
+	struct dc_render_opts o = {0, 0};
+	struct dc_buf table;
+	cJSON *root, *c;
+	size_t i = 0;
+
+	dc_diag_init(&d);
+	/* asked out of order: printed in report order */
+	r = run("systems", "memory,summary", NULL, 0, &d);
+	ck_assert(r != NULL);
+	root = json_of(r);
+	for (c = root->child; c; c = c->next, i++) {
+		ck_assert_uint_lt(i, sizeof(want) / sizeof(want[0]));
+		ck_assert_str_eq(c->string, want[i]);
+	}
+	ck_assert_uint_eq(i, sizeof(want) / sizeof(want[0]));
+	/* the table shows the sections alone */
+	dc_buf_init(&table);
+	ck_assert_int_eq(dc_report_render_table(r, &o, &table), 0);
+	ck_assert_msg(strncmp(table.data, "\nSummary\n=======\n", 17) == 0, "%s", table.data);
+	ck_assert(strstr(table.data, "Memory per rank") != NULL);
+	ck_assert(strstr(table.data, "Model (exact") == NULL);
+	ck_assert(strstr(table.data, "distcalc ") == NULL);
+	dc_buf_release(&table);
+	cJSON_Delete(root);
+	dc_report_free(r);
+	dc_diag_release(&d);
+}
+END_TEST
+
+START_TEST(test_only_unknown_section_lists_known)
+{
+	struct dc_diag d;
+	dc_diag_init(&d);
+	ck_assert(run("systems", "memory,bogus", NULL, 0, &d) == NULL);
+	ck_assert_int_eq(d.status, DC_ERR_USAGE);
+	ck_assert_str_eq(d.entries[d.count - 1].text,
+			 "distcalc: error: '--only': unknown section 'bogus' for experiment 'systems'; known sections: "
+			 "summary, model, topology, groups, batch, memory, ring, comm, strategies, flops");
+	dc_diag_release(&d);
+	/* a section the experiment does not have */
+	dc_diag_init(&d);
+	ck_assert(run("ring", "memory", NULL, 0, &d) == NULL);
+	ck_assert_int_eq(d.status, DC_ERR_USAGE);
+	ck_assert(strstr(d.entries[d.count - 1].text, "known sections: ring") != NULL);
+	dc_diag_release(&d);
+}
+END_TEST
+
+/* The summary is the memory section's most loaded rank and the comm
+ * totals, with a pipeline so that the peak rank is not 0: 8 ranks of
+ * tp 1 x pp 2 x dp 4, rank r on stage r / 4 (pp stride 4). */
+START_TEST(test_summary_condenses_memory_and_comm)
+{
+	static const char *const sets[] = {"parallel.tp=1", "parallel.pp=2", "parallel.dp=4",
+					   "training.grad_accum_steps=1"};
+	struct dc_diag d;
+	struct dc_report *r;
+	cJSON *root, *s, *mem, *pr, *comm;
+	uint64_t peak_rank;
+
+	dc_diag_init(&d);
+	r = run("systems", NULL, sets, 4, &d);
+	ck_assert(r != NULL);
+	root = json_of(r);
+	ck_assert_str_eq(root->child->next->next->next->next->string, "summary");
+	s = cJSON_GetObjectItemCaseSensitive(root, "summary");
+	mem = cJSON_GetObjectItemCaseSensitive(root, "memory");
+	pr = cJSON_GetObjectItemCaseSensitive(mem, "per_rank");
+	comm = cJSON_GetObjectItemCaseSensitive(root, "comm");
+	ck_assert(num(s, "peak_bytes") == num(pr, "peak_bytes"));
+	ck_assert(num(s, "headroom_bytes") == num(mem, "headroom_bytes"));
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "fits")) ==
+		  cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(mem, "fits")));
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(s, "peak_phase")->valuestring,
+			 cJSON_GetObjectItemCaseSensitive(pr, "peak_phase")->valuestring);
+	/* one microbatch in flight on both stages (min(pp - s, m), m = 1);
+	 * both hold an untied V x h table (embedding, head), but only the last
+	 * adds the final norm and the FP32 logits 4sbV = 524,288,000 B against
+	 * the first stage's sbh = 16,777,216 B of embedding masks: stage 1,
+	 * whose first rank is 1 x pp stride 4 */
+	peak_rank = (uint64_t)num(s, "peak_rank");
+	ck_assert_uint_eq(peak_rank, 4);
+	ck_assert(num(pr, "rank") == (double)peak_rank);
+	ck_assert(num(s, "comm_bytes_per_step") == num(comm, "bytes_per_rank"));
+	ck_assert(num(s, "comm_time_s") == num(comm, "time_s"));
+	ck_assert(num(s, "warnings") == (double)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "warnings")));
+	cJSON_Delete(root);
+	dc_report_free(r);
+	dc_diag_release(&d);
+}
+END_TEST
+
+static void keys_unique(const struct dc_fields *fs, const char *where)
+{
+	for (size_t i = 0; i < fs->n; i++) {
+		ck_assert_msg(fs->f[i].key && *fs->f[i].key, "%s: field %zu has no key", where, i);
+		for (size_t j = i + 1; j < fs->n; j++)
+			ck_assert_msg(strcmp(fs->f[i].key, fs->f[j].key) != 0, "%s: key '%s' twice", where,
+				      fs->f[i].key);
+		if (fs->f[i].type == DC_FT_OBJECT || fs->f[i].type == DC_FT_ROWS) {
+			ck_assert_msg(fs->f[i].sub != NULL, "%s.%s: no sub-fields", where, fs->f[i].key);
+			keys_unique(fs->f[i].sub, fs->f[i].key);
+		}
+		if (fs->f[i].type == DC_FT_ROWS)
+			ck_assert_msg(fs->f[i].rows && fs->f[i].rows->row_size <= DC_ROW_MAX, "%s.%s: row size",
+				      where, fs->f[i].key);
+	}
+}
+
+START_TEST(test_sections_field_tables)
+{
+	size_t n = 0;
+	for (size_t i = 0; dc_sections[i]; i++, n++) {
+		ck_assert(dc_sections[i]->view_size <= DC_VIEW_MAX);
+		ck_assert(dc_section_find(dc_sections[i]->name) == dc_sections[i]);
+		keys_unique(&dc_sections[i]->fields, dc_sections[i]->name);
+	}
+	ck_assert_uint_eq(n, 10);
+	ck_assert(dc_section_find("nope") == NULL);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("report");
+	TCase *tc = tcase_create("report");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_fmt_double_hand_cases);
+	tcase_add_test(tc, test_fmt_double_matches_printf);
+	tcase_add_test(tc, test_ring_table_and_json_agree);
+	tcase_add_test(tc, test_only_keeps_header_and_chosen_sections);
+	tcase_add_test(tc, test_only_unknown_section_lists_known);
+	tcase_add_test(tc, test_summary_condenses_memory_and_comm);
+	tcase_add_test(tc, test_sections_field_tables);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,115 @@
+#!/bin/sh
+# test_csv.sh DISTCALC SRCDIR - the CSV sink read back with a real CSV
+# reader (Python's csv module): for every shipped config, every block
+# parses as RFC 4180, every scalar equals the JSON report's field at the
+# same path, every table has every row (no excerpt) with the JSON rows'
+# values, and --only keeps only the sections asked for.
+set -u
+bin=$1
+src=$2
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+command -v python3 >/dev/null 2>&1 || { echo "FAIL: python3 is needed (scripts/deps.sh installs it)"; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/distcalc-csv.XXXXXX")
+trap 'rm -rf "$work"' EXIT HUP INT TERM
+fails=0
+for cfg in "$src"/configs/*.json; do
+	name=$(basename "$cfg" .json)
+	"$bin" --config "$cfg" --seed 7 --all --format csv >"$work/$name.csv" 2>/dev/null || { echo "FAIL: $name: csv exits $?"; fails=$((fails + 1)); continue; }
+	"$bin" --config "$cfg" --seed 7 --all --format json >"$work/$name.json" 2>/dev/null || { echo "FAIL: $name: json exits $?"; fails=$((fails + 1)); continue; }
+	python3 - "$work/$name.csv" "$work/$name.json" "$name" <<'PY' || fails=$((fails + 1))
+import csv, io, json, sys
+
+csv_path, json_path, name = sys.argv[1:4]
+raw = open(csv_path, newline="").read()
+report = json.load(open(json_path))
+bad = []
+
+def same(text, value):
+    if value is None:
+        return text == ""
+    if isinstance(value, bool):
+        return text == ("true" if value else "false")
+    if isinstance(value, int):
+        return text == str(value)
+    if isinstance(value, float):
+        return float(text) == value
+    return text == value
+
+# blocks: "# ..." lines start them
+blocks, header, cur = [], {}, None
+for line in raw.split("\r\n"):
+    if line.startswith("# section: ") or line.startswith("# table: "):
+        cur = [line, []]
+        blocks.append(cur)
+    elif line.startswith("# "):
+        k, _, v = line[2:].partition(": ")
+        header[k] = json.loads(v) if v.startswith('"') else int(v)
+    elif line == "":
+        continue
+    else:
+        cur[1].append(line)
+for k in ("distcalc_version", "experiment", "config", "seed"):
+    if header.get(k) != report[k]:
+        bad.append("header %s: %r vs %r" % (k, header.get(k), report[k]))
+if not raw.endswith("\r\n"):
+    bad.append("no CRLF at the end")
+
+def at(path):
+    node = report
+    for p in path:
+        node = node[p]
+    return node
+
+seen_sections = []
+for head, lines in blocks:
+    rows = list(csv.reader(io.StringIO("\r\n".join(lines) + "\r\n")))
+    if head.startswith("# section: "):
+        sec = head[len("# section: "):]
+        seen_sections.append(sec)
+        if rows[0] != ["key", "value", "unit"]:
+            bad.append(sec + ": header row " + repr(rows[0]))
+        for key, value, unit in rows[1:]:
+            want = at([sec] + key.split("."))
+            if not same(value, want):
+                bad.append("%s.%s: csv %r json %r" % (sec, key, value, want))
+            if key.endswith("_bytes") and unit != "B":
+                bad.append("%s.%s: unit %r" % (sec, key, unit))
+            if key.endswith("_s") and unit != "s":
+                bad.append("%s.%s: unit %r" % (sec, key, unit))
+    else:
+        path = head[len("# table: "):].split(".")
+        want = at(path)
+        if path == ["warnings"]:
+            got = [r[0] for r in rows[1:]]
+            if rows[0] != ["text"] or got != want:
+                bad.append("warnings: %r vs %r" % (got, want))
+            continue
+        if len(rows) - 1 != len(want):
+            bad.append("%s: %d rows, json %d" % (".".join(path), len(rows) - 1, len(want)))
+            continue
+        for r, w in zip(rows[1:], want):
+            if isinstance(w, list):  # a process group: index, members
+                if r[1] != " ".join(str(x) for x in w):
+                    bad.append("%s: group %s" % (".".join(path), r[0]))
+                continue
+            if rows[0] != list(w.keys()):
+                bad.append("%s: columns %r vs %r" % (".".join(path), rows[0], list(w.keys())))
+                break
+            for k, v in zip(rows[0], r):
+                if not same(v, w[k]):
+                    bad.append("%s.%s: csv %r json %r" % (".".join(path), k, v, w[k]))
+want_sections = [k for k, v in report.items() if isinstance(v, dict)]
+if seen_sections != want_sections:
+    bad.append("sections %r vs %r" % (seen_sections, want_sections))
+for b in bad[:10]:
+    print("FAIL: %s: %s" % (name, b))
+sys.exit(1 if bad else 0)
+PY
+done
+# --only: the sections asked for, nothing else
+out=$("$bin" --only strategies,batch --format csv 2>/dev/null)
+secs=$(printf '%s\n' "$out" | grep '^# section: ' | tr -d '\r' | tr '\n' ' ')
+[ "$secs" = "# section: batch # section: strategies " ] || { echo "FAIL: --only csv sections: $secs"; fails=$((fails + 1)); }
+printf '%s\n' "$out" | grep -q '^# distcalc_version' && { echo "FAIL: --only csv keeps the header"; fails=$((fails + 1)); }
+[ "$fails" = 0 ] && echo "ok: csv reads back for every config" && exit 0
+exit 1
