@@ -34,6 +34,8 @@ enum exit_code {
 
 /* Rows shown of a long table unless --all: the first and last 16. */
 #define DC_EXCERPT_ROWS 32
+/* Table output wraps lists and text and splits wide tables at this column. */
+#define DC_TABLE_WIDTH 100
 
 static int print_help(void)
 {
@@ -451,6 +453,7 @@ int main(int argc, char **argv)
 		goto done;
 	}
 	ro.max_rows = o.all_rows ? 0 : DC_EXCERPT_ROWS;
+	ro.width = DC_TABLE_WIDTH;
 	rc = o.check ? check(report, &o, &ro) : emit(report, &o, &ro);
 done:
 	dc_report_free(report);

@@ -204,32 +204,113 @@ struct tctx {
 static void t_object(struct tctx *t, const struct dc_fields *fs, const void *base, const char *title,
 		     int depth);
 
-/* Key-value block: label, value and unit; labels aligned. */
+/* Text that wraps at spaces before `width`, continuation lines indented to
+ * `start`: long group lists and notes. Streams: a word at a time. */
+struct wrap {
+	struct dc_buf *b;
+	size_t start, col, width, wlen;
+	int sep;
+	char word[128];
+};
+
+static void wr_init(struct wrap *w, struct dc_buf *b, size_t col, size_t width)
+{
+	w->b = b;
+	w->start = w->col = col;
+	w->width = width;
+	w->wlen = 0;
+	w->sep = 0;
+}
+
+static void wr_word(struct wrap *w)
+{
+	if (!w->wlen)
+		return;
+	if (w->width && w->col > w->start && w->col + (size_t)w->sep + w->wlen > w->width) {
+		dc_buf_putc(w->b, '\n');
+		dc_buf_pad(w->b, w->start);
+		w->col = w->start;
+	} else if (w->sep) {
+		dc_buf_putc(w->b, ' ');
+		w->col++;
+	}
+	dc_buf_add(w->b, w->word, w->wlen);
+	w->col += w->wlen;
+	w->wlen = 0;
+	w->sep = 0;
+}
+
+static void wr_put(struct wrap *w, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == ' ') {
+			wr_word(w);
+			w->sep = 1;
+			continue;
+		}
+		if (w->wlen == sizeof(w->word))
+			wr_word(w);
+		w->word[w->wlen++] = s[i];
+	}
+}
+
+static void wr_puts(struct wrap *w, const char *s)
+{
+	wr_put(w, s, strlen(s));
+}
+
+static int is_textual(const struct dc_field *f)
+{
+	return f->type == DC_FT_STR || f->type == DC_FT_TEXT || f->type == DC_FT_FN;
+}
+
+/* Key-value block: label, value and unit; labels aligned. Within a width,
+ * a label too long to leave room for the widest number goes on a line of
+ * its own, and text values wrap under their column. */
 static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t n, const void *base,
 		      int depth)
 {
 	char cell[DC_CELL_MAX], lb[256];
-	size_t w = 0;
+	size_t w = 0, vmax = 0, indent = (size_t)depth * 2;
 
 	for (size_t i = 0; i < n; i++) {
 		size_t l = strlen(dc_fld_label(run[i], base, lb, sizeof(lb)));
 		if (l > w)
 			w = l;
+		if (t->o->width && !is_textual(run[i])) {
+			struct tscale ts = scale_for(run[i]->unit, f64_abs(run[i], base));
+			size_t v = strlen(cell_text(cell, sizeof(cell), run[i], base, &ts, 1)) + strlen(ts.unit) + 1;
+			if (v > vmax)
+				vmax = v;
+		}
 	}
+	if (t->o->width && indent + w + 2 + vmax > t->o->width && t->o->width > indent + 2 + vmax + 20)
+		w = t->o->width - indent - 2 - vmax;
 	for (size_t i = 0; i < n; i++) {
 		const struct dc_field *f = run[i];
 		struct tscale ts = scale_for(f->unit, f64_abs(f, base));
 		const char *label = dc_fld_label(f, base, lb, sizeof(lb)), *text;
 		size_t l = strlen(label);
-		int textual = f->type == DC_FT_STR || f->type == DC_FT_TEXT || f->type == DC_FT_FN;
 
-		dc_buf_pad(t->b, (size_t)depth * 2);
+		dc_buf_pad(t->b, indent);
 		dc_buf_add(t->b, label, l);
-		dc_buf_pad(t->b, w - l + 2);
+		if (l > w) {
+			dc_buf_putc(t->b, '\n');
+			dc_buf_pad(t->b, indent + w + 2);
+		} else {
+			dc_buf_pad(t->b, w - l + 2);
+		}
 		text = cell_text(cell, sizeof(cell), f, base, &ts, 1);
-		dc_buf_puts(t->b, text);
+		if (is_textual(f) && !dc_fld_null(f, base)) {
+			struct wrap wr;
+			wr_init(&wr, t->b, indent + w + 2, t->o->width);
+			wr_puts(&wr, text);
+			wr_word(&wr);
+		} else {
+			dc_buf_puts(t->b, text);
+		}
 		/* GiB scalars carry their unit inside the cell */
-		if (f->unit != DC_U_BYTES && !dc_fld_null(f, base) && !textual && *ts.unit) {
+		if (f->unit != DC_U_BYTES && !dc_fld_null(f, base) && !is_textual(f) && *ts.unit) {
 			dc_buf_putc(t->b, ' ');
 			dc_buf_puts(t->b, ts.unit);
 		}
@@ -262,8 +343,64 @@ static int next_row(uint64_t *i, uint64_t from, uint64_t to, uint64_t n, int *ga
 	return *i < n;
 }
 
+/* One panel of a table: the columns in `panel`, header, units row (when a
+ * column has a unit), rows, and a marker where rows were left out. */
+static void t_panel(struct tctx *t, const struct dc_field *f, const void *base, int depth,
+		    const struct col *cols, const size_t *panel, size_t np, uint64_t from, uint64_t to,
+		    uint64_t n)
+{
+	_Alignas(max_align_t) unsigned char row[DC_ROW_MAX];
+	const struct dc_rows *rs = f->rows;
+	const struct dc_fields *cf = f->sub;
+	char cell[DC_CELL_MAX];
+	size_t k, any_unit = 0;
+	uint64_t r;
+	int gap;
+
+	dc_buf_pad(t->b, (size_t)depth * 2 + 2);
+	for (k = 0; k < np; k++) {
+		const struct dc_field *c = &cf->f[panel[k]];
+		const char *l = c->label ? c->label : c->key;
+		pad_cell(t->b, cols[panel[k]].width, strlen(l), k ? 2 : 0);
+		dc_buf_puts(t->b, l);
+		any_unit |= *cols[panel[k]].ts.unit != 0;
+	}
+	dc_buf_putc(t->b, '\n');
+	if (any_unit) {
+		dc_buf_pad(t->b, (size_t)depth * 2 + 2);
+		for (k = 0; k < np; k++) {
+			const char *u = cols[panel[k]].ts.unit;
+			size_t ul = strlen(u);
+			pad_cell(t->b, cols[panel[k]].width, ul ? ul + 2 : 0, k ? 2 : 0);
+			if (ul) {
+				dc_buf_putc(t->b, '[');
+				dc_buf_add(t->b, u, ul);
+				dc_buf_putc(t->b, ']');
+			}
+		}
+		dc_buf_putc(t->b, '\n');
+	}
+	for (r = 0; next_row(&r, from, to, n, &gap); r++) {
+		if (gap) {
+			dc_buf_pad(t->b, (size_t)depth * 2 + 2);
+			dc_buf_printf(t->b, "... %llu %s not shown (--all prints every row) ...\n",
+				      (unsigned long long)(to - from), rs->what ? rs->what : "rows");
+		}
+		memset(row, 0, rs->row_size);
+		rs->row(base, r, row);
+		dc_buf_pad(t->b, (size_t)depth * 2 + 2);
+		for (k = 0; k < np; k++) {
+			const char *c = cell_text(cell, sizeof(cell), &cf->f[panel[k]], row, &cols[panel[k]].ts, 0);
+			size_t l = strlen(c);
+			pad_cell(t->b, cols[panel[k]].width, l, k ? 2 : 0);
+			dc_buf_add(t->b, c, l);
+		}
+		dc_buf_putc(t->b, '\n');
+	}
+}
+
 /* A table of rows: header, units row, rows; an excerpt marker where rows
- * were left out. */
+ * were left out. Wider than the output width, it splits into panels. */
 static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, int depth)
 {
 	_Alignas(max_align_t) unsigned char row[DC_ROW_MAX];
@@ -316,58 +453,33 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 		if (ul)
 			any_unit = 1;
 	}
-	/* header and units row */
-	dc_buf_pad(t->b, (size_t)depth * 2 + 2);
-	for (i = 0; i < ncols; i++) {
-		const char *l = cf->f[i].label ? cf->f[i].label : cf->f[i].key;
-		pad_cell(t->b, cols[i].width, strlen(l), i ? 2 : 0);
-		dc_buf_puts(t->b, l);
-	}
-	dc_buf_putc(t->b, '\n');
-	if (any_unit) {
-		dc_buf_pad(t->b, (size_t)depth * 2 + 2);
-		for (i = 0; i < ncols; i++) {
-			const char *u = cols[i].ts.unit;
-			size_t ul = strlen(u);
-			pad_cell(t->b, cols[i].width, ul ? ul + 2 : 0, i ? 2 : 0);
-			if (ul) {
-				dc_buf_putc(t->b, '[');
-				dc_buf_add(t->b, u, ul);
-				dc_buf_putc(t->b, ']');
-			}
+	/* columns that fit the width make a panel; each further panel repeats
+	 * the first column, which names the row */
+	for (size_t next = 1, first_panel = 1; first_panel || next < ncols; first_panel = 0) {
+		size_t panel[MAX_COLS], np = 0, linew = (size_t)depth * 2 + 2 + cols[0].width;
+		panel[np++] = 0;
+		while (next < ncols && (np == 1 || !t->o->width || linew + 2 + cols[next].width <= t->o->width)) {
+			linew += 2 + cols[next].width;
+			panel[np++] = next++;
 		}
-		dc_buf_putc(t->b, '\n');
+		t_panel(t, f, base, depth, cols, panel, np, from, to, n);
 	}
-	/* pass 3: rows */
-	for (r = 0; next_row(&r, from, to, n, &gap); r++) {
-		if (gap) {
-			dc_buf_pad(t->b, (size_t)depth * 2 + 2);
-			dc_buf_printf(t->b, "... %llu %s not shown (--all prints every row) ...\n",
-				      (unsigned long long)(to - from), rs->what ? rs->what : "rows");
-		}
-		memset(row, 0, rs->row_size);
-		rs->row(base, r, row);
-		dc_buf_pad(t->b, (size_t)depth * 2 + 2);
-		for (i = 0; i < ncols; i++) {
-			const char *c = cell_text(cell, sizeof(cell), &cf->f[i], row, &cols[i].ts, 0);
-			size_t l = strlen(c);
-			pad_cell(t->b, cols[i].width, l, i ? 2 : 0);
-			dc_buf_add(t->b, c, l);
-		}
-		dc_buf_putc(t->b, '\n');
-	}
+	(void)any_unit;
 }
 
-/* Inline lists: "label  [[0, 1, 2] [3, 4, 5]]", excerpted at both levels. */
+/* Inline lists: "label  [[0, 1, 2] [3, 4, 5]]", excerpted at both levels,
+ * wrapped under the first list. */
 static void t_lists(struct tctx *t, const struct dc_field *f, const void *base, int depth)
 {
 	const struct dc_lists *ls = f->lists;
 	uint64_t n = ls->count(base), from, to;
-	char lb[256], num[24];
+	char lb[256], num[40];
+	const char *label = dc_fld_label(f, base, lb, sizeof(lb));
+	struct wrap wr;
 	int gap;
 
 	dc_buf_pad(t->b, (size_t)depth * 2);
-	dc_buf_puts(t->b, dc_fld_label(f, base, lb, sizeof(lb)));
+	dc_buf_puts(t->b, label);
 	dc_buf_pad(t->b, 2);
 	if (n == 0) {
 		dc_buf_puts(t->b, "none\n");
@@ -375,24 +487,31 @@ static void t_lists(struct tctx *t, const struct dc_field *f, const void *base, 
 	}
 	dc_excerpt_bounds(n, t->o, &from, &to);
 	dc_buf_putc(t->b, '[');
+	wr_init(&wr, t->b, (size_t)depth * 2 + strlen(label) + 3, t->o->width);
 	for (uint64_t i = 0, first = 1; next_row(&i, from, to, n, &gap); i++, first = 0) {
 		uint64_t m = ls->len(base, i), f2, t2;
 		if (!first)
-			dc_buf_putc(t->b, ' ');
-		if (gap)
-			dc_buf_printf(t->b, "... (%llu more) ", (unsigned long long)(to - from));
+			wr_put(&wr, " ", 1);
+		if (gap) {
+			snprintf(num, sizeof(num), "... (%llu more) ", (unsigned long long)(to - from));
+			wr_puts(&wr, num);
+		}
 		dc_excerpt_bounds(m, t->o, &f2, &t2);
-		dc_buf_putc(t->b, '[');
+		wr_put(&wr, "[", 1);
 		for (uint64_t j = 0, jfirst = 1; next_row(&j, f2, t2, m, &gap); j++, jfirst = 0) {
 			if (!jfirst)
-				dc_buf_add(t->b, ", ", 2);
-			if (gap)
-				dc_buf_printf(t->b, "... (%llu more) ", (unsigned long long)(t2 - f2));
-			dc_buf_add(t->b, num, dc_fmt_u64(num, ls->item(base, i, j)));
+				wr_put(&wr, ", ", 2);
+			if (gap) {
+				snprintf(num, sizeof(num), "... (%llu more) ", (unsigned long long)(t2 - f2));
+				wr_puts(&wr, num);
+			}
+			wr_put(&wr, num, dc_fmt_u64(num, ls->item(base, i, j)));
 		}
-		dc_buf_putc(t->b, ']');
+		wr_put(&wr, "]", 1);
 	}
-	dc_buf_add(t->b, "]\n", 2);
+	wr_put(&wr, "]", 1);
+	wr_word(&wr);
+	dc_buf_putc(t->b, '\n');
 }
 
 /* Prose: one item a line, never cut. */
@@ -411,7 +530,12 @@ static void t_prose(struct tctx *t, const struct dc_field *f, const void *base, 
 	for (uint64_t i = 0; i < n; i++) {
 		dc_buf_pad(t->b, (size_t)depth * 2 + 2);
 		dc_buf_add(t->b, "- ", 2);
-		dc_buf_puts(t->b, f->prose->at(base, i));
+		{
+			struct wrap wr;
+			wr_init(&wr, t->b, (size_t)depth * 2 + 4, t->o->width);
+			wr_puts(&wr, f->prose->at(base, i));
+			wr_word(&wr);
+		}
 		dc_buf_putc(t->b, '\n');
 	}
 }
