@@ -13,3 +13,9 @@ echo "== whole process"
 echo "== streaming every ring event (512 ranks: 523,264 events, ~81 MB of JSON)"
 "$build/bench_process" "$build/distcalc" 3 --experiment ring --set cluster.num_nodes=128 \
   --set parallel.dp=128 --all --format json
+echo "== rendering and memory"
+"$build/bench_render" configs/systems.json "$build/distcalc"
+if [ -x "$build/bench_topology" ]; then
+  echo "== topology questions at 65,536 ranks"
+  "$build/bench_topology"
+fi

@@ -15,16 +15,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char two_digits[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				 "8081828384858687888990919293949596979899";
+
 size_t dc_fmt_u64(char *buf, uint64_t v)
 {
 	char tmp[24];
-	size_t n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (size_t i = 0; i < n; i++)
-		buf[i] = tmp[n - 1 - i];
+	char *p = tmp + sizeof(tmp);
+	size_t n;
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+		v /= 100;
+		*--p = two_digits[d + 1];
+		*--p = two_digits[d];
+	}
+	if (v >= 10) {
+		unsigned d = (unsigned)v * 2;
+		*--p = two_digits[d + 1];
+		*--p = two_digits[d];
+	} else {
+		*--p = (char)('0' + v);
+	}
+	n = (size_t)(tmp + sizeof(tmp) - p);
+	memcpy(buf, p, n);
 	buf[n] = '\0';
 	return n;
 }
@@ -109,13 +123,20 @@ size_t dc_fmt_double(char *buf, size_t len, double v)
 	return strlen(buf);
 }
 
+/* 1 for the bytes a JSON string must escape: controls, quote, backslash */
+static const unsigned char json_escape[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+};
+
 void dc_buf_json_string(struct dc_buf *b, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : ""), *run;
 	dc_buf_putc(b, '"');
 	for (;;) {
 		run = p;
-		while (*p >= 0x20 && *p != '"' && *p != '\\')
+		while (*p && !json_escape[*p])
 			p++;
 		if (p > run)
 			dc_buf_add(b, (const char *)run, (size_t)(p - run));

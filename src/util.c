@@ -201,34 +201,18 @@ fail:
 	return -1;
 }
 
-void dc_buf_add(struct dc_buf *b, const char *s, size_t n)
+void dc_buf_add_slow(struct dc_buf *b, const char *s, size_t n)
 {
-	/* the common case needs no growth: skip grow()'s checks */
-	if (!(b->len + n < b->alloc && !b->failed) && grow(b, n) != 0)
+	if (grow(b, n) != 0)
 		return;
 	memcpy(b->data + b->len, s, n);
 	b->len += n;
 	b->data[b->len] = '\0';
 }
 
-void dc_buf_puts(struct dc_buf *b, const char *s)
-{
-	dc_buf_add(b, s, strlen(s));
-}
-
-void dc_buf_putc(struct dc_buf *b, char c)
-{
-	if (b->len + 1 < b->alloc && !b->failed) {
-		b->data[b->len++] = c;
-		b->data[b->len] = '\0';
-		return;
-	}
-	dc_buf_add(b, &c, 1);
-}
-
 void dc_buf_pad(struct dc_buf *b, size_t n)
 {
-	if (grow(b, n) != 0)
+	if (!(b->len + n < b->alloc && !b->failed) && grow(b, n) != 0)
 		return;
 	memset(b->data + b->len, ' ', n);
 	b->len += n;

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 void *dc_malloc(size_t n);
 void *dc_calloc(size_t count, size_t size);
@@ -73,9 +74,34 @@ int dc_buf_flush(struct dc_buf *b);
 
 void dc_buf_init(struct dc_buf *b);
 void dc_buf_release(struct dc_buf *b);
-void dc_buf_add(struct dc_buf *b, const char *s, size_t n);
-void dc_buf_puts(struct dc_buf *b, const char *s);
-void dc_buf_putc(struct dc_buf *b, char c);
+/* Appends: inline when the text fits, the growth path out of line. */
+void dc_buf_add_slow(struct dc_buf *b, const char *s, size_t n);
+
+static inline void dc_buf_add(struct dc_buf *b, const char *s, size_t n)
+{
+	if (b->len + n < b->alloc && !b->failed) {
+		memcpy(b->data + b->len, s, n);
+		b->len += n;
+		b->data[b->len] = '\0';
+		return;
+	}
+	dc_buf_add_slow(b, s, n);
+}
+
+static inline void dc_buf_putc(struct dc_buf *b, char c)
+{
+	if (b->len + 1 < b->alloc && !b->failed) {
+		b->data[b->len++] = c;
+		b->data[b->len] = '\0';
+		return;
+	}
+	dc_buf_add_slow(b, &c, 1);
+}
+
+static inline void dc_buf_puts(struct dc_buf *b, const char *s)
+{
+	dc_buf_add(b, s, strlen(s));
+}
 void dc_buf_printf(struct dc_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends n spaces. */
 void dc_buf_pad(struct dc_buf *b, size_t n);

@@ -1,0 +1,122 @@
+/* bench_render.c - what presenting a report costs: render systems.json as
+ * JSON and as a table from a report built once (sections walk their field
+ * tables over the results; nothing is recomputed), and the peak resident
+ * memory of a whole run at 2^24 ranks of pure data parallelism. One figure
+ * a line, `name: value unit`, each the median of 7 runs. Prints figures;
+ * never passes or fails on time.
+ *
+ * usage: bench_render CONFIG [DISTCALC]
+ */
+#define _DEFAULT_SOURCE
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "distcalc/config.h"
+#include "distcalc/experiment.h"
+#include "distcalc/report.h"
+
+#define RUNS 7
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+typedef int (*render_fn)(struct dc_report *, const struct dc_render_opts *, struct dc_buf *);
+
+/* Median over RUNS of the mean time of one render, in microseconds. */
+static double render_us(struct dc_report *r, render_fn fn, const struct dc_render_opts *o)
+{
+	double t[RUNS];
+	size_t bytes = 0;
+	for (int k = 0; k < RUNS; k++) {
+		int n = 0;
+		double t0 = now_s(), dt;
+		do {
+			struct dc_buf b;
+			dc_buf_init(&b);
+			if (fn(r, o, &b) != 0) {
+				fprintf(stderr, "bench_render: render failed\n");
+				exit(1);
+			}
+			bytes = b.len;
+			dc_buf_release(&b);
+			n++;
+			dt = now_s() - t0;
+		} while (dt < 0.1);
+		t[k] = dt / n * 1e6;
+	}
+	qsort(t, RUNS, sizeof(t[0]), cmp_double);
+	(void)bytes;
+	return t[RUNS / 2];
+}
+
+/* Peak RSS of one distcalc run, output to /dev/null, in MiB; the median of
+ * RUNS runs. */
+static double peak_rss_mb(const char *bin, char *const argv[])
+{
+	double m[RUNS];
+	for (int k = 0; k < RUNS; k++) {
+		struct rusage ru;
+		int status;
+		pid_t pid = fork();
+		if (pid == 0) {
+			int fd = open("/dev/null", O_WRONLY);
+			dup2(fd, 1);
+			dup2(fd, 2);
+			execv(bin, argv);
+			_exit(127);
+		}
+		if (pid < 0 || wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			fprintf(stderr, "bench_render: %s failed\n", bin);
+			exit(1);
+		}
+		m[k] = (double)ru.ru_maxrss / 1024.0;
+	}
+	qsort(m, RUNS, sizeof(m[0]), cmp_double);
+	return m[RUNS / 2];
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = argc > 1 ? argv[1] : "configs/systems.json";
+	struct dc_config cfg;
+	struct dc_diag d;
+	struct dc_run_info info = {"systems", "bench", 7, NULL};
+	struct dc_render_opts table = {32, 100}, json = {32, 0};
+	struct dc_report *r;
+
+	dc_diag_init(&d);
+	if (dc_config_load_file(path, NULL, 0, &cfg, &d) != 0 ||
+	    !(r = dc_experiment_run(dc_experiment_find("systems"), &cfg, &info, &d))) {
+		fprintf(stderr, "bench_render: cannot run %s\n", path);
+		return 1;
+	}
+	printf("render systems.json json: %.1f us\n", render_us(r, dc_report_render_json, &json));
+	printf("render systems.json table: %.1f us\n", render_us(r, dc_report_render_table, &table));
+	printf("render systems.json csv: %.1f us\n", render_us(r, dc_report_render_csv, &json));
+	dc_report_free(r);
+	dc_diag_release(&d);
+	if (argc > 2) {
+		static char set[] = "--set", nodes[] = "cluster.num_nodes=2097152", gpus[] = "cluster.gpus_per_node=8",
+			    tp[] = "parallel.tp=1", pp[] = "parallel.pp=1", dp[] = "parallel.dp=16777216";
+		char *const big[] = {argv[2], set, nodes, set, gpus, set, tp, set, pp, set, dp, NULL};
+		printf("peak rss 2^24 ranks pure dp: %.1f MB\n", peak_rss_mb(argv[2], big));
+	}
+	return 0;
+}
