@@ -1,9 +1,10 @@
 /* config.c - JSON config loader and validator; see config.h.
  *
  * The only module besides the JSON reporter that sees cJSON. Every key is a
- * row of one table (path, kind, where it lands in struct dc_config), so the
- * file walk, --set, unknown-key suggestions and docs/config.md follow the
- * same list.
+ * row of one table: its path, kind, bounds, default, unit, one-line doc and
+ * where it lands in struct dc_config. The file walk, --set, the unknown-key
+ * suggestions, the range checks, the defaults and docs/config.md's reference
+ * tables (tests/check_config_doc.c) all follow that one list.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -33,19 +34,23 @@ enum kkind {
 	K_BW,        /* bandwidth > 0 */
 	K_TIME,      /* time >= 0 */
 	K_BOOL,
-	K_ENUM,      /* string from names[] stored as int */
+	K_ENUM,      /* string from info.choices[] stored as int */
 	K_ORDER,     /* parallel.order */
 	K_FRACTION,  /* number in [0, 1) */
 	K_REAL,      /* number >= 0 */
 	K_STRING,    /* free text (descriptions) */
 };
 
+/* One key. `info` is what dc_config_key_at() shows; the rest is how the
+ * loader reads the value. lo and hi are the bounds info.bounds words:
+ * a value is at least lo (above it when lo_open) and below hi. */
 struct key {
-	const char *path;
+	struct dc_config_key_info info;
 	enum kkind kind;
-	size_t off;
-	const char *const *names;
-	int required; /* 1: required; 2: required unless a Hugging Face config gives the shape */
+	size_t off;    /* where the value lands in struct dc_config; NOFF: nowhere */
+	double lo, hi;
+	int lo_open;
+	double def;    /* the value info.default_text writes, when that is a literal */
 };
 
 static const char *const mlp_names[] = {"swiglu", "gelu", NULL};
@@ -58,82 +63,159 @@ static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
 
 #define OFF(field) offsetof(struct dc_config, field)
 #define NOFF ((size_t)-1)
+#define MiB (1024.0 * 1024.0)
+#define OPT DC_KEY_OPTIONAL
+#define REQ DC_KEY_REQUIRED
+#define REQ_HF DC_KEY_REQUIRED_UNLESS_HF
 
+/* One macro per kind, so a kind's name, bounds and checks cannot disagree.
+ * `def, text`: the default's value and what a user writes for it (or 0 and
+ * "derived: ..."); `unit`: what a plain number means. */
+#define ROW(path, kname, unit, text, bounds, doc, choices, need, kind, off, lo, hi, lo_open, def) \
+	{{path, kname, unit, text, bounds, doc, choices, need}, kind, off, lo, hi, lo_open, def}
+#define SECTION(path, need, doc) ROW(path, "section", "", "", "", doc, NULL, need, K_SECTION, NOFF, 0, 0, 0, 0)
+#define STRING(path, doc)                                                                                 \
+	ROW(path, "string", "", "", "≤ 256 bytes", doc, NULL, OPT, K_STRING, NOFF, 0, DC_CONFIG_MAX_STRING + 1, \
+	    0, 0)
+#define COUNT(path, field, need, def, text, unit, doc) \
+	ROW(path, "count", unit, text, "≥ 1", doc, NULL, need, K_COUNT, OFF(field), 1, DC_MAX_EXACT_INT, 0, def)
+#define UINT(path, field, def, text, unit, doc) \
+	ROW(path, "integer", unit, text, "≥ 0", doc, NULL, OPT, K_UINT, OFF(field), 0, DC_MAX_EXACT_INT, 0, def)
+#define BYTES(path, field, def, text, doc) \
+	ROW(path, "bytes", "bytes", text, "≥ 0", doc, NULL, OPT, K_BYTES, OFF(field), 0, DC_MAX_EXACT_INT, 0, def)
+#define BYTES_POS(path, field, need, def, text, doc)                                                   \
+	ROW(path, "bytes", "bytes", text, "≥ 1", doc, NULL, need, K_BYTES_POS, OFF(field), 1, DC_MAX_EXACT_INT, \
+	    0, def)
+#define BW(path, field, need, doc) \
+	ROW(path, "bandwidth", "bytes/s", "", "> 0", doc, NULL, need, K_BW, OFF(field), 0, INFINITY, 1, 0)
+#define TIME(path, field, def, text, doc) \
+	ROW(path, "time", "s", text, "≥ 0", doc, NULL, OPT, K_TIME, OFF(field), 0, INFINITY, 0, def)
+#define BOOL(path, field, def, text, doc) \
+	ROW(path, "boolean", "", text, "", doc, NULL, OPT, K_BOOL, OFF(field), 0, 0, 0, def)
+#define ENUM(path, field, names, def, text, doc) \
+	ROW(path, "enum", "", text, "", doc, names, OPT, K_ENUM, OFF(field), 0, 0, 0, def)
+#define ORDER(path, text, doc) ROW(path, "string", "", text, "", doc, NULL, OPT, K_ORDER, NOFF, 0, 0, 0, 0)
+#define FRACTION(path, field, def, text, doc) \
+	ROW(path, "fraction", "", text, "[0, 1)", doc, NULL, OPT, K_FRACTION, OFF(field), 0, 1, 0, def)
+#define REAL(path, field, def, text, unit, doc) \
+	ROW(path, "number", unit, text, "≥ 0", doc, NULL, OPT, K_REAL, OFF(field), 0, INFINITY, 0, def)
+
+/* Table order is docs/config.md's order, and the unknown-key suggestions
+ * prefer the earlier of two keys as close as each other. */
 static const struct key keys[] = {
-	{"description", K_STRING, NOFF, NULL, 0},
-	{"model", K_SECTION, NOFF, NULL, 2},
-	{"model.hf_config", K_STRING, NOFF, NULL, 0},
-	{"model.num_layers", K_COUNT, OFF(model.num_layers), NULL, 2},
-	{"model.hidden_size", K_COUNT, OFF(model.hidden_size), NULL, 2},
-	{"model.num_attention_heads", K_COUNT, OFF(model.num_attention_heads), NULL, 2},
-	{"model.num_kv_heads", K_COUNT, OFF(model.num_kv_heads), NULL, 0},
-	{"model.head_dim", K_COUNT, OFF(model.head_dim), NULL, 0},
-	{"model.ffn_hidden_size", K_COUNT, OFF(model.ffn_hidden_size), NULL, 0},
-	{"model.vocab_size", K_COUNT, OFF(model.vocab_size), NULL, 2},
-	{"model.seq_length", K_COUNT, OFF(model.seq_length), NULL, 1},
-	{"model.mlp", K_ENUM, OFF(model.mlp), mlp_names, 0},
-	{"model.tie_word_embeddings", K_BOOL, OFF(model.tie_word_embeddings), NULL, 0},
-	{"model.params", K_COUNT, OFF(model.params), NULL, 0},
-	{"model.norm", K_ENUM, OFF(model.norm), norm_names, 0},
-	{"model.qkv_bias", K_BOOL, OFF(model.qkv_bias), NULL, 0},
-	{"model.out_bias", K_BOOL, OFF(model.out_bias), NULL, 0},
-	{"model.mlp_bias", K_BOOL, OFF(model.mlp_bias), NULL, 0},
-	{"model.qk_norm", K_BOOL, OFF(model.qk_norm), NULL, 0},
-	{"model.position_embeddings", K_UINT, OFF(model.position_embeddings), NULL, 0},
-	{"model.num_experts", K_UINT, OFF(model.num_experts), NULL, 0},
-	{"model.experts_per_token", K_COUNT, OFF(model.experts_per_token), NULL, 0},
-	{"model.moe_ffn_hidden_size", K_COUNT, OFF(model.moe_ffn_hidden_size), NULL, 0},
-	{"model.shared_expert_ffn_hidden_size", K_UINT, OFF(model.shared_expert_ffn_hidden_size), NULL, 0},
-	{"model.shared_expert_gate", K_BOOL, OFF(model.shared_expert_gate), NULL, 0},
-	{"model.router_bias", K_BOOL, OFF(model.router_bias), NULL, 0},
-	{"model.dense_layers", K_UINT, OFF(model.dense_layers), NULL, 0},
-	{"model.q_lora_rank", K_UINT, OFF(model.q_lora_rank), NULL, 0},
-	{"model.kv_lora_rank", K_UINT, OFF(model.kv_lora_rank), NULL, 0},
-	{"model.qk_rope_head_dim", K_COUNT, OFF(model.qk_rope_head_dim), NULL, 0},
-	{"model.qk_nope_head_dim", K_COUNT, OFF(model.qk_nope_head_dim), NULL, 0},
-	{"model.v_head_dim", K_COUNT, OFF(model.v_head_dim), NULL, 0},
-	{"cluster", K_SECTION, NOFF, NULL, 1},
-	{"cluster.num_nodes", K_COUNT, OFF(cluster.num_nodes), NULL, 1},
-	{"cluster.gpus_per_node", K_COUNT, OFF(cluster.gpus_per_node), NULL, 1},
-	{"cluster.gpu_memory", K_BYTES_POS, OFF(cluster.gpu_mem_bytes), NULL, 1},
-	{"cluster.intra_node", K_SECTION, NOFF, NULL, 1},
-	{"cluster.intra_node.bandwidth", K_BW, OFF(cluster.intra_node.bw_bytes_per_s), NULL, 1},
-	{"cluster.intra_node.latency", K_TIME, OFF(cluster.intra_node.latency_s), NULL, 0},
-	{"cluster.inter_node", K_SECTION, NOFF, NULL, 1},
-	{"cluster.inter_node.bandwidth", K_BW, OFF(cluster.inter_node.bw_bytes_per_s), NULL, 1},
-	{"cluster.inter_node.latency", K_TIME, OFF(cluster.inter_node.latency_s), NULL, 0},
-	{"parallel", K_SECTION, NOFF, NULL, 0},
-	{"parallel.dp", K_COUNT, OFF(parallel.dp), NULL, 0},
-	{"parallel.tp", K_COUNT, OFF(parallel.tp), NULL, 0},
-	{"parallel.pp", K_COUNT, OFF(parallel.pp), NULL, 0},
-	{"parallel.ep", K_COUNT, OFF(parallel.ep), NULL, 0},
-	{"parallel.order", K_ORDER, NOFF, NULL, 0},
-	{"parallel.sharding", K_ENUM, OFF(parallel.sharding), sharding_names, 0},
-	{"parallel.reshard_after_forward", K_BOOL, OFF(parallel.reshard_after_forward), NULL, 0},
-	{"parallel.sequence_parallel", K_BOOL, OFF(parallel.sequence_parallel), NULL, 0},
-	{"parallel.virtual_pipeline", K_COUNT, OFF(parallel.virtual_pipeline), NULL, 0},
-	{"parallel.fsdp_unit", K_ENUM, OFF(parallel.fsdp_unit), fsdp_unit_names, 0},
-	{"parallel.bucket_size", K_BYTES_POS, OFF(parallel.bucket_bytes), NULL, 0},
-	{"training", K_SECTION, NOFF, NULL, 0},
-	{"training.micro_batch_size", K_COUNT, OFF(training.micro_batch_size), NULL, 0},
-	{"training.grad_accum_steps", K_COUNT, OFF(training.grad_accum_steps), NULL, 0},
-	{"training.recompute", K_ENUM, OFF(training.recompute), recompute_names, 0},
-	{"precision", K_SECTION, NOFF, NULL, 0},
-	{"precision.param_bytes", K_COUNT, OFF(precision.param_bytes), NULL, 0},
-	{"precision.grad_bytes", K_COUNT, OFF(precision.grad_bytes), NULL, 0},
-	{"precision.master_bytes", K_UINT, OFF(precision.master_bytes), NULL, 0},
-	{"precision.optimizer_bytes", K_UINT, OFF(precision.optimizer_bytes), NULL, 0},
-	{"collective", K_SECTION, NOFF, NULL, 0},
-	{"collective.ranks", K_COUNT, OFF(collective.ranks), NULL, 0},
-	{"collective.message_size", K_BYTES_POS, OFF(collective.msg_bytes), NULL, 0},
-	{"collective.link", K_ENUM, OFF(collective.link), link_names, 0},
-	{"memory", K_SECTION, NOFF, NULL, 0},
-	{"memory.cuda_context", K_BYTES, OFF(memory.cuda_context_bytes), NULL, 0},
-	{"memory.comm_buffers", K_BYTES, OFF(memory.comm_buffer_bytes), NULL, 0},
-	{"memory.workspace", K_BYTES, OFF(memory.workspace_bytes), NULL, 0},
-	{"memory.allocator_reserve", K_FRACTION, OFF(memory.allocator_reserve), NULL, 0},
-	{"memory.activation_bytes_per_token_per_layer", K_REAL,
-	 OFF(memory.activation_bytes_per_token_per_layer), NULL, 0},
+	STRING("description", "free text; JSON has no comments"),
+	SECTION("model", REQ_HF, "the model's shape, here or from a Hugging Face config"),
+	STRING("model.hf_config",
+	       "a Hugging Face config.json, relative to this file's directory (from `--set`: to the current one)"),
+	COUNT("model.num_layers", model.num_layers, REQ_HF, 0, "", "", "transformer layers L"),
+	COUNT("model.hidden_size", model.hidden_size, REQ_HF, 0, "", "", "h"),
+	COUNT("model.num_attention_heads", model.num_attention_heads, REQ_HF, 0, "", "", "a"),
+	COUNT("model.num_kv_heads", model.num_kv_heads, OPT, 0, "derived: num_attention_heads", "",
+	      "KV heads (GQA/MQA); must divide a"),
+	COUNT("model.head_dim", model.head_dim, OPT, 0, "derived: hidden_size / num_attention_heads", "",
+	      "per-head dimension d; without it a must divide h (MLA: qk_nope_head_dim + qk_rope_head_dim)"),
+	COUNT("model.ffn_hidden_size", model.ffn_hidden_size, OPT, 0, "derived: 4 × hidden_size", "",
+	      "MLP inner size f"),
+	COUNT("model.vocab_size", model.vocab_size, REQ_HF, 0, "", "", "V"),
+	COUNT("model.seq_length", model.seq_length, REQ, 0, "", "",
+	      "tokens per sample s; required even with a Hugging Face config"),
+	ENUM("model.mlp", model.mlp, mlp_names, DC_MLP_SWIGLU, "\"swiglu\"", "3 or 2 h×f matrices per layer"),
+	BOOL("model.tie_word_embeddings", model.tie_word_embeddings, 0, "false", "output head shares the embedding"),
+	COUNT("model.params", model.params, OPT, 0, "derived: from the shape", "",
+	      "explicit parameter count; when present it drives the model-state ledger (docs/formulas.md, \"Parameter count\")"),
+	ENUM("model.norm", model.norm, norm_names, DC_NORM_RMSNORM, "\"rmsnorm\"",
+	     "h or 2h (weight and bias) parameters per norm"),
+	BOOL("model.qkv_bias", model.qkv_bias, 0, "false", "biases on q, k and v (Qwen2, GPT-2)"),
+	BOOL("model.out_bias", model.out_bias, 0, "false", "bias on the attention output projection (GPT-2)"),
+	BOOL("model.mlp_bias", model.mlp_bias, 0, "false", "biases on the MLP projections (GPT-2)"),
+	BOOL("model.qk_norm", model.qk_norm, 0, "false", "an RMSNorm of head_dim on q and on k per layer (Qwen3)"),
+	UINT("model.position_embeddings", model.position_embeddings, 0, "0", "",
+	     "rows of a learned position table (GPT-2's n_positions); 0 for RoPE"),
+	UINT("model.num_experts", model.num_experts, 0, "0", "", "routed experts per MoE layer E; 0: a dense model"),
+	COUNT("model.experts_per_token", model.experts_per_token, OPT, 0, "", "",
+	      "top-k; required with `num_experts`, at most E"),
+	COUNT("model.moe_ffn_hidden_size", model.moe_ffn_hidden_size, OPT, 0, "derived: ffn_hidden_size", "",
+	      "one routed expert's inner size"),
+	UINT("model.shared_expert_ffn_hidden_size", model.shared_expert_ffn_hidden_size, 0, "0", "",
+	     "the shared experts' inner size, together (DeepSeek: n_shared × moe size); 0: none"),
+	BOOL("model.shared_expert_gate", model.shared_expert_gate, 0, "false",
+	     "a sigmoid gate h → 1 on the shared expert (Qwen2-MoE)"),
+	BOOL("model.router_bias", model.router_bias, 0, "false", "a per-expert score bias in the router (DeepSeek-V3)"),
+	UINT("model.dense_layers", model.dense_layers, 0, "0", "",
+	     "the first layers keep a dense MLP of ffn_hidden_size (DeepSeek first_k_dense_replace); below num_layers"),
+	UINT("model.q_lora_rank", model.q_lora_rank, 0, "0", "",
+	     "MLA query compression rank; 0: one h × a(nope + rope) projection"),
+	UINT("model.kv_lora_rank", model.kv_lora_rank, 0, "0", "", "MLA key/value compression rank; 0: standard attention"),
+	COUNT("model.qk_rope_head_dim", model.qk_rope_head_dim, OPT, 0, "", "",
+	      "MLA: the rotary part of a query/key head; required with `kv_lora_rank`"),
+	COUNT("model.qk_nope_head_dim", model.qk_nope_head_dim, OPT, 0, "", "",
+	      "MLA: the rest of a query/key head; required with `kv_lora_rank`"),
+	COUNT("model.v_head_dim", model.v_head_dim, OPT, 0, "", "",
+	      "MLA: a value head; required with `kv_lora_rank`"),
+	SECTION("cluster", REQ, "the machines and their links"),
+	COUNT("cluster.num_nodes", cluster.num_nodes, REQ, 0, "", "", "machines"),
+	COUNT("cluster.gpus_per_node", cluster.gpus_per_node, REQ, 0, "", "", "GPUs (ranks) per machine"),
+	BYTES_POS("cluster.gpu_memory", cluster.gpu_mem_bytes, REQ, 0, "", "memory of one GPU, e.g. `\"80 GiB\"`"),
+	SECTION("cluster.intra_node", REQ, "the links between the GPUs of one node"),
+	BW("cluster.intra_node.bandwidth", cluster.intra_node.bw_bytes_per_s, REQ,
+	   "effective one-way GPU-to-GPU bandwidth inside a node (NVLink/NVSwitch/PCIe)"),
+	TIME("cluster.intra_node.latency", cluster.intra_node.latency_s, 0, "0", "per-message start-up α inside a node"),
+	SECTION("cluster.inter_node", REQ, "the links between nodes"),
+	BW("cluster.inter_node.bandwidth", cluster.inter_node.bw_bytes_per_s, REQ,
+	   "effective one-way bandwidth per GPU between nodes (InfiniBand, RoCE)"),
+	TIME("cluster.inter_node.latency", cluster.inter_node.latency_s, 0, "0", "per-message start-up α between nodes"),
+	SECTION("parallel", OPT, "the parallel layout"),
+	COUNT("parallel.dp", parallel.dp, OPT, 0, "derived: world / (tp × pp)", "",
+	      "data-parallel replicas; dp·tp·pp must equal the world size"),
+	COUNT("parallel.tp", parallel.tp, OPT, 1, "1", "", "tensor-parallel size; must divide a and num_kv_heads"),
+	COUNT("parallel.pp", parallel.pp, OPT, 1, "1", "", "pipeline stages; must divide num_layers"),
+	COUNT("parallel.ep", parallel.ep, OPT, 1, "1", "",
+	      "expert-parallel size (Megatron-Core): carved out of dp, so it must divide dp and model.num_experts; each rank holds num_experts / ep experts of every MoE layer"),
+	ORDER("parallel.order", "\"tp-cp-ep-dp-pp\"",
+	      "rank order, first axis varying fastest (Megatron-LM's rank generator); names tp, dp, pp once each, cp and ep optional, joined by `-`"),
+	ENUM("parallel.sharding", parallel.sharding, sharding_names, DC_SHARD_NONE, "\"none\"",
+	     "what is sharded over dp: nothing (DDP); master params + optimizer states; + gradients; + parameters"),
+	BOOL("parallel.reshard_after_forward", parallel.reshard_after_forward, 1, "true",
+	     "FSDP frees gathered parameters after forward and gathers them again for backward"),
+	BOOL("parallel.sequence_parallel", parallel.sequence_parallel, 0, "false",
+	     "Megatron sequence parallelism: the norm and dropout activations are split over the tp group (Korthikanti et al. 2022 §4.2.2); needs tp > 1"),
+	COUNT("parallel.virtual_pipeline", parallel.virtual_pipeline, OPT, 1, "1", "",
+	      "model chunks per pipeline rank, v (interleaved 1F1B, Megatron-LM 2021 §2.2.2); v > 1 needs pp > 1, pp·v dividing num_layers and grad_accum_steps a multiple of pp"),
+	ENUM("parallel.fsdp_unit", parallel.fsdp_unit, fsdp_unit_names, DC_FSDP_UNIT_LAYER, "\"layer\"",
+	     "FSDP AllGather granularity: one transformer layer, or the whole model in one group"),
+	BYTES_POS("parallel.bucket_size", parallel.bucket_bytes, OPT, 25 * MiB, "\"25 MiB\"",
+		  "DDP gradient bucket (PyTorch DDP's `bucket_cap_mb` default)"),
+	SECTION("training", OPT, "the batch and activation recomputation"),
+	COUNT("training.micro_batch_size", training.micro_batch_size, OPT, 1, "1", "", "samples per microbatch b"),
+	COUNT("training.grad_accum_steps", training.grad_accum_steps, OPT, 1, "1", "", "microbatches per optimizer step"),
+	ENUM("training.recompute", training.recompute, recompute_names, DC_RECOMPUTE_NONE, "\"none\"",
+	     "activation recomputation (Korthikanti et al. 2022 §5): selective recomputes attention's softmax and dropout part, full keeps only each layer's input"),
+	SECTION("precision", OPT, "bytes per parameter of each model state"),
+	COUNT("precision.param_bytes", precision.param_bytes, OPT, 2, "2", "bytes/param", "working (BF16) parameters"),
+	COUNT("precision.grad_bytes", precision.grad_bytes, OPT, 2, "2", "bytes/param", "gradients"),
+	UINT("precision.master_bytes", precision.master_bytes, 4, "4", "bytes/param", "FP32 master copy (0: none)"),
+	UINT("precision.optimizer_bytes", precision.optimizer_bytes, 8, "8", "bytes/param",
+	     "optimizer states (Adam: 2 × 4)"),
+	SECTION("collective", OPT, "the ring AllReduce lab"),
+	COUNT("collective.ranks", collective.ranks, OPT, 0, "derived: the world size", "",
+	      "ring size p (global ranks 0..p−1); at most the world size"),
+	BYTES_POS("collective.message_size", collective.msg_bytes, OPT, 0,
+		  "derived: the gradient bytes of the rank holding the most parameters",
+		  "M, the tensor each rank holds; by default the most loaded rank's tp and ep shard of the heaviest pipeline stage (embedding or head included) × grad_bytes"),
+	ENUM("collective.link", collective.link, link_names, DC_LINK_AUTO, "\"auto\"",
+	     "auto: intra_node when p ≤ gpus_per_node, else inter_node"),
+	SECTION("memory", OPT, "named per-rank overheads of the memory ledger"),
+	BYTES("memory.cuda_context", memory.cuda_context_bytes, 512 * MiB, "\"512 MiB\"",
+	      "CUDA context and loaded kernels"),
+	BYTES("memory.comm_buffers", memory.comm_buffer_bytes, 256 * MiB, "\"256 MiB\"",
+	      "communication library (NCCL) buffers"),
+	BYTES("memory.workspace", memory.workspace_bytes, 256 * MiB, "\"256 MiB\"",
+	      "framework workspace (cuBLAS, temporary buffers)"),
+	FRACTION("memory.allocator_reserve", memory.allocator_reserve, 0.05, "0.05",
+		 "caching-allocator fragmentation and reserve, as a fraction of each phase's subtotal (rounded up to a byte)"),
+	REAL("memory.activation_bytes_per_token_per_layer", memory.activation_bytes_per_token_per_layer, 0,
+	     "derived: Korthikanti et al. 2022", "bytes",
+	     "overrides the activation estimate: bytes one rank holds per token (of one microbatch) per layer, after its tp split"),
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -160,7 +242,7 @@ struct loader {
 static int find_key(const char *path)
 {
 	for (size_t i = 0; i < NKEYS; i++)
-		if (strcmp(keys[i].path, path) == 0)
+		if (strcmp(keys[i].info.path, path) == 0)
 			return (int)i;
 	return -1;
 }
@@ -606,7 +688,7 @@ static const char *last_part(const char *path)
 static int is_child(size_t i, const char *prefix)
 {
 	size_t pl = strlen(prefix);
-	const char *p = keys[i].path;
+	const char *p = keys[i].info.path;
 	if (pl == 0)
 		return strchr(p, '.') == NULL;
 	return strncmp(p, prefix, pl) == 0 && p[pl] == '.' && strchr(p + pl + 1, '.') == NULL;
@@ -620,7 +702,7 @@ static const char *suggest(const char *prefix, const char *name)
 	for (size_t i = 0; i < NKEYS; i++) {
 		if (!is_child(i, prefix))
 			continue;
-		size_t d = edit_distance(name, last_part(keys[i].path));
+		size_t d = edit_distance(name, last_part(keys[i].info.path));
 		if (d < best) {
 			best = d;
 			bi = i;
@@ -628,10 +710,10 @@ static const char *suggest(const char *prefix, const char *name)
 	}
 	size_t nl = strlen(name);
 	if (best <= 2 || (best <= 3 && nl > 6) || (nl > 0 && best * 3 <= nl))
-		return keys[bi].path;
+		return keys[bi].info.path;
 	for (size_t i = 0; i < NKEYS; i++)
-		if (strcmp(last_part(keys[i].path), name) == 0)
-			return keys[i].path;
+		if (strcmp(last_part(keys[i].info.path), name) == 0)
+			return keys[i].info.path;
 	return NULL;
 }
 
@@ -694,65 +776,100 @@ static int check_number(struct loader *l, int ki, const cJSON *v, double *out)
 	const struct key *k = &keys[ki];
 	double d = v->valuedouble;
 	if (!isfinite(d)) {
-		errorf(l, ki, "'%s': must be a finite number, got a number too large for a double", k->path);
+		errorf(l, ki, "'%s': must be a finite number, got a number too large for a double", k->info.path);
 		return -1;
 	}
 	*out = d;
 	return 0;
 }
 
-static int read_integer(struct loader *l, int ki, const cJSON *v, uint64_t min, uint64_t *out)
+/* The bound `v` as a message says it: 2^53 by name. */
+static void fmt_bound(char *buf, size_t len, double v)
+{
+	if (v == DC_MAX_EXACT_INT)
+		snprintf(buf, len, "2^53 (9007199254740992)");
+	else
+		fmt_num(buf, len, v);
+}
+
+/* A whole number in the row's bounds [lo, hi). */
+static int read_integer(struct loader *l, int ki, const cJSON *v, uint64_t *out)
 {
 	const struct key *k = &keys[ki];
 	double d;
 	char num[40];
 	if (!cJSON_IsNumber(v)) {
-		errorf(l, ki, "'%s': expected an integer, got %s", k->path, describe(l, v));
+		errorf(l, ki, "'%s': expected an integer, got %s", k->info.path, describe(l, v));
 		return -1;
 	}
 	if (check_number(l, ki, v, &d) != 0)
 		return -1;
 	if (d != floor(d)) {
 		fmt_num(num, sizeof(num), d);
-		errorf(l, ki, "'%s': must be a whole number, got %s", k->path, num);
+		errorf(l, ki, "'%s': must be a whole number, got %s", k->info.path, num);
 		return -1;
 	}
-	if (d < (double)min) {
-		errorf(l, ki, "'%s': must be %s, got %.0f", k->path, min ? "at least 1" : "non-negative", d);
+	if (d < k->lo) {
+		if (k->lo > 0)
+			errorf(l, ki, "'%s': must be at least %.0f, got %.0f", k->info.path, k->lo, d);
+		else
+			errorf(l, ki, "'%s': must be non-negative, got %.0f", k->info.path, d);
 		return -1;
 	}
-	if (d >= DC_MAX_EXACT_INT) {
+	if (d >= k->hi) {
 		/* the text may not be exactly d (2^53 + 1 reads as 2^53): say "about" */
-		errorf(l, ki, "'%s': must be below 2^53 (9007199254740992), got about %.6g", k->path, d);
+		fmt_bound(num, sizeof(num), k->hi);
+		errorf(l, ki, "'%s': must be below %s, got about %.6g", k->info.path, num, d);
 		return -1;
 	}
 	*out = (uint64_t)d;
 	return 0;
 }
 
-static int read_bytes(struct loader *l, int ki, const cJSON *v, uint64_t min, uint64_t *out)
+/* Bytes as a number or a string with a unit, at least the row's lo (the
+ * units parser refuses strings above 2^53 bytes). */
+static int read_bytes(struct loader *l, int ki, const cJSON *v, uint64_t *out)
 {
 	const struct key *k = &keys[ki];
 	char err[256];
 	if (cJSON_IsString(v)) {
 		if (dc_units_parse_bytes(v->valuestring, out, err, sizeof(err)) != 0) {
-			errorf(l, ki, "'%s': %s", k->path, err);
+			errorf(l, ki, "'%s': %s", k->info.path, err);
 			return -1;
 		}
-		if (*out < min) {
-			errorf(l, ki, "'%s': must be at least 1 byte, got '%s'", k->path, v->valuestring);
+		if ((double)*out < k->lo) {
+			errorf(l, ki, "'%s': must be at least %.0f byte%s, got '%s'", k->info.path, k->lo,
+			       k->lo == 1 ? "" : "s", v->valuestring);
 			return -1;
 		}
 		return 0;
 	}
 	if (!cJSON_IsNumber(v)) {
-		errorf(l, ki, "'%s': expected bytes as a number or a string like \"80 GiB\", got %s", k->path,
+		errorf(l, ki, "'%s': expected bytes as a number or a string like \"80 GiB\", got %s", k->info.path,
 		       describe(l, v));
 		return -1;
 	}
-	return read_integer(l, ki, v, min, out);
+	return read_integer(l, ki, v, out);
 }
 
+/* Is `v` below the row's lower bound? */
+static int below(const struct key *k, double v)
+{
+	return k->lo_open ? !(v > k->lo) : v < k->lo;
+}
+
+/* The row's lower bound as a message words it: "must be positive", "must
+ * not be negative", "must be at least 2". */
+static void lower_bound_text(const struct key *k, char *buf, size_t len)
+{
+	if (k->lo == 0)
+		snprintf(buf, len, "%s", k->lo_open ? "must be positive" : "must not be negative");
+	else
+		snprintf(buf, len, "must be %s %g", k->lo_open ? "above" : "at least", k->lo);
+}
+
+/* A bandwidth or a time, as a number in base units or a string with a unit,
+ * in the row's bounds. */
 static int read_real(struct loader *l, int ki, const cJSON *v, enum dc_quantity q, double *out)
 {
 	const struct key *k = &keys[ki];
@@ -761,38 +878,36 @@ static int read_real(struct loader *l, int ki, const cJSON *v, enum dc_quantity 
 		int rc = q == DC_Q_BANDWIDTH ? dc_units_parse_bandwidth(v->valuestring, out, err, sizeof(err))
 					     : dc_units_parse_time(v->valuestring, out, err, sizeof(err));
 		if (rc != 0) {
-			errorf(l, ki, "'%s': %s", k->path, err);
+			errorf(l, ki, "'%s': %s", k->info.path, err);
 			return -1;
 		}
 	} else if (cJSON_IsNumber(v)) {
 		if (check_number(l, ki, v, out) != 0)
 			return -1;
 	} else {
-		errorf(l, ki, "'%s': expected %s, got %s", k->path,
+		errorf(l, ki, "'%s': expected %s, got %s", k->info.path,
 		       q == DC_Q_BANDWIDTH ? "a bandwidth like \"50 GB/s\" or a number in bytes/s"
 					   : "a time like \"5 us\" or a number in seconds",
 		       describe(l, v));
 		return -1;
 	}
-	if (q == DC_Q_BANDWIDTH && !(*out > 0)) {
-		if (cJSON_IsString(v))
-			errorf(l, ki, "'%s': must be positive, got \"%s\"", k->path, v->valuestring);
+	if (below(k, *out)) {
+		char want[64];
+		lower_bound_text(k, want, sizeof(want));
+		if (q == DC_Q_BANDWIDTH && cJSON_IsString(v))
+			errorf(l, ki, "'%s': %s, got \"%s\"", k->info.path, want, v->valuestring);
 		else
-			errorf(l, ki, "'%s': must be positive, got %s", k->path, describe(l, v));
-		return -1;
-	}
-	if (q == DC_Q_TIME && *out < 0) {
-		errorf(l, ki, "'%s': must not be negative, got %s", k->path, describe(l, v));
+			errorf(l, ki, "'%s': %s, got %s", k->info.path, want, describe(l, v));
 		return -1;
 	}
 	/* a plain number is in base units: flag the classic slip of writing
 	 * the number of a unit string without the unit */
 	if (cJSON_IsNumber(v) && q == DC_Q_TIME && *out >= 1e-3)
 		warnf(l, ki, "'%s': %g is in seconds (a plain number is seconds); if you meant %g us, write \"%g us\"",
-		      k->path, *out, *out, *out);
+		      k->info.path, *out, *out, *out);
 	if (cJSON_IsNumber(v) && q == DC_Q_BANDWIDTH && *out < 1e6)
 		warnf(l, ki, "'%s': %g is in bytes per second (a plain number is bytes/s); if you meant %g GB/s, write \"%g GB/s\"",
-		      k->path, *out, *out, *out);
+		      k->info.path, *out, *out, *out);
 	return 0;
 }
 
@@ -849,11 +964,11 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 	double d;
 
 	if (cJSON_IsNull(v)) {
-		errorf(l, ki, "'%s': null is not allowed; remove the key to use the default", k->path);
+		errorf(l, ki, "'%s': null is not allowed; remove the key to use the default", k->info.path);
 		return;
 	}
 	if (cJSON_IsString(v) && strlen(v->valuestring) > DC_CONFIG_MAX_STRING) {
-		errorf(l, ki, "'%s': string must be at most %d bytes, got %zu bytes", k->path, DC_CONFIG_MAX_STRING,
+		errorf(l, ki, "'%s': string must be at most %d bytes, got %zu bytes", k->info.path, DC_CONFIG_MAX_STRING,
 		       strlen(v->valuestring));
 		return;
 	}
@@ -862,12 +977,12 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 		break;
 	case K_COUNT:
 	case K_UINT:
-		if (read_integer(l, ki, v, k->kind == K_COUNT, &u) == 0)
+		if (read_integer(l, ki, v, &u) == 0)
 			*(uint64_t *)field(l, k) = u;
 		break;
 	case K_BYTES:
 	case K_BYTES_POS:
-		if (read_bytes(l, ki, v, k->kind == K_BYTES_POS, &u) == 0)
+		if (read_bytes(l, ki, v, &u) == 0)
 			*(uint64_t *)field(l, k) = u;
 		break;
 	case K_BW:
@@ -877,62 +992,66 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 		break;
 	case K_BOOL:
 		if (!cJSON_IsBool(v))
-			errorf(l, ki, "'%s': expected true or false, got %s", k->path, describe(l, v));
+			errorf(l, ki, "'%s': expected true or false, got %s", k->info.path, describe(l, v));
 		else
 			*(int *)field(l, k) = cJSON_IsTrue(v);
 		break;
 	case K_ENUM: {
 		char list[160] = "";
 		if (cJSON_IsString(v)) {
-			for (int i = 0; k->names[i]; i++)
-				if (strcmp(v->valuestring, k->names[i]) == 0) {
+			for (int i = 0; k->info.choices[i]; i++)
+				if (strcmp(v->valuestring, k->info.choices[i]) == 0) {
 					*(int *)field(l, k) = i;
 					return;
 				}
 		}
-		for (int i = 0; k->names[i]; i++) {
+		for (int i = 0; k->info.choices[i]; i++) {
 			strcat(list, i ? ", \"" : "\"");
-			strcat(list, k->names[i]);
+			strcat(list, k->info.choices[i]);
 			strcat(list, "\"");
 		}
 		if (cJSON_IsString(v))
-			errorf(l, ki, "'%s': unknown value \"%s\"; expected one of %s", k->path, v->valuestring, list);
+			errorf(l, ki, "'%s': unknown value \"%s\"; expected one of %s", k->info.path, v->valuestring, list);
 		else
-			errorf(l, ki, "'%s': expected one of %s, got %s", k->path, list, describe(l, v));
+			errorf(l, ki, "'%s': expected one of %s, got %s", k->info.path, list, describe(l, v));
 		break;
 	}
 	case K_ORDER:
 		if (!cJSON_IsString(v))
-			errorf(l, ki, "'%s': expected a string like \"tp-cp-ep-dp-pp\", got %s", k->path, describe(l, v));
+			errorf(l, ki, "'%s': expected a string like \"tp-cp-ep-dp-pp\", got %s", k->info.path, describe(l, v));
 		else
 			parse_order(l, ki, v->valuestring);
 		break;
 	case K_FRACTION:
 		if (!cJSON_IsNumber(v)) {
-			errorf(l, ki, "'%s': expected a number in [0, 1), got %s", k->path, describe(l, v));
+			errorf(l, ki, "'%s': expected a number in [%g, %g), got %s", k->info.path, k->lo, k->hi,
+			       describe(l, v));
 		} else if (check_number(l, ki, v, &d) == 0) {
-			if (d < 0 || d >= 1)
-				errorf(l, ki, "'%s': must be in [0, 1), got %g", k->path, d);
+			if (below(k, d) || d >= k->hi)
+				errorf(l, ki, "'%s': must be in [%g, %g), got %g", k->info.path, k->lo, k->hi, d);
 			else
 				*(double *)field(l, k) = d;
 		}
 		break;
 	case K_REAL:
 		if (!cJSON_IsNumber(v)) {
-			errorf(l, ki, "'%s': expected a number, got %s", k->path, describe(l, v));
+			errorf(l, ki, "'%s': expected a number, got %s", k->info.path, describe(l, v));
 		} else if (check_number(l, ki, v, &d) == 0) {
-			if (d < 0)
-				errorf(l, ki, "'%s': must not be negative, got %g", k->path, d);
-			else
+			if (below(k, d)) {
+				char want[64];
+				lower_bound_text(k, want, sizeof(want));
+				errorf(l, ki, "'%s': %s, got %g", k->info.path, want, d);
+			} else {
 				*(double *)field(l, k) = d;
+			}
 		}
 		break;
 	case K_STRING:
 		if (!cJSON_IsString(v))
-			errorf(l, ki, "'%s': expected a string, got %s", k->path, describe(l, v));
-		else if (strcmp(k->path, "model.hf_config") == 0 && !*v->valuestring)
-			errorf(l, ki, "'%s': expected the path of a Hugging Face config.json, got an empty string", k->path);
-		else if (strcmp(k->path, "model.hf_config") == 0)
+			errorf(l, ki, "'%s': expected a string, got %s", k->info.path, describe(l, v));
+		else if (strcmp(k->info.path, "model.hf_config") == 0 && !*v->valuestring)
+			errorf(l, ki, "'%s': expected the path of a Hugging Face config.json, got an empty string", k->info.path);
+		else if (strcmp(k->info.path, "model.hf_config") == 0)
 			snprintf(l->hf_path, sizeof(l->hf_path), "%s", v->valuestring);
 		break;
 	}
@@ -1074,40 +1193,56 @@ static int apply_override(struct loader *l, cJSON *root, const char *text)
 
 /* ---- defaults and cross-field checks ---- */
 
+/* Does the row's default text write a value (rather than "derived: ...",
+ * or nothing)? */
+static int literal_default(const struct key *k)
+{
+	return k->info.default_text[0] && strncmp(k->info.default_text, "derived:", 8) != 0;
+}
+
+/* Every row's literal default; what is derived stays 0 until cross_check. */
 static void set_defaults(struct dc_config *c)
 {
 	static const enum dc_axis megatron[DC_AXIS_COUNT] = {DC_AXIS_TP, DC_AXIS_CP, DC_AXIS_EP,
 							     DC_AXIS_DP, DC_AXIS_PP};
 	memset(c, 0, sizeof(*c));
-	c->model.mlp = DC_MLP_SWIGLU;
-	c->parallel.tp = 1;
-	c->parallel.pp = 1;
-	c->parallel.ep = 1;
-	snprintf(c->model.family, sizeof(c->model.family), "custom");
+	for (size_t i = 0; i < NKEYS; i++) {
+		const struct key *k = &keys[i];
+		void *f = (char *)c + k->off;
+		if (k->off == NOFF || !literal_default(k))
+			continue;
+		switch (k->kind) {
+		case K_COUNT:
+		case K_UINT:
+		case K_BYTES:
+		case K_BYTES_POS:
+			*(uint64_t *)f = (uint64_t)k->def;
+			break;
+		case K_BW:
+		case K_TIME:
+		case K_FRACTION:
+		case K_REAL:
+			*(double *)f = k->def;
+			break;
+		case K_BOOL:
+		case K_ENUM:
+			*(int *)f = (int)k->def;
+			break;
+		case K_SECTION:
+		case K_ORDER:
+		case K_STRING:
+			break;
+		}
+	}
+	/* parallel.order's row says "tp-cp-ep-dp-pp": Megatron-LM's order */
 	memcpy(c->parallel.order, megatron, sizeof(megatron));
 	snprintf(c->parallel.order_text, sizeof(c->parallel.order_text), "tp-cp-ep-dp-pp");
-	c->parallel.sharding = DC_SHARD_NONE;
-	c->parallel.reshard_after_forward = 1;
-	c->parallel.fsdp_unit = DC_FSDP_UNIT_LAYER;
-	c->parallel.bucket_bytes = 25u * 1024u * 1024u; /* PyTorch DDP bucket_cap_mb = 25 */
-	c->parallel.virtual_pipeline = 1;
-	c->training.recompute = DC_RECOMPUTE_NONE;
-	c->training.micro_batch_size = 1;
-	c->training.grad_accum_steps = 1;
-	c->precision.param_bytes = 2;
-	c->precision.grad_bytes = 2;
-	c->precision.master_bytes = 4;
-	c->precision.optimizer_bytes = 8;
-	c->collective.link = DC_LINK_AUTO;
-	c->memory.cuda_context_bytes = 512u * 1024u * 1024u;
-	c->memory.comm_buffer_bytes = 256u * 1024u * 1024u;
-	c->memory.workspace_bytes = 256u * 1024u * 1024u;
-	c->memory.allocator_reserve = 0.05;
+	snprintf(c->model.family, sizeof(c->model.family), "custom");
 }
 
 static int is_required(const struct loader *l, size_t i)
 {
-	return keys[i].required == 1 || (keys[i].required == 2 && !l->hf_loaded);
+	return keys[i].info.need == DC_KEY_REQUIRED || (keys[i].info.need == DC_KEY_REQUIRED_UNLESS_HF && !l->hf_loaded);
 }
 
 /* Mixture-of-experts and MLA keys: defaults and rules (docs/config.md). */
@@ -1157,19 +1292,19 @@ static void cross_check(struct loader *l)
 	for (size_t i = 0; i < NKEYS; i++)
 		if (is_required(l, i) && !l->seen[i]) {
 			/* a missing section already implies its keys */
-			const char *dot = strrchr(keys[i].path, '.');
+			const char *dot = strrchr(keys[i].info.path, '.');
 			if (dot) {
 				char sec[64];
-				snprintf(sec, sizeof(sec), "%.*s", (int)(dot - keys[i].path), keys[i].path);
+				snprintf(sec, sizeof(sec), "%.*s", (int)(dot - keys[i].info.path), keys[i].info.path);
 				int si = find_key(sec);
 				if (si >= 0 && !l->seen[si] && is_required(l, (size_t)si))
 					continue;
 			}
-			if (l->hf_loaded && strcmp(keys[i].path, "model.seq_length") == 0)
+			if (l->hf_loaded && strcmp(keys[i].info.path, "model.seq_length") == 0)
 				errorf(l, -1, "'%s': required key is missing; a Hugging Face config gives no training sequence length (max_position_embeddings is the longest context)",
-				       keys[i].path);
+				       keys[i].info.path);
 			else
-				errorf(l, -1, "'%s': required key is missing", keys[i].path);
+				errorf(l, -1, "'%s': required key is missing", keys[i].info.path);
 		}
 	if (l->errors)
 		return;
@@ -1460,8 +1595,8 @@ static char *read_limited(const char *path, const char *via, size_t *len, struct
 
 static int is_model_shape_key(size_t i)
 {
-	return strncmp(keys[i].path, "model.", 6) == 0 && keys[i].off != NOFF &&
-	       strcmp(keys[i].path, "model.params") != 0 && strcmp(keys[i].path, "model.seq_length") != 0;
+	return strncmp(keys[i].info.path, "model.", 6) == 0 && keys[i].off != NOFF &&
+	       strcmp(keys[i].info.path, "model.params") != 0 && strcmp(keys[i].info.path, "model.seq_length") != 0;
 }
 
 /* The Hugging Face config named by --model or model.hf_config: read it
@@ -1681,4 +1816,22 @@ const char *dc_norm_name(enum dc_norm n)
 const char *dc_link_choice_name(enum dc_link_choice l)
 {
 	return link_names[l];
+}
+
+/* ---- the key table, read-only (config.h) ---- */
+
+size_t dc_config_key_count(void)
+{
+	return NKEYS;
+}
+
+const struct dc_config_key_info *dc_config_key_at(size_t i)
+{
+	return i < NKEYS ? &keys[i].info : NULL;
+}
+
+const struct dc_config_key_info *dc_config_key_find(const char *path)
+{
+	int ki = find_key(path);
+	return ki < 0 ? NULL : &keys[ki].info;
 }
