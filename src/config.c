@@ -1242,17 +1242,67 @@ static void set_defaults(struct dc_config *c)
 
 static int is_required(const struct loader *l, size_t i)
 {
-	return keys[i].info.need == DC_KEY_REQUIRED || (keys[i].info.need == DC_KEY_REQUIRED_UNLESS_HF && !l->hf_loaded);
+	enum dc_config_need need = keys[i].info.need;
+	return need == DC_KEY_REQUIRED || (need == DC_KEY_REQUIRED_UNLESS_HF && !l->hf_loaded);
+}
+
+/* ---- cross-field rules ----
+ *
+ * Once every key read cleanly, the rules run in table order, each reporting
+ * every problem it finds, so one load names them all. A rule returns -1 to
+ * end the walk when the rules below would read what it could not vouch for
+ * (the world size, a product that overflows, the shape); else 0. A rule
+ * also fills the derived default of a key it checks, before the rules
+ * below read it. */
+
+struct rule {
+	struct dc_config_rule_info info;
+	int (*check)(struct loader *l);
+};
+
+static int seen(const struct loader *l, const char *path)
+{
+	return l->seen[find_key(path)];
+}
+
+/* The report lists every rank and group: O(world) work and output, so the
+ * world is capped at 2^24 ranks (today's largest clusters are ~10^5 GPUs)
+ * to keep a typo from running for minutes. */
+static int rule_world(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	if (dc_mul_u64(c->cluster.num_nodes, c->cluster.gpus_per_node, &c->world_size) ||
+	    c->world_size > DC_MAX_WORLD) {
+		errorf(l, find_key("cluster.num_nodes"),
+		       "'cluster.num_nodes': num_nodes x gpus_per_node must be at most %llu ranks, got %llu x %llu",
+		       (unsigned long long)DC_MAX_WORLD, (unsigned long long)c->cluster.num_nodes,
+		       (unsigned long long)c->cluster.gpus_per_node);
+		return -1;
+	}
+	return 0;
+}
+
+static int rule_ffn_default(struct loader *l)
+{
+	struct dc_model *m = &l->cfg->model;
+	if (!seen(l, "model.ffn_hidden_size") && dc_mul_u64(m->hidden_size, 4, &m->ffn_hidden_size)) {
+		errorf(l, find_key("model.hidden_size"),
+		       "'model.hidden_size': 4 x hidden_size (the default ffn_hidden_size) overflows 64 bits, got %llu",
+		       (unsigned long long)m->hidden_size);
+		return -1;
+	}
+	return 0;
 }
 
 /* Mixture-of-experts and MLA keys: defaults and rules (docs/config.md). */
-static void check_moe_mla(struct loader *l)
+static int rule_moe_mla(struct loader *l)
 {
 	struct dc_model *m = &l->cfg->model;
 	int k_ept = find_key("model.experts_per_token");
+	size_t errors = l->errors;
 
 	if (m->num_experts) {
-		if (!l->seen[find_key("model.moe_ffn_hidden_size")])
+		if (!seen(l, "model.moe_ffn_hidden_size"))
 			m->moe_ffn_hidden_size = m->ffn_hidden_size;
 		if (!l->seen[k_ept])
 			errorf(l, find_key("model.num_experts"),
@@ -1270,94 +1320,76 @@ static void check_moe_mla(struct loader *l)
 		static const char *const need[] = {"model.qk_rope_head_dim", "model.qk_nope_head_dim",
 						   "model.v_head_dim"};
 		for (size_t i = 0; i < 3; i++)
-			if (!l->seen[find_key(need[i])])
+			if (!seen(l, need[i]))
 				errorf(l, find_key("model.kv_lora_rank"), "'%s': required with model.kv_lora_rank (MLA)",
 				       need[i]);
 		/* MLA: every head has its own k and v after the up-projection */
-		if (!l->seen[find_key("model.num_kv_heads")])
+		if (!seen(l, "model.num_kv_heads"))
 			m->num_kv_heads = m->num_attention_heads;
-		if (!l->seen[find_key("model.head_dim")])
+		if (!seen(l, "model.head_dim"))
 			m->head_dim = m->qk_nope_head_dim + m->qk_rope_head_dim;
 	}
+	return l->errors > errors ? -1 : 0;
 }
 
-static void cross_check(struct loader *l)
+static int rule_head_dim(struct loader *l)
 {
-	struct dc_config *c = l->cfg;
-	struct dc_model *m = &c->model;
-	struct dc_parallel *p = &c->parallel;
-	int k_tp = find_key("parallel.tp"), k_pp = find_key("parallel.pp"), k_dp = find_key("parallel.dp");
-	uint64_t tp_pp, state_bytes;
+	struct dc_model *m = &l->cfg->model;
+	if (seen(l, "model.head_dim") || m->kv_lora_rank)
+		return 0;
+	if (m->hidden_size % m->num_attention_heads != 0) {
+		errorf(l, find_key("model.num_attention_heads"),
+		       "'model.num_attention_heads': must divide model.hidden_size (%llu) unless model.head_dim is given, got %llu",
+		       (unsigned long long)m->hidden_size, (unsigned long long)m->num_attention_heads);
+		return -1;
+	}
+	m->head_dim = m->hidden_size / m->num_attention_heads;
+	return 0;
+}
 
-	for (size_t i = 0; i < NKEYS; i++)
-		if (is_required(l, i) && !l->seen[i]) {
-			/* a missing section already implies its keys */
-			const char *dot = strrchr(keys[i].info.path, '.');
-			if (dot) {
-				char sec[64];
-				snprintf(sec, sizeof(sec), "%.*s", (int)(dot - keys[i].info.path), keys[i].info.path);
-				int si = find_key(sec);
-				if (si >= 0 && !l->seen[si] && is_required(l, (size_t)si))
-					continue;
-			}
-			if (l->hf_loaded && strcmp(keys[i].info.path, "model.seq_length") == 0)
-				errorf(l, -1, "'%s': required key is missing; a Hugging Face config gives no training sequence length (max_position_embeddings is the longest context)",
-				       keys[i].info.path);
-			else
-				errorf(l, -1, "'%s': required key is missing", keys[i].info.path);
-		}
-	if (l->errors)
-		return;
-
-	/* the report lists every rank and group: O(world) work and output, so
-	 * the world is capped at 2^24 ranks (today's largest clusters are
-	 * ~10^5 GPUs) to keep a typo from running for minutes */
-	if (dc_mul_u64(c->cluster.num_nodes, c->cluster.gpus_per_node, &c->world_size) ||
-	    c->world_size > DC_MAX_WORLD) {
-		errorf(l, find_key("cluster.num_nodes"),
-		       "'cluster.num_nodes': num_nodes x gpus_per_node must be at most %llu ranks, got %llu x %llu",
-		       (unsigned long long)DC_MAX_WORLD, (unsigned long long)c->cluster.num_nodes,
-		       (unsigned long long)c->cluster.gpus_per_node);
-		return;
-	}
-	if (!l->seen[find_key("model.num_kv_heads")])
-		m->num_kv_heads = m->num_attention_heads;
-	if (!l->seen[find_key("model.ffn_hidden_size")]) {
-		if (dc_mul_u64(m->hidden_size, 4, &m->ffn_hidden_size)) {
-			errorf(l, find_key("model.hidden_size"),
-			       "'model.hidden_size': 4 x hidden_size (the default ffn_hidden_size) overflows 64 bits, got %llu",
-			       (unsigned long long)m->hidden_size);
-			return;
-		}
-	}
-	check_moe_mla(l);
-	if (l->errors)
-		return;
-	if (!l->seen[find_key("model.head_dim")] && !m->kv_lora_rank) {
-		if (m->hidden_size % m->num_attention_heads != 0) {
-			errorf(l, find_key("model.num_attention_heads"),
-			       "'model.num_attention_heads': must divide model.hidden_size (%llu) unless model.head_dim is given, got %llu",
-			       (unsigned long long)m->hidden_size, (unsigned long long)m->num_attention_heads);
-			return;
-		}
-		m->head_dim = m->hidden_size / m->num_attention_heads;
-	}
+static int rule_positions(struct loader *l)
+{
+	const struct dc_model *m = &l->cfg->model;
 	if (m->position_embeddings > 0 && m->seq_length > m->position_embeddings)
 		errorf(l, find_key("model.seq_length"),
 		       "'model.seq_length': %llu tokens do not fit the learned position table of %llu positions (GPT-2's n_positions); use at most %llu",
 		       (unsigned long long)m->seq_length, (unsigned long long)m->position_embeddings,
 		       (unsigned long long)m->position_embeddings);
+	return 0;
+}
+
+static int rule_kv_heads(struct loader *l)
+{
+	struct dc_model *m = &l->cfg->model;
+	if (!seen(l, "model.num_kv_heads"))
+		m->num_kv_heads = m->num_attention_heads;
 	if (m->num_kv_heads > m->num_attention_heads || m->num_attention_heads % m->num_kv_heads != 0)
 		errorf(l, find_key("model.num_kv_heads"),
 		       "'model.num_kv_heads': must divide model.num_attention_heads (%llu), got %llu",
 		       (unsigned long long)m->num_attention_heads, (unsigned long long)m->num_kv_heads);
+	return 0;
+}
 
-	/* layout: dp x tp x pp = world */
+static int rule_tp_pp(struct loader *l)
+{
+	const struct dc_parallel *p = &l->cfg->parallel;
+	uint64_t tp_pp;
 	if (dc_mul_u64(p->tp, p->pp, &tp_pp)) {
-		errorf(l, k_tp, "'parallel.tp': tp x pp overflows 64 bits, got %llu x %llu", (unsigned long long)p->tp,
-		       (unsigned long long)p->pp);
-		return;
+		errorf(l, find_key("parallel.tp"), "'parallel.tp': tp x pp overflows 64 bits, got %llu x %llu",
+		       (unsigned long long)p->tp, (unsigned long long)p->pp);
+		return -1;
 	}
+	return 0;
+}
+
+/* dp x tp x pp = world; dp, when absent, is what makes it so. */
+static int rule_layout(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	struct dc_parallel *p = &c->parallel;
+	int k_tp = find_key("parallel.tp"), k_pp = find_key("parallel.pp"), k_dp = find_key("parallel.dp");
+	uint64_t tp_pp = p->tp * p->pp; /* rule_tp_pp: no overflow */
+
 	p->dp_explicit = l->seen[k_dp];
 	if (!p->dp_explicit) {
 		if (c->world_size % tp_pp != 0) {
@@ -1381,49 +1413,159 @@ static void cross_check(struct loader *l)
 			       (unsigned long long)c->world_size, hint);
 		}
 	}
+	return 0;
+}
+
+static int rule_tp_heads(struct loader *l)
+{
+	const struct dc_model *m = &l->cfg->model;
+	const struct dc_parallel *p = &l->cfg->parallel;
+	int k_tp = find_key("parallel.tp");
 	if (m->num_attention_heads % p->tp != 0)
 		errorf(l, k_tp, "'parallel.tp': must divide model.num_attention_heads (%llu), got %llu",
 		       (unsigned long long)m->num_attention_heads, (unsigned long long)p->tp);
 	else if (m->num_kv_heads % p->tp != 0)
 		errorf(l, k_tp, "'parallel.tp': must divide model.num_kv_heads (%llu), got %llu",
 		       (unsigned long long)m->num_kv_heads, (unsigned long long)p->tp);
-	/* expert parallelism (Megatron-Core): ep ranks are carved out of dp,
-	 * each holding num_experts / ep experts of every MoE layer */
-	if (p->ep > 1) {
-		int k_ep = find_key("parallel.ep");
-		if (p->dp % p->ep != 0)
-			errorf(l, k_ep, "'parallel.ep': must divide parallel.dp (%llu): expert-parallel ranks come out of the data-parallel ones, got %llu",
-			       (unsigned long long)p->dp, (unsigned long long)p->ep);
-		else if (!m->num_experts)
-			errorf(l, k_ep, "'parallel.ep': needs a mixture-of-experts model (model.num_experts), got ep %llu",
-			       (unsigned long long)p->ep);
-		else if (m->num_experts % p->ep != 0)
-			errorf(l, k_ep, "'parallel.ep': must divide model.num_experts (%llu), got %llu",
-			       (unsigned long long)m->num_experts, (unsigned long long)p->ep);
-	}
+	return 0;
+}
+
+/* Expert parallelism (Megatron-Core): ep ranks are carved out of dp, each
+ * holding num_experts / ep experts of every MoE layer. */
+static int rule_ep(struct loader *l)
+{
+	const struct dc_model *m = &l->cfg->model;
+	const struct dc_parallel *p = &l->cfg->parallel;
+	int k_ep = find_key("parallel.ep");
+	if (p->ep <= 1)
+		return 0;
+	if (p->dp % p->ep != 0)
+		errorf(l, k_ep, "'parallel.ep': must divide parallel.dp (%llu): expert-parallel ranks come out of the data-parallel ones, got %llu",
+		       (unsigned long long)p->dp, (unsigned long long)p->ep);
+	else if (!m->num_experts)
+		errorf(l, k_ep, "'parallel.ep': needs a mixture-of-experts model (model.num_experts), got ep %llu",
+		       (unsigned long long)p->ep);
+	else if (m->num_experts % p->ep != 0)
+		errorf(l, k_ep, "'parallel.ep': must divide model.num_experts (%llu), got %llu",
+		       (unsigned long long)m->num_experts, (unsigned long long)p->ep);
+	return 0;
+}
+
+static int rule_pp_layers(struct loader *l)
+{
+	const struct dc_model *m = &l->cfg->model;
+	const struct dc_parallel *p = &l->cfg->parallel;
 	if (m->num_layers % p->pp != 0)
-		errorf(l, k_pp, "'parallel.pp': must divide model.num_layers (%llu), got %llu",
+		errorf(l, find_key("parallel.pp"), "'parallel.pp': must divide model.num_layers (%llu), got %llu",
 		       (unsigned long long)m->num_layers, (unsigned long long)p->pp);
+	return 0;
+}
+
+static int rule_sequence_parallel(struct loader *l)
+{
+	const struct dc_parallel *p = &l->cfg->parallel;
 	if (p->sequence_parallel && p->tp < 2)
 		errorf(l, find_key("parallel.sequence_parallel"),
 		       "'parallel.sequence_parallel': needs parallel.tp > 1 (it splits the tp group's activations), got tp %llu",
 		       (unsigned long long)p->tp);
-	if (p->virtual_pipeline > 1) {
-		int kv = find_key("parallel.virtual_pipeline");
-		uint64_t chunks;
-		if (p->pp < 2)
-			errorf(l, kv, "'parallel.virtual_pipeline': an interleaved schedule needs parallel.pp > 1, got pp %llu",
-			       (unsigned long long)p->pp);
-		else if (dc_mul_u64(p->pp, p->virtual_pipeline, &chunks) || m->num_layers % chunks != 0)
-			errorf(l, kv,
-			       "'parallel.virtual_pipeline': pp x virtual_pipeline (%llu x %llu) must divide model.num_layers (%llu)",
-			       (unsigned long long)p->pp, (unsigned long long)p->virtual_pipeline,
-			       (unsigned long long)m->num_layers);
-		else if (c->training.grad_accum_steps % p->pp != 0)
-			errorf(l, kv,
-			       "'parallel.virtual_pipeline': the interleaved schedule needs training.grad_accum_steps (%llu microbatches) to be a multiple of parallel.pp (%llu)",
-			       (unsigned long long)c->training.grad_accum_steps, (unsigned long long)p->pp);
-	}
+	return 0;
+}
+
+static int rule_virtual_pipeline(struct loader *l)
+{
+	const struct dc_config *c = l->cfg;
+	const struct dc_parallel *p = &c->parallel;
+	int kv = find_key("parallel.virtual_pipeline");
+	uint64_t chunks;
+	if (p->virtual_pipeline <= 1)
+		return 0;
+	if (p->pp < 2)
+		errorf(l, kv, "'parallel.virtual_pipeline': an interleaved schedule needs parallel.pp > 1, got pp %llu",
+		       (unsigned long long)p->pp);
+	else if (dc_mul_u64(p->pp, p->virtual_pipeline, &chunks) || c->model.num_layers % chunks != 0)
+		errorf(l, kv,
+		       "'parallel.virtual_pipeline': pp x virtual_pipeline (%llu x %llu) must divide model.num_layers (%llu)",
+		       (unsigned long long)p->pp, (unsigned long long)p->virtual_pipeline,
+		       (unsigned long long)c->model.num_layers);
+	else if (c->training.grad_accum_steps % p->pp != 0)
+		errorf(l, kv,
+		       "'parallel.virtual_pipeline': the interleaved schedule needs training.grad_accum_steps (%llu microbatches) to be a multiple of parallel.pp (%llu)",
+		       (unsigned long long)c->training.grad_accum_steps, (unsigned long long)p->pp);
+	return 0;
+}
+
+#define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static const struct rule rules[] = {
+	{{"the world, num_nodes × gpus_per_node, is at most 2^24 ranks",
+	  KEYS("cluster.num_nodes", "cluster.gpus_per_node")}, rule_world},
+	{{"ffn_hidden_size defaults to 4 × hidden_size, which fits 64 bits",
+	  KEYS("model.ffn_hidden_size", "model.hidden_size")}, rule_ffn_default},
+	{{"experts_per_token comes with num_experts and is at most it; dense_layers is below num_layers; "
+	  "kv_lora_rank (MLA) comes with the three MLA head sizes",
+	  KEYS("model.num_experts", "model.experts_per_token", "model.moe_ffn_hidden_size", "model.dense_layers",
+	       "model.num_layers", "model.kv_lora_rank", "model.qk_rope_head_dim", "model.qk_nope_head_dim",
+	       "model.v_head_dim")}, rule_moe_mla},
+	{{"num_attention_heads divides hidden_size unless head_dim is given",
+	  KEYS("model.num_attention_heads", "model.hidden_size", "model.head_dim")}, rule_head_dim},
+	{{"seq_length fits a learned position table",
+	  KEYS("model.seq_length", "model.position_embeddings")}, rule_positions},
+	{{"num_kv_heads divides num_attention_heads",
+	  KEYS("model.num_kv_heads", "model.num_attention_heads")}, rule_kv_heads},
+	{{"tp × pp fits 64 bits", KEYS("parallel.tp", "parallel.pp")}, rule_tp_pp},
+	{{"dp × tp × pp equals the world size; without dp, tp × pp divides it",
+	  KEYS("parallel.dp", "parallel.tp", "parallel.pp", "cluster.num_nodes", "cluster.gpus_per_node")},
+	 rule_layout},
+	{{"tp divides num_attention_heads and num_kv_heads",
+	  KEYS("parallel.tp", "model.num_attention_heads", "model.num_kv_heads")}, rule_tp_heads},
+	{{"ep > 1 divides dp and num_experts, on a mixture-of-experts model",
+	  KEYS("parallel.ep", "parallel.dp", "model.num_experts")}, rule_ep},
+	{{"pp divides num_layers", KEYS("parallel.pp", "model.num_layers")}, rule_pp_layers},
+	{{"sequence_parallel needs tp > 1", KEYS("parallel.sequence_parallel", "parallel.tp")},
+	 rule_sequence_parallel},
+	{{"virtual_pipeline > 1 needs pp > 1, pp × virtual_pipeline dividing num_layers and grad_accum_steps a multiple of pp",
+	  KEYS("parallel.virtual_pipeline", "parallel.pp", "model.num_layers", "training.grad_accum_steps")},
+	 rule_virtual_pipeline},
+};
+
+#define NRULES (sizeof(rules) / sizeof(rules[0]))
+
+/* Returns 0, or -1 when a rule ended the walk. */
+static int check_rules(struct loader *l)
+{
+	for (size_t i = 0; i < NRULES; i++)
+		if (rules[i].check(l) != 0)
+			return -1;
+	return 0;
+}
+
+static void cross_check(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	struct dc_model *m = &c->model;
+	uint64_t state_bytes;
+
+	for (size_t i = 0; i < NKEYS; i++)
+		if (is_required(l, i) && !l->seen[i]) {
+			/* a missing section already implies its keys */
+			const char *dot = strrchr(keys[i].info.path, '.');
+			if (dot) {
+				char sec[64];
+				snprintf(sec, sizeof(sec), "%.*s", (int)(dot - keys[i].info.path), keys[i].info.path);
+				int si = find_key(sec);
+				if (si >= 0 && !l->seen[si] && is_required(l, (size_t)si))
+					continue;
+			}
+			if (l->hf_loaded && strcmp(keys[i].info.path, "model.seq_length") == 0)
+				errorf(l, -1, "'%s': required key is missing; a Hugging Face config gives no training sequence length (max_position_embeddings is the longest context)",
+				       keys[i].info.path);
+			else
+				errorf(l, -1, "'%s': required key is missing", keys[i].info.path);
+		}
+	if (l->errors)
+		return;
+	if (check_rules(l) != 0)
+		return;
 
 	/* parameters: explicit or from the shape */
 	m->params_explicit = l->seen[find_key("model.params")];
@@ -1834,4 +1976,14 @@ const struct dc_config_key_info *dc_config_key_find(const char *path)
 {
 	int ki = find_key(path);
 	return ki < 0 ? NULL : &keys[ki].info;
+}
+
+size_t dc_config_rule_count(void)
+{
+	return NRULES;
+}
+
+const struct dc_config_rule_info *dc_config_rule_at(size_t i)
+{
+	return i < NRULES ? &rules[i].info : NULL;
 }

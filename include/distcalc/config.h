@@ -281,4 +281,16 @@ const struct dc_config_key_info *dc_config_key_at(size_t i);
 /* The row whose path is `path`, or NULL. */
 const struct dc_config_key_info *dc_config_key_find(const char *path);
 
+/* One cross-field rule, as the loader checks them: in table order, after
+ * every key has been read, each problem reported (a rule whose values later
+ * rules read stops the walk when it fails). */
+struct dc_config_rule_info {
+	const char *name;          /* one line: "pp divides num_layers" */
+	const char *const *keys;   /* the keys it reads, NULL-terminated */
+};
+
+size_t dc_config_rule_count(void);
+/* Rule `i`, or NULL when i >= dc_config_rule_count(). Static. */
+const struct dc_config_rule_info *dc_config_rule_at(size_t i);
+
 #endif
