@@ -252,11 +252,26 @@ static const char *origin(const struct loader *l, int ki)
 	return ki >= 0 && l->from_set[ki] ? "--set" : l->name;
 }
 
+/* The one grammar of a loader message is "'PATH': problem": the path it
+ * is about comes first, in quotes. Copies that path into `key` and returns
+ * it, or NULL when `msg` does not start with one. */
+static const char *subject(const char *msg, char *key, size_t len)
+{
+	const char *end;
+	if (msg[0] != '\'' || !(end = strstr(msg + 1, "': ")) || (size_t)(end - msg - 1) >= len)
+		return NULL;
+	memcpy(key, msg + 1, (size_t)(end - msg - 1));
+	key[end - msg - 1] = '\0';
+	return key;
+}
+
+/* Records an error "ORIGIN: error: MSG" whose entry's key is the path MSG
+ * starts with; `ki` (or -1) is the key whose value is blamed, for ORIGIN. */
 static void errorf(struct loader *l, int ki, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static void errorf(struct loader *l, int ki, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[512], key[512];
 	va_list ap;
 
 	l->errors++;
@@ -274,20 +289,21 @@ static void errorf(struct loader *l, int ki, const char *fmt, ...)
 	for (char *p = msg; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
-	dc_diag_error(l->diag, DC_ERR_CONFIG, "%s: error: %s", origin(l, ki), msg);
+	dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, subject(msg, key, sizeof(key)), "%s: error: %s",
+			origin(l, ki), msg);
 }
 
 static void warnf(struct loader *l, int ki, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* A value that is valid but probably not what was meant. */
+/* A value that is valid but probably not what was meant; as errorf. */
 static void warnf(struct loader *l, int ki, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[512], key[512];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	dc_diag_warn(l->diag, "%s: %s", origin(l, ki), msg);
+	dc_diag_add_key(l->diag, DC_SEV_WARNING, DC_OK, subject(msg, key, sizeof(key)), "%s: %s", origin(l, ki), msg);
 }
 
 /* ---- positions and syntax errors ---- */
@@ -1126,17 +1142,20 @@ static int apply_override(struct loader *l, cJSON *root, const char *text)
 		s = suggest(prefix, dot ? dot + 1 : path);
 		l->errors++;
 		if (strcmp(path, "parallel.cp") == 0)
-			dc_diag_error(l->diag, DC_ERR_CONFIG,
-				      "--set: error: 'parallel.cp': context parallelism is not modelled yet (cp is always 1; \"order\" may name it)");
+			dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path,
+					"--set: error: 'parallel.cp': context parallelism is not modelled yet (cp is always 1; \"order\" may name it)");
 		else if (s)
-			dc_diag_error(l->diag, DC_ERR_CONFIG, "--set: error: '%s': unknown key; did you mean '%s'?", path, s);
+			dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path,
+					"--set: error: '%s': unknown key; did you mean '%s'?", path, s);
 		else
-			dc_diag_error(l->diag, DC_ERR_CONFIG, "--set: error: '%s': unknown key", path);
+			dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path, "--set: error: '%s': unknown key",
+					path);
 		return -1;
 	}
 	if (keys[ki].kind == K_SECTION) {
 		l->errors++;
-		dc_diag_error(l->diag, DC_ERR_CONFIG, "--set: error: '%s': is a section; set one of its keys", path);
+		dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path,
+				"--set: error: '%s': is a section; set one of its keys", path);
 		return -1;
 	}
 	/* the value: a strict JSON scalar (number, true, false, null, "string")
@@ -1687,8 +1706,10 @@ static cJSON *parse_text(struct loader *l, int *oom)
 
 /* Reads `path` whole (at most DC_CONFIG_MAX_BYTES). Returns the bytes (the
  * caller frees them), or NULL with the reason in `diag`; `via` (NULL for a
- * config) says who named the file. */
-static char *read_limited(const char *path, const char *via, size_t *len, struct dc_diag *diag)
+ * config) says who named the file, and `key` (or NULL) is the config key
+ * that did, for the entry. */
+static char *read_limited(const char *path, const char *via, const char *key, size_t *len,
+			  struct dc_diag *diag)
 {
 	const char *open_paren = via ? " (" : "", *close_paren = via ? ")" : "";
 
@@ -1701,14 +1722,14 @@ static char *read_limited(const char *path, const char *via, size_t *len, struct
 
 	f = fopen(path, "rb");
 	if (!f) {
-		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: cannot open: %s%s%s%s", path, strerror(errno),
-			      open_paren, via, close_paren);
+		dc_diag_add_key(diag, DC_SEV_ERROR, DC_ERR_INPUT, key, "%s: error: cannot open: %s%s%s%s", path,
+				strerror(errno), open_paren, via, close_paren);
 		return NULL;
 	}
 	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
 		fclose(f);
-		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: is a directory, not a config file%s%s%s", path,
-			      open_paren, via, close_paren);
+		dc_diag_add_key(diag, DC_SEV_ERROR, DC_ERR_INPUT, key,
+				"%s: error: is a directory, not a config file%s%s%s", path, open_paren, via, close_paren);
 		return NULL;
 	}
 	buf = dc_malloc(DC_CONFIG_MAX_BYTES + 1);
@@ -1719,15 +1740,16 @@ static char *read_limited(const char *path, const char *via, size_t *len, struct
 	}
 	n = fread(buf, 1, DC_CONFIG_MAX_BYTES + 1, f);
 	if (ferror(f)) {
-		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: read failed: %s", path, strerror(errno));
+		dc_diag_add_key(diag, DC_SEV_ERROR, DC_ERR_INPUT, key, "%s: error: read failed: %s", path,
+				strerror(errno));
 		fclose(f);
 		free(buf);
 		return NULL;
 	}
 	fclose(f);
 	if (n > DC_CONFIG_MAX_BYTES) {
-		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: file is larger than 1 MiB%s%s%s", path, open_paren,
-			      via, close_paren);
+		dc_diag_add_key(diag, DC_SEV_ERROR, DC_ERR_INPUT, key, "%s: error: file is larger than 1 MiB%s%s%s",
+				path, open_paren, via, close_paren);
 		free(buf);
 		return NULL;
 	}
@@ -1780,7 +1802,7 @@ static void load_hf(struct loader *l)
 			snprintf(via, sizeof(via), "named by --model");
 		else
 			snprintf(via, sizeof(via), "named by 'model.hf_config' in %.256s", origin(l, k_hf));
-		buf = read_limited(path, via, &n, l->diag);
+		buf = read_limited(path, via, o && o->model_file ? NULL : "model.hf_config", &n, l->diag);
 	}
 	if (!buf) {
 		l->errors++;
@@ -1910,7 +1932,7 @@ int dc_config_load_file_opts(const char *path, const struct dc_load_opts *opts,
 	const char *slash = strrchr(path, '/');
 
 	set_defaults(cfg);
-	buf = read_limited(path, NULL, &n, diag);
+	buf = read_limited(path, NULL, NULL, &n, diag);
 	if (!buf)
 		return -1;
 	/* model.hf_config is relative to the config file's directory */
