@@ -42,8 +42,9 @@ enum kkind {
 };
 
 /* One key. `info` is what dc_config_key_at() shows; the rest is how the
- * loader reads the value. lo and hi are the bounds info.bounds words:
- * a value is at least lo (above it when lo_open) and below hi. */
+ * loader reads the value. lo and hi are the bounds info.bounds words, for
+ * the numeric kinds: a value is at least lo (above it when lo_open) and
+ * below hi. */
 struct key {
 	struct dc_config_key_info info;
 	enum kkind kind;
@@ -74,9 +75,8 @@ static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
 #define ROW(path, kname, unit, text, bounds, doc, choices, need, kind, off, lo, hi, lo_open, def) \
 	{{path, kname, unit, text, bounds, doc, choices, need}, kind, off, lo, hi, lo_open, def}
 #define SECTION(path, need, doc) ROW(path, "section", "", "", "", doc, NULL, need, K_SECTION, NOFF, 0, 0, 0, 0)
-#define STRING(path, doc)                                                                                 \
-	ROW(path, "string", "", "", "≤ 256 bytes", doc, NULL, OPT, K_STRING, NOFF, 0, DC_CONFIG_MAX_STRING + 1, \
-	    0, 0)
+/* every string value, of any kind, is at most DC_CONFIG_MAX_STRING bytes (read_value) */
+#define STRING(path, doc) ROW(path, "string", "", "", "≤ 256 bytes", doc, NULL, OPT, K_STRING, NOFF, 0, 0, 0, 0)
 #define COUNT(path, field, need, def, text, unit, doc) \
 	ROW(path, "count", unit, text, "≥ 1", doc, NULL, need, K_COUNT, OFF(field), 1, DC_MAX_EXACT_INT, 0, def)
 #define UINT(path, field, def, text, unit, doc) \

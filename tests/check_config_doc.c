@@ -227,6 +227,9 @@ static void check_doc(struct problems *p)
 				if (!s || !is_section(s))
 					problem(p, "docs/config.md:%d: heading '%s' is not a section of the key table", lineno,
 						group);
+				else if ((strstr(line, "(required)") != NULL) != (s->need != DC_KEY_OPTIONAL))
+					problem(p, "docs/config.md:%d: heading '%s' must say \"(required)\" exactly when the section is",
+						lineno, group);
 				in_ref = 1;
 			} else if (strcmp(line, RULES_HEADING) == 0) {
 				in_rules = 1;
