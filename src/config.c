@@ -1,9 +1,10 @@
 /* config.c - JSON config loader and validator; see config.h.
  *
  * The only module besides the JSON reporter that sees cJSON. Every key is a
- * row of one table (path, kind, where it lands in struct dc_config), so the
- * file walk, --set, unknown-key suggestions and docs/config.md follow the
- * same list.
+ * row of one table: its path, kind, bounds, default, unit, one-line doc and
+ * where it lands in struct dc_config. The file walk, --set, the unknown-key
+ * suggestions, the range checks, the defaults and docs/config.md's reference
+ * tables (tests/check_config_doc.c) all follow that one list.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -33,19 +34,24 @@ enum kkind {
 	K_BW,        /* bandwidth > 0 */
 	K_TIME,      /* time >= 0 */
 	K_BOOL,
-	K_ENUM,      /* string from names[] stored as int */
+	K_ENUM,      /* string from info.choices[] stored as int */
 	K_ORDER,     /* parallel.order */
 	K_FRACTION,  /* number in [0, 1) */
 	K_REAL,      /* number >= 0 */
 	K_STRING,    /* free text (descriptions) */
 };
 
+/* One key. `info` is what dc_config_key_at() shows; the rest is how the
+ * loader reads the value. lo and hi are the bounds info.bounds words, for
+ * the numeric kinds: a value is at least lo (above it when lo_open) and
+ * below hi. */
 struct key {
-	const char *path;
+	struct dc_config_key_info info;
 	enum kkind kind;
-	size_t off;
-	const char *const *names;
-	int required; /* 1: required; 2: required unless a Hugging Face config gives the shape */
+	size_t off;    /* where the value lands in struct dc_config; NOFF: nowhere */
+	double lo, hi;
+	int lo_open;
+	double def;    /* the value info.default_text writes, when that is a literal */
 };
 
 static const char *const mlp_names[] = {"swiglu", "gelu", NULL};
@@ -58,82 +64,158 @@ static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
 
 #define OFF(field) offsetof(struct dc_config, field)
 #define NOFF ((size_t)-1)
+#define MiB (1024.0 * 1024.0)
+#define OPT DC_KEY_OPTIONAL
+#define REQ DC_KEY_REQUIRED
+#define REQ_HF DC_KEY_REQUIRED_UNLESS_HF
 
+/* One macro per kind, so a kind's name, bounds and checks cannot disagree.
+ * `def, text`: the default's value and what a user writes for it (or 0 and
+ * "derived: ..."); `unit`: what a plain number means. */
+#define ROW(path, kname, unit, text, bounds, doc, choices, need, kind, off, lo, hi, lo_open, def) \
+	{{path, kname, unit, text, bounds, doc, choices, need}, kind, off, lo, hi, lo_open, def}
+#define SECTION(path, need, doc) ROW(path, "section", "", "", "", doc, NULL, need, K_SECTION, NOFF, 0, 0, 0, 0)
+/* every string value, of any kind, is at most DC_CONFIG_MAX_STRING bytes (read_value) */
+#define STRING(path, doc) ROW(path, "string", "", "", "≤ 256 bytes", doc, NULL, OPT, K_STRING, NOFF, 0, 0, 0, 0)
+#define COUNT(path, field, need, def, text, unit, doc) \
+	ROW(path, "count", unit, text, "≥ 1", doc, NULL, need, K_COUNT, OFF(field), 1, DC_MAX_EXACT_INT, 0, def)
+#define UINT(path, field, def, text, unit, doc) \
+	ROW(path, "integer", unit, text, "≥ 0", doc, NULL, OPT, K_UINT, OFF(field), 0, DC_MAX_EXACT_INT, 0, def)
+#define BYTES(path, field, def, text, doc) \
+	ROW(path, "bytes", "bytes", text, "≥ 0", doc, NULL, OPT, K_BYTES, OFF(field), 0, DC_MAX_EXACT_INT, 0, def)
+#define BYTES_POS(path, field, need, def, text, doc)                                                   \
+	ROW(path, "bytes", "bytes", text, "≥ 1", doc, NULL, need, K_BYTES_POS, OFF(field), 1, DC_MAX_EXACT_INT, \
+	    0, def)
+#define BW(path, field, need, doc) \
+	ROW(path, "bandwidth", "bytes/s", "", "> 0", doc, NULL, need, K_BW, OFF(field), 0, INFINITY, 1, 0)
+#define TIME(path, field, def, text, doc) \
+	ROW(path, "time", "s", text, "≥ 0", doc, NULL, OPT, K_TIME, OFF(field), 0, INFINITY, 0, def)
+#define BOOL(path, field, def, text, doc) \
+	ROW(path, "boolean", "", text, "", doc, NULL, OPT, K_BOOL, OFF(field), 0, 0, 0, def)
+#define ENUM(path, field, names, def, text, doc) \
+	ROW(path, "enum", "", text, "", doc, names, OPT, K_ENUM, OFF(field), 0, 0, 0, def)
+#define ORDER(path, text, doc) ROW(path, "string", "", text, "", doc, NULL, OPT, K_ORDER, NOFF, 0, 0, 0, 0)
+#define FRACTION(path, field, def, text, doc) \
+	ROW(path, "fraction", "", text, "[0, 1)", doc, NULL, OPT, K_FRACTION, OFF(field), 0, 1, 0, def)
+#define REAL(path, field, def, text, unit, doc) \
+	ROW(path, "number", unit, text, "≥ 0", doc, NULL, OPT, K_REAL, OFF(field), 0, INFINITY, 0, def)
+
+/* Table order is docs/config.md's order, and the unknown-key suggestions
+ * prefer the earlier of two keys as close as each other. */
 static const struct key keys[] = {
-	{"description", K_STRING, NOFF, NULL, 0},
-	{"model", K_SECTION, NOFF, NULL, 2},
-	{"model.hf_config", K_STRING, NOFF, NULL, 0},
-	{"model.num_layers", K_COUNT, OFF(model.num_layers), NULL, 2},
-	{"model.hidden_size", K_COUNT, OFF(model.hidden_size), NULL, 2},
-	{"model.num_attention_heads", K_COUNT, OFF(model.num_attention_heads), NULL, 2},
-	{"model.num_kv_heads", K_COUNT, OFF(model.num_kv_heads), NULL, 0},
-	{"model.head_dim", K_COUNT, OFF(model.head_dim), NULL, 0},
-	{"model.ffn_hidden_size", K_COUNT, OFF(model.ffn_hidden_size), NULL, 0},
-	{"model.vocab_size", K_COUNT, OFF(model.vocab_size), NULL, 2},
-	{"model.seq_length", K_COUNT, OFF(model.seq_length), NULL, 1},
-	{"model.mlp", K_ENUM, OFF(model.mlp), mlp_names, 0},
-	{"model.tie_word_embeddings", K_BOOL, OFF(model.tie_word_embeddings), NULL, 0},
-	{"model.params", K_COUNT, OFF(model.params), NULL, 0},
-	{"model.norm", K_ENUM, OFF(model.norm), norm_names, 0},
-	{"model.qkv_bias", K_BOOL, OFF(model.qkv_bias), NULL, 0},
-	{"model.out_bias", K_BOOL, OFF(model.out_bias), NULL, 0},
-	{"model.mlp_bias", K_BOOL, OFF(model.mlp_bias), NULL, 0},
-	{"model.qk_norm", K_BOOL, OFF(model.qk_norm), NULL, 0},
-	{"model.position_embeddings", K_UINT, OFF(model.position_embeddings), NULL, 0},
-	{"model.num_experts", K_UINT, OFF(model.num_experts), NULL, 0},
-	{"model.experts_per_token", K_COUNT, OFF(model.experts_per_token), NULL, 0},
-	{"model.moe_ffn_hidden_size", K_COUNT, OFF(model.moe_ffn_hidden_size), NULL, 0},
-	{"model.shared_expert_ffn_hidden_size", K_UINT, OFF(model.shared_expert_ffn_hidden_size), NULL, 0},
-	{"model.shared_expert_gate", K_BOOL, OFF(model.shared_expert_gate), NULL, 0},
-	{"model.router_bias", K_BOOL, OFF(model.router_bias), NULL, 0},
-	{"model.dense_layers", K_UINT, OFF(model.dense_layers), NULL, 0},
-	{"model.q_lora_rank", K_UINT, OFF(model.q_lora_rank), NULL, 0},
-	{"model.kv_lora_rank", K_UINT, OFF(model.kv_lora_rank), NULL, 0},
-	{"model.qk_rope_head_dim", K_COUNT, OFF(model.qk_rope_head_dim), NULL, 0},
-	{"model.qk_nope_head_dim", K_COUNT, OFF(model.qk_nope_head_dim), NULL, 0},
-	{"model.v_head_dim", K_COUNT, OFF(model.v_head_dim), NULL, 0},
-	{"cluster", K_SECTION, NOFF, NULL, 1},
-	{"cluster.num_nodes", K_COUNT, OFF(cluster.num_nodes), NULL, 1},
-	{"cluster.gpus_per_node", K_COUNT, OFF(cluster.gpus_per_node), NULL, 1},
-	{"cluster.gpu_memory", K_BYTES_POS, OFF(cluster.gpu_mem_bytes), NULL, 1},
-	{"cluster.intra_node", K_SECTION, NOFF, NULL, 1},
-	{"cluster.intra_node.bandwidth", K_BW, OFF(cluster.intra_node.bw_bytes_per_s), NULL, 1},
-	{"cluster.intra_node.latency", K_TIME, OFF(cluster.intra_node.latency_s), NULL, 0},
-	{"cluster.inter_node", K_SECTION, NOFF, NULL, 1},
-	{"cluster.inter_node.bandwidth", K_BW, OFF(cluster.inter_node.bw_bytes_per_s), NULL, 1},
-	{"cluster.inter_node.latency", K_TIME, OFF(cluster.inter_node.latency_s), NULL, 0},
-	{"parallel", K_SECTION, NOFF, NULL, 0},
-	{"parallel.dp", K_COUNT, OFF(parallel.dp), NULL, 0},
-	{"parallel.tp", K_COUNT, OFF(parallel.tp), NULL, 0},
-	{"parallel.pp", K_COUNT, OFF(parallel.pp), NULL, 0},
-	{"parallel.ep", K_COUNT, OFF(parallel.ep), NULL, 0},
-	{"parallel.order", K_ORDER, NOFF, NULL, 0},
-	{"parallel.sharding", K_ENUM, OFF(parallel.sharding), sharding_names, 0},
-	{"parallel.reshard_after_forward", K_BOOL, OFF(parallel.reshard_after_forward), NULL, 0},
-	{"parallel.sequence_parallel", K_BOOL, OFF(parallel.sequence_parallel), NULL, 0},
-	{"parallel.virtual_pipeline", K_COUNT, OFF(parallel.virtual_pipeline), NULL, 0},
-	{"parallel.fsdp_unit", K_ENUM, OFF(parallel.fsdp_unit), fsdp_unit_names, 0},
-	{"parallel.bucket_size", K_BYTES_POS, OFF(parallel.bucket_bytes), NULL, 0},
-	{"training", K_SECTION, NOFF, NULL, 0},
-	{"training.micro_batch_size", K_COUNT, OFF(training.micro_batch_size), NULL, 0},
-	{"training.grad_accum_steps", K_COUNT, OFF(training.grad_accum_steps), NULL, 0},
-	{"training.recompute", K_ENUM, OFF(training.recompute), recompute_names, 0},
-	{"precision", K_SECTION, NOFF, NULL, 0},
-	{"precision.param_bytes", K_COUNT, OFF(precision.param_bytes), NULL, 0},
-	{"precision.grad_bytes", K_COUNT, OFF(precision.grad_bytes), NULL, 0},
-	{"precision.master_bytes", K_UINT, OFF(precision.master_bytes), NULL, 0},
-	{"precision.optimizer_bytes", K_UINT, OFF(precision.optimizer_bytes), NULL, 0},
-	{"collective", K_SECTION, NOFF, NULL, 0},
-	{"collective.ranks", K_COUNT, OFF(collective.ranks), NULL, 0},
-	{"collective.message_size", K_BYTES_POS, OFF(collective.msg_bytes), NULL, 0},
-	{"collective.link", K_ENUM, OFF(collective.link), link_names, 0},
-	{"memory", K_SECTION, NOFF, NULL, 0},
-	{"memory.cuda_context", K_BYTES, OFF(memory.cuda_context_bytes), NULL, 0},
-	{"memory.comm_buffers", K_BYTES, OFF(memory.comm_buffer_bytes), NULL, 0},
-	{"memory.workspace", K_BYTES, OFF(memory.workspace_bytes), NULL, 0},
-	{"memory.allocator_reserve", K_FRACTION, OFF(memory.allocator_reserve), NULL, 0},
-	{"memory.activation_bytes_per_token_per_layer", K_REAL,
-	 OFF(memory.activation_bytes_per_token_per_layer), NULL, 0},
+	STRING("description", "free text; JSON has no comments"),
+	SECTION("model", REQ_HF, "the model's shape, here or from a Hugging Face config"),
+	STRING("model.hf_config",
+	       "a Hugging Face config.json, relative to this file's directory (from `--set`: to the current one)"),
+	COUNT("model.num_layers", model.num_layers, REQ_HF, 0, "", "", "transformer layers L"),
+	COUNT("model.hidden_size", model.hidden_size, REQ_HF, 0, "", "", "h"),
+	COUNT("model.num_attention_heads", model.num_attention_heads, REQ_HF, 0, "", "", "a"),
+	COUNT("model.num_kv_heads", model.num_kv_heads, OPT, 0, "derived: num_attention_heads", "",
+	      "KV heads (GQA/MQA); must divide a"),
+	COUNT("model.head_dim", model.head_dim, OPT, 0, "derived: hidden_size / num_attention_heads", "",
+	      "per-head dimension d; without it a must divide h (MLA: qk_nope_head_dim + qk_rope_head_dim)"),
+	COUNT("model.ffn_hidden_size", model.ffn_hidden_size, OPT, 0, "derived: 4 × hidden_size", "",
+	      "MLP inner size f"),
+	COUNT("model.vocab_size", model.vocab_size, REQ_HF, 0, "", "", "V"),
+	COUNT("model.seq_length", model.seq_length, REQ, 0, "", "",
+	      "tokens per sample s; required even with a Hugging Face config"),
+	ENUM("model.mlp", model.mlp, mlp_names, DC_MLP_SWIGLU, "\"swiglu\"", "3 or 2 h×f matrices per layer"),
+	BOOL("model.tie_word_embeddings", model.tie_word_embeddings, 0, "false", "output head shares the embedding"),
+	COUNT("model.params", model.params, OPT, 0, "derived: from the shape", "",
+	      "explicit parameter count; when present it drives the model-state ledger (docs/formulas.md, \"Parameter count\")"),
+	ENUM("model.norm", model.norm, norm_names, DC_NORM_RMSNORM, "\"rmsnorm\"",
+	     "h or 2h (weight and bias) parameters per norm"),
+	BOOL("model.qkv_bias", model.qkv_bias, 0, "false", "biases on q, k and v (Qwen2, GPT-2)"),
+	BOOL("model.out_bias", model.out_bias, 0, "false", "bias on the attention output projection (GPT-2)"),
+	BOOL("model.mlp_bias", model.mlp_bias, 0, "false", "biases on the MLP projections (GPT-2)"),
+	BOOL("model.qk_norm", model.qk_norm, 0, "false", "an RMSNorm of head_dim on q and on k per layer (Qwen3)"),
+	UINT("model.position_embeddings", model.position_embeddings, 0, "0", "",
+	     "rows of a learned position table (GPT-2's n_positions); 0 for RoPE"),
+	UINT("model.num_experts", model.num_experts, 0, "0", "", "routed experts per MoE layer E; 0: a dense model"),
+	COUNT("model.experts_per_token", model.experts_per_token, OPT, 0, "", "",
+	      "top-k; required with `num_experts`, at most E"),
+	COUNT("model.moe_ffn_hidden_size", model.moe_ffn_hidden_size, OPT, 0, "derived: ffn_hidden_size", "",
+	      "one routed expert's inner size"),
+	UINT("model.shared_expert_ffn_hidden_size", model.shared_expert_ffn_hidden_size, 0, "0", "",
+	     "the shared experts' inner size, together (DeepSeek: n_shared × moe size); 0: none"),
+	BOOL("model.shared_expert_gate", model.shared_expert_gate, 0, "false",
+	     "a sigmoid gate h → 1 on the shared expert (Qwen2-MoE)"),
+	BOOL("model.router_bias", model.router_bias, 0, "false", "a per-expert score bias in the router (DeepSeek-V3)"),
+	UINT("model.dense_layers", model.dense_layers, 0, "0", "",
+	     "the first layers keep a dense MLP of ffn_hidden_size (DeepSeek first_k_dense_replace); below num_layers"),
+	UINT("model.q_lora_rank", model.q_lora_rank, 0, "0", "",
+	     "MLA query compression rank; 0: one h × a(nope + rope) projection"),
+	UINT("model.kv_lora_rank", model.kv_lora_rank, 0, "0", "", "MLA key/value compression rank; 0: standard attention"),
+	COUNT("model.qk_rope_head_dim", model.qk_rope_head_dim, OPT, 0, "", "",
+	      "MLA: the rotary part of a query/key head; required with `kv_lora_rank`"),
+	COUNT("model.qk_nope_head_dim", model.qk_nope_head_dim, OPT, 0, "", "",
+	      "MLA: the rest of a query/key head; required with `kv_lora_rank`"),
+	COUNT("model.v_head_dim", model.v_head_dim, OPT, 0, "", "",
+	      "MLA: a value head; required with `kv_lora_rank`"),
+	SECTION("cluster", REQ, "the machines and their links"),
+	COUNT("cluster.num_nodes", cluster.num_nodes, REQ, 0, "", "", "machines"),
+	COUNT("cluster.gpus_per_node", cluster.gpus_per_node, REQ, 0, "", "", "GPUs (ranks) per machine"),
+	BYTES_POS("cluster.gpu_memory", cluster.gpu_mem_bytes, REQ, 0, "", "memory of one GPU, e.g. `\"80 GiB\"`"),
+	SECTION("cluster.intra_node", REQ, "the links between the GPUs of one node"),
+	BW("cluster.intra_node.bandwidth", cluster.intra_node.bw_bytes_per_s, REQ,
+	   "effective one-way GPU-to-GPU bandwidth inside a node (NVLink/NVSwitch/PCIe)"),
+	TIME("cluster.intra_node.latency", cluster.intra_node.latency_s, 0, "0", "per-message start-up α inside a node"),
+	SECTION("cluster.inter_node", REQ, "the links between nodes"),
+	BW("cluster.inter_node.bandwidth", cluster.inter_node.bw_bytes_per_s, REQ,
+	   "effective one-way bandwidth per GPU between nodes (InfiniBand, RoCE)"),
+	TIME("cluster.inter_node.latency", cluster.inter_node.latency_s, 0, "0", "per-message start-up α between nodes"),
+	SECTION("parallel", OPT, "the parallel layout"),
+	COUNT("parallel.dp", parallel.dp, OPT, 0, "derived: world / (tp × pp)", "",
+	      "data-parallel replicas; dp·tp·pp must equal the world size"),
+	COUNT("parallel.tp", parallel.tp, OPT, 1, "1", "", "tensor-parallel size; must divide a and num_kv_heads"),
+	COUNT("parallel.pp", parallel.pp, OPT, 1, "1", "", "pipeline stages; must divide num_layers"),
+	COUNT("parallel.ep", parallel.ep, OPT, 1, "1", "",
+	      "expert-parallel size (Megatron-Core): carved out of dp, so it must divide dp and model.num_experts; each rank holds num_experts / ep experts of every MoE layer"),
+	ORDER("parallel.order", "\"tp-cp-ep-dp-pp\"",
+	      "rank order, first axis varying fastest (Megatron-LM's rank generator); names tp, dp, pp once each, cp and ep optional, joined by `-`"),
+	ENUM("parallel.sharding", parallel.sharding, sharding_names, DC_SHARD_NONE, "\"none\"",
+	     "what is sharded over dp: nothing (DDP); master params + optimizer states; + gradients; + parameters"),
+	BOOL("parallel.reshard_after_forward", parallel.reshard_after_forward, 1, "true",
+	     "FSDP frees gathered parameters after forward and gathers them again for backward"),
+	BOOL("parallel.sequence_parallel", parallel.sequence_parallel, 0, "false",
+	     "Megatron sequence parallelism: the norm and dropout activations are split over the tp group (Korthikanti et al. 2022 §4.2.2); needs tp > 1"),
+	COUNT("parallel.virtual_pipeline", parallel.virtual_pipeline, OPT, 1, "1", "",
+	      "model chunks per pipeline rank, v (interleaved 1F1B, Megatron-LM 2021 §2.2.2); v > 1 needs pp > 1, pp·v dividing num_layers and grad_accum_steps a multiple of pp"),
+	ENUM("parallel.fsdp_unit", parallel.fsdp_unit, fsdp_unit_names, DC_FSDP_UNIT_LAYER, "\"layer\"",
+	     "FSDP AllGather granularity: one transformer layer, or the whole model in one group"),
+	BYTES_POS("parallel.bucket_size", parallel.bucket_bytes, OPT, 25 * MiB, "\"25 MiB\"",
+		  "DDP gradient bucket (PyTorch DDP's `bucket_cap_mb` default)"),
+	SECTION("training", OPT, "the batch and activation recomputation"),
+	COUNT("training.micro_batch_size", training.micro_batch_size, OPT, 1, "1", "", "samples per microbatch b"),
+	COUNT("training.grad_accum_steps", training.grad_accum_steps, OPT, 1, "1", "", "microbatches per optimizer step"),
+	ENUM("training.recompute", training.recompute, recompute_names, DC_RECOMPUTE_NONE, "\"none\"",
+	     "activation recomputation (Korthikanti et al. 2022 §5): selective recomputes attention's softmax and dropout part, full keeps only each layer's input"),
+	SECTION("precision", OPT, "bytes per parameter of each model state"),
+	COUNT("precision.param_bytes", precision.param_bytes, OPT, 2, "2", "bytes/param", "working (BF16) parameters"),
+	COUNT("precision.grad_bytes", precision.grad_bytes, OPT, 2, "2", "bytes/param", "gradients"),
+	UINT("precision.master_bytes", precision.master_bytes, 4, "4", "bytes/param", "FP32 master copy (0: none)"),
+	UINT("precision.optimizer_bytes", precision.optimizer_bytes, 8, "8", "bytes/param",
+	     "optimizer states (Adam: 2 × 4)"),
+	SECTION("collective", OPT, "the ring AllReduce lab"),
+	COUNT("collective.ranks", collective.ranks, OPT, 0, "derived: the world size", "",
+	      "ring size p (global ranks 0..p−1); at most the world size"),
+	BYTES_POS("collective.message_size", collective.msg_bytes, OPT, 0,
+		  "derived: the gradient bytes of the rank holding the most parameters",
+		  "M, the tensor each rank holds; by default the most loaded rank's tp and ep shard of the heaviest pipeline stage (embedding or head included) × grad_bytes"),
+	ENUM("collective.link", collective.link, link_names, DC_LINK_AUTO, "\"auto\"",
+	     "auto: intra_node when p ≤ gpus_per_node, else inter_node"),
+	SECTION("memory", OPT, "named per-rank overheads of the memory ledger"),
+	BYTES("memory.cuda_context", memory.cuda_context_bytes, 512 * MiB, "\"512 MiB\"",
+	      "CUDA context and loaded kernels"),
+	BYTES("memory.comm_buffers", memory.comm_buffer_bytes, 256 * MiB, "\"256 MiB\"",
+	      "communication library (NCCL) buffers"),
+	BYTES("memory.workspace", memory.workspace_bytes, 256 * MiB, "\"256 MiB\"",
+	      "framework workspace (cuBLAS, temporary buffers)"),
+	FRACTION("memory.allocator_reserve", memory.allocator_reserve, 0.05, "0.05",
+		 "caching-allocator fragmentation and reserve, as a fraction of each phase's subtotal (rounded up to a byte)"),
+	REAL("memory.activation_bytes_per_token_per_layer", memory.activation_bytes_per_token_per_layer, 0,
+	     "derived: Korthikanti et al. 2022", "bytes",
+	     "overrides the activation estimate: bytes one rank holds per token (of one microbatch) per layer, after its tp split"),
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -160,7 +242,7 @@ struct loader {
 static int find_key(const char *path)
 {
 	for (size_t i = 0; i < NKEYS; i++)
-		if (strcmp(keys[i].path, path) == 0)
+		if (strcmp(keys[i].info.path, path) == 0)
 			return (int)i;
 	return -1;
 }
@@ -170,11 +252,26 @@ static const char *origin(const struct loader *l, int ki)
 	return ki >= 0 && l->from_set[ki] ? "--set" : l->name;
 }
 
+/* The one grammar of a loader message is "'PATH': problem": the path it
+ * is about comes first, in quotes. Copies that path into `key` and returns
+ * it, or NULL when `msg` does not start with one. */
+static const char *subject(const char *msg, char *key, size_t len)
+{
+	const char *end;
+	if (msg[0] != '\'' || !(end = strstr(msg + 1, "': ")) || (size_t)(end - msg - 1) >= len)
+		return NULL;
+	memcpy(key, msg + 1, (size_t)(end - msg - 1));
+	key[end - msg - 1] = '\0';
+	return key;
+}
+
+/* Records an error "ORIGIN: error: MSG" whose entry's key is the path MSG
+ * starts with; `ki` (or -1) is the key whose value is blamed, for ORIGIN. */
 static void errorf(struct loader *l, int ki, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static void errorf(struct loader *l, int ki, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[512], key[512];
 	va_list ap;
 
 	l->errors++;
@@ -192,20 +289,21 @@ static void errorf(struct loader *l, int ki, const char *fmt, ...)
 	for (char *p = msg; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
-	dc_diag_error(l->diag, DC_ERR_CONFIG, "%s: error: %s", origin(l, ki), msg);
+	dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, subject(msg, key, sizeof(key)), "%s: error: %s",
+			origin(l, ki), msg);
 }
 
 static void warnf(struct loader *l, int ki, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* A value that is valid but probably not what was meant. */
+/* A value that is valid but probably not what was meant; as errorf. */
 static void warnf(struct loader *l, int ki, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[512], key[512];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	dc_diag_warn(l->diag, "%s: %s", origin(l, ki), msg);
+	dc_diag_add_key(l->diag, DC_SEV_WARNING, DC_OK, subject(msg, key, sizeof(key)), "%s: %s", origin(l, ki), msg);
 }
 
 /* ---- positions and syntax errors ---- */
@@ -606,7 +704,7 @@ static const char *last_part(const char *path)
 static int is_child(size_t i, const char *prefix)
 {
 	size_t pl = strlen(prefix);
-	const char *p = keys[i].path;
+	const char *p = keys[i].info.path;
 	if (pl == 0)
 		return strchr(p, '.') == NULL;
 	return strncmp(p, prefix, pl) == 0 && p[pl] == '.' && strchr(p + pl + 1, '.') == NULL;
@@ -620,7 +718,7 @@ static const char *suggest(const char *prefix, const char *name)
 	for (size_t i = 0; i < NKEYS; i++) {
 		if (!is_child(i, prefix))
 			continue;
-		size_t d = edit_distance(name, last_part(keys[i].path));
+		size_t d = edit_distance(name, last_part(keys[i].info.path));
 		if (d < best) {
 			best = d;
 			bi = i;
@@ -628,10 +726,10 @@ static const char *suggest(const char *prefix, const char *name)
 	}
 	size_t nl = strlen(name);
 	if (best <= 2 || (best <= 3 && nl > 6) || (nl > 0 && best * 3 <= nl))
-		return keys[bi].path;
+		return keys[bi].info.path;
 	for (size_t i = 0; i < NKEYS; i++)
-		if (strcmp(last_part(keys[i].path), name) == 0)
-			return keys[i].path;
+		if (strcmp(last_part(keys[i].info.path), name) == 0)
+			return keys[i].info.path;
 	return NULL;
 }
 
@@ -694,65 +792,100 @@ static int check_number(struct loader *l, int ki, const cJSON *v, double *out)
 	const struct key *k = &keys[ki];
 	double d = v->valuedouble;
 	if (!isfinite(d)) {
-		errorf(l, ki, "'%s': must be a finite number, got a number too large for a double", k->path);
+		errorf(l, ki, "'%s': must be a finite number, got a number too large for a double", k->info.path);
 		return -1;
 	}
 	*out = d;
 	return 0;
 }
 
-static int read_integer(struct loader *l, int ki, const cJSON *v, uint64_t min, uint64_t *out)
+/* The bound `v` as a message says it: 2^53 by name. */
+static void fmt_bound(char *buf, size_t len, double v)
+{
+	if (v == DC_MAX_EXACT_INT)
+		snprintf(buf, len, "2^53 (9007199254740992)");
+	else
+		fmt_num(buf, len, v);
+}
+
+/* A whole number in the row's bounds [lo, hi). */
+static int read_integer(struct loader *l, int ki, const cJSON *v, uint64_t *out)
 {
 	const struct key *k = &keys[ki];
 	double d;
 	char num[40];
 	if (!cJSON_IsNumber(v)) {
-		errorf(l, ki, "'%s': expected an integer, got %s", k->path, describe(l, v));
+		errorf(l, ki, "'%s': expected an integer, got %s", k->info.path, describe(l, v));
 		return -1;
 	}
 	if (check_number(l, ki, v, &d) != 0)
 		return -1;
 	if (d != floor(d)) {
 		fmt_num(num, sizeof(num), d);
-		errorf(l, ki, "'%s': must be a whole number, got %s", k->path, num);
+		errorf(l, ki, "'%s': must be a whole number, got %s", k->info.path, num);
 		return -1;
 	}
-	if (d < (double)min) {
-		errorf(l, ki, "'%s': must be %s, got %.0f", k->path, min ? "at least 1" : "non-negative", d);
+	if (d < k->lo) {
+		if (k->lo > 0)
+			errorf(l, ki, "'%s': must be at least %.0f, got %.0f", k->info.path, k->lo, d);
+		else
+			errorf(l, ki, "'%s': must be non-negative, got %.0f", k->info.path, d);
 		return -1;
 	}
-	if (d >= DC_MAX_EXACT_INT) {
+	if (d >= k->hi) {
 		/* the text may not be exactly d (2^53 + 1 reads as 2^53): say "about" */
-		errorf(l, ki, "'%s': must be below 2^53 (9007199254740992), got about %.6g", k->path, d);
+		fmt_bound(num, sizeof(num), k->hi);
+		errorf(l, ki, "'%s': must be below %s, got about %.6g", k->info.path, num, d);
 		return -1;
 	}
 	*out = (uint64_t)d;
 	return 0;
 }
 
-static int read_bytes(struct loader *l, int ki, const cJSON *v, uint64_t min, uint64_t *out)
+/* Bytes as a number or a string with a unit, at least the row's lo (the
+ * units parser refuses strings above 2^53 bytes). */
+static int read_bytes(struct loader *l, int ki, const cJSON *v, uint64_t *out)
 {
 	const struct key *k = &keys[ki];
 	char err[256];
 	if (cJSON_IsString(v)) {
 		if (dc_units_parse_bytes(v->valuestring, out, err, sizeof(err)) != 0) {
-			errorf(l, ki, "'%s': %s", k->path, err);
+			errorf(l, ki, "'%s': %s", k->info.path, err);
 			return -1;
 		}
-		if (*out < min) {
-			errorf(l, ki, "'%s': must be at least 1 byte, got '%s'", k->path, v->valuestring);
+		if ((double)*out < k->lo) {
+			errorf(l, ki, "'%s': must be at least %.0f byte%s, got '%s'", k->info.path, k->lo,
+			       k->lo == 1 ? "" : "s", v->valuestring);
 			return -1;
 		}
 		return 0;
 	}
 	if (!cJSON_IsNumber(v)) {
-		errorf(l, ki, "'%s': expected bytes as a number or a string like \"80 GiB\", got %s", k->path,
+		errorf(l, ki, "'%s': expected bytes as a number or a string like \"80 GiB\", got %s", k->info.path,
 		       describe(l, v));
 		return -1;
 	}
-	return read_integer(l, ki, v, min, out);
+	return read_integer(l, ki, v, out);
 }
 
+/* Is `v` below the row's lower bound? */
+static int below(const struct key *k, double v)
+{
+	return k->lo_open ? !(v > k->lo) : v < k->lo;
+}
+
+/* The row's lower bound as a message words it: "must be positive", "must
+ * not be negative", "must be at least 2". */
+static void lower_bound_text(const struct key *k, char *buf, size_t len)
+{
+	if (k->lo == 0)
+		snprintf(buf, len, "%s", k->lo_open ? "must be positive" : "must not be negative");
+	else
+		snprintf(buf, len, "must be %s %g", k->lo_open ? "above" : "at least", k->lo);
+}
+
+/* A bandwidth or a time, as a number in base units or a string with a unit,
+ * in the row's bounds. */
 static int read_real(struct loader *l, int ki, const cJSON *v, enum dc_quantity q, double *out)
 {
 	const struct key *k = &keys[ki];
@@ -761,38 +894,36 @@ static int read_real(struct loader *l, int ki, const cJSON *v, enum dc_quantity 
 		int rc = q == DC_Q_BANDWIDTH ? dc_units_parse_bandwidth(v->valuestring, out, err, sizeof(err))
 					     : dc_units_parse_time(v->valuestring, out, err, sizeof(err));
 		if (rc != 0) {
-			errorf(l, ki, "'%s': %s", k->path, err);
+			errorf(l, ki, "'%s': %s", k->info.path, err);
 			return -1;
 		}
 	} else if (cJSON_IsNumber(v)) {
 		if (check_number(l, ki, v, out) != 0)
 			return -1;
 	} else {
-		errorf(l, ki, "'%s': expected %s, got %s", k->path,
+		errorf(l, ki, "'%s': expected %s, got %s", k->info.path,
 		       q == DC_Q_BANDWIDTH ? "a bandwidth like \"50 GB/s\" or a number in bytes/s"
 					   : "a time like \"5 us\" or a number in seconds",
 		       describe(l, v));
 		return -1;
 	}
-	if (q == DC_Q_BANDWIDTH && !(*out > 0)) {
-		if (cJSON_IsString(v))
-			errorf(l, ki, "'%s': must be positive, got \"%s\"", k->path, v->valuestring);
+	if (below(k, *out)) {
+		char want[64];
+		lower_bound_text(k, want, sizeof(want));
+		if (q == DC_Q_BANDWIDTH && cJSON_IsString(v))
+			errorf(l, ki, "'%s': %s, got \"%s\"", k->info.path, want, v->valuestring);
 		else
-			errorf(l, ki, "'%s': must be positive, got %s", k->path, describe(l, v));
-		return -1;
-	}
-	if (q == DC_Q_TIME && *out < 0) {
-		errorf(l, ki, "'%s': must not be negative, got %s", k->path, describe(l, v));
+			errorf(l, ki, "'%s': %s, got %s", k->info.path, want, describe(l, v));
 		return -1;
 	}
 	/* a plain number is in base units: flag the classic slip of writing
 	 * the number of a unit string without the unit */
 	if (cJSON_IsNumber(v) && q == DC_Q_TIME && *out >= 1e-3)
 		warnf(l, ki, "'%s': %g is in seconds (a plain number is seconds); if you meant %g us, write \"%g us\"",
-		      k->path, *out, *out, *out);
+		      k->info.path, *out, *out, *out);
 	if (cJSON_IsNumber(v) && q == DC_Q_BANDWIDTH && *out < 1e6)
 		warnf(l, ki, "'%s': %g is in bytes per second (a plain number is bytes/s); if you meant %g GB/s, write \"%g GB/s\"",
-		      k->path, *out, *out, *out);
+		      k->info.path, *out, *out, *out);
 	return 0;
 }
 
@@ -849,11 +980,11 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 	double d;
 
 	if (cJSON_IsNull(v)) {
-		errorf(l, ki, "'%s': null is not allowed; remove the key to use the default", k->path);
+		errorf(l, ki, "'%s': null is not allowed; remove the key to use the default", k->info.path);
 		return;
 	}
 	if (cJSON_IsString(v) && strlen(v->valuestring) > DC_CONFIG_MAX_STRING) {
-		errorf(l, ki, "'%s': string must be at most %d bytes, got %zu bytes", k->path, DC_CONFIG_MAX_STRING,
+		errorf(l, ki, "'%s': string must be at most %d bytes, got %zu bytes", k->info.path, DC_CONFIG_MAX_STRING,
 		       strlen(v->valuestring));
 		return;
 	}
@@ -862,12 +993,12 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 		break;
 	case K_COUNT:
 	case K_UINT:
-		if (read_integer(l, ki, v, k->kind == K_COUNT, &u) == 0)
+		if (read_integer(l, ki, v, &u) == 0)
 			*(uint64_t *)field(l, k) = u;
 		break;
 	case K_BYTES:
 	case K_BYTES_POS:
-		if (read_bytes(l, ki, v, k->kind == K_BYTES_POS, &u) == 0)
+		if (read_bytes(l, ki, v, &u) == 0)
 			*(uint64_t *)field(l, k) = u;
 		break;
 	case K_BW:
@@ -877,62 +1008,66 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 		break;
 	case K_BOOL:
 		if (!cJSON_IsBool(v))
-			errorf(l, ki, "'%s': expected true or false, got %s", k->path, describe(l, v));
+			errorf(l, ki, "'%s': expected true or false, got %s", k->info.path, describe(l, v));
 		else
 			*(int *)field(l, k) = cJSON_IsTrue(v);
 		break;
 	case K_ENUM: {
 		char list[160] = "";
 		if (cJSON_IsString(v)) {
-			for (int i = 0; k->names[i]; i++)
-				if (strcmp(v->valuestring, k->names[i]) == 0) {
+			for (int i = 0; k->info.choices[i]; i++)
+				if (strcmp(v->valuestring, k->info.choices[i]) == 0) {
 					*(int *)field(l, k) = i;
 					return;
 				}
 		}
-		for (int i = 0; k->names[i]; i++) {
+		for (int i = 0; k->info.choices[i]; i++) {
 			strcat(list, i ? ", \"" : "\"");
-			strcat(list, k->names[i]);
+			strcat(list, k->info.choices[i]);
 			strcat(list, "\"");
 		}
 		if (cJSON_IsString(v))
-			errorf(l, ki, "'%s': unknown value \"%s\"; expected one of %s", k->path, v->valuestring, list);
+			errorf(l, ki, "'%s': unknown value \"%s\"; expected one of %s", k->info.path, v->valuestring, list);
 		else
-			errorf(l, ki, "'%s': expected one of %s, got %s", k->path, list, describe(l, v));
+			errorf(l, ki, "'%s': expected one of %s, got %s", k->info.path, list, describe(l, v));
 		break;
 	}
 	case K_ORDER:
 		if (!cJSON_IsString(v))
-			errorf(l, ki, "'%s': expected a string like \"tp-cp-ep-dp-pp\", got %s", k->path, describe(l, v));
+			errorf(l, ki, "'%s': expected a string like \"tp-cp-ep-dp-pp\", got %s", k->info.path, describe(l, v));
 		else
 			parse_order(l, ki, v->valuestring);
 		break;
 	case K_FRACTION:
 		if (!cJSON_IsNumber(v)) {
-			errorf(l, ki, "'%s': expected a number in [0, 1), got %s", k->path, describe(l, v));
+			errorf(l, ki, "'%s': expected a number in [%g, %g), got %s", k->info.path, k->lo, k->hi,
+			       describe(l, v));
 		} else if (check_number(l, ki, v, &d) == 0) {
-			if (d < 0 || d >= 1)
-				errorf(l, ki, "'%s': must be in [0, 1), got %g", k->path, d);
+			if (below(k, d) || d >= k->hi)
+				errorf(l, ki, "'%s': must be in [%g, %g), got %g", k->info.path, k->lo, k->hi, d);
 			else
 				*(double *)field(l, k) = d;
 		}
 		break;
 	case K_REAL:
 		if (!cJSON_IsNumber(v)) {
-			errorf(l, ki, "'%s': expected a number, got %s", k->path, describe(l, v));
+			errorf(l, ki, "'%s': expected a number, got %s", k->info.path, describe(l, v));
 		} else if (check_number(l, ki, v, &d) == 0) {
-			if (d < 0)
-				errorf(l, ki, "'%s': must not be negative, got %g", k->path, d);
-			else
+			if (below(k, d)) {
+				char want[64];
+				lower_bound_text(k, want, sizeof(want));
+				errorf(l, ki, "'%s': %s, got %g", k->info.path, want, d);
+			} else {
 				*(double *)field(l, k) = d;
+			}
 		}
 		break;
 	case K_STRING:
 		if (!cJSON_IsString(v))
-			errorf(l, ki, "'%s': expected a string, got %s", k->path, describe(l, v));
-		else if (strcmp(k->path, "model.hf_config") == 0 && !*v->valuestring)
-			errorf(l, ki, "'%s': expected the path of a Hugging Face config.json, got an empty string", k->path);
-		else if (strcmp(k->path, "model.hf_config") == 0)
+			errorf(l, ki, "'%s': expected a string, got %s", k->info.path, describe(l, v));
+		else if (strcmp(k->info.path, "model.hf_config") == 0 && !*v->valuestring)
+			errorf(l, ki, "'%s': expected the path of a Hugging Face config.json, got an empty string", k->info.path);
+		else if (strcmp(k->info.path, "model.hf_config") == 0)
 			snprintf(l->hf_path, sizeof(l->hf_path), "%s", v->valuestring);
 		break;
 	}
@@ -1007,17 +1142,20 @@ static int apply_override(struct loader *l, cJSON *root, const char *text)
 		s = suggest(prefix, dot ? dot + 1 : path);
 		l->errors++;
 		if (strcmp(path, "parallel.cp") == 0)
-			dc_diag_error(l->diag, DC_ERR_CONFIG,
-				      "--set: error: 'parallel.cp': context parallelism is not modelled yet (cp is always 1; \"order\" may name it)");
+			dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path,
+					"--set: error: 'parallel.cp': context parallelism is not modelled yet (cp is always 1; \"order\" may name it)");
 		else if (s)
-			dc_diag_error(l->diag, DC_ERR_CONFIG, "--set: error: '%s': unknown key; did you mean '%s'?", path, s);
+			dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path,
+					"--set: error: '%s': unknown key; did you mean '%s'?", path, s);
 		else
-			dc_diag_error(l->diag, DC_ERR_CONFIG, "--set: error: '%s': unknown key", path);
+			dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path, "--set: error: '%s': unknown key",
+					path);
 		return -1;
 	}
 	if (keys[ki].kind == K_SECTION) {
 		l->errors++;
-		dc_diag_error(l->diag, DC_ERR_CONFIG, "--set: error: '%s': is a section; set one of its keys", path);
+		dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path,
+				"--set: error: '%s': is a section; set one of its keys", path);
 		return -1;
 	}
 	/* the value: a strict JSON scalar (number, true, false, null, "string")
@@ -1074,50 +1212,116 @@ static int apply_override(struct loader *l, cJSON *root, const char *text)
 
 /* ---- defaults and cross-field checks ---- */
 
+/* Does the row's default text write a value (rather than "derived: ...",
+ * or nothing)? */
+static int literal_default(const struct key *k)
+{
+	return k->info.default_text[0] && strncmp(k->info.default_text, "derived:", 8) != 0;
+}
+
+/* Every row's literal default; what is derived stays 0 until cross_check. */
 static void set_defaults(struct dc_config *c)
 {
 	static const enum dc_axis megatron[DC_AXIS_COUNT] = {DC_AXIS_TP, DC_AXIS_CP, DC_AXIS_EP,
 							     DC_AXIS_DP, DC_AXIS_PP};
 	memset(c, 0, sizeof(*c));
-	c->model.mlp = DC_MLP_SWIGLU;
-	c->parallel.tp = 1;
-	c->parallel.pp = 1;
-	c->parallel.ep = 1;
-	snprintf(c->model.family, sizeof(c->model.family), "custom");
+	for (size_t i = 0; i < NKEYS; i++) {
+		const struct key *k = &keys[i];
+		void *f = (char *)c + k->off;
+		if (k->off == NOFF || !literal_default(k))
+			continue;
+		switch (k->kind) {
+		case K_COUNT:
+		case K_UINT:
+		case K_BYTES:
+		case K_BYTES_POS:
+			*(uint64_t *)f = (uint64_t)k->def;
+			break;
+		case K_BW:
+		case K_TIME:
+		case K_FRACTION:
+		case K_REAL:
+			*(double *)f = k->def;
+			break;
+		case K_BOOL:
+		case K_ENUM:
+			*(int *)f = (int)k->def;
+			break;
+		case K_SECTION:
+		case K_ORDER:
+		case K_STRING:
+			break;
+		}
+	}
+	/* parallel.order's row says "tp-cp-ep-dp-pp": Megatron-LM's order */
 	memcpy(c->parallel.order, megatron, sizeof(megatron));
 	snprintf(c->parallel.order_text, sizeof(c->parallel.order_text), "tp-cp-ep-dp-pp");
-	c->parallel.sharding = DC_SHARD_NONE;
-	c->parallel.reshard_after_forward = 1;
-	c->parallel.fsdp_unit = DC_FSDP_UNIT_LAYER;
-	c->parallel.bucket_bytes = 25u * 1024u * 1024u; /* PyTorch DDP bucket_cap_mb = 25 */
-	c->parallel.virtual_pipeline = 1;
-	c->training.recompute = DC_RECOMPUTE_NONE;
-	c->training.micro_batch_size = 1;
-	c->training.grad_accum_steps = 1;
-	c->precision.param_bytes = 2;
-	c->precision.grad_bytes = 2;
-	c->precision.master_bytes = 4;
-	c->precision.optimizer_bytes = 8;
-	c->collective.link = DC_LINK_AUTO;
-	c->memory.cuda_context_bytes = 512u * 1024u * 1024u;
-	c->memory.comm_buffer_bytes = 256u * 1024u * 1024u;
-	c->memory.workspace_bytes = 256u * 1024u * 1024u;
-	c->memory.allocator_reserve = 0.05;
+	snprintf(c->model.family, sizeof(c->model.family), "custom");
 }
 
 static int is_required(const struct loader *l, size_t i)
 {
-	return keys[i].required == 1 || (keys[i].required == 2 && !l->hf_loaded);
+	enum dc_config_need need = keys[i].info.need;
+	return need == DC_KEY_REQUIRED || (need == DC_KEY_REQUIRED_UNLESS_HF && !l->hf_loaded);
+}
+
+/* ---- cross-field rules ----
+ *
+ * Once every key read cleanly, the rules run in table order, each reporting
+ * every problem it finds, so one load names them all. A rule returns -1 to
+ * end the walk when the rules below would read what it could not vouch for
+ * (the world size, a product that overflows, the shape); else 0. A rule
+ * also fills the derived default of a key it checks, before the rules
+ * below read it. */
+
+struct rule {
+	struct dc_config_rule_info info;
+	int (*check)(struct loader *l);
+};
+
+static int seen(const struct loader *l, const char *path)
+{
+	return l->seen[find_key(path)];
+}
+
+/* The report lists every rank and group: O(world) work and output, so the
+ * world is capped at 2^24 ranks (today's largest clusters are ~10^5 GPUs)
+ * to keep a typo from running for minutes. */
+static int rule_world(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	if (dc_mul_u64(c->cluster.num_nodes, c->cluster.gpus_per_node, &c->world_size) ||
+	    c->world_size > DC_MAX_WORLD) {
+		errorf(l, find_key("cluster.num_nodes"),
+		       "'cluster.num_nodes': num_nodes x gpus_per_node must be at most %llu ranks, got %llu x %llu",
+		       (unsigned long long)DC_MAX_WORLD, (unsigned long long)c->cluster.num_nodes,
+		       (unsigned long long)c->cluster.gpus_per_node);
+		return -1;
+	}
+	return 0;
+}
+
+static int rule_ffn_default(struct loader *l)
+{
+	struct dc_model *m = &l->cfg->model;
+	if (!seen(l, "model.ffn_hidden_size") && dc_mul_u64(m->hidden_size, 4, &m->ffn_hidden_size)) {
+		errorf(l, find_key("model.hidden_size"),
+		       "'model.hidden_size': 4 x hidden_size (the default ffn_hidden_size) overflows 64 bits, got %llu",
+		       (unsigned long long)m->hidden_size);
+		return -1;
+	}
+	return 0;
 }
 
 /* Mixture-of-experts and MLA keys: defaults and rules (docs/config.md). */
-static void check_moe_mla(struct loader *l)
+static int rule_moe_mla(struct loader *l)
 {
 	struct dc_model *m = &l->cfg->model;
 	int k_ept = find_key("model.experts_per_token");
+	size_t errors = l->errors;
 
 	if (m->num_experts) {
-		if (!l->seen[find_key("model.moe_ffn_hidden_size")])
+		if (!seen(l, "model.moe_ffn_hidden_size"))
 			m->moe_ffn_hidden_size = m->ffn_hidden_size;
 		if (!l->seen[k_ept])
 			errorf(l, find_key("model.num_experts"),
@@ -1135,94 +1339,76 @@ static void check_moe_mla(struct loader *l)
 		static const char *const need[] = {"model.qk_rope_head_dim", "model.qk_nope_head_dim",
 						   "model.v_head_dim"};
 		for (size_t i = 0; i < 3; i++)
-			if (!l->seen[find_key(need[i])])
+			if (!seen(l, need[i]))
 				errorf(l, find_key("model.kv_lora_rank"), "'%s': required with model.kv_lora_rank (MLA)",
 				       need[i]);
 		/* MLA: every head has its own k and v after the up-projection */
-		if (!l->seen[find_key("model.num_kv_heads")])
+		if (!seen(l, "model.num_kv_heads"))
 			m->num_kv_heads = m->num_attention_heads;
-		if (!l->seen[find_key("model.head_dim")])
+		if (!seen(l, "model.head_dim"))
 			m->head_dim = m->qk_nope_head_dim + m->qk_rope_head_dim;
 	}
+	return l->errors > errors ? -1 : 0;
 }
 
-static void cross_check(struct loader *l)
+static int rule_head_dim(struct loader *l)
 {
-	struct dc_config *c = l->cfg;
-	struct dc_model *m = &c->model;
-	struct dc_parallel *p = &c->parallel;
-	int k_tp = find_key("parallel.tp"), k_pp = find_key("parallel.pp"), k_dp = find_key("parallel.dp");
-	uint64_t tp_pp, state_bytes;
+	struct dc_model *m = &l->cfg->model;
+	if (seen(l, "model.head_dim") || m->kv_lora_rank)
+		return 0;
+	if (m->hidden_size % m->num_attention_heads != 0) {
+		errorf(l, find_key("model.num_attention_heads"),
+		       "'model.num_attention_heads': must divide model.hidden_size (%llu) unless model.head_dim is given, got %llu",
+		       (unsigned long long)m->hidden_size, (unsigned long long)m->num_attention_heads);
+		return -1;
+	}
+	m->head_dim = m->hidden_size / m->num_attention_heads;
+	return 0;
+}
 
-	for (size_t i = 0; i < NKEYS; i++)
-		if (is_required(l, i) && !l->seen[i]) {
-			/* a missing section already implies its keys */
-			const char *dot = strrchr(keys[i].path, '.');
-			if (dot) {
-				char sec[64];
-				snprintf(sec, sizeof(sec), "%.*s", (int)(dot - keys[i].path), keys[i].path);
-				int si = find_key(sec);
-				if (si >= 0 && !l->seen[si] && is_required(l, (size_t)si))
-					continue;
-			}
-			if (l->hf_loaded && strcmp(keys[i].path, "model.seq_length") == 0)
-				errorf(l, -1, "'%s': required key is missing; a Hugging Face config gives no training sequence length (max_position_embeddings is the longest context)",
-				       keys[i].path);
-			else
-				errorf(l, -1, "'%s': required key is missing", keys[i].path);
-		}
-	if (l->errors)
-		return;
-
-	/* the report lists every rank and group: O(world) work and output, so
-	 * the world is capped at 2^24 ranks (today's largest clusters are
-	 * ~10^5 GPUs) to keep a typo from running for minutes */
-	if (dc_mul_u64(c->cluster.num_nodes, c->cluster.gpus_per_node, &c->world_size) ||
-	    c->world_size > DC_MAX_WORLD) {
-		errorf(l, find_key("cluster.num_nodes"),
-		       "'cluster.num_nodes': num_nodes x gpus_per_node must be at most %llu ranks, got %llu x %llu",
-		       (unsigned long long)DC_MAX_WORLD, (unsigned long long)c->cluster.num_nodes,
-		       (unsigned long long)c->cluster.gpus_per_node);
-		return;
-	}
-	if (!l->seen[find_key("model.num_kv_heads")])
-		m->num_kv_heads = m->num_attention_heads;
-	if (!l->seen[find_key("model.ffn_hidden_size")]) {
-		if (dc_mul_u64(m->hidden_size, 4, &m->ffn_hidden_size)) {
-			errorf(l, find_key("model.hidden_size"),
-			       "'model.hidden_size': 4 x hidden_size (the default ffn_hidden_size) overflows 64 bits, got %llu",
-			       (unsigned long long)m->hidden_size);
-			return;
-		}
-	}
-	check_moe_mla(l);
-	if (l->errors)
-		return;
-	if (!l->seen[find_key("model.head_dim")] && !m->kv_lora_rank) {
-		if (m->hidden_size % m->num_attention_heads != 0) {
-			errorf(l, find_key("model.num_attention_heads"),
-			       "'model.num_attention_heads': must divide model.hidden_size (%llu) unless model.head_dim is given, got %llu",
-			       (unsigned long long)m->hidden_size, (unsigned long long)m->num_attention_heads);
-			return;
-		}
-		m->head_dim = m->hidden_size / m->num_attention_heads;
-	}
+static int rule_positions(struct loader *l)
+{
+	const struct dc_model *m = &l->cfg->model;
 	if (m->position_embeddings > 0 && m->seq_length > m->position_embeddings)
 		errorf(l, find_key("model.seq_length"),
 		       "'model.seq_length': %llu tokens do not fit the learned position table of %llu positions (GPT-2's n_positions); use at most %llu",
 		       (unsigned long long)m->seq_length, (unsigned long long)m->position_embeddings,
 		       (unsigned long long)m->position_embeddings);
+	return 0;
+}
+
+static int rule_kv_heads(struct loader *l)
+{
+	struct dc_model *m = &l->cfg->model;
+	if (!seen(l, "model.num_kv_heads"))
+		m->num_kv_heads = m->num_attention_heads;
 	if (m->num_kv_heads > m->num_attention_heads || m->num_attention_heads % m->num_kv_heads != 0)
 		errorf(l, find_key("model.num_kv_heads"),
 		       "'model.num_kv_heads': must divide model.num_attention_heads (%llu), got %llu",
 		       (unsigned long long)m->num_attention_heads, (unsigned long long)m->num_kv_heads);
+	return 0;
+}
 
-	/* layout: dp x tp x pp = world */
+static int rule_tp_pp(struct loader *l)
+{
+	const struct dc_parallel *p = &l->cfg->parallel;
+	uint64_t tp_pp;
 	if (dc_mul_u64(p->tp, p->pp, &tp_pp)) {
-		errorf(l, k_tp, "'parallel.tp': tp x pp overflows 64 bits, got %llu x %llu", (unsigned long long)p->tp,
-		       (unsigned long long)p->pp);
-		return;
+		errorf(l, find_key("parallel.tp"), "'parallel.tp': tp x pp overflows 64 bits, got %llu x %llu",
+		       (unsigned long long)p->tp, (unsigned long long)p->pp);
+		return -1;
 	}
+	return 0;
+}
+
+/* dp x tp x pp = world; dp, when absent, is what makes it so. */
+static int rule_layout(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	struct dc_parallel *p = &c->parallel;
+	int k_tp = find_key("parallel.tp"), k_pp = find_key("parallel.pp"), k_dp = find_key("parallel.dp");
+	uint64_t tp_pp = p->tp * p->pp; /* rule_tp_pp: no overflow */
+
 	p->dp_explicit = l->seen[k_dp];
 	if (!p->dp_explicit) {
 		if (c->world_size % tp_pp != 0) {
@@ -1246,49 +1432,159 @@ static void cross_check(struct loader *l)
 			       (unsigned long long)c->world_size, hint);
 		}
 	}
+	return 0;
+}
+
+static int rule_tp_heads(struct loader *l)
+{
+	const struct dc_model *m = &l->cfg->model;
+	const struct dc_parallel *p = &l->cfg->parallel;
+	int k_tp = find_key("parallel.tp");
 	if (m->num_attention_heads % p->tp != 0)
 		errorf(l, k_tp, "'parallel.tp': must divide model.num_attention_heads (%llu), got %llu",
 		       (unsigned long long)m->num_attention_heads, (unsigned long long)p->tp);
 	else if (m->num_kv_heads % p->tp != 0)
 		errorf(l, k_tp, "'parallel.tp': must divide model.num_kv_heads (%llu), got %llu",
 		       (unsigned long long)m->num_kv_heads, (unsigned long long)p->tp);
-	/* expert parallelism (Megatron-Core): ep ranks are carved out of dp,
-	 * each holding num_experts / ep experts of every MoE layer */
-	if (p->ep > 1) {
-		int k_ep = find_key("parallel.ep");
-		if (p->dp % p->ep != 0)
-			errorf(l, k_ep, "'parallel.ep': must divide parallel.dp (%llu): expert-parallel ranks come out of the data-parallel ones, got %llu",
-			       (unsigned long long)p->dp, (unsigned long long)p->ep);
-		else if (!m->num_experts)
-			errorf(l, k_ep, "'parallel.ep': needs a mixture-of-experts model (model.num_experts), got ep %llu",
-			       (unsigned long long)p->ep);
-		else if (m->num_experts % p->ep != 0)
-			errorf(l, k_ep, "'parallel.ep': must divide model.num_experts (%llu), got %llu",
-			       (unsigned long long)m->num_experts, (unsigned long long)p->ep);
-	}
+	return 0;
+}
+
+/* Expert parallelism (Megatron-Core): ep ranks are carved out of dp, each
+ * holding num_experts / ep experts of every MoE layer. */
+static int rule_ep(struct loader *l)
+{
+	const struct dc_model *m = &l->cfg->model;
+	const struct dc_parallel *p = &l->cfg->parallel;
+	int k_ep = find_key("parallel.ep");
+	if (p->ep <= 1)
+		return 0;
+	if (p->dp % p->ep != 0)
+		errorf(l, k_ep, "'parallel.ep': must divide parallel.dp (%llu): expert-parallel ranks come out of the data-parallel ones, got %llu",
+		       (unsigned long long)p->dp, (unsigned long long)p->ep);
+	else if (!m->num_experts)
+		errorf(l, k_ep, "'parallel.ep': needs a mixture-of-experts model (model.num_experts), got ep %llu",
+		       (unsigned long long)p->ep);
+	else if (m->num_experts % p->ep != 0)
+		errorf(l, k_ep, "'parallel.ep': must divide model.num_experts (%llu), got %llu",
+		       (unsigned long long)m->num_experts, (unsigned long long)p->ep);
+	return 0;
+}
+
+static int rule_pp_layers(struct loader *l)
+{
+	const struct dc_model *m = &l->cfg->model;
+	const struct dc_parallel *p = &l->cfg->parallel;
 	if (m->num_layers % p->pp != 0)
-		errorf(l, k_pp, "'parallel.pp': must divide model.num_layers (%llu), got %llu",
+		errorf(l, find_key("parallel.pp"), "'parallel.pp': must divide model.num_layers (%llu), got %llu",
 		       (unsigned long long)m->num_layers, (unsigned long long)p->pp);
+	return 0;
+}
+
+static int rule_sequence_parallel(struct loader *l)
+{
+	const struct dc_parallel *p = &l->cfg->parallel;
 	if (p->sequence_parallel && p->tp < 2)
 		errorf(l, find_key("parallel.sequence_parallel"),
 		       "'parallel.sequence_parallel': needs parallel.tp > 1 (it splits the tp group's activations), got tp %llu",
 		       (unsigned long long)p->tp);
-	if (p->virtual_pipeline > 1) {
-		int kv = find_key("parallel.virtual_pipeline");
-		uint64_t chunks;
-		if (p->pp < 2)
-			errorf(l, kv, "'parallel.virtual_pipeline': an interleaved schedule needs parallel.pp > 1, got pp %llu",
-			       (unsigned long long)p->pp);
-		else if (dc_mul_u64(p->pp, p->virtual_pipeline, &chunks) || m->num_layers % chunks != 0)
-			errorf(l, kv,
-			       "'parallel.virtual_pipeline': pp x virtual_pipeline (%llu x %llu) must divide model.num_layers (%llu)",
-			       (unsigned long long)p->pp, (unsigned long long)p->virtual_pipeline,
-			       (unsigned long long)m->num_layers);
-		else if (c->training.grad_accum_steps % p->pp != 0)
-			errorf(l, kv,
-			       "'parallel.virtual_pipeline': the interleaved schedule needs training.grad_accum_steps (%llu microbatches) to be a multiple of parallel.pp (%llu)",
-			       (unsigned long long)c->training.grad_accum_steps, (unsigned long long)p->pp);
-	}
+	return 0;
+}
+
+static int rule_virtual_pipeline(struct loader *l)
+{
+	const struct dc_config *c = l->cfg;
+	const struct dc_parallel *p = &c->parallel;
+	int kv = find_key("parallel.virtual_pipeline");
+	uint64_t chunks;
+	if (p->virtual_pipeline <= 1)
+		return 0;
+	if (p->pp < 2)
+		errorf(l, kv, "'parallel.virtual_pipeline': an interleaved schedule needs parallel.pp > 1, got pp %llu",
+		       (unsigned long long)p->pp);
+	else if (dc_mul_u64(p->pp, p->virtual_pipeline, &chunks) || c->model.num_layers % chunks != 0)
+		errorf(l, kv,
+		       "'parallel.virtual_pipeline': pp x virtual_pipeline (%llu x %llu) must divide model.num_layers (%llu)",
+		       (unsigned long long)p->pp, (unsigned long long)p->virtual_pipeline,
+		       (unsigned long long)c->model.num_layers);
+	else if (c->training.grad_accum_steps % p->pp != 0)
+		errorf(l, kv,
+		       "'parallel.virtual_pipeline': the interleaved schedule needs training.grad_accum_steps (%llu microbatches) to be a multiple of parallel.pp (%llu)",
+		       (unsigned long long)c->training.grad_accum_steps, (unsigned long long)p->pp);
+	return 0;
+}
+
+#define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static const struct rule rules[] = {
+	{{"the world, num_nodes × gpus_per_node, is at most 2^24 ranks",
+	  KEYS("cluster.num_nodes", "cluster.gpus_per_node")}, rule_world},
+	{{"ffn_hidden_size defaults to 4 × hidden_size, which fits 64 bits",
+	  KEYS("model.ffn_hidden_size", "model.hidden_size")}, rule_ffn_default},
+	{{"experts_per_token comes with num_experts and is at most it; dense_layers is below num_layers; "
+	  "kv_lora_rank (MLA) comes with the three MLA head sizes",
+	  KEYS("model.num_experts", "model.experts_per_token", "model.moe_ffn_hidden_size", "model.dense_layers",
+	       "model.num_layers", "model.kv_lora_rank", "model.qk_rope_head_dim", "model.qk_nope_head_dim",
+	       "model.v_head_dim")}, rule_moe_mla},
+	{{"num_attention_heads divides hidden_size unless head_dim is given",
+	  KEYS("model.num_attention_heads", "model.hidden_size", "model.head_dim")}, rule_head_dim},
+	{{"seq_length fits a learned position table",
+	  KEYS("model.seq_length", "model.position_embeddings")}, rule_positions},
+	{{"num_kv_heads divides num_attention_heads",
+	  KEYS("model.num_kv_heads", "model.num_attention_heads")}, rule_kv_heads},
+	{{"tp × pp fits 64 bits", KEYS("parallel.tp", "parallel.pp")}, rule_tp_pp},
+	{{"dp × tp × pp equals the world size; without dp, tp × pp divides it",
+	  KEYS("parallel.dp", "parallel.tp", "parallel.pp", "cluster.num_nodes", "cluster.gpus_per_node")},
+	 rule_layout},
+	{{"tp divides num_attention_heads and num_kv_heads",
+	  KEYS("parallel.tp", "model.num_attention_heads", "model.num_kv_heads")}, rule_tp_heads},
+	{{"ep > 1 divides dp and num_experts, on a mixture-of-experts model",
+	  KEYS("parallel.ep", "parallel.dp", "model.num_experts")}, rule_ep},
+	{{"pp divides num_layers", KEYS("parallel.pp", "model.num_layers")}, rule_pp_layers},
+	{{"sequence_parallel needs tp > 1", KEYS("parallel.sequence_parallel", "parallel.tp")},
+	 rule_sequence_parallel},
+	{{"virtual_pipeline > 1 needs pp > 1, pp × virtual_pipeline dividing num_layers and grad_accum_steps a multiple of pp",
+	  KEYS("parallel.virtual_pipeline", "parallel.pp", "model.num_layers", "training.grad_accum_steps")},
+	 rule_virtual_pipeline},
+};
+
+#define NRULES (sizeof(rules) / sizeof(rules[0]))
+
+/* Returns 0, or -1 when a rule ended the walk. */
+static int check_rules(struct loader *l)
+{
+	for (size_t i = 0; i < NRULES; i++)
+		if (rules[i].check(l) != 0)
+			return -1;
+	return 0;
+}
+
+static void cross_check(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	struct dc_model *m = &c->model;
+	uint64_t state_bytes;
+
+	for (size_t i = 0; i < NKEYS; i++)
+		if (is_required(l, i) && !l->seen[i]) {
+			/* a missing section already implies its keys */
+			const char *dot = strrchr(keys[i].info.path, '.');
+			if (dot) {
+				char sec[64];
+				snprintf(sec, sizeof(sec), "%.*s", (int)(dot - keys[i].info.path), keys[i].info.path);
+				int si = find_key(sec);
+				if (si >= 0 && !l->seen[si] && is_required(l, (size_t)si))
+					continue;
+			}
+			if (l->hf_loaded && strcmp(keys[i].info.path, "model.seq_length") == 0)
+				errorf(l, -1, "'%s': required key is missing; a Hugging Face config gives no training sequence length (max_position_embeddings is the longest context)",
+				       keys[i].info.path);
+			else
+				errorf(l, -1, "'%s': required key is missing", keys[i].info.path);
+		}
+	if (l->errors)
+		return;
+	if (check_rules(l) != 0)
+		return;
 
 	/* parameters: explicit or from the shape */
 	m->params_explicit = l->seen[find_key("model.params")];
@@ -1410,8 +1706,10 @@ static cJSON *parse_text(struct loader *l, int *oom)
 
 /* Reads `path` whole (at most DC_CONFIG_MAX_BYTES). Returns the bytes (the
  * caller frees them), or NULL with the reason in `diag`; `via` (NULL for a
- * config) says who named the file. */
-static char *read_limited(const char *path, const char *via, size_t *len, struct dc_diag *diag)
+ * config) says who named the file, and `key` (or NULL) is the config key
+ * that did, for the entry. */
+static char *read_limited(const char *path, const char *via, const char *key, size_t *len,
+			  struct dc_diag *diag)
 {
 	const char *open_paren = via ? " (" : "", *close_paren = via ? ")" : "";
 
@@ -1424,14 +1722,14 @@ static char *read_limited(const char *path, const char *via, size_t *len, struct
 
 	f = fopen(path, "rb");
 	if (!f) {
-		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: cannot open: %s%s%s%s", path, strerror(errno),
-			      open_paren, via, close_paren);
+		dc_diag_add_key(diag, DC_SEV_ERROR, DC_ERR_INPUT, key, "%s: error: cannot open: %s%s%s%s", path,
+				strerror(errno), open_paren, via, close_paren);
 		return NULL;
 	}
 	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
 		fclose(f);
-		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: is a directory, not a config file%s%s%s", path,
-			      open_paren, via, close_paren);
+		dc_diag_add_key(diag, DC_SEV_ERROR, DC_ERR_INPUT, key,
+				"%s: error: is a directory, not a config file%s%s%s", path, open_paren, via, close_paren);
 		return NULL;
 	}
 	buf = dc_malloc(DC_CONFIG_MAX_BYTES + 1);
@@ -1442,15 +1740,16 @@ static char *read_limited(const char *path, const char *via, size_t *len, struct
 	}
 	n = fread(buf, 1, DC_CONFIG_MAX_BYTES + 1, f);
 	if (ferror(f)) {
-		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: read failed: %s", path, strerror(errno));
+		dc_diag_add_key(diag, DC_SEV_ERROR, DC_ERR_INPUT, key, "%s: error: read failed: %s", path,
+				strerror(errno));
 		fclose(f);
 		free(buf);
 		return NULL;
 	}
 	fclose(f);
 	if (n > DC_CONFIG_MAX_BYTES) {
-		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: file is larger than 1 MiB%s%s%s", path, open_paren,
-			      via, close_paren);
+		dc_diag_add_key(diag, DC_SEV_ERROR, DC_ERR_INPUT, key, "%s: error: file is larger than 1 MiB%s%s%s",
+				path, open_paren, via, close_paren);
 		free(buf);
 		return NULL;
 	}
@@ -1460,8 +1759,8 @@ static char *read_limited(const char *path, const char *via, size_t *len, struct
 
 static int is_model_shape_key(size_t i)
 {
-	return strncmp(keys[i].path, "model.", 6) == 0 && keys[i].off != NOFF &&
-	       strcmp(keys[i].path, "model.params") != 0 && strcmp(keys[i].path, "model.seq_length") != 0;
+	return strncmp(keys[i].info.path, "model.", 6) == 0 && keys[i].off != NOFF &&
+	       strcmp(keys[i].info.path, "model.params") != 0 && strcmp(keys[i].info.path, "model.seq_length") != 0;
 }
 
 /* The Hugging Face config named by --model or model.hf_config: read it
@@ -1503,7 +1802,7 @@ static void load_hf(struct loader *l)
 			snprintf(via, sizeof(via), "named by --model");
 		else
 			snprintf(via, sizeof(via), "named by 'model.hf_config' in %.256s", origin(l, k_hf));
-		buf = read_limited(path, via, &n, l->diag);
+		buf = read_limited(path, via, o && o->model_file ? NULL : "model.hf_config", &n, l->diag);
 	}
 	if (!buf) {
 		l->errors++;
@@ -1633,7 +1932,7 @@ int dc_config_load_file_opts(const char *path, const struct dc_load_opts *opts,
 	const char *slash = strrchr(path, '/');
 
 	set_defaults(cfg);
-	buf = read_limited(path, NULL, &n, diag);
+	buf = read_limited(path, NULL, NULL, &n, diag);
 	if (!buf)
 		return -1;
 	/* model.hf_config is relative to the config file's directory */
@@ -1681,4 +1980,32 @@ const char *dc_norm_name(enum dc_norm n)
 const char *dc_link_choice_name(enum dc_link_choice l)
 {
 	return link_names[l];
+}
+
+/* ---- the key table, read-only (config.h) ---- */
+
+size_t dc_config_key_count(void)
+{
+	return NKEYS;
+}
+
+const struct dc_config_key_info *dc_config_key_at(size_t i)
+{
+	return i < NKEYS ? &keys[i].info : NULL;
+}
+
+const struct dc_config_key_info *dc_config_key_find(const char *path)
+{
+	int ki = find_key(path);
+	return ki < 0 ? NULL : &keys[ki].info;
+}
+
+size_t dc_config_rule_count(void)
+{
+	return NRULES;
+}
+
+const struct dc_config_rule_info *dc_config_rule_at(size_t i)
+{
+	return i < NRULES ? &rules[i].info : NULL;
 }

@@ -15,8 +15,10 @@ void dc_diag_init(struct dc_diag *d)
 
 void dc_diag_release(struct dc_diag *d)
 {
-	for (size_t i = 0; i < d->count; i++)
+	for (size_t i = 0; i < d->count; i++) {
 		free(d->entries[i].text);
+		free(d->entries[i].key);
+	}
 	free(d->entries);
 	dc_diag_init(d);
 }
@@ -28,39 +30,60 @@ static void note_error(struct dc_diag *d, enum dc_status status)
 		d->status = status == DC_OK ? DC_ERR_INTERNAL : status;
 }
 
-void dc_diag_add(struct dc_diag *d, enum dc_severity sev, enum dc_status status,
-		 const char *fmt, ...)
+static void vadd(struct dc_diag *d, enum dc_severity sev, enum dc_status status, const char *key,
+		 const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+static void vadd(struct dc_diag *d, enum dc_severity sev, enum dc_status status, const char *key,
+		 const char *fmt, va_list ap)
 {
-	va_list ap;
-	char *text;
+	char *text, *key_copy = NULL;
 
 	if (sev == DC_SEV_ERROR)
 		note_error(d, status);
-	va_start(ap, fmt);
 	text = dc_vasprintf(fmt, ap);
-	va_end(ap);
 	if (!text)
+		goto oom;
+	if (key && !(key_copy = dc_strdup(key)))
 		goto oom;
 	if (d->count == d->alloc) {
 		size_t n = d->alloc ? d->alloc * 2 : 8;
 		struct dc_diag_entry *e = dc_realloc(d->entries, n * sizeof(*e));
-		if (!e) {
-			free(text);
+		if (!e)
 			goto oom;
-		}
 		d->entries = e;
 		d->alloc = n;
 	}
 	d->entries[d->count].severity = sev;
 	d->entries[d->count].text = text;
+	d->entries[d->count].key = key_copy;
 	d->count++;
 	return;
 oom:
+	free(text);
+	free(key_copy);
 	d->oom = 1;
 	if (d->status == DC_OK || sev == DC_SEV_ERROR)
 		d->status = DC_ERR_INTERNAL;
 	if (sev != DC_SEV_ERROR)
 		d->errors++;
+}
+
+void dc_diag_add(struct dc_diag *d, enum dc_severity sev, enum dc_status status,
+		 const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vadd(d, sev, status, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void dc_diag_add_key(struct dc_diag *d, enum dc_severity sev, enum dc_status status, const char *key,
+		     const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vadd(d, sev, status, key, fmt, ap);
+	va_end(ap);
 }
 
 size_t dc_diag_warnings(const struct dc_diag *d)

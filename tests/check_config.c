@@ -334,6 +334,81 @@ START_TEST(test_set_overrides)
 }
 END_TEST
 
+/* Loads `text` with `sets`: it must fail (or, when `want_rc` is 0, pass) with
+ * exactly `n` entries whose keys are `want` in order (NULL: no key). */
+static void expect_keys(const char *text, const char *const *sets, size_t nsets, int want_rc,
+			const char *const *want, size_t n)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+	char got[4096];
+	int rc = load(text, sets, nsets, &cfg, &d);
+	joined(&d, got, sizeof(got));
+	ck_assert_msg(rc == want_rc, "rc %d:\n%s", rc, got);
+	ck_assert_msg(d.count == n, "%zu entries, want %zu:\n%s", d.count, n, got);
+	for (size_t i = 0; i < n; i++) {
+		if (!want[i])
+			ck_assert_msg(d.entries[i].key == NULL, "entry %zu has key '%s': %s", i, d.entries[i].key,
+				      d.entries[i].text);
+		else
+			ck_assert_msg(d.entries[i].key && strcmp(d.entries[i].key, want[i]) == 0,
+				      "entry %zu: key '%s', want '%s': %s", i, d.entries[i].key ? d.entries[i].key : "(null)",
+				      want[i], d.entries[i].text);
+	}
+	dc_diag_release(&d);
+}
+
+START_TEST(test_entries_carry_the_key)
+{
+	/* a value, an unknown key (as written) and a bad unit: every line its key */
+	expect_keys("{\n"
+		    "  \"model\": {\"num_layers\": true, \"hiden_size\": 4096, \"num_attention_heads\": 32,\n"
+		    "            \"vocab_size\": 32000, \"seq_length\": 4096},\n"
+		    "  \"cluster\": {\"num_nodes\": 2, \"gpus_per_node\": 4, \"gpu_memory\": \"80gb\",\n"
+		    "              \"intra_node\": {\"bandwidth\": \"300 GB/s\"},\n"
+		    "              \"inter_node\": {\"bandwidth\": \"10 Gbps\"}}\n"
+		    "}\n",
+		    NULL, 0, -1,
+		    (const char *const[]){"model.num_layers", "model.hiden_size", "cluster.gpu_memory",
+					  "cluster.inter_node.bandwidth"},
+		    4);
+	/* two rules on one key; the missing keys of a section */
+	expect_keys(edit("\"tp\": 4", "\"tp\": 3"), NULL, 0, -1, (const char *const[]){"parallel.tp", "parallel.tp"}, 2);
+	expect_keys("{\"model\": {\"num_layers\": 2}}", NULL, 0, -1,
+		    (const char *const[]){"model.hidden_size", "model.num_attention_heads", "model.vocab_size",
+					  "model.seq_length", "cluster"},
+		    5);
+	/* the key a line is about, not the one --set blamed: --set tp=2 breaks dp x tp x pp */
+	expect_keys(edit("\"tp\": 4", "\"dp\": 2, \"tp\": 4"), (const char *const[]){"parallel.tp=2"}, 1, -1,
+		    (const char *const[]){"parallel.dp"}, 1);
+	/* a rule about a key that is absent */
+	expect_keys(edit("\"seq_length\": 4096", "\"seq_length\": 4096, \"num_experts\": 8"), NULL, 0, -1,
+		    (const char *const[]){"model.experts_per_token"}, 1);
+	/* --set: an unknown key, a section; a usage error names no key */
+	expect_keys(base, (const char *const[]){"model.hidden_siz=1", "model=1"}, 2, -1,
+		    (const char *const[]){"model.hidden_siz", "model"}, 2);
+	expect_keys(base, (const char *const[]){"model.hidden_size"}, 1, -1, (const char *const[]){NULL}, 1);
+	/* a syntax error is about no key */
+	expect_keys("{\"a\": 01}", NULL, 0, -1, (const char *const[]){NULL}, 1);
+	/* warnings too: 5 is 5 seconds of latency, probably meant as 5 us */
+	expect_keys(edit("{\"bandwidth\": \"300 GB/s\"}", "{\"bandwidth\": \"300 GB/s\", \"latency\": 5}"), NULL, 0, 0,
+		    (const char *const[]){"cluster.intra_node.latency"}, 1);
+	/* a Hugging Face config named by model.hf_config that cannot be read */
+	{
+		struct dc_config cfg;
+		struct dc_diag d;
+		dc_diag_init(&d);
+		ck_assert_int_eq(dc_config_load_file(DC_SOURCE_DIR "/tests/inputs/hf_config_missing.json", NULL, 0, &cfg, &d),
+				 -1);
+		ck_assert_uint_eq(d.count, 1);
+		ck_assert_ptr_nonnull(strstr(d.entries[0].text, "cannot open"));
+		ck_assert_ptr_nonnull(d.entries[0].key);
+		ck_assert_str_eq(d.entries[0].key, "model.hf_config");
+		dc_diag_release(&d);
+	}
+}
+END_TEST
+
 /* Every allocation the loader makes can fail: the load then fails cleanly
  * with DC_ERR_INTERNAL (never a crash, a leak under ASan, or a wrong
  * "syntax error"), until n passes the number of allocations and it works. */
@@ -415,6 +490,7 @@ int main(void)
 	tcase_add_test(tc, test_cross_field_errors);
 	tcase_add_test(tc, test_several_errors_at_once);
 	tcase_add_test(tc, test_set_overrides);
+	tcase_add_test(tc, test_entries_carry_the_key);
 	tcase_add_test(tc, test_allocation_failures);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

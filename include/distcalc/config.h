@@ -239,4 +239,58 @@ int dc_model_param_count(const struct dc_model *m, uint64_t *out);
 
 const char *dc_norm_name(enum dc_norm n);
 
+/* ---- the key table, read-only ----
+ *
+ * Every key the loader knows is one row of one table in config.c: the file
+ * walk, --set, the unknown-key suggestions, the range checks and defaults
+ * follow it, and docs/config.md's reference tables list the same rows
+ * (tests/check_config_doc.c fails when they disagree; `check_config_doc
+ * --print` writes the tables). Sections are rows too. */
+
+enum dc_config_need {
+	DC_KEY_OPTIONAL,
+	DC_KEY_REQUIRED,
+	DC_KEY_REQUIRED_UNLESS_HF, /* required unless a Hugging Face config gives the shape */
+};
+
+struct dc_config_key_info {
+	const char *path;    /* "cluster.gpu_memory" */
+	const char *kind;    /* "section", "string", "count", "integer", "bytes",
+			      * "bandwidth", "time", "boolean", "enum", "fraction",
+			      * "number" (docs/config.md, "Value kinds") */
+	const char *unit;    /* what a plain number means: "bytes", "bytes/s",
+			      * "s", "bytes/param"; "" for none */
+	const char *default_text; /* what a user would write for the default, as
+				   * JSON ("1", "false", "\"25 MiB\""), or
+				   * "derived: ..." for a computed one; "" for
+				   * none (required, or absent means nothing) */
+	const char *bounds;  /* the values accepted ("≥ 1", "> 0", "[0, 1)",
+			      * "≤ 256 bytes"); "" when the kind has none */
+	const char *doc;     /* one line of Markdown, docs/config.md's "meaning" */
+	const char *const *choices; /* an enum's strings, NULL-terminated; else NULL */
+	enum dc_config_need need;
+};
+
+/* Number of rows in the key table. */
+size_t dc_config_key_count(void);
+
+/* Row `i` (table order: a section comes before its keys), or NULL when
+ * i >= dc_config_key_count(). The row is static: never free it. */
+const struct dc_config_key_info *dc_config_key_at(size_t i);
+
+/* The row whose path is `path`, or NULL. */
+const struct dc_config_key_info *dc_config_key_find(const char *path);
+
+/* One cross-field rule, as the loader checks them: in table order, after
+ * every key has been read, each problem reported (a rule whose values later
+ * rules read stops the walk when it fails). */
+struct dc_config_rule_info {
+	const char *name;          /* one line: "pp divides num_layers" */
+	const char *const *keys;   /* the keys it reads, NULL-terminated */
+};
+
+size_t dc_config_rule_count(void);
+/* Rule `i`, or NULL when i >= dc_config_rule_count(). Static. */
+const struct dc_config_rule_info *dc_config_rule_at(size_t i);
+
 #endif

@@ -3,6 +3,8 @@
  * The library never prints and never exits. Every function that can fail
  * takes a struct dc_diag and appends one fully formatted line per problem
  * (no trailing newline), so a config with five mistakes yields five lines.
+ * A line about one config key also carries that key's path as data, so a
+ * caller (an editor, a test) need not parse it back out of the text.
  */
 #ifndef DISTCALC_DIAG_H
 #define DISTCALC_DIAG_H
@@ -27,6 +29,9 @@ enum dc_status {
 struct dc_diag_entry {
 	enum dc_severity severity;
 	char *text; /* owned */
+	char *key;  /* owned: the config path the line is about ("parallel.tp",
+		     * "model.hiden_size" as written), or NULL when it is about no
+		     * one key (a syntax error, an unreadable file) */
 };
 
 struct dc_diag {
@@ -46,6 +51,11 @@ void dc_diag_release(struct dc_diag *d);
  * status becomes DC_ERR_INTERNAL. */
 void dc_diag_add(struct dc_diag *d, enum dc_severity sev, enum dc_status status,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* As dc_diag_add, and the entry's key is a copy of `key` (NULL: none). An
+ * allocation failure for the copy is handled as for the text. */
+void dc_diag_add_key(struct dc_diag *d, enum dc_severity sev, enum dc_status status, const char *key,
+		     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 #define dc_diag_error(d, st, ...) dc_diag_add((d), DC_SEV_ERROR, (st), __VA_ARGS__)
 #define dc_diag_warn(d, ...) dc_diag_add((d), DC_SEV_WARNING, DC_OK, __VA_ARGS__)
