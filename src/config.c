@@ -1227,9 +1227,10 @@ static void set_defaults(struct dc_config *c)
 	memset(c, 0, sizeof(*c));
 	for (size_t i = 0; i < NKEYS; i++) {
 		const struct key *k = &keys[i];
-		void *f = (char *)c + k->off;
+		void *f;
 		if (k->off == NOFF || !literal_default(k))
 			continue;
+		f = (char *)c + k->off;
 		switch (k->kind) {
 		case K_COUNT:
 		case K_UINT:
