@@ -102,6 +102,68 @@ static size_t fmt_fixed(char *buf, double v)
 	return 0;
 }
 
+/* The other fast path: "%.15g"'s exponent form (|v| < 1e-4 or >= 1e15)
+ * for a value that is m x 10^e with m of at most 15 digits: 1e-05,
+ * 8.29756306640625e-06, 3.0202210025472e+15. The round trip is checked
+ * with one correctly rounded division or product, as above. */
+static size_t fmt_exp(char *buf, double v)
+{
+	double a = fabs(v), m = 0;
+	int e = 0, found = 0;
+	char digits[24];
+	size_t n, o = 0;
+	int x;
+
+	if (a < 1e-4 && a >= 1e-22) {
+		for (int k = 1; k <= 19 + 3 && !found; k++) {
+			double p10 = k <= 19 ? pow10_tab[k] : pow10_tab[19] * pow10_tab[k - 19];
+			m = floor(a * p10 + 0.5);
+			if (m >= 1e15 || k > 22)
+				return 0;
+			if (m > 0 && m / p10 == a) {
+				e = -k;
+				found = 1;
+			}
+		}
+	} else if (a >= 1e15 && a < 1e30) {
+		for (int j = 15; j >= 1 && !found; j--) {
+			m = floor(a / pow10_tab[j] + 0.5);
+			if (m >= 1 && m < 1e15 && m * pow10_tab[j] == a) {
+				e = j;
+				found = 1;
+			}
+		}
+	}
+	if (!found)
+		return 0;
+	n = dc_fmt_u64(digits, (uint64_t)m);
+	while (n > 1 && digits[n - 1] == '0') { /* %g drops trailing zeros */
+		n--;
+		e++;
+	}
+	x = (int)n - 1 + e; /* the decimal exponent of the first digit */
+	if (x >= -4 && x < 15)
+		return 0; /* fixed notation: fmt_fixed's business */
+	if (v < 0)
+		buf[o++] = '-';
+	buf[o++] = digits[0];
+	if (n > 1) {
+		buf[o++] = '.';
+		memcpy(buf + o, digits + 1, n - 1);
+		o += n - 1;
+	}
+	buf[o++] = 'e';
+	buf[o++] = x < 0 ? '-' : '+';
+	if (x < 0)
+		x = -x;
+	if (x >= 100)
+		buf[o++] = (char)('0' + x / 100);
+	buf[o++] = (char)('0' + x / 10 % 10);
+	buf[o++] = (char)('0' + x % 10);
+	buf[o] = '\0';
+	return o;
+}
+
 size_t dc_fmt_double(char *buf, size_t len, double v)
 {
 	size_t n;
@@ -113,7 +175,7 @@ size_t dc_fmt_double(char *buf, size_t len, double v)
 		snprintf(buf, len, "0");
 		return 1;
 	}
-	if (len >= 32 && (n = fmt_fixed(buf, v)) > 0)
+	if (len >= 32 && ((n = fmt_fixed(buf, v)) > 0 || (n = fmt_exp(buf, v)) > 0))
 		return n;
 	for (int prec = 15; prec <= 17; prec++) {
 		snprintf(buf, len, "%.*g", prec, v);

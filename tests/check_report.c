@@ -93,8 +93,10 @@ START_TEST(test_fmt_double_matches_printf)
 		case 2: /* raw bits */
 			memcpy(&v, &r, sizeof(v));
 			break;
-		default: /* products like the estimators make */
+		default: /* products like the estimators make, and exponent forms */
 			v = (double)(r % 1000000) * 1e-6 * (double)(dc_rng_next(&rng) % 100000);
+			if (r % 3 == 0)
+				v = (double)(r % 1000000000) * pow(10, (double)(dc_rng_next(&rng) % 26));
 		}
 		if (i % 7 == 0)
 			v = -v;
