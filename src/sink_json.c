@@ -77,7 +77,8 @@ static int skip(uint64_t *i, uint64_t from, uint64_t to)
 	return 1;
 }
 
-static uint64_t j_value(struct jctx *j, const struct dc_field *f, const void *base, int depth)
+static uint64_t j_value(struct jctx *j, const struct dc_field *f, const void *base, int depth,
+		       uint64_t *members_gone)
 {
 	uint64_t n, from, to, gone = 0, i, first;
 
@@ -121,10 +122,9 @@ static uint64_t j_value(struct jctx *j, const struct dc_field *f, const void *ba
 			if (!first)
 				dc_buf_putc(j->b, ',');
 			j_indent(j->b, depth + 1);
-			/* a long group is excerpted too: it is one value, so the
-			 * count left out is not recorded (see the CSV sink for
-			 * every member) */
-			omitted(m, j->o, &f2, &t2);
+			/* a long group is excerpted too; the members left out are
+			 * counted in KEY_members_omitted (--all and CSV show all) */
+			*members_gone += omitted(m, j->o, &f2, &t2);
 			dc_buf_putc(j->b, '[');
 			for (uint64_t k = 0, kfirst = 1; skip(&k, f2, t2) && k < m; k++, kfirst = 0) {
 				if (!kfirst)
@@ -163,7 +163,7 @@ static void j_members(struct jctx *j, const struct dc_fields *fs, const void *ba
 	dc_buf_putc(j->b, '{');
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct dc_field *f = &fs->f[i];
-		uint64_t gone;
+		uint64_t gone, members_gone = 0;
 		if (!dc_fld_shown(f, base))
 			continue;
 		if (!first)
@@ -171,7 +171,7 @@ static void j_members(struct jctx *j, const struct dc_fields *fs, const void *ba
 		first = 0;
 		j_indent(j->b, depth + 1);
 		j_key(j->b, f->key);
-		gone = j_value(j, f, base, depth + 1);
+		gone = j_value(j, f, base, depth + 1, &members_gone);
 		if (gone) {
 			dc_buf_putc(j->b, ',');
 			j_indent(j->b, depth + 1);
@@ -179,6 +179,14 @@ static void j_members(struct jctx *j, const struct dc_fields *fs, const void *ba
 			dc_buf_puts(j->b, f->key);
 			dc_buf_add(j->b, "_omitted\": ", 11);
 			dc_buf_add(j->b, num, dc_fmt_u64(num, gone));
+		}
+		if (members_gone) {
+			dc_buf_putc(j->b, ',');
+			j_indent(j->b, depth + 1);
+			dc_buf_putc(j->b, '"');
+			dc_buf_puts(j->b, f->key);
+			dc_buf_add(j->b, "_members_omitted\": ", 19);
+			dc_buf_add(j->b, num, dc_fmt_u64(num, members_gone));
 		}
 	}
 	if (!first)
