@@ -164,6 +164,102 @@ static size_t fmt_exp(char *buf, double v)
 	return o;
 }
 
+__extension__ typedef unsigned __int128 dc_u128;
+
+/* round(a x 10^s) to the nearest integer, ties to even, computed exactly:
+ * a = M 2^E, so a 10^s = M 5^s 2^(E + s), with M < 2^53 and 5^s < 2^47
+ * (0 <= s <= 20) the product fits in 128 bits. What printf's %.Ng rounds
+ * the exact binary value to. Returns 0 when it does not fit 64 bits. */
+static int scaled_digits(double a, int s, uint64_t *out)
+{
+	int e;
+	double fr = frexp(a, &e); /* a = fr 2^e, fr in [0.5, 1) */
+	uint64_t m = (uint64_t)ldexp(fr, 53);
+	int shift = e - 53 + s;
+	dc_u128 x = m;
+	for (int i = 0; i < s; i++)
+		x *= 5;
+	if (shift >= 0) {
+		if (shift > 40)
+			return 0;
+		x <<= shift;
+	} else {
+		dc_u128 q, r, half;
+		if (-shift >= 120)
+			return 0;
+		q = x >> -shift;
+		r = x - (q << -shift);
+		half = (dc_u128)1 << (-shift - 1);
+		if (r > half || (r == half && (q & 1)))
+			q++;
+		x = q;
+	}
+	if (x >> 64)
+		return 0;
+	*out = (uint64_t)x;
+	return 1;
+}
+
+/* "%.16g" or "%.17g", whichever is the shorter that reads back, for |v| in
+ * [1e-4, 1e15) once no 15-digit decimal does (fmt_fixed failed). Returns
+ * the length, or 0 to leave it to printf. */
+static size_t fmt_long(char *buf, double v)
+{
+	double a = fabs(v);
+	int x = 0, k, prec = 16;
+	uint64_t d;
+	char digits[24];
+	size_t n, o = 0;
+
+	if (!(a >= 1e-4 && a < 1e15))
+		return 0;
+	while (x < 15 && a >= pow10_tab[x + 1])
+		x++;
+	while (x > -5 && a < (x >= 0 ? pow10_tab[x] : 1.0 / pow10_tab[-x]))
+		x--;
+	for (;;) {
+		k = prec - 1 - x; /* decimals */
+		if (k < 0 || k > 20 || !scaled_digits(a, k, &d))
+			return 0;
+		n = dc_fmt_u64(digits, d);
+		if (n != (size_t)prec) /* x was off by one at a power of ten */
+			return 0;
+		if (prec == 17)
+			break;
+		/* the round trip of 16 digits is one correctly rounded division
+		 * when both operands are exact doubles; otherwise ask printf */
+		if (d >= ((uint64_t)1 << 53) || k > 19)
+			return 0;
+		if ((double)d / pow10_tab[k] == a)
+			break;
+		prec = 17;
+	}
+	while (k > 0 && digits[n - 1] == '0') { /* %g drops trailing zeros */
+		n--;
+		k--;
+	}
+	if (v < 0)
+		buf[o++] = '-';
+	if ((size_t)k >= n) {
+		buf[o++] = '0';
+		buf[o++] = '.';
+		for (size_t z = n; z < (size_t)k; z++)
+			buf[o++] = '0';
+		memcpy(buf + o, digits, n);
+		o += n;
+	} else {
+		memcpy(buf + o, digits, n - (size_t)k);
+		o += n - (size_t)k;
+		if (k > 0) {
+			buf[o++] = '.';
+			memcpy(buf + o, digits + n - (size_t)k, (size_t)k);
+			o += (size_t)k;
+		}
+	}
+	buf[o] = '\0';
+	return o;
+}
+
 size_t dc_fmt_double(char *buf, size_t len, double v)
 {
 	size_t n;
@@ -175,7 +271,7 @@ size_t dc_fmt_double(char *buf, size_t len, double v)
 		snprintf(buf, len, "0");
 		return 1;
 	}
-	if (len >= 32 && ((n = fmt_fixed(buf, v)) > 0 || (n = fmt_exp(buf, v)) > 0))
+	if (len >= 32 && ((n = fmt_fixed(buf, v)) > 0 || (n = fmt_exp(buf, v)) > 0 || (n = fmt_long(buf, v)) > 0))
 		return n;
 	for (int prec = 15; prec <= 17; prec++) {
 		snprintf(buf, len, "%.*g", prec, v);

@@ -187,6 +187,12 @@ static const char *cell_text(char *buf, size_t len, const struct dc_field *f, co
 	return buf;
 }
 
+/* Units whose display scale follows the largest value shown. */
+static int scaled(enum dc_unit u)
+{
+	return u == DC_U_SECONDS || u == DC_U_FLOPS;
+}
+
 static double f64_abs(const struct dc_field *f, const void *base)
 {
 	double v;
@@ -411,6 +417,7 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	uint64_t n = rs->count(base), from, to, r;
 	char cell[DC_CELL_MAX], lb[256];
 	int gap, any_unit = 0;
+	size_t nscaled = 0;
 
 	dc_buf_pad(t->b, (size_t)depth * 2);
 	dc_buf_puts(t->b, dc_fld_label(f, base, lb, sizeof(lb)));
@@ -420,28 +427,42 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	}
 	dc_buf_putc(t->b, '\n');
 	dc_excerpt_bounds(n, t->o, &from, &to);
-	/* pass 1: time and FLOP scales need each column's largest value */
+	/* pass 1: widths of the columns with a fixed display unit, and the
+	 * largest value of those whose scale depends on it (time, FLOPs) */
 	for (i = 0; i < ncols; i++) {
 		cols[i].max_abs = 0;
 		cols[i].width = strlen(cf->f[i].label ? cf->f[i].label : cf->f[i].key);
+		cols[i].ts = scale_for(cf->f[i].unit, 0);
+		if (scaled(cf->f[i].unit))
+			nscaled++;
 	}
 	for (r = 0; next_row(&r, from, to, n, &gap); r++) {
 		memset(row, 0, rs->row_size);
 		rs->row(base, r, row);
 		for (i = 0; i < ncols; i++) {
-			double a = f64_abs(&cf->f[i], row);
-			if (a > cols[i].max_abs)
-				cols[i].max_abs = a;
+			if (scaled(cf->f[i].unit)) {
+				double a = f64_abs(&cf->f[i], row);
+				if (a > cols[i].max_abs)
+					cols[i].max_abs = a;
+			} else {
+				size_t l = strlen(cell_text(cell, sizeof(cell), &cf->f[i], row, &cols[i].ts, 0));
+				if (l > cols[i].width)
+					cols[i].width = l;
+			}
 		}
 	}
+	/* pass 2, only for scaled columns: their widths in the chosen scale */
 	for (i = 0; i < ncols; i++)
-		cols[i].ts = scale_for(cf->f[i].unit, cols[i].max_abs);
-	/* pass 2: widths over all shown rows */
-	for (r = 0; next_row(&r, from, to, n, &gap); r++) {
+		if (scaled(cf->f[i].unit))
+			cols[i].ts = scale_for(cf->f[i].unit, cols[i].max_abs);
+	for (r = 0; nscaled && next_row(&r, from, to, n, &gap); r++) {
 		memset(row, 0, rs->row_size);
 		rs->row(base, r, row);
 		for (i = 0; i < ncols; i++) {
-			size_t l = strlen(cell_text(cell, sizeof(cell), &cf->f[i], row, &cols[i].ts, 0));
+			size_t l;
+			if (!scaled(cf->f[i].unit))
+				continue;
+			l = strlen(cell_text(cell, sizeof(cell), &cf->f[i], row, &cols[i].ts, 0));
 			if (l > cols[i].width)
 				cols[i].width = l;
 		}
