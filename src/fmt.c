@@ -45,15 +45,21 @@ size_t dc_fmt_u64(char *buf, uint64_t v)
 
 size_t dc_fmt_u64_grouped(char *buf, uint64_t v)
 {
-	char digits[24];
-	size_t n = dc_fmt_u64(digits, v), o = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (i > 0 && (n - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = digits[i];
+	char tmp[32];
+	char *p = tmp + sizeof(tmp);
+	size_t n;
+	for (int d = 0;; d++) {
+		if (d && d % 3 == 0)
+			*--p = ',';
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+		if (!v)
+			break;
 	}
-	buf[o] = '\0';
-	return o;
+	n = (size_t)(tmp + sizeof(tmp) - p);
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return n;
 }
 
 static const double pow10_tab[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,

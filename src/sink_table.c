@@ -276,49 +276,58 @@ static int is_textual(const struct dc_field *f)
 static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t n, const void *base,
 		      int depth)
 {
-	char cell[DC_CELL_MAX], lb[256];
+	/* each label and number is formatted once: measured, then printed */
+	char labels[64][160], values[64][64], cell[DC_CELL_MAX];
+	const char *label[64];
+	struct tscale ts[64];
 	size_t w = 0, vmax = 0, indent = (size_t)depth * 2;
 
 	for (size_t i = 0; i < n; i++) {
-		size_t l = strlen(dc_fld_label(run[i], base, lb, sizeof(lb)));
+		size_t l;
+		label[i] = dc_fld_label(run[i], base, labels[i], sizeof(labels[i]));
+		l = strlen(label[i]);
 		if (l > w)
 			w = l;
-		if (t->o->width && !is_textual(run[i])) {
-			struct tscale ts = scale_for(run[i]->unit, f64_abs(run[i], base));
-			size_t v = strlen(cell_text(cell, sizeof(cell), run[i], base, &ts, 1)) + strlen(ts.unit) + 1;
-			if (v > vmax)
-				vmax = v;
+		ts[i] = scale_for(run[i]->unit, f64_abs(run[i], base));
+		if (!is_textual(run[i])) {
+			const char *v = cell_text(cell, sizeof(cell), run[i], base, &ts[i], 1);
+			size_t vl = strlen(v);
+			if (vl >= sizeof(values[i]))
+				vl = sizeof(values[i]) - 1;
+			memcpy(values[i], v, vl);
+			values[i][vl] = '\0';
+			vl += strlen(ts[i].unit) + 1;
+			if (vl > vmax)
+				vmax = vl;
 		}
 	}
 	if (t->o->width && indent + w + 2 + vmax > t->o->width && t->o->width > indent + 2 + vmax + 20)
 		w = t->o->width - indent - 2 - vmax;
 	for (size_t i = 0; i < n; i++) {
 		const struct dc_field *f = run[i];
-		struct tscale ts = scale_for(f->unit, f64_abs(f, base));
-		const char *label = dc_fld_label(f, base, lb, sizeof(lb)), *text;
-		size_t l = strlen(label);
+		size_t l = strlen(label[i]);
 
 		dc_buf_pad(t->b, indent);
-		dc_buf_add(t->b, label, l);
+		dc_buf_add(t->b, label[i], l);
 		if (l > w) {
 			dc_buf_putc(t->b, '\n');
 			dc_buf_pad(t->b, indent + w + 2);
 		} else {
 			dc_buf_pad(t->b, w - l + 2);
 		}
-		text = cell_text(cell, sizeof(cell), f, base, &ts, 1);
-		if (is_textual(f) && !dc_fld_null(f, base)) {
+		if (is_textual(f)) {
+			const char *text = cell_text(cell, sizeof(cell), f, base, &ts[i], 1);
 			struct wrap wr;
 			wr_init(&wr, t->b, indent + w + 2, t->o->width);
 			wr_puts(&wr, text);
 			wr_word(&wr);
 		} else {
-			dc_buf_puts(t->b, text);
+			dc_buf_puts(t->b, values[i]);
 		}
 		/* GiB scalars carry their unit inside the cell */
-		if (f->unit != DC_U_BYTES && !dc_fld_null(f, base) && !is_textual(f) && *ts.unit) {
+		if (f->unit != DC_U_BYTES && !dc_fld_null(f, base) && !is_textual(f) && *ts[i].unit) {
 			dc_buf_putc(t->b, ' ');
-			dc_buf_puts(t->b, ts.unit);
+			dc_buf_puts(t->b, ts[i].unit);
 		}
 		dc_buf_putc(t->b, '\n');
 	}
@@ -349,11 +358,37 @@ static int next_row(uint64_t *i, uint64_t from, uint64_t to, uint64_t n, int *ga
 	return *i < n;
 }
 
+/* The text of the cells of the first rows shown, kept from the passes
+ * that measure widths for the pass that prints them: each cell is
+ * formatted once. Rows past the cache (--all on a long table) are
+ * generated and formatted again. */
+#define CACHE_ROWS 64
+#define CACHE_BYTES 16384
+
+struct cell_cache {
+	size_t used;
+	uint16_t off[CACHE_ROWS][MAX_COLS];
+	uint16_t len[CACHE_ROWS][MAX_COLS];
+	unsigned char have[CACHE_ROWS][MAX_COLS];
+	char text[CACHE_BYTES];
+};
+
+static void cache_put(struct cell_cache *c, uint64_t slot, size_t col, const char *text, size_t len)
+{
+	if (slot >= CACHE_ROWS || c->used + len > CACHE_BYTES)
+		return;
+	memcpy(c->text + c->used, text, len);
+	c->off[slot][col] = (uint16_t)c->used;
+	c->len[slot][col] = (uint16_t)len;
+	c->have[slot][col] = 1;
+	c->used += len;
+}
+
 /* One panel of a table: the columns in `panel`, header, units row (when a
  * column has a unit), rows, and a marker where rows were left out. */
 static void t_panel(struct tctx *t, const struct dc_field *f, const void *base, int depth,
 		    const struct col *cols, const size_t *panel, size_t np, uint64_t from, uint64_t to,
-		    uint64_t n)
+		    uint64_t n, const struct cell_cache *cc)
 {
 	_Alignas(max_align_t) unsigned char row[DC_ROW_MAX];
 	const struct dc_rows *rs = f->rows;
@@ -386,18 +421,30 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const void *base, 
 		}
 		dc_buf_putc(t->b, '\n');
 	}
-	for (r = 0; next_row(&r, from, to, n, &gap); r++) {
+	for (uint64_t slot = 0; r = slot ? r + 1 : 0, next_row(&r, from, to, n, &gap); slot++) {
+		int cached = slot < CACHE_ROWS;
 		if (gap) {
 			dc_buf_pad(t->b, (size_t)depth * 2 + 2);
 			dc_buf_printf(t->b, "... %llu %s not shown (--all prints every row) ...\n",
 				      (unsigned long long)(to - from), rs->what ? rs->what : "rows");
 		}
-		memset(row, 0, rs->row_size);
-		rs->row(base, r, row);
+		for (k = 0; k < np && cached; k++)
+			cached = cc->have[slot][panel[k]];
+		if (!cached) {
+			memset(row, 0, rs->row_size);
+			rs->row(base, r, row);
+		}
 		dc_buf_pad(t->b, (size_t)depth * 2 + 2);
 		for (k = 0; k < np; k++) {
-			const char *c = cell_text(cell, sizeof(cell), &cf->f[panel[k]], row, &cols[panel[k]].ts, 0);
-			size_t l = strlen(c);
+			const char *c;
+			size_t l;
+			if (cached) {
+				c = cc->text + cc->off[slot][panel[k]];
+				l = cc->len[slot][panel[k]];
+			} else {
+				c = cell_text(cell, sizeof(cell), &cf->f[panel[k]], row, &cols[panel[k]].ts, 0);
+				l = strlen(c);
+			}
 			pad_cell(t->b, cols[panel[k]].width, l, k ? 2 : 0);
 			dc_buf_add(t->b, c, l);
 		}
@@ -418,6 +465,8 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	char cell[DC_CELL_MAX], lb[256];
 	int gap, any_unit = 0;
 	size_t nscaled = 0;
+	struct cell_cache cc;
+	uint64_t slot;
 
 	dc_buf_pad(t->b, (size_t)depth * 2);
 	dc_buf_puts(t->b, dc_fld_label(f, base, lb, sizeof(lb)));
@@ -427,6 +476,8 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	}
 	dc_buf_putc(t->b, '\n');
 	dc_excerpt_bounds(n, t->o, &from, &to);
+	cc.used = 0;
+	memset(cc.have, 0, sizeof(cc.have));
 	/* pass 1: widths of the columns with a fixed display unit, and the
 	 * largest value of those whose scale depends on it (time, FLOPs) */
 	for (i = 0; i < ncols; i++) {
@@ -436,7 +487,7 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 		if (scaled(cf->f[i].unit))
 			nscaled++;
 	}
-	for (r = 0; next_row(&r, from, to, n, &gap); r++) {
+	for (r = 0, slot = 0; next_row(&r, from, to, n, &gap); r++, slot++) {
 		memset(row, 0, rs->row_size);
 		rs->row(base, r, row);
 		for (i = 0; i < ncols; i++) {
@@ -445,7 +496,9 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 				if (a > cols[i].max_abs)
 					cols[i].max_abs = a;
 			} else {
-				size_t l = strlen(cell_text(cell, sizeof(cell), &cf->f[i], row, &cols[i].ts, 0));
+				const char *c = cell_text(cell, sizeof(cell), &cf->f[i], row, &cols[i].ts, 0);
+				size_t l = strlen(c);
+				cache_put(&cc, slot, i, c, l);
 				if (l > cols[i].width)
 					cols[i].width = l;
 			}
@@ -455,14 +508,17 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	for (i = 0; i < ncols; i++)
 		if (scaled(cf->f[i].unit))
 			cols[i].ts = scale_for(cf->f[i].unit, cols[i].max_abs);
-	for (r = 0; nscaled && next_row(&r, from, to, n, &gap); r++) {
+	for (r = 0, slot = 0; nscaled && next_row(&r, from, to, n, &gap); r++, slot++) {
 		memset(row, 0, rs->row_size);
 		rs->row(base, r, row);
 		for (i = 0; i < ncols; i++) {
+			const char *c;
 			size_t l;
 			if (!scaled(cf->f[i].unit))
 				continue;
-			l = strlen(cell_text(cell, sizeof(cell), &cf->f[i], row, &cols[i].ts, 0));
+			c = cell_text(cell, sizeof(cell), &cf->f[i], row, &cols[i].ts, 0);
+			l = strlen(c);
+			cache_put(&cc, slot, i, c, l);
 			if (l > cols[i].width)
 				cols[i].width = l;
 		}
@@ -483,7 +539,7 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 			linew += 2 + cols[next].width;
 			panel[np++] = next++;
 		}
-		t_panel(t, f, base, depth, cols, panel, np, from, to, n);
+		t_panel(t, f, base, depth, cols, panel, np, from, to, n, &cc);
 	}
 	(void)any_unit;
 }

@@ -184,7 +184,7 @@ static int grow(struct dc_buf *b, size_t extra)
 		goto fail;
 	if (need <= b->alloc)
 		return 0;
-	n = b->alloc ? b->alloc : 256;
+	n = b->alloc ? b->alloc : 16384; /* a whole report of the default config fits */
 	while (n < need) {
 		if (n > SIZE_MAX / 2)
 			goto fail;
@@ -210,9 +210,9 @@ void dc_buf_add_slow(struct dc_buf *b, const char *s, size_t n)
 	b->data[b->len] = '\0';
 }
 
-void dc_buf_pad(struct dc_buf *b, size_t n)
+void dc_buf_pad_slow(struct dc_buf *b, size_t n)
 {
-	if (!(b->len + n < b->alloc && !b->failed) && grow(b, n) != 0)
+	if (grow(b, n) != 0)
 		return;
 	memset(b->data + b->len, ' ', n);
 	b->len += n;

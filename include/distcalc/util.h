@@ -104,6 +104,17 @@ static inline void dc_buf_puts(struct dc_buf *b, const char *s)
 }
 void dc_buf_printf(struct dc_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends n spaces. */
-void dc_buf_pad(struct dc_buf *b, size_t n);
+void dc_buf_pad_slow(struct dc_buf *b, size_t n);
+
+static inline void dc_buf_pad(struct dc_buf *b, size_t n)
+{
+	if (b->len + n < b->alloc && !b->failed) {
+		memset(b->data + b->len, ' ', n);
+		b->len += n;
+		b->data[b->len] = '\0';
+		return;
+	}
+	dc_buf_pad_slow(b, n);
+}
 
 #endif
