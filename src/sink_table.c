@@ -395,7 +395,6 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const void *base, 
 	const struct dc_fields *cf = f->sub;
 	char cell[DC_CELL_MAX];
 	size_t k, any_unit = 0;
-	uint64_t r;
 	int gap;
 
 	dc_buf_pad(t->b, (size_t)depth * 2 + 2);
@@ -421,7 +420,7 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const void *base, 
 		}
 		dc_buf_putc(t->b, '\n');
 	}
-	for (uint64_t slot = 0; r = slot ? r + 1 : 0, next_row(&r, from, to, n, &gap); slot++) {
+	for (uint64_t slot = 0, r = 0; next_row(&r, from, to, n, &gap); r++, slot++) {
 		int cached = slot < CACHE_ROWS;
 		if (gap) {
 			dc_buf_pad(t->b, (size_t)depth * 2 + 2);
