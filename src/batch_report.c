@@ -1,15 +1,20 @@
 /* batch_report.c - the batch section. */
 #include "distcalc/batch.h"
 #include "distcalc/experiment.h"
+#include "distcalc/plan.h"
 
 static int batch_run(const struct dc_config *cfg, const struct dc_run_info *info,
 		     struct dc_report *report, struct dc_diag *diag)
 {
+	struct dc_plan plan;
 	struct dc_batch b;
 	struct dc_rnode *s;
+	const char *err = NULL;
 
-	if (dc_batch_compute(cfg, &b, info->config_name, diag) != 0)
+	if (dc_plan_derive(cfg, &plan) != 0 || dc_batch_compute(&plan, &b, &err) != 0) {
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", info->config_name, err ? err : plan.error);
 		return -1;
+	}
 	s = dc_rn_object(dc_report_root(report), "batch", "Batch per training step");
 	dc_rn_u64(s, "micro_batch_size", "micro batch b (samples)", DC_U_COUNT, b.micro_batch_size);
 	dc_rn_u64(s, "grad_accum_steps", "gradient accumulation steps", DC_U_COUNT, b.grad_accum_steps);

@@ -4,6 +4,7 @@
 
 #include "distcalc/comm.h"
 #include "distcalc/experiment.h"
+#include "distcalc/plan.h"
 
 static const char *const strategy_titles[] = {
 	"Data parallel (gradient synchronisation)",
@@ -33,11 +34,15 @@ static int comm_run(const struct dc_config *cfg, const struct dc_run_info *info,
 {
 	struct dc_comm *c = dc_report_keep(report, sizeof(*c));
 	struct dc_rnode *s;
+	struct dc_plan plan;
+	const char *err = NULL;
 
 	if (!c)
 		return 0; /* the runner reports the failed report */
-	if (dc_comm_compute(cfg, c, info->config_name, diag) != 0)
+	if (dc_plan_derive(cfg, &plan) != 0 || dc_comm_compute(&plan, c, &err) != 0) {
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", info->config_name, err ? err : plan.error);
 		return -1;
+	}
 	s = dc_rn_object(dc_report_root(report), "comm", "Communication per training step (per rank)");
 	dc_rn_str(s, "model", "model",
 		  "alpha-beta ring on each group's slowest link; bytes one rank sends; nothing overlapped with compute");

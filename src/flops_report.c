@@ -1,16 +1,20 @@
 /* flops_report.c - the FLOPs estimator's report section. */
 #include "distcalc/experiment.h"
 #include "distcalc/flops.h"
+#include "distcalc/plan.h"
 
 static int flops_run(const struct dc_config *cfg, const struct dc_run_info *info,
 		     struct dc_report *report, struct dc_diag *diag)
 {
+	struct dc_plan plan;
+	struct dc_batch b;
 	struct dc_flops f;
 	struct dc_rnode *s;
+	const char *err = NULL;
 
-	if (dc_flops_compute(cfg, &f) != 0) {
-		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: 'model': parameter terms overflow 64 bits",
-			      info->config_name);
+	if (dc_plan_derive(cfg, &plan) != 0 || dc_batch_compute(&plan, &b, &err) != 0 ||
+	    dc_flops_compute(&plan, &b, &f, &err) != 0) {
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", info->config_name, err ? err : plan.error);
 		return -1;
 	}
 	s = dc_rn_object(dc_report_root(report), "flops", "FLOPs per training step");

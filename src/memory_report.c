@@ -1,15 +1,18 @@
 /* memory_report.c - the memory section: the most loaded rank's ledger, the
  * peak by phase, and every class of ranks with identical ledgers. */
 #include <stdio.h>
+#include <string.h>
 
 #include "distcalc/experiment.h"
 #include "distcalc/memory.h"
+#include "distcalc/plan.h"
 #include "distcalc/topology.h"
 
 struct mem_state {
+	struct dc_config cfg; /* the plan's input, kept for the class rows */
+	struct dc_plan plan;
+	struct dc_memory_result res;
 	struct dc_topology topo;
-	struct dc_mem_ledger *classes;
-	uint64_t nclasses;
 	uint64_t ranks_per_stage;
 };
 
@@ -47,8 +50,11 @@ static void stages_text(const struct dc_mem_ledger *l, char *buf, size_t len)
 static void class_row(const void *ctx, uint64_t i, struct dc_rnode *row)
 {
 	const struct mem_state *m = ctx;
-	const struct dc_mem_ledger *l = &m->classes[i];
+	struct dc_mem_ledger ledger, *l = &ledger;
 	char stages[48], ranks[160];
+
+	if (dc_memory_class_at(&m->plan, &m->res, i, &ledger) != 0)
+		memset(&ledger, 0, sizeof(ledger)); /* never: the estimator made every class */
 
 	stages_text(l, stages, sizeof(stages));
 	class_ranks_text(&m->topo, l->stage_first, l->stage_last, ranks, sizeof(ranks));
@@ -170,17 +176,19 @@ static int memory_run(const struct dc_config *cfg, const struct dc_run_info *inf
 	const struct dc_mem_ledger *top;
 	uint64_t most;
 	char stages[48], text[200];
+	const char *err = NULL;
 
 	if (!m)
 		return 0; /* the runner reports the failed report */
-	m->classes = dc_report_keep(report, sizeof(*m->classes) * cfg->parallel.pp);
-	if (!m->classes)
-		return 0;
-	dc_topology_init(cfg, &m->topo);
-	m->ranks_per_stage = cfg->world_size / cfg->parallel.pp;
-	if (dc_memory_compute(cfg, m->classes, &m->nclasses, &most, info->config_name, diag) != 0)
+	m->cfg = *cfg;
+	if (dc_plan_derive(&m->cfg, &m->plan) != 0 || dc_memory_compute(&m->plan, &m->res, &err) != 0) {
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", info->config_name, err ? err : m->plan.error);
 		return -1;
-	top = &m->classes[most];
+	}
+	m->topo = m->plan.topo;
+	m->ranks_per_stage = cfg->world_size / cfg->parallel.pp;
+	most = m->res.most_loaded;
+	top = &m->res.top;
 
 	s = dc_rn_object(dc_report_root(report), "memory", "Memory per rank (exact bytes)");
 	if (cfg->memory.activation_explicit)
@@ -206,7 +214,7 @@ static int memory_run(const struct dc_config *cfg, const struct dc_run_info *inf
 	dc_rn_str(pr, "class_ranks", "ranks with this ledger", text);
 	ledger_fields(pr, cfg, top);
 
-	dc_rn_array_gen(s, "classes", "Classes of ranks with identical ledgers", "classes", m->nclasses,
+	dc_rn_array_gen(s, "classes", "Classes of ranks with identical ledgers", "classes", m->res.nclasses,
 			class_row, m);
 	nm = dc_rn_object(s, "not_modeled", "Not modelled (each can still make a rank run out of memory)");
 	for (size_t i = 0; i < sizeof(not_modeled) / sizeof(not_modeled[0]); i++)

@@ -6,29 +6,38 @@
 #include "distcalc/experiment.h"
 #include "distcalc/memory.h"
 #include "distcalc/params.h"
+#include "distcalc/plan.h"
 
 static int model_run(const struct dc_config *cfg, const struct dc_run_info *info,
 		     struct dc_report *report, struct dc_diag *diag)
 {
 	const struct dc_model *m = &cfg->model;
+	struct dc_plan plan;
 	struct dc_param_terms t;
 	struct dc_stage_params most;
 	struct dc_rnode *s, *terms, *pr;
 	uint64_t stage;
 	char label[160];
 
-	if (dc_params_terms(m, &t) != 0 || dc_stage_params_most_loaded(cfg, &most, &stage) != 0) {
+	if (dc_plan_derive(cfg, &plan) != 0) {
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", info->config_name, plan.error);
+		return -1;
+	}
+	if (plan.most_overflow) {
 		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: 'model': parameter count overflows 64 bits",
 			      info->config_name);
 		return -1;
 	}
+	t = plan.terms;
+	most = plan.most;
+	stage = plan.most_stage;
 	s = dc_rn_object(dc_report_root(report), "model", "Model (exact parameter counts)");
 	dc_rn_str(s, "family", "family", m->family);
 	dc_rn_str(s, "hf_config", "Hugging Face config", m->hf_config[0] ? m->hf_config : "none");
 	dc_rn_str(s, "params_source", "parameter count from",
 		  m->params_explicit ? "model.params (explicit; the terms below are the shape's)" : "the shape");
-	dc_rn_u64(s, "params_total", "parameters (total)", DC_U_COUNT, m->params);
-	dc_rn_u64(s, "params_active", "parameters one token uses (active)", DC_U_COUNT, m->params_active);
+	dc_rn_u64(s, "params_total", "parameters (total)", DC_U_COUNT, plan.params_total);
+	dc_rn_u64(s, "params_active", "parameters one token uses (active)", DC_U_COUNT, plan.params_active);
 	dc_rn_u64(s, "dense_layers", "layers with a dense MLP", DC_U_COUNT, t.dense_layers);
 	dc_rn_u64(s, "moe_layers", "layers with routed experts", DC_U_COUNT, t.moe_layers);
 	dc_rn_u64(s, "num_experts", "routed experts per MoE layer", DC_U_COUNT, m->num_experts);

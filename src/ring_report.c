@@ -1,5 +1,6 @@
 /* ring_report.c - the ring estimator's report section. */
 #include "distcalc/experiment.h"
+#include "distcalc/plan.h"
 #include "distcalc/ring.h"
 
 static void event_row(const void *ctx, uint64_t index, struct dc_rnode *row)
@@ -33,13 +34,17 @@ static int ring_run(const struct dc_config *cfg, const struct dc_run_info *info,
 	struct dc_rnode *s;
 	struct dc_link link;
 	enum dc_link_choice choice;
+	struct dc_plan plan;
 
-	(void)info;
-	(void)diag;
 	if (!r)
 		return 0; /* the runner reports the failed report */
-	choice = dc_ring_pick_link(cfg, cfg->collective.ranks, &link);
-	dc_ring_compute(cfg->collective.ranks, cfg->collective.msg_bytes, &link, choice, r);
+	if (dc_plan_derive(cfg, &plan) != 0) {
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", info->config_name, plan.error);
+		return -1;
+	}
+	link = plan.ring_link.params;
+	choice = plan.ring_link.choice;
+	dc_ring_compute(plan.ring_ranks, plan.ring_msg_bytes, &link, choice, r);
 
 	s = dc_rn_object(dc_report_root(report), "ring", "Ring AllReduce (ReduceScatter + AllGather)");
 	dc_rn_str(s, "note", "note",
