@@ -29,7 +29,7 @@ static int layer_mm_params(const struct dc_plan *p, double *dense, double *moe)
 	const struct dc_model *m = &p->in->model;
 	const struct dc_param_part attn = p->parts.attention, mlp = p->parts.mlp, expert = p->parts.expert;
 	const struct dc_param_part router = p->parts.router, shared = p->parts.shared_experts;
-	if (m->params_explicit || p->parts.overflow)
+	if (m->params_explicit)
 		return -1;
 	*dense = (double)attn.split + (double)attn.replicated + (double)mlp.split + (double)mlp.replicated;
 	*moe = (double)attn.split + (double)attn.replicated +

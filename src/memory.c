@@ -159,7 +159,11 @@ static int ledger(const struct dc_plan *pl, const struct mem_ctx *x, uint64_t st
 	struct dc_ck c = {0};
 	int bad = 0;
 
-	memset(l, 0, sizeof(*l));
+	/* every member is set below; these only on some stages or layouts */
+	l->activation_embedding_bytes = l->activation_output_bytes = 0;
+	l->fsdp_unit_params = l->fsdp_forward_params_bytes = l->fsdp_backward_params_bytes = 0;
+	l->fsdp_unsharded_grads_bytes = l->ddp_buckets_bytes = 0;
+	l->headroom_bytes = l->shortfall_bytes = 0;
 	l->stage_first = l->stage_last = stage;
 	if (dc_stage_params_compute(pl, stage, &l->p) != 0) {
 		*error = "'model' / 'parallel.tp': parameters per rank overflow 64 bits";
@@ -311,8 +315,7 @@ int dc_memory_stage(const struct dc_plan *p, uint64_t stage, struct dc_mem_ledge
 int dc_memory_compute(const struct dc_plan *p, struct dc_memory_result *m, const char **error)
 {
 	struct mem_ctx x;
-	struct dc_mem_ledger buf[2];
-	struct dc_mem_ledger *best = &buf[0], *cur = &buf[1];
+	struct dc_mem_ledger cur;
 	const char *e = NULL;
 	uint64_t best_stage = 0;
 
@@ -323,21 +326,18 @@ int dc_memory_compute(const struct dc_plan *p, struct dc_memory_result *m, const
 	 * also makes the first failing stage the one reported */
 	for (uint64_t i = 0; i < p->nsegments; i++) {
 		uint64_t s = p->segment_first[i];
-		if (ledger(p, &x, s, i == 0 ? best : cur, &e) != 0) {
+		if (ledger(p, &x, s, i == 0 ? &m->top : &cur, &e) != 0) {
 			if (error)
 				*error = e;
 			return -1;
 		}
-		if (i > 0 && cur->peak_bytes > best->peak_bytes) {
-			struct dc_mem_ledger *t = best;
-			best = cur;
-			cur = t;
+		if (i > 0 && cur.peak_bytes > m->top.peak_bytes) {
+			m->top = cur;
 			best_stage = s;
 		}
 	}
 	m->nclasses = p->nclasses;
 	m->most_loaded = dc_plan_stage_class(p, best_stage);
-	m->top = *best;
 	dc_plan_class_stages(p, m->most_loaded, &m->top.stage_first, &m->top.stage_last);
 	return 0;
 }

@@ -27,9 +27,9 @@ static void link_of(const struct dc_config *in, enum dc_link_choice c, struct dc
 	l->params = c == DC_LINK_INTRA ? in->cluster.intra_node : in->cluster.inter_node;
 }
 
-/* Degrees, strides and every group's link. topology.h builds a topology
- * from a config, so a layout other than the input's goes through a copy
- * of the input that carries it. */
+/* Degrees, strides and the slowest link of every axis. topology.h builds
+ * a topology from a config, so a layout other than the input's goes
+ * through a copy of the input that carries it. */
 static void derive_topology(const struct dc_config *in, const struct dc_layout *lay, struct dc_plan *p)
 {
 	if (lay->tp == in->parallel.tp && lay->pp == in->parallel.pp && lay->dp == in->parallel.dp &&
@@ -51,35 +51,29 @@ static void derive_topology(const struct dc_config *in, const struct dc_layout *
 		else
 			l->choice = dc_topology_axis_link(in, &p->topo, (enum dc_axis)a, &l->params);
 	}
-	{
-		/* Megatron-Core: an expert-parallel group is ep consecutive dp
-		 * ranks; the expert-data-parallel group the dp / ep ranks that
-		 * hold the same experts, ep dp-strides apart */
-		uint64_t s = p->topo.stride[DC_AXIS_DP];
-		struct dc_group ep = {DC_AXIS_DP, 0, 0, s, p->ep};
-		struct dc_group edp = {DC_AXIS_DP, 0, 0, s * p->ep, p->expert_dp};
-		link_of(in, dc_group_link(&p->topo, &ep), &p->ep_link);
-		link_of(in, dc_group_link(&p->topo, &edp), &p->edp_link);
-	}
+}
+
+/* Megatron-Core: an expert-parallel group is ep consecutive dp ranks; the
+ * expert-data-parallel group the dp / ep ranks that hold the same experts,
+ * ep dp-strides apart (group 0 of each) */
+static void derive_expert_links(const struct dc_config *in, struct dc_plan *p)
+{
+	uint64_t s = p->topo.stride[DC_AXIS_DP];
+	struct dc_group ep = {DC_AXIS_DP, 0, 0, s, p->ep};
+	struct dc_group edp = {DC_AXIS_DP, 0, 0, s * p->ep, p->expert_dp};
+	link_of(in, dc_group_link(&p->topo, &ep), &p->ep_link);
+	link_of(in, dc_group_link(&p->topo, &edp), &p->edp_link);
 }
 
 /* Every block of one layer, and each rank's share of a layer. */
 static void derive_shard(const struct dc_config *in, struct dc_plan *p)
 {
 	const struct dc_model *m = &in->model;
-	struct dc_plan_parts *pt = &p->parts;
+	const struct dc_param_layer *pt = &p->parts;
 	struct dc_plan_shard *sh = &p->shard;
 	uint64_t tp = p->layout.tp, norms;
 	struct dc_ck c = {0}, pos = {0};
 
-	pt->overflow = dc_params_attention(m, &pt->attention) || dc_params_mlp(m, m->ffn_hidden_size, &pt->mlp) ||
-		       dc_params_mlp(m, m->moe_ffn_hidden_size, &pt->expert) || dc_params_router(m, &pt->router) ||
-		       dc_params_shared_experts(m, &pt->shared_experts) || dc_params_norm(m, m->hidden_size, &pt->norm);
-	if (pt->overflow) {
-		memset(sh, 0, sizeof(*sh));
-		sh->overflow = 1;
-		return;
-	}
 	norms = dc_ck_mul(&c, 2, pt->norm);
 	/* Megatron-LM 2021 section 2.3: linear layers split over tp; norms,
 	 * row-parallel biases and MLA down-projections whole on every rank */
@@ -196,12 +190,14 @@ uint64_t dc_plan_stage_class(const struct dc_plan *p, uint64_t stage)
 	return k;
 }
 
-int dc_plan_derive_layout(const struct dc_config *in, const struct dc_layout *lay, struct dc_plan *p)
+static int derive(const struct dc_config *in, const struct dc_layout *lay, const struct dc_plan *base,
+		  struct dc_plan *p)
 {
 	const struct dc_model *m = &in->model;
 	struct dc_ck c = {0};
 
-	memset(p, 0, sizeof(*p));
+	/* every member is set below (no memset: a search derives millions) */
+	p->error = NULL;
 	p->in = in;
 	p->layout = *lay;
 	p->num_nodes = in->cluster.num_nodes;
@@ -225,9 +221,18 @@ int dc_plan_derive_layout(const struct dc_config *in, const struct dc_layout *la
 		p->error = "'training.micro_batch_size' x 'model.seq_length': tokens per microbatch overflow 64 bits";
 		return -1;
 	}
-	derive_topology(in, lay, p);
+	if (base && base->layout.tp == lay->tp && base->layout.pp == lay->pp && base->layout.dp == lay->dp) {
+		p->topo = base->topo;
+		memcpy(p->link, base->link, sizeof(p->link));
+	} else {
+		derive_topology(in, lay, p);
+	}
+	derive_expert_links(in, p);
 
-	if (dc_params_terms(m, &p->terms) != 0) {
+	if (base) {
+		p->parts = base->parts;
+		p->terms = base->terms;
+	} else if (dc_params_layer(m, &p->parts) != 0 || dc_params_terms_of(m, &p->parts, &p->terms) != 0) {
 		p->error = "'model': the parameter count of this shape overflows 64 bits; check hidden_size, ffn_hidden_size, vocab_size, num_layers and the expert sizes";
 		return -1;
 	}
@@ -252,9 +257,36 @@ int dc_plan_derive_layout(const struct dc_config *in, const struct dc_layout *la
 	return 0;
 }
 
+int dc_plan_derive_layout(const struct dc_config *in, const struct dc_layout *lay, struct dc_plan *p)
+{
+	return derive(in, lay, NULL, p);
+}
+
+/* Whether a and b differ at most in their sharding, which nothing in a
+ * plan depends on. */
+static int same_but_sharding(const struct dc_layout *a, const struct dc_layout *b)
+{
+	return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->ep == b->ep &&
+	       a->virtual_pipeline == b->virtual_pipeline && a->sequence_parallel == b->sequence_parallel &&
+	       a->micro_batch_size == b->micro_batch_size && a->grad_accum_steps == b->grad_accum_steps;
+}
+
+int dc_plan_derive_from(const struct dc_plan *base, const struct dc_layout *lay, struct dc_plan *p)
+{
+	struct dc_layout norm = *lay;
+	norm.ep = lay->ep ? lay->ep : 1;
+	norm.virtual_pipeline = lay->virtual_pipeline ? lay->virtual_pipeline : 1;
+	if (!base->error && same_but_sharding(&base->layout, &norm)) {
+		*p = *base;
+		p->layout.sharding = lay->sharding;
+		return 0;
+	}
+	return derive(base->in, lay, base, p);
+}
+
 int dc_plan_derive(const struct dc_config *in, struct dc_plan *p)
 {
 	struct dc_layout lay;
 	dc_layout_of(in, &lay);
-	return dc_plan_derive_layout(in, &lay, p);
+	return derive(in, &lay, NULL, p);
 }

@@ -61,6 +61,9 @@ int dc_strategies_compute(const struct dc_plan *p, const struct dc_batch *b, con
 			  const struct dc_memory_result *m, struct dc_strategies_result *out,
 			  const char **error)
 {
+	struct dc_plan plans[2];
+	const struct dc_plan *base = p;
+
 	for (int v = 0; v < DC_VARIANT_COUNT; v++) {
 		struct dc_variant_result *x = &out->v[v];
 		struct dc_layout lay;
@@ -69,16 +72,19 @@ int dc_strategies_compute(const struct dc_plan *p, const struct dc_batch *b, con
 		if (v == DC_VARIANT_CONFIGURED) {
 			fill(x, &lay, b, c, m, p->world);
 		} else {
-			struct dc_plan vp;
+			/* pure DP and FSDP share their degrees: the second reuses
+			 * the first's ranks and links */
+			struct dc_plan *vp = &plans[v];
 			struct dc_batch vb;
 			struct dc_comm vc;
 			struct dc_memory_result vm;
-			if (dc_plan_derive_layout(p->in, &lay, &vp) != 0) {
-				*error = vp.error;
+			if (dc_plan_derive_from(base, &lay, vp) != 0) {
+				*error = vp->error;
 				return -1;
 			}
-			if (dc_batch_compute(&vp, &vb, error) != 0 || dc_comm_compute(&vp, &vc, error) != 0 ||
-			    dc_memory_compute(&vp, &vm, error) != 0)
+			base = vp;
+			if (dc_batch_compute(vp, &vb, error) != 0 || dc_comm_compute(vp, &vc, error) != 0 ||
+			    dc_memory_compute(vp, &vm, error) != 0)
 				return -1;
 			fill(x, &lay, &vb, &vc, &vm, p->world);
 		}

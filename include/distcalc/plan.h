@@ -50,17 +50,6 @@ struct dc_plan_link {
 	struct dc_link params;
 };
 
-/* One layer of the shape, block by block (params.h), before any split. */
-struct dc_plan_parts {
-	struct dc_param_part attention;
-	struct dc_param_part mlp;            /* the dense MLP (ffn_hidden_size) */
-	struct dc_param_part expert;         /* one routed expert (moe_ffn_hidden_size) */
-	struct dc_param_part router;
-	struct dc_param_part shared_experts;
-	uint64_t norm;                       /* one norm of width h */
-	int overflow;                        /* a block's count overflows 64 bits */
-};
-
 /* One rank's share of each kind of layer (Megatron-LM 2021 section 2.3:
  * linear layers split over tp, column-parallel biases with them; norms,
  * row-parallel biases, MLA down-projections and the router whole). */
@@ -97,7 +86,7 @@ struct dc_plan {
 	uint64_t tokens_per_microbatch;      /* b s, one replica */
 	uint64_t tokens_per_microbatch_rank; /* b s / tp (ceil) under sequence parallelism, else b s */
 	struct dc_param_terms terms;  /* the shape's count term by term (params.h) */
-	struct dc_plan_parts parts;   /* the shape's layers, part by part */
+	struct dc_param_layer parts;  /* one layer of each kind, block by block (params.h) */
 	struct dc_plan_shard shard;   /* per-rank layer shares */
 
 	/* the slowest link any group along each axis crosses (an axis of
@@ -126,7 +115,8 @@ struct dc_plan {
 };
 
 /* Fills *p from `in`. Returns 0, or -1 with p->error set (an overflow the
- * loader's range checks let through). `in` must come from the loader. */
+ * loader's range checks let through; the other members are then
+ * undefined). `in` must come from the loader. */
 int dc_plan_derive(const struct dc_config *in, struct dc_plan *p);
 
 /* The input's own layout. */
@@ -138,6 +128,12 @@ void dc_layout_of(const struct dc_config *in, struct dc_layout *out);
  * experts). The ring defaults use the world of `layout`. */
 int dc_plan_derive_layout(const struct dc_config *in, const struct dc_layout *layout,
 			  struct dc_plan *p);
+
+/* As dc_plan_derive_layout for base->in, reusing what `base` derived and
+ * `layout` leaves as it was: the shape's counts always, the ranks' layout
+ * and the axes' links when the degrees are base's. A what-if derives its
+ * plans from the input's this way (the strategies comparison does). */
+int dc_plan_derive_from(const struct dc_plan *base, const struct dc_layout *layout, struct dc_plan *p);
 
 /* Dense-MLP layers among those rank `stage` holds, in O(1): with v model
  * chunks (interleaved 1F1B, Megatron-LM 2021 section 2.2.2) it holds
