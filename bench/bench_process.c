@@ -1,9 +1,10 @@
 /* bench_process.c - process time of whole `distcalc` runs: runs the binary
- * N times (output to /dev/null) and prints the median and minimum wall time,
- * CPU time and peak resident memory (from wait4's rusage). Prints figures;
- * never passes or fails on time.
+ * N times (output to /dev/null) and prints the median wall time, the
+ * median CPU time and the peak resident memory (from wait4's rusage), one
+ * figure per line as `process NAME wall: 1.234 ms`. Prints figures; never
+ * passes or fails on time.
  *
- * usage: bench_process DISTCALC N [ARGS...]
+ * usage: bench_process NAME DISTCALC N [ARGS...]
  */
 #define _DEFAULT_SOURCE
 
@@ -32,11 +33,15 @@ int main(int argc, char **argv)
 	int n;
 	double *wall, *cpu;
 	long max_rss_kib = 0;
+	const char *name;
 
-	if (argc < 3) {
-		fprintf(stderr, "usage: bench_process DISTCALC N [ARGS...]\n");
+	if (argc < 4) {
+		fprintf(stderr, "usage: bench_process NAME DISTCALC N [ARGS...]\n");
 		return 2;
 	}
+	name = argv[1];
+	argv++;
+	argc--;
 	n = atoi(argv[2]);
 	if (n < 1)
 		n = 1;
@@ -76,10 +81,9 @@ int main(int argc, char **argv)
 	}
 	qsort(wall, (size_t)n, sizeof(double), cmp_double);
 	qsort(cpu, (size_t)n, sizeof(double), cmp_double);
-	printf("%d runs of %s\n", n, argv[1]);
-	printf("  wall time   median %.3f ms   min %.3f ms\n", wall[n / 2] * 1e3, wall[0] * 1e3);
-	printf("  CPU time    median %.3f ms   min %.3f ms\n", cpu[n / 2] * 1e3, cpu[0] * 1e3);
-	printf("  peak RSS    %ld KiB\n", max_rss_kib);
+	printf("process %s wall: %.3f ms\n", name, wall[n / 2] * 1e3);
+	printf("process %s cpu: %.3f ms\n", name, cpu[n / 2] * 1e3);
+	printf("process %s peak rss: %.1f MB\n", name, (double)max_rss_kib * 1024.0 / 1e6);
 	free(wall);
 	free(cpu);
 	return 0;

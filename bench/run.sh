@@ -1,15 +1,15 @@
 #!/bin/sh
-# Prints distcalc's speed figures: in-process evaluations per second, then
-# the process time of whole runs (default report, and 4096 ranks).
+# Prints distcalc's speed figures, one per line as `name: value unit`, each
+# the median of several runs: in-process costs (plan and estimators alone,
+# whole reports), then the process time of whole runs.
 set -eu
 build=${1:-build}
-echo "== in-process"
-"$build/bench_eval" configs/systems.json 1
-echo "== whole process"
-"$build/bench_process" "$build/distcalc" 50 --config configs/systems.json --seed 7
-"$build/bench_process" "$build/distcalc" 20 --config configs/systems.json --seed 7 --format json
-"$build/bench_process" "$build/distcalc" 10 --config configs/systems.json \
+"$build/bench_eval" 1 configs/systems.json configs/korthikanti-1t.json
+"$build/bench_report" 1 configs/systems.json
+"$build/bench_process" "systems.json table" "$build/distcalc" 51 --config configs/systems.json --seed 7
+"$build/bench_process" "systems.json json" "$build/distcalc" 21 --config configs/systems.json --seed 7 --format json
+"$build/bench_process" "4096 ranks json" "$build/distcalc" 11 --config configs/systems.json \
   --set cluster.num_nodes=1024 --set parallel.dp=1024 --format json
-echo "== streaming every ring event (512 ranks: 523,264 events, ~81 MB of JSON)"
-"$build/bench_process" "$build/distcalc" 3 --experiment ring --set cluster.num_nodes=128 \
-  --set parallel.dp=128 --all --format json
+# the ring lab over 512 ranks: 523,264 events, ~81 MB of JSON
+"$build/bench_process" "512-rank ring events json" "$build/distcalc" 3 --experiment ring \
+  --set cluster.num_nodes=128 --set parallel.dp=128 --all --format json
