@@ -2,6 +2,8 @@
  * docs/formulas.md, "Activation memory". */
 #include "distcalc/activation.h"
 
+#include <math.h>
+
 #include "distcalc/plan.h"
 #include "distcalc/util.h"
 
@@ -154,4 +156,31 @@ uint64_t dc_act_first_stage_microbatches(const struct dc_plan *p)
 	rounds = n / (pp * v);
 	rest = n % (pp * v);
 	return rounds * pp + (rest < pp ? rest : pp);
+}
+
+void dc_act_plan_compute(const struct dc_plan *p, struct dc_act_plan *x)
+{
+	const struct dc_config *cfg = p->in;
+	struct dc_ck c = {0};
+
+	x->explicit_bytes = 0;
+	x->explicit_bad = 0;
+	if (cfg->memory.activation_explicit) {
+		double tokens = (double)p->layout.micro_batch_size * (double)cfg->model.seq_length;
+		double v = ceil(cfg->memory.activation_bytes_per_token_per_layer * tokens);
+		if (!(v >= 0) || v >= DC_MAX_EXACT_INT)
+			x->explicit_bad = 1;
+		else
+			x->explicit_bytes = (uint64_t)v;
+	}
+	x->kept_bad[0] = dc_act_layer_kept_rebuilt(p, 0, &x->kept[0], &x->rebuilt[0]) != 0;
+	/* only a shape with experts has MoE layers */
+	x->kept[1] = x->rebuilt[1] = 0;
+	x->kept_bad[1] = 0;
+	if (cfg->model.num_experts && !cfg->model.params_explicit)
+		x->kept_bad[1] = dc_act_layer_kept_rebuilt(p, 1, &x->kept[1], &x->rebuilt[1]) != 0;
+	x->embedding_bad = dc_act_embedding_bytes(p, &x->embedding_bytes) != 0;
+	x->embedding_bytes = dc_ck_mul(&c, x->embedding_bytes, dc_act_first_stage_microbatches(p));
+	x->embedding_bad |= c.overflow;
+	x->output_bad = dc_act_output_bytes(p, &x->output_bytes) != 0;
 }

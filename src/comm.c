@@ -8,7 +8,9 @@
 #include "distcalc/plan.h"
 #include "distcalc/util.h"
 
-uint64_t dc_coll_bytes_sent(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes)
+/* The two named formulas (comm.h), inline here so that push() divides M by
+ * p once for both. */
+static inline uint64_t bytes_sent(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes)
 {
 	if (p < 2)
 		return 0;
@@ -30,23 +32,28 @@ uint64_t dc_coll_bytes_sent(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes)
 	return msg_bytes;
 }
 
-double dc_coll_time_s(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes, const struct dc_link *l)
+static inline double time_s(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes, const struct dc_link *l)
 {
 	/* alpha-beta ring: p-1 rounds per phase, each alpha + ceil(M/p)/B */
-	double round_s = l->latency_s + (double)dc_ceil_div(msg_bytes, p ? p : 1) / l->bw_bytes_per_s;
+	double round_s;
 	if (p < 2)
 		return 0;
-	switch (k) {
-	case DC_COLL_ALL_REDUCE:
+	if (k == DC_COLL_SEND)
+		return l->latency_s + (double)msg_bytes / l->bw_bytes_per_s;
+	round_s = l->latency_s + (double)dc_ceil_div(msg_bytes, p) / l->bw_bytes_per_s;
+	if (k == DC_COLL_ALL_REDUCE)
 		return 2.0 * (double)(p - 1) * round_s;
-	case DC_COLL_REDUCE_SCATTER:
-	case DC_COLL_ALL_GATHER:
-	case DC_COLL_ALL_TO_ALL:
-		return (double)(p - 1) * round_s;
-	case DC_COLL_SEND:
-		break;
-	}
-	return l->latency_s + (double)msg_bytes / l->bw_bytes_per_s;
+	return (double)(p - 1) * round_s; /* ReduceScatter, AllGather, AlltoAll */
+}
+
+uint64_t dc_coll_bytes_sent(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes)
+{
+	return bytes_sent(k, p, msg_bytes);
+}
+
+double dc_coll_time_s(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes, const struct dc_link *l)
+{
+	return time_s(k, p, msg_bytes, l);
 }
 
 /* Appends `count` calls of `kind` on M bytes to strategy `s`. */
@@ -64,8 +71,8 @@ static void push(struct dc_ck *b, struct dc_comm_strategy *s, enum dc_coll_kind 
 	c->msg_bytes = msg_bytes;
 	c->group_size = s->group_size;
 	c->link = s->link;
-	c->bytes_per_rank = dc_ck_mul(b, count, dc_coll_bytes_sent(kind, s->group_size, msg_bytes));
-	c->time_s = (double)count * dc_coll_time_s(kind, s->group_size, msg_bytes, &s->link_params);
+	c->bytes_per_rank = dc_ck_mul(b, count, bytes_sent(kind, s->group_size, msg_bytes));
+	c->time_s = (double)count * time_s(kind, s->group_size, msg_bytes, &s->link_params);
 }
 
 /* `total` bytes in buckets of `bucket` bytes: full buckets and the rest. */

@@ -65,35 +65,22 @@ const struct dc_estimator dc_estimators[DC_EST_COUNT] = {
 
 int dc_estimate(const struct dc_plan *plan, uint32_t wanted, struct dc_results *r)
 {
-	uint32_t todo = wanted & DC_EST_ALL, grown;
+	uint32_t todo = wanted & DC_EST_ALL;
 
 	r->done = 0;
 	r->error = NULL;
-	/* what the wanted ones need, and what that needs */
-	for (;;) {
-		grown = todo;
-		for (int e = 0; e < DC_EST_COUNT; e++)
-			if (todo & DC_EST_BIT(e))
-				grown |= dc_estimators[e].needs;
-		if (grown == todo)
-			break;
-		todo = grown;
-	}
-	/* each pass runs every row whose needs are done, in table order */
-	while (r->done != todo) {
-		uint32_t before = r->done;
-		for (int e = 0; e < DC_EST_COUNT; e++) {
-			const struct dc_estimator *x = &dc_estimators[e];
-			if (!(todo & DC_EST_BIT(e)) || (r->done & DC_EST_BIT(e)) || (x->needs & ~r->done))
-				continue;
-			if (x->compute(plan, r) != 0)
-				return -1;
-			r->done |= DC_EST_BIT(e);
-		}
-		if (r->done == before) {
-			r->error = "the estimators' needs form a cycle";
+	/* every row needs only rows above it (check_plan holds the table to
+	 * that): one pass upwards adds what the wanted ones need, one pass
+	 * downwards runs them in dependency order */
+	for (int e = DC_EST_COUNT - 1; e >= 0; e--)
+		if (todo & DC_EST_BIT(e))
+			todo |= dc_estimators[e].needs;
+	for (int e = 0; e < DC_EST_COUNT; e++) {
+		if (!(todo & DC_EST_BIT(e)))
+			continue;
+		if (dc_estimators[e].compute(plan, r) != 0)
 			return -1;
-		}
+		r->done |= DC_EST_BIT(e);
 	}
 	return 0;
 }

@@ -120,11 +120,11 @@ int dc_flops_compute(const struct dc_plan *p, const struct dc_batch *b, struct d
 		f->model_per_rank = -1;
 		for (uint64_t i = 0; i < p->nsegments; i++) {
 			uint64_t st = p->segment_first[i];
-			struct dc_stage_params sp;
+			const struct dc_stage_params *sp = &p->segment_params[i];
 			double model_stage, hw_stage;
-			if (dc_stage_params_compute(p, st, &sp) != 0)
+			if (p->segment_overflow[i])
 				goto overflow;
-			stage_flops(p, &sp, st, dense_mm, moe_mm, per_layer_core, head, &model_stage, &hw_stage);
+			stage_flops(p, sp, st, dense_mm, moe_mm, per_layer_core, head, &model_stage, &hw_stage);
 			model_stage *= tokens_per_replica / (double)p->layout.tp;
 			hw_stage *= tokens_per_replica / (double)p->layout.tp;
 			if (model_stage > f->model_per_rank) {

@@ -78,17 +78,15 @@ int dc_stage_params_most_loaded(const struct dc_plan *pl, struct dc_stage_params
 	/* a segment's stages hold the same parameters: its first stage stands
 	 * for all of them, and the first stage with the most is a segment's
 	 * first */
-	struct dc_stage_params sp;
-
 	memset(p, 0, sizeof(*p));
 	*stage = 0;
 	for (uint64_t i = 0; i < pl->nsegments; i++) {
-		uint64_t s = pl->segment_first[i];
-		if (dc_stage_params_compute(pl, s, &sp) != 0)
+		const struct dc_stage_params *sp = &pl->segment_params[i];
+		if (pl->segment_overflow[i])
 			return -1;
-		if (i == 0 || sp.total > p->total) {
-			*p = sp;
-			*stage = s;
+		if (i == 0 || sp->total > p->total) {
+			*p = *sp;
+			*stage = pl->segment_first[i];
 		}
 	}
 	return 0;
@@ -111,47 +109,9 @@ static int states_bytes(const struct dc_stage_params *p, uint64_t bytes_per_para
 	return dc_add_u64(dense, experts, out);
 }
 
-/* What every stage's ledger shares: the activations one layer of each
- * kind keeps and rebuilds, the embedding's and the output's. Each carries
- * its own overflow flag, so a stage fails exactly where it would alone. */
-struct mem_ctx {
-	uint64_t act_explicit; /* memory.activation_bytes_per_token_per_layer x b s */
-	int act_explicit_bad;
-	uint64_t kept[2], rebuilt[2]; /* [0] dense, [1] MoE layers */
-	int kept_bad[2];
-	uint64_t embedding_bytes; /* per microbatch, x the microbatches stage 0 holds */
-	int embedding_bad;
-	uint64_t output_bytes;
-	int output_bad;
-};
-
-static void mem_ctx_init(const struct dc_plan *p, struct mem_ctx *x)
+static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger *l, const char **error)
 {
-	const struct dc_config *cfg = p->in;
-	struct dc_ck c = {0};
-
-	memset(x, 0, sizeof(*x));
-	if (cfg->memory.activation_explicit) {
-		double tokens = (double)p->layout.micro_batch_size * (double)cfg->model.seq_length;
-		double v = ceil(cfg->memory.activation_bytes_per_token_per_layer * tokens);
-		if (!(v >= 0) || v >= DC_MAX_EXACT_INT)
-			x->act_explicit_bad = 1;
-		else
-			x->act_explicit = (uint64_t)v;
-	}
-	x->kept_bad[0] = dc_act_layer_kept_rebuilt(p, 0, &x->kept[0], &x->rebuilt[0]) != 0;
-	/* only a shape with experts has MoE layers */
-	if (cfg->model.num_experts && !cfg->model.params_explicit)
-		x->kept_bad[1] = dc_act_layer_kept_rebuilt(p, 1, &x->kept[1], &x->rebuilt[1]) != 0;
-	x->embedding_bad = dc_act_embedding_bytes(p, &x->embedding_bytes) != 0;
-	x->embedding_bytes = dc_ck_mul(&c, x->embedding_bytes, dc_act_first_stage_microbatches(p));
-	x->embedding_bad |= c.overflow;
-	x->output_bad = dc_act_output_bytes(p, &x->output_bytes) != 0;
-}
-
-static int ledger(const struct dc_plan *pl, const struct mem_ctx *x, uint64_t stage, struct dc_mem_ledger *l,
-		  const char **error)
-{
+	const struct dc_act_plan *x = &pl->act;
 	const struct dc_config *cfg = pl->in;
 	const struct dc_precision *pr = &cfg->precision;
 	enum dc_sharding sh = pl->layout.sharding;
@@ -165,9 +125,13 @@ static int ledger(const struct dc_plan *pl, const struct mem_ctx *x, uint64_t st
 	l->fsdp_unsharded_grads_bytes = l->ddp_buckets_bytes = 0;
 	l->headroom_bytes = l->shortfall_bytes = 0;
 	l->stage_first = l->stage_last = stage;
-	if (dc_stage_params_compute(pl, stage, &l->p) != 0) {
-		*error = "'model' / 'parallel.tp': parameters per rank overflow 64 bits";
-		return -1;
+	{
+		const struct dc_stage_params *sp = dc_plan_stage_params(pl, stage);
+		if (!sp) {
+			*error = "'model' / 'parallel.tp': parameters per rank overflow 64 bits";
+			return -1;
+		}
+		l->p = *sp;
 	}
 
 	/* model states (ZeRO section 5): none < zero1 (master, optimizer) <
@@ -191,8 +155,8 @@ static int ledger(const struct dc_plan *pl, const struct mem_ctx *x, uint64_t st
 	 * pipeline schedule) */
 	l->in_flight = dc_pipeline_in_flight(pl->layout.pp, stage, pl->layout.grad_accum_steps);
 	if (cfg->memory.activation_explicit) {
-		bad = x->act_explicit_bad;
-		act_layer = x->act_explicit;
+		bad = x->explicit_bad;
+		act_layer = x->explicit_bytes;
 	} else {
 		/* dense and MoE layers keep different activations: the stage's
 		 * per-layer figure is their average over the layers it holds */
@@ -279,7 +243,9 @@ static int ledger(const struct dc_plan *pl, const struct mem_ctx *x, uint64_t st
 		sub[DC_MEM_OPTIMIZER] = base;
 		sub[DC_MEM_CHECKPOINT] = base;
 		for (int ph = 0; ph < DC_MEM_PHASE_COUNT; ph++) {
-			l->phase_reserve_bytes[ph] = reserve_of(sub[ph], cfg->memory.allocator_reserve);
+			/* the checkpoint's subtotal is the optimizer step's */
+			l->phase_reserve_bytes[ph] = ph == DC_MEM_CHECKPOINT ? l->phase_reserve_bytes[DC_MEM_OPTIMIZER]
+						     : reserve_of(sub[ph], cfg->memory.allocator_reserve);
 			l->phase_bytes[ph] = dc_ck_add(&c, sub[ph], l->phase_reserve_bytes[ph]);
 			if (ph == 0 || l->phase_bytes[ph] > l->peak_bytes) {
 				l->peak_bytes = l->phase_bytes[ph];
@@ -301,10 +267,8 @@ static int ledger(const struct dc_plan *pl, const struct mem_ctx *x, uint64_t st
 
 int dc_memory_stage(const struct dc_plan *p, uint64_t stage, struct dc_mem_ledger *l, const char **error)
 {
-	struct mem_ctx x;
 	const char *e = NULL;
-	mem_ctx_init(p, &x);
-	if (ledger(p, &x, stage, l, &e) != 0) {
+	if (ledger(p, stage, l, &e) != 0) {
 		if (error)
 			*error = e;
 		return -1;
@@ -314,19 +278,17 @@ int dc_memory_stage(const struct dc_plan *p, uint64_t stage, struct dc_mem_ledge
 
 int dc_memory_compute(const struct dc_plan *p, struct dc_memory_result *m, const char **error)
 {
-	struct mem_ctx x;
 	struct dc_mem_ledger cur;
 	const char *e = NULL;
 	uint64_t best_stage = 0;
 
-	mem_ctx_init(p, &x);
 	/* within a segment the parameters are the same and the microbatches
 	 * in flight never grow with the stage, so neither does the peak: the
 	 * first stage with the highest peak starts a segment. Stage order
 	 * also makes the first failing stage the one reported */
 	for (uint64_t i = 0; i < p->nsegments; i++) {
 		uint64_t s = p->segment_first[i];
-		if (ledger(p, &x, s, i == 0 ? &m->top : &cur, &e) != 0) {
+		if (ledger(p, s, i == 0 ? &m->top : &cur, &e) != 0) {
 			if (error)
 				*error = e;
 			return -1;

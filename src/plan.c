@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "distcalc/activation.h"
 #include "distcalc/memory.h"
 #include "distcalc/params.h"
 #include "distcalc/ring.h"
@@ -148,6 +149,22 @@ static void derive_segments(struct dc_plan *p)
 	}
 	p->nsegments = n;
 	p->segment_first[n] = pp;
+	for (uint64_t i = 0; i < n; i++)
+		p->segment_overflow[i] = dc_stage_params_compute(p, p->segment_first[i], &p->segment_params[i]) != 0;
+}
+
+uint64_t dc_plan_stage_segment(const struct dc_plan *p, uint64_t stage)
+{
+	uint64_t i = 0;
+	while (i + 1 < p->nsegments && p->segment_first[i + 1] <= stage)
+		i++;
+	return i;
+}
+
+const struct dc_stage_params *dc_plan_stage_params(const struct dc_plan *p, uint64_t stage)
+{
+	uint64_t i = dc_plan_stage_segment(p, stage);
+	return p->segment_overflow[i] ? NULL : &p->segment_params[i];
 }
 
 /* Stages 0..flat_last hold the same microbatches in flight: 1F1B keeps
@@ -182,12 +199,9 @@ void dc_plan_class_stages(const struct dc_plan *p, uint64_t i, uint64_t *first, 
 
 uint64_t dc_plan_stage_class(const struct dc_plan *p, uint64_t stage)
 {
-	uint64_t k = 0;
 	if (stage > p->flat_last)
 		return p->flat_classes + (stage - p->flat_last - 1);
-	while (k + 1 < p->flat_classes && p->segment_first[k + 1] <= stage)
-		k++;
-	return k;
+	return dc_plan_stage_segment(p, stage); /* the flat region's classes are its segments */
 }
 
 static int derive(const struct dc_config *in, const struct dc_layout *lay, const struct dc_plan *base,
@@ -240,6 +254,7 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 	p->params_total = m->params_explicit ? m->params : p->terms.total;
 	p->params_active = m->params_explicit ? m->params : p->terms.active;
 	derive_shard(in, p);
+	dc_act_plan_compute(p, &p->act);
 	derive_segments(p);
 	derive_classes(p);
 	p->most_overflow = dc_stage_params_most_loaded(p, &p->most, &p->most_stage) != 0;

@@ -81,4 +81,23 @@ int dc_act_layer_microbatches(const struct dc_plan *p, uint64_t stage, uint64_t 
  * ones of chunk 0 (15 for pp 8, v 3, m 64). */
 uint64_t dc_act_first_stage_microbatches(const struct dc_plan *p);
 
+/* What every stage's ledger reads (memory.h), once per plan: the bytes one
+ * layer of each kind keeps and rebuilds, the first stage's embedding masks
+ * for its microbatches in flight, the last stage's output terms, and the
+ * per-layer override. Each carries its own overflow flag, so a ledger
+ * fails exactly where its stage would on its own. */
+struct dc_act_plan {
+	uint64_t explicit_bytes; /* memory.activation_bytes_per_token_per_layer x b s, rounded up */
+	int explicit_bad;
+	uint64_t kept[2], rebuilt[2]; /* [0] a dense layer, [1] a MoE layer */
+	int kept_bad[2];
+	uint64_t embedding_bytes; /* per microbatch x dc_act_first_stage_microbatches */
+	int embedding_bad;
+	uint64_t output_bytes;
+	int output_bad;
+};
+
+/* Fills *out for the plan (its layout, shape and memory keys). */
+void dc_act_plan_compute(const struct dc_plan *p, struct dc_act_plan *out);
+
 #endif

@@ -135,10 +135,10 @@ struct dc_memory_result {
 	struct dc_mem_ledger top;
 };
 
-/* Fills *m in O(segments): a class's peak never grows from one stage to
- * the next within a segment of identical parameters (fewer microbatches
- * in flight hold fewer activations), so the highest peak is at a segment's
- * first stage. Returns 0, or -1 with *error set (the first stage, in stage
+/* Fills *m in O(segments): within a segment of identical parameters a
+ * stage's peak never grows from one stage to the next (later stages hold
+ * fewer microbatches in flight), so the first stage with the highest peak
+ * starts a segment. Returns 0, or -1 with *error set (the first stage, in stage
  * order, whose ledger fails). */
 int dc_memory_compute(const struct dc_plan *p, struct dc_memory_result *m, const char **error);
 

@@ -28,6 +28,7 @@
 
 #include <stdint.h>
 
+#include "distcalc/activation.h"
 #include "distcalc/config.h"
 #include "distcalc/memory.h"
 #include "distcalc/params.h"
@@ -88,6 +89,7 @@ struct dc_plan {
 	struct dc_param_terms terms;  /* the shape's count term by term (params.h) */
 	struct dc_param_layer parts;  /* one layer of each kind, block by block (params.h) */
 	struct dc_plan_shard shard;   /* per-rank layer shares */
+	struct dc_act_plan act;       /* per-rank activations of each kind of layer (activation.h) */
 
 	/* the slowest link any group along each axis crosses (an axis of
 	 * degree 1 is intra-node); the expert layout's groups: ep consecutive
@@ -104,6 +106,8 @@ struct dc_plan {
 	 * or one later stage. */
 	uint64_t nsegments;
 	uint64_t segment_first[DC_PLAN_MAX_SEGMENTS + 1];
+	struct dc_stage_params segment_params[DC_PLAN_MAX_SEGMENTS]; /* dc_stage_params_compute of each */
+	int segment_overflow[DC_PLAN_MAX_SEGMENTS];
 	uint64_t flat_last;
 	uint64_t flat_classes; /* segments starting at or before flat_last */
 	uint64_t nclasses;
@@ -140,6 +144,11 @@ int dc_plan_derive_from(const struct dc_plan *base, const struct dc_layout *layo
  * chunks stage, stage + pp, ..., each of L / (pp v) consecutive layers,
  * and the dense ones are the model's first dense_limit layers. */
 uint64_t dc_plan_stage_dense_layers(const struct dc_plan *p, uint64_t stage);
+
+/* The segment holding `stage`, and the parameters of its ranks (NULL when
+ * they overflow 64 bits). */
+uint64_t dc_plan_stage_segment(const struct dc_plan *p, uint64_t stage);
+const struct dc_stage_params *dc_plan_stage_params(const struct dc_plan *p, uint64_t stage);
 
 /* Stages [*first, *last] of class `i` (0 <= i < nclasses). */
 void dc_plan_class_stages(const struct dc_plan *p, uint64_t i, uint64_t *first, uint64_t *last);
