@@ -1,8 +1,11 @@
-/* bench_eval.c - in-process throughput: load configs/systems.json and run
- * the estimators many times; prints evaluations per second. A benchmark
- * prints figures; it never passes or fails on time.
+/* bench_eval.c - in-process cost of distcalc's stages on one core: the
+ * loader, the plan, and the plan with every estimator (no sections: what
+ * one layout of a search costs), the ring lab's totals. bench_report
+ * times whole reports. Each figure is the median of RUNS timed runs
+ * of many evaluations, printed one per line as `name: value unit`. A
+ * benchmark prints figures; it never passes or fails on time.
  *
- * usage: bench_eval [CONFIG] [SECONDS]
+ * usage: bench_eval [SECONDS] CONFIG...   (SECONDS per figure, default 1)
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -12,14 +15,18 @@
 #include <time.h>
 
 #include "distcalc/config.h"
-#include "distcalc/experiment.h"
-#include "distcalc/report.h"
+#include "distcalc/plan.h"
+#include "distcalc/results.h"
 #include "distcalc/ring.h"
 
+#define RUNS 7
+
+/* CPU time of this thread: time spent descheduled (other processes on the
+ * same cores) does not count */
 static double now_s(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -39,37 +46,60 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-/* Runs `fn` until `seconds` pass; returns evaluations per second. */
-static double rate(const char *what, double seconds, int (*fn)(void *), void *ctx)
+static int cmp_double(const void *a, const void *b)
 {
-	unsigned long n = 0, batch = 1;
-	double t0 = now_s(), t;
-	do {
-		for (unsigned long i = 0; i < batch; i++)
-			if (fn(ctx) != 0) {
-				fprintf(stderr, "bench: %s failed\n", what);
-				exit(1);
-			}
-		n += batch;
-		if (batch < 1024)
-			batch *= 2;
-		t = now_s() - t0;
-	} while (t < seconds);
-	printf("%-44s %12.0f evals/s  (%lu in %.2f s, %.3f us each)\n", what, (double)n / t, n, t,
-	       t / (double)n * 1e6);
-	return (double)n / t;
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
 }
 
 struct ctx {
+	const char *name; /* the config's file name, for the figures */
 	char *buf;
 	size_t len;
 	struct dc_config cfg;
+	struct dc_plan plan;
+	struct dc_results res;
 	volatile uint64_t sink;
 };
 
-static int load_only(void *p)
+/* Times `fn` in RUNS runs of `seconds` / RUNS each and prints the median
+ * seconds per evaluation in `unit` ("ns" or "us"). */
+static void figure(const char *what, struct ctx *c, double seconds, const char *unit, int (*fn)(struct ctx *))
 {
-	struct ctx *c = p;
+	double per[RUNS], scale = strcmp(unit, "ns") == 0 ? 1e9 : 1e6;
+	unsigned long batch = 1;
+
+	/* a batch long enough (about 1 ms) for the clock's resolution */
+	for (;;) {
+		double t0 = now_s(), t;
+		for (unsigned long i = 0; i < batch; i++)
+			if (fn(c) != 0) {
+				fprintf(stderr, "bench: %s %s failed\n", what, c->name);
+				exit(1);
+			}
+		t = now_s() - t0;
+		if (t > 1e-3 || batch > (1ul << 30))
+			break;
+		batch *= 2;
+	}
+	for (int r = 0; r < RUNS; r++) {
+		unsigned long n = 0;
+		double t0 = now_s(), t;
+		do {
+			for (unsigned long i = 0; i < batch; i++)
+				fn(c);
+			n += batch;
+			t = now_s() - t0;
+		} while (t < seconds / RUNS);
+		per[r] = t / (double)n;
+	}
+	qsort(per, RUNS, sizeof(per[0]), cmp_double);
+	printf("%s %s: %.*f %s\n", what, c->name, scale == 1e9 ? 0 : 2, per[RUNS / 2] * scale, unit);
+	fflush(stdout);
+}
+
+static int load_only(struct ctx *c)
+{
 	struct dc_diag d;
 	int rc;
 	dc_diag_init(&d);
@@ -78,65 +108,61 @@ static int load_only(void *p)
 	return rc;
 }
 
-static int ring_only(void *p)
+/* plan derive + every estimator, no sections: what one layout costs */
+static int estimators_only(struct ctx *c)
 {
-	struct ctx *c = p;
+	if (dc_plan_derive(&c->cfg, &c->plan) != 0 || dc_estimate(&c->plan, DC_EST_ALL, &c->res) != 0)
+		return -1;
+	c->sink += c->res.memory.top.peak_bytes + c->res.comm.bytes_per_rank + c->res.ring.bytes_sent_max +
+		   c->res.strategies.v[0].peak_bytes + (uint64_t)c->res.flops.model_per_rank;
+	return 0;
+}
+
+static int plan_only(struct ctx *c)
+{
+	if (dc_plan_derive(&c->cfg, &c->plan) != 0)
+		return -1;
+	c->sink += c->plan.ring_msg_bytes;
+	return 0;
+}
+
+static int ring_only(struct ctx *c)
+{
 	struct dc_ring r;
-	struct dc_link link;
-	enum dc_link_choice ch = dc_ring_pick_link(&c->cfg, c->cfg.collective.ranks, &link);
-	dc_ring_compute(c->cfg.collective.ranks, c->cfg.collective.msg_bytes, &link, ch, &r);
+	dc_ring_compute(c->plan.ring_ranks, c->plan.ring_msg_bytes, &c->plan.ring_link.params,
+			c->plan.ring_link.choice, &r);
 	c->sink += r.bytes_sent_max;
 	return 0;
 }
 
-static int load_and_ring(void *p)
-{
-	return load_only(p) != 0 ? -1 : ring_only(p);
-}
-
-static int full_report(void *p)
-{
-	struct ctx *c = p;
-	struct dc_diag d;
-	struct dc_report *r;
-	struct dc_buf out;
-	struct dc_run_info info = {"systems", "bench", 7};
-	struct dc_render_opts ro = {32};
-	int rc = -1;
-
-	dc_diag_init(&d);
-	dc_buf_init(&out);
-	if (dc_config_load_buffer(c->buf, c->len, "bench", NULL, 0, &c->cfg, &d) == 0) {
-		r = dc_experiment_run(dc_experiment_find("systems"), &c->cfg, &info, &d);
-		if (r && dc_report_render_json(r, &ro, &out) == 0)
-			rc = 0;
-		c->sink += out.len;
-		dc_report_free(r);
-	}
-	dc_buf_release(&out);
-	dc_diag_release(&d);
-	return rc;
-}
-
 int main(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : "configs/systems.json";
-	double seconds = argc > 2 ? atof(argv[2]) : 1.0;
-	struct ctx c;
+	double seconds = 1.0;
+	int first = 1;
+	static struct ctx c;
 
-	memset(&c, 0, sizeof(c));
-	c.buf = slurp(path, &c.len);
-	if (!c.buf) {
-		fprintf(stderr, "bench: cannot read '%s'\n", path);
-		return 1;
+	if (argc > 1 && strchr("0123456789.", argv[1][0])) {
+		seconds = atof(argv[1]);
+		first = 2;
 	}
-	printf("config: %s (%zu bytes), %.1f s per figure\n", path, c.len, seconds);
-	for (int i = 0; i < 2000; i++) /* warm caches and the allocator */
-		full_report(&c);
-	rate("loader (parse + validate)", seconds, load_only, &c);
-	rate("ring estimator (totals, O(1))", seconds, ring_only, &c);
-	rate("loader + ring estimator", seconds, load_and_ring, &c);
-	rate("systems experiment + JSON render", seconds, full_report, &c);
-	free(c.buf);
+	if (first >= argc) {
+		fprintf(stderr, "usage: bench_eval [SECONDS] CONFIG...\n");
+		return 2;
+	}
+	for (int i = first; i < argc; i++) {
+		const char *slash = strrchr(argv[i], '/');
+		memset(&c, 0, sizeof(c));
+		c.name = slash ? slash + 1 : argv[i];
+		c.buf = slurp(argv[i], &c.len);
+		if (!c.buf || load_only(&c) != 0 || plan_only(&c) != 0) {
+			fprintf(stderr, "bench: cannot load '%s'\n", argv[i]);
+			return 1;
+		}
+		figure("estimators-only", &c, seconds, "ns", estimators_only);
+		figure("plan derive", &c, seconds, "ns", plan_only);
+		figure("ring lab totals", &c, seconds, "ns", ring_only);
+		figure("load", &c, seconds, "us", load_only);
+		free(c.buf);
+	}
 	return 0;
 }

@@ -1,7 +1,7 @@
 /* bench_process.c - process time of whole `distcalc` runs: runs the binary
- * N times (output to /dev/null) and prints, one figure a line as
- * `NAME what: value unit`, the median wall time, the median CPU time and
- * the peak resident memory (from wait4's rusage). Prints figures; never
+ * N times (output to /dev/null) and prints the median wall time, the
+ * median CPU time and the peak resident memory (from wait4's rusage), one
+ * figure per line as `process NAME wall: 1.234 ms`. Prints figures; never
  * passes or fails on time.
  *
  * usage: bench_process NAME DISTCALC N [ARGS...]
@@ -33,7 +33,6 @@ int main(int argc, char **argv)
 	int n;
 	double *wall, *cpu;
 	long max_rss_kib = 0;
-
 	const char *name;
 
 	if (argc < 4) {
@@ -82,9 +81,9 @@ int main(int argc, char **argv)
 	}
 	qsort(wall, (size_t)n, sizeof(double), cmp_double);
 	qsort(cpu, (size_t)n, sizeof(double), cmp_double);
-	printf("%s wall: %.3f ms\n", name, wall[n / 2] * 1e3);
-	printf("%s cpu: %.3f ms\n", name, cpu[n / 2] * 1e3);
-	printf("%s peak rss: %.1f MB\n", name, (double)max_rss_kib / 1024.0);
+	printf("process %s wall: %.3f ms\n", name, wall[n / 2] * 1e3);
+	printf("process %s cpu: %.3f ms\n", name, cpu[n / 2] * 1e3);
+	printf("process %s peak rss: %.1f MB\n", name, (double)max_rss_kib * 1024.0 / 1e6);
 	free(wall);
 	free(cpu);
 	return 0;

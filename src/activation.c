@@ -2,16 +2,19 @@
  * docs/formulas.md, "Activation memory". */
 #include "distcalc/activation.h"
 
+#include <math.h>
+
+#include "distcalc/plan.h"
 #include "distcalc/util.h"
 
-int dc_act_layer_parts(const struct dc_config *cfg, int moe, struct dc_act_layer *out)
+int dc_act_layer_parts(const struct dc_plan *p, int moe, struct dc_act_layer *out)
 {
-	const struct dc_model *m = &cfg->model;
-	uint64_t t = cfg->parallel.tp;
-	int sp = cfg->parallel.sequence_parallel;
+	const struct dc_model *m = &p->in->model;
+	uint64_t t = p->layout.tp;
+	int sp = p->layout.sequence_parallel;
 	int gated = m->mlp == DC_MLP_SWIGLU;
 	struct dc_ck c = {0};
-	uint64_t sb = dc_ck_mul(&c, m->seq_length, cfg->training.micro_batch_size);
+	uint64_t sb = p->tokens_per_microbatch;
 	uint64_t sbh = dc_ck_mul(&c, sb, m->hidden_size);
 	/* widths: queries and keys carry d_qk per head, values d_v (MLA:
 	 * nope + rope and v_head_dim; otherwise head_dim) */
@@ -40,7 +43,7 @@ int dc_act_layer_parts(const struct dc_config *cfg, int moe, struct dc_act_layer
 	/* 5as²b: softmax output (2), its dropout mask (1), dropout output (2) */
 	uint64_t scores = dc_ck_mul(&c, dc_ck_mul(&c, dc_ck_mul(&c, 5, m->num_attention_heads),
 						  dc_ck_mul(&c, m->seq_length, m->seq_length)),
-				    cfg->training.micro_batch_size);
+				    p->layout.micro_batch_size);
 	uint64_t replicated = dc_ck_mul(&c, 10, sbh);
 
 	out->replicated_bytes = sp ? dc_ceil_div(replicated, t) : replicated;
@@ -54,15 +57,15 @@ int dc_act_layer_parts(const struct dc_config *cfg, int moe, struct dc_act_layer
  * while its backward runs (Korthikanti Table 2): none keeps everything;
  * selective keeps all but the scores and rebuilds them; full keeps the
  * input and rebuilds the whole layer. */
-static int kept_and_rebuilt(const struct dc_config *cfg, int moe, uint64_t *kept, uint64_t *rebuilt)
+int dc_act_layer_kept_rebuilt(const struct dc_plan *pl, int moe, uint64_t *kept, uint64_t *rebuilt)
 {
 	struct dc_act_layer p;
 	struct dc_ck c = {0};
 	uint64_t all;
-	if (dc_act_layer_parts(cfg, moe, &p) != 0)
+	if (dc_act_layer_parts(pl, moe, &p) != 0)
 		return -1;
 	all = dc_ck_add(&c, dc_ck_add(&c, p.replicated_bytes, p.linear_bytes), p.scores_bytes);
-	switch (cfg->training.recompute) {
+	switch (pl->in->training.recompute) {
 	case DC_RECOMPUTE_NONE:
 		*kept = all;
 		*rebuilt = 0;
@@ -79,44 +82,43 @@ static int kept_and_rebuilt(const struct dc_config *cfg, int moe, uint64_t *kept
 	return c.overflow ? -1 : 0;
 }
 
-int dc_act_layer_bytes(const struct dc_config *cfg, int moe, uint64_t *out)
+int dc_act_layer_bytes(const struct dc_plan *p, int moe, uint64_t *out)
 {
 	uint64_t rebuilt;
-	return kept_and_rebuilt(cfg, moe, out, &rebuilt);
+	return dc_act_layer_kept_rebuilt(p, moe, out, &rebuilt);
 }
 
-int dc_act_recompute_working_bytes(const struct dc_config *cfg, int moe, uint64_t *out)
+int dc_act_recompute_working_bytes(const struct dc_plan *p, int moe, uint64_t *out)
 {
 	uint64_t kept;
-	return kept_and_rebuilt(cfg, moe, &kept, out);
+	return dc_act_layer_kept_rebuilt(p, moe, &kept, out);
 }
 
-int dc_act_embedding_bytes(const struct dc_config *cfg, uint64_t *out)
+int dc_act_embedding_bytes(const struct dc_plan *p, uint64_t *out)
 {
 	struct dc_ck c = {0};
-	uint64_t sbh = dc_ck_mul(&c, dc_ck_mul(&c, cfg->model.seq_length, cfg->training.micro_batch_size),
-			   cfg->model.hidden_size);
-	*out = cfg->parallel.sequence_parallel ? dc_ceil_div(sbh, cfg->parallel.tp) : sbh;
+	uint64_t sbh = dc_ck_mul(&c, p->tokens_per_microbatch, p->in->model.hidden_size);
+	*out = p->layout.sequence_parallel ? dc_ceil_div(sbh, p->layout.tp) : sbh;
 	return c.overflow ? -1 : 0;
 }
 
-int dc_act_output_bytes(const struct dc_config *cfg, uint64_t *out)
+int dc_act_output_bytes(const struct dc_plan *p, uint64_t *out)
 {
 	struct dc_ck c = {0};
-	uint64_t t = cfg->parallel.tp;
-	uint64_t sb = dc_ck_mul(&c, cfg->model.seq_length, cfg->training.micro_batch_size);
-	uint64_t norm_and_head_inputs = dc_ck_mul(&c, 4, dc_ck_mul(&c, sb, cfg->model.hidden_size));
-	uint64_t logits = dc_ceil_div(dc_ck_mul(&c, 4, dc_ck_mul(&c, sb, cfg->model.vocab_size)), t);
-	if (cfg->parallel.sequence_parallel)
+	uint64_t t = p->layout.tp;
+	uint64_t sb = p->tokens_per_microbatch;
+	uint64_t norm_and_head_inputs = dc_ck_mul(&c, 4, dc_ck_mul(&c, sb, p->in->model.hidden_size));
+	uint64_t logits = dc_ceil_div(dc_ck_mul(&c, 4, dc_ck_mul(&c, sb, p->in->model.vocab_size)), t);
+	if (p->layout.sequence_parallel)
 		norm_and_head_inputs = dc_ceil_div(norm_and_head_inputs, t);
 	*out = dc_ck_add(&c, norm_and_head_inputs, logits);
 	return c.overflow ? -1 : 0;
 }
 
-int dc_act_layer_microbatches(const struct dc_config *cfg, uint64_t stage, uint64_t *out)
+int dc_act_layer_microbatches(const struct dc_plan *p, uint64_t stage, uint64_t *out)
 {
-	uint64_t pp = cfg->parallel.pp, v = cfg->parallel.virtual_pipeline;
-	uint64_t m = cfg->training.grad_accum_steps, layers = cfg->model.num_layers;
+	uint64_t pp = p->layout.pp, v = p->v;
+	uint64_t m = p->layout.grad_accum_steps, layers = p->in->model.num_layers;
 	struct dc_ck c = {0};
 
 	if (pp <= 1) {
@@ -137,10 +139,10 @@ int dc_act_layer_microbatches(const struct dc_config *cfg, uint64_t stage, uint6
 	return c.overflow ? -1 : 0;
 }
 
-uint64_t dc_act_first_stage_microbatches(const struct dc_config *cfg)
+uint64_t dc_act_first_stage_microbatches(const struct dc_plan *p)
 {
-	uint64_t pp = cfg->parallel.pp, v = cfg->parallel.virtual_pipeline;
-	uint64_t m = cfg->training.grad_accum_steps, n, rounds, rest;
+	uint64_t pp = p->layout.pp, v = p->v;
+	uint64_t m = p->layout.grad_accum_steps, n, rounds, rest;
 
 	if (pp <= 1)
 		return 1;
@@ -154,4 +156,31 @@ uint64_t dc_act_first_stage_microbatches(const struct dc_config *cfg)
 	rounds = n / (pp * v);
 	rest = n % (pp * v);
 	return rounds * pp + (rest < pp ? rest : pp);
+}
+
+void dc_act_plan_compute(const struct dc_plan *p, struct dc_act_plan *x)
+{
+	const struct dc_config *cfg = p->in;
+	struct dc_ck c = {0};
+
+	x->explicit_bytes = 0;
+	x->explicit_bad = 0;
+	if (cfg->memory.activation_explicit) {
+		double tokens = (double)p->layout.micro_batch_size * (double)cfg->model.seq_length;
+		double v = ceil(cfg->memory.activation_bytes_per_token_per_layer * tokens);
+		if (!(v >= 0) || v >= DC_MAX_EXACT_INT)
+			x->explicit_bad = 1;
+		else
+			x->explicit_bytes = (uint64_t)v;
+	}
+	x->kept_bad[0] = dc_act_layer_kept_rebuilt(p, 0, &x->kept[0], &x->rebuilt[0]) != 0;
+	/* only a shape with experts has MoE layers */
+	x->kept[1] = x->rebuilt[1] = 0;
+	x->kept_bad[1] = 0;
+	if (cfg->model.num_experts && !cfg->model.params_explicit)
+		x->kept_bad[1] = dc_act_layer_kept_rebuilt(p, 1, &x->kept[1], &x->rebuilt[1]) != 0;
+	x->embedding_bad = dc_act_embedding_bytes(p, &x->embedding_bytes) != 0;
+	x->embedding_bytes = dc_ck_mul(&c, x->embedding_bytes, dc_act_first_stage_microbatches(p));
+	x->embedding_bad |= c.overflow;
+	x->output_bad = dc_act_output_bytes(p, &x->output_bytes) != 0;
 }

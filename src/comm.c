@@ -5,10 +5,12 @@
 #include <string.h>
 
 #include "distcalc/memory.h"
-#include "distcalc/topology.h"
+#include "distcalc/plan.h"
 #include "distcalc/util.h"
 
-uint64_t dc_coll_bytes_sent(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes)
+/* The two named formulas (comm.h), inline here so that push() divides M by
+ * p once for both. */
+static inline uint64_t bytes_sent(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes)
 {
 	if (p < 2)
 		return 0;
@@ -30,23 +32,28 @@ uint64_t dc_coll_bytes_sent(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes)
 	return msg_bytes;
 }
 
-double dc_coll_time_s(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes, const struct dc_link *l)
+static inline double time_s(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes, const struct dc_link *l)
 {
 	/* alpha-beta ring: p-1 rounds per phase, each alpha + ceil(M/p)/B */
-	double round_s = l->latency_s + (double)dc_ceil_div(msg_bytes, p ? p : 1) / l->bw_bytes_per_s;
+	double round_s;
 	if (p < 2)
 		return 0;
-	switch (k) {
-	case DC_COLL_ALL_REDUCE:
+	if (k == DC_COLL_SEND)
+		return l->latency_s + (double)msg_bytes / l->bw_bytes_per_s;
+	round_s = l->latency_s + (double)dc_ceil_div(msg_bytes, p) / l->bw_bytes_per_s;
+	if (k == DC_COLL_ALL_REDUCE)
 		return 2.0 * (double)(p - 1) * round_s;
-	case DC_COLL_REDUCE_SCATTER:
-	case DC_COLL_ALL_GATHER:
-	case DC_COLL_ALL_TO_ALL:
-		return (double)(p - 1) * round_s;
-	case DC_COLL_SEND:
-		break;
-	}
-	return l->latency_s + (double)msg_bytes / l->bw_bytes_per_s;
+	return (double)(p - 1) * round_s; /* ReduceScatter, AllGather, AlltoAll */
+}
+
+uint64_t dc_coll_bytes_sent(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes)
+{
+	return bytes_sent(k, p, msg_bytes);
+}
+
+double dc_coll_time_s(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes, const struct dc_link *l)
+{
+	return time_s(k, p, msg_bytes, l);
 }
 
 /* Appends `count` calls of `kind` on M bytes to strategy `s`. */
@@ -64,8 +71,8 @@ static void push(struct dc_ck *b, struct dc_comm_strategy *s, enum dc_coll_kind 
 	c->msg_bytes = msg_bytes;
 	c->group_size = s->group_size;
 	c->link = s->link;
-	c->bytes_per_rank = dc_ck_mul(b, count, dc_coll_bytes_sent(kind, s->group_size, msg_bytes));
-	c->time_s = (double)count * dc_coll_time_s(kind, s->group_size, msg_bytes, &s->link_params);
+	c->bytes_per_rank = dc_ck_mul(b, count, bytes_sent(kind, s->group_size, msg_bytes));
+	c->time_s = (double)count * time_s(kind, s->group_size, msg_bytes, &s->link_params);
 }
 
 /* `total` bytes in buckets of `bucket` bytes: full buckets and the rest. */
@@ -88,12 +95,17 @@ static void sum_strategy(struct dc_ck *b, struct dc_comm_strategy *s)
 	}
 }
 
-static void setup(const struct dc_config *cfg, const struct dc_topology *t, struct dc_comm_strategy *s,
-		  enum dc_axis axis)
+static void use_link(struct dc_comm_strategy *s, const struct dc_plan_link *l)
+{
+	s->link = l->choice;
+	s->link_params = l->params;
+}
+
+static void setup(const struct dc_plan *p, struct dc_comm_strategy *s, enum dc_axis axis)
 {
 	s->in_play = 1;
-	s->group_size = t->degree[axis];
-	s->link = dc_topology_axis_link(cfg, t, axis, &s->link_params);
+	s->group_size = p->topo.degree[axis];
+	use_link(s, &p->link[axis]);
 }
 
 /* DP gradient synchronisation of `params` parameters on the strategy's
@@ -102,17 +114,21 @@ static void setup(const struct dc_config *cfg, const struct dc_topology *t, stru
  * updated params. ZeRO-1 keeps full gradients and reduces once per step;
  * ZeRO-2 keeps only its shard, so it reduce-scatters every microbatch
  * (DeepSpeed stage 2). `tag` prefixes the rows ("expert "). */
-static void dp_sync(struct dc_ck *b, struct dc_comm_strategy *s, const struct dc_parallel *par,
-		    const struct dc_precision *pr, uint64_t gas, uint64_t params, const char *tag)
+static void dp_sync(struct dc_ck *b, struct dc_comm_strategy *s, const struct dc_plan *p, uint64_t params,
+		    const char *tag)
 {
+	const struct dc_precision *pr = &p->in->precision;
+	const struct dc_parallel *par = &p->in->parallel; /* buckets */
+	enum dc_sharding sharding = p->layout.sharding;
+	uint64_t gas = p->layout.grad_accum_steps;
 	uint64_t grads = dc_ck_mul(b, params, pr->grad_bytes);
 	uint64_t weights = dc_ck_mul(b, params, pr->param_bytes);
 	int expert = *tag != '\0';
 	const char *bucket = expert ? "expert gradient bucket" : "gradient bucket";
-	if (par->sharding == DC_SHARD_NONE) {
+	if (sharding == DC_SHARD_NONE) {
 		push_buckets(b, s, DC_COLL_ALL_REDUCE, bucket, "backward", grads, par->bucket_bytes);
 	} else {
-		uint64_t times = par->sharding == DC_SHARD_ZERO2 ? gas : 1;
+		uint64_t times = sharding == DC_SHARD_ZERO2 ? gas : 1;
 		push(b, s, DC_COLL_REDUCE_SCATTER, bucket, "backward",
 		     dc_ck_mul(b, grads / par->bucket_bytes, times), par->bucket_bytes);
 		push(b, s, DC_COLL_REDUCE_SCATTER, bucket, "backward", times, grads % par->bucket_bytes);
@@ -121,53 +137,57 @@ static void dp_sync(struct dc_ck *b, struct dc_comm_strategy *s, const struct dc
 	}
 }
 
-int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *name,
-		    struct dc_diag *diag)
+/* Zeroes what the strategies' sums and the readers rely on; calls past
+ * each strategy's ncoll are never read. */
+static void comm_clear(struct dc_comm *c)
 {
-	const struct dc_parallel *par = &cfg->parallel;
-	const struct dc_precision *pr = &cfg->precision;
-	uint64_t gas = cfg->training.grad_accum_steps;
-	struct dc_ck b = {0};
-	struct dc_topology t;
-	struct dc_stage_params sp, best;
-
-	memset(c, 0, sizeof(*c));
-	dc_topology_init(cfg, &t);
-	/* the stage with the most parameters sends the most DP/FSDP bytes */
-	memset(&best, 0, sizeof(best));
-	for (uint64_t st = 0; st < par->pp; st++) {
-		if (dc_stage_params_compute(cfg, st, &sp) != 0) {
-			b.overflow = 1;
-			break;
-		}
-		if (st == 0 || sp.total > best.total) {
-			best = sp;
-			c->stage = st;
-		}
+	c->stage = 0;
+	c->bytes_per_rank = 0;
+	c->time_s = 0;
+	for (int i = 0; i < DC_STRAT_COUNT; i++) {
+		struct dc_comm_strategy *s = &c->s[i];
+		s->in_play = 0;
+		s->group_size = 0;
+		s->link = DC_LINK_AUTO;
+		s->link_params.bw_bytes_per_s = 0;
+		s->link_params.latency_s = 0;
+		s->ncoll = 0;
+		s->bytes_per_rank = 0;
+		s->time_s = 0;
 	}
+}
+
+int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **error)
+{
+	const struct dc_config *cfg = p->in;
+	const struct dc_layout *par = &p->layout;
+	const struct dc_precision *pr = &cfg->precision;
+	uint64_t gas = par->grad_accum_steps;
+	struct dc_ck b = {0};
+	/* the stage with the most parameters sends the most DP/FSDP bytes */
+	const struct dc_stage_params best = p->most;
+
+	comm_clear(c);
+	c->stage = p->most_stage;
+	if (p->most_overflow)
+		b.overflow = 1;
 
 	if (par->dp > 1 && par->sharding != DC_SHARD_FSDP) {
 		struct dc_comm_strategy *s = &c->s[DC_STRAT_DP];
 		/* routed experts are replicated only over the expert-data-parallel
 		 * group, dp / ep ranks (Megatron-Core): their gradients are
 		 * synchronised there, the rest over all of dp */
-		uint64_t ep = par->ep > 1 ? par->ep : 1;
-		uint64_t edp = par->dp / ep;
+		uint64_t edp = p->expert_dp;
 		uint64_t dense = best.total - best.expert_params;
-		setup(cfg, &t, s, DC_AXIS_DP);
-		dp_sync(&b, s, par, pr, gas, dense, "");
+		setup(p, s, DC_AXIS_DP);
+		dp_sync(&b, s, p, dense, "");
 		if (best.expert_params > 0 && edp > 1) {
-			struct dc_group g = {DC_AXIS_DP, 0, 0, t.stride[DC_AXIS_DP] * ep, edp};
 			uint64_t dp_size = s->group_size;
-			enum dc_link_choice dp_link = s->link;
-			struct dc_link dp_params = s->link_params;
 			s->group_size = edp;
-			s->link = dc_group_link(&t, &g);
-			s->link_params = s->link == DC_LINK_INTRA ? cfg->cluster.intra_node : cfg->cluster.inter_node;
-			dp_sync(&b, s, par, pr, gas, best.expert_params, "expert ");
+			use_link(s, &p->edp_link);
+			dp_sync(&b, s, p, best.expert_params, "expert ");
 			s->group_size = dp_size;
-			s->link = dp_link;
-			s->link_params = dp_params;
+			use_link(s, &p->link[DC_AXIS_DP]);
 		}
 	}
 	if (par->dp > 1 && par->sharding == DC_SHARD_FSDP) {
@@ -179,8 +199,8 @@ int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *
 		uint64_t layer_total = best.total - best.other_params;
 		uint64_t other_params = best.other_params;
 		uint64_t q, r;
-		setup(cfg, &t, s, DC_AXIS_DP);
-		if (par->fsdp_unit == DC_FSDP_UNIT_MODEL) {
+		setup(p, s, DC_AXIS_DP);
+		if (cfg->parallel.fsdp_unit == DC_FSDP_UNIT_MODEL) {
 			layer_units = 1;
 			layer_total = best.total;
 			other_params = 0;
@@ -195,7 +215,7 @@ int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *
 		     dc_ck_mul(&b, q + 1, pr->param_bytes));
 		push(&b, s, DC_COLL_ALL_GATHER, "embedding/head params", "forward", gas,
 		     dc_ck_mul(&b, other_params, pr->param_bytes));
-		if (par->reshard_after_forward) {
+		if (cfg->parallel.reshard_after_forward) {
 			push(&b, s, DC_COLL_ALL_GATHER, "unit params", "backward", dc_ck_mul(&b, layer_units - r, gas),
 			     dc_ck_mul(&b, q, pr->param_bytes));
 			push(&b, s, DC_COLL_ALL_GATHER, "unit params", "backward", dc_ck_mul(&b, r, gas),
@@ -212,17 +232,16 @@ int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *
 	}
 	{
 		/* b s h activations, 16-bit like the parameters */
-		uint64_t act = dc_ck_mul(&b, dc_ck_mul(&b, dc_ck_mul(&b, cfg->training.micro_batch_size, cfg->model.seq_length),
-					   cfg->model.hidden_size),
-				   pr->param_bytes);
-		uint64_t layers = cfg->model.num_layers / par->pp;
+		uint64_t act = dc_ck_mul(&b, dc_ck_mul(&b, p->tokens_per_microbatch, cfg->model.hidden_size),
+					 pr->param_bytes);
+		uint64_t layers = p->layers_per_stage;
 		if (par->tp > 1) {
 			struct dc_comm_strategy *s = &c->s[DC_STRAT_TP];
 			uint64_t per_mb = dc_ck_mul(&b, dc_ck_mul(&b, 2, layers), gas);
 			/* full recompute runs every layer's forward again in
 			 * backward, and with it the forward's collectives */
 			int refwd = cfg->training.recompute == DC_RECOMPUTE_FULL;
-			setup(cfg, &t, s, DC_AXIS_TP);
+			setup(p, s, DC_AXIS_TP);
 			if (!par->sequence_parallel) {
 				/* Megatron-LM 2021 section 3: 2 AllReduces forward, 2
 				 * backward, per layer per microbatch */
@@ -255,11 +274,11 @@ int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *
 			struct dc_comm_strategy *s = &c->s[DC_STRAT_PP];
 			/* interleaving: each microbatch crosses every rank's
 			 * boundaries v times (Megatron-LM 2021 section 2.2.2) */
-			uint64_t v = par->virtual_pipeline ? par->virtual_pipeline : 1;
+			uint64_t v = p->v;
 			/* with sequence parallelism each tp rank holds and sends
 			 * only its s/t slice (Megatron-Core's pipeline tensor shape) */
 			uint64_t msg = par->sequence_parallel ? act / par->tp + (act % par->tp != 0) : act;
-			setup(cfg, &t, s, DC_AXIS_PP);
+			setup(p, s, DC_AXIS_PP);
 			s->group_size = 2; /* a send crosses one stage boundary */
 			/* a middle stage sends v activations forward and v gradients
 			 * back per microbatch; with two stages the ring of chunks
@@ -279,18 +298,13 @@ int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *
 		 * rank (s/t of them under sequence parallelism) x top-k x h
 		 * 16-bit values; routing is assumed uniform, M/ep to each peer */
 		struct dc_comm_strategy *s = &c->s[DC_STRAT_EP];
-		struct dc_group g = {DC_AXIS_DP, 0, 0, t.stride[DC_AXIS_DP], par->ep};
-		uint64_t tokens = dc_ck_mul(&b, cfg->training.micro_batch_size, cfg->model.seq_length);
+		uint64_t tokens = p->tokens_per_microbatch_rank;
 		uint64_t calls = dc_ck_mul(&b, dc_ck_mul(&b, 2, best.moe_layers), gas);
-		uint64_t msg;
-		if (par->sequence_parallel)
-			tokens = dc_ceil_div(tokens, par->tp);
-		msg = dc_ck_mul(&b, dc_ck_mul(&b, tokens, cfg->model.experts_per_token),
-				dc_ck_mul(&b, cfg->model.hidden_size, pr->param_bytes));
+		uint64_t msg = dc_ck_mul(&b, dc_ck_mul(&b, tokens, cfg->model.experts_per_token),
+					 dc_ck_mul(&b, cfg->model.hidden_size, pr->param_bytes));
 		s->in_play = 1;
 		s->group_size = par->ep;
-		s->link = dc_group_link(&t, &g);
-		s->link_params = s->link == DC_LINK_INTRA ? cfg->cluster.intra_node : cfg->cluster.inter_node;
+		use_link(s, &p->ep_link);
 		push(&b, s, DC_COLL_ALL_TO_ALL, "token dispatch and combine", "forward", calls, msg);
 		push(&b, s, DC_COLL_ALL_TO_ALL, "their gradients", "backward", calls, msg);
 	}
@@ -304,9 +318,7 @@ int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *
 		c->time_s += c->s[i].time_s;
 	}
 	if (b.overflow) {
-		dc_diag_error(diag, DC_ERR_CONFIG,
-			      "%s: error: 'model' x 'training' x 'precision': communication bytes per step overflow 64 bits",
-			      name);
+		*error = "'model' x 'training' x 'precision': communication bytes per step overflow 64 bits";
 		return -1;
 	}
 	return 0;

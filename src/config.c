@@ -1587,8 +1587,12 @@ static void cross_check(struct loader *l)
 	if (check_rules(l) != 0)
 		return;
 
-	/* parameters: explicit or from the shape */
+	/* parameters: explicit or from the shape. The loader only validates
+	 * the count; the plan (plan.h) derives it */
+	uint64_t params;
 	m->params_explicit = l->seen[find_key("model.params")];
+	if (!m->params_explicit)
+		m->params = 0; /* dropped by --model: the shape's count applies */
 	{
 		struct dc_param_terms t;
 		if (dc_params_terms(m, &t) != 0) {
@@ -1596,10 +1600,7 @@ static void cross_check(struct loader *l)
 			       "'model': the parameter count of this shape overflows 64 bits; check hidden_size, ffn_hidden_size, vocab_size, num_layers and the expert sizes");
 			return;
 		}
-		if (!m->params_explicit)
-			m->params = t.total;
-		/* an explicit count carries no shape: its active part is unknown */
-		m->params_active = m->params_explicit ? m->params : t.active;
+		params = m->params_explicit ? m->params : t.total;
 	}
 	/* model-state bytes must be representable (overflow guard for the ledger) */
 	{
@@ -1607,10 +1608,10 @@ static void cross_check(struct loader *l)
 		if (dc_add_u64(per_param, c->precision.grad_bytes, &per_param) ||
 		    dc_add_u64(per_param, c->precision.master_bytes, &per_param) ||
 		    dc_add_u64(per_param, c->precision.optimizer_bytes, &per_param) ||
-		    dc_mul_u64(m->params, per_param, &state_bytes) || (double)state_bytes >= DC_MAX_EXACT_INT)
+		    dc_mul_u64(params, per_param, &state_bytes) || (double)state_bytes >= DC_MAX_EXACT_INT)
 			errorf(l, m->params_explicit ? find_key("model.params") : find_key("model.hidden_size"),
 			       "'%s': %llu parameters x %llu bytes of model state per parameter must be below 2^53 bytes",
-			       m->params_explicit ? "model.params" : "model", (unsigned long long)m->params,
+			       m->params_explicit ? "model.params" : "model", (unsigned long long)params,
 			       (unsigned long long)per_param);
 	}
 	{
@@ -1624,24 +1625,14 @@ static void cross_check(struct loader *l)
 	if (l->errors)
 		return;
 
-	/* collective defaults: all ranks, one rank's gradient bytes */
-	if (!l->seen[find_key("collective.ranks")])
-		c->collective.ranks = c->world_size;
-	else if (c->collective.ranks > c->world_size)
+	/* collective: as given (0 when absent); the plan defaults them to all
+	 * ranks and one rank's gradient bytes */
+	if (l->seen[find_key("collective.ranks")] && c->collective.ranks > c->world_size)
 		errorf(l, find_key("collective.ranks"),
 		       "'collective.ranks': must be at most the world size (%llu), got %llu",
 		       (unsigned long long)c->world_size, (unsigned long long)c->collective.ranks);
 	/* the ring lists 2(p-1) x p transfer events: below 2^49 with the
 	 * world capped at 2^24 ranks, so the count is exact */
-	if (!l->seen[find_key("collective.message_size")]) {
-		/* the most loaded rank's gradient: its tp (and ep) shard of the
-		 * stage holding the most parameters (memory.h) */
-		struct dc_stage_params most;
-		uint64_t stage;
-		if (dc_stage_params_most_loaded(c, &most, &stage) != 0 ||
-		    dc_mul_u64(most.total, c->precision.grad_bytes, &c->collective.msg_bytes))
-			errorf(l, -1, "'collective.message_size': default gradient bytes overflow");
-	}
 	c->memory.activation_explicit = l->seen[find_key("memory.activation_bytes_per_token_per_layer")];
 }
 

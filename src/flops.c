@@ -5,6 +5,7 @@
 
 #include "distcalc/memory.h"
 #include "distcalc/params.h"
+#include "distcalc/plan.h"
 #include "distcalc/util.h"
 
 /* Attention core forward FLOPs of one layer for one token: QK^T is
@@ -23,13 +24,12 @@ static double attention_core_fwd(const struct dc_model *m)
  * (attention, then the dense MLP, or the k routed experts, the shared
  * experts and the router). -1 without a shape (model.params) or on
  * overflow. */
-static int layer_mm_params(const struct dc_model *m, double *dense, double *moe)
+static int layer_mm_params(const struct dc_plan *p, double *dense, double *moe)
 {
-	struct dc_param_part attn, mlp, expert, router, shared;
-	if (m->params_explicit || dc_params_attention(m, &attn) != 0 ||
-	    dc_params_mlp(m, m->ffn_hidden_size, &mlp) != 0 ||
-	    dc_params_mlp(m, m->moe_ffn_hidden_size, &expert) != 0 || dc_params_router(m, &router) != 0 ||
-	    dc_params_shared_experts(m, &shared) != 0)
+	const struct dc_model *m = &p->in->model;
+	const struct dc_param_part attn = p->parts.attention, mlp = p->parts.mlp, expert = p->parts.expert;
+	const struct dc_param_part router = p->parts.router, shared = p->parts.shared_experts;
+	if (m->params_explicit)
 		return -1;
 	*dense = (double)attn.split + (double)attn.replicated + (double)mlp.split + (double)mlp.replicated;
 	*moe = (double)attn.split + (double)attn.replicated +
@@ -38,11 +38,30 @@ static int layer_mm_params(const struct dc_model *m, double *dense, double *moe)
 	return 0;
 }
 
-int dc_flops_compute(const struct dc_config *cfg, struct dc_flops *f)
+/* One rank of `stage`: its layers' FLOPs (model, and with what
+ * recomputation adds) and, on the last stage, the head's, for one token. */
+static void stage_flops(const struct dc_plan *p, const struct dc_stage_params *sp, uint64_t stage, double dense_mm,
+			double moe_mm, double per_layer_core, double head, double *model, double *hw)
 {
-	const struct dc_model *m = &cfg->model;
-	const struct dc_parallel *p = &cfg->parallel;
-	struct dc_param_terms t;
+	double dense_n = (double)(sp->layers - sp->moe_layers), moe_n = (double)sp->moe_layers;
+	enum dc_recompute rc = p->in->training.recompute;
+
+	*model = dense_n * (6.0 * dense_mm + 3.0 * per_layer_core) + moe_n * (6.0 * moe_mm + 3.0 * per_layer_core);
+	*hw = *model;
+	if (rc == DC_RECOMPUTE_FULL)
+		*hw += dense_n * (2.0 * dense_mm + per_layer_core) + moe_n * (2.0 * moe_mm + per_layer_core);
+	else if (rc == DC_RECOMPUTE_SELECTIVE)
+		*hw += (dense_n + moe_n) * per_layer_core;
+	if (stage == p->layout.pp - 1) {
+		*model += 6.0 * head;
+		*hw += 6.0 * head;
+	}
+}
+
+int dc_flops_compute(const struct dc_plan *p, const struct dc_batch *b, struct dc_flops *f, const char **error)
+{
+	const struct dc_model *m = &p->in->model;
+	const struct dc_param_terms *t = &p->terms;
 	struct dc_ck c = {0};
 	uint64_t head_params, layer_params;
 	double head, layers_mm, core, per_layer_core, tokens_per_replica;
@@ -50,30 +69,26 @@ int dc_flops_compute(const struct dc_config *cfg, struct dc_flops *f)
 	memset(f, 0, sizeof(*f));
 	if (m->params_explicit) {
 		/* no shape breakdown: every counted parameter multiplies */
-		memset(&t, 0, sizeof(t));
 		head_params = 0;
-		layer_params = m->params_active ? m->params_active : m->params;
+		layer_params = p->params_active;
 	} else {
-		if (dc_params_terms(m, &t) != 0)
-			return -1;
 		/* a tied head still multiplies by the embedding matrix */
-		head_params = t.lm_head ? t.lm_head : t.embedding;
-		layer_params = dc_ck_add(&c, dc_ck_add(&c, t.attention, t.mlp),
-					 dc_ck_add(&c, dc_ck_add(&c, t.experts_active, t.shared_experts), t.router));
+		head_params = t->lm_head ? t->lm_head : t->embedding;
+		layer_params = dc_ck_add(&c, dc_ck_add(&c, t->attention, t->mlp),
+					 dc_ck_add(&c, dc_ck_add(&c, t->experts_active, t->shared_experts), t->router));
 	}
 	f->layer_matmul_params = layer_params;
 	f->matmul_params = dc_ck_add(&c, layer_params, head_params);
-	f->tokens_per_step = dc_ck_mul(&c, dc_ck_mul(&c, cfg->training.micro_batch_size, cfg->training.grad_accum_steps),
-				       dc_ck_mul(&c, p->dp, m->seq_length));
+	f->tokens_per_step = b->tokens_per_step;
 	if (c.overflow)
-		return -1;
+		goto overflow;
 	head = (double)head_params;
 	layers_mm = (double)layer_params;
 	core = attention_core_fwd(m) * (double)m->num_layers;
 	f->attention_core_fwd_per_token = core;
 	/* Korthikanti Eq. 7: 3 x (2 N + core) = 6 N + 12 L s a d */
 	f->model_per_token = 6.0 * (double)f->matmul_params + 3.0 * core;
-	switch (cfg->training.recompute) {
+	switch (p->in->training.recompute) {
 	case DC_RECOMPUTE_NONE:
 		f->recompute_per_token = 0;
 		break;
@@ -92,37 +107,26 @@ int dc_flops_compute(const struct dc_config *cfg, struct dc_flops *f)
 
 	/* per rank: the stage's layers (dense and MoE ones counted apart) and,
 	 * on the last stage, the head, for this replica's tokens, split over
-	 * tp; the busiest stage sets the figure */
-	tokens_per_replica = (double)f->tokens_per_step / (double)p->dp;
+	 * tp; the busiest stage sets the figure. A segment's stages hold the
+	 * same layers (plan.h), so its first stage stands for all of them */
+	tokens_per_replica = (double)f->tokens_per_step / (double)p->layout.dp;
 	per_layer_core = core / (double)m->num_layers;
 	{
 		double dense_mm, moe_mm;
-		if (layer_mm_params(m, &dense_mm, &moe_mm) != 0) {
+		if (layer_mm_params(p, &dense_mm, &moe_mm) != 0) {
 			/* no shape (model.params): every layer is the average */
 			dense_mm = moe_mm = layers_mm / (double)m->num_layers;
 		}
 		f->model_per_rank = -1;
-		for (uint64_t st = 0; st < p->pp; st++) {
-			struct dc_stage_params sp;
-			double dense_n, moe_n, model_stage, hw_stage;
-			if (dc_stage_params_compute(cfg, st, &sp) != 0)
-				return -1;
-			dense_n = (double)(sp.layers - sp.moe_layers);
-			moe_n = (double)sp.moe_layers;
-			model_stage = dense_n * (6.0 * dense_mm + 3.0 * per_layer_core) +
-				      moe_n * (6.0 * moe_mm + 3.0 * per_layer_core);
-			hw_stage = model_stage;
-			if (cfg->training.recompute == DC_RECOMPUTE_FULL)
-				hw_stage += dense_n * (2.0 * dense_mm + per_layer_core) +
-					    moe_n * (2.0 * moe_mm + per_layer_core);
-			else if (cfg->training.recompute == DC_RECOMPUTE_SELECTIVE)
-				hw_stage += (dense_n + moe_n) * per_layer_core;
-			if (st == p->pp - 1) {
-				model_stage += 6.0 * head;
-				hw_stage += 6.0 * head;
-			}
-			model_stage *= tokens_per_replica / (double)p->tp;
-			hw_stage *= tokens_per_replica / (double)p->tp;
+		for (uint64_t i = 0; i < p->nsegments; i++) {
+			uint64_t st = p->segment_first[i];
+			const struct dc_stage_params *sp = &p->segment_params[i];
+			double model_stage, hw_stage;
+			if (p->segment_overflow[i])
+				goto overflow;
+			stage_flops(p, sp, st, dense_mm, moe_mm, per_layer_core, head, &model_stage, &hw_stage);
+			model_stage *= tokens_per_replica / (double)p->layout.tp;
+			hw_stage *= tokens_per_replica / (double)p->layout.tp;
 			if (model_stage > f->model_per_rank) {
 				f->model_per_rank = model_stage;
 				f->hardware_per_rank = hw_stage;
@@ -131,4 +135,7 @@ int dc_flops_compute(const struct dc_config *cfg, struct dc_flops *f)
 		}
 	}
 	return 0;
+overflow:
+	*error = "'model': parameter terms overflow 64 bits";
+	return -1;
 }

@@ -7,6 +7,7 @@
 
 #include "distcalc/activation.h"
 #include "distcalc/params.h"
+#include "distcalc/plan.h"
 #include "distcalc/util.h"
 
 static uint64_t max_u64(uint64_t a, uint64_t b)
@@ -32,34 +33,15 @@ uint64_t dc_pipeline_in_flight(uint64_t pp, uint64_t stage, uint64_t grad_accum_
 	return n < grad_accum_steps ? n : grad_accum_steps;
 }
 
-/* Dense-MLP layers among those rank `stage` holds: with v model chunks
- * (interleaved 1F1B, Megatron-LM 2021 section 2.2.2) it holds chunks
- * stage, stage + pp, ..., each of L / (pp v) consecutive layers; the
- * dense ones are the first dense_layers of the model (all of them when
- * there are no experts). */
-static uint64_t stage_dense_layers(const struct dc_config *cfg, uint64_t stage)
+int dc_stage_params_compute(const struct dc_plan *pl, uint64_t stage, struct dc_stage_params *p)
 {
-	const struct dc_model *m = &cfg->model;
-	uint64_t pp = cfg->parallel.pp, v = cfg->parallel.virtual_pipeline ? cfg->parallel.virtual_pipeline : 1;
-	uint64_t per_chunk = m->num_layers / pp / v, limit = m->num_experts ? m->dense_layers : m->num_layers;
-	uint64_t n = 0;
-
-	for (uint64_t k = 0; k < v; k++) {
-		uint64_t first = (stage + k * pp) * per_chunk;
-		if (first < limit)
-			n += limit - first < per_chunk ? limit - first : per_chunk;
-	}
-	return n;
-}
-
-int dc_stage_params_compute(const struct dc_config *cfg, uint64_t stage, struct dc_stage_params *p)
-{
-	const struct dc_model *m = &cfg->model;
-	uint64_t tp = cfg->parallel.tp, pp = cfg->parallel.pp, ep = cfg->parallel.ep ? cfg->parallel.ep : 1;
+	const struct dc_model *m = &pl->in->model;
+	const struct dc_plan_shard *sh = &pl->shard;
+	uint64_t tp = pl->layout.tp, pp = pl->layout.pp;
 	struct dc_ck c = {0};
 
 	memset(p, 0, sizeof(*p));
-	p->layers = m->num_layers / pp;
+	p->layers = pl->layers_per_stage;
 	if (m->params_explicit) {
 		/* an explicit count carries no shape: split it evenly over tp x pp */
 		p->total = dc_ceil_div(m->params, dc_ck_mul(&c, tp, pp));
@@ -67,69 +49,44 @@ int dc_stage_params_compute(const struct dc_config *cfg, uint64_t stage, struct 
 		p->dense_layers = p->layers;
 		return c.overflow ? -1 : 0;
 	}
-	{
-		struct dc_param_part attn, mlp, expert, router, shared;
-		uint64_t norm_h, norms, embed, dense_layer = 0, moe_layer = 0, local_experts;
-
-		if (dc_params_attention(m, &attn) || dc_params_mlp(m, m->ffn_hidden_size, &mlp) ||
-		    dc_params_mlp(m, m->moe_ffn_hidden_size, &expert) || dc_params_router(m, &router) ||
-		    dc_params_shared_experts(m, &shared) || dc_params_norm(m, m->hidden_size, &norm_h))
+	if (sh->overflow)
+		return -1;
+	p->dense_layers = dc_plan_stage_dense_layers(pl, stage);
+	p->moe_layers = p->layers - p->dense_layers;
+	p->layer_params = max_u64(p->dense_layers ? sh->dense_layer : 0, p->moe_layers ? sh->moe_layer : 0);
+	p->expert_params = dc_ck_mul(&c, sh->layer_experts, p->moe_layers);
+	if (stage == 0) { /* and the learned position table, whole (GPT-2) */
+		if (sh->position_overflow)
 			return -1;
-		norms = dc_ck_mul(&c, 2, norm_h);
-		/* Megatron-LM 2021 section 2.3: linear layers split over tp
-		 * (column-parallel biases with them); norms, row-parallel biases
-		 * and MLA down-projections whole on every tp rank */
-		dense_layer = dc_ck_add(&c, dc_ceil_div(dc_ck_add(&c, attn.split, mlp.split), tp),
-				  dc_ck_add(&c, dc_ck_add(&c, attn.replicated, mlp.replicated), norms));
-		/* MoE layer (Megatron-Core): attention and shared experts split
-		 * over tp; num_experts / ep routed experts on this rank, each
-		 * split over the expert tp group (expert_tensor_parallel_size
-		 * defaults to tp); the router whole */
-		local_experts = m->num_experts / ep;
-		p->expert_params = dc_ck_mul(&c, local_experts,
-				       dc_ck_add(&c, dc_ceil_div(expert.split, tp), expert.replicated));
-		moe_layer = dc_ck_add(&c, dc_ck_add(&c, dc_ceil_div(dc_ck_add(&c, attn.split, shared.split), tp), p->expert_params),
-				dc_ck_add(&c, dc_ck_add(&c, attn.replicated, shared.replicated), dc_ck_add(&c, router.replicated, norms)));
-		p->dense_layers = stage_dense_layers(cfg, stage);
-		p->moe_layers = p->layers - p->dense_layers;
-		p->layer_params = max_u64(p->dense_layers ? dense_layer : 0, p->moe_layers ? moe_layer : 0);
-		p->expert_params = dc_ck_mul(&c, p->expert_params, p->moe_layers);
-
-		embed = dc_ceil_div(dc_ck_mul(&c, m->vocab_size, m->hidden_size), tp); /* vocab-parallel */
-		if (stage == 0) /* and the learned position table, whole (GPT-2) */
-			p->other_params = dc_ck_add(&c, embed, dc_ck_mul(&c, m->position_embeddings, m->hidden_size));
-		if (stage == pp - 1) {
-			p->other_params = dc_ck_add(&c, p->other_params, norm_h); /* final norm */
-			/* an untied head; a tied one is copied to the last stage when pp > 1 */
-			if (!m->tie_word_embeddings || pp > 1)
-				p->other_params = dc_ck_add(&c, p->other_params, embed);
-		}
-		p->total = dc_ck_add(&c, dc_ck_add(&c, dc_ck_mul(&c, p->dense_layers, dense_layer), dc_ck_mul(&c, p->moe_layers, moe_layer)),
-			       p->other_params);
+		p->other_params = dc_ck_add(&c, sh->embedding, sh->position);
 	}
+	if (stage == pp - 1) {
+		p->other_params = dc_ck_add(&c, p->other_params, pl->parts.norm); /* final norm */
+		/* an untied head; a tied one is copied to the last stage when pp > 1 */
+		if (!m->tie_word_embeddings || pp > 1)
+			p->other_params = dc_ck_add(&c, p->other_params, sh->embedding);
+	}
+	p->total = dc_ck_add(&c,
+			     dc_ck_add(&c, dc_ck_mul(&c, p->dense_layers, sh->dense_layer),
+				       dc_ck_mul(&c, p->moe_layers, sh->moe_layer)),
+			     p->other_params);
 	return c.overflow ? -1 : 0;
 }
 
-int dc_stage_params_most_loaded(const struct dc_config *cfg, struct dc_stage_params *p, uint64_t *stage)
+int dc_stage_params_most_loaded(const struct dc_plan *pl, struct dc_stage_params *p, uint64_t *stage)
 {
-	/* stages differ by the embedding (first), the head (last) and how many
-	 * dense layers they hold: the candidates are the first, the last and
-	 * the two around the first chunk without dense layers */
-	const struct dc_model *m = &cfg->model;
-	uint64_t pp = cfg->parallel.pp, v = cfg->parallel.virtual_pipeline ? cfg->parallel.virtual_pipeline : 1;
-	uint64_t per_chunk = m->num_layers / pp / v;
-	uint64_t b = per_chunk ? dc_ceil_div(m->num_experts ? m->dense_layers : 0, per_chunk) : 0;
-	uint64_t cand[4] = {0, pp - 1, b < pp ? b : pp - 1, b > 0 && b - 1 < pp ? b - 1 : 0};
-	struct dc_stage_params sp;
-
+	/* a segment's stages hold the same parameters: its first stage stands
+	 * for all of them, and the first stage with the most is a segment's
+	 * first */
 	memset(p, 0, sizeof(*p));
 	*stage = 0;
-	for (int i = 0; i < 4; i++) {
-		if (dc_stage_params_compute(cfg, cand[i], &sp) != 0)
+	for (uint64_t i = 0; i < pl->nsegments; i++) {
+		const struct dc_stage_params *sp = &pl->segment_params[i];
+		if (pl->segment_overflow[i])
 			return -1;
-		if (i == 0 || sp.total > p->total || (sp.total == p->total && cand[i] < *stage)) {
-			*p = sp;
-			*stage = cand[i];
+		if (i == 0 || sp->total > p->total) {
+			*p = *sp;
+			*stage = pl->segment_first[i];
 		}
 	}
 	return 0;
@@ -143,91 +100,89 @@ static uint64_t reserve_of(uint64_t subtotal, double fraction)
 /* One model state of a rank: the dense parameters sharded over dp, the
  * routed-expert parameters over the expert-data-parallel group dp / ep. */
 static int states_bytes(const struct dc_stage_params *p, uint64_t bytes_per_param, uint64_t dp,
-			uint64_t ep, int sharded, uint64_t *out)
+			uint64_t edp, int sharded, uint64_t *out)
 {
 	uint64_t dense, experts;
-	uint64_t edp = ep > 1 && dp % ep == 0 ? dp / ep : dp;
 	if (dc_state_bytes(p->total - p->expert_params, bytes_per_param, dp, sharded, &dense) != 0 ||
 	    dc_state_bytes(p->expert_params, bytes_per_param, edp, sharded, &experts) != 0)
 		return -1;
 	return dc_add_u64(dense, experts, out);
 }
 
-int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_ledger *l,
-		    const char *name, struct dc_diag *diag)
+static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger *l, const char **error)
 {
-	const struct dc_parallel *par = &cfg->parallel;
+	const struct dc_act_plan *x = &pl->act;
+	const struct dc_config *cfg = pl->in;
 	const struct dc_precision *pr = &cfg->precision;
-	enum dc_sharding sh = par->sharding;
-	uint64_t dp = par->dp, act_layer = 0, grads_full;
+	enum dc_sharding sh = pl->layout.sharding;
+	uint64_t dp = pl->layout.dp, act_layer = 0, grads_full;
 	struct dc_ck c = {0};
 	int bad = 0;
 
-	memset(l, 0, sizeof(*l));
+	/* every member is set below; these only on some stages or layouts */
+	l->activation_embedding_bytes = l->activation_output_bytes = 0;
+	l->fsdp_unit_params = l->fsdp_forward_params_bytes = l->fsdp_backward_params_bytes = 0;
+	l->fsdp_unsharded_grads_bytes = l->ddp_buckets_bytes = 0;
+	l->headroom_bytes = l->shortfall_bytes = 0;
 	l->stage_first = l->stage_last = stage;
-	if (dc_stage_params_compute(cfg, stage, &l->p) != 0) {
-		dc_diag_error(diag, DC_ERR_CONFIG,
-			      "%s: error: 'model' / 'parallel.tp': parameters per rank overflow 64 bits", name);
-		return -1;
+	{
+		const struct dc_stage_params *sp = dc_plan_stage_params(pl, stage);
+		if (!sp) {
+			*error = "'model' / 'parallel.tp': parameters per rank overflow 64 bits";
+			return -1;
+		}
+		l->p = *sp;
 	}
 
 	/* model states (ZeRO section 5): none < zero1 (master, optimizer) <
 	 * zero2 (+ grads) < fsdp (+ params). Routed experts are replicated
 	 * only over the expert-data-parallel group, dp / ep ranks, so their
 	 * states shard over that (Megatron-Core's distributed optimizer) */
-	bad |= states_bytes(&l->p, pr->param_bytes, dp, par->ep, sh == DC_SHARD_FSDP, &l->params_bytes);
-	bad |= states_bytes(&l->p, pr->grad_bytes, dp, par->ep, sh >= DC_SHARD_ZERO2, &l->grads_bytes);
-	bad |= states_bytes(&l->p, pr->master_bytes, dp, par->ep, sh >= DC_SHARD_ZERO1, &l->master_bytes);
-	bad |= states_bytes(&l->p, pr->optimizer_bytes, dp, par->ep, sh >= DC_SHARD_ZERO1,
+	bad |= states_bytes(&l->p, pr->param_bytes, dp, pl->expert_dp, sh == DC_SHARD_FSDP, &l->params_bytes);
+	bad |= states_bytes(&l->p, pr->grad_bytes, dp, pl->expert_dp, sh >= DC_SHARD_ZERO2, &l->grads_bytes);
+	bad |= states_bytes(&l->p, pr->master_bytes, dp, pl->expert_dp, sh >= DC_SHARD_ZERO1, &l->master_bytes);
+	bad |= states_bytes(&l->p, pr->optimizer_bytes, dp, pl->expert_dp, sh >= DC_SHARD_ZERO1,
 			    &l->optimizer_bytes);
 	l->model_states_bytes = dc_ck_add(&c, dc_ck_add(&c, l->params_bytes, l->grads_bytes),
 				    dc_ck_add(&c, l->master_bytes, l->optimizer_bytes));
 	if (bad || c.overflow) {
-		dc_diag_error(diag, DC_ERR_CONFIG,
-			      "%s: error: 'model' x 'precision': model-state bytes per rank overflow 64 bits",
-			      name);
+		*error = "'model' x 'precision': model-state bytes per rank overflow 64 bits";
 		return -1;
 	}
 
 	/* activations: an assumption, per layer per microbatch on this rank
 	 * (activation.h: Korthikanti et al. 2022, with recompute, SP and the
 	 * pipeline schedule) */
-	l->in_flight = dc_pipeline_in_flight(par->pp, stage, cfg->training.grad_accum_steps);
+	l->in_flight = dc_pipeline_in_flight(pl->layout.pp, stage, pl->layout.grad_accum_steps);
 	if (cfg->memory.activation_explicit) {
-		double tokens = (double)cfg->training.micro_batch_size * (double)cfg->model.seq_length;
-		double v = ceil(cfg->memory.activation_bytes_per_token_per_layer * tokens);
-		if (!(v >= 0) || v >= DC_MAX_EXACT_INT)
-			bad = 1;
-		else
-			act_layer = (uint64_t)v;
+		bad = x->explicit_bad;
+		act_layer = x->explicit_bytes;
 	} else {
 		/* dense and MoE layers keep different activations: the stage's
 		 * per-layer figure is their average over the layers it holds */
-		uint64_t dense_act = 0, moe_act = 0, sum;
-		bad = dc_act_layer_bytes(cfg, 0, &dense_act);
-		if (l->p.moe_layers)
-			bad |= dc_act_layer_bytes(cfg, 1, &moe_act);
-		sum = dc_ck_add(&c, dc_ck_mul(&c, l->p.layers - l->p.moe_layers, dense_act),
-				dc_ck_mul(&c, l->p.moe_layers, moe_act));
-		act_layer = l->p.layers ? dc_ceil_div(sum, l->p.layers) : dense_act;
+		uint64_t sum;
+		bad = x->kept_bad[0] | (l->p.moe_layers ? x->kept_bad[1] : 0);
+		sum = dc_ck_add(&c, dc_ck_mul(&c, l->p.layers - l->p.moe_layers, x->kept[0]),
+				dc_ck_mul(&c, l->p.moe_layers, x->kept[1]));
+		act_layer = l->p.layers ? dc_ceil_div(sum, l->p.layers) : x->kept[0];
 	}
-	bad |= dc_act_layer_microbatches(cfg, stage, &l->activation_layer_microbatches);
-	bad |= dc_act_recompute_working_bytes(cfg, l->p.moe_layers > 0, &l->activation_recompute_bytes);
+	bad |= dc_act_layer_microbatches(pl, stage, &l->activation_layer_microbatches);
+	bad |= x->kept_bad[l->p.moe_layers > 0];
+	l->activation_recompute_bytes = x->rebuilt[l->p.moe_layers > 0];
 	if (stage == 0) {
-		bad |= dc_act_embedding_bytes(cfg, &l->activation_embedding_bytes);
-		l->activation_embedding_bytes =
-			dc_ck_mul(&c, l->activation_embedding_bytes, dc_act_first_stage_microbatches(cfg));
+		bad |= x->embedding_bad;
+		l->activation_embedding_bytes = x->embedding_bytes;
 	}
-	if (stage == par->pp - 1)
-		bad |= dc_act_output_bytes(cfg, &l->activation_output_bytes);
+	if (stage == pl->layout.pp - 1) {
+		bad |= x->output_bad;
+		l->activation_output_bytes = x->output_bytes;
+	}
 	l->activation_bytes_per_layer = act_layer;
 	l->activation_layers_bytes = dc_ck_mul(&c, act_layer, l->activation_layer_microbatches);
 	l->activations_bytes = dc_ck_add(&c, dc_ck_add(&c, l->activation_layers_bytes, l->activation_embedding_bytes),
 				   l->activation_output_bytes);
 	if (bad || c.overflow) {
-		dc_diag_error(diag, DC_ERR_CONFIG,
-			      "%s: error: 'memory.activation_bytes_per_token_per_layer' / 'training.micro_batch_size' x 'model.seq_length': activation bytes overflow 64 bits",
-			      name);
+		*error = "'memory.activation_bytes_per_token_per_layer' / 'training.micro_batch_size' x 'model.seq_length': activation bytes overflow 64 bits";
 		return -1;
 	}
 
@@ -237,6 +192,7 @@ int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_l
 	 * after wrapping each layer) never reshards after forward: "the root
 	 * FSDP state has its value specially set to False" (fully_shard) */
 	if (sh == DC_SHARD_FSDP && dp > 1) { /* one rank shards nothing and gathers nothing */
+		const struct dc_parallel *par = &cfg->parallel;
 		uint64_t resident;
 		if (par->fsdp_unit == DC_FSDP_UNIT_MODEL) {
 			l->fsdp_unit_params = l->p.total;
@@ -264,7 +220,7 @@ int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_l
 	 * never more than the gradients themselves */
 	grads_full = dc_ck_mul(&c, l->p.total, pr->grad_bytes);
 	if (sh != DC_SHARD_FSDP && dp > 1) {
-		uint64_t two = dc_ck_mul(&c, 2, par->bucket_bytes);
+		uint64_t two = dc_ck_mul(&c, 2, cfg->parallel.bucket_bytes);
 		l->ddp_buckets_bytes = two < grads_full ? two : grads_full;
 	}
 	l->comm_buffers_bytes = cfg->memory.comm_buffer_bytes;
@@ -287,7 +243,9 @@ int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_l
 		sub[DC_MEM_OPTIMIZER] = base;
 		sub[DC_MEM_CHECKPOINT] = base;
 		for (int ph = 0; ph < DC_MEM_PHASE_COUNT; ph++) {
-			l->phase_reserve_bytes[ph] = reserve_of(sub[ph], cfg->memory.allocator_reserve);
+			/* the checkpoint's subtotal is the optimizer step's */
+			l->phase_reserve_bytes[ph] = ph == DC_MEM_CHECKPOINT ? l->phase_reserve_bytes[DC_MEM_OPTIMIZER]
+						     : reserve_of(sub[ph], cfg->memory.allocator_reserve);
 			l->phase_bytes[ph] = dc_ck_add(&c, sub[ph], l->phase_reserve_bytes[ph]);
 			if (ph == 0 || l->phase_bytes[ph] > l->peak_bytes) {
 				l->peak_bytes = l->phase_bytes[ph];
@@ -296,9 +254,7 @@ int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_l
 		}
 	}
 	if (c.overflow) {
-		dc_diag_error(diag, DC_ERR_CONFIG,
-			      "%s: error: 'memory' / 'parallel.bucket_size': per-rank memory overflows 64 bits",
-			      name);
+		*error = "'memory' / 'parallel.bucket_size': per-rank memory overflows 64 bits";
 		return -1;
 	}
 	l->fits = l->peak_bytes <= cfg->cluster.gpu_mem_bytes;
@@ -309,38 +265,55 @@ int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_l
 	return 0;
 }
 
-/* Two ledgers are the same class when everything but the stage range agrees. */
-static int same_ledger(const struct dc_mem_ledger *a, const struct dc_mem_ledger *b)
+int dc_memory_stage(const struct dc_plan *p, uint64_t stage, struct dc_mem_ledger *l, const char **error)
 {
-	struct dc_mem_ledger x, y;
-	memcpy(&x, a, sizeof(x));
-	memcpy(&y, b, sizeof(y));
-	x.stage_first = x.stage_last = y.stage_first = y.stage_last = 0;
-	return memcmp(&x, &y, sizeof(x)) == 0;
+	const char *e = NULL;
+	if (ledger(p, stage, l, &e) != 0) {
+		if (error)
+			*error = e;
+		return -1;
+	}
+	return 0;
 }
 
-int dc_memory_compute(const struct dc_config *cfg, struct dc_mem_ledger *classes,
-		      uint64_t *nclasses, uint64_t *most_loaded, const char *name,
-		      struct dc_diag *diag)
+int dc_memory_compute(const struct dc_plan *p, struct dc_memory_result *m, const char **error)
 {
-	uint64_t n = 0;
-	struct dc_mem_ledger l;
+	struct dc_mem_ledger cur;
+	const char *e = NULL;
+	uint64_t best_stage = 0;
 
-	*nclasses = 0;
-	*most_loaded = 0;
-	for (uint64_t s = 0; s < cfg->parallel.pp; s++) {
-		if (dc_memory_stage(cfg, s, &l, name, diag) != 0)
+	/* within a segment the parameters are the same and the microbatches
+	 * in flight never grow with the stage, so neither does the peak: the
+	 * first stage with the highest peak starts a segment. Stage order
+	 * also makes the first failing stage the one reported */
+	for (uint64_t i = 0; i < p->nsegments; i++) {
+		uint64_t s = p->segment_first[i];
+		if (ledger(p, s, i == 0 ? &m->top : &cur, &e) != 0) {
+			if (error)
+				*error = e;
 			return -1;
-		if (n > 0 && same_ledger(&classes[n - 1], &l)) {
-			classes[n - 1].stage_last = s;
-			continue;
 		}
-		classes[n++] = l;
+		if (i > 0 && cur.peak_bytes > m->top.peak_bytes) {
+			m->top = cur;
+			best_stage = s;
+		}
 	}
-	for (uint64_t i = 1; i < n; i++)
-		if (classes[i].peak_bytes > classes[*most_loaded].peak_bytes)
-			*most_loaded = i;
-	*nclasses = n;
+	m->nclasses = p->nclasses;
+	m->most_loaded = dc_plan_stage_class(p, best_stage);
+	dc_plan_class_stages(p, m->most_loaded, &m->top.stage_first, &m->top.stage_last);
+	return 0;
+}
+
+int dc_memory_class_at(const struct dc_plan *p, const struct dc_memory_result *m, uint64_t i,
+		       struct dc_mem_ledger *out)
+{
+	uint64_t first, last;
+	if (i >= m->nclasses || i >= p->nclasses)
+		return -1;
+	dc_plan_class_stages(p, i, &first, &last);
+	if (dc_memory_stage(p, first, out, NULL) != 0)
+		return -1;
+	out->stage_last = last;
 	return 0;
 }
 

@@ -136,17 +136,33 @@ uint64_t dc_params_moe_layers(const struct dc_model *m)
 	return m->num_layers - m->dense_layers;
 }
 
+int dc_params_layer(const struct dc_model *m, struct dc_param_layer *out)
+{
+	if (dc_params_attention(m, &out->attention) || dc_params_mlp(m, m->ffn_hidden_size, &out->mlp) ||
+	    dc_params_mlp(m, m->moe_ffn_hidden_size, &out->expert) || dc_params_router(m, &out->router) ||
+	    dc_params_shared_experts(m, &out->shared_experts) || dc_params_norm(m, m->hidden_size, &out->norm))
+		return -1;
+	return 0;
+}
+
 int dc_params_terms(const struct dc_model *m, struct dc_param_terms *t)
 {
+	struct dc_param_layer layer;
+	if (dc_params_layer(m, &layer) != 0) {
+		memset(t, 0, sizeof(*t));
+		return -1;
+	}
+	return dc_params_terms_of(m, &layer, t);
+}
+
+int dc_params_terms_of(const struct dc_model *m, const struct dc_param_layer *layer, struct dc_param_terms *t)
+{
 	struct dc_ck c = {0};
-	struct dc_param_part attn, mlp, expert, router, shared;
-	uint64_t norm_h, L = m->num_layers, moe, dense;
+	const struct dc_param_part *attn = &layer->attention, *mlp = &layer->mlp, *expert = &layer->expert;
+	const struct dc_param_part *router = &layer->router, *shared = &layer->shared_experts;
+	uint64_t norm_h = layer->norm, L = m->num_layers, moe, dense;
 
 	memset(t, 0, sizeof(*t));
-	if (dc_params_attention(m, &attn) || dc_params_mlp(m, m->ffn_hidden_size, &mlp) ||
-	    dc_params_mlp(m, m->moe_ffn_hidden_size, &expert) || dc_params_router(m, &router) ||
-	    dc_params_shared_experts(m, &shared) || dc_params_norm(m, m->hidden_size, &norm_h))
-		return -1;
 	moe = dc_params_moe_layers(m);
 	dense = L - moe;
 	t->moe_layers = moe;
@@ -154,12 +170,12 @@ int dc_params_terms(const struct dc_model *m, struct dc_param_terms *t)
 
 	t->embedding = dc_ck_mul(&c, m->vocab_size, m->hidden_size);
 	t->position = dc_ck_mul(&c, m->position_embeddings, m->hidden_size); /* GPT2Model.wpe */
-	t->attention = dc_ck_mul(&c, L, part_sum(&c, &attn));
-	t->mlp = dc_ck_mul(&c, dense, part_sum(&c, &mlp));
-	t->experts = dc_ck_mul(&c, moe, dc_ck_mul(&c, m->num_experts, part_sum(&c, &expert)));
-	t->experts_active = dc_ck_mul(&c, moe, dc_ck_mul(&c, m->experts_per_token, part_sum(&c, &expert)));
-	t->shared_experts = dc_ck_mul(&c, moe, part_sum(&c, &shared));
-	t->router = dc_ck_mul(&c, moe, part_sum(&c, &router));
+	t->attention = dc_ck_mul(&c, L, part_sum(&c, attn));
+	t->mlp = dc_ck_mul(&c, dense, part_sum(&c, mlp));
+	t->experts = dc_ck_mul(&c, moe, dc_ck_mul(&c, m->num_experts, part_sum(&c, expert)));
+	t->experts_active = dc_ck_mul(&c, moe, dc_ck_mul(&c, m->experts_per_token, part_sum(&c, expert)));
+	t->shared_experts = dc_ck_mul(&c, moe, part_sum(&c, shared));
+	t->router = dc_ck_mul(&c, moe, part_sum(&c, router));
 	/* input and post-attention norms per layer, and the final norm */
 	t->norms = dc_ck_add(&c, dc_ck_mul(&c, dc_ck_mul(&c, 2, L), norm_h), norm_h);
 	t->lm_head = m->tie_word_embeddings ? 0 : t->embedding;

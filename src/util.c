@@ -109,40 +109,10 @@ char *dc_asprintf(const char *fmt, ...)
 	return p;
 }
 
-int dc_mul_u64(uint64_t a, uint64_t b, uint64_t *out)
-{
-	return __builtin_mul_overflow(a, b, out) ? -1 : 0;
-}
 
-int dc_add_u64(uint64_t a, uint64_t b, uint64_t *out)
-{
-	return __builtin_add_overflow(a, b, out) ? -1 : 0;
-}
 
-uint64_t dc_ck_mul(struct dc_ck *c, uint64_t a, uint64_t b)
-{
-	uint64_t r;
-	if (dc_mul_u64(a, b, &r) != 0) {
-		c->overflow = 1;
-		return 0;
-	}
-	return r;
-}
 
-uint64_t dc_ck_add(struct dc_ck *c, uint64_t a, uint64_t b)
-{
-	uint64_t r;
-	if (dc_add_u64(a, b, &r) != 0) {
-		c->overflow = 1;
-		return 0;
-	}
-	return r;
-}
 
-uint64_t dc_ceil_div(uint64_t a, uint64_t b)
-{
-	return a / b + (a % b != 0);
-}
 
 void dc_buf_init(struct dc_buf *b)
 {

@@ -19,6 +19,7 @@
 #include "distcalc/memory.h"
 
 #include "fixtures.h"
+#include "fixtures_plan.h"
 
 /* GPT-3 175B of Table 3: a 96, h 12288, L 96, s 2048, V 51200, 4h GELU MLP,
  * t 8, p 8, micro batch 1, 64 microbatches (global batch 64, no dp). */
@@ -39,7 +40,7 @@ static uint64_t layer_bytes(const char *recompute, int sp)
 	struct dc_config c;
 	uint64_t v = 0;
 	gpt3(&c, recompute, sp, 8, 1);
-	ck_assert_int_eq(dc_act_layer_bytes(&c, 0, &v), 0);
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 0, &v), 0);
 	return v;
 }
 
@@ -65,7 +66,7 @@ START_TEST(test_eq1_and_22b)
 	uint64_t v;
 	gpt3(&c, "none", 0, 8, 1);
 	c.parallel.tp = 1;
-	ck_assert_int_eq(dc_act_layer_bytes(&c, 0, &v), 0);
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 0, &v), 0);
 	ck_assert_uint_eq(v, 2868903936ull);
 	c.parallel.tp = 8;
 	c.model.num_attention_heads = 64;
@@ -74,11 +75,11 @@ START_TEST(test_eq1_and_22b)
 	c.model.head_dim = 96;
 	c.model.ffn_hidden_size = 4 * 6144;
 	c.training.micro_batch_size = 4;
-	ck_assert_int_eq(dc_act_layer_bytes(&c, 0, &v), 0);
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 0, &v), 0);
 	ck_assert_uint_eq(v, 1325400064ull);
 	/* overflow is reported, not wrapped */
 	c.model.seq_length = UINT64_MAX / 4;
-	ck_assert_int_eq(dc_act_layer_bytes(&c, 0, &v), -1);
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 0, &v), -1);
 }
 END_TEST
 
@@ -124,13 +125,13 @@ START_TEST(test_recompute_working_set)
 	struct dc_config c;
 	uint64_t v;
 	gpt3(&c, "selective", 0, 8, 1);
-	ck_assert_int_eq(dc_act_recompute_working_bytes(&c, 0, &v), 0);
+	ck_assert_int_eq(dc_act_recompute_working_bytes(plan_of(&c), 0, &v), 0);
 	ck_assert_uint_eq(v, 10 * SBH);
 	gpt3(&c, "full", 0, 8, 1);
-	ck_assert_int_eq(dc_act_recompute_working_bytes(&c, 0, &v), 0);
+	ck_assert_int_eq(dc_act_recompute_working_bytes(plan_of(&c), 0, &v), 0);
 	ck_assert_uint_eq(v, 23 * SBH);
 	gpt3(&c, "none", 0, 8, 1);
-	ck_assert_int_eq(dc_act_recompute_working_bytes(&c, 0, &v), 0);
+	ck_assert_int_eq(dc_act_recompute_working_bytes(plan_of(&c), 0, &v), 0);
 	ck_assert_uint_eq(v, 0);
 }
 END_TEST
@@ -142,11 +143,11 @@ START_TEST(test_pipeline_in_flight)
 	struct dc_config c;
 	uint64_t n;
 	gpt3(&c, "selective", 1, 8, 1);
-	ck_assert_int_eq(dc_act_layer_microbatches(&c, 0, &n), 0);
+	ck_assert_int_eq(dc_act_layer_microbatches(plan_of(&c), 0, &n), 0);
 	ck_assert_uint_eq(n, 96);
-	ck_assert_int_eq(dc_act_layer_microbatches(&c, 7, &n), 0);
+	ck_assert_int_eq(dc_act_layer_microbatches(plan_of(&c), 7, &n), 0);
 	ck_assert_uint_eq(n, 12);
-	ck_assert_int_eq(dc_act_layer_microbatches(&c, 3, &n), 0);
+	ck_assert_int_eq(dc_act_layer_microbatches(plan_of(&c), 3, &n), 0);
 	ck_assert_uint_eq(n, 12 * 5);
 }
 END_TEST
@@ -159,11 +160,11 @@ START_TEST(test_interleaved_factor)
 	struct dc_config c;
 	uint64_t n;
 	gpt3(&c, "selective", 1, 8, 3);
-	ck_assert_int_eq(dc_act_layer_microbatches(&c, 0, &n), 0);
+	ck_assert_int_eq(dc_act_layer_microbatches(plan_of(&c), 0, &n), 0);
 	ck_assert_uint_eq(n, 124);
 	/* the last stage: warm-up (v - 1) p = 16 chunk-microbatches plus one,
 	 * 4 layers each: 68 */
-	ck_assert_int_eq(dc_act_layer_microbatches(&c, 7, &n), 0);
+	ck_assert_int_eq(dc_act_layer_microbatches(plan_of(&c), 7, &n), 0);
 	ck_assert_uint_eq(n, 68);
 }
 END_TEST
@@ -177,14 +178,14 @@ START_TEST(test_embedding_and_output_terms)
 	struct dc_config c;
 	uint64_t v;
 	gpt3(&c, "selective", 1, 8, 1);
-	ck_assert_int_eq(dc_act_embedding_bytes(&c, &v), 0);
+	ck_assert_int_eq(dc_act_embedding_bytes(plan_of(&c), &v), 0);
 	ck_assert_uint_eq(v, SBH / 8);
-	ck_assert_int_eq(dc_act_output_bytes(&c, &v), 0);
+	ck_assert_int_eq(dc_act_output_bytes(plan_of(&c), &v), 0);
 	ck_assert_uint_eq(v, 65011712ull);
 	gpt3(&c, "selective", 0, 8, 1);
-	ck_assert_int_eq(dc_act_embedding_bytes(&c, &v), 0);
+	ck_assert_int_eq(dc_act_embedding_bytes(plan_of(&c), &v), 0);
 	ck_assert_uint_eq(v, SBH);
-	ck_assert_int_eq(dc_act_output_bytes(&c, &v), 0);
+	ck_assert_int_eq(dc_act_output_bytes(plan_of(&c), &v), 0);
 	ck_assert_uint_eq(v, 4 * SBH + 52428800ull);
 }
 END_TEST
@@ -211,7 +212,7 @@ START_TEST(test_gqa_swiglu_generalisation)
 	dc_diag_init(&d);
 	ck_assert_int_eq(dc_config_load_buffer(json, strlen(json), "l3.json", NULL, 0, &c, &d), 0);
 	dc_diag_release(&d);
-	ck_assert_int_eq(dc_act_layer_bytes(&c, 0, &v), 0);
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 0, &v), 0);
 	ck_assert_uint_eq(v, 11945377792ull);
 }
 END_TEST
@@ -235,7 +236,7 @@ START_TEST(test_moe_layer)
 	ck_assert_int_eq(dc_config_load_file(path, NULL, 0, &c, &d), 0);
 	dc_diag_release(&d);
 	c.training.recompute = DC_RECOMPUTE_NONE;
-	ck_assert_int_eq(dc_act_layer_bytes(&c, 1, &v), 0);
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 1, &v), 0);
 	ck_assert_uint_eq(v, 1937768448ull);
 }
 END_TEST
@@ -251,14 +252,12 @@ START_TEST(test_ledger_uses_schedule)
 	 * being rebuilt */
 	struct dc_config c;
 	struct dc_mem_ledger l;
-	struct dc_diag d;
+	const char *err = NULL;
 	gpt3(&c, "selective", 1, 8, 3);
-	dc_diag_init(&d);
-	ck_assert_int_eq(dc_memory_stage(&c, 0, &l, "gpt3.json", &d), 0);
-	dc_diag_release(&d);
+	ck_assert_int_eq(dc_memory_stage(plan_of(&c), 0, &l, &err), 0);
 	ck_assert_uint_eq(l.activation_layers_bytes, 13262389248ull);
 	ck_assert_uint_eq(l.activations_bytes, 13309575168ull);
-	ck_assert_uint_eq(dc_act_first_stage_microbatches(&c), 15);
+	ck_assert_uint_eq(dc_act_first_stage_microbatches(plan_of(&c)), 15);
 	ck_assert_uint_eq(l.activation_recompute_bytes, 10 * SBH);
 }
 END_TEST

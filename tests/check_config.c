@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "distcalc/config.h"
+#include "distcalc/plan.h"
 #include "distcalc/util.h"
 
 #define SYSTEMS DC_SOURCE_DIR "/configs/systems.json"
@@ -93,11 +94,14 @@ static char *edit(const char *from, const char *to)
 START_TEST(test_systems_json)
 {
 	struct dc_config cfg;
+	struct dc_plan plan;
 	struct dc_diag d;
 	dc_diag_init(&d);
 	ck_assert_int_eq(dc_config_load_file(SYSTEMS, NULL, 0, &cfg, &d), 0);
 	ck_assert_uint_eq(d.count, 0);
-	ck_assert_uint_eq(cfg.model.params, 6738415616ull);
+	ck_assert_uint_eq(cfg.model.params, 0); /* the plan counts the shape */
+	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
+	ck_assert_uint_eq(plan.params_total, 6738415616ull);
 	ck_assert(!cfg.model.params_explicit);
 	ck_assert_uint_eq(cfg.world_size, 8);
 	ck_assert_uint_eq(cfg.parallel.dp, 2);
@@ -113,8 +117,9 @@ START_TEST(test_systems_json)
 	 * of embedding and head (2 x 32000 x 4096 / 4 = 65,536,000) and the
 	 * final norm (4,096): 1,619,263,488 + 65,536,000 + 4,096 =
 	 * 1,684,803,584 parameters x 2 B = 3,369,607,168 */
-	ck_assert_uint_eq(cfg.collective.ranks, 8);
-	ck_assert_uint_eq(cfg.collective.msg_bytes, 3369607168ull);
+	ck_assert_uint_eq(cfg.collective.ranks, 0); /* absent: the plan's default */
+	ck_assert_uint_eq(plan.ring_ranks, 8);
+	ck_assert_uint_eq(plan.ring_msg_bytes, 3369607168ull);
 	ck_assert_int_eq(cfg.collective.link, DC_LINK_AUTO);
 	dc_diag_release(&d);
 }
@@ -271,7 +276,9 @@ START_TEST(test_cross_field_errors)
 		struct dc_config cfg;
 		struct dc_diag d;
 		ck_assert_int_eq(load(edit("\"num_nodes\": 2", "\"num_nodes\": 4194304"), NULL, 0, &cfg, &d), 0);
-		ck_assert_uint_eq(cfg.collective.ranks, 16777216u);
+		struct dc_plan plan;
+		ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
+		ck_assert_uint_eq(plan.ring_ranks, 16777216u);
 		dc_diag_release(&d);
 	}
 	expect_error(edit("\"num_attention_heads\": 32", "\"num_attention_heads\": 24"), NULL, 0, DC_ERR_CONFIG,

@@ -10,6 +10,18 @@
 #include "distcalc/flops.h"
 
 #include "fixtures.h"
+#include "fixtures_plan.h"
+
+/* The flops estimator on c's plan, with the batch estimator's tokens. */
+static int flops_of(const struct dc_config *c, struct dc_flops *f)
+{
+	struct dc_plan p;
+	struct dc_batch b;
+	const char *err = NULL;
+	fixture_plan(c, &p);
+	ck_assert_int_eq(dc_batch_compute(&p, &b, &err), 0);
+	return dc_flops_compute(&p, &b, f, &err);
+}
 
 /* A GPT block without biases: 4h^2 attention, 8h^2 GELU MLP (f = 4h),
  * untied head V x h; global batch B = micro 1 x accum B x dp 1. */
@@ -40,7 +52,7 @@ START_TEST(test_korthikanti_eq7_gpt3)
 	struct dc_config c;
 	struct dc_flops f;
 	gpt(&c, 96, 12288, 96, 2048, 51200, "none");
-	ck_assert_int_eq(dc_flops_compute(&c, &f), 0);
+	ck_assert_int_eq(flops_of(&c, &f), 0);
 	ck_assert_double_eq_tol(f.model_per_token, 1076442955776.0, 1.0);
 	ck_assert_double_eq_tol(f.hardware_per_token, 1076442955776.0, 1.0);
 	ck_assert_uint_eq(f.tokens_per_step, 131072);
@@ -56,7 +68,7 @@ START_TEST(test_megatron_eq3_full_recompute)
 	struct dc_config c;
 	struct dc_flops f;
 	gpt(&c, 96, 12288, 96, 2048, 51200, "full");
-	ck_assert_int_eq(dc_flops_compute(&c, &f), 0);
+	ck_assert_int_eq(flops_of(&c, &f), 0);
 	ck_assert_double_eq_tol(f.hardware_per_token, 1433998983168.0, 1.0);
 	ck_assert_double_eq_tol(f.model_per_token, 1076442955776.0, 1.0);
 }
@@ -71,10 +83,10 @@ START_TEST(test_selective_overhead)
 	struct dc_config c;
 	struct dc_flops f;
 	gpt(&c, 96, 12288, 96, 2048, 51200, "selective");
-	ck_assert_int_eq(dc_flops_compute(&c, &f), 0);
+	ck_assert_int_eq(flops_of(&c, &f), 0);
 	ck_assert_double_eq_tol(f.recompute_per_token / (2.0 * (double)f.layer_matmul_params), 2048.0 / 73728.0, 1e-12);
 	gpt_pp(&c, 105, 20480, 128, 2048, 51200, "selective", 1);
-	ck_assert_int_eq(dc_flops_compute(&c, &f), 0);
+	ck_assert_int_eq(flops_of(&c, &f), 0);
 	ck_assert_double_eq_tol(f.recompute_per_token / (2.0 * (double)f.layer_matmul_params), 2048.0 / 122880.0, 1e-12);
 }
 END_TEST
@@ -95,7 +107,7 @@ START_TEST(test_llama2_7b_default)
 	dc_diag_init(&d);
 	ck_assert_int_eq(dc_config_load_file(path, NULL, 0, &c, &d), 0);
 	dc_diag_release(&d);
-	ck_assert_int_eq(dc_flops_compute(&c, &f), 0);
+	ck_assert_int_eq(flops_of(&c, &f), 0);
 	ck_assert_uint_eq(f.matmul_params, 6607077376ull);
 	ck_assert_double_eq(f.model_per_token, 46084915200.0);
 	ck_assert_double_eq_tol(f.model_per_step, 3020221002547200.0, 1);
@@ -113,7 +125,7 @@ START_TEST(test_per_rank_pipeline)
 	struct dc_config c;
 	struct dc_flops f;
 	gpt(&c, 96, 12288, 96, 2048, 51200, "none");
-	ck_assert_int_eq(dc_flops_compute(&c, &f), 0);
+	ck_assert_int_eq(flops_of(&c, &f), 0);
 	ck_assert_uint_eq(f.busiest_stage, 7);
 	ck_assert_double_eq_tol(f.model_per_rank, 2258671761358848.0, 16);
 }
@@ -146,7 +158,7 @@ START_TEST(test_per_rank_dense_and_moe_layers)
 	if (dc_config_load_buffer(json, strlen(json), "ds.json", NULL, 0, &c, &d) != 0)
 		ck_abort_msg("config rejected: %s", d.count ? d.entries[0].text : "?");
 	dc_diag_release(&d);
-	ck_assert_int_eq(dc_flops_compute(&c, &f), 0);
+	ck_assert_int_eq(flops_of(&c, &f), 0);
 	ck_assert_uint_eq(f.busiest_stage, 60);
 	ck_assert_double_eq(f.model_per_rank, 5160208957440.0);
 }

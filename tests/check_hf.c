@@ -19,6 +19,8 @@
 
 #include "distcalc/config.h"
 
+#include "fixtures_plan.h"
+
 static const char cluster[] =
 	" \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
 	"   \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"}}";
@@ -95,7 +97,7 @@ static void expect_total(const char *json, const char *family, uint64_t total)
 	ck_assert_int_eq(load(model, NULL, &cfg, &d), 0);
 	ck_assert_str_eq(cfg.model.family, family);
 	ck_assert_str_eq(cfg.model.hf_config, path);
-	ck_assert_uint_eq(cfg.model.params, total);
+	ck_assert_uint_eq(plan_of(&cfg)->params_total, total);
 	dc_diag_release(&d);
 	unlink(path);
 }
@@ -147,13 +149,13 @@ START_TEST(test_explicit_keys_override)
 	const char *path = temp_hf("{\"model_type\": \"llama\"}");
 	snprintf(model, sizeof(model), "\"hf_config\": \"%s\", \"seq_length\": 1024, \"num_layers\": 16", path);
 	ck_assert_int_eq(load(model, NULL, &cfg, &d), 0);
-	ck_assert_uint_eq(cfg.model.params, 3500281856ull);
+	ck_assert_uint_eq(plan_of(&cfg)->params_total, 3500281856ull);
 	dc_diag_release(&d);
 	snprintf(model, sizeof(model),
 		 "\"hf_config\": \"%s\", \"seq_length\": 1024, \"num_layers\": 16, \"tie_word_embeddings\": true",
 		 path);
 	ck_assert_int_eq(load(model, NULL, &cfg, &d), 0);
-	ck_assert_uint_eq(cfg.model.params, 3369209856ull);
+	ck_assert_uint_eq(plan_of(&cfg)->params_total, 3369209856ull);
 	dc_diag_release(&d);
 	unlink(path);
 }
@@ -174,7 +176,8 @@ START_TEST(test_model_option_replaces_shape)
 	ck_assert_str_eq(cfg.model.family, "gpt2");
 	ck_assert_uint_eq(cfg.model.seq_length, 1024);
 	ck_assert(!cfg.model.params_explicit);
-	ck_assert_uint_eq(cfg.model.params, 124439808ull);
+	ck_assert_uint_eq(cfg.model.params, 0); /* the dropped count is not kept */
+	ck_assert_uint_eq(plan_of(&cfg)->params_total, 124439808ull);
 	dc_diag_release(&d);
 	/* GPT-2 with 6 layers: 124,439,808 - 6 x 7,087,872 = 81,912,576 */
 	o.overrides = ov;
@@ -183,7 +186,7 @@ START_TEST(test_model_option_replaces_shape)
 			      " \"vocab_size\": 32000, \"seq_length\": 1024",
 			      &o, &cfg, &d),
 			 0);
-	ck_assert_uint_eq(cfg.model.params, 81912576ull);
+	ck_assert_uint_eq(plan_of(&cfg)->params_total, 81912576ull);
 	dc_diag_release(&d);
 	/* --model with a config that has no model section at all */
 	{
@@ -208,7 +211,7 @@ START_TEST(test_path_relative_to_config)
 	ck_assert_int_eq(dc_config_load_file(DC_SOURCE_DIR "/tests/inputs/hf_config_gpt2.json", NULL, 0, &cfg, &d), 0);
 	ck_assert_str_eq(cfg.model.family, "gpt2");
 	ck_assert_str_eq(cfg.model.hf_config, DC_SOURCE_DIR "/tests/inputs/../../configs/models/gpt2.json");
-	ck_assert_uint_eq(cfg.model.params, 124439808ull);
+	ck_assert_uint_eq(plan_of(&cfg)->params_total, 124439808ull);
 	dc_diag_release(&d);
 }
 END_TEST

@@ -12,6 +12,7 @@
 #include "distcalc/memory.h"
 
 #include "fixtures.h"
+#include "fixtures_plan.h"
 
 /* ZeRO Table 1 setting: psi parameters given explicitly, fp16 params 2 B,
  * fp16 grads 2 B, K = 12 (fp32 master 4 B + Adam moments 8 B), dp ranks. */
@@ -39,11 +40,9 @@ static void llama_config(struct dc_config *c)
 static struct dc_mem_ledger stage_ledger(const struct dc_config *c, uint64_t stage)
 {
 	struct dc_mem_ledger l;
-	struct dc_diag d;
-	dc_diag_init(&d);
-	ck_assert_int_eq(dc_memory_stage(c, stage, &l, "test.json", &d), 0);
-	ck_assert_uint_eq(d.count, 0);
-	dc_diag_release(&d);
+	const char *err = NULL;
+	ck_assert_int_eq(dc_memory_stage(plan_of(c), stage, &l, &err), 0);
+	ck_assert_ptr_null(err);
 	return l;
 }
 
@@ -154,13 +153,13 @@ START_TEST(test_stage_params_llama)
 
 	llama_config(&c);
 	c.parallel.tp = 1;
-	ck_assert_int_eq(dc_stage_params_compute(&c, 0, &p0), 0);
+	ck_assert_int_eq(dc_stage_params_compute(plan_of(&c), 0, &p0), 0);
 	ck_assert_uint_eq(p0.total, 6738415616ull);
 	/* pp 2: stage 0 = 16 x 202,383,360 + 131,072,000 = 3,369,205,760;
 	 * stage 1 = 3,238,133,760 + final norm 4096 + head 131,072,000 */
 	c.parallel.pp = 2;
-	ck_assert_int_eq(dc_stage_params_compute(&c, 0, &p0), 0);
-	ck_assert_int_eq(dc_stage_params_compute(&c, 1, &p1), 0);
+	ck_assert_int_eq(dc_stage_params_compute(plan_of(&c), 0, &p0), 0);
+	ck_assert_int_eq(dc_stage_params_compute(plan_of(&c), 1, &p1), 0);
 	ck_assert_uint_eq(p0.total, 3369205760ull);
 	ck_assert_uint_eq(p1.total, 3369209856ull);
 	ck_assert_uint_eq(p0.total + p1.total, 6738415616ull);
@@ -169,7 +168,7 @@ START_TEST(test_stage_params_llama)
 	 * (vocab-parallel embedding and head) + 4096 = 1,684,803,584 */
 	c.parallel.pp = 1;
 	c.parallel.tp = 4;
-	ck_assert_int_eq(dc_stage_params_compute(&c, 0, &p0), 0);
+	ck_assert_int_eq(dc_stage_params_compute(plan_of(&c), 0, &p0), 0);
 	ck_assert_uint_eq(p0.layer_params, 50601984ull);
 	ck_assert_uint_eq(p0.total, 1684803584ull);
 }
@@ -288,27 +287,33 @@ START_TEST(test_classes_by_stage)
 	 * [0], [1-2], [3]; stage 0 (most activations + embedding) is the most
 	 * loaded. With tp 2 x pp 4 (dp 1), stage s holds ranks 2s, 2s+1. */
 	struct dc_config c;
-	struct dc_mem_ledger cls[4];
-	struct dc_diag d;
-	uint64_t n, most;
+	struct dc_plan p;
+	struct dc_mem_ledger cls[3];
+	struct dc_memory_result m;
+	const char *err = NULL;
 
 	llama_config(&c);
 	c.parallel.tp = 2;
 	c.parallel.pp = 4;
 	c.parallel.dp = 1;
 	c.training.grad_accum_steps = 2;
-	dc_diag_init(&d);
-	ck_assert_int_eq(dc_memory_compute(&c, cls, &n, &most, "t.json", &d), 0);
-	ck_assert_uint_eq(n, 3);
+	fixture_plan(&c, &p);
+	ck_assert_int_eq(dc_memory_compute(&p, &m, &err), 0);
+	ck_assert_uint_eq(m.nclasses, 3);
+	for (uint64_t i = 0; i < 3; i++)
+		ck_assert_int_eq(dc_memory_class_at(&p, &m, i, &cls[i]), 0);
+	ck_assert_int_eq(dc_memory_class_at(&p, &m, 3, &cls[0]), -1);
 	ck_assert_uint_eq(cls[0].stage_first, 0);
 	ck_assert_uint_eq(cls[0].stage_last, 0);
 	ck_assert_uint_eq(cls[1].stage_first, 1);
 	ck_assert_uint_eq(cls[1].stage_last, 2);
 	ck_assert_uint_eq(cls[2].stage_first, 3);
+	ck_assert_uint_eq(cls[2].stage_last, 3);
 	ck_assert_uint_eq(cls[1].in_flight, 2);
 	ck_assert_uint_eq(cls[2].in_flight, 1);
-	ck_assert_uint_eq(most, 0);
-	dc_diag_release(&d);
+	ck_assert_uint_eq(m.most_loaded, 0);
+	/* the top ledger is class 0's, stage range included */
+	ck_assert_int_eq(memcmp(&m.top, &cls[0], sizeof(m.top)), 0);
 }
 END_TEST
 
@@ -368,19 +373,20 @@ START_TEST(test_overflow_names_keys)
 {
 	struct dc_config c;
 	struct dc_mem_ledger l;
-	struct dc_diag d;
+	struct dc_plan p;
+	struct dc_memory_result m;
+	const char *err = NULL;
 
 	/* past what the loader accepts: a hand-made config reaching the
 	 * estimator still gets an error, not a wrapped number */
 	zero_config(&c, 7500000000ull, 1, DC_SHARD_NONE);
 	c.model.params = UINT64_MAX / 8;
-	dc_diag_init(&d);
-	ck_assert_int_eq(dc_memory_stage(&c, 0, &l, "big.json", &d), -1);
-	ck_assert_int_eq(d.status, DC_ERR_CONFIG);
-	ck_assert_uint_eq(d.count, 1);
-	ck_assert_str_eq(d.entries[0].text,
-			 "big.json: error: 'model' x 'precision': model-state bytes per rank overflow 64 bits");
-	dc_diag_release(&d);
+	fixture_plan(&c, &p);
+	ck_assert_int_eq(dc_memory_stage(&p, 0, &l, &err), -1);
+	ck_assert_str_eq(err, "'model' x 'precision': model-state bytes per rank overflow 64 bits");
+	err = NULL;
+	ck_assert_int_eq(dc_memory_compute(&p, &m, &err), -1);
+	ck_assert_str_eq(err, "'model' x 'precision': model-state bytes per rank overflow 64 bits");
 }
 END_TEST
 

@@ -30,6 +30,8 @@
 #include "distcalc/memory.h"
 #include "distcalc/params.h"
 
+#include "fixtures_plan.h"
+
 /* A config on 8 GPUs using configs/models/<model>.json, plus `extra` keys
  * in "parallel". */
 static void load_model(const char *model, const char *parallel, struct dc_config *cfg)
@@ -54,9 +56,12 @@ static void load_model(const char *model, const char *parallel, struct dc_config
 static void expect_counts(const char *model, uint64_t total, uint64_t active)
 {
 	struct dc_config c;
+	struct dc_plan p;
 	load_model(model, "\"tp\": 1", &c);
-	ck_assert_uint_eq(c.model.params, total);
-	ck_assert_uint_eq(c.model.params_active, active);
+	fixture_plan(&c, &p);
+	ck_assert_uint_eq(p.params_total, total);
+	ck_assert_uint_eq(p.params_active, active);
+	ck_assert_uint_eq(c.model.params, 0); /* the loader derives nothing */
 }
 
 START_TEST(test_gpt2)
@@ -208,7 +213,7 @@ START_TEST(test_placement_tp)
 	struct dc_config c;
 	struct dc_stage_params p;
 	load_model("gpt2", "\"tp\": 4", &c);
-	ck_assert_int_eq(dc_stage_params_compute(&c, 0, &p), 0);
+	ck_assert_int_eq(dc_stage_params_compute(plan_of(&c), 0, &p), 0);
 	ck_assert_uint_eq(p.layer_params, 1775424);
 	ck_assert_uint_eq(p.total, 31742400);
 }
@@ -226,14 +231,15 @@ START_TEST(test_placement_ep)
 	uint64_t stage;
 	load_model("mixtral-8x7b-v0.1", "\"tp\": 2, \"ep\": 4", &c);
 	ck_assert_uint_eq(c.parallel.dp, 4);
-	ck_assert_int_eq(dc_stage_params_compute(&c, 0, &p), 0);
+	ck_assert_int_eq(dc_stage_params_compute(plan_of(&c), 0, &p), 0);
 	ck_assert_uint_eq(p.layer_params, 197173248);
 	ck_assert_uint_eq(p.expert_params, 32ull * 176160768ull);
 	ck_assert_uint_eq(p.total, 6440620032ull);
-	ck_assert_int_eq(dc_stage_params_most_loaded(&c, &p, &stage), 0);
+	ck_assert_int_eq(dc_stage_params_most_loaded(plan_of(&c), &p, &stage), 0);
 	ck_assert_uint_eq(stage, 0);
 	/* the ring's default message: that rank's gradient, 2 B each */
-	ck_assert_uint_eq(c.collective.msg_bytes, 2 * 6440620032ull);
+	ck_assert_uint_eq(plan_of(&c)->ring_msg_bytes, 2 * 6440620032ull);
+	ck_assert_uint_eq(c.collective.msg_bytes, 0); /* the loader derives nothing */
 }
 END_TEST
 
@@ -264,14 +270,14 @@ START_TEST(test_placement_dense_layers_pp)
 	dc_diag_init(&d);
 	ck_assert_int_eq(dc_config_load_buffer(text, strlen(text), "t.json", NULL, 0, &c, &d), 0);
 	dc_diag_release(&d);
-	ck_assert_int_eq(dc_stage_params_compute(&c, 0, &p0), 0);
-	ck_assert_int_eq(dc_stage_params_compute(&c, 1, &p1), 0);
+	ck_assert_int_eq(dc_stage_params_compute(plan_of(&c), 0, &p0), 0);
+	ck_assert_int_eq(dc_stage_params_compute(plan_of(&c), 1, &p1), 0);
 	ck_assert_uint_eq(p0.dense_layers, 3);
 	ck_assert_uint_eq(p0.moe_layers, 1);
 	ck_assert_uint_eq(p0.total, 5728698624ull);
 	ck_assert_uint_eq(p1.moe_layers, 4);
 	ck_assert_uint_eq(p1.total, 13132963840ull);
-	ck_assert_int_eq(dc_stage_params_most_loaded(&c, &most, &stage), 0);
+	ck_assert_int_eq(dc_stage_params_most_loaded(plan_of(&c), &most, &stage), 0);
 	ck_assert_uint_eq(stage, 1);
 	ck_assert_uint_eq(most.total, 13132963840ull);
 }

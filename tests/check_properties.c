@@ -24,6 +24,7 @@
 #include "distcalc/config.h"
 #include "distcalc/experiment.h"
 #include "distcalc/memory.h"
+#include "distcalc/plan.h"
 #include "distcalc/report.h"
 #include "distcalc/ring.h"
 #include "distcalc/rng.h"
@@ -176,16 +177,22 @@ START_TEST(test_ring_invariants)
 	dc_rng_seed(&rng, env_u64("DC_PROPERTY_SEED", 7));
 	for (uint64_t i = 0; i < n; i++) {
 		struct dc_config cfg;
+		struct dc_plan plan;
 		struct dc_ring r, fast;
 		struct dc_link link, link2;
 		enum dc_link_choice ch;
-		uint64_t p;
+		uint64_t p, msg;
 
 		gen_config(&rng, json, sizeof(json));
 		load_ok(json, &cfg);
-		p = cfg.collective.ranks;
-		ch = dc_ring_pick_link(&cfg, p, &link);
-		dc_ring_compute(p, cfg.collective.msg_bytes, &link, ch, &r);
+		HOLDS(dc_plan_derive(&cfg, &plan) == 0);
+		p = plan.ring_ranks;
+		msg = plan.ring_msg_bytes;
+		HOLDS_EQ(p, cfg.collective.ranks);
+		HOLDS_EQ(msg, cfg.collective.msg_bytes);
+		ch = plan.ring_link.choice;
+		link = plan.ring_link.params;
+		dc_ring_compute(p, msg, &link, ch, &r);
 
 		/* time is finite and non-negative; zero exactly when p = 1 */
 		HOLDS(isfinite(r.time_s) && r.time_s >= 0);
@@ -193,7 +200,7 @@ START_TEST(test_ring_invariants)
 		/* doubling bandwidth never increases time */
 		link2 = link;
 		link2.bw_bytes_per_s *= 2;
-		dc_ring_compute(p, cfg.collective.msg_bytes, &link2, ch, &fast);
+		dc_ring_compute(p, msg, &link2, ch, &fast);
 		HOLDS(fast.time_s <= r.time_s);
 		/* busbw never exceeds the link bandwidth (equals it when alpha = 0
 		 * and p | M) */
@@ -223,7 +230,7 @@ START_TEST(test_ring_invariants)
 			}
 			HOLDS_EQ(total_sent, total_recv);
 			/* 2(p-1) rounds move every chunk p-1 times per phase */
-			HOLDS_EQ(total_sent, 2 * (p - 1) * cfg.collective.msg_bytes);
+			HOLDS_EQ(total_sent, 2 * (p - 1) * msg);
 		}
 	}
 }
@@ -302,12 +309,12 @@ static uint64_t states_under(const struct dc_config *cfg, enum dc_sharding sh, u
 			     struct dc_mem_ledger *l)
 {
 	struct dc_config c = *cfg;
-	struct dc_diag d;
-	dc_diag_init(&d);
+	struct dc_plan p;
+	const char *err = NULL;
 	c.parallel.sharding = sh;
-	if (dc_memory_stage(&c, stage, l, "gen.json", &d) != 0)
-		ck_abort_msg("ledger failed: %s", d.count ? d.entries[0].text : "?");
-	dc_diag_release(&d);
+	HOLDS(dc_plan_derive(&c, &p) == 0);
+	if (dc_memory_stage(&p, stage, l, &err) != 0)
+		ck_abort_msg("ledger failed: %s", err ? err : "?");
 	return l->model_states_bytes;
 }
 
@@ -396,14 +403,14 @@ START_TEST(test_batch_invariants)
 	dc_rng_seed(&rng, env_u64("DC_PROPERTY_SEED", 7) + 3);
 	for (uint64_t i = 0; i < n; i++) {
 		struct dc_config cfg;
+		struct dc_plan p;
 		struct dc_batch b;
-		struct dc_diag d;
+		const char *err = NULL;
 
 		gen_config(&rng, json, sizeof(json));
 		load_ok(json, &cfg);
-		dc_diag_init(&d);
-		HOLDS(dc_batch_compute(&cfg, &b, "gen.json", &d) == 0);
-		dc_diag_release(&d);
+		HOLDS(dc_plan_derive(&cfg, &p) == 0);
+		HOLDS(dc_batch_compute(&p, &b, &err) == 0);
 		HOLDS_EQ(b.global_batch_size * cfg.model.seq_length, b.tokens_per_step);
 		HOLDS_EQ(b.global_batch_size, cfg.training.micro_batch_size *
 							       cfg.training.grad_accum_steps * cfg.parallel.dp);
@@ -516,8 +523,9 @@ START_TEST(test_comm_invariants)
 	dc_rng_seed(&rng, env_u64("DC_PROPERTY_SEED", 7) + 5);
 	for (uint64_t i = 0; i < n; i++) {
 		struct dc_config cfg, fast_cfg;
+		struct dc_plan pl, fast_pl;
 		struct dc_comm c, fast;
-		struct dc_diag d;
+		const char *err = NULL;
 		uint64_t sum = 0;
 
 		gen_config(&rng, json, sizeof(json));
@@ -525,10 +533,9 @@ START_TEST(test_comm_invariants)
 		fast_cfg = cfg;
 		fast_cfg.cluster.intra_node.bw_bytes_per_s *= 2;
 		fast_cfg.cluster.inter_node.bw_bytes_per_s *= 2;
-		dc_diag_init(&d);
-		HOLDS(dc_comm_compute(&cfg, &c, "gen.json", &d) == 0);
-		HOLDS(dc_comm_compute(&fast_cfg, &fast, "gen.json", &d) == 0);
-		dc_diag_release(&d);
+		HOLDS(dc_plan_derive(&cfg, &pl) == 0 && dc_plan_derive(&fast_cfg, &fast_pl) == 0);
+		HOLDS(dc_comm_compute(&pl, &c, &err) == 0);
+		HOLDS(dc_comm_compute(&fast_pl, &fast, &err) == 0);
 		HOLDS(isfinite(c.time_s) && c.time_s >= 0);
 		HOLDS(near_le(fast.time_s, c.time_s));
 		HOLDS_EQ(fast.bytes_per_rank, c.bytes_per_rank);

@@ -6,10 +6,12 @@
 #include <string.h>
 
 #include "distcalc/config.h"
-#include "distcalc/diag.h"
 #include "distcalc/strategies.h"
 
+#include "distcalc/plan.h"
+
 #include "fixtures.h"
+#include "fixtures_plan.h"
 
 /* The course's setting: configs/systems.json, Llama-2-7B shape, 2 x 4
  * GPUs, tp 4 x dp 2, micro 1 x accum 8. */
@@ -20,32 +22,40 @@ static void course(struct dc_config *c)
 
 START_TEST(test_variants_keep_the_global_batch)
 {
-	struct dc_config c, v;
+	struct dc_config c;
+	struct dc_layout v;
 	int aligned;
 
 	course(&c);
 	/* 1 x 8 x 2 = 16 samples over 8 replicas: 2 each, micro 1 x accum 2 */
-	dc_variant_config(&c, DC_VARIANT_DP, &v, &aligned);
+	dc_variant_layout(plan_of(&c), DC_VARIANT_DP, &v, &aligned);
 	ck_assert(aligned);
-	ck_assert_uint_eq(v.parallel.tp, 1);
-	ck_assert_uint_eq(v.parallel.dp, 8);
-	ck_assert_int_eq(v.parallel.sharding, DC_SHARD_NONE);
-	ck_assert_uint_eq(v.training.micro_batch_size, 1);
-	ck_assert_uint_eq(v.training.grad_accum_steps, 2);
-	dc_variant_config(&c, DC_VARIANT_FSDP, &v, &aligned);
-	ck_assert_int_eq(v.parallel.sharding, DC_SHARD_FSDP);
+	ck_assert_uint_eq(v.tp, 1);
+	ck_assert_uint_eq(v.pp, 1);
+	ck_assert_uint_eq(v.dp, 8);
+	ck_assert_int_eq(v.sharding, DC_SHARD_NONE);
+	ck_assert_uint_eq(v.micro_batch_size, 1);
+	ck_assert_uint_eq(v.grad_accum_steps, 2);
+	dc_variant_layout(plan_of(&c), DC_VARIANT_FSDP, &v, &aligned);
+	ck_assert_int_eq(v.sharding, DC_SHARD_FSDP);
+	/* the configured row is the input's layout */
+	dc_variant_layout(plan_of(&c), DC_VARIANT_CONFIGURED, &v, &aligned);
+	ck_assert(aligned);
+	ck_assert_uint_eq(v.tp, 4);
+	ck_assert_uint_eq(v.dp, 2);
+	ck_assert_uint_eq(v.grad_accum_steps, 8);
 	/* micro 4 x accum 3 x dp 2 = 24 over 8: 3 each; the largest micro
 	 * batch dividing 3 and not above 4 is 3, so accum 1 */
 	c.training.micro_batch_size = 4;
 	c.training.grad_accum_steps = 3;
-	dc_variant_config(&c, DC_VARIANT_DP, &v, &aligned);
+	dc_variant_layout(plan_of(&c), DC_VARIANT_DP, &v, &aligned);
 	ck_assert(aligned);
-	ck_assert_uint_eq(v.training.micro_batch_size, 3);
-	ck_assert_uint_eq(v.training.grad_accum_steps, 1);
+	ck_assert_uint_eq(v.micro_batch_size, 3);
+	ck_assert_uint_eq(v.grad_accum_steps, 1);
 	/* 1 x 2 x 2 = 4 samples cannot feed 8 replicas: not aligned */
 	c.training.micro_batch_size = 1;
 	c.training.grad_accum_steps = 2;
-	dc_variant_config(&c, DC_VARIANT_DP, &v, &aligned);
+	dc_variant_layout(plan_of(&c), DC_VARIANT_DP, &v, &aligned);
 	ck_assert(!aligned);
 }
 END_TEST
@@ -58,12 +68,20 @@ START_TEST(test_pure_dp_comm_per_token)
 	 * 8). Tokens per step 16 x 4096 = 65,536 in every variant; bytes per
 	 * token 23,584,454,656 x 8 / 65,536 = 2,878,961.75. */
 	struct dc_config c;
-	struct dc_variant_result r[DC_VARIANT_COUNT];
-	struct dc_diag d;
+	struct dc_plan p;
+	struct dc_batch b;
+	struct dc_comm cm;
+	struct dc_memory_result mem;
+	struct dc_strategies_result sr;
+	const struct dc_variant_result *r = sr.v;
+	const char *err = NULL;
 
 	course(&c);
-	dc_diag_init(&d);
-	ck_assert_int_eq(dc_strategies_compute(&c, r, "t.json", &d), 0);
+	fixture_plan(&c, &p);
+	ck_assert_int_eq(dc_batch_compute(&p, &b, &err), 0);
+	ck_assert_int_eq(dc_comm_compute(&p, &cm, &err), 0);
+	ck_assert_int_eq(dc_memory_compute(&p, &mem, &err), 0);
+	ck_assert_int_eq(dc_strategies_compute(&p, &b, &cm, &mem, &sr, &err), 0);
 	for (int i = 0; i < DC_VARIANT_COUNT; i++) {
 		ck_assert_uint_eq(r[i].tokens_per_step, 65536);
 		ck_assert(r[i].aligned);
@@ -81,7 +99,18 @@ START_TEST(test_pure_dp_comm_per_token)
 	ck_assert_uint_eq(r[DC_VARIANT_FSDP].comm_bytes_per_rank, 69835845632ull);
 	ck_assert(!r[DC_VARIANT_DP].fits);
 	ck_assert_uint_lt(r[DC_VARIANT_FSDP].peak_bytes, r[DC_VARIANT_DP].peak_bytes);
-	dc_diag_release(&d);
+	/* each row carries its layout */
+	ck_assert_uint_eq(r[DC_VARIANT_DP].tp, 1);
+	ck_assert_uint_eq(r[DC_VARIANT_DP].dp, 8);
+	ck_assert_uint_eq(r[DC_VARIANT_DP].micro_batch_size, 1);
+	ck_assert_uint_eq(r[DC_VARIANT_DP].grad_accum_steps, 2);
+	ck_assert_int_eq(r[DC_VARIANT_FSDP].sharding, DC_SHARD_FSDP);
+	ck_assert_uint_eq(r[DC_VARIANT_CONFIGURED].tp, 4);
+	ck_assert_uint_eq(r[DC_VARIANT_CONFIGURED].dp, 2);
+	ck_assert_uint_eq(r[DC_VARIANT_CONFIGURED].grad_accum_steps, 8);
+	/* the configured row is the configured layout's memory and comm */
+	ck_assert_uint_eq(r[DC_VARIANT_CONFIGURED].peak_bytes, mem.top.peak_bytes);
+	ck_assert_uint_eq(r[DC_VARIANT_CONFIGURED].comm_bytes_per_rank, cm.bytes_per_rank);
 }
 END_TEST
 

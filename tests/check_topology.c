@@ -259,12 +259,13 @@ START_TEST(test_global_batch)
 	/* seed README section 3: micro 1 x accum 8 x dp 2 = 16 samples, not
 	 * x 8 GPUs; 16 x 4096 = 65536 tokens; 4 GPUs (tp 4) share a sample */
 	struct dc_config c;
+	struct dc_plan p;
 	struct dc_batch b;
-	struct dc_diag d;
+	const char *err = NULL;
 
-	dc_diag_init(&d);
 	course(&c, megatron, "tp-cp-ep-dp-pp");
-	ck_assert_int_eq(dc_batch_compute(&c, &b, "x.json", &d), 0);
+	ck_assert_int_eq(dc_plan_derive(&c, &p), 0);
+	ck_assert_int_eq(dc_batch_compute(&p, &b, &err), 0);
 	ck_assert_uint_eq(b.global_batch_size, 16);
 	ck_assert_uint_eq(b.tokens_per_step, 65536);
 	ck_assert_uint_eq(b.gpus_per_sample, 4);
@@ -275,16 +276,15 @@ START_TEST(test_global_batch)
 	c.parallel.dp = 1;
 	c.training.grad_accum_steps = 64;
 	c.model.seq_length = 2048;
-	ck_assert_int_eq(dc_batch_compute(&c, &b, "x.json", &d), 0);
+	ck_assert_int_eq(dc_plan_derive(&c, &p), 0);
+	ck_assert_int_eq(dc_batch_compute(&p, &b, &err), 0);
 	ck_assert_uint_eq(b.global_batch_size, 64);
 	ck_assert_uint_eq(b.tokens_per_step, 131072);
 	ck_assert_uint_eq(b.gpus_per_sample, 64);
 	/* overflow is an error naming the keys */
 	c.training.micro_batch_size = UINT64_MAX / 2;
-	ck_assert_int_eq(dc_batch_compute(&c, &b, "x.json", &d), -1);
-	ck_assert_int_eq(d.status, DC_ERR_CONFIG);
-	ck_assert_ptr_nonnull(strstr(d.entries[0].text, "x.json: error: 'training.micro_batch_size'"));
-	dc_diag_release(&d);
+	ck_assert(dc_plan_derive(&c, &p) != 0 || dc_batch_compute(&p, &b, &err) != 0);
+	ck_assert_ptr_nonnull(strstr(err ? err : p.error, "'training.micro_batch_size'"));
 }
 END_TEST
 

@@ -10,7 +10,8 @@
 #include <stdint.h>
 
 #include "distcalc/config.h"
-#include "distcalc/diag.h"
+
+struct dc_plan;
 
 struct dc_batch {
 	uint64_t micro_batch_size;     /* b, samples per microbatch per replica */
@@ -23,9 +24,8 @@ struct dc_batch {
 	uint64_t gpus_per_sample;      /* tp x pp: ranks that jointly process one sample */
 };
 
-/* Fills *b. Returns 0, or -1 with a DC_ERR_CONFIG error naming the keys in
- * `diag` (prefixed by `name`) when a product overflows 64 bits. */
-int dc_batch_compute(const struct dc_config *cfg, struct dc_batch *b, const char *name,
-		     struct dc_diag *diag);
+/* Fills *b for the plan's layout. Returns 0, or -1 with *error set to
+ * static text naming the keys when a product overflows 64 bits. */
+int dc_batch_compute(const struct dc_plan *p, struct dc_batch *b, const char **error);
 
 #endif

@@ -5,8 +5,10 @@
  * Each strategy lists its collectives (kind, calls per step, message bytes,
  * group size, link); bytes are what one rank sends, time is the alpha-beta
  * ring model on the group's link with nothing overlapped (an upper bound on
- * the exposed time). Derivations and worked examples:
- * docs/formulas-systems.md, "Communication per step".
+ * the exposed time). Groups, their links and the stage analysed (the one
+ * holding the most parameters) come from the plan (plan.h), in O(1).
+ * Derivations and worked examples: docs/formulas-systems.md,
+ * "Communication per step".
  */
 #ifndef DISTCALC_COMM_H
 #define DISTCALC_COMM_H
@@ -14,7 +16,8 @@
 #include <stdint.h>
 
 #include "distcalc/config.h"
-#include "distcalc/diag.h"
+
+struct dc_plan;
 
 enum dc_coll_kind {
 	DC_COLL_ALL_REDUCE,
@@ -83,10 +86,10 @@ uint64_t dc_coll_bytes_sent(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes)
 double dc_coll_time_s(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes, const struct dc_link *l);
 
 
-/* Fills *c for the config. Returns 0, or -1 with a DC_ERR_CONFIG error
- * naming the keys in `diag` (prefixed by `name`) on overflow. */
-int dc_comm_compute(const struct dc_config *cfg, struct dc_comm *c, const char *name,
-		    struct dc_diag *diag);
+/* Fills *c for the plan's layout: each strategy's header and its first
+ * ncoll calls (calls past ncoll are left as they were). Returns 0, or -1
+ * with *error set to static text naming the keys on overflow. */
+int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **error);
 
 const char *dc_coll_kind_name(enum dc_coll_kind k);
 const char *dc_strategy_name(enum dc_strategy s);

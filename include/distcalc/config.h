@@ -8,8 +8,10 @@
  * Units: byte counts are uint64_t bytes, bandwidths double bytes/s, times
  * double seconds.
  *
- * Every estimator takes a config that came from this loader and relies on
- * what it guarantees: counts and degrees are at least 1, dp x tp x pp is
+ * The loader derives nothing an estimator computes: plan.h turns the
+ * config into derived quantities (parameter totals, defaults of the ring
+ * lab, degrees and links). Every estimator reads a plan made from a config
+ * that came from this loader and relies on what it guarantees: counts and degrees are at least 1, dp x tp x pp is
  * the world size, tp divides the heads, pp (x virtual_pipeline) divides the
  * layers, ep divides dp, byte products fit in 2^53. A hand-built config
  * must keep those promises. Every key, unit and default is documented in
@@ -84,9 +86,8 @@ struct dc_model {
 	uint64_t seq_length;
 	enum dc_mlp mlp;
 	int tie_word_embeddings;
-	uint64_t params;      /* explicit count or computed from the shape: the total */
+	uint64_t params;      /* model.params as given; 0 when absent (the plan counts the shape) */
 	int params_explicit;  /* 1 when model.params was given */
-	uint64_t params_active; /* parameters one token uses (MoE: top-k experts); = params when dense */
 
 	/* family details (docs/models.md); the defaults describe a Llama-style model */
 	char family[32];          /* "llama", "gpt2", ... from a Hugging Face config, else "custom" */
@@ -154,8 +155,8 @@ struct dc_precision {
 };
 
 struct dc_collective {
-	uint64_t ranks;      /* default: world size */
-	uint64_t msg_bytes;  /* default: one rank's gradient bytes */
+	uint64_t ranks;      /* as given, 0 when absent: the plan defaults it to the world size */
+	uint64_t msg_bytes;  /* as given, 0 when absent: the plan defaults it to one rank's gradient bytes */
 	enum dc_link_choice link;
 };
 

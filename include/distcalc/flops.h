@@ -16,7 +16,10 @@
 
 #include <stdint.h>
 
+#include "distcalc/batch.h"
 #include "distcalc/config.h"
+
+struct dc_plan;
 
 struct dc_flops {
 	uint64_t matmul_params;         /* N: parameters that multiply, per token (active) */
@@ -36,7 +39,10 @@ struct dc_flops {
 	double hardware_per_rank;
 };
 
-/* Fills *f for `cfg`. Returns 0, or -1 if the parameter terms overflow. */
-int dc_flops_compute(const struct dc_config *cfg, struct dc_flops *f);
+/* Fills *f for the plan, with the tokens per step of its batch (batch.h).
+ * The busiest stage is found among the plan's segment starts, O(1).
+ * Returns 0, or -1 with *error set to static text if the parameter terms
+ * overflow. */
+int dc_flops_compute(const struct dc_plan *p, const struct dc_batch *b, struct dc_flops *f, const char **error);
 
 #endif

@@ -1,17 +1,26 @@
 /* memory.h - the per-rank memory ledger: every byte we know of on one line.
  *
  * For each pipeline stage (the only axis along which ranks' ledgers differ
- * here) the ledger holds the model states (ZeRO paper section 5), the FSDP
- * working set (PyTorch FSDP2 lifecycle), activations (Korthikanti et al.
- * 2022 Eq. 1/2, an adjustable assumption), buffers and named overheads, and
+ * here) the ledger holds the model states (ZeRO paper section 5, experts
+ * sharded over the expert-data-parallel group), the FSDP working set
+ * (PyTorch FSDP2 lifecycle), activations (Korthikanti et al. 2022, an
+ * adjustable assumption: activation.h, with recomputation, sequence
+ * parallelism and the pipeline schedule), buffers and named overheads, and
  * the peak per phase. Consecutive stages with identical ledgers form one
- * class. Exact integer bytes, overflow-checked. Derivations and worked
- * examples: docs/formulas-systems.md, "Memory ledger".
+ * class; the plan (plan.h) finds the classes in closed form, so the memory
+ * estimator evaluates a few stages, not pp. Exact integer bytes,
+ * overflow-checked. Derivations and worked examples:
+ * docs/formulas-systems.md, "Memory ledger".
  *
  * Not modelled (said in the report too): optimizer-step temporaries, a full
  * (unsharded) state dict at checkpoint save, DDP's flat bucket copy of all
- * gradients when gradient_as_bucket_view is false, vocabulary padding,
- * activation recomputation and sequence parallelism.
+ * gradients when gradient_as_bucket_view is false, vocabulary padding, loss
+ * and pipeline send/receive buffers, fragmentation beyond the allocator
+ * reserve.
+ *
+ * Every function that can fail returns 0, or -1 with *error (when error is
+ * not NULL) set to static text naming the keys; the caller prefixes the
+ * config name ("NAME: error: TEXT").
  */
 #ifndef DISTCALC_MEMORY_H
 #define DISTCALC_MEMORY_H
@@ -19,7 +28,8 @@
 #include <stdint.h>
 
 #include "distcalc/config.h"
-#include "distcalc/diag.h"
+
+struct dc_plan;
 
 enum dc_mem_phase {
 	DC_MEM_FORWARD,
@@ -100,40 +110,44 @@ uint64_t dc_pipeline_in_flight(uint64_t pp, uint64_t stage, uint64_t grad_accum_
 
 /* Parameters of one rank on `stage` (tp shards, the vocab-parallel
  * embedding on the first stage and the head on the last, num_experts / ep
- * experts per MoE layer). Returns 0, or -1 on overflow. */
-int dc_stage_params_compute(const struct dc_config *cfg, uint64_t stage, struct dc_stage_params *p);
+ * experts per MoE layer), in O(1) from the plan's shard. Returns 0, or -1
+ * on overflow. */
+int dc_stage_params_compute(const struct dc_plan *p, uint64_t stage, struct dc_stage_params *out);
 
 /* The stage whose ranks hold the most parameters (the first on a tie) and
- * its placement, in O(1) stages. Returns 0, or -1 on overflow. */
-int dc_stage_params_most_loaded(const struct dc_config *cfg, struct dc_stage_params *p, uint64_t *stage);
+ * its placement, from the plan's segment starts (O(1) stages). Returns 0,
+ * or -1 when any stage's count overflows. */
+int dc_stage_params_most_loaded(const struct dc_plan *p, struct dc_stage_params *out, uint64_t *stage);
 
 /* The ledger of one rank on `stage` (stage_first = stage_last = stage).
- * Returns 0, or -1 with a DC_ERR_CONFIG error naming the keys in `diag`
- * (prefixed by `name`). */
-int dc_memory_stage(const struct dc_config *cfg, uint64_t stage, struct dc_mem_ledger *l,
-		    const char *name, struct dc_diag *diag);
+ * Returns 0, or -1 with *error set. */
+int dc_memory_stage(const struct dc_plan *p, uint64_t stage, struct dc_mem_ledger *l,
+		    const char **error);
 
-/* Ledgers of every stage, consecutive identical ones merged: `classes` must
- * hold cfg->parallel.pp entries. Sets *nclasses and *most_loaded (the class
- * with the largest peak, the first on a tie). Returns 0, or -1 as above. */
-int dc_memory_compute(const struct dc_config *cfg, struct dc_mem_ledger *classes,
-		      uint64_t *nclasses, uint64_t *most_loaded, const char *name,
-		      struct dc_diag *diag);
-
-const char *dc_mem_phase_name(enum dc_mem_phase p);
-
-struct dc_plan;
-
-/* The memory estimator's result: the class count and the most loaded
- * class's ledger; every other class comes from dc_memory_class_at. */
+/* The memory estimator's result: the classes of consecutive stages with
+ * identical ledgers are the plan's (dc_plan_class_stages); this holds
+ * their count and the ledger of the class with the highest peak (the
+ * first on a tie), with stage_first/stage_last set to that class's
+ * stages. No array: dc_memory_class_at makes any class's ledger. */
 struct dc_memory_result {
 	uint64_t nclasses;
-	uint64_t most_loaded;
+	uint64_t most_loaded;     /* the class of `top` */
 	struct dc_mem_ledger top;
 };
 
-/* Class i's ledger. Returns 0, or -1 on overflow. */
+/* Fills *m in O(segments): within a segment of identical parameters a
+ * stage's peak never grows from one stage to the next (later stages hold
+ * fewer microbatches in flight), so the first stage with the highest peak
+ * starts a segment. Returns 0, or -1 with *error set (the first stage, in stage
+ * order, whose ledger fails). */
+int dc_memory_compute(const struct dc_plan *p, struct dc_memory_result *m, const char **error);
+
+/* The ledger of class `i` (0 <= i < m->nclasses) with stage_first and
+ * stage_last set to its stages. Returns 0, or -1 for an i out of range or
+ * a ledger that overflows (never, when dc_memory_compute succeeded). */
 int dc_memory_class_at(const struct dc_plan *p, const struct dc_memory_result *m, uint64_t i,
 		       struct dc_mem_ledger *out);
+
+const char *dc_mem_phase_name(enum dc_mem_phase p);
 
 #endif

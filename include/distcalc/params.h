@@ -59,7 +59,23 @@ int dc_params_shared_experts(const struct dc_model *m, struct dc_param_part *out
 /* Layers with routed experts: L - dense_layers when num_experts > 0, else 0. */
 uint64_t dc_params_moe_layers(const struct dc_model *m);
 
+/* One layer's blocks of each kind, before any split. */
+struct dc_param_layer {
+	struct dc_param_part attention;
+	struct dc_param_part mlp;            /* the dense MLP (ffn_hidden_size) */
+	struct dc_param_part expert;         /* one routed expert (moe_ffn_hidden_size) */
+	struct dc_param_part router;
+	struct dc_param_part shared_experts;
+	uint64_t norm;                       /* one norm of width h */
+};
+
+int dc_params_layer(const struct dc_model *m, struct dc_param_layer *out);
+
 /* Every term of the shape; terms->total is what dc_model_param_count gives. */
 int dc_params_terms(const struct dc_model *m, struct dc_param_terms *terms);
+
+/* The same from the shape's layer blocks (dc_params_layer). */
+int dc_params_terms_of(const struct dc_model *m, const struct dc_param_layer *layer,
+		       struct dc_param_terms *terms);
 
 #endif

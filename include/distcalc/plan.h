@@ -8,14 +8,63 @@
  * ring lab's defaults. Estimators (results.h) read the plan, never the
  * loader's derivations. No allocation: a layout search derives millions of
  * plans a second.
+ *
+ * A plan is evaluated for one layout (struct dc_layout): the input's own
+ * (dc_plan_derive) or a what-if's (dc_plan_derive_layout, as the strategies
+ * comparison does). Estimators read the layout's fields from the plan and
+ * never from in->parallel or in->training's batch split; every other input
+ * field (model shape, cluster, precision, memory overheads, fsdp unit,
+ * buckets, recompute, rank order) they read from `in`.
+ *
+ * Stages. Ranks of one pipeline stage hold identical ledgers, and stages
+ * differ only through being first or last, their mix of dense and MoE
+ * layers, and the microbatches they hold in flight. The plan splits the pp
+ * stages in closed form into at most DC_PLAN_MAX_SEGMENTS segments of
+ * identical parameters and counts the classes of consecutive stages with
+ * identical ledgers (memory.h), so no estimator loops over every stage.
  */
 #ifndef DISTCALC_PLAN_H
 #define DISTCALC_PLAN_H
 
 #include <stdint.h>
 
+#include "distcalc/activation.h"
 #include "distcalc/config.h"
+#include "distcalc/memory.h"
+#include "distcalc/params.h"
 #include "distcalc/topology.h"
+
+/* The layout a plan is evaluated for. */
+struct dc_layout {
+	uint64_t tp, pp, dp;       /* dp x tp x pp = the world */
+	uint64_t ep;               /* expert-parallel degree >= 1, divides dp */
+	uint64_t virtual_pipeline; /* model chunks per pipeline rank, >= 1 */
+	int sequence_parallel;
+	enum dc_sharding sharding;
+	uint64_t micro_batch_size;
+	uint64_t grad_accum_steps;
+};
+
+/* The link a group's ring crosses and its parameters. */
+struct dc_plan_link {
+	enum dc_link_choice choice; /* DC_LINK_INTRA or DC_LINK_INTER */
+	struct dc_link params;
+};
+
+/* One rank's share of each kind of layer (Megatron-LM 2021 section 2.3:
+ * linear layers split over tp, column-parallel biases with them; norms,
+ * row-parallel biases, MLA down-projections and the router whole). */
+struct dc_plan_shard {
+	uint64_t dense_layer;   /* a layer with a dense MLP */
+	uint64_t moe_layer;     /* a MoE layer, its num_experts / ep experts included */
+	uint64_t layer_experts; /* the routed-expert part of moe_layer */
+	uint64_t embedding;     /* the vocab-parallel embedding (or head): ceil(V h / tp) */
+	uint64_t position;      /* the learned position table P x h, whole (GPT-2) */
+	int overflow;           /* a layer's or the embedding's share overflows 64 bits */
+	int position_overflow;  /* P x h overflows (the first stage's count) */
+};
+
+#define DC_PLAN_MAX_SEGMENTS 5
 
 struct dc_plan {
 	const struct dc_config *in; /* the input, borrowed: it must outlive the plan */
@@ -27,10 +76,84 @@ struct dc_plan {
 	uint64_t ring_ranks;        /* collective.ranks, default the world */
 	uint64_t ring_msg_bytes;    /* collective.message_size, default one rank's gradient bytes */
 	const char *error;          /* static text when dc_plan_derive fails */
+
+	struct dc_layout layout;    /* the layout evaluated */
+	uint64_t world;             /* topo.world: the product of topo.degree[] */
+	uint64_t expert_dp;         /* dp / ep: ranks holding replicas of the same experts */
+	uint64_t v;                 /* layout.virtual_pipeline */
+	uint64_t layers_per_stage;  /* L / pp */
+	uint64_t layers_per_chunk;  /* L / (pp v) */
+	uint64_t dense_limit;       /* the model's first layers with a dense MLP (all: dense model) */
+	uint64_t tokens_per_microbatch;      /* b s, one replica */
+	uint64_t tokens_per_microbatch_rank; /* b s / tp (ceil) under sequence parallelism, else b s */
+	struct dc_param_terms terms;  /* the shape's count term by term (params.h) */
+	struct dc_param_layer parts;  /* one layer of each kind, block by block (params.h) */
+	struct dc_plan_shard shard;   /* per-rank layer shares */
+	struct dc_act_plan act;       /* per-rank activations of each kind of layer (activation.h) */
+
+	/* the slowest link any group along each axis crosses (an axis of
+	 * degree 1 is intra-node); the expert layout's groups: ep consecutive
+	 * dp ranks, and dp / ep ranks ep dp-strides apart (group 0 of each) */
+	struct dc_plan_link link[DC_AXIS_COUNT];
+	struct dc_plan_link ep_link;
+	struct dc_plan_link edp_link;
+	struct dc_plan_link ring_link; /* the teaching ring over ranks 0..ring_ranks-1 */
+
+	/* stages: segments [segment_first[i], segment_first[i + 1]) hold
+	 * identical parameters (segment_first[nsegments] = pp); stages
+	 * 0..flat_last hold the same microbatches in flight, every later stage
+	 * a different count. A class is a segment's part within 0..flat_last
+	 * or one later stage. */
+	uint64_t nsegments;
+	uint64_t segment_first[DC_PLAN_MAX_SEGMENTS + 1];
+	struct dc_stage_params segment_params[DC_PLAN_MAX_SEGMENTS]; /* dc_stage_params_compute of each */
+	int segment_overflow[DC_PLAN_MAX_SEGMENTS];
+	uint64_t flat_last;
+	uint64_t flat_classes; /* segments starting at or before flat_last */
+	uint64_t nclasses;
+
+	/* the stage whose ranks hold the most parameters (the first on a tie) */
+	struct dc_stage_params most;
+	uint64_t most_stage;
+	int most_overflow; /* some stage's parameter count overflows */
 };
 
 /* Fills *p from `in`. Returns 0, or -1 with p->error set (an overflow the
- * loader's range checks let through). `in` must come from the loader. */
+ * loader's range checks let through; the other members are then
+ * undefined). `in` must come from the loader. */
 int dc_plan_derive(const struct dc_config *in, struct dc_plan *p);
+
+/* The input's own layout. */
+void dc_layout_of(const struct dc_config *in, struct dc_layout *out);
+
+/* As dc_plan_derive for `layout` in place of the input's: its degrees must
+ * multiply to at most DC_MAX_WORLD ranks and keep the loader's promises
+ * (tp divides the heads, pp x v divides the layers, ep divides dp and the
+ * experts). The ring defaults use the world of `layout`. */
+int dc_plan_derive_layout(const struct dc_config *in, const struct dc_layout *layout,
+			  struct dc_plan *p);
+
+/* As dc_plan_derive_layout for base->in, reusing what `base` derived and
+ * `layout` leaves as it was: the shape's counts always, the ranks' layout
+ * and the axes' links when the degrees are base's. A what-if derives its
+ * plans from the input's this way (the strategies comparison does). */
+int dc_plan_derive_from(const struct dc_plan *base, const struct dc_layout *layout, struct dc_plan *p);
+
+/* Dense-MLP layers among those rank `stage` holds, in O(1): with v model
+ * chunks (interleaved 1F1B, Megatron-LM 2021 section 2.2.2) it holds
+ * chunks stage, stage + pp, ..., each of L / (pp v) consecutive layers,
+ * and the dense ones are the model's first dense_limit layers. */
+uint64_t dc_plan_stage_dense_layers(const struct dc_plan *p, uint64_t stage);
+
+/* The segment holding `stage`, and the parameters of its ranks (NULL when
+ * they overflow 64 bits). */
+uint64_t dc_plan_stage_segment(const struct dc_plan *p, uint64_t stage);
+const struct dc_stage_params *dc_plan_stage_params(const struct dc_plan *p, uint64_t stage);
+
+/* Stages [*first, *last] of class `i` (0 <= i < nclasses). */
+void dc_plan_class_stages(const struct dc_plan *p, uint64_t i, uint64_t *first, uint64_t *last);
+
+/* The class holding `stage`. */
+uint64_t dc_plan_stage_class(const struct dc_plan *p, uint64_t stage);
 
 #endif

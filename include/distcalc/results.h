@@ -59,7 +59,9 @@ struct dc_results {
 	const char *error; /* static text, set when a compute fails */
 };
 
-/* One registry row. `needs` lists (as DC_EST_BIT) the results compute reads. */
+/* One registry row. `needs` lists (as DC_EST_BIT) the results compute
+ * reads: rows above it in dc_estimators, so table order is a dependency
+ * order. */
 struct dc_estimator {
 	const char *name;
 	uint32_t needs;
@@ -69,7 +71,11 @@ struct dc_estimator {
 extern const struct dc_estimator dc_estimators[DC_EST_COUNT];
 
 /* Computes every estimator in `wanted` and what they need, each once, in
- * dependency order. Returns 0, or -1 with r->error set. No allocation. */
+ * table (dependency) order. r->done starts from 0
+ * and gets each estimator's bit as it completes; members of the others are
+ * left as they were. Returns 0, or -1 with r->error set (the first failing
+ * estimator's text; prefix it with the config name and ": error: "). No
+ * allocation, no I/O. */
 int dc_estimate(const struct dc_plan *plan, uint32_t wanted, struct dc_results *r);
 
 #endif

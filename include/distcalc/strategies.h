@@ -6,7 +6,9 @@
  * unless the work is aligned first. Every variant keeps the configured
  * global batch: world ranks of pure DP/FSDP each take global_batch / world
  * samples, as micro_batch x grad_accum with micro_batch the largest divisor
- * of that count not above the configured micro batch. Derivation:
+ * of that count not above the configured micro batch. Each variant is a
+ * layout (plan.h): the comparison derives a plan for it and runs the same
+ * batch, comm and memory estimators as the report. Derivation:
  * docs/formulas-systems.md, "Aligned comparison".
  */
 #ifndef DISTCALC_STRATEGIES_H
@@ -14,8 +16,13 @@
 
 #include <stdint.h>
 
+#include "distcalc/batch.h"
+#include "distcalc/comm.h"
 #include "distcalc/config.h"
-#include "distcalc/diag.h"
+#include "distcalc/memory.h"
+
+struct dc_plan;
+struct dc_layout;
 
 enum dc_variant {
 	DC_VARIANT_DP,         /* tp = pp = 1, dp = world, no sharding */
@@ -25,10 +32,12 @@ enum dc_variant {
 };
 
 struct dc_variant_result {
-	struct dc_config cfg;  /* the variant's config */
+	/* the variant's layout */
 	uint64_t tp, pp, dp;
 	enum dc_sharding sharding;
-	uint64_t micro_batch_size, grad_accum_steps;
+	uint64_t micro_batch_size;
+	uint64_t grad_accum_steps;
+
 	int aligned;           /* tokens_per_step equals the configured one */
 	uint64_t tokens_per_step;
 	uint64_t peak_bytes;   /* most loaded rank */
@@ -39,20 +48,24 @@ struct dc_variant_result {
 	double comm_time_per_token_s; /* comm_time_s / tokens_per_step */
 };
 
-/* The variant's config: layout, sharding and batch split changed, every
- * other field as in `cfg`. Sets *aligned. */
-void dc_variant_config(const struct dc_config *cfg, enum dc_variant v, struct dc_config *out,
-		       int *aligned);
-
-/* Evaluates every variant into r[DC_VARIANT_COUNT]. Returns 0, or -1 with
- * the problem in `diag`. */
-int dc_strategies_compute(const struct dc_config *cfg, struct dc_variant_result *r, const char *name,
-			  struct dc_diag *diag);
-
-const char *dc_variant_name(enum dc_variant v);
-
 struct dc_strategies_result {
 	struct dc_variant_result v[DC_VARIANT_COUNT];
 };
+
+/* The layout of variant `v` of the plan's (configured) layout: degrees,
+ * sharding and batch split changed, everything else as configured. Sets
+ * *aligned to 0 when the global batch cannot be split evenly. */
+void dc_variant_layout(const struct dc_plan *p, enum dc_variant v, struct dc_layout *out, int *aligned);
+
+/* Evaluates every variant of the plan's layout. The configured row reads
+ * the plan's own results (`b`, `c`, `m`: the batch, comm and memory
+ * estimators' output for `p`); the others derive a plan per variant and
+ * run the same estimators. Returns 0, or -1 with *error set to static text
+ * naming the keys. No allocation. */
+int dc_strategies_compute(const struct dc_plan *p, const struct dc_batch *b, const struct dc_comm *c,
+			  const struct dc_memory_result *m, struct dc_strategies_result *out,
+			  const char **error);
+
+const char *dc_variant_name(enum dc_variant v);
 
 #endif

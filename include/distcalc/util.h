@@ -31,8 +31,14 @@ char *dc_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *dc_vasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Checked uint64 arithmetic: 0 and *out set, or -1 on overflow. */
-int dc_mul_u64(uint64_t a, uint64_t b, uint64_t *out);
-int dc_add_u64(uint64_t a, uint64_t b, uint64_t *out);
+static inline int dc_mul_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+	return __builtin_mul_overflow(a, b, out) ? -1 : 0;
+}
+static inline int dc_add_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+	return __builtin_add_overflow(a, b, out) ? -1 : 0;
+}
 
 /* Sticky-overflow arithmetic for long formulas: each call returns the
  * exact result, or 0 and sets c->overflow; check it once at the end. */
@@ -40,10 +46,29 @@ struct dc_ck {
 	int overflow;
 };
 
-uint64_t dc_ck_mul(struct dc_ck *c, uint64_t a, uint64_t b);
-uint64_t dc_ck_add(struct dc_ck *c, uint64_t a, uint64_t b);
+static inline uint64_t dc_ck_mul(struct dc_ck *c, uint64_t a, uint64_t b)
+{
+	uint64_t r;
+	if (__builtin_mul_overflow(a, b, &r)) {
+		c->overflow = 1;
+		return 0;
+	}
+	return r;
+}
+static inline uint64_t dc_ck_add(struct dc_ck *c, uint64_t a, uint64_t b)
+{
+	uint64_t r;
+	if (__builtin_add_overflow(a, b, &r)) {
+		c->overflow = 1;
+		return 0;
+	}
+	return r;
+}
 /* ceil(a / b) for b > 0, without overflow. */
-uint64_t dc_ceil_div(uint64_t a, uint64_t b);
+static inline uint64_t dc_ceil_div(uint64_t a, uint64_t b)
+{
+	return a / b + (a % b != 0);
+}
 
 /* Largest integer a double holds exactly, 2^53. Config numbers above it are
  * rejected. */

@@ -1,7 +1,7 @@
 /* fuzz_pipeline.c - libFuzzer harness over the whole pipeline: loader,
- * every experiment, both reporters into memory. Any config the loader
- * accepts must produce a report, never a crash, a hang or a non-finite
- * number in the JSON.
+ * plan, every experiment, both reporters into memory. Any config the
+ * loader accepts must produce a plan whose stage classes tile the pipeline
+ * and a report, never a crash, a hang or a non-finite number in the JSON.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,9 +9,40 @@
 
 #include "distcalc/config.h"
 #include "distcalc/experiment.h"
+#include "distcalc/memory.h"
+#include "distcalc/plan.h"
 #include "distcalc/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The plan of an accepted config: its classes, made one by one, cover
+ * stages 0..pp-1 in order, and the most loaded one has the highest peak. */
+static void check_plan(const struct dc_config *cfg)
+{
+	struct dc_plan p;
+	struct dc_memory_result m;
+	struct dc_mem_ledger l;
+	const char *err = NULL;
+	uint64_t next = 0;
+
+	if (dc_plan_derive(cfg, &p) != 0)
+		abort(); /* the loader's checks leave no overflow for the plan */
+	if (dc_memory_compute(&p, &m, &err) != 0) {
+		if (!err)
+			abort();
+		return;
+	}
+	if (m.most_loaded >= m.nclasses || m.nclasses > p.layout.pp)
+		abort();
+	for (uint64_t i = 0; i < m.nclasses && i < 4096; i++) {
+		if (dc_memory_class_at(&p, &m, i, &l) != 0 || l.stage_first != next || l.stage_last < l.stage_first ||
+		    l.peak_bytes > m.top.peak_bytes)
+			abort();
+		next = l.stage_last + 1;
+	}
+	if (m.nclasses <= 4096 && next != p.layout.pp)
+		abort();
+}
 
 #define MAX_SETS 8
 
@@ -57,6 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	dc_diag_init(&diag);
 	if (dc_config_load_buffer(cfg_text, cfg_len, "fuzz.json", sets, nsets, &cfg, &diag) == 0) {
+		check_plan(&cfg);
 		for (size_t i = 0; dc_experiments[i]; i++) {
 			struct dc_run_info info = {dc_experiments[i]->name, "fuzz.json", 7};
 			struct dc_render_opts ro = {32};

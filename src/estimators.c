@@ -1,0 +1,86 @@
+/* estimators.c - the estimator registry and its runner; see results.h.
+ *
+ * One row per estimator: its name, the results it reads and its compute.
+ * Each compute wraps one module's function (batch.h, memory.h, ...) and
+ * fills its own member of struct dc_results. */
+#include "distcalc/results.h"
+
+#include "distcalc/plan.h"
+
+/* The model's terms and its most loaded rank: both derived with the plan
+ * (the ring's default message needs the latter), shown here. */
+static int model_compute(const struct dc_plan *p, struct dc_results *r)
+{
+	if (p->most_overflow) {
+		r->error = "'model': parameter count overflows 64 bits";
+		return -1;
+	}
+	r->model.terms = p->terms;
+	r->model.most = p->most;
+	r->model.most_stage = p->most_stage;
+	return 0;
+}
+
+static int batch_compute(const struct dc_plan *p, struct dc_results *r)
+{
+	return dc_batch_compute(p, &r->batch, &r->error);
+}
+
+static int memory_compute(const struct dc_plan *p, struct dc_results *r)
+{
+	return dc_memory_compute(p, &r->memory, &r->error);
+}
+
+static int ring_compute(const struct dc_plan *p, struct dc_results *r)
+{
+	dc_ring_compute(p->ring_ranks, p->ring_msg_bytes, &p->ring_link.params, p->ring_link.choice, &r->ring);
+	return 0;
+}
+
+static int comm_compute(const struct dc_plan *p, struct dc_results *r)
+{
+	return dc_comm_compute(p, &r->comm, &r->error);
+}
+
+static int strategies_compute(const struct dc_plan *p, struct dc_results *r)
+{
+	return dc_strategies_compute(p, &r->batch, &r->comm, &r->memory, &r->strategies, &r->error);
+}
+
+static int flops_compute(const struct dc_plan *p, struct dc_results *r)
+{
+	return dc_flops_compute(p, &r->batch, &r->flops, &r->error);
+}
+
+const struct dc_estimator dc_estimators[DC_EST_COUNT] = {
+	[DC_EST_MODEL] = {"model", 0, model_compute},
+	[DC_EST_BATCH] = {"batch", 0, batch_compute},
+	[DC_EST_MEMORY] = {"memory", 0, memory_compute},
+	[DC_EST_RING] = {"ring", 0, ring_compute},
+	[DC_EST_COMM] = {"comm", 0, comm_compute},
+	[DC_EST_STRATEGIES] = {"strategies", DC_EST_BIT(DC_EST_BATCH) | DC_EST_BIT(DC_EST_COMM) | DC_EST_BIT(DC_EST_MEMORY),
+			       strategies_compute},
+	[DC_EST_FLOPS] = {"flops", DC_EST_BIT(DC_EST_BATCH), flops_compute},
+};
+
+int dc_estimate(const struct dc_plan *plan, uint32_t wanted, struct dc_results *r)
+{
+	uint32_t todo = wanted & DC_EST_ALL;
+
+	r->done = 0;
+	r->error = NULL;
+	/* every row needs only rows above it (check_plan holds the table to
+	 * that): one pass upwards adds what the wanted ones need, one pass
+	 * downwards runs them in dependency order */
+	for (int e = DC_EST_COUNT - 1; e >= 0; e--)
+		if (todo & DC_EST_BIT(e))
+			todo |= dc_estimators[e].needs;
+	for (int e = 0; e < DC_EST_COUNT; e++) {
+		if (!(todo & DC_EST_BIT(e)))
+			continue;
+		if (dc_estimators[e].compute(plan, r) != 0)
+			return -1;
+		r->done |= DC_EST_BIT(e);
+	}
+	return 0;
+}

@@ -1,0 +1,307 @@
+/* plan.c - everything derived from the input, once; see plan.h. */
+#include "distcalc/plan.h"
+
+#include <string.h>
+
+#include "distcalc/activation.h"
+#include "distcalc/memory.h"
+#include "distcalc/params.h"
+#include "distcalc/ring.h"
+#include "distcalc/util.h"
+
+void dc_layout_of(const struct dc_config *in, struct dc_layout *o)
+{
+	o->tp = in->parallel.tp;
+	o->pp = in->parallel.pp;
+	o->dp = in->parallel.dp;
+	o->ep = in->parallel.ep ? in->parallel.ep : 1;
+	o->virtual_pipeline = in->parallel.virtual_pipeline ? in->parallel.virtual_pipeline : 1;
+	o->sequence_parallel = in->parallel.sequence_parallel;
+	o->sharding = in->parallel.sharding;
+	o->micro_batch_size = in->training.micro_batch_size;
+	o->grad_accum_steps = in->training.grad_accum_steps;
+}
+
+static void link_of(const struct dc_config *in, enum dc_link_choice c, struct dc_plan_link *l)
+{
+	l->choice = c;
+	l->params = c == DC_LINK_INTRA ? in->cluster.intra_node : in->cluster.inter_node;
+}
+
+/* Degrees, strides and the slowest link of every axis. topology.h builds
+ * a topology from a config, so a layout other than the input's goes
+ * through a copy of the input that carries it. */
+static void derive_topology(const struct dc_config *in, const struct dc_layout *lay, struct dc_plan *p)
+{
+	if (lay->tp == in->parallel.tp && lay->pp == in->parallel.pp && lay->dp == in->parallel.dp &&
+	    p->world == in->world_size) {
+		dc_topology_init(in, &p->topo);
+	} else {
+		struct dc_config tmp = *in;
+		tmp.parallel.tp = lay->tp;
+		tmp.parallel.pp = lay->pp;
+		tmp.parallel.dp = lay->dp;
+		tmp.world_size = p->world;
+		dc_topology_init(&tmp, &p->topo);
+	}
+	for (int a = 0; a < DC_AXIS_COUNT; a++) {
+		struct dc_plan_link *l = &p->link[a];
+		/* a group of one rank sits on one node */
+		if (p->topo.degree[a] <= 1)
+			link_of(in, DC_LINK_INTRA, l);
+		else
+			l->choice = dc_topology_axis_link(in, &p->topo, (enum dc_axis)a, &l->params);
+	}
+}
+
+/* Megatron-Core: an expert-parallel group is ep consecutive dp ranks; the
+ * expert-data-parallel group the dp / ep ranks that hold the same experts,
+ * ep dp-strides apart (group 0 of each) */
+static void derive_expert_links(const struct dc_config *in, struct dc_plan *p)
+{
+	uint64_t s = p->topo.stride[DC_AXIS_DP];
+	struct dc_group ep = {DC_AXIS_DP, 0, 0, s, p->ep};
+	struct dc_group edp = {DC_AXIS_DP, 0, 0, s * p->ep, p->expert_dp};
+	link_of(in, dc_group_link(&p->topo, &ep), &p->ep_link);
+	link_of(in, dc_group_link(&p->topo, &edp), &p->edp_link);
+}
+
+/* Every block of one layer, and each rank's share of a layer. */
+static void derive_shard(const struct dc_config *in, struct dc_plan *p)
+{
+	const struct dc_model *m = &in->model;
+	const struct dc_param_layer *pt = &p->parts;
+	struct dc_plan_shard *sh = &p->shard;
+	uint64_t tp = p->layout.tp, norms;
+	struct dc_ck c = {0}, pos = {0};
+
+	norms = dc_ck_mul(&c, 2, pt->norm);
+	/* Megatron-LM 2021 section 2.3: linear layers split over tp; norms,
+	 * row-parallel biases and MLA down-projections whole on every rank */
+	sh->dense_layer = dc_ck_add(&c, dc_ceil_div(dc_ck_add(&c, pt->attention.split, pt->mlp.split), tp),
+				    dc_ck_add(&c, dc_ck_add(&c, pt->attention.replicated, pt->mlp.replicated), norms));
+	/* MoE layer (Megatron-Core): attention and shared experts split over
+	 * tp; num_experts / ep routed experts on this rank, each split over
+	 * the expert tp group (expert_tensor_parallel_size defaults to tp);
+	 * the router whole */
+	sh->layer_experts = dc_ck_mul(&c, m->num_experts / p->ep,
+				      dc_ck_add(&c, dc_ceil_div(pt->expert.split, tp), pt->expert.replicated));
+	sh->moe_layer = dc_ck_add(&c,
+				  dc_ck_add(&c, dc_ceil_div(dc_ck_add(&c, pt->attention.split, pt->shared_experts.split), tp),
+					    sh->layer_experts),
+				  dc_ck_add(&c, dc_ck_add(&c, pt->attention.replicated, pt->shared_experts.replicated),
+					    dc_ck_add(&c, pt->router.replicated, norms)));
+	sh->embedding = dc_ceil_div(dc_ck_mul(&c, m->vocab_size, m->hidden_size), tp); /* vocab-parallel */
+	sh->position = dc_ck_mul(&pos, m->position_embeddings, m->hidden_size);
+	sh->overflow = c.overflow;
+	sh->position_overflow = pos.overflow;
+}
+
+uint64_t dc_plan_stage_dense_layers(const struct dc_plan *p, uint64_t stage)
+{
+	uint64_t pc = p->layers_per_chunk, pp = p->layout.pp, v = p->v;
+	uint64_t q, r, n = 0;
+
+	if (p->in->model.params_explicit || !pc)
+		return p->layers_per_stage; /* no shape: every layer counts as dense */
+	/* chunks 0..q-1 are dense, chunk q holds r dense layers, the rest none */
+	q = p->dense_limit / pc;
+	r = p->dense_limit % pc;
+	if (q >= pp * v)
+		return p->layers_per_stage;
+	if (stage < q)
+		n = pc * ((q - stage - 1) / pp + 1 < v ? (q - stage - 1) / pp + 1 : v);
+	if (stage <= q && (q - stage) % pp == 0)
+		n += r;
+	return n;
+}
+
+/* Segments of identical parameters: stages differ by being first or last
+ * and by their dense layers, which change only around the stage holding
+ * the chunk that is partly dense (plan.h). */
+static void derive_segments(struct dc_plan *p)
+{
+	uint64_t pp = p->layout.pp, pc = p->layers_per_chunk, n = 1;
+	uint64_t cand[4], ncand = 0;
+
+	p->segment_first[0] = 0;
+	cand[ncand++] = 1;
+	if (pc && !p->in->model.params_explicit && p->dense_limit / pc < pp * p->v) {
+		uint64_t b = p->dense_limit / pc % pp;
+		cand[ncand++] = b;
+		cand[ncand++] = b + 1;
+	}
+	cand[ncand++] = pp - 1;
+	/* ascending (insertion sort of at most four) */
+	for (uint64_t i = 1; i < ncand; i++)
+		for (uint64_t j = i; j > 0 && cand[j - 1] > cand[j]; j--) {
+			uint64_t x = cand[j];
+			cand[j] = cand[j - 1];
+			cand[j - 1] = x;
+		}
+	/* each once, each a real change from the stage before it */
+	for (uint64_t i = 0; i < ncand; i++) {
+		uint64_t s = cand[i];
+		if (s == 0 || s >= pp || s == p->segment_first[n - 1])
+			continue;
+		if (s == 1 || s == pp - 1 || dc_plan_stage_dense_layers(p, s) != dc_plan_stage_dense_layers(p, s - 1))
+			p->segment_first[n++] = s;
+	}
+	p->nsegments = n;
+	p->segment_first[n] = pp;
+	for (uint64_t i = 0; i < n; i++)
+		p->segment_overflow[i] = dc_stage_params_compute(p, p->segment_first[i], &p->segment_params[i]) != 0;
+}
+
+uint64_t dc_plan_stage_segment(const struct dc_plan *p, uint64_t stage)
+{
+	uint64_t i = 0;
+	while (i + 1 < p->nsegments && p->segment_first[i + 1] <= stage)
+		i++;
+	return i;
+}
+
+const struct dc_stage_params *dc_plan_stage_params(const struct dc_plan *p, uint64_t stage)
+{
+	uint64_t i = dc_plan_stage_segment(p, stage);
+	return p->segment_overflow[i] ? NULL : &p->segment_params[i];
+}
+
+/* Stages 0..flat_last hold the same microbatches in flight: 1F1B keeps
+ * min(pp - s, m) (dc_pipeline_in_flight), m on stages s <= pp - m and a
+ * different count on every later one. The interleaved schedule keeps
+ * min((v + 1) pp - 2s - 1, m v) chunks (dc_act_layer_microbatches), and
+ * at s = pp - m the first is (v - 1)(pp - m) + m - 1 + m v >= m v: its cap
+ * holds across the same stages, so they share the layer-microbatches as
+ * well. */
+static void derive_classes(struct dc_plan *p)
+{
+	uint64_t pp = p->layout.pp, m = p->layout.grad_accum_steps, k = 0;
+	uint64_t t = pp > 1 && m < pp ? pp - m : 0;
+
+	while (k < p->nsegments && p->segment_first[k] <= t)
+		k++;
+	p->flat_last = t;
+	p->flat_classes = k;
+	p->nclasses = k + (pp - 1 - t);
+}
+
+void dc_plan_class_stages(const struct dc_plan *p, uint64_t i, uint64_t *first, uint64_t *last)
+{
+	if (i < p->flat_classes) {
+		uint64_t end = p->segment_first[i + 1] - 1;
+		*first = p->segment_first[i];
+		*last = end < p->flat_last ? end : p->flat_last;
+	} else {
+		*first = *last = p->flat_last + 1 + (i - p->flat_classes);
+	}
+}
+
+uint64_t dc_plan_stage_class(const struct dc_plan *p, uint64_t stage)
+{
+	if (stage > p->flat_last)
+		return p->flat_classes + (stage - p->flat_last - 1);
+	return dc_plan_stage_segment(p, stage); /* the flat region's classes are its segments */
+}
+
+static int derive(const struct dc_config *in, const struct dc_layout *lay, const struct dc_plan *base,
+		  struct dc_plan *p)
+{
+	const struct dc_model *m = &in->model;
+	struct dc_ck c = {0};
+
+	/* every member is set below (no memset: a search derives millions) */
+	p->error = NULL;
+	p->in = in;
+	p->layout = *lay;
+	p->num_nodes = in->cluster.num_nodes;
+	p->ep = lay->ep ? lay->ep : 1;
+	p->v = lay->virtual_pipeline ? lay->virtual_pipeline : 1;
+	p->layout.ep = p->ep;
+	p->layout.virtual_pipeline = p->v;
+	p->world = dc_ck_mul(&c, dc_ck_mul(&c, lay->tp, lay->pp), lay->dp);
+	if (c.overflow || p->world == 0 || p->world > DC_MAX_WORLD) {
+		p->error = "'parallel': dp x tp x pp must be between 1 and 2^24 ranks";
+		return -1;
+	}
+	p->expert_dp = lay->dp % p->ep == 0 ? lay->dp / p->ep : lay->dp;
+	p->layers_per_stage = m->num_layers / lay->pp;
+	p->layers_per_chunk = p->layers_per_stage / p->v;
+	p->dense_limit = m->num_experts ? m->dense_layers : m->num_layers;
+	p->tokens_per_microbatch = dc_ck_mul(&c, lay->micro_batch_size, m->seq_length);
+	p->tokens_per_microbatch_rank =
+		lay->sequence_parallel ? dc_ceil_div(p->tokens_per_microbatch, lay->tp) : p->tokens_per_microbatch;
+	if (c.overflow) {
+		p->error = "'training.micro_batch_size' x 'model.seq_length': tokens per microbatch overflow 64 bits";
+		return -1;
+	}
+	if (base && base->layout.tp == lay->tp && base->layout.pp == lay->pp && base->layout.dp == lay->dp) {
+		p->topo = base->topo;
+		memcpy(p->link, base->link, sizeof(p->link));
+	} else {
+		derive_topology(in, lay, p);
+	}
+	derive_expert_links(in, p);
+
+	if (base) {
+		p->parts = base->parts;
+		p->terms = base->terms;
+	} else if (dc_params_layer(m, &p->parts) != 0 || dc_params_terms_of(m, &p->parts, &p->terms) != 0) {
+		p->error = "'model': the parameter count of this shape overflows 64 bits; check hidden_size, ffn_hidden_size, vocab_size, num_layers and the expert sizes";
+		return -1;
+	}
+	/* an explicit count carries no shape: its active part is unknown */
+	p->params_total = m->params_explicit ? m->params : p->terms.total;
+	p->params_active = m->params_explicit ? m->params : p->terms.active;
+	derive_shard(in, p);
+	dc_act_plan_compute(p, &p->act);
+	derive_segments(p);
+	derive_classes(p);
+	p->most_overflow = dc_stage_params_most_loaded(p, &p->most, &p->most_stage) != 0;
+
+	/* the ring lab: all ranks, the most loaded rank's gradient (its tp
+	 * and ep shard of the stage holding the most parameters) */
+	p->ring_ranks = in->collective.ranks ? in->collective.ranks : p->world;
+	p->ring_msg_bytes = in->collective.msg_bytes;
+	if (!p->ring_msg_bytes &&
+	    (p->most_overflow || dc_mul_u64(p->most.total, in->precision.grad_bytes, &p->ring_msg_bytes))) {
+		p->error = "'collective.message_size': default gradient bytes overflow";
+		return -1;
+	}
+	p->ring_link.choice = dc_ring_pick_link(in, p->ring_ranks, &p->ring_link.params);
+	return 0;
+}
+
+int dc_plan_derive_layout(const struct dc_config *in, const struct dc_layout *lay, struct dc_plan *p)
+{
+	return derive(in, lay, NULL, p);
+}
+
+/* Whether a and b differ at most in their sharding, which nothing in a
+ * plan depends on. */
+static int same_but_sharding(const struct dc_layout *a, const struct dc_layout *b)
+{
+	return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->ep == b->ep &&
+	       a->virtual_pipeline == b->virtual_pipeline && a->sequence_parallel == b->sequence_parallel &&
+	       a->micro_batch_size == b->micro_batch_size && a->grad_accum_steps == b->grad_accum_steps;
+}
+
+int dc_plan_derive_from(const struct dc_plan *base, const struct dc_layout *lay, struct dc_plan *p)
+{
+	struct dc_layout norm = *lay;
+	norm.ep = lay->ep ? lay->ep : 1;
+	norm.virtual_pipeline = lay->virtual_pipeline ? lay->virtual_pipeline : 1;
+	if (!base->error && same_but_sharding(&base->layout, &norm)) {
+		*p = *base;
+		p->layout.sharding = lay->sharding;
+		return 0;
+	}
+	return derive(base->in, lay, base, p);
+}
+
+int dc_plan_derive(const struct dc_config *in, struct dc_plan *p)
+{
+	struct dc_layout lay;
+	dc_layout_of(in, &lay);
+	return derive(in, &lay, NULL, p);
+}

@@ -1,0 +1,546 @@
+/* check_plan.c - the plan (plan.h) and the estimator registry (results.h).
+ *
+ * dc_plan_derive against hand-worked figures (degrees, world, the expert
+ * layout, parameter totals, the ring's defaults, links); the closed-form
+ * stage segments and ledger classes against the brute force they replace
+ * (every stage's ledger, consecutive identical ones merged) over thousands
+ * of seeded configs; dc_estimate's dependency order. DC_PROPERTY_SEED and
+ * DC_PROPERTY_COUNT (default 3000) change the generated configs.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "distcalc/config.h"
+#include "distcalc/memory.h"
+#include "distcalc/plan.h"
+#include "distcalc/results.h"
+#include "distcalc/rng.h"
+#include "distcalc/util.h"
+
+#include "fixtures.h"
+#include "fixtures_plan.h"
+
+static void load_path(const char *rel, struct dc_config *c)
+{
+	char path[512];
+	struct dc_diag d;
+	snprintf(path, sizeof(path), "%s/%s", DC_SOURCE_DIR, rel);
+	dc_diag_init(&d);
+	if (dc_config_load_file(path, NULL, 0, c, &d) != 0)
+		ck_abort_msg("%s rejected: %s", rel, d.count ? d.entries[0].text : "?");
+	dc_diag_release(&d);
+}
+
+START_TEST(test_derive_systems)
+{
+	/* configs/systems.json: 2 nodes x 4 GPUs, tp 4, dp 2, pp 1, order
+	 * tp-cp-ep-dp-pp. The Llama-2-7B shape has 6,738,415,616 parameters
+	 * (published; dense, so all active). Ring defaults: all 8 ranks and
+	 * one tp-4 rank's gradient, 1,684,803,584 parameters x 2 B =
+	 * 3,369,607,168 B (32 x (202,375,168 / 4 + 8,192) layer parameters,
+	 * 2 x 32000 x 4096 / 4 of embedding and head, the final norm 4,096).
+	 * TP groups 0-3 and 4-7 stay on a node, DP groups {0, 4} ... cross;
+	 * the ring's 8 ranks span 2 nodes. */
+	struct dc_config c;
+	struct dc_plan p;
+
+	fixture_systems(&c);
+	fixture_plan(&c, &p);
+	ck_assert_ptr_eq(p.in, &c);
+	ck_assert_uint_eq(p.topo.degree[DC_AXIS_TP], 4);
+	ck_assert_uint_eq(p.topo.degree[DC_AXIS_CP], 1);
+	ck_assert_uint_eq(p.topo.degree[DC_AXIS_EP], 1);
+	ck_assert_uint_eq(p.topo.degree[DC_AXIS_DP], 2);
+	ck_assert_uint_eq(p.topo.degree[DC_AXIS_PP], 1);
+	ck_assert_uint_eq(p.world, 8);
+	ck_assert_uint_eq(p.topo.world, 8);
+	ck_assert_uint_eq(p.topo.stride[DC_AXIS_DP], 4);
+	ck_assert_uint_eq(p.num_nodes, 2);
+	ck_assert_uint_eq(p.ep, 1);
+	ck_assert_uint_eq(p.expert_dp, 2);
+	ck_assert_uint_eq(p.params_total, 6738415616ull);
+	ck_assert_uint_eq(p.params_active, 6738415616ull);
+	ck_assert_uint_eq(p.terms.total, 6738415616ull);
+	ck_assert_uint_eq(p.ring_ranks, 8);
+	ck_assert_uint_eq(p.ring_msg_bytes, 3369607168ull);
+	ck_assert_int_eq(p.ring_link.choice, DC_LINK_INTER);
+	ck_assert_int_eq(p.link[DC_AXIS_TP].choice, DC_LINK_INTRA);
+	ck_assert(p.link[DC_AXIS_TP].params.bw_bytes_per_s == 300e9);
+	ck_assert_int_eq(p.link[DC_AXIS_DP].choice, DC_LINK_INTER);
+	ck_assert(p.link[DC_AXIS_DP].params.bw_bytes_per_s == 50e9);
+	ck_assert_int_eq(p.link[DC_AXIS_PP].choice, DC_LINK_INTRA);
+	/* micro batch 1 x 4096 tokens, no sequence parallelism */
+	ck_assert_uint_eq(p.tokens_per_microbatch, 4096);
+	ck_assert_uint_eq(p.tokens_per_microbatch_rank, 4096);
+	ck_assert_uint_eq(p.layers_per_stage, 32);
+	/* one stage: one segment, one class */
+	ck_assert_uint_eq(p.nsegments, 1);
+	ck_assert_uint_eq(p.nclasses, 1);
+	ck_assert_uint_eq(p.most_stage, 0);
+	ck_assert_uint_eq(p.most.total, 1684803584ull);
+	ck_assert_ptr_null(p.error);
+	/* given values win over the defaults */
+	c.collective.ranks = 4;
+	c.collective.msg_bytes = 1000;
+	fixture_plan(&c, &p);
+	ck_assert_uint_eq(p.ring_ranks, 4);
+	ck_assert_uint_eq(p.ring_msg_bytes, 1000);
+	ck_assert_int_eq(p.ring_link.choice, DC_LINK_INTRA);
+}
+END_TEST
+
+START_TEST(test_derive_mixtral_ep)
+{
+	/* configs/mixtral-8x7b-ep.json: 4 nodes x 8 GPUs, tp 2, pp 4, dp 4,
+	 * ep 4. Mixtral-8x7B by hand: per layer attention 2 x 4096^2 +
+	 * 2 x 4096 x 1024 = 41,943,040, 8 experts of 3 x 4096 x 14336 =
+	 * 176,160,768, router 8 x 4096 = 32,768, norms 8,192: 1,451,270,144,
+	 * x 32 = 46,440,644,608; embedding and head 2 x 32000 x 4096 =
+	 * 262,144,000 and the final norm: 46,702,792,704 (the published
+	 * 46.7B). Active, 2 experts a token: (41,943,040 + 352,321,536 +
+	 * 32,768 + 8,192) x 32 + 262,148,096 = 12,879,925,248 (12.9B). ep is
+	 * carved out of dp: the rank axis EP keeps degree 1, dp / ep = 1 rank
+	 * holds each expert. A rank's MoE layer: 41,943,040 / 2 + 2 experts x
+	 * 88,080,384 + 32,768 + 8,192 = 197,173,248; the last stage (8 layers,
+	 * head 65,536,000, norm 4,096) holds the most, 1,642,926,080, whose
+	 * 2-byte gradient is the ring's default message. Each node holds one
+	 * stage's 8 ranks (tp stride 1, dp stride 2, pp stride 8): tp, dp and
+	 * the ep group {0, 2, 4, 6} stay inside it, pp crosses. */
+	struct dc_config c;
+	struct dc_plan p;
+
+	load_path("configs/mixtral-8x7b-ep.json", &c);
+	fixture_plan(&c, &p);
+	ck_assert_uint_eq(p.world, 32);
+	ck_assert_uint_eq(p.topo.degree[DC_AXIS_EP], 1);
+	ck_assert_uint_eq(p.topo.degree[DC_AXIS_DP], 4);
+	ck_assert_uint_eq(p.ep, 4);
+	ck_assert_uint_eq(p.expert_dp, 1);
+	ck_assert_uint_eq(p.params_total, 46702792704ull);
+	ck_assert_uint_eq(p.params_active, 12879925248ull);
+	ck_assert_uint_eq(p.shard.moe_layer, 197173248ull);
+	ck_assert_uint_eq(p.shard.layer_experts, 176160768ull);
+	ck_assert_uint_eq(p.shard.embedding, 65536000ull);
+	ck_assert_uint_eq(p.most_stage, 3);
+	ck_assert_uint_eq(p.most.total, 1642926080ull);
+	ck_assert_uint_eq(p.ring_msg_bytes, 2 * 1642926080ull);
+	ck_assert_uint_eq(p.ring_ranks, 32);
+	ck_assert_int_eq(p.link[DC_AXIS_TP].choice, DC_LINK_INTRA);
+	ck_assert_int_eq(p.link[DC_AXIS_DP].choice, DC_LINK_INTRA);
+	ck_assert_int_eq(p.link[DC_AXIS_PP].choice, DC_LINK_INTER);
+	ck_assert_int_eq(p.ep_link.choice, DC_LINK_INTRA);
+	ck_assert_int_eq(p.edp_link.choice, DC_LINK_INTRA);
+	/* 16 microbatches >= pp: every stage holds a different count in
+	 * flight, so 4 classes; stages 1 and 2 share their parameters */
+	ck_assert_uint_eq(p.nclasses, 4);
+	ck_assert_uint_eq(p.nsegments, 3);
+	ck_assert_uint_eq(p.segment_first[0], 0);
+	ck_assert_uint_eq(p.segment_first[1], 1);
+	ck_assert_uint_eq(p.segment_first[2], 3);
+	ck_assert_uint_eq(p.segment_first[3], 4);
+}
+END_TEST
+
+START_TEST(test_derive_layout_override)
+{
+	/* pure DP of the course's setting: dp 8 = world, tp 1; the dp group
+	 * 0-7 spans both nodes; one rank holds the whole 7B model, and its
+	 * 2-byte gradient 13,476,831,232 B is the ring's default there */
+	struct dc_config c;
+	struct dc_plan p;
+	struct dc_layout lay;
+
+	fixture_systems(&c);
+	dc_layout_of(&c, &lay);
+	ck_assert_uint_eq(lay.tp, 4);
+	ck_assert_uint_eq(lay.ep, 1);
+	ck_assert_uint_eq(lay.virtual_pipeline, 1);
+	lay.tp = 1;
+	lay.dp = 8;
+	ck_assert_int_eq(dc_plan_derive_layout(&c, &lay, &p), 0);
+	ck_assert_uint_eq(p.world, 8);
+	ck_assert_uint_eq(p.topo.degree[DC_AXIS_TP], 1);
+	ck_assert_uint_eq(p.topo.degree[DC_AXIS_DP], 8);
+	ck_assert_uint_eq(p.topo.stride[DC_AXIS_DP], 1);
+	ck_assert_int_eq(p.link[DC_AXIS_DP].choice, DC_LINK_INTER);
+	ck_assert_int_eq(p.link[DC_AXIS_TP].choice, DC_LINK_INTRA);
+	ck_assert_uint_eq(p.most.total, 6738415616ull);
+	ck_assert_uint_eq(p.ring_msg_bytes, 13476831232ull);
+	/* the input is untouched */
+	ck_assert_uint_eq(c.parallel.tp, 4);
+	/* degrees past 2^24 ranks are refused */
+	lay.dp = (uint64_t)1 << 25;
+	ck_assert_int_eq(dc_plan_derive_layout(&c, &lay, &p), -1);
+	ck_assert_ptr_nonnull(p.error);
+}
+END_TEST
+
+START_TEST(test_explicit_params)
+{
+	/* an explicit count: the total and the active count are it; a rank of
+	 * tp 1 x pp 1 holds it all */
+	struct dc_config c;
+	struct dc_plan p;
+
+	fixture_json(&c, "{\"model\": {\"params\": 7500000000, \"num_layers\": 32, \"hidden_size\": 4096,"
+			 " \"num_attention_heads\": 32, \"vocab_size\": 32000, \"seq_length\": 1024},"
+			 " \"cluster\": {\"num_nodes\": 4, \"gpus_per_node\": 1, \"gpu_memory\": \"32 GiB\","
+			 " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"}}}");
+	ck_assert_uint_eq(c.model.params, 7500000000ull);
+	fixture_plan(&c, &p);
+	ck_assert_uint_eq(p.params_total, 7500000000ull);
+	ck_assert_uint_eq(p.params_active, 7500000000ull);
+	ck_assert_uint_eq(p.most.total, 7500000000ull);
+	/* default precision: 2-byte gradients */
+	ck_assert_uint_eq(p.ring_msg_bytes, 15000000000ull);
+}
+END_TEST
+
+/* The loop dc_plan_stage_dense_layers replaces: chunks stage + k pp. */
+static uint64_t dense_loop(uint64_t L, uint64_t pp, uint64_t v, uint64_t limit, uint64_t stage)
+{
+	uint64_t per_chunk = L / pp / v, n = 0;
+	for (uint64_t k = 0; k < v; k++) {
+		uint64_t first = (stage + k * pp) * per_chunk;
+		if (first < limit)
+			n += limit - first < per_chunk ? limit - first : per_chunk;
+	}
+	return n;
+}
+
+START_TEST(test_dense_layers_closed_form)
+{
+	/* every (pp, v, layers per chunk, dense limit) up to small sizes */
+	struct dc_config c;
+	struct dc_plan p;
+
+	fixture_systems(&c);
+	for (uint64_t pp = 1; pp <= 9; pp++)
+		for (uint64_t v = 1; v <= 4; v++)
+			for (uint64_t pc = 1; pc <= 3; pc++) {
+				uint64_t L = pp * v * pc;
+				for (uint64_t limit = 0; limit <= L + 1; limit++) {
+					memset(&p, 0, sizeof(p));
+					p.in = &c;
+					p.layout.pp = pp;
+					p.v = v;
+					p.layers_per_stage = L / pp;
+					p.layers_per_chunk = pc;
+					p.dense_limit = limit;
+					for (uint64_t s = 0; s < pp; s++)
+						ck_assert_msg(dc_plan_stage_dense_layers(&p, s) == dense_loop(L, pp, v, limit, s),
+							      "pp %llu v %llu L %llu limit %llu stage %llu",
+							      (unsigned long long)pp, (unsigned long long)v,
+							      (unsigned long long)L, (unsigned long long)limit,
+							      (unsigned long long)s);
+				}
+			}
+}
+END_TEST
+
+/* ---- generated configs ---- */
+
+static uint64_t env_u64(const char *name, uint64_t dflt)
+{
+	const char *v = getenv(name);
+	return v && *v ? strtoull(v, NULL, 10) : dflt;
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* A random valid config stressing the stage structure: pp up to 16,
+ * interleaving, fewer microbatches than stages, MoE models with leading
+ * dense layers and expert parallelism, explicit parameter counts and
+ * activation overrides, every sharding and recompute mode. */
+static void gen(struct dc_rng *r, char *buf, size_t len)
+{
+	static const uint64_t gpn_choices[] = {1, 2, 4, 8};
+	static const uint64_t pow2[] = {1, 2, 4};
+	static const char *const sharding[] = {"none", "zero1", "zero2", "fsdp"};
+	static const char *const recompute[] = {"none", "selective", "full"};
+	static const char *const orders[] = {"tp-cp-ep-dp-pp", "dp-tp-pp", "tp-pp-dp", "pp-dp-tp"};
+	uint64_t gpn = gpn_choices[dc_rng_range(r, 0, 3)], nodes = dc_rng_range(r, 1, 8);
+	uint64_t world = gpn * nodes, tp, pp, dp, vp = 1, gas, layers, heads, hidden, experts = 0, ep = 1;
+	uint64_t dense = 0;
+	int moe = dc_rng_range(r, 0, 1) == 1, sp;
+	char moe_text[256] = "", extra[128] = "", mem_text[96] = "";
+
+	do
+		tp = pow2[dc_rng_range(r, 0, 2)];
+	while (world % tp != 0);
+	do
+		pp = dc_rng_range(r, 1, 16);
+	while ((world / tp) % pp != 0);
+	dp = world / tp / pp;
+	if (pp > 1 && dc_rng_range(r, 0, 2) == 0)
+		vp = dc_rng_range(r, 2, 4);
+	gas = vp > 1 ? pp * dc_rng_range(r, 1, 3) : dc_rng_range(r, 1, 2 * pp + 1);
+	sp = tp > 1 && dc_rng_range(r, 0, 1);
+	heads = tp * dc_rng_range(r, 1, 4);
+	hidden = heads * 16 * dc_rng_range(r, 1, 4);
+	layers = pp * vp * dc_rng_range(r, 1, 4);
+	if (moe) {
+		static const uint64_t e_choices[] = {2, 4, 8, 16};
+		uint64_t g;
+		experts = e_choices[dc_rng_range(r, 0, 3)];
+		g = gcd(dp, experts);
+		do
+			ep = dc_rng_range(r, 1, g);
+		while (g % ep != 0);
+		dense = dc_rng_range(r, 0, 2) ? dc_rng_range(r, 0, layers - 1) : 0;
+		snprintf(moe_text, sizeof(moe_text),
+			 ", \"num_experts\": %llu, \"experts_per_token\": %llu, \"moe_ffn_hidden_size\": %llu,"
+			 " \"dense_layers\": %llu, \"shared_expert_ffn_hidden_size\": %llu",
+			 (unsigned long long)experts, (unsigned long long)dc_rng_range(r, 1, experts < 2 ? experts : 2),
+			 (unsigned long long)(hidden * dc_rng_range(r, 1, 2) / 2), (unsigned long long)dense,
+			 (unsigned long long)(dc_rng_range(r, 0, 1) ? hidden : 0));
+	} else if (dc_rng_range(r, 0, 5) == 0) {
+		snprintf(moe_text, sizeof(moe_text), ", \"params\": %llu",
+			 (unsigned long long)dc_rng_range(r, 1000000, 100000000000ull));
+	}
+	if (ep > 1)
+		snprintf(extra, sizeof(extra), "\"ep\": %llu, ", (unsigned long long)ep);
+	if (dc_rng_range(r, 0, 7) == 0)
+		snprintf(mem_text, sizeof(mem_text), ", \"activation_bytes_per_token_per_layer\": %llu.5",
+			 (unsigned long long)dc_rng_range(r, 1, 100000));
+	snprintf(buf, len,
+		 "{\"model\": {\"num_layers\": %llu, \"hidden_size\": %llu, \"num_attention_heads\": %llu,"
+		 " \"ffn_hidden_size\": %llu, \"vocab_size\": %llu, \"seq_length\": %llu, \"mlp\": \"%s\","
+		 " \"tie_word_embeddings\": %s%s},"
+		 " \"cluster\": {\"num_nodes\": %llu, \"gpus_per_node\": %llu, \"gpu_memory\": \"%llu GiB\","
+		 " \"intra_node\": {\"bandwidth\": \"300 GB/s\", \"latency\": \"5 us\"},"
+		 " \"inter_node\": {\"bandwidth\": \"200 Gb/s\", \"latency\": \"10 us\"}},"
+		 " \"parallel\": {%s\"tp\": %llu, \"pp\": %llu, \"order\": \"%s\", \"sharding\": \"%s\","
+		 " \"reshard_after_forward\": %s, \"fsdp_unit\": \"%s\", \"sequence_parallel\": %s,"
+		 " \"virtual_pipeline\": %llu},"
+		 " \"training\": {\"micro_batch_size\": %llu, \"grad_accum_steps\": %llu, \"recompute\": \"%s\"},"
+		 " \"memory\": {\"allocator_reserve\": %g%s}}",
+		 (unsigned long long)layers, (unsigned long long)hidden, (unsigned long long)heads,
+		 (unsigned long long)(hidden * dc_rng_range(r, 1, 4)), (unsigned long long)dc_rng_range(r, 100, 50000),
+		 (unsigned long long)(128 * dc_rng_range(r, 1, 16)), dc_rng_range(r, 0, 1) ? "swiglu" : "gelu",
+		 dc_rng_range(r, 0, 1) ? "true" : "false", moe_text, (unsigned long long)nodes,
+		 (unsigned long long)gpn, (unsigned long long)dc_rng_range(r, 1, 96), extra, (unsigned long long)tp,
+		 (unsigned long long)pp, orders[dc_rng_range(r, 0, 3)], sharding[dc_rng_range(r, 0, 3)],
+		 dc_rng_range(r, 0, 1) ? "true" : "false", dc_rng_range(r, 0, 3) ? "layer" : "model",
+		 sp ? "true" : "false", (unsigned long long)vp, (unsigned long long)dc_rng_range(r, 1, 4),
+		 (unsigned long long)gas, recompute[dc_rng_range(r, 0, 2)], (double)dc_rng_range(r, 0, 10) / 100.0,
+		 mem_text);
+}
+
+static void gen_load(struct dc_rng *r, struct dc_config *c, char *json, size_t len)
+{
+	struct dc_diag d;
+	gen(r, json, len);
+	dc_diag_init(&d);
+	if (dc_config_load_buffer(json, strlen(json), "gen.json", NULL, 0, c, &d) != 0)
+		ck_abort_msg("generated config rejected: %s\n%s", d.count ? d.entries[0].text : "?", json);
+	dc_diag_release(&d);
+}
+
+/* Two ledgers are the same class when everything but the stage range
+ * agrees (the rule dc_memory_compute's classes follow). */
+static int same_ledger(const struct dc_mem_ledger *a, const struct dc_mem_ledger *b)
+{
+	struct dc_mem_ledger x = *a, y = *b;
+	x.stage_first = x.stage_last = y.stage_first = y.stage_last = 0;
+	return memcmp(&x, &y, sizeof(x)) == 0;
+}
+
+#define MAX_PP 16
+
+START_TEST(test_classes_match_brute_force)
+{
+	struct dc_rng rng;
+	uint64_t n = env_u64("DC_PROPERTY_COUNT", 3000), multi = 0, flat = 0;
+	char json[4096];
+
+	dc_rng_seed(&rng, env_u64("DC_PROPERTY_SEED", 11));
+	for (uint64_t i = 0; i < n; i++) {
+		struct dc_config c;
+		struct dc_plan p;
+		struct dc_mem_ledger cls[MAX_PP], l;
+		struct dc_memory_result m;
+		struct dc_stage_params sp, best;
+		uint64_t ncls = 0, most = 0, best_stage = 0, pp;
+		const char *err = NULL;
+
+		gen_load(&rng, &c, json, sizeof(json));
+		/* past the loader's rule (microbatches a multiple of pp under
+		 * interleaving), where the schedule's cap m v bites first */
+		if (c.parallel.virtual_pipeline > 1 && dc_rng_range(&rng, 0, 1))
+			c.training.grad_accum_steps = dc_rng_range(&rng, 1, 2 * c.parallel.pp);
+		fixture_plan(&c, &p);
+		pp = p.layout.pp;
+		ck_assert_uint_le(pp, MAX_PP);
+		/* brute force: every stage's ledger, consecutive identical
+		 * ones merged, the first with the highest peak */
+		for (uint64_t s = 0; s < pp; s++) {
+			ck_assert_msg(dc_memory_stage(&p, s, &l, &err) == 0, "%s\n%s", err, json);
+			if (ncls > 0 && same_ledger(&cls[ncls - 1], &l)) {
+				cls[ncls - 1].stage_last = s;
+			} else {
+				cls[ncls++] = l;
+			}
+			/* and the stage holding the most parameters */
+			ck_assert_int_eq(dc_stage_params_compute(&p, s, &sp), 0);
+			if (s == 0 || sp.total > best.total) {
+				best = sp;
+				best_stage = s;
+			}
+		}
+		for (uint64_t k = 1; k < ncls; k++)
+			if (cls[k].peak_bytes > cls[most].peak_bytes)
+				most = k;
+		/* the closed form */
+		ck_assert_int_eq(dc_memory_compute(&p, &m, &err), 0);
+		ck_assert_msg(m.nclasses == ncls && p.nclasses == ncls, "classes %llu, brute force %llu\n%s",
+			      (unsigned long long)m.nclasses, (unsigned long long)ncls, json);
+		ck_assert_msg(m.most_loaded == most, "most loaded %llu, brute force %llu\n%s",
+			      (unsigned long long)m.most_loaded, (unsigned long long)most, json);
+		ck_assert_msg(memcmp(&m.top, &cls[most], sizeof(m.top)) == 0, "top ledger differs\n%s", json);
+		for (uint64_t k = 0; k < ncls; k++) {
+			ck_assert_int_eq(dc_memory_class_at(&p, &m, k, &l), 0);
+			ck_assert_msg(memcmp(&l, &cls[k], sizeof(l)) == 0, "class %llu differs\n%s",
+				      (unsigned long long)k, json);
+			for (uint64_t s = cls[k].stage_first; s <= cls[k].stage_last; s++)
+				ck_assert_uint_eq(dc_plan_stage_class(&p, s), k);
+		}
+		ck_assert_int_eq(dc_memory_class_at(&p, &m, ncls, &l), -1);
+		/* segments: identical parameters within, the first stage of
+		 * each a change from the one before */
+		ck_assert_uint_le(p.nsegments, DC_PLAN_MAX_SEGMENTS);
+		ck_assert_uint_eq(p.segment_first[0], 0);
+		ck_assert_uint_eq(p.segment_first[p.nsegments], pp);
+		for (uint64_t k = 0; k < p.nsegments; k++) {
+			struct dc_stage_params a, b;
+			ck_assert_uint_lt(p.segment_first[k], p.segment_first[k + 1]);
+			ck_assert_int_eq(dc_stage_params_compute(&p, p.segment_first[k], &a), 0);
+			for (uint64_t s = p.segment_first[k] + 1; s < p.segment_first[k + 1]; s++) {
+				ck_assert_int_eq(dc_stage_params_compute(&p, s, &b), 0);
+				ck_assert_msg(memcmp(&a, &b, sizeof(a)) == 0 && s != pp - 1,
+					      "stage %llu differs from its segment\n%s", (unsigned long long)s, json);
+			}
+		}
+		ck_assert_uint_eq(p.most_stage, best_stage);
+		ck_assert_int_eq(memcmp(&p.most, &best, sizeof(best)), 0);
+		multi += ncls > 1 && ncls < pp;
+		flat += p.flat_last > 0;
+	}
+	/* the generator reaches merged classes and flat regions */
+	ck_assert_uint_gt(multi, n / 20);
+	ck_assert_uint_gt(flat, n / 20);
+}
+END_TEST
+
+/* ---- the registry ---- */
+
+START_TEST(test_registry_order)
+{
+	/* every row needs only rows before it, so table order is a
+	 * dependency order */
+	for (int e = 0; e < DC_EST_COUNT; e++) {
+		ck_assert_ptr_nonnull(dc_estimators[e].name);
+		ck_assert(dc_estimators[e].compute != NULL);
+		ck_assert_uint_eq(dc_estimators[e].needs & ~(DC_EST_BIT(e) - 1u), 0);
+	}
+	ck_assert_str_eq(dc_estimators[DC_EST_MEMORY].name, "memory");
+	ck_assert_str_eq(dc_estimators[DC_EST_STRATEGIES].name, "strategies");
+}
+END_TEST
+
+START_TEST(test_estimate_needs_and_results)
+{
+	/* strategies alone pulls in batch, comm and memory, nothing else; the
+	 * results equal the module functions' own */
+	struct dc_config c;
+	struct dc_plan p;
+	static struct dc_results r;
+	struct dc_batch b;
+	struct dc_memory_result m;
+	static struct dc_comm cm;
+	const char *err = NULL;
+	unsigned long allocs;
+
+	fixture_systems(&c);
+	fixture_plan(&c, &p);
+	ck_assert_int_eq(dc_estimate(&p, DC_EST_BIT(DC_EST_STRATEGIES), &r), 0);
+	ck_assert_uint_eq(r.done, DC_EST_BIT(DC_EST_STRATEGIES) | DC_EST_BIT(DC_EST_BATCH) |
+					  DC_EST_BIT(DC_EST_COMM) | DC_EST_BIT(DC_EST_MEMORY));
+	ck_assert_int_eq(dc_batch_compute(&p, &b, &err), 0);
+	ck_assert_int_eq(dc_memory_compute(&p, &m, &err), 0);
+	ck_assert_int_eq(dc_comm_compute(&p, &cm, &err), 0);
+	ck_assert_int_eq(memcmp(&r.batch, &b, sizeof(b)), 0);
+	ck_assert_int_eq(memcmp(&r.memory, &m, sizeof(m)), 0);
+	ck_assert_uint_eq(r.comm.bytes_per_rank, cm.bytes_per_rank);
+	/* the course's figures: tokens per step 16 x 4096, the peak of
+	 * check_memory's hand-worked ledger */
+	ck_assert_uint_eq(r.strategies.v[DC_VARIANT_CONFIGURED].tokens_per_step, 65536);
+	ck_assert_uint_eq(r.strategies.v[DC_VARIANT_CONFIGURED].peak_bytes, 61298511053ull);
+	ck_assert_uint_eq(r.strategies.v[DC_VARIANT_DP].comm_bytes_per_rank, 23584454656ull);
+	/* everything, without allocating */
+	allocs = dc_alloc_count();
+	ck_assert_int_eq(dc_plan_derive(&c, &p), 0);
+	ck_assert_int_eq(dc_estimate(&p, DC_EST_ALL, &r), 0);
+	ck_assert_uint_eq(dc_alloc_count(), allocs);
+	ck_assert_uint_eq(r.done, DC_EST_ALL);
+	ck_assert_ptr_null(r.error);
+	ck_assert_uint_eq(r.model.terms.total, 6738415616ull);
+	ck_assert_uint_eq(r.model.most.total, 1684803584ull);
+	ck_assert_uint_eq(r.ring.ranks, 8);
+	ck_assert_uint_eq(r.ring.msg_bytes, 3369607168ull);
+	ck_assert_uint_eq(r.flops.tokens_per_step, 65536);
+	ck_assert_uint_eq(r.memory.nclasses, 1);
+}
+END_TEST
+
+START_TEST(test_estimate_error_text)
+{
+	/* a failing estimator leaves its static text, which the runner
+	 * prefixes with the config name */
+	struct dc_config c;
+	struct dc_plan p;
+	static struct dc_results r;
+
+	fixture_systems(&c);
+	c.training.grad_accum_steps = UINT64_MAX / 2;
+	fixture_plan(&c, &p);
+	ck_assert_int_eq(dc_estimate(&p, DC_EST_ALL, &r), -1);
+	ck_assert_str_eq(r.error, "'training.micro_batch_size' x 'training.grad_accum_steps' x 'parallel.dp' x 'model.seq_length': tokens per step overflow 64 bits");
+	ck_assert_uint_eq(r.done & DC_EST_BIT(DC_EST_BATCH), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("plan");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_derive_systems);
+	tcase_add_test(tc, test_derive_mixtral_ep);
+	tcase_add_test(tc, test_derive_layout_override);
+	tcase_add_test(tc, test_explicit_params);
+	tcase_add_test(tc, test_dense_layers_closed_form);
+	tcase_add_test(tc, test_classes_match_brute_force);
+	tcase_add_test(tc, test_registry_order);
+	tcase_add_test(tc, test_estimate_needs_and_results);
+	tcase_add_test(tc, test_estimate_error_text);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
