@@ -1,6 +1,6 @@
 #!/bin/sh
 # Prints docs/config.md's reference tables and rule list as the loader's key
-# and rule tables (src/config.c) render them, for pasting into the doc; the
+# and rule tables (src/load/config.c) render them, for pasting into the doc; the
 # check_config_doc test fails until the doc matches. Usage:
 #   sh scripts/gen-config-doc.sh [BUILD_DIR]   (default: build)
 set -eu
