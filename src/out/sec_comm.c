@@ -26,7 +26,6 @@ static void view(const struct dc_run *run, void *out)
 {
 	struct view *v = out;
 	const struct dc_comm *c = &run->res->comm;
-	const struct dc_config *in = run->plan->in;
 
 	v->model = "alpha-beta ring on each group's slowest link; bytes one rank sends; nothing overlapped with compute";
 	v->stage = c->stage;
@@ -37,7 +36,7 @@ static void view(const struct dc_run *run, void *out)
 		struct strat_view *sv = &v->s[i];
 		sv->s = st;
 		sv->in_play = st->in_play;
-		sv->sequence_parallel = in->parallel.sequence_parallel;
+		sv->sequence_parallel = run->plan->layout.sequence_parallel;
 		sv->group_size = st->group_size;
 		sv->link = dc_link_choice_name(st->link);
 		sv->bw_GBps = st->link_params.bw_bytes_per_s / 1e9;
@@ -45,7 +44,7 @@ static void view(const struct dc_run *run, void *out)
 		sv->bytes_per_rank = st->bytes_per_rank;
 		sv->time_s = st->time_s;
 		sv->note = i != DC_STRAT_PP ? NULL
-			   : in->parallel.pp == 2
+			   : run->plan->layout.pp == 2
 				   ? "two stages: a rank sends v activations forward and v - 1 gradients back per microbatch (one direction without interleaving)"
 				   : "a middle stage sends both rows; the first and last stages send one";
 	}

@@ -65,7 +65,8 @@ static void activation_model(const void *base, char *buf, size_t len)
 	else
 		snprintf(buf, len,
 			 "assumption: Korthikanti et al. 2022 Table 2 (recompute %s, sequence parallel %s), generalised to GQA and SwiGLU: docs/formulas.md",
-			 dc_recompute_name(in->training.recompute), in->parallel.sequence_parallel ? "on" : "off");
+			 dc_recompute_name(in->training.recompute),
+			 ((const struct view *)base)->plan->layout.sequence_parallel ? "on" : "off");
 }
 
 /* Ranks whose pp coordinate is in [s0, s1]: runs of consecutive ranks
@@ -114,7 +115,7 @@ static void top_ranks(const void *base, char *buf, size_t len)
 static const char *sharding_says(const struct ledger_view *v, int level)
 {
 	/* level: 3 params, 2 grads, 1 master/optimizer */
-	int sharded = (int)v->plan->in->parallel.sharding >= level;
+	int sharded = (int)v->plan->layout.sharding >= level;
 	if (sharded)
 		return v->plan->ep > 1 ? "sharded over dp, experts over dp/ep" : "sharded over dp";
 	return v->plan->ep > 1 ? "replicated over dp, experts over dp/ep" : "replicated over dp";
@@ -156,7 +157,7 @@ static void act_label(const void *base, char *buf, size_t len)
 
 static void held_label(const void *base, char *buf, size_t len)
 {
-	const struct dc_parallel *p = &((const struct ledger_view *)base)->plan->in->parallel;
+	const struct dc_layout *p = &((const struct ledger_view *)base)->plan->layout;
 	snprintf(buf, len, "layer-microbatches held (%s)",
 		 p->pp > 1 && p->virtual_pipeline > 1 ? "interleaved 1F1B" : "1F1B");
 }
@@ -170,7 +171,7 @@ static void reserve_label(const void *base, char *buf, size_t len)
 
 static int is_fsdp(const void *base)
 {
-	return ((const struct ledger_view *)base)->plan->in->parallel.sharding == DC_SHARD_FSDP;
+	return ((const struct ledger_view *)base)->plan->layout.sharding == DC_SHARD_FSDP;
 }
 
 struct phase_row {

@@ -16,7 +16,7 @@ struct terms_view {
 struct rank_view {
 	struct dc_stage_params p;
 	uint64_t stage;
-	const struct dc_parallel *par;
+	const struct dc_layout *par;
 };
 
 struct view {
@@ -47,7 +47,7 @@ static void view(const struct dc_run *run, void *out)
 	v->terms.m = m;
 	v->rank.p = run->res->model.most;
 	v->rank.stage = run->res->model.most_stage;
-	v->rank.par = &run->plan->in->parallel;
+	v->rank.par = &run->plan->layout;
 }
 
 static void family(const void *base, char *buf, size_t len)
@@ -82,7 +82,7 @@ static void head_label(const void *base, char *buf, size_t len)
 
 static void layout(const void *base, char *buf, size_t len)
 {
-	const struct dc_parallel *p = ((const struct rank_view *)base)->par;
+	const struct dc_layout *p = ((const struct rank_view *)base)->par;
 	snprintf(buf, len, "tp %llu, pp %llu, ep %llu", (unsigned long long)p->tp, (unsigned long long)p->pp,
 		 (unsigned long long)p->ep);
 }
