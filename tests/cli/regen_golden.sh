@@ -1,12 +1,17 @@
 #!/bin/sh
 # regen_golden.sh [DISTCALC] - rewrite every golden CLI output in one go.
 #
-# For each configs/NAME.json it (re)writes tests/cli/cases/
-#   golden_NAME_table.args   --config @SRC@/configs/NAME.json --seed 7
-#   golden_NAME_json.args    the same with --format json
-# and their .stdout; then it refreshes the .stdout of every other
-# golden_*.args case (hand-written args are kept). Goldens of configs that no
-# longer exist are removed. Review the result with `git diff tests/cli/cases`
+# Goldens are per section, so a change to one estimator rewrites the goldens
+# of the sections that show it and no others. For each configs/NAME.json and
+# each SECTION of the systems experiment (the list `distcalc --help` prints)
+# it (re)writes tests/cli/cases/
+#   golden_NAME_SECTION_table.args  --config @SRC@/configs/NAME.json --seed 7 --only SECTION
+#   golden_NAME_SECTION_json.args   the same with --format json
+# plus, for systems.json alone, the whole report (golden_systems_table and
+# golden_systems_json: the header, the section order and the warnings), and
+# their .stdout; then it refreshes the .stdout of every other golden_*.args
+# case (hand-written args are kept). Goldens of configs that no longer exist
+# are removed. Review the result with `git diff tests/cli/cases`
 # before committing: a golden is only as good as the eye that checked it.
 #
 # DISTCALC defaults to build/distcalc; run from anywhere.
@@ -23,12 +28,19 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/distcalc-regen.XXXXXX")
 trap 'rm -rf "$work"' EXIT HUP INT TERM
 
 # the args of the configs' goldens
+sections=$("$bin" --help | awk '/^sections/ { on = 1; next } on && /^  [a-z]/ { print $1; next } on { exit }')
+[ -n "$sections" ] || { echo "regen_golden: no section list in --help" >&2; exit 2; }
+printf -- '--config\n@SRC@/configs/systems.json\n--seed\n7\n' >"$cases/golden_systems_table.args"
+printf -- '--config\n@SRC@/configs/systems.json\n--seed\n7\n--format\njson\n' >"$cases/golden_systems_json.args"
 for cfg in "$src"/configs/*.json; do
 	[ -f "$cfg" ] || continue
 	name=$(basename "$cfg" .json)
-	printf -- '--config\n@SRC@/configs/%s.json\n--seed\n7\n' "$name" >"$cases/golden_${name}_table.args"
-	printf -- '--config\n@SRC@/configs/%s.json\n--seed\n7\n--format\njson\n' "$name" \
-		>"$cases/golden_${name}_json.args"
+	for sec in $sections; do
+		printf -- '--config\n@SRC@/configs/%s.json\n--seed\n7\n--only\n%s\n' "$name" "$sec" \
+			>"$cases/golden_${name}_${sec}_table.args"
+		printf -- '--config\n@SRC@/configs/%s.json\n--seed\n7\n--only\n%s\n--format\njson\n' "$name" "$sec" \
+			>"$cases/golden_${name}_${sec}_json.args"
+	done
 done
 # drop goldens whose config is gone
 for args in "$cases"/golden_*_table.args "$cases"/golden_*_json.args; do
