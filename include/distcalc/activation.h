@@ -22,7 +22,7 @@
  * activations, 1-byte dropout masks. Every function reads the layout
  * (tp, sequence parallelism, micro batch, pipeline) from the plan and the
  * shape and recompute mode from its input, and returns 0, or -1 when a
- * product overflows 64 bits.
+ * product overflows 64 bits (dc_act_plan_compute keeps a flag per term).
  */
 #ifndef DISTCALC_ACTIVATION_H
 #define DISTCALC_ACTIVATION_H

@@ -2,7 +2,9 @@
  *
  * Global batch = micro_batch_size x grad_accum_steps x dp, not x every GPU:
  * the tp x pp (x cp) ranks of one model replica process the same samples
- * (course section 3). Derivation: docs/formulas-systems.md, "Batch".
+ * (course section 3). The layout (b, accumulation, dp, tp, pp) is the
+ * plan's (plan.h), so a what-if layout gets its own batch. Derivation:
+ * docs/formulas-systems.md, "Batch".
  */
 #ifndef DISTCALC_BATCH_H
 #define DISTCALC_BATCH_H

@@ -9,7 +9,9 @@
  * full recompute one more forward of every transformer layer (not the
  * head: Megatron-LM 2021 Eq. 3), selective recompute the attention core's
  * forward, 4 L s (a d) per token. Causal masking is not halved (the papers'
- * convention). Derivation and worked examples: docs/formulas.md, "FLOPs".
+ * convention). Per rank: the busiest pipeline stage, one of the plan's
+ * segment starts (plan.h). Derivation and worked examples:
+ * docs/formulas.md, "FLOPs".
  */
 #ifndef DISTCALC_FLOPS_H
 #define DISTCALC_FLOPS_H

@@ -10,18 +10,25 @@
  * plans a second.
  *
  * A plan is evaluated for one layout (struct dc_layout): the input's own
- * (dc_plan_derive) or a what-if's (dc_plan_derive_layout, as the strategies
+ * (dc_plan_derive) or a what-if's (dc_plan_derive_layout, or
+ * dc_plan_derive_from a plan of the same input, as the strategies
  * comparison does). Estimators read the layout's fields from the plan and
  * never from in->parallel or in->training's batch split; every other input
  * field (model shape, cluster, precision, memory overheads, fsdp unit,
  * buckets, recompute, rank order) they read from `in`.
  *
- * Stages. Ranks of one pipeline stage hold identical ledgers, and stages
- * differ only through being first or last, their mix of dense and MoE
- * layers, and the microbatches they hold in flight. The plan splits the pp
- * stages in closed form into at most DC_PLAN_MAX_SEGMENTS segments of
- * identical parameters and counts the classes of consecutive stages with
- * identical ledgers (memory.h), so no estimator loops over every stage.
+ * Stages. Ranks of one pipeline stage hold identical ledgers, and a
+ * stage's ledger is a function of four things only: being first (the
+ * embedding and its masks), being last (the head, the output terms), its
+ * dense-MLP layer count, and its microbatches in flight (which set its
+ * layer-microbatches too). Each of the four shows in the ledger, so two
+ * consecutive stages share a ledger exactly when they share all four. The
+ * plan splits the pp stages in closed form into at most
+ * DC_PLAN_MAX_SEGMENTS segments of identical parameters, and finds the
+ * stages that hold the same microbatches in flight, so it counts the
+ * classes of consecutive identical ledgers (memory.h) in O(segments): no
+ * estimator loops over every stage. check_plan compares all of it against
+ * the per-stage brute force.
  */
 #ifndef DISTCALC_PLAN_H
 #define DISTCALC_PLAN_H

@@ -6,7 +6,9 @@
  * Derivation and worked example: docs/formulas.md, "Ring AllReduce".
  *
  * Everything here is O(1) in memory: totals are closed forms and events are
- * computed from their index, so thousands of ranks cost nothing.
+ * computed from their index, so thousands of ranks cost nothing. The ring
+ * estimator (results.h) runs dc_ring_compute on the plan's ring_ranks,
+ * ring_msg_bytes and ring_link (plan.h: collective.* or their defaults).
  */
 #ifndef DISTCALC_RING_H
 #define DISTCALC_RING_H
@@ -52,7 +54,7 @@ void dc_ring_compute(uint64_t p, uint64_t msg_bytes, const struct dc_link *link,
 
 /* The link the course's ring crosses for config `c`: global ranks 0..p-1 on
  * one node use intra_node, otherwise inter_node (the slowest hop sets every
- * round). collective.link overrides "auto". */
+ * round). collective.link overrides "auto". dc_plan_derive calls it once. */
 enum dc_link_choice dc_ring_pick_link(const struct dc_config *c, uint64_t p,
 				      struct dc_link *link);
 
