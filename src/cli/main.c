@@ -251,14 +251,15 @@ static int emit(struct dc_report *report, const struct dc_options *o, const stru
 	int rendered, written;
 	/* A temporary file is renamed only at the end, so it can take the
 	 * output as it comes. Standard output and devices see the report
-	 * only once it is whole, except under --all, whose output can run to
-	 * gigabytes: there it streams, and a failure part-way leaves a partial
-	 * report behind a non-zero exit status. */
+	 * only once it is whole, except under --all and in CSV (which prints
+	 * every row), whose output can run to gigabytes: there it streams,
+	 * and a failure part-way leaves a partial report behind a non-zero
+	 * exit status. */
 	int stream;
 	int rc = sink_open(&s, o->output);
 	if (rc != EXIT_OK)
 		return rc;
-	stream = s.kind == SINK_ATOMIC || ro->max_rows == 0;
+	stream = s.kind == SINK_ATOMIC || ro->max_rows == 0 || o->format == DC_FORMAT_CSV;
 	dc_buf_init(&out);
 	if (stream) {
 		out.flush = sink_write;
