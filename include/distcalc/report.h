@@ -25,14 +25,16 @@ struct dc_report;
 void dc_report_free(struct dc_report *r);
 
 /* Render into `out`. Return 0, or -1 when `out` failed (allocation or a
- * streaming flush). */
+ * streaming flush). Under --only (dc_run_info.only), the table shows the
+ * chosen sections alone and JSON keeps its header fields and warnings. */
 int dc_report_render_table(struct dc_report *r, const struct dc_render_opts *o, struct dc_buf *out);
 int dc_report_render_json(struct dc_report *r, const struct dc_render_opts *o, struct dc_buf *out);
 /* RFC 4180 CSV: a "# section: NAME" line per section, then a key,value,unit
  * block of its scalars (nested keys joined with '.'), then per table a
  * "# table: PATH" line, a header row of its field keys and every row.
- * Header fields are "# key: value" comment lines; warnings are the table
- * "warnings". */
+ * Header fields are "# key: value" comment lines (values as JSON);
+ * warnings are the table "warnings", left out under --only like the
+ * table output leaves them out. */
 int dc_report_render_csv(struct dc_report *r, const struct dc_render_opts *o, struct dc_buf *out);
 
 /* The root field table of the report: the header fields, one object per

@@ -124,6 +124,8 @@ static int apply_only(struct dc_options *o, const char *v, struct dc_diag *d)
 {
 	if (!*v)
 		return usage(d, "'--only': empty section list");
+	if (o->only)
+		return usage(d, "'--only': given twice; list every section in one, as in --only memory,comm");
 	o->only = v;
 	return 0;
 }

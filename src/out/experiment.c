@@ -38,7 +38,7 @@ static const struct dc_experiment systems = {
 
 static const struct dc_experiment ring = {
 	"ring",
-	"the ring AllReduce lab alone: bytes, time, busbw and per-round transfer events",
+	"the teaching ring alone (section ring): bytes, time, busbw, events",
 	ring_sections,
 };
 
@@ -87,7 +87,73 @@ static const struct dc_field warnings_field = {
 
 /* ---- the runner ---- */
 
-/* --only: the experiment's sections named in `list`, in report order. */
+/* Edit distance between the first n bytes of a and the string b (both
+ * short: section names). */
+static size_t distance(const char *a, size_t n, const char *b)
+{
+	size_t lb = strlen(b), row[32];
+	if (n >= 31 || lb >= 31)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= n; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* One unknown --only name: why, and what the experiment has instead. */
+static void unknown_section(const struct dc_experiment *exp, const char *name, size_t n, const char *list,
+			    struct dc_diag *diag)
+{
+	struct dc_buf known;
+	const char *near = NULL;
+	size_t best = 3;
+	int elsewhere = 0;
+
+	dc_buf_init(&known);
+	for (size_t k = 0; exp->sections[k]; k++) {
+		size_t d = distance(name, n, exp->sections[k]->name);
+		if (k)
+			dc_buf_add(&known, ", ", 2);
+		dc_buf_puts(&known, exp->sections[k]->name);
+		if (d < best) {
+			best = d;
+			near = exp->sections[k]->name;
+		}
+	}
+	for (size_t k = 0; dc_sections[k]; k++)
+		if (strlen(dc_sections[k]->name) == n && strncmp(dc_sections[k]->name, name, n) == 0)
+			elsewhere = 1;
+	if (n == 0)
+		dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--only': empty section name in '%.200s'", list);
+	else if (elsewhere)
+		dc_diag_error(diag, DC_ERR_USAGE,
+			      "distcalc: error: '--only': experiment '%s' has no section '%.*s'; its sections: %s",
+			      exp->name, (int)n, name, known.failed ? "" : known.data);
+	else if (near)
+		dc_diag_error(diag, DC_ERR_USAGE,
+			      "distcalc: error: '--only': unknown section '%.*s'; did you mean '%s'? known sections: %s",
+			      (int)(n < 64 ? n : 64), name, near, known.failed ? "" : known.data);
+	else
+		dc_diag_error(diag, DC_ERR_USAGE,
+			      "distcalc: error: '--only': unknown section '%.*s' for experiment '%s'; known sections: %s",
+			      (int)(n < 64 ? n : 64), name, exp->name, known.failed ? "" : known.data);
+	dc_buf_release(&known);
+}
+
+/* --only: the experiment's sections named in `list`, in report order; a
+ * name given twice counts once. */
 static int select_sections(struct dc_report *r, const struct dc_experiment *exp, const char *list,
 			   struct dc_diag *diag)
 {
@@ -103,7 +169,7 @@ static int select_sections(struct dc_report *r, const struct dc_experiment *exp,
 		return 0;
 	}
 	r->only = 1;
-	while (*p) {
+	for (;;) {
 		size_t n = strcspn(p, ","), i;
 		for (i = 0; i < nexp; i++)
 			if (strlen(exp->sections[i]->name) == n && strncmp(exp->sections[i]->name, p, n) == 0)
@@ -111,22 +177,13 @@ static int select_sections(struct dc_report *r, const struct dc_experiment *exp,
 		if (i < nexp) {
 			want[i] = 1;
 		} else {
-			struct dc_buf known;
-			dc_buf_init(&known);
-			for (size_t k = 0; k < nexp; k++) {
-				if (k)
-					dc_buf_add(&known, ", ", 2);
-				dc_buf_puts(&known, exp->sections[k]->name);
-			}
-			dc_diag_error(diag, DC_ERR_USAGE,
-				      "distcalc: error: '--only': unknown section '%.*s' for experiment '%s'; known sections: %s",
-				      (int)(n < 64 ? n : 64), p, exp->name, known.failed ? "" : known.data);
-			dc_buf_release(&known);
+			unknown_section(exp, p, n, list, diag);
 			bad++;
 		}
 		p += n;
-		if (*p == ',')
-			p++;
+		if (*p != ',')
+			break;
+		p++; /* a trailing comma leaves an empty name: an error too */
 	}
 	if (bad)
 		return -1;

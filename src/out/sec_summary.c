@@ -30,11 +30,6 @@ static void view(const struct dc_run *run, void *out)
 	v->warnings = run->nwarnings;
 }
 
-static int short_of_memory(const void *base)
-{
-	return !((const struct view *)base)->fits;
-}
-
 #define V(m) offsetof(struct view, m)
 static const struct dc_field fields[] = {
 	{"fits", "fits in GPU memory (every rank)", DC_U_NONE, DC_FT_BOOL, V(fits)},
@@ -43,10 +38,10 @@ static const struct dc_field fields[] = {
 	{"peak_rank", "most loaded rank", DC_U_COUNT, DC_FT_U64, V(peak_rank)},
 	{"peak_phase", "phase of its peak", DC_U_NONE, DC_FT_STR, V(peak_phase)},
 	{"headroom_bytes", "headroom", DC_U_BYTES, DC_FT_U64, V(headroom_bytes)},
-	{"shortfall_bytes", "shortfall", DC_U_BYTES, DC_FT_U64, V(shortfall_bytes), .shown = short_of_memory},
+	{"shortfall_bytes", "shortfall", DC_U_BYTES, DC_FT_U64, V(shortfall_bytes)},
 	{"comm_bytes_per_step", "bytes sent per step (busiest rank)", DC_U_BYTES, DC_FT_U64, V(comm_bytes)},
 	{"comm_time_s", "communication per step if nothing overlaps", DC_U_SECONDS, DC_FT_F64, V(comm_time_s)},
-	{"warnings", "warnings (listed at the end)", DC_U_COUNT, DC_FT_U64, V(warnings)},
+	{"warnings", "warnings (on stderr, and at the end of a whole report)", DC_U_COUNT, DC_FT_U64, V(warnings)},
 };
 
 _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");

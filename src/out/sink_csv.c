@@ -216,7 +216,7 @@ static void csv_tables(struct dc_buf *b, const struct dc_fields *fs, const void 
 int dc_report_render_csv(struct dc_report *r, const struct dc_render_opts *o, struct dc_buf *out)
 {
 	const void *base;
-	const struct dc_fields *root = dc_report_fields_shown(r, &base);
+	const struct dc_fields *root = dc_report_fields(r, &base);
 	struct path p = {{0}, 0};
 	char text[DC_CELL_MAX];
 
@@ -253,7 +253,9 @@ int dc_report_render_csv(struct dc_report *r, const struct dc_render_opts *o, st
 			csv_scalars(out, f->sub, sub, &p);
 			csv_tables(out, f->sub, sub, &p);
 			path_pop(&p, old);
-		} else {
+		} else if (!r->only) {
+			/* the warnings; with --only, as in the table, sections alone
+			 * (the header comments stay: they say what made the file) */
 			struct dc_fields one = {f, 1};
 			csv_tables(out, &one, base, &p);
 		}
