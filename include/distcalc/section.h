@@ -63,12 +63,16 @@ struct dc_rows {
 	void (*row)(const void *base, uint64_t i, void *row);
 	size_t row_size;
 	const char *what; /* names the rows in the excerpt marker ("events") */
+	/* leading columns that name a row, repeated in every panel when a
+	 * table is split to fit the width; 0 means 1 */
+	size_t key_columns;
 };
 
 struct dc_lists {
 	uint64_t (*count)(const void *base);                       /* lists */
 	uint64_t (*len)(const void *base, uint64_t i);              /* items of list i */
 	uint64_t (*item)(const void *base, uint64_t i, uint64_t j); /* item j of list i */
+	const char *what, *item_what; /* the excerpt markers' nouns: "groups", "ranks" */
 };
 
 struct dc_prose {

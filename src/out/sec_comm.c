@@ -89,7 +89,7 @@ static const struct dc_field coll_fields[] = {
 	{"time_s", "time", DC_U_SECONDS, DC_FT_F64, CR(time_s)},
 };
 static const struct dc_fields coll_table = DC_FIELDS(coll_fields);
-static const struct dc_rows coll_rows = {coll_count, coll_row, sizeof(struct coll_row), "collectives"};
+static const struct dc_rows coll_rows = {coll_count, coll_row, sizeof(struct coll_row), "collectives", 3};
 
 static int has_note(const void *base)
 {

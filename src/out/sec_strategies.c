@@ -9,6 +9,7 @@
 
 struct view {
 	const struct dc_strategies_result *r;
+	uint64_t ep; /* every variant keeps the configured expert parallelism */
 	const char *note, *means;
 };
 
@@ -16,6 +17,7 @@ static void view(const struct dc_run *run, void *out)
 {
 	struct view *v = out;
 	v->r = &run->res->strategies;
+	v->ep = run->plan->ep;
 	v->note = "align the work first: every row keeps the configured global batch; compare memory, bytes and time per token, never step time alone";
 	v->means = "bytes the busiest rank sends per step x world size / tokens per step";
 }
@@ -36,11 +38,17 @@ static uint64_t variant_count(const void *base)
 
 static void variant_row(const void *base, uint64_t i, void *out)
 {
-	const struct dc_variant_result *x = &((const struct view *)base)->r->v[i];
+	const struct view *v = base;
+	const struct dc_variant_result *x = &v->r->v[i];
 	struct variant_row *row = out;
+	int n;
+
 	row->strategy = dc_variant_name((enum dc_variant)i);
-	snprintf(row->layout, sizeof(row->layout), "tp%llu x pp%llu x dp%llu", (unsigned long long)x->tp,
-		 (unsigned long long)x->pp, (unsigned long long)x->dp);
+	n = snprintf(row->layout, sizeof(row->layout), "tp%llu x pp%llu x dp%llu", (unsigned long long)x->tp,
+		     (unsigned long long)x->pp, (unsigned long long)x->dp);
+	/* experts stay split over ep within dp in every variant */
+	if (v->ep > 1 && n > 0 && (size_t)n < sizeof(row->layout))
+		snprintf(row->layout + n, sizeof(row->layout) - (size_t)n, " (ep%llu)", (unsigned long long)v->ep);
 	row->sharding = dc_sharding_name(x->sharding);
 	row->micro_batch_size = x->micro_batch_size;
 	row->grad_accum_steps = x->grad_accum_steps;

@@ -55,7 +55,7 @@ static const struct dc_field rank_fields[] = {
 	{"cp", "cp", DC_U_COUNT, DC_FT_U64, RR(c[DC_AXIS_CP])},
 	{"ep", "ep", DC_U_COUNT, DC_FT_U64, RR(c[DC_AXIS_EP])},
 	{"dp", "dp", DC_U_COUNT, DC_FT_U64, RR(c[DC_AXIS_DP])},
-	{"pp", "pp stage", DC_U_COUNT, DC_FT_U64, RR(c[DC_AXIS_PP])},
+	{"pp", "pp", DC_U_COUNT, DC_FT_U64, RR(c[DC_AXIS_PP])},
 };
 static const struct dc_fields rank_table = DC_FIELDS(rank_fields);
 static const struct dc_rows rank_rows = {rank_count, rank_row, sizeof(struct rank_row), "ranks"};
@@ -68,11 +68,11 @@ static const struct dc_field fields[] = {
 	{"order", "order (first varies fastest)", DC_U_NONE, DC_FT_STR, V(order)},
 	{"tp", "tp", DC_U_COUNT, DC_FT_U64, V(t.degree[DC_AXIS_TP])},
 	{"cp", "cp", DC_U_COUNT, DC_FT_U64, V(t.degree[DC_AXIS_CP])},
-	{"ep", "ep (a separate rank axis)", DC_U_COUNT, DC_FT_U64, V(t.degree[DC_AXIS_EP])},
+	{"ep", "ep as a rank axis (1: experts split within dp)", DC_U_COUNT, DC_FT_U64, V(t.degree[DC_AXIS_EP])},
 	{"dp", "dp", DC_U_COUNT, DC_FT_U64, V(t.degree[DC_AXIS_DP])},
 	/* Megatron-Core carves expert parallelism out of the dp ranks: it is
 	 * no extra multiplier, and the layout above does not change with it */
-	{"expert_parallel", "expert parallel (experts split within dp)", DC_U_COUNT, DC_FT_U64, V(expert_parallel)},
+	{"expert_parallel", "expert parallel (experts split over ep of dp)", DC_U_COUNT, DC_FT_U64, V(expert_parallel)},
 	{"pp", "pp", DC_U_COUNT, DC_FT_U64, V(t.degree[DC_AXIS_PP])},
 	{"ranks", "Ranks (node = rank / gpus_per_node)", DC_U_NONE, DC_FT_ROWS, 0, .sub = &rank_table,
 	 .rows = &rank_rows},
@@ -147,7 +147,7 @@ static void gview(const struct dc_run *run, void *out)
 		dc_topology_group(&((const struct gview *)base)->t, axis, i, &g);                  \
 		return dc_group_rank(&g, j);                                                       \
 	}                                                                                          \
-	static const struct dc_lists name##_lists = {name##_count, name##_len, name##_item};
+	static const struct dc_lists name##_lists = {name##_count, name##_len, name##_item, "groups", "ranks"};
 AXIS_LISTS(tp, DC_AXIS_TP)
 AXIS_LISTS(dp, DC_AXIS_DP)
 AXIS_LISTS(pp, DC_AXIS_PP)
@@ -203,8 +203,8 @@ static uint64_t edp_item(const void *base, uint64_t i, uint64_t j)
 	return dc_group_rank(&g, i % v->ep + j * v->ep); /* offset o: members o, o + ep, ... */
 }
 
-static const struct dc_lists ep_lists = {ep_count, ep_len, ep_item};
-static const struct dc_lists edp_lists = {edp_count, edp_len, edp_item};
+static const struct dc_lists ep_lists = {ep_count, ep_len, ep_item, "groups", "ranks"};
+static const struct dc_lists edp_lists = {edp_count, edp_len, edp_item, "groups", "ranks"};
 
 /* groups.axes: one row per listed axis */
 struct axis_row {

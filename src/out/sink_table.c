@@ -205,16 +205,21 @@ static double f64_abs(const struct dc_field *f, const void *base)
 struct tctx {
 	struct dc_buf *b;
 	const struct dc_render_opts *o;
+	int no_blank; /* the first heading opens the output: no blank line above it */
 };
 
 static void t_object(struct tctx *t, const struct dc_fields *fs, const void *base, const char *title,
 		     int depth);
 
 /* Text that wraps at spaces before `width`, continuation lines indented to
- * `start`: long group lists and notes. Streams: a word at a time. */
+ * `start`: long group lists and notes. Streams: a word at a time. GLUE is a
+ * space that does not break (inside one group); a word longer than a line
+ * breaks where the line ends. */
+#define GLUE '\x01'
+
 struct wrap {
 	struct dc_buf *b;
-	size_t start, col, width, wlen;
+	size_t start, col, width, wlen, cap;
 	int sep;
 	char word[128];
 };
@@ -226,6 +231,9 @@ static void wr_init(struct wrap *w, struct dc_buf *b, size_t col, size_t width)
 	w->width = width;
 	w->wlen = 0;
 	w->sep = 0;
+	w->cap = sizeof(w->word);
+	if (width > col + 8 && width - col < w->cap)
+		w->cap = width - col;
 }
 
 static void wr_word(struct wrap *w)
@@ -254,9 +262,25 @@ static void wr_put(struct wrap *w, const char *s, size_t n)
 			w->sep = 1;
 			continue;
 		}
-		if (w->wlen == sizeof(w->word))
-			wr_word(w);
-		w->word[w->wlen++] = s[i];
+		if (w->wlen == w->cap) {
+			/* a glued run longer than a line: break it at its last glue */
+			size_t k = w->wlen;
+			while (k > 0 && w->word[k - 1] != ' ')
+				k--;
+			if (k > 1) {
+				size_t rest = w->wlen - k;
+				char tail[sizeof(w->word)];
+				memcpy(tail, w->word + k, rest);
+				w->wlen = k - 1;
+				wr_word(w);
+				memcpy(w->word, tail, rest);
+				w->wlen = rest;
+				w->sep = 1;
+			} else {
+				wr_word(w);
+			}
+		}
+		w->word[w->wlen++] = s[i] == GLUE ? ' ' : s[i];
 	}
 }
 
@@ -424,8 +448,10 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const void *base, 
 		int cached = slot < CACHE_ROWS;
 		if (gap) {
 			dc_buf_pad(t->b, (size_t)depth * 2 + 2);
-			dc_buf_printf(t->b, "... %llu %s not shown (--all prints every row) ...\n",
-				      (unsigned long long)(to - from), rs->what ? rs->what : "rows");
+			char num[32];
+			dc_fmt_u64_grouped(num, to - from);
+			dc_buf_printf(t->b, "... %s %s not shown (--all prints every row) ...\n", num,
+				      rs->what ? rs->what : "rows");
 		}
 		for (k = 0; k < np && cached; k++)
 			cached = cc->have[slot][panel[k]];
@@ -463,7 +489,7 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	uint64_t n = rs->count(base), from, to, r;
 	char cell[DC_CELL_MAX], lb[256];
 	int gap, any_unit = 0;
-	size_t nscaled = 0;
+	size_t nscaled = 0, keys;
 	struct cell_cache cc;
 	uint64_t slot;
 
@@ -530,11 +556,18 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 			any_unit = 1;
 	}
 	/* columns that fit the width make a panel; each further panel repeats
-	 * the first column, which names the row */
-	for (size_t next = 1, first_panel = 1; first_panel || next < ncols; first_panel = 0) {
-		size_t panel[MAX_COLS], np = 0, linew = (size_t)depth * 2 + 2 + cols[0].width;
-		panel[np++] = 0;
-		while (next < ncols && (np == 1 || !t->o->width || linew + 2 + cols[next].width <= t->o->width)) {
+	 * the key columns, which name the row */
+	keys = rs->key_columns ? rs->key_columns : 1;
+	if (keys > ncols)
+		keys = ncols;
+	for (size_t next = keys, first_panel = 1; first_panel || next < ncols; first_panel = 0) {
+		size_t panel[MAX_COLS], np = 0, linew = (size_t)depth * 2;
+		for (; np < keys; np++) {
+			panel[np] = np;
+			linew += cols[np].width + 2;
+		}
+		while (next < ncols &&
+		       (np == keys || !t->o->width || linew + 2 + cols[next].width <= t->o->width)) {
 			linew += 2 + cols[next].width;
 			panel[np++] = next++;
 		}
@@ -564,22 +597,31 @@ static void t_lists(struct tctx *t, const struct dc_field *f, const void *base, 
 	dc_excerpt_bounds(n, t->o, &from, &to);
 	dc_buf_putc(t->b, '[');
 	wr_init(&wr, t->b, (size_t)depth * 2 + strlen(label) + 3, t->o->width);
+	/* lines break between lists; a list breaks only when longer than a line */
 	for (uint64_t i = 0, first = 1; next_row(&i, from, to, n, &gap); i++, first = 0) {
 		uint64_t m = ls->len(base, i), f2, t2;
 		if (!first)
 			wr_put(&wr, " ", 1);
 		if (gap) {
-			snprintf(num, sizeof(num), "... (%llu more) ", (unsigned long long)(to - from));
+			dc_fmt_u64_grouped(num, to - from);
+			wr_puts(&wr, "...\x01(");
 			wr_puts(&wr, num);
+			wr_puts(&wr, "\x01more\x01");
+			wr_puts(&wr, ls->what ? ls->what : "lists");
+			wr_puts(&wr, ") ");
 		}
 		dc_excerpt_bounds(m, t->o, &f2, &t2);
 		wr_put(&wr, "[", 1);
 		for (uint64_t j = 0, jfirst = 1; next_row(&j, f2, t2, m, &gap); j++, jfirst = 0) {
 			if (!jfirst)
-				wr_put(&wr, ", ", 2);
+				wr_put(&wr, ",\x01", 2);
 			if (gap) {
-				snprintf(num, sizeof(num), "... (%llu more) ", (unsigned long long)(t2 - f2));
+				dc_fmt_u64_grouped(num, t2 - f2);
+				wr_puts(&wr, "...\x01(");
 				wr_puts(&wr, num);
+				wr_puts(&wr, "\x01more\x01");
+				wr_puts(&wr, ls->item_what ? ls->item_what : "items");
+				wr_puts(&wr, ")\x01");
 			}
 			wr_put(&wr, num, dc_fmt_u64(num, ls->item(base, i, j)));
 		}
@@ -657,7 +699,9 @@ static void t_object(struct tctx *t, const struct dc_fields *fs, const void *bas
 	if (title) {
 		if (depth == 0) {
 			size_t l = strlen(title);
-			dc_buf_putc(t->b, '\n');
+			if (!t->no_blank)
+				dc_buf_putc(t->b, '\n');
+			t->no_blank = 0;
 			dc_buf_add(t->b, title, l);
 			dc_buf_putc(t->b, '\n');
 			for (size_t i = 0; i < l; i++)
@@ -675,7 +719,7 @@ static void t_object(struct tctx *t, const struct dc_fields *fs, const void *bas
 
 int dc_report_render_table(struct dc_report *r, const struct dc_render_opts *o, struct dc_buf *out)
 {
-	struct tctx t = {out, o};
+	struct tctx t = {out, o, r->only};
 	const void *base;
 	const struct dc_fields *root = dc_report_fields_shown(r, &base);
 	t_fields(&t, root, base, 0);
