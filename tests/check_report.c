@@ -183,7 +183,7 @@ END_TEST
 
 START_TEST(test_only_keeps_header_and_chosen_sections)
 {
-	static const char *const want[] = {"distcalc_version", "experiment", "config", "seed",
+	static const char *const want[] = {"distcalc_version", "experiment", "config", "seed", "only",
 					   "summary", "memory", "warnings"};
 	struct dc_diag d;
 	struct dc_report *r;
@@ -202,6 +202,8 @@ START_TEST(test_only_keeps_header_and_chosen_sections)
 		ck_assert_str_eq(c->string, want[i]);
 	}
 	ck_assert_uint_eq(i, sizeof(want) / sizeof(want[0]));
+	/* the choice is recorded in report order, for --check to apply again */
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(root, "only")->valuestring, "summary,memory");
 	/* the table shows the sections alone */
 	dc_buf_init(&table);
 	ck_assert_int_eq(dc_report_render_table(r, &o, &table), 0);

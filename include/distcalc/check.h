@@ -10,6 +10,8 @@
  *   - a field present on one side only is a difference;
  *   - "distcalc_version" and "config" are not compared (a new release or a
  *     different path to the same config is not a budget change).
+ * A report written with --only records the sections in "only"; --check
+ * without --only compares those sections alone (dc_check_stored_only).
  * This module parses JSON, so it includes cJSON besides the loader and the
  * JSON reporter; the tree never leaves check.c.
  */
@@ -36,5 +38,11 @@ struct dc_check_result {
 int dc_check_compare(const char *expected, size_t expected_len, const char *expected_name,
 		     const char *actual, size_t actual_len, double rtol, struct dc_buf *out,
 		     struct dc_check_result *res, struct dc_diag *diag);
+
+/* The "only" header field of a stored report: the sections it was written
+ * with (--only), comma-separated. Returns 1 with it copied into buf (len
+ * bytes), or 0 when the report has none, it does not fit, or the bytes are
+ * not JSON (dc_check_compare then says so). */
+int dc_check_stored_only(const char *expected, size_t expected_len, char *buf, size_t len);
 
 #endif

@@ -159,3 +159,15 @@ int dc_check_compare(const char *expected, size_t expected_len, const char *expe
 	}
 	return 0;
 }
+
+int dc_check_stored_only(const char *expected, size_t expected_len, char *buf, size_t len)
+{
+	cJSON *e = cJSON_ParseWithLength(expected, expected_len);
+	const cJSON *only = e ? cJSON_GetObjectItemCaseSensitive(e, "only") : NULL;
+	int found = cJSON_IsString(only) && only->valuestring[0] && strlen(only->valuestring) < len;
+
+	if (found)
+		memcpy(buf, only->valuestring, strlen(only->valuestring) + 1);
+	cJSON_Delete(e);
+	return found;
+}

@@ -350,17 +350,14 @@ static char *read_file(const char *path, size_t max, size_t *len, int *rc)
 
 /* --check: renders the report as JSON in memory, compares it with the
  * stored one and prints one line per field that moved. */
-static int check(struct dc_report *report, const struct dc_options *o, const struct dc_render_opts *ro)
+static int check(struct dc_report *report, const struct dc_options *o, const struct dc_render_opts *ro,
+		 const char *expected, size_t len)
 {
 	struct dc_buf json, lines;
 	struct dc_check_result res;
 	struct dc_diag d;
-	size_t len = 0;
 	int rc = EXIT_OK;
-	char *expected = read_file(o->check, CHECK_MAX_BYTES, &len, &rc);
 
-	if (!expected)
-		return rc;
 	dc_buf_init(&json);
 	dc_buf_init(&lines);
 	dc_diag_init(&d);
@@ -383,7 +380,6 @@ static int check(struct dc_report *report, const struct dc_options *o, const str
 	dc_diag_release(&d);
 	dc_buf_release(&json);
 	dc_buf_release(&lines);
-	free(expected);
 	return rc;
 }
 
@@ -398,6 +394,8 @@ int main(int argc, char **argv)
 	struct dc_load_opts lo;
 	const struct dc_experiment *exp;
 	int rc, load_rc;
+	char *expected = NULL, stored_only[256];
+	size_t expected_len = 0;
 
 	/* Over a file-size limit (ulimit -f) the kernel sends SIGXFSZ, which
 	 * kills the process and strands the temporary file; ignored, the write
@@ -447,6 +445,16 @@ int main(int argc, char **argv)
 	info.config_name = o.config ? o.config : "built-in default (configs/systems.json)";
 	info.seed = o.seed;
 	info.only = o.only;
+	if (o.check) {
+		if (!(expected = read_file(o.check, CHECK_MAX_BYTES, &expected_len, &rc)))
+			goto done;
+		/* a report written with --only holds those sections: compare them */
+		if (!o.only && dc_check_stored_only(expected, expected_len, stored_only, sizeof(stored_only))) {
+			info.only = stored_only;
+			fprintf(stderr, "distcalc: check '%s': it holds --only %s; comparing those sections\n",
+				o.check, stored_only);
+		}
+	}
 	report = dc_experiment_run(exp, &cfg, &info, &diag);
 	print_diag(&diag, 0);
 	if (!report) {
@@ -455,8 +463,9 @@ int main(int argc, char **argv)
 	}
 	ro.max_rows = o.all_rows ? 0 : DC_EXCERPT_ROWS;
 	ro.width = DC_TABLE_WIDTH;
-	rc = o.check ? check(report, &o, &ro) : emit(report, &o, &ro);
+	rc = o.check ? check(report, &o, &ro, expected, expected_len) : emit(report, &o, &ro);
 done:
+	free(expected);
 	dc_report_free(report);
 	dc_diag_release(&diag);
 	dc_options_release(&o);

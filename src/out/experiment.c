@@ -3,6 +3,7 @@
 
 #include <stdalign.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,9 +57,14 @@ const struct dc_experiment *dc_experiment_find(const char *name)
 
 struct header_view {
 	const struct dc_run *run;
-	const char *version, *experiment, *config;
+	const char *version, *experiment, *config, *only;
 	uint64_t seed;
 };
+
+static int has_only(const void *base)
+{
+	return ((const struct header_view *)base)->only != NULL;
+}
 
 static uint64_t warning_count(const void *base)
 {
@@ -78,6 +84,8 @@ static const struct dc_field header_fields[] = {
 	{"experiment", "experiment", DC_U_NONE, DC_FT_STR, HV(experiment)},
 	{"config", "config", DC_U_NONE, DC_FT_STR, HV(config)},
 	{"seed", "seed", DC_U_NONE, DC_FT_U64, HV(seed)},
+	/* what --only chose, in report order: --check applies it again */
+	{"only", "sections (--only)", DC_U_NONE, DC_FT_STR, HV(only), .shown = has_only},
 };
 #define NHEADER (sizeof(header_fields) / sizeof(header_fields[0]))
 
@@ -187,9 +195,14 @@ static int select_sections(struct dc_report *r, const struct dc_experiment *exp,
 	}
 	if (bad)
 		return -1;
-	for (size_t i = 0; i < nexp; i++)
-		if (want[i])
-			r->sec[r->nsec++] = exp->sections[i];
+	for (size_t i = 0; i < nexp; i++) {
+		size_t used = strlen(r->only_text);
+		if (!want[i])
+			continue;
+		r->sec[r->nsec++] = exp->sections[i];
+		snprintf(r->only_text + used, sizeof(r->only_text) - used, "%s%s", used ? "," : "",
+			 exp->sections[i]->name);
+	}
 	return 0;
 }
 
@@ -219,6 +232,7 @@ static int build_views(struct dc_report *r)
 	h->experiment = r->info.experiment;
 	h->config = r->config_name;
 	h->seed = r->info.seed;
+	h->only = r->only ? r->only_text : NULL;
 	for (size_t i = 0; i < NHEADER; i++)
 		r->root_f[k++] = header_fields[i];
 	r->nheader = k;

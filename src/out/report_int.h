@@ -25,6 +25,7 @@ struct dc_report {
 	char **warnings;
 	size_t nwarnings;
 	int only; /* --only chose the sections: the table and CSV show nothing else */
+	char only_text[256]; /* the chosen sections in report order, comma-separated */
 	size_t nsec;
 	size_t nheader; /* root fields before the first section */
 	const struct dc_section *sec[DC_REPORT_MAX_SECTIONS];

@@ -70,6 +70,17 @@ expect 2 "rtol without check" "$bin" --config "$cfg" --rtol 1e-3
 expect 2 "bad rtol" "$bin" --config "$cfg" --check budget.json --rtol abc
 [ -e x.json ] && fail "check with output: x.json was written"
 
+# 7. a budget written with --only: --check alone compares its sections
+"$bin" --config "$cfg" --seed 7 --only summary,memory --format json --output only.json 2>/dev/null ||
+	fail "only: cannot write the budget"
+grep -q '"only": "summary,memory"' only.json || fail "only: the budget does not record its sections"
+expect 0 "only, applied again" "$bin" --config "$cfg" --seed 7 --check only.json
+grep -q "it holds --only summary,memory; comparing those sections" err.txt || fail "only: $(cat err.txt)"
+sed 's/"peak_bytes": \([0-9]*\)/"peak_bytes": \11/' only.json >only-moved.json
+expect 6 "only, a moved peak" "$bin" --config "$cfg" --seed 7 --check only-moved.json
+expect 6 "only, other sections asked for" "$bin" --config "$cfg" --seed 7 --only summary --check only.json
+grep -qx 'only: expected "summary,memory", got "summary"' out.txt || fail "only mismatch: $(cat out.txt)"
+
 if [ "$fails" = 0 ]; then
 	echo "ok: --check"
 	exit 0
