@@ -282,6 +282,40 @@ START_TEST(test_summary_condenses_memory_and_comm)
 }
 END_TEST
 
+/* --all (max_rows 0) prints every row of every table but the ring's
+ * O(p^2) events, which stay excerpted beside other sections: 8 ranks make
+ * 2 x 7 x 8 = 112 events, 32 shown, 80 left out; alone they all print. */
+START_TEST(test_all_keeps_ring_events_excerpted_beside_other_sections)
+{
+	struct dc_diag d;
+	struct dc_report *r;
+	cJSON *root, *ring;
+
+	dc_diag_init(&d);
+	r = run("systems", NULL, NULL, 0, &d);
+	ck_assert(r != NULL);
+	root = json_of(r);
+	ring = cJSON_GetObjectItemCaseSensitive(root, "ring");
+	ck_assert(num(ring, "events_total") == 112);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ring, "events")), 32);
+	ck_assert(num(ring, "events_omitted") == 80);
+	/* the per-rank tables print whole */
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
+				 cJSON_GetObjectItemCaseSensitive(root, "topology"), "ranks")), 8);
+	cJSON_Delete(root);
+	dc_report_free(r);
+	r = run("systems", "ring", NULL, 0, &d);
+	ck_assert(r != NULL);
+	root = json_of(r);
+	ring = cJSON_GetObjectItemCaseSensitive(root, "ring");
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ring, "events")), 112);
+	ck_assert(cJSON_GetObjectItemCaseSensitive(ring, "events_omitted") == NULL);
+	cJSON_Delete(root);
+	dc_report_free(r);
+	dc_diag_release(&d);
+}
+END_TEST
+
 static void keys_unique(const struct dc_fields *fs, const char *where)
 {
 	for (size_t i = 0; i < fs->n; i++) {
@@ -324,6 +358,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_only_unknown_section_lists_known);
 	tcase_add_test(tc, test_summary_condenses_memory_and_comm);
 	tcase_add_test(tc, test_sections_field_tables);
+	tcase_add_test(tc, test_all_keeps_ring_events_excerpted_beside_other_sections);
 	suite_add_tcase(s, tc);
 	return s;
 }

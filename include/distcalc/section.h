@@ -66,6 +66,11 @@ struct dc_rows {
 	/* leading columns that name a row, repeated in every panel when a
 	 * table is split to fit the width; 0 means 1 */
 	size_t key_columns;
+	/* O(p^2) rows (the ring's events): excerpted even under --all and in
+	 * CSV unless the report shows this table's section alone (--only, or
+	 * an experiment of that one section), so that every-row output of the
+	 * per-rank tables never drags them in */
+	int quadratic;
 };
 
 struct dc_lists {

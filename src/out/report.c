@@ -35,15 +35,26 @@ const char *dc_fld_label(const struct dc_field *f, const void *base, char *buf, 
 	return f->label ? f->label : f->key ? f->key : "";
 }
 
-void dc_excerpt_bounds(uint64_t n, const struct dc_render_opts *o, uint64_t *from, uint64_t *to)
+void dc_excerpt_bounds_max(uint64_t n, uint64_t max, uint64_t *from, uint64_t *to)
 {
-	uint64_t max = o ? o->max_rows : 0;
 	if (max == 0 || n <= max) {
 		*from = *to = n;
 		return;
 	}
 	*from = max / 2;
 	*to = n - (max - max / 2);
+}
+
+void dc_excerpt_bounds(uint64_t n, const struct dc_render_opts *o, uint64_t *from, uint64_t *to)
+{
+	dc_excerpt_bounds_max(n, o ? o->max_rows : 0, from, to);
+}
+
+uint64_t dc_rows_limit(const struct dc_report *r, const struct dc_rows *rows, uint64_t max_rows)
+{
+	if (!rows->quadratic || r->nsec == 1)
+		return max_rows;
+	return max_rows && max_rows < DC_QUADRATIC_ROWS ? max_rows : DC_QUADRATIC_ROWS;
 }
 
 void dc_report_free(struct dc_report *r)

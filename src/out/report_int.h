@@ -75,4 +75,16 @@ const struct dc_fields *dc_report_fields_shown(struct dc_report *r, const void *
 /* Rows [*from, *to) are left out of an excerpt of n rows. */
 void dc_excerpt_bounds(uint64_t n, const struct dc_render_opts *o, uint64_t *from, uint64_t *to);
 
+/* Rows of O(p^2) tables shown when the report does not show their section
+ * alone (struct dc_rows.quadratic). */
+#define DC_QUADRATIC_ROWS 32
+
+/* The most rows a sink shows of `rows` (0: every one): `max_rows` (the
+ * render option; CSV passes 0), unless the table is quadratic and the
+ * report shows other sections too. */
+uint64_t dc_rows_limit(const struct dc_report *r, const struct dc_rows *rows, uint64_t max_rows);
+
+/* As dc_excerpt_bounds for at most `max` rows (0: all). */
+void dc_excerpt_bounds_max(uint64_t n, uint64_t max, uint64_t *from, uint64_t *to);
+
 #endif

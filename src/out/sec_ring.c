@@ -92,7 +92,7 @@ static const struct dc_field event_fields[] = {
 	{"end_s", "end", DC_U_SECONDS, DC_FT_F64, E(end_s)},
 };
 static const struct dc_fields event_table = DC_FIELDS(event_fields);
-static const struct dc_rows event_rows = {event_count, event_row, sizeof(struct event_row), "events"};
+static const struct dc_rows event_rows = {event_count, event_row, sizeof(struct event_row), "events", 0, 1};
 
 #define V(m) offsetof(struct view, m)
 #define R(m) offsetof(struct view, r.m)

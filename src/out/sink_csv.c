@@ -150,7 +150,8 @@ static void table_line(struct dc_buf *b, const struct path *p)
 }
 
 /* pass 2: every table, every row */
-static void csv_tables(struct dc_buf *b, const struct dc_fields *fs, const void *base, struct path *p)
+static void csv_tables(struct dc_buf *b, const struct dc_report *r, const struct dc_fields *fs, const void *base,
+		       struct path *p)
 {
 	char num[24];
 	for (size_t i = 0; i < fs->n; i++) {
@@ -160,21 +161,34 @@ static void csv_tables(struct dc_buf *b, const struct dc_fields *fs, const void 
 			continue;
 		old = path_push(p, f->key);
 		if (f->type == DC_FT_OBJECT) {
-			csv_tables(b, f->sub, dc_fld_ptr(base, f), p);
+			csv_tables(b, r, f->sub, dc_fld_ptr(base, f), p);
 		} else if (f->type == DC_FT_ROWS) {
 			_Alignas(max_align_t) unsigned char row[DC_ROW_MAX];
 			const struct dc_fields *cf = f->sub;
-			uint64_t n = f->rows->count(base);
+			uint64_t n = f->rows->count(base), from, to;
 			table_line(b, p);
+			dc_excerpt_bounds_max(n, dc_rows_limit(r, f->rows, 0), &from, &to);
+			if (to > from) {
+				/* the ring's O(p^2) events beside other sections */
+				char a[32], c[32];
+				dc_fmt_u64(a, from);
+				dc_fmt_u64(c, n);
+				dc_buf_printf(b, "# excerpt: the first and last %s of %s rows; --only %.*s prints every one\r\n",
+					      a, c, (int)strcspn(p->s, "."), p->s);
+			}
 			for (size_t c = 0; c < cf->n; c++) {
 				if (c)
 					dc_buf_putc(b, ',');
 				csv_text(b, cf->f[c].key);
 			}
 			eol(b);
-			for (uint64_t r = 0; r < n; r++) {
+			for (uint64_t k = 0; k < n; k++) {
+				if (k == from && to > from)
+					k = to;
+				if (k >= n)
+					break;
 				memset(row, 0, f->rows->row_size);
-				f->rows->row(base, r, row);
+				f->rows->row(base, k, row);
 				for (size_t c = 0; c < cf->n; c++) {
 					if (c)
 						dc_buf_putc(b, ',');
@@ -188,14 +202,14 @@ static void csv_tables(struct dc_buf *b, const struct dc_fields *fs, const void 
 			table_line(b, p);
 			dc_buf_puts(b, "index,members");
 			eol(b);
-			for (uint64_t r = 0; r < n; r++) {
-				uint64_t m = f->lists->len(base, r);
-				dc_buf_add(b, num, dc_fmt_u64(num, r));
+			for (uint64_t g = 0; g < n; g++) {
+				uint64_t m = f->lists->len(base, g);
+				dc_buf_add(b, num, dc_fmt_u64(num, g));
 				dc_buf_putc(b, ',');
 				for (uint64_t k = 0; k < m; k++) {
 					if (k)
 						dc_buf_putc(b, ' ');
-					dc_buf_add(b, num, dc_fmt_u64(num, f->lists->item(base, r, k)));
+					dc_buf_add(b, num, dc_fmt_u64(num, f->lists->item(base, g, k)));
 				}
 				eol(b);
 			}
@@ -204,8 +218,8 @@ static void csv_tables(struct dc_buf *b, const struct dc_fields *fs, const void 
 			table_line(b, p);
 			dc_buf_puts(b, "text");
 			eol(b);
-			for (uint64_t r = 0; r < n; r++) {
-				csv_text(b, f->prose->at(base, r));
+			for (uint64_t k = 0; k < n; k++) {
+				csv_text(b, f->prose->at(base, k));
 				eol(b);
 			}
 		}
@@ -251,13 +265,13 @@ int dc_report_render_csv(struct dc_report *r, const struct dc_render_opts *o, st
 			dc_buf_puts(out, "key,value,unit");
 			eol(out);
 			csv_scalars(out, f->sub, sub, &p);
-			csv_tables(out, f->sub, sub, &p);
+			csv_tables(out, r, f->sub, sub, &p);
 			path_pop(&p, old);
 		} else if (!r->only) {
 			/* the warnings; with --only, as in the table, sections alone
 			 * (the header comments stay: they say what made the file) */
 			struct dc_fields one = {f, 1};
-			csv_tables(out, &one, base, &p);
+			csv_tables(out, r, &one, base, &p);
 		}
 	}
 	return out->failed ? -1 : 0;

@@ -8,6 +8,7 @@
 struct jctx {
 	struct dc_buf *b;
 	const struct dc_render_opts *o;
+	const struct dc_report *r;
 };
 
 static void j_indent(struct dc_buf *b, int depth)
@@ -90,7 +91,8 @@ static uint64_t j_value(struct jctx *j, const struct dc_field *f, const void *ba
 		_Alignas(max_align_t) unsigned char row[DC_ROW_MAX];
 		const struct dc_fields *cf = f->sub;
 		n = f->rows->count(base);
-		gone = omitted(n, j->o, &from, &to);
+		dc_excerpt_bounds_max(n, dc_rows_limit(j->r, f->rows, j->o ? j->o->max_rows : 0), &from, &to);
+		gone = to - from;
 		dc_buf_putc(j->b, '[');
 		for (i = 0, first = 1; skip(&i, from, to) && i < n; i++, first = 0) {
 			if (!first)
@@ -196,7 +198,7 @@ static void j_members(struct jctx *j, const struct dc_fields *fs, const void *ba
 
 int dc_report_render_json(struct dc_report *r, const struct dc_render_opts *o, struct dc_buf *out)
 {
-	struct jctx j = {out, o};
+	struct jctx j = {out, o, r};
 	const void *base;
 	const struct dc_fields *root = dc_report_fields(r, &base);
 	j_members(&j, root, base, 0);

@@ -206,6 +206,8 @@ struct tctx {
 	struct dc_buf *b;
 	const struct dc_render_opts *o;
 	int no_blank; /* the first heading opens the output: no blank line above it */
+	const struct dc_report *r;
+	const char *section; /* the section being rendered (its key) */
 };
 
 static void t_object(struct tctx *t, const struct dc_fields *fs, const void *base, const char *title,
@@ -450,8 +452,12 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const void *base, 
 			dc_buf_pad(t->b, (size_t)depth * 2 + 2);
 			char num[32];
 			dc_fmt_u64_grouped(num, to - from);
-			dc_buf_printf(t->b, "... %s %s not shown (--all prints every row) ...\n", num,
-				      rs->what ? rs->what : "rows");
+			if (rs->quadratic && t->r->nsec > 1)
+				dc_buf_printf(t->b, "... %s %s not shown (--only %s --all prints every one) ...\n",
+					      num, rs->what ? rs->what : "rows", t->section ? t->section : "?");
+			else
+				dc_buf_printf(t->b, "... %s %s not shown (--all prints every row) ...\n", num,
+					      rs->what ? rs->what : "rows");
 		}
 		for (k = 0; k < np && cached; k++)
 			cached = cc->have[slot][panel[k]];
@@ -500,7 +506,7 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 		return;
 	}
 	dc_buf_putc(t->b, '\n');
-	dc_excerpt_bounds(n, t->o, &from, &to);
+	dc_excerpt_bounds_max(n, dc_rows_limit(t->r, rs, t->o->max_rows), &from, &to);
 	cc.used = 0;
 	memset(cc.have, 0, sizeof(cc.have));
 	/* pass 1: widths of the columns with a fixed display unit, and the
@@ -681,6 +687,8 @@ static void t_fields(struct tctx *t, const struct dc_fields *fs, const void *bas
 		switch (f->type) {
 		case DC_FT_OBJECT: {
 			const void *sub = dc_fld_ptr(base, f);
+			if (depth == 0)
+				t->section = f->key;
 			t_object(t, f->sub, sub, dc_fld_label(f, sub, lb, sizeof(lb)), depth);
 			break;
 		}
@@ -719,7 +727,7 @@ static void t_object(struct tctx *t, const struct dc_fields *fs, const void *bas
 
 int dc_report_render_table(struct dc_report *r, const struct dc_render_opts *o, struct dc_buf *out)
 {
-	struct tctx t = {out, o, r->only};
+	struct tctx t = {out, o, r->only, r, NULL};
 	const void *base;
 	const struct dc_fields *root = dc_report_fields_shown(r, &base);
 	t_fields(&t, root, base, 0);
