@@ -320,6 +320,10 @@ static void keys_unique(const struct dc_fields *fs, const char *where)
 {
 	for (size_t i = 0; i < fs->n; i++) {
 		ck_assert_msg(fs->f[i].key && *fs->f[i].key, "%s: field %zu has no key", where, i);
+		/* the JSON sink writes keys unescaped, CSV unquoted */
+		ck_assert_msg(strspn(fs->f[i].key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+				      strlen(fs->f[i].key),
+			      "%s: key '%s' is not [A-Za-z0-9_]", where, fs->f[i].key);
 		for (size_t j = i + 1; j < fs->n; j++)
 			ck_assert_msg(strcmp(fs->f[i].key, fs->f[j].key) != 0, "%s: key '%s' twice", where,
 				      fs->f[i].key);
@@ -327,21 +331,28 @@ static void keys_unique(const struct dc_fields *fs, const char *where)
 			ck_assert_msg(fs->f[i].sub != NULL, "%s.%s: no sub-fields", where, fs->f[i].key);
 			keys_unique(fs->f[i].sub, fs->f[i].key);
 		}
-		if (fs->f[i].type == DC_FT_ROWS)
+		if (fs->f[i].type == DC_FT_ROWS) {
 			ck_assert_msg(fs->f[i].rows && fs->f[i].rows->row_size <= DC_ROW_MAX, "%s.%s: row size",
 				      where, fs->f[i].key);
+			ck_assert_msg(fs->f[i].sub->n <= DC_MAX_COLUMNS, "%s.%s: %zu columns", where, fs->f[i].key,
+				      fs->f[i].sub->n);
+		}
 	}
 }
 
 START_TEST(test_sections_field_tables)
 {
-	size_t n = 0;
-	for (size_t i = 0; dc_sections[i]; i++, n++) {
+	for (size_t i = 0; dc_sections[i]; i++) {
+		int listed = 0;
 		ck_assert(dc_sections[i]->view_size <= DC_VIEW_MAX);
 		ck_assert(dc_section_find(dc_sections[i]->name) == dc_sections[i]);
 		keys_unique(&dc_sections[i]->fields, dc_sections[i]->name);
+		/* every section is part of some experiment */
+		for (size_t e = 0; dc_experiments[e]; e++)
+			for (size_t k = 0; dc_experiments[e]->sections[k]; k++)
+				listed |= dc_experiments[e]->sections[k] == dc_sections[i];
+		ck_assert_msg(listed, "section '%s' is in no experiment", dc_sections[i]->name);
 	}
-	ck_assert_uint_eq(n, 10);
 	ck_assert(dc_section_find("nope") == NULL);
 }
 END_TEST

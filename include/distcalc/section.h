@@ -122,8 +122,10 @@ struct dc_run {
 /* Largest view struct a section may have (checked by a static assert in
  * each section file). */
 #define DC_VIEW_MAX 4096
-/* Largest row struct. */
+/* Largest row struct, and most fields a row may have (the table sink keeps
+ * one width per column; tests/check_report.c checks every table). */
 #define DC_ROW_MAX 1024
+#define DC_MAX_COLUMNS 24
 
 struct dc_section {
 	const char *name;  /* JSON key and --only name */
@@ -135,8 +137,9 @@ struct dc_section {
 	struct dc_fields fields;
 	/* NULL: `title`; else a heading that depends on the data */
 	void (*title_fn)(const void *view, char *buf, size_t len);
-	/* NULL, or adds the warnings the section's data calls for (the
-	 * runner calls it for every section of the experiment, shown or not) */
+	/* NULL, or adds the warnings the plan calls for (the runner calls it
+	 * for every section of the experiment, shown or not, so it reads the
+	 * plan alone: `res` holds only what the shown sections need) */
 	void (*warn)(const struct dc_plan *plan, const struct dc_results *res, const char *config_name,
 		     struct dc_diag *diag);
 };
@@ -163,8 +166,8 @@ struct dc_render_opts {
 /* ---- number and text formatting shared by the sinks (fmt.c) ---- */
 
 /* Shortest "%.*g" text of v (15 to 17 digits) that reads back to the same
- * double; "null" when v is not finite. Returns the length. `buf` must hold
- * 32 bytes. */
+ * double; "0" for either zero; "null" when v is not finite. Returns the
+ * length. `buf` should hold 32 bytes (the fast paths need them). */
 size_t dc_fmt_double(char *buf, size_t len, double v);
 /* Decimal digits of v; returns the length (buf holds 21 bytes). */
 size_t dc_fmt_u64(char *buf, uint64_t v);

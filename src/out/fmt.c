@@ -273,7 +273,7 @@ size_t dc_fmt_double(char *buf, size_t len, double v)
 		snprintf(buf, len, "null");
 		return 4;
 	}
-	if (v == 0) {
+	if (v == 0) { /* -0 too: a report has no use for the sign of zero */
 		snprintf(buf, len, "0");
 		return 1;
 	}

@@ -33,13 +33,15 @@ static const char *base_unit(enum dc_unit u)
 	return "";
 }
 
-/* A field quoted when it holds a comma, a quote, CR, LF or edge spaces. */
+/* A field quoted when it holds a comma, a quote, CR, LF, edge spaces or '#'
+ * (readers told that '#' starts a comment, as pandas' comment="#", cut an
+ * unquoted field there). */
 static void csv_text(struct dc_buf *b, const char *s)
 {
 	size_t n = strlen(s);
 	int quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
 	for (size_t i = 0; i < n && !quote; i++)
-		if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
+		if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n' || s[i] == '#')
 			quote = 1;
 	if (!quote) {
 		dc_buf_add(b, s, n);

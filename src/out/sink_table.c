@@ -158,11 +158,17 @@ static const char *cell_text(char *buf, size_t len, const struct dc_field *f, co
 		break;
 	case DC_U_BYTES_RAW:
 	case DC_U_COUNT:
-		/* whole figures carried as doubles (bytes per token, FLOP counts) */
-		if (v >= 0 && v < 1e18)
-			dc_fmt_u64_grouped(buf, (uint64_t)llround(v));
-		else
+		/* whole figures carried as doubles (bytes per token, FLOP counts),
+		 * halves rounded away from zero (14,802,624.5 B shows 14,802,625) */
+		if (fabs(v) < 1e18) {
+			long long rv = llround(v);
+			size_t o = 0;
+			if (rv < 0)
+				buf[o++] = '-';
+			dc_fmt_u64_grouped(buf + o, rv < 0 ? (uint64_t)-(rv + 1) + 1 : (uint64_t)rv);
+		} else {
 			snprintf(buf, len, "%.0f", v);
+		}
 		break;
 	case DC_U_SECONDS:
 	case DC_U_FLOPS:
@@ -305,6 +311,7 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 	/* each label and number is formatted once: measured, then printed */
 	char labels[64][160], values[64][64], cell[DC_CELL_MAX];
 	const char *label[64];
+	int kept[64]; /* the value fits values[i]; else it is formatted again */
 	struct tscale ts[64];
 	size_t w = 0, vmax = 0, indent = (size_t)depth * 2;
 
@@ -318,10 +325,9 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 		if (!is_textual(run[i])) {
 			const char *v = cell_text(cell, sizeof(cell), run[i], base, &ts[i], 1);
 			size_t vl = strlen(v);
-			if (vl >= sizeof(values[i]))
-				vl = sizeof(values[i]) - 1;
-			memcpy(values[i], v, vl);
-			values[i][vl] = '\0';
+			kept[i] = vl < sizeof(values[i]);
+			if (kept[i])
+				memcpy(values[i], v, vl + 1);
 			vl += strlen(ts[i].unit) + 1;
 			if (vl > vmax)
 				vmax = vl;
@@ -347,8 +353,10 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 			wr_init(&wr, t->b, indent + w + 2, t->o->width);
 			wr_puts(&wr, text);
 			wr_word(&wr);
-		} else {
+		} else if (kept[i]) {
 			dc_buf_puts(t->b, values[i]);
+		} else {
+			dc_buf_puts(t->b, cell_text(cell, sizeof(cell), f, base, &ts[i], 1));
 		}
 		/* GiB scalars carry their unit inside the cell */
 		if (f->unit != DC_U_BYTES && !dc_fld_null(f, base) && !is_textual(f) && *ts[i].unit) {
@@ -359,7 +367,7 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 	}
 }
 
-#define MAX_COLS 24
+#define MAX_COLS DC_MAX_COLUMNS
 
 struct col {
 	size_t width;
@@ -674,7 +682,11 @@ static void t_fields(struct tctx *t, const struct dc_fields *fs, const void *bas
 		const struct dc_field *f = i < fs->n ? &fs->f[i] : NULL;
 		if (f && !dc_fld_shown(f, base))
 			continue;
-		if (f && dc_fld_scalar(f) && nrun < 64) {
+		if (f && dc_fld_scalar(f)) {
+			if (nrun == 64) { /* a longer block aligns in parts */
+				t_scalars(t, run, nrun, base, depth);
+				nrun = 0;
+			}
 			run[nrun++] = f;
 			continue;
 		}
