@@ -243,20 +243,13 @@ int dc_report_render_csv(struct dc_report *r, const struct dc_render_opts *o, st
 			continue;
 		if (dc_fld_scalar(f)) {
 			/* header fields: comment lines, control bytes escaped as JSON */
-			struct dc_buf v;
-			dc_buf_init(&v);
-			if (f->type == DC_FT_U64)
-				dc_buf_add(&v, text, dc_fmt_u64(text, *(const uint64_t *)dc_fld_ptr(base, f)));
-			else
-				dc_buf_json_string(&v, dc_fld_text(f, base, text, sizeof(text)));
 			dc_buf_add(out, "# ", 2);
 			dc_buf_puts(out, f->key);
 			dc_buf_add(out, ": ", 2);
-			if (v.failed)
-				out->failed = 1;
+			if (f->type == DC_FT_U64)
+				dc_buf_add(out, text, dc_fmt_u64(text, *(const uint64_t *)dc_fld_ptr(base, f)));
 			else
-				dc_buf_add(out, v.data, v.len);
-			dc_buf_release(&v);
+				dc_buf_json_string(out, dc_fld_text(f, base, text, sizeof(text)));
 			eol(out);
 		} else if (f->type == DC_FT_OBJECT) {
 			const void *sub = dc_fld_ptr(base, f);
