@@ -11,9 +11,10 @@
  * The loader derives nothing an estimator computes: plan.h turns the
  * config into derived quantities (parameter totals, defaults of the ring
  * lab, degrees and links). Every estimator reads a plan made from a config
- * that came from this loader and relies on what it guarantees: counts and degrees are at least 1, dp x tp x pp is
- * the world size, tp divides the heads, pp (x virtual_pipeline) divides the
- * layers, ep divides dp, byte products fit in 2^53. A hand-built config
+ * that came from this loader and relies on what it guarantees: counts and
+ * degrees are at least 1, dp x tp x pp is the world size, tp divides the
+ * heads, pp (x virtual_pipeline) divides the layers, ep divides dp, byte
+ * products fit in 2^53. A hand-built config
  * must keep those promises. Every key, unit and default is documented in
  * docs/config.md.
  */
