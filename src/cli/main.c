@@ -163,6 +163,7 @@ static const char *sink_name(const struct sink *s)
 static int sink_open(struct sink *s, const char *path)
 {
 	struct stat st;
+	const char *slash;
 
 	memset(s, 0, sizeof(*s));
 	s->path = path;
@@ -187,7 +188,13 @@ static int sink_open(struct sink *s, const char *path)
 		s->mode = st.st_mode & 07777; /* an existing file keeps its permissions */
 	}
 	s->kind = SINK_ATOMIC;
-	s->tmp = dc_asprintf("%s.tmp.XXXXXX", path);
+	/* A short name beside the target: "<name>.tmp.XXXXXX" would pass
+	 * NAME_MAX for a name the filesystem itself accepts. */
+	slash = strrchr(path, '/');
+	if (!slash)
+		s->tmp = dc_strdup(".dc-XXXXXX");
+	else
+		s->tmp = dc_asprintf("%.*s/.dc-XXXXXX", (int)(slash - path), path);
 	if (!s->tmp) {
 		fprintf(stderr, "distcalc: error: out of memory\n");
 		return EXIT_INTERNAL;

@@ -27,7 +27,7 @@ check() {
 		echo "FAIL $name: stderr differs (- expected, + actual)"
 		diff want.txt stderr.txt | head -10
 		fails=$((fails + 1))
-	elif [ -s stdout.txt ] || [ -e out.txt ] || ls | grep -q '\.tmp\.'; then
+	elif [ -s stdout.txt ] || [ -e out.txt ] || ls -A | grep -q '^\.dc-'; then
 		echo "FAIL $name: output left behind"
 		fails=$((fails + 1))
 	else

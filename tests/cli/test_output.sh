@@ -133,6 +133,18 @@ done
 rm -f a.txt b.txt
 [ "$fails" = "$n" ] && ok "$ctx"
 
+# 10. a 250-byte name (NAME_MAX is 255): the temporary name must fit too
+ctx="250-byte output name"
+n=$fails
+long=$(printf '%0250d' 0)
+"$bin" --config "$cfg" --seed 7 --output "$long" 2>err.txt
+rc=$?
+[ "$rc" = 0 ] || fail "$ctx: exit $rc: $(cat err.txt)"
+cmp -s expected.txt "$long" || fail "$ctx: the file differs from stdout"
+rm -f "$long"
+only expected.txt err.txt stdout.txt
+[ "$fails" = "$n" ] && ok "$ctx"
+
 # 9. a comma-decimal locale changes nothing. Use an installed one, or build
 # de_DE into a private LOCPATH when the locale sources are there.
 ctx="comma-decimal locale"
