@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,7 +137,8 @@ enum sink_kind {
 
 struct sink {
 	enum sink_kind kind;
-	const char *path;
+	const char *path;   /* as given: errors name it */
+	char *target;       /* the file replaced: `path` with its symlinks followed */
 	char *tmp;
 	int fd;
 	mode_t mode;
@@ -158,12 +160,78 @@ static const char *sink_name(const struct sink *s)
 	return s->kind == SINK_STDOUT ? "standard output" : s->path;
 }
 
+/* Returns N when `path` names descriptor N of this process through
+ * /dev/fd/N or /proc/self/fd/N (where /dev/stdout and /dev/stderr lead),
+ * else -1. */
+static int fd_path(const char *path)
+{
+	static const char *const prefixes[] = {"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"};
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		size_t len = strlen(prefixes[i]);
+		const char *p = path + len;
+		long n = 0;
+		if (strncmp(path, prefixes[i], len) != 0 || !*p)
+			continue;
+		for (; *p >= '0' && *p <= '9' && n < 1000000; p++)
+			n = n * 10 + (*p - '0');
+		return *p ? -1 : (int)n;
+	}
+	return -1;
+}
+
+/* Follows `path` while it names a symbolic link, so the report replaces
+ * the file the link names and the link stays. Sets *target (owned) to the
+ * last name, one that is not a link (or does not exist), and *fd to N when
+ * a name on the way is descriptor N (/dev/stdout), else -1. Returns 0, or
+ * -1 with errno (ELOOP past 40 links, ENOMEM). */
+static int resolve(const char *path, char **target, int *fd)
+{
+	char link[PATH_MAX];
+	char *cur = dc_strdup(path);
+
+	for (int hops = 0; cur; hops++) {
+		struct stat st;
+		const char *slash;
+		char *next;
+		ssize_t n;
+
+		if ((*fd = fd_path(cur)) >= 0 || lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) {
+			*target = cur; /* a name that cannot be read is reported when created */
+			return 0;
+		}
+		if (hops == 40) {
+			free(cur);
+			errno = ELOOP;
+			return -1;
+		}
+		n = readlink(cur, link, sizeof(link) - 1);
+		if (n < 0 || (size_t)n >= sizeof(link) - 1) {
+			if (n >= 0)
+				errno = ENAMETOOLONG;
+			free(cur);
+			return -1;
+		}
+		link[n] = '\0';
+		/* a relative link is relative to the directory holding it */
+		slash = strrchr(cur, '/');
+		if (link[0] == '/' || !slash)
+			next = dc_strdup(link);
+		else
+			next = dc_asprintf("%.*s%s", (int)(slash - cur + 1), cur, link);
+		free(cur);
+		cur = next;
+	}
+	errno = ENOMEM;
+	return -1;
+}
+
 /* Opens the sink for `path` (NULL: stdout). Returns EXIT_OK or an exit
  * code after printing why. */
 static int sink_open(struct sink *s, const char *path)
 {
 	struct stat st;
 	const char *slash;
+	int fd;
 
 	memset(s, 0, sizeof(*s));
 	s->path = path;
@@ -171,14 +239,33 @@ static int sink_open(struct sink *s, const char *path)
 	if (!path)
 		return EXIT_OK;
 	s->mode = default_mode();
-	if (stat(path, &st) == 0) {
+	if (resolve(path, &s->target, &fd) != 0) {
+		if (errno == ENOMEM) {
+			fprintf(stderr, "distcalc: error: out of memory\n");
+			return EXIT_INTERNAL;
+		}
+		fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", path, strerror(errno));
+		return EXIT_OUTPUT;
+	}
+	if (fd >= 0) {
+		/* /dev/stdout and the like: the descriptor itself, so that
+		 * `>> log` appends and a pipe or socket works */
+		s->kind = SINK_IN_PLACE;
+		s->fd = dup(fd);
+		if (s->fd < 0) {
+			fprintf(stderr, "distcalc: error: cannot open '%s': %s\n", path, strerror(errno));
+			return EXIT_OUTPUT;
+		}
+		return EXIT_OK;
+	}
+	if (stat(s->target, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
 			fprintf(stderr, "distcalc: error: cannot write '%s': is a directory\n", path);
 			return EXIT_OUTPUT;
 		}
 		if (!S_ISREG(st.st_mode)) {
 			s->kind = SINK_IN_PLACE;
-			s->fd = open(path, O_WRONLY | O_NOCTTY);
+			s->fd = open(s->target, O_WRONLY | O_NOCTTY);
 			if (s->fd < 0) {
 				fprintf(stderr, "distcalc: error: cannot open '%s': %s\n", path, strerror(errno));
 				return EXIT_OUTPUT;
@@ -190,11 +277,11 @@ static int sink_open(struct sink *s, const char *path)
 	s->kind = SINK_ATOMIC;
 	/* A short name beside the target: "<name>.tmp.XXXXXX" would pass
 	 * NAME_MAX for a name the filesystem itself accepts. */
-	slash = strrchr(path, '/');
+	slash = strrchr(s->target, '/');
 	if (!slash)
 		s->tmp = dc_strdup(".dc-XXXXXX");
 	else
-		s->tmp = dc_asprintf("%.*s/.dc-XXXXXX", (int)(slash - path), path);
+		s->tmp = dc_asprintf("%.*s/.dc-XXXXXX", (int)(slash - s->target), s->target);
 	if (!s->tmp) {
 		fprintf(stderr, "distcalc: error: out of memory\n");
 		return EXIT_INTERNAL;
@@ -209,6 +296,16 @@ static int sink_open(struct sink *s, const char *path)
 	return EXIT_OK;
 }
 
+/* Frees what the sink holds (after sink_commit, sink_abort or a failed
+ * sink_open). */
+static void sink_release(struct sink *s)
+{
+	free(s->tmp);
+	free(s->target);
+	s->tmp = NULL;
+	s->target = NULL;
+}
+
 /* Drops a sink after a failure: the temporary file goes, the target stays
  * as it was. */
 static void sink_abort(struct sink *s)
@@ -219,8 +316,6 @@ static void sink_abort(struct sink *s)
 	} else if (s->kind == SINK_IN_PLACE) {
 		close(s->fd);
 	}
-	free(s->tmp);
-	s->tmp = NULL;
 }
 
 /* Finishes a sink whose every write succeeded. Returns an exit code. */
@@ -237,16 +332,12 @@ static int sink_commit(struct sink *s)
 		return EXIT_OK;
 	}
 	if (fsync(s->fd) != 0 || fchmod(s->fd, s->mode) != 0 || close(s->fd) != 0 ||
-	    rename(s->tmp, s->path) != 0) {
+	    rename(s->tmp, s->target) != 0) {
 		saved = errno;
 		unlink(s->tmp);
 		fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", s->path, strerror(saved));
-		free(s->tmp);
-		s->tmp = NULL;
 		return EXIT_OUTPUT;
 	}
-	free(s->tmp);
-	s->tmp = NULL;
 	return EXIT_OK;
 }
 
@@ -264,8 +355,10 @@ static int emit(struct dc_report *report, const struct dc_options *o, const stru
 	 * exit status. */
 	int stream;
 	int rc = sink_open(&s, o->output);
-	if (rc != EXIT_OK)
+	if (rc != EXIT_OK) {
+		sink_release(&s);
 		return rc;
+	}
 	stream = s.kind == SINK_ATOMIC || ro->max_rows == 0 || o->format == DC_FORMAT_CSV;
 	dc_buf_init(&out);
 	if (stream) {
@@ -292,6 +385,7 @@ static int emit(struct dc_report *report, const struct dc_options *o, const stru
 	} else {
 		rc = sink_commit(&s);
 	}
+	sink_release(&s);
 	dc_buf_release(&out);
 	return rc;
 }

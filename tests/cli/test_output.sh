@@ -145,6 +145,55 @@ rm -f "$long"
 only expected.txt err.txt stdout.txt
 [ "$fails" = "$n" ] && ok "$ctx"
 
+# 11. a symlink: the report replaces the file the link names, the link stays
+# (relative links are relative to the link's directory; chains and dangling
+# links are followed too)
+ctx="--output through a symlink"
+n=$fails
+mkdir d
+echo old >real.txt
+ln -s ../real.txt d/link.txt
+ln -s d/link.txt chain.txt
+ln -s new.txt d/dangling.txt
+for l in d/link.txt chain.txt d/dangling.txt; do
+	"$bin" --config "$cfg" --seed 7 --output $l 2>err.txt
+	rc=$?
+	[ "$rc" = 0 ] || fail "$ctx: $l: exit $rc: $(cat err.txt)"
+	[ -L $l ] || fail "$ctx: $l is no longer a symlink"
+done
+cmp -s expected.txt real.txt || fail "$ctx: real.txt does not hold the report"
+cmp -s expected.txt d/new.txt || fail "$ctx: d/new.txt (a dangling link's target) does not hold the report"
+[ "$(ls -A d | sort | tr '\n' ' ')" = "dangling.txt link.txt new.txt " ] || fail "$ctx: d holds $(ls -A d)"
+rm -rf d real.txt chain.txt
+only expected.txt err.txt stdout.txt
+[ "$fails" = "$n" ] && ok "$ctx"
+
+# 12. a link to a descriptor (/dev/stdout -> /proc/self/fd/1): distcalc writes
+# to the descriptor in place, so '>' , '>>' and a pipe all work and the link
+# stays. mystdout is a private copy of /dev/stdout: a distcalc that replaced
+# the link replaces only that, and /dev/stdout is tried only after it passed.
+ctx="--output /dev/stdout"
+n=$fails
+ln -s /proc/self/fd/1 mystdout
+"$bin" --config "$cfg" --seed 7 --output mystdout >report.txt 2>err.txt
+rc=$?
+[ "$rc" = 0 ] || fail "$ctx: exit $rc: $(cat err.txt)"
+[ -L mystdout ] || fail "$ctx: the link was replaced"
+cmp -s expected.txt report.txt || fail "$ctx: '>' did not receive the report"
+echo old >report.txt
+"$bin" --config "$cfg" --seed 7 --output mystdout >>report.txt 2>/dev/null
+{ echo old && cat expected.txt; } | cmp -s - report.txt || fail "$ctx: '>>' did not append the report"
+"$bin" --config "$cfg" --seed 7 --output /dev/fd/1 2>/dev/null | cat >report.txt
+cmp -s expected.txt report.txt || fail "$ctx: /dev/fd/1 into a pipe did not receive the report"
+if [ "$fails" = "$n" ] && [ -L /dev/stdout ]; then
+	"$bin" --config "$cfg" --seed 7 --output /dev/stdout >report.txt 2>/dev/null
+	[ -L /dev/stdout ] || fail "$ctx: /dev/stdout was replaced"
+	cmp -s expected.txt report.txt || fail "$ctx: /dev/stdout did not receive the report"
+fi
+rm -f mystdout report.txt
+only expected.txt err.txt stdout.txt
+[ "$fails" = "$n" ] && ok "$ctx"
+
 # 9. a comma-decimal locale changes nothing. Use an installed one, or build
 # de_DE into a private LOCPATH when the locale sources are there.
 ctx="comma-decimal locale"
