@@ -139,6 +139,7 @@ struct sink {
 	enum sink_kind kind;
 	const char *path;   /* as given: errors name it */
 	char *target;       /* the file replaced: `path` with its symlinks followed */
+	char *dir;          /* the target's directory, synced after the rename */
 	char *tmp;
 	int fd;
 	mode_t mode;
@@ -278,11 +279,14 @@ static int sink_open(struct sink *s, const char *path)
 	/* A short name beside the target: "<name>.tmp.XXXXXX" would pass
 	 * NAME_MAX for a name the filesystem itself accepts. */
 	slash = strrchr(s->target, '/');
-	if (!slash)
+	if (!slash) {
+		s->dir = dc_strdup(".");
 		s->tmp = dc_strdup(".dc-XXXXXX");
-	else
+	} else {
+		s->dir = slash == s->target ? dc_strdup("/") : dc_asprintf("%.*s", (int)(slash - s->target), s->target);
 		s->tmp = dc_asprintf("%.*s/.dc-XXXXXX", (int)(slash - s->target), s->target);
-	if (!s->tmp) {
+	}
+	if (!s->tmp || !s->dir) {
 		fprintf(stderr, "distcalc: error: out of memory\n");
 		return EXIT_INTERNAL;
 	}
@@ -302,8 +306,10 @@ static void sink_release(struct sink *s)
 {
 	free(s->tmp);
 	free(s->target);
+	free(s->dir);
 	s->tmp = NULL;
 	s->target = NULL;
+	s->dir = NULL;
 }
 
 /* Drops a sink after a failure: the temporary file goes, the target stays
@@ -316,6 +322,26 @@ static void sink_abort(struct sink *s)
 	} else if (s->kind == SINK_IN_PLACE) {
 		close(s->fd);
 	}
+}
+
+/* After the rename: syncs the directory, so that after a crash the name
+ * holds the new report (the data were synced before the rename; without
+ * this a crash could bring the old file back). A directory that cannot be
+ * opened for reading, or a filesystem that cannot sync one (EINVAL), is
+ * let be; any other failure is an error. Returns an exit code. */
+static int sync_dir(const struct sink *s)
+{
+	int rc = EXIT_OK;
+	int fd = open(s->dir, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return EXIT_OK;
+	if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
+		fprintf(stderr, "distcalc: error: cannot write '%s': syncing its directory: %s\n", s->path,
+			strerror(errno));
+		rc = EXIT_OUTPUT;
+	}
+	close(fd);
+	return rc;
 }
 
 /* Finishes a sink whose every write succeeded. Returns an exit code. */
@@ -338,7 +364,7 @@ static int sink_commit(struct sink *s)
 		fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", s->path, strerror(saved));
 		return EXIT_OUTPUT;
 	}
-	return EXIT_OK;
+	return sync_dir(s);
 }
 
 /* Renders the report into the sink, streaming. Returns an exit code. */

@@ -194,6 +194,32 @@ rm -f mystdout report.txt
 only expected.txt err.txt stdout.txt
 [ "$fails" = "$n" ] && ok "$ctx"
 
+# 13. crash safety, seen with strace: the temporary file is synced before
+# the rename and the target's directory after it
+ctx="fsync before and after the rename"
+if command -v strace >/dev/null 2>&1 && strace -o /dev/null true 2>/dev/null; then
+	n=$fails
+	mkdir d
+	strace -o trace.txt -e trace=openat,open,fsync,fdatasync,rename,renameat,renameat2 \
+		"$bin" --config "$cfg" --output d/out.txt 2>err.txt
+	rc=$?
+	[ "$rc" = 0 ] || fail "$ctx: exit $rc: $(cat err.txt)"
+	# prints "file" when the file was synced before the rename and "dir"
+	# when d was opened as a directory and synced after it
+	seen=$(awk '
+		/^f(data)?sync\(/ { if (!renamed) synced = 1; else if ($0 ~ "^f(data)?sync\\(" dirfd "\\)") dir = 1 }
+		/^rename(at2?)?\(.*"d\/out\.txt"/ { renamed = 1; if (synced) print "file" }
+		renamed && /^open(at)?\(.*"d", O_RDONLY\|O_DIRECTORY/ { dirfd = $NF }
+		END { if (dir) print "dir" }
+	' trace.txt | tr '\n' ' ')
+	[ "$seen" = "file dir " ] || fail "$ctx: saw [$seen] in: $(grep -v '^openat.*lib' trace.txt | tail -n 6)"
+	rm -rf d trace.txt
+	only expected.txt err.txt stdout.txt
+	[ "$fails" = "$n" ] && ok "$ctx"
+else
+	echo "skip: $ctx (no working strace)"
+fi
+
 # 9. a comma-decimal locale changes nothing. Use an installed one, or build
 # de_DE into a private LOCPATH when the locale sources are there.
 ctx="comma-decimal locale"
