@@ -273,6 +273,14 @@ static int sink_open(struct sink *s, const char *path)
 			}
 			return EXIT_OK;
 		}
+		/* The rename needs only the directory, so a read-only file
+		 * would be replaced without a word: refuse it, as an editor or
+		 * cp would. No write bit at all counts even for root. */
+		if ((st.st_mode & 0222) == 0 || access(s->target, W_OK) != 0) {
+			fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", path,
+				(st.st_mode & 0222) == 0 || errno == EACCES ? "it is read-only" : strerror(errno));
+			return EXIT_OUTPUT;
+		}
 		s->mode = st.st_mode & 07777; /* an existing file keeps its permissions */
 	}
 	s->kind = SINK_ATOMIC;

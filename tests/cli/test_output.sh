@@ -220,6 +220,28 @@ else
 	echo "skip: $ctx (no working strace)"
 fi
 
+# 14. a read-only file is refused (exit 5), not replaced behind its back;
+# a file without any write bit counts as read-only even for root
+ctx="read-only output file"
+n=$fails
+echo old >ro.txt
+chmod 444 ro.txt
+"$bin" --config "$cfg" --output ro.txt >stdout.txt 2>err.txt
+rc=$?
+[ "$rc" = 5 ] || fail "$ctx: exit $rc, expected 5"
+grep -q "^distcalc: error: cannot write 'ro.txt': it is read-only\$" err.txt || fail "$ctx: stderr: $(cat err.txt)"
+[ "$(cat ro.txt)" = old ] || fail "$ctx: ro.txt was changed"
+[ "$(ls -l ro.txt | cut -c1-10)" = "-r--r--r--" ] || fail "$ctx: mode is $(ls -l ro.txt | cut -c1-10)"
+[ -s stdout.txt ] && fail "$ctx: stdout not empty"
+ln -s ro.txt rolink.txt
+"$bin" --config "$cfg" --output rolink.txt >/dev/null 2>err.txt
+rc=$?
+[ "$rc" = 5 ] || fail "$ctx: through a link: exit $rc, expected 5"
+[ -L rolink.txt ] || fail "$ctx: the link was replaced"
+rm -f ro.txt rolink.txt
+only expected.txt err.txt stdout.txt
+[ "$fails" = "$n" ] && ok "$ctx"
+
 # 9. a comma-decimal locale changes nothing. Use an installed one, or build
 # de_DE into a private LOCPATH when the locale sources are there.
 ctx="comma-decimal locale"
