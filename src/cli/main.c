@@ -424,6 +424,30 @@ static int emit(struct dc_report *report, const struct dc_options *o, const stru
 	return rc;
 }
 
+/* -o onto a file this run reads (the same inode, through any link) would
+ * replace an input with the report: refuse. Devices are left alone:
+ * --config /dev/stdin with -o /dev/stdout may be one terminal. Returns
+ * EXIT_OK, or EXIT_USAGE after printing why. */
+static int output_not_input(const struct dc_options *o)
+{
+	const char *const options[] = {"--config", "--model", "--check"};
+	const char *const paths[] = {o->config, o->model, o->check};
+	struct stat out, in;
+
+	if (!o->output || stat(o->output, &out) != 0 || !S_ISREG(out.st_mode))
+		return EXIT_OK;
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		if (paths[i] && stat(paths[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+			fprintf(stderr,
+				"distcalc: error: '--output': '%s' is the '%s' file '%s'; "
+				"refusing to overwrite an input\n",
+				o->output, options[i], paths[i]);
+			return EXIT_USAGE;
+		}
+	}
+	return EXIT_OK;
+}
+
 /* Reads a whole file (at most `max` bytes) for --check. */
 static char *read_file(const char *path, size_t max, size_t *len, int *rc)
 {
@@ -559,6 +583,8 @@ int main(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto done;
 	}
+	if ((rc = output_not_input(&o)) != EXIT_OK)
+		goto done;
 	lo.overrides = o.sets;
 	lo.noverrides = o.nsets;
 	lo.model_file = o.model;

@@ -242,6 +242,35 @@ rm -f ro.txt rolink.txt
 only expected.txt err.txt stdout.txt
 [ "$fails" = "$n" ] && ok "$ctx"
 
+# 15. -o onto an input of the same run (the --config or --model file, by
+# name, through a link or a hard link) is a usage error: exit 2, the input
+# untouched. (--check cannot be combined with --output at all.)
+ctx="--output onto an input"
+n=$fails
+cp "$cfg" plan.json
+cp "$src/configs/models/gpt2.json" model.json
+ln -s plan.json planlink.json
+ln plan.json planhard.json
+for o in plan.json planlink.json planhard.json ./plan.json; do
+	"$bin" --config plan.json --output $o >stdout.txt 2>err.txt
+	rc=$?
+	[ "$rc" = 2 ] || fail "$ctx: --config plan.json --output $o: exit $rc, expected 2"
+	grep -q "^distcalc: error: '--output': '$o' is the '--config' file 'plan.json'; refusing to overwrite an input\$" err.txt ||
+		fail "$ctx: --output $o: stderr: $(cat err.txt)"
+done
+"$bin" --config plan.json --model model.json --output model.json >stdout.txt 2>err.txt
+rc=$?
+[ "$rc" = 2 ] || fail "$ctx: --model model.json --output model.json: exit $rc, expected 2"
+grep -q "^distcalc: error: '--output': 'model.json' is the '--model' file 'model.json'; refusing" err.txt ||
+	fail "$ctx: --model: stderr: $(cat err.txt)"
+cmp -s "$cfg" plan.json || fail "$ctx: plan.json was changed"
+cmp -s "$src/configs/models/gpt2.json" model.json || fail "$ctx: model.json was changed"
+[ -L planlink.json ] || fail "$ctx: planlink.json was replaced"
+[ -s stdout.txt ] && fail "$ctx: stdout not empty"
+rm -f plan.json model.json planlink.json planhard.json
+only expected.txt err.txt stdout.txt
+[ "$fails" = "$n" ] && ok "$ctx"
+
 # 9. a comma-decimal locale changes nothing. Use an installed one, or build
 # de_DE into a private LOCPATH when the locale sources are there.
 ctx="comma-decimal locale"
