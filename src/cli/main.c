@@ -146,6 +146,53 @@ struct sink {
 	int err; /* errno of the first failed write */
 };
 
+/* SIGHUP, SIGINT or SIGTERM while the temporary file exists removes it
+ * and ends the process with that signal, so no partial report stays
+ * behind. The handler may make only async-signal-safe calls, so the name
+ * waits in a static buffer; a signal ignored at startup (nohup, a
+ * background job's SIGINT) stays ignored. */
+static const int sink_signals[] = {SIGHUP, SIGINT, SIGTERM};
+static char sink_tmp_path[PATH_MAX];
+static volatile sig_atomic_t sink_tmp_armed;
+
+static void sink_on_signal(int sig)
+{
+	if (sink_tmp_armed)
+		unlink(sink_tmp_path);
+	/* SA_RESETHAND put back the default action and SA_NODEFER left the
+	 * signal unblocked: raised again, it ends the process */
+	raise(sig);
+	_exit(128 + sig);
+}
+
+static void sink_catch_signals(void)
+{
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sink_on_signal;
+	sa.sa_flags = (int)(SA_RESETHAND | SA_NODEFER); /* glibc's SA_RESETHAND is unsigned */
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sink_signals) / sizeof(sink_signals[0]); i++)
+		if (sigaction(sink_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(sink_signals[i], &sa, NULL);
+}
+
+/* Blocks the signals while the temporary file is created, renamed or
+ * removed, so the handler never sees a name half set up or gone. */
+static void sink_block_signals(sigset_t *old)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(sink_signals) / sizeof(sink_signals[0]); i++)
+		sigaddset(&set, sink_signals[i]);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void sink_unblock_signals(const sigset_t *old)
+{
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
 static int sink_write(void *ctx, const char *p, size_t n)
 {
 	struct sink *s = ctx;
@@ -231,8 +278,9 @@ static int resolve(const char *path, char **target, int *fd)
 static int sink_open(struct sink *s, const char *path)
 {
 	struct stat st;
+	sigset_t mask;
 	const char *slash;
-	int fd;
+	int fd, saved;
 
 	memset(s, 0, sizeof(*s));
 	s->path = path;
@@ -298,9 +346,21 @@ static int sink_open(struct sink *s, const char *path)
 		fprintf(stderr, "distcalc: error: out of memory\n");
 		return EXIT_INTERNAL;
 	}
+	if (strlen(s->tmp) >= sizeof(sink_tmp_path)) {
+		fprintf(stderr, "distcalc: error: cannot create '%s': %s\n", path, strerror(ENAMETOOLONG));
+		return EXIT_OUTPUT;
+	}
+	sink_block_signals(&mask);
+	sink_catch_signals();
 	s->fd = mkstemp(s->tmp);
+	saved = errno;
+	if (s->fd >= 0) {
+		memcpy(sink_tmp_path, s->tmp, strlen(s->tmp) + 1);
+		sink_tmp_armed = 1;
+	}
+	sink_unblock_signals(&mask);
 	if (s->fd < 0) {
-		fprintf(stderr, "distcalc: error: cannot create '%s': %s\n", path, strerror(errno));
+		fprintf(stderr, "distcalc: error: cannot create '%s': %s\n", path, strerror(saved));
 		free(s->tmp);
 		s->tmp = NULL;
 		return EXIT_OUTPUT;
@@ -324,9 +384,13 @@ static void sink_release(struct sink *s)
  * as it was. */
 static void sink_abort(struct sink *s)
 {
+	sigset_t mask;
 	if (s->kind == SINK_ATOMIC && s->tmp) {
 		close(s->fd);
+		sink_block_signals(&mask);
 		unlink(s->tmp);
+		sink_tmp_armed = 0;
+		sink_unblock_signals(&mask);
 	} else if (s->kind == SINK_IN_PLACE) {
 		close(s->fd);
 	}
@@ -355,7 +419,8 @@ static int sync_dir(const struct sink *s)
 /* Finishes a sink whose every write succeeded. Returns an exit code. */
 static int sink_commit(struct sink *s)
 {
-	int saved;
+	sigset_t mask;
+	int saved, failed;
 	if (s->kind == SINK_STDOUT)
 		return EXIT_OK;
 	if (s->kind == SINK_IN_PLACE) {
@@ -365,10 +430,22 @@ static int sink_commit(struct sink *s)
 		}
 		return EXIT_OK;
 	}
-	if (fsync(s->fd) != 0 || fchmod(s->fd, s->mode) != 0 || close(s->fd) != 0 ||
-	    rename(s->tmp, s->target) != 0) {
+	failed = fsync(s->fd) != 0 || fchmod(s->fd, s->mode) != 0;
+	saved = errno;
+	if (close(s->fd) != 0 && !failed) {
+		failed = 1;
 		saved = errno;
+	}
+	sink_block_signals(&mask);
+	if (!failed && rename(s->tmp, s->target) != 0) {
+		failed = 1;
+		saved = errno;
+	}
+	if (failed)
 		unlink(s->tmp);
+	sink_tmp_armed = 0;
+	sink_unblock_signals(&mask);
+	if (failed) {
 		fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", s->path, strerror(saved));
 		return EXIT_OUTPUT;
 	}

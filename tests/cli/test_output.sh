@@ -271,6 +271,48 @@ rm -f plan.json model.json planlink.json planhard.json
 only expected.txt err.txt stdout.txt
 [ "$fails" = "$n" ] && ok "$ctx"
 
+# 16. SIGHUP, SIGINT or SIGTERM while a big report streams into the
+# temporary file: the file goes, the old FILE (or none) stays, and distcalc
+# dies of the signal (128 + its number). A background job of a script
+# starts with SIGINT ignored, which distcalc keeps: env resets it.
+ctx="signal during --output"
+n=$fails
+defsig=
+env --default-signal=HUP,INT,TERM true 2>/dev/null && defsig="env --default-signal=HUP,INT,TERM"
+tmps() { ls -A | grep -e '^\.dc-' -e '\.tmp\.'; }
+for run in "HUP 129 json none" "INT 130 json old" "TERM 143 csv old"; do
+	set -- $run
+	sig=$1 want=$2 fmt=$3 old=$4
+	if [ "$sig" = INT ] && [ -z "$defsig" ]; then
+		echo "skip: $ctx: SIGINT (no env --default-signal)"
+		continue
+	fi
+	rm -f out.$fmt
+	[ "$old" = old ] && echo "old contents" >out.$fmt
+	$defsig "$bin" --experiment ring --set cluster.num_nodes=256 --set parallel.dp=256 --all \
+		--format $fmt --output out.$fmt >/dev/null 2>&1 &
+	pid=$!
+	i=0
+	while [ -z "$(tmps)" ] && kill -0 $pid 2>/dev/null && [ $i -lt 2000 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	kill -s $sig $pid 2>/dev/null || fail "$ctx: SIG$sig: distcalc ended before the signal"
+	wait $pid
+	rc=$?
+	[ "$rc" = "$want" ] || fail "$ctx: SIG$sig: exit $rc, expected $want"
+	[ -z "$(tmps)" ] || fail "$ctx: SIG$sig: left $(tmps)"
+	if [ "$old" = old ]; then
+		[ "$(cat out.$fmt)" = "old contents" ] || fail "$ctx: SIG$sig: out.$fmt was changed"
+	else
+		[ -e out.$fmt ] && fail "$ctx: SIG$sig: out.$fmt was created"
+	fi
+	rm -f out.$fmt
+done
+rm -f $(tmps)
+only expected.txt err.txt stdout.txt
+[ "$fails" = "$n" ] && ok "$ctx"
+
 # 9. a comma-decimal locale changes nothing. Use an installed one, or build
 # de_DE into a private LOCPATH when the locale sources are there.
 ctx="comma-decimal locale"
