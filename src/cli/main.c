@@ -126,9 +126,10 @@ static mode_t default_mode(void)
 
 /* Where the report goes. Output streams through a sink: standard output, an
  * existing device or FIFO written in place ("/dev/full", a pipe: renaming
- * over it would replace the node), or a temporary file in the target's
- * directory renamed over the target at the end, so readers see the old
- * file or the whole new one, never a part. */
+ * over it would replace the node) or a descriptor (/dev/stdout), or a
+ * temporary file in the target's directory (symlinks followed) renamed
+ * over the target at the end, so readers see the old file or the whole
+ * new one, never a part. docs/reliability.md lists the promises. */
 enum sink_kind {
 	SINK_STDOUT,
 	SINK_IN_PLACE,

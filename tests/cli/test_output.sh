@@ -2,9 +2,12 @@
 # test_output.sh DISTCALC SRCDIR - every way writing the report can go wrong.
 #
 # --output is atomic (a temporary file in the same directory, then rename):
-# on any error an existing file is untouched and no temporary file is left.
-# Every write is checked: a full disk, a closed stdout or a file-size limit
-# is exit 5, never exit 0 and never a partial file.
+# on any error or signal an existing file is untouched and no temporary file
+# is left. Every write is checked: a full disk, a closed stdout or a
+# file-size limit is exit 5, never exit 0 and never a partial file. Links
+# are followed, descriptors and devices written in place, read-only files
+# and the run's own inputs refused. docs/reliability.md maps each promise
+# to its case here.
 set -u
 
 bin=$1
@@ -133,7 +136,7 @@ done
 rm -f a.txt b.txt
 [ "$fails" = "$n" ] && ok "$ctx"
 
-# 10. a 250-byte name (NAME_MAX is 255): the temporary name must fit too
+# 9. a 250-byte name (NAME_MAX is 255): the temporary name must fit too
 ctx="250-byte output name"
 n=$fails
 long=$(printf '%0250d' 0)
@@ -145,7 +148,7 @@ rm -f "$long"
 only expected.txt err.txt stdout.txt
 [ "$fails" = "$n" ] && ok "$ctx"
 
-# 11. a symlink: the report replaces the file the link names, the link stays
+# 10. a symlink: the report replaces the file the link names, the link stays
 # (relative links are relative to the link's directory; chains and dangling
 # links are followed too)
 ctx="--output through a symlink"
@@ -168,7 +171,7 @@ rm -rf d real.txt chain.txt
 only expected.txt err.txt stdout.txt
 [ "$fails" = "$n" ] && ok "$ctx"
 
-# 12. a link to a descriptor (/dev/stdout -> /proc/self/fd/1): distcalc writes
+# 11. a link to a descriptor (/dev/stdout -> /proc/self/fd/1): distcalc writes
 # to the descriptor in place, so '>' , '>>' and a pipe all work and the link
 # stays. mystdout is a private copy of /dev/stdout: a distcalc that replaced
 # the link replaces only that, and /dev/stdout is tried only after it passed.
@@ -194,7 +197,7 @@ rm -f mystdout report.txt
 only expected.txt err.txt stdout.txt
 [ "$fails" = "$n" ] && ok "$ctx"
 
-# 13. crash safety, seen with strace: the temporary file is synced before
+# 12. crash safety, seen with strace: the temporary file is synced before
 # the rename and the target's directory after it
 ctx="fsync before and after the rename"
 if command -v strace >/dev/null 2>&1 && strace -o /dev/null true 2>/dev/null; then
@@ -221,7 +224,7 @@ else
 	echo "skip: $ctx (no working strace)"
 fi
 
-# 14. a read-only file is refused (exit 5), not replaced behind its back;
+# 13. a read-only file is refused (exit 5), not replaced behind its back;
 # a file without any write bit counts as read-only even for root
 ctx="read-only output file"
 n=$fails
@@ -243,7 +246,7 @@ rm -f ro.txt rolink.txt
 only expected.txt err.txt stdout.txt
 [ "$fails" = "$n" ] && ok "$ctx"
 
-# 15. -o onto an input of the same run (the --config or --model file, by
+# 14. -o onto an input of the same run (the --config or --model file, by
 # name, through a link or a hard link) is a usage error: exit 2, the input
 # untouched. (--check cannot be combined with --output at all.)
 ctx="--output onto an input"
@@ -272,7 +275,7 @@ rm -f plan.json model.json planlink.json planhard.json
 only expected.txt err.txt stdout.txt
 [ "$fails" = "$n" ] && ok "$ctx"
 
-# 16. SIGHUP, SIGINT or SIGTERM while a big report streams into the
+# 15. SIGHUP, SIGINT or SIGTERM while a big report streams into the
 # temporary file: the file goes, the old FILE (or none) stays, and distcalc
 # dies of the signal (128 + its number). A background job of a script
 # starts with SIGINT ignored, which distcalc keeps: env resets it.
@@ -314,7 +317,7 @@ rm -f $(tmps)
 only expected.txt err.txt stdout.txt
 [ "$fails" = "$n" ] && ok "$ctx"
 
-# 9. a comma-decimal locale changes nothing. Use an installed one, or build
+# 16. a comma-decimal locale changes nothing. Use an installed one, or build
 # de_DE into a private LOCPATH when the locale sources are there.
 ctx="comma-decimal locale"
 loc=
