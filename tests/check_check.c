@@ -78,6 +78,33 @@ START_TEST(test_version_and_config_ignored)
 }
 END_TEST
 
+START_TEST(test_absurd_expected)
+{
+	struct dc_buf out;
+	/* 1e400 overflows a double: cJSON reads inf, and inf > rtol * inf is
+	 * false, so a tolerance test alone would pass it against anything */
+	ck_assert_uint_eq(run("{\"t\": 1e400}", "{\"t\": 0.5}", 1e-9, &out), 1);
+	ck_assert_str_eq(out.data, "t: expected inf, got 0.5 (the stored value is not a plausible number)\n");
+	dc_buf_release(&out);
+	ck_assert_uint_eq(run("{\"t\": -1e400}", "{\"t\": -1e400}", 1, &out), 1);
+	ck_assert_str_eq(out.data, "t: expected -inf, got -inf (the stored value is not a plausible number)\n");
+	dc_buf_release(&out);
+	/* a byte count above 2^53 = 9007199254740992 is no count distcalc
+	 * writes, even when the new report holds the same number */
+	ck_assert_uint_eq(run("{\"m\": {\"peak_bytes\": 1e20}}", "{\"m\": {\"peak_bytes\": 1e20}}", 1e-9, &out), 1);
+	ck_assert_str_eq(out.data,
+			 "m.peak_bytes: expected 1e+20, got 1e+20 (the stored value is not a plausible number)\n");
+	dc_buf_release(&out);
+	ck_assert_uint_eq(run("{\"bytes_sent\": 9007199254740994}", "{\"bytes_sent\": 9007199254740994}", 0, &out), 1);
+	dc_buf_release(&out);
+	/* 2^53 itself is still a count; a huge time is only compared */
+	ck_assert_uint_eq(run("{\"bytes\": 9007199254740992}", "{\"bytes\": 9007199254740992}", 0, &out), 0);
+	dc_buf_release(&out);
+	ck_assert_uint_eq(run("{\"time_s\": 1e300}", "{\"time_s\": 1e300}", 1e-9, &out), 0);
+	dc_buf_release(&out);
+}
+END_TEST
+
 START_TEST(test_bad_expected)
 {
 	struct dc_buf out;
@@ -106,6 +133,7 @@ int main(void)
 	tcase_add_test(tc, test_floats_use_rtol);
 	tcase_add_test(tc, test_one_side_only_and_types);
 	tcase_add_test(tc, test_version_and_config_ignored);
+	tcase_add_test(tc, test_absurd_expected);
 	tcase_add_test(tc, test_bad_expected);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

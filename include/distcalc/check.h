@@ -8,6 +8,10 @@
  *     |got - expected| <= rtol * max(|got|, |expected|);
  *   - strings, booleans and null must match exactly;
  *   - a field present on one side only is a difference;
+ *   - a stored number no report can hold is always a difference, whatever
+ *     the tolerance: one that is not finite (1e400 reads as inf, and
+ *     inf > rtol * inf is false) or, in a field whose key names "bytes", one
+ *     above 2^53 (no byte count distcalc writes is larger);
  *   - "distcalc_version" and "config" are not compared (a new release or a
  *     different path to the same config is not a budget change).
  * A report written with --only records the sections in "only"; --check

@@ -30,6 +30,8 @@ static void value_text(const cJSON *v, char *buf, size_t len)
 {
 	if (!v) {
 		snprintf(buf, len, "(absent)");
+	} else if (cJSON_IsNumber(v) && !isfinite(v->valuedouble)) {
+		snprintf(buf, len, "%s", isnan(v->valuedouble) ? "nan" : v->valuedouble > 0 ? "inf" : "-inf");
 	} else if (cJSON_IsNumber(v)) {
 		dc_fmt_double(buf, len, v->valuedouble);
 	} else if (cJSON_IsString(v)) {
@@ -45,13 +47,26 @@ static void value_text(const cJSON *v, char *buf, size_t len)
 	}
 }
 
+/* A stored number no distcalc report can hold: not finite (a number text
+ * such as 1e400 reads as inf), or a byte count (a key naming "bytes") above
+ * 2^53, where doubles stop holding every integer. */
+static int absurd(const char *path, double v)
+{
+	const char *key = strrchr(path, '.');
+	key = key ? key + 1 : path;
+	return !isfinite(v) || (strstr(key, "bytes") && fabs(v) > 9007199254740992.0);
+}
+
 static void diff(struct cmp *c, const cJSON *e, const cJSON *a)
 {
 	char et[256], at[256];
 	value_text(e, et, sizeof(et));
 	value_text(a, at, sizeof(at));
 	c->res->differences++;
-	if (e && a && cJSON_IsNumber(e) && cJSON_IsNumber(a) && e->valuedouble != 0) {
+	if (e && cJSON_IsNumber(e) && absurd(c->path, e->valuedouble)) {
+		dc_buf_printf(c->out, "%s: expected %s, got %s (the stored value is not a plausible number)\n", c->path,
+			      et, at);
+	} else if (e && a && cJSON_IsNumber(e) && cJSON_IsNumber(a) && e->valuedouble != 0) {
 		double rel = (a->valuedouble - e->valuedouble) / fabs(e->valuedouble);
 		dc_buf_printf(c->out, "%s: expected %s, got %s (change %+.6g%%)\n", c->path, et, at, rel * 100);
 	} else if (!a) {
@@ -105,7 +120,10 @@ static void compare(struct cmp *c, const cJSON *e, const cJSON *a)
 	c->res->compared++;
 	if (cJSON_IsNumber(e) && cJSON_IsNumber(a)) {
 		double ev = e->valuedouble, av = a->valuedouble;
-		if (whole(ev) && whole(av)) {
+		if (absurd(c->path, ev) || !isfinite(av)) {
+			/* inf > inf is false: never let a tolerance pass these */
+			diff(c, e, a);
+		} else if (whole(ev) && whole(av)) {
 			if (ev != av)
 				diff(c, e, a);
 		} else if (fabs(av - ev) > c->rtol * fmax(fabs(av), fabs(ev))) {

@@ -47,6 +47,14 @@ expect 6 "tampered bytes" "$bin" --config "$cfg" --seed 7 --check tampered.json
 grep -qx "ring.bytes_sent_per_rank: expected 5896812545, got 5896812544 (change -1.69583e-08%)" out.txt ||
 	fail "tampered bytes: got: $(cat out.txt)"
 
+# 3b. a stored number that overflows a double (1e400 reads as inf) is a
+# difference, never "inf > inf is false"
+sed 's/"time_s": 0.1180762508[0-9]*/"time_s": 1e400/' budget.json >overflow.json
+cmp -s budget.json overflow.json && fail "overflow: sed did not change the file"
+expect 6 "overflowing number" "$bin" --config "$cfg" --seed 7 --check overflow.json
+grep -q "^ring.time_s: expected inf, got 0.1180762508[0-9]* (the stored value is not a plausible number)$" out.txt ||
+	fail "overflowing number: got: $(cat out.txt)"
+
 # 4. floats use --rtol: the ring's time_s (0.11807625088 s) stored rounded
 # to 0.118076 is a change of -2.1e-6, outside 1e-9 and inside 1e-5
 sed 's/"time_s": 0.1180762508[0-9]*/"time_s": 0.118076/' budget.json >rounded.json
