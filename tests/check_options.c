@@ -240,6 +240,47 @@ START_TEST(test_flags_and_check)
 }
 END_TEST
 
+/* --rtol takes any finite decimal number in [0, 1]: a subnormal one too
+ * (strtod flags 1e-310 with ERANGE though it is representable), and one
+ * below the smallest subnormal (it rounds to 0). */
+START_TEST(test_rtol_decimal)
+{
+	struct dc_options o;
+	parse_ok(&o, "--check", "b.json", "--rtol", "1e-310", NULL);
+	ck_assert(o.rtol > 9.99e-311 && o.rtol < 1.001e-310);
+	dc_options_release(&o);
+	parse_ok(&o, "--check", "b.json", "--rtol", "4.9e-324", NULL);
+	ck_assert(o.rtol > 0);
+	dc_options_release(&o);
+	parse_ok(&o, "--check", "b.json", "--rtol", "1e-400", NULL);
+	ck_assert(o.rtol == 0.0);
+	dc_options_release(&o);
+	parse_ok(&o, "--check", "b.json", "--rtol", ".5", NULL);
+	ck_assert(o.rtol == 0.5);
+	dc_options_release(&o);
+	parse_ok(&o, "--check", "b.json", "--rtol", "1E-3", NULL);
+	ck_assert(o.rtol == 1e-3);
+	dc_options_release(&o);
+	/* hex floats, infinities and spellings strtod takes beyond decimals */
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '0x1p-3'", "--check", "b.json",
+		  "--rtol", "0x1p-3", NULL);
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '0X.8'", "--check", "b.json",
+		  "--rtol", "0X.8", NULL);
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got 'inf'", "--check", "b.json",
+		  "--rtol", "inf", NULL);
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got 'INFINITY'", "--check", "b.json",
+		  "--rtol", "INFINITY", NULL);
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got ' 0.1'", "--check", "b.json",
+		  "--rtol", " 0.1", NULL);
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '1e400'", "--check", "b.json",
+		  "--rtol", "1e400", NULL);
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '.'", "--check", "b.json",
+		  "--rtol", ".", NULL);
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '1e'", "--check", "b.json",
+		  "--rtol", "1e", NULL);
+}
+END_TEST
+
 START_TEST(test_help_and_version)
 {
 	static const char *const spellings[] = {"--help", "-h", "--version", "-V"};
@@ -522,6 +563,7 @@ int main(void)
 	tcase_add_test(tc, test_format);
 	tcase_add_test(tc, test_set_repeats_in_order);
 	tcase_add_test(tc, test_flags_and_check);
+	tcase_add_test(tc, test_rtol_decimal);
 	tcase_add_test(tc, test_help_and_version);
 	tcase_add_test(tc, test_usage_errors);
 	tcase_add_test(tc, test_needs_a_value);

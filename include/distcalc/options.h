@@ -53,7 +53,9 @@ struct dc_options {
 	size_t nsets;
 	int all_rows;           /* --all */
 	const char *check;      /* --check FILE; NULL: no check */
-	double rtol;            /* --rtol X; DC_CHECK_DEFAULT_RTOL unless given */
+	double rtol;            /* --rtol X, a plain decimal number (no hex float,
+				 * inf or nan) from 0 to 1, subnormals included;
+				 * DC_CHECK_DEFAULT_RTOL unless given */
 	int rtol_set;           /* 1 when --rtol was given */
 };
 

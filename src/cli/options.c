@@ -161,13 +161,37 @@ static int apply_check(struct dc_options *o, const char *v, struct dc_diag *d)
 	return file_name("--check", v, &o->check, d);
 }
 
+/* Is `v` a plain decimal number: digits with an optional '.' (a digit on
+ * one side at least) and an optional exponent? No sign, no space, no hex
+ * float, no inf or nan: the spellings strtod takes beyond these. */
+static int is_decimal(const char *v)
+{
+	size_t digits = 0;
+	for (; *v >= '0' && *v <= '9'; v++)
+		digits++;
+	if (*v == '.')
+		for (v++; *v >= '0' && *v <= '9'; v++)
+			digits++;
+	if (!digits)
+		return 0;
+	if (*v == 'e' || *v == 'E') {
+		v++;
+		if (*v == '+' || *v == '-')
+			v++;
+		if (!(*v >= '0' && *v <= '9'))
+			return 0;
+		while (*v >= '0' && *v <= '9')
+			v++;
+	}
+	return *v == '\0';
+}
+
 static int apply_rtol(struct dc_options *o, const char *v, struct dc_diag *d)
 {
-	char *end;
 	double x;
-	errno = 0;
-	x = strtod(v, &end);
-	if (!*v || *end || errno || !(x >= 0) || x > 1)
+	/* strtod sets ERANGE for a subnormal result (1e-310) too, though it
+	 * is exact enough for a tolerance: only the value's range counts */
+	if (!is_decimal(v) || !((x = strtod(v, NULL)) >= 0) || x > 1)
 		return usage(d, "'--rtol': expected a number from 0 to 1, got '%s'", v);
 	o->rtol = x;
 	o->rtol_set = 1;
