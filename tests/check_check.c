@@ -4,15 +4,51 @@
 
 #include "distcalc/check.h"
 
+#include <stdio.h>
+
+/* The header fields that make a JSON object a distcalc report (check.h). */
+#define HEADER "\"distcalc_version\": \"0.1.0\", \"experiment\": \"systems\", \"seed\": 0"
+
+/* `obj` ("{...}") with the report header put first. */
+static const char *with_header(const char *obj, char *buf, size_t len)
+{
+	ck_assert(obj[0] == '{');
+	snprintf(buf, len, "{" HEADER "%s%s", obj[1] == '}' ? "" : ", ", obj + 1);
+	return buf;
+}
+
+/* Compares the reports `e` and `a` (each an object given without the
+ * header fields, which are the same on both sides and add no lines). */
 static size_t run(const char *e, const char *a, double rtol, struct dc_buf *out)
 {
 	struct dc_check_result res;
 	struct dc_diag d;
+	char eb[512], ab[512];
+	e = with_header(e, eb, sizeof(eb));
+	a = with_header(a, ab, sizeof(ab));
 	dc_diag_init(&d);
 	dc_buf_init(out);
 	ck_assert_int_eq(dc_check_compare(e, strlen(e), "exp.json", a, strlen(a), rtol, out, &res, &d), 0);
 	dc_diag_release(&d);
 	return res.differences;
+}
+
+/* The one error dc_check_compare gives for the stored text `e`. */
+static void run_bad(const char *e, size_t len, const char *want)
+{
+	struct dc_buf out;
+	struct dc_check_result res;
+	struct dc_diag d;
+	const char *a = "{" HEADER "}";
+	dc_diag_init(&d);
+	dc_buf_init(&out);
+	ck_assert_int_eq(dc_check_compare(e, len, "exp.json", a, strlen(a), 0, &out, &res, &d), -1);
+	ck_assert_int_eq(d.status, DC_ERR_INPUT);
+	ck_assert_uint_eq(d.count, 1);
+	ck_assert_str_eq(d.entries[0].text, want);
+	ck_assert_uint_eq(out.len, 0);
+	dc_diag_release(&d);
+	dc_buf_release(&out);
 }
 
 START_TEST(test_identical)
@@ -72,8 +108,18 @@ END_TEST
 START_TEST(test_version_and_config_ignored)
 {
 	struct dc_buf out;
-	ck_assert_uint_eq(run("{\"distcalc_version\": \"0.1.0\", \"config\": \"a.json\", \"x\": 1}",
-			      "{\"distcalc_version\": \"9.9.9\", \"config\": \"b/a.json\", \"x\": 1}", 0, &out), 0);
+	struct dc_check_result res;
+	struct dc_diag d;
+	const char *e = "{\"distcalc_version\": \"0.1.0\", \"experiment\": \"ring\", \"config\": \"a.json\", "
+			"\"seed\": 7, \"x\": 1}";
+	const char *a = "{\"distcalc_version\": \"9.9.9\", \"experiment\": \"ring\", \"config\": \"b/a.json\", "
+			"\"seed\": 7, \"x\": 1}";
+	dc_diag_init(&d);
+	dc_buf_init(&out);
+	ck_assert_int_eq(dc_check_compare(e, strlen(e), "exp.json", a, strlen(a), 0, &out, &res, &d), 0);
+	ck_assert_uint_eq(res.differences, 0);
+	ck_assert_uint_eq(res.compared, 3); /* experiment, seed, x */
+	dc_diag_release(&d);
 	dc_buf_release(&out);
 }
 END_TEST
@@ -107,17 +153,72 @@ END_TEST
 
 START_TEST(test_bad_expected)
 {
-	struct dc_buf out;
-	struct dc_check_result res;
-	struct dc_diag d;
-	dc_diag_init(&d);
-	dc_buf_init(&out);
-	ck_assert_int_eq(dc_check_compare("[1]", 3, "exp.json", "{}", 2, 0, &out, &res, &d), -1);
-	ck_assert_int_eq(d.status, DC_ERR_INPUT);
-	ck_assert_str_eq(d.entries[0].text,
-			 "exp.json: error: not a distcalc JSON report (write one with --format json --output FILE)");
-	dc_diag_release(&d);
-	dc_buf_release(&out);
+	run_bad("[1]", 3, "exp.json: error: not a distcalc JSON report (the top level is not a JSON object; write one "
+			  "with --format json --output FILE)");
+	run_bad("not json", 8, "exp.json: error: not a distcalc JSON report (exp.json:1:1: expected a value: strings "
+			       "need double quotes; write one with --format json --output FILE)");
+	run_bad("", 0, "exp.json: error: not a distcalc JSON report (exp.json:1:1: unexpected end of input: expected a "
+		       "value; write one with --format json --output FILE)");
+}
+END_TEST
+
+/* The whole text must be the one object: cJSON alone stops reading at its
+ * end and would take what follows as nothing. */
+START_TEST(test_trailing_bytes)
+{
+	const char *t = "{" HEADER "}\n junk";
+	run_bad(t, strlen(t), "exp.json: error: not a distcalc JSON report (exp.json:2:2: trailing data after the JSON "
+			      "object; write one with --format json --output FILE)");
+	t = "{" HEADER "}{}";
+	run_bad(t, strlen(t), "exp.json: error: not a distcalc JSON report (exp.json:1:66: trailing data after the JSON "
+			      "object; write one with --format json --output FILE)");
+	/* a NUL byte ends cJSON's reading early too */
+	run_bad("{" HEADER "}\0x", 67, "exp.json: error: not a distcalc JSON report (exp.json:1:66: trailing data after "
+					 "the JSON object; write one with --format json --output FILE)");
+	/* whitespace after it is fine */
+	t = "{" HEADER "}\n\n  \t";
+	{
+		struct dc_buf out;
+		struct dc_check_result res;
+		struct dc_diag d;
+		const char *a = "{" HEADER "}";
+		dc_diag_init(&d);
+		dc_buf_init(&out);
+		ck_assert_int_eq(dc_check_compare(t, strlen(t), "exp.json", a, strlen(a), 0, &out, &res, &d), 0);
+		ck_assert_uint_eq(res.differences, 0);
+		dc_diag_release(&d);
+		dc_buf_release(&out);
+	}
+}
+END_TEST
+
+/* A key held twice would compare only one copy (cJSON finds the first). */
+START_TEST(test_duplicate_keys)
+{
+	const char *t = "{" HEADER ", \"ring\": {\"time_s\": 1, \"chunk_bytes\": 2, \"time_s\": 3}}";
+	run_bad(t, strlen(t), "exp.json: error: not a distcalc JSON report (duplicate key 'ring.time_s'; write one with "
+			      "--format json --output FILE)");
+	t = "{" HEADER ", \"a\": [{\"x\": 1}, {\"y\": 1, \"y\": 1}]}";
+	run_bad(t, strlen(t), "exp.json: error: not a distcalc JSON report (duplicate key 'a[1].y'; write one with "
+			      "--format json --output FILE)");
+	t = "{" HEADER ", \"seed\": 1}";
+	run_bad(t, strlen(t), "exp.json: error: not a distcalc JSON report (duplicate key 'seed'; write one with "
+			      "--format json --output FILE)");
+}
+END_TEST
+
+/* A JSON object without the report header is some other file (a config). */
+START_TEST(test_not_a_report)
+{
+	const char *t = "{\"model\": {\"hidden_size\": 4096}}";
+	run_bad(t, strlen(t), "exp.json: error: not a distcalc JSON report (no header field 'distcalc_version'; write "
+			      "one with --format json --output FILE)");
+	t = "{\"distcalc_version\": \"0.1.0\", \"seed\": 0}";
+	run_bad(t, strlen(t), "exp.json: error: not a distcalc JSON report (no header field 'experiment'; write one "
+			      "with --format json --output FILE)");
+	t = "{\"distcalc_version\": \"0.1.0\", \"experiment\": \"ring\", \"seed\": \"7\"}";
+	run_bad(t, strlen(t), "exp.json: error: not a distcalc JSON report (a wrong type for the header field 'seed'; "
+			      "write one with --format json --output FILE)");
 }
 END_TEST
 
@@ -135,6 +236,9 @@ int main(void)
 	tcase_add_test(tc, test_version_and_config_ignored);
 	tcase_add_test(tc, test_absurd_expected);
 	tcase_add_test(tc, test_bad_expected);
+	tcase_add_test(tc, test_trailing_bytes);
+	tcase_add_test(tc, test_duplicate_keys);
+	tcase_add_test(tc, test_not_a_report);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

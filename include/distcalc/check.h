@@ -14,6 +14,12 @@
  *     above 2^53 (no byte count distcalc writes is larger);
  *   - "distcalc_version" and "config" are not compared (a new release or a
  *     different path to the same config is not a budget change).
+ * The stored file is read strictly: the whole text must be one JSON object
+ * that passes the loader's strict check (dc_json_check_strict: nothing but
+ * whitespace after it), with no key held twice anywhere, and it must be a
+ * distcalc report: its top level holds the header fields every report opens
+ * with, "distcalc_version" (a string), "experiment" (a string) and "seed"
+ * (a number). Anything else is "not a distcalc JSON report (why)".
  * A report written with --only records the sections in "only"; --check
  * without --only compares those sections alone (dc_check_stored_only).
  * This module parses JSON, so it includes cJSON besides the loader and the
@@ -38,7 +44,10 @@ struct dc_check_result {
  * (named `expected_name` in messages). Writes one line per difference to
  * `out`: "PATH: expected X, got Y (change +Z%)". Returns 0 when the
  * comparison ran (see res->differences), or -1 when `expected` is not a
- * JSON object (DC_ERR_INPUT in diag) or memory ran out (DC_ERR_INTERNAL). */
+ * distcalc report, read strictly as above (DC_ERR_INPUT in diag: one line
+ * "NAME: error: not a distcalc JSON report (WHY; write one with ...)", WHY
+ * "NAME:LINE:COL: reason" for a syntax error), or memory ran out
+ * (DC_ERR_INTERNAL). */
 int dc_check_compare(const char *expected, size_t expected_len, const char *expected_name,
 		     const char *actual, size_t actual_len, double rtol, struct dc_buf *out,
 		     struct dc_check_result *res, struct dc_diag *diag);

@@ -4,9 +4,23 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "distcalc/config.h"
 #include "distcalc/report.h"
+
+#define NOT_A_REPORT "%s: error: not a distcalc JSON report (%s; write one with --format json --output FILE)"
+
+/* The header fields every distcalc JSON report opens with, and their type. */
+static const struct {
+	const char *key;
+	cJSON_bool (*is)(const cJSON *);
+} header_fields[] = {
+	{"distcalc_version", cJSON_IsString},
+	{"experiment", cJSON_IsString},
+	{"seed", cJSON_IsNumber},
+};
 
 struct cmp {
 	double rtol;
@@ -142,6 +156,114 @@ static void compare(struct cmp *c, const cJSON *e, const cJSON *a)
 	diff(c, e, a);
 }
 
+static int key_order(const void *x, const void *y)
+{
+	return strcmp((*(const cJSON *const *)x)->string, (*(const cJSON *const *)y)->string);
+}
+
+/* Looks for a key that an object of `v` (or below) holds twice, the path
+ * to it in path[len]. Returns 1 with the path there, 0 when there is none,
+ * -1 when out of memory. Sorting the keys keeps a wide object O(n log n). */
+static int find_duplicate(const cJSON *v, char *path, size_t len)
+{
+	size_t used = strlen(path), n = 0, i = 0;
+	const cJSON *x;
+	const cJSON **keys;
+	int found = 0;
+
+	if (cJSON_IsArray(v)) {
+		for (x = v->child; x && !found; x = x->next, i++) {
+			snprintf(path + used, len - used, "[%zu]", i);
+			found = find_duplicate(x, path, len);
+		}
+		if (found != 1)
+			path[used] = '\0';
+		return found;
+	}
+	if (!cJSON_IsObject(v))
+		return 0;
+	for (x = v->child; x; x = x->next)
+		n++;
+	if (n < 2)
+		keys = NULL;
+	else if (!(keys = dc_malloc(n * sizeof(*keys))))
+		return -1;
+	if (keys) {
+		for (x = v->child; x; x = x->next)
+			keys[i++] = x;
+		qsort(keys, n, sizeof(*keys), key_order);
+		for (i = 1; i < n && !found; i++)
+			if (strcmp(keys[i - 1]->string, keys[i]->string) == 0) {
+				snprintf(path + used, len - used, "%s%s", used ? "." : "", keys[i]->string);
+				found = 1;
+			}
+		free(keys);
+	}
+	for (x = v->child; x && !found; x = x->next) {
+		snprintf(path + used, len - used, "%s%s", used ? "." : "", x->string);
+		found = find_duplicate(x, path, len);
+	}
+	if (found != 1)
+		path[used] = '\0';
+	return found;
+}
+
+/* Parses a stored report strictly: the whole text one JSON object (the
+ * loader's strict check: nothing after it but whitespace), no duplicate
+ * key, and the header fields of a distcalc report. Returns the tree, or
+ * NULL with DC_ERR_INPUT (DC_ERR_INTERNAL when out of memory) in diag. */
+static cJSON *read_report(const char *text, size_t len, const char *name, struct dc_diag *diag)
+{
+	char what[192], path[512] = "";
+	size_t line, col;
+	cJSON *e;
+	int dup;
+
+	if (dc_json_check_strict(text, len, &line, &col, what, sizeof(what)) != 0) {
+		char where[400];
+		snprintf(where, sizeof(where), "%.200s:%zu:%zu: %s", name, line, col, what);
+		dc_diag_error(diag, DC_ERR_INPUT, NOT_A_REPORT, name, where);
+		return NULL;
+	}
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) { /* the strict check skips a BOM; cJSON does not */
+		text += 3;
+		len -= 3;
+	}
+	/* the text is valid JSON, so only a failed allocation stops cJSON */
+	if (!(e = cJSON_ParseWithLength(text, len))) {
+		dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory while checking '%s'", name);
+		return NULL;
+	}
+	if (!cJSON_IsObject(e)) {
+		dc_diag_error(diag, DC_ERR_INPUT, NOT_A_REPORT, name, "the top level is not a JSON object");
+		cJSON_Delete(e);
+		return NULL;
+	}
+	if ((dup = find_duplicate(e, path, sizeof(path))) != 0) {
+		if (dup < 0) {
+			dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory while checking '%s'", name);
+		} else {
+			char why[600];
+			snprintf(why, sizeof(why), "duplicate key '%s'", path);
+			dc_diag_error(diag, DC_ERR_INPUT, NOT_A_REPORT, name, why);
+		}
+		cJSON_Delete(e);
+		return NULL;
+	}
+	for (size_t i = 0; i < sizeof(header_fields) / sizeof(header_fields[0]); i++) {
+		const cJSON *f = cJSON_GetObjectItemCaseSensitive(e, header_fields[i].key);
+		if (!f || !header_fields[i].is(f)) {
+			char why[128];
+			snprintf(why, sizeof(why), "%s header field '%s'", f ? "a wrong type for the" : "no",
+				 header_fields[i].key);
+			dc_diag_error(diag, DC_ERR_INPUT, NOT_A_REPORT, name, why);
+			cJSON_Delete(e);
+			return NULL;
+		}
+	}
+	return e;
+}
+
 int dc_check_compare(const char *expected, size_t expected_len, const char *expected_name,
 		     const char *actual, size_t actual_len, double rtol, struct dc_buf *out,
 		     struct dc_check_result *res, struct dc_diag *diag)
@@ -150,14 +272,8 @@ int dc_check_compare(const char *expected, size_t expected_len, const char *expe
 	struct cmp c;
 
 	memset(res, 0, sizeof(*res));
-	e = cJSON_ParseWithLength(expected, expected_len);
-	if (!e || !cJSON_IsObject(e)) {
-		cJSON_Delete(e);
-		dc_diag_error(diag, DC_ERR_INPUT,
-			      "%s: error: not a distcalc JSON report (write one with --format json --output FILE)",
-			      expected_name);
+	if (!(e = read_report(expected, expected_len, expected_name, diag)))
 		return -1;
-	}
 	a = cJSON_ParseWithLength(actual, actual_len);
 	if (!a) {
 		cJSON_Delete(e);

@@ -71,8 +71,24 @@ grep -qx "retired_field: expected 1, missing from the new report" out.txt || fai
 expect 4 "missing expected" "$bin" --config "$cfg" --check nonexistent.json
 printf 'not json' >bad.json
 expect 4 "not a report" "$bin" --config "$cfg" --check bad.json
-grep -qx "bad.json: error: not a distcalc JSON report (write one with --format json --output FILE)" err.txt ||
+grep -qx "bad.json: error: not a distcalc JSON report (bad.json:1:1: expected a value: strings need double quotes; write one with --format json --output FILE)" err.txt ||
 	fail "not a report: $(cat err.txt)"
+# a config is JSON but not a report: one plain line, not a line per field
+expect 4 "a config as the report" "$bin" --config "$cfg" --check "$cfg"
+[ "$(wc -l <err.txt)" = 1 ] || fail "a config as the report: stderr: $(cat err.txt)"
+grep -qx "$cfg: error: not a distcalc JSON report (no header field 'distcalc_version'; write one with --format json --output FILE)" err.txt ||
+	fail "a config as the report: $(cat err.txt)"
+[ -s out.txt ] && fail "a config as the report: stdout: $(head -3 out.txt)"
+# junk after the report, and a key written twice
+{ cat budget.json; printf 'junk'; } >junk.json
+expect 4 "trailing junk" "$bin" --config "$cfg" --seed 7 --check junk.json
+lines=$(wc -l <budget.json)
+grep -qx "junk.json: error: not a distcalc JSON report (junk.json:$((lines + 1)):1: trailing data after the JSON object; write one with --format json --output FILE)" err.txt ||
+	fail "trailing junk: $(cat err.txt)"
+sed 's/"seed": 7,/"seed": 7, "experiment": "ring",/' budget.json >dup.json
+expect 4 "duplicate key" "$bin" --config "$cfg" --seed 7 --check dup.json
+grep -qx "dup.json: error: not a distcalc JSON report (duplicate key 'experiment'; write one with --format json --output FILE)" err.txt ||
+	fail "duplicate key: $(cat err.txt)"
 expect 2 "check with output" "$bin" --config "$cfg" --check budget.json --output x.json
 expect 2 "rtol without check" "$bin" --config "$cfg" --rtol 1e-3
 expect 2 "bad rtol" "$bin" --config "$cfg" --check budget.json --rtol abc
