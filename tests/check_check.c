@@ -1,10 +1,15 @@
 /* check_check.c - budget regression comparison rules. */
+#define _POSIX_C_SOURCE 200809L
+
 #include <check.h>
 #include <string.h>
 
 #include "distcalc/check.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* The header fields that make a JSON object a distcalc report (check.h). */
 #define HEADER "\"distcalc_version\": \"0.1.0\", \"experiment\": \"systems\", \"seed\": 0"
@@ -222,6 +227,105 @@ START_TEST(test_not_a_report)
 }
 END_TEST
 
+/* Writes `n` bytes of 'x' to a new temporary file; its name in path. */
+static void temp_file(char *path, size_t n)
+{
+	int fd;
+	strcpy(path, "/tmp/check_check.XXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(write(fd, "x", 1), 1);
+	ck_assert_int_eq(close(fd), 0);
+}
+
+START_TEST(test_read_file)
+{
+	char path[64];
+	struct dc_diag d;
+	size_t len = 99;
+	char *buf;
+
+	/* a regular file: one allocation, of its size (and room for a NUL) */
+	temp_file(path, 1000);
+	dc_diag_init(&d);
+	dc_alloc_fail_at(0);
+	buf = dc_check_read_file(path, 4096, &len, &d);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(dc_alloc_count(), 1);
+	ck_assert_uint_eq(len, 1000);
+	ck_assert_int_eq(buf[999], 'x');
+	ck_assert_int_eq(buf[1000], '\0');
+	free(buf);
+	/* over the limit: refused */
+	ck_assert_ptr_null(dc_check_read_file(path, 999, &len, &d));
+	ck_assert_int_eq(d.status, DC_ERR_INPUT);
+	ck_assert(strstr(d.entries[0].text, "' is larger than 0 MiB") != NULL);
+	dc_diag_release(&d);
+	/* an empty file */
+	unlink(path);
+	temp_file(path, 0);
+	dc_diag_init(&d);
+	buf = dc_check_read_file(path, 4096, &len, &d);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(len, 0);
+	free(buf);
+	unlink(path);
+	/* a directory, and a missing file */
+	ck_assert_ptr_null(dc_check_read_file("/tmp", 4096, &len, &d));
+	ck_assert_str_eq(d.entries[0].text, "distcalc: error: '--check': '/tmp' is a directory");
+	ck_assert_int_eq(d.status, DC_ERR_INPUT);
+	dc_diag_release(&d);
+	/* out of memory */
+	temp_file(path, 10);
+	dc_diag_init(&d);
+	dc_alloc_fail_at(1);
+	ck_assert_ptr_null(dc_check_read_file(path, 4096, &len, &d));
+	dc_alloc_fail_at(0);
+	ck_assert_int_eq(d.status, DC_ERR_INTERNAL);
+	dc_diag_release(&d);
+	unlink(path);
+}
+END_TEST
+
+/* A pipe has no size: the buffer starts at 64 KiB and doubles. */
+START_TEST(test_read_pipe)
+{
+	int fds[2];
+	pid_t pid;
+	struct dc_diag d;
+	size_t len = 0;
+	char *buf, path[64];
+	const size_t n = 200000; /* 64 Ki -> 128 Ki -> 256 Ki: 3 allocations */
+
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		static char block[1000];
+		close(fds[0]);
+		memset(block, 'y', sizeof(block));
+		for (size_t i = 0; i < n / sizeof(block); i++)
+			if (write(fds[1], block, sizeof(block)) != (ssize_t)sizeof(block))
+				_exit(1);
+		_exit(0);
+	}
+	close(fds[1]);
+	snprintf(path, sizeof(path), "/dev/fd/%d", fds[0]);
+	dc_diag_init(&d);
+	dc_alloc_fail_at(0);
+	buf = dc_check_read_file(path, (size_t)1 << 20, &len, &d);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(dc_alloc_count(), 3);
+	ck_assert_uint_eq(len, n);
+	ck_assert_int_eq(buf[n - 1], 'y');
+	free(buf);
+	close(fds[0]);
+	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+	dc_diag_release(&d);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("check");
@@ -239,6 +343,8 @@ int main(void)
 	tcase_add_test(tc, test_trailing_bytes);
 	tcase_add_test(tc, test_duplicate_keys);
 	tcase_add_test(tc, test_not_a_report);
+	tcase_add_test(tc, test_read_file);
+	tcase_add_test(tc, test_read_pipe);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -58,4 +58,16 @@ int dc_check_compare(const char *expected, size_t expected_len, const char *expe
  * not JSON (dc_check_compare then says so). */
 int dc_check_stored_only(const char *expected, size_t expected_len, char *buf, size_t len);
 
+/* The largest stored report --check reads. */
+#define DC_CHECK_MAX_BYTES ((size_t)512 * 1024 * 1024)
+
+/* Reads the stored report `path` whole for --check, at most `max` bytes.
+ * A regular file gets one buffer of its size (fstat), grown only when it
+ * grows while being read; anything else (a pipe, a device) starts at
+ * 64 KiB and doubles. Returns the bytes, NUL-terminated (the caller frees
+ * them), with their count in *len; or NULL with one line in diag:
+ * DC_ERR_INPUT when it cannot be opened or read, is a directory or is over
+ * `max` bytes, DC_ERR_INTERNAL when out of memory. */
+char *dc_check_read_file(const char *path, size_t max, size_t *len, struct dc_diag *diag);
+
 #endif

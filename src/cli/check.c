@@ -1,11 +1,17 @@
 /* check.c - field-by-field comparison of two JSON reports; see check.h. */
+#define _POSIX_C_SOURCE 200809L
+
 #include "distcalc/check.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "distcalc/config.h"
 #include "distcalc/report.h"
@@ -304,4 +310,72 @@ int dc_check_stored_only(const char *expected, size_t expected_len, char *buf, s
 		memcpy(buf, only->valuestring, strlen(only->valuestring) + 1);
 	cJSON_Delete(e);
 	return found;
+}
+
+/* The first buffer for a file whose size fstat does not give (a pipe). */
+#define READ_FIRST_BYTES ((size_t)64 * 1024)
+
+/* Gives up a read: closes `fd`, frees `buf`, returns NULL. */
+static char *read_fail(int fd, char *buf)
+{
+	close(fd);
+	free(buf);
+	return NULL;
+}
+
+char *dc_check_read_file(const char *path, size_t max, size_t *len, struct dc_diag *diag)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t n = 0, cap;
+	int fd = open(path, O_RDONLY);
+	char too_big[64];
+
+	snprintf(too_big, sizeof(too_big), "larger than %zu MiB", max >> 20);
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '--check': cannot open '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max)) {
+		dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '--check': '%s' is %s", path,
+			      S_ISDIR(st.st_mode) ? "a directory" : too_big);
+		return read_fail(fd, NULL);
+	}
+	/* a regular file takes its size (+1 to see it grew, +1 for a NUL);
+	 * anything else starts small and doubles */
+	cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 2 : READ_FIRST_BYTES;
+	for (;;) {
+		ssize_t r;
+		if (n == cap || !buf) {
+			size_t want = buf ? (cap > max / 2 ? max + 2 : cap * 2) : cap;
+			char *grown = dc_realloc(buf, want);
+			if (!grown) {
+				dc_diag_error(diag, DC_ERR_INTERNAL, "distcalc: error: out of memory");
+				return read_fail(fd, buf);
+			}
+			buf = grown;
+			cap = want;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '--check': cannot read '%s': %s", path,
+				      strerror(errno));
+			return read_fail(fd, buf);
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > max) {
+			dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '--check': '%s' is %s", path, too_big);
+			return read_fail(fd, buf);
+		}
+	}
+	close(fd);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
 }

@@ -289,65 +289,6 @@ static int emit(struct dc_report *report, const struct dc_options *o, const stru
 	return rc;
 }
 
-/* Reads a whole file (at most `max` bytes) for --check. */
-static char *read_file(const char *path, size_t max, size_t *len, int *rc)
-{
-	struct stat st;
-	char *buf;
-	size_t n = 0;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		fprintf(stderr, "distcalc: error: '--check': cannot open '%s': %s\n", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		*rc = EXIT_INPUT;
-		return NULL;
-	}
-	if (S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max)) {
-		fprintf(stderr, "distcalc: error: '--check': '%s' is %s\n", path,
-			S_ISDIR(st.st_mode) ? "a directory" : "larger than 512 MiB");
-		close(fd);
-		*rc = EXIT_INPUT;
-		return NULL;
-	}
-	buf = dc_malloc(max + 1);
-	if (!buf) {
-		close(fd);
-		fprintf(stderr, "distcalc: error: out of memory\n");
-		*rc = EXIT_INTERNAL;
-		return NULL;
-	}
-	for (;;) {
-		ssize_t r = read(fd, buf + n, max + 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			fprintf(stderr, "distcalc: error: '--check': cannot read '%s': %s\n", path, strerror(errno));
-			close(fd);
-			free(buf);
-			*rc = EXIT_INPUT;
-			return NULL;
-		}
-		if (r == 0 || n + (size_t)r > max) {
-			n += (size_t)r;
-			break;
-		}
-		n += (size_t)r;
-	}
-	close(fd);
-	if (n > max) {
-		fprintf(stderr, "distcalc: error: '--check': '%s' is larger than 512 MiB\n", path);
-		free(buf);
-		*rc = EXIT_INPUT;
-		return NULL;
-	}
-	*len = n;
-	return buf;
-}
-
-#define CHECK_MAX_BYTES ((size_t)512 * 1024 * 1024)
-
 /* --check: renders the report as JSON in memory, compares it with the
  * stored one and prints one line per field that moved. */
 static int check(struct dc_report *report, const struct dc_options *o, const struct dc_render_opts *ro,
@@ -446,8 +387,12 @@ int main(int argc, char **argv)
 	info.seed = o.seed;
 	info.only = o.only;
 	if (o.check) {
-		if (!(expected = read_file(o.check, CHECK_MAX_BYTES, &expected_len, &rc)))
+		size_t before = diag.count;
+		if (!(expected = dc_check_read_file(o.check, DC_CHECK_MAX_BYTES, &expected_len, &diag))) {
+			print_diag(&diag, before);
+			rc = exit_for(diag.status);
 			goto done;
+		}
 		/* a report written with --only holds those sections: compare them */
 		if (!o.only && dc_check_stored_only(expected, expected_len, stored_only, sizeof(stored_only))) {
 			info.only = stored_only;
