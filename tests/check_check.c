@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <check.h>
+#include <math.h>
 #include <string.h>
 
 #include "distcalc/check.h"
@@ -326,6 +327,143 @@ START_TEST(test_read_pipe)
 }
 END_TEST
 
+/* Runs dc_check_budgets on `report` with the --check-max arguments in
+ * args (NULL-terminated); returns its result, the lines in out. */
+static int budgets(const char *report, const char *const *args, struct dc_buf *out, size_t *exceeded,
+		   struct dc_diag *d)
+{
+	struct dc_check_max m[8];
+	size_t n = 0;
+	int rc;
+	char err[256];
+	for (; args[n]; n++)
+		ck_assert_msg(dc_check_max_parse(args[n], &m[n], err, sizeof(err)) == 0, "%s: %s", args[n], err);
+	dc_buf_init(out);
+	dc_diag_init(d);
+	rc = dc_check_budgets(report, strlen(report), m, n, out, exceeded, d);
+	for (size_t i = 0; i < n; i++)
+		free(m[i].path);
+	return rc;
+}
+
+START_TEST(test_budgets)
+{
+	/* 80 GiB = 85,899,345,920 bytes; the peak is one byte over it */
+	const char *r = "{\"memory\": {\"per_rank\": {\"peak_bytes\": 85899345921}}, \"comm\": {\"time_s\": 0.5, "
+			"\"groups\": [{\"busbw_GBps\": 60}]}, \"summary\": {\"warnings\": 2, \"fits\": true}}";
+	static const char *const over[] = {"memory.per_rank.peak_bytes=80GiB", "comm.time_s=0.5s",
+					   "comm.groups[0].busbw_GBps=50 GB/s", "summary.warnings=1", NULL};
+	static const char *const within[] = {"memory.per_rank.peak_bytes=85899345921", "comm.time_s=500 ms",
+					     "comm.groups[0].busbw_GBps=480 Gb/s", NULL};
+	static const char *const missing_parsed[] = {"memory.per_rank.peak=1", "comm.groups[1].busbw_GBps=1",
+						     "summary.fits=1", "comm=1", NULL};
+	struct dc_buf out;
+	struct dc_diag d;
+	size_t exceeded = 99;
+	char err[256];
+	struct dc_check_max m;
+
+	ck_assert_int_eq(budgets(r, over, &out, &exceeded, &d), 0);
+	/* 0.5 s is not above 0.5 s: a budget is a maximum, the value may reach it */
+	ck_assert_uint_eq(exceeded, 3);
+	ck_assert_str_eq(out.data, "memory.per_rank.peak_bytes: 85899345921 exceeds the budget 80GiB (85899345920)\n"
+				   "comm.groups[0].busbw_GBps: 60 exceeds the budget 50 GB/s (50)\n"
+				   "summary.warnings: 2 exceeds the budget 1\n");
+	dc_buf_release(&out);
+	dc_diag_release(&d);
+
+	ck_assert_int_eq(budgets(r, within, &out, &exceeded, &d), 0);
+	ck_assert_uint_eq(exceeded, 0); /* 480 Gb/s = 60 GB/s */
+	ck_assert_uint_eq(out.len, 0);
+	dc_buf_release(&out);
+	dc_diag_release(&d);
+
+	ck_assert_int_eq(budgets(r, missing_parsed, &out, &exceeded, &d), -1);
+	ck_assert_int_eq(d.status, DC_ERR_USAGE);
+	ck_assert_uint_eq(d.count, 4); /* every bad path, not just the first */
+	ck_assert_str_eq(d.entries[0].text, "distcalc: error: '--check-max': 'memory.per_rank.peak': not a field of the report");
+	ck_assert_str_eq(d.entries[1].text,
+			 "distcalc: error: '--check-max': 'comm.groups[1].busbw_GBps': not a field of the report");
+	ck_assert_str_eq(d.entries[2].text,
+			 "distcalc: error: '--check-max': 'summary.fits': not a number in the report, it holds true");
+	ck_assert_str_eq(d.entries[3].text,
+			 "distcalc: error: '--check-max': 'comm': not a number in the report, it holds an object");
+	dc_buf_release(&out);
+	dc_diag_release(&d);
+
+	/* the unit comes from the key; a key without one takes plain numbers */
+	ck_assert_int_eq(dc_check_max_parse("a.peak_bytes=1.5 KiB", &m, err, sizeof(err)), 0);
+	ck_assert(m.limit == 1536.0);
+	ck_assert_str_eq(m.path, "a.peak_bytes");
+	ck_assert_str_eq(m.value, "1.5 KiB");
+	free(m.path);
+	ck_assert_int_eq(dc_check_max_parse("x.round_time_s=2 ms", &m, err, sizeof(err)), 0);
+	ck_assert(fabs(m.limit - 2e-3) <= 1e-15);
+	free(m.path);
+	ck_assert_int_eq(dc_check_max_parse("x.params_total=7 GiB", &m, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "the field has no unit: expected a plain number, got '7 GiB'");
+	dc_alloc_fail_at(1);
+	ck_assert_int_eq(dc_check_max_parse("x.params_total=7", &m, err, sizeof(err)), -1);
+	dc_alloc_fail_at(0);
+	ck_assert_str_eq(err, "out of memory");
+}
+END_TEST
+
+/* --check-only: fields under the listed paths, at component boundaries. */
+START_TEST(test_compare_only)
+{
+	const char *e = "{" HEADER ", \"memory\": {\"peak_bytes\": 1, \"classes\": [{\"peak_bytes\": 2}]}, "
+			"\"memory_x\": 3, \"comm\": {\"time_s\": 0.5, \"bytes\": 4}}";
+	const char *a = "{\"distcalc_version\": \"0.1.0\", \"experiment\": \"ring\", \"seed\": 9, "
+			"\"memory\": {\"peak_bytes\": 10, \"classes\": [{\"peak_bytes\": 20}]}, \"memory_x\": 30, "
+			"\"comm\": {\"time_s\": 0.75, \"bytes\": 4}}";
+	struct dc_buf out;
+	struct dc_check_result res;
+	struct dc_diag d;
+
+	dc_diag_init(&d);
+	dc_buf_init(&out);
+	ck_assert_int_eq(dc_check_compare_only(e, strlen(e), "exp.json", a, strlen(a), 1e-9, "memory,comm.bytes", &out,
+					       &res, &d), 0);
+	/* memory.peak_bytes, memory.classes[0].peak_bytes, comm.bytes; not
+	 * memory_x, comm.time_s or the header fields that moved */
+	ck_assert_uint_eq(res.compared, 3);
+	ck_assert_uint_eq(res.differences, 2);
+	ck_assert_str_eq(out.data, "memory.peak_bytes: expected 1, got 10 (change +900%)\n"
+				   "memory.classes[0].peak_bytes: expected 2, got 20 (change +900%)\n");
+	dc_buf_release(&out);
+	dc_buf_init(&out);
+	ck_assert_int_eq(dc_check_compare_only(e, strlen(e), "exp.json", a, strlen(a), 1e-9, "memory.classes[0]", &out,
+					       &res, &d), 0);
+	ck_assert_uint_eq(res.compared, 1);
+	ck_assert_uint_eq(res.differences, 1);
+	dc_buf_release(&out);
+	dc_diag_release(&d);
+
+	/* a path that matches nothing is named, each of them */
+	dc_diag_init(&d);
+	dc_buf_init(&out);
+	ck_assert_int_eq(dc_check_compare_only(e, strlen(e), "exp.json", a, strlen(a), 1e-9, "mem,comm,ring.x", &out,
+					       &res, &d), -1);
+	ck_assert_int_eq(d.status, DC_ERR_USAGE);
+	ck_assert_uint_eq(d.count, 2);
+	ck_assert_str_eq(d.entries[0].text, "distcalc: error: '--check-only': 'mem' matches no field of either report");
+	ck_assert_str_eq(d.entries[1].text, "distcalc: error: '--check-only': 'ring.x' matches no field of either report");
+	dc_buf_release(&out);
+	dc_diag_release(&d);
+
+	/* a section missing from the new report is one difference */
+	dc_diag_init(&d);
+	dc_buf_init(&out);
+	a = "{" HEADER ", \"comm\": {\"time_s\": 0.5, \"bytes\": 4}}";
+	ck_assert_int_eq(dc_check_compare_only(e, strlen(e), "exp.json", a, strlen(a), 1e-9, "memory.peak_bytes", &out,
+					       &res, &d), 0);
+	ck_assert_str_eq(out.data, "memory: expected an object, missing from the new report\n");
+	dc_buf_release(&out);
+	dc_diag_release(&d);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("check");
@@ -345,6 +483,8 @@ int main(void)
 	tcase_add_test(tc, test_not_a_report);
 	tcase_add_test(tc, test_read_file);
 	tcase_add_test(tc, test_read_pipe);
+	tcase_add_test(tc, test_budgets);
+	tcase_add_test(tc, test_compare_only);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

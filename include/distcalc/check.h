@@ -70,4 +70,64 @@ int dc_check_stored_only(const char *expected, size_t expected_len, char *buf, s
  * `max` bytes, DC_ERR_INTERNAL when out of memory. */
 char *dc_check_read_file(const char *path, size_t max, size_t *len, struct dc_diag *diag);
 
+/* ---- --check-only: compare a subset ----
+ *
+ * A list of dotted paths, comma-separated ("memory.per_rank,comm.time_s"),
+ * names the fields to compare: a field is compared when its path is one of
+ * them or lies under one, at a component boundary ("memory" takes
+ * "memory.per_rank.peak_bytes" and "memory.classes[0]", never
+ * "memory_x"); every other field, the header fields included, is left
+ * out. At most DC_CHECK_ONLY_MAX paths, none empty. */
+#define DC_CHECK_ONLY_MAX 32
+
+/* As dc_check_compare, comparing only the fields under the paths in
+ * `only` (NULL: every field, exactly dc_check_compare). A path of `only`
+ * that matches no field of either report is an error too: -1 with
+ * "distcalc: error: '--check-only': 'PATH' matches no field of either
+ * report" for each (DC_ERR_USAGE), as is an empty or too long list. */
+int dc_check_compare_only(const char *expected, size_t expected_len, const char *expected_name,
+			  const char *actual, size_t actual_len, double rtol, const char *only,
+			  struct dc_buf *out, struct dc_check_result *res, struct dc_diag *diag);
+
+/* ---- --check-max: budget assertions ---- */
+
+/* One --check-max PATH=VALUE. */
+struct dc_check_max {
+	char *path;        /* the field's dotted path, as difference lines write it
+			    * ("memory.per_rank.peak_bytes", "ring.events[0].bytes");
+			    * owned: one allocation that VALUE lies in too */
+	const char *value; /* VALUE as given, inside path's allocation */
+	double limit;      /* VALUE in the field's base unit */
+};
+
+/* Parses `arg` ("PATH=VALUE") into `m`. VALUE is a plain decimal number in
+ * the field's base unit, or a quantity with a unit, whose kind the field's
+ * key (the last component of PATH) names, as report keys carry their unit:
+ *   a key ending in "_GBps"  a bandwidth ("50 GB/s", "400 Gb/s"), in GB/s;
+ *   a key ending in "_s"     a time ("0.5 s", "5 us"), in seconds;
+ *   a key naming "bytes"     a byte count ("80GiB", "1.5 GB"), in bytes;
+ *   any other key            a plain number only.
+ * Returns 0 (m->path allocated: free it), or -1 with a one-line reason (no
+ * subject: the caller names `arg`) in err[errlen], m untouched; exactly
+ * "out of memory" when only the allocation failed. */
+int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_t errlen);
+
+/* Checks the report `actual` (JSON distcalc just rendered) against the
+ * budgets: each number above its limit writes one line to `out`,
+ * "PATH: VALUE exceeds the budget LIMIT" (LIMIT as given, then its value
+ * in base units when it had a unit), and counts in *exceeded. Returns 0
+ * when every budget was checked; -1 when a PATH is not a field of the
+ * report, or not a number there (DC_ERR_USAGE, one line per such path:
+ * "distcalc: error: '--check-max': 'PATH': ..."), or memory ran out
+ * (DC_ERR_INTERNAL). */
+int dc_check_budgets(const char *actual, size_t actual_len, const struct dc_check_max *maxes, size_t n,
+		     struct dc_buf *out, size_t *exceeded, struct dc_diag *diag);
+
+/* Parses `s` as a plain decimal number: digits with an optional '.' (a
+ * digit on one side at least) and an optional exponent, no sign, space,
+ * hex float, inf or nan. Returns 0 with the value (a subnormal or one
+ * that rounds to 0 included; strtod's ERANGE for those is no error), or
+ * -1 when `s` is not one or is too large for a double. */
+int dc_check_parse_decimal(const char *s, double *out);
+
 #endif

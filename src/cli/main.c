@@ -289,23 +289,28 @@ static int emit(struct dc_report *report, const struct dc_options *o, const stru
 	return rc;
 }
 
-/* --check: renders the report as JSON in memory, compares it with the
- * stored one and prints one line per field that moved. */
+/* --check and --check-max: renders the report as JSON in memory, compares
+ * it with the stored one (`expected`, when --check) and with the budgets,
+ * and prints one line per field that moved or exceeds its budget. */
 static int check(struct dc_report *report, const struct dc_options *o, const struct dc_render_opts *ro,
 		 const char *expected, size_t len)
 {
 	struct dc_buf json, lines;
 	struct dc_check_result res;
 	struct dc_diag d;
+	size_t exceeded = 0;
 	int rc = EXIT_OK;
 
+	memset(&res, 0, sizeof(res));
 	dc_buf_init(&json);
 	dc_buf_init(&lines);
 	dc_diag_init(&d);
 	if (dc_report_render_json(report, ro, &json) != 0) {
 		fprintf(stderr, "distcalc: error: out of memory while rendering the report\n");
 		rc = EXIT_INTERNAL;
-	} else if (dc_check_compare(expected, len, o->check, json.data, json.len, o->rtol, &lines, &res, &d) != 0) {
+	} else if ((o->check && dc_check_compare_only(expected, len, o->check, json.data, json.len, o->rtol,
+						      o->check_only, &lines, &res, &d) != 0) ||
+		   (o->nmaxes && dc_check_budgets(json.data, json.len, o->maxes, o->nmaxes, &lines, &exceeded, &d) != 0)) {
 		print_diag(&d, 0);
 		rc = exit_for(d.status);
 	} else {
@@ -313,9 +318,13 @@ static int check(struct dc_report *report, const struct dc_options *o, const str
 			fprintf(stderr, "distcalc: error: cannot write to standard output: %s\n", strerror(errno));
 			rc = EXIT_OUTPUT;
 		} else {
-			fprintf(stderr, "distcalc: check '%s': %zu fields compared, %zu moved (rtol %g)\n", o->check,
-				res.compared, res.differences, o->rtol);
-			rc = res.differences ? EXIT_CHECK : EXIT_OK;
+			if (o->check)
+				fprintf(stderr, "distcalc: check '%s': %zu fields compared, %zu moved (rtol %g)\n", o->check,
+					res.compared, res.differences, o->rtol);
+			if (o->nmaxes)
+				fprintf(stderr, "distcalc: check-max: %zu budget%s, %zu exceeded\n", o->nmaxes,
+					o->nmaxes == 1 ? "" : "s", exceeded);
+			rc = res.differences || exceeded ? EXIT_CHECK : EXIT_OK;
 		}
 	}
 	dc_diag_release(&d);
@@ -408,7 +417,7 @@ int main(int argc, char **argv)
 	}
 	ro.max_rows = o.all_rows ? 0 : DC_EXCERPT_ROWS;
 	ro.width = DC_TABLE_WIDTH;
-	rc = o.check ? check(report, &o, &ro, expected, expected_len) : emit(report, &o, &ro);
+	rc = o.check || o.nmaxes ? check(report, &o, &ro, expected, expected_len) : emit(report, &o, &ro);
 done:
 	free(expected);
 	dc_report_free(report);

@@ -116,6 +116,40 @@ expect 6 "only, a moved peak" "$bin" --config "$cfg" --seed 7 --check only-moved
 expect 6 "only, other sections asked for" "$bin" --config "$cfg" --seed 7 --only summary --check only.json
 grep -qx 'only: expected "summary,memory", got "summary"' out.txt || fail "only mismatch: $(cat out.txt)"
 
+# 8. --check-max: budgets on the report being produced. ring.message_bytes
+# is one tp-4 rank's gradient, 3,369,607,168 bytes by hand (section 2);
+# 3 GiB = 3 x 2^30 = 3,221,225,472 bytes is below it, 3.2 GB = 3.2e9 too.
+expect 6 "budget exceeded" "$bin" --config "$cfg" --check-max ring.message_bytes=3GiB
+[ "$(cat out.txt)" = "ring.message_bytes: 3369607168 exceeds the budget 3GiB (3221225472)" ] ||
+	fail "budget exceeded: stdout: $(cat out.txt)"
+grep -qx "distcalc: check-max: 1 budget, 1 exceeded" err.txt || fail "budget exceeded: stderr: $(cat err.txt)"
+expect 6 "budget in GB" "$bin" --config "$cfg" --check-max 'ring.message_bytes=3.2 GB'
+expect 0 "budget met exactly" "$bin" --config "$cfg" --check-max ring.message_bytes=3369607168
+[ -s out.txt ] && fail "budget met: stdout should be empty, got: $(cat out.txt)"
+expect 0 "budget with units" "$bin" --config "$cfg" --check-max 'ring.message_bytes=3.5GB' --check-max ring.time_s=1s
+expect 2 "budget on a missing path" "$bin" --config "$cfg" --check-max memory.per_rank.top_bytes=80GiB
+grep -qx "distcalc: error: '--check-max': 'memory.per_rank.top_bytes': not a field of the report" err.txt ||
+	fail "budget on a missing path: $(cat err.txt)"
+expect 2 "budget with a bad unit" "$bin" --config "$cfg" --check-max memory.per_rank.peak_bytes=80G
+expect 2 "budget with output" "$bin" --config "$cfg" --check-max ring.time_s=1s --output x.json
+# with --check: the stored report matches, the budget does not
+expect 6 "check and budget" "$bin" --config "$cfg" --seed 7 --check budget.json --check-max ring.message_bytes=3GiB
+[ "$(cat out.txt)" = "ring.message_bytes: 3369607168 exceeds the budget 3GiB (3221225472)" ] ||
+	fail "check and budget: stdout: $(cat out.txt)"
+grep -q "check 'budget.json': [0-9]* fields compared, 0 moved" err.txt || fail "check and budget: $(cat err.txt)"
+
+# 9. --check-only: of all that tp 2 moves (section 2), only the fields asked for
+expect 6 "check only" "$bin" --config "$cfg" --seed 7 --set parallel.tp=2 --set parallel.dp=4 --experiment ring \
+	--check budget.json --check-only ring.message_bytes
+[ "$(cat out.txt)" = "ring.message_bytes: expected 3369607168, got 6738681856 (change +99.9842%)" ] ||
+	fail "check only: stdout: $(cat out.txt)"
+grep -q "check 'budget.json': 1 fields compared, 1 moved" err.txt || fail "check only: $(cat err.txt)"
+expect 0 "check only, unmoved" "$bin" --config "$cfg" --seed 7 --check tampered.json --check-only memory,comm
+expect 2 "check only, no such path" "$bin" --config "$cfg" --seed 7 --check budget.json --check-only ring.nope
+grep -qx "distcalc: error: '--check-only': 'ring.nope' matches no field of either report" err.txt ||
+	fail "check only, no such path: $(cat err.txt)"
+expect 2 "check only without check" "$bin" --config "$cfg" --check-only ring
+
 if [ "$fails" = 0 ]; then
 	echo "ok: --check"
 	exit 0
