@@ -1,18 +1,60 @@
 /* check_check.c - budget regression comparison rules. */
+#define _POSIX_C_SOURCE 200809L
+
 #include <check.h>
+#include <math.h>
 #include <string.h>
 
 #include "distcalc/check.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The header fields that make a JSON object a distcalc report (check.h). */
+#define HEADER "\"distcalc_version\": \"0.1.0\", \"experiment\": \"systems\", \"seed\": 0"
+
+/* `obj` ("{...}") with the report header put first. */
+static const char *with_header(const char *obj, char *buf, size_t len)
+{
+	ck_assert(obj[0] == '{');
+	snprintf(buf, len, "{" HEADER "%s%s", obj[1] == '}' ? "" : ", ", obj + 1);
+	return buf;
+}
+
+/* Compares the reports `e` and `a` (each an object given without the
+ * header fields, which are the same on both sides and add no lines). */
 static size_t run(const char *e, const char *a, double rtol, struct dc_buf *out)
 {
 	struct dc_check_result res;
 	struct dc_diag d;
+	char eb[512], ab[512];
+	e = with_header(e, eb, sizeof(eb));
+	a = with_header(a, ab, sizeof(ab));
 	dc_diag_init(&d);
 	dc_buf_init(out);
 	ck_assert_int_eq(dc_check_compare(e, strlen(e), "exp.json", a, strlen(a), rtol, out, &res, &d), 0);
 	dc_diag_release(&d);
 	return res.differences;
+}
+
+/* The one error dc_check_compare gives for the stored text `e`. */
+static void run_bad(const char *e, size_t len, const char *want)
+{
+	struct dc_buf out;
+	struct dc_check_result res;
+	struct dc_diag d;
+	const char *a = "{" HEADER "}";
+	dc_diag_init(&d);
+	dc_buf_init(&out);
+	ck_assert_int_eq(dc_check_compare(e, len, "exp.json", a, strlen(a), 0, &out, &res, &d), -1);
+	ck_assert_int_eq(d.status, DC_ERR_INPUT);
+	ck_assert_uint_eq(d.count, 1);
+	ck_assert_str_eq(d.entries[0].text, want);
+	ck_assert_uint_eq(out.len, 0);
+	dc_diag_release(&d);
+	dc_buf_release(&out);
 }
 
 START_TEST(test_identical)
@@ -72,25 +114,353 @@ END_TEST
 START_TEST(test_version_and_config_ignored)
 {
 	struct dc_buf out;
-	ck_assert_uint_eq(run("{\"distcalc_version\": \"0.1.0\", \"config\": \"a.json\", \"x\": 1}",
-			      "{\"distcalc_version\": \"9.9.9\", \"config\": \"b/a.json\", \"x\": 1}", 0, &out), 0);
+	struct dc_check_result res;
+	struct dc_diag d;
+	const char *e = "{\"distcalc_version\": \"0.1.0\", \"experiment\": \"ring\", \"config\": \"a.json\", "
+			"\"seed\": 7, \"x\": 1}";
+	const char *a = "{\"distcalc_version\": \"9.9.9\", \"experiment\": \"ring\", \"config\": \"b/a.json\", "
+			"\"seed\": 7, \"x\": 1}";
+	dc_diag_init(&d);
+	dc_buf_init(&out);
+	ck_assert_int_eq(dc_check_compare(e, strlen(e), "exp.json", a, strlen(a), 0, &out, &res, &d), 0);
+	ck_assert_uint_eq(res.differences, 0);
+	ck_assert_uint_eq(res.compared, 3); /* experiment, seed, x */
+	dc_diag_release(&d);
+	dc_buf_release(&out);
+}
+END_TEST
+
+START_TEST(test_absurd_expected)
+{
+	struct dc_buf out;
+	/* 1e400 overflows a double: cJSON reads inf, and inf > rtol * inf is
+	 * false, so a tolerance test alone would pass it against anything */
+	ck_assert_uint_eq(run("{\"t\": 1e400}", "{\"t\": 0.5}", 1e-9, &out), 1);
+	ck_assert_str_eq(out.data, "t: expected inf, got 0.5 (the stored value is not a plausible number)\n");
+	dc_buf_release(&out);
+	ck_assert_uint_eq(run("{\"t\": -1e400}", "{\"t\": -1e400}", 1, &out), 1);
+	ck_assert_str_eq(out.data, "t: expected -inf, got -inf (the stored value is not a plausible number)\n");
+	dc_buf_release(&out);
+	/* a byte count above 2^53 = 9007199254740992 is no count distcalc
+	 * writes, even when the new report holds the same number */
+	ck_assert_uint_eq(run("{\"m\": {\"peak_bytes\": 1e20}}", "{\"m\": {\"peak_bytes\": 1e20}}", 1e-9, &out), 1);
+	ck_assert_str_eq(out.data,
+			 "m.peak_bytes: expected 1e+20, got 1e+20 (the stored value is not a plausible number)\n");
+	dc_buf_release(&out);
+	ck_assert_uint_eq(run("{\"bytes_sent\": 9007199254740994}", "{\"bytes_sent\": 9007199254740994}", 0, &out), 1);
+	dc_buf_release(&out);
+	/* 2^53 itself is still a count; a huge time is only compared */
+	ck_assert_uint_eq(run("{\"bytes\": 9007199254740992}", "{\"bytes\": 9007199254740992}", 0, &out), 0);
+	dc_buf_release(&out);
+	ck_assert_uint_eq(run("{\"time_s\": 1e300}", "{\"time_s\": 1e300}", 1e-9, &out), 0);
 	dc_buf_release(&out);
 }
 END_TEST
 
 START_TEST(test_bad_expected)
 {
+	run_bad("[1]", 3, "exp.json: error: not a distcalc JSON report (the top level is not a JSON object; write one "
+			  "with --format json --output FILE)");
+	run_bad("not json", 8, "exp.json: error: not a distcalc JSON report (exp.json:1:1: expected a value: strings "
+			       "need double quotes; write one with --format json --output FILE)");
+	run_bad("", 0, "exp.json: error: not a distcalc JSON report (exp.json:1:1: unexpected end of input: expected a "
+		       "value; write one with --format json --output FILE)");
+}
+END_TEST
+
+/* The whole text must be the one object: cJSON alone stops reading at its
+ * end and would take what follows as nothing. */
+START_TEST(test_trailing_bytes)
+{
+	const char *t = "{" HEADER "}\n junk";
+	run_bad(t, strlen(t), "exp.json: error: not a distcalc JSON report (exp.json:2:2: trailing data after the JSON "
+			      "object; write one with --format json --output FILE)");
+	t = "{" HEADER "}{}";
+	run_bad(t, strlen(t), "exp.json: error: not a distcalc JSON report (exp.json:1:66: trailing data after the JSON "
+			      "object; write one with --format json --output FILE)");
+	/* a NUL byte ends cJSON's reading early too */
+	run_bad("{" HEADER "}\0x", 67, "exp.json: error: not a distcalc JSON report (exp.json:1:66: trailing data after "
+					 "the JSON object; write one with --format json --output FILE)");
+	/* whitespace after it is fine */
+	t = "{" HEADER "}\n\n  \t";
+	{
+		struct dc_buf out;
+		struct dc_check_result res;
+		struct dc_diag d;
+		const char *a = "{" HEADER "}";
+		dc_diag_init(&d);
+		dc_buf_init(&out);
+		ck_assert_int_eq(dc_check_compare(t, strlen(t), "exp.json", a, strlen(a), 0, &out, &res, &d), 0);
+		ck_assert_uint_eq(res.differences, 0);
+		dc_diag_release(&d);
+		dc_buf_release(&out);
+	}
+}
+END_TEST
+
+/* A key held twice would compare only one copy (cJSON finds the first). */
+START_TEST(test_duplicate_keys)
+{
+	const char *t = "{" HEADER ", \"ring\": {\"time_s\": 1, \"chunk_bytes\": 2, \"time_s\": 3}}";
+	run_bad(t, strlen(t), "exp.json: error: not a distcalc JSON report (duplicate key 'ring.time_s'; write one with "
+			      "--format json --output FILE)");
+	t = "{" HEADER ", \"a\": [{\"x\": 1}, {\"y\": 1, \"y\": 1}]}";
+	run_bad(t, strlen(t), "exp.json: error: not a distcalc JSON report (duplicate key 'a[1].y'; write one with "
+			      "--format json --output FILE)");
+	t = "{" HEADER ", \"seed\": 1}";
+	run_bad(t, strlen(t), "exp.json: error: not a distcalc JSON report (duplicate key 'seed'; write one with "
+			      "--format json --output FILE)");
+}
+END_TEST
+
+/* A JSON object without the report header is some other file (a config). */
+START_TEST(test_not_a_report)
+{
+	const char *t = "{\"model\": {\"hidden_size\": 4096}}";
+	run_bad(t, strlen(t), "exp.json: error: not a distcalc JSON report (no header field 'distcalc_version'; write "
+			      "one with --format json --output FILE)");
+	t = "{\"distcalc_version\": \"0.1.0\", \"seed\": 0}";
+	run_bad(t, strlen(t), "exp.json: error: not a distcalc JSON report (no header field 'experiment'; write one "
+			      "with --format json --output FILE)");
+	t = "{\"distcalc_version\": \"0.1.0\", \"experiment\": \"ring\", \"seed\": \"7\"}";
+	run_bad(t, strlen(t), "exp.json: error: not a distcalc JSON report (a wrong type for the header field 'seed'; "
+			      "write one with --format json --output FILE)");
+}
+END_TEST
+
+/* Writes `n` bytes of 'x' to a new temporary file; its name in path. */
+static void temp_file(char *path, size_t n)
+{
+	int fd;
+	strcpy(path, "/tmp/check_check.XXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(write(fd, "x", 1), 1);
+	ck_assert_int_eq(close(fd), 0);
+}
+
+START_TEST(test_read_file)
+{
+	char path[64];
+	struct dc_diag d;
+	size_t len = 99;
+	char *buf;
+
+	/* a regular file: one allocation, of its size (and room for a NUL) */
+	temp_file(path, 1000);
+	dc_diag_init(&d);
+	dc_alloc_fail_at(0);
+	buf = dc_check_read_file(path, 4096, &len, &d);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(dc_alloc_count(), 1);
+	ck_assert_uint_eq(len, 1000);
+	ck_assert_int_eq(buf[999], 'x');
+	ck_assert_int_eq(buf[1000], '\0');
+	free(buf);
+	/* over the limit: refused */
+	ck_assert_ptr_null(dc_check_read_file(path, 999, &len, &d));
+	ck_assert_int_eq(d.status, DC_ERR_INPUT);
+	ck_assert(strstr(d.entries[0].text, "' is larger than 0 MiB") != NULL);
+	dc_diag_release(&d);
+	/* an empty file */
+	unlink(path);
+	temp_file(path, 0);
+	dc_diag_init(&d);
+	buf = dc_check_read_file(path, 4096, &len, &d);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(len, 0);
+	free(buf);
+	unlink(path);
+	/* a directory, and a missing file */
+	ck_assert_ptr_null(dc_check_read_file("/tmp", 4096, &len, &d));
+	ck_assert_str_eq(d.entries[0].text, "distcalc: error: '--check': '/tmp' is a directory");
+	ck_assert_int_eq(d.status, DC_ERR_INPUT);
+	dc_diag_release(&d);
+	/* out of memory */
+	temp_file(path, 10);
+	dc_diag_init(&d);
+	dc_alloc_fail_at(1);
+	ck_assert_ptr_null(dc_check_read_file(path, 4096, &len, &d));
+	dc_alloc_fail_at(0);
+	ck_assert_int_eq(d.status, DC_ERR_INTERNAL);
+	dc_diag_release(&d);
+	unlink(path);
+}
+END_TEST
+
+/* A pipe has no size: the buffer starts at 64 KiB and doubles. */
+START_TEST(test_read_pipe)
+{
+	int fds[2];
+	pid_t pid;
+	struct dc_diag d;
+	size_t len = 0;
+	char *buf, path[64];
+	const size_t n = 200000; /* 64 Ki -> 128 Ki -> 256 Ki: 3 allocations */
+
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		static char block[1000];
+		close(fds[0]);
+		memset(block, 'y', sizeof(block));
+		for (size_t i = 0; i < n / sizeof(block); i++)
+			if (write(fds[1], block, sizeof(block)) != (ssize_t)sizeof(block))
+				_exit(1);
+		_exit(0);
+	}
+	close(fds[1]);
+	snprintf(path, sizeof(path), "/dev/fd/%d", fds[0]);
+	dc_diag_init(&d);
+	dc_alloc_fail_at(0);
+	buf = dc_check_read_file(path, (size_t)1 << 20, &len, &d);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(dc_alloc_count(), 3);
+	ck_assert_uint_eq(len, n);
+	ck_assert_int_eq(buf[n - 1], 'y');
+	free(buf);
+	close(fds[0]);
+	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+	dc_diag_release(&d);
+}
+END_TEST
+
+/* Runs dc_check_budgets on `report` with the --check-max arguments in
+ * args (NULL-terminated); returns its result, the lines in out. */
+static int budgets(const char *report, const char *const *args, struct dc_buf *out, size_t *exceeded,
+		   struct dc_diag *d)
+{
+	struct dc_check_max m[8];
+	size_t n = 0;
+	int rc;
+	char err[256];
+	for (; args[n]; n++)
+		ck_assert_msg(dc_check_max_parse(args[n], &m[n], err, sizeof(err)) == 0, "%s: %s", args[n], err);
+	dc_buf_init(out);
+	dc_diag_init(d);
+	rc = dc_check_budgets(report, strlen(report), m, n, out, exceeded, d);
+	for (size_t i = 0; i < n; i++)
+		free(m[i].path);
+	return rc;
+}
+
+START_TEST(test_budgets)
+{
+	/* 80 GiB = 85,899,345,920 bytes; the peak is one byte over it */
+	const char *r = "{\"memory\": {\"per_rank\": {\"peak_bytes\": 85899345921}}, \"comm\": {\"time_s\": 0.5, "
+			"\"groups\": [{\"busbw_GBps\": 60}]}, \"summary\": {\"warnings\": 2, \"fits\": true}}";
+	static const char *const over[] = {"memory.per_rank.peak_bytes=80GiB", "comm.time_s=0.5s",
+					   "comm.groups[0].busbw_GBps=50 GB/s", "summary.warnings=1", NULL};
+	static const char *const within[] = {"memory.per_rank.peak_bytes=85899345921", "comm.time_s=500 ms",
+					     "comm.groups[0].busbw_GBps=480 Gb/s", NULL};
+	static const char *const missing_parsed[] = {"memory.per_rank.peak=1", "comm.groups[1].busbw_GBps=1",
+						     "summary.fits=1", "comm=1", NULL};
+	struct dc_buf out;
+	struct dc_diag d;
+	size_t exceeded = 99;
+	char err[256];
+	struct dc_check_max m;
+
+	ck_assert_int_eq(budgets(r, over, &out, &exceeded, &d), 0);
+	/* 0.5 s is not above 0.5 s: a budget is a maximum, the value may reach it */
+	ck_assert_uint_eq(exceeded, 3);
+	ck_assert_str_eq(out.data, "memory.per_rank.peak_bytes: 85899345921 exceeds the budget 80GiB (85899345920)\n"
+				   "comm.groups[0].busbw_GBps: 60 exceeds the budget 50 GB/s (50)\n"
+				   "summary.warnings: 2 exceeds the budget 1\n");
+	dc_buf_release(&out);
+	dc_diag_release(&d);
+
+	ck_assert_int_eq(budgets(r, within, &out, &exceeded, &d), 0);
+	ck_assert_uint_eq(exceeded, 0); /* 480 Gb/s = 60 GB/s */
+	ck_assert_uint_eq(out.len, 0);
+	dc_buf_release(&out);
+	dc_diag_release(&d);
+
+	ck_assert_int_eq(budgets(r, missing_parsed, &out, &exceeded, &d), -1);
+	ck_assert_int_eq(d.status, DC_ERR_USAGE);
+	ck_assert_uint_eq(d.count, 4); /* every bad path, not just the first */
+	ck_assert_str_eq(d.entries[0].text, "distcalc: error: '--check-max': 'memory.per_rank.peak': not a field of the report");
+	ck_assert_str_eq(d.entries[1].text,
+			 "distcalc: error: '--check-max': 'comm.groups[1].busbw_GBps': not a field of the report");
+	ck_assert_str_eq(d.entries[2].text,
+			 "distcalc: error: '--check-max': 'summary.fits': not a number in the report, it holds true");
+	ck_assert_str_eq(d.entries[3].text,
+			 "distcalc: error: '--check-max': 'comm': not a number in the report, it holds an object");
+	dc_buf_release(&out);
+	dc_diag_release(&d);
+
+	/* the unit comes from the key; a key without one takes plain numbers */
+	ck_assert_int_eq(dc_check_max_parse("a.peak_bytes=1.5 KiB", &m, err, sizeof(err)), 0);
+	ck_assert(m.limit == 1536.0);
+	ck_assert_str_eq(m.path, "a.peak_bytes");
+	ck_assert_str_eq(m.value, "1.5 KiB");
+	free(m.path);
+	ck_assert_int_eq(dc_check_max_parse("x.round_time_s=2 ms", &m, err, sizeof(err)), 0);
+	ck_assert(fabs(m.limit - 2e-3) <= 1e-15);
+	free(m.path);
+	ck_assert_int_eq(dc_check_max_parse("x.params_total=7 GiB", &m, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "the field has no unit: expected a plain number, got '7 GiB'");
+	dc_alloc_fail_at(1);
+	ck_assert_int_eq(dc_check_max_parse("x.params_total=7", &m, err, sizeof(err)), -1);
+	dc_alloc_fail_at(0);
+	ck_assert_str_eq(err, "out of memory");
+}
+END_TEST
+
+/* --check-only: fields under the listed paths, at component boundaries. */
+START_TEST(test_compare_only)
+{
+	const char *e = "{" HEADER ", \"memory\": {\"peak_bytes\": 1, \"classes\": [{\"peak_bytes\": 2}]}, "
+			"\"memory_x\": 3, \"comm\": {\"time_s\": 0.5, \"bytes\": 4}}";
+	const char *a = "{\"distcalc_version\": \"0.1.0\", \"experiment\": \"ring\", \"seed\": 9, "
+			"\"memory\": {\"peak_bytes\": 10, \"classes\": [{\"peak_bytes\": 20}]}, \"memory_x\": 30, "
+			"\"comm\": {\"time_s\": 0.75, \"bytes\": 4}}";
 	struct dc_buf out;
 	struct dc_check_result res;
 	struct dc_diag d;
+
 	dc_diag_init(&d);
 	dc_buf_init(&out);
-	ck_assert_int_eq(dc_check_compare("[1]", 3, "exp.json", "{}", 2, 0, &out, &res, &d), -1);
-	ck_assert_int_eq(d.status, DC_ERR_INPUT);
-	ck_assert_str_eq(d.entries[0].text,
-			 "exp.json: error: not a distcalc JSON report (write one with --format json --output FILE)");
-	dc_diag_release(&d);
+	ck_assert_int_eq(dc_check_compare_only(e, strlen(e), "exp.json", a, strlen(a), 1e-9, "memory,comm.bytes", &out,
+					       &res, &d), 0);
+	/* memory.peak_bytes, memory.classes[0].peak_bytes, comm.bytes; not
+	 * memory_x, comm.time_s or the header fields that moved */
+	ck_assert_uint_eq(res.compared, 3);
+	ck_assert_uint_eq(res.differences, 2);
+	ck_assert_str_eq(out.data, "memory.peak_bytes: expected 1, got 10 (change +900%)\n"
+				   "memory.classes[0].peak_bytes: expected 2, got 20 (change +900%)\n");
 	dc_buf_release(&out);
+	dc_buf_init(&out);
+	ck_assert_int_eq(dc_check_compare_only(e, strlen(e), "exp.json", a, strlen(a), 1e-9, "memory.classes[0]", &out,
+					       &res, &d), 0);
+	ck_assert_uint_eq(res.compared, 1);
+	ck_assert_uint_eq(res.differences, 1);
+	dc_buf_release(&out);
+	dc_diag_release(&d);
+
+	/* a path that matches nothing is named, each of them */
+	dc_diag_init(&d);
+	dc_buf_init(&out);
+	ck_assert_int_eq(dc_check_compare_only(e, strlen(e), "exp.json", a, strlen(a), 1e-9, "mem,comm,ring.x", &out,
+					       &res, &d), -1);
+	ck_assert_int_eq(d.status, DC_ERR_USAGE);
+	ck_assert_uint_eq(d.count, 2);
+	ck_assert_str_eq(d.entries[0].text, "distcalc: error: '--check-only': 'mem' matches no field of either report");
+	ck_assert_str_eq(d.entries[1].text, "distcalc: error: '--check-only': 'ring.x' matches no field of either report");
+	dc_buf_release(&out);
+	dc_diag_release(&d);
+
+	/* a section missing from the new report is one difference */
+	dc_diag_init(&d);
+	dc_buf_init(&out);
+	a = "{" HEADER ", \"comm\": {\"time_s\": 0.5, \"bytes\": 4}}";
+	ck_assert_int_eq(dc_check_compare_only(e, strlen(e), "exp.json", a, strlen(a), 1e-9, "memory.peak_bytes", &out,
+					       &res, &d), 0);
+	ck_assert_str_eq(out.data, "memory: expected an object, missing from the new report\n");
+	dc_buf_release(&out);
+	dc_diag_release(&d);
 }
 END_TEST
 
@@ -106,7 +476,15 @@ int main(void)
 	tcase_add_test(tc, test_floats_use_rtol);
 	tcase_add_test(tc, test_one_side_only_and_types);
 	tcase_add_test(tc, test_version_and_config_ignored);
+	tcase_add_test(tc, test_absurd_expected);
 	tcase_add_test(tc, test_bad_expected);
+	tcase_add_test(tc, test_trailing_bytes);
+	tcase_add_test(tc, test_duplicate_keys);
+	tcase_add_test(tc, test_not_a_report);
+	tcase_add_test(tc, test_read_file);
+	tcase_add_test(tc, test_read_pipe);
+	tcase_add_test(tc, test_budgets);
+	tcase_add_test(tc, test_compare_only);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

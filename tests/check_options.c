@@ -7,6 +7,7 @@
  * help text.
  */
 #include <check.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -240,6 +241,118 @@ START_TEST(test_flags_and_check)
 }
 END_TEST
 
+/* --rtol takes any finite decimal number in [0, 1]: a subnormal one too
+ * (strtod flags 1e-310 with ERANGE though it is representable), and one
+ * below the smallest subnormal (it rounds to 0). */
+START_TEST(test_rtol_decimal)
+{
+	struct dc_options o;
+	parse_ok(&o, "--check", "b.json", "--rtol", "1e-310", NULL);
+	ck_assert(o.rtol > 9.99e-311 && o.rtol < 1.001e-310);
+	dc_options_release(&o);
+	parse_ok(&o, "--check", "b.json", "--rtol", "4.9e-324", NULL);
+	ck_assert(o.rtol > 0);
+	dc_options_release(&o);
+	parse_ok(&o, "--check", "b.json", "--rtol", "1e-400", NULL);
+	ck_assert(o.rtol == 0.0);
+	dc_options_release(&o);
+	parse_ok(&o, "--check", "b.json", "--rtol", ".5", NULL);
+	ck_assert(o.rtol == 0.5);
+	dc_options_release(&o);
+	parse_ok(&o, "--check", "b.json", "--rtol", "1E-3", NULL);
+	ck_assert(o.rtol == 1e-3);
+	dc_options_release(&o);
+	/* hex floats, infinities and spellings strtod takes beyond decimals */
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '0x1p-3'", "--check", "b.json",
+		  "--rtol", "0x1p-3", NULL);
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '0X.8'", "--check", "b.json",
+		  "--rtol", "0X.8", NULL);
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got 'inf'", "--check", "b.json",
+		  "--rtol", "inf", NULL);
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got 'INFINITY'", "--check", "b.json",
+		  "--rtol", "INFINITY", NULL);
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got ' 0.1'", "--check", "b.json",
+		  "--rtol", " 0.1", NULL);
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '1e400'", "--check", "b.json",
+		  "--rtol", "1e400", NULL);
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '.'", "--check", "b.json",
+		  "--rtol", ".", NULL);
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '1e'", "--check", "b.json",
+		  "--rtol", "1e", NULL);
+}
+END_TEST
+
+/* --check-max PATH=VALUE: repeatable, VALUE in the unit the key names
+ * (80 GiB = 80 x 2^30 = 85,899,345,920 bytes; 5 us = 5e-6 s; 50 GB/s in a
+ * _GBps field is 50), a plain number in base units. */
+START_TEST(test_check_max)
+{
+	struct dc_options o;
+	parse_ok(&o, "--check-max", "memory.per_rank.peak_bytes=80GiB", "--check-max=comm.time_s=5 us",
+		 "--check-max", "ring.busbw_GBps=50 GB/s", "--check-max", "summary.peak_bytes=1000",
+		 "--check-max", "model.params_total=6.5e9", "--check-max", "a.b[2].time_s=0.25", NULL);
+	ck_assert_uint_eq(o.nmaxes, 6);
+	ck_assert_str_eq(o.maxes[0].path, "memory.per_rank.peak_bytes");
+	ck_assert_str_eq(o.maxes[0].value, "80GiB");
+	ck_assert(o.maxes[0].limit == 85899345920.0);
+	ck_assert_str_eq(o.maxes[1].path, "comm.time_s");
+	ck_assert_str_eq(o.maxes[1].value, "5 us");
+	ck_assert(fabs(o.maxes[1].limit - 5e-6) <= 1e-15 * 5e-6);
+	ck_assert(o.maxes[2].limit == 50.0);
+	ck_assert(o.maxes[3].limit == 1000.0);
+	ck_assert(o.maxes[4].limit == 6.5e9);
+	ck_assert_str_eq(o.maxes[5].path, "a.b[2].time_s");
+	ck_assert(o.maxes[5].limit == 0.25);
+	ck_assert_ptr_null(o.check);
+	dc_options_release(&o);
+	ck_assert_uint_eq(o.nmaxes, 0);
+	ck_assert_ptr_null(o.maxes);
+
+	parse_err("distcalc: error: '--check-max': 'memory.peak_bytes=80G': ambiguous unit 'G': write '80 GB' (10^9 "
+		  "bytes) or '80 GiB' (2^30 bytes)",
+		  "--check-max", "memory.peak_bytes=80G", NULL);
+	parse_err("distcalc: error: '--check-max': 'summary.warnings=3 s': the field has no unit: expected a plain "
+		  "number, got '3 s'",
+		  "--check-max", "summary.warnings=3 s", NULL);
+	parse_err("distcalc: error: '--check-max': 'comm.time_s=5 GiB': unknown time unit 'GiB' (units are "
+		  "case-sensitive): use s, ms, us or ns, like '5 us'",
+		  "--check-max", "comm.time_s=5 GiB", NULL);
+	parse_err("distcalc: error: '--check-max': 'x': expected PATH=VALUE, as in memory.per_rank.peak_bytes=80GiB",
+		  "--check-max", "x", NULL);
+	parse_err("distcalc: error: '--check-max': '=1': expected PATH=VALUE, as in memory.per_rank.peak_bytes=80GiB",
+		  "--check-max", "=1", NULL);
+	parse_err("distcalc: error: '--check-max': 'a=': expected PATH=VALUE, as in memory.per_rank.peak_bytes=80GiB",
+		  "--check-max", "a=", NULL);
+	parse_err("distcalc: error: '--check-max': 'a=inf': the field has no unit: expected a plain number, got 'inf'",
+		  "--check-max", "a=inf", NULL);
+	parse_err("distcalc: error: '--check-max' prints what exceeds a budget to standard output; it cannot be "
+		  "combined with '--output'",
+		  "--check-max", "a=1", "-o", "x.json", NULL);
+}
+END_TEST
+
+START_TEST(test_check_only)
+{
+	struct dc_options o;
+	parse_ok(&o, "--check", "b.json", "--check-only", "memory.per_rank,comm", NULL);
+	ck_assert_str_eq(o.check_only, "memory.per_rank,comm");
+	dc_options_release(&o);
+	parse_err("distcalc: error: '--check-only' only applies with '--check'", "--check-only", "memory", NULL);
+	parse_err("distcalc: error: '--check-only': empty path in ''", "--check", "b.json", "--check-only=", NULL);
+	parse_err("distcalc: error: '--check-only': empty path in 'a,,b'", "--check", "b.json", "--check-only", "a,,b",
+		  NULL);
+	parse_err("distcalc: error: '--check-only': empty path in 'a,'", "--check", "b.json", "--check-only", "a,",
+		  NULL);
+	parse_err("distcalc: error: '--check-only': empty path in ',a'", "--check", "b.json", "--check-only", ",a",
+		  NULL);
+	parse_err("distcalc: error: '--check-only': given twice; list every path in one, as in --check-only "
+		  "memory,comm",
+		  "--check", "b.json", "--check-only", "a", "--check-only", "b", NULL);
+	parse_err("distcalc: error: '--check-only': more than 32 paths", "--check", "b.json", "--check-only",
+		  "a,a,a,a,a,a,a,a,a,a,a,a,a,a,a,a,a,a,a,a,a,a,a,a,a,a,a,a,a,a,a,a,a", NULL);
+}
+END_TEST
+
 START_TEST(test_help_and_version)
 {
 	static const char *const spellings[] = {"--help", "-h", "--version", "-V"};
@@ -378,8 +491,9 @@ START_TEST(test_table_is_well_formed)
 			ck_assert_msg(!r->short_name || q->short_name != r->short_name, "-%c twice", r->short_name);
 		}
 	}
-	/* config model experiment seed format only output set all check rtol help version */
-	ck_assert_uint_eq(n, 13);
+	/* config model experiment seed format only output set all check rtol
+	 * check-max check-only help version */
+	ck_assert_uint_eq(n, 15);
 }
 END_TEST
 
@@ -399,14 +513,20 @@ START_TEST(test_help_lists_every_option)
 	const char *h = help_text(&b);
 	for (const struct dc_option *r = dc_option_table; r->long_name; r++) {
 		char left[64];
-		const char *t = r->help;
+		const char *t = r->help, *at;
+		size_t left_len;
 		if (r->short_name)
-			snprintf(left, sizeof(left), "\n  -%c, %s%s%s ", r->short_name, r->long_name, r->metavar ? " " : "",
+			snprintf(left, sizeof(left), "\n  -%c, %s%s%s", r->short_name, r->long_name, r->metavar ? " " : "",
 				 r->metavar ? r->metavar : "");
 		else
-			snprintf(left, sizeof(left), "\n      %s%s%s ", r->long_name, r->metavar ? " " : "",
+			snprintf(left, sizeof(left), "\n      %s%s%s", r->long_name, r->metavar ? " " : "",
 				 r->metavar ? r->metavar : "");
-		ck_assert_msg(strstr(h, left), "--help lacks '%s'", left + 1);
+		/* the text follows on the line, or below a left part too wide
+		 * for the column (--check-max PATH=VALUE) */
+		at = strstr(h, left);
+		left_len = strlen(left);
+		ck_assert_msg(at && (at[left_len] == ' ' || (at[left_len] == '\n' && left_len - 1 + 2 > 25)),
+			      "--help lacks '%s'", left + 1);
 		for (;;) {
 			char line[128];
 			size_t n = strcspn(t, "\n");
@@ -522,6 +642,9 @@ int main(void)
 	tcase_add_test(tc, test_format);
 	tcase_add_test(tc, test_set_repeats_in_order);
 	tcase_add_test(tc, test_flags_and_check);
+	tcase_add_test(tc, test_rtol_decimal);
+	tcase_add_test(tc, test_check_max);
+	tcase_add_test(tc, test_check_only);
 	tcase_add_test(tc, test_help_and_version);
 	tcase_add_test(tc, test_usage_errors);
 	tcase_add_test(tc, test_needs_a_value);

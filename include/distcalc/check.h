@@ -8,8 +8,18 @@
  *     |got - expected| <= rtol * max(|got|, |expected|);
  *   - strings, booleans and null must match exactly;
  *   - a field present on one side only is a difference;
+ *   - a stored number no report can hold is always a difference, whatever
+ *     the tolerance: one that is not finite (1e400 reads as inf, and
+ *     inf > rtol * inf is false) or, in a field whose key names "bytes", one
+ *     above 2^53 (no byte count distcalc writes is larger);
  *   - "distcalc_version" and "config" are not compared (a new release or a
  *     different path to the same config is not a budget change).
+ * The stored file is read strictly: the whole text must be one JSON object
+ * that passes the loader's strict check (dc_json_check_strict: nothing but
+ * whitespace after it), with no key held twice anywhere, and it must be a
+ * distcalc report: its top level holds the header fields every report opens
+ * with, "distcalc_version" (a string), "experiment" (a string) and "seed"
+ * (a number). Anything else is "not a distcalc JSON report (why)".
  * A report written with --only records the sections in "only"; --check
  * without --only compares those sections alone (dc_check_stored_only).
  * This module parses JSON, so it includes cJSON besides the loader and the
@@ -34,7 +44,10 @@ struct dc_check_result {
  * (named `expected_name` in messages). Writes one line per difference to
  * `out`: "PATH: expected X, got Y (change +Z%)". Returns 0 when the
  * comparison ran (see res->differences), or -1 when `expected` is not a
- * JSON object (DC_ERR_INPUT in diag) or memory ran out (DC_ERR_INTERNAL). */
+ * distcalc report, read strictly as above (DC_ERR_INPUT in diag: one line
+ * "NAME: error: not a distcalc JSON report (WHY; write one with ...)", WHY
+ * "NAME:LINE:COL: reason" for a syntax error), or memory ran out
+ * (DC_ERR_INTERNAL). */
 int dc_check_compare(const char *expected, size_t expected_len, const char *expected_name,
 		     const char *actual, size_t actual_len, double rtol, struct dc_buf *out,
 		     struct dc_check_result *res, struct dc_diag *diag);
@@ -44,5 +57,77 @@ int dc_check_compare(const char *expected, size_t expected_len, const char *expe
  * bytes), or 0 when the report has none, it does not fit, or the bytes are
  * not JSON (dc_check_compare then says so). */
 int dc_check_stored_only(const char *expected, size_t expected_len, char *buf, size_t len);
+
+/* The largest stored report --check reads. */
+#define DC_CHECK_MAX_BYTES ((size_t)512 * 1024 * 1024)
+
+/* Reads the stored report `path` whole for --check, at most `max` bytes.
+ * A regular file gets one buffer of its size (fstat), grown only when it
+ * grows while being read; anything else (a pipe, a device) starts at
+ * 64 KiB and doubles. Returns the bytes, NUL-terminated (the caller frees
+ * them), with their count in *len; or NULL with one line in diag:
+ * DC_ERR_INPUT when it cannot be opened or read, is a directory or is over
+ * `max` bytes, DC_ERR_INTERNAL when out of memory. */
+char *dc_check_read_file(const char *path, size_t max, size_t *len, struct dc_diag *diag);
+
+/* ---- --check-only: compare a subset ----
+ *
+ * A list of dotted paths, comma-separated ("memory.per_rank,comm.time_s"),
+ * names the fields to compare: a field is compared when its path is one of
+ * them or lies under one, at a component boundary ("memory" takes
+ * "memory.per_rank.peak_bytes" and "memory.classes[0]", never
+ * "memory_x"); every other field, the header fields included, is left
+ * out. At most DC_CHECK_ONLY_MAX paths, none empty. */
+#define DC_CHECK_ONLY_MAX 32
+
+/* As dc_check_compare, comparing only the fields under the paths in
+ * `only` (NULL: every field, exactly dc_check_compare). A path of `only`
+ * that matches no field of either report is an error too: -1 with
+ * "distcalc: error: '--check-only': 'PATH' matches no field of either
+ * report" for each (DC_ERR_USAGE), as is an empty or too long list. */
+int dc_check_compare_only(const char *expected, size_t expected_len, const char *expected_name,
+			  const char *actual, size_t actual_len, double rtol, const char *only,
+			  struct dc_buf *out, struct dc_check_result *res, struct dc_diag *diag);
+
+/* ---- --check-max: budget assertions ---- */
+
+/* One --check-max PATH=VALUE. */
+struct dc_check_max {
+	char *path;        /* the field's dotted path, as difference lines write it
+			    * ("memory.per_rank.peak_bytes", "ring.events[0].bytes");
+			    * owned: one allocation that VALUE lies in too */
+	const char *value; /* VALUE as given, inside path's allocation */
+	double limit;      /* VALUE in the field's base unit */
+};
+
+/* Parses `arg` ("PATH=VALUE") into `m`. VALUE is a plain decimal number in
+ * the field's base unit, or a quantity with a unit, whose kind the field's
+ * key (the last component of PATH) names, as report keys carry their unit:
+ *   a key ending in "_GBps"  a bandwidth ("50 GB/s", "400 Gb/s"), in GB/s;
+ *   a key ending in "_s"     a time ("0.5 s", "5 us"), in seconds;
+ *   a key naming "bytes"     a byte count ("80GiB", "1.5 GB"), in bytes;
+ *   any other key            a plain number only.
+ * Returns 0 (m->path allocated: free it), or -1 with a one-line reason (no
+ * subject: the caller names `arg`) in err[errlen], m untouched; exactly
+ * "out of memory" when only the allocation failed. */
+int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_t errlen);
+
+/* Checks the report `actual` (JSON distcalc just rendered) against the
+ * budgets: each number above its limit writes one line to `out`,
+ * "PATH: VALUE exceeds the budget LIMIT" (LIMIT as given, then its value
+ * in base units when it had a unit), and counts in *exceeded. Returns 0
+ * when every budget was checked; -1 when a PATH is not a field of the
+ * report, or not a number there (DC_ERR_USAGE, one line per such path:
+ * "distcalc: error: '--check-max': 'PATH': ..."), or memory ran out
+ * (DC_ERR_INTERNAL). */
+int dc_check_budgets(const char *actual, size_t actual_len, const struct dc_check_max *maxes, size_t n,
+		     struct dc_buf *out, size_t *exceeded, struct dc_diag *diag);
+
+/* Parses `s` as a plain decimal number: digits with an optional '.' (a
+ * digit on one side at least) and an optional exponent, no sign, space,
+ * hex float, inf or nan. Returns 0 with the value (a subnormal or one
+ * that rounds to 0 included; strtod's ERANGE for those is no error), or
+ * -1 when `s` is not one or is too large for a double. */
+int dc_check_parse_decimal(const char *s, double *out);
 
 #endif

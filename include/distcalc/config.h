@@ -295,4 +295,13 @@ size_t dc_config_rule_count(void);
 /* Rule `i`, or NULL when i >= dc_config_rule_count(). Static. */
 const struct dc_config_rule_info *dc_config_rule_at(size_t i);
 
+/* The loader's strict JSON check (RFC 8259: no leading zeros, no raw
+ * controls or invalid UTF-8 in strings, no comments, no NaN/Infinity,
+ * nesting at most 64 deep, nothing but whitespace after the one value; a
+ * UTF-8 byte-order mark may lead) on `len` bytes, for other readers of
+ * JSON. Duplicate keys are not looked for. Returns 0, or -1 with the first
+ * problem's 1-based line and column and a one-line reason (no subject) in
+ * what[whatlen]. */
+int dc_json_check_strict(const char *buf, size_t len, size_t *line, size_t *col, char *what, size_t whatlen);
+
 #endif

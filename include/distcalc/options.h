@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "distcalc/check.h"
 #include "distcalc/config.h"
 #include "distcalc/diag.h"
 #include "distcalc/util.h"
@@ -53,8 +54,19 @@ struct dc_options {
 	size_t nsets;
 	int all_rows;           /* --all */
 	const char *check;      /* --check FILE; NULL: no check */
-	double rtol;            /* --rtol X; DC_CHECK_DEFAULT_RTOL unless given */
+	double rtol;            /* --rtol X, a plain decimal number (no hex float,
+				 * inf or nan) from 0 to 1, subnormals included;
+				 * DC_CHECK_DEFAULT_RTOL unless given */
 	int rtol_set;           /* 1 when --rtol was given */
+	struct dc_check_max *maxes; /* --check-max PATH=VALUE, in order, parsed
+				     * (dc_check_max_parse); owned, paths and all
+				     * (freed by dc_options_release); NULL when
+				     * nmaxes is 0. The paths are not looked up
+				     * here (dc_check_budgets) */
+	size_t nmaxes;
+	const char *check_only; /* --check-only PATH[,PATH...], the raw list (no
+				 * empty path, at most DC_CHECK_ONLY_MAX); NULL:
+				 * compare every field. Only with --check */
 };
 
 /* One row of the option table. */
@@ -79,8 +91,9 @@ extern const char dc_options_usage[];
 /* Sets every field to its default (as if no option were given). */
 void dc_options_init(struct dc_options *o);
 
-/* Frees what dc_options_parse allocated (the --set array) and resets `o`
- * to its defaults. Safe after a failed parse and on an initialised `o`. */
+/* Frees what dc_options_parse allocated (the --set and --check-max arrays)
+ * and resets `o` to its defaults. Safe after a failed parse and on an
+ * initialised `o`. */
 void dc_options_release(struct dc_options *o);
 
 /* Parses argv[1..argc-1] into `o`, which it initialises first. An option's

@@ -1,19 +1,74 @@
 /* check.c - field-by-field comparison of two JSON reports; see check.h. */
+#define _POSIX_C_SOURCE 200809L
+
 #include "distcalc/check.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "distcalc/config.h"
 #include "distcalc/report.h"
+#include "distcalc/units.h"
+
+#define NOT_A_REPORT "%s: error: not a distcalc JSON report (%s; write one with --format json --output FILE)"
+
+/* The header fields every distcalc JSON report opens with, and their type. */
+static const struct {
+	const char *key;
+	cJSON_bool (*is)(const cJSON *);
+} header_fields[] = {
+	{"distcalc_version", cJSON_IsString},
+	{"experiment", cJSON_IsString},
+	{"seed", cJSON_IsNumber},
+};
 
 struct cmp {
 	double rtol;
 	struct dc_buf *out;
 	struct dc_check_result *res;
 	char path[1024];
+	/* --check-only: the paths (into the caller's list) and how many fields
+	 * each took; nonly 0 compares every field */
+	const char *only[DC_CHECK_ONLY_MAX];
+	size_t only_len[DC_CHECK_ONLY_MAX];
+	size_t only_hits[DC_CHECK_ONLY_MAX];
+	size_t nonly;
 };
+
+/* Is `path` the path `q` (q_len bytes) or under it, at a component
+ * boundary? */
+static int is_under(const char *path, const char *q, size_t q_len)
+{
+	return strncmp(path, q, q_len) == 0 && (path[q_len] == '\0' || path[q_len] == '.' || path[q_len] == '[');
+}
+
+/* Under --check-only: 1 to compare the field at c->path (it lies under a
+ * listed path), 2 to walk into it (a listed path lies under it), 0 to
+ * leave it out. `one_side` (the field is on one side only) makes a listed
+ * path under it count as found: it is the difference. */
+static int wanted(struct cmp *c, int one_side)
+{
+	int want = c->nonly ? 0 : 1;
+	size_t plen = strlen(c->path);
+	for (size_t i = 0; i < c->nonly; i++) {
+		if (is_under(c->path, c->only[i], c->only_len[i])) {
+			c->only_hits[i]++;
+			want = 1;
+		} else if (c->only_len[i] > plen && is_under(c->only[i], c->path, plen)) {
+			c->only_hits[i] += (size_t)one_side;
+			if (want == 0)
+				want = 2;
+		}
+	}
+	return want;
+}
 
 static int ignored(const char *path)
 {
@@ -30,6 +85,8 @@ static void value_text(const cJSON *v, char *buf, size_t len)
 {
 	if (!v) {
 		snprintf(buf, len, "(absent)");
+	} else if (cJSON_IsNumber(v) && !isfinite(v->valuedouble)) {
+		snprintf(buf, len, "%s", isnan(v->valuedouble) ? "nan" : v->valuedouble > 0 ? "inf" : "-inf");
 	} else if (cJSON_IsNumber(v)) {
 		dc_fmt_double(buf, len, v->valuedouble);
 	} else if (cJSON_IsString(v)) {
@@ -45,13 +102,26 @@ static void value_text(const cJSON *v, char *buf, size_t len)
 	}
 }
 
+/* A stored number no distcalc report can hold: not finite (a number text
+ * such as 1e400 reads as inf), or a byte count (a key naming "bytes") above
+ * 2^53, where doubles stop holding every integer. */
+static int absurd(const char *path, double v)
+{
+	const char *key = strrchr(path, '.');
+	key = key ? key + 1 : path;
+	return !isfinite(v) || (strstr(key, "bytes") && fabs(v) > 9007199254740992.0);
+}
+
 static void diff(struct cmp *c, const cJSON *e, const cJSON *a)
 {
 	char et[256], at[256];
 	value_text(e, et, sizeof(et));
 	value_text(a, at, sizeof(at));
 	c->res->differences++;
-	if (e && a && cJSON_IsNumber(e) && cJSON_IsNumber(a) && e->valuedouble != 0) {
+	if (e && cJSON_IsNumber(e) && absurd(c->path, e->valuedouble)) {
+		dc_buf_printf(c->out, "%s: expected %s, got %s (the stored value is not a plausible number)\n", c->path,
+			      et, at);
+	} else if (e && a && cJSON_IsNumber(e) && cJSON_IsNumber(a) && e->valuedouble != 0) {
 		double rel = (a->valuedouble - e->valuedouble) / fabs(e->valuedouble);
 		dc_buf_printf(c->out, "%s: expected %s, got %s (change %+.6g%%)\n", c->path, et, at, rel * 100);
 	} else if (!a) {
@@ -72,8 +142,13 @@ static void with_path(struct cmp *c, const char *key, long index, const cJSON *e
 		snprintf(c->path + len, sizeof(c->path) - len, "%s%s", len ? "." : "", key);
 	else
 		snprintf(c->path + len, sizeof(c->path) - len, "[%ld]", index);
-	if (!ignored(c->path))
-		compare(c, e, a);
+	if (!ignored(c->path)) {
+		int want = wanted(c, !e || !a);
+		/* above a listed path only containers are walked into; a field
+		 * missing on one side is still a difference there */
+		if (want == 1 || (want == 2 && (!e || !a || cJSON_IsObject(e) || cJSON_IsArray(e))))
+			compare(c, e, a);
+	}
 	c->path[len] = '\0';
 }
 
@@ -105,7 +180,10 @@ static void compare(struct cmp *c, const cJSON *e, const cJSON *a)
 	c->res->compared++;
 	if (cJSON_IsNumber(e) && cJSON_IsNumber(a)) {
 		double ev = e->valuedouble, av = a->valuedouble;
-		if (whole(ev) && whole(av)) {
+		if (absurd(c->path, ev) || !isfinite(av)) {
+			/* inf > inf is false: never let a tolerance pass these */
+			diff(c, e, a);
+		} else if (whole(ev) && whole(av)) {
 			if (ev != av)
 				diff(c, e, a);
 		} else if (fabs(av - ev) > c->rtol * fmax(fabs(av), fabs(ev))) {
@@ -124,29 +202,160 @@ static void compare(struct cmp *c, const cJSON *e, const cJSON *a)
 	diff(c, e, a);
 }
 
-int dc_check_compare(const char *expected, size_t expected_len, const char *expected_name,
-		     const char *actual, size_t actual_len, double rtol, struct dc_buf *out,
-		     struct dc_check_result *res, struct dc_diag *diag)
+static int key_order(const void *x, const void *y)
+{
+	return strcmp((*(const cJSON *const *)x)->string, (*(const cJSON *const *)y)->string);
+}
+
+/* Looks for a key that an object of `v` (or below) holds twice, the path
+ * to it in path[len]. Returns 1 with the path there, 0 when there is none,
+ * -1 when out of memory. Sorting the keys keeps a wide object O(n log n). */
+static int find_duplicate(const cJSON *v, char *path, size_t len)
+{
+	size_t used = strlen(path), n = 0, i = 0;
+	const cJSON *x;
+	const cJSON **keys;
+	int found = 0;
+
+	if (cJSON_IsArray(v)) {
+		for (x = v->child; x && !found; x = x->next, i++) {
+			snprintf(path + used, len - used, "[%zu]", i);
+			found = find_duplicate(x, path, len);
+		}
+		if (found != 1)
+			path[used] = '\0';
+		return found;
+	}
+	if (!cJSON_IsObject(v))
+		return 0;
+	for (x = v->child; x; x = x->next)
+		n++;
+	if (n < 2)
+		keys = NULL;
+	else if (!(keys = dc_malloc(n * sizeof(*keys))))
+		return -1;
+	if (keys) {
+		for (x = v->child; x; x = x->next)
+			keys[i++] = x;
+		qsort(keys, n, sizeof(*keys), key_order);
+		for (i = 1; i < n && !found; i++)
+			if (strcmp(keys[i - 1]->string, keys[i]->string) == 0) {
+				snprintf(path + used, len - used, "%s%s", used ? "." : "", keys[i]->string);
+				found = 1;
+			}
+		free(keys);
+	}
+	for (x = v->child; x && !found; x = x->next) {
+		snprintf(path + used, len - used, "%s%s", used ? "." : "", x->string);
+		found = find_duplicate(x, path, len);
+	}
+	if (found != 1)
+		path[used] = '\0';
+	return found;
+}
+
+/* Parses a stored report strictly: the whole text one JSON object (the
+ * loader's strict check: nothing after it but whitespace), no duplicate
+ * key, and the header fields of a distcalc report. Returns the tree, or
+ * NULL with DC_ERR_INPUT (DC_ERR_INTERNAL when out of memory) in diag. */
+static cJSON *read_report(const char *text, size_t len, const char *name, struct dc_diag *diag)
+{
+	char what[192], path[512] = "";
+	size_t line, col;
+	cJSON *e;
+	int dup;
+
+	if (dc_json_check_strict(text, len, &line, &col, what, sizeof(what)) != 0) {
+		char where[400];
+		snprintf(where, sizeof(where), "%.200s:%zu:%zu: %s", name, line, col, what);
+		dc_diag_error(diag, DC_ERR_INPUT, NOT_A_REPORT, name, where);
+		return NULL;
+	}
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) { /* the strict check skips a BOM; cJSON does not */
+		text += 3;
+		len -= 3;
+	}
+	/* the text is valid JSON, so only a failed allocation stops cJSON */
+	if (!(e = cJSON_ParseWithLength(text, len))) {
+		dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory while checking '%s'", name);
+		return NULL;
+	}
+	if (!cJSON_IsObject(e)) {
+		dc_diag_error(diag, DC_ERR_INPUT, NOT_A_REPORT, name, "the top level is not a JSON object");
+		cJSON_Delete(e);
+		return NULL;
+	}
+	if ((dup = find_duplicate(e, path, sizeof(path))) != 0) {
+		if (dup < 0) {
+			dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory while checking '%s'", name);
+		} else {
+			char why[600];
+			snprintf(why, sizeof(why), "duplicate key '%s'", path);
+			dc_diag_error(diag, DC_ERR_INPUT, NOT_A_REPORT, name, why);
+		}
+		cJSON_Delete(e);
+		return NULL;
+	}
+	for (size_t i = 0; i < sizeof(header_fields) / sizeof(header_fields[0]); i++) {
+		const cJSON *f = cJSON_GetObjectItemCaseSensitive(e, header_fields[i].key);
+		if (!f || !header_fields[i].is(f)) {
+			char why[128];
+			snprintf(why, sizeof(why), "%s header field '%s'", f ? "a wrong type for the" : "no",
+				 header_fields[i].key);
+			dc_diag_error(diag, DC_ERR_INPUT, NOT_A_REPORT, name, why);
+			cJSON_Delete(e);
+			return NULL;
+		}
+	}
+	return e;
+}
+
+/* Splits the --check-only list into c->only. Returns 0, or -1 with a
+ * usage error in diag. */
+static int split_only(struct cmp *c, const char *only, struct dc_diag *diag)
+{
+	const char *p = only;
+	if (!only)
+		return 0;
+	for (;;) {
+		size_t n = strcspn(p, ",");
+		if (n == 0) {
+			dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--check-only': empty path in '%s'", only);
+			return -1;
+		}
+		if (c->nonly == DC_CHECK_ONLY_MAX) {
+			dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--check-only': more than %d paths",
+				      DC_CHECK_ONLY_MAX);
+			return -1;
+		}
+		c->only[c->nonly] = p;
+		c->only_len[c->nonly++] = n;
+		if (p[n] == '\0')
+			return 0;
+		p += n + 1;
+	}
+}
+
+int dc_check_compare_only(const char *expected, size_t expected_len, const char *expected_name,
+			  const char *actual, size_t actual_len, double rtol, const char *only,
+			  struct dc_buf *out, struct dc_check_result *res, struct dc_diag *diag)
 {
 	cJSON *e, *a;
 	struct cmp c;
+	int rc = 0;
 
 	memset(res, 0, sizeof(*res));
-	e = cJSON_ParseWithLength(expected, expected_len);
-	if (!e || !cJSON_IsObject(e)) {
-		cJSON_Delete(e);
-		dc_diag_error(diag, DC_ERR_INPUT,
-			      "%s: error: not a distcalc JSON report (write one with --format json --output FILE)",
-			      expected_name);
+	memset(&c, 0, sizeof(c));
+	if (split_only(&c, only, diag) != 0)
 		return -1;
-	}
+	if (!(e = read_report(expected, expected_len, expected_name, diag)))
+		return -1;
 	a = cJSON_ParseWithLength(actual, actual_len);
 	if (!a) {
 		cJSON_Delete(e);
 		dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory while checking '%s'", expected_name);
 		return -1;
 	}
-	memset(&c, 0, sizeof(c));
 	c.rtol = rtol;
 	c.out = out;
 	c.res = res;
@@ -157,7 +366,22 @@ int dc_check_compare(const char *expected, size_t expected_len, const char *expe
 		dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory while checking '%s'", expected_name);
 		return -1;
 	}
-	return 0;
+	for (size_t i = 0; i < c.nonly; i++)
+		if (!c.only_hits[i]) {
+			dc_diag_error(diag, DC_ERR_USAGE,
+				      "distcalc: error: '--check-only': '%.*s' matches no field of either report",
+				      (int)c.only_len[i], c.only[i]);
+			rc = -1;
+		}
+	return rc;
+}
+
+int dc_check_compare(const char *expected, size_t expected_len, const char *expected_name,
+		     const char *actual, size_t actual_len, double rtol, struct dc_buf *out,
+		     struct dc_check_result *res, struct dc_diag *diag)
+{
+	return dc_check_compare_only(expected, expected_len, expected_name, actual, actual_len, rtol, NULL, out,
+				     res, diag);
 }
 
 int dc_check_stored_only(const char *expected, size_t expected_len, char *buf, size_t len)
@@ -170,4 +394,259 @@ int dc_check_stored_only(const char *expected, size_t expected_len, char *buf, s
 		memcpy(buf, only->valuestring, strlen(only->valuestring) + 1);
 	cJSON_Delete(e);
 	return found;
+}
+
+/* The first buffer for a file whose size fstat does not give (a pipe). */
+#define READ_FIRST_BYTES ((size_t)64 * 1024)
+
+/* Gives up a read: closes `fd`, frees `buf`, returns NULL. */
+static char *read_fail(int fd, char *buf)
+{
+	close(fd);
+	free(buf);
+	return NULL;
+}
+
+char *dc_check_read_file(const char *path, size_t max, size_t *len, struct dc_diag *diag)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t n = 0, cap;
+	int fd = open(path, O_RDONLY);
+	char too_big[64];
+
+	snprintf(too_big, sizeof(too_big), "larger than %zu MiB", max >> 20);
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '--check': cannot open '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max)) {
+		dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '--check': '%s' is %s", path,
+			      S_ISDIR(st.st_mode) ? "a directory" : too_big);
+		return read_fail(fd, NULL);
+	}
+	/* a regular file takes its size (+1 to see it grew, +1 for a NUL);
+	 * anything else starts small and doubles */
+	cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 2 : READ_FIRST_BYTES;
+	for (;;) {
+		ssize_t r;
+		if (n == cap || !buf) {
+			size_t want = buf ? (cap > max / 2 ? max + 2 : cap * 2) : cap;
+			char *grown = dc_realloc(buf, want);
+			if (!grown) {
+				dc_diag_error(diag, DC_ERR_INTERNAL, "distcalc: error: out of memory");
+				return read_fail(fd, buf);
+			}
+			buf = grown;
+			cap = want;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '--check': cannot read '%s': %s", path,
+				      strerror(errno));
+			return read_fail(fd, buf);
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > max) {
+			dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '--check': '%s' is %s", path, too_big);
+			return read_fail(fd, buf);
+		}
+	}
+	close(fd);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* ---- --check-max ---- */
+
+int dc_check_parse_decimal(const char *s, double *out)
+{
+	const char *v = s;
+	size_t digits = 0;
+	double x;
+
+	for (; *v >= '0' && *v <= '9'; v++)
+		digits++;
+	if (*v == '.')
+		for (v++; *v >= '0' && *v <= '9'; v++)
+			digits++;
+	if (!digits)
+		return -1;
+	if (*v == 'e' || *v == 'E') {
+		v++;
+		if (*v == '+' || *v == '-')
+			v++;
+		if (!(*v >= '0' && *v <= '9'))
+			return -1;
+		while (*v >= '0' && *v <= '9')
+			v++;
+	}
+	if (*v != '\0')
+		return -1;
+	/* strtod sets ERANGE for a subnormal result too: only the value counts */
+	x = strtod(s, NULL);
+	if (!isfinite(x))
+		return -1;
+	*out = x;
+	return 0;
+}
+
+enum budget_unit {
+	BUDGET_PLAIN,
+	BUDGET_BYTES,
+	BUDGET_TIME,
+	BUDGET_GBPS,
+};
+
+/* The unit the key at the end of `path` carries (check.h). */
+static enum budget_unit budget_unit(const char *path)
+{
+	const char *key = strrchr(path, '.');
+	size_t n;
+	key = key ? key + 1 : path;
+	n = strcspn(key, "[");
+	if (n >= 5 && strncmp(key + n - 5, "_GBps", 5) == 0)
+		return BUDGET_GBPS;
+	if (n >= 2 && strncmp(key + n - 2, "_s", 2) == 0)
+		return BUDGET_TIME;
+	for (size_t i = 0; i + 5 <= n; i++)
+		if (strncmp(key + i, "bytes", 5) == 0)
+			return BUDGET_BYTES;
+	return BUDGET_PLAIN;
+}
+
+int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_t errlen)
+{
+	const char *eq = strchr(arg, '=');
+	char *path, why[200];
+	double limit = 0;
+	uint64_t bytes;
+	int ok;
+
+	if (!eq || eq == arg || !eq[1]) {
+		snprintf(err, errlen, "expected PATH=VALUE, as in memory.per_rank.peak_bytes=80GiB");
+		return -1;
+	}
+	if (!(path = dc_strdup(arg))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	path[eq - arg] = '\0';
+	if (dc_check_parse_decimal(eq + 1, &limit) == 0) {
+		ok = 1;
+	} else {
+		switch (budget_unit(path)) {
+		case BUDGET_BYTES:
+			ok = dc_units_parse_bytes(eq + 1, &bytes, why, sizeof(why)) == 0;
+			limit = (double)bytes;
+			break;
+		case BUDGET_TIME:
+			ok = dc_units_parse_time(eq + 1, &limit, why, sizeof(why)) == 0;
+			break;
+		case BUDGET_GBPS:
+			ok = dc_units_parse_bandwidth(eq + 1, &limit, why, sizeof(why)) == 0;
+			limit /= DC_GB;
+			break;
+		default:
+			snprintf(why, sizeof(why), "the field has no unit: expected a plain number, got '%s'", eq + 1);
+			ok = 0;
+			break;
+		}
+	}
+	if (!ok) {
+		snprintf(err, errlen, "%s", why);
+		free(path);
+		return -1;
+	}
+	m->path = path;
+	m->value = path + (eq - arg) + 1;
+	m->limit = limit;
+	return 0;
+}
+
+/* The value at the dotted `path` under `v` ("a.b[2].c"), or NULL. */
+static const cJSON *find_path(const cJSON *v, const char *p)
+{
+	while (v) {
+		if (*p == '[') {
+			char *end;
+			unsigned long i;
+			if (!(p[1] >= '0' && p[1] <= '9'))
+				return NULL;
+			i = strtoul(p + 1, &end, 10);
+			if (*end != ']' || !cJSON_IsArray(v) || i > 1000000000ul)
+				return NULL;
+			v = cJSON_GetArrayItem(v, (int)i);
+			p = end + 1;
+		} else {
+			size_t n = strcspn(p, ".[");
+			char key[256];
+			if (n == 0 || n >= sizeof(key) || !cJSON_IsObject(v))
+				return NULL;
+			memcpy(key, p, n);
+			key[n] = '\0';
+			v = cJSON_GetObjectItemCaseSensitive(v, key);
+			p += n;
+		}
+		if (*p == '\0')
+			return v;
+		if (*p == '.')
+			p++;
+		else if (*p != '[')
+			return NULL;
+	}
+	return NULL;
+}
+
+int dc_check_budgets(const char *actual, size_t actual_len, const struct dc_check_max *maxes, size_t n,
+		     struct dc_buf *out, size_t *exceeded, struct dc_diag *diag)
+{
+	cJSON *a = cJSON_ParseWithLength(actual, actual_len);
+	int rc = 0;
+
+	*exceeded = 0;
+	if (!a) {
+		dc_diag_error(diag, DC_ERR_INTERNAL, "distcalc: error: out of memory while checking the budgets");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const cJSON *v = find_path(a, maxes[i].path);
+		char vt[64], lt[64];
+		if (!v || !cJSON_IsNumber(v)) {
+			if (v) {
+				value_text(v, vt, sizeof(vt));
+				dc_diag_error(diag, DC_ERR_USAGE,
+					      "distcalc: error: '--check-max': '%s': not a number in the report, it holds %s",
+					      maxes[i].path, vt);
+			} else {
+				dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--check-max': '%s': not a field of the report",
+					      maxes[i].path);
+			}
+			rc = -1;
+			continue;
+		}
+		if (!(v->valuedouble > maxes[i].limit))
+			continue;
+		value_text(v, vt, sizeof(vt));
+		(*exceeded)++;
+		if (dc_check_parse_decimal(maxes[i].value, &(double){0}) == 0) {
+			dc_buf_printf(out, "%s: %s exceeds the budget %s\n", maxes[i].path, vt, maxes[i].value);
+		} else {
+			dc_fmt_double(lt, sizeof(lt), maxes[i].limit);
+			dc_buf_printf(out, "%s: %s exceeds the budget %s (%s)\n", maxes[i].path, vt, maxes[i].value, lt);
+		}
+	}
+	cJSON_Delete(a);
+	if (out->failed) {
+		dc_diag_error(diag, DC_ERR_INTERNAL, "distcalc: error: out of memory while checking the budgets");
+		return -1;
+	}
+	return rc;
 }

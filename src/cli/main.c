@@ -526,82 +526,28 @@ static int output_not_input(const struct dc_options *o)
 	return EXIT_OK;
 }
 
-/* Reads a whole file (at most `max` bytes) for --check. */
-static char *read_file(const char *path, size_t max, size_t *len, int *rc)
-{
-	struct stat st;
-	char *buf;
-	size_t n = 0;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		fprintf(stderr, "distcalc: error: '--check': cannot open '%s': %s\n", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		*rc = EXIT_INPUT;
-		return NULL;
-	}
-	if (S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max)) {
-		fprintf(stderr, "distcalc: error: '--check': '%s' is %s\n", path,
-			S_ISDIR(st.st_mode) ? "a directory" : "larger than 512 MiB");
-		close(fd);
-		*rc = EXIT_INPUT;
-		return NULL;
-	}
-	buf = dc_malloc(max + 1);
-	if (!buf) {
-		close(fd);
-		fprintf(stderr, "distcalc: error: out of memory\n");
-		*rc = EXIT_INTERNAL;
-		return NULL;
-	}
-	for (;;) {
-		ssize_t r = read(fd, buf + n, max + 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			fprintf(stderr, "distcalc: error: '--check': cannot read '%s': %s\n", path, strerror(errno));
-			close(fd);
-			free(buf);
-			*rc = EXIT_INPUT;
-			return NULL;
-		}
-		if (r == 0 || n + (size_t)r > max) {
-			n += (size_t)r;
-			break;
-		}
-		n += (size_t)r;
-	}
-	close(fd);
-	if (n > max) {
-		fprintf(stderr, "distcalc: error: '--check': '%s' is larger than 512 MiB\n", path);
-		free(buf);
-		*rc = EXIT_INPUT;
-		return NULL;
-	}
-	*len = n;
-	return buf;
-}
-
-#define CHECK_MAX_BYTES ((size_t)512 * 1024 * 1024)
-
-/* --check: renders the report as JSON in memory, compares it with the
- * stored one and prints one line per field that moved. */
+/* --check and --check-max: renders the report as JSON in memory, compares
+ * it with the stored one (`expected`, when --check) and with the budgets,
+ * and prints one line per field that moved or exceeds its budget. */
 static int check(struct dc_report *report, const struct dc_options *o, const struct dc_render_opts *ro,
 		 const char *expected, size_t len)
 {
 	struct dc_buf json, lines;
 	struct dc_check_result res;
 	struct dc_diag d;
+	size_t exceeded = 0;
 	int rc = EXIT_OK;
 
+	memset(&res, 0, sizeof(res));
 	dc_buf_init(&json);
 	dc_buf_init(&lines);
 	dc_diag_init(&d);
 	if (dc_report_render_json(report, ro, &json) != 0) {
 		fprintf(stderr, "distcalc: error: out of memory while rendering the report\n");
 		rc = EXIT_INTERNAL;
-	} else if (dc_check_compare(expected, len, o->check, json.data, json.len, o->rtol, &lines, &res, &d) != 0) {
+	} else if ((o->check && dc_check_compare_only(expected, len, o->check, json.data, json.len, o->rtol,
+						      o->check_only, &lines, &res, &d) != 0) ||
+		   (o->nmaxes && dc_check_budgets(json.data, json.len, o->maxes, o->nmaxes, &lines, &exceeded, &d) != 0)) {
 		print_diag(&d, 0);
 		rc = exit_for(d.status);
 	} else {
@@ -609,9 +555,13 @@ static int check(struct dc_report *report, const struct dc_options *o, const str
 			fprintf(stderr, "distcalc: error: cannot write to standard output: %s\n", strerror(errno));
 			rc = EXIT_OUTPUT;
 		} else {
-			fprintf(stderr, "distcalc: check '%s': %zu fields compared, %zu moved (rtol %g)\n", o->check,
-				res.compared, res.differences, o->rtol);
-			rc = res.differences ? EXIT_CHECK : EXIT_OK;
+			if (o->check)
+				fprintf(stderr, "distcalc: check '%s': %zu fields compared, %zu moved (rtol %g)\n", o->check,
+					res.compared, res.differences, o->rtol);
+			if (o->nmaxes)
+				fprintf(stderr, "distcalc: check-max: %zu budget%s, %zu exceeded\n", o->nmaxes,
+					o->nmaxes == 1 ? "" : "s", exceeded);
+			rc = res.differences || exceeded ? EXIT_CHECK : EXIT_OK;
 		}
 	}
 	dc_diag_release(&d);
@@ -685,8 +635,12 @@ int main(int argc, char **argv)
 	info.seed = o.seed;
 	info.only = o.only;
 	if (o.check) {
-		if (!(expected = read_file(o.check, CHECK_MAX_BYTES, &expected_len, &rc)))
+		size_t before = diag.count;
+		if (!(expected = dc_check_read_file(o.check, DC_CHECK_MAX_BYTES, &expected_len, &diag))) {
+			print_diag(&diag, before);
+			rc = exit_for(diag.status);
 			goto done;
+		}
 		/* a report written with --only holds those sections: compare them */
 		if (!o.only && dc_check_stored_only(expected, expected_len, stored_only, sizeof(stored_only))) {
 			info.only = stored_only;
@@ -702,7 +656,7 @@ int main(int argc, char **argv)
 	}
 	ro.max_rows = o.all_rows ? 0 : DC_EXCERPT_ROWS;
 	ro.width = DC_TABLE_WIDTH;
-	rc = o.check ? check(report, &o, &ro, expected, expected_len) : emit(report, &o, &ro);
+	rc = o.check || o.nmaxes ? check(report, &o, &ro, expected, expected_len) : emit(report, &o, &ro);
 done:
 	free(expected);
 	dc_report_free(report);

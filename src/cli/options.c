@@ -31,9 +31,10 @@ static const char help_tail[] =
 	"  1  internal error (out of memory, a bug)\n"
 	"  2  usage error (bad option or argument)\n"
 	"  3  invalid config (syntax, unknown key, bad value, inconsistent layout)\n"
-	"  4  unreadable input (missing file, directory, over 1 MiB, read error)\n"
+	"  4  unreadable input (missing file, directory, over 1 MiB, read error,\n"
+	"     a --check file that is not a distcalc JSON report)\n"
 	"  5  unwritable output (cannot create, full disk, closed stdout)\n"
-	"  6  --check found fields that moved\n"
+	"  6  --check found fields that moved, or a --check-max budget is exceeded\n"
 	"\n"
 	"Units in configs are explicit and case-sensitive: \"80 GiB\", \"1.5 GB\",\n"
 	"\"50 GB/s\", \"400 Gb/s\", \"5 us\". Docs: README.md, docs/config.md (every key),\n"
@@ -163,14 +164,54 @@ static int apply_check(struct dc_options *o, const char *v, struct dc_diag *d)
 
 static int apply_rtol(struct dc_options *o, const char *v, struct dc_diag *d)
 {
-	char *end;
 	double x;
-	errno = 0;
-	x = strtod(v, &end);
-	if (!*v || *end || errno || !(x >= 0) || x > 1)
+	/* a subnormal (1e-310) is fine: strtod's ERANGE for it is no error */
+	if (dc_check_parse_decimal(v, &x) != 0 || x > 1)
 		return usage(d, "'--rtol': expected a number from 0 to 1, got '%s'", v);
 	o->rtol = x;
 	o->rtol_set = 1;
+	return 0;
+}
+
+static int apply_check_max(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	char err[256];
+	struct dc_check_max m;
+	/* one more each time, as --set */
+	struct dc_check_max *a = dc_realloc(o->maxes, (o->nmaxes + 1) * sizeof(*a));
+	if (!a) {
+		dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
+		return -1;
+	}
+	o->maxes = a;
+	if (dc_check_max_parse(v, &m, err, sizeof(err)) != 0) {
+		if (strcmp(err, "out of memory") == 0) {
+			dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
+			return -1;
+		}
+		return usage(d, "'--check-max': '%s': %s", v, err);
+	}
+	o->maxes[o->nmaxes++] = m;
+	return 0;
+}
+
+static int apply_check_only(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	size_t n = 1;
+	if (o->check_only)
+		return usage(d, "'--check-only': given twice; list every path in one, as in --check-only memory,comm");
+	for (const char *p = v;; p++) {
+		if (*p == ',' || *p == '\0') {
+			if (p == v || p[-1] == ',' || (*p == ',' && !p[1]))
+				return usage(d, "'--check-only': empty path in '%s'", v);
+		}
+		if (*p == '\0')
+			break;
+		n += *p == ',';
+	}
+	if (n > DC_CHECK_ONLY_MAX)
+		return usage(d, "'--check-only': more than %d paths", DC_CHECK_ONLY_MAX);
+	o->check_only = v;
 	return 0;
 }
 
@@ -223,6 +264,16 @@ const struct dc_option dc_option_table[] = {
 	{"--rtol", 0, "X", "relative tolerance for other numbers under --check\n"
 			   "(default: 1e-9)",
 	 apply_rtol},
+	{"--check-max", 0, "PATH=VALUE", "a budget for CI: exit 6 when the report's number at\n"
+				     "PATH is above VALUE; VALUE takes the field's unit\n"
+				     "(bytes \"80GiB\", times \"0.5s\", bandwidths \"50GB/s\"),\n"
+				     "a plain number is in its base unit. Repeatable; with\n"
+				     "or without --check. Example:\n"
+				     "  --check-max memory.per_rank.peak_bytes=80GiB",
+	 apply_check_max},
+	{"--check-only", 0, "PATHS", "with --check, compare only the fields under these\n"
+				     "dotted paths, comma-separated (memory,comm.dp)",
+	 apply_check_only},
 	{"--help", 'h', NULL, "print this help and exit", apply_help},
 	{"--version", 'V', NULL, "print the version and exit", apply_version},
 	{NULL, 0, NULL, NULL, NULL},
@@ -239,6 +290,9 @@ void dc_options_init(struct dc_options *o)
 
 void dc_options_release(struct dc_options *o)
 {
+	for (size_t i = 0; i < o->nmaxes; i++)
+		free(o->maxes[i].path);
+	free(o->maxes);
 	free(o->sets);
 	dc_options_init(o);
 }
@@ -292,8 +346,12 @@ int dc_options_parse(int argc, const char *const *argv, struct dc_options *o,
 	}
 	if (o->check && o->output)
 		return usage(diag, "'--check' prints differences to standard output; it cannot be combined with '--output'");
+	if (o->nmaxes && o->output)
+		return usage(diag, "'--check-max' prints what exceeds a budget to standard output; it cannot be combined with '--output'");
 	if (o->rtol_set && !o->check)
 		return usage(diag, "'--rtol' only applies with '--check'");
+	if (o->check_only && !o->check)
+		return usage(diag, "'--check-only' only applies with '--check'");
 	return 0;
 }
 

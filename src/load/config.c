@@ -2001,3 +2001,17 @@ const struct dc_config_rule_info *dc_config_rule_at(size_t i)
 {
 	return i < NRULES ? &rules[i].info : NULL;
 }
+
+/* ---- the strict JSON check, for other readers of JSON (config.h) ---- */
+
+int dc_json_check_strict(const char *buf, size_t len, size_t *line, size_t *col, char *what, size_t whatlen)
+{
+	struct scan sc;
+	size_t line_start;
+
+	if (scan_text(&sc, buf, len) == 0)
+		return 0;
+	line_col(buf, len, sc.err_pos, line, col, &line_start);
+	snprintf(what, whatlen, "%s", sc.what);
+	return -1;
+}

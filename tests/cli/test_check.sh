@@ -30,6 +30,17 @@ expect 0 "round trip" "$bin" --config "$cfg" --seed 7 --check budget.json
 [ -s out.txt ] && fail "round trip: stdout should be empty, got: $(cat out.txt)"
 grep -q "check 'budget.json': [0-9]* fields compared, 0 moved" err.txt || fail "round trip: summary: $(cat err.txt)"
 
+# 1b. the stored report is read into a buffer of its size: under a 256 MiB
+# address-space limit a 17 KB budget still checks (a fixed 512 MiB buffer
+# failed with "out of memory"). Skipped where the binary cannot start under
+# the limit at all (a sanitizer build reserves terabytes of shadow memory).
+if (ulimit -v 262144 && "$bin" --version) >/dev/null 2>&1; then
+	(ulimit -v 262144 && exec "$bin" --config "$cfg" --seed 7 --check budget.json) >out.txt 2>err.txt ||
+		fail "small budget under a 256 MiB limit: $(cat err.txt)"
+else
+	echo "skip: the binary does not start under a 256 MiB address-space limit"
+fi
+
 # 2. a change that moves the budget: tp 4 -> 2 roughly doubles one rank's
 # gradient. By hand (docs/formulas-systems.md, parameters per rank): a tp-2
 # rank holds 32 x (202,375,168 / 2 + 8,192) + 2 x 32000 x 4096 / 2 + 4096 =
@@ -47,6 +58,14 @@ expect 6 "tampered bytes" "$bin" --config "$cfg" --seed 7 --check tampered.json
 grep -qx "ring.bytes_sent_per_rank: expected 5896812545, got 5896812544 (change -1.69583e-08%)" out.txt ||
 	fail "tampered bytes: got: $(cat out.txt)"
 
+# 3b. a stored number that overflows a double (1e400 reads as inf) is a
+# difference, never "inf > inf is false"
+sed 's/"time_s": 0.1180762508[0-9]*/"time_s": 1e400/' budget.json >overflow.json
+cmp -s budget.json overflow.json && fail "overflow: sed did not change the file"
+expect 6 "overflowing number" "$bin" --config "$cfg" --seed 7 --check overflow.json
+grep -q "^ring.time_s: expected inf, got 0.1180762508[0-9]* (the stored value is not a plausible number)$" out.txt ||
+	fail "overflowing number: got: $(cat out.txt)"
+
 # 4. floats use --rtol: the ring's time_s (0.11807625088 s) stored rounded
 # to 0.118076 is a change of -2.1e-6, outside 1e-9 and inside 1e-5
 sed 's/"time_s": 0.1180762508[0-9]*/"time_s": 0.118076/' budget.json >rounded.json
@@ -63,8 +82,24 @@ grep -qx "retired_field: expected 1, missing from the new report" out.txt || fai
 expect 4 "missing expected" "$bin" --config "$cfg" --check nonexistent.json
 printf 'not json' >bad.json
 expect 4 "not a report" "$bin" --config "$cfg" --check bad.json
-grep -qx "bad.json: error: not a distcalc JSON report (write one with --format json --output FILE)" err.txt ||
+grep -qx "bad.json: error: not a distcalc JSON report (bad.json:1:1: expected a value: strings need double quotes; write one with --format json --output FILE)" err.txt ||
 	fail "not a report: $(cat err.txt)"
+# a config is JSON but not a report: one plain line, not a line per field
+expect 4 "a config as the report" "$bin" --config "$cfg" --check "$cfg"
+[ "$(wc -l <err.txt)" = 1 ] || fail "a config as the report: stderr: $(cat err.txt)"
+grep -qx "$cfg: error: not a distcalc JSON report (no header field 'distcalc_version'; write one with --format json --output FILE)" err.txt ||
+	fail "a config as the report: $(cat err.txt)"
+[ -s out.txt ] && fail "a config as the report: stdout: $(head -3 out.txt)"
+# junk after the report, and a key written twice
+{ cat budget.json; printf 'junk'; } >junk.json
+expect 4 "trailing junk" "$bin" --config "$cfg" --seed 7 --check junk.json
+lines=$(wc -l <budget.json)
+grep -qx "junk.json: error: not a distcalc JSON report (junk.json:$((lines + 1)):1: trailing data after the JSON object; write one with --format json --output FILE)" err.txt ||
+	fail "trailing junk: $(cat err.txt)"
+sed 's/"seed": 7,/"seed": 7, "experiment": "ring",/' budget.json >dup.json
+expect 4 "duplicate key" "$bin" --config "$cfg" --seed 7 --check dup.json
+grep -qx "dup.json: error: not a distcalc JSON report (duplicate key 'experiment'; write one with --format json --output FILE)" err.txt ||
+	fail "duplicate key: $(cat err.txt)"
 expect 2 "check with output" "$bin" --config "$cfg" --check budget.json --output x.json
 expect 2 "rtol without check" "$bin" --config "$cfg" --rtol 1e-3
 expect 2 "bad rtol" "$bin" --config "$cfg" --check budget.json --rtol abc
@@ -80,6 +115,40 @@ sed 's/"peak_bytes": \([0-9]*\)/"peak_bytes": \11/' only.json >only-moved.json
 expect 6 "only, a moved peak" "$bin" --config "$cfg" --seed 7 --check only-moved.json
 expect 6 "only, other sections asked for" "$bin" --config "$cfg" --seed 7 --only summary --check only.json
 grep -qx 'only: expected "summary,memory", got "summary"' out.txt || fail "only mismatch: $(cat out.txt)"
+
+# 8. --check-max: budgets on the report being produced. ring.message_bytes
+# is one tp-4 rank's gradient, 3,369,607,168 bytes by hand (section 2);
+# 3 GiB = 3 x 2^30 = 3,221,225,472 bytes is below it, 3.2 GB = 3.2e9 too.
+expect 6 "budget exceeded" "$bin" --config "$cfg" --check-max ring.message_bytes=3GiB
+[ "$(cat out.txt)" = "ring.message_bytes: 3369607168 exceeds the budget 3GiB (3221225472)" ] ||
+	fail "budget exceeded: stdout: $(cat out.txt)"
+grep -qx "distcalc: check-max: 1 budget, 1 exceeded" err.txt || fail "budget exceeded: stderr: $(cat err.txt)"
+expect 6 "budget in GB" "$bin" --config "$cfg" --check-max 'ring.message_bytes=3.2 GB'
+expect 0 "budget met exactly" "$bin" --config "$cfg" --check-max ring.message_bytes=3369607168
+[ -s out.txt ] && fail "budget met: stdout should be empty, got: $(cat out.txt)"
+expect 0 "budget with units" "$bin" --config "$cfg" --check-max 'ring.message_bytes=3.5GB' --check-max ring.time_s=1s
+expect 2 "budget on a missing path" "$bin" --config "$cfg" --check-max memory.per_rank.top_bytes=80GiB
+grep -qx "distcalc: error: '--check-max': 'memory.per_rank.top_bytes': not a field of the report" err.txt ||
+	fail "budget on a missing path: $(cat err.txt)"
+expect 2 "budget with a bad unit" "$bin" --config "$cfg" --check-max memory.per_rank.peak_bytes=80G
+expect 2 "budget with output" "$bin" --config "$cfg" --check-max ring.time_s=1s --output x.json
+# with --check: the stored report matches, the budget does not
+expect 6 "check and budget" "$bin" --config "$cfg" --seed 7 --check budget.json --check-max ring.message_bytes=3GiB
+[ "$(cat out.txt)" = "ring.message_bytes: 3369607168 exceeds the budget 3GiB (3221225472)" ] ||
+	fail "check and budget: stdout: $(cat out.txt)"
+grep -q "check 'budget.json': [0-9]* fields compared, 0 moved" err.txt || fail "check and budget: $(cat err.txt)"
+
+# 9. --check-only: of all that tp 2 moves (section 2), only the fields asked for
+expect 6 "check only" "$bin" --config "$cfg" --seed 7 --set parallel.tp=2 --set parallel.dp=4 --experiment ring \
+	--check budget.json --check-only ring.message_bytes
+[ "$(cat out.txt)" = "ring.message_bytes: expected 3369607168, got 6738681856 (change +99.9842%)" ] ||
+	fail "check only: stdout: $(cat out.txt)"
+grep -q "check 'budget.json': 1 fields compared, 1 moved" err.txt || fail "check only: $(cat err.txt)"
+expect 0 "check only, unmoved" "$bin" --config "$cfg" --seed 7 --check tampered.json --check-only memory,comm
+expect 2 "check only, no such path" "$bin" --config "$cfg" --seed 7 --check budget.json --check-only ring.nope
+grep -qx "distcalc: error: '--check-only': 'ring.nope' matches no field of either report" err.txt ||
+	fail "check only, no such path: $(cat err.txt)"
+expect 2 "check only without check" "$bin" --config "$cfg" --check-only ring
 
 if [ "$fails" = 0 ]; then
 	echo "ok: --check"
