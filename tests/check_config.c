@@ -481,6 +481,25 @@ START_TEST(test_several_errors_at_once)
 }
 END_TEST
 
+/* A member name with '.' is one (unknown) name, never a path: it must not
+ * set the key it looks like, nor slip past unknown-key detection. */
+START_TEST(test_dotted_member_names)
+{
+	expect_error(edit("\"parallel\": {\"tp\": 4}", "\"parallel.tp\": 4"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.tp': unknown key (a member name is one name, never a dotted path); did you mean \"parallel\": {\"tp\": ...}?");
+	/* inside a section, spelled relative to it; a typo is still suggested */
+	expect_error(edit("\"intra_node\": {\"bandwidth\": \"300 GB/s\"}",
+			  "\"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node.latency\": \"5 us\""),
+		     NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'cluster.inter_node.latency': unknown key (a member name is one name, never a dotted path); did you mean \"inter_node\": {\"latency\": ...}?");
+	expect_error(edit("\"parallel\": {\"tp\": 4}", "\"parallel\": {\"tp\": 4}, \"parallel.tpp\": 4"), NULL, 0,
+		     DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.tpp': unknown key (a member name is one name, never a dotted path); did you mean \"parallel\": {\"tp\": ...}?");
+	expect_error(edit("\"parallel\": {\"tp\": 4}", "\"parallel\": {\"tp\": 4}, \"x.y\": 4"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'x.y': unknown key (a member name is one name, never a dotted path)");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("config");
@@ -499,6 +518,7 @@ int main(void)
 	tcase_add_test(tc, test_set_overrides);
 	tcase_add_test(tc, test_entries_carry_the_key);
 	tcase_add_test(tc, test_allocation_failures);
+	tcase_add_test(tc, test_dotted_member_names);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

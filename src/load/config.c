@@ -1073,6 +1073,48 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 	}
 }
 
+/* A member name holding '.' ({"parallel.tp": 4}) is one name, never a
+ * path: an unknown key, and the suggestion spells the key it looks like
+ * nested, relative to the section `prefix` it sits in. */
+static void unknown_dotted(struct loader *l, const char *path, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+	const char *s = NULL, *rel, *p;
+	char nested[400], pre[300];
+	size_t n = 0, depth = 0;
+	int ki = find_key(path);
+
+	if (ki >= 0) {
+		s = keys[ki].info.path;
+	} else {
+		const char *dot = strrchr(path, '.');
+		snprintf(pre, sizeof(pre), "%.*s", (int)(dot - path), path);
+		s = suggest(pre, dot + 1);
+	}
+	if (!s || strlen(path) >= 299 || (pl && (strncmp(s, prefix, pl) != 0 || s[pl] != '.'))) {
+		errorf(l, -1, "'%.200s': unknown key (a member name is one name, never a dotted path)", path);
+		return;
+	}
+	rel = s + (pl ? pl + 1 : 0);
+	nested[0] = '\0';
+	for (p = rel; n < sizeof(nested);) {
+		const char *dot = strchr(p, '.');
+		if (!dot) {
+			n += (size_t)snprintf(nested + n, sizeof(nested) - n, "\"%s\": ...", p);
+			break;
+		}
+		n += (size_t)snprintf(nested + n, sizeof(nested) - n, "\"%.*s\": {", (int)(dot - p), p);
+		depth++;
+		p = dot + 1;
+	}
+	while (depth-- && n + 1 < sizeof(nested)) {
+		nested[n++] = '}';
+		nested[n] = '\0';
+	}
+	errorf(l, -1, "'%.200s': unknown key (a member name is one name, never a dotted path); did you mean %s?",
+	       path, nested);
+}
+
 /* Walks one JSON object that is the section `prefix` ("" for the root). */
 static void walk(struct loader *l, const cJSON *obj, const char *prefix)
 {
@@ -1082,6 +1124,10 @@ static void walk(struct loader *l, const cJSON *obj, const char *prefix)
 		int ki;
 
 		snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", name);
+		if (strchr(name, '.')) {
+			unknown_dotted(l, path, prefix);
+			continue;
+		}
 		ki = find_key(path);
 		if (ki < 0 || strlen(path) >= sizeof(path) - 1) {
 			const char *s = suggest(prefix, name);
