@@ -308,18 +308,19 @@ START_TEST(test_set_overrides)
 		ck_assert_uint_eq(cfg.parallel.dp, 4); /* derived: 8 / (2 x 1) */
 		dc_diag_release(&d);
 	}
-	/* a section the file does not have is created; a key repeated in the
-	 * file is replaced everywhere, so the duplicate is gone */
+	/* a section the file does not have is created */
 	{
 		const char *sets[] = {"collective.ranks=4", "collective.message_size=1 GiB", "model.seq_length=2048"};
-		ck_assert_int_eq(load(edit("\"seq_length\": 4096", "\"seq_length\": 4096, \"seq_length\": 1"), sets, 3,
-				      &cfg, &d),
-				 0);
+		ck_assert_int_eq(load(base, sets, 3, &cfg, &d), 0);
 		ck_assert_uint_eq(cfg.collective.ranks, 4);
 		ck_assert_uint_eq(cfg.collective.msg_bytes, 1073741824u);
 		ck_assert_uint_eq(cfg.model.seq_length, 2048);
 		dc_diag_release(&d);
 	}
+	/* a key the file holds twice stays the file's error under --set */
+	expect_error(edit("\"seq_length\": 4096", "\"seq_length\": 4096, \"seq_length\": 1"),
+		     (const char *const[]){"model.seq_length=2048"}, 1, DC_ERR_CONFIG,
+		     "t.json: error: 'model.seq_length': duplicate key");
 	/* validated as if in the file, blamed on --set */
 	expect_error(base, (const char *const[]){"model.hidden_size=4096 x"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'model.hidden_size': expected an integer, got the string \"4096 x\"");

@@ -1245,7 +1245,15 @@ static int apply_override(struct loader *l, cJSON *root, const char *text)
 			obj = next;
 			p = dot + 1;
 		}
-		/* drop every copy (duplicates included), then add the new value */
+		/* a key the file holds twice is the file's error, whatever --set
+		 * gives; then drop every copy and add the new value */
+		{
+			size_t copies = 0;
+			for (const cJSON *c = obj->child; c; c = c->next)
+				copies += c->string && strcmp(c->string, p) == 0;
+			if (copies > 1)
+				errorf(l, -1, "'%s': duplicate key", path);
+		}
 		while (cJSON_GetObjectItemCaseSensitive(obj, p))
 			cJSON_DeleteItemFromObjectCaseSensitive(obj, p);
 		if (!cJSON_AddItemToObject(obj, p, val)) {
