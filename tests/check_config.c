@@ -152,7 +152,10 @@ START_TEST(test_syntax_errors)
 	expect_error("{\"a\": \"x\ty\"}", NULL, 0, DC_ERR_CONFIG,
 		     "t.json:1:9: error: control character 0x09 in a string: write it as an escape such as \\n or \\t\n{\"a\": \"x y\"}\n        ^");
 	expect_error("{\"a\": \"\xff\"}", NULL, 0, DC_ERR_CONFIG,
-		     "t.json:1:8: error: invalid UTF-8 byte 0xff in a string\n{\"a\": \"\xff\"}\n       ^");
+		     "t.json:1:8: error: invalid UTF-8 byte 0xff in a string\n{\"a\": \"\\xff\"}\n       ^");
+	/* the caret counts characters: a two-byte é is one column (col stays a byte count) */
+	expect_error("{\"\xc3\xa9\": 1 \"b\": 2}", NULL, 0, DC_ERR_CONFIG,
+		     "t.json:1:10: error: expected ',' or '}' before this key\n{\"\xc3\xa9\": 1 \"b\": 2}\n        ^");
 	expect_error("{\"a\": 1", NULL, 0, DC_ERR_CONFIG,
 		     "t.json:1:1: error: unexpected end of input: this object is not closed\n{\"a\": 1\n^");
 	expect_error("{} x", NULL, 0, DC_ERR_CONFIG,
@@ -185,6 +188,15 @@ START_TEST(test_nul_and_size)
 	ck_assert_str_eq(got, "t.json:1:6: error: NUL byte in the file; a config is UTF-8 JSON text\n{\"a\":  1}\n     ^");
 	ck_assert_int_eq(d.status, DC_ERR_CONFIG);
 	dc_diag_release(&d);
+	/* a byte that is not UTF-8 before the NUL: escaped, four columns wide */
+	{
+		static const char bad[] = "{\"\xfe\":\0 1}";
+		dc_diag_init(&d);
+		ck_assert_int_eq(dc_config_load_buffer(bad, sizeof(bad) - 1, "t.json", NULL, 0, &cfg, &d), -1);
+		joined(&d, got, sizeof(got));
+		ck_assert_str_eq(got, "t.json:1:6: error: NUL byte in the file; a config is UTF-8 JSON text\n{\"\\xfe\":  1}\n        ^");
+		dc_diag_release(&d);
+	}
 
 	/* 1 MiB + 1 bytes: refused before parsing, as unreadable input */
 	big = malloc(DC_CONFIG_MAX_BYTES + 1);
@@ -328,6 +340,13 @@ START_TEST(test_set_overrides)
 		     "--set: error: 'model.hidden_size': expected an integer, got the string \"+4096\"");
 	expect_error(base, (const char *const[]){"model.hidden_siz=1"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'model.hidden_siz': unknown key; did you mean 'model.hidden_size'?");
+	/* case first: "Tp" is one edit from dp as from tp */
+	expect_error(base, (const char *const[]){"parallel.Tp=2"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.Tp': unknown key; did you mean 'parallel.tp'?");
+	expect_error(edit("\"parallel\": {\"tp\": 4}", "\"parallel\": {\"Tp\": 4}"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.Tp': unknown key; did you mean 'parallel.tp'?");
+	expect_error(base, (const char *const[]){"model.Hidden_Size=1"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'model.Hidden_Size': unknown key; did you mean 'model.hidden_size'?");
 	expect_error(base, (const char *const[]){"model=1"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'model': is a section; set one of its keys");
 	expect_error(base, (const char *const[]){"model.hidden_size"}, 1, DC_ERR_USAGE,

@@ -322,10 +322,12 @@ static void line_col(const char *buf, size_t len, size_t pos, size_t *line, size
 	*line_start = ls;
 }
 
+static size_t utf8_len(const unsigned char *s, size_t n);
+
 static void syntax_error(struct loader *l, size_t pos, const char *what)
 {
 	size_t line, col, ls, le;
-	char shown[121];
+	char shown[4 * 120 + 1];
 	size_t n, caret;
 
 	if (pos > l->len)
@@ -344,11 +346,34 @@ static void syntax_error(struct loader *l, size_t pos, const char *what)
 		caret -= start;
 		n = 120;
 	}
-	memcpy(shown, l->buf + ls, n);
-	shown[n] = '\0';
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)shown[i] < 0x20)
-			shown[i] = ' ';
+	/* the line as a terminal may show it: control characters as spaces,
+	 * bytes that are not UTF-8 escaped as \xff (four columns); the caret
+	 * counts columns, one per character */
+	{
+		size_t out = 0, cols = 0, caret_col = 0;
+		const unsigned char *u = (const unsigned char *)l->buf + ls;
+		for (size_t i = 0; i < n;) {
+			size_t k = utf8_len(u + i, n - i);
+			if (i <= caret)
+				caret_col = cols;
+			if (k == 0) {
+				out += (size_t)snprintf(shown + out, sizeof(shown) - out, "\\x%02x", (unsigned)u[i]);
+				cols += 4;
+				i++;
+				continue;
+			}
+			if (k == 1 && (u[i] < 0x20 || u[i] == 0x7f))
+				shown[out++] = ' ';
+			else
+				memcpy(shown + out, u + i, k), out += k;
+			cols++;
+			i += k;
+		}
+		if (caret >= n)
+			caret_col = cols + (caret - n);
+		shown[out] = '\0';
+		caret = caret_col;
+	}
 	l->errors++;
 	dc_diag_error(l->diag, DC_ERR_CONFIG, "%s:%zu:%zu: error: %s\n%s\n%*s^", l->name, line, col,
 		      what, shown, (int)caret, "");
@@ -669,7 +694,13 @@ static int scan_text(struct scan *sc, const char *s, size_t len)
 
 /* ---- suggestions ---- */
 
-static size_t edit_distance(const char *a, const char *b)
+static char lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Levenshtein distance; `fold`: letters compare case-insensitively. */
+static size_t edit_distance_fold(const char *a, const char *b, int fold)
 {
 	size_t la = strlen(a), lb = strlen(b);
 	size_t row[64];
@@ -682,7 +713,8 @@ static size_t edit_distance(const char *a, const char *b)
 		row[0] = i;
 		for (size_t j = 1; j <= lb; j++) {
 			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
+			char ca = fold ? lower(a[i - 1]) : a[i - 1], cb = fold ? lower(b[j - 1]) : b[j - 1];
+			size_t best = diag + (ca != cb);
 			if (up + 1 < best)
 				best = up + 1;
 			if (row[j - 1] + 1 < best)
@@ -692,6 +724,11 @@ static size_t edit_distance(const char *a, const char *b)
 		}
 	}
 	return row[lb];
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	return edit_distance_fold(a, b, 0);
 }
 
 static const char *last_part(const char *path)
@@ -711,16 +748,19 @@ static int is_child(size_t i, const char *prefix)
 }
 
 /* The closest known key: first among the section's own keys, then any key
- * elsewhere whose last part matches exactly. */
+ * elsewhere whose last part matches exactly. Closeness ignores case first
+ * ("Tp" is tp, not dp), then counts it to break ties. */
 static const char *suggest(const char *prefix, const char *name)
 {
-	size_t best = 99, bi = 0;
+	size_t best = 99, best_case = 99, bi = 0;
 	for (size_t i = 0; i < NKEYS; i++) {
 		if (!is_child(i, prefix))
 			continue;
-		size_t d = edit_distance(name, last_part(keys[i].info.path));
-		if (d < best) {
+		size_t d = edit_distance_fold(name, last_part(keys[i].info.path), 1);
+		size_t dc = edit_distance(name, last_part(keys[i].info.path));
+		if (d < best || (d == best && dc < best_case)) {
 			best = d;
+			best_case = dc;
 			bi = i;
 		}
 	}
