@@ -272,8 +272,18 @@ START_TEST(test_cross_field_errors)
 		     "t.json: error: 'parallel.tp': must divide model.num_attention_heads (32), got 3");
 	expect_error(edit("\"num_attention_heads\": 32,", "\"num_attention_heads\": 32, \"num_kv_heads\": 2,"), NULL, 0,
 		     DC_ERR_CONFIG, "t.json: error: 'parallel.tp': must divide model.num_kv_heads (2), got 4");
+	/* a rule an override broke names the --set, though the message is about the file's key */
 	expect_error(edit("\"tp\": 4", "\"tp\": 1, \"pp\": 8, \"dp\": 1"), (const char *const[]){"model.num_layers=30"}, 1,
-		     DC_ERR_CONFIG, "t.json: error: 'parallel.pp': must divide model.num_layers (30), got 8");
+		     DC_ERR_CONFIG, "--set: error: 'parallel.pp': must divide model.num_layers (30), got 8");
+	expect_error(edit("\"hidden_size\": 4096, \"num_attention_heads\": 32,", "\"hidden_size\": 3072, \"num_attention_heads\": 24,"),
+		     (const char *const[]){"model.num_kv_heads=6"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.tp': must divide model.num_kv_heads (6), got 4");
+	expect_error(base, (const char *const[]){"model.num_attention_heads=2"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.tp': must divide model.num_attention_heads (2), got 4");
+	/* the file's own tp against the file's heads stays the file's */
+	expect_error(edit("\"hidden_size\": 4096, \"num_attention_heads\": 32,", "\"hidden_size\": 3072, \"num_attention_heads\": 24, \"num_kv_heads\": 6,"),
+		     (const char *const[]){"model.seq_length=1024"}, 1, DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.tp': must divide model.num_kv_heads (6), got 4");
 	expect_error(edit("\"parallel\": {\"tp\": 4}", "\"parallel\": {\"tp\": 4}, \"collective\": {\"ranks\": 9}"), NULL, 0,
 		     DC_ERR_CONFIG, "t.json: error: 'collective.ranks': must be at most the world size (8), got 9");
 	/* 10^15 parameters x 16 bytes = 1.6e16 bytes > 2^53 = 9.007e15 */
@@ -498,6 +508,26 @@ START_TEST(test_several_errors_at_once)
 		     "t.json: error: 'model.hiden_size': unknown key; did you mean 'model.hidden_size'?\n"
 		     "t.json: error: 'cluster.gpu_memory': unknown unit 'gb' (units are case-sensitive): write '80 GB' (10^9 bytes) or '80 GiB' (2^30 bytes)\n"
 		     "t.json: error: 'cluster.inter_node.bandwidth': ambiguous unit 'Gbps': write '10 GB/s' (bytes per second) or '10 Gb/s' (bits per second)");
+	/* an unknown key does not hide the missing ones (but the key it
+	 * suggests is not reported missing again) */
+	expect_error("{\"model\": {\"num_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32,\n"
+		     "           \"vocab_size\": 32000, \"seq_length\": 4096, \"colour\": 1},\n"
+		     " \"cluster\": {\"gpu_memory\": \"80 GiB\", \"num_node\": 2}}\n",
+		     NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'model.colour': unknown key\n"
+		     "t.json: error: 'cluster.num_node': unknown key; did you mean 'cluster.num_nodes'?\n"
+		     "t.json: error: 'cluster.gpus_per_node': required key is missing\n"
+		     "t.json: error: 'cluster.intra_node': required key is missing\n"
+		     "t.json: error: 'cluster.inter_node': required key is missing");
+	expect_error("{\"model\": {\"num_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32,\n"
+		     "           \"vocab_size\": 32000, \"seq_length\": 4096, \"colour\": 1},\n"
+		     " \"cluster\": {\"gpu_memory\": \"80 GiB\"}}\n",
+		     NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'model.colour': unknown key\n"
+		     "t.json: error: 'cluster.num_nodes': required key is missing\n"
+		     "t.json: error: 'cluster.gpus_per_node': required key is missing\n"
+		     "t.json: error: 'cluster.intra_node': required key is missing\n"
+		     "t.json: error: 'cluster.inter_node': required key is missing");
 }
 END_TEST
 

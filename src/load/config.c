@@ -231,6 +231,7 @@ struct loader {
 	struct dc_diag *diag;
 	int seen[NKEYS];       /* key present (file or --set) */
 	int from_set[NKEYS];   /* last value came from --set */
+	int suggested[NKEYS];  /* an unknown key's suggestion: its "missing" would repeat it */
 	size_t errors;
 	char got[96];          /* describe()'s text for the message being built */
 	const char *dir;       /* the config file's directory; NULL: the current one */
@@ -1135,6 +1136,7 @@ static void unknown_dotted(struct loader *l, const char *path, const char *prefi
 		errorf(l, -1, "'%.200s': unknown key (a member name is one name, never a dotted path)", path);
 		return;
 	}
+	l->suggested[find_key(s)] = 1;
 	rel = s + (pl ? pl + 1 : 0);
 	nested[0] = '\0';
 	for (p = rel; n < sizeof(nested);) {
@@ -1173,8 +1175,10 @@ static void walk(struct loader *l, const cJSON *obj, const char *prefix)
 			const char *s = suggest(prefix, name);
 			if (strcmp(path, "parallel.cp") == 0)
 				errorf(l, -1, "'parallel.cp': context parallelism is not modelled yet (cp is always 1; \"order\" may name it)");
-			else if (s)
+			else if (s) {
 				errorf(l, -1, "'%.200s': unknown key; did you mean '%s'?", path, s);
+				l->suggested[find_key(s)] = 1;
+			}
 			else
 				errorf(l, -1, "'%.200s': unknown key", path);
 			continue;
@@ -1354,10 +1358,17 @@ static void set_defaults(struct dc_config *c)
 	snprintf(c->model.family, sizeof(c->model.family), "custom");
 }
 
+/* Is a Hugging Face config named (--model or model.hf_config), loaded or
+ * not? Then it gives the shape, or its own errors say why not. */
+static int hf_named(const struct loader *l)
+{
+	return l->hf_loaded || (l->opts && l->opts->model_file) || l->seen[find_key("model.hf_config")];
+}
+
 static int is_required(const struct loader *l, size_t i)
 {
 	enum dc_config_need need = keys[i].info.need;
-	return need == DC_KEY_REQUIRED || (need == DC_KEY_REQUIRED_UNLESS_HF && !l->hf_loaded);
+	return need == DC_KEY_REQUIRED || (need == DC_KEY_REQUIRED_UNLESS_HF && !hf_named(l));
 }
 
 /* ---- cross-field rules ----
@@ -1377,6 +1388,15 @@ struct rule {
 static int seen(const struct loader *l, const char *path)
 {
 	return l->seen[find_key(path)];
+}
+
+/* The key a rule's message blames, for its origin: `ki`, unless only the
+ * other key it compares against (`other_path`) came from --set, so a rule
+ * an override broke names the --set. */
+static int blame(const struct loader *l, int ki, const char *other_path)
+{
+	int other = find_key(other_path);
+	return l->from_set[ki] || !l->from_set[other] ? ki : other;
 }
 
 /* The report lists every rank and group: O(world) work and output, so the
@@ -1452,7 +1472,7 @@ static int rule_head_dim(struct loader *l)
 	if (seen(l, "model.head_dim") || m->kv_lora_rank)
 		return 0;
 	if (m->hidden_size % m->num_attention_heads != 0) {
-		errorf(l, find_key("model.num_attention_heads"),
+		errorf(l, blame(l, find_key("model.num_attention_heads"), "model.hidden_size"),
 		       "'model.num_attention_heads': must divide model.hidden_size (%llu) unless model.head_dim is given, got %llu",
 		       (unsigned long long)m->hidden_size, (unsigned long long)m->num_attention_heads);
 		return -1;
@@ -1465,7 +1485,7 @@ static int rule_positions(struct loader *l)
 {
 	const struct dc_model *m = &l->cfg->model;
 	if (m->position_embeddings > 0 && m->seq_length > m->position_embeddings)
-		errorf(l, find_key("model.seq_length"),
+		errorf(l, blame(l, find_key("model.seq_length"), "model.position_embeddings"),
 		       "'model.seq_length': %llu tokens do not fit the learned position table of %llu positions (GPT-2's n_positions); use at most %llu",
 		       (unsigned long long)m->seq_length, (unsigned long long)m->position_embeddings,
 		       (unsigned long long)m->position_embeddings);
@@ -1478,7 +1498,7 @@ static int rule_kv_heads(struct loader *l)
 	if (!seen(l, "model.num_kv_heads"))
 		m->num_kv_heads = m->num_attention_heads;
 	if (m->num_kv_heads > m->num_attention_heads || m->num_attention_heads % m->num_kv_heads != 0)
-		errorf(l, find_key("model.num_kv_heads"),
+		errorf(l, blame(l, find_key("model.num_kv_heads"), "model.num_attention_heads"),
 		       "'model.num_kv_heads': must divide model.num_attention_heads (%llu), got %llu",
 		       (unsigned long long)m->num_attention_heads, (unsigned long long)m->num_kv_heads);
 	return 0;
@@ -1536,10 +1556,11 @@ static int rule_tp_heads(struct loader *l)
 	const struct dc_parallel *p = &l->cfg->parallel;
 	int k_tp = find_key("parallel.tp");
 	if (m->num_attention_heads % p->tp != 0)
-		errorf(l, k_tp, "'parallel.tp': must divide model.num_attention_heads (%llu), got %llu",
+		errorf(l, blame(l, k_tp, "model.num_attention_heads"),
+		       "'parallel.tp': must divide model.num_attention_heads (%llu), got %llu",
 		       (unsigned long long)m->num_attention_heads, (unsigned long long)p->tp);
 	else if (m->num_kv_heads % p->tp != 0)
-		errorf(l, k_tp, "'parallel.tp': must divide model.num_kv_heads (%llu), got %llu",
+		errorf(l, blame(l, k_tp, "model.num_kv_heads"), "'parallel.tp': must divide model.num_kv_heads (%llu), got %llu",
 		       (unsigned long long)m->num_kv_heads, (unsigned long long)p->tp);
 	return 0;
 }
@@ -1554,13 +1575,13 @@ static int rule_ep(struct loader *l)
 	if (p->ep <= 1)
 		return 0;
 	if (p->dp % p->ep != 0)
-		errorf(l, k_ep, "'parallel.ep': must divide parallel.dp (%llu): expert-parallel ranks come out of the data-parallel ones, got %llu",
+		errorf(l, blame(l, k_ep, "parallel.dp"), "'parallel.ep': must divide parallel.dp (%llu): expert-parallel ranks come out of the data-parallel ones, got %llu",
 		       (unsigned long long)p->dp, (unsigned long long)p->ep);
 	else if (!m->num_experts)
-		errorf(l, k_ep, "'parallel.ep': needs a mixture-of-experts model (model.num_experts), got ep %llu",
+		errorf(l, blame(l, k_ep, "model.num_experts"), "'parallel.ep': needs a mixture-of-experts model (model.num_experts), got ep %llu",
 		       (unsigned long long)p->ep);
 	else if (m->num_experts % p->ep != 0)
-		errorf(l, k_ep, "'parallel.ep': must divide model.num_experts (%llu), got %llu",
+		errorf(l, blame(l, k_ep, "model.num_experts"), "'parallel.ep': must divide model.num_experts (%llu), got %llu",
 		       (unsigned long long)m->num_experts, (unsigned long long)p->ep);
 	return 0;
 }
@@ -1570,7 +1591,7 @@ static int rule_pp_layers(struct loader *l)
 	const struct dc_model *m = &l->cfg->model;
 	const struct dc_parallel *p = &l->cfg->parallel;
 	if (m->num_layers % p->pp != 0)
-		errorf(l, find_key("parallel.pp"), "'parallel.pp': must divide model.num_layers (%llu), got %llu",
+		errorf(l, blame(l, find_key("parallel.pp"), "model.num_layers"), "'parallel.pp': must divide model.num_layers (%llu), got %llu",
 		       (unsigned long long)m->num_layers, (unsigned long long)p->pp);
 	return 0;
 }
@@ -1579,7 +1600,7 @@ static int rule_sequence_parallel(struct loader *l)
 {
 	const struct dc_parallel *p = &l->cfg->parallel;
 	if (p->sequence_parallel && p->tp < 2)
-		errorf(l, find_key("parallel.sequence_parallel"),
+		errorf(l, blame(l, find_key("parallel.sequence_parallel"), "parallel.tp"),
 		       "'parallel.sequence_parallel': needs parallel.tp > 1 (it splits the tp group's activations), got tp %llu",
 		       (unsigned long long)p->tp);
 	return 0;
@@ -1653,14 +1674,11 @@ static int check_rules(struct loader *l)
 	return 0;
 }
 
-static void cross_check(struct loader *l)
+/* Every required key that is missing, reported whatever else is wrong. */
+static void check_missing(struct loader *l)
 {
-	struct dc_config *c = l->cfg;
-	struct dc_model *m = &c->model;
-	uint64_t state_bytes;
-
 	for (size_t i = 0; i < NKEYS; i++)
-		if (is_required(l, i) && !l->seen[i]) {
+		if (is_required(l, i) && !l->seen[i] && !l->suggested[i]) {
 			/* a missing section already implies its keys */
 			const char *dot = strrchr(keys[i].info.path, '.');
 			if (dot) {
@@ -1670,12 +1688,20 @@ static void cross_check(struct loader *l)
 				if (si >= 0 && !l->seen[si] && is_required(l, (size_t)si))
 					continue;
 			}
-			if (l->hf_loaded && strcmp(keys[i].info.path, "model.seq_length") == 0)
+			if (hf_named(l) && strcmp(keys[i].info.path, "model.seq_length") == 0)
 				errorf(l, -1, "'%s': required key is missing; a Hugging Face config gives no training sequence length (max_position_embeddings is the longest context)",
 				       keys[i].info.path);
 			else
 				errorf(l, -1, "'%s': required key is missing", keys[i].info.path);
 		}
+}
+
+static void cross_check(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	struct dc_model *m = &c->model;
+	uint64_t state_bytes;
+
 	if (l->errors)
 		return;
 	if (check_rules(l) != 0)
@@ -1982,6 +2008,7 @@ static int load_buffer(const char *buf, size_t len, const char *name, const char
 	walk(&l, root, "");
 	if (l.errors == 0)
 		load_hf(&l);
+	check_missing(&l);
 	if (l.errors == 0)
 		cross_check(&l);
 	rc = l.errors || diag->errors ? -1 : 0;
