@@ -232,6 +232,7 @@ struct loader {
 	int seen[NKEYS];       /* key present (file or --set) */
 	int from_set[NKEYS];   /* last value came from --set */
 	int suggested[NKEYS];  /* an unknown key's suggestion: its "missing" would repeat it */
+	int from_hf[NKEYS];    /* the value came from the Hugging Face config */
 	size_t errors;
 	char got[96];          /* describe()'s text for the message being built */
 	const char *dir;       /* the config file's directory; NULL: the current one */
@@ -1696,6 +1697,40 @@ static void check_missing(struct loader *l)
 		}
 }
 
+/* Did the Hugging Face config give every key a parameter count grows
+ * with (none from the config file or --set)? */
+static int shape_from_hf(const struct loader *l)
+{
+	static const char *const sizes[] = {"model.hidden_size", "model.ffn_hidden_size", "model.vocab_size",
+					    "model.num_layers", "model.num_experts", "model.moe_ffn_hidden_size",
+					    "model.shared_expert_ffn_hidden_size"};
+	if (!l->hf_loaded)
+		return 0;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		int ki = find_key(sizes[i]);
+		if (l->seen[ki] && !l->from_hf[ki])
+			return 0;
+	}
+	return 1;
+}
+
+/* An error about the size of a shape the Hugging Face config gave: names
+ * that file and its keys ("'hidden_size': WHAT; check hidden_size, ..."). */
+static void hf_size_error(struct loader *l, const char *what)
+{
+	const char *list = dc_hf_size_keys(l->cfg->model.family);
+	size_t first;
+	if (!list)
+		list = "hidden_size";
+	first = strcspn(list, ",");
+	if (first == strlen(list))
+		first = strcspn(list, " ");
+	l->errors++;
+	dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, l->opts && l->opts->model_file ? NULL : "model.hf_config",
+			"%s: error: '%.*s': %s; check %s",
+			l->cfg->model.hf_config, (int)first, list, what, list);
+}
+
 static void cross_check(struct loader *l)
 {
 	struct dc_config *c = l->cfg;
@@ -1707,7 +1742,8 @@ static void cross_check(struct loader *l)
 	if (check_rules(l) != 0)
 		return;
 
-	/* parameters: explicit or from the shape. The loader only validates
+	/* parameters: explicit or from the shape (blamed on the Hugging Face
+	 * file when it gave every size). The loader only validates
 	 * the count; the plan (plan.h) derives it */
 	uint64_t params;
 	m->params_explicit = l->seen[find_key("model.params")];
@@ -1716,8 +1752,11 @@ static void cross_check(struct loader *l)
 	{
 		struct dc_param_terms t;
 		if (dc_params_terms(m, &t) != 0) {
-			errorf(l, find_key("model.hidden_size"),
-			       "'model': the parameter count of this shape overflows 64 bits; check hidden_size, ffn_hidden_size, vocab_size, num_layers and the expert sizes");
+			if (shape_from_hf(l))
+				hf_size_error(l, "the parameter count of this shape overflows 64 bits");
+			else
+				errorf(l, find_key("model.hidden_size"),
+				       "'model': the parameter count of this shape overflows 64 bits; check hidden_size, ffn_hidden_size, vocab_size, num_layers and the expert sizes");
 			return;
 		}
 		params = m->params_explicit ? m->params : t.total;
@@ -1728,11 +1767,17 @@ static void cross_check(struct loader *l)
 		if (dc_add_u64(per_param, c->precision.grad_bytes, &per_param) ||
 		    dc_add_u64(per_param, c->precision.master_bytes, &per_param) ||
 		    dc_add_u64(per_param, c->precision.optimizer_bytes, &per_param) ||
-		    dc_mul_u64(params, per_param, &state_bytes) || (double)state_bytes >= DC_MAX_EXACT_INT)
-			errorf(l, m->params_explicit ? find_key("model.params") : find_key("model.hidden_size"),
-			       "'%s': %llu parameters x %llu bytes of model state per parameter must be below 2^53 bytes",
-			       m->params_explicit ? "model.params" : "model", (unsigned long long)params,
-			       (unsigned long long)per_param);
+		    dc_mul_u64(params, per_param, &state_bytes) || (double)state_bytes >= DC_MAX_EXACT_INT) {
+			char what[160];
+			snprintf(what, sizeof(what),
+				 "%llu parameters x %llu bytes of model state per parameter must be below 2^53 bytes",
+				 (unsigned long long)params, (unsigned long long)per_param);
+			if (!m->params_explicit && shape_from_hf(l))
+				hf_size_error(l, what);
+			else
+				errorf(l, m->params_explicit ? find_key("model.params") : find_key("model.hidden_size"),
+				       "'%s': %s", m->params_explicit ? "model.params" : "model", what);
+		}
 	}
 	{
 		uint64_t tokens;
@@ -1952,6 +1997,7 @@ static void load_hf(struct loader *l)
 			else
 				memcpy((char *)m + moff, (const char *)&hm + moff, sizeof(int));
 			l->seen[i] = 1;
+			l->from_hf[i] = 1;
 		}
 		if (o && o->model_file && !l->from_set[find_key("model.params")])
 			l->seen[find_key("model.params")] = 0;
