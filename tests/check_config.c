@@ -550,6 +550,39 @@ START_TEST(test_dotted_member_names)
 }
 END_TEST
 
+/* Decimal GPU memory at a card's marketed size: read as written, with a
+ * warning; 80 x 10^9 / 2^30 = 74.5 GiB. */
+START_TEST(test_gpu_memory_decimal_warning)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+	char got[1024];
+
+	ck_assert_int_eq(load(edit("\"80 GiB\"", "\"80 GB\""), NULL, 0, &cfg, &d), 0);
+	ck_assert_uint_eq(cfg.cluster.gpu_mem_bytes, 80000000000u);
+	joined(&d, got, sizeof(got));
+	ck_assert_uint_eq(dc_diag_warnings(&d), 1);
+	ck_assert_str_eq(got, "t.json: 'cluster.gpu_memory': \"80 GB\" reads as 80 x 10^9 bytes (74.5 GiB), but a card sold as 80GB holds 80 GiB; if you meant that, write \"80 GiB\"");
+	ck_assert_str_eq(d.entries[0].key, "cluster.gpu_memory");
+	dc_diag_release(&d);
+	/* 141 x 10^9 / 2^30 = 131.3 GiB */
+	ck_assert_int_eq(load(base, (const char *const[]){"cluster.gpu_memory=141GB"}, 1, &cfg, &d), 0);
+	joined(&d, got, sizeof(got));
+	ck_assert_str_eq(got, "--set: 'cluster.gpu_memory': \"141GB\" reads as 141 x 10^9 bytes (131.3 GiB), but a card sold as 141GB holds 141 GiB; if you meant that, write \"141 GiB\"");
+	dc_diag_release(&d);
+	/* no card size, binary units, or another decimal unit: no warning */
+	{
+		static const char *const quiet[] = {"cluster.gpu_memory=81 GB", "cluster.gpu_memory=80 GiB",
+						    "cluster.gpu_memory=80000 MB", "cluster.gpu_memory=80000000000"};
+		for (size_t i = 0; i < 4; i++) {
+			ck_assert_int_eq(load(base, &quiet[i], 1, &cfg, &d), 0);
+			ck_assert_msg(d.count == 0, "%s warned", quiet[i]);
+			dc_diag_release(&d);
+		}
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("config");
@@ -569,6 +602,7 @@ int main(void)
 	tcase_add_test(tc, test_entries_carry_the_key);
 	tcase_add_test(tc, test_allocation_failures);
 	tcase_add_test(tc, test_dotted_member_names);
+	tcase_add_test(tc, test_gpu_memory_decimal_warning);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -884,6 +884,28 @@ static int read_integer(struct loader *l, int ki, const cJSON *v, uint64_t *out)
 	return 0;
 }
 
+/* GPU memory written in decimal units ("80 GB") that is a card's marketed
+ * size: the card holds that many GiB, so "80 GB" (74.5 GiB) is most likely
+ * a slip. Sizes of NVIDIA and AMD data-centre and workstation cards. */
+static void warn_decimal_gpu_memory(struct loader *l, int ki, const char *text, uint64_t bytes)
+{
+	static const unsigned marketed_gb[] = {8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 94, 96, 128, 141, 144, 180, 192, 256, 288};
+	const char *unit;
+	char *end;
+
+	(void)strtod(text, &end);
+	unit = end + strspn(end, " ");
+	if (strcmp(unit, "GB") != 0 || bytes % 1000000000u != 0)
+		return;
+	for (size_t i = 0; i < sizeof(marketed_gb) / sizeof(marketed_gb[0]); i++)
+		if (bytes / 1000000000u == marketed_gb[i]) {
+			warnf(l, ki, "'%s': \"%s\" reads as %u x 10^9 bytes (%.1f GiB), but a card sold as %uGB holds %u GiB; if you meant that, write \"%u GiB\"",
+			      keys[ki].info.path, text, marketed_gb[i], (double)bytes / 1073741824.0, marketed_gb[i],
+			      marketed_gb[i], marketed_gb[i]);
+			return;
+		}
+}
+
 /* Bytes as a number or a string with a unit, at least the row's lo (the
  * units parser refuses strings above 2^53 bytes). */
 static int read_bytes(struct loader *l, int ki, const cJSON *v, uint64_t *out)
@@ -900,6 +922,8 @@ static int read_bytes(struct loader *l, int ki, const cJSON *v, uint64_t *out)
 			       k->lo == 1 ? "" : "s", v->valuestring);
 			return -1;
 		}
+		if (strcmp(k->info.path, "cluster.gpu_memory") == 0)
+			warn_decimal_gpu_memory(l, ki, v->valuestring, *out);
 		return 0;
 	}
 	if (!cJSON_IsNumber(v)) {
