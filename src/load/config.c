@@ -203,7 +203,7 @@ static const struct key keys[] = {
 		  "derived: the gradient bytes of the rank holding the most parameters",
 		  "M, the tensor each rank holds; by default the most loaded rank's tp and ep shard of the heaviest pipeline stage (embedding or head included) × grad_bytes"),
 	ENUM("collective.link", collective.link, link_names, DC_LINK_AUTO, "\"auto\"",
-	     "auto: intra_node when p ≤ gpus_per_node, else inter_node"),
+	     "auto: intra_node when p ≤ gpus_per_node, else inter_node; forcing the link ranks 0..p−1 do not use warns"),
 	SECTION("memory", OPT, "named per-rank overheads of the memory ledger"),
 	BYTES("memory.cuda_context", memory.cuda_context_bytes, 512 * MiB, "\"512 MiB\"",
 	      "CUDA context and loaded kernels"),
