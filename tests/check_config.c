@@ -528,6 +528,15 @@ START_TEST(test_several_errors_at_once)
 		     "t.json: error: 'cluster.gpus_per_node': required key is missing\n"
 		     "t.json: error: 'cluster.intra_node': required key is missing\n"
 		     "t.json: error: 'cluster.inter_node': required key is missing");
+	/* a section of the wrong type does not drag its keys in as missing */
+	expect_error("{\"model\": {\"num_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32,\n"
+		     "           \"vocab_size\": 32000, \"seq_length\": 4096}, \"cluster\": 5}\n",
+		     NULL, 0, DC_ERR_CONFIG, "t.json: error: 'cluster': expected an object, got a number");
+	/* an unknown --set key does not hide the file's errors */
+	expect_error(edit("\"num_layers\": 32", "\"num_layers\": 0"), (const char *const[]){"model.hidden_siz=1"}, 1,
+		     DC_ERR_CONFIG,
+		     "--set: error: 'model.hidden_siz': unknown key; did you mean 'model.hidden_size'?\n"
+		     "t.json: error: 'model.num_layers': must be at least 1, got 0");
 }
 END_TEST
 

@@ -233,6 +233,7 @@ struct loader {
 	int from_set[NKEYS];   /* last value came from --set */
 	int suggested[NKEYS];  /* an unknown key's suggestion: its "missing" would repeat it */
 	int from_hf[NKEYS];    /* the value came from the Hugging Face config */
+	int walked[NKEYS];     /* a section whose object was walked (not of a wrong type) */
 	size_t errors;
 	char got[96];          /* describe()'s text for the message being built */
 	const char *dir;       /* the config file's directory; NULL: the current one */
@@ -1219,8 +1220,10 @@ static void walk(struct loader *l, const cJSON *obj, const char *prefix)
 		if (keys[ki].kind == K_SECTION) {
 			if (!cJSON_IsObject(c))
 				errorf(l, ki, "'%s': expected an object, got %s", path, type_name(c));
-			else
+			else {
 				walk(l, c, path);
+				l->walked[ki] = 1;
+			}
 		} else {
 			read_value(l, ki, c);
 		}
@@ -1259,9 +1262,11 @@ static int apply_override(struct loader *l, cJSON *root, const char *text)
 		if (strcmp(path, "parallel.cp") == 0)
 			dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path,
 					"--set: error: 'parallel.cp': context parallelism is not modelled yet (cp is always 1; \"order\" may name it)");
-		else if (s)
+		else if (s) {
 			dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path,
 					"--set: error: '%s': unknown key; did you mean '%s'?", path, s);
+			l->suggested[find_key(s)] = 1;
+		}
 		else
 			dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path, "--set: error: '%s': unknown key",
 					path);
@@ -1712,6 +1717,9 @@ static void check_missing(struct loader *l)
 				int si = find_key(sec);
 				if (si >= 0 && !l->seen[si] && is_required(l, (size_t)si))
 					continue;
+				/* a section of the wrong type is its own error */
+				if (si >= 0 && l->seen[si] && !l->walked[si])
+					continue;
 			}
 			if (hf_named(l) && strcmp(keys[i].info.path, "model.seq_length") == 0)
 				errorf(l, -1, "'%s': required key is missing; a Hugging Face config gives no training sequence length (max_position_embeddings is the longest context)",
@@ -2073,7 +2081,9 @@ static int load_buffer(const char *buf, size_t len, const char *name, const char
 		if (ki >= 0)
 			l.from_set[ki] = 1;
 	}
-	if (diag->errors)
+	/* a --set that is not PATH=VALUE is a usage error and ends the load;
+	 * one that names an unknown key still lets the file be checked */
+	if (diag->status == DC_ERR_USAGE)
 		goto out;
 	walk(&l, root, "");
 	if (l.errors == 0)
