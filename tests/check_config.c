@@ -152,7 +152,10 @@ START_TEST(test_syntax_errors)
 	expect_error("{\"a\": \"x\ty\"}", NULL, 0, DC_ERR_CONFIG,
 		     "t.json:1:9: error: control character 0x09 in a string: write it as an escape such as \\n or \\t\n{\"a\": \"x y\"}\n        ^");
 	expect_error("{\"a\": \"\xff\"}", NULL, 0, DC_ERR_CONFIG,
-		     "t.json:1:8: error: invalid UTF-8 byte 0xff in a string\n{\"a\": \"\xff\"}\n       ^");
+		     "t.json:1:8: error: invalid UTF-8 byte 0xff in a string\n{\"a\": \"\\xff\"}\n       ^");
+	/* the caret counts characters: a two-byte é is one column (col stays a byte count) */
+	expect_error("{\"\xc3\xa9\": 1 \"b\": 2}", NULL, 0, DC_ERR_CONFIG,
+		     "t.json:1:10: error: expected ',' or '}' before this key\n{\"\xc3\xa9\": 1 \"b\": 2}\n        ^");
 	expect_error("{\"a\": 1", NULL, 0, DC_ERR_CONFIG,
 		     "t.json:1:1: error: unexpected end of input: this object is not closed\n{\"a\": 1\n^");
 	expect_error("{} x", NULL, 0, DC_ERR_CONFIG,
@@ -185,6 +188,15 @@ START_TEST(test_nul_and_size)
 	ck_assert_str_eq(got, "t.json:1:6: error: NUL byte in the file; a config is UTF-8 JSON text\n{\"a\":  1}\n     ^");
 	ck_assert_int_eq(d.status, DC_ERR_CONFIG);
 	dc_diag_release(&d);
+	/* a byte that is not UTF-8 before the NUL: escaped, four columns wide */
+	{
+		static const char bad[] = "{\"\xfe\":\0 1}";
+		dc_diag_init(&d);
+		ck_assert_int_eq(dc_config_load_buffer(bad, sizeof(bad) - 1, "t.json", NULL, 0, &cfg, &d), -1);
+		joined(&d, got, sizeof(got));
+		ck_assert_str_eq(got, "t.json:1:6: error: NUL byte in the file; a config is UTF-8 JSON text\n{\"\\xfe\":  1}\n        ^");
+		dc_diag_release(&d);
+	}
 
 	/* 1 MiB + 1 bytes: refused before parsing, as unreadable input */
 	big = malloc(DC_CONFIG_MAX_BYTES + 1);
@@ -260,8 +272,18 @@ START_TEST(test_cross_field_errors)
 		     "t.json: error: 'parallel.tp': must divide model.num_attention_heads (32), got 3");
 	expect_error(edit("\"num_attention_heads\": 32,", "\"num_attention_heads\": 32, \"num_kv_heads\": 2,"), NULL, 0,
 		     DC_ERR_CONFIG, "t.json: error: 'parallel.tp': must divide model.num_kv_heads (2), got 4");
+	/* a rule an override broke names the --set, though the message is about the file's key */
 	expect_error(edit("\"tp\": 4", "\"tp\": 1, \"pp\": 8, \"dp\": 1"), (const char *const[]){"model.num_layers=30"}, 1,
-		     DC_ERR_CONFIG, "t.json: error: 'parallel.pp': must divide model.num_layers (30), got 8");
+		     DC_ERR_CONFIG, "--set: error: 'parallel.pp': must divide model.num_layers (30), got 8");
+	expect_error(edit("\"hidden_size\": 4096, \"num_attention_heads\": 32,", "\"hidden_size\": 3072, \"num_attention_heads\": 24,"),
+		     (const char *const[]){"model.num_kv_heads=6"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.tp': must divide model.num_kv_heads (6), got 4");
+	expect_error(base, (const char *const[]){"model.num_attention_heads=2"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.tp': must divide model.num_attention_heads (2), got 4");
+	/* the file's own tp against the file's heads stays the file's */
+	expect_error(edit("\"hidden_size\": 4096, \"num_attention_heads\": 32,", "\"hidden_size\": 3072, \"num_attention_heads\": 24, \"num_kv_heads\": 6,"),
+		     (const char *const[]){"model.seq_length=1024"}, 1, DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.tp': must divide model.num_kv_heads (6), got 4");
 	expect_error(edit("\"parallel\": {\"tp\": 4}", "\"parallel\": {\"tp\": 4}, \"collective\": {\"ranks\": 9}"), NULL, 0,
 		     DC_ERR_CONFIG, "t.json: error: 'collective.ranks': must be at most the world size (8), got 9");
 	/* 10^15 parameters x 16 bytes = 1.6e16 bytes > 2^53 = 9.007e15 */
@@ -308,18 +330,19 @@ START_TEST(test_set_overrides)
 		ck_assert_uint_eq(cfg.parallel.dp, 4); /* derived: 8 / (2 x 1) */
 		dc_diag_release(&d);
 	}
-	/* a section the file does not have is created; a key repeated in the
-	 * file is replaced everywhere, so the duplicate is gone */
+	/* a section the file does not have is created */
 	{
 		const char *sets[] = {"collective.ranks=4", "collective.message_size=1 GiB", "model.seq_length=2048"};
-		ck_assert_int_eq(load(edit("\"seq_length\": 4096", "\"seq_length\": 4096, \"seq_length\": 1"), sets, 3,
-				      &cfg, &d),
-				 0);
+		ck_assert_int_eq(load(base, sets, 3, &cfg, &d), 0);
 		ck_assert_uint_eq(cfg.collective.ranks, 4);
 		ck_assert_uint_eq(cfg.collective.msg_bytes, 1073741824u);
 		ck_assert_uint_eq(cfg.model.seq_length, 2048);
 		dc_diag_release(&d);
 	}
+	/* a key the file holds twice stays the file's error under --set */
+	expect_error(edit("\"seq_length\": 4096", "\"seq_length\": 4096, \"seq_length\": 1"),
+		     (const char *const[]){"model.seq_length=2048"}, 1, DC_ERR_CONFIG,
+		     "t.json: error: 'model.seq_length': duplicate key");
 	/* validated as if in the file, blamed on --set */
 	expect_error(base, (const char *const[]){"model.hidden_size=4096 x"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'model.hidden_size': expected an integer, got the string \"4096 x\"");
@@ -327,6 +350,13 @@ START_TEST(test_set_overrides)
 		     "--set: error: 'model.hidden_size': expected an integer, got the string \"+4096\"");
 	expect_error(base, (const char *const[]){"model.hidden_siz=1"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'model.hidden_siz': unknown key; did you mean 'model.hidden_size'?");
+	/* case first: "Tp" is one edit from dp as from tp */
+	expect_error(base, (const char *const[]){"parallel.Tp=2"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.Tp': unknown key; did you mean 'parallel.tp'?");
+	expect_error(edit("\"parallel\": {\"tp\": 4}", "\"parallel\": {\"Tp\": 4}"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.Tp': unknown key; did you mean 'parallel.tp'?");
+	expect_error(base, (const char *const[]){"model.Hidden_Size=1"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'model.Hidden_Size': unknown key; did you mean 'model.hidden_size'?");
 	expect_error(base, (const char *const[]){"model=1"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'model': is a section; set one of its keys");
 	expect_error(base, (const char *const[]){"model.hidden_size"}, 1, DC_ERR_USAGE,
@@ -478,6 +508,87 @@ START_TEST(test_several_errors_at_once)
 		     "t.json: error: 'model.hiden_size': unknown key; did you mean 'model.hidden_size'?\n"
 		     "t.json: error: 'cluster.gpu_memory': unknown unit 'gb' (units are case-sensitive): write '80 GB' (10^9 bytes) or '80 GiB' (2^30 bytes)\n"
 		     "t.json: error: 'cluster.inter_node.bandwidth': ambiguous unit 'Gbps': write '10 GB/s' (bytes per second) or '10 Gb/s' (bits per second)");
+	/* an unknown key does not hide the missing ones (but the key it
+	 * suggests is not reported missing again) */
+	expect_error("{\"model\": {\"num_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32,\n"
+		     "           \"vocab_size\": 32000, \"seq_length\": 4096, \"colour\": 1},\n"
+		     " \"cluster\": {\"gpu_memory\": \"80 GiB\", \"num_node\": 2}}\n",
+		     NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'model.colour': unknown key\n"
+		     "t.json: error: 'cluster.num_node': unknown key; did you mean 'cluster.num_nodes'?\n"
+		     "t.json: error: 'cluster.gpus_per_node': required key is missing\n"
+		     "t.json: error: 'cluster.intra_node': required key is missing\n"
+		     "t.json: error: 'cluster.inter_node': required key is missing");
+	expect_error("{\"model\": {\"num_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32,\n"
+		     "           \"vocab_size\": 32000, \"seq_length\": 4096, \"colour\": 1},\n"
+		     " \"cluster\": {\"gpu_memory\": \"80 GiB\"}}\n",
+		     NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'model.colour': unknown key\n"
+		     "t.json: error: 'cluster.num_nodes': required key is missing\n"
+		     "t.json: error: 'cluster.gpus_per_node': required key is missing\n"
+		     "t.json: error: 'cluster.intra_node': required key is missing\n"
+		     "t.json: error: 'cluster.inter_node': required key is missing");
+	/* a section of the wrong type does not drag its keys in as missing */
+	expect_error("{\"model\": {\"num_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32,\n"
+		     "           \"vocab_size\": 32000, \"seq_length\": 4096}, \"cluster\": 5}\n",
+		     NULL, 0, DC_ERR_CONFIG, "t.json: error: 'cluster': expected an object, got a number");
+	/* an unknown --set key does not hide the file's errors */
+	expect_error(edit("\"num_layers\": 32", "\"num_layers\": 0"), (const char *const[]){"model.hidden_siz=1"}, 1,
+		     DC_ERR_CONFIG,
+		     "--set: error: 'model.hidden_siz': unknown key; did you mean 'model.hidden_size'?\n"
+		     "t.json: error: 'model.num_layers': must be at least 1, got 0");
+}
+END_TEST
+
+/* A member name with '.' is one (unknown) name, never a path: it must not
+ * set the key it looks like, nor slip past unknown-key detection. */
+START_TEST(test_dotted_member_names)
+{
+	expect_error(edit("\"parallel\": {\"tp\": 4}", "\"parallel.tp\": 4"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.tp': unknown key (a member name is one name, never a dotted path); did you mean \"parallel\": {\"tp\": ...}?");
+	/* inside a section, spelled relative to it; a typo is still suggested */
+	expect_error(edit("\"intra_node\": {\"bandwidth\": \"300 GB/s\"}",
+			  "\"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node.latency\": \"5 us\""),
+		     NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'cluster.inter_node.latency': unknown key (a member name is one name, never a dotted path); did you mean \"inter_node\": {\"latency\": ...}?");
+	expect_error(edit("\"parallel\": {\"tp\": 4}", "\"parallel\": {\"tp\": 4}, \"parallel.tpp\": 4"), NULL, 0,
+		     DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.tpp': unknown key (a member name is one name, never a dotted path); did you mean \"parallel\": {\"tp\": ...}?");
+	expect_error(edit("\"parallel\": {\"tp\": 4}", "\"parallel\": {\"tp\": 4}, \"x.y\": 4"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'x.y': unknown key (a member name is one name, never a dotted path)");
+}
+END_TEST
+
+/* Decimal GPU memory at a card's marketed size: read as written, with a
+ * warning; 80 x 10^9 / 2^30 = 74.5 GiB. */
+START_TEST(test_gpu_memory_decimal_warning)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+	char got[1024];
+
+	ck_assert_int_eq(load(edit("\"80 GiB\"", "\"80 GB\""), NULL, 0, &cfg, &d), 0);
+	ck_assert_uint_eq(cfg.cluster.gpu_mem_bytes, 80000000000u);
+	joined(&d, got, sizeof(got));
+	ck_assert_uint_eq(dc_diag_warnings(&d), 1);
+	ck_assert_str_eq(got, "t.json: 'cluster.gpu_memory': \"80 GB\" reads as 80 x 10^9 bytes (74.5 GiB), but a card sold as 80GB holds 80 GiB; if you meant that, write \"80 GiB\"");
+	ck_assert_str_eq(d.entries[0].key, "cluster.gpu_memory");
+	dc_diag_release(&d);
+	/* 141 x 10^9 / 2^30 = 131.3 GiB */
+	ck_assert_int_eq(load(base, (const char *const[]){"cluster.gpu_memory=141GB"}, 1, &cfg, &d), 0);
+	joined(&d, got, sizeof(got));
+	ck_assert_str_eq(got, "--set: 'cluster.gpu_memory': \"141GB\" reads as 141 x 10^9 bytes (131.3 GiB), but a card sold as 141GB holds 141 GiB; if you meant that, write \"141 GiB\"");
+	dc_diag_release(&d);
+	/* no card size, binary units, or another decimal unit: no warning */
+	{
+		static const char *const quiet[] = {"cluster.gpu_memory=81 GB", "cluster.gpu_memory=80 GiB",
+						    "cluster.gpu_memory=80000 MB", "cluster.gpu_memory=80000000000"};
+		for (size_t i = 0; i < 4; i++) {
+			ck_assert_int_eq(load(base, &quiet[i], 1, &cfg, &d), 0);
+			ck_assert_msg(d.count == 0, "%s warned", quiet[i]);
+			dc_diag_release(&d);
+		}
+	}
 }
 END_TEST
 
@@ -499,6 +610,8 @@ int main(void)
 	tcase_add_test(tc, test_set_overrides);
 	tcase_add_test(tc, test_entries_carry_the_key);
 	tcase_add_test(tc, test_allocation_failures);
+	tcase_add_test(tc, test_dotted_member_names);
+	tcase_add_test(tc, test_gpu_memory_decimal_warning);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

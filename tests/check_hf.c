@@ -234,6 +234,19 @@ START_TEST(test_errors)
 			"%s: error: 'moe_layer_freq': distcalc models every layer after first_k_dense_replace as a MoE layer; only 1 is supported, got 2");
 	expect_hf_error("{\"model_type\": \"llama\", \"vocab_size\": 1e300}", DC_ERR_CONFIG,
 			"%s: error: 'vocab_size': must be below 2^53 (9007199254740992), got about 1e+300");
+	/* a shape too large is the Hugging Face file's, named with its keys:
+	 * 32 layers x 3hf with h = f = 2^40 is 3 x 2^85 parameters */
+	expect_hf_error("{\"model_type\": \"llama\", \"hidden_size\": 1099511627776, \"intermediate_size\": 1099511627776, \"num_attention_heads\": 1}",
+			DC_ERR_CONFIG,
+			"%s: error: 'hidden_size': the parameter count of this shape overflows 64 bits; check hidden_size, intermediate_size, vocab_size and num_hidden_layers");
+	/* h = f = 2^22, 32 layers, vocab 32000, untied, one head: by hand,
+	 * 32 (4h^2 + 3hf + 2h) + 2 x 32000 h + h = 7 x 2^49 + 2^28 + 268,435,456,000
+	 * + 4,194,304 = 3,940,918,382,034,944 parameters; x 16 bytes > 2^53 */
+	expect_hf_error("{\"model_type\": \"llama\", \"hidden_size\": 4194304, \"intermediate_size\": 4194304, \"num_attention_heads\": 1}",
+			DC_ERR_CONFIG,
+			"%s: error: 'hidden_size': 3940918382034944 parameters x 16 bytes of model state per parameter must be below 2^53 bytes; check hidden_size, intermediate_size, vocab_size and num_hidden_layers");
+	expect_hf_error("{\"model_type\": \"gpt2\", \"n_embd\": 1099511627776, \"n_head\": 1}", DC_ERR_CONFIG,
+			"%s: error: 'n_embd': the parameter count of this shape overflows 64 bits; check n_embd, n_inner, vocab_size and n_layer");
 	expect_hf_error("[1, 2]", DC_ERR_CONFIG, "%s: error: a Hugging Face config is a JSON object");
 	/* the loader's limits hold for the model file too */
 	expect_hf_error("", DC_ERR_CONFIG, "%s: error: the file is empty; a config is a JSON object");

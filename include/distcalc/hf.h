@@ -28,4 +28,9 @@ int dc_hf_model_read(const struct cJSON *root, const char *name, struct dc_model
 /* The supported model_type values, comma-separated, for messages. */
 const char *dc_hf_supported(void);
 
+/* The keys of the family `model_type` that its parameter count grows with,
+ * as a message lists them ("hidden_size, intermediate_size, vocab_size and
+ * num_hidden_layers"), or NULL for an unknown family. Static. */
+const char *dc_hf_size_keys(const char *model_type);
+
 #endif

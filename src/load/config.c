@@ -203,7 +203,7 @@ static const struct key keys[] = {
 		  "derived: the gradient bytes of the rank holding the most parameters",
 		  "M, the tensor each rank holds; by default the most loaded rank's tp and ep shard of the heaviest pipeline stage (embedding or head included) × grad_bytes"),
 	ENUM("collective.link", collective.link, link_names, DC_LINK_AUTO, "\"auto\"",
-	     "auto: intra_node when p ≤ gpus_per_node, else inter_node"),
+	     "auto: intra_node when p ≤ gpus_per_node, else inter_node; forcing the link ranks 0..p−1 do not use warns"),
 	SECTION("memory", OPT, "named per-rank overheads of the memory ledger"),
 	BYTES("memory.cuda_context", memory.cuda_context_bytes, 512 * MiB, "\"512 MiB\"",
 	      "CUDA context and loaded kernels"),
@@ -231,6 +231,9 @@ struct loader {
 	struct dc_diag *diag;
 	int seen[NKEYS];       /* key present (file or --set) */
 	int from_set[NKEYS];   /* last value came from --set */
+	int suggested[NKEYS];  /* an unknown key's suggestion: its "missing" would repeat it */
+	int from_hf[NKEYS];    /* the value came from the Hugging Face config */
+	int walked[NKEYS];     /* a section whose object was walked (not of a wrong type) */
 	size_t errors;
 	char got[96];          /* describe()'s text for the message being built */
 	const char *dir;       /* the config file's directory; NULL: the current one */
@@ -322,10 +325,12 @@ static void line_col(const char *buf, size_t len, size_t pos, size_t *line, size
 	*line_start = ls;
 }
 
+static size_t utf8_len(const unsigned char *s, size_t n);
+
 static void syntax_error(struct loader *l, size_t pos, const char *what)
 {
 	size_t line, col, ls, le;
-	char shown[121];
+	char shown[4 * 120 + 1];
 	size_t n, caret;
 
 	if (pos > l->len)
@@ -344,11 +349,34 @@ static void syntax_error(struct loader *l, size_t pos, const char *what)
 		caret -= start;
 		n = 120;
 	}
-	memcpy(shown, l->buf + ls, n);
-	shown[n] = '\0';
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)shown[i] < 0x20)
-			shown[i] = ' ';
+	/* the line as a terminal may show it: control characters as spaces,
+	 * bytes that are not UTF-8 escaped as \xff (four columns); the caret
+	 * counts columns, one per character */
+	{
+		size_t out = 0, cols = 0, caret_col = 0;
+		const unsigned char *u = (const unsigned char *)l->buf + ls;
+		for (size_t i = 0; i < n;) {
+			size_t k = utf8_len(u + i, n - i);
+			if (i <= caret)
+				caret_col = cols;
+			if (k == 0) {
+				out += (size_t)snprintf(shown + out, sizeof(shown) - out, "\\x%02x", (unsigned)u[i]);
+				cols += 4;
+				i++;
+				continue;
+			}
+			if (k == 1 && (u[i] < 0x20 || u[i] == 0x7f))
+				shown[out++] = ' ';
+			else
+				memcpy(shown + out, u + i, k), out += k;
+			cols++;
+			i += k;
+		}
+		if (caret >= n)
+			caret_col = cols + (caret - n);
+		shown[out] = '\0';
+		caret = caret_col;
+	}
 	l->errors++;
 	dc_diag_error(l->diag, DC_ERR_CONFIG, "%s:%zu:%zu: error: %s\n%s\n%*s^", l->name, line, col,
 		      what, shown, (int)caret, "");
@@ -669,7 +697,13 @@ static int scan_text(struct scan *sc, const char *s, size_t len)
 
 /* ---- suggestions ---- */
 
-static size_t edit_distance(const char *a, const char *b)
+static char lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Levenshtein distance; `fold`: letters compare case-insensitively. */
+static size_t edit_distance_fold(const char *a, const char *b, int fold)
 {
 	size_t la = strlen(a), lb = strlen(b);
 	size_t row[64];
@@ -682,7 +716,8 @@ static size_t edit_distance(const char *a, const char *b)
 		row[0] = i;
 		for (size_t j = 1; j <= lb; j++) {
 			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
+			char ca = fold ? lower(a[i - 1]) : a[i - 1], cb = fold ? lower(b[j - 1]) : b[j - 1];
+			size_t best = diag + (ca != cb);
 			if (up + 1 < best)
 				best = up + 1;
 			if (row[j - 1] + 1 < best)
@@ -692,6 +727,11 @@ static size_t edit_distance(const char *a, const char *b)
 		}
 	}
 	return row[lb];
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	return edit_distance_fold(a, b, 0);
 }
 
 static const char *last_part(const char *path)
@@ -711,16 +751,19 @@ static int is_child(size_t i, const char *prefix)
 }
 
 /* The closest known key: first among the section's own keys, then any key
- * elsewhere whose last part matches exactly. */
+ * elsewhere whose last part matches exactly. Closeness ignores case first
+ * ("Tp" is tp, not dp), then counts it to break ties. */
 static const char *suggest(const char *prefix, const char *name)
 {
-	size_t best = 99, bi = 0;
+	size_t best = 99, best_case = 99, bi = 0;
 	for (size_t i = 0; i < NKEYS; i++) {
 		if (!is_child(i, prefix))
 			continue;
-		size_t d = edit_distance(name, last_part(keys[i].info.path));
-		if (d < best) {
+		size_t d = edit_distance_fold(name, last_part(keys[i].info.path), 1);
+		size_t dc = edit_distance(name, last_part(keys[i].info.path));
+		if (d < best || (d == best && dc < best_case)) {
 			best = d;
+			best_case = dc;
 			bi = i;
 		}
 	}
@@ -842,6 +885,28 @@ static int read_integer(struct loader *l, int ki, const cJSON *v, uint64_t *out)
 	return 0;
 }
 
+/* GPU memory written in decimal units ("80 GB") that is a card's marketed
+ * size: the card holds that many GiB, so "80 GB" (74.5 GiB) is most likely
+ * a slip. Sizes of NVIDIA and AMD data-centre and workstation cards. */
+static void warn_decimal_gpu_memory(struct loader *l, int ki, const char *text, uint64_t bytes)
+{
+	static const unsigned marketed_gb[] = {8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 94, 96, 128, 141, 144, 180, 192, 256, 288};
+	const char *unit;
+	char *end;
+
+	(void)strtod(text, &end);
+	unit = end + strspn(end, " ");
+	if (strcmp(unit, "GB") != 0 || bytes % 1000000000u != 0)
+		return;
+	for (size_t i = 0; i < sizeof(marketed_gb) / sizeof(marketed_gb[0]); i++)
+		if (bytes / 1000000000u == marketed_gb[i]) {
+			warnf(l, ki, "'%s': \"%s\" reads as %u x 10^9 bytes (%.1f GiB), but a card sold as %uGB holds %u GiB; if you meant that, write \"%u GiB\"",
+			      keys[ki].info.path, text, marketed_gb[i], (double)bytes / 1073741824.0, marketed_gb[i],
+			      marketed_gb[i], marketed_gb[i]);
+			return;
+		}
+}
+
 /* Bytes as a number or a string with a unit, at least the row's lo (the
  * units parser refuses strings above 2^53 bytes). */
 static int read_bytes(struct loader *l, int ki, const cJSON *v, uint64_t *out)
@@ -858,6 +923,8 @@ static int read_bytes(struct loader *l, int ki, const cJSON *v, uint64_t *out)
 			       k->lo == 1 ? "" : "s", v->valuestring);
 			return -1;
 		}
+		if (strcmp(k->info.path, "cluster.gpu_memory") == 0)
+			warn_decimal_gpu_memory(l, ki, v->valuestring, *out);
 		return 0;
 	}
 	if (!cJSON_IsNumber(v)) {
@@ -1073,6 +1140,49 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 	}
 }
 
+/* A member name holding '.' ({"parallel.tp": 4}) is one name, never a
+ * path: an unknown key, and the suggestion spells the key it looks like
+ * nested, relative to the section `prefix` it sits in. */
+static void unknown_dotted(struct loader *l, const char *path, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+	const char *s = NULL, *rel, *p;
+	char nested[400], pre[300];
+	size_t n = 0, depth = 0;
+	int ki = find_key(path);
+
+	if (ki >= 0) {
+		s = keys[ki].info.path;
+	} else {
+		const char *dot = strrchr(path, '.');
+		snprintf(pre, sizeof(pre), "%.*s", (int)(dot - path), path);
+		s = suggest(pre, dot + 1);
+	}
+	if (!s || strlen(path) >= 299 || (pl && (strncmp(s, prefix, pl) != 0 || s[pl] != '.'))) {
+		errorf(l, -1, "'%.200s': unknown key (a member name is one name, never a dotted path)", path);
+		return;
+	}
+	l->suggested[find_key(s)] = 1;
+	rel = s + (pl ? pl + 1 : 0);
+	nested[0] = '\0';
+	for (p = rel; n < sizeof(nested);) {
+		const char *dot = strchr(p, '.');
+		if (!dot) {
+			n += (size_t)snprintf(nested + n, sizeof(nested) - n, "\"%s\": ...", p);
+			break;
+		}
+		n += (size_t)snprintf(nested + n, sizeof(nested) - n, "\"%.*s\": {", (int)(dot - p), p);
+		depth++;
+		p = dot + 1;
+	}
+	while (depth-- && n + 1 < sizeof(nested)) {
+		nested[n++] = '}';
+		nested[n] = '\0';
+	}
+	errorf(l, -1, "'%.200s': unknown key (a member name is one name, never a dotted path); did you mean %s?",
+	       path, nested);
+}
+
 /* Walks one JSON object that is the section `prefix` ("" for the root). */
 static void walk(struct loader *l, const cJSON *obj, const char *prefix)
 {
@@ -1082,13 +1192,19 @@ static void walk(struct loader *l, const cJSON *obj, const char *prefix)
 		int ki;
 
 		snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", name);
+		if (strchr(name, '.')) {
+			unknown_dotted(l, path, prefix);
+			continue;
+		}
 		ki = find_key(path);
 		if (ki < 0 || strlen(path) >= sizeof(path) - 1) {
 			const char *s = suggest(prefix, name);
 			if (strcmp(path, "parallel.cp") == 0)
 				errorf(l, -1, "'parallel.cp': context parallelism is not modelled yet (cp is always 1; \"order\" may name it)");
-			else if (s)
+			else if (s) {
 				errorf(l, -1, "'%.200s': unknown key; did you mean '%s'?", path, s);
+				l->suggested[find_key(s)] = 1;
+			}
 			else
 				errorf(l, -1, "'%.200s': unknown key", path);
 			continue;
@@ -1104,8 +1220,10 @@ static void walk(struct loader *l, const cJSON *obj, const char *prefix)
 		if (keys[ki].kind == K_SECTION) {
 			if (!cJSON_IsObject(c))
 				errorf(l, ki, "'%s': expected an object, got %s", path, type_name(c));
-			else
+			else {
 				walk(l, c, path);
+				l->walked[ki] = 1;
+			}
 		} else {
 			read_value(l, ki, c);
 		}
@@ -1144,9 +1262,11 @@ static int apply_override(struct loader *l, cJSON *root, const char *text)
 		if (strcmp(path, "parallel.cp") == 0)
 			dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path,
 					"--set: error: 'parallel.cp': context parallelism is not modelled yet (cp is always 1; \"order\" may name it)");
-		else if (s)
+		else if (s) {
 			dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path,
 					"--set: error: '%s': unknown key; did you mean '%s'?", path, s);
+			l->suggested[find_key(s)] = 1;
+		}
 		else
 			dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path, "--set: error: '%s': unknown key",
 					path);
@@ -1199,7 +1319,15 @@ static int apply_override(struct loader *l, cJSON *root, const char *text)
 			obj = next;
 			p = dot + 1;
 		}
-		/* drop every copy (duplicates included), then add the new value */
+		/* a key the file holds twice is the file's error, whatever --set
+		 * gives; then drop every copy and add the new value */
+		{
+			size_t copies = 0;
+			for (const cJSON *c = obj->child; c; c = c->next)
+				copies += c->string && strcmp(c->string, p) == 0;
+			if (copies > 1)
+				errorf(l, -1, "'%s': duplicate key", path);
+		}
 		while (cJSON_GetObjectItemCaseSensitive(obj, p))
 			cJSON_DeleteItemFromObjectCaseSensitive(obj, p);
 		if (!cJSON_AddItemToObject(obj, p, val)) {
@@ -1260,10 +1388,17 @@ static void set_defaults(struct dc_config *c)
 	snprintf(c->model.family, sizeof(c->model.family), "custom");
 }
 
+/* Is a Hugging Face config named (--model or model.hf_config), loaded or
+ * not? Then it gives the shape, or its own errors say why not. */
+static int hf_named(const struct loader *l)
+{
+	return l->hf_loaded || (l->opts && l->opts->model_file) || l->seen[find_key("model.hf_config")];
+}
+
 static int is_required(const struct loader *l, size_t i)
 {
 	enum dc_config_need need = keys[i].info.need;
-	return need == DC_KEY_REQUIRED || (need == DC_KEY_REQUIRED_UNLESS_HF && !l->hf_loaded);
+	return need == DC_KEY_REQUIRED || (need == DC_KEY_REQUIRED_UNLESS_HF && !hf_named(l));
 }
 
 /* ---- cross-field rules ----
@@ -1283,6 +1418,15 @@ struct rule {
 static int seen(const struct loader *l, const char *path)
 {
 	return l->seen[find_key(path)];
+}
+
+/* The key a rule's message blames, for its origin: `ki`, unless only the
+ * other key it compares against (`other_path`) came from --set, so a rule
+ * an override broke names the --set. */
+static int blame(const struct loader *l, int ki, const char *other_path)
+{
+	int other = find_key(other_path);
+	return l->from_set[ki] || !l->from_set[other] ? ki : other;
 }
 
 /* The report lists every rank and group: O(world) work and output, so the
@@ -1358,7 +1502,7 @@ static int rule_head_dim(struct loader *l)
 	if (seen(l, "model.head_dim") || m->kv_lora_rank)
 		return 0;
 	if (m->hidden_size % m->num_attention_heads != 0) {
-		errorf(l, find_key("model.num_attention_heads"),
+		errorf(l, blame(l, find_key("model.num_attention_heads"), "model.hidden_size"),
 		       "'model.num_attention_heads': must divide model.hidden_size (%llu) unless model.head_dim is given, got %llu",
 		       (unsigned long long)m->hidden_size, (unsigned long long)m->num_attention_heads);
 		return -1;
@@ -1371,7 +1515,7 @@ static int rule_positions(struct loader *l)
 {
 	const struct dc_model *m = &l->cfg->model;
 	if (m->position_embeddings > 0 && m->seq_length > m->position_embeddings)
-		errorf(l, find_key("model.seq_length"),
+		errorf(l, blame(l, find_key("model.seq_length"), "model.position_embeddings"),
 		       "'model.seq_length': %llu tokens do not fit the learned position table of %llu positions (GPT-2's n_positions); use at most %llu",
 		       (unsigned long long)m->seq_length, (unsigned long long)m->position_embeddings,
 		       (unsigned long long)m->position_embeddings);
@@ -1384,7 +1528,7 @@ static int rule_kv_heads(struct loader *l)
 	if (!seen(l, "model.num_kv_heads"))
 		m->num_kv_heads = m->num_attention_heads;
 	if (m->num_kv_heads > m->num_attention_heads || m->num_attention_heads % m->num_kv_heads != 0)
-		errorf(l, find_key("model.num_kv_heads"),
+		errorf(l, blame(l, find_key("model.num_kv_heads"), "model.num_attention_heads"),
 		       "'model.num_kv_heads': must divide model.num_attention_heads (%llu), got %llu",
 		       (unsigned long long)m->num_attention_heads, (unsigned long long)m->num_kv_heads);
 	return 0;
@@ -1442,10 +1586,11 @@ static int rule_tp_heads(struct loader *l)
 	const struct dc_parallel *p = &l->cfg->parallel;
 	int k_tp = find_key("parallel.tp");
 	if (m->num_attention_heads % p->tp != 0)
-		errorf(l, k_tp, "'parallel.tp': must divide model.num_attention_heads (%llu), got %llu",
+		errorf(l, blame(l, k_tp, "model.num_attention_heads"),
+		       "'parallel.tp': must divide model.num_attention_heads (%llu), got %llu",
 		       (unsigned long long)m->num_attention_heads, (unsigned long long)p->tp);
 	else if (m->num_kv_heads % p->tp != 0)
-		errorf(l, k_tp, "'parallel.tp': must divide model.num_kv_heads (%llu), got %llu",
+		errorf(l, blame(l, k_tp, "model.num_kv_heads"), "'parallel.tp': must divide model.num_kv_heads (%llu), got %llu",
 		       (unsigned long long)m->num_kv_heads, (unsigned long long)p->tp);
 	return 0;
 }
@@ -1460,13 +1605,13 @@ static int rule_ep(struct loader *l)
 	if (p->ep <= 1)
 		return 0;
 	if (p->dp % p->ep != 0)
-		errorf(l, k_ep, "'parallel.ep': must divide parallel.dp (%llu): expert-parallel ranks come out of the data-parallel ones, got %llu",
+		errorf(l, blame(l, k_ep, "parallel.dp"), "'parallel.ep': must divide parallel.dp (%llu): expert-parallel ranks come out of the data-parallel ones, got %llu",
 		       (unsigned long long)p->dp, (unsigned long long)p->ep);
 	else if (!m->num_experts)
-		errorf(l, k_ep, "'parallel.ep': needs a mixture-of-experts model (model.num_experts), got ep %llu",
+		errorf(l, blame(l, k_ep, "model.num_experts"), "'parallel.ep': needs a mixture-of-experts model (model.num_experts), got ep %llu",
 		       (unsigned long long)p->ep);
 	else if (m->num_experts % p->ep != 0)
-		errorf(l, k_ep, "'parallel.ep': must divide model.num_experts (%llu), got %llu",
+		errorf(l, blame(l, k_ep, "model.num_experts"), "'parallel.ep': must divide model.num_experts (%llu), got %llu",
 		       (unsigned long long)m->num_experts, (unsigned long long)p->ep);
 	return 0;
 }
@@ -1476,7 +1621,7 @@ static int rule_pp_layers(struct loader *l)
 	const struct dc_model *m = &l->cfg->model;
 	const struct dc_parallel *p = &l->cfg->parallel;
 	if (m->num_layers % p->pp != 0)
-		errorf(l, find_key("parallel.pp"), "'parallel.pp': must divide model.num_layers (%llu), got %llu",
+		errorf(l, blame(l, find_key("parallel.pp"), "model.num_layers"), "'parallel.pp': must divide model.num_layers (%llu), got %llu",
 		       (unsigned long long)m->num_layers, (unsigned long long)p->pp);
 	return 0;
 }
@@ -1485,7 +1630,7 @@ static int rule_sequence_parallel(struct loader *l)
 {
 	const struct dc_parallel *p = &l->cfg->parallel;
 	if (p->sequence_parallel && p->tp < 2)
-		errorf(l, find_key("parallel.sequence_parallel"),
+		errorf(l, blame(l, find_key("parallel.sequence_parallel"), "parallel.tp"),
 		       "'parallel.sequence_parallel': needs parallel.tp > 1 (it splits the tp group's activations), got tp %llu",
 		       (unsigned long long)p->tp);
 	return 0;
@@ -1559,14 +1704,11 @@ static int check_rules(struct loader *l)
 	return 0;
 }
 
-static void cross_check(struct loader *l)
+/* Every required key that is missing, reported whatever else is wrong. */
+static void check_missing(struct loader *l)
 {
-	struct dc_config *c = l->cfg;
-	struct dc_model *m = &c->model;
-	uint64_t state_bytes;
-
 	for (size_t i = 0; i < NKEYS; i++)
-		if (is_required(l, i) && !l->seen[i]) {
+		if (is_required(l, i) && !l->seen[i] && !l->suggested[i]) {
 			/* a missing section already implies its keys */
 			const char *dot = strrchr(keys[i].info.path, '.');
 			if (dot) {
@@ -1575,19 +1717,65 @@ static void cross_check(struct loader *l)
 				int si = find_key(sec);
 				if (si >= 0 && !l->seen[si] && is_required(l, (size_t)si))
 					continue;
+				/* a section of the wrong type is its own error */
+				if (si >= 0 && l->seen[si] && !l->walked[si])
+					continue;
 			}
-			if (l->hf_loaded && strcmp(keys[i].info.path, "model.seq_length") == 0)
+			if (hf_named(l) && strcmp(keys[i].info.path, "model.seq_length") == 0)
 				errorf(l, -1, "'%s': required key is missing; a Hugging Face config gives no training sequence length (max_position_embeddings is the longest context)",
 				       keys[i].info.path);
 			else
 				errorf(l, -1, "'%s': required key is missing", keys[i].info.path);
 		}
+}
+
+/* Did the Hugging Face config give every key a parameter count grows
+ * with (none from the config file or --set)? */
+static int shape_from_hf(const struct loader *l)
+{
+	static const char *const sizes[] = {"model.hidden_size", "model.ffn_hidden_size", "model.vocab_size",
+					    "model.num_layers", "model.num_experts", "model.moe_ffn_hidden_size",
+					    "model.shared_expert_ffn_hidden_size"};
+	if (!l->hf_loaded)
+		return 0;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		int ki = find_key(sizes[i]);
+		if (l->seen[ki] && !l->from_hf[ki])
+			return 0;
+	}
+	return 1;
+}
+
+/* An error about the size of a shape the Hugging Face config gave: names
+ * that file and its keys ("'hidden_size': WHAT; check hidden_size, ..."). */
+static void hf_size_error(struct loader *l, const char *what)
+{
+	const char *list = dc_hf_size_keys(l->cfg->model.family);
+	size_t first;
+	if (!list)
+		list = "hidden_size";
+	first = strcspn(list, ",");
+	if (first == strlen(list))
+		first = strcspn(list, " ");
+	l->errors++;
+	dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, l->opts && l->opts->model_file ? NULL : "model.hf_config",
+			"%s: error: '%.*s': %s; check %s",
+			l->cfg->model.hf_config, (int)first, list, what, list);
+}
+
+static void cross_check(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	struct dc_model *m = &c->model;
+	uint64_t state_bytes;
+
 	if (l->errors)
 		return;
 	if (check_rules(l) != 0)
 		return;
 
-	/* parameters: explicit or from the shape. The loader only validates
+	/* parameters: explicit or from the shape (blamed on the Hugging Face
+	 * file when it gave every size). The loader only validates
 	 * the count; the plan (plan.h) derives it */
 	uint64_t params;
 	m->params_explicit = l->seen[find_key("model.params")];
@@ -1596,8 +1784,11 @@ static void cross_check(struct loader *l)
 	{
 		struct dc_param_terms t;
 		if (dc_params_terms(m, &t) != 0) {
-			errorf(l, find_key("model.hidden_size"),
-			       "'model': the parameter count of this shape overflows 64 bits; check hidden_size, ffn_hidden_size, vocab_size, num_layers and the expert sizes");
+			if (shape_from_hf(l))
+				hf_size_error(l, "the parameter count of this shape overflows 64 bits");
+			else
+				errorf(l, find_key("model.hidden_size"),
+				       "'model': the parameter count of this shape overflows 64 bits; check hidden_size, ffn_hidden_size, vocab_size, num_layers and the expert sizes");
 			return;
 		}
 		params = m->params_explicit ? m->params : t.total;
@@ -1608,11 +1799,17 @@ static void cross_check(struct loader *l)
 		if (dc_add_u64(per_param, c->precision.grad_bytes, &per_param) ||
 		    dc_add_u64(per_param, c->precision.master_bytes, &per_param) ||
 		    dc_add_u64(per_param, c->precision.optimizer_bytes, &per_param) ||
-		    dc_mul_u64(params, per_param, &state_bytes) || (double)state_bytes >= DC_MAX_EXACT_INT)
-			errorf(l, m->params_explicit ? find_key("model.params") : find_key("model.hidden_size"),
-			       "'%s': %llu parameters x %llu bytes of model state per parameter must be below 2^53 bytes",
-			       m->params_explicit ? "model.params" : "model", (unsigned long long)params,
-			       (unsigned long long)per_param);
+		    dc_mul_u64(params, per_param, &state_bytes) || (double)state_bytes >= DC_MAX_EXACT_INT) {
+			char what[160];
+			snprintf(what, sizeof(what),
+				 "%llu parameters x %llu bytes of model state per parameter must be below 2^53 bytes",
+				 (unsigned long long)params, (unsigned long long)per_param);
+			if (!m->params_explicit && shape_from_hf(l))
+				hf_size_error(l, what);
+			else
+				errorf(l, m->params_explicit ? find_key("model.params") : find_key("model.hidden_size"),
+				       "'%s': %s", m->params_explicit ? "model.params" : "model", what);
+		}
 	}
 	{
 		uint64_t tokens;
@@ -1832,6 +2029,7 @@ static void load_hf(struct loader *l)
 			else
 				memcpy((char *)m + moff, (const char *)&hm + moff, sizeof(int));
 			l->seen[i] = 1;
+			l->from_hf[i] = 1;
 		}
 		if (o && o->model_file && !l->from_set[find_key("model.params")])
 			l->seen[find_key("model.params")] = 0;
@@ -1883,11 +2081,14 @@ static int load_buffer(const char *buf, size_t len, const char *name, const char
 		if (ki >= 0)
 			l.from_set[ki] = 1;
 	}
-	if (diag->errors)
+	/* a --set that is not PATH=VALUE is a usage error and ends the load;
+	 * one that names an unknown key still lets the file be checked */
+	if (diag->status == DC_ERR_USAGE)
 		goto out;
 	walk(&l, root, "");
 	if (l.errors == 0)
 		load_hf(&l);
+	check_missing(&l);
 	if (l.errors == 0)
 		cross_check(&l);
 	rc = l.errors || diag->errors ? -1 : 0;

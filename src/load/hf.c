@@ -345,21 +345,36 @@ struct family {
 	const char *model_type;
 	const char *architecture;
 	void (*read)(struct hf *r, struct dc_model *m);
+	const char *size_keys; /* the keys a parameter count grows with, for messages */
 };
 
+#define DENSE_SIZES "hidden_size, intermediate_size, vocab_size and num_hidden_layers"
+
 static const struct family families[] = {
-	{"llama", "LlamaForCausalLM", read_llama},
-	{"mistral", "MistralForCausalLM", read_mistral},
-	{"mixtral", "MixtralForCausalLM", read_mixtral},
-	{"qwen2", "Qwen2ForCausalLM", read_qwen2},
-	{"qwen2_moe", "Qwen2MoeForCausalLM", read_qwen2_moe},
-	{"qwen3_moe", "Qwen3MoeForCausalLM", read_qwen3_moe},
-	{"gpt2", "GPT2LMHeadModel", read_gpt2},
-	{"gemma", "GemmaForCausalLM", read_gemma},
-	{"deepseek_v3", "DeepseekV3ForCausalLM", read_deepseek_v3},
+	{"llama", "LlamaForCausalLM", read_llama, DENSE_SIZES},
+	{"mistral", "MistralForCausalLM", read_mistral, DENSE_SIZES},
+	{"mixtral", "MixtralForCausalLM", read_mixtral,
+	 "hidden_size, intermediate_size, num_local_experts, vocab_size and num_hidden_layers"},
+	{"qwen2", "Qwen2ForCausalLM", read_qwen2, DENSE_SIZES},
+	{"qwen2_moe", "Qwen2MoeForCausalLM", read_qwen2_moe,
+	 "hidden_size, intermediate_size, moe_intermediate_size, shared_expert_intermediate_size, num_experts, vocab_size and num_hidden_layers"},
+	{"qwen3_moe", "Qwen3MoeForCausalLM", read_qwen3_moe,
+	 "hidden_size, intermediate_size, moe_intermediate_size, num_experts, vocab_size and num_hidden_layers"},
+	{"gpt2", "GPT2LMHeadModel", read_gpt2, "n_embd, n_inner, vocab_size and n_layer"},
+	{"gemma", "GemmaForCausalLM", read_gemma, DENSE_SIZES},
+	{"deepseek_v3", "DeepseekV3ForCausalLM", read_deepseek_v3,
+	 "hidden_size, intermediate_size, moe_intermediate_size, n_routed_experts, n_shared_experts, vocab_size and num_hidden_layers"},
 };
 
 #define NFAMILIES (sizeof(families) / sizeof(families[0]))
+
+const char *dc_hf_size_keys(const char *model_type)
+{
+	for (size_t i = 0; i < NFAMILIES; i++)
+		if (strcmp(model_type, families[i].model_type) == 0)
+			return families[i].size_keys;
+	return NULL;
+}
 
 const char *dc_hf_supported(void)
 {

@@ -5,6 +5,7 @@
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
 #include "distcalc/section.h"
+#include "distcalc/topology.h"
 
 struct view {
 	struct dc_ring r;
@@ -120,8 +121,41 @@ static const struct dc_field fields[] = {
 
 _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 
+/* collective.link forcing a link the ring's ranks 0..p-1 do not use: a ring
+ * that crosses nodes priced at the intra-node link (too fast), or one
+ * inside a node priced at the inter-node link (too slow). The link they use
+ * is the one their group crosses (topology.h), what "auto" picks. */
+static void warn(const struct dc_plan *plan, const struct dc_results *res, const char *name,
+		 struct dc_diag *diag)
+{
+	const struct dc_config *c = plan->in;
+	struct dc_group g = {.axis = DC_AXIS_DP, .index = 0, .first = 0, .stride = 1, .size = plan->ring_ranks};
+	enum dc_link_choice used;
+	uint64_t nodes;
+
+	(void)res;
+	(void)name;
+	if (c->collective.link == DC_LINK_AUTO || plan->ring_ranks < 2)
+		return;
+	used = dc_group_link(&plan->topo, &g);
+	if (used == c->collective.link)
+		return;
+	nodes = dc_group_nodes(&plan->topo, &g);
+	if (used == DC_LINK_INTER)
+		dc_diag_warn(diag,
+			     "'collective.link' \"intra_node\": the ring over ranks 0..%llu spans %llu nodes of %llu GPUs, so it crosses the inter-node link, but is priced at the intra-node one (%g GB/s, not %g GB/s); remove collective.link to price the link it uses",
+			     (unsigned long long)(plan->ring_ranks - 1), (unsigned long long)nodes,
+			     (unsigned long long)c->cluster.gpus_per_node, c->cluster.intra_node.bw_bytes_per_s / 1e9,
+			     c->cluster.inter_node.bw_bytes_per_s / 1e9);
+	else
+		dc_diag_warn(diag,
+			     "'collective.link' \"inter_node\": the ring over ranks 0..%llu stays inside one node, so it uses the intra-node link, but is priced at the inter-node one (%g GB/s, not %g GB/s); remove collective.link to price the link it uses",
+			     (unsigned long long)(plan->ring_ranks - 1), c->cluster.inter_node.bw_bytes_per_s / 1e9,
+			     c->cluster.intra_node.bw_bytes_per_s / 1e9);
+}
+
 const struct dc_section dc_section_ring = {
 	"ring", "Ring AllReduce (ReduceScatter + AllGather)",
 	"the teaching ring: bytes, time, busbw, per-round events",
-	DC_EST_BIT(DC_EST_RING), sizeof(struct view), view, DC_FIELDS(fields), NULL, NULL,
+	DC_EST_BIT(DC_EST_RING), sizeof(struct view), view, DC_FIELDS(fields), NULL, warn,
 };

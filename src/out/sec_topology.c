@@ -80,31 +80,44 @@ static const struct dc_field fields[] = {
 
 _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 
-/* The warning for tensor-parallel groups that span nodes. */
+/* The warning for tensor-parallel groups that span nodes, with its cause:
+ * tp larger than a node (unavoidable); gpus_per_node not a multiple of tp
+ * (some contiguous group of tp ranks straddles a node boundary whatever the
+ * order); or the order puts an axis of degree > 1 before tp, so a group's
+ * ranks are stride apart. */
 static void warn(const struct dc_plan *plan, const struct dc_results *res, const char *name,
 		 struct dc_diag *diag)
 {
 	const struct dc_topology *t = &plan->topo;
+	uint64_t tp = t->degree[DC_AXIS_TP], gpn = t->gpus_per_node;
 	uint64_t n = dc_topology_group_count(t, DC_AXIS_TP);
 	uint64_t crossing = dc_topology_crossing_groups(t, DC_AXIS_TP);
+	int tp_first = t->stride[DC_AXIS_TP] == 1; /* only axes of degree 1 before it */
 	struct dc_group g;
 	char text[160];
 
 	(void)res;
 	(void)name;
-	if (crossing == 0 || t->degree[DC_AXIS_TP] < 2)
+	if (crossing == 0 || tp < 2)
 		return;
 	dc_topology_group(t, DC_AXIS_TP, dc_topology_first_crossing_group(t, DC_AXIS_TP), &g);
 	dc_group_text(&g, text, sizeof(text));
-	if (t->degree[DC_AXIS_TP] > t->gpus_per_node)
+	if (tp > gpn) {
 		dc_diag_warn(diag,
 			     "'parallel.tp' (%llu) is larger than 'cluster.gpus_per_node' (%llu): every tensor-parallel group spans nodes, so the per-layer TP AllReduces run over the inter-node link",
-			     (unsigned long long)t->degree[DC_AXIS_TP], (unsigned long long)t->gpus_per_node);
-	else
+			     (unsigned long long)tp, (unsigned long long)gpn);
+	} else if (gpn % tp != 0) {
+		dc_diag_warn(diag,
+			     "'cluster.gpus_per_node' (%llu) is not a multiple of 'parallel.tp' (%llu): %llu of %llu tensor-parallel groups span nodes (group %llu: ranks %s), so the per-layer TP AllReduces run over the inter-node link; choose a tp that divides gpus_per_node%s",
+			     (unsigned long long)gpn, (unsigned long long)tp, (unsigned long long)crossing,
+			     (unsigned long long)n, (unsigned long long)g.index, text,
+			     tp_first ? "" : ", and put tp first in parallel.order, as in \"tp-cp-ep-dp-pp\"");
+	} else {
 		dc_diag_warn(diag,
 			     "'parallel.order' \"%s\": %llu of %llu tensor-parallel groups span nodes (group %llu: ranks %s), so the per-layer TP AllReduces run over the inter-node link; put tp first, as in \"tp-cp-ep-dp-pp\"",
 			     plan->in->parallel.order_text, (unsigned long long)crossing, (unsigned long long)n,
 			     (unsigned long long)g.index, text);
+	}
 }
 
 const struct dc_section dc_section_topology = {
