@@ -9,6 +9,7 @@
  *   report order, and an unknown name is a usage error listing the known
  *   ones;
  * - the summary agrees with the memory and comm sections it condenses;
+ * - a non-finite result is an internal error naming its field;
  * - every section's field keys are unique and every row table has a row
  *   struct no larger than DC_ROW_MAX.
  */
@@ -340,6 +341,51 @@ static void keys_unique(const struct dc_fields *fs, const char *where)
 	}
 }
 
+/* A result that is not finite never reaches a sink: the runner fails with
+ * an internal error naming the field. The loader's bounds keep every valid
+ * config finite, so the config is changed after loading: a 1e-300 B/s link
+ * makes a round M/(pB) = 2^30 / 4 / 1e-300 = 2.7e308 s, above DBL_MAX
+ * (1.8e308), so inf; a NaN latency is shown first as ring.link_latency_s. */
+START_TEST(test_nonfinite_result_is_internal_error)
+{
+	static const char *const sets[] = {"collective.ranks=4", "collective.message_size=1 GiB",
+					   "cluster.intra_node.bandwidth=50 GB/s", "cluster.intra_node.latency=0"};
+	struct dc_override ov[4];
+	struct dc_config cfg;
+	struct dc_run_info info = {"ring", "t.json", 7, NULL};
+	struct dc_diag d;
+	struct dc_report *r;
+
+	for (size_t i = 0; i < 4; i++)
+		ov[i].text = sets[i];
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(dc_default_config, dc_default_config_len, "t.json", ov, 4, &cfg, &d), 0);
+	cfg.cluster.intra_node.bw_bytes_per_s = 1e-300;
+	r = dc_experiment_run(dc_experiment_find("ring"), &cfg, &info, &d);
+	ck_assert(r == NULL);
+	ck_assert_int_eq(d.status, DC_ERR_INTERNAL);
+	ck_assert_str_eq(d.entries[d.count - 1].text, "error: 'ring.round_time_s' is not finite (inf)");
+	dc_diag_release(&d);
+
+	dc_diag_init(&d);
+	cfg.cluster.intra_node.bw_bytes_per_s = 50e9;
+	cfg.cluster.intra_node.latency_s = NAN;
+	r = dc_experiment_run(dc_experiment_find("ring"), &cfg, &info, &d);
+	ck_assert(r == NULL);
+	ck_assert_int_eq(d.status, DC_ERR_INTERNAL);
+	ck_assert_str_eq(d.entries[d.count - 1].text, "error: 'ring.link_latency_s' is not finite (nan)");
+	dc_diag_release(&d);
+
+	/* the same config, finite again, runs */
+	dc_diag_init(&d);
+	cfg.cluster.intra_node.latency_s = 0;
+	r = dc_experiment_run(dc_experiment_find("ring"), &cfg, &info, &d);
+	ck_assert(r != NULL);
+	dc_report_free(r);
+	dc_diag_release(&d);
+}
+END_TEST
+
 START_TEST(test_sections_field_tables)
 {
 	for (size_t i = 0; dc_sections[i]; i++) {
@@ -369,6 +415,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_only_unknown_section_lists_known);
 	tcase_add_test(tc, test_summary_condenses_memory_and_comm);
 	tcase_add_test(tc, test_sections_field_tables);
+	tcase_add_test(tc, test_nonfinite_result_is_internal_error);
 	tcase_add_test(tc, test_all_keeps_ring_events_excerpted_beside_other_sections);
 	suite_add_tcase(s, tc);
 	return s;
