@@ -67,8 +67,19 @@ static struct tscale scale_for(enum dc_unit u, double max_abs)
 	return t;
 }
 
+/* Drops the sign of a text that printf rounded to zero: "-0.000" (of -0,
+ * or of -0.0004 at three decimals) reads "0.000". */
+static size_t unsign_zero(char *buf, size_t n)
+{
+	if (buf[0] != '-' || strspn(buf + 1, "0.") != n - 1)
+		return n;
+	memmove(buf, buf + 1, n);
+	return n - 1;
+}
+
 /* "%.3f" (or another fixed precision) without printf when the value is
- * small enough to scale into an integer exactly. */
+ * small enough to scale into an integer exactly. A value that rounds to
+ * zero prints without a sign. */
 static size_t fmt_fixed(char *buf, size_t len, double v, int prec)
 {
 	static const double scale[] = {1, 10, 100, 1000, 10000};
@@ -81,7 +92,7 @@ static size_t fmt_fixed(char *buf, size_t len, double v, int prec)
 			char digits[24];
 			uint64_t m = (uint64_t)fabs(r);
 			size_t n, o = 0;
-			if (signbit(s))
+			if (signbit(s) && r != 0)
 				buf[o++] = '-';
 			n = dc_fmt_u64(digits, m);
 			if (n <= (size_t)prec) { /* pad to 0.ddd */
@@ -103,7 +114,7 @@ static size_t fmt_fixed(char *buf, size_t len, double v, int prec)
 			return o;
 		}
 	}
-	return (size_t)snprintf(buf, len, "%.*f", prec, v);
+	return unsign_zero(buf, (size_t)snprintf(buf, len, "%.*f", prec, v));
 }
 
 /* A cell's value (without unit). A scalar in a key-value block gets the
