@@ -10,6 +10,8 @@
  *   ones;
  * - the summary agrees with the memory and comm sections it condenses;
  * - a non-finite result is an internal error naming its field;
+ * - JSON strings are valid UTF-8 and the table and CSV escape control
+ *   bytes, whatever a file name holds;
  * - every section's field keys are unique and every row table has a row
  *   struct no larger than DC_ROW_MAX.
  */
@@ -386,6 +388,110 @@ START_TEST(test_nonfinite_result_is_internal_error)
 }
 END_TEST
 
+/* JSON strings are valid UTF-8 whatever the bytes: each byte that does not
+ * begin a well-formed sequence (RFC 3629 table 3-7) becomes U+FFFD; the
+ * table and CSV escape every byte that would act on a terminal. The
+ * expected texts are worked out from the RFC's table by hand: 0xff never
+ * occurs; 0xed 0xa0 0x80 encodes the surrogate U+D800 (0xed allows 0x80 to
+ * 0x9f next), so all three bytes are bad; 0xc0 0xaf is the overlong '/';
+ * 0xc2 0x9b is U+009B, the C1 CSI. */
+START_TEST(test_text_escapes)
+{
+	struct dc_buf b;
+	char out[16];
+
+	dc_buf_init(&b);
+	dc_buf_json_string(&b, "a\xff\x1b\n\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xed\xa0\x80\xc0\xafz\xe2\x82");
+	ck_assert_str_eq(b.data, "\"a\\ufffd\\u001b\\n\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"
+				 "\\ufffd\\ufffd\\ufffd\\ufffd\\ufffdz\\ufffd\\ufffd\"");
+	dc_buf_release(&b);
+
+	dc_buf_init(&b);
+	dc_buf_printable(&b, "a\xff\x1b\n\xc3\xa9\xc2\x9b\x7f\tq\\r\r");
+	ck_assert_str_eq(b.data, "a\\xff\\x1b\\n\xc3\xa9\\xc2\\x9b\\x7f\\tq\\r\\r");
+	dc_buf_release(&b);
+	ck_assert_int_eq(dc_text_printable("plain text, \xc3\xa9 and \xe2\x82\xac"), 1);
+	ck_assert_int_eq(dc_text_printable("a\x1b"), 0);
+	ck_assert_int_eq(dc_text_printable("\xc2\x9b"), 0);
+	ck_assert_int_eq(dc_text_printable("\xe2\x82"), 0);
+
+	/* a fixed buffer is cut before an escape or a character, never in it */
+	ck_assert_uint_eq(dc_fmt_printable(out, 6, "ab\x1b" "cd"), 2);
+	ck_assert_str_eq(out, "ab");
+	ck_assert_uint_eq(dc_fmt_printable(out, 7, "ab\x1b" "cd"), 6);
+	ck_assert_str_eq(out, "ab\\x1b");
+	ck_assert_uint_eq(dc_fmt_printable(out, 5, "abc\xc3\xa9"), 3);
+	ck_assert_str_eq(out, "abc");
+	ck_assert_uint_eq(dc_fmt_printable(out, 4, "abcdef"), 3);
+	ck_assert_str_eq(out, "abc");
+}
+END_TEST
+
+static int has_byte_from(const char *s, size_t n, const char *bytes)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] && strchr(bytes, s[i]))
+			return 1;
+	return 0;
+}
+
+/* A config named with a non-UTF-8 byte, ESC and a newline, and a Hugging
+ * Face path holding the same, through every sink: the JSON parses and
+ * holds U+FFFD for the bad byte, the table and the CSV show escapes and no
+ * raw control or stray byte. */
+START_TEST(test_sinks_escape_names)
+{
+	const char *name = "a\xff\x1b\n.json";
+	struct dc_render_opts o = {0, 0};
+	struct dc_run_info info = {"systems", name, 7, "model"};
+	struct dc_config cfg;
+	struct dc_diag d;
+	struct dc_buf b;
+	struct dc_report *r;
+	cJSON *root;
+
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(dc_default_config, dc_default_config_len, name, NULL, 0, &cfg, &d), 0);
+	snprintf(cfg.model.hf_config, sizeof(cfg.model.hf_config), "hf\x1b[2J\xc2\x9b\r.json");
+	r = dc_experiment_run(dc_experiment_find("systems"), &cfg, &info, &d);
+	ck_assert(r != NULL);
+
+	root = json_of(r);
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(root, "config")->valuestring, "a\xef\xbf\xbd\x1b\n.json");
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "model"), "hf_config")
+				 ->valuestring,
+			 "hf\x1b[2J\xc2\x9b\r.json");
+	cJSON_Delete(root);
+
+	dc_buf_init(&b);
+	ck_assert_int_eq(dc_report_render_table(r, &o, &b), 0);
+	ck_assert_msg(strstr(b.data, "hf\\x1b[2J\\xc2\\x9b\\r.json") != NULL, "table:\n%s", b.data);
+	ck_assert(!has_byte_from(b.data, b.len, "\x1b\r\xff\xc2\x9b"));
+	dc_buf_release(&b);
+
+	/* the header's name too, where the table shows it (--only hides the
+	 * header in a table) */
+	dc_report_free(r);
+	info.only = NULL;
+	r = dc_experiment_run(dc_experiment_find("systems"), &cfg, &info, &d);
+	ck_assert(r != NULL);
+	dc_buf_init(&b);
+	ck_assert_int_eq(dc_report_render_table(r, &o, &b), 0);
+	ck_assert_msg(strstr(b.data, "a\\xff\\x1b\\n.json\n") != NULL, "table:\n%.400s", b.data);
+	ck_assert(!has_byte_from(b.data, b.len, "\x1b\r\xff\xc2\x9b"));
+	dc_buf_release(&b);
+
+	dc_buf_init(&b);
+	ck_assert_int_eq(dc_report_render_csv(r, &o, &b), 0);
+	ck_assert(strstr(b.data, "# config: \"a\\ufffd\\u001b\\n.json\"\r\n") != NULL);
+	ck_assert_msg(strstr(b.data, "\r\nhf_config,hf\\x1b[2J\\xc2\\x9b\\r.json,\r\n") != NULL, "csv:\n%.2000s", b.data);
+	ck_assert(!has_byte_from(b.data, b.len, "\x1b\xff\xc2\x9b"));
+	dc_buf_release(&b);
+	dc_report_free(r);
+	dc_diag_release(&d);
+}
+END_TEST
+
 START_TEST(test_sections_field_tables)
 {
 	for (size_t i = 0; dc_sections[i]; i++) {
@@ -416,6 +522,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_summary_condenses_memory_and_comm);
 	tcase_add_test(tc, test_sections_field_tables);
 	tcase_add_test(tc, test_nonfinite_result_is_internal_error);
+	tcase_add_test(tc, test_text_escapes);
+	tcase_add_test(tc, test_sinks_escape_names);
 	tcase_add_test(tc, test_all_keeps_ring_events_excerpted_beside_other_sections);
 	suite_add_tcase(s, tc);
 	return s;
