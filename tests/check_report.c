@@ -63,7 +63,7 @@ START_TEST(test_fmt_double_hand_cases)
 	ck_assert_str_eq(buf, "3.0202210025472e+15");
 	dc_fmt_double(buf, sizeof(buf), -2.5);
 	ck_assert_str_eq(buf, "-2.5");
-	dc_fmt_double(buf, sizeof(buf), 1.0 / 0.0);
+	dc_fmt_double(buf, sizeof(buf), INFINITY);
 	ck_assert_str_eq(buf, "null");
 	dc_fmt_u64_grouped(buf, 1610612736u);
 	ck_assert_str_eq(buf, "1,610,612,736");
