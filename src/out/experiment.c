@@ -271,33 +271,41 @@ static const char *nonfinite_name(double v)
 	return isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
 }
 
-/* Records the first non-finite double under `fs` over `base`, with its
- * path (prefix.key, rows as key[i]). Returns -1 when one was found. */
-static int check_fields(const struct dc_fields *fs, const void *base, const char *prefix,
-			unsigned char *row, struct dc_diag *diag);
+/* prefix, then "[row]" when row >= 0, then ".key" (the path is written
+ * only when it is needed: a failure, a nested object or table) */
+static void field_path(char *buf, size_t len, const char *prefix, int64_t row, const char *key)
+{
+	if (row >= 0)
+		snprintf(buf, len, "%.200s[%lld].%.60s", prefix, (long long)row, key);
+	else
+		snprintf(buf, len, "%.200s%s%.60s", prefix, *prefix ? "." : "", key);
+}
 
-static int check_rows(const struct dc_field *f, const void *base, const char *path, unsigned char *row,
+/* Records the first non-finite double under `fs` over `base` (row `row` of
+ * the table at `prefix`, or -1), with its path. Returns -1 when one was
+ * found. `row_buf` holds a row of a table under `fs`; NULL inside a row (a
+ * row has no nested tables). */
+static int check_fields(const struct dc_fields *fs, const void *base, const char *prefix, int64_t row,
+			unsigned char *row_buf, struct dc_diag *diag);
+
+static int check_rows(const struct dc_field *f, const void *base, const char *path, unsigned char *row_buf,
 		      struct dc_diag *diag)
 {
 	uint64_t n = f->rows->count(base);
-	char sub[320];
 
 	for (uint64_t i = 0; i < n; i++) {
 		if (n > 2 * FINITE_ROWS && i == FINITE_ROWS)
 			i = n - FINITE_ROWS;
-		memset(row, 0, f->rows->row_size);
-		f->rows->row(base, i, row);
-		snprintf(sub, sizeof(sub), "%.290s[%llu]", path, (unsigned long long)i);
-		/* the row's own fields over the row struct; a row has no nested
-		 * tables, so the row buffer is free for it alone */
-		if (check_fields(f->sub, row, sub, NULL, diag) != 0)
+		memset(row_buf, 0, f->rows->row_size);
+		f->rows->row(base, i, row_buf);
+		if (check_fields(f->sub, row_buf, path, (int64_t)i, NULL, diag) != 0)
 			return -1;
 	}
 	return 0;
 }
 
-static int check_fields(const struct dc_fields *fs, const void *base, const char *prefix,
-			unsigned char *row, struct dc_diag *diag)
+static int check_fields(const struct dc_fields *fs, const void *base, const char *prefix, int64_t row,
+			unsigned char *row_buf, struct dc_diag *diag)
 {
 	char path[320];
 
@@ -305,20 +313,22 @@ static int check_fields(const struct dc_fields *fs, const void *base, const char
 		const struct dc_field *f = &fs->f[i];
 		if (!dc_fld_shown(f, base) || dc_fld_null(f, base))
 			continue;
-		snprintf(path, sizeof(path), "%.200s%s%.60s", prefix, *prefix ? "." : "", f->key);
 		if (f->type == DC_FT_F64) {
 			double v;
 			memcpy(&v, dc_fld_ptr(base, f), sizeof(v));
 			if (!isfinite(v)) {
+				field_path(path, sizeof(path), prefix, row, f->key);
 				dc_diag_error(diag, DC_ERR_INTERNAL, "error: '%s' is not finite (%s)", path,
 					      nonfinite_name(v));
 				return -1;
 			}
 		} else if (f->type == DC_FT_OBJECT) {
-			if (check_fields(f->sub, dc_fld_ptr(base, f), path, row, diag) != 0)
+			field_path(path, sizeof(path), prefix, row, f->key);
+			if (check_fields(f->sub, dc_fld_ptr(base, f), path, -1, row_buf, diag) != 0)
 				return -1;
-		} else if (f->type == DC_FT_ROWS && row) {
-			if (check_rows(f, base, path, row, diag) != 0)
+		} else if (f->type == DC_FT_ROWS && row_buf) {
+			field_path(path, sizeof(path), prefix, row, f->key);
+			if (check_rows(f, base, path, row_buf, diag) != 0)
 				return -1;
 		}
 	}
@@ -334,7 +344,7 @@ static int check_finite(const struct dc_report *r, struct dc_diag *diag)
 		const struct dc_field *f = &r->root.f[i];
 		if (f->type != DC_FT_OBJECT)
 			continue;
-		if (check_fields(f->sub, r->views + f->off, f->key, row, diag) != 0)
+		if (check_fields(f->sub, r->views + f->off, f->key, -1, row, diag) != 0)
 			return -1;
 	}
 	return 0;
