@@ -25,7 +25,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static char path[64];
 static int fd = -1;
 
-/* One file for the whole run, rewritten for each input. */
+static void remove_model_file(void)
+{
+	unlink(path);
+}
+
+/* One file for the whole run, rewritten for each input, removed at exit. */
 static int model_file(const uint8_t *data, size_t size)
 {
 	if (fd < 0) {
@@ -33,6 +38,7 @@ static int model_file(const uint8_t *data, size_t size)
 		snprintf(path, sizeof(path), "%.40s/fuzz_hf.XXXXXX", dir && *dir && strlen(dir) < 40 ? dir : "/tmp");
 		if ((fd = mkstemp(path)) < 0)
 			return -1;
+		atexit(remove_model_file);
 	}
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
 		return -1;
