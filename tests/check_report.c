@@ -18,6 +18,7 @@
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,6 +396,106 @@ END_TEST
  * occurs; 0xed 0xa0 0x80 encodes the surrogate U+D800 (0xed allows 0x80 to
  * 0x9f next), so all three bytes are bad; 0xc0 0xaf is the overlong '/';
  * 0xc2 0x9b is U+009B, the C1 CSI. */
+/* The finiteness check over a made-up section: a field whose is_null hook
+ * says null may hold inf; a nested object's path is dotted; a table of
+ * 10,000 rows is checked at both ends (rows 0..2047 and 7952..9999), so a
+ * NaN in its last row is caught and named by its index, and one in row
+ * 5000 is left to the config bounds (experiment.h). */
+struct fin_view {
+	double shown_inf, ok;
+	struct {
+		double inner;
+	} sub;
+	uint64_t bad_row;
+};
+struct fin_row {
+	double v;
+};
+static uint64_t fin_count(const void *base)
+{
+	(void)base;
+	return 10000;
+}
+static void fin_row_at(const void *base, uint64_t i, void *row)
+{
+	const struct fin_view *v = base;
+	((struct fin_row *)row)->v = i == v->bad_row ? NAN : (double)i;
+}
+static int fin_null(const void *base)
+{
+	(void)base;
+	return 1;
+}
+static uint64_t fin_bad_row = 9999;
+static double fin_inner = 1.0;
+static void fin_view_fill(const struct dc_run *run, void *out)
+{
+	struct fin_view *v = out;
+	(void)run;
+	v->shown_inf = INFINITY;
+	v->ok = 2.5;
+	v->sub.inner = fin_inner;
+	v->bad_row = fin_bad_row;
+}
+static const struct dc_field fin_row_fields[] = {{"v", "v", DC_U_NONE, DC_FT_F64, 0}};
+static const struct dc_fields fin_row_fs = DC_FIELDS(fin_row_fields);
+static const struct dc_rows fin_rows = {fin_count, fin_row_at, sizeof(struct fin_row), "rows"};
+static const struct dc_field fin_sub_fields[] = {
+	{"inner", "inner", DC_U_NONE, DC_FT_F64, offsetof(struct fin_view, sub.inner) - offsetof(struct fin_view, sub)},
+};
+static const struct dc_fields fin_sub_fs = DC_FIELDS(fin_sub_fields);
+static const struct dc_field fin_fields[] = {
+	{"shown_inf", "n/a here", DC_U_NONE, DC_FT_F64, offsetof(struct fin_view, shown_inf), .is_null = fin_null},
+	{"ok", "ok", DC_U_NONE, DC_FT_F64, offsetof(struct fin_view, ok)},
+	{"sub", "sub", DC_U_NONE, DC_FT_OBJECT, offsetof(struct fin_view, sub), .sub = &fin_sub_fs},
+	{"table", "table", DC_U_NONE, DC_FT_ROWS, 0, .sub = &fin_row_fs, .rows = &fin_rows},
+};
+
+START_TEST(test_finite_check_walks_objects_and_row_ends)
+{
+	static const struct dc_section sec = {
+		"fin", "Finite", "test", 0, sizeof(struct fin_view), fin_view_fill, DC_FIELDS(fin_fields),
+	};
+	static const struct dc_section *const secs[] = {&sec, NULL};
+	static const struct dc_experiment exp = {"fin", "test", secs};
+	struct dc_run_info info = {"fin", "t.json", 7, NULL};
+	struct dc_config cfg;
+	struct dc_diag d;
+	struct dc_report *r;
+
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(dc_default_config, dc_default_config_len, "t.json", NULL, 0, &cfg, &d), 0);
+	r = dc_experiment_run(&exp, &cfg, &info, &d);
+	ck_assert(r == NULL);
+	ck_assert_int_eq(d.status, DC_ERR_INTERNAL);
+	ck_assert_str_eq(d.entries[d.count - 1].text, "error: 'fin.table[9999].v' is not finite (nan)");
+	dc_diag_release(&d);
+
+	/* row 7952 is the first of the last 2048 */
+	fin_bad_row = 7952;
+	dc_diag_init(&d);
+	ck_assert(dc_experiment_run(&exp, &cfg, &info, &d) == NULL);
+	ck_assert_str_eq(d.entries[d.count - 1].text, "error: 'fin.table[7952].v' is not finite (nan)");
+	dc_diag_release(&d);
+
+	/* the middle is not walked; the null inf is allowed */
+	fin_bad_row = 5000;
+	dc_diag_init(&d);
+	r = dc_experiment_run(&exp, &cfg, &info, &d);
+	ck_assert(r != NULL);
+	dc_report_free(r);
+	dc_diag_release(&d);
+
+	fin_inner = -INFINITY;
+	dc_diag_init(&d);
+	ck_assert(dc_experiment_run(&exp, &cfg, &info, &d) == NULL);
+	ck_assert_str_eq(d.entries[d.count - 1].text, "error: 'fin.sub.inner' is not finite (-inf)");
+	dc_diag_release(&d);
+	fin_inner = 1.0;
+	fin_bad_row = 9999;
+}
+END_TEST
+
 START_TEST(test_text_escapes)
 {
 	struct dc_buf b;
@@ -522,6 +623,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_summary_condenses_memory_and_comm);
 	tcase_add_test(tc, test_sections_field_tables);
 	tcase_add_test(tc, test_nonfinite_result_is_internal_error);
+	tcase_add_test(tc, test_finite_check_walks_objects_and_row_ends);
 	tcase_add_test(tc, test_text_escapes);
 	tcase_add_test(tc, test_sinks_escape_names);
 	tcase_add_test(tc, test_all_keeps_ring_events_excerpted_beside_other_sections);
