@@ -243,7 +243,7 @@ START_TEST(test_value_errors)
 	expect_error(edit("\"gpu_memory\": \"80 GiB\"", "\"gpu_memory\": \"80G\""), NULL, 0, DC_ERR_CONFIG,
 		     "t.json: error: 'cluster.gpu_memory': ambiguous unit 'G': write '80 GB' (10^9 bytes) or '80 GiB' (2^30 bytes)");
 	expect_error(edit("\"300 GB/s\"", "\"0 GB/s\""), NULL, 0, DC_ERR_CONFIG,
-		     "t.json: error: 'cluster.intra_node.bandwidth': must be positive, got \"0 GB/s\"");
+		     "t.json: error: 'cluster.intra_node.bandwidth': must be at least 1, got \"0 GB/s\"");
 	expect_error(edit("\"parallel\": {\"tp\": 4}", "\"parallel\": {\"tp\": 4, \"sharding\": \"zero4\"}"), NULL, 0,
 		     DC_ERR_CONFIG,
 		     "t.json: error: 'parallel.sharding': unknown value \"zero4\"; expected one of \"none\", \"zero1\", \"zero2\", \"fsdp\"");

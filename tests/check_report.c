@@ -9,12 +9,16 @@
  *   report order, and an unknown name is a usage error listing the known
  *   ones;
  * - the summary agrees with the memory and comm sections it condenses;
+ * - a non-finite result is an internal error naming its field;
+ * - JSON strings are valid UTF-8 and the table and CSV escape control
+ *   bytes, whatever a file name holds;
  * - every section's field keys are unique and every row table has a row
  *   struct no larger than DC_ROW_MAX.
  */
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +64,7 @@ START_TEST(test_fmt_double_hand_cases)
 	ck_assert_str_eq(buf, "3.0202210025472e+15");
 	dc_fmt_double(buf, sizeof(buf), -2.5);
 	ck_assert_str_eq(buf, "-2.5");
-	dc_fmt_double(buf, sizeof(buf), 1.0 / 0.0);
+	dc_fmt_double(buf, sizeof(buf), INFINITY);
 	ck_assert_str_eq(buf, "null");
 	dc_fmt_u64_grouped(buf, 1610612736u);
 	ck_assert_str_eq(buf, "1,610,612,736");
@@ -340,6 +344,255 @@ static void keys_unique(const struct dc_fields *fs, const char *where)
 	}
 }
 
+/* A result that is not finite never reaches a sink: the runner fails with
+ * an internal error naming the field. The loader's bounds keep every valid
+ * config finite, so the config is changed after loading: a 1e-300 B/s link
+ * makes a round M/(pB) = 2^30 / 4 / 1e-300 = 2.7e308 s, above DBL_MAX
+ * (1.8e308), so inf; a NaN latency is shown first as ring.link_latency_s. */
+START_TEST(test_nonfinite_result_is_internal_error)
+{
+	static const char *const sets[] = {"collective.ranks=4", "collective.message_size=1 GiB",
+					   "cluster.intra_node.bandwidth=50 GB/s", "cluster.intra_node.latency=0"};
+	struct dc_override ov[4];
+	struct dc_config cfg;
+	struct dc_run_info info = {"ring", "t.json", 7, NULL};
+	struct dc_diag d;
+	struct dc_report *r;
+
+	for (size_t i = 0; i < 4; i++)
+		ov[i].text = sets[i];
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(dc_default_config, dc_default_config_len, "t.json", ov, 4, &cfg, &d), 0);
+	cfg.cluster.intra_node.bw_bytes_per_s = 1e-300;
+	r = dc_experiment_run(dc_experiment_find("ring"), &cfg, &info, &d);
+	ck_assert(r == NULL);
+	ck_assert_int_eq(d.status, DC_ERR_INTERNAL);
+	ck_assert_str_eq(d.entries[d.count - 1].text, "error: 'ring.round_time_s' is not finite (inf)");
+	dc_diag_release(&d);
+
+	dc_diag_init(&d);
+	cfg.cluster.intra_node.bw_bytes_per_s = 50e9;
+	cfg.cluster.intra_node.latency_s = NAN;
+	r = dc_experiment_run(dc_experiment_find("ring"), &cfg, &info, &d);
+	ck_assert(r == NULL);
+	ck_assert_int_eq(d.status, DC_ERR_INTERNAL);
+	ck_assert_str_eq(d.entries[d.count - 1].text, "error: 'ring.link_latency_s' is not finite (nan)");
+	dc_diag_release(&d);
+
+	/* the same config, finite again, runs */
+	dc_diag_init(&d);
+	cfg.cluster.intra_node.latency_s = 0;
+	r = dc_experiment_run(dc_experiment_find("ring"), &cfg, &info, &d);
+	ck_assert(r != NULL);
+	dc_report_free(r);
+	dc_diag_release(&d);
+}
+END_TEST
+
+/* JSON strings are valid UTF-8 whatever the bytes: each byte that does not
+ * begin a well-formed sequence (RFC 3629 table 3-7) becomes U+FFFD; the
+ * table and CSV escape every byte that would act on a terminal. The
+ * expected texts are worked out from the RFC's table by hand: 0xff never
+ * occurs; 0xed 0xa0 0x80 encodes the surrogate U+D800 (0xed allows 0x80 to
+ * 0x9f next), so all three bytes are bad; 0xc0 0xaf is the overlong '/';
+ * 0xc2 0x9b is U+009B, the C1 CSI. */
+/* The finiteness check over a made-up section: a field whose is_null hook
+ * says null may hold inf; a nested object's path is dotted; a table of
+ * 10,000 rows is checked at both ends (rows 0..2047 and 7952..9999), so a
+ * NaN in its last row is caught and named by its index, and one in row
+ * 5000 is left to the config bounds (experiment.h). */
+struct fin_view {
+	double shown_inf, ok;
+	struct {
+		double inner;
+	} sub;
+	uint64_t bad_row;
+};
+struct fin_row {
+	double v;
+};
+static uint64_t fin_count(const void *base)
+{
+	(void)base;
+	return 10000;
+}
+static void fin_row_at(const void *base, uint64_t i, void *row)
+{
+	const struct fin_view *v = base;
+	((struct fin_row *)row)->v = i == v->bad_row ? NAN : (double)i;
+}
+static int fin_null(const void *base)
+{
+	(void)base;
+	return 1;
+}
+static uint64_t fin_bad_row = 9999;
+static double fin_inner = 1.0;
+static void fin_view_fill(const struct dc_run *run, void *out)
+{
+	struct fin_view *v = out;
+	(void)run;
+	v->shown_inf = INFINITY;
+	v->ok = 2.5;
+	v->sub.inner = fin_inner;
+	v->bad_row = fin_bad_row;
+}
+static const struct dc_field fin_row_fields[] = {{"v", "v", DC_U_NONE, DC_FT_F64, 0}};
+static const struct dc_fields fin_row_fs = DC_FIELDS(fin_row_fields);
+static const struct dc_rows fin_rows = {fin_count, fin_row_at, sizeof(struct fin_row), "rows"};
+static const struct dc_field fin_sub_fields[] = {
+	{"inner", "inner", DC_U_NONE, DC_FT_F64, offsetof(struct fin_view, sub.inner) - offsetof(struct fin_view, sub)},
+};
+static const struct dc_fields fin_sub_fs = DC_FIELDS(fin_sub_fields);
+static const struct dc_field fin_fields[] = {
+	{"shown_inf", "n/a here", DC_U_NONE, DC_FT_F64, offsetof(struct fin_view, shown_inf), .is_null = fin_null},
+	{"ok", "ok", DC_U_NONE, DC_FT_F64, offsetof(struct fin_view, ok)},
+	{"sub", "sub", DC_U_NONE, DC_FT_OBJECT, offsetof(struct fin_view, sub), .sub = &fin_sub_fs},
+	{"table", "table", DC_U_NONE, DC_FT_ROWS, 0, .sub = &fin_row_fs, .rows = &fin_rows},
+};
+
+START_TEST(test_finite_check_walks_objects_and_row_ends)
+{
+	static const struct dc_section sec = {
+		"fin", "Finite", "test", 0, sizeof(struct fin_view), fin_view_fill, DC_FIELDS(fin_fields),
+	};
+	static const struct dc_section *const secs[] = {&sec, NULL};
+	static const struct dc_experiment exp = {"fin", "test", secs};
+	struct dc_run_info info = {"fin", "t.json", 7, NULL};
+	struct dc_config cfg;
+	struct dc_diag d;
+	struct dc_report *r;
+
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(dc_default_config, dc_default_config_len, "t.json", NULL, 0, &cfg, &d), 0);
+	r = dc_experiment_run(&exp, &cfg, &info, &d);
+	ck_assert(r == NULL);
+	ck_assert_int_eq(d.status, DC_ERR_INTERNAL);
+	ck_assert_str_eq(d.entries[d.count - 1].text, "error: 'fin.table[9999].v' is not finite (nan)");
+	dc_diag_release(&d);
+
+	/* row 7952 is the first of the last 2048 */
+	fin_bad_row = 7952;
+	dc_diag_init(&d);
+	ck_assert(dc_experiment_run(&exp, &cfg, &info, &d) == NULL);
+	ck_assert_str_eq(d.entries[d.count - 1].text, "error: 'fin.table[7952].v' is not finite (nan)");
+	dc_diag_release(&d);
+
+	/* the middle is not walked; the null inf is allowed */
+	fin_bad_row = 5000;
+	dc_diag_init(&d);
+	r = dc_experiment_run(&exp, &cfg, &info, &d);
+	ck_assert(r != NULL);
+	dc_report_free(r);
+	dc_diag_release(&d);
+
+	fin_inner = -INFINITY;
+	dc_diag_init(&d);
+	ck_assert(dc_experiment_run(&exp, &cfg, &info, &d) == NULL);
+	ck_assert_str_eq(d.entries[d.count - 1].text, "error: 'fin.sub.inner' is not finite (-inf)");
+	dc_diag_release(&d);
+	fin_inner = 1.0;
+	fin_bad_row = 9999;
+}
+END_TEST
+
+START_TEST(test_text_escapes)
+{
+	struct dc_buf b;
+	char out[16];
+
+	dc_buf_init(&b);
+	dc_buf_json_string(&b, "a\xff\x1b\n\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xed\xa0\x80\xc0\xafz\xe2\x82");
+	ck_assert_str_eq(b.data, "\"a\\ufffd\\u001b\\n\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"
+				 "\\ufffd\\ufffd\\ufffd\\ufffd\\ufffdz\\ufffd\\ufffd\"");
+	dc_buf_release(&b);
+
+	dc_buf_init(&b);
+	dc_buf_printable(&b, "a\xff\x1b\n\xc3\xa9\xc2\x9b\x7f\tq\\r\r");
+	ck_assert_str_eq(b.data, "a\\xff\\x1b\\n\xc3\xa9\\xc2\\x9b\\x7f\\tq\\r\\r");
+	dc_buf_release(&b);
+	ck_assert_int_eq(dc_text_printable("plain text, \xc3\xa9 and \xe2\x82\xac"), 1);
+	ck_assert_int_eq(dc_text_printable("a\x1b"), 0);
+	ck_assert_int_eq(dc_text_printable("\xc2\x9b"), 0);
+	ck_assert_int_eq(dc_text_printable("\xe2\x82"), 0);
+
+	/* a fixed buffer is cut before an escape or a character, never in it */
+	ck_assert_uint_eq(dc_fmt_printable(out, 6, "ab\x1b" "cd"), 2);
+	ck_assert_str_eq(out, "ab");
+	ck_assert_uint_eq(dc_fmt_printable(out, 7, "ab\x1b" "cd"), 6);
+	ck_assert_str_eq(out, "ab\\x1b");
+	ck_assert_uint_eq(dc_fmt_printable(out, 5, "abc\xc3\xa9"), 3);
+	ck_assert_str_eq(out, "abc");
+	ck_assert_uint_eq(dc_fmt_printable(out, 4, "abcdef"), 3);
+	ck_assert_str_eq(out, "abc");
+}
+END_TEST
+
+static int has_byte_from(const char *s, size_t n, const char *bytes)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] && strchr(bytes, s[i]))
+			return 1;
+	return 0;
+}
+
+/* A config named with a non-UTF-8 byte, ESC and a newline, and a Hugging
+ * Face path holding the same, through every sink: the JSON parses and
+ * holds U+FFFD for the bad byte, the table and the CSV show escapes and no
+ * raw control or stray byte. */
+START_TEST(test_sinks_escape_names)
+{
+	const char *name = "a\xff\x1b\n.json";
+	struct dc_render_opts o = {0, 0};
+	struct dc_run_info info = {"systems", name, 7, "model"};
+	struct dc_config cfg;
+	struct dc_diag d;
+	struct dc_buf b;
+	struct dc_report *r;
+	cJSON *root;
+
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(dc_default_config, dc_default_config_len, name, NULL, 0, &cfg, &d), 0);
+	snprintf(cfg.model.hf_config, sizeof(cfg.model.hf_config), "hf\x1b[2J\xc2\x9b\r.json");
+	r = dc_experiment_run(dc_experiment_find("systems"), &cfg, &info, &d);
+	ck_assert(r != NULL);
+
+	root = json_of(r);
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(root, "config")->valuestring, "a\xef\xbf\xbd\x1b\n.json");
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "model"), "hf_config")
+				 ->valuestring,
+			 "hf\x1b[2J\xc2\x9b\r.json");
+	cJSON_Delete(root);
+
+	dc_buf_init(&b);
+	ck_assert_int_eq(dc_report_render_table(r, &o, &b), 0);
+	ck_assert_msg(strstr(b.data, "hf\\x1b[2J\\xc2\\x9b\\r.json") != NULL, "table:\n%s", b.data);
+	ck_assert(!has_byte_from(b.data, b.len, "\x1b\r\xff\xc2\x9b"));
+	dc_buf_release(&b);
+
+	/* the header's name too, where the table shows it (--only hides the
+	 * header in a table) */
+	dc_report_free(r);
+	info.only = NULL;
+	r = dc_experiment_run(dc_experiment_find("systems"), &cfg, &info, &d);
+	ck_assert(r != NULL);
+	dc_buf_init(&b);
+	ck_assert_int_eq(dc_report_render_table(r, &o, &b), 0);
+	ck_assert_msg(strstr(b.data, "a\\xff\\x1b\\n.json\n") != NULL, "table:\n%.400s", b.data);
+	ck_assert(!has_byte_from(b.data, b.len, "\x1b\r\xff\xc2\x9b"));
+	dc_buf_release(&b);
+
+	dc_buf_init(&b);
+	ck_assert_int_eq(dc_report_render_csv(r, &o, &b), 0);
+	ck_assert(strstr(b.data, "# config: \"a\\ufffd\\u001b\\n.json\"\r\n") != NULL);
+	ck_assert_msg(strstr(b.data, "\r\nhf_config,hf\\x1b[2J\\xc2\\x9b\\r.json,\r\n") != NULL, "csv:\n%.2000s", b.data);
+	ck_assert(!has_byte_from(b.data, b.len, "\x1b\xff\xc2\x9b"));
+	dc_buf_release(&b);
+	dc_report_free(r);
+	dc_diag_release(&d);
+}
+END_TEST
+
 START_TEST(test_sections_field_tables)
 {
 	for (size_t i = 0; dc_sections[i]; i++) {
@@ -369,6 +622,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_only_unknown_section_lists_known);
 	tcase_add_test(tc, test_summary_condenses_memory_and_comm);
 	tcase_add_test(tc, test_sections_field_tables);
+	tcase_add_test(tc, test_nonfinite_result_is_internal_error);
+	tcase_add_test(tc, test_finite_check_walks_objects_and_row_ends);
+	tcase_add_test(tc, test_text_escapes);
+	tcase_add_test(tc, test_sinks_escape_names);
 	tcase_add_test(tc, test_all_keeps_ring_events_excerpted_beside_other_sections);
 	suite_add_tcase(s, tc);
 	return s;

@@ -31,8 +31,8 @@ enum kkind {
 	K_UINT,      /* integer >= 0 */
 	K_BYTES,     /* byte quantity >= 0 */
 	K_BYTES_POS, /* byte quantity >= 1 */
-	K_BW,        /* bandwidth > 0 */
-	K_TIME,      /* time >= 0 */
+	K_BW,        /* bandwidth in [lo, hi) */
+	K_TIME,      /* time in [lo, hi) */
 	K_BOOL,
 	K_ENUM,      /* string from info.choices[] stored as int */
 	K_ORDER,     /* parallel.order */
@@ -86,10 +86,15 @@ static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
 #define BYTES_POS(path, field, need, def, text, doc)                                                   \
 	ROW(path, "bytes", "bytes", text, "≥ 1", doc, NULL, need, K_BYTES_POS, OFF(field), 1, DC_MAX_EXACT_INT, \
 	    0, def)
-#define BW(path, field, need, doc) \
-	ROW(path, "bandwidth", "bytes/s", "", "> 0", doc, NULL, need, K_BW, OFF(field), 0, INFINITY, 1, 0)
+/* A bandwidth of at least 1 B/s and below 10^18 B/s (1 EB/s), a time
+ * below an hour: every time a result holds is then a finite multiple of
+ * bytes / bandwidth + latency, and every rate a finite ratio (the runner
+ * checks each number is finite, experiment.c) */
+#define BW(path, field, need, doc)                                                                      \
+	ROW(path, "bandwidth", "bytes/s", "", "≥ 1 and < 10^18", doc, NULL, need, K_BW, OFF(field), 1, 1e18, 0, \
+	    0)
 #define TIME(path, field, def, text, doc) \
-	ROW(path, "time", "s", text, "≥ 0", doc, NULL, OPT, K_TIME, OFF(field), 0, INFINITY, 0, def)
+	ROW(path, "time", "s", text, "≥ 0 and < 3600", doc, NULL, OPT, K_TIME, OFF(field), 0, 3600, 0, def)
 #define BOOL(path, field, def, text, doc) \
 	ROW(path, "boolean", "", text, "", doc, NULL, OPT, K_BOOL, OFF(field), 0, 0, 0, def)
 #define ENUM(path, field, names, def, text, doc) \
@@ -981,6 +986,10 @@ static int read_real(struct loader *l, int ki, const cJSON *v, enum dc_quantity 
 			errorf(l, ki, "'%s': %s, got \"%s\"", k->info.path, want, v->valuestring);
 		else
 			errorf(l, ki, "'%s': %s, got %s", k->info.path, want, describe(l, v));
+		return -1;
+	}
+	if (*out >= k->hi) {
+		errorf(l, ki, "'%s': must be below %g %s, got %g", k->info.path, k->hi, k->info.unit, *out);
 		return -1;
 	}
 	/* a plain number is in base units: flag the classic slip of writing

@@ -1,6 +1,7 @@
 /* experiment.c - experiment registry and runner; see experiment.h. */
 #include "distcalc/experiment.h"
 
+#include <math.h>
 #include <stdalign.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -254,6 +255,101 @@ static int build_views(struct dc_report *r)
 	return 0;
 }
 
+/* ---- every number finite before any sink sees it ---- */
+
+/* Rows checked at each end of a table: every row of a table up to twice
+ * this, else the first and the last FINITE_ROWS. Rows are generated at
+ * render time and can be millions (the ring's O(p^2) events); the row
+ * functions compute from the same plan and results as the scalar fields,
+ * with the same formula for every row, so a non-finite input shows in the
+ * first or last rows, and the config bounds (docs/config.md) keep every
+ * input finite in the first place. */
+#define FINITE_ROWS 2048
+
+static const char *nonfinite_name(double v)
+{
+	return isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+}
+
+/* prefix, then "[row]" when row >= 0, then ".key" (the path is written
+ * only when it is needed: a failure, a nested object or table) */
+static void field_path(char *buf, size_t len, const char *prefix, int64_t row, const char *key)
+{
+	if (row >= 0)
+		snprintf(buf, len, "%.200s[%lld].%.60s", prefix, (long long)row, key);
+	else
+		snprintf(buf, len, "%.200s%s%.60s", prefix, *prefix ? "." : "", key);
+}
+
+/* Records the first non-finite double under `fs` over `base` (row `row` of
+ * the table at `prefix`, or -1), with its path. Returns -1 when one was
+ * found. `row_buf` holds a row of a table under `fs`; NULL inside a row (a
+ * row has no nested tables). */
+static int check_fields(const struct dc_fields *fs, const void *base, const char *prefix, int64_t row,
+			unsigned char *row_buf, struct dc_diag *diag);
+
+static int check_rows(const struct dc_field *f, const void *base, const char *path, unsigned char *row_buf,
+		      struct dc_diag *diag)
+{
+	uint64_t n = f->rows->count(base);
+
+	for (uint64_t i = 0; i < n; i++) {
+		if (n > 2 * FINITE_ROWS && i == FINITE_ROWS)
+			i = n - FINITE_ROWS;
+		memset(row_buf, 0, f->rows->row_size);
+		f->rows->row(base, i, row_buf);
+		if (check_fields(f->sub, row_buf, path, (int64_t)i, NULL, diag) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int check_fields(const struct dc_fields *fs, const void *base, const char *prefix, int64_t row,
+			unsigned char *row_buf, struct dc_diag *diag)
+{
+	char path[320];
+
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct dc_field *f = &fs->f[i];
+		if (!dc_fld_shown(f, base) || dc_fld_null(f, base))
+			continue;
+		if (f->type == DC_FT_F64) {
+			double v;
+			memcpy(&v, dc_fld_ptr(base, f), sizeof(v));
+			if (!isfinite(v)) {
+				field_path(path, sizeof(path), prefix, row, f->key);
+				dc_diag_error(diag, DC_ERR_INTERNAL, "error: '%s' is not finite (%s)", path,
+					      nonfinite_name(v));
+				return -1;
+			}
+		} else if (f->type == DC_FT_OBJECT) {
+			field_path(path, sizeof(path), prefix, row, f->key);
+			if (check_fields(f->sub, dc_fld_ptr(base, f), path, -1, row_buf, diag) != 0)
+				return -1;
+		} else if (f->type == DC_FT_ROWS && row_buf) {
+			field_path(path, sizeof(path), prefix, row, f->key);
+			if (check_rows(f, base, path, row_buf, diag) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Every shown section of `r`, fields, nested objects and rows. */
+static int check_finite(const struct dc_report *r, struct dc_diag *diag)
+{
+	alignas(max_align_t) unsigned char row[DC_ROW_MAX];
+
+	for (size_t i = r->nheader; i < r->root.n; i++) {
+		const struct dc_field *f = &r->root.f[i];
+		if (f->type != DC_FT_OBJECT)
+			continue;
+		if (check_fields(f->sub, r->views + f->off, f->key, -1, row, diag) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 struct dc_report *dc_experiment_run(const struct dc_experiment *exp, const struct dc_config *cfg,
 				    const struct dc_run_info *info, struct dc_diag *diag)
 {
@@ -312,6 +408,8 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp, const struc
 	r->run.nwarnings = r->nwarnings;
 	if (build_views(r) != 0)
 		goto oom;
+	if (check_finite(r, diag) != 0)
+		goto fail;
 	return r;
 oom:
 	dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory");

@@ -287,11 +287,40 @@ size_t dc_fmt_double(char *buf, size_t len, double v)
 	return strlen(buf);
 }
 
-/* 1 for the bytes a JSON string must escape: controls, quote, backslash */
+/* Length of the well-formed UTF-8 sequence at p (1 to 4), or 0 when the
+ * byte at p does not start one (a stray continuation byte, an overlong
+ * form, a surrogate, a code point above U+10FFFF, a sequence cut short by
+ * the end of the string): RFC 3629's table. */
+static size_t utf8_len(const unsigned char *p)
+{
+	unsigned char c = p[0];
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		unsigned char lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		unsigned char lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80 ? 4 : 0;
+	}
+	return 0;
+}
+
+/* 1 for the bytes a JSON string must escape: controls, quote, backslash;
+ * 2 for the bytes that start a multi-byte UTF-8 sequence or cannot (checked
+ * by utf8_len) */
 static const unsigned char json_escape[256] = {
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 	0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
 };
 
 void dc_buf_json_string(struct dc_buf *b, const char *s)
@@ -299,9 +328,16 @@ void dc_buf_json_string(struct dc_buf *b, const char *s)
 	const unsigned char *p = (const unsigned char *)(s ? s : ""), *run;
 	dc_buf_putc(b, '"');
 	for (;;) {
+		size_t n;
 		run = p;
-		while (*p && !json_escape[*p])
-			p++;
+		while (*p) {
+			if (!json_escape[*p])
+				p++;
+			else if (json_escape[*p] == 2 && (n = utf8_len(p)) > 0)
+				p += n;
+			else
+				break;
+		}
 		if (p > run)
 			dc_buf_add(b, (const char *)run, (size_t)(p - run));
 		if (!*p)
@@ -312,9 +348,103 @@ void dc_buf_json_string(struct dc_buf *b, const char *s)
 		case '\n': dc_buf_add(b, "\\n", 2); break;
 		case '\t': dc_buf_add(b, "\\t", 2); break;
 		case '\r': dc_buf_add(b, "\\r", 2); break;
-		default: dc_buf_printf(b, "\\u%04x", *p);
+		default:
+			if (*p >= 0x80) /* not UTF-8: the replacement character */
+				dc_buf_add(b, "\\ufffd", 6);
+			else
+				dc_buf_printf(b, "\\u%04x", *p);
 		}
 		p++;
 	}
 	dc_buf_putc(b, '"');
+}
+
+/* The escape of the unit at p, in esc (at most 4 bytes and a NUL), and the
+ * bytes it stands for in *used; 0 when the unit prints as it is (*used
+ * bytes of plain text, a character or a run of ASCII). */
+static size_t printable_unit(const unsigned char *p, char *esc, size_t *used)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n;
+	unsigned char c = p[0];
+
+	if (c >= 0x20 && c < 0x7f) {
+		n = 1;
+		while (p[n] >= 0x20 && p[n] < 0x7f)
+			n++;
+		*used = n;
+		return 0;
+	}
+	*used = 1;
+	if (c == '\n' || c == '\t' || c == '\r') {
+		esc[0] = '\\';
+		esc[1] = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
+		esc[2] = '\0';
+		return 2;
+	}
+	/* a character of two or more bytes prints, but for the C1 controls
+	 * (U+0080 to U+009F: 0xc2 0x80 to 0x9f), which terminals obey as ESC */
+	if (c >= 0x80 && (n = utf8_len(p)) > 0 && !(c == 0xc2 && p[1] < 0xa0)) {
+		*used = n;
+		return 0;
+	}
+	esc[0] = '\\';
+	esc[1] = 'x';
+	esc[2] = hex[c >> 4];
+	esc[3] = hex[c & 15];
+	esc[4] = '\0';
+	return 4;
+}
+
+int dc_text_printable(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	char esc[8];
+	size_t used;
+	while (*p) {
+		if (printable_unit(p, esc, &used))
+			return 0;
+		p += used;
+	}
+	return 1;
+}
+
+void dc_buf_printable(struct dc_buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	char esc[8];
+	size_t used, n;
+	while (*p) {
+		if ((n = printable_unit(p, esc, &used)) > 0)
+			dc_buf_add(b, esc, n);
+		else
+			dc_buf_add(b, (const char *)p, used);
+		p += used;
+	}
+}
+
+size_t dc_fmt_printable(char *buf, size_t len, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	char esc[8];
+	size_t used, n, o = 0;
+	if (!len)
+		return 0;
+	while (*p) {
+		const char *from = esc;
+		if ((n = printable_unit(p, esc, &used)) == 0) {
+			from = (const char *)p;
+			n = used;
+			/* a run of ASCII may be cut anywhere; a character never */
+			if (used > 1 && p[0] < 0x80 && o + n >= len)
+				n = used = len - 1 - o;
+		}
+		if (n == 0 || o + n >= len)
+			break;
+		memcpy(buf + o, from, n);
+		o += n;
+		p += used;
+	}
+	buf[o] = '\0';
+	return o;
 }

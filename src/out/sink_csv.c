@@ -36,24 +36,42 @@ static const char *base_unit(enum dc_unit u)
 /* A field quoted when it holds a comma, a quote, CR, LF, edge spaces or '#'
  * (readers told that '#' starts a comment, as pandas' comment="#", cut an
  * unquoted field there). */
-static void csv_text(struct dc_buf *b, const char *s)
+static void csv_text(struct dc_buf *b, const char *raw)
 {
-	size_t n = strlen(s);
-	int quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
+	struct dc_buf esc;
+	const char *s = raw;
+	size_t n;
+	int quote;
+
+	/* no raw control bytes: a file name's newline or ESC is written
+	 * \n, \x1b (section.h, dc_buf_printable) */
+	dc_buf_init(&esc);
+	if (!dc_text_printable(raw)) {
+		dc_buf_printable(&esc, raw);
+		if (esc.failed) {
+			b->failed = 1;
+			dc_buf_release(&esc);
+			return;
+		}
+		s = esc.data;
+	}
+	n = strlen(s);
+	quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
 	for (size_t i = 0; i < n && !quote; i++)
 		if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n' || s[i] == '#')
 			quote = 1;
 	if (!quote) {
 		dc_buf_add(b, s, n);
-		return;
+	} else {
+		dc_buf_putc(b, '"');
+		for (size_t i = 0; i < n; i++) {
+			if (s[i] == '"')
+				dc_buf_putc(b, '"');
+			dc_buf_putc(b, s[i]);
+		}
+		dc_buf_putc(b, '"');
 	}
-	dc_buf_putc(b, '"');
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '"')
-			dc_buf_putc(b, '"');
-		dc_buf_putc(b, s[i]);
-	}
-	dc_buf_putc(b, '"');
+	dc_buf_release(&esc);
 }
 
 static void csv_value(struct dc_buf *b, const struct dc_field *f, const void *base)

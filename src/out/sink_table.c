@@ -67,8 +67,19 @@ static struct tscale scale_for(enum dc_unit u, double max_abs)
 	return t;
 }
 
+/* Drops the sign of a text that printf rounded to zero: "-0.000" (of -0,
+ * or of -0.0004 at three decimals) reads "0.000". */
+static size_t unsign_zero(char *buf, size_t n)
+{
+	if (buf[0] != '-' || strspn(buf + 1, "0.") != n - 1)
+		return n;
+	memmove(buf, buf + 1, n);
+	return n - 1;
+}
+
 /* "%.3f" (or another fixed precision) without printf when the value is
- * small enough to scale into an integer exactly. */
+ * small enough to scale into an integer exactly. A value that rounds to
+ * zero prints without a sign. */
 static size_t fmt_fixed(char *buf, size_t len, double v, int prec)
 {
 	static const double scale[] = {1, 10, 100, 1000, 10000};
@@ -81,7 +92,7 @@ static size_t fmt_fixed(char *buf, size_t len, double v, int prec)
 			char digits[24];
 			uint64_t m = (uint64_t)fabs(r);
 			size_t n, o = 0;
-			if (signbit(s))
+			if (signbit(s) && r != 0)
 				buf[o++] = '-';
 			n = dc_fmt_u64(digits, m);
 			if (n <= (size_t)prec) { /* pad to 0.ddd */
@@ -103,7 +114,7 @@ static size_t fmt_fixed(char *buf, size_t len, double v, int prec)
 			return o;
 		}
 	}
-	return (size_t)snprintf(buf, len, "%.*f", prec, v);
+	return unsign_zero(buf, (size_t)snprintf(buf, len, "%.*f", prec, v));
 }
 
 /* A cell's value (without unit). A scalar in a key-value block gets the
@@ -120,8 +131,20 @@ static const char *cell_text(char *buf, size_t len, const struct dc_field *f, co
 	switch (f->type) {
 	case DC_FT_STR:
 	case DC_FT_TEXT:
-	case DC_FT_FN:
-		return dc_fld_text(f, base, buf, len);
+	case DC_FT_FN: {
+		/* a text that would act on a terminal prints escaped (a file name
+		 * holding ESC or a newline); cut at the cell's length */
+		char raw[DC_CELL_MAX];
+		const char *text = dc_fld_text(f, base, buf, len);
+		if (dc_text_printable(text))
+			return text;
+		if (text == buf) {
+			snprintf(raw, sizeof(raw), "%s", buf);
+			text = raw;
+		}
+		dc_fmt_printable(buf, len, text);
+		return buf;
+	}
 	case DC_FT_BOOL:
 		return *(const int *)p ? "yes" : "no";
 	case DC_FT_OBJECT:
@@ -297,6 +320,24 @@ static void wr_puts(struct wrap *w, const char *s)
 	wr_put(w, s, strlen(s));
 }
 
+/* Text from the data (a warning, a file name), escaped as a cell is, never
+ * cut: a raw byte 1 in it is not the sink's GLUE. */
+static void wr_puts_data(struct wrap *w, const char *s)
+{
+	struct dc_buf esc;
+	if (dc_text_printable(s)) {
+		wr_puts(w, s);
+		return;
+	}
+	dc_buf_init(&esc);
+	dc_buf_printable(&esc, s);
+	if (esc.failed)
+		w->b->failed = 1;
+	else
+		wr_put(w, esc.data, esc.len);
+	dc_buf_release(&esc);
+}
+
 static int is_textual(const struct dc_field *f)
 {
 	return f->type == DC_FT_STR || f->type == DC_FT_TEXT || f->type == DC_FT_FN;
@@ -348,10 +389,10 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 			dc_buf_pad(t->b, w - l + 2);
 		}
 		if (is_textual(f)) {
-			const char *text = cell_text(cell, sizeof(cell), f, base, &ts[i], 1);
+			const char *text = dc_fld_null(f, base) ? "n/a" : dc_fld_text(f, base, cell, sizeof(cell));
 			struct wrap wr;
 			wr_init(&wr, t->b, indent + w + 2, t->o->width);
-			wr_puts(&wr, text);
+			wr_puts_data(&wr, text);
 			wr_word(&wr);
 		} else if (kept[i]) {
 			dc_buf_puts(t->b, values[i]);
@@ -665,7 +706,7 @@ static void t_prose(struct tctx *t, const struct dc_field *f, const void *base, 
 		{
 			struct wrap wr;
 			wr_init(&wr, t->b, (size_t)depth * 2 + 4, t->o->width);
-			wr_puts(&wr, f->prose->at(base, i));
+			wr_puts_data(&wr, f->prose->at(base, i));
 			wr_word(&wr);
 		}
 		dc_buf_putc(t->b, '\n');
