@@ -180,21 +180,6 @@ size_t dc_fmt_u64_grouped(char *buf, uint64_t v);
  * real U+00XX, so it is not guessed at). NULL writes "". */
 void dc_buf_json_string(struct dc_buf *b, const char *s);
 
-/* Text for a terminal or a CSV cell: s with every byte that would act
- * instead of print escaped. LF, TAB and CR as \n, \t, \r; every other C0
- * control, DEL, each byte of a C1 control (U+0080 to U+009F) and each byte
- * that is not part of well-formed UTF-8 as \xHH (ESC is \x1b). Printable
- * ASCII and well-formed characters print as they are; a backslash is not
- * escaped (the text is for people: it is not meant to be read back). The
- * table and CSV sinks write every text so; main.c can print a diag line
- * naming a file through it. NULL is "". */
-/* 1 when s needs no escape (the sinks' fast path). */
-int dc_text_printable(const char *s);
-/* Appends the escaped s. */
-void dc_buf_printable(struct dc_buf *b, const char *s);
-/* Writes the escaped s into buf, NUL-terminated, cut before the first
- * escape or character that does not fit (never through one); returns the
- * length written. len 0 writes nothing. */
-size_t dc_fmt_printable(char *buf, size_t len, const char *s);
+/* dc_text_printable, dc_buf_printable, dc_fmt_printable: util.h. */
 
 #endif

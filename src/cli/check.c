@@ -115,22 +115,31 @@ static int absurd(const char *path, double v)
 static void diff(struct cmp *c, const cJSON *e, const cJSON *a)
 {
 	char et[256], at[256];
+	struct dc_buf line;
+	dc_buf_init(&line);
 	value_text(e, et, sizeof(et));
 	value_text(a, at, sizeof(at));
 	c->res->differences++;
 	if (e && cJSON_IsNumber(e) && absurd(c->path, e->valuedouble)) {
-		dc_buf_printf(c->out, "%s: expected %s, got %s (the stored value is not a plausible number)\n", c->path,
-			      et, at);
+		dc_buf_printf(&line, "%s: expected %s, got %s (the stored value is not a plausible number)",
+			 c->path, et, at);
 	} else if (e && a && cJSON_IsNumber(e) && cJSON_IsNumber(a) && e->valuedouble != 0) {
 		double rel = (a->valuedouble - e->valuedouble) / fabs(e->valuedouble);
-		dc_buf_printf(c->out, "%s: expected %s, got %s (change %+.6g%%)\n", c->path, et, at, rel * 100);
+		dc_buf_printf(&line, "%s: expected %s, got %s (change %+.6g%%)", c->path, et, at, rel * 100);
 	} else if (!a) {
-		dc_buf_printf(c->out, "%s: expected %s, missing from the new report\n", c->path, et);
+		dc_buf_printf(&line, "%s: expected %s, missing from the new report", c->path, et);
 	} else if (!e) {
-		dc_buf_printf(c->out, "%s: not in the expected report, got %s\n", c->path, at);
+		dc_buf_printf(&line, "%s: not in the expected report, got %s", c->path, at);
 	} else {
-		dc_buf_printf(c->out, "%s: expected %s, got %s\n", c->path, et, at);
+		dc_buf_printf(&line, "%s: expected %s, got %s", c->path, et, at);
 	}
+	/* one line a difference: a stored string's newline or ESC stays text */
+	if (line.failed)
+		c->out->failed = 1;
+	else
+		dc_buf_printable(c->out, line.data);
+	dc_buf_putc(c->out, '\n');
+	dc_buf_release(&line);
 }
 
 static void compare(struct cmp *c, const cJSON *e, const cJSON *a);

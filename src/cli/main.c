@@ -21,6 +21,7 @@
 #include "distcalc/experiment.h"
 #include "distcalc/options.h"
 #include "distcalc/report.h"
+#include "distcalc/section.h"
 #include "distcalc/util.h"
 
 enum exit_code {
@@ -78,15 +79,42 @@ static int exit_for(enum dc_status s)
 	return EXIT_INTERNAL;
 }
 
+/* One diag line on stderr. Its lines (a syntax error brings the source
+ * line and a caret) print with control bytes and bytes that are not UTF-8
+ * escaped: a file name with a newline or ESC cannot forge a line or drive
+ * the terminal. */
+static void print_line(const char *prefix, const char *t)
+{
+	struct dc_buf b;
+	dc_buf_init(&b);
+	dc_buf_puts(&b, prefix);
+	for (const char *p = t;;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char *part = dc_strndup(p, n);
+		if (!part) {
+			b.failed = 1;
+			break;
+		}
+		dc_buf_printable(&b, part);
+		free(part);
+		dc_buf_putc(&b, '\n');
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	if (b.failed)
+		fprintf(stderr, "%s%s\n", prefix, t); /* out of memory: as it is */
+	else
+		fputs(b.data, stderr);
+	dc_buf_release(&b);
+}
+
 static void print_diag(const struct dc_diag *d, size_t from)
 {
-	for (size_t i = from; i < d->count; i++) {
-		const char *t = d->entries[i].text;
-		if (d->entries[i].severity == DC_SEV_WARNING)
-			fprintf(stderr, "distcalc: warning: %s\n", t);
-		else
-			fprintf(stderr, "%s\n", t);
-	}
+	for (size_t i = from; i < d->count; i++)
+		print_line(d->entries[i].severity == DC_SEV_WARNING ? "distcalc: warning: " : "",
+			   d->entries[i].text);
 	if (d->oom)
 		fprintf(stderr, "distcalc: error: out of memory while reporting errors\n");
 }

@@ -1910,6 +1910,7 @@ static char *read_limited(const char *path, const char *via, const char *key, si
 			  struct dc_diag *diag)
 {
 	const char *open_paren = via ? " (" : "", *close_paren = via ? ")" : "";
+	char shown[DC_CONFIG_MAX_STRING * 4]; /* the name as messages print it */
 
 	if (!via)
 		via = "";
@@ -1918,27 +1919,28 @@ static char *read_limited(const char *path, const char *via, const char *key, si
 	char *buf;
 	size_t n;
 
+	dc_fmt_printable(shown, sizeof(shown), path);
 	f = fopen(path, "rb");
 	if (!f) {
-		dc_diag_add_key(diag, DC_SEV_ERROR, DC_ERR_INPUT, key, "%s: error: cannot open: %s%s%s%s", path,
+		dc_diag_add_key(diag, DC_SEV_ERROR, DC_ERR_INPUT, key, "%s: error: cannot open: %s%s%s%s", shown,
 				strerror(errno), open_paren, via, close_paren);
 		return NULL;
 	}
 	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
 		fclose(f);
 		dc_diag_add_key(diag, DC_SEV_ERROR, DC_ERR_INPUT, key,
-				"%s: error: is a directory, not a config file%s%s%s", path, open_paren, via, close_paren);
+				"%s: error: is a directory, not a config file%s%s%s", shown, open_paren, via, close_paren);
 		return NULL;
 	}
 	buf = dc_malloc(DC_CONFIG_MAX_BYTES + 1);
 	if (!buf) {
 		fclose(f);
-		dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", path);
+		dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", shown);
 		return NULL;
 	}
 	n = fread(buf, 1, DC_CONFIG_MAX_BYTES + 1, f);
 	if (ferror(f)) {
-		dc_diag_add_key(diag, DC_SEV_ERROR, DC_ERR_INPUT, key, "%s: error: read failed: %s", path,
+		dc_diag_add_key(diag, DC_SEV_ERROR, DC_ERR_INPUT, key, "%s: error: read failed: %s", shown,
 				strerror(errno));
 		fclose(f);
 		free(buf);
@@ -1947,7 +1949,7 @@ static char *read_limited(const char *path, const char *via, const char *key, si
 	fclose(f);
 	if (n > DC_CONFIG_MAX_BYTES) {
 		dc_diag_add_key(diag, DC_SEV_ERROR, DC_ERR_INPUT, key, "%s: error: file is larger than 1 MiB%s%s%s",
-				path, open_paren, via, close_paren);
+				shown, open_paren, via, close_paren);
 		free(buf);
 		return NULL;
 	}
@@ -2056,13 +2058,16 @@ static int load_buffer(const char *buf, size_t len, const char *name, const char
 		       const struct dc_load_opts *opts, struct dc_config *cfg, struct dc_diag *diag)
 {
 	struct loader l;
+	char shown[DC_CONFIG_MAX_STRING * 4];
 	cJSON *root = NULL;
 	size_t i, noverrides = opts ? opts->noverrides : 0;
 	unsigned long failed_before;
 	int rc = -1, oom = 0;
 
 	memset(&l, 0, sizeof(l));
-	l.name = name;
+	/* messages name the file escaped: a newline or ESC in it stays text */
+	dc_fmt_printable(shown, sizeof(shown), name);
+	l.name = shown;
 	l.buf = buf;
 	l.len = len;
 	l.cfg = cfg;
