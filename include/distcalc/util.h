@@ -30,6 +30,11 @@ unsigned long dc_alloc_failures(void);
 char *dc_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *dc_vasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
+/* Levenshtein distance between the first `la` bytes of a and the string
+ * b (`fold`: letters compare case-insensitively), for did-you-mean
+ * suggestions; 99 when either is 63 bytes or longer. */
+size_t dc_edit_distance(const char *a, size_t la, const char *b, int fold);
+
 /* Checked uint64 arithmetic: 0 and *out set, or -1 on overflow. */
 static inline int dc_mul_u64(uint64_t a, uint64_t b, uint64_t *out)
 {

@@ -223,3 +223,32 @@ void dc_buf_printf(struct dc_buf *b, const char *fmt, ...)
 	va_end(ap);
 	b->len += (size_t)n;
 }
+
+static char fold_char(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+size_t dc_edit_distance(const char *a, size_t la, const char *b, int fold)
+{
+	size_t lb = strlen(b), row[64];
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			char ca = fold ? fold_char(a[i - 1]) : a[i - 1], cb = fold ? fold_char(b[j - 1]) : b[j - 1];
+			size_t up = row[j], best = diag + (ca != cb);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}

@@ -355,36 +355,12 @@ int dc_options_parse(int argc, const char *const *argv, struct dc_options *o,
 	return 0;
 }
 
-/* Edit distance between the first n bytes of a and b (short strings). */
-static size_t option_distance(const char *a, size_t n, const char *b)
-{
-	size_t lb = strlen(b), row[32];
-	if (n >= 31 || lb >= 31)
-		return 99;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= n; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
 const char *dc_options_suggest(const char *arg)
 {
 	size_t best = 99, n = strcspn(arg, "=");
 	const char *near = NULL;
 	for (const struct dc_option *r = dc_option_table; r->long_name; r++) {
-		size_t d = option_distance(arg, n, r->long_name);
+		size_t d = dc_edit_distance(arg, n, r->long_name, 0);
 		if (d < best) {
 			best = d;
 			near = r->long_name;

@@ -702,41 +702,9 @@ static int scan_text(struct scan *sc, const char *s, size_t len)
 
 /* ---- suggestions ---- */
 
-static char lower(char c)
-{
-	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
-
-/* Levenshtein distance; `fold`: letters compare case-insensitively. */
-static size_t edit_distance_fold(const char *a, const char *b, int fold)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t row[64];
-	if (la >= 63 || lb >= 63)
-		return 99;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			char ca = fold ? lower(a[i - 1]) : a[i - 1], cb = fold ? lower(b[j - 1]) : b[j - 1];
-			size_t best = diag + (ca != cb);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
 static size_t edit_distance(const char *a, const char *b)
 {
-	return edit_distance_fold(a, b, 0);
+	return dc_edit_distance(a, strlen(a), b, 0);
 }
 
 static const char *last_part(const char *path)
@@ -764,7 +732,7 @@ static const char *suggest(const char *prefix, const char *name)
 	for (size_t i = 0; i < NKEYS; i++) {
 		if (!is_child(i, prefix))
 			continue;
-		size_t d = edit_distance_fold(name, last_part(keys[i].info.path), 1);
+		size_t d = dc_edit_distance(name, strlen(name), last_part(keys[i].info.path), 1);
 		size_t dc = edit_distance(name, last_part(keys[i].info.path));
 		if (d < best || (d == best && dc < best_case)) {
 			best = d;

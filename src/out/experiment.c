@@ -96,31 +96,6 @@ static const struct dc_field warnings_field = {
 
 /* ---- the runner ---- */
 
-/* Edit distance between the first n bytes of a and the string b (both
- * short: section names). */
-static size_t distance(const char *a, size_t n, const char *b)
-{
-	size_t lb = strlen(b), row[32];
-	if (n >= 31 || lb >= 31)
-		return 99;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= n; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
 /* One unknown --only name: why, and what the experiment has instead. */
 static void unknown_section(const struct dc_experiment *exp, const char *name, size_t n, const char *list,
 			    struct dc_diag *diag)
@@ -132,7 +107,7 @@ static void unknown_section(const struct dc_experiment *exp, const char *name, s
 
 	dc_buf_init(&known);
 	for (size_t k = 0; exp->sections[k]; k++) {
-		size_t d = distance(name, n, exp->sections[k]->name);
+		size_t d = dc_edit_distance(name, n, exp->sections[k]->name, 0);
 		if (k)
 			dc_buf_add(&known, ", ", 2);
 		dc_buf_puts(&known, exp->sections[k]->name);

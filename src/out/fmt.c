@@ -66,6 +66,34 @@ static const double pow10_tab[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7
 				   1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
 				   1e18, 1e19};
 
+/* Writes the decimal digits[0..n) with k of them after the point, as %g's
+ * fixed form does (0.000ddd when k >= n), after a '-' when neg. Returns
+ * the length. */
+static size_t put_fixed(char *buf, const char *digits, size_t n, size_t k, int neg)
+{
+	size_t o = 0;
+	if (neg)
+		buf[o++] = '-';
+	if (k >= n) {
+		buf[o++] = '0';
+		buf[o++] = '.';
+		for (size_t z = n; z < k; z++)
+			buf[o++] = '0';
+		memcpy(buf + o, digits, n);
+		o += n;
+	} else {
+		memcpy(buf + o, digits, n - k);
+		o += n - k;
+		if (k > 0) {
+			buf[o++] = '.';
+			memcpy(buf + o, digits + n - k, k);
+			o += k;
+		}
+	}
+	buf[o] = '\0';
+	return o;
+}
+
 /* The fast path: |v| in [1e-4, 1e15) with a round-tripping decimal of at
  * most 15 significant digits, which is exactly what "%.15g" prints there
  * (the 15-digit grid is over four ulps wide, so rounding v to it lands on
@@ -81,28 +109,8 @@ static size_t fmt_fixed(char *buf, double v)
 			return 0;
 		if (m / pow10_tab[k] == a) {
 			char digits[24];
-			uint64_t mi = (uint64_t)m;
-			size_t n = dc_fmt_u64(digits, mi), o = 0;
-			if (v < 0)
-				buf[o++] = '-';
-			if ((size_t)k >= n) { /* 0.000ddd */
-				buf[o++] = '0';
-				buf[o++] = '.';
-				for (size_t z = n; z < (size_t)k; z++)
-					buf[o++] = '0';
-				memcpy(buf + o, digits, n);
-				o += n;
-			} else {
-				memcpy(buf + o, digits, n - (size_t)k);
-				o += n - (size_t)k;
-				if (k > 0) {
-					buf[o++] = '.';
-					memcpy(buf + o, digits + n - (size_t)k, (size_t)k);
-					o += (size_t)k;
-				}
-			}
-			buf[o] = '\0';
-			return o;
+			size_t n = dc_fmt_u64(digits, (uint64_t)m);
+			return put_fixed(buf, digits, n, (size_t)k, v < 0);
 		}
 	}
 	return 0;
@@ -215,7 +223,7 @@ static size_t fmt_long(char *buf, double v)
 	int x = 0, k, prec = 16;
 	uint64_t d;
 	char digits[24];
-	size_t n, o = 0;
+	size_t n;
 
 	if (!(a >= 1e-4 && a < 1e15))
 		return 0;
@@ -244,26 +252,7 @@ static size_t fmt_long(char *buf, double v)
 		n--;
 		k--;
 	}
-	if (v < 0)
-		buf[o++] = '-';
-	if ((size_t)k >= n) {
-		buf[o++] = '0';
-		buf[o++] = '.';
-		for (size_t z = n; z < (size_t)k; z++)
-			buf[o++] = '0';
-		memcpy(buf + o, digits, n);
-		o += n;
-	} else {
-		memcpy(buf + o, digits, n - (size_t)k);
-		o += n - (size_t)k;
-		if (k > 0) {
-			buf[o++] = '.';
-			memcpy(buf + o, digits + n - (size_t)k, (size_t)k);
-			o += (size_t)k;
-		}
-	}
-	buf[o] = '\0';
-	return o;
+	return put_fixed(buf, digits, n, (size_t)k, v < 0);
 }
 
 size_t dc_fmt_double(char *buf, size_t len, double v)
