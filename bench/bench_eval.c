@@ -15,42 +15,11 @@
 #include <time.h>
 
 #include "distcalc/config.h"
+
+#include "bench.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
 #include "distcalc/ring.h"
-
-#define RUNS 7
-
-/* CPU time of this thread: time spent descheduled (other processes on the
- * same cores) does not count */
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	if (!f)
-		return NULL;
-	buf = malloc(DC_CONFIG_MAX_BYTES + 1);
-	if (!buf) {
-		fclose(f);
-		return NULL;
-	}
-	*len = fread(buf, 1, DC_CONFIG_MAX_BYTES, f);
-	fclose(f);
-	return buf;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 struct ctx {
 	const char *name; /* the config's file name, for the figures */
@@ -62,44 +31,20 @@ struct ctx {
 	volatile uint64_t sink;
 };
 
-/* Times `fn` in RUNS runs of `seconds` / RUNS each and prints the median
- * seconds per evaluation in `unit` ("ns" or "us"). */
-static void figure(const char *what, struct ctx *c, double seconds, const char *unit, int (*fn)(struct ctx *))
+/* The median time per call of fn, printed in `unit` ("ns" or "us"). */
+static void figure(const char *what, struct ctx *c, double seconds, const char *unit, int (*fn)(void *))
 {
-	double per[RUNS], scale = strcmp(unit, "ns") == 0 ? 1e9 : 1e6;
-	unsigned long batch = 1;
-
-	/* a batch long enough (about 1 ms) for the clock's resolution */
-	for (;;) {
-		double t0 = now_s(), t;
-		for (unsigned long i = 0; i < batch; i++)
-			if (fn(c) != 0) {
-				fprintf(stderr, "bench: %s %s failed\n", what, c->name);
-				exit(1);
-			}
-		t = now_s() - t0;
-		if (t > 1e-3 || batch > (1ul << 30))
-			break;
-		batch *= 2;
-	}
-	for (int r = 0; r < RUNS; r++) {
-		unsigned long n = 0;
-		double t0 = now_s(), t;
-		do {
-			for (unsigned long i = 0; i < batch; i++)
-				fn(c);
-			n += batch;
-			t = now_s() - t0;
-		} while (t < seconds / RUNS);
-		per[r] = t / (double)n;
-	}
-	qsort(per, RUNS, sizeof(per[0]), cmp_double);
-	printf("%s %s: %.*f %s\n", what, c->name, scale == 1e9 ? 0 : 2, per[RUNS / 2] * scale, unit);
+	char name[256];
+	double scale = strcmp(unit, "ns") == 0 ? 1e9 : 1e6, per;
+	snprintf(name, sizeof(name), "%s %s", what, c->name);
+	per = bench_median_s(name, seconds, fn, c);
+	printf("%s: %.*f %s\n", name, scale == 1e9 ? 0 : 2, per * scale, unit);
 	fflush(stdout);
 }
 
-static int load_only(struct ctx *c)
+static int load_only(void *p)
 {
+	struct ctx *c = p;
 	struct dc_diag d;
 	int rc;
 	dc_diag_init(&d);
@@ -109,8 +54,9 @@ static int load_only(struct ctx *c)
 }
 
 /* plan derive + every estimator, no sections: what one layout costs */
-static int estimators_only(struct ctx *c)
+static int estimators_only(void *p)
 {
+	struct ctx *c = p;
 	if (dc_plan_derive(&c->cfg, &c->plan) != 0 || dc_estimate(&c->plan, DC_EST_ALL, &c->res) != 0)
 		return -1;
 	c->sink += c->res.memory.top.peak_bytes + c->res.comm.bytes_per_rank + c->res.ring.bytes_sent_max +
@@ -118,16 +64,18 @@ static int estimators_only(struct ctx *c)
 	return 0;
 }
 
-static int plan_only(struct ctx *c)
+static int plan_only(void *p)
 {
+	struct ctx *c = p;
 	if (dc_plan_derive(&c->cfg, &c->plan) != 0)
 		return -1;
 	c->sink += c->plan.ring_msg_bytes;
 	return 0;
 }
 
-static int ring_only(struct ctx *c)
+static int ring_only(void *p)
 {
+	struct ctx *c = p;
 	struct dc_ring r;
 	dc_ring_compute(c->plan.ring_ranks, c->plan.ring_msg_bytes, &c->plan.ring_link.params,
 			c->plan.ring_link.choice, &r);
@@ -153,7 +101,7 @@ int main(int argc, char **argv)
 		const char *slash = strrchr(argv[i], '/');
 		memset(&c, 0, sizeof(c));
 		c.name = slash ? slash + 1 : argv[i];
-		c.buf = slurp(argv[i], &c.len);
+		c.buf = bench_slurp(argv[i], &c.len);
 		if (!c.buf || load_only(&c) != 0 || plan_only(&c) != 0) {
 			fprintf(stderr, "bench: cannot load '%s'\n", argv[i]);
 			return 1;

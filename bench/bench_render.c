@@ -2,7 +2,8 @@
  * JSON and as a table from a report built once (sections walk their field
  * tables over the results; nothing is recomputed), and the peak resident
  * memory of a whole run at 2^24 ranks of pure data parallelism. One figure
- * a line, `name: value unit`, each the median of 7 runs. Prints figures;
+ * a line, `name: value unit`, each the median of 7 runs (render times in
+ * this thread's CPU time, bench.h). Prints figures;
  * never passes or fails on time.
  *
  * usage: bench_render CONFIG [DISTCALC]
@@ -22,48 +23,34 @@
 #include "distcalc/experiment.h"
 #include "distcalc/report.h"
 
-#define RUNS 7
+#include "bench.h"
 
-static double now_s(void)
+#define RUNS BENCH_RUNS
+
+struct render_ctx {
+	struct dc_report *r;
+	const struct dc_render_opts *o;
+	int (*fn)(struct dc_report *, const struct dc_render_opts *, struct dc_buf *);
+};
+
+static int render_once(void *p)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	struct render_ctx *c = p;
+	struct dc_buf b;
+	int rc;
+	dc_buf_init(&b);
+	rc = c->fn(c->r, c->o, &b);
+	dc_buf_release(&b);
+	return rc;
 }
 
-static int cmp_double(const void *a, const void *b)
+/* Median microseconds of one render of `r` by `fn`. */
+static double render_us(const char *what, struct dc_report *r,
+			int (*fn)(struct dc_report *, const struct dc_render_opts *, struct dc_buf *),
+			const struct dc_render_opts *o)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-typedef int (*render_fn)(struct dc_report *, const struct dc_render_opts *, struct dc_buf *);
-
-/* Median over RUNS of the mean time of one render, in microseconds. */
-static double render_us(struct dc_report *r, render_fn fn, const struct dc_render_opts *o)
-{
-	double t[RUNS];
-	size_t bytes = 0;
-	for (int k = 0; k < RUNS; k++) {
-		int n = 0;
-		double t0 = now_s(), dt;
-		do {
-			struct dc_buf b;
-			dc_buf_init(&b);
-			if (fn(r, o, &b) != 0) {
-				fprintf(stderr, "bench_render: render failed\n");
-				exit(1);
-			}
-			bytes = b.len;
-			dc_buf_release(&b);
-			n++;
-			dt = now_s() - t0;
-		} while (dt < 0.1);
-		t[k] = dt / n * 1e6;
-	}
-	qsort(t, RUNS, sizeof(t[0]), cmp_double);
-	(void)bytes;
-	return t[RUNS / 2];
+	struct render_ctx c = {r, o, fn};
+	return bench_median_s(what, 0.7, render_once, &c) * 1e6;
 }
 
 /* Peak RSS of one distcalc run, output to /dev/null, in MiB; the median of
@@ -88,7 +75,7 @@ static double peak_rss_mb(const char *bin, char *const argv[])
 		}
 		m[k] = (double)ru.ru_maxrss / 1024.0;
 	}
-	qsort(m, RUNS, sizeof(m[0]), cmp_double);
+	qsort(m, RUNS, sizeof(m[0]), bench_cmp_double);
 	return m[RUNS / 2];
 }
 
@@ -107,9 +94,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_render: cannot run %s\n", path);
 		return 1;
 	}
-	printf("render systems.json json: %.1f us\n", render_us(r, dc_report_render_json, &json));
-	printf("render systems.json table: %.1f us\n", render_us(r, dc_report_render_table, &table));
-	printf("render systems.json csv: %.1f us\n", render_us(r, dc_report_render_csv, &json));
+	printf("render systems.json json: %.1f us\n", render_us("render json", r, dc_report_render_json, &json));
+	printf("render systems.json table: %.1f us\n", render_us("render table", r, dc_report_render_table, &table));
+	printf("render systems.json csv: %.1f us\n", render_us("render csv", r, dc_report_render_csv, &json));
 	dc_report_free(r);
 	dc_diag_release(&d);
 	if (argc > 2) {

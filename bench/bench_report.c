@@ -14,41 +14,10 @@
 #include <time.h>
 
 #include "distcalc/config.h"
+
+#include "bench.h"
 #include "distcalc/experiment.h"
 #include "distcalc/report.h"
-
-#define RUNS 7
-
-/* CPU time of this thread: time spent descheduled (other processes on the
- * same cores) does not count */
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	if (!f)
-		return NULL;
-	buf = malloc(DC_CONFIG_MAX_BYTES + 1);
-	if (!buf) {
-		fclose(f);
-		return NULL;
-	}
-	*len = fread(buf, 1, DC_CONFIG_MAX_BYTES, f);
-	fclose(f);
-	return buf;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 struct ctx {
 	const char *name; /* the config's file name, for the figures */
@@ -58,39 +27,14 @@ struct ctx {
 	volatile uint64_t sink;
 };
 
-/* Times `fn` in RUNS runs of `seconds` / RUNS each and prints the median
- * seconds per evaluation in `unit` ("ns" or "us"). */
-static void figure(const char *what, struct ctx *c, double seconds, const char *unit, int (*fn)(struct ctx *))
+/* The median time per call of fn, printed in `unit` ("ns" or "us"). */
+static void figure(const char *what, struct ctx *c, double seconds, const char *unit, int (*fn)(void *))
 {
-	double per[RUNS], scale = strcmp(unit, "ns") == 0 ? 1e9 : 1e6;
-	unsigned long batch = 1;
-
-	/* a batch long enough (about 1 ms) for the clock's resolution */
-	for (;;) {
-		double t0 = now_s(), t;
-		for (unsigned long i = 0; i < batch; i++)
-			if (fn(c) != 0) {
-				fprintf(stderr, "bench: %s %s failed\n", what, c->name);
-				exit(1);
-			}
-		t = now_s() - t0;
-		if (t > 1e-3 || batch > (1ul << 30))
-			break;
-		batch *= 2;
-	}
-	for (int r = 0; r < RUNS; r++) {
-		unsigned long n = 0;
-		double t0 = now_s(), t;
-		do {
-			for (unsigned long i = 0; i < batch; i++)
-				fn(c);
-			n += batch;
-			t = now_s() - t0;
-		} while (t < seconds / RUNS);
-		per[r] = t / (double)n;
-	}
-	qsort(per, RUNS, sizeof(per[0]), cmp_double);
-	printf("%s %s: %.*f %s\n", what, c->name, scale == 1e9 ? 0 : 2, per[RUNS / 2] * scale, unit);
+	char name[256];
+	double scale = strcmp(unit, "ns") == 0 ? 1e9 : 1e6, per;
+	snprintf(name, sizeof(name), "%s %s", what, c->name);
+	per = bench_median_s(name, seconds, fn, c);
+	printf("%s: %.*f %s\n", name, scale == 1e9 ? 0 : 2, per * scale, unit);
 	fflush(stdout);
 }
 
@@ -117,13 +61,15 @@ static int report(struct ctx *c, int json)
 	return rc;
 }
 
-static int report_json(struct ctx *c)
+static int report_json(void *p)
 {
+	struct ctx *c = p;
 	return report(c, 1);
 }
 
-static int report_table(struct ctx *c)
+static int report_table(void *p)
 {
+	struct ctx *c = p;
 	return report(c, 0);
 }
 
@@ -145,7 +91,7 @@ int main(int argc, char **argv)
 		const char *slash = strrchr(argv[i], '/');
 		memset(&c, 0, sizeof(c));
 		c.name = slash ? slash + 1 : argv[i];
-		c.buf = slurp(argv[i], &c.len);
+		c.buf = bench_slurp(argv[i], &c.len);
 		if (!c.buf || report_json(&c) != 0) {
 			fprintf(stderr, "bench: cannot report '%s'\n", argv[i]);
 			return 1;
