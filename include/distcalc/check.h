@@ -40,9 +40,13 @@ struct dc_check_result {
 	size_t differences; /* lines written to `out` */
 };
 
-/* Compares `actual` (a report distcalc just rendered) with `expected`
- * (named `expected_name` in messages). Writes one line per difference to
- * `out`: "PATH: expected X, got Y (change +Z%)". Returns 0 when the
+/* Compares `actual` (a report distcalc just rendered, NUL-terminated) with
+ * `expected` (named `expected_name` in messages). Writes one line per
+ * difference to `out`: "PATH: expected X, got Y (change +Z%)", in the new
+ * report's order, a field only the stored report holds at the end of its
+ * object. Only the stored report is parsed into a tree, and its members
+ * are freed as they are matched: the new report is read as a stream, so a
+ * check costs about one parsed copy of the stored file. Returns 0 when the
  * comparison ran (see res->differences), or -1 when `expected` is not a
  * distcalc report, read strictly as above (DC_ERR_INPUT in diag: one line
  * "NAME: error: not a distcalc JSON report (WHY; write one with ...)", WHY

@@ -345,11 +345,285 @@ static int split_only(struct cmp *c, const char *only, struct dc_diag *diag)
 	}
 }
 
+/* ---- the new report, streamed ----
+ *
+ * The new report is distcalc's own JSON: rather than a second tree as
+ * large as the stored one, it is read token by token and compared as it
+ * goes against the stored tree, whose members are freed once matched.
+ * Members are looked for at the stored object's cursor first (the two
+ * reports come from one renderer, so their orders agree) and by name
+ * otherwise. Lines follow the new report's order; a field only the stored
+ * report holds is reported at the end of its object. */
+
+struct sp {
+	const char *p, *end;
+	int bad;
+};
+
+static int sp_peek(struct sp *s)
+{
+	while (s->p < s->end && (*s->p == ' ' || *s->p == '\n' || *s->p == '\r' || *s->p == '\t'))
+		s->p++;
+	return s->p < s->end ? (unsigned char)*s->p : -1;
+}
+
+static int sp_eat(struct sp *s, int ch)
+{
+	if (sp_peek(s) != ch)
+		return 0;
+	s->p++;
+	return 1;
+}
+
+static int hex4(const char *p, unsigned *out)
+{
+	unsigned v = 0;
+	for (int i = 0; i < 4; i++) {
+		char h = p[i];
+		v <<= 4;
+		if (h >= '0' && h <= '9')
+			v |= (unsigned)(h - '0');
+		else if (h >= 'a' && h <= 'f')
+			v |= (unsigned)(h - 'a' + 10);
+		else if (h >= 'A' && h <= 'F')
+			v |= (unsigned)(h - 'A' + 10);
+		else
+			return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static void put_utf8(struct dc_buf *b, unsigned cp)
+{
+	if (cp < 0x80) {
+		dc_buf_putc(b, (char)cp);
+	} else if (cp < 0x800) {
+		dc_buf_putc(b, (char)(0xc0 | (cp >> 6)));
+		dc_buf_putc(b, (char)(0x80 | (cp & 0x3f)));
+	} else if (cp < 0x10000) {
+		dc_buf_putc(b, (char)(0xe0 | (cp >> 12)));
+		dc_buf_putc(b, (char)(0x80 | ((cp >> 6) & 0x3f)));
+		dc_buf_putc(b, (char)(0x80 | (cp & 0x3f)));
+	} else {
+		dc_buf_putc(b, (char)(0xf0 | (cp >> 18)));
+		dc_buf_putc(b, (char)(0x80 | ((cp >> 12) & 0x3f)));
+		dc_buf_putc(b, (char)(0x80 | ((cp >> 6) & 0x3f)));
+		dc_buf_putc(b, (char)(0x80 | (cp & 0x3f)));
+	}
+}
+
+/* A string, decoded into *out (which it empties first), or skipped when
+ * out is NULL. */
+static void sp_string(struct sp *s, struct dc_buf *out)
+{
+	if (out) {
+		out->len = 0;
+		dc_buf_add(out, "", 0);
+	}
+	if (!sp_eat(s, '"')) {
+		s->bad = 1;
+		return;
+	}
+	while (s->p < s->end && *s->p != '"') {
+		char ch = *s->p++;
+		if (ch == '\\') {
+			unsigned cp, lo;
+			if (s->p >= s->end) {
+				s->bad = 1;
+				return;
+			}
+			switch (*s->p++) {
+			case '"': ch = '"'; break;
+			case '\\': ch = '\\'; break;
+			case '/': ch = '/'; break;
+			case 'b': ch = '\b'; break;
+			case 'f': ch = '\f'; break;
+			case 'n': ch = '\n'; break;
+			case 'r': ch = '\r'; break;
+			case 't': ch = '\t'; break;
+			case 'u':
+				if (s->end - s->p < 4 || hex4(s->p, &cp) != 0) {
+					s->bad = 1;
+					return;
+				}
+				s->p += 4;
+				if (cp >= 0xd800 && cp < 0xdc00 && s->end - s->p >= 6 && s->p[0] == '\\' &&
+				    s->p[1] == 'u' && hex4(s->p + 2, &lo) == 0 && lo >= 0xdc00 && lo < 0xe000) {
+					cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+					s->p += 6;
+				}
+				if (out)
+					put_utf8(out, cp);
+				continue;
+			default:
+				s->bad = 1;
+				return;
+			}
+		}
+		if (out)
+			dc_buf_putc(out, ch);
+	}
+	if (s->p >= s->end)
+		s->bad = 1;
+	else
+		s->p++;
+}
+
+static void sp_skip(struct sp *s)
+{
+	int ch = sp_peek(s);
+	if (ch == '"') {
+		sp_string(s, NULL);
+	} else if (ch == '{' || ch == '[') {
+		int close = ch == '{' ? '}' : ']';
+		s->p++;
+		if (sp_eat(s, close))
+			return;
+		do {
+			if (close == '}') {
+				sp_string(s, NULL);
+				if (!sp_eat(s, ':'))
+					s->bad = 1;
+			}
+			sp_skip(s);
+		} while (!s->bad && sp_eat(s, ','));
+		if (!sp_eat(s, close))
+			s->bad = 1;
+	} else if (ch == -1) {
+		s->bad = 1;
+	} else {
+		while (s->p < s->end && !strchr(",}] \n\r\t", *s->p))
+			s->p++;
+	}
+}
+
+/* A scalar of the new report as a cJSON value; a container facing another
+ * type or nothing is skipped and stands as an empty one (a difference line
+ * names its type only). NULL when out of memory or not JSON. */
+static cJSON *sp_leaf(struct sp *s, struct dc_buf *text)
+{
+	int ch = sp_peek(s);
+	char *end;
+	double v;
+
+	if (ch == '"') {
+		sp_string(s, text);
+		return s->bad || text->failed ? NULL : cJSON_CreateString(text->data);
+	}
+	if (ch == '{' || ch == '[') {
+		sp_skip(s);
+		return ch == '{' ? cJSON_CreateObject() : cJSON_CreateArray();
+	}
+	if (s->end - s->p >= 4 && strncmp(s->p, "true", 4) == 0) {
+		s->p += 4;
+		return cJSON_CreateTrue();
+	}
+	if (s->end - s->p >= 5 && strncmp(s->p, "false", 5) == 0) {
+		s->p += 5;
+		return cJSON_CreateFalse();
+	}
+	if (s->end - s->p >= 4 && strncmp(s->p, "null", 4) == 0) {
+		s->p += 4;
+		return cJSON_CreateNull();
+	}
+	v = strtod(s->p, &end); /* the rendered report ends in a NUL */
+	if (end == s->p || end > s->end) {
+		s->bad = 1;
+		return NULL;
+	}
+	s->p = end;
+	return cJSON_CreateNumber(v);
+}
+
+static void s_compare(struct cmp *c, struct sp *s, cJSON *e, struct dc_buf *text);
+
+static void s_member(struct cmp *c, struct sp *s, const char *key, long index, cJSON *e, struct dc_buf *text)
+{
+	size_t len = strlen(c->path);
+	if (key)
+		snprintf(c->path + len, sizeof(c->path) - len, "%s%s", len ? "." : "", key);
+	else
+		snprintf(c->path + len, sizeof(c->path) - len, "[%ld]", index);
+	if (ignored(c->path)) {
+		sp_skip(s);
+	} else {
+		int want = wanted(c, !e);
+		if (want == 1 || (want == 2 && (!e || cJSON_IsObject(e) || cJSON_IsArray(e))))
+			s_compare(c, s, e, text);
+		else
+			sp_skip(s);
+	}
+	c->path[len] = '\0';
+}
+
+static void s_compare(struct cmp *c, struct sp *s, cJSON *e, struct dc_buf *text)
+{
+	int ch = sp_peek(s);
+	cJSON *a;
+
+	if (ch == '{' && e && cJSON_IsObject(e)) {
+		cJSON *cur = e->child;
+		struct dc_buf key;
+		s->p++;
+		dc_buf_init(&key);
+		if (!sp_eat(s, '}')) {
+			do {
+				cJSON *ex;
+				sp_string(s, &key);
+				if (s->bad || key.failed || !sp_eat(s, ':')) {
+					s->bad = 1;
+					break;
+				}
+				if (cur && cur->string && strcmp(cur->string, key.data) == 0)
+					ex = cur;
+				else
+					ex = cJSON_GetObjectItemCaseSensitive(e, key.data);
+				if (ex && ex == cur)
+					cur = cur->next;
+				s_member(c, s, key.data, 0, ex, text);
+				if (ex)
+					cJSON_Delete(cJSON_DetachItemViaPointer(e, ex));
+			} while (!s->bad && sp_eat(s, ','));
+			if (!s->bad && !sp_eat(s, '}'))
+				s->bad = 1;
+		}
+		dc_buf_release(&key);
+		for (cJSON *x = e->child; x; x = x->next) /* the stored report's alone */
+			with_path(c, x->string, 0, x, NULL);
+		return;
+	}
+	if (ch == '[' && e && cJSON_IsArray(e)) {
+		cJSON *x = e->child;
+		long i = 0;
+		s->p++;
+		if (!sp_eat(s, ']')) {
+			do {
+				s_member(c, s, NULL, i++, x, text);
+				x = x ? x->next : NULL;
+			} while (!s->bad && sp_eat(s, ','));
+			if (!s->bad && !sp_eat(s, ']'))
+				s->bad = 1;
+		}
+		for (; x; x = x->next, i++)
+			with_path(c, NULL, i, x, NULL);
+		return;
+	}
+	a = sp_leaf(s, text);
+	if (!a) {
+		if (!s->bad)
+			c->out->failed = 1; /* out of memory: reported as such */
+		return;
+	}
+	compare(c, e, a);
+	cJSON_Delete(a);
+}
+
 int dc_check_compare_only(const char *expected, size_t expected_len, const char *expected_name,
 			  const char *actual, size_t actual_len, double rtol, const char *only,
 			  struct dc_buf *out, struct dc_check_result *res, struct dc_diag *diag)
 {
-	cJSON *e, *a;
+	cJSON *e;
 	struct cmp c;
 	int rc = 0;
 
@@ -359,18 +633,24 @@ int dc_check_compare_only(const char *expected, size_t expected_len, const char 
 		return -1;
 	if (!(e = read_report(expected, expected_len, expected_name, diag)))
 		return -1;
-	a = cJSON_ParseWithLength(actual, actual_len);
-	if (!a) {
-		cJSON_Delete(e);
-		dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory while checking '%s'", expected_name);
-		return -1;
-	}
 	c.rtol = rtol;
 	c.out = out;
 	c.res = res;
-	compare(&c, e, a);
-	cJSON_Delete(e);
-	cJSON_Delete(a);
+	{
+		struct sp sp = {actual, actual + actual_len, 0};
+		struct dc_buf text;
+		dc_buf_init(&text);
+		s_compare(&c, &sp, e, &text);
+		dc_buf_release(&text);
+		if (!sp.bad && sp_peek(&sp) != -1)
+			sp.bad = 1;
+		cJSON_Delete(e);
+		if (sp.bad) {
+			dc_diag_error(diag, DC_ERR_INTERNAL, "error: the new report is not JSON (a bug) while checking '%s'",
+				      expected_name);
+			return -1;
+		}
+	}
 	if (out->failed) {
 		dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory while checking '%s'", expected_name);
 		return -1;

@@ -41,6 +41,21 @@ else
 	echo "skip: the binary does not start under a 256 MiB address-space limit"
 fi
 
+# 1c. a 21 MB budget (a 256-rank ring, every event: 1,045,266 fields)
+# checks under a 256 MiB address-space limit: the new report is streamed
+# against the stored tree, which is freed as it is matched (two parsed
+# trees needed 312 MB of memory for it)
+if (ulimit -v 262144 && "$bin" --version) >/dev/null 2>&1; then
+	big="--experiment ring --set cluster.num_nodes=64 --set parallel.dp=64 --all"
+	# shellcheck disable=SC2086
+	"$bin" --config "$cfg" $big --format json --output big.json 2>/dev/null || fail "big budget: cannot write it"
+	# shellcheck disable=SC2086
+	(ulimit -v 262144 && exec "$bin" --config "$cfg" $big --check big.json) >out.txt 2>err.txt ||
+		fail "a 21 MB budget under a 256 MiB limit: $(cat err.txt)"
+	grep -q "1045266 fields compared, 0 moved" err.txt || fail "big budget: $(cat err.txt)"
+	rm -f big.json
+fi
+
 # 2. a change that moves the budget: tp 4 -> 2 roughly doubles one rank's
 # gradient. By hand (docs/formulas-systems.md, parameters per rank): a tp-2
 # rank holds 32 x (202,375,168 / 2 + 8,192) + 2 x 32000 x 4096 / 2 + 4096 =
