@@ -527,12 +527,21 @@ static cJSON *sp_leaf(struct sp *s, struct dc_buf *text)
 		s->p += 4;
 		return cJSON_CreateNull();
 	}
-	v = strtod(s->p, &end); /* the rendered report ends in a NUL */
-	if (end == s->p || end > s->end) {
-		s->bad = 1;
-		return NULL;
+	{
+		/* the number's bytes, bounded by the buffer (it need not end in a NUL) */
+		char num[64];
+		size_t n = 0;
+		while (s->p + n < s->end && n < sizeof(num) - 1 && strchr("+-.0123456789eE", s->p[n]) && s->p[n])
+			n++;
+		memcpy(num, s->p, n);
+		num[n] = '\0';
+		v = strtod(num, &end);
+		if (n == 0 || end != num + n) {
+			s->bad = 1;
+			return NULL;
+		}
+		s->p += n;
 	}
-	s->p = end;
 	return cJSON_CreateNumber(v);
 }
 
