@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "distcalc/config.h"
@@ -79,6 +80,43 @@ static inline double bench_median_s(const char *what, double seconds, int (*fn)(
 	}
 	qsort(per, BENCH_RUNS, sizeof(per[0]), bench_cmp_double);
 	return per[BENCH_RUNS / 2];
+}
+
+/* Prints `what NAME: value unit`, the median time per call of fn(ctx) in
+ * "ns" or "us". */
+static inline void bench_figure(const char *what, const char *name, double seconds, const char *unit,
+				int (*fn)(void *), void *ctx)
+{
+	char label[256];
+	double scale = strcmp(unit, "ns") == 0 ? 1e9 : 1e6, per;
+	snprintf(label, sizeof(label), "%s %s", what, name);
+	per = bench_median_s(label, seconds, fn, ctx);
+	printf("%s: %.*f %s\n", label, scale == 1e9 ? 0 : 2, per * scale, unit);
+	fflush(stdout);
+}
+
+/* `[SECONDS] CONFIG...`: *seconds (default 1) and the index of the first
+ * config, or -1 after printing `usage` when there is none. */
+static inline int bench_args(int argc, char **argv, const char *usage, double *seconds)
+{
+	int first = 1;
+	*seconds = 1.0;
+	if (argc > 1 && strchr("0123456789.", argv[1][0])) {
+		*seconds = atof(argv[1]);
+		first = 2;
+	}
+	if (first >= argc) {
+		fprintf(stderr, "usage: %s\n", usage);
+		return -1;
+	}
+	return first;
+}
+
+/* The file name of a path, for figure names. */
+static inline const char *bench_basename(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
 }
 
 #endif

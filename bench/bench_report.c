@@ -27,15 +27,9 @@ struct ctx {
 	volatile uint64_t sink;
 };
 
-/* The median time per call of fn, printed in `unit` ("ns" or "us"). */
 static void figure(const char *what, struct ctx *c, double seconds, const char *unit, int (*fn)(void *))
 {
-	char name[256];
-	double scale = strcmp(unit, "ns") == 0 ? 1e9 : 1e6, per;
-	snprintf(name, sizeof(name), "%s %s", what, c->name);
-	per = bench_median_s(name, seconds, fn, c);
-	printf("%s: %.*f %s\n", name, scale == 1e9 ? 0 : 2, per * scale, unit);
-	fflush(stdout);
+	bench_figure(what, c->name, seconds, unit, fn, c);
 }
 
 static int report(struct ctx *c, int json)
@@ -75,22 +69,15 @@ static int report_table(void *p)
 
 int main(int argc, char **argv)
 {
-	double seconds = 1.0;
-	int first = 1;
+	double seconds;
+	int first = bench_args(argc, argv, "bench_report [SECONDS] CONFIG...", &seconds);
 	static struct ctx c;
 
-	if (argc > 1 && strchr("0123456789.", argv[1][0])) {
-		seconds = atof(argv[1]);
-		first = 2;
-	}
-	if (first >= argc) {
-		fprintf(stderr, "usage: bench_report [SECONDS] CONFIG...\n");
+	if (first < 0)
 		return 2;
-	}
 	for (int i = first; i < argc; i++) {
-		const char *slash = strrchr(argv[i], '/');
 		memset(&c, 0, sizeof(c));
-		c.name = slash ? slash + 1 : argv[i];
+		c.name = bench_basename(argv[i]);
 		c.buf = bench_slurp(argv[i], &c.len);
 		if (!c.buf || report_json(&c) != 0) {
 			fprintf(stderr, "bench: cannot report '%s'\n", argv[i]);

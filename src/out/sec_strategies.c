@@ -22,12 +22,11 @@ static void view(const struct dc_run *run, void *out)
 	v->means = "bytes the busiest rank sends per step x world size / tokens per step";
 }
 
+/* a variant's result with the texts its row shows */
 struct variant_row {
 	const char *strategy, *sharding;
 	char layout[96];
-	uint64_t micro_batch_size, grad_accum_steps, tokens_per_step, peak_bytes, comm_bytes_per_rank;
-	int aligned, fits;
-	double comm_bytes_per_token, comm_time_s, comm_time_per_token_s;
+	struct dc_variant_result x;
 };
 
 static uint64_t variant_count(const void *base)
@@ -50,33 +49,25 @@ static void variant_row(const void *base, uint64_t i, void *out)
 	if (v->ep > 1 && n > 0 && (size_t)n < sizeof(row->layout))
 		snprintf(row->layout + n, sizeof(row->layout) - (size_t)n, " (ep%llu)", (unsigned long long)v->ep);
 	row->sharding = dc_sharding_name(x->sharding);
-	row->micro_batch_size = x->micro_batch_size;
-	row->grad_accum_steps = x->grad_accum_steps;
-	row->tokens_per_step = x->tokens_per_step;
-	row->aligned = x->aligned;
-	row->peak_bytes = x->peak_bytes;
-	row->fits = x->fits;
-	row->comm_bytes_per_rank = x->comm_bytes_per_rank;
-	row->comm_bytes_per_token = x->comm_bytes_per_token;
-	row->comm_time_s = x->comm_time_s;
-	row->comm_time_per_token_s = x->comm_time_per_token_s;
+	row->x = *x;
 }
 
 #define VR(m) offsetof(struct variant_row, m)
+#define VX(m) offsetof(struct variant_row, x.m)
 static const struct dc_field variant_fields[] = {
 	{"strategy", "strategy", DC_U_NONE, DC_FT_STR, VR(strategy)},
 	{"layout", "layout", DC_U_NONE, DC_FT_TEXT, VR(layout)},
 	{"sharding", "sharding", DC_U_NONE, DC_FT_STR, VR(sharding)},
-	{"micro_batch_size", "micro b", DC_U_COUNT, DC_FT_U64, VR(micro_batch_size)},
-	{"grad_accum_steps", "accum", DC_U_COUNT, DC_FT_U64, VR(grad_accum_steps)},
-	{"tokens_per_step", "tokens/step", DC_U_COUNT, DC_FT_U64, VR(tokens_per_step)},
-	{"aligned", "aligned", DC_U_NONE, DC_FT_BOOL, VR(aligned)},
-	{"peak_bytes", "peak/rank", DC_U_BYTES, DC_FT_U64, VR(peak_bytes)},
-	{"fits", "fits", DC_U_NONE, DC_FT_BOOL, VR(fits)},
-	{"comm_bytes_per_rank", "comm/rank", DC_U_BYTES, DC_FT_U64, VR(comm_bytes_per_rank)},
-	{"comm_bytes_per_token", "comm/token", DC_U_BYTES_RAW, DC_FT_F64, VR(comm_bytes_per_token)},
-	{"comm_time_s", "comm time", DC_U_SECONDS, DC_FT_F64, VR(comm_time_s)},
-	{"comm_time_per_token_s", "comm time/token", DC_U_SECONDS, DC_FT_F64, VR(comm_time_per_token_s)},
+	{"micro_batch_size", "micro b", DC_U_COUNT, DC_FT_U64, VX(micro_batch_size)},
+	{"grad_accum_steps", "accum", DC_U_COUNT, DC_FT_U64, VX(grad_accum_steps)},
+	{"tokens_per_step", "tokens/step", DC_U_COUNT, DC_FT_U64, VX(tokens_per_step)},
+	{"aligned", "aligned", DC_U_NONE, DC_FT_BOOL, VX(aligned)},
+	{"peak_bytes", "peak/rank", DC_U_BYTES, DC_FT_U64, VX(peak_bytes)},
+	{"fits", "fits", DC_U_NONE, DC_FT_BOOL, VX(fits)},
+	{"comm_bytes_per_rank", "comm/rank", DC_U_BYTES, DC_FT_U64, VX(comm_bytes_per_rank)},
+	{"comm_bytes_per_token", "comm/token", DC_U_BYTES_RAW, DC_FT_F64, VX(comm_bytes_per_token)},
+	{"comm_time_s", "comm time", DC_U_SECONDS, DC_FT_F64, VX(comm_time_s)},
+	{"comm_time_per_token_s", "comm time/token", DC_U_SECONDS, DC_FT_F64, VX(comm_time_per_token_s)},
 };
 static const struct dc_fields variant_table = DC_FIELDS(variant_fields);
 static const struct dc_rows variant_rows = {variant_count, variant_row, sizeof(struct variant_row), "strategies"};
