@@ -1,0 +1,56 @@
+/* compute.h - how long one rank's kernels take on the configured GPU.
+ *
+ * The compute estimator (DC_EST_COMPUTE, results.h) prices the work of one
+ * microbatch on one rank: each kind of transformer layer (its tp / sp shard),
+ * the embedding on the first stage, the final norm, logits and loss on the
+ * last, and the optimizer step once per step. Matmuls run at the GPU's peak
+ * (BF16, or FP8 with precision.compute = "fp8") times an efficiency that
+ * depends on the GEMM's shape per rank; memory-bound work (norms, softmax,
+ * dropout, element-wise ops, the optimizer) moves its bytes at a fraction of
+ * HBM bandwidth. One parameter set per GPU type, derived in
+ * docs/formulas-step.md with its source data.
+ *
+ * The step estimator (step.h) composes these per stage and model chunk with
+ * the plan's layer counts (dc_plan_stage_dense_layers) and the comm result,
+ * through the pipeline schedule. Nothing here overlaps or communicates.
+ */
+#ifndef DISTCALC_COMPUTE_H
+#define DISTCALC_COMPUTE_H
+
+#include <stdint.h>
+
+#include "distcalc/plan.h"
+
+/* One piece of work for one microbatch on one rank, in seconds. */
+struct dc_work_time {
+	double fwd_s;       /* forward */
+	double bwd_s;       /* backward (input and weight gradients), no recomputation */
+	double recompute_s; /* what training.recompute adds before the backward */
+	double fwd_matmul_s; /* the matmul part of fwd_s (the rest is memory-bound) */
+	double bwd_matmul_s; /* the matmul part of bwd_s */
+};
+
+struct dc_compute {
+	/* 0 when cluster.peak_flops or cluster.hbm_bandwidth is unknown (no
+	 * preset, not given): every time below is then 0 and `missing` names
+	 * the keys ("cluster.peak_flops"); the rest of the report is unaffected */
+	int available;
+	const char *missing;
+	double peak_flops;    /* the matmul peak used: BF16/FP16, or FP8 under precision.compute */
+	double hbm_bandwidth; /* bytes/s */
+
+	struct dc_work_time dense_layer; /* one transformer layer with a dense MLP */
+	struct dc_work_time moe_layer;   /* one MoE layer (its experts' share of the tokens) */
+	struct dc_work_time embedding;   /* first stage: token (and position) embedding */
+	struct dc_work_time head;        /* last stage: final norm, logits, loss */
+
+	/* the optimizer step of the ranks of each plan segment
+	 * (plan.h: segment_first), once per step */
+	double optimizer_s[DC_PLAN_MAX_SEGMENTS];
+};
+
+/* Fills *c for the plan. Returns 0 (also when c->available is 0), or -1
+ * with *error set to static text. No I/O, no allocation. */
+int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char **error);
+
+#endif
