@@ -314,6 +314,77 @@ START_TEST(test_cross_field_errors)
 }
 END_TEST
 
+/* training.attention, model.dropout and training.global_batch_size: the
+ * defaults (flash, no dropout, gbs not given), the values and the rule.
+ * base is 8 ranks at tp 4, so dp = 2. */
+START_TEST(test_attention_dropout_global_batch)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+
+	ck_assert_int_eq(load(base, NULL, 0, &cfg, &d), 0);
+	ck_assert_int_eq(cfg.training.attention, DC_ATTENTION_FLASH);
+	ck_assert_int_eq(cfg.model.dropout, 0);
+	ck_assert_uint_eq(cfg.training.global_batch_size, 0);
+	ck_assert_uint_eq(cfg.training.grad_accum_steps, 1);
+	dc_diag_release(&d);
+	{
+		const char *sets[] = {"training.attention=\"eager\"", "model.dropout=true"};
+		ck_assert_int_eq(load(base, sets, 2, &cfg, &d), 0);
+		ck_assert_int_eq(cfg.training.attention, DC_ATTENTION_EAGER);
+		ck_assert_str_eq(dc_attention_name(cfg.training.attention), "eager");
+		ck_assert_int_eq(cfg.model.dropout, 1);
+		dc_diag_release(&d);
+	}
+	expect_error(base, (const char *const[]){"training.attention=\"sdpa\""}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'training.attention': unknown value \"sdpa\"; expected one of \"flash\", \"eager\"");
+	expect_error(base, (const char *const[]){"model.dropout=0.1"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'model.dropout': expected true or false, got 0.1");
+	/* 64 samples = 2 per microbatch x dp 2 x 16 microbatches */
+	{
+		const char *sets[] = {"training.global_batch_size=64", "training.micro_batch_size=2"};
+		ck_assert_int_eq(load(base, sets, 2, &cfg, &d), 0);
+		ck_assert_uint_eq(cfg.training.global_batch_size, 64);
+		ck_assert_uint_eq(cfg.training.grad_accum_steps, 16);
+		dc_diag_release(&d);
+	}
+	/* the same work at tp 2 (dp 4) and micro batch 4: 64 / (4 x 4) = 4 */
+	{
+		const char *file = edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64");
+		const char *sets[] = {"parallel.tp=2", "training.micro_batch_size=4"};
+		ck_assert_int_eq(load(file, sets, 2, &cfg, &d), 0);
+		ck_assert_uint_eq(cfg.parallel.dp, 4);
+		ck_assert_uint_eq(cfg.training.grad_accum_steps, 4);
+		dc_diag_release(&d);
+	}
+	/* 64 / (3 x 2) does not divide; the --set that broke it is blamed */
+	expect_error(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64"),
+		     (const char *const[]){"training.micro_batch_size=3"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'training.global_batch_size': must be a multiple of training.micro_batch_size x parallel.dp (3 x 2), got 64");
+	expect_error(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 7"), NULL, 0,
+		     DC_ERR_CONFIG,
+		     "t.json: error: 'training.global_batch_size': must be a multiple of training.micro_batch_size x parallel.dp (1 x 2), got 7");
+	/* both given: they must agree (64 / (1 x 2) = 32) */
+	expect_error(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64, \"grad_accum_steps\": 8"),
+		     NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'training.grad_accum_steps': 8 disagrees with training.global_batch_size (64 = 1 x 2 x 32); leave it out to derive it");
+	ck_assert_int_eq(load(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64, \"grad_accum_steps\": 32"),
+			      NULL, 0, &cfg, &d), 0);
+	ck_assert_uint_eq(d.count, 0);
+	dc_diag_release(&d);
+	/* ... unless a --set of the micro batch changed the division: 64 / (4 x 2) = 8, with a warning */
+	{
+		char got[1024];
+		ck_assert_int_eq(load(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64, \"grad_accum_steps\": 32"),
+				      (const char *const[]){"training.micro_batch_size=4"}, 1, &cfg, &d), 0);
+		ck_assert_uint_eq(cfg.training.grad_accum_steps, 8);
+		joined(&d, got, sizeof(got));
+		ck_assert_str_eq(got, "--set: 'training.grad_accum_steps': the file's 32 becomes 8 = training.global_batch_size / (micro_batch_size x dp) = 64 / (4 x 2)");
+		dc_diag_release(&d);
+	}
+}
+END_TEST
+
 START_TEST(test_set_overrides)
 {
 	struct dc_config cfg;
@@ -690,6 +761,7 @@ int main(void)
 	tcase_add_test(tc, test_cross_field_errors);
 	tcase_add_test(tc, test_several_errors_at_once);
 	tcase_add_test(tc, test_set_overrides);
+	tcase_add_test(tc, test_attention_dropout_global_batch);
 	tcase_add_test(tc, test_entries_carry_the_key);
 	tcase_add_test(tc, test_allocation_failures);
 	tcase_add_test(tc, test_dotted_member_names);

@@ -56,6 +56,13 @@ enum dc_recompute {
 	DC_RECOMPUTE_FULL,      /* keep only each layer's input; rerun forward */
 };
 
+/* How attention's forward keeps what backward needs (docs/formulas.md,
+ * "Activation memory"). */
+enum dc_attention {
+	DC_ATTENTION_FLASH, /* fused kernel: scores, softmax and its dropout mask never stored */
+	DC_ATTENTION_EAGER, /* QK^T, softmax and dropout as separate ops (Korthikanti 5as^2b) */
+};
+
 enum dc_axis {
 	DC_AXIS_TP,
 	DC_AXIS_CP,
@@ -107,6 +114,7 @@ struct dc_model {
 
 	/* family details (docs/models.md); the defaults describe a Llama-style model */
 	char family[32];          /* "llama", "gpt2", ... from a Hugging Face config, else "custom" */
+	int dropout;              /* dropout after attention, MLP and inside attention (GPT-2, Megatron 2022) */
 	enum dc_norm norm;        /* default RMSNorm */
 	int qkv_bias;             /* biases on q, k and v (Qwen2, GPT-2) */
 	int out_bias;             /* bias on the attention output projection (GPT-2) */
@@ -163,8 +171,10 @@ struct dc_parallel {
 
 struct dc_training {
 	uint64_t micro_batch_size;
-	uint64_t grad_accum_steps;
+	uint64_t grad_accum_steps;   /* derived from global_batch_size when that is given */
+	uint64_t global_batch_size;  /* samples per optimizer step as given; 0: not given */
 	enum dc_recompute recompute;
+	enum dc_attention attention;
 };
 
 /* Bytes per parameter of each model state. */
@@ -255,6 +265,7 @@ const char *dc_sharding_name(enum dc_sharding s);
 const char *dc_axis_name(enum dc_axis a);
 const char *dc_link_choice_name(enum dc_link_choice l);
 const char *dc_recompute_name(enum dc_recompute r);
+const char *dc_attention_name(enum dc_attention a);
 
 /* Parameter count of the configured shape (see docs/formulas.md and
  * docs/models.md; the terms are in params.h). Returns 0, or -1 on overflow. */

@@ -61,6 +61,7 @@ static const char *const norm_names[] = {"rmsnorm", "layernorm", NULL};
 static const char *const sharding_names[] = {"none", "zero1", "zero2", "fsdp", NULL};
 static const char *const fsdp_unit_names[] = {"layer", "model", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", NULL};
+static const char *const attention_names[] = {"flash", "eager", NULL};
 static const char *const link_names[] = {"auto", "intra_node", "inter_node", NULL};
 static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
 /* in enum dc_gpu's order after DC_GPU_NONE */
@@ -148,6 +149,8 @@ static const struct key keys[] = {
 	BOOL("model.out_bias", model.out_bias, 0, "false", "bias on the attention output projection (GPT-2)"),
 	BOOL("model.mlp_bias", model.mlp_bias, 0, "false", "biases on the MLP projections (GPT-2)"),
 	BOOL("model.qk_norm", model.qk_norm, 0, "false", "an RMSNorm of head_dim on q and on k per layer (Qwen3)"),
+	BOOL("model.dropout", model.dropout, 0, "false",
+	     "dropout on the attention probabilities and after attention and the MLP (GPT-2, Megatron 2022); a Hugging Face config's dropout rates set it when one is above 0"),
 	UINT("model.position_embeddings", model.position_embeddings, 0, "0", "",
 	     "rows of a learned position table (GPT-2's n_positions); 0 for RoPE"),
 	UINT("model.num_experts", model.num_experts, 0, "0", "", "routed experts per MoE layer E; 0: a dense model"),
@@ -216,9 +219,15 @@ static const struct key keys[] = {
 		  "DDP gradient bucket (PyTorch DDP's `bucket_cap_mb` default)"),
 	SECTION("training", OPT, "the batch and activation recomputation"),
 	COUNT("training.micro_batch_size", training.micro_batch_size, OPT, 1, "1", "", "samples per microbatch b"),
-	COUNT("training.grad_accum_steps", training.grad_accum_steps, OPT, 1, "1", "", "microbatches per optimizer step"),
+	COUNT("training.grad_accum_steps", training.grad_accum_steps, OPT, 1,
+	      "1", "", "microbatches per optimizer step; derived from `global_batch_size` when that is given"),
+	COUNT("training.global_batch_size", training.global_batch_size, OPT, 0,
+	      "derived: micro_batch_size × dp × grad_accum_steps", "",
+	      "samples per optimizer step; when given, grad_accum_steps = global_batch_size / (micro_batch_size × dp), so a `--set` of the micro batch or dp keeps the work"),
 	ENUM("training.recompute", training.recompute, recompute_names, DC_RECOMPUTE_NONE, "\"none\"",
 	     "activation recomputation (Korthikanti et al. 2022 §5): selective recomputes attention's softmax and dropout part, full keeps only each layer's input"),
+	ENUM("training.attention", training.attention, attention_names, DC_ATTENTION_FLASH, "\"flash\"",
+	     "flash: a fused kernel that never stores the attention scores, softmax or its dropout mask (only per-row softmax statistics); eager: QKᵀ, softmax and dropout stored as in Korthikanti et al. 2022"),
 	SECTION("precision", OPT, "bytes per parameter of each model state"),
 	COUNT("precision.param_bytes", precision.param_bytes, OPT, 2, "2", "bytes/param", "working (BF16) parameters"),
 	COUNT("precision.grad_bytes", precision.grad_bytes, OPT, 2, "2", "bytes/param", "gradients"),
@@ -1677,6 +1686,48 @@ static int rule_sequence_parallel(struct loader *l)
 	return 0;
 }
 
+/* training.global_batch_size, when given, fixes the work of a step:
+ * grad_accum_steps = global_batch_size / (micro_batch_size x dp), so a
+ * --set of the micro batch or of dp keeps the samples per step. */
+static int rule_global_batch(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	struct dc_training *t = &c->training;
+	int kg = find_key("training.global_batch_size"), ka = find_key("training.grad_accum_steps");
+	int kb = find_key("training.micro_batch_size"), kd = find_key("parallel.dp");
+	int who;
+	uint64_t per_micro;
+	if (!l->seen[kg])
+		return 0;
+	/* blame the --set that broke the division, if one did */
+	who = l->from_set[kg] ? kg : l->from_set[kb] ? kb : l->from_set[kd] ? kd : kg;
+	if (dc_mul_u64(t->micro_batch_size, c->parallel.dp, &per_micro) || t->global_batch_size % per_micro != 0) {
+		errorf(l, who,
+		       "'training.global_batch_size': must be a multiple of training.micro_batch_size x parallel.dp (%llu x %llu), got %llu",
+		       (unsigned long long)t->micro_batch_size, (unsigned long long)c->parallel.dp,
+		       (unsigned long long)t->global_batch_size);
+		return -1;
+	}
+	if (l->seen[ka] && t->grad_accum_steps != t->global_batch_size / per_micro && !l->from_set[ka] &&
+	    !l->from_set[kg] && (l->from_set[kb] || l->from_set[kd])) {
+		/* the file gave both; a --set of the micro batch or dp keeps the work */
+		warnf(l, kb,
+		      "'training.grad_accum_steps': the file's %llu becomes %llu = training.global_batch_size / (micro_batch_size x dp) = %llu / (%llu x %llu)",
+		      (unsigned long long)t->grad_accum_steps, (unsigned long long)(t->global_batch_size / per_micro),
+		      (unsigned long long)t->global_batch_size, (unsigned long long)t->micro_batch_size,
+		      (unsigned long long)c->parallel.dp);
+	} else if (l->seen[ka] && t->grad_accum_steps != t->global_batch_size / per_micro) {
+		errorf(l, l->from_set[ka] ? ka : who,
+		       "'training.grad_accum_steps': %llu disagrees with training.global_batch_size (%llu = %llu x %llu x %llu); leave it out to derive it",
+		       (unsigned long long)t->grad_accum_steps, (unsigned long long)t->global_batch_size,
+		       (unsigned long long)t->micro_batch_size, (unsigned long long)c->parallel.dp,
+		       (unsigned long long)(t->global_batch_size / per_micro));
+		return -1;
+	}
+	t->grad_accum_steps = t->global_batch_size / per_micro;
+	return 0;
+}
+
 static int rule_virtual_pipeline(struct loader *l)
 {
 	const struct dc_config *c = l->cfg;
@@ -1768,6 +1819,9 @@ static const struct rule rules[] = {
 	{{"pp divides num_layers", KEYS("parallel.pp", "model.num_layers")}, rule_pp_layers},
 	{{"sequence_parallel needs tp > 1", KEYS("parallel.sequence_parallel", "parallel.tp")},
 	 rule_sequence_parallel},
+	{{"global_batch_size, when given, is a multiple of micro_batch_size × dp and gives grad_accum_steps (which, when also given, must agree)",
+	  KEYS("training.global_batch_size", "training.micro_batch_size", "parallel.dp", "training.grad_accum_steps")},
+	 rule_global_batch},
 	{{"virtual_pipeline > 1 needs pp > 1, pp × virtual_pipeline dividing num_layers and grad_accum_steps a multiple of pp",
 	  KEYS("parallel.virtual_pipeline", "parallel.pp", "model.num_layers", "training.grad_accum_steps")},
 	 rule_virtual_pipeline},
@@ -2251,6 +2305,11 @@ const char *dc_axis_name(enum dc_axis a)
 const char *dc_recompute_name(enum dc_recompute r)
 {
 	return recompute_names[r];
+}
+
+const char *dc_attention_name(enum dc_attention a)
+{
+	return attention_names[a];
 }
 
 const char *dc_norm_name(enum dc_norm n)
