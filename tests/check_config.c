@@ -731,7 +731,7 @@ START_TEST(test_gpu_presets)
 	expect_error(base, (const char *const[]){"cluster.gpu=a100"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'cluster.gpu': unknown value \"a100\"; did you mean \"a100-sxm4-80gb\"? (expected one of \"a100-sxm4-80gb\", \"h100-sxm5-80gb\", \"h200-sxm-141gb\")");
 	expect_error(base, (const char *const[]){"cluster.peak_flops=0"}, 1, DC_ERR_CONFIG,
-		     "--set: error: 'cluster.peak_flops': must be positive, got 0");
+		     "--set: error: 'cluster.peak_flops': must be at least 1, got 0");
 	expect_error(base, (const char *const[]){"cluster.peak_flops=1e18"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'cluster.peak_flops': must be below 1e+18 FLOP/s, got 1e+18");
 	/* a user's FP8 figure makes fp8 on the A100 preset legal */

@@ -111,14 +111,15 @@ static const char *const compute_precision_names[] = {"bf16", "fp8", NULL};
 	ROW(path, "fraction", "", text, "[0, 1)", doc, NULL, OPT, K_FRACTION, OFF(field), 0, 1, 0, def)
 #define REAL(path, field, def, text, unit, doc) \
 	ROW(path, "number", unit, text, "≥ 0", doc, NULL, OPT, K_REAL, OFF(field), 0, INFINITY, 0, def)
-/* A GPU speed the cluster.gpu preset fills unless given: positive and
- * below 10^18 per second, so every kernel time is finite */
+/* A GPU speed the cluster.gpu preset fills unless given: at least 1 and
+ * below 10^18 per second, as a link's bandwidth, so every kernel time is a
+ * finite multiple of FLOPs / peak + bytes / bandwidth */
 #define PRESET_BW(path, field, doc)                                                                          \
 	ROW(path, "bandwidth", "bytes/s", "derived: the cluster.gpu preset", "≥ 1 and < 10^18", doc, NULL, OPT, \
 	    K_BW, OFF(field), 1, 1e18, 0, 0)
 #define PRESET_FLOPS(path, field, doc)                                                                          \
-	ROW(path, "number", "FLOP/s", "derived: the cluster.gpu preset", "> 0 and < 10^18", doc, NULL, OPT, K_REAL, \
-	    OFF(field), 0, 1e18, 1, 0)
+	ROW(path, "number", "FLOP/s", "derived: the cluster.gpu preset", "≥ 1 and < 10^18", doc, NULL, OPT, K_REAL, \
+	    OFF(field), 1, 1e18, 0, 0)
 
 /* Table order is docs/config.md's order, and the unknown-key suggestions
  * prefer the earlier of two keys as close as each other. */
