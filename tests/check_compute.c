@@ -159,7 +159,7 @@ END_TEST
 /* The preset's peaks reach the result; fp8 doubles the matmul peak. The
  * 22B's logits GEMM on one tp rank, [8192 x 6144] x [6144 x 6400], is
  * 2 x 8192 x 6400 x 6144 = 644,245,094,400 FLOPs, compute-bound on the
- * H100 (its 284 MB move in 0.09 ms, the FLOPs take 1.03 ms at 0.63 of
+ * H100 (its 284 MB move in 0.13 ms, the FLOPs take 0.92 ms at 0.71 of
  * 989 TFLOP/s): t = F / (P e_mm) + t0, and under fp8 the first term halves. */
 START_TEST(test_presets_and_fp8)
 {

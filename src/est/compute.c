@@ -35,18 +35,19 @@ struct gpu_eff {
 };
 
 /* A100: the shape of both curves from Calculon's systems/a100_80g.json
- * (matmul 0.9 of peak at 16 GFLOP, 0.95 at 128 GFLOP: half-efficiency
- * work F0 = 1.02 GFLOP, t0 = F0 / (P e_mm); memory 0.75 at 10 MB and 0.9
- * at 100 MB of its 2048 GB/s: e_mem 0.92, t0 1.2 us), the level e_mm = 0.63
- * the one parameter fitted, on the ten times of Korthikanti et al. 2022
- * Table 4 together. H100 and H200: no measured per-layer times in the
+ * (matmul 0.9 of peak at 16 GFLOP and 0.95 at 128 GFLOP: half-efficiency
+ * work F0 = 1.02 GFLOP, t0_mm = F0 / (P e_mm); memory 0.75 at 10 MB and
+ * 0.9 at 100 MB: half-efficiency size 2.28 MB, t0_mem = that / (B e_mem));
+ * the levels e_mm 0.71 and e_mem 0.64 the least-squares point of
+ * Korthikanti et al. 2022 Tables 4 and 5 together (18 measurements, 2
+ * parameters). H100 and H200: no measured per-layer times in the
  * references, so the A100 fractions and fixed costs are carried over
  * (docs/compute-model.md, "Parameters"). No cluster.gpu: the A100 set. */
 static const struct gpu_eff gpu_effs[DC_GPU_COUNT] = {
-	[DC_GPU_NONE] = {"a100-sxm4-80gb", 0.63, 5.2e-6, 0.92, 1.2e-6},
-	[DC_GPU_A100_SXM4_80GB] = {"a100-sxm4-80gb", 0.63, 5.2e-6, 0.92, 1.2e-6},
-	[DC_GPU_H100_SXM5_80GB] = {"h100-sxm5-80gb", 0.63, 5.2e-6, 0.92, 1.2e-6},
-	[DC_GPU_H200_SXM_141GB] = {"h200-sxm-141gb", 0.63, 5.2e-6, 0.92, 1.2e-6},
+	[DC_GPU_NONE] = {"a100-sxm4-80gb", 0.71, 4.6e-6, 0.64, 1.75e-6},
+	[DC_GPU_A100_SXM4_80GB] = {"a100-sxm4-80gb", 0.71, 4.6e-6, 0.64, 1.75e-6},
+	[DC_GPU_H100_SXM5_80GB] = {"h100-sxm5-80gb", 0.71, 4.6e-6, 0.64, 1.75e-6},
+	[DC_GPU_H200_SXM_141GB] = {"h200-sxm-141gb", 0.71, 4.6e-6, 0.64, 1.75e-6},
 };
 
 /* What every kernel of one rank reads: the shape after its splits. */
