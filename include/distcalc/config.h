@@ -54,6 +54,7 @@ enum dc_recompute {
 	DC_RECOMPUTE_NONE,      /* keep every activation */
 	DC_RECOMPUTE_SELECTIVE, /* recompute attention's softmax/dropout part */
 	DC_RECOMPUTE_FULL,      /* keep only each layer's input; rerun forward */
+	DC_RECOMPUTE_OP,        /* torch per-op selective policy as torchtitan configures it */
 };
 
 /* How attention's forward keeps what backward needs (docs/formulas.md,
@@ -154,6 +155,7 @@ struct dc_training {
 	uint64_t grad_accum_steps;   /* derived from global_batch_size when that is given */
 	uint64_t global_batch_size;  /* samples per optimizer step as given; 0: not given */
 	enum dc_recompute recompute;
+	uint64_t recompute_layers;   /* full: layers per model chunk recomputed (Megatron block); 0: all */
 	enum dc_attention attention;
 };
 

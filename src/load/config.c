@@ -58,7 +58,7 @@ static const char *const mlp_names[] = {"swiglu", "gelu", NULL};
 static const char *const norm_names[] = {"rmsnorm", "layernorm", NULL};
 static const char *const sharding_names[] = {"none", "zero1", "zero2", "fsdp", NULL};
 static const char *const fsdp_unit_names[] = {"layer", "model", NULL};
-static const char *const recompute_names[] = {"none", "selective", "full", NULL};
+static const char *const recompute_names[] = {"none", "selective", "full", "op", NULL};
 static const char *const attention_names[] = {"flash", "eager", NULL};
 static const char *const link_names[] = {"auto", "intra_node", "inter_node", NULL};
 static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
@@ -201,7 +201,9 @@ static const struct key keys[] = {
 	      "derived: micro_batch_size × dp × grad_accum_steps", "",
 	      "samples per optimizer step; when given, grad_accum_steps = global_batch_size / (micro_batch_size × dp), so a `--set` of the micro batch or dp keeps the work"),
 	ENUM("training.recompute", training.recompute, recompute_names, DC_RECOMPUTE_NONE, "\"none\"",
-	     "activation recomputation (Korthikanti et al. 2022 §5): selective recomputes attention's softmax and dropout part, full keeps only each layer's input"),
+	     "activation recomputation: selective recomputes the attention core (Korthikanti et al. 2022 §5), full keeps only each layer's input, op is torch's per-op selective policy as torchtitan configures it (docs/formulas.md)"),
+	UINT("training.recompute_layers", training.recompute_layers, 0, "0", "",
+	     "with `recompute` full: only this many layers of each model chunk (the stage, when virtual_pipeline is 1) are recomputed, the rest keep everything (Megatron's --recompute-method block --recompute-num-layers); 0: every layer"),
 	ENUM("training.attention", training.attention, attention_names, DC_ATTENTION_FLASH, "\"flash\"",
 	     "flash: a fused kernel that never stores the attention scores, softmax or its dropout mask (only per-row softmax statistics); eager: QKᵀ, softmax and dropout stored as in Korthikanti et al. 2022"),
 	SECTION("precision", OPT, "bytes per parameter of each model state"),
@@ -1664,6 +1666,27 @@ static int rule_global_batch(struct loader *l)
 	return 0;
 }
 
+static int rule_recompute_layers(struct loader *l)
+{
+	const struct dc_config *c = l->cfg;
+	int k = find_key("training.recompute_layers");
+	uint64_t chunk, chunks;
+	if (!c->training.recompute_layers)
+		return 0;
+	if (dc_mul_u64(c->parallel.pp, c->parallel.virtual_pipeline, &chunks))
+		return 0; /* rule_virtual_pipeline said why */
+	chunk = c->model.num_layers / chunks;
+	if (c->training.recompute != DC_RECOMPUTE_FULL)
+		errorf(l, blame(l, k, "training.recompute"),
+		       "'training.recompute_layers': needs training.recompute \"full\" (it says how many layers are recomputed fully), got \"%s\"",
+		       recompute_names[c->training.recompute]);
+	else if (c->training.recompute_layers > chunk)
+		errorf(l, blame(l, k, "parallel.pp"),
+		       "'training.recompute_layers': must be at most the %llu layers of a model chunk (num_layers / (pp x virtual_pipeline)), got %llu",
+		       (unsigned long long)chunk, (unsigned long long)c->training.recompute_layers);
+	return 0;
+}
+
 static int rule_virtual_pipeline(struct loader *l)
 {
 	const struct dc_config *c = l->cfg;
@@ -1722,6 +1745,10 @@ static const struct rule rules[] = {
 	{{"virtual_pipeline > 1 needs pp > 1, pp × virtual_pipeline dividing num_layers and grad_accum_steps a multiple of pp",
 	  KEYS("parallel.virtual_pipeline", "parallel.pp", "model.num_layers", "training.grad_accum_steps")},
 	 rule_virtual_pipeline},
+	{{"recompute_layers needs recompute full and is at most the layers of a model chunk",
+	  KEYS("training.recompute_layers", "training.recompute", "model.num_layers", "parallel.pp",
+	       "parallel.virtual_pipeline")},
+	 rule_recompute_layers},
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
