@@ -245,6 +245,49 @@ START_TEST(test_course_ledger)
 }
 END_TEST
 
+/* The presets' ledgers on the course's layout (Llama-2-7B shape, tp 4, dp
+ * 2): a rank holds P = 1,684,803,584 parameters (test_course_ledger).
+ *   megatron, zero1 (its distributed optimizer): Megatron's theoretical
+ *     memory formula 6 + 12/d bytes: 2P + 4P + 12P/2 = 12P = 20,217,643,008
+ *   deepseek_v3, none: 14P = 23,587,250,176
+ *   fsdp2, fsdp: FP32 shards 4P/2 = 3,369,607,168, FP32 grads the same, no
+ *     master, Adam 8P/2 = 6,739,214,336: 13,478,428,672; the gathered BF16
+ *     working copy of the root (embedding and head shards 2 x 32,768,000
+ *     and the final norm 4,096) and two layers (2 x 50,601,984):
+ *     166,744,064 x 2 = 333,488,128; one unit's grads before
+ *     ReduceScatter, the root's, x 4 B: 262,160,384 */
+static struct dc_mem_ledger preset_ledger(const char *preset, const char *sharding)
+{
+	struct dc_config c;
+	fixture_json(&c,
+		     "{\"model\": {\"num_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+		     " \"ffn_hidden_size\": 11008, \"vocab_size\": 32000, \"seq_length\": 4096},"
+		     " \"cluster\": {\"num_nodes\": 2, \"gpus_per_node\": 4, \"gpu_memory\": \"80 GiB\","
+		     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+		     " \"parallel\": {\"tp\": 4, \"sharding\": \"%s\"}, \"precision\": {\"preset\": \"%s\"}}",
+		     sharding, preset);
+	return stage_ledger(&c, 0);
+}
+
+START_TEST(test_precision_presets_ledger)
+{
+	struct dc_mem_ledger l = preset_ledger("megatron", "zero1");
+	ck_assert_uint_eq(l.p.total, 1684803584ull);
+	ck_assert_uint_eq(l.grads_bytes, 4 * 1684803584ull);
+	ck_assert_uint_eq(l.model_states_bytes, 20217643008ull);
+	l = preset_ledger("deepseek_v3", "none");
+	ck_assert_uint_eq(l.model_states_bytes, 23587250176ull);
+	l = preset_ledger("fsdp2", "fsdp");
+	ck_assert_uint_eq(l.params_bytes, 3369607168ull);
+	ck_assert_uint_eq(l.grads_bytes, 3369607168ull);
+	ck_assert_uint_eq(l.master_bytes, 0);
+	ck_assert_uint_eq(l.optimizer_bytes, 6739214336ull);
+	ck_assert_uint_eq(l.model_states_bytes, 13478428672ull);
+	ck_assert_uint_eq(l.fsdp_forward_params_bytes, 333488128ull);
+	ck_assert_uint_eq(l.fsdp_unsharded_grads_bytes, 262160384ull);
+}
+END_TEST
+
 /* A small GELU model: h 1024, 8 heads of 128, f 4096, V 1000, L 4, untied.
  * Per layer 4 x 1024^2 + 2 x 1024 x 4096 + 2048 = 12,584,960; embedding =
  * head = 1,024,000; total 4 x 12,584,960 + 2 x 1,024,000 + 1024 = 52,388,864. */
@@ -428,6 +471,7 @@ int main(void)
 	tcase_add_test(tc, test_pipeline_first_stage_holds_l_layers);
 	tcase_add_test(tc, test_stage_params_llama);
 	tcase_add_test(tc, test_course_ledger);
+	tcase_add_test(tc, test_precision_presets_ledger);
 	tcase_add_test(tc, test_fsdp_working_set);
 	tcase_add_test(tc, test_classes_by_stage);
 	tcase_add_test(tc, test_expert_states_shard_over_expert_dp);

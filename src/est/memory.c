@@ -204,7 +204,8 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 		return -1;
 	}
 
-	/* FSDP2 lifecycle: AllGather before forward, free after it when
+	/* FSDP2 lifecycle (the gathered copy at precision.working_bytes, BF16
+	 * under the fsdp2 preset's FP32 shards): AllGather before forward, free after it when
 	 * reshard_after_forward, AllGather before backward, ReduceScatter
 	 * grads. The root unit (embedding, final norm, head: what is left
 	 * after wrapping each layer) never reshards after forward: "the root
@@ -214,7 +215,7 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 		uint64_t resident;
 		if (par->fsdp_unit == DC_FSDP_UNIT_MODEL) {
 			l->fsdp_unit_params = l->p.total;
-			resident = dc_ck_mul(&c, l->p.total, pr->param_bytes);
+			resident = dc_ck_mul(&c, l->p.total, pr->working_bytes);
 			l->fsdp_unsharded_grads_bytes = dc_ck_mul(&c, l->p.total, pr->grad_bytes);
 		} else {
 			uint64_t window = l->p.layers < 2 ? l->p.layers : 2;
@@ -222,14 +223,14 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 			/* the root, the layer computing now and the prefetched next */
 			resident = dc_ck_mul(&c, dc_ck_add(&c, l->p.other_params,
 							   dc_ck_mul(&c, window, l->p.layer_params)),
-					     pr->param_bytes);
+					     pr->working_bytes);
 			l->fsdp_unsharded_grads_bytes =
 				dc_ck_mul(&c, max_u64(l->p.layer_params, l->p.other_params), pr->grad_bytes);
 		}
 		l->fsdp_backward_params_bytes = resident;
 		/* without resharding every unit stays gathered from forward on */
 		l->fsdp_forward_params_bytes =
-			par->reshard_after_forward ? resident : dc_ck_mul(&c, l->p.total, pr->param_bytes);
+			par->reshard_after_forward ? resident : dc_ck_mul(&c, l->p.total, pr->working_bytes);
 		if (!par->reshard_after_forward)
 			l->fsdp_backward_params_bytes = l->fsdp_forward_params_bytes;
 	}

@@ -60,6 +60,7 @@ static const char *const sharding_names[] = {"none", "zero1", "zero2", "fsdp", N
 static const char *const fsdp_unit_names[] = {"layer", "model", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "op", NULL};
 static const char *const attention_names[] = {"flash", "eager", NULL};
+static const char *const preset_names[] = {"course", "megatron", "fsdp2", "deepseek_v3", NULL};
 static const char *const link_names[] = {"auto", "intra_node", "inter_node", NULL};
 static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
 
@@ -207,11 +208,19 @@ static const struct key keys[] = {
 	ENUM("training.attention", training.attention, attention_names, DC_ATTENTION_FLASH, "\"flash\"",
 	     "flash: a fused kernel that never stores the attention scores, softmax or its dropout mask (only per-row softmax statistics); eager: QKᵀ, softmax and dropout stored as in Korthikanti et al. 2022"),
 	SECTION("precision", OPT, "bytes per parameter of each model state"),
-	COUNT("precision.param_bytes", precision.param_bytes, OPT, 2, "2", "bytes/param", "working (BF16) parameters"),
-	COUNT("precision.grad_bytes", precision.grad_bytes, OPT, 2, "2", "bytes/param", "gradients"),
-	UINT("precision.master_bytes", precision.master_bytes, 4, "4", "bytes/param", "FP32 master copy (0: none)"),
-	UINT("precision.optimizer_bytes", precision.optimizer_bytes, 8, "8", "bytes/param",
+	ENUM("precision.preset", precision.preset, preset_names, DC_PRECISION_COURSE, "\"course\"",
+	     "the bytes of each state (docs/formulas.md, \"Precision presets\"): course 2+2+4+8; megatron FP32 main grads 2+4+4+8; fsdp2 FP32 sharded params 4+4+0+8 with a BF16 working copy; deepseek_v3 BF16 Adam moments 2+4+4+4"),
+	COUNT("precision.param_bytes", precision.param_bytes, OPT, 0, "derived: the preset (course 2)", "bytes/param",
+	      "parameters as each rank stores them (fsdp2: the FP32 shard)"),
+	COUNT("precision.grad_bytes", precision.grad_bytes, OPT, 0, "derived: the preset (course 2)", "bytes/param",
+	      "gradients"),
+	UINT("precision.master_bytes", precision.master_bytes, 0, "derived: the preset (course 4)", "bytes/param",
+	     "FP32 master copy (0: none)"),
+	UINT("precision.optimizer_bytes", precision.optimizer_bytes, 0, "derived: the preset (course 8)", "bytes/param",
 	     "optimizer states (Adam: 2 × 4)"),
+	COUNT("precision.working_bytes", precision.working_bytes, OPT, 0, "derived: the preset (fsdp2 2, else param_bytes)",
+	      "bytes/param",
+	      "the copy the layers compute with: FSDP's gathered unit, and the activations sent between ranks"),
 	SECTION("collective", OPT, "the ring AllReduce lab"),
 	COUNT("collective.ranks", collective.ranks, OPT, 0, "derived: the world size", "",
 	      "ring size p (global ranks 0..p−1); at most the world size"),
@@ -1666,6 +1675,28 @@ static int rule_global_batch(struct loader *l)
 	return 0;
 }
 
+/* precision.preset fills every byte key not given (docs/formulas.md,
+ * "Precision presets"). */
+static int rule_precision_preset(struct loader *l)
+{
+	static const uint64_t bytes[][5] = {
+		/* param, grad, master, optimizer, working (0: param) */
+		[DC_PRECISION_COURSE] = {2, 2, 4, 8, 0},
+		[DC_PRECISION_MEGATRON] = {2, 4, 4, 8, 0},
+		[DC_PRECISION_FSDP2] = {4, 4, 0, 8, 2},
+		[DC_PRECISION_DEEPSEEK_V3] = {2, 4, 4, 4, 0},
+	};
+	static const char *const path[] = {"precision.param_bytes", "precision.grad_bytes", "precision.master_bytes",
+					   "precision.optimizer_bytes", "precision.working_bytes"};
+	struct dc_precision *pr = &l->cfg->precision;
+	uint64_t *field[] = {&pr->param_bytes, &pr->grad_bytes, &pr->master_bytes, &pr->optimizer_bytes,
+			     &pr->working_bytes};
+	for (size_t i = 0; i < 5; i++)
+		if (!seen(l, path[i]))
+			*field[i] = i == 4 && !bytes[pr->preset][i] ? pr->param_bytes : bytes[pr->preset][i];
+	return 0;
+}
+
 static int rule_recompute_layers(struct loader *l)
 {
 	const struct dc_config *c = l->cfg;
@@ -1745,6 +1776,10 @@ static const struct rule rules[] = {
 	{{"virtual_pipeline > 1 needs pp > 1, pp × virtual_pipeline dividing num_layers and grad_accum_steps a multiple of pp",
 	  KEYS("parallel.virtual_pipeline", "parallel.pp", "model.num_layers", "training.grad_accum_steps")},
 	 rule_virtual_pipeline},
+	{{"precision.preset gives every byte key not given; working_bytes defaults to param_bytes but under fsdp2",
+	  KEYS("precision.preset", "precision.param_bytes", "precision.grad_bytes", "precision.master_bytes",
+	       "precision.optimizer_bytes", "precision.working_bytes")},
+	 rule_precision_preset},
 	{{"recompute_layers needs recompute full and is at most the layers of a model chunk",
 	  KEYS("training.recompute_layers", "training.recompute", "model.num_layers", "parallel.pp",
 	       "parallel.virtual_pipeline")},
@@ -2231,6 +2266,11 @@ const char *dc_recompute_name(enum dc_recompute r)
 const char *dc_attention_name(enum dc_attention a)
 {
 	return attention_names[a];
+}
+
+const char *dc_precision_preset_name(enum dc_precision_preset p)
+{
+	return preset_names[p];
 }
 
 const char *dc_norm_name(enum dc_norm n)
