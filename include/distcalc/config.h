@@ -54,6 +54,7 @@ enum dc_recompute {
 	DC_RECOMPUTE_NONE,      /* keep every activation */
 	DC_RECOMPUTE_SELECTIVE, /* recompute attention's softmax/dropout part */
 	DC_RECOMPUTE_FULL,      /* keep only each layer's input; rerun forward */
+	DC_RECOMPUTE_OP,        /* torch per-op selective policy as torchtitan configures it */
 };
 
 /* How attention's forward keeps what backward needs (docs/formulas.md,
@@ -174,15 +175,27 @@ struct dc_training {
 	uint64_t grad_accum_steps;   /* derived from global_batch_size when that is given */
 	uint64_t global_batch_size;  /* samples per optimizer step as given; 0: not given */
 	enum dc_recompute recompute;
+	uint64_t recompute_layers;   /* full: layers per model chunk recomputed (Megatron block); 0: all */
 	enum dc_attention attention;
+};
+
+/* Conventions for the bytes of each model state (docs/formulas.md,
+ * "Precision presets"); the explicit byte keys override them. */
+enum dc_precision_preset {
+	DC_PRECISION_COURSE,      /* 2 + 2 + 4 + 8 = 16 B/param (ZeRO, the course) */
+	DC_PRECISION_MEGATRON,    /* 2 + 4 (FP32 main grads) + 4 + 8 = 18 B/param */
+	DC_PRECISION_FSDP2,       /* FP32 sharded params 4 + FP32 grads 4 + Adam 8, no master; BF16 working copy */
+	DC_PRECISION_DEEPSEEK_V3, /* 2 + 4 + 4 + BF16 moments 4 = 14 B/param */
 };
 
 /* Bytes per parameter of each model state. */
 struct dc_precision {
+	enum dc_precision_preset preset;
 	uint64_t param_bytes;
 	uint64_t grad_bytes;
 	uint64_t master_bytes;
 	uint64_t optimizer_bytes;
+	uint64_t working_bytes; /* the copy layers compute with: FSDP's gathered unit, activation messages */
 	enum dc_compute_precision compute; /* precision.compute, default BF16 */
 };
 
@@ -266,6 +279,7 @@ const char *dc_axis_name(enum dc_axis a);
 const char *dc_link_choice_name(enum dc_link_choice l);
 const char *dc_recompute_name(enum dc_recompute r);
 const char *dc_attention_name(enum dc_attention a);
+const char *dc_precision_preset_name(enum dc_precision_preset p);
 
 /* Parameter count of the configured shape (see docs/formulas.md and
  * docs/models.md; the terms are in params.h). Returns 0, or -1 on overflow. */

@@ -252,8 +252,21 @@ static void layer_time(const struct ctx *x, const struct part *pt, struct dc_wor
 	case DC_RECOMPUTE_SELECTIVE:
 		w->recompute_s = pt->core_mm + pt->core_mem;
 		break;
-	case DC_RECOMPUTE_FULL:
-		w->recompute_s = w->fwd_s;
+	case DC_RECOMPUTE_FULL: {
+		/* training.recompute_layers k of a chunk's L/(pp v) layers
+		 * (Megatron's block method): per layer, on average, k / (L/(pp v))
+		 * of a forward */
+		uint64_t k = x->p->in->training.recompute_layers, lc = x->p->layers_per_chunk;
+		double share = k == 0 || lc == 0 || k >= lc ? 1.0 : (double)k / (double)lc;
+		w->recompute_s = share * w->fwd_s;
+		break;
+	}
+	case DC_RECOMPUTE_OP:
+		/* torchtitan's per-op policy keeps every other matmul's output
+		 * and the flash kernel's: the rest of the forward runs again,
+		 * every element-wise kernel, about half the projection GEMMs'
+		 * time, and under eager attention its two products too */
+		w->recompute_s = pt->fwd_mem + 0.5 * (pt->fwd_mm - pt->core_mm) + (x->eager ? pt->core_mm : 0.0);
 		break;
 	}
 }

@@ -109,6 +109,25 @@ static int states_bytes(const struct dc_stage_params *p, uint64_t bytes_per_para
 	return dc_add_u64(dense, experts, out);
 }
 
+/* What the layers of a stage keep for one microbatch each. Under full
+ * recompute with training.recompute_layers = N (Megatron's block method),
+ * the first N layers of each of its v model chunks keep only their input
+ * and the rest keep everything; the recomputed ones are taken from the
+ * dense layers first (they come first in the model). */
+static uint64_t stage_kept_sum(const struct dc_plan *pl, const struct dc_stage_params *sp,
+			       const struct dc_act_plan *x, struct dc_ck *c)
+{
+	uint64_t dense = sp->layers - sp->moe_layers, n = pl->in->training.recompute_layers, chunk, r, rd;
+	if (pl->in->training.recompute != DC_RECOMPUTE_FULL || n == 0)
+		return dc_ck_add(c, dc_ck_mul(c, dense, x->kept[0]), dc_ck_mul(c, sp->moe_layers, x->kept[1]));
+	chunk = sp->layers / pl->v;
+	r = dc_ck_mul(c, pl->v, n < chunk ? n : chunk);
+	rd = r < dense ? r : dense;
+	return dc_ck_add(c, dc_ck_mul(c, r, x->input_bytes),
+			 dc_ck_add(c, dc_ck_mul(c, dense - rd, x->all[0]),
+				   dc_ck_mul(c, sp->moe_layers - (r - rd), x->all[1])));
+}
+
 static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger *l, const char **error)
 {
 	const struct dc_act_plan *x = &pl->act;
@@ -162,8 +181,7 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 		 * per-layer figure is their average over the layers it holds */
 		uint64_t sum;
 		bad = x->kept_bad[0] | (l->p.moe_layers ? x->kept_bad[1] : 0);
-		sum = dc_ck_add(&c, dc_ck_mul(&c, l->p.layers - l->p.moe_layers, x->kept[0]),
-				dc_ck_mul(&c, l->p.moe_layers, x->kept[1]));
+		sum = stage_kept_sum(pl, &l->p, x, &c);
 		act_layer = l->p.layers ? dc_ceil_div(sum, l->p.layers) : x->kept[0];
 	}
 	bad |= dc_act_layer_microbatches(pl, stage, &l->activation_layer_microbatches);
@@ -186,7 +204,8 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 		return -1;
 	}
 
-	/* FSDP2 lifecycle: AllGather before forward, free after it when
+	/* FSDP2 lifecycle (the gathered copy at precision.working_bytes, BF16
+	 * under the fsdp2 preset's FP32 shards): AllGather before forward, free after it when
 	 * reshard_after_forward, AllGather before backward, ReduceScatter
 	 * grads. The root unit (embedding, final norm, head: what is left
 	 * after wrapping each layer) never reshards after forward: "the root
@@ -196,7 +215,7 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 		uint64_t resident;
 		if (par->fsdp_unit == DC_FSDP_UNIT_MODEL) {
 			l->fsdp_unit_params = l->p.total;
-			resident = dc_ck_mul(&c, l->p.total, pr->param_bytes);
+			resident = dc_ck_mul(&c, l->p.total, pr->working_bytes);
 			l->fsdp_unsharded_grads_bytes = dc_ck_mul(&c, l->p.total, pr->grad_bytes);
 		} else {
 			uint64_t window = l->p.layers < 2 ? l->p.layers : 2;
@@ -204,14 +223,14 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 			/* the root, the layer computing now and the prefetched next */
 			resident = dc_ck_mul(&c, dc_ck_add(&c, l->p.other_params,
 							   dc_ck_mul(&c, window, l->p.layer_params)),
-					     pr->param_bytes);
+					     pr->working_bytes);
 			l->fsdp_unsharded_grads_bytes =
 				dc_ck_mul(&c, max_u64(l->p.layer_params, l->p.other_params), pr->grad_bytes);
 		}
 		l->fsdp_backward_params_bytes = resident;
 		/* without resharding every unit stays gathered from forward on */
 		l->fsdp_forward_params_bytes =
-			par->reshard_after_forward ? resident : dc_ck_mul(&c, l->p.total, pr->param_bytes);
+			par->reshard_after_forward ? resident : dc_ck_mul(&c, l->p.total, pr->working_bytes);
 		if (!par->reshard_after_forward)
 			l->fsdp_backward_params_bytes = l->fsdp_forward_params_bytes;
 	}

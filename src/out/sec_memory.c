@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "distcalc/activation.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
 #include "distcalc/section.h"
@@ -47,7 +48,7 @@ static void view(const struct dc_run *run, void *out)
 	v->top.reserve_bytes = m->top.phase_reserve_bytes[m->top.peak_phase];
 	v->top.gpu_mem_bytes = v->gpu_mem_bytes;
 	v->top.peak_phase = dc_mem_phase_name(m->top.peak_phase);
-	v->nm.activations = "assumed (Korthikanti et al. 2022 Table 2, generalised to GQA and SwiGLU, or the override); flash/fused attention kernels that never store the scores make the real figure smaller";
+	v->nm.activations = "assumed (Korthikanti et al. 2022 Table 2, generalised to GQA, SwiGLU and flash attention, or the override); framework temporaries and a non-fused SwiGLU's extra silu output are not counted";
 	v->nm.optimizer_step = "foreach/fused Adam scratch and gradient-clipping buffers";
 	v->nm.checkpoint_save = "a full (unsharded) state dict gathered on one rank; the phase above assumes a sharded save";
 	v->nm.ddp_bucket_copy = "PyTorch DDP with gradient_as_bucket_view=False (its default) keeps a flat copy of every gradient: add grads_bytes once more";
@@ -64,7 +65,8 @@ static void activation_model(const void *base, char *buf, size_t len)
 			 in->memory.activation_bytes_per_token_per_layer);
 	else
 		snprintf(buf, len,
-			 "assumption: Korthikanti et al. 2022 Table 2 (recompute %s, sequence parallel %s), generalised to GQA and SwiGLU: docs/formulas.md",
+			 "assumption: Korthikanti et al. 2022 Table 2 (attention %s, dropout %s, recompute %s, sequence parallel %s), generalised to GQA, SwiGLU and flash attention: docs/formulas.md",
+			 dc_attention_name(in->training.attention), in->model.dropout ? "on" : "off",
 			 dc_recompute_name(in->training.recompute),
 			 ((const struct view *)base)->plan->layout.sequence_parallel ? "on" : "off");
 }
@@ -208,6 +210,68 @@ static const struct dc_field phase_fields[] = {
 static const struct dc_fields phase_table = DC_FIELDS(phase_fields);
 static const struct dc_rows phase_rows = {phase_count, phase_row, sizeof(struct phase_row), "phases"};
 
+/* ---- one layer's activations, term by term (activation.h) ---- */
+
+struct term_row {
+	const char *term, *formula, *split;
+	uint64_t bytes, kept;
+};
+
+/* the layer kind the ledger's stage holds most of: MoE when it has any */
+static int term_layer(const struct ledger_view *v, struct dc_act_layer *out)
+{
+	if (v->plan->in->memory.activation_explicit)
+		return -1;
+	return dc_act_layer_parts(v->plan, v->l.p.moe_layers > 0, out);
+}
+
+/* the i-th term that applies (held without recompute, or kept by it) */
+static int nth_term(const struct dc_act_layer *t, uint64_t i)
+{
+	for (int k = 0; k < DC_ACT_TERM_COUNT; k++)
+		if ((t->term_bytes[k] || t->kept_bytes[k]) && i-- == 0)
+			return k;
+	return -1;
+}
+
+static uint64_t term_count(const void *base)
+{
+	struct dc_act_layer t;
+	uint64_t n = 0;
+	if (term_layer(base, &t) != 0)
+		return 0;
+	for (int k = 0; k < DC_ACT_TERM_COUNT; k++)
+		n += t.term_bytes[k] || t.kept_bytes[k];
+	return n;
+}
+
+static void term_row(const void *base, uint64_t i, void *out)
+{
+	static const char *const splits[] = {"replicated", "tp", "core"};
+	const struct ledger_view *v = base;
+	struct term_row *row = out;
+	struct dc_act_layer t;
+	int k;
+	if (term_layer(v, &t) != 0 || (k = nth_term(&t, i)) < 0)
+		return; /* computed once already: it cannot fail now */
+	row->term = dc_act_term_name((enum dc_act_term)k);
+	row->formula = dc_act_term_formula((enum dc_act_term)k, v->plan->in);
+	row->split = splits[dc_act_term_group((enum dc_act_term)k)];
+	row->bytes = t.term_bytes[k];
+	row->kept = t.kept_bytes[k];
+}
+
+#define TR(m) offsetof(struct term_row, m)
+static const struct dc_field term_fields[] = {
+	{"term", "term", DC_U_NONE, DC_FT_STR, TR(term)},
+	{"formula", "formula", DC_U_NONE, DC_FT_STR, TR(formula)},
+	{"split", "split", DC_U_NONE, DC_FT_STR, TR(split)},
+	{"held_bytes", "held (B)", DC_U_COUNT, DC_FT_U64, TR(bytes)},
+	{"kept_bytes", "kept (B)", DC_U_COUNT, DC_FT_U64, TR(kept)},
+};
+static const struct dc_fields term_table = DC_FIELDS(term_fields);
+static const struct dc_rows term_rows = {term_count, term_row, sizeof(struct term_row), "terms"};
+
 #define LV(m) offsetof(struct ledger_view, m)
 #define L(m) offsetof(struct ledger_view, l.m)
 static const struct dc_field top_fields[] = {
@@ -224,11 +288,13 @@ static const struct dc_field top_fields[] = {
 	{"model_states_bytes", "= model states", DC_U_BYTES, DC_FT_U64, L(model_states_bytes)},
 	{"activation_bytes_per_layer", NULL, DC_U_BYTES, DC_FT_U64, L(activation_bytes_per_layer),
 	 .label_fn = act_label},
+	{"activation_terms", "One layer, one microbatch, term by term (held: no recompute; kept: under it; split: replicated over tp unless SP, split over tp, attention core)", DC_U_NONE,
+	 DC_FT_ROWS, 0, .sub = &term_table, .rows = &term_rows},
 	{"in_flight_microbatches", "microbatches in flight", DC_U_COUNT, DC_FT_U64, L(in_flight)},
 	{"activation_layer_microbatches", NULL, DC_U_COUNT, DC_FT_U64, L(activation_layer_microbatches),
 	 .label_fn = held_label},
 	{"activation_layers_bytes", "activations of the layers held", DC_U_BYTES, DC_FT_U64, L(activation_layers_bytes)},
-	{"activation_embedding_bytes", "embedding dropout masks (first stage)", DC_U_BYTES, DC_FT_U64,
+	{"activation_embedding_bytes", "embedding dropout masks (first stage, with dropout)", DC_U_BYTES, DC_FT_U64,
 	 L(activation_embedding_bytes)},
 	{"activation_output_bytes", "final norm, head input, FP32 logits (last stage)", DC_U_BYTES, DC_FT_U64,
 	 L(activation_output_bytes)},
