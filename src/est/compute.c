@@ -174,8 +174,10 @@ static void attention(const struct ctx *x, struct part *pt)
 		double soft = mem_s(x, 4.0 * scores), drop = x->dropout ? mem_s(x, 5.0 * scores) : 0;
 		pt->core_mm = qk_f + av_f;
 		pt->core_mem = soft + drop;
-		pt->bwd_mm += gemm_s(x, x->s, x->d_qk, x->s, bh) + gemm_s(x, x->s, x->s, x->d_qk, bh) +
-			      gemm_s(x, x->s, x->s, x->d_v, bh) + gemm_s(x, x->s, x->d_v, x->s, bh);
+		/* dQ = dS K and dK = dS^T Q: [s x s] x [s x d_qk] each; dP =
+		 * dO V^T: [s x d_v] x [d_v x s]; dV = P^T dO: [s x s] x [s x d_v] */
+		pt->bwd_mm += 2.0 * gemm_s(x, x->s, x->d_qk, x->s, bh) + gemm_s(x, x->s, x->s, x->d_v, bh) +
+			      gemm_s(x, x->s, x->d_v, x->s, bh);
 		pt->bwd_mem += mem_s(x, 6.0 * scores) + (x->dropout ? mem_s(x, 5.0 * scores) : 0);
 	} else {
 		/* FlashAttention-2 (Dao 2023): one kernel that never writes the
