@@ -426,6 +426,8 @@ START_TEST(test_precision_presets)
 		ck_assert_uint_eq(cfg.precision.master_bytes, 4);
 		dc_diag_release(&d);
 	}
+	expect_error(base, (const char *const[]){"parallel.offload=\"optimizer+params\""}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.offload': \"optimizer+params\" offloads the parameter shards, so it needs parallel.sharding \"fsdp\", got \"none\"");
 	expect_error(base, (const char *const[]){"precision.preset=\"fp8\""}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'precision.preset': unknown value \"fp8\"; expected one of \"course\", \"megatron\", \"fsdp2\", \"deepseek_v3\"");
 }

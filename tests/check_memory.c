@@ -288,6 +288,53 @@ START_TEST(test_precision_presets_ledger)
 }
 END_TEST
 
+/* CPU offload on the course's layout (P = 1,684,803,584 a rank, dp 2):
+ *   optimizer, zero1: the GPU keeps params and grads 2P + 2P =
+ *     6,739,214,336; the host the master 4P/2, Adam 8P/2 and ZeRO-Offload's
+ *     FP32 gradient copy 4P/2: 8P = 13,478,428,672 a rank, x 4 GPUs a node
+ *     = 53,913,714,688: over 48 GiB (51,539,607,552), within 64 GiB
+ *   optimizer+params, fsdp: the GPU keeps no states; the host 16P/2 = 8P */
+static void offload_config(struct dc_config *c, const char *offload, const char *sharding, const char *host)
+{
+	fixture_json(c,
+		     "{\"model\": {\"num_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+		     " \"ffn_hidden_size\": 11008, \"vocab_size\": 32000, \"seq_length\": 4096},"
+		     " \"cluster\": {\"num_nodes\": 2, \"gpus_per_node\": 4, \"gpu_memory\": \"80 GiB\","
+		     " \"host_memory\": \"%s\","
+		     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+		     " \"parallel\": {\"tp\": 4, \"sharding\": \"%s\", \"offload\": \"%s\"}}",
+		     host, sharding, offload);
+}
+
+START_TEST(test_offload_host_ledger)
+{
+	struct dc_config c;
+	struct dc_memory_result m;
+	const char *err = NULL;
+	struct dc_mem_ledger l;
+	offload_config(&c, "optimizer", "zero1", "48 GiB");
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.model_states_bytes, 6739214336ull);
+	ck_assert_uint_eq(l.master_bytes + l.optimizer_bytes, 0);
+	ck_assert_uint_eq(l.host_master_bytes, 3369607168ull);
+	ck_assert_uint_eq(l.host_optimizer_bytes, 6739214336ull);
+	ck_assert_uint_eq(l.host_grads_bytes, 3369607168ull);
+	ck_assert_uint_eq(l.host_bytes, 13478428672ull);
+	ck_assert_int_eq(dc_memory_compute(plan_of(&c), &m, &err), 0);
+	ck_assert_uint_eq(m.host_node_bytes, 53913714688ull);
+	ck_assert(m.host_checked && !m.host_fits);
+	offload_config(&c, "optimizer", "zero1", "64 GiB");
+	ck_assert_int_eq(dc_memory_compute(plan_of(&c), &m, &err), 0);
+	ck_assert(m.host_fits);
+	offload_config(&c, "optimizer+params", "fsdp", "0 GiB");
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.model_states_bytes, 0);
+	ck_assert_uint_eq(l.host_bytes, 13478428672ull);
+	ck_assert_int_eq(dc_memory_compute(plan_of(&c), &m, &err), 0);
+	ck_assert(!m.host_checked && m.host_fits);
+}
+END_TEST
+
 /* A small GELU model: h 1024, 8 heads of 128, f 4096, V 1000, L 4, untied.
  * Per layer 4 x 1024^2 + 2 x 1024 x 4096 + 2048 = 12,584,960; embedding =
  * head = 1,024,000; total 4 x 12,584,960 + 2 x 1,024,000 + 1024 = 52,388,864. */
@@ -472,6 +519,7 @@ int main(void)
 	tcase_add_test(tc, test_stage_params_llama);
 	tcase_add_test(tc, test_course_ledger);
 	tcase_add_test(tc, test_precision_presets_ledger);
+	tcase_add_test(tc, test_offload_host_ledger);
 	tcase_add_test(tc, test_fsdp_working_set);
 	tcase_add_test(tc, test_classes_by_stage);
 	tcase_add_test(tc, test_expert_states_shard_over_expert_dp);

@@ -45,6 +45,13 @@ enum dc_sharding {
 	DC_SHARD_FSDP,  /* + parameters (ZeRO-3 / FSDP) */
 };
 
+/* CPU offload of model states (ZeRO-Offload, FSDP CPUOffload). */
+enum dc_offload {
+	DC_OFFLOAD_NONE,
+	DC_OFFLOAD_OPTIMIZER,        /* master copy and optimizer states (and an FP32 grad copy) on the host */
+	DC_OFFLOAD_OPTIMIZER_PARAMS, /* + the parameter and gradient shards (needs sharding fsdp) */
+};
+
 enum dc_fsdp_unit {
 	DC_FSDP_UNIT_LAYER, /* one transformer layer per AllGather group */
 	DC_FSDP_UNIT_MODEL, /* the whole model in one group */
@@ -151,6 +158,7 @@ struct dc_cluster {
 	double peak_flops;     /* dense BF16/FP16 matmul FLOP/s */
 	double peak_flops_fp8; /* dense FP8 matmul FLOP/s (0: none or unknown) */
 	double hbm_bandwidth;  /* bytes/s */
+	uint64_t host_mem_bytes; /* cluster.host_memory per node; 0: not checked */
 	struct dc_link intra_node;
 	struct dc_link inter_node;
 };
@@ -163,6 +171,7 @@ struct dc_parallel {
 	enum dc_axis order[DC_AXIS_COUNT];
 	char order_text[64];
 	enum dc_sharding sharding;
+	enum dc_offload offload;
 	int reshard_after_forward;
 	enum dc_fsdp_unit fsdp_unit;
 	uint64_t bucket_bytes; /* DDP gradient bucket */
@@ -280,6 +289,7 @@ const char *dc_link_choice_name(enum dc_link_choice l);
 const char *dc_recompute_name(enum dc_recompute r);
 const char *dc_attention_name(enum dc_attention a);
 const char *dc_precision_preset_name(enum dc_precision_preset p);
+const char *dc_offload_name(enum dc_offload o);
 
 /* Parameter count of the configured shape (see docs/formulas.md and
  * docs/models.md; the terms are in params.h). Returns 0, or -1 on overflow. */

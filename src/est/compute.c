@@ -407,6 +407,7 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 	}
 	embedding(&x, &c->embedding);
 	head(&x, &c->head);
+	c->optimizer_on_host = in->parallel.offload != DC_OFFLOAD_NONE;
 	for (uint64_t i = 0; i < p->nsegments && i < DC_PLAN_MAX_SEGMENTS; i++)
 		c->optimizer_s[i] = p->segment_overflow[i] ? 0 : optimizer_s(&x, &p->segment_params[i]);
 	return 0;

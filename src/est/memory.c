@@ -162,6 +162,26 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 	bad |= states_bytes(&l->p, pr->master_bytes, dp, pl->expert_dp, sh >= DC_SHARD_ZERO1, &l->master_bytes);
 	bad |= states_bytes(&l->p, pr->optimizer_bytes, dp, pl->expert_dp, sh >= DC_SHARD_ZERO1,
 			    &l->optimizer_bytes);
+	/* CPU offload: ZeRO-Offload (Ren et al. 2021, section 4.1) moves the
+	 * FP32 master, the optimizer states and an FP32 copy of the gradient
+	 * partition to the host and runs the step there; offloading the
+	 * parameters too (FSDP CPUOffload, ZeRO-Infinity) moves the parameter
+	 * and gradient shards, and the GPU keeps only the gathered working set */
+	l->host_params_bytes = l->host_grads_bytes = l->host_master_bytes = l->host_optimizer_bytes = 0;
+	if (cfg->parallel.offload != DC_OFFLOAD_NONE) {
+		l->host_master_bytes = l->master_bytes;
+		l->host_optimizer_bytes = l->optimizer_bytes;
+		l->master_bytes = l->optimizer_bytes = 0;
+		if (cfg->parallel.offload == DC_OFFLOAD_OPTIMIZER_PARAMS) {
+			l->host_params_bytes = l->params_bytes;
+			l->host_grads_bytes = l->grads_bytes;
+			l->params_bytes = l->grads_bytes = 0;
+		} else {
+			bad |= states_bytes(&l->p, 4, dp, pl->expert_dp, sh >= DC_SHARD_ZERO1, &l->host_grads_bytes);
+		}
+	}
+	l->host_bytes = dc_ck_add(&c, dc_ck_add(&c, l->host_params_bytes, l->host_grads_bytes),
+			      dc_ck_add(&c, l->host_master_bytes, l->host_optimizer_bytes));
 	l->model_states_bytes = dc_ck_add(&c, dc_ck_add(&c, l->params_bytes, l->grads_bytes),
 				    dc_ck_add(&c, l->master_bytes, l->optimizer_bytes));
 	if (bad || c.overflow) {
@@ -299,7 +319,7 @@ int dc_memory_compute(const struct dc_plan *p, struct dc_memory_result *m, const
 {
 	struct dc_mem_ledger cur;
 	const char *e = NULL;
-	uint64_t best_stage = 0;
+	uint64_t best_stage = 0, host = 0;
 
 	/* within a segment the parameters are the same and the microbatches
 	 * in flight never grow with the stage, so neither does the peak: the
@@ -312,6 +332,8 @@ int dc_memory_compute(const struct dc_plan *p, struct dc_memory_result *m, const
 				*error = e;
 			return -1;
 		}
+		if (i == 0 || cur.host_bytes > host)
+			host = i == 0 ? m->top.host_bytes : cur.host_bytes;
 		if (i > 0 && cur.peak_bytes > m->top.peak_bytes) {
 			m->top = cur;
 			best_stage = s;
@@ -319,6 +341,15 @@ int dc_memory_compute(const struct dc_plan *p, struct dc_memory_result *m, const
 	}
 	m->nclasses = p->nclasses;
 	m->most_loaded = dc_plan_stage_class(p, best_stage);
+	/* the host ledger: the rank offloading the most, on every GPU of a node */
+	m->host_rank_bytes = host;
+	if (dc_mul_u64(m->host_rank_bytes, p->in->cluster.gpus_per_node, &m->host_node_bytes)) {
+		if (error)
+			*error = "'cluster.gpus_per_node' x 'parallel.offload': host bytes per node overflow 64 bits";
+		return -1;
+	}
+	m->host_checked = p->in->cluster.host_mem_bytes > 0;
+	m->host_fits = !m->host_checked || m->host_node_bytes <= p->in->cluster.host_mem_bytes;
 	dc_plan_class_stages(p, m->most_loaded, &m->top.stage_first, &m->top.stage_last);
 	return 0;
 }

@@ -60,6 +60,7 @@ static const char *const mlp_names[] = {"swiglu", "gelu", NULL};
 static const char *const norm_names[] = {"rmsnorm", "layernorm", NULL};
 static const char *const sharding_names[] = {"none", "zero1", "zero2", "fsdp", NULL};
 static const char *const fsdp_unit_names[] = {"layer", "model", NULL};
+static const char *const offload_names[] = {"none", "optimizer", "optimizer+params", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "op", NULL};
 static const char *const attention_names[] = {"flash", "eager", NULL};
 static const char *const preset_names[] = {"course", "megatron", "fsdp2", "deepseek_v3", NULL};
@@ -190,6 +191,8 @@ static const struct key keys[] = {
 		     "dense FP8 matmul peak of one GPU; needed with `precision.compute` \"fp8\""),
 	PRESET_BW("cluster.hbm_bandwidth", cluster.hbm_bandwidth,
 		  "HBM bandwidth of one GPU, e.g. `\"2.039 TB/s\"`; kernel times need it"),
+	BYTES("cluster.host_memory", cluster.host_mem_bytes, 0, "0",
+	      "CPU memory of one node, which offloaded states must fit (the memory section's host ledger); 0: not checked"),
 	SECTION("cluster.intra_node", REQ, "the links between the GPUs of one node"),
 	BW("cluster.intra_node.bandwidth", cluster.intra_node.bw_bytes_per_s, REQ,
 	   "effective one-way GPU-to-GPU bandwidth inside a node (NVLink/NVSwitch/PCIe)"),
@@ -209,6 +212,8 @@ static const struct key keys[] = {
 	      "rank order, first axis varying fastest (Megatron-LM's rank generator); names tp, dp, pp once each, cp and ep optional, joined by `-`"),
 	ENUM("parallel.sharding", parallel.sharding, sharding_names, DC_SHARD_NONE, "\"none\"",
 	     "what is sharded over dp: nothing (DDP); master params + optimizer states; + gradients; + parameters"),
+	ENUM("parallel.offload", parallel.offload, offload_names, DC_OFFLOAD_NONE, "\"none\"",
+	     "CPU offload: optimizer (ZeRO-Offload: master copy, optimizer states and an FP32 gradient copy on the host, the step on the CPU); optimizer+params (also the parameter and gradient shards, as FSDP's CPUOffload; needs sharding fsdp)"),
 	BOOL("parallel.reshard_after_forward", parallel.reshard_after_forward, 1, "true",
 	     "FSDP frees gathered parameters after forward and gathers them again for backward"),
 	BOOL("parallel.sequence_parallel", parallel.sequence_parallel, 0, "false",
@@ -1762,6 +1767,16 @@ static int rule_precision_preset(struct loader *l)
 	return 0;
 }
 
+static int rule_offload(struct loader *l)
+{
+	const struct dc_parallel *p = &l->cfg->parallel;
+	if (p->offload == DC_OFFLOAD_OPTIMIZER_PARAMS && p->sharding != DC_SHARD_FSDP)
+		errorf(l, blame(l, find_key("parallel.offload"), "parallel.sharding"),
+		       "'parallel.offload': \"optimizer+params\" offloads the parameter shards, so it needs parallel.sharding \"fsdp\", got \"%s\"",
+		       sharding_names[p->sharding]);
+	return 0;
+}
+
 static int rule_recompute_layers(struct loader *l)
 {
 	const struct dc_config *c = l->cfg;
@@ -1884,6 +1899,7 @@ static const struct rule rules[] = {
 	  KEYS("precision.preset", "precision.param_bytes", "precision.grad_bytes", "precision.master_bytes",
 	       "precision.optimizer_bytes", "precision.working_bytes")},
 	 rule_precision_preset},
+	{{"offload optimizer+params needs sharding fsdp", KEYS("parallel.offload", "parallel.sharding")}, rule_offload},
 	{{"recompute_layers needs recompute full and is at most the layers of a model chunk",
 	  KEYS("training.recompute_layers", "training.recompute", "model.num_layers", "parallel.pp",
 	       "parallel.virtual_pipeline")},
@@ -2378,6 +2394,11 @@ const char *dc_attention_name(enum dc_attention a)
 const char *dc_precision_preset_name(enum dc_precision_preset p)
 {
 	return preset_names[p];
+}
+
+const char *dc_offload_name(enum dc_offload o)
+{
+	return offload_names[o];
 }
 
 const char *dc_norm_name(enum dc_norm n)

@@ -27,6 +27,9 @@ struct view {
 	uint64_t gpu_mem_bytes;
 	int fits;
 	uint64_t headroom_bytes, shortfall_bytes;
+	uint64_t host_memory_bytes, host_rank_bytes, host_node_bytes;
+	int host_fits;
+	const char *offload;
 	struct ledger_view top;
 	struct not_modeled nm;
 };
@@ -41,6 +44,11 @@ static void view(const struct dc_run *run, void *out)
 	v->fits = m->top.fits;
 	v->headroom_bytes = m->top.headroom_bytes;
 	v->shortfall_bytes = m->top.shortfall_bytes;
+	v->host_memory_bytes = run->plan->in->cluster.host_mem_bytes;
+	v->host_rank_bytes = m->host_rank_bytes;
+	v->host_node_bytes = m->host_node_bytes;
+	v->host_fits = m->host_fits;
+	v->offload = dc_offload_name(run->plan->in->parallel.offload);
 	v->top.l = m->top;
 	v->top.plan = run->plan;
 	v->top.rank = m->top.stage_first * run->plan->topo.stride[DC_AXIS_PP];
@@ -123,32 +131,52 @@ static const char *sharding_says(const struct ledger_view *v, int level)
 	return v->plan->ep > 1 ? "replicated over dp, experts over dp/ep" : "replicated over dp";
 }
 
+/* " on the host" when parallel.offload moved the state (1: params and
+ * grads, 2: master and optimizer) */
+static const char *offloaded(const struct ledger_view *v, int what)
+{
+	enum dc_offload o = v->plan->in->parallel.offload;
+	return (what == 2 && o != DC_OFFLOAD_NONE) || (what == 1 && o == DC_OFFLOAD_OPTIMIZER_PARAMS) ? "; offloaded"
+												  : "";
+}
+
 static void params_label(const void *base, char *buf, size_t len)
 {
 	const struct ledger_view *v = base;
-	snprintf(buf, len, "params (%llu B/param, %s)", (unsigned long long)v->plan->in->precision.param_bytes,
-		 sharding_says(v, DC_SHARD_FSDP));
+	snprintf(buf, len, "params (%llu B/param, %s%s)", (unsigned long long)v->plan->in->precision.param_bytes,
+		 sharding_says(v, DC_SHARD_FSDP), offloaded(v, 1));
 }
 
 static void grads_label(const void *base, char *buf, size_t len)
 {
 	const struct ledger_view *v = base;
-	snprintf(buf, len, "grads (%llu B/param, %s)", (unsigned long long)v->plan->in->precision.grad_bytes,
-		 sharding_says(v, DC_SHARD_ZERO2));
+	snprintf(buf, len, "grads (%llu B/param, %s%s)", (unsigned long long)v->plan->in->precision.grad_bytes,
+		 sharding_says(v, DC_SHARD_ZERO2), offloaded(v, 1));
 }
 
 static void master_label(const void *base, char *buf, size_t len)
 {
 	const struct ledger_view *v = base;
-	snprintf(buf, len, "master copy (%llu B/param, %s)", (unsigned long long)v->plan->in->precision.master_bytes,
-		 sharding_says(v, DC_SHARD_ZERO1));
+	snprintf(buf, len, "master copy (%llu B/param, %s%s)", (unsigned long long)v->plan->in->precision.master_bytes,
+		 sharding_says(v, DC_SHARD_ZERO1), offloaded(v, 2));
 }
 
 static void optim_label(const void *base, char *buf, size_t len)
 {
 	const struct ledger_view *v = base;
-	snprintf(buf, len, "optimizer states (%llu B/param, %s)",
-		 (unsigned long long)v->plan->in->precision.optimizer_bytes, sharding_says(v, DC_SHARD_ZERO1));
+	snprintf(buf, len, "optimizer states (%llu B/param, %s%s)",
+		 (unsigned long long)v->plan->in->precision.optimizer_bytes, sharding_says(v, DC_SHARD_ZERO1),
+		 offloaded(v, 2));
+}
+
+static int is_offloaded(const void *base)
+{
+	return ((const struct ledger_view *)base)->plan->in->parallel.offload != DC_OFFLOAD_NONE;
+}
+
+static int view_offloaded(const void *base)
+{
+	return ((const struct view *)base)->plan->in->parallel.offload != DC_OFFLOAD_NONE;
 }
 
 static void act_label(const void *base, char *buf, size_t len)
@@ -285,7 +313,14 @@ static const struct dc_field top_fields[] = {
 	{"grads_bytes", NULL, DC_U_BYTES, DC_FT_U64, L(grads_bytes), .label_fn = grads_label},
 	{"master_bytes", NULL, DC_U_BYTES, DC_FT_U64, L(master_bytes), .label_fn = master_label},
 	{"optimizer_bytes", NULL, DC_U_BYTES, DC_FT_U64, L(optimizer_bytes), .label_fn = optim_label},
-	{"model_states_bytes", "= model states", DC_U_BYTES, DC_FT_U64, L(model_states_bytes)},
+	{"model_states_bytes", "= model states (on the GPU)", DC_U_BYTES, DC_FT_U64, L(model_states_bytes)},
+	{"host_params_bytes", "host: parameter shard", DC_U_BYTES, DC_FT_U64, L(host_params_bytes), .shown = is_offloaded},
+	{"host_grads_bytes", "host: gradients (FP32 copy, or the shard)", DC_U_BYTES, DC_FT_U64, L(host_grads_bytes),
+	 .shown = is_offloaded},
+	{"host_master_bytes", "host: master copy", DC_U_BYTES, DC_FT_U64, L(host_master_bytes), .shown = is_offloaded},
+	{"host_optimizer_bytes", "host: optimizer states", DC_U_BYTES, DC_FT_U64, L(host_optimizer_bytes),
+	 .shown = is_offloaded},
+	{"host_bytes", "= host memory of this rank", DC_U_BYTES, DC_FT_U64, L(host_bytes), .shown = is_offloaded},
 	{"activation_bytes_per_layer", NULL, DC_U_BYTES, DC_FT_U64, L(activation_bytes_per_layer),
 	 .label_fn = act_label},
 	{"activation_terms", "One layer, one microbatch, term by term (held: no recompute; kept: under it; split: replicated over tp unless SP, split over tp, attention core)", DC_U_NONE,
@@ -401,6 +436,14 @@ static const struct dc_field fields[] = {
 	{"fits", "fits (rank with the highest peak)", DC_U_NONE, DC_FT_BOOL, V(fits)},
 	{"headroom_bytes", "headroom", DC_U_BYTES, DC_FT_U64, V(headroom_bytes)},
 	{"shortfall_bytes", "shortfall", DC_U_BYTES, DC_FT_U64, V(shortfall_bytes)},
+	{"offload", "CPU offload", DC_U_NONE, DC_FT_STR, V(offload)},
+	{"host_memory_bytes", "host memory per node (0: not checked)", DC_U_BYTES, DC_FT_U64, V(host_memory_bytes),
+	 .shown = view_offloaded},
+	{"host_bytes_per_rank", "host bytes of the rank offloading the most", DC_U_BYTES, DC_FT_U64, V(host_rank_bytes),
+	 .shown = view_offloaded},
+	{"host_bytes_per_node", "host bytes per node (x gpus_per_node)", DC_U_BYTES, DC_FT_U64, V(host_node_bytes),
+	 .shown = view_offloaded},
+	{"host_fits", "host ledger fits", DC_U_NONE, DC_FT_BOOL, V(host_fits), .shown = view_offloaded},
 	{"per_rank", "Rank with the highest peak memory", DC_U_NONE, DC_FT_OBJECT, V(top), .sub = &top_obj},
 	{"classes", "Classes of ranks with identical ledgers", DC_U_NONE, DC_FT_ROWS, 0, .sub = &class_table,
 	 .rows = &class_rows},
