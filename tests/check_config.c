@@ -274,7 +274,7 @@ START_TEST(test_cross_field_errors)
 		     DC_ERR_CONFIG, "t.json: error: 'parallel.tp': must divide model.num_kv_heads (2), got 4");
 	/* a rule an override broke names the --set, though the message is about the file's key */
 	expect_error(edit("\"tp\": 4", "\"tp\": 1, \"pp\": 8, \"dp\": 1"), (const char *const[]){"model.num_layers=30"}, 1,
-		     DC_ERR_CONFIG, "--set: error: 'parallel.pp': must divide model.num_layers (30), got 8");
+		     DC_ERR_CONFIG, "--set: error: 'parallel.pp': must divide model.num_layers (30), got 8; for uneven stages give parallel.pipeline_layers or first_stage_layers / last_stage_layers");
 	expect_error(edit("\"hidden_size\": 4096, \"num_attention_heads\": 32,", "\"hidden_size\": 3072, \"num_attention_heads\": 24,"),
 		     (const char *const[]){"model.num_kv_heads=6"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'parallel.tp': must divide model.num_kv_heads (6), got 4");

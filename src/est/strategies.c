@@ -19,6 +19,7 @@ void dc_variant_layout(const struct dc_plan *p, enum dc_variant v, struct dc_lay
 	}
 	out->tp = 1;
 	out->pp = 1;
+	out->cp = 1;
 	/* no tp group to split activations over, no pipeline to interleave:
 	 * the loader rejects these with tp = 1 or pp = 1 */
 	out->sequence_parallel = 0;

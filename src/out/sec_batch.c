@@ -25,7 +25,7 @@ static const struct dc_field fields[] = {
 	{"global_batch_size", "global batch b x accum x dp (samples)", DC_U_COUNT, DC_FT_U64, B(global_batch_size)},
 	{"seq_length", "sequence length (tokens)", DC_U_COUNT, DC_FT_U64, B(seq_length)},
 	{"tokens_per_step", "tokens per step", DC_U_COUNT, DC_FT_U64, B(tokens_per_step)},
-	{"gpus_per_sample", "GPUs sharing one sample tp x pp", DC_U_COUNT, DC_FT_U64, B(gpus_per_sample)},
+	{"gpus_per_sample", "GPUs sharing one sample tp x cp x pp", DC_U_COUNT, DC_FT_U64, B(gpus_per_sample)},
 	{"note", "note", DC_U_NONE, DC_FT_STR, offsetof(struct view, note)},
 };
 
