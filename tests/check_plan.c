@@ -273,7 +273,9 @@ static void gen(struct dc_rng *r, char *buf, size_t len)
 	uint64_t world = gpn * nodes, tp, pp, dp, vp = 1, gas, layers, heads, hidden, experts = 0, ep = 1;
 	uint64_t dense = 0;
 	int moe = dc_rng_range(r, 0, 1) == 1, sp;
-	char moe_text[256] = "", extra[128] = "", mem_text[96] = "";
+	char moe_text[256] = "", extra[1024] = "", mem_text[96] = "";
+	uint64_t cp = 1;
+	size_t n;
 
 	do
 		tp = pow2[dc_rng_range(r, 0, 2)];
@@ -281,7 +283,9 @@ static void gen(struct dc_rng *r, char *buf, size_t len)
 	do
 		pp = dc_rng_range(r, 1, 16);
 	while ((world / tp) % pp != 0);
-	dp = world / tp / pp;
+	if ((world / tp / pp) % 2 == 0 && dc_rng_range(r, 0, 3) == 0)
+		cp = 2; /* context parallelism: seq_length (128 k) splits into 2 cp chunks */
+	dp = world / tp / pp / cp;
 	if (pp > 1 && dc_rng_range(r, 0, 2) == 0)
 		vp = dc_rng_range(r, 2, 4);
 	gas = vp > 1 ? pp * dc_rng_range(r, 1, 3) : dc_rng_range(r, 1, 2 * pp + 1);
@@ -289,6 +293,45 @@ static void gen(struct dc_rng *r, char *buf, size_t len)
 	heads = tp * dc_rng_range(r, 1, 4);
 	hidden = heads * 16 * dc_rng_range(r, 1, 4);
 	layers = pp * vp * dc_rng_range(r, 1, 4);
+	n = (size_t)snprintf(extra, sizeof(extra), "\"cp\": %llu, ", (unsigned long long)cp);
+	if (vp == 1 && pp > 1 && dc_rng_range(r, 0, 1)) {
+		/* uneven stages: a list, the first/last-stage forms or the
+		 * embedding and loss counted as layers */
+		uint64_t mode = dc_rng_range(r, 0, 2);
+		if (mode == 0) {
+			uint64_t last = 0;
+			layers = 0;
+			n += (size_t)snprintf(extra + n, sizeof(extra) - n, "\"pipeline_layers\": [");
+			for (uint64_t i = 0; i < pp; i++) {
+				/* runs of equal stages, some of them one stage long */
+				uint64_t k = i > 0 && dc_rng_range(r, 0, 1) ? last : dc_rng_range(r, 1, 4);
+				last = k;
+				layers += k;
+				n += (size_t)snprintf(extra + n, sizeof(extra) - n, "%s%llu", i ? ", " : "", (unsigned long long)k);
+			}
+			n += (size_t)snprintf(extra + n, sizeof(extra) - n, "], ");
+		} else if (mode == 1) {
+			int f = (int)dc_rng_range(r, 0, 1), l = !f || dc_rng_range(r, 0, 1);
+			uint64_t fl = dc_rng_range(r, 0, 5), ll = dc_rng_range(r, 0, 5), mid = dc_rng_range(r, 1, 4);
+			uint64_t others = pp - (uint64_t)f - (uint64_t)l;
+			if (others == 0 && fl + ll == 0)
+				fl = 1;
+			layers = (f ? fl : 0) + (l ? ll : 0) + mid * others;
+			if (f)
+				n += (size_t)snprintf(extra + n, sizeof(extra) - n, "\"first_stage_layers\": %llu, ",
+						      (unsigned long long)fl);
+			if (l)
+				n += (size_t)snprintf(extra + n, sizeof(extra) - n, "\"last_stage_layers\": %llu, ",
+						      (unsigned long long)ll);
+		} else {
+			int e = (int)dc_rng_range(r, 0, 1), o = !e || dc_rng_range(r, 0, 1);
+			uint64_t each = dc_rng_range(r, 2, 4);
+			layers = each * pp - (uint64_t)e - (uint64_t)o;
+			n += (size_t)snprintf(extra + n, sizeof(extra) - n,
+					      "\"account_for_embedding\": %s, \"account_for_loss\": %s, ", e ? "true" : "false",
+					      o ? "true" : "false");
+		}
+	}
 	if (moe) {
 		static const uint64_t e_choices[] = {2, 4, 8, 16};
 		uint64_t g;
@@ -309,7 +352,7 @@ static void gen(struct dc_rng *r, char *buf, size_t len)
 			 (unsigned long long)dc_rng_range(r, 1000000, 100000000000ull));
 	}
 	if (ep > 1)
-		snprintf(extra, sizeof(extra), "\"ep\": %llu, ", (unsigned long long)ep);
+		snprintf(extra + n, sizeof(extra) - n, "\"ep\": %llu, ", (unsigned long long)ep);
 	if (dc_rng_range(r, 0, 7) == 0)
 		snprintf(mem_text, sizeof(mem_text), ", \"activation_bytes_per_token_per_layer\": %llu.5",
 			 (unsigned long long)dc_rng_range(r, 1, 100000));
@@ -361,7 +404,7 @@ static int same_ledger(const struct dc_mem_ledger *a, const struct dc_mem_ledger
 START_TEST(test_classes_match_brute_force)
 {
 	struct dc_rng rng;
-	uint64_t n = env_u64("DC_PROPERTY_COUNT", 3000), multi = 0, flat = 0;
+	uint64_t n = env_u64("DC_PROPERTY_COUNT", 3000), multi = 0, flat = 0, uneven = 0;
 	char json[4096];
 
 	dc_rng_seed(&rng, env_u64("DC_PROPERTY_SEED", 11));
@@ -384,6 +427,28 @@ START_TEST(test_classes_match_brute_force)
 		ck_assert_uint_le(pp, MAX_PP);
 		/* brute force: every stage's ledger, consecutive identical
 		 * ones merged, the first with the highest peak */
+		{
+			/* the stages' layers: the list's entries, adding up to L,
+			 * each stage starting where the one before ended, its dense
+			 * layers those below dense_limit (v = 1) */
+			uint64_t start = 0;
+			for (uint64_t s = 0; s < pp; s++) {
+				uint64_t k = dc_plan_stage_layers(&p, s);
+				if (c.parallel.pipeline_layers_n)
+					ck_assert_uint_eq(k, c.parallel.pipeline_layers[s]);
+				if (p.v == 1) {
+					uint64_t dense = 0;
+					ck_assert_uint_eq(dc_plan_stage_first_layer(&p, s), start);
+					for (uint64_t x = start; x < start + k; x++)
+						dense += x < p.dense_limit || c.model.params_explicit;
+					ck_assert_msg(dc_plan_stage_dense_layers(&p, s) == dense, "stage %llu dense\n%s",
+						      (unsigned long long)s, json);
+				}
+				start += k;
+			}
+			ck_assert_uint_eq(start, c.model.num_layers);
+			uneven += p.runs.n > 1;
+		}
 		for (uint64_t s = 0; s < pp; s++) {
 			ck_assert_msg(dc_memory_stage(&p, s, &l, &err) == 0, "%s\n%s", err, json);
 			if (ncls > 0 && same_ledger(&cls[ncls - 1], &l)) {
@@ -439,6 +504,7 @@ START_TEST(test_classes_match_brute_force)
 	/* the generator reaches merged classes and flat regions */
 	ck_assert_uint_gt(multi, n / 20);
 	ck_assert_uint_gt(flat, n / 20);
+	ck_assert_uint_gt(uneven, n / 20); /* and uneven stages */
 }
 END_TEST
 
