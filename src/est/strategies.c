@@ -46,6 +46,7 @@ static void fill(struct dc_variant_result *x, const struct dc_layout *lay, const
 	x->tp = lay->tp;
 	x->pp = lay->pp;
 	x->dp = lay->dp;
+	x->cp = lay->cp ? lay->cp : 1;
 	x->sharding = lay->sharding;
 	x->micro_batch_size = lay->micro_batch_size;
 	x->grad_accum_steps = lay->grad_accum_steps;

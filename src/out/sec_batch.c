@@ -14,7 +14,9 @@ static void view(const struct dc_run *run, void *out)
 {
 	struct view *v = out;
 	v->b = run->res->batch;
-	v->note = "not b x accum x all GPUs: the tp x pp ranks of one replica process the same samples";
+	v->note = run->plan->layout.cp > 1
+			  ? "not b x accum x all GPUs: the tp x cp x pp ranks of one replica process the same samples, each cp rank s / cp of every sequence"
+			  : "not b x accum x all GPUs: the tp x pp ranks of one replica process the same samples";
 }
 
 #define B(m) offsetof(struct view, b.m)
