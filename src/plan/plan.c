@@ -93,7 +93,7 @@ int dc_stage_split(const struct dc_parallel *par, uint64_t L, struct dc_stage_ru
 			/* the embedding and the loss each count as one layer */
 			uint64_t e = (uint64_t)par->account_for_embedding, o = (uint64_t)par->account_for_loss;
 			uint64_t units = L + e + o, each = units / pp;
-			if (units % pp != 0 || each < 1 + (e || o)) {
+			if (units % pp != 0 || each < 2) { /* e or o is 1: the short stage keeps a layer */
 				snprintf(err, errlen,
 					 "'%s': model.num_layers (%llu) plus the %llu counted as layers must split evenly over parallel.pp (%llu), each stage holding at least one layer",
 					 *key, (unsigned long long)L, (unsigned long long)(e + o), (unsigned long long)pp);
