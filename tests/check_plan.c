@@ -177,6 +177,50 @@ START_TEST(test_derive_layout_override)
 }
 END_TEST
 
+/* Context parallelism as a rank axis: configs/systems.json (2 nodes x 4,
+ * tp 4) with cp 2 and dp 1, order tp-cp-ep-dp-pp: S_tp = 1, S_cp = 4, so
+ * rank 5 has tp 1, cp 1; the cp groups [0, 4] ... cross the nodes, and so
+ * does the dp x cp group the gradients sync over (block 4 x 2 = 8 does not
+ * divide 4). On one node of 8 with tp 2, cp 4 the cp block is 2 x 4 = 8:
+ * every group stays on the node. b s / cp = 4096 / 2 tokens per rank. */
+START_TEST(test_context_parallel_layout)
+{
+	struct dc_config c;
+	struct dc_plan p;
+	uint64_t coord[DC_AXIS_COUNT];
+	struct dc_group g;
+
+	fixture_systems(&c);
+	c.parallel.cp = 2;
+	c.parallel.dp = 1;
+	fixture_plan(&c, &p);
+	ck_assert_uint_eq(p.world, 8);
+	ck_assert_uint_eq(p.topo.degree[DC_AXIS_CP], 2);
+	ck_assert_uint_eq(p.topo.stride[DC_AXIS_CP], 4);
+	dc_topology_coords(&p.topo, 5, coord);
+	ck_assert_uint_eq(coord[DC_AXIS_TP], 1);
+	ck_assert_uint_eq(coord[DC_AXIS_CP], 1);
+	ck_assert_uint_eq(coord[DC_AXIS_DP], 0);
+	dc_topology_group(&p.topo, DC_AXIS_CP, 1, &g);
+	ck_assert_uint_eq(g.first, 1);
+	ck_assert_uint_eq(dc_group_rank(&g, 1), 5);
+	ck_assert_int_eq(p.link[DC_AXIS_CP].choice, DC_LINK_INTER);
+	ck_assert_uint_eq(p.dp_cp, 2);
+	ck_assert_int_eq(p.dpcp_link.choice, DC_LINK_INTER);
+	ck_assert_uint_eq(p.tokens_per_microbatch_cp, 2048);
+	ck_assert_uint_eq(p.seq_per_cp_rank, 2048);
+
+	c.cluster.num_nodes = 1;
+	c.cluster.gpus_per_node = 8;
+	c.parallel.tp = 2;
+	c.parallel.cp = 4;
+	fixture_plan(&c, &p);
+	ck_assert_int_eq(p.link[DC_AXIS_CP].choice, DC_LINK_INTRA);
+	ck_assert_int_eq(p.dpcp_link.choice, DC_LINK_INTRA);
+	ck_assert_uint_eq(p.dp_cp, 4);
+}
+END_TEST
+
 START_TEST(test_explicit_params)
 {
 	/* an explicit count: the total and the active count are it; a rank of
@@ -597,6 +641,7 @@ int main(void)
 	tcase_add_test(tc, test_derive_systems);
 	tcase_add_test(tc, test_derive_mixtral_ep);
 	tcase_add_test(tc, test_derive_layout_override);
+	tcase_add_test(tc, test_context_parallel_layout);
 	tcase_add_test(tc, test_explicit_params);
 	tcase_add_test(tc, test_dense_layers_closed_form);
 	tcase_add_test(tc, test_classes_match_brute_force);
