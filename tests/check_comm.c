@@ -385,17 +385,22 @@ START_TEST(test_context_parallel_kv)
 	const struct dc_comm_strategy *s;
 
 	/* p2p ring: forward passes the chunk on cp - 1 = 3 times per layer (6
-	 * sends); backward K/V again and dK/dV, 12 sends: 18 x 1,048,576 B,
-	 * each send 1,048,576 / 3e11 s */
+	 * sends); backward sends K/V alone, then K/V with dK/dV in cp - 2 = 2
+	 * steps (2,097,152 B each), then dK/dV alone: 2 x (1 + 2 x 2 + 1) = 12
+	 * chunks. 18 x 1,048,576 B, 18 x 1,048,576 / 3e11 s with no latency */
 	cp_config(&c, "p2p", "none", 4);
 	m = compute(&c);
 	s = &m.s[DC_STRAT_CP];
 	ck_assert(s->in_play);
 	ck_assert_uint_eq(s->group_size, 4);
-	ck_assert_uint_eq(s->ncoll, 3);
+	ck_assert_uint_eq(s->ncoll, 4);
 	ck_assert_int_eq(s->coll[0].kind, DC_COLL_SEND);
 	ck_assert_uint_eq(s->coll[0].count, 6);
 	ck_assert_uint_eq(s->coll[0].msg_bytes, 1048576);
+	ck_assert_uint_eq(s->coll[1].count, 2);
+	ck_assert_uint_eq(s->coll[2].count, 4);
+	ck_assert_uint_eq(s->coll[2].msg_bytes, 2097152);
+	ck_assert_uint_eq(s->coll[3].count, 2);
 	ck_assert_uint_eq(s->bytes_per_rank, 18874368ull);
 	assert_close(s->time_s, 18.0 * 1048576.0 / 3e11);
 	/* the layer's TP AllReduces carry b s/cp h x 2 B = 4,194,304 B; the

@@ -179,7 +179,7 @@ static void fsdp_units(struct dc_ck *b, struct dc_comm_strategy *s, const struct
  * tp shard of the key/value heads, 16-bit. p2p (TransformerEngine's ring,
  * AttnFuncWithCPAndKVP2P): forward passes the chunk on cp - 1 times;
  * backward passes K/V on again and the accumulated dK/dV after them, 2(cp -
- * 1) chunks. all_gather (Llama 3 section 3.3.2): K/V all-gathered in
+ * 1) chunks in cp sends (the middle cp - 2 carry both). all_gather (Llama 3 section 3.3.2): K/V all-gathered in
  * forward and again in backward, dK/dV reduce-scattered. a2a (Ulysses):
  * q, k, v to head shards and the output back, and their gradients in
  * backward. Full recompute repeats the forward's share. */
@@ -204,8 +204,12 @@ static void cp_traffic(struct dc_ck *b, struct dc_comm_strategy *s, const struct
 	case DC_CP_P2P:
 		s->group_size = 2; /* a send goes to one neighbour on the ring */
 		push(b, s, DC_COLL_SEND, "K/V chunk to next cp rank", "forward", steps, kv);
-		push(b, s, DC_COLL_SEND, "K/V chunk to next cp rank, again", "backward", steps, kv);
-		push(b, s, DC_COLL_SEND, "dK/dV to next cp rank", "backward", steps, kv);
+		/* backward's cp steps: K/V alone first, K/V with the dK/dV
+		 * accumulated so far in the cp - 2 middle steps, dK/dV alone last */
+		push(b, s, DC_COLL_SEND, "K/V chunk to next cp rank, again", "backward", per_mb, kv);
+		push(b, s, DC_COLL_SEND, "K/V chunk and dK/dV together", "backward", dc_ck_mul(b, per_mb, cp - 2),
+		     dc_ck_mul(b, 2, kv));
+		push(b, s, DC_COLL_SEND, "dK/dV to their cp rank", "backward", per_mb, kv);
 		if (refwd)
 			push(b, s, DC_COLL_SEND, "K/V chunk, recomputed", "backward", steps, kv);
 		s->group_size = cp;
