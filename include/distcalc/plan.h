@@ -174,7 +174,10 @@ void dc_layout_of(const struct dc_config *in, struct dc_layout *out);
 /* As dc_plan_derive for `layout` in place of the input's: its degrees must
  * multiply to at most DC_MAX_WORLD ranks and keep the loader's promises
  * (tp divides the heads, pp x v divides the layers, ep divides dp and the
- * experts). The ring defaults use the world of `layout`. */
+ * experts, 2 cp divides the sequence). A layout with the input's pp keeps
+ * the input's uneven stages (parallel.pipeline_layers and the first/last
+ * forms); any other pp splits the layers evenly. The ring defaults use the
+ * world of `layout`. */
 int dc_plan_derive_layout(const struct dc_config *in, const struct dc_layout *layout,
 			  struct dc_plan *p);
 
