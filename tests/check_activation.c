@@ -492,6 +492,44 @@ START_TEST(test_figure1)
 }
 END_TEST
 
+/* Context parallelism by hand: a layer of h 1024, 16 heads (4 KV heads of
+ * 64), SwiGLU f 4096, s 8192, b 1, tp 2, cp 4 (one node of 8), eager attention
+ * with dropout (Korthikanti's terms). A cp rank
+ * holds sb = 8192 / 4 = 2048 tokens, and its queries meet all 8192 keys:
+ *   replicated 10 sbh                      = 10 x 2048 x 1024 = 20,971,520
+ *   linear     (2sb(q+k+v+o) + 6sbf) / t   = (2 x 2048 x 2560 + 6 x 2048 x 4096) / 2
+ *                                          = (10,485,760 + 50,331,648) / 2 = 30,408,704
+ *   scores     5 a (s/cp) s b / t          = 5 x 16 x 2048 x 8192 / 2 = 671,088,640
+ *   input      2 sbh (what full recompute keeps) = 4,194,304
+ * the first stage's embedding mask sbh = 2,097,152 and the last stage's
+ * 4 sbh + 4 sbV / t = 8,388,608 + 131,072,000 = 139,460,608. */
+START_TEST(test_context_parallel_layer)
+{
+	struct dc_config c;
+	struct dc_act_layer parts;
+	uint64_t v = 0;
+
+	fixture_json(&c, "{\"model\": {\"num_layers\": 2, \"hidden_size\": 1024, \"num_attention_heads\": 16,"
+			 " \"num_kv_heads\": 4, \"ffn_hidden_size\": 4096, \"vocab_size\": 32000, \"seq_length\": 8192,"
+			 " \"dropout\": true},"
+			 " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+			 " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"}},"
+			 " \"parallel\": {\"tp\": 2, \"cp\": 4},"
+			 " \"training\": {\"recompute\": \"full\", \"attention\": \"eager\"}}");
+	ck_assert_int_eq(dc_act_layer_parts(plan_of(&c), 0, &parts), 0);
+	ck_assert_uint_eq(parts.replicated_bytes, 20971520ull);
+	ck_assert_uint_eq(parts.linear_bytes, 30408704ull);
+	ck_assert_uint_eq(parts.scores_bytes, 671088640ull);
+	ck_assert_uint_eq(parts.input_bytes, 4194304ull);
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 0, &v), 0);
+	ck_assert_uint_eq(v, 4194304ull); /* full recompute keeps the input */
+	ck_assert_int_eq(dc_act_embedding_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 2097152ull);
+	ck_assert_int_eq(dc_act_output_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 139460608ull);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("activation");
@@ -516,6 +554,7 @@ int main(void)
 	tcase_add_test(tc, test_op_policy_one_layer);
 	tcase_add_test(tc, test_recompute_layers);
 	tcase_add_test(tc, test_figure1);
+	tcase_add_test(tc, test_context_parallel_layer);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -361,6 +361,126 @@ START_TEST(test_expert_parallel)
 }
 END_TEST
 
+/* Context parallelism by hand: 2 layers, h 1024, 16 heads, 4 KV heads of
+ * 64, s 8192, b 1, tp 2, cp 4 on one node of 8 (dp 1), one microbatch,
+ * 300 GB/s and no latency. A cp rank holds 8192 / 4 = 2048 tokens; its K/V
+ * chunk on one tp rank is 2048 tokens x 2 KV heads x (64 + 64) x 2 B =
+ * 1,048,576 B. */
+static void cp_config(struct dc_config *c, const char *type, const char *recompute, int kv_heads)
+{
+	fixture_json(c,
+		     "{\"model\": {\"num_layers\": 2, \"hidden_size\": 1024, \"num_attention_heads\": 16,"
+		     " \"num_kv_heads\": %d, \"ffn_hidden_size\": 4096, \"vocab_size\": 32000, \"seq_length\": 8192},"
+		     " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+		     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"}},"
+		     " \"parallel\": {\"tp\": 2, \"cp\": 4, \"cp_comm_type\": \"%s\"},"
+		     " \"training\": {\"recompute\": \"%s\"}}",
+		     kv_heads, type, recompute);
+}
+
+START_TEST(test_context_parallel_kv)
+{
+	struct dc_config c;
+	struct dc_comm m;
+	const struct dc_comm_strategy *s;
+
+	/* p2p ring: forward passes the chunk on cp - 1 = 3 times per layer (6
+	 * sends); backward sends K/V alone, then K/V with dK/dV in cp - 2 = 2
+	 * steps (2,097,152 B each), then dK/dV alone: 2 x (1 + 2 x 2 + 1) = 12
+	 * chunks. 18 x 1,048,576 B, 18 x 1,048,576 / 3e11 s with no latency */
+	cp_config(&c, "p2p", "none", 4);
+	m = compute(&c);
+	s = &m.s[DC_STRAT_CP];
+	ck_assert(s->in_play);
+	ck_assert_uint_eq(s->group_size, 4);
+	ck_assert_uint_eq(s->ncoll, 4);
+	ck_assert_int_eq(s->coll[0].kind, DC_COLL_SEND);
+	ck_assert_uint_eq(s->coll[0].count, 6);
+	ck_assert_uint_eq(s->coll[0].msg_bytes, 1048576);
+	ck_assert_uint_eq(s->coll[1].count, 2);
+	ck_assert_uint_eq(s->coll[2].count, 4);
+	ck_assert_uint_eq(s->coll[2].msg_bytes, 2097152);
+	ck_assert_uint_eq(s->coll[3].count, 2);
+	ck_assert_uint_eq(s->bytes_per_rank, 18874368ull);
+	assert_close(s->time_s, 18.0 * 1048576.0 / 3e11);
+	/* the layer's TP AllReduces carry b s/cp h x 2 B = 4,194,304 B; the
+	 * gradients sync over dp x cp = 4 ranks */
+	ck_assert_uint_eq(m.s[DC_STRAT_TP].coll[0].msg_bytes, 4194304);
+	ck_assert_uint_eq(m.s[DC_STRAT_DP].group_size, 4);
+	/* full recompute repeats the forward's 6 sends */
+	cp_config(&c, "p2p", "full", 4);
+	m = compute(&c);
+	ck_assert_uint_eq(m.s[DC_STRAT_CP].bytes_per_rank, 25165824ull);
+	/* all_gather: the whole sequence's K/V, 4 x 1,048,576 B, gathered in
+	 * forward and backward and reduce-scattered, once per layer each:
+	 * 6 calls x 3/4 x 4,194,304 B = 18,874,368 B, the ring's bytes */
+	cp_config(&c, "all_gather", "none", 4);
+	m = compute(&c);
+	s = &m.s[DC_STRAT_CP];
+	ck_assert_uint_eq(s->ncoll, 3);
+	ck_assert_int_eq(s->coll[0].kind, DC_COLL_ALL_GATHER);
+	ck_assert_uint_eq(s->coll[0].msg_bytes, 4194304);
+	ck_assert_int_eq(s->coll[2].kind, DC_COLL_REDUCE_SCATTER);
+	ck_assert_uint_eq(s->bytes_per_rank, 18874368ull);
+	/* a2a (Ulysses) needs cp to divide the KV heads per tp rank: with 8
+	 * KV heads, q, k, v of 8 query and 4 KV heads per tp rank are 2048
+	 * tokens x (8 x 64 + 4 x 128) x 2 B = 4,194,304 B, the output 2048 x
+	 * 8 x 64 x 2 B = 2,097,152 B, each way once per layer in forward and
+	 * backward, 3/4 sent: 2 layers x 2 x (3,145,728 + 1,572,864) B */
+	cp_config(&c, "a2a", "none", 8);
+	m = compute(&c);
+	s = &m.s[DC_STRAT_CP];
+	ck_assert_uint_eq(s->ncoll, 4);
+	ck_assert_int_eq(s->coll[0].kind, DC_COLL_ALL_TO_ALL);
+	ck_assert_uint_eq(s->coll[0].msg_bytes, 4194304);
+	ck_assert_uint_eq(s->coll[1].msg_bytes, 2097152);
+	ck_assert_uint_eq(s->bytes_per_rank, 18874368ull);
+}
+END_TEST
+
+/* FSDP with ep 4 of dp 8 by hand: 2 MoE layers, h 64, 4 heads, 4 experts
+ * of 3 x 64 x 128 = 24,576 parameters (top-2), V 1000 untied, tp 1, one
+ * node of 8, one microbatch. A layer holds 4h^2 = 16,384 attention, 2h =
+ * 128 norm, h E = 256 router and 4 / 4 = 1 expert: the stage 2 x 41,344 +
+ * 2 x 64,000 + 64 = 210,752 parameters, 49,152 of them experts. The
+ * ledger shards experts over dp / ep = 2 ranks, the rest over 8, so the
+ * expert units are gathered and scattered over 2: per layer AllGather
+ * forward and backward and ReduceScatter of 24,576 x 2 B, half sent:
+ * 6 x 24,576 = 147,456 B. The dense part of a layer, (210,752 - 128,064 -
+ * 49,152) / 2 = 16,768 parameters, goes over 8: 6 x 7/8 x 33,536 =
+ * 176,064 B, and the root (128,064 params) gathered once and scattered
+ * once: 2 x 7/8 x 256,128 = 448,224 B. */
+START_TEST(test_fsdp_expert_units)
+{
+	struct dc_config c;
+	struct dc_comm m;
+	const struct dc_comm_strategy *s;
+	uint64_t expert = 0, dense = 0;
+
+	fixture_json(&c, "{\"model\": {\"num_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 4,"
+			 " \"ffn_hidden_size\": 256, \"vocab_size\": 1000, \"seq_length\": 128, \"num_experts\": 4,"
+			 " \"experts_per_token\": 2, \"moe_ffn_hidden_size\": 128},"
+			 " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+			 " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"}},"
+			 " \"parallel\": {\"ep\": 4, \"sharding\": \"fsdp\"}}");
+	m = compute(&c);
+	s = &m.s[DC_STRAT_FSDP];
+	for (uint64_t i = 0; i < s->ncoll; i++) {
+		if (strncmp(s->coll[i].what, "expert", 6) == 0) {
+			ck_assert_uint_eq(s->coll[i].group_size, 2);
+			ck_assert_uint_eq(s->coll[i].msg_bytes, 49152);
+			expert += s->coll[i].bytes_per_rank;
+		} else {
+			ck_assert_uint_eq(s->coll[i].group_size, 8);
+			dense += s->coll[i].bytes_per_rank;
+		}
+	}
+	ck_assert_uint_eq(expert, 147456);
+	ck_assert_uint_eq(dense, 176064 + 448224);
+	ck_assert_uint_eq(s->bytes_per_rank, 147456 + 176064 + 448224);
+}
+END_TEST
+
 START_TEST(test_overflow_is_an_error)
 {
 	struct dc_config c;
@@ -390,6 +510,8 @@ int main(void)
 	tcase_add_test(tc, test_tp_sequence_parallel_and_recompute);
 	tcase_add_test(tc, test_pp_interleaved);
 	tcase_add_test(tc, test_expert_parallel);
+	tcase_add_test(tc, test_context_parallel_kv);
+	tcase_add_test(tc, test_fsdp_expert_units);
 	tcase_add_test(tc, test_overflow_is_an_error);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -262,6 +262,69 @@ START_TEST(test_value_errors)
 }
 END_TEST
 
+/* Uneven pipelines and context parallelism: every bad value names its key
+ * (base: 32 layers, 32 heads, seq 4096, 8 ranks, tp 4). */
+START_TEST(test_stage_and_cp_errors)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+	const char *pp2 = "\"tp\": 4, \"pp\": 2";
+
+	/* the list: sum, length, zero, type */
+	expect_error(edit("\"tp\": 4", pp2), (const char *const[]){"parallel.pipeline_layers=[16,15]"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.pipeline_layers': the stages' layers must add up to model.num_layers (32), got 31");
+	expect_error(edit("\"tp\": 4", pp2), (const char *const[]){"parallel.pipeline_layers=[10,10,12]"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.pipeline_layers': needs one entry per pipeline stage (parallel.pp = 2), got 3");
+	expect_error(edit("\"tp\": 4", pp2), (const char *const[]){"parallel.pipeline_layers=[32,0]"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.pipeline_layers': entry 2: every stage needs a whole number of layers, at least 1, got 0");
+	expect_error(edit("\"tp\": 4", "\"tp\": 4, \"pp\": 2, \"pipeline_layers\": 16"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.pipeline_layers': expected an array of layer counts like [4, 4, 3], got 16");
+	expect_error(edit("\"tp\": 4", pp2), (const char *const[]){"parallel.pipeline_layers=[]"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.pipeline_layers': expected one entry per pipeline stage, got an empty array");
+	/* a list for a scalar key is still a string */
+	expect_error(base, (const char *const[]){"parallel.tp=[4]"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.tp': expected an integer, got the string \"[4]\"");
+	/* the first/last forms: the rest must split evenly; not with the list */
+	expect_error(edit("\"tp\": 4", "\"tp\": 1, \"pp\": 4, \"first_stage_layers\": 7"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.first_stage_layers': the other 3 stages must split the remaining 25 of model.num_layers (32) evenly, at least one layer each");
+	expect_error(edit("\"tp\": 4", "\"tp\": 1, \"pp\": 4, \"account_for_embedding\": true"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.account_for_embedding': model.num_layers (32) plus the 1 counted as layers must split evenly over parallel.pp (4), each stage holding at least one layer");
+	expect_error(edit("\"tp\": 4", "\"tp\": 1, \"pp\": 8, \"first_stage_layers\": 3, \"account_for_loss\": true"), NULL, 0,
+		     DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.first_stage_layers': give first_stage_layers / last_stage_layers or account_for_embedding / account_for_loss, not both (Megatron-LM refuses the pair)");
+	expect_error(edit("\"tp\": 4", "\"tp\": 4, \"pp\": 2, \"pipeline_layers\": [16, 16], \"last_stage_layers\": 16"), NULL, 0,
+		     DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.pipeline_layers': give either the list or first_stage_layers / last_stage_layers / account_for_*, not both");
+	expect_error(edit("\"tp\": 4", "\"tp\": 4, \"pp\": 2, \"pipeline_layers\": [16, 16], \"virtual_pipeline\": 2"),
+		     (const char *const[]){"training.grad_accum_steps=2"}, 1, DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.virtual_pipeline': an interleaved schedule needs even stages (Megatron-Core refuses uneven first/last stages with it); drop pipeline_layers, first_stage_layers, last_stage_layers and account_for_*");
+	/* cp: into the world, the sequence in 2 cp chunks, a2a by heads */
+	expect_error(edit("\"tp\": 4", "\"tp\": 4, \"cp\": 3"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.tp': tp x cp x pp (12) must divide the world size num_nodes x gpus_per_node (8)\n"
+		     "t.json: error: 'parallel.cp': 2 x cp must divide model.seq_length (4096): each cp rank holds two of 2 x cp equal chunks, got cp 3");
+	expect_error(edit("\"tp\": 4", "\"tp\": 2, \"cp\": 4"), (const char *const[]){"model.seq_length=4100"}, 1,
+		     DC_ERR_CONFIG,
+		     "--set: error: 'parallel.cp': 2 x cp must divide model.seq_length (4100): each cp rank holds two of 2 x cp equal chunks, got cp 4");
+	expect_error(edit("\"tp\": 4", "\"tp\": 4, \"cp\": 2, \"cp_comm_type\": \"a2a\""),
+		     (const char *const[]){"model.num_kv_heads=4"}, 1, DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.cp': with cp_comm_type \"a2a\" cp must divide the heads of each tp rank (8 query, 1 key/value heads), got 2");
+	expect_error(edit("\"tp\": 4", "\"tp\": 4, \"cp\": 2, \"cp_comm_type\": \"ring\""), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.cp_comm_type': unknown value \"ring\"; expected one of \"p2p\", \"all_gather\", \"a2a\"");
+	/* and what loads: [4,4,3]-style lists from --set, cp into dp */
+	ck_assert_int_eq(load(edit("\"tp\": 4", "\"tp\": 1, \"pp\": 3, \"dp\": 2"),
+			      (const char *const[]){"model.num_layers=11", "parallel.pipeline_layers=[4,4,3]",
+						    "cluster.num_nodes=3", "cluster.gpus_per_node=2"},
+			      4, &cfg, &d),
+			 0);
+	ck_assert_uint_eq(cfg.parallel.pipeline_layers_n, 3);
+	ck_assert_uint_eq(cfg.parallel.pipeline_layers[2], 3);
+	dc_diag_release(&d);
+	ck_assert_int_eq(load(edit("\"tp\": 4", "\"tp\": 2, \"cp\": 2"), NULL, 0, &cfg, &d), 0);
+	ck_assert_uint_eq(cfg.parallel.dp, 2); /* 8 / (2 x 2) */
+	dc_diag_release(&d);
+}
+END_TEST
+
 START_TEST(test_cross_field_errors)
 {
 	expect_error(edit("\"tp\": 4", "\"dp\": 4, \"tp\": 4"), NULL, 0, DC_ERR_CONFIG,
@@ -274,7 +337,7 @@ START_TEST(test_cross_field_errors)
 		     DC_ERR_CONFIG, "t.json: error: 'parallel.tp': must divide model.num_kv_heads (2), got 4");
 	/* a rule an override broke names the --set, though the message is about the file's key */
 	expect_error(edit("\"tp\": 4", "\"tp\": 1, \"pp\": 8, \"dp\": 1"), (const char *const[]){"model.num_layers=30"}, 1,
-		     DC_ERR_CONFIG, "--set: error: 'parallel.pp': must divide model.num_layers (30), got 8");
+		     DC_ERR_CONFIG, "--set: error: 'parallel.pp': must divide model.num_layers (30), got 8; for uneven stages give parallel.pipeline_layers or first_stage_layers / last_stage_layers");
 	expect_error(edit("\"hidden_size\": 4096, \"num_attention_heads\": 32,", "\"hidden_size\": 3072, \"num_attention_heads\": 24,"),
 		     (const char *const[]){"model.num_kv_heads=6"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'parallel.tp': must divide model.num_kv_heads (6), got 4");
@@ -807,6 +870,7 @@ int main(void)
 	tcase_add_test(tc, test_nul_and_size);
 	tcase_add_test(tc, test_value_errors);
 	tcase_add_test(tc, test_cross_field_errors);
+	tcase_add_test(tc, test_stage_and_cp_errors);
 	tcase_add_test(tc, test_several_errors_at_once);
 	tcase_add_test(tc, test_set_overrides);
 	tcase_add_test(tc, test_attention_dropout_global_batch);

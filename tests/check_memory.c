@@ -459,6 +459,154 @@ START_TEST(test_expert_states_shard_over_expert_dp)
 }
 END_TEST
 
+/* Uneven stages by hand: 11 layers as [4, 4, 3] on pp 3 (tp 1, dp 1), h 64,
+ * 4 heads, SwiGLU f 256, V 1000 untied, 3 microbatches, 16 B/param. A layer
+ * holds 4h^2 = 16,384 attention + 3hf = 49,152 MLP + 2h = 128 norm =
+ * 65,664 parameters:
+ *   stage 0: 4 x 65,664 + embedding 64,000           = 326,656 (5,226,496 B of states)
+ *   stage 1: 4 x 65,664                              = 262,656 (4,202,496 B)
+ *   stage 2: 3 x 65,664 + final norm 64 + head 64,000 = 261,056 (4,176,896 B)
+ * 1F1B holds min(3 - s, 3) = 3, 2, 1 microbatches: 12, 8 and 3
+ * layer-microbatches. Every stage is its own class. */
+START_TEST(test_uneven_stage_ledgers)
+{
+	static const uint64_t params[] = {326656, 262656, 261056}, lm[] = {12, 8, 3}, layers[] = {4, 4, 3};
+	struct dc_config c;
+	struct dc_plan p;
+	struct dc_memory_result m;
+	struct dc_mem_ledger l;
+	const char *err = NULL;
+
+	fixture_json(&c, "{\"model\": {\"num_layers\": 11, \"hidden_size\": 64, \"num_attention_heads\": 4,"
+			 " \"ffn_hidden_size\": 256, \"vocab_size\": 1000, \"seq_length\": 128},"
+			 " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 3, \"gpu_memory\": \"80 GiB\","
+			 " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"}},"
+			 " \"parallel\": {\"pp\": 3, \"pipeline_layers\": [4, 4, 3]},"
+			 " \"training\": {\"grad_accum_steps\": 3}}");
+	fixture_plan(&c, &p);
+	ck_assert_int_eq(dc_memory_compute(&p, &m, &err), 0);
+	ck_assert_uint_eq(m.nclasses, 3);
+	for (uint64_t s = 0; s < 3; s++) {
+		ck_assert_uint_eq(dc_plan_stage_layers(&p, s), layers[s]);
+		ck_assert_int_eq(dc_memory_class_at(&p, &m, s, &l), 0);
+		ck_assert_uint_eq(l.stage_first, s);
+		ck_assert_uint_eq(l.p.layers, layers[s]);
+		ck_assert_uint_eq(l.p.total, params[s]);
+		ck_assert_uint_eq(l.model_states_bytes, 16 * params[s]);
+		ck_assert_uint_eq(l.activation_layer_microbatches, lm[s]);
+	}
+	ck_assert_uint_eq(dc_plan_stage_first_layer(&p, 2), 8);
+	ck_assert_uint_eq(p.most_stage, 0);
+}
+END_TEST
+
+/* Llama-3-405B (h 16384, 128 heads, 8 KV heads of 128, SwiGLU f 53248,
+ * V 128256 untied, 126 layers) on tp 8 x pp 8: 126 does not split over 8
+ * stages, so Megatron gives the first and last stages 15 layers
+ * (--decoder-first/last-pipeline-num-layers 15) or counts the embedding and
+ * the loss as a layer each ((126 + 2) / 8 = 16 per stage, one short at
+ * either end): the same [15, 16 x 6, 15]. Per tp rank a layer holds
+ * (q 16384^2 + k, v 16384 x 1024 each + o 16384^2 + 3 x 16384 x 53248) / 8
+ * = 3,187,671,040 / 8 = 398,458,880 plus 2 x 16384 norm = 398,491,648, the
+ * vocab-parallel embedding 128256 x 16384 / 8 = 262,668,288:
+ *   stage 0      15 x 398,491,648 + 262,668,288          = 6,240,043,008
+ *   stages 1-6   16 x 398,491,648                         = 6,375,866,368 (the most)
+ *   stage 7      15 x 398,491,648 + 16,384 + 262,668,288 = 6,240,059,392 */
+static void llama405b(struct dc_config *c, const char *split)
+{
+	fixture_json(c,
+		     "{\"model\": {\"num_layers\": 126, \"hidden_size\": 16384, \"num_attention_heads\": 128,"
+		     " \"num_kv_heads\": 8, \"ffn_hidden_size\": 53248, \"vocab_size\": 128256, \"seq_length\": 8192},"
+		     " \"cluster\": {\"num_nodes\": 8, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+		     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"}},"
+		     " \"parallel\": {\"tp\": 8, \"pp\": 8, %s}, \"training\": {\"grad_accum_steps\": 16}}",
+		     split);
+}
+
+START_TEST(test_llama_405b_first_last_forms)
+{
+	static const char *const forms[] = {"\"first_stage_layers\": 15, \"last_stage_layers\": 15",
+					    "\"account_for_embedding\": true, \"account_for_loss\": true",
+					    "\"pipeline_layers\": [15, 16, 16, 16, 16, 16, 16, 15]"};
+	for (size_t f = 0; f < 3; f++) {
+		struct dc_config c;
+		struct dc_plan p;
+		struct dc_stage_params sp;
+		llama405b(&c, forms[f]);
+		fixture_plan(&c, &p);
+		ck_assert_uint_eq(p.runs.n, 3);
+		for (uint64_t s = 0; s < 8; s++)
+			ck_assert_uint_eq(dc_plan_stage_layers(&p, s), s == 0 || s == 7 ? 15 : 16);
+		ck_assert_int_eq(dc_stage_params_compute(&p, 0, &sp), 0);
+		ck_assert_uint_eq(sp.total, 6240043008ull);
+		ck_assert_int_eq(dc_stage_params_compute(&p, 3, &sp), 0);
+		ck_assert_uint_eq(sp.total, 6375866368ull);
+		ck_assert_int_eq(dc_stage_params_compute(&p, 7, &sp), 0);
+		ck_assert_uint_eq(sp.total, 6240059392ull);
+		ck_assert_uint_eq(p.most_stage, 1);
+		ck_assert_uint_eq(p.most.total, 6375866368ull);
+	}
+}
+END_TEST
+
+/* DeepSeek-V3 (configs/models/deepseek-v3.json) as trained (arXiv
+ * 2412.19437 section 3.2): 2048 GPUs, PP16 with the 61 layers as 4 on each
+ * of 15 stages and 1 on the last, EP64, ZeRO-1, tp 1, so dp 128 and the
+ * experts' replicas dp / ep = 2. By hand from the shape (h 7168, 128 heads,
+ * MLA q rank 1536, kv rank 512, nope 128, rope 64, v 128; 256 experts of
+ * 3 x 7168 x 2048 = 44,040,192, one shared of the same size, the router
+ * 7168 x 256 + 256 score biases; 3 dense layers of f 18432; V 129280):
+ *   MLA   7168 x 1536 + 1536 + 1536 x 128 x 192 + 7168 x 576 + 512
+ *         + 512 x 128 x 256 + 128 x 128 x 7168            = 187,107,328
+ *   dense layer 187,107,328 + 3 x 7168 x 18432 + 2 x 7168 = 583,483,392
+ *   MoE layer   187,107,328 + 44,040,192 (shared) + 4 x 44,040,192 (256 / 64
+ *               local experts) + 14,336 + 1,835,264       = 409,157,888
+ *   stage 0     3 x 583,483,392 + 409,157,888 + 926,679,040 (7168 x 129280)
+ *                                                         = 3,086,287,104
+ *   stages 1-14 4 x 409,157,888                           = 1,636,631,552
+ *   stage 15    409,157,888 + 7168 + 926,679,040          = 1,335,844,096
+ * ZeRO-1 on stage 1: the 931,988,480 non-expert parameters' master and
+ * Adam states over 128 ranks (7,281,160 each), the 704,643,072 expert ones
+ * over 2 (352,321,536): master 4 x 359,602,696 = 1,438,410,784 B, Adam
+ * 2,876,821,568 B. 120 microbatches >= 16 stages: every stage holds a
+ * different number in flight (16 - s), so each is its own class. */
+START_TEST(test_deepseek_v3_pp16_ep64)
+{
+	static const uint64_t layers[] = {4, 4, 1};
+	static const uint64_t params[] = {3086287104ull, 1636631552ull, 1335844096ull};
+	struct dc_config c;
+	struct dc_diag d;
+	struct dc_plan p;
+	struct dc_memory_result m;
+	struct dc_mem_ledger l;
+	const char *err = NULL;
+
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(DC_SOURCE_DIR "/tests/inputs/deepseek-v3-pp16.json", NULL, 0, &c, &d), 0);
+	dc_diag_release(&d);
+	fixture_plan(&c, &p);
+	ck_assert_uint_eq(p.world, 2048);
+	ck_assert_uint_eq(p.layout.dp, 128);
+	ck_assert_uint_eq(p.expert_dp, 2);
+	ck_assert_int_eq(dc_memory_compute(&p, &m, &err), 0);
+	ck_assert_uint_eq(m.nclasses, 16);
+	for (uint64_t s = 0; s < 16; s++) {
+		uint64_t k = s == 0 ? 0 : s < 15 ? 1 : 2;
+		ck_assert_int_eq(dc_memory_class_at(&p, &m, s, &l), 0);
+		ck_assert_uint_eq(l.stage_first, s);
+		ck_assert_uint_eq(l.stage_last, s);
+		ck_assert_uint_eq(l.p.layers, layers[k]);
+		ck_assert_uint_eq(l.p.total, params[k]);
+		ck_assert_uint_eq(l.p.dense_layers, s == 0 ? 3 : 0);
+		ck_assert_uint_eq(l.in_flight, 16 - s);
+		if (s == 1) {
+			ck_assert_uint_eq(l.master_bytes, 1438410784ull);
+			ck_assert_uint_eq(l.optimizer_bytes, 2876821568ull);
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_activation_override)
 {
 	/* 1000.5 bytes per token per layer, micro 2, s 1000: ceil(1000.5 x 2000)
@@ -523,6 +671,9 @@ int main(void)
 	tcase_add_test(tc, test_fsdp_working_set);
 	tcase_add_test(tc, test_classes_by_stage);
 	tcase_add_test(tc, test_expert_states_shard_over_expert_dp);
+	tcase_add_test(tc, test_uneven_stage_ledgers);
+	tcase_add_test(tc, test_llama_405b_first_last_forms);
+	tcase_add_test(tc, test_deepseek_v3_pp16_ep64);
 	tcase_add_test(tc, test_activation_override);
 	tcase_add_test(tc, test_overflow_names_keys);
 	suite_add_tcase(s, tc);

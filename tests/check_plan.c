@@ -177,6 +177,50 @@ START_TEST(test_derive_layout_override)
 }
 END_TEST
 
+/* Context parallelism as a rank axis: configs/systems.json (2 nodes x 4,
+ * tp 4) with cp 2 and dp 1, order tp-cp-ep-dp-pp: S_tp = 1, S_cp = 4, so
+ * rank 5 has tp 1, cp 1; the cp groups [0, 4] ... cross the nodes, and so
+ * does the dp x cp group the gradients sync over (block 4 x 2 = 8 does not
+ * divide 4). On one node of 8 with tp 2, cp 4 the cp block is 2 x 4 = 8:
+ * every group stays on the node. b s / cp = 4096 / 2 tokens per rank. */
+START_TEST(test_context_parallel_layout)
+{
+	struct dc_config c;
+	struct dc_plan p;
+	uint64_t coord[DC_AXIS_COUNT];
+	struct dc_group g;
+
+	fixture_systems(&c);
+	c.parallel.cp = 2;
+	c.parallel.dp = 1;
+	fixture_plan(&c, &p);
+	ck_assert_uint_eq(p.world, 8);
+	ck_assert_uint_eq(p.topo.degree[DC_AXIS_CP], 2);
+	ck_assert_uint_eq(p.topo.stride[DC_AXIS_CP], 4);
+	dc_topology_coords(&p.topo, 5, coord);
+	ck_assert_uint_eq(coord[DC_AXIS_TP], 1);
+	ck_assert_uint_eq(coord[DC_AXIS_CP], 1);
+	ck_assert_uint_eq(coord[DC_AXIS_DP], 0);
+	dc_topology_group(&p.topo, DC_AXIS_CP, 1, &g);
+	ck_assert_uint_eq(g.first, 1);
+	ck_assert_uint_eq(dc_group_rank(&g, 1), 5);
+	ck_assert_int_eq(p.link[DC_AXIS_CP].choice, DC_LINK_INTER);
+	ck_assert_uint_eq(p.dp_cp, 2);
+	ck_assert_int_eq(p.dpcp_link.choice, DC_LINK_INTER);
+	ck_assert_uint_eq(p.tokens_per_microbatch_cp, 2048);
+	ck_assert_uint_eq(p.seq_per_cp_rank, 2048);
+
+	c.cluster.num_nodes = 1;
+	c.cluster.gpus_per_node = 8;
+	c.parallel.tp = 2;
+	c.parallel.cp = 4;
+	fixture_plan(&c, &p);
+	ck_assert_int_eq(p.link[DC_AXIS_CP].choice, DC_LINK_INTRA);
+	ck_assert_int_eq(p.dpcp_link.choice, DC_LINK_INTRA);
+	ck_assert_uint_eq(p.dp_cp, 4);
+}
+END_TEST
+
 START_TEST(test_explicit_params)
 {
 	/* an explicit count: the total and the active count are it; a rank of
@@ -273,7 +317,9 @@ static void gen(struct dc_rng *r, char *buf, size_t len)
 	uint64_t world = gpn * nodes, tp, pp, dp, vp = 1, gas, layers, heads, hidden, experts = 0, ep = 1;
 	uint64_t dense = 0;
 	int moe = dc_rng_range(r, 0, 1) == 1, sp;
-	char moe_text[256] = "", extra[128] = "", mem_text[96] = "";
+	char moe_text[256] = "", extra[1024] = "", mem_text[96] = "";
+	uint64_t cp = 1;
+	size_t n;
 
 	do
 		tp = pow2[dc_rng_range(r, 0, 2)];
@@ -281,7 +327,9 @@ static void gen(struct dc_rng *r, char *buf, size_t len)
 	do
 		pp = dc_rng_range(r, 1, 16);
 	while ((world / tp) % pp != 0);
-	dp = world / tp / pp;
+	if ((world / tp / pp) % 2 == 0 && dc_rng_range(r, 0, 3) == 0)
+		cp = 2; /* context parallelism: seq_length (128 k) splits into 2 cp chunks */
+	dp = world / tp / pp / cp;
 	if (pp > 1 && dc_rng_range(r, 0, 2) == 0)
 		vp = dc_rng_range(r, 2, 4);
 	gas = vp > 1 ? pp * dc_rng_range(r, 1, 3) : dc_rng_range(r, 1, 2 * pp + 1);
@@ -289,6 +337,45 @@ static void gen(struct dc_rng *r, char *buf, size_t len)
 	heads = tp * dc_rng_range(r, 1, 4);
 	hidden = heads * 16 * dc_rng_range(r, 1, 4);
 	layers = pp * vp * dc_rng_range(r, 1, 4);
+	n = (size_t)snprintf(extra, sizeof(extra), "\"cp\": %llu, ", (unsigned long long)cp);
+	if (vp == 1 && pp > 1 && dc_rng_range(r, 0, 1)) {
+		/* uneven stages: a list, the first/last-stage forms or the
+		 * embedding and loss counted as layers */
+		uint64_t mode = dc_rng_range(r, 0, 2);
+		if (mode == 0) {
+			uint64_t last = 0;
+			layers = 0;
+			n += (size_t)snprintf(extra + n, sizeof(extra) - n, "\"pipeline_layers\": [");
+			for (uint64_t i = 0; i < pp; i++) {
+				/* runs of equal stages, some of them one stage long */
+				uint64_t k = i > 0 && dc_rng_range(r, 0, 1) ? last : dc_rng_range(r, 1, 4);
+				last = k;
+				layers += k;
+				n += (size_t)snprintf(extra + n, sizeof(extra) - n, "%s%llu", i ? ", " : "", (unsigned long long)k);
+			}
+			n += (size_t)snprintf(extra + n, sizeof(extra) - n, "], ");
+		} else if (mode == 1) {
+			int f = (int)dc_rng_range(r, 0, 1), l = !f || dc_rng_range(r, 0, 1);
+			uint64_t fl = dc_rng_range(r, 0, 5), ll = dc_rng_range(r, 0, 5), mid = dc_rng_range(r, 1, 4);
+			uint64_t others = pp - (uint64_t)f - (uint64_t)l;
+			if (others == 0 && fl + ll == 0)
+				fl = 1;
+			layers = (f ? fl : 0) + (l ? ll : 0) + mid * others;
+			if (f)
+				n += (size_t)snprintf(extra + n, sizeof(extra) - n, "\"first_stage_layers\": %llu, ",
+						      (unsigned long long)fl);
+			if (l)
+				n += (size_t)snprintf(extra + n, sizeof(extra) - n, "\"last_stage_layers\": %llu, ",
+						      (unsigned long long)ll);
+		} else {
+			int e = (int)dc_rng_range(r, 0, 1), o = !e || dc_rng_range(r, 0, 1);
+			uint64_t each = dc_rng_range(r, 2, 4);
+			layers = each * pp - (uint64_t)e - (uint64_t)o;
+			n += (size_t)snprintf(extra + n, sizeof(extra) - n,
+					      "\"account_for_embedding\": %s, \"account_for_loss\": %s, ", e ? "true" : "false",
+					      o ? "true" : "false");
+		}
+	}
 	if (moe) {
 		static const uint64_t e_choices[] = {2, 4, 8, 16};
 		uint64_t g;
@@ -309,7 +396,7 @@ static void gen(struct dc_rng *r, char *buf, size_t len)
 			 (unsigned long long)dc_rng_range(r, 1000000, 100000000000ull));
 	}
 	if (ep > 1)
-		snprintf(extra, sizeof(extra), "\"ep\": %llu, ", (unsigned long long)ep);
+		snprintf(extra + n, sizeof(extra) - n, "\"ep\": %llu, ", (unsigned long long)ep);
 	if (dc_rng_range(r, 0, 7) == 0)
 		snprintf(mem_text, sizeof(mem_text), ", \"activation_bytes_per_token_per_layer\": %llu.5",
 			 (unsigned long long)dc_rng_range(r, 1, 100000));
@@ -361,7 +448,7 @@ static int same_ledger(const struct dc_mem_ledger *a, const struct dc_mem_ledger
 START_TEST(test_classes_match_brute_force)
 {
 	struct dc_rng rng;
-	uint64_t n = env_u64("DC_PROPERTY_COUNT", 3000), multi = 0, flat = 0;
+	uint64_t n = env_u64("DC_PROPERTY_COUNT", 3000), multi = 0, flat = 0, uneven = 0;
 	char json[4096];
 
 	dc_rng_seed(&rng, env_u64("DC_PROPERTY_SEED", 11));
@@ -384,6 +471,28 @@ START_TEST(test_classes_match_brute_force)
 		ck_assert_uint_le(pp, MAX_PP);
 		/* brute force: every stage's ledger, consecutive identical
 		 * ones merged, the first with the highest peak */
+		{
+			/* the stages' layers: the list's entries, adding up to L,
+			 * each stage starting where the one before ended, its dense
+			 * layers those below dense_limit (v = 1) */
+			uint64_t start = 0;
+			for (uint64_t s = 0; s < pp; s++) {
+				uint64_t k = dc_plan_stage_layers(&p, s);
+				if (c.parallel.pipeline_layers_n)
+					ck_assert_uint_eq(k, c.parallel.pipeline_layers[s]);
+				if (p.v == 1) {
+					uint64_t dense = 0;
+					ck_assert_uint_eq(dc_plan_stage_first_layer(&p, s), start);
+					for (uint64_t x = start; x < start + k; x++)
+						dense += x < p.dense_limit || c.model.params_explicit;
+					ck_assert_msg(dc_plan_stage_dense_layers(&p, s) == dense, "stage %llu dense\n%s",
+						      (unsigned long long)s, json);
+				}
+				start += k;
+			}
+			ck_assert_uint_eq(start, c.model.num_layers);
+			uneven += p.runs.n > 1;
+		}
 		for (uint64_t s = 0; s < pp; s++) {
 			ck_assert_msg(dc_memory_stage(&p, s, &l, &err) == 0, "%s\n%s", err, json);
 			if (ncls > 0 && same_ledger(&cls[ncls - 1], &l)) {
@@ -439,6 +548,7 @@ START_TEST(test_classes_match_brute_force)
 	/* the generator reaches merged classes and flat regions */
 	ck_assert_uint_gt(multi, n / 20);
 	ck_assert_uint_gt(flat, n / 20);
+	ck_assert_uint_gt(uneven, n / 20); /* and uneven stages */
 }
 END_TEST
 
@@ -531,6 +641,7 @@ int main(void)
 	tcase_add_test(tc, test_derive_systems);
 	tcase_add_test(tc, test_derive_mixtral_ep);
 	tcase_add_test(tc, test_derive_layout_override);
+	tcase_add_test(tc, test_context_parallel_layout);
 	tcase_add_test(tc, test_explicit_params);
 	tcase_add_test(tc, test_dense_layers_closed_form);
 	tcase_add_test(tc, test_classes_match_brute_force);

@@ -23,7 +23,7 @@ struct dc_batch {
 	uint64_t global_batch_size;    /* b x grad_accum_steps x dp */
 	uint64_t seq_length;
 	uint64_t tokens_per_step;      /* global_batch_size x seq_length */
-	uint64_t gpus_per_sample;      /* tp x pp: ranks that jointly process one sample */
+	uint64_t gpus_per_sample;      /* tp x cp x pp: ranks that jointly process one sample */
 };
 
 /* Fills *b for the plan's layout. Returns 0, or -1 with *error set to

@@ -1,6 +1,7 @@
 /* comm.h - communication per training step, per rank, for every strategy in
  * play: DP (DDP, ZeRO-1/2), FSDP, TP (Megatron, with or without sequence
- * parallelism), PP and EP (MoE token AlltoAll).
+ * parallelism), PP, EP (MoE token AlltoAll) and CP (context parallelism's
+ * K/V exchange, per parallel.cp_comm_type). DP and FSDP span dp x cp.
  *
  * Each strategy lists its collectives (kind, calls per step, message bytes,
  * group size, link); bytes are what one rank sends, time is the alpha-beta
@@ -48,6 +49,7 @@ enum dc_strategy {
 	DC_STRAT_TP,
 	DC_STRAT_PP,
 	DC_STRAT_EP,   /* MoE token dispatch and combine (AlltoAll) */
+	DC_STRAT_CP,   /* context parallelism's K/V exchange (ring sends, AllGather or AlltoAll) */
 	DC_STRAT_COUNT,
 };
 

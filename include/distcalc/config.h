@@ -12,8 +12,9 @@
  * config into derived quantities (parameter totals, defaults of the ring
  * lab, degrees and links). Every estimator reads a plan made from a config
  * that came from this loader and relies on what it guarantees: counts and
- * degrees are at least 1, dp x tp x pp is the world size, tp divides the
- * heads, pp (x virtual_pipeline) divides the layers, ep divides dp, byte
+ * degrees are at least 1, dp x tp x cp x pp is the world size, tp divides
+ * the heads, the stages' layers (dc_plan_stage_layers) add up to the
+ * layers, cp splits the sequence, ep divides dp, byte
  * products fit in 2^53. A hand-built config
  * must keep those promises. Every key, unit and default is documented in
  * docs/config.md.
@@ -163,8 +164,32 @@ struct dc_cluster {
 	struct dc_link inter_node;
 };
 
+/* Context parallelism's K/V exchange (Megatron-Core's cp_comm_type). */
+enum dc_cp_comm {
+	DC_CP_P2P,        /* ring attention: K/V passed to the next cp rank, cp - 1 steps */
+	DC_CP_ALL_GATHER, /* K/V all-gathered before attention (Llama 3 section 3.3.2) */
+	DC_CP_A2A,        /* Ulysses: sequence shards swapped for head shards, AlltoAll */
+};
+
+/* Longest parallel.pipeline_layers list, and the most runs of equal
+ * consecutive stages the plan keeps in closed form (plan.h). */
+#define DC_MAX_PIPELINE_LIST 256
+#define DC_MAX_PIPELINE_RUNS 16
+
 struct dc_parallel {
 	uint64_t dp, tp, pp;
+	uint64_t cp; /* context parallel: the sequence split over cp ranks of one replica */
+	enum dc_cp_comm cp_comm_type;
+	/* uneven pipelines: an explicit list of layers per stage (n > 0), or
+	 * Megatron's first/last-stage forms (0: even), with the embedding and
+	 * the loss optionally counted as a layer of the first and last stage */
+	uint64_t pipeline_layers[DC_MAX_PIPELINE_LIST];
+	uint64_t pipeline_layers_n;
+	uint64_t first_stage_layers; /* 0: not given */
+	uint64_t last_stage_layers;  /* 0: not given */
+	int first_stage_layers_given, last_stage_layers_given;
+	int account_for_embedding;
+	int account_for_loss;
 	uint64_t ep; /* expert parallel: divides dp (Megatron-Core), experts split over it */
 	int dp_explicit;
 	/* order[0] varies fastest; every axis appears once */
@@ -290,6 +315,7 @@ const char *dc_recompute_name(enum dc_recompute r);
 const char *dc_attention_name(enum dc_attention a);
 const char *dc_precision_preset_name(enum dc_precision_preset p);
 const char *dc_offload_name(enum dc_offload o);
+const char *dc_cp_comm_name(enum dc_cp_comm c);
 
 /* Parameter count of the configured shape (see docs/formulas.md and
  * docs/models.md; the terms are in params.h). Returns 0, or -1 on overflow. */

@@ -43,7 +43,7 @@ enum dc_mem_phase {
  * its tp shard of the stage's layers plus, on the first stage, the
  * embedding and, on the last, the final norm and the output head. */
 struct dc_stage_params {
-	uint64_t layers;       /* transformer layers on the stage: L / pp */
+	uint64_t layers;       /* transformer layers on the stage: dc_plan_stage_layers (L / pp when even) */
 	uint64_t dense_layers; /* of them with a dense MLP (all, for a dense model) */
 	uint64_t moe_layers;   /* of them with routed experts */
 	uint64_t layer_params; /* the largest layer's parameters on one tp rank */

@@ -18,11 +18,13 @@
  * buckets, recompute, rank order) they read from `in`.
  *
  * Stages. Ranks of one pipeline stage hold identical ledgers, and a
- * stage's ledger is a function of four things only: being first (the
+ * stage's ledger is a function of five things only: being first (the
  * embedding and its masks), being last (the head, the output terms), its
- * dense-MLP layer count, and its microbatches in flight (which set its
- * layer-microbatches too). Each of the four shows in the ledger, so two
- * consecutive stages share a ledger exactly when they share all four. The
+ * layer count (uneven pipelines: parallel.pipeline_layers or the
+ * first/last-stage forms, runs of equal stages), its dense-MLP layer
+ * count, and its microbatches in flight (which set its
+ * layer-microbatches too). Each of the five shows in the ledger, so two
+ * consecutive stages share a ledger exactly when they share all five. The
  * plan splits the pp stages in closed form into at most
  * DC_PLAN_MAX_SEGMENTS segments of identical parameters, and finds the
  * stages that hold the same microbatches in flight, so it counts the
@@ -33,6 +35,7 @@
 #ifndef DISTCALC_PLAN_H
 #define DISTCALC_PLAN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "distcalc/activation.h"
@@ -43,7 +46,8 @@
 
 /* The layout a plan is evaluated for. */
 struct dc_layout {
-	uint64_t tp, pp, dp;       /* dp x tp x pp = the world */
+	uint64_t tp, pp, dp;       /* dp x tp x cp x pp = the world */
+	uint64_t cp;               /* context-parallel degree >= 1 (0 reads as 1) */
 	uint64_t ep;               /* expert-parallel degree >= 1, divides dp */
 	uint64_t virtual_pipeline; /* model chunks per pipeline rank, >= 1 */
 	int sequence_parallel;
@@ -71,7 +75,34 @@ struct dc_plan_shard {
 	int position_overflow;  /* P x h overflows (the first stage's count) */
 };
 
-#define DC_PLAN_MAX_SEGMENTS 5
+/* The pipeline's stages as runs of equal consecutive stages: run i holds
+ * stages [first[i], first[i + 1]), each with layers[i] transformer layers,
+ * the first of them starting at layer layer_start[i]; first[n] = pp. An
+ * even split is one run. */
+struct dc_stage_runs {
+	uint64_t n;
+	uint64_t first[DC_MAX_PIPELINE_RUNS + 1];
+	uint64_t layers[DC_MAX_PIPELINE_RUNS];
+	uint64_t layer_start[DC_MAX_PIPELINE_RUNS];
+};
+
+/* Resolves parallel.pipeline_layers, Megatron's first/last-stage forms
+ * (--decoder-first/last-pipeline-num-layers: the given stages take their
+ * layers, the others split the rest evenly) and the embedding and loss
+ * counted as layers (--account-for-embedding/loss-in-pipeline-split: the
+ * L + e + o units split evenly over pp, the first stage's share one layer
+ * short for the embedding, the last's for the loss), or the even split,
+ * for `num_layers` layers over par->pp stages. Returns 0 with *out
+ * filled, or -1 with err holding "'KEY': why" and *key that key. */
+int dc_stage_split(const struct dc_parallel *par, uint64_t num_layers, struct dc_stage_runs *out, const char **key,
+		   char *err, size_t errlen);
+
+/* 1 when `par` asks for uneven stages (a list or a first/last form). */
+int dc_stages_uneven(const struct dc_parallel *par);
+
+/* segments: every run boundary, the first and last stage, and the two
+ * stages around the partly dense one */
+#define DC_PLAN_MAX_SEGMENTS (DC_MAX_PIPELINE_RUNS + 4)
 
 struct dc_plan {
 	const struct dc_config *in; /* the input, borrowed: it must outlive the plan */
@@ -88,11 +119,16 @@ struct dc_plan {
 	uint64_t world;             /* topo.world: the product of topo.degree[] */
 	uint64_t expert_dp;         /* dp / ep: ranks holding replicas of the same experts */
 	uint64_t v;                 /* layout.virtual_pipeline */
-	uint64_t layers_per_stage;  /* L / pp */
-	uint64_t layers_per_chunk;  /* L / (pp v) */
+	uint64_t layers_per_stage;  /* L / pp of an even split; uneven: read dc_plan_stage_layers */
+	uint64_t layers_per_chunk;  /* L / (pp v) (interleaving needs even stages) */
+	struct dc_stage_runs runs;  /* the stages' layers (the input's split when pp is its own, else even) */
+	uint64_t dp_cp;             /* dp x cp: the ranks a dense gradient is synchronised and sharded over */
+	uint64_t expert_dp_cp;      /* expert_dp x cp: the same for a routed expert's */
 	uint64_t dense_limit;       /* the model's first layers with a dense MLP (all: dense model) */
 	uint64_t tokens_per_microbatch;      /* b s, one replica */
-	uint64_t tokens_per_microbatch_rank; /* b s / tp (ceil) under sequence parallelism, else b s */
+	uint64_t seq_per_cp_rank;            /* s / cp: the sequence one context-parallel rank holds */
+	uint64_t tokens_per_microbatch_cp;   /* b s / cp: one context-parallel rank's share */
+	uint64_t tokens_per_microbatch_rank; /* b s / (cp tp) (ceil) under sequence parallelism, else b s / cp */
 	struct dc_param_terms terms;  /* the shape's count term by term (params.h) */
 	struct dc_param_layer parts;  /* one layer of each kind, block by block (params.h) */
 	struct dc_plan_shard shard;   /* per-rank layer shares */
@@ -104,6 +140,8 @@ struct dc_plan {
 	struct dc_plan_link link[DC_AXIS_COUNT];
 	struct dc_plan_link ep_link;
 	struct dc_plan_link edp_link;
+	struct dc_plan_link dpcp_link;  /* the dp x cp group (link[DC_AXIS_DP] when cp = 1) */
+	struct dc_plan_link edpcp_link; /* the expert-data-parallel x cp group (edp_link when cp = 1) */
 	struct dc_plan_link ring_link; /* the teaching ring over ranks 0..ring_ranks-1 */
 
 	/* stages: segments [segment_first[i], segment_first[i + 1]) hold
@@ -136,7 +174,10 @@ void dc_layout_of(const struct dc_config *in, struct dc_layout *out);
 /* As dc_plan_derive for `layout` in place of the input's: its degrees must
  * multiply to at most DC_MAX_WORLD ranks and keep the loader's promises
  * (tp divides the heads, pp x v divides the layers, ep divides dp and the
- * experts). The ring defaults use the world of `layout`. */
+ * experts, 2 cp divides the sequence). A layout with the input's pp keeps
+ * the input's uneven stages (parallel.pipeline_layers and the first/last
+ * forms); any other pp splits the layers evenly. The ring defaults use the
+ * world of `layout`. */
 int dc_plan_derive_layout(const struct dc_config *in, const struct dc_layout *layout,
 			  struct dc_plan *p);
 
@@ -146,10 +187,18 @@ int dc_plan_derive_layout(const struct dc_config *in, const struct dc_layout *la
  * plans from the input's this way (the strategies comparison does). */
 int dc_plan_derive_from(const struct dc_plan *base, const struct dc_layout *layout, struct dc_plan *p);
 
+/* Transformer layers rank `stage` holds, all its model chunks together:
+ * L / pp of an even split, else its run's count. O(runs). */
+uint64_t dc_plan_stage_layers(const struct dc_plan *p, uint64_t stage);
+
+/* The first layer stage `stage` holds (v = 1). O(runs). */
+uint64_t dc_plan_stage_first_layer(const struct dc_plan *p, uint64_t stage);
+
 /* Dense-MLP layers among those rank `stage` holds, in O(1): with v model
  * chunks (interleaved 1F1B, Megatron-LM 2021 section 2.2.2) it holds
  * chunks stage, stage + pp, ..., each of L / (pp v) consecutive layers,
- * and the dense ones are the model's first dense_limit layers. */
+ * and the dense ones are the model's first dense_limit layers. Uneven
+ * stages (v = 1): those of its layers below dense_limit, O(runs). */
 uint64_t dc_plan_stage_dense_layers(const struct dc_plan *p, uint64_t stage);
 
 /* The segment holding `stage`, and the parameters of its ranks (NULL when

@@ -34,6 +34,7 @@ enum dc_variant {
 struct dc_variant_result {
 	/* the variant's layout */
 	uint64_t tp, pp, dp;
+	uint64_t cp; /* 1 in the pure-DP and FSDP variants */
 	enum dc_sharding sharding;
 	uint64_t micro_batch_size;
 	uint64_t grad_accum_steps;

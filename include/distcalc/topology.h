@@ -2,8 +2,8 @@
  *
  * Global ranks are laid out like Megatron-LM's RankGenerator: the axes of
  * parallel.order, the first varying fastest, so axis k has rank stride
- * degree(order[0]) x ... x degree(order[k-1]). cp and ep have degree 1 until
- * the config grows them. Rank r lives on node r / gpus_per_node.
+ * degree(order[0]) x ... x degree(order[k-1]). cp has parallel.cp's degree;
+ * ep has degree 1 as a rank axis (Megatron-Core carves it out of dp). Rank r lives on node r / gpus_per_node.
  *
  * Every group along one axis is an arithmetic progression of ranks
  * (first, first + stride, ...), so a group is described by three numbers and
@@ -43,7 +43,7 @@ struct dc_group {
 };
 
 /* Fills *t from the config's degrees and order. cfg->world_size must equal
- * dp x tp x pp (the loader checks it). */
+ * dp x tp x cp x pp (the loader checks it). */
 void dc_topology_init(const struct dc_config *cfg, struct dc_topology *t);
 
 /* Coordinates of `rank` on every axis, indexed by enum dc_axis. */

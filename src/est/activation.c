@@ -116,7 +116,7 @@ int dc_act_layer_parts(const struct dc_plan *p, int moe, struct dc_act_layer *ou
 	int gated = m->mlp == DC_MLP_SWIGLU;
 	int eager = p->in->training.attention == DC_ATTENTION_EAGER, dropout = m->dropout;
 	struct dc_ck c = {0};
-	uint64_t sb = p->tokens_per_microbatch;
+	uint64_t sb = p->tokens_per_microbatch_cp; /* b s / cp: this context-parallel rank's tokens */
 	uint64_t sbh = dc_ck_mul(&c, sb, m->hidden_size);
 	uint64_t raw[DC_ACT_TERM_COUNT] = {0};
 	/* widths: queries and keys carry d_qk per head, values d_v (MLA:
@@ -128,8 +128,9 @@ int dc_act_layer_parts(const struct dc_plan *p, int moe, struct dc_act_layer *ou
 	uint64_t k = dc_ck_mul(&c, kv_heads, d_qk);
 	uint64_t v = dc_ck_mul(&c, kv_heads, d_v);
 	uint64_t o = dc_ck_mul(&c, m->num_attention_heads, d_v);
-	/* a s^2 b: one element per head, query and key of the microbatch */
-	uint64_t as2b = dc_ck_mul(&c, dc_ck_mul(&c, m->num_attention_heads, dc_ck_mul(&c, m->seq_length, m->seq_length)),
+	/* a s^2 b: one element per head, query and key of the microbatch;
+	 * with context parallelism this rank's s / cp queries against all s keys */
+	uint64_t as2b = dc_ck_mul(&c, dc_ck_mul(&c, m->num_attention_heads, dc_ck_mul(&c, p->seq_per_cp_rank, m->seq_length)),
 				  p->layout.micro_batch_size);
 	uint64_t inner_f = m->ffn_hidden_size;
 
@@ -266,7 +267,7 @@ int dc_act_recompute_working_bytes(const struct dc_plan *p, int moe, uint64_t *o
 int dc_act_embedding_bytes(const struct dc_plan *p, uint64_t *out)
 {
 	struct dc_ck c = {0};
-	uint64_t sbh = dc_ck_mul(&c, p->tokens_per_microbatch, p->in->model.hidden_size);
+	uint64_t sbh = dc_ck_mul(&c, p->tokens_per_microbatch_cp, p->in->model.hidden_size);
 	*out = p->layout.sequence_parallel ? dc_ceil_div(sbh, p->layout.tp) : sbh;
 	if (!p->in->model.dropout)
 		*out = 0; /* no dropout, no mask */
@@ -277,7 +278,7 @@ int dc_act_output_bytes(const struct dc_plan *p, uint64_t *out)
 {
 	struct dc_ck c = {0};
 	uint64_t t = p->layout.tp;
-	uint64_t sb = p->tokens_per_microbatch;
+	uint64_t sb = p->tokens_per_microbatch_cp;
 	uint64_t norm_and_head_inputs = dc_ck_mul(&c, 4, dc_ck_mul(&c, sb, p->in->model.hidden_size));
 	uint64_t logits = dc_ceil_div(dc_ck_mul(&c, 4, dc_ck_mul(&c, sb, p->in->model.vocab_size)), t);
 	if (p->layout.sequence_parallel)
@@ -299,7 +300,7 @@ int dc_act_layer_microbatches(const struct dc_plan *p, uint64_t stage, uint64_t 
 	if (v <= 1) {
 		/* 1F1B: stage s runs p - s forwards before its first backward */
 		uint64_t in_flight = pp - stage < m ? pp - stage : m;
-		*out = dc_ck_mul(&c, layers / pp, in_flight);
+		*out = dc_ck_mul(&c, dc_plan_stage_layers(p, stage), in_flight);
 	} else {
 		/* interleaved: Megatron-LM's warm-up 2(p - s - 1) + (v - 1)p chunk
 		 * microbatches, plus the one in steady state, at most m·v */
@@ -353,7 +354,7 @@ void dc_act_plan_compute(const struct dc_plan *p, struct dc_act_plan *x)
 	x->explicit_bytes = 0;
 	x->explicit_bad = 0;
 	if (cfg->memory.activation_explicit) {
-		double tokens = (double)p->layout.micro_batch_size * (double)cfg->model.seq_length;
+		double tokens = (double)p->tokens_per_microbatch_cp; /* this cp rank's b s / cp */
 		double v = ceil(cfg->memory.activation_bytes_per_token_per_layer * tokens);
 		if (!(v >= 0) || v >= DC_MAX_EXACT_INT)
 			x->explicit_bad = 1;

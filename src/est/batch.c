@@ -17,7 +17,7 @@ int dc_batch_compute(const struct dc_plan *p, struct dc_batch *b, const char **e
 	if (dc_mul_u64(b->micro_batch_size, b->grad_accum_steps, &b->samples_per_replica) ||
 	    dc_mul_u64(b->samples_per_replica, b->replicas, &b->global_batch_size) ||
 	    dc_mul_u64(b->global_batch_size, b->seq_length, &b->tokens_per_step) ||
-	    dc_mul_u64(p->layout.tp, p->layout.pp, &b->gpus_per_sample)) {
+	    dc_mul_u64(p->layout.tp * p->layout.cp, p->layout.pp, &b->gpus_per_sample)) {
 		*error = "'training.micro_batch_size' x 'training.grad_accum_steps' x 'parallel.dp' x 'model.seq_length': tokens per step overflow 64 bits";
 		return -1;
 	}

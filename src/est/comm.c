@@ -137,6 +137,108 @@ static void dp_sync(struct dc_ck *b, struct dc_comm_strategy *s, const struct dc
 	}
 }
 
+/* The data-parallel group: dp x cp ranks on their slowest link. */
+static void dp_setup(const struct dc_plan *p, struct dc_comm_strategy *s)
+{
+	s->in_play = 1;
+	s->group_size = p->dp_cp;
+	use_link(s, &p->dpcp_link);
+}
+
+/* FSDP2 per unit per microbatch: AllGather before forward, again before
+ * backward when resharded, ReduceScatter the grads. `units` units of q
+ * parameters, r of them one more; `other` parameters in the root unit
+ * (embedding, head), which stays gathered through backward: FSDP2 never
+ * reshards the root after forward. `tag` names the units' rows. */
+static void fsdp_units(struct dc_ck *b, struct dc_comm_strategy *s, const struct dc_plan *p, uint64_t units,
+		       uint64_t q, uint64_t r, uint64_t other, const char *tag)
+{
+	const struct dc_precision *pr = &p->in->precision;
+	uint64_t gas = p->layout.grad_accum_steps;
+	int expert = strcmp(tag, "unit") != 0;
+	const char *params = expert ? "expert unit params" : "unit params";
+	const char *grads = expert ? "expert unit grads" : "unit grads";
+
+	push(b, s, DC_COLL_ALL_GATHER, params, "forward", dc_ck_mul(b, units - r, gas), dc_ck_mul(b, q, pr->working_bytes));
+	push(b, s, DC_COLL_ALL_GATHER, params, "forward", dc_ck_mul(b, r, gas), dc_ck_mul(b, q + 1, pr->working_bytes));
+	push(b, s, DC_COLL_ALL_GATHER, "embedding/head params", "forward", gas, dc_ck_mul(b, other, pr->working_bytes));
+	if (p->in->parallel.reshard_after_forward) {
+		push(b, s, DC_COLL_ALL_GATHER, params, "backward", dc_ck_mul(b, units - r, gas),
+		     dc_ck_mul(b, q, pr->working_bytes));
+		push(b, s, DC_COLL_ALL_GATHER, params, "backward", dc_ck_mul(b, r, gas),
+		     dc_ck_mul(b, q + 1, pr->working_bytes));
+	}
+	push(b, s, DC_COLL_REDUCE_SCATTER, grads, "backward", dc_ck_mul(b, units - r, gas), dc_ck_mul(b, q, pr->grad_bytes));
+	push(b, s, DC_COLL_REDUCE_SCATTER, grads, "backward", dc_ck_mul(b, r, gas), dc_ck_mul(b, q + 1, pr->grad_bytes));
+	push(b, s, DC_COLL_REDUCE_SCATTER, "embedding/head grads", "backward", gas, dc_ck_mul(b, other, pr->grad_bytes));
+}
+
+/* Context parallelism's attention traffic per layer per microbatch on one
+ * rank, for `layers` layers (docs/formulas-systems.md, "Context
+ * parallelism"). A K/V chunk is this rank's b s/cp tokens of K and V on its
+ * tp shard of the key/value heads, 16-bit. p2p (TransformerEngine's ring,
+ * AttnFuncWithCPAndKVP2P): forward passes the chunk on cp - 1 times;
+ * backward passes K/V on again and the accumulated dK/dV after them, 2(cp -
+ * 1) chunks in cp sends (the middle cp - 2 carry both). all_gather (Llama 3 section 3.3.2): K/V all-gathered in
+ * forward and again in backward, dK/dV reduce-scattered. a2a (Ulysses):
+ * q, k, v to head shards and the output back, and their gradients in
+ * backward. Full recompute repeats the forward's share. */
+static void cp_traffic(struct dc_ck *b, struct dc_comm_strategy *s, const struct dc_plan *p, uint64_t layers)
+{
+	const struct dc_config *cfg = p->in;
+	const struct dc_model *m = &cfg->model;
+	uint64_t cp = p->layout.cp, tp = p->layout.tp, gas = p->layout.grad_accum_steps;
+	uint64_t per_mb = dc_ck_mul(b, layers, gas), steps = dc_ck_mul(b, per_mb, cp - 1);
+	uint64_t d_qk = m->kv_lora_rank ? m->qk_nope_head_dim + m->qk_rope_head_dim : m->head_dim;
+	uint64_t d_v = m->kv_lora_rank ? m->v_head_dim : m->head_dim;
+	uint64_t kv_heads = (m->kv_lora_rank ? m->num_attention_heads : m->num_kv_heads) / tp;
+	uint64_t heads = m->num_attention_heads / tp;
+	uint64_t tok = dc_ck_mul(b, p->tokens_per_microbatch_cp, p->in->precision.working_bytes);
+	uint64_t kv = dc_ck_mul(b, tok, dc_ck_mul(b, kv_heads, d_qk + d_v));
+	int refwd = cfg->training.recompute == DC_RECOMPUTE_FULL;
+
+	s->in_play = 1;
+	s->group_size = cp;
+	use_link(s, &p->link[DC_AXIS_CP]);
+	switch (cfg->parallel.cp_comm_type) {
+	case DC_CP_P2P:
+		s->group_size = 2; /* a send goes to one neighbour on the ring */
+		push(b, s, DC_COLL_SEND, "K/V chunk to next cp rank", "forward", steps, kv);
+		/* backward's cp steps: K/V alone first, K/V with the dK/dV
+		 * accumulated so far in the cp - 2 middle steps, dK/dV alone last */
+		push(b, s, DC_COLL_SEND, "K/V chunk to next cp rank, again", "backward", per_mb, kv);
+		push(b, s, DC_COLL_SEND, "K/V chunk and dK/dV together", "backward", dc_ck_mul(b, per_mb, cp - 2),
+		     dc_ck_mul(b, 2, kv));
+		push(b, s, DC_COLL_SEND, "dK/dV to their cp rank", "backward", per_mb, kv);
+		if (refwd)
+			push(b, s, DC_COLL_SEND, "K/V chunk, recomputed", "backward", steps, kv);
+		s->group_size = cp;
+		break;
+	case DC_CP_ALL_GATHER: {
+		uint64_t full = dc_ck_mul(b, kv, cp); /* the gathered s tokens' K and V */
+		push(b, s, DC_COLL_ALL_GATHER, "K/V of the whole sequence", "forward", per_mb, full);
+		push(b, s, DC_COLL_ALL_GATHER, "K/V of the whole sequence, again", "backward", per_mb, full);
+		push(b, s, DC_COLL_REDUCE_SCATTER, "dK/dV to their cp ranks", "backward", per_mb, full);
+		if (refwd)
+			push(b, s, DC_COLL_ALL_GATHER, "K/V, recomputed", "backward", per_mb, full);
+		break;
+	}
+	case DC_CP_A2A: {
+		uint64_t qkv = dc_ck_mul(b, tok, dc_ck_add(b, dc_ck_mul(b, heads, d_qk), dc_ck_mul(b, kv_heads, d_qk + d_v)));
+		uint64_t out = dc_ck_mul(b, tok, dc_ck_mul(b, heads, d_v));
+		push(b, s, DC_COLL_ALL_TO_ALL, "q, k, v to head shards", "forward", per_mb, qkv);
+		push(b, s, DC_COLL_ALL_TO_ALL, "output to sequence shards", "forward", per_mb, out);
+		push(b, s, DC_COLL_ALL_TO_ALL, "output grad to head shards", "backward", per_mb, out);
+		push(b, s, DC_COLL_ALL_TO_ALL, "dq, dk, dv to sequence shards", "backward", per_mb, qkv);
+		if (refwd) {
+			push(b, s, DC_COLL_ALL_TO_ALL, "q, k, v, recomputed", "backward", per_mb, qkv);
+			push(b, s, DC_COLL_ALL_TO_ALL, "output, recomputed", "backward", per_mb, out);
+		}
+		break;
+	}
+	}
+}
+
 /* Zeroes what the strategies' sums and the readers rely on; calls past
  * each strategy's ncoll are never read. */
 static void comm_clear(struct dc_comm *c)
@@ -172,69 +274,70 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 	if (p->most_overflow)
 		b.overflow = 1;
 
-	if (par->dp > 1 && par->sharding != DC_SHARD_FSDP) {
+	if (p->dp_cp > 1 && par->sharding != DC_SHARD_FSDP) {
 		struct dc_comm_strategy *s = &c->s[DC_STRAT_DP];
 		/* routed experts are replicated only over the expert-data-parallel
 		 * group, dp / ep ranks (Megatron-Core): their gradients are
-		 * synchronised there, the rest over all of dp */
-		uint64_t edp = p->expert_dp;
+		 * synchronised there, the rest over all of dp; context-parallel
+		 * ranks hold the same weights, so both groups span cp too */
+		uint64_t edp = p->expert_dp_cp;
 		uint64_t dense = best.total - best.expert_params;
-		setup(p, s, DC_AXIS_DP);
+		dp_setup(p, s);
 		dp_sync(&b, s, p, dense, "");
 		if (best.expert_params > 0 && edp > 1) {
 			uint64_t dp_size = s->group_size;
 			s->group_size = edp;
-			use_link(s, &p->edp_link);
+			use_link(s, &p->edpcp_link);
 			dp_sync(&b, s, p, best.expert_params, "expert ");
 			s->group_size = dp_size;
-			use_link(s, &p->link[DC_AXIS_DP]);
+			use_link(s, &p->dpcp_link);
 		}
 	}
-	if (par->dp > 1 && par->sharding == DC_SHARD_FSDP) {
+	if (p->dp_cp > 1 && par->sharding == DC_SHARD_FSDP) {
 		struct dc_comm_strategy *s = &c->s[DC_STRAT_FSDP];
 		/* layers may differ in size (dense layers before MoE ones): split
 		 * the stage's layer parameters into units of q and q + 1 so the
-		 * units add up to the stage exactly */
+		 * units add up to the stage exactly. Routed experts are sharded
+		 * over the expert-data-parallel group (the ledger's dp / ep ranks,
+		 * memory.c): their part of each unit is gathered and scattered
+		 * there, the rest over all of dp (x cp) */
 		uint64_t layer_units = best.layers ? best.layers : 1;
-		uint64_t layer_total = best.total - best.other_params;
+		uint64_t layer_total = best.total - best.other_params - best.expert_params;
 		uint64_t other_params = best.other_params;
+		uint64_t experts = best.expert_params, edp = p->expert_dp_cp;
 		uint64_t q, r;
-		setup(p, s, DC_AXIS_DP);
+		dp_setup(p, s);
 		if (cfg->parallel.fsdp_unit == DC_FSDP_UNIT_MODEL) {
 			layer_units = 1;
-			layer_total = best.total;
+			layer_total = best.total - best.expert_params;
 			other_params = 0;
+		}
+		if (edp == s->group_size) {
+			/* ep = 1: the experts shard with the rest of their unit */
+			layer_total += experts;
+			experts = 0;
 		}
 		q = layer_total / layer_units;
 		r = layer_total % layer_units;
-		/* FSDP2 per unit per microbatch: AllGather before forward, again
-		 * before backward when resharded, ReduceScatter the grads */
-		push(&b, s, DC_COLL_ALL_GATHER, "unit params", "forward", dc_ck_mul(&b, layer_units - r, gas),
-		     dc_ck_mul(&b, q, pr->working_bytes));
-		push(&b, s, DC_COLL_ALL_GATHER, "unit params", "forward", dc_ck_mul(&b, r, gas),
-		     dc_ck_mul(&b, q + 1, pr->working_bytes));
-		push(&b, s, DC_COLL_ALL_GATHER, "embedding/head params", "forward", gas,
-		     dc_ck_mul(&b, other_params, pr->working_bytes));
-		if (cfg->parallel.reshard_after_forward) {
-			push(&b, s, DC_COLL_ALL_GATHER, "unit params", "backward", dc_ck_mul(&b, layer_units - r, gas),
-			     dc_ck_mul(&b, q, pr->working_bytes));
-			push(&b, s, DC_COLL_ALL_GATHER, "unit params", "backward", dc_ck_mul(&b, r, gas),
-			     dc_ck_mul(&b, q + 1, pr->working_bytes));
-			/* the root unit (embedding, head) stays gathered through
-			 * backward: FSDP2 never reshards the root after forward */
+		fsdp_units(&b, s, p, layer_units, q, r, other_params, "unit");
+		if (experts > 0 && edp > 1) {
+			/* the MoE layers' expert parts, one per MoE layer */
+			uint64_t n = best.moe_layers ? best.moe_layers : 1, size = s->group_size;
+			if (cfg->parallel.fsdp_unit == DC_FSDP_UNIT_MODEL)
+				n = 1;
+			s->group_size = edp;
+			use_link(s, &p->edpcp_link);
+			fsdp_units(&b, s, p, n, experts / n, experts % n, 0, "expert unit");
+			s->group_size = size;
+			use_link(s, &p->dpcp_link);
 		}
-		push(&b, s, DC_COLL_REDUCE_SCATTER, "unit grads", "backward", dc_ck_mul(&b, layer_units - r, gas),
-		     dc_ck_mul(&b, q, pr->grad_bytes));
-		push(&b, s, DC_COLL_REDUCE_SCATTER, "unit grads", "backward", dc_ck_mul(&b, r, gas),
-		     dc_ck_mul(&b, q + 1, pr->grad_bytes));
-		push(&b, s, DC_COLL_REDUCE_SCATTER, "embedding/head grads", "backward", gas,
-		     dc_ck_mul(&b, other_params, pr->grad_bytes));
 	}
 	{
-		/* b s h activations, in the layers' working precision */
-		uint64_t act = dc_ck_mul(&b, dc_ck_mul(&b, p->tokens_per_microbatch, cfg->model.hidden_size),
+		/* b (s / cp) h activations of this context-parallel rank, in
+		 * the layers' working precision */
+		uint64_t act = dc_ck_mul(&b, dc_ck_mul(&b, p->tokens_per_microbatch_cp, cfg->model.hidden_size),
 					 pr->working_bytes);
-		uint64_t layers = p->layers_per_stage;
+		uint64_t layers = best.layers;
 		if (par->tp > 1) {
 			struct dc_comm_strategy *s = &c->s[DC_STRAT_TP];
 			uint64_t per_mb = dc_ck_mul(&b, dc_ck_mul(&b, 2, layers), gas);
@@ -290,6 +393,8 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 			s->group_size = par->pp;
 		}
 	}
+	if (par->cp > 1)
+		cp_traffic(&b, &c->s[DC_STRAT_CP], p, best.layers);
 	if (par->ep > 1 && best.moe_layers > 0) {
 		/* MoE token dispatch and combine: an AlltoAll each in forward and
 		 * again in backward, per MoE layer per microbatch, over the ep
@@ -333,6 +438,6 @@ const char *dc_coll_kind_name(enum dc_coll_kind k)
 
 const char *dc_strategy_name(enum dc_strategy s)
 {
-	static const char *const names[] = {"dp", "fsdp", "tp", "pp", "ep"};
+	static const char *const names[] = {"dp", "fsdp", "tp", "pp", "ep", "cp"};
 	return names[s];
 }

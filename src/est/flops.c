@@ -184,8 +184,9 @@ int dc_flops_compute(const struct dc_plan *p, const struct dc_batch *b, struct d
 			if (p->segment_overflow[i])
 				goto overflow;
 			stage_flops(p, sp, st, dense_mm, moe_mm, per_layer_core, head, &model_stage, &hw_stage);
-			model_stage *= tokens_per_replica / (double)p->layout.tp;
-			hw_stage *= tokens_per_replica / (double)p->layout.tp;
+			/* a replica's tokens split over its tp x cp ranks */
+			model_stage *= tokens_per_replica / (double)(p->layout.tp * p->layout.cp);
+			hw_stage *= tokens_per_replica / (double)(p->layout.tp * p->layout.cp);
 			if (model_stage > f->model_per_rank) {
 				f->model_per_rank = model_stage;
 				f->hardware_per_rank = hw_stage;

@@ -41,10 +41,14 @@ int dc_stage_params_compute(const struct dc_plan *pl, uint64_t stage, struct dc_
 	struct dc_ck c = {0};
 
 	memset(p, 0, sizeof(*p));
-	p->layers = pl->layers_per_stage;
+	p->layers = dc_plan_stage_layers(pl, stage);
 	if (m->params_explicit) {
-		/* an explicit count carries no shape: split it evenly over tp x pp */
-		p->total = dc_ceil_div(m->params, dc_ck_mul(&c, tp, pp));
+		/* an explicit count carries no shape: split it evenly over tp x pp,
+		 * or, over uneven stages, by each stage's share of the layers */
+		if (pl->runs.n > 1)
+			p->total = dc_ceil_div(dc_ck_mul(&c, m->params, p->layers), dc_ck_mul(&c, tp, m->num_layers));
+		else
+			p->total = dc_ceil_div(m->params, dc_ck_mul(&c, tp, pp));
 		p->layer_params = p->layers ? dc_ceil_div(p->total, p->layers) : p->total;
 		p->dense_layers = p->layers;
 		return c.overflow ? -1 : 0;
@@ -134,7 +138,9 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 	const struct dc_config *cfg = pl->in;
 	const struct dc_precision *pr = &cfg->precision;
 	enum dc_sharding sh = pl->layout.sharding;
-	uint64_t dp = pl->layout.dp, act_layer = 0, grads_full;
+	/* states shard over dp x cp: context-parallel ranks hold the same
+	 * parameters and join the data-parallel gradient sync (Megatron-Core) */
+	uint64_t dp = pl->dp_cp, act_layer = 0, grads_full;
 	struct dc_ck c = {0};
 	int bad = 0;
 
@@ -157,10 +163,10 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 	 * zero2 (+ grads) < fsdp (+ params). Routed experts are replicated
 	 * only over the expert-data-parallel group, dp / ep ranks, so their
 	 * states shard over that (Megatron-Core's distributed optimizer) */
-	bad |= states_bytes(&l->p, pr->param_bytes, dp, pl->expert_dp, sh == DC_SHARD_FSDP, &l->params_bytes);
-	bad |= states_bytes(&l->p, pr->grad_bytes, dp, pl->expert_dp, sh >= DC_SHARD_ZERO2, &l->grads_bytes);
-	bad |= states_bytes(&l->p, pr->master_bytes, dp, pl->expert_dp, sh >= DC_SHARD_ZERO1, &l->master_bytes);
-	bad |= states_bytes(&l->p, pr->optimizer_bytes, dp, pl->expert_dp, sh >= DC_SHARD_ZERO1,
+	bad |= states_bytes(&l->p, pr->param_bytes, dp, pl->expert_dp_cp, sh == DC_SHARD_FSDP, &l->params_bytes);
+	bad |= states_bytes(&l->p, pr->grad_bytes, dp, pl->expert_dp_cp, sh >= DC_SHARD_ZERO2, &l->grads_bytes);
+	bad |= states_bytes(&l->p, pr->master_bytes, dp, pl->expert_dp_cp, sh >= DC_SHARD_ZERO1, &l->master_bytes);
+	bad |= states_bytes(&l->p, pr->optimizer_bytes, dp, pl->expert_dp_cp, sh >= DC_SHARD_ZERO1,
 			    &l->optimizer_bytes);
 	/* CPU offload: ZeRO-Offload (Ren et al. 2021, section 4.1) moves the
 	 * FP32 master, the optimizer states and an FP32 copy of the gradient

@@ -19,6 +19,7 @@ void dc_variant_layout(const struct dc_plan *p, enum dc_variant v, struct dc_lay
 	}
 	out->tp = 1;
 	out->pp = 1;
+	out->cp = 1;
 	/* no tp group to split activations over, no pipeline to interleave:
 	 * the loader rejects these with tp = 1 or pp = 1 */
 	out->sequence_parallel = 0;
@@ -45,6 +46,7 @@ static void fill(struct dc_variant_result *x, const struct dc_layout *lay, const
 	x->tp = lay->tp;
 	x->pp = lay->pp;
 	x->dp = lay->dp;
+	x->cp = lay->cp ? lay->cp : 1;
 	x->sharding = lay->sharding;
 	x->micro_batch_size = lay->micro_batch_size;
 	x->grad_accum_steps = lay->grad_accum_steps;

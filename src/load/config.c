@@ -23,6 +23,7 @@
 #include "distcalc/hf.h"
 #include "distcalc/memory.h"
 #include "distcalc/params.h"
+#include "distcalc/plan.h"
 #include "distcalc/units.h"
 #include "distcalc/util.h"
 
@@ -41,6 +42,7 @@ enum kkind {
 	K_FRACTION,  /* number in [0, 1) */
 	K_REAL,      /* number >= 0 */
 	K_STRING,    /* free text (descriptions) */
+	K_LIST,      /* a JSON array of counts >= 1 (parallel.pipeline_layers) */
 };
 
 /* One key. `info` is what dc_config_key_at() shows; the rest is how the
@@ -69,6 +71,7 @@ static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
 /* in enum dc_gpu's order after DC_GPU_NONE */
 static const char *const gpu_names[] = {"a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb", NULL};
 static const char *const compute_precision_names[] = {"bf16", "fp8", NULL};
+static const char *const cp_comm_names[] = {"p2p", "all_gather", "a2a", NULL};
 
 #define OFF(field) offsetof(struct dc_config, field)
 #define NOFF ((size_t)-1)
@@ -111,6 +114,8 @@ static const char *const compute_precision_names[] = {"bf16", "fp8", NULL};
 #define ORDER(path, text, doc) ROW(path, "string", "", text, "", doc, NULL, OPT, K_ORDER, NOFF, 0, 0, 0, 0)
 #define FRACTION(path, field, def, text, doc) \
 	ROW(path, "fraction", "", text, "[0, 1)", doc, NULL, OPT, K_FRACTION, OFF(field), 0, 1, 0, def)
+#define LIST(path, doc)                                                                                 \
+	ROW(path, "list", "", "", "each ≥ 1, at most 256", doc, NULL, OPT, K_LIST, NOFF, 1, DC_MAX_EXACT_INT, 0, 0)
 #define REAL(path, field, def, text, unit, doc) \
 	ROW(path, "number", unit, text, "≥ 0", doc, NULL, OPT, K_REAL, OFF(field), 0, INFINITY, 0, def)
 /* A GPU speed the cluster.gpu preset fills unless given: at least 1 and
@@ -202,10 +207,25 @@ static const struct key keys[] = {
 	   "effective one-way bandwidth per GPU between nodes (InfiniBand, RoCE)"),
 	TIME("cluster.inter_node.latency", cluster.inter_node.latency_s, 0, "0", "per-message start-up α between nodes"),
 	SECTION("parallel", OPT, "the parallel layout"),
-	COUNT("parallel.dp", parallel.dp, OPT, 0, "derived: world / (tp × pp)", "",
-	      "data-parallel replicas; dp·tp·pp must equal the world size"),
+	COUNT("parallel.dp", parallel.dp, OPT, 0, "derived: world / (tp × cp × pp)", "",
+	      "data-parallel replicas; dp·tp·cp·pp must equal the world size"),
 	COUNT("parallel.tp", parallel.tp, OPT, 1, "1", "", "tensor-parallel size; must divide a and num_kv_heads"),
-	COUNT("parallel.pp", parallel.pp, OPT, 1, "1", "", "pipeline stages; must divide num_layers"),
+	COUNT("parallel.pp", parallel.pp, OPT, 1, "1", "",
+	      "pipeline stages; must divide num_layers unless the stages are uneven (`pipeline_layers`, `first_stage_layers`, `last_stage_layers`, `account_for_*`)"),
+	COUNT("parallel.cp", parallel.cp, OPT, 1, "1", "",
+	      "context-parallel size: each replica's sequence split over cp ranks (Megatron-Core); 2·cp must divide seq_length (a2a: cp must divide seq_length and the heads per tp rank)"),
+	ENUM("parallel.cp_comm_type", parallel.cp_comm_type, cp_comm_names, DC_CP_P2P, "\"p2p\"",
+	     "how cp ranks exchange K/V (Megatron's `cp_comm_type`): ring of sends layer by layer, all-gathered, or AlltoAll to head shards (Ulysses)"),
+	LIST("parallel.pipeline_layers",
+	     "transformer layers on each pipeline stage, first to last: pp entries adding up to num_layers (`--set 'parallel.pipeline_layers=[4,4,3]'`); at most 16 runs of equal consecutive entries"),
+	UINT("parallel.first_stage_layers", parallel.first_stage_layers, 0, "", "",
+	     "layers on the first stage (Megatron's `--decoder-first-pipeline-num-layers`); the rest split evenly over the other stages"),
+	UINT("parallel.last_stage_layers", parallel.last_stage_layers, 0, "", "",
+	     "layers on the last stage (Megatron's `--decoder-last-pipeline-num-layers`)"),
+	BOOL("parallel.account_for_embedding", parallel.account_for_embedding, 0, "false",
+	     "count the input embedding as one layer of the first stage when splitting (Megatron's `--account-for-embedding-in-pipeline-split`)"),
+	BOOL("parallel.account_for_loss", parallel.account_for_loss, 0, "false",
+	     "count the output head and loss as one layer of the last stage when splitting (Megatron's `--account-for-loss-in-pipeline-split`)"),
 	COUNT("parallel.ep", parallel.ep, OPT, 1, "1", "",
 	      "expert-parallel size (Megatron-Core): carved out of dp, so it must divide dp and model.num_experts; each rank holds num_experts / ep experts of every MoE layer"),
 	ORDER("parallel.order", "\"tp-cp-ep-dp-pp\"",
@@ -1096,6 +1116,48 @@ static int parse_order(struct loader *l, int ki, const char *s)
 	return 0;
 }
 
+/* parallel.pipeline_layers: a JSON array of 1..DC_MAX_PIPELINE_LIST
+ * whole numbers >= 1, each entry checked as a count. */
+static void read_list(struct loader *l, int ki, const cJSON *v)
+{
+	const struct key *k = &keys[ki];
+	struct dc_parallel *p = &l->cfg->parallel;
+	uint64_t n = 0;
+	char num[40];
+
+	if (!cJSON_IsArray(v)) {
+		errorf(l, ki, "'%s': expected an array of layer counts like [4, 4, 3], got %s", k->info.path,
+		       describe(l, v));
+		return;
+	}
+	for (const cJSON *e = v->child; e; e = e->next, n++) {
+		double d;
+		if (n >= DC_MAX_PIPELINE_LIST) {
+			errorf(l, ki, "'%s': at most %d stages, got more", k->info.path, DC_MAX_PIPELINE_LIST);
+			return;
+		}
+		if (!cJSON_IsNumber(e)) {
+			errorf(l, ki, "'%s': entry %llu: expected a whole number of layers, got %s", k->info.path,
+			       (unsigned long long)n + 1, describe(l, e));
+			return;
+		}
+		if (check_number(l, ki, e, &d) != 0)
+			return;
+		if (d != floor(d) || d < 1 || d >= DC_MAX_EXACT_INT) {
+			fmt_num(num, sizeof(num), d);
+			errorf(l, ki, "'%s': entry %llu: every stage needs a whole number of layers, at least 1, got %s",
+			       k->info.path, (unsigned long long)n + 1, num);
+			return;
+		}
+		p->pipeline_layers[n] = (uint64_t)d;
+	}
+	if (n == 0) {
+		errorf(l, ki, "'%s': expected one entry per pipeline stage, got an empty array", k->info.path);
+		return;
+	}
+	p->pipeline_layers_n = n;
+}
+
 static void read_value(struct loader *l, int ki, const cJSON *v)
 {
 	const struct key *k = &keys[ki];
@@ -1194,6 +1256,9 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 			}
 		}
 		break;
+	case K_LIST:
+		read_list(l, ki, v);
+		break;
 	case K_STRING:
 		if (!cJSON_IsString(v))
 			errorf(l, ki, "'%s': expected a string, got %s", k->info.path, describe(l, v));
@@ -1264,9 +1329,7 @@ static void walk(struct loader *l, const cJSON *obj, const char *prefix)
 		ki = find_key(path);
 		if (ki < 0 || strlen(path) >= sizeof(path) - 1) {
 			const char *s = suggest(prefix, name);
-			if (strcmp(path, "parallel.cp") == 0)
-				errorf(l, -1, "'parallel.cp': context parallelism is not modelled yet (cp is always 1; \"order\" may name it)");
-			else if (s) {
+			if (s) {
 				errorf(l, -1, "'%.200s': unknown key; did you mean '%s'?", path, s);
 				l->suggested[find_key(s)] = 1;
 			}
@@ -1324,10 +1387,7 @@ static int apply_override(struct loader *l, cJSON *root, const char *text)
 			snprintf(prefix, sizeof(prefix), "%.*s", (int)(dot - path), path);
 		s = suggest(prefix, dot ? dot + 1 : path);
 		l->errors++;
-		if (strcmp(path, "parallel.cp") == 0)
-			dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path,
-					"--set: error: 'parallel.cp': context parallelism is not modelled yet (cp is always 1; \"order\" may name it)");
-		else if (s) {
+		if (s) {
 			dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path,
 					"--set: error: '%s': unknown key; did you mean '%s'?", path, s);
 			l->suggested[find_key(s)] = 1;
@@ -1343,14 +1403,16 @@ static int apply_override(struct loader *l, cJSON *root, const char *text)
 				"--set: error: '%s': is a section; set one of its keys", path);
 		return -1;
 	}
-	/* the value: a strict JSON scalar (number, true, false, null, "string")
-	 * is read as JSON; anything else ("80 GiB", "+1", "[1]") is a string */
+	/* the value: a strict JSON scalar (number, true, false, null, "string"),
+	 * or an array for a list key, is read as JSON; anything else
+	 * ("80 GiB", "+1", "[1]" for a scalar key) is a string */
 	{
 		const char *vs = eq + 1;
 		struct scan sc;
 		val = NULL;
-		if (scan_text(&sc, vs, strlen(vs)) == 0 && vs[strspn(vs, " \t\r\n")] != '{' &&
-		    vs[strspn(vs, " \t\r\n")] != '[') {
+		char lead = vs[strspn(vs, " \t\r\n")];
+		/* a list key takes a JSON array: --set 'parallel.pipeline_layers=[4,4,3]' */
+		if (scan_text(&sc, vs, strlen(vs)) == 0 && lead != '{' && (lead != '[' || keys[ki].kind == K_LIST)) {
 			val = cJSON_Parse(vs);
 			if (!val)
 				return -2; /* it scanned, so only an allocation fails */
@@ -1445,6 +1507,7 @@ static void set_defaults(struct dc_config *c)
 		case K_SECTION:
 		case K_ORDER:
 		case K_STRING:
+		case K_LIST:
 			break;
 		}
 	}
@@ -1605,28 +1668,36 @@ static int rule_tp_pp(struct loader *l)
 {
 	const struct dc_parallel *p = &l->cfg->parallel;
 	uint64_t tp_pp;
-	if (dc_mul_u64(p->tp, p->pp, &tp_pp)) {
-		errorf(l, find_key("parallel.tp"), "'parallel.tp': tp x pp overflows 64 bits, got %llu x %llu",
-		       (unsigned long long)p->tp, (unsigned long long)p->pp);
+	if (dc_mul_u64(p->tp, p->pp, &tp_pp) || dc_mul_u64(tp_pp, p->cp, &tp_pp)) {
+		errorf(l, find_key("parallel.tp"), "'parallel.tp': tp x cp x pp overflows 64 bits, got %llu x %llu x %llu",
+		       (unsigned long long)p->tp, (unsigned long long)p->cp, (unsigned long long)p->pp);
 		return -1;
 	}
 	return 0;
 }
 
-/* dp x tp x pp = world; dp, when absent, is what makes it so. */
+/* dp x tp x cp x pp = world; dp, when absent, is what makes it so. */
 static int rule_layout(struct loader *l)
 {
 	struct dc_config *c = l->cfg;
 	struct dc_parallel *p = &c->parallel;
 	int k_tp = find_key("parallel.tp"), k_pp = find_key("parallel.pp"), k_dp = find_key("parallel.dp");
-	uint64_t tp_pp = p->tp * p->pp; /* rule_tp_pp: no overflow */
+	int k_cp = find_key("parallel.cp");
+	uint64_t tp_pp = p->tp * p->pp * p->cp; /* rule_tp_pp: no overflow */
 
 	p->dp_explicit = l->seen[k_dp];
 	if (!p->dp_explicit) {
 		if (c->world_size % tp_pp != 0) {
-			errorf(l, l->from_set[k_pp] && !l->from_set[k_tp] ? k_pp : k_tp,
-			       "'parallel.tp': tp x pp (%llu) must divide the world size num_nodes x gpus_per_node (%llu)",
-			       (unsigned long long)tp_pp, (unsigned long long)c->world_size);
+			int ki = l->from_set[k_cp] && !l->from_set[k_tp] ? k_cp
+				 : l->from_set[k_pp] && !l->from_set[k_tp] ? k_pp : k_tp;
+			if (p->cp > 1)
+				errorf(l, ki,
+				       "'parallel.tp': tp x cp x pp (%llu) must divide the world size num_nodes x gpus_per_node (%llu)",
+				       (unsigned long long)tp_pp, (unsigned long long)c->world_size);
+			else
+				errorf(l, ki,
+				       "'parallel.tp': tp x pp (%llu) must divide the world size num_nodes x gpus_per_node (%llu)",
+				       (unsigned long long)tp_pp, (unsigned long long)c->world_size);
 		} else {
 			p->dp = c->world_size / tp_pp;
 		}
@@ -1638,12 +1709,46 @@ static int rule_layout(struct loader *l)
 				snprintf(hint, sizeof(hint), "; set parallel.dp to %llu, or leave it out to derive it",
 					 (unsigned long long)(c->world_size / tp_pp));
 			/* blame the override that broke the product, if one did */
-			errorf(l, l->from_set[k_tp] ? k_tp : l->from_set[k_pp] ? k_pp : k_dp,
-			       "'parallel.dp': dp x tp x pp (%llu x %llu x %llu) must equal num_nodes x gpus_per_node (%llu)%s",
-			       (unsigned long long)p->dp, (unsigned long long)p->tp, (unsigned long long)p->pp,
-			       (unsigned long long)c->world_size, hint);
+			if (p->cp > 1)
+				errorf(l, l->from_set[k_tp] ? k_tp : l->from_set[k_pp] ? k_pp : l->from_set[k_cp] ? k_cp : k_dp,
+				       "'parallel.dp': dp x tp x cp x pp (%llu x %llu x %llu x %llu) must equal num_nodes x gpus_per_node (%llu)%s",
+				       (unsigned long long)p->dp, (unsigned long long)p->tp, (unsigned long long)p->cp,
+				       (unsigned long long)p->pp, (unsigned long long)c->world_size, hint);
+			else
+				errorf(l, l->from_set[k_tp] ? k_tp : l->from_set[k_pp] ? k_pp : k_dp,
+				       "'parallel.dp': dp x tp x pp (%llu x %llu x %llu) must equal num_nodes x gpus_per_node (%llu)%s",
+				       (unsigned long long)p->dp, (unsigned long long)p->tp, (unsigned long long)p->pp,
+				       (unsigned long long)c->world_size, hint);
 		}
 	}
+	return 0;
+}
+
+/* Context parallelism (Megatron-Core): the sequence splits into 2 cp
+ * chunks, rank i holding chunks i and 2cp - 1 - i so causal attention
+ * balances (TransformerEngine asserts an even sequence per rank); the
+ * AlltoAll form swaps sequence shards for head shards, so cp must also
+ * divide the heads each tp rank holds. */
+static int rule_cp(struct loader *l)
+{
+	const struct dc_model *m = &l->cfg->model;
+	const struct dc_parallel *p = &l->cfg->parallel;
+	int k_cp = find_key("parallel.cp");
+	if (p->cp <= 1)
+		return 0;
+	if (p->cp_comm_type != DC_CP_A2A && m->seq_length % (2 * p->cp) != 0)
+		errorf(l, blame(l, k_cp, "model.seq_length"),
+		       "'parallel.cp': 2 x cp must divide model.seq_length (%llu): each cp rank holds two of 2 x cp equal chunks, got cp %llu",
+		       (unsigned long long)m->seq_length, (unsigned long long)p->cp);
+	else if (p->cp_comm_type == DC_CP_A2A && m->seq_length % p->cp != 0)
+		errorf(l, blame(l, k_cp, "model.seq_length"), "'parallel.cp': must divide model.seq_length (%llu), got %llu",
+		       (unsigned long long)m->seq_length, (unsigned long long)p->cp);
+	else if (p->cp_comm_type == DC_CP_A2A &&
+		 (m->num_attention_heads / p->tp % p->cp != 0 || m->num_kv_heads / p->tp % p->cp != 0))
+		errorf(l, blame(l, k_cp, "model.num_attention_heads"),
+		       "'parallel.cp': with cp_comm_type \"a2a\" cp must divide the heads of each tp rank (%llu query, %llu key/value heads), got %llu",
+		       (unsigned long long)(m->num_attention_heads / p->tp),
+		       (unsigned long long)(m->num_kv_heads / p->tp), (unsigned long long)p->cp);
 	return 0;
 }
 
@@ -1683,13 +1788,24 @@ static int rule_ep(struct loader *l)
 	return 0;
 }
 
+/* The pipeline's stages: even (pp divides the layers), an explicit list,
+ * or Megatron's first/last-stage forms; dc_stage_split (plan.h) resolves
+ * them, the plan reads the same runs. */
 static int rule_pp_layers(struct loader *l)
 {
-	const struct dc_model *m = &l->cfg->model;
-	const struct dc_parallel *p = &l->cfg->parallel;
-	if (m->num_layers % p->pp != 0)
-		errorf(l, blame(l, find_key("parallel.pp"), "model.num_layers"), "'parallel.pp': must divide model.num_layers (%llu), got %llu",
-		       (unsigned long long)m->num_layers, (unsigned long long)p->pp);
+	struct dc_parallel *p = &l->cfg->parallel;
+	struct dc_stage_runs runs;
+	char err[320];
+	const char *key = NULL;
+
+	p->first_stage_layers_given = seen(l, "parallel.first_stage_layers");
+	p->last_stage_layers_given = seen(l, "parallel.last_stage_layers");
+	if (seen(l, "parallel.pipeline_layers") && !p->pipeline_layers_n)
+		return 0; /* the list itself was an error */
+	if (dc_stage_split(p, l->cfg->model.num_layers, &runs, &key, err, sizeof(err)) != 0) {
+		int ki = find_key(key);
+		errorf(l, blame(l, ki, strcmp(key, "parallel.pp") == 0 ? "model.num_layers" : "parallel.pp"), "%s", err);
+	}
 	return 0;
 }
 
@@ -1806,7 +1922,10 @@ static int rule_virtual_pipeline(struct loader *l)
 	uint64_t chunks;
 	if (p->virtual_pipeline <= 1)
 		return 0;
-	if (p->pp < 2)
+	if (dc_stages_uneven(p))
+		errorf(l, kv,
+		       "'parallel.virtual_pipeline': an interleaved schedule needs even stages (Megatron-Core refuses uneven first/last stages with it); drop pipeline_layers, first_stage_layers, last_stage_layers and account_for_*");
+	else if (p->pp < 2)
 		errorf(l, kv, "'parallel.virtual_pipeline': an interleaved schedule needs parallel.pp > 1, got pp %llu",
 		       (unsigned long long)p->pp);
 	else if (dc_mul_u64(p->pp, p->virtual_pipeline, &chunks) || c->model.num_layers % chunks != 0)
@@ -1878,15 +1997,21 @@ static const struct rule rules[] = {
 	  KEYS("model.seq_length", "model.position_embeddings")}, rule_positions},
 	{{"num_kv_heads divides num_attention_heads",
 	  KEYS("model.num_kv_heads", "model.num_attention_heads")}, rule_kv_heads},
-	{{"tp × pp fits 64 bits", KEYS("parallel.tp", "parallel.pp")}, rule_tp_pp},
-	{{"dp × tp × pp equals the world size; without dp, tp × pp divides it",
-	  KEYS("parallel.dp", "parallel.tp", "parallel.pp", "cluster.num_nodes", "cluster.gpus_per_node")},
+	{{"tp × cp × pp fits 64 bits", KEYS("parallel.tp", "parallel.cp", "parallel.pp")}, rule_tp_pp},
+	{{"dp × tp × cp × pp equals the world size; without dp, tp × cp × pp divides it",
+	  KEYS("parallel.dp", "parallel.tp", "parallel.cp", "parallel.pp", "cluster.num_nodes", "cluster.gpus_per_node")},
 	 rule_layout},
 	{{"tp divides num_attention_heads and num_kv_heads",
 	  KEYS("parallel.tp", "model.num_attention_heads", "model.num_kv_heads")}, rule_tp_heads},
 	{{"ep > 1 divides dp and num_experts, on a mixture-of-experts model",
 	  KEYS("parallel.ep", "parallel.dp", "model.num_experts")}, rule_ep},
-	{{"pp divides num_layers", KEYS("parallel.pp", "model.num_layers")}, rule_pp_layers},
+	{{"2 × cp divides seq_length (a2a: cp divides seq_length and the heads per tp rank)",
+	  KEYS("parallel.cp", "parallel.cp_comm_type", "model.seq_length", "model.num_attention_heads",
+	       "model.num_kv_heads", "parallel.tp")}, rule_cp},
+	{{"the stages hold num_layers: pp divides them, or pipeline_layers (pp entries) adds up to them, or the first/last-stage forms leave an even split",
+	  KEYS("parallel.pp", "model.num_layers", "parallel.pipeline_layers", "parallel.first_stage_layers",
+	       "parallel.last_stage_layers", "parallel.account_for_embedding", "parallel.account_for_loss")},
+	 rule_pp_layers},
 	{{"sequence_parallel needs tp > 1", KEYS("parallel.sequence_parallel", "parallel.tp")},
 	 rule_sequence_parallel},
 	{{"global_batch_size, when given, is a multiple of micro_batch_size × dp and gives grad_accum_steps (which, when also given, must agree)",
@@ -2379,6 +2504,11 @@ const char *dc_sharding_name(enum dc_sharding s)
 const char *dc_axis_name(enum dc_axis a)
 {
 	return axis_names[a];
+}
+
+const char *dc_cp_comm_name(enum dc_cp_comm c)
+{
+	return cp_comm_names[c];
 }
 
 const char *dc_recompute_name(enum dc_recompute r)

@@ -14,7 +14,9 @@ static void view(const struct dc_run *run, void *out)
 {
 	struct view *v = out;
 	v->b = run->res->batch;
-	v->note = "not b x accum x all GPUs: the tp x pp ranks of one replica process the same samples";
+	v->note = run->plan->layout.cp > 1
+			  ? "not b x accum x all GPUs: the tp x cp x pp ranks of one replica process the same samples, each cp rank s / cp of every sequence"
+			  : "not b x accum x all GPUs: the tp x pp ranks of one replica process the same samples";
 }
 
 #define B(m) offsetof(struct view, b.m)
@@ -25,7 +27,7 @@ static const struct dc_field fields[] = {
 	{"global_batch_size", "global batch b x accum x dp (samples)", DC_U_COUNT, DC_FT_U64, B(global_batch_size)},
 	{"seq_length", "sequence length (tokens)", DC_U_COUNT, DC_FT_U64, B(seq_length)},
 	{"tokens_per_step", "tokens per step", DC_U_COUNT, DC_FT_U64, B(tokens_per_step)},
-	{"gpus_per_sample", "GPUs sharing one sample tp x pp", DC_U_COUNT, DC_FT_U64, B(gpus_per_sample)},
+	{"gpus_per_sample", "GPUs sharing one sample tp x cp x pp", DC_U_COUNT, DC_FT_U64, B(gpus_per_sample)},
 	{"note", "note", DC_U_NONE, DC_FT_STR, offsetof(struct view, note)},
 };
 

@@ -119,6 +119,7 @@ IN_PLAY(fsdp, DC_STRAT_FSDP)
 IN_PLAY(tp, DC_STRAT_TP)
 IN_PLAY(pp, DC_STRAT_PP)
 IN_PLAY(ep, DC_STRAT_EP)
+IN_PLAY(cp, DC_STRAT_CP)
 
 static void tp_title(const void *base, char *buf, size_t len)
 {
@@ -144,6 +145,8 @@ static const struct dc_field fields[] = {
 	 .shown = pp_in_play},
 	{"ep", "Expert parallel (MoE token AlltoAll, uniform routing assumed)", DC_U_NONE, DC_FT_OBJECT,
 	 V(s[DC_STRAT_EP]), .sub = &strat_obj, .shown = ep_in_play},
+	{"cp", "Context parallel (attention's K/V exchange, parallel.cp_comm_type)", DC_U_NONE, DC_FT_OBJECT,
+	 V(s[DC_STRAT_CP]), .sub = &strat_obj, .shown = cp_in_play},
 };
 
 _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");

@@ -126,6 +126,11 @@ static const char *sharding_says(const struct ledger_view *v, int level)
 {
 	/* level: 3 params, 2 grads, 1 master/optimizer */
 	int sharded = (int)v->plan->layout.sharding >= level;
+	if (v->plan->layout.cp > 1) {
+		if (sharded)
+			return v->plan->ep > 1 ? "sharded over dp x cp, experts over dp/ep x cp" : "sharded over dp x cp";
+		return v->plan->ep > 1 ? "replicated over dp x cp, experts over dp/ep x cp" : "replicated over dp x cp";
+	}
 	if (sharded)
 		return v->plan->ep > 1 ? "sharded over dp, experts over dp/ep" : "sharded over dp";
 	return v->plan->ep > 1 ? "replicated over dp, experts over dp/ep" : "replicated over dp";

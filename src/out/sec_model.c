@@ -83,8 +83,12 @@ static void head_label(const void *base, char *buf, size_t len)
 static void layout(const void *base, char *buf, size_t len)
 {
 	const struct dc_layout *p = ((const struct rank_view *)base)->par;
-	snprintf(buf, len, "tp %llu, pp %llu, ep %llu", (unsigned long long)p->tp, (unsigned long long)p->pp,
-		 (unsigned long long)p->ep);
+	if (p->cp > 1) /* context-parallel ranks hold the same parameters */
+		snprintf(buf, len, "tp %llu, cp %llu, pp %llu, ep %llu", (unsigned long long)p->tp,
+			 (unsigned long long)p->cp, (unsigned long long)p->pp, (unsigned long long)p->ep);
+	else
+		snprintf(buf, len, "tp %llu, pp %llu, ep %llu", (unsigned long long)p->tp, (unsigned long long)p->pp,
+			 (unsigned long long)p->ep);
 }
 
 #define T(m) offsetof(struct terms_view, t.m)

@@ -43,8 +43,12 @@ static void variant_row(const void *base, uint64_t i, void *out)
 	int n;
 
 	row->strategy = dc_variant_name((enum dc_variant)i);
-	n = snprintf(row->layout, sizeof(row->layout), "tp%llu x pp%llu x dp%llu", (unsigned long long)x->tp,
-		     (unsigned long long)x->pp, (unsigned long long)x->dp);
+	if (x->cp > 1)
+		n = snprintf(row->layout, sizeof(row->layout), "tp%llu x cp%llu x pp%llu x dp%llu", (unsigned long long)x->tp,
+			     (unsigned long long)x->cp, (unsigned long long)x->pp, (unsigned long long)x->dp);
+	else
+		n = snprintf(row->layout, sizeof(row->layout), "tp%llu x pp%llu x dp%llu", (unsigned long long)x->tp,
+			     (unsigned long long)x->pp, (unsigned long long)x->dp);
 	/* experts stay split over ep within dp in every variant */
 	if (v->ep > 1 && n > 0 && (size_t)n < sizeof(row->layout))
 		snprintf(row->layout + n, sizeof(row->layout) - (size_t)n, " (ep%llu)", (unsigned long long)v->ep);

@@ -128,12 +128,15 @@ const struct dc_section dc_section_topology = {
 
 /* ---- groups ---- */
 
-static const enum dc_axis listed_axes[] = {DC_AXIS_TP, DC_AXIS_DP, DC_AXIS_PP};
-#define NLISTED (sizeof(listed_axes) / sizeof(listed_axes[0]))
+/* cp is listed only when context parallelism is on (degree > 1) */
+static const enum dc_axis all_axes[] = {DC_AXIS_TP, DC_AXIS_CP, DC_AXIS_DP, DC_AXIS_PP};
+static const enum dc_axis plain_axes[] = {DC_AXIS_TP, DC_AXIS_DP, DC_AXIS_PP};
 
 struct gview {
 	struct dc_topology t;
 	uint64_t ep;
+	const enum dc_axis *axes; /* the listed axes */
+	size_t naxes;
 };
 
 static void gview(const struct dc_run *run, void *out)
@@ -141,6 +144,8 @@ static void gview(const struct dc_run *run, void *out)
 	struct gview *v = out;
 	v->t = run->plan->topo;
 	v->ep = run->plan->ep;
+	v->axes = v->t.degree[DC_AXIS_CP] > 1 ? all_axes : plain_axes;
+	v->naxes = v->t.degree[DC_AXIS_CP] > 1 ? 4 : 3;
 }
 
 /* groups.<axis>: the groups of one axis, each a list of ranks */
@@ -162,6 +167,7 @@ static void gview(const struct dc_run *run, void *out)
 	}                                                                                          \
 	static const struct dc_lists name##_lists = {name##_count, name##_len, name##_item, "groups", "ranks"};
 AXIS_LISTS(tp, DC_AXIS_TP)
+AXIS_LISTS(cp, DC_AXIS_CP)
 AXIS_LISTS(dp, DC_AXIS_DP)
 AXIS_LISTS(pp, DC_AXIS_PP)
 
@@ -169,6 +175,11 @@ AXIS_LISTS(pp, DC_AXIS_PP)
  * expert-parallel groups of ep consecutive members (the experts are spread
  * over them) and expert-data-parallel groups of every ep-th member (the
  * replicas of one expert shard). */
+static int has_cp(const void *base)
+{
+	return ((const struct gview *)base)->t.degree[DC_AXIS_CP] > 1;
+}
+
 static int has_ep(const void *base)
 {
 	return ((const struct gview *)base)->ep > 1;
@@ -227,15 +238,14 @@ struct axis_row {
 
 static uint64_t axis_count(const void *base)
 {
-	(void)base;
-	return NLISTED;
+	return ((const struct gview *)base)->naxes;
 }
 
 static void axis_row(const void *base, uint64_t i, void *out)
 {
 	const struct dc_topology *t = &((const struct gview *)base)->t;
 	struct axis_row *row = out;
-	enum dc_axis a = listed_axes[i];
+	enum dc_axis a = ((const struct gview *)base)->axes[i];
 	row->axis = dc_axis_name(a);
 	row->size = t->degree[a];
 	row->groups = dc_topology_group_count(t, a);
@@ -265,23 +275,24 @@ struct group_row {
 
 static uint64_t group_count(const void *base)
 {
-	const struct dc_topology *t = &((const struct gview *)base)->t;
+	const struct gview *v = base;
 	uint64_t n = 0;
-	for (size_t i = 0; i < NLISTED; i++)
-		n += dc_topology_group_count(t, listed_axes[i]);
+	for (size_t i = 0; i < v->naxes; i++)
+		n += dc_topology_group_count(&v->t, v->axes[i]);
 	return n;
 }
 
 static void group_row(const void *base, uint64_t index, void *out)
 {
-	const struct dc_topology *t = &((const struct gview *)base)->t;
+	const struct gview *v = base;
+	const struct dc_topology *t = &v->t;
 	struct group_row *row = out;
 	struct dc_group g;
 
-	for (size_t i = 0; i < NLISTED; i++) {
-		uint64_t n = dc_topology_group_count(t, listed_axes[i]);
-		if (index < n || i + 1 == NLISTED) {
-			dc_topology_group(t, listed_axes[i], index, &g);
+	for (size_t i = 0; i < v->naxes; i++) {
+		uint64_t n = dc_topology_group_count(t, v->axes[i]);
+		if (index < n || i + 1 == v->naxes) {
+			dc_topology_group(t, v->axes[i], index, &g);
 			break;
 		}
 		index -= n;
@@ -308,6 +319,8 @@ static const struct dc_rows group_rows = {group_count, group_row, sizeof(struct 
 
 static const struct dc_field gfields[] = {
 	{"tp", "tp groups", DC_U_NONE, DC_FT_LISTS, 0, .lists = &tp_lists},
+	{"cp", "cp groups (one sequence split over them)", DC_U_NONE, DC_FT_LISTS, 0, .lists = &cp_lists,
+	 .shown = has_cp},
 	{"dp", "dp groups", DC_U_NONE, DC_FT_LISTS, 0, .lists = &dp_lists},
 	{"pp", "pp groups", DC_U_NONE, DC_FT_LISTS, 0, .lists = &pp_lists},
 	{"ep", "ep groups (experts spread over)", DC_U_NONE, DC_FT_LISTS, 0, .lists = &ep_lists, .shown = has_ep},

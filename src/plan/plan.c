@@ -1,6 +1,7 @@
 /* plan.c - everything derived from the input, once; see plan.h. */
 #include "distcalc/plan.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "distcalc/activation.h"
@@ -9,11 +10,167 @@
 #include "distcalc/ring.h"
 #include "distcalc/util.h"
 
+int dc_stages_uneven(const struct dc_parallel *par)
+{
+	return par->pipeline_layers_n > 0 || par->first_stage_layers_given || par->last_stage_layers_given ||
+	       par->account_for_embedding || par->account_for_loss;
+}
+
+/* Appends `count` stages of `layers` layers to *r, merging equal runs. */
+static void runs_push(struct dc_stage_runs *r, uint64_t count, uint64_t layers, uint64_t *stage, uint64_t *layer)
+{
+	if (count == 0)
+		return;
+	if (r->n == 0 || r->layers[r->n - 1] != layers) {
+		r->first[r->n] = *stage;
+		r->layers[r->n] = layers;
+		r->layer_start[r->n] = *layer;
+		r->n++;
+	}
+	*stage += count;
+	*layer += count * layers;
+	r->first[r->n] = *stage;
+}
+
+int dc_stage_split(const struct dc_parallel *par, uint64_t L, struct dc_stage_runs *out, const char **key, char *err,
+		   size_t errlen)
+{
+	uint64_t pp = par->pp, stage = 0, layer = 0;
+	int given_first = par->first_stage_layers_given, given_last = par->last_stage_layers_given;
+	int counted = par->account_for_embedding || par->account_for_loss;
+
+	out->n = 0;
+	out->first[0] = 0;
+	if (par->pipeline_layers_n > 0) {
+		uint64_t sum = 0, runs = 1;
+		*key = "parallel.pipeline_layers";
+		if (given_first || given_last || counted) {
+			snprintf(err, errlen,
+				 "'parallel.pipeline_layers': give either the list or first_stage_layers / last_stage_layers / account_for_*, not both");
+			return -1;
+		}
+		if (par->pipeline_layers_n != pp) {
+			snprintf(err, errlen,
+				 "'parallel.pipeline_layers': needs one entry per pipeline stage (parallel.pp = %llu), got %llu",
+				 (unsigned long long)pp, (unsigned long long)par->pipeline_layers_n);
+			return -1;
+		}
+		for (uint64_t i = 0; i < pp; i++) {
+			sum += par->pipeline_layers[i]; /* each below 2^53, at most 256 of them */
+			runs += i > 0 && par->pipeline_layers[i] != par->pipeline_layers[i - 1];
+		}
+		if (sum != L) {
+			snprintf(err, errlen,
+				 "'parallel.pipeline_layers': the stages' layers must add up to model.num_layers (%llu), got %llu",
+				 (unsigned long long)L, (unsigned long long)sum);
+			return -1;
+		}
+		if (runs > DC_MAX_PIPELINE_RUNS) {
+			snprintf(err, errlen, "'parallel.pipeline_layers': at most %d runs of equal consecutive stages, got %llu",
+				 DC_MAX_PIPELINE_RUNS, (unsigned long long)runs);
+			return -1;
+		}
+		for (uint64_t i = 0; i < pp; i++)
+			runs_push(out, 1, par->pipeline_layers[i], &stage, &layer);
+		return 0;
+	}
+	if (given_first || given_last || counted) {
+		uint64_t first = 0, last = 0, others = pp, rest = L;
+		*key = given_first ? "parallel.first_stage_layers" : given_last ? "parallel.last_stage_layers"
+		       : par->account_for_embedding ? "parallel.account_for_embedding" : "parallel.account_for_loss";
+		if (pp < 2) {
+			snprintf(err, errlen, "'%s': uneven stages need parallel.pp > 1, got pp %llu", *key,
+				 (unsigned long long)pp);
+			return -1;
+		}
+		if (counted && (given_first || given_last)) {
+			snprintf(err, errlen,
+				 "'%s': give first_stage_layers / last_stage_layers or account_for_embedding / account_for_loss, not both (Megatron-LM refuses the pair)",
+				 *key);
+			return -1;
+		}
+		if (counted) {
+			/* the embedding and the loss each count as one layer */
+			uint64_t e = (uint64_t)par->account_for_embedding, o = (uint64_t)par->account_for_loss;
+			uint64_t units = L + e + o, each = units / pp;
+			if (units % pp != 0 || each < 2) { /* e or o is 1: the short stage keeps a layer */
+				snprintf(err, errlen,
+					 "'%s': model.num_layers (%llu) plus the %llu counted as layers must split evenly over parallel.pp (%llu), each stage holding at least one layer",
+					 *key, (unsigned long long)L, (unsigned long long)(e + o), (unsigned long long)pp);
+				return -1;
+			}
+			runs_push(out, 1, each - e, &stage, &layer);
+			runs_push(out, pp - 2, each, &stage, &layer);
+			runs_push(out, 1, each - o, &stage, &layer);
+			return 0;
+		}
+		if (given_first) {
+			first = par->first_stage_layers;
+			others--;
+		}
+		if (given_last) {
+			last = par->last_stage_layers;
+			others--;
+		}
+		if (first > L || last > L - first) {
+			snprintf(err, errlen, "'%s': the first and last stages' %llu layers exceed model.num_layers (%llu)", *key,
+				 (unsigned long long)(first + last), (unsigned long long)L);
+			return -1;
+		}
+		rest = L - first - last;
+		if (others == 0 ? rest != 0 : rest % others != 0 || rest / others == 0) {
+			snprintf(err, errlen,
+				 "'%s': the other %llu stages must split the remaining %llu of model.num_layers (%llu) evenly, at least one layer each",
+				 *key, (unsigned long long)others, (unsigned long long)rest, (unsigned long long)L);
+			return -1;
+		}
+		runs_push(out, given_first ? 1 : 0, first, &stage, &layer);
+		runs_push(out, others, others ? rest / others : 0, &stage, &layer);
+		runs_push(out, given_last ? 1 : 0, last, &stage, &layer);
+		return 0;
+	}
+	*key = "parallel.pp";
+	if (L % pp != 0) {
+		snprintf(err, errlen,
+			 "'parallel.pp': must divide model.num_layers (%llu), got %llu; for uneven stages give parallel.pipeline_layers or first_stage_layers / last_stage_layers",
+			 (unsigned long long)L, (unsigned long long)pp);
+		return -1;
+	}
+	runs_push(out, pp, L / pp, &stage, &layer);
+	return 0;
+}
+
+/* The run holding `stage`. */
+static uint64_t stage_run(const struct dc_plan *p, uint64_t stage)
+{
+	uint64_t i = 0;
+	while (i + 1 < p->runs.n && p->runs.first[i + 1] <= stage)
+		i++;
+	return i;
+}
+
+uint64_t dc_plan_stage_layers(const struct dc_plan *p, uint64_t stage)
+{
+	if (p->runs.n <= 1)
+		return p->layers_per_stage;
+	return p->runs.layers[stage_run(p, stage)];
+}
+
+uint64_t dc_plan_stage_first_layer(const struct dc_plan *p, uint64_t stage)
+{
+	uint64_t i;
+	if (p->runs.n <= 1)
+		return stage * p->layers_per_stage;
+	i = stage_run(p, stage);
+	return p->runs.layer_start[i] + (stage - p->runs.first[i]) * p->runs.layers[i];
+}
+
 void dc_layout_of(const struct dc_config *in, struct dc_layout *o)
 {
 	o->tp = in->parallel.tp;
 	o->pp = in->parallel.pp;
 	o->dp = in->parallel.dp;
+	o->cp = in->parallel.cp ? in->parallel.cp : 1;
 	o->ep = in->parallel.ep ? in->parallel.ep : 1;
 	o->virtual_pipeline = in->parallel.virtual_pipeline ? in->parallel.virtual_pipeline : 1;
 	o->sequence_parallel = in->parallel.sequence_parallel;
@@ -34,13 +191,14 @@ static void link_of(const struct dc_config *in, enum dc_link_choice c, struct dc
 static void derive_topology(const struct dc_config *in, const struct dc_layout *lay, struct dc_plan *p)
 {
 	if (lay->tp == in->parallel.tp && lay->pp == in->parallel.pp && lay->dp == in->parallel.dp &&
-	    p->world == in->world_size) {
+	    p->layout.cp == (in->parallel.cp ? in->parallel.cp : 1) && p->world == in->world_size) {
 		dc_topology_init(in, &p->topo);
 	} else {
 		struct dc_config tmp = *in;
 		tmp.parallel.tp = lay->tp;
 		tmp.parallel.pp = lay->pp;
 		tmp.parallel.dp = lay->dp;
+		tmp.parallel.cp = p->layout.cp;
 		tmp.world_size = p->world;
 		dc_topology_init(&tmp, &p->topo);
 	}
@@ -64,6 +222,23 @@ static void derive_expert_links(const struct dc_config *in, struct dc_plan *p)
 	struct dc_group edp = {DC_AXIS_DP, 0, 0, s * p->ep, p->expert_dp};
 	link_of(in, dc_group_link(&p->topo, &ep), &p->ep_link);
 	link_of(in, dc_group_link(&p->topo, &edp), &p->edp_link);
+	p->dpcp_link = p->link[DC_AXIS_DP];
+	p->edpcp_link = p->edp_link;
+	if (p->layout.cp > 1) {
+		/* the dp x cp group (Megatron-Core's data-parallel group with
+		 * context parallelism): every cp rank of every dp replica. Its
+		 * ranks fill blocks of stride x degree of the slower of the two
+		 * axes; it stays on a node when that block divides a node
+		 * (conservative when the axes are not adjacent in the order) */
+		const struct dc_topology *t = &p->topo;
+		uint64_t bd = t->stride[DC_AXIS_DP] * t->degree[DC_AXIS_DP];
+		uint64_t bc = t->stride[DC_AXIS_CP] * t->degree[DC_AXIS_CP];
+		uint64_t b = bd > bc ? bd : bc;
+		enum dc_link_choice c = t->gpus_per_node % b != 0 ? DC_LINK_INTER : DC_LINK_INTRA;
+		link_of(in, c, &p->dpcp_link);
+		if (c == DC_LINK_INTER || p->edp_link.choice == DC_LINK_INTER || p->link[DC_AXIS_CP].choice == DC_LINK_INTER)
+			link_of(in, DC_LINK_INTER, &p->edpcp_link);
+	}
 }
 
 /* Every block of one layer, and each rank's share of a layer. */
@@ -102,6 +277,13 @@ uint64_t dc_plan_stage_dense_layers(const struct dc_plan *p, uint64_t stage)
 	uint64_t pc = p->layers_per_chunk, pp = p->layout.pp, v = p->v;
 	uint64_t q, r, n = 0;
 
+	if (p->runs.n > 1) {
+		/* uneven stages (v = 1): its layers below dense_limit */
+		uint64_t first = dc_plan_stage_first_layer(p, stage), layers = dc_plan_stage_layers(p, stage);
+		if (p->in->model.params_explicit || p->dense_limit >= first + layers)
+			return layers;
+		return p->dense_limit > first ? p->dense_limit - first : 0;
+	}
 	if (p->in->model.params_explicit || !pc)
 		return p->layers_per_stage; /* no shape: every layer counts as dense */
 	/* chunks 0..q-1 are dense, chunk q holds r dense layers, the rest none */
@@ -122,17 +304,30 @@ uint64_t dc_plan_stage_dense_layers(const struct dc_plan *p, uint64_t stage)
 static void derive_segments(struct dc_plan *p)
 {
 	uint64_t pp = p->layout.pp, pc = p->layers_per_chunk, n = 1;
-	uint64_t cand[4], ncand = 0;
+	uint64_t cand[DC_PLAN_MAX_SEGMENTS + 1], ncand = 0;
 
 	p->segment_first[0] = 0;
 	cand[ncand++] = 1;
-	if (pc && !p->in->model.params_explicit && p->dense_limit / pc < pp * p->v) {
+	if (p->runs.n > 1) {
+		/* uneven: every run boundary, and around the stage holding
+		 * layer dense_limit (the only one partly dense) */
+		for (uint64_t i = 1; i < p->runs.n; i++)
+			cand[ncand++] = p->runs.first[i];
+		if (!p->in->model.params_explicit && p->dense_limit < p->in->model.num_layers) {
+			uint64_t i = 0, b;
+			while (i + 1 < p->runs.n && p->runs.layer_start[i + 1] <= p->dense_limit)
+				i++;
+			b = p->runs.first[i] + (p->dense_limit - p->runs.layer_start[i]) / p->runs.layers[i];
+			cand[ncand++] = b;
+			cand[ncand++] = b + 1;
+		}
+	} else if (pc && !p->in->model.params_explicit && p->dense_limit / pc < pp * p->v) {
 		uint64_t b = p->dense_limit / pc % pp;
 		cand[ncand++] = b;
 		cand[ncand++] = b + 1;
 	}
 	cand[ncand++] = pp - 1;
-	/* ascending (insertion sort of at most four) */
+	/* ascending (insertion sort of at most DC_PLAN_MAX_SEGMENTS + 1) */
 	for (uint64_t i = 1; i < ncand; i++)
 		for (uint64_t j = i; j > 0 && cand[j - 1] > cand[j]; j--) {
 			uint64_t x = cand[j];
@@ -146,9 +341,12 @@ static void derive_segments(struct dc_plan *p)
 			continue;
 		/* an explicit count puts no embedding on stage 0, and without
 		 * dropout it keeps no embedding mask: stage 0 is stage 1 */
-		if (s == 1 && s != pp - 1 && p->in->model.params_explicit && p->act.embedding_bytes == 0)
+		if (s == 1 && s != pp - 1 && p->in->model.params_explicit && p->act.embedding_bytes == 0 &&
+		    dc_plan_stage_dense_layers(p, 1) == dc_plan_stage_dense_layers(p, 0) &&
+		    dc_plan_stage_layers(p, 1) == dc_plan_stage_layers(p, 0))
 			continue;
-		if (s == 1 || s == pp - 1 || dc_plan_stage_dense_layers(p, s) != dc_plan_stage_dense_layers(p, s - 1))
+		if (s == 1 || s == pp - 1 || dc_plan_stage_dense_layers(p, s) != dc_plan_stage_dense_layers(p, s - 1) ||
+		    dc_plan_stage_layers(p, s) != dc_plan_stage_layers(p, s - 1))
 			p->segment_first[n++] = s;
 	}
 	p->nsegments = n;
@@ -223,23 +421,41 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 	p->v = lay->virtual_pipeline ? lay->virtual_pipeline : 1;
 	p->layout.ep = p->ep;
 	p->layout.virtual_pipeline = p->v;
-	p->world = dc_ck_mul(&c, dc_ck_mul(&c, lay->tp, lay->pp), lay->dp);
+	p->layout.cp = lay->cp ? lay->cp : 1;
+	p->world = dc_ck_mul(&c, dc_ck_mul(&c, dc_ck_mul(&c, lay->tp, lay->pp), lay->dp), p->layout.cp);
 	if (c.overflow || p->world == 0 || p->world > DC_MAX_WORLD) {
-		p->error = "'parallel': dp x tp x pp must be between 1 and 2^24 ranks";
+		p->error = "'parallel': dp x tp x cp x pp must be between 1 and 2^24 ranks";
 		return -1;
 	}
 	p->expert_dp = lay->dp % p->ep == 0 ? lay->dp / p->ep : lay->dp;
+	p->dp_cp = lay->dp * p->layout.cp;
+	p->expert_dp_cp = p->expert_dp * p->layout.cp;
 	p->layers_per_stage = m->num_layers / lay->pp;
 	p->layers_per_chunk = p->layers_per_stage / p->v;
+	/* the input's own split when the layout keeps its pp, else even */
+	p->runs.n = 0;
+	if (lay->pp == in->parallel.pp && dc_stages_uneven(&in->parallel)) {
+		const char *key;
+		char err[8];
+		if (dc_stage_split(&in->parallel, m->num_layers, &p->runs, &key, err, sizeof(err)) != 0) {
+			p->error = "'parallel.pipeline_layers': the stages do not hold model.num_layers";
+			return -1;
+		}
+		if (p->runs.n == 1)
+			p->layers_per_stage = p->layers_per_chunk = p->runs.layers[0];
+	}
 	p->dense_limit = m->num_experts ? m->dense_layers : m->num_layers;
 	p->tokens_per_microbatch = dc_ck_mul(&c, lay->micro_batch_size, m->seq_length);
-	p->tokens_per_microbatch_rank =
-		lay->sequence_parallel ? dc_ceil_div(p->tokens_per_microbatch, lay->tp) : p->tokens_per_microbatch;
+	p->seq_per_cp_rank = m->seq_length / p->layout.cp;
+	p->tokens_per_microbatch_cp = p->tokens_per_microbatch / p->layout.cp;
+	p->tokens_per_microbatch_rank = lay->sequence_parallel ? dc_ceil_div(p->tokens_per_microbatch_cp, lay->tp)
+							       : p->tokens_per_microbatch_cp;
 	if (c.overflow) {
 		p->error = "'training.micro_batch_size' x 'model.seq_length': tokens per microbatch overflow 64 bits";
 		return -1;
 	}
-	if (base && base->layout.tp == lay->tp && base->layout.pp == lay->pp && base->layout.dp == lay->dp) {
+	if (base && base->layout.tp == lay->tp && base->layout.pp == lay->pp && base->layout.dp == lay->dp &&
+	    base->layout.cp == p->layout.cp) {
 		p->topo = base->topo;
 		memcpy(p->link, base->link, sizeof(p->link));
 	} else {
@@ -285,7 +501,7 @@ int dc_plan_derive_layout(const struct dc_config *in, const struct dc_layout *la
  * plan depends on. */
 static int same_but_sharding(const struct dc_layout *a, const struct dc_layout *b)
 {
-	return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->ep == b->ep &&
+	return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->cp == b->cp && a->ep == b->ep &&
 	       a->virtual_pipeline == b->virtual_pipeline && a->sequence_parallel == b->sequence_parallel &&
 	       a->micro_batch_size == b->micro_batch_size && a->grad_accum_steps == b->grad_accum_steps;
 }
@@ -294,6 +510,7 @@ int dc_plan_derive_from(const struct dc_plan *base, const struct dc_layout *lay,
 {
 	struct dc_layout norm = *lay;
 	norm.ep = lay->ep ? lay->ep : 1;
+	norm.cp = lay->cp ? lay->cp : 1;
 	norm.virtual_pipeline = lay->virtual_pipeline ? lay->virtual_pipeline : 1;
 	if (!base->error && same_but_sharding(&base->layout, &norm)) {
 		*p = *base;

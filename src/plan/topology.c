@@ -17,6 +17,7 @@ void dc_topology_init(const struct dc_config *cfg, struct dc_topology *t)
 	t->degree[DC_AXIS_TP] = cfg->parallel.tp;
 	t->degree[DC_AXIS_DP] = cfg->parallel.dp;
 	t->degree[DC_AXIS_PP] = cfg->parallel.pp;
+	t->degree[DC_AXIS_CP] = cfg->parallel.cp ? cfg->parallel.cp : 1; /* 0: a hand-built config without cp */
 	/* Megatron-LM RankGenerator: the first axis of the order varies fastest */
 	for (int k = 0; k < DC_AXIS_COUNT; k++) {
 		enum dc_axis a = cfg->parallel.order[k];
