@@ -420,10 +420,11 @@ START_TEST(test_literal_defaults_are_the_loaders)
 		checked++;
 	}
 	/* by hand from docs/config.md: model 15 (mlp, norm, 7 booleans, 6
-	 * integers at 0), cluster 2 latencies, parallel 10 (all but dp),
-	 * training 3, precision 4, collective 1 (link), memory 4 (all but the
-	 * activation override): 39 */
-	ck_assert_uint_eq(checked, 39);
+	 * integers at 0), cluster 7 (2 latencies, system, nvls,
+	 * oversubscription, nodes_per_leaf, nic_path), parallel 10 (all but
+	 * dp), training 3, precision 4, collective 2 (link, algorithm), memory
+	 * 4 (all but the activation override): 45 */
+	ck_assert_uint_eq(checked, 45);
 	free(omitted);
 	free(given);
 }
