@@ -382,6 +382,8 @@ START_TEST(test_presets)
 	fixture_json(&c, "{" MODEL ", \"cluster\": {\"system\": \"dgx-h100\", \"num_nodes\": 4}}");
 	ck_assert_uint_eq(c.cluster.gpus_per_node, 8);
 	ck_assert_uint_eq(c.cluster.gpu_mem_bytes, 80ull << 30);
+	ck_assert_int_eq(c.cluster.gpu, DC_GPU_H100_SXM5_80GB); /* the GPU preset, with its speeds */
+	ck_assert(c.cluster.peak_flops > 0);
 	ck_assert_uint_eq(c.cluster.nics_per_node, 8);
 	ck_assert_uint_eq(c.cluster.nvlink_domain, 8);
 	ck_assert_int_eq(c.cluster.nvls, 1);
@@ -397,6 +399,7 @@ START_TEST(test_presets)
 			 " \"nvls\": false, \"inter_node\": {\"bandwidth\": \"200 Gb/s\"}}}");
 	ck_assert_uint_eq(c.cluster.nics_per_node, 4);
 	ck_assert_int_eq(c.cluster.nvls, 0);
+	ck_assert_int_eq(c.cluster.gpu, DC_GPU_H200_SXM_141GB);
 	assert_rel(c.cluster.inter_node.bw_bytes_per_s, 25e9, 1e-12, "override");
 	assert_rel(c.cluster.intra_node.bw_bytes_per_s, 370.8e9, 1e-12, "h200 nvlink");
 	/* without a preset the links stay required */
