@@ -420,12 +420,13 @@ START_TEST(test_literal_defaults_are_the_loaders)
 		checked++;
 	}
 	/* by hand from docs/config.md: model 16 (mlp, norm, 8 booleans, 6
-	 * integers at 0), cluster 3 (2 latencies, host_memory), parallel 15
-	 * (all but dp, pipeline_layers and first/last_stage_layers), training 5
-	 * (micro batch, grad accum, recompute, recompute_layers, attention),
-	 * precision 2 (the preset and compute; the byte keys are derived),
-	 * collective 1 (link), memory 4 (all but the activation override): 46 */
-	ck_assert_uint_eq(checked, 46);
+	 * integers at 0), cluster 8 (2 latencies, host_memory, system, nvls,
+	 * oversubscription, nodes_per_leaf, nic_path), parallel 15 (all but
+	 * dp, pipeline_layers and first/last_stage_layers), training 5 (micro
+	 * batch, grad accum, recompute, recompute_layers, attention), precision
+	 * 2 (the preset and compute; the byte keys are derived), collective 2
+	 * (link, algorithm), memory 4 (all but the activation override): 52 */
+	ck_assert_uint_eq(checked, 52);
 	free(omitted);
 	free(given);
 }

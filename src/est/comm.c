@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "distcalc/memory.h"
+#include "distcalc/net.h"
 #include "distcalc/plan.h"
 #include "distcalc/util.h"
 
@@ -27,6 +28,7 @@ static inline uint64_t bytes_sent(enum dc_coll_kind k, uint64_t p, uint64_t msg_
 	case DC_COLL_ALL_TO_ALL:
 		return msg_bytes - msg_bytes / p;
 	case DC_COLL_SEND:
+	case DC_COLL_BROADCAST: /* a pipelined ring forwards all of M once */
 		break;
 	}
 	return msg_bytes;
@@ -38,7 +40,7 @@ static inline double time_s(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes,
 	double round_s;
 	if (p < 2)
 		return 0;
-	if (k == DC_COLL_SEND)
+	if (k == DC_COLL_SEND || k == DC_COLL_BROADCAST)
 		return l->latency_s + (double)msg_bytes / l->bw_bytes_per_s;
 	round_s = l->latency_s + (double)dc_ceil_div(msg_bytes, p) / l->bw_bytes_per_s;
 	if (k == DC_COLL_ALL_REDUCE)
@@ -72,7 +74,16 @@ static void push(struct dc_ck *b, struct dc_comm_strategy *s, enum dc_coll_kind 
 	c->group_size = s->group_size;
 	c->link = s->link;
 	c->bytes_per_rank = dc_ck_mul(b, count, bytes_sent(kind, s->group_size, msg_bytes));
-	c->time_s = (double)count * time_s(kind, s->group_size, msg_bytes, &s->link_params);
+	{
+		/* one call on the network model; a forced algorithm that cannot
+		 * run this call leaves it to the tuner */
+		struct dc_net_choice ch;
+		if (dc_net_time(s->net, kind, s->net_group, msg_bytes, DC_NET_ALGO_AUTO, &ch) != 0)
+			(void)dc_net_time(s->net, kind, s->net_group, msg_bytes, DC_NET_ALGO_RING, &ch);
+		c->time_s = (double)count * ch.time_s;
+		c->algorithm = ch.algorithm;
+		c->protocol = ch.protocol;
+	}
 }
 
 /* `total` bytes in buckets of `bucket` bytes: full buckets and the rest. */
@@ -95,17 +106,19 @@ static void sum_strategy(struct dc_ck *b, struct dc_comm_strategy *s)
 	}
 }
 
-static void use_link(struct dc_comm_strategy *s, const struct dc_plan_link *l)
+static void use_link(struct dc_comm_strategy *s, const struct dc_plan_link *l, const struct dc_net_group *g)
 {
 	s->link = l->choice;
 	s->link_params = l->params;
+	s->net_group = g;
 }
 
 static void setup(const struct dc_plan *p, struct dc_comm_strategy *s, enum dc_axis axis)
 {
 	s->in_play = 1;
 	s->group_size = p->topo.degree[axis];
-	use_link(s, &p->link[axis]);
+	s->net = &p->net;
+	use_link(s, &p->link[axis], &p->net_group[axis]);
 }
 
 /* DP gradient synchronisation of `params` parameters on the strategy's
@@ -142,7 +155,8 @@ static void dp_setup(const struct dc_plan *p, struct dc_comm_strategy *s)
 {
 	s->in_play = 1;
 	s->group_size = p->dp_cp;
-	use_link(s, &p->dpcp_link);
+	s->net = &p->net;
+	use_link(s, &p->dpcp_link, &p->dpcp_net_group);
 }
 
 /* FSDP2 per unit per microbatch: AllGather before forward, again before
@@ -199,7 +213,8 @@ static void cp_traffic(struct dc_ck *b, struct dc_comm_strategy *s, const struct
 
 	s->in_play = 1;
 	s->group_size = cp;
-	use_link(s, &p->link[DC_AXIS_CP]);
+	s->net = &p->net;
+	use_link(s, &p->link[DC_AXIS_CP], &p->net_group[DC_AXIS_CP]);
 	switch (cfg->parallel.cp_comm_type) {
 	case DC_CP_P2P:
 		s->group_size = 2; /* a send goes to one neighbour on the ring */
@@ -253,6 +268,8 @@ static void comm_clear(struct dc_comm *c)
 		s->link = DC_LINK_AUTO;
 		s->link_params.bw_bytes_per_s = 0;
 		s->link_params.latency_s = 0;
+		s->net = NULL;
+		s->net_group = NULL;
 		s->ncoll = 0;
 		s->bytes_per_rank = 0;
 		s->time_s = 0;
@@ -287,10 +304,10 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 		if (best.expert_params > 0 && edp > 1) {
 			uint64_t dp_size = s->group_size;
 			s->group_size = edp;
-			use_link(s, &p->edpcp_link);
+			use_link(s, &p->edpcp_link, &p->edpcp_net_group);
 			dp_sync(&b, s, p, best.expert_params, "expert ");
 			s->group_size = dp_size;
-			use_link(s, &p->dpcp_link);
+			use_link(s, &p->dpcp_link, &p->dpcp_net_group);
 		}
 	}
 	if (p->dp_cp > 1 && par->sharding == DC_SHARD_FSDP) {
@@ -326,10 +343,10 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 			if (cfg->parallel.fsdp_unit == DC_FSDP_UNIT_MODEL)
 				n = 1;
 			s->group_size = edp;
-			use_link(s, &p->edpcp_link);
+			use_link(s, &p->edpcp_link, &p->edpcp_net_group);
 			fsdp_units(&b, s, p, n, experts / n, experts % n, 0, "expert unit");
 			s->group_size = size;
-			use_link(s, &p->dpcp_link);
+			use_link(s, &p->dpcp_link, &p->dpcp_net_group);
 		}
 	}
 	{
@@ -383,6 +400,7 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 			uint64_t msg = par->sequence_parallel ? act / par->tp + (act % par->tp != 0) : act;
 			setup(p, s, DC_AXIS_PP);
 			s->group_size = 2; /* a send crosses one stage boundary */
+			s->net_group = &p->pp_pair;
 			/* a middle stage sends v activations forward and v gradients
 			 * back per microbatch; with two stages the ring of chunks
 			 * folds: rank 0 sends v forward and v - 1 back, rank 1 the
@@ -409,7 +427,8 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 					 dc_ck_mul(&b, cfg->model.hidden_size, pr->working_bytes));
 		s->in_play = 1;
 		s->group_size = par->ep;
-		use_link(s, &p->ep_link);
+		s->net = &p->net;
+		use_link(s, &p->ep_link, &p->ep_net_group);
 		push(&b, s, DC_COLL_ALL_TO_ALL, "token dispatch and combine", "forward", calls, msg);
 		push(&b, s, DC_COLL_ALL_TO_ALL, "their gradients", "backward", calls, msg);
 	}
@@ -432,7 +451,7 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 const char *dc_coll_kind_name(enum dc_coll_kind k)
 {
 	static const char *const names[] = {"all_reduce", "reduce_scatter", "all_gather", "send",
-					    "all_to_all"};
+					    "all_to_all", "broadcast"};
 	return names[k];
 }
 

@@ -68,6 +68,10 @@ static const char *const attention_names[] = {"flash", "eager", NULL};
 static const char *const preset_names[] = {"course", "megatron", "fsdp2", "deepseek_v3", NULL};
 static const char *const link_names[] = {"auto", "intra_node", "inter_node", NULL};
 static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
+/* enum dc_system, enum dc_nic_path and enum dc_net_algo order */
+static const char *const system_names[] = {"custom", "dgx-a100", "dgx-h100", "dgx-h200", NULL};
+static const char *const nic_path_names[] = {"pix", "pxb", "phb", "sys", NULL};
+static const char *const algorithm_names[] = {"auto", "ring", "hierarchical", "tree", "nvls", NULL};
 /* in enum dc_gpu's order after DC_GPU_NONE */
 static const char *const gpu_names[] = {"a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb", NULL};
 static const char *const compute_precision_names[] = {"bf16", "fp8", NULL};
@@ -79,6 +83,7 @@ static const char *const cp_comm_names[] = {"p2p", "all_gather", "a2a", NULL};
 #define OPT DC_KEY_OPTIONAL
 #define REQ DC_KEY_REQUIRED
 #define REQ_HF DC_KEY_REQUIRED_UNLESS_HF
+#define REQ_SYS DC_KEY_REQUIRED_UNLESS_SYSTEM
 #define REQ_GPU DC_KEY_REQUIRED_UNLESS_GPU
 
 /* One macro per kind, so a kind's name, bounds and checks cannot disagree.
@@ -183,10 +188,12 @@ static const struct key keys[] = {
 	COUNT("model.v_head_dim", model.v_head_dim, OPT, 0, "", "",
 	      "MLA: a value head; required with `kv_lora_rank`"),
 	SECTION("cluster", REQ, "the machines and their links"),
+	ENUM("cluster.system", cluster.system, system_names, DC_SYSTEM_CUSTOM, "\"custom\"",
+	     "a preset that fills every cluster key below the config leaves out from vendor data (docs/network-model.md, \"Systems\"); with one, the keys marked required are not"),
 	COUNT("cluster.num_nodes", cluster.num_nodes, REQ, 0, "", "", "machines"),
-	COUNT("cluster.gpus_per_node", cluster.gpus_per_node, REQ, 0, "", "", "GPUs (ranks) per machine"),
+	COUNT("cluster.gpus_per_node", cluster.gpus_per_node, REQ_SYS, 0, "", "", "GPUs (ranks) per machine"),
 	BYTES_POS("cluster.gpu_memory", cluster.gpu_mem_bytes, REQ_GPU, 0, "derived: the cluster.gpu preset",
-		  "memory of one GPU, e.g. `\"80 GiB\"`; required unless `gpu` names a preset"),
+		  "memory of one GPU, e.g. `\"80 GiB\"`; required unless `gpu` (or `system`) names a preset"),
 	ROW("cluster.gpu", "enum", "", "", "",
 	    "a GPU preset: fills gpu_memory, peak_flops, peak_flops_fp8 and hbm_bandwidth unless they are given (vendor data sheets, docs/compute-model.md)",
 	    gpu_names, OPT, K_GPU, OFF(cluster.gpu), 0, 0, 0, 0),
@@ -198,14 +205,28 @@ static const struct key keys[] = {
 		  "HBM bandwidth of one GPU, e.g. `\"2.039 TB/s\"`; kernel times need it"),
 	BYTES("cluster.host_memory", cluster.host_mem_bytes, 0, "0",
 	      "CPU memory of one node, which offloaded states must fit (the memory section's host ledger); 0: not checked"),
-	SECTION("cluster.intra_node", REQ, "the links between the GPUs of one node"),
-	BW("cluster.intra_node.bandwidth", cluster.intra_node.bw_bytes_per_s, REQ,
-	   "effective one-way GPU-to-GPU bandwidth inside a node (NVLink/NVSwitch/PCIe)"),
-	TIME("cluster.intra_node.latency", cluster.intra_node.latency_s, 0, "0", "per-message start-up α inside a node"),
-	SECTION("cluster.inter_node", REQ, "the links between nodes"),
-	BW("cluster.inter_node.bandwidth", cluster.inter_node.bw_bytes_per_s, REQ,
-	   "effective one-way bandwidth per GPU between nodes (InfiniBand, RoCE)"),
-	TIME("cluster.inter_node.latency", cluster.inter_node.latency_s, 0, "0", "per-message start-up α between nodes"),
+	SECTION("cluster.intra_node", REQ_SYS, "the links between the GPUs of one node (NVLink domain)"),
+	BW("cluster.intra_node.bandwidth", cluster.intra_node.bw_bytes_per_s, REQ_SYS,
+	   "effective one-way bandwidth of one GPU into the NVLink/NVSwitch fabric (or PCIe)"),
+	TIME("cluster.intra_node.latency", cluster.intra_node.latency_s, 0, "0",
+	     "per-hop start-up α inside a node (the ring's Simple protocol; the other protocols scale it, docs/network-model.md)"),
+	SECTION("cluster.inter_node", REQ_SYS, "the links between nodes"),
+	BW("cluster.inter_node.bandwidth", cluster.inter_node.bw_bytes_per_s, REQ_SYS,
+	   "effective one-way bandwidth of one NIC (InfiniBand, RoCE); GPU i of a node uses NIC i mod `nics_per_node`"),
+	TIME("cluster.inter_node.latency", cluster.inter_node.latency_s, 0, "0",
+	     "per-hop start-up α between nodes (the ring's Simple protocol)"),
+	COUNT("cluster.nics_per_node", cluster.nics_per_node, OPT, 0, "derived: gpus_per_node", "",
+	      "NICs per node for traffic between nodes; groups whose ranks share a NIC share its bandwidth"),
+	COUNT("cluster.nvlink_domain", cluster.nvlink_domain, OPT, 0, "derived: gpus_per_node", "",
+	      "GPUs that share one NVLink/NVSwitch fabric; a multiple of gpus_per_node (NVL72-style racks: 72)"),
+	BOOL("cluster.nvls", cluster.nvls, 0, "false", "NVLink SHARP (NVSwitch reductions and multicast) is available"),
+	ROW("cluster.oversubscription", "number", "", "1", "≥ 1",
+	    "the fabric's oversubscription (leaf downlinks / uplinks): traffic between nodes under different leaf switches gets 1 / this of the NIC rate",
+	    NULL, OPT, K_REAL, OFF(cluster.oversubscription), 1, INFINITY, 0, 1),
+	UINT("cluster.nodes_per_leaf", cluster.nodes_per_leaf, 0, "0", "",
+	     "nodes under one leaf switch; 0: every node under one (no oversubscribed hop)"),
+	ENUM("cluster.nic_path", cluster.nic_path, nic_path_names, DC_NIC_PATH_PIX, "\"pix\"",
+	     "the slowest GPU-to-NIC path, as `nvidia-smi topo -m` names it: one PCIe switch, several, the CPU's host bridge (no GPUDirect RDMA), across CPU sockets (docs/network-model.md)"),
 	SECTION("parallel", OPT, "the parallel layout"),
 	COUNT("parallel.dp", parallel.dp, OPT, 0, "derived: world / (tp × cp × pp)", "",
 	      "data-parallel replicas; dp·tp·cp·pp must equal the world size"),
@@ -273,7 +294,7 @@ static const struct key keys[] = {
 	      "the copy the layers compute with: FSDP's gathered unit, and the activations sent between ranks"),
 	ENUM("precision.compute", precision.compute, compute_precision_names, DC_COMPUTE_BF16, "\"bf16\"",
 	     "number format of the matmuls: their time uses cluster.peak_flops (bf16) or cluster.peak_flops_fp8 (fp8); the model-state bytes above are unchanged"),
-	SECTION("collective", OPT, "the ring AllReduce lab"),
+	SECTION("collective", OPT, "the ring AllReduce lab, and the algorithm of every collective"),
 	COUNT("collective.ranks", collective.ranks, OPT, 0, "derived: the world size", "",
 	      "ring size p (global ranks 0..p−1); at most the world size"),
 	BYTES_POS("collective.message_size", collective.msg_bytes, OPT, 0,
@@ -281,6 +302,8 @@ static const struct key keys[] = {
 		  "M, the tensor each rank holds; by default the most loaded rank's tp and ep shard of the heaviest pipeline stage (embedding or head included) × grad_bytes"),
 	ENUM("collective.link", collective.link, link_names, DC_LINK_AUTO, "\"auto\"",
 	     "auto: intra_node when p ≤ gpus_per_node, else inter_node; forcing the link ranks 0..p−1 do not use warns"),
+	ENUM("collective.algorithm", collective.algorithm, algorithm_names, DC_NET_ALGO_AUTO, "\"auto\"",
+	     "the algorithm of every collective the network model prices (not the ring lab): auto picks the fastest as NCCL's tuner does; a name forces it where it can run (docs/network-model.md)"),
 	SECTION("memory", OPT, "named per-rank overheads of the memory ledger"),
 	BYTES("memory.cuda_context", memory.cuda_context_bytes, 512 * MiB, "\"512 MiB\"",
 	      "CUDA context and loaded kernels"),
@@ -1528,7 +1551,8 @@ static int is_required(const struct loader *l, size_t i)
 {
 	enum dc_config_need need = keys[i].info.need;
 	return need == DC_KEY_REQUIRED || (need == DC_KEY_REQUIRED_UNLESS_HF && !hf_named(l)) ||
-	       (need == DC_KEY_REQUIRED_UNLESS_GPU && !l->seen[find_key("cluster.gpu")]);
+	       (need == DC_KEY_REQUIRED_UNLESS_GPU && l->cfg->cluster.gpu == DC_GPU_NONE) ||
+	       (need == DC_KEY_REQUIRED_UNLESS_SYSTEM && l->cfg->cluster.system == DC_SYSTEM_CUSTOM);
 }
 
 /* ---- cross-field rules ----
@@ -1572,6 +1596,24 @@ static int rule_world(struct loader *l)
 		       (unsigned long long)DC_MAX_WORLD, (unsigned long long)c->cluster.num_nodes,
 		       (unsigned long long)c->cluster.gpus_per_node);
 		return -1;
+	}
+	return 0;
+}
+
+/* The network's derived defaults: one NIC per GPU and one NVLink domain
+ * per node; a domain holds whole nodes. */
+static int rule_network(struct loader *l)
+{
+	struct dc_cluster *c = &l->cfg->cluster;
+	int ki = find_key("cluster.nvlink_domain");
+	if (!c->nics_per_node)
+		c->nics_per_node = c->gpus_per_node;
+	if (!c->nvlink_domain)
+		c->nvlink_domain = c->gpus_per_node;
+	if (c->nvlink_domain % c->gpus_per_node != 0) {
+		errorf(l, blame(l, ki, "cluster.gpus_per_node"),
+		       "'cluster.nvlink_domain': must be a multiple of cluster.gpus_per_node (%llu), got %llu",
+		       (unsigned long long)c->gpus_per_node, (unsigned long long)c->nvlink_domain);
 	}
 	return 0;
 }
@@ -2032,6 +2074,8 @@ static const struct rule rules[] = {
 	{{"cluster.gpu fills gpu_memory, peak_flops, peak_flops_fp8 and hbm_bandwidth unless given; precision.compute \"fp8\" needs an FP8 peak",
 	  KEYS("cluster.gpu", "cluster.gpu_memory", "cluster.peak_flops", "cluster.peak_flops_fp8",
 	       "cluster.hbm_bandwidth", "precision.compute")}, rule_gpu_preset},
+	{{"nvlink_domain is a multiple of gpus_per_node",
+	  KEYS("cluster.nvlink_domain", "cluster.gpus_per_node", "cluster.nics_per_node")}, rule_network},
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
@@ -2043,6 +2087,52 @@ static int check_rules(struct loader *l)
 		if (rules[i].check(l) != 0)
 			return -1;
 	return 0;
+}
+
+/* ---- cluster.system presets (docs/network-model.md, "Systems") ----
+ *
+ * Vendor data: GPUs and NICs from NVIDIA's DGX user guides (the GPU's own
+ * figures from its cluster.gpu preset); the
+ * NVLink rate per GPU is links x NCCL's effective rate per link (its
+ * topology model: 20.0 GB/s on SM80, 20.6 GB/s on SM90); per-hop latencies
+ * are NCCL's ring/Simple hop latencies over NVLink (3.4 us) and the
+ * network (14 us). A key the config (or --set) gives wins. */
+struct system_preset {
+	enum dc_gpu gpu; /* its cluster.gpu preset: memory, peaks, HBM */
+	uint64_t gpus_per_node, nics_per_node;
+	double nvlink_bw, nvlink_lat, nic_bw, nic_lat;
+	int nvls;
+};
+
+static const struct system_preset presets[] = {
+	[DC_SYSTEM_DGX_A100] = {DC_GPU_A100_SXM4_80GB, 8, 8, 12 * 20.0e9, 3.4e-6, 200e9 / 8, 14e-6, 0},
+	[DC_SYSTEM_DGX_H100] = {DC_GPU_H100_SXM5_80GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1},
+	[DC_SYSTEM_DGX_H200] = {DC_GPU_H200_SXM_141GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1},
+};
+
+static void apply_system(struct loader *l)
+{
+	struct dc_cluster *c = &l->cfg->cluster;
+	const struct system_preset *ps;
+	if (c->system == DC_SYSTEM_CUSTOM)
+		return;
+	ps = &presets[c->system];
+	if (!seen(l, "cluster.gpus_per_node"))
+		c->gpus_per_node = ps->gpus_per_node;
+	if (!seen(l, "cluster.gpu"))
+		c->gpu = ps->gpu; /* which fills gpu_memory and the GPU's speeds (rule_gpu_preset) */
+	if (!seen(l, "cluster.nics_per_node"))
+		c->nics_per_node = ps->nics_per_node;
+	if (!seen(l, "cluster.intra_node.bandwidth"))
+		c->intra_node.bw_bytes_per_s = ps->nvlink_bw;
+	if (!seen(l, "cluster.intra_node.latency"))
+		c->intra_node.latency_s = ps->nvlink_lat;
+	if (!seen(l, "cluster.inter_node.bandwidth"))
+		c->inter_node.bw_bytes_per_s = ps->nic_bw;
+	if (!seen(l, "cluster.inter_node.latency"))
+		c->inter_node.latency_s = ps->nic_lat;
+	if (!seen(l, "cluster.nvls"))
+		c->nvls = ps->nvls;
 }
 
 /* Every required key that is missing, reported whatever else is wrong. */
@@ -2434,6 +2524,7 @@ static int load_buffer(const char *buf, size_t len, const char *name, const char
 	walk(&l, root, "");
 	if (l.errors == 0)
 		load_hf(&l);
+	apply_system(&l);
 	check_missing(&l);
 	if (l.errors == 0)
 		cross_check(&l);
@@ -2514,6 +2605,16 @@ const char *dc_cp_comm_name(enum dc_cp_comm c)
 const char *dc_recompute_name(enum dc_recompute r)
 {
 	return recompute_names[r];
+}
+
+const char *dc_system_name(enum dc_system s)
+{
+	return system_names[s];
+}
+
+const char *dc_nic_path_name(enum dc_nic_path p)
+{
+	return nic_path_names[p];
 }
 
 const char *dc_attention_name(enum dc_attention a)
