@@ -186,6 +186,10 @@ START_TEST(test_embedding_and_output_terms)
 	ck_assert_uint_eq(v, SBH / 8);
 	ck_assert_int_eq(dc_act_output_bytes(plan_of(&c), &v), 0);
 	ck_assert_uint_eq(v, 65011712ull);
+	/* while the head runs backward: the logits' gradient in FP32 and its
+	 * 16-bit copy, 6 s b V / t = 6 x 2048 x 51200 / 8 = 78,643,200 */
+	ck_assert_int_eq(dc_act_head_backward_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 78643200ull);
 	gpt3(&c, "selective", 0, 8, 1);
 	ck_assert_int_eq(dc_act_embedding_bytes(plan_of(&c), &v), 0);
 	ck_assert_uint_eq(v, SBH);

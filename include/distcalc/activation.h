@@ -116,6 +116,13 @@ int dc_act_embedding_bytes(const struct dc_plan *p, uint64_t *out);
  * logits of the vocabulary-parallel head, 4sbV/t. Korthikanti section 4.3. */
 int dc_act_output_bytes(const struct dc_plan *p, uint64_t *out);
 
+/* Last stage, while the head runs backward: the gradient of the logits in
+ * FP32, 4sbV/t, and its 16-bit copy for the head's matmul backward,
+ * 2sbV/t (an unfused loss; Megatron's fused vocab-parallel cross entropy
+ * writes the FP32 gradient in place of its softmax, a 4sbV/t the ledger
+ * already holds). */
+int dc_act_head_backward_bytes(const struct dc_plan *p, uint64_t *out);
+
 /* Layer-microbatches of activations pipeline stage `stage` holds at its
  * peak: layers on the stage x microbatches in flight under 1F1B
  * (min(pp - stage, m)), or under the interleaved schedule with v chunks
@@ -146,6 +153,7 @@ struct dc_act_plan {
 	int embedding_bad;
 	uint64_t output_bytes;
 	int output_bad;
+	uint64_t head_backward_bytes; /* dc_act_head_backward_bytes */
 };
 
 /* Fills *out for the plan (its layout, shape and memory keys). */
