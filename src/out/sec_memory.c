@@ -181,8 +181,13 @@ static int view_offloaded(const void *base)
 
 static void act_label(const void *base, char *buf, size_t len)
 {
-	snprintf(buf, len, "activations per layer per microbatch (assumed, recompute %s)",
-		 dc_recompute_name(((const struct ledger_view *)base)->plan->in->training.recompute));
+	const struct dc_training *t = &((const struct ledger_view *)base)->plan->in->training;
+	if (t->recompute == DC_RECOMPUTE_FULL && t->recompute_layers)
+		snprintf(buf, len, "activations per layer per microbatch (assumed, recompute full, %llu layers a chunk)",
+			 (unsigned long long)t->recompute_layers);
+	else
+		snprintf(buf, len, "activations per layer per microbatch (assumed, recompute %s)",
+			 dc_recompute_name(t->recompute));
 }
 
 static void held_label(const void *base, char *buf, size_t len)
