@@ -116,11 +116,12 @@ int dc_act_embedding_bytes(const struct dc_plan *p, uint64_t *out);
  * logits of the vocabulary-parallel head, 4sbV/t. Korthikanti section 4.3. */
 int dc_act_output_bytes(const struct dc_plan *p, uint64_t *out);
 
-/* Last stage, while the head runs backward: the gradient of the logits in
- * FP32, 4sbV/t, and its 16-bit copy for the head's matmul backward,
- * 2sbV/t (an unfused loss; Megatron's fused vocab-parallel cross entropy
- * writes the FP32 gradient in place of its softmax, a 4sbV/t the ledger
- * already holds). */
+/* Last stage, while the loss and the head run backward, over the FP32
+ * log-softmax output the ledger already holds: an unfused
+ * cross_entropy(logits.float()) has nll_loss's FP32 gradient (4sbV/t) and
+ * log_softmax's FP32 input gradient (4sbV/t) alive at once, 8sbV/t
+ * (docs/formulas.md; Megatron's fused vocab-parallel cross entropy works in
+ * place and needs only its 16-bit copy, 2sbV/t). */
 int dc_act_head_backward_bytes(const struct dc_plan *p, uint64_t *out);
 
 /* Layer-microbatches of activations pipeline stage `stage` holds at its

@@ -341,7 +341,7 @@ static const struct dc_field top_fields[] = {
 	{"activations_bytes", "= activations (assumed)", DC_U_BYTES, DC_FT_U64, L(activations_bytes)},
 	{"activation_recompute_bytes", "one layer rebuilt during backward (recompute)", DC_U_BYTES, DC_FT_U64,
 	 L(activation_recompute_bytes)},
-	{"activation_head_backward_bytes", "logits' gradients while the head runs backward (last stage)", DC_U_BYTES,
+	{"activation_head_backward_bytes", "the loss's FP32 gradients in its backward (last stage)", DC_U_BYTES,
 	 DC_FT_U64, L(activation_head_backward_bytes)},
 	{"fsdp_unit_params", "FSDP unit parameters", DC_U_COUNT, DC_FT_U64, L(fsdp_unit_params), .shown = is_fsdp},
 	{"fsdp_forward_params_bytes", "FSDP gathered params in forward", DC_U_BYTES, DC_FT_U64,
