@@ -186,6 +186,10 @@ START_TEST(test_embedding_and_output_terms)
 	ck_assert_uint_eq(v, SBH / 8);
 	ck_assert_int_eq(dc_act_output_bytes(plan_of(&c), &v), 0);
 	ck_assert_uint_eq(v, 65011712ull);
+	/* while the loss runs backward: nll_loss's and log_softmax's FP32
+	 * gradients, 8 s b V / t = 8 x 2048 x 51200 / 8 = 104,857,600 */
+	ck_assert_int_eq(dc_act_head_backward_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 104857600ull);
 	gpt3(&c, "selective", 0, 8, 1);
 	ck_assert_int_eq(dc_act_embedding_bytes(plan_of(&c), &v), 0);
 	ck_assert_uint_eq(v, SBH);

@@ -67,14 +67,15 @@ struct gen_info {
 /* Writes a random valid config into buf: any world of 1-16 nodes of 1-16
  * GPUs, tp a power of two, pp up to 8 (with an interleaved schedule, v up
  * to 3, when pp > 1), every sharding, FSDP unit and resharding choice,
- * sequence parallelism when tp > 1, every recompute mode, tied or untied
+ * sequence parallelism when tp > 1, every recompute mode, flash or eager
+ * attention with or without dropout, tied or untied
  * embeddings, GQA, dp given or derived, and varied buckets and overheads. */
 static void gen_config_info(struct dc_rng *r, char *buf, size_t len, struct gen_info *gi)
 {
 	static const uint64_t gpn_choices[] = {1, 2, 4, 8, 16};
 	static const uint64_t pow2[] = {1, 2, 4, 8};
 	static const char *const sharding[] = {"none", "zero1", "zero2", "fsdp"};
-	static const char *const recompute[] = {"none", "selective", "full"};
+	static const char *const recompute[] = {"none", "selective", "full", "op"};
 	static const char *const orders[] = {"tp-cp-ep-dp-pp", "tp-dp-pp", "dp-tp-pp", "tp-pp-dp",
 					     "pp-dp-tp"};
 	uint64_t gpn = pick(r, gpn_choices, 5);
@@ -82,6 +83,7 @@ static void gen_config_info(struct dc_rng *r, char *buf, size_t len, struct gen_
 	uint64_t world = gpn * nodes;
 	uint64_t tp, pp, vp = 1, gas, heads_per_tp, kv_groups, layers, heads, kv, head_dim, hidden;
 	int sp, dp_explicit = (int)dc_rng_range(r, 0, 1);
+	int eager = (int)dc_rng_range(r, 0, 1), dropout = (int)dc_rng_range(r, 0, 1);
 	char dp_text[48] = "";
 	/* tp and pp must divide the world */
 	do
@@ -109,21 +111,23 @@ static void gen_config_info(struct dc_rng *r, char *buf, size_t len, struct gen_
 	snprintf(buf, len,
 		 "{\"model\": {\"num_layers\": %llu, \"hidden_size\": %llu, \"num_attention_heads\": %llu,"
 		 " \"num_kv_heads\": %llu, \"ffn_hidden_size\": %llu, \"vocab_size\": %llu,"
-		 " \"seq_length\": %llu, \"mlp\": \"%s\", \"tie_word_embeddings\": %s},"
+		 " \"seq_length\": %llu, \"mlp\": \"%s\", \"tie_word_embeddings\": %s, \"dropout\": %s},"
 		 " \"cluster\": {\"num_nodes\": %llu, \"gpus_per_node\": %llu, \"gpu_memory\": \"%llu GiB\","
 		 " \"intra_node\": {\"bandwidth\": \"%llu GB/s\", \"latency\": \"%llu us\"},"
 		 " \"inter_node\": {\"bandwidth\": \"%llu Gb/s\", \"latency\": \"%llu us\"}},"
 		 " \"parallel\": {%s\"tp\": %llu, \"pp\": %llu, \"order\": \"%s\", \"sharding\": \"%s\","
 		 " \"reshard_after_forward\": %s, \"fsdp_unit\": \"%s\", \"bucket_size\": \"%llu MiB\","
 		 " \"sequence_parallel\": %s, \"virtual_pipeline\": %llu},"
-		 " \"training\": {\"micro_batch_size\": %llu, \"grad_accum_steps\": %llu, \"recompute\": \"%s\"},"
+		 " \"training\": {\"micro_batch_size\": %llu, \"grad_accum_steps\": %llu, \"recompute\": \"%s\","
+		 " \"attention\": \"%s\"},"
 		 " \"memory\": {\"allocator_reserve\": %g},"
 		 " \"collective\": {\"ranks\": %llu, \"message_size\": %llu}}",
 		 (unsigned long long)layers, (unsigned long long)hidden, (unsigned long long)heads,
 		 (unsigned long long)kv, (unsigned long long)(hidden * dc_rng_range(r, 1, 4)),
 		 (unsigned long long)dc_rng_range(r, 1000, 200000),
 		 (unsigned long long)(128 * dc_rng_range(r, 1, 64)), dc_rng_range(r, 0, 1) ? "swiglu" : "gelu",
-		 dc_rng_range(r, 0, 1) ? "true" : "false", (unsigned long long)nodes, (unsigned long long)gpn,
+		 dc_rng_range(r, 0, 1) ? "true" : "false", dropout ? "true" : "false", (unsigned long long)nodes,
+		 (unsigned long long)gpn,
 		 (unsigned long long)dc_rng_range(r, 16, 192), (unsigned long long)dc_rng_range(r, 10, 900),
 		 (unsigned long long)dc_rng_range(r, 0, 20), (unsigned long long)(100 * dc_rng_range(r, 1, 8)),
 		 (unsigned long long)dc_rng_range(r, 0, 50), dp_text, (unsigned long long)tp,
@@ -131,7 +135,7 @@ static void gen_config_info(struct dc_rng *r, char *buf, size_t len, struct gen_
 		 dc_rng_range(r, 0, 1) ? "true" : "false", dc_rng_range(r, 0, 3) ? "layer" : "model",
 		 (unsigned long long)dc_rng_range(r, 1, 64), sp ? "true" : "false", (unsigned long long)vp,
 		 (unsigned long long)dc_rng_range(r, 1, 8), (unsigned long long)gas,
-		 recompute[dc_rng_range(r, 0, 2)], (double)dc_rng_range(r, 0, 10) / 100.0,
+		 recompute[dc_rng_range(r, 0, 3)], eager ? "eager" : "flash", (double)dc_rng_range(r, 0, 10) / 100.0,
 		 (unsigned long long)dc_rng_range(r, 1, world), (unsigned long long)dc_rng_range(r, 1, 1ULL << 34));
 	if (gi) {
 		gi->nodes = nodes;

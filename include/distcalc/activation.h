@@ -116,6 +116,14 @@ int dc_act_embedding_bytes(const struct dc_plan *p, uint64_t *out);
  * logits of the vocabulary-parallel head, 4sbV/t. Korthikanti section 4.3. */
 int dc_act_output_bytes(const struct dc_plan *p, uint64_t *out);
 
+/* Last stage, while the loss and the head run backward, over the FP32
+ * log-softmax output the ledger already holds: an unfused
+ * cross_entropy(logits.float()) has nll_loss's FP32 gradient (4sbV/t) and
+ * log_softmax's FP32 input gradient (4sbV/t) alive at once, 8sbV/t
+ * (docs/formulas.md; Megatron's fused vocab-parallel cross entropy works in
+ * place and needs only its 16-bit copy, 2sbV/t). */
+int dc_act_head_backward_bytes(const struct dc_plan *p, uint64_t *out);
+
 /* Layer-microbatches of activations pipeline stage `stage` holds at its
  * peak: layers on the stage x microbatches in flight under 1F1B
  * (min(pp - stage, m)), or under the interleaved schedule with v chunks
@@ -146,6 +154,7 @@ struct dc_act_plan {
 	int embedding_bad;
 	uint64_t output_bytes;
 	int output_bad;
+	uint64_t head_backward_bytes; /* dc_act_head_backward_bytes */
 };
 
 /* Fills *out for the plan (its layout, shape and memory keys). */

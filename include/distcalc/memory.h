@@ -78,6 +78,7 @@ struct dc_mem_ledger {
 	uint64_t activation_embedding_bytes;    /* first stage: x in-flight microbatches */
 	uint64_t activation_output_bytes;       /* last stage: final norm, head input, logits */
 	uint64_t activation_recompute_bytes;    /* one layer rebuilt during backward */
+	uint64_t activation_head_backward_bytes; /* last stage: the loss's FP32 gradients in its backward */
 	uint64_t activations_bytes;             /* layers + embedding + output */
 
 	/* FSDP working set (0 unless sharding is fsdp) */

@@ -287,6 +287,14 @@ int dc_act_output_bytes(const struct dc_plan *p, uint64_t *out)
 	return c.overflow ? -1 : 0;
 }
 
+int dc_act_head_backward_bytes(const struct dc_plan *p, uint64_t *out)
+{
+	struct dc_ck c = {0};
+	uint64_t sbv = dc_ck_mul(&c, p->tokens_per_microbatch, p->in->model.vocab_size);
+	*out = dc_ceil_div(dc_ck_mul(&c, 8, sbv), p->layout.tp);
+	return c.overflow ? -1 : 0;
+}
+
 int dc_act_layer_microbatches(const struct dc_plan *p, uint64_t stage, uint64_t *out)
 {
 	uint64_t pp = p->layout.pp, v = p->v;
@@ -371,4 +379,5 @@ void dc_act_plan_compute(const struct dc_plan *p, struct dc_act_plan *x)
 	x->embedding_bytes = dc_ck_mul(&c, x->embedding_bytes, dc_act_first_stage_microbatches(p));
 	x->embedding_bad |= c.overflow;
 	x->output_bad = dc_act_output_bytes(p, &x->output_bytes) != 0;
+	x->output_bad |= dc_act_head_backward_bytes(p, &x->head_backward_bytes) != 0;
 }

@@ -361,6 +361,9 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 			/* full recompute runs every layer's forward again in
 			 * backward, and with it the forward's collectives */
 			int refwd = cfg->training.recompute == DC_RECOMPUTE_FULL;
+			/* training.recompute_layers: only N layers of each chunk */
+			uint64_t chunk = layers / p->v, n_re = cfg->training.recompute_layers;
+			uint64_t re_mb = n_re && n_re < chunk ? dc_ck_mul(&b, dc_ck_mul(&b, 2, p->v * n_re), gas) : per_mb;
 			setup(p, s, DC_AXIS_TP);
 			if (!par->sequence_parallel) {
 				/* Megatron-LM 2021 section 3: 2 AllReduces forward, 2
@@ -369,7 +372,7 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 				push(&b, s, DC_COLL_ALL_REDUCE, "layer input grad (f/g)", "backward", per_mb, act);
 				if (refwd)
 					push(&b, s, DC_COLL_ALL_REDUCE, "layer output, recomputed", "backward",
-					     per_mb, act);
+					     re_mb, act);
 			} else {
 				/* Korthikanti et al. 2022 section 4.2.2: each AllReduce
 				 * becomes an AllGather and a ReduceScatter of the full
@@ -384,9 +387,9 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 				     act);
 				if (refwd) {
 					push(&b, s, DC_COLL_ALL_GATHER, "sequence shards, recomputed", "backward",
-					     per_mb, act);
+					     re_mb, act);
 					push(&b, s, DC_COLL_REDUCE_SCATTER, "layer output, recomputed", "backward",
-					     per_mb, act);
+					     re_mb, act);
 				}
 			}
 		}

@@ -213,6 +213,7 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 	bad |= dc_act_layer_microbatches(pl, stage, &l->activation_layer_microbatches);
 	bad |= x->kept_bad[l->p.moe_layers > 0];
 	l->activation_recompute_bytes = x->rebuilt[l->p.moe_layers > 0];
+	l->activation_head_backward_bytes = 0;
 	if (stage == 0) {
 		bad |= x->embedding_bad;
 		l->activation_embedding_bytes = x->embedding_bytes;
@@ -220,6 +221,7 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 	if (stage == pl->layout.pp - 1) {
 		bad |= x->output_bad;
 		l->activation_output_bytes = x->output_bytes;
+		l->activation_head_backward_bytes = x->head_backward_bytes;
 	}
 	l->activation_bytes_per_layer = act_layer;
 	l->activation_layers_bytes = dc_ck_mul(&c, act_layer, l->activation_layer_microbatches);
@@ -281,10 +283,12 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 				    dc_ck_add(&c, l->cuda_context_bytes, l->workspace_bytes));
 		uint64_t *sub = l->phase_subtotal_bytes;
 		sub[DC_MEM_FORWARD] = dc_ck_add(&c, dc_ck_add(&c, base, l->activations_bytes), l->fsdp_forward_params_bytes);
+		/* backward: the head's runs first (its logits' gradients), a
+		 * layer rebuilt by recompute after it: the larger of the two */
 		sub[DC_MEM_BACKWARD] =
 			dc_ck_add(&c, dc_ck_add(&c, dc_ck_add(&c, base, l->activations_bytes), l->ddp_buckets_bytes),
 			    dc_ck_add(&c, dc_ck_add(&c, l->fsdp_backward_params_bytes, l->fsdp_unsharded_grads_bytes),
-				l->activation_recompute_bytes));
+				max_u64(l->activation_recompute_bytes, l->activation_head_backward_bytes)));
 		sub[DC_MEM_OPTIMIZER] = base;
 		sub[DC_MEM_CHECKPOINT] = base;
 		for (int ph = 0; ph < DC_MEM_PHASE_COUNT; ph++) {

@@ -186,8 +186,13 @@ static int view_offloaded(const void *base)
 
 static void act_label(const void *base, char *buf, size_t len)
 {
-	snprintf(buf, len, "activations per layer per microbatch (assumed, recompute %s)",
-		 dc_recompute_name(((const struct ledger_view *)base)->plan->in->training.recompute));
+	const struct dc_training *t = &((const struct ledger_view *)base)->plan->in->training;
+	if (t->recompute == DC_RECOMPUTE_FULL && t->recompute_layers)
+		snprintf(buf, len, "activations per layer per microbatch (assumed, recompute full, %llu layers a chunk)",
+			 (unsigned long long)t->recompute_layers);
+	else
+		snprintf(buf, len, "activations per layer per microbatch (assumed, recompute %s)",
+			 dc_recompute_name(t->recompute));
 }
 
 static void held_label(const void *base, char *buf, size_t len)
@@ -341,6 +346,8 @@ static const struct dc_field top_fields[] = {
 	{"activations_bytes", "= activations (assumed)", DC_U_BYTES, DC_FT_U64, L(activations_bytes)},
 	{"activation_recompute_bytes", "one layer rebuilt during backward (recompute)", DC_U_BYTES, DC_FT_U64,
 	 L(activation_recompute_bytes)},
+	{"activation_head_backward_bytes", "the loss's FP32 gradients in its backward (last stage)", DC_U_BYTES,
+	 DC_FT_U64, L(activation_head_backward_bytes)},
 	{"fsdp_unit_params", "FSDP unit parameters", DC_U_COUNT, DC_FT_U64, L(fsdp_unit_params), .shown = is_fsdp},
 	{"fsdp_forward_params_bytes", "FSDP gathered params in forward", DC_U_BYTES, DC_FT_U64,
 	 L(fsdp_forward_params_bytes), .shown = is_fsdp},
