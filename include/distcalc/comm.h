@@ -25,6 +25,7 @@ enum dc_coll_kind {
 	DC_COLL_ALL_GATHER,
 	DC_COLL_SEND, /* point-to-point, one message to one peer */
 	DC_COLL_ALL_TO_ALL, /* every rank sends M/p to every other (MoE token dispatch) */
+	DC_COLL_BROADCAST,  /* one root's M to every other rank */
 };
 
 /* One kind of call, made `count` times per step. */
@@ -40,6 +41,8 @@ struct dc_coll {
 	enum dc_link_choice link;
 	uint64_t bytes_per_rank; /* count x bytes one rank sends per call */
 	double time_s;           /* count x time of one call */
+	const char *algorithm;   /* static: the network model's choice (net.h), "ring", ... */
+	const char *protocol;    /* static: "LL", "LL128", "Simple" */
 };
 
 enum dc_strategy {
@@ -77,12 +80,12 @@ struct dc_comm {
  * 2(M - floor(M/p)), one less when M mod p = p - 1 (it skips a small and a
  * large chunk; the ring lab's bytes_sent_max), ReduceScatter and AllGather
  * M - floor(M/p), AlltoAll M - floor(M/p) (uniform: M/p to each peer),
- * send M; 0 when p = 1. Exact (2(p-1)M/p, (p-1)M/p) when p divides M. */
+ * send and Broadcast M; 0 when p = 1. Exact (2(p-1)M/p, (p-1)M/p) when p divides M. */
 uint64_t dc_coll_bytes_sent(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes);
 
 /* Time of one call: AllReduce 2(p-1)(alpha + ceil(M/p)/B), ReduceScatter,
  * AllGather and AlltoAll (pairwise exchange) (p-1)(alpha + ceil(M/p)/B),
- * send alpha + M/B; 0 when p = 1. */
+ * send and Broadcast (pipelined) alpha + M/B; 0 when p = 1. */
 double dc_coll_time_s(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes, const struct dc_link *l);
 
 

@@ -71,6 +71,34 @@ enum dc_link_choice {
 	DC_LINK_INTER,
 };
 
+/* Collective algorithms of the network model (net.h), as
+ * collective.algorithm names them. */
+enum dc_net_algo {
+	DC_NET_ALGO_AUTO, /* the fastest the op supports (NCCL's tuner) */
+	DC_NET_ALGO_RING, /* flat ring over every rank */
+	DC_NET_ALGO_HIER, /* intra reduce-scatter, inter over every rail, intra all-gather */
+	DC_NET_ALGO_TREE, /* double binary tree between nodes, chain inside */
+	DC_NET_ALGO_NVLS, /* NVLink SHARP inside a domain (+ every rail between) */
+	DC_NET_ALGO_COUNT,
+};
+
+/* cluster.system presets (docs/network-model.md, "Systems"). */
+enum dc_system {
+	DC_SYSTEM_CUSTOM, /* no preset: the config gives every value */
+	DC_SYSTEM_DGX_A100,
+	DC_SYSTEM_DGX_H100,
+	DC_SYSTEM_DGX_H200,
+};
+
+/* cluster.nic_path: the slowest GPU-to-NIC path, as `nvidia-smi topo -m`
+ * names it (docs/network-model.md, "GPU-to-NIC paths"). */
+enum dc_nic_path {
+	DC_NIC_PATH_PIX, /* through at most one PCIe switch: GPUDirect RDMA at the NIC's rate */
+	DC_NIC_PATH_PXB, /* through several PCIe switches (the GPU shares a switch with another GPU's NIC) */
+	DC_NIC_PATH_PHB, /* through the CPU's PCIe host bridge */
+	DC_NIC_PATH_SYS, /* across the CPU sockets' interconnect (UPI, xGMI) */
+};
+
 struct dc_link {
 	double bw_bytes_per_s; /* effective one-way bandwidth, > 0 */
 	double latency_s;      /* per-message start-up, >= 0 */
@@ -122,8 +150,15 @@ struct dc_cluster {
 	uint64_t num_nodes;
 	uint64_t gpus_per_node;
 	uint64_t gpu_mem_bytes;
-	struct dc_link intra_node;
-	struct dc_link inter_node;
+	struct dc_link intra_node;  /* bandwidth per GPU, one way; latency per hop */
+	struct dc_link inter_node;  /* bandwidth per NIC, one way; latency per hop */
+	enum dc_system system;      /* cluster.system; its values fill keys the config leaves out */
+	uint64_t nvlink_domain;     /* GPUs sharing NVLink; the loader fills gpus_per_node by default */
+	int nvls;                   /* NVLink SHARP available */
+	uint64_t nics_per_node;     /* the loader fills gpus_per_node by default: one NIC per GPU */
+	double oversubscription;    /* >= 1 */
+	uint64_t nodes_per_leaf;    /* 0: every node under one leaf switch */
+	enum dc_nic_path nic_path;
 };
 
 struct dc_parallel {
@@ -159,6 +194,7 @@ struct dc_collective {
 	uint64_t ranks;      /* as given, 0 when absent: the plan defaults it to the world size */
 	uint64_t msg_bytes;  /* as given, 0 when absent: the plan defaults it to one rank's gradient bytes */
 	enum dc_link_choice link;
+	enum dc_net_algo algorithm; /* collective.algorithm, every collective the model prices */
 };
 
 /* Named memory overheads per rank (documented assumptions). */

@@ -27,6 +27,7 @@ static inline uint64_t bytes_sent(enum dc_coll_kind k, uint64_t p, uint64_t msg_
 	case DC_COLL_ALL_TO_ALL:
 		return msg_bytes - msg_bytes / p;
 	case DC_COLL_SEND:
+	case DC_COLL_BROADCAST: /* a pipelined ring forwards all of M once */
 		break;
 	}
 	return msg_bytes;
@@ -38,7 +39,7 @@ static inline double time_s(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes,
 	double round_s;
 	if (p < 2)
 		return 0;
-	if (k == DC_COLL_SEND)
+	if (k == DC_COLL_SEND || k == DC_COLL_BROADCAST)
 		return l->latency_s + (double)msg_bytes / l->bw_bytes_per_s;
 	round_s = l->latency_s + (double)dc_ceil_div(msg_bytes, p) / l->bw_bytes_per_s;
 	if (k == DC_COLL_ALL_REDUCE)
@@ -73,6 +74,8 @@ static void push(struct dc_ck *b, struct dc_comm_strategy *s, enum dc_coll_kind 
 	c->link = s->link;
 	c->bytes_per_rank = dc_ck_mul(b, count, bytes_sent(kind, s->group_size, msg_bytes));
 	c->time_s = (double)count * time_s(kind, s->group_size, msg_bytes, &s->link_params);
+	c->algorithm = "ring";
+	c->protocol = "alpha-beta";
 }
 
 /* `total` bytes in buckets of `bucket` bytes: full buckets and the rest. */
@@ -327,7 +330,7 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 const char *dc_coll_kind_name(enum dc_coll_kind k)
 {
 	static const char *const names[] = {"all_reduce", "reduce_scatter", "all_gather", "send",
-					    "all_to_all"};
+					    "all_to_all", "broadcast"};
 	return names[k];
 }
 

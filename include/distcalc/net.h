@@ -1,0 +1,145 @@
+/* net.h - the network model: what one collective costs on the cluster.
+ *
+ * Every estimator that prices communication (the comm estimator per step,
+ * the step-time model through r->comm, the nccl-tests sweep, calibration)
+ * calls dc_net_time here; nothing else in the library has its own alpha-beta
+ * formula, except the teaching ring lab (ring.h), which stays the course's
+ * flat ring on purpose.
+ *
+ * The model (derivation, parameters per system and a worked example:
+ * docs/network-model.md):
+ *   - Links. Inside an NVLink domain every GPU has nvlink_bw_bytes_per_s one
+ *     way through a non-blocking NVSwitch (cluster.intra_node.bandwidth;
+ *     cluster.nvlink_domain GPUs share it, default gpus_per_node). Between
+ *     domains a node has nics_per_node NICs of nic_bw_bytes_per_s one way
+ *     each (cluster.inter_node.bandwidth per NIC); GPU i of a node uses NIC
+ *     i mod nics_per_node (rail-optimised). The GPU-to-NIC path can cost a
+ *     share of the NIC's rate (nic_path_factor: a path through a CPU socket
+ *     or a shared PCIe switch); traffic between nodes under different leaf
+ *     switches shares the spine, 1 / oversubscription of the leaf's rate.
+ *   - Algorithms (enum dc_net_algo): flat ring; hierarchical (intra-node
+ *     reduce-scatter, inter-node over every rail in parallel, intra-node
+ *     all-gather, pipelined); double binary tree; NVLS (NVLink SHARP,
+ *     cluster.nvls; multi-node: NVLS inside, every rail between).
+ *   - Protocols (enum dc_net_proto) LL, LL128, Simple: a start-up latency,
+ *     a per-hop latency and a share of the link bandwidth each, after
+ *     NCCL's tuning model (src/graph/tuning.cc).
+ *   - time = latency(algo, proto, shape) + bytes through the busiest
+ *     resource / its rate; DC_NET_ALGO_AUTO takes the fastest (algo,
+ *     proto) pair the op supports, as NCCL's tuner does.
+ *   - Contention: `concurrent` groups of one strategy move data at once
+ *     through the same NIC and share its rate equally.
+ *
+ * Units: bytes, seconds, bytes/s. No allocation, no I/O: safe to call from
+ * an estimator's compute function millions of times.
+ */
+#ifndef DISTCALC_NET_H
+#define DISTCALC_NET_H
+
+#include <stdint.h>
+
+#include "distcalc/comm.h" /* enum dc_coll_kind */
+#include "distcalc/config.h"
+#include "distcalc/topology.h"
+
+/* enum dc_net_algo (AUTO, RING, HIER, TREE, NVLS) lives in config.h, where
+ * collective.algorithm is read into it. */
+
+enum dc_net_proto {
+	DC_NET_PROTO_LL,     /* 8-byte flag+data stores: lowest latency, 1/4 of the bandwidth */
+	DC_NET_PROTO_LL128,  /* 128-byte lines with a flag: 120/128 of the bandwidth */
+	DC_NET_PROTO_SIMPLE, /* bulk copies and a fence per chunk: full bandwidth */
+	DC_NET_PROTO_COUNT,
+};
+
+/* The cluster as the model sees it, made once from the config
+ * (dc_net_init); plain data, so a caller (calibration) may change any
+ * field before pricing. */
+struct dc_net {
+	uint64_t num_nodes;
+	uint64_t gpus_per_node;
+	uint64_t nvlink_domain;        /* GPUs sharing NVLink, a multiple of gpus_per_node or a divisor */
+	int nvls;                      /* NVLink SHARP available in a domain */
+	uint64_t nics_per_node;        /* >= 1 */
+	double nvlink_bw_bytes_per_s;  /* per GPU, one way, effective (> 0) */
+	double nvlink_latency_s;       /* per hop, Simple protocol */
+	double nic_bw_bytes_per_s;     /* per NIC, one way, effective (> 0) */
+	double net_latency_s;          /* per hop between nodes, Simple protocol */
+	double nic_path_factor;        /* (0, 1]: share of a NIC's rate the slowest GPU's path carries */
+	double oversubscription;       /* >= 1: leaf uplinks / downlinks */
+	uint64_t nodes_per_leaf;       /* nodes under one leaf switch; 0: all under one */
+	enum dc_net_algo algorithm;    /* collective.algorithm: AUTO or one forced */
+};
+
+/* The shape of one group and its neighbours on the wire. Nodes here are
+ * NVLink domains: ranks of one domain talk over NVLink. */
+struct dc_net_group {
+	uint64_t ranks;          /* p >= 1 */
+	uint64_t nodes;          /* distinct NVLink domains the ranks span, >= 1 */
+	uint64_t ranks_per_node; /* ranks of the group on its busiest domain */
+	uint64_t rails;          /* distinct NICs the group's ranks of one node use, >= 1 */
+	uint64_t concurrent;     /* groups (this one included) moving data through each of those NICs at once, >= 1 */
+	int cross_leaf;          /* its nodes sit under more than one leaf switch */
+};
+
+/* What one call costs. Bandwidths are nccl-tests' (doc/PERFORMANCE.md):
+ * algbw = S / t with S nccl-tests' size (the full buffer: AllReduce and
+ * Broadcast the buffer, ReduceScatter and AllGather the whole array
+ * (p x one rank's shard), AlltoAll one rank's send buffer, send the
+ * message), busbw = algbw x dc_net_busbw_factor(op, p). */
+struct dc_net_choice {
+	double time_s;
+	enum dc_net_algo algo;
+	enum dc_net_proto proto;
+	const char *algorithm; /* static: dc_net_algo_name(algo) */
+	const char *protocol;  /* static: dc_net_proto_name(proto) */
+	double algbw_bytes_per_s;
+	double busbw_bytes_per_s;
+};
+
+/* Fills *net from the validated config's cluster and collective keys
+ * (docs/config.md; presets already applied by the loader). */
+void dc_net_init(const struct dc_config *cfg, struct dc_net *net);
+
+/* The shape of group `index` along `axis` (dc_topology_group) and of its
+ * neighbours: all the axis's groups run their collectives at once, so a NIC
+ * carries the flows of every group whose ranks use it. O(log nics). */
+void dc_net_group_axis(const struct dc_net *net, const struct dc_topology *t, enum dc_axis axis,
+		       uint64_t index, struct dc_net_group *g);
+
+/* The shape of an arbitrary progression of ranks (first, first + stride,
+ * ... size ranks) alone on the cluster (concurrent = 1), e.g. the
+ * nccl-tests sweep over ranks 0..p-1. */
+void dc_net_group_ranks(const struct dc_net *net, uint64_t first, uint64_t stride, uint64_t size,
+			struct dc_net_group *g);
+
+/* Prices one call of `op` on `bytes` (nccl-tests' S, above) over group `g`
+ * with algorithm `force` (DC_NET_ALGO_AUTO: net->algorithm, and when that
+ * is AUTO too, the fastest supported). Returns 0 with *out filled; -1 when
+ * the forced algorithm cannot run `op` on this group (NVLS without
+ * cluster.nvls, a tree for anything but AllReduce), *out then unchanged.
+ * A group of one rank or 0 bytes costs 0 s ("none"/"none"). Supported:
+ * ring every op; hierarchical AllReduce, ReduceScatter, AllGather (falls
+ * back to ring on one node); tree AllReduce; NVLS AllReduce,
+ * ReduceScatter, AllGather; AlltoAll and send are priced point to point
+ * and report "p2p". */
+int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g, uint64_t bytes,
+		enum dc_net_algo force, struct dc_net_choice *out);
+
+/* nccl-tests' busbw / algbw for `op` on p ranks: AllReduce 2(p-1)/p,
+ * ReduceScatter, AllGather, AlltoAll (p-1)/p, Broadcast and send 1;
+ * 1 when p < 2. */
+double dc_net_busbw_factor(enum dc_coll_kind op, uint64_t p);
+
+/* Bandwidth one node's share of the group gets between nodes: rails x
+ * NIC rate x path factor / concurrent, / oversubscription across leaves. */
+double dc_net_node_bw(const struct dc_net *net, const struct dc_net_group *g);
+
+/* "auto", "ring", "hierarchical", "tree", "nvls"; "LL", "LL128", "Simple". */
+const char *dc_net_algo_name(enum dc_net_algo a);
+const char *dc_net_proto_name(enum dc_net_proto p);
+
+/* The algorithm named `name` (as collective.algorithm spells it), or -1. */
+int dc_net_algo_parse(const char *name, enum dc_net_algo *out);
+
+#endif
