@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "distcalc/config.h"
 #include "distcalc/topo_file.h"
 
 #define DATA DC_SOURCE_DIR "/tests/data/"
@@ -135,6 +136,47 @@ START_TEST(malformed)
 }
 END_TEST
 
+/* cluster.topology_file in a config: relative to the config's directory,
+ * it fills nvlink_domain, nics_per_node and nic_path. */
+START_TEST(config_key)
+{
+	static struct dc_config cfg;
+	struct dc_diag d;
+	struct dc_override ov = {"cluster.topology_file=" DATA "topo-pcie-8gpu.txt"};
+	struct dc_load_opts o = {&ov, 1, NULL};
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(DC_SOURCE_DIR "/tests/inputs/topology_h100.json", NULL, 0, &cfg, &d), 0);
+	ck_assert_uint_eq(cfg.cluster.nvlink_domain, 8);
+	ck_assert_uint_eq(cfg.cluster.nics_per_node, 8);
+	ck_assert_int_eq(cfg.cluster.nic_path, DC_NIC_PATH_PIX);
+	ck_assert_str_eq(cfg.cluster.topology_file, DC_SOURCE_DIR "/tests/inputs/../data/topo-dgx-h100-like.txt");
+	dc_diag_release(&d);
+	/* the PCIe box through --set: no NVLink, 2 NICs, the worst path NODE (counted as PHB) */
+	dc_diag_init(&d);
+	ck_assert_msg(dc_config_load_file_opts(DC_SOURCE_DIR "/tests/inputs/topology_h100.json", &o, &cfg, &d) == 0, "%s",
+		      d.count ? d.entries[0].text : "");
+	ck_assert_uint_eq(cfg.cluster.nvlink_domain, 1);
+	ck_assert_uint_eq(cfg.cluster.nics_per_node, 2);
+	ck_assert_int_eq(cfg.cluster.nic_path, DC_NIC_PATH_PHB);
+	dc_diag_release(&d);
+}
+END_TEST
+
+START_TEST(config_key_bad_file)
+{
+	static struct dc_config cfg;
+	struct dc_diag d;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(DC_SOURCE_DIR "/tests/inputs/topology_bad.json", NULL, 0, &cfg, &d), -1);
+	ck_assert_uint_eq(d.count, 1);
+	ck_assert_int_eq(d.status, DC_ERR_CONFIG);
+	ck_assert_str_eq(d.entries[0].key, "cluster.topology_file");
+	ck_assert_str_eq(d.entries[0].text, DC_SOURCE_DIR "/tests/inputs/../data/topo_bad_cell.txt:3: error: GPU1 to NIC0: "
+							  "'PXX' is not one of X, NV#, PIX, PXB, PHB, NODE, SYS");
+	dc_diag_release(&d);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("topo_file");
@@ -145,6 +187,8 @@ int main(void)
 	tcase_add_test(tc, pcie_box);
 	tcase_add_test(tc, bridged_pairs_without_tabs);
 	tcase_add_test(tc, malformed);
+	tcase_add_test(tc, config_key);
+	tcase_add_test(tc, config_key_bad_file);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

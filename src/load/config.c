@@ -22,6 +22,7 @@
 #include "distcalc/hf.h"
 #include "distcalc/memory.h"
 #include "distcalc/params.h"
+#include "distcalc/topo_file.h"
 #include "distcalc/units.h"
 #include "distcalc/util.h"
 
@@ -61,6 +62,8 @@ static const char *const fsdp_unit_names[] = {"layer", "model", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", NULL};
 static const char *const link_names[] = {"auto", "intra_node", "inter_node", NULL};
 static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
+static const char *const collective_op_names[] = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+						  "broadcast", "send_recv", NULL};
 
 #define OFF(field) offsetof(struct dc_config, field)
 #define NOFF ((size_t)-1)
@@ -169,6 +172,8 @@ static const struct key keys[] = {
 	BW("cluster.inter_node.bandwidth", cluster.inter_node.bw_bytes_per_s, REQ,
 	   "effective one-way bandwidth per GPU between nodes (InfiniBand, RoCE)"),
 	TIME("cluster.inter_node.latency", cluster.inter_node.latency_s, 0, "0", "per-message start-up α between nodes"),
+	STRING("cluster.topology_file",
+	       "`nvidia-smi topo -m` output of one node, relative to this file's directory (from `--set`: to the current one): sets nvlink_domain, nics_per_node and nic_path where the config leaves them out (docs/nccl-tools.md)"),
 	SECTION("parallel", OPT, "the parallel layout"),
 	COUNT("parallel.dp", parallel.dp, OPT, 0, "derived: world / (tp × pp)", "",
 	      "data-parallel replicas; dp·tp·pp must equal the world size"),
@@ -209,6 +214,14 @@ static const struct key keys[] = {
 		  "M, the tensor each rank holds; by default the most loaded rank's tp and ep shard of the heaviest pipeline stage (embedding or head included) × grad_bytes"),
 	ENUM("collective.link", collective.link, link_names, DC_LINK_AUTO, "\"auto\"",
 	     "auto: intra_node when p ≤ gpus_per_node, else inter_node; forcing the link ranks 0..p−1 do not use warns"),
+	ENUM("collective.op", collective.op, collective_op_names, DC_COLLECTIVE_ALL_REDUCE, "\"all_reduce\"",
+	     "the collective `--experiment collectives` sweeps, as nccl-tests' `*_perf` binaries name them (docs/nccl-tools.md)"),
+	BYTES_POS("collective.min_bytes", collective.min_bytes, OPT, 8, "\"8 B\"",
+		  "the sweep's first size S, nccl-tests' `-b`"),
+	BYTES_POS("collective.max_bytes", collective.max_bytes, OPT, 8.0 * 1024 * MiB, "\"8 GiB\"",
+		  "the sweep's last size at most, nccl-tests' `-e`; at least min_bytes"),
+	COUNT("collective.step_factor", collective.step_factor, OPT, 2, "2", "",
+	      "each size is the one before × this, nccl-tests' `-f`; at least 2"),
 	SECTION("memory", OPT, "named per-rank overheads of the memory ledger"),
 	BYTES("memory.cuda_context", memory.cuda_context_bytes, 512 * MiB, "\"512 MiB\"",
 	      "CUDA context and loaded kernels"),
@@ -244,6 +257,7 @@ struct loader {
 	const char *dir;       /* the config file's directory; NULL: the current one */
 	char hf_path[DC_CONFIG_MAX_STRING + 1]; /* model.hf_config as written */
 	int hf_loaded;         /* the shape came from a Hugging Face config */
+	char topo_path[DC_CONFIG_MAX_STRING + 1]; /* cluster.topology_file as written */
 	const struct dc_load_opts *opts;
 };
 
@@ -1113,6 +1127,11 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 			errorf(l, ki, "'%s': expected the path of a Hugging Face config.json, got an empty string", k->info.path);
 		else if (strcmp(k->info.path, "model.hf_config") == 0)
 			snprintf(l->hf_path, sizeof(l->hf_path), "%s", v->valuestring);
+		else if (strcmp(k->info.path, "cluster.topology_file") == 0 && !*v->valuestring)
+			errorf(l, ki, "'%s': expected the path of a file of `nvidia-smi topo -m` output, got an empty string",
+			       k->info.path);
+		else if (strcmp(k->info.path, "cluster.topology_file") == 0)
+			snprintf(l->topo_path, sizeof(l->topo_path), "%s", v->valuestring);
 		break;
 	}
 }
@@ -1613,6 +1632,20 @@ static int rule_sequence_parallel(struct loader *l)
 	return 0;
 }
 
+static int rule_sweep(struct loader *l)
+{
+	const struct dc_collective *c = &l->cfg->collective;
+	if (c->step_factor < 2)
+		errorf(l, find_key("collective.step_factor"),
+		       "'collective.step_factor': must be at least 2 (each size is the one before times it), got %llu",
+		       (unsigned long long)c->step_factor);
+	if (c->min_bytes > c->max_bytes)
+		errorf(l, blame(l, find_key("collective.min_bytes"), "collective.max_bytes"),
+		       "'collective.min_bytes': must be at most collective.max_bytes (%llu B), got %llu B",
+		       (unsigned long long)c->max_bytes, (unsigned long long)c->min_bytes);
+	return 0;
+}
+
 static int rule_virtual_pipeline(struct loader *l)
 {
 	const struct dc_config *c = l->cfg;
@@ -1668,6 +1701,8 @@ static const struct rule rules[] = {
 	{{"virtual_pipeline > 1 needs pp > 1, pp × virtual_pipeline dividing num_layers and grad_accum_steps a multiple of pp",
 	  KEYS("parallel.virtual_pipeline", "parallel.pp", "model.num_layers", "training.grad_accum_steps")},
 	 rule_virtual_pipeline},
+	{{"the sweep's step_factor is at least 2 and min_bytes at most max_bytes",
+	  KEYS("collective.step_factor", "collective.min_bytes", "collective.max_bytes")}, rule_sweep},
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
@@ -2020,6 +2055,60 @@ static void load_hf(struct loader *l)
 	free(buf);
 }
 
+/* cluster.topology_file: reads the matrix (topo_file.h) and fills the
+ * cluster keys it settles that the config (or --set) does not give:
+ * nvlink_domain, nics_per_node (the NICs some GPU is nearest to) and
+ * nic_path (the worst GPU-to-NIC path; NODE, between the host bridges of
+ * one socket, counts as PHB). Its GPU count must be gpus_per_node. */
+static void load_topology(struct loader *l)
+{
+	static struct dc_topo_file t; /* 12 KiB: off the stack; the loader is not reentrant per thread anyway */
+	int kt = find_key("cluster.topology_file");
+	struct dc_cluster *c = &l->cfg->cluster;
+	char path[DC_CONFIG_MAX_STRING * 2 + 2];
+	const char *dir = l->from_set[kt] ? NULL : l->dir;
+	size_t before = l->diag->count;
+	int k, len;
+
+	if (!l->topo_path[0])
+		return;
+	if (dir && *dir && l->topo_path[0] != '/')
+		len = snprintf(path, sizeof(path), "%s/%s", dir, l->topo_path);
+	else
+		len = snprintf(path, sizeof(path), "%s", l->topo_path);
+	if (len < 0 || (size_t)len >= sizeof(path)) {
+		errorf(l, kt, "'cluster.topology_file': the path is longer than %zu bytes", sizeof(path) - 1);
+		return;
+	}
+	if (dc_topo_file_read(path, &t, l->diag) != 0) {
+		/* the reader's line names the file and the line; the entry names the key too */
+		for (size_t i = before; i < l->diag->count; i++)
+			if (!l->diag->entries[i].key)
+				l->diag->entries[i].key = dc_strdup("cluster.topology_file");
+		l->errors++;
+		return;
+	}
+	if (t.ngpus != c->gpus_per_node) {
+		errorf(l, kt, "'cluster.topology_file': '%s' lists %zu GPUs but cluster.gpus_per_node is %llu", path,
+		       t.ngpus, (unsigned long long)c->gpus_per_node);
+		return;
+	}
+	snprintf(c->topology_file, sizeof(c->topology_file), "%s", path);
+	if ((k = find_key("cluster.nvlink_domain")) < 0 || !l->seen[k])
+		c->nvlink_domain = t.nvlink_domain;
+	if (t.nics_per_node && ((k = find_key("cluster.nics_per_node")) < 0 || !l->seen[k]))
+		c->nics_per_node = t.nics_per_node;
+	if (t.nnics && ((k = find_key("cluster.nic_path")) < 0 || !l->seen[k])) {
+		switch (t.worst_nic_path) {
+		case DC_TOPO_SYS: c->nic_path = DC_NIC_PATH_SYS; break;
+		case DC_TOPO_NODE:
+		case DC_TOPO_PHB: c->nic_path = DC_NIC_PATH_PHB; break;
+		case DC_TOPO_PXB: c->nic_path = DC_NIC_PATH_PXB; break;
+		default: c->nic_path = DC_NIC_PATH_PIX; break;
+		}
+	}
+}
+
 /* `dir`: the directory model.hf_config is relative to (NULL: the current
  * one). */
 static int load_buffer(const char *buf, size_t len, const char *name, const char *dir,
@@ -2070,6 +2159,8 @@ static int load_buffer(const char *buf, size_t len, const char *name, const char
 	walk(&l, root, "");
 	if (l.errors == 0)
 		load_hf(&l);
+	if (l.errors == 0)
+		load_topology(&l);
 	check_missing(&l);
 	if (l.errors == 0)
 		cross_check(&l);
@@ -2145,6 +2236,11 @@ const char *dc_axis_name(enum dc_axis a)
 const char *dc_recompute_name(enum dc_recompute r)
 {
 	return recompute_names[r];
+}
+
+const char *dc_collective_op_name(enum dc_collective_op op)
+{
+	return collective_op_names[op];
 }
 
 const char *dc_norm_name(enum dc_norm n)
