@@ -117,9 +117,14 @@ START_TEST(test_ddp_buckets)
 {
 	/* 128,000,000 B of grads in 25 MiB (26,214,400 B) buckets: 4 full
 	 * buckets and one of 128,000,000 - 104,857,600 = 23,142,400 B. One
-	 * full-bucket AllReduce on 8 ranks over 50 GB/s with 10 us latency:
-	 * 2 x 7 x (10 us + 3,276,800 B / 50e9 B/s) = 14 x 75.536 us =
-	 * 1.057504 ms. */
+	 * full-bucket AllReduce on 8 ranks, one per node, one 50 GB/s NIC each,
+	 * 10 us per network hop (docs/network-model.md, by hand): the ring
+	 * carries 2 x 7/8 x 26,214,400 = 45,875,200 bus bytes; every one of
+	 * its 14 steps crosses the network. Simple: 8.4 us + 14 x 10 us +
+	 * 45,875,200 / 50e9 = 1065.904 us; LL128: 14 us + 14 x 10 us x 4/14 +
+	 * 45,875,200 / (0.92 x 50e9) = 54 us + 997.2869565 us = 1051.2869565
+	 * us, the fastest (LL: 1/4 of the rate; tree: 0.92 x 25 GB/s; no
+	 * hierarchy with one rank per node). */
 	struct dc_config c;
 	struct dc_comm m;
 	const struct dc_comm_strategy *s;
@@ -127,6 +132,8 @@ START_TEST(test_ddp_buckets)
 	zero_comm_config(&c, DC_SHARD_NONE);
 	c.parallel.bucket_bytes = 25u << 20;
 	c.cluster.gpus_per_node = 1; /* every rank on its own node */
+	c.cluster.nvlink_domain = 1;
+	c.cluster.nics_per_node = 1;
 	c.cluster.num_nodes = 8;
 	m = compute(&c);
 	s = &m.s[DC_STRAT_DP];
@@ -136,7 +143,9 @@ START_TEST(test_ddp_buckets)
 	ck_assert_uint_eq(s->coll[0].msg_bytes, 26214400ull);
 	ck_assert_uint_eq(s->coll[1].count, 1);
 	ck_assert_uint_eq(s->coll[1].msg_bytes, 23142400ull);
-	assert_close(s->coll[0].time_s, 4 * 1.057504e-3);
+	assert_close(s->coll[0].time_s, 4 * (54e-6 + 45875200.0 / 46e9));
+	ck_assert_str_eq(s->coll[0].algorithm, "ring");
+	ck_assert_str_eq(s->coll[0].protocol, "LL128");
 	/* 2 x 7/8 of each: 4 x 45,875,200 + 40,499,200 = 224,000,000 */
 	ck_assert_uint_eq(s->bytes_per_rank, 224000000ull);
 }

@@ -420,11 +420,12 @@ START_TEST(test_literal_defaults_are_the_loaders)
 		checked++;
 	}
 	/* by hand from docs/config.md: model 15 (mlp, norm, 7 booleans, 6
-	 * integers at 0), cluster 2 latencies, parallel 10 (all but dp),
-	 * training 3, precision 4, collective 5 (link and the sweep's op,
-	 * min_bytes, max_bytes, step_factor), memory 4 (all but the activation
-	 * override): 43 */
-	ck_assert_uint_eq(checked, 43);
+	 * integers at 0), cluster 7 (2 latencies, system, nvls,
+	 * oversubscription, nodes_per_leaf, nic_path), parallel 10 (all but
+	 * dp), training 3, precision 4, collective 6 (link, algorithm and the
+	 * sweep's op, min_bytes, max_bytes, step_factor), memory 4 (all but
+	 * the activation override): 49 */
+	ck_assert_uint_eq(checked, 49);
 	free(omitted);
 	free(given);
 }

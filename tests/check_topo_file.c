@@ -155,9 +155,15 @@ START_TEST(config_key)
 	dc_diag_init(&d);
 	ck_assert_msg(dc_config_load_file_opts(DC_SOURCE_DIR "/tests/inputs/topology_h100.json", &o, &cfg, &d) == 0, "%s",
 		      d.count ? d.entries[0].text : "");
-	ck_assert_uint_eq(cfg.cluster.nvlink_domain, 1);
+	ck_assert_uint_eq(cfg.cluster.nvlink_domain, 8); /* the node: the model's smallest domain */
 	ck_assert_uint_eq(cfg.cluster.nics_per_node, 2);
 	ck_assert_int_eq(cfg.cluster.nic_path, DC_NIC_PATH_PHB);
+	ck_assert_uint_eq(d.count, 1);
+	ck_assert_int_eq(d.entries[0].severity, DC_SEV_WARNING);
+	ck_assert_str_eq(d.entries[0].text,
+			 "--set: 'cluster.topology_file': no two GPUs share NVLink; the network model prices "
+			 "the node as one domain at cluster.intra_node.bandwidth (450 GB/s): give the PCIe or bridge "
+			 "rate there");
 	dc_diag_release(&d);
 }
 END_TEST

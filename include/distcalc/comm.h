@@ -3,9 +3,10 @@
  * parallelism), PP and EP (MoE token AlltoAll).
  *
  * Each strategy lists its collectives (kind, calls per step, message bytes,
- * group size, link); bytes are what one rank sends, time is the alpha-beta
- * ring model on the group's link with nothing overlapped (an upper bound on
- * the exposed time). Groups, their links and the stage analysed (the one
+ * group size, link); bytes are what one rank sends (the ring's count),
+ * time is the network model's (net.h: the algorithm and protocol NCCL's
+ * tuner would pick, with every group of the strategy on the wire at once)
+ * with nothing overlapped (an upper bound on the exposed time). Groups, their links and the stage analysed (the one
  * holding the most parameters) come from the plan (plan.h), in O(1).
  * Derivations and worked examples: docs/formulas-systems.md,
  * "Communication per step".
@@ -18,6 +19,8 @@
 #include "distcalc/config.h"
 
 struct dc_plan;
+struct dc_net;
+struct dc_net_group;
 
 enum dc_coll_kind {
 	DC_COLL_ALL_REDUCE,
@@ -61,6 +64,10 @@ struct dc_comm_strategy {
 	uint64_t group_size;
 	enum dc_link_choice link;
 	struct dc_link link_params;
+	/* the network model and the group it prices this strategy's calls on,
+	 * borrowed from the plan (valid while the plan is) */
+	const struct dc_net *net;
+	const struct dc_net_group *net_group;
 	uint64_t ncoll;
 	struct dc_coll coll[DC_COMM_MAX_COLL];
 	uint64_t bytes_per_rank; /* per step, the busiest rank */
@@ -74,7 +81,8 @@ struct dc_comm {
 	double time_s;
 };
 
-/* Named formulas (teaching ring, docs/formulas-systems.md). */
+/* Named formulas (teaching ring, docs/formulas-systems.md; the ring lab's
+ * alpha-beta model, not what dc_comm_compute prices with). */
 
 /* Bytes the busiest rank sends in one call on p ranks: AllReduce
  * 2(M - floor(M/p)), one less when M mod p = p - 1 (it skips a small and a

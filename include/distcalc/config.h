@@ -287,6 +287,8 @@ const char *dc_axis_name(enum dc_axis a);
 const char *dc_link_choice_name(enum dc_link_choice l);
 const char *dc_recompute_name(enum dc_recompute r);
 const char *dc_collective_op_name(enum dc_collective_op op);
+const char *dc_system_name(enum dc_system s);
+const char *dc_nic_path_name(enum dc_nic_path p);
 
 /* Parameter count of the configured shape (see docs/formulas.md and
  * docs/models.md; the terms are in params.h). Returns 0, or -1 on overflow. */
@@ -306,6 +308,7 @@ enum dc_config_need {
 	DC_KEY_OPTIONAL,
 	DC_KEY_REQUIRED,
 	DC_KEY_REQUIRED_UNLESS_HF, /* required unless a Hugging Face config gives the shape */
+	DC_KEY_REQUIRED_UNLESS_SYSTEM, /* required unless cluster.system names a preset */
 };
 
 struct dc_config_key_info {

@@ -113,6 +113,11 @@ void dc_net_group_axis(const struct dc_net *net, const struct dc_topology *t, en
 void dc_net_group_ranks(const struct dc_net *net, uint64_t first, uint64_t stride, uint64_t size,
 			struct dc_net_group *g);
 
+/* As dc_net_group_ranks, with every GPU of a node in a group like this one
+ * moving data at once (the groups of one axis: concurrent counts them). */
+void dc_net_group_progression(const struct dc_net *net, uint64_t first, uint64_t stride, uint64_t size,
+			      struct dc_net_group *g);
+
 /* Prices one call of `op` on `bytes` (nccl-tests' S, above) over group `g`
  * with algorithm `force` (DC_NET_ALGO_AUTO: net->algorithm, and when that
  * is AUTO too, the fastest supported). Returns 0 with *out filled; -1 when

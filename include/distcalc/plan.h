@@ -38,6 +38,7 @@
 #include "distcalc/activation.h"
 #include "distcalc/config.h"
 #include "distcalc/memory.h"
+#include "distcalc/net.h"
 #include "distcalc/params.h"
 #include "distcalc/topology.h"
 
@@ -105,6 +106,16 @@ struct dc_plan {
 	struct dc_plan_link ep_link;
 	struct dc_plan_link edp_link;
 	struct dc_plan_link ring_link; /* the teaching ring over ranks 0..ring_ranks-1 */
+
+	/* the network model (net.h): the cluster, and the shape of the group
+	 * each axis prices (its first group that spans domains, else group
+	 * 0), with all the axis's groups on the wire at once; the expert
+	 * groups as above; pp_pair: two neighbouring stages */
+	struct dc_net net;
+	struct dc_net_group net_group[DC_AXIS_COUNT];
+	struct dc_net_group ep_net_group;
+	struct dc_net_group edp_net_group;
+	struct dc_net_group pp_pair;
 
 	/* stages: segments [segment_first[i], segment_first[i + 1]) hold
 	 * identical parameters (segment_first[nsegments] = pp); stages

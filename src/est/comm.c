@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "distcalc/memory.h"
+#include "distcalc/net.h"
 #include "distcalc/plan.h"
 #include "distcalc/util.h"
 
@@ -73,9 +74,16 @@ static void push(struct dc_ck *b, struct dc_comm_strategy *s, enum dc_coll_kind 
 	c->group_size = s->group_size;
 	c->link = s->link;
 	c->bytes_per_rank = dc_ck_mul(b, count, bytes_sent(kind, s->group_size, msg_bytes));
-	c->time_s = (double)count * time_s(kind, s->group_size, msg_bytes, &s->link_params);
-	c->algorithm = "ring";
-	c->protocol = "alpha-beta";
+	{
+		/* one call on the network model; a forced algorithm that cannot
+		 * run this call leaves it to the tuner */
+		struct dc_net_choice ch;
+		if (dc_net_time(s->net, kind, s->net_group, msg_bytes, DC_NET_ALGO_AUTO, &ch) != 0)
+			(void)dc_net_time(s->net, kind, s->net_group, msg_bytes, DC_NET_ALGO_RING, &ch);
+		c->time_s = (double)count * ch.time_s;
+		c->algorithm = ch.algorithm;
+		c->protocol = ch.protocol;
+	}
 }
 
 /* `total` bytes in buckets of `bucket` bytes: full buckets and the rest. */
@@ -98,17 +106,19 @@ static void sum_strategy(struct dc_ck *b, struct dc_comm_strategy *s)
 	}
 }
 
-static void use_link(struct dc_comm_strategy *s, const struct dc_plan_link *l)
+static void use_link(struct dc_comm_strategy *s, const struct dc_plan_link *l, const struct dc_net_group *g)
 {
 	s->link = l->choice;
 	s->link_params = l->params;
+	s->net_group = g;
 }
 
 static void setup(const struct dc_plan *p, struct dc_comm_strategy *s, enum dc_axis axis)
 {
 	s->in_play = 1;
 	s->group_size = p->topo.degree[axis];
-	use_link(s, &p->link[axis]);
+	s->net = &p->net;
+	use_link(s, &p->link[axis], &p->net_group[axis]);
 }
 
 /* DP gradient synchronisation of `params` parameters on the strategy's
@@ -154,6 +164,8 @@ static void comm_clear(struct dc_comm *c)
 		s->link = DC_LINK_AUTO;
 		s->link_params.bw_bytes_per_s = 0;
 		s->link_params.latency_s = 0;
+		s->net = NULL;
+		s->net_group = NULL;
 		s->ncoll = 0;
 		s->bytes_per_rank = 0;
 		s->time_s = 0;
@@ -187,10 +199,10 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 		if (best.expert_params > 0 && edp > 1) {
 			uint64_t dp_size = s->group_size;
 			s->group_size = edp;
-			use_link(s, &p->edp_link);
+			use_link(s, &p->edp_link, &p->edp_net_group);
 			dp_sync(&b, s, p, best.expert_params, "expert ");
 			s->group_size = dp_size;
-			use_link(s, &p->link[DC_AXIS_DP]);
+			use_link(s, &p->link[DC_AXIS_DP], &p->net_group[DC_AXIS_DP]);
 		}
 	}
 	if (par->dp > 1 && par->sharding == DC_SHARD_FSDP) {
@@ -283,6 +295,7 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 			uint64_t msg = par->sequence_parallel ? act / par->tp + (act % par->tp != 0) : act;
 			setup(p, s, DC_AXIS_PP);
 			s->group_size = 2; /* a send crosses one stage boundary */
+			s->net_group = &p->pp_pair;
 			/* a middle stage sends v activations forward and v gradients
 			 * back per microbatch; with two stages the ring of chunks
 			 * folds: rank 0 sends v forward and v - 1 back, rank 1 the
@@ -307,7 +320,8 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 					 dc_ck_mul(&b, cfg->model.hidden_size, pr->param_bytes));
 		s->in_play = 1;
 		s->group_size = par->ep;
-		use_link(s, &p->ep_link);
+		s->net = &p->net;
+		use_link(s, &p->ep_link, &p->ep_net_group);
 		push(&b, s, DC_COLL_ALL_TO_ALL, "token dispatch and combine", "forward", calls, msg);
 		push(&b, s, DC_COLL_ALL_TO_ALL, "their gradients", "backward", calls, msg);
 	}

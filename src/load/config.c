@@ -64,6 +64,10 @@ static const char *const link_names[] = {"auto", "intra_node", "inter_node", NUL
 static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
 static const char *const collective_op_names[] = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
 						  "broadcast", "send_recv", NULL};
+/* enum dc_system, enum dc_nic_path and enum dc_net_algo order */
+static const char *const system_names[] = {"custom", "dgx-a100", "dgx-h100", "dgx-h200", NULL};
+static const char *const nic_path_names[] = {"pix", "pxb", "phb", "sys", NULL};
+static const char *const algorithm_names[] = {"auto", "ring", "hierarchical", "tree", "nvls", NULL};
 
 #define OFF(field) offsetof(struct dc_config, field)
 #define NOFF ((size_t)-1)
@@ -71,6 +75,7 @@ static const char *const collective_op_names[] = {"all_reduce", "all_gather", "r
 #define OPT DC_KEY_OPTIONAL
 #define REQ DC_KEY_REQUIRED
 #define REQ_HF DC_KEY_REQUIRED_UNLESS_HF
+#define REQ_SYS DC_KEY_REQUIRED_UNLESS_SYSTEM
 
 /* One macro per kind, so a kind's name, bounds and checks cannot disagree.
  * `def, text`: the default's value and what a user writes for it (or 0 and
@@ -161,17 +166,33 @@ static const struct key keys[] = {
 	COUNT("model.v_head_dim", model.v_head_dim, OPT, 0, "", "",
 	      "MLA: a value head; required with `kv_lora_rank`"),
 	SECTION("cluster", REQ, "the machines and their links"),
+	ENUM("cluster.system", cluster.system, system_names, DC_SYSTEM_CUSTOM, "\"custom\"",
+	     "a preset that fills every cluster key below the config leaves out from vendor data (docs/network-model.md, \"Systems\"); with one, the keys marked required are not"),
 	COUNT("cluster.num_nodes", cluster.num_nodes, REQ, 0, "", "", "machines"),
-	COUNT("cluster.gpus_per_node", cluster.gpus_per_node, REQ, 0, "", "", "GPUs (ranks) per machine"),
-	BYTES_POS("cluster.gpu_memory", cluster.gpu_mem_bytes, REQ, 0, "", "memory of one GPU, e.g. `\"80 GiB\"`"),
-	SECTION("cluster.intra_node", REQ, "the links between the GPUs of one node"),
-	BW("cluster.intra_node.bandwidth", cluster.intra_node.bw_bytes_per_s, REQ,
-	   "effective one-way GPU-to-GPU bandwidth inside a node (NVLink/NVSwitch/PCIe)"),
-	TIME("cluster.intra_node.latency", cluster.intra_node.latency_s, 0, "0", "per-message start-up α inside a node"),
-	SECTION("cluster.inter_node", REQ, "the links between nodes"),
-	BW("cluster.inter_node.bandwidth", cluster.inter_node.bw_bytes_per_s, REQ,
-	   "effective one-way bandwidth per GPU between nodes (InfiniBand, RoCE)"),
-	TIME("cluster.inter_node.latency", cluster.inter_node.latency_s, 0, "0", "per-message start-up α between nodes"),
+	COUNT("cluster.gpus_per_node", cluster.gpus_per_node, REQ_SYS, 0, "", "", "GPUs (ranks) per machine"),
+	BYTES_POS("cluster.gpu_memory", cluster.gpu_mem_bytes, REQ_SYS, 0, "", "memory of one GPU, e.g. `\"80 GiB\"`"),
+	SECTION("cluster.intra_node", REQ_SYS, "the links between the GPUs of one node (NVLink domain)"),
+	BW("cluster.intra_node.bandwidth", cluster.intra_node.bw_bytes_per_s, REQ_SYS,
+	   "effective one-way bandwidth of one GPU into the NVLink/NVSwitch fabric (or PCIe)"),
+	TIME("cluster.intra_node.latency", cluster.intra_node.latency_s, 0, "0",
+	     "per-hop start-up α inside a node (the ring's Simple protocol; the other protocols scale it, docs/network-model.md)"),
+	SECTION("cluster.inter_node", REQ_SYS, "the links between nodes"),
+	BW("cluster.inter_node.bandwidth", cluster.inter_node.bw_bytes_per_s, REQ_SYS,
+	   "effective one-way bandwidth of one NIC (InfiniBand, RoCE); GPU i of a node uses NIC i mod `nics_per_node`"),
+	TIME("cluster.inter_node.latency", cluster.inter_node.latency_s, 0, "0",
+	     "per-hop start-up α between nodes (the ring's Simple protocol)"),
+	COUNT("cluster.nics_per_node", cluster.nics_per_node, OPT, 0, "derived: gpus_per_node", "",
+	      "NICs per node for traffic between nodes; groups whose ranks share a NIC share its bandwidth"),
+	COUNT("cluster.nvlink_domain", cluster.nvlink_domain, OPT, 0, "derived: gpus_per_node", "",
+	      "GPUs that share one NVLink/NVSwitch fabric; a multiple of gpus_per_node (NVL72-style racks: 72)"),
+	BOOL("cluster.nvls", cluster.nvls, 0, "false", "NVLink SHARP (NVSwitch reductions and multicast) is available"),
+	ROW("cluster.oversubscription", "number", "", "1", "≥ 1",
+	    "the fabric's oversubscription (leaf downlinks / uplinks): traffic between nodes under different leaf switches gets 1 / this of the NIC rate",
+	    NULL, OPT, K_REAL, OFF(cluster.oversubscription), 1, INFINITY, 0, 1),
+	UINT("cluster.nodes_per_leaf", cluster.nodes_per_leaf, 0, "0", "",
+	     "nodes under one leaf switch; 0: every node under one (no oversubscribed hop)"),
+	ENUM("cluster.nic_path", cluster.nic_path, nic_path_names, DC_NIC_PATH_PIX, "\"pix\"",
+	     "the slowest GPU-to-NIC path, as `nvidia-smi topo -m` names it: one PCIe switch, several, the CPU's host bridge (no GPUDirect RDMA), across CPU sockets (docs/network-model.md)"),
 	STRING("cluster.topology_file",
 	       "`nvidia-smi topo -m` output of one node, relative to this file's directory (from `--set`: to the current one): sets nvlink_domain, nics_per_node and nic_path where the config leaves them out (docs/nccl-tools.md)"),
 	SECTION("parallel", OPT, "the parallel layout"),
@@ -206,7 +227,7 @@ static const struct key keys[] = {
 	UINT("precision.master_bytes", precision.master_bytes, 4, "4", "bytes/param", "FP32 master copy (0: none)"),
 	UINT("precision.optimizer_bytes", precision.optimizer_bytes, 8, "8", "bytes/param",
 	     "optimizer states (Adam: 2 × 4)"),
-	SECTION("collective", OPT, "the ring AllReduce lab"),
+	SECTION("collective", OPT, "the ring AllReduce lab, and the algorithm of every collective"),
 	COUNT("collective.ranks", collective.ranks, OPT, 0, "derived: the world size", "",
 	      "ring size p (global ranks 0..p−1); at most the world size"),
 	BYTES_POS("collective.message_size", collective.msg_bytes, OPT, 0,
@@ -222,6 +243,8 @@ static const struct key keys[] = {
 		  "the sweep's last size at most, nccl-tests' `-e`; at least min_bytes"),
 	COUNT("collective.step_factor", collective.step_factor, OPT, 2, "2", "",
 	      "each size is the one before × this, nccl-tests' `-f`; at least 2"),
+	ENUM("collective.algorithm", collective.algorithm, algorithm_names, DC_NET_ALGO_AUTO, "\"auto\"",
+	     "the algorithm of every collective the network model prices (not the ring lab): auto picks the fastest as NCCL's tuner does; a name forces it where it can run (docs/network-model.md)"),
 	SECTION("memory", OPT, "named per-rank overheads of the memory ledger"),
 	BYTES("memory.cuda_context", memory.cuda_context_bytes, 512 * MiB, "\"512 MiB\"",
 	      "CUDA context and loaded kernels"),
@@ -1394,7 +1417,8 @@ static int hf_named(const struct loader *l)
 static int is_required(const struct loader *l, size_t i)
 {
 	enum dc_config_need need = keys[i].info.need;
-	return need == DC_KEY_REQUIRED || (need == DC_KEY_REQUIRED_UNLESS_HF && !hf_named(l));
+	return need == DC_KEY_REQUIRED || (need == DC_KEY_REQUIRED_UNLESS_HF && !hf_named(l)) ||
+	       (need == DC_KEY_REQUIRED_UNLESS_SYSTEM && l->cfg->cluster.system == DC_SYSTEM_CUSTOM);
 }
 
 /* ---- cross-field rules ----
@@ -1438,6 +1462,24 @@ static int rule_world(struct loader *l)
 		       (unsigned long long)DC_MAX_WORLD, (unsigned long long)c->cluster.num_nodes,
 		       (unsigned long long)c->cluster.gpus_per_node);
 		return -1;
+	}
+	return 0;
+}
+
+/* The network's derived defaults: one NIC per GPU and one NVLink domain
+ * per node; a domain holds whole nodes. */
+static int rule_network(struct loader *l)
+{
+	struct dc_cluster *c = &l->cfg->cluster;
+	int ki = find_key("cluster.nvlink_domain");
+	if (!c->nics_per_node)
+		c->nics_per_node = c->gpus_per_node;
+	if (!c->nvlink_domain)
+		c->nvlink_domain = c->gpus_per_node;
+	if (c->nvlink_domain % c->gpus_per_node != 0) {
+		errorf(l, blame(l, ki, "cluster.gpus_per_node"),
+		       "'cluster.nvlink_domain': must be a multiple of cluster.gpus_per_node (%llu), got %llu",
+		       (unsigned long long)c->gpus_per_node, (unsigned long long)c->nvlink_domain);
 	}
 	return 0;
 }
@@ -1703,6 +1745,8 @@ static const struct rule rules[] = {
 	 rule_virtual_pipeline},
 	{{"the sweep's step_factor is at least 2 and min_bytes at most max_bytes",
 	  KEYS("collective.step_factor", "collective.min_bytes", "collective.max_bytes")}, rule_sweep},
+	{{"nvlink_domain is a multiple of gpus_per_node",
+	  KEYS("cluster.nvlink_domain", "cluster.gpus_per_node", "cluster.nics_per_node")}, rule_network},
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
@@ -1714,6 +1758,50 @@ static int check_rules(struct loader *l)
 		if (rules[i].check(l) != 0)
 			return -1;
 	return 0;
+}
+
+/* ---- cluster.system presets (docs/network-model.md, "Systems") ----
+ *
+ * Vendor data: GPUs, memory and NICs from NVIDIA's DGX user guides; the
+ * NVLink rate per GPU is links x NCCL's effective rate per link (its
+ * topology model: 20.0 GB/s on SM80, 20.6 GB/s on SM90); per-hop latencies
+ * are NCCL's ring/Simple hop latencies over NVLink (3.4 us) and the
+ * network (14 us). A key the config (or --set) gives wins. */
+struct system_preset {
+	uint64_t gpus_per_node, gpu_mem_bytes, nics_per_node;
+	double nvlink_bw, nvlink_lat, nic_bw, nic_lat;
+	int nvls;
+};
+
+static const struct system_preset presets[] = {
+	[DC_SYSTEM_DGX_A100] = {8, 80ull << 30, 8, 12 * 20.0e9, 3.4e-6, 200e9 / 8, 14e-6, 0},
+	[DC_SYSTEM_DGX_H100] = {8, 80ull << 30, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1},
+	[DC_SYSTEM_DGX_H200] = {8, 143771ull << 20, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1},
+};
+
+static void apply_system(struct loader *l)
+{
+	struct dc_cluster *c = &l->cfg->cluster;
+	const struct system_preset *ps;
+	if (c->system == DC_SYSTEM_CUSTOM)
+		return;
+	ps = &presets[c->system];
+	if (!seen(l, "cluster.gpus_per_node"))
+		c->gpus_per_node = ps->gpus_per_node;
+	if (!seen(l, "cluster.gpu_memory"))
+		c->gpu_mem_bytes = ps->gpu_mem_bytes;
+	if (!seen(l, "cluster.nics_per_node"))
+		c->nics_per_node = ps->nics_per_node;
+	if (!seen(l, "cluster.intra_node.bandwidth"))
+		c->intra_node.bw_bytes_per_s = ps->nvlink_bw;
+	if (!seen(l, "cluster.intra_node.latency"))
+		c->intra_node.latency_s = ps->nvlink_lat;
+	if (!seen(l, "cluster.inter_node.bandwidth"))
+		c->inter_node.bw_bytes_per_s = ps->nic_bw;
+	if (!seen(l, "cluster.inter_node.latency"))
+		c->inter_node.latency_s = ps->nic_lat;
+	if (!seen(l, "cluster.nvls"))
+		c->nvls = ps->nvls;
 }
 
 /* Every required key that is missing, reported whatever else is wrong. */
@@ -2057,7 +2145,8 @@ static void load_hf(struct loader *l)
 
 /* cluster.topology_file: reads the matrix (topo_file.h) and fills the
  * cluster keys it settles that the config (or --set) does not give:
- * nvlink_domain, nics_per_node (the NICs some GPU is nearest to) and
+ * nvlink_domain (when every GPU of the node shares NVLink; fewer warns),
+ * nics_per_node (the NICs some GPU is nearest to) and
  * nic_path (the worst GPU-to-NIC path; NODE, between the host bridges of
  * one socket, counts as PHB). Its GPU count must be gpus_per_node. */
 static void load_topology(struct loader *l)
@@ -2094,8 +2183,17 @@ static void load_topology(struct loader *l)
 		return;
 	}
 	snprintf(c->topology_file, sizeof(c->topology_file), "%s", path);
-	if ((k = find_key("cluster.nvlink_domain")) < 0 || !l->seen[k])
+	/* the model's NVLink domain is the node or a multiple of it: a node
+	 * whose GPUs share NVLink in smaller groups (bridged pairs) or not at
+	 * all is one domain at the intra-node rate the config gives */
+	if (t.nvlink_domain == t.ngpus && ((k = find_key("cluster.nvlink_domain")) < 0 || !l->seen[k]))
 		c->nvlink_domain = t.nvlink_domain;
+	else if (t.nvlink_domain < t.ngpus)
+		warnf(l, kt,
+		      "'cluster.topology_file': %s; the network model prices the node as one domain at "
+		      "cluster.intra_node.bandwidth (%g GB/s): give the PCIe or bridge rate there",
+		      t.nvlink_domain == 1 ? "no two GPUs share NVLink" : "GPUs share NVLink only in groups",
+		      c->intra_node.bw_bytes_per_s / 1e9);
 	if (t.nics_per_node && ((k = find_key("cluster.nics_per_node")) < 0 || !l->seen[k]))
 		c->nics_per_node = t.nics_per_node;
 	if (t.nnics && ((k = find_key("cluster.nic_path")) < 0 || !l->seen[k])) {
@@ -2159,6 +2257,7 @@ static int load_buffer(const char *buf, size_t len, const char *name, const char
 	walk(&l, root, "");
 	if (l.errors == 0)
 		load_hf(&l);
+	apply_system(&l);
 	if (l.errors == 0)
 		load_topology(&l);
 	check_missing(&l);
@@ -2241,6 +2340,16 @@ const char *dc_recompute_name(enum dc_recompute r)
 const char *dc_collective_op_name(enum dc_collective_op op)
 {
 	return collective_op_names[op];
+}
+
+const char *dc_system_name(enum dc_system s)
+{
+	return system_names[s];
+}
+
+const char *dc_nic_path_name(enum dc_nic_path p)
+{
+	return nic_path_names[p];
 }
 
 const char *dc_norm_name(enum dc_norm n)

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "distcalc/net.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
 #include "distcalc/section.h"
@@ -13,6 +14,9 @@ struct strat_view {
 	uint64_t group_size, bytes_per_rank;
 	const char *link, *note;
 	double bw_GBps, latency_s, time_s;
+	int crosses;            /* the priced group spans NVLink domains */
+	uint64_t nic_flows;     /* groups moving data through each of its NICs at once */
+	double node_bw_GBps;    /* what its share of a node's NICs carries */
 };
 
 struct view {
@@ -27,7 +31,7 @@ static void view(const struct dc_run *run, void *out)
 	struct view *v = out;
 	const struct dc_comm *c = &run->res->comm;
 
-	v->model = "alpha-beta ring on each group's slowest link; bytes one rank sends; nothing overlapped with compute";
+	v->model = "network model (docs/network-model.md): the algorithm and protocol NCCL's tuner would pick for each call on each strategy's slowest group, all its groups at once; bytes one rank sends on a ring; nothing overlapped with compute";
 	v->stage = c->stage;
 	v->bytes_per_rank = c->bytes_per_rank;
 	v->time_s = c->time_s;
@@ -43,6 +47,9 @@ static void view(const struct dc_run *run, void *out)
 		sv->latency_s = st->link_params.latency_s;
 		sv->bytes_per_rank = st->bytes_per_rank;
 		sv->time_s = st->time_s;
+		sv->crosses = st->in_play && st->net_group && st->net_group->nodes > 1;
+		sv->nic_flows = sv->crosses ? st->net_group->concurrent : 0;
+		sv->node_bw_GBps = sv->crosses ? dc_net_node_bw(st->net, st->net_group) / 1e9 : 0;
 		sv->note = i != DC_STRAT_PP ? NULL
 			   : run->plan->layout.pp == 2
 				   ? "two stages: a rank sends v activations forward and v - 1 gradients back per microbatch (one direction without interleaving)"
@@ -51,7 +58,7 @@ static void view(const struct dc_run *run, void *out)
 }
 
 struct coll_row {
-	const char *kind, *what, *phase, *link;
+	const char *kind, *what, *phase, *link, *algorithm, *protocol;
 	uint64_t count, msg_bytes, group_size, bytes_per_rank;
 	double time_s;
 };
@@ -72,6 +79,8 @@ static void coll_row(const void *base, uint64_t i, void *out)
 	row->msg_bytes = c->msg_bytes;
 	row->group_size = c->group_size;
 	row->link = dc_link_choice_name(c->link);
+	row->algorithm = c->algorithm;
+	row->protocol = c->protocol;
 	row->bytes_per_rank = c->bytes_per_rank;
 	row->time_s = c->time_s;
 }
@@ -85,11 +94,18 @@ static const struct dc_field coll_fields[] = {
 	{"message_bytes", "message M", DC_U_BYTES_RAW, DC_FT_U64, CR(msg_bytes)},
 	{"group_size", "group", DC_U_COUNT, DC_FT_U64, CR(group_size)},
 	{"link", "link", DC_U_NONE, DC_FT_STR, CR(link)},
+	{"algorithm", "algorithm", DC_U_NONE, DC_FT_STR, CR(algorithm)},
+	{"protocol", "protocol", DC_U_NONE, DC_FT_STR, CR(protocol)},
 	{"bytes_per_rank", "sent/rank", DC_U_BYTES, DC_FT_U64, CR(bytes_per_rank)},
 	{"time_s", "time", DC_U_SECONDS, DC_FT_F64, CR(time_s)},
 };
 static const struct dc_fields coll_table = DC_FIELDS(coll_fields);
 static const struct dc_rows coll_rows = {coll_count, coll_row, sizeof(struct coll_row), "collectives", 3};
+
+static int crosses(const void *base)
+{
+	return ((const struct strat_view *)base)->crosses;
+}
 
 static int has_note(const void *base)
 {
@@ -102,6 +118,9 @@ static const struct dc_field strat_fields[] = {
 	{"link", "link (slowest group)", DC_U_NONE, DC_FT_STR, SV(link)},
 	{"link_bandwidth_GBps", "link bandwidth B", DC_U_GBPS, DC_FT_F64, SV(bw_GBps)},
 	{"link_latency_s", "link latency alpha", DC_U_SECONDS, DC_FT_F64, SV(latency_s)},
+	{"nic_flows", "groups sharing each NIC", DC_U_COUNT, DC_FT_U64, SV(nic_flows), .shown = crosses},
+	{"node_bandwidth_GBps", "one group's share of a node's NICs", DC_U_GBPS, DC_FT_F64, SV(node_bw_GBps),
+	 .shown = crosses},
 	{"bytes_per_rank", "bytes sent per rank per step", DC_U_BYTES, DC_FT_U64, SV(bytes_per_rank)},
 	{"time_s", "time per step", DC_U_SECONDS, DC_FT_F64, SV(time_s)},
 	{"note", "note", DC_U_NONE, DC_FT_STR, SV(note), .shown = has_note},

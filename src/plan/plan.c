@@ -66,6 +66,32 @@ static void derive_expert_links(const struct dc_config *in, struct dc_plan *p)
 	link_of(in, dc_group_link(&p->topo, &edp), &p->edp_link);
 }
 
+/* The network model's cluster and the groups each axis prices: the
+ * first group that spans domains (the slowest), else group 0. */
+static void derive_net(const struct dc_config *in, struct dc_plan *p)
+{
+	uint64_t s = p->topo.stride[DC_AXIS_DP], spp = p->topo.stride[DC_AXIS_PP], first = 0;
+	dc_net_init(in, &p->net);
+	for (int a = 0; a < DC_AXIS_COUNT; a++) {
+		uint64_t idx = 0;
+		if (p->topo.degree[a] > 1 && dc_topology_axis_crosses(&p->topo, (enum dc_axis)a))
+			idx = dc_topology_first_crossing_group(&p->topo, (enum dc_axis)a);
+		dc_net_group_axis(&p->net, &p->topo, (enum dc_axis)a, idx, &p->net_group[a]);
+	}
+	dc_net_group_progression(&p->net, 0, s, p->ep, &p->ep_net_group);
+	dc_net_group_progression(&p->net, 0, s * p->ep, p->expert_dp, &p->edp_net_group);
+	/* the first neighbouring pair of the first pp group that crosses:
+	 * stage k with the domain boundary between its rank and the next */
+	if (p->topo.degree[DC_AXIS_PP] > 1 && dc_topology_axis_crosses(&p->topo, DC_AXIS_PP)) {
+		struct dc_group g;
+		uint64_t dom = p->net.nvlink_domain, k;
+		dc_topology_group(&p->topo, DC_AXIS_PP, dc_topology_first_crossing_group(&p->topo, DC_AXIS_PP), &g);
+		k = spp >= dom ? 0 : ((g.first / dom + 1) * dom - g.first - 1) / spp;
+		first = k + 1 < g.size ? g.first + k * spp : g.first;
+	}
+	dc_net_group_progression(&p->net, first, spp, 2, &p->pp_pair);
+}
+
 /* Every block of one layer, and each rank's share of a layer. */
 static void derive_shard(const struct dc_config *in, struct dc_plan *p)
 {
@@ -242,6 +268,7 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 		derive_topology(in, lay, p);
 	}
 	derive_expert_links(in, p);
+	derive_net(in, p);
 
 	if (base) {
 		p->parts = base->parts;
