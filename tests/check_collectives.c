@@ -27,7 +27,7 @@
 #include "distcalc/report.h"
 
 #define CONFIG DC_SOURCE_DIR "/tests/inputs/dgx_h100_2x8.json"
-#define LOG DC_SOURCE_DIR "/tests/data/all_reduce_perf-h100-2x8-ib.txt"
+#define LOG DC_SOURCE_DIR "/tests/data/nccl-tests-h100-2x8-ib.txt"
 
 static void load(struct dc_config *cfg, const char *set1, const char *set2)
 {

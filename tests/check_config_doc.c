@@ -419,13 +419,14 @@ START_TEST(test_literal_defaults_are_the_loaders)
 			      "--set %s loads another config than leaving '%s' out", set, k->path);
 		checked++;
 	}
-	/* by hand from docs/config.md: model 15 (mlp, norm, 7 booleans, 6
+	/* by hand from docs/config.md: model 16 (mlp, norm, 8 booleans, 6
 	 * integers at 0), cluster 7 (2 latencies, system, nvls,
 	 * oversubscription, nodes_per_leaf, nic_path), parallel 10 (all but
-	 * dp), training 3, precision 4, collective 6 (link, algorithm and the
+	 * dp), training 4 (micro batch, grad accum, recompute, attention),
+	 * precision 5 (with compute), collective 6 (link, algorithm and the
 	 * sweep's op, min_bytes, max_bytes, step_factor), memory 4 (all but
-	 * the activation override): 49 */
-	ck_assert_uint_eq(checked, 49);
+	 * the activation override): 52 */
+	ck_assert_uint_eq(checked, 52);
 	free(omitted);
 	free(given);
 }

@@ -10,7 +10,7 @@
 #include "distcalc/nccl_log.h"
 
 #define DATA DC_SOURCE_DIR "/tests/data/"
-#define REAL DATA "all_reduce_perf-h100-2x8-ib.txt"
+#define REAL DATA "nccl-tests-h100-2x8-ib.txt"
 
 static void ck_rel(double got, double want, double rtol)
 {
@@ -23,8 +23,10 @@ START_TEST(real_log)
 	struct dc_diag d;
 	dc_diag_init(&d);
 	ck_assert_int_eq(dc_nccl_log_read(REAL, &log, &d), 0);
+	/* the file name says nothing: the rows tell, size = count x 4 B, sum,
+	 * root -1, busbw / algbw = 469.21 / 250.24 = 1.875 = 2(16-1)/16 */
 	ck_assert_int_eq(log.op, DC_NCCL_ALL_REDUCE);
-	ck_assert_str_eq(log.op_source, "the file name");
+	ck_assert_str_eq(log.op_source, "the rows");
 	ck_assert_uint_eq(log.nthread, 1);
 	ck_assert_uint_eq(log.ngpus, 1);
 	ck_assert_uint_eq(log.min_bytes, 8);
@@ -59,9 +61,8 @@ START_TEST(real_log)
 }
 END_TEST
 
-/* Under a name that says nothing, the rows tell: size = count x 4 B, sum,
- * root -1, busbw / algbw = 469.21 / 250.24 = 1.875 = 2(16-1)/16. */
-START_TEST(op_from_rows)
+/* Under the binary's name, the name tells. */
+START_TEST(op_from_name)
 {
 	FILE *f = fopen(REAL, "rb");
 	static char buf[1 << 16];
@@ -72,9 +73,9 @@ START_TEST(op_from_rows)
 	n = fread(buf, 1, sizeof(buf), f);
 	fclose(f);
 	dc_diag_init(&d);
-	ck_assert_int_eq(dc_nccl_log_parse(buf, n, "run.log", &log, &d), 0);
+	ck_assert_int_eq(dc_nccl_log_parse(buf, n, "logs/all_reduce_perf.log", &log, &d), 0);
 	ck_assert_int_eq(log.op, DC_NCCL_ALL_REDUCE);
-	ck_assert_str_eq(log.op_source, "the rows");
+	ck_assert_str_eq(log.op_source, "the file name");
 	dc_nccl_log_release(&log);
 	dc_diag_release(&d);
 }
@@ -252,7 +253,7 @@ int main(void)
 	SRunner *sr;
 	int failed;
 	tcase_add_test(tc, real_log);
-	tcase_add_test(tc, op_from_rows);
+	tcase_add_test(tc, op_from_name);
 	tcase_add_test(tc, layout_2_13);
 	tcase_add_test(tc, busbw_factors);
 	tcase_add_test(tc, bad_logs);

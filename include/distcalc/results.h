@@ -18,6 +18,7 @@
 
 #include "distcalc/batch.h"
 #include "distcalc/comm.h"
+#include "distcalc/compute.h"
 #include "distcalc/flops.h"
 #include "distcalc/memory.h"
 #include "distcalc/params.h"
@@ -34,6 +35,7 @@ enum dc_est {
 	DC_EST_COMM,
 	DC_EST_STRATEGIES,
 	DC_EST_FLOPS,
+	DC_EST_COMPUTE,
 	DC_EST_COUNT,
 };
 
@@ -56,6 +58,7 @@ struct dc_results {
 	struct dc_comm comm;
 	struct dc_strategies_result strategies;
 	struct dc_flops flops;
+	struct dc_compute compute;
 	const char *error; /* static text, set when a compute fails */
 };
 

@@ -52,6 +52,11 @@ static int flops_compute(const struct dc_plan *p, struct dc_results *r)
 	return dc_flops_compute(p, &r->batch, &r->flops, &r->error);
 }
 
+static int compute_compute(const struct dc_plan *p, struct dc_results *r)
+{
+	return dc_compute_compute(p, &r->compute, &r->error);
+}
+
 const struct dc_estimator dc_estimators[DC_EST_COUNT] = {
 	[DC_EST_MODEL] = {"model", 0, model_compute},
 	[DC_EST_BATCH] = {"batch", 0, batch_compute},
@@ -61,6 +66,7 @@ const struct dc_estimator dc_estimators[DC_EST_COUNT] = {
 	[DC_EST_STRATEGIES] = {"strategies", DC_EST_BIT(DC_EST_BATCH) | DC_EST_BIT(DC_EST_COMM) | DC_EST_BIT(DC_EST_MEMORY),
 			       strategies_compute},
 	[DC_EST_FLOPS] = {"flops", DC_EST_BIT(DC_EST_BATCH), flops_compute},
+	[DC_EST_COMPUTE] = {"compute", 0, compute_compute},
 };
 
 int dc_estimate(const struct dc_plan *plan, uint32_t wanted, struct dc_results *r)

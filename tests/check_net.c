@@ -1,0 +1,468 @@
+/* check_net.c - the network model (net.h) against a real nccl-tests log
+ * (tests/data/nccl-tests-h100-2x8-ib.txt), the single-node figures NVIDIA's
+ * maintainers quote, and hand-worked cases from docs/network-model.md. */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "distcalc/comm.h"
+#include "distcalc/config.h"
+#include "distcalc/net.h"
+#include "distcalc/plan.h"
+
+#include "fixtures.h"
+#include "fixtures_plan.h"
+
+#define GiB (1024.0 * 1024.0 * 1024.0)
+
+static void assert_rel(double got, double want, double tol, const char *what)
+{
+	ck_assert_msg(fabs(got - want) <= tol * fabs(want), "%s: got %.9g, want %.9g (tolerance %g)", what, got, want,
+		      tol);
+}
+
+/* A model shape nothing here reads, and a cluster. */
+#define MODEL "\"model\": {\"num_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 4," \
+	      " \"vocab_size\": 100, \"seq_length\": 16}"
+
+static void system_net(const char *system, uint64_t nodes, struct dc_net *net)
+{
+	struct dc_config c;
+	fixture_json(&c, "{" MODEL ", \"cluster\": {\"system\": \"%s\", \"num_nodes\": %llu}}", system,
+		     (unsigned long long)nodes);
+	dc_net_init(&c, net);
+}
+
+static struct dc_net_choice run(const struct dc_net *net, enum dc_coll_kind op, uint64_t ranks, uint64_t bytes,
+				enum dc_net_algo force)
+{
+	struct dc_net_group g;
+	struct dc_net_choice ch;
+	dc_net_group_ranks(net, 0, 1, ranks, &g);
+	ck_assert_int_eq(dc_net_time(net, op, &g, bytes, force, &ch), 0);
+	return ch;
+}
+
+/* ---- the log: 2 x 8 H100, 8 x 400 Gb/s per node ---- */
+
+struct log_row {
+	uint64_t size;
+	double busbw_oop, busbw_ip; /* GB/s */
+};
+
+/* The rows of an all_reduce_perf log: size count type redop root, then
+ * time algbw busbw #wrong out of place and in place. */
+static size_t read_log(const char *path, struct log_row *rows, size_t max)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	size_t n = 0;
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	while (fgets(line, sizeof(line), f) && n < max) {
+		unsigned long long size, count;
+		char type[32], redop[32];
+		int root, w1, w2;
+		double t1, a1, b1, t2, a2, b2;
+		if (line[0] == '#')
+			continue;
+		if (sscanf(line, "%llu %llu %31s %31s %d %lf %lf %lf %d %lf %lf %lf %d", &size, &count, type, redop,
+			   &root, &t1, &a1, &b1, &w1, &t2, &a2, &b2, &w2) == 13) {
+			rows[n].size = size;
+			rows[n].busbw_oop = b1;
+			rows[n].busbw_ip = b2;
+			n++;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+START_TEST(test_log_h100_2x8_large_sizes)
+{
+	/* issue 10: with the dgx-h100 preset and no calibration, busbw for
+	 * every size >= 256 MiB within 15% of measured (both columns) */
+	struct log_row rows[64];
+	char path[512];
+	struct dc_net net;
+	size_t n, checked = 0;
+	snprintf(path, sizeof(path), "%s/tests/data/nccl-tests-h100-2x8-ib.txt", DC_SOURCE_DIR);
+	n = read_log(path, rows, 64);
+	ck_assert_uint_eq(n, 32); /* 8 B .. 16 GiB by 2 */
+	system_net("dgx-h100", 2, &net);
+	for (size_t i = 0; i < n; i++) {
+		struct dc_net_choice ch;
+		char what[64];
+		if (rows[i].size < (256u << 20))
+			continue;
+		ch = run(&net, DC_COLL_ALL_REDUCE, 16, rows[i].size, DC_NET_ALGO_AUTO);
+		snprintf(what, sizeof(what), "busbw at %llu B, out of place", (unsigned long long)rows[i].size);
+		assert_rel(ch.busbw_bytes_per_s / 1e9, rows[i].busbw_oop, 0.15, what);
+		snprintf(what, sizeof(what), "busbw at %llu B, in place", (unsigned long long)rows[i].size);
+		assert_rel(ch.busbw_bytes_per_s / 1e9, rows[i].busbw_ip, 0.15, what);
+		checked++;
+	}
+	ck_assert_uint_eq(checked, 7); /* 256 MiB .. 16 GiB */
+}
+END_TEST
+
+/* ---- one node ---- */
+
+START_TEST(test_one_node_figures)
+{
+	/* NVIDIA's maintainers quote ~370 GB/s ring and ~480 GB/s NVLS
+	 * AllReduce busbw on 8 x H100, ~230 GB/s on 8 x A100; at 8 GiB the
+	 * latency is < 0.1% of the time. Tolerance 5%. */
+	struct dc_net h100, a100;
+	struct dc_net_choice ch;
+	system_net("dgx-h100", 1, &h100);
+	system_net("dgx-a100", 1, &a100);
+	ch = run(&h100, DC_COLL_ALL_REDUCE, 8, 8ull << 30, DC_NET_ALGO_RING);
+	assert_rel(ch.busbw_bytes_per_s / 1e9, 370, 0.05, "8 x H100 ring");
+	ch = run(&h100, DC_COLL_ALL_REDUCE, 8, 8ull << 30, DC_NET_ALGO_NVLS);
+	assert_rel(ch.busbw_bytes_per_s / 1e9, 480, 0.05, "8 x H100 NVLS");
+	/* and the tuner takes NVLS there */
+	ch = run(&h100, DC_COLL_ALL_REDUCE, 8, 8ull << 30, DC_NET_ALGO_AUTO);
+	ck_assert_str_eq(ch.algorithm, "nvls");
+	ck_assert_str_eq(ch.protocol, "Simple");
+	ch = run(&a100, DC_COLL_ALL_REDUCE, 8, 8ull << 30, DC_NET_ALGO_AUTO);
+	assert_rel(ch.busbw_bytes_per_s / 1e9, 230, 0.05, "8 x A100 auto");
+	ck_assert_str_eq(ch.algorithm, "ring");
+	/* A100 has no NVLink SHARP: forcing NVLS cannot run */
+	{
+		struct dc_net_group g;
+		dc_net_group_ranks(&a100, 0, 1, 8, &g);
+		ck_assert_int_eq(dc_net_time(&a100, DC_COLL_ALL_REDUCE, &g, 1u << 30, DC_NET_ALGO_NVLS, &ch), -1);
+	}
+}
+END_TEST
+
+START_TEST(test_worked_example_ring)
+{
+	/* docs/network-model.md, worked example 1: 1 GiB AllReduce, 8 x H100,
+	 * flat ring, Simple: 8.4 us + 14 hops x 3.4 us = 56 us, plus
+	 * 2 x 7/8 x 2^30 B / (18 x 20.6 GB/s) = 1,879,048,192 / 370.8e9 =
+	 * 5.067551 ms: 5.123551 ms; algbw 2^30 / t = 209.57 GB/s, busbw x 1.75
+	 * = 366.75 GB/s */
+	struct dc_net net;
+	struct dc_net_choice ch;
+	double t = 56e-6 + 1879048192.0 / 370.8e9;
+	system_net("dgx-h100", 1, &net);
+	ch = run(&net, DC_COLL_ALL_REDUCE, 8, 1ull << 30, DC_NET_ALGO_RING);
+	assert_rel(ch.time_s, t, 1e-12, "time");
+	ck_assert_str_eq(ch.protocol, "Simple");
+	assert_rel(ch.algbw_bytes_per_s, GiB / t, 1e-12, "algbw");
+	assert_rel(ch.busbw_bytes_per_s, GiB / t * 1.75, 1e-12, "busbw");
+}
+END_TEST
+
+START_TEST(test_worked_example_hierarchical)
+{
+	/* docs/network-model.md, worked example 2: 1 GiB AllReduce on 2 x 8
+	 * A100 (12 x 20.0 = 240 GB/s NVLink, 8 x 200 Gb/s NICs: 200 GB/s a
+	 * node). Hierarchical: NVLink carries 2 x 7/8 S = 1,879,048,192 B at
+	 * 240 GB/s = 7.829367 ms; the NICs 2 x 1/2 x S = 2^30 B at 200 GB/s =
+	 * 5.368709 ms; pipelined, the NVLink side sets it; latency 8.4 +
+	 * 2 x 7 x 3.4 + 2 x 1 x 14 = 84 us: 7.913367 ms. Ring: 2 x 15/16 x S /
+	 * min(240, 200) GB/s = 10.066 ms + latency; tree: 2^30 / (0.92 x 120
+	 * GB/s) = 9.726 ms + latency; so auto takes the hierarchy. */
+	struct dc_net net;
+	struct dc_net_choice ch;
+	double t = 84e-6 + 1879048192.0 / 240e9;
+	system_net("dgx-a100", 2, &net);
+	ch = run(&net, DC_COLL_ALL_REDUCE, 16, 1ull << 30, DC_NET_ALGO_HIER);
+	assert_rel(ch.time_s, t, 1e-12, "hierarchical");
+	ch = run(&net, DC_COLL_ALL_REDUCE, 16, 1ull << 30, DC_NET_ALGO_AUTO);
+	ck_assert_str_eq(ch.algorithm, "hierarchical");
+	assert_rel(ch.time_s, t, 1e-12, "auto");
+	ch = run(&net, DC_COLL_ALL_REDUCE, 16, 1ull << 30, DC_NET_ALGO_RING);
+	assert_rel(ch.time_s, 2.0 * 15 / 16 * GiB / 200e9 + (8.4 + 26 * 3.4 + 4 * 14) * 1e-6, 1e-12, "ring");
+}
+END_TEST
+
+START_TEST(test_small_messages_take_a_low_latency_protocol)
+{
+	/* 8 B on 2 x 8 H100: the tree with LL, 6.8 us + 2 x (7 hops x 0.6
+	 * us + 1 hop x 5.0 us) = 25.2 us (the log measures 24.7 us); its
+	 * bytes are nothing: 8 B / (1/2 x min(0.92 x 370.8 / 3.8, 39) GB/s) */
+	struct dc_net net;
+	struct dc_net_choice ch;
+	system_net("dgx-h100", 2, &net);
+	ch = run(&net, DC_COLL_ALL_REDUCE, 16, 8, DC_NET_ALGO_AUTO);
+	ck_assert_str_eq(ch.algorithm, "tree");
+	ck_assert_str_eq(ch.protocol, "LL");
+	assert_rel(ch.time_s, 25.2e-6 + 8.0 / (0.5 * 39.0e9), 1e-9, "8 B");
+}
+END_TEST
+
+/* ---- NICs shared ---- */
+
+START_TEST(test_contention_halves_a_shared_nic)
+{
+	/* 2 nodes x 2 GPUs, one 50 GB/s NIC per node, latencies 0. The two
+	 * pipeline pairs (rank 0 -> 2 and 1 -> 3) both leave through NIC 0:
+	 * sending 1 GB alone takes 8.4 us + 1e9 / 50e9 = 20.0084 ms; with the
+	 * other pair on the wire each gets 25 GB/s: 8.4 us + 40 ms. */
+	struct dc_config c;
+	struct dc_net net;
+	struct dc_net_group alone, both;
+	struct dc_net_choice ch;
+	fixture_json(&c, "{" MODEL ", \"cluster\": {\"num_nodes\": 2, \"gpus_per_node\": 2, \"gpu_memory\": \"80 GiB\","
+			 " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"},"
+			 " \"nics_per_node\": 1}}");
+	dc_net_init(&c, &net);
+	dc_net_group_ranks(&net, 0, 2, 2, &alone);
+	dc_net_group_progression(&net, 0, 2, 2, &both);
+	ck_assert_uint_eq(alone.concurrent, 1);
+	ck_assert_uint_eq(both.concurrent, 2);
+	assert_rel(dc_net_node_bw(&net, &alone), 50e9, 1e-15, "alone");
+	assert_rel(dc_net_node_bw(&net, &both), 25e9, 1e-15, "shared");
+	ck_assert_int_eq(dc_net_time(&net, DC_COLL_SEND, &alone, 1000000000, DC_NET_ALGO_AUTO, &ch), 0);
+	assert_rel(ch.time_s, 8.4e-6 + 0.02, 1e-12, "send alone");
+	ck_assert_int_eq(dc_net_time(&net, DC_COLL_SEND, &both, 1000000000, DC_NET_ALGO_AUTO, &ch), 0);
+	assert_rel(ch.time_s, 8.4e-6 + 0.04, 1e-12, "send shared");
+	ck_assert_str_eq(ch.algorithm, "p2p");
+	/* two NICs, one per GPU: no sharing */
+	c.cluster.nics_per_node = 2;
+	dc_net_init(&c, &net);
+	dc_net_group_progression(&net, 0, 2, 2, &both);
+	ck_assert_uint_eq(both.concurrent, 1);
+	assert_rel(dc_net_node_bw(&net, &both), 50e9, 1e-15, "own NIC");
+}
+END_TEST
+
+START_TEST(test_default_config_dp_follows_its_nics)
+{
+	/* configs/systems.json: 2 nodes x 4 GPUs, TP 4 inside, DP 2 across,
+	 * one 400 Gb/s NIC per node, 10 us a network hop. The four DP groups
+	 * ([0, 4] .. [3, 7]) share the NIC: 12.5 GB/s each. A 25 MiB bucket
+	 * AllReduce on 2 ranks (ring, Simple: 2 steps, both over the network):
+	 * 8.4 us + 2 x 10 us + 26,214,400 B / 12.5e9 = 2.125552 ms; with one
+	 * NIC per GPU 8.4 + 20 us + 26,214,400 / 50e9 = 0.552688 ms. */
+	struct dc_config c;
+	struct dc_comm m;
+	const char *err = NULL;
+	const struct dc_coll *x;
+	fixture_systems(&c);
+	ck_assert_uint_eq(c.cluster.nics_per_node, 1);
+	ck_assert_int_eq(dc_comm_compute(plan_of(&c), &m, &err), 0);
+	x = &m.s[DC_STRAT_DP].coll[0];
+	ck_assert_uint_eq(x->msg_bytes, 26214400);
+	assert_rel(x->time_s / (double)x->count, 28.4e-6 + 26214400.0 / 12.5e9, 1e-12, "one NIC");
+	ck_assert_str_eq(x->algorithm, "ring");
+	c.cluster.nics_per_node = 4;
+	ck_assert_int_eq(dc_comm_compute(plan_of(&c), &m, &err), 0);
+	x = &m.s[DC_STRAT_DP].coll[0];
+	assert_rel(x->time_s / (double)x->count, 28.4e-6 + 26214400.0 / 50e9, 1e-12, "four NICs");
+}
+END_TEST
+
+START_TEST(test_oversubscribed_spine)
+{
+	/* 4 nodes, 2 under each leaf, 2:1 oversubscribed: a group on nodes 0
+	 * and 1 keeps the NIC rate, one on nodes 1 and 2 gets half */
+	struct dc_config c;
+	struct dc_net net;
+	struct dc_net_group g;
+	fixture_json(&c, "{" MODEL ", \"cluster\": {\"num_nodes\": 4, \"gpus_per_node\": 1, \"gpu_memory\": \"80 GiB\","
+			 " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"},"
+			 " \"oversubscription\": 2, \"nodes_per_leaf\": 2}}");
+	dc_net_init(&c, &net);
+	dc_net_group_ranks(&net, 0, 1, 2, &g);
+	ck_assert_int_eq(g.cross_leaf, 0);
+	assert_rel(dc_net_node_bw(&net, &g), 50e9, 1e-15, "one leaf");
+	dc_net_group_ranks(&net, 1, 1, 2, &g);
+	ck_assert_int_eq(g.cross_leaf, 1);
+	assert_rel(dc_net_node_bw(&net, &g), 25e9, 1e-15, "two leaves");
+}
+END_TEST
+
+START_TEST(test_rails)
+{
+	/* 8 GPUs and 8 NICs a node: the tp-2 layout's DP group 0 holds local
+	 * GPUs 0, 2, 4, 6 on each node, so 4 rails; with 2 NICs GPU i uses
+	 * NIC i mod 2 and that group reaches only NIC 0, alone on it */
+	struct dc_net net;
+	struct dc_net_group g;
+	system_net("dgx-h100", 2, &net);
+	dc_net_group_progression(&net, 0, 2, 8, &g);
+	ck_assert_uint_eq(g.nodes, 2);
+	ck_assert_uint_eq(g.ranks_per_node, 4);
+	ck_assert_uint_eq(g.rails, 4);
+	ck_assert_uint_eq(g.concurrent, 1);
+	net.nics_per_node = 2;
+	dc_net_group_progression(&net, 0, 2, 8, &g);
+	ck_assert_uint_eq(g.rails, 1);
+	ck_assert_uint_eq(g.concurrent, 1);
+	assert_rel(dc_net_node_bw(&net, &g), 50e9, 1e-15, "one rail");
+	/* with tp 8 inside the node, DP groups are one rank per node and all
+	 * eight share the 2 NICs 4 to a NIC */
+	dc_net_group_progression(&net, 0, 8, 2, &g);
+	ck_assert_uint_eq(g.rails, 1);
+	ck_assert_uint_eq(g.concurrent, 4);
+}
+END_TEST
+
+/* ---- nccl-tests' definitions ---- */
+
+START_TEST(test_busbw_factors)
+{
+	/* doc/PERFORMANCE.md: AllReduce 2(n-1)/n, ReduceScatter, AllGather
+	 * and AlltoAll (n-1)/n, Broadcast and send 1; on 8 ranks: 1.75,
+	 * 0.875, 1 */
+	struct dc_net net;
+	static const enum dc_coll_kind ops[] = {DC_COLL_ALL_REDUCE, DC_COLL_REDUCE_SCATTER, DC_COLL_ALL_GATHER,
+						DC_COLL_ALL_TO_ALL, DC_COLL_BROADCAST, DC_COLL_SEND};
+	static const double want[] = {1.75, 0.875, 0.875, 0.875, 1, 1};
+	system_net("dgx-h100", 1, &net);
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		struct dc_net_choice ch = run(&net, ops[i], 8, 1u << 28, DC_NET_ALGO_AUTO);
+		ck_assert(dc_net_busbw_factor(ops[i], 8) == want[i]);
+		ck_assert(dc_net_busbw_factor(ops[i], 1) == 1);
+		assert_rel(ch.algbw_bytes_per_s, (double)(1u << 28) / ch.time_s, 1e-15, dc_coll_kind_name(ops[i]));
+		assert_rel(ch.busbw_bytes_per_s, ch.algbw_bytes_per_s * want[i], 1e-15, dc_coll_kind_name(ops[i]));
+	}
+	ck_assert(dc_net_busbw_factor(DC_COLL_ALL_REDUCE, 16) == 1.875);
+	ck_assert(dc_net_busbw_factor(DC_COLL_ALL_GATHER, 2) == 0.5);
+}
+END_TEST
+
+START_TEST(test_forced_and_trivial)
+{
+	struct dc_net net;
+	struct dc_net_group g;
+	struct dc_net_choice ch;
+	system_net("dgx-h100", 2, &net);
+	dc_net_group_ranks(&net, 0, 1, 16, &g);
+	/* a tree runs AllReduce only */
+	ck_assert_int_eq(dc_net_time(&net, DC_COLL_REDUCE_SCATTER, &g, 1u << 20, DC_NET_ALGO_TREE, &ch), -1);
+	ck_assert_int_eq(dc_net_time(&net, DC_COLL_ALL_GATHER, &g, 1u << 20, DC_NET_ALGO_RING, &ch), 0);
+	ck_assert_str_eq(ch.algorithm, "ring");
+	/* net->algorithm (collective.algorithm) forces when the call does not */
+	net.algorithm = DC_NET_ALGO_RING;
+	ck_assert_int_eq(dc_net_time(&net, DC_COLL_ALL_REDUCE, &g, 1u << 30, DC_NET_ALGO_AUTO, &ch), 0);
+	ck_assert_str_eq(ch.algorithm, "ring");
+	/* one rank, or nothing to send, costs nothing */
+	dc_net_group_ranks(&net, 0, 1, 1, &g);
+	ck_assert_int_eq(dc_net_time(&net, DC_COLL_ALL_REDUCE, &g, 1u << 30, DC_NET_ALGO_AUTO, &ch), 0);
+	ck_assert(ch.time_s == 0);
+	ck_assert_str_eq(ch.algorithm, "none");
+	ck_assert_str_eq(dc_net_algo_name(DC_NET_ALGO_HIER), "hierarchical");
+	ck_assert_str_eq(dc_net_proto_name(DC_NET_PROTO_LL128), "LL128");
+	{
+		enum dc_net_algo a;
+		ck_assert_int_eq(dc_net_algo_parse("nvls", &a), 0);
+		ck_assert_int_eq(a, DC_NET_ALGO_NVLS);
+		ck_assert_int_eq(dc_net_algo_parse("NVLS", &a), -1);
+	}
+}
+END_TEST
+
+/* ---- the presets ---- */
+
+static int load_msg(const char *json, char *msg, size_t len, struct dc_config *c)
+{
+	struct dc_diag d;
+	int rc;
+	dc_diag_init(&d);
+	rc = dc_config_load_buffer(json, strlen(json), "t.json", NULL, 0, c, &d);
+	snprintf(msg, len, "%s", d.count ? d.entries[0].text : "");
+	dc_diag_release(&d);
+	return rc;
+}
+
+START_TEST(test_presets)
+{
+	/* DGX H100 user guide: 8 H100 80GB, NVLink 4 (18 links), NVLink
+	 * SHARP, 8 ConnectX-7 at 400 Gb/s; NCCL's 20.6 GB/s per SM90 link */
+	struct dc_config c;
+	char msg[512];
+	fixture_json(&c, "{" MODEL ", \"cluster\": {\"system\": \"dgx-h100\", \"num_nodes\": 4}}");
+	ck_assert_uint_eq(c.cluster.gpus_per_node, 8);
+	ck_assert_uint_eq(c.cluster.gpu_mem_bytes, 80ull << 30);
+	ck_assert_int_eq(c.cluster.gpu, DC_GPU_H100_SXM5_80GB); /* the GPU preset, with its speeds */
+	ck_assert(c.cluster.peak_flops > 0);
+	ck_assert_uint_eq(c.cluster.nics_per_node, 8);
+	ck_assert_uint_eq(c.cluster.nvlink_domain, 8);
+	ck_assert_int_eq(c.cluster.nvls, 1);
+	assert_rel(c.cluster.intra_node.bw_bytes_per_s, 370.8e9, 1e-12, "nvlink");
+	assert_rel(c.cluster.inter_node.bw_bytes_per_s, 50e9, 1e-12, "nic");
+	/* DGX A100: 12 NVLink 3 links at 20.0 GB/s, 8 x 200 Gb/s, no NVLS */
+	fixture_json(&c, "{" MODEL ", \"cluster\": {\"system\": \"dgx-a100\", \"num_nodes\": 1}}");
+	assert_rel(c.cluster.intra_node.bw_bytes_per_s, 240e9, 1e-12, "a100 nvlink");
+	assert_rel(c.cluster.inter_node.bw_bytes_per_s, 25e9, 1e-12, "a100 nic");
+	ck_assert_int_eq(c.cluster.nvls, 0);
+	/* every value overridable */
+	fixture_json(&c, "{" MODEL ", \"cluster\": {\"system\": \"dgx-h200\", \"num_nodes\": 1, \"nics_per_node\": 4,"
+			 " \"nvls\": false, \"inter_node\": {\"bandwidth\": \"200 Gb/s\"}}}");
+	ck_assert_uint_eq(c.cluster.nics_per_node, 4);
+	ck_assert_int_eq(c.cluster.nvls, 0);
+	ck_assert_int_eq(c.cluster.gpu, DC_GPU_H200_SXM_141GB);
+	assert_rel(c.cluster.inter_node.bw_bytes_per_s, 25e9, 1e-12, "override");
+	assert_rel(c.cluster.intra_node.bw_bytes_per_s, 370.8e9, 1e-12, "h200 nvlink");
+	/* without a preset the links stay required */
+	ck_assert_int_eq(load_msg("{" MODEL ", \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8,"
+				  " \"gpu_memory\": \"80 GiB\"}}", msg, sizeof(msg), &c), -1);
+	ck_assert_msg(strstr(msg, "'cluster.intra_node': required key is missing") != NULL, "%s", msg);
+	ck_assert_int_eq(load_msg("{" MODEL ", \"cluster\": {\"system\": \"dgx-b200\", \"num_nodes\": 1}}", msg,
+				  sizeof(msg), &c), -1);
+	ck_assert_msg(strstr(msg, "'cluster.system': unknown value \"dgx-b200\"") != NULL, "%s", msg);
+	ck_assert_int_eq(load_msg("{" MODEL ", \"cluster\": {\"system\": \"dgx-h100\", \"num_nodes\": 2,"
+				  " \"nvlink_domain\": 12}}", msg, sizeof(msg), &c), -1);
+	ck_assert_msg(strstr(msg, "'cluster.nvlink_domain': must be a multiple of cluster.gpus_per_node (8), got 12") !=
+			      NULL, "%s", msg);
+	ck_assert_int_eq(load_msg("{" MODEL ", \"cluster\": {\"system\": \"dgx-h100\", \"num_nodes\": 2,"
+				  " \"oversubscription\": 0.5}}", msg, sizeof(msg), &c), -1);
+	ck_assert_msg(strstr(msg, "'cluster.oversubscription'") != NULL, "%s", msg);
+}
+END_TEST
+
+START_TEST(test_nvlink_domain_spans_nodes)
+{
+	/* an NVL72-style rack: 18 nodes x 4 GPUs in one NVLink domain; a
+	 * group of 8 ranks on two nodes of it talks over NVLink only */
+	struct dc_config c;
+	struct dc_net net;
+	struct dc_net_group g;
+	fixture_json(&c, "{" MODEL ", \"cluster\": {\"num_nodes\": 18, \"gpus_per_node\": 4, \"gpu_memory\": \"80 GiB\","
+			 " \"intra_node\": {\"bandwidth\": \"900 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"},"
+			 " \"nvlink_domain\": 72}}");
+	dc_net_init(&c, &net);
+	dc_net_group_ranks(&net, 0, 1, 8, &g);
+	ck_assert_uint_eq(g.nodes, 1);
+	ck_assert_uint_eq(g.ranks_per_node, 8);
+}
+END_TEST
+
+static Suite *net_suite(void)
+{
+	Suite *s = suite_create("net");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_log_h100_2x8_large_sizes);
+	tcase_add_test(tc, test_one_node_figures);
+	tcase_add_test(tc, test_worked_example_ring);
+	tcase_add_test(tc, test_worked_example_hierarchical);
+	tcase_add_test(tc, test_small_messages_take_a_low_latency_protocol);
+	tcase_add_test(tc, test_contention_halves_a_shared_nic);
+	tcase_add_test(tc, test_default_config_dp_follows_its_nics);
+	tcase_add_test(tc, test_oversubscribed_spine);
+	tcase_add_test(tc, test_rails);
+	tcase_add_test(tc, test_busbw_factors);
+	tcase_add_test(tc, test_forced_and_trivial);
+	tcase_add_test(tc, test_presets);
+	tcase_add_test(tc, test_nvlink_domain_spans_nodes);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(net_suite());
+	int failed;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
