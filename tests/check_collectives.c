@@ -257,6 +257,32 @@ START_TEST(paste_round_trip)
 }
 END_TEST
 
+/* Two logs fit together: every row of both, each priced on its own shape. */
+START_TEST(calibrate_two_logs)
+{
+	static struct dc_config cfg;
+	struct dc_nccl_log logs[2];
+	struct dc_calibration cal;
+	struct dc_diag d;
+	const char *names[] = {LOG, DC_SOURCE_DIR "/tests/data/all_gather_perf-synthetic-1x8.txt"};
+	load(&cfg, NULL, NULL);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_nccl_log_read(names[0], &logs[0], &d), 0);
+	ck_assert_int_eq(dc_nccl_log_read(names[1], &logs[1], &d), 0);
+	ck_assert_int_eq(dc_calibrate(&cfg, logs, names, 2, &cal, &d), 0);
+	ck_assert_uint_eq(cal.nlogs, 2);
+	ck_assert_uint_eq(cal.npoints, 32 + 9);
+	ck_assert_uint_eq(cal.points[32].log, 1);
+	ck_assert_uint_eq(cal.points[32].size_bytes, 1024);
+	ck_assert_uint_eq(cal.logs[1].ranks, 8);
+	ck_assert_uint_eq(cal.logs[1].nodes, 1);
+	dc_calibration_release(&cal);
+	dc_nccl_log_release(&logs[0]);
+	dc_nccl_log_release(&logs[1]);
+	dc_diag_release(&d);
+}
+END_TEST
+
 START_TEST(calibrate_refuses)
 {
 	static struct dc_config cfg, before;
@@ -299,6 +325,7 @@ int main(void)
 	tcase_add_test(tc, per_rank_counts);
 	tcase_add_test(tc, calibrate_reference_log);
 	tcase_add_test(tc, paste_round_trip);
+	tcase_add_test(tc, calibrate_two_logs);
 	tcase_add_test(tc, calibrate_refuses);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -203,6 +203,60 @@ START_TEST(debug_lines_and_chatter)
 }
 END_TEST
 
+/* nccl-tests before 2.11: no Group in the device lines, no redop and root
+ * columns, "error" for "#wrong"; an all_gather_perf on 2 GPUs of one
+ * process (-g 2). */
+START_TEST(old_layout)
+{
+	static const char text[] =
+		"# nThread 1 nGpus 2 minBytes 1024 maxBytes 2048 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+		"#\n# Using devices\n"
+		"#   Rank  0 Pid  12345 on   v100-01 device  0 [0x1a] Tesla V100-SXM2-32GB\n"
+		"#   Rank  1 Pid  12345 on   v100-01 device  1 [0x1b] Tesla V100-SXM2-32GB\n"
+		"#\n"
+		"#                                             out-of-place                       in-place          \n"
+		"#       size         count    type     time   algbw   busbw  error     time   algbw   busbw  error\n"
+		"#        (B)    (elements)             (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       \n"
+		"        1024           128   float    10.00    0.10    0.05  0e+00    10.00    0.10    0.05  0e+00\n"
+		"        2048           256   float    11.00    0.19    0.09  0e+00    11.00    0.19    0.09  0e+00\n"
+		"# Out of bounds values : 0 OK\n"
+		"# Avg bus bandwidth    : 0.07 \n";
+	struct dc_nccl_log log;
+	struct dc_diag d;
+	ck_assert_msg(parse_text(text, "all_gather_perf.log", &log, &d) == 0, "%s", d.count ? d.entries[0].text : "");
+	ck_assert_int_eq(log.op, DC_NCCL_ALL_GATHER);
+	ck_assert_uint_eq(log.ranks, 2);
+	ck_assert_uint_eq(log.nodes, 1);
+	ck_assert_str_eq(log.device, "Tesla V100-SXM2-32GB");
+	ck_assert_str_eq(log.redop, "");
+	ck_assert_uint_eq(log.nrows, 2);
+	ck_rel(log.rows[1].time_s[1], 11e-6, 1e-12);
+	dc_nccl_log_release(&log);
+	dc_diag_release(&d);
+}
+END_TEST
+
+/* srun --label: "0: " before every line */
+START_TEST(labelled_lines)
+{
+	char text[1 << 16], *o = text;
+	FILE *f = fopen(REAL, "rb");
+	char line[512];
+	struct dc_nccl_log log;
+	struct dc_diag d;
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		o += sprintf(o, "0: %s", line);
+	fclose(f);
+	ck_assert_msg(parse_text(text, "slurm-1234.out", &log, &d) == 0, "%s", d.count ? d.entries[0].text : "");
+	ck_assert_uint_eq(log.ranks, 16);
+	ck_assert_uint_eq(log.nrows, 32);
+	ck_rel(log.avg_busbw_GBps, 139.56, 1e-12);
+	dc_nccl_log_release(&log);
+	dc_diag_release(&d);
+}
+END_TEST
+
 START_TEST(second_run_refused)
 {
 	static const char run[] =
@@ -259,6 +313,8 @@ int main(void)
 	tcase_add_test(tc, bad_logs);
 	tcase_add_test(tc, debug_lines_and_chatter);
 	tcase_add_test(tc, second_run_refused);
+	tcase_add_test(tc, old_layout);
+	tcase_add_test(tc, labelled_lines);
 	tcase_add_test(tc, missing_file);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

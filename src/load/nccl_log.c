@@ -234,15 +234,22 @@ static void read_nthread(struct parser *p, char **tok, size_t n)
 	}
 }
 
-/* "#  Rank  0 Group  0 Pid  29262 on bm-h100-01 device  0 [0000:19:00] NVIDIA H100 80GB HBM3" */
+/* "#  Rank  0 Group  0 Pid  29262 on bm-h100-01 device  0 [0000:19:00] NVIDIA H100 80GB HBM3"
+ * (before 2.11 without "Group G") */
 static void read_rank(struct parser *p, char **tok, size_t n)
 {
-	uint64_t rank, pid, group;
-	size_t h;
-	if (n < 10 || parse_u64(tok[2], &rank) != 0 || strcmp(tok[3], "Group") != 0 ||
-	    parse_u64(tok[4], &group) != 0 || strcmp(tok[5], "Pid") != 0 || parse_u64(tok[6], &pid) != 0 ||
-	    strcmp(tok[7], "on") != 0 || strcmp(tok[9], "device") != 0) {
-		fail(p, p->it.line, "a '#  Rank' line that is not 'Rank R Group G Pid P on HOST device D ...'");
+	uint64_t rank, num;
+	size_t h, on = 0, dev = 0;
+	const char *host;
+	for (size_t i = 3; i + 1 < n; i++) {
+		if (!on && strcmp(tok[i], "on") == 0)
+			on = i;
+		else if (on && !dev && strcmp(tok[i], "device") == 0)
+			dev = i;
+	}
+	if (n < 6 || parse_u64(tok[2], &rank) != 0 || !on || !dev || dev != on + 2 ||
+	    parse_u64(tok[dev + 1], &num) != 0) {
+		fail(p, p->it.line, "a '#  Rank' line that is not 'Rank R [Group G] Pid P on HOST device D ...'");
 		return;
 	}
 	if (rank != p->log->ranks) {
@@ -251,14 +258,15 @@ static void read_rank(struct parser *p, char **tok, size_t n)
 		return;
 	}
 	p->log->ranks++;
-	if (rank == 0 && n >= 13) {
+	if (rank == 0 && n >= dev + 4) {
 		size_t used = 0;
-		for (size_t i = 12; i < n && used + 1 < sizeof(p->log->device); i++)
+		for (size_t i = dev + 3; i < n && used + 1 < sizeof(p->log->device); i++)
 			used += (size_t)snprintf(p->log->device + used, sizeof(p->log->device) - used, "%s%s",
-						 i > 12 ? " " : "", tok[i]);
+						 i > dev + 3 ? " " : "", tok[i]);
 	}
+	host = tok[on + 1];
 	for (h = 0; h < p->nhosts; h++)
-		if (strncmp(p->hosts[h], tok[8], sizeof(p->hosts[h]) - 1) == 0)
+		if (strncmp(p->hosts[h], host, sizeof(p->hosts[h]) - 1) == 0)
 			break;
 	if (h == p->nhosts) {
 		if (p->nhosts == MAX_HOSTS) {
@@ -280,7 +288,7 @@ static void read_rank(struct parser *p, char **tok, size_t n)
 			}
 			p->host_ranks = b;
 		}
-		snprintf(p->hosts[h], sizeof(p->hosts[h]), "%s", tok[8]);
+		snprintf(p->hosts[h], sizeof(p->hosts[h]), "%s", host);
 		p->host_ranks[h] = 0;
 		p->nhosts++;
 	}
@@ -457,8 +465,15 @@ static void read_line(struct parser *p)
 	char copy[DC_TEXT_LINE_MAX];
 	char *tok[MAX_TOKENS], q[128];
 	const char *line = p->it.text;
-	size_t n;
+	size_t n, digits;
 
+	/* srun --label and mpirun --tag-output put "0: " or "[1,0]<stdout>:"
+	 * before every line: drop it */
+	digits = strspn(line, "0123456789");
+	if (digits && line[digits] == ':' && line[digits + 1] == ' ')
+		line += digits + 2;
+	else if (line[0] == '[' && strstr(line, "]<stdout>:"))
+		line = strstr(line, "]<stdout>:") + 10;
 	if (is_nccl_debug(line))
 		return;
 	memcpy(copy, line, strlen(line) + 1);
