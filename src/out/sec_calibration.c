@@ -148,7 +148,7 @@ static const struct dc_field point_fields[] = {
 	{"predicted_s", "fitted", DC_U_SECONDS_US, DC_FT_F64, P(predicted_s)},
 	{"error", "error", DC_U_RATIO, DC_FT_F64, P(error)},
 	{"before_s", "before", DC_U_SECONDS_US, DC_FT_F64, P(before_s)},
-	{"before_error", "error", DC_U_RATIO, DC_FT_F64, P(before_error)},
+	{"before_error", "error before", DC_U_RATIO, DC_FT_F64, P(before_error)},
 	{"algorithm", "algorithm", DC_U_NONE, DC_FT_STR, P(algorithm)},
 	{"protocol", "protocol", DC_U_NONE, DC_FT_STR, P(protocol)},
 };
