@@ -420,10 +420,11 @@ START_TEST(test_literal_defaults_are_the_loaders)
 		checked++;
 	}
 	/* by hand from docs/config.md: model 16 (mlp, norm, 8 booleans, 6
-	 * integers at 0), cluster 7 (2 latencies, system, nvls,
-	 * oversubscription, nodes_per_leaf, nic_path), parallel 10 (all but
-	 * dp), training 4 (micro batch, grad accum, recompute, attention),
-	 * precision 5 (with compute), collective 6 (link, algorithm and the
+	 * integers at 0), cluster 8 (2 latencies, host_memory, system, nvls,
+	 * oversubscription, nodes_per_leaf, nic_path), parallel 11 (all but
+	 * dp), training 5 (micro batch, grad accum, recompute,
+	 * recompute_layers, attention), precision 2 (the preset and compute;
+	 * the byte keys are derived), collective 6 (link, algorithm and the
 	 * sweep's op, min_bytes, max_bytes, step_factor), memory 4 (all but
 	 * the activation override): 52 */
 	ck_assert_uint_eq(checked, 52);

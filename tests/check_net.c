@@ -256,6 +256,14 @@ START_TEST(test_default_config_dp_follows_its_nics)
 	ck_assert_int_eq(dc_comm_compute(plan_of(&c), &m, &err), 0);
 	x = &m.s[DC_STRAT_DP].coll[0];
 	assert_rel(x->time_s / (double)x->count, 28.4e-6 + 26214400.0 / 50e9, 1e-12, "four NICs");
+	/* collective.algorithm forces it: a tree on one rank per node, 0.92
+	 * of the NIC, 2 x log2(2) network hops of 10 us x 28/14 */
+	c.collective.algorithm = DC_NET_ALGO_TREE;
+	ck_assert_int_eq(dc_comm_compute(plan_of(&c), &m, &err), 0);
+	x = &m.s[DC_STRAT_DP].coll[0];
+	ck_assert_str_eq(x->algorithm, "tree");
+	ck_assert_str_eq(x->protocol, "Simple");
+	assert_rel(x->time_s / (double)x->count, 40e-6 + 26214400.0 / (0.92 * 50e9), 1e-12, "tree");
 }
 END_TEST
 
@@ -416,6 +424,13 @@ START_TEST(test_presets)
 	ck_assert_int_eq(load_msg("{" MODEL ", \"cluster\": {\"system\": \"dgx-h100\", \"num_nodes\": 2,"
 				  " \"oversubscription\": 0.5}}", msg, sizeof(msg), &c), -1);
 	ck_assert_msg(strstr(msg, "'cluster.oversubscription'") != NULL, "%s", msg);
+	/* collective.algorithm names the model's algorithms */
+	fixture_json(&c, "{" MODEL ", \"cluster\": {\"system\": \"dgx-h100\", \"num_nodes\": 2},"
+			 " \"collective\": {\"algorithm\": \"hierarchical\"}}");
+	ck_assert_int_eq(c.collective.algorithm, DC_NET_ALGO_HIER);
+	ck_assert_int_eq(load_msg("{" MODEL ", \"cluster\": {\"system\": \"dgx-h100\", \"num_nodes\": 2},"
+				  " \"collective\": {\"algorithm\": \"collnet\"}}", msg, sizeof(msg), &c), -1);
+	ck_assert_msg(strstr(msg, "'collective.algorithm': unknown value \"collnet\"; expected one of \"auto\", \"ring\", \"hierarchical\", \"tree\", \"nvls\"") != NULL, "%s", msg);
 }
 END_TEST
 

@@ -413,25 +413,23 @@ static int price_p2p(const struct dc_net *net, enum dc_coll_kind op, const struc
 	return -1;
 }
 
+/* The algorithms, one row each (ARCHITECTURE.md: a new algorithm is one
+ * function and one row); point to point is the ring row's. */
+static int (*const algos[DC_NET_ALGO_COUNT])(const struct dc_net *net, enum dc_coll_kind op,
+					    const struct dc_net_group *g, double S, enum dc_net_proto pr,
+					    struct price *o) = {
+	[DC_NET_ALGO_RING] = price_ring,
+	[DC_NET_ALGO_HIER] = price_hier,
+	[DC_NET_ALGO_TREE] = price_tree,
+	[DC_NET_ALGO_NVLS] = price_nvls,
+};
+
 static int price(const struct dc_net *net, enum dc_net_algo a, enum dc_coll_kind op, const struct dc_net_group *g,
 		 double S, enum dc_net_proto pr, struct price *o)
 {
 	if (op == DC_COLL_SEND || op == DC_COLL_ALL_TO_ALL)
 		return a == DC_NET_ALGO_RING ? price_p2p(net, op, g, S, pr, o) : -1;
-	switch (a) {
-	case DC_NET_ALGO_RING:
-		return price_ring(net, op, g, S, pr, o);
-	case DC_NET_ALGO_HIER:
-		return price_hier(net, op, g, S, pr, o);
-	case DC_NET_ALGO_TREE:
-		return price_tree(net, op, g, S, pr, o);
-	case DC_NET_ALGO_NVLS:
-		return price_nvls(net, op, g, S, pr, o);
-	case DC_NET_ALGO_AUTO:
-	case DC_NET_ALGO_COUNT:
-		break;
-	}
-	return -1;
+	return algos[a] ? algos[a](net, op, g, S, pr, o) : -1;
 }
 
 static void fill(enum dc_coll_kind op, const struct dc_net_group *g, double S, double t, enum dc_net_algo a,
