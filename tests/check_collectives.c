@@ -276,6 +276,15 @@ START_TEST(calibrate_two_logs)
 	ck_assert_uint_eq(cal.points[32].size_bytes, 1024);
 	ck_assert_uint_eq(cal.logs[1].ranks, 8);
 	ck_assert_uint_eq(cal.logs[1].nodes, 1);
+	ck_assert_uint_eq(d.count, 0); /* both logs ran 8 ranks per host, as the config's nodes */
+	dc_calibration_release(&cal);
+	/* a config of 4 GPUs per node (the preset keeps 8 NICs): warned that the hosts use its NICs */
+	load(&cfg, "cluster.gpus_per_node=4", "cluster.num_nodes=4");
+	ck_assert_int_eq(dc_calibrate(&cfg, logs, names, 1, &cal, &d), 0);
+	ck_assert_uint_eq(d.count, 1);
+	ck_assert_int_eq(d.entries[0].severity, DC_SEV_WARNING);
+	ck_assert_ptr_nonnull(strstr(d.entries[0].text, "'--calibrate': the log ran 8 ranks per host, the config has 4 "
+							"GPUs per node; its hosts are priced with the config's 8 NICs per node"));
 	dc_calibration_release(&cal);
 	dc_nccl_log_release(&logs[0]);
 	dc_nccl_log_release(&logs[1]);

@@ -168,6 +168,31 @@ START_TEST(config_key)
 }
 END_TEST
 
+/* Who wins: a key the config or --set gives over the file, the file over
+ * a cluster.system preset (dgx-h100: 8 NICs per node). */
+START_TEST(config_key_precedence)
+{
+	static struct dc_config cfg;
+	struct dc_diag d;
+	struct dc_override ov[3] = {{"cluster.system=dgx-h100"},
+				    {"cluster.topology_file=" DATA "topo-pcie-8gpu.txt"},
+				    {"cluster.nic_path=sys"}};
+	struct dc_load_opts o = {ov, 3, NULL};
+	dc_diag_init(&d);
+	ck_assert_msg(dc_config_load_file_opts(DC_SOURCE_DIR "/tests/inputs/topology_h100.json", &o, &cfg, &d) == 0, "%s",
+		      d.count ? d.entries[0].text : "");
+	ck_assert_uint_eq(cfg.cluster.nics_per_node, 2);          /* the file over the preset's 8 */
+	ck_assert_int_eq(cfg.cluster.nic_path, DC_NIC_PATH_SYS); /* --set over the file's phb */
+	dc_diag_release(&d);
+	ov[2].text = "cluster.nics_per_node=4";
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file_opts(DC_SOURCE_DIR "/tests/inputs/topology_h100.json", &o, &cfg, &d), 0);
+	ck_assert_uint_eq(cfg.cluster.nics_per_node, 4);
+	ck_assert_int_eq(cfg.cluster.nic_path, DC_NIC_PATH_PHB);
+	dc_diag_release(&d);
+}
+END_TEST
+
 START_TEST(config_key_bad_file)
 {
 	static struct dc_config cfg;
@@ -194,6 +219,7 @@ int main(void)
 	tcase_add_test(tc, bridged_pairs_without_tabs);
 	tcase_add_test(tc, malformed);
 	tcase_add_test(tc, config_key);
+	tcase_add_test(tc, config_key_precedence);
 	tcase_add_test(tc, config_key_bad_file);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

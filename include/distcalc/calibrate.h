@@ -19,7 +19,10 @@
  * collective.algorithm "auto", as NCCL chose for them.
  *
  * The logs' shape (ranks, hosts, ranks per host) comes from their headers,
- * not from the config: a 2 x 8 log calibrates a 64 x 8 config's links.
+ * not from the config: a 2 x 8 log calibrates a 64 x 8 config's links. A
+ * log whose ranks per host differ from gpus_per_node gets a warning: its
+ * hosts are priced with the config's NICs (the log does not say how many
+ * it had).
  */
 #ifndef DISTCALC_CALIBRATE_H
 #define DISTCALC_CALIBRATE_H

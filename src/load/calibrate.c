@@ -285,6 +285,14 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 				      shown, (unsigned long long)l->ranks);
 			return -1;
 		}
+		if (l->ranks_per_node != cfg->cluster.gpus_per_node)
+			dc_diag_warn(diag,
+				     "%s: '--calibrate': the log ran %llu ranks per host, the config has %llu GPUs per node; "
+				     "its hosts are priced with the config's %llu NICs per node, so the fitted NIC rate is "
+				     "per one of those",
+				     shown, (unsigned long long)l->ranks_per_node,
+				     (unsigned long long)cfg->cluster.gpus_per_node,
+				     (unsigned long long)cfg->cluster.nics_per_node);
 		snprintf(out->logs[k].name, sizeof(out->logs[k].name), "%s", shown);
 		out->logs[k].op = l->op;
 		out->logs[k].op_source = l->op_source;
