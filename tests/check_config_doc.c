@@ -424,9 +424,10 @@ START_TEST(test_literal_defaults_are_the_loaders)
 	 * oversubscription, nodes_per_leaf, nic_path), parallel 15 (all but
 	 * dp, pipeline_layers and first/last_stage_layers), training 5 (micro
 	 * batch, grad accum, recompute, recompute_layers, attention), precision
-	 * 2 (the preset and compute; the byte keys are derived), collective 2
-	 * (link, algorithm), memory 4 (all but the activation override): 52 */
-	ck_assert_uint_eq(checked, 52);
+	 * 2 (the preset and compute; the byte keys are derived), collective 6
+	 * (link, algorithm and the sweep's op, min_bytes, max_bytes,
+	 * step_factor), memory 4 (all but the activation override): 56 */
+	ck_assert_uint_eq(checked, 56);
 	free(omitted);
 	free(given);
 }

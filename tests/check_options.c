@@ -492,8 +492,8 @@ START_TEST(test_table_is_well_formed)
 		}
 	}
 	/* config model experiment seed format only output set all check rtol
-	 * check-max check-only help version */
-	ck_assert_uint_eq(n, 15);
+	 * check-max check-only calibrate help version */
+	ck_assert_uint_eq(n, 16);
 }
 END_TEST
 
@@ -562,7 +562,7 @@ START_TEST(test_help_layout)
 		ck_assert(opts < exps && exps < exits && exits < units);
 		for (size_t i = 0; dc_experiments[i]; i++) {
 			char line[256];
-			snprintf(line, sizeof(line), "\n  %-10s %s\n", dc_experiments[i]->name, dc_experiments[i]->summary);
+			snprintf(line, sizeof(line), "\n  %-11s %s\n", dc_experiments[i]->name, dc_experiments[i]->summary);
 			ck_assert_msg(strstr(exps, line) && strstr(exps, line) < exits, "experiment %s not listed",
 				      dc_experiments[i]->name);
 		}

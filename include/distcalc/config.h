@@ -197,6 +197,7 @@ struct dc_cluster {
 	double oversubscription;    /* >= 1 */
 	uint64_t nodes_per_leaf;    /* 0: every node under one leaf switch */
 	enum dc_nic_path nic_path;
+	char topology_file[520];    /* cluster.topology_file as opened; "" if none */
 };
 
 /* Context parallelism's K/V exchange (Megatron-Core's cp_comm_type). */
@@ -268,11 +269,26 @@ struct dc_precision {
 	enum dc_compute_precision compute; /* precision.compute, default BF16 */
 };
 
+/* collective.op: the collective `--experiment collectives` sweeps, named
+ * as nccl-tests' binaries are (all_reduce_perf, ...). */
+enum dc_collective_op {
+	DC_COLLECTIVE_ALL_REDUCE,
+	DC_COLLECTIVE_ALL_GATHER,
+	DC_COLLECTIVE_REDUCE_SCATTER,
+	DC_COLLECTIVE_ALL_TO_ALL,
+	DC_COLLECTIVE_BROADCAST,
+	DC_COLLECTIVE_SEND_RECV,
+};
+
 struct dc_collective {
 	uint64_t ranks;      /* as given, 0 when absent: the plan defaults it to the world size */
 	uint64_t msg_bytes;  /* as given, 0 when absent: the plan defaults it to one rank's gradient bytes */
 	enum dc_link_choice link;
 	enum dc_net_algo algorithm; /* collective.algorithm, every collective the model prices */
+	/* the nccl-tests-style sweep (--experiment collectives) */
+	enum dc_collective_op op;
+	uint64_t min_bytes, max_bytes; /* -b, -e */
+	uint64_t step_factor;          /* -f, >= 2 */
 };
 
 /* Named memory overheads per rank (documented assumptions). */
@@ -348,6 +364,7 @@ const char *dc_sharding_name(enum dc_sharding s);
 const char *dc_axis_name(enum dc_axis a);
 const char *dc_link_choice_name(enum dc_link_choice l);
 const char *dc_recompute_name(enum dc_recompute r);
+const char *dc_collective_op_name(enum dc_collective_op op);
 const char *dc_system_name(enum dc_system s);
 const char *dc_nic_path_name(enum dc_nic_path p);
 const char *dc_attention_name(enum dc_attention a);

@@ -16,6 +16,8 @@
 #include "distcalc/report.h"
 #include "distcalc/section.h"
 
+struct dc_calibration;
+
 struct dc_run_info {
 	const char *experiment;
 	const char *config_name; /* file path or "built-in default" */
@@ -23,6 +25,10 @@ struct dc_run_info {
 	/* --only: comma-separated section names; NULL or "" shows every
 	 * section of the experiment */
 	const char *only;
+	/* --calibrate: the fit already applied to the config (calibrate.h);
+	 * NULL: none. When set, every experiment ends with the calibration
+	 * section. Borrowed: it must outlive the report. */
+	const struct dc_calibration *calibration;
 };
 
 struct dc_experiment {

@@ -64,6 +64,10 @@ struct dc_options {
 				     * nmaxes is 0. The paths are not looked up
 				     * here (dc_check_budgets) */
 	size_t nmaxes;
+	const char **calibrate; /* --calibrate LOG, in order; owned array (freed by
+				 * dc_options_release), the names point into argv;
+				 * NULL when ncalibrate is 0 */
+	size_t ncalibrate;
 	const char *check_only; /* --check-only PATH[,PATH...], the raw list (no
 				 * empty path, at most DC_CHECK_ONLY_MAX); NULL:
 				 * compare every field. Only with --check */

@@ -32,6 +32,7 @@ enum dc_unit {
 	DC_U_RATIO,       /* a dimensionless fraction */
 	DC_U_FLOPS,       /* floating-point operations; the table picks GFLOP to EFLOP */
 	DC_U_PER_S,       /* events per second (tokens/s) */
+	DC_U_SECONDS_US,  /* seconds; the table always shows us with 2 decimals (nccl-tests' time column) */
 };
 
 enum dc_ftype {
@@ -147,7 +148,7 @@ struct dc_section {
 /* The sections (sec_*.c). */
 extern const struct dc_section dc_section_summary, dc_section_model, dc_section_topology,
 	dc_section_groups, dc_section_batch, dc_section_memory, dc_section_ring, dc_section_comm,
-	dc_section_strategies, dc_section_flops;
+	dc_section_strategies, dc_section_flops, dc_section_collectives, dc_section_calibration;
 
 /* Every section, NULL-terminated, in report order. */
 extern const struct dc_section *const dc_sections[];

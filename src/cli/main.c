@@ -15,10 +15,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "distcalc/calibrate.h"
 #include "distcalc/check.h"
 #include "distcalc/config.h"
 #include "distcalc/diag.h"
 #include "distcalc/experiment.h"
+#include "distcalc/nccl_log.h"
 #include "distcalc/options.h"
 #include "distcalc/report.h"
 #include "distcalc/section.h"
@@ -542,6 +544,15 @@ static int output_not_input(const struct dc_options *o)
 
 	if (!o->output || stat(o->output, &out) != 0 || !S_ISREG(out.st_mode))
 		return EXIT_OK;
+	for (size_t i = 0; i < o->ncalibrate; i++) {
+		if (stat(o->calibrate[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+			fprintf(stderr,
+				"distcalc: error: '--output': '%s' is the '--calibrate' file '%s'; "
+				"refusing to overwrite an input\n",
+				o->output, o->calibrate[i]);
+			return EXIT_USAGE;
+		}
+	}
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		if (paths[i] && stat(paths[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
 			fprintf(stderr,
@@ -552,6 +563,33 @@ static int output_not_input(const struct dc_options *o)
 		}
 	}
 	return EXIT_OK;
+}
+
+/* --calibrate: reads every log, fits the links they exercised and applies
+ * the fit to *cfg. A bad log or a fit that cannot be made changes nothing.
+ * Returns EXIT_OK, or an exit code after printing why. */
+static int calibrate(const struct dc_options *o, struct dc_config *cfg, struct dc_calibration *cal,
+		     struct dc_diag *diag)
+{
+	struct dc_nccl_log logs[DC_CALIB_MAX_LOGS];
+	size_t n = 0, before = diag->count;
+	int rc = EXIT_OK;
+
+	if (o->ncalibrate > DC_CALIB_MAX_LOGS) {
+		fprintf(stderr, "distcalc: error: '--calibrate': at most %d logs, got %zu\n", DC_CALIB_MAX_LOGS,
+			o->ncalibrate);
+		return EXIT_USAGE;
+	}
+	for (; n < o->ncalibrate; n++)
+		if (dc_nccl_log_read(o->calibrate[n], &logs[n], diag) != 0)
+			break;
+	if (n < o->ncalibrate || dc_calibrate(cfg, logs, o->calibrate, n, cal, diag) != 0) {
+		print_diag(diag, before);
+		rc = exit_for(diag->status);
+	}
+	for (size_t i = 0; i < n; i++)
+		dc_nccl_log_release(&logs[i]);
+	return rc;
 }
 
 /* --check and --check-max: renders the report as JSON in memory, compares
@@ -610,6 +648,7 @@ int main(int argc, char **argv)
 	const struct dc_experiment *exp;
 	int rc, load_rc;
 	char *expected = NULL, stored_only[256];
+	struct dc_calibration cal;
 	size_t expected_len = 0;
 
 	/* Over a file-size limit (ulimit -f) the kernel sends SIGXFSZ, which
@@ -617,6 +656,8 @@ int main(int argc, char **argv)
 	 * fails with EFBIG and is reported like any other. */
 	signal(SIGXFSZ, SIG_IGN);
 	dc_diag_init(&diag);
+	memset(&cal, 0, sizeof(cal));
+	memset(&info, 0, sizeof(info));
 	if (dc_options_parse(argc, (const char *const *)argv, &o, &diag) != 0) {
 		rc = parse_failed(&diag);
 		goto done;
@@ -658,6 +699,11 @@ int main(int argc, char **argv)
 		goto done;
 	}
 
+	if (o.ncalibrate) {
+		if ((rc = calibrate(&o, &cfg, &cal, &diag)) != EXIT_OK)
+			goto done;
+		info.calibration = &cal;
+	}
 	info.experiment = exp->name;
 	info.config_name = o.config ? o.config : "built-in default (configs/systems.json)";
 	info.seed = o.seed;
@@ -688,6 +734,7 @@ int main(int argc, char **argv)
 done:
 	free(expected);
 	dc_report_free(report);
+	dc_calibration_release(&cal);
 	dc_diag_release(&diag);
 	dc_options_release(&o);
 	return rc;

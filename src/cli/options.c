@@ -14,6 +14,7 @@ const char dc_options_usage[] =
 	"usage: distcalc [--config FILE] [--model HF_CONFIG] [--experiment NAME] [--seed N]\n"
 	"                [--format table|json|csv] [--only SECTIONS] [--output FILE]\n"
 	"                [--set PATH=VALUE]... [--all] [--check EXPECTED.json [--rtol X]]\n"
+
 	"                [--help] [--version]\n";
 
 static const char help_head[] =
@@ -215,6 +216,21 @@ static int apply_check_only(struct dc_options *o, const char *v, struct dc_diag 
 	return 0;
 }
 
+static int apply_calibrate(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	const char **a;
+	if (!*v)
+		return usage(d, "'--calibrate': empty file name");
+	a = dc_realloc(o->calibrate, (o->ncalibrate + 1) * sizeof(*a));
+	if (!a) {
+		dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
+		return -1;
+	}
+	o->calibrate = a;
+	o->calibrate[o->ncalibrate++] = v;
+	return 0;
+}
+
 static int apply_help(struct dc_options *o, const char *v, struct dc_diag *d)
 {
 	(void)v;
@@ -274,6 +290,12 @@ const struct dc_option dc_option_table[] = {
 	{"--check-only", 0, "PATHS", "with --check, compare only the fields under these\n"
 				     "dotted paths, comma-separated (memory,comm.dp)",
 	 apply_check_only},
+	{"--calibrate", 0, "LOG", "fit the links an nccl-tests log exercised (what\n"
+				  "all_reduce_perf or another *_perf binary printed)\n"
+				  "and apply the fit to this run; repeatable. The\n"
+				  "report ends with a section 'calibration': measured\n"
+				  "vs predicted time per size, the fitted cluster",
+	 apply_calibrate},
 	{"--help", 'h', NULL, "print this help and exit", apply_help},
 	{"--version", 'V', NULL, "print the version and exit", apply_version},
 	{NULL, 0, NULL, NULL, NULL},
@@ -294,6 +316,7 @@ void dc_options_release(struct dc_options *o)
 		free(o->maxes[i].path);
 	free(o->maxes);
 	free(o->sets);
+	free(o->calibrate);
 	dc_options_init(o);
 }
 
@@ -409,10 +432,18 @@ int dc_options_help(struct dc_buf *out)
 		help_row(out, r);
 	dc_buf_puts(out, "\nexperiments:\n");
 	for (size_t i = 0; dc_experiments[i]; i++)
-		dc_buf_printf(out, "  %-10s %s\n", dc_experiments[i]->name, dc_experiments[i]->summary);
+		dc_buf_printf(out, "  %-11s %s\n", dc_experiments[i]->name, dc_experiments[i]->summary);
 	dc_buf_puts(out, "\nsections (for --only; the systems experiment prints them in this order):\n");
-	for (size_t i = 0; dc_sections[i]; i++)
-		dc_buf_printf(out, "  %-10s %s\n", dc_sections[i]->name, dc_sections[i]->doc);
+	for (size_t i = 0; dc_sections[i]; i++) {
+		/* the other experiments' own sections (collectives, and
+		 * calibration under --calibrate) are named above */
+		const struct dc_experiment *sys = dc_experiment_find("systems");
+		int in_systems = 0;
+		for (size_t k = 0; sys && sys->sections[k]; k++)
+			in_systems |= sys->sections[k] == dc_sections[i];
+		if (in_systems)
+			dc_buf_printf(out, "  %-10s %s\n", dc_sections[i]->name, dc_sections[i]->doc);
+	}
 	dc_buf_puts(out, help_tail);
 	return out->failed ? -1 : 0;
 }

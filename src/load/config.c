@@ -24,6 +24,7 @@
 #include "distcalc/memory.h"
 #include "distcalc/params.h"
 #include "distcalc/plan.h"
+#include "distcalc/topo_file.h"
 #include "distcalc/units.h"
 #include "distcalc/util.h"
 
@@ -68,6 +69,8 @@ static const char *const attention_names[] = {"flash", "eager", NULL};
 static const char *const preset_names[] = {"course", "megatron", "fsdp2", "deepseek_v3", NULL};
 static const char *const link_names[] = {"auto", "intra_node", "inter_node", NULL};
 static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
+static const char *const collective_op_names[] = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+						  "broadcast", "send_recv", NULL};
 /* enum dc_system, enum dc_nic_path and enum dc_net_algo order */
 static const char *const system_names[] = {"custom", "dgx-a100", "dgx-h100", "dgx-h200", NULL};
 static const char *const nic_path_names[] = {"pix", "pxb", "phb", "sys", NULL};
@@ -227,6 +230,8 @@ static const struct key keys[] = {
 	     "nodes under one leaf switch; 0: every node under one (no oversubscribed hop)"),
 	ENUM("cluster.nic_path", cluster.nic_path, nic_path_names, DC_NIC_PATH_PIX, "\"pix\"",
 	     "the slowest GPU-to-NIC path, as `nvidia-smi topo -m` names it: one PCIe switch, several, the CPU's host bridge (no GPUDirect RDMA), across CPU sockets (docs/network-model.md)"),
+	STRING("cluster.topology_file",
+	       "`nvidia-smi topo -m` output of one node, relative to this file's directory (from `--set`: to the current one): sets nvlink_domain, nics_per_node and nic_path where the config leaves them out (docs/nccl-tools.md)"),
 	SECTION("parallel", OPT, "the parallel layout"),
 	COUNT("parallel.dp", parallel.dp, OPT, 0, "derived: world / (tp × cp × pp)", "",
 	      "data-parallel replicas; dp·tp·cp·pp must equal the world size"),
@@ -302,6 +307,14 @@ static const struct key keys[] = {
 		  "M, the tensor each rank holds; by default the most loaded rank's tp and ep shard of the heaviest pipeline stage (embedding or head included) × grad_bytes"),
 	ENUM("collective.link", collective.link, link_names, DC_LINK_AUTO, "\"auto\"",
 	     "auto: intra_node when p ≤ gpus_per_node, else inter_node; forcing the link ranks 0..p−1 do not use warns"),
+	ENUM("collective.op", collective.op, collective_op_names, DC_COLLECTIVE_ALL_REDUCE, "\"all_reduce\"",
+	     "the collective `--experiment collectives` sweeps, as nccl-tests' `*_perf` binaries name them (docs/nccl-tools.md)"),
+	BYTES_POS("collective.min_bytes", collective.min_bytes, OPT, 8, "\"8 B\"",
+		  "the sweep's first size S, nccl-tests' `-b`"),
+	BYTES_POS("collective.max_bytes", collective.max_bytes, OPT, 8.0 * 1024 * MiB, "\"8 GiB\"",
+		  "the sweep's last size at most, nccl-tests' `-e`; at least min_bytes"),
+	COUNT("collective.step_factor", collective.step_factor, OPT, 2, "2", "",
+	      "each size is the one before × this, nccl-tests' `-f`; at least 2"),
 	ENUM("collective.algorithm", collective.algorithm, algorithm_names, DC_NET_ALGO_AUTO, "\"auto\"",
 	     "the algorithm of every collective the network model prices (not the ring lab): auto picks the fastest as NCCL's tuner does; a name forces it where it can run (docs/network-model.md)"),
 	SECTION("memory", OPT, "named per-rank overheads of the memory ledger"),
@@ -339,6 +352,7 @@ struct loader {
 	const char *dir;       /* the config file's directory; NULL: the current one */
 	char hf_path[DC_CONFIG_MAX_STRING + 1]; /* model.hf_config as written */
 	int hf_loaded;         /* the shape came from a Hugging Face config */
+	char topo_path[DC_CONFIG_MAX_STRING + 1]; /* cluster.topology_file as written */
 	const struct dc_load_opts *opts;
 };
 
@@ -1289,6 +1303,11 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 			errorf(l, ki, "'%s': expected the path of a Hugging Face config.json, got an empty string", k->info.path);
 		else if (strcmp(k->info.path, "model.hf_config") == 0)
 			snprintf(l->hf_path, sizeof(l->hf_path), "%s", v->valuestring);
+		else if (strcmp(k->info.path, "cluster.topology_file") == 0 && !*v->valuestring)
+			errorf(l, ki, "'%s': expected the path of a file of `nvidia-smi topo -m` output, got an empty string",
+			       k->info.path);
+		else if (strcmp(k->info.path, "cluster.topology_file") == 0)
+			snprintf(l->topo_path, sizeof(l->topo_path), "%s", v->valuestring);
 		break;
 	}
 }
@@ -1861,6 +1880,20 @@ static int rule_sequence_parallel(struct loader *l)
 	return 0;
 }
 
+static int rule_sweep(struct loader *l)
+{
+	const struct dc_collective *c = &l->cfg->collective;
+	if (c->step_factor < 2)
+		errorf(l, find_key("collective.step_factor"),
+		       "'collective.step_factor': must be at least 2 (each size is the one before times it), got %llu",
+		       (unsigned long long)c->step_factor);
+	if (c->min_bytes > c->max_bytes)
+		errorf(l, blame(l, find_key("collective.min_bytes"), "collective.max_bytes"),
+		       "'collective.min_bytes': must be at most collective.max_bytes (%llu B), got %llu B",
+		       (unsigned long long)c->max_bytes, (unsigned long long)c->min_bytes);
+	return 0;
+}
+
 /* training.global_batch_size, when given, fixes the work of a step:
  * grad_accum_steps = global_batch_size / (micro_batch_size x dp), so a
  * --set of the micro batch or of dp keeps the samples per step. */
@@ -2074,6 +2107,8 @@ static const struct rule rules[] = {
 	{{"cluster.gpu fills gpu_memory, peak_flops, peak_flops_fp8 and hbm_bandwidth unless given; precision.compute \"fp8\" needs an FP8 peak",
 	  KEYS("cluster.gpu", "cluster.gpu_memory", "cluster.peak_flops", "cluster.peak_flops_fp8",
 	       "cluster.hbm_bandwidth", "precision.compute")}, rule_gpu_preset},
+	{{"the sweep's step_factor is at least 2 and min_bytes at most max_bytes",
+	  KEYS("collective.step_factor", "collective.min_bytes", "collective.max_bytes")}, rule_sweep},
 	{{"nvlink_domain is a multiple of gpus_per_node",
 	  KEYS("cluster.nvlink_domain", "cluster.gpus_per_node", "cluster.nics_per_node")}, rule_network},
 };
@@ -2474,6 +2509,70 @@ static void load_hf(struct loader *l)
 	free(buf);
 }
 
+/* cluster.topology_file: reads the matrix (topo_file.h) and fills the
+ * cluster keys it settles that the config (or --set) does not give:
+ * nvlink_domain (when every GPU of the node shares NVLink; fewer warns),
+ * nics_per_node (the NICs some GPU is nearest to) and
+ * nic_path (the worst GPU-to-NIC path; NODE, between the host bridges of
+ * one socket, counts as PHB). Its GPU count must be gpus_per_node. */
+static void load_topology(struct loader *l)
+{
+	static struct dc_topo_file t; /* 12 KiB: off the stack; the loader is not reentrant per thread anyway */
+	int kt = find_key("cluster.topology_file");
+	struct dc_cluster *c = &l->cfg->cluster;
+	char path[DC_CONFIG_MAX_STRING * 2 + 2];
+	const char *dir = l->from_set[kt] ? NULL : l->dir;
+	size_t before = l->diag->count;
+	int k, len;
+
+	if (!l->topo_path[0])
+		return;
+	if (dir && *dir && l->topo_path[0] != '/')
+		len = snprintf(path, sizeof(path), "%s/%s", dir, l->topo_path);
+	else
+		len = snprintf(path, sizeof(path), "%s", l->topo_path);
+	if (len < 0 || (size_t)len >= sizeof(path)) {
+		errorf(l, kt, "'cluster.topology_file': the path is longer than %zu bytes", sizeof(path) - 1);
+		return;
+	}
+	if (dc_topo_file_read(path, &t, l->diag) != 0) {
+		/* the reader's line names the file and the line; the entry names the key too */
+		for (size_t i = before; i < l->diag->count; i++)
+			if (!l->diag->entries[i].key)
+				l->diag->entries[i].key = dc_strdup("cluster.topology_file");
+		l->errors++;
+		return;
+	}
+	if (t.ngpus != c->gpus_per_node) {
+		errorf(l, kt, "'cluster.topology_file': '%s' lists %zu GPUs but cluster.gpus_per_node is %llu", path,
+		       t.ngpus, (unsigned long long)c->gpus_per_node);
+		return;
+	}
+	snprintf(c->topology_file, sizeof(c->topology_file), "%s", path);
+	/* the model's NVLink domain is the node or a multiple of it: a node
+	 * whose GPUs share NVLink in smaller groups (bridged pairs) or not at
+	 * all is one domain at the intra-node rate the config gives */
+	if (t.nvlink_domain == t.ngpus && ((k = find_key("cluster.nvlink_domain")) < 0 || !l->seen[k]))
+		c->nvlink_domain = t.nvlink_domain;
+	else if (t.nvlink_domain < t.ngpus)
+		warnf(l, kt,
+		      "'cluster.topology_file': %s; the network model prices the node as one domain at "
+		      "cluster.intra_node.bandwidth (%g GB/s): give the PCIe or bridge rate there",
+		      t.nvlink_domain == 1 ? "no two GPUs share NVLink" : "GPUs share NVLink only in groups",
+		      c->intra_node.bw_bytes_per_s / 1e9);
+	if (t.nics_per_node && ((k = find_key("cluster.nics_per_node")) < 0 || !l->seen[k]))
+		c->nics_per_node = t.nics_per_node;
+	if (t.nnics && ((k = find_key("cluster.nic_path")) < 0 || !l->seen[k])) {
+		switch (t.worst_nic_path) {
+		case DC_TOPO_SYS: c->nic_path = DC_NIC_PATH_SYS; break;
+		case DC_TOPO_NODE:
+		case DC_TOPO_PHB: c->nic_path = DC_NIC_PATH_PHB; break;
+		case DC_TOPO_PXB: c->nic_path = DC_NIC_PATH_PXB; break;
+		default: c->nic_path = DC_NIC_PATH_PIX; break;
+		}
+	}
+}
+
 /* `dir`: the directory model.hf_config is relative to (NULL: the current
  * one). */
 static int load_buffer(const char *buf, size_t len, const char *name, const char *dir,
@@ -2525,6 +2624,8 @@ static int load_buffer(const char *buf, size_t len, const char *name, const char
 	if (l.errors == 0)
 		load_hf(&l);
 	apply_system(&l);
+	if (l.errors == 0)
+		load_topology(&l);
 	check_missing(&l);
 	if (l.errors == 0)
 		cross_check(&l);
@@ -2605,6 +2706,11 @@ const char *dc_cp_comm_name(enum dc_cp_comm c)
 const char *dc_recompute_name(enum dc_recompute r)
 {
 	return recompute_names[r];
+}
+
+const char *dc_collective_op_name(enum dc_collective_op op)
+{
+	return collective_op_names[op];
 }
 
 const char *dc_system_name(enum dc_system s)

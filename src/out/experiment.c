@@ -13,7 +13,7 @@
 const struct dc_section *const dc_sections[] = {
 	&dc_section_summary, &dc_section_model, &dc_section_topology, &dc_section_groups,
 	&dc_section_batch,   &dc_section_memory, &dc_section_ring,    &dc_section_comm,
-	&dc_section_strategies, &dc_section_flops, NULL,
+	&dc_section_strategies, &dc_section_flops, &dc_section_collectives, &dc_section_calibration, NULL,
 };
 
 const struct dc_section *dc_section_find(const char *name)
@@ -32,6 +32,8 @@ static const struct dc_section *const systems_sections[] = {
 
 static const struct dc_section *const ring_sections[] = {&dc_section_ring, NULL};
 
+static const struct dc_section *const collectives_sections[] = {&dc_section_collectives, NULL};
+
 static const struct dc_experiment systems = {
 	"systems",
 	"the course lab: every section below, in that order",
@@ -44,7 +46,14 @@ static const struct dc_experiment ring = {
 	ring_sections,
 };
 
-const struct dc_experiment *const dc_experiments[] = {&systems, &ring, NULL};
+static const struct dc_experiment collectives = {
+	"collectives",
+	"an nccl-tests-style sweep of collective.op through the network\n"
+	"              model (section collectives)",
+	collectives_sections,
+};
+
+const struct dc_experiment *const dc_experiments[] = {&systems, &ring, &collectives, NULL};
 
 const struct dc_experiment *dc_experiment_find(const char *name)
 {
@@ -325,12 +334,29 @@ static int check_finite(const struct dc_report *r, struct dc_diag *diag)
 	return 0;
 }
 
-struct dc_report *dc_experiment_run(const struct dc_experiment *exp, const struct dc_config *cfg,
+struct dc_report *dc_experiment_run(const struct dc_experiment *exp_in, const struct dc_config *cfg,
 				    const struct dc_run_info *info, struct dc_diag *diag)
 {
 	struct dc_report *r = dc_calloc(1, sizeof(*r));
 	uint32_t needs = 0;
 	size_t nw = 0;
+	/* --calibrate: the experiment's sections, then the calibration */
+	const struct dc_section *with_cal[DC_REPORT_MAX_SECTIONS + 1];
+	struct dc_experiment calibrated;
+	const struct dc_experiment *exp = exp_in;
+
+	if (info->calibration) {
+		size_t n = 0;
+		while (exp_in->sections[n] && n + 1 < DC_REPORT_MAX_SECTIONS) {
+			with_cal[n] = exp_in->sections[n];
+			n++;
+		}
+		with_cal[n++] = &dc_section_calibration;
+		with_cal[n] = NULL;
+		calibrated = *exp_in;
+		calibrated.sections = with_cal;
+		exp = &calibrated;
+	}
 
 	if (!r) {
 		dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory");

@@ -21,7 +21,8 @@ static const char *base_unit(enum dc_unit u)
 	switch (u) {
 	case DC_U_BYTES:
 	case DC_U_BYTES_RAW: return "B";
-	case DC_U_SECONDS: return "s";
+	case DC_U_SECONDS:
+	case DC_U_SECONDS_US: return "s";
 	case DC_U_GBPS: return "GB/s";
 	case DC_U_BYTES_PER_S: return "B/s";
 	case DC_U_FLOPS: return "FLOP";

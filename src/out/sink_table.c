@@ -21,6 +21,7 @@ static const char *unit_text(enum dc_unit u)
 	case DC_U_FLOPS: return "TFLOP";
 	case DC_U_PER_S: return "1/s";
 	case DC_U_SECONDS: return "s";
+	case DC_U_SECONDS_US: return "us";
 	case DC_U_RATIO:
 	case DC_U_COUNT:
 	case DC_U_NONE: break;
@@ -208,6 +209,9 @@ static const char *cell_text(char *buf, size_t len, const struct dc_field *f, co
 		break;
 	case DC_U_PER_S:
 		fmt_fixed(buf, len, v, 1);
+		break;
+	case DC_U_SECONDS_US:
+		fmt_fixed(buf, len, v * 1e6, 2);
 		break;
 	case DC_U_NONE:
 		dc_fmt_double(buf, len, v);

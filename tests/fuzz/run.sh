@@ -78,6 +78,9 @@ corpus() {
   fuzz_hf)
     seed "$dir" "$src"/configs/models/*.json "$src"/tests/inputs/hf_*.json
     ;;
+  fuzz_textlogs)
+    seed "$dir" "$src"/tests/data/*.txt
+    ;;
   fuzz_check)
     # stored reports: the JSON goldens, whole and per section
     seed "$dir" "$src"/tests/cli/cases/golden_*json*.stdout

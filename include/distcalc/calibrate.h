@@ -1,0 +1,86 @@
+/* calibrate.h - fitting the network model's link parameters to nccl-tests
+ * logs (--calibrate LOG, repeatable).
+ *
+ * The fit (docs/nccl-tools.md, "How the fit works"): the parameters of the
+ * links the logs exercised - cluster.intra_node.bandwidth and .latency
+ * when a log has two or more ranks on one node, cluster.inter_node.bandwidth
+ * and .latency when it spans two or more nodes - are chosen to minimise
+ * the sum over every row of every log of ln(predicted / measured)^2, where
+ * predicted is dc_net_time (net.h) for the log's collective, size and
+ * group shape and measured is the faster of the row's out-of-place and
+ * in-place times, plus a weak prior 0.01 x sum of ln(value / configured)^2
+ * (a factor e costs what one row 10% off does): relative errors weigh a
+ * 25 us row as much as a 70 ms one, and a parameter no row depends on stays
+ * as configured. The search is Nelder-Mead in the logarithms of the parameters
+ * (positive by construction), started at the config's values, restarted
+ * until it stops improving; deterministic. With cluster.nvls on, the fit
+ * is made a second time with it off (NVLS needs support a cluster may
+ * lack) and the better of the two is kept. The logs are priced with
+ * collective.algorithm "auto", as NCCL chose for them.
+ *
+ * The logs' shape (ranks, hosts, ranks per host) comes from their headers,
+ * not from the config: a 2 x 8 log calibrates a 64 x 8 config's links. A
+ * log whose ranks per host differ from gpus_per_node gets a warning: its
+ * hosts are priced with the config's NICs (the log does not say how many
+ * it had).
+ */
+#ifndef DISTCALC_CALIBRATE_H
+#define DISTCALC_CALIBRATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "distcalc/config.h"
+#include "distcalc/diag.h"
+#include "distcalc/nccl_log.h"
+
+#define DC_CALIB_MAX_LOGS 16
+
+/* One row of one log, measured and predicted. */
+struct dc_calib_point {
+	size_t log;          /* index into logs[] */
+	size_t line;         /* the row's line in its log */
+	uint64_t size_bytes;
+	double measured_s;
+	double before_s;     /* the model with the config's parameters */
+	double predicted_s;  /* the model with the fitted parameters */
+	double before_error; /* before_s / measured_s - 1 */
+	double error;        /* predicted_s / measured_s - 1 */
+	const char *algorithm, *protocol; /* static: the fitted model's choice */
+};
+
+struct dc_calib_log {
+	char name[256];      /* as given, printable */
+	enum dc_nccl_op op;
+	const char *op_source;
+	uint64_t ranks, nodes, ranks_per_node;
+	size_t rows;
+};
+
+struct dc_calibration {
+	size_t nlogs;
+	struct dc_calib_log logs[DC_CALIB_MAX_LOGS];
+	int fit_intra, fit_inter;            /* which links the logs exercised */
+	struct dc_link intra_before, inter_before;
+	struct dc_link intra_after, inter_after;
+	size_t npoints;
+	struct dc_calib_point *points;       /* owned */
+	double median_abs_error, max_abs_error;       /* after the fit */
+	double median_abs_before, max_abs_before;     /* with the config's values */
+	int nvls_before, nvls_after;         /* cluster.nvls: the fit may turn it off */
+	double objective;                    /* the minimised sum (above) at the fit */
+	unsigned evaluations;                /* of the objective */
+};
+
+/* Fits `cfg`'s link parameters to the `nlogs` logs (names[i] names log i,
+ * for the report) and, on success, writes them into *cfg and fills *out
+ * (release it). Returns 0, or -1 with one error in `diag` (DC_ERR_CONFIG:
+ * more than DC_CALIB_MAX_LOGS logs, a collective the model cannot price
+ * (reduce), a log with a single rank; DC_ERR_INTERNAL: out of memory), *cfg
+ * unchanged. */
+int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const char *const *names, size_t nlogs,
+		 struct dc_calibration *out, struct dc_diag *diag);
+
+void dc_calibration_release(struct dc_calibration *c);
+
+#endif

@@ -1,0 +1,199 @@
+/* sec_calibration.c - what --calibrate fitted: the logs read, the links
+ * fitted, the cluster object to paste into a config, and measured against
+ * predicted time for every size of every log, before and after the fit
+ * (calibrate.h, docs/nccl-tools.md). */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "distcalc/calibrate.h"
+#include "distcalc/config.h"
+#include "distcalc/experiment.h"
+#include "distcalc/plan.h"
+#include "distcalc/section.h"
+
+/* The cluster object, as a config writes it (units spelled out). */
+struct paste_link {
+	char bandwidth[32], latency[32];
+};
+
+struct paste {
+	const char *system;
+	uint64_t num_nodes, gpus_per_node, nvlink_domain, nics_per_node;
+	int nvls;
+	char gpu_memory[32];
+	struct paste_link intra_node, inter_node;
+};
+
+struct view {
+	const struct dc_calibration *cal;
+	const char *fitted, *nvls;
+	uint64_t nlogs, npoints;
+	double median_abs_error, max_abs_error, median_abs_before, max_abs_before;
+	struct paste cluster;
+};
+
+static void link_text(const struct dc_link *l, struct paste_link *p)
+{
+	snprintf(p->bandwidth, sizeof(p->bandwidth), "%.6g GB/s", l->bw_bytes_per_s / 1e9);
+	snprintf(p->latency, sizeof(p->latency), "%.6g us", l->latency_s * 1e6);
+}
+
+static void view(const struct dc_run *run, void *out)
+{
+	struct view *v = out;
+	const struct dc_calibration *c = run->info->calibration;
+	const struct dc_config *in = run->plan->in;
+	v->cal = c;
+	if (!c)
+		return;
+	v->fitted = c->fit_intra && c->fit_inter ? "intra_node and inter_node bandwidth and latency"
+		    : c->fit_inter			 ? "inter_node bandwidth and latency"
+							 : "intra_node bandwidth and latency";
+	v->nvls = c->nvls_before == c->nvls_after ? (c->nvls_after ? "on (fits better than off)" : "off")
+		  : "turned off: the logs fit better without NVLS";
+	v->nlogs = c->nlogs;
+	v->npoints = c->npoints;
+	v->median_abs_error = c->median_abs_error;
+	v->max_abs_error = c->max_abs_error;
+	v->median_abs_before = c->median_abs_before;
+	v->max_abs_before = c->max_abs_before;
+	v->cluster.system = dc_system_name(in->cluster.system);
+	v->cluster.num_nodes = in->cluster.num_nodes;
+	v->cluster.gpus_per_node = in->cluster.gpus_per_node;
+	v->cluster.nvlink_domain = in->cluster.nvlink_domain;
+	v->cluster.nics_per_node = in->cluster.nics_per_node;
+	v->cluster.nvls = in->cluster.nvls;
+	if (in->cluster.gpu_mem_bytes % (1ull << 30) == 0)
+		snprintf(v->cluster.gpu_memory, sizeof(v->cluster.gpu_memory), "%llu GiB",
+			 (unsigned long long)(in->cluster.gpu_mem_bytes >> 30));
+	else
+		snprintf(v->cluster.gpu_memory, sizeof(v->cluster.gpu_memory), "%llu B",
+			 (unsigned long long)in->cluster.gpu_mem_bytes);
+	link_text(&in->cluster.intra_node, &v->cluster.intra_node);
+	link_text(&in->cluster.inter_node, &v->cluster.inter_node);
+}
+
+struct log_row {
+	uint64_t index, ranks, nodes, ranks_per_node, rows;
+	const char *name, *op, *op_from;
+};
+
+static uint64_t log_count(const void *base)
+{
+	return ((const struct view *)base)->nlogs;
+}
+
+static void log_row(const void *base, uint64_t i, void *out)
+{
+	const struct dc_calib_log *l = &((const struct view *)base)->cal->logs[i];
+	struct log_row *r = out;
+	r->index = i;
+	r->name = l->name;
+	r->op = dc_nccl_op_name(l->op);
+	r->op_from = l->op_source;
+	r->ranks = l->ranks;
+	r->nodes = l->nodes;
+	r->ranks_per_node = l->ranks_per_node;
+	r->rows = l->rows;
+}
+
+#define L(m) offsetof(struct log_row, m)
+static const struct dc_field log_fields[] = {
+	{"log", "log", DC_U_COUNT, DC_FT_U64, L(index)},
+	{"file", "file", DC_U_NONE, DC_FT_STR, L(name)},
+	{"op", "collective", DC_U_NONE, DC_FT_STR, L(op)},
+	{"op_from", "named by", DC_U_NONE, DC_FT_STR, L(op_from)},
+	{"ranks", "ranks", DC_U_COUNT, DC_FT_U64, L(ranks)},
+	{"hosts", "hosts", DC_U_COUNT, DC_FT_U64, L(nodes)},
+	{"ranks_per_host", "ranks per host", DC_U_COUNT, DC_FT_U64, L(ranks_per_node)},
+	{"rows", "rows", DC_U_COUNT, DC_FT_U64, L(rows)},
+};
+static const struct dc_fields log_table = DC_FIELDS(log_fields);
+static const struct dc_rows log_rows = {log_count, log_row, sizeof(struct log_row), "logs"};
+
+struct point_row {
+	uint64_t log, size_bytes, line;
+	double measured_s, predicted_s, error, before_s, before_error;
+	const char *algorithm, *protocol;
+};
+
+static uint64_t point_count(const void *base)
+{
+	return ((const struct view *)base)->npoints;
+}
+
+static void point_row(const void *base, uint64_t i, void *out)
+{
+	const struct dc_calib_point *p = &((const struct view *)base)->cal->points[i];
+	struct point_row *r = out;
+	r->log = p->log;
+	r->line = p->line;
+	r->size_bytes = p->size_bytes;
+	r->measured_s = p->measured_s;
+	r->predicted_s = p->predicted_s;
+	r->error = p->error;
+	r->before_s = p->before_s;
+	r->before_error = p->before_error;
+	r->algorithm = p->algorithm;
+	r->protocol = p->protocol;
+}
+
+#define P(m) offsetof(struct point_row, m)
+static const struct dc_field point_fields[] = {
+	{"log", "log", DC_U_COUNT, DC_FT_U64, P(log)},
+	{"line", "line", DC_U_COUNT, DC_FT_U64, P(line)},
+	{"size_bytes", "size", DC_U_BYTES_RAW, DC_FT_U64, P(size_bytes)},
+	{"measured_s", "measured", DC_U_SECONDS_US, DC_FT_F64, P(measured_s)},
+	{"predicted_s", "fitted", DC_U_SECONDS_US, DC_FT_F64, P(predicted_s)},
+	{"error", "error", DC_U_RATIO, DC_FT_F64, P(error)},
+	{"before_s", "before", DC_U_SECONDS_US, DC_FT_F64, P(before_s)},
+	{"before_error", "error before", DC_U_RATIO, DC_FT_F64, P(before_error)},
+	{"algorithm", "algorithm", DC_U_NONE, DC_FT_STR, P(algorithm)},
+	{"protocol", "protocol", DC_U_NONE, DC_FT_STR, P(protocol)},
+};
+static const struct dc_fields point_table = DC_FIELDS(point_fields);
+static const struct dc_rows point_rows = {point_count, point_row, sizeof(struct point_row), "sizes"};
+
+#define K(m) offsetof(struct paste_link, m)
+static const struct dc_field link_fields[] = {
+	{"bandwidth", "bandwidth", DC_U_NONE, DC_FT_TEXT, K(bandwidth)},
+	{"latency", "latency", DC_U_NONE, DC_FT_TEXT, K(latency)},
+};
+static const struct dc_fields link_obj = DC_FIELDS(link_fields);
+
+#define C(m) offsetof(struct paste, m)
+static const struct dc_field cluster_fields[] = {
+	{"system", "system", DC_U_NONE, DC_FT_STR, C(system)},
+	{"num_nodes", "num_nodes", DC_U_COUNT, DC_FT_U64, C(num_nodes)},
+	{"gpus_per_node", "gpus_per_node", DC_U_COUNT, DC_FT_U64, C(gpus_per_node)},
+	{"gpu_memory", "gpu_memory", DC_U_NONE, DC_FT_TEXT, C(gpu_memory)},
+	{"nvlink_domain", "nvlink_domain", DC_U_COUNT, DC_FT_U64, C(nvlink_domain)},
+	{"nics_per_node", "nics_per_node", DC_U_COUNT, DC_FT_U64, C(nics_per_node)},
+	{"nvls", "nvls", DC_U_NONE, DC_FT_BOOL, C(nvls)},
+	{"intra_node", "intra_node", DC_U_NONE, DC_FT_OBJECT, C(intra_node), .sub = &link_obj},
+	{"inter_node", "inter_node", DC_U_NONE, DC_FT_OBJECT, C(inter_node), .sub = &link_obj},
+};
+static const struct dc_fields cluster_obj = DC_FIELDS(cluster_fields);
+
+#define V(m) offsetof(struct view, m)
+static const struct dc_field fields[] = {
+	{"fitted", "fitted", DC_U_NONE, DC_FT_STR, V(fitted)},
+	{"nvls", "NVLS (cluster.nvls)", DC_U_NONE, DC_FT_STR, V(nvls)},
+	{"median_abs_error", "median |error| after the fit", DC_U_RATIO, DC_FT_F64, V(median_abs_error)},
+	{"max_abs_error", "largest |error| after the fit", DC_U_RATIO, DC_FT_F64, V(max_abs_error)},
+	{"median_abs_error_before", "median |error| before", DC_U_RATIO, DC_FT_F64, V(median_abs_before)},
+	{"max_abs_error_before", "largest |error| before", DC_U_RATIO, DC_FT_F64, V(max_abs_before)},
+	{"cluster", "Fitted cluster (paste into a config)", DC_U_NONE, DC_FT_OBJECT, V(cluster), .sub = &cluster_obj},
+	{"logs", "Logs read", DC_U_NONE, DC_FT_ROWS, 0, .sub = &log_table, .rows = &log_rows},
+	{"sizes", "Measured and predicted time, every size", DC_U_NONE, DC_FT_ROWS, 0, .sub = &point_table,
+	 .rows = &point_rows},
+};
+
+_Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
+
+const struct dc_section dc_section_calibration = {
+	"calibration", "Calibration (--calibrate)",
+	"with --calibrate: the fitted links, the cluster object to paste, measured vs predicted time per size",
+	0, sizeof(struct view), view, DC_FIELDS(fields), NULL, NULL,
+};
