@@ -492,8 +492,8 @@ START_TEST(test_table_is_well_formed)
 		}
 	}
 	/* config model experiment seed format only output set all check rtol
-	 * check-max check-only help version */
-	ck_assert_uint_eq(n, 15);
+	 * check-max check-only sweep sweep-metrics plot help version */
+	ck_assert_uint_eq(n, 18);
 }
 END_TEST
 

@@ -67,6 +67,16 @@ struct dc_options {
 	const char *check_only; /* --check-only PATH[,PATH...], the raw list (no
 				 * empty path, at most DC_CHECK_ONLY_MAX); NULL:
 				 * compare every field. Only with --check */
+	const char **sweeps;    /* --sweep PATH=V1,V2,..., in order, each checked by
+				 * dc_sweep_axis_check (sweep.h); the array is owned
+				 * (freed by dc_options_release), the strings are
+				 * argv's; NULL when nsweeps is 0 */
+	size_t nsweeps;
+	const char *sweep_metrics; /* --sweep-metrics PATH[,PATH...], the raw list;
+				    * NULL: the headline metrics. Only with
+				    * --sweep; the paths are looked up by
+				    * dc_sweep_run */
+	const char *plot;       /* --plot FILE.svg; NULL: no chart */
 };
 
 /* One row of the option table. */

@@ -22,6 +22,8 @@
 #include "distcalc/options.h"
 #include "distcalc/report.h"
 #include "distcalc/section.h"
+#include "distcalc/svg.h"
+#include "distcalc/sweep.h"
 #include "distcalc/util.h"
 
 enum exit_code {
@@ -127,6 +129,14 @@ static int parse_failed(const struct dc_diag *d)
 	if (d->status == DC_ERR_USAGE)
 		fprintf(stderr, "%sTry 'distcalc --help' for more information.\n", dc_options_usage);
 	return exit_for(d->status);
+}
+
+/* After a usage error found past the option table: the synopsis and a
+ * hint, as parse_failed prints them. */
+static int parse_failed_usage(void)
+{
+	fprintf(stderr, "%sTry 'distcalc --help' for more information.\n", dc_options_usage);
+	return EXIT_USAGE;
 }
 
 static int write_all(int fd, const char *p, size_t n)
@@ -538,20 +548,53 @@ static int output_not_input(const struct dc_options *o)
 {
 	const char *const options[] = {"--config", "--model", "--check"};
 	const char *const paths[] = {o->config, o->model, o->check};
+	const char *const out_options[] = {"--output", "--plot"};
+	const char *const outs[] = {o->output, o->plot};
 	struct stat out, in;
 
-	if (!o->output || stat(o->output, &out) != 0 || !S_ISREG(out.st_mode))
-		return EXIT_OK;
-	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-		if (paths[i] && stat(paths[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
-			fprintf(stderr,
-				"distcalc: error: '--output': '%s' is the '%s' file '%s'; "
-				"refusing to overwrite an input\n",
-				o->output, options[i], paths[i]);
-			return EXIT_USAGE;
+	for (size_t k = 0; k < sizeof(outs) / sizeof(outs[0]); k++) {
+		if (!outs[k] || stat(outs[k], &out) != 0 || !S_ISREG(out.st_mode))
+			continue;
+		for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+			if (paths[i] && stat(paths[i], &in) == 0 && in.st_dev == out.st_dev &&
+			    in.st_ino == out.st_ino) {
+				fprintf(stderr,
+					"distcalc: error: '%s': '%s' is the '%s' file '%s'; "
+					"refusing to overwrite an input\n",
+					out_options[k], outs[k], options[i], paths[i]);
+				return EXIT_USAGE;
+			}
 		}
 	}
 	return EXIT_OK;
+}
+
+/* --plot FILE.svg: the report's chart, written as --output writes (a
+ * temporary file renamed over the target). Returns an exit code. */
+static int plot(struct dc_report *report, const char *path)
+{
+	struct sink s;
+	struct dc_buf svg;
+	int rc = sink_open(&s, path);
+	if (rc != EXIT_OK) {
+		sink_release(&s);
+		return rc;
+	}
+	dc_buf_init(&svg);
+	if (dc_report_render_svg(report, &svg) != 0) {
+		fprintf(stderr, "distcalc: error: out of memory while drawing '%s'\n", path);
+		rc = EXIT_INTERNAL;
+		sink_abort(&s);
+	} else if (sink_write(&s, svg.data, svg.len) != 0) {
+		fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", path, strerror(s.err));
+		rc = EXIT_OUTPUT;
+		sink_abort(&s);
+	} else {
+		rc = sink_commit(&s);
+	}
+	sink_release(&s);
+	dc_buf_release(&svg);
+	return rc;
 }
 
 /* --check and --check-max: renders the report as JSON in memory, compares
@@ -598,6 +641,67 @@ static int check(struct dc_report *report, const struct dc_options *o, const str
 	return rc;
 }
 
+/* --sweep: one run per point of the grid, one report of rows (sweep.h),
+ * rendered as any report; --plot draws its line charts. A sweep in which
+ * no point ran exits 3 after printing why each did not. */
+static int sweep(const struct dc_experiment *exp, const struct dc_options *o)
+{
+	struct dc_sweep_load sl;
+	struct dc_run_info info;
+	struct dc_render_opts ro;
+	struct dc_diag diag;
+	struct dc_report *report;
+	int rc;
+
+	memset(&sl, 0, sizeof(sl));
+	sl.config_path = o->config;
+	sl.buf = dc_default_config;
+	sl.len = dc_default_config_len;
+	sl.name = "configs/systems.json";
+	sl.model_file = o->model;
+	sl.sets = o->sets;
+	sl.nsets = o->nsets;
+	if (!o->config)
+		fprintf(stderr, "distcalc: no --config given; using the built-in default (configs/systems.json)%s\n",
+			o->model ? " with the model from --model" : "");
+	info.experiment = exp->name;
+	info.config_name = o->config ? o->config : "built-in default (configs/systems.json)";
+	info.seed = o->seed;
+	info.only = NULL;
+	dc_diag_init(&diag);
+	report = dc_sweep_run(exp, &sl, o->sweeps, o->nsweeps, o->sweep_metrics, &info, &diag);
+	print_diag(&diag, 0);
+	if (!report) {
+		rc = diag.status == DC_ERR_USAGE ? parse_failed_usage() : exit_for(diag.status);
+		dc_diag_release(&diag);
+		return rc;
+	}
+	ro.max_rows = o->all_rows ? 0 : DC_EXCERPT_ROWS;
+	ro.width = DC_TABLE_WIDTH;
+	if (o->check || o->nmaxes) {
+		char *expected = NULL;
+		size_t len = 0;
+		if (o->check && !(expected = dc_check_read_file(o->check, DC_CHECK_MAX_BYTES, &len, &diag))) {
+			print_diag(&diag, diag.count - 1);
+			rc = exit_for(diag.status);
+		} else {
+			rc = check(report, o, &ro, expected, len);
+		}
+		free(expected);
+	} else {
+		rc = emit(report, o, &ro);
+	}
+	if (rc == EXIT_OK && o->plot)
+		rc = plot(report, o->plot);
+	if (rc == EXIT_OK && dc_sweep_valid_points(report) == 0) {
+		fprintf(stderr, "distcalc: error: '--sweep': no point of the sweep ran (each row says why)\n");
+		rc = EXIT_CONFIG;
+	}
+	dc_report_free(report);
+	dc_diag_release(&diag);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct dc_options o;
@@ -641,6 +745,10 @@ int main(int argc, char **argv)
 	}
 	if ((rc = output_not_input(&o)) != EXIT_OK)
 		goto done;
+	if (o.nsweeps) {
+		rc = sweep(exp, &o);
+		goto done;
+	}
 	lo.overrides = o.sets;
 	lo.noverrides = o.nsets;
 	lo.model_file = o.model;
@@ -685,6 +793,8 @@ int main(int argc, char **argv)
 	ro.max_rows = o.all_rows ? 0 : DC_EXCERPT_ROWS;
 	ro.width = DC_TABLE_WIDTH;
 	rc = o.check || o.nmaxes ? check(report, &o, &ro, expected, expected_len) : emit(report, &o, &ro);
+	if (rc == EXIT_OK && o.plot)
+		rc = plot(report, o.plot);
 done:
 	free(expected);
 	dc_report_free(report);
