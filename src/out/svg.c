@@ -11,6 +11,7 @@
 
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
+#include "distcalc/units.h"
 #include "report_int.h"
 #include "sweep_int.h"
 
@@ -262,7 +263,7 @@ static void ax_draw_x(struct dc_buf *b, const struct axis *a, double yt, double 
 
 /* The plot frame and the axis titles (y rotated). */
 static void frame(struct dc_buf *b, double x0, double y0, double x1, double y1, const char *xtitle,
-		  const char *ytitle, double oy)
+		  const char *ytitle)
 {
 	char attr[96];
 	line(b, x0, y1, x1, y1, "#333333", 1, NULL);
@@ -273,7 +274,6 @@ static void frame(struct dc_buf *b, double x0, double y0, double x1, double y1, 
 		snprintf(attr, sizeof(attr), "transform=\"rotate(-90 %.1f %.1f)\"", 18.0, (y0 + y1) / 2);
 		text_at(b, 18, (y0 + y1) / 2, "middle", 13, attr, ytitle);
 	}
-	(void)oy;
 }
 
 /* One legend entry at (x, y): a swatch (a bar or a line) and its name. */
@@ -370,7 +370,7 @@ static void draw_memory(const struct dc_report *r, struct dc_buf *b)
 	ay.px1 = y0;
 	ax_fit(&ay, 0, (double)top / 1073741824.0 * 1.05, 0, 1);
 	ax_draw_y(b, &ay, x0, x1);
-	frame(b, x0, y0, x1, y1, NULL, "memory per rank [GiB]", 0);
+	frame(b, x0, y0, x1, y1, NULL, "memory per rank [GiB]");
 
 	group_w = (x1 - x0) / (double)(n ? n : 1);
 	bar_w = (group_w - 24) / DC_MEM_PHASE_COUNT;
@@ -464,7 +464,7 @@ static void draw_ring(const struct dc_report *r, struct dc_buf *b)
 	ax_fit(&ax, 0, ring->time_s / tu.div, 0, 1);
 	ax_draw_x(b, &ax, y0, y1);
 	snprintf(buf, sizeof(buf), "time [%s]", tu.name);
-	frame(b, x0, y0, x1, y1, buf, NULL, 0);
+	frame(b, x0, y0, x1, y1, buf, NULL);
 
 	for (uint64_t k = 0; k < lanes; k++) {
 		double ly = y0 + (double)k * lane_h;
@@ -570,12 +570,11 @@ static void draw_sweep_panel(const struct dc_sweep *sw, size_t k, double oy, int
 	ax.px0 = x0 + 10;
 	ax.px1 = x1 - 10;
 	if (numeric) {
+		/* the values themselves bound the axis (their ticks are the
+		 * values): no empty margin */
 		ax_fit(&ax, xmn, xmx, 1, 0);
-		if (!ax.log) {
-			/* the values themselves bound the axis: no empty margin */
-			ax.lo = xmn;
-			ax.hi = xmx > xmn ? xmx : xmn + 1;
-		}
+		ax.lo = xmn;
+		ax.hi = xmx > xmn ? xmx : xmn + 1;
 	} else {
 		ax.log = 0;
 		ax.lo = 0;
@@ -585,29 +584,22 @@ static void draw_sweep_panel(const struct dc_sweep *sw, size_t k, double oy, int
 	ay.px1 = y0;
 	ax_fit(&ay, mn, mx, 1, 1);
 	ax_draw_y(b, &ay, x0, x1);
-	if (numeric && ax.log) {
-		ax_draw_x(b, &ax, y0, y1);
-	} else {
-		/* a tick at each swept value, labelled as written */
+	/* a tick at each swept value, labelled as written (on a log axis too:
+	 * "1 KiB" says more than a decade's "1k"); past 12 values, every
+	 * other one or fewer */
+	{
+		size_t every = nx > 12 ? (nx + 11) / 12 : 1;
 		for (size_t j = 0; j < nx; j++) {
 			double x = ax_map(&ax, numeric ? xs[j] : (double)j);
 			line(b, x, y0, x, y1, "#eeeeee", 1, NULL);
-			text_at(b, x, y1 + 18, "middle", 12, NULL, sw->points[j * nseries].value[0]);
-		}
-	}
-	if (numeric && ax.log) {
-		/* and the swept values, labelled as written, under the decades */
-		for (size_t j = 0; j < nx; j++) {
-			double x = ax_map(&ax, xs[j]);
 			line(b, x, y1, x, y1 + 5, "#333333", 1, NULL);
+			if (j % every == 0)
+				text_at(b, x, y1 + 18, "middle", 12, NULL, sw->points[j * nseries].value[0]);
 		}
 	}
 	snprintf(buf, sizeof(buf), "%s%s%s%s%s", sw->axis[0], xunit && *xunit ? " [" : "", xunit ? xunit : "",
 		 xunit && *xunit ? "]" : "", numeric && ax.log ? " (log scale)" : "");
-	if (du.name[0])
-		frame(b, x0, y0, x1, y1, buf, NULL, oy);
-	else
-		frame(b, x0, y0, x1, y1, buf, NULL, oy);
+	frame(b, x0, y0, x1, y1, buf, NULL);
 	{
 		char yt[200], attr[96];
 		snprintf(yt, sizeof(yt), "%s%s%s%s%s", m->label, du.name[0] ? " [" : "", du.name,
@@ -687,16 +679,33 @@ static void draw_sweep(const struct dc_sweep *sw, const char *config_name, struc
 
 	for (size_t k = 0; k < sw->nmetrics; k++)
 		panels += sw->metric[k].type == DC_FT_U64 || sw->metric[k].type == DC_FT_F64;
-	/* the first axis is numeric when every value starts with a number
-	 * and they share one unit ("1, 2, 4" or "100 Gb/s, 400 Gb/s") */
-	for (size_t j = 0; j < nx; j++) {
-		const char *rest;
-		if (leading_number(sw->points[j * nseries].value[0], &xs[j], &rest) != 0 ||
-		    (unit && strcmp(unit, rest) != 0)) {
-			numeric = 0;
-			break;
+	/* the first axis is numeric when every value is a quantity of the
+	 * key's kind ("1 KiB, 1 MiB": bytes; "100 Gb/s, 50 GB/s": bytes/s),
+	 * or a number with one shared suffix ("1, 2, 4") */
+	{
+		const struct dc_config_key_info *key = dc_config_key_find(sw->axis[0]);
+		const char *kind = key ? key->kind : "";
+		for (size_t j = 0; j < nx && numeric; j++) {
+			const char *v = sw->points[j * nseries].value[0], *rest;
+			char err[160];
+			uint64_t u;
+			if (strcmp(kind, "bytes") == 0) {
+				numeric = dc_units_parse_bytes(v, &u, err, sizeof(err)) == 0;
+				xs[j] = (double)u;
+				unit = "";
+			} else if (strcmp(kind, "bandwidth") == 0) {
+				numeric = dc_units_parse_bandwidth(v, &xs[j], err, sizeof(err)) == 0;
+				xs[j] /= 1e9;
+				unit = "";
+			} else if (strcmp(kind, "time") == 0) {
+				numeric = dc_units_parse_time(v, &xs[j], err, sizeof(err)) == 0;
+				unit = "";
+			} else if (leading_number(v, &xs[j], &rest) != 0 || (unit && strcmp(unit, rest) != 0)) {
+				numeric = 0;
+			} else {
+				unit = rest;
+			}
 		}
-		unit = rest;
 	}
 	snprintf(title, sizeof(title), "distcalc sweep over %s: %s", sw->axes_text, config_name ? config_name : "");
 	doc_begin(b, (int)(H * (panels ? panels : 1)), title);
