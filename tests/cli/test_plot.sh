@@ -1,0 +1,147 @@
+#!/bin/sh
+# test_plot.sh DISTCALC SRCDIR - every kind of --plot chart is well-formed
+# XML (Python's xml.etree, and xmllint when it is installed), 800 px wide
+# and 500 px a panel, says its units, has a legend, draws what the report
+# holds (worked by hand below), is the same bytes twice, and is written
+# atomically like --output.
+set -u
+bin=$1
+src=$2
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+command -v python3 >/dev/null 2>&1 || { echo "FAIL: python3 is needed (scripts/deps.sh installs it)"; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/distcalc-plot.XXXXXX")
+trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT HUP INT TERM
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+sys=$src/configs/systems.json
+gpus=$src/configs/sweeps/gpus.json
+
+draw() { # NAME ARGS...: writes $work/NAME.svg, twice, and compares
+	name=$1
+	shift
+	"$bin" "$@" --plot "$work/$name.svg" >/dev/null 2>"$work/err" || { fail "$name: exit $?: $(cat "$work/err")"; return; }
+	"$bin" "$@" --plot "$work/$name.again.svg" >/dev/null 2>&1
+	cmp -s "$work/$name.svg" "$work/$name.again.svg" || fail "$name: two runs draw different bytes"
+	if command -v xmllint >/dev/null 2>&1; then
+		xmllint --noout "$work/$name.svg" 2>"$work/err" || fail "$name: xmllint: $(cat "$work/err")"
+	fi
+}
+draw systems --config "$sys"
+draw ring --config "$sys" --experiment ring --set collective.ranks=4
+draw ring_only --config "$sys" --only ring --set collective.ranks=4
+draw sweep --config "$gpus" --sweep cluster.num_nodes=1,2,4,8
+draw grid --config "$gpus" --sweep cluster.num_nodes=1,2,4 --sweep parallel.tp=2,3,4
+draw msg --config "$sys" --experiment ring --sweep 'collective.message_size=1 KiB,1 MiB,1 GiB'
+
+python3 - "$work" <<'PY' || fails=$((fails + 1))
+import sys, xml.etree.ElementTree as ET
+work = sys.argv[1]
+NS = "{http://www.w3.org/2000/svg}"
+bad = []
+
+def load(name):
+    root = ET.parse(f"{work}/{name}.svg").getroot()  # raises on malformed XML
+    if root.tag != NS + "svg":
+        bad.append(f"{name}: root is {root.tag}")
+    return root
+
+def texts(root):
+    return [t.text or "" for t in root.iter(NS + "text")]
+
+def rects(root, fill):
+    return [r for r in root.iter(NS + "rect") if r.get("fill") == fill]
+
+def size(root):
+    return int(root.get("width")), int(root.get("height"))
+
+def want(name, cond, what):
+    if not cond:
+        bad.append(f"{name}: {what}")
+
+# systems: one class (pp = 1), four phases; the GPU line at 80 GiB
+r = load("systems")
+t = texts(r)
+want("systems", size(r) == (800, 500), f"size {size(r)}")
+want("systems", "memory per rank [GiB]" in t, "no GiB axis title")
+want("systems", "GPU memory 80.0 GiB" in t, "no GPU memory line label")
+want("systems", "legend" in t and "activations" in t and "optimizer states" in t, "legend lacks parts")
+want("systems", [x for x in t if x in ("fwd", "bwd", "optim", "ckpt")] == ["fwd", "bwd", "optim", "ckpt"],
+     "not one bar per phase")
+want("systems", "class 0: stage 0" in t, "no class label")
+# the bars' labels are the phase totals of the memory section, in GiB:
+# backward 61,298,511,053 B = 57.09 GiB (docs: configs/systems.json golden)
+want("systems", "57.1" in t, f"no backward total label in {t}")
+dashed = [l for l in r.iter(NS + "line") if l.get("stroke-dasharray")]
+want("systems", len(dashed) >= 1, "no dashed GPU line")
+
+# ring, p = 4: 2(p - 1) = 6 rounds on 4 lanes, 3 reduce-scatter and 3
+# all-gather rounds a lane, in ms
+for name in ("ring", "ring_only"):
+    r = load(name)
+    t = texts(r)
+    want(name, size(r) == (800, 500), f"size {size(r)}")
+    want(name, len(rects(r, "#0072B2")) == 4 * 3 + 1, f"{len(rects(r, '#0072B2'))} reduce-scatter boxes, want 12 + legend")
+    want(name, len(rects(r, "#E69F00")) == 4 * 3 + 1, f"{len(rects(r, '#E69F00'))} all-gather boxes, want 12 + legend")
+    want(name, [x for x in t if x.startswith("rank ")] == ["rank 0", "rank 1", "rank 2", "rank 3"], "lanes")
+    want(name, "time [ms]" in t, "no ms axis")
+    want(name, any(x.startswith("reduce-scatter") for x in t) and any(x.startswith("all-gather") for x in t),
+         "legend")
+
+# sweep: three numeric headline metrics (fits is a yes/no): three panels
+r = load("sweep")
+t = texts(r)
+want("sweep", size(r) == (800, 1500), f"size {size(r)}")
+for title in ("summary.peak_bytes against cluster.num_nodes", "summary.comm_bytes_per_step against cluster.num_nodes",
+              "summary.comm_time_s against cluster.num_nodes"):
+    want("sweep", title in t, f"no panel '{title}'")
+want("sweep", "peak/rank [GiB]" in t and "comm/step [GiB]" in t and "comm time [ms]" in t, "y axis units")
+lines = list(r.iter(NS + "polyline"))
+want("sweep", len(lines) == 3 and all(len(l.get("points").split()) == 4 for l in lines), "one 4-point line a panel")
+
+# grid: tp = 3 never runs, so each panel has two series (tp 2, tp 4) of 3
+# points and marks 3 points that did not run
+r = load("grid")
+t = texts(r)
+lines = list(r.iter(NS + "polyline"))
+want("grid", len(lines) == 6 and all(len(l.get("points").split()) == 3 for l in lines),
+     f"{[len(l.get('points').split()) for l in lines]}")
+want("grid", "parallel.tp=2" in t and "parallel.tp=4" in t, "legend names the series")
+want("grid", t.count("x") == 3 * 3 + 3, f"{t.count('x')} markers of points that did not run")
+want("grid", any("3 of 9 points did not run" in x for x in t), "no note of the invalid points")
+
+# message size over decades: a log axis, ticks as written
+r = load("msg")
+t = texts(r)
+want("msg", "collective.message_size (log scale)" in t, "no log x axis")
+want("msg", all(v in t for v in ("1 KiB", "1 MiB", "1 GiB")), "ticks not as written")
+xs = [float(c.get("cx")) for c in r.iter(NS + "circle")][:3]
+want("msg", len(xs) == 3 and abs((xs[1] - xs[0]) - (xs[2] - xs[1])) < 0.2, f"1 KiB..1 GiB not evenly spaced: {xs}")
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+PY
+
+# atomic: an existing file is replaced whole; a failed run leaves no
+# temporary file and the old chart in place
+echo old >"$work/keep.svg"
+"$bin" --config "$sys" --plot "$work/keep.svg" >/dev/null 2>&1 || fail "replace: exit $?"
+head -c 5 "$work/keep.svg" | grep -q '<?xml' || fail "replace: old bytes left"
+mkdir "$work/ro"
+chmod a-w "$work/ro"
+if [ "$(id -u)" != 0 ]; then
+	"$bin" --config "$sys" --plot "$work/ro/x.svg" >/dev/null 2>"$work/err"
+	code=$?
+	[ "$code" = 5 ] || fail "unwritable: exit $code, want 5"
+fi
+"$bin" --config "$sys" --plot "$work/no/such/dir/x.svg" >/dev/null 2>"$work/err"
+code=$?
+[ "$code" = 5 ] || fail "missing directory: exit $code, want 5"
+grep -q "cannot create '$work/no/such/dir/x.svg'" "$work/err" || fail "missing directory: $(cat "$work/err")"
+[ -z "$(find "$work" -name '.dc-*')" ] || fail "a temporary file stayed: $(find "$work" -name '.dc-*')"
+"$bin" --config "$sys" --plot "$sys" >/dev/null 2>"$work/err"
+code=$?
+[ "$code" = 2 ] || fail "--plot over the config: exit $code, want 2"
+grep -q "'--plot': '.*' is the '--config' file" "$work/err" || fail "--plot over the config: $(cat "$work/err")"
+
+[ "$fails" = 0 ] && echo "ok: plot"
+exit $((fails > 0))
