@@ -506,10 +506,10 @@ static int pick_metrics(const struct dc_experiment *exp, struct dc_sweep *sw, co
 		m->unit = f->unit;
 		m->type = f->type == DC_FT_U64 || f->type == DC_FT_F64 || f->type == DC_FT_BOOL ? f->type : DC_FT_STR;
 		last = strrchr(m->path, '.');
-		snprintf(m->label, sizeof(m->label), "%s", last ? last + 1 : m->path);
+		snprintf(m->label, sizeof(m->label), "%.47s", last ? last + 1 : m->path);
 		for (size_t i = 0; i < sizeof(short_labels) / sizeof(short_labels[0]); i++)
 			if (strcmp(short_labels[i].path, m->path) == 0)
-				snprintf(m->label, sizeof(m->label), "%s", short_labels[i].label);
+				snprintf(m->label, sizeof(m->label), "%.47s", short_labels[i].label);
 		sw->nmetrics++;
 		p += n;
 		if (!*p)

@@ -143,5 +143,13 @@ code=$?
 [ "$code" = 2 ] || fail "--plot over the config: exit $code, want 2"
 grep -q "'--plot': '.*' is the '--config' file" "$work/err" || fail "--plot over the config: $(cat "$work/err")"
 
+# the pictures of README.md and docs/sweeps.md are what scripts/plots.sh
+# draws now: after a change that moves them, run it and commit docs/img/
+sh "$src/scripts/plots.sh" "$bin" "$work/img" 2>"$work/err" || fail "scripts/plots.sh: $(cat "$work/err")"
+for f in memory ring sweep-gpus sweep-message-size; do
+	cmp -s "$work/img/$f.svg" "$src/docs/img/$f.svg" ||
+		fail "docs/img/$f.svg is stale: run sh scripts/plots.sh and commit docs/img/"
+done
+
 [ "$fails" = 0 ] && echo "ok: plot"
 exit $((fails > 0))
