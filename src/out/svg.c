@@ -534,8 +534,10 @@ static void draw_sweep_panel(const struct dc_sweep *sw, size_t k, double oy, int
 	const struct dc_sweep_metric *m = &sw->metric[k];
 	struct dunit du = display_unit(m->unit);
 	const double x0 = 80, x1 = 560, y0 = oy + 60, y1 = oy + 410;
-	size_t nx = sw->nvalues[0], nseries = sw->npoints / nx, invalid = 0;
+	size_t nx = sw->nvalues[0], nseries = sw->npoints / nx, invalid = 0, nofit = 0;
 	double mn = INFINITY, mx = -INFINITY, xmn = INFINITY, xmx = -INFINITY;
+	uint64_t gpu_bytes = 0;
+	int mark_fits = 0;
 	struct axis ax, ay;
 	char buf[320];
 
@@ -558,6 +560,23 @@ static void draw_sweep_panel(const struct dc_sweep *sw, size_t k, double oy, int
 	}
 	if (mn > mx)
 		mn = mx = 0;
+	/* a peak memory panel shows the GPU's memory, when every point that
+	 * ran has the same, and marks the points that do not fit */
+	if ((m->unit == DC_U_BYTES || m->unit == DC_U_BYTES_RAW) && strstr(m->path, "peak_bytes")) {
+		for (size_t i = 0; i < sw->npoints; i++) {
+			const struct dc_sweep_point *pt = &sw->points[i];
+			if (!pt->ok || !pt->has_memory)
+				continue;
+			if (gpu_bytes && pt->gpu_mem_bytes != gpu_bytes) {
+				gpu_bytes = 0;
+				break;
+			}
+			gpu_bytes = pt->gpu_mem_bytes;
+		}
+		mark_fits = 1;
+		if (gpu_bytes && (double)gpu_bytes / du.div > mx)
+			mx = (double)gpu_bytes / du.div;
+	}
 	snprintf(buf, sizeof(buf), "%s against %s", m->path, sw->axis[0]);
 	text_at(b, W / 2.0, oy + 26, "middle", 17, "font-weight=\"bold\"", buf);
 	if (invalid)
@@ -608,6 +627,12 @@ static void draw_sweep_panel(const struct dc_sweep *sw, size_t k, double oy, int
 		text_at(b, 18, (y0 + y1) / 2, "middle", 13, attr, yt);
 	}
 
+	if (gpu_bytes) {
+		double gy = ax_map(&ay, (double)gpu_bytes / du.div);
+		line(b, x0, gy, x1, gy, "#D55E00", 2, "stroke-dasharray=\"8 4\"");
+		snprintf(buf, sizeof(buf), "GPU memory %.1f GiB", (double)gpu_bytes / 1073741824.0);
+		text_at(b, x1 - 4, gy - 6, "end", 12, "fill=\"#D55E00\"", buf);
+	}
 	/* the series: points that share every axis but the first */
 	for (size_t s = 0; s < nseries && s < SWEEP_MAX_SERIES; s++) {
 		const char *col = palette[s % NPALETTE];
@@ -636,6 +661,15 @@ static void draw_sweep_panel(const struct dc_sweep *sw, size_t k, double oy, int
 			double x = ax_map(&ax, numeric ? xs[j] : (double)j);
 			if (!pt->ok || pt->null[k])
 				continue;
+			if (mark_fits && pt->has_memory && !pt->fits) {
+				/* hollow: the most loaded rank does not fit */
+				nofit++;
+				dc_buf_printf(b,
+					      "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#ffffff\" stroke=\"%s\" "
+					      "stroke-width=\"2.5\"/>\n",
+					      x, ax_map(&ay, cell_value(m, &pt->cell[k]) / du.div), col);
+				continue;
+			}
 			dc_buf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>\n", x,
 				      ax_map(&ay, cell_value(m, &pt->cell[k]) / du.div), col);
 		}
@@ -661,8 +695,19 @@ static void draw_sweep_panel(const struct dc_sweep *sw, size_t k, double oy, int
 			text_at(b, 580, ly, "start", 11, "fill=\"#555555\"", buf);
 			ly += 20;
 		}
+		if (gpu_bytes) {
+			line(b, 580, ly - 4, 598, ly - 4, "#D55E00", 2, "stroke-dasharray=\"8 4\"");
+			text_at(b, 604, ly, "start", 12, NULL, "GPU memory");
+			ly += 20;
+		}
+		if (nofit) {
+			dc_buf_printf(b, "<circle cx=\"589\" cy=\"%.1f\" r=\"5\" fill=\"#ffffff\" stroke=\"#333333\" "
+				      "stroke-width=\"2\"/>\n", ly - 4);
+			text_at(b, 604, ly, "start", 12, NULL, "does not fit");
+			ly += 20;
+		}
 		if (invalid) {
-			text_at(b, 584, ly, "middle", 14, "fill=\"#D55E00\"", "x");
+			text_at(b, 589, ly, "middle", 14, "fill=\"#D55E00\"", "x");
 			text_at(b, 604, ly, "start", 12, NULL, "point did not run");
 		}
 	}

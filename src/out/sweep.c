@@ -438,12 +438,26 @@ static int run_point(const struct dc_experiment *exp, const struct dc_sweep_load
 		r = dc_experiment_run(exp, &cfg, &pi, &pd);
 		if (pd.oom)
 			goto oom;
+		/* out of memory, or a result that is not finite (a bug): the
+		 * sweep stops, as a single run would */
+		if (!r && pd.status == DC_ERR_INTERNAL) {
+			for (size_t i = 0; i < pd.count; i++)
+				if (pd.entries[i].severity == DC_SEV_ERROR)
+					dc_diag_error(diag, DC_ERR_INTERNAL, "sweep point %zu: %s", index, pd.entries[i].text);
+			rc = -1;
+			goto done;
+		}
 	}
 	if (r) {
 		pt->ok = 1;
 		sw->valid++;
 		for (size_t k = 0; k < sw->nmetrics; k++)
 			lookup(r, sw->metric[k].path, pt, k);
+		if (r->res.done & DC_EST_BIT(DC_EST_MEMORY)) {
+			pt->has_memory = 1;
+			pt->fits = r->res.memory.top.fits;
+			pt->gpu_mem_bytes = r->in.cluster.gpu_mem_bytes;
+		}
 	} else {
 		point_error(&pd, pt->error, sizeof(pt->error));
 	}
@@ -588,6 +602,8 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 	for (size_t i = 0; i < npoints; i++)
 		if (run_point(exp, load, sw, i, &r->info, diag) != 0)
 			goto fail;
+	if (diag->oom)
+		goto oom;
 
 	for (size_t i = 0; i < diag->count; i++)
 		nw += diag->entries[i].severity == DC_SEV_WARNING;

@@ -27,6 +27,10 @@ struct dc_sweep_point {
 	unsigned char null[DC_SWEEP_MAX_METRICS]; /* the metric is undefined here */
 	union dc_sweep_cell cell[DC_SWEEP_MAX_METRICS];
 	char text[DC_SWEEP_MAX_METRICS][DC_SWEEP_TEXT];
+	/* for the chart: the point's GPU memory and whether its most loaded
+	 * rank fits (when it ran and its report has the memory ledger) */
+	int has_memory, fits;
+	uint64_t gpu_mem_bytes;
 };
 
 struct dc_sweep_metric {
