@@ -121,6 +121,54 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 
+# every shipped config: each memory bar's parts stack up to the phase total
+# it is labelled with (the label sits 4 px above the total's height), and
+# the parts are the ledger's named lines ("other" never shows: svg.c sums
+# the phases as memory.c does)
+for cfg in "$src"/configs/*.json; do
+	n=$(basename "$cfg" .json)
+	"$bin" --config "$cfg" --plot "$work/mem-$n.svg" >/dev/null 2>&1 || { fail "$n: --plot exits $?"; continue; }
+done
+python3 - "$work" <<'PY' || fails=$((fails + 1))
+import glob, sys, xml.etree.ElementTree as ET
+NS = "{http://www.w3.org/2000/svg}"
+bad = []
+for path in sorted(glob.glob(sys.argv[1] + "/mem-*.svg")):
+    root = ET.parse(path).getroot()
+    bars = {}
+    for r in root.iter(NS + "rect"):
+        x, w = float(r.get("x")), float(r.get("width"))
+        if x < 70 or x >= 560 or w >= 400:
+            continue  # the background and the legend's swatches
+        bars.setdefault(x, []).append((float(r.get("y")), float(r.get("height"))))
+    labels = {}
+    for t in root.iter(NS + "text"):
+        try:
+            float(t.text)
+        except (TypeError, ValueError):
+            continue
+        labels[float(t.get("x"))] = float(t.get("y"))
+    if not bars:
+        bad.append(f"{path}: no bars")
+    for x, parts in bars.items():
+        parts.sort()
+        top = parts[0][0]
+        # the parts touch: each one's bottom is the next one's top
+        for (ya, ha), (yb, hb) in zip(parts, parts[1:]):
+            if abs(ya + ha - yb) > 0.15:
+                bad.append(f"{path}: bar at x={x}: a gap between parts at y={ya + ha}")
+        w = [float(r.get("width")) for r in root.iter(NS + "rect") if float(r.get("x")) == x][0]
+        near = [lx for lx in labels if abs(lx - (x + w / 2)) < 0.3]
+        ly = labels[near[0]] if len(near) == 1 else None
+        if ly is None or abs(ly + 4 - top) > 0.15:
+            bad.append(f"{path}: bar at x={x}: parts reach y={top}, the total's label is at {ly}")
+    if "other" in [t.text for t in root.iter(NS + "text")]:
+        bad.append(f"{path}: an 'other' part: svg.c's phase sums no longer match memory.c")
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+PY
+
 # atomic: an existing file is replaced whole; a failed run leaves no
 # temporary file and the old chart in place
 echo old >"$work/keep.svg"
