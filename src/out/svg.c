@@ -362,7 +362,10 @@ static void draw_memory(const struct dc_report *r, struct dc_buf *b)
 	snprintf(buf, sizeof(buf), "Memory per rank by phase: %s", r->config_name ? r->config_name : "");
 	doc_begin(b, H, buf);
 	text_at(b, W / 2.0, 26, "middle", 17, "font-weight=\"bold\"", buf);
-	snprintf(buf, sizeof(buf), "one bar per phase, per class of ranks with identical ledgers%s",
+	group_w = (x1 - x0) / (double)(n ? n : 1);
+	bar_w = (group_w - 24) / DC_MEM_PHASE_COUNT;
+	snprintf(buf, sizeof(buf), "one bar per phase%s, per class of ranks with identical ledgers%s",
+		 bar_w < 40 ? " (F forward, B backward, O optimizer step, C checkpoint save)" : "",
 		 m->nclasses > n ? " (the first classes and the most loaded)" : "");
 	text_at(b, W / 2.0, 45, "middle", 12, "fill=\"#555555\"", buf);
 
@@ -372,14 +375,13 @@ static void draw_memory(const struct dc_report *r, struct dc_buf *b)
 	ax_draw_y(b, &ay, x0, x1);
 	frame(b, x0, y0, x1, y1, NULL, "memory per rank [GiB]");
 
-	group_w = (x1 - x0) / (double)(n ? n : 1);
-	bar_w = (group_w - 24) / DC_MEM_PHASE_COUNT;
 	for (size_t i = 0; i < n; i++) {
 		double gx = x0 + (double)i * group_w + 12;
 		for (int ph = 0; ph < DC_MEM_PHASE_COUNT; ph++) {
 			uint64_t part[MEM_PARTS], acc = 0;
 			double bx = gx + ph * bar_w + 2, peak_y;
 			static const char *const short_phase[] = {"fwd", "bwd", "optim", "ckpt"};
+			static const char *const letter_phase[] = {"F", "B", "O", "C"};
 			mem_parts(&led[i], ph, part);
 			for (int k = 0; k < MEM_PARTS; k++) {
 				double ya, yb;
@@ -394,7 +396,8 @@ static void draw_memory(const struct dc_report *r, struct dc_buf *b)
 			peak_y = ax_map(&ay, (double)led[i].phase_bytes[ph] / 1073741824.0);
 			snprintf(buf, sizeof(buf), "%.1f", (double)led[i].phase_bytes[ph] / 1073741824.0);
 			text_at(b, bx + (bar_w - 4) / 2, peak_y - 4, "middle", 10, NULL, buf);
-			text_at(b, bx + (bar_w - 4) / 2, y1 + 14, "middle", 11, NULL, short_phase[ph]);
+			text_at(b, bx + (bar_w - 4) / 2, y1 + 14, "middle", 11, NULL,
+				(bar_w < 40 ? letter_phase : short_phase)[ph]);
 		}
 		if (led[i].stage_first == led[i].stage_last)
 			snprintf(buf, sizeof(buf), "class %llu: stage %llu", (unsigned long long)cls[i],
