@@ -485,6 +485,17 @@ done:
 	return rc;
 }
 
+/* The last two keys of `path` ("tp.bytes_per_rank"), as a label. */
+static void two_keys(const char *path, char *label, size_t len)
+{
+	const char *p = path + strlen(path);
+	int dots = 0;
+	while (p > path && dots < 2)
+		if (*--p == '.')
+			dots++;
+	snprintf(label, len, "%.47s", dots == 2 ? p + 1 : path);
+}
+
 /* Fills the metrics from the comma-separated `list`. Returns 0, or -1
  * with a usage error in `diag`. */
 static int pick_metrics(const struct dc_experiment *exp, struct dc_sweep *sw, const char *list,
@@ -521,6 +532,14 @@ static int pick_metrics(const struct dc_experiment *exp, struct dc_sweep *sw, co
 		m->type = f->type == DC_FT_U64 || f->type == DC_FT_F64 || f->type == DC_FT_BOOL ? f->type : DC_FT_STR;
 		last = strrchr(m->path, '.');
 		snprintf(m->label, sizeof(m->label), "%.47s", last ? last + 1 : m->path);
+		/* two metrics ending in the same key (comm.tp.bytes_per_rank,
+		 * comm.dp.bytes_per_rank) are told apart by the key above it */
+		for (size_t i = 0; i < sw->nmetrics; i++) {
+			if (strcmp(sw->metric[i].label, m->label) != 0)
+				continue;
+			two_keys(m->path, m->label, sizeof(m->label));
+			two_keys(sw->metric[i].path, sw->metric[i].label, sizeof(sw->metric[i].label));
+		}
 		for (size_t i = 0; i < sizeof(short_labels) / sizeof(short_labels[0]); i++)
 			if (strcmp(short_labels[i].path, m->path) == 0)
 				snprintf(m->label, sizeof(m->label), "%.47s", short_labels[i].label);
