@@ -521,6 +521,8 @@ START_TEST(test_sweep)
 	parse_err("distcalc: error: '--sweep': given more than 4 times", "--sweep", "parallel.tp=1", "--sweep",
 		  "parallel.pp=1", "--sweep", "parallel.dp=1", "--sweep", "parallel.ep=1", "--sweep", "model.num_layers=1",
 		  NULL);
+	parse_err("distcalc: error: '--sweep': 'parallel.tp' swept twice; list every value in one, as in parallel.tp=1,2,4",
+		  "--sweep", "parallel.tp=1", "--sweep", "parallel.tp=2", NULL);
 	parse_err("distcalc: error: '--sweep-metrics': empty path list", "--sweep", "parallel.tp=1", "--sweep-metrics",
 		  "", NULL);
 	parse_err("distcalc: error: '--sweep-metrics' only applies with '--sweep'", "--sweep-metrics", "a.b", NULL);

@@ -222,6 +222,12 @@ static int apply_sweep(struct dc_options *o, const char *v, struct dc_diag *d)
 	const char **a;
 	if (!dc_sweep_axis_check(v, err, sizeof(err)))
 		return usage(d, "'--sweep': %s", err);
+	for (size_t i = 0; i < o->nsweeps; i++) {
+		size_t n = strcspn(v, "=");
+		if (strncmp(o->sweeps[i], v, n) == 0 && o->sweeps[i][n] == '=')
+			return usage(d, "'--sweep': '%.*s' swept twice; list every value in one, as in %.*s=1,2,4", (int)n, v,
+				     (int)n, v);
+	}
 	if (o->nsweeps == DC_SWEEP_MAX_AXES)
 		return usage(d, "'--sweep': given more than %d times", DC_SWEEP_MAX_AXES);
 	/* one more each time, as --set */
