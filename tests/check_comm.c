@@ -279,6 +279,13 @@ START_TEST(test_tp_sequence_parallel_and_recompute)
 	c.parallel.sequence_parallel = 0;
 	m = compute(&c);
 	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 905969664ull);
+	/* recompute_layers 1 of the 4 layers: 2 x 1 x 3 = 6 recomputed
+	 * AllReduces of 12,582,912 B, a quarter of the 301,989,888:
+	 * 603,979,776 + 75,497,472 = 679,477,248 */
+	c.training.recompute_layers = 1;
+	m = compute(&c);
+	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 679477248ull);
+	c.training.recompute_layers = 0;
 	/* selective recompute reruns only the attention core: no TP traffic */
 	c.training.recompute = DC_RECOMPUTE_SELECTIVE;
 	m = compute(&c);

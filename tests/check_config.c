@@ -314,6 +314,125 @@ START_TEST(test_cross_field_errors)
 }
 END_TEST
 
+/* training.attention, model.dropout and training.global_batch_size: the
+ * defaults (flash, no dropout, gbs not given), the values and the rule.
+ * base is 8 ranks at tp 4, so dp = 2. */
+START_TEST(test_attention_dropout_global_batch)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+
+	ck_assert_int_eq(load(base, NULL, 0, &cfg, &d), 0);
+	ck_assert_int_eq(cfg.training.attention, DC_ATTENTION_FLASH);
+	ck_assert_int_eq(cfg.model.dropout, 0);
+	ck_assert_uint_eq(cfg.training.global_batch_size, 0);
+	ck_assert_uint_eq(cfg.training.grad_accum_steps, 1);
+	dc_diag_release(&d);
+	{
+		const char *sets[] = {"training.attention=\"eager\"", "model.dropout=true"};
+		ck_assert_int_eq(load(base, sets, 2, &cfg, &d), 0);
+		ck_assert_int_eq(cfg.training.attention, DC_ATTENTION_EAGER);
+		ck_assert_str_eq(dc_attention_name(cfg.training.attention), "eager");
+		ck_assert_int_eq(cfg.model.dropout, 1);
+		dc_diag_release(&d);
+	}
+	expect_error(base, (const char *const[]){"training.attention=\"sdpa\""}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'training.attention': unknown value \"sdpa\"; expected one of \"flash\", \"eager\"");
+	expect_error(base, (const char *const[]){"model.dropout=0.1"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'model.dropout': expected true or false, got 0.1");
+	/* 64 samples = 2 per microbatch x dp 2 x 16 microbatches */
+	{
+		const char *sets[] = {"training.global_batch_size=64", "training.micro_batch_size=2"};
+		ck_assert_int_eq(load(base, sets, 2, &cfg, &d), 0);
+		ck_assert_uint_eq(cfg.training.global_batch_size, 64);
+		ck_assert_uint_eq(cfg.training.grad_accum_steps, 16);
+		dc_diag_release(&d);
+	}
+	/* the same work at tp 2 (dp 4) and micro batch 4: 64 / (4 x 4) = 4 */
+	{
+		const char *file = edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64");
+		const char *sets[] = {"parallel.tp=2", "training.micro_batch_size=4"};
+		ck_assert_int_eq(load(file, sets, 2, &cfg, &d), 0);
+		ck_assert_uint_eq(cfg.parallel.dp, 4);
+		ck_assert_uint_eq(cfg.training.grad_accum_steps, 4);
+		dc_diag_release(&d);
+	}
+	/* 64 / (3 x 2) does not divide; the --set that broke it is blamed */
+	expect_error(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64"),
+		     (const char *const[]){"training.micro_batch_size=3"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'training.global_batch_size': must be a multiple of training.micro_batch_size x parallel.dp (3 x 2), got 64");
+	expect_error(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 7"), NULL, 0,
+		     DC_ERR_CONFIG,
+		     "t.json: error: 'training.global_batch_size': must be a multiple of training.micro_batch_size x parallel.dp (1 x 2), got 7");
+	/* both given: they must agree (64 / (1 x 2) = 32) */
+	expect_error(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64, \"grad_accum_steps\": 8"),
+		     NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'training.grad_accum_steps': 8 disagrees with training.global_batch_size (64 = 1 x 2 x 32); leave it out to derive it");
+	ck_assert_int_eq(load(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64, \"grad_accum_steps\": 32"),
+			      NULL, 0, &cfg, &d), 0);
+	ck_assert_uint_eq(d.count, 0);
+	dc_diag_release(&d);
+	/* ... unless a --set of the micro batch changed the division: 64 / (4 x 2) = 8, with a warning */
+	{
+		char got[1024];
+		ck_assert_int_eq(load(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64, \"grad_accum_steps\": 32"),
+				      (const char *const[]){"training.micro_batch_size=4"}, 1, &cfg, &d), 0);
+		ck_assert_uint_eq(cfg.training.grad_accum_steps, 8);
+		joined(&d, got, sizeof(got));
+		ck_assert_str_eq(got, "--set: 'training.grad_accum_steps': the file's 32 becomes 8 = training.global_batch_size / (micro_batch_size x dp) = 64 / (4 x 2)");
+		dc_diag_release(&d);
+	}
+}
+END_TEST
+
+/* precision.preset: each preset's bytes per parameter, by hand from its
+ * convention (docs/formulas.md, "Precision presets"); an explicit byte key
+ * overrides its preset */
+START_TEST(test_precision_presets)
+{
+	static const struct {
+		const char *set;
+		uint64_t param, grad, master, optim, working, total;
+	} want[] = {
+		{"precision.preset=\"course\"", 2, 2, 4, 8, 2, 16},
+		{"precision.preset=\"megatron\"", 2, 4, 4, 8, 2, 18},
+		{"precision.preset=\"fsdp2\"", 4, 4, 0, 8, 2, 16},
+		{"precision.preset=\"deepseek_v3\"", 2, 4, 4, 4, 2, 14},
+	};
+	struct dc_config cfg;
+	struct dc_diag d;
+	ck_assert_int_eq(load(base, NULL, 0, &cfg, &d), 0);
+	ck_assert_int_eq(cfg.precision.preset, DC_PRECISION_COURSE);
+	ck_assert_uint_eq(cfg.precision.param_bytes + cfg.precision.grad_bytes + cfg.precision.master_bytes +
+				  cfg.precision.optimizer_bytes, 16);
+	dc_diag_release(&d);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct dc_precision *p = &cfg.precision;
+		ck_assert_int_eq(load(base, &want[i].set, 1, &cfg, &d), 0);
+		ck_assert_uint_eq(p->param_bytes, want[i].param);
+		ck_assert_uint_eq(p->grad_bytes, want[i].grad);
+		ck_assert_uint_eq(p->master_bytes, want[i].master);
+		ck_assert_uint_eq(p->optimizer_bytes, want[i].optim);
+		ck_assert_uint_eq(p->working_bytes, want[i].working);
+		ck_assert_uint_eq(p->param_bytes + p->grad_bytes + p->master_bytes + p->optimizer_bytes, want[i].total);
+		dc_diag_release(&d);
+	}
+	{
+		const char *sets[] = {"precision.preset=\"megatron\"", "precision.grad_bytes=2", "precision.param_bytes=4"};
+		ck_assert_int_eq(load(base, sets, 3, &cfg, &d), 0);
+		ck_assert_uint_eq(cfg.precision.grad_bytes, 2);
+		ck_assert_uint_eq(cfg.precision.param_bytes, 4);
+		ck_assert_uint_eq(cfg.precision.working_bytes, 4); /* follows param_bytes */
+		ck_assert_uint_eq(cfg.precision.master_bytes, 4);
+		dc_diag_release(&d);
+	}
+	expect_error(base, (const char *const[]){"parallel.offload=\"optimizer+params\""}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.offload': \"optimizer+params\" offloads the parameter shards, so it needs parallel.sharding \"fsdp\", got \"none\"");
+	expect_error(base, (const char *const[]){"precision.preset=\"fp8\""}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'precision.preset': unknown value \"fp8\"; expected one of \"course\", \"megatron\", \"fsdp2\", \"deepseek_v3\"");
+}
+END_TEST
+
 START_TEST(test_set_overrides)
 {
 	struct dc_config cfg;
@@ -608,6 +727,8 @@ int main(void)
 	tcase_add_test(tc, test_cross_field_errors);
 	tcase_add_test(tc, test_several_errors_at_once);
 	tcase_add_test(tc, test_set_overrides);
+	tcase_add_test(tc, test_attention_dropout_global_batch);
+	tcase_add_test(tc, test_precision_presets);
 	tcase_add_test(tc, test_entries_carry_the_key);
 	tcase_add_test(tc, test_allocation_failures);
 	tcase_add_test(tc, test_dotted_member_names);

@@ -58,7 +58,10 @@ static const char *const mlp_names[] = {"swiglu", "gelu", NULL};
 static const char *const norm_names[] = {"rmsnorm", "layernorm", NULL};
 static const char *const sharding_names[] = {"none", "zero1", "zero2", "fsdp", NULL};
 static const char *const fsdp_unit_names[] = {"layer", "model", NULL};
-static const char *const recompute_names[] = {"none", "selective", "full", NULL};
+static const char *const offload_names[] = {"none", "optimizer", "optimizer+params", NULL};
+static const char *const recompute_names[] = {"none", "selective", "full", "op", NULL};
+static const char *const attention_names[] = {"flash", "eager", NULL};
+static const char *const preset_names[] = {"course", "megatron", "fsdp2", "deepseek_v3", NULL};
 static const char *const link_names[] = {"auto", "intra_node", "inter_node", NULL};
 static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
 
@@ -134,6 +137,8 @@ static const struct key keys[] = {
 	BOOL("model.out_bias", model.out_bias, 0, "false", "bias on the attention output projection (GPT-2)"),
 	BOOL("model.mlp_bias", model.mlp_bias, 0, "false", "biases on the MLP projections (GPT-2)"),
 	BOOL("model.qk_norm", model.qk_norm, 0, "false", "an RMSNorm of head_dim on q and on k per layer (Qwen3)"),
+	BOOL("model.dropout", model.dropout, 0, "false",
+	     "dropout on the attention probabilities and after attention and the MLP (GPT-2, Megatron 2022); a Hugging Face config's dropout rates set it when one is above 0"),
 	UINT("model.position_embeddings", model.position_embeddings, 0, "0", "",
 	     "rows of a learned position table (GPT-2's n_positions); 0 for RoPE"),
 	UINT("model.num_experts", model.num_experts, 0, "0", "", "routed experts per MoE layer E; 0: a dense model"),
@@ -161,6 +166,8 @@ static const struct key keys[] = {
 	COUNT("cluster.num_nodes", cluster.num_nodes, REQ, 0, "", "", "machines"),
 	COUNT("cluster.gpus_per_node", cluster.gpus_per_node, REQ, 0, "", "", "GPUs (ranks) per machine"),
 	BYTES_POS("cluster.gpu_memory", cluster.gpu_mem_bytes, REQ, 0, "", "memory of one GPU, e.g. `\"80 GiB\"`"),
+	BYTES("cluster.host_memory", cluster.host_mem_bytes, 0, "0",
+	      "CPU memory of one node, which offloaded states must fit (the memory section's host ledger); 0: not checked"),
 	SECTION("cluster.intra_node", REQ, "the links between the GPUs of one node"),
 	BW("cluster.intra_node.bandwidth", cluster.intra_node.bw_bytes_per_s, REQ,
 	   "effective one-way GPU-to-GPU bandwidth inside a node (NVLink/NVSwitch/PCIe)"),
@@ -180,6 +187,8 @@ static const struct key keys[] = {
 	      "rank order, first axis varying fastest (Megatron-LM's rank generator); names tp, dp, pp once each, cp and ep optional, joined by `-`"),
 	ENUM("parallel.sharding", parallel.sharding, sharding_names, DC_SHARD_NONE, "\"none\"",
 	     "what is sharded over dp: nothing (DDP); master params + optimizer states; + gradients; + parameters"),
+	ENUM("parallel.offload", parallel.offload, offload_names, DC_OFFLOAD_NONE, "\"none\"",
+	     "CPU offload: optimizer (ZeRO-Offload: master copy, optimizer states and an FP32 gradient copy on the host, the step on the CPU); optimizer+params (also the parameter and gradient shards, as FSDP's CPUOffload; needs sharding fsdp)"),
 	BOOL("parallel.reshard_after_forward", parallel.reshard_after_forward, 1, "true",
 	     "FSDP frees gathered parameters after forward and gathers them again for backward"),
 	BOOL("parallel.sequence_parallel", parallel.sequence_parallel, 0, "false",
@@ -192,15 +201,31 @@ static const struct key keys[] = {
 		  "DDP gradient bucket (PyTorch DDP's `bucket_cap_mb` default)"),
 	SECTION("training", OPT, "the batch and activation recomputation"),
 	COUNT("training.micro_batch_size", training.micro_batch_size, OPT, 1, "1", "", "samples per microbatch b"),
-	COUNT("training.grad_accum_steps", training.grad_accum_steps, OPT, 1, "1", "", "microbatches per optimizer step"),
+	COUNT("training.grad_accum_steps", training.grad_accum_steps, OPT, 1,
+	      "1", "", "microbatches per optimizer step; derived from `global_batch_size` when that is given"),
+	COUNT("training.global_batch_size", training.global_batch_size, OPT, 0,
+	      "derived: micro_batch_size × dp × grad_accum_steps", "",
+	      "samples per optimizer step; when given, grad_accum_steps = global_batch_size / (micro_batch_size × dp), so a `--set` of the micro batch or dp keeps the work"),
 	ENUM("training.recompute", training.recompute, recompute_names, DC_RECOMPUTE_NONE, "\"none\"",
-	     "activation recomputation (Korthikanti et al. 2022 §5): selective recomputes attention's softmax and dropout part, full keeps only each layer's input"),
+	     "activation recomputation: selective recomputes the attention core (Korthikanti et al. 2022 §5), full keeps only each layer's input, op is torch's per-op selective policy as torchtitan configures it (docs/formulas.md)"),
+	UINT("training.recompute_layers", training.recompute_layers, 0, "0", "",
+	     "with `recompute` full: only this many layers of each model chunk (the stage, when virtual_pipeline is 1) are recomputed, the rest keep everything (Megatron's --recompute-method block --recompute-num-layers); 0: every layer"),
+	ENUM("training.attention", training.attention, attention_names, DC_ATTENTION_FLASH, "\"flash\"",
+	     "flash: a fused kernel that never stores the attention scores, softmax or its dropout mask (only per-row softmax statistics); eager: QKᵀ, softmax and dropout stored as in Korthikanti et al. 2022"),
 	SECTION("precision", OPT, "bytes per parameter of each model state"),
-	COUNT("precision.param_bytes", precision.param_bytes, OPT, 2, "2", "bytes/param", "working (BF16) parameters"),
-	COUNT("precision.grad_bytes", precision.grad_bytes, OPT, 2, "2", "bytes/param", "gradients"),
-	UINT("precision.master_bytes", precision.master_bytes, 4, "4", "bytes/param", "FP32 master copy (0: none)"),
-	UINT("precision.optimizer_bytes", precision.optimizer_bytes, 8, "8", "bytes/param",
+	ENUM("precision.preset", precision.preset, preset_names, DC_PRECISION_COURSE, "\"course\"",
+	     "the bytes of each state (docs/formulas.md, \"Precision presets\"): course 2+2+4+8; megatron FP32 main grads 2+4+4+8; fsdp2 FP32 sharded params 4+4+0+8 with a BF16 working copy; deepseek_v3 BF16 Adam moments 2+4+4+4"),
+	COUNT("precision.param_bytes", precision.param_bytes, OPT, 0, "derived: the preset (course 2)", "bytes/param",
+	      "parameters as each rank stores them (fsdp2: the FP32 shard)"),
+	COUNT("precision.grad_bytes", precision.grad_bytes, OPT, 0, "derived: the preset (course 2)", "bytes/param",
+	      "gradients"),
+	UINT("precision.master_bytes", precision.master_bytes, 0, "derived: the preset (course 4)", "bytes/param",
+	     "FP32 master copy (0: none)"),
+	UINT("precision.optimizer_bytes", precision.optimizer_bytes, 0, "derived: the preset (course 8)", "bytes/param",
 	     "optimizer states (Adam: 2 × 4)"),
+	COUNT("precision.working_bytes", precision.working_bytes, OPT, 0, "derived: the preset (fsdp2 2, else param_bytes)",
+	      "bytes/param",
+	      "the copy the layers compute with: FSDP's gathered unit, and the activations sent between ranks"),
 	SECTION("collective", OPT, "the ring AllReduce lab"),
 	COUNT("collective.ranks", collective.ranks, OPT, 0, "derived: the world size", "",
 	      "ring size p (global ranks 0..p−1); at most the world size"),
@@ -1613,6 +1638,101 @@ static int rule_sequence_parallel(struct loader *l)
 	return 0;
 }
 
+/* training.global_batch_size, when given, fixes the work of a step:
+ * grad_accum_steps = global_batch_size / (micro_batch_size x dp), so a
+ * --set of the micro batch or of dp keeps the samples per step. */
+static int rule_global_batch(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	struct dc_training *t = &c->training;
+	int kg = find_key("training.global_batch_size"), ka = find_key("training.grad_accum_steps");
+	int kb = find_key("training.micro_batch_size"), kd = find_key("parallel.dp");
+	int who;
+	uint64_t per_micro;
+	if (!l->seen[kg])
+		return 0;
+	/* blame the --set that broke the division, if one did */
+	who = l->from_set[kg] ? kg : l->from_set[kb] ? kb : l->from_set[kd] ? kd : kg;
+	if (dc_mul_u64(t->micro_batch_size, c->parallel.dp, &per_micro) || t->global_batch_size % per_micro != 0) {
+		errorf(l, who,
+		       "'training.global_batch_size': must be a multiple of training.micro_batch_size x parallel.dp (%llu x %llu), got %llu",
+		       (unsigned long long)t->micro_batch_size, (unsigned long long)c->parallel.dp,
+		       (unsigned long long)t->global_batch_size);
+		return -1;
+	}
+	if (l->seen[ka] && t->grad_accum_steps != t->global_batch_size / per_micro && !l->from_set[ka] &&
+	    !l->from_set[kg] && (l->from_set[kb] || l->from_set[kd])) {
+		/* the file gave both; a --set of the micro batch or dp keeps the work */
+		warnf(l, kb,
+		      "'training.grad_accum_steps': the file's %llu becomes %llu = training.global_batch_size / (micro_batch_size x dp) = %llu / (%llu x %llu)",
+		      (unsigned long long)t->grad_accum_steps, (unsigned long long)(t->global_batch_size / per_micro),
+		      (unsigned long long)t->global_batch_size, (unsigned long long)t->micro_batch_size,
+		      (unsigned long long)c->parallel.dp);
+	} else if (l->seen[ka] && t->grad_accum_steps != t->global_batch_size / per_micro) {
+		errorf(l, l->from_set[ka] ? ka : who,
+		       "'training.grad_accum_steps': %llu disagrees with training.global_batch_size (%llu = %llu x %llu x %llu); leave it out to derive it",
+		       (unsigned long long)t->grad_accum_steps, (unsigned long long)t->global_batch_size,
+		       (unsigned long long)t->micro_batch_size, (unsigned long long)c->parallel.dp,
+		       (unsigned long long)(t->global_batch_size / per_micro));
+		return -1;
+	}
+	t->grad_accum_steps = t->global_batch_size / per_micro;
+	return 0;
+}
+
+/* precision.preset fills every byte key not given (docs/formulas.md,
+ * "Precision presets"). */
+static int rule_precision_preset(struct loader *l)
+{
+	static const uint64_t bytes[][5] = {
+		/* param, grad, master, optimizer, working (0: param) */
+		[DC_PRECISION_COURSE] = {2, 2, 4, 8, 0},
+		[DC_PRECISION_MEGATRON] = {2, 4, 4, 8, 0},
+		[DC_PRECISION_FSDP2] = {4, 4, 0, 8, 2},
+		[DC_PRECISION_DEEPSEEK_V3] = {2, 4, 4, 4, 0},
+	};
+	static const char *const path[] = {"precision.param_bytes", "precision.grad_bytes", "precision.master_bytes",
+					   "precision.optimizer_bytes", "precision.working_bytes"};
+	struct dc_precision *pr = &l->cfg->precision;
+	uint64_t *field[] = {&pr->param_bytes, &pr->grad_bytes, &pr->master_bytes, &pr->optimizer_bytes,
+			     &pr->working_bytes};
+	for (size_t i = 0; i < 5; i++)
+		if (!seen(l, path[i]))
+			*field[i] = i == 4 && !bytes[pr->preset][i] ? pr->param_bytes : bytes[pr->preset][i];
+	return 0;
+}
+
+static int rule_offload(struct loader *l)
+{
+	const struct dc_parallel *p = &l->cfg->parallel;
+	if (p->offload == DC_OFFLOAD_OPTIMIZER_PARAMS && p->sharding != DC_SHARD_FSDP)
+		errorf(l, blame(l, find_key("parallel.offload"), "parallel.sharding"),
+		       "'parallel.offload': \"optimizer+params\" offloads the parameter shards, so it needs parallel.sharding \"fsdp\", got \"%s\"",
+		       sharding_names[p->sharding]);
+	return 0;
+}
+
+static int rule_recompute_layers(struct loader *l)
+{
+	const struct dc_config *c = l->cfg;
+	int k = find_key("training.recompute_layers");
+	uint64_t chunk, chunks;
+	if (!c->training.recompute_layers)
+		return 0;
+	if (dc_mul_u64(c->parallel.pp, c->parallel.virtual_pipeline, &chunks))
+		return 0; /* rule_virtual_pipeline said why */
+	chunk = c->model.num_layers / chunks;
+	if (c->training.recompute != DC_RECOMPUTE_FULL)
+		errorf(l, blame(l, k, "training.recompute"),
+		       "'training.recompute_layers': needs training.recompute \"full\" (it says how many layers are recomputed fully), got \"%s\"",
+		       recompute_names[c->training.recompute]);
+	else if (c->training.recompute_layers > chunk)
+		errorf(l, blame(l, k, "parallel.pp"),
+		       "'training.recompute_layers': must be at most the %llu layers of a model chunk (num_layers / (pp x virtual_pipeline)), got %llu",
+		       (unsigned long long)chunk, (unsigned long long)c->training.recompute_layers);
+	return 0;
+}
+
 static int rule_virtual_pipeline(struct loader *l)
 {
 	const struct dc_config *c = l->cfg;
@@ -1665,9 +1785,21 @@ static const struct rule rules[] = {
 	{{"pp divides num_layers", KEYS("parallel.pp", "model.num_layers")}, rule_pp_layers},
 	{{"sequence_parallel needs tp > 1", KEYS("parallel.sequence_parallel", "parallel.tp")},
 	 rule_sequence_parallel},
+	{{"global_batch_size, when given, is a multiple of micro_batch_size × dp and gives grad_accum_steps (which, when also given, must agree)",
+	  KEYS("training.global_batch_size", "training.micro_batch_size", "parallel.dp", "training.grad_accum_steps")},
+	 rule_global_batch},
 	{{"virtual_pipeline > 1 needs pp > 1, pp × virtual_pipeline dividing num_layers and grad_accum_steps a multiple of pp",
 	  KEYS("parallel.virtual_pipeline", "parallel.pp", "model.num_layers", "training.grad_accum_steps")},
 	 rule_virtual_pipeline},
+	{{"precision.preset gives every byte key not given; working_bytes defaults to param_bytes but under fsdp2",
+	  KEYS("precision.preset", "precision.param_bytes", "precision.grad_bytes", "precision.master_bytes",
+	       "precision.optimizer_bytes", "precision.working_bytes")},
+	 rule_precision_preset},
+	{{"offload optimizer+params needs sharding fsdp", KEYS("parallel.offload", "parallel.sharding")}, rule_offload},
+	{{"recompute_layers needs recompute full and is at most the layers of a model chunk",
+	  KEYS("training.recompute_layers", "training.recompute", "model.num_layers", "parallel.pp",
+	       "parallel.virtual_pipeline")},
+	 rule_recompute_layers},
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
@@ -2145,6 +2277,21 @@ const char *dc_axis_name(enum dc_axis a)
 const char *dc_recompute_name(enum dc_recompute r)
 {
 	return recompute_names[r];
+}
+
+const char *dc_attention_name(enum dc_attention a)
+{
+	return attention_names[a];
+}
+
+const char *dc_precision_preset_name(enum dc_precision_preset p)
+{
+	return preset_names[p];
+}
+
+const char *dc_offload_name(enum dc_offload o)
+{
+	return offload_names[o];
 }
 
 const char *dc_norm_name(enum dc_norm n)
