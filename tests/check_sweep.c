@@ -51,16 +51,16 @@ static char *json_of(struct dc_report *r, struct dc_buf *b)
 }
 
 /* A 2 x 2 grid: the first axis varies slowest; a metric inside a table
- * row by index; a row past the end is null. gpus.json: 4 GPUs a node,
- * tp 4, so dp = num_nodes; the peak phase of one node is forward (no DDP
- * buckets with dp 1), of two backward. */
+ * row by index (the phases in their fixed order: forward first); a row
+ * past the end (4 phases) is null. gpus.json: 4 GPUs a node, tp 4, so
+ * dp = num_nodes. */
 START_TEST(test_grid_and_paths)
 {
 	static const char *const axes[] = {"cluster.num_nodes=1,2", "parallel.sharding=none,zero1"};
 	struct dc_diag d;
 	struct dc_buf b;
 	struct dc_report *r = run(axes, 2,
-				  "summary.peak_phase,memory.per_rank.phases[2].phase,memory.per_rank.phases[7].total_bytes,"
+				  "summary.fits,memory.per_rank.phases[0].phase,memory.per_rank.phases[7].total_bytes,"
 				  "batch.global_batch_size",
 				  &d);
 	const char *j;
@@ -68,15 +68,16 @@ START_TEST(test_grid_and_paths)
 	ck_assert_uint_eq(dc_sweep_valid_points(r), 4);
 	j = json_of(r, &b);
 	ck_assert_ptr_nonnull(strstr(j, "{\"point\": 0, \"cluster.num_nodes\": \"1\", \"parallel.sharding\": \"none\", "
-					"\"status\": \"ok\", \"summary.peak_phase\": \"forward\", "
-					"\"memory.per_rank.phases[2].phase\": \"optimizer_step\", "
-					"\"memory.per_rank.phases[7].total_bytes\": null, \"batch.global_batch_size\": 8, "
+					"\"status\": \"ok\", \"summary.fits\": true, "
+					"\"memory.per_rank.phases[0].phase\": \"forward\", "
+					"\"memory.per_rank.phases[7].total_bytes\": null, \"batch.global_batch_size\": 64, "
 					"\"error\": null}"));
-	/* global batch = micro batch 1 x accumulation 8 x dp 2 = 16 */
+	/* gpus.json fixes the global batch at 64 samples whatever dp is
+	 * (training.global_batch_size) */
 	ck_assert_ptr_nonnull(strstr(j, "{\"point\": 3, \"cluster.num_nodes\": \"2\", \"parallel.sharding\": \"zero1\", "
-					"\"status\": \"ok\", \"summary.peak_phase\": \"backward\", "
-					"\"memory.per_rank.phases[2].phase\": \"optimizer_step\", "
-					"\"memory.per_rank.phases[7].total_bytes\": null, \"batch.global_batch_size\": 16, "
+					"\"status\": \"ok\", \"summary.fits\": true, "
+					"\"memory.per_rank.phases[0].phase\": \"forward\", "
+					"\"memory.per_rank.phases[7].total_bytes\": null, \"batch.global_batch_size\": 64, "
 					"\"error\": null}"));
 	ck_assert_ptr_nonnull(strstr(j, "\"axes\": \"cluster.num_nodes (2) x parallel.sharding (2)\""));
 	ck_assert_ptr_nonnull(strstr(j, "\"points\": 4,\n    \"valid\": 4,"));

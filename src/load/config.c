@@ -1649,7 +1649,9 @@ static int rule_global_batch(struct loader *l)
 	int kb = find_key("training.micro_batch_size"), kd = find_key("parallel.dp");
 	int who;
 	uint64_t per_micro;
-	if (!l->seen[kg])
+	/* dp 0: the layout rule could not derive it and said why (a sweep of
+	 * parallel.tp=3 on 8 GPUs divided by it) */
+	if (!l->seen[kg] || c->parallel.dp == 0)
 		return 0;
 	/* blame the --set that broke the division, if one did */
 	who = l->from_set[kg] ? kg : l->from_set[kb] ? kb : l->from_set[kd] ? kd : kg;

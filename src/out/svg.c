@@ -300,7 +300,7 @@ static const char *const part_colours[MEM_PARTS] = {
 };
 static const char *const part_names[MEM_PARTS] = {
 	"params", "grads", "master copy", "optimizer states", "activations", "FSDP gathered params",
-	"FSDP unsharded grads", "DDP buckets", "recompute (1 layer)", "NCCL buffers", "CUDA context + workspace",
+	"FSDP unsharded grads", "DDP buckets", "loss grads or a recomputed layer", "NCCL buffers", "CUDA context + workspace",
 	"allocator reserve", "other",
 };
 
@@ -326,7 +326,9 @@ static void mem_parts(const struct dc_mem_ledger *l, int ph, uint64_t part[MEM_P
 		part[5] = l->fsdp_backward_params_bytes;
 		part[6] = l->fsdp_unsharded_grads_bytes;
 		part[7] = l->ddp_buckets_bytes;
-		part[8] = l->activation_recompute_bytes;
+		/* the head's loss gradients, then a layer rebuilt: the larger */
+		part[8] = l->activation_recompute_bytes > l->activation_head_backward_bytes ? l->activation_recompute_bytes
+											: l->activation_head_backward_bytes;
 	}
 	part[11] = l->phase_reserve_bytes[ph];
 	for (int i = 0; i < MEM_PARTS - 1; i++)

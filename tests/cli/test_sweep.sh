@@ -21,6 +21,11 @@
 #    p = 32: 62 x (1e-5 + 105,300,224 / 5e10) = 0.13119227776.
 #    So more GPUs save memory (peak strictly falls) and add latency (the
 #    ring's time and its latency share 2(p - 1) alpha grow).
+#    training.global_batch_size = 64 keeps the work: 64 x 4096 = 262,144
+#    tokens a step at every point, grad_accum_steps = 64 / dp, and the TP
+#    AllReduces (4 a layer a microbatch, Megatron's f and g, of b s h x 2 B =
+#    33,554,432 B, each sending 2(4 - 1)/4 of it) send
+#    4 x 32 x (64 / dp) x 50,331,648 = 412,316,860,416 / dp bytes a rank.
 # 2. An invalid point in the middle: a row that says why, the others run,
 #    exit 0; a sweep where nothing runs exits 3 after printing its rows.
 # 3. Determinism: the same sweep twice gives the same bytes (JSON, CSV, SVG).
@@ -35,7 +40,7 @@ trap 'rm -rf "$work"' EXIT HUP INT TERM
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 gpus=$src/configs/sweeps/gpus.json
-metrics=memory.per_rank.master_bytes,memory.per_rank.optimizer_bytes,memory.per_rank.peak_bytes,comm.dp.bytes_per_rank,ring.time_s,ring.rounds
+metrics=memory.per_rank.master_bytes,memory.per_rank.optimizer_bytes,memory.per_rank.peak_bytes,comm.dp.bytes_per_rank,ring.time_s,ring.rounds,batch.tokens_per_step,batch.grad_accum_steps,comm.tp.bytes_per_rank
 
 # 1. the GPU-count sweep
 "$bin" --config "$gpus" --set parallel.sharding=zero1 --sweep cluster.num_nodes=1,2,4,8 \
@@ -67,6 +72,10 @@ for r, nodes in zip(rows, [1, 2, 4, 8]):
     eq(f"dp={dp} rounds", r["ring.rounds"], 2 * (p - 1))
     near(f"dp={dp} ring time", r["ring.time_s"], ring[p])
     eq(f"dp={dp} error", r["error"], None)
+    eq(f"dp={dp} tokens a step", r["batch.tokens_per_step"], 64 * 4096)
+    eq(f"dp={dp} accumulation", r["batch.grad_accum_steps"], 64 // dp)
+    eq(f"dp={dp} tp bytes", r["comm.tp.bytes_per_rank"], 4 * 32 * (64 // dp) * (2 * 3 * (4096 * 4096 * 2) // 4))
+    eq("tp bytes at dp=1 by hand", 4 * 32 * 64 * (2 * 3 * (4096 * 4096 * 2) // 4), 412316860416)
 peaks = [r["memory.per_rank.peak_bytes"] for r in rows]
 if not all(a > b for a, b in zip(peaks, peaks[1:])):
     bad.append(f"peak memory should fall with more GPUs: {peaks}")
