@@ -145,6 +145,15 @@ struct dc_training {
 	uint64_t micro_batch_size;
 	uint64_t grad_accum_steps;
 	enum dc_recompute recompute;
+	uint64_t total_tokens; /* training.total_tokens; 0 when not given (step.time_to_train_s) */
+};
+
+/* What the step model lets run behind compute (docs/step-model.md). */
+struct dc_overlap {
+	int dp;                  /* DDP / ZeRO gradient buckets behind the backward */
+	int fsdp_prefetch;       /* FSDP gathers the next unit while this one computes */
+	int tp;                  /* TP and EP collectives behind the matmuls */
+	double compute_slowdown; /* kernels slow by this fraction while communication overlaps them */
 };
 
 /* Bytes per parameter of each model state. */
@@ -179,6 +188,7 @@ struct dc_config {
 	struct dc_precision precision;
 	struct dc_collective collective;
 	struct dc_memory memory;
+	struct dc_overlap overlap;
 	uint64_t world_size; /* num_nodes x gpus_per_node */
 };
 
