@@ -30,6 +30,7 @@
 #include "distcalc/comm.h"
 #include "distcalc/compute.h"
 #include "distcalc/flops.h"
+#include "distcalc/strategies.h"
 
 struct dc_plan;
 
@@ -118,6 +119,12 @@ struct dc_step {
 	uint64_t npath;
 	struct dc_step_path path[DC_STEP_MAX_PATH];
 	double slowdown;     /* overlap.compute_slowdown used */
+	/* the strategies comparison's variants (strategies.h) on the same
+	 * work: pure DP, FSDP and the configured layout */
+	struct dc_step_variant {
+		int available;
+		double time_s, tokens_per_s_per_gpu, gpu_s_per_token;
+	} variants[DC_VARIANT_COUNT];
 };
 
 /* Fills *s in closed form for the plan from the compute, comm, flops and
@@ -126,6 +133,13 @@ struct dc_step {
  * static text. No I/O, no allocation. */
 int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
 		    const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s, const char **error);
+
+/* The step time of every variant of the strategies comparison: the
+ * configured one is `own` (dc_step_compute's result for p), the others
+ * derive their plan (dc_variant_layout, dc_plan_derive_from) and run the
+ * batch, comm, flops, compute and step estimators on it. Returns 0, or -1
+ * with *error set. No allocation. */
+int dc_step_variants(const struct dc_plan *p, struct dc_step *own, const char **error);
 
 /* ---- the event timeline ---- */
 
