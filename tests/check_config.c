@@ -314,6 +314,77 @@ START_TEST(test_cross_field_errors)
 }
 END_TEST
 
+/* training.attention, model.dropout and training.global_batch_size: the
+ * defaults (flash, no dropout, gbs not given), the values and the rule.
+ * base is 8 ranks at tp 4, so dp = 2. */
+START_TEST(test_attention_dropout_global_batch)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+
+	ck_assert_int_eq(load(base, NULL, 0, &cfg, &d), 0);
+	ck_assert_int_eq(cfg.training.attention, DC_ATTENTION_FLASH);
+	ck_assert_int_eq(cfg.model.dropout, 0);
+	ck_assert_uint_eq(cfg.training.global_batch_size, 0);
+	ck_assert_uint_eq(cfg.training.grad_accum_steps, 1);
+	dc_diag_release(&d);
+	{
+		const char *sets[] = {"training.attention=\"eager\"", "model.dropout=true"};
+		ck_assert_int_eq(load(base, sets, 2, &cfg, &d), 0);
+		ck_assert_int_eq(cfg.training.attention, DC_ATTENTION_EAGER);
+		ck_assert_str_eq(dc_attention_name(cfg.training.attention), "eager");
+		ck_assert_int_eq(cfg.model.dropout, 1);
+		dc_diag_release(&d);
+	}
+	expect_error(base, (const char *const[]){"training.attention=\"sdpa\""}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'training.attention': unknown value \"sdpa\"; expected one of \"flash\", \"eager\"");
+	expect_error(base, (const char *const[]){"model.dropout=0.1"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'model.dropout': expected true or false, got 0.1");
+	/* 64 samples = 2 per microbatch x dp 2 x 16 microbatches */
+	{
+		const char *sets[] = {"training.global_batch_size=64", "training.micro_batch_size=2"};
+		ck_assert_int_eq(load(base, sets, 2, &cfg, &d), 0);
+		ck_assert_uint_eq(cfg.training.global_batch_size, 64);
+		ck_assert_uint_eq(cfg.training.grad_accum_steps, 16);
+		dc_diag_release(&d);
+	}
+	/* the same work at tp 2 (dp 4) and micro batch 4: 64 / (4 x 4) = 4 */
+	{
+		const char *file = edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64");
+		const char *sets[] = {"parallel.tp=2", "training.micro_batch_size=4"};
+		ck_assert_int_eq(load(file, sets, 2, &cfg, &d), 0);
+		ck_assert_uint_eq(cfg.parallel.dp, 4);
+		ck_assert_uint_eq(cfg.training.grad_accum_steps, 4);
+		dc_diag_release(&d);
+	}
+	/* 64 / (3 x 2) does not divide; the --set that broke it is blamed */
+	expect_error(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64"),
+		     (const char *const[]){"training.micro_batch_size=3"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'training.global_batch_size': must be a multiple of training.micro_batch_size x parallel.dp (3 x 2), got 64");
+	expect_error(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 7"), NULL, 0,
+		     DC_ERR_CONFIG,
+		     "t.json: error: 'training.global_batch_size': must be a multiple of training.micro_batch_size x parallel.dp (1 x 2), got 7");
+	/* both given: they must agree (64 / (1 x 2) = 32) */
+	expect_error(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64, \"grad_accum_steps\": 8"),
+		     NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'training.grad_accum_steps': 8 disagrees with training.global_batch_size (64 = 1 x 2 x 32); leave it out to derive it");
+	ck_assert_int_eq(load(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64, \"grad_accum_steps\": 32"),
+			      NULL, 0, &cfg, &d), 0);
+	ck_assert_uint_eq(d.count, 0);
+	dc_diag_release(&d);
+	/* ... unless a --set of the micro batch changed the division: 64 / (4 x 2) = 8, with a warning */
+	{
+		char got[1024];
+		ck_assert_int_eq(load(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64, \"grad_accum_steps\": 32"),
+				      (const char *const[]){"training.micro_batch_size=4"}, 1, &cfg, &d), 0);
+		ck_assert_uint_eq(cfg.training.grad_accum_steps, 8);
+		joined(&d, got, sizeof(got));
+		ck_assert_str_eq(got, "--set: 'training.grad_accum_steps': the file's 32 becomes 8 = training.global_batch_size / (micro_batch_size x dp) = 64 / (4 x 2)");
+		dc_diag_release(&d);
+	}
+}
+END_TEST
+
 START_TEST(test_set_overrides)
 {
 	struct dc_config cfg;
@@ -592,6 +663,88 @@ START_TEST(test_gpu_memory_decimal_warning)
 }
 END_TEST
 
+/* cluster.gpu presets: the vendor data sheets' figures
+ * (../shared/reference/step-time.md, "GPU facts"; dense, no sparsity):
+ *   A100-SXM4-80GB  312 TFLOP/s BF16, no FP8, 80 GiB, 2.039 TB/s
+ *   H100-SXM5-80GB  989 TFLOP/s BF16, 1979 FP8, 80 GiB, 3.35 TB/s
+ *   H200-SXM-141GB  989 TFLOP/s BF16, 1979 FP8, 141 GiB (a card sold as
+ *                   N GB holds N GiB, as the decimal warning says), 4.8 TB/s
+ * A key the config gives wins over its preset. */
+START_TEST(test_gpu_presets)
+{
+	static const struct {
+		const char *set;
+		uint64_t mem;
+		double bf16, fp8, hbm;
+	} want[] = {
+		{"cluster.gpu=a100-sxm4-80gb", 85899345920u, 312e12, 0, 2.039e12},
+		{"cluster.gpu=h100-sxm5-80gb", 85899345920u, 989e12, 1979e12, 3.35e12},
+		{"cluster.gpu=h200-sxm-141gb", 151397597184u, 989e12, 1979e12, 4.8e12},
+	};
+	const char *no_mem = edit("\"gpu_memory\": \"80 GiB\",", "");
+	char text[4096];
+	struct dc_config cfg;
+	struct dc_diag d;
+
+	snprintf(text, sizeof(text), "%s", no_mem);
+	for (size_t i = 0; i < 3; i++) {
+		ck_assert_int_eq(load(text, &want[i].set, 1, &cfg, &d), 0);
+		ck_assert_uint_eq(cfg.cluster.gpu, (unsigned)(DC_GPU_A100_SXM4_80GB + i));
+		ck_assert_uint_eq(cfg.cluster.gpu_mem_bytes, want[i].mem);
+		ck_assert_double_eq(cfg.cluster.peak_flops, want[i].bf16);
+		ck_assert_double_eq(cfg.cluster.peak_flops_fp8, want[i].fp8);
+		ck_assert_double_eq(cfg.cluster.hbm_bandwidth, want[i].hbm);
+		dc_diag_release(&d);
+	}
+	ck_assert_str_eq(dc_gpu_name(DC_GPU_H200_SXM_141GB), "h200-sxm-141gb");
+	ck_assert_str_eq(dc_gpu_name(DC_GPU_NONE), "");
+	/* given keys win; bandwidth through the units parser */
+	{
+		const char *sets[] = {"cluster.gpu=h100-sxm5-80gb", "cluster.peak_flops=700e12",
+				      "cluster.hbm_bandwidth=2 TB/s", "cluster.gpu_memory=64 GiB"};
+		ck_assert_int_eq(load(text, sets, 4, &cfg, &d), 0);
+		ck_assert_double_eq(cfg.cluster.peak_flops, 700e12);
+		ck_assert_double_eq(cfg.cluster.peak_flops_fp8, 1979e12);
+		ck_assert_double_eq(cfg.cluster.hbm_bandwidth, 2e12);
+		ck_assert_uint_eq(cfg.cluster.gpu_mem_bytes, 68719476736u);
+		dc_diag_release(&d);
+	}
+	/* no preset: nothing filled, no error; precision.compute defaults to bf16 */
+	ck_assert_int_eq(load(base, NULL, 0, &cfg, &d), 0);
+	ck_assert_uint_eq(cfg.cluster.gpu, DC_GPU_NONE);
+	ck_assert_double_eq(cfg.cluster.peak_flops, 0);
+	ck_assert_double_eq(cfg.cluster.hbm_bandwidth, 0);
+	ck_assert_uint_eq(cfg.precision.compute, DC_COMPUTE_BF16);
+	dc_diag_release(&d);
+	/* fp8 without a preset is no error here (the compute result names the key) */
+	ck_assert_int_eq(load(base, (const char *const[]){"precision.compute=fp8"}, 1, &cfg, &d), 0);
+	ck_assert_uint_eq(cfg.precision.compute, DC_COMPUTE_FP8);
+	dc_diag_release(&d);
+	/* without a preset gpu_memory stays required */
+	expect_error(text, NULL, 0, DC_ERR_CONFIG, "t.json: error: 'cluster.gpu_memory': required key is missing");
+	/* errors: fp8 on the A100 names both keys; a near miss gets a suggestion */
+	expect_error(base, (const char *const[]){"cluster.gpu=a100-sxm4-80gb", "precision.compute=fp8"}, 2,
+		     DC_ERR_CONFIG,
+		     "--set: error: 'precision.compute': \"fp8\" needs an FP8 matmul peak, but 'cluster.gpu' \"a100-sxm4-80gb\" has none (the A100 has no FP8 tensor cores); use \"bf16\" or give cluster.peak_flops_fp8");
+	expect_error(base, (const char *const[]){"cluster.gpu=h100-sxm-80gb"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.gpu': unknown value \"h100-sxm-80gb\"; did you mean \"h100-sxm5-80gb\"? (expected one of \"a100-sxm4-80gb\", \"h100-sxm5-80gb\", \"h200-sxm-141gb\")");
+	expect_error(base, (const char *const[]){"cluster.gpu=a100"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.gpu': unknown value \"a100\"; did you mean \"a100-sxm4-80gb\"? (expected one of \"a100-sxm4-80gb\", \"h100-sxm5-80gb\", \"h200-sxm-141gb\")");
+	expect_error(base, (const char *const[]){"cluster.peak_flops=0"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.peak_flops': must be positive, got 0");
+	expect_error(base, (const char *const[]){"cluster.peak_flops=1e18"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.peak_flops': must be below 1e+18 FLOP/s, got 1e+18");
+	/* a user's FP8 figure makes fp8 on the A100 preset legal */
+	{
+		const char *sets[] = {"cluster.gpu=a100-sxm4-80gb", "precision.compute=fp8",
+				      "cluster.peak_flops_fp8=624e12"};
+		ck_assert_int_eq(load(base, sets, 3, &cfg, &d), 0);
+		ck_assert_double_eq(cfg.cluster.peak_flops_fp8, 624e12);
+		dc_diag_release(&d);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("config");
@@ -608,10 +761,12 @@ int main(void)
 	tcase_add_test(tc, test_cross_field_errors);
 	tcase_add_test(tc, test_several_errors_at_once);
 	tcase_add_test(tc, test_set_overrides);
+	tcase_add_test(tc, test_attention_dropout_global_batch);
 	tcase_add_test(tc, test_entries_carry_the_key);
 	tcase_add_test(tc, test_allocation_failures);
 	tcase_add_test(tc, test_dotted_member_names);
 	tcase_add_test(tc, test_gpu_memory_decimal_warning);
+	tcase_add_test(tc, test_gpu_presets);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

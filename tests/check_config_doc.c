@@ -419,11 +419,12 @@ START_TEST(test_literal_defaults_are_the_loaders)
 			      "--set %s loads another config than leaving '%s' out", set, k->path);
 		checked++;
 	}
-	/* by hand from docs/config.md: model 15 (mlp, norm, 7 booleans, 6
+	/* by hand from docs/config.md: model 16 (mlp, norm, 8 booleans, 6
 	 * integers at 0), cluster 2 latencies, parallel 10 (all but dp),
-	 * training 3, precision 4, collective 1 (link), memory 4 (all but the
-	 * activation override), overlap 4: 43 */
-	ck_assert_uint_eq(checked, 43);
+	 * training 4 (micro batch, grad accum, recompute, attention),
+	 * precision 5 (with compute), collective 1 (link), memory 4 (all but
+	 * the activation override), overlap 4: 46 */
+	ck_assert_uint_eq(checked, 46);
 	free(omitted);
 	free(given);
 }

@@ -138,6 +138,40 @@ START_TEST(test_family_defaults)
 }
 END_TEST
 
+/* model.dropout from the dropout rates: any above 0 turns it on */
+static int hf_dropout(const char *json, const char *model_extra)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+	char model[512];
+	const char *path = temp_hf(json);
+	snprintf(model, sizeof(model), "\"hf_config\": \"%s\", \"seq_length\": 1024%s", path, model_extra);
+	ck_assert_int_eq(load(model, NULL, &cfg, &d), 0);
+	dc_diag_release(&d);
+	unlink(path);
+	return cfg.model.dropout;
+}
+
+START_TEST(test_dropout)
+{
+	/* LlamaConfig's attention_dropout defaults to 0.0 */
+	ck_assert_int_eq(hf_dropout("{\"model_type\": \"llama\"}", ""), 0);
+	ck_assert_int_eq(hf_dropout("{\"model_type\": \"llama\", \"attention_dropout\": 0.0}", ""), 0);
+	ck_assert_int_eq(hf_dropout("{\"model_type\": \"qwen2\", \"attention_dropout\": 0.1}", ""), 1);
+	ck_assert_int_eq(hf_dropout("{\"model_type\": \"deepseek_v3\", \"attention_dropout\": 0.05}", ""), 1);
+	/* GPT2Config's attn_pdrop, resid_pdrop and embd_pdrop default to 0.1 */
+	ck_assert_int_eq(hf_dropout("{\"model_type\": \"gpt2\"}", ""), 1);
+	ck_assert_int_eq(hf_dropout("{\"model_type\": \"gpt2\", \"attn_pdrop\": 0, \"resid_pdrop\": 0, \"embd_pdrop\": 0}", ""), 0);
+	ck_assert_int_eq(hf_dropout("{\"model_type\": \"gpt2\", \"attn_pdrop\": 0, \"resid_pdrop\": 0.1, \"embd_pdrop\": 0}", ""), 1);
+	/* the config's own key wins over the file's rates */
+	ck_assert_int_eq(hf_dropout("{\"model_type\": \"gpt2\"}", ", \"dropout\": false"), 0);
+	expect_hf_error("{\"model_type\": \"llama\", \"attention_dropout\": 1.5}", DC_ERR_CONFIG,
+			"%s: error: 'attention_dropout': expected a dropout rate in [0, 1], got 1.5");
+	expect_hf_error("{\"model_type\": \"gpt2\", \"attn_pdrop\": \"0.1\"}", DC_ERR_CONFIG,
+			"%s: error: 'attn_pdrop': expected a dropout rate in [0, 1], got \"0.1\"");
+}
+END_TEST
+
 START_TEST(test_explicit_keys_override)
 {
 	/* Llama-2-7B shape with 16 layers instead of 32 (an explicit key):
@@ -285,6 +319,7 @@ static Suite *hf_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_family_defaults);
 	tcase_add_test(tc, test_explicit_keys_override);
+	tcase_add_test(tc, test_dropout);
 	tcase_add_test(tc, test_model_option_replaces_shape);
 	tcase_add_test(tc, test_path_relative_to_config);
 	tcase_add_test(tc, test_errors);

@@ -56,6 +56,13 @@ enum dc_recompute {
 	DC_RECOMPUTE_FULL,      /* keep only each layer's input; rerun forward */
 };
 
+/* How attention's forward keeps what backward needs (docs/formulas.md,
+ * "Activation memory"). */
+enum dc_attention {
+	DC_ATTENTION_FLASH, /* fused kernel: scores, softmax and its dropout mask never stored */
+	DC_ATTENTION_EAGER, /* QK^T, softmax and dropout as separate ops (Korthikanti 5as^2b) */
+};
+
 enum dc_axis {
 	DC_AXIS_TP,
 	DC_AXIS_CP,
@@ -63,6 +70,21 @@ enum dc_axis {
 	DC_AXIS_DP,
 	DC_AXIS_PP,
 	DC_AXIS_COUNT,
+};
+
+/* cluster.gpu: a GPU preset (docs/compute-model.md, "The presets"), or none. */
+enum dc_gpu {
+	DC_GPU_NONE,           /* no preset: the cluster keys say what they say */
+	DC_GPU_A100_SXM4_80GB, /* "a100-sxm4-80gb" */
+	DC_GPU_H100_SXM5_80GB, /* "h100-sxm5-80gb" */
+	DC_GPU_H200_SXM_141GB, /* "h200-sxm-141gb" */
+	DC_GPU_COUNT,
+};
+
+/* precision.compute: the number format matmuls run in. */
+enum dc_compute_precision {
+	DC_COMPUTE_BF16, /* BF16/FP16 tensor cores */
+	DC_COMPUTE_FP8,  /* FP8 tensor cores (cluster.peak_flops_fp8) */
 };
 
 enum dc_link_choice {
@@ -92,6 +114,7 @@ struct dc_model {
 
 	/* family details (docs/models.md); the defaults describe a Llama-style model */
 	char family[32];          /* "llama", "gpt2", ... from a Hugging Face config, else "custom" */
+	int dropout;              /* dropout after attention, MLP and inside attention (GPT-2, Megatron 2022) */
 	enum dc_norm norm;        /* default RMSNorm */
 	int qkv_bias;             /* biases on q, k and v (Qwen2, GPT-2) */
 	int out_bias;             /* bias on the attention output projection (GPT-2) */
@@ -122,6 +145,11 @@ struct dc_cluster {
 	uint64_t num_nodes;
 	uint64_t gpus_per_node;
 	uint64_t gpu_mem_bytes;
+	enum dc_gpu gpu;       /* cluster.gpu; DC_GPU_NONE when absent */
+	/* the GPU's speeds, from the preset unless given; 0 = unknown */
+	double peak_flops;     /* dense BF16/FP16 matmul FLOP/s */
+	double peak_flops_fp8; /* dense FP8 matmul FLOP/s (0: none or unknown) */
+	double hbm_bandwidth;  /* bytes/s */
 	struct dc_link intra_node;
 	struct dc_link inter_node;
 };
@@ -143,8 +171,10 @@ struct dc_parallel {
 
 struct dc_training {
 	uint64_t micro_batch_size;
-	uint64_t grad_accum_steps;
+	uint64_t grad_accum_steps;   /* derived from global_batch_size when that is given */
+	uint64_t global_batch_size;  /* samples per optimizer step as given; 0: not given */
 	enum dc_recompute recompute;
+	enum dc_attention attention;
 	uint64_t total_tokens; /* training.total_tokens; 0 when not given (step.time_to_train_s) */
 };
 
@@ -162,6 +192,7 @@ struct dc_precision {
 	uint64_t grad_bytes;
 	uint64_t master_bytes;
 	uint64_t optimizer_bytes;
+	enum dc_compute_precision compute; /* precision.compute, default BF16 */
 };
 
 struct dc_collective {
@@ -244,12 +275,16 @@ const char *dc_sharding_name(enum dc_sharding s);
 const char *dc_axis_name(enum dc_axis a);
 const char *dc_link_choice_name(enum dc_link_choice l);
 const char *dc_recompute_name(enum dc_recompute r);
+const char *dc_attention_name(enum dc_attention a);
 
 /* Parameter count of the configured shape (see docs/formulas.md and
  * docs/models.md; the terms are in params.h). Returns 0, or -1 on overflow. */
 int dc_model_param_count(const struct dc_model *m, uint64_t *out);
 
 const char *dc_norm_name(enum dc_norm n);
+/* "a100-sxm4-80gb", ...; "" for DC_GPU_NONE */
+const char *dc_gpu_name(enum dc_gpu g);
+const char *dc_compute_precision_name(enum dc_compute_precision c);
 
 /* ---- the key table, read-only ----
  *
@@ -263,6 +298,7 @@ enum dc_config_need {
 	DC_KEY_OPTIONAL,
 	DC_KEY_REQUIRED,
 	DC_KEY_REQUIRED_UNLESS_HF, /* required unless a Hugging Face config gives the shape */
+	DC_KEY_REQUIRED_UNLESS_GPU, /* required unless cluster.gpu names a preset that gives it */
 };
 
 struct dc_config_key_info {

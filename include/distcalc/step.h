@@ -43,6 +43,7 @@ struct dc_step_stage {
 	double fwd_last_s, bwd_last_s;   /* chunk v - 1 */
 	double exposed_s[DC_STRAT_COUNT]; /* of fwd_s + bwd_s: exposed communication per strategy */
 	double compute_s;                /* fwd_s + bwd_s less the exposed communication */
+	double hidden_s;                 /* communication that ran behind the kernels */
 };
 
 /* The schedule's input: p stages, m microbatches, v chunks, the time of

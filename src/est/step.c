@@ -50,6 +50,7 @@ struct costs {
 	const struct dc_plan *p;
 	const struct dc_compute *c;
 	double tp_f, tp_b;           /* one layer's TP collectives, forward / backward */
+	double tp_b_async;           /* of tp_b: what Megatron runs behind the backward's GEMMs */
 	double ep_f, ep_b;           /* one MoE layer's AlltoAlls */
 	double ag_f, ag_b, rs_b;     /* one FSDP unit's gathers and reduce-scatter */
 	double send_s;               /* one pipeline send */
@@ -65,6 +66,21 @@ static double phase_time(const struct dc_comm_strategy *s, const char *phase, in
 		if (strcmp(s->coll[i].phase, phase) == 0 && (kind < 0 || (int)s->coll[i].kind == kind))
 			t += s->coll[i].time_s;
 	return t;
+}
+
+/* The backward TP collectives Megatron-LM issues asynchronously behind a
+ * GEMM of the same backward (Megatron-LM 2021 section 3,
+ * --async-tensor-model-parallel-allreduce; Korthikanti et al. 2022 section
+ * 4.2.2 with sequence parallelism): the input-gradient AllReduce or
+ * ReduceScatter behind the weight-gradient GEMM, the input's re-gather
+ * behind the input-gradient GEMM. The output-gradient AllGather (g-bar)
+ * and a recomputed forward's collectives are waited for. Named by the comm
+ * result's `what` (comm.c). */
+static int tp_async(const struct dc_coll *c)
+{
+	return strcmp(c->phase, "backward") == 0 &&
+	       (strcmp(c->what, "layer input grad (f/g)") == 0 || strcmp(c->what, "input grad (g)") == 0 ||
+		strcmp(c->what, "input re-gathered for weight grads") == 0);
 }
 
 static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc_compute *c,
@@ -84,6 +100,9 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 	if (comm->s[DC_STRAT_TP].in_play) {
 		k->tp_f = phase_time(&comm->s[DC_STRAT_TP], "forward", -1) / (layers * gas);
 		k->tp_b = phase_time(&comm->s[DC_STRAT_TP], "backward", -1) / (layers * gas);
+		for (uint64_t i = 0; i < comm->s[DC_STRAT_TP].ncoll; i++)
+			if (tp_async(&comm->s[DC_STRAT_TP].coll[i]))
+				k->tp_b_async += comm->s[DC_STRAT_TP].coll[i].time_s / (layers * gas);
 	}
 	if (comm->s[DC_STRAT_EP].in_play && p->most.moe_layers > 0) {
 		double moe = (double)p->most.moe_layers;
@@ -150,8 +169,16 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, int 
 	double ex_tp = tp, ex_fs = ag + rs, hid = 0;
 	memset(o, 0, sizeof(*o));
 	if (k->ov_tp) {
-		ex_tp = max0(tp - comp);
+		/* tiled overlap: every TP collective behind the layer's GEMMs */
+		double mm = bwd ? w->bwd_matmul_s : w->fwd_matmul_s;
+		ex_tp = max0(tp - mm);
 		hid += tp - ex_tp;
+	} else if (bwd) {
+		/* Megatron's asynchronous backward collectives, behind the
+		 * backward's GEMMs */
+		double async = k->tp_b_async, shown = max0(async - w->bwd_matmul_s);
+		ex_tp = tp - async + shown;
+		hid += async - shown;
 	}
 	if (k->ov_fsdp && !first) {
 		double busiest = ag > rs ? ag : rs;
@@ -236,6 +263,7 @@ static void stage_ops(const struct costs *k, uint64_t stage, struct dc_step_stag
 	for (int i = 0; i < DC_STRAT_COUNT; i++)
 		st->exposed_s[i] = tot.ex[i];
 	st->compute_s = tot.comp;
+	st->hidden_s = tot.hidden;
 }
 
 /* ---- the schedule in closed form ---- */
@@ -522,7 +550,7 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 			cl->exposed_s[DC_STRAT_DP] = after - pen_part + post;
 			cl->optimizer_s = opt;
 			cl->tail_wait_s = s->time_s - ((ready > span ? ready : span) + opt + post);
-			cl->hidden_s = hid;
+			cl->hidden_s = hid + (double)m * st.hidden_s;
 		}
 	}
 

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "distcalc/hf.h"
@@ -35,6 +36,7 @@ enum kkind {
 	K_TIME,      /* time in [lo, hi) */
 	K_BOOL,
 	K_ENUM,      /* string from info.choices[] stored as int */
+	K_GPU,       /* cluster.gpu: an enum stored as 1 + its index (0: no preset) */
 	K_ORDER,     /* parallel.order */
 	K_FRACTION,  /* number in [0, 1) */
 	K_REAL,      /* number >= 0 */
@@ -59,8 +61,12 @@ static const char *const norm_names[] = {"rmsnorm", "layernorm", NULL};
 static const char *const sharding_names[] = {"none", "zero1", "zero2", "fsdp", NULL};
 static const char *const fsdp_unit_names[] = {"layer", "model", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", NULL};
+static const char *const attention_names[] = {"flash", "eager", NULL};
 static const char *const link_names[] = {"auto", "intra_node", "inter_node", NULL};
 static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
+/* in enum dc_gpu's order after DC_GPU_NONE */
+static const char *const gpu_names[] = {"a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb", NULL};
+static const char *const compute_precision_names[] = {"bf16", "fp8", NULL};
 
 #define OFF(field) offsetof(struct dc_config, field)
 #define NOFF ((size_t)-1)
@@ -68,6 +74,7 @@ static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
 #define OPT DC_KEY_OPTIONAL
 #define REQ DC_KEY_REQUIRED
 #define REQ_HF DC_KEY_REQUIRED_UNLESS_HF
+#define REQ_GPU DC_KEY_REQUIRED_UNLESS_GPU
 
 /* One macro per kind, so a kind's name, bounds and checks cannot disagree.
  * `def, text`: the default's value and what a user writes for it (or 0 and
@@ -104,6 +111,14 @@ static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
 	ROW(path, "fraction", "", text, "[0, 1)", doc, NULL, OPT, K_FRACTION, OFF(field), 0, 1, 0, def)
 #define REAL(path, field, def, text, unit, doc) \
 	ROW(path, "number", unit, text, "≥ 0", doc, NULL, OPT, K_REAL, OFF(field), 0, INFINITY, 0, def)
+/* A GPU speed the cluster.gpu preset fills unless given: positive and
+ * below 10^18 per second, so every kernel time is finite */
+#define PRESET_BW(path, field, doc)                                                                          \
+	ROW(path, "bandwidth", "bytes/s", "derived: the cluster.gpu preset", "≥ 1 and < 10^18", doc, NULL, OPT, \
+	    K_BW, OFF(field), 1, 1e18, 0, 0)
+#define PRESET_FLOPS(path, field, doc)                                                                          \
+	ROW(path, "number", "FLOP/s", "derived: the cluster.gpu preset", "> 0 and < 10^18", doc, NULL, OPT, K_REAL, \
+	    OFF(field), 0, 1e18, 1, 0)
 
 /* Table order is docs/config.md's order, and the unknown-key suggestions
  * prefer the earlier of two keys as close as each other. */
@@ -134,6 +149,8 @@ static const struct key keys[] = {
 	BOOL("model.out_bias", model.out_bias, 0, "false", "bias on the attention output projection (GPT-2)"),
 	BOOL("model.mlp_bias", model.mlp_bias, 0, "false", "biases on the MLP projections (GPT-2)"),
 	BOOL("model.qk_norm", model.qk_norm, 0, "false", "an RMSNorm of head_dim on q and on k per layer (Qwen3)"),
+	BOOL("model.dropout", model.dropout, 0, "false",
+	     "dropout on the attention probabilities and after attention and the MLP (GPT-2, Megatron 2022); a Hugging Face config's dropout rates set it when one is above 0"),
 	UINT("model.position_embeddings", model.position_embeddings, 0, "0", "",
 	     "rows of a learned position table (GPT-2's n_positions); 0 for RoPE"),
 	UINT("model.num_experts", model.num_experts, 0, "0", "", "routed experts per MoE layer E; 0: a dense model"),
@@ -160,7 +177,17 @@ static const struct key keys[] = {
 	SECTION("cluster", REQ, "the machines and their links"),
 	COUNT("cluster.num_nodes", cluster.num_nodes, REQ, 0, "", "", "machines"),
 	COUNT("cluster.gpus_per_node", cluster.gpus_per_node, REQ, 0, "", "", "GPUs (ranks) per machine"),
-	BYTES_POS("cluster.gpu_memory", cluster.gpu_mem_bytes, REQ, 0, "", "memory of one GPU, e.g. `\"80 GiB\"`"),
+	BYTES_POS("cluster.gpu_memory", cluster.gpu_mem_bytes, REQ_GPU, 0, "derived: the cluster.gpu preset",
+		  "memory of one GPU, e.g. `\"80 GiB\"`; required unless `gpu` names a preset"),
+	ROW("cluster.gpu", "enum", "", "", "",
+	    "a GPU preset: fills gpu_memory, peak_flops, peak_flops_fp8 and hbm_bandwidth unless they are given (vendor data sheets, docs/compute-model.md)",
+	    gpu_names, OPT, K_GPU, OFF(cluster.gpu), 0, 0, 0, 0),
+	PRESET_FLOPS("cluster.peak_flops", cluster.peak_flops,
+		     "dense BF16/FP16 matmul peak of one GPU, e.g. `312e12`; kernel times need it (docs/compute-model.md)"),
+	PRESET_FLOPS("cluster.peak_flops_fp8", cluster.peak_flops_fp8,
+		     "dense FP8 matmul peak of one GPU; needed with `precision.compute` \"fp8\""),
+	PRESET_BW("cluster.hbm_bandwidth", cluster.hbm_bandwidth,
+		  "HBM bandwidth of one GPU, e.g. `\"2.039 TB/s\"`; kernel times need it"),
 	SECTION("cluster.intra_node", REQ, "the links between the GPUs of one node"),
 	BW("cluster.intra_node.bandwidth", cluster.intra_node.bw_bytes_per_s, REQ,
 	   "effective one-way GPU-to-GPU bandwidth inside a node (NVLink/NVSwitch/PCIe)"),
@@ -192,9 +219,15 @@ static const struct key keys[] = {
 		  "DDP gradient bucket (PyTorch DDP's `bucket_cap_mb` default)"),
 	SECTION("training", OPT, "the batch and activation recomputation"),
 	COUNT("training.micro_batch_size", training.micro_batch_size, OPT, 1, "1", "", "samples per microbatch b"),
-	COUNT("training.grad_accum_steps", training.grad_accum_steps, OPT, 1, "1", "", "microbatches per optimizer step"),
+	COUNT("training.grad_accum_steps", training.grad_accum_steps, OPT, 1,
+	      "1", "", "microbatches per optimizer step; derived from `global_batch_size` when that is given"),
+	COUNT("training.global_batch_size", training.global_batch_size, OPT, 0,
+	      "derived: micro_batch_size × dp × grad_accum_steps", "",
+	      "samples per optimizer step; when given, grad_accum_steps = global_batch_size / (micro_batch_size × dp), so a `--set` of the micro batch or dp keeps the work"),
 	ENUM("training.recompute", training.recompute, recompute_names, DC_RECOMPUTE_NONE, "\"none\"",
 	     "activation recomputation (Korthikanti et al. 2022 §5): selective recomputes attention's softmax and dropout part, full keeps only each layer's input"),
+	ENUM("training.attention", training.attention, attention_names, DC_ATTENTION_FLASH, "\"flash\"",
+	     "flash: a fused kernel that never stores the attention scores, softmax or its dropout mask (only per-row softmax statistics); eager: QKᵀ, softmax and dropout stored as in Korthikanti et al. 2022"),
 	COUNT("training.total_tokens", training.total_tokens, OPT, 0, "", "tokens",
 	      "tokens to train on; adds `step.time_to_train_s` (docs/step-model.md)"),
 	SECTION("overlap", OPT, "what the step model lets communication hide behind compute (docs/step-model.md)"),
@@ -212,6 +245,8 @@ static const struct key keys[] = {
 	UINT("precision.master_bytes", precision.master_bytes, 4, "4", "bytes/param", "FP32 master copy (0: none)"),
 	UINT("precision.optimizer_bytes", precision.optimizer_bytes, 8, "8", "bytes/param",
 	     "optimizer states (Adam: 2 × 4)"),
+	ENUM("precision.compute", precision.compute, compute_precision_names, DC_COMPUTE_BF16, "\"bf16\"",
+	     "number format of the matmuls: their time uses cluster.peak_flops (bf16) or cluster.peak_flops_fp8 (fp8); the model-state bytes above are unchanged"),
 	SECTION("collective", OPT, "the ring AllReduce lab"),
 	COUNT("collective.ranks", collective.ranks, OPT, 0, "derived: the world size", "",
 	      "ring size p (global ranks 0..p−1); at most the world size"),
@@ -760,6 +795,33 @@ static const char *suggest(const char *prefix, const char *name)
 	return NULL;
 }
 
+/* The choice closest to an unknown enum value, when it is close enough to
+ * be a slip ("h100-sxm-80gb" for "h100-sxm5-80gb") or the unique choice it
+ * begins ("H100"); else NULL. Case is ignored, as for keys. */
+static const char *suggest_choice(const char *const *choices, const char *value)
+{
+	size_t best = 99, nl = strlen(value);
+	const char *bc = NULL;
+	for (size_t i = 0; choices[i]; i++) {
+		size_t d = dc_edit_distance(value, nl, choices[i], 1);
+		if (d < best) {
+			best = d;
+			bc = choices[i];
+		}
+	}
+	if (bc && (best <= 2 || (nl > 0 && best * 3 <= nl)))
+		return bc;
+	/* a unique choice the value begins ("h100" for "h100-sxm5-80gb") */
+	bc = NULL;
+	for (size_t i = 0; nl >= 2 && choices[i]; i++)
+		if (strncasecmp(choices[i], value, nl) == 0) {
+			if (bc)
+				return NULL;
+			bc = choices[i];
+		}
+	return bc;
+}
+
 /* ---- values ---- */
 
 static const char *type_name(const cJSON *v)
@@ -1067,12 +1129,14 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 		else
 			*(int *)field(l, k) = cJSON_IsTrue(v);
 		break;
-	case K_ENUM: {
+	case K_ENUM:
+	case K_GPU: {
 		char list[160] = "";
+		const char *near;
 		if (cJSON_IsString(v)) {
 			for (int i = 0; k->info.choices[i]; i++)
 				if (strcmp(v->valuestring, k->info.choices[i]) == 0) {
-					*(int *)field(l, k) = i;
+					*(int *)field(l, k) = i + (k->kind == K_GPU);
 					return;
 				}
 		}
@@ -1081,7 +1145,12 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 			strcat(list, k->info.choices[i]);
 			strcat(list, "\"");
 		}
-		if (cJSON_IsString(v))
+		/* a preset name is long and easy to mistype: suggest one */
+		near = k->kind == K_GPU && cJSON_IsString(v) ? suggest_choice(k->info.choices, v->valuestring) : NULL;
+		if (near)
+			errorf(l, ki, "'%s': unknown value \"%s\"; did you mean \"%s\"? (expected one of %s)", k->info.path,
+			       v->valuestring, near, list);
+		else if (cJSON_IsString(v))
 			errorf(l, ki, "'%s': unknown value \"%s\"; expected one of %s", k->info.path, v->valuestring, list);
 		else
 			errorf(l, ki, "'%s': expected one of %s, got %s", k->info.path, list, describe(l, v));
@@ -1112,6 +1181,8 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 				char want[64];
 				lower_bound_text(k, want, sizeof(want));
 				errorf(l, ki, "'%s': %s, got %g", k->info.path, want, d);
+			} else if (d >= k->hi) {
+				errorf(l, ki, "'%s': must be below %g %s, got %g", k->info.path, k->hi, k->info.unit, d);
 			} else {
 				*(double *)field(l, k) = d;
 			}
@@ -1364,6 +1435,7 @@ static void set_defaults(struct dc_config *c)
 		case K_ENUM:
 			*(int *)f = (int)k->def;
 			break;
+		case K_GPU:
 		case K_SECTION:
 		case K_ORDER:
 		case K_STRING:
@@ -1386,7 +1458,8 @@ static int hf_named(const struct loader *l)
 static int is_required(const struct loader *l, size_t i)
 {
 	enum dc_config_need need = keys[i].info.need;
-	return need == DC_KEY_REQUIRED || (need == DC_KEY_REQUIRED_UNLESS_HF && !hf_named(l));
+	return need == DC_KEY_REQUIRED || (need == DC_KEY_REQUIRED_UNLESS_HF && !hf_named(l)) ||
+	       (need == DC_KEY_REQUIRED_UNLESS_GPU && !l->seen[find_key("cluster.gpu")]);
 }
 
 /* ---- cross-field rules ----
@@ -1624,6 +1697,48 @@ static int rule_sequence_parallel(struct loader *l)
 	return 0;
 }
 
+/* training.global_batch_size, when given, fixes the work of a step:
+ * grad_accum_steps = global_batch_size / (micro_batch_size x dp), so a
+ * --set of the micro batch or of dp keeps the samples per step. */
+static int rule_global_batch(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	struct dc_training *t = &c->training;
+	int kg = find_key("training.global_batch_size"), ka = find_key("training.grad_accum_steps");
+	int kb = find_key("training.micro_batch_size"), kd = find_key("parallel.dp");
+	int who;
+	uint64_t per_micro;
+	if (!l->seen[kg])
+		return 0;
+	/* blame the --set that broke the division, if one did */
+	who = l->from_set[kg] ? kg : l->from_set[kb] ? kb : l->from_set[kd] ? kd : kg;
+	if (dc_mul_u64(t->micro_batch_size, c->parallel.dp, &per_micro) || t->global_batch_size % per_micro != 0) {
+		errorf(l, who,
+		       "'training.global_batch_size': must be a multiple of training.micro_batch_size x parallel.dp (%llu x %llu), got %llu",
+		       (unsigned long long)t->micro_batch_size, (unsigned long long)c->parallel.dp,
+		       (unsigned long long)t->global_batch_size);
+		return -1;
+	}
+	if (l->seen[ka] && t->grad_accum_steps != t->global_batch_size / per_micro && !l->from_set[ka] &&
+	    !l->from_set[kg] && (l->from_set[kb] || l->from_set[kd])) {
+		/* the file gave both; a --set of the micro batch or dp keeps the work */
+		warnf(l, kb,
+		      "'training.grad_accum_steps': the file's %llu becomes %llu = training.global_batch_size / (micro_batch_size x dp) = %llu / (%llu x %llu)",
+		      (unsigned long long)t->grad_accum_steps, (unsigned long long)(t->global_batch_size / per_micro),
+		      (unsigned long long)t->global_batch_size, (unsigned long long)t->micro_batch_size,
+		      (unsigned long long)c->parallel.dp);
+	} else if (l->seen[ka] && t->grad_accum_steps != t->global_batch_size / per_micro) {
+		errorf(l, l->from_set[ka] ? ka : who,
+		       "'training.grad_accum_steps': %llu disagrees with training.global_batch_size (%llu = %llu x %llu x %llu); leave it out to derive it",
+		       (unsigned long long)t->grad_accum_steps, (unsigned long long)t->global_batch_size,
+		       (unsigned long long)t->micro_batch_size, (unsigned long long)c->parallel.dp,
+		       (unsigned long long)(t->global_batch_size / per_micro));
+		return -1;
+	}
+	t->grad_accum_steps = t->global_batch_size / per_micro;
+	return 0;
+}
+
 static int rule_virtual_pipeline(struct loader *l)
 {
 	const struct dc_config *c = l->cfg;
@@ -1644,6 +1759,45 @@ static int rule_virtual_pipeline(struct loader *l)
 		errorf(l, kv,
 		       "'parallel.virtual_pipeline': the interleaved schedule needs training.grad_accum_steps (%llu microbatches) to be a multiple of parallel.pp (%llu)",
 		       (unsigned long long)c->training.grad_accum_steps, (unsigned long long)p->pp);
+	return 0;
+}
+
+/* The vendor data sheets' figures (dense, no sparsity; docs/compute-model.md,
+ * "The presets"). A card sold as N GB holds N GiB (warn_decimal_gpu_memory). */
+struct gpu_preset {
+	double mem_gib;
+	double peak_flops, peak_flops_fp8; /* FLOP/s; fp8 0: no FP8 tensor cores */
+	double hbm_bandwidth;              /* bytes/s */
+	const char *no_fp8;                /* why fp8 is refused, or NULL */
+};
+
+static const struct gpu_preset gpu_presets[DC_GPU_COUNT] = {
+	[DC_GPU_A100_SXM4_80GB] = {80, 312e12, 0, 2.039e12, "the A100 has no FP8 tensor cores"},
+	[DC_GPU_H100_SXM5_80GB] = {80, 989e12, 1979e12, 3.35e12, NULL},
+	[DC_GPU_H200_SXM_141GB] = {141, 989e12, 1979e12, 4.8e12, NULL},
+};
+
+/* cluster.gpu fills what the config leaves out; precision.compute "fp8"
+ * on a preset without FP8 (and no peak_flops_fp8 given) is refused. */
+static int rule_gpu_preset(struct loader *l)
+{
+	struct dc_cluster *c = &l->cfg->cluster;
+	const struct gpu_preset *g;
+	if (c->gpu == DC_GPU_NONE || c->gpu >= DC_GPU_COUNT)
+		return 0;
+	g = &gpu_presets[c->gpu];
+	if (!seen(l, "cluster.gpu_memory"))
+		c->gpu_mem_bytes = (uint64_t)(g->mem_gib * 1073741824.0);
+	if (!seen(l, "cluster.peak_flops"))
+		c->peak_flops = g->peak_flops;
+	if (!seen(l, "cluster.peak_flops_fp8"))
+		c->peak_flops_fp8 = g->peak_flops_fp8;
+	if (!seen(l, "cluster.hbm_bandwidth"))
+		c->hbm_bandwidth = g->hbm_bandwidth;
+	if (l->cfg->precision.compute == DC_COMPUTE_FP8 && c->peak_flops_fp8 == 0)
+		errorf(l, blame(l, find_key("precision.compute"), "cluster.gpu"),
+		       "'precision.compute': \"fp8\" needs an FP8 matmul peak, but 'cluster.gpu' \"%s\" has none (%s); use \"bf16\" or give cluster.peak_flops_fp8",
+		       dc_gpu_name(c->gpu), g->no_fp8 ? g->no_fp8 : "no FP8 figure");
 	return 0;
 }
 
@@ -1676,9 +1830,15 @@ static const struct rule rules[] = {
 	{{"pp divides num_layers", KEYS("parallel.pp", "model.num_layers")}, rule_pp_layers},
 	{{"sequence_parallel needs tp > 1", KEYS("parallel.sequence_parallel", "parallel.tp")},
 	 rule_sequence_parallel},
+	{{"global_batch_size, when given, is a multiple of micro_batch_size × dp and gives grad_accum_steps (which, when also given, must agree)",
+	  KEYS("training.global_batch_size", "training.micro_batch_size", "parallel.dp", "training.grad_accum_steps")},
+	 rule_global_batch},
 	{{"virtual_pipeline > 1 needs pp > 1, pp × virtual_pipeline dividing num_layers and grad_accum_steps a multiple of pp",
 	  KEYS("parallel.virtual_pipeline", "parallel.pp", "model.num_layers", "training.grad_accum_steps")},
 	 rule_virtual_pipeline},
+	{{"cluster.gpu fills gpu_memory, peak_flops, peak_flops_fp8 and hbm_bandwidth unless given; precision.compute \"fp8\" needs an FP8 peak",
+	  KEYS("cluster.gpu", "cluster.gpu_memory", "cluster.peak_flops", "cluster.peak_flops_fp8",
+	       "cluster.hbm_bandwidth", "precision.compute")}, rule_gpu_preset},
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
@@ -2158,9 +2318,24 @@ const char *dc_recompute_name(enum dc_recompute r)
 	return recompute_names[r];
 }
 
+const char *dc_attention_name(enum dc_attention a)
+{
+	return attention_names[a];
+}
+
 const char *dc_norm_name(enum dc_norm n)
 {
 	return norm_names[n];
+}
+
+const char *dc_gpu_name(enum dc_gpu g)
+{
+	return g == DC_GPU_NONE || g >= DC_GPU_COUNT ? "" : gpu_names[g - 1];
+}
+
+const char *dc_compute_precision_name(enum dc_compute_precision c)
+{
+	return compute_precision_names[c];
 }
 
 const char *dc_link_choice_name(enum dc_link_choice l)

@@ -113,6 +113,31 @@ static uint64_t get_uint(struct hf *r, const char *key, uint64_t min, uint64_t d
 	return (uint64_t)d;
 }
 
+/* A dropout rate in [0, 1], or `dflt` when absent or null. */
+static double get_rate(struct hf *r, const char *key, double dflt)
+{
+	const cJSON *v = get(r, key);
+	char got[64];
+	if (!v || cJSON_IsNull(v))
+		return dflt;
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 || v->valuedouble > 1) {
+		hf_error(r, "'%s': expected a dropout rate in [0, 1], got %s", key, describe(v, got, sizeof(got)));
+		return dflt;
+	}
+	return v->valuedouble;
+}
+
+/* Dropout as the modeling files apply it: on when any of `keys` (a
+ * NULL-terminated list, each defaulting to `dflt`) is above 0. */
+static int get_dropout(struct hf *r, const char *const *keys, double dflt)
+{
+	int on = 0;
+	for (size_t i = 0; keys[i]; i++)
+		if (get_rate(r, keys[i], dflt) > 0)
+			on = 1;
+	return on;
+}
+
 static int get_bool(struct hf *r, const char *key, int dflt)
 {
 	const cJSON *v = get(r, key);
@@ -168,6 +193,7 @@ static void read_dense(struct hf *r, struct dc_model *m, const struct dense_defa
 	m->num_kv_heads = get_uint(r, "num_key_value_heads", 1, d->kv ? d->kv : m->num_attention_heads);
 	m->head_dim = get_uint(r, "head_dim", 1, d->head_dim);
 	m->tie_word_embeddings = get_bool(r, "tie_word_embeddings", d->tie);
+	m->dropout = get_dropout(r, (const char *const[]){"attention_dropout", NULL}, 0);
 	m->mlp = DC_MLP_SWIGLU;
 	m->norm = DC_NORM_RMSNORM;
 	if (!m->head_dim) {
@@ -273,6 +299,8 @@ static void read_gpt2(struct hf *r, struct dc_model *m)
 	m->num_attention_heads = get_uint(r, "n_head", 1, 12);
 	m->position_embeddings = get_uint(r, "n_positions", 1, 1024);
 	m->tie_word_embeddings = get_bool(r, "tie_word_embeddings", 1);
+	/* GPT2Config: every rate defaults to 0.1 */
+	m->dropout = get_dropout(r, (const char *const[]){"attn_pdrop", "resid_pdrop", "embd_pdrop", NULL}, 0.1);
 	m->num_kv_heads = m->num_attention_heads;
 	m->mlp = DC_MLP_GELU;
 	m->norm = DC_NORM_LAYERNORM;
@@ -328,6 +356,7 @@ static void read_deepseek_v3(struct hf *r, struct dc_model *m)
 	m->qk_nope_head_dim = get_uint(r, "qk_nope_head_dim", 1, 128);
 	m->v_head_dim = get_uint(r, "v_head_dim", 1, 128);
 	m->tie_word_embeddings = get_bool(r, "tie_word_embeddings", 0);
+	m->dropout = get_dropout(r, (const char *const[]){"attention_dropout", NULL}, 0);
 	m->qkv_bias = m->out_bias = get_bool(r, "attention_bias", 0);
 	m->mlp = DC_MLP_SWIGLU;
 	m->norm = DC_NORM_RMSNORM;
