@@ -268,7 +268,7 @@ static void stage_ops(const struct costs *k, uint64_t stage, struct dc_step_stag
 
 /* ---- the schedule in closed form ---- */
 
-typedef void (*stage_fn)(const void *ctx, uint64_t stage, struct dc_step_stage *out);
+typedef const struct dc_step_stage *(*stage_fn)(const void *ctx, uint64_t stage);
 
 /* 1F1B (v = 1), stage k: the end of its last backward plus the drain to
  * stage 0, when stage k never idles once its first backward has come
@@ -291,42 +291,95 @@ static double one_f_one_b_at(const struct dc_step_stage *s, uint64_t p, uint64_t
 	return end + drain;
 }
 
-/* The span and the stage that sets it. *fill_s: when the critical stage's
- * first forward starts. */
-static double pipe_closed(const void *ctx, stage_fn at, uint64_t p, uint64_t m, uint64_t v, double c,
-			  uint64_t *critical, double *fill_s)
+/* Runs of consecutive stages with identical ops: `run_at(ctx, i, &first,
+ * &len)` returns run i's ops. */
+typedef const struct dc_step_stage *(*run_fn)(const void *ctx, uint64_t i, uint64_t *first, uint64_t *len);
+
+/* Stage k of a run whose first stage a starts at `pre_f`, drains through
+ * `pre_b` and sees `D_a` below it: where each stage advances the prefixes
+ * by one stage's chunk 0 and a send. */
+static double run_stage_at(const struct dc_step_stage *sp, uint64_t p, uint64_t m, uint64_t v, double c,
+			   uint64_t a, uint64_t k, double pre_f, double pre_b, double D_a, double after_a)
 {
-	struct dc_step_stage s;
-	double total = 0, total_chunk = 0, pre_fb = 0, pre_f = 0, pre_b = 0, best = -1;
-	for (uint64_t r = 0; r < p; r++) {
-		at(ctx, r, &s);
-		total += s.fwd_s + s.bwd_s;
+	double dk = (double)(k - a);
+	double start = pre_f + dk * (sp->fwd_first_s + c), drain = pre_b + dk * (sp->bwd_first_s + c);
+	if (v == 1) {
+		double D = D_a - dk * (sp->fwd_s + sp->bwd_s + 2.0 * c);
+		return one_f_one_b_at(sp, p, m, k, start, D, drain);
 	}
-	for (uint64_t k = 0; k < p; k++) {
-		double t;
-		at(ctx, k, &s);
-		if (v == 1) {
-			double D = total - pre_fb - (s.fwd_s + s.bwd_s) + 2.0 * (double)(p - 1 - k) * c;
-			t = one_f_one_b_at(&s, p, m, k, pre_f, D, pre_b);
-		} else {
-			/* interleaved: the critical stage is busy m (f + b); the
-			 * first microbatch's first chunk fills the stages before it
-			 * and its last backward drains them; the stages after it
-			 * add one chunk each way, (p - 1 - k) (f + b) / v, as in the
-			 * equal-stage bubble (p - 1)(f + b) / v (Megatron-LM 2021
-			 * section 2.2.2); each boundary crossed costs a send */
-			double after = (total - pre_fb - (s.fwd_s + s.bwd_s)) / (double)v;
-			(void)total_chunk;
-			t = (double)m * (s.fwd_s + s.bwd_s) + pre_f + pre_b + after + 2.0 * (double)(p - 1 - k) * c;
+	/* interleaved: the critical stage is busy m (f + b); the first
+	 * microbatch's first chunk fills the stages before it and its last
+	 * backward drains them; the stages after it add one chunk each way,
+	 * (p - 1 - k) (f + b) / v, as in the equal-stage bubble
+	 * (p - 1)(f + b) / v (Megatron-LM 2021 section 2.2.2); each boundary
+	 * crossed costs a send */
+	return (double)m * (sp->fwd_s + sp->bwd_s) + start + drain + after_a -
+	       dk * (sp->fwd_s + sp->bwd_s) / (double)v + 2.0 * (double)(p - 1 - k) * c;
+}
+
+/* Adds k (and its neighbours) to the candidates when it lies in [a, b]. */
+static void candidate(double k, uint64_t a, uint64_t b, uint64_t *cand, int *n)
+{
+	for (int d = -1; d <= 1; d++) {
+		double x = k + d;
+		uint64_t u;
+		if (!(x >= (double)a && x <= (double)b))
+			continue;
+		u = (uint64_t)x;
+		if (*n < 16)
+			cand[(*n)++] = u;
+	}
+}
+
+/* The span and the stage that sets it. *fill_s: when the critical stage's
+ * first forward starts. Each stage's value is a lower bound on the span
+ * (the length of a path through the schedule, exact for the stage that
+ * never idles once started), so the span is their maximum. Within a run of
+ * identical stages the value is piecewise linear in k, with its kinks where
+ * the first backward's wait, the cool-down's wait or the warm-up count
+ * change branch: the run's ends and the kinks bound it, so the cost is
+ * O(runs), not O(pp). */
+static double pipe_closed(const void *ctx, run_fn run_at, uint64_t nruns, uint64_t p, uint64_t m, uint64_t v,
+			  double c, uint64_t *critical, double *fill_s)
+{
+	double total = 0, pre_fb = 0, pre_f = 0, pre_b = 0, best = -1;
+	uint64_t first, len;
+	for (uint64_t i = 0; i < nruns; i++) {
+		const struct dc_step_stage *q = run_at(ctx, i, &first, &len);
+		total += (double)len * (q->fwd_s + q->bwd_s);
+	}
+	for (uint64_t i = 0; i < nruns; i++) {
+		const struct dc_step_stage *sp = run_at(ctx, i, &first, &len);
+		uint64_t a = first, b = first + len - 1, cand[16];
+		double fb = sp->fwd_s + sp->bwd_s;
+		double D_a = total - pre_fb - fb + 2.0 * (double)(p - 1 - a) * c;
+		double after_a = (total - pre_fb - fb) / (double)v;
+		double f = sp->fwd_s, bw = sp->bwd_s, delta = f + bw + 2.0 * c;
+		int n = 0;
+		cand[n++] = a;
+		cand[n++] = b;
+		if (v == 1 && len > 2) {
+			/* D_k = w f (first backward's wait), w b = D_k (cool-down),
+			 * w = m and m - w - 1 = 0 (the warm-up count) */
+			if (delta - f != 0)
+				candidate((D_a + (double)a * delta - (double)(p - 1) * f) / (delta - f), a, b, cand, &n);
+			if (bw - delta != 0)
+				candidate(((double)(p - 1) * bw - D_a - (double)a * delta) / (bw - delta), a, b, cand, &n);
+			candidate((double)p - 1.0 - (double)m, a, b, cand, &n);
+			candidate((double)p - (double)m, a, b, cand, &n);
 		}
-		if (t > best) {
-			best = t;
-			*critical = k;
-			*fill_s = pre_f;
+		for (int j = 0; j < n; j++) {
+			uint64_t k = cand[j];
+			double t = run_stage_at(sp, p, m, v, c, a, k, pre_f, pre_b, D_a, after_a);
+			if (t > best || (t == best && k < *critical)) {
+				best = t;
+				*critical = k;
+				*fill_s = pre_f + (double)(k - a) * (sp->fwd_first_s + c);
+			}
 		}
-		pre_fb += s.fwd_s + s.bwd_s;
-		pre_f += s.fwd_first_s + c;
-		pre_b += s.bwd_first_s + c;
+		pre_fb += (double)len * fb;
+		pre_f += (double)len * (sp->fwd_first_s + c);
+		pre_b += (double)len * (sp->bwd_first_s + c);
 	}
 	return best;
 }
@@ -335,9 +388,12 @@ struct array_ctx {
 	const struct dc_step_stage *st;
 };
 
-static void array_at(const void *ctx, uint64_t stage, struct dc_step_stage *out)
+/* every stage its own run */
+static const struct dc_step_stage *array_run(const void *ctx, uint64_t i, uint64_t *first, uint64_t *len)
 {
-	*out = ((const struct array_ctx *)ctx)->st[stage];
+	*first = i;
+	*len = 1;
+	return &((const struct array_ctx *)ctx)->st[i];
 }
 
 double dc_step_pipeline_closed(const struct dc_step_pipe *pp, uint64_t *critical)
@@ -345,7 +401,7 @@ double dc_step_pipeline_closed(const struct dc_step_pipe *pp, uint64_t *critical
 	struct array_ctx a = {pp->stage};
 	double fill;
 	uint64_t k = 0;
-	double t = pipe_closed(&a, array_at, pp->p, pp->m, pp->v, pp->send_s, &k, &fill);
+	double t = pipe_closed(&a, array_run, pp->p, pp->p, pp->m, pp->v, pp->send_s, &k, &fill);
 	if (critical)
 		*critical = k;
 	return t;
@@ -421,14 +477,123 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm *comm, struct
 
 /* ---- the step ---- */
 
+/* Stages of one plan segment hold the same layers, so the same ops, but
+ * for the first (the embedding) and the last (the head): their ops are
+ * computed once each, and every per-stage loop reads them (O(segments)
+ * op costs, O(pp) arithmetic). */
+/* What follows a stage's last backward (stage_sync). */
+struct stage_sync_t {
+	double tail, pen, hid;
+};
+
 struct step_ctx {
 	struct costs k;
 	struct dp_calls dp;
+	uint64_t pp;
+	struct dc_step_stage first, last, mid[DC_PLAN_MAX_SEGMENTS];
+	struct stage_sync_t sync_first, sync_last, sync_mid[DC_PLAN_MAX_SEGMENTS];
+	uint64_t mid_stage[DC_PLAN_MAX_SEGMENTS]; /* the stage mid[] was computed for */
+	/* runs of identical stages, in order (runs_of) */
+	uint64_t nruns, run_first[DC_PLAN_MAX_SEGMENTS + 2], run_len[DC_PLAN_MAX_SEGMENTS + 2];
+	const struct dc_step_stage *run_ops[DC_PLAN_MAX_SEGMENTS + 2];
 };
 
-static void ctx_stage(const void *ctx, uint64_t stage, struct dc_step_stage *out)
+static void stage_sync(const struct step_ctx *x, const struct dc_step_stage *st, double *tail, double *pen,
+		       double *hidden);
+static void runs_of(struct step_ctx *x);
+
+/* ops_of and its sync for `stage` of segment `seg` */
+static const struct dc_step_stage *ops_seg(const struct step_ctx *x, uint64_t stage, uint64_t seg)
 {
-	stage_ops(&((const struct step_ctx *)ctx)->k, stage, out);
+	return stage == 0 ? &x->first : stage + 1 == x->pp ? &x->last : &x->mid[seg];
+}
+
+static const struct stage_sync_t *sync_seg(const struct step_ctx *x, uint64_t stage, uint64_t seg)
+{
+	return stage == 0 ? &x->sync_first : stage + 1 == x->pp ? &x->sync_last : &x->sync_mid[seg];
+}
+
+/* The stage whose ops stand for `stage`'s. */
+static uint64_t rep_stage(const struct step_ctx *x, uint64_t stage)
+{
+	if (stage == 0 || stage + 1 == x->pp)
+		return stage;
+	return x->mid_stage[dc_plan_stage_segment(x->k.p, stage)];
+}
+
+static const struct dc_step_stage *ops_of(const struct step_ctx *x, uint64_t stage)
+{
+	if (stage == 0)
+		return &x->first;
+	if (stage + 1 == x->pp)
+		return &x->last;
+	return &x->mid[dc_plan_stage_segment(x->k.p, stage)];
+}
+
+static void ctx_init(struct step_ctx *x, const struct dc_plan *p, const struct dc_compute *c,
+		     const struct dc_comm *comm)
+{
+	costs_init(&x->k, p, c, comm);
+	dp_calls(p, comm, &x->dp);
+	x->pp = p->layout.pp;
+	stage_ops(&x->k, 0, &x->first);
+	if (x->pp == 1)
+		x->last = x->first;
+	else
+		stage_ops(&x->k, x->pp - 1, &x->last);
+	for (uint64_t i = 0; i < p->nsegments; i++) {
+		uint64_t f = p->segment_first[i], l = p->segment_first[i + 1] - 1;
+		uint64_t m = f == 0 ? 1 : f;
+		if (m >= l && l + 1 == x->pp)
+			m = l; /* no middle stage: never read as one */
+		x->mid_stage[i] = m;
+		if (m == 0 || m + 1 >= x->pp || m > l)
+			x->mid[i] = m == 0 ? x->first : x->last; /* no middle stage here: never read */
+		else
+			stage_ops(&x->k, m, &x->mid[i]);
+		stage_sync(x, &x->mid[i], &x->sync_mid[i].tail, &x->sync_mid[i].pen, &x->sync_mid[i].hid);
+	}
+	stage_sync(x, &x->first, &x->sync_first.tail, &x->sync_first.pen, &x->sync_first.hid);
+	stage_sync(x, &x->last, &x->sync_last.tail, &x->sync_last.pen, &x->sync_last.hid);
+	runs_of(x);
+}
+
+/* The runs of the plan: stage 0, each segment's stages between, stage
+ * pp - 1 (runs_of fills them once). */
+static void runs_of(struct step_ctx *x)
+{
+	const struct dc_plan *p = x->k.p;
+	uint64_t n = 0;
+	x->run_first[n] = 0;
+	x->run_len[n] = 1;
+	x->run_ops[n++] = &x->first;
+	for (uint64_t i = 0; x->pp > 2 && i < p->nsegments; i++) {
+		/* the segment's stages but the first and the last of the model */
+		uint64_t f = p->segment_first[i], l = p->segment_first[i + 1] - 1;
+		if (f < 1)
+			f = 1;
+		if (l > x->pp - 2)
+			l = x->pp - 2;
+		if (f > l)
+			continue;
+		x->run_first[n] = f;
+		x->run_len[n] = l - f + 1;
+		x->run_ops[n++] = &x->mid[i];
+	}
+	if (x->pp > 1) {
+		x->run_first[n] = x->pp - 1;
+		x->run_len[n] = 1;
+		x->run_ops[n++] = &x->last;
+	}
+	x->nruns = n;
+}
+
+static const struct dc_step_stage *ctx_run(const void *ctx, uint64_t i, uint64_t *first, uint64_t *len)
+{
+	const struct step_ctx *x = ctx;
+	*first = x->run_first[i];
+	*len = x->run_len[i];
+	return x->run_ops[i];
 }
 
 /* After the schedule: a stage's last backward ends at `end`; its buckets
@@ -470,26 +635,46 @@ static double korthikanti_hardware_flops(const struct dc_plan *p, const struct d
 }
 
 /* Composes the step from the pipeline's span and each stage's end (`end`
- * NULL: the closed form's, span - drain). */
+ * NULL: the closed form's, span - drain). One pass over the stages finds
+ * the sync point, the slowest stage and each class's last-ready stage; the
+ * classes are then filled from those. */
 static void compose(const struct step_ctx *x, const struct dc_compute *c, const struct dc_flops *f,
 		    const struct dc_batch *b, double span, uint64_t critical, double fill, const double *end,
 		    struct dc_step *s)
 {
 	const struct dc_plan *p = x->k.p;
-	uint64_t pp = p->layout.pp, m = x->k.m;
+	uint64_t pp = p->layout.pp, m = x->k.m, seg = 0;
 	double sync = span, drain = 0, post = x->dp.post_s, opt_max = 0, world = (double)p->world;
 	double best_finish = -1, best_ready = -1;
+	double cls_ready[DC_PLAN_MAX_SEGMENTS];
+	uint64_t cls_stage[DC_PLAN_MAX_SEGMENTS];
 	uint64_t slow_stage = 0, ready_stage = 0;
-	struct dc_step_stage st;
 
-	/* pass 1: the sync point, the slowest stage */
-	for (uint64_t r = 0; r < pp; r++) {
-		double e, tail, pen, hid, ready, opt, fin;
-		stage_ops(&x->k, r, &st);
+	for (uint64_t i = 0; i < p->nsegments; i++) {
+		cls_ready[i] = -1;
+		cls_stage[i] = p->segment_first[i];
+	}
+	/* the closed form: within a run of identical stages the ready time
+	 * falls with the stage (the drain grows), so each run's first stage
+	 * stands for it; the timeline: every stage */
+	for (uint64_t i = 0, r = 0; end ? r < pp : i < x->nruns; end ? r++ : i++) {
+		const struct dc_step_stage *st;
+		const struct stage_sync_t *sy;
+		double e, ready, opt, fin;
+		uint64_t len = 1;
+		if (!end) {
+			r = x->run_first[i];
+			len = x->run_len[i];
+			seg = dc_plan_stage_segment(p, r);
+		} else {
+			while (seg + 1 < p->nsegments && p->segment_first[seg + 1] <= r)
+				seg++;
+		}
+		st = ops_seg(x, r, seg);
+		sy = sync_seg(x, r, seg);
 		e = end ? end[r] : span - drain;
-		stage_sync(x, &st, &tail, &pen, &hid);
-		ready = e + pen + tail;
-		opt = c->optimizer_s[dc_plan_stage_segment(p, r)];
+		ready = e + sy->pen + sy->tail;
+		opt = c->optimizer_s[seg];
 		fin = ready + opt + post;
 		if (ready > sync)
 			sync = ready;
@@ -503,55 +688,43 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 		}
 		if (opt > opt_max)
 			opt_max = opt;
-		drain += st.bwd_first_s + x->k.send_s;
+		if (ready > cls_ready[seg]) {
+			cls_ready[seg] = ready;
+			cls_stage[seg] = r;
+		}
+		drain += (double)len * (st->bwd_first_s + x->k.send_s);
 	}
 	s->pipeline_s = span;
 	s->time_s = sync + opt_max + post;
 	s->critical_stage = critical;
 	s->slowest_rank = slow_stage * p->topo.stride[DC_AXIS_PP];
 
-	/* pass 2: per class, the stage of the segment that is ready last */
+	/* per class, the stage of the segment that is ready last */
 	s->nclasses = p->nsegments;
-	drain = 0;
 	for (uint64_t i = 0; i < p->nsegments; i++) {
 		struct dc_step_class *cl = &s->classes[i];
+		uint64_t r = cls_stage[i];
+		const struct dc_step_stage *st = ops_seg(x, r, i);
+		const struct stage_sync_t *sy = sync_seg(x, r, i);
+		double ready = cls_ready[i], busy, after, pen_part, opt = c->optimizer_s[i];
 		memset(cl, 0, sizeof(*cl));
 		cl->stage_first = p->segment_first[i];
 		cl->stage_last = p->segment_first[i + 1] - 1;
 		cl->ranks = (cl->stage_last - cl->stage_first + 1) * (p->world / pp);
 		cl->first_rank = cl->stage_first * p->topo.stride[DC_AXIS_PP];
 		cl->total_s = s->time_s;
-	}
-	{
-		double cls_ready[DC_PLAN_MAX_SEGMENTS];
-		for (uint64_t i = 0; i < p->nsegments; i++)
-			cls_ready[i] = -1;
-		for (uint64_t r = 0; r < pp; r++) {
-			uint64_t i = dc_plan_stage_segment(p, r);
-			struct dc_step_class *cl = &s->classes[i];
-			double e, tail, pen, hid, ready, busy, after, pen_part, opt;
-			stage_ops(&x->k, r, &st);
-			e = end ? end[r] : span - drain;
-			drain += st.bwd_first_s + x->k.send_s;
-			stage_sync(x, &st, &tail, &pen, &hid);
-			ready = e + pen + tail;
-			if (ready <= cls_ready[i])
-				continue;
-			cls_ready[i] = ready;
-			busy = (double)m * (st.fwd_s + st.bwd_s);
-			after = max0(ready - span);
-			pen_part = after < pen ? after : pen;
-			opt = c->optimizer_s[i];
-			cl->compute_s = (double)m * st.compute_s + pen_part;
-			for (int j = 0; j < DC_STRAT_COUNT; j++)
-				cl->exposed_s[j] = (double)m * st.exposed_s[j];
-			cl->bubble_s = max0(span - busy - 2.0 * (double)(pp - 1) * x->k.send_s);
-			cl->exposed_s[DC_STRAT_PP] = span - busy - cl->bubble_s;
-			cl->exposed_s[DC_STRAT_DP] = after - pen_part + post;
-			cl->optimizer_s = opt;
-			cl->tail_wait_s = s->time_s - ((ready > span ? ready : span) + opt + post);
-			cl->hidden_s = hid + (double)m * st.hidden_s;
-		}
+		busy = (double)m * (st->fwd_s + st->bwd_s);
+		after = max0(ready - span);
+		pen_part = after < sy->pen ? after : sy->pen;
+		cl->compute_s = (double)m * st->compute_s + pen_part;
+		for (int j = 0; j < DC_STRAT_COUNT; j++)
+			cl->exposed_s[j] = (double)m * st->exposed_s[j];
+		cl->bubble_s = max0(span - busy - 2.0 * (double)(pp - 1) * x->k.send_s);
+		cl->exposed_s[DC_STRAT_PP] = span - busy - cl->bubble_s;
+		cl->exposed_s[DC_STRAT_DP] = after - pen_part + post;
+		cl->optimizer_s = opt;
+		cl->tail_wait_s = s->time_s - ((ready > span ? ready : span) + opt + post);
+		cl->hidden_s = sy->hid + (double)m * st->hidden_s;
 	}
 
 	/* the critical path: fill, the critical stage, drain, sync, optimizer */
@@ -559,9 +732,9 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 		double t = 0, crit_busy, drain_k = 0;
 		struct dc_step_path *path = s->path;
 		uint64_t n = 0;
-		for (uint64_t r = 0; r < critical; r++) {
-			stage_ops(&x->k, r, &st);
-			drain_k += st.bwd_first_s + x->k.send_s;
+		for (uint64_t i = 0; i < x->nruns && x->run_first[i] < critical; i++) {
+			uint64_t cnt = x->run_first[i] + x->run_len[i] <= critical ? x->run_len[i] : critical - x->run_first[i];
+			drain_k += (double)cnt * (x->run_ops[i]->bwd_first_s + x->k.send_s);
 		}
 		crit_busy = span - fill - drain_k;
 		if (fill > 0)
@@ -597,10 +770,8 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 			s->hfu_paper = s->hardware_flops_paper / denom;
 		}
 		{
-			struct dc_step_stage cs;
-			double busy;
-			stage_ops(&x->k, critical, &cs);
-			busy = (double)m * (cs.fwd_s + cs.bwd_s);
+			const struct dc_step_stage *cs = ops_of(x, critical);
+			double busy = (double)m * (cs->fwd_s + cs->bwd_s);
 			s->bubble_fraction = busy > 0 ? max0(span - busy) / busy : 0;
 		}
 		if (p->in->training.total_tokens > 0 && s->tokens_per_s > 0)
@@ -631,9 +802,8 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
 	step_header(p, c, s);
 	if (!c->available)
 		return 0;
-	costs_init(&x.k, p, c, comm);
-	dp_calls(p, comm, &x.dp);
-	span = pipe_closed(&x, ctx_stage, p->layout.pp, x.k.m, p->v, x.k.send_s, &critical, &fill);
+	ctx_init(&x, p, c, comm);
+	span = pipe_closed(&x, ctx_run, x.nruns, p->layout.pp, x.k.m, p->v, x.k.send_s, &critical, &fill);
 	compose(&x, c, f, b, span, critical, fill, NULL, s);
 	return 0;
 }
@@ -943,11 +1113,12 @@ static double emit_layer(struct emitter *em, const struct costs *k, uint64_t sta
 	return t + o.dur;
 }
 
-static void emit_op(struct emitter *em, const struct costs *k, uint64_t stage, uint64_t mb, uint64_t c, int bwd,
-		    double t)
+/* `rep`: the stage whose ops stand for this one's (rep_stage) */
+static void emit_op(struct emitter *em, const struct costs *k, uint64_t stage, uint64_t rep, uint64_t mb, uint64_t c,
+		    int bwd, double t)
 {
 	const struct dc_plan *p = k->p;
-	uint64_t n = chunk_layers(p, stage), d = chunk_dense(p, stage, c), start = chunk_start(p, stage, c);
+	uint64_t n = chunk_layers(p, stage), d = chunk_dense(p, rep, c), start = chunk_start(p, stage, c);
 	struct cost w;
 	const char *dir = bwd ? "bwd" : "fwd";
 	if (!bwd && stage == 0 && c == 0) {
@@ -992,7 +1163,7 @@ static void emit_stage(struct emitter *em, const struct step_ctx *x, const struc
 		ix = at3(sm, s, mb, c);
 		st0 = fwd ? sm->start_f[ix] : sm->start_b[ix];
 		ev(em, s, DC_TRACK_COMPUTE, t, st0 - t, "pipeline bubble");
-		emit_op(em, &x->k, s, mb, c, !fwd, st0);
+		emit_op(em, &x->k, s, rep_stage(x, s), mb, c, !fwd, st0);
 		t = fwd ? sm->end_f[ix] : sm->end_b[ix];
 		/* the send to the neighbour, on its own stream */
 		if (sm->p > 1 && x->k.send_s > 0) {
@@ -1052,8 +1223,7 @@ int dc_step_timeline(const struct dc_plan *p, const struct dc_compute *c, const 
 	step_header(p, c, s);
 	if (!c->available)
 		return 0;
-	costs_init(&x.k, p, c, comm);
-	dp_calls(p, comm, &x.dp);
+	ctx_init(&x, p, c, comm);
 	if (sim_alloc(&sm, pp, x.k.m, v) != 0) {
 		*error = "out of memory";
 		return -1;
@@ -1065,12 +1235,12 @@ int dc_step_timeline(const struct dc_plan *p, const struct dc_compute *c, const 
 		return -1;
 	}
 	for (uint64_t r = 0; r < pp; r++) {
-		stage_ops(&x.k, r, &st);
+		uint64_t rep = rep_stage(&x, r);
 		for (uint64_t ch = 0; ch < v; ch++) {
 			struct cost o;
-			chunk_cost(&x.k, r, ch, 0, &o);
+			chunk_cost(&x.k, rep, ch, 0, &o);
 			sm.op_f[r * v + ch] = o.dur;
-			chunk_cost(&x.k, r, ch, 1, &o);
+			chunk_cost(&x.k, rep, ch, 1, &o);
 			sm.op_b[r * v + ch] = o.dur;
 		}
 	}
@@ -1082,7 +1252,7 @@ int dc_step_timeline(const struct dc_plan *p, const struct dc_compute *c, const 
 		return -1;
 	}
 	/* the critical stage: the closed form's, its fill from the simulation */
-	pipe_closed(&x, ctx_stage, pp, x.k.m, v, x.k.send_s, &critical, &fill);
+	pipe_closed(&x, ctx_run, x.nruns, pp, x.k.m, v, x.k.send_s, &critical, &fill);
 	fill = sm.start_f[at3(&sm, critical, 0, 0)];
 	compose(&x, c, f, b, span, critical, fill, end, s);
 	rc = 0;
@@ -1099,7 +1269,7 @@ int dc_step_timeline(const struct dc_plan *p, const struct dc_compute *c, const 
 		for (uint64_t r = 0; r < pp && !em.rc; r++) {
 			if (want && !want(ctx, r))
 				continue;
-			stage_ops(&x.k, r, &st);
+			st = *ops_of(&x, r);
 			emit_stage(&em, &x, &sm, r, &st, end[r], sync, c->optimizer_s[dc_plan_stage_segment(p, r)],
 				   s->time_s);
 		}
