@@ -8,7 +8,9 @@
  *   TP + SP + selective         sbh (34/t)
  *   full recompute              sbh (2)
  * Every expected value below is worked out by hand from those equations
- * for the paper's own shapes, never read back from the code.
+ * for the paper's own shapes, never read back from the code. The paper's
+ * setup is eager attention with dropout; the defaults (flash attention, no
+ * dropout) are worked by hand for small shapes below.
  */
 #include <check.h>
 #include <stdio.h>
@@ -27,11 +29,13 @@ static void gpt3(struct dc_config *c, const char *recompute, int sp, int pp, int
 {
 	fixture_json(c,
 		 "{\"model\": {\"num_layers\": 96, \"hidden_size\": 12288, \"num_attention_heads\": 96,"
-		 " \"ffn_hidden_size\": 49152, \"vocab_size\": 51200, \"seq_length\": 2048, \"mlp\": \"gelu\"},"
+		 " \"ffn_hidden_size\": 49152, \"vocab_size\": 51200, \"seq_length\": 2048, \"mlp\": \"gelu\","
+		 " \"dropout\": true},"
 		 " \"cluster\": {\"num_nodes\": %d, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
 		 " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"200 Gb/s\"}},"
 		 " \"parallel\": {\"tp\": 8, \"pp\": %d, \"dp\": 1, \"sequence_parallel\": %s, \"virtual_pipeline\": %d},"
-		 " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 64, \"recompute\": \"%s\"}}",
+		 " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 64, \"recompute\": \"%s\","
+		 " \"attention\": \"eager\"}}",
 		 pp, pp, sp ? "true" : "false", v, recompute);
 }
 
@@ -199,8 +203,14 @@ START_TEST(test_gqa_swiglu_generalisation)
 	 *   K and V 2 x 2 s b (8 x 128)       = 2 x 2 x 8192 x 1024 = 33,554,432
 	 *   SwiGLU 6 s b f = 6 x 8192 x 14336 = 704,643,072
 	 *   scores 5 a s^2 b = 5 x 32 x 67,108,864 = 10,737,418,240
-	 * total 11,945,377,792; the paper's MHA + 4h-GELU formula would give
-	 * sbh(34 + 5as/h) = 33,554,432 x (34 + 320) = 11,878,268,928 */
+	 * total 11,945,377,792 with eager attention and dropout; the paper's
+	 * MHA + 4h-GELU formula would give sbh(34 + 5as/h) = 33,554,432 x
+	 * (34 + 320) = 11,878,268,928. The defaults (flash, no dropout) drop
+	 * the two residual masks (2 sbh = 67,108,864) and the scores, and keep
+	 * 4 a s b = 4 x 32 x 8192 = 1,048,576 bytes of softmax statistics:
+	 * 268,435,456 + 134,217,728 + 33,554,432 + 704,643,072 + 1,048,576 =
+	 * 1,141,899,264. Eager without dropout keeps the softmax output
+	 * 2 a s^2 b = 4,294,967,296 instead: 5,435,817,984 */
 	const char *json =
 		"{\"model\": {\"num_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32,"
 		" \"num_kv_heads\": 8, \"ffn_hidden_size\": 14336, \"vocab_size\": 128256, \"seq_length\": 8192},"
@@ -212,6 +222,12 @@ START_TEST(test_gqa_swiglu_generalisation)
 	dc_diag_init(&d);
 	ck_assert_int_eq(dc_config_load_buffer(json, strlen(json), "l3.json", NULL, 0, &c, &d), 0);
 	dc_diag_release(&d);
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 0, &v), 0);
+	ck_assert_uint_eq(v, 1141899264ull);
+	c.training.attention = DC_ATTENTION_EAGER;
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 0, &v), 0);
+	ck_assert_uint_eq(v, 5435817984ull);
+	c.model.dropout = 1;
 	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 0, &v), 0);
 	ck_assert_uint_eq(v, 11945377792ull);
 }
@@ -226,7 +242,10 @@ START_TEST(test_moe_layer)
 	 * 2 x 2 x 4096 x 1024: 83,886,080; experts 6 s b (2 x 14336) =
 	 * 704,643,072 plus the two routed copies of each token 2 x 2 sbh =
 	 * 67,108,864; linear (83,886,080 + 771,751,936) / 2 = 427,819,008;
-	 * scores 5 x 32 x 4096^2 / 2 = 1,342,177,280: 1,937,768,448 */
+	 * scores 5 x 32 x 4096^2 / 2 = 1,342,177,280: 1,937,768,448 with eager
+	 * attention and dropout. The defaults (flash, no dropout): replicated
+	 * 8 sbh = 134,217,728, the same linear part, softmax statistics
+	 * 4 x 32 x 4096 / 2 = 262,144: 562,298,880 */
 	struct dc_config c;
 	struct dc_diag d;
 	char path[512];
@@ -236,6 +255,10 @@ START_TEST(test_moe_layer)
 	ck_assert_int_eq(dc_config_load_file(path, NULL, 0, &c, &d), 0);
 	dc_diag_release(&d);
 	c.training.recompute = DC_RECOMPUTE_NONE;
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 1, &v), 0);
+	ck_assert_uint_eq(v, 562298880ull);
+	c.training.attention = DC_ATTENTION_EAGER;
+	c.model.dropout = 1;
 	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 1, &v), 0);
 	ck_assert_uint_eq(v, 1937768448ull);
 }
@@ -262,6 +285,213 @@ START_TEST(test_ledger_uses_schedule)
 }
 END_TEST
 
+
+/* A small SwiGLU/GQA layer worked by hand, term by term: h 64, a 4 heads
+ * of d 16, kv 2, f 128, s 32, b 2, t 1 (sb = 64, sbh = 4096):
+ *   norm inputs 2 x 2sbh                    16,384
+ *   Q/K/V input 2sbh                         8,192
+ *   Q and K 2sb(a + kv)d = 128 x 96         12,288
+ *   V 2sb kv d = 128 x 32                    4,096
+ *   attention output 2sb a d = 128 x 64      8,192
+ *   MLP input 2sbh                           8,192
+ *   gate and up 4sbf = 4 x 64 x 128         32,768
+ *   silu(gate) x up 2sbf                    16,384
+ *   common part                            106,496
+ * flash: + softmax statistics 4asb = 4 x 4 x 32 x 2 = 1,024: 107,520;
+ * eager: + softmax output 2as^2b = 2 x 4 x 1024 x 2 = 16,384: 122,880;
+ * eager with dropout: + mask as^2b 8,192 + dropped probabilities 16,384
+ * + residual masks 2sbh 8,192: 155,648; flash with dropout: + the residual
+ * masks only (the kernel regenerates its mask): 115,712. */
+static void small_layer(struct dc_config *c, const char *attention, int dropout, const char *recompute)
+{
+	fixture_json(c,
+		     "{\"model\": {\"num_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 4,"
+		     " \"num_kv_heads\": 2, \"ffn_hidden_size\": 128, \"vocab_size\": 1000, \"seq_length\": 32,"
+		     " \"dropout\": %s},"
+		     " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 1, \"gpu_memory\": \"80 GiB\","
+		     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"200 Gb/s\"}},"
+		     " \"training\": {\"micro_batch_size\": 2, \"attention\": \"%s\", \"recompute\": \"%s\"}}",
+		     dropout ? "true" : "false", attention, recompute);
+}
+
+START_TEST(test_flash_vs_eager_small)
+{
+	struct dc_config c;
+	struct dc_act_layer t;
+	uint64_t v;
+	small_layer(&c, "flash", 0, "none");
+	ck_assert_int_eq(dc_act_layer_parts(plan_of(&c), 0, &t), 0);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_NORM_INPUTS], 16384);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_QK], 12288);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_V], 4096);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_PROJ_INPUT], 8192);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_MLP_UP], 32768);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_MLP_ACT], 16384);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_SOFTMAX_STATS], 1024);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_SOFTMAX], 0);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_DROPOUT_MASKS], 0);
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 0, &v), 0);
+	ck_assert_uint_eq(v, 107520);
+	small_layer(&c, "eager", 0, "none");
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 0, &v), 0);
+	ck_assert_uint_eq(v, 122880);
+	small_layer(&c, "eager", 1, "none");
+	ck_assert_int_eq(dc_act_layer_parts(plan_of(&c), 0, &t), 0);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_SOFTMAX], 16384);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_ATTN_MASK], 8192);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_ATTN_DROPOUT], 16384);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_DROPOUT_MASKS], 8192);
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 0, &v), 0);
+	ck_assert_uint_eq(v, 155648);
+	small_layer(&c, "flash", 1, "none");
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 0, &v), 0);
+	ck_assert_uint_eq(v, 115712);
+	/* selective drops the attention core: 106,496 under either kernel,
+	 * rebuilding 1,024 (flash) or 16,384 (eager) bytes */
+	small_layer(&c, "flash", 0, "selective");
+	ck_assert_int_eq(dc_act_layer_kept_rebuilt(plan_of(&c), 0, &v, &(uint64_t){0}), 0);
+	ck_assert_uint_eq(v, 106496);
+	ck_assert_int_eq(dc_act_recompute_working_bytes(plan_of(&c), 0, &v), 0);
+	ck_assert_uint_eq(v, 1024);
+	small_layer(&c, "eager", 0, "selective");
+	ck_assert_int_eq(dc_act_recompute_working_bytes(plan_of(&c), 0, &v), 0);
+	ck_assert_uint_eq(v, 16384);
+	/* the embedding keeps a dropout mask only with dropout: sbh = 4096 */
+	ck_assert_int_eq(dc_act_embedding_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 0);
+	small_layer(&c, "eager", 1, "none");
+	ck_assert_int_eq(dc_act_embedding_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 4096);
+}
+END_TEST
+
+/* torchtitan's per-op policy on the small layer (flash, no dropout): it
+ * keeps the layer input 2sbh = 8,192, the outputs of the 1st, 3rd, 5th and
+ * 7th matmuls (wq: 2sb a d = 8,192; wv: 4,096; w1, the gate: 2sbf =
+ * 16,384; w2, the MLP output: 2sbh = 8,192) and the flash kernel's output
+ * (8,192) and logsumexp (1,024): 54,272. Backward rebuilds what the layer
+ * held but the policy did not keep: 107,520 - 46,080 = 61,440. Eager: the
+ * softmax is not on the save list, the statistics do not exist: 53,248
+ * kept, 122,880 - 45,056 = 77,824 rebuilt. */
+START_TEST(test_op_policy_one_layer)
+{
+	struct dc_config c;
+	struct dc_act_layer t;
+	uint64_t kept, rebuilt;
+	small_layer(&c, "flash", 0, "op");
+	ck_assert_int_eq(dc_act_layer_parts(plan_of(&c), 0, &t), 0);
+	ck_assert_uint_eq(t.kept_bytes[DC_ACT_NORM_INPUTS], 8192);
+	ck_assert_uint_eq(t.kept_bytes[DC_ACT_QK], 8192);
+	ck_assert_uint_eq(t.kept_bytes[DC_ACT_V], 4096);
+	ck_assert_uint_eq(t.kept_bytes[DC_ACT_PROJ_INPUT], 8192);
+	ck_assert_uint_eq(t.kept_bytes[DC_ACT_SOFTMAX_STATS], 1024);
+	ck_assert_uint_eq(t.kept_bytes[DC_ACT_MLP_UP], 16384);
+	ck_assert_uint_eq(t.kept_bytes[DC_ACT_MLP_ACT], 0);
+	ck_assert_uint_eq(t.kept_bytes[DC_ACT_MLP_OUTPUT], 8192);
+	ck_assert_int_eq(dc_act_layer_kept_rebuilt(plan_of(&c), 0, &kept, &rebuilt), 0);
+	ck_assert_uint_eq(kept, 54272);
+	ck_assert_uint_eq(rebuilt, 61440);
+	small_layer(&c, "eager", 0, "op");
+	ck_assert_int_eq(dc_act_layer_kept_rebuilt(plan_of(&c), 0, &kept, &rebuilt), 0);
+	ck_assert_uint_eq(kept, 53248);
+	ck_assert_uint_eq(rebuilt, 77824);
+}
+END_TEST
+
+/* Megatron's --recompute-num-layers (block): GPT-3 on pp 8 holds 12
+ * layers a stage; with 4 of them recomputed fully they keep the input
+ * 2 sbh = 50,331,648 and the other 8 everything, 23 sbh = 578,813,952:
+ * 4,831,838,208 / 12 = 402,653,184 per layer; the first stage's 96
+ * layer-microbatches hold 38,654,705,664 bytes, and one rebuilt layer
+ * (23 sbh) is the backward working set */
+START_TEST(test_recompute_layers)
+{
+	struct dc_config c;
+	struct dc_mem_ledger l;
+	const char *err = NULL;
+	gpt3(&c, "full", 0, 8, 1);
+	c.training.recompute_layers = 4;
+	ck_assert_int_eq(dc_memory_stage(plan_of(&c), 0, &l, &err), 0);
+	ck_assert_uint_eq(l.activation_bytes_per_layer, 402653184ull);
+	ck_assert_uint_eq(l.activation_layers_bytes, 38654705664ull);
+	ck_assert_uint_eq(l.activation_recompute_bytes, 23 * SBH);
+	/* all 12: the input only */
+	c.training.recompute_layers = 12;
+	ck_assert_int_eq(dc_memory_stage(plan_of(&c), 0, &l, &err), 0);
+	ck_assert_uint_eq(l.activation_bytes_per_layer, 2 * SBH);
+}
+END_TEST
+
+/* Korthikanti et al. 2022 Figure 1, from the four shipped configs (Table
+ * 3's layouts, the 2022 Megatron setup). Weights and optimizer state: 18
+ * bytes per parameter (BF16 weights 2, FP32 main gradients 4, FP32 master
+ * 4, Adam 8). A GPT layer on one of t = 8 ranks holds 12h^2/t weights,
+ * 7h/t column-parallel biases (QKV 3h, fc1 4h) and 6h replicated ones (the
+ * projection and fc2 biases, two LayerNorms of 2h):
+ *   175B (h 12288): 226,492,416 + 10,752 + 73,728 = 226,576,896 a layer,
+ *        12 a stage: 2,718,922,752 x 18 = 48,940,609,536
+ *   530B (h 20480): 629,145,600 + 17,920 + 122,880 = 629,286,400, 3 a stage:
+ *        1,887,859,200 x 18 = 33,981,465,600
+ *   1T (h 25600): 983,040,000 + 22,400 + 153,600 = 983,216,000, 2 a stage:
+ *        1,966,432,000 x 18 = 35,395,776,000
+ *   22B (h 6144, pp 1): 56,665,344 x 48 = 2,719,936,512, plus the
+ *        vocab-parallel embedding 51200 x 6144 / 8 = 39,321,600, the
+ *        position table 2048 x 6144 = 12,582,912 and the final LayerNorm
+ *        12,288: 2,771,853,312 x 18 = 49,893,359,616
+ * Activations of the first stage, Eq. 5 and 6 with Table 2 per layer and
+ * the interleaved factor (1 + (p-1)/(pv)) (175B and 530B run v = 3):
+ *   layer-microbatches 22B 48, 175B 96 (1 + 7/24) = 124,
+ *   530B 105 (1 + 34/105) = 139, 1T 128
+ *   present work (SP + selective) 34 sbh/t: 22B sbh = 50,331,648:
+ *   213,909,504 x 48 = 10,267,656,192; 175B sbh = 25,165,824: 106,954,752 x
+ *   124 = 13,262,389,248; 530B sbh = 41,943,040: 178,257,920 x 139 =
+ *   24,777,850,880; 1T sbh = 52,428,800: 222,822,400 x 128 = 28,521,267,200
+ *   baseline (TP only, no recompute) sbh (10 + 24/t + 5as/(ht)): 22B
+ *   1,325,400,064 x 48 = 63,619,203,072; 175B 23 sbh = 578,813,952 x 124 =
+ *   71,772,930,048; 530B 21 sbh = 880,803,840 x 139 = 122,431,733,760;
+ *   1T 21 sbh = 1,101,004,800 x 128 = 140,928,614,400 */
+static void korthikanti(struct dc_config *c, const char *name, int baseline)
+{
+	char path[512];
+	struct dc_diag d;
+	const struct dc_override base_sets[] = {{"parallel.sequence_parallel=false"}, {"training.recompute=\"none\""}};
+	snprintf(path, sizeof(path), "%s/configs/korthikanti-%s.json", DC_SOURCE_DIR, name);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, baseline ? base_sets : NULL, baseline ? 2 : 0, c, &d), 0);
+	dc_diag_release(&d);
+}
+
+START_TEST(test_figure1)
+{
+	static const struct {
+		const char *name;
+		uint64_t stage, states, present, baseline;
+	} fig[] = {
+		{"22b", 0, 49893359616ull, 10267656192ull, 63619203072ull},
+		{"175b", 1, 48940609536ull, 13262389248ull, 71772930048ull},
+		{"530b", 1, 33981465600ull, 24777850880ull, 122431733760ull},
+		{"1t", 1, 35395776000ull, 28521267200ull, 140928614400ull},
+	};
+	for (size_t i = 0; i < sizeof(fig) / sizeof(fig[0]); i++) {
+		struct dc_config c;
+		struct dc_mem_ledger l;
+		const char *err = NULL;
+		korthikanti(&c, fig[i].name, 0);
+		ck_assert_int_eq(dc_memory_stage(plan_of(&c), fig[i].stage, &l, &err), 0);
+		ck_assert_msg(l.model_states_bytes == fig[i].states, "%s: states %llu", fig[i].name,
+			      (unsigned long long)l.model_states_bytes);
+		ck_assert_uint_eq(l.model_states_bytes, 18 * l.p.total);
+		ck_assert_int_eq(dc_memory_stage(plan_of(&c), 0, &l, &err), 0);
+		ck_assert_msg(l.activation_layers_bytes == fig[i].present, "%s: present %llu", fig[i].name,
+			      (unsigned long long)l.activation_layers_bytes);
+		korthikanti(&c, fig[i].name, 1);
+		ck_assert_int_eq(dc_memory_stage(plan_of(&c), 0, &l, &err), 0);
+		ck_assert_msg(l.activation_layers_bytes == fig[i].baseline, "%s: baseline %llu", fig[i].name,
+			      (unsigned long long)l.activation_layers_bytes);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("activation");
@@ -282,6 +512,10 @@ int main(void)
 	tcase_add_test(tc, test_gqa_swiglu_generalisation);
 	tcase_add_test(tc, test_moe_layer);
 	tcase_add_test(tc, test_ledger_uses_schedule);
+	tcase_add_test(tc, test_flash_vs_eager_small);
+	tcase_add_test(tc, test_op_policy_one_layer);
+	tcase_add_test(tc, test_recompute_layers);
+	tcase_add_test(tc, test_figure1);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

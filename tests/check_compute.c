@@ -145,7 +145,16 @@ START_TEST(test_small_layer_flops)
 	};
 	const char *all[16];
 	struct run *x = run(SYSTEMS, sets, sizeof(sets) / sizeof(sets[0]));
-	ck_assert_double_eq(x->r.compute.dense_layer_fwd_flops, 2621440.0);
+	const struct dc_compute *c = &x->r.compute;
+	ck_assert_double_eq(c->dense_layer_fwd_flops, 2621440.0);
+	/* a small shard runs far below peak: the logits GEMM [64 x 64] x
+	 * [64 x 128] is 2 x 64 x 128 x 64 = 1,048,576 FLOPs (1.5 ns at 0.71 of
+	 * 989 TFLOP/s) but moves 2 (64 x 64 + 64 x 128) + 2 x 64 x 128 =
+	 * 40,960 bytes (19 ns at 0.64 of 3.35 TB/s): HBM-bound, and the fixed
+	 * cost dominates both, under 0.1% of peak */
+	ck_assert_double_le(fabs(c->head.fwd_matmul_s - (40960.0 / (3.35e12 * c->memory_efficiency) + c->matmul_overhead_s)),
+			    1e-15);
+	ck_assert_double_lt(1048576.0 / (989e12 * c->head.fwd_matmul_s), 0.001);
 	ck_assert_double_eq(x->r.compute.moe_layer_fwd_flops, 0.0);
 	free(x);
 	memcpy(all, sets, sizeof(sets));
@@ -159,7 +168,7 @@ END_TEST
 /* The preset's peaks reach the result; fp8 doubles the matmul peak. The
  * 22B's logits GEMM on one tp rank, [8192 x 6144] x [6144 x 6400], is
  * 2 x 8192 x 6400 x 6144 = 644,245,094,400 FLOPs, compute-bound on the
- * H100 (its 284 MB move in 0.09 ms, the FLOPs take 1.03 ms at 0.63 of
+ * H100 (its 284 MB move in 0.13 ms, the FLOPs take 0.92 ms at 0.71 of
  * 989 TFLOP/s): t = F / (P e_mm) + t0, and under fp8 the first term halves. */
 START_TEST(test_presets_and_fp8)
 {
@@ -270,6 +279,39 @@ START_TEST(test_flash_versus_eager)
 }
 END_TEST
 
+/* What each recompute policy adds before the backward, on the 22B layer:
+ * full reruns the forward; Megatron's block method with recompute_layers 12
+ * of the 48 layers of the chunk (pp 1) a quarter of it per layer on
+ * average; torchtitan's op policy keeps the flash kernel's and every other
+ * matmul's outputs, so it reruns less than full and more than selective
+ * (which reruns the flash kernel alone). */
+START_TEST(test_recompute_policies)
+{
+	static const char *const none[] = {"cluster.gpu=a100-sxm4-80gb", "training.recompute=none"};
+	static const char *const full[] = {"cluster.gpu=a100-sxm4-80gb", "training.recompute=full"};
+	static const char *const block[] = {"cluster.gpu=a100-sxm4-80gb", "training.recompute=full",
+					    "training.recompute_layers=12"};
+	static const char *const op[] = {"cluster.gpu=a100-sxm4-80gb", "training.recompute=op"};
+	static const char *const sel[] = {"cluster.gpu=a100-sxm4-80gb", "training.recompute=selective"};
+	struct run *n = run(K22B, none, 2), *f = run(K22B, full, 2), *b = run(K22B, block, 3), *o = run(K22B, op, 2),
+		   *s = run(K22B, sel, 2);
+	double fwd = n->r.compute.dense_layer.fwd_s;
+	ck_assert_double_eq(n->r.compute.dense_layer.recompute_s, 0);
+	ck_assert_double_eq(f->r.compute.dense_layer.recompute_s, fwd);
+	ck_assert_double_le(fabs(b->r.compute.dense_layer.recompute_s - fwd / 4.0), 1e-15);
+	ck_assert_double_lt(o->r.compute.dense_layer.recompute_s, fwd);
+	ck_assert_double_gt(o->r.compute.dense_layer.recompute_s, s->r.compute.dense_layer.recompute_s);
+	ck_assert_double_gt(s->r.compute.dense_layer.recompute_s, 0);
+	/* recomputation never changes the forward or the backward itself */
+	ck_assert_double_eq(o->r.compute.dense_layer.bwd_s, n->r.compute.dense_layer.bwd_s);
+	free(n);
+	free(f);
+	free(b);
+	free(o);
+	free(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("compute");
@@ -284,6 +326,7 @@ int main(void)
 	tcase_add_test(tc, test_missing_keys);
 	tcase_add_test(tc, test_optimizer_step);
 	tcase_add_test(tc, test_flash_versus_eager);
+	tcase_add_test(tc, test_recompute_policies);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -385,6 +385,54 @@ START_TEST(test_attention_dropout_global_batch)
 }
 END_TEST
 
+/* precision.preset: each preset's bytes per parameter, by hand from its
+ * convention (docs/formulas.md, "Precision presets"); an explicit byte key
+ * overrides its preset */
+START_TEST(test_precision_presets)
+{
+	static const struct {
+		const char *set;
+		uint64_t param, grad, master, optim, working, total;
+	} want[] = {
+		{"precision.preset=\"course\"", 2, 2, 4, 8, 2, 16},
+		{"precision.preset=\"megatron\"", 2, 4, 4, 8, 2, 18},
+		{"precision.preset=\"fsdp2\"", 4, 4, 0, 8, 2, 16},
+		{"precision.preset=\"deepseek_v3\"", 2, 4, 4, 4, 2, 14},
+	};
+	struct dc_config cfg;
+	struct dc_diag d;
+	ck_assert_int_eq(load(base, NULL, 0, &cfg, &d), 0);
+	ck_assert_int_eq(cfg.precision.preset, DC_PRECISION_COURSE);
+	ck_assert_uint_eq(cfg.precision.param_bytes + cfg.precision.grad_bytes + cfg.precision.master_bytes +
+				  cfg.precision.optimizer_bytes, 16);
+	dc_diag_release(&d);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct dc_precision *p = &cfg.precision;
+		ck_assert_int_eq(load(base, &want[i].set, 1, &cfg, &d), 0);
+		ck_assert_uint_eq(p->param_bytes, want[i].param);
+		ck_assert_uint_eq(p->grad_bytes, want[i].grad);
+		ck_assert_uint_eq(p->master_bytes, want[i].master);
+		ck_assert_uint_eq(p->optimizer_bytes, want[i].optim);
+		ck_assert_uint_eq(p->working_bytes, want[i].working);
+		ck_assert_uint_eq(p->param_bytes + p->grad_bytes + p->master_bytes + p->optimizer_bytes, want[i].total);
+		dc_diag_release(&d);
+	}
+	{
+		const char *sets[] = {"precision.preset=\"megatron\"", "precision.grad_bytes=2", "precision.param_bytes=4"};
+		ck_assert_int_eq(load(base, sets, 3, &cfg, &d), 0);
+		ck_assert_uint_eq(cfg.precision.grad_bytes, 2);
+		ck_assert_uint_eq(cfg.precision.param_bytes, 4);
+		ck_assert_uint_eq(cfg.precision.working_bytes, 4); /* follows param_bytes */
+		ck_assert_uint_eq(cfg.precision.master_bytes, 4);
+		dc_diag_release(&d);
+	}
+	expect_error(base, (const char *const[]){"parallel.offload=\"optimizer+params\""}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.offload': \"optimizer+params\" offloads the parameter shards, so it needs parallel.sharding \"fsdp\", got \"none\"");
+	expect_error(base, (const char *const[]){"precision.preset=\"fp8\""}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'precision.preset': unknown value \"fp8\"; expected one of \"course\", \"megatron\", \"fsdp2\", \"deepseek_v3\"");
+}
+END_TEST
+
 START_TEST(test_set_overrides)
 {
 	struct dc_config cfg;
@@ -731,7 +779,7 @@ START_TEST(test_gpu_presets)
 	expect_error(base, (const char *const[]){"cluster.gpu=a100"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'cluster.gpu': unknown value \"a100\"; did you mean \"a100-sxm4-80gb\"? (expected one of \"a100-sxm4-80gb\", \"h100-sxm5-80gb\", \"h200-sxm-141gb\")");
 	expect_error(base, (const char *const[]){"cluster.peak_flops=0"}, 1, DC_ERR_CONFIG,
-		     "--set: error: 'cluster.peak_flops': must be positive, got 0");
+		     "--set: error: 'cluster.peak_flops': must be at least 1, got 0");
 	expect_error(base, (const char *const[]){"cluster.peak_flops=1e18"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'cluster.peak_flops': must be below 1e+18 FLOP/s, got 1e+18");
 	/* a user's FP8 figure makes fp8 on the A100 preset legal */
@@ -762,6 +810,7 @@ int main(void)
 	tcase_add_test(tc, test_several_errors_at_once);
 	tcase_add_test(tc, test_set_overrides);
 	tcase_add_test(tc, test_attention_dropout_global_batch);
+	tcase_add_test(tc, test_precision_presets);
 	tcase_add_test(tc, test_entries_carry_the_key);
 	tcase_add_test(tc, test_allocation_failures);
 	tcase_add_test(tc, test_dotted_member_names);

@@ -420,10 +420,11 @@ START_TEST(test_literal_defaults_are_the_loaders)
 		checked++;
 	}
 	/* by hand from docs/config.md: model 16 (mlp, norm, 8 booleans, 6
-	 * integers at 0), cluster 2 latencies, parallel 10 (all but dp),
-	 * training 4 (micro batch, grad accum, recompute, attention),
-	 * precision 5 (with compute), collective 1 (link), memory 4 (all but
-	 * the activation override), overlap 4: 46 */
+	 * integers at 0), cluster 3 (2 latencies, host_memory), parallel 11 (all but dp),
+	 * training 5 (micro batch, grad accum, recompute, recompute_layers,
+	 * attention), precision 2 (the preset and compute; the byte keys are
+	 * derived), collective 1 (link), memory 4 (all but the activation
+	 * override), overlap 4: 46 */
 	ck_assert_uint_eq(checked, 46);
 	free(omitted);
 	free(given);

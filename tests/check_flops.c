@@ -24,7 +24,9 @@ static int flops_of(const struct dc_config *c, struct dc_flops *f)
 }
 
 /* A GPT block without biases: 4h^2 attention, 8h^2 GELU MLP (f = 4h),
- * untied head V x h; global batch B = micro 1 x accum B x dp 1. */
+ * untied head V x h; global batch B = micro 1 x accum B x dp 1. Eager
+ * attention, as the papers count it (a flash kernel's backward adds QK^T
+ * again: test_flash_backward). */
 static void gpt_pp(struct dc_config *c, int L, int h, int a, int s, int V, const char *recompute, int pp)
 {
 	fixture_json(c,
@@ -33,7 +35,8 @@ static void gpt_pp(struct dc_config *c, int L, int h, int a, int s, int V, const
 		 " \"cluster\": {\"num_nodes\": 8, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
 		 " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"200 Gb/s\"}},"
 		 " \"parallel\": {\"tp\": 8, \"pp\": %d},"
-		 " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 64, \"recompute\": \"%s\"}}",
+		 " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 64, \"recompute\": \"%s\","
+		 " \"attention\": \"eager\"}}",
 		 L, h, a, 4 * h, V, s, pp, recompute);
 }
 
@@ -71,6 +74,50 @@ START_TEST(test_megatron_eq3_full_recompute)
 	ck_assert_int_eq(flops_of(&c, &f), 0);
 	ck_assert_double_eq_tol(f.hardware_per_token, 1433998983168.0, 1.0);
 	ck_assert_double_eq_tol(f.model_per_token, 1076442955776.0, 1.0);
+}
+END_TEST
+
+START_TEST(test_flash_backward)
+{
+	/* FlashAttention-2 (Dao 2023, section 3.1.2) rebuilds S = QK^T in its
+	 * backward: 2 s a d per token per layer, 2 x 2048 x 12288 x 96 =
+	 * 4,831,838,208 for GPT-3, on top of Eq. 7's 1,076,442,955,776:
+	 * 1,081,274,793,984 hardware FLOPs per token; model FLOPs unchanged */
+	struct dc_config c;
+	struct dc_flops f;
+	gpt(&c, 96, 12288, 96, 2048, 51200, "none");
+	c.training.attention = DC_ATTENTION_FLASH;
+	ck_assert_int_eq(flops_of(&c, &f), 0);
+	ck_assert_double_eq_tol(f.model_per_token, 1076442955776.0, 1.0);
+	ck_assert_double_eq_tol(f.flash_backward_per_token, 4831838208.0, 1e-3);
+	ck_assert_double_eq_tol(f.hardware_per_token, 1081274793984.0, 1.0);
+}
+END_TEST
+
+START_TEST(test_op_policy_flops)
+{
+	/* torchtitan's per-op policy recomputes the even-numbered matmuls of
+	 * a layer: wk, wo and fc2 of a GELU layer, 2 (h^2 + h^2 + 4h^2) = 12 h^2
+	 * per token; GPT-3: 12 x 12288^2 x 96 layers = 173,946,175,488 per
+	 * token. Flash keeps the attention core (on the save list); eager
+	 * attention's batched matmuls are not on it and rerun: + 4 s h L =
+	 * 4 x 2048 x 12288 x 96 = 9,663,676,416 */
+	struct dc_config c;
+	struct dc_flops f;
+	gpt(&c, 96, 12288, 96, 2048, 51200, "op");
+	c.training.attention = DC_ATTENTION_FLASH;
+	ck_assert_int_eq(flops_of(&c, &f), 0);
+	ck_assert_double_eq_tol(f.recompute_per_token, 173946175488.0, 1e-3);
+	c.training.attention = DC_ATTENTION_EAGER;
+	ck_assert_int_eq(flops_of(&c, &f), 0);
+	ck_assert_double_eq_tol(f.recompute_per_token, 173946175488.0 + 9663676416.0, 1e-3);
+	/* full recompute of 4 of each stage's 12 layers (Megatron block) reruns
+	 * a third of Eq. 3's recompute: (1,433,998,983,168 - 1,076,442,955,776)
+	 * / 3 = 119,185,342,464 */
+	gpt(&c, 96, 12288, 96, 2048, 51200, "full");
+	c.training.recompute_layers = 4;
+	ck_assert_int_eq(flops_of(&c, &f), 0);
+	ck_assert_double_eq_tol(f.recompute_per_token, 119185342464.0, 1e-2);
 }
 END_TEST
 
@@ -174,6 +221,8 @@ int main(void)
 	tcase_add_test(tc, test_korthikanti_eq7_gpt3);
 	tcase_add_test(tc, test_megatron_eq3_full_recompute);
 	tcase_add_test(tc, test_selective_overhead);
+	tcase_add_test(tc, test_flash_backward);
+	tcase_add_test(tc, test_op_policy_flops);
 	tcase_add_test(tc, test_llama2_7b_default);
 	tcase_add_test(tc, test_per_rank_pipeline);
 	tcase_add_test(tc, test_per_rank_dense_and_moe_layers);

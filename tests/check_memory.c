@@ -126,6 +126,8 @@ START_TEST(test_pipeline_first_stage_holds_l_layers)
 	c.parallel.dp = 1;
 	c.world_size = 64;
 	c.training.grad_accum_steps = 64;
+	c.training.attention = DC_ATTENTION_EAGER; /* the paper's setup */
+	c.model.dropout = 1;
 	ck_assert_uint_eq(dc_pipeline_in_flight(8, 0, 64), 8);
 	ck_assert_uint_eq(dc_pipeline_in_flight(8, 7, 64), 1);
 	ck_assert_uint_eq(dc_pipeline_in_flight(8, 0, 3), 3);
@@ -179,19 +181,25 @@ START_TEST(test_course_ledger)
 	/* The default config, every line by hand:
 	 * params 1,684,803,584 x 2 = 3,369,607,168; grads the same; master x 4 =
 	 * 6,739,214,336; Adam x 8 = 13,478,428,672; states x 16 = 26,956,857,344.
-	 * Activations: s 4096, b 1, h 4096, a 32, t 4: sbh = 16,777,216;
-	 * 10 sbh = 167,772,160; Q, K, V, projection input 2sb(4 x 4096) =
-	 * 134,217,728 and SwiGLU 6sbf = 6 x 4096 x 11008 = 270,532,608, over
-	 * t: 101,187,584; 5 a s^2 b / t = 671,088,640; per layer 940,048,384;
-	 * x 32 layers = 30,081,548,288. Embedding mask sbh = 16,777,216; final
+	 * Activations (flash attention, no dropout: the defaults): s 4096, b 1,
+	 * h 4096, a 32, t 4: sbh = 16,777,216; norm inputs and outputs 8 sbh =
+	 * 134,217,728; Q, K, V, projection input 2sb(4 x 4096) = 134,217,728
+	 * and SwiGLU 6sbf = 6 x 4096 x 11008 = 270,532,608, over t:
+	 * 101,187,584; softmax statistics 4 a s b / t = 131,072; per layer
+	 * 235,536,384; x 32 layers = 7,537,164,288. No embedding mask; final
 	 * norm and head inputs 4 sbh = 67,108,864 and FP32 logits
 	 * 4 x 4096 x 32000 / 4 = 131,072,000 (pp = 1: stage 0 is also the
-	 * last): activations 30,296,506,368.
+	 * last): activations 7,735,345,152.
 	 * Buckets 2 x 25 MiB = 52,428,800. Backward subtotal = 26,956,857,344 +
-	 * 30,296,506,368 + 52,428,800 + 268,435,456 + 536,870,912 + 268,435,456
-	 * = 58,379,534,336; reserve 5% = ceil(2,918,976,716.8) = 2,918,976,717;
-	 * peak 61,298,511,053; headroom 85,899,345,920 - 61,298,511,053 =
-	 * 24,600,834,867. */
+	 * 7,735,345,152 + 52,428,800 + 268,435,456 + 536,870,912 + 268,435,456
+	 * = 35,818,373,120; reserve 5% = 1,790,918,656; peak 37,609,291,776;
+	 * headroom 85,899,345,920 - 37,609,291,776 = 48,290,054,144.
+	 * With the course's 2022 assumptions (eager attention, dropout) the
+	 * layer adds the two residual masks 2 sbh and 5 a s^2 b / t =
+	 * 671,088,640 in place of the statistics: 10 sbh + 101,187,584 +
+	 * 671,088,640 = 940,048,384 a layer, 30,081,548,288 for 32, plus the
+	 * embedding mask sbh: 30,296,506,368; backward 58,379,534,336, reserve
+	 * ceil(2,918,976,716.8) = 2,918,976,717, peak 61,298,511,053. */
 	struct dc_config c;
 	struct dc_mem_ledger l;
 
@@ -202,23 +210,128 @@ START_TEST(test_course_ledger)
 	ck_assert_uint_eq(l.master_bytes, 6739214336ull);
 	ck_assert_uint_eq(l.optimizer_bytes, 13478428672ull);
 	ck_assert_uint_eq(l.model_states_bytes, 26956857344ull);
+	ck_assert_uint_eq(l.activation_bytes_per_layer, 235536384ull);
+	ck_assert_uint_eq(l.activations_bytes, 7735345152ull);
+	ck_assert_uint_eq(l.ddp_buckets_bytes, 52428800ull);
+	ck_assert_uint_eq(l.phase_subtotal_bytes[DC_MEM_BACKWARD], 35818373120ull);
+	ck_assert_uint_eq(l.phase_reserve_bytes[DC_MEM_BACKWARD], 1790918656ull);
+	ck_assert_uint_eq(l.peak_bytes, 37609291776ull);
+	ck_assert_int_eq(l.peak_phase, DC_MEM_BACKWARD);
+	ck_assert(l.fits);
+	ck_assert_uint_eq(l.headroom_bytes, 48290054144ull);
+	/* optimizer step: states + NCCL + context + workspace = 28,030,599,168 */
+	ck_assert_uint_eq(l.phase_subtotal_bytes[DC_MEM_OPTIMIZER], 28030599168ull);
+	/* 32 GiB cards: 37,609,291,776 - 34,359,738,368 = 3,249,553,408 short */
+	c.cluster.gpu_mem_bytes = 32ull << 30;
+	l = stage_ledger(&c, 0);
+	ck_assert(!l.fits);
+	ck_assert_uint_eq(l.shortfall_bytes, 3249553408ull);
+	ck_assert_uint_eq(l.headroom_bytes, 0);
+	/* the 2022 assumptions */
+	c.cluster.gpu_mem_bytes = 80ull << 30;
+	c.training.attention = DC_ATTENTION_EAGER;
+	c.model.dropout = 1;
+	l = stage_ledger(&c, 0);
 	ck_assert_uint_eq(l.activation_bytes_per_layer, 940048384ull);
 	ck_assert_uint_eq(l.activations_bytes, 30296506368ull);
-	ck_assert_uint_eq(l.ddp_buckets_bytes, 52428800ull);
 	ck_assert_uint_eq(l.phase_subtotal_bytes[DC_MEM_BACKWARD], 58379534336ull);
 	ck_assert_uint_eq(l.phase_reserve_bytes[DC_MEM_BACKWARD], 2918976717ull);
 	ck_assert_uint_eq(l.peak_bytes, 61298511053ull);
-	ck_assert_int_eq(l.peak_phase, DC_MEM_BACKWARD);
-	ck_assert(l.fits);
-	ck_assert_uint_eq(l.headroom_bytes, 24600834867ull);
-	/* optimizer step: states + NCCL + context + workspace = 28,030,599,168 */
-	ck_assert_uint_eq(l.phase_subtotal_bytes[DC_MEM_OPTIMIZER], 28030599168ull);
 	/* 40 GiB cards: 61,298,511,053 - 42,949,672,960 = 18,348,838,093 short */
 	c.cluster.gpu_mem_bytes = 40ull << 30;
 	l = stage_ledger(&c, 0);
 	ck_assert(!l.fits);
 	ck_assert_uint_eq(l.shortfall_bytes, 18348838093ull);
-	ck_assert_uint_eq(l.headroom_bytes, 0);
+}
+END_TEST
+
+/* The presets' ledgers on the course's layout (Llama-2-7B shape, tp 4, dp
+ * 2): a rank holds P = 1,684,803,584 parameters (test_course_ledger).
+ *   megatron, zero1 (its distributed optimizer): Megatron's theoretical
+ *     memory formula 6 + 12/d bytes: 2P + 4P + 12P/2 = 12P = 20,217,643,008
+ *   deepseek_v3, none: 14P = 23,587,250,176
+ *   fsdp2, fsdp: FP32 shards 4P/2 = 3,369,607,168, FP32 grads the same, no
+ *     master, Adam 8P/2 = 6,739,214,336: 13,478,428,672; the gathered BF16
+ *     working copy of the root (embedding and head shards 2 x 32,768,000
+ *     and the final norm 4,096) and two layers (2 x 50,601,984):
+ *     166,744,064 x 2 = 333,488,128; one unit's grads before
+ *     ReduceScatter, the root's, x 4 B: 262,160,384 */
+static struct dc_mem_ledger preset_ledger(const char *preset, const char *sharding)
+{
+	struct dc_config c;
+	fixture_json(&c,
+		     "{\"model\": {\"num_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+		     " \"ffn_hidden_size\": 11008, \"vocab_size\": 32000, \"seq_length\": 4096},"
+		     " \"cluster\": {\"num_nodes\": 2, \"gpus_per_node\": 4, \"gpu_memory\": \"80 GiB\","
+		     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+		     " \"parallel\": {\"tp\": 4, \"sharding\": \"%s\"}, \"precision\": {\"preset\": \"%s\"}}",
+		     sharding, preset);
+	return stage_ledger(&c, 0);
+}
+
+START_TEST(test_precision_presets_ledger)
+{
+	struct dc_mem_ledger l = preset_ledger("megatron", "zero1");
+	ck_assert_uint_eq(l.p.total, 1684803584ull);
+	ck_assert_uint_eq(l.grads_bytes, 4 * 1684803584ull);
+	ck_assert_uint_eq(l.model_states_bytes, 20217643008ull);
+	l = preset_ledger("deepseek_v3", "none");
+	ck_assert_uint_eq(l.model_states_bytes, 23587250176ull);
+	l = preset_ledger("fsdp2", "fsdp");
+	ck_assert_uint_eq(l.params_bytes, 3369607168ull);
+	ck_assert_uint_eq(l.grads_bytes, 3369607168ull);
+	ck_assert_uint_eq(l.master_bytes, 0);
+	ck_assert_uint_eq(l.optimizer_bytes, 6739214336ull);
+	ck_assert_uint_eq(l.model_states_bytes, 13478428672ull);
+	ck_assert_uint_eq(l.fsdp_forward_params_bytes, 333488128ull);
+	ck_assert_uint_eq(l.fsdp_unsharded_grads_bytes, 262160384ull);
+}
+END_TEST
+
+/* CPU offload on the course's layout (P = 1,684,803,584 a rank, dp 2):
+ *   optimizer, zero1: the GPU keeps params and grads 2P + 2P =
+ *     6,739,214,336; the host the master 4P/2, Adam 8P/2 and ZeRO-Offload's
+ *     FP32 gradient copy 4P/2: 8P = 13,478,428,672 a rank, x 4 GPUs a node
+ *     = 53,913,714,688: over 48 GiB (51,539,607,552), within 64 GiB
+ *   optimizer+params, fsdp: the GPU keeps no states; the host 16P/2 = 8P */
+static void offload_config(struct dc_config *c, const char *offload, const char *sharding, const char *host)
+{
+	fixture_json(c,
+		     "{\"model\": {\"num_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+		     " \"ffn_hidden_size\": 11008, \"vocab_size\": 32000, \"seq_length\": 4096},"
+		     " \"cluster\": {\"num_nodes\": 2, \"gpus_per_node\": 4, \"gpu_memory\": \"80 GiB\","
+		     " \"host_memory\": \"%s\","
+		     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+		     " \"parallel\": {\"tp\": 4, \"sharding\": \"%s\", \"offload\": \"%s\"}}",
+		     host, sharding, offload);
+}
+
+START_TEST(test_offload_host_ledger)
+{
+	struct dc_config c;
+	struct dc_memory_result m;
+	const char *err = NULL;
+	struct dc_mem_ledger l;
+	offload_config(&c, "optimizer", "zero1", "48 GiB");
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.model_states_bytes, 6739214336ull);
+	ck_assert_uint_eq(l.master_bytes + l.optimizer_bytes, 0);
+	ck_assert_uint_eq(l.host_master_bytes, 3369607168ull);
+	ck_assert_uint_eq(l.host_optimizer_bytes, 6739214336ull);
+	ck_assert_uint_eq(l.host_grads_bytes, 3369607168ull);
+	ck_assert_uint_eq(l.host_bytes, 13478428672ull);
+	ck_assert_int_eq(dc_memory_compute(plan_of(&c), &m, &err), 0);
+	ck_assert_uint_eq(m.host_node_bytes, 53913714688ull);
+	ck_assert(m.host_checked && !m.host_fits);
+	offload_config(&c, "optimizer", "zero1", "64 GiB");
+	ck_assert_int_eq(dc_memory_compute(plan_of(&c), &m, &err), 0);
+	ck_assert(m.host_fits);
+	offload_config(&c, "optimizer+params", "fsdp", "0 GiB");
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.model_states_bytes, 0);
+	ck_assert_uint_eq(l.host_bytes, 13478428672ull);
+	ck_assert_int_eq(dc_memory_compute(plan_of(&c), &m, &err), 0);
+	ck_assert(!m.host_checked && m.host_fits);
 }
 END_TEST
 
@@ -350,10 +463,10 @@ START_TEST(test_activation_override)
 {
 	/* 1000.5 bytes per token per layer, micro 2, s 1000: ceil(1000.5 x 2000)
 	 * = 2,001,000 per layer; x 32 layers x 1 in flight = 64,032,000. The
-	 * override replaces the per-layer term only: the embedding mask
-	 * sbh = 2000 x 4096 = 8,192,000, the final norm and head inputs
-	 * 4 sbh = 32,768,000 and logits 4 x 2000 x 32000 / 4 = 64,000,000 stay:
-	 * 168,992,000 */
+	 * override replaces the per-layer term only: the final norm and head
+	 * inputs 4 sbh = 32,768,000 and logits 4 x 2000 x 32000 / 4 =
+	 * 64,000,000 stay: 160,800,000 (no dropout: no embedding mask; with
+	 * it, sbh = 2000 x 4096 = 8,192,000 more: 168,992,000) */
 	struct dc_config c;
 	struct dc_mem_ledger l;
 
@@ -365,6 +478,9 @@ START_TEST(test_activation_override)
 	l = stage_ledger(&c, 0);
 	ck_assert_uint_eq(l.activation_bytes_per_layer, 2001000ull);
 	ck_assert_uint_eq(l.activation_layers_bytes, 64032000ull);
+	ck_assert_uint_eq(l.activations_bytes, 160800000ull);
+	c.model.dropout = 1;
+	l = stage_ledger(&c, 0);
 	ck_assert_uint_eq(l.activations_bytes, 168992000ull);
 }
 END_TEST
@@ -402,6 +518,8 @@ int main(void)
 	tcase_add_test(tc, test_pipeline_first_stage_holds_l_layers);
 	tcase_add_test(tc, test_stage_params_llama);
 	tcase_add_test(tc, test_course_ledger);
+	tcase_add_test(tc, test_precision_presets_ledger);
+	tcase_add_test(tc, test_offload_host_ledger);
 	tcase_add_test(tc, test_fsdp_working_set);
 	tcase_add_test(tc, test_classes_by_stage);
 	tcase_add_test(tc, test_expert_states_shard_over_expert_dp);

@@ -17,7 +17,10 @@
  *                                split over tp, dropped by selective recompute
  *
  * With a·d = h, kv = a and a 4h GELU MLP this is the paper's
- * sbh(10 + 24/t + 5as/(ht)). Full recomputation keeps only each layer's
+ * sbh(10 + 24/t + 5as/(ht)) with eager attention and dropout; with flash
+ * attention the scores become 4asb/t of softmax statistics, without dropout
+ * the masks go (2sbh, and as^2b + 2as^2b of the scores). Full
+ * recomputation keeps only each layer's
  * 2-byte input: 2sbh (2sbh/t with sequence parallelism). 16-bit
  * activations, 1-byte dropout masks. Every function reads the layout
  * (tp, sequence parallelism, micro batch, pipeline) from the plan and the
@@ -33,13 +36,55 @@
 
 struct dc_plan;
 
+/* One layer's activations term by term, in the order a layer's forward
+ * makes them, so each line matches a term of the paper's formula
+ * (docs/formulas.md, "Activation memory, term by term"). A term that does
+ * not apply (dropout masks without dropout, the scores under flash
+ * attention, routed copies in a dense layer) is 0 bytes. */
+enum dc_act_term {
+	DC_ACT_NORM_INPUTS,    /* 2 x 2sbh: the inputs of the two norms */
+	DC_ACT_ATTN_INPUT,     /* 2sbh: the first norm's output, the Q/K/V input */
+	DC_ACT_QK,             /* 2sb(a + kv)d_qk: Q and K (QK^T's inputs) */
+	DC_ACT_V,              /* 2sb kv d_v: V */
+	DC_ACT_SOFTMAX,        /* eager: 2as^2b, the softmax output */
+	DC_ACT_ATTN_MASK,      /* eager with dropout: as^2b, the softmax dropout mask */
+	DC_ACT_ATTN_DROPOUT,   /* eager with dropout: 2as^2b, the dropped probabilities */
+	DC_ACT_SOFTMAX_STATS,  /* flash: 4asb, one FP32 logsumexp per query row and head */
+	DC_ACT_PROJ_INPUT,     /* 2sb a d_v: the attention output, the projection's input */
+	DC_ACT_MLP_INPUT,      /* 2sbh: the second norm's output, the MLP input */
+	DC_ACT_MLP_UP,         /* GELU 2sbf (fc1 output); SwiGLU 4sbf (gate and up outputs) */
+	DC_ACT_MLP_ACT,        /* 2sbf: GELU's output, or SwiGLU's silu(gate) x up: the down input */
+	DC_ACT_ROUTED,         /* MoE: 2sbkh, the k routed copies of each token */
+	DC_ACT_MLP_OUTPUT,     /* 2sbh: kept only by the op policy (its 7th matmul's output) */
+	DC_ACT_DROPOUT_MASKS,  /* with dropout: 2 x sbh, after attention and after the MLP */
+	DC_ACT_TERM_COUNT,
+};
+
+/* How a term splits: replicated over the tp group (split over it only
+ * under sequence parallelism), split over tp, or part of the attention
+ * core that selective recomputation drops. */
+enum dc_act_group {
+	DC_ACT_GROUP_REPLICATED,
+	DC_ACT_GROUP_SPLIT,
+	DC_ACT_GROUP_CORE,
+};
+
+/* The term's name ("softmax output"), its group, and its formula as the
+ * paper writes it for this shape ("2as^2b"), before the tp split. Static
+ * text. */
+const char *dc_act_term_name(enum dc_act_term t);
+enum dc_act_group dc_act_term_group(enum dc_act_term t);
+const char *dc_act_term_formula(enum dc_act_term t, const struct dc_config *in);
+
 /* The three parts of one layer's activations for one microbatch on one
- * rank, before recomputation drops any of them. */
+ * rank, before recomputation drops any of them, and every term. */
 struct dc_act_layer {
 	uint64_t replicated_bytes; /* already divided by t under sequence parallelism */
 	uint64_t linear_bytes;     /* divided by t */
-	uint64_t scores_bytes;     /* divided by t */
+	uint64_t scores_bytes;     /* divided by t: the attention core (eager scores, flash statistics) */
 	uint64_t input_bytes;      /* the layer input full recompute keeps */
+	uint64_t term_bytes[DC_ACT_TERM_COUNT]; /* each after its split; their sum is the three parts */
+	uint64_t kept_bytes[DC_ACT_TERM_COUNT]; /* what training.recompute keeps of each term */
 };
 
 /* `moe`: a layer with routed experts (its MLP term is k experts' inner
@@ -47,19 +92,23 @@ struct dc_act_layer {
 int dc_act_layer_parts(const struct dc_plan *p, int moe, struct dc_act_layer *out);
 
 /* Bytes one layer keeps for one microbatch under training.recompute
- * (Korthikanti Table 2): none = all parts, selective = all but scores,
- * full = input only. */
+ * (Korthikanti Table 2): none = all parts, selective = all but the
+ * attention core, full = input only, op = torchtitan's per-op policy (the
+ * layer input, the odd-numbered matmuls' outputs and the flash kernel's
+ * outputs: docs/formulas.md). */
 int dc_act_layer_bytes(const struct dc_plan *p, int moe, uint64_t *out);
 
 /* Extra bytes materialised while one layer runs backward: full recompute
- * rebuilds the whole layer, selective the scores; 0 without recompute. */
+ * rebuilds the whole layer, selective the attention core, op what it did
+ * not keep; 0 without recompute. */
 int dc_act_recompute_working_bytes(const struct dc_plan *p, int moe, uint64_t *out);
 
 /* Both of the above from one evaluation of the parts. */
 int dc_act_layer_kept_rebuilt(const struct dc_plan *p, int moe, uint64_t *kept, uint64_t *rebuilt);
 
 /* First stage, per microbatch: the embedding output's dropout mask, sbh
- * (sbh/t with sequence parallelism). Korthikanti section 4.3. */
+ * (sbh/t with sequence parallelism), with model.dropout; else 0.
+ * Korthikanti section 4.3. */
 int dc_act_embedding_bytes(const struct dc_plan *p, uint64_t *out);
 
 /* Last stage, per microbatch: the final norm's input and the output
@@ -90,6 +139,8 @@ struct dc_act_plan {
 	uint64_t explicit_bytes; /* memory.activation_bytes_per_token_per_layer x b s, rounded up */
 	int explicit_bad;
 	uint64_t kept[2], rebuilt[2]; /* [0] a dense layer, [1] a MoE layer */
+	uint64_t all[2];              /* what a layer holds without recompute */
+	uint64_t input_bytes;         /* a layer's input: what full recompute keeps */
 	int kept_bad[2];
 	uint64_t embedding_bytes; /* per microbatch x dc_act_first_stage_microbatches */
 	int embedding_bad;

@@ -61,6 +61,10 @@ struct dc_compute {
 	/* the optimizer step of the ranks of each plan segment
 	 * (plan.h: segment_first), once per step */
 	double optimizer_s[DC_PLAN_MAX_SEGMENTS];
+	/* 1 under parallel.offload: the step runs on the host (ZeRO-Offload's
+	 * CPU Adam), which is not modelled; optimizer_s is then the step as
+	 * the GPU would run it */
+	int optimizer_on_host;
 };
 
 /* Fills *c for the plan. Returns 0 (also when c->available is 0), or -1

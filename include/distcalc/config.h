@@ -45,6 +45,13 @@ enum dc_sharding {
 	DC_SHARD_FSDP,  /* + parameters (ZeRO-3 / FSDP) */
 };
 
+/* CPU offload of model states (ZeRO-Offload, FSDP CPUOffload). */
+enum dc_offload {
+	DC_OFFLOAD_NONE,
+	DC_OFFLOAD_OPTIMIZER,        /* master copy and optimizer states (and an FP32 grad copy) on the host */
+	DC_OFFLOAD_OPTIMIZER_PARAMS, /* + the parameter and gradient shards (needs sharding fsdp) */
+};
+
 enum dc_fsdp_unit {
 	DC_FSDP_UNIT_LAYER, /* one transformer layer per AllGather group */
 	DC_FSDP_UNIT_MODEL, /* the whole model in one group */
@@ -54,6 +61,7 @@ enum dc_recompute {
 	DC_RECOMPUTE_NONE,      /* keep every activation */
 	DC_RECOMPUTE_SELECTIVE, /* recompute attention's softmax/dropout part */
 	DC_RECOMPUTE_FULL,      /* keep only each layer's input; rerun forward */
+	DC_RECOMPUTE_OP,        /* torch per-op selective policy as torchtitan configures it */
 };
 
 /* How attention's forward keeps what backward needs (docs/formulas.md,
@@ -150,6 +158,7 @@ struct dc_cluster {
 	double peak_flops;     /* dense BF16/FP16 matmul FLOP/s */
 	double peak_flops_fp8; /* dense FP8 matmul FLOP/s (0: none or unknown) */
 	double hbm_bandwidth;  /* bytes/s */
+	uint64_t host_mem_bytes; /* cluster.host_memory per node; 0: not checked */
 	struct dc_link intra_node;
 	struct dc_link inter_node;
 };
@@ -162,6 +171,7 @@ struct dc_parallel {
 	enum dc_axis order[DC_AXIS_COUNT];
 	char order_text[64];
 	enum dc_sharding sharding;
+	enum dc_offload offload;
 	int reshard_after_forward;
 	enum dc_fsdp_unit fsdp_unit;
 	uint64_t bucket_bytes; /* DDP gradient bucket */
@@ -174,6 +184,7 @@ struct dc_training {
 	uint64_t grad_accum_steps;   /* derived from global_batch_size when that is given */
 	uint64_t global_batch_size;  /* samples per optimizer step as given; 0: not given */
 	enum dc_recompute recompute;
+	uint64_t recompute_layers;   /* full: layers per model chunk recomputed (Megatron block); 0: all */
 	enum dc_attention attention;
 	uint64_t total_tokens; /* training.total_tokens; 0 when not given (step.time_to_train_s) */
 };
@@ -186,12 +197,23 @@ struct dc_overlap {
 	double compute_slowdown; /* kernels slow by this fraction while communication overlaps them */
 };
 
+/* Conventions for the bytes of each model state (docs/formulas.md,
+ * "Precision presets"); the explicit byte keys override them. */
+enum dc_precision_preset {
+	DC_PRECISION_COURSE,      /* 2 + 2 + 4 + 8 = 16 B/param (ZeRO, the course) */
+	DC_PRECISION_MEGATRON,    /* 2 + 4 (FP32 main grads) + 4 + 8 = 18 B/param */
+	DC_PRECISION_FSDP2,       /* FP32 sharded params 4 + FP32 grads 4 + Adam 8, no master; BF16 working copy */
+	DC_PRECISION_DEEPSEEK_V3, /* 2 + 4 + 4 + BF16 moments 4 = 14 B/param */
+};
+
 /* Bytes per parameter of each model state. */
 struct dc_precision {
+	enum dc_precision_preset preset;
 	uint64_t param_bytes;
 	uint64_t grad_bytes;
 	uint64_t master_bytes;
 	uint64_t optimizer_bytes;
+	uint64_t working_bytes; /* the copy layers compute with: FSDP's gathered unit, activation messages */
 	enum dc_compute_precision compute; /* precision.compute, default BF16 */
 };
 
@@ -276,6 +298,8 @@ const char *dc_axis_name(enum dc_axis a);
 const char *dc_link_choice_name(enum dc_link_choice l);
 const char *dc_recompute_name(enum dc_recompute r);
 const char *dc_attention_name(enum dc_attention a);
+const char *dc_precision_preset_name(enum dc_precision_preset p);
+const char *dc_offload_name(enum dc_offload o);
 
 /* Parameter count of the configured shape (see docs/formulas.md and
  * docs/models.md; the terms are in params.h). Returns 0, or -1 on overflow. */

@@ -29,7 +29,8 @@ struct dc_flops {
 	double attention_core_fwd_per_token; /* 4 s a d summed over layers (MLA: 2sa(d_qk + d_v)) */
 	double model_per_token;         /* 6 N + 3 x attention core */
 	double recompute_per_token;     /* forward FLOPs run again */
-	double hardware_per_token;      /* model + recompute */
+	double flash_backward_per_token; /* a flash kernel's backward rebuilding QK^T: 2 s a d_qk per layer */
+	double hardware_per_token;      /* model + recompute + flash backward */
 	uint64_t tokens_per_step;
 	double model_per_step;
 	double hardware_per_step;

@@ -62,7 +62,14 @@ struct dc_mem_ledger {
 	uint64_t grads_bytes;
 	uint64_t master_bytes;
 	uint64_t optimizer_bytes;
-	uint64_t model_states_bytes;
+	uint64_t model_states_bytes; /* on the GPU: the offloaded states are 0 above */
+
+	/* host memory of this rank (parallel.offload): what left the GPU */
+	uint64_t host_params_bytes;    /* optimizer+params: the parameter shard */
+	uint64_t host_grads_bytes;     /* the gradient shard, or ZeRO-Offload's FP32 copy */
+	uint64_t host_master_bytes;
+	uint64_t host_optimizer_bytes;
+	uint64_t host_bytes;
 
 	/* activations: per layer per microbatch, and held (activation.h) */
 	uint64_t activation_bytes_per_layer;
@@ -133,6 +140,12 @@ struct dc_memory_result {
 	uint64_t nclasses;
 	uint64_t most_loaded;     /* the class of `top` */
 	struct dc_mem_ledger top;
+	/* the host ledger of one node: gpus_per_node ranks of the class with
+	 * the most host bytes, against cluster.host_memory */
+	uint64_t host_rank_bytes;  /* the most any rank offloads */
+	uint64_t host_node_bytes;  /* x gpus_per_node */
+	int host_checked;          /* cluster.host_memory given */
+	int host_fits;
 };
 
 /* Fills *m in O(segments): within a segment of identical parameters a

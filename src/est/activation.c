@@ -7,15 +7,118 @@
 #include "distcalc/plan.h"
 #include "distcalc/util.h"
 
+static const struct {
+	const char *name;
+	enum dc_act_group group;
+} terms[DC_ACT_TERM_COUNT] = {
+	[DC_ACT_NORM_INPUTS] = {"norm inputs (2)", DC_ACT_GROUP_REPLICATED},
+	[DC_ACT_ATTN_INPUT] = {"Q/K/V input", DC_ACT_GROUP_REPLICATED},
+	[DC_ACT_QK] = {"Q and K", DC_ACT_GROUP_SPLIT},
+	[DC_ACT_V] = {"V", DC_ACT_GROUP_SPLIT},
+	[DC_ACT_SOFTMAX] = {"softmax output", DC_ACT_GROUP_CORE},
+	[DC_ACT_ATTN_MASK] = {"softmax dropout mask", DC_ACT_GROUP_CORE},
+	[DC_ACT_ATTN_DROPOUT] = {"dropped softmax", DC_ACT_GROUP_CORE},
+	[DC_ACT_SOFTMAX_STATS] = {"softmax statistics", DC_ACT_GROUP_CORE},
+	[DC_ACT_PROJ_INPUT] = {"attention output", DC_ACT_GROUP_SPLIT},
+	[DC_ACT_MLP_INPUT] = {"MLP input", DC_ACT_GROUP_REPLICATED},
+	[DC_ACT_MLP_UP] = {"MLP up output", DC_ACT_GROUP_SPLIT},
+	[DC_ACT_MLP_ACT] = {"MLP activation", DC_ACT_GROUP_SPLIT},
+	[DC_ACT_ROUTED] = {"routed copies", DC_ACT_GROUP_SPLIT},
+	[DC_ACT_MLP_OUTPUT] = {"MLP output", DC_ACT_GROUP_REPLICATED},
+	[DC_ACT_DROPOUT_MASKS] = {"dropout masks (2)", DC_ACT_GROUP_REPLICATED},
+};
+
+const char *dc_act_term_name(enum dc_act_term t)
+{
+	return terms[t].name;
+}
+
+enum dc_act_group dc_act_term_group(enum dc_act_term t)
+{
+	return terms[t].group;
+}
+
+const char *dc_act_term_formula(enum dc_act_term t, const struct dc_config *in)
+{
+	const struct dc_model *m = &in->model;
+	int gated = m->mlp == DC_MLP_SWIGLU;
+	switch (t) {
+	case DC_ACT_NORM_INPUTS:
+		return "2 x 2sbh";
+	case DC_ACT_ATTN_INPUT:
+	case DC_ACT_MLP_INPUT:
+	case DC_ACT_MLP_OUTPUT:
+		return "2sbh";
+	case DC_ACT_QK:
+		return m->kv_lora_rank ? "2sb(a + a)d_qk" : "2sb(a + kv)d";
+	case DC_ACT_V:
+		return m->kv_lora_rank ? "2sb a d_v" : "2sb kv d";
+	case DC_ACT_SOFTMAX:
+		return "2as^2b";
+	case DC_ACT_ATTN_MASK:
+		return "as^2b";
+	case DC_ACT_ATTN_DROPOUT:
+		return "2as^2b";
+	case DC_ACT_SOFTMAX_STATS:
+		return "4asb";
+	case DC_ACT_PROJ_INPUT:
+		return m->kv_lora_rank ? "2sb a d_v" : "2sb a d";
+	case DC_ACT_MLP_UP:
+		return gated ? "4sbf (gate and up)" : "2sbf (fc1)";
+	case DC_ACT_MLP_ACT:
+		return gated ? "2sbf (silu(gate) x up)" : "2sbf (GELU)";
+	case DC_ACT_ROUTED:
+		return "2sbkh";
+	case DC_ACT_DROPOUT_MASKS:
+		return "2 x sbh";
+	case DC_ACT_TERM_COUNT:
+		break;
+	}
+	return "";
+}
+
+/* What torchtitan's per-op policy keeps of one layer (its
+ * activation_checkpoint.py, _apply_op_sac): the checkpoint's input, then
+ * the outputs of the ops on its save list (every matmul but the
+ * even-numbered ones of the layer, the flash/efficient SDPA kernels' output
+ * and logsumexp); everything else is recomputed. In a Llama layer the
+ * matmuls run wq (1), wk (2), wv (3), wo (4), w1 (5), w3 (6), w2 (7): q,
+ * v, the gate and the MLP output are kept, k, wo's output and up are not;
+ * a GELU layer runs fc1 (5) and fc2 (6): fc1's output is kept. `raw`:
+ * the terms' bytes before the tp split, `q_raw`, `gate_raw`: the parts of
+ * the QK and MLP-up terms the policy keeps. */
+static void op_policy_kept(const struct dc_plan *p, const uint64_t *raw, uint64_t q_raw, uint64_t gate_raw,
+			   uint64_t *kept)
+{
+	uint64_t t = p->layout.tp;
+	int sp = p->layout.sequence_parallel, gated = p->in->model.mlp == DC_MLP_SWIGLU;
+	for (int i = 0; i < DC_ACT_TERM_COUNT; i++)
+		kept[i] = 0;
+	/* the layer input is the first norm's input: half the norm-inputs term */
+	kept[DC_ACT_NORM_INPUTS] = sp ? dc_ceil_div(raw[DC_ACT_NORM_INPUTS] / 2, t) : raw[DC_ACT_NORM_INPUTS] / 2;
+	kept[DC_ACT_QK] = dc_ceil_div(q_raw, t);
+	kept[DC_ACT_V] = dc_ceil_div(raw[DC_ACT_V], t);
+	kept[DC_ACT_PROJ_INPUT] = dc_ceil_div(raw[DC_ACT_PROJ_INPUT], t);
+	if (p->in->training.attention == DC_ATTENTION_FLASH)
+		kept[DC_ACT_SOFTMAX_STATS] = dc_ceil_div(raw[DC_ACT_SOFTMAX_STATS], t);
+	kept[DC_ACT_MLP_UP] = dc_ceil_div(gate_raw, t);
+	/* w2, the 7th matmul, is row-parallel: its local output is the full
+	 * (partial-sum) sbh on every tp rank */
+	if (gated)
+		kept[DC_ACT_MLP_OUTPUT] = raw[DC_ACT_MLP_OUTPUT];
+}
+
 int dc_act_layer_parts(const struct dc_plan *p, int moe, struct dc_act_layer *out)
 {
 	const struct dc_model *m = &p->in->model;
 	uint64_t t = p->layout.tp;
 	int sp = p->layout.sequence_parallel;
 	int gated = m->mlp == DC_MLP_SWIGLU;
+	int eager = p->in->training.attention == DC_ATTENTION_EAGER, dropout = m->dropout;
 	struct dc_ck c = {0};
 	uint64_t sb = p->tokens_per_microbatch;
 	uint64_t sbh = dc_ck_mul(&c, sb, m->hidden_size);
+	uint64_t raw[DC_ACT_TERM_COUNT] = {0};
 	/* widths: queries and keys carry d_qk per head, values d_v (MLA:
 	 * nope + rope and v_head_dim; otherwise head_dim) */
 	uint64_t d_qk = m->kv_lora_rank ? m->qk_nope_head_dim + m->qk_rope_head_dim : m->head_dim;
@@ -25,58 +128,124 @@ int dc_act_layer_parts(const struct dc_plan *p, int moe, struct dc_act_layer *ou
 	uint64_t k = dc_ck_mul(&c, kv_heads, d_qk);
 	uint64_t v = dc_ck_mul(&c, kv_heads, d_v);
 	uint64_t o = dc_ck_mul(&c, m->num_attention_heads, d_v);
-	/* Q, K, V and the output projection's input: 2 bytes each */
-	uint64_t attn_linear =
-		dc_ck_mul(&c, dc_ck_mul(&c, 2, sb), dc_ck_add(&c, dc_ck_add(&c, q, k), dc_ck_add(&c, v, o)));
+	/* a s^2 b: one element per head, query and key of the microbatch */
+	uint64_t as2b = dc_ck_mul(&c, dc_ck_mul(&c, m->num_attention_heads, dc_ck_mul(&c, m->seq_length, m->seq_length)),
+				  p->layout.micro_batch_size);
+	uint64_t inner_f = m->ffn_hidden_size;
+
+	/* replicated over tp: the two norms' inputs, their outputs (the
+	 * Q/K/V and MLP inputs), and with dropout the two residual masks
+	 * (1 byte per element) */
+	raw[DC_ACT_NORM_INPUTS] = dc_ck_mul(&c, 4, sbh);
+	raw[DC_ACT_ATTN_INPUT] = dc_ck_mul(&c, 2, sbh);
+	raw[DC_ACT_MLP_INPUT] = dc_ck_mul(&c, 2, sbh);
+	raw[DC_ACT_DROPOUT_MASKS] = dropout ? dc_ck_mul(&c, 2, sbh) : 0;
+	/* Q, K, V and the projection's input: 2 bytes each */
+	raw[DC_ACT_QK] = dc_ck_mul(&c, dc_ck_mul(&c, 2, sb), dc_ck_add(&c, q, k));
+	raw[DC_ACT_V] = dc_ck_mul(&c, dc_ck_mul(&c, 2, sb), v);
+	raw[DC_ACT_PROJ_INPUT] = dc_ck_mul(&c, dc_ck_mul(&c, 2, sb), o);
+	/* the attention core. Eager (Korthikanti's 5as^2b with dropout): the
+	 * softmax output (2), its dropout mask (1) and the dropped
+	 * probabilities PV reads (2); without dropout PV reads the softmax
+	 * output itself. Flash (FlashAttention-2, Dao 2023, Algorithm 1-2):
+	 * S and P live in on-chip tiles only; forward writes O (the
+	 * projection input, counted there) and one FP32 logsumexp per row
+	 * and head, and backward regenerates the dropout mask from the RNG
+	 * state instead of storing it */
+	if (eager) {
+		raw[DC_ACT_SOFTMAX] = dc_ck_mul(&c, 2, as2b);
+		raw[DC_ACT_ATTN_MASK] = dropout ? as2b : 0;
+		raw[DC_ACT_ATTN_DROPOUT] = dropout ? dc_ck_mul(&c, 2, as2b) : 0;
+	} else {
+		raw[DC_ACT_SOFTMAX_STATS] = dc_ck_mul(&c, dc_ck_mul(&c, 4, m->num_attention_heads), sb);
+	}
 	/* MLP: GELU keeps fc1's output and GELU's output (2sbf each); SwiGLU
 	 * keeps fc1's 2f-wide output (gate and up) and the product (f).
 	 * A MoE layer runs each token through its top-k experts (k x the
 	 * expert's f) and the shared experts, and keeps the k routed copies
 	 * of each token's input (2 s b k h) for the experts' backward */
-	uint64_t inner_f = m->ffn_hidden_size, mlp_inner, routed_inputs = 0;
 	if (moe) {
 		inner_f = dc_ck_add(&c, dc_ck_mul(&c, m->experts_per_token, m->moe_ffn_hidden_size),
 				    m->shared_expert_ffn_hidden_size);
-		routed_inputs = dc_ck_mul(&c, dc_ck_mul(&c, 2, sbh), m->experts_per_token);
+		raw[DC_ACT_ROUTED] = dc_ck_mul(&c, dc_ck_mul(&c, 2, sbh), m->experts_per_token);
 	}
-	mlp_inner = dc_ck_add(&c, dc_ck_mul(&c, dc_ck_mul(&c, sb, inner_f), gated ? 6 : 4), routed_inputs);
-	/* 5as²b: softmax output (2), its dropout mask (1), dropout output (2) */
-	uint64_t scores = dc_ck_mul(&c, dc_ck_mul(&c, dc_ck_mul(&c, 5, m->num_attention_heads),
-						  dc_ck_mul(&c, m->seq_length, m->seq_length)),
-				    p->layout.micro_batch_size);
-	uint64_t replicated = dc_ck_mul(&c, 10, sbh);
+	raw[DC_ACT_MLP_UP] = dc_ck_mul(&c, dc_ck_mul(&c, sb, inner_f), gated ? 4 : 2);
+	raw[DC_ACT_MLP_ACT] = dc_ck_mul(&c, dc_ck_mul(&c, sb, inner_f), 2);
+	/* never held but by the op policy */
+	raw[DC_ACT_MLP_OUTPUT] = dc_ck_mul(&c, 2, sbh);
 
-	out->replicated_bytes = sp ? dc_ceil_div(replicated, t) : replicated;
-	out->linear_bytes = dc_ceil_div(dc_ck_add(&c, attn_linear, mlp_inner), t);
-	out->scores_bytes = dc_ceil_div(scores, t);
+	out->replicated_bytes = out->linear_bytes = out->scores_bytes = 0;
+	for (int i = 0; i < DC_ACT_TERM_COUNT; i++) {
+		uint64_t b = raw[i];
+		if (i == DC_ACT_MLP_OUTPUT)
+			b = 0;
+		else if (terms[i].group != DC_ACT_GROUP_REPLICATED || sp)
+			b = dc_ceil_div(b, t);
+		out->term_bytes[i] = b;
+		if (terms[i].group == DC_ACT_GROUP_REPLICATED)
+			out->replicated_bytes = dc_ck_add(&c, out->replicated_bytes, b);
+		else if (terms[i].group == DC_ACT_GROUP_SPLIT)
+			out->linear_bytes = dc_ck_add(&c, out->linear_bytes, b);
+		else
+			out->scores_bytes = dc_ck_add(&c, out->scores_bytes, b);
+	}
 	out->input_bytes = sp ? dc_ceil_div(dc_ck_mul(&c, 2, sbh), t) : dc_ck_mul(&c, 2, sbh);
+
+	/* what the recompute policy keeps of each term */
+	switch (p->in->training.recompute) {
+	case DC_RECOMPUTE_NONE:
+		for (int i = 0; i < DC_ACT_TERM_COUNT; i++)
+			out->kept_bytes[i] = out->term_bytes[i];
+		break;
+	case DC_RECOMPUTE_SELECTIVE:
+		for (int i = 0; i < DC_ACT_TERM_COUNT; i++)
+			out->kept_bytes[i] = terms[i].group == DC_ACT_GROUP_CORE ? 0 : out->term_bytes[i];
+		break;
+	case DC_RECOMPUTE_FULL:
+		for (int i = 0; i < DC_ACT_TERM_COUNT; i++)
+			out->kept_bytes[i] = 0;
+		/* the layer input is the first norm's input */
+		out->kept_bytes[DC_ACT_NORM_INPUTS] = out->input_bytes;
+		break;
+	case DC_RECOMPUTE_OP: {
+		uint64_t q_raw = dc_ck_mul(&c, dc_ck_mul(&c, 2, sb), q);
+		uint64_t gate_raw = dc_ck_mul(&c, dc_ck_mul(&c, sb, inner_f), 2);
+		op_policy_kept(p, raw, q_raw, gate_raw, out->kept_bytes);
+		break;
+	}
+	}
 	return c.overflow ? -1 : 0;
 }
 
 /* What one layer keeps for backward, and what recomputation rebuilds of it
  * while its backward runs (Korthikanti Table 2): none keeps everything;
- * selective keeps all but the scores and rebuilds them; full keeps the
- * input and rebuilds the whole layer. */
+ * selective keeps all but the attention core and rebuilds it; full keeps
+ * the input and rebuilds the whole layer; op keeps what its policy saves
+ * and rebuilds the rest. */
 int dc_act_layer_kept_rebuilt(const struct dc_plan *pl, int moe, uint64_t *kept, uint64_t *rebuilt)
 {
 	struct dc_act_layer p;
 	struct dc_ck c = {0};
-	uint64_t all;
+	uint64_t all = 0, k = 0, lost = 0;
 	if (dc_act_layer_parts(pl, moe, &p) != 0)
 		return -1;
-	all = dc_ck_add(&c, dc_ck_add(&c, p.replicated_bytes, p.linear_bytes), p.scores_bytes);
+	for (int i = 0; i < DC_ACT_TERM_COUNT; i++) {
+		all = dc_ck_add(&c, all, p.term_bytes[i]);
+		k = dc_ck_add(&c, k, p.kept_bytes[i]);
+		if (p.term_bytes[i] > p.kept_bytes[i])
+			lost = dc_ck_add(&c, lost, p.term_bytes[i] - p.kept_bytes[i]);
+	}
+	*kept = k;
 	switch (pl->in->training.recompute) {
 	case DC_RECOMPUTE_NONE:
-		*kept = all;
 		*rebuilt = 0;
 		break;
-	case DC_RECOMPUTE_SELECTIVE:
-		*kept = dc_ck_add(&c, p.replicated_bytes, p.linear_bytes);
-		*rebuilt = p.scores_bytes;
-		break;
 	case DC_RECOMPUTE_FULL:
-		*kept = p.input_bytes;
 		*rebuilt = all;
+		break;
+	case DC_RECOMPUTE_SELECTIVE:
+	case DC_RECOMPUTE_OP:
+		*rebuilt = lost;
 		break;
 	}
 	return c.overflow ? -1 : 0;
@@ -99,6 +268,8 @@ int dc_act_embedding_bytes(const struct dc_plan *p, uint64_t *out)
 	struct dc_ck c = {0};
 	uint64_t sbh = dc_ck_mul(&c, p->tokens_per_microbatch, p->in->model.hidden_size);
 	*out = p->layout.sequence_parallel ? dc_ceil_div(sbh, p->layout.tp) : sbh;
+	if (!p->in->model.dropout)
+		*out = 0; /* no dropout, no mask */
 	return c.overflow ? -1 : 0;
 }
 
@@ -158,6 +329,22 @@ uint64_t dc_act_first_stage_microbatches(const struct dc_plan *p)
 	return rounds * pp + (rest < pp ? rest : pp);
 }
 
+/* One kind of layer's kept and rebuilt bytes, and what it holds without
+ * recompute (the layers training.recompute_layers leaves alone). */
+static int layer_kinds(const struct dc_plan *p, int moe, struct dc_act_plan *x)
+{
+	struct dc_act_layer parts;
+	struct dc_ck c = {0};
+	if (dc_act_layer_kept_rebuilt(p, moe, &x->kept[moe], &x->rebuilt[moe]) != 0 ||
+	    dc_act_layer_parts(p, moe, &parts) != 0)
+		return -1;
+	x->all[moe] = 0;
+	for (int i = 0; i < DC_ACT_TERM_COUNT; i++)
+		x->all[moe] = dc_ck_add(&c, x->all[moe], parts.term_bytes[i]);
+	x->input_bytes = parts.input_bytes;
+	return c.overflow ? -1 : 0;
+}
+
 void dc_act_plan_compute(const struct dc_plan *p, struct dc_act_plan *x)
 {
 	const struct dc_config *cfg = p->in;
@@ -173,12 +360,12 @@ void dc_act_plan_compute(const struct dc_plan *p, struct dc_act_plan *x)
 		else
 			x->explicit_bytes = (uint64_t)v;
 	}
-	x->kept_bad[0] = dc_act_layer_kept_rebuilt(p, 0, &x->kept[0], &x->rebuilt[0]) != 0;
+	x->kept_bad[0] = layer_kinds(p, 0, x) != 0;
 	/* only a shape with experts has MoE layers */
-	x->kept[1] = x->rebuilt[1] = 0;
+	x->kept[1] = x->rebuilt[1] = x->all[1] = 0;
 	x->kept_bad[1] = 0;
 	if (cfg->model.num_experts && !cfg->model.params_explicit)
-		x->kept_bad[1] = dc_act_layer_kept_rebuilt(p, 1, &x->kept[1], &x->rebuilt[1]) != 0;
+		x->kept_bad[1] = layer_kinds(p, 1, x) != 0;
 	x->embedding_bad = dc_act_embedding_bytes(p, &x->embedding_bytes) != 0;
 	x->embedding_bytes = dc_ck_mul(&c, x->embedding_bytes, dc_act_first_stage_microbatches(p));
 	x->embedding_bad |= c.overflow;

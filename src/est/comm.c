@@ -210,16 +210,16 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 		/* FSDP2 per unit per microbatch: AllGather before forward, again
 		 * before backward when resharded, ReduceScatter the grads */
 		push(&b, s, DC_COLL_ALL_GATHER, "unit params", "forward", dc_ck_mul(&b, layer_units - r, gas),
-		     dc_ck_mul(&b, q, pr->param_bytes));
+		     dc_ck_mul(&b, q, pr->working_bytes));
 		push(&b, s, DC_COLL_ALL_GATHER, "unit params", "forward", dc_ck_mul(&b, r, gas),
-		     dc_ck_mul(&b, q + 1, pr->param_bytes));
+		     dc_ck_mul(&b, q + 1, pr->working_bytes));
 		push(&b, s, DC_COLL_ALL_GATHER, "embedding/head params", "forward", gas,
-		     dc_ck_mul(&b, other_params, pr->param_bytes));
+		     dc_ck_mul(&b, other_params, pr->working_bytes));
 		if (cfg->parallel.reshard_after_forward) {
 			push(&b, s, DC_COLL_ALL_GATHER, "unit params", "backward", dc_ck_mul(&b, layer_units - r, gas),
-			     dc_ck_mul(&b, q, pr->param_bytes));
+			     dc_ck_mul(&b, q, pr->working_bytes));
 			push(&b, s, DC_COLL_ALL_GATHER, "unit params", "backward", dc_ck_mul(&b, r, gas),
-			     dc_ck_mul(&b, q + 1, pr->param_bytes));
+			     dc_ck_mul(&b, q + 1, pr->working_bytes));
 			/* the root unit (embedding, head) stays gathered through
 			 * backward: FSDP2 never reshards the root after forward */
 		}
@@ -231,9 +231,9 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 		     dc_ck_mul(&b, other_params, pr->grad_bytes));
 	}
 	{
-		/* b s h activations, 16-bit like the parameters */
+		/* b s h activations, in the layers' working precision */
 		uint64_t act = dc_ck_mul(&b, dc_ck_mul(&b, p->tokens_per_microbatch, cfg->model.hidden_size),
-					 pr->param_bytes);
+					 pr->working_bytes);
 		uint64_t layers = p->layers_per_stage;
 		if (par->tp > 1) {
 			struct dc_comm_strategy *s = &c->s[DC_STRAT_TP];
@@ -301,7 +301,7 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 		uint64_t tokens = p->tokens_per_microbatch_rank;
 		uint64_t calls = dc_ck_mul(&b, dc_ck_mul(&b, 2, best.moe_layers), gas);
 		uint64_t msg = dc_ck_mul(&b, dc_ck_mul(&b, tokens, cfg->model.experts_per_token),
-					 dc_ck_mul(&b, cfg->model.hidden_size, pr->param_bytes));
+					 dc_ck_mul(&b, cfg->model.hidden_size, pr->working_bytes));
 		s->in_play = 1;
 		s->group_size = par->ep;
 		use_link(s, &p->ep_link);

@@ -35,18 +35,19 @@ struct gpu_eff {
 };
 
 /* A100: the shape of both curves from Calculon's systems/a100_80g.json
- * (matmul 0.9 of peak at 16 GFLOP, 0.95 at 128 GFLOP: half-efficiency
- * work F0 = 1.02 GFLOP, t0 = F0 / (P e_mm); memory 0.75 at 10 MB and 0.9
- * at 100 MB of its 2048 GB/s: e_mem 0.92, t0 1.2 us), the level e_mm = 0.63
- * the one parameter fitted, on the ten times of Korthikanti et al. 2022
- * Table 4 together. H100 and H200: no measured per-layer times in the
+ * (matmul 0.9 of peak at 16 GFLOP and 0.95 at 128 GFLOP: half-efficiency
+ * work F0 = 1.02 GFLOP, t0_mm = F0 / (P e_mm); memory 0.75 at 10 MB and
+ * 0.9 at 100 MB: half-efficiency size 2.28 MB, t0_mem = that / (B e_mem));
+ * the levels e_mm 0.71 and e_mem 0.64 the least-squares point of
+ * Korthikanti et al. 2022 Tables 4 and 5 together (18 measurements, 2
+ * parameters). H100 and H200: no measured per-layer times in the
  * references, so the A100 fractions and fixed costs are carried over
  * (docs/compute-model.md, "Parameters"). No cluster.gpu: the A100 set. */
 static const struct gpu_eff gpu_effs[DC_GPU_COUNT] = {
-	[DC_GPU_NONE] = {"a100-sxm4-80gb", 0.63, 5.2e-6, 0.92, 1.2e-6},
-	[DC_GPU_A100_SXM4_80GB] = {"a100-sxm4-80gb", 0.63, 5.2e-6, 0.92, 1.2e-6},
-	[DC_GPU_H100_SXM5_80GB] = {"h100-sxm5-80gb", 0.63, 5.2e-6, 0.92, 1.2e-6},
-	[DC_GPU_H200_SXM_141GB] = {"h200-sxm-141gb", 0.63, 5.2e-6, 0.92, 1.2e-6},
+	[DC_GPU_NONE] = {"a100-sxm4-80gb", 0.71, 4.6e-6, 0.64, 1.75e-6},
+	[DC_GPU_A100_SXM4_80GB] = {"a100-sxm4-80gb", 0.71, 4.6e-6, 0.64, 1.75e-6},
+	[DC_GPU_H100_SXM5_80GB] = {"h100-sxm5-80gb", 0.71, 4.6e-6, 0.64, 1.75e-6},
+	[DC_GPU_H200_SXM_141GB] = {"h200-sxm-141gb", 0.71, 4.6e-6, 0.64, 1.75e-6},
 };
 
 /* What every kernel of one rank reads: the shape after its splits. */
@@ -173,8 +174,10 @@ static void attention(const struct ctx *x, struct part *pt)
 		double soft = mem_s(x, 4.0 * scores), drop = x->dropout ? mem_s(x, 5.0 * scores) : 0;
 		pt->core_mm = qk_f + av_f;
 		pt->core_mem = soft + drop;
-		pt->bwd_mm += gemm_s(x, x->s, x->d_qk, x->s, bh) + gemm_s(x, x->s, x->s, x->d_qk, bh) +
-			      gemm_s(x, x->s, x->s, x->d_v, bh) + gemm_s(x, x->s, x->d_v, x->s, bh);
+		/* dQ = dS K and dK = dS^T Q: [s x s] x [s x d_qk] each; dP =
+		 * dO V^T: [s x d_v] x [d_v x s]; dV = P^T dO: [s x s] x [s x d_v] */
+		pt->bwd_mm += 2.0 * gemm_s(x, x->s, x->d_qk, x->s, bh) + gemm_s(x, x->s, x->s, x->d_v, bh) +
+			      gemm_s(x, x->s, x->d_v, x->s, bh);
 		pt->bwd_mem += mem_s(x, 6.0 * scores) + (x->dropout ? mem_s(x, 5.0 * scores) : 0);
 	} else {
 		/* FlashAttention-2 (Dao 2023): one kernel that never writes the
@@ -251,8 +254,21 @@ static void layer_time(const struct ctx *x, const struct part *pt, struct dc_wor
 	case DC_RECOMPUTE_SELECTIVE:
 		w->recompute_s = pt->core_mm + pt->core_mem;
 		break;
-	case DC_RECOMPUTE_FULL:
-		w->recompute_s = w->fwd_s;
+	case DC_RECOMPUTE_FULL: {
+		/* training.recompute_layers k of a chunk's L/(pp v) layers
+		 * (Megatron's block method): per layer, on average, k / (L/(pp v))
+		 * of a forward */
+		uint64_t k = x->p->in->training.recompute_layers, lc = x->p->layers_per_chunk;
+		double share = k == 0 || lc == 0 || k >= lc ? 1.0 : (double)k / (double)lc;
+		w->recompute_s = share * w->fwd_s;
+		break;
+	}
+	case DC_RECOMPUTE_OP:
+		/* torchtitan's per-op policy keeps every other matmul's output
+		 * and the flash kernel's: the rest of the forward runs again,
+		 * every element-wise kernel, about half the projection GEMMs'
+		 * time, and under eager attention its two products too */
+		w->recompute_s = pt->fwd_mem + 0.5 * (pt->fwd_mm - pt->core_mm) + (x->eager ? pt->core_mm : 0.0);
 		break;
 	}
 }
@@ -391,6 +407,7 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 	}
 	embedding(&x, &c->embedding);
 	head(&x, &c->head);
+	c->optimizer_on_host = in->parallel.offload != DC_OFFLOAD_NONE;
 	for (uint64_t i = 0; i < p->nsegments && i < DC_PLAN_MAX_SEGMENTS; i++)
 		c->optimizer_s[i] = p->segment_overflow[i] ? 0 : optimizer_s(&x, &p->segment_params[i]);
 	return 0;

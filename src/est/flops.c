@@ -38,20 +38,81 @@ static int layer_mm_params(const struct dc_plan *p, double *dense, double *moe)
 	return 0;
 }
 
+/* Forward FLOPs per token of the matmuls torchtitan's per-op policy
+ * recomputes in one layer (activation.c, op_policy_kept): the
+ * even-numbered ones, wk (2), wo (4) and the up-projection (6: SwiGLU's
+ * w3, GELU's fc2), each 2 x its parameters. */
+static double op_recomputed_mm(const struct dc_model *m, int moe)
+{
+	double h = (double)m->hidden_size, a = (double)m->num_attention_heads;
+	double d_qk = (double)m->head_dim, d_v = (double)m->head_dim, kv = (double)m->num_kv_heads;
+	double f = (double)m->ffn_hidden_size;
+	if (m->kv_lora_rank > 0) {
+		d_qk = (double)(m->qk_nope_head_dim + m->qk_rope_head_dim);
+		d_v = (double)m->v_head_dim;
+		kv = a;
+	}
+	if (moe)
+		f = (double)m->experts_per_token * (double)m->moe_ffn_hidden_size +
+		    (double)m->shared_expert_ffn_hidden_size;
+	return 2.0 * (h * kv * d_qk + a * d_v * h + h * f);
+}
+
+/* Share of a stage's layers that full recompute reruns: every one, or
+ * training.recompute_layers of each model chunk (Megatron block method). */
+static double full_recompute_share(const struct dc_plan *p)
+{
+	uint64_t n = p->in->training.recompute_layers, chunk = p->layers_per_stage / p->v;
+	if (n == 0 || chunk == 0 || n >= chunk)
+		return 1.0;
+	return (double)n / (double)chunk;
+}
+
+/* Forward FLOPs per token that recomputation runs again in one layer
+ * (`mm`: its matmul parameters, `core_fwd`: its attention core). */
+static double layer_recompute(const struct dc_plan *p, int moe, double mm, double core_fwd)
+{
+	const struct dc_config *in = p->in;
+	switch (in->training.recompute) {
+	case DC_RECOMPUTE_NONE:
+		return 0;
+	case DC_RECOMPUTE_SELECTIVE:
+		return core_fwd;
+	case DC_RECOMPUTE_FULL:
+		return full_recompute_share(p) * (2.0 * mm + core_fwd);
+	case DC_RECOMPUTE_OP:
+		/* eager attention's batched matmuls are not on the save list */
+		return (in->model.params_explicit ? 0 : op_recomputed_mm(&in->model, moe)) +
+		       (in->training.attention == DC_ATTENTION_EAGER ? core_fwd : 0);
+	}
+	return 0;
+}
+
+/* What a flash kernel's backward adds per layer and token: it rebuilds
+ * S = QK^T tile by tile (FlashAttention-2, Dao 2023, section 3.1.2: five
+ * matmuls in backward against the four of standard attention), 2 s a d_qk;
+ * 0 for eager attention. */
+static double flash_backward_extra(const struct dc_config *in)
+{
+	const struct dc_model *m = &in->model;
+	double d_qk = m->kv_lora_rank > 0 ? (double)(m->qk_nope_head_dim + m->qk_rope_head_dim) : (double)m->head_dim;
+	if (in->training.attention != DC_ATTENTION_FLASH)
+		return 0;
+	return 2.0 * (double)m->seq_length * (double)m->num_attention_heads * d_qk;
+}
+
 /* One rank of `stage`: its layers' FLOPs (model, and with what
- * recomputation adds) and, on the last stage, the head's, for one token. */
+ * recomputation and a flash kernel's backward add) and, on the last stage,
+ * the head's, for one token. */
 static void stage_flops(const struct dc_plan *p, const struct dc_stage_params *sp, uint64_t stage, double dense_mm,
 			double moe_mm, double per_layer_core, double head, double *model, double *hw)
 {
 	double dense_n = (double)(sp->layers - sp->moe_layers), moe_n = (double)sp->moe_layers;
-	enum dc_recompute rc = p->in->training.recompute;
+	double flash = flash_backward_extra(p->in);
 
 	*model = dense_n * (6.0 * dense_mm + 3.0 * per_layer_core) + moe_n * (6.0 * moe_mm + 3.0 * per_layer_core);
-	*hw = *model;
-	if (rc == DC_RECOMPUTE_FULL)
-		*hw += dense_n * (2.0 * dense_mm + per_layer_core) + moe_n * (2.0 * moe_mm + per_layer_core);
-	else if (rc == DC_RECOMPUTE_SELECTIVE)
-		*hw += (dense_n + moe_n) * per_layer_core;
+	*hw = *model + dense_n * (layer_recompute(p, 0, dense_mm, per_layer_core) + flash) +
+	      moe_n * (layer_recompute(p, 1, moe_mm, per_layer_core) + flash);
 	if (stage == p->layout.pp - 1) {
 		*model += 6.0 * head;
 		*hw += 6.0 * head;
@@ -88,20 +149,18 @@ int dc_flops_compute(const struct dc_plan *p, const struct dc_batch *b, struct d
 	f->attention_core_fwd_per_token = core;
 	/* Korthikanti Eq. 7: 3 x (2 N + core) = 6 N + 12 L s a d */
 	f->model_per_token = 6.0 * (double)f->matmul_params + 3.0 * core;
-	switch (p->in->training.recompute) {
-	case DC_RECOMPUTE_NONE:
-		f->recompute_per_token = 0;
-		break;
-	case DC_RECOMPUTE_SELECTIVE:
-		f->recompute_per_token = core;
-		break;
-	case DC_RECOMPUTE_FULL:
-		/* every transformer layer's forward again; the head is outside
-		 * the checkpointed layers (Megatron-LM 2021 Eq. 3) */
-		f->recompute_per_token = 2.0 * layers_mm + core;
-		break;
+	{
+		/* the whole model: its dense and MoE layers */
+		double dense_mm, moe_mm, per_core = core / (double)m->num_layers;
+		double n_moe = m->num_experts && !m->params_explicit ? (double)(m->num_layers - m->dense_layers) : 0;
+		double n_dense = (double)m->num_layers - n_moe;
+		if (layer_mm_params(p, &dense_mm, &moe_mm) != 0)
+			dense_mm = moe_mm = layers_mm / (double)m->num_layers;
+		f->recompute_per_token = n_dense * layer_recompute(p, 0, dense_mm, per_core) +
+					 n_moe * layer_recompute(p, 1, moe_mm, per_core);
+		f->flash_backward_per_token = flash_backward_extra(p->in) * (double)m->num_layers;
 	}
-	f->hardware_per_token = f->model_per_token + f->recompute_per_token;
+	f->hardware_per_token = f->model_per_token + f->recompute_per_token + f->flash_backward_per_token;
 	f->model_per_step = f->model_per_token * (double)f->tokens_per_step;
 	f->hardware_per_step = f->hardware_per_token * (double)f->tokens_per_step;
 

@@ -109,6 +109,25 @@ static int states_bytes(const struct dc_stage_params *p, uint64_t bytes_per_para
 	return dc_add_u64(dense, experts, out);
 }
 
+/* What the layers of a stage keep for one microbatch each. Under full
+ * recompute with training.recompute_layers = N (Megatron's block method),
+ * the first N layers of each of its v model chunks keep only their input
+ * and the rest keep everything; the recomputed ones are taken from the
+ * dense layers first (they come first in the model). */
+static uint64_t stage_kept_sum(const struct dc_plan *pl, const struct dc_stage_params *sp,
+			       const struct dc_act_plan *x, struct dc_ck *c)
+{
+	uint64_t dense = sp->layers - sp->moe_layers, n = pl->in->training.recompute_layers, chunk, r, rd;
+	if (pl->in->training.recompute != DC_RECOMPUTE_FULL || n == 0)
+		return dc_ck_add(c, dc_ck_mul(c, dense, x->kept[0]), dc_ck_mul(c, sp->moe_layers, x->kept[1]));
+	chunk = sp->layers / pl->v;
+	r = dc_ck_mul(c, pl->v, n < chunk ? n : chunk);
+	rd = r < dense ? r : dense;
+	return dc_ck_add(c, dc_ck_mul(c, r, x->input_bytes),
+			 dc_ck_add(c, dc_ck_mul(c, dense - rd, x->all[0]),
+				   dc_ck_mul(c, sp->moe_layers - (r - rd), x->all[1])));
+}
+
 static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger *l, const char **error)
 {
 	const struct dc_act_plan *x = &pl->act;
@@ -143,6 +162,26 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 	bad |= states_bytes(&l->p, pr->master_bytes, dp, pl->expert_dp, sh >= DC_SHARD_ZERO1, &l->master_bytes);
 	bad |= states_bytes(&l->p, pr->optimizer_bytes, dp, pl->expert_dp, sh >= DC_SHARD_ZERO1,
 			    &l->optimizer_bytes);
+	/* CPU offload: ZeRO-Offload (Ren et al. 2021, section 4.1) moves the
+	 * FP32 master, the optimizer states and an FP32 copy of the gradient
+	 * partition to the host and runs the step there; offloading the
+	 * parameters too (FSDP CPUOffload, ZeRO-Infinity) moves the parameter
+	 * and gradient shards, and the GPU keeps only the gathered working set */
+	l->host_params_bytes = l->host_grads_bytes = l->host_master_bytes = l->host_optimizer_bytes = 0;
+	if (cfg->parallel.offload != DC_OFFLOAD_NONE) {
+		l->host_master_bytes = l->master_bytes;
+		l->host_optimizer_bytes = l->optimizer_bytes;
+		l->master_bytes = l->optimizer_bytes = 0;
+		if (cfg->parallel.offload == DC_OFFLOAD_OPTIMIZER_PARAMS) {
+			l->host_params_bytes = l->params_bytes;
+			l->host_grads_bytes = l->grads_bytes;
+			l->params_bytes = l->grads_bytes = 0;
+		} else {
+			bad |= states_bytes(&l->p, 4, dp, pl->expert_dp, sh >= DC_SHARD_ZERO1, &l->host_grads_bytes);
+		}
+	}
+	l->host_bytes = dc_ck_add(&c, dc_ck_add(&c, l->host_params_bytes, l->host_grads_bytes),
+			      dc_ck_add(&c, l->host_master_bytes, l->host_optimizer_bytes));
 	l->model_states_bytes = dc_ck_add(&c, dc_ck_add(&c, l->params_bytes, l->grads_bytes),
 				    dc_ck_add(&c, l->master_bytes, l->optimizer_bytes));
 	if (bad || c.overflow) {
@@ -162,8 +201,7 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 		 * per-layer figure is their average over the layers it holds */
 		uint64_t sum;
 		bad = x->kept_bad[0] | (l->p.moe_layers ? x->kept_bad[1] : 0);
-		sum = dc_ck_add(&c, dc_ck_mul(&c, l->p.layers - l->p.moe_layers, x->kept[0]),
-				dc_ck_mul(&c, l->p.moe_layers, x->kept[1]));
+		sum = stage_kept_sum(pl, &l->p, x, &c);
 		act_layer = l->p.layers ? dc_ceil_div(sum, l->p.layers) : x->kept[0];
 	}
 	bad |= dc_act_layer_microbatches(pl, stage, &l->activation_layer_microbatches);
@@ -186,7 +224,8 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 		return -1;
 	}
 
-	/* FSDP2 lifecycle: AllGather before forward, free after it when
+	/* FSDP2 lifecycle (the gathered copy at precision.working_bytes, BF16
+	 * under the fsdp2 preset's FP32 shards): AllGather before forward, free after it when
 	 * reshard_after_forward, AllGather before backward, ReduceScatter
 	 * grads. The root unit (embedding, final norm, head: what is left
 	 * after wrapping each layer) never reshards after forward: "the root
@@ -196,7 +235,7 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 		uint64_t resident;
 		if (par->fsdp_unit == DC_FSDP_UNIT_MODEL) {
 			l->fsdp_unit_params = l->p.total;
-			resident = dc_ck_mul(&c, l->p.total, pr->param_bytes);
+			resident = dc_ck_mul(&c, l->p.total, pr->working_bytes);
 			l->fsdp_unsharded_grads_bytes = dc_ck_mul(&c, l->p.total, pr->grad_bytes);
 		} else {
 			uint64_t window = l->p.layers < 2 ? l->p.layers : 2;
@@ -204,14 +243,14 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 			/* the root, the layer computing now and the prefetched next */
 			resident = dc_ck_mul(&c, dc_ck_add(&c, l->p.other_params,
 							   dc_ck_mul(&c, window, l->p.layer_params)),
-					     pr->param_bytes);
+					     pr->working_bytes);
 			l->fsdp_unsharded_grads_bytes =
 				dc_ck_mul(&c, max_u64(l->p.layer_params, l->p.other_params), pr->grad_bytes);
 		}
 		l->fsdp_backward_params_bytes = resident;
 		/* without resharding every unit stays gathered from forward on */
 		l->fsdp_forward_params_bytes =
-			par->reshard_after_forward ? resident : dc_ck_mul(&c, l->p.total, pr->param_bytes);
+			par->reshard_after_forward ? resident : dc_ck_mul(&c, l->p.total, pr->working_bytes);
 		if (!par->reshard_after_forward)
 			l->fsdp_backward_params_bytes = l->fsdp_forward_params_bytes;
 	}
@@ -280,7 +319,7 @@ int dc_memory_compute(const struct dc_plan *p, struct dc_memory_result *m, const
 {
 	struct dc_mem_ledger cur;
 	const char *e = NULL;
-	uint64_t best_stage = 0;
+	uint64_t best_stage = 0, host = 0;
 
 	/* within a segment the parameters are the same and the microbatches
 	 * in flight never grow with the stage, so neither does the peak: the
@@ -293,6 +332,8 @@ int dc_memory_compute(const struct dc_plan *p, struct dc_memory_result *m, const
 				*error = e;
 			return -1;
 		}
+		if (i == 0 || cur.host_bytes > host)
+			host = i == 0 ? m->top.host_bytes : cur.host_bytes;
 		if (i > 0 && cur.peak_bytes > m->top.peak_bytes) {
 			m->top = cur;
 			best_stage = s;
@@ -300,6 +341,15 @@ int dc_memory_compute(const struct dc_plan *p, struct dc_memory_result *m, const
 	}
 	m->nclasses = p->nclasses;
 	m->most_loaded = dc_plan_stage_class(p, best_stage);
+	/* the host ledger: the rank offloading the most, on every GPU of a node */
+	m->host_rank_bytes = host;
+	if (dc_mul_u64(m->host_rank_bytes, p->in->cluster.gpus_per_node, &m->host_node_bytes)) {
+		if (error)
+			*error = "'cluster.gpus_per_node' x 'parallel.offload': host bytes per node overflow 64 bits";
+		return -1;
+	}
+	m->host_checked = p->in->cluster.host_mem_bytes > 0;
+	m->host_fits = !m->host_checked || m->host_node_bytes <= p->in->cluster.host_mem_bytes;
 	dc_plan_class_stages(p, m->most_loaded, &m->top.stage_first, &m->top.stage_last);
 	return 0;
 }

@@ -629,6 +629,7 @@ static double korthikanti_hardware_flops(const struct dc_plan *p, const struct d
 	case DC_RECOMPUTE_SELECTIVE:
 		return 72.0 * base * (1.0 + s / (3.0 * h) + V / (12.0 * h * L));
 	case DC_RECOMPUTE_NONE:
+	case DC_RECOMPUTE_OP: /* no paper convention: Eq. 7 */
 		break;
 	}
 	return 72.0 * base * (1.0 + s / (6.0 * h) + V / (12.0 * h * L));

@@ -60,8 +60,10 @@ static const char *const mlp_names[] = {"swiglu", "gelu", NULL};
 static const char *const norm_names[] = {"rmsnorm", "layernorm", NULL};
 static const char *const sharding_names[] = {"none", "zero1", "zero2", "fsdp", NULL};
 static const char *const fsdp_unit_names[] = {"layer", "model", NULL};
-static const char *const recompute_names[] = {"none", "selective", "full", NULL};
+static const char *const offload_names[] = {"none", "optimizer", "optimizer+params", NULL};
+static const char *const recompute_names[] = {"none", "selective", "full", "op", NULL};
 static const char *const attention_names[] = {"flash", "eager", NULL};
+static const char *const preset_names[] = {"course", "megatron", "fsdp2", "deepseek_v3", NULL};
 static const char *const link_names[] = {"auto", "intra_node", "inter_node", NULL};
 static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
 /* in enum dc_gpu's order after DC_GPU_NONE */
@@ -111,14 +113,15 @@ static const char *const compute_precision_names[] = {"bf16", "fp8", NULL};
 	ROW(path, "fraction", "", text, "[0, 1)", doc, NULL, OPT, K_FRACTION, OFF(field), 0, 1, 0, def)
 #define REAL(path, field, def, text, unit, doc) \
 	ROW(path, "number", unit, text, "≥ 0", doc, NULL, OPT, K_REAL, OFF(field), 0, INFINITY, 0, def)
-/* A GPU speed the cluster.gpu preset fills unless given: positive and
- * below 10^18 per second, so every kernel time is finite */
+/* A GPU speed the cluster.gpu preset fills unless given: at least 1 and
+ * below 10^18 per second, as a link's bandwidth, so every kernel time is a
+ * finite multiple of FLOPs / peak + bytes / bandwidth */
 #define PRESET_BW(path, field, doc)                                                                          \
 	ROW(path, "bandwidth", "bytes/s", "derived: the cluster.gpu preset", "≥ 1 and < 10^18", doc, NULL, OPT, \
 	    K_BW, OFF(field), 1, 1e18, 0, 0)
 #define PRESET_FLOPS(path, field, doc)                                                                          \
-	ROW(path, "number", "FLOP/s", "derived: the cluster.gpu preset", "> 0 and < 10^18", doc, NULL, OPT, K_REAL, \
-	    OFF(field), 0, 1e18, 1, 0)
+	ROW(path, "number", "FLOP/s", "derived: the cluster.gpu preset", "≥ 1 and < 10^18", doc, NULL, OPT, K_REAL, \
+	    OFF(field), 1, 1e18, 0, 0)
 
 /* Table order is docs/config.md's order, and the unknown-key suggestions
  * prefer the earlier of two keys as close as each other. */
@@ -188,6 +191,8 @@ static const struct key keys[] = {
 		     "dense FP8 matmul peak of one GPU; needed with `precision.compute` \"fp8\""),
 	PRESET_BW("cluster.hbm_bandwidth", cluster.hbm_bandwidth,
 		  "HBM bandwidth of one GPU, e.g. `\"2.039 TB/s\"`; kernel times need it"),
+	BYTES("cluster.host_memory", cluster.host_mem_bytes, 0, "0",
+	      "CPU memory of one node, which offloaded states must fit (the memory section's host ledger); 0: not checked"),
 	SECTION("cluster.intra_node", REQ, "the links between the GPUs of one node"),
 	BW("cluster.intra_node.bandwidth", cluster.intra_node.bw_bytes_per_s, REQ,
 	   "effective one-way GPU-to-GPU bandwidth inside a node (NVLink/NVSwitch/PCIe)"),
@@ -207,6 +212,8 @@ static const struct key keys[] = {
 	      "rank order, first axis varying fastest (Megatron-LM's rank generator); names tp, dp, pp once each, cp and ep optional, joined by `-`"),
 	ENUM("parallel.sharding", parallel.sharding, sharding_names, DC_SHARD_NONE, "\"none\"",
 	     "what is sharded over dp: nothing (DDP); master params + optimizer states; + gradients; + parameters"),
+	ENUM("parallel.offload", parallel.offload, offload_names, DC_OFFLOAD_NONE, "\"none\"",
+	     "CPU offload: optimizer (ZeRO-Offload: master copy, optimizer states and an FP32 gradient copy on the host, the step on the CPU); optimizer+params (also the parameter and gradient shards, as FSDP's CPUOffload; needs sharding fsdp)"),
 	BOOL("parallel.reshard_after_forward", parallel.reshard_after_forward, 1, "true",
 	     "FSDP frees gathered parameters after forward and gathers them again for backward"),
 	BOOL("parallel.sequence_parallel", parallel.sequence_parallel, 0, "false",
@@ -225,7 +232,9 @@ static const struct key keys[] = {
 	      "derived: micro_batch_size × dp × grad_accum_steps", "",
 	      "samples per optimizer step; when given, grad_accum_steps = global_batch_size / (micro_batch_size × dp), so a `--set` of the micro batch or dp keeps the work"),
 	ENUM("training.recompute", training.recompute, recompute_names, DC_RECOMPUTE_NONE, "\"none\"",
-	     "activation recomputation (Korthikanti et al. 2022 §5): selective recomputes attention's softmax and dropout part, full keeps only each layer's input"),
+	     "activation recomputation: selective recomputes the attention core (Korthikanti et al. 2022 §5), full keeps only each layer's input, op is torch's per-op selective policy as torchtitan configures it (docs/formulas.md)"),
+	UINT("training.recompute_layers", training.recompute_layers, 0, "0", "",
+	     "with `recompute` full: only this many layers of each model chunk (the stage, when virtual_pipeline is 1) are recomputed, the rest keep everything (Megatron's --recompute-method block --recompute-num-layers); 0: every layer"),
 	ENUM("training.attention", training.attention, attention_names, DC_ATTENTION_FLASH, "\"flash\"",
 	     "flash: a fused kernel that never stores the attention scores, softmax or its dropout mask (only per-row softmax statistics); eager: QKᵀ, softmax and dropout stored as in Korthikanti et al. 2022"),
 	COUNT("training.total_tokens", training.total_tokens, OPT, 0, "", "tokens",
@@ -240,11 +249,19 @@ static const struct key keys[] = {
 	FRACTION("overlap.compute_slowdown", overlap.compute_slowdown, 0.075, "0.075",
 		 "kernels slow by this fraction of the communication they overlap (NCCL's 8 channels of 108 A100 SMs; docs/step-model.md)"),
 	SECTION("precision", OPT, "bytes per parameter of each model state"),
-	COUNT("precision.param_bytes", precision.param_bytes, OPT, 2, "2", "bytes/param", "working (BF16) parameters"),
-	COUNT("precision.grad_bytes", precision.grad_bytes, OPT, 2, "2", "bytes/param", "gradients"),
-	UINT("precision.master_bytes", precision.master_bytes, 4, "4", "bytes/param", "FP32 master copy (0: none)"),
-	UINT("precision.optimizer_bytes", precision.optimizer_bytes, 8, "8", "bytes/param",
+	ENUM("precision.preset", precision.preset, preset_names, DC_PRECISION_COURSE, "\"course\"",
+	     "the bytes of each state (docs/formulas.md, \"Precision presets\"): course 2+2+4+8; megatron FP32 main grads 2+4+4+8; fsdp2 FP32 sharded params 4+4+0+8 with a BF16 working copy; deepseek_v3 BF16 Adam moments 2+4+4+4"),
+	COUNT("precision.param_bytes", precision.param_bytes, OPT, 0, "derived: the preset (course 2)", "bytes/param",
+	      "parameters as each rank stores them (fsdp2: the FP32 shard)"),
+	COUNT("precision.grad_bytes", precision.grad_bytes, OPT, 0, "derived: the preset (course 2)", "bytes/param",
+	      "gradients"),
+	UINT("precision.master_bytes", precision.master_bytes, 0, "derived: the preset (course 4)", "bytes/param",
+	     "FP32 master copy (0: none)"),
+	UINT("precision.optimizer_bytes", precision.optimizer_bytes, 0, "derived: the preset (course 8)", "bytes/param",
 	     "optimizer states (Adam: 2 × 4)"),
+	COUNT("precision.working_bytes", precision.working_bytes, OPT, 0, "derived: the preset (fsdp2 2, else param_bytes)",
+	      "bytes/param",
+	      "the copy the layers compute with: FSDP's gathered unit, and the activations sent between ranks"),
 	ENUM("precision.compute", precision.compute, compute_precision_names, DC_COMPUTE_BF16, "\"bf16\"",
 	     "number format of the matmuls: their time uses cluster.peak_flops (bf16) or cluster.peak_flops_fp8 (fp8); the model-state bytes above are unchanged"),
 	SECTION("collective", OPT, "the ring AllReduce lab"),
@@ -1739,6 +1756,59 @@ static int rule_global_batch(struct loader *l)
 	return 0;
 }
 
+/* precision.preset fills every byte key not given (docs/formulas.md,
+ * "Precision presets"). */
+static int rule_precision_preset(struct loader *l)
+{
+	static const uint64_t bytes[][5] = {
+		/* param, grad, master, optimizer, working (0: param) */
+		[DC_PRECISION_COURSE] = {2, 2, 4, 8, 0},
+		[DC_PRECISION_MEGATRON] = {2, 4, 4, 8, 0},
+		[DC_PRECISION_FSDP2] = {4, 4, 0, 8, 2},
+		[DC_PRECISION_DEEPSEEK_V3] = {2, 4, 4, 4, 0},
+	};
+	static const char *const path[] = {"precision.param_bytes", "precision.grad_bytes", "precision.master_bytes",
+					   "precision.optimizer_bytes", "precision.working_bytes"};
+	struct dc_precision *pr = &l->cfg->precision;
+	uint64_t *field[] = {&pr->param_bytes, &pr->grad_bytes, &pr->master_bytes, &pr->optimizer_bytes,
+			     &pr->working_bytes};
+	for (size_t i = 0; i < 5; i++)
+		if (!seen(l, path[i]))
+			*field[i] = i == 4 && !bytes[pr->preset][i] ? pr->param_bytes : bytes[pr->preset][i];
+	return 0;
+}
+
+static int rule_offload(struct loader *l)
+{
+	const struct dc_parallel *p = &l->cfg->parallel;
+	if (p->offload == DC_OFFLOAD_OPTIMIZER_PARAMS && p->sharding != DC_SHARD_FSDP)
+		errorf(l, blame(l, find_key("parallel.offload"), "parallel.sharding"),
+		       "'parallel.offload': \"optimizer+params\" offloads the parameter shards, so it needs parallel.sharding \"fsdp\", got \"%s\"",
+		       sharding_names[p->sharding]);
+	return 0;
+}
+
+static int rule_recompute_layers(struct loader *l)
+{
+	const struct dc_config *c = l->cfg;
+	int k = find_key("training.recompute_layers");
+	uint64_t chunk, chunks;
+	if (!c->training.recompute_layers)
+		return 0;
+	if (dc_mul_u64(c->parallel.pp, c->parallel.virtual_pipeline, &chunks))
+		return 0; /* rule_virtual_pipeline said why */
+	chunk = c->model.num_layers / chunks;
+	if (c->training.recompute != DC_RECOMPUTE_FULL)
+		errorf(l, blame(l, k, "training.recompute"),
+		       "'training.recompute_layers': needs training.recompute \"full\" (it says how many layers are recomputed fully), got \"%s\"",
+		       recompute_names[c->training.recompute]);
+	else if (c->training.recompute_layers > chunk)
+		errorf(l, blame(l, k, "parallel.pp"),
+		       "'training.recompute_layers': must be at most the %llu layers of a model chunk (num_layers / (pp x virtual_pipeline)), got %llu",
+		       (unsigned long long)chunk, (unsigned long long)c->training.recompute_layers);
+	return 0;
+}
+
 static int rule_virtual_pipeline(struct loader *l)
 {
 	const struct dc_config *c = l->cfg;
@@ -1836,6 +1906,15 @@ static const struct rule rules[] = {
 	{{"virtual_pipeline > 1 needs pp > 1, pp × virtual_pipeline dividing num_layers and grad_accum_steps a multiple of pp",
 	  KEYS("parallel.virtual_pipeline", "parallel.pp", "model.num_layers", "training.grad_accum_steps")},
 	 rule_virtual_pipeline},
+	{{"precision.preset gives every byte key not given; working_bytes defaults to param_bytes but under fsdp2",
+	  KEYS("precision.preset", "precision.param_bytes", "precision.grad_bytes", "precision.master_bytes",
+	       "precision.optimizer_bytes", "precision.working_bytes")},
+	 rule_precision_preset},
+	{{"offload optimizer+params needs sharding fsdp", KEYS("parallel.offload", "parallel.sharding")}, rule_offload},
+	{{"recompute_layers needs recompute full and is at most the layers of a model chunk",
+	  KEYS("training.recompute_layers", "training.recompute", "model.num_layers", "parallel.pp",
+	       "parallel.virtual_pipeline")},
+	 rule_recompute_layers},
 	{{"cluster.gpu fills gpu_memory, peak_flops, peak_flops_fp8 and hbm_bandwidth unless given; precision.compute \"fp8\" needs an FP8 peak",
 	  KEYS("cluster.gpu", "cluster.gpu_memory", "cluster.peak_flops", "cluster.peak_flops_fp8",
 	       "cluster.hbm_bandwidth", "precision.compute")}, rule_gpu_preset},
@@ -2321,6 +2400,16 @@ const char *dc_recompute_name(enum dc_recompute r)
 const char *dc_attention_name(enum dc_attention a)
 {
 	return attention_names[a];
+}
+
+const char *dc_precision_preset_name(enum dc_precision_preset p)
+{
+	return preset_names[p];
+}
+
+const char *dc_offload_name(enum dc_offload o)
+{
+	return offload_names[o];
 }
 
 const char *dc_norm_name(enum dc_norm n)

@@ -8,24 +8,30 @@
 
 struct view {
 	struct dc_flops f;
-	const char *model, *recompute;
+	const char *model, *recompute, *attention;
 };
 
 static void view(const struct dc_run *run, void *out)
 {
 	struct view *v = out;
 	v->f = run->res->flops;
-	v->model = "model FLOPs 6N + 12 L s (a d) per token (Korthikanti et al. 2022 Eq. 7); hardware FLOPs add recomputation";
+	v->model = "model FLOPs 6N + 12 L s (a d) per token (Korthikanti et al. 2022 Eq. 7); hardware FLOPs add recomputation and a flash kernel's QK^T rebuilt in backward";
 	v->recompute = dc_recompute_name(run->plan->in->training.recompute);
+	v->attention = dc_attention_name(run->plan->in->training.attention);
 }
 
 #define F(m) offsetof(struct view, f.m)
 static const struct dc_field fields[] = {
 	{"model", "model", DC_U_NONE, DC_FT_STR, offsetof(struct view, model)},
 	{"recompute", "recompute", DC_U_NONE, DC_FT_STR, offsetof(struct view, recompute)},
+	{"attention", "attention", DC_U_NONE, DC_FT_STR, offsetof(struct view, attention)},
 	{"matmul_params", "parameters that multiply per token N", DC_U_COUNT, DC_FT_U64, F(matmul_params)},
 	{"tokens_per_step", "tokens per step", DC_U_COUNT, DC_FT_U64, F(tokens_per_step)},
 	{"model_flops_per_token", "model FLOPs per token", DC_U_FLOPS, DC_FT_F64, F(model_per_token)},
+	{"recompute_flops_per_token", "recomputed forward FLOPs per token", DC_U_FLOPS, DC_FT_F64,
+	 F(recompute_per_token)},
+	{"flash_backward_flops_per_token", "flash backward QK^T rebuilt per token", DC_U_FLOPS, DC_FT_F64,
+	 F(flash_backward_per_token)},
 	{"hardware_flops_per_token", "hardware FLOPs per token", DC_U_FLOPS, DC_FT_F64, F(hardware_per_token)},
 	{"model_flops_per_step", "model FLOPs per step", DC_U_FLOPS, DC_FT_F64, F(model_per_step)},
 	{"hardware_flops_per_step", "hardware FLOPs per step", DC_U_FLOPS, DC_FT_F64, F(hardware_per_step)},

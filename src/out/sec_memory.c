@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "distcalc/activation.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
 #include "distcalc/section.h"
@@ -26,6 +27,9 @@ struct view {
 	uint64_t gpu_mem_bytes;
 	int fits;
 	uint64_t headroom_bytes, shortfall_bytes;
+	uint64_t host_memory_bytes, host_rank_bytes, host_node_bytes;
+	int host_fits;
+	const char *offload;
 	struct ledger_view top;
 	struct not_modeled nm;
 };
@@ -40,6 +44,11 @@ static void view(const struct dc_run *run, void *out)
 	v->fits = m->top.fits;
 	v->headroom_bytes = m->top.headroom_bytes;
 	v->shortfall_bytes = m->top.shortfall_bytes;
+	v->host_memory_bytes = run->plan->in->cluster.host_mem_bytes;
+	v->host_rank_bytes = m->host_rank_bytes;
+	v->host_node_bytes = m->host_node_bytes;
+	v->host_fits = m->host_fits;
+	v->offload = dc_offload_name(run->plan->in->parallel.offload);
 	v->top.l = m->top;
 	v->top.plan = run->plan;
 	v->top.rank = m->top.stage_first * run->plan->topo.stride[DC_AXIS_PP];
@@ -47,7 +56,7 @@ static void view(const struct dc_run *run, void *out)
 	v->top.reserve_bytes = m->top.phase_reserve_bytes[m->top.peak_phase];
 	v->top.gpu_mem_bytes = v->gpu_mem_bytes;
 	v->top.peak_phase = dc_mem_phase_name(m->top.peak_phase);
-	v->nm.activations = "assumed (Korthikanti et al. 2022 Table 2, generalised to GQA and SwiGLU, or the override); flash/fused attention kernels that never store the scores make the real figure smaller";
+	v->nm.activations = "assumed (Korthikanti et al. 2022 Table 2, generalised to GQA, SwiGLU and flash attention, or the override); framework temporaries and a non-fused SwiGLU's extra silu output are not counted";
 	v->nm.optimizer_step = "foreach/fused Adam scratch and gradient-clipping buffers";
 	v->nm.checkpoint_save = "a full (unsharded) state dict gathered on one rank; the phase above assumes a sharded save";
 	v->nm.ddp_bucket_copy = "PyTorch DDP with gradient_as_bucket_view=False (its default) keeps a flat copy of every gradient: add grads_bytes once more";
@@ -64,7 +73,8 @@ static void activation_model(const void *base, char *buf, size_t len)
 			 in->memory.activation_bytes_per_token_per_layer);
 	else
 		snprintf(buf, len,
-			 "assumption: Korthikanti et al. 2022 Table 2 (recompute %s, sequence parallel %s), generalised to GQA and SwiGLU: docs/formulas.md",
+			 "assumption: Korthikanti et al. 2022 Table 2 (attention %s, dropout %s, recompute %s, sequence parallel %s), generalised to GQA, SwiGLU and flash attention: docs/formulas.md",
+			 dc_attention_name(in->training.attention), in->model.dropout ? "on" : "off",
 			 dc_recompute_name(in->training.recompute),
 			 ((const struct view *)base)->plan->layout.sequence_parallel ? "on" : "off");
 }
@@ -121,32 +131,52 @@ static const char *sharding_says(const struct ledger_view *v, int level)
 	return v->plan->ep > 1 ? "replicated over dp, experts over dp/ep" : "replicated over dp";
 }
 
+/* " on the host" when parallel.offload moved the state (1: params and
+ * grads, 2: master and optimizer) */
+static const char *offloaded(const struct ledger_view *v, int what)
+{
+	enum dc_offload o = v->plan->in->parallel.offload;
+	return (what == 2 && o != DC_OFFLOAD_NONE) || (what == 1 && o == DC_OFFLOAD_OPTIMIZER_PARAMS) ? "; offloaded"
+												  : "";
+}
+
 static void params_label(const void *base, char *buf, size_t len)
 {
 	const struct ledger_view *v = base;
-	snprintf(buf, len, "params (%llu B/param, %s)", (unsigned long long)v->plan->in->precision.param_bytes,
-		 sharding_says(v, DC_SHARD_FSDP));
+	snprintf(buf, len, "params (%llu B/param, %s%s)", (unsigned long long)v->plan->in->precision.param_bytes,
+		 sharding_says(v, DC_SHARD_FSDP), offloaded(v, 1));
 }
 
 static void grads_label(const void *base, char *buf, size_t len)
 {
 	const struct ledger_view *v = base;
-	snprintf(buf, len, "grads (%llu B/param, %s)", (unsigned long long)v->plan->in->precision.grad_bytes,
-		 sharding_says(v, DC_SHARD_ZERO2));
+	snprintf(buf, len, "grads (%llu B/param, %s%s)", (unsigned long long)v->plan->in->precision.grad_bytes,
+		 sharding_says(v, DC_SHARD_ZERO2), offloaded(v, 1));
 }
 
 static void master_label(const void *base, char *buf, size_t len)
 {
 	const struct ledger_view *v = base;
-	snprintf(buf, len, "master copy (%llu B/param, %s)", (unsigned long long)v->plan->in->precision.master_bytes,
-		 sharding_says(v, DC_SHARD_ZERO1));
+	snprintf(buf, len, "master copy (%llu B/param, %s%s)", (unsigned long long)v->plan->in->precision.master_bytes,
+		 sharding_says(v, DC_SHARD_ZERO1), offloaded(v, 2));
 }
 
 static void optim_label(const void *base, char *buf, size_t len)
 {
 	const struct ledger_view *v = base;
-	snprintf(buf, len, "optimizer states (%llu B/param, %s)",
-		 (unsigned long long)v->plan->in->precision.optimizer_bytes, sharding_says(v, DC_SHARD_ZERO1));
+	snprintf(buf, len, "optimizer states (%llu B/param, %s%s)",
+		 (unsigned long long)v->plan->in->precision.optimizer_bytes, sharding_says(v, DC_SHARD_ZERO1),
+		 offloaded(v, 2));
+}
+
+static int is_offloaded(const void *base)
+{
+	return ((const struct ledger_view *)base)->plan->in->parallel.offload != DC_OFFLOAD_NONE;
+}
+
+static int view_offloaded(const void *base)
+{
+	return ((const struct view *)base)->plan->in->parallel.offload != DC_OFFLOAD_NONE;
 }
 
 static void act_label(const void *base, char *buf, size_t len)
@@ -208,6 +238,68 @@ static const struct dc_field phase_fields[] = {
 static const struct dc_fields phase_table = DC_FIELDS(phase_fields);
 static const struct dc_rows phase_rows = {phase_count, phase_row, sizeof(struct phase_row), "phases"};
 
+/* ---- one layer's activations, term by term (activation.h) ---- */
+
+struct term_row {
+	const char *term, *formula, *split;
+	uint64_t bytes, kept;
+};
+
+/* the layer kind the ledger's stage holds most of: MoE when it has any */
+static int term_layer(const struct ledger_view *v, struct dc_act_layer *out)
+{
+	if (v->plan->in->memory.activation_explicit)
+		return -1;
+	return dc_act_layer_parts(v->plan, v->l.p.moe_layers > 0, out);
+}
+
+/* the i-th term that applies (held without recompute, or kept by it) */
+static int nth_term(const struct dc_act_layer *t, uint64_t i)
+{
+	for (int k = 0; k < DC_ACT_TERM_COUNT; k++)
+		if ((t->term_bytes[k] || t->kept_bytes[k]) && i-- == 0)
+			return k;
+	return -1;
+}
+
+static uint64_t term_count(const void *base)
+{
+	struct dc_act_layer t;
+	uint64_t n = 0;
+	if (term_layer(base, &t) != 0)
+		return 0;
+	for (int k = 0; k < DC_ACT_TERM_COUNT; k++)
+		n += t.term_bytes[k] || t.kept_bytes[k];
+	return n;
+}
+
+static void term_row(const void *base, uint64_t i, void *out)
+{
+	static const char *const splits[] = {"replicated", "tp", "core"};
+	const struct ledger_view *v = base;
+	struct term_row *row = out;
+	struct dc_act_layer t;
+	int k;
+	if (term_layer(v, &t) != 0 || (k = nth_term(&t, i)) < 0)
+		return; /* computed once already: it cannot fail now */
+	row->term = dc_act_term_name((enum dc_act_term)k);
+	row->formula = dc_act_term_formula((enum dc_act_term)k, v->plan->in);
+	row->split = splits[dc_act_term_group((enum dc_act_term)k)];
+	row->bytes = t.term_bytes[k];
+	row->kept = t.kept_bytes[k];
+}
+
+#define TR(m) offsetof(struct term_row, m)
+static const struct dc_field term_fields[] = {
+	{"term", "term", DC_U_NONE, DC_FT_STR, TR(term)},
+	{"formula", "formula", DC_U_NONE, DC_FT_STR, TR(formula)},
+	{"split", "split", DC_U_NONE, DC_FT_STR, TR(split)},
+	{"held_bytes", "held (B)", DC_U_COUNT, DC_FT_U64, TR(bytes)},
+	{"kept_bytes", "kept (B)", DC_U_COUNT, DC_FT_U64, TR(kept)},
+};
+static const struct dc_fields term_table = DC_FIELDS(term_fields);
+static const struct dc_rows term_rows = {term_count, term_row, sizeof(struct term_row), "terms"};
+
 #define LV(m) offsetof(struct ledger_view, m)
 #define L(m) offsetof(struct ledger_view, l.m)
 static const struct dc_field top_fields[] = {
@@ -221,14 +313,23 @@ static const struct dc_field top_fields[] = {
 	{"grads_bytes", NULL, DC_U_BYTES, DC_FT_U64, L(grads_bytes), .label_fn = grads_label},
 	{"master_bytes", NULL, DC_U_BYTES, DC_FT_U64, L(master_bytes), .label_fn = master_label},
 	{"optimizer_bytes", NULL, DC_U_BYTES, DC_FT_U64, L(optimizer_bytes), .label_fn = optim_label},
-	{"model_states_bytes", "= model states", DC_U_BYTES, DC_FT_U64, L(model_states_bytes)},
+	{"model_states_bytes", "= model states (on the GPU)", DC_U_BYTES, DC_FT_U64, L(model_states_bytes)},
+	{"host_params_bytes", "host: parameter shard", DC_U_BYTES, DC_FT_U64, L(host_params_bytes), .shown = is_offloaded},
+	{"host_grads_bytes", "host: gradients (FP32 copy, or the shard)", DC_U_BYTES, DC_FT_U64, L(host_grads_bytes),
+	 .shown = is_offloaded},
+	{"host_master_bytes", "host: master copy", DC_U_BYTES, DC_FT_U64, L(host_master_bytes), .shown = is_offloaded},
+	{"host_optimizer_bytes", "host: optimizer states", DC_U_BYTES, DC_FT_U64, L(host_optimizer_bytes),
+	 .shown = is_offloaded},
+	{"host_bytes", "= host memory of this rank", DC_U_BYTES, DC_FT_U64, L(host_bytes), .shown = is_offloaded},
 	{"activation_bytes_per_layer", NULL, DC_U_BYTES, DC_FT_U64, L(activation_bytes_per_layer),
 	 .label_fn = act_label},
+	{"activation_terms", "One layer, one microbatch, term by term (held: no recompute; kept: under it; split: replicated over tp unless SP, split over tp, attention core)", DC_U_NONE,
+	 DC_FT_ROWS, 0, .sub = &term_table, .rows = &term_rows},
 	{"in_flight_microbatches", "microbatches in flight", DC_U_COUNT, DC_FT_U64, L(in_flight)},
 	{"activation_layer_microbatches", NULL, DC_U_COUNT, DC_FT_U64, L(activation_layer_microbatches),
 	 .label_fn = held_label},
 	{"activation_layers_bytes", "activations of the layers held", DC_U_BYTES, DC_FT_U64, L(activation_layers_bytes)},
-	{"activation_embedding_bytes", "embedding dropout masks (first stage)", DC_U_BYTES, DC_FT_U64,
+	{"activation_embedding_bytes", "embedding dropout masks (first stage, with dropout)", DC_U_BYTES, DC_FT_U64,
 	 L(activation_embedding_bytes)},
 	{"activation_output_bytes", "final norm, head input, FP32 logits (last stage)", DC_U_BYTES, DC_FT_U64,
 	 L(activation_output_bytes)},
@@ -335,6 +436,14 @@ static const struct dc_field fields[] = {
 	{"fits", "fits (rank with the highest peak)", DC_U_NONE, DC_FT_BOOL, V(fits)},
 	{"headroom_bytes", "headroom", DC_U_BYTES, DC_FT_U64, V(headroom_bytes)},
 	{"shortfall_bytes", "shortfall", DC_U_BYTES, DC_FT_U64, V(shortfall_bytes)},
+	{"offload", "CPU offload", DC_U_NONE, DC_FT_STR, V(offload)},
+	{"host_memory_bytes", "host memory per node (0: not checked)", DC_U_BYTES, DC_FT_U64, V(host_memory_bytes),
+	 .shown = view_offloaded},
+	{"host_bytes_per_rank", "host bytes of the rank offloading the most", DC_U_BYTES, DC_FT_U64, V(host_rank_bytes),
+	 .shown = view_offloaded},
+	{"host_bytes_per_node", "host bytes per node (x gpus_per_node)", DC_U_BYTES, DC_FT_U64, V(host_node_bytes),
+	 .shown = view_offloaded},
+	{"host_fits", "host ledger fits", DC_U_NONE, DC_FT_BOOL, V(host_fits), .shown = view_offloaded},
 	{"per_rank", "Rank with the highest peak memory", DC_U_NONE, DC_FT_OBJECT, V(top), .sub = &top_obj},
 	{"classes", "Classes of ranks with identical ledgers", DC_U_NONE, DC_FT_ROWS, 0, .sub = &class_table,
 	 .rows = &class_rows},

@@ -144,6 +144,10 @@ static void derive_segments(struct dc_plan *p)
 		uint64_t s = cand[i];
 		if (s == 0 || s >= pp || s == p->segment_first[n - 1])
 			continue;
+		/* an explicit count puts no embedding on stage 0, and without
+		 * dropout it keeps no embedding mask: stage 0 is stage 1 */
+		if (s == 1 && s != pp - 1 && p->in->model.params_explicit && p->act.embedding_bytes == 0)
+			continue;
 		if (s == 1 || s == pp - 1 || dc_plan_stage_dense_layers(p, s) != dc_plan_stage_dense_layers(p, s - 1))
 			p->segment_first[n++] = s;
 	}
