@@ -66,9 +66,10 @@ struct dc_step_buckets {
 	double total_s;
 };
 
-/* The pipeline schedule in closed form: the end of the last backward of
- * every stage is `pipe_end_s - drain_s[stage]`. Returns the pipeline's
- * span (the latest stage's end), and the stage that sets it in *critical. */
+/* The pipeline schedule in closed form (docs/step-model.md, section 3):
+ * returns the span from the first forward to the end of the last backward,
+ * and the stage that sets it in *critical (may be NULL). Stage s's last
+ * backward ends the drain Σ_{r<s} (bwd_first_s + send_s) before the span. */
 double dc_step_pipeline_closed(const struct dc_step_pipe *pp, uint64_t *critical);
 
 /* The time after `window_s` of backward (buckets produced uniformly by
@@ -166,9 +167,10 @@ struct dc_step_event {
  * go on, non-zero to stop (dc_step_timeline then returns that value). */
 typedef int (*dc_step_event_fn)(void *ctx, const struct dc_step_event *e);
 
-/* The pipeline schedule op by op: returns 0 and the end of every stage's
- * last backward in end_s[p] and their maximum in *span_s, or -1 when out
- * of memory. `emit` (may be NULL) gets every op's events. */
+/* The pipeline schedule op by op (Megatron's op order, every dependency
+ * and send): returns 0 with the end of every stage's last backward in
+ * end_s[p] and their maximum in *span_s, or -1 when out of memory.
+ * Allocates O(p m v). */
 int dc_step_pipeline_simulate(const struct dc_step_pipe *pp, double *end_s, double *span_s);
 
 /* The whole step as a timeline, composed exactly as dc_step_compute but

@@ -110,10 +110,9 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 		k->ep_b = phase_time(&comm->s[DC_STRAT_EP], "backward", -1) / (moe * gas);
 	}
 	if (comm->s[DC_STRAT_FSDP].in_play) {
-		double units = in->parallel.fsdp_unit == DC_FSDP_UNIT_MODEL ? 1.0 : layers;
+		/* per layer, a whole-model unit spread over the layers too
+		 * (it is never prefetched: ov_fsdp) */
 		const struct dc_comm_strategy *s = &comm->s[DC_STRAT_FSDP];
-		/* spread over the stage's layers (a whole-model unit too) */
-		(void)units;
 		k->ag_f = phase_time(s, "forward", DC_COLL_ALL_GATHER) / (layers * gas);
 		k->ag_b = phase_time(s, "backward", DC_COLL_ALL_GATHER) / (layers * gas);
 		k->rs_b = phase_time(s, "backward", DC_COLL_REDUCE_SCATTER) / (layers * gas);
@@ -1105,9 +1104,10 @@ static double emit_layer(struct emitter *em, const struct costs *k, uint64_t sta
 	   "layer %llu %s mb %llu tp collectives", (unsigned long long)layer, dir, (unsigned long long)mb);
 	ev(em, stage, DC_TRACK_EP, t + o.dur - o.ep_comm, o.ep_comm, "layer %llu %s mb %llu ep all_to_all",
 	   (unsigned long long)layer, dir, (unsigned long long)mb);
-	/* the gather for this unit runs just before it is needed: the first
-	 * unit's during its wait, the others' behind the previous unit */
-	ev(em, stage, DC_TRACK_FSDP_GATHER, first ? t : t - (o.ag - o.ex[DC_STRAT_FSDP] > 0 ? 0 : 0), o.ag,
+	/* the gather this layer's span covers (prefetched, it belongs to the
+	 * next unit), then its reduce-scatter ending with it: each inside the
+	 * layer's span (o.dur >= ag, rs), so a stream's events never overlap */
+	ev(em, stage, DC_TRACK_FSDP_GATHER, t, o.ag,
 	   "layer %llu %s mb %llu fsdp all_gather", (unsigned long long)layer, dir, (unsigned long long)mb);
 	ev(em, stage, DC_TRACK_FSDP_REDUCE, t + o.dur - o.rs, o.rs, "layer %llu bwd mb %llu fsdp reduce_scatter",
 	   (unsigned long long)layer, (unsigned long long)mb);
@@ -1121,7 +1121,6 @@ static void emit_op(struct emitter *em, const struct costs *k, uint64_t stage, u
 	const struct dc_plan *p = k->p;
 	uint64_t n = chunk_layers(p, stage), d = chunk_dense(p, rep, c), start = chunk_start(p, stage, c);
 	struct cost w;
-	const char *dir = bwd ? "bwd" : "fwd";
 	if (!bwd && stage == 0 && c == 0) {
 		work_cost(&k->c->embedding, 0, &w);
 		ev(em, stage, DC_TRACK_COMPUTE, t, w.dur, "embedding fwd mb %llu", (unsigned long long)mb);
@@ -1144,7 +1143,6 @@ static void emit_op(struct emitter *em, const struct costs *k, uint64_t stage, u
 	if (bwd && stage == 0 && c == 0) {
 		work_cost(&k->c->embedding, 1, &w);
 		ev(em, stage, DC_TRACK_COMPUTE, t, w.dur, "embedding bwd mb %llu", (unsigned long long)mb);
-		(void)dir;
 	}
 }
 
