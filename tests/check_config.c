@@ -711,6 +711,88 @@ START_TEST(test_gpu_memory_decimal_warning)
 }
 END_TEST
 
+/* cluster.gpu presets: the vendor data sheets' figures
+ * (../shared/reference/step-time.md, "GPU facts"; dense, no sparsity):
+ *   A100-SXM4-80GB  312 TFLOP/s BF16, no FP8, 80 GiB, 2.039 TB/s
+ *   H100-SXM5-80GB  989 TFLOP/s BF16, 1979 FP8, 80 GiB, 3.35 TB/s
+ *   H200-SXM-141GB  989 TFLOP/s BF16, 1979 FP8, 141 GiB (a card sold as
+ *                   N GB holds N GiB, as the decimal warning says), 4.8 TB/s
+ * A key the config gives wins over its preset. */
+START_TEST(test_gpu_presets)
+{
+	static const struct {
+		const char *set;
+		uint64_t mem;
+		double bf16, fp8, hbm;
+	} want[] = {
+		{"cluster.gpu=a100-sxm4-80gb", 85899345920u, 312e12, 0, 2.039e12},
+		{"cluster.gpu=h100-sxm5-80gb", 85899345920u, 989e12, 1979e12, 3.35e12},
+		{"cluster.gpu=h200-sxm-141gb", 151397597184u, 989e12, 1979e12, 4.8e12},
+	};
+	const char *no_mem = edit("\"gpu_memory\": \"80 GiB\",", "");
+	char text[4096];
+	struct dc_config cfg;
+	struct dc_diag d;
+
+	snprintf(text, sizeof(text), "%s", no_mem);
+	for (size_t i = 0; i < 3; i++) {
+		ck_assert_int_eq(load(text, &want[i].set, 1, &cfg, &d), 0);
+		ck_assert_uint_eq(cfg.cluster.gpu, (unsigned)(DC_GPU_A100_SXM4_80GB + i));
+		ck_assert_uint_eq(cfg.cluster.gpu_mem_bytes, want[i].mem);
+		ck_assert_double_eq(cfg.cluster.peak_flops, want[i].bf16);
+		ck_assert_double_eq(cfg.cluster.peak_flops_fp8, want[i].fp8);
+		ck_assert_double_eq(cfg.cluster.hbm_bandwidth, want[i].hbm);
+		dc_diag_release(&d);
+	}
+	ck_assert_str_eq(dc_gpu_name(DC_GPU_H200_SXM_141GB), "h200-sxm-141gb");
+	ck_assert_str_eq(dc_gpu_name(DC_GPU_NONE), "");
+	/* given keys win; bandwidth through the units parser */
+	{
+		const char *sets[] = {"cluster.gpu=h100-sxm5-80gb", "cluster.peak_flops=700e12",
+				      "cluster.hbm_bandwidth=2 TB/s", "cluster.gpu_memory=64 GiB"};
+		ck_assert_int_eq(load(text, sets, 4, &cfg, &d), 0);
+		ck_assert_double_eq(cfg.cluster.peak_flops, 700e12);
+		ck_assert_double_eq(cfg.cluster.peak_flops_fp8, 1979e12);
+		ck_assert_double_eq(cfg.cluster.hbm_bandwidth, 2e12);
+		ck_assert_uint_eq(cfg.cluster.gpu_mem_bytes, 68719476736u);
+		dc_diag_release(&d);
+	}
+	/* no preset: nothing filled, no error; precision.compute defaults to bf16 */
+	ck_assert_int_eq(load(base, NULL, 0, &cfg, &d), 0);
+	ck_assert_uint_eq(cfg.cluster.gpu, DC_GPU_NONE);
+	ck_assert_double_eq(cfg.cluster.peak_flops, 0);
+	ck_assert_double_eq(cfg.cluster.hbm_bandwidth, 0);
+	ck_assert_uint_eq(cfg.precision.compute, DC_COMPUTE_BF16);
+	dc_diag_release(&d);
+	/* fp8 without a preset is no error here (the compute result names the key) */
+	ck_assert_int_eq(load(base, (const char *const[]){"precision.compute=fp8"}, 1, &cfg, &d), 0);
+	ck_assert_uint_eq(cfg.precision.compute, DC_COMPUTE_FP8);
+	dc_diag_release(&d);
+	/* without a preset gpu_memory stays required */
+	expect_error(text, NULL, 0, DC_ERR_CONFIG, "t.json: error: 'cluster.gpu_memory': required key is missing");
+	/* errors: fp8 on the A100 names both keys; a near miss gets a suggestion */
+	expect_error(base, (const char *const[]){"cluster.gpu=a100-sxm4-80gb", "precision.compute=fp8"}, 2,
+		     DC_ERR_CONFIG,
+		     "--set: error: 'precision.compute': \"fp8\" needs an FP8 matmul peak, but 'cluster.gpu' \"a100-sxm4-80gb\" has none (the A100 has no FP8 tensor cores); use \"bf16\" or give cluster.peak_flops_fp8");
+	expect_error(base, (const char *const[]){"cluster.gpu=h100-sxm-80gb"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.gpu': unknown value \"h100-sxm-80gb\"; did you mean \"h100-sxm5-80gb\"? (expected one of \"a100-sxm4-80gb\", \"h100-sxm5-80gb\", \"h200-sxm-141gb\")");
+	expect_error(base, (const char *const[]){"cluster.gpu=a100"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.gpu': unknown value \"a100\"; did you mean \"a100-sxm4-80gb\"? (expected one of \"a100-sxm4-80gb\", \"h100-sxm5-80gb\", \"h200-sxm-141gb\")");
+	expect_error(base, (const char *const[]){"cluster.peak_flops=0"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.peak_flops': must be at least 1, got 0");
+	expect_error(base, (const char *const[]){"cluster.peak_flops=1e18"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.peak_flops': must be below 1e+18 FLOP/s, got 1e+18");
+	/* a user's FP8 figure makes fp8 on the A100 preset legal */
+	{
+		const char *sets[] = {"cluster.gpu=a100-sxm4-80gb", "precision.compute=fp8",
+				      "cluster.peak_flops_fp8=624e12"};
+		ck_assert_int_eq(load(base, sets, 3, &cfg, &d), 0);
+		ck_assert_double_eq(cfg.cluster.peak_flops_fp8, 624e12);
+		dc_diag_release(&d);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("config");
@@ -733,6 +815,7 @@ int main(void)
 	tcase_add_test(tc, test_allocation_failures);
 	tcase_add_test(tc, test_dotted_member_names);
 	tcase_add_test(tc, test_gpu_memory_decimal_warning);
+	tcase_add_test(tc, test_gpu_presets);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -422,9 +422,10 @@ START_TEST(test_literal_defaults_are_the_loaders)
 	/* by hand from docs/config.md: model 16 (mlp, norm, 8 booleans, 6
 	 * integers at 0), cluster 3 (2 latencies, host_memory), parallel 11 (all but dp),
 	 * training 5 (micro batch, grad accum, recompute, recompute_layers,
-	 * attention), precision 1 (the preset; its byte keys are derived),
-	 * collective 1 (link), memory 4 (all but the activation override): 41 */
-	ck_assert_uint_eq(checked, 41);
+	 * attention), precision 2 (the preset and compute; the byte keys are
+	 * derived), collective 1 (link), memory 4 (all but the activation
+	 * override), overlap 4: 46 */
+	ck_assert_uint_eq(checked, 46);
 	free(omitted);
 	free(given);
 }

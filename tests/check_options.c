@@ -545,9 +545,9 @@ START_TEST(test_table_is_well_formed)
 			ck_assert_msg(!r->short_name || q->short_name != r->short_name, "-%c twice", r->short_name);
 		}
 	}
-	/* config model experiment seed format only output set all check rtol
-	 * check-max check-only sweep sweep-metrics plot help version */
-	ck_assert_uint_eq(n, 18);
+	/* config model experiment seed format only output trace set all check
+	 * rtol check-max check-only sweep sweep-metrics plot help version */
+	ck_assert_uint_eq(n, 19);
 }
 END_TEST
 

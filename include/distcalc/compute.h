@@ -8,7 +8,7 @@
  * depends on the GEMM's shape per rank; memory-bound work (norms, softmax,
  * dropout, element-wise ops, the optimizer) moves its bytes at a fraction of
  * HBM bandwidth. One parameter set per GPU type, derived in
- * docs/formulas-step.md with its source data.
+ * docs/compute-model.md with its source data.
  *
  * The step estimator (step.h) composes these per stage and model chunk with
  * the plan's layer counts (dc_plan_stage_dense_layers) and the comm result,
@@ -39,6 +39,20 @@ struct dc_compute {
 	double peak_flops;    /* the matmul peak used: BF16/FP16, or FP8 under precision.compute */
 	double hbm_bandwidth; /* bytes/s */
 
+	/* the kernel-efficiency parameters used (docs/compute-model.md): a
+	 * kernel takes max(FLOPs / (peak x matmul_efficiency), bytes / (HBM x
+	 * memory_efficiency)) plus a fixed overhead, matmul_overhead_s for a
+	 * GEMM, memory_overhead_s for an element-wise kernel */
+	const char *gpu;          /* the parameter set: a preset name (cluster.gpu, else "a100-sxm4-80gb") */
+	double matmul_efficiency;
+	double matmul_overhead_s;
+	double memory_efficiency;
+	double memory_overhead_s;
+	/* matmul FLOPs one rank runs for one microbatch of one layer, forward
+	 * (backward runs twice this; recompute what training.recompute adds) */
+	double dense_layer_fwd_flops;
+	double moe_layer_fwd_flops;
+
 	struct dc_work_time dense_layer; /* one transformer layer with a dense MLP */
 	struct dc_work_time moe_layer;   /* one MoE layer (its experts' share of the tokens) */
 	struct dc_work_time embedding;   /* first stage: token (and position) embedding */
@@ -47,6 +61,10 @@ struct dc_compute {
 	/* the optimizer step of the ranks of each plan segment
 	 * (plan.h: segment_first), once per step */
 	double optimizer_s[DC_PLAN_MAX_SEGMENTS];
+	/* 1 under parallel.offload: the step runs on the host (ZeRO-Offload's
+	 * CPU Adam), which is not modelled; optimizer_s is then the step as
+	 * the GPU would run it */
+	int optimizer_on_host;
 };
 
 /* Fills *c for the plan. Returns 0 (also when c->available is 0), or -1

@@ -80,6 +80,21 @@ enum dc_axis {
 	DC_AXIS_COUNT,
 };
 
+/* cluster.gpu: a GPU preset (docs/compute-model.md, "The presets"), or none. */
+enum dc_gpu {
+	DC_GPU_NONE,           /* no preset: the cluster keys say what they say */
+	DC_GPU_A100_SXM4_80GB, /* "a100-sxm4-80gb" */
+	DC_GPU_H100_SXM5_80GB, /* "h100-sxm5-80gb" */
+	DC_GPU_H200_SXM_141GB, /* "h200-sxm-141gb" */
+	DC_GPU_COUNT,
+};
+
+/* precision.compute: the number format matmuls run in. */
+enum dc_compute_precision {
+	DC_COMPUTE_BF16, /* BF16/FP16 tensor cores */
+	DC_COMPUTE_FP8,  /* FP8 tensor cores (cluster.peak_flops_fp8) */
+};
+
 enum dc_link_choice {
 	DC_LINK_AUTO,
 	DC_LINK_INTRA,
@@ -138,6 +153,11 @@ struct dc_cluster {
 	uint64_t num_nodes;
 	uint64_t gpus_per_node;
 	uint64_t gpu_mem_bytes;
+	enum dc_gpu gpu;       /* cluster.gpu; DC_GPU_NONE when absent */
+	/* the GPU's speeds, from the preset unless given; 0 = unknown */
+	double peak_flops;     /* dense BF16/FP16 matmul FLOP/s */
+	double peak_flops_fp8; /* dense FP8 matmul FLOP/s (0: none or unknown) */
+	double hbm_bandwidth;  /* bytes/s */
 	uint64_t host_mem_bytes; /* cluster.host_memory per node; 0: not checked */
 	struct dc_link intra_node;
 	struct dc_link inter_node;
@@ -166,6 +186,15 @@ struct dc_training {
 	enum dc_recompute recompute;
 	uint64_t recompute_layers;   /* full: layers per model chunk recomputed (Megatron block); 0: all */
 	enum dc_attention attention;
+	uint64_t total_tokens; /* training.total_tokens; 0 when not given (step.time_to_train_s) */
+};
+
+/* What the step model lets run behind compute (docs/step-model.md). */
+struct dc_overlap {
+	int dp;                  /* DDP / ZeRO gradient buckets behind the backward */
+	int fsdp_prefetch;       /* FSDP gathers the next unit while this one computes */
+	int tp;                  /* TP and EP collectives behind the matmuls */
+	double compute_slowdown; /* kernels slow by this fraction while communication overlaps them */
 };
 
 /* Conventions for the bytes of each model state (docs/formulas.md,
@@ -185,6 +214,7 @@ struct dc_precision {
 	uint64_t master_bytes;
 	uint64_t optimizer_bytes;
 	uint64_t working_bytes; /* the copy layers compute with: FSDP's gathered unit, activation messages */
+	enum dc_compute_precision compute; /* precision.compute, default BF16 */
 };
 
 struct dc_collective {
@@ -211,6 +241,7 @@ struct dc_config {
 	struct dc_precision precision;
 	struct dc_collective collective;
 	struct dc_memory memory;
+	struct dc_overlap overlap;
 	uint64_t world_size; /* num_nodes x gpus_per_node */
 };
 
@@ -275,6 +306,9 @@ const char *dc_offload_name(enum dc_offload o);
 int dc_model_param_count(const struct dc_model *m, uint64_t *out);
 
 const char *dc_norm_name(enum dc_norm n);
+/* "a100-sxm4-80gb", ...; "" for DC_GPU_NONE */
+const char *dc_gpu_name(enum dc_gpu g);
+const char *dc_compute_precision_name(enum dc_compute_precision c);
 
 /* ---- the key table, read-only ----
  *
@@ -288,6 +322,7 @@ enum dc_config_need {
 	DC_KEY_OPTIONAL,
 	DC_KEY_REQUIRED,
 	DC_KEY_REQUIRED_UNLESS_HF, /* required unless a Hugging Face config gives the shape */
+	DC_KEY_REQUIRED_UNLESS_GPU, /* required unless cluster.gpu names a preset that gives it */
 };
 
 struct dc_config_key_info {

@@ -49,6 +49,7 @@ struct dc_options {
 				 * every section. Never "": that is a usage error.
 				 * The names are not checked here. */
 	const char *output;     /* --output FILE; NULL: standard output */
+	const char *trace;      /* --trace FILE: one step as Chrome trace-event JSON; NULL: none */
 	struct dc_override *sets; /* --set PATH=VALUE, in order; owned (freed by
 				   * dc_options_release); NULL when nsets is 0 */
 	size_t nsets;

@@ -18,10 +18,12 @@
 
 #include "distcalc/batch.h"
 #include "distcalc/comm.h"
+#include "distcalc/compute.h"
 #include "distcalc/flops.h"
 #include "distcalc/memory.h"
 #include "distcalc/params.h"
 #include "distcalc/ring.h"
+#include "distcalc/step.h"
 #include "distcalc/strategies.h"
 
 struct dc_plan;
@@ -34,6 +36,8 @@ enum dc_est {
 	DC_EST_COMM,
 	DC_EST_STRATEGIES,
 	DC_EST_FLOPS,
+	DC_EST_COMPUTE,
+	DC_EST_STEP,
 	DC_EST_COUNT,
 };
 
@@ -56,6 +60,8 @@ struct dc_results {
 	struct dc_comm comm;
 	struct dc_strategies_result strategies;
 	struct dc_flops flops;
+	struct dc_compute compute;
+	struct dc_step step;
 	const char *error; /* static text, set when a compute fails */
 };
 

@@ -540,30 +540,92 @@ static int emit(struct dc_report *report, const struct dc_options *o, const stru
 	return rc;
 }
 
+/* --trace FILE: one step as Chrome trace-event JSON, through the same
+ * atomic sink as --output (a temporary file renamed over FILE at the end).
+ * Returns an exit code. */
+static int emit_trace(struct dc_report *report, const struct dc_options *o)
+{
+	struct sink s;
+	struct dc_buf out;
+	const char *why = NULL;
+	int rc = sink_open(&s, o->trace);
+	if (rc != EXIT_OK) {
+		sink_release(&s);
+		return rc;
+	}
+	dc_buf_init(&out);
+	out.flush = sink_write;
+	out.flush_ctx = &s;
+	if (dc_report_render_trace(report, &out, &why) != 0 || dc_buf_flush(&out) != 0) {
+		if (out.flush_failed) {
+			fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", s.path, strerror(s.err));
+			rc = EXIT_OUTPUT;
+		} else {
+			fprintf(stderr, "distcalc: error: '--trace': %s\n", why ? why : "out of memory");
+			rc = why && strcmp(why, "out of memory") != 0 ? EXIT_CONFIG : EXIT_INTERNAL;
+		}
+		sink_abort(&s);
+	} else {
+		rc = sink_commit(&s);
+	}
+	sink_release(&s);
+	dc_buf_release(&out);
+	return rc;
+}
+
 /* -o onto a file this run reads (the same inode, through any link) would
  * replace an input with the report: refuse. Devices are left alone:
  * --config /dev/stdin with -o /dev/stdout may be one terminal. Returns
  * EXIT_OK, or EXIT_USAGE after printing why. */
+static int output_not_input_as(const struct dc_options *o, const char *option);
+
 static int output_not_input(const struct dc_options *o)
+{
+	return output_not_input_as(o, "--output");
+}
+
+static int output_not_input_as(const struct dc_options *o, const char *option)
 {
 	const char *const options[] = {"--config", "--model", "--check"};
 	const char *const paths[] = {o->config, o->model, o->check};
-	const char *const out_options[] = {"--output", "--plot"};
-	const char *const outs[] = {o->output, o->plot};
 	struct stat out, in;
 
-	for (size_t k = 0; k < sizeof(outs) / sizeof(outs[0]); k++) {
-		if (!outs[k] || stat(outs[k], &out) != 0 || !S_ISREG(out.st_mode))
-			continue;
-		for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-			if (paths[i] && stat(paths[i], &in) == 0 && in.st_dev == out.st_dev &&
-			    in.st_ino == out.st_ino) {
-				fprintf(stderr,
-					"distcalc: error: '%s': '%s' is the '%s' file '%s'; "
-					"refusing to overwrite an input\n",
-					out_options[k], outs[k], options[i], paths[i]);
-				return EXIT_USAGE;
-			}
+	if (o->trace) {
+		struct dc_options t = *o;
+		int rc;
+		t.output = o->trace;
+		t.trace = NULL;
+		if (o->output && strcmp(o->output, o->trace) == 0) {
+			fprintf(stderr, "distcalc: error: '--trace': '%s' is the '--output' file too\n", o->trace);
+			return EXIT_USAGE;
+		}
+		if ((rc = output_not_input_as(&t, "--trace")) != EXIT_OK)
+			return rc;
+	}
+
+	if (o->plot) {
+		struct dc_options t = *o;
+		int rc;
+		t.output = o->plot;
+		t.plot = NULL;
+		t.trace = NULL;
+		if (o->trace && strcmp(o->trace, o->plot) == 0) {
+			fprintf(stderr, "distcalc: error: '--plot': '%s' is the '--trace' file too\n", o->plot);
+			return EXIT_USAGE;
+		}
+		if ((rc = output_not_input_as(&t, "--plot")) != EXIT_OK)
+			return rc;
+	}
+
+	if (!o->output || stat(o->output, &out) != 0 || !S_ISREG(out.st_mode))
+		return EXIT_OK;
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		if (paths[i] && stat(paths[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+			fprintf(stderr,
+				"distcalc: error: '%s': '%s' is the '%s' file '%s'; "
+				"refusing to overwrite an input\n",
+				option, o->output, options[i], paths[i]);
+			return EXIT_USAGE;
 		}
 	}
 	return EXIT_OK;
@@ -793,6 +855,8 @@ int main(int argc, char **argv)
 	ro.max_rows = o.all_rows ? 0 : DC_EXCERPT_ROWS;
 	ro.width = DC_TABLE_WIDTH;
 	rc = o.check || o.nmaxes ? check(report, &o, &ro, expected, expected_len) : emit(report, &o, &ro);
+	if (rc == EXIT_OK && o.trace)
+		rc = emit_trace(report, &o);
 	if (rc == EXIT_OK && o.plot)
 		rc = plot(report, o.plot);
 done:

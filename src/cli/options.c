@@ -137,6 +137,11 @@ static int apply_output(struct dc_options *o, const char *v, struct dc_diag *d)
 	return file_name("--output", v, &o->output, d);
 }
 
+static int apply_trace(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	return file_name("--trace", v, &o->trace, d);
+}
+
 static int apply_set(struct dc_options *o, const char *v, struct dc_diag *d)
 {
 	/* one more each time: a command line holds a handful */
@@ -291,6 +296,11 @@ const struct dc_option dc_option_table[] = {
 				  "name lists the known ones",
 	 apply_only},
 	{"--output", 'o', "FILE", "write to FILE atomically instead of standard output", apply_output},
+	{"--trace", 0, "FILE", "also write one step as Chrome trace-event JSON to FILE\n"
+			       "(atomically; open it in Perfetto or chrome://tracing):\n"
+			       "a process per pipeline stage, compute and\n"
+			       "communication tracks (docs/step-model.md)",
+	 apply_trace},
 	{"--set", 's', "PATH=VALUE", "override one config value, validated as if it were in\n"
 				     "the file; repeatable, applied in order. Examples:\n"
 				     "  --set model.hidden_size=4096\n"

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "distcalc/hf.h"
@@ -35,6 +36,7 @@ enum kkind {
 	K_TIME,      /* time in [lo, hi) */
 	K_BOOL,
 	K_ENUM,      /* string from info.choices[] stored as int */
+	K_GPU,       /* cluster.gpu: an enum stored as 1 + its index (0: no preset) */
 	K_ORDER,     /* parallel.order */
 	K_FRACTION,  /* number in [0, 1) */
 	K_REAL,      /* number >= 0 */
@@ -64,6 +66,9 @@ static const char *const attention_names[] = {"flash", "eager", NULL};
 static const char *const preset_names[] = {"course", "megatron", "fsdp2", "deepseek_v3", NULL};
 static const char *const link_names[] = {"auto", "intra_node", "inter_node", NULL};
 static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
+/* in enum dc_gpu's order after DC_GPU_NONE */
+static const char *const gpu_names[] = {"a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb", NULL};
+static const char *const compute_precision_names[] = {"bf16", "fp8", NULL};
 
 #define OFF(field) offsetof(struct dc_config, field)
 #define NOFF ((size_t)-1)
@@ -71,6 +76,7 @@ static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
 #define OPT DC_KEY_OPTIONAL
 #define REQ DC_KEY_REQUIRED
 #define REQ_HF DC_KEY_REQUIRED_UNLESS_HF
+#define REQ_GPU DC_KEY_REQUIRED_UNLESS_GPU
 
 /* One macro per kind, so a kind's name, bounds and checks cannot disagree.
  * `def, text`: the default's value and what a user writes for it (or 0 and
@@ -107,6 +113,15 @@ static const char *const axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
 	ROW(path, "fraction", "", text, "[0, 1)", doc, NULL, OPT, K_FRACTION, OFF(field), 0, 1, 0, def)
 #define REAL(path, field, def, text, unit, doc) \
 	ROW(path, "number", unit, text, "≥ 0", doc, NULL, OPT, K_REAL, OFF(field), 0, INFINITY, 0, def)
+/* A GPU speed the cluster.gpu preset fills unless given: at least 1 and
+ * below 10^18 per second, as a link's bandwidth, so every kernel time is a
+ * finite multiple of FLOPs / peak + bytes / bandwidth */
+#define PRESET_BW(path, field, doc)                                                                          \
+	ROW(path, "bandwidth", "bytes/s", "derived: the cluster.gpu preset", "≥ 1 and < 10^18", doc, NULL, OPT, \
+	    K_BW, OFF(field), 1, 1e18, 0, 0)
+#define PRESET_FLOPS(path, field, doc)                                                                          \
+	ROW(path, "number", "FLOP/s", "derived: the cluster.gpu preset", "≥ 1 and < 10^18", doc, NULL, OPT, K_REAL, \
+	    OFF(field), 1, 1e18, 0, 0)
 
 /* Table order is docs/config.md's order, and the unknown-key suggestions
  * prefer the earlier of two keys as close as each other. */
@@ -165,7 +180,17 @@ static const struct key keys[] = {
 	SECTION("cluster", REQ, "the machines and their links"),
 	COUNT("cluster.num_nodes", cluster.num_nodes, REQ, 0, "", "", "machines"),
 	COUNT("cluster.gpus_per_node", cluster.gpus_per_node, REQ, 0, "", "", "GPUs (ranks) per machine"),
-	BYTES_POS("cluster.gpu_memory", cluster.gpu_mem_bytes, REQ, 0, "", "memory of one GPU, e.g. `\"80 GiB\"`"),
+	BYTES_POS("cluster.gpu_memory", cluster.gpu_mem_bytes, REQ_GPU, 0, "derived: the cluster.gpu preset",
+		  "memory of one GPU, e.g. `\"80 GiB\"`; required unless `gpu` names a preset"),
+	ROW("cluster.gpu", "enum", "", "", "",
+	    "a GPU preset: fills gpu_memory, peak_flops, peak_flops_fp8 and hbm_bandwidth unless they are given (vendor data sheets, docs/compute-model.md)",
+	    gpu_names, OPT, K_GPU, OFF(cluster.gpu), 0, 0, 0, 0),
+	PRESET_FLOPS("cluster.peak_flops", cluster.peak_flops,
+		     "dense BF16/FP16 matmul peak of one GPU, e.g. `312e12`; kernel times need it (docs/compute-model.md)"),
+	PRESET_FLOPS("cluster.peak_flops_fp8", cluster.peak_flops_fp8,
+		     "dense FP8 matmul peak of one GPU; needed with `precision.compute` \"fp8\""),
+	PRESET_BW("cluster.hbm_bandwidth", cluster.hbm_bandwidth,
+		  "HBM bandwidth of one GPU, e.g. `\"2.039 TB/s\"`; kernel times need it"),
 	BYTES("cluster.host_memory", cluster.host_mem_bytes, 0, "0",
 	      "CPU memory of one node, which offloaded states must fit (the memory section's host ledger); 0: not checked"),
 	SECTION("cluster.intra_node", REQ, "the links between the GPUs of one node"),
@@ -212,6 +237,17 @@ static const struct key keys[] = {
 	     "with `recompute` full: only this many layers of each model chunk (the stage, when virtual_pipeline is 1) are recomputed, the rest keep everything (Megatron's --recompute-method block --recompute-num-layers); 0: every layer"),
 	ENUM("training.attention", training.attention, attention_names, DC_ATTENTION_FLASH, "\"flash\"",
 	     "flash: a fused kernel that never stores the attention scores, softmax or its dropout mask (only per-row softmax statistics); eager: QKᵀ, softmax and dropout stored as in Korthikanti et al. 2022"),
+	COUNT("training.total_tokens", training.total_tokens, OPT, 0, "", "tokens",
+	      "tokens to train on; adds `step.time_to_train_s` (docs/step-model.md)"),
+	SECTION("overlap", OPT, "what the step model lets communication hide behind compute (docs/step-model.md)"),
+	BOOL("overlap.dp", overlap.dp, 1, "true",
+	     "DDP / ZeRO gradient buckets reduce while the backward produces them; only the tail is exposed"),
+	BOOL("overlap.fsdp_prefetch", overlap.fsdp_prefetch, 1, "true",
+	     "FSDP gathers the next unit's parameters while this one computes; reduce-scatters run behind the backward"),
+	BOOL("overlap.tp", overlap.tp, 0, "false",
+	     "TP collectives run behind the matmuls (tiled overlap); false puts them on the critical path"),
+	FRACTION("overlap.compute_slowdown", overlap.compute_slowdown, 0.075, "0.075",
+		 "kernels slow by this fraction of the communication they overlap (NCCL's 8 channels of 108 A100 SMs; docs/step-model.md)"),
 	SECTION("precision", OPT, "bytes per parameter of each model state"),
 	ENUM("precision.preset", precision.preset, preset_names, DC_PRECISION_COURSE, "\"course\"",
 	     "the bytes of each state (docs/formulas.md, \"Precision presets\"): course 2+2+4+8; megatron FP32 main grads 2+4+4+8; fsdp2 FP32 sharded params 4+4+0+8 with a BF16 working copy; deepseek_v3 BF16 Adam moments 2+4+4+4"),
@@ -226,6 +262,8 @@ static const struct key keys[] = {
 	COUNT("precision.working_bytes", precision.working_bytes, OPT, 0, "derived: the preset (fsdp2 2, else param_bytes)",
 	      "bytes/param",
 	      "the copy the layers compute with: FSDP's gathered unit, and the activations sent between ranks"),
+	ENUM("precision.compute", precision.compute, compute_precision_names, DC_COMPUTE_BF16, "\"bf16\"",
+	     "number format of the matmuls: their time uses cluster.peak_flops (bf16) or cluster.peak_flops_fp8 (fp8); the model-state bytes above are unchanged"),
 	SECTION("collective", OPT, "the ring AllReduce lab"),
 	COUNT("collective.ranks", collective.ranks, OPT, 0, "derived: the world size", "",
 	      "ring size p (global ranks 0..p−1); at most the world size"),
@@ -774,6 +812,33 @@ static const char *suggest(const char *prefix, const char *name)
 	return NULL;
 }
 
+/* The choice closest to an unknown enum value, when it is close enough to
+ * be a slip ("h100-sxm-80gb" for "h100-sxm5-80gb") or the unique choice it
+ * begins ("H100"); else NULL. Case is ignored, as for keys. */
+static const char *suggest_choice(const char *const *choices, const char *value)
+{
+	size_t best = 99, nl = strlen(value);
+	const char *bc = NULL;
+	for (size_t i = 0; choices[i]; i++) {
+		size_t d = dc_edit_distance(value, nl, choices[i], 1);
+		if (d < best) {
+			best = d;
+			bc = choices[i];
+		}
+	}
+	if (bc && (best <= 2 || (nl > 0 && best * 3 <= nl)))
+		return bc;
+	/* a unique choice the value begins ("h100" for "h100-sxm5-80gb") */
+	bc = NULL;
+	for (size_t i = 0; nl >= 2 && choices[i]; i++)
+		if (strncasecmp(choices[i], value, nl) == 0) {
+			if (bc)
+				return NULL;
+			bc = choices[i];
+		}
+	return bc;
+}
+
 /* ---- values ---- */
 
 static const char *type_name(const cJSON *v)
@@ -1081,12 +1146,14 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 		else
 			*(int *)field(l, k) = cJSON_IsTrue(v);
 		break;
-	case K_ENUM: {
+	case K_ENUM:
+	case K_GPU: {
 		char list[160] = "";
+		const char *near;
 		if (cJSON_IsString(v)) {
 			for (int i = 0; k->info.choices[i]; i++)
 				if (strcmp(v->valuestring, k->info.choices[i]) == 0) {
-					*(int *)field(l, k) = i;
+					*(int *)field(l, k) = i + (k->kind == K_GPU);
 					return;
 				}
 		}
@@ -1095,7 +1162,12 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 			strcat(list, k->info.choices[i]);
 			strcat(list, "\"");
 		}
-		if (cJSON_IsString(v))
+		/* a preset name is long and easy to mistype: suggest one */
+		near = k->kind == K_GPU && cJSON_IsString(v) ? suggest_choice(k->info.choices, v->valuestring) : NULL;
+		if (near)
+			errorf(l, ki, "'%s': unknown value \"%s\"; did you mean \"%s\"? (expected one of %s)", k->info.path,
+			       v->valuestring, near, list);
+		else if (cJSON_IsString(v))
 			errorf(l, ki, "'%s': unknown value \"%s\"; expected one of %s", k->info.path, v->valuestring, list);
 		else
 			errorf(l, ki, "'%s': expected one of %s, got %s", k->info.path, list, describe(l, v));
@@ -1126,6 +1198,8 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 				char want[64];
 				lower_bound_text(k, want, sizeof(want));
 				errorf(l, ki, "'%s': %s, got %g", k->info.path, want, d);
+			} else if (d >= k->hi) {
+				errorf(l, ki, "'%s': must be below %g %s, got %g", k->info.path, k->hi, k->info.unit, d);
 			} else {
 				*(double *)field(l, k) = d;
 			}
@@ -1378,6 +1452,7 @@ static void set_defaults(struct dc_config *c)
 		case K_ENUM:
 			*(int *)f = (int)k->def;
 			break;
+		case K_GPU:
 		case K_SECTION:
 		case K_ORDER:
 		case K_STRING:
@@ -1400,7 +1475,8 @@ static int hf_named(const struct loader *l)
 static int is_required(const struct loader *l, size_t i)
 {
 	enum dc_config_need need = keys[i].info.need;
-	return need == DC_KEY_REQUIRED || (need == DC_KEY_REQUIRED_UNLESS_HF && !hf_named(l));
+	return need == DC_KEY_REQUIRED || (need == DC_KEY_REQUIRED_UNLESS_HF && !hf_named(l)) ||
+	       (need == DC_KEY_REQUIRED_UNLESS_GPU && !l->seen[find_key("cluster.gpu")]);
 }
 
 /* ---- cross-field rules ----
@@ -1758,6 +1834,45 @@ static int rule_virtual_pipeline(struct loader *l)
 	return 0;
 }
 
+/* The vendor data sheets' figures (dense, no sparsity; docs/compute-model.md,
+ * "The presets"). A card sold as N GB holds N GiB (warn_decimal_gpu_memory). */
+struct gpu_preset {
+	double mem_gib;
+	double peak_flops, peak_flops_fp8; /* FLOP/s; fp8 0: no FP8 tensor cores */
+	double hbm_bandwidth;              /* bytes/s */
+	const char *no_fp8;                /* why fp8 is refused, or NULL */
+};
+
+static const struct gpu_preset gpu_presets[DC_GPU_COUNT] = {
+	[DC_GPU_A100_SXM4_80GB] = {80, 312e12, 0, 2.039e12, "the A100 has no FP8 tensor cores"},
+	[DC_GPU_H100_SXM5_80GB] = {80, 989e12, 1979e12, 3.35e12, NULL},
+	[DC_GPU_H200_SXM_141GB] = {141, 989e12, 1979e12, 4.8e12, NULL},
+};
+
+/* cluster.gpu fills what the config leaves out; precision.compute "fp8"
+ * on a preset without FP8 (and no peak_flops_fp8 given) is refused. */
+static int rule_gpu_preset(struct loader *l)
+{
+	struct dc_cluster *c = &l->cfg->cluster;
+	const struct gpu_preset *g;
+	if (c->gpu == DC_GPU_NONE || c->gpu >= DC_GPU_COUNT)
+		return 0;
+	g = &gpu_presets[c->gpu];
+	if (!seen(l, "cluster.gpu_memory"))
+		c->gpu_mem_bytes = (uint64_t)(g->mem_gib * 1073741824.0);
+	if (!seen(l, "cluster.peak_flops"))
+		c->peak_flops = g->peak_flops;
+	if (!seen(l, "cluster.peak_flops_fp8"))
+		c->peak_flops_fp8 = g->peak_flops_fp8;
+	if (!seen(l, "cluster.hbm_bandwidth"))
+		c->hbm_bandwidth = g->hbm_bandwidth;
+	if (l->cfg->precision.compute == DC_COMPUTE_FP8 && c->peak_flops_fp8 == 0)
+		errorf(l, blame(l, find_key("precision.compute"), "cluster.gpu"),
+		       "'precision.compute': \"fp8\" needs an FP8 matmul peak, but 'cluster.gpu' \"%s\" has none (%s); use \"bf16\" or give cluster.peak_flops_fp8",
+		       dc_gpu_name(c->gpu), g->no_fp8 ? g->no_fp8 : "no FP8 figure");
+	return 0;
+}
+
 #define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 static const struct rule rules[] = {
@@ -1802,6 +1917,9 @@ static const struct rule rules[] = {
 	  KEYS("training.recompute_layers", "training.recompute", "model.num_layers", "parallel.pp",
 	       "parallel.virtual_pipeline")},
 	 rule_recompute_layers},
+	{{"cluster.gpu fills gpu_memory, peak_flops, peak_flops_fp8 and hbm_bandwidth unless given; precision.compute \"fp8\" needs an FP8 peak",
+	  KEYS("cluster.gpu", "cluster.gpu_memory", "cluster.peak_flops", "cluster.peak_flops_fp8",
+	       "cluster.hbm_bandwidth", "precision.compute")}, rule_gpu_preset},
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
@@ -2299,6 +2417,16 @@ const char *dc_offload_name(enum dc_offload o)
 const char *dc_norm_name(enum dc_norm n)
 {
 	return norm_names[n];
+}
+
+const char *dc_gpu_name(enum dc_gpu g)
+{
+	return g == DC_GPU_NONE || g >= DC_GPU_COUNT ? "" : gpu_names[g - 1];
+}
+
+const char *dc_compute_precision_name(enum dc_compute_precision c)
+{
+	return compute_precision_names[c];
 }
 
 const char *dc_link_choice_name(enum dc_link_choice l)

@@ -96,6 +96,17 @@ static void check_results(const struct dc_plan *p)
 	finite(r.flops.hardware_per_step);
 	finite(r.flops.model_per_rank);
 	finite(r.flops.hardware_per_rank);
+	{
+		const struct dc_work_time *w[] = {&r.compute.dense_layer, &r.compute.moe_layer, &r.compute.embedding,
+						  &r.compute.head};
+		for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+			finite(w[i]->fwd_s);
+			finite(w[i]->bwd_s);
+			finite(w[i]->recompute_s);
+		}
+		for (int i = 0; i < DC_PLAN_MAX_SEGMENTS; i++)
+			finite(r.compute.optimizer_s[i]);
+	}
 	for (int v = 0; v < DC_VARIANT_COUNT; v++) {
 		finite(r.strategies.v[v].comm_time_s);
 		finite(r.strategies.v[v].comm_bytes_per_token);

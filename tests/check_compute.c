@@ -1,0 +1,336 @@
+/* check_compute.c - the kernel-time model (compute.h, docs/compute-model.md).
+ *
+ * Published figures: Korthikanti et al. 2022, "Reducing Activation
+ * Recomputation in Large Transformer Models", Table 4 (time per
+ * transformer layer of the 22B model on Selene A100s, TP 8, micro batch 4,
+ * s 2048), copied from ../shared/reference/step-time.md:
+ *
+ *   experiment                forward (ms)  backward (ms)
+ *   baseline no recompute         7.7          11.9
+ *   sequence parallelism          7.2          11.8
+ *   baseline with recompute       7.7          19.5
+ *   selective recompute           7.7          13.2
+ *   selective + sequence          7.2          13.1
+ *
+ * A measured layer time holds its tensor-parallel collectives too. They
+ * come from the comm estimator (the network model), composed as
+ * Megatron-LM runs them (docs/compute-model.md, "Table 4"): every forward
+ * collective is on the critical path; in backward the AllReduce (or, with
+ * sequence parallelism, the ReduceScatter and the re-gather) runs behind
+ * the weight-gradient GEMM, while sequence parallelism's AllGather of the
+ * output gradient and the collectives of a recomputed forward are exposed.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "distcalc/config.h"
+#include "distcalc/plan.h"
+#include "distcalc/results.h"
+
+#define K22B DC_SOURCE_DIR "/configs/korthikanti-22b.json"
+#define SYSTEMS DC_SOURCE_DIR "/configs/systems.json"
+
+struct run {
+	struct dc_config cfg;
+	struct dc_plan plan;
+	struct dc_results r;
+};
+
+/* Loads `path` with `sets` and runs the compute and comm estimators. */
+static struct run *run(const char *path, const char *const *sets, size_t nsets)
+{
+	struct run *x = calloc(1, sizeof(*x));
+	struct dc_override ov[24];
+	struct dc_diag d;
+	ck_assert(x && nsets <= 24);
+	for (size_t i = 0; i < nsets; i++)
+		ov[i].text = sets[i];
+	dc_diag_init(&d);
+	ck_assert_msg(dc_config_load_file(path, ov, nsets, &x->cfg, &d) == 0, "%s", d.count ? d.entries[0].text : "?");
+	dc_diag_release(&d);
+	ck_assert_int_eq(dc_plan_derive(&x->cfg, &x->plan), 0);
+	ck_assert_int_eq(dc_estimate(&x->plan, DC_EST_BIT(DC_EST_COMPUTE) | DC_EST_BIT(DC_EST_COMM), &x->r), 0);
+	return x;
+}
+
+/* The 22B as Megatron-LM's GPT runs it (Korthikanti et al. 2022 section
+ * 6: GPT with LayerNorm, biases, learned positions, dropout, the eager
+ * attention of 2022) on the A100 preset. */
+static const char *const megatron_gpt[] = {
+	"cluster.gpu=a100-sxm4-80gb", "training.attention=eager", "model.dropout=true",
+	"model.norm=layernorm",       "model.qkv_bias=true",      "model.out_bias=true",
+	"model.mlp_bias=true",        "model.position_embeddings=2048",
+};
+#define NGPT (sizeof(megatron_gpt) / sizeof(megatron_gpt[0]))
+
+START_TEST(test_korthikanti_table4)
+{
+	static const struct {
+		const char *name, *sp, *recompute;
+		double fwd_ms, bwd_ms;
+	} rows[] = {
+		{"baseline no recompute", "false", "none", 7.7, 11.9},
+		{"sequence parallelism", "true", "none", 7.2, 11.8},
+		{"baseline with recompute", "false", "full", 7.7, 19.5},
+		{"selective recompute", "false", "selective", 7.7, 13.2},
+		{"selective + sequence", "true", "selective", 7.2, 13.1},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const char *sets[NGPT + 2];
+		char sp[64], rc[64];
+		struct run *x;
+		const struct dc_comm_strategy *tp;
+		const struct dc_work_time *w;
+		double comm_fwd = 0, comm_bwd = 0, fwd_ms, bwd_ms;
+
+		memcpy(sets, megatron_gpt, sizeof(megatron_gpt));
+		snprintf(sp, sizeof(sp), "parallel.sequence_parallel=%s", rows[i].sp);
+		snprintf(rc, sizeof(rc), "training.recompute=%s", rows[i].recompute);
+		sets[NGPT] = sp;
+		sets[NGPT + 1] = rc;
+		x = run(K22B, sets, NGPT + 2);
+		ck_assert(x->r.compute.available);
+		tp = &x->r.comm.s[DC_STRAT_TP];
+		ck_assert(tp->in_play);
+		/* each listed collective runs twice per layer per microbatch */
+		for (uint64_t c = 0; c < tp->ncoll; c++) {
+			const struct dc_coll *cl = &tp->coll[c];
+			double per_layer = 2.0 * cl->time_s / (double)cl->count;
+			if (strcmp(cl->phase, "forward") == 0)
+				comm_fwd += per_layer;
+			else if (strstr(cl->what, "recomputed") || strstr(cl->what, "g-bar"))
+				comm_bwd += per_layer;
+		}
+		w = &x->r.compute.dense_layer;
+		fwd_ms = (w->fwd_s + comm_fwd) * 1e3;
+		bwd_ms = (w->bwd_s + w->recompute_s + comm_bwd) * 1e3;
+		ck_assert_msg(fabs(fwd_ms / rows[i].fwd_ms - 1) <= 0.05, "%s: forward %.2f ms, published %.1f ms",
+			      rows[i].name, fwd_ms, rows[i].fwd_ms);
+		ck_assert_msg(fabs(bwd_ms / rows[i].bwd_ms - 1) <= 0.05, "%s: backward %.2f ms, published %.1f ms",
+			      rows[i].name, bwd_ms, rows[i].bwd_ms);
+		free(x);
+	}
+}
+END_TEST
+
+/* One small layer's GEMMs by hand: h 64, a 4 heads of d 16, 2 kv heads
+ * (GQA), SwiGLU f 128, s 32, b 2, tp 2 (T = b s = 64 tokens), eager
+ * attention. Forward matmul FLOPs on one rank, 2 m n k each:
+ *   qkv      2 x 64 x 64 x (2 + 2 x 1) x 16          =   524,288
+ *   QK^T     2 x (2 x 2 heads) x 32 x 32 x 16         =   131,072
+ *   AV       the same                                 =   131,072
+ *   out      2 x 64 x (2 x 16) x 64                   =   262,144
+ *   fc1      2 x 64 x 64 x (2 x 128 / 2)              = 1,048,576
+ *   fc2      2 x 64 x (128 / 2) x 64                  =   524,288
+ *   total                                               2,621,440
+ * A MoE layer of 4 experts, top-2, expert f 32, ep 1 replaces the MLP:
+ *   router   2 x 64 x 64 x 4 (whole on each rank)     =    32,768
+ *   experts  fc1 2 x (64 x 2) x 64 x (2 x 32 / 2) + fc2 2 x (64 x 2) x 16 x 64
+ *            = 524,288 + 262,144                      =   786,432
+ *   total    1,048,576 (attention) + 32,768 + 786,432 = 1,867,776 */
+START_TEST(test_small_layer_flops)
+{
+	static const char *const sets[] = {
+		"model.num_layers=2",       "model.hidden_size=64",     "model.num_attention_heads=4",
+		"model.num_kv_heads=2",     "model.ffn_hidden_size=128", "model.vocab_size=256",
+		"model.seq_length=32",      "parallel.tp=2",            "parallel.pp=1",
+		"parallel.dp=4",            "training.micro_batch_size=2", "training.attention=eager",
+		"cluster.gpu=h100-sxm5-80gb",
+	};
+	static const char *const moe_sets[] = {
+		"model.num_experts=4", "model.experts_per_token=2", "model.moe_ffn_hidden_size=32",
+	};
+	const char *all[16];
+	struct run *x = run(SYSTEMS, sets, sizeof(sets) / sizeof(sets[0]));
+	const struct dc_compute *c = &x->r.compute;
+	ck_assert_double_eq(c->dense_layer_fwd_flops, 2621440.0);
+	/* a small shard runs far below peak: the logits GEMM [64 x 64] x
+	 * [64 x 128] is 2 x 64 x 128 x 64 = 1,048,576 FLOPs (1.5 ns at 0.71 of
+	 * 989 TFLOP/s) but moves 2 (64 x 64 + 64 x 128) + 2 x 64 x 128 =
+	 * 40,960 bytes (19 ns at 0.64 of 3.35 TB/s): HBM-bound, and the fixed
+	 * cost dominates both, under 0.1% of peak */
+	ck_assert_double_le(fabs(c->head.fwd_matmul_s - (40960.0 / (3.35e12 * c->memory_efficiency) + c->matmul_overhead_s)),
+			    1e-15);
+	ck_assert_double_lt(1048576.0 / (989e12 * c->head.fwd_matmul_s), 0.001);
+	ck_assert_double_eq(x->r.compute.moe_layer_fwd_flops, 0.0);
+	free(x);
+	memcpy(all, sets, sizeof(sets));
+	memcpy(all + 13, moe_sets, sizeof(moe_sets));
+	x = run(SYSTEMS, all, 16);
+	ck_assert_double_eq(x->r.compute.moe_layer_fwd_flops, 1867776.0);
+	free(x);
+}
+END_TEST
+
+/* The preset's peaks reach the result; fp8 doubles the matmul peak. The
+ * 22B's logits GEMM on one tp rank, [8192 x 6144] x [6144 x 6400], is
+ * 2 x 8192 x 6400 x 6144 = 644,245,094,400 FLOPs, compute-bound on the
+ * H100 (its 284 MB move in 0.13 ms, the FLOPs take 0.92 ms at 0.71 of
+ * 989 TFLOP/s): t = F / (P e_mm) + t0, and under fp8 the first term halves. */
+START_TEST(test_presets_and_fp8)
+{
+	static const char *const bf16[] = {"cluster.gpu=h100-sxm5-80gb"};
+	static const char *const fp8[] = {"cluster.gpu=h100-sxm5-80gb", "precision.compute=fp8"};
+	struct run *a = run(K22B, bf16, 1), *b = run(K22B, fp8, 2);
+	const struct dc_compute *ca = &a->r.compute, *cb = &b->r.compute;
+	double flops = 644245094400.0;
+
+	ck_assert(ca->available && cb->available);
+	ck_assert_double_eq(ca->peak_flops, 989e12);
+	ck_assert_double_eq(cb->peak_flops, 1979e12);
+	ck_assert_double_eq(ca->hbm_bandwidth, 3.35e12);
+	ck_assert_str_eq(ca->gpu, "h100-sxm5-80gb");
+	ck_assert_double_le(fabs(ca->head.fwd_matmul_s - (flops / (989e12 * ca->matmul_efficiency) + ca->matmul_overhead_s)),
+			    1e-12);
+	ck_assert_double_le(fabs(cb->head.fwd_matmul_s - (flops / (1979e12 * cb->matmul_efficiency) + cb->matmul_overhead_s)),
+			    1e-12);
+	/* every compute-bound GEMM runs nearly twice as fast; the
+	 * memory-bound kernels do not change */
+	ck_assert_double_lt(cb->dense_layer.fwd_matmul_s, 0.6 * ca->dense_layer.fwd_matmul_s);
+	ck_assert_double_le(fabs((cb->dense_layer.fwd_s - cb->dense_layer.fwd_matmul_s) -
+				 (ca->dense_layer.fwd_s - ca->dense_layer.fwd_matmul_s)),
+			    1e-15);
+	free(a);
+	free(b);
+}
+END_TEST
+
+/* No peak or bandwidth: the result is unavailable and names the keys;
+ * the rest of the report is unaffected (the estimator succeeds). */
+START_TEST(test_missing_keys)
+{
+	static const char *const peak_only[] = {"cluster.peak_flops=312e12"};
+	static const char *const hbm_only[] = {"cluster.hbm_bandwidth=2.039 TB/s"};
+	static const char *const fp8[] = {"cluster.peak_flops=312e12", "cluster.hbm_bandwidth=2.039 TB/s",
+					  "precision.compute=fp8"};
+	struct run *x = run(SYSTEMS, NULL, 0);
+	ck_assert_int_eq(x->r.compute.available, 0);
+	ck_assert_str_eq(x->r.compute.missing, "cluster.peak_flops, cluster.hbm_bandwidth");
+	ck_assert_double_eq(x->r.compute.dense_layer.fwd_s, 0);
+	ck_assert(x->r.done & DC_EST_BIT(DC_EST_COMPUTE));
+	free(x);
+	x = run(SYSTEMS, peak_only, 1);
+	ck_assert_int_eq(x->r.compute.available, 0);
+	ck_assert_str_eq(x->r.compute.missing, "cluster.hbm_bandwidth");
+	free(x);
+	x = run(SYSTEMS, hbm_only, 1);
+	ck_assert_str_eq(x->r.compute.missing, "cluster.peak_flops");
+	free(x);
+	x = run(SYSTEMS, fp8, 3);
+	ck_assert_int_eq(x->r.compute.available, 0);
+	ck_assert_str_eq(x->r.compute.missing, "cluster.peak_flops_fp8");
+	free(x);
+}
+END_TEST
+
+/* Adam on Llama-2-7B (configs/systems.json, 6,738,415,616 parameters,
+ * check_config.c) on one rank (tp 1, pp 1, DDP): per parameter it reads
+ * the 2-byte gradient twice (the update and the global-norm clip), reads
+ * and writes the 4-byte master copy and the 8 bytes of moments, and
+ * writes the 2-byte working copy: 4 + 8 + 16 + 2 = 30 bytes, so
+ * 202,152,468,480 bytes at 2 TB/s x e_mem. ZeRO-1 over dp 8 updates an
+ * eighth: 842,301,952 parameters, 25,269,058,560 bytes. */
+START_TEST(test_optimizer_step)
+{
+	static const char *const ddp[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8",
+					  "cluster.peak_flops=312e12", "cluster.hbm_bandwidth=2 TB/s"};
+	static const char *const zero1[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8",
+					    "cluster.peak_flops=312e12", "cluster.hbm_bandwidth=2 TB/s",
+					    "parallel.sharding=zero1"};
+	struct run *x = run(SYSTEMS, ddp, 5);
+	const struct dc_compute *c = &x->r.compute;
+	ck_assert_uint_eq(x->plan.nsegments, 1);
+	ck_assert_double_le(fabs(c->optimizer_s[0] - (202152468480.0 / (2e12 * c->memory_efficiency) + c->memory_overhead_s)),
+			    1e-12);
+	free(x);
+	x = run(SYSTEMS, zero1, 6);
+	c = &x->r.compute;
+	ck_assert_double_le(fabs(c->optimizer_s[0] - (25269058560.0 / (2e12 * c->memory_efficiency) + c->memory_overhead_s)),
+			    1e-12);
+	free(x);
+}
+END_TEST
+
+/* Flash attention writes no s x s tensor: the 22B layer's forward loses
+ * the softmax and dropout traffic of eager, 64/8 heads x 4 x 2048^2 =
+ * 134,217,728 scores on a rank at 4 + 5 bytes each, and its memory-bound
+ * forward drops by at least that much time; selective recompute reruns
+ * the one flash kernel. */
+START_TEST(test_flash_versus_eager)
+{
+	const char *sets[NGPT + 2];
+	struct run *e, *f;
+	double scores_s;
+	memcpy(sets, megatron_gpt, sizeof(megatron_gpt));
+	sets[NGPT] = "training.recompute=selective";
+	e = run(K22B, sets, NGPT + 1);
+	sets[1] = "training.attention=flash";
+	f = run(K22B, sets, NGPT + 1);
+	scores_s = 134217728.0 * 9.0 / (2.039e12 * e->r.compute.memory_efficiency);
+	ck_assert_double_le((f->r.compute.dense_layer.fwd_s - f->r.compute.dense_layer.fwd_matmul_s) + scores_s,
+			    e->r.compute.dense_layer.fwd_s - e->r.compute.dense_layer.fwd_matmul_s + 1e-9);
+	ck_assert_double_gt(f->r.compute.dense_layer.recompute_s, 0);
+	ck_assert_double_lt(f->r.compute.dense_layer.recompute_s, e->r.compute.dense_layer.recompute_s);
+	free(e);
+	free(f);
+}
+END_TEST
+
+/* What each recompute policy adds before the backward, on the 22B layer:
+ * full reruns the forward; Megatron's block method with recompute_layers 12
+ * of the 48 layers of the chunk (pp 1) a quarter of it per layer on
+ * average; torchtitan's op policy keeps the flash kernel's and every other
+ * matmul's outputs, so it reruns less than full and more than selective
+ * (which reruns the flash kernel alone). */
+START_TEST(test_recompute_policies)
+{
+	static const char *const none[] = {"cluster.gpu=a100-sxm4-80gb", "training.recompute=none"};
+	static const char *const full[] = {"cluster.gpu=a100-sxm4-80gb", "training.recompute=full"};
+	static const char *const block[] = {"cluster.gpu=a100-sxm4-80gb", "training.recompute=full",
+					    "training.recompute_layers=12"};
+	static const char *const op[] = {"cluster.gpu=a100-sxm4-80gb", "training.recompute=op"};
+	static const char *const sel[] = {"cluster.gpu=a100-sxm4-80gb", "training.recompute=selective"};
+	struct run *n = run(K22B, none, 2), *f = run(K22B, full, 2), *b = run(K22B, block, 3), *o = run(K22B, op, 2),
+		   *s = run(K22B, sel, 2);
+	double fwd = n->r.compute.dense_layer.fwd_s;
+	ck_assert_double_eq(n->r.compute.dense_layer.recompute_s, 0);
+	ck_assert_double_eq(f->r.compute.dense_layer.recompute_s, fwd);
+	ck_assert_double_le(fabs(b->r.compute.dense_layer.recompute_s - fwd / 4.0), 1e-15);
+	ck_assert_double_lt(o->r.compute.dense_layer.recompute_s, fwd);
+	ck_assert_double_gt(o->r.compute.dense_layer.recompute_s, s->r.compute.dense_layer.recompute_s);
+	ck_assert_double_gt(s->r.compute.dense_layer.recompute_s, 0);
+	/* recomputation never changes the forward or the backward itself */
+	ck_assert_double_eq(o->r.compute.dense_layer.bwd_s, n->r.compute.dense_layer.bwd_s);
+	free(n);
+	free(f);
+	free(b);
+	free(o);
+	free(s);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("compute");
+	TCase *tc = tcase_create("compute");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_korthikanti_table4);
+	tcase_add_test(tc, test_small_layer_flops);
+	tcase_add_test(tc, test_presets_and_fp8);
+	tcase_add_test(tc, test_missing_keys);
+	tcase_add_test(tc, test_optimizer_step);
+	tcase_add_test(tc, test_flash_versus_eager);
+	tcase_add_test(tc, test_recompute_policies);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
