@@ -336,9 +336,11 @@ const struct dc_option dc_option_table[] = {
 	{"--sweep-metrics", 0, "PATHS", "with --sweep, the columns: JSON paths of the report,\n"
 					"comma-separated (default: summary.peak_bytes,\n"
 					"summary.fits, summary.comm_bytes_per_step,\n"
-					"summary.comm_time_s; the ring experiment: ring.time_s,\n"
-					"ring.busbw_GBps, ring.bytes_sent_per_rank); a table's\n"
-					"row by index: memory.per_rank.phases[1].total_bytes",
+					"summary.comm_time_s, step.time_s,\n"
+					"step.tokens_per_s_per_gpu, step.mfu; the ring\n"
+					"experiment: ring.time_s, ring.busbw_GBps,\n"
+					"ring.bytes_sent_per_rank); a table's row by index:\n"
+					"memory.per_rank.phases[1].total_bytes",
 	 apply_sweep_metrics},
 	{"--plot", 0, "FILE.svg", "also write a chart as SVG, atomically: the memory\n"
 				  "ledger per rank class and phase against GPU memory\n"

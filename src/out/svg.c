@@ -290,6 +290,101 @@ static void legend_entry(struct dc_buf *b, double x, double y, const char *colou
 	text_at(b, x + 24, y, "start", 12, NULL, name);
 }
 
+/* ---- systems with step time: the step's breakdown per rank class ---- */
+
+#define STEP_PARTS (4 + DC_STRAT_COUNT + 1)
+static const char *const step_part_names[STEP_PARTS] = {
+	"compute", "exposed dp comm", "exposed fsdp comm", "exposed tp comm", "exposed pp comm", "exposed ep comm",
+	"pipeline bubble", "waiting at the sync", "optimizer step", "other",
+};
+static const char *const step_part_colours[STEP_PARTS] = {
+	"#0072B2", "#E69F00", "#8C564B", "#CC79A7", "#009E73", "#F0E442", "#A6A6A6", "#E5E5E5", "#56B4E9", "#17BECF",
+};
+
+/* A class's step, part by part (step.h, struct dc_step_class): compute,
+ * the exposed communication of each strategy, the bubble, the wait at the
+ * gradient sync, the optimizer; "other" is what they leave of the class's
+ * total, so a bar always ends at the step time the report prints. */
+static void step_parts(const struct dc_step_class *c, double part[STEP_PARTS])
+{
+	double sum = 0;
+	part[0] = c->compute_s;
+	for (int s = 0; s < DC_STRAT_COUNT; s++)
+		part[1 + s] = c->exposed_s[s];
+	part[1 + DC_STRAT_COUNT] = c->bubble_s;
+	part[2 + DC_STRAT_COUNT] = c->tail_wait_s;
+	part[3 + DC_STRAT_COUNT] = c->optimizer_s;
+	for (int k = 0; k < STEP_PARTS - 1; k++)
+		sum += part[k];
+	/* below a nanosecond of a second-long step is rounding */
+	part[STEP_PARTS - 1] = c->total_s - sum > 1e-9 * c->total_s ? c->total_s - sum : 0;
+}
+
+/* One panel at y offset `oy`: a horizontal stacked bar per class. */
+static void draw_step(const struct dc_report *r, double oy, struct dc_buf *b)
+{
+	const struct dc_step *st = &r->res.step;
+	const double x0 = 120, x1 = 560, y0 = oy + 70, y1 = oy + 420;
+	struct dunit tu = st->time_s < 2 ? (struct dunit){1e-3, "ms"} : (struct dunit){1.0, "s"};
+	uint64_t n = st->nclasses < DC_PLAN_MAX_SEGMENTS ? st->nclasses : DC_PLAN_MAX_SEGMENTS;
+	int used[STEP_PARTS] = {0};
+	double top = st->time_s, row_h;
+	struct axis ax;
+	char buf[320];
+
+	for (uint64_t i = 0; i < n; i++)
+		if (st->classes[i].total_s > top)
+			top = st->classes[i].total_s;
+	snprintf(buf, sizeof(buf), "Step time per rank class: %.3f %s", st->time_s / tu.div, tu.name);
+	text_at(b, W / 2.0, oy + 26, "middle", 17, "font-weight=\"bold\"", buf);
+	snprintf(buf, sizeof(buf), "%.0f tokens/s per GPU, MFU %.1f%%, bubble %.1f%% of the critical stage's busy time",
+		 st->tokens_per_s_per_gpu, st->mfu * 100, st->bubble_fraction * 100);
+	text_at(b, W / 2.0, oy + 45, "middle", 12, "fill=\"#555555\"", buf);
+	ax.px0 = x0;
+	ax.px1 = x1;
+	ax_fit(&ax, 0, top / tu.div, 0, 1);
+	ax_draw_x(b, &ax, y0, y1);
+	snprintf(buf, sizeof(buf), "time per step [%s]", tu.name);
+	frame(b, x0, y0, x1, y1, buf, NULL);
+	row_h = (y1 - y0) / (double)(n ? n : 1);
+	if (row_h > 70)
+		row_h = 70;
+	for (uint64_t i = 0; i < n; i++) {
+		const struct dc_step_class *c = &st->classes[i];
+		double part[STEP_PARTS], acc = 0, y = y0 + 10 + (double)i * row_h;
+		step_parts(c, part);
+		for (int k = 0; k < STEP_PARTS; k++) {
+			double xa, xb;
+			if (!(part[k] > 0))
+				continue;
+			used[k] = 1;
+			xa = ax_map(&ax, acc / tu.div);
+			acc += part[k];
+			xb = ax_map(&ax, acc / tu.div);
+			rect(b, xa, y, xb - xa, row_h - 20, step_part_colours[k], "stroke=\"#ffffff\" stroke-width=\"0.5\"");
+		}
+		if (c->stage_first == c->stage_last)
+			snprintf(buf, sizeof(buf), "stage %llu", (unsigned long long)c->stage_first);
+		else
+			snprintf(buf, sizeof(buf), "stages %llu-%llu", (unsigned long long)c->stage_first,
+				 (unsigned long long)c->stage_last);
+		text_at(b, x0 - 6, y + (row_h - 20) / 2 + 4, "end", 12, NULL, buf);
+		snprintf(buf, sizeof(buf), "%.3f %s", c->total_s / tu.div, tu.name);
+		text_at(b, ax_map(&ax, acc / tu.div) + 4, y + (row_h - 20) / 2 + 4, "start", 11, NULL, buf);
+	}
+	{
+		double ly = y0 + 6;
+		text_at(b, 600, ly, "start", 13, "font-weight=\"bold\"", "legend");
+		ly += 20;
+		for (int k = 0; k < STEP_PARTS; k++) {
+			if (!used[k])
+				continue;
+			legend_entry(b, 600, ly, step_part_colours[k], 0, step_part_names[k]);
+			ly += 20;
+		}
+	}
+}
+
 /* ---- systems: the memory ledger per class, one bar per phase ---- */
 
 #define MEM_PARTS 13
@@ -348,6 +443,8 @@ static void draw_memory(const struct dc_report *r, struct dc_buf *b)
 	struct axis ay;
 	char buf[256];
 	double group_w, bar_w;
+	/* with step time (cluster.gpu or the peak FLOPs given), a second panel */
+	int with_step = (r->res.done & DC_EST_BIT(DC_EST_STEP)) && r->res.step.available;
 
 	for (uint64_t i = 0; i < m->nclasses && n < MEM_MAX_CLASSES; i++)
 		cls[n++] = i;
@@ -362,7 +459,7 @@ static void draw_memory(const struct dc_report *r, struct dc_buf *b)
 				top = led[i].phase_bytes[ph];
 	}
 	snprintf(buf, sizeof(buf), "Memory per rank by phase: %s", r->config_name ? r->config_name : "");
-	doc_begin(b, H, buf);
+	doc_begin(b, with_step ? 2 * H : H, buf);
 	text_at(b, W / 2.0, 26, "middle", 17, "font-weight=\"bold\"", buf);
 	group_w = (x1 - x0) / (double)(n ? n : 1);
 	bar_w = (group_w - 24) / DC_MEM_PHASE_COUNT;
@@ -435,6 +532,10 @@ static void draw_memory(const struct dc_report *r, struct dc_buf *b)
 		 dc_mem_phase_name(m->top.peak_phase), m->top.fits ? "fits in" : "does NOT fit in",
 		 (double)gpu / 1073741824.0);
 	text_at(b, W / 2.0, 488, "middle", 12, NULL, buf);
+	if (with_step) {
+		line(b, 0, H, W, H, "#bbbbbb", 1, NULL);
+		draw_step(r, H, b);
+	}
 	doc_end(b);
 }
 
@@ -546,6 +647,18 @@ static void draw_sweep_panel(const struct dc_sweep *sw, size_t k, double oy, int
 	struct axis ax, ay;
 	char buf[320];
 
+	/* seconds: ms unless the values run to seconds (a step) or stay
+	 * under a millisecond (a small message's ring) */
+	if (m->unit == DC_U_SECONDS) {
+		double top = 0;
+		for (size_t i = 0; i < sw->npoints; i++)
+			if (sw->points[i].ok && !sw->points[i].null[k] && cell_value(m, &sw->points[i].cell[k]) > top)
+				top = cell_value(m, &sw->points[i].cell[k]);
+		if (top >= 2)
+			du = (struct dunit){1.0, "s"};
+		else if (top > 0 && top < 1e-3)
+			du = (struct dunit){1e-6, "us"};
+	}
 	for (size_t i = 0; i < sw->npoints; i++) {
 		const struct dc_sweep_point *pt = &sw->points[i];
 		double v;
@@ -579,8 +692,9 @@ static void draw_sweep_panel(const struct dc_sweep *sw, size_t k, double oy, int
 			gpu_bytes = pt->gpu_mem_bytes;
 		}
 		mark_fits = 1;
-		if (gpu_bytes && (double)gpu_bytes / du.div > mx)
-			mx = (double)gpu_bytes / du.div;
+		/* room above the line for its label */
+		if (gpu_bytes && (double)gpu_bytes / du.div * 1.08 > mx)
+			mx = (double)gpu_bytes / du.div * 1.08;
 	}
 	snprintf(buf, sizeof(buf), "%s against %s", m->path, sw->axis[0]);
 	text_at(b, W / 2.0, oy + 26, "middle", 17, "font-weight=\"bold\"", buf);
@@ -718,6 +832,20 @@ static void draw_sweep_panel(const struct dc_sweep *sw, size_t k, double oy, int
 	}
 }
 
+/* A metric gets a panel when it is a number and some point that ran has
+ * it (the step's metrics are null without cluster.gpu), or none ran. */
+static int drawable(const struct dc_sweep *sw, size_t k)
+{
+	if (sw->metric[k].type != DC_FT_U64 && sw->metric[k].type != DC_FT_F64)
+		return 0;
+	if (sw->valid == 0)
+		return 1;
+	for (size_t i = 0; i < sw->npoints; i++)
+		if (sw->points[i].ok && !sw->points[i].null[k])
+			return 1;
+	return 0;
+}
+
 static void draw_sweep(const struct dc_sweep *sw, const char *config_name, struct dc_buf *b)
 {
 	size_t nx = sw->nvalues[0], panels = 0, drawn = 0;
@@ -728,7 +856,7 @@ static void draw_sweep(const struct dc_sweep *sw, const char *config_name, struc
 	size_t nseries = sw->npoints / (nx ? nx : 1);
 
 	for (size_t k = 0; k < sw->nmetrics; k++)
-		panels += sw->metric[k].type == DC_FT_U64 || sw->metric[k].type == DC_FT_F64;
+		panels += (size_t)drawable(sw, k);
 	/* the first axis is numeric when every value is a quantity of the
 	 * key's kind ("1 KiB, 1 MiB": bytes; "100 Gb/s, 50 GB/s": bytes/s),
 	 * or a number with one shared suffix ("1, 2, 4") */
@@ -760,7 +888,7 @@ static void draw_sweep(const struct dc_sweep *sw, const char *config_name, struc
 	snprintf(title, sizeof(title), "distcalc sweep over %s: %s", sw->axes_text, config_name ? config_name : "");
 	doc_begin(b, (int)(H * (panels ? panels : 1)), title);
 	for (size_t k = 0; k < sw->nmetrics; k++) {
-		if (sw->metric[k].type != DC_FT_U64 && sw->metric[k].type != DC_FT_F64)
+		if (!drawable(sw, k))
 			continue;
 		draw_sweep_panel(sw, k, (double)(drawn * H), numeric, xs, numeric ? unit : NULL, b);
 		drawn++;
@@ -768,7 +896,8 @@ static void draw_sweep(const struct dc_sweep *sw, const char *config_name, struc
 			line(b, 0, (double)(drawn * H), W, (double)(drawn * H), "#bbbbbb", 1, NULL);
 	}
 	if (!panels)
-		text_at(b, W / 2.0, H / 2.0, "middle", 16, NULL, "no numeric metric to draw: pick some with --sweep-metrics");
+		text_at(b, W / 2.0, H / 2.0, "middle", 16, NULL,
+			"no metric with a number to draw: pick some with --sweep-metrics");
 	doc_end(b);
 }
 

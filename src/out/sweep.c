@@ -66,7 +66,8 @@ const char *dc_sweep_default_metrics(const struct dc_experiment *exp)
 {
 	if (strcmp(exp->name, "ring") == 0)
 		return "ring.time_s,ring.busbw_GBps,ring.bytes_sent_per_rank";
-	return "summary.peak_bytes,summary.fits,summary.comm_bytes_per_step,summary.comm_time_s";
+	return "summary.peak_bytes,summary.fits,summary.comm_bytes_per_step,summary.comm_time_s,step.time_s,"
+	       "step.tokens_per_s_per_gpu,step.mfu";
 }
 
 /* Short table labels for the headline metrics; any other metric is
@@ -78,6 +79,9 @@ static const struct {
 	{"summary.fits", "fits"},
 	{"summary.comm_bytes_per_step", "comm/step"},
 	{"summary.comm_time_s", "comm time"},
+	{"step.time_s", "step time"},
+	{"step.tokens_per_s_per_gpu", "tokens/s/GPU"},
+	{"step.mfu", "MFU"},
 	{"ring.time_s", "ring time"},
 	{"ring.busbw_GBps", "busbw"},
 	{"ring.bytes_sent_per_rank", "sent/rank"},

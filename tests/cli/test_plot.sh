@@ -28,6 +28,7 @@ draw() { # NAME ARGS...: writes $work/NAME.svg, twice, and compares
 }
 draw systems --config "$sys"
 "$bin" --config "$sys" --only memory --format json >"$work/systems.json" 2>/dev/null || fail "systems json exits $?"
+draw systems_step --config "$sys" --set cluster.gpu=a100-sxm4-80gb
 draw ring --config "$sys" --experiment ring --set collective.ranks=4
 draw ring_only --config "$sys" --only ring --set collective.ranks=4
 draw sweep --config "$gpus" --sweep cluster.num_nodes=1,2,4,8
@@ -78,6 +79,26 @@ want("systems", labels == [f"{p['total_bytes'] / 2**30:.1f}" for p in phases],
      f"bar labels {labels}, the report's phase totals {[p['total_bytes'] for p in phases]}")
 dashed = [l for l in r.iter(NS + "line") if l.get("stroke-dasharray")]
 want("systems", len(dashed) >= 1, "no dashed GPU line")
+
+# with step time (an A100 preset): a second panel, one bar per rank class
+# (pp = 1: one), its parts stacked from 0 to the step time it is labelled
+# with, in the report's units
+r = load("systems_step")
+t = texts(r)
+want("systems_step", size(r) == (800, 1000), f"size {size(r)}")
+want("systems_step", "memory per rank [GiB]" in t, "no memory panel")
+want("systems_step", any(x.startswith("Step time per rank class: ") for x in t), "no step panel")
+unit = "s" if "time per step [s]" in t else "ms"
+want("systems_step", f"time per step [{unit}]" in t, "no time axis title")
+want("systems_step", "compute" in t and "optimizer step" in t, "legend lacks compute or the optimizer")
+want("systems_step", "other" not in t, "an 'other' part: the classes' parts no longer sum to their total")
+total = [x for x in t if x.startswith("Step time per rank class: ")][0].split(": ")[1]
+want("systems_step", t.count(total) == 1, f"the class's bar is not labelled with the step time {total}")
+bar = [x for x in r.iter(NS + "rect") if 120 <= float(x.get("x")) < 560 and float(x.get("y")) > 500]
+ends = sorted(round(float(x.get("x")) + float(x.get("width")), 1) for x in bar)
+starts = sorted(round(float(x.get("x")), 1) for x in bar)
+want("systems_step", starts and starts[0] == 120.0 and all(abs(a - b) < 0.15 for a, b in zip(ends, starts[1:])),
+     f"the parts do not touch from 0: {starts} {ends}")
 
 # ring, p = 4: 2(p - 1) = 6 rounds on 4 lanes, 3 reduce-scatter and 3
 # all-gather rounds a lane, in ms
@@ -143,14 +164,16 @@ for path in sorted(glob.glob(sys.argv[1] + "/mem-*.svg")):
     bars = {}
     for r in root.iter(NS + "rect"):
         x, w = float(r.get("x")), float(r.get("width"))
-        if x < 70 or x >= 560 or w >= 400:
-            continue  # the background and the legend's swatches
+        if x < 70 or x >= 560 or w >= 400 or float(r.get("y")) >= 500:
+            continue  # the background, the legend's swatches, a step panel below
         bars.setdefault(x, []).append((float(r.get("y")), float(r.get("height"))))
     labels = {}
     for t in root.iter(NS + "text"):
         try:
             float(t.text)
         except (TypeError, ValueError):
+            continue
+        if float(t.get("y")) >= 500:
             continue
         labels[float(t.get("x"))] = float(t.get("y"))
     if not bars:
@@ -199,7 +222,7 @@ grep -q "'--plot': '.*' is the '--config' file" "$work/err" || fail "--plot over
 # the pictures of README.md and docs/sweeps.md are what scripts/plots.sh
 # draws now: after a change that moves them, run it and commit docs/img/
 sh "$src/scripts/plots.sh" "$bin" "$work/img" 2>"$work/err" || fail "scripts/plots.sh: $(cat "$work/err")"
-for f in memory ring sweep-gpus sweep-message-size; do
+for f in memory step ring sweep-gpus sweep-message-size; do
 	cmp -s "$work/img/$f.svg" "$src/docs/img/$f.svg" ||
 		fail "docs/img/$f.svg is stale: run sh scripts/plots.sh and commit docs/img/"
 done

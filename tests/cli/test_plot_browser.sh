@@ -44,6 +44,7 @@ render() { # NAME ARGS...
 	echo "$name $w $h" >>"$work/list"
 }
 render systems --config "$src/configs/systems.json"
+render systems_step --config "$src/configs/systems.json" --set cluster.gpu=a100-sxm4-80gb
 render ring --config "$src/configs/systems.json" --experiment ring
 render sweep --config "$src/configs/sweeps/gpus.json" --sweep cluster.num_nodes=1,2,4,8 --sweep parallel.tp=2,4
 render msg --config "$src/configs/systems.json" --experiment ring --sweep 'collective.message_size=1 KiB,1 MiB,1 GiB'

@@ -163,6 +163,36 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 
+# with a GPU preset the step's headline metrics join the defaults: every
+# point has a step time, and tokens/s per GPU is the step's tokens over its
+# time over the GPUs (262,144 tokens a step at every point, 4 x dp GPUs);
+# without one they are null and the chart leaves them out
+"$bin" --config "$gpus" --set cluster.gpu=a100-sxm4-80gb --sweep cluster.num_nodes=1,2 --format json \
+	>"$work/step.json" 2>"$work/err" || fail "step sweep exits $?: $(cat "$work/err")"
+python3 - "$work/step.json" "$work/gpus.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+rows = json.load(open(sys.argv[1]))["sweep"]["rows"]
+bad = []
+for r, gpus in zip(rows, (4, 8)):
+    t, g, mfu = r.get("step.time_s"), r.get("step.tokens_per_s_per_gpu"), r.get("step.mfu")
+    if not (isinstance(t, float) and t > 0 and isinstance(mfu, float) and 0 < mfu < 1):
+        bad.append(f"{gpus} GPUs: step time {t}, MFU {mfu}")
+    elif abs(g - 262144 / t / gpus) > 1e-9 * g:
+        bad.append(f"{gpus} GPUs: tokens/s per GPU {g}, want 262144 / {t} / {gpus}")
+plain = json.load(open(sys.argv[2]))["sweep"]["rows"]
+if "step.time_s" in plain[0]:
+    bad.append("--sweep-metrics given: no step column expected")
+for b in bad:
+    print("FAIL: step metrics:", b)
+sys.exit(1 if bad else 0)
+PY
+"$bin" --config "$gpus" --sweep cluster.num_nodes=1,2 --format json >"$work/nostep.json" 2>/dev/null
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["sweep"]["rows"][0]
+sys.exit(0 if r["step.time_s"] is None and r["step.mfu"] is None and r["status"] == "ok" else 1)' "$work/nostep.json" ||
+	fail "without a GPU preset the step metrics should be null"
+
 # 4. usage errors, caught before any point runs
 check_usage() {
 	want=$1
