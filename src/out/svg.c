@@ -342,7 +342,8 @@ static void draw_step(const struct dc_report *r, double oy, struct dc_buf *b)
 	text_at(b, W / 2.0, oy + 45, "middle", 12, "fill=\"#555555\"", buf);
 	ax.px0 = x0;
 	ax.px1 = x1;
-	ax_fit(&ax, 0, top / tu.div, 0, 1);
+	/* room right of the longest bar for its label */
+	ax_fit(&ax, 0, top / tu.div * 1.2, 0, 1);
 	ax_draw_x(b, &ax, y0, y1);
 	snprintf(buf, sizeof(buf), "time per step [%s]", tu.name);
 	frame(b, x0, y0, x1, y1, buf, NULL);
@@ -395,7 +396,7 @@ static const char *const part_colours[MEM_PARTS] = {
 };
 static const char *const part_names[MEM_PARTS] = {
 	"params", "grads", "master copy", "optimizer states", "activations", "FSDP gathered params",
-	"FSDP unsharded grads", "DDP buckets", "loss grads or a recomputed layer", "NCCL buffers", "CUDA context + workspace",
+	"FSDP unsharded grads", "DDP buckets", "backward working set", "NCCL buffers", "CUDA context + workspace",
 	"allocator reserve", "other",
 };
 
@@ -421,7 +422,8 @@ static void mem_parts(const struct dc_mem_ledger *l, int ph, uint64_t part[MEM_P
 		part[5] = l->fsdp_backward_params_bytes;
 		part[6] = l->fsdp_unsharded_grads_bytes;
 		part[7] = l->ddp_buckets_bytes;
-		/* the head's loss gradients, then a layer rebuilt: the larger */
+		/* the backward working set: the head's loss gradients, then a
+		 * layer rebuilt, the larger of the two */
 		part[8] = l->activation_recompute_bytes > l->activation_head_backward_bytes ? l->activation_recompute_bytes
 											: l->activation_head_backward_bytes;
 	}
