@@ -465,9 +465,17 @@ static void draw_memory(const struct dc_report *r, struct dc_buf *b)
 	text_at(b, W / 2.0, 26, "middle", 17, "font-weight=\"bold\"", buf);
 	group_w = (x1 - x0) / (double)(n ? n : 1);
 	bar_w = (group_w - 24) / DC_MEM_PHASE_COUNT;
-	snprintf(buf, sizeof(buf), "one bar per phase%s, per class of ranks with identical ledgers%s",
-		 bar_w < 40 ? " (F forward, B backward, O optimizer step, C checkpoint save)" : "",
-		 m->nclasses > n ? " (the first classes and the most loaded)" : "");
+	{
+		char more[64] = "";
+		if (m->nclasses > n)
+			snprintf(more, sizeof(more), "; %zu of %llu classes: the first, the most loaded", n,
+				 (unsigned long long)m->nclasses);
+		if (bar_w < 40)
+			snprintf(buf, sizeof(buf), "per class of ranks: F forward, B backward, O optimizer, C checkpoint%s",
+				 more);
+		else
+			snprintf(buf, sizeof(buf), "one bar per phase, per class of ranks with identical ledgers%s", more);
+	}
 	text_at(b, W / 2.0, 45, "middle", 12, "fill=\"#555555\"", buf);
 
 	ay.px0 = y1;
