@@ -193,6 +193,15 @@ r = json.load(open(sys.argv[1]))["sweep"]["rows"][0]
 sys.exit(0 if r["step.time_s"] is None and r["step.mfu"] is None and r["status"] == "ok" else 1)' "$work/nostep.json" ||
 	fail "without a GPU preset the step metrics should be null"
 
+# every row, without --all: 40 points are 40 rows in the table and in JSON
+"$bin" --config "$gpus" --sweep "parallel.tp=$(seq -s, 1 40)" --format json >"$work/forty.json" 2>/dev/null
+python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["sweep"]
+sys.exit(0 if len(s["rows"]) == 40 and "rows_omitted" not in s else 1)' "$work/forty.json" || fail "a 40-point sweep is excerpted"
+[ "$("$bin" --config "$gpus" --sweep "parallel.tp=$(seq -s, 1 40)" 2>/dev/null | grep -Ec '^ +[0-9]+ +[0-9]+ +(ok|invalid) ')" = 40 ] ||
+	fail "the table of a 40-point sweep does not have 40 rows"
+
 # 4. usage errors, caught before any point runs
 check_usage() {
 	want=$1
