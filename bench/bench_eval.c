@@ -1,6 +1,9 @@
 /* bench_eval.c - in-process cost of distcalc's stages on one core: the
- * loader, the plan, and the plan with every estimator (no sections: what
- * one layout of a search costs), the ring lab's totals. bench_report
+ * loader, the plan, and the plan with every estimator but the step, then
+ * with the step too (no sections: what one layout of a search costs), the
+ * step's closed form alone (what a layout search calls: step.h), the ring
+ * lab's totals. A config that names no GPU runs on the A100 preset so that
+ * the step has kernel times. bench_report
  * times whole reports. Each figure is the median of RUNS timed runs
  * of many evaluations, printed one per line as `name: value unit`. A
  * benchmark prints figures; it never passes or fails on time.
@@ -20,6 +23,7 @@
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
 #include "distcalc/ring.h"
+#include "distcalc/step.h"
 
 struct ctx {
 	const char *name; /* the config's file name, for the figures */
@@ -28,6 +32,8 @@ struct ctx {
 	struct dc_config cfg;
 	struct dc_plan plan;
 	struct dc_results res;
+	struct dc_override gpu; /* cluster.gpu when the config names none */
+	size_t ngpu;
 	volatile uint64_t sink;
 };
 
@@ -42,19 +48,43 @@ static int load_only(void *p)
 	struct dc_diag d;
 	int rc;
 	dc_diag_init(&d);
-	rc = dc_config_load_buffer(c->buf, c->len, "bench", NULL, 0, &c->cfg, &d);
+	rc = dc_config_load_buffer(c->buf, c->len, "bench", &c->gpu, c->ngpu, &c->cfg, &d);
 	dc_diag_release(&d);
 	return rc;
 }
 
-/* plan derive + every estimator, no sections: what one layout costs */
+/* plan derive + every estimator but the step, no sections */
 static int estimators_only(void *p)
+{
+	struct ctx *c = p;
+	if (dc_plan_derive(&c->cfg, &c->plan) != 0 ||
+	    dc_estimate(&c->plan, DC_EST_ALL & ~DC_EST_BIT(DC_EST_STEP), &c->res) != 0)
+		return -1;
+	c->sink += c->res.memory.top.peak_bytes + c->res.comm.bytes_per_rank + c->res.ring.bytes_sent_max +
+		   c->res.strategies.v[0].peak_bytes + (uint64_t)c->res.flops.model_per_rank;
+	return 0;
+}
+
+/* ... and the step (with its variants of the strategies comparison): what
+ * one layout of a report costs */
+static int estimators_step(void *p)
 {
 	struct ctx *c = p;
 	if (dc_plan_derive(&c->cfg, &c->plan) != 0 || dc_estimate(&c->plan, DC_EST_ALL, &c->res) != 0)
 		return -1;
-	c->sink += c->res.memory.top.peak_bytes + c->res.comm.bytes_per_rank + c->res.ring.bytes_sent_max +
-		   c->res.strategies.v[0].peak_bytes + (uint64_t)c->res.flops.model_per_rank;
+	c->sink += c->res.memory.top.peak_bytes + c->res.comm.bytes_per_rank + (uint64_t)(c->res.step.time_s * 1e9);
+	return 0;
+}
+
+/* the step's closed form alone, on results computed once */
+static int step_closed_form(void *p)
+{
+	struct ctx *c = p;
+	struct dc_step s;
+	const char *err = NULL;
+	if (dc_step_compute(&c->plan, &c->res.compute, &c->res.comm, &c->res.flops, &c->res.batch, &s, &err) != 0)
+		return -1;
+	c->sink += (uint64_t)(s.time_s * 1e9);
 	return 0;
 }
 
@@ -89,11 +119,18 @@ int main(int argc, char **argv)
 		memset(&c, 0, sizeof(c));
 		c.name = bench_basename(argv[i]);
 		c.buf = bench_slurp(argv[i], &c.len);
-		if (!c.buf || load_only(&c) != 0 || plan_only(&c) != 0) {
+		if (c.buf && !strstr(c.buf, "\"gpu\"")) {
+			c.gpu.text = "cluster.gpu=a100-sxm4-80gb";
+			c.ngpu = 1;
+		}
+		if (!c.buf || load_only(&c) != 0 || plan_only(&c) != 0 || estimators_step(&c) != 0) {
 			fprintf(stderr, "bench: cannot load '%s'\n", argv[i]);
 			return 1;
 		}
 		figure("estimators-only", &c, seconds, "ns", estimators_only);
+		figure("estimators-only+step", &c, seconds, "ns", estimators_step);
+		estimators_step(&c);
+		figure("step closed form", &c, seconds, "ns", step_closed_form);
 		figure("plan derive", &c, seconds, "ns", plan_only);
 		figure("ring lab totals", &c, seconds, "ns", ring_only);
 		figure("load", &c, seconds, "us", load_only);

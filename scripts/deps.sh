@@ -20,6 +20,21 @@ else
   [ -f /usr/include/cjson/cJSON.h ] || missing="$missing libcjson-dev"
   pkg-config --exists check 2>/dev/null || missing="$missing check"
 fi
+# Optional: headless Chromium renders every --plot chart in
+# tests/cli/test_plot_browser.sh, which skips itself without it. Installed
+# when missing and root (a one-time apt cost of a few hundred MB); never a
+# reason to fail the build.
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 &&
+  [ "${DISTCALC_NO_CHROMIUM:-0}" != 1 ] && command -v dpkg-query >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "distcalc: installing chromium for the browser test of --plot (DISTCALC_NO_CHROMIUM=1 skips it)" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    { apt-get update -q && apt-get install -y -q chromium; } >&2 ||
+      echo "distcalc: chromium did not install; tests/cli/test_plot_browser.sh will report itself skipped" >&2
+  else
+    echo "distcalc: no chromium: tests/cli/test_plot_browser.sh will report itself skipped (apt-get install chromium)" >&2
+  fi
+fi
 [ -z "$missing" ] && exit 0
 
 cmd="apt-get install -y$missing"

@@ -16,6 +16,8 @@
 #include "distcalc/config.h"
 #include "distcalc/experiment.h"
 #include "distcalc/report.h"
+#include "distcalc/svg.h"
+#include "distcalc/sweep.h"
 #include "distcalc/util.h"
 
 #define SYSTEMS DC_SOURCE_DIR "/configs/systems.json"
@@ -172,6 +174,76 @@ START_TEST(test_systems_zero2_warning)
 }
 END_TEST
 
+/* A sweep of three points, one valid, rendered as table, JSON
+ * and SVG: each allocation fails in turn, from the loader of every point
+ * to the chart. */
+static int sweep_pipeline(const char *buf, size_t len, struct dc_buf *out, unsigned long n)
+{
+	static const char *const axes[] = {"parallel.tp=2,3,4"};
+	struct dc_sweep_load sl = {NULL, buf, len, "t.json", NULL, NULL, 0};
+	struct dc_run_info info = {"systems", "t.json", 7};
+	struct dc_render_opts ro = {8};
+	struct dc_diag d;
+	struct dc_report *r;
+	int rc = 0;
+
+	/* one node of 4 GPUs, dp 1: tp 4 runs, tp 2 (dp would be 2) and tp 3
+	 * (not a divisor of the heads) do not */
+	static const struct dc_override sets[] = {{"cluster.num_nodes=1"}, {"parallel.dp=1"}};
+	sl.sets = sets;
+	sl.nsets = 2;
+	dc_buf_init(out);
+	dc_diag_init(&d);
+	r = dc_sweep_run(dc_experiment_find("systems"), &sl, axes, 1, NULL, &info, &d);
+	if (!r) {
+		ck_assert_msg(d.status == DC_ERR_INTERNAL, "allocation %lu: the sweep failed with status %d", n,
+			      (int)d.status);
+		dc_diag_release(&d);
+		return 1;
+	}
+	ck_assert_uint_eq(dc_sweep_valid_points(r), 1);
+	if (dc_report_render_table(r, &ro, out) != 0 || dc_report_render_json(r, &ro, out) != 0 ||
+	    dc_report_render_svg(r, out) != 0)
+		rc = 1;
+	dc_report_free(r);
+	dc_diag_release(&d);
+	return rc;
+}
+
+START_TEST(test_sweep_and_svg)
+{
+	struct dc_buf want;
+	size_t len;
+	char *buf = read_all(SYSTEMS, &len);
+	unsigned long n, failures;
+	int done = 0;
+
+	dc_alloc_fail_at(0);
+	ck_assert_int_eq(sweep_pipeline(buf, len, &want, 0), 0);
+	for (n = 1; n < 1000000 && !done; n++) {
+		struct dc_buf out;
+		int rc;
+		failures = dc_alloc_failures();
+		dc_alloc_fail_at(n);
+		rc = sweep_pipeline(buf, len, &out, n);
+		dc_alloc_fail_at(0);
+		if (dc_alloc_failures() == failures) {
+			ck_assert_int_eq(rc, 0);
+			ck_assert_str_eq(out.data, want.data);
+			done = 1;
+		} else if (rc == 0) {
+			ck_abort_msg("sweep: allocation %lu failed, yet it reported success", n);
+		}
+		dc_buf_release(&out);
+	}
+	ck_assert(done);
+	/* three loads (cJSON) and a report per valid point */
+	ck_assert_uint_gt(n, 300);
+	dc_buf_release(&want);
+	free(buf);
+}
+END_TEST
+
 /* Fuzzing found (fuzz_pipeline, out of memory at 2 GiB under ASan): a
  * world of 4 x 444,449 ranks made the topology section store every group's
  * ranks, 3 x world report nodes. Group lists are generated one at a time
@@ -211,6 +283,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_systems_default);
 	tcase_add_test(tc, test_ring_experiment);
+	tcase_add_test(tc, test_sweep_and_svg);
 	tcase_add_test(tc, test_systems_fsdp_pp);
 	tcase_add_test(tc, test_systems_zero2_warning);
 	tcase_add_test(tc, test_huge_world_is_not_stored);

@@ -426,8 +426,9 @@ START_TEST(test_literal_defaults_are_the_loaders)
 	 * batch, grad accum, recompute, recompute_layers, attention), precision
 	 * 2 (the preset and compute; the byte keys are derived), collective 6
 	 * (link, algorithm and the sweep's op, min_bytes, max_bytes,
-	 * step_factor), memory 4 (all but the activation override): 56 */
-	ck_assert_uint_eq(checked, 56);
+	 * step_factor), memory 4 (all but the activation override),
+	 * overlap 4: 60 */
+	ck_assert_uint_eq(checked, 60);
 	free(omitted);
 	free(given);
 }

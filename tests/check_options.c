@@ -479,6 +479,60 @@ START_TEST(test_suggestions)
 }
 END_TEST
 
+START_TEST(test_sweep)
+{
+	struct dc_options o;
+	char longv[80];
+	parse_ok(&o, "--sweep", "cluster.num_nodes=1,2,4", "--sweep=parallel.sharding=none,fsdp",
+		 "--sweep-metrics", "summary.peak_bytes,ring.time_s", "--plot", "x.svg", NULL);
+	ck_assert_uint_eq(o.nsweeps, 2);
+	ck_assert_str_eq(o.sweeps[0], "cluster.num_nodes=1,2,4");
+	ck_assert_str_eq(o.sweeps[1], "parallel.sharding=none,fsdp");
+	ck_assert_str_eq(o.sweep_metrics, "summary.peak_bytes,ring.time_s");
+	ck_assert_str_eq(o.plot, "x.svg");
+	dc_options_release(&o);
+	ck_assert_uint_eq(o.nsweeps, 0);
+	ck_assert_ptr_null(o.sweeps);
+
+	/* a value keeps its spaces and unit: the loader reads it as a --set */
+	parse_ok(&o, "--sweep", "cluster.inter_node.bandwidth=100 Gb/s,400 Gb/s", NULL);
+	ck_assert_str_eq(o.sweeps[0], "cluster.inter_node.bandwidth=100 Gb/s,400 Gb/s");
+	dc_options_release(&o);
+	parse_ok(&o, "--plot", "chart.svg", NULL);
+	ck_assert_uint_eq(o.nsweeps, 0);
+	dc_options_release(&o);
+
+	parse_err("distcalc: error: '--sweep': unknown config key 'cluster.num_node'", "--sweep",
+		  "cluster.num_node=1,2", NULL);
+	parse_err("distcalc: error: '--sweep': expected PATH=V1,V2,..., got 'cluster.num_nodes'", "--sweep",
+		  "cluster.num_nodes", NULL);
+	parse_err("distcalc: error: '--sweep': expected PATH=V1,V2,..., got '=1'", "--sweep", "=1", NULL);
+	parse_err("distcalc: error: '--sweep': 'cluster.num_nodes': empty value in ''", "--sweep", "cluster.num_nodes=",
+		  NULL);
+	parse_err("distcalc: error: '--sweep': 'cluster.num_nodes': empty value in '1,'", "--sweep",
+		  "cluster.num_nodes=1,", NULL);
+	parse_err("distcalc: error: '--sweep': 'model' is a section; sweep one of its keys", "--sweep", "model=1", NULL);
+	memset(longv, '1', sizeof(longv) - 1);
+	longv[sizeof(longv) - 1] = '\0';
+	memcpy(longv, "parallel.tp=", 12);
+	parse_err("distcalc: error: '--sweep': 'parallel.tp': value '11111111111111111111111111111111...' is longer "
+		  "than 63 bytes",
+		  "--sweep", longv, NULL);
+	parse_err("distcalc: error: '--sweep': given more than 4 times", "--sweep", "parallel.tp=1", "--sweep",
+		  "parallel.pp=1", "--sweep", "parallel.dp=1", "--sweep", "parallel.ep=1", "--sweep", "model.num_layers=1",
+		  NULL);
+	parse_err("distcalc: error: '--sweep': 'parallel.tp' swept twice; list every value in one, as in parallel.tp=1,2,4",
+		  "--sweep", "parallel.tp=1", "--sweep", "parallel.tp=2", NULL);
+	parse_err("distcalc: error: '--sweep-metrics': empty path list", "--sweep", "parallel.tp=1", "--sweep-metrics",
+		  "", NULL);
+	parse_err("distcalc: error: '--sweep-metrics' only applies with '--sweep'", "--sweep-metrics", "a.b", NULL);
+	parse_err("distcalc: error: '--only' does not apply to '--sweep': pick the columns with '--sweep-metrics'",
+		  "--sweep", "parallel.tp=1", "--only", "memory", NULL);
+	parse_err("distcalc: error: '--plot': empty file name", "--plot", "", NULL);
+	parse_err("distcalc: error: '--plot' and '--output' name the same file 'a'", "--plot", "a", "-o", "a", NULL);
+}
+END_TEST
+
 START_TEST(test_table_is_well_formed)
 {
 	size_t n = 0;
@@ -491,9 +545,10 @@ START_TEST(test_table_is_well_formed)
 			ck_assert_msg(!r->short_name || q->short_name != r->short_name, "-%c twice", r->short_name);
 		}
 	}
-	/* config model experiment seed format only output set all check rtol
-	 * check-max check-only calibrate help version */
-	ck_assert_uint_eq(n, 16);
+	/* config model experiment seed format only output trace set all check
+	 * rtol check-max check-only calibrate sweep sweep-metrics plot help
+	 * version */
+	ck_assert_uint_eq(n, 20);
 }
 END_TEST
 
@@ -645,6 +700,7 @@ int main(void)
 	tcase_add_test(tc, test_rtol_decimal);
 	tcase_add_test(tc, test_check_max);
 	tcase_add_test(tc, test_check_only);
+	tcase_add_test(tc, test_sweep);
 	tcase_add_test(tc, test_help_and_version);
 	tcase_add_test(tc, test_usage_errors);
 	tcase_add_test(tc, test_needs_a_value);

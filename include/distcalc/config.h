@@ -247,6 +247,15 @@ struct dc_training {
 	enum dc_recompute recompute;
 	uint64_t recompute_layers;   /* full: layers per model chunk recomputed (Megatron block); 0: all */
 	enum dc_attention attention;
+	uint64_t total_tokens; /* training.total_tokens; 0 when not given (step.time_to_train_s) */
+};
+
+/* What the step model lets run behind compute (docs/step-model.md). */
+struct dc_overlap {
+	int dp;                  /* DDP / ZeRO gradient buckets behind the backward */
+	int fsdp_prefetch;       /* FSDP gathers the next unit while this one computes */
+	int tp;                  /* TP and EP collectives behind the matmuls */
+	double compute_slowdown; /* kernels slow by this fraction while communication overlaps them */
 };
 
 /* Conventions for the bytes of each model state (docs/formulas.md,
@@ -309,6 +318,7 @@ struct dc_config {
 	struct dc_precision precision;
 	struct dc_collective collective;
 	struct dc_memory memory;
+	struct dc_overlap overlap;
 	uint64_t world_size; /* num_nodes x gpus_per_node */
 };
 

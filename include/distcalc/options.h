@@ -49,6 +49,7 @@ struct dc_options {
 				 * every section. Never "": that is a usage error.
 				 * The names are not checked here. */
 	const char *output;     /* --output FILE; NULL: standard output */
+	const char *trace;      /* --trace FILE: one step as Chrome trace-event JSON; NULL: none */
 	struct dc_override *sets; /* --set PATH=VALUE, in order; owned (freed by
 				   * dc_options_release); NULL when nsets is 0 */
 	size_t nsets;
@@ -71,6 +72,16 @@ struct dc_options {
 	const char *check_only; /* --check-only PATH[,PATH...], the raw list (no
 				 * empty path, at most DC_CHECK_ONLY_MAX); NULL:
 				 * compare every field. Only with --check */
+	const char **sweeps;    /* --sweep PATH=V1,V2,..., in order, each checked by
+				 * dc_sweep_axis_check (sweep.h); the array is owned
+				 * (freed by dc_options_release), the strings are
+				 * argv's; NULL when nsweeps is 0 */
+	size_t nsweeps;
+	const char *sweep_metrics; /* --sweep-metrics PATH[,PATH...], the raw list;
+				    * NULL: the headline metrics. Only with
+				    * --sweep; the paths are looked up by
+				    * dc_sweep_run */
+	const char *plot;       /* --plot FILE.svg; NULL: no chart */
 };
 
 /* One row of the option table. */

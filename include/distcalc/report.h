@@ -37,6 +37,14 @@ int dc_report_render_json(struct dc_report *r, const struct dc_render_opts *o, s
  * table output leaves them out. */
 int dc_report_render_csv(struct dc_report *r, const struct dc_render_opts *o, struct dc_buf *out);
 
+/* --trace: one step of the report's plan as Chrome trace-event JSON
+ * (sink_trace.c, docs/step-model.md): a process per pipeline stage (at most
+ * 16: the first and last 8), a compute track that tiles the step and a
+ * track per communication stream. Returns 0, or -1 with *error set to
+ * static text (no GPU data for a step time, out of memory, a failed
+ * flush). */
+int dc_report_render_trace(struct dc_report *r, struct dc_buf *out, const char **error);
+
 /* The root field table of the report: the header fields, one object per
  * shown section, the warnings; and the base its offsets are relative to.
  * For sinks and tests. */

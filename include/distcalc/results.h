@@ -23,6 +23,7 @@
 #include "distcalc/memory.h"
 #include "distcalc/params.h"
 #include "distcalc/ring.h"
+#include "distcalc/step.h"
 #include "distcalc/strategies.h"
 
 struct dc_plan;
@@ -36,6 +37,7 @@ enum dc_est {
 	DC_EST_STRATEGIES,
 	DC_EST_FLOPS,
 	DC_EST_COMPUTE,
+	DC_EST_STEP,
 	DC_EST_COUNT,
 };
 
@@ -59,6 +61,7 @@ struct dc_results {
 	struct dc_strategies_result strategies;
 	struct dc_flops flops;
 	struct dc_compute compute;
+	struct dc_step step;
 	const char *error; /* static text, set when a compute fails */
 };
 

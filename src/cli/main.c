@@ -24,6 +24,8 @@
 #include "distcalc/options.h"
 #include "distcalc/report.h"
 #include "distcalc/section.h"
+#include "distcalc/svg.h"
+#include "distcalc/sweep.h"
 #include "distcalc/util.h"
 
 enum exit_code {
@@ -129,6 +131,14 @@ static int parse_failed(const struct dc_diag *d)
 	if (d->status == DC_ERR_USAGE)
 		fprintf(stderr, "%sTry 'distcalc --help' for more information.\n", dc_options_usage);
 	return exit_for(d->status);
+}
+
+/* After a usage error found past the option table: the synopsis and a
+ * hint, as parse_failed prints them. */
+static int parse_failed_usage(void)
+{
+	fprintf(stderr, "%sTry 'distcalc --help' for more information.\n", dc_options_usage);
+	return EXIT_USAGE;
 }
 
 static int write_all(int fd, const char *p, size_t n)
@@ -532,15 +542,82 @@ static int emit(struct dc_report *report, const struct dc_options *o, const stru
 	return rc;
 }
 
+/* --trace FILE: one step as Chrome trace-event JSON, through the same
+ * atomic sink as --output (a temporary file renamed over FILE at the end).
+ * Returns an exit code. */
+static int emit_trace(struct dc_report *report, const struct dc_options *o)
+{
+	struct sink s;
+	struct dc_buf out;
+	const char *why = NULL;
+	int rc = sink_open(&s, o->trace);
+	if (rc != EXIT_OK) {
+		sink_release(&s);
+		return rc;
+	}
+	dc_buf_init(&out);
+	out.flush = sink_write;
+	out.flush_ctx = &s;
+	if (dc_report_render_trace(report, &out, &why) != 0 || dc_buf_flush(&out) != 0) {
+		if (out.flush_failed) {
+			fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", s.path, strerror(s.err));
+			rc = EXIT_OUTPUT;
+		} else {
+			fprintf(stderr, "distcalc: error: '--trace': %s\n", why ? why : "out of memory");
+			rc = why && strcmp(why, "out of memory") != 0 ? EXIT_CONFIG : EXIT_INTERNAL;
+		}
+		sink_abort(&s);
+	} else {
+		rc = sink_commit(&s);
+	}
+	sink_release(&s);
+	dc_buf_release(&out);
+	return rc;
+}
+
 /* -o onto a file this run reads (the same inode, through any link) would
  * replace an input with the report: refuse. Devices are left alone:
  * --config /dev/stdin with -o /dev/stdout may be one terminal. Returns
  * EXIT_OK, or EXIT_USAGE after printing why. */
+static int output_not_input_as(const struct dc_options *o, const char *option);
+
 static int output_not_input(const struct dc_options *o)
+{
+	return output_not_input_as(o, "--output");
+}
+
+static int output_not_input_as(const struct dc_options *o, const char *option)
 {
 	const char *const options[] = {"--config", "--model", "--check"};
 	const char *const paths[] = {o->config, o->model, o->check};
 	struct stat out, in;
+
+	if (o->trace) {
+		struct dc_options t = *o;
+		int rc;
+		t.output = o->trace;
+		t.trace = NULL;
+		if (o->output && strcmp(o->output, o->trace) == 0) {
+			fprintf(stderr, "distcalc: error: '--trace': '%s' is the '--output' file too\n", o->trace);
+			return EXIT_USAGE;
+		}
+		if ((rc = output_not_input_as(&t, "--trace")) != EXIT_OK)
+			return rc;
+	}
+
+	if (o->plot) {
+		struct dc_options t = *o;
+		int rc;
+		t.output = o->plot;
+		t.plot = NULL;
+		t.trace = NULL;
+		if (o->trace && strcmp(o->trace, o->plot) == 0) {
+			fprintf(stderr, "distcalc: error: '--plot': '%s' is the '--trace' file too\n", o->plot);
+			return EXIT_USAGE;
+		}
+		if ((rc = output_not_input_as(&t, "--plot")) != EXIT_OK)
+			return rc;
+	}
 
 	if (!o->output || stat(o->output, &out) != 0 || !S_ISREG(out.st_mode))
 		return EXIT_OK;
@@ -556,9 +633,9 @@ static int output_not_input(const struct dc_options *o)
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		if (paths[i] && stat(paths[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
 			fprintf(stderr,
-				"distcalc: error: '--output': '%s' is the '%s' file '%s'; "
+				"distcalc: error: '%s': '%s' is the '%s' file '%s'; "
 				"refusing to overwrite an input\n",
-				o->output, options[i], paths[i]);
+				option, o->output, options[i], paths[i]);
 			return EXIT_USAGE;
 		}
 	}
@@ -589,6 +666,34 @@ static int calibrate(const struct dc_options *o, struct dc_config *cfg, struct d
 	}
 	for (size_t i = 0; i < n; i++)
 		dc_nccl_log_release(&logs[i]);
+	return rc;
+}
+
+/* --plot FILE.svg: the report's chart, written as --output writes (a
+ * temporary file renamed over the target). Returns an exit code. */
+static int plot(struct dc_report *report, const char *path)
+{
+	struct sink s;
+	struct dc_buf svg;
+	int rc = sink_open(&s, path);
+	if (rc != EXIT_OK) {
+		sink_release(&s);
+		return rc;
+	}
+	dc_buf_init(&svg);
+	if (dc_report_render_svg(report, &svg) != 0) {
+		fprintf(stderr, "distcalc: error: out of memory while drawing '%s'\n", path);
+		rc = EXIT_INTERNAL;
+		sink_abort(&s);
+	} else if (sink_write(&s, svg.data, svg.len) != 0) {
+		fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", path, strerror(s.err));
+		rc = EXIT_OUTPUT;
+		sink_abort(&s);
+	} else {
+		rc = sink_commit(&s);
+	}
+	sink_release(&s);
+	dc_buf_release(&svg);
 	return rc;
 }
 
@@ -633,6 +738,69 @@ static int check(struct dc_report *report, const struct dc_options *o, const str
 	dc_diag_release(&d);
 	dc_buf_release(&json);
 	dc_buf_release(&lines);
+	return rc;
+}
+
+/* --sweep: one run per point of the grid, one report of rows (sweep.h),
+ * rendered as any report; --plot draws its line charts. A sweep in which
+ * no point ran exits 3 after printing why each did not. */
+static int sweep(const struct dc_experiment *exp, const struct dc_options *o)
+{
+	struct dc_sweep_load sl;
+	struct dc_run_info info;
+	struct dc_render_opts ro;
+	struct dc_diag diag;
+	struct dc_report *report;
+	int rc;
+
+	memset(&sl, 0, sizeof(sl));
+	sl.config_path = o->config;
+	sl.buf = dc_default_config;
+	sl.len = dc_default_config_len;
+	sl.name = "configs/systems.json";
+	sl.model_file = o->model;
+	sl.sets = o->sets;
+	sl.nsets = o->nsets;
+	if (!o->config)
+		fprintf(stderr, "distcalc: no --config given; using the built-in default (configs/systems.json)%s\n",
+			o->model ? " with the model from --model" : "");
+	info.experiment = exp->name;
+	info.config_name = o->config ? o->config : "built-in default (configs/systems.json)";
+	info.seed = o->seed;
+	info.only = NULL;
+	dc_diag_init(&diag);
+	report = dc_sweep_run(exp, &sl, o->sweeps, o->nsweeps, o->sweep_metrics, &info, &diag);
+	print_diag(&diag, 0);
+	if (!report) {
+		rc = diag.status == DC_ERR_USAGE ? parse_failed_usage() : exit_for(diag.status);
+		dc_diag_release(&diag);
+		return rc;
+	}
+	/* every row: a sweep is at most DC_SWEEP_MAX_POINTS of them, and its
+	 * middle is what one asked to see */
+	ro.max_rows = 0;
+	ro.width = DC_TABLE_WIDTH;
+	if (o->check || o->nmaxes) {
+		char *expected = NULL;
+		size_t len = 0;
+		if (o->check && !(expected = dc_check_read_file(o->check, DC_CHECK_MAX_BYTES, &len, &diag))) {
+			print_diag(&diag, diag.count - 1);
+			rc = exit_for(diag.status);
+		} else {
+			rc = check(report, o, &ro, expected, len);
+		}
+		free(expected);
+	} else {
+		rc = emit(report, o, &ro);
+	}
+	if (rc == EXIT_OK && o->plot)
+		rc = plot(report, o->plot);
+	if (rc == EXIT_OK && dc_sweep_valid_points(report) == 0) {
+		fprintf(stderr, "distcalc: error: '--sweep': no point of the sweep ran (each row says why)\n");
+		rc = EXIT_CONFIG;
+	}
+	dc_report_free(report);
+	dc_diag_release(&diag);
 	return rc;
 }
 
@@ -682,6 +850,10 @@ int main(int argc, char **argv)
 	}
 	if ((rc = output_not_input(&o)) != EXIT_OK)
 		goto done;
+	if (o.nsweeps) {
+		rc = sweep(exp, &o);
+		goto done;
+	}
 	lo.overrides = o.sets;
 	lo.noverrides = o.nsets;
 	lo.model_file = o.model;
@@ -731,6 +903,10 @@ int main(int argc, char **argv)
 	ro.max_rows = o.all_rows ? 0 : DC_EXCERPT_ROWS;
 	ro.width = DC_TABLE_WIDTH;
 	rc = o.check || o.nmaxes ? check(report, &o, &ro, expected, expected_len) : emit(report, &o, &ro);
+	if (rc == EXIT_OK && o.trace)
+		rc = emit_trace(report, &o);
+	if (rc == EXIT_OK && o.plot)
+		rc = plot(report, o.plot);
 done:
 	free(expected);
 	dc_report_free(report);

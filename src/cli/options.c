@@ -9,6 +9,7 @@
 #include "distcalc/check.h"
 #include "distcalc/experiment.h"
 #include "distcalc/section.h"
+#include "distcalc/sweep.h"
 
 const char dc_options_usage[] =
 	"usage: distcalc [--config FILE] [--model HF_CONFIG] [--experiment NAME] [--seed N]\n"
@@ -137,6 +138,11 @@ static int apply_output(struct dc_options *o, const char *v, struct dc_diag *d)
 	return file_name("--output", v, &o->output, d);
 }
 
+static int apply_trace(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	return file_name("--trace", v, &o->trace, d);
+}
+
 static int apply_set(struct dc_options *o, const char *v, struct dc_diag *d)
 {
 	/* one more each time: a command line holds a handful */
@@ -231,6 +237,46 @@ static int apply_calibrate(struct dc_options *o, const char *v, struct dc_diag *
 	return 0;
 }
 
+static int apply_sweep(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	char err[300];
+	const char **a;
+	if (!dc_sweep_axis_check(v, err, sizeof(err)))
+		return usage(d, "'--sweep': %s", err);
+	for (size_t i = 0; i < o->nsweeps; i++) {
+		size_t n = strcspn(v, "=");
+		if (strncmp(o->sweeps[i], v, n) == 0 && o->sweeps[i][n] == '=')
+			return usage(d, "'--sweep': '%.*s' swept twice; list every value in one, as in %.*s=1,2,4", (int)n, v,
+				     (int)n, v);
+	}
+	if (o->nsweeps == DC_SWEEP_MAX_AXES)
+		return usage(d, "'--sweep': given more than %d times", DC_SWEEP_MAX_AXES);
+	/* one more each time, as --set */
+	a = dc_realloc(o->sweeps, (o->nsweeps + 1) * sizeof(*a));
+	if (!a) {
+		dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
+		return -1;
+	}
+	o->sweeps = a;
+	o->sweeps[o->nsweeps++] = v;
+	return 0;
+}
+
+static int apply_sweep_metrics(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	if (!*v)
+		return usage(d, "'--sweep-metrics': empty path list");
+	if (o->sweep_metrics)
+		return usage(d, "'--sweep-metrics': given twice; list every path in one, as in --sweep-metrics summary.peak_bytes,comm.dp.time_s");
+	o->sweep_metrics = v;
+	return 0;
+}
+
+static int apply_plot(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	return file_name("--plot", v, &o->plot, d);
+}
+
 static int apply_help(struct dc_options *o, const char *v, struct dc_diag *d)
 {
 	(void)v;
@@ -266,6 +312,11 @@ const struct dc_option dc_option_table[] = {
 				  "name lists the known ones",
 	 apply_only},
 	{"--output", 'o', "FILE", "write to FILE atomically instead of standard output", apply_output},
+	{"--trace", 0, "FILE", "also write one step as Chrome trace-event JSON to FILE\n"
+			       "(atomically; open it in Perfetto or chrome://tracing):\n"
+			       "a process per pipeline stage, compute and\n"
+			       "communication tracks (docs/step-model.md)",
+	 apply_trace},
 	{"--set", 's', "PATH=VALUE", "override one config value, validated as if it were in\n"
 				     "the file; repeatable, applied in order. Examples:\n"
 				     "  --set model.hidden_size=4096\n"
@@ -296,6 +347,28 @@ const struct dc_option dc_option_table[] = {
 				  "report ends with a section 'calibration': measured\n"
 				  "vs predicted time per size, the fitted cluster",
 	 apply_calibrate},
+	{"--sweep", 0, "PATH=V1,V2,...", "run the experiment once per value of config key PATH\n"
+					 "(each applied as a --set after the others; an invalid\n"
+					 "point is a row saying why) and print one row per point:\n"
+					 "the values, then the metrics. Repeatable: several make\n"
+					 "a grid, the first varying slowest. Example:\n"
+					 "  --sweep cluster.num_nodes=1,2,4,8\n"
+					 "docs/sweeps.md",
+	 apply_sweep},
+	{"--sweep-metrics", 0, "PATHS", "with --sweep, the columns: JSON paths of the report,\n"
+					"comma-separated (default: summary.peak_bytes,\n"
+					"summary.fits, summary.comm_bytes_per_step,\n"
+					"summary.comm_time_s, step.time_s,\n"
+					"step.tokens_per_s_per_gpu, step.mfu; the ring\n"
+					"experiment: ring.time_s, ring.busbw_GBps,\n"
+					"ring.bytes_sent_per_rank); a table's row by index:\n"
+					"memory.per_rank.phases[1].total_bytes",
+	 apply_sweep_metrics},
+	{"--plot", 0, "FILE.svg", "also write a chart as SVG, atomically: the memory\n"
+				  "ledger per rank class and phase against GPU memory\n"
+				  "(systems), the ring's rounds per rank (ring), or one\n"
+				  "line chart per metric (--sweep). docs/sweeps.md",
+	 apply_plot},
 	{"--help", 'h', NULL, "print this help and exit", apply_help},
 	{"--version", 'V', NULL, "print the version and exit", apply_version},
 	{NULL, 0, NULL, NULL, NULL},
@@ -317,6 +390,7 @@ void dc_options_release(struct dc_options *o)
 	free(o->maxes);
 	free(o->sets);
 	free(o->calibrate);
+	free(o->sweeps);
 	dc_options_init(o);
 }
 
@@ -375,6 +449,12 @@ int dc_options_parse(int argc, const char *const *argv, struct dc_options *o,
 		return usage(diag, "'--rtol' only applies with '--check'");
 	if (o->check_only && !o->check)
 		return usage(diag, "'--check-only' only applies with '--check'");
+	if (o->sweep_metrics && !o->nsweeps)
+		return usage(diag, "'--sweep-metrics' only applies with '--sweep'");
+	if (o->nsweeps && o->only)
+		return usage(diag, "'--only' does not apply to '--sweep': pick the columns with '--sweep-metrics'");
+	if (o->plot && o->output && strcmp(o->plot, o->output) == 0)
+		return usage(diag, "'--plot' and '--output' name the same file '%s'", o->plot);
 	return 0;
 }
 

@@ -57,6 +57,16 @@ static int compute_compute(const struct dc_plan *p, struct dc_results *r)
 	return dc_compute_compute(p, &r->compute, &r->error);
 }
 
+/* the step reads the kernel times, the collectives, the FLOPs and the
+ * batch as data (step.h); the strategies comparison's variants get their
+ * step times here too */
+static int step_compute(const struct dc_plan *p, struct dc_results *r)
+{
+	if (dc_step_compute(p, &r->compute, &r->comm, &r->flops, &r->batch, &r->step, &r->error) != 0)
+		return -1;
+	return dc_step_variants(p, &r->step, &r->error);
+}
+
 const struct dc_estimator dc_estimators[DC_EST_COUNT] = {
 	[DC_EST_MODEL] = {"model", 0, model_compute},
 	[DC_EST_BATCH] = {"batch", 0, batch_compute},
@@ -67,6 +77,10 @@ const struct dc_estimator dc_estimators[DC_EST_COUNT] = {
 			       strategies_compute},
 	[DC_EST_FLOPS] = {"flops", DC_EST_BIT(DC_EST_BATCH), flops_compute},
 	[DC_EST_COMPUTE] = {"compute", 0, compute_compute},
+	[DC_EST_STEP] = {"step",
+			 DC_EST_BIT(DC_EST_COMPUTE) | DC_EST_BIT(DC_EST_COMM) | DC_EST_BIT(DC_EST_FLOPS) |
+				 DC_EST_BIT(DC_EST_BATCH),
+			 step_compute},
 };
 
 int dc_estimate(const struct dc_plan *plan, uint32_t wanted, struct dc_results *r)

@@ -283,6 +283,17 @@ static const struct key keys[] = {
 	     "with `recompute` full: only this many layers of each model chunk (the stage, when virtual_pipeline is 1) are recomputed, the rest keep everything (Megatron's --recompute-method block --recompute-num-layers); 0: every layer"),
 	ENUM("training.attention", training.attention, attention_names, DC_ATTENTION_FLASH, "\"flash\"",
 	     "flash: a fused kernel that never stores the attention scores, softmax or its dropout mask (only per-row softmax statistics); eager: QKᵀ, softmax and dropout stored as in Korthikanti et al. 2022"),
+	COUNT("training.total_tokens", training.total_tokens, OPT, 0, "", "tokens",
+	      "tokens to train on; adds `step.time_to_train_s` (docs/step-model.md)"),
+	SECTION("overlap", OPT, "what the step model lets communication hide behind compute (docs/step-model.md)"),
+	BOOL("overlap.dp", overlap.dp, 1, "true",
+	     "DDP / ZeRO gradient buckets reduce while the backward produces them; only the tail is exposed"),
+	BOOL("overlap.fsdp_prefetch", overlap.fsdp_prefetch, 1, "true",
+	     "FSDP gathers the next unit's parameters while this one computes; reduce-scatters run behind the backward"),
+	BOOL("overlap.tp", overlap.tp, 0, "false",
+	     "TP collectives run behind the matmuls (tiled overlap); false puts them on the critical path"),
+	FRACTION("overlap.compute_slowdown", overlap.compute_slowdown, 0.075, "0.075",
+		 "kernels slow by this fraction of the communication they overlap (NCCL's 8 channels of 108 A100 SMs; docs/step-model.md)"),
 	SECTION("precision", OPT, "bytes per parameter of each model state"),
 	ENUM("precision.preset", precision.preset, preset_names, DC_PRECISION_COURSE, "\"course\"",
 	     "the bytes of each state (docs/formulas.md, \"Precision presets\"): course 2+2+4+8; megatron FP32 main grads 2+4+4+8; fsdp2 FP32 sharded params 4+4+0+8 with a BF16 working copy; deepseek_v3 BF16 Adam moments 2+4+4+4"),
@@ -1905,7 +1916,9 @@ static int rule_global_batch(struct loader *l)
 	int kb = find_key("training.micro_batch_size"), kd = find_key("parallel.dp");
 	int who;
 	uint64_t per_micro;
-	if (!l->seen[kg])
+	/* dp 0: the layout rule could not derive it and said why (a sweep of
+	 * parallel.tp=3 on 8 GPUs divided by it) */
+	if (!l->seen[kg] || c->parallel.dp == 0)
 		return 0;
 	/* blame the --set that broke the division, if one did */
 	who = l->from_set[kg] ? kg : l->from_set[kb] ? kb : l->from_set[kd] ? kd : kg;

@@ -13,7 +13,7 @@
 const struct dc_section *const dc_sections[] = {
 	&dc_section_summary, &dc_section_model, &dc_section_topology, &dc_section_groups,
 	&dc_section_batch,   &dc_section_memory, &dc_section_ring,    &dc_section_comm,
-	&dc_section_strategies, &dc_section_flops, &dc_section_collectives, &dc_section_calibration, NULL,
+	&dc_section_strategies, &dc_section_flops, &dc_section_step, &dc_section_collectives, &dc_section_calibration, NULL,
 };
 
 const struct dc_section *dc_section_find(const char *name)
@@ -27,7 +27,7 @@ const struct dc_section *dc_section_find(const char *name)
 static const struct dc_section *const systems_sections[] = {
 	&dc_section_summary, &dc_section_model, &dc_section_topology, &dc_section_groups,
 	&dc_section_batch,   &dc_section_memory, &dc_section_ring,    &dc_section_comm,
-	&dc_section_strategies, &dc_section_flops, NULL,
+	&dc_section_strategies, &dc_section_flops, &dc_section_step, NULL,
 };
 
 static const struct dc_section *const ring_sections[] = {&dc_section_ring, NULL};

@@ -15,6 +15,8 @@
 
 #define DC_REPORT_MAX_SECTIONS 24
 
+struct dc_sweep;
+
 struct dc_report {
 	struct dc_config in;
 	struct dc_plan plan;
@@ -35,6 +37,8 @@ struct dc_report {
 	struct dc_fields secs; /* the sections alone (--only in a table or CSV) */
 	unsigned char *views; /* header view, then each section's view */
 	size_t views_size;
+	const struct dc_sweep *sweep; /* a sweep's report (sweep.c): its points,
+				       * inside `views`; NULL otherwise */
 };
 
 /* Longest cell text: strings in a config are at most 256 bytes, warnings

@@ -9,6 +9,7 @@
 
 struct view {
 	const struct dc_strategies_result *r;
+	const struct dc_step *step;
 	uint64_t ep; /* every variant keeps the configured expert parallelism */
 	const char *note, *means;
 };
@@ -17,6 +18,7 @@ static void view(const struct dc_run *run, void *out)
 {
 	struct view *v = out;
 	v->r = &run->res->strategies;
+	v->step = &run->res->step;
 	v->ep = run->plan->ep;
 	v->note = "align the work first: every row keeps the configured global batch; compare memory, bytes and time per token, never step time alone";
 	v->means = "bytes the busiest rank sends per step x world size / tokens per step";
@@ -27,6 +29,7 @@ struct variant_row {
 	const char *strategy, *sharding;
 	char layout[96];
 	struct dc_variant_result x;
+	struct dc_step_variant step;
 };
 
 static uint64_t variant_count(const void *base)
@@ -54,6 +57,13 @@ static void variant_row(const void *base, uint64_t i, void *out)
 		snprintf(row->layout + n, sizeof(row->layout) - (size_t)n, " (ep%llu)", (unsigned long long)v->ep);
 	row->sharding = dc_sharding_name(x->sharding);
 	row->x = *x;
+	row->step = v->step->variants[i];
+}
+
+/* no GPU data: no step time (the step section names the keys) */
+static int no_step(const void *base)
+{
+	return !((const struct variant_row *)base)->step.available;
 }
 
 #define VR(m) offsetof(struct variant_row, m)
@@ -72,6 +82,9 @@ static const struct dc_field variant_fields[] = {
 	{"comm_bytes_per_token", "comm/token", DC_U_BYTES_RAW, DC_FT_F64, VX(comm_bytes_per_token)},
 	{"comm_time_s", "comm time", DC_U_SECONDS, DC_FT_F64, VX(comm_time_s)},
 	{"comm_time_per_token_s", "comm time/token", DC_U_SECONDS, DC_FT_F64, VX(comm_time_per_token_s)},
+	{"step_time_s", "step time", DC_U_SECONDS, DC_FT_F64, VR(step.time_s), .is_null = no_step},
+	{"tokens_per_s_per_gpu", "tokens/s/GPU", DC_U_PER_S, DC_FT_F64, VR(step.tokens_per_s_per_gpu), .is_null = no_step},
+	{"gpu_s_per_token", "GPU-s/token", DC_U_SECONDS, DC_FT_F64, VR(step.gpu_s_per_token), .is_null = no_step},
 };
 static const struct dc_fields variant_table = DC_FIELDS(variant_fields);
 static const struct dc_rows variant_rows = {variant_count, variant_row, sizeof(struct variant_row), "strategies"};
@@ -88,5 +101,5 @@ _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 const struct dc_section dc_section_strategies = {
 	"strategies", "Strategies on the same cluster and model, aligned on tokens per step",
 	"pure DP, FSDP and the layout on the same work, per token",
-	DC_EST_BIT(DC_EST_STRATEGIES), sizeof(struct view), view, DC_FIELDS(fields), NULL, NULL,
+	DC_EST_BIT(DC_EST_STRATEGIES) | DC_EST_BIT(DC_EST_STEP), sizeof(struct view), view, DC_FIELDS(fields), NULL, NULL,
 };

@@ -12,6 +12,8 @@ struct view {
 	uint64_t gpu_mem_bytes, peak_bytes, peak_rank, headroom_bytes, shortfall_bytes, comm_bytes, warnings;
 	const char *peak_phase;
 	double comm_time_s;
+	int step_available;
+	double step_time_s, tokens_per_s;
 };
 
 static void view(const struct dc_run *run, void *out)
@@ -28,6 +30,15 @@ static void view(const struct dc_run *run, void *out)
 	v->comm_bytes = run->res->comm.bytes_per_rank;
 	v->comm_time_s = run->res->comm.time_s;
 	v->warnings = run->nwarnings;
+	v->step_available = run->res->step.available;
+	v->step_time_s = run->res->step.time_s;
+	v->tokens_per_s = run->res->step.tokens_per_s;
+}
+
+/* no GPU data: the step section says which keys are missing */
+static int no_step(const void *base)
+{
+	return !((const struct view *)base)->step_available;
 }
 
 #define V(m) offsetof(struct view, m)
@@ -41,13 +52,15 @@ static const struct dc_field fields[] = {
 	{"shortfall_bytes", "shortfall", DC_U_BYTES, DC_FT_U64, V(shortfall_bytes)},
 	{"comm_bytes_per_step", "bytes sent per step (busiest rank)", DC_U_BYTES, DC_FT_U64, V(comm_bytes)},
 	{"comm_time_s", "communication per step if nothing overlaps", DC_U_SECONDS, DC_FT_F64, V(comm_time_s)},
+	{"step_time_s", "step time (section step)", DC_U_SECONDS, DC_FT_F64, V(step_time_s), .is_null = no_step},
+	{"tokens_per_s", "tokens/s", DC_U_PER_S, DC_FT_F64, V(tokens_per_s), .is_null = no_step},
 	{"warnings", "warnings (on stderr, and at the end of a whole report)", DC_U_COUNT, DC_FT_U64, V(warnings)},
 };
 
 _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 
 const struct dc_section dc_section_summary = {
-	"summary", "Summary", "the verdict: fits, peak and where, bytes and time per step",
-	DC_EST_BIT(DC_EST_MEMORY) | DC_EST_BIT(DC_EST_COMM), sizeof(struct view), view, DC_FIELDS(fields), NULL,
+	"summary", "Summary", "the verdict: fits, peak and where, bytes and time per step, step time and tokens/s",
+	DC_EST_BIT(DC_EST_MEMORY) | DC_EST_BIT(DC_EST_COMM) | DC_EST_BIT(DC_EST_STEP), sizeof(struct view), view, DC_FIELDS(fields), NULL,
 	NULL,
 };

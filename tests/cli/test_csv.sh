@@ -77,7 +77,8 @@ for block in blocks:
                 bad.append("%s.%s: csv %r json %r" % (sec, key, value, want))
             if key.endswith("_bytes") and unit != "B":
                 bad.append("%s.%s: unit %r" % (sec, key, unit))
-            if key.endswith("_s") and unit != "s":
+            # a rate (tokens_per_s) is per second, not seconds
+            if key.endswith("_s") and not key.endswith("_per_s") and unit != "s":
                 bad.append("%s.%s: unit %r" % (sec, key, unit))
     else:
         path = head[len("# table: "):].split(".")

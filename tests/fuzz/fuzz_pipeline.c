@@ -26,6 +26,7 @@
 #include "distcalc/plan.h"
 #include "distcalc/report.h"
 #include "distcalc/results.h"
+#include "distcalc/svg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -133,7 +134,7 @@ static size_t split_sets(const char *p, const char *end, struct dc_override *set
 }
 
 /* JSON and table with max_rows (0: every row), and CSV, which always
- * writes every row, when `csv`. */
+ * writes every row, and the SVG chart, when `csv`. */
 static void render(struct dc_report *r, uint64_t max_rows, int csv)
 {
 	struct dc_render_opts ro = {max_rows, (size_t)(max_rows ? 100 : 0)};
@@ -151,6 +152,11 @@ static void render(struct dc_report *r, uint64_t max_rows, int csv)
 		return;
 	dc_buf_init(&out);
 	if (dc_report_render_csv(r, &ro, &out) != 0)
+		abort();
+	dc_buf_release(&out);
+	/* --plot: bounded whatever the world (32 ring lanes, 4 memory classes) */
+	dc_buf_init(&out);
+	if (dc_report_render_svg(r, &out) != 0 || out.len < 6 || memcmp(out.data, "<?xml", 5) != 0 || out.len > (1u << 22))
 		abort();
 	dc_buf_release(&out);
 }

@@ -1,0 +1,189 @@
+/* step.h - how long one training step takes: the pipeline schedule, what
+ * overlap hides and the critical path.
+ *
+ * The step estimator (DC_EST_STEP, results.h) reads the other estimators'
+ * results as data: kernel times per layer and microbatch from the compute
+ * result (compute.h), every collective's time from the comm result
+ * (comm.h; never a time model of its own), FLOPs for MFU and HFU, the
+ * batch for tokens per step. Per pipeline stage it composes one
+ * microbatch's forward and backward from the stage's layer counts (the
+ * embedding on the first stage, the head on the last), adds the exposed
+ * TP, EP and FSDP communication of each op, runs the 1F1B or interleaved
+ * 1F1B schedule with the point-to-point sends between stages, lets the
+ * DDP / ZeRO gradient buckets run behind the last backward, and meets all
+ * ranks at the gradient synchronisation before the optimizer step: the
+ * slowest stage sets the step.
+ *
+ * Two evaluations of the same model: dc_step_compute is the closed form
+ * (what a layout search calls, O(pp) arithmetic, no allocation), and
+ * dc_step_timeline simulates every op of the schedule and emits its events
+ * (what the trace shows). tests/check_step.c holds them within 0.5% of each
+ * other on every shipped config. Derivations and the worked two-stage
+ * example: docs/step-model.md.
+ */
+#ifndef DISTCALC_STEP_H
+#define DISTCALC_STEP_H
+
+#include <stdint.h>
+
+#include "distcalc/batch.h"
+#include "distcalc/comm.h"
+#include "distcalc/compute.h"
+#include "distcalc/flops.h"
+#include "distcalc/strategies.h"
+
+struct dc_plan;
+
+/* One microbatch's ops on one pipeline stage, in seconds: everything the
+ * schedule needs. Built from the compute and comm results (step.c,
+ * stage_ops) or by hand (tests). */
+struct dc_step_stage {
+	double fwd_s, bwd_s;             /* all the stage's chunks, exposed TP/EP/FSDP included */
+	double fwd_first_s, bwd_first_s; /* chunk 0 (the first model chunk of the stage) */
+	double fwd_last_s, bwd_last_s;   /* chunk v - 1 */
+	double exposed_s[DC_STRAT_COUNT]; /* of fwd_s + bwd_s: exposed communication per strategy */
+	double compute_s;                /* fwd_s + bwd_s less the exposed communication */
+	double hidden_s;                 /* communication that ran behind the kernels */
+};
+
+/* The schedule's input: p stages, m microbatches, v chunks, the time of
+ * one point-to-point send between neighbouring stages. */
+struct dc_step_pipe {
+	uint64_t p, m, v;
+	double send_s;
+	const struct dc_step_stage *stage; /* p entries */
+};
+
+/* What the DP gradient buckets cost after a stage's last backward. */
+struct dc_step_buckets {
+	/* calls in the order backward produces them: groups of `n` calls of
+	 * `bytes` each taking `call_s` (full buckets, then the rest) */
+	uint64_t ngroups;
+	uint64_t n[DC_COMM_MAX_COLL];
+	uint64_t bytes[DC_COMM_MAX_COLL];
+	double call_s[DC_COMM_MAX_COLL];
+	uint64_t total_bytes;
+	double total_s;
+};
+
+/* The pipeline schedule in closed form (docs/step-model.md, section 3):
+ * returns the span from the first forward to the end of the last backward,
+ * and the stage that sets it in *critical (may be NULL). Stage s's last
+ * backward ends the drain Σ_{r<s} (bwd_first_s + send_s) before the span. */
+double dc_step_pipeline_closed(const struct dc_step_pipe *pp, uint64_t *critical);
+
+/* The time after `window_s` of backward (buckets produced uniformly by
+ * bytes over it) until the last bucket's collective ends: the exposed
+ * tail, >= 0. Closed form over the groups. */
+double dc_step_bucket_tail(const struct dc_step_buckets *b, double window_s);
+
+/* One row of step.classes[]: the stages of one plan segment (identical
+ * parameters, so identical ops), at the one of them that finishes last. */
+struct dc_step_class {
+	uint64_t stage_first, stage_last;
+	uint64_t ranks;        /* ranks of these stages */
+	uint64_t first_rank;
+	double compute_s;      /* kernels, slowdown included */
+	double bubble_s;       /* idle while the pipeline runs (fill, drain, sends) */
+	double exposed_s[DC_STRAT_COUNT];
+	double hidden_s;       /* communication that ran behind compute */
+	double tail_wait_s;    /* waiting for the slowest stage at the sync and after */
+	double optimizer_s;
+	double total_s;        /* the step: every class meets at the sync */
+};
+
+#define DC_STEP_MAX_PATH 8
+
+struct dc_step_path {
+	const char *what; /* static text */
+	uint64_t stage;   /* the stage whose work it is */
+	double start_s, duration_s;
+};
+
+struct dc_step {
+	int available;       /* 0 when the compute result is unavailable */
+	const char *missing; /* then: the keys it lacks (compute.h) */
+	int interleaved;     /* v > 1 */
+	uint64_t p, m, v;
+	double time_s;
+	double pipeline_s;   /* the schedule's span */
+	double tokens_per_s, tokens_per_s_per_gpu;
+	double mfu, hfu, hfu_paper;
+	double hardware_flops_paper; /* Korthikanti Eq. 8 (selective), Eq. 3 (full), Eq. 7 (none) */
+	double bubble_fraction; /* idle / busy time of the critical stage during the pipeline */
+	uint64_t critical_stage;
+	uint64_t slowest_rank;
+	double gpu_s_per_token;
+	int few_microbatches; /* grad_accum_steps < pp */
+	double time_to_train_s; /* training.total_tokens / tokens_per_s; 0 when not given */
+	uint64_t nclasses;
+	struct dc_step_class classes[DC_PLAN_MAX_SEGMENTS];
+	uint64_t npath;
+	struct dc_step_path path[DC_STEP_MAX_PATH];
+	double slowdown;     /* overlap.compute_slowdown used */
+	/* the strategies comparison's variants (strategies.h) on the same
+	 * work: pure DP, FSDP and the configured layout */
+	struct dc_step_variant {
+		int available;
+		double time_s, tokens_per_s_per_gpu, gpu_s_per_token;
+	} variants[DC_VARIANT_COUNT];
+};
+
+/* Fills *s in closed form for the plan from the compute, comm, flops and
+ * batch results. Returns 0 (also when c->available is 0: then
+ * s->available is 0 and s->missing says why), or -1 with *error set to
+ * static text. No I/O, no allocation. */
+int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
+		    const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s, const char **error);
+
+/* The step time of every variant of the strategies comparison: the
+ * configured one is `own` (dc_step_compute's result for p), the others
+ * derive their plan (dc_variant_layout, dc_plan_derive_from) and run the
+ * batch, comm, flops, compute and step estimators on it. Returns 0, or -1
+ * with *error set. No allocation. */
+int dc_step_variants(const struct dc_plan *p, struct dc_step *own, const char **error);
+
+/* ---- the event timeline ---- */
+
+enum dc_step_track {
+	DC_TRACK_COMPUTE, /* kernels, waits and idle: tiles [0, step] */
+	DC_TRACK_TP,
+	DC_TRACK_EP,
+	DC_TRACK_FSDP_GATHER,
+	DC_TRACK_FSDP_REDUCE,
+	DC_TRACK_PP,
+	DC_TRACK_DP,
+	DC_TRACK_COUNT,
+};
+
+struct dc_step_event {
+	uint64_t stage;
+	enum dc_step_track track;
+	char name[96];
+	double start_s, duration_s;
+};
+
+/* Called for every event in time order per stage and track; returns 0 to
+ * go on, non-zero to stop (dc_step_timeline then returns that value). */
+typedef int (*dc_step_event_fn)(void *ctx, const struct dc_step_event *e);
+
+/* The pipeline schedule op by op (Megatron's op order, every dependency
+ * and send): returns 0 with the end of every stage's last backward in
+ * end_s[p] and their maximum in *span_s, or -1 when out of memory.
+ * Allocates O(p m v). */
+int dc_step_pipeline_simulate(const struct dc_step_pipe *pp, double *end_s, double *span_s);
+
+/* The whole step as a timeline, composed exactly as dc_step_compute but
+ * with the schedule simulated op by op. Fills *s like dc_step_compute
+ * (critical path and classes from the simulation) and, when `emit` is not
+ * NULL, calls it for every event of the stages `want(stage)` accepts
+ * (NULL: every stage). Returns 0, -1 with *error set (allocation failure
+ * or an estimator error), or what `emit` returned. Allocates O(p m v). */
+int dc_step_timeline(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
+		     const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s,
+		     int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx,
+		     const char **error);
+
+const char *dc_step_track_name(enum dc_step_track t);
+
+#endif

@@ -1,0 +1,27 @@
+#!/bin/sh
+# Draws the pictures of README.md and docs/sweeps.md from shipped configs,
+# one of each kind of --plot chart. Usage:
+#   sh scripts/plots.sh [DISTCALC] [OUTDIR]   (defaults: build/distcalc, docs/img)
+# Run it after a change that moves a chart, and commit docs/img/.
+set -eu
+cd "$(dirname "$0")/.."
+bin=${1:-build/distcalc}
+out=${2:-docs/img}
+[ -x "$bin" ] || { echo "plots.sh: no executable at $bin (make build, or pass its path)" >&2; exit 2; }
+mkdir -p "$out"
+# the systems report: the memory ledger per phase against the 80 GiB card
+"$bin" --config configs/systems.json --plot "$out/memory.svg" >/dev/null
+# with a GPU preset the step time too: its breakdown per rank class
+"$bin" --config configs/systems.json --set cluster.gpu=a100-sxm4-80gb --plot "$out/step.svg" >/dev/null
+# the course ring: 8 ranks, 14 rounds
+"$bin" --config configs/systems.json --experiment ring --plot "$out/ring.svg" >/dev/null
+# more GPUs save memory yet add latency (docs/sweeps.md works it by hand)
+"$bin" --config configs/sweeps/gpus.json --set parallel.sharding=zero1 --set cluster.gpu=a100-sxm4-80gb \
+	--sweep cluster.num_nodes=1,2,4,8 \
+	--sweep-metrics summary.peak_bytes,summary.comm_bytes_per_step,step.time_s,step.tokens_per_s_per_gpu \
+	--plot "$out/sweep-gpus.svg" >/dev/null
+# the ring over message sizes: latency-bound, then bandwidth-bound (log axes)
+"$bin" --config configs/systems.json --experiment ring \
+	--sweep 'collective.message_size=1 KiB,32 KiB,1 MiB,32 MiB,1 GiB' \
+	--plot "$out/sweep-message-size.svg" >/dev/null
+echo "plots.sh: wrote $out/memory.svg $out/step.svg $out/ring.svg $out/sweep-gpus.svg $out/sweep-message-size.svg" >&2

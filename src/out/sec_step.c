@@ -1,0 +1,209 @@
+/* sec_step.c - the step section: step time, tokens/s, MFU and HFU, the
+ * bubble, the classes of ranks and the critical path (step.h,
+ * docs/step-model.md). */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "distcalc/plan.h"
+#include "distcalc/results.h"
+#include "distcalc/section.h"
+
+struct view {
+	struct dc_step s;
+	int available, unavailable, has_total_tokens;
+	const char *missing, *model, *hfu_paper_means;
+	char schedule[96];
+	int overlap_dp, overlap_fsdp, overlap_tp;
+	double slowdown;
+};
+
+static void view(const struct dc_run *run, void *out)
+{
+	struct view *v = out;
+	const struct dc_step *s = &run->res->step;
+	const struct dc_config *in = run->plan->in;
+	v->s = *s;
+	v->available = s->available;
+	v->unavailable = !s->available;
+	v->missing = s->missing;
+	v->has_total_tokens = in->training.total_tokens > 0 && s->available;
+	v->model = "kernel times from the compute result, collective times from the comm result; 1F1B or interleaved 1F1B; "
+		   "gradient buckets behind the last backward; every rank meets at the gradient sync and the optimizer";
+	v->hfu_paper_means = "hardware FLOPs as Korthikanti et al. 2022 count them: Eq. 8 with selective recompute (s/(3h)), "
+			     "Megatron-LM 2021 Eq. 3 with full, Eq. 7 with none";
+	if (s->v > 1)
+		snprintf(v->schedule, sizeof(v->schedule), "interleaved 1F1B: p %llu, m %llu, v %llu",
+			 (unsigned long long)s->p, (unsigned long long)s->m, (unsigned long long)s->v);
+	else
+		snprintf(v->schedule, sizeof(v->schedule), "1F1B: p %llu, m %llu", (unsigned long long)s->p,
+			 (unsigned long long)s->m);
+	v->overlap_dp = in->overlap.dp;
+	v->overlap_fsdp = in->overlap.fsdp_prefetch;
+	v->overlap_tp = in->overlap.tp;
+	v->slowdown = in->overlap.compute_slowdown;
+}
+
+static int is_available(const void *base)
+{
+	return ((const struct view *)base)->available;
+}
+
+static int is_unavailable(const void *base)
+{
+	return ((const struct view *)base)->unavailable;
+}
+
+static int has_total_tokens(const void *base)
+{
+	return ((const struct view *)base)->has_total_tokens;
+}
+
+/* ---- classes ---- */
+
+struct class_row {
+	char stages[48];
+	uint64_t ranks, first_rank;
+	double compute_s, bubble_s, exposed_comm_s, exposed[DC_STRAT_COUNT], hidden_s, tail_wait_s, optimizer_s,
+		total_s;
+};
+
+static uint64_t class_count(const void *base)
+{
+	const struct view *v = base;
+	return v->available ? v->s.nclasses : 0;
+}
+
+static void class_row(const void *base, uint64_t i, void *out)
+{
+	const struct dc_step_class *c = &((const struct view *)base)->s.classes[i];
+	struct class_row *row = out;
+	if (c->stage_first == c->stage_last)
+		snprintf(row->stages, sizeof(row->stages), "%llu", (unsigned long long)c->stage_first);
+	else
+		snprintf(row->stages, sizeof(row->stages), "%llu-%llu", (unsigned long long)c->stage_first,
+			 (unsigned long long)c->stage_last);
+	row->ranks = c->ranks;
+	row->first_rank = c->first_rank;
+	row->compute_s = c->compute_s;
+	row->bubble_s = c->bubble_s;
+	row->exposed_comm_s = 0;
+	for (int j = 0; j < DC_STRAT_COUNT; j++) {
+		row->exposed[j] = c->exposed_s[j];
+		row->exposed_comm_s += c->exposed_s[j];
+	}
+	row->hidden_s = c->hidden_s;
+	row->tail_wait_s = c->tail_wait_s;
+	row->optimizer_s = c->optimizer_s;
+	row->total_s = c->total_s;
+}
+
+#define CR(m) offsetof(struct class_row, m)
+static const struct dc_field class_fields[] = {
+	{"stages", "stages", DC_U_NONE, DC_FT_TEXT, CR(stages)},
+	{"ranks", "ranks", DC_U_COUNT, DC_FT_U64, CR(ranks)},
+	{"first_rank", "first rank", DC_U_COUNT, DC_FT_U64, CR(first_rank)},
+	{"compute_s", "compute", DC_U_SECONDS, DC_FT_F64, CR(compute_s)},
+	{"bubble_s", "bubble", DC_U_SECONDS, DC_FT_F64, CR(bubble_s)},
+	{"exposed_comm_s", "exposed comm", DC_U_SECONDS, DC_FT_F64, CR(exposed_comm_s)},
+	{"exposed_comm_dp_s", "dp", DC_U_SECONDS, DC_FT_F64, CR(exposed[DC_STRAT_DP])},
+	{"exposed_comm_fsdp_s", "fsdp", DC_U_SECONDS, DC_FT_F64, CR(exposed[DC_STRAT_FSDP])},
+	{"exposed_comm_tp_s", "tp", DC_U_SECONDS, DC_FT_F64, CR(exposed[DC_STRAT_TP])},
+	{"exposed_comm_pp_s", "pp", DC_U_SECONDS, DC_FT_F64, CR(exposed[DC_STRAT_PP])},
+	{"exposed_comm_ep_s", "ep", DC_U_SECONDS, DC_FT_F64, CR(exposed[DC_STRAT_EP])},
+	{"exposed_comm_cp_s", "cp", DC_U_SECONDS, DC_FT_F64, CR(exposed[DC_STRAT_CP])},
+	{"hidden_comm_s", "hidden comm", DC_U_SECONDS, DC_FT_F64, CR(hidden_s)},
+	{"tail_wait_s", "tail wait", DC_U_SECONDS, DC_FT_F64, CR(tail_wait_s)},
+	{"optimizer_s", "optimizer", DC_U_SECONDS, DC_FT_F64, CR(optimizer_s)},
+	{"total_s", "total", DC_U_SECONDS, DC_FT_F64, CR(total_s)},
+};
+static const struct dc_fields class_table = DC_FIELDS(class_fields);
+static const struct dc_rows class_rows = {class_count, class_row, sizeof(struct class_row), "classes"};
+
+/* ---- the critical path ---- */
+
+struct path_row {
+	const char *what;
+	uint64_t stage;
+	double start_s, duration_s;
+};
+
+static uint64_t path_count(const void *base)
+{
+	const struct view *v = base;
+	return v->available ? v->s.npath : 0;
+}
+
+static void path_row(const void *base, uint64_t i, void *out)
+{
+	const struct dc_step_path *p = &((const struct view *)base)->s.path[i];
+	struct path_row *row = out;
+	row->what = p->what;
+	row->stage = p->stage;
+	row->start_s = p->start_s;
+	row->duration_s = p->duration_s;
+}
+
+#define PR(m) offsetof(struct path_row, m)
+static const struct dc_field path_fields[] = {
+	{"what", "what", DC_U_NONE, DC_FT_STR, PR(what)},
+	{"stage", "stage", DC_U_COUNT, DC_FT_U64, PR(stage)},
+	{"start_s", "start", DC_U_SECONDS, DC_FT_F64, PR(start_s)},
+	{"duration_s", "duration", DC_U_SECONDS, DC_FT_F64, PR(duration_s)},
+};
+static const struct dc_fields path_table = DC_FIELDS(path_fields);
+static const struct dc_rows path_rows = {path_count, path_row, sizeof(struct path_row), "steps"};
+
+#define V(m) offsetof(struct view, m)
+#define SV(m) offsetof(struct view, s.m)
+static const struct dc_field fields[] = {
+	{"available", "step time available", DC_U_NONE, DC_FT_BOOL, V(available)},
+	{"missing", "missing (set cluster.gpu or these keys)", DC_U_NONE, DC_FT_STR, V(missing), .shown = is_unavailable},
+	{"model", "model", DC_U_NONE, DC_FT_STR, V(model), .shown = is_available},
+	{"schedule", "schedule", DC_U_NONE, DC_FT_TEXT, V(schedule), .shown = is_available},
+	{"overlap_dp", "overlap: dp buckets behind the backward", DC_U_NONE, DC_FT_BOOL, V(overlap_dp), .shown = is_available},
+	{"overlap_fsdp_prefetch", "overlap: fsdp prefetch", DC_U_NONE, DC_FT_BOOL, V(overlap_fsdp), .shown = is_available},
+	{"overlap_tp", "overlap: tp behind the matmuls", DC_U_NONE, DC_FT_BOOL, V(overlap_tp), .shown = is_available},
+	{"compute_slowdown", "compute slowdown while communication overlaps", DC_U_RATIO, DC_FT_F64, V(slowdown),
+	 .shown = is_available},
+	{"time_s", "step time", DC_U_SECONDS, DC_FT_F64, SV(time_s), .shown = is_available},
+	{"pipeline_s", "pipeline schedule span", DC_U_SECONDS, DC_FT_F64, SV(pipeline_s), .shown = is_available},
+	{"tokens_per_s", "tokens/s", DC_U_PER_S, DC_FT_F64, SV(tokens_per_s), .shown = is_available},
+	{"tokens_per_s_per_gpu", "tokens/s per GPU", DC_U_PER_S, DC_FT_F64, SV(tokens_per_s_per_gpu),
+	 .shown = is_available},
+	{"gpu_s_per_token", "GPU-seconds per token", DC_U_SECONDS, DC_FT_F64, SV(gpu_s_per_token), .shown = is_available},
+	{"mfu", "MFU (model FLOPs, Korthikanti Eq. 7 / peak)", DC_U_RATIO, DC_FT_F64, SV(mfu), .shown = is_available},
+	{"hfu", "HFU (hardware FLOPs as counted here / peak)", DC_U_RATIO, DC_FT_F64, SV(hfu), .shown = is_available},
+	{"hfu_paper", "HFU, paper convention (Korthikanti Eq. 8)", DC_U_RATIO, DC_FT_F64, SV(hfu_paper),
+	 .shown = is_available},
+	{"hfu_paper_means", "paper convention", DC_U_NONE, DC_FT_STR, V(hfu_paper_means), .shown = is_available},
+	{"bubble_fraction", "pipeline bubble / busy time (critical stage)", DC_U_RATIO, DC_FT_F64, SV(bubble_fraction),
+	 .shown = is_available},
+	{"critical_stage", "critical pipeline stage", DC_U_COUNT, DC_FT_U64, SV(critical_stage), .shown = is_available},
+	{"slowest_rank", "slowest rank (sets the step)", DC_U_COUNT, DC_FT_U64, SV(slowest_rank), .shown = is_available},
+	{"time_to_train_s", "time to train on training.total_tokens", DC_U_SECONDS, DC_FT_F64, SV(time_to_train_s),
+	 .shown = has_total_tokens},
+	{"classes", "Rank classes (stages of identical parameters), each at its slowest stage", DC_U_NONE, DC_FT_ROWS, 0,
+	 .sub = &class_table, .rows = &class_rows, .shown = is_available},
+	{"critical_path", "Critical path", DC_U_NONE, DC_FT_ROWS, 0, .sub = &path_table, .rows = &path_rows,
+	 .shown = is_available},
+};
+
+_Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
+
+/* grad_accum_steps < pp: the pipeline never fills */
+static void warn(const struct dc_plan *p, const struct dc_results *res, const char *config_name,
+		 struct dc_diag *diag)
+{
+	(void)res;
+	(void)config_name;
+	if (p->layout.pp > 1 && p->layout.grad_accum_steps < p->layout.pp)
+		dc_diag_warn(diag,
+			     "'training.grad_accum_steps' (%llu) < 'parallel.pp' (%llu): the pipeline never fills, "
+			     "so every stage idles for most of the step (1F1B wants at least pp microbatches)",
+			     (unsigned long long)p->layout.grad_accum_steps, (unsigned long long)p->layout.pp);
+}
+
+const struct dc_section dc_section_step = {
+	"step", "Step time", "step time, tokens/s, MFU and HFU, the pipeline bubble, exposed communication, the critical path",
+	DC_EST_BIT(DC_EST_STEP), sizeof(struct view), view, DC_FIELDS(fields), NULL, warn,
+};

@@ -1,0 +1,681 @@
+/* sweep.c - one experiment run per point of a grid, as one report; see
+ * sweep.h. The report's root is the header fields, the "sweep" object and
+ * the warnings; its table "rows" is built from field tables made here at
+ * run time (the columns depend on what was swept and picked), which the
+ * sinks walk like any other. */
+#include "distcalc/sweep.h"
+
+#include <stdalign.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_int.h"
+#include "sweep_int.h"
+
+/* ---- checking the command line's axes and metrics ---- */
+
+size_t dc_sweep_axis_check(const char *text, char *err, size_t errlen)
+{
+	const char *eq = strchr(text, '=');
+	const struct dc_config_key_info *k;
+	char path[128];
+	size_t n = 0;
+
+	if (!eq || eq == text) {
+		snprintf(err, errlen, "expected PATH=V1,V2,..., got '%.200s'", text);
+		return 0;
+	}
+	if ((size_t)(eq - text) >= sizeof(path)) {
+		snprintf(err, errlen, "unknown config key '%.*s...'", 64, text);
+		return 0;
+	}
+	memcpy(path, text, (size_t)(eq - text));
+	path[eq - text] = '\0';
+	k = dc_config_key_find(path);
+	if (!k) {
+		snprintf(err, errlen, "unknown config key '%s'", path);
+		return 0;
+	}
+	if (strcmp(k->kind, "section") == 0) {
+		snprintf(err, errlen, "'%s' is a section; sweep one of its keys", path);
+		return 0;
+	}
+	for (const char *p = eq + 1;;) {
+		size_t len = strcspn(p, ",");
+		if (len == 0) {
+			snprintf(err, errlen, "'%s': empty value in '%.200s'", path, eq + 1);
+			return 0;
+		}
+		if (len > DC_SWEEP_MAX_VALUE) {
+			snprintf(err, errlen, "'%s': value '%.*s...' is longer than %d bytes", path, 32, p,
+				 DC_SWEEP_MAX_VALUE);
+			return 0;
+		}
+		n++;
+		p += len;
+		if (!*p)
+			break;
+		p++;
+	}
+	return n;
+}
+
+const char *dc_sweep_default_metrics(const struct dc_experiment *exp)
+{
+	if (strcmp(exp->name, "ring") == 0)
+		return "ring.time_s,ring.busbw_GBps,ring.bytes_sent_per_rank";
+	return "summary.peak_bytes,summary.fits,summary.comm_bytes_per_step,summary.comm_time_s,step.time_s,"
+	       "step.tokens_per_s_per_gpu,step.mfu";
+}
+
+/* Short table labels for the headline metrics; any other metric is
+ * labelled with its last key. */
+static const struct {
+	const char *path, *label;
+} short_labels[] = {
+	{"summary.peak_bytes", "peak/rank"},
+	{"summary.fits", "fits"},
+	{"summary.comm_bytes_per_step", "comm/step"},
+	{"summary.comm_time_s", "comm time"},
+	{"step.time_s", "step time"},
+	{"step.tokens_per_s_per_gpu", "tokens/s/GPU"},
+	{"step.mfu", "MFU"},
+	{"ring.time_s", "ring time"},
+	{"ring.busbw_GBps", "busbw"},
+	{"ring.bytes_sent_per_rank", "sent/rank"},
+};
+
+/* One step of a metric path: a key and, for a table, a row index. */
+struct step {
+	const char *key;
+	size_t len;
+	int has_index;
+	uint64_t index;
+};
+
+/* Splits the next step off *p ("phases[1]" then ".total_bytes").
+ * Returns 0, or -1 for a malformed step. */
+static int next_step(const char **p, struct step *s)
+{
+	const char *q = *p;
+	s->key = q;
+	s->len = strcspn(q, ".[");
+	s->has_index = 0;
+	if (s->len == 0)
+		return -1;
+	q += s->len;
+	if (*q == '[') {
+		uint64_t v = 0;
+		q++;
+		if (*q < '0' || *q > '9')
+			return -1;
+		for (; *q >= '0' && *q <= '9'; q++) {
+			if (v > (UINT64_MAX - 9) / 10)
+				return -1;
+			v = v * 10 + (uint64_t)(*q - '0');
+		}
+		if (*q != ']')
+			return -1;
+		q++;
+		s->has_index = 1;
+		s->index = v;
+	}
+	if (*q == '.')
+		q++;
+	else if (*q)
+		return -1;
+	*p = q;
+	return 0;
+}
+
+static const struct dc_field *find_key(const struct dc_fields *fs, const struct step *s)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		if (strlen(fs->f[i].key) == s->len && strncmp(fs->f[i].key, s->key, s->len) == 0)
+			return &fs->f[i];
+	return NULL;
+}
+
+/* The scalar field `path` names among the experiment's sections, from the
+ * static field tables alone. Returns it, or NULL with why in err. */
+static const struct dc_field *resolve_static(const struct dc_experiment *exp, const char *path, char *err,
+					     size_t errlen)
+{
+	const struct dc_fields *fs = NULL;
+	const struct dc_field *f = NULL;
+	const char *p = path;
+	struct step s;
+
+	if (next_step(&p, &s) != 0 || s.has_index)
+		goto bad;
+	for (size_t i = 0; exp->sections[i]; i++)
+		if (strlen(exp->sections[i]->name) == s.len && strncmp(exp->sections[i]->name, s.key, s.len) == 0)
+			fs = &exp->sections[i]->fields;
+	if (!fs) {
+		snprintf(err, errlen, "'%.200s': experiment '%s' has no section '%.*s'", path, exp->name,
+			 (int)(s.len < 64 ? s.len : 64), s.key);
+		return NULL;
+	}
+	while (*p) {
+		if (next_step(&p, &s) != 0)
+			goto bad;
+		if (!fs || !(f = find_key(fs, &s))) {
+			snprintf(err, errlen, "'%.200s': no field '%.*s' there", path, (int)(s.len < 64 ? s.len : 64),
+				 s.key);
+			return NULL;
+		}
+		if (f->type == DC_FT_ROWS && !s.has_index) {
+			snprintf(err, errlen, "'%.200s': '%.*s' is a table; pick a row, as in %.*s[0]", path,
+				 (int)s.len, s.key, (int)s.len, s.key);
+			return NULL;
+		}
+		if (f->type != DC_FT_ROWS && s.has_index)
+			goto bad;
+		fs = f->type == DC_FT_OBJECT || f->type == DC_FT_ROWS ? f->sub : NULL;
+	}
+	if (!f || !dc_fld_scalar(f)) {
+		snprintf(err, errlen, "'%.200s': not a number or text (an object, table or list)", path);
+		return NULL;
+	}
+	return f;
+bad:
+	snprintf(err, errlen, "'%.200s': expected a dotted path such as summary.peak_bytes", path);
+	return NULL;
+}
+
+/* The value at `path` in the report `r`, into the point's cell k. A field
+ * that is not shown, is null, or a row out of range is null. */
+static void lookup(const struct dc_report *r, const char *path, struct dc_sweep_point *pt, size_t k)
+{
+	alignas(max_align_t) unsigned char row[DC_ROW_MAX];
+	const void *base;
+	const struct dc_fields *fs = dc_report_fields(r, &base);
+	const struct dc_field *f = NULL;
+	const char *p = path;
+	struct step s;
+
+	pt->null[k] = 1;
+	while (*p) {
+		if (next_step(&p, &s) != 0 || !fs || !(f = find_key(fs, &s)) || !dc_fld_shown(f, base) ||
+		    dc_fld_null(f, base))
+			return;
+		if (f->type == DC_FT_OBJECT) {
+			base = dc_fld_ptr(base, f);
+			fs = f->sub;
+		} else if (f->type == DC_FT_ROWS) {
+			if (!s.has_index || s.index >= f->rows->count(base) || f->rows->row_size > sizeof(row))
+				return;
+			memset(row, 0, f->rows->row_size);
+			f->rows->row(base, s.index, row);
+			base = row;
+			fs = f->sub;
+		} else {
+			fs = NULL;
+		}
+	}
+	if (!f || !dc_fld_scalar(f) || !dc_fld_shown(f, base) || dc_fld_null(f, base))
+		return;
+	switch (f->type) {
+	case DC_FT_U64: memcpy(&pt->cell[k].u, dc_fld_ptr(base, f), sizeof(uint64_t)); break;
+	case DC_FT_F64: memcpy(&pt->cell[k].d, dc_fld_ptr(base, f), sizeof(double)); break;
+	case DC_FT_BOOL: memcpy(&pt->cell[k].b, dc_fld_ptr(base, f), sizeof(int)); break;
+	default: {
+		char buf[DC_CELL_MAX];
+		snprintf(pt->text[k], sizeof(pt->text[k]), "%s", dc_fld_text(f, base, buf, sizeof(buf)));
+		pt->cell[k].s = pt->text[k];
+		break;
+	}
+	}
+	pt->null[k] = 0;
+}
+
+/* ---- the report's field tables ---- */
+
+struct sweep_row {
+	uint64_t point;
+	const char *value[DC_SWEEP_MAX_AXES];
+	const char *status;
+	union dc_sweep_cell cell[DC_SWEEP_MAX_METRICS];
+	unsigned char null[DC_SWEEP_MAX_METRICS];
+	const char *error;
+};
+
+_Static_assert(sizeof(struct sweep_row) <= DC_ROW_MAX, "sweep row too large");
+_Static_assert(1 + DC_SWEEP_MAX_AXES + 1 + DC_SWEEP_MAX_METRICS + 1 <= DC_MAX_COLUMNS, "too many columns");
+
+static uint64_t rows_count(const void *base)
+{
+	return ((const struct dc_sweep *)base)->npoints;
+}
+
+static void row_at(const void *base, uint64_t i, void *out)
+{
+	const struct dc_sweep *sw = base;
+	const struct dc_sweep_point *pt = &sw->points[i];
+	struct sweep_row *row = out;
+	row->point = i;
+	for (size_t a = 0; a < sw->naxes; a++)
+		row->value[a] = pt->value[a];
+	row->status = pt->ok ? "ok" : "invalid";
+	for (size_t k = 0; k < sw->nmetrics; k++) {
+		row->cell[k] = pt->cell[k];
+		row->null[k] = (unsigned char)(!pt->ok || pt->null[k]);
+	}
+	row->error = pt->ok ? NULL : pt->error;
+}
+
+static const struct dc_rows sweep_rows = {rows_count, row_at, sizeof(struct sweep_row), "points", 0, 0};
+
+static int error_null(const void *base)
+{
+	return ((const struct sweep_row *)base)->error == NULL;
+}
+
+/* is_null of metric column K: a hook takes the row alone, so one per column */
+#define NULL_FN(K)                                              \
+	static int null_##K(const void *base)                   \
+	{                                                       \
+		return ((const struct sweep_row *)base)->null[K]; \
+	}
+NULL_FN(0) NULL_FN(1) NULL_FN(2) NULL_FN(3) NULL_FN(4) NULL_FN(5) NULL_FN(6) NULL_FN(7)
+NULL_FN(8) NULL_FN(9) NULL_FN(10) NULL_FN(11) NULL_FN(12) NULL_FN(13) NULL_FN(14) NULL_FN(15)
+static int (*const null_fns[DC_SWEEP_MAX_METRICS])(const void *) = {
+	null_0, null_1, null_2,  null_3,  null_4,  null_5,  null_6,  null_7,
+	null_8, null_9, null_10, null_11, null_12, null_13, null_14, null_15,
+};
+
+static void sweep_title(const void *base, char *buf, size_t len)
+{
+	snprintf(buf, len, "Sweep over %s", ((const struct dc_sweep *)base)->axes_text);
+}
+
+struct header_view {
+	const struct dc_report *r;
+	const char *version, *experiment, *config;
+	uint64_t seed;
+};
+
+static void build_fields(struct dc_sweep *sw)
+{
+	struct dc_field *c = sw->col_f;
+	size_t n = 0;
+
+	memset(sw->col_f, 0, sizeof(sw->col_f));
+	c[n++] = (struct dc_field){"point", "point", DC_U_COUNT, DC_FT_U64, offsetof(struct sweep_row, point)};
+	for (size_t a = 0; a < sw->naxes; a++)
+		c[n++] = (struct dc_field){sw->axis[a], sw->axis[a], DC_U_NONE, DC_FT_STR,
+					   offsetof(struct sweep_row, value) + a * sizeof(const char *)};
+	c[n++] = (struct dc_field){"status", "status", DC_U_NONE, DC_FT_STR, offsetof(struct sweep_row, status)};
+	for (size_t k = 0; k < sw->nmetrics; k++) {
+		c[n] = (struct dc_field){sw->metric[k].path, sw->metric[k].label, sw->metric[k].unit,
+					 sw->metric[k].type,
+					 offsetof(struct sweep_row, cell) + k * sizeof(union dc_sweep_cell)};
+		c[n++].is_null = null_fns[k];
+	}
+	c[n] = (struct dc_field){"error", "why not", DC_U_NONE, DC_FT_STR, offsetof(struct sweep_row, error)};
+	c[n++].is_null = error_null;
+	sw->cols.f = sw->col_f;
+	sw->cols.n = n;
+
+	memset(sw->obj_f, 0, sizeof(sw->obj_f));
+	sw->obj_f[0] = (struct dc_field){"axes", "swept (first varies slowest)", DC_U_NONE, DC_FT_TEXT,
+					 offsetof(struct dc_sweep, axes_text)};
+	sw->obj_f[1] = (struct dc_field){"points", "points in the grid", DC_U_COUNT, DC_FT_U64,
+					 offsetof(struct dc_sweep, npoints_u)};
+	sw->obj_f[2] = (struct dc_field){"valid", "points that ran", DC_U_COUNT, DC_FT_U64,
+					 offsetof(struct dc_sweep, valid_u)};
+	sw->obj_f[3] = (struct dc_field){"rows", "points", DC_U_NONE, DC_FT_ROWS, 0};
+	sw->obj_f[3].sub = &sw->cols;
+	sw->obj_f[3].rows = &sweep_rows;
+	sw->obj.f = sw->obj_f;
+	sw->obj.n = 4;
+}
+
+static uint64_t warning_count(const void *base)
+{
+	return ((const struct header_view *)base)->r->nwarnings;
+}
+
+static const char *warning_at(const void *base, uint64_t i)
+{
+	return ((const struct header_view *)base)->r->warnings[i];
+}
+
+static const struct dc_prose warnings_prose = {warning_count, warning_at};
+
+#define HV(m) offsetof(struct header_view, m)
+/* the keys and labels of experiment.c's header, which --check relies on */
+static const struct dc_field header_fields[] = {
+	{"distcalc_version", "distcalc", DC_U_NONE, DC_FT_STR, HV(version)},
+	{"experiment", "experiment", DC_U_NONE, DC_FT_STR, HV(experiment)},
+	{"config", "config", DC_U_NONE, DC_FT_STR, HV(config)},
+	{"seed", "seed", DC_U_NONE, DC_FT_U64, HV(seed)},
+};
+#define NHEADER (sizeof(header_fields) / sizeof(header_fields[0]))
+
+/* ---- running the points ---- */
+
+/* The errors of a failed point, one line each without the file name
+ * ("configs/x.json: error: "), joined with "; ". */
+static void point_error(const struct dc_diag *d, char *out, size_t len)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < d->count && used + 1 < len; i++) {
+		const char *t = d->entries[i].text, *e;
+		size_t n;
+		if (d->entries[i].severity != DC_SEV_ERROR)
+			continue;
+		if ((e = strstr(t, "error: ")))
+			t = e + strlen("error: ");
+		n = strcspn(t, "\n");
+		used += (size_t)snprintf(out + used, len - used, "%s%.*s", used ? "; " : "", (int)n, t);
+		if (used >= len)
+			used = len - 1;
+	}
+	if (!out[0])
+		snprintf(out, len, "not run");
+}
+
+static size_t align_up(size_t n)
+{
+	size_t a = alignof(max_align_t);
+	return (n + a - 1) / a * a;
+}
+
+/* Axis a's value v, copied into `out` (checked by dc_sweep_axis_check). */
+static void axis_value(const char *text, size_t v, char *out)
+{
+	const char *p = strchr(text, '=') + 1;
+	size_t n;
+	while (v--)
+		p += strcspn(p, ",") + 1;
+	n = strcspn(p, ",");
+	memcpy(out, p, n);
+	out[n] = '\0';
+}
+
+/* Loads and runs point `pt`; its warnings go to `diag`. Returns 0, or -1
+ * when the sweep must stop (an unreadable file, out of memory), with the
+ * reason in `diag`. */
+static int run_point(const struct dc_experiment *exp, const struct dc_sweep_load *load, struct dc_sweep *sw,
+		     size_t index, const struct dc_run_info *info, struct dc_diag *diag)
+{
+	struct dc_sweep_point *pt = &sw->points[index];
+	struct dc_override *ov = dc_calloc(load->nsets + sw->naxes, sizeof(*ov));
+	char *texts[DC_SWEEP_MAX_AXES] = {0};
+	struct dc_load_opts lo;
+	struct dc_config cfg;
+	struct dc_diag pd;
+	struct dc_run_info pi = *info;
+	struct dc_report *r = NULL;
+	int rc = 0, loaded;
+
+	dc_diag_init(&pd);
+	if (!ov)
+		goto oom;
+	for (size_t i = 0; i < load->nsets; i++)
+		ov[i] = load->sets[i];
+	for (size_t a = 0; a < sw->naxes; a++) {
+		if (!(texts[a] = dc_asprintf("%s=%s", sw->axis[a], pt->value[a])))
+			goto oom;
+		ov[load->nsets + a].text = texts[a];
+	}
+	lo.overrides = ov;
+	lo.noverrides = load->nsets + sw->naxes;
+	lo.model_file = load->model_file;
+	loaded = load->config_path ? dc_config_load_file_opts(load->config_path, &lo, &cfg, &pd)
+				   : dc_config_load_buffer_opts(load->buf, load->len, load->name, &lo, &cfg, &pd);
+	if (pd.oom || pd.status == DC_ERR_INTERNAL)
+		goto oom;
+	if (loaded != 0 && pd.status == DC_ERR_INPUT) {
+		for (size_t i = 0; i < pd.count; i++)
+			if (pd.entries[i].severity == DC_SEV_ERROR)
+				dc_diag_error(diag, DC_ERR_INPUT, "%s", pd.entries[i].text);
+		rc = -1;
+		goto done;
+	}
+	if (loaded == 0) {
+		pi.only = NULL;
+		r = dc_experiment_run(exp, &cfg, &pi, &pd);
+		if (pd.oom)
+			goto oom;
+		/* out of memory, or a result that is not finite (a bug): the
+		 * sweep stops, as a single run would */
+		if (!r && pd.status == DC_ERR_INTERNAL) {
+			for (size_t i = 0; i < pd.count; i++)
+				if (pd.entries[i].severity == DC_SEV_ERROR)
+					dc_diag_error(diag, DC_ERR_INTERNAL, "sweep point %zu: %s", index, pd.entries[i].text);
+			rc = -1;
+			goto done;
+		}
+	}
+	if (r) {
+		pt->ok = 1;
+		sw->valid++;
+		for (size_t k = 0; k < sw->nmetrics; k++)
+			lookup(r, sw->metric[k].path, pt, k);
+		if (r->res.done & DC_EST_BIT(DC_EST_MEMORY)) {
+			pt->has_memory = 1;
+			pt->fits = r->res.memory.top.fits;
+			pt->gpu_mem_bytes = r->in.cluster.gpu_mem_bytes;
+		}
+	} else {
+		point_error(&pd, pt->error, sizeof(pt->error));
+	}
+	for (size_t i = 0; i < pd.count; i++) {
+		char where[DC_SWEEP_MAX_AXES * (DC_SWEEP_MAX_VALUE + 130)];
+		size_t used = 0;
+		if (pd.entries[i].severity != DC_SEV_WARNING)
+			continue;
+		where[0] = '\0';
+		for (size_t a = 0; a < sw->naxes; a++)
+			used += (size_t)snprintf(where + used, sizeof(where) - used, "%s%s=%s", a ? ", " : "",
+						 sw->axis[a], pt->value[a]);
+		dc_diag_warn(diag, "sweep point %zu (%s): %s", index, where, pd.entries[i].text);
+	}
+	goto done;
+oom:
+	dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory");
+	rc = -1;
+done:
+	dc_report_free(r);
+	for (size_t a = 0; a < sw->naxes; a++)
+		free(texts[a]);
+	free(ov);
+	dc_diag_release(&pd);
+	return rc;
+}
+
+/* The last two keys of `path` ("tp.bytes_per_rank"), as a label. */
+static void two_keys(const char *path, char *label, size_t len)
+{
+	const char *p = path + strlen(path);
+	int dots = 0;
+	while (p > path && dots < 2)
+		if (*--p == '.')
+			dots++;
+	snprintf(label, len, "%.47s", dots == 2 ? p + 1 : path);
+}
+
+/* Fills the metrics from the comma-separated `list`. Returns 0, or -1
+ * with a usage error in `diag`. */
+static int pick_metrics(const struct dc_experiment *exp, struct dc_sweep *sw, const char *list,
+			struct dc_diag *diag)
+{
+	char err[400];
+	for (const char *p = list;;) {
+		size_t n = strcspn(p, ",");
+		struct dc_sweep_metric *m;
+		const struct dc_field *f;
+		const char *last;
+		if (n == 0) {
+			dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--sweep-metrics': empty path in '%.200s'",
+				      list);
+			return -1;
+		}
+		if (sw->nmetrics == DC_SWEEP_MAX_METRICS) {
+			dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--sweep-metrics': more than %d paths",
+				      DC_SWEEP_MAX_METRICS);
+			return -1;
+		}
+		m = &sw->metric[sw->nmetrics];
+		if (n >= sizeof(m->path)) {
+			dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--sweep-metrics': path '%.64s...' too long", p);
+			return -1;
+		}
+		memcpy(m->path, p, n);
+		m->path[n] = '\0';
+		if (!(f = resolve_static(exp, m->path, err, sizeof(err)))) {
+			dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--sweep-metrics': %s", err);
+			return -1;
+		}
+		m->unit = f->unit;
+		m->type = f->type == DC_FT_U64 || f->type == DC_FT_F64 || f->type == DC_FT_BOOL ? f->type : DC_FT_STR;
+		last = strrchr(m->path, '.');
+		snprintf(m->label, sizeof(m->label), "%.47s", last ? last + 1 : m->path);
+		/* two metrics ending in the same key (comm.tp.bytes_per_rank,
+		 * comm.dp.bytes_per_rank) are told apart by the key above it */
+		for (size_t i = 0; i < sw->nmetrics; i++) {
+			if (strcmp(sw->metric[i].label, m->label) != 0)
+				continue;
+			two_keys(m->path, m->label, sizeof(m->label));
+			two_keys(sw->metric[i].path, sw->metric[i].label, sizeof(sw->metric[i].label));
+		}
+		for (size_t i = 0; i < sizeof(short_labels) / sizeof(short_labels[0]); i++)
+			if (strcmp(short_labels[i].path, m->path) == 0)
+				snprintf(m->label, sizeof(m->label), "%.47s", short_labels[i].label);
+		sw->nmetrics++;
+		p += n;
+		if (!*p)
+			break;
+		p++;
+		if (!*p) {
+			dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--sweep-metrics': empty path in '%.200s'",
+				      list);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_sweep_load *load,
+			       const char *const *axes, size_t naxes, const char *metrics,
+			       const struct dc_run_info *info, struct dc_diag *diag)
+{
+	struct dc_report *r = NULL;
+	struct dc_sweep *sw;
+	struct header_view *h;
+	size_t npoints = 1, nvalues[DC_SWEEP_MAX_AXES], off_sweep, off_points, size, nw = 0, used = 0;
+	char err[300];
+
+	if (naxes == 0 || naxes > DC_SWEEP_MAX_AXES) {
+		dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--sweep': at most %d axes", DC_SWEEP_MAX_AXES);
+		return NULL;
+	}
+	for (size_t a = 0; a < naxes; a++) {
+		if (!(nvalues[a] = dc_sweep_axis_check(axes[a], err, sizeof(err)))) {
+			dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--sweep': %s", err);
+			return NULL;
+		}
+		npoints *= nvalues[a]; /* at most DC_SWEEP_MAX_POINTS so far: no overflow */
+		if (npoints > DC_SWEEP_MAX_POINTS) {
+			dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--sweep': more than %d points in the grid",
+				      DC_SWEEP_MAX_POINTS);
+			return NULL;
+		}
+	}
+	off_sweep = align_up(sizeof(struct header_view));
+	off_points = off_sweep + align_up(sizeof(struct dc_sweep));
+	size = off_points + npoints * sizeof(struct dc_sweep_point);
+	if (!(r = dc_calloc(1, sizeof(*r))) || !(r->views = dc_calloc(1, size)))
+		goto oom;
+	r->views_size = size;
+	h = (struct header_view *)(void *)r->views;
+	sw = (struct dc_sweep *)(void *)(r->views + off_sweep);
+	sw->points = (struct dc_sweep_point *)(void *)(r->views + off_points);
+	sw->naxes = naxes;
+	sw->npoints = npoints;
+	for (size_t a = 0; a < naxes; a++) {
+		size_t n = strcspn(axes[a], "=");
+		memcpy(sw->axis[a], axes[a], n); /* shorter than 128: a key of the table */
+		sw->axis[a][n] = '\0';
+		sw->nvalues[a] = nvalues[a];
+		used += (size_t)snprintf(sw->axes_text + used, sizeof(sw->axes_text) - used, "%s%s (%zu)",
+					 a ? " x " : "", sw->axis[a], nvalues[a]);
+	}
+	if (pick_metrics(exp, sw, metrics ? metrics : dc_sweep_default_metrics(exp), diag) != 0)
+		goto fail;
+	/* the grid, first axis slowest */
+	for (size_t i = 0; i < npoints; i++) {
+		size_t rest = i;
+		for (size_t a = naxes; a-- > 0;) {
+			axis_value(axes[a], rest % nvalues[a], sw->points[i].value[a]);
+			rest /= nvalues[a];
+		}
+	}
+	r->config_name = dc_strdup(info->config_name ? info->config_name : "");
+	if (!r->config_name)
+		goto oom;
+	r->info = *info;
+	r->info.config_name = r->config_name;
+	r->info.only = NULL;
+	for (size_t i = 0; i < npoints; i++)
+		if (run_point(exp, load, sw, i, &r->info, diag) != 0)
+			goto fail;
+	if (diag->oom)
+		goto oom;
+
+	for (size_t i = 0; i < diag->count; i++)
+		nw += diag->entries[i].severity == DC_SEV_WARNING;
+	if (nw) {
+		if (!(r->warnings = dc_calloc(nw, sizeof(*r->warnings))))
+			goto oom;
+		for (size_t i = 0; i < diag->count; i++) {
+			if (diag->entries[i].severity != DC_SEV_WARNING)
+				continue;
+			if (!(r->warnings[r->nwarnings] = dc_strdup(diag->entries[i].text)))
+				goto oom;
+			r->nwarnings++;
+		}
+	}
+
+	sw->npoints_u = npoints;
+	sw->valid_u = sw->valid;
+	build_fields(sw);
+	h->r = r;
+	h->version = DC_VERSION;
+	h->experiment = r->info.experiment;
+	h->config = r->config_name;
+	h->seed = r->info.seed;
+
+	for (size_t i = 0; i < NHEADER; i++)
+		r->root_f[i] = header_fields[i];
+	r->nheader = NHEADER;
+	memset(&r->root_f[NHEADER], 0, sizeof(r->root_f[0]));
+	r->root_f[NHEADER].key = "sweep";
+	r->root_f[NHEADER].label = "Sweep";
+	r->root_f[NHEADER].type = DC_FT_OBJECT;
+	r->root_f[NHEADER].off = off_sweep;
+	r->root_f[NHEADER].sub = &sw->obj;
+	r->root_f[NHEADER].label_fn = sweep_title;
+	r->root_f[NHEADER + 1] = (struct dc_field){"warnings", "Warnings", DC_U_NONE, DC_FT_PROSE, 0};
+	r->root_f[NHEADER + 1].prose = &warnings_prose;
+	r->root.f = r->root_f;
+	r->root.n = NHEADER + 2;
+	r->nsec = 1;
+	r->sweep = sw;
+	return r;
+oom:
+	dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory");
+fail:
+	dc_report_free(r);
+	return NULL;
+}
+
+size_t dc_sweep_valid_points(const struct dc_report *r)
+{
+	return r && r->sweep ? r->sweep->valid : 0;
+}

@@ -1,0 +1,60 @@
+/* sweep_int.h - a sweep's points, as the sweep report and the SVG sink
+ * read them. Internal to the library; see sweep.h. */
+#ifndef DISTCALC_SWEEP_INT_H
+#define DISTCALC_SWEEP_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "distcalc/section.h"
+#include "distcalc/sweep.h"
+
+/* Longest text kept of a string metric, and of a point's error. */
+#define DC_SWEEP_TEXT 64
+#define DC_SWEEP_ERROR 400
+
+union dc_sweep_cell {
+	uint64_t u;
+	double d;
+	int b;
+	const char *s; /* into the point's text[] */
+};
+
+struct dc_sweep_point {
+	char value[DC_SWEEP_MAX_AXES][DC_SWEEP_MAX_VALUE + 1];
+	int ok;                 /* the point loaded and ran */
+	char error[DC_SWEEP_ERROR]; /* why not, when !ok */
+	unsigned char null[DC_SWEEP_MAX_METRICS]; /* the metric is undefined here */
+	union dc_sweep_cell cell[DC_SWEEP_MAX_METRICS];
+	char text[DC_SWEEP_MAX_METRICS][DC_SWEEP_TEXT];
+	/* for the chart: the point's GPU memory and whether its most loaded
+	 * rank fits (when it ran and its report has the memory ledger) */
+	int has_memory, fits;
+	uint64_t gpu_mem_bytes;
+};
+
+struct dc_sweep_metric {
+	char path[128];  /* as given: the column's key */
+	char label[48];  /* the table's column label */
+	enum dc_unit unit;
+	enum dc_ftype type; /* U64, F64, BOOL or STR (text of any kind) */
+};
+
+/* The "sweep" object of the report. */
+struct dc_sweep {
+	size_t naxes, nmetrics, npoints, valid;
+	uint64_t npoints_u, valid_u; /* the two counts as the field table reads them */
+	char axis[DC_SWEEP_MAX_AXES][128]; /* the swept paths */
+	size_t nvalues[DC_SWEEP_MAX_AXES];
+	struct dc_sweep_metric metric[DC_SWEEP_MAX_METRICS];
+	struct dc_sweep_point *points; /* npoints, in grid order */
+	char axes_text[600];           /* "cluster.num_nodes x parallel.tp" */
+	/* the field tables the sinks walk (keys and labels point into the
+	 * members above) */
+	struct dc_field col_f[1 + DC_SWEEP_MAX_AXES + 1 + DC_SWEEP_MAX_METRICS + 1];
+	struct dc_fields cols;
+	struct dc_field obj_f[4];
+	struct dc_fields obj;
+};
+
+#endif

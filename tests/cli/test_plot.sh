@@ -1,0 +1,231 @@
+#!/bin/sh
+# test_plot.sh DISTCALC SRCDIR - every kind of --plot chart is well-formed
+# XML (Python's xml.etree, and xmllint when it is installed), 800 px wide
+# and 500 px a panel, says its units, has a legend, draws what the report
+# holds (worked by hand below), is the same bytes twice, and is written
+# atomically like --output.
+set -u
+bin=$1
+src=$2
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+command -v python3 >/dev/null 2>&1 || { echo "FAIL: python3 is needed (scripts/deps.sh installs it)"; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/distcalc-plot.XXXXXX")
+trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT HUP INT TERM
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+sys=$src/configs/systems.json
+gpus=$src/configs/sweeps/gpus.json
+
+draw() { # NAME ARGS...: writes $work/NAME.svg, twice, and compares
+	name=$1
+	shift
+	"$bin" "$@" --plot "$work/$name.svg" >/dev/null 2>"$work/err" || { fail "$name: exit $?: $(cat "$work/err")"; return; }
+	"$bin" "$@" --plot "$work/$name.again.svg" >/dev/null 2>&1
+	cmp -s "$work/$name.svg" "$work/$name.again.svg" || fail "$name: two runs draw different bytes"
+	if command -v xmllint >/dev/null 2>&1; then
+		xmllint --noout "$work/$name.svg" 2>"$work/err" || fail "$name: xmllint: $(cat "$work/err")"
+	fi
+}
+draw systems --config "$sys"
+"$bin" --config "$sys" --only memory --format json >"$work/systems.json" 2>/dev/null || fail "systems json exits $?"
+draw systems_step --config "$sys" --set cluster.gpu=a100-sxm4-80gb
+draw ring --config "$sys" --experiment ring --set collective.ranks=4
+draw ring_only --config "$sys" --only ring --set collective.ranks=4
+draw sweep --config "$gpus" --sweep cluster.num_nodes=1,2,4,8
+draw grid --config "$gpus" --sweep cluster.num_nodes=1,2,4 --sweep parallel.tp=2,3,4
+draw msg --config "$sys" --experiment ring --sweep 'collective.message_size=1 KiB,1 MiB,1 GiB'
+
+python3 - "$work" <<'PY' || fails=$((fails + 1))
+import sys, xml.etree.ElementTree as ET
+work = sys.argv[1]
+NS = "{http://www.w3.org/2000/svg}"
+bad = []
+
+def load(name):
+    root = ET.parse(f"{work}/{name}.svg").getroot()  # raises on malformed XML
+    if root.tag != NS + "svg":
+        bad.append(f"{name}: root is {root.tag}")
+    return root
+
+def texts(root):
+    return [t.text or "" for t in root.iter(NS + "text")]
+
+def rects(root, fill):
+    return [r for r in root.iter(NS + "rect") if r.get("fill") == fill]
+
+def size(root):
+    return int(root.get("width")), int(root.get("height"))
+
+def want(name, cond, what):
+    if not cond:
+        bad.append(f"{name}: {what}")
+
+# systems: one class (pp = 1), four phases; the GPU line at 80 GiB
+r = load("systems")
+t = texts(r)
+want("systems", size(r) == (800, 500), f"size {size(r)}")
+want("systems", "memory per rank [GiB]" in t, "no GiB axis title")
+want("systems", "GPU memory 80.0 GiB" in t, "no GPU memory line label")
+want("systems", "legend" in t and "activations" in t and "optimizer states" in t, "legend lacks parts")
+want("systems", [x for x in t if x in ("fwd", "bwd", "optim", "ckpt")] == ["fwd", "bwd", "optim", "ckpt"],
+     "not one bar per phase")
+want("systems", "class 0: stage 0" in t, "no class label")
+# the bars' labels are the memory section's phase totals, in GiB, in phase
+# order: the chart shows the report's numbers
+import json
+phases = json.load(open(f"{work}/systems.json"))["memory"]["per_rank"]["phases"]
+labels = [x for x in t if x.replace(".", "", 1).isdigit() and "." in x]
+want("systems", labels == [f"{p['total_bytes'] / 2**30:.1f}" for p in phases],
+     f"bar labels {labels}, the report's phase totals {[p['total_bytes'] for p in phases]}")
+dashed = [l for l in r.iter(NS + "line") if l.get("stroke-dasharray")]
+want("systems", len(dashed) >= 1, "no dashed GPU line")
+
+# with step time (an A100 preset): a second panel, one bar per rank class
+# (pp = 1: one), its parts stacked from 0 to the step time it is labelled
+# with, in the report's units
+r = load("systems_step")
+t = texts(r)
+want("systems_step", size(r) == (800, 1000), f"size {size(r)}")
+want("systems_step", "memory per rank [GiB]" in t, "no memory panel")
+want("systems_step", any(x.startswith("Step time per rank class: ") for x in t), "no step panel")
+unit = "s" if "time per step [s]" in t else "ms"
+want("systems_step", f"time per step [{unit}]" in t, "no time axis title")
+want("systems_step", "compute" in t and "optimizer step" in t, "legend lacks compute or the optimizer")
+want("systems_step", "other" not in t, "an 'other' part: the classes' parts no longer sum to their total")
+total = [x for x in t if x.startswith("Step time per rank class: ")][0].split(": ")[1]
+want("systems_step", t.count(total) == 1, f"the class's bar is not labelled with the step time {total}")
+bar = [x for x in r.iter(NS + "rect") if 120 <= float(x.get("x")) < 560 and float(x.get("y")) > 500]
+ends = sorted(round(float(x.get("x")) + float(x.get("width")), 1) for x in bar)
+starts = sorted(round(float(x.get("x")), 1) for x in bar)
+want("systems_step", starts and starts[0] == 120.0 and all(abs(a - b) < 0.15 for a, b in zip(ends, starts[1:])),
+     f"the parts do not touch from 0: {starts} {ends}")
+
+# ring, p = 4: 2(p - 1) = 6 rounds on 4 lanes, 3 reduce-scatter and 3
+# all-gather rounds a lane, in ms
+for name in ("ring", "ring_only"):
+    r = load(name)
+    t = texts(r)
+    want(name, size(r) == (800, 500), f"size {size(r)}")
+    want(name, len(rects(r, "#0072B2")) == 4 * 3 + 1, f"{len(rects(r, '#0072B2'))} reduce-scatter boxes, want 12 + legend")
+    want(name, len(rects(r, "#E69F00")) == 4 * 3 + 1, f"{len(rects(r, '#E69F00'))} all-gather boxes, want 12 + legend")
+    want(name, [x for x in t if x.startswith("rank ")] == ["rank 0", "rank 1", "rank 2", "rank 3"], "lanes")
+    want(name, "time [ms]" in t, "no ms axis")
+    want(name, any(x.startswith("reduce-scatter") for x in t) and any(x.startswith("all-gather") for x in t),
+         "legend")
+
+# sweep: three numeric headline metrics (fits is a yes/no): three panels
+r = load("sweep")
+t = texts(r)
+want("sweep", size(r) == (800, 1500), f"size {size(r)}")
+for title in ("summary.peak_bytes against cluster.num_nodes", "summary.comm_bytes_per_step against cluster.num_nodes",
+              "summary.comm_time_s against cluster.num_nodes"):
+    want("sweep", title in t, f"no panel '{title}'")
+want("sweep", "peak/rank [GiB]" in t and "comm/step [GiB]" in t and "comm time [ms]" in t, "y axis units")
+lines = list(r.iter(NS + "polyline"))
+want("sweep", len(lines) == 3 and all(len(l.get("points").split()) == 4 for l in lines), "one 4-point line a panel")
+
+# grid: tp = 3 never runs, so each panel has two series (tp 2, tp 4) of 3
+# points and marks 3 points that did not run
+r = load("grid")
+t = texts(r)
+lines = list(r.iter(NS + "polyline"))
+want("grid", len(lines) == 6 and all(len(l.get("points").split()) == 3 for l in lines),
+     f"{[len(l.get('points').split()) for l in lines]}")
+want("grid", "parallel.tp=2" in t and "parallel.tp=4" in t, "legend names the series")
+want("grid", t.count("x") == 3 * 3 + 3, f"{t.count('x')} markers of points that did not run")
+want("grid", any("3 of 9 points did not run" in x for x in t), "no note of the invalid points")
+
+# message size over decades: a log axis, ticks as written
+r = load("msg")
+t = texts(r)
+want("msg", "collective.message_size (log scale)" in t, "no log x axis")
+want("msg", all(v in t for v in ("1 KiB", "1 MiB", "1 GiB")), "ticks not as written")
+xs = [float(c.get("cx")) for c in r.iter(NS + "circle")][:3]
+want("msg", len(xs) == 3 and abs((xs[1] - xs[0]) - (xs[2] - xs[1])) < 0.2, f"1 KiB..1 GiB not evenly spaced: {xs}")
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+PY
+
+# every shipped config: each memory bar's parts stack up to the phase total
+# it is labelled with (the label sits 4 px above the total's height), and
+# the parts are the ledger's named lines ("other" never shows: svg.c sums
+# the phases as memory.c does)
+for cfg in "$src"/configs/*.json; do
+	n=$(basename "$cfg" .json)
+	"$bin" --config "$cfg" --plot "$work/mem-$n.svg" >/dev/null 2>&1 || { fail "$n: --plot exits $?"; continue; }
+done
+python3 - "$work" <<'PY' || fails=$((fails + 1))
+import glob, sys, xml.etree.ElementTree as ET
+NS = "{http://www.w3.org/2000/svg}"
+bad = []
+for path in sorted(glob.glob(sys.argv[1] + "/mem-*.svg")):
+    root = ET.parse(path).getroot()
+    bars = {}
+    for r in root.iter(NS + "rect"):
+        x, w = float(r.get("x")), float(r.get("width"))
+        if x < 70 or x >= 560 or w >= 400 or float(r.get("y")) >= 500:
+            continue  # the background, the legend's swatches, a step panel below
+        bars.setdefault(x, []).append((float(r.get("y")), float(r.get("height"))))
+    labels = {}
+    for t in root.iter(NS + "text"):
+        try:
+            float(t.text)
+        except (TypeError, ValueError):
+            continue
+        if float(t.get("y")) >= 500:
+            continue
+        labels[float(t.get("x"))] = float(t.get("y"))
+    if not bars:
+        bad.append(f"{path}: no bars")
+    for x, parts in bars.items():
+        parts.sort()
+        top = parts[0][0]
+        # the parts touch: each one's bottom is the next one's top
+        for (ya, ha), (yb, hb) in zip(parts, parts[1:]):
+            if abs(ya + ha - yb) > 0.15:
+                bad.append(f"{path}: bar at x={x}: a gap between parts at y={ya + ha}")
+        w = [float(r.get("width")) for r in root.iter(NS + "rect") if float(r.get("x")) == x][0]
+        near = [lx for lx in labels if abs(lx - (x + w / 2)) < 0.3]
+        ly = labels[near[0]] if len(near) == 1 else None
+        if ly is None or abs(ly + 4 - top) > 0.15:
+            bad.append(f"{path}: bar at x={x}: parts reach y={top}, the total's label is at {ly}")
+    if "other" in [t.text for t in root.iter(NS + "text")]:
+        bad.append(f"{path}: an 'other' part: svg.c's phase sums no longer match memory.c")
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+PY
+
+# atomic: an existing file is replaced whole; a failed run leaves no
+# temporary file and the old chart in place
+echo old >"$work/keep.svg"
+"$bin" --config "$sys" --plot "$work/keep.svg" >/dev/null 2>&1 || fail "replace: exit $?"
+head -c 5 "$work/keep.svg" | grep -q '<?xml' || fail "replace: old bytes left"
+mkdir "$work/ro"
+chmod a-w "$work/ro"
+if [ "$(id -u)" != 0 ]; then
+	"$bin" --config "$sys" --plot "$work/ro/x.svg" >/dev/null 2>"$work/err"
+	code=$?
+	[ "$code" = 5 ] || fail "unwritable: exit $code, want 5"
+fi
+"$bin" --config "$sys" --plot "$work/no/such/dir/x.svg" >/dev/null 2>"$work/err"
+code=$?
+[ "$code" = 5 ] || fail "missing directory: exit $code, want 5"
+grep -q "cannot create '$work/no/such/dir/x.svg'" "$work/err" || fail "missing directory: $(cat "$work/err")"
+[ -z "$(find "$work" -name '.dc-*')" ] || fail "a temporary file stayed: $(find "$work" -name '.dc-*')"
+"$bin" --config "$sys" --plot "$sys" >/dev/null 2>"$work/err"
+code=$?
+[ "$code" = 2 ] || fail "--plot over the config: exit $code, want 2"
+grep -q "'--plot': '.*' is the '--config' file" "$work/err" || fail "--plot over the config: $(cat "$work/err")"
+
+# the pictures of README.md and docs/sweeps.md are what scripts/plots.sh
+# draws now: after a change that moves them, run it and commit docs/img/
+sh "$src/scripts/plots.sh" "$bin" "$work/img" 2>"$work/err" || fail "scripts/plots.sh: $(cat "$work/err")"
+for f in memory step ring sweep-gpus sweep-message-size; do
+	cmp -s "$work/img/$f.svg" "$src/docs/img/$f.svg" ||
+		fail "docs/img/$f.svg is stale: run sh scripts/plots.sh and commit docs/img/"
+done
+
+[ "$fails" = 0 ] && echo "ok: plot"
+exit $((fails > 0))

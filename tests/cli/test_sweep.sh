@@ -1,0 +1,236 @@
+#!/bin/sh
+# test_sweep.sh DISTCALC SRCDIR - --sweep against figures worked by hand.
+#
+# 1. The GPU-count sweep of docs/sweeps.md: configs/sweeps/gpus.json (the
+#    Llama-2-7B shape, 4 GPUs a node, tp = 4, dp derived) under ZeRO-1 over
+#    1, 2, 4, 8 nodes, so dp = 1, 2, 4, 8. By hand (docs/formulas-systems.md):
+#    one tp rank holds P = 1,684,803,584 parameters
+#      embedding 32000 x 4096 / 4 = 32,768,000, the head the same;
+#      a layer 4 x 4096^2 / 4 + 3 x 4096 x 11008 / 4 + 2 x 4096 = 50,601,984,
+#      32 of them 1,619,263,488; the final norm 4096.
+#    ZeRO-1 shards the master copy (4 B) and Adam (8 B) over dp:
+#      master 4P / dp = 6,739,214,336 / dp, optimizer 8P / dp.
+#    The gradients' ReduceScatter and the parameters' AllGather each send
+#    (dp - 1) / dp of 2P bytes: 2 x 2P (dp - 1) / dp = 0 (not in play),
+#    3,369,607,168, 5,054,410,752, 5,896,812,544.
+#    The course ring (ranks = world, M = 2P bytes) takes 2(p - 1) rounds of
+#    alpha + (M / p) / B: p = 4 inside a node (5 us, 300 GB/s)
+#    6 x (5e-6 + 842,401,792 / 3e11) = 0.01687803584 s; across nodes
+#    (10 us, 50 GB/s) p = 8: 14 x (1e-5 + 421,200,896 / 5e10) = 0.11807625088,
+#    p = 16: 30 x (1e-5 + 210,600,448 / 5e10) = 0.1266602688,
+#    p = 32: 62 x (1e-5 + 105,300,224 / 5e10) = 0.13119227776.
+#    So more GPUs save memory (peak strictly falls) and add latency (the
+#    ring's time and its latency share 2(p - 1) alpha grow).
+#    training.global_batch_size = 64 keeps the work: 64 x 4096 = 262,144
+#    tokens a step at every point, grad_accum_steps = 64 / dp, and the TP
+#    AllReduces (4 a layer a microbatch, Megatron's f and g, of b s h x 2 B =
+#    33,554,432 B, each sending 2(4 - 1)/4 of it) send
+#    4 x 32 x (64 / dp) x 50,331,648 = 412,316,860,416 / dp bytes a rank.
+# 2. An invalid point in the middle: a row that says why, the others run,
+#    exit 0; a sweep where nothing runs exits 3 after printing its rows.
+# 3. Determinism: the same sweep twice gives the same bytes (JSON, CSV, SVG).
+# 4. Usage errors: an unknown key, an empty value, an unknown metric path.
+set -u
+bin=$1
+src=$2
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+command -v python3 >/dev/null 2>&1 || { echo "FAIL: python3 is needed (scripts/deps.sh installs it)"; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/distcalc-sweep.XXXXXX")
+trap 'rm -rf "$work"' EXIT HUP INT TERM
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+gpus=$src/configs/sweeps/gpus.json
+metrics=memory.per_rank.master_bytes,memory.per_rank.optimizer_bytes,memory.per_rank.peak_bytes,comm.dp.bytes_per_rank,ring.time_s,ring.rounds,batch.tokens_per_step,batch.grad_accum_steps,comm.tp.bytes_per_rank
+
+# 1. the GPU-count sweep
+"$bin" --config "$gpus" --set parallel.sharding=zero1 --sweep cluster.num_nodes=1,2,4,8 \
+	--sweep-metrics "$metrics" --format json >"$work/gpus.json" 2>"$work/err" || fail "gpu sweep exits $?: $(cat "$work/err")"
+python3 - "$work/gpus.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+rows = json.load(open(sys.argv[1]))["sweep"]["rows"]
+P = 32000 * 4096 // 4 * 2 + 32 * (4 * 4096 * 4096 // 4 + 3 * 4096 * 11008 // 4 + 2 * 4096) + 4096
+assert P == 1684803584, P
+bad = []
+def eq(what, got, want):
+    if got != want:
+        bad.append(f"{what}: got {got}, want {want}")
+def near(what, got, want):
+    if got is None or abs(got - want) > 1e-12 * abs(want):
+        bad.append(f"{what}: got {got}, want {want}")
+eq("rows", [r["cluster.num_nodes"] for r in rows], ["1", "2", "4", "8"])
+ring = {4: 6 * (5e-6 + 842401792 / 3e11), 8: 14 * (1e-5 + 421200896 / 5e10),
+        16: 30 * (1e-5 + 210600448 / 5e10), 32: 62 * (1e-5 + 105300224 / 5e10)}
+# the hand-worked times, written out as the comment above gives them
+near("ring 4 by hand", ring[4], 0.01687803584)
+near("ring 32 by hand", ring[32], 0.13119227776)
+for r, nodes in zip(rows, [1, 2, 4, 8]):
+    dp, p = nodes, 4 * nodes
+    eq(f"dp={dp} status", r["status"], "ok")
+    eq(f"dp={dp} master", r["memory.per_rank.master_bytes"], 4 * P // dp)
+    eq(f"dp={dp} optimizer", r["memory.per_rank.optimizer_bytes"], 8 * P // dp)
+    eq(f"dp={dp} dp bytes", r["comm.dp.bytes_per_rank"], None if dp == 1 else 2 * 2 * P * (dp - 1) // dp)
+    eq(f"dp={dp} rounds", r["ring.rounds"], 2 * (p - 1))
+    near(f"dp={dp} ring time", r["ring.time_s"], ring[p])
+    eq(f"dp={dp} error", r["error"], None)
+    eq(f"dp={dp} tokens a step", r["batch.tokens_per_step"], 64 * 4096)
+    eq(f"dp={dp} accumulation", r["batch.grad_accum_steps"], 64 // dp)
+    eq(f"dp={dp} tp bytes", r["comm.tp.bytes_per_rank"], 4 * 32 * (64 // dp) * (2 * 3 * (4096 * 4096 * 2) // 4))
+    eq("tp bytes at dp=1 by hand", 4 * 32 * 64 * (2 * 3 * (4096 * 4096 * 2) // 4), 412316860416)
+peaks = [r["memory.per_rank.peak_bytes"] for r in rows]
+if not all(a > b for a, b in zip(peaks, peaks[1:])):
+    bad.append(f"peak memory should fall with more GPUs: {peaks}")
+times = [r["ring.time_s"] for r in rows]
+if not all(a < b for a, b in zip(times, times[1:])):
+    bad.append(f"ring time should grow with more GPUs: {times}")
+for b in bad:
+    print("FAIL: gpu sweep:", b)
+sys.exit(1 if bad else 0)
+PY
+
+# the table: a header, a units row, one line per point
+"$bin" --config "$gpus" --sweep cluster.num_nodes=1,2 >"$work/table" 2>"$work/err" || fail "table exits $?"
+grep -q '^Sweep over cluster.num_nodes (2)$' "$work/table" || fail "table: no title"
+grep -Eq '^ +\[GiB\]' "$work/table" || grep -q '\[GiB\]' "$work/table" || fail "table: no units row"
+[ "$(grep -Ec '^ +[01] +[12] +ok ' "$work/table")" = 2 ] || fail "table: expected two ok rows: $(cat "$work/table")"
+
+# 2. an invalid point in the middle
+"$bin" --config "$gpus" --sweep parallel.tp=2,3,4 --format json >"$work/mid.json" 2>"$work/err"
+code=$?
+[ "$code" = 0 ] || fail "invalid middle point: exit $code, want 0"
+python3 - "$work/mid.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+s = json.load(open(sys.argv[1]))["sweep"]
+rows = s["rows"]
+bad = []
+if [r["status"] for r in rows] != ["ok", "invalid", "ok"]:
+    bad.append(f"statuses {[r['status'] for r in rows]}")
+if s["points"] != 3 or s["valid"] != 2:
+    bad.append(f"points {s['points']} valid {s['valid']}")
+e = rows[1]["error"] or ""
+if "'parallel.tp': must divide model.num_attention_heads (32), got 3" not in e:
+    bad.append(f"the middle row's reason: {e!r}")
+if any(rows[1][k] is not None for k in ("summary.peak_bytes", "summary.fits", "summary.comm_time_s")):
+    bad.append("the invalid row has metrics")
+if rows[0]["error"] is not None or rows[0]["summary.peak_bytes"] is None:
+    bad.append("the first row did not run")
+# tp 2 holds twice tp 4's layer parameters: more memory per rank
+if not rows[0]["summary.peak_bytes"] > rows[2]["summary.peak_bytes"]:
+    bad.append("tp=2 should need more memory per rank than tp=4")
+for b in bad:
+    print("FAIL: invalid middle point:", b)
+sys.exit(1 if bad else 0)
+PY
+"$bin" --config "$gpus" --sweep parallel.tp=3,5 >"$work/none" 2>"$work/err"
+code=$?
+[ "$code" = 3 ] || fail "no valid point: exit $code, want 3"
+grep -q 'invalid' "$work/none" || fail "no valid point: the rows are not printed"
+grep -q "no point of the sweep ran" "$work/err" || fail "no valid point: stderr says $(cat "$work/err")"
+
+# 3. determinism, and the three formats agree on the rows
+for i in 1 2; do
+	"$bin" --config "$gpus" --sweep cluster.num_nodes=1,2,4 --sweep parallel.sharding=none,fsdp --format json >"$work/d$i.json" 2>/dev/null
+	"$bin" --config "$gpus" --sweep cluster.num_nodes=1,2,4 --sweep parallel.sharding=none,fsdp --format csv >"$work/d$i.csv" 2>/dev/null
+	"$bin" --config "$gpus" --sweep cluster.num_nodes=1,2,4 --sweep parallel.sharding=none,fsdp --plot "$work/d$i.svg" >/dev/null 2>&1
+done
+cmp -s "$work/d1.json" "$work/d2.json" || fail "json differs between two runs"
+cmp -s "$work/d1.csv" "$work/d2.csv" || fail "csv differs between two runs"
+cmp -s "$work/d1.svg" "$work/d2.svg" || fail "svg differs between two runs"
+python3 - "$work/d1.json" "$work/d1.csv" <<'PY' || fails=$((fails + 1))
+import csv, io, json, sys
+rows = json.load(open(sys.argv[1]))["sweep"]["rows"]
+bad = []
+# the grid, first axis slowest
+want = [(n, s) for n in ("1", "2", "4") for s in ("none", "fsdp")]
+got = [(r["cluster.num_nodes"], r["parallel.sharding"]) for r in rows]
+if got != want:
+    bad.append(f"grid order {got}")
+text = open(sys.argv[2], newline="").read()
+block = text[text.index("# table: sweep.rows"):].split("\r\n", 1)[1]
+table = list(csv.DictReader(io.StringIO(block.split("\r\n#")[0])))
+if len(table) != len(rows):
+    bad.append(f"csv has {len(table)} rows, json {len(rows)}")
+for c, j in zip(table, rows):
+    for k, v in j.items():
+        t = "" if v is None else ("true" if v is True else "false" if v is False else str(v))
+        if isinstance(v, float):
+            ok = c[k] != "" and float(c[k]) == v
+        else:
+            ok = c[k] == t
+        if not ok:
+            bad.append(f"row {j['point']} {k}: csv {c[k]!r}, json {v!r}")
+for b in bad:
+    print("FAIL: grid:", b)
+sys.exit(1 if bad else 0)
+PY
+
+# with a GPU preset the step's headline metrics join the defaults: every
+# point has a step time, and tokens/s per GPU is the step's tokens over its
+# time over the GPUs (262,144 tokens a step at every point, 4 x dp GPUs);
+# without one they are null and the chart leaves them out
+"$bin" --config "$gpus" --set cluster.gpu=a100-sxm4-80gb --sweep cluster.num_nodes=1,2 --format json \
+	>"$work/step.json" 2>"$work/err" || fail "step sweep exits $?: $(cat "$work/err")"
+python3 - "$work/step.json" "$work/gpus.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+rows = json.load(open(sys.argv[1]))["sweep"]["rows"]
+bad = []
+for r, gpus in zip(rows, (4, 8)):
+    t, g, mfu = r.get("step.time_s"), r.get("step.tokens_per_s_per_gpu"), r.get("step.mfu")
+    if not (isinstance(t, float) and t > 0 and isinstance(mfu, float) and 0 < mfu < 1):
+        bad.append(f"{gpus} GPUs: step time {t}, MFU {mfu}")
+    elif abs(g - 262144 / t / gpus) > 1e-9 * g:
+        bad.append(f"{gpus} GPUs: tokens/s per GPU {g}, want 262144 / {t} / {gpus}")
+plain = json.load(open(sys.argv[2]))["sweep"]["rows"]
+if "step.time_s" in plain[0]:
+    bad.append("--sweep-metrics given: no step column expected")
+for b in bad:
+    print("FAIL: step metrics:", b)
+sys.exit(1 if bad else 0)
+PY
+"$bin" --config "$gpus" --sweep cluster.num_nodes=1,2 --format json >"$work/nostep.json" 2>/dev/null
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["sweep"]["rows"][0]
+sys.exit(0 if r["step.time_s"] is None and r["step.mfu"] is None and r["status"] == "ok" else 1)' "$work/nostep.json" ||
+	fail "without a GPU preset the step metrics should be null"
+
+# every row, without --all: 40 points are 40 rows in the table and in JSON
+"$bin" --config "$gpus" --sweep "parallel.tp=$(seq -s, 1 40)" --format json >"$work/forty.json" 2>/dev/null
+python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["sweep"]
+sys.exit(0 if len(s["rows"]) == 40 and "rows_omitted" not in s else 1)' "$work/forty.json" || fail "a 40-point sweep is excerpted"
+[ "$("$bin" --config "$gpus" --sweep "parallel.tp=$(seq -s, 1 40)" 2>/dev/null | grep -Ec '^ +[0-9]+ +[0-9]+ +(ok|invalid) ')" = 40 ] ||
+	fail "the table of a 40-point sweep does not have 40 rows"
+
+# 4. usage errors, caught before any point runs
+check_usage() {
+	want=$1
+	shift
+	"$bin" --config "$gpus" "$@" >"$work/out" 2>"$work/err"
+	code=$?
+	[ "$code" = 2 ] || fail "$*: exit $code, want 2"
+	grep -qF "$want" "$work/err" || fail "$*: stderr lacks '$want': $(cat "$work/err")"
+	[ -s "$work/out" ] && fail "$*: printed to stdout"
+}
+check_usage "'--sweep': unknown config key 'cluster.num_node'" --sweep cluster.num_node=1,2
+check_usage "'--sweep': 'cluster.num_nodes': empty value in '1,,2'" --sweep cluster.num_nodes=1,,2
+check_usage "'--sweep': 'cluster' is a section" --sweep cluster=1
+check_usage "'--sweep-metrics': 'summary.peak': no field 'peak' there" --sweep cluster.num_nodes=1 --sweep-metrics summary.peak
+check_usage "'--sweep-metrics': 'memory.per_rank.phases': 'phases' is a table" --sweep cluster.num_nodes=1 --sweep-metrics memory.per_rank.phases
+check_usage "'--sweep-metrics' only applies with '--sweep'" --sweep-metrics summary.peak_bytes
+check_usage "'--only' does not apply to '--sweep'" --sweep cluster.num_nodes=1 --only memory
+
+# a table's row by index is a metric too
+"$bin" --config "$gpus" --sweep cluster.num_nodes=1 --sweep-metrics 'memory.per_rank.phases[3].phase,memory.per_rank.phases[9].total_bytes' \
+	--format json >"$work/idx.json" 2>/dev/null || fail "indexed metric exits $?"
+python3 - "$work/idx.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+r = json.load(open(sys.argv[1]))["sweep"]["rows"][0]
+ok = r["memory.per_rank.phases[3].phase"] == "checkpoint_save" and r["memory.per_rank.phases[9].total_bytes"] is None
+if not ok:
+    print("FAIL: indexed metric:", r)
+sys.exit(0 if ok else 1)
+PY
+
+[ "$fails" = 0 ] && echo "ok: sweep"
+exit $((fails > 0))
