@@ -89,7 +89,9 @@ static void log_row(const void *base, uint64_t i, void *out)
 	const struct dc_calib_log *l = &((const struct view *)base)->cal->logs[i];
 	struct log_row *r = out;
 	r->index = i;
-	r->name = l->name;
+	/* the file's own name: the table's columns then keep their width
+	 * wherever the logs live (the CLI goldens run from any checkout) */
+	r->name = strrchr(l->name, '/') ? strrchr(l->name, '/') + 1 : l->name;
 	r->op = dc_nccl_op_name(l->op);
 	r->op_from = l->op_source;
 	r->ranks = l->ranks;
