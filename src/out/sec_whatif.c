@@ -163,6 +163,11 @@ static int scn_unavailable(const void *base)
 	return !((const struct scn_row *)base)->available;
 }
 
+static int scn_is_available(const void *base)
+{
+	return ((const struct scn_row *)base)->available;
+}
+
 static int scn_no_ratio(const void *base)
 {
 	return !((const struct scn_row *)base)->has_ratio;
@@ -178,7 +183,7 @@ static const struct dc_field scn_fields[] = {
 	{"value", "changed", DC_U_NONE, DC_FT_F64, SR(value), .is_null = scn_unavailable},
 	{"ratio", "ratio", DC_U_RATIO, DC_FT_F64, SR(ratio), .is_null = scn_no_ratio},
 	{"hits", "rank and phase it hits", DC_U_NONE, DC_FT_TEXT, SR(hits)},
-	{"missing", "missing (keys it needs)", DC_U_NONE, DC_FT_STR, SR(missing)},
+	{"missing", "missing (keys it needs)", DC_U_NONE, DC_FT_STR, SR(missing), .is_null = scn_is_available},
 	{"falsify", "falsifying experiment", DC_U_NONE, DC_FT_STR, SR(falsify)},
 };
 static const struct dc_fields scn_table = DC_FIELDS(scn_fields);
