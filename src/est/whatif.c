@@ -188,7 +188,8 @@ static int slow_data_rank(const struct dc_plan *base, const struct dc_results *r
 	else if (w->slow_stage + 1 == pp)
 		c.head.fwd_s += d;
 	else {
-		s->missing = "the rank is on a middle pipeline stage, which reads no batch (Megatron-LM's get_batch runs on the first and last stages): the delay cannot reach it";
+		s->missing = "the rank is on a middle pipeline stage, which reads no batch (Megatron-LM's get_batch "
+			     "runs on the first and last stages): the delay cannot reach it";
 		return 0;
 	}
 	if (dc_step_compute(base, &c, &res->comm, &res->flops, &res->batch, &w->res.step, error) != 0)
@@ -197,8 +198,8 @@ static int slow_data_rank(const struct dc_plan *base, const struct dc_results *r
 	w->sync_wait_s = w->res.step.time_s - res->step.time_s;
 	detail(w, DC_WHATIF_SLOW_DATA_RANK, "the slow rank's data wait per step (delay x microbatches)",
 	       DC_WHATIF_SECONDS, 0, w->data_wait_s);
-	detail(w, DC_WHATIF_SLOW_DATA_RANK, "every other rank's wait for it per step", DC_WHATIF_SECONDS, 0,
-	       w->sync_wait_s);
+	detail(w, DC_WHATIF_SLOW_DATA_RANK, "the step's growth: what every other rank waits for it",
+	       DC_WHATIF_SECONDS, 0, w->sync_wait_s);
 	scn_set(s, DC_WHATIF_SECONDS, res->step.time_s, w->res.step.time_s);
 	return 0;
 }

@@ -381,7 +381,8 @@ _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 
 const struct dc_section dc_section_whatif = {
 	"whatif", "What-if: injected faults and stragglers",
-	"the layout once as the baseline and once per fault (slow network, slow data rank, whole-model AllGather, checkpoint peak, expert imbalance, stragglers)",
+	"the layout once as the baseline and once per fault (slow network, slow data rank, whole-model "
+	"AllGather, checkpoint peak, expert imbalance, stragglers)",
 	DC_EST_BIT(DC_EST_STEP) | DC_EST_BIT(DC_EST_COMM) | DC_EST_BIT(DC_EST_MEMORY), sizeof(struct view), view,
 	DC_FIELDS(fields), NULL, NULL,
 };
