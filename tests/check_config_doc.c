@@ -422,13 +422,13 @@ START_TEST(test_literal_defaults_are_the_loaders)
 	/* by hand from docs/config.md: model 16 (mlp, norm, 8 booleans, 6
 	 * integers at 0), cluster 8 (2 latencies, host_memory, system, nvls,
 	 * oversubscription, nodes_per_leaf, nic_path), parallel 15 (all but
-	 * dp, pipeline_layers and first/last_stage_layers), training 5 (micro
-	 * batch, grad accum, recompute, recompute_layers, attention), precision
+	 * dp, pipeline_layers and first/last_stage_layers), training 6 (micro
+	 * batch, grad accum, recompute, recompute_layers, attention) and jitter, precision
 	 * 2 (the preset and compute; the byte keys are derived), collective 6
 	 * (link, algorithm and the sweep's op, min_bytes, max_bytes,
 	 * step_factor), memory 4 (all but the activation override),
-	 * overlap 4: 60 */
-	ck_assert_uint_eq(checked, 60);
+	 * overlap 4, whatif 7 (all of them): 68 */
+	ck_assert_uint_eq(checked, 68);
 	free(omitted);
 	free(given);
 }

@@ -248,6 +248,7 @@ struct dc_training {
 	uint64_t recompute_layers;   /* full: layers per model chunk recomputed (Megatron block); 0: all */
 	enum dc_attention attention;
 	uint64_t total_tokens; /* training.total_tokens; 0 when not given (step.time_to_train_s) */
+	double jitter;         /* training.jitter: coefficient of variation of a rank's per-step compute (whatif.h) */
 };
 
 /* What the step model lets run behind compute (docs/step-model.md). */
@@ -310,6 +311,17 @@ struct dc_memory {
 	int activation_explicit;
 };
 
+/* The what-if scenarios' knobs (`--experiment whatif`, whatif.h). */
+struct dc_whatif_config {
+	uint64_t slow_node;      /* whatif.slow_network.node */
+	int slow_all_links;      /* whatif.slow_network.scope "all": every inter-node link */
+	double slow_factor;      /* whatif.slow_network.factor, (0, 1] of the bandwidth */
+	uint64_t data_rank;      /* whatif.slow_data_rank.rank */
+	double data_delay_s;     /* whatif.slow_data_rank.delay, per microbatch */
+	uint64_t steps;          /* whatif.steps: simulated steps of the stragglers */
+	double expert_imbalance; /* whatif.expert_imbalance: busiest expert's share over uniform, >= 1 */
+};
+
 struct dc_config {
 	struct dc_model model;
 	struct dc_cluster cluster;
@@ -319,6 +331,7 @@ struct dc_config {
 	struct dc_collective collective;
 	struct dc_memory memory;
 	struct dc_overlap overlap;
+	struct dc_whatif_config whatif;
 	uint64_t world_size; /* num_nodes x gpus_per_node */
 };
 

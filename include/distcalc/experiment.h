@@ -35,6 +35,9 @@ struct dc_experiment {
 	const char *name;
 	const char *summary;
 	const struct dc_section *const *sections; /* NULL-terminated, in report order */
+	/* non-zero: the runner also runs the what-if scenarios (whatif.h)
+	 * on the plan and its results, with info->seed, for run->whatif */
+	int whatif;
 };
 
 /* NULL-terminated list of experiments. */

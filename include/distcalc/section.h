@@ -110,6 +110,7 @@ struct dc_plan;
 struct dc_results;
 struct dc_run_info;
 struct dc_diag;
+struct dc_whatif;
 
 /* What a section's view reads. */
 struct dc_run {
@@ -118,6 +119,7 @@ struct dc_run {
 	const struct dc_run_info *info;
 	const char *const *warnings; /* every warning of the run */
 	size_t nwarnings;
+	const struct dc_whatif *whatif; /* the what-if scenarios (whatif.h); NULL unless the experiment runs them */
 };
 
 /* Largest view struct a section may have (checked by a static assert in
@@ -148,7 +150,8 @@ struct dc_section {
 /* The sections (sec_*.c). */
 extern const struct dc_section dc_section_summary, dc_section_model, dc_section_topology,
 	dc_section_groups, dc_section_batch, dc_section_memory, dc_section_ring, dc_section_comm,
-	dc_section_strategies, dc_section_flops, dc_section_step, dc_section_collectives, dc_section_calibration;
+	dc_section_strategies, dc_section_flops, dc_section_step, dc_section_collectives, dc_section_calibration,
+	dc_section_whatif;
 
 /* Every section, NULL-terminated, in report order. */
 extern const struct dc_section *const dc_sections[];

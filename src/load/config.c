@@ -79,6 +79,7 @@ static const char *const algorithm_names[] = {"auto", "ring", "hierarchical", "t
 static const char *const gpu_names[] = {"a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb", NULL};
 static const char *const compute_precision_names[] = {"bf16", "fp8", NULL};
 static const char *const cp_comm_names[] = {"p2p", "all_gather", "a2a", NULL};
+static const char *const slow_scope_names[] = {"node", "all", NULL};
 
 #define OFF(field) offsetof(struct dc_config, field)
 #define NOFF ((size_t)-1)
@@ -285,6 +286,26 @@ static const struct key keys[] = {
 	     "flash: a fused kernel that never stores the attention scores, softmax or its dropout mask (only per-row softmax statistics); eager: QKᵀ, softmax and dropout stored as in Korthikanti et al. 2022"),
 	COUNT("training.total_tokens", training.total_tokens, OPT, 0, "", "tokens",
 	      "tokens to train on; adds `step.time_to_train_s` (docs/step-model.md)"),
+	FRACTION("training.jitter", training.jitter, 0, "0",
+		 "coefficient of variation of each rank's per-step compute time: `--experiment whatif` draws it (a normal, seeded by --seed) for its stragglers (docs/whatif.md)"),
+	SECTION("whatif", OPT, "the scenarios of `--experiment whatif` (docs/whatif.md)"),
+	SECTION("whatif.slow_network", OPT, "one node's NICs, or every link between nodes, slower"),
+	UINT("whatif.slow_network.node", whatif.slow_node, 0, "0", "",
+	     "the node whose NICs slow down; below cluster.num_nodes"),
+	ENUM("whatif.slow_network.scope", whatif.slow_all_links, slow_scope_names, 0, "\"node\"",
+	     "node: the NICs of `node`; all: every link between nodes"),
+	ROW("whatif.slow_network.factor", "number", "", "0.5", "> 0 and ≤ 1",
+	    "the share of their bandwidth the slowed links keep", NULL, OPT, K_REAL, OFF(whatif.slow_factor), 0,
+	    INFINITY, 1, 0.5),
+	SECTION("whatif.slow_data_rank", OPT, "one rank waits for its data every microbatch"),
+	UINT("whatif.slow_data_rank.rank", whatif.data_rank, 0, "0", "", "the slow rank; below the world size"),
+	TIME("whatif.slow_data_rank.delay", whatif.data_delay_s, 0.01, "\"10 ms\"",
+	     "what the rank waits for its data before each microbatch's forward"),
+	ROW("whatif.steps", "count", "", "1000", "≥ 1 and < 100000", "steps the straggler simulation draws", NULL,
+	    OPT, K_COUNT, OFF(whatif.steps), 1, 100000, 0, 1000),
+	ROW("whatif.expert_imbalance", "number", "", "1", "≥ 1 and ≤ num_experts / experts_per_token",
+	    "the busiest expert's share of the routed tokens over the uniform share (1: balanced); its ranks' MoE layers and AlltoAlls grow with it",
+	    NULL, OPT, K_REAL, OFF(whatif.expert_imbalance), 1, INFINITY, 0, 1),
 	SECTION("overlap", OPT, "what the step model lets communication hide behind compute (docs/step-model.md)"),
 	BOOL("overlap.dp", overlap.dp, 1, "true",
 	     "DDP / ZeRO gradient buckets reduce while the backward produces them; only the tail is exposed"),
@@ -2067,6 +2088,31 @@ static int rule_gpu_preset(struct loader *l)
 	return 0;
 }
 
+/* The what-if scenarios' knobs name a node, a rank and a share that exist. */
+static int rule_whatif(struct loader *l)
+{
+	const struct dc_config *c = l->cfg;
+	const struct dc_whatif_config *w = &c->whatif;
+	if (w->slow_node >= c->cluster.num_nodes)
+		errorf(l, blame(l, find_key("whatif.slow_network.node"), "cluster.num_nodes"),
+		       "'whatif.slow_network.node': must be below cluster.num_nodes (%llu), got %llu",
+		       (unsigned long long)c->cluster.num_nodes, (unsigned long long)w->slow_node);
+	if (w->slow_factor > 1)
+		errorf(l, find_key("whatif.slow_network.factor"),
+		       "'whatif.slow_network.factor': must be at most 1 (the share of the bandwidth kept), got %g",
+		       w->slow_factor);
+	if (w->data_rank >= c->world_size)
+		errorf(l, blame(l, find_key("whatif.slow_data_rank.rank"), "cluster.num_nodes"),
+		       "'whatif.slow_data_rank.rank': must be below the world size (%llu), got %llu",
+		       (unsigned long long)c->world_size, (unsigned long long)w->data_rank);
+	if (c->model.num_experts && c->model.experts_per_token &&
+	    w->expert_imbalance > (double)c->model.num_experts / (double)c->model.experts_per_token)
+		errorf(l, blame(l, find_key("whatif.expert_imbalance"), "model.num_experts"),
+		       "'whatif.expert_imbalance': must be at most num_experts / experts_per_token (%g: the busiest expert then takes every token), got %g",
+		       (double)c->model.num_experts / (double)c->model.experts_per_token, w->expert_imbalance);
+	return 0;
+}
+
 #define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 static const struct rule rules[] = {
@@ -2122,6 +2168,9 @@ static const struct rule rules[] = {
 	       "cluster.hbm_bandwidth", "precision.compute")}, rule_gpu_preset},
 	{{"the sweep's step_factor is at least 2 and min_bytes at most max_bytes",
 	  KEYS("collective.step_factor", "collective.min_bytes", "collective.max_bytes")}, rule_sweep},
+	{{"the what-if node is below num_nodes, its factor at most 1, the slow data rank below the world size, and expert_imbalance at most num_experts / experts_per_token",
+	  KEYS("whatif.slow_network.node", "whatif.slow_network.factor", "whatif.slow_data_rank.rank",
+	       "whatif.expert_imbalance", "cluster.num_nodes", "model.num_experts")}, rule_whatif},
 	{{"nvlink_domain is a multiple of gpus_per_node",
 	  KEYS("cluster.nvlink_domain", "cluster.gpus_per_node", "cluster.nics_per_node")}, rule_network},
 };

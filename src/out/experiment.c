@@ -8,12 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "distcalc/whatif.h"
 #include "report_int.h"
 
 const struct dc_section *const dc_sections[] = {
 	&dc_section_summary, &dc_section_model, &dc_section_topology, &dc_section_groups,
 	&dc_section_batch,   &dc_section_memory, &dc_section_ring,    &dc_section_comm,
-	&dc_section_strategies, &dc_section_flops, &dc_section_step, &dc_section_collectives, &dc_section_calibration, NULL,
+	&dc_section_strategies, &dc_section_flops, &dc_section_step, &dc_section_collectives, &dc_section_calibration,
+	&dc_section_whatif, NULL,
 };
 
 const struct dc_section *dc_section_find(const char *name)
@@ -34,6 +36,17 @@ static const struct dc_section *const ring_sections[] = {&dc_section_ring, NULL}
 
 static const struct dc_section *const collectives_sections[] = {&dc_section_collectives, NULL};
 
+static const struct dc_section *const whatif_sections[] = {&dc_section_whatif, NULL};
+
+static const struct dc_experiment whatif = {
+	"whatif",
+	"the layout once as the baseline and once per injected fault:\n"
+	"              slow network, slow data rank, whole-model AllGather,\n"
+	"              checkpoint peak, expert imbalance, stragglers (section whatif)",
+	whatif_sections,
+	1,
+};
+
 static const struct dc_experiment systems = {
 	"systems",
 	"the course lab: every section below, in that order",
@@ -53,7 +66,7 @@ static const struct dc_experiment collectives = {
 	collectives_sections,
 };
 
-const struct dc_experiment *const dc_experiments[] = {&systems, &ring, &collectives, NULL};
+const struct dc_experiment *const dc_experiments[] = {&systems, &ring, &collectives, &whatif, NULL};
 
 const struct dc_experiment *dc_experiment_find(const char *name)
 {
@@ -407,6 +420,17 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp_in, const st
 	r->run.info = &r->info;
 	r->run.warnings = (const char *const *)r->warnings;
 	r->run.nwarnings = r->nwarnings;
+	if (exp->whatif) {
+		const char *err = NULL;
+		r->whatif = dc_calloc(1, sizeof(*r->whatif));
+		if (!r->whatif)
+			goto oom;
+		if (dc_whatif_compute(&r->plan, &r->res, r->info.seed, r->whatif, &err) != 0) {
+			dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", r->config_name, err ? err : "what-if failed");
+			goto fail;
+		}
+		r->run.whatif = r->whatif;
+	}
 	if (build_views(r) != 0)
 		goto oom;
 	if (check_finite(r, diag) != 0)

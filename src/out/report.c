@@ -66,6 +66,7 @@ void dc_report_free(struct dc_report *r)
 	free(r->warnings);
 	free(r->config_name);
 	free(r->views);
+	free(r->whatif);
 	free(r);
 }
 

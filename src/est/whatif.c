@@ -1,0 +1,455 @@
+/* whatif.c - the what-if scenarios and the straggler simulation; see
+ * whatif.h and docs/whatif.md. Every scenario runs the estimators on a
+ * modified copy of the input (a slower NIC, another FSDP unit, a wider
+ * expert) or of a result (a delay added to one stage's forward, an
+ * AlltoAll re-priced for more bytes); nothing here models time itself. */
+#include "distcalc/whatif.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "distcalc/net.h"
+#include "distcalc/rng.h"
+
+static const char *const scenario_names[DC_WHATIF_COUNT] = {
+	"slow_network", "slow_data_rank", "whole_model_allgather", "checkpoint_save_peak", "expert_imbalance",
+	"stragglers",
+};
+
+const char *dc_whatif_scenario_name(enum dc_whatif_scenario s)
+{
+	return (unsigned)s < DC_WHATIF_COUNT ? scenario_names[s] : "?";
+}
+
+/* what each strategy's collectives are, for the details */
+static const char *const strat_comm[DC_STRAT_COUNT] = {
+	"communication per step: DP gradient sync",
+	"communication per step: FSDP gathers and reduce-scatters",
+	"communication per step: TP collectives",
+	"communication per step: PP sends",
+	"communication per step: EP AlltoAll",
+	"communication per step: CP K/V exchange",
+};
+
+static void detail(struct dc_whatif *w, enum dc_whatif_scenario s, const char *what, enum dc_whatif_unit u,
+		   double baseline, double value)
+{
+	struct dc_whatif_detail *d;
+	if (w->ndetails >= DC_WHATIF_MAX_DETAILS)
+		return;
+	d = &w->detail[w->ndetails++];
+	d->scenario = s;
+	d->what = what;
+	d->unit = u;
+	d->baseline = baseline;
+	d->value = value;
+}
+
+static void scn_set(struct dc_whatif_scn *s, enum dc_whatif_unit u, double baseline, double value)
+{
+	s->available = 1;
+	s->missing = NULL;
+	s->unit = u;
+	s->baseline = baseline;
+	s->value = value;
+}
+
+/* The class of the step's critical stage. */
+static const struct dc_step_class *critical_class(const struct dc_step *st)
+{
+	for (uint64_t i = 0; i < st->nclasses; i++)
+		if (st->classes[i].stage_first <= st->critical_stage && st->critical_stage <= st->classes[i].stage_last)
+			return &st->classes[i];
+	return st->nclasses ? &st->classes[0] : NULL;
+}
+
+/* One strategy's exposed communication on the critical stage. */
+static double exposed_of(const struct dc_step *st, int strat)
+{
+	const struct dc_step_class *c = critical_class(st);
+	return c ? c->exposed_s[strat] : 0;
+}
+
+static double compute_of(const struct dc_step *st)
+{
+	const struct dc_step_class *c = critical_class(st);
+	return c ? c->compute_s : 0;
+}
+
+/* Communication on the critical path of the step: every strategy's
+ * exposed part on the critical stage. */
+static double exposed_comm(const struct dc_step *st)
+{
+	const struct dc_step_class *c = critical_class(st);
+	double t = 0;
+	if (!c)
+		return 0;
+	for (int i = 0; i < DC_STRAT_COUNT; i++)
+		t += c->exposed_s[i];
+	return t;
+}
+
+/* Derives w->plan from w->cfg and runs the estimators in `needs`. */
+static int run_copy(struct dc_whatif *w, uint32_t needs, const char **error)
+{
+	if (dc_plan_derive(&w->cfg, &w->plan) != 0) {
+		*error = w->plan.error;
+		return -1;
+	}
+	memset(&w->res, 0, sizeof(w->res));
+	if (dc_estimate(&w->plan, needs, &w->res) != 0) {
+		*error = w->res.error;
+		return -1;
+	}
+	return 0;
+}
+
+#define STEP_NEEDS (DC_EST_BIT(DC_EST_STEP) | DC_EST_BIT(DC_EST_COMM) | DC_EST_BIT(DC_EST_MEMORY))
+
+/* ---- slow_network ---- */
+
+/* The nccl-tests all_reduce_perf busbw at collective.max_bytes between
+ * the slowed node and its neighbour (every GPU of both). */
+static double nccl_busbw(const struct dc_net *net, const struct dc_config *in, uint64_t node)
+{
+	struct dc_net_group g;
+	struct dc_net_choice ch;
+	uint64_t gpn = in->cluster.gpus_per_node, first = node + 1 < in->cluster.num_nodes ? node : node - 1;
+	dc_net_group_ranks(net, first * gpn, 1, 2 * gpn, &g);
+	if (dc_net_time(net, DC_COLL_ALL_REDUCE, &g, in->collective.max_bytes, DC_NET_ALGO_AUTO, &ch) != 0)
+		return 0;
+	return ch.busbw_bytes_per_s;
+}
+
+static int slow_network(const struct dc_plan *base, const struct dc_results *res, struct dc_whatif *w,
+			const char **error)
+{
+	const struct dc_config *in = base->in;
+	struct dc_whatif_scn *s = &w->scn[DC_WHATIF_SLOW_NETWORK];
+	enum dc_whatif_scenario id = DC_WHATIF_SLOW_NETWORK;
+
+	w->node = in->whatif.slow_node;
+	w->all_links = in->whatif.slow_all_links;
+	w->factor = in->whatif.slow_factor;
+	s->phase = "every collective between nodes: the gradient sync in the backward first";
+	s->rank_first = w->all_links ? 0 : w->node * in->cluster.gpus_per_node;
+	s->rank_last = w->all_links ? base->world - 1 : s->rank_first + in->cluster.gpus_per_node - 1;
+	if (in->cluster.num_nodes < 2) {
+		s->missing = "cluster.num_nodes is 1: no link between nodes to slow";
+		return 0;
+	}
+	/* a collective runs at its slowest link and every rank meets at the
+	 * sync, so one slow node prices every group through it at the factor:
+	 * every axis's groups include one through the node */
+	w->cfg = *in;
+	w->cfg.cluster.inter_node.bw_bytes_per_s *= w->factor;
+	if (run_copy(w, STEP_NEEDS, error) != 0)
+		return -1;
+	for (int i = 0; i < DC_STRAT_COUNT; i++)
+		if (res->comm.s[i].in_play && w->res.comm.s[i].time_s != res->comm.s[i].time_s)
+			detail(w, id, strat_comm[i], DC_WHATIF_SECONDS, res->comm.s[i].time_s, w->res.comm.s[i].time_s);
+	detail(w, id, "nccl-tests all_reduce_perf busbw between the two nodes at collective.max_bytes",
+	       DC_WHATIF_BYTES_PER_S, nccl_busbw(&base->net, in, w->node), nccl_busbw(&w->plan.net, in, w->node));
+	if (!res->step.available) {
+		s->missing = res->step.missing;
+		return 0;
+	}
+	detail(w, id, "exposed communication per step (critical stage)", DC_WHATIF_SECONDS, exposed_comm(&res->step),
+	       exposed_comm(&w->res.step));
+	scn_set(s, DC_WHATIF_SECONDS, res->step.time_s, w->res.step.time_s);
+	return 0;
+}
+
+/* ---- slow_data_rank ---- */
+
+static int slow_data_rank(const struct dc_plan *base, const struct dc_results *res, struct dc_whatif *w,
+			  const char **error)
+{
+	const struct dc_config *in = base->in;
+	struct dc_whatif_scn *s = &w->scn[DC_WHATIF_SLOW_DATA_RANK];
+	uint64_t coord[DC_AXIS_COUNT], pp = base->layout.pp;
+	double d = in->whatif.data_delay_s, m = (double)base->layout.grad_accum_steps;
+	struct dc_compute c = res->compute;
+
+	w->slow_rank = in->whatif.data_rank;
+	w->world = base->world;
+	dc_topology_coords(&base->topo, w->slow_rank, coord);
+	w->slow_stage = coord[DC_AXIS_PP];
+	w->replica_stride = 0;
+	s->rank_first = s->rank_last = w->slow_rank;
+	s->phase = "its forward waits for data; every other rank waits at the gradient sync";
+	if (!res->step.available) {
+		s->missing = res->step.missing;
+		return 0;
+	}
+	if (w->slow_stage == 0)
+		c.embedding.fwd_s += d;
+	else if (w->slow_stage + 1 == pp)
+		c.head.fwd_s += d;
+	else {
+		s->missing = "the rank is on a middle pipeline stage, which reads no batch (Megatron-LM's get_batch "
+			     "runs on the first and last stages): the delay cannot reach it";
+		return 0;
+	}
+	if (dc_step_compute(base, &c, &res->comm, &res->flops, &res->batch, &w->res.step, error) != 0)
+		return -1;
+	w->data_wait_s = m * d;
+	w->sync_wait_s = w->res.step.time_s - res->step.time_s;
+	detail(w, DC_WHATIF_SLOW_DATA_RANK, "the slow rank's data wait per step (delay x microbatches)",
+	       DC_WHATIF_SECONDS, 0, w->data_wait_s);
+	detail(w, DC_WHATIF_SLOW_DATA_RANK, "the step's growth: what every other rank waits for it",
+	       DC_WHATIF_SECONDS, 0, w->sync_wait_s);
+	scn_set(s, DC_WHATIF_SECONDS, res->step.time_s, w->res.step.time_s);
+	return 0;
+}
+
+/* ---- whole_model_allgather ---- */
+
+static int whole_model(const struct dc_plan *base, struct dc_whatif *w, const char **error)
+{
+	const struct dc_config *in = base->in;
+	struct dc_whatif_scn *s = &w->scn[DC_WHATIF_WHOLE_MODEL_ALLGATHER];
+	enum dc_whatif_scenario id = DC_WHATIF_WHOLE_MODEL_ALLGATHER;
+	double peak[2], step[2], exposed[2], fsdp[2];
+	int avail = 1;
+
+	s->rank_first = 0;
+	s->rank_last = base->world - 1;
+	if (base->dp_cp < 2) {
+		s->missing = "parallel.dp is 1: FSDP has nothing to shard or gather";
+		return 0;
+	}
+	for (int k = 0; k < 2; k++) {
+		w->cfg = *in;
+		w->cfg.parallel.sharding = DC_SHARD_FSDP;
+		w->cfg.parallel.fsdp_unit = k ? DC_FSDP_UNIT_MODEL : DC_FSDP_UNIT_LAYER;
+		if (run_copy(w, STEP_NEEDS, error) != 0)
+			return -1;
+		peak[k] = (double)w->res.memory.top.peak_bytes;
+		w->wm_phase[k] = w->res.memory.top.peak_phase;
+		fsdp[k] = w->res.comm.s[DC_STRAT_FSDP].time_s;
+		avail = avail && w->res.step.available;
+		step[k] = w->res.step.available ? w->res.step.time_s : 0;
+		exposed[k] = w->res.step.available ? exposed_of(&w->res.step, DC_STRAT_FSDP) : 0;
+		if (!w->res.step.available)
+			s->missing = w->res.step.missing;
+	}
+	s->phase = dc_mem_phase_name(w->wm_phase[1]);
+	detail(w, id, "FSDP communication per step (nothing overlapped)", DC_WHATIF_SECONDS, fsdp[0], fsdp[1]);
+	if (avail) {
+		detail(w, id, "exposed FSDP communication per step (the prefetch overlap lost)", DC_WHATIF_SECONDS,
+		       exposed[0], exposed[1]);
+		detail(w, id, "step time", DC_WHATIF_SECONDS, step[0], step[1]);
+	}
+	scn_set(s, DC_WHATIF_BYTES, peak[0], peak[1]);
+	return 0;
+}
+
+/* ---- checkpoint_save_peak ---- */
+
+static void checkpoint_peak(const struct dc_plan *base, const struct dc_results *res, struct dc_whatif *w)
+{
+	struct dc_whatif_scn *s = &w->scn[DC_WHATIF_CHECKPOINT_SAVE_PEAK];
+	const struct dc_mem_ledger *l = &res->memory.top;
+	uint64_t train = 0, first, last;
+	for (int ph = 0; ph < DC_MEM_PHASE_COUNT; ph++)
+		if (ph != DC_MEM_CHECKPOINT && l->phase_bytes[ph] > train)
+			train = l->phase_bytes[ph];
+	dc_plan_class_stages(base, res->memory.most_loaded, &first, &last);
+	(void)last;
+	s->rank_first = s->rank_last = first * base->topo.stride[DC_AXIS_PP];
+	s->phase = "checkpoint_save";
+	scn_set(s, DC_WHATIF_BYTES, (double)train, (double)l->phase_bytes[DC_MEM_CHECKPOINT]);
+}
+
+/* ---- expert_imbalance ---- */
+
+static int expert_imbalance(const struct dc_plan *base, const struct dc_results *res, struct dc_whatif *w,
+			    const char **error)
+{
+	const struct dc_config *in = base->in;
+	struct dc_whatif_scn *s = &w->scn[DC_WHATIF_EXPERT_IMBALANCE];
+	enum dc_whatif_scenario id = DC_WHATIF_EXPERT_IMBALANCE;
+	double E = (double)in->model.num_experts, ep = (double)base->ep, imb = in->whatif.expert_imbalance;
+	struct dc_compute c = res->compute;
+	struct dc_comm_strategy *e;
+	struct dc_work_time hot;
+	double f;
+
+	s->rank_first = s->rank_last = 0;
+	s->phase = "forward and backward: the MoE layers' experts and their AlltoAlls";
+	if (!in->model.num_experts || !base->most.moe_layers) {
+		s->missing = "model.num_experts: a dense model has no experts to load unevenly";
+		return 0;
+	}
+	if (!res->step.available) {
+		s->missing = res->step.missing;
+		return 0;
+	}
+	/* the hot rank's E / ep local experts: the busiest at imb x the
+	 * uniform share, the others at it */
+	w->load_factor = 1.0 + (imb - 1.0) * ep / E;
+	/* its expert MLPs run load_factor x the tokens: as wide experts */
+	w->cfg = *in;
+	f = round((double)in->model.moe_ffn_hidden_size * w->load_factor);
+	w->cfg.model.moe_ffn_hidden_size = (uint64_t)f;
+	if (run_copy(w, DC_EST_BIT(DC_EST_COMPUTE), error) != 0)
+		return -1;
+	hot = w->res.compute.moe_layer;
+	c.moe_layer = hot;
+	/* its AlltoAlls receive load_factor x the bytes */
+	w->res.comm = res->comm;
+	e = &w->res.comm.s[DC_STRAT_EP];
+	e->time_s = 0;
+	e->bytes_per_rank = 0;
+	for (uint64_t i = 0; i < e->ncoll; i++) {
+		struct dc_coll *k = &e->coll[i];
+		struct dc_net_choice ch;
+		uint64_t bytes = (uint64_t)round((double)k->msg_bytes * w->load_factor);
+		if (dc_net_time(e->net, k->kind, e->net_group, bytes, DC_NET_ALGO_AUTO, &ch) == 0)
+			k->time_s = (double)k->count * ch.time_s;
+		k->bytes_per_rank = (uint64_t)round((double)k->bytes_per_rank * w->load_factor);
+		e->time_s += k->time_s;
+		e->bytes_per_rank += k->bytes_per_rank;
+	}
+	detail(w, id, "one MoE layer, forward + backward, one microbatch", DC_WHATIF_SECONDS,
+	       res->compute.moe_layer.fwd_s + res->compute.moe_layer.bwd_s, hot.fwd_s + hot.bwd_s);
+	detail(w, id, strat_comm[DC_STRAT_EP], DC_WHATIF_SECONDS, res->comm.s[DC_STRAT_EP].time_s, e->time_s);
+	if (dc_step_compute(base, &c, &w->res.comm, &res->flops, &res->batch, &w->res.step, error) != 0)
+		return -1;
+	scn_set(s, DC_WHATIF_SECONDS, res->step.time_s, w->res.step.time_s);
+	return 0;
+}
+
+/* ---- stragglers ---- */
+
+/* P(Z > x) */
+static double upper_tail(double x)
+{
+	return 0.5 * erfc(x / sqrt(2.0));
+}
+
+double dc_whatif_normal_upper_quantile(double q)
+{
+	double lo = -40, hi = 40;
+	/* upper_tail falls with x: bisection to the last bit */
+	for (int i = 0; i < 200 && hi - lo > 1e-14; i++) {
+		double mid = 0.5 * (lo + hi);
+		if (upper_tail(mid) > q)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 0.5 * (lo + hi);
+}
+
+/* log P(max of n <= x) = n log Phi(x) */
+static double log_cdf_max(uint64_t n, double x)
+{
+	double lphi = x < 0 ? log(0.5 * erfc(-x / sqrt(2.0))) : log1p(-upper_tail(x));
+	return (double)n * lphi;
+}
+
+double dc_whatif_expected_max_normal(uint64_t n)
+{
+	/* E[X] = int_0^inf (1 - F(x)) dx - int_-inf^0 F(x) dx, F = Phi^n:
+	 * trapezoids of 1/1000 over [0, 12] and [-12, 0] */
+	const double h = 1e-3;
+	double pos = 0, neg = 0;
+	if (n <= 1)
+		return 0;
+	for (int i = 0; i <= 12000; i++) {
+		double wgt = i == 0 || i == 12000 ? 0.5 : 1.0;
+		pos += wgt * -expm1(log_cdf_max(n, i * h));
+		neg += wgt * exp(log_cdf_max(n, -i * h));
+	}
+	return (pos - neg) * h;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static void stragglers(const struct dc_plan *base, const struct dc_results *res, uint64_t seed, struct dc_whatif *w)
+{
+	const struct dc_config *in = base->in;
+	struct dc_whatif_stragglers *g = &w->strag;
+	struct dc_whatif_scn *s = &w->scn[DC_WHATIF_STRAGGLERS];
+	static const uint64_t sizes[] = {1, 2, 8, 64, 512, 4096, 32768, 262144, 2097152, 16777216};
+	uint64_t n = base->world, steps = in->whatif.steps;
+	double cv = in->training.jitter, step0, comp, sum = 0;
+	struct dc_rng rng;
+	int put_world = 0;
+
+	g->jitter = cv;
+	g->steps = steps;
+	g->seed = seed;
+	s->rank_first = 0;
+	s->rank_last = n - 1;
+	s->phase = "every rank's forward and backward; the slowest sets the gradient sync";
+	if (!res->step.available) {
+		s->missing = res->step.missing;
+		return;
+	}
+	step0 = res->step.time_s;
+	comp = compute_of(&res->step);
+	g->available = 1;
+	g->compute_s = comp;
+	g->nblocks = n <= DC_WHATIF_SLOWEST_CAP ? n : DC_WHATIF_SLOWEST_CAP;
+	g->block_ranks = (n + g->nblocks - 1) / g->nblocks;
+	dc_rng_seed(&rng, seed);
+	for (uint64_t k = 0; k < steps; k++) {
+		/* the largest of n draws: its upper tail q solves
+		 * 1 - (1 - q)^n = 1 - u, so q = 1 - u^(1/n); u in (0, 1) */
+		double u = ((double)(dc_rng_next(&rng) >> 11) + 0.5) * 0x1.0p-53;
+		double q = -expm1(log(u) / (double)n), z = dc_whatif_normal_upper_quantile(q);
+		double t = step0 - comp + comp * fmax(0.0, 1.0 + cv * z);
+		/* which rank: iid draws, so each is the largest equally often */
+		uint64_t r = dc_rng_range(&rng, 0, n - 1);
+		g->slowest[r / g->block_ranks]++;
+		w->samples[k] = t;
+		sum += t;
+	}
+	g->mean_s = sum / (double)steps;
+	qsort(w->samples, steps, sizeof(w->samples[0]), cmp_double);
+	g->p50_s = w->samples[(steps + 1) / 2 - 1];
+	g->p99_s = w->samples[(uint64_t)ceil(0.99 * (double)steps) - 1];
+	g->max_s = w->samples[steps - 1];
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]) && g->nscale < DC_WHATIF_SCALE_ROWS; i++) {
+		uint64_t r = sizes[i];
+		if (!put_world && n <= r) {
+			if (n < r)
+				i--;
+			r = n;
+			put_world = 1;
+		}
+		g->scale[g->nscale].ranks = r;
+		g->scale[g->nscale].expected_max_z = dc_whatif_expected_max_normal(r);
+		g->scale[g->nscale].step_s = step0 + comp * cv * g->scale[g->nscale].expected_max_z;
+		g->scale[g->nscale].over_mean = g->scale[g->nscale].step_s / step0;
+		g->nscale++;
+	}
+	scn_set(s, DC_WHATIF_SECONDS, step0, g->mean_s);
+}
+
+int dc_whatif_compute(const struct dc_plan *base, const struct dc_results *res, uint64_t seed, struct dc_whatif *w,
+		      const char **error)
+{
+	memset(w->scn, 0, sizeof(w->scn));
+	memset(&w->strag, 0, sizeof(w->strag));
+	w->ndetails = 0;
+	w->load_factor = 1;
+	for (int i = 0; i < DC_WHATIF_COUNT; i++)
+		w->scn[i].missing = "not run";
+	if (slow_network(base, res, w, error) != 0 || slow_data_rank(base, res, w, error) != 0 ||
+	    whole_model(base, w, error) != 0)
+		return -1;
+	checkpoint_peak(base, res, w);
+	if (expert_imbalance(base, res, w, error) != 0)
+		return -1;
+	stragglers(base, res, seed, w);
+	return 0;
+}

@@ -1,0 +1,286 @@
+/* check_whatif.c - the what-if scenarios on the seed's two-node topology
+ * (configs/systems.json with cluster.gpu a100-sxm4-80gb: 2 nodes x 4 GPUs,
+ * one 400 Gb/s NIC per node, TP 4 inside a node, DP 2 across, 8
+ * microbatches), every figure worked by hand in docs/whatif.md. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "distcalc/config.h"
+#include "distcalc/plan.h"
+#include "distcalc/results.h"
+#include "distcalc/whatif.h"
+
+static struct dc_config cfg;
+static struct dc_plan plan;
+static struct dc_results res;
+
+static struct dc_whatif *run(const char *name, const char *const *sets, uint64_t seed)
+{
+	char path[512];
+	struct dc_override ov[16];
+	size_t n = 0;
+	struct dc_diag d;
+	struct dc_whatif *w = calloc(1, sizeof(*w));
+	const char *err = NULL;
+	ck_assert_ptr_nonnull(w);
+	snprintf(path, sizeof(path), "%s/configs/%s", DC_SOURCE_DIR, name);
+	while (sets && sets[n] && n < 16) {
+		ov[n].text = sets[n];
+		n++;
+	}
+	dc_diag_init(&d);
+	if (dc_config_load_file(path, ov, n, &cfg, &d) != 0)
+		ck_abort_msg("%s rejected: %s", name, d.count ? d.entries[0].text : "?");
+	dc_diag_release(&d);
+	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
+	memset(&res, 0, sizeof(res));
+	ck_assert_int_eq(
+		dc_estimate(&plan, DC_EST_BIT(DC_EST_STEP) | DC_EST_BIT(DC_EST_COMM) | DC_EST_BIT(DC_EST_MEMORY), &res),
+		0);
+	if (dc_whatif_compute(&plan, &res, seed, w, &err) != 0)
+		ck_abort_msg("whatif: %s", err ? err : "?");
+	return w;
+}
+
+static const struct dc_whatif_detail *find_detail(const struct dc_whatif *w, enum dc_whatif_scenario s,
+						  const char *prefix)
+{
+	for (uint64_t i = 0; i < w->ndetails; i++)
+		if (w->detail[i].scenario == s && strncmp(w->detail[i].what, prefix, strlen(prefix)) == 0)
+			return &w->detail[i];
+	ck_abort_msg("no detail '%s'", prefix);
+	return NULL;
+}
+
+#define REL(a, b, tol) ck_assert_msg(fabs((a) - (b)) <= (tol) * fabs(b), "%.9g vs %.9g", (double)(a), (double)(b))
+
+static const char *const seed_gpu[] = {"cluster.gpu=a100-sxm4-80gb", NULL};
+
+/* The DP gradient AllReduce: M = 1,684,803,584 params x 2 B =
+ * 3,369,607,168 B per rank per step over 2 ranks (one per node); the
+ * node's one 50 GB/s NIC carries the 4 DP groups at once: 12.5 GB/s each.
+ * A 2-rank ring sends M per rank: M / 12.5 GB/s = 269.569 ms, at half the
+ * bandwidth 539.137 ms: the latency terms cancel in the difference. */
+START_TEST(test_slow_network_by_hand)
+{
+	const char *sets[] = {"cluster.gpu=a100-sxm4-80gb", "whatif.slow_network.factor=0.5", NULL};
+	struct dc_whatif *w = run("systems.json", sets, 0);
+	const struct dc_whatif_detail *dp = find_detail(w, DC_WHATIF_SLOW_NETWORK, "communication per step: DP");
+	const struct dc_whatif_detail *bw = find_detail(w, DC_WHATIF_SLOW_NETWORK, "nccl-tests");
+	const struct dc_whatif_scn *s = &w->scn[DC_WHATIF_SLOW_NETWORK];
+	double m = 3369607168.0, share = 50e9 / 4;
+	REL(dp->value - dp->baseline, m / (0.5 * share) - m / share, 1e-3);
+	/* nccl-tests' busbw at 8 GiB is bandwidth-bound: it halves */
+	REL(bw->value / bw->baseline, 0.5, 2e-3);
+	ck_assert(s->available);
+	/* the step grows, by no more than the slower sync itself */
+	ck_assert(s->value > s->baseline);
+	ck_assert(s->value - s->baseline <= dp->value - dp->baseline + 1e-9);
+	ck_assert_uint_eq(s->rank_first, 0);
+	ck_assert_uint_eq(s->rank_last, 3);
+	free(w);
+}
+END_TEST
+
+/* every link at the factor: the same step (one slow node already gates
+ * every group through it), all ranks hit */
+START_TEST(test_slow_network_every_link)
+{
+	const char *one[] = {"cluster.gpu=a100-sxm4-80gb", "whatif.slow_network.node=1", NULL};
+	const char *all[] = {"cluster.gpu=a100-sxm4-80gb", "whatif.slow_network.scope=\"all\"", NULL};
+	struct dc_whatif *a = run("systems.json", one, 0), *b = run("systems.json", all, 0);
+	ck_assert(a->scn[DC_WHATIF_SLOW_NETWORK].value == b->scn[DC_WHATIF_SLOW_NETWORK].value);
+	ck_assert_uint_eq(a->scn[DC_WHATIF_SLOW_NETWORK].rank_first, 4);
+	ck_assert_uint_eq(a->scn[DC_WHATIF_SLOW_NETWORK].rank_last, 7);
+	ck_assert_uint_eq(b->scn[DC_WHATIF_SLOW_NETWORK].rank_first, 0);
+	ck_assert_uint_eq(b->scn[DC_WHATIF_SLOW_NETWORK].rank_last, 7);
+	free(a);
+	free(b);
+}
+END_TEST
+
+/* A middle pipeline stage reads no batch: TP 2 x PP 4, rank 2 is stage 1
+ * (order tp-cp-ep-dp-pp: the pp stride is tp x dp = 2). */
+START_TEST(test_slow_data_rank_middle_stage)
+{
+	const char *sets[] = {"cluster.gpu=a100-sxm4-80gb", "parallel.tp=2", "parallel.dp=1", "parallel.pp=4",
+			      "whatif.slow_data_rank.rank=2", NULL};
+	struct dc_whatif *w = run("systems.json", sets, 0);
+	ck_assert_uint_eq(w->slow_stage, 1);
+	ck_assert(!w->scn[DC_WHATIF_SLOW_DATA_RANK].available);
+	ck_assert_ptr_nonnull(strstr(w->scn[DC_WHATIF_SLOW_DATA_RANK].missing, "middle pipeline stage"));
+	free(w);
+}
+END_TEST
+
+/* 10 ms before each of 8 microbatches' forward on rank 0: +80 ms on the
+ * step, which every other rank spends waiting. */
+START_TEST(test_slow_data_rank_by_hand)
+{
+	const char *sets[] = {"cluster.gpu=a100-sxm4-80gb", "whatif.slow_data_rank.rank=5",
+			      "whatif.slow_data_rank.delay=\"25 ms\"", NULL};
+	struct dc_whatif *w = run("systems.json", seed_gpu, 0);
+	const struct dc_whatif_scn *s = &w->scn[DC_WHATIF_SLOW_DATA_RANK];
+	ck_assert(s->available);
+	REL(s->value - s->baseline, 8 * 0.010, 1e-9);
+	REL(w->sync_wait_s, 0.080, 1e-9);
+	REL(w->data_wait_s, 0.080, 1e-12);
+	free(w);
+	w = run("systems.json", sets, 0);
+	s = &w->scn[DC_WHATIF_SLOW_DATA_RANK];
+	REL(s->value - s->baseline, 8 * 0.025, 1e-9);
+	ck_assert_uint_eq(w->slow_rank, 5);
+	free(w);
+}
+END_TEST
+
+/* The whole model as one unit: per microbatch one forward AllGather, one
+ * backward AllGather and one ReduceScatter of M = 3,369,607,168 B over 2
+ * ranks, each (p - 1) / p M / 12.5 GB/s = 134.784 ms; 8 microbatches:
+ * 3.235 s, none of it prefetched, so all of it exposed. */
+START_TEST(test_whole_model_allgather_by_hand)
+{
+	struct dc_whatif *w = run("systems.json", seed_gpu, 0);
+	const struct dc_whatif_detail *ex = find_detail(w, DC_WHATIF_WHOLE_MODEL_ALLGATHER, "exposed FSDP");
+	const struct dc_whatif_scn *s = &w->scn[DC_WHATIF_WHOLE_MODEL_ALLGATHER];
+	double one = 0.5 * 3369607168.0 / 12.5e9;
+	REL(ex->value, 8 * 3 * one, 2e-3);
+	ck_assert(ex->baseline < ex->value);
+	ck_assert(s->available);
+	/* the backward holds the gathered unit and its unsharded gradients
+	 * (2 B each): the whole model, 4P = 6,739,214,336 B, against the root
+	 * (embedding, head, final norm: 65,540,096 params), the layer computing
+	 * and the prefetched next (50,601,984 params each: 4h^2/4 + 3hf/4 +
+	 * 2h) and the larger of a layer's and the root's gradients:
+	 * 2 (65,540,096 + 2 x 50,601,984) + 2 x 65,540,096 = 464,568,320 B;
+	 * the difference with the 5% allocator reserve on it */
+	REL(s->value - s->baseline, 1.05 * (4 * 1684803584.0 - 464568320.0), 1e-9);
+	ck_assert_str_eq(dc_mem_phase_name(w->wm_phase[1]), "backward");
+	free(w);
+}
+END_TEST
+
+/* The save phase holds the model states (16 B x 1,684,803,584 =
+ * 26,956,857,344 B), the CUDA context 512 MiB, the workspace 256 MiB and
+ * NCCL's 256 MiB, plus the 5% reserve: 29,432,129,126.4 B, against the
+ * backward's 37,884,542,976 B peak. */
+START_TEST(test_checkpoint_save_peak_by_hand)
+{
+	struct dc_whatif *w = run("systems.json", NULL, 0);
+	const struct dc_whatif_scn *s = &w->scn[DC_WHATIF_CHECKPOINT_SAVE_PEAK];
+	double sub = 26956857344.0 + 536870912.0 + 268435456.0 + 268435456.0;
+	ck_assert(s->available);
+	REL(s->value, sub * 1.05, 1e-9);
+	ck_assert(s->value < s->baseline);
+	free(w);
+}
+END_TEST
+
+/* Without GPU data the step scenarios name the missing keys; the
+ * checkpoint and the peaks still run. */
+START_TEST(test_missing_gpu_data)
+{
+	struct dc_whatif *w = run("systems.json", NULL, 0);
+	ck_assert(!w->scn[DC_WHATIF_SLOW_NETWORK].available);
+	ck_assert_ptr_nonnull(strstr(w->scn[DC_WHATIF_SLOW_NETWORK].missing, "cluster.peak_flops"));
+	ck_assert(!w->scn[DC_WHATIF_SLOW_DATA_RANK].available);
+	ck_assert_ptr_nonnull(strstr(w->scn[DC_WHATIF_STRAGGLERS].missing, "cluster.peak_flops"));
+	ck_assert(w->scn[DC_WHATIF_WHOLE_MODEL_ALLGATHER].available);
+	ck_assert(w->scn[DC_WHATIF_CHECKPOINT_SAVE_PEAK].available);
+	free(w);
+}
+END_TEST
+
+/* E[max of n standard normals]: 1/sqrt(pi) for 2, 3/(2 sqrt(pi)) for 3,
+ * 1.423600 for 8 (Harter 1961, Table 1); the 2.5% upper quantile 1.959964. */
+START_TEST(test_expected_max_normal)
+{
+	ck_assert(dc_whatif_expected_max_normal(1) == 0);
+	REL(dc_whatif_expected_max_normal(2), 1 / sqrt(3.14159265358979323846), 1e-6);
+	REL(dc_whatif_expected_max_normal(3), 1.5 / sqrt(3.14159265358979323846), 1e-6);
+	REL(dc_whatif_expected_max_normal(8), 1.423600, 1e-5);
+	REL(dc_whatif_normal_upper_quantile(0.025), 1.959964, 1e-6);
+	REL(dc_whatif_normal_upper_quantile(0.5) + 1.0, 1.0, 1e-12);
+}
+END_TEST
+
+/* jitter 0.1 on 8 ranks: the mean step is the step without jitter plus
+ * 0.1 x 1.4236 x the jittering compute (50,000 steps: the standard error
+ * of the mean maximum is 0.6 / sqrt(5 x 10^4) = 0.003 of a standard normal);
+ * same seed same numbers, another seed other draws. */
+START_TEST(test_stragglers_by_hand)
+{
+	const char *sets[] = {"cluster.gpu=a100-sxm4-80gb", "training.jitter=0.1", "whatif.steps=50000", NULL};
+	struct dc_whatif *a = run("systems.json", sets, 7), *b, *c;
+	const struct dc_whatif_stragglers *g = &a->strag;
+	double step0 = res.step.time_s, want = step0 + g->compute_s * 0.1 * 1.4236;
+	uint64_t total = 0;
+	ck_assert(g->available);
+	REL(g->mean_s, want, 0.01 * (want - step0) / want);
+	ck_assert(g->p50_s < g->p99_s);
+	ck_assert_uint_eq(g->nblocks, 8);
+	for (uint64_t i = 0; i < 8; i++) {
+		total += g->slowest[i];
+		/* each rank the slowest about 1/8 of the time */
+		ck_assert(fabs((double)g->slowest[i] / 5e4 - 0.125) < 0.01);
+	}
+	ck_assert_uint_eq(total, 50000);
+	b = run("systems.json", sets, 7);
+	ck_assert(a->strag.mean_s == b->strag.mean_s && a->strag.p99_s == b->strag.p99_s);
+	ck_assert(memcmp(a->strag.slowest, b->strag.slowest, sizeof(a->strag.slowest)) == 0);
+	c = run("systems.json", sets, 8);
+	ck_assert(a->strag.mean_s != c->strag.mean_s);
+	/* the expected maximum at the world, 8 ranks, is the same 1.4236 */
+	for (uint64_t i = 0; i < a->strag.nscale; i++)
+		if (a->strag.scale[i].ranks == 8)
+			REL(a->strag.scale[i].step_s, want, 1e-5);
+	free(a);
+	free(b);
+	free(c);
+}
+END_TEST
+
+/* Mixtral on EP 4: 8 experts, 2 per rank. The busiest at 2 x the uniform
+ * share loads its rank's experts (2 - 1 + 2) / 2 = 1.5 x. */
+START_TEST(test_expert_imbalance_by_hand)
+{
+	const char *sets[] = {"cluster.gpu=h100-sxm5-80gb", "whatif.expert_imbalance=2", NULL};
+	struct dc_whatif *w = run("mixtral-8x7b-ep.json", sets, 0);
+	const struct dc_whatif_scn *s = &w->scn[DC_WHATIF_EXPERT_IMBALANCE];
+	const struct dc_whatif_detail *a2a = find_detail(w, DC_WHATIF_EXPERT_IMBALANCE, "communication per step: EP");
+	REL(w->load_factor, 1.5, 1e-12);
+	ck_assert(s->available);
+	ck_assert(s->value > s->baseline);
+	ck_assert(a2a->value > a2a->baseline && a2a->value <= 1.5 * a2a->baseline * (1 + 1e-9));
+	free(w);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("whatif");
+	TCase *tc = tcase_create("seed");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_slow_network_by_hand);
+	tcase_add_test(tc, test_slow_network_every_link);
+	tcase_add_test(tc, test_slow_data_rank_by_hand);
+	tcase_add_test(tc, test_slow_data_rank_middle_stage);
+	tcase_add_test(tc, test_whole_model_allgather_by_hand);
+	tcase_add_test(tc, test_checkpoint_save_peak_by_hand);
+	tcase_add_test(tc, test_missing_gpu_data);
+	tcase_add_test(tc, test_expected_max_normal);
+	tcase_add_test(tc, test_stragglers_by_hand);
+	tcase_add_test(tc, test_expert_imbalance_by_hand);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
