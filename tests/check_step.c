@@ -343,6 +343,56 @@ START_TEST(test_megatron_table1)
 }
 END_TEST
 
+/* Context parallelism on the course cluster (tp 4 x cp 2): all_gather's
+ * K/V collectives are waited for, so the step exposes exactly the comm
+ * result's cp time per step; ring attention (p2p) runs its sends behind
+ * the layer's kernels, exposing at most that and hiding the rest. */
+START_TEST(test_context_parallel_exposure)
+{
+	const char *ag[] = {"cluster.gpu=a100-sxm4-80gb", "parallel.dp=1", "parallel.cp=2",
+			    "parallel.cp_comm_type=all_gather", NULL};
+	const char *ring[] = {"cluster.gpu=a100-sxm4-80gb", "parallel.dp=1", "parallel.cp=2",
+			      "parallel.cp_comm_type=p2p", NULL};
+	double cp_time, exposed;
+	run_config("systems.json", ag);
+	cp_time = run_res.comm.s[DC_STRAT_CP].time_s;
+	exposed = run_res.step.classes[0].exposed_s[DC_STRAT_CP];
+	ck_assert(cp_time > 0);
+	ck_assert_double_eq_tol(exposed, cp_time, 1e-9 * cp_time);
+	run_config("systems.json", ring);
+	cp_time = run_res.comm.s[DC_STRAT_CP].time_s;
+	exposed = run_res.step.classes[0].exposed_s[DC_STRAT_CP];
+	ck_assert(cp_time > 0);
+	ck_assert_msg(exposed >= 0 && exposed < 0.5 * cp_time, "p2p exposes %g of %g s", exposed, cp_time);
+	ck_assert(run_res.step.classes[0].hidden_s >= cp_time - exposed - 1e-12);
+}
+END_TEST
+
+/* Uneven stages (parallel.pipeline_layers [24, 8] on pp 2, tp 4): with no
+ * slowdown from overlap each stage's compute per step is m x (its layers x
+ * one dense layer's forward, backward and recompute, plus the embedding on
+ * the first and the head on the last), composed from the compute result */
+START_TEST(test_uneven_stage_compute)
+{
+	const char *sets[] = {"cluster.gpu=a100-sxm4-80gb", "parallel.dp=1", "parallel.pp=2",
+			      "parallel.pipeline_layers=[24,8]", "overlap.compute_slowdown=0", NULL};
+	const struct dc_work_time *l, *e, *h;
+	double m, want0, want1;
+	run_config("systems.json", sets);
+	l = &run_res.compute.dense_layer;
+	e = &run_res.compute.embedding;
+	h = &run_res.compute.head;
+	m = (double)run_plan.layout.grad_accum_steps;
+	want0 = m * (24 * (l->fwd_s + l->bwd_s + l->recompute_s) + e->fwd_s + e->bwd_s + e->recompute_s);
+	want1 = m * (8 * (l->fwd_s + l->bwd_s + l->recompute_s) + h->fwd_s + h->bwd_s + h->recompute_s);
+	ck_assert_uint_eq(run_res.step.nclasses, 2);
+	ck_assert_double_eq_tol(run_res.step.classes[0].compute_s, want0, 1e-9 * want0);
+	ck_assert_double_eq_tol(run_res.step.classes[1].compute_s, want1, 1e-9 * want1);
+	/* the long first stage sets the step */
+	ck_assert_uint_eq(run_res.step.slowest_rank, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("step");
@@ -364,6 +414,8 @@ int main(void)
 	tcase_add_test(tc, test_time_to_train_gpt3);
 	tcase_add_test(tc, test_korthikanti_table5);
 	tcase_add_test(tc, test_megatron_table1);
+	tcase_add_test(tc, test_context_parallel_exposure);
+	tcase_add_test(tc, test_uneven_stage_compute);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -153,6 +153,7 @@ enum dc_step_track {
 	DC_TRACK_FSDP_REDUCE,
 	DC_TRACK_PP,
 	DC_TRACK_DP,
+	DC_TRACK_CP, /* context parallelism's K/V exchange, inside each layer's span */
 	DC_TRACK_COUNT,
 };
 

@@ -15,8 +15,7 @@
 /* Layers on pipeline rank `stage`, all its chunks. */
 static uint64_t stage_layers(const struct dc_plan *p, uint64_t stage)
 {
-	(void)stage;
-	return p->layers_per_stage;
+	return dc_plan_stage_layers(p, stage);
 }
 
 /* Layers in one model chunk of `stage`: an equal share of its layers. */
@@ -29,6 +28,9 @@ static uint64_t chunk_layers(const struct dc_plan *p, uint64_t stage)
  * 2.2.2: rank s holds chunks s, s + pp, ...). */
 static uint64_t chunk_start(const struct dc_plan *p, uint64_t stage, uint64_t c)
 {
+	/* uneven stages (plan.h) run one chunk: the stage's own first layer */
+	if (p->v <= 1)
+		return dc_plan_stage_first_layer(p, stage);
 	return (c * p->layout.pp + stage) * chunk_layers(p, stage);
 }
 
@@ -53,6 +55,8 @@ struct costs {
 	double tp_b_async;           /* of tp_b: what Megatron runs behind the backward's GEMMs */
 	double ep_f, ep_b;           /* one MoE layer's AlltoAlls */
 	double ag_f, ag_b, rs_b;     /* one FSDP unit's gathers and reduce-scatter */
+	double cp_f, cp_b;           /* one layer's context-parallel K/V exchange */
+	int cp_hide;                 /* p2p: the ring's sends run behind the layer's kernels */
 	double send_s;               /* one pipeline send */
 	int ov_tp, ov_fsdp, ov_dp;
 	double slow;
@@ -88,7 +92,9 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 {
 	const struct dc_config *in = p->in;
 	double gas = (double)p->layout.grad_accum_steps;
-	double layers = (double)(p->layers_per_stage ? p->layers_per_stage : 1);
+	/* the comm result prices the stage it analyses (comm.h: stage) */
+	uint64_t analysed = dc_plan_stage_layers(p, comm->stage);
+	double layers = (double)(analysed ? analysed : 1);
 	memset(k, 0, sizeof(*k));
 	k->p = p;
 	k->c = c;
@@ -117,6 +123,14 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 		k->ag_b = phase_time(s, "backward", DC_COLL_ALL_GATHER) / (layers * gas);
 		k->rs_b = phase_time(s, "backward", DC_COLL_REDUCE_SCATTER) / (layers * gas);
 	}
+	if (comm->s[DC_STRAT_CP].in_play) {
+		/* ring attention (cp_comm_type p2p) sends the next K/V block
+		 * while the current one is computed; all_gather and a2a are
+		 * waited for */
+		k->cp_f = phase_time(&comm->s[DC_STRAT_CP], "forward", -1) / (layers * gas);
+		k->cp_b = phase_time(&comm->s[DC_STRAT_CP], "backward", -1) / (layers * gas);
+		k->cp_hide = in->parallel.cp_comm_type == DC_CP_P2P;
+	}
 	if (comm->s[DC_STRAT_PP].in_play) {
 		const struct dc_comm_strategy *s = &comm->s[DC_STRAT_PP];
 		for (uint64_t i = 0; i < s->ncoll; i++)
@@ -129,7 +143,7 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 struct cost {
 	double dur, comp, hidden;
 	double ex[DC_STRAT_COUNT];
-	double tp_comm, ep_comm, ag, rs; /* the collectives' own durations */
+	double tp_comm, ep_comm, cp_comm, ag, rs; /* the collectives' own durations */
 };
 
 static void cost_add(struct cost *a, const struct cost *b, double n)
@@ -141,6 +155,7 @@ static void cost_add(struct cost *a, const struct cost *b, double n)
 		a->ex[i] += n * b->ex[i];
 	a->tp_comm += n * b->tp_comm;
 	a->ep_comm += n * b->ep_comm;
+	a->cp_comm += n * b->cp_comm;
 	a->ag += n * b->ag;
 	a->rs += n * b->rs;
 }
@@ -165,8 +180,13 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, int 
 	double tp = bwd ? k->tp_b : k->tp_f;
 	double ep = moe ? (bwd ? k->ep_b : k->ep_f) : 0;
 	double ag = bwd ? k->ag_b : k->ag_f, rs = bwd ? k->rs_b : 0;
-	double ex_tp = tp, ex_fs = ag + rs, hid = 0;
+	double cp = bwd ? k->cp_b : k->cp_f;
+	double ex_tp = tp, ex_fs = ag + rs, ex_cp = cp, hid = 0;
 	memset(o, 0, sizeof(*o));
+	if (k->cp_hide) {
+		ex_cp = max0(cp - comp);
+		hid += cp - ex_cp;
+	}
 	if (k->ov_tp) {
 		/* tiled overlap: every TP collective behind the layer's GEMMs */
 		double mm = bwd ? w->bwd_matmul_s : w->fwd_matmul_s;
@@ -189,9 +209,11 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, int 
 	o->ex[DC_STRAT_TP] = ex_tp;
 	o->ex[DC_STRAT_EP] = ep;
 	o->ex[DC_STRAT_FSDP] = ex_fs;
-	o->dur = o->comp + ex_tp + ep + ex_fs;
+	o->ex[DC_STRAT_CP] = ex_cp;
+	o->dur = o->comp + ex_tp + ep + ex_fs + ex_cp;
 	o->tp_comm = tp;
 	o->ep_comm = ep;
+	o->cp_comm = cp;
 	o->ag = ag;
 	o->rs = rs;
 }
@@ -1055,7 +1077,7 @@ int dc_step_pipeline_simulate(const struct dc_step_pipe *pp, double *end_s, doub
 const char *dc_step_track_name(enum dc_step_track t)
 {
 	static const char *const names[] = {"compute", "tp", "ep", "fsdp all_gather", "fsdp reduce_scatter",
-					    "pp send", "dp"};
+					    "pp send", "dp", "cp"};
 	return names[t];
 }
 
@@ -1103,6 +1125,9 @@ static double emit_layer(struct emitter *em, const struct costs *k, uint64_t sta
 	ev(em, stage, DC_TRACK_TP, t + o.dur - o.ex[DC_STRAT_EP] - o.tp_comm, o.tp_comm,
 	   "layer %llu %s mb %llu tp collectives", (unsigned long long)layer, dir, (unsigned long long)mb);
 	ev(em, stage, DC_TRACK_EP, t + o.dur - o.ep_comm, o.ep_comm, "layer %llu %s mb %llu ep all_to_all",
+	   (unsigned long long)layer, dir, (unsigned long long)mb);
+	/* cp's exchange ends with the layer (behind its kernels for p2p) */
+	ev(em, stage, DC_TRACK_CP, t + o.dur - o.cp_comm, o.cp_comm, "layer %llu %s mb %llu cp k/v exchange",
 	   (unsigned long long)layer, dir, (unsigned long long)mb);
 	/* the gather this layer's span covers (prefetched, it belongs to the
 	 * next unit), then its reduce-scatter ending with it: each inside the
