@@ -57,6 +57,16 @@ static int compute_compute(const struct dc_plan *p, struct dc_results *r)
 	return dc_compute_compute(p, &r->compute, &r->error);
 }
 
+static int checkpoint_compute(const struct dc_plan *p, struct dc_results *r)
+{
+	return dc_checkpoint_compute(p, &r->memory, &r->batch, &r->checkpoint, &r->error);
+}
+
+static int loss_compute(const struct dc_plan *p, struct dc_results *r)
+{
+	return dc_loss_compute(p, &r->loss, &r->error);
+}
+
 const struct dc_estimator dc_estimators[DC_EST_COUNT] = {
 	[DC_EST_MODEL] = {"model", 0, model_compute},
 	[DC_EST_BATCH] = {"batch", 0, batch_compute},
@@ -67,6 +77,8 @@ const struct dc_estimator dc_estimators[DC_EST_COUNT] = {
 			       strategies_compute},
 	[DC_EST_FLOPS] = {"flops", DC_EST_BIT(DC_EST_BATCH), flops_compute},
 	[DC_EST_COMPUTE] = {"compute", 0, compute_compute},
+	[DC_EST_CHECKPOINT] = {"checkpoint", DC_EST_BIT(DC_EST_BATCH) | DC_EST_BIT(DC_EST_MEMORY), checkpoint_compute},
+	[DC_EST_LOSS] = {"loss", 0, loss_compute},
 };
 
 int dc_estimate(const struct dc_plan *plan, uint32_t wanted, struct dc_results *r)
