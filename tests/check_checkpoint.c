@@ -171,6 +171,8 @@ START_TEST(test_reshard_conservation)
 		{"parallel.tp=2", "parallel.cp=2", "checkpoint.restore.cp=1", "checkpoint.restore.pp=3",
 		 "checkpoint.restore.num_nodes=3", NULL},
 		{"model.params=1000003", "checkpoint.restore.num_nodes=5", "checkpoint.restore.tp=1", NULL},
+		{"parallel.tp=2", "parallel.pp=2", "parallel.virtual_pipeline=2", "checkpoint.restore.pp=3",
+		 "checkpoint.restore.num_nodes=3", NULL},
 	};
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 		static struct dc_config c;

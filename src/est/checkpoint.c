@@ -149,9 +149,20 @@ int dc_ckpt_items_of(const struct dc_plan *p, struct dc_ckpt_items *it, const ch
 	return 0;
 }
 
-static uint64_t saved_first_layer(const struct dc_plan *p, uint64_t s)
+/* The saved layout's model chunks in item order: pp x v of them, chunk q
+ * on stage q mod pp (Megatron's interleaved schedule: chunk c of stage s
+ * is q = c pp + s, L / (pp v) layers each); with v = 1 the stages. */
+static uint64_t saved_chunks(const struct dc_plan *p)
 {
-	return dc_plan_stage_first_layer(p, s);
+	return p->layout.pp * p->v;
+}
+
+static void saved_chunk_items(const struct dc_plan *p, uint64_t L, uint64_t q, uint64_t *a, uint64_t *b)
+{
+	if (p->v <= 1)
+		dc_ckpt_stage_items(L, p->layout.pp, q, dc_plan_stage_first_layer(p, q), dc_plan_stage_layers(p, q), a, b);
+	else
+		dc_ckpt_stage_items(L, saved_chunks(p), q, q * p->layers_per_chunk, p->layers_per_chunk, a, b);
 }
 
 static uint64_t saved_rank_global(const struct dc_plan *p, uint64_t s, uint64_t t, uint64_t d)
@@ -168,19 +179,21 @@ void dc_ckpt_rank_of(const struct dc_plan *p, const struct dc_checkpoint_result 
 {
 	const struct dc_precision *pr = &p->in->precision;
 	const struct dc_ckpt_layout *o = &c->saved;
-	uint64_t a, b, first = saved_first_layer(p, s);
 	int is_rank0 = s == 0 && k == 0;
 
 	memset(r, 0, sizeof(*r));
 	r->stage = s;
 	r->tp_rank = k / o->dpcp;
 	r->dp_rank = k % o->dpcp;
-	dc_ckpt_stage_items(c->items.num_layers, o->pp, s, first, dc_plan_stage_layers(p, s), &a, &b);
 	if (p->in->checkpoint.format == DC_CKPT_FULL) {
 		/* rank 0 writes the whole state dict; the others only their own RNG and data position */
 		r->elements = is_rank0 ? c->items.total : 0;
 	} else {
-		r->elements = dc_ckpt_items_slice(&c->items, a, b, k, o->slices);
+		for (uint64_t q = s; q < saved_chunks(p); q += o->pp) {
+			uint64_t a, b;
+			saved_chunk_items(p, c->items.num_layers, q, &a, &b);
+			r->elements += dc_ckpt_items_slice(&c->items, a, b, k, o->slices);
+		}
 	}
 	/* the loader bounds the state bytes per rank to 2^53 (config.h) */
 	r->params_bytes = r->elements * pr->param_bytes;
@@ -193,37 +206,32 @@ void dc_ckpt_rank_of(const struct dc_plan *p, const struct dc_checkpoint_result 
 			 r->sched_bytes;
 }
 
-/* old stages whose items meet items [a, b) of the new layout */
-static void saved_stages_meeting(const struct dc_plan *p, const struct dc_checkpoint_result *c, uint64_t a,
-				 uint64_t b, uint64_t *s_lo, uint64_t *s_hi)
+/* the saved chunks whose items meet items [a, b) of the new layout */
+static void saved_chunks_meeting(const struct dc_plan *p, uint64_t L, uint64_t a, uint64_t b, uint64_t *q_lo,
+				 uint64_t *q_hi)
 {
-	uint64_t pp = c->saved.pp, lo = 0, hi = pp - 1;
-	/* the saved stages' items are consecutive and ascending: bisect */
-	uint64_t l = 0, r = pp - 1;
-	while (l < r) { /* the last stage whose first item is <= a */
+	uint64_t n = saved_chunks(p), l = 0, r = n - 1;
+	/* the chunks' items are consecutive and ascending: bisect for the
+	 * last chunk whose first item is <= a, then the last one < b */
+	while (l < r) {
 		uint64_t mid = l + (r - l + 1) / 2, fa, fb;
-		dc_ckpt_stage_items(c->items.num_layers, pp, mid, saved_first_layer(p, mid), dc_plan_stage_layers(p, mid),
-				    &fa, &fb);
+		saved_chunk_items(p, L, mid, &fa, &fb);
 		if (fa <= a)
 			l = mid;
 		else
 			r = mid - 1;
 	}
-	lo = l;
-	l = lo;
-	r = pp - 1;
-	while (l < r) { /* the last stage whose first item is < b */
+	*q_lo = l;
+	r = n - 1;
+	while (l < r) {
 		uint64_t mid = l + (r - l + 1) / 2, fa, fb;
-		dc_ckpt_stage_items(c->items.num_layers, pp, mid, saved_first_layer(p, mid), dc_plan_stage_layers(p, mid),
-				    &fa, &fb);
+		saved_chunk_items(p, L, mid, &fa, &fb);
 		if (fa < b)
 			l = mid;
 		else
 			r = mid - 1;
 	}
-	hi = l;
-	*s_lo = lo;
-	*s_hi = hi;
+	*q_hi = l;
 }
 
 void dc_ckpt_read_of(const struct dc_plan *p, const struct dc_checkpoint_result *c, uint64_t j,
@@ -240,10 +248,10 @@ void dc_ckpt_read_of(const struct dc_plan *p, const struct dc_checkpoint_result 
 	out->tp_rank = k2 / n->dpcp;
 	out->dp_rank = k2 % n->dpcp;
 	dc_ckpt_stage_items(L, n->pp, s2, first2, layers2, &a, &b);
-	saved_stages_meeting(p, c, a, b, &s_lo, &s_hi);
-	for (uint64_t s = s_lo; s <= s_hi; s++) {
-		uint64_t fa, fb, ca, cb, k_lo, k_hi;
-		dc_ckpt_stage_items(L, o->pp, s, saved_first_layer(p, s), dc_plan_stage_layers(p, s), &fa, &fb);
+	saved_chunks_meeting(p, L, a, b, &s_lo, &s_hi);
+	for (uint64_t q = s_lo; q <= s_hi; q++) {
+		uint64_t fa, fb, ca, cb, k_lo, k_hi, s = q % o->pp;
+		saved_chunk_items(p, L, q, &fa, &fb);
 		ca = max_u64(fa, a);
 		cb = min_u64(fb, b);
 		if (cb <= ca)
@@ -322,10 +330,6 @@ int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result
 	uint64_t gpn = cfg->cluster.gpus_per_node, on_node0, off_node0, per_replica, new_dp;
 
 	memset(c, 0, sizeof(*c));
-	if (p->v > 1) {
-		*error = "'parallel.virtual_pipeline': the checkpoint model needs one model chunk per stage (virtual_pipeline 1)";
-		return -1;
-	}
 	if (dc_ckpt_items_of(p, &c->items, error) != 0)
 		return -1;
 	layout_of(p->layout.tp, p->layout.pp, p->layout.dp, p->layout.cp, &c->saved);

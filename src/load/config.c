@@ -360,7 +360,7 @@ static const struct key keys[] = {
 	UINT("loss.tokens.max_length", loss.max_length, 0, "derived: model.seq_length", "",
 	     "a document's most tokens (lengths uniform in [min_length, max_length]); at most seq_length"),
 	REAL("loss.token_loss", loss.token_loss, 2.0, "2.0", "nats",
-	     "mean per-token cross-entropy of the drawn model of per-token losses; below 1000"),
+	     "mean per-token cross-entropy of the drawn model of per-token losses; above 0 and below 1000"),
 	FRACTION("loss.token_loss_spread", loss.token_loss_spread, 0.5, "0.5",
 		 "each sample's tokens share one loss, uniform in token_loss × [1 − spread, 1 + spread]"),
 };
@@ -1991,8 +1991,8 @@ static int rule_loss_tokens(struct loader *l)
 		errorf(l, find_key("loss.tokens.min_length"),
 		       "'loss.tokens.min_length': must be at most loss.tokens.max_length (%llu), got %llu",
 		       (unsigned long long)s->max_length, (unsigned long long)s->min_length);
-	if (!(s->token_loss < 1000))
-		errorf(l, find_key("loss.token_loss"), "'loss.token_loss': must be below 1000 nats, got %g",
+	if (!(s->token_loss > 0 && s->token_loss < 1000))
+		errorf(l, find_key("loss.token_loss"), "'loss.token_loss': must be above 0 and below 1000 nats, got %g",
 		       s->token_loss);
 	return 0;
 }
@@ -2232,7 +2232,7 @@ static const struct rule rules[] = {
 	  KEYS("checkpoint.restore.tp", "checkpoint.restore.pp", "checkpoint.restore.dp", "checkpoint.restore.cp",
 	       "checkpoint.restore.ep", "checkpoint.restore.num_nodes", "checkpoint.restore.gpus_per_node")},
 	 rule_restore},
-	{{"loss.tokens: min_length at most max_length at most seq_length; token_loss below 1000",
+	{{"loss.tokens: min_length at most max_length at most seq_length; token_loss above 0 and below 1000",
 	  KEYS("loss.tokens.min_length", "loss.tokens.max_length", "model.seq_length", "loss.token_loss")},
 	 rule_loss_tokens},
 };
