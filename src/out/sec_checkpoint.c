@@ -1,7 +1,9 @@
 /* sec_checkpoint.c - `--experiment checkpoint`: the bytes each rank saves
  * by kind, the save's time and memory, the restore into
  * checkpoint.restore.*, and the acceptance conditions with this layout's
- * numbers. docs/checkpoint-and-loss.md. */
+ * numbers. docs/checkpoint-and-loss.md. The acceptance conditions are
+ * prose with numbers in them: the view formats them once, as a row
+ * function formats a row's text. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,6 +35,7 @@ struct view {
 	double write_time_s, gather_time_s, staging_time_s, blocking_time_s, save_time_s;
 	uint64_t gpu_extra_bytes, gpu_peak_bytes, gpu_training_peak_bytes, host_rank_bytes, host_node_bytes;
 	struct restore_view restore;
+	char accept[7][440]; /* "scenario: condition", one a line */
 };
 
 /* ---- every rank's bytes ---- */
@@ -164,29 +167,21 @@ static const struct dc_fields restore_table = DC_FIELDS(restore_fields);
 
 /* ---- acceptance conditions ---- */
 
-struct accept_row {
-	const char *scenario;
-	char condition[900];
-};
-
 #define NACCEPT 7u
-
-static uint64_t accept_count(const void *base)
-{
-	(void)base;
-	return NACCEPT;
-}
 
 static double gib(uint64_t b)
 {
 	return (double)b / (1024.0 * 1024.0 * 1024.0);
 }
 
-static void accept_at(const void *base, uint64_t i, void *out)
+struct accept_row {
+	const char *scenario;
+	char condition[400];
+};
+
+/* condition i with this layout's numbers */
+static void accept_text(const struct dc_checkpoint_result *c, uint64_t i, struct accept_row *r)
 {
-	const struct view *v = base;
-	const struct dc_checkpoint_result *c = v->c;
-	struct accept_row *r = out;
 	unsigned long long N = (unsigned long long)c->saved.world, S = (unsigned long long)c->step;
 	const char *fail = "one rank fails to save", *re = "restore to a different world size";
 
@@ -242,13 +237,18 @@ static void accept_at(const void *base, uint64_t i, void *out)
 	}
 }
 
-#define A(m) offsetof(struct accept_row, m)
-static const struct dc_field accept_fields[] = {
-	{"scenario", "scenario", DC_U_NONE, DC_FT_STR, A(scenario)},
-	{"condition", "condition", DC_U_NONE, DC_FT_TEXT, A(condition)},
-};
-static const struct dc_fields accept_table = DC_FIELDS(accept_fields);
-static const struct dc_rows accept_rows = {accept_count, accept_at, sizeof(struct accept_row), "conditions"};
+static uint64_t accept_count(const void *base)
+{
+	(void)base;
+	return NACCEPT;
+}
+
+static const char *accept_at(const void *base, uint64_t i)
+{
+	return ((const struct view *)base)->accept[i];
+}
+
+static const struct dc_prose accept_prose = {accept_count, accept_at};
 
 static void view(const struct dc_run *run, void *out)
 {
@@ -304,6 +304,11 @@ static void view(const struct dc_run *run, void *out)
 	r->new_micro_batch = c->new_micro_batch;
 	r->new_grad_accum = c->new_grad_accum;
 	r->batch_kept = c->batch_kept;
+	for (uint64_t i = 0; i < NACCEPT; i++) {
+		struct accept_row a;
+		accept_text(c, i, &a);
+		snprintf(v->accept[i], sizeof(v->accept[i]), "%s: %s", a.scenario, a.condition);
+	}
 	r->batch_note = c->batch_kept
 				? "nothing: the same samples per step, each replica's share split into micro batch x grad accum steps"
 				: "the global batch cannot stay (the new dp does not divide it): tokens per step change, so rescale the learning rate (linear or square-root rule), count the schedule's warmup and decay in samples, and expect a different loss curve from here";
@@ -338,11 +343,10 @@ static const struct dc_field fields[] = {
 	{"host_node_bytes", "save-phase host memory, its node", DC_U_BYTES, DC_FT_U64, V(host_node_bytes)},
 	{"ranks", "Bytes each rank writes", DC_U_NONE, DC_FT_ROWS, 0, .sub = &rank_table, .rows = &rank_rows},
 	{"restore", "Restore (checkpoint.restore)", DC_U_NONE, DC_FT_OBJECT, V(restore), .sub = &restore_table},
-	{"acceptance", "Acceptance conditions", DC_U_NONE, DC_FT_ROWS, 0, .sub = &accept_table, .rows = &accept_rows},
+	{"acceptance", "Acceptance conditions", DC_U_NONE, DC_FT_PROSE, 0, .prose = &accept_prose},
 };
 
 _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
-_Static_assert(sizeof(struct accept_row) <= DC_ROW_MAX, "row too large");
 
 const struct dc_section dc_section_checkpoint = {
 	"checkpoint", "Checkpoint",
