@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "distcalc/checkpoint.h"
+#include "distcalc/memory.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
 #include "distcalc/section.h"
@@ -43,6 +44,9 @@ struct view {
 struct rank_row {
 	uint64_t rank, stage, tp, dp;
 	uint64_t params_bytes, master_bytes, optimizer_bytes, scaler_rng_bytes, data_bytes, sched_bytes, total_bytes;
+	double write_time_s;          /* its bytes at its share of the storage bandwidth */
+	uint64_t gpu_save_peak_bytes; /* its stage's ledger, checkpoint_save phase */
+	uint64_t host_save_bytes;     /* host memory its save holds */
 };
 
 static uint64_t rank_count(const void *base)
@@ -74,6 +78,21 @@ static void rank_at(const void *base, uint64_t i, void *out)
 	r->data_bytes = k.data_bytes;
 	r->sched_bytes = k.sched_bytes;
 	r->total_bytes = k.total_bytes;
+	/* every writer shares the aggregate bandwidth; under full rank 0
+	 * writes alone */
+	r->write_time_s = (double)k.total_bytes /
+			  (v->storage_bw_bytes_per_s / (v->plan->in->checkpoint.format == DC_CKPT_FULL && i == 0
+								? 1.0
+								: (double)v->c->saved.world));
+	{
+		struct dc_mem_ledger l;
+		r->gpu_save_peak_bytes =
+			dc_memory_stage(v->plan, k.stage, &l, NULL) == 0 ? l.phase_bytes[DC_MEM_CHECKPOINT] : 0;
+	}
+	if (v->plan->in->checkpoint.format == DC_CKPT_FULL)
+		r->host_save_bytes = i == 0 ? k.total_bytes : 0;
+	else if (v->async)
+		r->host_save_bytes = k.total_bytes;
 }
 
 #define R(m) offsetof(struct rank_row, m)
@@ -89,6 +108,9 @@ static const struct dc_field rank_fields[] = {
 	{"data_bytes", "data position", DC_U_BYTES_RAW, DC_FT_U64, R(data_bytes)},
 	{"sched_bytes", "scheduler + step", DC_U_BYTES_RAW, DC_FT_U64, R(sched_bytes)},
 	{"total_bytes", "total", DC_U_BYTES, DC_FT_U64, R(total_bytes)},
+	{"write_time_s", "write", DC_U_SECONDS, DC_FT_F64, R(write_time_s)},
+	{"gpu_save_peak_bytes", "save peak, GPU", DC_U_BYTES, DC_FT_U64, R(gpu_save_peak_bytes)},
+	{"host_save_bytes", "save, host", DC_U_BYTES, DC_FT_U64, R(host_save_bytes)},
 };
 static const struct dc_fields rank_table = DC_FIELDS(rank_fields);
 static const struct dc_rows rank_rows = {rank_count, rank_at, sizeof(struct rank_row), "ranks"};
