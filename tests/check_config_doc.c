@@ -427,8 +427,10 @@ START_TEST(test_literal_defaults_are_the_loaders)
 	 * 2 (the preset and compute; the byte keys are derived), collective 6
 	 * (link, algorithm and the sweep's op, min_bytes, max_bytes,
 	 * step_factor), memory 4 (all but the activation override),
-	 * overlap 4, whatif 7 (all of them): 68 */
-	ck_assert_uint_eq(checked, 68);
+	 * overlap 4, whatif 7 (all of them), checkpoint 5 (format, async, the
+	 * two bandwidths, step; the restore degrees are derived), loss 4 (mode,
+	 * min_length, token_loss, token_loss_spread): 77 */
+	ck_assert_uint_eq(checked, 77);
 	free(omitted);
 	free(given);
 }

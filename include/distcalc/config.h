@@ -322,6 +322,43 @@ struct dc_whatif_config {
 	double expert_imbalance; /* whatif.expert_imbalance: busiest expert's share over uniform, >= 1 */
 };
 
+/* checkpoint.format (docs/checkpoint-and-loss.md). */
+enum dc_ckpt_format {
+	DC_CKPT_SHARDED, /* every rank writes its own shard (PyTorch DCP) */
+	DC_CKPT_FULL,    /* one rank gathers the full state dict and writes it */
+};
+
+/* checkpoint.restore: the layout a checkpoint is loaded into; the loader
+ * fills every degree not given from the saved layout (dp from the new
+ * world), so after a load each is >= 1 and tp x pp x dp x cp is
+ * num_nodes x gpus_per_node. */
+struct dc_ckpt_restore {
+	uint64_t tp, pp, dp, cp, ep;
+	uint64_t num_nodes, gpus_per_node;
+};
+
+struct dc_checkpoint {
+	enum dc_ckpt_format format;
+	int async;                      /* staged in host memory, written while training goes on */
+	double storage_bw_bytes_per_s;  /* aggregate write bandwidth of the storage */
+	double staging_bw_bytes_per_s;  /* one GPU's device-to-host copy (async staging) */
+	uint64_t step;                  /* the optimizer step the checkpoint is saved at */
+	struct dc_ckpt_restore restore;
+};
+
+/* loss.tokens.mode: how samples carry valid tokens. */
+enum dc_loss_mode {
+	DC_LOSS_PADDING, /* one document per sample, the rest padding */
+	DC_LOSS_PACKING, /* documents packed back to back, the tail padding */
+};
+
+struct dc_loss {
+	enum dc_loss_mode mode;
+	uint64_t min_length, max_length; /* a document's tokens, uniform in [min, max]; the loader fills max */
+	double token_loss;               /* mean per-token loss (nats) */
+	double token_loss_spread;        /* a sample's loss uniform in token_loss x [1 - spread, 1 + spread] */
+};
+
 struct dc_config {
 	struct dc_model model;
 	struct dc_cluster cluster;
@@ -333,6 +370,8 @@ struct dc_config {
 	struct dc_overlap overlap;
 	struct dc_whatif_config whatif;
 	uint64_t world_size; /* num_nodes x gpus_per_node */
+	struct dc_checkpoint checkpoint;
+	struct dc_loss loss;
 };
 
 /* One --set override: "PATH=VALUE". VALUE is read as JSON when it is a JSON
@@ -394,6 +433,8 @@ const char *dc_attention_name(enum dc_attention a);
 const char *dc_precision_preset_name(enum dc_precision_preset p);
 const char *dc_offload_name(enum dc_offload o);
 const char *dc_cp_comm_name(enum dc_cp_comm c);
+const char *dc_ckpt_format_name(enum dc_ckpt_format f);
+const char *dc_loss_mode_name(enum dc_loss_mode m);
 
 /* Parameter count of the configured shape (see docs/formulas.md and
  * docs/models.md; the terms are in params.h). Returns 0, or -1 on overflow. */

@@ -12,8 +12,11 @@
  * overflow-checked. Derivations and worked examples:
  * docs/formulas-systems.md, "Memory ledger".
  *
- * Not modelled (said in the report too): optimizer-step temporaries, a full
- * (unsharded) state dict at checkpoint save, DDP's flat bucket copy of all
+ * The checkpoint_save phase follows checkpoint.format (checkpoint.h): a
+ * sharded save adds nothing to the optimizer step's states, a full one the
+ * largest unit gathered whole, one state at a time.
+ *
+ * Not modelled (said in the report too): optimizer-step temporaries, DDP's flat bucket copy of all
  * gradients when gradient_as_bucket_view is false, vocabulary padding, loss
  * and pipeline send/receive buffers, fragmentation beyond the allocator
  * reserve.

@@ -115,6 +115,7 @@ struct dc_plan {
 	uint64_t ring_ranks;        /* collective.ranks, default the world */
 	uint64_t ring_msg_bytes;    /* collective.message_size, default one rank's gradient bytes */
 	const char *error;          /* static text when dc_plan_derive fails */
+	uint64_t seed;              /* --seed: every random draw (rng.h); derive sets 0, the runner the run's */
 
 	struct dc_layout layout;    /* the layout evaluated */
 	uint64_t world;             /* topo.world: the product of topo.degree[] */

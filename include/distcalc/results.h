@@ -17,9 +17,11 @@
 #include <stdint.h>
 
 #include "distcalc/batch.h"
+#include "distcalc/checkpoint.h"
 #include "distcalc/comm.h"
 #include "distcalc/compute.h"
 #include "distcalc/flops.h"
+#include "distcalc/loss.h"
 #include "distcalc/memory.h"
 #include "distcalc/params.h"
 #include "distcalc/ring.h"
@@ -38,6 +40,8 @@ enum dc_est {
 	DC_EST_FLOPS,
 	DC_EST_COMPUTE,
 	DC_EST_STEP,
+	DC_EST_CHECKPOINT,
+	DC_EST_LOSS,
 	DC_EST_COUNT,
 };
 
@@ -62,6 +66,8 @@ struct dc_results {
 	struct dc_flops flops;
 	struct dc_compute compute;
 	struct dc_step step;
+	struct dc_checkpoint_result checkpoint;
+	struct dc_loss_result loss;
 	const char *error; /* static text, set when a compute fails */
 };
 

@@ -151,7 +151,7 @@ struct dc_section {
 extern const struct dc_section dc_section_summary, dc_section_model, dc_section_topology,
 	dc_section_groups, dc_section_batch, dc_section_memory, dc_section_ring, dc_section_comm,
 	dc_section_strategies, dc_section_flops, dc_section_step, dc_section_collectives, dc_section_calibration,
-	dc_section_whatif;
+	dc_section_whatif, dc_section_checkpoint, dc_section_loss;
 
 /* Every section, NULL-terminated, in report order. */
 extern const struct dc_section *const dc_sections[];

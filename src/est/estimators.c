@@ -67,6 +67,16 @@ static int step_compute(const struct dc_plan *p, struct dc_results *r)
 	return dc_step_variants(p, &r->step, &r->error);
 }
 
+static int checkpoint_compute(const struct dc_plan *p, struct dc_results *r)
+{
+	return dc_checkpoint_compute(p, &r->memory, &r->batch, &r->checkpoint, &r->error);
+}
+
+static int loss_compute(const struct dc_plan *p, struct dc_results *r)
+{
+	return dc_loss_compute(p, &r->loss, &r->error);
+}
+
 const struct dc_estimator dc_estimators[DC_EST_COUNT] = {
 	[DC_EST_MODEL] = {"model", 0, model_compute},
 	[DC_EST_BATCH] = {"batch", 0, batch_compute},
@@ -81,6 +91,8 @@ const struct dc_estimator dc_estimators[DC_EST_COUNT] = {
 			 DC_EST_BIT(DC_EST_COMPUTE) | DC_EST_BIT(DC_EST_COMM) | DC_EST_BIT(DC_EST_FLOPS) |
 				 DC_EST_BIT(DC_EST_BATCH),
 			 step_compute},
+	[DC_EST_CHECKPOINT] = {"checkpoint", DC_EST_BIT(DC_EST_BATCH) | DC_EST_BIT(DC_EST_MEMORY), checkpoint_compute},
+	[DC_EST_LOSS] = {"loss", 0, loss_compute},
 };
 
 int dc_estimate(const struct dc_plan *plan, uint32_t wanted, struct dc_results *r)

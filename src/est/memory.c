@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "distcalc/activation.h"
+#include "distcalc/checkpoint.h"
 #include "distcalc/params.h"
 #include "distcalc/plan.h"
 #include "distcalc/util.h"
@@ -290,11 +291,17 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 			    dc_ck_add(&c, dc_ck_add(&c, l->fsdp_backward_params_bytes, l->fsdp_unsharded_grads_bytes),
 				max_u64(l->activation_recompute_bytes, l->activation_head_backward_bytes)));
 		sub[DC_MEM_OPTIMIZER] = base;
-		sub[DC_MEM_CHECKPOINT] = base;
+		/* the save: the optimizer step's states and, under a full state
+		 * dict, the unit gathered whole (checkpoint.h) */
+		{
+			uint64_t extra;
+			if (dc_ckpt_gpu_extra(pl, &extra) != 0)
+				c.overflow = 1;
+			sub[DC_MEM_CHECKPOINT] = dc_ck_add(&c, base, extra);
+		}
 		for (int ph = 0; ph < DC_MEM_PHASE_COUNT; ph++) {
 			/* the checkpoint's subtotal is the optimizer step's */
-			l->phase_reserve_bytes[ph] = ph == DC_MEM_CHECKPOINT ? l->phase_reserve_bytes[DC_MEM_OPTIMIZER]
-						     : reserve_of(sub[ph], cfg->memory.allocator_reserve);
+			l->phase_reserve_bytes[ph] = reserve_of(sub[ph], cfg->memory.allocator_reserve);
 			l->phase_bytes[ph] = dc_ck_add(&c, sub[ph], l->phase_reserve_bytes[ph]);
 			if (ph == 0 || l->phase_bytes[ph] > l->peak_bytes) {
 				l->peak_bytes = l->phase_bytes[ph];

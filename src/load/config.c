@@ -80,6 +80,8 @@ static const char *const gpu_names[] = {"a100-sxm4-80gb", "h100-sxm5-80gb", "h20
 static const char *const compute_precision_names[] = {"bf16", "fp8", NULL};
 static const char *const cp_comm_names[] = {"p2p", "all_gather", "a2a", NULL};
 static const char *const slow_scope_names[] = {"node", "all", NULL};
+static const char *const ckpt_format_names[] = {"sharded", "full", NULL};
+static const char *const loss_mode_names[] = {"padding", "packing", NULL};
 
 #define OFF(field) offsetof(struct dc_config, field)
 #define NOFF ((size_t)-1)
@@ -361,6 +363,38 @@ static const struct key keys[] = {
 	REAL("memory.activation_bytes_per_token_per_layer", memory.activation_bytes_per_token_per_layer, 0,
 	     "derived: Korthikanti et al. 2022", "bytes",
 	     "overrides the activation estimate: bytes one rank holds per token (of one microbatch) per layer, after its tp split"),
+	SECTION("checkpoint", OPT, "saving and restoring the training state (`--experiment checkpoint`, docs/checkpoint-and-loss.md)"),
+	ENUM("checkpoint.format", checkpoint.format, ckpt_format_names, DC_CKPT_SHARDED, "\"sharded\"",
+	     "sharded: every rank writes its own shard (PyTorch DCP); full: one rank gathers the full state dict and writes it; the memory ledger's checkpoint_save phase follows it"),
+	BOOL("checkpoint.async", checkpoint.async, 0, "false",
+	     "stage a copy in host memory, then write it while training goes on (DCP async_save)"),
+	ROW("checkpoint.storage_bandwidth", "bandwidth", "bytes/s", "\"10 GB/s\"", "≥ 1 and < 10^18",
+	    "aggregate write bandwidth of the checkpoint storage, all writers together", NULL, OPT, K_BW,
+	    OFF(checkpoint.storage_bw_bytes_per_s), 1, 1e18, 0, 10e9),
+	ROW("checkpoint.staging_bandwidth", "bandwidth", "bytes/s", "\"25 GB/s\"", "≥ 1 and < 10^18",
+	    "one GPU's device-to-host copy into pinned host memory (async staging; PCIe 4.0 x16 moves about 25 GB/s)",
+	    NULL, OPT, K_BW, OFF(checkpoint.staging_bw_bytes_per_s), 1, 1e18, 0, 25e9),
+	UINT("checkpoint.step", checkpoint.step, 1000, "1000", "",
+	     "the optimizer step the checkpoint is saved at: samples consumed = step × global batch"),
+	SECTION("checkpoint.restore", OPT, "the layout the checkpoint is restored into; each key not given keeps the saved one"),
+	UINT("checkpoint.restore.tp", checkpoint.restore.tp, 0, "derived: parallel.tp", "", "tensor-parallel degree after restore; divides num_attention_heads"),
+	UINT("checkpoint.restore.pp", checkpoint.restore.pp, 0, "derived: parallel.pp", "", "pipeline stages after restore (layers split evenly); at most num_layers"),
+	UINT("checkpoint.restore.dp", checkpoint.restore.dp, 0, "derived: the new world / (tp × pp × cp)", "", "data-parallel degree after restore"),
+	UINT("checkpoint.restore.cp", checkpoint.restore.cp, 0, "derived: parallel.cp", "", "context-parallel degree after restore; divides seq_length"),
+	UINT("checkpoint.restore.ep", checkpoint.restore.ep, 0, "derived: parallel.ep", "", "expert-parallel degree after restore; divides the new dp"),
+	UINT("checkpoint.restore.num_nodes", checkpoint.restore.num_nodes, 0, "derived: cluster.num_nodes", "", "machines after restore"),
+	UINT("checkpoint.restore.gpus_per_node", checkpoint.restore.gpus_per_node, 0, "derived: cluster.gpus_per_node", "", "GPUs per machine after restore"),
+	SECTION("loss", OPT, "loss normalisation over ranks and microbatches (`--experiment loss`, docs/checkpoint-and-loss.md)"),
+	SECTION("loss.tokens", OPT, "the valid tokens of a sample, drawn with the `--seed` SplitMix64"),
+	ENUM("loss.tokens.mode", loss.mode, loss_mode_names, DC_LOSS_PADDING, "\"padding\"",
+	     "padding: one document per sample, the rest padding; packing: documents back to back while the next fits, the tail padding"),
+	COUNT("loss.tokens.min_length", loss.min_length, OPT, 1, "1", "", "a document's fewest tokens; at most max_length"),
+	UINT("loss.tokens.max_length", loss.max_length, 0, "derived: model.seq_length", "",
+	     "a document's most tokens (lengths uniform in [min_length, max_length]); at most seq_length"),
+	REAL("loss.token_loss", loss.token_loss, 2.0, "2.0", "nats",
+	     "mean per-token cross-entropy of the drawn model of per-token losses; above 0 and below 1000"),
+	FRACTION("loss.token_loss_spread", loss.token_loss_spread, 0.5, "0.5",
+		 "each sample's tokens share one loss, uniform in token_loss × [1 − spread, 1 + spread]"),
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -1912,6 +1946,89 @@ static int rule_sequence_parallel(struct loader *l)
 	return 0;
 }
 
+/* checkpoint.restore: the saved layout unless given; dp from the new world */
+static int rule_restore(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	struct dc_ckpt_restore *r = &c->checkpoint.restore;
+	int kd = find_key("checkpoint.restore.dp");
+	uint64_t world, mp;
+
+	if (!r->tp)
+		r->tp = c->parallel.tp;
+	if (!r->pp)
+		r->pp = c->parallel.pp;
+	if (!r->cp)
+		r->cp = c->parallel.cp ? c->parallel.cp : 1;
+	if (!r->ep)
+		r->ep = c->parallel.ep ? c->parallel.ep : 1;
+	if (!r->num_nodes)
+		r->num_nodes = c->cluster.num_nodes;
+	if (!r->gpus_per_node)
+		r->gpus_per_node = c->cluster.gpus_per_node;
+	/* the saved layout is wrong already (reported above): the restored
+	 * one, derived from it, would only repeat that */
+	if (l->errors)
+		return 0;
+	if (dc_mul_u64(r->num_nodes, r->gpus_per_node, &world) != 0 || world > DC_MAX_WORLD) {
+		errorf(l, find_key("checkpoint.restore.num_nodes"),
+		       "'checkpoint.restore.num_nodes': num_nodes x gpus_per_node must be at most 2^24 ranks, got %llu x %llu",
+		       (unsigned long long)r->num_nodes, (unsigned long long)r->gpus_per_node);
+		return 0;
+	}
+	if (c->model.num_attention_heads && c->model.num_attention_heads % r->tp != 0)
+		errorf(l, find_key("checkpoint.restore.tp"),
+		       "'checkpoint.restore.tp': must divide model.num_attention_heads (%llu), got %llu",
+		       (unsigned long long)c->model.num_attention_heads, (unsigned long long)r->tp);
+	if (c->model.num_layers && r->pp > c->model.num_layers && l->seen[find_key("checkpoint.restore.pp")])
+		errorf(l, find_key("checkpoint.restore.pp"),
+		       "'checkpoint.restore.pp': must be at most model.num_layers (%llu), got %llu",
+		       (unsigned long long)c->model.num_layers, (unsigned long long)r->pp);
+	if (c->model.seq_length && c->model.seq_length % r->cp != 0)
+		errorf(l, find_key("checkpoint.restore.cp"),
+		       "'checkpoint.restore.cp': must divide model.seq_length (%llu), got %llu",
+		       (unsigned long long)c->model.seq_length, (unsigned long long)r->cp);
+	if (dc_mul_u64(r->tp, r->pp, &mp) != 0 || dc_mul_u64(mp, r->cp, &mp) != 0)
+		mp = UINT64_MAX;
+	if (mp > world || world % mp != 0) {
+		errorf(l, find_key("checkpoint.restore.tp"),
+		       "'checkpoint.restore.tp': tp x pp x cp (%llu x %llu x %llu) must divide the new world, num_nodes x gpus_per_node = %llu",
+		       (unsigned long long)r->tp, (unsigned long long)r->pp, (unsigned long long)r->cp,
+		       (unsigned long long)world);
+		return 0;
+	}
+	if (!r->dp)
+		r->dp = world / mp;
+	else if (r->dp != world / mp)
+		errorf(l, kd,
+		       "'checkpoint.restore.dp': tp x pp x dp x cp must be the new world (%llu ranks), so dp must be %llu, got %llu",
+		       (unsigned long long)world, (unsigned long long)(world / mp), (unsigned long long)r->dp);
+	if (r->dp % r->ep != 0)
+		errorf(l, find_key("checkpoint.restore.ep"), "'checkpoint.restore.ep': must divide the new dp (%llu), got %llu",
+		       (unsigned long long)r->dp, (unsigned long long)r->ep);
+	return 0;
+}
+
+static int rule_loss_tokens(struct loader *l)
+{
+	struct dc_loss *s = &l->cfg->loss;
+	uint64_t seq = l->cfg->model.seq_length;
+	if (!s->max_length)
+		s->max_length = seq;
+	if (seq && s->max_length > seq)
+		errorf(l, find_key("loss.tokens.max_length"),
+		       "'loss.tokens.max_length': must be at most model.seq_length (%llu), got %llu",
+		       (unsigned long long)seq, (unsigned long long)s->max_length);
+	if (s->min_length > s->max_length)
+		errorf(l, find_key("loss.tokens.min_length"),
+		       "'loss.tokens.min_length': must be at most loss.tokens.max_length (%llu), got %llu",
+		       (unsigned long long)s->max_length, (unsigned long long)s->min_length);
+	if (!(s->token_loss > 0 && s->token_loss < 1000))
+		errorf(l, find_key("loss.token_loss"), "'loss.token_loss': must be above 0 and below 1000 nats, got %g",
+		       s->token_loss);
+	return 0;
+}
+
 static int rule_sweep(struct loader *l)
 {
 	const struct dc_collective *c = &l->cfg->collective;
@@ -2173,6 +2290,13 @@ static const struct rule rules[] = {
 	       "whatif.expert_imbalance", "cluster.num_nodes", "model.num_experts")}, rule_whatif},
 	{{"nvlink_domain is a multiple of gpus_per_node",
 	  KEYS("cluster.nvlink_domain", "cluster.gpus_per_node", "cluster.nics_per_node")}, rule_network},
+	{{"checkpoint.restore: degrees not given keep the saved ones (dp: the new world / (tp × pp × cp)); tp × pp × dp × cp is num_nodes × gpus_per_node, tp divides the heads, pp (when given) at most num_layers, cp divides seq_length, ep divides dp",
+	  KEYS("checkpoint.restore.tp", "checkpoint.restore.pp", "checkpoint.restore.dp", "checkpoint.restore.cp",
+	       "checkpoint.restore.ep", "checkpoint.restore.num_nodes", "checkpoint.restore.gpus_per_node")},
+	 rule_restore},
+	{{"loss.tokens: min_length at most max_length at most seq_length; token_loss above 0 and below 1000",
+	  KEYS("loss.tokens.min_length", "loss.tokens.max_length", "model.seq_length", "loss.token_loss")},
+	 rule_loss_tokens},
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
@@ -2763,6 +2887,16 @@ const char *dc_axis_name(enum dc_axis a)
 const char *dc_cp_comm_name(enum dc_cp_comm c)
 {
 	return cp_comm_names[c];
+}
+
+const char *dc_ckpt_format_name(enum dc_ckpt_format f)
+{
+	return ckpt_format_names[f];
+}
+
+const char *dc_loss_mode_name(enum dc_loss_mode m)
+{
+	return loss_mode_names[m];
 }
 
 const char *dc_recompute_name(enum dc_recompute r)

@@ -15,7 +15,7 @@ const struct dc_section *const dc_sections[] = {
 	&dc_section_summary, &dc_section_model, &dc_section_topology, &dc_section_groups,
 	&dc_section_batch,   &dc_section_memory, &dc_section_ring,    &dc_section_comm,
 	&dc_section_strategies, &dc_section_flops, &dc_section_step, &dc_section_collectives, &dc_section_calibration,
-	&dc_section_whatif, NULL,
+	&dc_section_whatif, &dc_section_checkpoint, &dc_section_loss, NULL,
 };
 
 const struct dc_section *dc_section_find(const char *name)
@@ -66,7 +66,25 @@ static const struct dc_experiment collectives = {
 	collectives_sections,
 };
 
-const struct dc_experiment *const dc_experiments[] = {&systems, &ring, &collectives, &whatif, NULL};
+static const struct dc_section *const checkpoint_sections[] = {&dc_section_checkpoint, NULL};
+
+static const struct dc_section *const loss_sections[] = {&dc_section_loss, NULL};
+
+static const struct dc_experiment checkpoint = {
+	"checkpoint",
+	"checkpoint save by rank and kind, its time and memory, the restore\n"
+	"              into checkpoint.restore, acceptance conditions (section checkpoint)",
+	checkpoint_sections,
+};
+
+static const struct dc_experiment loss = {
+	"loss",
+	"loss normalisation: the global token mean against per-rank and\n"
+	"              per-microbatch means, drawn with --seed (section loss)",
+	loss_sections,
+};
+
+const struct dc_experiment *const dc_experiments[] = {&systems, &ring, &collectives, &whatif, &checkpoint, &loss, NULL};
 
 const struct dc_experiment *dc_experiment_find(const char *name)
 {
@@ -390,6 +408,7 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp_in, const st
 		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", r->config_name, r->plan.error);
 		goto fail;
 	}
+	r->plan.seed = info->seed;
 	if (dc_estimate(&r->plan, needs, &r->res) != 0) {
 		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", r->config_name, r->res.error);
 		goto fail;

@@ -451,6 +451,7 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 
 	/* every member is set below (no memset: a search derives millions) */
 	p->error = NULL;
+	p->seed = base ? base->seed : 0;
 	p->in = in;
 	p->layout = *lay;
 	p->num_nodes = in->cluster.num_nodes;

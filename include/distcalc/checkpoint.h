@@ -1,0 +1,153 @@
+/* checkpoint.h - what a checkpoint saves, how long it takes, what its save
+ * costs in memory, and how a restore into another layout reads it.
+ *
+ * The state is modelled as the model's items in order: the embedding
+ * (with a learned position table), each transformer layer, the final norm
+ * with the output head (none when tied). Every element of an item has a
+ * parameter, a master copy and optimizer states (precision.*). A rank of
+ * the saved layout holds, of each item of its pipeline stage, the k-th of
+ * K = tp x dp x cp equal slices (k = tp_rank x dp x cp + dp x cp index:
+ * the data-parallel shard sub-slices the tensor-parallel one, as a 2-D
+ * DTensor of FSDP2 and TP does), item by item, the slice's bounds
+ * floor(E k / K) so that the slices add up to the item exactly. A sharded
+ * (PyTorch DCP) save writes each element once: replicated copies (DDP,
+ * ZeRO-1 parameters) are deduplicated over the dp x cp group and spread
+ * over it, as DCP's save planner does. A restore reads, for each new rank,
+ * the overlap of its slices with every old rank's: the sum over new ranks
+ * is the saved state exactly. Derivations, sources and worked examples:
+ * docs/checkpoint-and-loss.md.
+ *
+ * Every function that can fail returns 0, or -1 with *error set to static
+ * text naming the keys.
+ */
+#ifndef DISTCALC_CHECKPOINT_H
+#define DISTCALC_CHECKPOINT_H
+
+#include <stdint.h>
+
+#include "distcalc/config.h"
+
+struct dc_plan;
+
+/* Small per-rank state, payload bytes (docs/checkpoint-and-loss.md). */
+#define DC_CKPT_RNG_BYTES 5072u   /* torch CPU generator state 5056 B + CUDA Philox seed and offset 16 B */
+#define DC_CKPT_DATA_BYTES 8u     /* the samples this rank's loader has consumed */
+#define DC_CKPT_SCALER_BYTES 40u  /* rank 0: scale, growth and backoff factors, interval, tracker */
+#define DC_CKPT_SCHED_BYTES 24u   /* rank 0: the step, the scheduler's last step and its learning rate */
+
+/* One layout's view of the items: degrees and each stage's items. */
+struct dc_ckpt_layout {
+	uint64_t tp, pp, dpcp, cp;
+	uint64_t slices; /* K = tp x dpcp */
+	uint64_t world;
+};
+
+/* The items' element counts. */
+struct dc_ckpt_items {
+	uint64_t num_layers, dense_layers; /* the first dense_layers are dense */
+	uint64_t embedding, dense_layer, moe_layer, head;
+	uint64_t total; /* = the model's parameters */
+};
+
+/* Bytes of one rank of the saved layout, by kind. */
+struct dc_ckpt_rank {
+	uint64_t stage, tp_rank, dp_rank; /* dp_rank: index in the dp x cp group */
+	uint64_t elements;
+	uint64_t params_bytes, master_bytes, optimizer_bytes;
+	uint64_t scaler_rng_bytes; /* gradient scaler (rank 0) and RNG states */
+	uint64_t data_bytes;       /* data-loader position */
+	uint64_t sched_bytes;      /* scheduler and step (rank 0) */
+	uint64_t total_bytes;
+};
+
+/* One rank of the restored layout: what it reads. */
+struct dc_ckpt_read {
+	uint64_t stage, tp_rank, dp_rank;
+	uint64_t old_shards;          /* old ranks whose shards it reads */
+	uint64_t first_stage, first_tp, first_dp; /* the first of them, in (stage, k) order */
+	uint64_t last_stage, last_tp, last_dp;    /* the last */
+	uint64_t elements;            /* the elements read, summed over those shards */
+	uint64_t bytes;               /* elements x the state bytes per element */
+	uint64_t next_sample;         /* the first sample its data loader reads */
+};
+
+struct dc_checkpoint_result {
+	struct dc_ckpt_items items;
+	struct dc_ckpt_layout saved, restored;
+	uint64_t state_bytes_per_element; /* param + master + optimizer bytes */
+	uint64_t states_bytes;            /* items.total x that: parameters, master, optimizer */
+	uint64_t params_bytes, master_bytes, optimizer_bytes; /* of them, by kind */
+	uint64_t extra_bytes;             /* RNG, scaler, data, scheduler over every rank */
+	uint64_t saved_bytes;             /* states + extra: every file together */
+	struct dc_ckpt_rank rank0;        /* rank 0's bytes (the writer, under full) */
+	struct dc_ckpt_rank largest;      /* the rank writing the most (the first on a tie, (stage, k) order) */
+	uint64_t largest_rank;            /* its global rank */
+	uint64_t writers;                 /* ranks writing model and optimizer state */
+	/* time */
+	double write_time_s;              /* the bytes at checkpoint.storage_bandwidth */
+	double gather_time_s;             /* full: the state to rank 0 over its links */
+	double staging_time_s;            /* async: the largest rank's copy to host */
+	double blocking_time_s;           /* what training waits for */
+	double save_time_s;               /* until the checkpoint is on storage */
+	/* memory of the save phase */
+	uint64_t gpu_extra_bytes;         /* above the optimizer step's subtotal, on each rank */
+	uint64_t gpu_peak_bytes;          /* the most loaded rank's checkpoint_save phase */
+	uint64_t gpu_training_peak_bytes; /* its peak in the other phases */
+	uint64_t host_rank_bytes;         /* host memory of the save on the busiest rank */
+	uint64_t host_node_bytes;         /* on its node */
+	/* restore */
+	uint64_t read_bytes_total;        /* the sum over new ranks of their reads: = states_bytes */
+	uint64_t step;
+	uint64_t samples_consumed;        /* step x global batch */
+	uint64_t global_batch, new_global_batch;
+	uint64_t new_micro_batch, new_grad_accum;
+	int batch_kept;                   /* the new dp can keep the global batch */
+	uint64_t remaining_check;         /* samples_consumed mod new_global_batch (0: on a step boundary) */
+};
+
+/* The items of `p`'s model. Returns 0, or -1 on overflow. */
+int dc_ckpt_items_of(const struct dc_plan *p, struct dc_ckpt_items *it, const char **error);
+
+/* Elements of slice k of K of an item of e elements: floor(e (k+1) / K) -
+ * floor(e k / K). */
+uint64_t dc_ckpt_slice(uint64_t e, uint64_t k, uint64_t K);
+
+/* Elements common to slice k of K and slice k2 of K2 of an item of e. */
+uint64_t dc_ckpt_slice_overlap(uint64_t e, uint64_t k, uint64_t K, uint64_t k2, uint64_t K2);
+
+/* Items [*first, *last) of stage s of pp over num_layers layers whose
+ * stage s starts at layer first_layer and holds `layers` of them: item 0
+ * the embedding, 1..L the layers, L + 1 the head. */
+void dc_ckpt_stage_items(uint64_t num_layers, uint64_t pp, uint64_t s, uint64_t first_layer, uint64_t layers,
+			 uint64_t *first, uint64_t *last);
+
+/* The first layer of stage s of an even split of L over pp (the first L mod
+ * pp stages one more). */
+uint64_t dc_ckpt_even_first_layer(uint64_t L, uint64_t pp, uint64_t s);
+
+/* Elements of slice k of K summed over items [a, b). */
+uint64_t dc_ckpt_items_slice(const struct dc_ckpt_items *it, uint64_t a, uint64_t b, uint64_t k, uint64_t K);
+
+/* Rank (s, k) of the saved layout; `rank0` adds rank 0's files. */
+void dc_ckpt_rank_of(const struct dc_plan *p, const struct dc_checkpoint_result *c, uint64_t s, uint64_t k,
+		     struct dc_ckpt_rank *out);
+
+/* New rank j (= stage x K' + k) of the restored layout. */
+void dc_ckpt_read_of(const struct dc_plan *p, const struct dc_checkpoint_result *c, uint64_t j,
+		     struct dc_ckpt_read *out);
+
+/* The checkpoint_save phase's bytes above the optimizer step on each rank
+ * (memory.h): 0 for a sharded save (DCP writes the tensors in place, an
+ * async one stages into host memory); under full, the largest item
+ * gathered whole, one state at a time: max item x max(param, master,
+ * optimizer bytes). Returns 0, or -1 on overflow. */
+int dc_ckpt_gpu_extra(const struct dc_plan *p, uint64_t *out);
+
+/* The estimator. Needs the memory result (its ledger's checkpoint_save
+ * phase) and the batch. */
+struct dc_memory_result;
+struct dc_batch;
+int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result *m, const struct dc_batch *b,
+			  struct dc_checkpoint_result *c, const char **error);
+
+#endif

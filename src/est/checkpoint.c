@@ -1,0 +1,443 @@
+/* checkpoint.c - checkpoint save, its memory and time, and the restore
+ * map; see checkpoint.h and docs/checkpoint-and-loss.md. */
+#include "distcalc/checkpoint.h"
+
+#include <string.h>
+
+#include "distcalc/batch.h"
+#include "distcalc/memory.h"
+#include "distcalc/plan.h"
+#include "distcalc/util.h"
+
+__extension__ typedef unsigned __int128 u128;
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* floor(e k / K) without overflow (e, k, K < 2^64) */
+static uint64_t cut(uint64_t e, uint64_t k, uint64_t K)
+{
+	return (uint64_t)((u128)e * k / K);
+}
+
+uint64_t dc_ckpt_slice(uint64_t e, uint64_t k, uint64_t K)
+{
+	return cut(e, k + 1, K) - cut(e, k, K);
+}
+
+uint64_t dc_ckpt_slice_overlap(uint64_t e, uint64_t k, uint64_t K, uint64_t k2, uint64_t K2)
+{
+	uint64_t lo = max_u64(cut(e, k, K), cut(e, k2, K2));
+	uint64_t hi = min_u64(cut(e, k + 1, K), cut(e, k2 + 1, K2));
+	return hi > lo ? hi - lo : 0;
+}
+
+void dc_ckpt_stage_items(uint64_t L, uint64_t pp, uint64_t s, uint64_t first_layer, uint64_t layers,
+			 uint64_t *first, uint64_t *last)
+{
+	*first = s == 0 ? 0 : first_layer + 1;
+	*last = s + 1 == pp ? L + 2 : first_layer + layers + 1;
+}
+
+uint64_t dc_ckpt_even_first_layer(uint64_t L, uint64_t pp, uint64_t s)
+{
+	return s * (L / pp) + min_u64(s, L % pp);
+}
+
+/* dense and MoE layers among layers [a, b) */
+static void layer_kinds(const struct dc_ckpt_items *it, uint64_t a, uint64_t b, uint64_t *dense, uint64_t *moe)
+{
+	uint64_t d_end = min_u64(b, it->dense_layers), d_start = min_u64(a, it->dense_layers);
+	*dense = d_end - d_start;
+	*moe = (b - a) - *dense;
+}
+
+/* Of items [a, b): the embedding, layers [la, lb) and the head present. */
+static void item_span(const struct dc_ckpt_items *it, uint64_t a, uint64_t b, int *emb, uint64_t *la,
+		      uint64_t *lb, int *head)
+{
+	uint64_t L = it->num_layers;
+	*emb = a == 0 && b > 0;
+	*head = b == L + 2 && a <= L + 1;
+	*la = a == 0 ? 0 : a - 1;
+	*lb = b > L + 1 ? L : b - 1;
+	if (*lb < *la)
+		*lb = *la;
+}
+
+uint64_t dc_ckpt_items_slice(const struct dc_ckpt_items *it, uint64_t a, uint64_t b, uint64_t k, uint64_t K)
+{
+	int emb, head;
+	uint64_t la, lb, nd, nm, n = 0;
+	if (b <= a)
+		return 0;
+	item_span(it, a, b, &emb, &la, &lb, &head);
+	layer_kinds(it, la, lb, &nd, &nm);
+	if (emb)
+		n += dc_ckpt_slice(it->embedding, k, K);
+	if (head)
+		n += dc_ckpt_slice(it->head, k, K);
+	return n + nd * dc_ckpt_slice(it->dense_layer, k, K) + nm * dc_ckpt_slice(it->moe_layer, k, K);
+}
+
+static uint64_t items_overlap(const struct dc_ckpt_items *it, uint64_t a, uint64_t b, uint64_t k, uint64_t K,
+			      uint64_t k2, uint64_t K2)
+{
+	int emb, head;
+	uint64_t la, lb, nd, nm, n = 0;
+	if (b <= a)
+		return 0;
+	item_span(it, a, b, &emb, &la, &lb, &head);
+	layer_kinds(it, la, lb, &nd, &nm);
+	if (emb)
+		n += dc_ckpt_slice_overlap(it->embedding, k, K, k2, K2);
+	if (head)
+		n += dc_ckpt_slice_overlap(it->head, k, K, k2, K2);
+	return n + nd * dc_ckpt_slice_overlap(it->dense_layer, k, K, k2, K2) +
+	       nm * dc_ckpt_slice_overlap(it->moe_layer, k, K, k2, K2);
+}
+
+int dc_ckpt_items_of(const struct dc_plan *p, struct dc_ckpt_items *it, const char **error)
+{
+	const struct dc_model *m = &p->in->model;
+	const struct dc_param_layer *ly = &p->parts;
+	struct dc_ck c = {0};
+	uint64_t L = m->num_layers, sum;
+
+	memset(it, 0, sizeof(*it));
+	it->num_layers = L;
+	it->total = p->params_total;
+	if (m->params_explicit) {
+		/* no shape: the count split evenly over the layers, the rest on the head */
+		it->dense_layers = L;
+		it->dense_layer = it->moe_layer = m->params / L;
+		it->head = m->params - L * it->dense_layer;
+		return 0;
+	}
+	it->dense_layers = p->dense_limit < L ? p->dense_limit : L;
+	it->embedding = dc_ck_add(&c, p->terms.embedding, p->terms.position);
+	it->head = dc_ck_add(&c, ly->norm, p->terms.lm_head);
+	{
+		uint64_t attn = dc_ck_add(&c, ly->attention.split, ly->attention.replicated);
+		uint64_t norms = dc_ck_mul(&c, 2, ly->norm);
+		uint64_t expert = dc_ck_add(&c, ly->expert.split, ly->expert.replicated);
+		it->dense_layer = dc_ck_add(&c, dc_ck_add(&c, attn, norms), dc_ck_add(&c, ly->mlp.split, ly->mlp.replicated));
+		it->moe_layer = dc_ck_add(&c, dc_ck_add(&c, attn, norms),
+					  dc_ck_add(&c, dc_ck_mul(&c, m->num_experts, expert),
+						    dc_ck_add(&c, dc_ck_add(&c, ly->router.split, ly->router.replicated),
+							      dc_ck_add(&c, ly->shared_experts.split,
+									ly->shared_experts.replicated))));
+	}
+	sum = dc_ck_add(&c, dc_ck_add(&c, it->embedding, it->head),
+			dc_ck_add(&c, dc_ck_mul(&c, it->dense_layers, it->dense_layer),
+				  dc_ck_mul(&c, L - it->dense_layers, it->moe_layer)));
+	if (c.overflow) {
+		*error = "'model': checkpoint elements overflow 64 bits";
+		return -1;
+	}
+	if (sum != it->total) {
+		*error = "'model': the checkpoint's items do not add up to the parameter count (a bug)";
+		return -1;
+	}
+	return 0;
+}
+
+/* The saved layout's model chunks in item order: pp x v of them, chunk q
+ * on stage q mod pp (Megatron's interleaved schedule: chunk c of stage s
+ * is q = c pp + s, L / (pp v) layers each); with v = 1 the stages. */
+static uint64_t saved_chunks(const struct dc_plan *p)
+{
+	return p->layout.pp * p->v;
+}
+
+static void saved_chunk_items(const struct dc_plan *p, uint64_t L, uint64_t q, uint64_t *a, uint64_t *b)
+{
+	if (p->v <= 1)
+		dc_ckpt_stage_items(L, p->layout.pp, q, dc_plan_stage_first_layer(p, q), dc_plan_stage_layers(p, q), a, b);
+	else
+		dc_ckpt_stage_items(L, saved_chunks(p), q, q * p->layers_per_chunk, p->layers_per_chunk, a, b);
+}
+
+static uint64_t saved_rank_global(const struct dc_plan *p, uint64_t s, uint64_t t, uint64_t d)
+{
+	const struct dc_topology *tp = &p->topo;
+	uint64_t cp = p->layout.cp ? p->layout.cp : 1, replica = d / cp, c = d % cp;
+	uint64_t ep = tp->degree[DC_AXIS_EP] ? tp->degree[DC_AXIS_EP] : 1;
+	return t * tp->stride[DC_AXIS_TP] + c * tp->stride[DC_AXIS_CP] + (replica % ep) * tp->stride[DC_AXIS_EP] +
+	       (replica / ep) * tp->stride[DC_AXIS_DP] + s * tp->stride[DC_AXIS_PP];
+}
+
+void dc_ckpt_rank_of(const struct dc_plan *p, const struct dc_checkpoint_result *c, uint64_t s, uint64_t k,
+		     struct dc_ckpt_rank *r)
+{
+	const struct dc_precision *pr = &p->in->precision;
+	const struct dc_ckpt_layout *o = &c->saved;
+	int is_rank0 = s == 0 && k == 0;
+
+	memset(r, 0, sizeof(*r));
+	r->stage = s;
+	r->tp_rank = k / o->dpcp;
+	r->dp_rank = k % o->dpcp;
+	if (p->in->checkpoint.format == DC_CKPT_FULL) {
+		/* rank 0 writes the whole state dict; the others only their own RNG and data position */
+		r->elements = is_rank0 ? c->items.total : 0;
+	} else {
+		for (uint64_t q = s; q < saved_chunks(p); q += o->pp) {
+			uint64_t a, b;
+			saved_chunk_items(p, c->items.num_layers, q, &a, &b);
+			r->elements += dc_ckpt_items_slice(&c->items, a, b, k, o->slices);
+		}
+	}
+	/* the loader bounds the state bytes per rank to 2^53 (config.h) */
+	r->params_bytes = r->elements * pr->param_bytes;
+	r->master_bytes = r->elements * pr->master_bytes;
+	r->optimizer_bytes = r->elements * pr->optimizer_bytes;
+	r->scaler_rng_bytes = DC_CKPT_RNG_BYTES + (is_rank0 ? DC_CKPT_SCALER_BYTES : 0);
+	r->data_bytes = DC_CKPT_DATA_BYTES;
+	r->sched_bytes = is_rank0 ? DC_CKPT_SCHED_BYTES : 0;
+	r->total_bytes = r->params_bytes + r->master_bytes + r->optimizer_bytes + r->scaler_rng_bytes + r->data_bytes +
+			 r->sched_bytes;
+}
+
+/* the saved chunks whose items meet items [a, b) of the new layout */
+static void saved_chunks_meeting(const struct dc_plan *p, uint64_t L, uint64_t a, uint64_t b, uint64_t *q_lo,
+				 uint64_t *q_hi)
+{
+	uint64_t n = saved_chunks(p), l = 0, r = n - 1;
+	/* the chunks' items are consecutive and ascending: bisect for the
+	 * last chunk whose first item is <= a, then the last one < b */
+	while (l < r) {
+		uint64_t mid = l + (r - l + 1) / 2, fa, fb;
+		saved_chunk_items(p, L, mid, &fa, &fb);
+		if (fa <= a)
+			l = mid;
+		else
+			r = mid - 1;
+	}
+	*q_lo = l;
+	r = n - 1;
+	while (l < r) {
+		uint64_t mid = l + (r - l + 1) / 2, fa, fb;
+		saved_chunk_items(p, L, mid, &fa, &fb);
+		if (fa < b)
+			l = mid;
+		else
+			r = mid - 1;
+	}
+	*q_hi = l;
+}
+
+void dc_ckpt_read_of(const struct dc_plan *p, const struct dc_checkpoint_result *c, uint64_t j,
+		     struct dc_ckpt_read *out)
+{
+	const struct dc_ckpt_layout *o = &c->saved, *n = &c->restored;
+	uint64_t L = c->items.num_layers, s2 = j / n->slices, k2 = j % n->slices, a, b, s_lo, s_hi;
+	uint64_t first2 = dc_ckpt_even_first_layer(L, n->pp, s2);
+	uint64_t layers2 = dc_ckpt_even_first_layer(L, n->pp, s2 + 1) - first2;
+	int any = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->stage = s2;
+	out->tp_rank = k2 / n->dpcp;
+	out->dp_rank = k2 % n->dpcp;
+	dc_ckpt_stage_items(L, n->pp, s2, first2, layers2, &a, &b);
+	saved_chunks_meeting(p, L, a, b, &s_lo, &s_hi);
+	for (uint64_t q = s_lo; q <= s_hi; q++) {
+		uint64_t fa, fb, ca, cb, k_lo, k_hi, s = q % o->pp;
+		saved_chunk_items(p, L, q, &fa, &fb);
+		ca = max_u64(fa, a);
+		cb = min_u64(fb, b);
+		if (cb <= ca)
+			continue;
+		/* the old slices meeting fraction [k2 / K2, (k2 + 1) / K2) */
+		k_lo = cut(o->slices, k2, n->slices);
+		k_hi = min_u64(o->slices, (uint64_t)(((u128)o->slices * (k2 + 1) + n->slices - 1) / n->slices)) - 1;
+		for (uint64_t k = k_lo; k <= k_hi; k++) {
+			uint64_t e = items_overlap(&c->items, ca, cb, k, o->slices, k2, n->slices);
+			if (!e)
+				continue;
+			if (!any) {
+				out->first_stage = s;
+				out->first_tp = k / o->dpcp;
+				out->first_dp = k % o->dpcp;
+				any = 1;
+			}
+			out->last_stage = s;
+			out->last_tp = k / o->dpcp;
+			out->last_dp = k % o->dpcp;
+			out->old_shards++;
+			out->elements += e;
+		}
+	}
+	out->bytes = out->elements * c->state_bytes_per_element;
+	/* the data: replica r of the new dp reads its block of each step */
+	out->next_sample = c->samples_consumed +
+			   (out->dp_rank / n->cp) * (c->new_global_batch / (n->dpcp / n->cp));
+}
+
+int dc_ckpt_gpu_extra(const struct dc_plan *p, uint64_t *out)
+{
+	const struct dc_precision *pr = &p->in->precision;
+	struct dc_ckpt_items it;
+	const char *e = NULL;
+	uint64_t item, bytes;
+
+	*out = 0;
+	if (p->in->checkpoint.format != DC_CKPT_FULL)
+		return 0;
+	if (dc_ckpt_items_of(p, &it, &e) != 0)
+		return -1;
+	item = max_u64(max_u64(it.embedding, it.head), max_u64(it.dense_layer, it.moe_layer));
+	bytes = max_u64(pr->param_bytes, max_u64(pr->master_bytes, pr->optimizer_bytes));
+	return dc_mul_u64(item, bytes, out);
+}
+
+static void layout_of(uint64_t tp, uint64_t pp, uint64_t dp, uint64_t cp, struct dc_ckpt_layout *o)
+{
+	o->tp = tp;
+	o->pp = pp;
+	o->cp = cp ? cp : 1;
+	o->dpcp = dp * o->cp;
+	o->slices = tp * o->dpcp;
+	o->world = o->slices * pp;
+}
+
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result *m, const struct dc_batch *bt,
+			  struct dc_checkpoint_result *c, const char **error)
+{
+	const struct dc_config *cfg = p->in;
+	const struct dc_checkpoint *ck = &cfg->checkpoint;
+	const struct dc_precision *pr = &cfg->precision;
+	const struct dc_ckpt_restore *rs = &ck->restore;
+	struct dc_ck k = {0};
+	uint64_t gpn = cfg->cluster.gpus_per_node, on_node0, off_node0, per_replica, new_dp;
+
+	memset(c, 0, sizeof(*c));
+	if (dc_ckpt_items_of(p, &c->items, error) != 0)
+		return -1;
+	layout_of(p->layout.tp, p->layout.pp, p->layout.dp, p->layout.cp, &c->saved);
+	layout_of(rs->tp, rs->pp, rs->dp, rs->cp, &c->restored);
+	c->state_bytes_per_element = pr->param_bytes + pr->master_bytes + pr->optimizer_bytes;
+	c->params_bytes = dc_ck_mul(&k, c->items.total, pr->param_bytes);
+	c->master_bytes = dc_ck_mul(&k, c->items.total, pr->master_bytes);
+	c->optimizer_bytes = dc_ck_mul(&k, c->items.total, pr->optimizer_bytes);
+	c->states_bytes = dc_ck_mul(&k, c->items.total, c->state_bytes_per_element);
+	c->extra_bytes = dc_ck_add(&k, dc_ck_mul(&k, c->saved.world, DC_CKPT_RNG_BYTES + DC_CKPT_DATA_BYTES),
+				   DC_CKPT_SCALER_BYTES + DC_CKPT_SCHED_BYTES);
+	c->saved_bytes = dc_ck_add(&k, c->states_bytes, c->extra_bytes);
+	if (k.overflow) {
+		*error = "'model' x 'precision': checkpoint bytes overflow 64 bits";
+		return -1;
+	}
+	c->writers = ck->format == DC_CKPT_FULL ? 1 : c->saved.world;
+	dc_ckpt_rank_of(p, c, 0, 0, &c->rank0);
+	/* the largest rank: under full rank 0; sharded, slice 0 of some stage
+	 * holds the most (floor bounds give the first slices no more than
+	 * the last: compare the first and last slice of every segment) */
+	c->largest = c->rank0;
+	if (ck->format != DC_CKPT_FULL) {
+		for (uint64_t i = 0; i < p->nsegments; i++) {
+			uint64_t s = p->segment_first[i], last = p->segment_first[i + 1] - 1;
+			uint64_t cand[4] = {s, s, last, last}, ks[4] = {0, c->saved.slices - 1, 0, c->saved.slices - 1};
+			for (int q = 0; q < 4; q++) {
+				struct dc_ckpt_rank r;
+				dc_ckpt_rank_of(p, c, cand[q], ks[q], &r);
+				if (r.total_bytes > c->largest.total_bytes)
+					c->largest = r;
+			}
+		}
+	}
+	c->largest_rank = saved_rank_global(p, c->largest.stage, c->largest.tp_rank, c->largest.dp_rank);
+
+	/* time: every byte through the storage's aggregate bandwidth */
+	c->write_time_s = (double)c->saved_bytes / ck->storage_bw_bytes_per_s;
+	if (ck->format == DC_CKPT_FULL) {
+		/* rank 0 receives every other rank's share: node 0's over NVLink,
+		 * the rest over its NIC */
+		double world = (double)c->saved.world, node0 = (double)min_u64(gpn, c->saved.world);
+		on_node0 = (uint64_t)((double)c->states_bytes * (node0 - 1) / world);
+		off_node0 = (uint64_t)((double)c->states_bytes * (world - node0) / world);
+		c->gather_time_s = (double)on_node0 / cfg->cluster.intra_node.bw_bytes_per_s +
+				   (double)off_node0 / cfg->cluster.inter_node.bw_bytes_per_s;
+	}
+	if (ck->async && ck->format != DC_CKPT_FULL) {
+		/* a full state dict is gathered into host memory already: no
+		 * staging copy, the write alone goes on in the background */
+		c->staging_time_s = (double)c->largest.total_bytes / ck->staging_bw_bytes_per_s;
+		c->blocking_time_s = c->gather_time_s + c->staging_time_s;
+		c->save_time_s = c->blocking_time_s + c->write_time_s;
+	} else if (ck->async) {
+		c->blocking_time_s = c->gather_time_s;
+		c->save_time_s = c->gather_time_s + c->write_time_s;
+	} else {
+		c->blocking_time_s = c->save_time_s = c->gather_time_s + c->write_time_s;
+	}
+
+	/* memory of the save phase: the ledger's checkpoint_save phase */
+	if (dc_ckpt_gpu_extra(p, &c->gpu_extra_bytes) != 0) {
+		*error = "'checkpoint.format': the gathered unit's bytes overflow 64 bits";
+		return -1;
+	}
+	c->gpu_peak_bytes = m->top.phase_bytes[DC_MEM_CHECKPOINT];
+	for (int ph = 0; ph < DC_MEM_PHASE_COUNT; ph++)
+		if (ph != DC_MEM_CHECKPOINT)
+			c->gpu_training_peak_bytes = max_u64(c->gpu_training_peak_bytes, m->top.phase_bytes[ph]);
+	/* host: a full save holds the whole state dict on rank 0; an async
+	 * one stages each rank's share in pinned memory */
+	if (ck->format == DC_CKPT_FULL) {
+		c->host_rank_bytes = c->rank0.total_bytes;
+		c->host_node_bytes = c->host_rank_bytes;
+	} else if (ck->async) {
+		c->host_rank_bytes = c->largest.total_bytes;
+		c->host_node_bytes = dc_ck_mul(&k, c->host_rank_bytes, gpn);
+	}
+
+	/* the data position: samples consumed, split over the new dp */
+	c->step = ck->step;
+	c->global_batch = bt->global_batch_size;
+	c->samples_consumed = dc_ck_mul(&k, ck->step, c->global_batch);
+	new_dp = rs->dp;
+	if (c->global_batch % new_dp == 0) {
+		per_replica = c->global_batch / new_dp;
+		c->batch_kept = 1;
+		c->new_global_batch = c->global_batch;
+		c->new_micro_batch = gcd_u64(per_replica, p->layout.micro_batch_size);
+		c->new_grad_accum = per_replica / c->new_micro_batch;
+	} else {
+		/* the nearest global batch the new dp can run, the micro batch kept */
+		uint64_t unit = dc_ck_mul(&k, new_dp, p->layout.micro_batch_size);
+		uint64_t steps = (c->global_batch + unit / 2) / unit;
+		c->new_global_batch = dc_ck_mul(&k, steps ? steps : 1, unit);
+		c->new_micro_batch = p->layout.micro_batch_size;
+		c->new_grad_accum = steps ? steps : 1;
+	}
+	c->remaining_check = c->samples_consumed % c->new_global_batch;
+	if (k.overflow) {
+		*error = "'checkpoint.step' x the global batch: samples consumed overflow 64 bits";
+		return -1;
+	}
+	/* every new rank's read, summed: the saved states exactly */
+	for (uint64_t j = 0; j < c->restored.world; j++) {
+		struct dc_ckpt_read r;
+		dc_ckpt_read_of(p, c, j, &r);
+		c->read_bytes_total += r.bytes;
+	}
+	return 0;
+}

@@ -1,0 +1,377 @@
+/* sec_checkpoint.c - `--experiment checkpoint`: the bytes each rank saves
+ * by kind, the save's time and memory, the restore into
+ * checkpoint.restore.*, and the acceptance conditions with this layout's
+ * numbers. docs/checkpoint-and-loss.md. The acceptance conditions are
+ * prose with numbers in them: the view formats them once, as a row
+ * function formats a row's text. */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "distcalc/checkpoint.h"
+#include "distcalc/memory.h"
+#include "distcalc/plan.h"
+#include "distcalc/results.h"
+#include "distcalc/section.h"
+
+struct restore_view {
+	const struct dc_plan *plan;
+	const struct dc_checkpoint_result *c;
+	uint64_t tp, pp, dp, cp, ep, num_nodes, gpus_per_node, world;
+	uint64_t step, samples_consumed, global_batch, new_global_batch, new_micro_batch, new_grad_accum;
+	int batch_kept;
+	uint64_t read_bytes_total, states_bytes;
+	int conserved;
+	const char *batch_note;
+};
+
+struct view {
+	const struct dc_plan *plan;
+	const struct dc_checkpoint_result *c;
+	const char *format, *note;
+	int async;
+	double storage_bw_bytes_per_s;
+	uint64_t writers, params_bytes, master_bytes, optimizer_bytes, extra_bytes, saved_bytes;
+	uint64_t largest_rank, largest_bytes;
+	double write_time_s, gather_time_s, staging_time_s, blocking_time_s, save_time_s;
+	uint64_t gpu_extra_bytes, gpu_peak_bytes, gpu_training_peak_bytes, host_rank_bytes, host_node_bytes;
+	struct restore_view restore;
+	char accept[7][440]; /* "scenario: condition", one a line */
+};
+
+/* ---- every rank's bytes ---- */
+
+struct rank_row {
+	uint64_t rank, stage, tp, dp;
+	uint64_t params_bytes, master_bytes, optimizer_bytes, scaler_rng_bytes, data_bytes, sched_bytes, total_bytes;
+	double write_time_s;          /* its bytes at its share of the storage bandwidth */
+	uint64_t gpu_save_peak_bytes; /* its stage's ledger, checkpoint_save phase */
+	uint64_t host_save_bytes;     /* host memory its save holds */
+};
+
+static uint64_t rank_count(const void *base)
+{
+	return ((const struct view *)base)->c->saved.world;
+}
+
+static void rank_at(const void *base, uint64_t i, void *out)
+{
+	const struct view *v = base;
+	const struct dc_topology *t = &v->plan->topo;
+	struct rank_row *r = out;
+	struct dc_ckpt_rank k;
+	uint64_t coord[DC_AXIS_COUNT], ep, cp, d;
+
+	dc_topology_coords(t, i, coord);
+	ep = t->degree[DC_AXIS_EP] ? t->degree[DC_AXIS_EP] : 1;
+	cp = v->c->saved.cp;
+	d = (coord[DC_AXIS_DP] * ep + coord[DC_AXIS_EP]) * cp + coord[DC_AXIS_CP];
+	dc_ckpt_rank_of(v->plan, v->c, coord[DC_AXIS_PP], coord[DC_AXIS_TP] * v->c->saved.dpcp + d, &k);
+	r->rank = i;
+	r->stage = k.stage;
+	r->tp = k.tp_rank;
+	r->dp = k.dp_rank;
+	r->params_bytes = k.params_bytes;
+	r->master_bytes = k.master_bytes;
+	r->optimizer_bytes = k.optimizer_bytes;
+	r->scaler_rng_bytes = k.scaler_rng_bytes;
+	r->data_bytes = k.data_bytes;
+	r->sched_bytes = k.sched_bytes;
+	r->total_bytes = k.total_bytes;
+	/* every writer shares the aggregate bandwidth; under full rank 0
+	 * writes alone */
+	r->write_time_s = (double)k.total_bytes /
+			  (v->storage_bw_bytes_per_s / (v->plan->in->checkpoint.format == DC_CKPT_FULL && i == 0
+								? 1.0
+								: (double)v->c->saved.world));
+	{
+		struct dc_mem_ledger l;
+		r->gpu_save_peak_bytes =
+			dc_memory_stage(v->plan, k.stage, &l, NULL) == 0 ? l.phase_bytes[DC_MEM_CHECKPOINT] : 0;
+	}
+	if (v->plan->in->checkpoint.format == DC_CKPT_FULL)
+		r->host_save_bytes = i == 0 ? k.total_bytes : 0;
+	else if (v->async)
+		r->host_save_bytes = k.total_bytes;
+}
+
+#define R(m) offsetof(struct rank_row, m)
+static const struct dc_field rank_fields[] = {
+	{"rank", "rank", DC_U_COUNT, DC_FT_U64, R(rank)},
+	{"stage", "stage", DC_U_COUNT, DC_FT_U64, R(stage)},
+	{"tp_rank", "tp", DC_U_COUNT, DC_FT_U64, R(tp)},
+	{"dp_rank", "dp x cp", DC_U_COUNT, DC_FT_U64, R(dp)},
+	{"params_bytes", "parameters", DC_U_BYTES_RAW, DC_FT_U64, R(params_bytes)},
+	{"master_bytes", "master copy", DC_U_BYTES_RAW, DC_FT_U64, R(master_bytes)},
+	{"optimizer_bytes", "optimizer", DC_U_BYTES_RAW, DC_FT_U64, R(optimizer_bytes)},
+	{"scaler_rng_bytes", "scaler + RNG", DC_U_BYTES_RAW, DC_FT_U64, R(scaler_rng_bytes)},
+	{"data_bytes", "data position", DC_U_BYTES_RAW, DC_FT_U64, R(data_bytes)},
+	{"sched_bytes", "scheduler + step", DC_U_BYTES_RAW, DC_FT_U64, R(sched_bytes)},
+	{"total_bytes", "total", DC_U_BYTES, DC_FT_U64, R(total_bytes)},
+	{"write_time_s", "write", DC_U_SECONDS, DC_FT_F64, R(write_time_s)},
+	{"gpu_save_peak_bytes", "save peak, GPU", DC_U_BYTES, DC_FT_U64, R(gpu_save_peak_bytes)},
+	{"host_save_bytes", "save, host", DC_U_BYTES, DC_FT_U64, R(host_save_bytes)},
+};
+static const struct dc_fields rank_table = DC_FIELDS(rank_fields);
+static const struct dc_rows rank_rows = {rank_count, rank_at, sizeof(struct rank_row), "ranks"};
+
+/* ---- the restore ---- */
+
+struct read_row {
+	uint64_t index, stage, tp, dp, old_shards;
+	char first[48], last[48];
+	uint64_t bytes, next_sample;
+};
+
+static uint64_t read_count(const void *base)
+{
+	return ((const struct restore_view *)base)->world;
+}
+
+static void read_at(const void *base, uint64_t i, void *out)
+{
+	const struct restore_view *v = base;
+	struct read_row *r = out;
+	struct dc_ckpt_read d;
+	dc_ckpt_read_of(v->plan, v->c, i, &d);
+	r->index = i;
+	r->stage = d.stage;
+	r->tp = d.tp_rank;
+	r->dp = d.dp_rank;
+	r->old_shards = d.old_shards;
+	snprintf(r->first, sizeof(r->first), "stage %llu tp %llu dp %llu", (unsigned long long)d.first_stage,
+		 (unsigned long long)d.first_tp, (unsigned long long)d.first_dp);
+	snprintf(r->last, sizeof(r->last), "stage %llu tp %llu dp %llu", (unsigned long long)d.last_stage,
+		 (unsigned long long)d.last_tp, (unsigned long long)d.last_dp);
+	r->bytes = d.bytes;
+	r->next_sample = d.next_sample;
+}
+
+#define D(m) offsetof(struct read_row, m)
+static const struct dc_field read_fields[] = {
+	{"new_rank", "new (stage, k)", DC_U_COUNT, DC_FT_U64, D(index)},
+	{"stage", "stage", DC_U_COUNT, DC_FT_U64, D(stage)},
+	{"tp_rank", "tp", DC_U_COUNT, DC_FT_U64, D(tp)},
+	{"dp_rank", "dp x cp", DC_U_COUNT, DC_FT_U64, D(dp)},
+	{"old_shards", "old shards read", DC_U_COUNT, DC_FT_U64, D(old_shards)},
+	{"first_shard", "first", DC_U_NONE, DC_FT_TEXT, D(first)},
+	{"last_shard", "last", DC_U_NONE, DC_FT_TEXT, D(last)},
+	{"read_bytes", "bytes read", DC_U_BYTES, DC_FT_U64, D(bytes)},
+	{"next_sample", "next sample", DC_U_COUNT, DC_FT_U64, D(next_sample)},
+};
+static const struct dc_fields read_table = DC_FIELDS(read_fields);
+static const struct dc_rows read_rows = {read_count, read_at, sizeof(struct read_row), "new ranks"};
+
+#define RV(m) offsetof(struct restore_view, m)
+static const struct dc_field restore_fields[] = {
+	{"tp", "tp", DC_U_COUNT, DC_FT_U64, RV(tp)},
+	{"pp", "pp", DC_U_COUNT, DC_FT_U64, RV(pp)},
+	{"dp", "dp", DC_U_COUNT, DC_FT_U64, RV(dp)},
+	{"cp", "cp", DC_U_COUNT, DC_FT_U64, RV(cp)},
+	{"ep", "ep", DC_U_COUNT, DC_FT_U64, RV(ep)},
+	{"num_nodes", "nodes", DC_U_COUNT, DC_FT_U64, RV(num_nodes)},
+	{"gpus_per_node", "GPUs per node", DC_U_COUNT, DC_FT_U64, RV(gpus_per_node)},
+	{"world", "ranks", DC_U_COUNT, DC_FT_U64, RV(world)},
+	{"states_bytes", "saved states (parameters, master, optimizer)", DC_U_BYTES, DC_FT_U64, RV(states_bytes)},
+	{"read_bytes_total", "read by the new ranks, summed", DC_U_BYTES, DC_FT_U64, RV(read_bytes_total)},
+	{"every_element_once", "every element read exactly once", DC_U_NONE, DC_FT_BOOL, RV(conserved)},
+	{"step", "step saved at (checkpoint.step)", DC_U_COUNT, DC_FT_U64, RV(step)},
+	{"global_batch", "global batch saved", DC_U_COUNT, DC_FT_U64, RV(global_batch)},
+	{"samples_consumed", "samples consumed (step x global batch)", DC_U_COUNT, DC_FT_U64, RV(samples_consumed)},
+	{"global_batch_kept", "global batch kept", DC_U_NONE, DC_FT_BOOL, RV(batch_kept)},
+	{"new_global_batch", "global batch after restore", DC_U_COUNT, DC_FT_U64, RV(new_global_batch)},
+	{"new_micro_batch_size", "micro batch after restore", DC_U_COUNT, DC_FT_U64, RV(new_micro_batch)},
+	{"new_grad_accum_steps", "grad accum steps after restore", DC_U_COUNT, DC_FT_U64, RV(new_grad_accum)},
+	{"batch_note", "what changes", DC_U_NONE, DC_FT_STR, RV(batch_note)},
+	{"ranks", "Reads of each new rank", DC_U_NONE, DC_FT_ROWS, 0, .sub = &read_table, .rows = &read_rows},
+};
+static const struct dc_fields restore_table = DC_FIELDS(restore_fields);
+
+/* ---- acceptance conditions ---- */
+
+#define NACCEPT 7u
+
+static double gib(uint64_t b)
+{
+	return (double)b / (1024.0 * 1024.0 * 1024.0);
+}
+
+struct accept_row {
+	const char *scenario;
+	char condition[400];
+};
+
+/* condition i with this layout's numbers */
+static void accept_text(const struct dc_checkpoint_result *c, uint64_t i, struct accept_row *r)
+{
+	unsigned long long N = (unsigned long long)c->saved.world, S = (unsigned long long)c->step;
+	const char *fail = "one rank fails to save", *re = "restore to a different world size";
+
+	switch (i) {
+	case 0:
+		r->scenario = fail;
+		snprintf(r->condition, sizeof(r->condition),
+			 "nothing is committed without every shard and the metadata: the step-%llu checkpoint counts only when all %llu ranks' files (%llu bytes, %.2f GiB) are written and rank 0 has written the metadata after every rank reported success; one failing rank means no metadata, and the loader refuses a directory without it",
+			 S, N, (unsigned long long)c->saved_bytes, gib(c->saved_bytes));
+		break;
+	case 1:
+		r->scenario = fail;
+		snprintf(r->condition, sizeof(r->condition),
+			 "the previous checkpoint stays loadable: it is deleted only after step %llu is committed, so storage holds two checkpoints (%.2f GiB) and a failed save at %.1f s leaves the last one whole",
+			 S, gib(c->saved_bytes) * 2, c->save_time_s);
+		break;
+	case 2:
+		r->scenario = fail;
+		snprintf(r->condition, sizeof(r->condition),
+			 "all ranks agree on the step: every one of the %llu shards and the metadata record step %llu (and %llu samples consumed); a load checks them equal and stops otherwise",
+			 N, S, (unsigned long long)c->samples_consumed);
+		break;
+	case 3:
+		r->scenario = re;
+		snprintf(r->condition, sizeof(r->condition),
+			 "every element read exactly once: the %llu new ranks read %llu bytes of parameters, master copy and optimizer states, summed, equal to the %llu saved (%s)",
+			 (unsigned long long)c->restored.world, (unsigned long long)c->read_bytes_total,
+			 (unsigned long long)c->states_bytes, c->read_bytes_total == c->states_bytes ? "holds" : "FAILS");
+		break;
+	case 4:
+		r->scenario = re;
+		snprintf(r->condition, sizeof(r->condition),
+			 "step, scheduler and data position consistent: the optimizer step and the scheduler resume at %llu, the data at sample %llu (= %llu x %llu), split over the new dp of %llu with no sample skipped or repeated%s",
+			 S, (unsigned long long)c->samples_consumed, S, (unsigned long long)c->global_batch,
+			 (unsigned long long)(c->restored.dpcp / c->restored.cp),
+			 c->batch_kept ? "" : "; the global batch changes, so the schedule must count samples, not steps");
+		break;
+	case 5:
+		r->scenario = re;
+		snprintf(r->condition, sizeof(r->condition),
+			 "RNG consistent: %llu RNG states were saved for %llu new ranks; %s",
+			 N, (unsigned long long)c->restored.world,
+			 c->restored.world == c->saved.world
+				 ? "each new rank loads the state of the rank with its coordinates"
+				 : "they cannot map one to one: every rank reseeds from (seed, step, new rank), and dropout masks differ from the old run's");
+		break;
+	default:
+		r->scenario = re;
+		snprintf(r->condition, sizeof(r->condition),
+			 "a restorable run, not just loadable weights: the loss of step %llu after the restore equals the loss of that step without the restart within 1e-3 relative (BF16 reductions summed in another order); a larger gap means state was lost",
+			 S + 1);
+		break;
+	}
+}
+
+static uint64_t accept_count(const void *base)
+{
+	(void)base;
+	return NACCEPT;
+}
+
+static const char *accept_at(const void *base, uint64_t i)
+{
+	return ((const struct view *)base)->accept[i];
+}
+
+static const struct dc_prose accept_prose = {accept_count, accept_at};
+
+static void view(const struct dc_run *run, void *out)
+{
+	struct view *v = out;
+	const struct dc_checkpoint_result *c = &run->res->checkpoint;
+	const struct dc_config *in = run->plan->in;
+	struct restore_view *r = &v->restore;
+
+	v->plan = run->plan;
+	v->c = c;
+	v->format = dc_ckpt_format_name(in->checkpoint.format);
+	v->async = in->checkpoint.async;
+	v->note = in->checkpoint.format == DC_CKPT_FULL
+			  ? "full: rank 0 gathers the whole state dict (the others write their RNG and data position); the gathered unit adds to every rank's save phase"
+			  : "sharded (PyTorch DCP): every rank writes its slice once, replicated copies deduplicated over dp x cp";
+	v->storage_bw_bytes_per_s = in->checkpoint.storage_bw_bytes_per_s;
+	v->writers = c->writers;
+	v->params_bytes = c->params_bytes;
+	v->master_bytes = c->master_bytes;
+	v->optimizer_bytes = c->optimizer_bytes;
+	v->extra_bytes = c->extra_bytes;
+	v->saved_bytes = c->saved_bytes;
+	v->largest_rank = c->largest_rank;
+	v->largest_bytes = c->largest.total_bytes;
+	v->write_time_s = c->write_time_s;
+	v->gather_time_s = c->gather_time_s;
+	v->staging_time_s = c->staging_time_s;
+	v->blocking_time_s = c->blocking_time_s;
+	v->save_time_s = c->save_time_s;
+	v->gpu_extra_bytes = c->gpu_extra_bytes;
+	v->gpu_peak_bytes = c->gpu_peak_bytes;
+	v->gpu_training_peak_bytes = c->gpu_training_peak_bytes;
+	v->host_rank_bytes = c->host_rank_bytes;
+	v->host_node_bytes = c->host_node_bytes;
+
+	r->plan = run->plan;
+	r->c = c;
+	r->tp = in->checkpoint.restore.tp;
+	r->pp = in->checkpoint.restore.pp;
+	r->dp = in->checkpoint.restore.dp;
+	r->cp = in->checkpoint.restore.cp;
+	r->ep = in->checkpoint.restore.ep;
+	r->num_nodes = in->checkpoint.restore.num_nodes;
+	r->gpus_per_node = in->checkpoint.restore.gpus_per_node;
+	r->world = c->restored.world;
+	r->states_bytes = c->states_bytes;
+	r->read_bytes_total = c->read_bytes_total;
+	r->conserved = c->read_bytes_total == c->states_bytes;
+	r->step = c->step;
+	r->samples_consumed = c->samples_consumed;
+	r->global_batch = c->global_batch;
+	r->new_global_batch = c->new_global_batch;
+	r->new_micro_batch = c->new_micro_batch;
+	r->new_grad_accum = c->new_grad_accum;
+	r->batch_kept = c->batch_kept;
+	for (uint64_t i = 0; i < NACCEPT; i++) {
+		struct accept_row a;
+		accept_text(c, i, &a);
+		snprintf(v->accept[i], sizeof(v->accept[i]), "%s: %s", a.scenario, a.condition);
+	}
+	r->batch_note = c->batch_kept
+				? "nothing: the same samples per step, each replica's share split into micro batch x grad accum steps"
+				: "the global batch cannot stay (the new dp does not divide it): tokens per step change, so rescale the learning rate (linear or square-root rule), count the schedule's warmup and decay in samples, and expect a different loss curve from here";
+}
+
+#define V(m) offsetof(struct view, m)
+static const struct dc_field fields[] = {
+	{"format", "format (checkpoint.format)", DC_U_NONE, DC_FT_STR, V(format)},
+	{"async", "async (checkpoint.async)", DC_U_NONE, DC_FT_BOOL, V(async)},
+	{"note", "note", DC_U_NONE, DC_FT_STR, V(note)},
+	{"writers", "ranks writing model and optimizer state", DC_U_COUNT, DC_FT_U64, V(writers)},
+	{"params_bytes", "parameters, all ranks", DC_U_BYTES, DC_FT_U64, V(params_bytes)},
+	{"master_bytes", "master copy, all ranks", DC_U_BYTES, DC_FT_U64, V(master_bytes)},
+	{"optimizer_bytes", "optimizer states, all ranks", DC_U_BYTES, DC_FT_U64, V(optimizer_bytes)},
+	{"small_state_bytes", "scaler, RNG, data position, scheduler, step", DC_U_BYTES_RAW, DC_FT_U64, V(extra_bytes)},
+	{"saved_bytes", "checkpoint total", DC_U_BYTES, DC_FT_U64, V(saved_bytes)},
+	{"largest_rank", "the rank writing the most", DC_U_COUNT, DC_FT_U64, V(largest_rank)},
+	{"largest_rank_bytes", "its bytes", DC_U_BYTES, DC_FT_U64, V(largest_bytes)},
+	{"storage_bandwidth_bytes_per_s", "storage bandwidth (aggregate)", DC_U_BYTES_PER_S, DC_FT_F64,
+	 V(storage_bw_bytes_per_s)},
+	{"gather_time_s", "gather to rank 0 (full)", DC_U_SECONDS, DC_FT_F64, V(gather_time_s)},
+	{"staging_time_s", "copy to host (async)", DC_U_SECONDS, DC_FT_F64, V(staging_time_s)},
+	{"write_time_s", "write to storage", DC_U_SECONDS, DC_FT_F64, V(write_time_s)},
+	{"blocking_time_s", "training waits", DC_U_SECONDS, DC_FT_F64, V(blocking_time_s)},
+	{"save_time_s", "save time (until on storage)", DC_U_SECONDS, DC_FT_F64, V(save_time_s)},
+	{"gpu_extra_bytes", "save phase above the optimizer step, GPU", DC_U_BYTES, DC_FT_U64, V(gpu_extra_bytes)},
+	{"gpu_peak_bytes", "save-phase peak, GPU (memory ledger checkpoint_save)", DC_U_BYTES, DC_FT_U64,
+	 V(gpu_peak_bytes)},
+	{"gpu_training_peak_bytes", "training peak, GPU (other phases)", DC_U_BYTES, DC_FT_U64,
+	 V(gpu_training_peak_bytes)},
+	{"host_rank_bytes", "save-phase host memory, busiest rank", DC_U_BYTES, DC_FT_U64, V(host_rank_bytes)},
+	{"host_node_bytes", "save-phase host memory, its node", DC_U_BYTES, DC_FT_U64, V(host_node_bytes)},
+	{"ranks", "Bytes each rank writes", DC_U_NONE, DC_FT_ROWS, 0, .sub = &rank_table, .rows = &rank_rows},
+	{"restore", "Restore (checkpoint.restore)", DC_U_NONE, DC_FT_OBJECT, V(restore), .sub = &restore_table},
+	{"acceptance", "Acceptance conditions", DC_U_NONE, DC_FT_PROSE, 0, .prose = &accept_prose},
+};
+
+_Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
+
+const struct dc_section dc_section_checkpoint = {
+	"checkpoint", "Checkpoint",
+	"checkpoint save by rank and kind, time, save-phase memory, restore map, acceptance",
+	DC_EST_BIT(DC_EST_CHECKPOINT), sizeof(struct view), view, DC_FIELDS(fields), NULL, NULL,
+};

@@ -1,0 +1,340 @@
+/* check_checkpoint.c - checkpoint save, restore map and loss normalisation
+ * (checkpoint.h, loss.h), against figures worked by hand in
+ * docs/checkpoint-and-loss.md. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "distcalc/checkpoint.h"
+#include "distcalc/loss.h"
+#include "distcalc/results.h"
+
+#include "fixtures.h"
+#include "fixtures_plan.h"
+
+/* configs/systems.json (Llama-2-7B shape, 2 nodes x 4 GPUs, TP 4, DP 2)
+ * with --set overrides */
+static void systems_set(struct dc_config *c, const char *const *sets, size_t n)
+{
+	char path[512];
+	struct dc_override ov[8];
+	struct dc_diag d;
+	for (size_t i = 0; i < n; i++)
+		ov[i].text = sets[i];
+	snprintf(path, sizeof(path), "%s/configs/systems.json", DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	if (dc_config_load_file(path, ov, n, c, &d) != 0)
+		ck_abort_msg("rejected: %s", d.count ? d.entries[0].text : "?");
+	dc_diag_release(&d);
+}
+
+static void run(const struct dc_config *c, struct dc_plan *p, struct dc_results *r, uint32_t what)
+{
+	fixture_plan(c, p);
+	ck_assert_msg(dc_estimate(p, DC_EST_BIT(what), r) == 0, "%s", r->error ? r->error : "?");
+}
+
+/* By hand, the Llama-2-7B shape: embedding V h = 32000 x 4096 =
+ * 131,072,000; a layer 4 h^2 + 3 h f + 2 h = 67,108,864 + 135,266,304 +
+ * 8,192 = 202,383,360; the head and final norm 131,072,000 + 4,096 =
+ * 131,076,096; in all 6,738,415,616. K = tp x dp = 8 slices, each exact:
+ * 16,384,000 + 32 x 25,297,920 + 16,384,512 = 842,301,952 elements. */
+#define SEVEN_B 6738415616ull
+#define SLICE 842301952ull
+
+START_TEST(test_systems_save_by_hand)
+{
+	static struct dc_config c;
+	static struct dc_plan p;
+	static struct dc_results r;
+	const struct dc_checkpoint_result *k = &r.checkpoint;
+	struct dc_ckpt_rank rk;
+
+	fixture_systems(&c);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(k->items.embedding, 131072000ull);
+	ck_assert_uint_eq(k->items.dense_layer, 202383360ull);
+	ck_assert_uint_eq(k->items.head, 131076096ull);
+	ck_assert_uint_eq(k->items.total, SEVEN_B);
+	for (uint64_t kk = 0; kk < 8; kk++) {
+		dc_ckpt_rank_of(&p, k, 0, kk, &rk);
+		ck_assert_uint_eq(rk.elements, SLICE);
+		ck_assert_uint_eq(rk.params_bytes, 1684603904ull);    /* x 2 */
+		ck_assert_uint_eq(rk.master_bytes, 3369207808ull);    /* x 4 */
+		ck_assert_uint_eq(rk.optimizer_bytes, 6738415616ull); /* x 8 */
+		/* RNG 5056 + 16 and the data position 8 on every rank; rank 0
+		 * adds the scaler 40 and the scheduler and step 24 */
+		ck_assert_uint_eq(rk.total_bytes, 11792227328ull + 5080 + (kk == 0 ? 64 : 0));
+	}
+	ck_assert_uint_eq(k->states_bytes, 94337818624ull); /* 14 x 6,738,415,616 */
+	ck_assert_uint_eq(k->saved_bytes, 94337818624ull + 8 * 5080 + 64);
+	ck_assert_uint_eq(k->writers, 8);
+	/* 94,337,859,328 B at 10 GB/s */
+	ck_assert(fabs(k->save_time_s - 9.4337859328) < 1e-9);
+	ck_assert(k->blocking_time_s == k->save_time_s);
+	/* a sharded save adds nothing on the GPU: the optimizer step's bytes */
+	ck_assert_uint_eq(k->gpu_extra_bytes, 0);
+	ck_assert_uint_eq(k->gpu_peak_bytes, r.memory.top.phase_bytes[DC_MEM_OPTIMIZER]);
+	ck_assert_uint_eq(k->host_rank_bytes, 0);
+	/* data: step 1000 x global batch 1 x 8 x 2 = 16,000 samples */
+	ck_assert_uint_eq(k->samples_consumed, 16000);
+}
+END_TEST
+
+START_TEST(test_systems_full_and_async_by_hand)
+{
+	static struct dc_config c, cs;
+	static struct dc_plan p, ps;
+	static struct dc_results r, rs;
+	const char *const full[] = {"checkpoint.format=\"full\""};
+	const char *const async[] = {"checkpoint.async=true"};
+	const struct dc_checkpoint_result *k = &r.checkpoint;
+	double gather;
+
+	systems_set(&c, full, 1);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(k->writers, 1);
+	ck_assert_uint_eq(k->rank0.elements, SEVEN_B);
+	/* rank 0 gets 3/8 of the states over NVLink (300 GB/s) and 4/8 over
+	 * its NIC (400 Gb/s = 50 GB/s) */
+	gather = 94337818624.0 * 3 / 8 / 300e9 + 94337818624.0 * 4 / 8 / 50e9;
+	ck_assert(fabs(k->gather_time_s - gather) < 1e-6);
+	ck_assert(fabs(k->gather_time_s - 1.0613004595) < 1e-9);
+	/* the largest unit (a layer) gathered whole, one state at a time at
+	 * the largest state's 8 bytes: 202,383,360 x 8 */
+	ck_assert_uint_eq(k->gpu_extra_bytes, 1619066880ull);
+	ck_assert_uint_eq(r.memory.top.phase_subtotal_bytes[DC_MEM_CHECKPOINT],
+			  r.memory.top.phase_subtotal_bytes[DC_MEM_OPTIMIZER] + 1619066880ull);
+	ck_assert_uint_eq(k->host_rank_bytes, 94337818624ull + 5080 + 64);
+
+	systems_set(&cs, async, 1);
+	run(&cs, &ps, &rs, DC_EST_CHECKPOINT);
+	/* async sharded: training waits for the largest rank's copy to host,
+	 * 11,792,232,472 B at 25 GB/s; the node stages 4 ranks' shares */
+	ck_assert(fabs(rs.checkpoint.blocking_time_s - 11792232472.0 / 25e9) < 1e-9);
+	ck_assert(fabs(rs.checkpoint.save_time_s - (11792232472.0 / 25e9 + 9.4337859328)) < 1e-9);
+	ck_assert_uint_eq(rs.checkpoint.host_rank_bytes, 11792232472ull);
+	ck_assert_uint_eq(rs.checkpoint.host_node_bytes, 4 * 11792232472ull);
+}
+END_TEST
+
+/* Saved on TP 4 x DP 2, restored on 3 nodes of 4 with TP 2, PP 2 (dp 3,
+ * K' = 6): new rank 0 (stage 0: the embedding and layers 0..15, slice 0 of
+ * 6) reads old slices 0 and 1 of 8. Embedding slice [0, 21,845,333): old
+ * [0, 16,384,000) and [16,384,000, 32,768,000); each layer's slice of
+ * 33,730,560: 25,297,920 + 8,432,640. Elements 21,845,333 + 16 x
+ * 33,730,560 = 561,534,293. The global batch 16 does not split over dp 3:
+ * the nearest that does, with the micro batch kept, is 15. */
+START_TEST(test_reshard_by_hand)
+{
+	static struct dc_config c;
+	static struct dc_plan p;
+	static struct dc_results r;
+	const char *const sets[] = {"checkpoint.restore.num_nodes=3", "checkpoint.restore.tp=2",
+				    "checkpoint.restore.pp=2"};
+	struct dc_ckpt_read rd;
+
+	systems_set(&c, sets, 3);
+	ck_assert_uint_eq(c.checkpoint.restore.dp, 3);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	dc_ckpt_read_of(&p, &r.checkpoint, 0, &rd);
+	ck_assert_uint_eq(rd.old_shards, 2);
+	ck_assert_uint_eq(rd.elements, 561534293ull);
+	ck_assert_uint_eq(rd.bytes, 561534293ull * 14);
+	ck_assert_uint_eq(rd.first_tp, 0);
+	ck_assert_uint_eq(rd.last_dp, 1);
+	ck_assert(!r.checkpoint.batch_kept);
+	ck_assert_uint_eq(r.checkpoint.new_global_batch, 15);
+	ck_assert_uint_eq(r.checkpoint.new_grad_accum, 5);
+	/* new dp rank 2 (k' = 2 of stage 0) starts at 16,000 + 2 x 5 */
+	dc_ckpt_read_of(&p, &r.checkpoint, 2, &rd);
+	ck_assert_uint_eq(rd.next_sample, 16010);
+	ck_assert_uint_eq(r.checkpoint.read_bytes_total, r.checkpoint.states_bytes);
+}
+END_TEST
+
+/* The sum over the new ranks of what each reads is the saved states,
+ * element for element, for several pairs of layouts: both sums are made
+ * here from the pairwise overlaps and the old ranks' slices. */
+START_TEST(test_reshard_conservation)
+{
+	static const char *const pairs[][8] = {
+		{"checkpoint.restore.num_nodes=1", "checkpoint.restore.gpus_per_node=1", "checkpoint.restore.tp=1", NULL},
+		{"checkpoint.restore.num_nodes=4", "checkpoint.restore.tp=1", "checkpoint.restore.pp=4", NULL},
+		{"checkpoint.restore.num_nodes=3", "checkpoint.restore.gpus_per_node=7", "checkpoint.restore.tp=1",
+		 "checkpoint.restore.pp=3", NULL},
+		{"parallel.tp=2", "parallel.pp=2", "parallel.pipeline_layers=[20,12]", "checkpoint.restore.tp=8", "checkpoint.restore.pp=1",
+		 "checkpoint.restore.num_nodes=2", NULL},
+		{"parallel.tp=1", "parallel.pp=8", "parallel.dp=1", "checkpoint.restore.pp=5", "checkpoint.restore.tp=2", "checkpoint.restore.num_nodes=5", "checkpoint.restore.gpus_per_node=2",
+		 NULL},
+		{"parallel.tp=2", "parallel.cp=2", "checkpoint.restore.cp=1", "checkpoint.restore.pp=3",
+		 "checkpoint.restore.num_nodes=3", NULL},
+		{"model.params=1000003", "checkpoint.restore.num_nodes=5", "checkpoint.restore.tp=1", NULL},
+		{"parallel.tp=2", "parallel.pp=2", "parallel.virtual_pipeline=2", "checkpoint.restore.pp=3",
+		 "checkpoint.restore.num_nodes=3", NULL},
+	};
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		static struct dc_config c;
+		static struct dc_plan p;
+		static struct dc_results r;
+		const struct dc_checkpoint_result *k = &r.checkpoint;
+		uint64_t n = 0, read = 0, old = 0, shards = 0;
+		while (pairs[i][n])
+			n++;
+		systems_set(&c, pairs[i], n);
+		run(&c, &p, &r, DC_EST_CHECKPOINT);
+		for (uint64_t j = 0; j < k->restored.world; j++) {
+			struct dc_ckpt_read rd;
+			dc_ckpt_read_of(&p, k, j, &rd);
+			read += rd.elements;
+			shards += rd.old_shards;
+		}
+		for (uint64_t s = 0; s < k->saved.pp; s++)
+			for (uint64_t q = 0; q < k->saved.slices; q++) {
+				struct dc_ckpt_rank rk;
+				dc_ckpt_rank_of(&p, k, s, q, &rk);
+				old += rk.elements;
+			}
+		ck_assert_msg(read == k->items.total, "pair %zu: read %llu of %llu", i, (unsigned long long)read,
+			      (unsigned long long)k->items.total);
+		ck_assert_uint_eq(old, k->items.total);
+		ck_assert_uint_eq(k->items.total, p.params_total);
+		ck_assert_uint_eq(k->read_bytes_total, k->states_bytes);
+		ck_assert_uint_eq(k->states_bytes, p.params_total * 14);
+		ck_assert(shards >= k->restored.world);
+	}
+}
+END_TEST
+
+START_TEST(test_slices)
+{
+	/* 10 elements over 3: [0,3) [3,6) [6,10); over 4: [0,2) [2,5) [5,7) [7,10) */
+	ck_assert_uint_eq(dc_ckpt_slice(10, 0, 3), 3);
+	ck_assert_uint_eq(dc_ckpt_slice(10, 2, 3), 4);
+	ck_assert_uint_eq(dc_ckpt_slice_overlap(10, 1, 3, 1, 4), 2); /* [3,6) and [2,5) */
+	ck_assert_uint_eq(dc_ckpt_slice_overlap(10, 0, 3, 3, 4), 0);
+	ck_assert_uint_eq(dc_ckpt_slice_overlap(10, 2, 3, 2, 4), 1); /* [6,10) and [5,7) */
+	ck_assert_uint_eq(dc_ckpt_even_first_layer(32, 3, 1), 11);   /* 11, 11, 10 */
+	ck_assert_uint_eq(dc_ckpt_even_first_layer(32, 3, 2), 22);
+}
+END_TEST
+
+/* Two ranks with 3 and 5 valid tokens, two microbatches each: rank 0 (1
+ * token, loss 4) and (2 tokens, losses adding to 2); rank 1 (4 tokens, 4)
+ * and (1 token, 1). Global: 11 / 8 = 1.375. Per-rank means 6/3 = 2 and
+ * 5/5 = 1: their mean 1.5, 9.09 % high. Per-microbatch means 4, 1, 1, 1:
+ * 1.75, 27.27 % high. A token of rank 0 weighs 8 / (2 x 3) = 4/3 of 1/N,
+ * of rank 1 8 / (2 x 5) = 0.8; of a 1-token microbatch 8 / (4 x 1) = 2, of
+ * the 4-token one 0.5. */
+START_TEST(test_loss_tiny_by_hand)
+{
+	struct dc_loss_acc a;
+	struct dc_loss_recipes o;
+	dc_loss_acc_init(&a);
+	dc_loss_acc_microbatch(&a, 1, 4.0);
+	dc_loss_acc_microbatch(&a, 2, 2.0);
+	dc_loss_acc_end_rank(&a);
+	dc_loss_acc_microbatch(&a, 4, 4.0);
+	dc_loss_acc_microbatch(&a, 1, 1.0);
+	dc_loss_acc_end_rank(&a);
+	dc_loss_acc_finish(&a, &o);
+	ck_assert_uint_eq(a.tokens, 8);
+	ck_assert(fabs(o.global_mean - 1.375) < 1e-15);
+	ck_assert(fabs(o.mean_of_rank_means - 1.5) < 1e-15);
+	ck_assert(fabs(o.rank_rel_error - 0.125 / 1.375) < 1e-15);
+	ck_assert(fabs(o.mean_of_mb_means - 1.75) < 1e-15);
+	ck_assert(fabs(o.mb_rel_error - 0.375 / 1.375) < 1e-15);
+	ck_assert(fabs(o.rank_weight_max - 4.0 / 3.0) < 1e-15);
+	ck_assert(fabs(o.rank_weight_min - 0.8) < 1e-15);
+	ck_assert(fabs(o.mb_weight_max - 2.0) < 1e-15);
+	ck_assert(fabs(o.mb_weight_min - 0.5) < 1e-15);
+}
+END_TEST
+
+START_TEST(test_loss_determinism)
+{
+	static struct dc_config c;
+	static struct dc_plan p;
+	static struct dc_results r1, r2, r3;
+	uint64_t sum = 0;
+
+	fixture_systems(&c);
+	fixture_plan(&c, &p);
+	p.seed = 7;
+	ck_assert(dc_estimate(&p, DC_EST_BIT(DC_EST_LOSS), &r1) == 0);
+	ck_assert(dc_estimate(&p, DC_EST_BIT(DC_EST_LOSS), &r2) == 0);
+	ck_assert(memcmp(&r1.loss, &r2.loss, sizeof(r1.loss)) == 0);
+	p.seed = 8;
+	ck_assert(dc_estimate(&p, DC_EST_BIT(DC_EST_LOSS), &r3) == 0);
+	ck_assert(r3.loss.acc.tokens != r1.loss.acc.tokens);
+	/* padding, one sample a microbatch: every count in [1, 4096], and the
+	 * microbatches redrawn one by one add up to the step's */
+	for (uint64_t rk = 0; rk < 2; rk++)
+		for (uint64_t m = 0; m < 8; m++) {
+			uint64_t n;
+			double s;
+			dc_loss_microbatch(&p, rk, m, &n, &s);
+			ck_assert(n >= 1 && n <= 4096);
+			ck_assert(s >= n * 1.0 - 1e-9 && s <= n * 3.0 + 1e-9); /* 2 x [0.5, 1.5] */
+			sum += n;
+		}
+	ck_assert_uint_eq(sum, r3.loss.acc.tokens);
+	ck_assert_uint_eq(r3.loss.ranks, 2);
+	ck_assert_uint_eq(r3.loss.acc.microbatches, 16);
+}
+END_TEST
+
+/* Packing: documents of 1..1500 tokens back to back in 4096 while the next
+ * fits, so a sample holds more than 4096 - 1500 valid tokens; with no
+ * spread every token's loss is token_loss and every recipe agrees. */
+START_TEST(test_loss_packing_bounds)
+{
+	static struct dc_config c;
+	static struct dc_plan p;
+	static struct dc_results r;
+	const char *const sets[] = {"loss.tokens.mode=\"packing\"", "loss.tokens.max_length=1500",
+				    "loss.token_loss_spread=0", "training.micro_batch_size=1"};
+	systems_set(&c, sets, 4);
+	fixture_plan(&c, &p);
+	for (uint64_t seed = 0; seed < 20; seed++) {
+		p.seed = seed;
+		for (uint64_t m = 0; m < 8; m++) {
+			uint64_t n;
+			double s;
+			dc_loss_microbatch(&p, 1, m, &n, &s);
+			ck_assert(n > 4096 - 1500 && n <= 4096);
+			ck_assert(fabs(s - 2.0 * (double)n) < 1e-9 * (double)n);
+		}
+	}
+	ck_assert(dc_estimate(&p, DC_EST_BIT(DC_EST_LOSS), &r) == 0);
+	ck_assert(fabs(r.loss.recipes.rank_rel_error) < 1e-12);
+	ck_assert(fabs(r.loss.recipes.mb_rel_error) < 1e-12);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("checkpoint");
+	TCase *t = tcase_create("core");
+	tcase_add_test(t, test_systems_save_by_hand);
+	tcase_add_test(t, test_systems_full_and_async_by_hand);
+	tcase_add_test(t, test_reshard_by_hand);
+	tcase_add_test(t, test_reshard_conservation);
+	tcase_add_test(t, test_slices);
+	tcase_add_test(t, test_loss_tiny_by_hand);
+	tcase_add_test(t, test_loss_determinism);
+	tcase_add_test(t, test_loss_packing_bounds);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(suite());
+	int failed;
+	srunner_run_all(r, CK_NORMAL);
+	failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
