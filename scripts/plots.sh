@@ -10,9 +10,9 @@ out=${2:-docs/img}
 [ -x "$bin" ] || { echo "plots.sh: no executable at $bin (make build, or pass its path)" >&2; exit 2; }
 mkdir -p "$out"
 # the systems report: the memory ledger per phase against the 80 GiB card
-"$bin" --config configs/systems.json --plot "$out/memory.svg" >/dev/null
+"$bin" --config configs/systems.json --only memory --plot "$out/memory.svg" >/dev/null
 # with a GPU preset the step time too: its breakdown per rank class
-"$bin" --config configs/systems.json --set cluster.gpu=a100-sxm4-80gb --plot "$out/step.svg" >/dev/null
+"$bin" --config configs/systems.json --plot "$out/step.svg" >/dev/null
 # the course ring: 8 ranks, 14 rounds
 "$bin" --config configs/systems.json --experiment ring --plot "$out/ring.svg" >/dev/null
 # more GPUs save memory yet add latency (docs/sweeps.md works it by hand)

@@ -32,6 +32,8 @@
 
 #define K22B DC_SOURCE_DIR "/configs/korthikanti-22b.json"
 #define SYSTEMS DC_SOURCE_DIR "/configs/systems.json"
+/* a config that names no GPU (llama-3-8b.json: no cluster.gpu, peak or bandwidth) */
+#define NO_GPU DC_SOURCE_DIR "/configs/llama-3-8b.json"
 
 struct run {
 	struct dc_config cfg;
@@ -206,20 +208,20 @@ START_TEST(test_missing_keys)
 	static const char *const hbm_only[] = {"cluster.hbm_bandwidth=2.039 TB/s"};
 	static const char *const fp8[] = {"cluster.peak_flops=312e12", "cluster.hbm_bandwidth=2.039 TB/s",
 					  "precision.compute=fp8"};
-	struct run *x = run(SYSTEMS, NULL, 0);
+	struct run *x = run(NO_GPU, NULL, 0);
 	ck_assert_int_eq(x->r.compute.available, 0);
 	ck_assert_str_eq(x->r.compute.missing, "cluster.peak_flops, cluster.hbm_bandwidth");
 	ck_assert_double_eq(x->r.compute.dense_layer.fwd_s, 0);
 	ck_assert(x->r.done & DC_EST_BIT(DC_EST_COMPUTE));
 	free(x);
-	x = run(SYSTEMS, peak_only, 1);
+	x = run(NO_GPU, peak_only, 1);
 	ck_assert_int_eq(x->r.compute.available, 0);
 	ck_assert_str_eq(x->r.compute.missing, "cluster.hbm_bandwidth");
 	free(x);
-	x = run(SYSTEMS, hbm_only, 1);
+	x = run(NO_GPU, hbm_only, 1);
 	ck_assert_str_eq(x->r.compute.missing, "cluster.peak_flops");
 	free(x);
-	x = run(SYSTEMS, fp8, 3);
+	x = run(NO_GPU, fp8, 3);
 	ck_assert_int_eq(x->r.compute.available, 0);
 	ck_assert_str_eq(x->r.compute.missing, "cluster.peak_flops_fp8");
 	free(x);

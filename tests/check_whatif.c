@@ -183,7 +183,8 @@ END_TEST
  * checkpoint and the peaks still run. */
 START_TEST(test_missing_gpu_data)
 {
-	struct dc_whatif *w = run("systems.json", NULL, 0);
+	/* llama-3-8b.json names no GPU */
+	struct dc_whatif *w = run("llama-3-8b.json", NULL, 0);
 	ck_assert(!w->scn[DC_WHATIF_SLOW_NETWORK].available);
 	ck_assert_ptr_nonnull(strstr(w->scn[DC_WHATIF_SLOW_NETWORK].missing, "cluster.peak_flops"));
 	ck_assert(!w->scn[DC_WHATIF_SLOW_DATA_RANK].available);

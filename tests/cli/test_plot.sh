@@ -26,7 +26,7 @@ draw() { # NAME ARGS...: writes $work/NAME.svg, twice, and compares
 		xmllint --noout "$work/$name.svg" 2>"$work/err" || fail "$name: xmllint: $(cat "$work/err")"
 	fi
 }
-draw systems --config "$sys"
+draw systems --config "$sys" --only memory
 "$bin" --config "$sys" --only memory --format json >"$work/systems.json" 2>/dev/null || fail "systems json exits $?"
 draw systems_step --config "$sys" --set cluster.gpu=a100-sxm4-80gb
 draw ring --config "$sys" --experiment ring --set collective.ranks=4
