@@ -37,6 +37,7 @@ struct dc_report {
 	struct dc_fields secs; /* the sections alone (--only in a table or CSV) */
 	unsigned char *views; /* header view, then each section's view */
 	size_t views_size;
+	struct dc_search_result *search; /* --experiment search's result (search.h), owned; NULL otherwise */
 	const struct dc_sweep *sweep; /* a sweep's report (sweep.c): its points,
 				       * inside `views`; NULL otherwise */
 };
