@@ -158,6 +158,11 @@ static int has_command(const void *base)
 	return ((const struct view *)base)->has_command;
 }
 
+static int input_unranked(const void *base)
+{
+	return !((const struct input *)base)->fits;
+}
+
 static int input_no_step(const void *base)
 {
 	return !((const struct input *)base)->step_available;
@@ -165,7 +170,7 @@ static int input_no_step(const void *base)
 
 #define IV(m) offsetof(struct input, m)
 static const struct dc_field input_fields[] = {
-	{"rank", "its rank among the layouts that fit", DC_U_COUNT, DC_FT_U64, IV(rank)},
+	{"rank", "its rank among the layouts that fit", DC_U_COUNT, DC_FT_U64, IV(rank), .is_null = input_unranked},
 	{"in_space", "in the space searched", DC_U_NONE, DC_FT_BOOL, IV(in_space)},
 	{"step_time_s", "step time", DC_U_SECONDS, DC_FT_F64, IV(step_time_s), .is_null = input_no_step},
 	{"tokens_per_s_per_gpu", "tokens/s per GPU", DC_U_PER_S, DC_FT_F64, IV(tokens_per_s_per_gpu),

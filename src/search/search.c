@@ -432,6 +432,8 @@ static void run_outer(struct worker *w, const struct outer *o)
 							continue;
 						}
 						w->counts.valid++;
+						if (e.l.recompute == s->input.l.recompute && same_layout(y, &s->input_layout))
+							w->input_seen = 1;
 						if (!w->has_tightest || cmp_peak(s, &e, &w->tightest) < 0) {
 							w->tightest = e;
 							w->has_tightest = 1;
@@ -455,8 +457,6 @@ static void run_outer(struct worker *w, const struct outer *o)
 						have_prev = 1;
 						if (strictly_better(s, &e, &s->input))
 							w->better++;
-						if (e.l.recompute == s->input.l.recompute && same_layout(y, &s->input_layout))
-							w->input_seen = 1;
 						topk_add(s, &w->best, &e, cmp_objective);
 						if (e.step_available)
 							front_add(&w->front, &e);
