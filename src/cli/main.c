@@ -784,6 +784,8 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o)
 	int rc;
 
 	memset(&sl, 0, sizeof(sl));
+	memset(&info, 0, sizeof(info)); /* no calibration, no search progress */
+	info.jobs = o->jobs;
 	sl.config_path = o->config;
 	sl.buf = dc_default_config;
 	sl.len = dc_default_config_len;
