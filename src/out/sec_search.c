@@ -158,9 +158,11 @@ static int has_command(const void *base)
 	return ((const struct view *)base)->has_command;
 }
 
+/* ranked only when it fits and the space holds it */
 static int input_unranked(const void *base)
 {
-	return !((const struct input *)base)->fits;
+	const struct input *in = base;
+	return !in->fits || !in->in_space;
 }
 
 static int input_no_step(const void *base)
