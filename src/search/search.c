@@ -386,7 +386,8 @@ static void run_outer(struct worker *w, const struct outer *o)
 			for (size_t ib = 0; ib < s->nmbs; ib++) {
 				for (unsigned isp = 0; isp < s->nsp; isp++) {
 					struct dc_search_entry prev = {0};
-					int have_prev = 0;
+					uint64_t prev_low_peak = 0;
+					int have_prev = 0, have_low = 0;
 					for (unsigned ish = 0; ish < s->nshard; ish++, index++) {
 						uint64_t ep = s->ep[ie], v = s->v[iv], mbs = s->mbs[ib], gas;
 						int reject = -1;
@@ -439,8 +440,12 @@ static void run_outer(struct worker *w, const struct outer *o)
 							w->has_tightest = 1;
 						}
 						if (!e.fits) {
-							if (w->counts.fit == 0)
+							/* by peak alone, a sharding with the same peak
+							 * as the one before ranks once too */
+							if (w->counts.fit == 0 && !(have_low && prev_low_peak == e.peak_bytes))
 								topk_add(s, &w->low, &e, cmp_peak);
+							prev_low_peak = e.peak_bytes;
+							have_low = 1;
 							continue;
 						}
 						w->counts.fit++;
