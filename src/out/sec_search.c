@@ -29,7 +29,7 @@ struct input {
 struct view {
 	const struct dc_search_result *r;
 	struct input input;
-	const char *objective;
+	const char *objective, *ranked_by;
 	uint64_t world, global_batch_size, gpu_mem_bytes, limit_bytes;
 	double headroom;
 	int fits, has_command;
@@ -186,6 +186,7 @@ static const struct dc_fields input_table = DC_FIELDS(input_fields);
 #define V(m) offsetof(struct view, m)
 static const struct dc_field fields[] = {
 	{"objective", "objective (search.objective)", DC_U_NONE, DC_FT_STR, V(objective)},
+	{"ranked_by", "ranked by", DC_U_NONE, DC_FT_STR, V(ranked_by)},
 	{"world", "GPUs (num_nodes x gpus_per_node)", DC_U_COUNT, DC_FT_U64, V(world)},
 	{"global_batch_size", "global batch (samples)", DC_U_COUNT, DC_FT_U64, V(global_batch_size)},
 	{"limit_bytes", "memory limit (gpu_memory x (1 - headroom))", DC_U_BYTES, DC_FT_U64, V(limit_bytes)},
@@ -269,6 +270,10 @@ static void view(const struct dc_run *run, void *out)
 
 	v->r = r;
 	v->objective = dc_search_objective_name(in->search.objective);
+	/* without the GPU's speeds the step is unknown: by peak memory */
+	v->ranked_by = in->search.objective == DC_SEARCH_MEMORY ? "peak memory, then step time"
+		       : r->step_available			  ? "step time (tokens/s), then peak memory"
+								  : "peak memory (no GPU speeds: give cluster.gpu for step times)";
 	v->world = in->world_size;
 	v->global_batch_size = in->training.global_batch_size
 				       ? in->training.global_batch_size
@@ -297,7 +302,8 @@ static void title(const void *base, char *buf, size_t len)
 {
 	const struct view *v = base;
 	snprintf(buf, len, "Layout search: %llu GPUs, global batch %llu, by %s", (unsigned long long)v->world,
-		 (unsigned long long)v->global_batch_size, v->objective);
+		 (unsigned long long)v->global_batch_size,
+		 v->r->step_available || strcmp(v->objective, "memory") == 0 ? v->objective : "memory (no GPU speeds)");
 }
 
 const struct dc_section dc_section_search = {
