@@ -16,3 +16,6 @@ build=${1:-build}
 # the ring lab over 512 ranks: 523,264 events, ~81 MB of JSON
 "$build/bench_process" "512-rank ring events json" "$build/distcalc" 3 --experiment ring \
   --set cluster.num_nodes=128 --set parallel.dp=128 --all --format json
+# the layout search (docs/search.md): GPT-3 13B on 64 GPUs, GPT-3 175B on 1024
+"$build/bench_search" gpt3-13b tests/inputs/search/gpt3-13b-64.json
+"$build/bench_search" gpt3-175b tests/inputs/search/gpt3-175b-1024.json 3

@@ -429,8 +429,9 @@ START_TEST(test_literal_defaults_are_the_loaders)
 	 * step_factor), memory 4 (all but the activation override),
 	 * overlap 4, whatif 7 (all of them), checkpoint 5 (format, async, the
 	 * two bandwidths, step; the restore degrees are derived), loss 4 (mode,
-	 * min_length, token_loss, token_loss_spread): 77 */
-	ck_assert_uint_eq(checked, 77);
+	 * min_length, token_loss, token_loss_spread), search 4 (tp_across_nodes,
+	 * headroom, objective, top): 81 */
+	ck_assert_uint_eq(checked, 81);
 	free(omitted);
 	free(given);
 }

@@ -546,9 +546,9 @@ START_TEST(test_table_is_well_formed)
 		}
 	}
 	/* config model experiment seed format only output trace set all check
-	 * rtol check-max check-only calibrate sweep sweep-metrics plot help
-	 * version */
-	ck_assert_uint_eq(n, 20);
+	 * rtol check-max check-only calibrate sweep sweep-metrics plot jobs
+	 * help version */
+	ck_assert_uint_eq(n, 21);
 }
 END_TEST
 

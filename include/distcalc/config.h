@@ -359,6 +359,32 @@ struct dc_loss {
 	double token_loss_spread;        /* a sample's loss uniform in token_loss x [1 - spread, 1 + spread] */
 };
 
+/* search.objective: what --experiment search ranks by (search.h). */
+enum dc_search_objective {
+	DC_SEARCH_TOKENS_PER_S, /* the fastest step first */
+	DC_SEARCH_MEMORY,       /* the smallest peak first */
+};
+
+/* Longest search.space.<dimension> list. */
+#define DC_SEARCH_MAX_VALUES 32
+
+/* A search.space list of counts; n = 0: not given (every value). */
+struct dc_search_values {
+	uint32_t n;
+	uint64_t v[DC_SEARCH_MAX_VALUES];
+};
+
+/* --experiment search (search.h): its options and the space's limits. */
+struct dc_search {
+	int tp_across_nodes;  /* tp may span NVLink domains */
+	double headroom;      /* the fraction of gpu memory left unused */
+	enum dc_search_objective objective;
+	uint64_t top;         /* search.best's length */
+	struct dc_search_values tp, pp, dp, cp, ep, virtual_pipeline, micro_batch_size;
+	/* bit i: the i-th value (enum order; false, true); 0: every value */
+	uint32_t sharding_mask, recompute_mask, sequence_parallel_mask;
+};
+
 struct dc_config {
 	struct dc_model model;
 	struct dc_cluster cluster;
@@ -369,6 +395,7 @@ struct dc_config {
 	struct dc_memory memory;
 	struct dc_overlap overlap;
 	struct dc_whatif_config whatif;
+	struct dc_search search;
 	uint64_t world_size; /* num_nodes x gpus_per_node */
 	struct dc_checkpoint checkpoint;
 	struct dc_loss loss;
@@ -435,6 +462,7 @@ const char *dc_offload_name(enum dc_offload o);
 const char *dc_cp_comm_name(enum dc_cp_comm c);
 const char *dc_ckpt_format_name(enum dc_ckpt_format f);
 const char *dc_loss_mode_name(enum dc_loss_mode m);
+const char *dc_search_objective_name(enum dc_search_objective o);
 
 /* Parameter count of the configured shape (see docs/formulas.md and
  * docs/models.md; the terms are in params.h). Returns 0, or -1 on overflow. */

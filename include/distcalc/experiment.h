@@ -17,6 +17,7 @@
 #include "distcalc/section.h"
 
 struct dc_calibration;
+struct dc_search_progress;
 
 struct dc_run_info {
 	const char *experiment;
@@ -29,6 +30,14 @@ struct dc_run_info {
 	 * NULL: none. When set, every experiment ends with the calibration
 	 * section. Borrowed: it must outlive the report. */
 	const struct dc_calibration *calibration;
+	/* --experiment search: threads (--jobs; 0 reads as 1), a progress
+	 * callback (NULL: none), and the command line's --model and --set
+	 * overrides, which the winner's command line repeats. Borrowed. */
+	unsigned jobs;
+	const struct dc_search_progress *progress;
+	const char *model_file;
+	const struct dc_override *sets;
+	size_t nsets;
 };
 
 struct dc_experiment {

@@ -82,6 +82,7 @@ struct dc_options {
 				    * --sweep; the paths are looked up by
 				    * dc_sweep_run */
 	const char *plot;       /* --plot FILE.svg; NULL: no chart */
+	unsigned jobs;          /* --jobs N, 1 to 1024: threads of --experiment search; 1 unless given */
 };
 
 /* One row of the option table. */

@@ -24,6 +24,11 @@ struct dc_report;
 
 void dc_report_free(struct dc_report *r);
 
+struct dc_search_result;
+/* The layout search's result of a report of --experiment search (search.h),
+ * or NULL for any other report. Owned by the report. */
+const struct dc_search_result *dc_report_search(const struct dc_report *r);
+
 /* Render into `out`. Return 0, or -1 when `out` failed (allocation or a
  * streaming flush). Under --only (dc_run_info.only), the table shows the
  * chosen sections alone and JSON keeps its header fields and warnings. */

@@ -104,6 +104,11 @@ struct dc_field {
 	int (*is_null)(const void *base);
 	/* a label that depends on the data (table only; key and unit never do) */
 	void (*label_fn)(const void *base, char *buf, size_t len);
+	/* FN in a table's row only: the text is a JSON value (an object of
+	 * config paths, search.best[].layout) that the JSON sink writes as it
+	 * is; CSV quotes it as text, and the table leaves the column out (the
+	 * row's other columns show the same values) */
+	int json_value;
 };
 
 struct dc_plan;
@@ -111,12 +116,14 @@ struct dc_results;
 struct dc_run_info;
 struct dc_diag;
 struct dc_whatif;
+struct dc_search_result;
 
 /* What a section's view reads. */
 struct dc_run {
 	const struct dc_plan *plan;
 	const struct dc_results *res;
 	const struct dc_run_info *info;
+	const struct dc_search_result *search; /* --experiment search's result (search.h), else NULL */
 	const char *const *warnings; /* every warning of the run */
 	size_t nwarnings;
 	const struct dc_whatif *whatif; /* the what-if scenarios (whatif.h); NULL unless the experiment runs them */
@@ -151,7 +158,7 @@ struct dc_section {
 extern const struct dc_section dc_section_summary, dc_section_model, dc_section_topology,
 	dc_section_groups, dc_section_batch, dc_section_memory, dc_section_ring, dc_section_comm,
 	dc_section_strategies, dc_section_flops, dc_section_step, dc_section_collectives, dc_section_calibration,
-	dc_section_whatif, dc_section_checkpoint, dc_section_loss;
+	dc_section_whatif, dc_section_checkpoint, dc_section_loss, dc_section_search;
 
 /* Every section, NULL-terminated, in report order. */
 extern const struct dc_section *const dc_sections[];

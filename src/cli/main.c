@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "distcalc/calibrate.h"
@@ -23,6 +24,7 @@
 #include "distcalc/nccl_log.h"
 #include "distcalc/options.h"
 #include "distcalc/report.h"
+#include "distcalc/search.h"
 #include "distcalc/section.h"
 #include "distcalc/svg.h"
 #include "distcalc/sweep.h"
@@ -741,6 +743,34 @@ static int check(struct dc_report *report, const struct dc_options *o, const str
 	return rc;
 }
 
+/* ---- --experiment search: the rate and the progress line on stderr ---- */
+
+static double wall_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+struct progress {
+	double start_s, last_s;
+	int shown; /* a progress line is on the terminal */
+};
+
+/* After a second, on a terminal only: how far, and when it will end. */
+static void progress_line(void *ctx, uint64_t done, uint64_t total)
+{
+	struct progress *p = ctx;
+	double now = wall_s(), spent = now - p->start_s;
+	if (spent < 1.0 || now - p->last_s < 0.2 || !total || done >= total)
+		return;
+	p->last_s = now;
+	p->shown = 1;
+	fprintf(stderr, "\rdistcalc: search: %3.0f%% of %llu layouts, about %.0f s left ", 100.0 * (double)done / (double)total,
+		(unsigned long long)total, spent * (double)(total - done) / (double)done);
+	fflush(stderr);
+}
+
 /* --sweep: one run per point of the grid, one report of rows (sweep.h),
  * rendered as any report; --plot draws its line charts. A sweep in which
  * no point ran exits 3 after printing why each did not. */
@@ -754,7 +784,8 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o)
 	int rc;
 
 	memset(&sl, 0, sizeof(sl));
-	memset(&info, 0, sizeof(info)); /* calibration: none (a sweep takes no --calibrate) */
+	memset(&info, 0, sizeof(info)); /* no calibration, no search progress */
+	info.jobs = o->jobs;
 	sl.config_path = o->config;
 	sl.buf = dc_default_config;
 	sl.len = dc_default_config_len;
@@ -819,6 +850,8 @@ int main(int argc, char **argv)
 	char *expected = NULL, stored_only[256];
 	struct dc_calibration cal;
 	size_t expected_len = 0;
+	struct progress prog = {0, 0, 0};
+	struct dc_search_progress search_progress = {progress_line, &prog};
 
 	/* Over a file-size limit (ulimit -f) the kernel sends SIGXFSZ, which
 	 * kills the process and strands the temporary file; ignored, the write
@@ -895,7 +928,24 @@ int main(int argc, char **argv)
 				o.check, stored_only);
 		}
 	}
+	info.jobs = o.jobs;
+	info.model_file = o.model;
+	info.sets = o.sets;
+	info.nsets = o.nsets;
+	if (strcmp(exp->name, "search") == 0 && isatty(STDERR_FILENO))
+		info.progress = &search_progress;
+	prog.start_s = prog.last_s = wall_s();
 	report = dc_experiment_run(exp, &cfg, &info, &diag);
+	if (prog.shown)
+		fprintf(stderr, "\r\033[K");
+	if (report && dc_report_search(report)) {
+		const struct dc_search_result *sr = dc_report_search(report);
+		double spent = wall_s() - prog.start_s;
+		fprintf(stderr, "distcalc: search: %llu layouts (%llu valid, %llu fit) in %.3f s: %.0f layouts/s on %u thread%s\n",
+			(unsigned long long)sr->counts.enumerated, (unsigned long long)sr->counts.valid,
+			(unsigned long long)sr->counts.fit, spent, spent > 0 ? (double)sr->counts.enumerated / spent : 0.0,
+			o.jobs, o.jobs == 1 ? "" : "s");
+	}
 	print_diag(&diag, 0);
 	if (!report) {
 		rc = exit_for(diag.status);

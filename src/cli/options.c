@@ -104,6 +104,21 @@ static int apply_seed(struct dc_options *o, const char *v, struct dc_diag *d)
 	return usage(d, "'--seed': expected an integer from 0 to 18446744073709551615, got '%s'", v);
 }
 
+static int apply_jobs(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	char *end;
+	unsigned long long n;
+	if (*v >= '1' && *v <= '9') {
+		errno = 0;
+		n = strtoull(v, &end, 10);
+		if (errno == 0 && *end == '\0' && n <= 1024) {
+			o->jobs = (unsigned)n;
+			return 0;
+		}
+	}
+	return usage(d, "'--jobs': expected a number of threads from 1 to 1024, got '%s'", v);
+}
+
 static int apply_format(struct dc_options *o, const char *v, struct dc_diag *d)
 {
 	static const struct {
@@ -369,6 +384,9 @@ const struct dc_option dc_option_table[] = {
 				  "(systems), the ring's rounds per rank (ring), or one\n"
 				  "line chart per metric (--sweep). docs/sweeps.md",
 	 apply_plot},
+	{"--jobs", 'j', "N", "threads for --experiment search (default: 1); the\n"
+			     "result is the same for every N",
+	 apply_jobs},
 	{"--help", 'h', NULL, "print this help and exit", apply_help},
 	{"--version", 'V', NULL, "print the version and exit", apply_version},
 	{NULL, 0, NULL, NULL, NULL},
@@ -381,6 +399,7 @@ void dc_options_init(struct dc_options *o)
 	o->experiment = "systems";
 	o->format = DC_FORMAT_TABLE;
 	o->rtol = DC_CHECK_DEFAULT_RTOL;
+	o->jobs = 1;
 }
 
 void dc_options_release(struct dc_options *o)

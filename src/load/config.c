@@ -44,6 +44,9 @@ enum kkind {
 	K_REAL,      /* number >= 0 */
 	K_STRING,    /* free text (descriptions) */
 	K_LIST,      /* a JSON array of counts >= 1 (parallel.pipeline_layers) */
+	K_VALUES,    /* a JSON array of counts >= 1 into struct dc_search_values (search.space) */
+	K_CHOICES,   /* a JSON array of info.choices[] strings into a uint32_t mask */
+	K_BOOLS,     /* a JSON array of true / false into a uint32_t mask (bit 0 false, bit 1 true) */
 };
 
 /* One key. `info` is what dc_config_key_at() shows; the rest is how the
@@ -82,6 +85,7 @@ static const char *const cp_comm_names[] = {"p2p", "all_gather", "a2a", NULL};
 static const char *const slow_scope_names[] = {"node", "all", NULL};
 static const char *const ckpt_format_names[] = {"sharded", "full", NULL};
 static const char *const loss_mode_names[] = {"padding", "packing", NULL};
+static const char *const objective_names[] = {"tokens_per_s", "memory", NULL};
 
 #define OFF(field) offsetof(struct dc_config, field)
 #define NOFF ((size_t)-1)
@@ -127,6 +131,14 @@ static const char *const loss_mode_names[] = {"padding", "packing", NULL};
 	ROW(path, "fraction", "", text, "[0, 1)", doc, NULL, OPT, K_FRACTION, OFF(field), 0, 1, 0, def)
 #define LIST(path, doc)                                                                                 \
 	ROW(path, "list", "", "", "each ≥ 1, at most 256", doc, NULL, OPT, K_LIST, NOFF, 1, DC_MAX_EXACT_INT, 0, 0)
+/* search.space: lists that restrict one dimension of the layout search */
+#define VALUES(path, field, doc)                                                                            \
+	ROW(path, "list", "", "", "each ≥ 1, at most 32", doc, NULL, OPT, K_VALUES, OFF(field), 1, DC_MAX_EXACT_INT, \
+	    0, 0)
+#define CHOICES(path, field, names, bounds, doc) \
+	ROW(path, "list", "", "", bounds, doc, NULL, OPT, K_CHOICES, OFF(field), 0, 0, 0, 0)
+#define BOOLS(path, field, doc) \
+	ROW(path, "list", "", "", "true, false", doc, NULL, OPT, K_BOOLS, OFF(field), 0, 0, 0, 0)
 #define REAL(path, field, def, text, unit, doc) \
 	ROW(path, "number", unit, text, "≥ 0", doc, NULL, OPT, K_REAL, OFF(field), 0, INFINITY, 0, def)
 /* A GPU speed the cluster.gpu preset fills unless given: at least 1 and
@@ -395,6 +407,31 @@ static const struct key keys[] = {
 	     "mean per-token cross-entropy of the drawn model of per-token losses; above 0 and below 1000"),
 	FRACTION("loss.token_loss_spread", loss.token_loss_spread, 0.5, "0.5",
 		 "each sample's tokens share one loss, uniform in token_loss × [1 − spread, 1 + spread]"),
+	SECTION("search", OPT, "`--experiment search`: every valid layout ranked (docs/search.md)"),
+	BOOL("search.tp_across_nodes", search.tp_across_nodes, 0, "false",
+	     "let tp span NVLink domains (by default tp stays within `cluster.nvlink_domain`)"),
+	FRACTION("search.headroom", search.headroom, 0, "0",
+		 "the fraction of gpu_memory a layout must leave free: it fits when its most loaded rank's peak is at most gpu_memory × (1 − headroom)"),
+	ENUM("search.objective", search.objective, objective_names, DC_SEARCH_TOKENS_PER_S, "\"tokens_per_s\"",
+	     "what ranks the layouts that fit: the most tokens per second (the shortest step), or the smallest peak memory"),
+	ROW("search.top", "count", "", "10", "≥ 1 and ≤ 100", "layouts listed in `search.best`", NULL, OPT, K_COUNT,
+	    OFF(search.top), 1, 101, 0, 10),
+	SECTION("search.space", OPT, "lists that restrict the search's dimensions; a dimension left out takes every valid value"),
+	VALUES("search.space.tp", search.tp, "tensor-parallel sizes to try"),
+	VALUES("search.space.pp", search.pp, "pipeline stages to try (even splits)"),
+	VALUES("search.space.dp", search.dp, "data-parallel replicas to allow (dp is what tp × cp × pp leaves of the world)"),
+	VALUES("search.space.cp", search.cp, "context-parallel sizes to try"),
+	VALUES("search.space.ep", search.ep, "expert-parallel sizes to try (a MoE model; dense models take 1)"),
+	VALUES("search.space.virtual_pipeline", search.virtual_pipeline, "model chunks per pipeline rank to try"),
+	VALUES("search.space.micro_batch_size", search.micro_batch_size,
+	       "micro-batch sizes to try (grad_accum_steps follows from training.global_batch_size)"),
+	CHOICES("search.space.sharding", search.sharding_mask, sharding_names, "of \"none\", \"zero1\", \"zero2\", \"fsdp\"",
+		"shardings to try (default: all four)"),
+	CHOICES("search.space.recompute", search.recompute_mask, recompute_names,
+		"of \"none\", \"selective\", \"full\", \"op\"",
+		"recompute policies to try (default: none, selective, full; `op` is torchtitan's per-op policy, tried when listed)"),
+	BOOLS("search.space.sequence_parallel", search.sequence_parallel_mask,
+	      "sequence_parallel values to try (default: both where tp > 1)"),
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -1261,6 +1298,61 @@ static void read_list(struct loader *l, int ki, const cJSON *v)
 	p->pipeline_layers_n = n;
 }
 
+/* search.space lists: a non-empty JSON array of at most
+ * DC_SEARCH_MAX_VALUES counts, choices or booleans. */
+static void read_space(struct loader *l, int ki, const cJSON *v)
+{
+	const struct key *k = &keys[ki];
+	void *dst = (char *)l->cfg + k->off;
+	struct dc_search_values vals = {0};
+	uint32_t mask = 0;
+	uint32_t n = 0;
+	uint64_t u;
+
+	if (!cJSON_IsArray(v) || !v->child) {
+		errorf(l, ki, "'%s': expected a non-empty array like %s, got %s", k->info.path,
+		       k->kind == K_VALUES ? "[1, 2, 4]" : k->kind == K_BOOLS ? "[true, false]" : "[\"none\", \"zero1\"]",
+		       describe(l, v));
+		return;
+	}
+	for (const cJSON *e = v->child; e; e = e->next, n++) {
+		if (n >= DC_SEARCH_MAX_VALUES) {
+			errorf(l, ki, "'%s': at most %d values, got more", k->info.path, DC_SEARCH_MAX_VALUES);
+			return;
+		}
+		if (k->kind == K_VALUES) {
+			if (read_integer(l, ki, e, &u) != 0)
+				return;
+			vals.v[vals.n++] = u;
+		} else if (k->kind == K_BOOLS) {
+			if (!cJSON_IsBool(e)) {
+				errorf(l, ki, "'%s': entry %u: expected true or false, got %s", k->info.path, n + 1,
+				       describe(l, e));
+				return;
+			}
+			mask |= 1u << (cJSON_IsTrue(e) ? 1 : 0);
+		} else {
+			/* a list row's info names no choices (only an enum's does) */
+			const char *const *names = strcmp(k->info.path, "search.space.sharding") == 0 ? sharding_names
+										       : recompute_names;
+			int i, found = -1;
+			for (i = 0; cJSON_IsString(e) && names[i]; i++)
+				if (strcmp(e->valuestring, names[i]) == 0)
+					found = i;
+			if (found < 0) {
+				errorf(l, ki, "'%s': entry %u: expected one of %s, got %s", k->info.path, n + 1,
+				       k->info.bounds + 3, describe(l, e));
+				return;
+			}
+			mask |= 1u << found;
+		}
+	}
+	if (k->kind == K_VALUES)
+		memcpy(dst, &vals, sizeof(vals));
+	else
+		memcpy(dst, &mask, sizeof(mask));
+}
+
 static void read_value(struct loader *l, int ki, const cJSON *v)
 {
 	const struct key *k = &keys[ki];
@@ -1361,6 +1453,11 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 		break;
 	case K_LIST:
 		read_list(l, ki, v);
+		break;
+	case K_VALUES:
+	case K_CHOICES:
+	case K_BOOLS:
+		read_space(l, ki, v);
 		break;
 	case K_STRING:
 		if (!cJSON_IsString(v))
@@ -1520,7 +1617,8 @@ static int apply_override(struct loader *l, cJSON *root, const char *text)
 		val = NULL;
 		char lead = vs[strspn(vs, " \t\r\n")];
 		/* a list key takes a JSON array: --set 'parallel.pipeline_layers=[4,4,3]' */
-		if (scan_text(&sc, vs, strlen(vs)) == 0 && lead != '{' && (lead != '[' || keys[ki].kind == K_LIST)) {
+		if (scan_text(&sc, vs, strlen(vs)) == 0 && lead != '{' && (lead != '[' || keys[ki].kind == K_LIST || keys[ki].kind == K_VALUES ||
+										  keys[ki].kind == K_CHOICES || keys[ki].kind == K_BOOLS)) {
 			val = cJSON_Parse(vs);
 			if (!val)
 				return -2; /* it scanned, so only an allocation fails */
@@ -1616,6 +1714,9 @@ static void set_defaults(struct dc_config *c)
 		case K_ORDER:
 		case K_STRING:
 		case K_LIST:
+		case K_VALUES:
+		case K_CHOICES:
+		case K_BOOLS:
 			break;
 		}
 	}
@@ -2897,6 +2998,11 @@ const char *dc_ckpt_format_name(enum dc_ckpt_format f)
 const char *dc_loss_mode_name(enum dc_loss_mode m)
 {
 	return loss_mode_names[m];
+}
+
+const char *dc_search_objective_name(enum dc_search_objective o)
+{
+	return objective_names[o];
 }
 
 const char *dc_recompute_name(enum dc_recompute r)

@@ -9,13 +9,14 @@
 #include <string.h>
 
 #include "distcalc/whatif.h"
+#include "distcalc/search.h"
 #include "report_int.h"
 
 const struct dc_section *const dc_sections[] = {
 	&dc_section_summary, &dc_section_model, &dc_section_topology, &dc_section_groups,
 	&dc_section_batch,   &dc_section_memory, &dc_section_ring,    &dc_section_comm,
 	&dc_section_strategies, &dc_section_flops, &dc_section_step, &dc_section_collectives, &dc_section_calibration,
-	&dc_section_whatif, &dc_section_checkpoint, &dc_section_loss, NULL,
+	&dc_section_whatif, &dc_section_checkpoint, &dc_section_loss, &dc_section_search, NULL,
 };
 
 const struct dc_section *dc_section_find(const char *name)
@@ -84,7 +85,16 @@ static const struct dc_experiment loss = {
 	loss_sections,
 };
 
-const struct dc_experiment *const dc_experiments[] = {&systems, &ring, &collectives, &whatif, &checkpoint, &loss, NULL};
+static const struct dc_section *const search_sections[] = {&dc_section_search, NULL};
+
+static const struct dc_experiment search = {
+	"search",
+	"every valid parallel layout of the model on the cluster, ranked\n"
+	"              by search.objective under the memory limit (section search)",
+	search_sections,
+};
+
+const struct dc_experiment *const dc_experiments[] = {&systems, &ring, &collectives, &whatif, &checkpoint, &loss, &search, NULL};
 
 const struct dc_experiment *dc_experiment_find(const char *name)
 {
@@ -434,6 +444,19 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp_in, const st
 			r->nwarnings++;
 		}
 	}
+	/* the layout search: its own plans and estimators per layout (search.h) */
+	for (size_t i = 0; i < r->nsec; i++) {
+		const char *err = NULL;
+		if (r->sec[i] != &dc_section_search || r->search)
+			continue;
+		if (!(r->search = dc_calloc(1, sizeof(*r->search))))
+			goto oom;
+		if (dc_search_run(&r->in, info->jobs, info->progress, r->search, &err) != 0) {
+			dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: search: %s", r->config_name, err ? err : "failed");
+			goto fail;
+		}
+	}
+	r->run.search = r->search;
 	r->run.plan = &r->plan;
 	r->run.res = &r->res;
 	r->run.info = &r->info;

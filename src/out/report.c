@@ -67,7 +67,13 @@ void dc_report_free(struct dc_report *r)
 	free(r->config_name);
 	free(r->views);
 	free(r->whatif);
+	free(r->search);
 	free(r);
+}
+
+const struct dc_search_result *dc_report_search(const struct dc_report *r)
+{
+	return r->search;
 }
 
 const struct dc_fields *dc_report_fields(const struct dc_report *r, const void **base)

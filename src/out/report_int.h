@@ -38,6 +38,7 @@ struct dc_report {
 	unsigned char *views; /* header view, then each section's view */
 	size_t views_size;
 	struct dc_whatif *whatif; /* the what-if scenarios; NULL unless the experiment runs them */
+	struct dc_search_result *search; /* --experiment search's result (search.h), owned; NULL otherwise */
 	const struct dc_sweep *sweep; /* a sweep's report (sweep.c): its points,
 				       * inside `views`; NULL otherwise */
 };

@@ -46,7 +46,10 @@ static void j_scalar(struct dc_buf *b, const struct dc_field *f, const void *bas
 	case DC_FT_STR:
 	case DC_FT_TEXT:
 	case DC_FT_FN:
-		dc_buf_json_string(b, dc_fld_text(f, base, text, sizeof(text)));
+		if (f->json_value && f->type == DC_FT_FN)
+			dc_buf_puts(b, dc_fld_text(f, base, text, sizeof(text)));
+		else
+			dc_buf_json_string(b, dc_fld_text(f, base, text, sizeof(text)));
 		break;
 	default:
 		dc_buf_add(b, "null", 4);

@@ -543,6 +543,8 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	_Alignas(max_align_t) unsigned char row[DC_ROW_MAX];
 	const struct dc_rows *rs = f->rows;
 	const struct dc_fields *cf = f->sub;
+	struct dc_field kept[MAX_COLS];
+	struct dc_fields kept_fs = {kept, 0};
 	struct col cols[MAX_COLS];
 	size_t ncols = cf->n < MAX_COLS ? cf->n : MAX_COLS, i;
 	uint64_t n = rs->count(base), from, to, r;
@@ -552,6 +554,14 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	struct cell_cache cc;
 	uint64_t slot;
 
+	/* a JSON-valued column (struct dc_field.json_value) is JSON's alone */
+	for (i = 0; i < cf->n && kept_fs.n < MAX_COLS; i++)
+		if (!cf->f[i].json_value)
+			kept[kept_fs.n++] = cf->f[i];
+	if (kept_fs.n < cf->n) {
+		cf = &kept_fs;
+		ncols = cf->n;
+	}
 	dc_buf_pad(t->b, (size_t)depth * 2);
 	dc_buf_puts(t->b, dc_fld_label(f, base, lb, sizeof(lb)));
 	if (n == 0) {

@@ -1,0 +1,313 @@
+/* sec_search.c - `--experiment search`: the layout search's result
+ * (search.h) as a section: the objective and the memory limit, the
+ * counts, the best layouts, the Pareto front of memory against step time,
+ * why nothing fits when nothing does, and the command line that prints the
+ * winner's full report. docs/search.md. */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "distcalc/config.h"
+#include "distcalc/experiment.h"
+#include "distcalc/plan.h"
+#include "distcalc/search.h"
+#include "distcalc/section.h"
+#include "distcalc/util.h"
+
+#define COMMAND_MAX 2048
+
+struct counts {
+	uint64_t enumerated, valid, fit;
+};
+
+struct input {
+	uint64_t rank, peak_bytes;
+	int in_space, fits, step_available;
+	double step_time_s, tokens_per_s_per_gpu, mfu;
+};
+
+struct view {
+	const struct dc_search_result *r;
+	struct input input;
+	const char *objective, *ranked_by;
+	uint64_t world, global_batch_size, gpu_mem_bytes, limit_bytes;
+	double headroom;
+	int fits, has_command;
+	struct counts counts;
+	char command[COMMAND_MAX];
+};
+
+_Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "search view too large");
+
+struct row {
+	uint64_t rank, tp, cp, pp, dp, ep, v, mbs, gas;
+	const char *sharding, *recompute;
+	int sp, fits, step_available;
+	double step_time_s, tokens_per_s_per_gpu, mfu;
+	uint64_t peak_bytes;
+	struct dc_search_layout l;
+};
+
+_Static_assert(sizeof(struct row) <= DC_ROW_MAX, "search row too large");
+
+static void fill_row(const struct dc_search_entry *e, uint64_t rank, struct row *o)
+{
+	const struct dc_layout *y = &e->l.layout;
+	o->rank = rank;
+	o->tp = y->tp;
+	o->cp = y->cp;
+	o->pp = y->pp;
+	o->dp = y->dp;
+	o->ep = y->ep;
+	o->v = y->virtual_pipeline;
+	o->mbs = y->micro_batch_size;
+	o->gas = y->grad_accum_steps;
+	o->sharding = dc_sharding_name(y->sharding);
+	o->recompute = dc_recompute_name(e->l.recompute);
+	o->sp = y->sequence_parallel;
+	o->fits = e->fits;
+	o->step_available = e->step_available;
+	o->step_time_s = e->step_time_s;
+	o->tokens_per_s_per_gpu = e->tokens_per_s_per_gpu;
+	o->mfu = e->mfu;
+	o->peak_bytes = e->peak_bytes;
+	o->l = e->l;
+}
+
+static uint64_t best_count(const void *base)
+{
+	return ((const struct view *)base)->r->nbest;
+}
+
+static void best_row(const void *base, uint64_t i, void *row)
+{
+	fill_row(&((const struct view *)base)->r->best[i], i + 1, row);
+}
+
+static uint64_t pareto_count(const void *base)
+{
+	return ((const struct view *)base)->r->npareto;
+}
+
+static void pareto_row(const void *base, uint64_t i, void *row)
+{
+	fill_row(&((const struct view *)base)->r->pareto[i], i + 1, row);
+}
+
+static int no_step(const void *base)
+{
+	return !((const struct row *)base)->step_available;
+}
+
+static void layout_json(const void *base, char *buf, size_t len)
+{
+	dc_search_layout_text(&((const struct row *)base)->l, 1, buf, len);
+}
+
+#define RW(m) offsetof(struct row, m)
+static const struct dc_field row_fields[] = {
+	{"rank", "#", DC_U_NONE, DC_FT_U64, RW(rank)},
+	{"tp", "tp", DC_U_NONE, DC_FT_U64, RW(tp)},
+	{"cp", "cp", DC_U_NONE, DC_FT_U64, RW(cp)},
+	{"pp", "pp", DC_U_NONE, DC_FT_U64, RW(pp)},
+	{"dp", "dp", DC_U_NONE, DC_FT_U64, RW(dp)},
+	{"ep", "ep", DC_U_NONE, DC_FT_U64, RW(ep)},
+	{"virtual_pipeline", "v", DC_U_NONE, DC_FT_U64, RW(v)},
+	{"micro_batch_size", "mbs", DC_U_NONE, DC_FT_U64, RW(mbs)},
+	{"grad_accum_steps", "gas", DC_U_NONE, DC_FT_U64, RW(gas)},
+	{"sharding", "sharding", DC_U_NONE, DC_FT_STR, RW(sharding)},
+	{"recompute", "recompute", DC_U_NONE, DC_FT_STR, RW(recompute)},
+	{"sequence_parallel", "sp", DC_U_NONE, DC_FT_BOOL, RW(sp)},
+	{"step_time_s", "step", DC_U_SECONDS, DC_FT_F64, RW(step_time_s), .is_null = no_step},
+	{"tokens_per_s_per_gpu", "tokens/s/GPU", DC_U_PER_S, DC_FT_F64, RW(tokens_per_s_per_gpu), .is_null = no_step},
+	{"mfu", "MFU", DC_U_RATIO, DC_FT_F64, RW(mfu), .is_null = no_step},
+	{"peak_bytes", "peak", DC_U_BYTES, DC_FT_U64, RW(peak_bytes)},
+	{"fits", "fits", DC_U_NONE, DC_FT_BOOL, RW(fits)},
+	{"layout", "layout", DC_U_NONE, DC_FT_FN, 0, .text = layout_json, .json_value = 1},
+};
+static const struct dc_fields row_table = DC_FIELDS(row_fields);
+
+static const struct dc_rows best_rows = {best_count, best_row, sizeof(struct row), "layouts", 2, 0};
+static const struct dc_rows pareto_rows = {pareto_count, pareto_row, sizeof(struct row), "layouts", 2, 0};
+
+#define CV(m) offsetof(struct counts, m)
+static const struct dc_field count_fields[] = {
+	{"enumerated", "layouts enumerated", DC_U_COUNT, DC_FT_U64, CV(enumerated)},
+	{"valid", "valid (the loader's rules)", DC_U_COUNT, DC_FT_U64, CV(valid)},
+	{"fit", "fit the memory limit", DC_U_COUNT, DC_FT_U64, CV(fit)},
+};
+static const struct dc_fields count_table = DC_FIELDS(count_fields);
+
+static const char *why_text(const void *base)
+{
+	return ((const struct view *)base)->r->why;
+}
+
+static void why_fn(const void *base, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", why_text(base));
+}
+
+static int has_why(const void *base)
+{
+	return why_text(base)[0] != 0;
+}
+
+static int has_command(const void *base)
+{
+	return ((const struct view *)base)->has_command;
+}
+
+/* ranked only when it fits and the space holds it */
+static int input_unranked(const void *base)
+{
+	const struct input *in = base;
+	return !in->fits || !in->in_space;
+}
+
+static int input_no_step(const void *base)
+{
+	return !((const struct input *)base)->step_available;
+}
+
+#define IV(m) offsetof(struct input, m)
+static const struct dc_field input_fields[] = {
+	{"rank", "its rank among the layouts that fit", DC_U_COUNT, DC_FT_U64, IV(rank), .is_null = input_unranked},
+	{"in_space", "in the space searched", DC_U_NONE, DC_FT_BOOL, IV(in_space)},
+	{"step_time_s", "step time", DC_U_SECONDS, DC_FT_F64, IV(step_time_s), .is_null = input_no_step},
+	{"tokens_per_s_per_gpu", "tokens/s per GPU", DC_U_PER_S, DC_FT_F64, IV(tokens_per_s_per_gpu),
+	 .is_null = input_no_step},
+	{"mfu", "MFU", DC_U_RATIO, DC_FT_F64, IV(mfu), .is_null = input_no_step},
+	{"peak_bytes", "peak memory", DC_U_BYTES, DC_FT_U64, IV(peak_bytes)},
+	{"fits", "fits", DC_U_NONE, DC_FT_BOOL, IV(fits)},
+};
+static const struct dc_fields input_table = DC_FIELDS(input_fields);
+
+#define V(m) offsetof(struct view, m)
+static const struct dc_field fields[] = {
+	{"objective", "objective (search.objective)", DC_U_NONE, DC_FT_STR, V(objective)},
+	{"ranked_by", "ranked by", DC_U_NONE, DC_FT_STR, V(ranked_by)},
+	{"world", "GPUs (num_nodes x gpus_per_node)", DC_U_COUNT, DC_FT_U64, V(world)},
+	{"global_batch_size", "global batch (samples)", DC_U_COUNT, DC_FT_U64, V(global_batch_size)},
+	{"limit_bytes", "memory limit (gpu_memory x (1 - headroom))", DC_U_BYTES, DC_FT_U64, V(limit_bytes)},
+	{"fits", "some layout fits", DC_U_NONE, DC_FT_BOOL, V(fits)},
+	{"counts", "Layouts", DC_U_NONE, DC_FT_OBJECT, V(counts), .sub = &count_table},
+	{"input", "The config's own layout", DC_U_NONE, DC_FT_OBJECT, V(input), .sub = &input_table},
+	{"why", "why none", DC_U_NONE, DC_FT_FN, 0, .text = why_fn, .shown = has_why},
+	{"best", "Best layouts", DC_U_NONE, DC_FT_ROWS, 0, .sub = &row_table, .rows = &best_rows},
+	{"pareto", "Pareto front: no other layout is both smaller and faster", DC_U_NONE, DC_FT_ROWS, 0,
+	 .sub = &row_table, .rows = &pareto_rows},
+	{"command", "the winner's full report", DC_U_NONE, DC_FT_TEXT, V(command), .shown = has_command},
+};
+
+/* Appends " ARG" to the command, single-quoted when the shell would split
+ * or expand it. */
+static void add_arg(char *buf, size_t len, const char *arg)
+{
+	size_t n = strlen(buf);
+	int plain = *arg != 0;
+	for (const char *c = arg; *c; c++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._=/:,+-", *c))
+			plain = 0;
+	if (n + 1 >= len)
+		return;
+	if (plain) {
+		snprintf(buf + n, len - n, " %s", arg);
+		return;
+	}
+	buf[n++] = ' ';
+	buf[n++] = '\'';
+	for (const char *c = arg; *c && n + 5 < len; c++) {
+		if (*c == '\'') {
+			memcpy(buf + n, "'\\''", 4);
+			n += 4;
+		} else {
+			buf[n++] = *c;
+		}
+	}
+	if (n + 1 < len)
+		buf[n++] = '\'';
+	buf[n] = 0;
+}
+
+/* distcalc --config FILE [--model FILE] [--set ...] the winner's --set */
+static void command(const struct dc_run *run, const struct dc_search_entry *e, char *buf, size_t len)
+{
+	const struct dc_run_info *info = run->info;
+	char lay[512], *tok, *end;
+
+
+	snprintf(buf, len, "distcalc");
+	if (info->config_name && strncmp(info->config_name, "built-in default", 16) != 0) {
+		add_arg(buf, len, "--config");
+		add_arg(buf, len, info->config_name);
+	}
+	if (info->model_file) {
+		add_arg(buf, len, "--model");
+		add_arg(buf, len, info->model_file);
+	}
+	for (size_t i = 0; i < info->nsets; i++) {
+		add_arg(buf, len, "--set");
+		add_arg(buf, len, info->sets[i].text);
+	}
+	dc_search_layout_text(&e->l, 0, lay, sizeof(lay));
+	for (tok = lay; *tok; tok = end) {
+		size_t n = strcspn(tok, " ");
+		end = tok + n + (tok[n] != 0);
+		tok[n] = 0;
+		add_arg(buf, len, "--set");
+		add_arg(buf, len, tok);
+	}
+}
+
+static void view(const struct dc_run *run, void *out)
+{
+	struct view *v = out;
+	const struct dc_config *in = run->plan->in;
+	/* a report of this section is made by the runner with its search run */
+	static const struct dc_search_result none;
+	const struct dc_search_result *r = run->search ? run->search : &none;
+
+	v->r = r;
+	v->objective = dc_search_objective_name(in->search.objective);
+	/* without the GPU's speeds the step is unknown: by peak memory */
+	v->ranked_by = in->search.objective == DC_SEARCH_MEMORY ? "peak memory, then step time"
+		       : r->step_available			  ? "step time (tokens/s), then peak memory"
+								  : "peak memory (no GPU speeds: give cluster.gpu for step times)";
+	v->world = in->world_size;
+	v->global_batch_size = in->training.global_batch_size
+				       ? in->training.global_batch_size
+				       : in->training.micro_batch_size * in->training.grad_accum_steps * in->parallel.dp;
+	v->gpu_mem_bytes = in->cluster.gpu_mem_bytes;
+	v->headroom = in->search.headroom;
+	v->limit_bytes = r->limit_bytes;
+	v->fits = r->counts.fit > 0;
+	v->counts.enumerated = r->counts.enumerated;
+	v->counts.valid = r->counts.valid;
+	v->counts.fit = r->counts.fit;
+	v->input.rank = r->input_rank;
+	v->input.in_space = r->input_in_space;
+	v->input.fits = r->input.fits;
+	v->input.step_available = r->input.step_available;
+	v->input.step_time_s = r->input.step_time_s;
+	v->input.tokens_per_s_per_gpu = r->input.tokens_per_s_per_gpu;
+	v->input.mfu = r->input.mfu;
+	v->input.peak_bytes = r->input.peak_bytes;
+	v->has_command = r->nbest > 0;
+	if (r->nbest)
+		command(run, &r->best[0], v->command, sizeof(v->command));
+}
+
+static void title(const void *base, char *buf, size_t len)
+{
+	const struct view *v = base;
+	snprintf(buf, len, "Layout search: %llu GPUs, global batch %llu, by %s", (unsigned long long)v->world,
+		 (unsigned long long)v->global_batch_size,
+		 v->r->step_available || strcmp(v->objective, "memory") == 0 ? v->objective : "memory (no GPU speeds)");
+}
+
+const struct dc_section dc_section_search = {
+	"search", "Layout search",
+	"every valid layout ranked: counts, best[] (layout, step time, tokens/s per GPU, MFU, peak, fits), pareto[], the winner's command",
+	0, sizeof(struct view), view, DC_FIELDS(fields), title, NULL,
+};

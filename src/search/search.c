@@ -1,0 +1,747 @@
+/* search.c - every valid layout ranked; see search.h and docs/search.md. */
+#include "distcalc/search.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "distcalc/results.h"
+#include "distcalc/util.h"
+
+#define MAX_DIVISORS 512
+#define NSHARD 4
+#define NRECOMPUTE 4
+
+/* why a tuple was refused: the counts name the tightest rule when none is valid */
+enum reject {
+	R_TP_HEADS,   /* tp divides the query and key/value heads */
+	R_TP_DOMAIN,  /* tp within the NVLink domain */
+	R_CP,         /* 2 cp divides seq_length (a2a: cp the sequence and heads per tp rank) */
+	R_PP,         /* pp divides num_layers (or the input's uneven pp) */
+	R_DP,         /* dp in search.space.dp */
+	R_BATCH,      /* micro_batch_size x dp divides the global batch */
+	R_EP,         /* ep divides dp and num_experts */
+	R_VP,         /* virtual_pipeline: pp > 1, pp v divides the layers, m a multiple of pp */
+	R_SP,         /* sequence_parallel needs tp > 1 */
+	R_OFFLOAD,    /* offload optimizer+params needs fsdp */
+	R_RECOMPUTE,  /* recompute_layers needs full and fits a chunk */
+	R_OVERFLOW,   /* a count overflows 64 bits */
+	R_COUNT,
+};
+
+static const char *const reject_text[R_COUNT] = {
+	[R_TP_HEADS] = "parallel.tp must divide model.num_attention_heads and model.num_kv_heads",
+	[R_TP_DOMAIN] = "parallel.tp must stay within the NVLink domain (cluster.nvlink_domain; search.tp_across_nodes lifts it)",
+	[R_CP] = "2 x parallel.cp must divide model.seq_length",
+	[R_PP] = "parallel.pp must divide model.num_layers",
+	[R_DP] = "parallel.dp (world / (tp x cp x pp)) must be in search.space.dp",
+	[R_BATCH] = "training.micro_batch_size x parallel.dp must divide the global batch (training.global_batch_size)",
+	[R_EP] = "parallel.ep must divide parallel.dp and model.num_experts",
+	[R_VP] = "parallel.virtual_pipeline > 1 needs pp > 1, pp x virtual_pipeline dividing model.num_layers and grad_accum_steps a multiple of pp",
+	[R_SP] = "parallel.sequence_parallel needs tp > 1",
+	[R_OFFLOAD] = "parallel.offload \"optimizer+params\" needs parallel.sharding \"fsdp\"",
+	[R_RECOMPUTE] = "training.recompute_layers needs training.recompute \"full\" and at most the layers of a model chunk",
+	[R_OVERFLOW] = "a count of the layout overflows 64 bits",
+};
+
+/* A sorted list of at most cap entries under `better`. */
+struct topk {
+	size_t n, cap;
+	struct dc_search_entry *e;
+};
+
+struct front {
+	size_t n;
+	int truncated;
+	struct dc_search_entry e[DC_SEARCH_MAX_PARETO];
+};
+
+/* one (recompute, tp, cp, pp) and the index of its first inner tuple */
+struct outer {
+	unsigned rc;
+	uint64_t tp, cp, pp, first_index;
+};
+
+struct space {
+	const struct dc_config *in;
+	uint64_t world, gbs, limit_bytes;
+	int step_available, by_memory;
+	/* the inner dimensions' value lists */
+	uint64_t ep[MAX_DIVISORS], v[MAX_DIVISORS], mbs[MAX_DIVISORS];
+	size_t nep, nv, nmbs;
+	unsigned shard[NSHARD], nshard;
+	int sp[2];
+	unsigned nsp;
+	uint64_t inner; /* nep x nv x nmbs x nshard x nsp */
+	struct outer *outer;
+	size_t nouter;
+	uint64_t enumerated;
+	/* one input and its plan per recompute policy */
+	struct dc_config *cfg;  /* NRECOMPUTE */
+	struct dc_plan *base;   /* NRECOMPUTE */
+	int have[NRECOMPUTE];
+	struct dc_search_entry input; /* the input's own layout, priced */
+	struct dc_layout input_layout;
+	const struct dc_search_progress *progress;
+	atomic_size_t next;
+	atomic_uint_fast64_t done;
+};
+
+struct worker {
+	struct space *sp;
+	unsigned id;
+	struct dc_plan outer_plan, plan;
+	struct dc_results res;
+	struct dc_search_counts counts;
+	uint64_t better;       /* ranked layouts strictly better than the input's */
+	int input_seen;
+	uint64_t rejected[R_COUNT];
+	struct topk best, low;   /* the fitting by the objective; every valid by peak */
+	struct front front;
+	int has_tightest;
+	struct dc_search_entry tightest;
+	const char *error;
+	pthread_t thread;
+};
+
+/* ---- orders: total, ending in the enumeration index ---- */
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+static int cmp_f64(double a, double b)
+{
+	return (a > b) - (a < b);
+}
+
+/* the objective's order of two fitting entries: < 0 when a ranks first */
+static int cmp_objective(const struct space *s, const struct dc_search_entry *a, const struct dc_search_entry *b)
+{
+	int c;
+	if (s->by_memory) {
+		if ((c = cmp_u64(a->peak_bytes, b->peak_bytes)) != 0)
+			return c;
+		if (s->step_available && (c = cmp_f64(a->step_time_s, b->step_time_s)) != 0)
+			return c;
+	} else {
+		if ((c = cmp_f64(a->step_time_s, b->step_time_s)) != 0)
+			return c;
+		if ((c = cmp_u64(a->peak_bytes, b->peak_bytes)) != 0)
+			return c;
+	}
+	return cmp_u64(a->l.index, b->l.index);
+}
+
+static int cmp_peak(const struct space *s, const struct dc_search_entry *a, const struct dc_search_entry *b)
+{
+	int c = cmp_u64(a->peak_bytes, b->peak_bytes);
+	(void)s;
+	return c ? c : cmp_u64(a->l.index, b->l.index);
+}
+
+static int same_layout(const struct dc_layout *a, const struct dc_layout *b)
+{
+	return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->cp == b->cp && a->ep == b->ep &&
+	       a->virtual_pipeline == b->virtual_pipeline && a->sequence_parallel == b->sequence_parallel &&
+	       a->sharding == b->sharding && a->micro_batch_size == b->micro_batch_size &&
+	       a->grad_accum_steps == b->grad_accum_steps;
+}
+
+/* a ranks before b by the objective, ties left out */
+static int strictly_better(const struct space *s, const struct dc_search_entry *a, const struct dc_search_entry *b)
+{
+	struct dc_search_entry x = *a;
+	x.l.index = b->l.index;
+	return cmp_objective(s, &x, b) < 0;
+}
+
+typedef int (*cmp_fn)(const struct space *, const struct dc_search_entry *, const struct dc_search_entry *);
+
+/* 1 when e would enter k (a cheap test before the step is computed is not
+ * possible for the objective; for the peak order it is) */
+static int topk_would_take(const struct space *s, const struct topk *k, const struct dc_search_entry *e, cmp_fn cmp)
+{
+	return k->n < k->cap || cmp(s, e, &k->e[k->n - 1]) < 0;
+}
+
+static void topk_add(const struct space *s, struct topk *k, const struct dc_search_entry *e, cmp_fn cmp)
+{
+	size_t i;
+	if (!topk_would_take(s, k, e, cmp))
+		return;
+	i = k->n < k->cap ? k->n++ : k->cap - 1;
+	while (i > 0 && cmp(s, e, &k->e[i - 1]) < 0) {
+		k->e[i] = k->e[i - 1];
+		i--;
+	}
+	k->e[i] = *e;
+}
+
+/* a dominates b: no worse on peak and step, better on one, or equal on
+ * both and enumerated first (so equal layouts keep one, the first) */
+static int dominates(const struct dc_search_entry *a, const struct dc_search_entry *b)
+{
+	if (a->peak_bytes > b->peak_bytes || a->step_time_s > b->step_time_s)
+		return 0;
+	return a->peak_bytes < b->peak_bytes || a->step_time_s < b->step_time_s || a->l.index < b->l.index;
+}
+
+/* The front sorted by peak ascending (so step descending). */
+static void front_add(struct front *f, const struct dc_search_entry *e)
+{
+	size_t i, w = 0;
+	for (i = 0; i < f->n; i++)
+		if (dominates(&f->e[i], e))
+			return;
+	for (i = 0; i < f->n; i++)
+		if (!dominates(e, &f->e[i]))
+			f->e[w++] = f->e[i];
+	f->n = w;
+	if (f->n == DC_SEARCH_MAX_PARETO) {
+		/* full: the largest peak goes, unless e has it */
+		f->truncated = 1;
+		if (e->peak_bytes >= f->e[f->n - 1].peak_bytes)
+			return;
+		f->n--;
+	}
+	i = f->n++;
+	while (i > 0 && (f->e[i - 1].peak_bytes > e->peak_bytes ||
+			 (f->e[i - 1].peak_bytes == e->peak_bytes && f->e[i - 1].l.index > e->l.index))) {
+		f->e[i] = f->e[i - 1];
+		i--;
+	}
+	f->e[i] = *e;
+}
+
+/* ---- the space ---- */
+
+/* divisors of n in ascending order, those in `only` when it is given */
+static size_t divisors(uint64_t n, const struct dc_search_values *only, uint64_t *out)
+{
+	size_t k = 0, hi = 0;
+	uint64_t high[MAX_DIVISORS];
+	for (uint64_t d = 1; d * d <= n; d++) {
+		if (n % d)
+			continue;
+		if (k < MAX_DIVISORS)
+			out[k++] = d;
+		if (d != n / d && hi < MAX_DIVISORS)
+			high[hi++] = n / d;
+	}
+	while (hi > 0 && k < MAX_DIVISORS)
+		out[k++] = high[--hi];
+	if (only && only->n) {
+		size_t w = 0;
+		for (size_t i = 0; i < k; i++)
+			for (uint32_t j = 0; j < only->n; j++)
+				if (only->v[j] == out[i]) {
+					out[w++] = out[i];
+					break;
+				}
+		k = w;
+	}
+	return k;
+}
+
+static int in_values(const struct dc_search_values *only, uint64_t v)
+{
+	if (!only->n)
+		return 1;
+	for (uint32_t j = 0; j < only->n; j++)
+		if (only->v[j] == v)
+			return 1;
+	return 0;
+}
+
+/* The outer tuples' own rules (tp, cp, pp, dp and the batch); 0 or the
+ * reason. */
+static int outer_reject(const struct space *s, uint64_t tp, uint64_t cp, uint64_t pp, enum reject *why)
+{
+	const struct dc_config *in = s->in;
+	const struct dc_model *m = &in->model;
+	uint64_t dp = s->world / (tp * cp * pp);
+	uint64_t dom = in->cluster.nvlink_domain ? in->cluster.nvlink_domain : in->cluster.gpus_per_node;
+
+	if (m->num_attention_heads % tp || m->num_kv_heads % tp)
+		*why = R_TP_HEADS;
+	else if (!in->search.tp_across_nodes && (tp > dom || dom % tp))
+		*why = R_TP_DOMAIN;
+	else if (cp > 1 && (in->parallel.cp_comm_type != DC_CP_A2A ? m->seq_length % (2 * cp) != 0
+								    : m->seq_length % cp != 0 ||
+									      m->num_attention_heads / tp % cp != 0 ||
+									      m->num_kv_heads / tp % cp != 0))
+		*why = R_CP;
+	else if (dc_stages_uneven(&in->parallel) ? pp != in->parallel.pp : m->num_layers % pp != 0)
+		*why = R_PP;
+	else if (!in_values(&in->search.dp, dp))
+		*why = R_DP;
+	else if (s->gbs % dp)
+		*why = R_BATCH;
+	else
+		return 0;
+	return 1;
+}
+
+size_t dc_search_layout_text(const struct dc_search_layout *l, int json, char *buf, size_t len)
+{
+	const struct dc_layout *y = &l->layout;
+	unsigned long long tp = y->tp, cp = y->cp, pp = y->pp, dp = y->dp, ep = y->ep, v = y->virtual_pipeline;
+	unsigned long long mbs = y->micro_batch_size, gas = y->grad_accum_steps;
+	const char *sp = y->sequence_parallel ? "true" : "false", *sh = dc_sharding_name(y->sharding);
+	const char *rc = dc_recompute_name(l->recompute);
+	int n;
+	if (json)
+		n = snprintf(buf, len,
+			     "{\"parallel.tp\": %llu, \"parallel.cp\": %llu, \"parallel.pp\": %llu, \"parallel.dp\": %llu, "
+			     "\"parallel.ep\": %llu, \"parallel.virtual_pipeline\": %llu, \"parallel.sequence_parallel\": %s, "
+			     "\"parallel.sharding\": \"%s\", \"training.micro_batch_size\": %llu, "
+			     "\"training.grad_accum_steps\": %llu, \"training.recompute\": \"%s\"}",
+			     tp, cp, pp, dp, ep, v, sp, sh, mbs, gas, rc);
+	else
+		n = snprintf(buf, len,
+			     "parallel.tp=%llu parallel.cp=%llu parallel.pp=%llu parallel.dp=%llu parallel.ep=%llu "
+			     "parallel.virtual_pipeline=%llu parallel.sequence_parallel=%s parallel.sharding=%s "
+			     "training.micro_batch_size=%llu training.grad_accum_steps=%llu training.recompute=%s",
+			     tp, cp, pp, dp, ep, v, sp, sh, mbs, gas, rc);
+	if (n < 0)
+		return 0;
+	return (size_t)n < len ? (size_t)n : len ? len - 1 : 0;
+}
+
+/* ---- evaluation: the report's estimators on the report's plan ---- */
+
+/* The step estimator's inputs and the step, as dc_estimate computes them
+ * for DC_EST_STEP (less the strategies' variants, which the search does
+ * not show). Returns 0, or -1 with w->error set. */
+static int eval_step(struct worker *w, struct dc_search_entry *e)
+{
+	const struct dc_plan *p = &w->plan;
+	struct dc_results *r = &w->res;
+	if (dc_comm_compute(p, &r->comm, &r->error) != 0 || dc_flops_compute(p, &r->batch, &r->flops, &r->error) != 0 ||
+	    dc_compute_compute(p, &r->compute, &r->error) != 0 ||
+	    dc_step_compute(p, &r->compute, &r->comm, &r->flops, &r->batch, &r->step, &r->error) != 0)
+		return -1;
+	e->step_available = r->step.available;
+	e->step_time_s = r->step.time_s;
+	e->tokens_per_s_per_gpu = r->step.tokens_per_s_per_gpu;
+	e->mfu = r->step.mfu;
+	return 0;
+}
+
+/* Derives the plan of e->l from `from` and prices its memory: 0, or 1
+ * when the layout overflows a count (not valid). */
+static int eval_memory(struct worker *w, const struct dc_plan *from, struct dc_search_entry *e)
+{
+	struct dc_results *r = &w->res;
+	if (dc_plan_derive_from(from, &e->l.layout, &w->plan) != 0 ||
+	    dc_batch_compute(&w->plan, &r->batch, &r->error) != 0 ||
+	    dc_memory_compute(&w->plan, &r->memory, &r->error) != 0)
+		return 1;
+	e->peak_bytes = r->memory.top.peak_bytes;
+	e->fits = e->peak_bytes <= w->sp->limit_bytes;
+	e->step_available = 0;
+	e->step_time_s = e->tokens_per_s_per_gpu = e->mfu = 0;
+	return 0;
+}
+
+/* The entry of a layout in full (memory and step): for the layouts the
+ * result shows when nothing fits. */
+static int eval_full(struct worker *w, struct dc_search_entry *e)
+{
+	struct space *s = w->sp;
+	if (eval_memory(w, &s->base[e->l.recompute], e) != 0)
+		return -1;
+	if (s->step_available && eval_step(w, e) != 0)
+		return -1;
+	return 0;
+}
+
+static void run_outer(struct worker *w, const struct outer *o)
+{
+	struct space *s = w->sp;
+	const struct dc_config *in = &s->cfg[o->rc];
+	uint64_t dp = s->world / (o->tp * o->cp * o->pp), index = o->first_index;
+	enum reject why;
+	struct dc_search_entry e;
+	struct dc_layout *y = &e.l.layout;
+	int outer_ready = 0;
+
+	memset(&e, 0, sizeof(e));
+	if (outer_reject(s, o->tp, o->cp, o->pp, &why)) {
+		w->rejected[why] += s->inner;
+		w->counts.enumerated += s->inner;
+		return;
+	}
+	e.l.recompute = (enum dc_recompute)o->rc;
+	y->tp = o->tp;
+	y->cp = o->cp;
+	y->pp = o->pp;
+	y->dp = dp;
+	for (size_t ie = 0; ie < s->nep; ie++) {
+		for (size_t iv = 0; iv < s->nv; iv++) {
+			for (size_t ib = 0; ib < s->nmbs; ib++) {
+				for (unsigned isp = 0; isp < s->nsp; isp++) {
+					struct dc_search_entry prev = {0};
+					uint64_t prev_low_peak = 0;
+					int have_prev = 0, have_low = 0;
+					for (unsigned ish = 0; ish < s->nshard; ish++, index++) {
+						uint64_t ep = s->ep[ie], v = s->v[iv], mbs = s->mbs[ib], gas;
+						int reject = -1;
+						w->counts.enumerated++;
+						gas = s->gbs % (dp * mbs) ? 0 : s->gbs / (dp * mbs);
+						if (ep > 1 && (dp % ep || in->model.num_experts % ep))
+							reject = R_EP;
+						else if (!gas)
+							reject = R_BATCH;
+						else if (v > 1 && (o->pp < 2 || dc_stages_uneven(&in->parallel) ||
+								   in->model.num_layers % (o->pp * v) || gas % o->pp))
+							reject = R_VP;
+						else if (s->sp[isp] && o->tp < 2)
+							reject = R_SP;
+						else if (in->parallel.offload == DC_OFFLOAD_OPTIMIZER_PARAMS &&
+							 s->shard[ish] != DC_SHARD_FSDP)
+							reject = R_OFFLOAD;
+						else if (in->training.recompute_layers &&
+							 (o->rc != DC_RECOMPUTE_FULL ||
+							  in->training.recompute_layers > in->model.num_layers / (o->pp * v)))
+							reject = R_RECOMPUTE;
+						if (reject >= 0) {
+							w->rejected[reject]++;
+							continue;
+						}
+						y->ep = ep;
+						y->virtual_pipeline = v;
+						y->micro_batch_size = mbs;
+						y->grad_accum_steps = gas;
+						y->sequence_parallel = s->sp[isp];
+						y->sharding = (enum dc_sharding)s->shard[ish];
+						e.l.index = index;
+						/* the outer tuple's topology once, then its variants from it */
+						if (!outer_ready) {
+							if (dc_plan_derive_from(&s->base[o->rc], y, &w->outer_plan) != 0) {
+								w->rejected[R_OVERFLOW]++;
+								continue;
+							}
+							outer_ready = 1;
+						}
+						if (eval_memory(w, &w->outer_plan, &e) != 0) {
+							w->rejected[R_OVERFLOW]++;
+							continue;
+						}
+						w->counts.valid++;
+						if (e.l.recompute == s->input.l.recompute && same_layout(y, &s->input_layout))
+							w->input_seen = 1;
+						if (!w->has_tightest || cmp_peak(s, &e, &w->tightest) < 0) {
+							w->tightest = e;
+							w->has_tightest = 1;
+						}
+						if (!e.fits) {
+							/* by peak alone, a sharding with the same peak
+							 * as the one before ranks once too */
+							if (w->counts.fit == 0 && !(have_low && prev_low_peak == e.peak_bytes))
+								topk_add(s, &w->low, &e, cmp_peak);
+							prev_low_peak = e.peak_bytes;
+							have_low = 1;
+							continue;
+						}
+						w->counts.fit++;
+						if (s->step_available && eval_step(w, &e) != 0) {
+							w->error = w->res.error;
+							return;
+						}
+						/* a sharding that changes nothing (dp x cp = 1
+						 * rank holds every shard) ranks once: the first */
+						if (have_prev && prev.peak_bytes == e.peak_bytes &&
+						    prev.step_time_s == e.step_time_s)
+							continue;
+						prev = e;
+						have_prev = 1;
+						if (strictly_better(s, &e, &s->input))
+							w->better++;
+						topk_add(s, &w->best, &e, cmp_objective);
+						if (e.step_available)
+							front_add(&w->front, &e);
+					}
+				}
+			}
+		}
+	}
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	struct space *s = w->sp;
+	for (;;) {
+		size_t i = atomic_fetch_add(&s->next, 1);
+		uint64_t done;
+		if (i >= s->nouter || w->error)
+			break;
+		run_outer(w, &s->outer[i]);
+		done = atomic_fetch_add(&s->done, s->inner) + s->inner;
+		if (w->id == 0 && s->progress && s->progress->fn)
+			s->progress->fn(s->progress->ctx, done, s->enumerated);
+	}
+	return NULL;
+}
+
+static int space_init(struct space *s, const struct dc_config *in, const char **error)
+{
+	const struct dc_search *q = &in->search;
+	uint64_t tps[MAX_DIVISORS], cps[MAX_DIVISORS], pps[MAX_DIVISORS];
+	size_t ntp, cap = 0;
+	unsigned rcmask = q->recompute_mask ? q->recompute_mask
+					    : (1u << DC_RECOMPUTE_NONE) | (1u << DC_RECOMPUTE_SELECTIVE) | (1u << DC_RECOMPUTE_FULL);
+	struct dc_search_values one = {1, {1}};
+
+	s->in = in;
+	s->world = in->world_size;
+	s->gbs = in->training.global_batch_size
+			 ? in->training.global_batch_size
+			 : in->training.micro_batch_size * in->training.grad_accum_steps * in->parallel.dp;
+	s->limit_bytes = (uint64_t)((double)in->cluster.gpu_mem_bytes * (1.0 - q->headroom));
+	s->nep = in->model.num_experts ? divisors(in->model.num_experts, &q->ep, s->ep)
+				       : divisors(1, q->ep.n ? &q->ep : &one, s->ep);
+	s->nv = divisors(in->model.num_layers, &q->virtual_pipeline, s->v);
+	s->nmbs = divisors(s->gbs, &q->micro_batch_size, s->mbs);
+	s->nshard = 0;
+	for (unsigned i = 0; i < NSHARD; i++)
+		if (!q->sharding_mask || (q->sharding_mask >> i & 1))
+			s->shard[s->nshard++] = i;
+	s->nsp = 0;
+	for (unsigned i = 0; i < 2; i++)
+		if (!q->sequence_parallel_mask || (q->sequence_parallel_mask >> i & 1))
+			s->sp[s->nsp++] = (int)i;
+	s->inner = (uint64_t)s->nep * s->nv * s->nmbs * s->nshard * s->nsp;
+
+	s->cfg = dc_calloc(NRECOMPUTE, sizeof(*s->cfg));
+	s->base = dc_calloc(NRECOMPUTE, sizeof(*s->base));
+	if (!s->cfg || !s->base) {
+		*error = "out of memory";
+		return -1;
+	}
+	for (unsigned rc = 0; rc < NRECOMPUTE; rc++) {
+		if (!(rcmask >> rc & 1))
+			continue;
+		s->cfg[rc] = *in;
+		s->cfg[rc].training.recompute = (enum dc_recompute)rc;
+		if (dc_plan_derive(&s->cfg[rc], &s->base[rc]) != 0) {
+			*error = s->base[rc].error;
+			return -1;
+		}
+		s->have[rc] = 1;
+	}
+
+	ntp = divisors(s->world, &q->tp, tps);
+	for (unsigned rc = 0; rc < NRECOMPUTE; rc++) {
+		if (!s->have[rc])
+			continue;
+		for (size_t a = 0; a < ntp; a++) {
+			size_t ncp = divisors(s->world / tps[a], &q->cp, cps);
+			for (size_t b = 0; b < ncp; b++) {
+				size_t npp = divisors(s->world / tps[a] / cps[b], &q->pp, pps);
+				for (size_t c = 0; c < npp; c++) {
+					if (s->nouter == cap) {
+						size_t ncap = cap ? 2 * cap : 256;
+						struct outer *no = realloc(s->outer, ncap * sizeof(*no));
+						if (!no) {
+							*error = "out of memory";
+							return -1;
+						}
+						s->outer = no;
+						cap = ncap;
+					}
+					s->outer[s->nouter].rc = rc;
+					s->outer[s->nouter].tp = tps[a];
+					s->outer[s->nouter].cp = cps[b];
+					s->outer[s->nouter].pp = pps[c];
+					s->outer[s->nouter].first_index = s->enumerated;
+					s->enumerated += s->inner;
+					s->nouter++;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+static void describe_layout(const struct dc_search_entry *e, char *buf, size_t len)
+{
+	dc_search_layout_text(&e->l, 0, buf, len);
+}
+
+/* Merges the workers into *out. */
+static int finish(struct space *s, struct worker *w, unsigned n, struct dc_search_result *out, const char **error)
+{
+	const struct dc_config *in = s->in;
+	uint64_t rejected[R_COUNT] = {0};
+	struct topk best = {0, in->search.top, out->best};
+	struct dc_search_entry low[DC_SEARCH_MAX_TOP];
+	struct topk lowk = {0, in->search.top, low};
+	struct front *front = &w[0].front;
+
+	out->input = s->input;
+	out->input_rank = 1;
+	for (unsigned i = 0; i < n; i++) {
+		out->input_rank += w[i].better;
+		out->input_in_space |= w[i].input_seen;
+		out->counts.enumerated += w[i].counts.enumerated;
+		out->counts.valid += w[i].counts.valid;
+		out->counts.fit += w[i].counts.fit;
+		for (int r = 0; r < R_COUNT; r++)
+			rejected[r] += w[i].rejected[r];
+		for (size_t k = 0; k < w[i].best.n; k++)
+			topk_add(s, &best, &w[i].best.e[k], cmp_objective);
+		for (size_t k = 0; k < w[i].low.n; k++)
+			topk_add(s, &lowk, &w[i].low.e[k], cmp_peak);
+		if (i > 0)
+			for (size_t k = 0; k < w[i].front.n; k++)
+				front_add(front, &w[i].front.e[k]);
+		front->truncated |= w[i].front.truncated;
+		if (w[i].has_tightest && (!out->has_tightest || cmp_peak(s, &w[i].tightest, &out->tightest) < 0)) {
+			out->tightest = w[i].tightest;
+			out->has_tightest = 1;
+		}
+	}
+	out->limit_bytes = s->limit_bytes;
+	out->step_available = s->step_available;
+	out->nbest = best.n;
+	out->npareto = front->n;
+	memcpy(out->pareto, front->e, front->n * sizeof(front->e[0]));
+	out->pareto_truncated = front->truncated;
+	out->why[0] = 0;
+	if (out->counts.valid == 0) {
+		int top = 0;
+		for (int r = 1; r < R_COUNT; r++)
+			if (rejected[r] > rejected[top])
+				top = r;
+		snprintf(out->why, sizeof(out->why),
+			 "no layout of the %llu enumerated is valid: the tightest rule, which refused %llu of them: %s",
+			 (unsigned long long)out->counts.enumerated, (unsigned long long)rejected[top], reject_text[top]);
+	} else if (out->counts.fit == 0) {
+		char lay[400];
+		describe_layout(&out->tightest, lay, sizeof(lay));
+		snprintf(out->why, sizeof(out->why),
+			 "no layout fits: the smallest peak is %.3f GiB (%.400s), above the limit %.3f GiB (gpu_memory x (1 - search.headroom))",
+			 (double)out->tightest.peak_bytes / (1024.0 * 1024.0 * 1024.0), lay,
+			 (double)s->limit_bytes / (1024.0 * 1024.0 * 1024.0));
+		/* the smallest peaks, priced in full, none fitting */
+		for (size_t k = 0; k < lowk.n; k++) {
+			out->best[k] = lowk.e[k];
+			if (eval_full(&w[0], &out->best[k]) != 0) {
+				*error = w[0].res.error;
+				return -1;
+			}
+		}
+		out->nbest = lowk.n;
+		if (eval_full(&w[0], &out->tightest) != 0) {
+			*error = w[0].res.error;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int dc_search_run(const struct dc_config *in, unsigned jobs, const struct dc_search_progress *progress,
+		  struct dc_search_result *out, const char **error)
+{
+	struct space *s = dc_calloc(1, sizeof(*s));
+	struct worker *w = NULL;
+	struct dc_search_entry *store = NULL;
+	unsigned started = 0;
+	int rc = -1;
+	size_t top = in->search.top < 1 ? 1 : in->search.top > DC_SEARCH_MAX_TOP ? DC_SEARCH_MAX_TOP : in->search.top;
+
+	memset(out, 0, sizeof(*out));
+	if (!s) {
+		*error = "out of memory";
+		return -1;
+	}
+	if (jobs == 0)
+		jobs = 1;
+	if (space_init(s, in, error) != 0)
+		goto done;
+	s->progress = progress;
+	atomic_init(&s->next, 0);
+	atomic_init(&s->done, 0);
+	if (jobs > s->nouter && s->nouter > 0)
+		jobs = (unsigned)s->nouter;
+	w = dc_calloc(jobs, sizeof(*w));
+	store = dc_calloc((size_t)jobs * 2 * top, sizeof(*store));
+	if (!w || !store) {
+		*error = "out of memory";
+		goto done;
+	}
+	for (unsigned i = 0; i < jobs; i++) {
+		w[i].sp = s;
+		w[i].id = i;
+		w[i].best = (struct topk){0, top, store + (size_t)i * 2 * top};
+		w[i].low = (struct topk){0, top, store + (size_t)i * 2 * top + top};
+	}
+	{
+		/* the step's speeds come from the GPU preset (compute.h):
+		 * without them the layouts are ranked by memory */
+		unsigned first = 0;
+		while (first < NRECOMPUTE && !s->have[first])
+			first++;
+		if (first == NRECOMPUTE) {
+			*error = "search.space.recompute: no policy to try";
+			goto done;
+		}
+		if (dc_compute_compute(&s->base[first], &w[0].res.compute, error) != 0)
+			goto done;
+		s->step_available = w[0].res.compute.available;
+		s->by_memory = in->search.objective == DC_SEARCH_MEMORY || !s->step_available;
+	}
+	/* the input's own layout, as the report prices it */
+	dc_layout_of(in, &s->input_layout);
+	memset(&s->input, 0, sizeof(s->input));
+	s->input.l.layout = s->input_layout;
+	s->input.l.recompute = in->training.recompute;
+	s->input.l.index = UINT64_MAX;
+	if (!s->have[in->training.recompute]) {
+		/* a policy left out of the space: its plan is the input's own */
+		s->cfg[in->training.recompute] = *in;
+		if (dc_plan_derive(&s->cfg[in->training.recompute], &s->base[in->training.recompute]) != 0) {
+			*error = s->base[in->training.recompute].error;
+			goto done;
+		}
+	}
+	if (eval_full(&w[0], &s->input) != 0) {
+		*error = w[0].res.error;
+		goto done;
+	}
+	if (jobs == 1) {
+		work(&w[0]);
+		started = 1;
+	} else {
+		for (; started < jobs; started++)
+			if (pthread_create(&w[started].thread, NULL, work, &w[started]) != 0)
+				break;
+		for (unsigned i = 0; i < started; i++)
+			pthread_join(w[i].thread, NULL);
+		if (started == 0) {
+			*error = "could not start a search thread";
+			goto done;
+		}
+		/* a thread that would not start left its share to the others */
+	}
+	for (unsigned i = 0; i < started; i++)
+		if (w[i].error) {
+			*error = w[i].error;
+			goto done;
+		}
+	rc = finish(s, w, started, out, error);
+done:
+	free(store);
+	free(w);
+	free(s->outer);
+	free(s->cfg);
+	free(s->base);
+	free(s);
+	return rc;
+}

@@ -1,0 +1,376 @@
+/* check_search.c - the layout search (search.h): every layout it ranks is
+ * one the report prints with the same numbers (each best and Pareto
+ * layout loaded again through --set overrides, derived and estimated as
+ * the report does: bit-identical step time, peak, tokens/s and MFU); the
+ * same result for every --jobs; counts worked by hand on a toy space; the
+ * empty spaces' reasons; the published layouts of Korthikanti et al. 2022
+ * Table 3 and Megatron-LM 2021 Table 1 found, fitting and near the best. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "distcalc/config.h"
+#include "distcalc/diag.h"
+#include "distcalc/plan.h"
+#include "distcalc/results.h"
+#include "distcalc/search.h"
+
+#define MAX_SETS 40
+
+/* Loads `path` (relative to the source) with `sets` and then `extra`
+ * overrides (NULL-terminated lists). */
+static void load(const char *path, const char *const *sets, const char *const *extra, struct dc_config *cfg)
+{
+	struct dc_override ov[MAX_SETS];
+	struct dc_diag d;
+	char full[512];
+	size_t n = 0;
+
+	for (size_t i = 0; sets && sets[i]; i++)
+		ov[n++].text = sets[i];
+	for (size_t i = 0; extra && extra[i]; i++)
+		ov[n++].text = extra[i];
+	snprintf(full, sizeof(full), "%s/%s", DC_SOURCE_DIR, path);
+	dc_diag_init(&d);
+	ck_assert_msg(dc_config_load_file(full, ov, n, cfg, &d) == 0, "%s: %s", path,
+		      d.count ? d.entries[0].text : "?");
+	dc_diag_release(&d);
+}
+
+static struct dc_search_result *search(const char *path, const char *const *sets, unsigned jobs)
+{
+	struct dc_config *cfg = malloc(sizeof(*cfg));
+	struct dc_search_result *r = malloc(sizeof(*r));
+	const char *err = NULL;
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_ptr_nonnull(r);
+	load(path, sets, NULL, cfg);
+	ck_assert_msg(dc_search_run(cfg, jobs, NULL, r, &err) == 0, "%s: %s", path, err ? err : "?");
+	free(cfg);
+	return r;
+}
+
+/* The entry's layout as --set overrides on top of `sets`, through the
+ * loader, the plan and every estimator, as `distcalc --set ...` runs it:
+ * the numbers must be the search's, bit for bit. */
+static void same_as_report(const char *path, const char *const *sets, const struct dc_search_entry *e)
+{
+	char text[600], *words[16];
+	const char *ov[MAX_SETS];
+	size_t n = 0, k = 0;
+	struct dc_config *cfg = malloc(sizeof(*cfg));
+	struct dc_plan *plan = malloc(sizeof(*plan));
+	struct dc_results *res = calloc(1, sizeof(*res));
+
+	ck_assert(cfg && plan && res);
+	dc_search_layout_text(&e->l, 0, text, sizeof(text));
+	for (char *t = text; *t;) {
+		size_t len = strcspn(t, " ");
+		words[k++] = t;
+		t += len;
+		if (*t)
+			*t++ = 0;
+	}
+	ck_assert_uint_eq(k, 11);
+	for (size_t i = 0; i < k; i++)
+		ov[n++] = words[i];
+	ov[n] = NULL;
+	load(path, sets, ov, cfg);
+	ck_assert_int_eq(dc_plan_derive(cfg, plan), 0);
+	ck_assert_int_eq(dc_estimate(plan, DC_EST_ALL, res), 0);
+	ck_assert_msg(res->memory.top.peak_bytes == e->peak_bytes, "%s %s: peak %llu, search %llu", path, text,
+		      (unsigned long long)res->memory.top.peak_bytes, (unsigned long long)e->peak_bytes);
+	ck_assert_int_eq(res->step.available, e->step_available);
+	ck_assert_msg(res->step.time_s == e->step_time_s, "%s %s: step %.17g, search %.17g", path, text, res->step.time_s,
+		      e->step_time_s);
+	ck_assert(res->step.tokens_per_s_per_gpu == e->tokens_per_s_per_gpu);
+	ck_assert(res->step.mfu == e->mfu);
+	free(cfg);
+	free(plan);
+	free(res);
+}
+
+static void check_report_path(const char *path, const char *const *sets)
+{
+	struct dc_search_result *r = search(path, sets, 2);
+	ck_assert_uint_gt(r->nbest, 0);
+	for (size_t i = 0; i < r->nbest; i++)
+		same_as_report(path, sets, &r->best[i]);
+	for (size_t i = 0; i < r->npareto; i++)
+		same_as_report(path, sets, &r->pareto[i]);
+	free(r);
+}
+
+START_TEST(test_best_and_pareto_are_the_reports_numbers)
+{
+	static const char *const none[] = {NULL};
+	/* dense GPT with learned positions, pp, v, cp; a MoE model's ep; Llama */
+	check_report_path("configs/korthikanti-175b.json", none);
+	check_report_path("configs/korthikanti-22b.json", none);
+	check_report_path("configs/llama-3-8b.json", none);
+	check_report_path("configs/mixtral-8x7b-ep.json", none);
+	/* the memory objective, with headroom */
+	{
+		static const char *const mem[] = {"search.objective=memory", "search.headroom=0.1", NULL};
+		check_report_path("configs/korthikanti-22b.json", mem);
+	}
+}
+END_TEST
+
+static void same_entry(const struct dc_search_entry *a, const struct dc_search_entry *b)
+{
+	ck_assert_uint_eq(a->l.index, b->l.index);
+	ck_assert_uint_eq(a->peak_bytes, b->peak_bytes);
+	ck_assert(a->step_time_s == b->step_time_s);
+	ck_assert_int_eq(a->fits, b->fits);
+}
+
+START_TEST(test_every_jobs_gives_the_same_result)
+{
+	static const char *const none[] = {NULL};
+	struct dc_search_result *one = search("configs/korthikanti-175b.json", none, 1);
+	for (unsigned jobs = 2; jobs <= 7; jobs += 5) {
+		struct dc_search_result *r = search("configs/korthikanti-175b.json", none, jobs);
+		ck_assert_uint_eq(r->counts.enumerated, one->counts.enumerated);
+		ck_assert_uint_eq(r->counts.valid, one->counts.valid);
+		ck_assert_uint_eq(r->counts.fit, one->counts.fit);
+		ck_assert_uint_eq(r->input_rank, one->input_rank);
+		ck_assert_uint_eq(r->nbest, one->nbest);
+		ck_assert_uint_eq(r->npareto, one->npareto);
+		for (size_t i = 0; i < r->nbest; i++)
+			same_entry(&r->best[i], &one->best[i]);
+		for (size_t i = 0; i < r->npareto; i++)
+			same_entry(&r->pareto[i], &one->pareto[i]);
+		free(r);
+	}
+	/* the front: peak ascending, step strictly descending (else dominated) */
+	for (size_t i = 1; i < one->npareto; i++) {
+		ck_assert_uint_le(one->pareto[i - 1].peak_bytes, one->pareto[i].peak_bytes);
+		ck_assert(one->pareto[i - 1].step_time_s > one->pareto[i].step_time_s);
+	}
+	/* the winner is the front's fastest */
+	ck_assert(one->best[0].step_time_s == one->pareto[one->npareto - 1].step_time_s);
+	free(one);
+}
+END_TEST
+
+/* A toy space worked by hand: 4 GPUs on one node, 2 heads, 2 layers,
+ * sequence 4, global batch 8; micro batch 1, v 1, no sharding, no
+ * recompute. (tp, cp, pp) with tp cp pp dividing 4: exponents of 2
+ * summing to at most 2, C(5, 3) = 10 triples, each with sp false and
+ * true: 20 enumerated. Refused: tp 4 (2 heads), pp 4 (2 layers), cp 4
+ * (2 cp = 8 does not divide 4): 7 triples left, 3 of them with tp = 2;
+ * sp true needs tp 2: 7 + 3 = 10 valid. Every one fits 80 GiB. */
+START_TEST(test_counts_by_hand)
+{
+	static const char *const toy[] = {
+		"model.num_layers=2", "model.hidden_size=64", "model.num_attention_heads=2", "model.num_kv_heads=2", "model.ffn_hidden_size=256",
+		"model.vocab_size=128", "model.seq_length=4", "cluster.num_nodes=1", "cluster.gpus_per_node=4",
+		"cluster.gpu=a100-sxm4-80gb", "cluster.gpu_memory=80 GiB", "parallel.tp=1", "parallel.pp=1",
+		"parallel.cp=1", "parallel.dp=4", "parallel.sharding=none", "parallel.virtual_pipeline=1",
+		"parallel.sequence_parallel=false", "parallel.ep=1", "training.micro_batch_size=1",
+		"training.global_batch_size=8", "training.grad_accum_steps=2", "training.recompute=none",
+		"search.space.micro_batch_size=[1]", "search.space.virtual_pipeline=[1]",
+		"search.space.sharding=[\"none\"]", "search.space.recompute=[\"none\"]", "search.top=100", NULL};
+	struct dc_search_result *r = search("configs/systems.json", toy, 1);
+	ck_assert_uint_eq(r->counts.enumerated, 20);
+	ck_assert_uint_eq(r->counts.valid, 10);
+	ck_assert_uint_eq(r->counts.fit, 10);
+	ck_assert_uint_eq(r->nbest, 10);
+	ck_assert_str_eq(r->why, "");
+	/* the input (tp 1, dp 4) is one of them */
+	ck_assert_int_eq(r->input_in_space, 1);
+	ck_assert_int_eq(r->input.fits, 1);
+	free(r);
+}
+END_TEST
+
+/* The 1T model on one node: nothing fits; the smallest peak is named
+ * with its layout, and it is the first of best[], all fits = false. */
+START_TEST(test_nothing_fits_names_the_smallest_peak)
+{
+	static const char *const one_node[] = {"cluster.num_nodes=1", "parallel.pp=1", "parallel.dp=1",
+					       "training.grad_accum_steps=8", NULL};
+	struct dc_search_result *r = search("configs/korthikanti-1t.json", one_node, 2);
+	ck_assert_uint_gt(r->counts.valid, 0);
+	ck_assert_uint_eq(r->counts.fit, 0);
+	ck_assert_int_eq(r->has_tightest, 1);
+	ck_assert_uint_gt(r->tightest.peak_bytes, r->limit_bytes);
+	ck_assert_ptr_nonnull(strstr(r->why, "no layout fits: the smallest peak is"));
+	ck_assert_ptr_nonnull(strstr(r->why, "parallel.tp="));
+	ck_assert_uint_gt(r->nbest, 0);
+	ck_assert_uint_eq(r->best[0].peak_bytes, r->tightest.peak_bytes);
+	for (size_t i = 0; i < r->nbest; i++) {
+		ck_assert_int_eq(r->best[i].fits, 0);
+		if (i)
+			ck_assert_uint_le(r->best[i - 1].peak_bytes, r->best[i].peak_bytes);
+	}
+	ck_assert_uint_eq(r->npareto, 0);
+	/* the smallest peak is the report's too */
+	same_as_report("configs/korthikanti-1t.json", one_node, &r->best[0]);
+	free(r);
+}
+END_TEST
+
+/* tp 3 divides neither the 96 heads' ... it does divide 96, but not the
+ * 8 GPUs of a node: every tuple with it is refused by the domain rule, and
+ * no other tp is in the space. */
+START_TEST(test_nothing_valid_names_the_rule)
+{
+	static const char *const tp3[] = {"search.space.tp=[3]", NULL};
+	static const char *const tp5[] = {"search.space.tp=[5]", NULL};
+	struct dc_search_result *r = search("configs/korthikanti-175b.json", tp3, 1);
+	/* 3 does not divide the world of 64: no tuple at all */
+	ck_assert_uint_eq(r->counts.enumerated, 0);
+	ck_assert_uint_eq(r->counts.valid, 0);
+	ck_assert_ptr_nonnull(strstr(r->why, "no layout of the 0 enumerated is valid"));
+	ck_assert_uint_eq(r->nbest, 0);
+	free(r);
+	/* the 22B model on 8 GPUs with tp 4 only and 2 cp ... use heads: 64
+	 * heads, tp 5 does not divide the 8-GPU world either; tp 16 on
+	 * the 175B's 64 GPUs divides the world and the 96 heads but not the
+	 * 8-GPU NVLink domain */
+	r = search("configs/korthikanti-175b.json", tp5, 1);
+	ck_assert_uint_eq(r->counts.enumerated, 0);
+	free(r);
+	{
+		static const char *const tp16[] = {"search.space.tp=[16]", NULL};
+		r = search("configs/korthikanti-175b.json", tp16, 1);
+		ck_assert_uint_gt(r->counts.enumerated, 0);
+		ck_assert_uint_eq(r->counts.valid, 0);
+		ck_assert_ptr_nonnull(strstr(r->why, "parallel.tp must stay within the NVLink domain"));
+		free(r);
+	}
+	{
+		static const char *const across[] = {"search.space.tp=[16]", "search.tp_across_nodes=true", NULL};
+		r = search("configs/korthikanti-175b.json", across, 1);
+		ck_assert_uint_gt(r->counts.valid, 0);
+		free(r);
+	}
+}
+END_TEST
+
+/* The published layout is the config's own: found, fitting, and its step
+ * within `slack` of the search's best (docs/search.md gives the ranks). */
+static void published(const char *path, const char *const *sets, double slack)
+{
+	struct dc_search_result *r = search(path, sets, 2);
+	ck_assert_msg(r->input_in_space, "%s: the published layout is not in the space", path);
+	ck_assert_msg(r->input.fits, "%s: the published layout does not fit", path);
+	ck_assert_uint_gt(r->nbest, 0);
+	ck_assert_msg(r->input.step_time_s <= r->best[0].step_time_s * slack, "%s: rank %llu, %.4g s against %.4g s",
+		      path, (unsigned long long)r->input_rank, r->input.step_time_s, r->best[0].step_time_s);
+	fprintf(stderr, "%s: published layout ranks %llu of %llu that fit, %.3f x the best step\n", path,
+		(unsigned long long)r->input_rank, (unsigned long long)r->counts.fit,
+		r->input.step_time_s / r->best[0].step_time_s);
+	free(r);
+}
+
+/* Korthikanti et al. 2022 Table 3: the whole space (every technique of
+ * the paper's own setup) */
+START_TEST(test_korthikanti_published_layouts)
+{
+	static const char *const none[] = {NULL};
+	published("configs/korthikanti-22b.json", none, 1.15);
+	published("configs/korthikanti-175b.json", none, 1.15);
+	published("configs/korthikanti-530b.json", none, 1.15);
+	published("configs/korthikanti-1t.json", none, 1.15);
+}
+END_TEST
+
+/* Megatron-LM 2021 Table 1: the techniques of 2021 (full recompute, no
+ * sequence parallelism, no ZeRO, no cp), the published tp and pp with
+ * the micro batch and v the paper leaves unstated at their best: first
+ * the search over those, then that layout as the input of the whole
+ * search. */
+static void table1(const char *name, uint64_t tp, uint64_t pp)
+{
+	char path[128], stp[64], spp[64];
+	const char *sets[] = {"search.space.recompute=[\"full\"]", "search.space.sequence_parallel=[false]",
+			      "search.space.sharding=[\"none\"]", "search.space.cp=[1]", stp, spp, "search.top=1", NULL};
+	const char *with[MAX_SETS];
+	char text[600];
+	struct dc_search_result *r;
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "tests/inputs/megatron-2021/%s.json", name);
+	snprintf(stp, sizeof(stp), "search.space.tp=[%llu]", (unsigned long long)tp);
+	snprintf(spp, sizeof(spp), "search.space.pp=[%llu]", (unsigned long long)pp);
+	r = search(path, sets, 2);
+	ck_assert_uint_eq(r->nbest, 1);
+	dc_search_layout_text(&r->best[0].l, 0, text, sizeof(text));
+	free(r);
+	for (size_t i = 0; i < 4; i++)
+		with[n++] = sets[i];
+	for (char *t = text; *t;) {
+		size_t len = strcspn(t, " ");
+		with[n++] = t;
+		t += len;
+		if (*t)
+			*t++ = 0;
+	}
+	with[n] = NULL;
+	published(path, with, 1.15);
+}
+
+START_TEST(test_megatron_2021_published_layouts)
+{
+	table1("gpt-1_7b", 1, 1);
+	table1("gpt-3_6b", 2, 1);
+	table1("gpt-7_5b", 4, 1);
+	table1("gpt-18_4b", 8, 1);
+	table1("gpt-39_1b", 8, 2);
+	table1("gpt-76_1b", 8, 4);
+	table1("gpt-145_6b", 8, 8);
+	table1("gpt-310_1b", 8, 16);
+	table1("gpt-529_6b", 8, 35);
+	table1("gpt-1008b", 8, 64);
+}
+END_TEST
+
+START_TEST(test_layout_text)
+{
+	struct dc_search_layout l = {{8, 4, 2, 1, 1, 3, 1, DC_SHARD_ZERO1, 2, 16}, DC_RECOMPUTE_SELECTIVE, 0};
+	char buf[600];
+	dc_search_layout_text(&l, 0, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "parallel.tp=8 parallel.cp=1 parallel.pp=4 parallel.dp=2 parallel.ep=1 "
+			      "parallel.virtual_pipeline=3 parallel.sequence_parallel=true parallel.sharding=zero1 "
+			      "training.micro_batch_size=2 training.grad_accum_steps=16 training.recompute=selective");
+	dc_search_layout_text(&l, 1, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "{\"parallel.tp\": 8, \"parallel.cp\": 1, \"parallel.pp\": 4, \"parallel.dp\": 2, "
+			      "\"parallel.ep\": 1, \"parallel.virtual_pipeline\": 3, \"parallel.sequence_parallel\": true, "
+			      "\"parallel.sharding\": \"zero1\", \"training.micro_batch_size\": 2, "
+			      "\"training.grad_accum_steps\": 16, \"training.recompute\": \"selective\"}");
+	/* truncation keeps the text terminated */
+	ck_assert_uint_eq(dc_search_layout_text(&l, 0, buf, 8), 7);
+	ck_assert_str_eq(buf, "paralle");
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("search");
+	TCase *c = tcase_create("core");
+	tcase_set_timeout(c, 600);
+	tcase_add_test(c, test_layout_text);
+	tcase_add_test(c, test_counts_by_hand);
+	tcase_add_test(c, test_best_and_pareto_are_the_reports_numbers);
+	tcase_add_test(c, test_every_jobs_gives_the_same_result);
+	tcase_add_test(c, test_nothing_fits_names_the_smallest_peak);
+	tcase_add_test(c, test_nothing_valid_names_the_rule);
+	tcase_add_test(c, test_korthikanti_published_layouts);
+	tcase_add_test(c, test_megatron_2021_published_layouts);
+	suite_add_tcase(s, c);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(suite());
+	int failed;
+	srunner_run_all(r, CK_NORMAL);
+	failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

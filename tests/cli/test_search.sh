@@ -1,0 +1,55 @@
+#!/bin/sh
+# test_search.sh DISTCALC SRCDIR - the winner's command line, as the search
+# prints it, runs the full report with the search's step time and peak;
+# the output is the same for every --jobs, and stderr alone carries the
+# rate.
+set -u
+bin=$1
+src=$2
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+work=$(mktemp -d "${TMPDIR:-/tmp}/distcalc-search.XXXXXX") || exit 2
+trap 'rm -rf "$work"' EXIT HUP INT TERM
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+command -v python3 >/dev/null 2>&1 || { echo "no python3: skipped"; exit 77; }
+
+cfg=$src/configs/korthikanti-175b.json
+"$bin" --config "$cfg" --experiment search --format json >"$work/s1.json" 2>"$work/s1.err" || fail "search: exit $?"
+"$bin" --config "$cfg" --experiment search --format json --jobs 3 >"$work/s3.json" 2>"$work/s3.err" || fail "search --jobs 3: exit $?"
+cmp -s "$work/s1.json" "$work/s3.json" || fail "--jobs 3 changed the output"
+grep -q '^distcalc: search: [0-9]* layouts ([0-9]* valid, [0-9]* fit) in [0-9.]* s: [0-9]* layouts/s on 3 threads$' "$work/s3.err" ||
+	fail "no rate on stderr: $(cat "$work/s3.err")"
+grep -q 'layouts/s' "$work/s1.json" && fail "the rate reached stdout"
+
+# the command (JSON "command"), run as a shell would, with its report's numbers
+cd "$src" || exit 2
+cmdline=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["search"]["command"])' "$work/s1.json") ||
+	fail "no command"
+case $cmdline in "distcalc --config $cfg --set parallel.tp="*) ;; *) fail "command: $cmdline" ;; esac
+eval "\"\$bin\" ${cmdline#distcalc } --format json --only step,memory" >"$work/r.json" 2>"$work/r.err" ||
+	fail "the winner's report: exit $? $(cat "$work/r.err")"
+python3 - "$work/s1.json" "$work/r.json" <<'PY' || fail "the report's numbers are not the search's"
+import json, sys
+best = json.load(open(sys.argv[1]))["search"]["best"][0]
+rep = json.load(open(sys.argv[2]))
+assert rep["step"]["time_s"] == best["step_time_s"], (rep["step"]["time_s"], best["step_time_s"])
+assert rep["memory"]["per_rank"]["peak_bytes"] == best["peak_bytes"], (rep["memory"]["per_rank"]["peak_bytes"], best["peak_bytes"])
+assert rep["step"]["mfu"] == best["mfu"]
+# every layout object is --set as it is
+for b in json.load(open(sys.argv[1]))["search"]["best"]:
+    assert set(b["layout"]) == {"parallel.tp", "parallel.cp", "parallel.pp", "parallel.dp", "parallel.ep",
+                                "parallel.virtual_pipeline", "parallel.sequence_parallel", "parallel.sharding",
+                                "training.micro_batch_size", "training.grad_accum_steps", "training.recompute"}
+    assert b["layout"]["parallel.tp"] == b["tp"] and b["layout"]["training.recompute"] == b["recompute"]
+PY
+
+# a CSV of the search is whole CSV (the layout column quoted)
+"$bin" --config "$cfg" --experiment search --format csv >"$work/s.csv" 2>/dev/null || fail "csv: exit $?"
+python3 - "$work/s.csv" <<'PY' || fail "csv"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+head = [r for r in rows if r and r[0] == "rank"]
+assert head and head[0][-1] == "layout", head
+PY
+[ "$fails" = 0 ] || exit 1
+echo "ok"
