@@ -9,6 +9,7 @@
 #ifndef DISTCALC_TEXTFILE_H
 #define DISTCALC_TEXTFILE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "distcalc/diag.h"
@@ -20,6 +21,13 @@
  * file in messages ("nccl-tests log"). */
 char *dc_text_read_file(const char *path, size_t max_bytes, const char *what, size_t *len,
 			struct dc_diag *diag);
+
+/* Records one error in `diag` as "NAME:LINE: error: MESSAGE" ("NAME:
+ * error: MESSAGE" when `line` is 0), MESSAGE formatted from `fmt` and `ap`,
+ * with `status`; DC_ERR_INTERNAL "out of memory" when it cannot be
+ * formatted. The readers of logs and topology files report through it. */
+void dc_text_error(struct dc_diag *diag, enum dc_status status, const char *name, size_t line, const char *fmt,
+		   va_list ap) __attribute__((format(printf, 5, 0)));
 
 /* 0 when `len` bytes of `buf` are text; else -1 with the 1-based line of
  * the first byte that is not in *line. */

@@ -107,22 +107,12 @@ static void fail(struct parser *p, size_t line, const char *fmt, ...) __attribut
 static void fail(struct parser *p, size_t line, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg;
 	if (p->failed)
 		return;
 	p->failed = 1;
 	va_start(ap, fmt);
-	msg = dc_vasprintf(fmt, ap);
+	dc_text_error(p->diag, DC_ERR_INPUT, p->name, line, fmt, ap);
 	va_end(ap);
-	if (!msg) {
-		dc_diag_error(p->diag, DC_ERR_INTERNAL, "%s: error: out of memory", p->name);
-		return;
-	}
-	if (line)
-		dc_diag_error(p->diag, DC_ERR_INPUT, "%s:%zu: error: %s", p->name, line, msg);
-	else
-		dc_diag_error(p->diag, DC_ERR_INPUT, "%s: error: %s", p->name, msg);
-	free(msg);
 }
 
 static void oom(struct parser *p)

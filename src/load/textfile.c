@@ -109,3 +109,18 @@ int dc_text_lines_next(struct dc_text_lines *it)
 	it->text[n] = '\0';
 	return 1;
 }
+
+void dc_text_error(struct dc_diag *diag, enum dc_status status, const char *name, size_t line, const char *fmt,
+		   va_list ap)
+{
+	char *msg = dc_vasprintf(fmt, ap);
+	if (!msg) {
+		dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", name);
+		return;
+	}
+	if (line)
+		dc_diag_error(diag, status, "%s:%zu: error: %s", name, line, msg);
+	else
+		dc_diag_error(diag, status, "%s: error: %s", name, msg);
+	free(msg);
+}
