@@ -150,11 +150,15 @@ START_TEST(test_small_layer_flops)
 	const struct dc_compute *c = &x->r.compute;
 	ck_assert_double_eq(c->dense_layer_fwd_flops, 2621440.0);
 	/* a small shard runs far below peak: the logits GEMM [64 x 64] x
-	 * [64 x 128] is 2 x 64 x 128 x 64 = 1,048,576 FLOPs (1.5 ns at 0.71 of
-	 * 989 TFLOP/s) but moves 2 (64 x 64 + 64 x 128) + 2 x 64 x 128 =
-	 * 40,960 bytes (19 ns at 0.64 of 3.35 TB/s): HBM-bound, and the fixed
-	 * cost dominates both, under 0.1% of peak */
-	ck_assert_double_le(fabs(c->head.fwd_matmul_s - (40960.0 / (3.35e12 * c->memory_efficiency) + c->matmul_overhead_s)),
+	 * [64 x 128] is 2 x 64 x 128 x 64 = 1,048,576 FLOPs and moves
+	 * 2 (64 x 64 + 64 x 128) + 2 x 64 x 128 = 40,960 bytes. Its 64 x 128
+	 * output is a quarter of one 256 x 128 tile (q = 0.25 / 132 SMs) or
+	 * two 64 x 64 tiles at rate 0.375 (q = 0.375 x 2 / 132, the better):
+	 * 1,048,576 / (989e12 x e_mm x 0.75 / 132) = 187 ns / e_mm, above the
+	 * bytes' 12 ns / e_mem; and the fixed cost dominates, under 0.1% of
+	 * peak */
+	ck_assert_double_le(fabs(c->head.fwd_matmul_s -
+				 (1048576.0 / (989e12 * c->matmul_efficiency * (0.75 / 132.0)) + c->matmul_overhead_s)),
 			    1e-15);
 	ck_assert_double_lt(1048576.0 / (989e12 * c->head.fwd_matmul_s), 0.001);
 	ck_assert_double_eq(x->r.compute.moe_layer_fwd_flops, 0.0);
@@ -170,8 +174,12 @@ END_TEST
 /* The preset's peaks reach the result; fp8 doubles the matmul peak. The
  * 22B's logits GEMM on one tp rank, [8192 x 6144] x [6144 x 6400], is
  * 2 x 8192 x 6400 x 6144 = 644,245,094,400 FLOPs, compute-bound on the
- * H100 (its 284 MB move in 0.13 ms, the FLOPs take 0.92 ms at 0.71 of
- * 989 TFLOP/s): t = F / (P e_mm) + t0, and under fp8 the first term halves. */
+ * H100 (its 284 MB move in 0.12 ms, the FLOPs take 0.87 ms at 0.75 of
+ * 989 TFLOP/s). Its 8192 x 6400 output is 32 x 50 = 1,600 tiles of
+ * 256 x 128, 13 waves of the H100's 132 SMs, the last of them partial:
+ * q = 1600 / (13 x 132) = 0.93240 (128 x 128 tiles do worse: 0.75 x
+ * 3200 / (25 x 132) = 0.727). t = F / (P e_mm q) + t0, and under fp8 the
+ * first term halves. */
 START_TEST(test_presets_and_fp8)
 {
 	static const char *const bf16[] = {"cluster.gpu=h100-sxm5-80gb"};
@@ -185,9 +193,12 @@ START_TEST(test_presets_and_fp8)
 	ck_assert_double_eq(cb->peak_flops, 1979e12);
 	ck_assert_double_eq(ca->hbm_bandwidth, 3.35e12);
 	ck_assert_str_eq(ca->gpu, "h100-sxm5-80gb");
-	ck_assert_double_le(fabs(ca->head.fwd_matmul_s - (flops / (989e12 * ca->matmul_efficiency) + ca->matmul_overhead_s)),
+	ck_assert_double_eq(ca->sm_count, 132);
+	ck_assert_double_le(fabs(ca->head.fwd_matmul_s -
+				 (flops / (989e12 * ca->matmul_efficiency * (1600.0 / 1716.0)) + ca->matmul_overhead_s)),
 			    1e-12);
-	ck_assert_double_le(fabs(cb->head.fwd_matmul_s - (flops / (1979e12 * cb->matmul_efficiency) + cb->matmul_overhead_s)),
+	ck_assert_double_le(fabs(cb->head.fwd_matmul_s -
+				 (flops / (1979e12 * cb->matmul_efficiency * (1600.0 / 1716.0)) + cb->matmul_overhead_s)),
 			    1e-12);
 	/* every compute-bound GEMM runs nearly twice as fast; the
 	 * memory-bound kernels do not change */
@@ -197,6 +208,79 @@ START_TEST(test_presets_and_fp8)
 			    1e-15);
 	free(a);
 	free(b);
+}
+END_TEST
+
+/* Waves of tiles (NVIDIA's Matrix Multiplication Background guide,
+ * section 3.2): the 175B's q, k, v GEMM on one tp rank, [2048 x 12288] x
+ * [12288 x 4608], here as the logits GEMM of a vocabulary of 8 x 4608 =
+ * 36,864. Its 2048 x 4608 output is 8 x 36 = 288 tiles of 256 x 128
+ * (16 x 18 of 128 x 256), 3 waves of the A100's 108 SMs with 36 slots
+ * idle: q = 288 / 324 = 8/9. Widen the output to 5120 columns (vocabulary
+ * 40,960): 8 x 40 = 320 tiles, still 3 waves, q = 320 / 324. The wider
+ * GEMM does 11.1% more FLOPs in the same time: 5120 x 324 / 320 = 4608 x
+ * 324 / 288 = 5184. With cluster.sm_count = 96 the narrow one is 3 whole
+ * waves (q = 1) and the wide one 4 (q = 320 / 384). */
+START_TEST(test_wave_quantization)
+{
+	static const char *const narrow[] = {"training.micro_batch_size=1", "model.vocab_size=36864"};
+	static const char *const wide[] = {"training.micro_batch_size=1", "model.vocab_size=40960"};
+	static const char *const narrow96[] = {"training.micro_batch_size=1", "model.vocab_size=36864",
+					       "cluster.sm_count=96"};
+	static const char *const wide96[] = {"training.micro_batch_size=1", "model.vocab_size=40960",
+					     "cluster.sm_count=96"};
+	const char *k175 = DC_SOURCE_DIR "/configs/korthikanti-175b.json";
+	struct run *a = run(k175, narrow, 2), *b = run(k175, wide, 2);
+	struct run *c = run(k175, narrow96, 3), *d = run(k175, wide96, 3);
+	double pe = 312e12 * a->r.compute.matmul_efficiency, t0 = a->r.compute.matmul_overhead_s;
+	double fa = 2.0 * 2048 * 4608 * 12288, fb = 2.0 * 2048 * 5120 * 12288;
+
+	ck_assert_double_eq(a->r.compute.sm_count, 108);
+	ck_assert_double_le(fabs(a->r.compute.head.fwd_matmul_s - (fa / (pe * 288.0 / 324.0) + t0)), 1e-15);
+	ck_assert_double_le(fabs(b->r.compute.head.fwd_matmul_s - (fb / (pe * 320.0 / 324.0) + t0)), 1e-15);
+	ck_assert_double_le(fabs(a->r.compute.head.fwd_matmul_s - b->r.compute.head.fwd_matmul_s), 1e-15);
+	ck_assert_double_eq(c->r.compute.sm_count, 96);
+	ck_assert_double_le(fabs(c->r.compute.head.fwd_matmul_s - (fa / pe + t0)), 1e-15);
+	ck_assert_double_le(fabs(d->r.compute.head.fwd_matmul_s - (fb / (pe * 320.0 / 384.0) + t0)), 1e-15);
+	free(a);
+	free(b);
+	free(c);
+	free(d);
+}
+END_TEST
+
+/* A measured efficiency replaces the preset's: the 22B's logits GEMM
+ * (8192 x 6400 output: 32 x 50 = 1,600 tiles, 15 waves of 108 with 20
+ * slots idle, q = 1600 / 1620) at cluster.matmul_efficiency 0.8, and the
+ * first stage's token lookup, 4 B x 8192 x 6144 = 201,326,592 bytes, at
+ * cluster.memory_efficiency 0.9; out of range, each is refused by name. */
+START_TEST(test_efficiency_keys)
+{
+	static const char *const sets[] = {"cluster.matmul_efficiency=0.8", "cluster.memory_efficiency=0.9",
+					   "model.position_embeddings=0", "model.dropout=false"};
+	static const char *const bad[] = {"cluster.matmul_efficiency=1", "cluster.memory_efficiency=0",
+					  "cluster.sm_count=0"};
+	struct run *x = run(K22B, sets, 4);
+	const struct dc_compute *c = &x->r.compute;
+	ck_assert_double_eq(c->matmul_efficiency, 0.8);
+	ck_assert_double_eq(c->memory_efficiency, 0.9);
+	ck_assert_double_le(fabs(c->head.fwd_matmul_s - (644245094400.0 / (312e12 * 0.8 * (1600.0 / 1620.0)) +
+							 c->matmul_overhead_s)),
+			    1e-12);
+	ck_assert_double_le(fabs(c->embedding.fwd_s - (201326592.0 / (2.039e12 * 0.9) + c->memory_overhead_s)), 1e-15);
+	free(x);
+	for (size_t i = 0; i < 3; i++) {
+		struct dc_override ov = {.text = bad[i]};
+		struct dc_config cfg;
+		struct dc_diag d;
+		char key[64];
+		dc_diag_init(&d);
+		ck_assert_int_ne(dc_config_load_file(K22B, &ov, 1, &cfg, &d), 0);
+		ck_assert_uint_ge(d.count, 1);
+		snprintf(key, sizeof(key), "%.*s", (int)(strchr(bad[i], '=') - bad[i]), bad[i]);
+		ck_assert_msg(strstr(d.entries[0].text, key) != NULL, "%s: %s", bad[i], d.entries[0].text);
+		dc_diag_release(&d);
+	}
 }
 END_TEST
 
@@ -234,7 +318,13 @@ END_TEST
  * and writes the 4-byte master copy and the 8 bytes of moments, and
  * writes the 2-byte working copy: 4 + 8 + 16 + 2 = 30 bytes, so
  * 202,152,468,480 bytes at 2 TB/s x e_mem. ZeRO-1 over dp 8 updates an
- * eighth: 842,301,952 parameters, 25,269,058,560 bytes. */
+ * eighth: 842,301,952 parameters, 25,269,058,560 bytes. Megatron-LM's
+ * optimizer (the megatron preset; systems.json's 2-byte gradients set to
+ * Megatron's 4-byte FP32 main gradients) reads the
+ * gradient twice (8), the master and moments (4 + 8) and writes them
+ * (4 + 8), then copies the master into the working parameters in a
+ * kernel of its own (read 4, write 2) and zeroes the gradient buffer
+ * (write 4): 42 bytes, 283,013,455,872 on one rank. */
 START_TEST(test_optimizer_step)
 {
 	static const char *const ddp[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8",
@@ -253,6 +343,17 @@ START_TEST(test_optimizer_step)
 	ck_assert_double_le(fabs(c->optimizer_s[0] - (25269058560.0 / (2e12 * c->memory_efficiency) + c->memory_overhead_s)),
 			    1e-12);
 	free(x);
+	{
+		static const char *const meg[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8",
+						  "cluster.peak_flops=312e12", "cluster.hbm_bandwidth=2 TB/s",
+						  "precision.preset=megatron", "precision.grad_bytes=4"};
+		x = run(SYSTEMS, meg, 7);
+		c = &x->r.compute;
+		ck_assert_double_le(
+			fabs(c->optimizer_s[0] - (283013455872.0 / (2e12 * c->memory_efficiency) + c->memory_overhead_s)),
+			1e-12);
+		free(x);
+	}
 }
 END_TEST
 
@@ -323,6 +424,8 @@ int main(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_korthikanti_table4);
+	tcase_add_test(tc, test_wave_quantization);
+	tcase_add_test(tc, test_efficiency_keys);
 	tcase_add_test(tc, test_small_layer_flops);
 	tcase_add_test(tc, test_presets_and_fp8);
 	tcase_add_test(tc, test_missing_keys);

@@ -40,14 +40,16 @@ struct dc_compute {
 	double hbm_bandwidth; /* bytes/s */
 
 	/* the kernel-efficiency parameters used (docs/compute-model.md): a
-	 * kernel takes max(FLOPs / (peak x matmul_efficiency), bytes / (HBM x
-	 * memory_efficiency)) plus a fixed overhead, matmul_overhead_s for a
-	 * GEMM, memory_overhead_s for an element-wise kernel */
+	 * kernel takes max(FLOPs / (peak x matmul_efficiency x q), bytes / (HBM
+	 * x memory_efficiency)) plus a fixed overhead, matmul_overhead_s for a
+	 * GEMM, memory_overhead_s for an element-wise kernel; q is the share of
+	 * sm_count SMs a GEMM's waves of output tiles keep busy */
 	const char *gpu;          /* the parameter set: a preset name (cluster.gpu, else "a100-sxm4-80gb") */
 	double matmul_efficiency;
 	double matmul_overhead_s;
 	double memory_efficiency;
 	double memory_overhead_s;
+	double sm_count;
 	/* matmul FLOPs one rank runs for one microbatch of one layer, forward
 	 * (backward runs twice this; recompute what training.recompute adds) */
 	double dense_layer_fwd_flops;

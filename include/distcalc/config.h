@@ -187,6 +187,11 @@ struct dc_cluster {
 	double peak_flops;     /* dense BF16/FP16 matmul FLOP/s */
 	double peak_flops_fp8; /* dense FP8 matmul FLOP/s (0: none or unknown) */
 	double hbm_bandwidth;  /* bytes/s */
+	/* the kernel model's GPU parameters (compute.h); 0 = the cluster.gpu
+	 * preset's set (the A100's without a preset) */
+	uint64_t sm_count;        /* streaming multiprocessors: one wave of GEMM tiles */
+	double matmul_efficiency; /* sustained fraction of the matmul peak, (0, 1) */
+	double memory_efficiency; /* sustained fraction of hbm_bandwidth, (0, 1) */
 	uint64_t host_mem_bytes; /* cluster.host_memory per node; 0: not checked */
 	struct dc_link intra_node;  /* bandwidth per GPU, one way; latency per hop */
 	struct dc_link inter_node;  /* bandwidth per NIC, one way; latency per hop */

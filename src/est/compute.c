@@ -4,15 +4,17 @@
  *
  * Every kernel is a roofline with a fixed cost:
  *
- *   GEMM          t = max(F / (P e_mm), bytes / (B e_mem)) + t0_mm
+ *   GEMM          t = max(F / (P e_mm q), bytes / (B e_mem)) + t0_mm
  *   element-wise  t = bytes / (B e_mem) + t0_mem
  *
  * P the matmul peak (BF16, or FP8 under precision.compute), B the HBM
  * bandwidth, e_mm and e_mem the sustained fractions of each on large
- * kernels, t0 what every launch costs beyond them (launch, ramp, the last
- * partial wave). So a small shard's GEMM runs far below peak: its
- * efficiency F / (P t) saturates in F (e_mm F / (F + P e_mm t0)) and in its
- * arithmetic intensity (the bytes term). The kernels are Megatron-LM's
+ * kernels, q the share of the GPU's SMs the GEMM's output tiles keep busy
+ * over its waves (tile and wave quantization), t0 what every launch costs
+ * beyond them (launch, ramp-up). So a small shard's GEMM runs far below
+ * peak: its efficiency F / (P t) saturates in F (e_mm F / (F + P e_mm t0)),
+ * in its arithmetic intensity (the bytes term), and steps with its output
+ * shape (q). The kernels are Megatron-LM's
  * (Korthikanti et al. 2022 section 4; Megatron-LM 2021 section 3) after
  * the tp split and, under sequence parallelism, the s/t split of the norms
  * and dropouts. */
@@ -32,22 +34,26 @@ struct gpu_eff {
 	double mm_t0_s;   /* fixed cost of one GEMM kernel */
 	double mem_eff;   /* sustained fraction of HBM bandwidth on large element-wise kernels */
 	double mem_t0_s;  /* fixed cost of one element-wise kernel */
+	double sms;       /* streaming multiprocessors: one wave of tiles */
 };
 
 /* A100: the shape of both curves from Calculon's systems/a100_80g.json
  * (matmul 0.9 of peak at 16 GFLOP and 0.95 at 128 GFLOP: half-efficiency
  * work F0 = 1.02 GFLOP, t0_mm = F0 / (P e_mm); memory 0.75 at 10 MB and
  * 0.9 at 100 MB: half-efficiency size 2.28 MB, t0_mem = that / (B e_mem));
- * the levels e_mm 0.71 and e_mem 0.64 the least-squares point of
+ * the SM counts from the vendors' architecture documents (A100 108, H100
+ * SXM5 132); the levels e_mm and e_mem the least-squares point of
  * Korthikanti et al. 2022 Tables 4 and 5 together (18 measurements, 2
- * parameters). H100 and H200: no measured per-layer times in the
- * references, so the A100 fractions and fixed costs are carried over
- * (docs/compute-model.md, "Parameters"). No cluster.gpu: the A100 set. */
+ * parameters; build/fit_kernel_levels reproduces it). H100 and H200: no
+ * measured per-layer times in the references, so the A100 fractions and
+ * fixed costs are carried over (docs/compute-model.md, "Parameters"). No
+ * cluster.gpu: the A100 set. */
+#define A100_SET(name) {name, 0.75, 4.6e-6, 0.72, 1.75e-6, 108}
 static const struct gpu_eff gpu_effs[DC_GPU_COUNT] = {
-	[DC_GPU_NONE] = {"a100-sxm4-80gb", 0.71, 4.6e-6, 0.64, 1.75e-6},
-	[DC_GPU_A100_SXM4_80GB] = {"a100-sxm4-80gb", 0.71, 4.6e-6, 0.64, 1.75e-6},
-	[DC_GPU_H100_SXM5_80GB] = {"h100-sxm5-80gb", 0.71, 4.6e-6, 0.64, 1.75e-6},
-	[DC_GPU_H200_SXM_141GB] = {"h200-sxm-141gb", 0.71, 4.6e-6, 0.64, 1.75e-6},
+	[DC_GPU_NONE] = A100_SET("a100-sxm4-80gb"),
+	[DC_GPU_A100_SXM4_80GB] = A100_SET("a100-sxm4-80gb"),
+	[DC_GPU_H100_SXM5_80GB] = {"h100-sxm5-80gb", 0.75, 4.6e-6, 0.72, 1.75e-6, 132},
+	[DC_GPU_H200_SXM_141GB] = {"h200-sxm-141gb", 0.75, 4.6e-6, 0.72, 1.75e-6, 132},
 };
 
 /* What every kernel of one rank reads: the shape after its splits. */
@@ -56,6 +62,8 @@ struct ctx {
 	const struct dc_model *m;
 	const struct gpu_eff *e;
 	double peak, hbm;
+	double mm_eff, mem_eff; /* cluster.matmul_efficiency, memory_efficiency, else the set's */
+	double sms;             /* cluster.sm_count, else the set's */
 	double in_bytes;    /* bytes per GEMM operand element: 2 (BF16), 1 (FP8) */
 	double t;           /* tp */
 	double b, s, h;     /* micro batch, sequence, hidden */
@@ -77,23 +85,53 @@ struct part {
 	double fwd_flops;
 };
 
+/* The thread-block tiles of cuBLAS's tensor-core GEMMs on Ampere and
+ * Hopper (NVIDIA, "Matrix Multiplication Background User's Guide",
+ * sections 2.3 and 3), each at the rate its operand reuse allows against
+ * the largest: a tile of M x N outputs reads M + N operand rows per step
+ * of k for M N multiply-adds, 85.3 at 256 x 128, 64 at 128 x 128, 32 at
+ * 64 x 64, so 1, 0.75 and 0.375 (docs/compute-model.md, "Waves of
+ * tiles"). */
+static const struct tile {
+	double m, n, rate;
+} tiles[] = {{256, 128, 1.0}, {128, 256, 1.0}, {128, 128, 0.75}, {64, 64, 0.375}};
+
+/* q of an m x n output, `batch` of them in one kernel: one tile per SM at
+ * a time, so a kernel of T tiles runs ceil(T / SMs) waves, and the work
+ * done is m n / (tile area) of those waves' SM-slots; the tile the library
+ * picks is the one that does the most. */
+static double wave_share(const struct ctx *x, double m, double n, double batch)
+{
+	double best = 0;
+	for (size_t i = 0; i < sizeof(tiles) / sizeof(tiles[0]); i++) {
+		const struct tile *t = &tiles[i];
+		double count = ceil(m / t->m) * ceil(n / t->n) * batch;
+		double q = t->rate * (m * n * batch / (t->m * t->n)) / (ceil(count / x->sms) * x->sms);
+		if (q > best)
+			best = q;
+	}
+	return best;
+}
+
 /* One GEMM [m x k] x [k x n], `batch` of them in one kernel (a batched or
- * grouped GEMM): the roofline of its FLOPs and its operand bytes (inputs
- * at in_bytes, the output 16-bit), plus one launch. */
+ * grouped GEMM): the roofline of its FLOPs, at the share q of the SMs its
+ * waves of tiles keep busy, and its operand bytes (inputs at in_bytes,
+ * the output 16-bit), plus one launch. */
 static double gemm_s(const struct ctx *x, double m, double n, double k, double batch)
 {
-	double flops = 2.0 * m * n * k * batch;
+	double flops = 2.0 * m * n * k * batch, compute, memory;
 	double bytes = batch * (x->in_bytes * (m * k + k * n) + 2.0 * m * n);
-	double compute = flops / (x->peak * x->e->mm_eff), memory = bytes / (x->hbm * x->e->mem_eff);
 	if (flops <= 0)
 		return 0;
+	compute = flops / (x->peak * x->mm_eff * wave_share(x, m, n, batch));
+	memory = bytes / (x->hbm * x->mem_eff);
 	return (compute > memory ? compute : memory) + x->e->mm_t0_s;
 }
 
 /* An element-wise (or reduction) kernel moving `bytes`. */
 static double mem_s(const struct ctx *x, double bytes)
 {
-	return bytes > 0 ? bytes / (x->hbm * x->e->mem_eff) + x->e->mem_t0_s : 0;
+	return bytes > 0 ? bytes / (x->hbm * x->mem_eff) + x->e->mem_t0_s : 0;
 }
 
 /* A linear layer y = x W, x [tokens x k], W [k x n]: forward one GEMM,
@@ -188,7 +226,7 @@ static void attention(const struct ctx *x, struct part *pt)
 		double d = (x->d_qk + x->d_v) / 2.0;
 		double fl = 0.5 * 4.0 * x->b * x->heads * x->s * x->s * d;
 		double qkv_o = 2.0 * T * (x->heads * (x->d_qk + x->d_v) + x->kv_heads * (x->d_qk + x->d_v));
-		double fwd = fl / (x->peak * x->e->mm_eff), fwd_b = qkv_o / (x->hbm * x->e->mem_eff);
+		double fwd = fl / (x->peak * x->mm_eff), fwd_b = qkv_o / (x->hbm * x->mem_eff);
 		double bwd = 2.5 * fwd, bwd_b = 2.0 * fwd_b;
 		pt->core_mm = (fwd > fwd_b ? fwd : fwd_b) + x->e->mm_t0_s;
 		pt->core_mem = 0;
@@ -319,7 +357,13 @@ static void head(const struct ctx *x, struct dc_work_time *w)
  * experts' over dp / ep): read the gradient, read and write the master
  * copy and both moments, write the working parameters; the global-norm
  * clip reads the gradient once more. Without a master copy the working
- * parameters are read and written instead. */
+ * parameters are read and written instead. Megatron-LM's mixed-precision
+ * optimizer (the megatron preset) copies the master to the working
+ * parameters in a kernel of its own, reading the master again, and zeroes
+ * its FP32 gradient buffer before each step's backward: a master and a
+ * gradient more (Megatron-LM 2022: _copy_main_params_to_model_params in
+ * megatron/optimizer/optimizer.py, zero_grad_buffer in
+ * megatron/model/distributed.py). */
 static double optimizer_s(const struct ctx *x, const struct dc_stage_params *sp)
 {
 	const struct dc_precision *pr = &x->p->in->precision;
@@ -331,6 +375,8 @@ static double optimizer_s(const struct ctx *x, const struct dc_stage_params *sp)
 	per_param = 2.0 * (double)pr->grad_bytes + 2.0 * (double)pr->optimizer_bytes +
 		    (pr->master_bytes ? 2.0 * (double)pr->master_bytes + (double)pr->param_bytes
 				      : 2.0 * (double)pr->param_bytes);
+	if (pr->preset == DC_PRECISION_MEGATRON)
+		per_param += (double)pr->master_bytes + (double)pr->grad_bytes;
 	return mem_s(x, per_param * params);
 }
 
@@ -360,10 +406,14 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 	memset(c, 0, sizeof(*c));
 	x.e = &gpu_effs[g];
 	c->gpu = x.e->name;
-	c->matmul_efficiency = x.e->mm_eff;
+	x.mm_eff = in->cluster.matmul_efficiency > 0 ? in->cluster.matmul_efficiency : x.e->mm_eff;
+	x.mem_eff = in->cluster.memory_efficiency > 0 ? in->cluster.memory_efficiency : x.e->mem_eff;
+	x.sms = in->cluster.sm_count > 0 ? (double)in->cluster.sm_count : x.e->sms;
+	c->matmul_efficiency = x.mm_eff;
 	c->matmul_overhead_s = x.e->mm_t0_s;
-	c->memory_efficiency = x.e->mem_eff;
+	c->memory_efficiency = x.mem_eff;
 	c->memory_overhead_s = x.e->mem_t0_s;
+	c->sm_count = x.sms;
 	c->missing = missing_keys(in);
 	if (c->missing)
 		return 0;

@@ -221,6 +221,14 @@ static const struct key keys[] = {
 		     "dense FP8 matmul peak of one GPU; needed with `precision.compute` \"fp8\""),
 	PRESET_BW("cluster.hbm_bandwidth", cluster.hbm_bandwidth,
 		  "HBM bandwidth of one GPU, e.g. `\"2.039 TB/s\"`; kernel times need it"),
+	COUNT("cluster.sm_count", cluster.sm_count, OPT, 0, "derived: the cluster.gpu preset's (the A100's 108 without one)", "",
+	      "streaming multiprocessors of one GPU: a wave of GEMM tiles, one per SM (docs/compute-model.md, \"Waves of tiles\")"),
+	ROW("cluster.matmul_efficiency", "fraction", "", "derived: the cluster.gpu preset's (docs/compute-model.md)", "(0, 1)",
+	    "sustained fraction of the matmul peak on a large GEMM of whole waves; give a measured one to replace the preset's",
+	    NULL, OPT, K_REAL, OFF(cluster.matmul_efficiency), 0, 1, 1, 0),
+	ROW("cluster.memory_efficiency", "fraction", "", "derived: the cluster.gpu preset's (docs/compute-model.md)", "(0, 1)",
+	    "sustained fraction of `hbm_bandwidth` on a large element-wise kernel",
+	    NULL, OPT, K_REAL, OFF(cluster.memory_efficiency), 0, 1, 1, 0),
 	BYTES("cluster.host_memory", cluster.host_mem_bytes, 0, "0",
 	      "CPU memory of one node, which offloaded states must fit (the memory section's host ledger); 0: not checked"),
 	SECTION("cluster.intra_node", REQ_SYS, "the links between the GPUs of one node (NVLink domain)"),
@@ -1445,7 +1453,8 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 				lower_bound_text(k, want, sizeof(want));
 				errorf(l, ki, "'%s': %s, got %g", k->info.path, want, d);
 			} else if (d >= k->hi) {
-				errorf(l, ki, "'%s': must be below %g %s, got %g", k->info.path, k->hi, k->info.unit, d);
+				errorf(l, ki, "'%s': must be below %g%s%s, got %g", k->info.path, k->hi,
+				       k->info.unit[0] ? " " : "", k->info.unit, d);
 			} else {
 				*(double *)field(l, k) = d;
 			}
