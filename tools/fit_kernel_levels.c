@@ -98,6 +98,8 @@ static const struct {
  * row (the layer as Megatron-LM measures it: compute plus the tensor-
  * parallel collectives on its critical path, docs/compute-model.md,
  * "Table 4"), then Table 5's present and full rows per model. */
+static double predicted[NERR]; /* ms (Table 4), s (Table 5) at the last point */
+
 static void errors(double mm, double mem, double *e)
 {
 	char smm[64], smem[64];
@@ -129,16 +131,24 @@ static void errors(double mm, double mem, double *e)
 				cb += per_layer;
 		}
 		w = &res.compute.dense_layer;
-		e[k++] = (w->fwd_s + cf) * 1e3 / table4[i].fwd_ms - 1;
-		e[k++] = (w->bwd_s + w->recompute_s + cb) * 1e3 / table4[i].bwd_ms - 1;
+		predicted[k] = (w->fwd_s + cf) * 1e3;
+		e[k] = predicted[k] / table4[i].fwd_ms - 1;
+		k++;
+		predicted[k] = (w->bwd_s + w->recompute_s + cb) * 1e3;
+		e[k] = predicted[k] / table4[i].bwd_ms - 1;
+		k++;
 	}
 	for (size_t i = 0; i < 4; i++) {
 		const char *present[] = {smm, smem};
 		const char *full[] = {smm, smem, "training.recompute=full", "parallel.sequence_parallel=false"};
 		run(table5[i].config, present, 2, DC_EST_BIT(DC_EST_STEP));
-		e[k++] = res.step.time_s / table5[i].present_s - 1;
+		predicted[k] = res.step.time_s;
+		e[k] = res.step.time_s / table5[i].present_s - 1;
+		k++;
 		run(table5[i].config, full, 4, DC_EST_BIT(DC_EST_STEP));
-		e[k++] = res.step.time_s / table5[i].full_s - 1;
+		predicted[k] = res.step.time_s;
+		e[k] = res.step.time_s / table5[i].full_s - 1;
+		k++;
 	}
 }
 
@@ -169,16 +179,16 @@ int main(int argc, char **argv)
 	printf("matmul_efficiency: %.2f\nmemory_efficiency: %.2f\nrms_error: %.4f %%\n", bmm, bmem,
 	       100.0 * sqrt(best / NERR));
 	for (size_t i = 0; i < 5; i++) {
-		printf("table4 %-24s forward %+.2f %%, backward %+.2f %%\n", table4[i].name, 100 * e[2 * i],
-		       100 * e[2 * i + 1]);
+		printf("table4 %-24s forward %.3f ms (%+.2f %%), backward %.3f ms (%+.2f %%)\n", table4[i].name,
+		       predicted[2 * i], 100 * e[2 * i], predicted[2 * i + 1], 100 * e[2 * i + 1]);
 		for (size_t j = 0; j < 2; j++) {
 			sum4 += fabs(e[2 * i + j]);
 			max4 = fmax(max4, fabs(e[2 * i + j]));
 		}
 	}
 	for (size_t i = 0; i < 4; i++) {
-		printf("table5 %-24s present %+.2f %%, full %+.2f %%\n", table5[i].config, 100 * e[10 + 2 * i],
-		       100 * e[11 + 2 * i]);
+		printf("table5 %-24s present %.3f s (%+.2f %%), full %.3f s (%+.2f %%)\n", table5[i].config,
+		       predicted[10 + 2 * i], 100 * e[10 + 2 * i], predicted[11 + 2 * i], 100 * e[11 + 2 * i]);
 		for (size_t j = 0; j < 2; j++) {
 			sum5 += fabs(e[10 + 2 * i + j]);
 			max5 = fmax(max5, fabs(e[10 + 2 * i + j]));

@@ -31,16 +31,17 @@
 struct gpu_eff {
 	const char *name;
 	double mm_eff;    /* sustained fraction of the matmul peak on large GEMMs */
-	double mm_t0_s;   /* fixed cost of one GEMM kernel */
+	double mm_f0;     /* GEMM FLOPs at half of mm_eff on the A100 (the fixed cost's size) */
 	double mem_eff;   /* sustained fraction of HBM bandwidth on large element-wise kernels */
-	double mem_t0_s;  /* fixed cost of one element-wise kernel */
+	double mem_b0;    /* element-wise bytes at half of mem_eff on the A100 */
 	double sms;       /* streaming multiprocessors: one wave of tiles */
 };
 
 /* A100: the shape of both curves from Calculon's systems/a100_80g.json
  * (matmul 0.9 of peak at 16 GFLOP and 0.95 at 128 GFLOP: half-efficiency
- * work F0 = 1.02 GFLOP, t0_mm = F0 / (P e_mm); memory 0.75 at 10 MB and
- * 0.9 at 100 MB: half-efficiency size 2.28 MB, t0_mem = that / (B e_mem));
+ * work F0 = 1.024 GFLOP, t0_mm = F0 / (P e_mm); memory 0.75 at 10 MB and
+ * 0.9 at 100 MB: half-efficiency size B0 = 25/11 MB, t0_mem = B0 /
+ * (B e_mem), P and B the A100's);
  * the SM counts from the vendors' architecture documents (A100 108, H100
  * SXM5 132); the levels e_mm and e_mem the least-squares point of
  * Korthikanti et al. 2022 Tables 4 and 5 together (18 measurements, 2
@@ -48,12 +49,16 @@ struct gpu_eff {
  * measured per-layer times in the references, so the A100 fractions and
  * fixed costs are carried over (docs/compute-model.md, "Parameters"). No
  * cluster.gpu: the A100 set. */
-#define A100_SET(name) {name, 0.75, 4.6e-6, 0.72, 1.75e-6, 108}
+#define A100_PEAK 312e12   /* FLOP/s, the data sheet's */
+#define A100_HBM 2.039e12  /* bytes/s */
+#define CALCULON_F0 1.024e9
+#define CALCULON_B0 (25.0e6 / 11.0)
+#define A100_SET(name) {name, 0.75, CALCULON_F0, 0.71, CALCULON_B0, 108}
 static const struct gpu_eff gpu_effs[DC_GPU_COUNT] = {
 	[DC_GPU_NONE] = A100_SET("a100-sxm4-80gb"),
 	[DC_GPU_A100_SXM4_80GB] = A100_SET("a100-sxm4-80gb"),
-	[DC_GPU_H100_SXM5_80GB] = {"h100-sxm5-80gb", 0.75, 4.6e-6, 0.72, 1.75e-6, 132},
-	[DC_GPU_H200_SXM_141GB] = {"h200-sxm-141gb", 0.75, 4.6e-6, 0.72, 1.75e-6, 132},
+	[DC_GPU_H100_SXM5_80GB] = {"h100-sxm5-80gb", 0.75, CALCULON_F0, 0.71, CALCULON_B0, 132},
+	[DC_GPU_H200_SXM_141GB] = {"h200-sxm-141gb", 0.75, CALCULON_F0, 0.71, CALCULON_B0, 132},
 };
 
 /* What every kernel of one rank reads: the shape after its splits. */
@@ -63,6 +68,7 @@ struct ctx {
 	const struct gpu_eff *e;
 	double peak, hbm;
 	double mm_eff, mem_eff; /* cluster.matmul_efficiency, memory_efficiency, else the set's */
+	double mm_t0, mem_t0;   /* the fixed costs at those levels, in the A100's seconds */
 	double sms;             /* cluster.sm_count, else the set's */
 	double in_bytes;    /* bytes per GEMM operand element: 2 (BF16), 1 (FP8) */
 	double t;           /* tp */
@@ -125,13 +131,13 @@ static double gemm_s(const struct ctx *x, double m, double n, double k, double b
 		return 0;
 	compute = flops / (x->peak * x->mm_eff * wave_share(x, m, n, batch));
 	memory = bytes / (x->hbm * x->mem_eff);
-	return (compute > memory ? compute : memory) + x->e->mm_t0_s;
+	return (compute > memory ? compute : memory) + x->mm_t0;
 }
 
 /* An element-wise (or reduction) kernel moving `bytes`. */
 static double mem_s(const struct ctx *x, double bytes)
 {
-	return bytes > 0 ? bytes / (x->hbm * x->mem_eff) + x->e->mem_t0_s : 0;
+	return bytes > 0 ? bytes / (x->hbm * x->mem_eff) + x->mem_t0 : 0;
 }
 
 /* A linear layer y = x W, x [tokens x k], W [k x n]: forward one GEMM,
@@ -228,9 +234,9 @@ static void attention(const struct ctx *x, struct part *pt)
 		double qkv_o = 2.0 * T * (x->heads * (x->d_qk + x->d_v) + x->kv_heads * (x->d_qk + x->d_v));
 		double fwd = fl / (x->peak * x->mm_eff), fwd_b = qkv_o / (x->hbm * x->mem_eff);
 		double bwd = 2.5 * fwd, bwd_b = 2.0 * fwd_b;
-		pt->core_mm = (fwd > fwd_b ? fwd : fwd_b) + x->e->mm_t0_s;
+		pt->core_mm = (fwd > fwd_b ? fwd : fwd_b) + x->mm_t0;
 		pt->core_mem = 0;
-		pt->bwd_mm += (bwd > bwd_b ? bwd : bwd_b) + x->e->mm_t0_s;
+		pt->bwd_mm += (bwd > bwd_b ? bwd : bwd_b) + x->mm_t0;
 	}
 	pt->fwd_mm += pt->core_mm;
 	pt->fwd_mem += pt->core_mem;
@@ -409,10 +415,14 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 	x.mm_eff = in->cluster.matmul_efficiency > 0 ? in->cluster.matmul_efficiency : x.e->mm_eff;
 	x.mem_eff = in->cluster.memory_efficiency > 0 ? in->cluster.memory_efficiency : x.e->mem_eff;
 	x.sms = in->cluster.sm_count > 0 ? (double)in->cluster.sm_count : x.e->sms;
+	/* the half-efficiency sizes are the A100's curves, so their times are
+	 * too: carried over to other GPUs as times (launch and ramp-up) */
+	x.mm_t0 = x.e->mm_f0 / (A100_PEAK * x.mm_eff);
+	x.mem_t0 = x.e->mem_b0 / (A100_HBM * x.mem_eff);
 	c->matmul_efficiency = x.mm_eff;
-	c->matmul_overhead_s = x.e->mm_t0_s;
+	c->matmul_overhead_s = x.mm_t0;
 	c->memory_efficiency = x.mem_eff;
-	c->memory_overhead_s = x.e->mem_t0_s;
+	c->memory_overhead_s = x.mem_t0;
 	c->sm_count = x.sms;
 	c->missing = missing_keys(in);
 	if (c->missing)
