@@ -286,9 +286,28 @@ START_TEST(test_korthikanti_table5)
 }
 END_TEST
 
+/* Korthikanti et al. 2022 section 6.3: the 530B on 2240 GPUs (dp 8,
+ * batch 2240, the same 280 microbatches per pipeline) ran 39.15 s per
+ * iteration against 37.83 s without data parallelism. Not fitted: the
+ * model's FP32 gradient AllReduce after the flush makes up about half the
+ * difference (docs/step-model.md), so the bound is the 6% it achieves. */
+START_TEST(test_korthikanti_530b_data_parallel)
+{
+	const char *dp8[] = {"cluster.num_nodes=280", "parallel.dp=8", NULL};
+	double dp1;
+	run_config("korthikanti-530b.json", NULL);
+	dp1 = run_res.step.time_s;
+	run_config("korthikanti-530b.json", dp8);
+	ck_assert_msg(run_res.step.time_s > dp1, "dp 8 %.4g s, dp 1 %.4g s", run_res.step.time_s, dp1);
+	ck_assert_msg(fabs(run_res.step.time_s / 39.15 - 1) <= 0.06, "dp 8: %.4g s, published 39.15 s",
+		      run_res.step.time_s);
+}
+END_TEST
+
 /* Megatron-LM 2021 Table 1: TFLOP/s per GPU (Eq. 3 FLOPs over the
  * iteration time and the GPUs) of the ten rows, on the 175B config's
- * machine (A100, eager attention, dropout) with full recompute. Assumed,
+ * machine (A100, eager attention, dropout, gradients all-reduced after
+ * the flush as Megatron-LM 2021 did) with full recompute. Assumed,
  * as the paper does not say: micro batch 4 without a pipeline, 1 with
  * one; v = 2 where pp x 2 divides the layers, else 3. */
 START_TEST(test_megatron_table1)
@@ -335,9 +354,9 @@ START_TEST(test_megatron_table1)
 		if (err > worst)
 			worst = err;
 	}
-	/* achieved (docs/step-model.md lists every row): mean 5.7%, max 9.7%,
-	 * every row faster than the 2021 software ran it */
-	ck_assert_msg(sum / 10.0 <= 0.065 && worst <= 0.105, "mean %.2f%%, max %.2f%%", 10.0 * sum, 100.0 * worst);
+	/* achieved (docs/step-model.md lists every row): mean 4.8%, max 9.3%,
+	 * the four largest faster than the 2021 software ran them */
+	ck_assert_msg(sum / 10.0 <= 0.055 && worst <= 0.10, "mean %.2f%%, max %.2f%%", 10.0 * sum, 100.0 * worst);
 }
 END_TEST
 
@@ -411,6 +430,7 @@ int main(void)
 	tcase_add_test(tc, test_bucket_size_u_shape);
 	tcase_add_test(tc, test_time_to_train_gpt3);
 	tcase_add_test(tc, test_korthikanti_table5);
+	tcase_add_test(tc, test_korthikanti_530b_data_parallel);
 	tcase_add_test(tc, test_megatron_table1);
 	tcase_add_test(tc, test_context_parallel_exposure);
 	tcase_add_test(tc, test_uneven_stage_compute);
