@@ -220,7 +220,12 @@ END_TEST
  * 40,960): 8 x 40 = 320 tiles, still 3 waves, q = 320 / 324. The wider
  * GEMM does 11.1% more FLOPs in the same time: 5120 x 324 / 320 = 4608 x
  * 324 / 288 = 5184. With cluster.sm_count = 96 the narrow one is 3 whole
- * waves (q = 1) and the wide one 4 (q = 320 / 384). */
+ * waves (q = 1) and the wide one 4 (q = 320 / 384). A narrow output
+ * takes a smaller tile: vocabulary 5120, 640 columns per rank, is 40
+ * tiles of 256 x 128, one wave a third full (q = 40 / 108), but 80 of
+ * 128 x 128 at rate 0.75 (q = 0.75 x 80 / 108 = 5/9), more than 256 x 64
+ * (0.6 x 80 / 108), 128 x 64 (0.5 x 160 / 216) or 64 x 64 (0.375 x
+ * 320 / 324) give. */
 START_TEST(test_wave_quantization)
 {
 	static const char *const narrow[] = {"training.micro_batch_size=1", "model.vocab_size=36864"};
@@ -232,6 +237,9 @@ START_TEST(test_wave_quantization)
 	const char *k175 = DC_SOURCE_DIR "/configs/korthikanti-175b.json";
 	struct run *a = run(k175, narrow, 2), *b = run(k175, wide, 2);
 	struct run *c = run(k175, narrow96, 3), *d = run(k175, wide96, 3);
+	static const char *const small[] = {"training.micro_batch_size=1", "model.vocab_size=5120"};
+	struct run *e = run(k175, small, 2);
+	double fe = 2.0 * 2048 * 640 * 12288;
 	double pe = 312e12 * a->r.compute.matmul_efficiency, t0 = a->r.compute.matmul_overhead_s;
 	double fa = 2.0 * 2048 * 4608 * 12288, fb = 2.0 * 2048 * 5120 * 12288;
 
@@ -242,6 +250,8 @@ START_TEST(test_wave_quantization)
 	ck_assert_double_eq(c->r.compute.sm_count, 96);
 	ck_assert_double_le(fabs(c->r.compute.head.fwd_matmul_s - (fa / pe + t0)), 1e-15);
 	ck_assert_double_le(fabs(d->r.compute.head.fwd_matmul_s - (fb / (pe * 320.0 / 384.0) + t0)), 1e-15);
+	ck_assert_double_le(fabs(e->r.compute.head.fwd_matmul_s - (fe / (pe * 5.0 / 9.0) + t0)), 1e-15);
+	free(e);
 	free(a);
 	free(b);
 	free(c);
@@ -253,13 +263,14 @@ END_TEST
  * (8192 x 6400 output: 32 x 50 = 1,600 tiles, 15 waves of 108 with 20
  * slots idle, q = 1600 / 1620) at cluster.matmul_efficiency 0.8, and the
  * first stage's token lookup, 4 B x 8192 x 6144 = 201,326,592 bytes, at
- * cluster.memory_efficiency 0.9; out of range, each is refused by name. */
+ * cluster.memory_efficiency 0.9; out of range (an SM count from 1024, far
+ * above any GPU's), each is refused by name. */
 START_TEST(test_efficiency_keys)
 {
 	static const char *const sets[] = {"cluster.matmul_efficiency=0.8", "cluster.memory_efficiency=0.9",
 					   "model.position_embeddings=0", "model.dropout=false"};
 	static const char *const bad[] = {"cluster.matmul_efficiency=1", "cluster.memory_efficiency=0",
-					  "cluster.sm_count=0"};
+					  "cluster.sm_count=0", "cluster.sm_count=1024"};
 	struct run *x = run(K22B, sets, 4);
 	const struct dc_compute *c = &x->r.compute;
 	ck_assert_double_eq(c->matmul_efficiency, 0.8);
@@ -269,7 +280,7 @@ START_TEST(test_efficiency_keys)
 			    1e-12);
 	ck_assert_double_le(fabs(c->embedding.fwd_s - (201326592.0 / (2.039e12 * 0.9) + c->memory_overhead_s)), 1e-15);
 	free(x);
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct dc_override ov = {.text = bad[i]};
 		struct dc_config cfg;
 		struct dc_diag d;
@@ -324,7 +335,10 @@ END_TEST
  * gradient twice (8), the master and moments (4 + 8) and writes them
  * (4 + 8), then copies the master into the working parameters in a
  * kernel of its own (read 4, write 2) and zeroes the gradient buffer
- * (write 4): 42 bytes, 283,013,455,872 on one rank. */
+ * (write 4): 42 bytes, 283,013,455,872 on one rank. Under ZeRO-1 (its
+ * distributed optimizer) a rank updates an eighth, 38 bytes each, but the
+ * gradient buffer it zeroes is whole: 38 x 842,301,952 + 4 x
+ * 6,738,415,616 = 58,961,136,640 bytes. */
 START_TEST(test_optimizer_step)
 {
 	static const char *const ddp[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8",
@@ -351,6 +365,18 @@ START_TEST(test_optimizer_step)
 		c = &x->r.compute;
 		ck_assert_double_le(
 			fabs(c->optimizer_s[0] - (283013455872.0 / (2e12 * c->memory_efficiency) + c->memory_overhead_s)),
+			1e-12);
+		free(x);
+	}
+	{
+		static const char *const meg1[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8",
+						   "cluster.peak_flops=312e12", "cluster.hbm_bandwidth=2 TB/s",
+						   "precision.preset=megatron", "precision.grad_bytes=4",
+						   "parallel.sharding=zero1"};
+		x = run(SYSTEMS, meg1, 8);
+		c = &x->r.compute;
+		ck_assert_double_le(
+			fabs(c->optimizer_s[0] - (58961136640.0 / (2e12 * c->memory_efficiency) + c->memory_overhead_s)),
 			1e-12);
 		free(x);
 	}

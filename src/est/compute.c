@@ -93,14 +93,18 @@ struct part {
 
 /* The thread-block tiles of cuBLAS's tensor-core GEMMs on Ampere and
  * Hopper (NVIDIA, "Matrix Multiplication Background User's Guide",
- * sections 2.3 and 3), each at the rate its operand reuse allows against
- * the largest: a tile of M x N outputs reads M + N operand rows per step
- * of k for M N multiply-adds, 85.3 at 256 x 128, 64 at 128 x 128, 32 at
- * 64 x 64, so 1, 0.75 and 0.375 (docs/compute-model.md, "Waves of
- * tiles"). */
+ * sections 2.3 and 3: 256 x 128 the most efficient, down to 64 x 64),
+ * each at a rate in proportion to its operand reuse, our assumption (the
+ * guide gives no figures): a tile of M x N outputs reads M + N operand
+ * rows per step of k for M N multiply-adds, 85.3 at 256 x 128, 64 at
+ * 128 x 128, 51.2 at 256 x 64, 42.7 at 128 x 64, 32 at 64 x 64
+ * (docs/compute-model.md, "Waves of tiles"). */
 static const struct tile {
 	double m, n, rate;
-} tiles[] = {{256, 128, 1.0}, {128, 256, 1.0}, {128, 128, 0.75}, {64, 64, 0.375}};
+} tiles[] = {
+	{256, 128, 1.0}, {128, 256, 1.0}, {128, 128, 0.75}, {256, 64, 0.6},
+	{64, 256, 0.6},  {128, 64, 0.5},  {64, 128, 0.5},   {64, 64, 0.375},
+};
 
 /* q of an m x n output, `batch` of them in one kernel: one tile per SM at
  * a time, so a kernel of T tiles runs ceil(T / SMs) waves, and the work
@@ -232,7 +236,11 @@ static void attention(const struct ctx *x, struct part *pt)
 		double d = (x->d_qk + x->d_v) / 2.0;
 		double fl = 0.5 * 4.0 * x->b * x->heads * x->s * x->s * d;
 		double qkv_o = 2.0 * T * (x->heads * (x->d_qk + x->d_v) + x->kv_heads * (x->d_qk + x->d_v));
-		double fwd = fl / (x->peak * x->mm_eff), fwd_b = qkv_o / (x->hbm * x->mem_eff);
+		/* its thread blocks are 128-row query tiles of every head
+		 * (Dao 2023, section 3.2), one per SM at a time like a GEMM's */
+		double blocks = x->b * x->heads * ceil(x->s / 128.0);
+		double q = blocks / (ceil(blocks / x->sms) * x->sms);
+		double fwd = fl / (x->peak * x->mm_eff * q), fwd_b = qkv_o / (x->hbm * x->mem_eff);
 		double bwd = 2.5 * fwd, bwd_b = 2.0 * fwd_b;
 		pt->core_mm = (fwd > fwd_b ? fwd : fwd_b) + x->mm_t0;
 		pt->core_mem = 0;
@@ -366,23 +374,26 @@ static void head(const struct ctx *x, struct dc_work_time *w)
  * parameters are read and written instead. Megatron-LM's mixed-precision
  * optimizer (the megatron preset) copies the master to the working
  * parameters in a kernel of its own, reading the master again, and zeroes
- * its FP32 gradient buffer before each step's backward: a master and a
- * gradient more (Megatron-LM 2022: _copy_main_params_to_model_params in
- * megatron/optimizer/optimizer.py, zero_grad_buffer in
- * megatron/model/distributed.py). */
+ * its FP32 gradient buffer before each step's backward: a master more per
+ * updated parameter and a gradient per parameter the buffer holds, all of
+ * the stage's unless ZeRO-2 or FSDP shards the gradients (Megatron-LM
+ * 2022: _copy_main_params_to_model_params in megatron/optimizer/
+ * optimizer.py, zero_grad_buffer in megatron/model/distributed.py). */
 static double optimizer_s(const struct ctx *x, const struct dc_stage_params *sp)
 {
 	const struct dc_precision *pr = &x->p->in->precision;
 	const struct dc_layout *lay = &x->p->layout;
 	double dense = (double)(sp->total - sp->expert_params), experts = (double)sp->expert_params;
-	double params = dense + experts, per_param;
+	double params = dense + experts, per_param, buffer = dense + experts;
 	if (lay->sharding >= DC_SHARD_ZERO1)
 		params = ceil(dense / (double)lay->dp) + ceil(experts / (double)x->p->expert_dp);
+	if (lay->sharding >= DC_SHARD_ZERO2)
+		buffer = params;
 	per_param = 2.0 * (double)pr->grad_bytes + 2.0 * (double)pr->optimizer_bytes +
 		    (pr->master_bytes ? 2.0 * (double)pr->master_bytes + (double)pr->param_bytes
 				      : 2.0 * (double)pr->param_bytes);
 	if (pr->preset == DC_PRECISION_MEGATRON)
-		per_param += (double)pr->master_bytes + (double)pr->grad_bytes;
+		return mem_s(x, (per_param + (double)pr->master_bytes) * params + (double)pr->grad_bytes * buffer);
 	return mem_s(x, per_param * params);
 }
 

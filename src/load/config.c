@@ -221,8 +221,11 @@ static const struct key keys[] = {
 		     "dense FP8 matmul peak of one GPU; needed with `precision.compute` \"fp8\""),
 	PRESET_BW("cluster.hbm_bandwidth", cluster.hbm_bandwidth,
 		  "HBM bandwidth of one GPU, e.g. `\"2.039 TB/s\"`; kernel times need it"),
-	COUNT("cluster.sm_count", cluster.sm_count, OPT, 0, "derived: the cluster.gpu preset's (the A100's 108 without one)", "",
-	      "streaming multiprocessors of one GPU: a wave of GEMM tiles, one per SM (docs/compute-model.md, \"Waves of tiles\")"),
+	/* below 1024: today's largest GPUs have under 200 SMs, and a count
+	 * far above the real one would make a wave of any GEMM one tile */
+	ROW("cluster.sm_count", "count", "", "derived: the cluster.gpu preset's (the A100's 108 without one)", "≥ 1 and < 1024",
+	    "streaming multiprocessors of one GPU: a wave of GEMM tiles, one per SM (docs/compute-model.md, \"Waves of tiles\"); it sets the wave, not the peak",
+	    NULL, OPT, K_COUNT, OFF(cluster.sm_count), 1, 1024, 0, 0),
 	ROW("cluster.matmul_efficiency", "fraction", "", "derived: the cluster.gpu preset's (docs/compute-model.md)", "(0, 1)",
 	    "sustained fraction of the matmul peak on a large GEMM of whole waves; give a measured one to replace the preset's",
 	    NULL, OPT, K_REAL, OFF(cluster.matmul_efficiency), 0, 1, 1, 0),
