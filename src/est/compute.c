@@ -109,11 +109,13 @@ static const struct tile {
 /* q of an m x n output, `batch` of them in one kernel: one tile per SM at
  * a time, so a kernel of T tiles runs ceil(T / SMs) waves, and the work
  * done is m n / (tile area) of those waves' SM-slots; the tile the library
- * picks is the one that does the most. */
+ * picks is the one that does the most. The table is in falling rate, and
+ * no tile does more than its rate: once one does as much, the rest cannot
+ * beat it (the layout search prices millions of these). */
 static double wave_share(const struct ctx *x, double m, double n, double batch)
 {
 	double best = 0;
-	for (size_t i = 0; i < sizeof(tiles) / sizeof(tiles[0]); i++) {
+	for (size_t i = 0; i < sizeof(tiles) / sizeof(tiles[0]) && best < tiles[i].rate; i++) {
 		const struct tile *t = &tiles[i];
 		double count = ceil(m / t->m) * ceil(n / t->n) * batch;
 		double q = t->rate * (m * n * batch / (t->m * t->n)) / (ceil(count / x->sms) * x->sms);
