@@ -14,15 +14,17 @@
 const char dc_options_usage[] =
 	"usage: distcalc [--config FILE] [--model HF_CONFIG] [--experiment NAME] [--seed N]\n"
 	"                [--format table|json|csv] [--only SECTIONS] [--output FILE]\n"
-	"                [--set PATH=VALUE]... [--all] [--check EXPECTED.json [--rtol X]]\n"
-
-	"                [--help] [--version]\n";
+	"                [--set PATH=VALUE]... [--all] [--trace FILE] [--jobs N]\n"
+	"                [--sweep PATH=V1,V2,...]... [--sweep-metrics PATHS] [--plot FILE.svg]\n"
+	"                [--calibrate LOG]... [--check EXPECTED.json [--rtol X] [--check-only PATHS]]\n"
+	"                [--check-max PATH=VALUE]... [--help] [--version]\n";
 
 static const char help_head[] =
 	"\n"
 	"distcalc estimates what multi-GPU training costs from a JSON config: exact\n"
 	"parameter counts, per-rank memory, ring AllReduce bytes and time,\n"
-	"communication and FLOPs per step, and strategies compared on the same work.\n"
+	"communication and FLOPs per step, the step time (kernels on the GPU,\n"
+	"overlap, the pipeline schedule), and strategies compared on the same work.\n"
 	"\n"
 	"options:\n";
 
