@@ -66,6 +66,29 @@ static void parse_err(const char *want, const char *first, ...)
 	dc_options_release(&o);
 }
 
+/* The synopsis printed after every usage error names every option of the
+ * table (its long name followed by a space or a bracket, so --check does
+ * not stand for --check-max), as "[--name" or "[--name VALUE". */
+START_TEST(test_usage_names_every_option)
+{
+	for (const struct dc_option *r = dc_option_table; r->long_name; r++) {
+		char want[64];
+		const char *at = dc_options_usage;
+		int found = 0;
+		snprintf(want, sizeof(want), "[%s", r->long_name);
+		while ((at = strstr(at, want)) != NULL) {
+			char next = at[strlen(want)];
+			if (next == ' ' || next == ']') {
+				found = 1;
+				break;
+			}
+			at++;
+		}
+		ck_assert_msg(found, "the usage synopsis lacks %s", r->long_name);
+	}
+}
+END_TEST
+
 START_TEST(test_defaults)
 {
 	struct dc_options o;
@@ -707,6 +730,7 @@ int main(void)
 	tcase_add_test(tc, test_suggestions);
 	tcase_add_test(tc, test_table_is_well_formed);
 	tcase_add_test(tc, test_help_lists_every_option);
+	tcase_add_test(tc, test_usage_names_every_option);
 	tcase_add_test(tc, test_help_layout);
 	tcase_add_test(tc, test_out_of_memory);
 	suite_add_tcase(s, tc);
