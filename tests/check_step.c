@@ -12,6 +12,7 @@
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
 #include "distcalc/step.h"
+#include "published/korthikanti2022.h"
 
 /* Loads configs/NAME with --set overrides (NULL-terminated), derives its
  * plan and runs the step estimator. The structs are large: static. */
@@ -254,25 +255,17 @@ END_TEST
 
 /* Korthikanti et al. 2022 Table 5, iteration time (s): present work
  * (selective recompute + sequence parallelism, the configs as shipped) and
- * full recompute without sequence parallelism. */
-static const struct {
-	const char *config;
-	double present_s, full_s;
-} table5[] = {
-	{"korthikanti-22b.json", 1.10, 1.42},
-	{"korthikanti-175b.json", 13.75, 18.13},
-	{"korthikanti-530b.json", 37.83, 49.05},
-	{"korthikanti-1t.json", 71.49, 94.42},
-};
-
+ * full recompute without sequence parallelism
+ * (tests/published/korthikanti2022.h). */
 START_TEST(test_korthikanti_table5)
 {
 	const char *full[] = {"training.recompute=full", "parallel.sequence_parallel=false", NULL};
 	double sum = 0, worst = 0;
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < KORTHIKANTI_TABLE5_ROWS; i++) {
+		const struct korthikanti_table5_row *row = &korthikanti_table5[i];
 		for (int f = 0; f < 2; f++) {
-			double pub = f ? table5[i].full_s : table5[i].present_s, err;
-			run_config(table5[i].config, f ? full : NULL);
+			double pub = f ? row->full_s : row->present_s, err;
+			run_config(row->config, f ? full : NULL);
 			err = fabs(run_res.step.time_s - pub) / pub;
 			sum += err;
 			if (err > worst)

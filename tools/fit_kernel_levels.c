@@ -2,9 +2,9 @@
  * sustained matmul and memory efficiencies (docs/compute-model.md,
  * "Parameters"), from the measured runs they are fitted to.
  *
- * The data, copied from ../shared/reference/step-time.md (Korthikanti et
- * al. 2022, "Reducing Activation Recomputation in Large Transformer
- * Models", Selene A100s):
+ * The data, copied from ../shared/reference/step-time.md into
+ * tests/published/korthikanti2022.h (Korthikanti et al. 2022, "Reducing
+ * Activation Recomputation in Large Transformer Models", Selene A100s):
  *
  *   Table 4, time per 22B layer (TP 8, micro batch 4, s 2048), ms
  *   experiment                forward  backward
@@ -40,6 +40,8 @@
 #include "distcalc/config.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
+#include "distcalc/step.h"
+#include "published/korthikanti2022.h"
 
 static struct dc_config cfg;
 static struct dc_plan plan;
@@ -71,27 +73,6 @@ static void run(const char *name, const char *const *sets, size_t n, uint32_t wa
 	}
 }
 
-static const struct {
-	const char *name, *sp, *recompute;
-	double fwd_ms, bwd_ms;
-} table4[] = {
-	{"baseline no recompute", "false", "none", 7.7, 11.9},
-	{"sequence parallelism", "true", "none", 7.2, 11.8},
-	{"baseline with recompute", "false", "full", 7.7, 19.5},
-	{"selective recompute", "false", "selective", 7.7, 13.2},
-	{"selective + sequence", "true", "selective", 7.2, 13.1},
-};
-
-static const struct {
-	const char *config;
-	double present_s, full_s;
-} table5[] = {
-	{"korthikanti-22b.json", 1.10, 1.42},
-	{"korthikanti-175b.json", 13.75, 18.13},
-	{"korthikanti-530b.json", 37.83, 49.05},
-	{"korthikanti-1t.json", 71.49, 94.42},
-};
-
 #define NERR 18
 
 /* The 18 relative errors at one point: Table 4's forward and backward per
@@ -106,48 +87,40 @@ static void errors(double mm, double mem, double *e)
 	size_t k = 0;
 	snprintf(smm, sizeof(smm), "cluster.matmul_efficiency=%.17g", mm);
 	snprintf(smem, sizeof(smem), "cluster.memory_efficiency=%.17g", mem);
-	for (size_t i = 0; i < sizeof(table4) / sizeof(table4[0]); i++) {
+	for (size_t i = 0; i < KORTHIKANTI_TABLE4_ROWS; i++) {
+		const struct korthikanti_table4_row *row = &korthikanti_table4[i];
 		/* the 22B as Megatron-LM's GPT ran it (section 6) */
 		const char *sets[] = {
 			smm, smem, "training.attention=eager", "model.dropout=true", "model.norm=layernorm",
 			"model.qkv_bias=true", "model.out_bias=true", "model.mlp_bias=true", "model.position_embeddings=2048",
 			NULL, NULL};
 		char sp[64], rc[64];
-		const struct dc_comm_strategy *tp;
+		struct dc_step_tp_layer tp;
 		const struct dc_work_time *w;
-		double cf = 0, cb = 0;
-		snprintf(sp, sizeof(sp), "parallel.sequence_parallel=%s", table4[i].sp);
-		snprintf(rc, sizeof(rc), "training.recompute=%s", table4[i].recompute);
+		snprintf(sp, sizeof(sp), "parallel.sequence_parallel=%s", row->sp);
+		snprintf(rc, sizeof(rc), "training.recompute=%s", row->recompute);
 		sets[9] = sp;
 		sets[10] = rc;
 		run("korthikanti-22b.json", sets, 11, DC_EST_BIT(DC_EST_COMPUTE) | DC_EST_BIT(DC_EST_COMM));
-		tp = &res.comm.s[DC_STRAT_TP];
-		for (uint64_t c = 0; c < tp->ncoll; c++) {
-			const struct dc_coll *cl = &tp->coll[c];
-			double per_layer = 2.0 * cl->time_s / (double)cl->count;
-			if (strcmp(cl->phase, "forward") == 0)
-				cf += per_layer;
-			else if (strstr(cl->what, "recomputed") || strstr(cl->what, "g-bar"))
-				cb += per_layer;
-		}
+		dc_step_tp_layer(&plan, &res.comm, &tp);
 		w = &res.compute.dense_layer;
-		predicted[k] = (w->fwd_s + cf) * 1e3;
-		e[k] = predicted[k] / table4[i].fwd_ms - 1;
+		predicted[k] = (w->fwd_s + tp.fwd_s) * 1e3;
+		e[k] = predicted[k] / row->fwd_ms - 1;
 		k++;
-		predicted[k] = (w->bwd_s + w->recompute_s + cb) * 1e3;
-		e[k] = predicted[k] / table4[i].bwd_ms - 1;
+		predicted[k] = (w->bwd_s + w->recompute_s + tp.bwd_s - tp.bwd_async_s) * 1e3;
+		e[k] = predicted[k] / row->bwd_ms - 1;
 		k++;
 	}
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < KORTHIKANTI_TABLE5_ROWS; i++) {
 		const char *present[] = {smm, smem};
 		const char *full[] = {smm, smem, "training.recompute=full", "parallel.sequence_parallel=false"};
-		run(table5[i].config, present, 2, DC_EST_BIT(DC_EST_STEP));
+		run(korthikanti_table5[i].config, present, 2, DC_EST_BIT(DC_EST_STEP));
 		predicted[k] = res.step.time_s;
-		e[k] = res.step.time_s / table5[i].present_s - 1;
+		e[k] = res.step.time_s / korthikanti_table5[i].present_s - 1;
 		k++;
-		run(table5[i].config, full, 4, DC_EST_BIT(DC_EST_STEP));
+		run(korthikanti_table5[i].config, full, 4, DC_EST_BIT(DC_EST_STEP));
 		predicted[k] = res.step.time_s;
-		e[k] = res.step.time_s / table5[i].full_s - 1;
+		e[k] = res.step.time_s / korthikanti_table5[i].full_s - 1;
 		k++;
 	}
 }
@@ -179,7 +152,7 @@ int main(int argc, char **argv)
 	printf("matmul_efficiency: %.2f\nmemory_efficiency: %.2f\nrms_error: %.4f %%\n", bmm, bmem,
 	       100.0 * sqrt(best / NERR));
 	for (size_t i = 0; i < 5; i++) {
-		printf("table4 %-24s forward %.3f ms (%+.2f %%), backward %.3f ms (%+.2f %%)\n", table4[i].name,
+		printf("table4 %-24s forward %.3f ms (%+.2f %%), backward %.3f ms (%+.2f %%)\n", korthikanti_table4[i].name,
 		       predicted[2 * i], 100 * e[2 * i], predicted[2 * i + 1], 100 * e[2 * i + 1]);
 		for (size_t j = 0; j < 2; j++) {
 			sum4 += fabs(e[2 * i + j]);
@@ -187,7 +160,7 @@ int main(int argc, char **argv)
 		}
 	}
 	for (size_t i = 0; i < 4; i++) {
-		printf("table5 %-24s present %.3f s (%+.2f %%), full %.3f s (%+.2f %%)\n", table5[i].config,
+		printf("table5 %-24s present %.3f s (%+.2f %%), full %.3f s (%+.2f %%)\n", korthikanti_table5[i].config,
 		       predicted[10 + 2 * i], 100 * e[10 + 2 * i], predicted[11 + 2 * i], 100 * e[11 + 2 * i]);
 		for (size_t j = 0; j < 2; j++) {
 			sum5 += fabs(e[10 + 2 * i + j]);

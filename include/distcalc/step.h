@@ -129,6 +129,18 @@ struct dc_step {
 	} variants[DC_VARIANT_COUNT];
 };
 
+/* One transformer layer's tensor-parallel collectives for one microbatch,
+ * as the step composes them: the forward's (all waited for), the
+ * backward's, and of those the ones Megatron-LM runs behind the backward's
+ * GEMMs (the input-gradient AllReduce or ReduceScatter and the input's
+ * re-gather). So a layer as Korthikanti et al. 2022 Table 4 measured it
+ * takes compute + fwd_s forward and compute + bwd_s - bwd_async_s
+ * backward while the hidden ones fit behind the GEMMs. All 0 without TP. */
+struct dc_step_tp_layer {
+	double fwd_s, bwd_s, bwd_async_s;
+};
+void dc_step_tp_layer(const struct dc_plan *p, const struct dc_comm *comm, struct dc_step_tp_layer *t);
+
 /* Fills *s in closed form for the plan from the compute, comm, flops and
  * batch results. Returns 0 (also when c->available is 0: then
  * s->available is 0 and s->missing says why), or -1 with *error set to

@@ -551,6 +551,15 @@ static const struct dc_step_stage *ops_of(const struct step_ctx *x, uint64_t sta
 	return &x->mid[dc_plan_stage_segment(x->k.p, stage)];
 }
 
+void dc_step_tp_layer(const struct dc_plan *p, const struct dc_comm *comm, struct dc_step_tp_layer *t)
+{
+	struct costs k;
+	costs_init(&k, p, NULL, comm);
+	t->fwd_s = k.tp_f;
+	t->bwd_s = k.tp_b;
+	t->bwd_async_s = k.tp_b_async;
+}
+
 static void ctx_init(struct step_ctx *x, const struct dc_plan *p, const struct dc_compute *c,
 		     const struct dc_comm *comm)
 {
