@@ -15,6 +15,11 @@ struct view {
 	char schedule[96];
 	int overlap_dp, overlap_fsdp, overlap_tp;
 	double slowdown;
+	/* the kernel model's parameters (compute.h), so a reader can see
+	 * which set priced the kernels and override it */
+	const char *kernel_set;
+	double matmul_efficiency, memory_efficiency;
+	uint64_t sm_count;
 };
 
 static void view(const struct dc_run *run, void *out)
@@ -41,6 +46,10 @@ static void view(const struct dc_run *run, void *out)
 	v->overlap_fsdp = in->overlap.fsdp_prefetch;
 	v->overlap_tp = in->overlap.tp;
 	v->slowdown = in->overlap.compute_slowdown;
+	v->kernel_set = run->res->compute.gpu;
+	v->matmul_efficiency = run->res->compute.matmul_efficiency;
+	v->memory_efficiency = run->res->compute.memory_efficiency;
+	v->sm_count = (uint64_t)run->res->compute.sm_count;
 }
 
 static int is_available(const void *base)
@@ -160,6 +169,13 @@ static const struct dc_field fields[] = {
 	{"missing", "missing (set cluster.gpu or these keys)", DC_U_NONE, DC_FT_STR, V(missing), .shown = is_unavailable},
 	{"model", "model", DC_U_NONE, DC_FT_STR, V(model), .shown = is_available},
 	{"schedule", "schedule", DC_U_NONE, DC_FT_TEXT, V(schedule), .shown = is_available},
+	{"kernel_set", "kernel parameter set (docs/compute-model.md)", DC_U_NONE, DC_FT_STR, V(kernel_set),
+	 .shown = is_available},
+	{"matmul_efficiency", "matmuls: fraction of peak on whole waves", DC_U_RATIO, DC_FT_F64, V(matmul_efficiency),
+	 .shown = is_available},
+	{"memory_efficiency", "element-wise: fraction of HBM bandwidth", DC_U_RATIO, DC_FT_F64, V(memory_efficiency),
+	 .shown = is_available},
+	{"sm_count", "SMs (one wave of GEMM tiles)", DC_U_COUNT, DC_FT_U64, V(sm_count), .shown = is_available},
 	{"overlap_dp", "overlap: dp buckets behind the backward", DC_U_NONE, DC_FT_BOOL, V(overlap_dp), .shown = is_available},
 	{"overlap_fsdp_prefetch", "overlap: fsdp prefetch", DC_U_NONE, DC_FT_BOOL, V(overlap_fsdp), .shown = is_available},
 	{"overlap_tp", "overlap: tp behind the matmuls", DC_U_NONE, DC_FT_BOOL, V(overlap_tp), .shown = is_available},
