@@ -106,31 +106,25 @@ const struct dc_experiment *dc_experiment_find(const char *name)
 
 /* ---- the header and the warnings: root fields of every report ---- */
 
-struct header_view {
-	const struct dc_run *run;
-	const char *version, *experiment, *config, *only;
-	uint64_t seed;
-};
-
 static int has_only(const void *base)
 {
-	return ((const struct header_view *)base)->only != NULL;
+	return ((const struct dc_header_view *)base)->only != NULL;
 }
 
 static uint64_t warning_count(const void *base)
 {
-	return ((const struct header_view *)base)->run->nwarnings;
+	return ((const struct dc_header_view *)base)->report->nwarnings;
 }
 
 static const char *warning_at(const void *base, uint64_t i)
 {
-	return ((const struct header_view *)base)->run->warnings[i];
+	return ((const struct dc_header_view *)base)->report->warnings[i];
 }
 
 static const struct dc_prose warnings_prose = {warning_count, warning_at};
 
-#define HV(m) offsetof(struct header_view, m)
-static const struct dc_field header_fields[] = {
+#define HV(m) offsetof(struct dc_header_view, m)
+const struct dc_field dc_header_fields[] = {
 	{"distcalc_version", "distcalc", DC_U_NONE, DC_FT_STR, HV(version)},
 	{"experiment", "experiment", DC_U_NONE, DC_FT_STR, HV(experiment)},
 	{"config", "config", DC_U_NONE, DC_FT_STR, HV(config)},
@@ -138,9 +132,9 @@ static const struct dc_field header_fields[] = {
 	/* what --only chose, in report order: --check applies it again */
 	{"only", "sections (--only)", DC_U_NONE, DC_FT_STR, HV(only), .shown = has_only},
 };
-#define NHEADER (sizeof(header_fields) / sizeof(header_fields[0]))
+const size_t dc_header_nfields = sizeof(dc_header_fields) / sizeof(dc_header_fields[0]);
 
-static const struct dc_field warnings_field = {
+const struct dc_field dc_warnings_field = {
 	"warnings", "Warnings", DC_U_NONE, DC_FT_PROSE, 0, .prose = &warnings_prose,
 };
 
@@ -240,8 +234,8 @@ static size_t align_up(size_t n)
 
 static int build_views(struct dc_report *r)
 {
-	size_t off[DC_REPORT_MAX_SECTIONS], size = align_up(sizeof(struct header_view));
-	struct header_view *h;
+	size_t off[DC_REPORT_MAX_SECTIONS], size = align_up(sizeof(struct dc_header_view));
+	struct dc_header_view *h;
 	size_t k = 0;
 
 	for (size_t i = 0; i < r->nsec; i++) {
@@ -252,15 +246,15 @@ static int build_views(struct dc_report *r)
 	if (!r->views)
 		return -1;
 	r->views_size = size;
-	h = (struct header_view *)(void *)r->views;
-	h->run = &r->run;
+	h = (struct dc_header_view *)(void *)r->views;
+	h->report = r;
 	h->version = DC_VERSION;
 	h->experiment = r->info.experiment;
 	h->config = r->config_name;
 	h->seed = r->info.seed;
 	h->only = r->only ? r->only_text : NULL;
-	for (size_t i = 0; i < NHEADER; i++)
-		r->root_f[k++] = header_fields[i];
+	for (size_t i = 0; i < dc_header_nfields; i++)
+		r->root_f[k++] = dc_header_fields[i];
 	r->nheader = k;
 	for (size_t i = 0; i < r->nsec; i++) {
 		const struct dc_section *s = r->sec[i];
@@ -274,7 +268,7 @@ static int build_views(struct dc_report *r)
 		f->sub = &s->fields;
 		f->label_fn = s->title_fn;
 	}
-	r->root_f[k++] = warnings_field;
+	r->root_f[k++] = dc_warnings_field;
 	r->root.f = r->root_f;
 	r->root.n = k;
 	return 0;

@@ -43,6 +43,19 @@ struct dc_report {
 				       * inside `views`; NULL otherwise */
 };
 
+/* The header every report starts with (distcalc_version, experiment,
+ * config, seed, and only when --only chose the sections) and its
+ * warnings: one table for experiment.c's reports and sweep.c's, whose keys
+ * --check relies on. The view is at the start of the report's `views`. */
+struct dc_header_view {
+	const struct dc_report *report; /* its warnings, read when the report is written */
+	const char *version, *experiment, *config, *only;
+	uint64_t seed;
+};
+extern const struct dc_field dc_header_fields[];
+extern const size_t dc_header_nfields;
+extern const struct dc_field dc_warnings_field;
+
 /* Longest cell text: strings in a config are at most 256 bytes, warnings
  * and notes a few hundred. */
 #define DC_CELL_MAX 1024

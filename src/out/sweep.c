@@ -291,12 +291,6 @@ static void sweep_title(const void *base, char *buf, size_t len)
 	snprintf(buf, len, "Sweep over %s", ((const struct dc_sweep *)base)->axes_text);
 }
 
-struct header_view {
-	const struct dc_report *r;
-	const char *version, *experiment, *config;
-	uint64_t seed;
-};
-
 static void build_fields(struct dc_sweep *sw)
 {
 	struct dc_field *c = sw->col_f;
@@ -332,28 +326,6 @@ static void build_fields(struct dc_sweep *sw)
 	sw->obj.f = sw->obj_f;
 	sw->obj.n = 4;
 }
-
-static uint64_t warning_count(const void *base)
-{
-	return ((const struct header_view *)base)->r->nwarnings;
-}
-
-static const char *warning_at(const void *base, uint64_t i)
-{
-	return ((const struct header_view *)base)->r->warnings[i];
-}
-
-static const struct dc_prose warnings_prose = {warning_count, warning_at};
-
-#define HV(m) offsetof(struct header_view, m)
-/* the keys and labels of experiment.c's header, which --check relies on */
-static const struct dc_field header_fields[] = {
-	{"distcalc_version", "distcalc", DC_U_NONE, DC_FT_STR, HV(version)},
-	{"experiment", "experiment", DC_U_NONE, DC_FT_STR, HV(experiment)},
-	{"config", "config", DC_U_NONE, DC_FT_STR, HV(config)},
-	{"seed", "seed", DC_U_NONE, DC_FT_U64, HV(seed)},
-};
-#define NHEADER (sizeof(header_fields) / sizeof(header_fields[0]))
 
 /* ---- running the points ---- */
 
@@ -567,7 +539,7 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 {
 	struct dc_report *r = NULL;
 	struct dc_sweep *sw;
-	struct header_view *h;
+	struct dc_header_view *h;
 	size_t npoints = 1, nvalues[DC_SWEEP_MAX_AXES], off_sweep, off_points, size, nw = 0, used = 0;
 	char err[300];
 
@@ -587,13 +559,13 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 			return NULL;
 		}
 	}
-	off_sweep = align_up(sizeof(struct header_view));
+	off_sweep = align_up(sizeof(struct dc_header_view));
 	off_points = off_sweep + align_up(sizeof(struct dc_sweep));
 	size = off_points + npoints * sizeof(struct dc_sweep_point);
 	if (!(r = dc_calloc(1, sizeof(*r))) || !(r->views = dc_calloc(1, size)))
 		goto oom;
 	r->views_size = size;
-	h = (struct header_view *)(void *)r->views;
+	h = (struct dc_header_view *)(void *)r->views;
 	sw = (struct dc_sweep *)(void *)(r->views + off_sweep);
 	sw->points = (struct dc_sweep_point *)(void *)(r->views + off_points);
 	sw->naxes = naxes;
@@ -645,26 +617,26 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 	sw->npoints_u = npoints;
 	sw->valid_u = sw->valid;
 	build_fields(sw);
-	h->r = r;
+	h->report = r;
 	h->version = DC_VERSION;
 	h->experiment = r->info.experiment;
 	h->config = r->config_name;
 	h->seed = r->info.seed;
 
-	for (size_t i = 0; i < NHEADER; i++)
-		r->root_f[i] = header_fields[i];
-	r->nheader = NHEADER;
-	memset(&r->root_f[NHEADER], 0, sizeof(r->root_f[0]));
-	r->root_f[NHEADER].key = "sweep";
-	r->root_f[NHEADER].label = "Sweep";
-	r->root_f[NHEADER].type = DC_FT_OBJECT;
-	r->root_f[NHEADER].off = off_sweep;
-	r->root_f[NHEADER].sub = &sw->obj;
-	r->root_f[NHEADER].label_fn = sweep_title;
-	r->root_f[NHEADER + 1] = (struct dc_field){"warnings", "Warnings", DC_U_NONE, DC_FT_PROSE, 0};
-	r->root_f[NHEADER + 1].prose = &warnings_prose;
+	/* the header (its "only" never shown: a sweep takes no --only) */
+	for (size_t i = 0; i < dc_header_nfields; i++)
+		r->root_f[i] = dc_header_fields[i];
+	r->nheader = dc_header_nfields;
+	memset(&r->root_f[dc_header_nfields], 0, sizeof(r->root_f[0]));
+	r->root_f[dc_header_nfields].key = "sweep";
+	r->root_f[dc_header_nfields].label = "Sweep";
+	r->root_f[dc_header_nfields].type = DC_FT_OBJECT;
+	r->root_f[dc_header_nfields].off = off_sweep;
+	r->root_f[dc_header_nfields].sub = &sw->obj;
+	r->root_f[dc_header_nfields].label_fn = sweep_title;
+	r->root_f[dc_header_nfields + 1] = dc_warnings_field;
 	r->root.f = r->root_f;
-	r->root.n = NHEADER + 2;
+	r->root.n = dc_header_nfields + 2;
 	r->nsec = 1;
 	r->sweep = sw;
 	return r;
