@@ -69,6 +69,16 @@ static inline uint64_t dc_ck_add(struct dc_ck *c, uint64_t a, uint64_t b)
 	}
 	return r;
 }
+/* Greatest common divisor (Euclid); dc_gcd_u64(a, 0) = a. */
+static inline uint64_t dc_gcd_u64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
 /* ceil(a / b) for b > 0, without overflow. */
 static inline uint64_t dc_ceil_div(uint64_t a, uint64_t b)
 {

@@ -309,16 +309,6 @@ static void layout_of(uint64_t tp, uint64_t pp, uint64_t dp, uint64_t cp, struct
 	o->world = o->slices * pp;
 }
 
-static uint64_t gcd_u64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result *m, const struct dc_batch *bt,
 			  struct dc_checkpoint_result *c, const char **error)
 {
@@ -418,7 +408,7 @@ int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result
 		per_replica = c->global_batch / new_dp;
 		c->batch_kept = 1;
 		c->new_global_batch = c->global_batch;
-		c->new_micro_batch = gcd_u64(per_replica, p->layout.micro_batch_size);
+		c->new_micro_batch = dc_gcd_u64(per_replica, p->layout.micro_batch_size);
 		c->new_grad_accum = per_replica / c->new_micro_batch;
 	} else {
 		/* the nearest global batch the new dp can run, the micro batch kept */

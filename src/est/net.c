@@ -11,6 +11,8 @@
 
 #include <string.h>
 
+#include "distcalc/util.h"
+
 #define US 1e-6
 #define GBPS 1e9
 
@@ -82,16 +84,6 @@ static double max_d(double a, double b)
 	return a > b ? a : b;
 }
 
-static uint64_t gcd_u64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t r = a % b;
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
 /* ceil(log2(n)) for n >= 1 */
 static uint64_t log2_ceil(uint64_t n)
 {
@@ -132,7 +124,7 @@ static void shape(const struct dc_net *net, uint64_t first, uint64_t stride, uin
 	 * visits nics / gcd(s, nics) of them) */
 	node_end = (first / gpn + 1) * gpn;
 	node_ranks = stride >= gpn ? 1 : min_u64(size, (node_end - first - 1) / stride + 1);
-	node_rails = min_u64(node_ranks, nics / gcd_u64(stride % nics ? stride % nics : nics, nics));
+	node_rails = min_u64(node_ranks, nics / dc_gcd_u64(stride % nics ? stride % nics : nics, nics));
 	if (node_rails == 0)
 		node_rails = 1;
 	/* a domain of several nodes holds ranks_per_node / node_ranks of them */

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "distcalc/util.h"
+
 void dc_topology_init(const struct dc_config *cfg, struct dc_topology *t)
 {
 	uint64_t stride = 1;
@@ -87,16 +89,6 @@ enum dc_link_choice dc_group_link(const struct dc_topology *t, const struct dc_g
 	return dc_group_nodes(t, g) > 1 ? DC_LINK_INTER : DC_LINK_INTRA;
 }
 
-static uint64_t gcd_u64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t r = a % b;
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
 /* Span of one group, (degree - 1) x stride: member 0 to the last (L in the
  * doc). A group of degree >= 2 spans nodes iff its first rank's offset in its
  * node is at least gpus_per_node - L. */
@@ -129,7 +121,7 @@ uint64_t dc_topology_crossing_groups(const struct dc_topology *t, enum dc_axis a
 	 * g | a + b + 1. Each a has floor(L / g) such b, and one more when the
 	 * class of -1 - a is below L mod g, i.e. (g divides B = s + L) when
 	 * L mod g > 0 and a mod g >= s mod g: floor(s / g) x (L mod g) of the a */
-	g = gcd_u64(block(t, axis), n);
+	g = dc_gcd_u64(block(t, axis), n);
 	periods = t->world / block(t, axis) / (n / g);
 	per_period = s * (L / g) + s / g * (L % g);
 	return periods * per_period;
@@ -174,7 +166,7 @@ uint64_t dc_topology_first_crossing_group(const struct dc_topology *t, enum dc_a
 	 * r + s - 1 >= n - L. The first such block: the smallest j with
 	 * (B / g) j mod (n / g) >= ceil((n - L - s + 1) / g); in it the first
 	 * crossing group starts at offset max(0, n - L - r) */
-	g = gcd_u64(B, n);
+	g = dc_gcd_u64(B, n);
 	need = n - L > s - 1 ? n - L - (s - 1) : 0;
 	lo = need / g + (need % g != 0);
 	j = first_in_range(B % n / g, n / g, lo, n / g - 1);
