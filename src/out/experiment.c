@@ -134,6 +134,25 @@ const struct dc_field dc_header_fields[] = {
 };
 const size_t dc_header_nfields = sizeof(dc_header_fields) / sizeof(dc_header_fields[0]);
 
+int dc_report_take_warnings(struct dc_report *r, const struct dc_diag *diag)
+{
+	size_t nw = 0;
+	for (size_t i = 0; i < diag->count; i++)
+		nw += diag->entries[i].severity == DC_SEV_WARNING;
+	if (nw == 0)
+		return 0;
+	if (!(r->warnings = dc_calloc(nw, sizeof(*r->warnings))))
+		return -1;
+	for (size_t i = 0; i < diag->count; i++) {
+		if (diag->entries[i].severity != DC_SEV_WARNING)
+			continue;
+		if (!(r->warnings[r->nwarnings] = dc_strdup(diag->entries[i].text)))
+			return -1;
+		r->nwarnings++;
+	}
+	return 0;
+}
+
 const struct dc_field dc_warnings_field = {
 	"warnings", "Warnings", DC_U_NONE, DC_FT_PROSE, 0, .prose = &warnings_prose,
 };
@@ -374,7 +393,6 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp_in, const st
 {
 	struct dc_report *r = dc_calloc(1, sizeof(*r));
 	uint32_t needs = 0;
-	size_t nw = 0;
 	/* --calibrate: the experiment's sections, then the calibration */
 	const struct dc_section *with_cal[DC_REPORT_MAX_SECTIONS + 1];
 	struct dc_experiment calibrated;
@@ -424,20 +442,8 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp_in, const st
 			exp->sections[i]->warn(&r->plan, &r->res, r->config_name, diag);
 	if (diag->oom)
 		goto oom;
-	for (size_t i = 0; i < diag->count; i++)
-		nw += diag->entries[i].severity == DC_SEV_WARNING;
-	if (nw) {
-		r->warnings = dc_calloc(nw, sizeof(*r->warnings));
-		if (!r->warnings)
-			goto oom;
-		for (size_t i = 0; i < diag->count; i++) {
-			if (diag->entries[i].severity != DC_SEV_WARNING)
-				continue;
-			if (!(r->warnings[r->nwarnings] = dc_strdup(diag->entries[i].text)))
-				goto oom;
-			r->nwarnings++;
-		}
-	}
+	if (dc_report_take_warnings(r, diag) != 0)
+		goto oom;
 	/* the layout search: its own plans and estimators per layout (search.h) */
 	for (size_t i = 0; i < r->nsec; i++) {
 		const char *err = NULL;

@@ -540,7 +540,7 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 	struct dc_report *r = NULL;
 	struct dc_sweep *sw;
 	struct dc_header_view *h;
-	size_t npoints = 1, nvalues[DC_SWEEP_MAX_AXES], off_sweep, off_points, size, nw = 0, used = 0;
+	size_t npoints = 1, nvalues[DC_SWEEP_MAX_AXES], off_sweep, off_points, size, used = 0;
 	char err[300];
 
 	if (naxes == 0 || naxes > DC_SWEEP_MAX_AXES) {
@@ -600,19 +600,8 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 	if (diag->oom)
 		goto oom;
 
-	for (size_t i = 0; i < diag->count; i++)
-		nw += diag->entries[i].severity == DC_SEV_WARNING;
-	if (nw) {
-		if (!(r->warnings = dc_calloc(nw, sizeof(*r->warnings))))
-			goto oom;
-		for (size_t i = 0; i < diag->count; i++) {
-			if (diag->entries[i].severity != DC_SEV_WARNING)
-				continue;
-			if (!(r->warnings[r->nwarnings] = dc_strdup(diag->entries[i].text)))
-				goto oom;
-			r->nwarnings++;
-		}
-	}
+	if (dc_report_take_warnings(r, diag) != 0)
+		goto oom;
 
 	sw->npoints_u = npoints;
 	sw->valid_u = sw->valid;
