@@ -69,7 +69,7 @@ for args in "$cases"/golden_*.args; do
 		while :; do
 			case $rest in
 			*@SRC@*)
-				arg=$arg${rest%%@SRC@*}$src
+				arg=$arg${rest%%@SRC@*}../SRC
 				rest=${rest#*@SRC@}
 				;;
 			*)
@@ -83,6 +83,8 @@ for args in "$cases"/golden_*.args; do
 	stdin=/dev/null
 	[ -f "$base.stdin" ] && stdin=$base.stdin
 	rm -rf "$work/run" && mkdir "$work/run"
+	# as run_case.sh: inputs by a path of fixed length, ../SRC
+	[ -L "$work/SRC" ] || ln -s "$src" "$work/SRC"
 	code=0
 	(cd "$work/run" && exec "$bin" "$@") <"$stdin" >"$work/out" 2>"$work/err" || code=$?
 	expect=0
@@ -93,14 +95,14 @@ for args in "$cases"/golden_*.args; do
 		status=1
 		continue
 	fi
-	SRC=$src awk 'BEGIN { s = ENVIRON["SRC"]; n = length(s) }
-	{
-		out = ""; line = $0
-		while ((i = index(line, s)) > 0) {
+	SRC=$src awk 'function sub_all(line, s,    out, i, n) {
+		n = length(s); out = ""
+		while (n > 0 && (i = index(line, s)) > 0) {
 			out = out substr(line, 1, i - 1) "@SRC@"; line = substr(line, i + n)
 		}
-		print out line
-	}' "$work/out" >"$base.stdout"
+		return out line
+	}
+	{ print sub_all(sub_all($0, "../SRC"), ENVIRON["SRC"]) }' "$work/out" >"$base.stdout"
 	echo "wrote $name.stdout"
 done
 exit $status

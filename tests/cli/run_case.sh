@@ -1,15 +1,19 @@
 #!/bin/sh
 # run_case.sh DISTCALC SRCDIR NAME - run one CLI case, tests/cli/cases/NAME.*
 #
-#   NAME.args    one argument per line; the token @SRC@ becomes SRCDIR, so a
-#                case can name configs/ and tests/inputs/ files
+#   NAME.args    one argument per line; the token @SRC@ becomes ../SRC, a
+#                link to SRCDIR beside the run directory, so a case can name
+#                configs/ and tests/inputs/ files by a path whose length does
+#                not depend on where the checkout is (a table wraps a long
+#                path, and the wrap must not move with the checkout)
 #   NAME.code    expected exit status (default 0)
 #   NAME.stdout  exact expected stdout; when absent, stdout must be empty for
 #                a non-zero status (and is not checked for status 0)
 #   NAME.stderr  exact expected stderr (not checked when absent)
 #   NAME.stdin   fed to standard input (default: /dev/null)
 #
-# In the actual stdout and stderr, SRCDIR is written back as @SRC@ before the
+# In the actual stdout and stderr, ../SRC (and SRCDIR itself, should the
+# tool ever print a resolved path) is written back as @SRC@ before the
 # comparison, so expected files name inputs as @SRC@/tests/inputs/x.json.
 #
 # The command runs in an empty temporary directory, so a relative --output
@@ -28,6 +32,7 @@ case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
 work=$(mktemp -d "${TMPDIR:-/tmp}/distcalc-case.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT HUP INT TERM
 mkdir "$work/run"
+ln -s "$src" "$work/SRC" || exit 2
 
 # Build "$@" from the args file, one argument per line (blank lines are
 # empty arguments; a missing final newline is fine).
@@ -39,7 +44,7 @@ while IFS= read -r line || [ -n "$line" ]; do
 	while :; do
 		case $rest in
 		*@SRC@*)
-			arg=$arg${rest%%@SRC@*}$src
+			arg=$arg${rest%%@SRC@*}../SRC
 			rest=${rest#*@SRC@}
 			;;
 		*)
@@ -59,16 +64,16 @@ expect_code=0
 (cd "$work/run" && exec "$bin" "$@") <"$stdin" >"$work/stdout.raw" 2>"$work/stderr.raw"
 code=$?
 
-# SRCDIR -> @SRC@, literally (awk index, not a regex)
+# ../SRC and SRCDIR -> @SRC@, literally (awk index, not a regex)
 unsrc() {
-	SRC=$src awk 'BEGIN { s = ENVIRON["SRC"]; n = length(s) }
-	{
-		out = ""; line = $0
+	SRC=$src awk 'function sub_all(line, s,    out, i, n) {
+		n = length(s); out = ""
 		while (n > 0 && (i = index(line, s)) > 0) {
 			out = out substr(line, 1, i - 1) "@SRC@"; line = substr(line, i + n)
 		}
-		print out line
-	}' "$1" >"$2"
+		return out line
+	}
+	{ print sub_all(sub_all($0, "../SRC"), ENVIRON["SRC"]) }' "$1" >"$2"
 	# awk adds a final newline; keep the file's own ending
 	if [ -s "$1" ] && [ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" != '\n' ]; then
 		printf '%s' "$(cat "$2")" >"$2.tmp" && mv "$2.tmp" "$2"
