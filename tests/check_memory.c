@@ -341,6 +341,38 @@ START_TEST(test_offload_host_ledger)
 }
 END_TEST
 
+/* ZeRO-Offload's FP32 gradient copy is the master's partition (Ren et al.
+ * 2021, section 4.1): on a MoE model at dp 2, cp 2, ep 2 the dense part
+ * shards over dp x cp = 4 ranks and the routed experts over
+ * dp / ep x cp = 2, so with a 4-byte master the host holds as many
+ * gradient bytes as master bytes: 4 (D / 4 + E / 2) for D dense and E
+ * expert parameters a rank. (It sharded the experts' copy over dp / ep
+ * alone, twice the master's.) */
+START_TEST(test_offload_host_grads_moe_cp)
+{
+	struct dc_config c;
+	struct dc_mem_ledger l;
+	uint64_t dense, experts;
+	fixture_json(&c,
+		     "{\"model\": {\"num_layers\": 2, \"hidden_size\": 1024, \"num_attention_heads\": 8,"
+		     " \"ffn_hidden_size\": 4096, \"vocab_size\": 1000, \"seq_length\": 1024,"
+		     " \"num_experts\": 4, \"experts_per_token\": 2},"
+		     " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 4, \"gpu_memory\": \"80 GiB\","
+		     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+		     " \"precision\": {\"preset\": \"megatron\"},"
+		     " \"parallel\": {\"dp\": 2, \"cp\": 2, \"ep\": 2, \"sharding\": \"zero1\", \"offload\": \"optimizer\"}}");
+	l = stage_ledger(&c, 0);
+	experts = l.p.expert_params;
+	dense = l.p.total - experts;
+	ck_assert_uint_gt(experts, 0);
+	ck_assert_uint_eq(dense % 4, 0);
+	ck_assert_uint_eq(experts % 2, 0);
+	ck_assert_uint_eq(l.host_master_bytes, 4 * (dense / 4 + experts / 2));
+	ck_assert_uint_eq(l.host_grads_bytes, 4 * (dense / 4 + experts / 2));
+	ck_assert_uint_eq(l.host_grads_bytes, l.host_master_bytes);
+}
+END_TEST
+
 /* A small GELU model: h 1024, 8 heads of 128, f 4096, V 1000, L 4, untied.
  * Per layer 4 x 1024^2 + 2 x 1024 x 4096 + 2048 = 12,584,960; embedding =
  * head = 1,024,000; total 4 x 12,584,960 + 2 x 1,024,000 + 1024 = 52,388,864. */
@@ -674,6 +706,7 @@ int main(void)
 	tcase_add_test(tc, test_course_ledger);
 	tcase_add_test(tc, test_precision_presets_ledger);
 	tcase_add_test(tc, test_offload_host_ledger);
+	tcase_add_test(tc, test_offload_host_grads_moe_cp);
 	tcase_add_test(tc, test_fsdp_working_set);
 	tcase_add_test(tc, test_classes_by_stage);
 	tcase_add_test(tc, test_expert_states_shard_over_expert_dp);

@@ -184,7 +184,9 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 			l->host_grads_bytes = l->grads_bytes;
 			l->params_bytes = l->grads_bytes = 0;
 		} else {
-			bad |= states_bytes(&l->p, 4, dp, pl->expert_dp, sh >= DC_SHARD_ZERO1, &l->host_grads_bytes);
+			/* the FP32 gradient copy of the master's partition: sharded
+			 * exactly as the master is (expert_dp_cp, not expert_dp) */
+			bad |= states_bytes(&l->p, 4, dp, pl->expert_dp_cp, sh >= DC_SHARD_ZERO1, &l->host_grads_bytes);
 		}
 	}
 	l->host_bytes = dc_ck_add(&c, dc_ck_add(&c, l->host_params_bytes, l->host_grads_bytes),
