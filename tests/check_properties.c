@@ -597,7 +597,7 @@ START_TEST(test_comm_invariants)
 						      (double)cfg.cluster.nics_per_node * cfg.cluster.inter_node.bw_bytes_per_s),
 					     x->time_s))
 					ck_abort_msg("%s %s: %llu B in %g s over %g B/s\n%s",
-						     dc_strategy_name((enum dc_strategy)s), x->what, (unsigned long long)x->bytes_per_rank, x->time_s, bw, json);
+						     dc_strategy_name((enum dc_strategy)s), dc_coll_what_label(x->what), (unsigned long long)x->bytes_per_rank, x->time_s, bw, json);
 				HOLDS(x->count > 0 && x->msg_bytes > 0);
 			}
 		}

@@ -32,11 +32,97 @@ enum dc_coll_kind {
 	DC_COLL_BROADCAST,  /* one root's M to every other rank */
 };
 
-/* One kind of call, made `count` times per step. */
+enum dc_strategy {
+	DC_STRAT_DP,   /* DDP AllReduce, or ZeRO-1/2 ReduceScatter + AllGather */
+	DC_STRAT_FSDP, /* ZeRO-3 / FSDP */
+	DC_STRAT_TP,
+	DC_STRAT_PP,
+	DC_STRAT_EP,   /* MoE token dispatch and combine (AlltoAll) */
+	DC_STRAT_CP,   /* context parallelism's K/V exchange (ring sends, AllGather or AlltoAll) */
+	DC_STRAT_COUNT,
+};
+
+/* When a call runs in the step (its section prints the name). */
+enum dc_coll_phase {
+	DC_CPHASE_FORWARD,
+	DC_CPHASE_BACKWARD,
+	DC_CPHASE_AFTER_OPTIMIZER, /* after the optimizer step (ZeRO's AllGather of the updated params) */
+	DC_CPHASE_COUNT,
+};
+
+/* What a call can hide behind: the step model (step.h) schedules a call by
+ * this class and the overlap.* switches, never by its label. */
+enum dc_overlap_class {
+	DC_OVL_EXPOSED,     /* waited for where it is issued */
+	DC_OVL_GRAD_SYNC,   /* a gradient bucket: behind the rest of the backward (overlap.dp) */
+	DC_OVL_PREFETCH,    /* an FSDP unit's gather: behind the previous unit's compute (overlap.fsdp_prefetch) */
+	DC_OVL_BEHIND_GEMM, /* Megatron's async TP collective behind a GEMM of the same backward (overlap.tp) */
+	DC_OVL_RING,        /* ring attention's send behind the current block's attention (cp p2p) */
+	DC_OVL_EXPERT_A2A,  /* an expert dispatch or combine: behind another microbatch's compute (overlap.ep) */
+	DC_OVL_PIPELINE,    /* a stage boundary's send: the schedule's own critical path */
+	DC_OVL_COUNT,
+};
+
+/* What a call moves: one value a row, its display label derived here
+ * (dc_coll_what_label), so renaming a label changes text and nothing else. */
+enum dc_coll_what {
+	/* dp */
+	DC_CW_GRAD_BUCKET,
+	DC_CW_EXPERT_GRAD_BUCKET,
+	DC_CW_UPDATED_PARAMS,
+	DC_CW_UPDATED_EXPERT_PARAMS,
+	DC_CW_REPLICA_GRAD_BUCKET,        /* HSDP: a gradient shard across replicas */
+	DC_CW_REPLICA_EXPERT_GRAD_BUCKET, /* HSDP: an expert gradient shard across replicas */
+	/* fsdp */
+	DC_CW_UNIT_PARAMS,
+	DC_CW_EXPERT_UNIT_PARAMS,
+	DC_CW_UNIT_GRADS,
+	DC_CW_EXPERT_UNIT_GRADS,
+	DC_CW_ROOT_PARAMS,
+	DC_CW_ROOT_GRADS,
+	/* tp */
+	DC_CW_TP_OUTPUT_FG,
+	DC_CW_TP_INPUT_GRAD_FG,
+	DC_CW_TP_OUTPUT_RECOMPUTED,
+	DC_CW_TP_SEQ_IN_G,
+	DC_CW_TP_OUTPUT_GBAR,
+	DC_CW_TP_OUTPUT_GRAD_GBAR,
+	DC_CW_TP_INPUT_GRAD_G,
+	DC_CW_TP_INPUT_REGATHER,
+	DC_CW_TP_SEQ_RECOMPUTED,
+	/* pp */
+	DC_CW_PP_ACTIVATIONS,
+	DC_CW_PP_GRADIENTS,
+	/* cp */
+	DC_CW_CP_KV_NEXT,
+	DC_CW_CP_KV_NEXT_AGAIN,
+	DC_CW_CP_KV_AND_DKV,
+	DC_CW_CP_DKV_HOME,
+	DC_CW_CP_KV_NEXT_RECOMPUTED,
+	DC_CW_CP_KV_WHOLE,
+	DC_CW_CP_KV_WHOLE_AGAIN,
+	DC_CW_CP_DKV_SCATTER,
+	DC_CW_CP_KV_RECOMPUTED,
+	DC_CW_CP_QKV_TO_HEADS,
+	DC_CW_CP_OUT_TO_SEQ,
+	DC_CW_CP_DOUT_TO_HEADS,
+	DC_CW_CP_DQKV_TO_SEQ,
+	DC_CW_CP_QKV_RECOMPUTED,
+	DC_CW_CP_OUT_RECOMPUTED,
+	/* ep */
+	DC_CW_EP_DISPATCH_COMBINE,
+	DC_CW_EP_GRADIENTS,
+	DC_CW_COUNT,
+};
+
+/* One kind of call, made `count` times per step: data, every field an enum
+ * or a number. */
 struct dc_coll {
-	enum dc_coll_kind kind;
-	const char *what;  /* static text: "gradient bucket", "layer params" */
-	const char *phase; /* static text: "forward", "backward", ... */
+	enum dc_strategy axis;         /* the parallel axis that issues it */
+	enum dc_coll_kind kind;        /* the collective */
+	enum dc_coll_what what;        /* what it moves (its label) */
+	enum dc_coll_phase phase;
+	enum dc_overlap_class overlap; /* what it can hide behind */
 	uint64_t count;
 	/* M: the AllReduce buffer; the full (unsharded) buffer of a
 	 * ReduceScatter or AllGather (nccl-tests' S); the message of a send */
@@ -47,16 +133,6 @@ struct dc_coll {
 	double time_s;           /* count x time of one call */
 	const char *algorithm;   /* static: the network model's choice (net.h), "ring", ... */
 	const char *protocol;    /* static: "LL", "LL128", "Simple" */
-};
-
-enum dc_strategy {
-	DC_STRAT_DP,   /* DDP AllReduce, or ZeRO-1/2 ReduceScatter + AllGather */
-	DC_STRAT_FSDP, /* ZeRO-3 / FSDP */
-	DC_STRAT_TP,
-	DC_STRAT_PP,
-	DC_STRAT_EP,   /* MoE token dispatch and combine (AlltoAll) */
-	DC_STRAT_CP,   /* context parallelism's K/V exchange (ring sends, AllGather or AlltoAll) */
-	DC_STRAT_COUNT,
 };
 
 #define DC_COMM_MAX_COLL 16
@@ -106,5 +182,9 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 
 const char *dc_coll_kind_name(enum dc_coll_kind k);
 const char *dc_strategy_name(enum dc_strategy s);
+/* Display text of the enums above (static strings). */
+const char *dc_coll_what_label(enum dc_coll_what w);
+const char *dc_coll_phase_name(enum dc_coll_phase ph);
+const char *dc_overlap_class_name(enum dc_overlap_class o);
 
 #endif

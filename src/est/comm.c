@@ -8,6 +8,7 @@
 #include "distcalc/net.h"
 #include "distcalc/plan.h"
 #include "distcalc/util.h"
+#include "../axis/axis_int.h"
 
 /* The two named formulas (comm.h), inline here so that push() divides M by
  * p once for both. */
@@ -58,43 +59,6 @@ double dc_coll_time_s(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes, const
 	return time_s(k, p, msg_bytes, l);
 }
 
-/* Appends `count` calls of `kind` on M bytes to strategy `s`. */
-static void push(struct dc_ck *b, struct dc_comm_strategy *s, enum dc_coll_kind kind,
-		 const char *what, const char *phase, uint64_t count, uint64_t msg_bytes)
-{
-	struct dc_coll *c;
-	if (count == 0 || msg_bytes == 0 || s->ncoll == DC_COMM_MAX_COLL)
-		return;
-	c = &s->coll[s->ncoll++];
-	c->kind = kind;
-	c->what = what;
-	c->phase = phase;
-	c->count = count;
-	c->msg_bytes = msg_bytes;
-	c->group_size = s->group_size;
-	c->link = s->link;
-	c->bytes_per_rank = dc_ck_mul(b, count, bytes_sent(kind, s->group_size, msg_bytes));
-	{
-		/* one call on the network model; a forced algorithm that cannot
-		 * run this call leaves it to the tuner */
-		struct dc_net_choice ch;
-		if (dc_net_time(s->net, kind, s->net_group, msg_bytes, DC_NET_ALGO_AUTO, &ch) != 0)
-			(void)dc_net_time(s->net, kind, s->net_group, msg_bytes, DC_NET_ALGO_RING, &ch);
-		c->time_s = (double)count * ch.time_s;
-		c->algorithm = ch.algorithm;
-		c->protocol = ch.protocol;
-	}
-}
-
-/* `total` bytes in buckets of `bucket` bytes: full buckets and the rest. */
-static void push_buckets(struct dc_ck *b, struct dc_comm_strategy *s, enum dc_coll_kind kind,
-			 const char *what, const char *phase, uint64_t total, uint64_t bucket)
-{
-	uint64_t full = total / bucket, rest = total % bucket;
-	push(b, s, kind, what, phase, full, bucket);
-	push(b, s, kind, what, phase, 1, rest);
-}
-
 static void sum_strategy(struct dc_ck *b, struct dc_comm_strategy *s)
 {
 	for (uint64_t i = 0; i < s->ncoll; i++) {
@@ -103,154 +67,6 @@ static void sum_strategy(struct dc_ck *b, struct dc_comm_strategy *s)
 			b->overflow = 1;
 		s->bytes_per_rank = t;
 		s->time_s += s->coll[i].time_s;
-	}
-}
-
-static void use_link(struct dc_comm_strategy *s, const struct dc_plan_link *l, const struct dc_net_group *g)
-{
-	s->link = l->choice;
-	s->link_params = l->params;
-	s->net_group = g;
-}
-
-static void setup(const struct dc_plan *p, struct dc_comm_strategy *s, enum dc_axis axis)
-{
-	s->in_play = 1;
-	s->group_size = p->topo.degree[axis];
-	s->net = &p->net;
-	use_link(s, &p->link[axis], &p->net_group[axis]);
-}
-
-/* DP gradient synchronisation of `params` parameters on the strategy's
- * current group: DDP AllReduce per bucket once per step (no_sync while
- * accumulating); ZeRO-1/2 ReduceScatter of the grads and AllGather of the
- * updated params. ZeRO-1 keeps full gradients and reduces once per step;
- * ZeRO-2 keeps only its shard, so it reduce-scatters every microbatch
- * (DeepSpeed stage 2). `tag` prefixes the rows ("expert "). */
-static void dp_sync(struct dc_ck *b, struct dc_comm_strategy *s, const struct dc_plan *p, uint64_t params,
-		    const char *tag)
-{
-	const struct dc_precision *pr = &p->in->precision;
-	const struct dc_parallel *par = &p->in->parallel; /* buckets */
-	enum dc_sharding sharding = p->layout.sharding;
-	uint64_t gas = p->layout.grad_accum_steps;
-	uint64_t grads = dc_ck_mul(b, params, pr->grad_bytes);
-	uint64_t weights = dc_ck_mul(b, params, pr->param_bytes);
-	int expert = *tag != '\0';
-	const char *bucket = expert ? "expert gradient bucket" : "gradient bucket";
-	if (sharding == DC_SHARD_NONE) {
-		push_buckets(b, s, DC_COLL_ALL_REDUCE, bucket, "backward", grads, par->bucket_bytes);
-	} else {
-		uint64_t times = sharding == DC_SHARD_ZERO2 ? gas : 1;
-		push(b, s, DC_COLL_REDUCE_SCATTER, bucket, "backward",
-		     dc_ck_mul(b, grads / par->bucket_bytes, times), par->bucket_bytes);
-		push(b, s, DC_COLL_REDUCE_SCATTER, bucket, "backward", times, grads % par->bucket_bytes);
-		push_buckets(b, s, DC_COLL_ALL_GATHER, expert ? "updated expert params" : "updated params",
-			     "after optimizer step", weights, par->bucket_bytes);
-	}
-}
-
-/* The data-parallel group: dp x cp ranks on their slowest link. */
-static void dp_setup(const struct dc_plan *p, struct dc_comm_strategy *s)
-{
-	s->in_play = 1;
-	s->group_size = p->dp_cp;
-	s->net = &p->net;
-	use_link(s, &p->dpcp_link, &p->dpcp_net_group);
-}
-
-/* FSDP2 per unit per microbatch: AllGather before forward, again before
- * backward when resharded, ReduceScatter the grads. `units` units of q
- * parameters, r of them one more; `other` parameters in the root unit
- * (embedding, head), which stays gathered through backward: FSDP2 never
- * reshards the root after forward. `tag` names the units' rows. */
-static void fsdp_units(struct dc_ck *b, struct dc_comm_strategy *s, const struct dc_plan *p, uint64_t units,
-		       uint64_t q, uint64_t r, uint64_t other, const char *tag)
-{
-	const struct dc_precision *pr = &p->in->precision;
-	uint64_t gas = p->layout.grad_accum_steps;
-	int expert = strcmp(tag, "unit") != 0;
-	const char *params = expert ? "expert unit params" : "unit params";
-	const char *grads = expert ? "expert unit grads" : "unit grads";
-
-	push(b, s, DC_COLL_ALL_GATHER, params, "forward", dc_ck_mul(b, units - r, gas), dc_ck_mul(b, q, pr->working_bytes));
-	push(b, s, DC_COLL_ALL_GATHER, params, "forward", dc_ck_mul(b, r, gas), dc_ck_mul(b, q + 1, pr->working_bytes));
-	push(b, s, DC_COLL_ALL_GATHER, "embedding/head params", "forward", gas, dc_ck_mul(b, other, pr->working_bytes));
-	if (p->in->parallel.reshard_after_forward) {
-		push(b, s, DC_COLL_ALL_GATHER, params, "backward", dc_ck_mul(b, units - r, gas),
-		     dc_ck_mul(b, q, pr->working_bytes));
-		push(b, s, DC_COLL_ALL_GATHER, params, "backward", dc_ck_mul(b, r, gas),
-		     dc_ck_mul(b, q + 1, pr->working_bytes));
-	}
-	push(b, s, DC_COLL_REDUCE_SCATTER, grads, "backward", dc_ck_mul(b, units - r, gas), dc_ck_mul(b, q, pr->grad_bytes));
-	push(b, s, DC_COLL_REDUCE_SCATTER, grads, "backward", dc_ck_mul(b, r, gas), dc_ck_mul(b, q + 1, pr->grad_bytes));
-	push(b, s, DC_COLL_REDUCE_SCATTER, "embedding/head grads", "backward", gas, dc_ck_mul(b, other, pr->grad_bytes));
-}
-
-/* Context parallelism's attention traffic per layer per microbatch on one
- * rank, for `layers` layers (docs/formulas-systems.md, "Context
- * parallelism"). A K/V chunk is this rank's b s/cp tokens of K and V on its
- * tp shard of the key/value heads, 16-bit. p2p (TransformerEngine's ring,
- * AttnFuncWithCPAndKVP2P): forward passes the chunk on cp - 1 times;
- * backward passes K/V on again and the accumulated dK/dV after them, 2(cp -
- * 1) chunks in cp sends (the middle cp - 2 carry both). all_gather (Llama 3 section 3.3.2): K/V all-gathered in
- * forward and again in backward, dK/dV reduce-scattered. a2a (Ulysses):
- * q, k, v to head shards and the output back, and their gradients in
- * backward. Full recompute repeats the forward's share. */
-static void cp_traffic(struct dc_ck *b, struct dc_comm_strategy *s, const struct dc_plan *p, uint64_t layers)
-{
-	const struct dc_config *cfg = p->in;
-	const struct dc_model *m = &cfg->model;
-	uint64_t cp = p->layout.cp, tp = p->layout.tp, gas = p->layout.grad_accum_steps;
-	uint64_t per_mb = dc_ck_mul(b, layers, gas), steps = dc_ck_mul(b, per_mb, cp - 1);
-	uint64_t d_qk = m->kv_lora_rank ? m->qk_nope_head_dim + m->qk_rope_head_dim : m->head_dim;
-	uint64_t d_v = m->kv_lora_rank ? m->v_head_dim : m->head_dim;
-	uint64_t kv_heads = (m->kv_lora_rank ? m->num_attention_heads : m->num_kv_heads) / tp;
-	uint64_t heads = m->num_attention_heads / tp;
-	uint64_t tok = dc_ck_mul(b, p->tokens_per_microbatch_cp, p->in->precision.working_bytes);
-	uint64_t kv = dc_ck_mul(b, tok, dc_ck_mul(b, kv_heads, d_qk + d_v));
-	int refwd = cfg->training.recompute == DC_RECOMPUTE_FULL;
-
-	s->in_play = 1;
-	s->group_size = cp;
-	s->net = &p->net;
-	use_link(s, &p->link[DC_AXIS_CP], &p->net_group[DC_AXIS_CP]);
-	switch (cfg->parallel.cp_comm_type) {
-	case DC_CP_P2P:
-		s->group_size = 2; /* a send goes to one neighbour on the ring */
-		push(b, s, DC_COLL_SEND, "K/V chunk to next cp rank", "forward", steps, kv);
-		/* backward's cp steps: K/V alone first, K/V with the dK/dV
-		 * accumulated so far in the cp - 2 middle steps, dK/dV alone last */
-		push(b, s, DC_COLL_SEND, "K/V chunk to next cp rank, again", "backward", per_mb, kv);
-		push(b, s, DC_COLL_SEND, "K/V chunk and dK/dV together", "backward", dc_ck_mul(b, per_mb, cp - 2),
-		     dc_ck_mul(b, 2, kv));
-		push(b, s, DC_COLL_SEND, "dK/dV to their cp rank", "backward", per_mb, kv);
-		if (refwd)
-			push(b, s, DC_COLL_SEND, "K/V chunk, recomputed", "backward", steps, kv);
-		s->group_size = cp;
-		break;
-	case DC_CP_ALL_GATHER: {
-		uint64_t full = dc_ck_mul(b, kv, cp); /* the gathered s tokens' K and V */
-		push(b, s, DC_COLL_ALL_GATHER, "K/V of the whole sequence", "forward", per_mb, full);
-		push(b, s, DC_COLL_ALL_GATHER, "K/V of the whole sequence, again", "backward", per_mb, full);
-		push(b, s, DC_COLL_REDUCE_SCATTER, "dK/dV to their cp ranks", "backward", per_mb, full);
-		if (refwd)
-			push(b, s, DC_COLL_ALL_GATHER, "K/V, recomputed", "backward", per_mb, full);
-		break;
-	}
-	case DC_CP_A2A: {
-		uint64_t qkv = dc_ck_mul(b, tok, dc_ck_add(b, dc_ck_mul(b, heads, d_qk), dc_ck_mul(b, kv_heads, d_qk + d_v)));
-		uint64_t out = dc_ck_mul(b, tok, dc_ck_mul(b, heads, d_v));
-		push(b, s, DC_COLL_ALL_TO_ALL, "q, k, v to head shards", "forward", per_mb, qkv);
-		push(b, s, DC_COLL_ALL_TO_ALL, "output to sequence shards", "forward", per_mb, out);
-		push(b, s, DC_COLL_ALL_TO_ALL, "output grad to head shards", "backward", per_mb, out);
-		push(b, s, DC_COLL_ALL_TO_ALL, "dq, dk, dv to sequence shards", "backward", per_mb, qkv);
-		if (refwd) {
-			push(b, s, DC_COLL_ALL_TO_ALL, "q, k, v, recomputed", "backward", per_mb, qkv);
-			push(b, s, DC_COLL_ALL_TO_ALL, "output, recomputed", "backward", per_mb, out);
-		}
-		break;
-	}
 	}
 }
 
@@ -278,10 +94,6 @@ static void comm_clear(struct dc_comm *c)
 
 int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **error)
 {
-	const struct dc_config *cfg = p->in;
-	const struct dc_layout *par = &p->layout;
-	const struct dc_precision *pr = &cfg->precision;
-	uint64_t gas = par->grad_accum_steps;
 	struct dc_ck b = {0};
 	/* the stage with the most parameters sends the most DP/FSDP bytes */
 	const struct dc_stage_params best = p->most;
@@ -290,150 +102,11 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 	c->stage = p->most_stage;
 	if (p->most_overflow)
 		b.overflow = 1;
-
-	if (p->dp_cp > 1 && par->sharding != DC_SHARD_FSDP) {
-		struct dc_comm_strategy *s = &c->s[DC_STRAT_DP];
-		/* routed experts are replicated only over the expert-data-parallel
-		 * group, dp / ep ranks (Megatron-Core): their gradients are
-		 * synchronised there, the rest over all of dp; context-parallel
-		 * ranks hold the same weights, so both groups span cp too */
-		uint64_t edp = p->expert_dp_cp;
-		uint64_t dense = best.total - best.expert_params;
-		dp_setup(p, s);
-		dp_sync(&b, s, p, dense, "");
-		if (best.expert_params > 0 && edp > 1) {
-			uint64_t dp_size = s->group_size;
-			s->group_size = edp;
-			use_link(s, &p->edpcp_link, &p->edpcp_net_group);
-			dp_sync(&b, s, p, best.expert_params, "expert ");
-			s->group_size = dp_size;
-			use_link(s, &p->dpcp_link, &p->dpcp_net_group);
-		}
-	}
-	if (p->dp_cp > 1 && par->sharding == DC_SHARD_FSDP) {
-		struct dc_comm_strategy *s = &c->s[DC_STRAT_FSDP];
-		/* layers may differ in size (dense layers before MoE ones): split
-		 * the stage's layer parameters into units of q and q + 1 so the
-		 * units add up to the stage exactly. Routed experts are sharded
-		 * over the expert-data-parallel group (the ledger's dp / ep ranks,
-		 * memory.c): their part of each unit is gathered and scattered
-		 * there, the rest over all of dp (x cp) */
-		uint64_t layer_units = best.layers ? best.layers : 1;
-		uint64_t layer_total = best.total - best.other_params - best.expert_params;
-		uint64_t other_params = best.other_params;
-		uint64_t experts = best.expert_params, edp = p->expert_dp_cp;
-		uint64_t q, r;
-		dp_setup(p, s);
-		if (cfg->parallel.fsdp_unit == DC_FSDP_UNIT_MODEL) {
-			layer_units = 1;
-			layer_total = best.total - best.expert_params;
-			other_params = 0;
-		}
-		if (edp == s->group_size) {
-			/* ep = 1: the experts shard with the rest of their unit */
-			layer_total += experts;
-			experts = 0;
-		}
-		q = layer_total / layer_units;
-		r = layer_total % layer_units;
-		fsdp_units(&b, s, p, layer_units, q, r, other_params, "unit");
-		if (experts > 0 && edp > 1) {
-			/* the MoE layers' expert parts, one per MoE layer */
-			uint64_t n = best.moe_layers ? best.moe_layers : 1, size = s->group_size;
-			if (cfg->parallel.fsdp_unit == DC_FSDP_UNIT_MODEL)
-				n = 1;
-			s->group_size = edp;
-			use_link(s, &p->edpcp_link, &p->edpcp_net_group);
-			fsdp_units(&b, s, p, n, experts / n, experts % n, 0, "expert unit");
-			s->group_size = size;
-			use_link(s, &p->dpcp_link, &p->dpcp_net_group);
-		}
-	}
-	{
-		/* b (s / cp) h activations of this context-parallel rank, in
-		 * the layers' working precision */
-		uint64_t act = dc_ck_mul(&b, dc_ck_mul(&b, p->tokens_per_microbatch_cp, cfg->model.hidden_size),
-					 pr->working_bytes);
-		uint64_t layers = best.layers;
-		if (par->tp > 1) {
-			struct dc_comm_strategy *s = &c->s[DC_STRAT_TP];
-			uint64_t per_mb = dc_ck_mul(&b, dc_ck_mul(&b, 2, layers), gas);
-			/* full recompute runs every layer's forward again in
-			 * backward, and with it the forward's collectives */
-			int refwd = cfg->training.recompute == DC_RECOMPUTE_FULL;
-			/* training.recompute_layers: only N layers of each chunk */
-			uint64_t chunk = layers / p->v, n_re = cfg->training.recompute_layers;
-			uint64_t re_mb = n_re && n_re < chunk ? dc_ck_mul(&b, dc_ck_mul(&b, 2, p->v * n_re), gas) : per_mb;
-			setup(p, s, DC_AXIS_TP);
-			if (!par->sequence_parallel) {
-				/* Megatron-LM 2021 section 3: 2 AllReduces forward, 2
-				 * backward, per layer per microbatch */
-				push(&b, s, DC_COLL_ALL_REDUCE, "layer output (f/g)", "forward", per_mb, act);
-				push(&b, s, DC_COLL_ALL_REDUCE, "layer input grad (f/g)", "backward", per_mb, act);
-				if (refwd)
-					push(&b, s, DC_COLL_ALL_REDUCE, "layer output, recomputed", "backward",
-					     re_mb, act);
-			} else {
-				/* Korthikanti et al. 2022 section 4.2.2: each AllReduce
-				 * becomes an AllGather and a ReduceScatter of the full
-				 * b s h tensor, the same bytes */
-				push(&b, s, DC_COLL_ALL_GATHER, "sequence shards in (g)", "forward", per_mb, act);
-				push(&b, s, DC_COLL_REDUCE_SCATTER, "layer output (g-bar)", "forward", per_mb, act);
-				push(&b, s, DC_COLL_ALL_GATHER, "output grad (g-bar)", "backward", per_mb, act);
-				push(&b, s, DC_COLL_REDUCE_SCATTER, "input grad (g)", "backward", per_mb, act);
-				/* the gathered input is not kept (activations hold s/t):
-				 * Megatron gathers it again for the weight gradients */
-				push(&b, s, DC_COLL_ALL_GATHER, "input re-gathered for weight grads", "backward", per_mb,
-				     act);
-				if (refwd) {
-					push(&b, s, DC_COLL_ALL_GATHER, "sequence shards, recomputed", "backward",
-					     re_mb, act);
-					push(&b, s, DC_COLL_REDUCE_SCATTER, "layer output, recomputed", "backward",
-					     re_mb, act);
-				}
-			}
-		}
-		if (par->pp > 1) {
-			struct dc_comm_strategy *s = &c->s[DC_STRAT_PP];
-			/* interleaving: each microbatch crosses every rank's
-			 * boundaries v times (Megatron-LM 2021 section 2.2.2) */
-			uint64_t v = p->v;
-			/* with sequence parallelism each tp rank holds and sends
-			 * only its s/t slice (Megatron-Core's pipeline tensor shape) */
-			uint64_t msg = par->sequence_parallel ? act / par->tp + (act % par->tp != 0) : act;
-			setup(p, s, DC_AXIS_PP);
-			s->group_size = 2; /* a send crosses one stage boundary */
-			s->net_group = &p->pp_pair;
-			/* a middle stage sends v activations forward and v gradients
-			 * back per microbatch; with two stages the ring of chunks
-			 * folds: rank 0 sends v forward and v - 1 back, rank 1 the
-			 * reverse, 2v - 1 in all (v = 1: one direction only) */
-			push(&b, s, DC_COLL_SEND, "activations to next stage", "forward", dc_ck_mul(&b, gas, v), msg);
-			push(&b, s, DC_COLL_SEND, "gradients to previous stage", "backward",
-			     dc_ck_mul(&b, gas, par->pp == 2 ? v - 1 : v), msg);
-			s->group_size = par->pp;
-		}
-	}
-	if (par->cp > 1)
-		cp_traffic(&b, &c->s[DC_STRAT_CP], p, best.layers);
-	if (par->ep > 1 && best.moe_layers > 0) {
-		/* MoE token dispatch and combine: an AlltoAll each in forward and
-		 * again in backward, per MoE layer per microbatch, over the ep
-		 * ranks that hold the experts (consecutive dp ranks,
-		 * Megatron-Core). Each carries the microbatch's tokens on this
-		 * rank (s/t of them under sequence parallelism) x top-k x h
-		 * 16-bit values; routing is assumed uniform, M/ep to each peer */
-		struct dc_comm_strategy *s = &c->s[DC_STRAT_EP];
-		uint64_t tokens = p->tokens_per_microbatch_rank;
-		uint64_t calls = dc_ck_mul(&b, dc_ck_mul(&b, 2, best.moe_layers), gas);
-		uint64_t msg = dc_ck_mul(&b, dc_ck_mul(&b, tokens, cfg->model.experts_per_token),
-					 dc_ck_mul(&b, cfg->model.hidden_size, pr->working_bytes));
-		s->in_play = 1;
-		s->group_size = par->ep;
-		s->net = &p->net;
-		use_link(s, &p->ep_link, &p->ep_net_group);
-		push(&b, s, DC_COLL_ALL_TO_ALL, "token dispatch and combine", "forward", calls, msg);
-		push(&b, s, DC_COLL_ALL_TO_ALL, "their gradients", "backward", calls, msg);
+	/* each axis emits its own calls (src/axis/) */
+	for (int i = 0; i < DC_STRAT_COUNT; i++) {
+		const struct dc_axis_row *row = &dc_axis_rows[i];
+		struct dc_axis_ctx x = {&b, p, &best, &c->s[row->strategy], row->strategy};
+		row->comm(&x);
 	}
 	for (int i = 0; i < DC_STRAT_COUNT; i++)
 		sum_strategy(&b, &c->s[i]);
@@ -462,4 +135,64 @@ const char *dc_strategy_name(enum dc_strategy s)
 {
 	static const char *const names[] = {"dp", "fsdp", "tp", "pp", "ep", "cp"};
 	return names[s];
+}
+
+const char *dc_coll_what_label(enum dc_coll_what w)
+{
+	static const char *const labels[DC_CW_COUNT] = {
+		[DC_CW_GRAD_BUCKET] = "gradient bucket",
+		[DC_CW_EXPERT_GRAD_BUCKET] = "expert gradient bucket",
+		[DC_CW_UPDATED_PARAMS] = "updated params",
+		[DC_CW_UPDATED_EXPERT_PARAMS] = "updated expert params",
+		[DC_CW_REPLICA_GRAD_BUCKET] = "gradient shard across replicas",
+		[DC_CW_REPLICA_EXPERT_GRAD_BUCKET] = "expert gradient shard across replicas",
+		[DC_CW_UNIT_PARAMS] = "unit params",
+		[DC_CW_EXPERT_UNIT_PARAMS] = "expert unit params",
+		[DC_CW_UNIT_GRADS] = "unit grads",
+		[DC_CW_EXPERT_UNIT_GRADS] = "expert unit grads",
+		[DC_CW_ROOT_PARAMS] = "embedding/head params",
+		[DC_CW_ROOT_GRADS] = "embedding/head grads",
+		[DC_CW_TP_OUTPUT_FG] = "layer output (f/g)",
+		[DC_CW_TP_INPUT_GRAD_FG] = "layer input grad (f/g)",
+		[DC_CW_TP_OUTPUT_RECOMPUTED] = "layer output, recomputed",
+		[DC_CW_TP_SEQ_IN_G] = "sequence shards in (g)",
+		[DC_CW_TP_OUTPUT_GBAR] = "layer output (g-bar)",
+		[DC_CW_TP_OUTPUT_GRAD_GBAR] = "output grad (g-bar)",
+		[DC_CW_TP_INPUT_GRAD_G] = "input grad (g)",
+		[DC_CW_TP_INPUT_REGATHER] = "input re-gathered for weight grads",
+		[DC_CW_TP_SEQ_RECOMPUTED] = "sequence shards, recomputed",
+		[DC_CW_PP_ACTIVATIONS] = "activations to next stage",
+		[DC_CW_PP_GRADIENTS] = "gradients to previous stage",
+		[DC_CW_CP_KV_NEXT] = "K/V chunk to next cp rank",
+		[DC_CW_CP_KV_NEXT_AGAIN] = "K/V chunk to next cp rank, again",
+		[DC_CW_CP_KV_AND_DKV] = "K/V chunk and dK/dV together",
+		[DC_CW_CP_DKV_HOME] = "dK/dV to their cp rank",
+		[DC_CW_CP_KV_NEXT_RECOMPUTED] = "K/V chunk, recomputed",
+		[DC_CW_CP_KV_WHOLE] = "K/V of the whole sequence",
+		[DC_CW_CP_KV_WHOLE_AGAIN] = "K/V of the whole sequence, again",
+		[DC_CW_CP_DKV_SCATTER] = "dK/dV to their cp ranks",
+		[DC_CW_CP_KV_RECOMPUTED] = "K/V, recomputed",
+		[DC_CW_CP_QKV_TO_HEADS] = "q, k, v to head shards",
+		[DC_CW_CP_OUT_TO_SEQ] = "output to sequence shards",
+		[DC_CW_CP_DOUT_TO_HEADS] = "output grad to head shards",
+		[DC_CW_CP_DQKV_TO_SEQ] = "dq, dk, dv to sequence shards",
+		[DC_CW_CP_QKV_RECOMPUTED] = "q, k, v, recomputed",
+		[DC_CW_CP_OUT_RECOMPUTED] = "output, recomputed",
+		[DC_CW_EP_DISPATCH_COMBINE] = "token dispatch and combine",
+		[DC_CW_EP_GRADIENTS] = "their gradients",
+	};
+	return (unsigned)w < DC_CW_COUNT && labels[w] ? labels[w] : "?";
+}
+
+const char *dc_coll_phase_name(enum dc_coll_phase ph)
+{
+	static const char *const names[DC_CPHASE_COUNT] = {"forward", "backward", "after optimizer step"};
+	return (unsigned)ph < DC_CPHASE_COUNT ? names[ph] : "?";
+}
+
+const char *dc_overlap_class_name(enum dc_overlap_class o)
+{
+	static const char *const names[DC_OVL_COUNT] = {"exposed",     "grad_sync", "prefetch",  "behind_gemm",
+							"ring",        "expert_a2a", "pipeline"};
+	return (unsigned)o < DC_OVL_COUNT ? names[o] : "?";
 }

@@ -63,11 +63,11 @@ struct costs {
 	uint64_t m;
 };
 
-static double phase_time(const struct dc_comm_strategy *s, const char *phase, int kind)
+static double phase_time(const struct dc_comm_strategy *s, enum dc_coll_phase phase, int kind)
 {
 	double t = 0;
 	for (uint64_t i = 0; i < s->ncoll; i++)
-		if (strcmp(s->coll[i].phase, phase) == 0 && (kind < 0 || (int)s->coll[i].kind == kind))
+		if (s->coll[i].phase == phase && (kind < 0 || (int)s->coll[i].kind == kind))
 			t += s->coll[i].time_s;
 	return t;
 }
@@ -78,13 +78,11 @@ static double phase_time(const struct dc_comm_strategy *s, const char *phase, in
  * 4.2.2 with sequence parallelism): the input-gradient AllReduce or
  * ReduceScatter behind the weight-gradient GEMM, the input's re-gather
  * behind the input-gradient GEMM. The output-gradient AllGather (g-bar)
- * and a recomputed forward's collectives are waited for. Named by the comm
- * result's `what` (comm.c). */
+ * and a recomputed forward's collectives are waited for. The axis that
+ * issues them marks them DC_OVL_BEHIND_GEMM (src/axis/tp.c). */
 static int tp_async(const struct dc_coll *c)
 {
-	return strcmp(c->phase, "backward") == 0 &&
-	       (strcmp(c->what, "layer input grad (f/g)") == 0 || strcmp(c->what, "input grad (g)") == 0 ||
-		strcmp(c->what, "input re-gathered for weight grads") == 0);
+	return c->phase == DC_CPHASE_BACKWARD && c->overlap == DC_OVL_BEHIND_GEMM;
 }
 
 static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc_compute *c,
@@ -104,37 +102,37 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 	k->ov_dp = in->overlap.dp;
 	k->slow = in->overlap.compute_slowdown;
 	if (comm->s[DC_STRAT_TP].in_play) {
-		k->tp_f = phase_time(&comm->s[DC_STRAT_TP], "forward", -1) / (layers * gas);
-		k->tp_b = phase_time(&comm->s[DC_STRAT_TP], "backward", -1) / (layers * gas);
+		k->tp_f = phase_time(&comm->s[DC_STRAT_TP], DC_CPHASE_FORWARD, -1) / (layers * gas);
+		k->tp_b = phase_time(&comm->s[DC_STRAT_TP], DC_CPHASE_BACKWARD, -1) / (layers * gas);
 		for (uint64_t i = 0; i < comm->s[DC_STRAT_TP].ncoll; i++)
 			if (tp_async(&comm->s[DC_STRAT_TP].coll[i]))
 				k->tp_b_async += comm->s[DC_STRAT_TP].coll[i].time_s / (layers * gas);
 	}
 	if (comm->s[DC_STRAT_EP].in_play && p->most.moe_layers > 0) {
 		double moe = (double)p->most.moe_layers;
-		k->ep_f = phase_time(&comm->s[DC_STRAT_EP], "forward", -1) / (moe * gas);
-		k->ep_b = phase_time(&comm->s[DC_STRAT_EP], "backward", -1) / (moe * gas);
+		k->ep_f = phase_time(&comm->s[DC_STRAT_EP], DC_CPHASE_FORWARD, -1) / (moe * gas);
+		k->ep_b = phase_time(&comm->s[DC_STRAT_EP], DC_CPHASE_BACKWARD, -1) / (moe * gas);
 	}
 	if (comm->s[DC_STRAT_FSDP].in_play) {
 		/* per layer, a whole-model unit spread over the layers too
 		 * (it is never prefetched: ov_fsdp) */
 		const struct dc_comm_strategy *s = &comm->s[DC_STRAT_FSDP];
-		k->ag_f = phase_time(s, "forward", DC_COLL_ALL_GATHER) / (layers * gas);
-		k->ag_b = phase_time(s, "backward", DC_COLL_ALL_GATHER) / (layers * gas);
-		k->rs_b = phase_time(s, "backward", DC_COLL_REDUCE_SCATTER) / (layers * gas);
+		k->ag_f = phase_time(s, DC_CPHASE_FORWARD, DC_COLL_ALL_GATHER) / (layers * gas);
+		k->ag_b = phase_time(s, DC_CPHASE_BACKWARD, DC_COLL_ALL_GATHER) / (layers * gas);
+		k->rs_b = phase_time(s, DC_CPHASE_BACKWARD, DC_COLL_REDUCE_SCATTER) / (layers * gas);
 	}
 	if (comm->s[DC_STRAT_CP].in_play) {
 		/* ring attention (cp_comm_type p2p) sends the next K/V block
 		 * while the current one is computed; all_gather and a2a are
 		 * waited for */
-		k->cp_f = phase_time(&comm->s[DC_STRAT_CP], "forward", -1) / (layers * gas);
-		k->cp_b = phase_time(&comm->s[DC_STRAT_CP], "backward", -1) / (layers * gas);
+		k->cp_f = phase_time(&comm->s[DC_STRAT_CP], DC_CPHASE_FORWARD, -1) / (layers * gas);
+		k->cp_b = phase_time(&comm->s[DC_STRAT_CP], DC_CPHASE_BACKWARD, -1) / (layers * gas);
 		k->cp_hide = in->parallel.cp_comm_type == DC_CP_P2P;
 	}
 	if (comm->s[DC_STRAT_PP].in_play) {
 		const struct dc_comm_strategy *s = &comm->s[DC_STRAT_PP];
 		for (uint64_t i = 0; i < s->ncoll; i++)
-			if (s->coll[i].count > 0 && strcmp(s->coll[i].phase, "forward") == 0)
+			if (s->coll[i].count > 0 && s->coll[i].phase == DC_CPHASE_FORWARD)
 				k->send_s = s->coll[i].time_s / (double)s->coll[i].count;
 	}
 }
@@ -479,7 +477,7 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm *comm, struct
 	for (uint64_t i = 0; i < s->ncoll; i++) {
 		const struct dc_coll *c = &s->coll[i];
 		double call = c->count ? c->time_s / (double)c->count : 0;
-		if (strcmp(c->phase, "backward") == 0) {
+		if (c->phase == DC_CPHASE_BACKWARD) {
 			uint64_t n = c->count / per;
 			struct dc_step_buckets *b = &d->last;
 			b->n[b->ngroups] = n;

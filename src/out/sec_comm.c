@@ -73,8 +73,8 @@ static void coll_row(const void *base, uint64_t i, void *out)
 	const struct dc_coll *c = &((const struct strat_view *)base)->s->coll[i];
 	struct coll_row *row = out;
 	row->kind = dc_coll_kind_name(c->kind);
-	row->what = c->what;
-	row->phase = c->phase;
+	row->what = dc_coll_what_label(c->what);
+	row->phase = dc_coll_phase_name(c->phase);
 	row->count = c->count;
 	row->msg_bytes = c->msg_bytes;
 	row->group_size = c->group_size;

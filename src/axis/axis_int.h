@@ -1,0 +1,67 @@
+/* axis_int.h - the parallel axes' rows: each axis file (dp.c, fsdp.c,
+ * tp.c, pp.c, cp.c, ep.c) is the only place that knows which collectives
+ * its axis issues. comm.c walks dc_axis_rows and sums; the step model
+ * reads the calls' enums (comm.h), never their labels.
+ *
+ * Adding an axis: its file with a dc_axis_<name>_comm function, its keys
+ * (config.c), a row in dc_axis_rows and a value in enum dc_strategy. */
+#ifndef DISTCALC_AXIS_INT_H
+#define DISTCALC_AXIS_INT_H
+
+#include <stdint.h>
+
+#include "distcalc/comm.h"
+#include "distcalc/params.h"
+#include "distcalc/plan.h"
+#include "distcalc/util.h"
+
+/* What an axis's emitter reads and writes: the plan, the stage the comm
+ * result analyses (the one with the most parameters), the strategy it
+ * fills and the overflow flag of the whole computation. */
+struct dc_axis_ctx {
+	struct dc_ck *b;
+	const struct dc_plan *p;
+	const struct dc_stage_params *best;
+	struct dc_comm_strategy *s;
+	enum dc_strategy axis;
+};
+
+struct dc_axis_row {
+	enum dc_strategy strategy;
+	/* Fills x->s when the axis is in play for x->p (sets in_play, the
+	 * group, its link, its calls); leaves it cleared otherwise. */
+	void (*comm)(struct dc_axis_ctx *x);
+};
+
+extern const struct dc_axis_row dc_axis_rows[DC_STRAT_COUNT];
+
+void dc_axis_dp_comm(struct dc_axis_ctx *x);
+void dc_axis_fsdp_comm(struct dc_axis_ctx *x);
+void dc_axis_tp_comm(struct dc_axis_ctx *x);
+void dc_axis_pp_comm(struct dc_axis_ctx *x);
+void dc_axis_cp_comm(struct dc_axis_ctx *x);
+void dc_axis_ep_comm(struct dc_axis_ctx *x);
+
+/* Appends `count` calls of `kind` on M bytes to x->s, on its current group
+ * and link, priced by the network model (calls of 0 count or bytes, and
+ * calls past DC_COMM_MAX_COLL, are dropped). */
+void dc_axis_push(struct dc_axis_ctx *x, enum dc_coll_kind kind, enum dc_coll_what what, enum dc_coll_phase phase,
+		  enum dc_overlap_class overlap, uint64_t count, uint64_t msg_bytes);
+
+/* `total` bytes in buckets of `bucket` bytes: the full buckets and the rest. */
+void dc_axis_push_buckets(struct dc_axis_ctx *x, enum dc_coll_kind kind, enum dc_coll_what what,
+			  enum dc_coll_phase phase, enum dc_overlap_class overlap, uint64_t total, uint64_t bucket);
+
+/* Prices the strategy's next calls on link `l` and network group `g`. */
+void dc_axis_use_link(struct dc_comm_strategy *s, const struct dc_plan_link *l, const struct dc_net_group *g);
+
+/* In play on `group_size` ranks of link `l` / group `g` of the plan's network. */
+void dc_axis_setup(struct dc_axis_ctx *x, uint64_t group_size, const struct dc_plan_link *l,
+		   const struct dc_net_group *g);
+
+/* The activations of one microbatch on this context-parallel rank,
+ * b (s / cp) h in the layers' working precision: what TP's collectives
+ * and a pipeline send carry. */
+uint64_t dc_axis_act_bytes(struct dc_axis_ctx *x);
+
+#endif

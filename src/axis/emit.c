@@ -1,0 +1,67 @@
+/* emit.c - what every axis file shares: appending a priced call to a
+ * strategy, its link, the axes' row table. See axis_int.h. */
+#include "axis_int.h"
+
+#include "distcalc/net.h"
+
+const struct dc_axis_row dc_axis_rows[DC_STRAT_COUNT] = {
+	{DC_STRAT_DP, dc_axis_dp_comm},     {DC_STRAT_FSDP, dc_axis_fsdp_comm}, {DC_STRAT_TP, dc_axis_tp_comm},
+	{DC_STRAT_PP, dc_axis_pp_comm},     {DC_STRAT_EP, dc_axis_ep_comm},     {DC_STRAT_CP, dc_axis_cp_comm},
+};
+
+void dc_axis_push(struct dc_axis_ctx *x, enum dc_coll_kind kind, enum dc_coll_what what, enum dc_coll_phase phase,
+		  enum dc_overlap_class overlap, uint64_t count, uint64_t msg_bytes)
+{
+	struct dc_comm_strategy *s = x->s;
+	struct dc_coll *c;
+	struct dc_net_choice ch;
+	if (count == 0 || msg_bytes == 0 || s->ncoll == DC_COMM_MAX_COLL)
+		return;
+	c = &s->coll[s->ncoll++];
+	c->axis = x->axis;
+	c->kind = kind;
+	c->what = what;
+	c->phase = phase;
+	c->overlap = overlap;
+	c->count = count;
+	c->msg_bytes = msg_bytes;
+	c->group_size = s->group_size;
+	c->link = s->link;
+	c->bytes_per_rank = dc_ck_mul(x->b, count, dc_coll_bytes_sent(kind, s->group_size, msg_bytes));
+	/* one call on the network model; a forced algorithm that cannot run
+	 * this call leaves it to the tuner */
+	if (dc_net_time(s->net, kind, s->net_group, msg_bytes, DC_NET_ALGO_AUTO, &ch) != 0)
+		(void)dc_net_time(s->net, kind, s->net_group, msg_bytes, DC_NET_ALGO_RING, &ch);
+	c->time_s = (double)count * ch.time_s;
+	c->algorithm = ch.algorithm;
+	c->protocol = ch.protocol;
+}
+
+void dc_axis_push_buckets(struct dc_axis_ctx *x, enum dc_coll_kind kind, enum dc_coll_what what,
+			  enum dc_coll_phase phase, enum dc_overlap_class overlap, uint64_t total, uint64_t bucket)
+{
+	dc_axis_push(x, kind, what, phase, overlap, total / bucket, bucket);
+	dc_axis_push(x, kind, what, phase, overlap, 1, total % bucket);
+}
+
+void dc_axis_use_link(struct dc_comm_strategy *s, const struct dc_plan_link *l, const struct dc_net_group *g)
+{
+	s->link = l->choice;
+	s->link_params = l->params;
+	s->net_group = g;
+}
+
+void dc_axis_setup(struct dc_axis_ctx *x, uint64_t group_size, const struct dc_plan_link *l,
+		   const struct dc_net_group *g)
+{
+	x->s->in_play = 1;
+	x->s->group_size = group_size;
+	x->s->net = &x->p->net;
+	dc_axis_use_link(x->s, l, g);
+}
+
+uint64_t dc_axis_act_bytes(struct dc_axis_ctx *x)
+{
+	return dc_ck_mul(x->b, dc_ck_mul(x->b, x->p->tokens_per_microbatch_cp, x->p->in->model.hidden_size),
+			 x->p->in->precision.working_bytes);
+}

@@ -1,0 +1,78 @@
+/* fsdp.c - the fully sharded axis (FSDP2 / ZeRO-3) over dp x cp ranks:
+ * per unit per microbatch an AllGather of its parameters before forward,
+ * again before backward when resharded, and a ReduceScatter of its
+ * gradients. docs/formulas-systems.md, "Communication per step". */
+#include "axis_int.h"
+
+/* `units` units of q parameters, r of them one more; `other` parameters in
+ * the root unit (embedding, head), which stays gathered through backward:
+ * FSDP2 never reshards the root after forward. */
+static void fsdp_units(struct dc_axis_ctx *x, uint64_t units, uint64_t q, uint64_t r, uint64_t other, int expert)
+{
+	const struct dc_plan *p = x->p;
+	const struct dc_precision *pr = &p->in->precision;
+	struct dc_ck *b = x->b;
+	uint64_t gas = p->layout.grad_accum_steps;
+	enum dc_coll_what params = expert ? DC_CW_EXPERT_UNIT_PARAMS : DC_CW_UNIT_PARAMS;
+	enum dc_coll_what grads = expert ? DC_CW_EXPERT_UNIT_GRADS : DC_CW_UNIT_GRADS;
+	uint64_t w = pr->working_bytes, g = pr->grad_bytes;
+
+	dc_axis_push(x, DC_COLL_ALL_GATHER, params, DC_CPHASE_FORWARD, DC_OVL_PREFETCH, dc_ck_mul(b, units - r, gas),
+		     dc_ck_mul(b, q, w));
+	dc_axis_push(x, DC_COLL_ALL_GATHER, params, DC_CPHASE_FORWARD, DC_OVL_PREFETCH, dc_ck_mul(b, r, gas),
+		     dc_ck_mul(b, q + 1, w));
+	dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_ROOT_PARAMS, DC_CPHASE_FORWARD, DC_OVL_PREFETCH, gas,
+		     dc_ck_mul(b, other, w));
+	if (p->in->parallel.reshard_after_forward) {
+		dc_axis_push(x, DC_COLL_ALL_GATHER, params, DC_CPHASE_BACKWARD, DC_OVL_PREFETCH,
+			     dc_ck_mul(b, units - r, gas), dc_ck_mul(b, q, w));
+		dc_axis_push(x, DC_COLL_ALL_GATHER, params, DC_CPHASE_BACKWARD, DC_OVL_PREFETCH, dc_ck_mul(b, r, gas),
+			     dc_ck_mul(b, q + 1, w));
+	}
+	dc_axis_push(x, DC_COLL_REDUCE_SCATTER, grads, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC,
+		     dc_ck_mul(b, units - r, gas), dc_ck_mul(b, q, g));
+	dc_axis_push(x, DC_COLL_REDUCE_SCATTER, grads, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, dc_ck_mul(b, r, gas),
+		     dc_ck_mul(b, q + 1, g));
+	dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_ROOT_GRADS, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, gas,
+		     dc_ck_mul(b, other, g));
+}
+
+void dc_axis_fsdp_comm(struct dc_axis_ctx *x)
+{
+	const struct dc_plan *p = x->p;
+	const struct dc_stage_params *best = x->best;
+	/* layers may differ in size (dense layers before MoE ones): split the
+	 * stage's layer parameters into units of q and q + 1 so the units add
+	 * up to the stage exactly. Routed experts are sharded over the
+	 * expert-data-parallel group (the ledger's dp / ep ranks, memory.c):
+	 * their part of each unit is gathered and scattered there, the rest
+	 * over all of dp (x cp) */
+	uint64_t layer_units = best->layers ? best->layers : 1;
+	uint64_t layer_total = best->total - best->other_params - best->expert_params;
+	uint64_t other_params = best->other_params;
+	uint64_t experts = best->expert_params, edp = p->expert_dp_cp;
+	int whole = p->in->parallel.fsdp_unit == DC_FSDP_UNIT_MODEL;
+	if (p->dp_cp < 2 || p->layout.sharding != DC_SHARD_FSDP)
+		return;
+	dc_axis_setup(x, p->dp_cp, &p->dpcp_link, &p->dpcp_net_group);
+	if (whole) {
+		layer_units = 1;
+		layer_total = best->total - best->expert_params;
+		other_params = 0;
+	}
+	if (edp == p->dp_cp) {
+		/* ep = 1: the experts shard with the rest of their unit */
+		layer_total += experts;
+		experts = 0;
+	}
+	fsdp_units(x, layer_units, layer_total / layer_units, layer_total % layer_units, other_params, 0);
+	if (experts > 0 && edp > 1) {
+		/* the MoE layers' expert parts, one per MoE layer */
+		uint64_t n = whole || !best->moe_layers ? 1 : best->moe_layers;
+		x->s->group_size = edp;
+		dc_axis_use_link(x->s, &p->edpcp_link, &p->edpcp_net_group);
+		fsdp_units(x, n, experts / n, experts % n, 0, 1);
+		x->s->group_size = p->dp_cp;
+		dc_axis_use_link(x->s, &p->dpcp_link, &p->dpcp_net_group);
+	}
+}

@@ -1,0 +1,29 @@
+/* pp.c - the pipeline axis: activations to the next stage and gradients
+ * to the previous, per microbatch and model chunk (Megatron-LM 2021
+ * section 2.2.2). docs/formulas-systems.md, "Communication per step". */
+#include "axis_int.h"
+
+void dc_axis_pp_comm(struct dc_axis_ctx *x)
+{
+	const struct dc_plan *p = x->p;
+	const struct dc_layout *par = &p->layout;
+	struct dc_ck *b = x->b;
+	uint64_t gas = par->grad_accum_steps, v = p->v, act, msg;
+	if (par->pp < 2)
+		return;
+	/* with sequence parallelism each tp rank holds and sends only its s/t
+	 * slice (Megatron-Core's pipeline tensor shape) */
+	act = dc_axis_act_bytes(x);
+	msg = par->sequence_parallel ? act / par->tp + (act % par->tp != 0) : act;
+	dc_axis_setup(x, 2, &p->link[DC_AXIS_PP], &p->pp_pair); /* a send crosses one stage boundary */
+	/* interleaving: each microbatch crosses every rank's boundaries v
+	 * times. A middle stage sends v activations forward and v gradients
+	 * back per microbatch; with two stages the ring of chunks folds: rank
+	 * 0 sends v forward and v - 1 back, rank 1 the reverse, 2v - 1 in all
+	 * (v = 1: one direction only) */
+	dc_axis_push(x, DC_COLL_SEND, DC_CW_PP_ACTIVATIONS, DC_CPHASE_FORWARD, DC_OVL_PIPELINE, dc_ck_mul(b, gas, v),
+		     msg);
+	dc_axis_push(x, DC_COLL_SEND, DC_CW_PP_GRADIENTS, DC_CPHASE_BACKWARD, DC_OVL_PIPELINE,
+		     dc_ck_mul(b, gas, par->pp == 2 ? v - 1 : v), msg);
+	x->s->group_size = par->pp;
+}
