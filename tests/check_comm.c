@@ -113,6 +113,68 @@ START_TEST(test_zero_2psi_vs_3psi)
 }
 END_TEST
 
+/* HSDP 2 x 4 (parallel.dp_replicate 2 of dp 8, one node) on the ZeRO
+ * config above, by hand: psi = 64e6 parameters of 2 bytes, 4 layer units
+ * of 16e6 (32e6 B).
+ *   fsdp: each unit gathered twice and reduce-scattered once on the 4
+ *   ranks of a replica, 3/4 of 32e6 = 24e6 B a call: 3 x 4 x 24e6 =
+ *   288e6 B; then each unit's gradient shard, 32e6 / 4 = 8e6 B, is
+ *   all-reduced over the 2 replicas: 2 x 1/2 x 8e6 = 8e6 B a call, 4
+ *   calls = 32e6 B. 320e6 B in all, against 336e6 B for FSDP over 8.
+ *   zero1: one bucket (1 GiB holds all 128e6 B of gradients):
+ *   ReduceScatter on 4 ranks 3/4 x 128e6 = 96e6 B, AllReduce of the
+ *   32e6 B shard on 2 ranks 32e6 B, AllGather of the 128e6 B of updated
+ *   params on 4 ranks 96e6 B: 224e6 B, as ZeRO-1 over 8 (2 x 7/8 x
+ *   128e6), with a quarter of it on the replica group. */
+START_TEST(test_hsdp_2x4)
+{
+	struct dc_config c;
+	struct dc_comm m;
+	const struct dc_comm_strategy *s;
+	uint64_t ar = 0, shard = 0;
+
+	zero_comm_config(&c, DC_SHARD_FSDP);
+	c.parallel.dp_replicate = 2;
+	m = compute(&c);
+	s = &m.s[DC_STRAT_FSDP];
+	ck_assert_uint_eq(s->group_size, 4);
+	for (uint64_t i = 0; i < s->ncoll; i++) {
+		const struct dc_coll *k = &s->coll[i];
+		if (k->kind == DC_COLL_ALL_REDUCE) {
+			ck_assert_uint_eq(k->group_size, 2);
+			ck_assert_uint_eq(k->msg_bytes, 8000000ull);
+			ck_assert_int_eq(k->what, DC_CW_REPLICA_GRAD_BUCKET);
+			ck_assert_int_eq(k->overlap, DC_OVL_GRAD_SYNC);
+			ar += k->bytes_per_rank;
+		} else {
+			ck_assert_uint_eq(k->group_size, 4);
+			ck_assert_uint_eq(k->msg_bytes, 32000000ull);
+			shard += k->bytes_per_rank;
+		}
+	}
+	ck_assert_uint_eq(shard, 288000000ull);
+	ck_assert_uint_eq(ar, 32000000ull);
+	ck_assert_uint_eq(m.bytes_per_rank, 320000000ull);
+
+	zero_comm_config(&c, DC_SHARD_ZERO1);
+	c.parallel.dp_replicate = 2;
+	m = compute(&c);
+	s = &m.s[DC_STRAT_DP];
+	ck_assert_uint_eq(s->ncoll, 3);
+	ck_assert_int_eq(s->coll[0].kind, DC_COLL_REDUCE_SCATTER);
+	ck_assert_uint_eq(s->coll[0].group_size, 4);
+	ck_assert_uint_eq(s->coll[0].bytes_per_rank, 96000000ull);
+	ck_assert_int_eq(s->coll[1].kind, DC_COLL_ALL_REDUCE);
+	ck_assert_uint_eq(s->coll[1].group_size, 2);
+	ck_assert_uint_eq(s->coll[1].msg_bytes, 32000000ull);
+	ck_assert_uint_eq(s->coll[1].bytes_per_rank, 32000000ull);
+	ck_assert_int_eq(s->coll[2].kind, DC_COLL_ALL_GATHER);
+	ck_assert_int_eq(s->coll[2].phase, DC_CPHASE_AFTER_OPTIMIZER);
+	ck_assert_uint_eq(s->coll[2].bytes_per_rank, 96000000ull);
+	ck_assert_uint_eq(s->bytes_per_rank, 224000000ull);
+}
+END_TEST
+
 START_TEST(test_ddp_buckets)
 {
 	/* 128,000,000 B of grads in 25 MiB (26,214,400 B) buckets: 4 full
@@ -524,6 +586,7 @@ int main(void)
 	tcase_add_test(tc, test_course_ring_example);
 	tcase_add_test(tc, test_zero_2psi_vs_3psi);
 	tcase_add_test(tc, test_ddp_buckets);
+	tcase_add_test(tc, test_hsdp_2x4);
 	tcase_add_test(tc, test_tp_bytes_per_layer);
 	tcase_add_test(tc, test_pp_boundaries);
 	tcase_add_test(tc, test_zero2_reduces_every_microbatch);

@@ -298,6 +298,14 @@ START_TEST(test_stage_and_cp_errors)
 	expect_error(edit("\"tp\": 4", "\"tp\": 4, \"pp\": 2, \"pipeline_layers\": [16, 16], \"virtual_pipeline\": 2"),
 		     (const char *const[]){"training.grad_accum_steps=2"}, 1, DC_ERR_CONFIG,
 		     "t.json: error: 'parallel.virtual_pipeline': an interleaved schedule needs even stages (Megatron-Core refuses uneven first/last stages with it); drop pipeline_layers, first_stage_layers, last_stage_layers and account_for_*");
+	/* HSDP: dp_replicate divides dp, replicates shards (not DDP) */
+	expect_error(edit("\"tp\": 4", "\"tp\": 1, \"sharding\": \"fsdp\", \"dp_replicate\": 3"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.dp_replicate': must divide parallel.dp (8), got 3");
+	expect_error(edit("\"tp\": 4", "\"tp\": 1"), (const char *const[]){"parallel.dp_replicate=2"}, 1,
+		     DC_ERR_CONFIG,
+		     "--set: error: 'parallel.dp_replicate': replicates sharded states, so it needs parallel.sharding zero1, zero2 or fsdp (DDP already replicates everything), got 2 with sharding \"none\"");
+	expect_error(edit("\"tp\": 4", "\"tp\": 1, \"dp_replicate\": 0"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.dp_replicate': must be at least 1, got 0");
 	/* cp: into the world, the sequence in 2 cp chunks, a2a by heads */
 	expect_error(edit("\"tp\": 4", "\"tp\": 4, \"cp\": 3"), NULL, 0, DC_ERR_CONFIG,
 		     "t.json: error: 'parallel.tp': tp x cp x pp (12) must divide the world size num_nodes x gpus_per_node (8)\n"

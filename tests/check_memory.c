@@ -373,6 +373,38 @@ START_TEST(test_offload_host_grads_moe_cp)
 }
 END_TEST
 
+/* HSDP 2 x 4 on the offload test's model and cluster (two nodes of 4) at
+ * tp 1, dp 8 (P = 6,738,415,616, Llama-2-7B's shape), course bytes (2 + 2
+ * + 4 + 8): FSDP over all 8 ranks holds 16P / 8 = 2P = 13,476,831,232 B
+ * of states; HSDP with dp_replicate 2 shards over the 4 ranks of a
+ * replica, 16P / 4 = 4P = 26,953,662,464 B; ZeRO-1 HSDP keeps params and
+ * grads whole, 4P, and master + Adam over 4, 12P / 4 = 3P: 7P =
+ * 47,168,909,312 B. */
+START_TEST(test_hsdp_2x4_states)
+{
+	struct dc_config c;
+	struct dc_mem_ledger l;
+	const uint64_t P = 6738415616ull;
+	fixture_json(&c,
+		     "{\"model\": {\"num_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+		     " \"ffn_hidden_size\": 11008, \"vocab_size\": 32000, \"seq_length\": 4096},"
+		     " \"cluster\": {\"num_nodes\": 2, \"gpus_per_node\": 4, \"gpu_memory\": \"80 GiB\","
+		     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+		     " \"parallel\": {\"sharding\": \"fsdp\"}}");
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.p.total, P);
+	ck_assert_uint_eq(l.model_states_bytes, 2 * P);
+	c.parallel.dp_replicate = 2;
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.model_states_bytes, 4 * P);
+	c.parallel.sharding = DC_SHARD_ZERO1;
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.params_bytes + l.grads_bytes, 4 * P);
+	ck_assert_uint_eq(l.master_bytes + l.optimizer_bytes, 3 * P);
+	ck_assert_uint_eq(l.model_states_bytes, 7 * P);
+}
+END_TEST
+
 /* A small GELU model: h 1024, 8 heads of 128, f 4096, V 1000, L 4, untied.
  * Per layer 4 x 1024^2 + 2 x 1024 x 4096 + 2048 = 12,584,960; embedding =
  * head = 1,024,000; total 4 x 12,584,960 + 2 x 1,024,000 + 1024 = 52,388,864. */
@@ -707,6 +739,7 @@ int main(void)
 	tcase_add_test(tc, test_precision_presets_ledger);
 	tcase_add_test(tc, test_offload_host_ledger);
 	tcase_add_test(tc, test_offload_host_grads_moe_cp);
+	tcase_add_test(tc, test_hsdp_2x4_states);
 	tcase_add_test(tc, test_fsdp_working_set);
 	tcase_add_test(tc, test_classes_by_stage);
 	tcase_add_test(tc, test_expert_states_shard_over_expert_dp);

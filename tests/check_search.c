@@ -72,7 +72,7 @@ static void same_as_report(const char *path, const char *const *sets, const stru
 		if (*t)
 			*t++ = 0;
 	}
-	ck_assert_uint_eq(k, 11);
+	ck_assert_uint_eq(k, 12);
 	for (size_t i = 0; i < k; i++)
 		ov[n++] = words[i];
 	ov[n] = NULL;
@@ -339,11 +339,12 @@ START_TEST(test_layout_text)
 	char buf[600];
 	dc_search_layout_text(&l, 0, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "parallel.tp=8 parallel.cp=1 parallel.pp=4 parallel.dp=2 parallel.ep=1 "
-			      "parallel.virtual_pipeline=3 parallel.sequence_parallel=true parallel.sharding=zero1 "
+			      "parallel.dp_replicate=1 parallel.virtual_pipeline=3 parallel.sequence_parallel=true parallel.sharding=zero1 "
 			      "training.micro_batch_size=2 training.grad_accum_steps=16 training.recompute=selective");
 	dc_search_layout_text(&l, 1, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "{\"parallel.tp\": 8, \"parallel.cp\": 1, \"parallel.pp\": 4, \"parallel.dp\": 2, "
-			      "\"parallel.ep\": 1, \"parallel.virtual_pipeline\": 3, \"parallel.sequence_parallel\": true, "
+			      "\"parallel.ep\": 1, \"parallel.dp_replicate\": 1, \"parallel.virtual_pipeline\": 3, "
+			      "\"parallel.sequence_parallel\": true, "
 			      "\"parallel.sharding\": \"zero1\", \"training.micro_batch_size\": 2, "
 			      "\"training.grad_accum_steps\": 16, \"training.recompute\": \"selective\"}");
 	/* truncation keeps the text terminated */

@@ -135,7 +135,7 @@ struct dc_coll {
 	const char *protocol;    /* static: "LL", "LL128", "Simple" */
 };
 
-#define DC_COMM_MAX_COLL 16
+#define DC_COMM_MAX_COLL 24
 
 struct dc_comm_strategy {
 	int in_play;

@@ -232,6 +232,11 @@ struct dc_parallel {
 	int account_for_embedding;
 	int account_for_loss;
 	uint64_t ep; /* expert parallel: divides dp (Megatron-Core), experts split over it */
+	/* HSDP (torchtitan's data_parallel_replicate_degree; Megatron's
+	 * --num-distributed-optimizer-instances): dp = dp_replicate x shard
+	 * ranks; sharded states shard over the shard group, gradients are
+	 * all-reduced across the replicas. 1: every dp rank in one shard group */
+	uint64_t dp_replicate;
 	int dp_explicit;
 	/* order[0] varies fastest; every axis appears once */
 	enum dc_axis order[DC_AXIS_COUNT];

@@ -55,6 +55,7 @@ struct dc_layout {
 	enum dc_sharding sharding;
 	uint64_t micro_batch_size;
 	uint64_t grad_accum_steps;
+	uint64_t dp_replicate;     /* HSDP replicas of the sharded states >= 1 (0 reads as 1), divides dp and dp / ep */
 };
 
 /* The link a group's ring crosses and its parameters. */
@@ -126,6 +127,9 @@ struct dc_plan {
 	struct dc_stage_runs runs;  /* the stages' layers (the input's split when pp is its own, else even) */
 	uint64_t dp_cp;             /* dp x cp: the ranks a dense gradient is synchronised and sharded over */
 	uint64_t expert_dp_cp;      /* expert_dp x cp: the same for a routed expert's */
+	uint64_t dp_replicate;      /* layout.dp_replicate (HSDP), >= 1 */
+	uint64_t shard_dp_cp;       /* dp_cp / dp_replicate: the ranks sharded states split over */
+	uint64_t expert_shard_dp_cp;/* expert_dp_cp / dp_replicate: the same for a routed expert's */
 	uint64_t dense_limit;       /* the model's first layers with a dense MLP (all: dense model) */
 	uint64_t tokens_per_microbatch;      /* b s, one replica */
 	uint64_t seq_per_cp_rank;            /* s / cp: the sequence one context-parallel rank holds */
@@ -145,6 +149,9 @@ struct dc_plan {
 	struct dc_plan_link dpcp_link;  /* the dp x cp group (link[DC_AXIS_DP] when cp = 1) */
 	struct dc_plan_link edpcp_link; /* the expert-data-parallel x cp group (edp_link when cp = 1) */
 	struct dc_plan_link ring_link; /* the teaching ring over ranks 0..ring_ranks-1 */
+	/* HSDP: a replica's shard group (the dp x cp group when dp_replicate =
+	 * 1), an expert's, and the dp_replicate ranks holding the same shard */
+	struct dc_plan_link shard_link, eshard_link, rep_link;
 
 	/* the network model (net.h): the cluster, and the shape of the group
 	 * each axis prices (its first group that spans domains, else group
@@ -157,6 +164,7 @@ struct dc_plan {
 	struct dc_net_group dpcp_net_group;  /* the dp x cp group (net_group[DC_AXIS_DP] when cp = 1) */
 	struct dc_net_group edpcp_net_group; /* the expert-data-parallel x cp group (edp_net_group when cp = 1) */
 	struct dc_net_group pp_pair;
+	struct dc_net_group shard_net_group, eshard_net_group, rep_net_group; /* as shard_link ... */
 
 	/* stages: segments [segment_first[i], segment_first[i + 1]) hold
 	 * identical parameters (segment_first[nsegments] = pp); stages

@@ -43,8 +43,8 @@ void dc_axis_cp_comm(struct dc_axis_ctx *x);
 void dc_axis_ep_comm(struct dc_axis_ctx *x);
 
 /* Appends `count` calls of `kind` on M bytes to x->s, on its current group
- * and link, priced by the network model (calls of 0 count or bytes, and
- * calls past DC_COMM_MAX_COLL, are dropped). */
+ * and link, priced by the network model (calls of 0 count or bytes, on a
+ * group of one rank, or past DC_COMM_MAX_COLL are dropped). */
 void dc_axis_push(struct dc_axis_ctx *x, enum dc_coll_kind kind, enum dc_coll_what what, enum dc_coll_phase phase,
 		  enum dc_overlap_class overlap, uint64_t count, uint64_t msg_bytes);
 

@@ -2,35 +2,67 @@
  * ReduceScatter of the gradients and AllGather of the updated parameters,
  * over dp x cp ranks (context-parallel ranks hold the same weights and
  * join the sync, Megatron-Core); routed experts over the
- * expert-data-parallel group. docs/formulas-systems.md, "Communication
- * per step". */
+ * expert-data-parallel group. Under HSDP (parallel.dp_replicate = r > 1,
+ * Megatron's --num-distributed-optimizer-instances) the ZeRO collectives
+ * run in one replica's shard group and each reduced gradient shard is
+ * all-reduced across the r replicas. docs/formulas-systems.md,
+ * "Communication per step". */
 #include "axis_int.h"
 
-/* Gradient synchronisation of `params` parameters on the strategy's
- * current group: DDP AllReduce per bucket once per step (no_sync while
- * accumulating); ZeRO-1/2 ReduceScatter of the grads and AllGather of the
- * updated params. ZeRO-1 keeps full gradients and reduces once per step;
- * ZeRO-2 keeps only its shard, so it reduce-scatters every microbatch
- * (DeepSpeed stage 2). */
-static void dp_sync(struct dc_axis_ctx *x, uint64_t params, int expert)
+/* The groups one kind of parameter synchronises over. */
+struct dp_groups {
+	uint64_t shard;                       /* ranks its states shard over */
+	const struct dc_plan_link *shard_link;
+	const struct dc_net_group *shard_net;
+};
+
+static void on(struct dc_axis_ctx *x, uint64_t size, const struct dc_plan_link *l, const struct dc_net_group *g)
+{
+	x->s->group_size = size;
+	dc_axis_use_link(x->s, l, g);
+}
+
+/* Gradient synchronisation of `params` parameters: DDP AllReduce per
+ * bucket once per step (no_sync while accumulating); ZeRO-1/2
+ * ReduceScatter of the grads and AllGather of the updated params. ZeRO-1
+ * keeps full gradients and reduces once per step; ZeRO-2 keeps only its
+ * shard, so it reduce-scatters every microbatch (DeepSpeed stage 2). HSDP
+ * all-reduces each reduce-scatter's shard, ceil(M / shard) bytes, across
+ * the replicas. */
+static void dp_sync(struct dc_axis_ctx *x, uint64_t params, int expert, const struct dp_groups *g)
 {
 	const struct dc_plan *p = x->p;
 	const struct dc_precision *pr = &p->in->precision;
+	struct dc_ck *b = x->b;
 	uint64_t bucket = p->in->parallel.bucket_bytes;
 	enum dc_sharding sharding = p->layout.sharding;
-	uint64_t gas = p->layout.grad_accum_steps;
-	uint64_t grads = dc_ck_mul(x->b, params, pr->grad_bytes);
-	uint64_t weights = dc_ck_mul(x->b, params, pr->param_bytes);
+	uint64_t gas = p->layout.grad_accum_steps, r = p->dp_replicate;
+	uint64_t grads = dc_ck_mul(b, params, pr->grad_bytes);
+	uint64_t weights = dc_ck_mul(b, params, pr->param_bytes);
 	enum dc_coll_what grad_what = expert ? DC_CW_EXPERT_GRAD_BUCKET : DC_CW_GRAD_BUCKET;
+	uint64_t times = sharding == DC_SHARD_ZERO2 ? gas : 1;
+	uint64_t full = dc_ck_mul(b, grads / bucket, times), rest = grads % bucket;
 	if (sharding == DC_SHARD_NONE) {
+		on(x, g->shard, g->shard_link, g->shard_net);
 		dc_axis_push_buckets(x, DC_COLL_ALL_REDUCE, grad_what, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, grads,
 				     bucket);
-	} else {
-		uint64_t times = sharding == DC_SHARD_ZERO2 ? gas : 1;
-		dc_axis_push(x, DC_COLL_REDUCE_SCATTER, grad_what, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC,
-			     dc_ck_mul(x->b, grads / bucket, times), bucket);
-		dc_axis_push(x, DC_COLL_REDUCE_SCATTER, grad_what, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, times,
-			     grads % bucket);
+		return;
+	}
+	if (g->shard > 1) {
+		on(x, g->shard, g->shard_link, g->shard_net);
+		dc_axis_push(x, DC_COLL_REDUCE_SCATTER, grad_what, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, full, bucket);
+		dc_axis_push(x, DC_COLL_REDUCE_SCATTER, grad_what, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, times, rest);
+	}
+	if (r > 1) {
+		enum dc_coll_what w = expert ? DC_CW_REPLICA_EXPERT_GRAD_BUCKET : DC_CW_REPLICA_GRAD_BUCKET;
+		on(x, r, &p->rep_link, &p->rep_net_group);
+		dc_axis_push(x, DC_COLL_ALL_REDUCE, w, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, full,
+			     dc_ceil_div(bucket, g->shard));
+		dc_axis_push(x, DC_COLL_ALL_REDUCE, w, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, rest ? times : 0,
+			     dc_ceil_div(rest, g->shard));
+	}
+	if (g->shard > 1) {
+		on(x, g->shard, g->shard_link, g->shard_net);
 		dc_axis_push_buckets(x, DC_COLL_ALL_GATHER, expert ? DC_CW_UPDATED_EXPERT_PARAMS : DC_CW_UPDATED_PARAMS,
 				     DC_CPHASE_AFTER_OPTIMIZER, DC_OVL_EXPOSED, weights, bucket);
 	}
@@ -40,18 +72,21 @@ void dc_axis_dp_comm(struct dc_axis_ctx *x)
 {
 	const struct dc_plan *p = x->p;
 	const struct dc_stage_params *best = x->best;
+	int none = p->layout.sharding == DC_SHARD_NONE;
+	/* DDP all-reduces over the whole dp x cp group: it has no shards */
+	struct dp_groups dense = {none ? p->dp_cp : p->shard_dp_cp, none ? &p->dpcp_link : &p->shard_link,
+				  none ? &p->dpcp_net_group : &p->shard_net_group};
+	struct dp_groups expert = {none ? p->expert_dp_cp : p->expert_shard_dp_cp,
+				   none ? &p->edpcp_link : &p->eshard_link,
+				   none ? &p->edpcp_net_group : &p->eshard_net_group};
 	if (p->dp_cp < 2 || p->layout.sharding == DC_SHARD_FSDP)
 		return;
-	dc_axis_setup(x, p->dp_cp, &p->dpcp_link, &p->dpcp_net_group);
-	dp_sync(x, best->total - best->expert_params, 0);
+	dc_axis_setup(x, dense.shard, dense.shard_link, dense.shard_net);
+	dp_sync(x, best->total - best->expert_params, 0, &dense);
 	/* routed experts are replicated only over the expert-data-parallel
 	 * group, dp / ep ranks (Megatron-Core): their gradients are
 	 * synchronised there */
-	if (best->expert_params > 0 && p->expert_dp_cp > 1) {
-		x->s->group_size = p->expert_dp_cp;
-		dc_axis_use_link(x->s, &p->edpcp_link, &p->edpcp_net_group);
-		dp_sync(x, best->expert_params, 1);
-		x->s->group_size = p->dp_cp;
-		dc_axis_use_link(x->s, &p->dpcp_link, &p->dpcp_net_group);
-	}
+	if (best->expert_params > 0 && p->expert_dp_cp > 1)
+		dp_sync(x, best->expert_params, 1, &expert);
+	on(x, dense.shard, dense.shard_link, dense.shard_net);
 }

@@ -4,10 +4,29 @@
  * gradients. docs/formulas-systems.md, "Communication per step". */
 #include "axis_int.h"
 
+/* HSDP (parallel.dp_replicate > 1, FSDP2 on a 2-D mesh): after each
+ * ReduceScatter of M gradient bytes over the shard group, FSDP2
+ * all-reduces the shard, ceil(M / shard) bytes, across the replicas. */
+static void replicas(struct dc_axis_ctx *x, enum dc_coll_what what, uint64_t calls, uint64_t msg_bytes,
+		     uint64_t shard, const struct dc_plan_link *l, const struct dc_net_group *g)
+{
+	const struct dc_plan *p = x->p;
+	if (p->dp_replicate < 2)
+		return;
+	x->s->group_size = p->dp_replicate;
+	dc_axis_use_link(x->s, &p->rep_link, &p->rep_net_group);
+	dc_axis_push(x, DC_COLL_ALL_REDUCE, what, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, calls,
+		     dc_ceil_div(msg_bytes, shard));
+	x->s->group_size = shard;
+	dc_axis_use_link(x->s, l, g);
+}
+
 /* `units` units of q parameters, r of them one more; `other` parameters in
  * the root unit (embedding, head), which stays gathered through backward:
- * FSDP2 never reshards the root after forward. */
-static void fsdp_units(struct dc_axis_ctx *x, uint64_t units, uint64_t q, uint64_t r, uint64_t other, int expert)
+ * FSDP2 never reshards the root after forward. The strategy's current
+ * group is the shard group (l, g). */
+static void fsdp_units(struct dc_axis_ctx *x, uint64_t units, uint64_t q, uint64_t r, uint64_t other, int expert,
+		       const struct dc_plan_link *l, const struct dc_net_group *g)
 {
 	const struct dc_plan *p = x->p;
 	const struct dc_precision *pr = &p->in->precision;
@@ -15,7 +34,8 @@ static void fsdp_units(struct dc_axis_ctx *x, uint64_t units, uint64_t q, uint64
 	uint64_t gas = p->layout.grad_accum_steps;
 	enum dc_coll_what params = expert ? DC_CW_EXPERT_UNIT_PARAMS : DC_CW_UNIT_PARAMS;
 	enum dc_coll_what grads = expert ? DC_CW_EXPERT_UNIT_GRADS : DC_CW_UNIT_GRADS;
-	uint64_t w = pr->working_bytes, g = pr->grad_bytes;
+	uint64_t w = pr->working_bytes, gb = pr->grad_bytes, shard = x->s->group_size;
+	enum dc_coll_what rep = expert ? DC_CW_REPLICA_EXPERT_GRAD_BUCKET : DC_CW_REPLICA_GRAD_BUCKET;
 
 	dc_axis_push(x, DC_COLL_ALL_GATHER, params, DC_CPHASE_FORWARD, DC_OVL_PREFETCH, dc_ck_mul(b, units - r, gas),
 		     dc_ck_mul(b, q, w));
@@ -30,11 +50,14 @@ static void fsdp_units(struct dc_axis_ctx *x, uint64_t units, uint64_t q, uint64
 			     dc_ck_mul(b, q + 1, w));
 	}
 	dc_axis_push(x, DC_COLL_REDUCE_SCATTER, grads, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC,
-		     dc_ck_mul(b, units - r, gas), dc_ck_mul(b, q, g));
+		     dc_ck_mul(b, units - r, gas), dc_ck_mul(b, q, gb));
 	dc_axis_push(x, DC_COLL_REDUCE_SCATTER, grads, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, dc_ck_mul(b, r, gas),
-		     dc_ck_mul(b, q + 1, g));
+		     dc_ck_mul(b, q + 1, gb));
 	dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_ROOT_GRADS, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, gas,
-		     dc_ck_mul(b, other, g));
+		     dc_ck_mul(b, other, gb));
+	replicas(x, rep, dc_ck_mul(b, units - r, gas), dc_ck_mul(b, q, gb), shard, l, g);
+	replicas(x, rep, dc_ck_mul(b, r, gas), dc_ck_mul(b, q + 1, gb), shard, l, g);
+	replicas(x, rep, other ? gas : 0, dc_ck_mul(b, other, gb), shard, l, g);
 }
 
 void dc_axis_fsdp_comm(struct dc_axis_ctx *x)
@@ -50,29 +73,31 @@ void dc_axis_fsdp_comm(struct dc_axis_ctx *x)
 	uint64_t layer_units = best->layers ? best->layers : 1;
 	uint64_t layer_total = best->total - best->other_params - best->expert_params;
 	uint64_t other_params = best->other_params;
-	uint64_t experts = best->expert_params, edp = p->expert_dp_cp;
+	uint64_t experts = best->expert_params, edp = p->expert_shard_dp_cp;
 	int whole = p->in->parallel.fsdp_unit == DC_FSDP_UNIT_MODEL;
 	if (p->dp_cp < 2 || p->layout.sharding != DC_SHARD_FSDP)
 		return;
-	dc_axis_setup(x, p->dp_cp, &p->dpcp_link, &p->dpcp_net_group);
+	/* HSDP: one replica's shard group (the dp x cp group without it) */
+	dc_axis_setup(x, p->shard_dp_cp, &p->shard_link, &p->shard_net_group);
 	if (whole) {
 		layer_units = 1;
 		layer_total = best->total - best->expert_params;
 		other_params = 0;
 	}
-	if (edp == p->dp_cp) {
+	if (edp == p->shard_dp_cp) {
 		/* ep = 1: the experts shard with the rest of their unit */
 		layer_total += experts;
 		experts = 0;
 	}
-	fsdp_units(x, layer_units, layer_total / layer_units, layer_total % layer_units, other_params, 0);
-	if (experts > 0 && edp > 1) {
+	fsdp_units(x, layer_units, layer_total / layer_units, layer_total % layer_units, other_params, 0,
+		   &p->shard_link, &p->shard_net_group);
+	if (experts > 0 && (edp > 1 || p->dp_replicate > 1)) {
 		/* the MoE layers' expert parts, one per MoE layer */
 		uint64_t n = whole || !best->moe_layers ? 1 : best->moe_layers;
 		x->s->group_size = edp;
-		dc_axis_use_link(x->s, &p->edpcp_link, &p->edpcp_net_group);
-		fsdp_units(x, n, experts / n, experts % n, 0, 1);
-		x->s->group_size = p->dp_cp;
-		dc_axis_use_link(x->s, &p->dpcp_link, &p->dpcp_net_group);
+		dc_axis_use_link(x->s, &p->eshard_link, &p->eshard_net_group);
+		fsdp_units(x, n, experts / n, experts % n, 0, 1, &p->eshard_link, &p->eshard_net_group);
+		x->s->group_size = p->shard_dp_cp;
+		dc_axis_use_link(x->s, &p->shard_link, &p->shard_net_group);
 	}
 }

@@ -140,8 +140,9 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 	const struct dc_precision *pr = &cfg->precision;
 	enum dc_sharding sh = pl->layout.sharding;
 	/* states shard over dp x cp: context-parallel ranks hold the same
-	 * parameters and join the data-parallel gradient sync (Megatron-Core) */
-	uint64_t dp = pl->dp_cp, act_layer = 0, grads_full;
+	 * parameters and join the data-parallel gradient sync (Megatron-Core);
+	 * under HSDP over one replica's shard group, dp x cp / dp_replicate */
+	uint64_t dp = pl->shard_dp_cp, edp = pl->expert_shard_dp_cp, act_layer = 0, grads_full;
 	struct dc_ck c = {0};
 	int bad = 0;
 
@@ -164,10 +165,10 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 	 * zero2 (+ grads) < fsdp (+ params). Routed experts are replicated
 	 * only over the expert-data-parallel group, dp / ep ranks, so their
 	 * states shard over that (Megatron-Core's distributed optimizer) */
-	bad |= states_bytes(&l->p, pr->param_bytes, dp, pl->expert_dp_cp, sh == DC_SHARD_FSDP, &l->params_bytes);
-	bad |= states_bytes(&l->p, pr->grad_bytes, dp, pl->expert_dp_cp, sh >= DC_SHARD_ZERO2, &l->grads_bytes);
-	bad |= states_bytes(&l->p, pr->master_bytes, dp, pl->expert_dp_cp, sh >= DC_SHARD_ZERO1, &l->master_bytes);
-	bad |= states_bytes(&l->p, pr->optimizer_bytes, dp, pl->expert_dp_cp, sh >= DC_SHARD_ZERO1,
+	bad |= states_bytes(&l->p, pr->param_bytes, dp, edp, sh == DC_SHARD_FSDP, &l->params_bytes);
+	bad |= states_bytes(&l->p, pr->grad_bytes, dp, edp, sh >= DC_SHARD_ZERO2, &l->grads_bytes);
+	bad |= states_bytes(&l->p, pr->master_bytes, dp, edp, sh >= DC_SHARD_ZERO1, &l->master_bytes);
+	bad |= states_bytes(&l->p, pr->optimizer_bytes, dp, edp, sh >= DC_SHARD_ZERO1,
 			    &l->optimizer_bytes);
 	/* CPU offload: ZeRO-Offload (Ren et al. 2021, section 4.1) moves the
 	 * FP32 master, the optimizer states and an FP32 copy of the gradient
@@ -185,8 +186,8 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 			l->params_bytes = l->grads_bytes = 0;
 		} else {
 			/* the FP32 gradient copy of the master's partition: sharded
-			 * exactly as the master is (expert_dp_cp, not expert_dp) */
-			bad |= states_bytes(&l->p, 4, dp, pl->expert_dp_cp, sh >= DC_SHARD_ZERO1, &l->host_grads_bytes);
+			 * exactly as the master is (over cp too) */
+			bad |= states_bytes(&l->p, 4, dp, edp, sh >= DC_SHARD_ZERO1, &l->host_grads_bytes);
 		}
 	}
 	l->host_bytes = dc_ck_add(&c, dc_ck_add(&c, l->host_params_bytes, l->host_grads_bytes),
@@ -269,7 +270,7 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 	/* buffers: two DDP buckets in flight (one reducing, one filling),
 	 * never more than the gradients themselves */
 	grads_full = dc_ck_mul(&c, l->p.total, pr->grad_bytes);
-	if (sh != DC_SHARD_FSDP && dp > 1) {
+	if (sh != DC_SHARD_FSDP && pl->dp_cp > 1) {
 		uint64_t two = dc_ck_mul(&c, 2, cfg->parallel.bucket_bytes);
 		l->ddp_buckets_bytes = two < grads_full ? two : grads_full;
 	}

@@ -119,7 +119,11 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 		const struct dc_comm_strategy *s = &comm->s[DC_STRAT_FSDP];
 		k->ag_f = phase_time(s, DC_CPHASE_FORWARD, DC_COLL_ALL_GATHER) / (layers * gas);
 		k->ag_b = phase_time(s, DC_CPHASE_BACKWARD, DC_COLL_ALL_GATHER) / (layers * gas);
-		k->rs_b = phase_time(s, DC_CPHASE_BACKWARD, DC_COLL_REDUCE_SCATTER) / (layers * gas);
+		/* the units' gradient sync: their ReduceScatters and, under
+		 * HSDP, the AllReduces of the shards across replicas */
+		k->rs_b = (phase_time(s, DC_CPHASE_BACKWARD, DC_COLL_REDUCE_SCATTER) +
+			   phase_time(s, DC_CPHASE_BACKWARD, DC_COLL_ALL_REDUCE)) /
+			  (layers * gas);
 	}
 	if (comm->s[DC_STRAT_CP].in_play) {
 		/* ring attention (cp_comm_type p2p) sends the next K/V block

@@ -280,6 +280,8 @@ static const struct key keys[] = {
 	     "count the output head and loss as one layer of the last stage when splitting (Megatron's `--account-for-loss-in-pipeline-split`)"),
 	COUNT("parallel.ep", parallel.ep, OPT, 1, "1", "",
 	      "expert-parallel size (Megatron-Core): carved out of dp, so it must divide dp and model.num_experts; each rank holds num_experts / ep experts of every MoE layer"),
+	COUNT("parallel.dp_replicate", parallel.dp_replicate, OPT, 1, "1", "",
+	      "HSDP: replicas of the sharded states (torchtitan's `data_parallel_replicate_degree`, Megatron's `--num-distributed-optimizer-instances`); dp = dp_replicate × shard, ZeRO/FSDP shard over the dp / dp_replicate ranks of a replica (× cp) and gradients all-reduce across the replicas; must divide dp (and dp / ep with expert parallelism) and needs sharding zero1, zero2 or fsdp when > 1"),
 	ORDER("parallel.order", "\"tp-cp-ep-dp-pp\"",
 	      "rank order, first axis varying fastest (Megatron-LM's rank generator); names tp, dp, pp once each, cp and ep optional, joined by `-`"),
 	ENUM("parallel.sharding", parallel.sharding, sharding_names, DC_SHARD_NONE, "\"none\"",
@@ -2028,6 +2030,30 @@ static int rule_ep(struct loader *l)
 	return 0;
 }
 
+/* HSDP: dp = dp_replicate x shard; the replicas of one shard group are
+ * dp / dp_replicate dp ranks apart, so an expert's shard group (its dp / ep
+ * expert-data-parallel ranks) splits the same way. */
+static int rule_dp_replicate(struct loader *l)
+{
+	const struct dc_parallel *p = &l->cfg->parallel;
+	int k = find_key("parallel.dp_replicate");
+	uint64_t r = p->dp_replicate ? p->dp_replicate : 1, ep = p->ep ? p->ep : 1;
+	if (r <= 1 || !p->dp)
+		return 0;
+	if (p->dp % r != 0)
+		errorf(l, blame(l, k, "parallel.dp"), "'parallel.dp_replicate': must divide parallel.dp (%llu), got %llu",
+		       (unsigned long long)p->dp, (unsigned long long)r);
+	else if (p->sharding == DC_SHARD_NONE)
+		errorf(l, blame(l, k, "parallel.sharding"),
+		       "'parallel.dp_replicate': replicates sharded states, so it needs parallel.sharding zero1, zero2 or fsdp (DDP already replicates everything), got %llu with sharding \"none\"",
+		       (unsigned long long)r);
+	else if (ep > 1 && p->dp % ep == 0 && (p->dp / ep) % r != 0)
+		errorf(l, blame(l, k, "parallel.ep"),
+		       "'parallel.dp_replicate': must divide the expert-data-parallel ranks dp / ep (%llu), got %llu",
+		       (unsigned long long)(p->dp / ep), (unsigned long long)r);
+	return 0;
+}
+
 /* The pipeline's stages: even (pp divides the layers), an explicit list,
  * or Megatron's first/last-stage forms; dc_stage_split (plan.h) resolves
  * them, the plan reads the same runs. */
@@ -2369,6 +2395,8 @@ static const struct rule rules[] = {
 	  KEYS("parallel.tp", "model.num_attention_heads", "model.num_kv_heads")}, rule_tp_heads},
 	{{"ep > 1 divides dp and num_experts, on a mixture-of-experts model",
 	  KEYS("parallel.ep", "parallel.dp", "model.num_experts")}, rule_ep},
+	{{"dp_replicate > 1 divides dp (and dp / ep), with sharding zero1, zero2 or fsdp",
+	  KEYS("parallel.dp_replicate", "parallel.dp", "parallel.ep", "parallel.sharding")}, rule_dp_replicate},
 	{{"2 × cp divides seq_length (a2a: cp divides seq_length and the heads per tp rank)",
 	  KEYS("parallel.cp", "parallel.cp_comm_type", "model.seq_length", "model.num_attention_heads",
 	       "model.num_kv_heads", "parallel.tp")}, rule_cp},

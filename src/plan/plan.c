@@ -172,6 +172,7 @@ void dc_layout_of(const struct dc_config *in, struct dc_layout *o)
 	o->dp = in->parallel.dp;
 	o->cp = in->parallel.cp ? in->parallel.cp : 1;
 	o->ep = in->parallel.ep ? in->parallel.ep : 1;
+	o->dp_replicate = in->parallel.dp_replicate ? in->parallel.dp_replicate : 1;
 	o->virtual_pipeline = in->parallel.virtual_pipeline ? in->parallel.virtual_pipeline : 1;
 	o->sequence_parallel = in->parallel.sequence_parallel;
 	o->sharding = in->parallel.sharding;
@@ -276,6 +277,56 @@ static void derive_net(const struct dc_config *in, struct dc_plan *p)
 		first = k + 1 < g.size ? g.first + k * spp : g.first;
 	}
 	dc_net_group_progression(&p->net, first, spp, 2, &p->pp_pair);
+}
+
+/* HSDP (torchtitan's mesh dp_replicate x dp_shard, the shard inner): a
+ * replica's shard group is dp / r consecutive dp ranks (with cp, all their
+ * cp ranks: the dp x cp group's first 1 / r), an expert's the first
+ * expert_dp / r of its expert-data-parallel group, and the r ranks holding
+ * the same shard sit (dp / r) dp-strides apart, for dense and expert
+ * states alike (ep (expert_dp / r) = dp / r). With r = 1 the shard groups
+ * are the dp x cp groups and no replica group exists. */
+static void derive_hsdp(const struct dc_config *in, struct dc_plan *p)
+{
+	const struct dc_topology *t = &p->topo;
+	uint64_t r = p->dp_replicate, s = t->stride[DC_AXIS_DP], dsh = t->degree[DC_AXIS_DP] / r;
+	uint64_t edsh = p->expert_dp / r, cp = p->layout.cp;
+	struct dc_group rep = {DC_AXIS_DP, 0, 0, s * dsh, r};
+	p->shard_link = p->dpcp_link;
+	p->eshard_link = p->edpcp_link;
+	p->shard_net_group = p->dpcp_net_group;
+	p->eshard_net_group = p->edpcp_net_group;
+	if (r <= 1) {
+		link_of(in, DC_LINK_INTRA, &p->rep_link);
+		dc_net_group_progression(&p->net, 0, s, 1, &p->rep_net_group);
+		return;
+	}
+	link_of(in, dc_group_link(t, &rep), &p->rep_link);
+	dc_net_group_progression(&p->net, 0, s * dsh, r, &p->rep_net_group);
+	if (cp <= 1) {
+		struct dc_group sh = {DC_AXIS_DP, 0, 0, s, dsh}, esh = {DC_AXIS_DP, 0, 0, s * p->ep, edsh};
+		link_of(in, dc_group_link(t, &sh), &p->shard_link);
+		link_of(in, dc_group_link(t, &esh), &p->eshard_link);
+		dc_net_group_progression(&p->net, 0, s, dsh, &p->shard_net_group);
+		dc_net_group_progression(&p->net, 0, s * p->ep, edsh, &p->eshard_net_group);
+	} else {
+		/* as the dp x cp group (derive_expert_links, derive_net): the
+		 * block of the slower axis decides the link, one progression at
+		 * the finer stride prices it */
+		uint64_t sc = t->stride[DC_AXIS_CP], fine = sc < s ? sc : s;
+		uint64_t bd = s * dsh, bc = sc * cp, blk = bd > bc ? bd : bc;
+		enum dc_link_choice c = t->gpus_per_node % blk != 0 ? DC_LINK_INTER : DC_LINK_INTRA;
+		struct dc_group esh = {DC_AXIS_DP, 0, 0, s * p->ep, edsh};
+		link_of(in, c, &p->shard_link);
+		link_of(in,
+			c == DC_LINK_INTER || dc_group_link(t, &esh) == DC_LINK_INTER ||
+					p->link[DC_AXIS_CP].choice == DC_LINK_INTER
+				? DC_LINK_INTER
+				: DC_LINK_INTRA,
+			&p->eshard_link);
+		dc_net_group_progression(&p->net, 0, fine, cp * dsh, &p->shard_net_group);
+		dc_net_group_progression(&p->net, 0, fine, cp * edsh, &p->eshard_net_group);
+	}
 }
 
 /* Every block of one layer, and each rank's share of a layer. */
@@ -468,6 +519,14 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 	p->expert_dp = lay->dp % p->ep == 0 ? lay->dp / p->ep : lay->dp;
 	p->dp_cp = lay->dp * p->layout.cp;
 	p->expert_dp_cp = p->expert_dp * p->layout.cp;
+	p->dp_replicate = lay->dp_replicate ? lay->dp_replicate : 1;
+	if (lay->dp % p->dp_replicate != 0 || p->expert_dp % p->dp_replicate != 0) {
+		p->error = "'parallel.dp_replicate': must divide parallel.dp and dp / ep";
+		return -1;
+	}
+	p->layout.dp_replicate = p->dp_replicate;
+	p->shard_dp_cp = p->dp_cp / p->dp_replicate;
+	p->expert_shard_dp_cp = p->expert_dp_cp / p->dp_replicate;
 	p->layers_per_stage = m->num_layers / lay->pp;
 	p->layers_per_chunk = p->layers_per_stage / p->v;
 	/* the input's own split when the layout keeps its pp, else even */
@@ -501,6 +560,7 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 	}
 	derive_expert_links(in, p);
 	derive_net(in, p);
+	derive_hsdp(in, p);
 
 	if (base) {
 		p->parts = base->parts;
@@ -541,8 +601,9 @@ int dc_plan_derive_layout(const struct dc_config *in, const struct dc_layout *la
 static int same_but_sharding(const struct dc_layout *a, const struct dc_layout *b)
 {
 	return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->cp == b->cp && a->ep == b->ep &&
-	       a->virtual_pipeline == b->virtual_pipeline && a->sequence_parallel == b->sequence_parallel &&
-	       a->micro_batch_size == b->micro_batch_size && a->grad_accum_steps == b->grad_accum_steps;
+	       a->dp_replicate == b->dp_replicate && a->virtual_pipeline == b->virtual_pipeline &&
+	       a->sequence_parallel == b->sequence_parallel && a->micro_batch_size == b->micro_batch_size &&
+	       a->grad_accum_steps == b->grad_accum_steps;
 }
 
 int dc_plan_derive_from(const struct dc_plan *base, const struct dc_layout *lay, struct dc_plan *p)
@@ -551,6 +612,7 @@ int dc_plan_derive_from(const struct dc_plan *base, const struct dc_layout *lay,
 	norm.ep = lay->ep ? lay->ep : 1;
 	norm.cp = lay->cp ? lay->cp : 1;
 	norm.virtual_pipeline = lay->virtual_pipeline ? lay->virtual_pipeline : 1;
+	norm.dp_replicate = lay->dp_replicate ? lay->dp_replicate : 1;
 	if (!base->error && same_but_sharding(&base->layout, &norm)) {
 		*p = *base;
 		p->layout.sharding = lay->sharding;

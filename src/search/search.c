@@ -23,6 +23,7 @@ enum reject {
 	R_DP,         /* dp in search.space.dp */
 	R_BATCH,      /* micro_batch_size x dp divides the global batch */
 	R_EP,         /* ep divides dp and num_experts */
+	R_REPLICATE,  /* parallel.dp_replicate divides dp and dp / ep */
 	R_VP,         /* virtual_pipeline: pp > 1, pp v divides the layers, m a multiple of pp */
 	R_SP,         /* sequence_parallel needs tp > 1 */
 	R_OFFLOAD,    /* offload optimizer+params needs fsdp */
@@ -39,6 +40,7 @@ static const char *const reject_text[R_COUNT] = {
 	[R_DP] = "parallel.dp (world / (tp x cp x pp)) must be in search.space.dp",
 	[R_BATCH] = "training.micro_batch_size x parallel.dp must divide the global batch (training.global_batch_size)",
 	[R_EP] = "parallel.ep must divide parallel.dp and model.num_experts",
+	[R_REPLICATE] = "parallel.dp_replicate (HSDP, kept from the input for sharded layouts) must divide parallel.dp and dp / ep",
 	[R_VP] = "parallel.virtual_pipeline > 1 needs pp > 1, pp x virtual_pipeline dividing model.num_layers and grad_accum_steps a multiple of pp",
 	[R_SP] = "parallel.sequence_parallel needs tp > 1",
 	[R_OFFLOAD] = "parallel.offload \"optimizer+params\" needs parallel.sharding \"fsdp\"",
@@ -146,8 +148,9 @@ static int cmp_peak(const struct space *s, const struct dc_search_entry *a, cons
 static int same_layout(const struct dc_layout *a, const struct dc_layout *b)
 {
 	return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->cp == b->cp && a->ep == b->ep &&
-	       a->virtual_pipeline == b->virtual_pipeline && a->sequence_parallel == b->sequence_parallel &&
-	       a->sharding == b->sharding && a->micro_batch_size == b->micro_batch_size &&
+	       a->dp_replicate == b->dp_replicate && a->virtual_pipeline == b->virtual_pipeline &&
+	       a->sequence_parallel == b->sequence_parallel && a->sharding == b->sharding &&
+	       a->micro_batch_size == b->micro_batch_size &&
 	       a->grad_accum_steps == b->grad_accum_steps;
 }
 
@@ -290,6 +293,7 @@ size_t dc_search_layout_text(const struct dc_search_layout *l, int json, char *b
 {
 	const struct dc_layout *y = &l->layout;
 	unsigned long long tp = y->tp, cp = y->cp, pp = y->pp, dp = y->dp, ep = y->ep, v = y->virtual_pipeline;
+	unsigned long long rep = y->dp_replicate ? y->dp_replicate : 1;
 	unsigned long long mbs = y->micro_batch_size, gas = y->grad_accum_steps;
 	const char *sp = y->sequence_parallel ? "true" : "false", *sh = dc_sharding_name(y->sharding);
 	const char *rc = dc_recompute_name(l->recompute);
@@ -297,16 +301,18 @@ size_t dc_search_layout_text(const struct dc_search_layout *l, int json, char *b
 	if (json)
 		n = snprintf(buf, len,
 			     "{\"parallel.tp\": %llu, \"parallel.cp\": %llu, \"parallel.pp\": %llu, \"parallel.dp\": %llu, "
-			     "\"parallel.ep\": %llu, \"parallel.virtual_pipeline\": %llu, \"parallel.sequence_parallel\": %s, "
+			     "\"parallel.ep\": %llu, \"parallel.dp_replicate\": %llu, \"parallel.virtual_pipeline\": %llu, "
+			     "\"parallel.sequence_parallel\": %s, "
 			     "\"parallel.sharding\": \"%s\", \"training.micro_batch_size\": %llu, "
 			     "\"training.grad_accum_steps\": %llu, \"training.recompute\": \"%s\"}",
-			     tp, cp, pp, dp, ep, v, sp, sh, mbs, gas, rc);
+			     tp, cp, pp, dp, ep, rep, v, sp, sh, mbs, gas, rc);
 	else
 		n = snprintf(buf, len,
 			     "parallel.tp=%llu parallel.cp=%llu parallel.pp=%llu parallel.dp=%llu parallel.ep=%llu "
+			     "parallel.dp_replicate=%llu "
 			     "parallel.virtual_pipeline=%llu parallel.sequence_parallel=%s parallel.sharding=%s "
 			     "training.micro_batch_size=%llu training.grad_accum_steps=%llu training.recompute=%s",
-			     tp, cp, pp, dp, ep, v, sp, sh, mbs, gas, rc);
+			     tp, cp, pp, dp, ep, rep, v, sp, sh, mbs, gas, rc);
 	if (n < 0)
 		return 0;
 	return (size_t)n < len ? (size_t)n : len ? len - 1 : 0;
@@ -393,8 +399,14 @@ static void run_outer(struct worker *w, const struct outer *o)
 						int reject = -1;
 						w->counts.enumerated++;
 						gas = s->gbs % (dp * mbs) ? 0 : s->gbs / (dp * mbs);
+						/* HSDP: the input's replicas for a sharded
+						 * layout; DDP replicates everything */
+						uint64_t rep = s->shard[ish] == DC_SHARD_NONE ? 1
+							       : in->parallel.dp_replicate ? in->parallel.dp_replicate : 1;
 						if (ep > 1 && (dp % ep || in->model.num_experts % ep))
 							reject = R_EP;
+						else if (rep > 1 && (dp % rep || (dp / ep) % rep))
+							reject = R_REPLICATE;
 						else if (!gas)
 							reject = R_BATCH;
 						else if (v > 1 && (o->pp < 2 || dc_stages_uneven(&in->parallel) ||
@@ -414,6 +426,7 @@ static void run_outer(struct worker *w, const struct outer *o)
 							continue;
 						}
 						y->ep = ep;
+						y->dp_replicate = rep;
 						y->virtual_pipeline = v;
 						y->micro_batch_size = mbs;
 						y->grad_accum_steps = gas;

@@ -37,7 +37,7 @@ assert rep["memory"]["per_rank"]["peak_bytes"] == best["peak_bytes"], (rep["memo
 assert rep["step"]["mfu"] == best["mfu"]
 # every layout object is --set as it is
 for b in json.load(open(sys.argv[1]))["search"]["best"]:
-    assert set(b["layout"]) == {"parallel.tp", "parallel.cp", "parallel.pp", "parallel.dp", "parallel.ep",
+    assert set(b["layout"]) == {"parallel.tp", "parallel.cp", "parallel.pp", "parallel.dp", "parallel.ep", "parallel.dp_replicate",
                                 "parallel.virtual_pipeline", "parallel.sequence_parallel", "parallel.sharding",
                                 "training.micro_batch_size", "training.grad_accum_steps", "training.recompute"}
     assert b["layout"]["parallel.tp"] == b["tp"] and b["layout"]["training.recompute"] == b["recompute"]
