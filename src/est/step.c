@@ -841,47 +841,6 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
 	return 0;
 }
 
-static void variant_of(const struct dc_step *s, struct dc_step_variant *v)
-{
-	v->available = s->available;
-	v->time_s = s->time_s;
-	v->tokens_per_s_per_gpu = s->tokens_per_s_per_gpu;
-	v->gpu_s_per_token = s->gpu_s_per_token;
-}
-
-int dc_step_variants(const struct dc_plan *p, struct dc_step *own, const char **error)
-{
-	struct dc_plan plans[2];
-	const struct dc_plan *base = p;
-	for (int v = 0; v < DC_VARIANT_COUNT; v++) {
-		struct dc_layout lay;
-		int aligned;
-		struct dc_batch vb;
-		struct dc_comm vc;
-		struct dc_flops vf;
-		struct dc_compute vk;
-		struct dc_step vs;
-		struct dc_plan *vp;
-		if (v == DC_VARIANT_CONFIGURED) {
-			variant_of(own, &own->variants[v]);
-			continue;
-		}
-		dc_variant_layout(p, (enum dc_variant)v, &lay, &aligned);
-		vp = &plans[v];
-		if (dc_plan_derive_from(base, &lay, vp) != 0) {
-			*error = vp->error;
-			return -1;
-		}
-		base = vp;
-		if (dc_batch_compute(vp, &vb, error) != 0 || dc_comm_compute(vp, &vc, error) != 0 ||
-		    dc_flops_compute(vp, &vb, &vf, error) != 0 || dc_compute_compute(vp, &vk, error) != 0 ||
-		    dc_step_compute(vp, &vk, &vc, &vf, &vb, &vs, error) != 0)
-			return -1;
-		variant_of(&vs, &own->variants[v]);
-	}
-	return 0;
-}
-
 /* ---- the timeline ---- */
 
 /* Op `i` of stage `s` in Megatron's order: *fwd, microbatch, chunk.
