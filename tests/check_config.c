@@ -306,6 +306,11 @@ START_TEST(test_stage_and_cp_errors)
 		     "--set: error: 'parallel.dp_replicate': replicates sharded states, so it needs parallel.sharding zero1, zero2 or fsdp (DDP already replicates everything), got 2 with sharding \"none\"");
 	expect_error(edit("\"tp\": 4", "\"tp\": 1, \"dp_replicate\": 0"), NULL, 0, DC_ERR_CONFIG,
 		     "t.json: error: 'parallel.dp_replicate': must be at least 1, got 0");
+	/* overlap.ep a2a_1f1b: expert parallelism, and interleaving with a pipeline */
+	expect_error(base, (const char *const[]){"overlap.ep=a2a_1f1b"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'overlap.ep': \"a2a_1f1b\" hides expert AlltoAlls, so it needs parallel.ep > 1, got ep 1");
+	expect_error(base, (const char *const[]){"overlap.ep=dualpipe"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'overlap.ep': unknown value \"dualpipe\"; expected one of \"none\", \"a2a_1f1b\"");
 	/* cp: into the world, the sequence in 2 cp chunks, a2a by heads */
 	expect_error(edit("\"tp\": 4", "\"tp\": 4, \"cp\": 3"), NULL, 0, DC_ERR_CONFIG,
 		     "t.json: error: 'parallel.tp': tp x cp x pp (12) must divide the world size num_nodes x gpus_per_node (8)\n"

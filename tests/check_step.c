@@ -378,6 +378,49 @@ START_TEST(test_context_parallel_exposure)
 }
 END_TEST
 
+/* overlap.ep a2a_1f1b on two MoE layers (Mixtral's shape cut to 2
+ * layers, tp 2, pp 1, ep 4, m = 4 microbatches). Megatron's combined 1F1B
+ * runs microbatch 0's forward alone (the one extra warm-up), then three
+ * steps that each pair a forward with a backward, then the last backward
+ * alone: 3 of the 4 forwards and 3 of the 4 backwards of every layer are
+ * paired, a share of 3/4. A paired forward and backward of a layer expose
+ * max(0, e_f + e_b - C) of their AlltoAlls e_f + e_b, C the two ops'
+ * compute; the unpaired ones expose theirs whole. So per layer and
+ * microbatch pair (E = e_f + e_b):
+ *   compute covers the AlltoAlls (E <= C): 1/4 E exposed, the rest hidden;
+ *   a slow link (E > C): 3/4 (E - C) + 1/4 E = E - 3/4 C.
+ * Over 2 layers x 4 microbatches: 1/4 of the comm result's EP time, and
+ * that time less 8 x 3/4 C. Without overlap.ep every AlltoAll is exposed. */
+static void ep_run(const char *overlap, const char *link)
+{
+	const char *sets[] = {"cluster.gpu=a100-sxm4-80gb", "model.num_layers=2", "parallel.pp=1",
+			      "parallel.dp=16", "training.grad_accum_steps=4", overlap, link, NULL};
+	run_config("mixtral-8x7b-ep.json", sets);
+}
+
+START_TEST(test_ep_a2a_1f1b_two_layers)
+{
+	const char *fast = "cluster.intra_node.bandwidth=300 GB/s", *slow = "cluster.intra_node.bandwidth=1 GB/s";
+	double ep, E, C;
+	ep_run("overlap.ep=none", fast);
+	ep = run_res.comm.s[DC_STRAT_EP].time_s;
+	ck_assert(ep > 0);
+	ck_assert_double_eq_tol(run_res.step.classes[0].exposed_s[DC_STRAT_EP], ep, 1e-9 * ep);
+
+	ep_run("overlap.ep=a2a_1f1b", fast);
+	E = run_res.comm.s[DC_STRAT_EP].time_s / 8; /* e_f + e_b of one layer and microbatch */
+	C = run_res.compute.moe_layer.fwd_s + run_res.compute.moe_layer.bwd_s + run_res.compute.moe_layer.recompute_s;
+	ck_assert_msg(E <= C, "the case needs compute to cover the AlltoAlls: E %g, C %g", E, C);
+	ck_assert_double_eq_tol(run_res.step.classes[0].exposed_s[DC_STRAT_EP], 0.25 * 8 * E, 1e-9 * E);
+
+	ep_run("overlap.ep=a2a_1f1b", slow);
+	E = run_res.comm.s[DC_STRAT_EP].time_s / 8;
+	C = run_res.compute.moe_layer.fwd_s + run_res.compute.moe_layer.bwd_s + run_res.compute.moe_layer.recompute_s;
+	ck_assert_msg(E > C, "the case needs the AlltoAlls to outlast compute: E %g, C %g", E, C);
+	ck_assert_double_eq_tol(run_res.step.classes[0].exposed_s[DC_STRAT_EP], 8 * (E - 0.75 * C), 1e-9 * E);
+}
+END_TEST
+
 /* Uneven stages (parallel.pipeline_layers [24, 8] on pp 2, tp 4): with no
  * slowdown from overlap each stage's compute per step is m x (its layers x
  * one dense layer's forward, backward and recompute, plus the embedding on
@@ -426,6 +469,7 @@ int main(void)
 	tcase_add_test(tc, test_korthikanti_530b_data_parallel);
 	tcase_add_test(tc, test_megatron_table1);
 	tcase_add_test(tc, test_context_parallel_exposure);
+	tcase_add_test(tc, test_ep_a2a_1f1b_two_layers);
 	tcase_add_test(tc, test_uneven_stage_compute);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -262,8 +262,15 @@ struct dc_training {
 };
 
 /* What the step model lets run behind compute (docs/step-model.md). */
+/* overlap.ep: how the expert AlltoAlls meet compute. */
+enum dc_ep_overlap {
+	DC_EP_OVERLAP_NONE,     /* every dispatch and combine waited for */
+	DC_EP_OVERLAP_A2A_1F1B, /* Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm) */
+};
+
 struct dc_overlap {
 	int dp;                  /* DDP / ZeRO gradient buckets behind the backward */
+	enum dc_ep_overlap ep;   /* the expert AlltoAlls (overlap.ep) */
 	int fsdp_prefetch;       /* FSDP gathers the next unit while this one computes */
 	int tp;                  /* TP and EP collectives behind the matmuls */
 	double compute_slowdown; /* kernels slow by this fraction while communication overlaps them */

@@ -59,6 +59,7 @@ struct costs {
 	int cp_hide;                 /* p2p: the ring's sends run behind the layer's kernels */
 	double send_s;               /* one pipeline send */
 	int ov_tp, ov_fsdp, ov_dp;
+	int ov_ep;                   /* overlap.ep a2a_1f1b: AlltoAlls behind the paired microbatch's compute */
 	double slow;
 	uint64_t m;
 };
@@ -100,6 +101,7 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 	k->ov_tp = in->overlap.tp;
 	k->ov_fsdp = in->overlap.fsdp_prefetch && in->parallel.fsdp_unit != DC_FSDP_UNIT_MODEL;
 	k->ov_dp = in->overlap.dp;
+	k->ov_ep = in->overlap.ep == DC_EP_OVERLAP_A2A_1F1B;
 	k->slow = in->overlap.compute_slowdown;
 	if (comm->s[DC_STRAT_TP].in_play) {
 		k->tp_f = phase_time(&comm->s[DC_STRAT_TP], DC_CPHASE_FORWARD, -1) / (layers * gas);
@@ -175,16 +177,51 @@ static double max0(double x)
  * its own gather, the others for what their gather exceeds the previous
  * unit's compute by. Hidden communication slows the kernels by the
  * overlap.compute_slowdown fraction of its length. */
-static void layer_cost(const struct costs *k, const struct dc_work_time *w, int moe, int bwd, int first,
-		       struct cost *o)
+/* overlap.ep a2a_1f1b (Megatron-Core's combined 1F1B schedule,
+ * combined_1f1b.py): after one extra warm-up forward, each step runs one
+ * microbatch's forward and another's backward together, layer by layer,
+ * the dispatch and combine of each on a communication stream behind the
+ * other's attention and MLP kernels. Of stage s's n = m v (virtual)
+ * microbatches, the w + 1 warm-up forwards (w: 0 without a pipeline,
+ * 2 (p - s - 1) + (v - 1) p interleaved; schedules.py adds the one) and as
+ * many cool-down backwards run alone; the other n - w - 1 run paired.
+ * Returns the paired share (n - w - 1) / n, 0 when nothing pairs. */
+static double ep_paired_share(const struct dc_plan *p, uint64_t stage)
+{
+	uint64_t pp = p->layout.pp, v = p->v, n = p->layout.grad_accum_steps * v, w;
+	w = pp > 1 ? 2 * (pp - stage - 1) + (v - 1) * pp : 0;
+	w += 1;
+	return w >= n ? 0 : (double)(n - w) / (double)n;
+}
+
+/* A paired MoE layer (ep_paired_share): its AlltoAll e on the
+ * communication stream against the paired op's compute c' of the same
+ * layer in the other direction. The pair exposes max(0, e_f + e_b -
+ * (c_f + c_b)), each op its share e / (e_f + e_b) of that. Returns this
+ * op's exposed AlltoAll time: the share of it that pairs, plus the rest
+ * whole. */
+static double ep_exposed(const struct costs *k, const struct dc_work_time *w, int bwd, double share)
+{
+	double e = bwd ? k->ep_b : k->ep_f, both = k->ep_f + k->ep_b;
+	double comp = w->fwd_s + w->bwd_s + w->recompute_s;
+	double pair = both > 0 ? max0(both - comp) * e / both : 0;
+	return share * pair + (1.0 - share) * e;
+}
+
+static void layer_cost(const struct costs *k, const struct dc_work_time *w, uint64_t stage, int moe, int bwd,
+		       int first, struct cost *o)
 {
 	double comp = bwd ? w->bwd_s + w->recompute_s : w->fwd_s;
 	double tp = bwd ? k->tp_b : k->tp_f;
 	double ep = moe ? (bwd ? k->ep_b : k->ep_f) : 0;
 	double ag = bwd ? k->ag_b : k->ag_f, rs = bwd ? k->rs_b : 0;
 	double cp = bwd ? k->cp_b : k->cp_f;
-	double ex_tp = tp, ex_fs = ag + rs, ex_cp = cp, hid = 0;
+	double ex_tp = tp, ex_fs = ag + rs, ex_cp = cp, ex_ep = ep, hid = 0;
 	memset(o, 0, sizeof(*o));
+	if (moe && k->ov_ep && ep > 0) {
+		ex_ep = ep_exposed(k, w, bwd, ep_paired_share(k->p, stage));
+		hid += ep - ex_ep;
+	}
 	if (k->cp_hide) {
 		ex_cp = max0(cp - comp);
 		hid += cp - ex_cp;
@@ -209,10 +246,10 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, int 
 	o->comp = comp + k->slow * hid;
 	o->hidden = hid;
 	o->ex[DC_STRAT_TP] = ex_tp;
-	o->ex[DC_STRAT_EP] = ep;
+	o->ex[DC_STRAT_EP] = ex_ep;
 	o->ex[DC_STRAT_FSDP] = ex_fs;
 	o->ex[DC_STRAT_CP] = ex_cp;
-	o->dur = o->comp + ex_tp + ep + ex_fs + ex_cp;
+	o->dur = o->comp + ex_tp + ex_ep + ex_fs + ex_cp;
 	o->tp_comm = tp;
 	o->ep_comm = ep;
 	o->cp_comm = cp;
@@ -240,14 +277,14 @@ static void chunk_cost(const struct costs *k, uint64_t stage, uint64_t c, int bw
 		/* forward runs the chunk's first layer first (dense when it has
 		 * any), backward its last (MoE when it has any) */
 		int first_moe = bwd ? e > 0 : d == 0;
-		layer_cost(k, first_moe ? &k->c->moe_layer : &k->c->dense_layer, first_moe, bwd, 1, &one);
+		layer_cost(k, first_moe ? &k->c->moe_layer : &k->c->dense_layer, stage, first_moe, bwd, 1, &one);
 		cost_add(o, &one, 1);
 		if (d > (first_moe ? 0u : 1u)) {
-			layer_cost(k, &k->c->dense_layer, 0, bwd, 0, &one);
+			layer_cost(k, &k->c->dense_layer, stage, 0, bwd, 0, &one);
 			cost_add(o, &one, (double)(d - (first_moe ? 0u : 1u)));
 		}
 		if (e > (first_moe ? 1u : 0u)) {
-			layer_cost(k, &k->c->moe_layer, 1, bwd, 0, &one);
+			layer_cost(k, &k->c->moe_layer, stage, 1, bwd, 0, &one);
 			cost_add(o, &one, (double)(e - (first_moe ? 1u : 0u)));
 		}
 	}
@@ -1087,13 +1124,17 @@ static double emit_layer(struct emitter *em, const struct costs *k, uint64_t sta
 {
 	struct cost o;
 	const char *dir = bwd ? "bwd" : "fwd";
-	layer_cost(k, moe ? &k->c->moe_layer : &k->c->dense_layer, moe, bwd, first, &o);
+	layer_cost(k, moe ? &k->c->moe_layer : &k->c->dense_layer, stage, moe, bwd, first, &o);
 	ev(em, stage, DC_TRACK_COMPUTE, t, o.comp, "layer %llu %s mb %llu", (unsigned long long)layer, dir,
 	   (unsigned long long)mb);
 	ev(em, stage, DC_TRACK_COMPUTE, t + o.comp, o.dur - o.comp, "layer %llu %s mb %llu: wait for communication",
 	   (unsigned long long)layer, dir, (unsigned long long)mb);
 	ev(em, stage, DC_TRACK_TP, t + o.dur - o.ex[DC_STRAT_EP] - o.tp_comm, o.tp_comm,
 	   "layer %llu %s mb %llu tp collectives", (unsigned long long)layer, dir, (unsigned long long)mb);
+	/* an AlltoAll paired behind another microbatch (overlap.ep) may
+	 * outlast this op: the track shows what falls inside its span */
+	if (o.ep_comm > o.dur)
+		o.ep_comm = o.dur;
 	ev(em, stage, DC_TRACK_EP, t + o.dur - o.ep_comm, o.ep_comm, "layer %llu %s mb %llu ep all_to_all",
 	   (unsigned long long)layer, dir, (unsigned long long)mb);
 	/* cp's exchange ends with the layer (behind its kernels for p2p) */

@@ -65,6 +65,7 @@ struct key {
 static const char *const mlp_names[] = {"swiglu", "gelu", NULL};
 static const char *const norm_names[] = {"rmsnorm", "layernorm", NULL};
 static const char *const sharding_names[] = {"none", "zero1", "zero2", "fsdp", NULL};
+static const char *const ep_overlap_names[] = {"none", "a2a_1f1b", NULL};
 static const char *const fsdp_unit_names[] = {"layer", "model", NULL};
 static const char *const offload_names[] = {"none", "optimizer", "optimizer+params", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "op", NULL};
@@ -340,6 +341,8 @@ static const struct key keys[] = {
 	     "FSDP gathers the next unit's parameters while this one computes; reduce-scatters run behind the backward"),
 	BOOL("overlap.tp", overlap.tp, 0, "false",
 	     "TP collectives run behind the matmuls (tiled overlap); false puts them on the critical path"),
+	ENUM("overlap.ep", overlap.ep, ep_overlap_names, DC_EP_OVERLAP_NONE, "\"none\"",
+	     "the expert AlltoAlls: none waits for every dispatch and combine; a2a_1f1b runs one microbatch's dispatch and combine behind another's compute, forward paired with backward (Megatron-Core's combined 1F1B, `--overlap-moe-expert-parallel-comm`; needs ep > 1 and, with pp > 1, virtual_pipeline > 1, as Megatron does)"),
 	FRACTION("overlap.compute_slowdown", overlap.compute_slowdown, 0.075, "0.075",
 		 "kernels slow by this fraction of the communication they overlap (NCCL's 8 channels of 108 A100 SMs; docs/step-model.md)"),
 	SECTION("precision", OPT, "bytes per parameter of each model state"),
@@ -2085,6 +2088,29 @@ static int rule_sequence_parallel(struct loader *l)
 	return 0;
 }
 
+/* overlap.ep a2a_1f1b: Megatron-Core's combined 1F1B pairs one
+ * microbatch's forward with another's backward, which it does for expert
+ * parallelism and, with a pipeline, only in the interleaved schedule
+ * (Megatron-LM arguments.py: --overlap-moe-expert-parallel-comm needs
+ * expert_model_parallel_size > 1 and a virtual pipeline when pp > 1). */
+static int rule_ep_overlap(struct loader *l)
+{
+	const struct dc_config *c = l->cfg;
+	const struct dc_parallel *p = &c->parallel;
+	int k = find_key("overlap.ep");
+	if (c->overlap.ep != DC_EP_OVERLAP_A2A_1F1B)
+		return 0;
+	if (p->ep < 2)
+		errorf(l, blame(l, k, "parallel.ep"),
+		       "'overlap.ep': \"a2a_1f1b\" hides expert AlltoAlls, so it needs parallel.ep > 1, got ep %llu",
+		       (unsigned long long)(p->ep ? p->ep : 1));
+	else if (p->pp > 1 && p->virtual_pipeline < 2)
+		errorf(l, blame(l, k, "parallel.virtual_pipeline"),
+		       "'overlap.ep': \"a2a_1f1b\" with a pipeline needs the interleaved schedule (parallel.virtual_pipeline > 1), as Megatron-Core does, got pp %llu, virtual_pipeline %llu",
+		       (unsigned long long)p->pp, (unsigned long long)(p->virtual_pipeline ? p->virtual_pipeline : 1));
+	return 0;
+}
+
 /* checkpoint.restore: the saved layout unless given; dp from the new world */
 static int rule_restore(struct loader *l)
 {
@@ -2406,6 +2432,8 @@ static const struct rule rules[] = {
 	 rule_pp_layers},
 	{{"sequence_parallel needs tp > 1", KEYS("parallel.sequence_parallel", "parallel.tp")},
 	 rule_sequence_parallel},
+	{{"overlap.ep a2a_1f1b needs ep > 1 and, with pp > 1, virtual_pipeline > 1",
+	  KEYS("overlap.ep", "parallel.ep", "parallel.pp", "parallel.virtual_pipeline")}, rule_ep_overlap},
 	{{"global_batch_size, when given, is a multiple of micro_batch_size × dp and gives grad_accum_steps (which, when also given, must agree)",
 	  KEYS("training.global_batch_size", "training.micro_batch_size", "parallel.dp", "training.grad_accum_steps")},
 	 rule_global_batch},
