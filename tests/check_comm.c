@@ -175,6 +175,64 @@ START_TEST(test_hsdp_2x4)
 }
 END_TEST
 
+/* Mixtral's config (tp 2, pp 4, dp 4, 16 microbatches of 1 x 4096
+ * tokens; 8 MoE layers on a stage) with sequence parallelism:
+ *   EP 8 folded over TP 2 x DP 4 (etp 1): each AlltoAll on 8 ranks
+ *   carries a rank's 4096 / 2 = 2048 tokens x top-2 x 4096 x 2 B =
+ *   33,554,432 B, 2 x 8 x 16 = 256 calls forward and as many backward;
+ *   one rank per expert (expert-dp 1): no expert gradient sync, and no
+ *   expert tp gather.
+ *   EP 4 out of dp (etp = tp 2): AlltoAlls on 4 ranks of the same bytes,
+ *   and each expert's 2 etp ranks gather what both received, 2 x
+ *   33,554,432 = 67,108,864 B, 8 x 16 = 128 times a phase per op: an
+ *   AllGather and a ReduceScatter forward, the same backward. */
+START_TEST(test_expert_folding_comm)
+{
+	struct dc_config c;
+	struct dc_comm m;
+	const struct dc_comm_strategy *s;
+	char path[512];
+	struct dc_diag d;
+	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, (const struct dc_override[]){{"parallel.sequence_parallel=true"},
+										{"parallel.ep=8"}, {"parallel.etp=1"}},
+					     3, &c, &d),
+			 0);
+	dc_diag_release(&d);
+	m = compute(&c);
+	s = &m.s[DC_STRAT_EP];
+	ck_assert_uint_eq(s->ncoll, 2);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(s->coll[i].kind, DC_COLL_ALL_TO_ALL);
+		ck_assert_uint_eq(s->coll[i].group_size, 8);
+		ck_assert_uint_eq(s->coll[i].msg_bytes, 33554432ull);
+		ck_assert_uint_eq(s->coll[i].count, 256);
+	}
+	for (uint64_t i = 0; i < m.s[DC_STRAT_DP].ncoll; i++)
+		ck_assert_int_ne(m.s[DC_STRAT_DP].coll[i].what, DC_CW_EXPERT_GRAD_BUCKET);
+
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, (const struct dc_override[]){{"parallel.sequence_parallel=true"}}, 1,
+					     &c, &d),
+			 0);
+	dc_diag_release(&d);
+	m = compute(&c);
+	s = &m.s[DC_STRAT_EP];
+	ck_assert_uint_eq(s->ncoll, 6);
+	ck_assert_uint_eq(s->coll[0].group_size, 4);
+	ck_assert_uint_eq(s->coll[0].msg_bytes, 33554432ull);
+	for (int i = 2; i < 6; i++) {
+		ck_assert_uint_eq(s->coll[i].group_size, 2);
+		ck_assert_uint_eq(s->coll[i].msg_bytes, 67108864ull);
+		ck_assert_uint_eq(s->coll[i].count, 128);
+	}
+	ck_assert_int_eq(s->coll[2].kind, DC_COLL_ALL_GATHER);
+	ck_assert_int_eq(s->coll[3].kind, DC_COLL_REDUCE_SCATTER);
+	ck_assert_int_eq(s->coll[4].phase, DC_CPHASE_BACKWARD);
+}
+END_TEST
+
 START_TEST(test_ddp_buckets)
 {
 	/* 128,000,000 B of grads in 25 MiB (26,214,400 B) buckets: 4 full
@@ -587,6 +645,7 @@ int main(void)
 	tcase_add_test(tc, test_zero_2psi_vs_3psi);
 	tcase_add_test(tc, test_ddp_buckets);
 	tcase_add_test(tc, test_hsdp_2x4);
+	tcase_add_test(tc, test_expert_folding_comm);
 	tcase_add_test(tc, test_tp_bytes_per_layer);
 	tcase_add_test(tc, test_pp_boundaries);
 	tcase_add_test(tc, test_zero2_reduces_every_microbatch);

@@ -301,13 +301,22 @@ START_TEST(test_missing_file_and_ep)
 	joined(&d, got, sizeof(got));
 	ck_assert_str_eq(got, "/nonexistent/config.json: error: cannot open: No such file or directory (named by 'model.hf_config' in t.json)");
 	dc_diag_release(&d);
-	/* ep must divide dp and the experts */
+	/* ep must divide the experts, and ep x etp the tp x dp x cp ranks
+	 * (here 8: tp 2 x dp 4) */
 	{
 		static const struct dc_override ov[2] = {{"parallel.ep=3"}, {"parallel.tp=2"}};
 		struct dc_load_opts o = {ov, 2, DC_SOURCE_DIR "/configs/models/mixtral-8x7b-v0.1.json"};
 		ck_assert_int_eq(load("\"seq_length\": 8", &o, &cfg, &d), -1);
 		joined(&d, got, sizeof(got));
-		ck_assert_str_eq(got, "--set: error: 'parallel.ep': must divide parallel.dp (4): expert-parallel ranks come out of the data-parallel ones, got 3");
+		ck_assert_str_eq(got, "--set: error: 'parallel.ep': must divide model.num_experts (8), got 3");
+		dc_diag_release(&d);
+	}
+	{
+		static const struct dc_override ov[2] = {{"parallel.ep=8"}, {"parallel.tp=2"}};
+		struct dc_load_opts o = {ov, 2, DC_SOURCE_DIR "/configs/models/mixtral-8x7b-v0.1.json"};
+		ck_assert_int_eq(load("\"seq_length\": 8", &o, &cfg, &d), -1);
+		joined(&d, got, sizeof(got));
+		ck_assert_str_eq(got, "--set: error: 'parallel.ep': ep x etp (8 x 2) must divide tp x dp x cp (2 x 4 x 1), the ranks of a stage that the expert layers regroup (Megatron-Core's MoE parallel folding)");
 		dc_diag_release(&d);
 	}
 }

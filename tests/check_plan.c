@@ -143,6 +143,65 @@ START_TEST(test_derive_mixtral_ep)
 }
 END_TEST
 
+/* MoE parallel folding (Megatron-Core): the Mixtral config's stage of 8
+ * ranks (tp 2 x dp 4, one node, pp the slowest axis) regrouped for its
+ * expert layers.
+ *   EP 8 folded over TP 2 x DP 4, etp 1: ep x etp = 8 = tp x dp x cp, so
+ *   no expert replica (expert-dp 1); each rank holds 8 / 8 = 1 expert
+ *   whole, 3 x 4096 x 14336 = 176,160,768; its MoE layer 41,943,040 / 2 +
+ *   176,160,768 + router 32,768 + norms 8,192 = 197,173,248. The ep group
+ *   is ranks 0..7 (stride etp = 1): one node, NVLink.
+ *   EP 4, etp 1: 2 experts whole a rank, 352,321,536; MoE layer
+ *   373,334,016; expert-dp 8 / 4 = 2 ranks {0, 4}; ep group {0, 1, 2, 3}.
+ *   Unfolded (the config: ep 4 out of dp 4, etp = tp 2) it was 2 experts
+ *   of half, 176,160,768, expert-dp 1. */
+START_TEST(test_derive_expert_folding)
+{
+	struct dc_config c;
+	struct dc_plan p;
+
+	load_path("configs/mixtral-8x7b-ep.json", &c);
+	c.parallel.sequence_parallel = 1;
+	c.parallel.ep = 8;
+	c.parallel.etp = 1;
+	fixture_plan(&c, &p);
+	ck_assert(p.expert_folded);
+	ck_assert_uint_eq(p.etp, 1);
+	ck_assert_uint_eq(p.expert_dp_cp, 1);
+	ck_assert_uint_eq(p.shard.layer_experts, 176160768ull);
+	ck_assert_uint_eq(p.shard.moe_layer, 197173248ull);
+	ck_assert_uint_eq(p.ep_net_group.ranks, 8);
+	ck_assert_uint_eq(p.ep_net_group.nodes, 1);
+	ck_assert_int_eq(p.ep_link.choice, DC_LINK_INTRA);
+
+	c.parallel.ep = 4;
+	fixture_plan(&c, &p);
+	ck_assert(p.expert_folded);
+	ck_assert_uint_eq(p.expert_dp_cp, 2);
+	ck_assert_uint_eq(p.shard.layer_experts, 352321536ull);
+	ck_assert_uint_eq(p.shard.moe_layer, 373334016ull);
+	ck_assert_uint_eq(p.ep_net_group.ranks, 4);
+	ck_assert_uint_eq(p.edp_net_group.ranks, 2);
+	ck_assert_uint_eq(p.edp_net_group.nodes, 1);
+
+	c.parallel.etp = 0; /* etp = tp: ep 4 out of dp 4, as the config has it */
+	fixture_plan(&c, &p);
+	ck_assert(!p.expert_folded);
+	ck_assert_uint_eq(p.expert_dp_cp, 1);
+	ck_assert_uint_eq(p.shard.layer_experts, 176160768ull);
+
+	/* folding needs pp as the slowest axis: pp-tp-cp-ep-dp puts it first */
+	c.parallel.etp = 1;
+	c.parallel.order[0] = DC_AXIS_PP;
+	c.parallel.order[1] = DC_AXIS_TP;
+	c.parallel.order[2] = DC_AXIS_CP;
+	c.parallel.order[3] = DC_AXIS_EP;
+	c.parallel.order[4] = DC_AXIS_DP;
+	ck_assert_int_eq(dc_plan_derive(&c, &p), -1);
+	ck_assert_ptr_nonnull(strstr(p.error, "'parallel.order'"));
+}
+END_TEST
+
 START_TEST(test_derive_layout_override)
 {
 	/* pure DP of the course's setting: dp 8 = world, tp 1; the dp group
@@ -640,6 +699,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_derive_systems);
 	tcase_add_test(tc, test_derive_mixtral_ep);
+	tcase_add_test(tc, test_derive_expert_folding);
 	tcase_add_test(tc, test_derive_layout_override);
 	tcase_add_test(tc, test_context_parallel_layout);
 	tcase_add_test(tc, test_explicit_params);

@@ -231,7 +231,11 @@ struct dc_parallel {
 	int first_stage_layers_given, last_stage_layers_given;
 	int account_for_embedding;
 	int account_for_loss;
-	uint64_t ep; /* expert parallel: divides dp (Megatron-Core), experts split over it */
+	uint64_t ep; /* expert parallel: experts split over it; out of dp, or folded (etp) */
+	/* expert tensor parallel (Megatron's --expert-tensor-parallel-size):
+	 * a routed expert's f split over etp ranks; 0 when not given: tp, as
+	 * Megatron defaults it. ep x etp divides tp x dp x cp (folding) */
+	uint64_t etp;
 	/* HSDP (torchtitan's data_parallel_replicate_degree; Megatron's
 	 * --num-distributed-optimizer-instances): dp = dp_replicate x shard
 	 * ranks; sharded states shard over the shard group, gradients are

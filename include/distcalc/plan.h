@@ -56,7 +56,21 @@ struct dc_layout {
 	uint64_t micro_batch_size;
 	uint64_t grad_accum_steps;
 	uint64_t dp_replicate;     /* HSDP replicas of the sharded states >= 1 (0 reads as 1), divides dp and dp / ep */
+	uint64_t etp;              /* expert tensor parallel >= 1 (0 reads as tp): a routed expert's f split */
 };
+
+/* Megatron-Core's expert layout ("MoE parallel folding"): the expert
+ * layers regroup the tp x cp x dp ranks of a stage as etp x ep x edp.
+ * Returns 0 when `lay` (etp 0 read as tp) is a valid expert layout for a
+ * model of `num_experts` experts, else the reason as static text naming
+ * the keys. `pp_outermost`: pipeline stages hold consecutive ranks (pp
+ * the slowest axis of parallel.order), which folding needs. The loader
+ * and the search both ask this. */
+const char *dc_layout_expert_error(const struct dc_layout *lay, uint64_t num_experts, int pp_outermost);
+
+/* 1 when the expert layout is folded: ep does not come out of dp alone, or
+ * etp differs from tp (etp 0 reads as tp). */
+int dc_layout_expert_folded(const struct dc_layout *lay);
 
 /* The link a group's ring crosses and its parameters. */
 struct dc_plan_link {
@@ -110,7 +124,9 @@ struct dc_plan {
 	const struct dc_config *in; /* the input, borrowed: it must outlive the plan */
 	struct dc_topology topo;    /* degree[DC_AXIS_*], strides, order, world */
 	uint64_t num_nodes;
-	uint64_t ep;                /* expert-parallel degree (>= 1), carved out of dp */
+	uint64_t ep;                /* expert-parallel degree (>= 1), out of dp or folded over tp x cp x dp */
+	uint64_t etp;               /* expert tensor parallel (>= 1): layout.etp, tp when 0 */
+	int expert_folded;          /* dc_layout_expert_folded: the expert groups come from Megatron's expert generator */
 	uint64_t params_total;      /* model.params when given, else the shape's count */
 	uint64_t params_active;     /* what one token uses (MoE: top-k experts) */
 	uint64_t ring_ranks;        /* collective.ranks, default the world */
@@ -120,13 +136,13 @@ struct dc_plan {
 
 	struct dc_layout layout;    /* the layout evaluated */
 	uint64_t world;             /* topo.world: the product of topo.degree[] */
-	uint64_t expert_dp;         /* dp / ep: ranks holding replicas of the same experts */
+	uint64_t expert_dp;         /* dp / ep (folded: expert_dp_cp): ranks holding replicas of the same experts, less cp */
 	uint64_t v;                 /* layout.virtual_pipeline */
 	uint64_t layers_per_stage;  /* L / pp of an even split; uneven: read dc_plan_stage_layers */
 	uint64_t layers_per_chunk;  /* L / (pp v) (interleaving needs even stages) */
 	struct dc_stage_runs runs;  /* the stages' layers (the input's split when pp is its own, else even) */
 	uint64_t dp_cp;             /* dp x cp: the ranks a dense gradient is synchronised and sharded over */
-	uint64_t expert_dp_cp;      /* expert_dp x cp: the same for a routed expert's */
+	uint64_t expert_dp_cp;      /* tp dp cp / (ep etp) (= expert_dp x cp unfolded): the same for a routed expert's */
 	uint64_t dp_replicate;      /* layout.dp_replicate (HSDP), >= 1 */
 	uint64_t shard_dp_cp;       /* dp_cp / dp_replicate: the ranks sharded states split over */
 	uint64_t expert_shard_dp_cp;/* expert_dp_cp / dp_replicate: the same for a routed expert's */
@@ -145,13 +161,14 @@ struct dc_plan {
 	 * dp ranks, and dp / ep ranks ep dp-strides apart (group 0 of each) */
 	struct dc_plan_link link[DC_AXIS_COUNT];
 	struct dc_plan_link ep_link;
+	struct dc_plan_link etp_link; /* the expert tensor-parallel group (folded: etp consecutive ranks; else tp's) */
 	struct dc_plan_link edp_link;
 	struct dc_plan_link dpcp_link;  /* the dp x cp group (link[DC_AXIS_DP] when cp = 1) */
 	struct dc_plan_link edpcp_link; /* the expert-data-parallel x cp group (edp_link when cp = 1) */
 	struct dc_plan_link ring_link; /* the teaching ring over ranks 0..ring_ranks-1 */
 	/* HSDP: a replica's shard group (the dp x cp group when dp_replicate =
 	 * 1), an expert's, and the dp_replicate ranks holding the same shard */
-	struct dc_plan_link shard_link, eshard_link, rep_link;
+	struct dc_plan_link shard_link, eshard_link, rep_link, erep_link; /* erep: an expert shard's replicas */
 
 	/* the network model (net.h): the cluster, and the shape of the group
 	 * each axis prices (its first group that spans domains, else group
@@ -160,11 +177,12 @@ struct dc_plan {
 	struct dc_net net;
 	struct dc_net_group net_group[DC_AXIS_COUNT];
 	struct dc_net_group ep_net_group;
+	struct dc_net_group etp_net_group;
 	struct dc_net_group edp_net_group;
 	struct dc_net_group dpcp_net_group;  /* the dp x cp group (net_group[DC_AXIS_DP] when cp = 1) */
 	struct dc_net_group edpcp_net_group; /* the expert-data-parallel x cp group (edp_net_group when cp = 1) */
 	struct dc_net_group pp_pair;
-	struct dc_net_group shard_net_group, eshard_net_group, rep_net_group; /* as shard_link ... */
+	struct dc_net_group shard_net_group, eshard_net_group, rep_net_group, erep_net_group; /* as shard_link ... */
 
 	/* stages: segments [segment_first[i], segment_first[i + 1]) hold
 	 * identical parameters (segment_first[nsegments] = pp); stages

@@ -1,6 +1,8 @@
 /* ep.c - the expert-parallel axis: MoE token dispatch and combine, an
  * AlltoAll each in forward and again in backward, per MoE layer per
- * microbatch, over the ep ranks that hold the experts.
+ * microbatch, over the ep ranks that hold the experts (ep consecutive dp
+ * ranks, or Megatron-Core's folded expert groups: plan.h), and with etp > 1
+ * the expert tp group's gathers.
  * docs/formulas-systems.md, "Communication per step". */
 #include "axis_int.h"
 
@@ -10,7 +12,7 @@ void dc_axis_ep_comm(struct dc_axis_ctx *x)
 	const struct dc_config *cfg = p->in;
 	struct dc_ck *b = x->b;
 	uint64_t calls, msg;
-	if (p->layout.ep < 2 || x->best->moe_layers == 0)
+	if (x->best->moe_layers == 0 || (p->layout.ep < 2 && !(p->etp > 1 && p->layout.sequence_parallel)))
 		return;
 	/* each call carries the microbatch's tokens on this rank (s/t of them
 	 * under sequence parallelism) x top-k x h values in the working
@@ -22,4 +24,25 @@ void dc_axis_ep_comm(struct dc_axis_ctx *x)
 	dc_axis_push(x, DC_COLL_ALL_TO_ALL, DC_CW_EP_DISPATCH_COMBINE, DC_CPHASE_FORWARD, DC_OVL_EXPERT_A2A, calls,
 		     msg);
 	dc_axis_push(x, DC_COLL_ALL_TO_ALL, DC_CW_EP_GRADIENTS, DC_CPHASE_BACKWARD, DC_OVL_EXPERT_A2A, calls, msg);
+	/* Expert tensor parallelism with sequence parallelism: each rank's
+	 * tokens are its own, so after the dispatch the etp ranks of an
+	 * expert gather what each received (M = etp x the received bytes,
+	 * uniform routing: what it sent) and reduce-scatter the experts'
+	 * outputs before the combine; backward the reverse (Megatron-Core's
+	 * alltoall token dispatcher: an AllGather over the expert tp group
+	 * after the AlltoAll, a ReduceScatter before it). */
+	if (p->etp > 1 && p->layout.sequence_parallel) {
+		uint64_t per = dc_ck_mul(b, x->best->moe_layers, p->layout.grad_accum_steps);
+		uint64_t full = dc_ck_mul(b, p->etp, msg);
+		x->s->group_size = p->etp;
+		dc_axis_use_link(x->s, &p->etp_link, &p->etp_net_group);
+		dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_ETP_TOKENS, DC_CPHASE_FORWARD, DC_OVL_EXPERT_A2A, per, full);
+		dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_ETP_OUTPUTS, DC_CPHASE_FORWARD, DC_OVL_EXPERT_A2A, per, full);
+		dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_ETP_TOKEN_GRADS, DC_CPHASE_BACKWARD, DC_OVL_EXPERT_A2A, per,
+			     full);
+		dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_ETP_INPUT_GRADS, DC_CPHASE_BACKWARD, DC_OVL_EXPERT_A2A, per,
+			     full);
+		x->s->group_size = p->layout.ep;
+		dc_axis_use_link(x->s, &p->ep_link, &p->ep_net_group);
+	}
 }

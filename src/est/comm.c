@@ -180,6 +180,10 @@ const char *dc_coll_what_label(enum dc_coll_what w)
 		[DC_CW_CP_OUT_RECOMPUTED] = "output, recomputed",
 		[DC_CW_EP_DISPATCH_COMBINE] = "token dispatch and combine",
 		[DC_CW_EP_GRADIENTS] = "their gradients",
+		[DC_CW_ETP_TOKENS] = "routed tokens gathered over etp",
+		[DC_CW_ETP_OUTPUTS] = "expert outputs reduce-scattered over etp",
+		[DC_CW_ETP_TOKEN_GRADS] = "output grads gathered over etp",
+		[DC_CW_ETP_INPUT_GRADS] = "token grads reduce-scattered over etp",
 	};
 	return (unsigned)w < DC_CW_COUNT && labels[w] ? labels[w] : "?";
 }

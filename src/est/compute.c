@@ -277,19 +277,22 @@ static void mlp(const struct ctx *x, struct part *pt, double tokens, double f, d
  * this rank's tokens) and its softmax/top-k; the k copies of each token
  * permuted before the expert AlltoAll and back after it (read and write
  * each copy both times); the num_experts / ep local experts as one
- * grouped GEMM, each seeing its share of the ep group's routed tokens,
- * ep b s k / E, its f split over tp; the shared experts as a dense MLP. */
+ * grouped GEMM, each seeing its share of the routed tokens of the ep x
+ * etp ranks it serves, ep etp (b s / t) k / E (b s / t: one tp rank's
+ * share; etp = tp: ep b s k / E), its f split over etp (Megatron's
+ * --expert-tensor-parallel-size); the shared experts as a dense MLP. */
 static void moe(const struct ctx *x, struct part *pt)
 {
 	const struct dc_model *m = x->m;
 	double E = (double)m->num_experts, k = (double)m->experts_per_token, ep = (double)x->p->ep;
+	double etp = (double)x->p->etp;
 	double copies = x->tokens_sp * k * x->h;
 	linear(x, pt, x->tokens_sp, E, x->h, 1);
 	pt->fwd_mem += mem_s(x, 8.0 * x->tokens_sp * E);
 	pt->bwd_mem += mem_s(x, 8.0 * x->tokens_sp * E);
 	pt->fwd_mem += 2.0 * mem_s(x, 4.0 * copies);
 	pt->bwd_mem += 2.0 * mem_s(x, 4.0 * copies);
-	mlp(x, pt, ep * x->tokens * k / E, (double)m->moe_ffn_hidden_size / x->t, E / ep);
+	mlp(x, pt, ep * etp / x->t * x->tokens * k / E, (double)m->moe_ffn_hidden_size / etp, E / ep);
 	if (m->shared_expert_ffn_hidden_size)
 		mlp(x, pt, x->tokens, (double)m->shared_expert_ffn_hidden_size / x->t, 1);
 }
@@ -387,8 +390,8 @@ static double optimizer_s(const struct ctx *x, const struct dc_stage_params *sp)
 	const struct dc_layout *lay = &x->p->layout;
 	double dense = (double)(sp->total - sp->expert_params), experts = (double)sp->expert_params;
 	double params = dense + experts, per_param, buffer = dense + experts;
-	if (lay->sharding >= DC_SHARD_ZERO1)
-		params = ceil(dense / (double)lay->dp) + ceil(experts / (double)x->p->expert_dp);
+	if (lay->sharding >= DC_SHARD_ZERO1) /* the states' shard groups (plan.h) */
+		params = ceil(dense / (double)x->p->shard_dp_cp) + ceil(experts / (double)x->p->expert_shard_dp_cp);
 	if (lay->sharding >= DC_SHARD_ZERO2)
 		buffer = params;
 	per_param = 2.0 * (double)pr->grad_bytes + 2.0 * (double)pr->optimizer_bytes +

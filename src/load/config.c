@@ -280,7 +280,9 @@ static const struct key keys[] = {
 	BOOL("parallel.account_for_loss", parallel.account_for_loss, 0, "false",
 	     "count the output head and loss as one layer of the last stage when splitting (Megatron's `--account-for-loss-in-pipeline-split`)"),
 	COUNT("parallel.ep", parallel.ep, OPT, 1, "1", "",
-	      "expert-parallel size (Megatron-Core): carved out of dp, so it must divide dp and model.num_experts; each rank holds num_experts / ep experts of every MoE layer"),
+	      "expert-parallel size (Megatron-Core): must divide model.num_experts; each rank holds num_experts / ep experts of every MoE layer. Carved out of dp when it divides dp and etp = tp; otherwise folded (Megatron-Core's MoE parallel folding): ep × etp divides tp × dp × cp and the expert layers regroup a stage's ranks as etp × ep × expert-dp (needs pp as the slowest axis of `order`)"),
+	COUNT("parallel.etp", parallel.etp, OPT, 0, "derived: parallel.tp (Megatron's default)", "",
+	      "expert tensor parallel size (Megatron's `--expert-tensor-parallel-size`): each routed expert's ffn split over etp ranks; other than tp it folds the expert layout (see ep); with tp > 1 and etp ≠ tp it needs sequence_parallel, as Megatron does"),
 	COUNT("parallel.dp_replicate", parallel.dp_replicate, OPT, 1, "1", "",
 	      "HSDP: replicas of the sharded states (torchtitan's `data_parallel_replicate_degree`, Megatron's `--num-distributed-optimizer-instances`); dp = dp_replicate × shard, ZeRO/FSDP shard over the dp / dp_replicate ranks of a replica (× cp) and gradients all-reduce across the replicas; must divide dp (and dp / ep with expert parallelism) and needs sharding zero1, zero2 or fsdp when > 1"),
 	ORDER("parallel.order", "\"tp-cp-ep-dp-pp\"",
@@ -409,7 +411,7 @@ static const struct key keys[] = {
 	UINT("checkpoint.restore.pp", checkpoint.restore.pp, 0, "derived: parallel.pp", "", "pipeline stages after restore (layers split evenly); at most num_layers"),
 	UINT("checkpoint.restore.dp", checkpoint.restore.dp, 0, "derived: the new world / (tp × pp × cp)", "", "data-parallel degree after restore"),
 	UINT("checkpoint.restore.cp", checkpoint.restore.cp, 0, "derived: parallel.cp", "", "context-parallel degree after restore; divides seq_length"),
-	UINT("checkpoint.restore.ep", checkpoint.restore.ep, 0, "derived: parallel.ep", "", "expert-parallel degree after restore; divides the new dp"),
+	UINT("checkpoint.restore.ep", checkpoint.restore.ep, 0, "derived: parallel.ep", "", "expert-parallel degree after restore; ep × etp divides the new tp × dp × cp"),
 	UINT("checkpoint.restore.num_nodes", checkpoint.restore.num_nodes, 0, "derived: cluster.num_nodes", "", "machines after restore"),
 	UINT("checkpoint.restore.gpus_per_node", checkpoint.restore.gpus_per_node, 0, "derived: cluster.gpus_per_node", "", "GPUs per machine after restore"),
 	SECTION("loss", OPT, "loss normalisation over ranks and microbatches (`--experiment loss`, docs/checkpoint-and-loss.md)"),
@@ -2018,18 +2020,54 @@ static int rule_ep(struct loader *l)
 {
 	const struct dc_model *m = &l->cfg->model;
 	const struct dc_parallel *p = &l->cfg->parallel;
-	int k_ep = find_key("parallel.ep");
-	if (p->ep <= 1)
+	int k_ep = find_key("parallel.ep"), k_etp = find_key("parallel.etp");
+	uint64_t ep = p->ep ? p->ep : 1, etp = p->etp ? p->etp : p->tp, cp = p->cp ? p->cp : 1;
+	struct dc_layout lay;
+	int outer = 1, seen_pp = 0;
+	const char *why;
+	if (ep <= 1 && etp == p->tp)
 		return 0;
-	if (p->dp % p->ep != 0)
-		errorf(l, blame(l, k_ep, "parallel.dp"), "'parallel.ep': must divide parallel.dp (%llu): expert-parallel ranks come out of the data-parallel ones, got %llu",
-		       (unsigned long long)p->dp, (unsigned long long)p->ep);
+	if (!p->dp)
+		return 0; /* the layout is wrong already (reported above) */
+	/* pp the slowest axis: no axis of degree > 1 after it in the order */
+	for (int i = 0; i < DC_AXIS_COUNT; i++) {
+		enum dc_axis a = p->order[i];
+		uint64_t deg = a == DC_AXIS_TP ? p->tp : a == DC_AXIS_CP ? cp : a == DC_AXIS_DP ? p->dp : 1;
+		if (a == DC_AXIS_PP)
+			seen_pp = 1;
+		else if (seen_pp && deg > 1 && p->pp > 1)
+			outer = 0;
+	}
+	memset(&lay, 0, sizeof(lay));
+	lay.tp = p->tp;
+	lay.dp = p->dp;
+	lay.cp = cp;
+	lay.pp = p->pp;
+	lay.ep = ep;
+	lay.etp = p->etp;
+	why = dc_layout_expert_error(&lay, m->num_experts, outer);
+	if (!why)
+		;
 	else if (!m->num_experts)
-		errorf(l, blame(l, k_ep, "model.num_experts"), "'parallel.ep': needs a mixture-of-experts model (model.num_experts), got ep %llu",
-		       (unsigned long long)p->ep);
-	else if (m->num_experts % p->ep != 0)
+		errorf(l, blame(l, ep > 1 ? k_ep : k_etp, "model.num_experts"), "%s, got %s %llu", why,
+		       ep > 1 ? "ep" : "etp", (unsigned long long)(ep > 1 ? ep : etp));
+	else if (m->num_experts % ep != 0)
 		errorf(l, blame(l, k_ep, "model.num_experts"), "'parallel.ep': must divide model.num_experts (%llu), got %llu",
-		       (unsigned long long)m->num_experts, (unsigned long long)p->ep);
+		       (unsigned long long)m->num_experts, (unsigned long long)ep);
+	else if (strncmp(why, "'parallel.order'", 16) == 0)
+		errorf(l, find_key("parallel.order"), "%s, got \"%s\" with pp %llu", why, p->order_text,
+		       (unsigned long long)p->pp);
+	else
+		errorf(l, blame(l, k_ep, "parallel.dp"),
+		       "'parallel.ep': ep x etp (%llu x %llu) must divide tp x dp x cp (%llu x %llu x %llu), the ranks of a stage that the expert layers regroup (Megatron-Core's MoE parallel folding)",
+		       (unsigned long long)ep, (unsigned long long)etp, (unsigned long long)p->tp,
+		       (unsigned long long)p->dp, (unsigned long long)cp);
+	if (why)
+		return 0;
+	if (etp != p->tp && p->tp > 1 && !p->sequence_parallel)
+		errorf(l, blame(l, k_etp, "parallel.sequence_parallel"),
+		       "'parallel.etp': an expert tp group other than tp (%llu) regroups the attention's tokens, which Megatron-Core does only with sequence parallelism; set parallel.sequence_parallel, got etp %llu",
+		       (unsigned long long)p->tp, (unsigned long long)etp);
 	return 0;
 }
 
@@ -2050,10 +2088,15 @@ static int rule_dp_replicate(struct loader *l)
 		errorf(l, blame(l, k, "parallel.sharding"),
 		       "'parallel.dp_replicate': replicates sharded states, so it needs parallel.sharding zero1, zero2 or fsdp (DDP already replicates everything), got %llu with sharding \"none\"",
 		       (unsigned long long)r);
-	else if (ep > 1 && p->dp % ep == 0 && (p->dp / ep) % r != 0)
-		errorf(l, blame(l, k, "parallel.ep"),
-		       "'parallel.dp_replicate': must divide the expert-data-parallel ranks dp / ep (%llu), got %llu",
-		       (unsigned long long)(p->dp / ep), (unsigned long long)r);
+	else {
+		/* the expert-data-parallel ranks: dp / ep, or tp dp cp / (ep etp) folded */
+		uint64_t etp = p->etp ? p->etp : p->tp, cp = p->cp ? p->cp : 1;
+		uint64_t edp = etp == p->tp && p->dp % ep == 0 ? p->dp / ep : p->tp * p->dp * cp / (ep * etp);
+		if ((ep > 1 || etp != p->tp) && (p->tp * p->dp * cp) % (ep * etp) == 0 && edp % r != 0)
+			errorf(l, blame(l, k, "parallel.ep"),
+			       "'parallel.dp_replicate': must divide the expert-data-parallel ranks (%llu), got %llu",
+			       (unsigned long long)edp, (unsigned long long)r);
+	}
 	return 0;
 }
 
@@ -2168,9 +2211,16 @@ static int rule_restore(struct loader *l)
 		errorf(l, kd,
 		       "'checkpoint.restore.dp': tp x pp x dp x cp must be the new world (%llu ranks), so dp must be %llu, got %llu",
 		       (unsigned long long)world, (unsigned long long)(world / mp), (unsigned long long)r->dp);
-	if (r->dp % r->ep != 0)
-		errorf(l, find_key("checkpoint.restore.ep"), "'checkpoint.restore.ep': must divide the new dp (%llu), got %llu",
-		       (unsigned long long)r->dp, (unsigned long long)r->ep);
+	{
+		/* as parallel.ep (rule_ep): out of dp, or folded over tp dp cp
+		 * with the expert tp group (parallel.etp, else the new tp) */
+		uint64_t etp = c->parallel.etp ? c->parallel.etp : r->tp;
+		if (r->dp && (r->tp * r->dp * r->cp) % (r->ep * etp) != 0)
+			errorf(l, find_key("checkpoint.restore.ep"),
+			       "'checkpoint.restore.ep': ep x etp (%llu x %llu) must divide the new tp x dp x cp (%llu x %llu x %llu), got ep %llu",
+			       (unsigned long long)r->ep, (unsigned long long)etp, (unsigned long long)r->tp,
+			       (unsigned long long)r->dp, (unsigned long long)r->cp, (unsigned long long)r->ep);
+	}
 	return 0;
 }
 
@@ -2419,8 +2469,9 @@ static const struct rule rules[] = {
 	 rule_layout},
 	{{"tp divides num_attention_heads and num_kv_heads",
 	  KEYS("parallel.tp", "model.num_attention_heads", "model.num_kv_heads")}, rule_tp_heads},
-	{{"ep > 1 divides dp and num_experts, on a mixture-of-experts model",
-	  KEYS("parallel.ep", "parallel.dp", "model.num_experts")}, rule_ep},
+	{{"ep > 1 or etp other than tp: a mixture-of-experts model, ep divides num_experts, ep × etp divides tp × dp × cp, pp the slowest axis when folded, sequence_parallel when etp ≠ tp > 1",
+	  KEYS("parallel.ep", "parallel.etp", "parallel.dp", "parallel.tp", "parallel.cp", "parallel.order",
+	       "parallel.sequence_parallel", "model.num_experts")}, rule_ep},
 	{{"dp_replicate > 1 divides dp (and dp / ep), with sharding zero1, zero2 or fsdp",
 	  KEYS("parallel.dp_replicate", "parallel.dp", "parallel.ep", "parallel.sharding")}, rule_dp_replicate},
 	{{"2 × cp divides seq_length (a2a: cp divides seq_length and the heads per tp rank)",

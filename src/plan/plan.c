@@ -165,6 +165,31 @@ uint64_t dc_plan_stage_first_layer(const struct dc_plan *p, uint64_t stage)
 	return p->runs.layer_start[i] + (stage - p->runs.first[i]) * p->runs.layers[i];
 }
 
+int dc_layout_expert_folded(const struct dc_layout *lay)
+{
+	uint64_t ep = lay->ep ? lay->ep : 1, etp = lay->etp ? lay->etp : lay->tp;
+	return etp != lay->tp || lay->dp % ep != 0;
+}
+
+const char *dc_layout_expert_error(const struct dc_layout *lay, uint64_t num_experts, int pp_outermost)
+{
+	uint64_t ep = lay->ep ? lay->ep : 1, etp = lay->etp ? lay->etp : lay->tp, cp = lay->cp ? lay->cp : 1;
+	uint64_t ranks;
+	if (ep <= 1 && etp == lay->tp)
+		return NULL;
+	if (!num_experts)
+		return ep > 1 ? "'parallel.ep': needs a mixture-of-experts model (model.num_experts)"
+			      : "'parallel.etp': splits routed experts, so it needs a mixture-of-experts model (model.num_experts)";
+	if (num_experts % ep != 0)
+		return "'parallel.ep': must divide model.num_experts";
+	if (dc_mul_u64(lay->tp, lay->dp, &ranks) || dc_mul_u64(ranks, cp, &ranks) || ranks % ep != 0 ||
+	    (ranks / ep) % etp != 0)
+		return "'parallel.ep' x 'parallel.etp': ep x etp must divide tp x dp x cp, the ranks of a stage that the expert layers regroup (Megatron-Core's MoE parallel folding)";
+	if (dc_layout_expert_folded(lay) && !pp_outermost)
+		return "'parallel.order': folding the expert layout (ep not dividing dp, or etp other than tp) needs pp as the slowest axis, as Megatron-Core's expert rank generator has it";
+	return NULL;
+}
+
 void dc_layout_of(const struct dc_config *in, struct dc_layout *o)
 {
 	o->tp = in->parallel.tp;
@@ -173,6 +198,7 @@ void dc_layout_of(const struct dc_config *in, struct dc_layout *o)
 	o->cp = in->parallel.cp ? in->parallel.cp : 1;
 	o->ep = in->parallel.ep ? in->parallel.ep : 1;
 	o->dp_replicate = in->parallel.dp_replicate ? in->parallel.dp_replicate : 1;
+	o->etp = in->parallel.etp; /* 0: follow tp */
 	o->virtual_pipeline = in->parallel.virtual_pipeline ? in->parallel.virtual_pipeline : 1;
 	o->sequence_parallel = in->parallel.sequence_parallel;
 	o->sharding = in->parallel.sharding;
@@ -219,6 +245,29 @@ static void derive_topology(const struct dc_config *in, const struct dc_layout *
 static void derive_expert_links(const struct dc_config *in, struct dc_plan *p)
 {
 	uint64_t s = p->topo.stride[DC_AXIS_DP];
+	if (p->expert_folded) {
+		/* Megatron-Core's expert rank generator, order tp-ep-dp-pp over
+		 * a stage's consecutive ranks (pp the slowest axis): etp
+		 * consecutive ranks, ep of them etp apart, the expert data
+		 * parallel ones etp ep apart; cp is folded into them */
+		struct dc_group etp = {DC_AXIS_TP, 0, 0, 1, p->etp};
+		struct dc_group ep = {DC_AXIS_DP, 0, 0, p->etp, p->ep};
+		struct dc_group edp = {DC_AXIS_DP, 0, 0, p->etp * p->ep, p->expert_dp_cp};
+		link_of(in, dc_group_link(&p->topo, &etp), &p->etp_link);
+		link_of(in, dc_group_link(&p->topo, &ep), &p->ep_link);
+		link_of(in, dc_group_link(&p->topo, &edp), &p->edp_link);
+		p->edpcp_link = p->edp_link;
+		p->dpcp_link = p->link[DC_AXIS_DP];
+		if (p->layout.cp > 1) {
+			const struct dc_topology *t = &p->topo;
+			uint64_t bd = t->stride[DC_AXIS_DP] * t->degree[DC_AXIS_DP];
+			uint64_t bc = t->stride[DC_AXIS_CP] * t->degree[DC_AXIS_CP];
+			uint64_t b = bd > bc ? bd : bc;
+			link_of(in, t->gpus_per_node % b != 0 ? DC_LINK_INTER : DC_LINK_INTRA, &p->dpcp_link);
+		}
+		return;
+	}
+	p->etp_link = p->link[DC_AXIS_TP];
 	struct dc_group ep = {DC_AXIS_DP, 0, 0, s, p->ep};
 	struct dc_group edp = {DC_AXIS_DP, 0, 0, s * p->ep, p->expert_dp};
 	link_of(in, dc_group_link(&p->topo, &ep), &p->ep_link);
@@ -254,8 +303,16 @@ static void derive_net(const struct dc_config *in, struct dc_plan *p)
 			idx = dc_topology_first_crossing_group(&p->topo, (enum dc_axis)a);
 		dc_net_group_axis(&p->net, &p->topo, (enum dc_axis)a, idx, &p->net_group[a]);
 	}
-	dc_net_group_progression(&p->net, 0, s, p->ep, &p->ep_net_group);
-	dc_net_group_progression(&p->net, 0, s * p->ep, p->expert_dp, &p->edp_net_group);
+	if (p->expert_folded) {
+		/* derive_expert_links: etp consecutive, ep etp apart, edp etp ep apart */
+		dc_net_group_progression(&p->net, 0, 1, p->etp, &p->etp_net_group);
+		dc_net_group_progression(&p->net, 0, p->etp, p->ep, &p->ep_net_group);
+		dc_net_group_progression(&p->net, 0, p->etp * p->ep, p->expert_dp_cp, &p->edp_net_group);
+	} else {
+		p->etp_net_group = p->net_group[DC_AXIS_TP];
+		dc_net_group_progression(&p->net, 0, s, p->ep, &p->ep_net_group);
+		dc_net_group_progression(&p->net, 0, s * p->ep, p->expert_dp, &p->edp_net_group);
+	}
 	p->dpcp_net_group = p->net_group[DC_AXIS_DP];
 	p->edpcp_net_group = p->edp_net_group;
 	if (p->layout.cp > 1) {
@@ -265,7 +322,8 @@ static void derive_net(const struct dc_config *in, struct dc_plan *p)
 		 * its node span otherwise */
 		uint64_t sc = p->topo.stride[DC_AXIS_CP], fine = sc < s ? sc : s;
 		dc_net_group_progression(&p->net, 0, fine, p->layout.cp * p->topo.degree[DC_AXIS_DP], &p->dpcp_net_group);
-		dc_net_group_progression(&p->net, 0, fine, p->layout.cp * p->expert_dp, &p->edpcp_net_group);
+		if (!p->expert_folded)
+			dc_net_group_progression(&p->net, 0, fine, p->layout.cp * p->expert_dp, &p->edpcp_net_group);
 	}
 	/* the first neighbouring pair of the first pp group that crosses:
 	 * stage k with the domain boundary between its rank and the next */
@@ -290,7 +348,7 @@ static void derive_hsdp(const struct dc_config *in, struct dc_plan *p)
 {
 	const struct dc_topology *t = &p->topo;
 	uint64_t r = p->dp_replicate, s = t->stride[DC_AXIS_DP], dsh = t->degree[DC_AXIS_DP] / r;
-	uint64_t edsh = p->expert_dp / r, cp = p->layout.cp;
+	uint64_t cp = p->layout.cp;
 	struct dc_group rep = {DC_AXIS_DP, 0, 0, s * dsh, r};
 	p->shard_link = p->dpcp_link;
 	p->eshard_link = p->edpcp_link;
@@ -299,33 +357,57 @@ static void derive_hsdp(const struct dc_config *in, struct dc_plan *p)
 	if (r <= 1) {
 		link_of(in, DC_LINK_INTRA, &p->rep_link);
 		dc_net_group_progression(&p->net, 0, s, 1, &p->rep_net_group);
+		p->erep_link = p->rep_link;
+		p->erep_net_group = p->rep_net_group;
 		return;
 	}
 	link_of(in, dc_group_link(t, &rep), &p->rep_link);
 	dc_net_group_progression(&p->net, 0, s * dsh, r, &p->rep_net_group);
+	/* the dense states' shard group */
 	if (cp <= 1) {
-		struct dc_group sh = {DC_AXIS_DP, 0, 0, s, dsh}, esh = {DC_AXIS_DP, 0, 0, s * p->ep, edsh};
+		struct dc_group sh = {DC_AXIS_DP, 0, 0, s, dsh};
 		link_of(in, dc_group_link(t, &sh), &p->shard_link);
-		link_of(in, dc_group_link(t, &esh), &p->eshard_link);
 		dc_net_group_progression(&p->net, 0, s, dsh, &p->shard_net_group);
-		dc_net_group_progression(&p->net, 0, s * p->ep, edsh, &p->eshard_net_group);
 	} else {
 		/* as the dp x cp group (derive_expert_links, derive_net): the
 		 * block of the slower axis decides the link, one progression at
 		 * the finer stride prices it */
 		uint64_t sc = t->stride[DC_AXIS_CP], fine = sc < s ? sc : s;
 		uint64_t bd = s * dsh, bc = sc * cp, blk = bd > bc ? bd : bc;
-		enum dc_link_choice c = t->gpus_per_node % blk != 0 ? DC_LINK_INTER : DC_LINK_INTRA;
-		struct dc_group esh = {DC_AXIS_DP, 0, 0, s * p->ep, edsh};
-		link_of(in, c, &p->shard_link);
-		link_of(in,
-			c == DC_LINK_INTER || dc_group_link(t, &esh) == DC_LINK_INTER ||
-					p->link[DC_AXIS_CP].choice == DC_LINK_INTER
-				? DC_LINK_INTER
-				: DC_LINK_INTRA,
-			&p->eshard_link);
+		link_of(in, t->gpus_per_node % blk != 0 ? DC_LINK_INTER : DC_LINK_INTRA, &p->shard_link);
 		dc_net_group_progression(&p->net, 0, fine, cp * dsh, &p->shard_net_group);
-		dc_net_group_progression(&p->net, 0, fine, cp * edsh, &p->eshard_net_group);
+	}
+	/* the routed experts' shard group and replicas */
+	if (p->expert_folded) {
+		/* the first expert_dp_cp / r of the expert-data-parallel group
+		 * (etp ep apart), its replicas the rest of it */
+		uint64_t st = p->etp * p->ep, esz = p->expert_dp_cp / r;
+		struct dc_group esh = {DC_AXIS_DP, 0, 0, st, esz}, erep = {DC_AXIS_DP, 0, 0, st * esz, r};
+		link_of(in, dc_group_link(t, &esh), &p->eshard_link);
+		link_of(in, dc_group_link(t, &erep), &p->erep_link);
+		dc_net_group_progression(&p->net, 0, st, esz, &p->eshard_net_group);
+		dc_net_group_progression(&p->net, 0, st * esz, r, &p->erep_net_group);
+		return;
+	}
+	/* ep (expert_dp / r) = dp / r: the experts' replicas are the dense ones */
+	p->erep_link = p->rep_link;
+	p->erep_net_group = p->rep_net_group;
+	{
+		uint64_t edsh = p->expert_dp / r;
+		struct dc_group esh = {DC_AXIS_DP, 0, 0, s * p->ep, edsh};
+		if (cp <= 1) {
+			link_of(in, dc_group_link(t, &esh), &p->eshard_link);
+			dc_net_group_progression(&p->net, 0, s * p->ep, edsh, &p->eshard_net_group);
+		} else {
+			uint64_t sc = t->stride[DC_AXIS_CP], fine = sc < s ? sc : s;
+			link_of(in,
+				p->shard_link.choice == DC_LINK_INTER || dc_group_link(t, &esh) == DC_LINK_INTER ||
+						p->link[DC_AXIS_CP].choice == DC_LINK_INTER
+					? DC_LINK_INTER
+					: DC_LINK_INTRA,
+				&p->eshard_link);
+			dc_net_group_progression(&p->net, 0, fine, cp * edsh, &p->eshard_net_group);
+		}
 	}
 }
 
@@ -345,10 +427,11 @@ static void derive_shard(const struct dc_config *in, struct dc_plan *p)
 				    dc_ck_add(&c, dc_ck_add(&c, pt->attention.replicated, pt->mlp.replicated), norms));
 	/* MoE layer (Megatron-Core): attention and shared experts split over
 	 * tp; num_experts / ep routed experts on this rank, each split over
-	 * the expert tp group (expert_tensor_parallel_size defaults to tp);
+	 * the expert tp group, etp ranks (Megatron's
+	 * --expert-tensor-parallel-size, which defaults to tp);
 	 * the router whole */
 	sh->layer_experts = dc_ck_mul(&c, m->num_experts / p->ep,
-				      dc_ck_add(&c, dc_ceil_div(pt->expert.split, tp), pt->expert.replicated));
+				      dc_ck_add(&c, dc_ceil_div(pt->expert.split, p->etp), pt->expert.replicated));
 	sh->moe_layer = dc_ck_add(&c,
 				  dc_ck_add(&c, dc_ceil_div(dc_ck_add(&c, pt->attention.split, pt->shared_experts.split), tp),
 					    sh->layer_experts),
@@ -516,9 +599,24 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 		p->error = "'parallel': dp x tp x cp x pp must be between 1 and 2^24 ranks";
 		return -1;
 	}
-	p->expert_dp = lay->dp % p->ep == 0 ? lay->dp / p->ep : lay->dp;
+	p->etp = lay->etp ? lay->etp : lay->tp;
+	p->expert_folded = dc_layout_expert_folded(&p->layout);
 	p->dp_cp = lay->dp * p->layout.cp;
-	p->expert_dp_cp = p->expert_dp * p->layout.cp;
+	if (!p->expert_folded) {
+		/* ep carved out of dp, experts split over tp (Megatron-Core
+		 * before folding, and its default etp = tp) */
+		p->expert_dp = lay->dp / p->ep;
+		p->expert_dp_cp = p->expert_dp * p->layout.cp;
+	} else {
+		/* folded: the stage's tp cp dp ranks regrouped as etp x ep x
+		 * edp; cp is one of the regrouped axes */
+		uint64_t ranks = lay->tp * p->dp_cp, ee = p->ep * p->etp;
+		if (ee == 0 || ranks % ee != 0) {
+			p->error = "'parallel.ep' x 'parallel.etp': ep x etp must divide tp x dp x cp";
+			return -1;
+		}
+		p->expert_dp = p->expert_dp_cp = ranks / ee;
+	}
 	p->dp_replicate = lay->dp_replicate ? lay->dp_replicate : 1;
 	if (lay->dp % p->dp_replicate != 0 || p->expert_dp % p->dp_replicate != 0) {
 		p->error = "'parallel.dp_replicate': must divide parallel.dp and dp / ep";
@@ -557,6 +655,14 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 		memcpy(p->link, base->link, sizeof(p->link));
 	} else {
 		derive_topology(in, lay, p);
+	}
+	{
+		int outer = lay->pp <= 1 || p->topo.stride[DC_AXIS_PP] * lay->pp == p->world;
+		const char *why = dc_layout_expert_error(&p->layout, m->num_experts, outer);
+		if (why) {
+			p->error = why;
+			return -1;
+		}
 	}
 	derive_expert_links(in, p);
 	derive_net(in, p);
