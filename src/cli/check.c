@@ -686,7 +686,7 @@ int dc_check_stored_only(const char *expected, size_t expected_len, char *buf, s
 {
 	cJSON *e = cJSON_ParseWithLength(expected, expected_len);
 	const cJSON *only = e ? cJSON_GetObjectItemCaseSensitive(e, "only") : NULL;
-	int found = cJSON_IsString(only) && only->valuestring[0] && strlen(only->valuestring) < len;
+	int found = only && cJSON_IsString(only) && only->valuestring[0] && strlen(only->valuestring) < len;
 
 	if (found)
 		memcpy(buf, only->valuestring, strlen(only->valuestring) + 1);

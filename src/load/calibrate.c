@@ -254,7 +254,8 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 {
 	struct fit f;
 	struct dc_config fitted;
-	double x[MAX_PARAMS], x0[MAX_PARAMS], best, *tmp;
+	/* zeroed: only the first f.n are parameters, but x0 and f.x0 copy all */
+	double x[MAX_PARAMS] = {0}, x0[MAX_PARAMS], best, *tmp;
 	size_t np = 0;
 	int nvls = cfg->cluster.nvls;
 

@@ -353,7 +353,9 @@ int dc_topo_file_parse(const char *buf, size_t len, const char *name, struct dc_
 	}
 	dc_text_lines_init(&it, buf, len);
 	while (!p.failed && dc_text_lines_next(&it)) {
-		char copy[DC_TEXT_LINE_MAX], *cell[MAX_CELLS], *s;
+		/* cell: NULL past the n that cells() fills (gcc's -fanalyzer
+		 * cannot tie n to them and took the rest for uninitialised) */
+		char copy[DC_TEXT_LINE_MAX], *cell[MAX_CELLS] = {NULL}, *s;
 		size_t n;
 		memcpy(copy, it.text, strlen(it.text) + 1);
 		s = trim(copy);

@@ -208,7 +208,7 @@ static int select_sections(struct dc_report *r, const struct dc_experiment *exp,
 	size_t nexp = 0, bad = 0;
 	const char *p = list;
 
-	while (exp->sections[nexp] && nexp < DC_REPORT_MAX_SECTIONS)
+	while (nexp < DC_REPORT_MAX_SECTIONS && exp->sections[nexp])
 		nexp++;
 	if (!list || !*list) {
 		for (size_t i = 0; i < nexp; i++)
