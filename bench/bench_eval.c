@@ -62,7 +62,7 @@ static int estimators_only(void *p)
 {
 	struct ctx *c = p;
 	if (dc_plan_derive(&c->cfg, &c->plan) != 0 ||
-	    dc_estimate(&c->plan, SYSTEMS_ESTS & ~DC_EST_BIT(DC_EST_STEP), &c->res) != 0)
+	    dc_estimate(&c->plan, SYSTEMS_ESTS & ~DC_EST_BIT(DC_EST_STEP) & ~DC_EST_BIT(DC_EST_STEP_VARIANTS), &c->res) != 0)
 		return -1;
 	c->sink += c->res.memory.top.peak_bytes + c->res.comm.bytes_per_rank + c->res.ring.bytes_sent_max +
 		   c->res.strategies.v[0].peak_bytes + (uint64_t)c->res.flops.model_per_rank;

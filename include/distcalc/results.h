@@ -40,6 +40,7 @@ enum dc_est {
 	DC_EST_FLOPS,
 	DC_EST_COMPUTE,
 	DC_EST_STEP,
+	DC_EST_STEP_VARIANTS,
 	DC_EST_CHECKPOINT,
 	DC_EST_LOSS,
 	DC_EST_COUNT,
@@ -65,7 +66,7 @@ struct dc_results {
 	struct dc_strategies_result strategies;
 	struct dc_flops flops;
 	struct dc_compute compute;
-	struct dc_step step;
+	struct dc_step step; /* DC_EST_STEP_VARIANTS fills step.variants */
 	struct dc_checkpoint_result checkpoint;
 	struct dc_loss_result loss;
 	const char *error; /* static text, set when a compute fails */
@@ -87,7 +88,18 @@ extern const struct dc_estimator dc_estimators[DC_EST_COUNT];
  * and gets each estimator's bit as it completes; members of the others are
  * left as they were. Returns 0, or -1 with r->error set (the first failing
  * estimator's text; prefix it with the config name and ": error: "). No
- * allocation, no I/O. */
+ * allocation, no I/O. The same as dc_estimate_with(plan, wanted, 0, r). */
 int dc_estimate(const struct dc_plan *plan, uint32_t wanted, struct dc_results *r);
+
+/* dc_estimate, keeping results the caller holds: the members of *r of the
+ * estimators in `have` are taken as computed (the caller's, perhaps
+ * perturbed: a what-if's slower kernel) and are read, never recomputed,
+ * by the rows that need them; a row needed only by held rows is not run
+ * either. r->done starts from `have` and gets each computed estimator's
+ * bit as it completes. A search prices memory (DC_EST_BATCH, DC_EST_MEMORY)
+ * and then, for the layouts that fit, the step with those two in `have`.
+ * Returns 0, or -1 with r->error set, as dc_estimate. No allocation, no
+ * I/O. */
+int dc_estimate_with(const struct dc_plan *plan, uint32_t wanted, uint32_t have, struct dc_results *r);
 
 #endif

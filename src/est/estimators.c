@@ -58,12 +58,18 @@ static int compute_compute(const struct dc_plan *p, struct dc_results *r)
 }
 
 /* the step reads the kernel times, the collectives, the FLOPs and the
- * batch as data (step.h); the strategies comparison's variants get their
- * step times here too */
+ * batch as data (step.h) */
 static int step_compute(const struct dc_plan *p, struct dc_results *r)
 {
-	if (dc_step_compute(p, &r->compute, &r->comm, &r->flops, &r->batch, &r->step, &r->error) != 0)
-		return -1;
+	return dc_step_compute(p, &r->compute, &r->comm, &r->flops, &r->batch, &r->step, &r->error);
+}
+
+/* the strategies comparison's variants get their step times beside the
+ * step's own: a row of their own, so that a search or a what-if that
+ * wants the step alone does not pay for two more layouts, and so that
+ * dc_step_variants can run the step row on each variant */
+static int step_variants_compute(const struct dc_plan *p, struct dc_results *r)
+{
 	return dc_step_variants(p, &r->step, &r->error);
 }
 
@@ -91,22 +97,31 @@ const struct dc_estimator dc_estimators[DC_EST_COUNT] = {
 			 DC_EST_BIT(DC_EST_COMPUTE) | DC_EST_BIT(DC_EST_COMM) | DC_EST_BIT(DC_EST_FLOPS) |
 				 DC_EST_BIT(DC_EST_BATCH),
 			 step_compute},
+	[DC_EST_STEP_VARIANTS] = {"step_variants", DC_EST_BIT(DC_EST_STEP), step_variants_compute},
 	[DC_EST_CHECKPOINT] = {"checkpoint", DC_EST_BIT(DC_EST_BATCH) | DC_EST_BIT(DC_EST_MEMORY), checkpoint_compute},
 	[DC_EST_LOSS] = {"loss", 0, loss_compute},
 };
 
 int dc_estimate(const struct dc_plan *plan, uint32_t wanted, struct dc_results *r)
 {
-	uint32_t todo = wanted & DC_EST_ALL;
+	return dc_estimate_with(plan, wanted, 0, r);
+}
 
-	r->done = 0;
+int dc_estimate_with(const struct dc_plan *plan, uint32_t wanted, uint32_t have, struct dc_results *r)
+{
+	uint32_t todo;
+
+	have &= DC_EST_ALL;
+	todo = wanted & DC_EST_ALL & ~have;
+	r->done = have;
 	r->error = NULL;
 	/* every row needs only rows above it (check_plan holds the table to
-	 * that): one pass upwards adds what the wanted ones need, one pass
-	 * downwards runs them in dependency order */
+	 * that): one pass upwards adds what the wanted ones need, less what
+	 * the caller holds (a held row's own needs are not wanted for it),
+	 * one pass downwards runs them in dependency order */
 	for (int e = DC_EST_COUNT - 1; e >= 0; e--)
 		if (todo & DC_EST_BIT(e))
-			todo |= dc_estimators[e].needs;
+			todo |= dc_estimators[e].needs & ~have;
 	for (int e = 0; e < DC_EST_COUNT; e++) {
 		if (!(todo & DC_EST_BIT(e)))
 			continue;

@@ -1,10 +1,7 @@
 /* step_variants.c - the step of the strategies comparison's aligned
  * variants (strategies.h), beside the configured layout's; see step.h. */
-#include "distcalc/batch.h"
-#include "distcalc/comm.h"
-#include "distcalc/compute.h"
-#include "distcalc/flops.h"
 #include "distcalc/plan.h"
+#include "distcalc/results.h"
 #include "distcalc/step.h"
 #include "distcalc/strategies.h"
 
@@ -19,15 +16,11 @@ static void variant_of(const struct dc_step *s, struct dc_step_variant *v)
 int dc_step_variants(const struct dc_plan *p, struct dc_step *own, const char **error)
 {
 	struct dc_plan plans[2];
+	struct dc_results vr;
 	const struct dc_plan *base = p;
 	for (int v = 0; v < DC_VARIANT_COUNT; v++) {
 		struct dc_layout lay;
 		int aligned;
-		struct dc_batch vb;
-		struct dc_comm vc;
-		struct dc_flops vf;
-		struct dc_compute vk;
-		struct dc_step vs;
 		struct dc_plan *vp;
 		if (v == DC_VARIANT_CONFIGURED) {
 			variant_of(own, &own->variants[v]);
@@ -40,11 +33,13 @@ int dc_step_variants(const struct dc_plan *p, struct dc_step *own, const char **
 			return -1;
 		}
 		base = vp;
-		if (dc_batch_compute(vp, &vb, error) != 0 || dc_comm_compute(vp, &vc, error) != 0 ||
-		    dc_flops_compute(vp, &vb, &vf, error) != 0 || dc_compute_compute(vp, &vk, error) != 0 ||
-		    dc_step_compute(vp, &vk, &vc, &vf, &vb, &vs, error) != 0)
+		/* the step row alone: DC_EST_STEP_VARIANTS, which calls this,
+		 * is not wanted for a variant */
+		if (dc_estimate(vp, DC_EST_BIT(DC_EST_STEP), &vr) != 0) {
+			*error = vr.error;
 			return -1;
-		variant_of(&vs, &own->variants[v]);
+		}
+		variant_of(&vr.step, &own->variants[v]);
 	}
 	return 0;
 }

@@ -2,6 +2,7 @@
 #include "distcalc/strategies.h"
 
 #include "distcalc/plan.h"
+#include "distcalc/results.h"
 #include "distcalc/util.h"
 
 void dc_variant_layout(const struct dc_plan *p, enum dc_variant v, struct dc_layout *out, int *aligned)
@@ -60,11 +61,15 @@ static void fill(struct dc_variant_result *x, const struct dc_layout *lay, const
 	x->comm_time_per_token_s = c->time_s / (double)b->tokens_per_step;
 }
 
+/* what fill reads of a variant: its batch, collectives and memory */
+#define VARIANT_NEEDS (DC_EST_BIT(DC_EST_BATCH) | DC_EST_BIT(DC_EST_COMM) | DC_EST_BIT(DC_EST_MEMORY))
+
 int dc_strategies_compute(const struct dc_plan *p, const struct dc_batch *b, const struct dc_comm *c,
 			  const struct dc_memory_result *m, struct dc_strategies_result *out,
 			  const char **error)
 {
 	struct dc_plan plans[2];
+	struct dc_results vr;
 	const struct dc_plan *base = p;
 
 	for (int v = 0; v < DC_VARIANT_COUNT; v++) {
@@ -78,18 +83,16 @@ int dc_strategies_compute(const struct dc_plan *p, const struct dc_batch *b, con
 			/* pure DP and FSDP share their degrees: the second reuses
 			 * the first's ranks and links */
 			struct dc_plan *vp = &plans[v];
-			struct dc_batch vb;
-			struct dc_comm vc;
-			struct dc_memory_result vm;
 			if (dc_plan_derive_from(base, &lay, vp) != 0) {
 				*error = vp->error;
 				return -1;
 			}
 			base = vp;
-			if (dc_batch_compute(vp, &vb, error) != 0 || dc_comm_compute(vp, &vc, error) != 0 ||
-			    dc_memory_compute(vp, &vm, error) != 0)
+			if (dc_estimate(vp, VARIANT_NEEDS, &vr) != 0) {
+				*error = vr.error;
 				return -1;
-			fill(x, &lay, &vb, &vc, &vm, p->world);
+			}
+			fill(x, &lay, &vr.batch, &vr.comm, &vr.memory, p->world);
 		}
 	}
 	for (int v = 0; v < DC_VARIANT_COUNT; v++)

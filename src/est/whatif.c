@@ -107,6 +107,32 @@ static int run_copy(struct dc_whatif *w, uint32_t needs, const char **error)
 
 #define STEP_NEEDS (DC_EST_BIT(DC_EST_STEP) | DC_EST_BIT(DC_EST_COMM) | DC_EST_BIT(DC_EST_MEMORY))
 
+/* the results the step estimator reads (its row's needs) */
+#define STEP_INPUTS                                                                                          \
+	(DC_EST_BIT(DC_EST_COMPUTE) | DC_EST_BIT(DC_EST_COMM) | DC_EST_BIT(DC_EST_FLOPS) | DC_EST_BIT(DC_EST_BATCH))
+
+/* Copies the input's step inputs (`res`) into w->res, for a scenario to
+ * perturb one of them before step_with_held. */
+static void hold_step_inputs(struct dc_whatif *w, const struct dc_results *res)
+{
+	w->res.compute = res->compute;
+	w->res.comm = res->comm;
+	w->res.flops = res->flops;
+	w->res.batch = res->batch;
+}
+
+/* The step of the base plan from the inputs held in w->res, perturbed as
+ * the scenario says: the estimator table's step row, none of its inputs
+ * recomputed. */
+static int step_with_held(const struct dc_plan *base, struct dc_whatif *w, const char **error)
+{
+	if (dc_estimate_with(base, DC_EST_BIT(DC_EST_STEP), STEP_INPUTS, &w->res) != 0) {
+		*error = w->res.error;
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- slow_network ---- */
 
 /* The nccl-tests all_reduce_perf busbw at collective.max_bytes between
@@ -170,7 +196,7 @@ static int slow_data_rank(const struct dc_plan *base, const struct dc_results *r
 	struct dc_whatif_scn *s = &w->scn[DC_WHATIF_SLOW_DATA_RANK];
 	uint64_t coord[DC_AXIS_COUNT], pp = base->layout.pp;
 	double d = in->whatif.data_delay_s, m = (double)base->layout.grad_accum_steps;
-	struct dc_compute c = res->compute;
+	struct dc_compute *c = &w->res.compute;
 
 	w->slow_rank = in->whatif.data_rank;
 	w->world = base->world;
@@ -183,16 +209,20 @@ static int slow_data_rank(const struct dc_plan *base, const struct dc_results *r
 		s->missing = res->step.missing;
 		return 0;
 	}
-	if (w->slow_stage == 0)
-		c.embedding.fwd_s += d;
-	else if (w->slow_stage + 1 == pp)
-		c.head.fwd_s += d;
-	else {
+	if (w->slow_stage != 0 && w->slow_stage + 1 != pp) {
 		s->missing = "the rank is on a middle pipeline stage, which reads no batch (Megatron-LM's get_batch "
 			     "runs on the first and last stages): the delay cannot reach it";
 		return 0;
 	}
-	if (dc_step_compute(base, &c, &res->comm, &res->flops, &res->batch, &w->res.step, error) != 0)
+	/* the input's step inputs, the delay added to the forward of the
+	 * slow rank's embedding (first stage) or head (last stage): the step
+	 * again */
+	hold_step_inputs(w, res);
+	if (w->slow_stage == 0)
+		c->embedding.fwd_s += d;
+	else
+		c->head.fwd_s += d;
+	if (step_with_held(base, w, error) != 0)
 		return -1;
 	w->data_wait_s = m * d;
 	w->sync_wait_s = w->res.step.time_s - res->step.time_s;
@@ -272,7 +302,6 @@ static int expert_imbalance(const struct dc_plan *base, const struct dc_results 
 	struct dc_whatif_scn *s = &w->scn[DC_WHATIF_EXPERT_IMBALANCE];
 	enum dc_whatif_scenario id = DC_WHATIF_EXPERT_IMBALANCE;
 	double E = (double)in->model.num_experts, ep = (double)base->ep, imb = in->whatif.expert_imbalance;
-	struct dc_compute c = res->compute;
 	struct dc_comm_strategy *e;
 	struct dc_work_time hot;
 	double f;
@@ -297,9 +326,10 @@ static int expert_imbalance(const struct dc_plan *base, const struct dc_results 
 	if (run_copy(w, DC_EST_BIT(DC_EST_COMPUTE), error) != 0)
 		return -1;
 	hot = w->res.compute.moe_layer;
-	c.moe_layer = hot;
-	/* its AlltoAlls receive load_factor x the bytes */
-	w->res.comm = res->comm;
+	/* the input's step inputs, its MoE layer the hot rank's ... */
+	hold_step_inputs(w, res);
+	w->res.compute.moe_layer = hot;
+	/* ... and its AlltoAlls receiving load_factor x the bytes */
 	e = &w->res.comm.s[DC_STRAT_EP];
 	e->time_s = 0;
 	e->bytes_per_rank = 0;
@@ -316,7 +346,7 @@ static int expert_imbalance(const struct dc_plan *base, const struct dc_results 
 	detail(w, id, "one MoE layer, forward + backward, one microbatch", DC_WHATIF_SECONDS,
 	       res->compute.moe_layer.fwd_s + res->compute.moe_layer.bwd_s, hot.fwd_s + hot.bwd_s);
 	detail(w, id, strat_comm[DC_STRAT_EP], DC_WHATIF_SECONDS, res->comm.s[DC_STRAT_EP].time_s, e->time_s);
-	if (dc_step_compute(base, &c, &w->res.comm, &res->flops, &res->batch, &w->res.step, error) != 0)
+	if (step_with_held(base, w, error) != 0)
 		return -1;
 	scn_set(s, DC_WHATIF_SECONDS, res->step.time_s, w->res.step.time_s);
 	return 0;

@@ -101,5 +101,5 @@ _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 const struct dc_section dc_section_strategies = {
 	"strategies", "Strategies on the same cluster and model, aligned on tokens per step",
 	"pure DP, FSDP and the layout on the same work, per token",
-	DC_EST_BIT(DC_EST_STRATEGIES) | DC_EST_BIT(DC_EST_STEP), sizeof(struct view), view, DC_FIELDS(fields), NULL, NULL,
+	DC_EST_BIT(DC_EST_STRATEGIES) | DC_EST_BIT(DC_EST_STEP_VARIANTS), sizeof(struct view), view, DC_FIELDS(fields), NULL, NULL,
 };

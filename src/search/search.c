@@ -320,16 +320,17 @@ size_t dc_search_layout_text(const struct dc_search_layout *l, int json, char *b
 
 /* ---- evaluation: the report's estimators on the report's plan ---- */
 
-/* The step estimator's inputs and the step, as dc_estimate computes them
- * for DC_EST_STEP (less the strategies' variants, which the search does
- * not show). Returns 0, or -1 with w->error set. */
+/* what eval_memory prices on every valid layout: what a layout's peak
+ * needs */
+#define MEMORY_ROWS (DC_EST_BIT(DC_EST_BATCH) | DC_EST_BIT(DC_EST_MEMORY))
+
+/* The step of the plan eval_memory derived, as the report computes it
+ * (DC_EST_STEP and what it needs, less the batch eval_memory holds).
+ * Returns 0, or -1 with w->res.error set. */
 static int eval_step(struct worker *w, struct dc_search_entry *e)
 {
-	const struct dc_plan *p = &w->plan;
 	struct dc_results *r = &w->res;
-	if (dc_comm_compute(p, &r->comm, &r->error) != 0 || dc_flops_compute(p, &r->batch, &r->flops, &r->error) != 0 ||
-	    dc_compute_compute(p, &r->compute, &r->error) != 0 ||
-	    dc_step_compute(p, &r->compute, &r->comm, &r->flops, &r->batch, &r->step, &r->error) != 0)
+	if (dc_estimate_with(&w->plan, DC_EST_BIT(DC_EST_STEP), MEMORY_ROWS, r) != 0)
 		return -1;
 	e->step_available = r->step.available;
 	e->step_time_s = r->step.time_s;
@@ -343,9 +344,7 @@ static int eval_step(struct worker *w, struct dc_search_entry *e)
 static int eval_memory(struct worker *w, const struct dc_plan *from, struct dc_search_entry *e)
 {
 	struct dc_results *r = &w->res;
-	if (dc_plan_derive_from(from, &e->l.layout, &w->plan) != 0 ||
-	    dc_batch_compute(&w->plan, &r->batch, &r->error) != 0 ||
-	    dc_memory_compute(&w->plan, &r->memory, &r->error) != 0)
+	if (dc_plan_derive_from(from, &e->l.layout, &w->plan) != 0 || dc_estimate(&w->plan, MEMORY_ROWS, r) != 0)
 		return 1;
 	e->peak_bytes = r->memory.top.peak_bytes;
 	e->fits = e->peak_bytes <= w->sp->limit_bytes;
@@ -705,8 +704,10 @@ int dc_search_run(const struct dc_config *in, unsigned jobs, const struct dc_sea
 			*error = "search.space.recompute: no policy to try";
 			goto done;
 		}
-		if (dc_compute_compute(&s->base[first], &w[0].res.compute, error) != 0)
+		if (dc_estimate(&s->base[first], DC_EST_BIT(DC_EST_COMPUTE), &w[0].res) != 0) {
+			*error = w[0].res.error;
 			goto done;
+		}
 		s->step_available = w[0].res.compute.available;
 		s->by_memory = in->search.objective == DC_SEARCH_MEMORY || !s->step_available;
 	}
