@@ -295,9 +295,14 @@ START_TEST(test_stage_and_cp_errors)
 	expect_error(edit("\"tp\": 4", "\"tp\": 4, \"pp\": 2, \"pipeline_layers\": [16, 16], \"last_stage_layers\": 16"), NULL, 0,
 		     DC_ERR_CONFIG,
 		     "t.json: error: 'parallel.pipeline_layers': give either the list or first_stage_layers / last_stage_layers / account_for_*, not both");
-	expect_error(edit("\"tp\": 4", "\"tp\": 4, \"pp\": 2, \"pipeline_layers\": [16, 16], \"virtual_pipeline\": 2"),
+	/* interleaving with uneven stages: a stage's chunks split its layers
+	 * evenly, or the list names every chunk */
+	expect_error(edit("\"tp\": 4", "\"tp\": 4, \"pp\": 2, \"pipeline_layers\": [17, 15], \"virtual_pipeline\": 2"),
 		     (const char *const[]){"training.grad_accum_steps=2"}, 1, DC_ERR_CONFIG,
-		     "t.json: error: 'parallel.virtual_pipeline': an interleaved schedule needs even stages (Megatron-Core refuses uneven first/last stages with it); drop pipeline_layers, first_stage_layers, last_stage_layers and account_for_*");
+		     "t.json: error: 'parallel.pipeline_layers': entry 1: with virtual_pipeline 2 a stage's layers split evenly over its model chunks, so each entry must be a multiple of 2, got 17 (or give pp x virtual_pipeline entries, one per chunk)");
+	expect_error(edit("\"tp\": 4", "\"tp\": 4, \"pp\": 2, \"pipeline_layers\": [4, 5, 6, 7, 6, 4], \"virtual_pipeline\": 3"),
+		     (const char *const[]){"training.grad_accum_steps=2"}, 1, DC_ERR_CONFIG,
+		     "t.json: error: 'parallel.pipeline_layers': entry 4: the model chunks of one stage hold the same layers (but for the model's first and last chunk), as Megatron-Core's interleaved schedule assumes; stage 1's chunk 1 holds 7, its chunk 0 5");
 	/* HSDP: dp_replicate divides dp, replicates shards (not DDP) */
 	expect_error(edit("\"tp\": 4", "\"tp\": 1, \"sharding\": \"fsdp\", \"dp_replicate\": 3"), NULL, 0, DC_ERR_CONFIG,
 		     "t.json: error: 'parallel.dp_replicate': must divide parallel.dp (8), got 3");

@@ -202,6 +202,60 @@ START_TEST(test_derive_expert_folding)
 }
 END_TEST
 
+/* A 61-layer model on pp 8, virtual_pipeline 4 (DeepSeek-V3's depth on
+ * Megatron-Bridge's PP 8 VP 4): 61 layers cannot fill 32 equal chunks, nor
+ * Megatron's first/last forms (first and last multiples of 4, the six
+ * middle stages 4k each: 61 - 24k is 37 or 13, no sum of two multiples
+ * of 4), nor the counted embedding and loss (63 over 32 chunks). The
+ * layout "Et|(tt|)*30mL" gives chunk 0 one layer, chunks 1..30 two, chunk
+ * 31 none (the MTP module and the loss): pipeline_layers [1, 2 x 30, 0].
+ * Chunk c of stage s is virtual stage 8c + s, so stage 0 holds chunks
+ * 0, 8, 16, 24: 1 + 2 + 2 + 2 = 7 layers; stages 1..6 8 each; stage 7
+ * chunks 7, 15, 23, 31: 2 + 2 + 2 + 0 = 6. Chunk starts: virtual stage k
+ * starts at 2k - 1 (k >= 1): stage 1 chunk 0 at layer 1, stage 7 chunk 0
+ * (k = 7) at 13, stage 0 chunk 1 (k = 8) at 15, stage 0 chunk 3 (k = 24)
+ * at 47, stage 7 chunk 3 (k = 31) at 61, holding 0. */
+START_TEST(test_uneven_interleaved_61_layers)
+{
+	struct dc_config c;
+	struct dc_plan p;
+	char list[200];
+	size_t n = 0;
+	n += (size_t)snprintf(list + n, sizeof(list) - n, "[1");
+	for (int i = 0; i < 30; i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, ", 2");
+	snprintf(list + n, sizeof(list) - n, ", 0]");
+	fixture_json(&c,
+		     "{\"model\": {\"num_layers\": 61, \"hidden_size\": 1024, \"num_attention_heads\": 8,"
+		     " \"vocab_size\": 1000, \"seq_length\": 1024},"
+		     " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+		     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+		     " \"parallel\": {\"pp\": 8, \"virtual_pipeline\": 4, \"pipeline_layers\": %s},"
+		     " \"training\": {\"grad_accum_steps\": 8}}",
+		     list);
+	fixture_plan(&c, &p);
+	ck_assert(p.chunks_uneven);
+	ck_assert_uint_eq(dc_plan_stage_layers(&p, 0), 7);
+	for (uint64_t st = 1; st < 7; st++)
+		ck_assert_uint_eq(dc_plan_stage_layers(&p, st), 8);
+	ck_assert_uint_eq(dc_plan_stage_layers(&p, 7), 6);
+	ck_assert_uint_eq(dc_plan_chunk_layers(&p, 0, 0), 1);
+	ck_assert_uint_eq(dc_plan_chunk_layers(&p, 0, 1), 2);
+	ck_assert_uint_eq(dc_plan_chunk_layers(&p, 3, 2), 2);
+	ck_assert_uint_eq(dc_plan_chunk_layers(&p, 7, 2), 2);
+	ck_assert_uint_eq(dc_plan_chunk_layers(&p, 7, 3), 0);
+	ck_assert_uint_eq(dc_plan_chunk_start(&p, 0, 0), 0);
+	ck_assert_uint_eq(dc_plan_chunk_start(&p, 1, 0), 1);
+	ck_assert_uint_eq(dc_plan_chunk_start(&p, 7, 0), 13);
+	ck_assert_uint_eq(dc_plan_chunk_start(&p, 0, 1), 15);
+	ck_assert_uint_eq(dc_plan_chunk_start(&p, 0, 3), 47);
+	ck_assert_uint_eq(dc_plan_chunk_start(&p, 7, 3), 61);
+	/* every virtual stage k >= 1 starts at 2k - 1 */
+	for (uint64_t k = 1; k < 32; k++)
+		ck_assert_uint_eq(dc_plan_chunk_start(&p, k % 8, k / 8), 2 * k - 1);
+}
+END_TEST
+
 START_TEST(test_derive_layout_override)
 {
 	/* pure DP of the course's setting: dp 8 = world, tp 1; the dp group
@@ -700,6 +754,7 @@ int main(void)
 	tcase_add_test(tc, test_derive_systems);
 	tcase_add_test(tc, test_derive_mixtral_ep);
 	tcase_add_test(tc, test_derive_expert_folding);
+	tcase_add_test(tc, test_uneven_interleaved_61_layers);
 	tcase_add_test(tc, test_derive_layout_override);
 	tcase_add_test(tc, test_context_parallel_layout);
 	tcase_add_test(tc, test_explicit_params);

@@ -100,6 +100,11 @@ struct dc_stage_runs {
 	uint64_t first[DC_MAX_PIPELINE_RUNS + 1];
 	uint64_t layers[DC_MAX_PIPELINE_RUNS];
 	uint64_t layer_start[DC_MAX_PIPELINE_RUNS];
+	/* interleaving (v > 1 model chunks a stage): every chunk of a stage
+	 * holds the same layers but the model's first chunk (stage 0, chunk
+	 * 0: vfirst) and its last (stage pp - 1, chunk v - 1: vlast), as
+	 * Megatron-Core's uneven forms with a virtual pipeline give them */
+	uint64_t v, vfirst, vlast;
 };
 
 /* Resolves parallel.pipeline_layers, Megatron's first/last-stage forms
@@ -108,10 +113,24 @@ struct dc_stage_runs {
  * counted as layers (--account-for-embedding/loss-in-pipeline-split: the
  * L + e + o units split evenly over pp, the first stage's share one layer
  * short for the embedding, the last's for the loss), or the even split,
- * for `num_layers` layers over par->pp stages. Returns 0 with *out
+ * for `num_layers` layers over par->pp stages. With
+ * par->virtual_pipeline v > 1 each stage's layers split evenly over its v
+ * model chunks (a list of pp entries, each a multiple of v; the forms: f,
+ * l and the middle stages' layers multiples of v; the counted embedding
+ * and loss: L + e + o split over pp v chunks, the first one e short, the
+ * last o short), or pipeline_layers gives all pp v chunks in model order
+ * (Megatron-Core's --pipeline-model-parallel-layout), a stage's chunks
+ * equal but for the model's first and last chunk. Returns 0 with *out
  * filled, or -1 with err holding "'KEY': why" and *key that key. */
 int dc_stage_split(const struct dc_parallel *par, uint64_t num_layers, struct dc_stage_runs *out, const char **key,
 		   char *err, size_t errlen);
+
+/* Layers of model chunk `c` of pipeline rank `stage`, and the chunk's
+ * first model layer (Megatron-LM 2021 section 2.2.2: rank s holds chunks
+ * s, s + pp, ..., virtual stage k = c pp + s in model order). v = 1: the
+ * stage's layers and first layer. O(runs). */
+uint64_t dc_plan_chunk_layers(const struct dc_plan *p, uint64_t stage, uint64_t c);
+uint64_t dc_plan_chunk_start(const struct dc_plan *p, uint64_t stage, uint64_t c);
 
 /* 1 when `par` asks for uneven stages (a list or a first/last form). */
 int dc_stages_uneven(const struct dc_parallel *par);
@@ -141,6 +160,7 @@ struct dc_plan {
 	uint64_t layers_per_stage;  /* L / pp of an even split; uneven: read dc_plan_stage_layers */
 	uint64_t layers_per_chunk;  /* L / (pp v) (interleaving needs even stages) */
 	struct dc_stage_runs runs;  /* the stages' layers (the input's split when pp is its own, else even) */
+	int chunks_uneven;          /* v > 1 and the chunks are not L / (pp v) each (dc_plan_chunk_layers) */
 	uint64_t dp_cp;             /* dp x cp: the ranks a dense gradient is synchronised and sharded over */
 	uint64_t expert_dp_cp;      /* tp dp cp / (ep etp) (= expert_dp x cp unfolded): the same for a routed expert's */
 	uint64_t dp_replicate;      /* layout.dp_replicate (HSDP), >= 1 */

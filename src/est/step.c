@@ -12,33 +12,23 @@
 
 /* ---- the stage's layers (one helper: seams item 6) ---- */
 
-/* Layers on pipeline rank `stage`, all its chunks. */
-static uint64_t stage_layers(const struct dc_plan *p, uint64_t stage)
+/* Layers in model chunk `c` of `stage` and its first model layer
+ * (plan.h: dc_plan_chunk_layers, uneven interleaved chunks included). */
+static uint64_t chunk_layers(const struct dc_plan *p, uint64_t stage, uint64_t c)
 {
-	return dc_plan_stage_layers(p, stage);
+	return dc_plan_chunk_layers(p, stage, c);
 }
 
-/* Layers in one model chunk of `stage`: an equal share of its layers. */
-static uint64_t chunk_layers(const struct dc_plan *p, uint64_t stage)
-{
-	return stage_layers(p, stage) / (p->v ? p->v : 1);
-}
-
-/* First model layer of chunk `c` of `stage` (Megatron-LM 2021 section
- * 2.2.2: rank s holds chunks s, s + pp, ...). */
 static uint64_t chunk_start(const struct dc_plan *p, uint64_t stage, uint64_t c)
 {
-	/* uneven stages (plan.h) run one chunk: the stage's own first layer */
-	if (p->v <= 1)
-		return dc_plan_stage_first_layer(p, stage);
-	return (c * p->layout.pp + stage) * chunk_layers(p, stage);
+	return dc_plan_chunk_start(p, stage, c);
 }
 
 /* Dense-MLP layers of chunk `c` of `stage`: the model's first dense_limit
  * layers are dense. */
 static uint64_t chunk_dense(const struct dc_plan *p, uint64_t stage, uint64_t c)
 {
-	uint64_t start = chunk_start(p, stage, c), n = chunk_layers(p, stage);
+	uint64_t start = chunk_start(p, stage, c), n = chunk_layers(p, stage, c);
 	if (p->dense_limit <= start)
 		return 0;
 	return p->dense_limit - start < n ? p->dense_limit - start : n;
@@ -270,7 +260,7 @@ static void work_cost(const struct dc_work_time *w, int bwd, struct cost *o)
 static void chunk_cost(const struct costs *k, uint64_t stage, uint64_t c, int bwd, struct cost *o)
 {
 	const struct dc_plan *p = k->p;
-	uint64_t n = chunk_layers(p, stage), d = chunk_dense(p, stage, c), e = n - d;
+	uint64_t n = chunk_layers(p, stage, c), d = chunk_dense(p, stage, c), e = n - d;
 	struct cost one;
 	memset(o, 0, sizeof(*o));
 	if (n > 0) {
@@ -1155,7 +1145,7 @@ static void emit_op(struct emitter *em, const struct costs *k, uint64_t stage, u
 		    int bwd, double t)
 {
 	const struct dc_plan *p = k->p;
-	uint64_t n = chunk_layers(p, stage), d = chunk_dense(p, rep, c), start = chunk_start(p, stage, c);
+	uint64_t n = chunk_layers(p, stage, c), d = chunk_dense(p, rep, c), start = chunk_start(p, stage, c);
 	struct cost w;
 	if (!bwd && stage == 0 && c == 0) {
 		work_cost(&k->c->embedding, 0, &w);

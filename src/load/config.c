@@ -270,7 +270,7 @@ static const struct key keys[] = {
 	ENUM("parallel.cp_comm_type", parallel.cp_comm_type, cp_comm_names, DC_CP_P2P, "\"p2p\"",
 	     "how cp ranks exchange K/V (Megatron's `cp_comm_type`): ring of sends layer by layer, all-gathered, or AlltoAll to head shards (Ulysses)"),
 	LIST("parallel.pipeline_layers",
-	     "transformer layers on each pipeline stage, first to last: pp entries adding up to num_layers (`--set 'parallel.pipeline_layers=[4,4,3]'`); at most 16 runs of equal consecutive entries"),
+	     "transformer layers on each pipeline stage, first to last: pp entries adding up to num_layers (`--set 'parallel.pipeline_layers=[4,4,3]'`); at most 16 runs of equal consecutive stages. With virtual_pipeline v > 1: pp entries, each a multiple of v (split evenly over the stage's chunks), or pp × v entries, one per model chunk in model order (Megatron-Core's `--pipeline-model-parallel-layout`; chunk c of stage s is entry c·pp + s), a stage's chunks equal but for the model's first and last, which may hold 0"),
 	UINT("parallel.first_stage_layers", parallel.first_stage_layers, 0, "", "",
 	     "layers on the first stage (Megatron's `--decoder-first-pipeline-num-layers`); the rest split evenly over the other stages"),
 	UINT("parallel.last_stage_layers", parallel.last_stage_layers, 0, "", "",
@@ -1301,7 +1301,9 @@ static void read_list(struct loader *l, int ki, const cJSON *v)
 		}
 		if (check_number(l, ki, e, &d) != 0)
 			return;
-		if (d != floor(d) || d < 1 || d >= DC_MAX_EXACT_INT) {
+		/* 0: the model's first or last chunk of an interleaved
+		 * layout may hold none (dc_stage_split checks the rest) */
+		if (d != floor(d) || d < 0 || d >= DC_MAX_EXACT_INT) {
 			fmt_num(num, sizeof(num), d);
 			errorf(l, ki, "'%s': entry %llu: every stage needs a whole number of layers, at least 1, got %s",
 			       k->info.path, (unsigned long long)n + 1, num);
@@ -2363,13 +2365,11 @@ static int rule_virtual_pipeline(struct loader *l)
 	uint64_t chunks;
 	if (p->virtual_pipeline <= 1)
 		return 0;
-	if (dc_stages_uneven(p))
-		errorf(l, kv,
-		       "'parallel.virtual_pipeline': an interleaved schedule needs even stages (Megatron-Core refuses uneven first/last stages with it); drop pipeline_layers, first_stage_layers, last_stage_layers and account_for_*");
-	else if (p->pp < 2)
+	if (p->pp < 2)
 		errorf(l, kv, "'parallel.virtual_pipeline': an interleaved schedule needs parallel.pp > 1, got pp %llu",
 		       (unsigned long long)p->pp);
-	else if (dc_mul_u64(p->pp, p->virtual_pipeline, &chunks) || c->model.num_layers % chunks != 0)
+	else if (!dc_stages_uneven(p) && /* uneven: rule_pp_layers checks each chunk */
+		 (dc_mul_u64(p->pp, p->virtual_pipeline, &chunks) || c->model.num_layers % chunks != 0))
 		errorf(l, kv,
 		       "'parallel.virtual_pipeline': pp x virtual_pipeline (%llu x %llu) must divide model.num_layers (%llu)",
 		       (unsigned long long)p->pp, (unsigned long long)p->virtual_pipeline,

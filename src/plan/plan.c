@@ -36,42 +36,92 @@ int dc_stage_split(const struct dc_parallel *par, uint64_t L, struct dc_stage_ru
 		   size_t errlen)
 {
 	uint64_t pp = par->pp, stage = 0, layer = 0;
+	uint64_t v = par->virtual_pipeline > 1 ? par->virtual_pipeline : 1;
 	int given_first = par->first_stage_layers_given, given_last = par->last_stage_layers_given;
 	int counted = par->account_for_embedding || par->account_for_loss;
 
 	out->n = 0;
 	out->first[0] = 0;
+	out->v = v;
+	out->vfirst = out->vlast = 0;
 	if (par->pipeline_layers_n > 0) {
-		uint64_t sum = 0, runs = 1;
+		const uint64_t *e = par->pipeline_layers;
+		uint64_t n = par->pipeline_layers_n, sum = 0, runs = 1, tot[DC_MAX_PIPELINE_LIST];
 		*key = "parallel.pipeline_layers";
 		if (given_first || given_last || counted) {
 			snprintf(err, errlen,
 				 "'parallel.pipeline_layers': give either the list or first_stage_layers / last_stage_layers / account_for_*, not both");
 			return -1;
 		}
-		if (par->pipeline_layers_n != pp) {
-			snprintf(err, errlen,
-				 "'parallel.pipeline_layers': needs one entry per pipeline stage (parallel.pp = %llu), got %llu",
-				 (unsigned long long)pp, (unsigned long long)par->pipeline_layers_n);
+		if (n != pp && (v == 1 || n != pp * v)) {
+			if (v > 1)
+				snprintf(err, errlen,
+					 "'parallel.pipeline_layers': needs one entry per pipeline stage (parallel.pp = %llu) or one per model chunk (pp x virtual_pipeline = %llu), got %llu",
+					 (unsigned long long)pp, (unsigned long long)(pp * v), (unsigned long long)n);
+			else
+				snprintf(err, errlen,
+					 "'parallel.pipeline_layers': needs one entry per pipeline stage (parallel.pp = %llu), got %llu",
+					 (unsigned long long)pp, (unsigned long long)n);
 			return -1;
 		}
-		for (uint64_t i = 0; i < pp; i++) {
-			sum += par->pipeline_layers[i]; /* each below 2^53, at most 256 of them */
-			runs += i > 0 && par->pipeline_layers[i] != par->pipeline_layers[i - 1];
-		}
+		for (uint64_t i = 0; i < n; i++)
+			sum += e[i]; /* each below 2^53, at most 256 of them */
 		if (sum != L) {
 			snprintf(err, errlen,
-				 "'parallel.pipeline_layers': the stages' layers must add up to model.num_layers (%llu), got %llu",
-				 (unsigned long long)L, (unsigned long long)sum);
+				 "'parallel.pipeline_layers': the %s layers must add up to model.num_layers (%llu), got %llu",
+				 n == pp ? "stages'" : "chunks'", (unsigned long long)L, (unsigned long long)sum);
 			return -1;
 		}
+		for (uint64_t s = 0; s < pp; s++) {
+			if (n == pp) {
+				tot[s] = e[s];
+				if (e[s] == 0 || e[s] % v != 0) {
+					if (e[s] == 0)
+						snprintf(err, errlen,
+							 "'parallel.pipeline_layers': entry %llu: every stage needs a whole number of layers, at least 1, got 0",
+							 (unsigned long long)s + 1);
+					else
+						snprintf(err, errlen,
+							 "'parallel.pipeline_layers': entry %llu: with virtual_pipeline %llu a stage's layers split evenly over its model chunks, so each entry must be a multiple of %llu, got %llu (or give pp x virtual_pipeline entries, one per chunk)",
+							 (unsigned long long)s + 1, (unsigned long long)v, (unsigned long long)v,
+							 (unsigned long long)e[s]);
+					return -1;
+				}
+				continue;
+			}
+			/* one entry per chunk: virtual stage c pp + s is chunk c
+			 * of stage s; its chunks hold the same layers but the
+			 * model's first and last */
+			tot[s] = 0;
+			for (uint64_t c = 0; c < v; c++) {
+				uint64_t k = c * pp + s, base = e[(s == 0 ? 1 : 0) * pp + s];
+				tot[s] += e[k];
+				if (k != 0 && k != pp * v - 1 && e[k] != base) {
+					snprintf(err, errlen,
+						 "'parallel.pipeline_layers': entry %llu: the model chunks of one stage hold the same layers (but for the model's first and last chunk), as Megatron-Core's interleaved schedule assumes; stage %llu's chunk %llu holds %llu, its chunk %llu %llu",
+						 (unsigned long long)k + 1, (unsigned long long)s, (unsigned long long)c,
+						 (unsigned long long)e[k], (unsigned long long)(s == 0 ? 1 : 0),
+						 (unsigned long long)base);
+					return -1;
+				}
+			}
+			if (tot[s] == 0) {
+				snprintf(err, errlen, "'parallel.pipeline_layers': stage %llu holds no layer in any of its chunks",
+					 (unsigned long long)s);
+				return -1;
+			}
+		}
+		for (uint64_t s = 1; s < pp; s++)
+			runs += tot[s] != tot[s - 1];
 		if (runs > DC_MAX_PIPELINE_RUNS) {
 			snprintf(err, errlen, "'parallel.pipeline_layers': at most %d runs of equal consecutive stages, got %llu",
 				 DC_MAX_PIPELINE_RUNS, (unsigned long long)runs);
 			return -1;
 		}
-		for (uint64_t i = 0; i < pp; i++)
-			runs_push(out, 1, par->pipeline_layers[i], &stage, &layer);
+		for (uint64_t s = 0; s < pp; s++)
+			runs_push(out, 1, tot[s], &stage, &layer);
+		out->vfirst = n == pp ? e[0] / v : e[0];
+		out->vlast = n == pp ? e[pp - 1] / v : e[n - 1];
 		return 0;
 	}
 	if (given_first || given_last || counted) {
@@ -90,18 +140,29 @@ int dc_stage_split(const struct dc_parallel *par, uint64_t L, struct dc_stage_ru
 			return -1;
 		}
 		if (counted) {
-			/* the embedding and the loss each count as one layer */
+			/* the embedding and the loss each count as one layer:
+			 * L + e + o units over the pp v chunks, the model's first
+			 * chunk e short, its last o short */
 			uint64_t e = (uint64_t)par->account_for_embedding, o = (uint64_t)par->account_for_loss;
-			uint64_t units = L + e + o, each = units / pp;
-			if (units % pp != 0 || each < 2) { /* e or o is 1: the short stage keeps a layer */
-				snprintf(err, errlen,
-					 "'%s': model.num_layers (%llu) plus the %llu counted as layers must split evenly over parallel.pp (%llu), each stage holding at least one layer",
-					 *key, (unsigned long long)L, (unsigned long long)(e + o), (unsigned long long)pp);
+			uint64_t units = L + e + o, each = units / (pp * v);
+			/* v = 1: the short stage keeps a layer; v > 1: its other chunks do */
+			if (units % (pp * v) != 0 || each < (v > 1 ? 1u : 2u)) {
+				if (v > 1)
+					snprintf(err, errlen,
+						 "'%s': model.num_layers (%llu) plus the %llu counted as layers must split evenly over parallel.pp x virtual_pipeline (%llu x %llu) chunks",
+						 *key, (unsigned long long)L, (unsigned long long)(e + o), (unsigned long long)pp,
+						 (unsigned long long)v);
+				else
+					snprintf(err, errlen,
+						 "'%s': model.num_layers (%llu) plus the %llu counted as layers must split evenly over parallel.pp (%llu), each stage holding at least one layer",
+						 *key, (unsigned long long)L, (unsigned long long)(e + o), (unsigned long long)pp);
 				return -1;
 			}
-			runs_push(out, 1, each - e, &stage, &layer);
-			runs_push(out, pp - 2, each, &stage, &layer);
-			runs_push(out, 1, each - o, &stage, &layer);
+			runs_push(out, 1, v * each - e, &stage, &layer);
+			runs_push(out, pp - 2, v * each, &stage, &layer);
+			runs_push(out, 1, v * each - o, &stage, &layer);
+			out->vfirst = each - e;
+			out->vlast = each - o;
 			return 0;
 		}
 		if (given_first) {
@@ -124,9 +185,18 @@ int dc_stage_split(const struct dc_parallel *par, uint64_t L, struct dc_stage_ru
 				 *key, (unsigned long long)others, (unsigned long long)rest, (unsigned long long)L);
 			return -1;
 		}
+		if (v > 1 && (first % v != 0 || last % v != 0 || (others && (rest / others) % v != 0))) {
+			snprintf(err, errlen,
+				 "'%s': with virtual_pipeline %llu every stage's layers split evenly over its model chunks, so the first (%llu), last (%llu) and other stages' (%llu) layers must be multiples of %llu",
+				 *key, (unsigned long long)v, (unsigned long long)first, (unsigned long long)last,
+				 (unsigned long long)(others ? rest / others : 0), (unsigned long long)v);
+			return -1;
+		}
 		runs_push(out, given_first ? 1 : 0, first, &stage, &layer);
 		runs_push(out, others, others ? rest / others : 0, &stage, &layer);
 		runs_push(out, given_last ? 1 : 0, last, &stage, &layer);
+		out->vfirst = (given_first ? first : rest / others) / v;
+		out->vlast = (given_last ? last : rest / others) / v;
 		return 0;
 	}
 	*key = "parallel.pp";
@@ -137,6 +207,7 @@ int dc_stage_split(const struct dc_parallel *par, uint64_t L, struct dc_stage_ru
 		return -1;
 	}
 	runs_push(out, pp, L / pp, &stage, &layer);
+	out->vfirst = out->vlast = L / pp / v;
 	return 0;
 }
 
@@ -443,11 +514,65 @@ static void derive_shard(const struct dc_config *in, struct dc_plan *p)
 	sh->position_overflow = pos.overflow;
 }
 
+/* A stage's chunks but the model's first and last: stage 0 and stage pp -
+ * 1 give v - 1 chunks to their other layers (dc_stage_runs). */
+static uint64_t chunk_base(const struct dc_plan *p, uint64_t stage)
+{
+	uint64_t n = dc_plan_stage_layers(p, stage), v = p->v;
+	if (!p->chunks_uneven)
+		return n / v;
+	if (stage == 0)
+		return (n - p->runs.vfirst) / (v - 1);
+	if (stage + 1 == p->layout.pp)
+		return (n - p->runs.vlast) / (v - 1);
+	return n / v;
+}
+
+uint64_t dc_plan_chunk_layers(const struct dc_plan *p, uint64_t stage, uint64_t c)
+{
+	if (p->v <= 1)
+		return dc_plan_stage_layers(p, stage);
+	if (p->chunks_uneven && stage == 0 && c == 0)
+		return p->runs.vfirst;
+	if (p->chunks_uneven && stage + 1 == p->layout.pp && c + 1 == p->v)
+		return p->runs.vlast;
+	return chunk_base(p, stage);
+}
+
+uint64_t dc_plan_chunk_start(const struct dc_plan *p, uint64_t stage, uint64_t c)
+{
+	uint64_t pp = p->layout.pp, v = p->v, n0, b0, round, start;
+	if (v <= 1)
+		return dc_plan_stage_first_layer(p, stage);
+	if (!p->chunks_uneven)
+		return (c * pp + stage) * (dc_plan_stage_layers(p, stage) / v);
+	/* virtual stages before c pp + stage: c whole rounds of pp chunks
+	 * (the first round vfirst - b0 off), then this round's stages before
+	 * it: chunk c of stage 0, and the middle stages' n / v each */
+	n0 = dc_plan_stage_layers(p, 0);
+	b0 = chunk_base(p, 0);
+	round = b0 + (dc_plan_stage_first_layer(p, pp - 1) - n0) / v + chunk_base(p, pp - 1);
+	start = c * round + (c >= 1 ? p->runs.vfirst : b0) - b0;
+	if (stage > 0)
+		start += dc_plan_chunk_layers(p, 0, c) + (dc_plan_stage_first_layer(p, stage) - n0) / v;
+	return start;
+}
+
 uint64_t dc_plan_stage_dense_layers(const struct dc_plan *p, uint64_t stage)
 {
 	uint64_t pc = p->layers_per_chunk, pp = p->layout.pp, v = p->v;
 	uint64_t q, r, n = 0;
 
+	if (p->chunks_uneven) {
+		/* interleaved uneven chunks: each chunk's layers below dense_limit */
+		if (p->in->model.params_explicit)
+			return dc_plan_stage_layers(p, stage);
+		for (uint64_t c = 0; c < v; c++) {
+			uint64_t a = dc_plan_chunk_start(p, stage, c), k = dc_plan_chunk_layers(p, stage, c);
+			n += p->dense_limit > a ? (p->dense_limit - a < k ? p->dense_limit - a : k) : 0;
+		}
+		return n;
+	}
 	if (p->runs.n > 1) {
 		/* uneven stages (v = 1): its layers below dense_limit */
 		uint64_t first = dc_plan_stage_first_layer(p, stage), layers = dc_plan_stage_layers(p, stage);
@@ -629,15 +754,31 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 	p->layers_per_chunk = p->layers_per_stage / p->v;
 	/* the input's own split when the layout keeps its pp, else even */
 	p->runs.n = 0;
+	p->chunks_uneven = 0;
 	if (lay->pp == in->parallel.pp && dc_stages_uneven(&in->parallel)) {
 		const char *key;
 		char err[8];
-		if (dc_stage_split(&in->parallel, m->num_layers, &p->runs, &key, err, sizeof(err)) != 0) {
+		int rc;
+		if (p->v == (in->parallel.virtual_pipeline ? in->parallel.virtual_pipeline : 1)) {
+			rc = dc_stage_split(&in->parallel, m->num_layers, &p->runs, &key, err, sizeof(err));
+		} else {
+			/* a what-if's other v on the input's stages */
+			static _Thread_local struct dc_parallel par;
+			par = in->parallel;
+			par.virtual_pipeline = p->v;
+			rc = dc_stage_split(&par, m->num_layers, &p->runs, &key, err, sizeof(err));
+		}
+		if (rc != 0) {
 			p->error = "'parallel.pipeline_layers': the stages do not hold model.num_layers";
 			return -1;
 		}
-		if (p->runs.n == 1)
-			p->layers_per_stage = p->layers_per_chunk = p->runs.layers[0];
+		if (p->runs.n == 1) {
+			p->layers_per_stage = p->runs.layers[0];
+			p->layers_per_chunk = p->layers_per_stage / p->v;
+		}
+		/* interleaved chunks other than an even split of every stage */
+		p->chunks_uneven = p->v > 1 && (p->runs.n > 1 || p->runs.vfirst * p->v != p->runs.layers[0] ||
+						 p->runs.vlast * p->v != p->runs.layers[0]);
 	}
 	p->dense_limit = m->num_experts ? m->dense_layers : m->num_layers;
 	p->tokens_per_microbatch = dc_ck_mul(&c, lay->micro_batch_size, m->seq_length);
