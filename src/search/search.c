@@ -22,9 +22,9 @@ enum reject {
 	R_PP,         /* pp divides num_layers (or the input's uneven pp) */
 	R_DP,         /* dp in search.space.dp */
 	R_BATCH,      /* micro_batch_size x dp divides the global batch */
-	R_EP,         /* ep divides dp and num_experts */
+	R_EP,         /* the expert layout: dc_layout_expert_error */
 	R_REPLICATE,  /* parallel.dp_replicate divides dp and dp / ep */
-	R_VP,         /* virtual_pipeline: pp > 1, pp v divides the layers, m a multiple of pp */
+	R_VP,         /* virtual_pipeline: pp > 1, the chunks fit the layers (chunks_fit), m a multiple of pp */
 	R_SP,         /* sequence_parallel needs tp > 1 */
 	R_OFFLOAD,    /* offload optimizer+params needs fsdp */
 	R_RECOMPUTE,  /* recompute_layers needs full and fits a chunk */
@@ -39,9 +39,9 @@ static const char *const reject_text[R_COUNT] = {
 	[R_PP] = "parallel.pp must divide model.num_layers",
 	[R_DP] = "parallel.dp (world / (tp x cp x pp)) must be in search.space.dp",
 	[R_BATCH] = "training.micro_batch_size x parallel.dp must divide the global batch (training.global_batch_size)",
-	[R_EP] = "parallel.ep must divide parallel.dp and model.num_experts",
+	[R_EP] = "parallel.ep must divide model.num_experts and ep x etp the ranks tp x dp x cp (folded: pp the slowest axis, and sequence_parallel where etp differs from tp > 1)",
 	[R_REPLICATE] = "parallel.dp_replicate (HSDP, kept from the input for sharded layouts) must divide parallel.dp and dp / ep",
-	[R_VP] = "parallel.virtual_pipeline > 1 needs pp > 1, pp x virtual_pipeline dividing model.num_layers and grad_accum_steps a multiple of pp",
+	[R_VP] = "parallel.virtual_pipeline > 1 needs pp > 1, its chunks to fit the layers (pp x virtual_pipeline dividing model.num_layers, or the input's own uneven stages at its own virtual_pipeline) and grad_accum_steps a multiple of pp",
 	[R_SP] = "parallel.sequence_parallel needs tp > 1",
 	[R_OFFLOAD] = "parallel.offload \"optimizer+params\" needs parallel.sharding \"fsdp\"",
 	[R_RECOMPUTE] = "training.recompute_layers needs training.recompute \"full\" and at most the layers of a model chunk",
@@ -365,6 +365,46 @@ static int eval_full(struct worker *w, struct dc_search_entry *e)
 	return 0;
 }
 
+/* pp the slowest axis for these degrees in the input's rank order: no
+ * axis of degree > 1 after it (folding needs it, plan.h). */
+static int search_pp_outermost(const struct dc_config *in, const struct dc_layout *y)
+{
+	int seen = 0;
+	if (y->pp <= 1)
+		return 1;
+	for (int i = 0; i < DC_AXIS_COUNT; i++) {
+		enum dc_axis a = in->parallel.order[i];
+		uint64_t deg = a == DC_AXIS_TP ? y->tp : a == DC_AXIS_CP ? y->cp : a == DC_AXIS_DP ? y->dp : 1;
+		if (a == DC_AXIS_PP)
+			seen = 1;
+		else if (seen && deg > 1)
+			return 0;
+	}
+	return 1;
+}
+
+/* The expert-data-parallel ranks (plan.h: expert_dp). */
+static uint64_t expert_dp_of(const struct dc_layout *y)
+{
+	uint64_t ep = y->ep ? y->ep : 1, etp = y->etp ? y->etp : y->tp;
+	if (!dc_layout_expert_folded(y))
+		return y->dp / ep;
+	return y->tp * y->dp * y->cp / (ep * etp);
+}
+
+/* v model chunks on pp stages: an even split of the layers, or the
+ * input's own uneven stages at its own v (the loader checked them) or
+ * without interleaving when its list names stages, not chunks. */
+static int chunks_fit(const struct dc_config *in, uint64_t pp, uint64_t v)
+{
+	uint64_t in_v = in->parallel.virtual_pipeline ? in->parallel.virtual_pipeline : 1;
+	if (pp != in->parallel.pp || !dc_stages_uneven(&in->parallel))
+		return in->model.num_layers % (pp * v) == 0;
+	if (v == in_v)
+		return 1;
+	return v == 1 && !(in_v > 1 && in->parallel.pipeline_layers_n == pp * in_v);
+}
+
 static void run_outer(struct worker *w, const struct outer *o)
 {
 	struct space *s = w->sp;
@@ -402,14 +442,18 @@ static void run_outer(struct worker *w, const struct outer *o)
 						 * layout; DDP replicates everything */
 						uint64_t rep = s->shard[ish] == DC_SHARD_NONE ? 1
 							       : in->parallel.dp_replicate ? in->parallel.dp_replicate : 1;
-						if (ep > 1 && (dp % ep || in->model.num_experts % ep))
+						/* the input's expert tp group (0: follow tp) */
+						struct dc_layout ex = {.tp = o->tp, .pp = o->pp, .dp = dp, .cp = o->cp, .ep = ep,
+								       .etp = in->parallel.etp};
+						uint64_t etp = ex.etp ? ex.etp : o->tp;
+						if (dc_layout_expert_error(&ex, in->model.num_experts, search_pp_outermost(in, &ex)) ||
+						    (etp != o->tp && o->tp > 1 && !s->sp[isp]))
 							reject = R_EP;
-						else if (rep > 1 && (dp % rep || (dp / ep) % rep))
+						else if (rep > 1 && (dp % rep || expert_dp_of(&ex) % rep))
 							reject = R_REPLICATE;
 						else if (!gas)
 							reject = R_BATCH;
-						else if (v > 1 && (o->pp < 2 || dc_stages_uneven(&in->parallel) ||
-								   in->model.num_layers % (o->pp * v) || gas % o->pp))
+						else if ((v > 1 && (o->pp < 2 || gas % o->pp)) || !chunks_fit(in, o->pp, v))
 							reject = R_VP;
 						else if (s->sp[isp] && o->tp < 2)
 							reject = R_SP;
@@ -425,6 +469,7 @@ static void run_outer(struct worker *w, const struct outer *o)
 							continue;
 						}
 						y->ep = ep;
+						y->etp = in->parallel.etp;
 						y->dp_replicate = rep;
 						y->virtual_pipeline = v;
 						y->micro_batch_size = mbs;
