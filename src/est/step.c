@@ -858,7 +858,13 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
 	struct step_ctx x;
 	uint64_t critical = 0;
 	double fill = 0, span;
-	(void)error;
+	/* Interleaved chunks of unequal cost (plan.h chunks_uneven: Megatron-
+	 * Core's pipeline layouts) stall ranks on each other in ways the
+	 * closed form's busiest-stage span does not see (9.1% short on
+	 * DeepSeek-V3's Et|(tt|)*30mL layout): the schedule is simulated op by
+	 * op instead, O(pp m v), with its allocation (docs/layouts.md) */
+	if (p->chunks_uneven)
+		return dc_step_timeline(p, c, comm, f, b, s, NULL, NULL, NULL, error);
 	step_header(p, c, s);
 	if (!c->available)
 		return 0;
