@@ -14,8 +14,10 @@
 
 struct view {
 	struct dc_topology t;
-	uint64_t num_nodes, expert_parallel;
+	uint64_t num_nodes, expert_parallel, expert_tp, expert_dp;
+	int moe_layout; /* expert parallelism or an expert tp group of its own */
 	const char *order;
+	const char *expert_layout;
 };
 
 static void view(const struct dc_run *run, void *out)
@@ -24,7 +26,18 @@ static void view(const struct dc_run *run, void *out)
 	v->t = run->plan->topo;
 	v->num_nodes = run->plan->num_nodes;
 	v->expert_parallel = run->plan->ep;
+	v->expert_tp = run->plan->etp;
+	v->expert_dp = run->plan->expert_dp_cp;
+	v->moe_layout = run->plan->ep > 1 || run->plan->expert_folded;
+	v->expert_layout = run->plan->expert_folded
+				   ? "folded: each stage's tp x cp x dp ranks regrouped as etp x ep x expert-dp (Megatron-Core's MoE parallel folding)"
+				   : "ep carved out of dp, experts split over tp";
 	v->order = run->plan->in->parallel.order_text;
+}
+
+static int moe_layout(const void *base)
+{
+	return ((const struct view *)base)->moe_layout;
 }
 
 struct rank_row {
@@ -70,9 +83,15 @@ static const struct dc_field fields[] = {
 	{"cp", "cp", DC_U_COUNT, DC_FT_U64, V(t.degree[DC_AXIS_CP])},
 	{"ep", "ep as a rank axis (1: experts split within dp)", DC_U_COUNT, DC_FT_U64, V(t.degree[DC_AXIS_EP])},
 	{"dp", "dp", DC_U_COUNT, DC_FT_U64, V(t.degree[DC_AXIS_DP])},
-	/* Megatron-Core carves expert parallelism out of the dp ranks: it is
-	 * no extra multiplier, and the layout above does not change with it */
+	/* Megatron-Core carves expert parallelism out of the dp ranks, or
+	 * folds it over tp x cp x dp: no extra multiplier either way, and the
+	 * layout above does not change with it */
 	{"expert_parallel", "expert parallel (experts split over ep of dp)", DC_U_COUNT, DC_FT_U64, V(expert_parallel)},
+	{"expert_tensor_parallel", "expert tensor parallel (each expert split over etp)", DC_U_COUNT, DC_FT_U64,
+	 V(expert_tp), .shown = moe_layout},
+	{"expert_data_parallel", "expert data parallel (replicas of an expert shard, cp included)", DC_U_COUNT,
+	 DC_FT_U64, V(expert_dp), .shown = moe_layout},
+	{"expert_layout", "expert layout", DC_U_NONE, DC_FT_STR, V(expert_layout), .shown = moe_layout},
 	{"pp", "pp", DC_U_COUNT, DC_FT_U64, V(t.degree[DC_AXIS_PP])},
 	{"ranks", "Ranks (node = rank / gpus_per_node)", DC_U_NONE, DC_FT_ROWS, 0, .sub = &rank_table,
 	 .rows = &rank_rows},
@@ -135,6 +154,10 @@ static const enum dc_axis plain_axes[] = {DC_AXIS_TP, DC_AXIS_DP, DC_AXIS_PP};
 struct gview {
 	struct dc_topology t;
 	uint64_t ep;
+	/* folded expert layout (plan.h): etp x ep x edp over each stage's
+	 * `stage` consecutive ranks */
+	int folded;
+	uint64_t etp, edp, stage;
 	const enum dc_axis *axes; /* the listed axes */
 	size_t naxes;
 };
@@ -144,6 +167,10 @@ static void gview(const struct dc_run *run, void *out)
 	struct gview *v = out;
 	v->t = run->plan->topo;
 	v->ep = run->plan->ep;
+	v->folded = run->plan->expert_folded;
+	v->etp = run->plan->etp;
+	v->edp = run->plan->expert_dp_cp;
+	v->stage = run->plan->world / v->t.degree[DC_AXIS_PP];
 	v->axes = v->t.degree[DC_AXIS_CP] > 1 ? all_axes : plain_axes;
 	v->naxes = v->t.degree[DC_AXIS_CP] > 1 ? 4 : 3;
 }
@@ -174,7 +201,8 @@ AXIS_LISTS(pp, DC_AXIS_PP)
 /* groups.ep and groups.edp: Megatron-Core splits each DP group into
  * expert-parallel groups of ep consecutive members (the experts are spread
  * over them) and expert-data-parallel groups of every ep-th member (the
- * replicas of one expert shard). */
+ * replicas of one expert shard); folded, its expert rank generator
+ * regroups each stage (folded_rank). */
 static int has_cp(const void *base)
 {
 	return ((const struct gview *)base)->t.degree[DC_AXIS_CP] > 1;
@@ -185,9 +213,19 @@ static int has_ep(const void *base)
 	return ((const struct gview *)base)->ep > 1;
 }
 
+/* Folded (Megatron-Core's expert rank generator, tp-ep-dp-pp): in each
+ * stage's consecutive ranks, rank t + etp j + etp ep e is expert tp rank
+ * t, expert rank j, expert-data-parallel rank e. */
+static uint64_t folded_rank(const struct gview *v, uint64_t stage, uint64_t t, uint64_t j, uint64_t e)
+{
+	return stage * v->stage + t + v->etp * j + v->etp * v->ep * e;
+}
+
 static uint64_t ep_count(const void *base)
 {
 	const struct gview *v = base;
+	if (v->folded)
+		return v->t.degree[DC_AXIS_PP] * v->etp * v->edp;
 	return dc_topology_group_count(&v->t, DC_AXIS_DP) * (v->t.degree[DC_AXIS_DP] / v->ep);
 }
 
@@ -202,6 +240,10 @@ static uint64_t ep_item(const void *base, uint64_t i, uint64_t j)
 	const struct gview *v = base;
 	uint64_t per_dp = v->t.degree[DC_AXIS_DP] / v->ep;
 	struct dc_group g;
+	if (v->folded) {
+		uint64_t per = v->etp * v->edp, r = i % per;
+		return folded_rank(v, i / per, r % v->etp, j, r / v->etp);
+	}
 	dc_topology_group(&v->t, DC_AXIS_DP, i / per_dp, &g);
 	return dc_group_rank(&g, i % per_dp * v->ep + j); /* chunk c: members c·ep .. c·ep + ep - 1 */
 }
@@ -209,6 +251,8 @@ static uint64_t ep_item(const void *base, uint64_t i, uint64_t j)
 static uint64_t edp_count(const void *base)
 {
 	const struct gview *v = base;
+	if (v->folded)
+		return v->t.degree[DC_AXIS_PP] * v->etp * v->ep;
 	return dc_topology_group_count(&v->t, DC_AXIS_DP) * v->ep;
 }
 
@@ -216,13 +260,17 @@ static uint64_t edp_len(const void *base, uint64_t i)
 {
 	const struct gview *v = base;
 	(void)i;
-	return v->t.degree[DC_AXIS_DP] / v->ep;
+	return v->folded ? v->edp : v->t.degree[DC_AXIS_DP] / v->ep;
 }
 
 static uint64_t edp_item(const void *base, uint64_t i, uint64_t j)
 {
 	const struct gview *v = base;
 	struct dc_group g;
+	if (v->folded) {
+		uint64_t per = v->etp * v->ep, r = i % per;
+		return folded_rank(v, i / per, r % v->etp, r / v->etp, j);
+	}
 	dc_topology_group(&v->t, DC_AXIS_DP, i / v->ep, &g);
 	return dc_group_rank(&g, i % v->ep + j * v->ep); /* offset o: members o, o + ep, ... */
 }
