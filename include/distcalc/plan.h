@@ -72,6 +72,37 @@ const char *dc_layout_expert_error(const struct dc_layout *lay, uint64_t num_exp
  * etp differs from tp (etp 0 reads as tp). */
 int dc_layout_expert_folded(const struct dc_layout *lay);
 
+/* 1 when pp is the slowest axis of the input's parallel.order for these
+ * degrees (no axis of degree > 1 after it), or pp = 1. */
+int dc_layout_pp_outermost(const struct dc_config *in, const struct dc_layout *lay);
+
+/* The rules a layout keeps for the input's model and options, in one
+ * place for the loader (which words each with its numbers) and the search
+ * (which counts layouts by the first rule they break, in this order). */
+enum dc_layout_fault {
+	DC_LF_NONE,
+	DC_LF_TP_HEADS,  /* tp divides the query and the key/value heads */
+	DC_LF_CP,        /* 2 cp divides the sequence (a2a: cp divides it and the heads of a tp rank) */
+	DC_LF_PP,        /* pp divides the layers, or is the input's own with its uneven stages */
+	DC_LF_EXPERT,    /* dc_layout_expert_error; sequence parallelism where etp differs from tp > 1 */
+	DC_LF_REPLICATE, /* dp_replicate divides dp and the expert-data-parallel ranks */
+	DC_LF_BATCH,     /* a whole number of microbatches (grad_accum_steps 0: the batch did not divide) */
+	DC_LF_VP,        /* v > 1: pp > 1, m a multiple of pp, and the chunks fit the layers */
+	DC_LF_SP,        /* sequence parallelism needs tp > 1 */
+};
+
+/* The rules of (tp, cp, pp) alone: TP_HEADS, CP, PP. */
+enum dc_layout_fault dc_layout_fault_outer(const struct dc_config *in, uint64_t tp, uint64_t cp, uint64_t pp);
+
+/* The rest, for a layout whose (tp, cp, pp) keep the outer rules: EXPERT,
+ * REPLICATE, BATCH, VP, SP. */
+enum dc_layout_fault dc_layout_fault_inner(const struct dc_config *in, const struct dc_layout *lay);
+
+/* v model chunks on pp stages fit the input's layers: pp v divides them,
+ * or at the input's own uneven pp its own v (its stages as the loader
+ * checked them) or v = 1 when its list names stages, not chunks. */
+int dc_layout_chunks_fit(const struct dc_config *in, uint64_t pp, uint64_t v);
+
 /* The link a group's ring crosses and its parameters. */
 struct dc_plan_link {
 	enum dc_link_choice choice; /* DC_LINK_INTRA or DC_LINK_INTER */

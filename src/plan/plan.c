@@ -261,6 +261,72 @@ const char *dc_layout_expert_error(const struct dc_layout *lay, uint64_t num_exp
 	return NULL;
 }
 
+int dc_layout_pp_outermost(const struct dc_config *in, const struct dc_layout *lay)
+{
+	int seen = 0;
+	if (lay->pp <= 1)
+		return 1;
+	for (int i = 0; i < DC_AXIS_COUNT; i++) {
+		enum dc_axis a = in->parallel.order[i];
+		uint64_t cp = lay->cp ? lay->cp : 1;
+		uint64_t deg = a == DC_AXIS_TP ? lay->tp : a == DC_AXIS_CP ? cp : a == DC_AXIS_DP ? lay->dp : 1;
+		if (a == DC_AXIS_PP)
+			seen = 1;
+		else if (seen && deg > 1)
+			return 0;
+	}
+	return 1;
+}
+
+int dc_layout_chunks_fit(const struct dc_config *in, uint64_t pp, uint64_t v)
+{
+	uint64_t in_v = in->parallel.virtual_pipeline ? in->parallel.virtual_pipeline : 1;
+	if (pp != in->parallel.pp || !dc_stages_uneven(&in->parallel))
+		return in->model.num_layers % (pp * v) == 0;
+	if (v == in_v)
+		return 1;
+	return v == 1 && !(in_v > 1 && in->parallel.pipeline_layers_n == pp * in_v);
+}
+
+enum dc_layout_fault dc_layout_fault_outer(const struct dc_config *in, uint64_t tp, uint64_t cp, uint64_t pp)
+{
+	const struct dc_model *m = &in->model;
+	if (m->num_attention_heads % tp || m->num_kv_heads % tp)
+		return DC_LF_TP_HEADS;
+	if (cp > 1 && (in->parallel.cp_comm_type != DC_CP_A2A
+			       ? m->seq_length % (2 * cp) != 0
+			       : m->seq_length % cp != 0 || m->num_attention_heads / tp % cp != 0 ||
+					 m->num_kv_heads / tp % cp != 0))
+		return DC_LF_CP;
+	if (dc_stages_uneven(&in->parallel) ? pp != in->parallel.pp : m->num_layers % pp != 0)
+		return DC_LF_PP;
+	return DC_LF_NONE;
+}
+
+enum dc_layout_fault dc_layout_fault_inner(const struct dc_config *in, const struct dc_layout *lay)
+{
+	uint64_t ep = lay->ep ? lay->ep : 1, etp = lay->etp ? lay->etp : lay->tp;
+	uint64_t rep = lay->dp_replicate ? lay->dp_replicate : 1, v = lay->virtual_pipeline ? lay->virtual_pipeline : 1;
+	if (dc_layout_expert_error(lay, in->model.num_experts, dc_layout_pp_outermost(in, lay)) ||
+	    (etp != lay->tp && lay->tp > 1 && !lay->sequence_parallel))
+		return DC_LF_EXPERT;
+	if (rep > 1) {
+		uint64_t cp = lay->cp ? lay->cp : 1;
+		uint64_t edp = dc_layout_expert_folded(lay) ? lay->tp * lay->dp * cp / (ep * etp) : lay->dp / ep;
+		if (lay->dp % rep || edp % rep)
+			return DC_LF_REPLICATE;
+	}
+	if (!lay->grad_accum_steps)
+		return DC_LF_BATCH;
+	if (v > 1 && (lay->pp < 2 || lay->grad_accum_steps % lay->pp))
+		return DC_LF_VP;
+	if (!dc_layout_chunks_fit(in, lay->pp, v))
+		return DC_LF_VP;
+	if (lay->sequence_parallel && lay->tp < 2)
+		return DC_LF_SP;
+	return DC_LF_NONE;
+}
+
 void dc_layout_of(const struct dc_config *in, struct dc_layout *o)
 {
 	o->tp = in->parallel.tp;

@@ -265,20 +265,19 @@ static int in_values(const struct dc_search_values *only, uint64_t v)
 static int outer_reject(const struct space *s, uint64_t tp, uint64_t cp, uint64_t pp, enum reject *why)
 {
 	const struct dc_config *in = s->in;
-	const struct dc_model *m = &in->model;
 	uint64_t dp = s->world / (tp * cp * pp);
 	uint64_t dom = in->cluster.nvlink_domain ? in->cluster.nvlink_domain : in->cluster.gpus_per_node;
+	enum dc_layout_fault f = dc_layout_fault_outer(in, tp, cp, pp);
 
-	if (m->num_attention_heads % tp || m->num_kv_heads % tp)
+	/* the layout's own rules (plan.h), the search's NVLink-domain rule
+	 * between tp's and cp's, as the counts have always been kept */
+	if (f == DC_LF_TP_HEADS)
 		*why = R_TP_HEADS;
 	else if (!in->search.tp_across_nodes && (tp > dom || dom % tp))
 		*why = R_TP_DOMAIN;
-	else if (cp > 1 && (in->parallel.cp_comm_type != DC_CP_A2A ? m->seq_length % (2 * cp) != 0
-								    : m->seq_length % cp != 0 ||
-									      m->num_attention_heads / tp % cp != 0 ||
-									      m->num_kv_heads / tp % cp != 0))
+	else if (f == DC_LF_CP)
 		*why = R_CP;
-	else if (dc_stages_uneven(&in->parallel) ? pp != in->parallel.pp : m->num_layers % pp != 0)
+	else if (f == DC_LF_PP)
 		*why = R_PP;
 	else if (!in_values(&in->search.dp, dp))
 		*why = R_DP;
@@ -365,46 +364,6 @@ static int eval_full(struct worker *w, struct dc_search_entry *e)
 	return 0;
 }
 
-/* pp the slowest axis for these degrees in the input's rank order: no
- * axis of degree > 1 after it (folding needs it, plan.h). */
-static int search_pp_outermost(const struct dc_config *in, const struct dc_layout *y)
-{
-	int seen = 0;
-	if (y->pp <= 1)
-		return 1;
-	for (int i = 0; i < DC_AXIS_COUNT; i++) {
-		enum dc_axis a = in->parallel.order[i];
-		uint64_t deg = a == DC_AXIS_TP ? y->tp : a == DC_AXIS_CP ? y->cp : a == DC_AXIS_DP ? y->dp : 1;
-		if (a == DC_AXIS_PP)
-			seen = 1;
-		else if (seen && deg > 1)
-			return 0;
-	}
-	return 1;
-}
-
-/* The expert-data-parallel ranks (plan.h: expert_dp). */
-static uint64_t expert_dp_of(const struct dc_layout *y)
-{
-	uint64_t ep = y->ep ? y->ep : 1, etp = y->etp ? y->etp : y->tp;
-	if (!dc_layout_expert_folded(y))
-		return y->dp / ep;
-	return y->tp * y->dp * y->cp / (ep * etp);
-}
-
-/* v model chunks on pp stages: an even split of the layers, or the
- * input's own uneven stages at its own v (the loader checked them) or
- * without interleaving when its list names stages, not chunks. */
-static int chunks_fit(const struct dc_config *in, uint64_t pp, uint64_t v)
-{
-	uint64_t in_v = in->parallel.virtual_pipeline ? in->parallel.virtual_pipeline : 1;
-	if (pp != in->parallel.pp || !dc_stages_uneven(&in->parallel))
-		return in->model.num_layers % (pp * v) == 0;
-	if (v == in_v)
-		return 1;
-	return v == 1 && !(in_v > 1 && in->parallel.pipeline_layers_n == pp * in_v);
-}
-
 static void run_outer(struct worker *w, const struct outer *o)
 {
 	struct space *s = w->sp;
@@ -442,20 +401,27 @@ static void run_outer(struct worker *w, const struct outer *o)
 						 * layout; DDP replicates everything */
 						uint64_t rep = s->shard[ish] == DC_SHARD_NONE ? 1
 							       : in->parallel.dp_replicate ? in->parallel.dp_replicate : 1;
-						/* the input's expert tp group (0: follow tp) */
-						struct dc_layout ex = {.tp = o->tp, .pp = o->pp, .dp = dp, .cp = o->cp, .ep = ep,
-								       .etp = in->parallel.etp};
-						uint64_t etp = ex.etp ? ex.etp : o->tp;
-						if (dc_layout_expert_error(&ex, in->model.num_experts, search_pp_outermost(in, &ex)) ||
-						    (etp != o->tp && o->tp > 1 && !s->sp[isp]))
+						/* the plan's rules (plan.h): the input's expert tp
+						 * group (0: follow tp) and its replicas */
+						enum dc_layout_fault f;
+						y->ep = ep;
+						y->etp = in->parallel.etp;
+						y->dp_replicate = rep;
+						y->virtual_pipeline = v;
+						y->micro_batch_size = mbs;
+						y->grad_accum_steps = gas;
+						y->sequence_parallel = s->sp[isp];
+						y->sharding = (enum dc_sharding)s->shard[ish];
+						f = dc_layout_fault_inner(in, y);
+						if (f == DC_LF_EXPERT)
 							reject = R_EP;
-						else if (rep > 1 && (dp % rep || expert_dp_of(&ex) % rep))
+						else if (f == DC_LF_REPLICATE)
 							reject = R_REPLICATE;
-						else if (!gas)
+						else if (f == DC_LF_BATCH)
 							reject = R_BATCH;
-						else if ((v > 1 && (o->pp < 2 || gas % o->pp)) || !chunks_fit(in, o->pp, v))
+						else if (f == DC_LF_VP)
 							reject = R_VP;
-						else if (s->sp[isp] && o->tp < 2)
+						else if (f == DC_LF_SP)
 							reject = R_SP;
 						else if (in->parallel.offload == DC_OFFLOAD_OPTIMIZER_PARAMS &&
 							 s->shard[ish] != DC_SHARD_FSDP)
@@ -468,14 +434,6 @@ static void run_outer(struct worker *w, const struct outer *o)
 							w->rejected[reject]++;
 							continue;
 						}
-						y->ep = ep;
-						y->etp = in->parallel.etp;
-						y->dp_replicate = rep;
-						y->virtual_pipeline = v;
-						y->micro_batch_size = mbs;
-						y->grad_accum_steps = gas;
-						y->sequence_parallel = s->sp[isp];
-						y->sharding = (enum dc_sharding)s->shard[ish];
 						e.l.index = index;
 						/* the outer tuple's topology once, then its variants from it */
 						if (!outer_ready) {
