@@ -314,8 +314,58 @@ START_TEST(test_stage_and_cp_errors)
 	/* overlap.ep a2a_1f1b: expert parallelism, and interleaving with a pipeline */
 	expect_error(base, (const char *const[]){"overlap.ep=a2a_1f1b"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'overlap.ep': \"a2a_1f1b\" hides expert AlltoAlls, so it needs parallel.ep > 1, got ep 1");
+	expect_error(base, (const char *const[]){"overlap.ep=dualpipes"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'overlap.ep': unknown value \"dualpipes\"; expected one of \"none\", \"a2a_1f1b\", \"dualpipe\"");
+	/* overlap.ep dualpipe: expert parallelism, and a DualPipe schedule */
 	expect_error(base, (const char *const[]){"overlap.ep=dualpipe"}, 1, DC_ERR_CONFIG,
-		     "--set: error: 'overlap.ep': unknown value \"dualpipe\"; expected one of \"none\", \"a2a_1f1b\"");
+		     "--set: error: 'overlap.ep': \"dualpipe\" hides expert AlltoAlls, so it needs parallel.ep > 1, got ep 1");
+	expect_error(base,
+		     (const char *const[]){"model.num_experts=8", "model.experts_per_token=2", "parallel.ep=2",
+					   "overlap.ep=dualpipe"},
+		     4, DC_ERR_CONFIG,
+		     "--set: error: 'overlap.ep': \"dualpipe\" overlaps one microbatch's forward chunk with another's backward chunk, so it needs parallel.pipeline_schedule \"dualpipe\" or \"dualpipev\", got \"1f1b\"");
+	/* parallel.pipeline_schedule: agrees with virtual_pipeline, and each
+	 * schedule's pp, microbatches and stages (deepseek-ai/DualPipe's
+	 * step() asserts) */
+	expect_error(edit("\"tp\": 4", "\"tp\": 1, \"pp\": 4, \"virtual_pipeline\": 2"),
+		     (const char *const[]){"training.grad_accum_steps=8", "parallel.pipeline_schedule=1f1b"}, 2,
+		     DC_ERR_CONFIG,
+		     "--set: error: 'parallel.pipeline_schedule': \"1f1b\" runs one model chunk a rank, so it needs parallel.virtual_pipeline 1, got 2 (virtual_pipeline > 1 is \"interleaved\")");
+	expect_error(edit("\"tp\": 4", "\"tp\": 1, \"pp\": 4, \"virtual_pipeline\": 2"),
+		     (const char *const[]){"training.grad_accum_steps=8", "parallel.pipeline_schedule=dualpipev"}, 2,
+		     DC_ERR_CONFIG,
+		     "--set: error: 'parallel.pipeline_schedule': \"dualpipev\" places its own model chunks, so it needs parallel.virtual_pipeline 1, got 2 (virtual_pipeline > 1 is \"interleaved\")");
+	expect_error(edit("\"tp\": 4", "\"tp\": 2, \"pp\": 4"), (const char *const[]){"parallel.pipeline_schedule=interleaved"},
+		     1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.pipeline_schedule': \"interleaved\" runs parallel.virtual_pipeline > 1 model chunks a rank, got virtual_pipeline 1 (one chunk a rank is \"1f1b\")");
+	expect_error(base, (const char *const[]){"parallel.pipeline_schedule=zero_bubble"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.pipeline_schedule': \"zero_bubble\" is a pipeline schedule, so it needs parallel.pp > 1, got pp 1");
+	expect_error(edit("\"tp\": 4", "\"tp\": 4, \"pp\": 3"),
+		     (const char *const[]){"cluster.num_nodes=3", "model.num_layers=30", "parallel.pipeline_schedule=dualpipe"},
+		     3, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.pipeline_schedule': \"dualpipe\" needs an even parallel.pp (rank s holds stages s and pp - 1 - s, fed from both ends), got pp 3");
+	expect_error(edit("\"tp\": 4", "\"tp\": 2, \"pp\": 4"),
+		     (const char *const[]){"parallel.pipeline_schedule=dualpipe", "training.grad_accum_steps=6"}, 2,
+		     DC_ERR_CONFIG,
+		     "--set: error: 'parallel.pipeline_schedule': \"dualpipe\" needs an even training.grad_accum_steps of at least 2 x pp = 8 (deepseek-ai/DualPipe's step() asserts num_chunks >= 2 x ranks, half of them fed from each end), got 6");
+	expect_error(edit("\"tp\": 4", "\"tp\": 2, \"pp\": 4"),
+		     (const char *const[]){"parallel.pipeline_schedule=dualpipe", "training.grad_accum_steps=9"}, 2,
+		     DC_ERR_CONFIG,
+		     "--set: error: 'parallel.pipeline_schedule': \"dualpipe\" needs an even training.grad_accum_steps of at least 2 x pp = 8 (deepseek-ai/DualPipe's step() asserts num_chunks >= 2 x ranks, half of them fed from each end), got 9");
+	expect_error(edit("\"tp\": 4", "\"tp\": 2, \"pp\": 4"),
+		     (const char *const[]){"parallel.pipeline_schedule=dualpipev", "training.grad_accum_steps=7"}, 2,
+		     DC_ERR_CONFIG,
+		     "--set: error: 'parallel.pipeline_schedule': \"dualpipev\" needs training.grad_accum_steps of at least 2 x pp = 8 (deepseek-ai/DualPipe's step() asserts num_chunks >= 2 x ranks), got 7");
+	expect_error(edit("\"tp\": 4", "\"tp\": 2, \"pp\": 4"),
+		     (const char *const[]){"parallel.pipeline_schedule=dualpipev", "training.grad_accum_steps=8",
+					   "model.num_layers=36"},
+		     3, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.pipeline_schedule': \"dualpipev\" splits the model into 2 x pp = 8 chunks, two a rank, so 2 x pp must divide model.num_layers (36)");
+	expect_error(edit("\"tp\": 4", "\"tp\": 2, \"pp\": 4, \"first_stage_layers\": 5"),
+		     (const char *const[]){"parallel.pipeline_schedule=dualpipe", "training.grad_accum_steps=8",
+					   "model.num_layers=35"},
+		     3, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.pipeline_schedule': \"dualpipe\" places stages of equal layers itself; drop pipeline_layers, first_stage_layers, last_stage_layers and account_for_*");
 	/* cp: into the world, the sequence in 2 cp chunks, a2a by heads */
 	expect_error(edit("\"tp\": 4", "\"tp\": 4, \"cp\": 3"), NULL, 0, DC_ERR_CONFIG,
 		     "t.json: error: 'parallel.tp': tp x cp x pp (12) must divide the world size num_nodes x gpus_per_node (8)\n"

@@ -9,6 +9,7 @@
 
 #include "distcalc/config.h"
 #include "distcalc/diag.h"
+#include "distcalc/activation.h"
 #include "distcalc/memory.h"
 
 #include "fixtures.h"
@@ -463,6 +464,155 @@ START_TEST(test_fsdp_working_set)
 }
 END_TEST
 
+/* Under FSDP with a pipeline, PyTorch's pipelining schedules turn
+ * resharding after backward and the gradient sync off until the last
+ * backward: each stage keeps its whole stage gathered and its unsharded
+ * gradients across the microbatches. small_fsdp with 8 layers of
+ * 12,584,960 parameters on pp 2 x dp 2: stage 0 holds 4 layers and the
+ * embedding (1,024,000): 51,363,840 parameters, x 2 B = 102,727,680 B
+ * gathered and as many unsharded gradients; stage 1 four layers, the
+ * final norm (1024) and the head (1,024,000): 51,364,864 x 2 B =
+ * 102,729,728. */
+START_TEST(test_fsdp_pipeline_holds_stage_grads)
+{
+	struct dc_config c;
+	struct dc_mem_ledger l;
+	uint64_t base;
+
+	small_fsdp(&c);
+	c.model.num_layers = 8;
+	c.parallel.pp = 2;
+	c.parallel.dp = 2;
+	c.training.grad_accum_steps = 8;
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.p.total, 51363840ull);
+	ck_assert_uint_eq(l.fsdp_unsharded_grads_bytes, 102727680ull);
+	ck_assert_uint_eq(l.fsdp_backward_params_bytes, 102727680ull);
+	/* 8 microbatches: stage 0 runs forwards after its backwards (1F1B's
+	 * steady state), which meet the whole stage gathered and the
+	 * gradients accumulated so far */
+	ck_assert_uint_eq(l.fsdp_forward_params_bytes, 102727680ull);
+	base = l.model_states_bytes + l.comm_buffers_bytes + l.cuda_context_bytes + l.workspace_bytes +
+	       l.activations_bytes;
+	ck_assert_uint_eq(l.phase_subtotal_bytes[DC_MEM_FORWARD] - base, 2 * 102727680ull);
+	/* 2 microbatches: stage 0 warms up with one forward, then one
+	 * forward-backward pair and the last backward: no forward after a
+	 * backward, so its forwards see one layer unit at a time (the root
+	 * 1,024,000 and two layers: 26,193,920 x 2 B) and no gradients;
+	 * stage 1 runs two pairs */
+	c.training.grad_accum_steps = 2;
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.fsdp_forward_params_bytes, 52387840ull);
+	ck_assert_uint_eq(l.fsdp_backward_params_bytes, 102727680ull);
+	ck_assert_uint_eq(l.fsdp_unsharded_grads_bytes, 102727680ull);
+	base = l.model_states_bytes + l.comm_buffers_bytes + l.cuda_context_bytes + l.workspace_bytes +
+	       l.activations_bytes;
+	ck_assert_uint_eq(l.phase_subtotal_bytes[DC_MEM_FORWARD] - base, 52387840ull);
+	l = stage_ledger(&c, 1);
+	ck_assert_uint_eq(l.fsdp_forward_params_bytes, 102729728ull);
+	ck_assert_uint_eq(l.fsdp_unsharded_grads_bytes, 102729728ull);
+	/* without a pipeline the units reshard and reduce-scatter every
+	 * backward: one unit's gradients (a layer, 25,169,920 B) */
+	c.parallel.pp = 1;
+	c.parallel.dp = 4;
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.fsdp_unsharded_grads_bytes, 25169920ull);
+}
+END_TEST
+
+/* The schedules' placement and microbatches in flight (activation.h), on
+ * small_fsdp's shape without sharding: 8 layers of 12,584,960 parameters,
+ * an embedding and an untied head of 1,024,000, a final norm of 1024;
+ * pp 4, 8 microbatches. */
+static void four_stages(struct dc_config *c, enum dc_pipe_schedule s)
+{
+	small_fsdp(c);
+	c->parallel.sharding = DC_SHARD_NONE;
+	c->model.num_layers = 8;
+	c->parallel.pp = 4;
+	c->parallel.dp = 1;
+	c->training.grad_accum_steps = 8;
+	c->parallel.pipeline_schedule = s;
+}
+
+START_TEST(test_dualpipe_two_stages_pp_plus_one)
+{
+	/* DualPipe (DualPipe README: 2x parameters, PP + 1 activations): rank
+	 * 0 holds stage 0 (layers 0-1, the embedding) and stage 3 (layers
+	 * 6-7, the norm and the head): 4 x 12,584,960 + 2,049,024 =
+	 * 52,388,864; rank 1 stages 1 and 2: 50,339,840. Each rank holds
+	 * pp + 1 = 5 stage-microbatches of 2 layers: steps 1-2 of step()
+	 * leave 2(pp/2 - h - 1) + h + 1 forwards of the nearer direction and
+	 * h + 1 of the other (h = min(s, 3 - s)), the first pair of step 4
+	 * one more: by direction 4, 3, 2, 1 of the forward one and 1, 2, 3, 4
+	 * of the reverse one. 10 layer-microbatches on every rank against
+	 * 1F1B's 8 on stage 0 and 2 on stage 3; both end ranks hold a head's
+	 * logits */
+	struct dc_config c;
+	struct dc_mem_ledger l;
+	const uint64_t fwd[4] = {4, 3, 2, 1}, rev[4] = {1, 2, 3, 4};
+	four_stages(&c, DC_PIPE_DUALPIPE);
+	for (uint64_t s = 0; s < 4; s++) {
+		const struct dc_plan *p = plan_of(&c);
+		ck_assert_int_eq(dc_pipeline_schedule(p), DC_PIPE_DUALPIPE);
+		ck_assert_uint_eq(dc_pipeline_in_flight_chunk(p, s, 0), fwd[s]);
+		ck_assert_uint_eq(dc_pipeline_in_flight_chunk(p, s, 1), rev[s]);
+		l = stage_ledger(&c, s);
+		ck_assert_uint_eq(l.in_flight, 5);
+		ck_assert_uint_eq(l.p.layers, 4);
+		ck_assert_uint_eq(l.p.total, s == 0 || s == 3 ? 52388864ull : 50339840ull);
+		ck_assert_uint_eq(l.activation_layer_microbatches, 10);
+		ck_assert_uint_eq(l.activation_layers_bytes, 10 * l.activation_bytes_per_layer);
+		ck_assert(s == 0 || s == 3 ? l.activation_output_bytes > 0 : l.activation_output_bytes == 0);
+	}
+	/* the first stage's embedding outputs: pp = 4 microbatches of the
+	 * forward direction on rank 0 (and of the reverse on rank 3) */
+	ck_assert_uint_eq(dc_act_first_stage_microbatches(plan_of(&c)), 4);
+	/* 1F1B, the same model: stage 0 holds min(4, 8) = 4 microbatches of 2
+	 * layers, stage 3 one */
+	four_stages(&c, DC_PIPE_1F1B);
+	ck_assert_uint_eq(stage_ledger(&c, 0).activation_layer_microbatches, 8);
+	ck_assert_uint_eq(stage_ledger(&c, 3).activation_layer_microbatches, 2);
+	ck_assert_uint_eq(stage_ledger(&c, 0).p.total, 26193920ull);
+}
+END_TEST
+
+START_TEST(test_dualpipev_v_placement)
+{
+	/* DualPipeV on pp 4 ranks: 8 chunks of one layer, rank s holds chunks
+	 * s and 7 - s. Rank 0: layers 0 and 7, the embedding, the norm and
+	 * the head: 2 x 12,584,960 + 2,049,024 = 27,218,944; rank 3: layers 3
+	 * and 4, 25,169,920. In flight 2pp - s of chunk 0 and s + 1 of chunk
+	 * 1: 9 = 2pp + 1 chunk-microbatches of one layer on every rank (the
+	 * README's PP + 1 for its PP = 8 stages); the embedding's 2pp = 8 on
+	 * rank 0, the head's logits on rank 0 only */
+	struct dc_config c;
+	struct dc_mem_ledger l;
+	four_stages(&c, DC_PIPE_DUALPIPEV);
+	for (uint64_t s = 0; s < 4; s++) {
+		const struct dc_plan *p = plan_of(&c);
+		ck_assert_uint_eq(dc_pipeline_in_flight_chunk(p, s, 0), 8 - s);
+		ck_assert_uint_eq(dc_pipeline_in_flight_chunk(p, s, 1), s + 1);
+		l = stage_ledger(&c, s);
+		ck_assert_uint_eq(l.in_flight, 9);
+		ck_assert_uint_eq(l.p.layers, 2);
+		ck_assert_uint_eq(l.activation_layer_microbatches, 9);
+		ck_assert(s == 0 ? l.activation_output_bytes > 0 : l.activation_output_bytes == 0);
+	}
+	ck_assert_uint_eq(stage_ledger(&c, 0).p.total, 27218944ull);
+	ck_assert_uint_eq(stage_ledger(&c, 3).p.total, 25169920ull);
+	ck_assert_uint_eq(dc_act_first_stage_microbatches(plan_of(&c)), 8);
+	/* a tied head is the embedding's own table, on the same rank: no copy */
+	c.model.tie_word_embeddings = 1;
+	ck_assert_uint_eq(stage_ledger(&c, 0).p.total, 26194944ull);
+	/* ZB-H1 holds 1F1B's whole activations: min(pp - s, m) */
+	four_stages(&c, DC_PIPE_ZERO_BUBBLE);
+	ck_assert_uint_eq(stage_ledger(&c, 0).in_flight, 4);
+	ck_assert_uint_eq(stage_ledger(&c, 3).in_flight, 1);
+	ck_assert_uint_eq(stage_ledger(&c, 1).activation_layer_microbatches, 6);
+}
+END_TEST
+
 START_TEST(test_classes_by_stage)
 {
 	/* pp 4, accum 2: in flight min(4 - s, 2) = 2, 2, 2, 1. Stage 0 holds the
@@ -741,6 +891,9 @@ int main(void)
 	tcase_add_test(tc, test_offload_host_grads_moe_cp);
 	tcase_add_test(tc, test_hsdp_2x4_states);
 	tcase_add_test(tc, test_fsdp_working_set);
+	tcase_add_test(tc, test_fsdp_pipeline_holds_stage_grads);
+	tcase_add_test(tc, test_dualpipe_two_stages_pp_plus_one);
+	tcase_add_test(tc, test_dualpipev_v_placement);
 	tcase_add_test(tc, test_classes_by_stage);
 	tcase_add_test(tc, test_expert_states_shard_over_expert_dp);
 	tcase_add_test(tc, test_uneven_stage_ledgers);

@@ -124,18 +124,58 @@ int dc_act_output_bytes(const struct dc_plan *p, uint64_t *out);
  * place and needs only its 16-bit copy, 2sbV/t). */
 int dc_act_head_backward_bytes(const struct dc_plan *p, uint64_t *out);
 
-/* Layer-microbatches of activations pipeline stage `stage` holds at its
- * peak: layers on the stage x microbatches in flight under 1F1B
- * (min(pp - stage, m)), or under the interleaved schedule with v chunks
- * of L/(pv) layers, min(m·v, 2(pp - stage - 1) + (v - 1)pp + 1) chunk
- * microbatches (Megatron-LM's warm-up count plus one). At stage 0 the
- * interleaved count is L(1 + (p-1)/(pv)), Korthikanti Eq. 5's factor. */
+/* ---- the pipeline schedule's placement and what it holds ----
+ *
+ * One home for what the step model (step.h) and the memory ledger
+ * (memory.h) both read of the schedule (docs/step-model.md, section 3;
+ * docs/memory-conventions.md, "Microbatches in flight"). */
+
+/* The schedule the plan runs: the input's parallel.pipeline_schedule when
+ * the plan's layout meets its needs (the loader checked the input's own
+ * layout; a search or a what-if may derive one that does not, and then
+ * runs 1F1B, or interleaved 1F1B when v > 1). No pipeline (pp = 1) is
+ * 1F1B. */
+enum dc_pipe_schedule dc_pipeline_schedule(const struct dc_plan *p);
+
+/* Model chunks a pipeline rank runs: v (interleaved), 2 (DualPipe: its
+ * stage and the mirror stage; DualPipeV: two chunks of a V), else 1. */
+uint64_t dc_pipeline_chunks(const struct dc_plan *p);
+
+/* Chunk c of pipeline rank `stage`: its model layers [first_layer,
+ * first_layer + layers), and whether it holds the embedding (the model's
+ * first chunk) or the final norm, head and loss (its last). DualPipe: chunk
+ * 0 is stage s, chunk 1 stage pp - 1 - s (the reverse direction); both
+ * end ranks hold an embedding and a head. DualPipeV: chunks s and
+ * 2pp - 1 - s of 2pp, rank 0 holds the embedding and the head. */
+struct dc_pipeline_chunk {
+	uint64_t first_layer, layers;
+	int embedding, head;
+};
+void dc_pipeline_chunk(const struct dc_plan *p, uint64_t stage, uint64_t c, struct dc_pipeline_chunk *out);
+
+/* Microbatches of chunk c whose activations rank `stage` holds at its
+ * peak, and their sum over the rank's chunks:
+ *   1F1B, ZB-H1     min(pp - s, m)                   (Megatron-LM 2021 section 2.2.1; Qi et al. 2023 section 2.1)
+ *   interleaved     of min(m v, 2(pp - s - 1) + (v - 1) pp + 1) chunk-microbatches (Megatron-Core's
+ *                   warm-up count plus the first steady forward), those of chunk c (blocks of pp a chunk)
+ *   DualPipe        pp - s of chunk 0 (the forward direction's stage s), s + 1 of chunk 1 (the
+ *                   reverse direction's stage pp - 1 - s): pp + 1
+ *   DualPipeV       2pp - s of chunk 0, s + 1 of chunk 1: 2pp + 1 chunks of L / 2pp layers
+ * (the DualPipe README's PP + 1, PP the stages: pp for DualPipe, 2pp for
+ * DualPipeV). 1 when pp = 1. */
+uint64_t dc_pipeline_in_flight_chunk(const struct dc_plan *p, uint64_t stage, uint64_t c);
+uint64_t dc_pipeline_chunks_in_flight(const struct dc_plan *p, uint64_t stage);
+
+/* Layer-microbatches of activations pipeline rank `stage` holds at its
+ * peak: each chunk's layers times its microbatches in flight (above). At
+ * stage 0 the interleaved count is L(1 + (p-1)/(pv)), Korthikanti Eq. 5's
+ * factor. Returns 0, or -1 on overflow. */
 int dc_act_layer_microbatches(const struct dc_plan *p, uint64_t stage, uint64_t *out);
 
-/* Microbatches whose embedding output stage 0 holds at its peak: those in
- * flight in its first model chunk. 1F1B: min(pp, m); interleaved: of the
- * in-flight chunk-microbatches above, taken in blocks of pp per chunk, the
- * ones of chunk 0 (15 for pp 8, v 3, m 64). */
+/* Microbatches whose embedding output the model's first chunk holds at
+ * its peak: 1F1B min(pp, m); interleaved of the in-flight
+ * chunk-microbatches, those of chunk 0 (15 for pp 8, v 3, m 64); DualPipe
+ * pp (on rank 0 and, for the reverse direction, rank pp - 1); DualPipeV 2pp. */
 uint64_t dc_act_first_stage_microbatches(const struct dc_plan *p);
 
 /* What every stage's ledger reads (memory.h), once per plan: the bytes one

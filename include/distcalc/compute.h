@@ -28,6 +28,7 @@ struct dc_work_time {
 	double recompute_s; /* what training.recompute adds before the backward */
 	double fwd_matmul_s; /* the matmul part of fwd_s (the rest is memory-bound) */
 	double bwd_matmul_s; /* the matmul part of bwd_s */
+	double bwd_wgrad_s;  /* of bwd_s: the weight-gradient GEMMs (all of the embedding's), W of a zero-bubble schedule */
 };
 
 struct dc_compute {

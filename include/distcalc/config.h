@@ -217,6 +217,16 @@ enum dc_cp_comm {
 #define DC_MAX_PIPELINE_LIST 256
 #define DC_MAX_PIPELINE_RUNS 16
 
+/* parallel.pipeline_schedule (docs/step-model.md, section 3), in the
+ * order of its names */
+enum dc_pipe_schedule {
+	DC_PIPE_1F1B,        /* PipeDream-Flush, Megatron's default */
+	DC_PIPE_INTERLEAVED, /* Megatron-Core's interleaved 1F1B: virtual_pipeline > 1 */
+	DC_PIPE_DUALPIPE,    /* DeepSeek-V3's bidirectional DualPipe: two stages a rank */
+	DC_PIPE_DUALPIPEV,   /* DualPipe cut in half (Sea AI Lab): a V of two chunks a rank */
+	DC_PIPE_ZERO_BUBBLE, /* Qi et al. 2023 ZB-H1: 1F1B with the weight gradients deferred */
+};
+
 struct dc_parallel {
 	uint64_t dp, tp, pp;
 	uint64_t cp; /* context parallel: the sequence split over cp ranks of one replica */
@@ -252,6 +262,9 @@ struct dc_parallel {
 	uint64_t bucket_bytes; /* DDP gradient bucket */
 	int sequence_parallel;     /* Megatron SP: norms/dropout split over tp */
 	uint64_t virtual_pipeline; /* model chunks per pipeline rank (interleaved), v */
+	/* parallel.pipeline_schedule: given, or derived from virtual_pipeline
+	 * (interleaved when v > 1, else 1f1b) by the loader */
+	enum dc_pipe_schedule pipeline_schedule;
 };
 
 struct dc_training {
@@ -270,6 +283,7 @@ struct dc_training {
 enum dc_ep_overlap {
 	DC_EP_OVERLAP_NONE,     /* every dispatch and combine waited for */
 	DC_EP_OVERLAP_A2A_1F1B, /* Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm) */
+	DC_EP_OVERLAP_DUALPIPE, /* DualPipe's overlapped forward and backward chunks (DeepSeek-V3 section 3.2.1) */
 };
 
 struct dc_overlap {
@@ -474,6 +488,7 @@ const char *dc_sharding_name(enum dc_sharding s);
 const char *dc_axis_name(enum dc_axis a);
 const char *dc_link_choice_name(enum dc_link_choice l);
 const char *dc_recompute_name(enum dc_recompute r);
+const char *dc_pipe_schedule_name(enum dc_pipe_schedule s);
 const char *dc_collective_op_name(enum dc_collective_op op);
 const char *dc_system_name(enum dc_system s);
 const char *dc_nic_path_name(enum dc_nic_path p);

@@ -295,47 +295,161 @@ int dc_act_head_backward_bytes(const struct dc_plan *p, uint64_t *out)
 	return c.overflow ? -1 : 0;
 }
 
+enum dc_pipe_schedule dc_pipeline_schedule(const struct dc_plan *p)
+{
+	uint64_t pp = p->layout.pp, m = p->layout.grad_accum_steps, L = p->in->model.num_layers;
+	int even = p->runs.n <= 1;
+	enum dc_pipe_schedule s = p->in->parallel.pipeline_schedule;
+	enum dc_pipe_schedule plain = p->v > 1 ? DC_PIPE_INTERLEAVED : DC_PIPE_1F1B;
+	if (pp < 2 || p->v > 1)
+		return plain;
+	switch (s) {
+	case DC_PIPE_ZERO_BUBBLE:
+		return s;
+	case DC_PIPE_DUALPIPE:
+		return pp % 2 == 0 && m % 2 == 0 && m >= 2 * pp && even && L % pp == 0 ? s : plain;
+	case DC_PIPE_DUALPIPEV:
+		return m >= 2 * pp && even && L % (2 * pp) == 0 ? s : plain;
+	case DC_PIPE_1F1B:
+	case DC_PIPE_INTERLEAVED:
+		break;
+	}
+	return plain;
+}
+
+uint64_t dc_pipeline_chunks(const struct dc_plan *p)
+{
+	switch (dc_pipeline_schedule(p)) {
+	case DC_PIPE_INTERLEAVED:
+		return p->v;
+	case DC_PIPE_DUALPIPE:
+	case DC_PIPE_DUALPIPEV:
+		return 2;
+	case DC_PIPE_1F1B:
+	case DC_PIPE_ZERO_BUBBLE:
+		break;
+	}
+	return 1;
+}
+
+void dc_pipeline_chunk(const struct dc_plan *p, uint64_t stage, uint64_t c, struct dc_pipeline_chunk *out)
+{
+	uint64_t pp = p->layout.pp, L = p->in->model.num_layers, last = pp - 1, st = stage;
+	switch (dc_pipeline_schedule(p)) {
+	case DC_PIPE_INTERLEAVED:
+		out->first_layer = dc_plan_chunk_start(p, stage, c);
+		out->layers = dc_plan_chunk_layers(p, stage, c);
+		out->embedding = stage == 0 && c == 0;
+		out->head = stage == pp - 1 && c + 1 == p->v;
+		return;
+	case DC_PIPE_DUALPIPE:
+		/* rank s: stage s of the forward direction, stage pp - 1 - s of
+		 * the reverse one (DeepSeek-V3 section 3.2.1) */
+		st = c == 0 ? stage : pp - 1 - stage;
+		out->layers = L / pp;
+		break;
+	case DC_PIPE_DUALPIPEV:
+		/* rank s: chunks s and 2pp - 1 - s of 2pp, a V */
+		last = 2 * pp - 1;
+		st = c == 0 ? stage : last - stage;
+		out->layers = L / (2 * pp);
+		break;
+	case DC_PIPE_1F1B:
+	case DC_PIPE_ZERO_BUBBLE:
+		out->first_layer = dc_plan_stage_first_layer(p, stage);
+		out->layers = dc_plan_stage_layers(p, stage);
+		out->embedding = stage == 0;
+		out->head = stage == pp - 1;
+		return;
+	}
+	out->first_layer = st * out->layers;
+	out->embedding = st == 0;
+	out->head = st == last;
+}
+
+/* Of the first n virtual microbatches stage s runs forward under
+ * Megatron-Core's interleaved order (blocks of pp per chunk, chunk 0
+ * first), those of chunk c. */
+static uint64_t interleaved_of_chunk(uint64_t pp, uint64_t v, uint64_t n, uint64_t c)
+{
+	uint64_t rounds = n / (pp * v), rest = n % (pp * v);
+	uint64_t here = rest > c * pp ? rest - c * pp : 0;
+	return rounds * pp + (here < pp ? here : pp);
+}
+
+uint64_t dc_pipeline_in_flight_chunk(const struct dc_plan *p, uint64_t stage, uint64_t c)
+{
+	uint64_t pp = p->layout.pp, v = p->v, m = p->layout.grad_accum_steps, n;
+	if (pp <= 1)
+		return c == 0 ? 1 : 0;
+	switch (dc_pipeline_schedule(p)) {
+	case DC_PIPE_INTERLEAVED:
+		/* Megatron-Core: 2 (p - s - 1) + (v - 1) p warm-up forwards
+		 * (microbatch_group_size_per_vp_stage = p), the first steady
+		 * forward before the first backward, all m v when the warm-up
+		 * covers them */
+		n = 2 * (pp - stage - 1) + (v - 1) * pp + 1;
+		if (n > m * v)
+			n = m * v;
+		return interleaved_of_chunk(pp, v, n, c);
+	case DC_PIPE_DUALPIPE:
+		/* deepseek-ai/DualPipe step(): with h = min(s, pp - 1 - s),
+		 * steps 1-2 leave pp - h - 1 forwards of the rank's nearer
+		 * direction and h + 1 of the other in flight, and the first
+		 * overlapped pair of step 4 runs a forward before its backward
+		 * frees one: pp + 1 in all. By direction: pp - s of the forward
+		 * one (stage s), s + 1 of the reverse one (stage pp - 1 - s),
+		 * each as 1F1B holds pp - k at position k */
+		return c == 0 ? pp - stage : stage + 1;
+	case DC_PIPE_DUALPIPEV:
+		/* dualpipev.py step(): 2 (pp - s - 1) + (s + 1) of chunk 0 and
+		 * s + 1 of chunk 1 after step 2, one more forward of chunk 0 in
+		 * the first pair: 2 pp + 1 chunks of L / 2pp layers */
+		return c == 0 ? 2 * pp - stage : stage + 1;
+	case DC_PIPE_1F1B:
+	case DC_PIPE_ZERO_BUBBLE:
+		/* 1F1B: stage s runs p - s forwards before its first backward.
+		 * ZB-H1 keeps the same count of whole activations (Qi et al.
+		 * 2023 section 2.1); the weight gradients it defers hold their
+		 * GEMMs' inputs, less than a microbatch each */
+		break;
+	}
+	return c == 0 ? (pp - stage < m ? pp - stage : m) : 0;
+}
+
+uint64_t dc_pipeline_chunks_in_flight(const struct dc_plan *p, uint64_t stage)
+{
+	uint64_t n = 0, chunks = dc_pipeline_chunks(p);
+	for (uint64_t c = 0; c < chunks; c++)
+		n += dc_pipeline_in_flight_chunk(p, stage, c);
+	return n;
+}
+
 int dc_act_layer_microbatches(const struct dc_plan *p, uint64_t stage, uint64_t *out)
 {
-	uint64_t pp = p->layout.pp, v = p->v;
-	uint64_t m = p->layout.grad_accum_steps, layers = p->in->model.num_layers;
+	uint64_t chunks = dc_pipeline_chunks(p);
 	struct dc_ck c = {0};
 
-	if (pp <= 1) {
-		*out = layers; /* one microbatch in flight */
+	if (p->layout.pp <= 1) {
+		*out = p->in->model.num_layers; /* one microbatch in flight */
 		return 0;
 	}
-	if (v <= 1) {
-		/* 1F1B: stage s runs p - s forwards before its first backward */
-		uint64_t in_flight = pp - stage < m ? pp - stage : m;
-		*out = dc_ck_mul(&c, dc_plan_stage_layers(p, stage), in_flight);
-	} else {
-		/* interleaved: Megatron-LM's warm-up 2(p - s - 1) + (v - 1)p chunk
-		 * microbatches, plus the one in steady state, at most m·v */
-		uint64_t warm = dc_ck_add(&c, dc_ck_mul(&c, 2, pp - stage - 1), dc_ck_mul(&c, v - 1, pp));
-		uint64_t chunks = dc_ck_add(&c, warm, 1), all = dc_ck_mul(&c, m, v);
-		*out = dc_ck_mul(&c, layers / (pp * v), chunks < all ? chunks : all);
+	/* each chunk's layers times its chunk-microbatches in flight: at
+	 * stage 0 of the interleaved schedule L (1 + (p - 1)/(p v)), the
+	 * factor of Korthikanti Eq. 5 */
+	*out = 0;
+	for (uint64_t k = 0; k < chunks; k++) {
+		struct dc_pipeline_chunk ch;
+		dc_pipeline_chunk(p, stage, k, &ch);
+		*out = dc_ck_add(&c, *out, dc_ck_mul(&c, ch.layers, dc_pipeline_in_flight_chunk(p, stage, k)));
 	}
 	return c.overflow ? -1 : 0;
 }
 
 uint64_t dc_act_first_stage_microbatches(const struct dc_plan *p)
 {
-	uint64_t pp = p->layout.pp, v = p->v;
-	uint64_t m = p->layout.grad_accum_steps, n, rounds, rest;
-
-	if (pp <= 1)
-		return 1;
-	if (v <= 1)
-		return pp < m ? pp : m;
-	/* stage 0 runs chunk-microbatches in blocks of pp per chunk, chunk 0
-	 * first: of the n in flight, count those of chunk 0 */
-	n = 2 * (pp - 1) + (v - 1) * pp + 1;
-	if (n > m * v)
-		n = m * v;
-	rounds = n / (pp * v);
-	rest = n % (pp * v);
-	return rounds * pp + (rest < pp ? rest : pp);
+	/* the model's first chunk: stage 0's chunk 0 under every schedule */
+	return dc_pipeline_in_flight_chunk(p, 0, 0);
 }
 
 /* One kind of layer's kept and rebuilt bytes, and what it holds without

@@ -87,6 +87,7 @@ struct ctx {
 struct part {
 	double fwd_mm, fwd_mem;
 	double bwd_mm, bwd_mem;
+	double bwd_wgrad; /* of bwd_mm: the weight-gradient GEMMs */
 	double core_mm, core_mem; /* the attention core's forward: what selective recompute reruns */
 	double fwd_flops;
 };
@@ -148,11 +149,14 @@ static double mem_s(const struct ctx *x, double bytes)
 
 /* A linear layer y = x W, x [tokens x k], W [k x n]: forward one GEMM,
  * backward the input gradient [tokens x n] x [n x k] and the weight
- * gradient [k x tokens] x [tokens x n], each as many FLOPs as forward. */
+ * gradient [k x tokens] x [tokens x n], each as many FLOPs as forward.
+ * The weight gradient is what a zero-bubble schedule defers (W). */
 static void linear(const struct ctx *x, struct part *pt, double tokens, double n, double k, double batch)
 {
+	double dgrad = gemm_s(x, tokens, k, n, batch), wgrad = gemm_s(x, k, n, tokens, batch);
 	pt->fwd_mm += gemm_s(x, tokens, n, k, batch);
-	pt->bwd_mm += gemm_s(x, tokens, k, n, batch) + gemm_s(x, k, n, tokens, batch);
+	pt->bwd_mm += dgrad + wgrad;
+	pt->bwd_wgrad += wgrad;
 	pt->fwd_flops += 2.0 * tokens * n * k * batch;
 }
 
@@ -303,6 +307,7 @@ static void layer_time(const struct ctx *x, const struct part *pt, struct dc_wor
 	w->fwd_matmul_s = pt->fwd_mm;
 	w->fwd_s = pt->fwd_mm + pt->fwd_mem;
 	w->bwd_matmul_s = pt->bwd_mm;
+	w->bwd_wgrad_s = pt->bwd_wgrad;
 	w->bwd_s = pt->bwd_mm + pt->bwd_mem;
 	switch (x->p->in->training.recompute) {
 	case DC_RECOMPUTE_NONE:
@@ -350,6 +355,8 @@ static void embedding(const struct ctx *x, struct dc_work_time *w)
 		w->fwd_s += mem_s(x, 5.0 * nsp);
 		w->bwd_s += mem_s(x, 5.0 * nsp);
 	}
+	/* token ids take no gradient: all of it is the table's (W) */
+	w->bwd_wgrad_s = w->bwd_s;
 }
 
 /* Last stage: the final norm, the logits GEMM against the vocabulary
@@ -369,6 +376,7 @@ static void head(const struct ctx *x, struct dc_work_time *w)
 	w->fwd_matmul_s = pt.fwd_mm;
 	w->fwd_s = pt.fwd_mm + pt.fwd_mem;
 	w->bwd_matmul_s = pt.bwd_mm;
+	w->bwd_wgrad_s = pt.bwd_wgrad;
 	w->bwd_s = pt.bwd_mm + pt.bwd_mem;
 }
 

@@ -125,12 +125,158 @@ static uint64_t stage_kept_sum(const struct dc_plan *pl, const struct dc_stage_p
 	uint64_t dense = sp->layers - sp->moe_layers, n = pl->in->training.recompute_layers, chunk, r, rd;
 	if (pl->in->training.recompute != DC_RECOMPUTE_FULL || n == 0)
 		return dc_ck_add(c, dc_ck_mul(c, dense, x->kept[0]), dc_ck_mul(c, sp->moe_layers, x->kept[1]));
-	chunk = sp->layers / pl->v;
-	r = dc_ck_mul(c, pl->v, n < chunk ? n : chunk);
+	chunk = sp->layers / dc_pipeline_chunks(pl);
+	r = dc_ck_mul(c, dc_pipeline_chunks(pl), n < chunk ? n : chunk);
 	rd = r < dense ? r : dense;
 	return dc_ck_add(c, dc_ck_mul(c, r, x->input_bytes),
 			 dc_ck_add(c, dc_ck_mul(c, dense - rd, x->all[0]),
 				   dc_ck_mul(c, sp->moe_layers - (r - rd), x->all[1])));
+}
+
+/* Dense layers among model layers [first, first + n): the model's first
+ * dense_limit layers are dense. */
+static uint64_t dense_in(const struct dc_plan *pl, uint64_t first, uint64_t n)
+{
+	if (pl->dense_limit <= first)
+		return 0;
+	return pl->dense_limit - first < n ? pl->dense_limit - first : n;
+}
+
+/* The parameters of one rank of pipeline rank `stage` under the plan's
+ * schedule: the plan's stage (dc_stage_params_compute), but for DualPipe
+ * (stage s and stage pp - 1 - s: twice a stage, DeepSeek-V3 section
+ * 3.2.1) and DualPipeV (chunks s and 2pp - 1 - s of 2pp: the embedding
+ * and the head both on rank 0, a tied head sharing the embedding's
+ * table as without a pipeline). Returns 0, or -1 on overflow. */
+static int device_params(const struct dc_plan *pl, uint64_t stage, struct dc_stage_params *out)
+{
+	enum dc_pipe_schedule s = dc_pipeline_schedule(pl);
+	const struct dc_plan_shard *sh = &pl->shard;
+	const struct dc_model *m = &pl->in->model;
+	struct dc_ck c = {0};
+	if (s == DC_PIPE_DUALPIPE) {
+		const struct dc_stage_params *a = dc_plan_stage_params(pl, stage);
+		const struct dc_stage_params *b = dc_plan_stage_params(pl, pl->layout.pp - 1 - stage);
+		if (!a || !b)
+			return -1;
+		out->layers = a->layers + b->layers;
+		out->dense_layers = a->dense_layers + b->dense_layers;
+		out->moe_layers = a->moe_layers + b->moe_layers;
+		out->layer_params = max_u64(a->layer_params, b->layer_params);
+		out->expert_params = dc_ck_add(&c, a->expert_params, b->expert_params);
+		out->other_params = dc_ck_add(&c, a->other_params, b->other_params);
+		out->total = dc_ck_add(&c, a->total, b->total);
+		return c.overflow ? -1 : 0;
+	}
+	if (s != DC_PIPE_DUALPIPEV) {
+		const struct dc_stage_params *a = dc_plan_stage_params(pl, stage);
+		if (!a)
+			return -1;
+		*out = *a;
+		return 0;
+	}
+	memset(out, 0, sizeof(*out));
+	if (m->params_explicit || sh->overflow || sh->position_overflow) {
+		/* no shape: the stage's even share (the plan's) */
+		const struct dc_stage_params *a = dc_plan_stage_params(pl, stage);
+		if (!a || sh->overflow || sh->position_overflow)
+			return -1;
+		*out = *a;
+		return 0;
+	}
+	for (uint64_t k = 0; k < 2; k++) {
+		struct dc_pipeline_chunk ch;
+		uint64_t d;
+		dc_pipeline_chunk(pl, stage, k, &ch);
+		d = dense_in(pl, ch.first_layer, ch.layers);
+		out->layers += ch.layers;
+		out->dense_layers += d;
+		if (ch.embedding)
+			out->other_params = dc_ck_add(&c, out->other_params, dc_ck_add(&c, sh->embedding, sh->position));
+		if (ch.head) {
+			out->other_params = dc_ck_add(&c, out->other_params, pl->parts.norm);
+			if (!m->tie_word_embeddings) /* a tied head is the embedding's table, here on the same rank */
+				out->other_params = dc_ck_add(&c, out->other_params, sh->embedding);
+		}
+	}
+	out->moe_layers = out->layers - out->dense_layers;
+	out->layer_params =
+		max_u64(out->dense_layers ? sh->dense_layer : 0, out->moe_layers ? sh->moe_layer : 0);
+	out->expert_params = dc_ck_mul(&c, sh->layer_experts, out->moe_layers);
+	out->total = dc_ck_add(&c,
+			       dc_ck_add(&c, dc_ck_mul(&c, out->dense_layers, sh->dense_layer),
+					 dc_ck_mul(&c, out->moe_layers, sh->moe_layer)),
+			       out->other_params);
+	return c.overflow ? -1 : 0;
+}
+
+/* What `dense` dense and `moe` MoE layers of one model chunk keep for one
+ * microbatch each, its first recompute_layers recomputed under full
+ * recompute (dense first: they come first in the model), as
+ * stage_kept_sum for one chunk. */
+static uint64_t chunk_kept_sum(const struct dc_plan *pl, uint64_t dense, uint64_t moe, const struct dc_act_plan *x,
+			       struct dc_ck *c)
+{
+	uint64_t n = pl->in->training.recompute_layers, r, rd;
+	if (pl->in->training.recompute != DC_RECOMPUTE_FULL || n == 0)
+		return dc_ck_add(c, dc_ck_mul(c, dense, x->kept[0]), dc_ck_mul(c, moe, x->kept[1]));
+	r = n < dense + moe ? n : dense + moe;
+	rd = r < dense ? r : dense;
+	return dc_ck_add(c, dc_ck_mul(c, r, x->input_bytes),
+			 dc_ck_add(c, dc_ck_mul(c, dense - rd, x->all[0]), dc_ck_mul(c, moe - (r - rd), x->all[1])));
+}
+
+/* DualPipe and DualPipeV: each chunk's kept bytes times its
+ * microbatches in flight (the two chunks of a rank hold different counts,
+ * activation.h), over all the layer-microbatches: the per-layer average
+ * the ledger multiplies back. */
+static uint64_t two_chunk_kept_per_layer(const struct dc_plan *pl, uint64_t stage, uint64_t layer_mbs,
+					 const struct dc_act_plan *x, struct dc_ck *c)
+{
+	uint64_t sum = 0;
+	for (uint64_t k = 0; k < 2; k++) {
+		struct dc_pipeline_chunk ch;
+		uint64_t d;
+		dc_pipeline_chunk(pl, stage, k, &ch);
+		d = pl->in->model.params_explicit ? ch.layers : dense_in(pl, ch.first_layer, ch.layers);
+		sum = dc_ck_add(c, sum,
+				dc_ck_mul(c, dc_pipeline_in_flight_chunk(pl, stage, k),
+					  chunk_kept_sum(pl, d, ch.layers - d, x, c)));
+	}
+	return layer_mbs ? dc_ck_add(c, sum / layer_mbs, sum % layer_mbs != 0) : x->kept[0];
+}
+
+/* Under FSDP with a pipeline (pp > 1) PyTorch's pipelining schedules,
+ * torchtitan's only pipeline, run every microbatch but the last with
+ * resharding after backward and the gradient sync off
+ * (torch.distributed.pipelining stage.py, backward_maybe_with_nosync:
+ * set_reshard_after_backward(False), set_requires_gradient_sync(False)),
+ * then reduce-scatter once after the last backward: each unit stays
+ * gathered from its first backward on and its unsharded gradient
+ * accumulates there, the whole stage's across the microbatches. */
+static int fsdp_holds_stage(const struct dc_plan *pl)
+{
+	return pl->layout.sharding == DC_SHARD_FSDP && pl->layout.pp > 1;
+}
+
+/* Does rank `stage` run a forward after one of its backwards, so that
+ * what a backward leaves behind meets a forward? Under 1F1B the w warm-up
+ * forwards are followed by m - w forward-backward pairs: a forward
+ * follows a backward from the second pair on, m - w >= 2. */
+static int forward_after_backward(const struct dc_plan *pl, uint64_t stage)
+{
+	uint64_t pp = pl->layout.pp, m = pl->layout.grad_accum_steps, v = pl->v;
+	switch (dc_pipeline_schedule(pl)) {
+	case DC_PIPE_INTERLEAVED:
+		return 2 * (pp - stage - 1) + (v - 1) * pp + 2 <= m * v;
+	case DC_PIPE_DUALPIPE:
+	case DC_PIPE_DUALPIPEV:
+		return 1; /* the overlapped pairs run forward and backward together */
+	case DC_PIPE_1F1B:
+	case DC_PIPE_ZERO_BUBBLE:
+		break;
+	}
+	return pp - stage - 1 + 2 <= m;
 }
 
 static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger *l, const char **error)
@@ -144,7 +290,7 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 	 * under HSDP over one replica's shard group, dp x cp / dp_replicate */
 	uint64_t dp = pl->shard_dp_cp, edp = pl->expert_shard_dp_cp, act_layer = 0, grads_full;
 	struct dc_ck c = {0};
-	int bad = 0;
+	int bad = 0, has_embedding, has_head, held_grads;
 
 	/* every member is set below; these only on some stages or layouts */
 	l->activation_embedding_bytes = l->activation_output_bytes = 0;
@@ -152,13 +298,9 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 	l->fsdp_unsharded_grads_bytes = l->ddp_buckets_bytes = 0;
 	l->headroom_bytes = l->shortfall_bytes = 0;
 	l->stage_first = l->stage_last = stage;
-	{
-		const struct dc_stage_params *sp = dc_plan_stage_params(pl, stage);
-		if (!sp) {
-			*error = "'model' / 'parallel.tp': parameters per rank overflow 64 bits";
-			return -1;
-		}
-		l->p = *sp;
+	if (device_params(pl, stage, &l->p) != 0) {
+		*error = "'model' / 'parallel.tp': parameters per rank overflow 64 bits";
+		return -1;
 	}
 
 	/* model states (ZeRO section 5): none < zero1 (master, optimizer) <
@@ -202,27 +344,49 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 	/* activations: an assumption, per layer per microbatch on this rank
 	 * (activation.h: Korthikanti et al. 2022, with recompute, SP and the
 	 * pipeline schedule) */
-	l->in_flight = dc_pipeline_in_flight(pl->layout.pp, stage, pl->layout.grad_accum_steps);
+	/* the interleaved schedule's count is its chunk-microbatches
+	 * (activation_layer_microbatches); in_flight keeps 1F1B's warm-up
+	 * count there, which the plan's rank classes key on (plan.c,
+	 * derive_classes: a flat region of pp - m stages) */
+	l->in_flight = dc_pipeline_schedule(pl) == DC_PIPE_INTERLEAVED
+			       ? dc_pipeline_in_flight(pl->layout.pp, stage, pl->layout.grad_accum_steps)
+			       : dc_pipeline_chunks_in_flight(pl, stage);
+	bad |= dc_act_layer_microbatches(pl, stage, &l->activation_layer_microbatches);
 	if (cfg->memory.activation_explicit) {
-		bad = x->explicit_bad;
+		bad |= x->explicit_bad;
 		act_layer = x->explicit_bytes;
+	} else if (dc_pipeline_chunks(pl) == 2 && dc_pipeline_schedule(pl) != DC_PIPE_INTERLEAVED) {
+		bad |= x->kept_bad[0] | (l->p.moe_layers ? x->kept_bad[1] : 0);
+		act_layer = two_chunk_kept_per_layer(pl, stage, l->activation_layer_microbatches, x, &c);
 	} else {
 		/* dense and MoE layers keep different activations: the stage's
 		 * per-layer figure is their average over the layers it holds */
 		uint64_t sum;
-		bad = x->kept_bad[0] | (l->p.moe_layers ? x->kept_bad[1] : 0);
+		bad |= x->kept_bad[0] | (l->p.moe_layers ? x->kept_bad[1] : 0);
 		sum = stage_kept_sum(pl, &l->p, x, &c);
 		act_layer = l->p.layers ? dc_ceil_div(sum, l->p.layers) : x->kept[0];
 	}
-	bad |= dc_act_layer_microbatches(pl, stage, &l->activation_layer_microbatches);
 	bad |= x->kept_bad[l->p.moe_layers > 0];
 	l->activation_recompute_bytes = x->rebuilt[l->p.moe_layers > 0];
 	l->activation_head_backward_bytes = 0;
-	if (stage == 0) {
+	{
+		/* the chunks holding the embedding and the head (DualPipe:
+		 * both end ranks; DualPipeV: rank 0) */
+		int emb = 0, head = 0;
+		for (uint64_t k = 0; k < dc_pipeline_chunks(pl); k++) {
+			struct dc_pipeline_chunk ch;
+			dc_pipeline_chunk(pl, stage, k, &ch);
+			emb |= ch.embedding;
+			head |= ch.head;
+		}
+		has_embedding = emb;
+		has_head = head;
+	}
+	if (has_embedding) {
 		bad |= x->embedding_bad;
 		l->activation_embedding_bytes = x->embedding_bytes;
 	}
-	if (stage == pl->layout.pp - 1) {
+	if (has_head) {
 		bad |= x->output_bad;
 		l->activation_output_bytes = x->output_bytes;
 		l->activation_head_backward_bytes = x->head_backward_bytes;
@@ -265,7 +429,19 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 			par->reshard_after_forward ? resident : dc_ck_mul(&c, l->p.total, pr->working_bytes);
 		if (!par->reshard_after_forward)
 			l->fsdp_backward_params_bytes = l->fsdp_forward_params_bytes;
+		if (fsdp_holds_stage(pl)) {
+			/* no resharding after backward: the whole stage gathered
+			 * and its unsharded gradients held across the
+			 * microbatches (fsdp_holds_stage) */
+			uint64_t all = dc_ck_mul(&c, l->p.total, pr->working_bytes);
+			l->fsdp_backward_params_bytes = all;
+			l->fsdp_unsharded_grads_bytes = dc_ck_mul(&c, l->p.total, pr->grad_bytes);
+			if (forward_after_backward(pl, stage))
+				l->fsdp_forward_params_bytes = all;
+		}
 	}
+	/* the accumulated gradients meet the forwards that follow a backward */
+	held_grads = fsdp_holds_stage(pl) && forward_after_backward(pl, stage) ? 1 : 0;
 
 	/* buffers: two DDP buckets in flight (one reducing, one filling),
 	 * never more than the gradients themselves */
@@ -278,7 +454,8 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 	l->cuda_context_bytes = cfg->memory.cuda_context_bytes;
 	l->workspace_bytes = cfg->memory.workspace_bytes;
 	l->buffers_bytes = dc_ck_add(&c, dc_ck_add(&c, l->ddp_buckets_bytes, l->comm_buffers_bytes),
-			       max_u64(l->fsdp_forward_params_bytes,
+			       max_u64(dc_ck_add(&c, l->fsdp_forward_params_bytes,
+						 held_grads ? l->fsdp_unsharded_grads_bytes : 0),
 				       dc_ck_add(&c, l->fsdp_backward_params_bytes, l->fsdp_unsharded_grads_bytes)));
 
 	/* peak by phase */
@@ -286,7 +463,9 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 		uint64_t base = dc_ck_add(&c, dc_ck_add(&c, l->model_states_bytes, l->comm_buffers_bytes),
 				    dc_ck_add(&c, l->cuda_context_bytes, l->workspace_bytes));
 		uint64_t *sub = l->phase_subtotal_bytes;
-		sub[DC_MEM_FORWARD] = dc_ck_add(&c, dc_ck_add(&c, base, l->activations_bytes), l->fsdp_forward_params_bytes);
+		sub[DC_MEM_FORWARD] = dc_ck_add(&c, dc_ck_add(&c, base, l->activations_bytes),
+						dc_ck_add(&c, l->fsdp_forward_params_bytes,
+							  held_grads ? l->fsdp_unsharded_grads_bytes : 0));
 		/* backward: the head's runs first (its logits' gradients), a
 		 * layer rebuilt by recompute after it: the larger of the two */
 		sub[DC_MEM_BACKWARD] =
@@ -335,18 +514,74 @@ int dc_memory_stage(const struct dc_plan *p, uint64_t stage, struct dc_mem_ledge
 	return 0;
 }
 
+#define MAX_CANDIDATES (8 * DC_PLAN_MAX_SEGMENTS + 16)
+
+static uint64_t add_candidate(uint64_t *cand, uint64_t n, uint64_t pp, uint64_t s)
+{
+	if (s >= pp || n >= MAX_CANDIDATES)
+		return n;
+	for (uint64_t i = 0; i < n; i++)
+		if (cand[i] == s)
+			return n;
+	cand[n] = s;
+	return n + 1;
+}
+
+/* The ranks whose ledger can be the highest, in stage order: each
+ * segment's first stage; under DualPipe also the ranks whose mirror
+ * stage (pp - 1 - s) starts or ends a segment, and under DualPipeV the
+ * ranks whose chunks hold the partly dense layer, with their
+ * neighbours (the rank's two chunks hold different counts in flight, so
+ * between those ranks the peak moves linearly: the ends bound it).
+ * O(segments). */
+static uint64_t candidates(const struct dc_plan *p, uint64_t *cand)
+{
+	uint64_t n = 0, pp = p->layout.pp;
+	enum dc_pipe_schedule s = dc_pipeline_schedule(p);
+	for (uint64_t i = 0; i < p->nsegments; i++)
+		n = add_candidate(cand, n, pp, p->segment_first[i]);
+	if (s == DC_PIPE_DUALPIPE || s == DC_PIPE_DUALPIPEV) {
+		uint64_t base = n;
+		for (uint64_t i = 0; i < base; i++) {
+			uint64_t f = cand[i], l = p->segment_first[i + 1] - 1;
+			n = add_candidate(cand, n, pp, pp - 1 - f);
+			n = add_candidate(cand, n, pp, pp - 1 - l);
+			n = add_candidate(cand, n, pp, l);
+		}
+	}
+	if (s == DC_PIPE_DUALPIPEV) {
+		uint64_t cl = p->in->model.num_layers / (2 * pp), q = cl ? p->dense_limit / cl : 0;
+		for (uint64_t d = 0; d < 3; d++) {
+			if (q + d >= 1)
+				n = add_candidate(cand, n, pp, q + d - 1);
+			if (q + d <= 2 * pp) /* chunk 1 of rank 2pp - 1 - q holds layer dense_limit */
+				n = add_candidate(cand, n, pp, 2 * pp - q - d);
+		}
+	}
+	/* ascending */
+	for (uint64_t i = 1; i < n; i++)
+		for (uint64_t j = i; j > 0 && cand[j - 1] > cand[j]; j--) {
+			uint64_t t = cand[j];
+			cand[j] = cand[j - 1];
+			cand[j - 1] = t;
+		}
+	return n;
+}
+
 int dc_memory_compute(const struct dc_plan *p, struct dc_memory_result *m, const char **error)
 {
 	struct dc_mem_ledger cur;
 	const char *e = NULL;
-	uint64_t best_stage = 0, host = 0;
+	uint64_t best_stage = 0, host = 0, cand[MAX_CANDIDATES], n;
 
 	/* within a segment the parameters are the same and the microbatches
 	 * in flight never grow with the stage, so neither does the peak: the
-	 * first stage with the highest peak starts a segment. Stage order
-	 * also makes the first failing stage the one reported */
-	for (uint64_t i = 0; i < p->nsegments; i++) {
-		uint64_t s = p->segment_first[i];
+	 * first stage with the highest peak starts a segment (DualPipe and
+	 * DualPipeV add the ranks where a mirrored chunk changes, candidates).
+	 * Stage order also makes the first failing stage the one reported */
+	n = candidates(p, cand);
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t s = cand[i];
 		if (ledger(p, s, i == 0 ? &m->top : &cur, &e) != 0) {
 			if (error)
 				*error = e;

@@ -65,7 +65,9 @@ struct key {
 static const char *const mlp_names[] = {"swiglu", "gelu", NULL};
 static const char *const norm_names[] = {"rmsnorm", "layernorm", NULL};
 static const char *const sharding_names[] = {"none", "zero1", "zero2", "fsdp", NULL};
-static const char *const ep_overlap_names[] = {"none", "a2a_1f1b", NULL};
+static const char *const ep_overlap_names[] = {"none", "a2a_1f1b", "dualpipe", NULL};
+/* enum dc_pipe_schedule order */
+static const char *const pipe_schedule_names[] = {"1f1b", "interleaved", "dualpipe", "dualpipev", "zero_bubble", NULL};
 static const char *const fsdp_unit_names[] = {"layer", "model", NULL};
 static const char *const offload_names[] = {"none", "optimizer", "optimizer+params", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "op", NULL};
@@ -297,6 +299,9 @@ static const struct key keys[] = {
 	     "Megatron sequence parallelism: the norm and dropout activations are split over the tp group (Korthikanti et al. 2022 §4.2.2); needs tp > 1"),
 	COUNT("parallel.virtual_pipeline", parallel.virtual_pipeline, OPT, 1, "1", "",
 	      "model chunks per pipeline rank, v (interleaved 1F1B, Megatron-LM 2021 §2.2.2); v > 1 needs pp > 1, pp·v dividing num_layers and grad_accum_steps a multiple of pp"),
+	ENUM("parallel.pipeline_schedule", parallel.pipeline_schedule, pipe_schedule_names, DC_PIPE_1F1B,
+	     "derived: \"interleaved\" when virtual_pipeline > 1, else \"1f1b\"",
+	     "the pipeline schedule (docs/step-model.md §3): 1f1b (PipeDream-Flush, v = 1), interleaved (Megatron-Core, v > 1), zero_bubble (Qi et al. 2023 ZB-H1: 1F1B with the weight-gradient GEMMs deferred into the bubble; pp > 1), dualpipe (DeepSeek-V3's bidirectional schedule: each rank holds stages s and pp - 1 - s; even pp, an even grad_accum_steps ≥ 2·pp, even stages), dualpipev (DualPipe cut in half: each rank holds chunks s and 2pp - 1 - s of L / 2pp layers; pp > 1, grad_accum_steps ≥ 2·pp, 2·pp dividing num_layers); all but interleaved need virtual_pipeline 1"),
 	ENUM("parallel.fsdp_unit", parallel.fsdp_unit, fsdp_unit_names, DC_FSDP_UNIT_LAYER, "\"layer\"",
 	     "FSDP AllGather granularity: one transformer layer, or the whole model in one group"),
 	BYTES_POS("parallel.bucket_size", parallel.bucket_bytes, OPT, 25 * MiB, "\"25 MiB\"",
@@ -344,7 +349,7 @@ static const struct key keys[] = {
 	BOOL("overlap.tp", overlap.tp, 0, "false",
 	     "TP collectives run behind the matmuls (tiled overlap); false puts them on the critical path"),
 	ENUM("overlap.ep", overlap.ep, ep_overlap_names, DC_EP_OVERLAP_NONE, "\"none\"",
-	     "the expert AlltoAlls: none waits for every dispatch and combine; a2a_1f1b runs one microbatch's dispatch and combine behind another's compute, forward paired with backward (Megatron-Core's combined 1F1B, `--overlap-moe-expert-parallel-comm`; needs ep > 1 and, with pp > 1, virtual_pipeline > 1, as Megatron does)"),
+	     "the expert AlltoAlls: none waits for every dispatch and combine; a2a_1f1b runs one microbatch's dispatch and combine behind another's compute, forward paired with backward (Megatron-Core's combined 1F1B, `--overlap-moe-expert-parallel-comm`; needs ep > 1 and, with pp > 1, virtual_pipeline > 1, as Megatron does); dualpipe hides them behind the other chunk of DualPipe's overlapped forward-and-backward pairs (DeepSeek-V3 §3.2.1; needs ep > 1 and pipeline_schedule dualpipe or dualpipev)"),
 	FRACTION("overlap.compute_slowdown", overlap.compute_slowdown, 0.075, "0.075",
 		 "kernels slow by this fraction of the communication they overlap (NCCL's 8 channels of 108 A100 SMs; docs/step-model.md)"),
 	SECTION("precision", OPT, "bytes per parameter of each model state"),
@@ -2143,6 +2148,20 @@ static int rule_ep_overlap(struct loader *l)
 	const struct dc_config *c = l->cfg;
 	const struct dc_parallel *p = &c->parallel;
 	int k = find_key("overlap.ep");
+	if (c->overlap.ep == DC_EP_OVERLAP_DUALPIPE) {
+		/* the schedule as given (rule_pipeline_schedule derives the
+		 * default later; it is never a DualPipe) */
+		if (p->ep < 2)
+			errorf(l, blame(l, k, "parallel.ep"),
+			       "'overlap.ep': \"dualpipe\" hides expert AlltoAlls, so it needs parallel.ep > 1, got ep %llu",
+			       (unsigned long long)(p->ep ? p->ep : 1));
+		else if (p->pipeline_schedule != DC_PIPE_DUALPIPE && p->pipeline_schedule != DC_PIPE_DUALPIPEV)
+			errorf(l, blame(l, k, "parallel.pipeline_schedule"),
+			       "'overlap.ep': \"dualpipe\" overlaps one microbatch's forward chunk with another's backward chunk, so it needs parallel.pipeline_schedule \"dualpipe\" or \"dualpipev\", got \"%s\"",
+			       seen(l, "parallel.pipeline_schedule") ? pipe_schedule_names[p->pipeline_schedule]
+								      : (p->virtual_pipeline > 1 ? "interleaved" : "1f1b"));
+		return 0;
+	}
 	if (c->overlap.ep != DC_EP_OVERLAP_A2A_1F1B)
 		return 0;
 	if (p->ep < 2)
@@ -2381,6 +2400,75 @@ static int rule_virtual_pipeline(struct loader *l)
 	return 0;
 }
 
+/* parallel.pipeline_schedule: derived from virtual_pipeline when not
+ * given (interleaved when v > 1, else 1f1b: every shipped config's
+ * schedule); a given one must agree with virtual_pipeline and meet its
+ * schedule's needs (docs/step-model.md, section 3): DualPipe's step()
+ * asserts an even rank count and an even num_chunks >= 2 x ranks,
+ * DualPipeV's num_chunks >= 2 x ranks (deepseek-ai/DualPipe); both place
+ * stages of num_layers / pp (DualPipeV: / 2pp) layers themselves. */
+static int rule_pipeline_schedule(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	struct dc_parallel *p = &c->parallel;
+	int k = find_key("parallel.pipeline_schedule");
+	uint64_t v = p->virtual_pipeline ? p->virtual_pipeline : 1, pp = p->pp, m = c->training.grad_accum_steps;
+	enum dc_pipe_schedule s = p->pipeline_schedule;
+	const char *name = pipe_schedule_names[s];
+
+	if (!seen(l, "parallel.pipeline_schedule")) {
+		p->pipeline_schedule = v > 1 ? DC_PIPE_INTERLEAVED : DC_PIPE_1F1B;
+		return 0;
+	}
+	if (s == DC_PIPE_INTERLEAVED) {
+		if (v < 2)
+			errorf(l, blame(l, k, "parallel.virtual_pipeline"),
+			       "'parallel.pipeline_schedule': \"interleaved\" runs parallel.virtual_pipeline > 1 model chunks a rank, got virtual_pipeline 1 (one chunk a rank is \"1f1b\")");
+		return 0;
+	}
+	if (v > 1) {
+		errorf(l, blame(l, k, "parallel.virtual_pipeline"),
+		       "'parallel.pipeline_schedule': \"%s\" %s, so it needs parallel.virtual_pipeline 1, got %llu (virtual_pipeline > 1 is \"interleaved\")",
+		       name, s == DC_PIPE_1F1B ? "runs one model chunk a rank" : "places its own model chunks",
+		       (unsigned long long)v);
+		return 0;
+	}
+	if (s == DC_PIPE_1F1B)
+		return 0;
+	if (s == DC_PIPE_DUALPIPE && pp % 2 != 0) {
+		errorf(l, blame(l, k, "parallel.pp"),
+		       "'parallel.pipeline_schedule': \"dualpipe\" needs an even parallel.pp (rank s holds stages s and pp - 1 - s, fed from both ends), got pp %llu",
+		       (unsigned long long)pp);
+		return 0;
+	}
+	if (pp < 2) {
+		errorf(l, blame(l, k, "parallel.pp"),
+		       "'parallel.pipeline_schedule': \"%s\" is a pipeline schedule, so it needs parallel.pp > 1, got pp %llu",
+		       name, (unsigned long long)pp);
+		return 0;
+	}
+	if (s == DC_PIPE_ZERO_BUBBLE)
+		return 0;
+	if (dc_stages_uneven(p)) {
+		errorf(l, k,
+		       "'parallel.pipeline_schedule': \"%s\" places stages of equal layers itself; drop pipeline_layers, first_stage_layers, last_stage_layers and account_for_*",
+		       name);
+		return 0;
+	}
+	if (s == DC_PIPE_DUALPIPEV && c->model.num_layers % (2 * pp) != 0) {
+		errorf(l, blame(l, k, "model.num_layers"),
+		       "'parallel.pipeline_schedule': \"dualpipev\" splits the model into 2 x pp = %llu chunks, two a rank, so 2 x pp must divide model.num_layers (%llu)",
+		       (unsigned long long)(2 * pp), (unsigned long long)c->model.num_layers);
+		return 0;
+	}
+	if (m < 2 * pp || (s == DC_PIPE_DUALPIPE && m % 2 != 0))
+		errorf(l, blame(l, k, "training.grad_accum_steps"),
+		       "'parallel.pipeline_schedule': \"%s\" needs %straining.grad_accum_steps of at least 2 x pp = %llu (deepseek-ai/DualPipe's step() asserts num_chunks >= 2 x ranks%s), got %llu",
+		       name, s == DC_PIPE_DUALPIPE ? "an even " : "", (unsigned long long)(2 * pp),
+		       s == DC_PIPE_DUALPIPE ? ", half of them fed from each end" : "", (unsigned long long)m);
+	return 0;
+}
+
 /* The vendor data sheets' figures (dense, no sparsity; docs/compute-model.md,
  * "The presets"). A card sold as N GB holds N GiB (warn_decimal_gpu_memory). */
 struct gpu_preset {
@@ -2483,14 +2571,19 @@ static const struct rule rules[] = {
 	 rule_pp_layers},
 	{{"sequence_parallel needs tp > 1", KEYS("parallel.sequence_parallel", "parallel.tp")},
 	 rule_sequence_parallel},
-	{{"overlap.ep a2a_1f1b needs ep > 1 and, with pp > 1, virtual_pipeline > 1",
-	  KEYS("overlap.ep", "parallel.ep", "parallel.pp", "parallel.virtual_pipeline")}, rule_ep_overlap},
+	{{"overlap.ep a2a_1f1b needs ep > 1 and, with pp > 1, virtual_pipeline > 1; dualpipe needs ep > 1 and pipeline_schedule dualpipe or dualpipev",
+	  KEYS("overlap.ep", "parallel.ep", "parallel.pp", "parallel.virtual_pipeline", "parallel.pipeline_schedule")},
+	 rule_ep_overlap},
 	{{"global_batch_size, when given, is a multiple of micro_batch_size × dp and gives grad_accum_steps (which, when also given, must agree)",
 	  KEYS("training.global_batch_size", "training.micro_batch_size", "parallel.dp", "training.grad_accum_steps")},
 	 rule_global_batch},
 	{{"virtual_pipeline > 1 needs pp > 1, pp × virtual_pipeline dividing num_layers and grad_accum_steps a multiple of pp",
 	  KEYS("parallel.virtual_pipeline", "parallel.pp", "model.num_layers", "training.grad_accum_steps")},
 	 rule_virtual_pipeline},
+	{{"pipeline_schedule defaults to interleaved when virtual_pipeline > 1, else 1f1b; a given one agrees with virtual_pipeline (1 for all but interleaved); zero_bubble needs pp > 1; dualpipe an even pp and an even grad_accum_steps ≥ 2·pp; dualpipev pp > 1, grad_accum_steps ≥ 2·pp and 2·pp dividing num_layers; both even stages",
+	  KEYS("parallel.pipeline_schedule", "parallel.virtual_pipeline", "parallel.pp", "training.grad_accum_steps",
+	       "model.num_layers", "parallel.pipeline_layers", "parallel.first_stage_layers", "parallel.last_stage_layers")},
+	 rule_pipeline_schedule},
 	{{"precision.preset gives every byte key not given; working_bytes defaults to param_bytes but under fsdp2",
 	  KEYS("precision.preset", "precision.param_bytes", "precision.grad_bytes", "precision.master_bytes",
 	       "precision.optimizer_bytes", "precision.working_bytes")},
@@ -3122,6 +3215,11 @@ const char *dc_loss_mode_name(enum dc_loss_mode m)
 const char *dc_search_objective_name(enum dc_search_objective o)
 {
 	return objective_names[o];
+}
+
+const char *dc_pipe_schedule_name(enum dc_pipe_schedule s)
+{
+	return pipe_schedule_names[s];
 }
 
 const char *dc_recompute_name(enum dc_recompute r)
