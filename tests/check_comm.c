@@ -230,6 +230,26 @@ START_TEST(test_expert_folding_comm)
 	ck_assert_int_eq(s->coll[2].kind, DC_COLL_ALL_GATHER);
 	ck_assert_int_eq(s->coll[3].kind, DC_COLL_REDUCE_SCATTER);
 	ck_assert_int_eq(s->coll[4].phase, DC_CPHASE_BACKWARD);
+
+	/* tp 1, dp 8, ep 4, etp 2 (folded: etp differs from tp): each rank's
+	 * 4096 tokens are its own without sequence parallelism too, so the
+	 * expert tp pair gathers them: 2 x 4096 x 2 x 4096 x 2 B =
+	 * 134,217,728 B, 128 times a phase */
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, (const struct dc_override[]){{"parallel.tp=1"}, {"parallel.dp=8"},
+										{"parallel.etp=2"}},
+					     3, &c, &d),
+			 0);
+	dc_diag_release(&d);
+	m = compute(&c);
+	s = &m.s[DC_STRAT_EP];
+	ck_assert_uint_eq(s->ncoll, 6);
+	ck_assert_uint_eq(s->coll[0].msg_bytes, 67108864ull);
+	for (int i = 2; i < 6; i++) {
+		ck_assert_uint_eq(s->coll[i].group_size, 2);
+		ck_assert_uint_eq(s->coll[i].msg_bytes, 134217728ull);
+		ck_assert_uint_eq(s->coll[i].count, 128);
+	}
 }
 END_TEST
 

@@ -256,6 +256,39 @@ START_TEST(test_uneven_interleaved_61_layers)
 }
 END_TEST
 
+/* DeepSeek-V3 on Megatron-Bridge's layout (configs/deepseek-v3-bridge-h100
+ * .json: 61 layers, the first 3 dense, pp 8 x v 4, chunks [1, 2 x 30,
+ * 0]): stage 0 holds layers 0, 15-16, 31-32, 47-48 (one dense: layer 0),
+ * stage 1 holds 1-2, 17-18, 33-34, 49-50 (two dense: 1 and 2), stages
+ * 2..7 none. So stage 2 starts a segment of its own (its 8 MoE layers
+ * hold more than stage 1's 6), and stages 2..6 share it. */
+START_TEST(test_uneven_interleaved_dense_segments)
+{
+	struct dc_config c;
+	struct dc_plan p;
+	load_path("configs/deepseek-v3-bridge-h100.json", &c);
+	fixture_plan(&c, &p);
+	ck_assert(p.chunks_uneven);
+	ck_assert_uint_eq(dc_plan_stage_dense_layers(&p, 0), 1);
+	ck_assert_uint_eq(dc_plan_stage_dense_layers(&p, 1), 2);
+	for (uint64_t st = 2; st < 8; st++)
+		ck_assert_uint_eq(dc_plan_stage_dense_layers(&p, st), 0);
+	ck_assert_uint_eq(dc_plan_stage_segment(&p, 1) + 1, dc_plan_stage_segment(&p, 2));
+	ck_assert_uint_eq(dc_plan_stage_segment(&p, 2), dc_plan_stage_segment(&p, 6));
+	ck_assert_uint_eq(dc_plan_stage_params(&p, 2)->moe_layers, 8);
+	ck_assert_uint_eq(dc_plan_stage_params(&p, 1)->moe_layers, 6);
+	/* full recompute of 1 layer a chunk: stage 0 reruns 1 + 1 + 1 + 1,
+	 * stage 7 1 + 1 + 1 + 0 */
+	c.training.recompute = DC_RECOMPUTE_FULL;
+	c.training.recompute_layers = 1;
+	fixture_plan(&c, &p);
+	ck_assert_uint_eq(dc_plan_recomputed_layers(&p, 0), 4);
+	ck_assert_uint_eq(dc_plan_recomputed_layers(&p, 7), 3);
+	/* 8 stages: 4 + 6 x 4 + 3 = 31 of 61 layers */
+	ck_assert_double_eq_tol(dc_plan_recompute_share(&p), 31.0 / 61.0, 1e-15);
+}
+END_TEST
+
 START_TEST(test_derive_layout_override)
 {
 	/* pure DP of the course's setting: dp 8 = world, tp 1; the dp group
@@ -755,6 +788,7 @@ int main(void)
 	tcase_add_test(tc, test_derive_mixtral_ep);
 	tcase_add_test(tc, test_derive_expert_folding);
 	tcase_add_test(tc, test_uneven_interleaved_61_layers);
+	tcase_add_test(tc, test_uneven_interleaved_dense_segments);
 	tcase_add_test(tc, test_derive_layout_override);
 	tcase_add_test(tc, test_context_parallel_layout);
 	tcase_add_test(tc, test_explicit_params);

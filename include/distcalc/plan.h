@@ -163,6 +163,16 @@ int dc_stage_split(const struct dc_parallel *par, uint64_t num_layers, struct dc
 uint64_t dc_plan_chunk_layers(const struct dc_plan *p, uint64_t stage, uint64_t c);
 uint64_t dc_plan_chunk_start(const struct dc_plan *p, uint64_t stage, uint64_t c);
 
+/* Layers of rank `stage` whose forward full recompute runs again: all of
+ * them, or with training.recompute_layers = N the first min(N, layers)
+ * of each model chunk (Megatron's block method, chunk by chunk for
+ * uneven chunks). O(v runs). */
+uint64_t dc_plan_recomputed_layers(const struct dc_plan *p, uint64_t stage);
+
+/* The model's share of layers full recompute reruns: the recomputed
+ * layers of every stage over L (N / (L / (pp v)) for even chunks). */
+double dc_plan_recompute_share(const struct dc_plan *p);
+
 /* 1 when `par` asks for uneven stages (a list or a first/last form). */
 int dc_stages_uneven(const struct dc_parallel *par);
 

@@ -14,6 +14,8 @@ struct dp_groups {
 	uint64_t shard;                       /* ranks its states shard over */
 	const struct dc_plan_link *shard_link;
 	const struct dc_net_group *shard_net;
+	const struct dc_plan_link *rep_link;  /* HSDP: the ranks holding the same shard */
+	const struct dc_net_group *rep_net;
 };
 
 static void on(struct dc_axis_ctx *x, uint64_t size, const struct dc_plan_link *l, const struct dc_net_group *g)
@@ -55,7 +57,7 @@ static void dp_sync(struct dc_axis_ctx *x, uint64_t params, int expert, const st
 	}
 	if (r > 1) {
 		enum dc_coll_what w = expert ? DC_CW_REPLICA_EXPERT_GRAD_BUCKET : DC_CW_REPLICA_GRAD_BUCKET;
-		on(x, r, &p->rep_link, &p->rep_net_group);
+		on(x, r, g->rep_link, g->rep_net);
 		dc_axis_push(x, DC_COLL_ALL_REDUCE, w, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, full,
 			     dc_ceil_div(bucket, g->shard));
 		dc_axis_push(x, DC_COLL_ALL_REDUCE, w, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, rest ? times : 0,
@@ -75,10 +77,10 @@ void dc_axis_dp_comm(struct dc_axis_ctx *x)
 	int none = p->layout.sharding == DC_SHARD_NONE;
 	/* DDP all-reduces over the whole dp x cp group: it has no shards */
 	struct dp_groups dense = {none ? p->dp_cp : p->shard_dp_cp, none ? &p->dpcp_link : &p->shard_link,
-				  none ? &p->dpcp_net_group : &p->shard_net_group};
+				  none ? &p->dpcp_net_group : &p->shard_net_group, &p->rep_link, &p->rep_net_group};
 	struct dp_groups expert = {none ? p->expert_dp_cp : p->expert_shard_dp_cp,
 				   none ? &p->edpcp_link : &p->eshard_link,
-				   none ? &p->edpcp_net_group : &p->eshard_net_group};
+				   none ? &p->edpcp_net_group : &p->eshard_net_group, &p->erep_link, &p->erep_net_group};
 	if (p->dp_cp < 2 || p->layout.sharding == DC_SHARD_FSDP)
 		return;
 	dc_axis_setup(x, dense.shard, dense.shard_link, dense.shard_net);

@@ -12,7 +12,8 @@ void dc_axis_ep_comm(struct dc_axis_ctx *x)
 	const struct dc_config *cfg = p->in;
 	struct dc_ck *b = x->b;
 	uint64_t calls, msg;
-	if (x->best->moe_layers == 0 || (p->layout.ep < 2 && !(p->etp > 1 && p->layout.sequence_parallel)))
+	int etp_gathers = p->etp > 1 && (p->layout.sequence_parallel || p->etp != p->layout.tp);
+	if (x->best->moe_layers == 0 || (p->layout.ep < 2 && !etp_gathers))
 		return;
 	/* each call carries the microbatch's tokens on this rank (s/t of them
 	 * under sequence parallelism) x top-k x h values in the working
@@ -24,14 +25,16 @@ void dc_axis_ep_comm(struct dc_axis_ctx *x)
 	dc_axis_push(x, DC_COLL_ALL_TO_ALL, DC_CW_EP_DISPATCH_COMBINE, DC_CPHASE_FORWARD, DC_OVL_EXPERT_A2A, calls,
 		     msg);
 	dc_axis_push(x, DC_COLL_ALL_TO_ALL, DC_CW_EP_GRADIENTS, DC_CPHASE_BACKWARD, DC_OVL_EXPERT_A2A, calls, msg);
-	/* Expert tensor parallelism with sequence parallelism: each rank's
-	 * tokens are its own, so after the dispatch the etp ranks of an
-	 * expert gather what each received (M = etp x the received bytes,
-	 * uniform routing: what it sent) and reduce-scatter the experts'
-	 * outputs before the combine; backward the reverse (Megatron-Core's
-	 * alltoall token dispatcher: an AllGather over the expert tp group
-	 * after the AlltoAll, a ReduceScatter before it). */
-	if (p->etp > 1 && p->layout.sequence_parallel) {
+	/* Expert tensor parallelism where each rank's tokens are its own
+	 * (sequence parallelism, or an expert tp group other than the
+	 * attention's): after the dispatch the etp ranks of an expert gather
+	 * what each received (M = etp x the received bytes, uniform routing:
+	 * what it sent) and reduce-scatter the experts' outputs before the
+	 * combine; backward the reverse (Megatron-Core's alltoall token
+	 * dispatcher: dispatch_postprocess all-gathers over the expert tp
+	 * group whenever it has more than one rank). With etp = tp and no
+	 * sequence parallelism the tp ranks hold the same tokens already. */
+	if (etp_gathers) {
 		uint64_t per = dc_ck_mul(b, x->best->moe_layers, p->layout.grad_accum_steps);
 		uint64_t full = dc_ck_mul(b, p->etp, msg);
 		x->s->group_size = p->etp;

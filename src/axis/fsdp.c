@@ -11,10 +11,11 @@ static void replicas(struct dc_axis_ctx *x, enum dc_coll_what what, uint64_t cal
 		     uint64_t shard, const struct dc_plan_link *l, const struct dc_net_group *g)
 {
 	const struct dc_plan *p = x->p;
+	int expert = what == DC_CW_REPLICA_EXPERT_GRAD_BUCKET;
 	if (p->dp_replicate < 2)
 		return;
 	x->s->group_size = p->dp_replicate;
-	dc_axis_use_link(x->s, &p->rep_link, &p->rep_net_group);
+	dc_axis_use_link(x->s, expert ? &p->erep_link : &p->rep_link, expert ? &p->erep_net_group : &p->rep_net_group);
 	dc_axis_push(x, DC_COLL_ALL_REDUCE, what, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, calls,
 		     dc_ceil_div(msg_bytes, shard));
 	x->s->group_size = shard;

@@ -10,7 +10,7 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	const struct dc_config *cfg = p->in;
 	struct dc_ck *b = x->b;
 	uint64_t gas = p->layout.grad_accum_steps, layers = x->best->layers;
-	uint64_t act, per_mb, chunk, n_re, re_mb;
+	uint64_t act, per_mb, re_mb;
 	/* full recompute runs every layer's forward again in backward, and
 	 * with it the forward's collectives */
 	int refwd = cfg->training.recompute == DC_RECOMPUTE_FULL;
@@ -18,10 +18,14 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 		return;
 	act = dc_axis_act_bytes(x);
 	per_mb = dc_ck_mul(b, dc_ck_mul(b, 2, layers), gas);
-	/* training.recompute_layers: only N layers of each chunk */
-	chunk = layers / p->v;
-	n_re = cfg->training.recompute_layers;
-	re_mb = n_re && n_re < chunk ? dc_ck_mul(b, dc_ck_mul(b, 2, p->v * n_re), gas) : per_mb;
+	/* training.recompute_layers: only N layers of each chunk (uneven
+	 * chunks chunk by chunk: plan.h) */
+	if (p->chunks_uneven) {
+		re_mb = dc_ck_mul(b, dc_ck_mul(b, 2, dc_plan_recomputed_layers(p, p->most_stage)), gas);
+	} else {
+		uint64_t chunk = layers / p->v, n_re = cfg->training.recompute_layers;
+		re_mb = n_re && n_re < chunk ? dc_ck_mul(b, dc_ck_mul(b, 2, p->v * n_re), gas) : per_mb;
+	}
 	dc_axis_setup(x, p->topo.degree[DC_AXIS_TP], &p->link[DC_AXIS_TP], &p->net_group[DC_AXIS_TP]);
 	/* Megatron runs the backward's input-gradient collective behind the
 	 * weight-gradient GEMM, and the input's re-gather behind the

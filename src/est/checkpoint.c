@@ -151,7 +151,8 @@ int dc_ckpt_items_of(const struct dc_plan *p, struct dc_ckpt_items *it, const ch
 
 /* The saved layout's model chunks in item order: pp x v of them, chunk q
  * on stage q mod pp (Megatron's interleaved schedule: chunk c of stage s
- * is q = c pp + s, L / (pp v) layers each); with v = 1 the stages. */
+ * is q = c pp + s, its layers as the plan places them, uneven chunks
+ * included: dc_plan_chunk_start/layers); with v = 1 the stages. */
 static uint64_t saved_chunks(const struct dc_plan *p)
 {
 	return p->layout.pp * p->v;
@@ -162,7 +163,8 @@ static void saved_chunk_items(const struct dc_plan *p, uint64_t L, uint64_t q, u
 	if (p->v <= 1)
 		dc_ckpt_stage_items(L, p->layout.pp, q, dc_plan_stage_first_layer(p, q), dc_plan_stage_layers(p, q), a, b);
 	else
-		dc_ckpt_stage_items(L, saved_chunks(p), q, q * p->layers_per_chunk, p->layers_per_chunk, a, b);
+		dc_ckpt_stage_items(L, saved_chunks(p), q, dc_plan_chunk_start(p, q % p->layout.pp, q / p->layout.pp),
+				    dc_plan_chunk_layers(p, q % p->layout.pp, q / p->layout.pp), a, b);
 }
 
 static uint64_t saved_rank_global(const struct dc_plan *p, uint64_t s, uint64_t t, uint64_t d)

@@ -317,11 +317,10 @@ static void layer_time(const struct ctx *x, const struct part *pt, struct dc_wor
 		w->recompute_s = pt->core_mm + pt->core_mem;
 		break;
 	case DC_RECOMPUTE_FULL: {
-		/* training.recompute_layers k of a chunk's L/(pp v) layers
-		 * (Megatron's block method): per layer, on average, k / (L/(pp v))
-		 * of a forward */
-		uint64_t k = x->p->in->training.recompute_layers, lc = x->p->layers_per_chunk;
-		double share = k == 0 || lc == 0 || k >= lc ? 1.0 : (double)k / (double)lc;
+		/* training.recompute_layers k of each chunk's layers
+		 * (Megatron's block method): per layer, on average, the
+		 * model's recomputed share of a forward (plan.h) */
+		double share = dc_plan_recompute_share(x->p);
 		w->recompute_s = share * w->fwd_s;
 		break;
 	}

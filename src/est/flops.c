@@ -58,21 +58,11 @@ static double op_recomputed_mm(const struct dc_model *m, int moe)
 	return 2.0 * (h * kv * d_qk + a * d_v * h + h * f);
 }
 
-/* Layers on a pipeline rank (seams: dc_plan_stage_layers once uneven
- * stages land; every stage holds L / pp until then). */
-static uint64_t stage_layers(const struct dc_plan *p)
-{
-	return p->layers_per_stage;
-}
-
 /* Share of a stage's layers that full recompute reruns: every one, or
  * training.recompute_layers of each model chunk (Megatron block method). */
 static double full_recompute_share(const struct dc_plan *p)
 {
-	uint64_t n = p->in->training.recompute_layers, chunk = stage_layers(p) / p->v;
-	if (n == 0 || chunk == 0 || n >= chunk)
-		return 1.0;
-	return (double)n / (double)chunk;
+	return dc_plan_recompute_share(p); /* uneven chunks chunk by chunk (plan.h) */
 }
 
 /* Forward FLOPs per token that recomputation runs again in one layer

@@ -119,14 +119,16 @@ static int states_bytes(const struct dc_stage_params *p, uint64_t bytes_per_para
  * the first N layers of each of its v model chunks keep only their input
  * and the rest keep everything; the recomputed ones are taken from the
  * dense layers first (they come first in the model). */
-static uint64_t stage_kept_sum(const struct dc_plan *pl, const struct dc_stage_params *sp,
+static uint64_t stage_kept_sum(const struct dc_plan *pl, uint64_t stage, const struct dc_stage_params *sp,
 			       const struct dc_act_plan *x, struct dc_ck *c)
 {
 	uint64_t dense = sp->layers - sp->moe_layers, n = pl->in->training.recompute_layers, chunk, r, rd;
 	if (pl->in->training.recompute != DC_RECOMPUTE_FULL || n == 0)
 		return dc_ck_add(c, dc_ck_mul(c, dense, x->kept[0]), dc_ck_mul(c, sp->moe_layers, x->kept[1]));
 	chunk = sp->layers / dc_pipeline_chunks(pl);
-	r = dc_ck_mul(c, dc_pipeline_chunks(pl), n < chunk ? n : chunk);
+	/* uneven interleaved chunks: N of each, chunk by chunk (plan.h) */
+	r = pl->chunks_uneven ? dc_plan_recomputed_layers(pl, stage)
+			      : dc_ck_mul(c, dc_pipeline_chunks(pl), n < chunk ? n : chunk);
 	rd = r < dense ? r : dense;
 	return dc_ck_add(c, dc_ck_mul(c, r, x->input_bytes),
 			 dc_ck_add(c, dc_ck_mul(c, dense - rd, x->all[0]),
@@ -363,7 +365,7 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 		 * per-layer figure is their average over the layers it holds */
 		uint64_t sum;
 		bad |= x->kept_bad[0] | (l->p.moe_layers ? x->kept_bad[1] : 0);
-		sum = stage_kept_sum(pl, &l->p, x, &c);
+		sum = stage_kept_sum(pl, stage, &l->p, x, &c);
 		act_layer = l->p.layers ? dc_ceil_div(sum, l->p.layers) : x->kept[0];
 	}
 	bad |= x->kept_bad[l->p.moe_layers > 0];

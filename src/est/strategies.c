@@ -27,6 +27,7 @@ void dc_variant_layout(const struct dc_plan *p, enum dc_variant v, struct dc_lay
 	out->virtual_pipeline = 1;
 	out->dp = world;
 	out->dp_replicate = 1; /* plain DDP and plain FSDP: one shard group */
+	out->etp = 0;          /* experts split as the (absent) tp: whole */
 	out->sharding = v == DC_VARIANT_FSDP ? DC_SHARD_FSDP : DC_SHARD_NONE;
 	/* same global batch over world replicas */
 	if (global % world != 0) {

@@ -2172,6 +2172,12 @@ static int rule_ep_overlap(struct loader *l)
 		errorf(l, blame(l, k, "parallel.virtual_pipeline"),
 		       "'overlap.ep': \"a2a_1f1b\" with a pipeline needs the interleaved schedule (parallel.virtual_pipeline > 1), as Megatron-Core does, got pp %llu, virtual_pipeline %llu",
 		       (unsigned long long)p->pp, (unsigned long long)(p->virtual_pipeline ? p->virtual_pipeline : 1));
+	else if (c->training.recompute == DC_RECOMPUTE_FULL)
+		/* Megatron-Core's TransformerConfig: "Disable full recomputation
+		 * when enabling overlap_moe_expert_parallel_comm" (a checkpointed
+		 * layer's backward cannot be split into the overlapped parts) */
+		errorf(l, blame(l, k, "training.recompute"),
+		       "'overlap.ep': \"a2a_1f1b\" cannot run with training.recompute \"full\" (Megatron-Core refuses full recomputation with the overlap); use \"selective\" or \"none\"");
 	return 0;
 }
 
@@ -2365,13 +2371,34 @@ static int rule_recompute_layers(struct loader *l)
 	if (dc_mul_u64(c->parallel.pp, c->parallel.virtual_pipeline, &chunks))
 		return 0; /* rule_virtual_pipeline said why */
 	chunk = c->model.num_layers / chunks;
+	if (dc_stages_uneven(&c->parallel)) {
+		/* uneven stages or chunks: the largest chunk (plan.h) */
+		struct dc_stage_runs runs;
+		const char *key;
+		char err[8];
+		uint64_t v = c->parallel.virtual_pipeline ? c->parallel.virtual_pipeline : 1;
+		if (dc_stage_split(&c->parallel, c->model.num_layers, &runs, &key, err, sizeof(err)) != 0)
+			return 0; /* rule_pp_layers said why */
+		chunk = runs.vfirst > runs.vlast ? runs.vfirst : runs.vlast;
+		for (uint64_t i = 0; i < runs.n; i++) {
+			/* a run's chunks: its stage's layers over v, the first
+			 * and last stage's others over v - 1 */
+			uint64_t st = runs.first[i], n = runs.layers[i], b = n / v;
+			if (v > 1 && st == 0)
+				b = (n - runs.vfirst) / (v - 1);
+			else if (v > 1 && runs.first[i + 1] == c->parallel.pp)
+				b = (n - runs.vlast) / (v - 1);
+			if (b > chunk)
+				chunk = b;
+		}
+	}
 	if (c->training.recompute != DC_RECOMPUTE_FULL)
 		errorf(l, blame(l, k, "training.recompute"),
 		       "'training.recompute_layers': needs training.recompute \"full\" (it says how many layers are recomputed fully), got \"%s\"",
 		       recompute_names[c->training.recompute]);
 	else if (c->training.recompute_layers > chunk)
 		errorf(l, blame(l, k, "parallel.pp"),
-		       "'training.recompute_layers': must be at most the %llu layers of a model chunk (num_layers / (pp x virtual_pipeline)), got %llu",
+		       "'training.recompute_layers': must be at most the %llu layers of a model chunk (num_layers / (pp x virtual_pipeline), or the largest chunk of uneven stages), got %llu",
 		       (unsigned long long)chunk, (unsigned long long)c->training.recompute_layers);
 	return 0;
 }
@@ -2571,8 +2598,9 @@ static const struct rule rules[] = {
 	 rule_pp_layers},
 	{{"sequence_parallel needs tp > 1", KEYS("parallel.sequence_parallel", "parallel.tp")},
 	 rule_sequence_parallel},
-	{{"overlap.ep a2a_1f1b needs ep > 1 and, with pp > 1, virtual_pipeline > 1; dualpipe needs ep > 1 and pipeline_schedule dualpipe or dualpipev",
-	  KEYS("overlap.ep", "parallel.ep", "parallel.pp", "parallel.virtual_pipeline", "parallel.pipeline_schedule")},
+	{{"overlap.ep a2a_1f1b needs ep > 1, with pp > 1 virtual_pipeline > 1, and no full recompute; dualpipe needs ep > 1 and pipeline_schedule dualpipe or dualpipev",
+	  KEYS("overlap.ep", "parallel.ep", "parallel.pp", "parallel.virtual_pipeline", "parallel.pipeline_schedule",
+	       "training.recompute")},
 	 rule_ep_overlap},
 	{{"global_batch_size, when given, is a multiple of micro_batch_size × dp and gives grad_accum_steps (which, when also given, must agree)",
 	  KEYS("training.global_batch_size", "training.micro_batch_size", "parallel.dp", "training.grad_accum_steps")},

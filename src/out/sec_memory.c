@@ -126,6 +126,17 @@ static const char *sharding_says(const struct ledger_view *v, int level)
 {
 	/* level: 3 params, 2 grads, 1 master/optimizer */
 	int sharded = (int)v->plan->layout.sharding >= level;
+	int moe = v->plan->ep > 1 || v->plan->expert_folded;
+	if (v->plan->dp_replicate > 1 || v->plan->expert_folded) {
+		/* HSDP's shard groups, Megatron-Core's folded expert-dp (plan.h) */
+		if (!sharded)
+			return moe ? "replicated over dp x cp, experts over their expert-data-parallel ranks"
+				   : "replicated over dp x cp";
+		if (v->plan->dp_replicate > 1)
+			return moe ? "sharded over a replica's dp x cp / dp_replicate ranks (HSDP), experts over expert-dp / dp_replicate"
+				   : "sharded over a replica's dp x cp / dp_replicate ranks (HSDP)";
+		return "sharded over dp x cp, experts over their expert-data-parallel ranks (tp dp cp / (ep etp), folded)";
+	}
 	if (v->plan->layout.cp > 1) {
 		if (sharded)
 			return v->plan->ep > 1 ? "sharded over dp x cp, experts over dp/ep x cp" : "sharded over dp x cp";

@@ -624,6 +624,32 @@ uint64_t dc_plan_chunk_start(const struct dc_plan *p, uint64_t stage, uint64_t c
 	return start;
 }
 
+uint64_t dc_plan_recomputed_layers(const struct dc_plan *p, uint64_t stage)
+{
+	uint64_t n = p->in->training.recompute_layers, sum = 0;
+	if (p->in->training.recompute != DC_RECOMPUTE_FULL || n == 0)
+		return dc_plan_stage_layers(p, stage);
+	for (uint64_t c = 0; c < p->v; c++) {
+		uint64_t k = dc_plan_chunk_layers(p, stage, c);
+		sum += n < k ? n : k;
+	}
+	return sum;
+}
+
+double dc_plan_recompute_share(const struct dc_plan *p)
+{
+	uint64_t L = p->in->model.num_layers, n = p->in->training.recompute_layers, sum = 0;
+	if (p->in->training.recompute != DC_RECOMPUTE_FULL || n == 0 || L == 0)
+		return 1.0;
+	if (!p->chunks_uneven) {
+		uint64_t lc = p->layers_per_chunk;
+		return lc == 0 || n >= lc ? 1.0 : (double)n / (double)lc;
+	}
+	for (uint64_t s = 0; s < p->layout.pp; s++)
+		sum += dc_plan_recomputed_layers(p, s);
+	return (double)sum / (double)L;
+}
+
 uint64_t dc_plan_stage_dense_layers(const struct dc_plan *p, uint64_t stage)
 {
 	uint64_t pc = p->layers_per_chunk, pp = p->layout.pp, v = p->v;
@@ -670,16 +696,28 @@ static void derive_segments(struct dc_plan *p)
 
 	p->segment_first[0] = 0;
 	cand[ncand++] = 1;
-	if (p->runs.n > 1) {
+	if (p->runs.n > 1 || p->chunks_uneven) {
 		/* uneven: every run boundary, and around the stage holding
 		 * layer dense_limit (the only one partly dense) */
 		for (uint64_t i = 1; i < p->runs.n; i++)
 			cand[ncand++] = p->runs.first[i];
 		if (!p->in->model.params_explicit && p->dense_limit < p->in->model.num_layers) {
-			uint64_t i = 0, b;
-			while (i + 1 < p->runs.n && p->runs.layer_start[i + 1] <= p->dense_limit)
-				i++;
-			b = p->runs.first[i] + (p->dense_limit - p->runs.layer_start[i]) / p->runs.layers[i];
+			uint64_t i = 0, b = 0;
+			if (p->v > 1) {
+				/* interleaved: the stage whose chunk holds layer
+				 * dense_limit (virtual stages in model order) */
+				for (uint64_t k = 0; k < pp * p->v; k++) {
+					uint64_t st = k % pp, c = k / pp, a = dc_plan_chunk_start(p, st, c);
+					if (a <= p->dense_limit && p->dense_limit < a + dc_plan_chunk_layers(p, st, c)) {
+						b = st;
+						break;
+					}
+				}
+			} else {
+				while (i + 1 < p->runs.n && p->runs.layer_start[i + 1] <= p->dense_limit)
+					i++;
+				b = p->runs.first[i] + (p->dense_limit - p->runs.layer_start[i]) / p->runs.layers[i];
+			}
 			cand[ncand++] = b;
 			cand[ncand++] = b + 1;
 		}
@@ -810,7 +848,7 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 	}
 	p->dp_replicate = lay->dp_replicate ? lay->dp_replicate : 1;
 	if (lay->dp % p->dp_replicate != 0 || p->expert_dp % p->dp_replicate != 0) {
-		p->error = "'parallel.dp_replicate': must divide parallel.dp and dp / ep";
+		p->error = "'parallel.dp_replicate': must divide parallel.dp and the expert-data-parallel ranks";
 		return -1;
 	}
 	p->layout.dp_replicate = p->dp_replicate;

@@ -428,7 +428,10 @@ static void run_outer(struct worker *w, const struct outer *o)
 							reject = R_OFFLOAD;
 						else if (in->training.recompute_layers &&
 							 (o->rc != DC_RECOMPUTE_FULL ||
-							  in->training.recompute_layers > in->model.num_layers / (o->pp * v)))
+							  /* the input's own uneven stages at its v: the loader checked */
+							  (!(o->pp == in->parallel.pp && dc_stages_uneven(&in->parallel) &&
+							     v == (in->parallel.virtual_pipeline ? in->parallel.virtual_pipeline : 1)) &&
+							   in->training.recompute_layers > in->model.num_layers / (o->pp * v))))
 							reject = R_RECOMPUTE;
 						if (reject >= 0) {
 							w->rejected[reject]++;
@@ -522,6 +525,20 @@ static int space_init(struct space *s, const struct dc_config *in, const char **
 	s->nep = in->model.num_experts ? divisors(in->model.num_experts, &q->ep, s->ep)
 				       : divisors(1, q->ep.n ? &q->ep : &one, s->ep);
 	s->nv = divisors(in->model.num_layers, &q->virtual_pipeline, s->v);
+	{
+		/* interleaving over the input's uneven stages: its own v, which
+		 * need not divide the layers (61 on pp 8 x v 4) */
+		uint64_t in_v = in->parallel.virtual_pipeline ? in->parallel.virtual_pipeline : 1;
+		size_t at = 0;
+		while (at < s->nv && s->v[at] < in_v)
+			at++;
+		if (in_v > 1 && dc_stages_uneven(&in->parallel) && (at == s->nv || s->v[at] != in_v) &&
+		    in_values(&q->virtual_pipeline, in_v) && s->nv < MAX_DIVISORS) {
+			memmove(&s->v[at + 1], &s->v[at], (s->nv - at) * sizeof(s->v[0]));
+			s->v[at] = in_v;
+			s->nv++;
+		}
+	}
 	s->nmbs = divisors(s->gbs, &q->micro_batch_size, s->mbs);
 	s->nshard = 0;
 	for (unsigned i = 0; i < NSHARD; i++)
