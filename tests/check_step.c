@@ -20,7 +20,9 @@ static struct dc_config run_cfg;
 static struct dc_plan run_plan;
 static struct dc_results run_res;
 
-static void run_config(const char *name, const char *const *sets)
+/* As run_config; returns 0 (running nothing) when the loader rejects the
+ * config and `may_reject`. */
+static int load_and_run(const char *name, const char *const *sets, int may_reject)
 {
 	char path[512];
 	struct dc_override ov[16];
@@ -32,13 +34,23 @@ static void run_config(const char *name, const char *const *sets)
 		n++;
 	}
 	dc_diag_init(&d);
-	if (dc_config_load_file(path, ov, n, &run_cfg, &d) != 0)
-		ck_abort_msg("%s rejected: %s", name, d.count ? d.entries[0].text : "?");
+	if (dc_config_load_file(path, ov, n, &run_cfg, &d) != 0) {
+		if (!may_reject)
+			ck_abort_msg("%s rejected: %s", name, d.count ? d.entries[0].text : "?");
+		dc_diag_release(&d);
+		return 0;
+	}
 	dc_diag_release(&d);
 	if (dc_plan_derive(&run_cfg, &run_plan) != 0)
 		ck_abort_msg("%s: plan: %s", name, run_plan.error);
 	if (dc_estimate(&run_plan, DC_EST_BIT(DC_EST_STEP), &run_res) != 0)
 		ck_abort_msg("%s: %s", name, run_res.error);
+	return 1;
+}
+
+static void run_config(const char *name, const char *const *sets)
+{
+	load_and_run(name, sets, 0);
 }
 
 static void stage_eq(struct dc_step_stage *s, double f, double b, uint64_t v)
@@ -122,6 +134,94 @@ START_TEST(test_bubble_interleaved_v3)
 }
 END_TEST
 
+/* One chunk of a ZB-H1 or DualPipe stage: forward f, full backward b of
+ * which w the weight gradients; a DualPipe pair takes fp + bp (0: as
+ * alone). Two chunks (DualPipe, DualPipeV) alike. */
+static void stage_w(struct dc_step_stage *s, double f, double b, double w, double fp, double bp, int chunks)
+{
+	stage_eq(s, chunks * f, chunks * b, (uint64_t)chunks);
+	s->wgrad_s = chunks * w;
+	s->wgrad_first_s = s->wgrad_last_s = w;
+	s->fwd_pair_first_s = s->fwd_pair_last_s = fp;
+	s->bwd_pair_first_s = s->bwd_pair_last_s = bp;
+}
+
+START_TEST(test_zero_bubble_h1_by_hand)
+{
+	/* ZB-H1 on p 2, m 3, f 1, b 2 = B 1 + W 1, no sends. Stage 0 (W's
+	 * deferred by 0): F0 F1 B0 W0 F2 B1 W1 B2 W2; stage 1 (by 1):
+	 * F0 B0 F1 B1 W0 F2 B2 W1 W2. On paper:
+	 *   stage 1: F0 [1,2] B0 [2,3] F1 [3,4] B1 [4,5] W0 [5,6] F2 [6,7] B2 [7,8] W1 [8,9] W2 [9,10]
+	 *   stage 0: F0 [0,1] F1 [1,2] B0 [3,4] W0 [4,5] F2 [5,6] B1 [6,7] W1 [7,8] B2 [8,9] W2 [9,10]
+	 * a span of 10 against 1F1B's (m + p - 1)(f + b) = 12: the bubble
+	 * (p - 1)(f + b - 2W) = 1 (Qi et al. 2023, the DualPipe README's
+	 * ZB1P row), a third of 1F1B's (p - 1)(f + b) = 3 */
+	struct dc_step_stage st[4];
+	struct dc_step_pipe pp = {2, 3, 1, 0, st, DC_PIPE_ZERO_BUBBLE};
+	double end[4], span;
+	uint64_t crit = 9;
+	stage_w(&st[0], 1.0, 2.0, 1.0, 0, 0, 1);
+	stage_w(&st[1], 1.0, 2.0, 1.0, 0, 0, 1);
+	ck_assert_int_eq(dc_step_pipeline_simulate(&pp, end, &span), 0);
+	ck_assert_double_eq_tol(span, 10.0, 1e-12);
+	ck_assert_double_eq_tol(end[0], 10.0, 1e-12);
+	ck_assert_double_eq_tol(end[1], 10.0, 1e-12);
+	ck_assert_double_eq_tol(dc_step_pipeline_closed(&pp, &crit), 10.0, 1e-12);
+	pp.schedule = DC_PIPE_1F1B;
+	ck_assert_double_eq_tol(dc_step_pipeline_closed(&pp, NULL), 12.0, 1e-12);
+	/* p 4, m 8: m (f + b) + (p - 1)(f + b - 2W) = 24 + 3; with W 0.5,
+	 * 24 + 3 x 2 = 30 (1F1B: 33) */
+	pp = (struct dc_step_pipe){4, 8, 1, 0, st, DC_PIPE_ZERO_BUBBLE};
+	for (int i = 0; i < 4; i++)
+		stage_w(&st[i], 1.0, 2.0, 1.0, 0, 0, 1);
+	ck_assert_int_eq(dc_step_pipeline_simulate(&pp, end, &span), 0);
+	ck_assert_double_eq_tol(span, 27.0, 1e-12);
+	ck_assert_double_eq_tol(dc_step_pipeline_closed(&pp, NULL), 27.0, 1e-12);
+	for (int i = 0; i < 4; i++)
+		stage_w(&st[i], 1.0, 2.0, 0.5, 0, 0, 1);
+	ck_assert_int_eq(dc_step_pipeline_simulate(&pp, end, &span), 0);
+	ck_assert_double_eq_tol(span, 30.0, 1e-12);
+	ck_assert_double_eq_tol(dc_step_pipeline_closed(&pp, NULL), 30.0, 1e-12);
+}
+END_TEST
+
+START_TEST(test_dualpipe_bubble_by_hand)
+{
+	/* DualPipe on p 4, m 8 (4 each way), every chunk f 1, b 2 of which W 1,
+	 * a pair F&B 2.5 (forward 0.75 + backward 1.75 beside each other),
+	 * no sends. Each rank runs 3 pairs (deepseek-ai/DualPipe step():
+	 * rank 0 two in step 4's one iteration and one in step 5; rank 1, a
+	 * middle rank, one in its first iteration, which runs F and B apart,
+	 * two in its second), so it is busy 8 x 3 - 3 x 0.5 = 22.5; the
+	 * README's bubble (PP/2 - 1)(F&B + B - 3W) = (2 - 1)(2.5 + 2 - 3) =
+	 * 1.5 leaves a span of 24 on every rank */
+	struct dc_step_stage st[4];
+	struct dc_step_pipe pp = {4, 8, 1, 0, st, DC_PIPE_DUALPIPE};
+	double end[4], span;
+	for (int i = 0; i < 4; i++)
+		stage_w(&st[i], 1.0, 2.0, 1.0, 0.75, 1.75, 2);
+	ck_assert_int_eq(dc_step_pipeline_simulate(&pp, end, &span), 0);
+	ck_assert_double_eq_tol(span, 22.5 + 1.5, 1e-12);
+	for (int i = 0; i < 4; i++)
+		ck_assert_double_eq_tol(end[i], 24.0, 1e-12);
+	ck_assert_double_eq_tol(dc_step_pipeline_closed(&pp, NULL), 24.0, 1e-12);
+	/* pairs that overlap nothing (F&B = f + b = 3): busy 24, bubble
+	 * (2 - 1)(3 + 2 - 3) = 2 */
+	for (int i = 0; i < 4; i++)
+		stage_w(&st[i], 1.0, 2.0, 1.0, 0, 0, 2);
+	ck_assert_int_eq(dc_step_pipeline_simulate(&pp, end, &span), 0);
+	ck_assert_double_eq_tol(span, 26.0, 1e-12);
+	/* DualPipeV on the same 4 ranks: 8 chunks (the README's PP = 8), each
+	 * microbatch through both chunks of every rank, busy 8 x 2 x 3 = 48;
+	 * bubble (8/2 - 1)(3 + 2 - 3) = 6 */
+	pp.schedule = DC_PIPE_DUALPIPEV;
+	ck_assert_int_eq(dc_step_pipeline_simulate(&pp, end, &span), 0);
+	ck_assert_double_eq_tol(span, 54.0, 1e-12);
+	for (int i = 0; i < 4; i++)
+		ck_assert_double_eq_tol(end[i], 54.0, 1e-12);
+}
+END_TEST
+
 START_TEST(test_dp_bucket_overlap)
 {
 	/* 4 buckets of 100 B over an 8 s backward: ready at 2, 4, 6, 8.
@@ -152,42 +252,77 @@ END_TEST
  * adding up to the step. */
 static const char *const shipped[] = {"gpt2.json", "korthikanti-175b.json", "korthikanti-1t.json",
 				      "korthikanti-22b.json", "korthikanti-530b.json", "llama-3-8b.json",
-				      "mixtral-8x7b-ep.json", "systems.json"};
+				      "mixtral-8x7b-ep.json", "systems.json", "deepseek-v3-bridge-h100.json"};
 
-static void closed_vs_timeline(const char *const *sets)
+/* The step just run (run_res) against its timeline: within 0.5%, and
+ * every class's parts adding up to the step. */
+static void closed_vs_timeline_one(const char *name, const char *schedule)
 {
-	for (size_t i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++) {
-		struct dc_step tl;
-		const char *err = NULL;
-		double closed;
-		run_config(shipped[i], sets);
-		if (!run_res.step.available) {
-			const char *gpu[] = {"cluster.gpu=a100-sxm4-80gb", sets && sets[0] ? sets[0] : NULL,
-					     sets && sets[0] ? sets[1] : NULL, NULL};
-			run_config(shipped[i], gpu);
-		}
-		ck_assert_msg(run_res.step.available, "%s: no step time", shipped[i]);
-		closed = run_res.step.time_s;
-		ck_assert_int_eq(dc_step_timeline(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops,
-						  &run_res.batch, &tl, NULL, NULL, NULL, &err),
-				 0);
-		ck_assert_msg(fabs(tl.time_s - closed) <= 0.005 * tl.time_s, "%s: closed %.9g s, timeline %.9g s",
-			      shipped[i], closed, tl.time_s);
-		for (uint64_t c = 0; c < run_res.step.nclasses; c++) {
-			const struct dc_step_class *k = &run_res.step.classes[c];
-			double sum = k->compute_s + k->bubble_s + k->tail_wait_s + k->optimizer_s;
-			for (int j = 0; j < DC_STRAT_COUNT; j++)
-				sum += k->exposed_s[j];
-			ck_assert_msg(fabs(sum - k->total_s) <= 1e-9 * k->total_s, "%s class %llu: parts %.12g, total %.12g",
-				      shipped[i], (unsigned long long)c, sum, k->total_s);
-			ck_assert_double_eq(k->total_s, closed);
-		}
+	struct dc_step tl;
+	const char *err = NULL;
+	double closed = run_res.step.time_s;
+	ck_assert_int_eq(dc_step_timeline(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops, &run_res.batch,
+					  &tl, NULL, NULL, NULL, &err),
+			 0);
+	ck_assert_msg(fabs(tl.time_s - closed) <= 0.005 * tl.time_s, "%s %s: closed %.9g s, timeline %.9g s", name,
+		      schedule, closed, tl.time_s);
+	for (uint64_t c = 0; c < run_res.step.nclasses; c++) {
+		const struct dc_step_class *k = &run_res.step.classes[c];
+		double sum = k->compute_s + k->bubble_s + k->tail_wait_s + k->optimizer_s;
+		for (int j = 0; j < DC_STRAT_COUNT; j++)
+			sum += k->exposed_s[j];
+		ck_assert_msg(fabs(sum - k->total_s) <= 1e-9 * k->total_s, "%s %s class %llu: parts %.12g, total %.12g",
+			      name, schedule, (unsigned long long)c, sum, k->total_s);
+		ck_assert_double_eq(k->total_s, closed);
 	}
+}
+
+/* Every shipped config under its own schedule and under each other one
+ * its layout allows (the loader's rules; zero_bubble, dualpipe and
+ * dualpipev with virtual_pipeline 1): the closed form (ZB-H1's paths;
+ * DualPipe's is the simulation) against the timeline. Returns how many
+ * (config, schedule) pairs ran. */
+static const char *const schedules[] = {NULL, "parallel.pipeline_schedule=zero_bubble",
+					"parallel.pipeline_schedule=dualpipe", "parallel.pipeline_schedule=dualpipev"};
+
+static int closed_vs_timeline(const char *const *sets)
+{
+	int ran = 0;
+	for (size_t i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++)
+		for (size_t k = 0; k < sizeof(schedules) / sizeof(schedules[0]); k++) {
+			const char *with[8];
+			int loaded = 0;
+			/* as shipped, then on an A100 where it names no GPU */
+			for (int gpu = 0; gpu < 2 && !(loaded && run_res.step.available); gpu++) {
+				size_t n = 0;
+				if (gpu)
+					with[n++] = "cluster.gpu=a100-sxm4-80gb";
+				for (size_t j = 0; sets && sets[j] && n < 4; j++)
+					with[n++] = sets[j];
+				if (schedules[k]) {
+					with[n++] = schedules[k];
+					with[n++] = "parallel.virtual_pipeline=1";
+				}
+				with[n] = NULL;
+				loaded = load_and_run(shipped[i], with, schedules[k] != NULL);
+				if (!loaded)
+					break; /* the schedule does not fit this layout */
+			}
+			if (!loaded)
+				continue;
+			ck_assert_msg(run_res.step.available, "%s: no step time", shipped[i]);
+			closed_vs_timeline_one(shipped[i], schedules[k] ? schedules[k] : "as shipped");
+			ran++;
+		}
+	return ran;
 }
 
 START_TEST(test_closed_form_matches_timeline)
 {
-	closed_vs_timeline(NULL);
+	/* the shipped configs as they are, and under ZB-H1 (pp > 1: 1T,
+	 * 175B, 530B, Mixtral), DualPipe (even pp: 1T, 175B, Mixtral) and
+	 * DualPipeV (2pp dividing the layers: 1T, 175B, Mixtral) */
+	ck_assert_int_eq(closed_vs_timeline(NULL), (int)(sizeof(shipped) / sizeof(shipped[0])) + 4 + 3 + 3);
 }
 END_TEST
 
@@ -195,7 +330,7 @@ START_TEST(test_closed_form_matches_timeline_overlap_off)
 {
 	/* nothing hidden: the other branch of every overlap */
 	const char *off[] = {"overlap.dp=false", "overlap.fsdp_prefetch=false", NULL};
-	closed_vs_timeline(off);
+	ck_assert_int_eq(closed_vs_timeline(off), (int)(sizeof(shipped) / sizeof(shipped[0])) + 4 + 3 + 3);
 }
 END_TEST
 
@@ -457,6 +592,8 @@ int main(void)
 	tcase_add_test(tc, test_bubble_equal_stages);
 	tcase_add_test(tc, test_bubble_interleaved);
 	tcase_add_test(tc, test_bubble_interleaved_v3);
+	tcase_add_test(tc, test_zero_bubble_h1_by_hand);
+	tcase_add_test(tc, test_dualpipe_bubble_by_hand);
 	tcase_add_test(tc, test_dp_bucket_overlap);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("configs");

@@ -26,6 +26,7 @@
 
 #include <stdint.h>
 
+#include "distcalc/activation.h"
 #include "distcalc/batch.h"
 #include "distcalc/comm.h"
 #include "distcalc/compute.h"
@@ -40,18 +41,29 @@ struct dc_plan;
 struct dc_step_stage {
 	double fwd_s, bwd_s;             /* all the stage's chunks, exposed TP/EP/FSDP included */
 	double fwd_first_s, bwd_first_s; /* chunk 0 (the first model chunk of the stage) */
-	double fwd_last_s, bwd_last_s;   /* chunk v - 1 */
+	double fwd_last_s, bwd_last_s;   /* chunk v - 1 (DualPipe, DualPipeV: chunk 1) */
 	double exposed_s[DC_STRAT_COUNT]; /* of fwd_s + bwd_s: exposed communication per strategy */
 	double compute_s;                /* fwd_s + bwd_s less the exposed communication */
 	double hidden_s;                 /* communication that ran behind the kernels */
+	/* W: of bwd_s, the weight-gradient GEMMs (compute.h bwd_wgrad_s), which
+	 * ZB-H1 and DualPipe run apart from the input gradients (B - W) */
+	double wgrad_s, wgrad_first_s, wgrad_last_s;
+	/* DualPipe's overlapped pairs: a chunk's forward and backward when it
+	 * runs beside another microbatch's (overlap.ep dualpipe hides their
+	 * AlltoAlls), so F&B = fwd_pair of one chunk + bwd_pair of the other;
+	 * 0: as alone */
+	double fwd_pair_first_s, fwd_pair_last_s, bwd_pair_first_s, bwd_pair_last_s;
 };
 
 /* The schedule's input: p stages, m microbatches, v chunks, the time of
- * one point-to-point send between neighbouring stages. */
+ * one point-to-point send between neighbouring stages, and the schedule
+ * (0: 1F1B, or interleaved when v > 1). DualPipe and DualPipeV read a
+ * stage's two chunks as chunk 0 (first) and chunk 1 (last). */
 struct dc_step_pipe {
 	uint64_t p, m, v;
 	double send_s;
 	const struct dc_step_stage *stage; /* p entries */
+	enum dc_pipe_schedule schedule;
 };
 
 /* What the DP gradient buckets cost after a stage's last backward. */
@@ -69,7 +81,10 @@ struct dc_step_buckets {
 /* The pipeline schedule in closed form (docs/step-model.md, section 3):
  * returns the span from the first forward to the end of the last backward,
  * and the stage that sets it in *critical (may be NULL). Stage s's last
- * backward ends the drain Σ_{r<s} (bwd_first_s + send_s) before the span. */
+ * backward ends the drain Σ_{r<s} (bwd_first_s + send_s) before the span.
+ * 1F1B, interleaved and ZB-H1 in closed form; DualPipe and DualPipeV have
+ * none (their schedule is simulated: it allocates, and returns -1 when
+ * out of memory). */
 double dc_step_pipeline_closed(const struct dc_step_pipe *pp, uint64_t *critical);
 
 /* The time after `window_s` of backward (buckets produced uniformly by
@@ -105,6 +120,19 @@ struct dc_step {
 	const char *missing; /* then: the keys it lacks (compute.h) */
 	int interleaved;     /* v > 1 */
 	uint64_t p, m, v;
+	/* the schedule run (activation.h dc_pipeline_schedule) and what its
+	 * paper says of it, for the critical rank's chunk (docs/step-model.md,
+	 * section 3): F, B (the full backward), W (its weight gradients),
+	 * F&B (an overlapped forward and backward pair); the bubble by the
+	 * paper's formula, the parameter copies a rank holds (DualPipe: 2 x
+	 * a stage) and the point-to-point sends per microbatch against 1F1B's */
+	enum dc_pipe_schedule schedule;
+	uint64_t chunks;     /* model chunks a rank: 1, v, or 2 (DualPipe, DualPipeV) */
+	double chunk_fwd_s, chunk_bwd_s, chunk_wgrad_s, chunk_fb_s;
+	double bubble_s;       /* the critical rank's idle time within the schedule's span */
+	double bubble_paper_s; /* 1F1B (p-1)(F+B), ZB-H1 (p-1)(F+B-2W), DualPipe (p/2-1)(F&B+B-3W), DualPipeV (p-1)(F&B+B-3W) */
+	double param_copies;   /* a rank's parameters in stages: 2 under DualPipe, else 1 */
+	double p2p_per_microbatch; /* sends a microbatch makes each way: pp - 1, (pp v - 1), DualPipeV 2(pp - 1) */
 	double time_s;
 	double pipeline_s;   /* the schedule's span */
 	double tokens_per_s, tokens_per_s_per_gpu;
@@ -180,10 +208,10 @@ struct dc_step_event {
  * go on, non-zero to stop (dc_step_timeline then returns that value). */
 typedef int (*dc_step_event_fn)(void *ctx, const struct dc_step_event *e);
 
-/* The pipeline schedule op by op (Megatron's op order, every dependency
- * and send): returns 0 with the end of every stage's last backward in
- * end_s[p] and their maximum in *span_s, or -1 when out of memory.
- * Allocates O(p m v). */
+/* The pipeline schedule op by op (Megatron's op order, ZB-H1's and
+ * deepseek-ai/DualPipe's; every dependency and send): returns 0 with the
+ * end of every stage's last op in end_s[p] and their maximum in *span_s,
+ * or -1 when out of memory. Allocates O(p m v). */
 int dc_step_pipeline_simulate(const struct dc_step_pipe *pp, double *end_s, double *span_s);
 
 /* The whole step as a timeline, composed exactly as dc_step_compute but

@@ -12,26 +12,22 @@
 
 /* ---- the stage's layers (one helper: seams item 6) ---- */
 
-/* Layers in model chunk `c` of `stage` and its first model layer
- * (plan.h: dc_plan_chunk_layers, uneven interleaved chunks included). */
-static uint64_t chunk_layers(const struct dc_plan *p, uint64_t stage, uint64_t c)
-{
-	return dc_plan_chunk_layers(p, stage, c);
-}
+/* Model chunk `c` of pipeline rank `stage` under the plan's schedule
+ * (activation.h: interleaved chunks, DualPipe's mirror stage, DualPipeV's
+ * V), with its dense-MLP layers: the model's first dense_limit. */
+struct chunk {
+	struct dc_pipeline_chunk at;
+	uint64_t dense;
+};
 
-static uint64_t chunk_start(const struct dc_plan *p, uint64_t stage, uint64_t c)
+static void chunk_of(const struct dc_plan *p, uint64_t stage, uint64_t c, struct chunk *o)
 {
-	return dc_plan_chunk_start(p, stage, c);
-}
-
-/* Dense-MLP layers of chunk `c` of `stage`: the model's first dense_limit
- * layers are dense. */
-static uint64_t chunk_dense(const struct dc_plan *p, uint64_t stage, uint64_t c)
-{
-	uint64_t start = chunk_start(p, stage, c), n = chunk_layers(p, stage, c);
-	if (p->dense_limit <= start)
-		return 0;
-	return p->dense_limit - start < n ? p->dense_limit - start : n;
+	dc_pipeline_chunk(p, stage, c, &o->at);
+	if (p->dense_limit <= o->at.first_layer)
+		o->dense = 0;
+	else
+		o->dense = p->dense_limit - o->at.first_layer < o->at.layers ? p->dense_limit - o->at.first_layer
+									     : o->at.layers;
 }
 
 /* ---- what each op costs ---- */
@@ -49,9 +45,14 @@ struct costs {
 	int cp_hide;                 /* p2p: the ring's sends run behind the layer's kernels */
 	double send_s;               /* one pipeline send */
 	int ov_tp, ov_fsdp, ov_dp;
-	int ov_ep;                   /* overlap.ep a2a_1f1b: AlltoAlls behind the paired microbatch's compute */
+	/* overlap.ep: AlltoAlls behind the paired microbatch's compute,
+	 * Megatron-Core's combined 1F1B (a share of the ops pair) or
+	 * DualPipe's overlapped chunks (the paired ops) */
+	enum dc_ep_overlap ep_mode;
 	double slow;
 	uint64_t m;
+	enum dc_pipe_schedule sched; /* activation.h dc_pipeline_schedule */
+	uint64_t chunks;             /* model chunks a rank runs */
 };
 
 static double phase_time(const struct dc_comm_strategy *s, enum dc_coll_phase phase, int kind)
@@ -91,7 +92,11 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 	k->ov_tp = in->overlap.tp;
 	k->ov_fsdp = in->overlap.fsdp_prefetch && in->parallel.fsdp_unit != DC_FSDP_UNIT_MODEL;
 	k->ov_dp = in->overlap.dp;
-	k->ov_ep = in->overlap.ep == DC_EP_OVERLAP_A2A_1F1B;
+	k->sched = dc_pipeline_schedule(p);
+	k->chunks = dc_pipeline_chunks(p);
+	k->ep_mode = in->overlap.ep;
+	if (k->ep_mode == DC_EP_OVERLAP_DUALPIPE && k->sched != DC_PIPE_DUALPIPE && k->sched != DC_PIPE_DUALPIPEV)
+		k->ep_mode = DC_EP_OVERLAP_NONE; /* a derived layout without the schedule (activation.h) */
 	k->slow = in->overlap.compute_slowdown;
 	if (comm->s[DC_STRAT_TP].in_play) {
 		k->tp_f = phase_time(&comm->s[DC_STRAT_TP], DC_CPHASE_FORWARD, -1) / (layers * gas);
@@ -136,6 +141,7 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 /* One layer's op, or the sum of several. */
 struct cost {
 	double dur, comp, hidden;
+	double wgrad; /* of comp: the weight-gradient GEMMs (backward) */
 	double ex[DC_STRAT_COUNT];
 	double tp_comm, ep_comm, cp_comm, ag, rs; /* the collectives' own durations */
 };
@@ -145,6 +151,7 @@ static void cost_add(struct cost *a, const struct cost *b, double n)
 	a->dur += n * b->dur;
 	a->comp += n * b->comp;
 	a->hidden += n * b->hidden;
+	a->wgrad += n * b->wgrad;
 	for (int i = 0; i < DC_STRAT_COUNT; i++)
 		a->ex[i] += n * b->ex[i];
 	a->tp_comm += n * b->tp_comm;
@@ -198,7 +205,10 @@ static double ep_exposed(const struct costs *k, const struct dc_work_time *w, in
 	return share * pair + (1.0 - share) * e;
 }
 
-static void layer_cost(const struct costs *k, const struct dc_work_time *w, uint64_t stage, int moe, int bwd,
+/* `share`: of this op's MoE layers, the share whose AlltoAlls pair with
+ * another microbatch's compute (ep_paired_share under a2a_1f1b; 1 in a
+ * DualPipe pair, 0 alone). */
+static void layer_cost(const struct costs *k, const struct dc_work_time *w, double share, int moe, int bwd,
 		       int first, struct cost *o)
 {
 	double comp = bwd ? w->bwd_s + w->recompute_s : w->fwd_s;
@@ -208,8 +218,8 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, uint
 	double cp = bwd ? k->cp_b : k->cp_f;
 	double ex_tp = tp, ex_fs = ag + rs, ex_cp = cp, ex_ep = ep, hid = 0;
 	memset(o, 0, sizeof(*o));
-	if (moe && k->ov_ep && ep > 0) {
-		ex_ep = ep_exposed(k, w, bwd, ep_paired_share(k->p, stage));
+	if (moe && k->ep_mode != DC_EP_OVERLAP_NONE && ep > 0) {
+		ex_ep = ep_exposed(k, w, bwd, share);
 		hid += ep - ex_ep;
 	}
 	if (k->cp_hide) {
@@ -235,6 +245,7 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, uint
 	}
 	o->comp = comp + k->slow * hid;
 	o->hidden = hid;
+	o->wgrad = bwd ? w->bwd_wgrad_s : 0;
 	o->ex[DC_STRAT_TP] = ex_tp;
 	o->ex[DC_STRAT_EP] = ex_ep;
 	o->ex[DC_STRAT_FSDP] = ex_fs;
@@ -252,37 +263,52 @@ static void work_cost(const struct dc_work_time *w, int bwd, struct cost *o)
 	memset(o, 0, sizeof(*o));
 	o->comp = bwd ? w->bwd_s + w->recompute_s : w->fwd_s;
 	o->dur = o->comp;
+	o->wgrad = bwd ? w->bwd_wgrad_s : 0;
+}
+
+/* The EP share that pairs (layer_cost) for an op of `stage`. */
+static double ep_share(const struct costs *k, uint64_t stage, int paired)
+{
+	if (k->ep_mode == DC_EP_OVERLAP_A2A_1F1B)
+		return ep_paired_share(k->p, stage);
+	return k->ep_mode == DC_EP_OVERLAP_DUALPIPE && paired ? 1.0 : 0.0;
 }
 
 /* What model chunk `c` of `stage` costs for one microbatch, forward or
- * backward: its layers (the first one the op runs, then the rest), the
- * embedding on the model's first chunk, the head on its last. */
-static void chunk_cost(const struct costs *k, uint64_t stage, uint64_t c, int bwd, struct cost *o)
+ * backward (`paired`: in a DualPipe pair): its layers (the first one the
+ * op runs, then the rest), the embedding on the model's first chunk, the
+ * head on its last. */
+static void chunk_cost(const struct costs *k, uint64_t stage, uint64_t c, int bwd, int paired, struct cost *o)
 {
-	const struct dc_plan *p = k->p;
-	uint64_t n = chunk_layers(p, stage, c), d = chunk_dense(p, stage, c), e = n - d;
+	struct chunk ch;
+	uint64_t n, d, e;
+	double share = ep_share(k, stage, paired);
 	struct cost one;
+	chunk_of(k->p, stage, c, &ch);
+	n = ch.at.layers;
+	d = ch.dense;
+	e = n - d;
 	memset(o, 0, sizeof(*o));
 	if (n > 0) {
 		/* forward runs the chunk's first layer first (dense when it has
 		 * any), backward its last (MoE when it has any) */
 		int first_moe = bwd ? e > 0 : d == 0;
-		layer_cost(k, first_moe ? &k->c->moe_layer : &k->c->dense_layer, stage, first_moe, bwd, 1, &one);
+		layer_cost(k, first_moe ? &k->c->moe_layer : &k->c->dense_layer, share, first_moe, bwd, 1, &one);
 		cost_add(o, &one, 1);
 		if (d > (first_moe ? 0u : 1u)) {
-			layer_cost(k, &k->c->dense_layer, stage, 0, bwd, 0, &one);
+			layer_cost(k, &k->c->dense_layer, share, 0, bwd, 0, &one);
 			cost_add(o, &one, (double)(d - (first_moe ? 0u : 1u)));
 		}
 		if (e > (first_moe ? 1u : 0u)) {
-			layer_cost(k, &k->c->moe_layer, stage, 1, bwd, 0, &one);
+			layer_cost(k, &k->c->moe_layer, share, 1, bwd, 0, &one);
 			cost_add(o, &one, (double)(e - (first_moe ? 1u : 0u)));
 		}
 	}
-	if (stage == 0 && c == 0) {
+	if (ch.at.embedding) {
 		work_cost(&k->c->embedding, bwd, &one);
 		cost_add(o, &one, 1);
 	}
-	if (stage + 1 == p->layout.pp && c + 1 == p->v) {
+	if (ch.at.head) {
 		work_cost(&k->c->head, bwd, &one);
 		cost_add(o, &one, 1);
 	}
@@ -291,23 +317,26 @@ static void chunk_cost(const struct costs *k, uint64_t stage, uint64_t c, int bw
 static void stage_ops(const struct costs *k, uint64_t stage, struct dc_step_stage *st)
 {
 	struct cost f, b, tot;
-	uint64_t v = k->p->v;
+	uint64_t v = k->chunks;
 	memset(st, 0, sizeof(*st));
 	memset(&tot, 0, sizeof(tot));
 	for (uint64_t c = 0; c < v; c++) {
-		chunk_cost(k, stage, c, 0, &f);
-		chunk_cost(k, stage, c, 1, &b);
+		chunk_cost(k, stage, c, 0, 0, &f);
+		chunk_cost(k, stage, c, 1, 0, &b);
 		cost_add(&tot, &f, 1);
 		cost_add(&tot, &b, 1);
 		st->fwd_s += f.dur;
 		st->bwd_s += b.dur;
+		st->wgrad_s += b.wgrad;
 		if (c == 0) {
 			st->fwd_first_s = f.dur;
 			st->bwd_first_s = b.dur;
+			st->wgrad_first_s = b.wgrad;
 		}
 		if (c + 1 == v) {
 			st->fwd_last_s = f.dur;
 			st->bwd_last_s = b.dur;
+			st->wgrad_last_s = b.wgrad;
 		}
 	}
 	for (int i = 0; i < DC_STRAT_COUNT; i++)
@@ -367,6 +396,44 @@ static double run_stage_at(const struct dc_step_stage *sp, uint64_t p, uint64_t 
 	       dk * (sp->fwd_s + sp->bwd_s) / (double)v + 2.0 * (double)(p - 1 - k) * c;
 }
 
+/* ZB-H1 (Qi et al. 2023, section 2.1), stage k: 1F1B's order with each
+ * backward split into B (input gradients, x = b - W) and W (weight
+ * gradients), stage k deferring its W by k (every stage holds pp
+ * microbatches that await their W); the first microbatch's round trip
+ * below it, D, crosses the stages' F and B alone. The span is at least
+ * each of these paths (each a lower bound, exact for the stage that
+ * never idles once its first backward has come):
+ *   p1  the stage busy from its first backward's arrival: start + wait0 + m (f + b)
+ *   p2  its last forward, the last microbatch's round trip, its B and
+ *       the d = min(k + 1, m) weight gradients left: t_F + D + x + d W
+ *   p3  its last B, the drain of B's to stage 0 and stage 0's last W:
+ *       p1 - d W + drain + W_0
+ *   p4  the last microbatch's round trip drained to stage 0: t_F + D + x + drain + W_0
+ * For equal stages, no sends and W <= min(f, x) the span is m (f + b) +
+ * (p - 1)(f + b - 2W), the paper's bubble (test_zero_bubble_h1_by_hand). */
+static double zb_stage_at(const struct dc_step_stage *sp, uint64_t p, uint64_t m, uint64_t k, double start, double D,
+			  double drain, double w0)
+{
+	uint64_t w = p - k - 1 < m ? p - k - 1 : m, d = k + 1 < m ? k + 1 : m;
+	double f = sp->fwd_s, b = sp->bwd_s, W = sp->wgrad_s, x = b - W, tF, t = 0;
+	double wait0 = w < m ? max0(D - (double)w * f) : 0, tail0 = k > 0 ? w0 : 0;
+	double p1 = start + wait0 + (double)m * (f + b);
+	if (w < m) {
+		uint64_t nb = m - w - 1, nw = nb > k ? nb - k : 0; /* B's and W's before the last forward ends */
+		tF = start + wait0 + (double)m * f + (double)nb * x + (double)nw * W;
+	} else {
+		tF = start + (double)m * f;
+	}
+	t = p1;
+	if (p1 - (double)d * W + drain + tail0 > t)
+		t = p1 - (double)d * W + drain + tail0;
+	if (tF + D + x + (double)d * W > t)
+		t = tF + D + x + (double)d * W;
+	if (tF + D + x + drain + tail0 > t)
+		t = tF + D + x + drain + tail0;
+	return t;
+}
+
 /* Adds k (and its neighbours) to the candidates when it lies in [a, b]. */
 static void candidate(double k, uint64_t a, uint64_t b, uint64_t *cand, int *n)
 {
@@ -390,13 +457,16 @@ static void candidate(double k, uint64_t a, uint64_t b, uint64_t *cand, int *n)
  * change branch: the run's ends and the kinks bound it, so the cost is
  * O(runs), not O(pp). */
 static double pipe_closed(const void *ctx, run_fn run_at, uint64_t nruns, uint64_t p, uint64_t m, uint64_t v,
-			  double c, uint64_t *critical, double *fill_s)
+			  double c, int zb, uint64_t *critical, double *fill_s)
 {
-	double total = 0, pre_fb = 0, pre_f = 0, pre_b = 0, best = -1;
+	double total = 0, pre_fb = 0, pre_f = 0, pre_b = 0, best = -1, total_zb = 0, pre_zb = 0, pre_x = 0, w0 = 0;
 	uint64_t first, len;
 	for (uint64_t i = 0; i < nruns; i++) {
 		const struct dc_step_stage *q = run_at(ctx, i, &first, &len);
 		total += (double)len * (q->fwd_s + q->bwd_s);
+		total_zb += (double)len * (q->fwd_s + q->bwd_s - q->wgrad_s);
+		if (i == 0)
+			w0 = q->wgrad_s;
 	}
 	for (uint64_t i = 0; i < nruns; i++) {
 		const struct dc_step_stage *sp = run_at(ctx, i, &first, &len);
@@ -408,6 +478,33 @@ static double pipe_closed(const void *ctx, run_fn run_at, uint64_t nruns, uint64
 		int n = 0;
 		cand[n++] = a;
 		cand[n++] = b;
+		if (zb) {
+			/* ZB-H1: the round trip crosses F and B (x = b - W) of the
+			 * stages below; a stage advances the fill by f + c, the
+			 * drain by x + c. Kinks: the warm-up count (w = m), the
+			 * weight gradients left (k + 1 = m), the first wait */
+			double x = bw - sp->wgrad_s, Dz = total_zb - pre_zb - (f + x) + 2.0 * (double)(p - 1 - a) * c;
+			candidate((double)p - 1.0 - (double)m, a, b, cand, &n);
+			candidate((double)m - 1.0, a, b, cand, &n);
+			if (x + 2.0 * c != 0)
+				candidate((Dz + (double)a * (f + x + 2.0 * c) - (double)(p - 1) * f) / (x + 2.0 * c), a, b,
+					  cand, &n);
+			for (int j = 0; j < n; j++) {
+				uint64_t k = cand[j];
+				double dk = (double)(k - a);
+				double t = zb_stage_at(sp, p, m, k, pre_f + dk * (f + c), Dz - dk * (f + x + 2.0 * c),
+						       pre_x + dk * (x + c), w0);
+				if (t > best || (t == best && k < *critical)) {
+					best = t;
+					*critical = k;
+					*fill_s = pre_f + dk * (f + c);
+				}
+			}
+			pre_zb += (double)len * (f + x);
+			pre_x += (double)len * (x + c);
+			pre_f += (double)len * (f + c);
+			continue;
+		}
 		if (v == 1 && len > 2) {
 			/* D_k = w f (first backward's wait), w b = D_k (cool-down),
 			 * w = m and m - w - 1 = 0 (the warm-up count) */
@@ -449,9 +546,25 @@ static const struct dc_step_stage *array_run(const void *ctx, uint64_t i, uint64
 double dc_step_pipeline_closed(const struct dc_step_pipe *pp, uint64_t *critical)
 {
 	struct array_ctx a = {pp->stage};
-	double fill;
+	double fill, t;
 	uint64_t k = 0;
-	double t = pipe_closed(&a, array_run, pp->p, pp->p, pp->m, pp->v, pp->send_s, &k, &fill);
+	if (pp->schedule == DC_PIPE_DUALPIPE || pp->schedule == DC_PIPE_DUALPIPEV) {
+		/* no closed form: the simulation's span and last rank */
+		double *end = dc_calloc((size_t)pp->p, sizeof(double));
+		if (!end || dc_step_pipeline_simulate(pp, end, &t) != 0) {
+			free(end);
+			return -1;
+		}
+		for (uint64_t r = 0; r < pp->p; r++)
+			if (end[r] > end[k])
+				k = r;
+		free(end);
+		if (critical)
+			*critical = k;
+		return t;
+	}
+	t = pipe_closed(&a, array_run, pp->p, pp->p, pp->m, pp->v, pp->send_s, pp->schedule == DC_PIPE_ZERO_BUBBLE, &k,
+			&fill);
 	if (critical)
 		*critical = k;
 	return t;
@@ -546,6 +659,11 @@ struct step_ctx {
 	/* runs of identical stages, in order (runs_of) */
 	uint64_t nruns, run_first[DC_PLAN_MAX_SEGMENTS + 2], run_len[DC_PLAN_MAX_SEGMENTS + 2];
 	const struct dc_step_stage *run_ops[DC_PLAN_MAX_SEGMENTS + 2];
+	/* DualPipe and DualPipeV: every rank's own ops (its two chunks are
+	 * two stages of the model, mirrored), from the simulation; NULL
+	 * otherwise */
+	const struct dc_step_stage *dev;
+	const struct stage_sync_t *dev_sync;
 };
 
 static void stage_sync(const struct step_ctx *x, const struct dc_step_stage *st, double *tail, double *pen,
@@ -555,11 +673,15 @@ static void runs_of(struct step_ctx *x);
 /* ops_of and its sync for `stage` of segment `seg` */
 static const struct dc_step_stage *ops_seg(const struct step_ctx *x, uint64_t stage, uint64_t seg)
 {
+	if (x->dev)
+		return &x->dev[stage];
 	return stage == 0 ? &x->first : stage + 1 == x->pp ? &x->last : &x->mid[seg];
 }
 
 static const struct stage_sync_t *sync_seg(const struct step_ctx *x, uint64_t stage, uint64_t seg)
 {
+	if (x->dev_sync)
+		return &x->dev_sync[stage];
 	return stage == 0 ? &x->sync_first : stage + 1 == x->pp ? &x->sync_last : &x->sync_mid[seg];
 }
 
@@ -573,6 +695,8 @@ static uint64_t rep_stage(const struct step_ctx *x, uint64_t stage)
 
 static const struct dc_step_stage *ops_of(const struct step_ctx *x, uint64_t stage)
 {
+	if (x->dev)
+		return &x->dev[stage];
 	if (stage == 0)
 		return &x->first;
 	if (stage + 1 == x->pp)
@@ -595,6 +719,8 @@ static void ctx_init(struct step_ctx *x, const struct dc_plan *p, const struct d
 	costs_init(&x->k, p, c, comm);
 	dp_calls(p, comm, &x->dp);
 	x->pp = p->layout.pp;
+	x->dev = NULL;
+	x->dev_sync = NULL;
 	stage_ops(&x->k, 0, &x->first);
 	if (x->pp == 1)
 		x->last = x->first;
@@ -694,6 +820,66 @@ static double korthikanti_hardware_flops(const struct dc_plan *p, const struct d
 	return 72.0 * base * (1.0 + s / (6.0 * h) + V / (12.0 * h * L));
 }
 
+/* The optimizer step of rank r (of segment seg): DualPipe's rank holds
+ * its own stage and the mirror stage pp - 1 - r, and steps both. */
+static double opt_of(const struct step_ctx *x, const struct dc_compute *c, uint64_t r, uint64_t seg)
+{
+	const struct dc_plan *p = x->k.p;
+	if (x->k.sched == DC_PIPE_DUALPIPE)
+		return c->optimizer_s[seg] + c->optimizer_s[dc_plan_stage_segment(p, p->layout.pp - 1 - r)];
+	return c->optimizer_s[seg];
+}
+
+/* The schedule's figures by its paper (step.h), for the critical rank's
+ * chunk: the DualPipe README's table (F a forward chunk, B a full
+ * backward chunk, W its weight gradients, F&B an overlapped pair) and
+ * Megatron-LM 2021 section 2.2.2 for interleaving. */
+static void paper(const struct step_ctx *x, const struct dc_step_stage *cs, struct dc_step *s)
+{
+	const struct dc_plan *p = x->k.p;
+	double pp = (double)p->layout.pp, n = (double)x->k.chunks;
+	double F = cs->fwd_s / n, B = cs->bwd_s / n, W = cs->wgrad_s / n, FB = F + B;
+	s->schedule = x->k.sched;
+	s->chunks = x->k.chunks;
+	s->param_copies = x->k.sched == DC_PIPE_DUALPIPE ? 2.0 : 1.0;
+	s->p2p_per_microbatch = pp - 1.0;
+	if (x->k.sched == DC_PIPE_DUALPIPE || x->k.sched == DC_PIPE_DUALPIPEV) {
+		/* the rank's two chunks averaged, and the two pairs it runs,
+		 * F0&B1 and F1&B0 */
+		double f0 = cs->fwd_pair_first_s, f1 = cs->fwd_pair_last_s, b0 = cs->bwd_pair_first_s,
+		       b1 = cs->bwd_pair_last_s;
+		F = (cs->fwd_first_s + cs->fwd_last_s) / 2.0;
+		B = (cs->bwd_first_s + cs->bwd_last_s) / 2.0;
+		W = (cs->wgrad_first_s + cs->wgrad_last_s) / 2.0;
+		FB = (f0 + b1 + f1 + b0) / 2.0;
+	}
+	s->chunk_fwd_s = F;
+	s->chunk_bwd_s = B;
+	s->chunk_wgrad_s = W;
+	s->chunk_fb_s = FB;
+	switch (x->k.sched) {
+	case DC_PIPE_1F1B:
+		s->bubble_paper_s = (pp - 1.0) * (F + B);
+		break;
+	case DC_PIPE_INTERLEAVED:
+		/* (p - 1)(f + b) / v of a stage's f, b: (p - 1)(F + B) of a chunk */
+		s->bubble_paper_s = (pp - 1.0) * (F + B);
+		s->p2p_per_microbatch = pp * n - 1.0;
+		break;
+	case DC_PIPE_ZERO_BUBBLE:
+		s->bubble_paper_s = (pp - 1.0) * (F + B - 2.0 * W);
+		break;
+	case DC_PIPE_DUALPIPE:
+		s->bubble_paper_s = (pp / 2.0 - 1.0) * (FB + B - 3.0 * W);
+		break;
+	case DC_PIPE_DUALPIPEV:
+		/* the README's PP is the stages, 2pp */
+		s->bubble_paper_s = (pp - 1.0) * (FB + B - 3.0 * W);
+		s->p2p_per_microbatch = 2.0 * (pp - 1.0);
+		break;
+	}
+}
+
 /* Composes the step from the pipeline's span and each stage's end (`end`
  * NULL: the closed form's, span - drain). One pass over the stages finds
  * the sync point, the slowest stage and each class's last-ready stage; the
@@ -704,6 +890,10 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 {
 	const struct dc_plan *p = x->k.p;
 	uint64_t pp = p->layout.pp, m = x->k.m, seg = 0;
+	int zb = x->k.sched == DC_PIPE_ZERO_BUBBLE;
+	/* the sends a microbatch's round trip crosses: DualPipeV's V crosses
+	 * every rank boundary twice each way */
+	double sends = 2.0 * (double)(pp - 1) * (x->k.sched == DC_PIPE_DUALPIPEV ? 2.0 : 1.0);
 	double sync = span, drain = 0, post = x->dp.post_s, opt_max = 0, world = (double)p->world;
 	double best_finish = -1, best_ready = -1;
 	double cls_ready[DC_PLAN_MAX_SEGMENTS];
@@ -733,8 +923,16 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 		st = ops_seg(x, r, seg);
 		sy = sync_seg(x, r, seg);
 		e = end ? end[r] : span - drain;
+		if (!end && zb) {
+			/* ZB-H1: stage r's last B leaves the drain before stage 0's
+			 * last W, then runs its own min(r + 1, m) W's */
+			e -= r > 0 ? x->first.wgrad_s : 0;
+			e += (double)(r + 1 < m ? r + 1 : m) * st->wgrad_s;
+			if (e > span)
+				e = span;
+		}
 		ready = e + sy->pen + sy->tail;
-		opt = c->optimizer_s[seg];
+		opt = opt_of(x, c, r, seg);
 		fin = ready + opt + post;
 		if (ready > sync)
 			sync = ready;
@@ -752,7 +950,7 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 			cls_ready[seg] = ready;
 			cls_stage[seg] = r;
 		}
-		drain += (double)len * (st->bwd_first_s + x->k.send_s);
+		drain += (double)len * (st->bwd_first_s - (zb ? st->wgrad_first_s : 0) + x->k.send_s);
 	}
 	s->pipeline_s = span;
 	s->time_s = sync + opt_max + post;
@@ -766,7 +964,7 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 		uint64_t r = cls_stage[i];
 		const struct dc_step_stage *st = ops_seg(x, r, i);
 		const struct stage_sync_t *sy = sync_seg(x, r, i);
-		double ready = cls_ready[i], busy, after, pen_part, opt = c->optimizer_s[i];
+		double ready = cls_ready[i], busy, after, pen_part, opt = opt_of(x, c, r, i);
 		memset(cl, 0, sizeof(*cl));
 		cl->stage_first = p->segment_first[i];
 		cl->stage_last = p->segment_first[i + 1] - 1;
@@ -779,7 +977,7 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 		cl->compute_s = (double)m * st->compute_s + pen_part;
 		for (int j = 0; j < DC_STRAT_COUNT; j++)
 			cl->exposed_s[j] = (double)m * st->exposed_s[j];
-		cl->bubble_s = max0(span - busy - 2.0 * (double)(pp - 1) * x->k.send_s);
+		cl->bubble_s = max0(span - busy - sends * x->k.send_s);
 		cl->exposed_s[DC_STRAT_PP] = span - busy - cl->bubble_s;
 		cl->exposed_s[DC_STRAT_DP] = after - pen_part + post;
 		cl->optimizer_s = opt;
@@ -792,10 +990,17 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 		double t = 0, crit_busy, drain_k = 0;
 		struct dc_step_path *path = s->path;
 		uint64_t n = 0;
-		for (uint64_t i = 0; i < x->nruns && x->run_first[i] < critical; i++) {
+		/* DualPipe, DualPipeV: the critical rank is the one that ends
+		 * last (the last op of either direction ends on it) */
+		for (uint64_t i = 0; !x->dev && i < x->nruns && x->run_first[i] < critical; i++) {
+			const struct dc_step_stage *q = x->run_ops[i];
 			uint64_t cnt = x->run_first[i] + x->run_len[i] <= critical ? x->run_len[i] : critical - x->run_first[i];
-			drain_k += (double)cnt * (x->run_ops[i]->bwd_first_s + x->k.send_s);
+			drain_k += (double)cnt * (q->bwd_first_s - (zb ? q->wgrad_first_s : 0) + x->k.send_s);
 		}
+		if (zb && critical > 0)
+			drain_k += x->first.wgrad_s; /* stage 0's last W */
+		if (drain_k > span - fill)
+			drain_k = span - fill;
 		crit_busy = span - fill - drain_k;
 		if (fill > 0)
 			path[n++] = (struct dc_step_path){"pipeline fill: the first microbatch's forward reaches the critical stage", critical, t, fill};
@@ -833,6 +1038,8 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 			const struct dc_step_stage *cs = ops_of(x, critical);
 			double busy = (double)m * (cs->fwd_s + cs->bwd_s);
 			s->bubble_fraction = busy > 0 ? max0(span - busy) / busy : 0;
+			s->bubble_s = max0(span - busy);
+			paper(x, cs, s);
 		}
 		if (p->in->training.total_tokens > 0 && s->tokens_per_s > 0)
 			s->time_to_train_s = (double)p->in->training.total_tokens / s->tokens_per_s;
@@ -863,18 +1070,35 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
 	 * closed form's busiest-stage span does not see (9.1% short on
 	 * DeepSeek-V3's Et|(tt|)*30mL layout): the schedule is simulated op by
 	 * op instead, O(pp m v), with its allocation (docs/layouts.md) */
-	if (p->chunks_uneven)
+	/* DualPipe and DualPipeV have no closed form for stages of unequal
+	 * cost (docs/step-model.md, section 3): simulated the same way */
+	if (p->chunks_uneven || dc_pipeline_schedule(p) == DC_PIPE_DUALPIPE ||
+	    dc_pipeline_schedule(p) == DC_PIPE_DUALPIPEV)
 		return dc_step_timeline(p, c, comm, f, b, s, NULL, NULL, NULL, error);
 	step_header(p, c, s);
 	if (!c->available)
 		return 0;
 	ctx_init(&x, p, c, comm);
-	span = pipe_closed(&x, ctx_run, x.nruns, p->layout.pp, x.k.m, p->v, x.k.send_s, &critical, &fill);
+	span = pipe_closed(&x, ctx_run, x.nruns, p->layout.pp, x.k.m, p->v, x.k.send_s,
+			   x.k.sched == DC_PIPE_ZERO_BUBBLE, &critical, &fill);
 	compose(&x, c, f, b, span, critical, fill, NULL, s);
 	return 0;
 }
 
 /* ---- the timeline ---- */
+
+/* One op of a rank's schedule: a chunk's forward (F), its full backward
+ * (B), its input gradients alone (BX, ZB-H1 and DualPipe's zero-bubble
+ * steps) and later its weight gradients (W), or DualPipe's overlapped
+ * pair of one microbatch's forward and another's backward (FB). `cf`,
+ * `mf` name the forward's chunk and microbatch, `cb`, `mb` the
+ * backward's (DualPipe: chunk = direction, microbatches counted in it). */
+enum op_kind { OP_F, OP_B, OP_BX, OP_W, OP_FB };
+
+struct pop {
+	enum op_kind kind;
+	uint64_t cf, cb, mf, mb;
+};
 
 /* Op `i` of stage `s` in Megatron's order: *fwd, microbatch, chunk.
  * 1F1B: p - s - 1 warmup forwards, then forward/backward pairs, then the
@@ -914,6 +1138,457 @@ static void op_at(uint64_t p, uint64_t m, uint64_t v, uint64_t s, uint64_t i, in
 		*chunk = v - 1 - *chunk;
 }
 
+/* A rank's op list as it is built (the order generators below). */
+struct gen {
+	struct pop *o;
+	uint64_t n;
+	uint64_t fcnt[2], bcnt[2];   /* next microbatch of each chunk, forward / backward */
+	uint64_t *wq_c, *wq_m;       /* deferred weight gradients, first in first out */
+	uint64_t wq_head, wq_tail;
+	uint64_t flip;               /* DualPipe's second half: its step phases name the other direction */
+};
+
+static void put(struct gen *g, enum op_kind kind, uint64_t cf, uint64_t mf, uint64_t cb, uint64_t mb)
+{
+	g->o[g->n++] = (struct pop){kind, cf, cb, mf, mb};
+}
+
+static void gen_f(struct gen *g, uint64_t phase)
+{
+	uint64_t c = phase ^ g->flip;
+	put(g, OP_F, c, g->fcnt[c]++, 0, 0);
+}
+
+/* a backward; zb: the input gradients now, the weight gradients queued */
+static void gen_b(struct gen *g, uint64_t phase, int zb)
+{
+	uint64_t c = phase ^ g->flip, mb = g->bcnt[c]++;
+	put(g, zb ? OP_BX : OP_B, 0, 0, c, mb);
+	if (zb) {
+		g->wq_c[g->wq_tail] = c;
+		g->wq_m[g->wq_tail++] = mb;
+	}
+}
+
+static void gen_w(struct gen *g)
+{
+	if (g->wq_head == g->wq_tail)
+		return;
+	put(g, OP_W, 0, 0, g->wq_c[g->wq_head], g->wq_m[g->wq_head]);
+	g->wq_head++;
+}
+
+static void gen_fb(struct gen *g, uint64_t fphase, uint64_t bphase)
+{
+	uint64_t cf = fphase ^ g->flip, cb = bphase ^ g->flip;
+	uint64_t mf = g->fcnt[cf]++, mb = g->bcnt[cb]++;
+	put(g, OP_FB, cf, mf, cb, mb);
+}
+
+/* ZB-H1 (Qi et al. 2023, section 2.1, Figure 3 top): 1F1B's warm-up of
+ * p - s - 1 forwards and its forward-backward pairs with each backward's
+ * weight gradients deferred by s, so that every stage holds p
+ * microbatches awaiting their W (the first stage, which holds the most
+ * activations, no more than under 1F1B); the deferred W's run last. */
+static void gen_zb(struct gen *g, uint64_t p, uint64_t m, uint64_t s)
+{
+	uint64_t w = p - s - 1 < m ? p - s - 1 : m, nb = 0, nw = 0;
+	for (uint64_t i = 0; i < w; i++)
+		gen_f(g, 0);
+	for (uint64_t i = w; i < m; i++) {
+		gen_f(g, 0);
+		gen_b(g, 0, 1);
+		if (++nb - nw > s) {
+			gen_w(g);
+			nw++;
+		}
+	}
+	while (nb < m) {
+		gen_b(g, 0, 1);
+		if (++nb - nw > s) {
+			gen_w(g);
+			nw++;
+		}
+	}
+	while (nw++ < m)
+		gen_w(g);
+}
+
+/* deepseek-ai/DualPipe, DualPipe.step() and DualPipeV.step() (steps 1-8,
+ * their counts and zero-bubble switches as written there), rank r of p,
+ * m microbatches. DualPipe: the first half of the ranks' phase 0 is the
+ * forward direction (chunk 0: stage r), the second half's the reverse;
+ * h = min(r, p - 1 - r); m / 2 microbatches each way. DualPipeV: phase c
+ * is chunk c (chunk 0: stage r of 2p, chunk 1: stage 2p - 1 - r), h = r.
+ * The middle ranks (DualPipeV: the last) run their first steady pair
+ * apart, "to further reduce bubble size". */
+static void gen_dualpipe(struct gen *g, uint64_t p, uint64_t m, uint64_t r, int vshape)
+{
+	uint64_t h, ranks, half_m, n1, n2, n3, n4, n5, n6, n7, n8;
+	int middle;
+	if (vshape) {
+		h = r;
+		ranks = p;
+		half_m = m;
+		g->flip = 0;
+		middle = r == p - 1;
+	} else {
+		uint64_t nh = p / 2;
+		h = r < p - 1 - r ? r : p - 1 - r;
+		ranks = nh;
+		half_m = m / 2;
+		g->flip = r >= nh;
+		middle = r == nh - 1 || r == nh;
+	}
+	n1 = (ranks - h - 1) * 2;
+	n2 = h + 1;
+	n3 = ranks - h - 1;
+	/* DualPipe: m / 2 - p + h + 1; DualPipeV: m - 2p + r + 1 */
+	n4 = half_m + h + 1 - 2 * ranks;
+	n5 = ranks - h - 1;
+	n6 = h + 1;
+	n7 = ranks - h - 1;
+	n8 = h + 1;
+	for (uint64_t i = 0; i < n1; i++)
+		gen_f(g, 0);
+	for (uint64_t i = 0; i < n2; i++) {
+		gen_f(g, 0);
+		gen_f(g, 1);
+	}
+	for (uint64_t i = 0; i < n3; i++) {
+		gen_b(g, 1, 1);
+		gen_w(g);
+		gen_f(g, 1);
+	}
+	for (uint64_t i = 0; i < n4; i++) {
+		if (i == 0 && middle) {
+			gen_f(g, 0);
+			gen_b(g, 1, 0);
+		} else {
+			gen_fb(g, 0, 1);
+		}
+		gen_fb(g, 1, 0);
+	}
+	for (uint64_t i = 0; i < n5; i++) {
+		gen_b(g, 1, 0);
+		gen_fb(g, 1, 0);
+	}
+	{
+		int zb = 0;
+		for (uint64_t i = 0; i < n6; i++) {
+			if (i == n6 / 2 && h % 2 == 1)
+				zb = 1;
+			gen_b(g, 1, zb);
+			if (i == n6 / 2 && h % 2 == 0)
+				zb = 1;
+			gen_b(g, 0, zb);
+		}
+	}
+	for (uint64_t i = 0; i < n7; i++) {
+		gen_w(g);
+		gen_b(g, 0, 1);
+	}
+	for (uint64_t i = 0; i < n8; i++)
+		gen_w(g);
+}
+
+/* The simulated schedule: every rank's ops and their times. */
+struct sim {
+	enum dc_pipe_schedule sched;
+	uint64_t p, m, v;           /* v: chunks a rank */
+	uint64_t cap;               /* ops a rank at most */
+	struct pop *ops;            /* [s][cap] */
+	uint64_t *nops;             /* [s] */
+	double *op_start, *op_end;  /* [s][cap] */
+	double *end_f, *end_b;      /* [s][c][mb]: a forward's end, its input gradients' (-1: not yet) */
+	/* [s][c]: a chunk's forward, backward and weight gradients alone, and
+	 * its forward and backward in a DualPipe pair */
+	double *dur_f, *dur_b, *dur_w, *dur_fp, *dur_bp;
+	double send_s;
+};
+
+static size_t at3(const struct sim *x, uint64_t s, uint64_t c, uint64_t mb)
+{
+	return (size_t)((s * x->v + c) * x->m + mb);
+}
+
+static void sim_free(struct sim *x)
+{
+	free(x->ops);
+	free(x->nops);
+	free(x->op_start);
+	free(x->op_end);
+	free(x->end_f);
+	free(x->end_b);
+	free(x->dur_f);
+	free(x->dur_b);
+	free(x->dur_w);
+	free(x->dur_fp);
+	free(x->dur_bp);
+}
+
+/* Allocates the simulation of `sched` on p ranks, m microbatches, v chunks
+ * a rank, and builds every rank's op order. Returns 0, or -1 when out of
+ * memory. */
+static int sim_alloc(struct sim *x, enum dc_pipe_schedule sched, uint64_t p, uint64_t m, uint64_t v, double send_s)
+{
+	size_t n, cells = (size_t)(p * v);
+	uint64_t *wq = NULL;
+	memset(x, 0, sizeof(*x));
+	x->sched = sched;
+	x->p = p;
+	x->m = m;
+	x->v = v;
+	x->send_s = send_s;
+	/* 1F1B, interleaved: 2 m v ops; ZB-H1: 3 m; DualPipe: at most 3 m */
+	x->cap = 3 * m * v + 4;
+	n = (size_t)(p * x->cap);
+	x->ops = dc_calloc(n, sizeof(*x->ops));
+	x->nops = dc_calloc((size_t)p, sizeof(*x->nops));
+	x->op_start = dc_calloc(n, sizeof(double));
+	x->op_end = dc_calloc(n, sizeof(double));
+	x->end_f = dc_malloc((size_t)(p * v * m) * sizeof(double));
+	x->end_b = dc_malloc((size_t)(p * v * m) * sizeof(double));
+	x->dur_f = dc_calloc(cells, sizeof(double));
+	x->dur_b = dc_calloc(cells, sizeof(double));
+	x->dur_w = dc_calloc(cells, sizeof(double));
+	x->dur_fp = dc_calloc(cells, sizeof(double));
+	x->dur_bp = dc_calloc(cells, sizeof(double));
+	wq = dc_calloc((size_t)(2 * m * v + 2), sizeof(*wq));
+	if (!x->ops || !x->nops || !x->op_start || !x->op_end || !x->end_f || !x->end_b || !x->dur_f || !x->dur_b ||
+	    !x->dur_w || !x->dur_fp || !x->dur_bp || !wq) {
+		free(wq);
+		sim_free(x);
+		return -1;
+	}
+	for (size_t i = 0; i < (size_t)(p * v * m); i++)
+		x->end_f[i] = x->end_b[i] = -1;
+	for (uint64_t s = 0; s < p; s++) {
+		struct gen g;
+		memset(&g, 0, sizeof(g));
+		g.o = &x->ops[s * x->cap];
+		g.wq_c = wq;
+		g.wq_m = wq + m * v + 1;
+		switch (sched) {
+		case DC_PIPE_ZERO_BUBBLE:
+			gen_zb(&g, p, m, s);
+			break;
+		case DC_PIPE_DUALPIPE:
+		case DC_PIPE_DUALPIPEV:
+			gen_dualpipe(&g, p, m, s, sched == DC_PIPE_DUALPIPEV);
+			break;
+		case DC_PIPE_1F1B:
+		case DC_PIPE_INTERLEAVED:
+			for (uint64_t i = 0; i < 2 * m * v; i++) {
+				int fwd;
+				uint64_t mb, c;
+				op_at(p, m, v, s, i, &fwd, &mb, &c);
+				if (fwd)
+					put(&g, OP_F, c, mb, 0, 0);
+				else
+					put(&g, OP_B, 0, 0, c, mb);
+			}
+			break;
+		}
+		x->nops[s] = g.n;
+	}
+	free(wq);
+	return 0;
+}
+
+/* What op (s, c, mb, bwd) waits for: 0 nothing, else 1 with its stage,
+ * chunk and whether it is a backward in *ds, *dc, *dbwd, and *send 1 when
+ * it comes from another rank (one send later). */
+static int dep_of(const struct sim *x, uint64_t s, uint64_t c, int bwd, uint64_t *ds, uint64_t *dc, int *dbwd,
+		  int *send)
+{
+	uint64_t p = x->p, v = x->v;
+	*send = 1;
+	*dc = c;
+	*dbwd = bwd;
+	switch (x->sched) {
+	case DC_PIPE_DUALPIPE:
+		/* chunk 0 runs stage 0 -> p - 1, chunk 1 stage p - 1 -> 0 */
+		if (!bwd) {
+			if (c == 0 ? s == 0 : s + 1 == p)
+				return 0;
+			*ds = c == 0 ? s - 1 : s + 1;
+			return 1;
+		}
+		if (c == 0 ? s + 1 == p : s == 0) {
+			*ds = s;
+			*dbwd = 0;
+			*send = 0;
+			return 1;
+		}
+		*ds = c == 0 ? s + 1 : s - 1;
+		return 1;
+	case DC_PIPE_DUALPIPEV:
+		/* down the ranks in chunk 0, back up in chunk 1 */
+		if (!bwd) {
+			if (c == 0) {
+				if (s == 0)
+					return 0;
+				*ds = s - 1;
+				return 1;
+			}
+			*ds = s + 1 == p ? s : s + 1;
+			*dc = s + 1 == p ? 0 : 1;
+			*send = s + 1 < p;
+			return 1;
+		}
+		if (c == 1) {
+			*ds = s == 0 ? 0 : s - 1;
+			*dbwd = s > 0;
+			*send = s > 0;
+			return 1;
+		}
+		*ds = s + 1 == p ? s : s + 1;
+		*dc = s + 1 == p ? 1 : 0;
+		*send = s + 1 < p;
+		return 1;
+	case DC_PIPE_1F1B:
+	case DC_PIPE_INTERLEAVED:
+	case DC_PIPE_ZERO_BUBBLE:
+		break;
+	}
+	if (!bwd) {
+		if (s > 0) {
+			*ds = s - 1;
+			return 1;
+		}
+		if (c == 0)
+			return 0;
+		*ds = p - 1;
+		*dc = c - 1;
+		*send = p > 1;
+		return 1;
+	}
+	if (s + 1 < p) {
+		*ds = s + 1;
+		return 1;
+	}
+	if (c + 1 < v) {
+		*ds = 0;
+		*dc = c + 1;
+		*send = p > 1;
+		return 1;
+	}
+	*ds = s;
+	*dbwd = 0;
+	*send = 0;
+	return 1;
+}
+
+/* When (s, c, mb, bwd)'s input is there: 0 when it needs none, -1 when it
+ * is not there yet. */
+static double ready_of(const struct sim *x, uint64_t s, uint64_t c, uint64_t mb, int bwd)
+{
+	uint64_t ds, dc;
+	int dbwd, send;
+	double e;
+	if (!dep_of(x, s, c, bwd, &ds, &dc, &dbwd, &send))
+		return 0;
+	e = dbwd ? x->end_b[at3(x, ds, dc, mb)] : x->end_f[at3(x, ds, dc, mb)];
+	if (e < 0)
+		return -1;
+	return e + (send ? x->send_s : 0);
+}
+
+/* An op's duration on stage s: a pair takes its forward's and its
+ * backward's paired times (the same as alone unless overlap.ep dualpipe
+ * hides their AlltoAlls). */
+static double op_dur(const struct sim *x, uint64_t s, const struct pop *o)
+{
+	size_t i = (size_t)(s * x->v);
+	switch (o->kind) {
+	case OP_F:
+		return x->dur_f[i + o->cf];
+	case OP_B:
+		return x->dur_b[i + o->cb];
+	case OP_BX:
+		return x->dur_b[i + o->cb] - x->dur_w[i + o->cb];
+	case OP_W:
+		return x->dur_w[i + o->cb];
+	case OP_FB:
+		break;
+	}
+	return x->dur_fp[i + o->cf] + x->dur_bp[i + o->cb];
+}
+
+/* Runs every rank's ops in its order as soon as their inputs are there:
+ * returns 0 with each rank's end in end_s[] and the span, -2 when the
+ * schedule deadlocks (a bug). */
+static int sim_run(struct sim *x, double *end_s, double *span_s)
+{
+	uint64_t p = x->p, left = p;
+	uint64_t *next = dc_calloc(p, sizeof(*next));
+	double *free_at = dc_calloc(p, sizeof(*free_at));
+	double span = 0;
+	if (!next || !free_at) {
+		free(next);
+		free(free_at);
+		return -1;
+	}
+	for (uint64_t s = 0; s < p; s++)
+		if (x->nops[s] == 0) {
+			left--;
+			end_s[s] = 0;
+		}
+	while (left > 0) {
+		int progress = 0;
+		for (uint64_t pass = 0; pass < 2; pass++) {
+			for (uint64_t q = 0; q < p; q++) {
+				uint64_t s = pass ? p - 1 - q : q;
+				while (next[s] < x->nops[s]) {
+					size_t ix = (size_t)(s * x->cap + next[s]);
+					const struct pop *o = &x->ops[ix];
+					double ready = 0, r, st, d;
+					if (o->kind == OP_F || o->kind == OP_FB) {
+						r = ready_of(x, s, o->cf, o->mf, 0);
+						if (r < 0)
+							break;
+						ready = r;
+					}
+					if (o->kind == OP_B || o->kind == OP_BX || o->kind == OP_FB) {
+						r = ready_of(x, s, o->cb, o->mb, 1);
+						if (r < 0)
+							break;
+						if (r > ready)
+							ready = r;
+					}
+					st = ready > free_at[s] ? ready : free_at[s];
+					d = op_dur(x, s, o);
+					x->op_start[ix] = st;
+					x->op_end[ix] = st + d;
+					if (o->kind == OP_F || o->kind == OP_FB)
+						x->end_f[at3(x, s, o->cf, o->mf)] = st + d;
+					if (o->kind == OP_B || o->kind == OP_BX || o->kind == OP_FB)
+						x->end_b[at3(x, s, o->cb, o->mb)] = st + d;
+					free_at[s] = st + d;
+					next[s]++;
+					progress = 1;
+					if (next[s] == x->nops[s]) {
+						left--;
+						end_s[s] = free_at[s];
+						if (free_at[s] > span)
+							span = free_at[s];
+					}
+				}
+			}
+		}
+		if (!progress) {
+			free(next);
+			free(free_at);
+			return -2;
+		}
+	}
+	*span_s = span;
+	free(next);
+	free(free_at);
+	return 0;
+}
+
 /* A chunk's op time from the stage's totals: chunk 0 and chunk v - 1 as
  * given, the chunks between share the rest. */
 static double chunk_time(const struct dc_step_stage *st, uint64_t v, uint64_t c, int fwd)
@@ -929,150 +1604,36 @@ static double chunk_time(const struct dc_step_stage *st, uint64_t v, uint64_t c,
 	return (all - first - last) / (double)(v - 2);
 }
 
-struct sim {
-	uint64_t p, m, v;
-	double *start_f, *start_b, *end_f, *end_b; /* [s][mb][chunk] */
-	double *op_f, *op_b;                       /* [s][chunk] */
-};
-
-static size_t at3(const struct sim *x, uint64_t s, uint64_t mb, uint64_t c)
+static uint64_t sched_chunks(enum dc_pipe_schedule sched, uint64_t v)
 {
-	return (size_t)((s * x->m + mb) * x->v + c);
-}
-
-static int sim_run(struct sim *x, double send_s, double *end_s, double *span_s)
-{
-	uint64_t p = x->p, m = x->m, v = x->v, nops = 2 * m * v, left = p;
-	uint64_t *next = dc_calloc(p, sizeof(*next));
-	double *free_at = dc_calloc(p, sizeof(*free_at));
-	double span = 0;
-	if (!next || !free_at) {
-		free(next);
-		free(free_at);
-		return -1;
-	}
-	while (left > 0) {
-		int progress = 0;
-		for (uint64_t pass = 0; pass < 2; pass++) {
-			for (uint64_t q = 0; q < p; q++) {
-				uint64_t s = pass ? p - 1 - q : q;
-				while (next[s] < nops) {
-					int fwd;
-					uint64_t mb, c;
-					double ready;
-					op_at(p, m, v, s, next[s], &fwd, &mb, &c);
-					if (fwd) {
-						if (s > 0) {
-							double e = x->end_f[at3(x, s - 1, mb, c)];
-							if (e < 0)
-								break;
-							ready = e + send_s;
-						} else if (c > 0) {
-							double e = x->end_f[at3(x, p - 1, mb, c - 1)];
-							if (e < 0)
-								break;
-							ready = e + (p > 1 ? send_s : 0);
-						} else {
-							ready = 0;
-						}
-					} else {
-						if (s + 1 < p) {
-							double e = x->end_b[at3(x, s + 1, mb, c)];
-							if (e < 0)
-								break;
-							ready = e + send_s;
-						} else if (c + 1 < v) {
-							double e = x->end_b[at3(x, 0, mb, c + 1)];
-							if (e < 0)
-								break;
-							ready = e + (p > 1 ? send_s : 0);
-						} else {
-							double e = x->end_f[at3(x, s, mb, c)];
-							if (e < 0)
-								break;
-							ready = e;
-						}
-					}
-					{
-						double st = ready > free_at[s] ? ready : free_at[s];
-						double d = fwd ? x->op_f[s * v + c] : x->op_b[s * v + c];
-						size_t ix = at3(x, s, mb, c);
-						if (fwd) {
-							x->start_f[ix] = st;
-							x->end_f[ix] = st + d;
-						} else {
-							x->start_b[ix] = st;
-							x->end_b[ix] = st + d;
-						}
-						free_at[s] = st + d;
-					}
-					next[s]++;
-					progress = 1;
-					if (next[s] == nops) {
-						left--;
-						end_s[s] = free_at[s];
-						if (free_at[s] > span)
-							span = free_at[s];
-					}
-				}
-			}
-		}
-		if (!progress) {
-			free(next);
-			free(free_at);
-			return -2; /* a schedule that deadlocks: a bug */
-		}
-	}
-	*span_s = span;
-	free(next);
-	free(free_at);
-	return 0;
-}
-
-static void sim_free(struct sim *x)
-{
-	free(x->start_f);
-	free(x->start_b);
-	free(x->end_f);
-	free(x->end_b);
-	free(x->op_f);
-	free(x->op_b);
-}
-
-static int sim_alloc(struct sim *x, uint64_t p, uint64_t m, uint64_t v)
-{
-	size_t n = (size_t)(p * m * v);
-	memset(x, 0, sizeof(*x));
-	x->p = p;
-	x->m = m;
-	x->v = v;
-	x->start_f = dc_calloc(n, sizeof(double));
-	x->start_b = dc_calloc(n, sizeof(double));
-	x->end_f = dc_malloc(n * sizeof(double));
-	x->end_b = dc_malloc(n * sizeof(double));
-	x->op_f = dc_calloc((size_t)(p * v), sizeof(double));
-	x->op_b = dc_calloc((size_t)(p * v), sizeof(double));
-	if (!x->start_f || !x->start_b || !x->end_f || !x->end_b || !x->op_f || !x->op_b) {
-		sim_free(x);
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++)
-		x->end_f[i] = x->end_b[i] = -1;
-	return 0;
+	return sched == DC_PIPE_DUALPIPE || sched == DC_PIPE_DUALPIPEV ? 2 : sched == DC_PIPE_INTERLEAVED ? v : 1;
 }
 
 int dc_step_pipeline_simulate(const struct dc_step_pipe *pp, double *end_s, double *span_s)
 {
 	struct sim x;
+	enum dc_pipe_schedule sched = pp->schedule;
+	uint64_t v;
 	int rc;
-	if (sim_alloc(&x, pp->p, pp->m, pp->v) != 0)
+	if (sched == DC_PIPE_1F1B && pp->v > 1)
+		sched = DC_PIPE_INTERLEAVED;
+	v = sched_chunks(sched, pp->v);
+	if (sim_alloc(&x, sched, pp->p, pp->m, v, pp->send_s) != 0)
 		return -1;
-	for (uint64_t s = 0; s < pp->p; s++)
-		for (uint64_t c = 0; c < pp->v; c++) {
-			x.op_f[s * pp->v + c] = chunk_time(&pp->stage[s], pp->v, c, 1);
-			x.op_b[s * pp->v + c] = chunk_time(&pp->stage[s], pp->v, c, 0);
+	for (uint64_t s = 0; s < pp->p; s++) {
+		const struct dc_step_stage *st = &pp->stage[s];
+		for (uint64_t c = 0; c < v; c++) {
+			size_t i = (size_t)(s * v + c);
+			double fp = c == 0 ? st->fwd_pair_first_s : st->fwd_pair_last_s;
+			double bp = c == 0 ? st->bwd_pair_first_s : st->bwd_pair_last_s;
+			x.dur_f[i] = chunk_time(st, v, c, 1);
+			x.dur_b[i] = chunk_time(st, v, c, 0);
+			x.dur_w[i] = v == 1 ? st->wgrad_s : c == 0 ? st->wgrad_first_s : st->wgrad_last_s;
+			x.dur_fp[i] = fp > 0 ? fp : x.dur_f[i];
+			x.dur_bp[i] = bp > 0 ? bp : x.dur_b[i];
 		}
-	rc = sim_run(&x, pp->send_s, end_s, span_s);
+	}
+	rc = sim_run(&x, end_s, span_s);
 	sim_free(&x);
 	return rc == 0 ? 0 : -1;
 }
@@ -1112,70 +1673,144 @@ static void ev(struct emitter *em, uint64_t stage, enum dc_step_track t, double 
 	em->rc = em->emit(em->ctx, &em->e);
 }
 
+/* What of a layer's backward an event shows: all of it, its input
+ * gradients (ZB-H1's and DualPipe's B before a deferred W), or the weight
+ * gradients alone (W). */
+enum part { PART_ALL, PART_INPUT, PART_WEIGHT };
+
+static double clamp_to(double x, double hi)
+{
+	return x < hi ? x : hi > 0 ? hi : 0;
+}
+
 /* One layer's events: its kernels on the compute track, then what it
  * waits for; its collectives on their tracks (TP inside the layer's span,
- * ending with it; FSDP's gathers and reduce-scatters on their streams). */
+ * ending with it; FSDP's gathers and reduce-scatters on their streams).
+ * `tag` marks an op of an overlapped DualPipe pair. */
 static double emit_layer(struct emitter *em, const struct costs *k, uint64_t stage, uint64_t layer, uint64_t mb,
-			 int moe, int bwd, int first, double t)
+			 int moe, int bwd, int first, double share, enum part part, const char *tag, double t)
 {
 	struct cost o;
-	const char *dir = bwd ? "bwd" : "fwd";
-	layer_cost(k, moe ? &k->c->moe_layer : &k->c->dense_layer, stage, moe, bwd, first, &o);
-	ev(em, stage, DC_TRACK_COMPUTE, t, o.comp, "layer %llu %s mb %llu", (unsigned long long)layer, dir,
-	   (unsigned long long)mb);
-	ev(em, stage, DC_TRACK_COMPUTE, t + o.comp, o.dur - o.comp, "layer %llu %s mb %llu: wait for communication",
-	   (unsigned long long)layer, dir, (unsigned long long)mb);
-	ev(em, stage, DC_TRACK_TP, t + o.dur - o.ex[DC_STRAT_EP] - o.tp_comm, o.tp_comm,
+	const char *dir = !bwd ? "fwd" : part == PART_INPUT ? "bwd (input grads)" : "bwd";
+	double comp, dur;
+	layer_cost(k, moe ? &k->c->moe_layer : &k->c->dense_layer, share, moe, bwd, first, &o);
+	if (part == PART_WEIGHT) {
+		ev(em, stage, DC_TRACK_COMPUTE, t, o.wgrad, "layer %llu weight grads mb %llu%s", (unsigned long long)layer,
+		   (unsigned long long)mb, tag);
+		return t + o.wgrad;
+	}
+	comp = part == PART_INPUT ? o.comp - o.wgrad : o.comp;
+	dur = part == PART_INPUT ? o.dur - o.wgrad : o.dur;
+	ev(em, stage, DC_TRACK_COMPUTE, t, comp, "layer %llu %s mb %llu%s", (unsigned long long)layer, dir,
+	   (unsigned long long)mb, tag);
+	ev(em, stage, DC_TRACK_COMPUTE, t + comp, dur - comp, "layer %llu %s mb %llu%s: wait for communication",
+	   (unsigned long long)layer, dir, (unsigned long long)mb, tag);
+	/* every collective inside the span the op shows (its input-gradient
+	 * part may be shorter than the GEMMs a TP collective hid behind) */
+	o.tp_comm = clamp_to(o.tp_comm, dur - o.ex[DC_STRAT_EP]);
+	ev(em, stage, DC_TRACK_TP, t + dur - o.ex[DC_STRAT_EP] - o.tp_comm, o.tp_comm,
 	   "layer %llu %s mb %llu tp collectives", (unsigned long long)layer, dir, (unsigned long long)mb);
 	/* an AlltoAll paired behind another microbatch (overlap.ep) may
 	 * outlast this op: the track shows what falls inside its span */
-	if (o.ep_comm > o.dur)
-		o.ep_comm = o.dur;
-	ev(em, stage, DC_TRACK_EP, t + o.dur - o.ep_comm, o.ep_comm, "layer %llu %s mb %llu ep all_to_all",
+	o.ep_comm = clamp_to(o.ep_comm, dur);
+	ev(em, stage, DC_TRACK_EP, t + dur - o.ep_comm, o.ep_comm, "layer %llu %s mb %llu ep all_to_all",
 	   (unsigned long long)layer, dir, (unsigned long long)mb);
 	/* cp's exchange ends with the layer (behind its kernels for p2p) */
-	ev(em, stage, DC_TRACK_CP, t + o.dur - o.cp_comm, o.cp_comm, "layer %llu %s mb %llu cp k/v exchange",
+	o.cp_comm = clamp_to(o.cp_comm, dur);
+	ev(em, stage, DC_TRACK_CP, t + dur - o.cp_comm, o.cp_comm, "layer %llu %s mb %llu cp k/v exchange",
 	   (unsigned long long)layer, dir, (unsigned long long)mb);
 	/* the gather this layer's span covers (prefetched, it belongs to the
 	 * next unit), then its reduce-scatter ending with it: each inside the
 	 * layer's span (o.dur >= ag, rs), so a stream's events never overlap */
-	ev(em, stage, DC_TRACK_FSDP_GATHER, t, o.ag,
-	   "layer %llu %s mb %llu fsdp all_gather", (unsigned long long)layer, dir, (unsigned long long)mb);
-	ev(em, stage, DC_TRACK_FSDP_REDUCE, t + o.dur - o.rs, o.rs, "layer %llu bwd mb %llu fsdp reduce_scatter",
+	ev(em, stage, DC_TRACK_FSDP_GATHER, t, clamp_to(o.ag, dur), "layer %llu %s mb %llu fsdp all_gather",
+	   (unsigned long long)layer, dir, (unsigned long long)mb);
+	o.rs = clamp_to(o.rs, dur);
+	ev(em, stage, DC_TRACK_FSDP_REDUCE, t + dur - o.rs, o.rs, "layer %llu bwd mb %llu fsdp reduce_scatter",
 	   (unsigned long long)layer, (unsigned long long)mb);
-	return t + o.dur;
+	return t + dur;
 }
 
-/* `rep`: the stage whose ops stand for this one's (rep_stage) */
-static void emit_op(struct emitter *em, const struct costs *k, uint64_t stage, uint64_t rep, uint64_t mb, uint64_t c,
-		    int bwd, double t)
+/* A piece of work (the embedding, the head) as one event, or its part. */
+static double emit_work(struct emitter *em, uint64_t stage, const struct dc_work_time *w, int bwd, enum part part,
+			const char *what, uint64_t mb, const char *tag, double t)
 {
-	const struct dc_plan *p = k->p;
-	uint64_t n = chunk_layers(p, stage, c), d = chunk_dense(p, rep, c), start = chunk_start(p, stage, c);
-	struct cost w;
-	if (!bwd && stage == 0 && c == 0) {
-		work_cost(&k->c->embedding, 0, &w);
-		ev(em, stage, DC_TRACK_COMPUTE, t, w.dur, "embedding fwd mb %llu", (unsigned long long)mb);
-		t += w.dur;
-	}
-	if (bwd && stage + 1 == p->layout.pp && c + 1 == p->v) {
-		work_cost(&k->c->head, 1, &w);
-		ev(em, stage, DC_TRACK_COMPUTE, t, w.dur, "head and loss bwd mb %llu", (unsigned long long)mb);
-		t += w.dur;
-	}
+	struct cost o;
+	double d;
+	work_cost(w, bwd, &o);
+	d = part == PART_WEIGHT ? o.wgrad : part == PART_INPUT ? o.dur - o.wgrad : o.dur;
+	ev(em, stage, DC_TRACK_COMPUTE, t, d, "%s %s mb %llu%s", what,
+	   !bwd ? "fwd" : part == PART_WEIGHT ? "weight grads" : part == PART_INPUT ? "bwd (input grads)" : "bwd",
+	   (unsigned long long)mb, tag);
+	return t + d;
+}
+
+/* Chunk c of `stage` for one microbatch, forward or backward (or a part
+ * of it), from t; `rep`: the stage whose ops priced it (rep_stage), for
+ * its share of paired AlltoAlls. Returns where it ends. */
+static double emit_op(struct emitter *em, const struct costs *k, uint64_t stage, uint64_t rep, uint64_t mb, uint64_t c,
+		      int bwd, enum part part, int paired, double t)
+{
+	struct chunk ch, rc;
+	double share = ep_share(k, rep, paired);
+	const char *tag = paired ? " (F&B pair)" : "";
+	uint64_t n, d;
+	chunk_of(k->p, stage, c, &ch);
+	chunk_of(k->p, rep, c, &rc);
+	n = ch.at.layers;
+	d = rc.dense; /* the layers as the simulation priced them */
+	if (!bwd && ch.at.embedding)
+		t = emit_work(em, stage, &k->c->embedding, 0, part, "embedding", mb, tag, t);
+	if (bwd && ch.at.head)
+		t = emit_work(em, stage, &k->c->head, 1, part, "head and loss", mb, tag, t);
 	for (uint64_t j = 0; j < n; j++) {
 		uint64_t i = bwd ? n - 1 - j : j;
-		t = emit_layer(em, k, stage, start + i, mb, i >= d, bwd, j == 0, t);
+		t = emit_layer(em, k, stage, ch.at.first_layer + i, mb, i >= d, bwd, j == 0, share, part, tag, t);
 	}
-	if (!bwd && stage + 1 == p->layout.pp && c + 1 == p->v) {
-		work_cost(&k->c->head, 0, &w);
-		ev(em, stage, DC_TRACK_COMPUTE, t, w.dur, "head and loss fwd mb %llu", (unsigned long long)mb);
-		t += w.dur;
+	if (!bwd && ch.at.head)
+		t = emit_work(em, stage, &k->c->head, 0, part, "head and loss", mb, tag, t);
+	if (bwd && ch.at.embedding)
+		t = emit_work(em, stage, &k->c->embedding, 1, part, "embedding", mb, tag, t);
+	return t;
+}
+
+/* Where chunk c's output goes from stage s, forward (activations) or
+ * backward (gradients): 1 with the stage in *to, 0 when it stays (the
+ * loss, the model's input, DualPipeV's turn on the last rank). */
+static int sends_to(const struct sim *x, uint64_t s, uint64_t c, int bwd, uint64_t *to)
+{
+	uint64_t p = x->p;
+	if (p < 2)
+		return 0;
+	if (x->sched == DC_PIPE_DUALPIPE || x->sched == DC_PIPE_DUALPIPEV) {
+		int up = (c == 0) != bwd; /* towards the last rank */
+		if (up ? s + 1 >= p : s == 0)
+			return 0;
+		*to = up ? s + 1 : s - 1;
+		return 1;
 	}
-	if (bwd && stage == 0 && c == 0) {
-		work_cost(&k->c->embedding, 1, &w);
-		ev(em, stage, DC_TRACK_COMPUTE, t, w.dur, "embedding bwd mb %llu", (unsigned long long)mb);
+	if (!bwd) {
+		*to = (s + 1) % p;
+		return s + 1 < p || c + 1 < x->v;
 	}
+	*to = (s + p - 1) % p;
+	return s > 0 || c > 0;
+}
+
+/* The microbatch a trace names: DualPipe counts the reverse direction's
+ * after the forward direction's m / 2. */
+static uint64_t shown_mb(const struct sim *x, uint64_t c, uint64_t mb)
+{
+	return x->sched == DC_PIPE_DUALPIPE && c == 1 ? x->m / 2 + mb : mb;
+}
+
+static void emit_send(struct emitter *em, const struct step_ctx *x, const struct sim *sm, uint64_t s, uint64_t c,
+		      uint64_t mb, int bwd, double t)
+{
+	uint64_t to;
+	if (x->k.send_s <= 0 || !sends_to(sm, s, c, bwd, &to))
+		return;
+	ev(em, s, DC_TRACK_PP, t, x->k.send_s, "%s mb %llu chunk %llu send to stage %llu", bwd ? "gradients" : "activations",
+	   (unsigned long long)shown_mb(sm, c, mb), (unsigned long long)c, (unsigned long long)to);
 }
 
 /* One stage's events, after the schedule has run. */
@@ -1183,27 +1818,39 @@ static void emit_stage(struct emitter *em, const struct step_ctx *x, const struc
 		       const struct dc_step_stage *st, double end, double sync, double opt, double step)
 {
 	const struct dc_plan *p = x->k.p;
-	uint64_t nops = 2 * sm->m * sm->v;
+	uint64_t rep = x->dev ? s : rep_stage(x, s);
 	double t = 0, tail, pen, hid;
-	for (uint64_t i = 0; i < nops && !em->rc; i++) {
-		int fwd;
-		uint64_t mb, c;
-		size_t ix;
-		double st0;
-		op_at(sm->p, sm->m, sm->v, s, i, &fwd, &mb, &c);
-		ix = at3(sm, s, mb, c);
-		st0 = fwd ? sm->start_f[ix] : sm->start_b[ix];
+	for (uint64_t i = 0; i < sm->nops[s] && !em->rc; i++) {
+		size_t ix = (size_t)(s * sm->cap + i);
+		const struct pop *o = &sm->ops[ix];
+		double st0 = sm->op_start[ix];
 		ev(em, s, DC_TRACK_COMPUTE, t, st0 - t, "pipeline bubble");
-		emit_op(em, &x->k, s, rep_stage(x, s), mb, c, !fwd, st0);
-		t = fwd ? sm->end_f[ix] : sm->end_b[ix];
-		/* the send to the neighbour, on its own stream */
-		if (sm->p > 1 && x->k.send_s > 0) {
-			int sends = fwd ? (s + 1 < sm->p || c + 1 < sm->v) : (s > 0 || c > 0);
-			if (sends)
-				ev(em, s, DC_TRACK_PP, t, x->k.send_s, "%s mb %llu chunk %llu send to stage %llu",
-				   fwd ? "activations" : "gradients", (unsigned long long)mb, (unsigned long long)c,
-				   (unsigned long long)(fwd ? (s + 1) % sm->p : (s + sm->p - 1) % sm->p));
+		switch (o->kind) {
+		case OP_F:
+			emit_op(em, &x->k, s, rep, shown_mb(sm, o->cf, o->mf), o->cf, 0, PART_ALL, 0, st0);
+			break;
+		case OP_B:
+			emit_op(em, &x->k, s, rep, shown_mb(sm, o->cb, o->mb), o->cb, 1, PART_ALL, 0, st0);
+			break;
+		case OP_BX:
+			emit_op(em, &x->k, s, rep, shown_mb(sm, o->cb, o->mb), o->cb, 1, PART_INPUT, 0, st0);
+			break;
+		case OP_W:
+			emit_op(em, &x->k, s, rep, shown_mb(sm, o->cb, o->mb), o->cb, 1, PART_WEIGHT, 0, st0);
+			break;
+		case OP_FB: {
+			double mid = emit_op(em, &x->k, s, rep, shown_mb(sm, o->cf, o->mf), o->cf, 0, PART_ALL, 1, st0);
+			emit_op(em, &x->k, s, rep, shown_mb(sm, o->cb, o->mb), o->cb, 1, PART_ALL, 1, mid);
+			break;
 		}
+		}
+		t = sm->op_end[ix];
+		/* the sends to the neighbours, on their own stream: a pair's
+		 * activations, then its gradients */
+		if (o->kind == OP_F || o->kind == OP_FB)
+			emit_send(em, x, sm, s, o->cf, o->mf, 0, t);
+		if (o->kind == OP_B || o->kind == OP_BX || o->kind == OP_FB)
+			emit_send(em, x, sm, s, o->cb, o->mb, 1, t + (o->kind == OP_FB ? x->k.send_s : 0));
 	}
 	stage_sync(x, st, &tail, &pen, &hid);
 	ev(em, s, DC_TRACK_COMPUTE, t, pen, "backward slowed by overlapped dp buckets");
@@ -1239,6 +1886,58 @@ static void emit_stage(struct emitter *em, const struct step_ctx *x, const struc
 	ev(em, s, DC_TRACK_COMPUTE, t, step - t, "wait: the slowest rank");
 }
 
+/* DualPipe and DualPipeV: rank s's ops as a dc_step_stage, from the ops
+ * it ran (its two chunks are different stages of the model, and its pairs
+ * price differently from its lone ops): per microbatch, so m x (fwd_s +
+ * bwd_s) is its busy time. */
+static void dev_stage(const struct sim *sm, uint64_t s, const struct cost fa[2], const struct cost ba[2],
+		      const struct cost fp[2], const struct cost bp[2], struct dc_step_stage *st)
+{
+	struct cost tot;
+	double fwd = 0, bwd = 0, m = (double)sm->m;
+	memset(st, 0, sizeof(*st));
+	memset(&tot, 0, sizeof(tot));
+	for (uint64_t i = 0; i < sm->nops[s]; i++) {
+		const struct pop *o = &sm->ops[s * sm->cap + i];
+		switch (o->kind) {
+		case OP_F:
+			cost_add(&tot, &fa[o->cf], 1);
+			fwd += fa[o->cf].dur;
+			break;
+		case OP_B:
+		case OP_BX: /* its W follows: the whole backward's cost */
+			cost_add(&tot, &ba[o->cb], 1);
+			bwd += ba[o->cb].dur;
+			break;
+		case OP_W:
+			break;
+		case OP_FB:
+			cost_add(&tot, &fp[o->cf], 1);
+			cost_add(&tot, &bp[o->cb], 1);
+			fwd += fp[o->cf].dur;
+			bwd += bp[o->cb].dur;
+			break;
+		}
+	}
+	st->fwd_s = fwd / m;
+	st->bwd_s = bwd / m;
+	st->compute_s = tot.comp / m;
+	st->hidden_s = tot.hidden / m;
+	for (int j = 0; j < DC_STRAT_COUNT; j++)
+		st->exposed_s[j] = tot.ex[j] / m;
+	st->fwd_first_s = fa[0].dur;
+	st->fwd_last_s = fa[1].dur;
+	st->bwd_first_s = ba[0].dur;
+	st->bwd_last_s = ba[1].dur;
+	st->wgrad_first_s = ba[0].wgrad;
+	st->wgrad_last_s = ba[1].wgrad;
+	st->wgrad_s = ba[0].wgrad + ba[1].wgrad;
+	st->fwd_pair_first_s = fp[0].dur;
+	st->fwd_pair_last_s = fp[1].dur;
+	st->bwd_pair_first_s = bp[0].dur;
+	st->bwd_pair_last_s = bp[1].dur;
+}
+
 int dc_step_timeline(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
 		     const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s,
 		     int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx,
@@ -1246,45 +1945,86 @@ int dc_step_timeline(const struct dc_plan *p, const struct dc_compute *c, const 
 {
 	struct step_ctx x;
 	struct sim sm;
-	uint64_t pp = p->layout.pp, v = p->v, critical = 0;
+	uint64_t pp = p->layout.pp, v, critical = 0;
 	double span = 0, fill = 0, *end;
-	struct dc_step_stage st;
-	int rc;
+	struct dc_step_stage st, *dev = NULL;
+	struct stage_sync_t *dev_sync = NULL;
+	int rc, dual;
 
 	step_header(p, c, s);
 	if (!c->available)
 		return 0;
 	ctx_init(&x, p, c, comm);
-	if (sim_alloc(&sm, pp, x.k.m, v) != 0) {
+	v = x.k.chunks;
+	dual = x.k.sched == DC_PIPE_DUALPIPE || x.k.sched == DC_PIPE_DUALPIPEV;
+	if (sim_alloc(&sm, x.k.sched, pp, x.k.m, v, x.k.send_s) != 0) {
 		*error = "out of memory";
 		return -1;
 	}
 	end = dc_calloc((size_t)pp, sizeof(double));
-	if (!end) {
+	if (dual) {
+		dev = dc_calloc((size_t)pp, sizeof(*dev));
+		dev_sync = dc_calloc((size_t)pp, sizeof(*dev_sync));
+	}
+	if (!end || (dual && (!dev || !dev_sync))) {
+		free(end);
+		free(dev);
+		free(dev_sync);
 		sim_free(&sm);
 		*error = "out of memory";
 		return -1;
 	}
 	for (uint64_t r = 0; r < pp; r++) {
-		uint64_t rep = rep_stage(&x, r);
+		/* DualPipe's ranks each hold their own pair of stages; the
+		 * other schedules price a segment's stages alike (rep_stage) */
+		uint64_t rep = dual ? r : rep_stage(&x, r);
+		struct cost fa[2], ba[2], fp[2], bp[2];
 		for (uint64_t ch = 0; ch < v; ch++) {
-			struct cost o;
-			chunk_cost(&x.k, rep, ch, 0, &o);
-			sm.op_f[r * v + ch] = o.dur;
-			chunk_cost(&x.k, rep, ch, 1, &o);
-			sm.op_b[r * v + ch] = o.dur;
+			struct cost o, ob;
+			size_t i = (size_t)(r * v + ch);
+			chunk_cost(&x.k, rep, ch, 0, 0, &o);
+			chunk_cost(&x.k, rep, ch, 1, 0, &ob);
+			sm.dur_f[i] = o.dur;
+			sm.dur_b[i] = ob.dur;
+			sm.dur_w[i] = ob.wgrad;
+			sm.dur_fp[i] = o.dur;
+			sm.dur_bp[i] = ob.dur;
+			if (dual) {
+				fa[ch] = o;
+				ba[ch] = ob;
+				chunk_cost(&x.k, rep, ch, 0, 1, &fp[ch]);
+				chunk_cost(&x.k, rep, ch, 1, 1, &bp[ch]);
+				sm.dur_fp[i] = fp[ch].dur;
+				sm.dur_bp[i] = bp[ch].dur;
+			}
 		}
+		if (dual)
+			dev_stage(&sm, r, fa, ba, fp, bp, &dev[r]);
 	}
-	rc = sim_run(&sm, x.k.send_s, end, &span);
+	rc = sim_run(&sm, end, &span);
 	if (rc != 0) {
 		free(end);
+		free(dev);
+		free(dev_sync);
 		sim_free(&sm);
 		*error = rc == -1 ? "out of memory" : "the pipeline schedule deadlocks (a bug)";
 		return -1;
 	}
-	/* the critical stage: the closed form's, its fill from the simulation */
-	pipe_closed(&x, ctx_run, x.nruns, pp, x.k.m, v, x.k.send_s, &critical, &fill);
-	fill = sm.start_f[at3(&sm, critical, 0, 0)];
+	if (dual) {
+		/* the critical rank: the one whose last op ends last */
+		for (uint64_t r = 0; r < pp; r++) {
+			stage_sync(&x, &dev[r], &dev_sync[r].tail, &dev_sync[r].pen, &dev_sync[r].hid);
+			if (end[r] > end[critical])
+				critical = r;
+		}
+		x.dev = dev;
+		x.dev_sync = dev_sync;
+	} else {
+		/* the critical stage: the closed form's, its fill from the simulation */
+		pipe_closed(&x, ctx_run, x.nruns, pp, x.k.m, v, x.k.send_s, x.k.sched == DC_PIPE_ZERO_BUBBLE, &critical,
+			    &fill);
+	}
+	fill = sm.nops[critical] ? sm.op_start[critical * sm.cap] : 0;
 	compose(&x, c, f, b, span, critical, fill, end, s);
 	rc = 0;
 	if (emit) {
@@ -1292,7 +2032,7 @@ int dc_step_timeline(const struct dc_plan *p, const struct dc_compute *c, const 
 		double sync = s->time_s - x.dp.post_s;
 		double opt_max = 0;
 		for (uint64_t r = 0; r < pp; r++) {
-			double o = c->optimizer_s[dc_plan_stage_segment(p, r)];
+			double o = opt_of(&x, c, r, dc_plan_stage_segment(p, r));
 			if (o > opt_max)
 				opt_max = o;
 		}
@@ -1301,12 +2041,14 @@ int dc_step_timeline(const struct dc_plan *p, const struct dc_compute *c, const 
 			if (want && !want(ctx, r))
 				continue;
 			st = *ops_of(&x, r);
-			emit_stage(&em, &x, &sm, r, &st, end[r], sync, c->optimizer_s[dc_plan_stage_segment(p, r)],
+			emit_stage(&em, &x, &sm, r, &st, end[r], sync, opt_of(&x, c, r, dc_plan_stage_segment(p, r)),
 				   s->time_s);
 		}
 		rc = em.rc;
 	}
 	free(end);
+	free(dev);
+	free(dev_sync);
 	sim_free(&sm);
 	return rc;
 }

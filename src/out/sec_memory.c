@@ -206,11 +206,50 @@ static void act_label(const void *base, char *buf, size_t len)
 			 dc_recompute_name(t->recompute));
 }
 
+/* The schedule the ledger's counts follow, as the labels name it. */
+static const char *schedule_label(const struct dc_plan *p)
+{
+	switch (dc_pipeline_schedule(p)) {
+	case DC_PIPE_INTERLEAVED:
+		return "interleaved 1F1B";
+	case DC_PIPE_ZERO_BUBBLE:
+		return "ZB-H1";
+	case DC_PIPE_DUALPIPE:
+		return "DualPipe";
+	case DC_PIPE_DUALPIPEV:
+		return "DualPipeV";
+	case DC_PIPE_1F1B:
+		break;
+	}
+	return "1F1B";
+}
+
 static void held_label(const void *base, char *buf, size_t len)
 {
-	const struct dc_layout *p = &((const struct ledger_view *)base)->plan->layout;
-	snprintf(buf, len, "layer-microbatches held (%s)",
-		 p->pp > 1 && p->virtual_pipeline > 1 ? "interleaved 1F1B" : "1F1B");
+	snprintf(buf, len, "layer-microbatches held (%s)", schedule_label(((const struct ledger_view *)base)->plan));
+}
+
+/* DualPipe and DualPipeV count chunk-microbatches: a rank's two chunks */
+static void in_flight_label(const void *base, char *buf, size_t len)
+{
+	const struct dc_plan *p = ((const struct ledger_view *)base)->plan;
+	enum dc_pipe_schedule s = dc_pipeline_schedule(p);
+	if (s == DC_PIPE_DUALPIPE || s == DC_PIPE_DUALPIPEV)
+		snprintf(buf, len, "chunk-microbatches in flight (%s: %s)", schedule_label(p),
+			 s == DC_PIPE_DUALPIPE ? "pp + 1" : "2pp + 1");
+	else
+		snprintf(buf, len, "microbatches in flight");
+}
+
+/* Under FSDP with a pipeline the unsharded gradients are the stage's,
+ * held across the microbatches (memory.c, fsdp_holds_stage) */
+static void fsdp_grads_label(const void *base, char *buf, size_t len)
+{
+	const struct dc_plan *p = ((const struct ledger_view *)base)->plan;
+	if (p->layout.pp > 1)
+		snprintf(buf, len, "FSDP unsharded grads of the stage, held across microbatches (no reshard after backward)");
+	else
+		snprintf(buf, len, "FSDP unit grads before ReduceScatter");
 }
 
 static void reserve_label(const void *base, char *buf, size_t len)
@@ -346,7 +385,7 @@ static const struct dc_field top_fields[] = {
 	 .label_fn = act_label},
 	{"activation_terms", "One layer, one microbatch, term by term (held: no recompute; kept: under it; split: replicated over tp unless SP, split over tp, attention core)", DC_U_NONE,
 	 DC_FT_ROWS, 0, .sub = &term_table, .rows = &term_rows},
-	{"in_flight_microbatches", "microbatches in flight", DC_U_COUNT, DC_FT_U64, L(in_flight)},
+	{"in_flight_microbatches", NULL, DC_U_COUNT, DC_FT_U64, L(in_flight), .label_fn = in_flight_label},
 	{"activation_layer_microbatches", NULL, DC_U_COUNT, DC_FT_U64, L(activation_layer_microbatches),
 	 .label_fn = held_label},
 	{"activation_layers_bytes", "activations of the layers held", DC_U_BYTES, DC_FT_U64, L(activation_layers_bytes)},
@@ -364,8 +403,8 @@ static const struct dc_field top_fields[] = {
 	 L(fsdp_forward_params_bytes), .shown = is_fsdp},
 	{"fsdp_backward_params_bytes", "FSDP gathered params in backward", DC_U_BYTES, DC_FT_U64,
 	 L(fsdp_backward_params_bytes), .shown = is_fsdp},
-	{"fsdp_unsharded_grads_bytes", "FSDP unit grads before ReduceScatter", DC_U_BYTES, DC_FT_U64,
-	 L(fsdp_unsharded_grads_bytes), .shown = is_fsdp},
+	{"fsdp_unsharded_grads_bytes", NULL, DC_U_BYTES, DC_FT_U64, L(fsdp_unsharded_grads_bytes), .shown = is_fsdp,
+	 .label_fn = fsdp_grads_label},
 	{"ddp_buckets_bytes", "DDP gradient buckets (2 in flight)", DC_U_BYTES, DC_FT_U64, L(ddp_buckets_bytes)},
 	{"comm_buffers_bytes", "communication (NCCL) buffers", DC_U_BYTES, DC_FT_U64, L(comm_buffers_bytes)},
 	{"buffers_bytes", "= buffers (buckets + FSDP + comm)", DC_U_BYTES, DC_FT_U64, L(buffers_bytes)},

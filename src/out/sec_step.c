@@ -11,7 +11,8 @@
 struct view {
 	struct dc_step s;
 	int available, unavailable, has_total_tokens;
-	const char *missing, *model, *hfu_paper_means;
+	int new_schedule; /* ZB-H1, DualPipe, DualPipeV: their papers' figures shown */
+	const char *missing, *model, *hfu_paper_means, *paper;
 	char schedule[96];
 	int overlap_dp, overlap_fsdp, overlap_tp;
 	double slowdown;
@@ -21,6 +22,28 @@ struct view {
 	double matmul_efficiency, memory_efficiency;
 	uint64_t sm_count;
 };
+
+/* The bubble formula of the schedule's paper (step.h bubble_paper_s). */
+static const char *paper_formula(enum dc_pipe_schedule s)
+{
+	switch (s) {
+	case DC_PIPE_ZERO_BUBBLE:
+		return "(p - 1)(F + B - 2W): Qi et al. 2023 (arXiv 2401.10241) ZB-H1, the DualPipe README's ZB1P row";
+	case DC_PIPE_DUALPIPE:
+		return "(p/2 - 1)(F&B + B - 3W), 2x parameters, p + 1 activations: DeepSeek-V3 (arXiv 2412.19437) Table 2, deepseek-ai/DualPipe README";
+	case DC_PIPE_DUALPIPEV:
+		return "(PP/2 - 1)(F&B + B - 3W) over PP = 2p stages, 2p + 1 chunk activations: deepseek-ai/DualPipe README, DualPipeV row";
+	case DC_PIPE_1F1B:
+	case DC_PIPE_INTERLEAVED:
+		break;
+	}
+	return "(p - 1)(F + B): Megatron-LM 2021 section 2.2";
+}
+
+static int is_new_schedule(const void *base)
+{
+	return ((const struct view *)base)->new_schedule;
+}
 
 static void view(const struct dc_run *run, void *out)
 {
@@ -34,9 +57,24 @@ static void view(const struct dc_run *run, void *out)
 	v->has_total_tokens = in->training.total_tokens > 0 && s->available;
 	v->model = "kernel times from the compute result, collective times from the comm result; 1F1B or interleaved 1F1B; "
 		   "gradient buckets behind the last backward; every rank meets at the gradient sync and the optimizer";
+	v->new_schedule = s->available && s->schedule != DC_PIPE_1F1B && s->schedule != DC_PIPE_INTERLEAVED;
+	if (v->new_schedule)
+		v->model = "kernel times from the compute result, collective times from the comm result; the schedule's own "
+			   "op order simulated op by op (ZB-H1 in closed form: docs/step-model.md section 3); "
+			   "gradient buckets behind the last backward; every rank meets at the gradient sync and the optimizer";
+	v->paper = v->new_schedule ? paper_formula(s->schedule) : "";
 	v->hfu_paper_means = "hardware FLOPs as Korthikanti et al. 2022 count them: Eq. 8 with selective recompute (s/(3h)), "
 			     "Megatron-LM 2021 Eq. 3 with full, Eq. 7 with none";
-	if (s->v > 1)
+	if (s->schedule == DC_PIPE_ZERO_BUBBLE)
+		snprintf(v->schedule, sizeof(v->schedule), "ZB-H1: p %llu, m %llu", (unsigned long long)s->p,
+			 (unsigned long long)s->m);
+	else if (s->schedule == DC_PIPE_DUALPIPE)
+		snprintf(v->schedule, sizeof(v->schedule), "DualPipe: p %llu, m %llu (%llu each way)",
+			 (unsigned long long)s->p, (unsigned long long)s->m, (unsigned long long)(s->m / 2));
+	else if (s->schedule == DC_PIPE_DUALPIPEV)
+		snprintf(v->schedule, sizeof(v->schedule), "DualPipeV: p %llu (%llu chunks), m %llu",
+			 (unsigned long long)s->p, (unsigned long long)(2 * s->p), (unsigned long long)s->m);
+	else if (s->v > 1)
 		snprintf(v->schedule, sizeof(v->schedule), "interleaved 1F1B: p %llu, m %llu, v %llu",
 			 (unsigned long long)s->p, (unsigned long long)s->m, (unsigned long long)s->v);
 	else
@@ -194,6 +232,22 @@ static const struct dc_field fields[] = {
 	{"hfu_paper_means", "paper convention", DC_U_NONE, DC_FT_STR, V(hfu_paper_means), .shown = is_available},
 	{"bubble_fraction", "pipeline bubble / busy time (critical stage)", DC_U_RATIO, DC_FT_F64, SV(bubble_fraction),
 	 .shown = is_available},
+	{"bubble_s", "pipeline bubble of the critical stage", DC_U_SECONDS, DC_FT_F64, SV(bubble_s),
+	 .shown = is_new_schedule},
+	{"bubble_paper_s", "the paper's bubble for its F, B, W, F&B", DC_U_SECONDS, DC_FT_F64, SV(bubble_paper_s),
+	 .shown = is_new_schedule},
+	{"bubble_paper_formula", "the paper's formula", DC_U_NONE, DC_FT_STR, V(paper), .shown = is_new_schedule},
+	{"chunk_fwd_s", "F: a forward chunk (critical stage)", DC_U_SECONDS, DC_FT_F64, SV(chunk_fwd_s),
+	 .shown = is_new_schedule},
+	{"chunk_bwd_s", "B: a full backward chunk", DC_U_SECONDS, DC_FT_F64, SV(chunk_bwd_s), .shown = is_new_schedule},
+	{"chunk_wgrad_s", "W: its weight-gradient GEMMs", DC_U_SECONDS, DC_FT_F64, SV(chunk_wgrad_s),
+	 .shown = is_new_schedule},
+	{"chunk_fb_s", "F&B: an overlapped forward and backward pair", DC_U_SECONDS, DC_FT_F64, SV(chunk_fb_s),
+	 .shown = is_new_schedule},
+	{"param_copies", "parameters a rank holds, in stages", DC_U_RATIO, DC_FT_F64, SV(param_copies),
+	 .shown = is_new_schedule},
+	{"p2p_per_microbatch", "point-to-point sends of a microbatch each way", DC_U_COUNT, DC_FT_F64,
+	 SV(p2p_per_microbatch), .shown = is_new_schedule},
 	{"critical_stage", "critical pipeline stage", DC_U_COUNT, DC_FT_U64, SV(critical_stage), .shown = is_available},
 	{"slowest_rank", "slowest rank (sets the step)", DC_U_COUNT, DC_FT_U64, SV(slowest_rank), .shown = is_available},
 	{"time_to_train_s", "time to train on training.total_tokens", DC_U_SECONDS, DC_FT_F64, SV(time_to_train_s),

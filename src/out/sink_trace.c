@@ -7,7 +7,10 @@
  * first and the last half when there are more); a thread per track: the
  * compute stream, which tiles the step (kernels, waits, bubbles, the
  * optimizer), and one per communication stream. Events come from the step
- * model's timeline (step.h), so the trace and the step section agree. */
+ * model's timeline (step.h), so the trace and the step section agree: the
+ * compute track is the schedule's op order (ZB-H1's deferred weight
+ * gradients, DualPipe's overlapped pairs marked "(F&B pair)"), each idle
+ * gap a "pipeline bubble"; otherData names the schedule and its bubble. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +160,14 @@ int dc_report_render_trace(struct dc_report *r, struct dc_buf *out, const char *
 	put_num(out, res->step.time_s);
 	dc_buf_puts(out, ", \"stages\": ");
 	put_u64(out, t->pp);
+	/* the schedule whose op order the compute tracks show, and its
+	 * critical stage's bubble against the paper's formula (step.h) */
+	dc_buf_puts(out, ", \"pipeline_schedule\": ");
+	dc_buf_json_string(out, dc_pipe_schedule_name(s.schedule));
+	dc_buf_puts(out, ", \"bubble_s\": ");
+	put_num(out, s.bubble_s);
+	dc_buf_puts(out, ", \"bubble_paper_s\": ");
+	put_num(out, s.bubble_paper_s);
 	dc_buf_puts(out, "}}\n");
 	rc = out->failed ? -1 : 0;
 done:
