@@ -688,6 +688,9 @@ int main(void)
 {
 	Suite *s = suite_create("topology");
 	TCase *tc = tcase_create("core");
+	/* the brute-force checks walk every rank of large worlds: seconds
+	 * under the sanitizers on a loaded machine, past Check's 4 s default */
+	tcase_set_timeout(tc, 60);
 	SRunner *sr;
 	int failed;
 

@@ -1,0 +1,224 @@
+/* config_keys.c - the loader's key table: every key's path, kind, bounds,
+ * default, unit, one-line doc and where it lands in struct dc_config, one
+ * row each (config_keys.def), in docs/config.md's order; the value names of
+ * every enum key; the read-only key API (config.h). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "distcalc/config.h"
+#include "distcalc/util.h"
+
+#include "config_int.h"
+
+static const char *const mlp_names[] = {"swiglu", "gelu", NULL};
+static const char *const norm_names[] = {"rmsnorm", "layernorm", NULL};
+const char *const dc_cfg_sharding_names[] = {"none", "zero1", "zero2", "fsdp", NULL};
+static const char *const ep_overlap_names[] = {"none", "a2a_1f1b", "dualpipe", NULL};
+/* enum dc_pipe_schedule order */
+const char *const dc_cfg_pipe_schedule_names[] = {"1f1b", "interleaved", "dualpipe", "dualpipev", "zero_bubble", NULL};
+static const char *const fsdp_unit_names[] = {"layer", "model", NULL};
+static const char *const offload_names[] = {"none", "optimizer", "optimizer+params", NULL};
+const char *const dc_cfg_recompute_names[] = {"none", "selective", "full", "op", NULL};
+static const char *const attention_names[] = {"flash", "eager", NULL};
+static const char *const preset_names[] = {"course", "megatron", "fsdp2", "deepseek_v3", NULL};
+static const char *const link_names[] = {"auto", "intra_node", "inter_node", NULL};
+const char *const dc_cfg_axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
+static const char *const collective_op_names[] = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+						  "broadcast", "send_recv", NULL};
+/* enum dc_system, enum dc_nic_path and enum dc_net_algo order */
+static const char *const system_names[] = {"custom", "dgx-a100", "dgx-h100", "dgx-h200", NULL};
+static const char *const nic_path_names[] = {"pix", "pxb", "phb", "sys", NULL};
+static const char *const algorithm_names[] = {"auto", "ring", "hierarchical", "tree", "nvls", NULL};
+/* in enum dc_gpu's order after DC_GPU_NONE */
+static const char *const gpu_names[] = {"a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb", NULL};
+static const char *const compute_precision_names[] = {"bf16", "fp8", NULL};
+static const char *const cp_comm_names[] = {"p2p", "all_gather", "a2a", NULL};
+static const char *const slow_scope_names[] = {"node", "all", NULL};
+static const char *const ckpt_format_names[] = {"sharded", "full", NULL};
+static const char *const loss_mode_names[] = {"padding", "packing", NULL};
+static const char *const objective_names[] = {"tokens_per_s", "memory", NULL};
+
+#define OFF(field) offsetof(struct dc_config, field)
+#define NOFF ((size_t)-1)
+#define MiB (1024.0 * 1024.0)
+#define OPT DC_KEY_OPTIONAL
+#define REQ DC_KEY_REQUIRED
+#define REQ_HF DC_KEY_REQUIRED_UNLESS_HF
+#define REQ_SYS DC_KEY_REQUIRED_UNLESS_SYSTEM
+#define REQ_GPU DC_KEY_REQUIRED_UNLESS_GPU
+
+/* One macro per kind, so a kind's name, bounds and checks cannot disagree.
+ * `def, text`: the default's value and what a user writes for it (or 0 and
+ * "derived: ..."); `unit`: what a plain number means. */
+#define ROW(path, kname, unit, text, bounds, doc, choices, need, kind, off, lo, hi, lo_open, def) \
+	{{path, kname, unit, text, bounds, doc, choices, need}, kind, off, lo, hi, lo_open, def}
+#define SECTION(path, need, doc) ROW(path, "section", "", "", "", doc, NULL, need, K_SECTION, NOFF, 0, 0, 0, 0)
+/* every string value, of any kind, is at most DC_CONFIG_MAX_STRING bytes (read_value) */
+#define STRING(path, doc) ROW(path, "string", "", "", "≤ 256 bytes", doc, NULL, OPT, K_STRING, NOFF, 0, 0, 0, 0)
+#define COUNT(path, field, need, def, text, unit, doc) \
+	ROW(path, "count", unit, text, "≥ 1", doc, NULL, need, K_COUNT, OFF(field), 1, DC_MAX_EXACT_INT, 0, def)
+#define UINT(path, field, def, text, unit, doc) \
+	ROW(path, "integer", unit, text, "≥ 0", doc, NULL, OPT, K_UINT, OFF(field), 0, DC_MAX_EXACT_INT, 0, def)
+#define BYTES(path, field, def, text, doc) \
+	ROW(path, "bytes", "bytes", text, "≥ 0", doc, NULL, OPT, K_BYTES, OFF(field), 0, DC_MAX_EXACT_INT, 0, def)
+#define BYTES_POS(path, field, need, def, text, doc)                                                   \
+	ROW(path, "bytes", "bytes", text, "≥ 1", doc, NULL, need, K_BYTES_POS, OFF(field), 1, DC_MAX_EXACT_INT, \
+	    0, def)
+/* A bandwidth of at least 1 B/s and below 10^18 B/s (1 EB/s), a time
+ * below an hour: every time a result holds is then a finite multiple of
+ * bytes / bandwidth + latency, and every rate a finite ratio (the runner
+ * checks each number is finite, experiment.c) */
+#define BW(path, field, need, doc)                                                                      \
+	ROW(path, "bandwidth", "bytes/s", "", "≥ 1 and < 10^18", doc, NULL, need, K_BW, OFF(field), 1, 1e18, 0, \
+	    0)
+#define TIME(path, field, def, text, doc) \
+	ROW(path, "time", "s", text, "≥ 0 and < 3600", doc, NULL, OPT, K_TIME, OFF(field), 0, 3600, 0, def)
+#define BOOL(path, field, def, text, doc) \
+	ROW(path, "boolean", "", text, "", doc, NULL, OPT, K_BOOL, OFF(field), 0, 0, 0, def)
+#define ENUM(path, field, names, def, text, doc) \
+	ROW(path, "enum", "", text, "", doc, names, OPT, K_ENUM, OFF(field), 0, 0, 0, def)
+#define ORDER(path, text, doc) ROW(path, "string", "", text, "", doc, NULL, OPT, K_ORDER, NOFF, 0, 0, 0, 0)
+#define FRACTION(path, field, def, text, doc) \
+	ROW(path, "fraction", "", text, "[0, 1)", doc, NULL, OPT, K_FRACTION, OFF(field), 0, 1, 0, def)
+#define LIST(path, doc)                                                                                 \
+	ROW(path, "list", "", "", "each ≥ 1, at most 256", doc, NULL, OPT, K_LIST, NOFF, 1, DC_MAX_EXACT_INT, 0, 0)
+/* search.space: lists that restrict one dimension of the layout search */
+#define VALUES(path, field, doc)                                                                            \
+	ROW(path, "list", "", "", "each ≥ 1, at most 32", doc, NULL, OPT, K_VALUES, OFF(field), 1, DC_MAX_EXACT_INT, \
+	    0, 0)
+#define CHOICES(path, field, names, bounds, doc) \
+	ROW(path, "list", "", "", bounds, doc, NULL, OPT, K_CHOICES, OFF(field), 0, 0, 0, 0)
+#define BOOLS(path, field, doc) \
+	ROW(path, "list", "", "", "true, false", doc, NULL, OPT, K_BOOLS, OFF(field), 0, 0, 0, 0)
+#define REAL(path, field, def, text, unit, doc) \
+	ROW(path, "number", unit, text, "≥ 0", doc, NULL, OPT, K_REAL, OFF(field), 0, INFINITY, 0, def)
+/* A GPU speed the cluster.gpu preset fills unless given: at least 1 and
+ * below 10^18 per second, as a link's bandwidth, so every kernel time is a
+ * finite multiple of FLOPs / peak + bytes / bandwidth */
+#define PRESET_BW(path, field, doc)                                                                          \
+	ROW(path, "bandwidth", "bytes/s", "derived: the cluster.gpu preset", "≥ 1 and < 10^18", doc, NULL, OPT, \
+	    K_BW, OFF(field), 1, 1e18, 0, 0)
+#define PRESET_FLOPS(path, field, doc)                                                                          \
+	ROW(path, "number", "FLOP/s", "derived: the cluster.gpu preset", "≥ 1 and < 10^18", doc, NULL, OPT, K_REAL, \
+	    OFF(field), 1, 1e18, 0, 0)
+
+/* Table order is docs/config.md's order, and the unknown-key suggestions
+ * prefer the earlier of two keys as close as each other. The rows are
+ * config_keys.def's, whose ids (enum key_id) index this table. */
+const struct key dc_cfg_keys[KEY_COUNT] = {
+#define KEY(id, row) [id] = row,
+#include "config_keys.def"
+#undef KEY
+};
+
+const char *dc_sharding_name(enum dc_sharding s)
+{
+	return dc_cfg_sharding_names[s];
+}
+
+const char *dc_axis_name(enum dc_axis a)
+{
+	return dc_cfg_axis_names[a];
+}
+
+const char *dc_cp_comm_name(enum dc_cp_comm c)
+{
+	return cp_comm_names[c];
+}
+
+const char *dc_ckpt_format_name(enum dc_ckpt_format f)
+{
+	return ckpt_format_names[f];
+}
+
+const char *dc_loss_mode_name(enum dc_loss_mode m)
+{
+	return loss_mode_names[m];
+}
+
+const char *dc_search_objective_name(enum dc_search_objective o)
+{
+	return objective_names[o];
+}
+
+const char *dc_pipe_schedule_name(enum dc_pipe_schedule s)
+{
+	return dc_cfg_pipe_schedule_names[s];
+}
+
+const char *dc_recompute_name(enum dc_recompute r)
+{
+	return dc_cfg_recompute_names[r];
+}
+
+const char *dc_collective_op_name(enum dc_collective_op op)
+{
+	return collective_op_names[op];
+}
+
+const char *dc_system_name(enum dc_system s)
+{
+	return system_names[s];
+}
+
+const char *dc_nic_path_name(enum dc_nic_path p)
+{
+	return nic_path_names[p];
+}
+
+const char *dc_attention_name(enum dc_attention a)
+{
+	return attention_names[a];
+}
+
+const char *dc_precision_preset_name(enum dc_precision_preset p)
+{
+	return preset_names[p];
+}
+
+const char *dc_offload_name(enum dc_offload o)
+{
+	return offload_names[o];
+}
+
+const char *dc_norm_name(enum dc_norm n)
+{
+	return norm_names[n];
+}
+
+const char *dc_gpu_name(enum dc_gpu g)
+{
+	return g == DC_GPU_NONE || g >= DC_GPU_COUNT ? "" : gpu_names[g - 1];
+}
+
+const char *dc_compute_precision_name(enum dc_compute_precision c)
+{
+	return compute_precision_names[c];
+}
+
+const char *dc_link_choice_name(enum dc_link_choice l)
+{
+	return link_names[l];
+}
+
+/* ---- the key table, read-only (config.h) ---- */
+
+size_t dc_config_key_count(void)
+{
+	return NKEYS;
+}
+
+const struct dc_config_key_info *dc_config_key_at(size_t i)
+{
+	return i < NKEYS ? &dc_cfg_keys[i].info : NULL;
+}
+
+const struct dc_config_key_info *dc_config_key_find(const char *path)
+{
+	int ki = dc_cfg_find_key(path);
+	return ki < 0 ? NULL : &dc_cfg_keys[ki].info;
+}
+

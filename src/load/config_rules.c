@@ -1,0 +1,1167 @@
+/* config_rules.c - the defaults, the GPU, precision and system presets,
+ * the required keys, and the rules between keys (one row each: its text,
+ * the keys it reads, its check), run in table order once every key read
+ * cleanly; and the read-only rule API (config.h). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "distcalc/hf.h"
+#include "distcalc/memory.h"
+#include "distcalc/params.h"
+#include "distcalc/plan.h"
+#include "distcalc/topo_file.h"
+#include "distcalc/units.h"
+#include "distcalc/util.h"
+
+#include "config_int.h"
+
+/* ---- defaults and cross-field checks ---- */
+
+/* Does the row's default text write a value (rather than "derived: ...",
+ * or nothing)? */
+static int literal_default(const struct key *k)
+{
+	return k->info.default_text[0] && strncmp(k->info.default_text, "derived:", 8) != 0;
+}
+
+/* Every row's literal default; what is derived stays 0 until cross_check. */
+void dc_cfg_set_defaults(struct dc_config *c)
+{
+	static const enum dc_axis megatron[DC_AXIS_COUNT] = {DC_AXIS_TP, DC_AXIS_CP, DC_AXIS_EP,
+							     DC_AXIS_DP, DC_AXIS_PP};
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < NKEYS; i++) {
+		const struct key *k = &dc_cfg_keys[i];
+		void *f;
+		if (k->off == NOFF || !literal_default(k))
+			continue;
+		f = (char *)c + k->off;
+		switch (k->kind) {
+		case K_COUNT:
+		case K_UINT:
+		case K_BYTES:
+		case K_BYTES_POS:
+			*(uint64_t *)f = (uint64_t)k->def;
+			break;
+		case K_BW:
+		case K_TIME:
+		case K_FRACTION:
+		case K_REAL:
+			*(double *)f = k->def;
+			break;
+		case K_BOOL:
+		case K_ENUM:
+			*(int *)f = (int)k->def;
+			break;
+		case K_GPU:
+		case K_SECTION:
+		case K_ORDER:
+		case K_STRING:
+		case K_LIST:
+		case K_VALUES:
+		case K_CHOICES:
+		case K_BOOLS:
+			break;
+		}
+	}
+	/* parallel.order's row says "tp-cp-ep-dp-pp": Megatron-LM's order */
+	memcpy(c->parallel.order, megatron, sizeof(megatron));
+	snprintf(c->parallel.order_text, sizeof(c->parallel.order_text), "tp-cp-ep-dp-pp");
+	snprintf(c->model.family, sizeof(c->model.family), "custom");
+}
+
+/* Is a Hugging Face config named (--model or model.hf_config), loaded or
+ * not? Then it gives the shape, or its own errors say why not. */
+static int hf_named(const struct loader *l)
+{
+	return l->hf_loaded || (l->opts && l->opts->model_file) || l->seen[KEY_MODEL_HF_CONFIG];
+}
+
+static int is_required(const struct loader *l, size_t i)
+{
+	enum dc_config_need need = dc_cfg_keys[i].info.need;
+	return need == DC_KEY_REQUIRED || (need == DC_KEY_REQUIRED_UNLESS_HF && !hf_named(l)) ||
+	       (need == DC_KEY_REQUIRED_UNLESS_GPU && l->cfg->cluster.gpu == DC_GPU_NONE) ||
+	       (need == DC_KEY_REQUIRED_UNLESS_SYSTEM && l->cfg->cluster.system == DC_SYSTEM_CUSTOM);
+}
+
+/* ---- cross-field rules ----
+ *
+ * Once every key read cleanly, the rules run in table order, each reporting
+ * every problem it finds, so one load names them all. A rule returns -1 to
+ * end the walk when the rules below would read what it could not vouch for
+ * (the world size, a product that overflows, the shape); else 0. A rule
+ * also fills the derived default of a key it checks, before the rules
+ * below read it. */
+
+struct rule {
+	struct dc_config_rule_info info;
+	int (*check)(struct loader *l);
+};
+
+static int seen(const struct loader *l, enum key_id k)
+{
+	return l->seen[k];
+}
+
+/* The key a rule's message blames, for its origin: `ki`, unless only the
+ * other key it compares against (`other_path`) came from --set, so a rule
+ * an override broke names the --set. */
+static int blame(const struct loader *l, int ki, enum key_id other)
+{
+	return ki >= 0 && (l->from_set[ki] || !l->from_set[other]) ? ki : (int)other;
+}
+
+/* The report lists every rank and group: O(world) work and output, so the
+ * world is capped at 2^24 ranks (today's largest clusters are ~10^5 GPUs)
+ * to keep a typo from running for minutes. */
+static int rule_world(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	if (dc_mul_u64(c->cluster.num_nodes, c->cluster.gpus_per_node, &c->world_size) ||
+	    c->world_size > DC_MAX_WORLD) {
+		dc_cfg_errorf(l, KEY_CLUSTER_NUM_NODES,
+		       "'cluster.num_nodes': num_nodes x gpus_per_node must be at most %llu ranks, got %llu x %llu",
+		       (unsigned long long)DC_MAX_WORLD, (unsigned long long)c->cluster.num_nodes,
+		       (unsigned long long)c->cluster.gpus_per_node);
+		return -1;
+	}
+	return 0;
+}
+
+/* The network's derived defaults: one NIC per GPU and one NVLink domain
+ * per node; a domain holds whole nodes. */
+static int rule_network(struct loader *l)
+{
+	struct dc_cluster *c = &l->cfg->cluster;
+	int ki = KEY_CLUSTER_NVLINK_DOMAIN;
+	if (!c->nics_per_node)
+		c->nics_per_node = c->gpus_per_node;
+	if (!c->nvlink_domain)
+		c->nvlink_domain = c->gpus_per_node;
+	if (c->nvlink_domain % c->gpus_per_node != 0) {
+		dc_cfg_errorf(l, blame(l, ki, KEY_CLUSTER_GPUS_PER_NODE),
+		       "'cluster.nvlink_domain': must be a multiple of cluster.gpus_per_node (%llu), got %llu",
+		       (unsigned long long)c->gpus_per_node, (unsigned long long)c->nvlink_domain);
+	}
+	return 0;
+}
+
+static int rule_ffn_default(struct loader *l)
+{
+	struct dc_model *m = &l->cfg->model;
+	if (!seen(l, KEY_MODEL_FFN_HIDDEN_SIZE) && dc_mul_u64(m->hidden_size, 4, &m->ffn_hidden_size)) {
+		dc_cfg_errorf(l, KEY_MODEL_HIDDEN_SIZE,
+		       "'model.hidden_size': 4 x hidden_size (the default ffn_hidden_size) overflows 64 bits, got %llu",
+		       (unsigned long long)m->hidden_size);
+		return -1;
+	}
+	return 0;
+}
+
+/* Mixture-of-experts and MLA keys: defaults and rules (docs/config.md). */
+static int rule_moe_mla(struct loader *l)
+{
+	struct dc_model *m = &l->cfg->model;
+	int k_ept = KEY_MODEL_EXPERTS_PER_TOKEN;
+	size_t errors = l->errors;
+
+	if (m->num_experts) {
+		if (!seen(l, KEY_MODEL_MOE_FFN_HIDDEN_SIZE))
+			m->moe_ffn_hidden_size = m->ffn_hidden_size;
+		if (!l->seen[k_ept])
+			dc_cfg_errorf(l, KEY_MODEL_NUM_EXPERTS,
+			       "'model.experts_per_token': required with model.num_experts (%llu)",
+			       (unsigned long long)m->num_experts);
+		else if (m->experts_per_token > m->num_experts)
+			dc_cfg_errorf(l, k_ept, "'model.experts_per_token': must be at most model.num_experts (%llu), got %llu",
+			       (unsigned long long)m->num_experts, (unsigned long long)m->experts_per_token);
+		if (m->dense_layers >= m->num_layers)
+			dc_cfg_errorf(l, KEY_MODEL_DENSE_LAYERS,
+			       "'model.dense_layers': must be below model.num_layers (%llu), got %llu",
+			       (unsigned long long)m->num_layers, (unsigned long long)m->dense_layers);
+	}
+	if (m->kv_lora_rank) {
+		static const enum key_id need[] = {KEY_MODEL_QK_ROPE_HEAD_DIM, KEY_MODEL_QK_NOPE_HEAD_DIM,
+						   KEY_MODEL_V_HEAD_DIM};
+		for (size_t i = 0; i < 3; i++)
+			if (!seen(l, need[i]))
+				dc_cfg_errorf(l, KEY_MODEL_KV_LORA_RANK, "'%s': required with model.kv_lora_rank (MLA)",
+				       dc_cfg_keys[need[i]].info.path);
+		/* MLA: every head has its own k and v after the up-projection */
+		if (!seen(l, KEY_MODEL_NUM_KV_HEADS))
+			m->num_kv_heads = m->num_attention_heads;
+		if (!seen(l, KEY_MODEL_HEAD_DIM))
+			m->head_dim = m->qk_nope_head_dim + m->qk_rope_head_dim;
+	}
+	return l->errors > errors ? -1 : 0;
+}
+
+static int rule_head_dim(struct loader *l)
+{
+	struct dc_model *m = &l->cfg->model;
+	if (seen(l, KEY_MODEL_HEAD_DIM) || m->kv_lora_rank)
+		return 0;
+	if (m->hidden_size % m->num_attention_heads != 0) {
+		dc_cfg_errorf(l, blame(l, KEY_MODEL_NUM_ATTENTION_HEADS, KEY_MODEL_HIDDEN_SIZE),
+		       "'model.num_attention_heads': must divide model.hidden_size (%llu) unless model.head_dim is given, got %llu",
+		       (unsigned long long)m->hidden_size, (unsigned long long)m->num_attention_heads);
+		return -1;
+	}
+	m->head_dim = m->hidden_size / m->num_attention_heads;
+	return 0;
+}
+
+static int rule_positions(struct loader *l)
+{
+	const struct dc_model *m = &l->cfg->model;
+	if (m->position_embeddings > 0 && m->seq_length > m->position_embeddings)
+		dc_cfg_errorf(l, blame(l, KEY_MODEL_SEQ_LENGTH, KEY_MODEL_POSITION_EMBEDDINGS),
+		       "'model.seq_length': %llu tokens do not fit the learned position table of %llu positions (GPT-2's n_positions); use at most %llu",
+		       (unsigned long long)m->seq_length, (unsigned long long)m->position_embeddings,
+		       (unsigned long long)m->position_embeddings);
+	return 0;
+}
+
+static int rule_kv_heads(struct loader *l)
+{
+	struct dc_model *m = &l->cfg->model;
+	if (!seen(l, KEY_MODEL_NUM_KV_HEADS))
+		m->num_kv_heads = m->num_attention_heads;
+	if (m->num_kv_heads > m->num_attention_heads || m->num_attention_heads % m->num_kv_heads != 0)
+		dc_cfg_errorf(l, blame(l, KEY_MODEL_NUM_KV_HEADS, KEY_MODEL_NUM_ATTENTION_HEADS),
+		       "'model.num_kv_heads': must divide model.num_attention_heads (%llu), got %llu",
+		       (unsigned long long)m->num_attention_heads, (unsigned long long)m->num_kv_heads);
+	return 0;
+}
+
+static int rule_tp_pp(struct loader *l)
+{
+	const struct dc_parallel *p = &l->cfg->parallel;
+	uint64_t tp_pp;
+	if (dc_mul_u64(p->tp, p->pp, &tp_pp) || dc_mul_u64(tp_pp, p->cp, &tp_pp)) {
+		dc_cfg_errorf(l, KEY_PARALLEL_TP, "'parallel.tp': tp x cp x pp overflows 64 bits, got %llu x %llu x %llu",
+		       (unsigned long long)p->tp, (unsigned long long)p->cp, (unsigned long long)p->pp);
+		return -1;
+	}
+	return 0;
+}
+
+/* dp x tp x cp x pp = world; dp, when absent, is what makes it so. */
+static int rule_layout(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	struct dc_parallel *p = &c->parallel;
+	int k_tp = KEY_PARALLEL_TP, k_pp = KEY_PARALLEL_PP, k_dp = KEY_PARALLEL_DP;
+	int k_cp = KEY_PARALLEL_CP;
+	uint64_t tp_pp = p->tp * p->pp * p->cp; /* rule_tp_pp: no overflow */
+
+	p->dp_explicit = l->seen[k_dp];
+	if (!p->dp_explicit) {
+		if (c->world_size % tp_pp != 0) {
+			int ki = l->from_set[k_cp] && !l->from_set[k_tp] ? k_cp
+				 : l->from_set[k_pp] && !l->from_set[k_tp] ? k_pp : k_tp;
+			if (p->cp > 1)
+				dc_cfg_errorf(l, ki,
+				       "'parallel.tp': tp x cp x pp (%llu) must divide the world size num_nodes x gpus_per_node (%llu)",
+				       (unsigned long long)tp_pp, (unsigned long long)c->world_size);
+			else
+				dc_cfg_errorf(l, ki,
+				       "'parallel.tp': tp x pp (%llu) must divide the world size num_nodes x gpus_per_node (%llu)",
+				       (unsigned long long)tp_pp, (unsigned long long)c->world_size);
+		} else {
+			p->dp = c->world_size / tp_pp;
+		}
+	} else {
+		uint64_t prod;
+		if (dc_mul_u64(tp_pp, p->dp, &prod) || prod != c->world_size) {
+			char hint[96] = "";
+			if (c->world_size % tp_pp == 0)
+				snprintf(hint, sizeof(hint), "; set parallel.dp to %llu, or leave it out to derive it",
+					 (unsigned long long)(c->world_size / tp_pp));
+			/* blame the override that broke the product, if one did */
+			if (p->cp > 1)
+				dc_cfg_errorf(l, l->from_set[k_tp] ? k_tp : l->from_set[k_pp] ? k_pp : l->from_set[k_cp] ? k_cp : k_dp,
+				       "'parallel.dp': dp x tp x cp x pp (%llu x %llu x %llu x %llu) must equal num_nodes x gpus_per_node (%llu)%s",
+				       (unsigned long long)p->dp, (unsigned long long)p->tp, (unsigned long long)p->cp,
+				       (unsigned long long)p->pp, (unsigned long long)c->world_size, hint);
+			else
+				dc_cfg_errorf(l, l->from_set[k_tp] ? k_tp : l->from_set[k_pp] ? k_pp : k_dp,
+				       "'parallel.dp': dp x tp x pp (%llu x %llu x %llu) must equal num_nodes x gpus_per_node (%llu)%s",
+				       (unsigned long long)p->dp, (unsigned long long)p->tp, (unsigned long long)p->pp,
+				       (unsigned long long)c->world_size, hint);
+		}
+	}
+	return 0;
+}
+
+/* Context parallelism (Megatron-Core): the sequence splits into 2 cp
+ * chunks, rank i holding chunks i and 2cp - 1 - i so causal attention
+ * balances (TransformerEngine asserts an even sequence per rank); the
+ * AlltoAll form swaps sequence shards for head shards, so cp must also
+ * divide the heads each tp rank holds. */
+static int rule_cp(struct loader *l)
+{
+	const struct dc_model *m = &l->cfg->model;
+	const struct dc_parallel *p = &l->cfg->parallel;
+	int k_cp = KEY_PARALLEL_CP;
+	if (p->cp <= 1)
+		return 0;
+	if (p->cp_comm_type != DC_CP_A2A && m->seq_length % (2 * p->cp) != 0)
+		dc_cfg_errorf(l, blame(l, k_cp, KEY_MODEL_SEQ_LENGTH),
+		       "'parallel.cp': 2 x cp must divide model.seq_length (%llu): each cp rank holds two of 2 x cp equal chunks, got cp %llu",
+		       (unsigned long long)m->seq_length, (unsigned long long)p->cp);
+	else if (p->cp_comm_type == DC_CP_A2A && m->seq_length % p->cp != 0)
+		dc_cfg_errorf(l, blame(l, k_cp, KEY_MODEL_SEQ_LENGTH), "'parallel.cp': must divide model.seq_length (%llu), got %llu",
+		       (unsigned long long)m->seq_length, (unsigned long long)p->cp);
+	else if (p->cp_comm_type == DC_CP_A2A &&
+		 (m->num_attention_heads / p->tp % p->cp != 0 || m->num_kv_heads / p->tp % p->cp != 0))
+		dc_cfg_errorf(l, blame(l, k_cp, KEY_MODEL_NUM_ATTENTION_HEADS),
+		       "'parallel.cp': with cp_comm_type \"a2a\" cp must divide the heads of each tp rank (%llu query, %llu key/value heads), got %llu",
+		       (unsigned long long)(m->num_attention_heads / p->tp),
+		       (unsigned long long)(m->num_kv_heads / p->tp), (unsigned long long)p->cp);
+	return 0;
+}
+
+static int rule_tp_heads(struct loader *l)
+{
+	const struct dc_model *m = &l->cfg->model;
+	const struct dc_parallel *p = &l->cfg->parallel;
+	int k_tp = KEY_PARALLEL_TP;
+	if (m->num_attention_heads % p->tp != 0)
+		dc_cfg_errorf(l, blame(l, k_tp, KEY_MODEL_NUM_ATTENTION_HEADS),
+		       "'parallel.tp': must divide model.num_attention_heads (%llu), got %llu",
+		       (unsigned long long)m->num_attention_heads, (unsigned long long)p->tp);
+	else if (m->num_kv_heads % p->tp != 0)
+		dc_cfg_errorf(l, blame(l, k_tp, KEY_MODEL_NUM_KV_HEADS), "'parallel.tp': must divide model.num_kv_heads (%llu), got %llu",
+		       (unsigned long long)m->num_kv_heads, (unsigned long long)p->tp);
+	return 0;
+}
+
+/* Expert parallelism (Megatron-Core): ep ranks are carved out of dp, each
+ * holding num_experts / ep experts of every MoE layer. */
+static int rule_ep(struct loader *l)
+{
+	const struct dc_model *m = &l->cfg->model;
+	const struct dc_parallel *p = &l->cfg->parallel;
+	int k_ep = KEY_PARALLEL_EP, k_etp = KEY_PARALLEL_ETP;
+	uint64_t ep = p->ep ? p->ep : 1, etp = p->etp ? p->etp : p->tp, cp = p->cp ? p->cp : 1;
+	struct dc_layout lay;
+	int outer = 1, seen_pp = 0;
+	const char *why;
+	if (ep <= 1 && etp == p->tp)
+		return 0;
+	if (!p->dp)
+		return 0; /* the layout is wrong already (reported above) */
+	/* pp the slowest axis: no axis of degree > 1 after it in the order */
+	for (int i = 0; i < DC_AXIS_COUNT; i++) {
+		enum dc_axis a = p->order[i];
+		uint64_t deg = a == DC_AXIS_TP ? p->tp : a == DC_AXIS_CP ? cp : a == DC_AXIS_DP ? p->dp : 1;
+		if (a == DC_AXIS_PP)
+			seen_pp = 1;
+		else if (seen_pp && deg > 1 && p->pp > 1)
+			outer = 0;
+	}
+	memset(&lay, 0, sizeof(lay));
+	lay.tp = p->tp;
+	lay.dp = p->dp;
+	lay.cp = cp;
+	lay.pp = p->pp;
+	lay.ep = ep;
+	lay.etp = p->etp;
+	why = dc_layout_expert_error(&lay, m->num_experts, outer);
+	if (!why)
+		;
+	else if (!m->num_experts)
+		dc_cfg_errorf(l, blame(l, ep > 1 ? k_ep : k_etp, KEY_MODEL_NUM_EXPERTS), "%s, got %s %llu", why,
+		       ep > 1 ? "ep" : "etp", (unsigned long long)(ep > 1 ? ep : etp));
+	else if (m->num_experts % ep != 0)
+		dc_cfg_errorf(l, blame(l, k_ep, KEY_MODEL_NUM_EXPERTS), "'parallel.ep': must divide model.num_experts (%llu), got %llu",
+		       (unsigned long long)m->num_experts, (unsigned long long)ep);
+	else if (strncmp(why, "'parallel.order'", 16) == 0)
+		dc_cfg_errorf(l, KEY_PARALLEL_ORDER, "%s, got \"%s\" with pp %llu", why, p->order_text,
+		       (unsigned long long)p->pp);
+	else
+		dc_cfg_errorf(l, blame(l, k_ep, KEY_PARALLEL_DP),
+		       "'parallel.ep': ep x etp (%llu x %llu) must divide tp x dp x cp (%llu x %llu x %llu), the ranks of a stage that the expert layers regroup (Megatron-Core's MoE parallel folding)",
+		       (unsigned long long)ep, (unsigned long long)etp, (unsigned long long)p->tp,
+		       (unsigned long long)p->dp, (unsigned long long)cp);
+	if (why)
+		return 0;
+	if (etp != p->tp && p->tp > 1 && !p->sequence_parallel)
+		dc_cfg_errorf(l, blame(l, k_etp, KEY_PARALLEL_SEQUENCE_PARALLEL),
+		       "'parallel.etp': an expert tp group other than tp (%llu) regroups the attention's tokens, which Megatron-Core does only with sequence parallelism; set parallel.sequence_parallel, got etp %llu",
+		       (unsigned long long)p->tp, (unsigned long long)etp);
+	return 0;
+}
+
+/* HSDP: dp = dp_replicate x shard; the replicas of one shard group are
+ * dp / dp_replicate dp ranks apart, so an expert's shard group (its dp / ep
+ * expert-data-parallel ranks) splits the same way. */
+static int rule_dp_replicate(struct loader *l)
+{
+	const struct dc_parallel *p = &l->cfg->parallel;
+	int k = KEY_PARALLEL_DP_REPLICATE;
+	uint64_t r = p->dp_replicate ? p->dp_replicate : 1, ep = p->ep ? p->ep : 1;
+	if (r <= 1 || !p->dp)
+		return 0;
+	if (p->dp % r != 0)
+		dc_cfg_errorf(l, blame(l, k, KEY_PARALLEL_DP), "'parallel.dp_replicate': must divide parallel.dp (%llu), got %llu",
+		       (unsigned long long)p->dp, (unsigned long long)r);
+	else if (p->sharding == DC_SHARD_NONE)
+		dc_cfg_errorf(l, blame(l, k, KEY_PARALLEL_SHARDING),
+		       "'parallel.dp_replicate': replicates sharded states, so it needs parallel.sharding zero1, zero2 or fsdp (DDP already replicates everything), got %llu with sharding \"none\"",
+		       (unsigned long long)r);
+	else {
+		/* the expert-data-parallel ranks: dp / ep, or tp dp cp / (ep etp) folded */
+		uint64_t etp = p->etp ? p->etp : p->tp, cp = p->cp ? p->cp : 1;
+		uint64_t edp = etp == p->tp && p->dp % ep == 0 ? p->dp / ep : p->tp * p->dp * cp / (ep * etp);
+		if ((ep > 1 || etp != p->tp) && (p->tp * p->dp * cp) % (ep * etp) == 0 && edp % r != 0)
+			dc_cfg_errorf(l, blame(l, k, KEY_PARALLEL_EP),
+			       "'parallel.dp_replicate': must divide the expert-data-parallel ranks (%llu), got %llu",
+			       (unsigned long long)edp, (unsigned long long)r);
+	}
+	return 0;
+}
+
+/* The pipeline's stages: even (pp divides the layers), an explicit list,
+ * or Megatron's first/last-stage forms; dc_stage_split (plan.h) resolves
+ * them, the plan reads the same runs. */
+static int rule_pp_layers(struct loader *l)
+{
+	struct dc_parallel *p = &l->cfg->parallel;
+	struct dc_stage_runs runs;
+	char err[320];
+	const char *key = NULL;
+
+	p->first_stage_layers_given = seen(l, KEY_PARALLEL_FIRST_STAGE_LAYERS);
+	p->last_stage_layers_given = seen(l, KEY_PARALLEL_LAST_STAGE_LAYERS);
+	if (seen(l, KEY_PARALLEL_PIPELINE_LAYERS) && !p->pipeline_layers_n)
+		return 0; /* the list itself was an error */
+	if (dc_stage_split(p, l->cfg->model.num_layers, &runs, &key, err, sizeof(err)) != 0) {
+		/* dc_stage_split names one of the stage keys (a bug if not) */
+		int ki = dc_cfg_find_key(key);
+		dc_cfg_errorf(l, ki < 0 ? ki : blame(l, ki, strcmp(key, "parallel.pp") == 0 ? KEY_MODEL_NUM_LAYERS : KEY_PARALLEL_PP),
+			      "%s", err);
+	}
+	return 0;
+}
+
+static int rule_sequence_parallel(struct loader *l)
+{
+	const struct dc_parallel *p = &l->cfg->parallel;
+	if (p->sequence_parallel && p->tp < 2)
+		dc_cfg_errorf(l, blame(l, KEY_PARALLEL_SEQUENCE_PARALLEL, KEY_PARALLEL_TP),
+		       "'parallel.sequence_parallel': needs parallel.tp > 1 (it splits the tp group's activations), got tp %llu",
+		       (unsigned long long)p->tp);
+	return 0;
+}
+
+/* overlap.ep a2a_1f1b: Megatron-Core's combined 1F1B pairs one
+ * microbatch's forward with another's backward, which it does for expert
+ * parallelism and, with a pipeline, only in the interleaved schedule
+ * (Megatron-LM arguments.py: --overlap-moe-expert-parallel-comm needs
+ * expert_model_parallel_size > 1 and a virtual pipeline when pp > 1). */
+static int rule_ep_overlap(struct loader *l)
+{
+	const struct dc_config *c = l->cfg;
+	const struct dc_parallel *p = &c->parallel;
+	int k = KEY_OVERLAP_EP;
+	if (c->overlap.ep == DC_EP_OVERLAP_DUALPIPE) {
+		/* the schedule as given (rule_pipeline_schedule derives the
+		 * default later; it is never a DualPipe) */
+		if (p->ep < 2)
+			dc_cfg_errorf(l, blame(l, k, KEY_PARALLEL_EP),
+			       "'overlap.ep': \"dualpipe\" hides expert AlltoAlls, so it needs parallel.ep > 1, got ep %llu",
+			       (unsigned long long)(p->ep ? p->ep : 1));
+		else if (p->pipeline_schedule != DC_PIPE_DUALPIPE && p->pipeline_schedule != DC_PIPE_DUALPIPEV)
+			dc_cfg_errorf(l, blame(l, k, KEY_PARALLEL_PIPELINE_SCHEDULE),
+			       "'overlap.ep': \"dualpipe\" overlaps one microbatch's forward chunk with another's backward chunk, so it needs parallel.pipeline_schedule \"dualpipe\" or \"dualpipev\", got \"%s\"",
+			       seen(l, KEY_PARALLEL_PIPELINE_SCHEDULE) ? dc_cfg_pipe_schedule_names[p->pipeline_schedule]
+								      : (p->virtual_pipeline > 1 ? "interleaved" : "1f1b"));
+		return 0;
+	}
+	if (c->overlap.ep != DC_EP_OVERLAP_A2A_1F1B)
+		return 0;
+	if (p->ep < 2)
+		dc_cfg_errorf(l, blame(l, k, KEY_PARALLEL_EP),
+		       "'overlap.ep': \"a2a_1f1b\" hides expert AlltoAlls, so it needs parallel.ep > 1, got ep %llu",
+		       (unsigned long long)(p->ep ? p->ep : 1));
+	else if (p->pp > 1 && p->virtual_pipeline < 2)
+		dc_cfg_errorf(l, blame(l, k, KEY_PARALLEL_VIRTUAL_PIPELINE),
+		       "'overlap.ep': \"a2a_1f1b\" with a pipeline needs the interleaved schedule (parallel.virtual_pipeline > 1), as Megatron-Core does, got pp %llu, virtual_pipeline %llu",
+		       (unsigned long long)p->pp, (unsigned long long)(p->virtual_pipeline ? p->virtual_pipeline : 1));
+	else if (c->training.recompute == DC_RECOMPUTE_FULL)
+		/* Megatron-Core's TransformerConfig: "Disable full recomputation
+		 * when enabling overlap_moe_expert_parallel_comm" (a checkpointed
+		 * layer's backward cannot be split into the overlapped parts) */
+		dc_cfg_errorf(l, blame(l, k, KEY_TRAINING_RECOMPUTE),
+		       "'overlap.ep': \"a2a_1f1b\" cannot run with training.recompute \"full\" (Megatron-Core refuses full recomputation with the overlap); use \"selective\" or \"none\"");
+	return 0;
+}
+
+/* checkpoint.restore: the saved layout unless given; dp from the new world */
+static int rule_restore(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	struct dc_ckpt_restore *r = &c->checkpoint.restore;
+	int kd = KEY_CHECKPOINT_RESTORE_DP;
+	uint64_t world, mp;
+
+	if (!r->tp)
+		r->tp = c->parallel.tp;
+	if (!r->pp)
+		r->pp = c->parallel.pp;
+	if (!r->cp)
+		r->cp = c->parallel.cp ? c->parallel.cp : 1;
+	if (!r->ep)
+		r->ep = c->parallel.ep ? c->parallel.ep : 1;
+	if (!r->num_nodes)
+		r->num_nodes = c->cluster.num_nodes;
+	if (!r->gpus_per_node)
+		r->gpus_per_node = c->cluster.gpus_per_node;
+	/* the saved layout is wrong already (reported above): the restored
+	 * one, derived from it, would only repeat that */
+	if (l->errors)
+		return 0;
+	if (dc_mul_u64(r->num_nodes, r->gpus_per_node, &world) != 0 || world > DC_MAX_WORLD) {
+		dc_cfg_errorf(l, KEY_CHECKPOINT_RESTORE_NUM_NODES,
+		       "'checkpoint.restore.num_nodes': num_nodes x gpus_per_node must be at most 2^24 ranks, got %llu x %llu",
+		       (unsigned long long)r->num_nodes, (unsigned long long)r->gpus_per_node);
+		return 0;
+	}
+	if (c->model.num_attention_heads && c->model.num_attention_heads % r->tp != 0)
+		dc_cfg_errorf(l, KEY_CHECKPOINT_RESTORE_TP,
+		       "'checkpoint.restore.tp': must divide model.num_attention_heads (%llu), got %llu",
+		       (unsigned long long)c->model.num_attention_heads, (unsigned long long)r->tp);
+	if (c->model.num_layers && r->pp > c->model.num_layers && l->seen[KEY_CHECKPOINT_RESTORE_PP])
+		dc_cfg_errorf(l, KEY_CHECKPOINT_RESTORE_PP,
+		       "'checkpoint.restore.pp': must be at most model.num_layers (%llu), got %llu",
+		       (unsigned long long)c->model.num_layers, (unsigned long long)r->pp);
+	if (c->model.seq_length && c->model.seq_length % r->cp != 0)
+		dc_cfg_errorf(l, KEY_CHECKPOINT_RESTORE_CP,
+		       "'checkpoint.restore.cp': must divide model.seq_length (%llu), got %llu",
+		       (unsigned long long)c->model.seq_length, (unsigned long long)r->cp);
+	if (dc_mul_u64(r->tp, r->pp, &mp) != 0 || dc_mul_u64(mp, r->cp, &mp) != 0)
+		mp = UINT64_MAX;
+	if (mp > world || world % mp != 0) {
+		dc_cfg_errorf(l, KEY_CHECKPOINT_RESTORE_TP,
+		       "'checkpoint.restore.tp': tp x pp x cp (%llu x %llu x %llu) must divide the new world, num_nodes x gpus_per_node = %llu",
+		       (unsigned long long)r->tp, (unsigned long long)r->pp, (unsigned long long)r->cp,
+		       (unsigned long long)world);
+		return 0;
+	}
+	if (!r->dp)
+		r->dp = world / mp;
+	else if (r->dp != world / mp)
+		dc_cfg_errorf(l, kd,
+		       "'checkpoint.restore.dp': tp x pp x dp x cp must be the new world (%llu ranks), so dp must be %llu, got %llu",
+		       (unsigned long long)world, (unsigned long long)(world / mp), (unsigned long long)r->dp);
+	{
+		/* as parallel.ep (rule_ep): out of dp, or folded over tp dp cp
+		 * with the expert tp group (parallel.etp, else the new tp) */
+		uint64_t etp = c->parallel.etp ? c->parallel.etp : r->tp;
+		if (r->dp && (r->tp * r->dp * r->cp) % (r->ep * etp) != 0)
+			dc_cfg_errorf(l, KEY_CHECKPOINT_RESTORE_EP,
+			       "'checkpoint.restore.ep': ep x etp (%llu x %llu) must divide the new tp x dp x cp (%llu x %llu x %llu), got ep %llu",
+			       (unsigned long long)r->ep, (unsigned long long)etp, (unsigned long long)r->tp,
+			       (unsigned long long)r->dp, (unsigned long long)r->cp, (unsigned long long)r->ep);
+	}
+	return 0;
+}
+
+static int rule_loss_tokens(struct loader *l)
+{
+	struct dc_loss *s = &l->cfg->loss;
+	uint64_t seq = l->cfg->model.seq_length;
+	if (!s->max_length)
+		s->max_length = seq;
+	if (seq && s->max_length > seq)
+		dc_cfg_errorf(l, KEY_LOSS_TOKENS_MAX_LENGTH,
+		       "'loss.tokens.max_length': must be at most model.seq_length (%llu), got %llu",
+		       (unsigned long long)seq, (unsigned long long)s->max_length);
+	if (s->min_length > s->max_length)
+		dc_cfg_errorf(l, KEY_LOSS_TOKENS_MIN_LENGTH,
+		       "'loss.tokens.min_length': must be at most loss.tokens.max_length (%llu), got %llu",
+		       (unsigned long long)s->max_length, (unsigned long long)s->min_length);
+	if (!(s->token_loss > 0 && s->token_loss < 1000))
+		dc_cfg_errorf(l, KEY_LOSS_TOKEN_LOSS, "'loss.token_loss': must be above 0 and below 1000 nats, got %g",
+		       s->token_loss);
+	return 0;
+}
+
+static int rule_sweep(struct loader *l)
+{
+	const struct dc_collective *c = &l->cfg->collective;
+	if (c->step_factor < 2)
+		dc_cfg_errorf(l, KEY_COLLECTIVE_STEP_FACTOR,
+		       "'collective.step_factor': must be at least 2 (each size is the one before times it), got %llu",
+		       (unsigned long long)c->step_factor);
+	if (c->min_bytes > c->max_bytes)
+		dc_cfg_errorf(l, blame(l, KEY_COLLECTIVE_MIN_BYTES, KEY_COLLECTIVE_MAX_BYTES),
+		       "'collective.min_bytes': must be at most collective.max_bytes (%llu B), got %llu B",
+		       (unsigned long long)c->max_bytes, (unsigned long long)c->min_bytes);
+	return 0;
+}
+
+/* training.global_batch_size, when given, fixes the work of a step:
+ * grad_accum_steps = global_batch_size / (micro_batch_size x dp), so a
+ * --set of the micro batch or of dp keeps the samples per step. */
+static int rule_global_batch(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	struct dc_training *t = &c->training;
+	int kg = KEY_TRAINING_GLOBAL_BATCH_SIZE, ka = KEY_TRAINING_GRAD_ACCUM_STEPS;
+	int kb = KEY_TRAINING_MICRO_BATCH_SIZE, kd = KEY_PARALLEL_DP;
+	int who;
+	uint64_t per_micro;
+	/* dp 0: the layout rule could not derive it and said why (a sweep of
+	 * parallel.tp=3 on 8 GPUs divided by it) */
+	if (!l->seen[kg] || c->parallel.dp == 0)
+		return 0;
+	/* blame the --set that broke the division, if one did */
+	who = l->from_set[kg] ? kg : l->from_set[kb] ? kb : l->from_set[kd] ? kd : kg;
+	if (dc_mul_u64(t->micro_batch_size, c->parallel.dp, &per_micro) || t->global_batch_size % per_micro != 0) {
+		dc_cfg_errorf(l, who,
+		       "'training.global_batch_size': must be a multiple of training.micro_batch_size x parallel.dp (%llu x %llu), got %llu",
+		       (unsigned long long)t->micro_batch_size, (unsigned long long)c->parallel.dp,
+		       (unsigned long long)t->global_batch_size);
+		return -1;
+	}
+	if (l->seen[ka] && t->grad_accum_steps != t->global_batch_size / per_micro && !l->from_set[ka] &&
+	    !l->from_set[kg] && (l->from_set[kb] || l->from_set[kd])) {
+		/* the file gave both; a --set of the micro batch or dp keeps the work */
+		dc_cfg_warnf(l, kb,
+		      "'training.grad_accum_steps': the file's %llu becomes %llu = training.global_batch_size / (micro_batch_size x dp) = %llu / (%llu x %llu)",
+		      (unsigned long long)t->grad_accum_steps, (unsigned long long)(t->global_batch_size / per_micro),
+		      (unsigned long long)t->global_batch_size, (unsigned long long)t->micro_batch_size,
+		      (unsigned long long)c->parallel.dp);
+	} else if (l->seen[ka] && t->grad_accum_steps != t->global_batch_size / per_micro) {
+		dc_cfg_errorf(l, l->from_set[ka] ? ka : who,
+		       "'training.grad_accum_steps': %llu disagrees with training.global_batch_size (%llu = %llu x %llu x %llu); leave it out to derive it",
+		       (unsigned long long)t->grad_accum_steps, (unsigned long long)t->global_batch_size,
+		       (unsigned long long)t->micro_batch_size, (unsigned long long)c->parallel.dp,
+		       (unsigned long long)(t->global_batch_size / per_micro));
+		return -1;
+	}
+	t->grad_accum_steps = t->global_batch_size / per_micro;
+	return 0;
+}
+
+/* precision.preset fills every byte key not given (docs/formulas.md,
+ * "Precision presets"). */
+static int rule_precision_preset(struct loader *l)
+{
+	static const uint64_t bytes[][5] = {
+		/* param, grad, master, optimizer, working (0: param) */
+		[DC_PRECISION_COURSE] = {2, 2, 4, 8, 0},
+		[DC_PRECISION_MEGATRON] = {2, 4, 4, 8, 0},
+		[DC_PRECISION_FSDP2] = {4, 4, 0, 8, 2},
+		[DC_PRECISION_DEEPSEEK_V3] = {2, 4, 4, 4, 0},
+	};
+	static const enum key_id path[] = {KEY_PRECISION_PARAM_BYTES, KEY_PRECISION_GRAD_BYTES,
+					   KEY_PRECISION_MASTER_BYTES, KEY_PRECISION_OPTIMIZER_BYTES,
+					   KEY_PRECISION_WORKING_BYTES};
+	struct dc_precision *pr = &l->cfg->precision;
+	uint64_t *field[] = {&pr->param_bytes, &pr->grad_bytes, &pr->master_bytes, &pr->optimizer_bytes,
+			     &pr->working_bytes};
+	for (size_t i = 0; i < 5; i++)
+		if (!seen(l, path[i]))
+			*field[i] = i == 4 && !bytes[pr->preset][i] ? pr->param_bytes : bytes[pr->preset][i];
+	return 0;
+}
+
+static int rule_offload(struct loader *l)
+{
+	const struct dc_parallel *p = &l->cfg->parallel;
+	if (p->offload == DC_OFFLOAD_OPTIMIZER_PARAMS && p->sharding != DC_SHARD_FSDP)
+		dc_cfg_errorf(l, blame(l, KEY_PARALLEL_OFFLOAD, KEY_PARALLEL_SHARDING),
+		       "'parallel.offload': \"optimizer+params\" offloads the parameter shards, so it needs parallel.sharding \"fsdp\", got \"%s\"",
+		       dc_cfg_sharding_names[p->sharding]);
+	return 0;
+}
+
+static int rule_recompute_layers(struct loader *l)
+{
+	const struct dc_config *c = l->cfg;
+	int k = KEY_TRAINING_RECOMPUTE_LAYERS;
+	uint64_t chunk, chunks;
+	if (!c->training.recompute_layers)
+		return 0;
+	if (dc_mul_u64(c->parallel.pp, c->parallel.virtual_pipeline, &chunks))
+		return 0; /* rule_virtual_pipeline said why */
+	chunk = c->model.num_layers / chunks;
+	if (dc_stages_uneven(&c->parallel)) {
+		/* uneven stages or chunks: the largest chunk (plan.h) */
+		struct dc_stage_runs runs;
+		const char *key;
+		char err[8];
+		uint64_t v = c->parallel.virtual_pipeline ? c->parallel.virtual_pipeline : 1;
+		if (dc_stage_split(&c->parallel, c->model.num_layers, &runs, &key, err, sizeof(err)) != 0)
+			return 0; /* rule_pp_layers said why */
+		chunk = runs.vfirst > runs.vlast ? runs.vfirst : runs.vlast;
+		for (uint64_t i = 0; i < runs.n; i++) {
+			/* a run's chunks: its stage's layers over v, the first
+			 * and last stage's others over v - 1 */
+			uint64_t st = runs.first[i], n = runs.layers[i], b = n / v;
+			if (v > 1 && st == 0)
+				b = (n - runs.vfirst) / (v - 1);
+			else if (v > 1 && runs.first[i + 1] == c->parallel.pp)
+				b = (n - runs.vlast) / (v - 1);
+			if (b > chunk)
+				chunk = b;
+		}
+	}
+	if (c->training.recompute != DC_RECOMPUTE_FULL)
+		dc_cfg_errorf(l, blame(l, k, KEY_TRAINING_RECOMPUTE),
+		       "'training.recompute_layers': needs training.recompute \"full\" (it says how many layers are recomputed fully), got \"%s\"",
+		       dc_cfg_recompute_names[c->training.recompute]);
+	else if (c->training.recompute_layers > chunk)
+		dc_cfg_errorf(l, blame(l, k, KEY_PARALLEL_PP),
+		       "'training.recompute_layers': must be at most the %llu layers of a model chunk (num_layers / (pp x virtual_pipeline), or the largest chunk of uneven stages), got %llu",
+		       (unsigned long long)chunk, (unsigned long long)c->training.recompute_layers);
+	return 0;
+}
+
+static int rule_virtual_pipeline(struct loader *l)
+{
+	const struct dc_config *c = l->cfg;
+	const struct dc_parallel *p = &c->parallel;
+	int kv = KEY_PARALLEL_VIRTUAL_PIPELINE;
+	uint64_t chunks;
+	if (p->virtual_pipeline <= 1)
+		return 0;
+	if (p->pp < 2)
+		dc_cfg_errorf(l, kv, "'parallel.virtual_pipeline': an interleaved schedule needs parallel.pp > 1, got pp %llu",
+		       (unsigned long long)p->pp);
+	else if (!dc_stages_uneven(p) && /* uneven: rule_pp_layers checks each chunk */
+		 (dc_mul_u64(p->pp, p->virtual_pipeline, &chunks) || c->model.num_layers % chunks != 0))
+		dc_cfg_errorf(l, kv,
+		       "'parallel.virtual_pipeline': pp x virtual_pipeline (%llu x %llu) must divide model.num_layers (%llu)",
+		       (unsigned long long)p->pp, (unsigned long long)p->virtual_pipeline,
+		       (unsigned long long)c->model.num_layers);
+	else if (c->training.grad_accum_steps % p->pp != 0)
+		dc_cfg_errorf(l, kv,
+		       "'parallel.virtual_pipeline': the interleaved schedule needs training.grad_accum_steps (%llu microbatches) to be a multiple of parallel.pp (%llu)",
+		       (unsigned long long)c->training.grad_accum_steps, (unsigned long long)p->pp);
+	return 0;
+}
+
+/* parallel.pipeline_schedule: derived from virtual_pipeline when not
+ * given (interleaved when v > 1, else 1f1b: every shipped config's
+ * schedule); a given one must agree with virtual_pipeline and meet its
+ * schedule's needs (docs/step-model.md, section 3): DualPipe's step()
+ * asserts an even rank count and an even num_chunks >= 2 x ranks,
+ * DualPipeV's num_chunks >= 2 x ranks (deepseek-ai/DualPipe); both place
+ * stages of num_layers / pp (DualPipeV: / 2pp) layers themselves. */
+static int rule_pipeline_schedule(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	struct dc_parallel *p = &c->parallel;
+	int k = KEY_PARALLEL_PIPELINE_SCHEDULE;
+	uint64_t v = p->virtual_pipeline ? p->virtual_pipeline : 1, pp = p->pp, m = c->training.grad_accum_steps;
+	enum dc_pipe_schedule s = p->pipeline_schedule;
+	const char *name = dc_cfg_pipe_schedule_names[s];
+
+	if (!seen(l, KEY_PARALLEL_PIPELINE_SCHEDULE)) {
+		p->pipeline_schedule = v > 1 ? DC_PIPE_INTERLEAVED : DC_PIPE_1F1B;
+		return 0;
+	}
+	if (s == DC_PIPE_INTERLEAVED) {
+		if (v < 2)
+			dc_cfg_errorf(l, blame(l, k, KEY_PARALLEL_VIRTUAL_PIPELINE),
+			       "'parallel.pipeline_schedule': \"interleaved\" runs parallel.virtual_pipeline > 1 model chunks a rank, got virtual_pipeline 1 (one chunk a rank is \"1f1b\")");
+		return 0;
+	}
+	if (v > 1) {
+		dc_cfg_errorf(l, blame(l, k, KEY_PARALLEL_VIRTUAL_PIPELINE),
+		       "'parallel.pipeline_schedule': \"%s\" %s, so it needs parallel.virtual_pipeline 1, got %llu (virtual_pipeline > 1 is \"interleaved\")",
+		       name, s == DC_PIPE_1F1B ? "runs one model chunk a rank" : "places its own model chunks",
+		       (unsigned long long)v);
+		return 0;
+	}
+	if (s == DC_PIPE_1F1B)
+		return 0;
+	if (s == DC_PIPE_DUALPIPE && pp % 2 != 0) {
+		dc_cfg_errorf(l, blame(l, k, KEY_PARALLEL_PP),
+		       "'parallel.pipeline_schedule': \"dualpipe\" needs an even parallel.pp (rank s holds stages s and pp - 1 - s, fed from both ends), got pp %llu",
+		       (unsigned long long)pp);
+		return 0;
+	}
+	if (pp < 2) {
+		dc_cfg_errorf(l, blame(l, k, KEY_PARALLEL_PP),
+		       "'parallel.pipeline_schedule': \"%s\" is a pipeline schedule, so it needs parallel.pp > 1, got pp %llu",
+		       name, (unsigned long long)pp);
+		return 0;
+	}
+	if (s == DC_PIPE_ZERO_BUBBLE)
+		return 0;
+	if (dc_stages_uneven(p)) {
+		dc_cfg_errorf(l, k,
+		       "'parallel.pipeline_schedule': \"%s\" places stages of equal layers itself; drop pipeline_layers, first_stage_layers, last_stage_layers and account_for_*",
+		       name);
+		return 0;
+	}
+	if (s == DC_PIPE_DUALPIPEV && c->model.num_layers % (2 * pp) != 0) {
+		dc_cfg_errorf(l, blame(l, k, KEY_MODEL_NUM_LAYERS),
+		       "'parallel.pipeline_schedule': \"dualpipev\" splits the model into 2 x pp = %llu chunks, two a rank, so 2 x pp must divide model.num_layers (%llu)",
+		       (unsigned long long)(2 * pp), (unsigned long long)c->model.num_layers);
+		return 0;
+	}
+	if (m < 2 * pp || (s == DC_PIPE_DUALPIPE && m % 2 != 0))
+		dc_cfg_errorf(l, blame(l, k, KEY_TRAINING_GRAD_ACCUM_STEPS),
+		       "'parallel.pipeline_schedule': \"%s\" needs %straining.grad_accum_steps of at least 2 x pp = %llu (deepseek-ai/DualPipe's step() asserts num_chunks >= 2 x ranks%s), got %llu",
+		       name, s == DC_PIPE_DUALPIPE ? "an even " : "", (unsigned long long)(2 * pp),
+		       s == DC_PIPE_DUALPIPE ? ", half of them fed from each end" : "", (unsigned long long)m);
+	return 0;
+}
+
+/* The vendor data sheets' figures (dense, no sparsity; docs/compute-model.md,
+ * "The presets"). A card sold as N GB holds N GiB (warn_decimal_gpu_memory). */
+struct gpu_preset {
+	double mem_gib;
+	double peak_flops, peak_flops_fp8; /* FLOP/s; fp8 0: no FP8 tensor cores */
+	double hbm_bandwidth;              /* bytes/s */
+	const char *no_fp8;                /* why fp8 is refused, or NULL */
+};
+
+static const struct gpu_preset gpu_presets[DC_GPU_COUNT] = {
+	[DC_GPU_A100_SXM4_80GB] = {80, 312e12, 0, 2.039e12, "the A100 has no FP8 tensor cores"},
+	[DC_GPU_H100_SXM5_80GB] = {80, 989e12, 1979e12, 3.35e12, NULL},
+	[DC_GPU_H200_SXM_141GB] = {141, 989e12, 1979e12, 4.8e12, NULL},
+};
+
+/* cluster.gpu fills what the config leaves out; precision.compute "fp8"
+ * on a preset without FP8 (and no peak_flops_fp8 given) is refused. */
+static int rule_gpu_preset(struct loader *l)
+{
+	struct dc_cluster *c = &l->cfg->cluster;
+	const struct gpu_preset *g;
+	if (c->gpu == DC_GPU_NONE || c->gpu >= DC_GPU_COUNT)
+		return 0;
+	g = &gpu_presets[c->gpu];
+	if (!seen(l, KEY_CLUSTER_GPU_MEMORY))
+		c->gpu_mem_bytes = (uint64_t)(g->mem_gib * 1073741824.0);
+	if (!seen(l, KEY_CLUSTER_PEAK_FLOPS))
+		c->peak_flops = g->peak_flops;
+	if (!seen(l, KEY_CLUSTER_PEAK_FLOPS_FP8))
+		c->peak_flops_fp8 = g->peak_flops_fp8;
+	if (!seen(l, KEY_CLUSTER_HBM_BANDWIDTH))
+		c->hbm_bandwidth = g->hbm_bandwidth;
+	if (l->cfg->precision.compute == DC_COMPUTE_FP8 && c->peak_flops_fp8 == 0)
+		dc_cfg_errorf(l, blame(l, KEY_PRECISION_COMPUTE, KEY_CLUSTER_GPU),
+		       "'precision.compute': \"fp8\" needs an FP8 matmul peak, but 'cluster.gpu' \"%s\" has none (%s); use \"bf16\" or give cluster.peak_flops_fp8",
+		       dc_gpu_name(c->gpu), g->no_fp8 ? g->no_fp8 : "no FP8 figure");
+	return 0;
+}
+
+/* The what-if scenarios' knobs name a node, a rank and a share that exist. */
+static int rule_whatif(struct loader *l)
+{
+	const struct dc_config *c = l->cfg;
+	const struct dc_whatif_config *w = &c->whatif;
+	if (w->slow_node >= c->cluster.num_nodes)
+		dc_cfg_errorf(l, blame(l, KEY_WHATIF_SLOW_NETWORK_NODE, KEY_CLUSTER_NUM_NODES),
+		       "'whatif.slow_network.node': must be below cluster.num_nodes (%llu), got %llu",
+		       (unsigned long long)c->cluster.num_nodes, (unsigned long long)w->slow_node);
+	if (w->slow_factor > 1)
+		dc_cfg_errorf(l, KEY_WHATIF_SLOW_NETWORK_FACTOR,
+		       "'whatif.slow_network.factor': must be at most 1 (the share of the bandwidth kept), got %g",
+		       w->slow_factor);
+	if (w->data_rank >= c->world_size)
+		dc_cfg_errorf(l, blame(l, KEY_WHATIF_SLOW_DATA_RANK_RANK, KEY_CLUSTER_NUM_NODES),
+		       "'whatif.slow_data_rank.rank': must be below the world size (%llu), got %llu",
+		       (unsigned long long)c->world_size, (unsigned long long)w->data_rank);
+	if (c->model.num_experts && c->model.experts_per_token &&
+	    w->expert_imbalance > (double)c->model.num_experts / (double)c->model.experts_per_token)
+		dc_cfg_errorf(l, blame(l, KEY_WHATIF_EXPERT_IMBALANCE, KEY_MODEL_NUM_EXPERTS),
+		       "'whatif.expert_imbalance': must be at most num_experts / experts_per_token (%g: the busiest expert then takes every token), got %g",
+		       (double)c->model.num_experts / (double)c->model.experts_per_token, w->expert_imbalance);
+	return 0;
+}
+
+#define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static const struct rule rules[] = {
+	{{"the world, num_nodes × gpus_per_node, is at most 2^24 ranks",
+	  KEYS("cluster.num_nodes", "cluster.gpus_per_node")}, rule_world},
+	{{"ffn_hidden_size defaults to 4 × hidden_size, which fits 64 bits",
+	  KEYS("model.ffn_hidden_size", "model.hidden_size")}, rule_ffn_default},
+	{{"experts_per_token comes with num_experts and is at most it; dense_layers is below num_layers; "
+	  "kv_lora_rank (MLA) comes with the three MLA head sizes",
+	  KEYS("model.num_experts", "model.experts_per_token", "model.moe_ffn_hidden_size", "model.dense_layers",
+	       "model.num_layers", "model.kv_lora_rank", "model.qk_rope_head_dim", "model.qk_nope_head_dim",
+	       "model.v_head_dim")}, rule_moe_mla},
+	{{"num_attention_heads divides hidden_size unless head_dim is given",
+	  KEYS("model.num_attention_heads", "model.hidden_size", "model.head_dim")}, rule_head_dim},
+	{{"seq_length fits a learned position table",
+	  KEYS("model.seq_length", "model.position_embeddings")}, rule_positions},
+	{{"num_kv_heads divides num_attention_heads",
+	  KEYS("model.num_kv_heads", "model.num_attention_heads")}, rule_kv_heads},
+	{{"tp × cp × pp fits 64 bits", KEYS("parallel.tp", "parallel.cp", "parallel.pp")}, rule_tp_pp},
+	{{"dp × tp × cp × pp equals the world size; without dp, tp × cp × pp divides it",
+	  KEYS("parallel.dp", "parallel.tp", "parallel.cp", "parallel.pp", "cluster.num_nodes", "cluster.gpus_per_node")},
+	 rule_layout},
+	{{"tp divides num_attention_heads and num_kv_heads",
+	  KEYS("parallel.tp", "model.num_attention_heads", "model.num_kv_heads")}, rule_tp_heads},
+	{{"ep > 1 or etp other than tp: a mixture-of-experts model, ep divides num_experts, ep × etp divides tp × dp × cp, pp the slowest axis when folded, sequence_parallel when etp ≠ tp > 1",
+	  KEYS("parallel.ep", "parallel.etp", "parallel.dp", "parallel.tp", "parallel.cp", "parallel.order",
+	       "parallel.sequence_parallel", "model.num_experts")}, rule_ep},
+	{{"dp_replicate > 1 divides dp (and dp / ep), with sharding zero1, zero2 or fsdp",
+	  KEYS("parallel.dp_replicate", "parallel.dp", "parallel.ep", "parallel.sharding")}, rule_dp_replicate},
+	{{"2 × cp divides seq_length (a2a: cp divides seq_length and the heads per tp rank)",
+	  KEYS("parallel.cp", "parallel.cp_comm_type", "model.seq_length", "model.num_attention_heads",
+	       "model.num_kv_heads", "parallel.tp")}, rule_cp},
+	{{"the stages hold num_layers: pp divides them, or pipeline_layers (pp entries) adds up to them, or the first/last-stage forms leave an even split",
+	  KEYS("parallel.pp", "model.num_layers", "parallel.pipeline_layers", "parallel.first_stage_layers",
+	       "parallel.last_stage_layers", "parallel.account_for_embedding", "parallel.account_for_loss")},
+	 rule_pp_layers},
+	{{"sequence_parallel needs tp > 1", KEYS("parallel.sequence_parallel", "parallel.tp")},
+	 rule_sequence_parallel},
+	{{"overlap.ep a2a_1f1b needs ep > 1, with pp > 1 virtual_pipeline > 1, and no full recompute; dualpipe needs ep > 1 and pipeline_schedule dualpipe or dualpipev",
+	  KEYS("overlap.ep", "parallel.ep", "parallel.pp", "parallel.virtual_pipeline", "parallel.pipeline_schedule",
+	       "training.recompute")},
+	 rule_ep_overlap},
+	{{"global_batch_size, when given, is a multiple of micro_batch_size × dp and gives grad_accum_steps (which, when also given, must agree)",
+	  KEYS("training.global_batch_size", "training.micro_batch_size", "parallel.dp", "training.grad_accum_steps")},
+	 rule_global_batch},
+	{{"virtual_pipeline > 1 needs pp > 1, pp × virtual_pipeline dividing num_layers and grad_accum_steps a multiple of pp",
+	  KEYS("parallel.virtual_pipeline", "parallel.pp", "model.num_layers", "training.grad_accum_steps")},
+	 rule_virtual_pipeline},
+	{{"pipeline_schedule defaults to interleaved when virtual_pipeline > 1, else 1f1b; a given one agrees with virtual_pipeline (1 for all but interleaved); zero_bubble needs pp > 1; dualpipe an even pp and an even grad_accum_steps ≥ 2·pp; dualpipev pp > 1, grad_accum_steps ≥ 2·pp and 2·pp dividing num_layers; both even stages",
+	  KEYS("parallel.pipeline_schedule", "parallel.virtual_pipeline", "parallel.pp", "training.grad_accum_steps",
+	       "model.num_layers", "parallel.pipeline_layers", "parallel.first_stage_layers", "parallel.last_stage_layers")},
+	 rule_pipeline_schedule},
+	{{"precision.preset gives every byte key not given; working_bytes defaults to param_bytes but under fsdp2",
+	  KEYS("precision.preset", "precision.param_bytes", "precision.grad_bytes", "precision.master_bytes",
+	       "precision.optimizer_bytes", "precision.working_bytes")},
+	 rule_precision_preset},
+	{{"offload optimizer+params needs sharding fsdp", KEYS("parallel.offload", "parallel.sharding")}, rule_offload},
+	{{"recompute_layers needs recompute full and is at most the layers of a model chunk",
+	  KEYS("training.recompute_layers", "training.recompute", "model.num_layers", "parallel.pp",
+	       "parallel.virtual_pipeline")},
+	 rule_recompute_layers},
+	{{"cluster.gpu fills gpu_memory, peak_flops, peak_flops_fp8 and hbm_bandwidth unless given; precision.compute \"fp8\" needs an FP8 peak",
+	  KEYS("cluster.gpu", "cluster.gpu_memory", "cluster.peak_flops", "cluster.peak_flops_fp8",
+	       "cluster.hbm_bandwidth", "precision.compute")}, rule_gpu_preset},
+	{{"the sweep's step_factor is at least 2 and min_bytes at most max_bytes",
+	  KEYS("collective.step_factor", "collective.min_bytes", "collective.max_bytes")}, rule_sweep},
+	{{"the what-if node is below num_nodes, its factor at most 1, the slow data rank below the world size, and expert_imbalance at most num_experts / experts_per_token",
+	  KEYS("whatif.slow_network.node", "whatif.slow_network.factor", "whatif.slow_data_rank.rank",
+	       "whatif.expert_imbalance", "cluster.num_nodes", "model.num_experts")}, rule_whatif},
+	{{"nvlink_domain is a multiple of gpus_per_node",
+	  KEYS("cluster.nvlink_domain", "cluster.gpus_per_node", "cluster.nics_per_node")}, rule_network},
+	{{"checkpoint.restore: degrees not given keep the saved ones (dp: the new world / (tp × pp × cp)); tp × pp × dp × cp is num_nodes × gpus_per_node, tp divides the heads, pp (when given) at most num_layers, cp divides seq_length, ep divides dp",
+	  KEYS("checkpoint.restore.tp", "checkpoint.restore.pp", "checkpoint.restore.dp", "checkpoint.restore.cp",
+	       "checkpoint.restore.ep", "checkpoint.restore.num_nodes", "checkpoint.restore.gpus_per_node")},
+	 rule_restore},
+	{{"loss.tokens: min_length at most max_length at most seq_length; token_loss above 0 and below 1000",
+	  KEYS("loss.tokens.min_length", "loss.tokens.max_length", "model.seq_length", "loss.token_loss")},
+	 rule_loss_tokens},
+};
+
+#define NRULES (sizeof(rules) / sizeof(rules[0]))
+
+/* Returns 0, or -1 when a rule ended the walk. */
+static int check_rules(struct loader *l)
+{
+	for (size_t i = 0; i < NRULES; i++)
+		if (rules[i].check(l) != 0)
+			return -1;
+	return 0;
+}
+
+/* ---- cluster.system presets (docs/network-model.md, "Systems") ----
+ *
+ * Vendor data: GPUs and NICs from NVIDIA's DGX user guides (the GPU's own
+ * figures from its cluster.gpu preset); the
+ * NVLink rate per GPU is links x NCCL's effective rate per link (its
+ * topology model: 20.0 GB/s on SM80, 20.6 GB/s on SM90); per-hop latencies
+ * are NCCL's ring/Simple hop latencies over NVLink (3.4 us) and the
+ * network (14 us). A key the config (or --set) gives wins. */
+struct system_preset {
+	enum dc_gpu gpu; /* its cluster.gpu preset: memory, peaks, HBM */
+	uint64_t gpus_per_node, nics_per_node;
+	double nvlink_bw, nvlink_lat, nic_bw, nic_lat;
+	int nvls;
+};
+
+static const struct system_preset presets[] = {
+	[DC_SYSTEM_DGX_A100] = {DC_GPU_A100_SXM4_80GB, 8, 8, 12 * 20.0e9, 3.4e-6, 200e9 / 8, 14e-6, 0},
+	[DC_SYSTEM_DGX_H100] = {DC_GPU_H100_SXM5_80GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1},
+	[DC_SYSTEM_DGX_H200] = {DC_GPU_H200_SXM_141GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1},
+};
+
+void dc_cfg_apply_system(struct loader *l)
+{
+	struct dc_cluster *c = &l->cfg->cluster;
+	const struct system_preset *ps;
+	if (c->system == DC_SYSTEM_CUSTOM)
+		return;
+	ps = &presets[c->system];
+	if (!seen(l, KEY_CLUSTER_GPUS_PER_NODE))
+		c->gpus_per_node = ps->gpus_per_node;
+	if (!seen(l, KEY_CLUSTER_GPU))
+		c->gpu = ps->gpu; /* which fills gpu_memory and the GPU's speeds (rule_gpu_preset) */
+	if (!seen(l, KEY_CLUSTER_NICS_PER_NODE))
+		c->nics_per_node = ps->nics_per_node;
+	if (!seen(l, KEY_CLUSTER_INTRA_NODE_BANDWIDTH))
+		c->intra_node.bw_bytes_per_s = ps->nvlink_bw;
+	if (!seen(l, KEY_CLUSTER_INTRA_NODE_LATENCY))
+		c->intra_node.latency_s = ps->nvlink_lat;
+	if (!seen(l, KEY_CLUSTER_INTER_NODE_BANDWIDTH))
+		c->inter_node.bw_bytes_per_s = ps->nic_bw;
+	if (!seen(l, KEY_CLUSTER_INTER_NODE_LATENCY))
+		c->inter_node.latency_s = ps->nic_lat;
+	if (!seen(l, KEY_CLUSTER_NVLS))
+		c->nvls = ps->nvls;
+}
+
+/* Every required key that is missing, reported whatever else is wrong. */
+void dc_cfg_check_missing(struct loader *l)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		if (is_required(l, i) && !l->seen[i] && !l->suggested[i]) {
+			/* a missing section already implies its keys */
+			const char *dot = strrchr(dc_cfg_keys[i].info.path, '.');
+			if (dot) {
+				char sec[64];
+				snprintf(sec, sizeof(sec), "%.*s", (int)(dot - dc_cfg_keys[i].info.path), dc_cfg_keys[i].info.path);
+				int si = dc_cfg_find_key(sec);
+				if (si >= 0 && !l->seen[si] && is_required(l, (size_t)si))
+					continue;
+				/* a section of the wrong type is its own error */
+				if (si >= 0 && l->seen[si] && !l->walked[si])
+					continue;
+			}
+			if (hf_named(l) && strcmp(dc_cfg_keys[i].info.path, "model.seq_length") == 0)
+				dc_cfg_errorf(l, -1, "'%s': required key is missing; a Hugging Face config gives no training sequence length (max_position_embeddings is the longest context)",
+				       dc_cfg_keys[i].info.path);
+			else
+				dc_cfg_errorf(l, -1, "'%s': required key is missing", dc_cfg_keys[i].info.path);
+		}
+}
+
+/* Did the Hugging Face config give every key a parameter count grows
+ * with (none from the config file or --set)? */
+static int shape_from_hf(const struct loader *l)
+{
+	static const enum key_id sizes[] = {KEY_MODEL_HIDDEN_SIZE, KEY_MODEL_FFN_HIDDEN_SIZE, KEY_MODEL_VOCAB_SIZE,
+					    KEY_MODEL_NUM_LAYERS, KEY_MODEL_NUM_EXPERTS, KEY_MODEL_MOE_FFN_HIDDEN_SIZE,
+					    KEY_MODEL_SHARED_EXPERT_FFN_HIDDEN_SIZE};
+	if (!l->hf_loaded)
+		return 0;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		enum key_id ki = sizes[i];
+		if (l->seen[ki] && !l->from_hf[ki])
+			return 0;
+	}
+	return 1;
+}
+
+/* An error about the size of a shape the Hugging Face config gave: names
+ * that file and its keys ("'hidden_size': WHAT; check hidden_size, ..."). */
+static void hf_size_error(struct loader *l, const char *what)
+{
+	const char *list = dc_hf_size_keys(l->cfg->model.family);
+	size_t first;
+	if (!list)
+		list = "hidden_size";
+	first = strcspn(list, ",");
+	if (first == strlen(list))
+		first = strcspn(list, " ");
+	l->errors++;
+	dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, l->opts && l->opts->model_file ? NULL : "model.hf_config",
+			"%s: error: '%.*s': %s; check %s",
+			l->cfg->model.hf_config, (int)first, list, what, list);
+}
+
+void dc_cfg_cross_check(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	struct dc_model *m = &c->model;
+	uint64_t state_bytes;
+
+	if (l->errors)
+		return;
+	if (check_rules(l) != 0)
+		return;
+
+	/* parameters: explicit or from the shape (blamed on the Hugging Face
+	 * file when it gave every size). The loader only validates
+	 * the count; the plan (plan.h) derives it */
+	uint64_t params;
+	m->params_explicit = l->seen[KEY_MODEL_PARAMS];
+	if (!m->params_explicit)
+		m->params = 0; /* dropped by --model: the shape's count applies */
+	{
+		struct dc_param_terms t;
+		if (dc_params_terms(m, &t) != 0) {
+			if (shape_from_hf(l))
+				hf_size_error(l, "the parameter count of this shape overflows 64 bits");
+			else
+				dc_cfg_errorf(l, KEY_MODEL_HIDDEN_SIZE,
+				       "'model': the parameter count of this shape overflows 64 bits; check hidden_size, ffn_hidden_size, vocab_size, num_layers and the expert sizes");
+			return;
+		}
+		params = m->params_explicit ? m->params : t.total;
+	}
+	/* model-state bytes must be representable (overflow guard for the ledger) */
+	{
+		uint64_t per_param = c->precision.param_bytes;
+		if (dc_add_u64(per_param, c->precision.grad_bytes, &per_param) ||
+		    dc_add_u64(per_param, c->precision.master_bytes, &per_param) ||
+		    dc_add_u64(per_param, c->precision.optimizer_bytes, &per_param) ||
+		    dc_mul_u64(params, per_param, &state_bytes) || (double)state_bytes >= DC_MAX_EXACT_INT) {
+			char what[160];
+			snprintf(what, sizeof(what),
+				 "%llu parameters x %llu bytes of model state per parameter must be below 2^53 bytes",
+				 (unsigned long long)params, (unsigned long long)per_param);
+			if (!m->params_explicit && shape_from_hf(l))
+				hf_size_error(l, what);
+			else
+				dc_cfg_errorf(l, m->params_explicit ? KEY_MODEL_PARAMS : KEY_MODEL_HIDDEN_SIZE,
+				       "'%s': %s", m->params_explicit ? "model.params" : "model", what);
+		}
+	}
+	{
+		uint64_t tokens;
+		if (dc_mul_u64(c->training.micro_batch_size, m->seq_length, &tokens) ||
+		    dc_mul_u64(tokens, m->hidden_size, &tokens) || dc_mul_u64(tokens, 64, &tokens) ||
+		    (double)tokens >= DC_MAX_EXACT_INT)
+			dc_cfg_errorf(l, KEY_TRAINING_MICRO_BATCH_SIZE,
+			       "'training.micro_batch_size': micro_batch_size x seq_length x hidden_size is too large for the activation ledger");
+	}
+	if (l->errors)
+		return;
+
+	/* collective: as given (0 when absent); the plan defaults them to all
+	 * ranks and one rank's gradient bytes */
+	if (l->seen[KEY_COLLECTIVE_RANKS] && c->collective.ranks > c->world_size)
+		dc_cfg_errorf(l, KEY_COLLECTIVE_RANKS,
+		       "'collective.ranks': must be at most the world size (%llu), got %llu",
+		       (unsigned long long)c->world_size, (unsigned long long)c->collective.ranks);
+	/* the ring lists 2(p-1) x p transfer events: below 2^49 with the
+	 * world capped at 2^24 ranks, so the count is exact */
+	c->memory.activation_explicit = l->seen[KEY_MEMORY_ACTIVATION_BYTES_PER_TOKEN_PER_LAYER];
+}
+
+size_t dc_config_rule_count(void)
+{
+	return NRULES;
+}
+
+const struct dc_config_rule_info *dc_config_rule_at(size_t i)
+{
+	return i < NRULES ? &rules[i].info : NULL;
+}
+

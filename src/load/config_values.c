@@ -1,0 +1,796 @@
+/* config_values.c - reading one value by its key's kind (counts, bytes,
+ * bandwidths, times, enums, lists, the rank order), the walk over the file's
+ * objects with the unknown-key suggestions, and --set. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "distcalc/hf.h"
+#include "distcalc/memory.h"
+#include "distcalc/params.h"
+#include "distcalc/plan.h"
+#include "distcalc/topo_file.h"
+#include "distcalc/units.h"
+#include "distcalc/util.h"
+
+#include "config_int.h"
+
+/* Marks the key a suggestion named (a path from the key table), so its
+ * "required key is missing" does not repeat the suggestion. */
+static void mark_suggested(struct loader *l, const char *s)
+{
+	int k = dc_cfg_find_key(s);
+	if (k >= 0)
+		l->suggested[k] = 1;
+}
+
+/* ---- suggestions ---- */
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	return dc_edit_distance(a, strlen(a), b, 0);
+}
+
+static const char *last_part(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	return dot ? dot + 1 : path;
+}
+
+/* Is dc_cfg_keys[i] a direct child of the section `prefix` ("" for top level)? */
+static int is_child(size_t i, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+	const char *p = dc_cfg_keys[i].info.path;
+	if (pl == 0)
+		return strchr(p, '.') == NULL;
+	return strncmp(p, prefix, pl) == 0 && p[pl] == '.' && strchr(p + pl + 1, '.') == NULL;
+}
+
+/* The closest known key: first among the section's own keys, then any key
+ * elsewhere whose last part matches exactly. Closeness ignores case first
+ * ("Tp" is tp, not dp), then counts it to break ties. */
+static const char *suggest(const char *prefix, const char *name)
+{
+	size_t best = 99, best_case = 99, bi = 0;
+	for (size_t i = 0; i < NKEYS; i++) {
+		if (!is_child(i, prefix))
+			continue;
+		size_t d = dc_edit_distance(name, strlen(name), last_part(dc_cfg_keys[i].info.path), 1);
+		size_t dc = edit_distance(name, last_part(dc_cfg_keys[i].info.path));
+		if (d < best || (d == best && dc < best_case)) {
+			best = d;
+			best_case = dc;
+			bi = i;
+		}
+	}
+	size_t nl = strlen(name);
+	if (best <= 2 || (best <= 3 && nl > 6) || (nl > 0 && best * 3 <= nl))
+		return dc_cfg_keys[bi].info.path;
+	for (size_t i = 0; i < NKEYS; i++)
+		if (strcmp(last_part(dc_cfg_keys[i].info.path), name) == 0)
+			return dc_cfg_keys[i].info.path;
+	return NULL;
+}
+
+/* The choice closest to an unknown enum value, when it is close enough to
+ * be a slip ("h100-sxm-80gb" for "h100-sxm5-80gb") or the unique choice it
+ * begins ("H100"); else NULL. Case is ignored, as for keys. */
+static const char *suggest_choice(const char *const *choices, const char *value)
+{
+	size_t best = 99, nl = strlen(value);
+	const char *bc = NULL;
+	for (size_t i = 0; choices[i]; i++) {
+		size_t d = dc_edit_distance(value, nl, choices[i], 1);
+		if (d < best) {
+			best = d;
+			bc = choices[i];
+		}
+	}
+	if (bc && (best <= 2 || (nl > 0 && best * 3 <= nl)))
+		return bc;
+	/* a unique choice the value begins ("h100" for "h100-sxm5-80gb") */
+	bc = NULL;
+	for (size_t i = 0; nl >= 2 && choices[i]; i++)
+		if (strncasecmp(choices[i], value, nl) == 0) {
+			if (bc)
+				return NULL;
+			bc = choices[i];
+		}
+	return bc;
+}
+
+/* ---- values ---- */
+
+const char * dc_cfg_type_name(const cJSON *v)
+{
+	if (cJSON_IsNull(v))
+		return "null";
+	if (cJSON_IsBool(v))
+		return "a boolean";
+	if (cJSON_IsNumber(v))
+		return "a number";
+	if (cJSON_IsString(v))
+		return "a string";
+	if (cJSON_IsArray(v))
+		return "an array";
+	if (cJSON_IsObject(v))
+		return "an object";
+	return "an unknown value";
+}
+
+/* Shortest "%.*g" text that reads back to the same double, so a message
+ * never shows 1.0000001 as "1". */
+static void fmt_num(char *buf, size_t len, double v)
+{
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
+/* What the file holds, for "got X": the value itself when it is a scalar. */
+static const char *describe(struct loader *l, const cJSON *v)
+{
+	if (cJSON_IsString(v)) {
+		size_t n = strlen(v->valuestring);
+		if (n > 40)
+			snprintf(l->got, sizeof(l->got), "the string \"%.40s...\"", v->valuestring);
+		else
+			snprintf(l->got, sizeof(l->got), "the string \"%s\"", v->valuestring);
+	} else if (cJSON_IsNumber(v) && isfinite(v->valuedouble)) {
+		fmt_num(l->got, sizeof(l->got), v->valuedouble);
+	} else if (cJSON_IsBool(v)) {
+		snprintf(l->got, sizeof(l->got), "%s", cJSON_IsTrue(v) ? "true" : "false");
+	} else {
+		snprintf(l->got, sizeof(l->got), "%s", dc_cfg_type_name(v));
+	}
+	return l->got;
+}
+
+static void *field(struct loader *l, const struct key *k)
+{
+	return (char *)l->cfg + k->off;
+}
+
+static int check_number(struct loader *l, int ki, const cJSON *v, double *out)
+{
+	const struct key *k = &dc_cfg_keys[ki];
+	double d = v->valuedouble;
+	if (!isfinite(d)) {
+		dc_cfg_errorf(l, ki, "'%s': must be a finite number, got a number too large for a double", k->info.path);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+/* The bound `v` as a message says it: 2^53 by name. */
+static void fmt_bound(char *buf, size_t len, double v)
+{
+	if (v == DC_MAX_EXACT_INT)
+		snprintf(buf, len, "2^53 (9007199254740992)");
+	else
+		fmt_num(buf, len, v);
+}
+
+/* A whole number in the row's bounds [lo, hi). */
+static int read_integer(struct loader *l, int ki, const cJSON *v, uint64_t *out)
+{
+	const struct key *k = &dc_cfg_keys[ki];
+	double d;
+	char num[40];
+	if (!cJSON_IsNumber(v)) {
+		dc_cfg_errorf(l, ki, "'%s': expected an integer, got %s", k->info.path, describe(l, v));
+		return -1;
+	}
+	if (check_number(l, ki, v, &d) != 0)
+		return -1;
+	if (d != floor(d)) {
+		fmt_num(num, sizeof(num), d);
+		dc_cfg_errorf(l, ki, "'%s': must be a whole number, got %s", k->info.path, num);
+		return -1;
+	}
+	if (d < k->lo) {
+		if (k->lo > 0)
+			dc_cfg_errorf(l, ki, "'%s': must be at least %.0f, got %.0f", k->info.path, k->lo, d);
+		else
+			dc_cfg_errorf(l, ki, "'%s': must be non-negative, got %.0f", k->info.path, d);
+		return -1;
+	}
+	if (d >= k->hi) {
+		/* the text may not be exactly d (2^53 + 1 reads as 2^53): say "about" */
+		fmt_bound(num, sizeof(num), k->hi);
+		dc_cfg_errorf(l, ki, "'%s': must be below %s, got about %.6g", k->info.path, num, d);
+		return -1;
+	}
+	*out = (uint64_t)d;
+	return 0;
+}
+
+/* GPU memory written in decimal units ("80 GB") that is a card's marketed
+ * size: the card holds that many GiB, so "80 GB" (74.5 GiB) is most likely
+ * a slip. Sizes of NVIDIA and AMD data-centre and workstation cards. */
+static void warn_decimal_gpu_memory(struct loader *l, int ki, const char *text, uint64_t bytes)
+{
+	static const unsigned marketed_gb[] = {8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 94, 96, 128, 141, 144, 180, 192, 256, 288};
+	const char *unit;
+	char *end;
+
+	(void)strtod(text, &end);
+	unit = end + strspn(end, " ");
+	if (strcmp(unit, "GB") != 0 || bytes % 1000000000u != 0)
+		return;
+	for (size_t i = 0; i < sizeof(marketed_gb) / sizeof(marketed_gb[0]); i++)
+		if (bytes / 1000000000u == marketed_gb[i]) {
+			dc_cfg_warnf(l, ki, "'%s': \"%s\" reads as %u x 10^9 bytes (%.1f GiB), but a card sold as %uGB holds %u GiB; if you meant that, write \"%u GiB\"",
+			      dc_cfg_keys[ki].info.path, text, marketed_gb[i], (double)bytes / 1073741824.0, marketed_gb[i],
+			      marketed_gb[i], marketed_gb[i]);
+			return;
+		}
+}
+
+/* Bytes as a number or a string with a unit, at least the row's lo (the
+ * units parser refuses strings above 2^53 bytes). */
+static int read_bytes(struct loader *l, int ki, const cJSON *v, uint64_t *out)
+{
+	const struct key *k = &dc_cfg_keys[ki];
+	char err[256];
+	if (cJSON_IsString(v)) {
+		if (dc_units_parse_bytes(v->valuestring, out, err, sizeof(err)) != 0) {
+			dc_cfg_errorf(l, ki, "'%s': %s", k->info.path, err);
+			return -1;
+		}
+		if ((double)*out < k->lo) {
+			dc_cfg_errorf(l, ki, "'%s': must be at least %.0f byte%s, got '%s'", k->info.path, k->lo,
+			       k->lo == 1 ? "" : "s", v->valuestring);
+			return -1;
+		}
+		if (strcmp(k->info.path, "cluster.gpu_memory") == 0)
+			warn_decimal_gpu_memory(l, ki, v->valuestring, *out);
+		return 0;
+	}
+	if (!cJSON_IsNumber(v)) {
+		dc_cfg_errorf(l, ki, "'%s': expected bytes as a number or a string like \"80 GiB\", got %s", k->info.path,
+		       describe(l, v));
+		return -1;
+	}
+	return read_integer(l, ki, v, out);
+}
+
+/* Is `v` below the row's lower bound? */
+static int below(const struct key *k, double v)
+{
+	return k->lo_open ? !(v > k->lo) : v < k->lo;
+}
+
+/* The row's lower bound as a message words it: "must be positive", "must
+ * not be negative", "must be at least 2". */
+static void lower_bound_text(const struct key *k, char *buf, size_t len)
+{
+	if (k->lo == 0)
+		snprintf(buf, len, "%s", k->lo_open ? "must be positive" : "must not be negative");
+	else
+		snprintf(buf, len, "must be %s %g", k->lo_open ? "above" : "at least", k->lo);
+}
+
+/* A bandwidth or a time, as a number in base units or a string with a unit,
+ * in the row's bounds. */
+static int read_real(struct loader *l, int ki, const cJSON *v, enum dc_quantity q, double *out)
+{
+	const struct key *k = &dc_cfg_keys[ki];
+	char err[256];
+	if (cJSON_IsString(v)) {
+		int rc = q == DC_Q_BANDWIDTH ? dc_units_parse_bandwidth(v->valuestring, out, err, sizeof(err))
+					     : dc_units_parse_time(v->valuestring, out, err, sizeof(err));
+		if (rc != 0) {
+			dc_cfg_errorf(l, ki, "'%s': %s", k->info.path, err);
+			return -1;
+		}
+	} else if (cJSON_IsNumber(v)) {
+		if (check_number(l, ki, v, out) != 0)
+			return -1;
+	} else {
+		dc_cfg_errorf(l, ki, "'%s': expected %s, got %s", k->info.path,
+		       q == DC_Q_BANDWIDTH ? "a bandwidth like \"50 GB/s\" or a number in bytes/s"
+					   : "a time like \"5 us\" or a number in seconds",
+		       describe(l, v));
+		return -1;
+	}
+	if (below(k, *out)) {
+		char want[64];
+		lower_bound_text(k, want, sizeof(want));
+		if (q == DC_Q_BANDWIDTH && cJSON_IsString(v))
+			dc_cfg_errorf(l, ki, "'%s': %s, got \"%s\"", k->info.path, want, v->valuestring);
+		else
+			dc_cfg_errorf(l, ki, "'%s': %s, got %s", k->info.path, want, describe(l, v));
+		return -1;
+	}
+	if (*out >= k->hi) {
+		dc_cfg_errorf(l, ki, "'%s': must be below %g %s, got %g", k->info.path, k->hi, k->info.unit, *out);
+		return -1;
+	}
+	/* a plain number is in base units: flag the classic slip of writing
+	 * the number of a unit string without the unit */
+	if (cJSON_IsNumber(v) && q == DC_Q_TIME && *out >= 1e-3)
+		dc_cfg_warnf(l, ki, "'%s': %g is in seconds (a plain number is seconds); if you meant %g us, write \"%g us\"",
+		      k->info.path, *out, *out, *out);
+	if (cJSON_IsNumber(v) && q == DC_Q_BANDWIDTH && *out < 1e6)
+		dc_cfg_warnf(l, ki, "'%s': %g is in bytes per second (a plain number is bytes/s); if you meant %g GB/s, write \"%g GB/s\"",
+		      k->info.path, *out, *out, *out);
+	return 0;
+}
+
+static int parse_order(struct loader *l, int ki, const char *s)
+{
+	enum dc_axis order[DC_AXIS_COUNT];
+	int used[DC_AXIS_COUNT] = {0};
+	size_t n = 0;
+	const char *p = s;
+
+	while (*p) {
+		const char *e = strchr(p, '-');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		int found = -1;
+		for (int a = 0; dc_cfg_axis_names[a]; a++)
+			if (strlen(dc_cfg_axis_names[a]) == len && strncmp(p, dc_cfg_axis_names[a], len) == 0)
+				found = a;
+		if (found < 0) {
+			dc_cfg_errorf(l, ki, "'parallel.order': unknown axis '%.*s' in \"%s\": use tp, cp, ep, dp and pp joined by '-', like \"tp-cp-ep-dp-pp\"",
+			       (int)len, p, s);
+			return -1;
+		}
+		if (used[found]) {
+			dc_cfg_errorf(l, ki, "'parallel.order': axis '%s' appears twice in \"%s\"", dc_cfg_axis_names[found], s);
+			return -1;
+		}
+		used[found] = 1;
+		order[n++] = (enum dc_axis)found;
+		if (!e)
+			break;
+		p = e + 1;
+		if (!*p) {
+			dc_cfg_errorf(l, ki, "'parallel.order': \"%s\" ends with '-'", s);
+			return -1;
+		}
+	}
+	if (!used[DC_AXIS_TP] || !used[DC_AXIS_DP] || !used[DC_AXIS_PP]) {
+		dc_cfg_errorf(l, ki, "'parallel.order': \"%s\" must name tp, dp and pp (cp and ep are optional)", s);
+		return -1;
+	}
+	/* axes not named have size 1; they go last */
+	for (int a = 0; a < DC_AXIS_COUNT; a++)
+		if (!used[a])
+			order[n++] = (enum dc_axis)a;
+	memcpy(l->cfg->parallel.order, order, sizeof(order));
+	snprintf(l->cfg->parallel.order_text, sizeof(l->cfg->parallel.order_text), "%s", s);
+	return 0;
+}
+
+/* parallel.pipeline_layers: a JSON array of 1..DC_MAX_PIPELINE_LIST
+ * whole numbers >= 1, each entry checked as a count. */
+static void read_list(struct loader *l, int ki, const cJSON *v)
+{
+	const struct key *k = &dc_cfg_keys[ki];
+	struct dc_parallel *p = &l->cfg->parallel;
+	uint64_t n = 0;
+	char num[40];
+
+	if (!cJSON_IsArray(v)) {
+		dc_cfg_errorf(l, ki, "'%s': expected an array of layer counts like [4, 4, 3], got %s", k->info.path,
+		       describe(l, v));
+		return;
+	}
+	for (const cJSON *e = v->child; e; e = e->next, n++) {
+		double d;
+		if (n >= DC_MAX_PIPELINE_LIST) {
+			dc_cfg_errorf(l, ki, "'%s': at most %d stages, got more", k->info.path, DC_MAX_PIPELINE_LIST);
+			return;
+		}
+		if (!cJSON_IsNumber(e)) {
+			dc_cfg_errorf(l, ki, "'%s': entry %llu: expected a whole number of layers, got %s", k->info.path,
+			       (unsigned long long)n + 1, describe(l, e));
+			return;
+		}
+		if (check_number(l, ki, e, &d) != 0)
+			return;
+		/* 0: the model's first or last chunk of an interleaved
+		 * layout may hold none (dc_stage_split checks the rest) */
+		if (d != floor(d) || d < 0 || d >= DC_MAX_EXACT_INT) {
+			fmt_num(num, sizeof(num), d);
+			dc_cfg_errorf(l, ki, "'%s': entry %llu: every stage needs a whole number of layers, at least 1, got %s",
+			       k->info.path, (unsigned long long)n + 1, num);
+			return;
+		}
+		p->pipeline_layers[n] = (uint64_t)d;
+	}
+	if (n == 0) {
+		dc_cfg_errorf(l, ki, "'%s': expected one entry per pipeline stage, got an empty array", k->info.path);
+		return;
+	}
+	p->pipeline_layers_n = n;
+}
+
+/* search.space lists: a non-empty JSON array of at most
+ * DC_SEARCH_MAX_VALUES counts, choices or booleans. */
+static void read_space(struct loader *l, int ki, const cJSON *v)
+{
+	const struct key *k = &dc_cfg_keys[ki];
+	void *dst = (char *)l->cfg + k->off;
+	struct dc_search_values vals = {0};
+	uint32_t mask = 0;
+	uint32_t n = 0;
+	uint64_t u;
+
+	if (!cJSON_IsArray(v) || !v->child) {
+		dc_cfg_errorf(l, ki, "'%s': expected a non-empty array like %s, got %s", k->info.path,
+		       k->kind == K_VALUES ? "[1, 2, 4]" : k->kind == K_BOOLS ? "[true, false]" : "[\"none\", \"zero1\"]",
+		       describe(l, v));
+		return;
+	}
+	for (const cJSON *e = v->child; e; e = e->next, n++) {
+		if (n >= DC_SEARCH_MAX_VALUES) {
+			dc_cfg_errorf(l, ki, "'%s': at most %d values, got more", k->info.path, DC_SEARCH_MAX_VALUES);
+			return;
+		}
+		if (k->kind == K_VALUES) {
+			if (read_integer(l, ki, e, &u) != 0)
+				return;
+			vals.v[vals.n++] = u;
+		} else if (k->kind == K_BOOLS) {
+			if (!cJSON_IsBool(e)) {
+				dc_cfg_errorf(l, ki, "'%s': entry %u: expected true or false, got %s", k->info.path, n + 1,
+				       describe(l, e));
+				return;
+			}
+			mask |= 1u << (cJSON_IsTrue(e) ? 1 : 0);
+		} else {
+			/* a list row's info names no choices (only an enum's does) */
+			const char *const *names = strcmp(k->info.path, "search.space.sharding") == 0 ? dc_cfg_sharding_names
+										       : dc_cfg_recompute_names;
+			int i, found = -1;
+			for (i = 0; cJSON_IsString(e) && names[i]; i++)
+				if (strcmp(e->valuestring, names[i]) == 0)
+					found = i;
+			if (found < 0) {
+				dc_cfg_errorf(l, ki, "'%s': entry %u: expected one of %s, got %s", k->info.path, n + 1,
+				       k->info.bounds + 3, describe(l, e));
+				return;
+			}
+			mask |= 1u << found;
+		}
+	}
+	if (k->kind == K_VALUES)
+		memcpy(dst, &vals, sizeof(vals));
+	else
+		memcpy(dst, &mask, sizeof(mask));
+}
+
+static void read_value(struct loader *l, int ki, const cJSON *v)
+{
+	const struct key *k = &dc_cfg_keys[ki];
+	uint64_t u;
+	double d;
+
+	if (cJSON_IsNull(v)) {
+		dc_cfg_errorf(l, ki, "'%s': null is not allowed; remove the key to use the default", k->info.path);
+		return;
+	}
+	if (cJSON_IsString(v) && strlen(v->valuestring) > DC_CONFIG_MAX_STRING) {
+		dc_cfg_errorf(l, ki, "'%s': string must be at most %d bytes, got %zu bytes", k->info.path, DC_CONFIG_MAX_STRING,
+		       strlen(v->valuestring));
+		return;
+	}
+	switch (k->kind) {
+	case K_SECTION:
+		break;
+	case K_COUNT:
+	case K_UINT:
+		if (read_integer(l, ki, v, &u) == 0)
+			*(uint64_t *)field(l, k) = u;
+		break;
+	case K_BYTES:
+	case K_BYTES_POS:
+		if (read_bytes(l, ki, v, &u) == 0)
+			*(uint64_t *)field(l, k) = u;
+		break;
+	case K_BW:
+	case K_TIME:
+		if (read_real(l, ki, v, k->kind == K_BW ? DC_Q_BANDWIDTH : DC_Q_TIME, &d) == 0)
+			*(double *)field(l, k) = d;
+		break;
+	case K_BOOL:
+		if (!cJSON_IsBool(v))
+			dc_cfg_errorf(l, ki, "'%s': expected true or false, got %s", k->info.path, describe(l, v));
+		else
+			*(int *)field(l, k) = cJSON_IsTrue(v);
+		break;
+	case K_ENUM:
+	case K_GPU: {
+		char list[160] = "";
+		const char *near;
+		if (cJSON_IsString(v)) {
+			for (int i = 0; k->info.choices[i]; i++)
+				if (strcmp(v->valuestring, k->info.choices[i]) == 0) {
+					*(int *)field(l, k) = i + (k->kind == K_GPU);
+					return;
+				}
+		}
+		for (int i = 0; k->info.choices[i]; i++) {
+			strcat(list, i ? ", \"" : "\"");
+			strcat(list, k->info.choices[i]);
+			strcat(list, "\"");
+		}
+		/* a preset name is long and easy to mistype: suggest one */
+		near = k->kind == K_GPU && cJSON_IsString(v) ? suggest_choice(k->info.choices, v->valuestring) : NULL;
+		if (near)
+			dc_cfg_errorf(l, ki, "'%s': unknown value \"%s\"; did you mean \"%s\"? (expected one of %s)", k->info.path,
+			       v->valuestring, near, list);
+		else if (cJSON_IsString(v))
+			dc_cfg_errorf(l, ki, "'%s': unknown value \"%s\"; expected one of %s", k->info.path, v->valuestring, list);
+		else
+			dc_cfg_errorf(l, ki, "'%s': expected one of %s, got %s", k->info.path, list, describe(l, v));
+		break;
+	}
+	case K_ORDER:
+		if (!cJSON_IsString(v))
+			dc_cfg_errorf(l, ki, "'%s': expected a string like \"tp-cp-ep-dp-pp\", got %s", k->info.path, describe(l, v));
+		else
+			parse_order(l, ki, v->valuestring);
+		break;
+	case K_FRACTION:
+		if (!cJSON_IsNumber(v)) {
+			dc_cfg_errorf(l, ki, "'%s': expected a number in [%g, %g), got %s", k->info.path, k->lo, k->hi,
+			       describe(l, v));
+		} else if (check_number(l, ki, v, &d) == 0) {
+			if (below(k, d) || d >= k->hi)
+				dc_cfg_errorf(l, ki, "'%s': must be in [%g, %g), got %g", k->info.path, k->lo, k->hi, d);
+			else
+				*(double *)field(l, k) = d;
+		}
+		break;
+	case K_REAL:
+		if (!cJSON_IsNumber(v)) {
+			dc_cfg_errorf(l, ki, "'%s': expected a number, got %s", k->info.path, describe(l, v));
+		} else if (check_number(l, ki, v, &d) == 0) {
+			if (below(k, d)) {
+				char want[64];
+				lower_bound_text(k, want, sizeof(want));
+				dc_cfg_errorf(l, ki, "'%s': %s, got %g", k->info.path, want, d);
+			} else if (d >= k->hi) {
+				dc_cfg_errorf(l, ki, "'%s': must be below %g%s%s, got %g", k->info.path, k->hi,
+				       k->info.unit[0] ? " " : "", k->info.unit, d);
+			} else {
+				*(double *)field(l, k) = d;
+			}
+		}
+		break;
+	case K_LIST:
+		read_list(l, ki, v);
+		break;
+	case K_VALUES:
+	case K_CHOICES:
+	case K_BOOLS:
+		read_space(l, ki, v);
+		break;
+	case K_STRING:
+		if (!cJSON_IsString(v))
+			dc_cfg_errorf(l, ki, "'%s': expected a string, got %s", k->info.path, describe(l, v));
+		else if (strcmp(k->info.path, "model.hf_config") == 0 && !*v->valuestring)
+			dc_cfg_errorf(l, ki, "'%s': expected the path of a Hugging Face config.json, got an empty string", k->info.path);
+		else if (strcmp(k->info.path, "model.hf_config") == 0)
+			snprintf(l->hf_path, sizeof(l->hf_path), "%s", v->valuestring);
+		else if (strcmp(k->info.path, "cluster.topology_file") == 0 && !*v->valuestring)
+			dc_cfg_errorf(l, ki, "'%s': expected the path of a file of `nvidia-smi topo -m` output, got an empty string",
+			       k->info.path);
+		else if (strcmp(k->info.path, "cluster.topology_file") == 0)
+			snprintf(l->topo_path, sizeof(l->topo_path), "%s", v->valuestring);
+		break;
+	}
+}
+
+/* A member name holding '.' ({"parallel.tp": 4}) is one name, never a
+ * path: an unknown key, and the suggestion spells the key it looks like
+ * nested, relative to the section `prefix` it sits in. */
+static void unknown_dotted(struct loader *l, const char *path, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+	const char *s = NULL, *rel, *p;
+	char nested[400], pre[300];
+	size_t n = 0, depth = 0;
+	int ki = dc_cfg_find_key(path);
+
+	if (ki >= 0) {
+		s = dc_cfg_keys[ki].info.path;
+	} else {
+		const char *dot = strrchr(path, '.');
+		snprintf(pre, sizeof(pre), "%.*s", (int)(dot - path), path);
+		s = suggest(pre, dot + 1);
+	}
+	if (!s || strlen(path) >= 299 || (pl && (strncmp(s, prefix, pl) != 0 || s[pl] != '.'))) {
+		dc_cfg_errorf(l, -1, "'%.200s': unknown key (a member name is one name, never a dotted path)", path);
+		return;
+	}
+	mark_suggested(l, s);
+	rel = s + (pl ? pl + 1 : 0);
+	nested[0] = '\0';
+	for (p = rel; n < sizeof(nested);) {
+		const char *dot = strchr(p, '.');
+		if (!dot) {
+			n += (size_t)snprintf(nested + n, sizeof(nested) - n, "\"%s\": ...", p);
+			break;
+		}
+		n += (size_t)snprintf(nested + n, sizeof(nested) - n, "\"%.*s\": {", (int)(dot - p), p);
+		depth++;
+		p = dot + 1;
+	}
+	while (depth-- && n + 1 < sizeof(nested)) {
+		nested[n++] = '}';
+		nested[n] = '\0';
+	}
+	dc_cfg_errorf(l, -1, "'%.200s': unknown key (a member name is one name, never a dotted path); did you mean %s?",
+	       path, nested);
+}
+
+/* Walks one JSON object that is the section `prefix` ("" for the root). */
+void dc_cfg_walk(struct loader *l, const cJSON *obj, const char *prefix)
+{
+	char path[300];
+	for (const cJSON *c = obj->child; c; c = c->next) {
+		const char *name = c->string ? c->string : "";
+		int ki;
+
+		snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", name);
+		if (strchr(name, '.')) {
+			unknown_dotted(l, path, prefix);
+			continue;
+		}
+		ki = dc_cfg_find_key(path);
+		if (ki < 0 || strlen(path) >= sizeof(path) - 1) {
+			const char *s = suggest(prefix, name);
+			if (s) {
+				dc_cfg_errorf(l, -1, "'%.200s': unknown key; did you mean '%s'?", path, s);
+				mark_suggested(l, s);
+			}
+			else
+				dc_cfg_errorf(l, -1, "'%.200s': unknown key", path);
+			continue;
+		}
+		/* a path lives in one object (a repeated section is itself a
+		 * duplicate and is not walked), so a path seen before is a
+		 * duplicate key; O(1), where comparing siblings is O(n^2) */
+		if (l->seen[ki]) {
+			dc_cfg_errorf(l, ki, "'%s': duplicate key", path);
+			continue;
+		}
+		l->seen[ki] = 1;
+		if (dc_cfg_keys[ki].kind == K_SECTION) {
+			if (!cJSON_IsObject(c))
+				dc_cfg_errorf(l, ki, "'%s': expected an object, got %s", path, dc_cfg_type_name(c));
+			else {
+				dc_cfg_walk(l, c, path);
+				l->walked[ki] = 1;
+			}
+		} else {
+			read_value(l, ki, c);
+		}
+	}
+}
+
+/* ---- --set ---- */
+
+/* Applies "PATH=VALUE" to the tree; returns the key index or -1. */
+int dc_cfg_apply_override(struct loader *l, cJSON *root, const char *text)
+{
+	const char *eq = strchr(text, '=');
+	char path[300];
+	cJSON *val, *obj = root;
+	int ki;
+
+	if (!eq || eq == text) {
+		dc_diag_error(l->diag, DC_ERR_USAGE, "--set: error: '%s': expected PATH=VALUE, like model.hidden_size=4096", text);
+		return -1;
+	}
+	if ((size_t)(eq - text) >= sizeof(path)) {
+		dc_diag_error(l->diag, DC_ERR_USAGE, "--set: error: path is too long");
+		return -1;
+	}
+	memcpy(path, text, (size_t)(eq - text));
+	path[eq - text] = '\0';
+	ki = dc_cfg_find_key(path);
+	if (ki < 0) {
+		const char *dot = strrchr(path, '.');
+		char prefix[300] = "";
+		const char *s;
+		if (dot)
+			snprintf(prefix, sizeof(prefix), "%.*s", (int)(dot - path), path);
+		s = suggest(prefix, dot ? dot + 1 : path);
+		l->errors++;
+		if (s) {
+			dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path,
+					"--set: error: '%s': unknown key; did you mean '%s'?", path, s);
+			mark_suggested(l, s);
+		}
+		else
+			dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path, "--set: error: '%s': unknown key",
+					path);
+		return -1;
+	}
+	if (dc_cfg_keys[ki].kind == K_SECTION) {
+		l->errors++;
+		dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path,
+				"--set: error: '%s': is a section; set one of its keys", path);
+		return -1;
+	}
+	/* the value: a strict JSON scalar (number, true, false, null, "string"),
+	 * or an array for a list key, is read as JSON; anything else
+	 * ("80 GiB", "+1", "[1]" for a scalar key) is a string */
+	{
+		const char *vs = eq + 1;
+		struct scan sc;
+		val = NULL;
+		char lead = vs[strspn(vs, " \t\r\n")];
+		/* a list key takes a JSON array: --set 'parallel.pipeline_layers=[4,4,3]' */
+		if (dc_cfg_scan_text(&sc, vs, strlen(vs)) == 0 && lead != '{' && (lead != '[' || dc_cfg_keys[ki].kind == K_LIST || dc_cfg_keys[ki].kind == K_VALUES ||
+										  dc_cfg_keys[ki].kind == K_CHOICES || dc_cfg_keys[ki].kind == K_BOOLS)) {
+			val = cJSON_Parse(vs);
+			if (!val)
+				return -2; /* it scanned, so only an allocation fails */
+		}
+		if (!val)
+			val = cJSON_CreateString(vs);
+		if (!val)
+			return -2;
+	}
+	/* create the sections along the path */
+	{
+		char part[300];
+		const char *p = path;
+		const char *dot;
+		while ((dot = strchr(p, '.')) != NULL) {
+			cJSON *next;
+			snprintf(part, sizeof(part), "%.*s", (int)(dot - p), p);
+			next = cJSON_GetObjectItemCaseSensitive(obj, part);
+			if (!next) {
+				next = cJSON_CreateObject();
+				if (!next || !cJSON_AddItemToObject(obj, part, next)) {
+					cJSON_Delete(next);
+					cJSON_Delete(val);
+					return -2;
+				}
+			} else if (!cJSON_IsObject(next)) {
+				/* the file has a wrong type here; it is reported by the walk */
+				cJSON_Delete(val);
+				return ki;
+			}
+			obj = next;
+			p = dot + 1;
+		}
+		/* a key the file holds twice is the file's error, whatever --set
+		 * gives; then drop every copy and add the new value */
+		{
+			size_t copies = 0;
+			for (const cJSON *c = obj->child; c; c = c->next)
+				copies += c->string && strcmp(c->string, p) == 0;
+			if (copies > 1)
+				dc_cfg_errorf(l, -1, "'%s': duplicate key", path);
+		}
+		while (cJSON_GetObjectItemCaseSensitive(obj, p))
+			cJSON_DeleteItemFromObjectCaseSensitive(obj, p);
+		if (!cJSON_AddItemToObject(obj, p, val)) {
+			cJSON_Delete(val);
+			return -2;
+		}
+	}
+	return ki;
+}
+
