@@ -211,6 +211,14 @@ START_TEST(test_dualpipe_bubble_by_hand)
 		stage_w(&st[i], 1.0, 2.0, 1.0, 0, 0, 2);
 	ck_assert_int_eq(dc_step_pipeline_simulate(&pp, end, &span), 0);
 	ck_assert_double_eq_tol(span, 26.0, 1e-12);
+	/* W 0.5 < F: the formula, (2 - 1)(3 + 2 - 1.5) = 3.5, is an upper
+	 * bound; the schedule idles 3 */
+	for (int i = 0; i < 4; i++)
+		stage_w(&st[i], 1.0, 2.0, 0.5, 0, 0, 2);
+	ck_assert_int_eq(dc_step_pipeline_simulate(&pp, end, &span), 0);
+	ck_assert_double_eq_tol(span, 24.0 + 3.0, 1e-12);
+	for (int i = 0; i < 4; i++)
+		stage_w(&st[i], 1.0, 2.0, 1.0, 0, 0, 2);
 	/* DualPipeV on the same 4 ranks: 8 chunks (the README's PP = 8), each
 	 * microbatch through both chunks of every rank, busy 8 x 2 x 3 = 48;
 	 * bubble (8/2 - 1)(3 + 2 - 3) = 6 */
