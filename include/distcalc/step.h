@@ -8,18 +8,20 @@
  * batch for tokens per step. Per pipeline stage it composes one
  * microbatch's forward and backward from the stage's layer counts (the
  * embedding on the first stage, the head on the last), adds the exposed
- * TP, EP and FSDP communication of each op, runs the 1F1B or interleaved
- * 1F1B schedule with the point-to-point sends between stages, lets the
+ * TP, EP and FSDP communication of each op, runs the pipeline schedule
+ * (parallel.pipeline_schedule: 1F1B, interleaved 1F1B, ZB-H1, DualPipe,
+ * DualPipeV) with the point-to-point sends between stages, lets the
  * DDP / ZeRO gradient buckets run behind the last backward, and meets all
  * ranks at the gradient synchronisation before the optimizer step: the
  * slowest stage sets the step.
  *
  * Two evaluations of the same model: dc_step_compute is the closed form
- * (what a layout search calls, O(pp) arithmetic, no allocation), and
- * dc_step_timeline simulates every op of the schedule and emits its events
- * (what the trace shows). tests/check_step.c holds them within 0.5% of each
- * other on every shipped config. Derivations and the worked two-stage
- * example: docs/step-model.md.
+ * (what a layout search calls, O(pp) arithmetic, no allocation; DualPipe's
+ * schedules and uneven interleaved chunks have none and are simulated),
+ * and dc_step_timeline simulates every op of the schedule and emits its
+ * events (what the trace shows). tests/check_step.c holds them within 0.5%
+ * of each other on every shipped config under every schedule its layout
+ * allows. Derivations and the worked examples: docs/step-model.md.
  */
 #ifndef DISTCALC_STEP_H
 #define DISTCALC_STEP_H
@@ -172,7 +174,10 @@ void dc_step_tp_layer(const struct dc_plan *p, const struct dc_comm *comm, struc
 /* Fills *s in closed form for the plan from the compute, comm, flops and
  * batch results. Returns 0 (also when c->available is 0: then
  * s->available is 0 and s->missing says why), or -1 with *error set to
- * static text. No I/O, no allocation. */
+ * static text. No I/O; no allocation under 1F1B, interleaved (even
+ * chunks) and ZB-H1. DualPipe, DualPipeV and uneven interleaved chunks
+ * have no closed form: it runs dc_step_timeline without events, O(pp m v)
+ * with its allocation (-1 with "out of memory" when that fails). */
 int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
 		    const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s, const char **error);
 
