@@ -230,6 +230,63 @@ START_TEST(test_dualpipe_bubble_by_hand)
 }
 END_TEST
 
+/* What the trace sink sees of a timeline: per stage and track, events in
+ * time order that never overlap; per stage the compute track tiling
+ * [0, step]; and the schedule's own ops by name. */
+struct tiling {
+	double last_end[16][DC_TRACK_COUNT];
+	double compute[16];
+	int overlap, pairs, wgrads, inputs;
+};
+
+static int tile_event(void *ctx, const struct dc_step_event *e)
+{
+	struct tiling *t = ctx;
+	ck_assert_uint_lt(e->stage, 16);
+	if (e->start_s < t->last_end[e->stage][e->track] - 1e-9 * (1 + e->start_s))
+		t->overlap++;
+	t->last_end[e->stage][e->track] = e->start_s + e->duration_s;
+	if (e->track == DC_TRACK_COMPUTE)
+		t->compute[e->stage] += e->duration_s;
+	t->pairs += strstr(e->name, "(F&B pair)") != NULL;
+	t->wgrads += strstr(e->name, "weight grads") != NULL;
+	t->inputs += strstr(e->name, "bwd (input grads)") != NULL;
+	return 0;
+}
+
+START_TEST(test_trace_shows_the_schedule)
+{
+	/* Mixtral (pp 4, m 16, ep 4) under ZB-H1, DualPipe with its EP overlap
+	 * and DualPipeV: every track's events apart, every stage's compute
+	 * track summing to the step, the deferred weight gradients and
+	 * DualPipe's pairs named */
+	static const char *const runs[][3] = {
+		{"parallel.pipeline_schedule=zero_bubble", NULL, NULL},
+		{"parallel.pipeline_schedule=dualpipe", "overlap.ep=dualpipe", NULL},
+		{"parallel.pipeline_schedule=dualpipev", NULL, NULL},
+	};
+	for (size_t i = 0; i < 3; i++) {
+		static struct tiling t;
+		struct dc_step tl;
+		const char *err = NULL;
+		const char *sets[] = {"cluster.gpu=a100-sxm4-80gb", runs[i][0], runs[i][1], NULL};
+		memset(&t, 0, sizeof(t));
+		run_config("mixtral-8x7b-ep.json", sets);
+		ck_assert_int_eq(dc_step_timeline(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops,
+						  &run_res.batch, &tl, NULL, tile_event, &t, &err),
+				 0);
+		ck_assert_msg(t.overlap == 0, "%s: %d events overlap on their track", runs[i][0], t.overlap);
+		for (uint64_t s = 0; s < 4; s++)
+			ck_assert_double_eq_tol(t.compute[s], tl.time_s, 1e-9 * tl.time_s);
+		ck_assert_int_gt(t.wgrads, 0);
+		ck_assert_int_gt(t.inputs, 0);
+		ck_assert(i == 0 ? t.pairs == 0 : t.pairs > 0);
+		ck_assert_int_eq(tl.schedule, i == 0 ? DC_PIPE_ZERO_BUBBLE : i == 1 ? DC_PIPE_DUALPIPE : DC_PIPE_DUALPIPEV);
+		ck_assert(tl.bubble_s > 0 && tl.bubble_paper_s > 0);
+	}
+}
+END_TEST
+
 START_TEST(test_dp_bucket_overlap)
 {
 	/* 4 buckets of 100 B over an 8 s backward: ready at 2, 4, 6, 8.
@@ -615,6 +672,7 @@ int main(void)
 	tcase_add_test(tc, test_megatron_table1);
 	tcase_add_test(tc, test_context_parallel_exposure);
 	tcase_add_test(tc, test_ep_a2a_1f1b_two_layers);
+	tcase_add_test(tc, test_trace_shows_the_schedule);
 	tcase_add_test(tc, test_uneven_stage_compute);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
