@@ -66,11 +66,11 @@ START_TEST(test_derive_systems)
 	ck_assert_uint_eq(p.ring_ranks, 8);
 	ck_assert_uint_eq(p.ring_msg_bytes, 3369607168ull);
 	ck_assert_int_eq(p.ring_link.choice, DC_LINK_INTER);
-	ck_assert_int_eq(p.link[DC_AXIS_TP].choice, DC_LINK_INTRA);
-	ck_assert(p.link[DC_AXIS_TP].params.bw_bytes_per_s == 300e9);
-	ck_assert_int_eq(p.link[DC_AXIS_DP].choice, DC_LINK_INTER);
-	ck_assert(p.link[DC_AXIS_DP].params.bw_bytes_per_s == 50e9);
-	ck_assert_int_eq(p.link[DC_AXIS_PP].choice, DC_LINK_INTRA);
+	ck_assert_int_eq(p.group[DC_AXIS_TP].link.choice, DC_LINK_INTRA);
+	ck_assert(p.group[DC_AXIS_TP].link.params.bw_bytes_per_s == 300e9);
+	ck_assert_int_eq(p.group[DC_AXIS_DP].link.choice, DC_LINK_INTER);
+	ck_assert(p.group[DC_AXIS_DP].link.params.bw_bytes_per_s == 50e9);
+	ck_assert_int_eq(p.group[DC_AXIS_PP].link.choice, DC_LINK_INTRA);
 	/* micro batch 1 x 4096 tokens, no sequence parallelism */
 	ck_assert_uint_eq(p.tokens_per_microbatch, 4096);
 	ck_assert_uint_eq(p.tokens_per_microbatch_rank, 4096);
@@ -127,11 +127,11 @@ START_TEST(test_derive_mixtral_ep)
 	ck_assert_uint_eq(p.most.total, 1642926080ull);
 	ck_assert_uint_eq(p.ring_msg_bytes, 2 * 1642926080ull);
 	ck_assert_uint_eq(p.ring_ranks, 32);
-	ck_assert_int_eq(p.link[DC_AXIS_TP].choice, DC_LINK_INTRA);
-	ck_assert_int_eq(p.link[DC_AXIS_DP].choice, DC_LINK_INTRA);
-	ck_assert_int_eq(p.link[DC_AXIS_PP].choice, DC_LINK_INTER);
-	ck_assert_int_eq(p.ep_link.choice, DC_LINK_INTRA);
-	ck_assert_int_eq(p.edp_link.choice, DC_LINK_INTRA);
+	ck_assert_int_eq(p.group[DC_AXIS_TP].link.choice, DC_LINK_INTRA);
+	ck_assert_int_eq(p.group[DC_AXIS_DP].link.choice, DC_LINK_INTRA);
+	ck_assert_int_eq(p.group[DC_AXIS_PP].link.choice, DC_LINK_INTER);
+	ck_assert_int_eq(p.group[DC_GROUP_EP].link.choice, DC_LINK_INTRA);
+	ck_assert_int_eq(p.group[DC_GROUP_EDP].link.choice, DC_LINK_INTRA);
 	/* 16 microbatches >= pp: every stage holds a different count in
 	 * flight, so 4 classes; stages 1 and 2 share their parameters */
 	ck_assert_uint_eq(p.nclasses, 4);
@@ -170,9 +170,9 @@ START_TEST(test_derive_expert_folding)
 	ck_assert_uint_eq(p.expert_dp_cp, 1);
 	ck_assert_uint_eq(p.shard.layer_experts, 176160768ull);
 	ck_assert_uint_eq(p.shard.moe_layer, 197173248ull);
-	ck_assert_uint_eq(p.ep_net_group.ranks, 8);
-	ck_assert_uint_eq(p.ep_net_group.nodes, 1);
-	ck_assert_int_eq(p.ep_link.choice, DC_LINK_INTRA);
+	ck_assert_uint_eq(p.group[DC_GROUP_EP].net.ranks, 8);
+	ck_assert_uint_eq(p.group[DC_GROUP_EP].net.nodes, 1);
+	ck_assert_int_eq(p.group[DC_GROUP_EP].link.choice, DC_LINK_INTRA);
 
 	c.parallel.ep = 4;
 	fixture_plan(&c, &p);
@@ -180,9 +180,9 @@ START_TEST(test_derive_expert_folding)
 	ck_assert_uint_eq(p.expert_dp_cp, 2);
 	ck_assert_uint_eq(p.shard.layer_experts, 352321536ull);
 	ck_assert_uint_eq(p.shard.moe_layer, 373334016ull);
-	ck_assert_uint_eq(p.ep_net_group.ranks, 4);
-	ck_assert_uint_eq(p.edp_net_group.ranks, 2);
-	ck_assert_uint_eq(p.edp_net_group.nodes, 1);
+	ck_assert_uint_eq(p.group[DC_GROUP_EP].net.ranks, 4);
+	ck_assert_uint_eq(p.group[DC_GROUP_EDP].net.ranks, 2);
+	ck_assert_uint_eq(p.group[DC_GROUP_EDP].net.nodes, 1);
 
 	c.parallel.etp = 0; /* etp = tp: ep 4 out of dp 4, as the config has it */
 	fixture_plan(&c, &p);
@@ -310,8 +310,8 @@ START_TEST(test_derive_layout_override)
 	ck_assert_uint_eq(p.topo.degree[DC_AXIS_TP], 1);
 	ck_assert_uint_eq(p.topo.degree[DC_AXIS_DP], 8);
 	ck_assert_uint_eq(p.topo.stride[DC_AXIS_DP], 1);
-	ck_assert_int_eq(p.link[DC_AXIS_DP].choice, DC_LINK_INTER);
-	ck_assert_int_eq(p.link[DC_AXIS_TP].choice, DC_LINK_INTRA);
+	ck_assert_int_eq(p.group[DC_AXIS_DP].link.choice, DC_LINK_INTER);
+	ck_assert_int_eq(p.group[DC_AXIS_TP].link.choice, DC_LINK_INTRA);
 	ck_assert_uint_eq(p.most.total, 6738415616ull);
 	ck_assert_uint_eq(p.ring_msg_bytes, 13476831232ull);
 	/* the input is untouched */
@@ -350,9 +350,9 @@ START_TEST(test_context_parallel_layout)
 	dc_topology_group(&p.topo, DC_AXIS_CP, 1, &g);
 	ck_assert_uint_eq(g.first, 1);
 	ck_assert_uint_eq(dc_group_rank(&g, 1), 5);
-	ck_assert_int_eq(p.link[DC_AXIS_CP].choice, DC_LINK_INTER);
+	ck_assert_int_eq(p.group[DC_AXIS_CP].link.choice, DC_LINK_INTER);
 	ck_assert_uint_eq(p.dp_cp, 2);
-	ck_assert_int_eq(p.dpcp_link.choice, DC_LINK_INTER);
+	ck_assert_int_eq(p.group[DC_GROUP_DP_CP].link.choice, DC_LINK_INTER);
 	ck_assert_uint_eq(p.tokens_per_microbatch_cp, 2048);
 	ck_assert_uint_eq(p.seq_per_cp_rank, 2048);
 
@@ -361,8 +361,8 @@ START_TEST(test_context_parallel_layout)
 	c.parallel.tp = 2;
 	c.parallel.cp = 4;
 	fixture_plan(&c, &p);
-	ck_assert_int_eq(p.link[DC_AXIS_CP].choice, DC_LINK_INTRA);
-	ck_assert_int_eq(p.dpcp_link.choice, DC_LINK_INTRA);
+	ck_assert_int_eq(p.group[DC_AXIS_CP].link.choice, DC_LINK_INTRA);
+	ck_assert_int_eq(p.group[DC_GROUP_DP_CP].link.choice, DC_LINK_INTRA);
 	ck_assert_uint_eq(p.dp_cp, 4);
 }
 END_TEST

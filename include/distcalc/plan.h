@@ -109,6 +109,28 @@ struct dc_plan_link {
 	struct dc_link params;
 };
 
+/* The process groups a plan prices (struct dc_plan group[]). The first
+ * DC_AXIS_COUNT are the rank axes' own groups (group[DC_AXIS_TP] ...),
+ * the rest combine or regroup them. */
+enum dc_group_id {
+	DC_GROUP_DP_CP = DC_AXIS_COUNT, /* dp x cp: dense gradients sync and shard there (group[DC_AXIS_DP] when cp = 1) */
+	DC_GROUP_EP,      /* expert parallel: ep consecutive dp ranks, or folded etp apart */
+	DC_GROUP_ETP,     /* expert tensor parallel (folded: etp consecutive ranks; else tp's) */
+	DC_GROUP_EDP,     /* expert data parallel: the replicas of one expert shard */
+	DC_GROUP_EDP_CP,  /* expert data parallel x cp (DC_GROUP_EDP when cp = 1 or folded) */
+	DC_GROUP_SHARD,   /* HSDP: one replica's shard group (DC_GROUP_DP_CP when dp_replicate = 1) */
+	DC_GROUP_ESHARD,  /* HSDP: an expert's shard group */
+	DC_GROUP_REP,     /* HSDP: the dp_replicate ranks holding the same shard */
+	DC_GROUP_EREP,    /* HSDP: the same for an expert shard */
+	DC_GROUP_PP_PAIR, /* two neighbouring pipeline stages (net only; link: group[DC_AXIS_PP]) */
+	DC_GROUP_COUNT
+};
+
+struct dc_plan_group {
+	struct dc_plan_link link;
+	struct dc_net_group net;
+};
+
 /* One rank's share of each kind of layer (Megatron-LM 2021 section 2.3:
  * linear layers split over tp, column-parallel biases with them; norms,
  * row-parallel biases, MLA down-projections and the router whole). */
@@ -217,33 +239,16 @@ struct dc_plan {
 	struct dc_plan_shard shard;   /* per-rank layer shares */
 	struct dc_act_plan act;       /* per-rank activations of each kind of layer (activation.h) */
 
-	/* the slowest link any group along each axis crosses (an axis of
-	 * degree 1 is intra-node); the expert layout's groups: ep consecutive
-	 * dp ranks, and dp / ep ranks ep dp-strides apart (group 0 of each) */
-	struct dc_plan_link link[DC_AXIS_COUNT];
-	struct dc_plan_link ep_link;
-	struct dc_plan_link etp_link; /* the expert tensor-parallel group (folded: etp consecutive ranks; else tp's) */
-	struct dc_plan_link edp_link;
-	struct dc_plan_link dpcp_link;  /* the dp x cp group (link[DC_AXIS_DP] when cp = 1) */
-	struct dc_plan_link edpcp_link; /* the expert-data-parallel x cp group (edp_link when cp = 1) */
-	struct dc_plan_link ring_link; /* the teaching ring over ranks 0..ring_ranks-1 */
-	/* HSDP: a replica's shard group (the dp x cp group when dp_replicate =
-	 * 1), an expert's, and the dp_replicate ranks holding the same shard */
-	struct dc_plan_link shard_link, eshard_link, rep_link, erep_link; /* erep: an expert shard's replicas */
-
-	/* the network model (net.h): the cluster, and the shape of the group
-	 * each axis prices (its first group that spans domains, else group
-	 * 0), with all the axis's groups on the wire at once; the expert
-	 * groups as above; pp_pair: two neighbouring stages */
+	/* Every process group the estimators price, one entry each
+	 * (enum dc_group_id): the slowest link its groups cross and the
+	 * network model's shape of the group it prices (net.h: its first group
+	 * that spans domains, else group 0, with all its groups on the wire at
+	 * once). An axis's own groups are group[axis]; the others are named
+	 * there. The sizes live with the layout's degrees (dp_cp,
+	 * expert_dp_cp, shard_dp_cp, ...). */
 	struct dc_net net;
-	struct dc_net_group net_group[DC_AXIS_COUNT];
-	struct dc_net_group ep_net_group;
-	struct dc_net_group etp_net_group;
-	struct dc_net_group edp_net_group;
-	struct dc_net_group dpcp_net_group;  /* the dp x cp group (net_group[DC_AXIS_DP] when cp = 1) */
-	struct dc_net_group edpcp_net_group; /* the expert-data-parallel x cp group (edp_net_group when cp = 1) */
-	struct dc_net_group pp_pair;
-	struct dc_net_group shard_net_group, eshard_net_group, rep_net_group, erep_net_group; /* as shard_link ... */
+	struct dc_plan_group group[DC_GROUP_COUNT];
+	struct dc_plan_link ring_link; /* the teaching ring over ranks 0..ring_ranks-1 */
 
 	/* stages: segments [segment_first[i], segment_first[i + 1]) hold
 	 * identical parameters (segment_first[nsegments] = pp); stages

@@ -33,7 +33,7 @@ void dc_axis_cp_comm(struct dc_axis_ctx *x)
 	tok = dc_ck_mul(b, p->tokens_per_microbatch_cp, cfg->precision.working_bytes);
 	kv = dc_ck_mul(b, tok, dc_ck_mul(b, kv_heads, d_qk + d_v));
 
-	dc_axis_setup(x, cp, &p->link[DC_AXIS_CP], &p->net_group[DC_AXIS_CP]);
+	dc_axis_setup(x, cp, &p->group[DC_AXIS_CP].link, &p->group[DC_AXIS_CP].net);
 	switch (cfg->parallel.cp_comm_type) {
 	case DC_CP_P2P:
 		x->s->group_size = 2; /* a send goes to one neighbour on the ring */

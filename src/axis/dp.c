@@ -11,17 +11,15 @@
 
 /* The groups one kind of parameter synchronises over. */
 struct dp_groups {
-	uint64_t shard;                       /* ranks its states shard over */
-	const struct dc_plan_link *shard_link;
-	const struct dc_net_group *shard_net;
-	const struct dc_plan_link *rep_link;  /* HSDP: the ranks holding the same shard */
-	const struct dc_net_group *rep_net;
+	uint64_t shard;             /* ranks its states shard over */
+	enum dc_group_id shard_g;   /* ... that group (plan.h) */
+	enum dc_group_id rep_g;     /* HSDP: the ranks holding the same shard */
 };
 
-static void on(struct dc_axis_ctx *x, uint64_t size, const struct dc_plan_link *l, const struct dc_net_group *g)
+static void on(struct dc_axis_ctx *x, uint64_t size, enum dc_group_id g)
 {
 	x->s->group_size = size;
-	dc_axis_use_link(x->s, l, g);
+	dc_axis_use_link(x->s, &x->p->group[g].link, &x->p->group[g].net);
 }
 
 /* Gradient synchronisation of `params` parameters: DDP AllReduce per
@@ -45,26 +43,26 @@ static void dp_sync(struct dc_axis_ctx *x, uint64_t params, int expert, const st
 	uint64_t times = sharding == DC_SHARD_ZERO2 ? gas : 1;
 	uint64_t full = dc_ck_mul(b, grads / bucket, times), rest = grads % bucket;
 	if (sharding == DC_SHARD_NONE) {
-		on(x, g->shard, g->shard_link, g->shard_net);
+		on(x, g->shard, g->shard_g);
 		dc_axis_push_buckets(x, DC_COLL_ALL_REDUCE, grad_what, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, grads,
 				     bucket);
 		return;
 	}
 	if (g->shard > 1) {
-		on(x, g->shard, g->shard_link, g->shard_net);
+		on(x, g->shard, g->shard_g);
 		dc_axis_push(x, DC_COLL_REDUCE_SCATTER, grad_what, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, full, bucket);
 		dc_axis_push(x, DC_COLL_REDUCE_SCATTER, grad_what, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, times, rest);
 	}
 	if (r > 1) {
 		enum dc_coll_what w = expert ? DC_CW_REPLICA_EXPERT_GRAD_BUCKET : DC_CW_REPLICA_GRAD_BUCKET;
-		on(x, r, g->rep_link, g->rep_net);
+		on(x, r, g->rep_g);
 		dc_axis_push(x, DC_COLL_ALL_REDUCE, w, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, full,
 			     dc_ceil_div(bucket, g->shard));
 		dc_axis_push(x, DC_COLL_ALL_REDUCE, w, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, rest ? times : 0,
 			     dc_ceil_div(rest, g->shard));
 	}
 	if (g->shard > 1) {
-		on(x, g->shard, g->shard_link, g->shard_net);
+		on(x, g->shard, g->shard_g);
 		dc_axis_push_buckets(x, DC_COLL_ALL_GATHER, expert ? DC_CW_UPDATED_EXPERT_PARAMS : DC_CW_UPDATED_PARAMS,
 				     DC_CPHASE_AFTER_OPTIMIZER, DC_OVL_EXPOSED, weights, bucket);
 	}
@@ -76,19 +74,18 @@ void dc_axis_dp_comm(struct dc_axis_ctx *x)
 	const struct dc_stage_params *best = x->best;
 	int none = p->layout.sharding == DC_SHARD_NONE;
 	/* DDP all-reduces over the whole dp x cp group: it has no shards */
-	struct dp_groups dense = {none ? p->dp_cp : p->shard_dp_cp, none ? &p->dpcp_link : &p->shard_link,
-				  none ? &p->dpcp_net_group : &p->shard_net_group, &p->rep_link, &p->rep_net_group};
+	struct dp_groups dense = {none ? p->dp_cp : p->shard_dp_cp, none ? DC_GROUP_DP_CP : DC_GROUP_SHARD,
+				  DC_GROUP_REP};
 	struct dp_groups expert = {none ? p->expert_dp_cp : p->expert_shard_dp_cp,
-				   none ? &p->edpcp_link : &p->eshard_link,
-				   none ? &p->edpcp_net_group : &p->eshard_net_group, &p->erep_link, &p->erep_net_group};
+				   none ? DC_GROUP_EDP_CP : DC_GROUP_ESHARD, DC_GROUP_EREP};
 	if (p->dp_cp < 2 || p->layout.sharding == DC_SHARD_FSDP)
 		return;
-	dc_axis_setup(x, dense.shard, dense.shard_link, dense.shard_net);
+	dc_axis_setup(x, dense.shard, &p->group[dense.shard_g].link, &p->group[dense.shard_g].net);
 	dp_sync(x, best->total - best->expert_params, 0, &dense);
 	/* routed experts are replicated only over the expert-data-parallel
 	 * group, dp / ep ranks (Megatron-Core): their gradients are
 	 * synchronised there */
 	if (best->expert_params > 0 && p->expert_dp_cp > 1)
 		dp_sync(x, best->expert_params, 1, &expert);
-	on(x, dense.shard, dense.shard_link, dense.shard_net);
+	on(x, dense.shard, dense.shard_g);
 }

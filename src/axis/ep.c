@@ -21,7 +21,7 @@ void dc_axis_ep_comm(struct dc_axis_ctx *x)
 	calls = dc_ck_mul(b, dc_ck_mul(b, 2, x->best->moe_layers), p->layout.grad_accum_steps);
 	msg = dc_ck_mul(b, dc_ck_mul(b, p->tokens_per_microbatch_rank, cfg->model.experts_per_token),
 			dc_ck_mul(b, cfg->model.hidden_size, cfg->precision.working_bytes));
-	dc_axis_setup(x, p->layout.ep, &p->ep_link, &p->ep_net_group);
+	dc_axis_setup(x, p->layout.ep, &p->group[DC_GROUP_EP].link, &p->group[DC_GROUP_EP].net);
 	dc_axis_push(x, DC_COLL_ALL_TO_ALL, DC_CW_EP_DISPATCH_COMBINE, DC_CPHASE_FORWARD, DC_OVL_EXPERT_A2A, calls,
 		     msg);
 	dc_axis_push(x, DC_COLL_ALL_TO_ALL, DC_CW_EP_GRADIENTS, DC_CPHASE_BACKWARD, DC_OVL_EXPERT_A2A, calls, msg);
@@ -38,7 +38,7 @@ void dc_axis_ep_comm(struct dc_axis_ctx *x)
 		uint64_t per = dc_ck_mul(b, x->best->moe_layers, p->layout.grad_accum_steps);
 		uint64_t full = dc_ck_mul(b, p->etp, msg);
 		x->s->group_size = p->etp;
-		dc_axis_use_link(x->s, &p->etp_link, &p->etp_net_group);
+		dc_axis_use_link(x->s, &p->group[DC_GROUP_ETP].link, &p->group[DC_GROUP_ETP].net);
 		dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_ETP_TOKENS, DC_CPHASE_FORWARD, DC_OVL_EXPERT_A2A, per, full);
 		dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_ETP_OUTPUTS, DC_CPHASE_FORWARD, DC_OVL_EXPERT_A2A, per, full);
 		dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_ETP_TOKEN_GRADS, DC_CPHASE_BACKWARD, DC_OVL_EXPERT_A2A, per,
@@ -46,6 +46,6 @@ void dc_axis_ep_comm(struct dc_axis_ctx *x)
 		dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_ETP_INPUT_GRADS, DC_CPHASE_BACKWARD, DC_OVL_EXPERT_A2A, per,
 			     full);
 		x->s->group_size = p->layout.ep;
-		dc_axis_use_link(x->s, &p->ep_link, &p->ep_net_group);
+		dc_axis_use_link(x->s, &p->group[DC_GROUP_EP].link, &p->group[DC_GROUP_EP].net);
 	}
 }

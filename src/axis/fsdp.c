@@ -12,10 +12,11 @@ static void replicas(struct dc_axis_ctx *x, enum dc_coll_what what, uint64_t cal
 {
 	const struct dc_plan *p = x->p;
 	int expert = what == DC_CW_REPLICA_EXPERT_GRAD_BUCKET;
+	const struct dc_plan_group *rep = &p->group[expert ? DC_GROUP_EREP : DC_GROUP_REP];
 	if (p->dp_replicate < 2)
 		return;
 	x->s->group_size = p->dp_replicate;
-	dc_axis_use_link(x->s, expert ? &p->erep_link : &p->rep_link, expert ? &p->erep_net_group : &p->rep_net_group);
+	dc_axis_use_link(x->s, &rep->link, &rep->net);
 	dc_axis_push(x, DC_COLL_ALL_REDUCE, what, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, calls,
 		     dc_ceil_div(msg_bytes, shard));
 	x->s->group_size = shard;
@@ -79,7 +80,7 @@ void dc_axis_fsdp_comm(struct dc_axis_ctx *x)
 	if (p->dp_cp < 2 || p->layout.sharding != DC_SHARD_FSDP)
 		return;
 	/* HSDP: one replica's shard group (the dp x cp group without it) */
-	dc_axis_setup(x, p->shard_dp_cp, &p->shard_link, &p->shard_net_group);
+	dc_axis_setup(x, p->shard_dp_cp, &p->group[DC_GROUP_SHARD].link, &p->group[DC_GROUP_SHARD].net);
 	if (whole) {
 		layer_units = 1;
 		layer_total = best->total - best->expert_params;
@@ -91,14 +92,14 @@ void dc_axis_fsdp_comm(struct dc_axis_ctx *x)
 		experts = 0;
 	}
 	fsdp_units(x, layer_units, layer_total / layer_units, layer_total % layer_units, other_params, 0,
-		   &p->shard_link, &p->shard_net_group);
+		   &p->group[DC_GROUP_SHARD].link, &p->group[DC_GROUP_SHARD].net);
 	if (experts > 0 && (edp > 1 || p->dp_replicate > 1)) {
 		/* the MoE layers' expert parts, one per MoE layer */
 		uint64_t n = whole || !best->moe_layers ? 1 : best->moe_layers;
 		x->s->group_size = edp;
-		dc_axis_use_link(x->s, &p->eshard_link, &p->eshard_net_group);
-		fsdp_units(x, n, experts / n, experts % n, 0, 1, &p->eshard_link, &p->eshard_net_group);
+		dc_axis_use_link(x->s, &p->group[DC_GROUP_ESHARD].link, &p->group[DC_GROUP_ESHARD].net);
+		fsdp_units(x, n, experts / n, experts % n, 0, 1, &p->group[DC_GROUP_ESHARD].link, &p->group[DC_GROUP_ESHARD].net);
 		x->s->group_size = p->shard_dp_cp;
-		dc_axis_use_link(x->s, &p->shard_link, &p->shard_net_group);
+		dc_axis_use_link(x->s, &p->group[DC_GROUP_SHARD].link, &p->group[DC_GROUP_SHARD].net);
 	}
 }

@@ -15,7 +15,7 @@ void dc_axis_pp_comm(struct dc_axis_ctx *x)
 	 * slice (Megatron-Core's pipeline tensor shape) */
 	act = dc_axis_act_bytes(x);
 	msg = par->sequence_parallel ? act / par->tp + (act % par->tp != 0) : act;
-	dc_axis_setup(x, 2, &p->link[DC_AXIS_PP], &p->pp_pair); /* a send crosses one stage boundary */
+	dc_axis_setup(x, 2, &p->group[DC_AXIS_PP].link, &p->group[DC_GROUP_PP_PAIR].net); /* a send crosses one stage boundary */
 	/* interleaving: each microbatch crosses every rank's boundaries v
 	 * times. A middle stage sends v activations forward and v gradients
 	 * back per microbatch; with two stages the ring of chunks folds: rank

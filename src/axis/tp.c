@@ -26,7 +26,7 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 		uint64_t chunk = layers / p->v, n_re = cfg->training.recompute_layers;
 		re_mb = n_re && n_re < chunk ? dc_ck_mul(b, dc_ck_mul(b, 2, p->v * n_re), gas) : per_mb;
 	}
-	dc_axis_setup(x, p->topo.degree[DC_AXIS_TP], &p->link[DC_AXIS_TP], &p->net_group[DC_AXIS_TP]);
+	dc_axis_setup(x, p->topo.degree[DC_AXIS_TP], &p->group[DC_AXIS_TP].link, &p->group[DC_AXIS_TP].net);
 	/* Megatron runs the backward's input-gradient collective behind the
 	 * weight-gradient GEMM, and the input's re-gather behind the
 	 * input-gradient GEMM (Megatron-LM 2021 section 3,

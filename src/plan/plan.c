@@ -367,7 +367,7 @@ static void derive_topology(const struct dc_config *in, const struct dc_layout *
 		dc_topology_init(&tmp, &p->topo);
 	}
 	for (int a = 0; a < DC_AXIS_COUNT; a++) {
-		struct dc_plan_link *l = &p->link[a];
+		struct dc_plan_link *l = &p->group[a].link;
 		/* a group of one rank sits on one node */
 		if (p->topo.degree[a] <= 1)
 			link_of(in, DC_LINK_INTRA, l);
@@ -390,27 +390,27 @@ static void derive_expert_links(const struct dc_config *in, struct dc_plan *p)
 		struct dc_group etp = {DC_AXIS_TP, 0, 0, 1, p->etp};
 		struct dc_group ep = {DC_AXIS_DP, 0, 0, p->etp, p->ep};
 		struct dc_group edp = {DC_AXIS_DP, 0, 0, p->etp * p->ep, p->expert_dp_cp};
-		link_of(in, dc_group_link(&p->topo, &etp), &p->etp_link);
-		link_of(in, dc_group_link(&p->topo, &ep), &p->ep_link);
-		link_of(in, dc_group_link(&p->topo, &edp), &p->edp_link);
-		p->edpcp_link = p->edp_link;
-		p->dpcp_link = p->link[DC_AXIS_DP];
+		link_of(in, dc_group_link(&p->topo, &etp), &p->group[DC_GROUP_ETP].link);
+		link_of(in, dc_group_link(&p->topo, &ep), &p->group[DC_GROUP_EP].link);
+		link_of(in, dc_group_link(&p->topo, &edp), &p->group[DC_GROUP_EDP].link);
+		p->group[DC_GROUP_EDP_CP].link = p->group[DC_GROUP_EDP].link;
+		p->group[DC_GROUP_DP_CP].link = p->group[DC_AXIS_DP].link;
 		if (p->layout.cp > 1) {
 			const struct dc_topology *t = &p->topo;
 			uint64_t bd = t->stride[DC_AXIS_DP] * t->degree[DC_AXIS_DP];
 			uint64_t bc = t->stride[DC_AXIS_CP] * t->degree[DC_AXIS_CP];
 			uint64_t b = bd > bc ? bd : bc;
-			link_of(in, t->gpus_per_node % b != 0 ? DC_LINK_INTER : DC_LINK_INTRA, &p->dpcp_link);
+			link_of(in, t->gpus_per_node % b != 0 ? DC_LINK_INTER : DC_LINK_INTRA, &p->group[DC_GROUP_DP_CP].link);
 		}
 		return;
 	}
-	p->etp_link = p->link[DC_AXIS_TP];
+	p->group[DC_GROUP_ETP].link = p->group[DC_AXIS_TP].link;
 	struct dc_group ep = {DC_AXIS_DP, 0, 0, s, p->ep};
 	struct dc_group edp = {DC_AXIS_DP, 0, 0, s * p->ep, p->expert_dp};
-	link_of(in, dc_group_link(&p->topo, &ep), &p->ep_link);
-	link_of(in, dc_group_link(&p->topo, &edp), &p->edp_link);
-	p->dpcp_link = p->link[DC_AXIS_DP];
-	p->edpcp_link = p->edp_link;
+	link_of(in, dc_group_link(&p->topo, &ep), &p->group[DC_GROUP_EP].link);
+	link_of(in, dc_group_link(&p->topo, &edp), &p->group[DC_GROUP_EDP].link);
+	p->group[DC_GROUP_DP_CP].link = p->group[DC_AXIS_DP].link;
+	p->group[DC_GROUP_EDP_CP].link = p->group[DC_GROUP_EDP].link;
 	if (p->layout.cp > 1) {
 		/* the dp x cp group (Megatron-Core's data-parallel group with
 		 * context parallelism): every cp rank of every dp replica. Its
@@ -422,9 +422,9 @@ static void derive_expert_links(const struct dc_config *in, struct dc_plan *p)
 		uint64_t bc = t->stride[DC_AXIS_CP] * t->degree[DC_AXIS_CP];
 		uint64_t b = bd > bc ? bd : bc;
 		enum dc_link_choice c = t->gpus_per_node % b != 0 ? DC_LINK_INTER : DC_LINK_INTRA;
-		link_of(in, c, &p->dpcp_link);
-		if (c == DC_LINK_INTER || p->edp_link.choice == DC_LINK_INTER || p->link[DC_AXIS_CP].choice == DC_LINK_INTER)
-			link_of(in, DC_LINK_INTER, &p->edpcp_link);
+		link_of(in, c, &p->group[DC_GROUP_DP_CP].link);
+		if (c == DC_LINK_INTER || p->group[DC_GROUP_EDP].link.choice == DC_LINK_INTER || p->group[DC_AXIS_CP].link.choice == DC_LINK_INTER)
+			link_of(in, DC_LINK_INTER, &p->group[DC_GROUP_EDP_CP].link);
 	}
 }
 
@@ -438,29 +438,29 @@ static void derive_net(const struct dc_config *in, struct dc_plan *p)
 		uint64_t idx = 0;
 		if (p->topo.degree[a] > 1 && dc_topology_axis_crosses(&p->topo, (enum dc_axis)a))
 			idx = dc_topology_first_crossing_group(&p->topo, (enum dc_axis)a);
-		dc_net_group_axis(&p->net, &p->topo, (enum dc_axis)a, idx, &p->net_group[a]);
+		dc_net_group_axis(&p->net, &p->topo, (enum dc_axis)a, idx, &p->group[a].net);
 	}
 	if (p->expert_folded) {
 		/* derive_expert_links: etp consecutive, ep etp apart, edp etp ep apart */
-		dc_net_group_progression(&p->net, 0, 1, p->etp, &p->etp_net_group);
-		dc_net_group_progression(&p->net, 0, p->etp, p->ep, &p->ep_net_group);
-		dc_net_group_progression(&p->net, 0, p->etp * p->ep, p->expert_dp_cp, &p->edp_net_group);
+		dc_net_group_progression(&p->net, 0, 1, p->etp, &p->group[DC_GROUP_ETP].net);
+		dc_net_group_progression(&p->net, 0, p->etp, p->ep, &p->group[DC_GROUP_EP].net);
+		dc_net_group_progression(&p->net, 0, p->etp * p->ep, p->expert_dp_cp, &p->group[DC_GROUP_EDP].net);
 	} else {
-		p->etp_net_group = p->net_group[DC_AXIS_TP];
-		dc_net_group_progression(&p->net, 0, s, p->ep, &p->ep_net_group);
-		dc_net_group_progression(&p->net, 0, s * p->ep, p->expert_dp, &p->edp_net_group);
+		p->group[DC_GROUP_ETP].net = p->group[DC_AXIS_TP].net;
+		dc_net_group_progression(&p->net, 0, s, p->ep, &p->group[DC_GROUP_EP].net);
+		dc_net_group_progression(&p->net, 0, s * p->ep, p->expert_dp, &p->group[DC_GROUP_EDP].net);
 	}
-	p->dpcp_net_group = p->net_group[DC_AXIS_DP];
-	p->edpcp_net_group = p->edp_net_group;
+	p->group[DC_GROUP_DP_CP].net = p->group[DC_AXIS_DP].net;
+	p->group[DC_GROUP_EDP_CP].net = p->group[DC_GROUP_EDP].net;
 	if (p->layout.cp > 1) {
 		/* the dp x cp group priced as one progression at the finer of the
 		 * two strides: exact when cp and dp are adjacent in the order
 		 * (tp-cp-ep-dp-pp: dp's stride is cp's x cp), an approximation of
 		 * its node span otherwise */
 		uint64_t sc = p->topo.stride[DC_AXIS_CP], fine = sc < s ? sc : s;
-		dc_net_group_progression(&p->net, 0, fine, p->layout.cp * p->topo.degree[DC_AXIS_DP], &p->dpcp_net_group);
+		dc_net_group_progression(&p->net, 0, fine, p->layout.cp * p->topo.degree[DC_AXIS_DP], &p->group[DC_GROUP_DP_CP].net);
 		if (!p->expert_folded)
-			dc_net_group_progression(&p->net, 0, fine, p->layout.cp * p->expert_dp, &p->edpcp_net_group);
+			dc_net_group_progression(&p->net, 0, fine, p->layout.cp * p->expert_dp, &p->group[DC_GROUP_EDP_CP].net);
 	}
 	/* the first neighbouring pair of the first pp group that crosses:
 	 * stage k with the domain boundary between its rank and the next */
@@ -471,7 +471,7 @@ static void derive_net(const struct dc_config *in, struct dc_plan *p)
 		k = spp >= dom ? 0 : ((g.first / dom + 1) * dom - g.first - 1) / spp;
 		first = k + 1 < g.size ? g.first + k * spp : g.first;
 	}
-	dc_net_group_progression(&p->net, first, spp, 2, &p->pp_pair);
+	dc_net_group_progression(&p->net, first, spp, 2, &p->group[DC_GROUP_PP_PAIR].net);
 }
 
 /* HSDP (torchtitan's mesh dp_replicate x dp_shard, the shard inner): a
@@ -487,32 +487,32 @@ static void derive_hsdp(const struct dc_config *in, struct dc_plan *p)
 	uint64_t r = p->dp_replicate, s = t->stride[DC_AXIS_DP], dsh = t->degree[DC_AXIS_DP] / r;
 	uint64_t cp = p->layout.cp;
 	struct dc_group rep = {DC_AXIS_DP, 0, 0, s * dsh, r};
-	p->shard_link = p->dpcp_link;
-	p->eshard_link = p->edpcp_link;
-	p->shard_net_group = p->dpcp_net_group;
-	p->eshard_net_group = p->edpcp_net_group;
+	p->group[DC_GROUP_SHARD].link = p->group[DC_GROUP_DP_CP].link;
+	p->group[DC_GROUP_ESHARD].link = p->group[DC_GROUP_EDP_CP].link;
+	p->group[DC_GROUP_SHARD].net = p->group[DC_GROUP_DP_CP].net;
+	p->group[DC_GROUP_ESHARD].net = p->group[DC_GROUP_EDP_CP].net;
 	if (r <= 1) {
-		link_of(in, DC_LINK_INTRA, &p->rep_link);
-		dc_net_group_progression(&p->net, 0, s, 1, &p->rep_net_group);
-		p->erep_link = p->rep_link;
-		p->erep_net_group = p->rep_net_group;
+		link_of(in, DC_LINK_INTRA, &p->group[DC_GROUP_REP].link);
+		dc_net_group_progression(&p->net, 0, s, 1, &p->group[DC_GROUP_REP].net);
+		p->group[DC_GROUP_EREP].link = p->group[DC_GROUP_REP].link;
+		p->group[DC_GROUP_EREP].net = p->group[DC_GROUP_REP].net;
 		return;
 	}
-	link_of(in, dc_group_link(t, &rep), &p->rep_link);
-	dc_net_group_progression(&p->net, 0, s * dsh, r, &p->rep_net_group);
+	link_of(in, dc_group_link(t, &rep), &p->group[DC_GROUP_REP].link);
+	dc_net_group_progression(&p->net, 0, s * dsh, r, &p->group[DC_GROUP_REP].net);
 	/* the dense states' shard group */
 	if (cp <= 1) {
 		struct dc_group sh = {DC_AXIS_DP, 0, 0, s, dsh};
-		link_of(in, dc_group_link(t, &sh), &p->shard_link);
-		dc_net_group_progression(&p->net, 0, s, dsh, &p->shard_net_group);
+		link_of(in, dc_group_link(t, &sh), &p->group[DC_GROUP_SHARD].link);
+		dc_net_group_progression(&p->net, 0, s, dsh, &p->group[DC_GROUP_SHARD].net);
 	} else {
 		/* as the dp x cp group (derive_expert_links, derive_net): the
 		 * block of the slower axis decides the link, one progression at
 		 * the finer stride prices it */
 		uint64_t sc = t->stride[DC_AXIS_CP], fine = sc < s ? sc : s;
 		uint64_t bd = s * dsh, bc = sc * cp, blk = bd > bc ? bd : bc;
-		link_of(in, t->gpus_per_node % blk != 0 ? DC_LINK_INTER : DC_LINK_INTRA, &p->shard_link);
-		dc_net_group_progression(&p->net, 0, fine, cp * dsh, &p->shard_net_group);
+		link_of(in, t->gpus_per_node % blk != 0 ? DC_LINK_INTER : DC_LINK_INTRA, &p->group[DC_GROUP_SHARD].link);
+		dc_net_group_progression(&p->net, 0, fine, cp * dsh, &p->group[DC_GROUP_SHARD].net);
 	}
 	/* the routed experts' shard group and replicas */
 	if (p->expert_folded) {
@@ -520,30 +520,30 @@ static void derive_hsdp(const struct dc_config *in, struct dc_plan *p)
 		 * (etp ep apart), its replicas the rest of it */
 		uint64_t st = p->etp * p->ep, esz = p->expert_dp_cp / r;
 		struct dc_group esh = {DC_AXIS_DP, 0, 0, st, esz}, erep = {DC_AXIS_DP, 0, 0, st * esz, r};
-		link_of(in, dc_group_link(t, &esh), &p->eshard_link);
-		link_of(in, dc_group_link(t, &erep), &p->erep_link);
-		dc_net_group_progression(&p->net, 0, st, esz, &p->eshard_net_group);
-		dc_net_group_progression(&p->net, 0, st * esz, r, &p->erep_net_group);
+		link_of(in, dc_group_link(t, &esh), &p->group[DC_GROUP_ESHARD].link);
+		link_of(in, dc_group_link(t, &erep), &p->group[DC_GROUP_EREP].link);
+		dc_net_group_progression(&p->net, 0, st, esz, &p->group[DC_GROUP_ESHARD].net);
+		dc_net_group_progression(&p->net, 0, st * esz, r, &p->group[DC_GROUP_EREP].net);
 		return;
 	}
 	/* ep (expert_dp / r) = dp / r: the experts' replicas are the dense ones */
-	p->erep_link = p->rep_link;
-	p->erep_net_group = p->rep_net_group;
+	p->group[DC_GROUP_EREP].link = p->group[DC_GROUP_REP].link;
+	p->group[DC_GROUP_EREP].net = p->group[DC_GROUP_REP].net;
 	{
 		uint64_t edsh = p->expert_dp / r;
 		struct dc_group esh = {DC_AXIS_DP, 0, 0, s * p->ep, edsh};
 		if (cp <= 1) {
-			link_of(in, dc_group_link(t, &esh), &p->eshard_link);
-			dc_net_group_progression(&p->net, 0, s * p->ep, edsh, &p->eshard_net_group);
+			link_of(in, dc_group_link(t, &esh), &p->group[DC_GROUP_ESHARD].link);
+			dc_net_group_progression(&p->net, 0, s * p->ep, edsh, &p->group[DC_GROUP_ESHARD].net);
 		} else {
 			uint64_t sc = t->stride[DC_AXIS_CP], fine = sc < s ? sc : s;
 			link_of(in,
-				p->shard_link.choice == DC_LINK_INTER || dc_group_link(t, &esh) == DC_LINK_INTER ||
-						p->link[DC_AXIS_CP].choice == DC_LINK_INTER
+				p->group[DC_GROUP_SHARD].link.choice == DC_LINK_INTER || dc_group_link(t, &esh) == DC_LINK_INTER ||
+						p->group[DC_AXIS_CP].link.choice == DC_LINK_INTER
 					? DC_LINK_INTER
 					: DC_LINK_INTRA,
-				&p->eshard_link);
-			dc_net_group_progression(&p->net, 0, fine, cp * edsh, &p->eshard_net_group);
+				&p->group[DC_GROUP_ESHARD].link);
+			dc_net_group_progression(&p->net, 0, fine, cp * edsh, &p->group[DC_GROUP_ESHARD].net);
 		}
 	}
 }
@@ -897,7 +897,8 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 	if (base && base->layout.tp == lay->tp && base->layout.pp == lay->pp && base->layout.dp == lay->dp &&
 	    base->layout.cp == p->layout.cp) {
 		p->topo = base->topo;
-		memcpy(p->link, base->link, sizeof(p->link));
+		for (int a = 0; a < DC_AXIS_COUNT; a++)
+			p->group[a].link = base->group[a].link;
 	} else {
 		derive_topology(in, lay, p);
 	}
