@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "distcalc/axis.h"
 #include "distcalc/config.h"
 #include "distcalc/diag.h"
 #include "distcalc/activation.h"
@@ -398,6 +399,20 @@ START_TEST(test_hsdp_2x4_states)
 	c.parallel.dp_replicate = 2;
 	l = stage_ledger(&c, 0);
 	ck_assert_uint_eq(l.model_states_bytes, 4 * P);
+	{
+		/* what the axes say they shard (axis.h): FSDP every state over
+		 * the 4 ranks of a replica; ZeRO-1 only the master and Adam */
+		struct dc_state_shards sh;
+		dc_axis_state_shards(plan_of(&c), &sh);
+		for (int st = 0; st < DC_STATE_COUNT; st++)
+			ck_assert_uint_eq(sh.dense[st], 4);
+		c.parallel.sharding = DC_SHARD_ZERO1;
+		dc_axis_state_shards(plan_of(&c), &sh);
+		ck_assert_uint_eq(sh.dense[DC_STATE_PARAMS], 1);
+		ck_assert_uint_eq(sh.dense[DC_STATE_GRADS], 1);
+		ck_assert_uint_eq(sh.dense[DC_STATE_MASTER], 4);
+		ck_assert_uint_eq(sh.dense[DC_STATE_OPTIMIZER], 4);
+	}
 	c.parallel.sharding = DC_SHARD_ZERO1;
 	l = stage_ledger(&c, 0);
 	ck_assert_uint_eq(l.params_bytes + l.grads_bytes, 4 * P);

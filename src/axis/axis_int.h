@@ -3,13 +3,16 @@
  * its axis issues. comm.c walks dc_axis_rows and sums; the step model
  * reads the calls' enums (comm.h), never their labels.
  *
- * Adding an axis: its file with a dc_axis_<name>_comm function, its keys
- * (config.c), a row in dc_axis_rows and a value in enum dc_strategy. */
+ * Adding an axis: its file with a dc_axis_<name>_comm function (and a
+ * dc_axis_<name>_shards one when it shards model states), its keys
+ * (config_keys.def), a row in dc_axis_rows and a value in enum
+ * dc_strategy; its groups in the plan (enum dc_group_id). */
 #ifndef DISTCALC_AXIS_INT_H
 #define DISTCALC_AXIS_INT_H
 
 #include <stdint.h>
 
+#include "distcalc/axis.h"
 #include "distcalc/comm.h"
 #include "distcalc/params.h"
 #include "distcalc/plan.h"
@@ -31,12 +34,17 @@ struct dc_axis_row {
 	/* Fills x->s when the axis is in play for x->p (sets in_play, the
 	 * group, its link, its calls); leaves it cleared otherwise. */
 	void (*comm)(struct dc_axis_ctx *x);
+	/* The states the axis shards, over which ranks (NULL: none); called
+	 * on shards every axis before it has set (all 1 at first). */
+	void (*shards)(const struct dc_plan *p, struct dc_state_shards *out);
 };
 
 extern const struct dc_axis_row dc_axis_rows[DC_STRAT_COUNT];
 
 void dc_axis_dp_comm(struct dc_axis_ctx *x);
+void dc_axis_dp_shards(const struct dc_plan *p, struct dc_state_shards *out);
 void dc_axis_fsdp_comm(struct dc_axis_ctx *x);
+void dc_axis_fsdp_shards(const struct dc_plan *p, struct dc_state_shards *out);
 void dc_axis_tp_comm(struct dc_axis_ctx *x);
 void dc_axis_pp_comm(struct dc_axis_ctx *x);
 void dc_axis_cp_comm(struct dc_axis_ctx *x);

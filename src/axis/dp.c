@@ -89,3 +89,21 @@ void dc_axis_dp_comm(struct dc_axis_ctx *x)
 		dp_sync(x, best->expert_params, 1, &expert);
 	on(x, dense.shard, dense.shard_g);
 }
+
+/* ZeRO-1 (Rajbhandari et al. 2020, section 5) shards the master copy and
+ * the optimizer states, ZeRO-2 the gradients too, over the states' shard
+ * group: dp x cp (context-parallel ranks hold the same weights), one
+ * replica's dp x cp / dp_replicate under HSDP; the routed experts' over
+ * their expert-data-parallel ranks likewise. */
+void dc_axis_dp_shards(const struct dc_plan *p, struct dc_state_shards *out)
+{
+	enum dc_sharding sh = p->layout.sharding;
+	if (sh != DC_SHARD_ZERO1 && sh != DC_SHARD_ZERO2)
+		return;
+	out->dense[DC_STATE_MASTER] = out->dense[DC_STATE_OPTIMIZER] = p->shard_dp_cp;
+	out->expert[DC_STATE_MASTER] = out->expert[DC_STATE_OPTIMIZER] = p->expert_shard_dp_cp;
+	if (sh == DC_SHARD_ZERO2) {
+		out->dense[DC_STATE_GRADS] = p->shard_dp_cp;
+		out->expert[DC_STATE_GRADS] = p->expert_shard_dp_cp;
+	}
+}

@@ -5,9 +5,22 @@
 #include "distcalc/net.h"
 
 const struct dc_axis_row dc_axis_rows[DC_STRAT_COUNT] = {
-	{DC_STRAT_DP, dc_axis_dp_comm},     {DC_STRAT_FSDP, dc_axis_fsdp_comm}, {DC_STRAT_TP, dc_axis_tp_comm},
-	{DC_STRAT_PP, dc_axis_pp_comm},     {DC_STRAT_EP, dc_axis_ep_comm},     {DC_STRAT_CP, dc_axis_cp_comm},
+	{DC_STRAT_DP, dc_axis_dp_comm, dc_axis_dp_shards},
+	{DC_STRAT_FSDP, dc_axis_fsdp_comm, dc_axis_fsdp_shards},
+	{DC_STRAT_TP, dc_axis_tp_comm, NULL},
+	{DC_STRAT_PP, dc_axis_pp_comm, NULL},
+	{DC_STRAT_EP, dc_axis_ep_comm, NULL},
+	{DC_STRAT_CP, dc_axis_cp_comm, NULL},
 };
+
+void dc_axis_state_shards(const struct dc_plan *p, struct dc_state_shards *out)
+{
+	for (int s = 0; s < DC_STATE_COUNT; s++)
+		out->dense[s] = out->expert[s] = 1;
+	for (int i = 0; i < DC_STRAT_COUNT; i++)
+		if (dc_axis_rows[i].shards)
+			dc_axis_rows[i].shards(p, out);
+}
 
 void dc_axis_push(struct dc_axis_ctx *x, enum dc_coll_kind kind, enum dc_coll_what what, enum dc_coll_phase phase,
 		  enum dc_overlap_class overlap, uint64_t count, uint64_t msg_bytes)

@@ -103,3 +103,14 @@ void dc_axis_fsdp_comm(struct dc_axis_ctx *x)
 		dc_axis_use_link(x->s, &p->group[DC_GROUP_SHARD].link, &p->group[DC_GROUP_SHARD].net);
 	}
 }
+
+/* ZeRO-3 / FSDP shards every state over the shard group (dp_shards). */
+void dc_axis_fsdp_shards(const struct dc_plan *p, struct dc_state_shards *out)
+{
+	if (p->layout.sharding != DC_SHARD_FSDP)
+		return;
+	for (int s = 0; s < DC_STATE_COUNT; s++) {
+		out->dense[s] = p->shard_dp_cp;
+		out->expert[s] = p->expert_shard_dp_cp;
+	}
+}

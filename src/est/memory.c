@@ -2,10 +2,12 @@
  * docs/formulas-systems.md, "Memory ledger". */
 #include "distcalc/memory.h"
 
+
 #include <math.h>
 #include <string.h>
 
 #include "distcalc/activation.h"
+#include "distcalc/axis.h"
 #include "distcalc/checkpoint.h"
 #include "distcalc/params.h"
 #include "distcalc/plan.h"
@@ -102,14 +104,14 @@ static uint64_t reserve_of(uint64_t subtotal, double fraction)
 	return (uint64_t)ceil(fraction * (double)subtotal);
 }
 
-/* One model state of a rank: the dense parameters sharded over dp, the
- * routed-expert parameters over the expert-data-parallel group dp / ep. */
-static int states_bytes(const struct dc_stage_params *p, uint64_t bytes_per_param, uint64_t dp,
-			uint64_t edp, int sharded, uint64_t *out)
+/* One model state of a rank: the dense parameters and the routed
+ * experts' each split as the axes shard that state (axis.h). */
+static int states_bytes(const struct dc_stage_params *p, uint64_t bytes_per_param, const struct dc_state_shards *sh,
+			enum dc_state st, uint64_t *out)
 {
 	uint64_t dense, experts;
-	if (dc_state_bytes(p->total - p->expert_params, bytes_per_param, dp, sharded, &dense) != 0 ||
-	    dc_state_bytes(p->expert_params, bytes_per_param, edp, sharded, &experts) != 0)
+	if (dc_state_bytes(p->total - p->expert_params, bytes_per_param, sh->dense[st], 1, &dense) != 0 ||
+	    dc_state_bytes(p->expert_params, bytes_per_param, sh->expert[st], 1, &experts) != 0)
 		return -1;
 	return dc_add_u64(dense, experts, out);
 }
@@ -290,7 +292,8 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 	/* states shard over dp x cp: context-parallel ranks hold the same
 	 * parameters and join the data-parallel gradient sync (Megatron-Core);
 	 * under HSDP over one replica's shard group, dp x cp / dp_replicate */
-	uint64_t dp = pl->shard_dp_cp, edp = pl->expert_shard_dp_cp, act_layer = 0, grads_full;
+	uint64_t dp = pl->shard_dp_cp, act_layer = 0, grads_full;
+	struct dc_state_shards shards;
 	struct dc_ck c = {0};
 	int bad = 0, has_embedding, has_head, held_grads;
 
@@ -309,11 +312,11 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 	 * zero2 (+ grads) < fsdp (+ params). Routed experts are replicated
 	 * only over the expert-data-parallel group, dp / ep ranks, so their
 	 * states shard over that (Megatron-Core's distributed optimizer) */
-	bad |= states_bytes(&l->p, pr->param_bytes, dp, edp, sh == DC_SHARD_FSDP, &l->params_bytes);
-	bad |= states_bytes(&l->p, pr->grad_bytes, dp, edp, sh >= DC_SHARD_ZERO2, &l->grads_bytes);
-	bad |= states_bytes(&l->p, pr->master_bytes, dp, edp, sh >= DC_SHARD_ZERO1, &l->master_bytes);
-	bad |= states_bytes(&l->p, pr->optimizer_bytes, dp, edp, sh >= DC_SHARD_ZERO1,
-			    &l->optimizer_bytes);
+	dc_axis_state_shards(pl, &shards);
+	bad |= states_bytes(&l->p, pr->param_bytes, &shards, DC_STATE_PARAMS, &l->params_bytes);
+	bad |= states_bytes(&l->p, pr->grad_bytes, &shards, DC_STATE_GRADS, &l->grads_bytes);
+	bad |= states_bytes(&l->p, pr->master_bytes, &shards, DC_STATE_MASTER, &l->master_bytes);
+	bad |= states_bytes(&l->p, pr->optimizer_bytes, &shards, DC_STATE_OPTIMIZER, &l->optimizer_bytes);
 	/* CPU offload: ZeRO-Offload (Ren et al. 2021, section 4.1) moves the
 	 * FP32 master, the optimizer states and an FP32 copy of the gradient
 	 * partition to the host and runs the step there; offloading the
@@ -331,7 +334,7 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 		} else {
 			/* the FP32 gradient copy of the master's partition: sharded
 			 * exactly as the master is (over cp too) */
-			bad |= states_bytes(&l->p, 4, dp, edp, sh >= DC_SHARD_ZERO1, &l->host_grads_bytes);
+			bad |= states_bytes(&l->p, 4, &shards, DC_STATE_MASTER, &l->host_grads_bytes);
 		}
 	}
 	l->host_bytes = dc_ck_add(&c, dc_ck_add(&c, l->host_params_bytes, l->host_grads_bytes),
