@@ -598,6 +598,8 @@ uint64_t dc_plan_chunk_layers(const struct dc_plan *p, uint64_t stage, uint64_t 
 {
 	if (p->v <= 1)
 		return dc_plan_stage_layers(p, stage);
+	if (!p->chunks_uneven && p->runs.n <= 1)
+		return p->layers_per_chunk; /* an even split: L / (pp v) */
 	if (p->chunks_uneven && stage == 0 && c == 0)
 		return p->runs.vfirst;
 	if (p->chunks_uneven && stage + 1 == p->layout.pp && c + 1 == p->v)
@@ -610,6 +612,8 @@ uint64_t dc_plan_chunk_start(const struct dc_plan *p, uint64_t stage, uint64_t c
 	uint64_t pp = p->layout.pp, v = p->v, n0, b0, round, start;
 	if (v <= 1)
 		return dc_plan_stage_first_layer(p, stage);
+	if (!p->chunks_uneven && p->runs.n <= 1)
+		return (c * pp + stage) * p->layers_per_chunk; /* an even split */
 	if (!p->chunks_uneven)
 		return (c * pp + stage) * (dc_plan_stage_layers(p, stage) / v);
 	/* virtual stages before c pp + stage: c whole rounds of pp chunks
