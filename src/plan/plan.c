@@ -376,55 +376,49 @@ static void derive_topology(const struct dc_config *in, const struct dc_layout *
 	}
 }
 
+/* The dp x cp group (Megatron-Core's data-parallel group with context
+ * parallelism): every cp rank of every dp replica. Its ranks fill blocks
+ * of stride x degree of the slower of the two axes; it stays on a node
+ * when that block divides a node (conservative when the axes are not
+ * adjacent in the order). */
+static enum dc_link_choice dpcp_link(const struct dc_topology *t)
+{
+	uint64_t bd = t->stride[DC_AXIS_DP] * t->degree[DC_AXIS_DP];
+	uint64_t bc = t->stride[DC_AXIS_CP] * t->degree[DC_AXIS_CP];
+	uint64_t b = bd > bc ? bd : bc;
+	return t->gpus_per_node % b != 0 ? DC_LINK_INTER : DC_LINK_INTRA;
+}
+
 /* Megatron-Core: an expert-parallel group is ep consecutive dp ranks; the
  * expert-data-parallel group the dp / ep ranks that hold the same experts,
- * ep dp-strides apart (group 0 of each) */
+ * ep dp-strides apart (group 0 of each). Folded, its expert rank generator
+ * (order tp-ep-dp-pp over a stage's consecutive ranks, pp the slowest
+ * axis): etp consecutive ranks, ep of them etp apart, the expert data
+ * parallel ones etp ep apart, cp folded into them. */
 static void derive_expert_links(const struct dc_config *in, struct dc_plan *p)
 {
 	uint64_t s = p->topo.stride[DC_AXIS_DP];
-	if (p->expert_folded) {
-		/* Megatron-Core's expert rank generator, order tp-ep-dp-pp over
-		 * a stage's consecutive ranks (pp the slowest axis): etp
-		 * consecutive ranks, ep of them etp apart, the expert data
-		 * parallel ones etp ep apart; cp is folded into them */
-		struct dc_group etp = {DC_AXIS_TP, 0, 0, 1, p->etp};
-		struct dc_group ep = {DC_AXIS_DP, 0, 0, p->etp, p->ep};
-		struct dc_group edp = {DC_AXIS_DP, 0, 0, p->etp * p->ep, p->expert_dp_cp};
-		link_of(in, dc_group_link(&p->topo, &etp), &p->group[DC_GROUP_ETP].link);
-		link_of(in, dc_group_link(&p->topo, &ep), &p->group[DC_GROUP_EP].link);
-		link_of(in, dc_group_link(&p->topo, &edp), &p->group[DC_GROUP_EDP].link);
-		p->group[DC_GROUP_EDP_CP].link = p->group[DC_GROUP_EDP].link;
-		p->group[DC_GROUP_DP_CP].link = p->group[DC_AXIS_DP].link;
-		if (p->layout.cp > 1) {
-			const struct dc_topology *t = &p->topo;
-			uint64_t bd = t->stride[DC_AXIS_DP] * t->degree[DC_AXIS_DP];
-			uint64_t bc = t->stride[DC_AXIS_CP] * t->degree[DC_AXIS_CP];
-			uint64_t b = bd > bc ? bd : bc;
-			link_of(in, t->gpus_per_node % b != 0 ? DC_LINK_INTER : DC_LINK_INTRA, &p->group[DC_GROUP_DP_CP].link);
-		}
-		return;
-	}
-	p->group[DC_GROUP_ETP].link = p->group[DC_AXIS_TP].link;
-	struct dc_group ep = {DC_AXIS_DP, 0, 0, s, p->ep};
-	struct dc_group edp = {DC_AXIS_DP, 0, 0, s * p->ep, p->expert_dp};
-	link_of(in, dc_group_link(&p->topo, &ep), &p->group[DC_GROUP_EP].link);
-	link_of(in, dc_group_link(&p->topo, &edp), &p->group[DC_GROUP_EDP].link);
-	p->group[DC_GROUP_DP_CP].link = p->group[DC_AXIS_DP].link;
-	p->group[DC_GROUP_EDP_CP].link = p->group[DC_GROUP_EDP].link;
+	struct dc_plan_group *g = p->group;
+	int folded = p->expert_folded;
+	struct dc_group etp = {DC_AXIS_TP, 0, 0, 1, p->etp};
+	struct dc_group ep = {DC_AXIS_DP, 0, 0, folded ? p->etp : s, p->ep};
+	struct dc_group edp = {DC_AXIS_DP, 0, 0, folded ? p->etp * p->ep : s * p->ep,
+			       folded ? p->expert_dp_cp : p->expert_dp};
+	if (folded)
+		link_of(in, dc_group_link(&p->topo, &etp), &g[DC_GROUP_ETP].link);
+	else
+		g[DC_GROUP_ETP].link = g[DC_AXIS_TP].link;
+	link_of(in, dc_group_link(&p->topo, &ep), &g[DC_GROUP_EP].link);
+	link_of(in, dc_group_link(&p->topo, &edp), &g[DC_GROUP_EDP].link);
+	g[DC_GROUP_DP_CP].link = g[DC_AXIS_DP].link;
+	g[DC_GROUP_EDP_CP].link = g[DC_GROUP_EDP].link;
 	if (p->layout.cp > 1) {
-		/* the dp x cp group (Megatron-Core's data-parallel group with
-		 * context parallelism): every cp rank of every dp replica. Its
-		 * ranks fill blocks of stride x degree of the slower of the two
-		 * axes; it stays on a node when that block divides a node
-		 * (conservative when the axes are not adjacent in the order) */
-		const struct dc_topology *t = &p->topo;
-		uint64_t bd = t->stride[DC_AXIS_DP] * t->degree[DC_AXIS_DP];
-		uint64_t bc = t->stride[DC_AXIS_CP] * t->degree[DC_AXIS_CP];
-		uint64_t b = bd > bc ? bd : bc;
-		enum dc_link_choice c = t->gpus_per_node % b != 0 ? DC_LINK_INTER : DC_LINK_INTRA;
-		link_of(in, c, &p->group[DC_GROUP_DP_CP].link);
-		if (c == DC_LINK_INTER || p->group[DC_GROUP_EDP].link.choice == DC_LINK_INTER || p->group[DC_AXIS_CP].link.choice == DC_LINK_INTER)
-			link_of(in, DC_LINK_INTER, &p->group[DC_GROUP_EDP_CP].link);
+		enum dc_link_choice c = dpcp_link(&p->topo);
+		link_of(in, c, &g[DC_GROUP_DP_CP].link);
+		/* unfolded, the expert-data-parallel group spans cp too */
+		if (!folded && (c == DC_LINK_INTER || g[DC_GROUP_EDP].link.choice == DC_LINK_INTER ||
+				g[DC_AXIS_CP].link.choice == DC_LINK_INTER))
+			link_of(in, DC_LINK_INTER, &g[DC_GROUP_EDP_CP].link);
 	}
 }
 
