@@ -159,6 +159,43 @@ START_TEST(test_small_layer_flops)
 }
 END_TEST
 
+/* Context parallelism splits every sequence over cp ranks: each rank's
+ * GEMMs see b s / cp tokens and its attention s / cp queries against all
+ * s keys (Megatron-Core's load-balanced causal chunks give each rank 1 /
+ * cp of the work). Every term of a layer's FLOPs is linear in the tokens
+ * or in s_q s, so at cp 2 (dp 2) the small layer above runs exactly half
+ * of its 2,621,440 FLOPs, 1,310,720. The head's logits gradient, 8 b (s /
+ * cp) V / t bytes: 8 x 2 x 32 x 256 / 2 = 65,536 at cp 1, 32,768 at cp 2
+ * (it used the whole sequence on every cp rank). */
+START_TEST(test_context_parallel_halves_the_work)
+{
+	static const char *const sets[] = {
+		"model.num_layers=2",       "model.hidden_size=64",     "model.num_attention_heads=4",
+		"model.num_kv_heads=2",     "model.ffn_hidden_size=128", "model.vocab_size=256",
+		"model.seq_length=32",      "parallel.tp=2",            "parallel.pp=1",
+		"parallel.dp=2",            "training.micro_batch_size=2", "training.attention=eager",
+		"cluster.gpu=h100-sxm5-80gb", "parallel.cp=2",
+	};
+	struct run *x = run(SYSTEMS, sets, sizeof(sets) / sizeof(sets[0]));
+	uint64_t head_bwd = 0;
+	ck_assert_double_eq(x->r.compute.dense_layer_fwd_flops, 1310720.0);
+	ck_assert_int_eq(dc_act_head_backward_bytes(&x->plan, &head_bwd), 0);
+	ck_assert_uint_eq(head_bwd, 32768);
+	free(x);
+	{
+		/* cp 1: the same layer on dp 4 */
+		const char *one[sizeof(sets) / sizeof(sets[0]) - 1];
+		memcpy(one, sets, sizeof(one));
+		one[9] = "parallel.dp=4";
+		x = run(SYSTEMS, one, sizeof(one) / sizeof(one[0]));
+	}
+	ck_assert_double_eq(x->r.compute.dense_layer_fwd_flops, 2621440.0);
+	ck_assert_int_eq(dc_act_head_backward_bytes(&x->plan, &head_bwd), 0);
+	ck_assert_uint_eq(head_bwd, 65536);
+	free(x);
+}
+END_TEST
+
 /* The preset's peaks reach the result; fp8 doubles the matmul peak. The
  * 22B's logits GEMM on one tp rank, [8192 x 6144] x [6144 x 6400], is
  * 2 x 8192 x 6400 x 6144 = 644,245,094,400 FLOPs, compute-bound on the
@@ -441,6 +478,7 @@ int main(void)
 	tcase_add_test(tc, test_wave_quantization);
 	tcase_add_test(tc, test_efficiency_keys);
 	tcase_add_test(tc, test_small_layer_flops);
+	tcase_add_test(tc, test_context_parallel_halves_the_work);
 	tcase_add_test(tc, test_presets_and_fp8);
 	tcase_add_test(tc, test_missing_keys);
 	tcase_add_test(tc, test_optimizer_step);

@@ -290,7 +290,8 @@ int dc_act_output_bytes(const struct dc_plan *p, uint64_t *out)
 int dc_act_head_backward_bytes(const struct dc_plan *p, uint64_t *out)
 {
 	struct dc_ck c = {0};
-	uint64_t sbv = dc_ck_mul(&c, p->tokens_per_microbatch, p->in->model.vocab_size);
+	/* this context-parallel rank's tokens (cp x too many before) */
+	uint64_t sbv = dc_ck_mul(&c, p->tokens_per_microbatch_cp, p->in->model.vocab_size);
 	*out = dc_ceil_div(dc_ck_mul(&c, 8, sbv), p->layout.tp);
 	return c.overflow ? -1 : 0;
 }

@@ -75,8 +75,9 @@ struct ctx {
 	double in_bytes;    /* bytes per GEMM operand element: 2 (BF16), 1 (FP8) */
 	double t;           /* tp */
 	double b, s, h;     /* micro batch, sequence, hidden */
-	double tokens;      /* b s: what every GEMM of the layer sees */
-	double tokens_sp;   /* b s / t under sequence parallelism, else b s: norms, dropouts, residuals */
+	double s_q;         /* s / cp: the queries (and tokens) this context-parallel rank holds */
+	double tokens;      /* b s / cp: what every GEMM of the layer sees */
+	double tokens_sp;   /* tokens / t under sequence parallelism, else tokens: norms, dropouts, residuals */
 	double heads;       /* attention heads on this rank, a / t */
 	double kv_heads;    /* kv heads on this rank */
 	double d_qk, d_v;   /* head widths */
@@ -188,7 +189,11 @@ static void attention(const struct ctx *x, struct part *pt)
 {
 	const struct dc_model *m = x->m;
 	double T = x->tokens, h = x->h, t = x->t;
-	double scores = x->b * x->heads * x->s * x->s; /* score elements on this rank */
+	/* context parallelism: this rank's s / cp queries against all s keys
+	 * (the ring brings the others' K, V; Megatron-Core's load-balanced
+	 * chunks give every rank 1 / cp of the causal work) */
+	double sq = x->s_q, sk = x->s;
+	double scores = x->b * x->heads * sq * sk; /* score elements on this rank */
 
 	norm_residual(x, pt, m->out_bias);
 	if (m->kv_lora_rank) {
@@ -226,14 +231,15 @@ static void attention(const struct ctx *x, struct part *pt)
 		 * dy and writes dx (6), dropout reads dy and the mask and writes
 		 * dx (5). Korthikanti et al. 2022 section 4.1 */
 		double bh = x->b * x->heads;
-		double qk_f = gemm_s(x, x->s, x->s, x->d_qk, bh), av_f = gemm_s(x, x->s, x->d_v, x->s, bh);
+		double qk_f = gemm_s(x, sq, sk, x->d_qk, bh), av_f = gemm_s(x, sq, x->d_v, sk, bh);
 		double soft = mem_s(x, 4.0 * scores), drop = x->dropout ? mem_s(x, 5.0 * scores) : 0;
 		pt->core_mm = qk_f + av_f;
 		pt->core_mem = soft + drop;
-		/* dQ = dS K and dK = dS^T Q: [s x s] x [s x d_qk] each; dP =
-		 * dO V^T: [s x d_v] x [d_v x s]; dV = P^T dO: [s x s] x [s x d_v] */
-		pt->bwd_mm += 2.0 * gemm_s(x, x->s, x->d_qk, x->s, bh) + gemm_s(x, x->s, x->s, x->d_v, bh) +
-			      gemm_s(x, x->s, x->d_v, x->s, bh);
+		/* dQ = dS K: [s_q x s] x [s x d_qk]; dK = dS^T Q: [s x s_q] x
+		 * [s_q x d_qk]; dP = dO V^T: [s_q x d_v] x [d_v x s]; dV = P^T
+		 * dO: [s x s_q] x [s_q x d_v] (s_q = s without cp) */
+		pt->bwd_mm += gemm_s(x, sq, x->d_qk, sk, bh) + gemm_s(x, sk, x->d_qk, sq, bh) +
+			      gemm_s(x, sq, sk, x->d_v, bh) + gemm_s(x, sk, x->d_v, sq, bh);
 		pt->bwd_mem += mem_s(x, 6.0 * scores) + (x->dropout ? mem_s(x, 5.0 * scores) : 0);
 	} else {
 		/* FlashAttention-2 (Dao 2023): one kernel that never writes the
@@ -242,11 +248,11 @@ static void attention(const struct ctx *x, struct part *pt)
 		 * writing o; backward five products (2.5 x forward), reading q,
 		 * k, v, o and do, writing dq, dk, dv */
 		double d = (x->d_qk + x->d_v) / 2.0;
-		double fl = 0.5 * 4.0 * x->b * x->heads * x->s * x->s * d;
+		double fl = 0.5 * 4.0 * x->b * x->heads * sq * sk * d;
 		double qkv_o = 2.0 * T * (x->heads * (x->d_qk + x->d_v) + x->kv_heads * (x->d_qk + x->d_v));
 		/* its thread blocks are 128-row query tiles of every head
 		 * (Dao 2023, section 3.2), one per SM at a time like a GEMM's */
-		double blocks = x->b * x->heads * ceil(x->s / 128.0);
+		double blocks = x->b * x->heads * ceil(sq / 128.0);
 		double q = blocks / (ceil(blocks / x->sms) * x->sms);
 		double fwd = fl / (x->peak * x->mm_eff * q), fwd_b = qkv_o / (x->hbm * x->mem_eff);
 		double bwd = 2.5 * fwd, bwd_b = 2.0 * fwd_b;
@@ -465,8 +471,12 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 	x.t = (double)p->layout.tp;
 	x.b = (double)p->layout.micro_batch_size;
 	x.s = (double)m->seq_length;
+	/* context parallelism: each rank holds s / cp of every sequence, so
+	 * every GEMM sees its b s / cp tokens and attention its s / cp queries
+	 * (the bug this fixes priced every rank on the whole sequence) */
+	x.s_q = x.s / (double)p->layout.cp;
 	x.h = (double)m->hidden_size;
-	x.tokens = x.b * x.s;
+	x.tokens = x.b * x.s_q;
 	x.tokens_sp = p->layout.sequence_parallel ? x.tokens / x.t : x.tokens;
 	x.heads = (double)m->num_attention_heads / x.t;
 	x.kv_heads = (m->kv_lora_rank ? (double)m->num_attention_heads : (double)m->num_kv_heads) / x.t;
