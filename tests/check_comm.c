@@ -253,6 +253,35 @@ START_TEST(test_expert_folding_comm)
 }
 END_TEST
 
+/* Pipeline sends per schedule on pp 4, 8 microbatches (per rank, the
+ * busiest): 1F1B a forward and a backward send per microbatch, 8 and 8;
+ * DualPipe the same (each direction carries half the microbatches, a
+ * rank holds one stage of each); DualPipeV twice (a middle rank holds
+ * chunks s and 7 - s of the V and passes each microbatch on from both):
+ * 16 and 16. */
+START_TEST(test_pipeline_sends_per_schedule)
+{
+	static const char *const sched[] = {"1f1b", "dualpipe", "dualpipev"};
+	static const uint64_t want[] = {8, 8, 16};
+	for (int i = 0; i < 3; i++) {
+		struct dc_config c;
+		struct dc_comm m;
+		fixture_json(&c,
+			     "{\"model\": {\"num_layers\": 8, \"hidden_size\": 1024, \"num_attention_heads\": 8,"
+			     " \"vocab_size\": 1000, \"seq_length\": 1024},"
+			     " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 4, \"gpu_memory\": \"80 GiB\","
+			     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+			     " \"parallel\": {\"pp\": 4, \"pipeline_schedule\": \"%s\"},"
+			     " \"training\": {\"grad_accum_steps\": 8}}",
+			     sched[i]);
+		m = compute(&c);
+		ck_assert_uint_eq(m.s[DC_STRAT_PP].ncoll, 2);
+		ck_assert_uint_eq(m.s[DC_STRAT_PP].coll[0].count, want[i]);
+		ck_assert_uint_eq(m.s[DC_STRAT_PP].coll[1].count, want[i]);
+	}
+}
+END_TEST
+
 START_TEST(test_ddp_buckets)
 {
 	/* 128,000,000 B of grads in 25 MiB (26,214,400 B) buckets: 4 full
@@ -665,6 +694,7 @@ int main(void)
 	tcase_add_test(tc, test_zero_2psi_vs_3psi);
 	tcase_add_test(tc, test_ddp_buckets);
 	tcase_add_test(tc, test_hsdp_2x4);
+	tcase_add_test(tc, test_pipeline_sends_per_schedule);
 	tcase_add_test(tc, test_expert_folding_comm);
 	tcase_add_test(tc, test_tp_bytes_per_layer);
 	tcase_add_test(tc, test_pp_boundaries);

@@ -21,6 +21,22 @@ void dc_axis_pp_comm(struct dc_axis_ctx *x)
 	 * back per microbatch; with two stages the ring of chunks folds: rank
 	 * 0 sends v forward and v - 1 back, rank 1 the reverse, 2v - 1 in all
 	 * (v = 1: one direction only) */
+	if (dc_pipeline_schedule(p) == DC_PIPE_DUALPIPEV) {
+		/* DualPipeV (activation.h): rank s holds chunks s and 2pp - 1 - s
+		 * of a V, so a middle rank sends each microbatch on twice each
+		 * way (chunk s to rank s + 1, chunk 2pp - 1 - s to rank s - 1);
+		 * the V's turn (chunks pp - 1 and pp, both on rank pp - 1) and
+		 * its ends send once: with two stages every rank sends once.
+		 * DualPipe's two directions each carry half the microbatches:
+		 * a rank sends each microbatch once each way, as 1F1B. */
+		uint64_t per = par->pp == 2 ? 1 : 2;
+		dc_axis_push(x, DC_COLL_SEND, DC_CW_PP_ACTIVATIONS, DC_CPHASE_FORWARD, DC_OVL_PIPELINE,
+			     dc_ck_mul(b, gas, per), msg);
+		dc_axis_push(x, DC_COLL_SEND, DC_CW_PP_GRADIENTS, DC_CPHASE_BACKWARD, DC_OVL_PIPELINE,
+			     dc_ck_mul(b, gas, per), msg);
+		x->s->group_size = par->pp;
+		return;
+	}
 	dc_axis_push(x, DC_COLL_SEND, DC_CW_PP_ACTIVATIONS, DC_CPHASE_FORWARD, DC_OVL_PIPELINE, dc_ck_mul(b, gas, v),
 		     msg);
 	dc_axis_push(x, DC_COLL_SEND, DC_CW_PP_GRADIENTS, DC_CPHASE_BACKWARD, DC_OVL_PIPELINE,
