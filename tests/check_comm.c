@@ -282,6 +282,33 @@ START_TEST(test_pipeline_sends_per_schedule)
 }
 END_TEST
 
+/* A DualPipe rank holds two stages (s and pp - 1 - s), so its data-
+ * parallel gradient sync carries both: 64e6 parameters given explicitly
+ * over 8 layers on pp 4 are 16e6 a stage, 2 B of gradient each, 32e6 B;
+ * DDP's AllReduce on dp 2 sends 2 x 1/2 x 32e6 = 32e6 B a step under
+ * 1F1B, 64e6 B under DualPipe (a bucket holds them all). */
+START_TEST(test_dualpipe_syncs_both_stages)
+{
+	static const char *const sched[] = {"1f1b", "dualpipe"};
+	static const uint64_t want[] = {32000000ull, 64000000ull};
+	for (int i = 0; i < 2; i++) {
+		struct dc_config c;
+		struct dc_comm m;
+		fixture_json(&c,
+			     "{\"model\": {\"params\": 64000000, \"num_layers\": 8, \"hidden_size\": 1024,"
+			     " \"num_attention_heads\": 8, \"vocab_size\": 32000, \"seq_length\": 1024},"
+			     " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+			     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+			     " \"parallel\": {\"pp\": 4, \"dp\": 2, \"pipeline_schedule\": \"%s\", \"bucket_size\": \"1 GiB\"},"
+			     " \"training\": {\"grad_accum_steps\": 8}}",
+			     sched[i]);
+		m = compute(&c);
+		ck_assert_uint_eq(m.s[DC_STRAT_DP].bytes_per_rank, want[i]);
+		ck_assert_uint_eq(m.layers, i == 0 ? 2 : 4);
+	}
+}
+END_TEST
+
 START_TEST(test_ddp_buckets)
 {
 	/* 128,000,000 B of grads in 25 MiB (26,214,400 B) buckets: 4 full
@@ -695,6 +722,7 @@ int main(void)
 	tcase_add_test(tc, test_ddp_buckets);
 	tcase_add_test(tc, test_hsdp_2x4);
 	tcase_add_test(tc, test_pipeline_sends_per_schedule);
+	tcase_add_test(tc, test_dualpipe_syncs_both_stages);
 	tcase_add_test(tc, test_expert_folding_comm);
 	tcase_add_test(tc, test_tp_bytes_per_layer);
 	tcase_add_test(tc, test_pp_boundaries);

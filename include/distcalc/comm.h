@@ -158,6 +158,9 @@ struct dc_comm_strategy {
 
 struct dc_comm {
 	uint64_t stage; /* the pipeline stage analysed: the one with the most parameters */
+	/* its rank's transformer layers and MoE layers, every stage it holds
+	 * (two under DualPipe and DualPipeV): what the per-layer calls count */
+	uint64_t layers, moe_layers;
 	struct dc_comm_strategy s[DC_STRAT_COUNT];
 	uint64_t bytes_per_rank; /* sum over strategies */
 	double time_s;

@@ -167,4 +167,10 @@ int dc_memory_class_at(const struct dc_plan *p, const struct dc_memory_result *m
 
 const char *dc_mem_phase_name(enum dc_mem_phase p);
 
+/* The parameters one rank of pipeline rank `stage` holds under the
+ * plan's schedule: the plan's stage, but two stages under DualPipe
+ * (stages s and pp - 1 - s) and two chunks under DualPipeV (s and
+ * 2pp - 1 - s). Returns 0, or -1 on overflow. */
+int dc_memory_rank_params(const struct dc_plan *pl, uint64_t stage, struct dc_stage_params *out);
+
 #endif

@@ -75,6 +75,7 @@ static void sum_strategy(struct dc_ck *b, struct dc_comm_strategy *s)
 static void comm_clear(struct dc_comm *c)
 {
 	c->stage = 0;
+	c->layers = c->moe_layers = 0;
 	c->bytes_per_rank = 0;
 	c->time_s = 0;
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
@@ -96,12 +97,30 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 {
 	struct dc_ck b = {0};
 	/* the stage with the most parameters sends the most DP/FSDP bytes */
-	const struct dc_stage_params best = p->most;
+	struct dc_stage_params best = p->most;
+	enum dc_pipe_schedule sch = dc_pipeline_schedule(p);
 
 	comm_clear(c);
 	c->stage = p->most_stage;
 	if (p->most_overflow)
 		b.overflow = 1;
+	if (sch == DC_PIPE_DUALPIPE || sch == DC_PIPE_DUALPIPEV) {
+		/* a DualPipe rank holds two stages, a DualPipeV rank two
+		 * chunks: their gradients all sync over dp (memory.h) */
+		for (uint64_t s = 0; s < p->layout.pp; s++) {
+			struct dc_stage_params r;
+			if (dc_memory_rank_params(p, s, &r) != 0) {
+				b.overflow = 1;
+				break;
+			}
+			if (s == 0 || r.total > best.total) {
+				best = r;
+				c->stage = s;
+			}
+		}
+	}
+	c->layers = best.layers;
+	c->moe_layers = best.moe_layers;
 	/* each axis emits its own calls (src/axis/) */
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
 		const struct dc_axis_row *row = &dc_axis_rows[i];

@@ -152,7 +152,7 @@ static uint64_t dense_in(const struct dc_plan *pl, uint64_t first, uint64_t n)
  * 3.2.1) and DualPipeV (chunks s and 2pp - 1 - s of 2pp: the embedding
  * and the head both on rank 0, a tied head sharing the embedding's
  * table as without a pipeline). Returns 0, or -1 on overflow. */
-static int device_params(const struct dc_plan *pl, uint64_t stage, struct dc_stage_params *out)
+int dc_memory_rank_params(const struct dc_plan *pl, uint64_t stage, struct dc_stage_params *out)
 {
 	enum dc_pipe_schedule s = dc_pipeline_schedule(pl);
 	const struct dc_plan_shard *sh = &pl->shard;
@@ -303,7 +303,7 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 	l->fsdp_unsharded_grads_bytes = l->ddp_buckets_bytes = 0;
 	l->headroom_bytes = l->shortfall_bytes = 0;
 	l->stage_first = l->stage_last = stage;
-	if (device_params(pl, stage, &l->p) != 0) {
+	if (dc_memory_rank_params(pl, stage, &l->p) != 0) {
 		*error = "'model' / 'parallel.tp': parameters per rank overflow 64 bits";
 		return -1;
 	}

@@ -83,7 +83,7 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 	const struct dc_config *in = p->in;
 	double gas = (double)p->layout.grad_accum_steps;
 	/* the comm result prices the stage it analyses (comm.h: stage) */
-	uint64_t analysed = dc_plan_stage_layers(p, comm->stage);
+	uint64_t analysed = comm->layers; /* every stage its rank holds (comm.h) */
 	double layers = (double)(analysed ? analysed : 1);
 	memset(k, 0, sizeof(*k));
 	k->p = p;
@@ -105,8 +105,8 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 			if (tp_async(&comm->s[DC_STRAT_TP].coll[i]))
 				k->tp_b_async += comm->s[DC_STRAT_TP].coll[i].time_s / (layers * gas);
 	}
-	if (comm->s[DC_STRAT_EP].in_play && p->most.moe_layers > 0) {
-		double moe = (double)p->most.moe_layers;
+	if (comm->s[DC_STRAT_EP].in_play && comm->moe_layers > 0) {
+		double moe = (double)comm->moe_layers;
 		k->ep_f = phase_time(&comm->s[DC_STRAT_EP], DC_CPHASE_FORWARD, -1) / (moe * gas);
 		k->ep_b = phase_time(&comm->s[DC_STRAT_EP], DC_CPHASE_BACKWARD, -1) / (moe * gas);
 	}
