@@ -303,6 +303,23 @@ START_TEST(test_stage_and_cp_errors)
 	expect_error(edit("\"tp\": 4", "\"tp\": 4, \"pp\": 2, \"pipeline_layers\": [4, 5, 6, 7, 6, 4], \"virtual_pipeline\": 3"),
 		     (const char *const[]){"training.grad_accum_steps=2"}, 1, DC_ERR_CONFIG,
 		     "t.json: error: 'parallel.pipeline_layers': entry 4: the model chunks of one stage hold the same layers (but for the model's first and last chunk), as Megatron-Core's interleaved schedule assumes; stage 1's chunk 1 holds 7, its chunk 0 5");
+	/* a member name with a dot past the 299 bytes of a key path: the path
+	 * is cut before the dot, and the loader still says what it is (it
+	 * read past a NULL dot once; fuzz_loader found it) */
+	{
+		char json[700];
+		char name[401];
+		memset(name, 'n', 400);
+		name[400] = '\0';
+		name[350] = '.';
+		struct dc_config lc;
+		struct dc_diag ld;
+		snprintf(json, sizeof(json), "{\"%s\": 1}", name);
+		ck_assert_int_eq(load(json, NULL, 0, &lc, &ld), -1);
+		ck_assert_int_eq(ld.status, DC_ERR_CONFIG);
+		ck_assert_ptr_nonnull(strstr(ld.entries[0].text, "unknown key (a member name is one name, never a dotted path)"));
+		dc_diag_release(&ld);
+	}
 	/* HSDP: dp_replicate divides dp, replicates shards (not DDP) */
 	expect_error(edit("\"tp\": 4", "\"tp\": 1, \"sharding\": \"fsdp\", \"dp_replicate\": 3"), NULL, 0, DC_ERR_CONFIG,
 		     "t.json: error: 'parallel.dp_replicate': must divide parallel.dp (8), got 3");

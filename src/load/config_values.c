@@ -612,9 +612,12 @@ static void unknown_dotted(struct loader *l, const char *path, const char *prefi
 	if (ki >= 0) {
 		s = dc_cfg_keys[ki].info.path;
 	} else {
+		/* a path cut short at its buffer may have lost the dot */
 		const char *dot = strrchr(path, '.');
-		snprintf(pre, sizeof(pre), "%.*s", (int)(dot - path), path);
-		s = suggest(pre, dot + 1);
+		if (dot) {
+			snprintf(pre, sizeof(pre), "%.*s", (int)(dot - path), path);
+			s = suggest(pre, dot + 1);
+		}
 	}
 	if (!s || strlen(path) >= 299 || (pl && (strncmp(s, prefix, pl) != 0 || s[pl] != '.'))) {
 		dc_cfg_errorf(l, -1, "'%.200s': unknown key (a member name is one name, never a dotted path)", path);
