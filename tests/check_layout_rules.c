@@ -89,6 +89,37 @@ START_TEST(test_loader_and_plan_agree)
 }
 END_TEST
 
+/* A named schedule runs as named or the layout is refused, never priced
+ * as 1F1B quietly: DualPipe on pp 4 needs an even number of microbatches,
+ * at least 2 x 4 = 8 (DualPipe's step() asserts), so of layouts with 8
+ * and with 6 microbatches only the first runs it; without a pipeline
+ * there is no schedule to run. */
+START_TEST(test_named_schedule_or_refused)
+{
+	struct dc_config c;
+	struct dc_diag d;
+	const char *json = "{\"model\": {\"num_layers\": 8, \"hidden_size\": 256, \"num_attention_heads\": 8,"
+			   " \"vocab_size\": 1000, \"seq_length\": 64},"
+			   " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+			   " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+			   " \"parallel\": {\"pp\": 4, \"pipeline_schedule\": \"dualpipe\"},"
+			   " \"training\": {\"grad_accum_steps\": 8}}";
+	struct dc_layout lay;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(json, strlen(json), "s.json", NULL, 0, &c, &d), 0);
+	dc_diag_release(&d);
+	dc_layout_of(&c, &lay);
+	ck_assert_int_eq(dc_layout_schedule(&c, &lay, 1), DC_PIPE_DUALPIPE);
+	ck_assert_int_eq(dc_layout_fault_inner(&c, &lay), DC_LF_NONE);
+	lay.grad_accum_steps = 6;
+	ck_assert_int_eq(dc_layout_schedule(&c, &lay, 1), DC_PIPE_1F1B);
+	ck_assert_int_eq(dc_layout_fault_inner(&c, &lay), DC_LF_SCHEDULE);
+	lay.pp = 1;
+	lay.dp = 8;
+	ck_assert_int_eq(dc_layout_fault_inner(&c, &lay), DC_LF_NONE);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("layout_rules");
@@ -97,6 +128,7 @@ int main(void)
 	int failed;
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_loader_and_plan_agree);
+	tcase_add_test(tc, test_named_schedule_or_refused);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

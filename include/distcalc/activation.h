@@ -130,11 +130,11 @@ int dc_act_head_backward_bytes(const struct dc_plan *p, uint64_t *out);
  * (memory.h) both read of the schedule (docs/step-model.md, section 3;
  * docs/memory-conventions.md, "Microbatches in flight"). */
 
-/* The schedule the plan runs: the input's parallel.pipeline_schedule when
- * the plan's layout meets its needs (the loader checked the input's own
- * layout; a search or a what-if may derive one that does not, and then
- * runs 1F1B, or interleaved 1F1B when v > 1). No pipeline (pp = 1) is
- * 1F1B. */
+/* The schedule the plan runs (dc_layout_schedule, plan.h, for the plan's
+ * layout and stages): the input's parallel.pipeline_schedule when the
+ * layout meets its needs (the loader checked the input's own layout, the
+ * search refuses one that does not), else 1F1B, or interleaved 1F1B when
+ * v > 1. No pipeline (pp = 1) is 1F1B. */
 enum dc_pipe_schedule dc_pipeline_schedule(const struct dc_plan *p);
 
 /* Model chunks a pipeline rank runs: v (interleaved), 2 (DualPipe: its

@@ -89,14 +89,25 @@ enum dc_layout_fault {
 	DC_LF_BATCH,     /* a whole number of microbatches (grad_accum_steps 0: the batch did not divide) */
 	DC_LF_VP,        /* v > 1: pp > 1, m a multiple of pp, and the chunks fit the layers */
 	DC_LF_SP,        /* sequence parallelism needs tp > 1 */
+	DC_LF_SCHEDULE,  /* with a pipeline, the input's zero_bubble / dualpipe / dualpipev can run (dc_layout_schedule) */
 };
 
 /* The rules of (tp, cp, pp) alone: TP_HEADS, CP, PP. */
 enum dc_layout_fault dc_layout_fault_outer(const struct dc_config *in, uint64_t tp, uint64_t cp, uint64_t pp);
 
 /* The rest, for a layout whose (tp, cp, pp) keep the outer rules: EXPERT,
- * REPLICATE, BATCH, VP, SP. */
+ * REPLICATE, BATCH, VP, SP, SCHEDULE. */
 enum dc_layout_fault dc_layout_fault_inner(const struct dc_config *in, const struct dc_layout *lay);
+
+/* The schedule a layout runs: the input's parallel.pipeline_schedule
+ * when the layout meets its needs (DualPipe: an even pp, an even number
+ * of microbatches at least 2 pp, `even` stages, pp dividing the layers;
+ * DualPipeV: at least 2 pp microbatches, even stages, 2 pp dividing the
+ * layers; ZB-H1: a pipeline), else 1F1B, or interleaved when v > 1; no
+ * pipeline is 1F1B. The loader holds the input's own layout to it; the
+ * search refuses a layout that cannot run a named schedule
+ * (DC_LF_SCHEDULE). */
+enum dc_pipe_schedule dc_layout_schedule(const struct dc_config *in, const struct dc_layout *lay, int even);
 
 /* v model chunks on pp stages fit the input's layers: pp v divides them,
  * or at the input's own uneven pp its own v (its stages as the loader
@@ -166,8 +177,8 @@ struct dc_stage_runs {
  * counted as layers (--account-for-embedding/loss-in-pipeline-split: the
  * L + e + o units split evenly over pp, the first stage's share one layer
  * short for the embedding, the last's for the loss), or the even split,
- * for `num_layers` layers over par->pp stages. With
- * par->virtual_pipeline v > 1 each stage's layers split evenly over its v
+ * for `num_layers` layers over par->pp stages, v model chunks a stage
+ * (par->virtual_pipeline for the input's own layout). With v > 1 each stage's layers split evenly over its v
  * model chunks (a list of pp entries, each a multiple of v; the forms: f,
  * l and the middle stages' layers multiples of v; the counted embedding
  * and loss: L + e + o split over pp v chunks, the first one e short, the
@@ -175,8 +186,8 @@ struct dc_stage_runs {
  * (Megatron-Core's --pipeline-model-parallel-layout), a stage's chunks
  * equal but for the model's first and last chunk. Returns 0 with *out
  * filled, or -1 with err holding "'KEY': why" and *key that key. */
-int dc_stage_split(const struct dc_parallel *par, uint64_t num_layers, struct dc_stage_runs *out, const char **key,
-		   char *err, size_t errlen);
+int dc_stage_split(const struct dc_parallel *par, uint64_t num_layers, uint64_t v, struct dc_stage_runs *out,
+		   const char **key, char *err, size_t errlen);
 
 /* Layers of model chunk `c` of pipeline rank `stage`, and the chunk's
  * first model layer (Megatron-LM 2021 section 2.2.2: rank s holds chunks

@@ -298,24 +298,7 @@ int dc_act_head_backward_bytes(const struct dc_plan *p, uint64_t *out)
 
 enum dc_pipe_schedule dc_pipeline_schedule(const struct dc_plan *p)
 {
-	uint64_t pp = p->layout.pp, m = p->layout.grad_accum_steps, L = p->in->model.num_layers;
-	int even = p->runs.n <= 1;
-	enum dc_pipe_schedule s = p->in->parallel.pipeline_schedule;
-	enum dc_pipe_schedule plain = p->v > 1 ? DC_PIPE_INTERLEAVED : DC_PIPE_1F1B;
-	if (pp < 2 || p->v > 1)
-		return plain;
-	switch (s) {
-	case DC_PIPE_ZERO_BUBBLE:
-		return s;
-	case DC_PIPE_DUALPIPE:
-		return pp % 2 == 0 && m % 2 == 0 && m >= 2 * pp && even && L % pp == 0 ? s : plain;
-	case DC_PIPE_DUALPIPEV:
-		return m >= 2 * pp && even && L % (2 * pp) == 0 ? s : plain;
-	case DC_PIPE_1F1B:
-	case DC_PIPE_INTERLEAVED:
-		break;
-	}
-	return plain;
+	return dc_layout_schedule(p->in, &p->layout, p->runs.n <= 1);
 }
 
 uint64_t dc_pipeline_chunks(const struct dc_plan *p)

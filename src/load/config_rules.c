@@ -447,7 +447,7 @@ static int rule_pp_layers(struct loader *l)
 	p->last_stage_layers_given = seen(l, KEY_PARALLEL_LAST_STAGE_LAYERS);
 	if (seen(l, KEY_PARALLEL_PIPELINE_LAYERS) && !p->pipeline_layers_n)
 		return 0; /* the list itself was an error */
-	if (dc_stage_split(p, l->cfg->model.num_layers, &runs, &key, err, sizeof(err)) != 0) {
+	if (dc_stage_split(p, l->cfg->model.num_layers, p->virtual_pipeline, &runs, &key, err, sizeof(err)) != 0) {
 		/* dc_stage_split names one of the stage keys (a bug if not) */
 		int ki = dc_cfg_find_key(key);
 		dc_cfg_errorf(l, ki < 0 ? ki : blame(l, ki, strcmp(key, "parallel.pp") == 0 ? KEY_MODEL_NUM_LAYERS : KEY_PARALLEL_PP),
@@ -706,7 +706,7 @@ static int rule_recompute_layers(struct loader *l)
 		const char *key;
 		char err[8];
 		uint64_t v = c->parallel.virtual_pipeline ? c->parallel.virtual_pipeline : 1;
-		if (dc_stage_split(&c->parallel, c->model.num_layers, &runs, &key, err, sizeof(err)) != 0)
+		if (dc_stage_split(&c->parallel, c->model.num_layers, c->parallel.virtual_pipeline, &runs, &key, err, sizeof(err)) != 0)
 			return 0; /* rule_pp_layers said why */
 		chunk = runs.vfirst > runs.vlast ? runs.vfirst : runs.vlast;
 		for (uint64_t i = 0; i < runs.n; i++) {

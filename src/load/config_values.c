@@ -110,7 +110,7 @@ static const char *suggest_choice(const char *const *choices, const char *value)
 
 /* ---- values ---- */
 
-const char * dc_cfg_type_name(const cJSON *v)
+const char *dc_cfg_type_name(const cJSON *v)
 {
 	if (cJSON_IsNull(v))
 		return "null";

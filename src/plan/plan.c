@@ -32,11 +32,12 @@ static void runs_push(struct dc_stage_runs *r, uint64_t count, uint64_t layers, 
 	r->first[r->n] = *stage;
 }
 
-int dc_stage_split(const struct dc_parallel *par, uint64_t L, struct dc_stage_runs *out, const char **key, char *err,
-		   size_t errlen)
+int dc_stage_split(const struct dc_parallel *par, uint64_t L, uint64_t v, struct dc_stage_runs *out,
+		   const char **key, char *err, size_t errlen)
 {
 	uint64_t pp = par->pp, stage = 0, layer = 0;
-	uint64_t v = par->virtual_pipeline > 1 ? par->virtual_pipeline : 1;
+	if (v < 1)
+		v = 1;
 	int given_first = par->first_stage_layers_given, given_last = par->last_stage_layers_given;
 	int counted = par->account_for_embedding || par->account_for_loss;
 
@@ -288,6 +289,28 @@ int dc_layout_chunks_fit(const struct dc_config *in, uint64_t pp, uint64_t v)
 	return v == 1 && !(in_v > 1 && in->parallel.pipeline_layers_n == pp * in_v);
 }
 
+enum dc_pipe_schedule dc_layout_schedule(const struct dc_config *in, const struct dc_layout *lay, int even)
+{
+	uint64_t pp = lay->pp, m = lay->grad_accum_steps, L = in->model.num_layers;
+	uint64_t v = lay->virtual_pipeline ? lay->virtual_pipeline : 1;
+	enum dc_pipe_schedule s = in->parallel.pipeline_schedule;
+	enum dc_pipe_schedule plain = v > 1 ? DC_PIPE_INTERLEAVED : DC_PIPE_1F1B;
+	if (pp < 2 || v > 1)
+		return plain;
+	switch (s) {
+	case DC_PIPE_ZERO_BUBBLE:
+		return s;
+	case DC_PIPE_DUALPIPE:
+		return pp % 2 == 0 && m % 2 == 0 && m >= 2 * pp && even && L % pp == 0 ? s : plain;
+	case DC_PIPE_DUALPIPEV:
+		return m >= 2 * pp && even && L % (2 * pp) == 0 ? s : plain;
+	case DC_PIPE_1F1B:
+	case DC_PIPE_INTERLEAVED:
+		break;
+	}
+	return plain;
+}
+
 enum dc_layout_fault dc_layout_fault_outer(const struct dc_config *in, uint64_t tp, uint64_t cp, uint64_t pp)
 {
 	const struct dc_model *m = &in->model;
@@ -324,6 +347,15 @@ enum dc_layout_fault dc_layout_fault_inner(const struct dc_config *in, const str
 		return DC_LF_VP;
 	if (lay->sequence_parallel && lay->tp < 2)
 		return DC_LF_SP;
+	{
+		/* a schedule the input names, on a layout with a pipeline, runs
+		 * as named or not at all: never quietly as 1F1B */
+		enum dc_pipe_schedule s = in->parallel.pipeline_schedule;
+		int even = !(lay->pp == in->parallel.pp && dc_stages_uneven(&in->parallel));
+		if ((s == DC_PIPE_ZERO_BUBBLE || s == DC_PIPE_DUALPIPE || s == DC_PIPE_DUALPIPEV) && lay->pp >= 2 &&
+		    dc_layout_schedule(in, lay, even) != s)
+			return DC_LF_SCHEDULE;
+	}
 	return DC_LF_NONE;
 }
 
@@ -860,16 +892,8 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 	if (lay->pp == in->parallel.pp && dc_stages_uneven(&in->parallel)) {
 		const char *key;
 		char err[8];
-		int rc;
-		if (p->v == (in->parallel.virtual_pipeline ? in->parallel.virtual_pipeline : 1)) {
-			rc = dc_stage_split(&in->parallel, m->num_layers, &p->runs, &key, err, sizeof(err));
-		} else {
-			/* a what-if's other v on the input's stages */
-			static _Thread_local struct dc_parallel par;
-			par = in->parallel;
-			par.virtual_pipeline = p->v;
-			rc = dc_stage_split(&par, m->num_layers, &p->runs, &key, err, sizeof(err));
-		}
+		/* at the layout's v (a what-if's or the search's may differ) */
+		int rc = dc_stage_split(&in->parallel, m->num_layers, p->v, &p->runs, &key, err, sizeof(err));
 		if (rc != 0) {
 			p->error = "'parallel.pipeline_layers': the stages do not hold model.num_layers";
 			return -1;

@@ -28,6 +28,7 @@ enum reject {
 	R_SP,         /* sequence_parallel needs tp > 1 */
 	R_OFFLOAD,    /* offload optimizer+params needs fsdp */
 	R_RECOMPUTE,  /* recompute_layers needs full and fits a chunk */
+	R_SCHEDULE,   /* the input's named pipeline schedule runs on the layout */
 	R_OVERFLOW,   /* a count overflows 64 bits */
 	R_COUNT,
 };
@@ -44,6 +45,7 @@ static const char *const reject_text[R_COUNT] = {
 	[R_VP] = "parallel.virtual_pipeline > 1 needs pp > 1, its chunks to fit the layers (pp x virtual_pipeline dividing model.num_layers, or the input's own uneven stages at its own virtual_pipeline) and grad_accum_steps a multiple of pp",
 	[R_SP] = "parallel.sequence_parallel needs tp > 1",
 	[R_OFFLOAD] = "parallel.offload \"optimizer+params\" needs parallel.sharding \"fsdp\"",
+	[R_SCHEDULE] = "parallel.pipeline_schedule (the input's zero_bubble, dualpipe or dualpipev) must run on the layout: dualpipe an even pp and an even grad_accum_steps of at least 2 pp, dualpipev at least 2 pp, both without interleaving",
 	[R_RECOMPUTE] = "training.recompute_layers needs training.recompute \"full\" and at most the layers of a model chunk",
 	[R_OVERFLOW] = "a count of the layout overflows 64 bits",
 };
@@ -423,6 +425,8 @@ static void run_outer(struct worker *w, const struct outer *o)
 							reject = R_VP;
 						else if (f == DC_LF_SP)
 							reject = R_SP;
+						else if (f == DC_LF_SCHEDULE)
+							reject = R_SCHEDULE;
 						else if (in->parallel.offload == DC_OFFLOAD_OPTIMIZER_PARAMS &&
 							 s->shard[ish] != DC_SHARD_FSDP)
 							reject = R_OFFLOAD;
