@@ -239,6 +239,21 @@ static void warn_decimal_gpu_memory(struct loader *l, int ki, const char *text, 
 		}
 }
 
+/* A plain number of bytes below 1 MiB where a size of memory or a bucket
+ * is meant is most likely the number of a unit string without its unit
+ * ("cluster.gpu_memory": 80): warned as bandwidths are, the hint in the
+ * key's usual unit. The nccl-tests sizes (collective.*) start at 8 bytes,
+ * and 0 ("none") is meant, so those are left alone. */
+static void warn_plain_bytes(struct loader *l, int ki, uint64_t bytes)
+{
+	const char *path = dc_cfg_keys[ki].info.path, *unit;
+	if (bytes == 0 || bytes >= 1048576u || strncmp(path, "collective.", 11) == 0)
+		return;
+	unit = strcmp(path, "cluster.gpu_memory") == 0 || strcmp(path, "cluster.host_memory") == 0 ? "GiB" : "MiB";
+	dc_cfg_warnf(l, ki, "'%s': %llu is in bytes (a plain number is bytes); if you meant %llu %s, write \"%llu %s\"",
+		     path, (unsigned long long)bytes, (unsigned long long)bytes, unit, (unsigned long long)bytes, unit);
+}
+
 /* Bytes as a number or a string with a unit, at least the row's lo (the
  * units parser refuses strings above 2^53 bytes). */
 static int read_bytes(struct loader *l, int ki, const cJSON *v, uint64_t *out)
@@ -264,7 +279,10 @@ static int read_bytes(struct loader *l, int ki, const cJSON *v, uint64_t *out)
 		       describe(l, v));
 		return -1;
 	}
-	return read_integer(l, ki, v, out);
+	if (read_integer(l, ki, v, out) != 0)
+		return -1;
+	warn_plain_bytes(l, ki, *out);
+	return 0;
 }
 
 /* Is `v` below the row's lower bound? */
@@ -324,9 +342,12 @@ static int read_real(struct loader *l, int ki, const cJSON *v, enum dc_quantity 
 	if (cJSON_IsNumber(v) && q == DC_Q_TIME && *out >= 1e-3)
 		dc_cfg_warnf(l, ki, "'%s': %g is in seconds (a plain number is seconds); if you meant %g us, write \"%g us\"",
 		      k->info.path, *out, *out, *out);
-	if (cJSON_IsNumber(v) && q == DC_Q_BANDWIDTH && *out < 1e6)
-		dc_cfg_warnf(l, ki, "'%s': %g is in bytes per second (a plain number is bytes/s); if you meant %g GB/s, write \"%g GB/s\"",
-		      k->info.path, *out, *out, *out);
+	if (cJSON_IsNumber(v) && q == DC_Q_BANDWIDTH && *out < 1e6) {
+		/* HBM runs at TB/s (2.039 TB/s on an A100): a small number is that */
+		const char *unit = ki == KEY_CLUSTER_HBM_BANDWIDTH && *out < 100 ? "TB/s" : "GB/s";
+		dc_cfg_warnf(l, ki, "'%s': %g is in bytes per second (a plain number is bytes/s); if you meant %g %s, write \"%g %s\"",
+		      k->info.path, *out, *out, unit, *out, unit);
+	}
 	return 0;
 }
 
@@ -571,6 +592,11 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 				       k->info.unit[0] ? " " : "", k->info.unit, d);
 			} else {
 				*(double *)field(l, k) = d;
+				/* a GPU peak runs at TFLOP/s: a number below 10^9 is
+				 * most likely TFLOP/s written without its 10^12 */
+				if ((ki == KEY_CLUSTER_PEAK_FLOPS || ki == KEY_CLUSTER_PEAK_FLOPS_FP8) && d < 1e9)
+					dc_cfg_warnf(l, ki, "'%s': %g is in FLOP/s (a plain number is FLOP/s); if you meant %g TFLOP/s, write %ge12",
+						     k->info.path, d, d, d);
 			}
 		}
 		break;
