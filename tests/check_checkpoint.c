@@ -119,6 +119,88 @@ START_TEST(test_systems_full_and_async_by_hand)
 }
 END_TEST
 
+/* checkpoint.gather "gpu" (get_state_dict full_state_dict=True,
+ * cpu_offload=False) keeps a stage's items whole on its GPU, every state
+ * at 2 + 4 + 8 = 14 B. PP 1: all 6,738,415,616 elements, 94,337,818,624 B.
+ * PP 2 (dp 1), 16 layers a stage: stage 0 the embedding and 16 layers,
+ * 131,072,000 + 16 x 202,383,360 = 3,369,205,760 elements, 47,168,880,640
+ * B; stage 1 16 layers and the head, 3,238,133,760 + 131,076,096 =
+ * 3,369,209,856 elements, 47,168,937,984 B. "gpu" with a sharded save is
+ * an error (nothing is gathered). */
+START_TEST(test_full_gather_gpu_by_hand)
+{
+	static struct dc_config c, c2;
+	static struct dc_plan p, p2;
+	static struct dc_results r;
+	const char *const gpu[] = {"checkpoint.format=\"full\"", "checkpoint.gather=\"gpu\""};
+	const char *const gpu2[] = {"checkpoint.format=\"full\"", "checkpoint.gather=\"gpu\"", "parallel.pp=2",
+				    "parallel.dp=1"};
+	uint64_t x;
+	char path[512];
+	struct dc_override ov[1] = {{"checkpoint.gather=\"gpu\""}};
+	struct dc_diag d;
+
+	systems_set(&c, gpu, 2);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(r.checkpoint.gpu_extra_bytes, 94337818624ull);
+	/* the optimizer step's 28,030,599,168 (docs/whatif.md) + the state
+	 * dict: 122,368,417,792, + 5% rounded up: 128,486,838,682 */
+	ck_assert_uint_eq(r.checkpoint.gpu_peak_bytes, 128486838682ull);
+	ck_assert(r.checkpoint.gpu_peak_bytes > r.checkpoint.gpu_training_peak_bytes);
+
+	systems_set(&c2, gpu2, 4);
+	fixture_plan(&c2, &p2);
+	ck_assert_int_eq(dc_ckpt_gpu_extra(&p2, 0, &x), 0);
+	ck_assert_uint_eq(x, 47168880640ull);
+	ck_assert_int_eq(dc_ckpt_gpu_extra(&p2, 1, &x), 0);
+	ck_assert_uint_eq(x, 47168937984ull);
+
+	snprintf(path, sizeof(path), "%s/configs/systems.json", DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	ck_assert_int_ne(dc_config_load_file(path, ov, 1, &c2, &d), 0);
+	ck_assert_ptr_nonnull(strstr(d.entries[0].text, "'checkpoint.gather'"));
+	ck_assert_ptr_nonnull(strstr(d.entries[0].text, "sharded"));
+	dc_diag_release(&d);
+}
+END_TEST
+
+/* The restore prices its largest new rank against the GPU. Onto one 80
+ * GiB GPU (tp 1, one node of 1): it reads all 94,337,818,624 B of states,
+ * + 0 buffer (sharded: read through host memory) + the 536,870,912 B CUDA
+ * context = 94,874,689,536 B > 85,899,345,920: fails. Onto the saved
+ * layout each rank reads its 11,792,227,328 B + 536,870,912 =
+ * 12,329,098,240: fits. A full checkpoint broadcast from rank 0 adds one
+ * item's largest state, 202,383,360 x 8 = 1,619,066,880 B. */
+START_TEST(test_restore_memory_by_hand)
+{
+	static struct dc_config c, c2, c3;
+	static struct dc_plan p, p2, p3;
+	static struct dc_results r, r2, r3;
+	const char *const one[] = {"checkpoint.restore.num_nodes=1", "checkpoint.restore.gpus_per_node=1",
+				   "checkpoint.restore.tp=1"};
+	const char *const full[] = {"checkpoint.format=\"full\""};
+
+	systems_set(&c, one, 3);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(r.checkpoint.restore_read_max_bytes, 94337818624ull);
+	ck_assert_uint_eq(r.checkpoint.restore_buffer_bytes, 0);
+	ck_assert_uint_eq(r.checkpoint.restore_rank_bytes, 94874689536ull);
+	ck_assert_uint_eq(r.checkpoint.restore_gpu_mem_bytes, 85899345920ull);
+	ck_assert(!r.checkpoint.restore_fits);
+
+	fixture_systems(&c2);
+	run(&c2, &p2, &r2, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(r2.checkpoint.restore_read_max_bytes, 11792227328ull);
+	ck_assert_uint_eq(r2.checkpoint.restore_rank_bytes, 12329098240ull);
+	ck_assert(r2.checkpoint.restore_fits);
+
+	systems_set(&c3, full, 1);
+	run(&c3, &p3, &r3, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(r3.checkpoint.restore_buffer_bytes, 1619066880ull);
+	ck_assert_uint_eq(r3.checkpoint.restore_rank_bytes, 12329098240ull + 1619066880ull);
+}
+END_TEST
+
 /* Saved on TP 4 x DP 2, restored on 3 nodes of 4 with TP 2, PP 2 (dp 3,
  * K' = 6): new rank 0 (stage 0: the embedding and layers 0..15, slice 0 of
  * 6) reads old slices 0 and 1 of 8. Embedding slice [0, 21,845,333): old
@@ -319,6 +401,8 @@ static Suite *suite(void)
 	TCase *t = tcase_create("core");
 	tcase_add_test(t, test_systems_save_by_hand);
 	tcase_add_test(t, test_systems_full_and_async_by_hand);
+	tcase_add_test(t, test_full_gather_gpu_by_hand);
+	tcase_add_test(t, test_restore_memory_by_hand);
 	tcase_add_test(t, test_reshard_by_hand);
 	tcase_add_test(t, test_reshard_conservation);
 	tcase_add_test(t, test_slices);

@@ -427,11 +427,11 @@ START_TEST(test_literal_defaults_are_the_loaders)
 	 * 2 (the preset and compute; the byte keys are derived), collective 6
 	 * (link, algorithm and the sweep's op, min_bytes, max_bytes,
 	 * step_factor), memory 4 (all but the activation override),
-	 * overlap 5, whatif 7 (all of them), checkpoint 5 (format, async, the
+	 * overlap 5, whatif 7 (all of them), checkpoint 6 (format, gather, async, the
 	 * two bandwidths, step; the restore degrees are derived), loss 4 (mode,
 	 * min_length, token_loss, token_loss_spread), search 4 (tp_across_nodes,
-	 * headroom, objective, top): 83 */
-	ck_assert_uint_eq(checked, 83);
+	 * headroom, objective, top): 84 */
+	ck_assert_uint_eq(checked, 84);
 	free(omitted);
 	free(given);
 }

@@ -179,6 +179,38 @@ START_TEST(test_checkpoint_save_peak_by_hand)
 }
 END_TEST
 
+/* A full state dict gathered on the GPU (checkpoint.gather "gpu",
+ * cpu_offload=False): the rank keeps every item of its stage (pp 1: all
+ * 6,738,415,616 elements) at 2 + 4 + 8 = 14 B, 94,337,818,624 B, above the
+ * optimizer step's 28,030,599,168 B (the subtotal above): 122,368,417,792
+ * B, + 5% reserve rounded up, 6,118,420,890: 128,486,838,682 B (119.66
+ * GiB), above the backward's 37,884,542,976 B. Gathered to the host
+ * instead ("cpu"), one layer's largest state, 202,383,360 x 8 =
+ * 1,619,066,880 B: 29,649,666,048 x 1.05 = 31,132,149,350.4, rounded up
+ * 31,132,149,351 B, still below training. */
+START_TEST(test_checkpoint_save_peak_full_gpu_by_hand)
+{
+	const char *const gpu[] = {"checkpoint.format=\"full\"", "checkpoint.gather=\"gpu\"", NULL};
+	const char *const cpu[] = {"checkpoint.format=\"full\"", NULL};
+	struct dc_whatif *w = run("systems.json", gpu, 0);
+	const struct dc_whatif_scn *s = &w->scn[DC_WHATIF_CHECKPOINT_SAVE_PEAK];
+	const struct dc_whatif_detail *d =
+		find_detail(w, DC_WHATIF_CHECKPOINT_SAVE_PEAK, "the save phase against the optimizer step");
+	ck_assert(s->available);
+	ck_assert(s->baseline == 37884542976.0);
+	ck_assert(s->value == 128486838682.0);
+	ck_assert(s->value > s->baseline);
+	ck_assert_ptr_nonnull(strstr(d->what, "full state dict kept on the GPU"));
+	ck_assert(d->baseline == 28030599168.0 + 1401529959.0); /* 5% of it, rounded up */
+	free(w);
+	w = run("systems.json", cpu, 0);
+	s = &w->scn[DC_WHATIF_CHECKPOINT_SAVE_PEAK];
+	ck_assert(s->value == 31132149351.0);
+	ck_assert(s->value < s->baseline);
+	free(w);
+}
+END_TEST
+
 /* Without GPU data the step scenarios name the missing keys; the
  * checkpoint and the peaks still run. */
 START_TEST(test_missing_gpu_data)
@@ -274,6 +306,7 @@ int main(void)
 	tcase_add_test(tc, test_slow_data_rank_middle_stage);
 	tcase_add_test(tc, test_whole_model_allgather_by_hand);
 	tcase_add_test(tc, test_checkpoint_save_peak_by_hand);
+	tcase_add_test(tc, test_checkpoint_save_peak_full_gpu_by_hand);
 	tcase_add_test(tc, test_missing_gpu_data);
 	tcase_add_test(tc, test_expected_max_normal);
 	tcase_add_test(tc, test_stragglers_by_hand);

@@ -90,7 +90,8 @@ struct dc_checkpoint_result {
 	double blocking_time_s;           /* what training waits for */
 	double save_time_s;               /* until the checkpoint is on storage */
 	/* memory of the save phase */
-	uint64_t gpu_extra_bytes;         /* above the optimizer step's subtotal, on each rank */
+	uint64_t gpu_extra_bytes;         /* above the optimizer step's subtotal, on a rank of gpu_extra_stage */
+	uint64_t gpu_extra_stage;         /* the first stage of the memory ledger's most loaded class */
 	uint64_t gpu_peak_bytes;          /* the most loaded rank's checkpoint_save phase */
 	uint64_t gpu_training_peak_bytes; /* its peak in the other phases */
 	uint64_t host_rank_bytes;         /* host memory of the save on the busiest rank */
@@ -103,6 +104,14 @@ struct dc_checkpoint_result {
 	uint64_t new_micro_batch, new_grad_accum;
 	int batch_kept;                   /* the new dp can keep the global batch */
 	uint64_t remaining_check;         /* samples_consumed mod new_global_batch (0: on a step boundary) */
+	/* the restore's GPU memory on the new layout (the same GPU model) */
+	uint64_t restore_read_max_bytes;  /* the largest new rank's states read */
+	uint64_t restore_read_max_rank;   /* that new rank j = stage x K' + k' (the first on a tie) */
+	uint64_t restore_buffer_bytes;    /* the load's own GPU buffer: 0 sharded; full, one item's largest state */
+	uint64_t restore_context_bytes;   /* memory.cuda_context */
+	uint64_t restore_rank_bytes;      /* states + buffer + context on that rank */
+	uint64_t restore_gpu_mem_bytes;   /* cluster.gpu_memory */
+	int restore_fits;                 /* restore_rank_bytes <= restore_gpu_mem_bytes */
 };
 
 /* The items of `p`'s model. Returns 0, or -1 on overflow. */
@@ -136,12 +145,14 @@ void dc_ckpt_rank_of(const struct dc_plan *p, const struct dc_checkpoint_result 
 void dc_ckpt_read_of(const struct dc_plan *p, const struct dc_checkpoint_result *c, uint64_t j,
 		     struct dc_ckpt_read *out);
 
-/* The checkpoint_save phase's bytes above the optimizer step on each rank
- * (memory.h): 0 for a sharded save (DCP writes the tensors in place, an
- * async one stages into host memory); under full, the largest item
- * gathered whole, one state at a time: max item x max(param, master,
- * optimizer bytes). Returns 0, or -1 on overflow. */
-int dc_ckpt_gpu_extra(const struct dc_plan *p, uint64_t *out);
+/* The checkpoint_save phase's bytes above the optimizer step on a rank of
+ * pipeline stage `stage` (memory.h): 0 for a sharded save (DCP writes the
+ * tensors in place, an async one stages into host memory); under full
+ * with checkpoint.gather "cpu", the largest item gathered whole, one
+ * state at a time: max item x max(param, master, optimizer bytes); with
+ * "gpu", the stage's items whole, every state: the stage's elements x
+ * (param + master + optimizer bytes). Returns 0, or -1 on overflow. */
+int dc_ckpt_gpu_extra(const struct dc_plan *p, uint64_t stage, uint64_t *out);
 
 /* The estimator. Needs the memory result (its ledger's checkpoint_save
  * phase) and the batch. */

@@ -363,6 +363,13 @@ enum dc_ckpt_format {
 	DC_CKPT_FULL,    /* one rank gathers the full state dict and writes it */
 };
 
+/* checkpoint.gather: where a full state dict's gathered tensors live
+ * (docs/checkpoint-and-loss.md, "Save-phase memory"). */
+enum dc_ckpt_gather {
+	DC_CKPT_GATHER_CPU, /* each gathered tensor moved to host memory at once (cpu_offload=True) */
+	DC_CKPT_GATHER_GPU, /* the gathered state dict kept on the GPU (cpu_offload=False) */
+};
+
 /* checkpoint.restore: the layout a checkpoint is loaded into; the loader
  * fills every degree not given from the saved layout (dp from the new
  * world), so after a load each is >= 1 and tp x pp x dp x cp is
@@ -374,6 +381,7 @@ struct dc_ckpt_restore {
 
 struct dc_checkpoint {
 	enum dc_ckpt_format format;
+	enum dc_ckpt_gather gather;
 	int async;                      /* staged in host memory, written while training goes on */
 	double storage_bw_bytes_per_s;  /* aggregate write bandwidth of the storage */
 	double staging_bw_bytes_per_s;  /* one GPU's device-to-host copy (async staging) */
@@ -497,6 +505,7 @@ const char *dc_precision_preset_name(enum dc_precision_preset p);
 const char *dc_offload_name(enum dc_offload o);
 const char *dc_cp_comm_name(enum dc_cp_comm c);
 const char *dc_ckpt_format_name(enum dc_ckpt_format f);
+const char *dc_ckpt_gather_name(enum dc_ckpt_gather g);
 const char *dc_loss_mode_name(enum dc_loss_mode m);
 const char *dc_search_objective_name(enum dc_search_objective o);
 

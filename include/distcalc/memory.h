@@ -12,9 +12,11 @@
  * overflow-checked. Derivations and worked examples:
  * docs/formulas-systems.md, "Memory ledger".
  *
- * The checkpoint_save phase follows checkpoint.format (checkpoint.h): a
- * sharded save adds nothing to the optimizer step's states, a full one the
- * largest unit gathered whole, one state at a time.
+ * The checkpoint_save phase follows checkpoint.format and checkpoint.gather
+ * (dc_ckpt_gpu_extra in checkpoint.h): a sharded save adds nothing to the
+ * optimizer step's states, a full one gathered to the host the largest
+ * unit gathered whole, one state at a time, one kept on the GPU the
+ * stage's whole state dict.
  *
  * Not modelled (said in the report too): optimizer-step temporaries, DDP's flat bucket copy of all
  * gradients when gradient_as_bucket_view is false, vocabulary padding, loss

@@ -284,21 +284,47 @@ void dc_ckpt_read_of(const struct dc_plan *p, const struct dc_checkpoint_result 
 			   (out->dp_rank / n->cp) * (c->new_global_batch / (n->dpcp / n->cp));
 }
 
-int dc_ckpt_gpu_extra(const struct dc_plan *p, uint64_t *out)
+/* the largest item of `it`, its elements */
+static uint64_t largest_item(const struct dc_ckpt_items *it)
+{
+	return max_u64(max_u64(it->embedding, it->head), max_u64(it->dense_layer, it->moe_layer));
+}
+
+/* the elements of the items stage s holds (every chunk of it, whole) */
+static uint64_t stage_elements(const struct dc_plan *p, const struct dc_ckpt_items *it, uint64_t s)
+{
+	uint64_t n = 0;
+	for (uint64_t q = s; q < saved_chunks(p); q += p->layout.pp) {
+		uint64_t a, b;
+		saved_chunk_items(p, it->num_layers, q, &a, &b);
+		n += dc_ckpt_items_slice(it, a, b, 0, 1);
+	}
+	return n;
+}
+
+int dc_ckpt_gpu_extra(const struct dc_plan *p, uint64_t stage, uint64_t *out)
 {
 	const struct dc_precision *pr = &p->in->precision;
 	struct dc_ckpt_items it;
 	const char *e = NULL;
-	uint64_t item, bytes;
+	uint64_t bytes;
 
 	*out = 0;
 	if (p->in->checkpoint.format != DC_CKPT_FULL)
 		return 0;
 	if (dc_ckpt_items_of(p, &it, &e) != 0)
 		return -1;
-	item = max_u64(max_u64(it.embedding, it.head), max_u64(it.dense_layer, it.moe_layer));
+	if (p->in->checkpoint.gather == DC_CKPT_GATHER_GPU) {
+		/* get_state_dict(full_state_dict=True, cpu_offload=False):
+		 * every DTensor's full_tensor() stays on the device and every
+		 * rank keeps the result (ranks_only empty), model and
+		 * optimizer both: the stage's items whole, every state */
+		uint64_t per = pr->param_bytes + pr->master_bytes + pr->optimizer_bytes;
+		return dc_mul_u64(stage_elements(p, &it, stage), per, out);
+	}
+	/* cpu_offload=True: each gathered tensor goes to the host at once */
 	bytes = max_u64(pr->param_bytes, max_u64(pr->master_bytes, pr->optimizer_bytes));
-	return dc_mul_u64(item, bytes, out);
+	return dc_mul_u64(largest_item(&it), bytes, out);
 }
 
 static void layout_of(uint64_t tp, uint64_t pp, uint64_t dp, uint64_t cp, struct dc_ckpt_layout *o)
@@ -383,7 +409,13 @@ int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result
 	}
 
 	/* memory of the save phase: the ledger's checkpoint_save phase */
-	if (dc_ckpt_gpu_extra(p, &c->gpu_extra_bytes) != 0) {
+	{
+		uint64_t first, last;
+		dc_plan_class_stages(p, m->most_loaded, &first, &last);
+		(void)last;
+		c->gpu_extra_stage = first;
+	}
+	if (dc_ckpt_gpu_extra(p, c->gpu_extra_stage, &c->gpu_extra_bytes) != 0) {
 		*error = "'checkpoint.format': the gathered unit's bytes overflow 64 bits";
 		return -1;
 	}
@@ -425,11 +457,34 @@ int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result
 		*error = "'checkpoint.step' x the global batch: samples consumed overflow 64 bits";
 		return -1;
 	}
-	/* every new rank's read, summed: the saved states exactly */
+	/* every new rank's read, summed: the saved states exactly; the
+	 * largest one is what a new GPU must hold */
 	for (uint64_t j = 0; j < c->restored.world; j++) {
 		struct dc_ckpt_read r;
 		dc_ckpt_read_of(p, c, j, &r);
 		c->read_bytes_total += r.bytes;
+		if (j == 0 || r.bytes > c->restore_read_max_bytes) {
+			c->restore_read_max_bytes = r.bytes;
+			c->restore_read_max_rank = j;
+		}
+	}
+	/* the load's own GPU buffer: a sharded checkpoint is read into host
+	 * memory and copied into each rank's tensors in place (DCP
+	 * FileSystemReader, narrow + copy_); a full one is broadcast from
+	 * rank 0 one full tensor at a time and then sharded
+	 * (set_state_dict broadcast_from_rank0: _broadcast_state_dict) */
+	if (ck->format == DC_CKPT_FULL)
+		c->restore_buffer_bytes =
+			dc_ck_mul(&k, largest_item(&c->items),
+				  max_u64(pr->param_bytes, max_u64(pr->master_bytes, pr->optimizer_bytes)));
+	c->restore_context_bytes = cfg->memory.cuda_context_bytes;
+	c->restore_rank_bytes = dc_ck_add(&k, dc_ck_add(&k, c->restore_read_max_bytes, c->restore_buffer_bytes),
+					  c->restore_context_bytes);
+	c->restore_gpu_mem_bytes = cfg->cluster.gpu_mem_bytes;
+	c->restore_fits = !k.overflow && c->restore_rank_bytes <= c->restore_gpu_mem_bytes;
+	if (k.overflow) {
+		*error = "'checkpoint.restore': the restored rank's bytes overflow 64 bits";
+		return -1;
 	}
 	return 0;
 }

@@ -479,10 +479,10 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 				max_u64(l->activation_recompute_bytes, l->activation_head_backward_bytes)));
 		sub[DC_MEM_OPTIMIZER] = base;
 		/* the save: the optimizer step's states and, under a full state
-		 * dict, the unit gathered whole (checkpoint.h) */
+		 * dict, what checkpoint.gather keeps on the GPU (checkpoint.h) */
 		{
 			uint64_t extra;
-			if (dc_ckpt_gpu_extra(pl, &extra) != 0)
+			if (dc_ckpt_gpu_extra(pl, stage, &extra) != 0)
 				c.overflow = 1;
 			sub[DC_MEM_CHECKPOINT] = dc_ck_add(&c, base, extra);
 		}

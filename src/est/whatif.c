@@ -290,6 +290,13 @@ static void checkpoint_peak(const struct dc_plan *base, const struct dc_results 
 	(void)last;
 	s->rank_first = s->rank_last = first * base->topo.stride[DC_AXIS_PP];
 	s->phase = "checkpoint_save";
+	detail(w, DC_WHATIF_CHECKPOINT_SAVE_PEAK,
+	       base->in->checkpoint.format != DC_CKPT_FULL
+		       ? "the save phase against the optimizer step: a sharded save adds nothing on the GPU"
+	       : base->in->checkpoint.gather == DC_CKPT_GATHER_GPU
+		       ? "the save phase against the optimizer step: the stage's full state dict kept on the GPU"
+		       : "the save phase against the optimizer step: one gathered item's largest state",
+	       DC_WHATIF_BYTES, (double)l->phase_bytes[DC_MEM_OPTIMIZER], (double)l->phase_bytes[DC_MEM_CHECKPOINT]);
 	scn_set(s, DC_WHATIF_BYTES, (double)train, (double)l->phase_bytes[DC_MEM_CHECKPOINT]);
 }
 
@@ -312,13 +319,13 @@ static int expert_imbalance(const struct dc_plan *base, const struct dc_results 
 		s->missing = "model.num_experts: a dense model has no experts to load unevenly";
 		return 0;
 	}
+	/* the hot rank's E / ep local experts: the busiest at imb x the
+	 * uniform share, the others at it (known without a step time) */
+	w->load_factor = 1.0 + (imb - 1.0) * ep / E;
 	if (!res->step.available) {
 		s->missing = res->step.missing;
 		return 0;
 	}
-	/* the hot rank's E / ep local experts: the busiest at imb x the
-	 * uniform share, the others at it */
-	w->load_factor = 1.0 + (imb - 1.0) * ep / E;
 	/* its expert MLPs run load_factor x the tokens: as wide experts */
 	w->cfg = *in;
 	f = round((double)in->model.moe_ffn_hidden_size * w->load_factor);
@@ -437,9 +444,12 @@ static void stragglers(const struct dc_plan *base, const struct dc_results *res,
 		double u = ((double)(dc_rng_next(&rng) >> 11) + 0.5) * 0x1.0p-53;
 		double q = -expm1(log(u) / (double)n), z = dc_whatif_normal_upper_quantile(q);
 		double t = step0 - comp + comp * fmax(0.0, 1.0 + cv * z);
-		/* which rank: iid draws, so each is the largest equally often */
+		/* which rank: iid draws, so each is the largest equally
+		 * often; with no jitter every rank takes the same time and
+		 * none is the slowest */
 		uint64_t r = dc_rng_range(&rng, 0, n - 1);
-		g->slowest[r / g->block_ranks]++;
+		if (cv > 0)
+			g->slowest[r / g->block_ranks]++;
 		w->samples[k] = t;
 		sum += t;
 	}

@@ -38,6 +38,7 @@ static const char *const compute_precision_names[] = {"bf16", "fp8", NULL};
 static const char *const cp_comm_names[] = {"p2p", "all_gather", "a2a", NULL};
 static const char *const slow_scope_names[] = {"node", "all", NULL};
 static const char *const ckpt_format_names[] = {"sharded", "full", NULL};
+static const char *const ckpt_gather_names[] = {"cpu", "gpu", NULL};
 static const char *const loss_mode_names[] = {"padding", "packing", NULL};
 static const char *const objective_names[] = {"tokens_per_s", "memory", NULL};
 
@@ -132,6 +133,11 @@ const char *dc_cp_comm_name(enum dc_cp_comm c)
 const char *dc_ckpt_format_name(enum dc_ckpt_format f)
 {
 	return ckpt_format_names[f];
+}
+
+const char *dc_ckpt_gather_name(enum dc_ckpt_gather g)
+{
+	return ckpt_gather_names[g];
 }
 
 const char *dc_loss_mode_name(enum dc_loss_mode m)

@@ -509,6 +509,18 @@ static int rule_ep_overlap(struct loader *l)
 	return 0;
 }
 
+/* checkpoint.gather places a full state dict's gathered tensors: a
+ * sharded save gathers nothing, so "gpu" there would be ignored */
+static int rule_ckpt_gather(struct loader *l)
+{
+	const struct dc_checkpoint *k = &l->cfg->checkpoint;
+	if (k->gather == DC_CKPT_GATHER_GPU && k->format != DC_CKPT_FULL)
+		dc_cfg_errorf(l, KEY_CHECKPOINT_GATHER,
+		       "'checkpoint.gather': \"gpu\" keeps a full state dict on the GPU, but checkpoint.format is \"%s\" (a sharded save gathers nothing); set checkpoint.format \"full\" or drop checkpoint.gather",
+		       dc_ckpt_format_name(k->format));
+	return 0;
+}
+
 /* checkpoint.restore: the saved layout unless given; dp from the new world */
 static int rule_restore(struct loader *l)
 {
@@ -960,6 +972,8 @@ static const struct rule rules[] = {
 	       "whatif.expert_imbalance", "cluster.num_nodes", "model.num_experts")}, rule_whatif},
 	{{"nvlink_domain is a multiple of gpus_per_node",
 	  KEYS("cluster.nvlink_domain", "cluster.gpus_per_node", "cluster.nics_per_node")}, rule_network},
+	{{"checkpoint.gather \"gpu\" needs checkpoint.format \"full\"", KEYS("checkpoint.gather", "checkpoint.format")},
+	 rule_ckpt_gather},
 	{{"checkpoint.restore: degrees not given keep the saved ones (dp: the new world / (tp × pp × cp)); tp × pp × dp × cp is num_nodes × gpus_per_node, tp divides the heads, pp (when given) at most num_layers, cp divides seq_length, ep divides dp",
 	  KEYS("checkpoint.restore.tp", "checkpoint.restore.pp", "checkpoint.restore.dp", "checkpoint.restore.cp",
 	       "checkpoint.restore.ep", "checkpoint.restore.num_nodes", "checkpoint.restore.gpus_per_node")},

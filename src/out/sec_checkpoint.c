@@ -23,12 +23,14 @@ struct restore_view {
 	uint64_t read_bytes_total, states_bytes;
 	int conserved;
 	const char *batch_note;
+	uint64_t read_max_rank, read_max_bytes, buffer_bytes, context_bytes, rank_bytes, gpu_mem_bytes;
+	int fits;
 };
 
 struct view {
 	const struct dc_plan *plan;
 	const struct dc_checkpoint_result *c;
-	const char *format, *note;
+	const char *format, *gather, *note;
 	int async;
 	double storage_bw_bytes_per_s;
 	uint64_t writers, params_bytes, master_bytes, optimizer_bytes, extra_bytes, saved_bytes;
@@ -36,7 +38,7 @@ struct view {
 	double write_time_s, gather_time_s, staging_time_s, blocking_time_s, save_time_s;
 	uint64_t gpu_extra_bytes, gpu_peak_bytes, gpu_training_peak_bytes, host_rank_bytes, host_node_bytes;
 	struct restore_view restore;
-	char accept[7][440]; /* "scenario: condition", one a line */
+	char accept[8][440]; /* "scenario: condition", one a line */
 };
 
 /* ---- every rank's bytes ---- */
@@ -175,6 +177,14 @@ static const struct dc_field restore_fields[] = {
 	{"states_bytes", "saved states (parameters, master, optimizer)", DC_U_BYTES, DC_FT_U64, RV(states_bytes)},
 	{"read_bytes_total", "read by the new ranks, summed", DC_U_BYTES, DC_FT_U64, RV(read_bytes_total)},
 	{"every_element_once", "every element read exactly once", DC_U_NONE, DC_FT_BOOL, RV(conserved)},
+	{"largest_read_rank", "the new rank reading the most (stage x K' + k')", DC_U_COUNT, DC_FT_U64, RV(read_max_rank)},
+	{"largest_read_bytes", "its states", DC_U_BYTES, DC_FT_U64, RV(read_max_bytes)},
+	{"restore_buffer_bytes", "the load's GPU buffer (full: one gathered item)", DC_U_BYTES, DC_FT_U64,
+	 RV(buffer_bytes)},
+	{"cuda_context_bytes", "CUDA context (memory.cuda_context)", DC_U_BYTES, DC_FT_U64, RV(context_bytes)},
+	{"restore_rank_bytes", "its GPU memory to restore", DC_U_BYTES, DC_FT_U64, RV(rank_bytes)},
+	{"gpu_memory_bytes", "GPU memory (cluster.gpu_memory)", DC_U_BYTES, DC_FT_U64, RV(gpu_mem_bytes)},
+	{"restore_fits", "the restored states fit", DC_U_NONE, DC_FT_BOOL, RV(fits)},
 	{"step", "step saved at (checkpoint.step)", DC_U_COUNT, DC_FT_U64, RV(step)},
 	{"global_batch", "global batch saved", DC_U_COUNT, DC_FT_U64, RV(global_batch)},
 	{"samples_consumed", "samples consumed (step x global batch)", DC_U_COUNT, DC_FT_U64, RV(samples_consumed)},
@@ -189,7 +199,7 @@ static const struct dc_fields restore_table = DC_FIELDS(restore_fields);
 
 /* ---- acceptance conditions ---- */
 
-#define NACCEPT 7u
+#define NACCEPT 8u
 
 static double gib(uint64_t b)
 {
@@ -236,12 +246,20 @@ static void accept_text(const struct dc_checkpoint_result *c, uint64_t i, struct
 	case 4:
 		r->scenario = re;
 		snprintf(r->condition, sizeof(r->condition),
+			 "every new rank's states fit its GPU: the largest read, new rank %llu's %.2f GiB of states, + %.2f GiB of load buffer + %.2f GiB of CUDA context = %.2f GiB against %.2f GiB (%s)",
+			 (unsigned long long)c->restore_read_max_rank, gib(c->restore_read_max_bytes),
+			 gib(c->restore_buffer_bytes), gib(c->restore_context_bytes), gib(c->restore_rank_bytes),
+			 gib(c->restore_gpu_mem_bytes), c->restore_fits ? "holds" : "FAILS");
+		break;
+	case 5:
+		r->scenario = re;
+		snprintf(r->condition, sizeof(r->condition),
 			 "step, scheduler and data position consistent: the optimizer step and the scheduler resume at %llu, the data at sample %llu (= %llu x %llu), split over the new dp of %llu with no sample skipped or repeated%s",
 			 S, (unsigned long long)c->samples_consumed, S, (unsigned long long)c->global_batch,
 			 (unsigned long long)(c->restored.dpcp / c->restored.cp),
 			 c->batch_kept ? "" : "; the global batch changes, so the schedule must count samples, not steps");
 		break;
-	case 5:
+	case 6:
 		r->scenario = re;
 		snprintf(r->condition, sizeof(r->condition),
 			 "RNG consistent: %llu RNG states were saved for %llu new ranks; %s",
@@ -283,9 +301,12 @@ static void view(const struct dc_run *run, void *out)
 	v->c = c;
 	v->format = dc_ckpt_format_name(in->checkpoint.format);
 	v->async = in->checkpoint.async;
-	v->note = in->checkpoint.format == DC_CKPT_FULL
-			  ? "full: rank 0 gathers the whole state dict (the others write their RNG and data position); the gathered unit adds to every rank's save phase"
-			  : "sharded (PyTorch DCP): every rank writes its slice once, replicated copies deduplicated over dp x cp";
+	v->gather = in->checkpoint.format == DC_CKPT_FULL ? dc_ckpt_gather_name(in->checkpoint.gather) : "none (sharded)";
+	v->note = in->checkpoint.format != DC_CKPT_FULL
+			  ? "sharded (PyTorch DCP): every rank writes its slice once, replicated copies deduplicated over dp x cp"
+		  : in->checkpoint.gather == DC_CKPT_GATHER_GPU
+			  ? "full, gathered on the GPU (get_state_dict cpu_offload=False): every rank keeps its stage's whole state dict on the GPU before rank 0 writes; the save phase holds it"
+			  : "full, gathered to the host (cpu_offload=True): one tensor at a time on the GPU, rank 0 keeps the state dict in host memory and writes it";
 	v->storage_bw_bytes_per_s = in->checkpoint.storage_bw_bytes_per_s;
 	v->writers = c->writers;
 	v->params_bytes = c->params_bytes;
@@ -326,6 +347,13 @@ static void view(const struct dc_run *run, void *out)
 	r->new_micro_batch = c->new_micro_batch;
 	r->new_grad_accum = c->new_grad_accum;
 	r->batch_kept = c->batch_kept;
+	r->read_max_rank = c->restore_read_max_rank;
+	r->read_max_bytes = c->restore_read_max_bytes;
+	r->buffer_bytes = c->restore_buffer_bytes;
+	r->context_bytes = c->restore_context_bytes;
+	r->rank_bytes = c->restore_rank_bytes;
+	r->gpu_mem_bytes = c->restore_gpu_mem_bytes;
+	r->fits = c->restore_fits;
 	for (uint64_t i = 0; i < NACCEPT; i++) {
 		struct accept_row a;
 		accept_text(c, i, &a);
@@ -339,6 +367,7 @@ static void view(const struct dc_run *run, void *out)
 #define V(m) offsetof(struct view, m)
 static const struct dc_field fields[] = {
 	{"format", "format (checkpoint.format)", DC_U_NONE, DC_FT_STR, V(format)},
+	{"gather", "gather (checkpoint.gather)", DC_U_NONE, DC_FT_STR, V(gather)},
 	{"async", "async (checkpoint.async)", DC_U_NONE, DC_FT_BOOL, V(async)},
 	{"note", "note", DC_U_NONE, DC_FT_STR, V(note)},
 	{"writers", "ranks writing model and optimizer state", DC_U_COUNT, DC_FT_U64, V(writers)},

@@ -58,7 +58,7 @@ static void view(const struct dc_run *run, void *out)
 	v->top.peak_phase = dc_mem_phase_name(m->top.peak_phase);
 	v->nm.activations = "assumed (Korthikanti et al. 2022 Table 2, generalised to GQA, SwiGLU and flash attention, or the override); framework temporaries and a non-fused SwiGLU's extra silu output are not counted";
 	v->nm.optimizer_step = "foreach/fused Adam scratch and gradient-clipping buffers";
-	v->nm.checkpoint_save = "the phase follows checkpoint.format (full adds the largest unit gathered whole); an async save's staging copy is host memory: --experiment checkpoint";
+	v->nm.checkpoint_save = "the phase follows checkpoint.format and checkpoint.gather (full adds the largest unit gathered whole, or under gather gpu the stage's whole state dict); an async save's staging copy is host memory: --experiment checkpoint";
 	v->nm.ddp_bucket_copy = "PyTorch DDP with gradient_as_bucket_view=False (its default) keeps a flat copy of every gradient: add grads_bytes once more";
 	v->nm.other = "vocabulary padding, loss buffers, pipeline send/receive buffers";
 	v->nm.fragmentation = "beyond memory.allocator_reserve: fits is not a passed OOM test";

@@ -113,8 +113,16 @@ static void change_text(const struct view *v, enum dc_whatif_scenario s, char *b
 			 "transformer layer per unit (baseline)", (unsigned long long)v->plan->dp_cp);
 		break;
 	case DC_WHATIF_CHECKPOINT_SAVE_PEAK:
-		snprintf(buf, len, "a checkpoint saved after the optimizer step (the memory ledger's checkpoint_save "
-			 "phase: a sharded save)");
+		if (in->checkpoint.format != DC_CKPT_FULL)
+			snprintf(buf, len, "a checkpoint saved after the optimizer step (the memory ledger's "
+				 "checkpoint_save phase): a sharded save writes each rank's tensors in place");
+		else if (in->checkpoint.gather == DC_CKPT_GATHER_GPU)
+			snprintf(buf, len, "a full state dict gathered on the GPU after the optimizer step "
+				 "(checkpoint.gather \"gpu\", cpu_offload=False): every rank holds its stage's whole "
+				 "states");
+		else
+			snprintf(buf, len, "a full state dict gathered after the optimizer step, each tensor moved to "
+				 "the host at once (checkpoint.gather \"cpu\"): one item's largest state on the GPU");
 		break;
 	case DC_WHATIF_EXPERT_IMBALANCE:
 		snprintf(buf, len, "the busiest expert takes %g x the uniform share of tokens: the ranks holding it run "
