@@ -181,7 +181,7 @@ END_TEST
 static int sweep_pipeline(const char *buf, size_t len, struct dc_buf *out, unsigned long n)
 {
 	static const char *const axes[] = {"parallel.tp=2,3,4"};
-	struct dc_sweep_load sl = {NULL, buf, len, "t.json", NULL, NULL, 0};
+	struct dc_sweep_load sl = {NULL, buf, len, "t.json", NULL, NULL, 0, 0};
 	struct dc_run_info info = {"systems", "t.json", 7};
 	struct dc_render_opts ro = {8};
 	struct dc_diag d;

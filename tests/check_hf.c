@@ -202,7 +202,7 @@ START_TEST(test_model_option_replaces_shape)
 	struct dc_config cfg;
 	struct dc_diag d;
 	struct dc_override ov[1] = {{"model.num_layers=6"}};
-	struct dc_load_opts o = {NULL, 0, DC_SOURCE_DIR "/configs/models/gpt2.json"};
+	struct dc_load_opts o = {NULL, 0, DC_SOURCE_DIR "/configs/models/gpt2.json", 0};
 	ck_assert_int_eq(load("\"num_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32,"
 			      " \"vocab_size\": 32000, \"seq_length\": 1024, \"params\": 5",
 			      &o, &cfg, &d),
@@ -305,7 +305,7 @@ START_TEST(test_missing_file_and_ep)
 	 * (here 8: tp 2 x dp 4) */
 	{
 		static const struct dc_override ov[2] = {{"parallel.ep=3"}, {"parallel.tp=2"}};
-		struct dc_load_opts o = {ov, 2, DC_SOURCE_DIR "/configs/models/mixtral-8x7b-v0.1.json"};
+		struct dc_load_opts o = {ov, 2, DC_SOURCE_DIR "/configs/models/mixtral-8x7b-v0.1.json", 0};
 		ck_assert_int_eq(load("\"seq_length\": 8", &o, &cfg, &d), -1);
 		joined(&d, got, sizeof(got));
 		ck_assert_str_eq(got, "--set: error: 'parallel.ep': must divide model.num_experts (8), got 3");
@@ -313,7 +313,7 @@ START_TEST(test_missing_file_and_ep)
 	}
 	{
 		static const struct dc_override ov[2] = {{"parallel.ep=8"}, {"parallel.tp=2"}};
-		struct dc_load_opts o = {ov, 2, DC_SOURCE_DIR "/configs/models/mixtral-8x7b-v0.1.json"};
+		struct dc_load_opts o = {ov, 2, DC_SOURCE_DIR "/configs/models/mixtral-8x7b-v0.1.json", 0};
 		ck_assert_int_eq(load("\"seq_length\": 8", &o, &cfg, &d), -1);
 		joined(&d, got, sizeof(got));
 		ck_assert_str_eq(got, "--set: error: 'parallel.ep': ep x etp (8 x 2) must divide tp x dp x cp (2 x 4 x 1), the ranks of a stage that the expert layers regroup (Megatron-Core's MoE parallel folding)");

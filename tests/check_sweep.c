@@ -36,7 +36,7 @@ END_TEST
 
 static struct dc_report *run(const char *const *axes, size_t naxes, const char *metrics, struct dc_diag *d)
 {
-	struct dc_sweep_load sl = {GPUS, NULL, 0, NULL, NULL, NULL, 0};
+	struct dc_sweep_load sl = {GPUS, NULL, 0, NULL, NULL, NULL, 0, 0};
 	struct dc_run_info info = {"systems", "gpus.json", 7};
 	dc_diag_init(d);
 	return dc_sweep_run(dc_experiment_find("systems"), &sl, axes, naxes, metrics, &info, d);
@@ -148,7 +148,7 @@ END_TEST
 START_TEST(test_ring_sweep_chart)
 {
 	static const char *const axes[] = {"collective.message_size=1 KiB,1 MiB,1 GiB"};
-	struct dc_sweep_load sl = {GPUS, NULL, 0, NULL, NULL, NULL, 0};
+	struct dc_sweep_load sl = {GPUS, NULL, 0, NULL, NULL, NULL, 0, 0};
 	struct dc_run_info info = {"ring", "gpus.json", 7};
 	struct dc_diag d;
 	struct dc_buf b;

@@ -143,7 +143,7 @@ START_TEST(config_key)
 	static struct dc_config cfg;
 	struct dc_diag d;
 	struct dc_override ov = {"cluster.topology_file=" DATA "topo-pcie-8gpu.txt"};
-	struct dc_load_opts o = {&ov, 1, NULL};
+	struct dc_load_opts o = {&ov, 1, NULL, 0};
 	dc_diag_init(&d);
 	ck_assert_int_eq(dc_config_load_file(DC_SOURCE_DIR "/tests/inputs/topology_h100.json", NULL, 0, &cfg, &d), 0);
 	ck_assert_uint_eq(cfg.cluster.nvlink_domain, 8);
@@ -177,7 +177,7 @@ START_TEST(config_key_precedence)
 	struct dc_override ov[3] = {{"cluster.system=dgx-h100"},
 				    {"cluster.topology_file=" DATA "topo-pcie-8gpu.txt"},
 				    {"cluster.nic_path=sys"}};
-	struct dc_load_opts o = {ov, 3, NULL};
+	struct dc_load_opts o = {ov, 3, NULL, 0};
 	dc_diag_init(&d);
 	ck_assert_msg(dc_config_load_file_opts(DC_SOURCE_DIR "/tests/inputs/topology_h100.json", &o, &cfg, &d) == 0, "%s",
 		      d.count ? d.entries[0].text : "");

@@ -473,6 +473,12 @@ struct dc_load_opts {
 	 * config's model keys (all but model.seq_length); --set model.* still
 	 * applies on top. NULL: none. */
 	const char *model_file;
+	/* 1: the layout is the built-in default's, not the user's (--model
+	 * without --config): when its tp does not divide the model's heads or
+	 * KV heads and no --set names parallel.tp, dp, pp or cp, the loader
+	 * takes the largest tp below it that does (and divides the world),
+	 * dp the rest, and says so in a warning. */
+	int auto_layout;
 };
 
 /* As dc_config_load_buffer / dc_config_load_file, with `opts` (NULL: none). */

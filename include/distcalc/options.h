@@ -33,6 +33,7 @@ enum dc_options_action {
 	DC_OPTIONS_RUN,     /* compute a report (the default) */
 	DC_OPTIONS_HELP,    /* -h, --help: print dc_options_help() and exit 0 */
 	DC_OPTIONS_VERSION, /* -V, --version: print the version and exit 0 */
+	DC_OPTIONS_LIST_MODELS, /* --list-models: print the catalogue and exit 0 */
 };
 
 /* The parsed command line. Strings point into the argv given to
@@ -40,7 +41,9 @@ enum dc_options_action {
 struct dc_options {
 	enum dc_options_action action;
 	const char *config;     /* --config FILE; NULL: the built-in default */
-	const char *model;      /* --model FILE; NULL: none */
+	const char *model;      /* --model FILE|NAME; NULL: none. A NAME (no '/',
+				 * not ending in .json) is the catalogue's
+				 * (catalogue.h); the loader resolves it */
 	const char *experiment; /* --experiment NAME; "systems" unless given; the
 				 * name is not checked here (dc_experiment_find) */
 	uint64_t seed;          /* --seed N; 0 unless given */

@@ -45,6 +45,7 @@ struct dc_sweep_load {
 	const char *model_file;  /* --model, or NULL */
 	const struct dc_override *sets;
 	size_t nsets;
+	int auto_layout;         /* dc_load_opts.auto_layout */
 };
 
 /* Checks one "--sweep" argument: "PATH=V1,V2,...", PATH a key of the

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "distcalc/calibrate.h"
+#include "distcalc/catalogue.h"
 #include "distcalc/check.h"
 #include "distcalc/config.h"
 #include "distcalc/diag.h"
@@ -70,6 +71,48 @@ static int print_version(void)
 		return EXIT_OUTPUT;
 	}
 	return EXIT_OK;
+}
+
+static void print_diag(const struct dc_diag *d, size_t from);
+
+/* --list-models: the catalogue, one model a line, on stdout. */
+static int list_models(void)
+{
+	struct dc_catalogue_entry *e = NULL;
+	struct dc_diag d;
+	struct dc_buf out;
+	size_t n = 0;
+	int rc = EXIT_OK;
+
+	dc_diag_init(&d);
+	if (dc_catalogue_list(&e, &n, &d) != 0) {
+		print_diag(&d, 0);
+		rc = d.status == DC_ERR_INTERNAL ? EXIT_INTERNAL : EXIT_INPUT;
+		dc_diag_release(&d);
+		return rc;
+	}
+	dc_buf_init(&out);
+	dc_buf_printf(&out, "%-28s %-14s %18s  %s\n", "model", "family", "parameters", "");
+	dc_buf_printf(&out, "%-28s %-14s %18s  %s\n", "", "", "count", "");
+	for (size_t i = 0; i < n; i++) {
+		if (e[i].error)
+			dc_buf_printf(&out, "%-28s %-14s %18s  (does not load: see --model %s)\n", e[i].name, "-", "-",
+				      e[i].name);
+		else
+			dc_buf_printf(&out, "%-28s %-14s %18llu  %.2fB\n", e[i].name, e[i].family,
+				      (unsigned long long)e[i].params, (double)e[i].params / 1e9);
+	}
+	if (out.failed) {
+		fprintf(stderr, "distcalc: error: out of memory\n");
+		rc = EXIT_INTERNAL;
+	} else if (fputs(out.data, stdout) == EOF || fflush(stdout) != 0) {
+		fprintf(stderr, "distcalc: error: cannot write to standard output: %s\n", strerror(errno));
+		rc = EXIT_OUTPUT;
+	}
+	dc_buf_release(&out);
+	dc_catalogue_list_free(e, n);
+	dc_diag_release(&d);
+	return rc;
 }
 
 static int exit_for(enum dc_status s)
@@ -791,6 +834,7 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o)
 	sl.len = dc_default_config_len;
 	sl.name = "configs/systems.json";
 	sl.model_file = o->model;
+	sl.auto_layout = o->model && !o->config;
 	sl.sets = o->sets;
 	sl.nsets = o->nsets;
 	if (!o->config)
@@ -872,6 +916,10 @@ int main(int argc, char **argv)
 		rc = print_version();
 		goto done;
 	}
+	if (o.action == DC_OPTIONS_LIST_MODELS) {
+		rc = list_models();
+		goto done;
+	}
 	exp = dc_experiment_find(o.experiment);
 	if (!exp) {
 		fprintf(stderr, "distcalc: error: '--experiment': unknown experiment '%s'; known experiments:",
@@ -888,9 +936,11 @@ int main(int argc, char **argv)
 		rc = sweep(exp, &o);
 		goto done;
 	}
+	memset(&lo, 0, sizeof(lo));
 	lo.overrides = o.sets;
 	lo.noverrides = o.nsets;
 	lo.model_file = o.model;
+	lo.auto_layout = o.model && !o.config;
 	if (o.config) {
 		load_rc = dc_config_load_file_opts(o.config, &lo, &cfg, &diag);
 	} else {

@@ -12,12 +12,13 @@
 #include "distcalc/sweep.h"
 
 const char dc_options_usage[] =
-	"usage: distcalc [--config FILE] [--model HF_CONFIG] [--experiment NAME] [--seed N]\n"
+	"usage: distcalc [--config FILE] [--model HF_CONFIG|NAME] [--experiment NAME] [--seed N]\n"
 	"                [--format table|json|csv] [--only SECTIONS] [--output FILE]\n"
 	"                [--set PATH=VALUE]... [--all] [--trace FILE] [--jobs N]\n"
 	"                [--sweep PATH=V1,V2,...]... [--sweep-metrics PATHS] [--plot FILE.svg]\n"
 	"                [--calibrate LOG]... [--check EXPECTED.json [--rtol X] [--check-only PATHS]]\n"
-	"                [--check-max PATH=VALUE]... [--help] [--version]\n";
+	"                [--check-max PATH=VALUE]... [--help] [--version]\n"
+	"       distcalc --list-models\n";
 
 static const char help_head[] =
 	"\n"
@@ -302,6 +303,14 @@ static int apply_help(struct dc_options *o, const char *v, struct dc_diag *d)
 	return 0;
 }
 
+static int apply_list_models(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	(void)v;
+	(void)d;
+	o->action = DC_OPTIONS_LIST_MODELS;
+	return 0;
+}
+
 static int apply_version(struct dc_options *o, const char *v, struct dc_diag *d)
 {
 	(void)v;
@@ -314,11 +323,18 @@ const struct dc_option dc_option_table[] = {
 	{"--config", 'c', "FILE", "read the config from FILE (default: the built-in copy\n"
 				  "of configs/systems.json)",
 	 apply_config},
-	{"--model", 'm', "FILE", "read the model shape from a Hugging Face config.json\n"
+	{"--model", 'm', "FILE|NAME", "read the model shape from a Hugging Face config.json\n"
 				 "(Llama 2/3, Mistral, Mixtral, Qwen2/2.5, Qwen2-MoE,\n"
 				 "Qwen3-MoE, GPT-2, Gemma, DeepSeek-V3); cluster, layout,\n"
-				 "training and model.seq_length stay the config's",
+				 "training and model.seq_length stay the config's. A NAME\n"
+				 "without '/' or .json is the catalogue's (--list-models).\n"
+				 "Without --config, a tp the model's heads admit replaces\n"
+				 "the built-in tp 4 (a warning says which)",
 	 apply_model},
+	{"--list-models", 0, NULL, "print the model catalogue (configs/models, or\n"
+				   "$DISTCALC_DATA_DIR/models) with each model's parameter\n"
+				   "total, and exit",
+	 apply_list_models},
 	{"--experiment", 'e', "NAME", "what to compute (default: systems); see below", apply_experiment},
 	{"--seed", 0, "N", "seed for every random choice (default: 0); recorded in\n"
 			   "the output. Same inputs and seed give identical output",

@@ -27,6 +27,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "distcalc/catalogue.h"
 #include "distcalc/hf.h"
 #include "distcalc/memory.h"
 #include "distcalc/params.h"
@@ -327,10 +328,19 @@ static void load_hf(struct loader *l)
 	} else {
 		return;
 	}
-	if (dir && *dir && rel[0] != '/')
+	if (dc_catalogue_is_name(rel)) {
+		/* a name without a path: the catalogue's (catalogue.h) */
+		if (dc_catalogue_path(rel, o && o->model_file ? "'--model'" : "'model.hf_config'", path, sizeof(path),
+				      l->diag) != 0) {
+			l->errors++;
+			return;
+		}
+		len = 0;
+	} else if (dir && *dir && rel[0] != '/') {
 		len = snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	else
+	} else {
 		len = snprintf(path, sizeof(path), "%s", rel);
+	}
 	if (len < 0 || (size_t)len >= sizeof(path)) {
 		dc_cfg_errorf(l, k_hf, "'model.hf_config': the path is longer than %zu bytes", sizeof(path) - 1);
 		return;
@@ -455,6 +465,40 @@ static void load_topology(struct loader *l)
 	}
 }
 
+/* dc_load_opts.auto_layout: a tp the model admits in place of the
+ * built-in default's, dp the rest of the world. */
+static void auto_layout(struct loader *l)
+{
+	struct dc_parallel *p = &l->cfg->parallel;
+	const struct dc_model *m = &l->cfg->model;
+	const struct dc_cluster *c = &l->cfg->cluster;
+	uint64_t world, rest, tp, old = p->tp;
+
+	if (!l->opts || !l->opts->auto_layout || !l->hf_loaded || l->from_set[KEY_PARALLEL_TP] ||
+	    l->from_set[KEY_PARALLEL_DP] || l->from_set[KEY_PARALLEL_PP] || l->from_set[KEY_PARALLEL_CP])
+		return;
+	if (!m->num_attention_heads || !p->tp || !p->pp || !p->cp)
+		return;
+	if (m->num_attention_heads % p->tp == 0 && (!m->num_kv_heads || m->num_kv_heads % p->tp == 0))
+		return;
+	if (dc_mul_u64(c->num_nodes, c->gpus_per_node, &world) || dc_mul_u64(p->pp, p->cp, &rest) || !rest)
+		return;
+	for (tp = p->tp; tp > 1; tp--)
+		if (m->num_attention_heads % tp == 0 && (!m->num_kv_heads || m->num_kv_heads % tp == 0) &&
+		    world % (tp * rest) == 0)
+			break;
+	if (world % (tp * rest) != 0)
+		return;
+	p->tp = tp;
+	p->dp = world / (tp * rest);
+	dc_cfg_warnf(l, KEY_PARALLEL_TP,
+		     "'parallel.tp': the built-in layout's tp %llu does not divide the model's %llu query and %llu "
+		     "key/value heads; using tp %llu and dp %llu (choose with --set parallel.tp=N --set parallel.dp=M)",
+		     (unsigned long long)old, (unsigned long long)m->num_attention_heads,
+		     (unsigned long long)(m->num_kv_heads ? m->num_kv_heads : m->num_attention_heads),
+		     (unsigned long long)tp, (unsigned long long)p->dp);
+}
+
 /* `dir`: the directory model.hf_config is relative to (NULL: the current
  * one). */
 static int load_buffer(const char *buf, size_t len, const char *name, const char *dir,
@@ -507,6 +551,8 @@ static int load_buffer(const char *buf, size_t len, const char *name, const char
 		load_hf(&l);
 	dc_cfg_apply_system(&l);
 	if (l.errors == 0)
+		auto_layout(&l);
+	if (l.errors == 0)
 		load_topology(&l);
 	dc_cfg_check_missing(&l);
 	if (l.errors == 0)
@@ -532,7 +578,7 @@ int dc_config_load_buffer(const char *buf, size_t len, const char *name,
 			  const struct dc_override *overrides, size_t noverrides,
 			  struct dc_config *cfg, struct dc_diag *diag)
 {
-	struct dc_load_opts o = {overrides, noverrides, NULL};
+	struct dc_load_opts o = {overrides, noverrides, NULL, 0};
 	return load_buffer(buf, len, name, NULL, &o, cfg, diag);
 }
 
@@ -566,7 +612,7 @@ int dc_config_load_file_opts(const char *path, const struct dc_load_opts *opts,
 int dc_config_load_file(const char *path, const struct dc_override *overrides, size_t noverrides,
 			struct dc_config *cfg, struct dc_diag *diag)
 {
-	struct dc_load_opts o = {overrides, noverrides, NULL};
+	struct dc_load_opts o = {overrides, noverrides, NULL, 0};
 	return dc_config_load_file_opts(path, &o, cfg, diag);
 }
 

@@ -395,9 +395,11 @@ static int run_point(const struct dc_experiment *exp, const struct dc_sweep_load
 			goto oom;
 		ov[load->nsets + a].text = texts[a];
 	}
+	memset(&lo, 0, sizeof(lo));
 	lo.overrides = ov;
 	lo.noverrides = load->nsets + sw->naxes;
 	lo.model_file = load->model_file;
+	lo.auto_layout = load->auto_layout;
 	loaded = load->config_path ? dc_config_load_file_opts(load->config_path, &lo, &cfg, &pd)
 				   : dc_config_load_buffer_opts(load->buf, load->len, load->name, &lo, &cfg, &pd);
 	if (pd.oom || pd.status == DC_ERR_INTERNAL)

@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t hf_len = split ? (size_t)(split - data) : size, nsets = 0;
 	struct dc_override sets[MAX_SETS];
 	char *owned[MAX_SETS];
-	struct dc_load_opts opts = {sets, 0, path};
+	struct dc_load_opts opts = {sets, 0, path, 0};
 	struct dc_config cfg;
 	struct dc_diag diag;
 	struct dc_plan plan;
