@@ -570,8 +570,8 @@ START_TEST(test_table_is_well_formed)
 	}
 	/* config model experiment seed format only output trace set all check
 	 * rtol check-max check-only calibrate sweep sweep-metrics plot jobs
-	 * help version */
-	ck_assert_uint_eq(n, 21);
+	 * list-models help version */
+	ck_assert_uint_eq(n, 22);
 }
 END_TEST
 

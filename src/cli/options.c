@@ -12,13 +12,12 @@
 #include "distcalc/sweep.h"
 
 const char dc_options_usage[] =
-	"usage: distcalc [--config FILE] [--model HF_CONFIG|NAME] [--experiment NAME] [--seed N]\n"
+	"usage: distcalc [--config FILE] [--model HF_CONFIG] [--experiment NAME] [--seed N]\n"
 	"                [--format table|json|csv] [--only SECTIONS] [--output FILE]\n"
 	"                [--set PATH=VALUE]... [--all] [--trace FILE] [--jobs N]\n"
 	"                [--sweep PATH=V1,V2,...]... [--sweep-metrics PATHS] [--plot FILE.svg]\n"
 	"                [--calibrate LOG]... [--check EXPECTED.json [--rtol X] [--check-only PATHS]]\n"
-	"                [--check-max PATH=VALUE]... [--help] [--version]\n"
-	"       distcalc --list-models\n";
+	"                [--check-max PATH=VALUE]... [--list-models] [--help] [--version]\n";
 
 static const char help_head[] =
 	"\n"
@@ -326,10 +325,11 @@ const struct dc_option dc_option_table[] = {
 	{"--model", 'm', "FILE|NAME", "read the model shape from a Hugging Face config.json\n"
 				 "(Llama 2/3, Mistral, Mixtral, Qwen2/2.5, Qwen2-MoE,\n"
 				 "Qwen3-MoE, GPT-2, Gemma, DeepSeek-V3); cluster, layout,\n"
-				 "training and model.seq_length stay the config's. A NAME\n"
-				 "without '/' or .json is the catalogue's (--list-models).\n"
-				 "Without --config, a tp the model's heads admit replaces\n"
-				 "the built-in tp 4 (a warning says which)",
+				 "training and model.seq_length stay the config's. A\n"
+				 "NAME without '/' or .json is the catalogue's\n"
+				 "(--list-models). Without --config, a tp the model's\n"
+				 "heads admit replaces the built-in tp 4 (a warning\n"
+				 "says which)",
 	 apply_model},
 	{"--list-models", 0, NULL, "print the model catalogue (configs/models, or\n"
 				   "$DISTCALC_DATA_DIR/models) with each model's parameter\n"
