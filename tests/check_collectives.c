@@ -111,8 +111,9 @@ START_TEST(all_reduce_sweep)
 END_TEST
 
 /* all_gather on 16 ranks from 8 B: nccl-tests' count is per rank, S / 4 /
- * 16 rounded down, and the size printed count x 4 x 16 (0 below 64 B);
- * alltoall rounds the per-rank count down to 4 floats (16 B). */
+ * 16 rounded down to a multiple of 16 bytes (4 floats; nccl-tests
+ * src/all_gather.cu since 2.19.3), and the size printed count x 4 x 16 (0
+ * below 256 B); alltoall rounds the same way. */
 START_TEST(per_rank_counts)
 {
 	static struct dc_config cfg;
@@ -125,9 +126,12 @@ START_TEST(per_rank_counts)
 	ck_assert_double_eq(num(row, "size_bytes"), 0);
 	ck_assert_double_eq(num(row, "count"), 0);
 	ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "time_s")));
-	row = cJSON_GetArrayItem(rows, 3); /* 64 B: 16 floats, 1 per rank */
-	ck_assert_double_eq(num(row, "size_bytes"), 64);
-	ck_assert_double_eq(num(row, "count"), 1);
+	row = cJSON_GetArrayItem(rows, 4); /* 128 B: 32 floats, 2 per rank, 8 B: rounded to 0 */
+	ck_assert_double_eq(num(row, "size_bytes"), 0);
+	ck_assert_double_eq(num(row, "count"), 0);
+	row = cJSON_GetArrayItem(rows, 5); /* 256 B: 64 floats, 4 per rank (16 B) */
+	ck_assert_double_eq(num(row, "size_bytes"), 256);
+	ck_assert_double_eq(num(row, "count"), 4);
 	ck_assert_str_eq(str(row, "redop"), "none");
 	row = cJSON_GetArrayItem(rows, 9); /* 4096 B: 64 per rank, busbw = algbw x 15/16 */
 	ck_assert_double_eq(num(row, "count"), 64);
@@ -141,6 +145,18 @@ START_TEST(per_rank_counts)
 	ck_assert_double_eq(num(row, "size_bytes"), 256);
 	row = cJSON_GetArrayItem(rows, 4); /* 128 B: 32 floats, 2 per rank, rounded down to 0 */
 	ck_assert_double_eq(num(row, "count"), 0);
+	cJSON_Delete(root);
+	/* collective.dtype double (-d double): 8-byte elements, 16 B = 2 of
+	 * them; 128 B on 16 ranks is 1 per rank, rounded to 0; 256 B is 2 */
+	load(&cfg, "collective.op=reduce_scatter", "collective.dtype=double");
+	root = run_json("collectives", &cfg, NULL);
+	rows = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "collectives"), "rows");
+	row = cJSON_GetArrayItem(rows, 4);
+	ck_assert_str_eq(str(row, "type"), "double");
+	ck_assert_double_eq(num(row, "count"), 0);
+	row = cJSON_GetArrayItem(rows, 5);
+	ck_assert_double_eq(num(row, "count"), 2);
+	ck_assert_double_eq(num(row, "size_bytes"), 256);
 	cJSON_Delete(root);
 	load(&cfg, "collective.op=broadcast", "collective.max_bytes=8");
 	root = run_json("collectives", &cfg, NULL);

@@ -424,8 +424,8 @@ START_TEST(test_literal_defaults_are_the_loaders)
 	 * oversubscription, nodes_per_leaf, nic_path), parallel 16 (all but
 	 * dp, pipeline_layers and first/last_stage_layers), training 6 (micro
 	 * batch, grad accum, recompute, recompute_layers, attention) and jitter, precision
-	 * 2 (the preset and compute; the byte keys are derived), collective 6
-	 * (link, algorithm and the sweep's op, min_bytes, max_bytes,
+	 * 2 (the preset and compute; the byte keys are derived), collective 7
+	 * (link, algorithm and the sweep's op, dtype, min_bytes, max_bytes,
 	 * step_factor), memory 4 (all but the activation override),
 	 * overlap 5, whatif 7 (all of them), checkpoint 6 (format, gather, async, the
 	 * two bandwidths, step; the restore degrees are derived), loss 4 (mode,

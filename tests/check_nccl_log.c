@@ -288,6 +288,104 @@ START_TEST(second_run_refused)
 }
 END_TEST
 
+#define REAL4 DATA "nccl-tests-h100-4x8-ib.txt"
+
+/* The 4 x 8 log (NVIDIA/nccl-tests issue #309, a later comment): the
+ * mpirun line and "Run-1 ..." before the header, "NCCL version
+ * 2.26.2+cuda12.8" after the device list (line 38), the column header on
+ * lines 41-42, 32 rows from line 43; read by eye from the file. */
+START_TEST(real_log_4x8)
+{
+	struct dc_nccl_log log;
+	struct dc_diag d;
+	dc_diag_init(&d);
+	ck_assert_msg(dc_nccl_log_read(REAL4, &log, &d) == 0, "%s", d.count ? d.entries[0].text : "");
+	ck_assert_str_eq(log.nccl_version, "2.26.2+cuda12.8");
+	ck_assert_uint_eq(log.ranks, 32);
+	ck_assert_uint_eq(log.nodes, 4);
+	ck_assert_uint_eq(log.ranks_per_node, 8);
+	ck_assert_uint_eq(log.nrows, 32);
+	ck_assert_uint_eq(log.rows[0].line, 43);
+	ck_rel(log.rows[0].time_s[DC_NCCL_IP], 34.75e-6, 1e-12);
+	ck_assert_uint_eq(log.rows[31].size_bytes, 17179869184ull);
+	ck_rel(log.rows[31].time_s[DC_NCCL_OOP], 90986e-6, 1e-12);
+	ck_rel(log.avg_busbw_GBps, 107.51, 1e-12);
+	/* the mpirun line sets NCCL_NET_GDR_LEVEL and others, not NCCL_ALGO */
+	ck_assert_str_eq(log.nccl_algo, "");
+	dc_nccl_log_release(&log);
+	dc_diag_release(&d);
+}
+END_TEST
+
+/* mpirun --tag-output: "[1,0]<stdout>:" before every line and, where
+ * nccl-tests printed a row in pieces, inside it (after the root column and
+ * between the two column groups). */
+START_TEST(tagged_rows)
+{
+	static char text[1 << 16];
+	char *o = text, line[512];
+	FILE *f = fopen(REAL, "rb");
+	struct dc_nccl_log log;
+	struct dc_diag d;
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *mid = strstr(line, "    -1 ");
+		o += sprintf(o, "[1,0]<stdout>:");
+		if (mid && line[0] == ' ') {
+			mid += 6;
+			o += sprintf(o, "%.*s[1,0]<stdout>:%s", (int)(mid - line), line, mid);
+		} else {
+			o += sprintf(o, "%s", line);
+		}
+	}
+	fclose(f);
+	ck_assert_msg(parse_text(text, "tagged.out", &log, &d) == 0, "%s", d.count ? d.entries[0].text : "");
+	ck_assert_uint_eq(log.ranks, 16);
+	ck_assert_uint_eq(log.nrows, 32);
+	ck_rel(log.rows[0].time_s[DC_NCCL_OOP], 68.52e-6, 1e-12);
+	ck_rel(log.rows[31].busbw_GBps[DC_NCCL_IP], 469.10, 1e-12);
+	dc_nccl_log_release(&log);
+	dc_diag_release(&d);
+}
+END_TEST
+
+/* NCCL_ALGO and NCCL_PROTO from mpirun's -x, an environment line among
+ * the device lines, and NCCL's own INFO line (the last one wins). */
+START_TEST(environment_lines)
+{
+	static const char head[] =
+		"mpirun -np 2 -H a:1,b:1 -x NCCL_ALGO=Tree -x NCCL_PROTO=LL128 ./all_reduce_perf -b 1024 -e 2048\n"
+		"# nThread 1 nGpus 1 minBytes 1024 maxBytes 2048 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+		"#\n# Using devices\n"
+		"#  Rank  0 Group  0 Pid    100 on          a device  0 [0000:19:00] NVIDIA H100 80GB HBM3\n"
+		"#  Rank  1 Group  0 Pid    101 on          b device  0 [0000:19:00] NVIDIA H100 80GB HBM3\n";
+	static const char tail[] =
+		"NCCL version 2.21.5+cuda12.4\n"
+		"#\n"
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
+		"        1024           256     float     sum      -1    20.00    0.05    0.05      0    21.00    0.05    0.05      0\n"
+		"        2048           512     float     sum      -1    21.00    0.10    0.10      0    20.00    0.10    0.10      0\n"
+		"# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 0.07 \n";
+	char text[4096];
+	struct dc_nccl_log log;
+	struct dc_diag d;
+	snprintf(text, sizeof(text), "%sexport NCCL_PROTO=Simple\n%s", head, tail);
+	ck_assert_msg(parse_text(text, "all_reduce_perf.log", &log, &d) == 0, "%s", d.count ? d.entries[0].text : "");
+	ck_assert_str_eq(log.nccl_algo, "Tree");
+	ck_assert_str_eq(log.nccl_proto, "Simple");
+	ck_assert_str_eq(log.nccl_version, "2.21.5+cuda12.4");
+	dc_nccl_log_release(&log);
+	dc_diag_release(&d);
+	snprintf(text, sizeof(text), "%sa:100:100 [0] NCCL INFO NCCL_ALGO set by environment to Ring\n%s", head, tail);
+	ck_assert_msg(parse_text(text, "all_reduce_perf.log", &log, &d) == 0, "%s", d.count ? d.entries[0].text : "");
+	ck_assert_str_eq(log.nccl_algo, "Ring");
+	ck_assert_str_eq(log.nccl_proto, "LL128");
+	dc_nccl_log_release(&log);
+	dc_diag_release(&d);
+}
+END_TEST
+
 START_TEST(missing_file)
 {
 	struct dc_nccl_log log;
@@ -316,6 +414,9 @@ int main(void)
 	tcase_add_test(tc, old_layout);
 	tcase_add_test(tc, labelled_lines);
 	tcase_add_test(tc, missing_file);
+	tcase_add_test(tc, real_log_4x8);
+	tcase_add_test(tc, tagged_rows);
+	tcase_add_test(tc, environment_lines);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

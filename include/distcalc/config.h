@@ -325,6 +325,23 @@ enum dc_collective_op {
 	DC_COLLECTIVE_SEND_RECV,
 };
 
+/* collective.dtype: the element type of the nccl-tests-style sweep, as
+ * nccl-tests' -d names it (src/common.cu test_typenames). */
+enum dc_dtype {
+	DC_DTYPE_INT8,
+	DC_DTYPE_UINT8,
+	DC_DTYPE_INT32,
+	DC_DTYPE_UINT32,
+	DC_DTYPE_INT64,
+	DC_DTYPE_UINT64,
+	DC_DTYPE_HALF,
+	DC_DTYPE_FLOAT,
+	DC_DTYPE_DOUBLE,
+	DC_DTYPE_BFLOAT16,
+	DC_DTYPE_F8E4M3,
+	DC_DTYPE_F8E5M2,
+};
+
 struct dc_collective {
 	uint64_t ranks;      /* as given, 0 when absent: the plan defaults it to the world size */
 	uint64_t msg_bytes;  /* as given, 0 when absent: the plan defaults it to one rank's gradient bytes */
@@ -332,6 +349,7 @@ struct dc_collective {
 	enum dc_net_algo algorithm; /* collective.algorithm, every collective the model prices */
 	/* the nccl-tests-style sweep (--experiment collectives) */
 	enum dc_collective_op op;
+	enum dc_dtype dtype;           /* -d, default float */
 	uint64_t min_bytes, max_bytes; /* -b, -e */
 	uint64_t step_factor;          /* -f, >= 2 */
 };
@@ -504,6 +522,9 @@ const char *dc_link_choice_name(enum dc_link_choice l);
 const char *dc_recompute_name(enum dc_recompute r);
 const char *dc_pipe_schedule_name(enum dc_pipe_schedule s);
 const char *dc_collective_op_name(enum dc_collective_op op);
+/* "float", ...; and the element's size in bytes (1, 2, 4 or 8) */
+const char *dc_dtype_name(enum dc_dtype t);
+uint64_t dc_dtype_bytes(enum dc_dtype t);
 const char *dc_system_name(enum dc_system s);
 const char *dc_nic_path_name(enum dc_nic_path p);
 const char *dc_attention_name(enum dc_attention a);

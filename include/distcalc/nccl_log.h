@@ -13,7 +13,13 @@
  *   too) and every result row, out-of-place and in-place columns;
  * - the footer "# Avg bus bandwidth : X".
  * Lines from NCCL_DEBUG=INFO ("host:pid:tid NCCL INFO ...") and lines
- * before the header (mpirun's chatter) are skipped.
+ * before the header (mpirun's chatter) are skipped; so are the "NCCL
+ * version X" line NCCL prints after the device list (kept in
+ * nccl_version) and environment lines ("NCCL_ALGO=Ring"). NCCL_ALGO and
+ * NCCL_PROTO are read from any line that sets them (an environment line,
+ * mpirun's -x, NCCL's "set by environment to"). srun's "0: " label and
+ * mpirun --tag-output's "[1,0]<stdout>:" tags are dropped wherever they
+ * sit (inside a row too).
  *
  * Which collective ran: the "Collective test starting" line; else the file
  * name (all_gather_perf.log, ...); else the rows themselves (size / count,
@@ -70,6 +76,9 @@ struct dc_nccl_log {
 	uint64_t nodes;         /* distinct hosts among them */
 	uint64_t ranks_per_node; /* the most ranks on one host */
 	char device[96];        /* rank 0's device name, "NVIDIA H100 80GB HBM3" */
+	char nccl_version[32];  /* "2.26.2+cuda12.8" from the "NCCL version" line; "" when absent */
+	char nccl_algo[32];     /* NCCL_ALGO as the log's environment lines set it ("Ring"); "" when unset */
+	char nccl_proto[32];    /* NCCL_PROTO likewise */
 	double avg_busbw_GBps;  /* the footer */
 	size_t nrows;
 	struct dc_nccl_row *rows; /* owned: dc_nccl_log_release */

@@ -28,6 +28,9 @@ static const char *const link_names[] = {"auto", "intra_node", "inter_node", NUL
 const char *const dc_cfg_axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
 static const char *const collective_op_names[] = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
 						  "broadcast", "send_recv", NULL};
+/* enum dc_dtype order: nccl-tests' -d names (src/common.cu test_typenames) */
+static const char *const dtype_names[] = {"int8",  "uint8", "int32",  "uint32",   "int64",  "uint64",
+					  "half",  "float", "double", "bfloat16", "f8e4m3", "f8e5m2", NULL};
 /* enum dc_system, enum dc_nic_path and enum dc_net_algo order */
 static const char *const system_names[] = {"custom", "dgx-a100", "dgx-h100", "dgx-h200", NULL};
 static const char *const nic_path_names[] = {"pix", "pxb", "phb", "sys", NULL};
@@ -163,6 +166,17 @@ const char *dc_recompute_name(enum dc_recompute r)
 const char *dc_collective_op_name(enum dc_collective_op op)
 {
 	return collective_op_names[op];
+}
+
+const char *dc_dtype_name(enum dc_dtype t)
+{
+	return dtype_names[t];
+}
+
+uint64_t dc_dtype_bytes(enum dc_dtype t)
+{
+	static const uint64_t bytes[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 1, 1};
+	return (unsigned)t < sizeof(bytes) / sizeof(bytes[0]) ? bytes[t] : 4;
 }
 
 const char *dc_system_name(enum dc_system s)

@@ -450,25 +450,97 @@ static void read_starting(struct parser *p, const char *line)
 	p->named_line = p->it.line;
 }
 
+/* Copies `in` to `out` without mpirun --tag-output's "[J,R]<stdout>:" and
+ * "[J,R]<stderr>:" tags, wherever they sit. */
+static void untag(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+	while (*in && o + 1 < len) {
+		if (*in == '[') {
+			size_t k = 1 + strspn(in + 1, "0123456789");
+			if (k > 1 && in[k] == ',') {
+				size_t m = k + 1 + strspn(in + k + 1, "0123456789");
+				if (m > k + 1 && (strncmp(in + m, "]<stdout>:", 10) == 0 || strncmp(in + m, "]<stderr>:", 10) == 0)) {
+					in += m + 10;
+					continue;
+				}
+			}
+		}
+		out[o++] = *in++;
+	}
+	out[o] = '\0';
+}
+
+/* NCCL_ALGO and NCCL_PROTO as the log states them: an environment line
+ * ("NCCL_ALGO=Ring", "export NCCL_ALGO=Ring"), mpirun's "-x NCCL_ALGO=Ring"
+ * or NCCL's own "NCCL INFO NCCL_ALGO set by environment to Ring"; the last
+ * one read wins. */
+static void scan_env(struct parser *p, const char *line)
+{
+	static const char *const names[] = {"NCCL_ALGO", "NCCL_PROTO"};
+	for (int k = 0; k < 2; k++) {
+		char *dst = k ? p->log->nccl_proto : p->log->nccl_algo;
+		size_t cap = k ? sizeof(p->log->nccl_proto) : sizeof(p->log->nccl_algo);
+		size_t nl = strlen(names[k]);
+		const char *s = line;
+		while ((s = strstr(s, names[k])) != NULL) {
+			const char *v = NULL;
+			int word_start = s == line || s[-1] == ' ' || s[-1] == '\t' || s[-1] == '"' || s[-1] == '\'';
+			if (word_start && s[nl] == '=')
+				v = s + nl + 1;
+			else if (word_start && strncmp(s + nl, " set by environment to ", 23) == 0)
+				v = s + nl + 23;
+			s += nl;
+			if (v) {
+				size_t vl = strcspn(v, " \t\"'");
+				if (vl >= cap)
+					vl = cap - 1;
+				memcpy(dst, v, vl);
+				dst[vl] = '\0';
+			}
+		}
+	}
+}
+
+/* "NAME=VALUE" or "export NAME=VALUE": a shell's environment line, as
+ * job scripts print them (env | grep NCCL). */
+static int is_env_line(char **tok, size_t n)
+{
+	const char *t = n >= 2 && strcmp(tok[0], "export") == 0 ? tok[1] : tok[0];
+	size_t k = strspn(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+	return k > 0 && t[k] == '=' && (n == 1 || (n == 2 && t == tok[1]));
+}
+
 static void read_line(struct parser *p)
 {
-	char copy[DC_TEXT_LINE_MAX];
+	char copy[DC_TEXT_LINE_MAX], clean[DC_TEXT_LINE_MAX];
 	char *tok[MAX_TOKENS], q[128];
 	const char *line = p->it.text;
 	size_t n, digits;
 
-	/* srun --label and mpirun --tag-output put "0: " or "[1,0]<stdout>:"
-	 * before every line: drop it */
+	/* srun --label puts "0: " before every line: drop it; mpirun
+	 * --tag-output puts "[1,0]<stdout>:" before every piece of output it
+	 * forwards, and nccl-tests prints a row in several pieces, so the tag
+	 * can sit inside a row too: drop every one */
 	digits = strspn(line, "0123456789");
 	if (digits && line[digits] == ':' && line[digits + 1] == ' ')
 		line += digits + 2;
-	else if (line[0] == '[' && strstr(line, "]<stdout>:"))
-		line = strstr(line, "]<stdout>:") + 10;
+	untag(line, clean, sizeof(clean));
+	line = clean;
+	scan_env(p, line);
 	if (is_nccl_debug(line))
 		return;
 	memcpy(copy, line, strlen(line) + 1);
 	n = tokenize(copy, tok);
 	if (n == 0)
+		return;
+	if (strncmp(tok[0], "NCCL", 4) == 0 && n >= 2 && strcmp(tok[1], "version") == 0) {
+		/* "NCCL version 2.26.2+cuda12.8": NCCL prints it on the first
+		 * communicator's set-up, after the device list */
+		snprintf(p->log->nccl_version, sizeof(p->log->nccl_version), "%s", n >= 3 ? tok[2] : "");
+		return;
+	}
+	if (p->st != S_PRE && is_env_line(tok, n))
 		return;
 	if (p->st == S_DONE) {
 		if (strncmp(line, "# nThread", 9) == 0 || strstr(line, "# Collective test starting")) {

@@ -16,8 +16,6 @@
 #include "distcalc/section.h"
 #include "distcalc/util.h"
 
-/* the sweep moves float elements, nccl-tests' default type (-d float) */
-#define TYPE_BYTES 4u
 #define MAX_ROWS 128 /* 1 B to 2^53 B by 2 is 54 rows */
 
 struct view {
@@ -26,7 +24,7 @@ struct view {
 	enum dc_collective_op op;
 	enum dc_coll_kind kind;
 	const char *binary, *note, *type, *redop, *root;
-	uint64_t ranks, nodes, ranks_per_node, rails;
+	uint64_t ranks, nodes, ranks_per_node, rails, type_bytes;
 	uint64_t min_bytes, max_bytes, step_factor, nrows;
 	int fell_back; /* the forced collective.algorithm cannot run the op: auto instead */
 	double avg_busbw_GBps;
@@ -55,26 +53,26 @@ static uint64_t requested(const struct view *v, uint64_t k)
 	return s <= v->max_bytes ? s : 0;
 }
 
-/* nccl-tests' setupArgs for float elements: the count argument of the call
- * and the size printed, max(send, recv) bytes of one rank (all_gather and
- * reduce_scatter: count / p elements per rank; alltoall: that rounded down
- * to a multiple of 16 bytes). */
-static void size_count(enum dc_collective_op op, uint64_t req, uint64_t p, uint64_t *size, uint64_t *count)
+/* nccl-tests' setupArgs for elements of `eb` bytes (collective.dtype): the
+ * count argument of the call and the size printed, max(send, recv) bytes
+ * of one rank. all_gather, reduce_scatter and alltoall take count / p
+ * elements per rank rounded down to a multiple of 16 bytes (nccl-tests
+ * src/all_gather.cu, reduce_scatter.cu, alltoall.cu GetCollByteCount:
+ * (count / nranks) & ~(16 / eltSize - 1), since 2.19.3). */
+static void size_count(enum dc_collective_op op, uint64_t req, uint64_t p, uint64_t eb, uint64_t *size,
+		       uint64_t *count)
 {
-	uint64_t n = req / TYPE_BYTES;
+	uint64_t n = req / eb, align = eb < 16 ? 16 / eb : 1;
 	switch (op) {
 	case DC_COLLECTIVE_ALL_GATHER:
 	case DC_COLLECTIVE_REDUCE_SCATTER:
-		*count = n / p;
-		*size = *count * p * TYPE_BYTES;
-		break;
 	case DC_COLLECTIVE_ALL_TO_ALL:
-		*count = (n / p) & ~(uint64_t)(16 / TYPE_BYTES - 1);
-		*size = *count * p * TYPE_BYTES;
+		*count = (n / p) & ~(align - 1);
+		*size = *count * p * eb;
 		break;
 	default:
 		*count = n;
-		*size = n * TYPE_BYTES;
+		*size = n * eb;
 		break;
 	}
 }
@@ -91,7 +89,7 @@ static void fill_row(const struct view *v, uint64_t i, struct row *r)
 {
 	struct dc_net_choice c;
 	memset(&c, 0, sizeof(c));
-	size_count(v->op, requested(v, i), v->ranks, &r->size_bytes, &r->count);
+	size_count(v->op, requested(v, i), v->ranks, v->type_bytes, &r->size_bytes, &r->count);
 	r->type = v->type;
 	r->redop = v->redop;
 	r->root = v->root;
@@ -118,7 +116,8 @@ static void view(const struct dc_run *run, void *out)
 	v->binary = ops[v->op].binary;
 	v->redop = ops[v->op].redop;
 	v->root = ops[v->op].root;
-	v->type = "float";
+	v->type = dc_dtype_name(c->collective.dtype);
+	v->type_bytes = dc_dtype_bytes(c->collective.dtype);
 	v->ranks = run->plan->ring_ranks;
 	v->min_bytes = c->collective.min_bytes;
 	v->max_bytes = c->collective.max_bytes;
