@@ -24,4 +24,11 @@ mkdir -p "$out"
 "$bin" --config configs/systems.json --experiment ring \
 	--sweep 'collective.message_size=1 KiB,32 KiB,1 MiB,32 MiB,1 GiB' \
 	--plot "$out/sweep-message-size.svg" >/dev/null
-echo "plots.sh: wrote $out/memory.svg $out/step.svg $out/ring.svg $out/sweep-gpus.svg $out/sweep-message-size.svg" >&2
+"$bin" --config configs/systems.json --experiment whatif --set checkpoint.format='"full"' \
+	--set checkpoint.gather='"gpu"' --plot "$out/whatif.svg" >/dev/null
+"$bin" --config configs/systems.json --experiment checkpoint --plot "$out/checkpoint.svg" >/dev/null
+"$bin" --config configs/systems.json --experiment loss --plot "$out/loss.svg" >/dev/null
+"$bin" --config configs/systems.json --experiment collectives --plot "$out/collectives.svg" >/dev/null
+"$bin" --config configs/systems.json --experiment search --plot "$out/search.svg" >/dev/null 2>&1
+echo "plots.sh: wrote $out/memory.svg $out/step.svg $out/ring.svg $out/sweep-gpus.svg $out/sweep-message-size.svg" \
+	"$out/whatif.svg $out/checkpoint.svg $out/loss.svg $out/collectives.svg $out/search.svg" >&2

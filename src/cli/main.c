@@ -720,15 +720,21 @@ static int plot(struct dc_report *report, const char *path)
 {
 	struct sink s;
 	struct dc_buf svg;
+	const char *why = NULL;
 	int rc = sink_open(&s, path);
 	if (rc != EXIT_OK) {
 		sink_release(&s);
 		return rc;
 	}
 	dc_buf_init(&svg);
-	if (dc_report_render_svg(report, &svg) != 0) {
-		fprintf(stderr, "distcalc: error: out of memory while drawing '%s'\n", path);
-		rc = EXIT_INTERNAL;
+	if (dc_report_render_svg_why(report, &svg, &why) != 0) {
+		if (why) {
+			fprintf(stderr, "distcalc: error: '--plot': %s\n", why);
+			rc = EXIT_USAGE;
+		} else {
+			fprintf(stderr, "distcalc: error: out of memory while drawing '%s'\n", path);
+			rc = EXIT_INTERNAL;
+		}
 		sink_abort(&s);
 	} else if (sink_write(&s, svg.data, svg.len) != 0) {
 		fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", path, strerror(s.err));

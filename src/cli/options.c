@@ -399,8 +399,13 @@ const struct dc_option dc_option_table[] = {
 	 apply_sweep_metrics},
 	{"--plot", 0, "FILE.svg", "also write a chart as SVG, atomically: the memory\n"
 				  "ledger per rank class and phase against GPU memory\n"
-				  "(systems), the ring's rounds per rank (ring), or one\n"
-				  "line chart per metric (--sweep). docs/sweeps.md",
+				  "(systems), the ring's rounds per rank (ring), each\n"
+				  "fault against the baseline (whatif), per-rank bytes,\n"
+				  "save time and restore (checkpoint), the loss recipes\n"
+				  "(loss), busbw against size (collectives), the Pareto\n"
+				  "front (search), or one line chart per metric\n"
+				  "(--sweep); nothing to draw is an error (exit 2).\n"
+				  "docs/sweeps.md",
 	 apply_plot},
 	{"--jobs", 'j', "N", "threads for --experiment search (default: 1); the\n"
 			     "result is the same for every N",

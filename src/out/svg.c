@@ -9,9 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "distcalc/checkpoint.h"
+#include "distcalc/loss.h"
+#include "distcalc/memory.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
+#include "distcalc/search.h"
 #include "distcalc/units.h"
+#include "distcalc/whatif.h"
 #include "report_int.h"
 #include "sweep_int.h"
 
@@ -521,16 +526,17 @@ static void draw_memory(const struct dc_report *r, struct dc_buf *b)
 	{
 		double gy = ax_map(&ay, (double)gpu / 1073741824.0);
 		line(b, x0, gy, x1, gy, "#D55E00", 2, "stroke-dasharray=\"8 4\"");
-		snprintf(buf, sizeof(buf), "GPU memory %.1f GiB", (double)gpu / 1073741824.0);
-		text_at(b, x1 - 4, gy - 6, "end", 12, "fill=\"#D55E00\"", buf);
 	}
-	/* legend, top part first as the bars stack bottom up */
+	/* legend, top part first as the bars stack bottom up; the GPU's
+	 * memory is named here, not beside its line, where the bars' totals
+	 * would collide with it near the limit */
 	{
 		double ly = y0 + 6;
 		text_at(b, 580, ly, "start", 13, "font-weight=\"bold\"", "legend");
 		ly += 20;
 		line(b, 580, ly - 4, 598, ly - 4, "#D55E00", 2, "stroke-dasharray=\"8 4\"");
-		text_at(b, 604, ly, "start", 12, NULL, "GPU memory");
+		snprintf(buf, sizeof(buf), "GPU memory %.1f GiB", (double)gpu / 1073741824.0);
+		text_at(b, 604, ly, "start", 12, NULL, buf);
 		ly += 20;
 		for (int k = MEM_PARTS - 1; k >= 0; k--) {
 			if (!used_parts[k])
@@ -707,13 +713,16 @@ static void draw_sweep_panel(const struct dc_sweep *sw, size_t k, double oy, int
 		if (gpu_bytes && (double)gpu_bytes / du.div * 1.08 > mx)
 			mx = (double)gpu_bytes / du.div * 1.08;
 	}
-	snprintf(buf, sizeof(buf), "%s against %s", m->path, sw->axis[0]);
+	/* the title in words (the table's column label) and its unit; the
+	 * JSON path below it */
+	snprintf(buf, sizeof(buf), "%s%s%s%s against %s", m->label[0] ? m->label : m->path, du.name[0] ? " [" : "",
+		 du.name, du.name[0] ? "]" : "", sw->axis[0]);
 	text_at(b, W / 2.0, oy + 26, "middle", 17, "font-weight=\"bold\"", buf);
 	if (invalid)
-		snprintf(buf, sizeof(buf), "%zu of %zu points did not run (the table says why): gaps in the lines", invalid,
-			 sw->npoints);
+		snprintf(buf, sizeof(buf), "%s: %zu of %zu points did not run (the table says why): gaps in the lines",
+			 m->path, invalid, sw->npoints);
 	else
-		snprintf(buf, sizeof(buf), "%zu points", sw->npoints);
+		snprintf(buf, sizeof(buf), "%s: %zu points", m->path, sw->npoints);
 	text_at(b, W / 2.0, oy + 45, "middle", 12, "fill=\"#555555\"", buf);
 
 	ax.px0 = x0 + 10;
@@ -912,25 +921,556 @@ static void draw_sweep(const struct dc_sweep *sw, const char *config_name, struc
 	doc_end(b);
 }
 
-static void draw_nothing(const struct dc_report *r, struct dc_buf *b)
+/* ---- the experiments' charts: grouped bars and x-y points ---- */
+
+/* One panel's title (bold) and subtitle at the top of the panel at oy. */
+static void panel_titles(struct dc_buf *b, double oy, const char *title, const char *sub)
 {
-	doc_begin(b, H, "distcalc");
-	text_at(b, W / 2.0, H / 2.0, "middle", 16, NULL,
-		"nothing to draw: the chart needs the memory or ring section");
-	(void)r;
+	text_at(b, W / 2.0, oy + 26, "middle", 17, "font-weight=\"bold\"", title);
+	if (sub && sub[0])
+		text_at(b, W / 2.0, oy + 45, "middle", 12, "fill=\"#555555\"", sub);
+}
+
+/* A category label under its group, split at the space or underscore
+ * nearest its middle when it is wider than the group (about 6 px a
+ * character at 11 px), on two lines. */
+static void category_label(struct dc_buf *b, double x, double y, double width, const char *s)
+{
+	char l1[64], l2[64];
+	size_t n = strlen(s), cut = 0, best = n;
+	if (n >= sizeof(l1))
+		n = sizeof(l1) - 1;
+	if ((double)n * 6.2 <= width) {
+		memcpy(l1, s, n);
+		l1[n] = 0;
+		for (char *p = l1; *p; p++)
+			if (*p == '_')
+				*p = ' ';
+		text_at(b, x, y, "middle", 11, NULL, l1);
+		return;
+	}
+	for (size_t i = 1; i + 1 < n; i++)
+		if ((s[i] == ' ' || s[i] == '_') &&
+		    (best == n || (i > n / 2 ? i - n / 2 : n / 2 - i) < (best > n / 2 ? best - n / 2 : n / 2 - best)))
+			best = i;
+	cut = best == n ? n / 2 : best;
+	memcpy(l1, s, cut);
+	l1[cut] = 0;
+	snprintf(l2, sizeof(l2), "%.*s", (int)(n - cut - (best == n ? 0 : 1)), s + cut + (best == n ? 0 : 1));
+	for (char *p = l1; *p; p++)
+		if (*p == '_')
+			*p = ' ';
+	for (char *p = l2; *p; p++)
+		if (*p == '_')
+			*p = ' ';
+	text_at(b, x, y, "middle", 11, NULL, l1);
+	text_at(b, x, y + 13, "middle", 11, NULL, l2);
+}
+
+#define BAR_MAX_SERIES 4
+
+struct bar_series {
+	const char *name, *colour;
+	const double *v; /* one value a category, display units; NAN: none */
+};
+
+/* Grouped bars in the panel at oy: ncat categories, nser series; a
+ * dashed reference line at `ref` (NAN: none) named in the legend. Every
+ * label has its own place: titles above the plot, category names under
+ * it, the legend right of it, a bar's value above the bar only when the
+ * bar is wide enough for it. */
+static void bar_panel(struct dc_buf *b, double oy, const char *title, const char *sub, const char *ytitle, size_t ncat,
+		      const char *const *cat, size_t nser, const struct bar_series *ser, double ref,
+		      const char *ref_name)
+{
+	const double x0 = 80, x1 = 560, y0 = oy + 60, y1 = oy + 400;
+	double top = isfinite(ref) ? ref : 0, group_w, bar_w;
+	struct axis ay;
+	char buf[64];
+	size_t n = ncat ? ncat : 1;
+
+	panel_titles(b, oy, title, sub);
+	for (size_t s = 0; s < nser; s++)
+		for (size_t i = 0; i < ncat; i++)
+			if (isfinite(ser[s].v[i]) && ser[s].v[i] > top)
+				top = ser[s].v[i];
+	ay.px0 = y1;
+	ay.px1 = y0;
+	ax_fit(&ay, 0, top * 1.08, 0, 1);
+	ax_draw_y(b, &ay, x0, x1);
+	frame(b, x0, y0, x1, y1, NULL, ytitle);
+	group_w = (x1 - x0) / (double)n;
+	bar_w = (group_w - 12) / (double)(nser ? nser : 1);
+	for (size_t i = 0; i < ncat; i++) {
+		double gx = x0 + (double)i * group_w + 6;
+		for (size_t s = 0; s < nser; s++) {
+			double v = ser[s].v[i], bx = gx + (double)s * bar_w, yv;
+			if (!isfinite(v))
+				continue;
+			yv = ax_map(&ay, v);
+			rect(b, bx + 1, yv, bar_w - 2, y1 - yv, ser[s].colour, NULL);
+			if (bar_w >= 34) {
+				snprintf(buf, sizeof(buf), "%.3g", v);
+				text_at(b, bx + bar_w / 2, yv - 4, "middle", 10, NULL, buf);
+			}
+		}
+		category_label(b, gx + (group_w - 12) / 2, y1 + 16, group_w, cat[i]);
+	}
+	{
+		double ly = y0 + 6;
+		text_at(b, 580, ly, "start", 13, "font-weight=\"bold\"", "legend");
+		ly += 20;
+		for (size_t s = 0; s < nser; s++) {
+			legend_entry(b, 580, ly, ser[s].colour, 0, ser[s].name);
+			ly += 20;
+		}
+		if (isfinite(ref)) {
+			double gy = ax_map(&ay, ref);
+			line(b, x0, gy, x1, gy, "#D55E00", 2, "stroke-dasharray=\"8 4\"");
+			line(b, 580, ly - 4, 598, ly - 4, "#D55E00", 2, "stroke-dasharray=\"8 4\"");
+			text_at(b, 604, ly, "start", 12, NULL, ref_name);
+		}
+	}
+}
+
+struct xy_series {
+	const char *name, *colour;
+	size_t n;
+	const double *x, *y; /* display units */
+	int joined;          /* 1: a line through the points, 0: points alone */
+};
+
+/* Points and lines in the panel at oy; log axes where the values span
+ * two decades (may_log_x / may_log_y allow it). One point may be marked
+ * (a ring and its name in the legend); a vertical dashed line at vx (NAN:
+ * none) is named in the legend too. */
+static void xy_panel(struct dc_buf *b, double oy, const char *title, const char *sub, const char *xtitle,
+		     const char *ytitle, int may_log_x, int may_log_y, size_t nser, const struct xy_series *ser,
+		     double mark_x, double mark_y, const char *mark_name, double vx, const char *vx_name)
+{
+	const double x0 = 80, x1 = 560, y0 = oy + 60, y1 = oy + 410;
+	double xmn = INFINITY, xmx = -INFINITY, ymn = INFINITY, ymx = -INFINITY;
+	struct axis ax, ay;
+	char t[160];
+
+	panel_titles(b, oy, title, sub);
+	for (size_t s = 0; s < nser; s++)
+		for (size_t i = 0; i < ser[s].n; i++) {
+			if (!isfinite(ser[s].x[i]) || !isfinite(ser[s].y[i]))
+				continue;
+			xmn = fmin(xmn, ser[s].x[i]);
+			xmx = fmax(xmx, ser[s].x[i]);
+			ymn = fmin(ymn, ser[s].y[i]);
+			ymx = fmax(ymx, ser[s].y[i]);
+		}
+	if (isfinite(vx)) {
+		xmn = fmin(xmn, vx);
+		xmx = fmax(xmx, vx);
+	}
+	ax.px0 = x0 + 10;
+	ax.px1 = x1 - 10;
+	ax_fit(&ax, xmn, xmx * (may_log_x ? 1 : 1.02), may_log_x, 0);
+	ay.px0 = y1 - 10;
+	ay.px1 = y0;
+	ax_fit(&ay, ymn, ymx * 1.05, may_log_y, 1);
+	ax_draw_x(b, &ax, y0, y1);
+	ax_draw_y(b, &ay, x0, x1);
+	snprintf(t, sizeof(t), "%s%s", xtitle, ax.log ? " (log)" : "");
+	{
+		char yt[160];
+		snprintf(yt, sizeof(yt), "%s%s", ytitle, ay.log ? " (log)" : "");
+		frame(b, x0, y0, x1, y1, t, yt);
+	}
+	if (isfinite(vx)) {
+		double gx = ax_map(&ax, vx);
+		line(b, gx, y0, gx, y1, "#D55E00", 2, "stroke-dasharray=\"8 4\"");
+	}
+	for (size_t s = 0; s < nser; s++) {
+		const struct xy_series *q = &ser[s];
+		if (q->joined && q->n > 1) {
+			dc_buf_puts(b, "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"");
+			dc_buf_puts(b, q->colour);
+			dc_buf_puts(b, "\" points=\"");
+			for (size_t i = 0; i < q->n; i++)
+				if (isfinite(q->x[i]) && isfinite(q->y[i]))
+					dc_buf_printf(b, "%.1f,%.1f ", ax_map(&ax, q->x[i]), ax_map(&ay, q->y[i]));
+			dc_buf_puts(b, "\"/>\n");
+		}
+		for (size_t i = 0; i < q->n; i++)
+			if (isfinite(q->x[i]) && isfinite(q->y[i]))
+				dc_buf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n",
+					      ax_map(&ax, q->x[i]), ax_map(&ay, q->y[i]), q->colour);
+	}
+	if (isfinite(mark_x) && isfinite(mark_y))
+		dc_buf_printf(b,
+			      "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"9\" fill=\"none\" stroke=\"#000000\" "
+			      "stroke-width=\"2.5\"/>\n",
+			      ax_map(&ax, mark_x), ax_map(&ay, mark_y));
+	{
+		double ly = y0 + 6;
+		text_at(b, 580, ly, "start", 13, "font-weight=\"bold\"", "legend");
+		ly += 20;
+		for (size_t s = 0; s < nser; s++) {
+			legend_entry(b, 580, ly, ser[s].colour, ser[s].joined, ser[s].name);
+			ly += 20;
+		}
+		if (isfinite(mark_x) && isfinite(mark_y)) {
+			dc_buf_printf(b,
+				      "<circle cx=\"589.0\" cy=\"%.1f\" r=\"7\" fill=\"none\" stroke=\"#000000\" "
+				      "stroke-width=\"2.5\"/>\n",
+				      ly - 4);
+			text_at(b, 604, ly, "start", 12, NULL, mark_name);
+			ly += 20;
+		}
+		if (isfinite(vx)) {
+			line(b, 580, ly - 4, 598, ly - 4, "#D55E00", 2, "stroke-dasharray=\"8 4\"");
+			text_at(b, 604, ly, "start", 12, NULL, vx_name);
+		}
+	}
+}
+
+#define GIB 1073741824.0
+
+/* ---- whatif: baseline against each fault, per unit ---- */
+
+static int draw_whatif(const struct dc_report *r, struct dc_buf *b, const char **why)
+{
+	const struct dc_whatif *w = r->whatif;
+	const char *cat[2][DC_WHATIF_COUNT];
+	double base[2][DC_WHATIF_COUNT], val[2][DC_WHATIF_COUNT];
+	size_t n[2] = {0, 0}, panels, drawn = 0;
+	char title[256];
+
+	for (int i = 0; i < DC_WHATIF_COUNT; i++) {
+		const struct dc_whatif_scn *s = &w->scn[i];
+		int k;
+		if (!s->available)
+			continue;
+		k = s->unit == DC_WHATIF_SECONDS ? 0 : s->unit == DC_WHATIF_BYTES ? 1 : -1;
+		if (k < 0)
+			continue;
+		cat[k][n[k]] = dc_whatif_scenario_name((enum dc_whatif_scenario)i);
+		base[k][n[k]] = k ? s->baseline / GIB : s->baseline;
+		val[k][n[k]] = k ? s->value / GIB : s->value;
+		n[k]++;
+	}
+	panels = (n[0] ? 1u : 0u) + (n[1] ? 1u : 0u);
+	if (!panels) {
+		*why = "no what-if scenario ran (each says why in the report): nothing to draw";
+		return -1;
+	}
+	snprintf(title, sizeof(title), "What-if: each fault against the baseline: %s",
+		 r->config_name ? r->config_name : "");
+	doc_begin(b, (int)(H * panels), title);
+	if (n[0]) {
+		struct bar_series s[2] = {{"baseline", "#999999", base[0]}, {"with the fault", palette[1], val[0]}};
+		bar_panel(b, 0, "Step time: baseline and each fault [s]",
+			  "the metric the step-time faults name: the step, seconds", "step time [s]", n[0], cat[0], 2, s,
+			  NAN, NULL);
+		drawn++;
+	}
+	if (n[1]) {
+		struct bar_series s[2] = {{"baseline", "#999999", base[1]}, {"with the fault", palette[0], val[1]}};
+		char gpu[64];
+		double oy = (double)(drawn * H);
+		if (drawn)
+			line(b, 0, oy, W, oy, "#bbbbbb", 1, NULL);
+		snprintf(gpu, sizeof(gpu), "GPU memory %.1f GiB", (double)r->in.cluster.gpu_mem_bytes / GIB);
+		bar_panel(b, oy, "Peak memory per rank: baseline and each fault [GiB]",
+			  "the metric the memory faults name: the most loaded rank's peak (checkpoint: save vs training)",
+			  "peak memory per rank [GiB]", n[1], cat[1], 2, s, (double)r->in.cluster.gpu_mem_bytes / GIB,
+			  gpu);
+	}
+	doc_end(b);
+	return 0;
+}
+
+/* ---- checkpoint: per-rank bytes, save time, the restore's ranks ---- */
+
+#define CKPT_MAX_BARS 32
+
+static int draw_checkpoint(const struct dc_report *r, struct dc_buf *b)
+{
+	const struct dc_checkpoint_result *c = &r->res.checkpoint;
+	static const char *const tcat[] = {"gather to rank 0", "copy to host", "write", "training waits",
+					   "until on storage"};
+	double tv[5] = {c->gather_time_s, c->staging_time_s, c->write_time_s, c->blocking_time_s, c->save_time_s};
+	uint64_t nsave = c->saved.world < CKPT_MAX_BARS ? c->saved.world : CKPT_MAX_BARS;
+	uint64_t nread = c->restored.world < CKPT_MAX_BARS ? c->restored.world : CKPT_MAX_BARS;
+	char names[2][CKPT_MAX_BARS][24], title[256], sub[200], gpu[64];
+	const char *cat[2][CKPT_MAX_BARS];
+	double wr[CKPT_MAX_BARS], pk[CKPT_MAX_BARS], rd[CKPT_MAX_BARS], rt[CKPT_MAX_BARS];
+	double gmem = (double)r->in.cluster.gpu_mem_bytes / GIB;
+
+	for (uint64_t i = 0; i < nsave; i++) {
+		/* rank i of the saved layout in (stage, k) order: stage i / K */
+		struct dc_ckpt_rank k;
+		struct dc_mem_ledger l;
+		uint64_t s = i / c->saved.slices, kk = i % c->saved.slices;
+		dc_ckpt_rank_of(&r->plan, c, s, kk, &k);
+		snprintf(names[0][i], sizeof(names[0][i]), "%llu.%llu", (unsigned long long)s, (unsigned long long)kk);
+		cat[0][i] = names[0][i];
+		wr[i] = (double)k.total_bytes / GIB;
+		pk[i] = dc_memory_stage(&r->plan, s, &l, NULL) == 0 ? (double)l.phase_bytes[DC_MEM_CHECKPOINT] / GIB : NAN;
+	}
+	for (uint64_t j = 0; j < nread; j++) {
+		struct dc_ckpt_read d;
+		dc_ckpt_read_of(&r->plan, c, j, &d);
+		snprintf(names[1][j], sizeof(names[1][j]), "%llu", (unsigned long long)j);
+		cat[1][j] = names[1][j];
+		rd[j] = (double)d.bytes / GIB;
+		rt[j] = (double)(d.bytes + c->restore_buffer_bytes + c->restore_context_bytes) / GIB;
+	}
+	snprintf(title, sizeof(title), "Checkpoint: %s save, restore onto %llu ranks: %s",
+		 dc_ckpt_format_name(r->in.checkpoint.format), (unsigned long long)c->restored.world,
+		 r->config_name ? r->config_name : "");
+	snprintf(gpu, sizeof(gpu), "GPU memory %.1f GiB", gmem);
+	doc_begin(b, 3 * H, title);
+	{
+		struct bar_series s[2] = {{"bytes it writes", palette[0], wr}, {"its save-phase GPU peak", palette[1], pk}};
+		snprintf(sub, sizeof(sub), "saved ranks as stage.slice%s",
+			 c->saved.world > nsave ? " (the first 32)" : "");
+		bar_panel(b, 0, "Each rank's checkpoint bytes and save-phase peak [GiB]", sub, "per rank [GiB]", nsave,
+			  cat[0], 2, s, gmem, gpu);
+	}
+	line(b, 0, H, W, H, "#bbbbbb", 1, NULL);
+	{
+		struct bar_series s[1] = {{"seconds", palette[2], tv}};
+		snprintf(sub, sizeof(sub), "%.2f GiB at %.1f GB/s (storage, aggregate)%s", (double)c->saved_bytes / GIB,
+			 r->in.checkpoint.storage_bw_bytes_per_s / 1e9, r->in.checkpoint.async ? ", async" : "");
+		bar_panel(b, H, "Save time by part [s]", sub, "time [s]", 5, tcat, 1, s, NAN, NULL);
+	}
+	line(b, 0, 2 * H, W, 2 * H, "#bbbbbb", 1, NULL);
+	{
+		struct bar_series s[2] = {{"states it reads", palette[4], rd},
+					  {"+ load buffer + CUDA context", palette[5], rt}};
+		snprintf(sub, sizeof(sub), "new ranks (stage x K' + k')%s; the largest %s its GPU",
+			 c->restored.world > nread ? ", the first 32" : "", c->restore_fits ? "fits" : "does NOT fit");
+		bar_panel(b, 2 * H, "Restore: what each new rank loads [GiB]", sub, "per new rank [GiB]", nread, cat[1],
+			  2, s, gmem, gpu);
+	}
+	doc_end(b);
+	return 0;
+}
+
+/* ---- search: the Pareto front, the chosen layout marked ---- */
+
+static int draw_search(const struct dc_report *r, struct dc_buf *b, const char **why)
+{
+	const struct dc_search_result *q = r->search;
+	double px[DC_SEARCH_MAX_PARETO], py[DC_SEARCH_MAX_PARETO], bx[DC_SEARCH_MAX_TOP], by[DC_SEARCH_MAX_TOP];
+	size_t np = 0, nb = 0;
+	char title[256], sub[256], lim[64];
+
+	if (!q->step_available) {
+		*why = "the search ranked by memory alone (no GPU speeds: cluster.gpu or cluster.peak_flops): no step "
+		       "time to draw the Pareto front against";
+		return -1;
+	}
+	for (size_t i = 0; i < q->npareto; i++)
+		if (q->pareto[i].fits && q->pareto[i].step_available) {
+			px[np] = (double)q->pareto[i].peak_bytes / GIB;
+			py[np] = q->pareto[i].step_time_s;
+			np++;
+		}
+	for (size_t i = 0; i < q->nbest; i++)
+		if (q->best[i].fits && q->best[i].step_available) {
+			bx[nb] = (double)q->best[i].peak_bytes / GIB;
+			by[nb] = q->best[i].step_time_s;
+			nb++;
+		}
+	if (!np && !nb) {
+		*why = q->why[0] ? q->why : "no layout fits: nothing to draw";
+		return -1;
+	}
+	snprintf(title, sizeof(title), "Layout search: step time against peak memory: %s",
+		 r->config_name ? r->config_name : "");
+	doc_begin(b, H, title);
+	snprintf(sub, sizeof(sub), "%llu layouts fit of %llu valid; the front: no layout faster and smaller%s",
+		 (unsigned long long)q->counts.fit, (unsigned long long)q->counts.valid,
+		 q->pareto_truncated ? " (truncated)" : "");
+	snprintf(lim, sizeof(lim), "memory limit %.1f GiB", (double)q->limit_bytes / GIB);
+	{
+		struct xy_series s[2] = {{"Pareto front", palette[0], np, px, py, 1},
+					 {"best by the objective", palette[1], nb, bx, by, 0}};
+		xy_panel(b, 0, "Pareto front: step time against peak memory", sub, "peak memory per rank [GiB]",
+			 "step time [s]", 0, 0, 2, s, nb ? bx[0] : NAN, nb ? by[0] : NAN, "the chosen layout",
+			 (double)q->limit_bytes / GIB, lim);
+	}
+	doc_end(b);
+	return 0;
+}
+
+/* ---- loss: the three recipes, each microbatch's token weight ---- */
+
+#define LOSS_MAX_POINTS 1024
+
+static int draw_loss(const struct dc_report *r, struct dc_buf *b)
+{
+	const struct dc_loss_result *l = &r->res.loss;
+	static const char *const cat[] = {"global token mean", "mean of per-rank means", "mean of per-microbatch means"};
+	double v[3] = {l->recipes.global_mean, l->recipes.mean_of_rank_means, l->recipes.mean_of_mb_means};
+	uint64_t total = l->ranks * l->microbatches, n = total < LOSS_MAX_POINTS ? total : LOSS_MAX_POINTS;
+	double xs[LOSS_MAX_POINTS], ys[LOSS_MAX_POINTS], one[2] = {1, 1}, ends[2];
+	char title[256], sub[200];
+
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t tok;
+		double sum;
+		dc_loss_microbatch(&r->plan, i / l->microbatches, i % l->microbatches, &tok, &sum);
+		xs[i] = (double)i;
+		/* a token's weight under the per-microbatch recipe over 1 / N:
+		 * N / (R M n_rm) (docs/checkpoint-and-loss.md) */
+		ys[i] = tok ? (double)l->acc.tokens / ((double)total * (double)tok) : NAN;
+	}
+	ends[0] = 0;
+	ends[1] = n > 1 ? (double)(n - 1) : 1;
+	snprintf(title, sizeof(title), "Loss normalisation: %s", r->config_name ? r->config_name : "");
+	doc_begin(b, 2 * H, title);
+	{
+		struct bar_series s[1] = {{"loss of the step [nats]", palette[0], v}};
+		snprintf(sub, sizeof(sub), "%llu valid tokens over %llu ranks x %llu microbatches; seed %llu",
+			 (unsigned long long)l->acc.tokens, (unsigned long long)l->ranks,
+			 (unsigned long long)l->microbatches, (unsigned long long)r->info.seed);
+		bar_panel(b, 0, "The step's loss by recipe [nats]", sub, "loss [nats]", 3, cat, 1, s, NAN, NULL);
+	}
+	line(b, 0, H, W, H, "#bbbbbb", 1, NULL);
+	{
+		struct xy_series s[2] = {{"per-microbatch recipe", palette[1], n, xs, ys, 0},
+					 {"global token mean (1)", "#999999", 2, ends, one, 1}};
+		snprintf(sub, sizeof(sub), "a token's weight over 1 / N, microbatch i = r x M + m%s",
+			 total > n ? " (the first 1024)" : "");
+		xy_panel(b, H, "Each microbatch's token weight under the per-microbatch mean", sub,
+			 "microbatch (rank x M + m)", "weight over 1 / N", 0, 1, 2, s, NAN, NAN, NULL, NAN, NULL);
+	}
+	doc_end(b);
+	return 0;
+}
+
+/* ---- collectives: busbw and algbw against the size, from the rows ---- */
+
+/* The field `key` of the table `rows_key` of section `sec`: its rows
+ * description and the base they are generated from. */
+static const struct dc_field *section_rows(const struct dc_report *r, const char *sec, const char *rows_key,
+					   const void **base)
+{
+	for (size_t i = 0; i < r->root.n; i++) {
+		const struct dc_field *f = &r->root.f[i];
+		if (f->type != DC_FT_OBJECT || strcmp(f->key, sec) != 0 || !f->sub)
+			continue;
+		for (size_t j = 0; j < f->sub->n; j++) {
+			const struct dc_field *g = &f->sub->f[j];
+			if (g->type == DC_FT_ROWS && strcmp(g->key, rows_key) == 0 && g->rows && g->sub) {
+				*base = (const char *)r->views + f->off;
+				return g;
+			}
+		}
+	}
+	return NULL;
+}
+
+static double row_number(const struct dc_fields *sub, const void *row, const char *key)
+{
+	for (size_t i = 0; i < sub->n; i++) {
+		const struct dc_field *f = &sub->f[i];
+		if (strcmp(f->key, key) != 0)
+			continue;
+		if (f->type == DC_FT_U64)
+			return (double)*(const uint64_t *)dc_fld_ptr(row, f);
+		if (f->type == DC_FT_F64)
+			return *(const double *)dc_fld_ptr(row, f);
+	}
+	return NAN;
+}
+
+#define COLL_MAX_ROWS 128
+
+static int draw_collectives(const struct dc_report *r, struct dc_buf *b, const char **why)
+{
+	const void *base;
+	const struct dc_field *g = section_rows(r, "collectives", "rows", &base);
+	double xs[COLL_MAX_ROWS], bus[COLL_MAX_ROWS], alg[COLL_MAX_ROWS];
+	unsigned char row[DC_ROW_MAX];
+	uint64_t n;
+	char title[256];
+
+	if (!g || g->rows->row_size > sizeof(row)) {
+		*why = "the collectives section has no rows: nothing to draw";
+		return -1;
+	}
+	n = g->rows->count(base);
+	if (n > COLL_MAX_ROWS)
+		n = COLL_MAX_ROWS;
+	for (uint64_t i = 0; i < n; i++) {
+		memset(row, 0, g->rows->row_size);
+		g->rows->row(base, i, row);
+		xs[i] = row_number(g->sub, row, "size_bytes");
+		bus[i] = row_number(g->sub, row, "busbw_GBps");
+		alg[i] = row_number(g->sub, row, "algbw_GBps");
+		/* an empty size has no bandwidth to show on log axes */
+		if (!(xs[i] > 0) || !(bus[i] > 0))
+			xs[i] = NAN;
+	}
+	if (!n) {
+		*why = "the collectives sweep has no sizes: nothing to draw";
+		return -1;
+	}
+	snprintf(title, sizeof(title), "Collective sweep: bus bandwidth against message size: %s",
+		 r->config_name ? r->config_name : "");
+	doc_begin(b, H, title);
+	{
+		struct xy_series s[2] = {{"busbw (model)", palette[0], (size_t)n, xs, bus, 1},
+					 {"algbw (model)", palette[1], (size_t)n, xs, alg, 1}};
+		char sub[200];
+		snprintf(sub, sizeof(sub), "%s over %llu ranks, as nccl-tests prints it",
+			 dc_collective_op_name(r->in.collective.op), (unsigned long long)(r->in.collective.ranks ? r->in.collective.ranks : r->plan.world));
+		xy_panel(b, 0, "Bandwidth against message size [GB/s]", sub, "message size [B]", "bandwidth [GB/s]", 1, 1,
+			 2, s, NAN, NAN, NULL, NAN, NULL);
+	}
+	doc_end(b);
+	return 0;
+}
+
+int dc_report_render_svg_why(const struct dc_report *r, struct dc_buf *out, const char **why)
+{
+	const char *e = r->info.experiment ? r->info.experiment : "";
+	int rc = 0;
+	*why = NULL;
+	if (r->sweep) {
+		size_t k = 0;
+		while (k < r->sweep->nmetrics && !drawable(r->sweep, k))
+			k++;
+		if (k == r->sweep->nmetrics) {
+			*why = "no metric of the sweep has a number to draw: pick some with --sweep-metrics";
+			return -1;
+		}
+		draw_sweep(r->sweep, r->config_name, out);
+	} else if (strcmp(e, "whatif") == 0 && r->whatif) {
+		rc = draw_whatif(r, out, why);
+	} else if (strcmp(e, "search") == 0 && r->search) {
+		rc = draw_search(r, out, why);
+	} else if (strcmp(e, "checkpoint") == 0 && (r->res.done & DC_EST_BIT(DC_EST_CHECKPOINT))) {
+		rc = draw_checkpoint(r, out);
+	} else if (strcmp(e, "loss") == 0 && (r->res.done & DC_EST_BIT(DC_EST_LOSS))) {
+		rc = draw_loss(r, out);
+	} else if (strcmp(e, "collectives") == 0) {
+		rc = draw_collectives(r, out, why);
+	} else if (r->res.done & DC_EST_BIT(DC_EST_MEMORY)) {
+		draw_memory(r, out);
+	} else if (r->res.done & DC_EST_BIT(DC_EST_RING)) {
+		draw_ring(r, out);
+	} else {
+		*why = "nothing to draw: the sections shown have no chart (the memory or ring section, or an "
+		       "experiment's own)";
+		return -1;
+	}
+	if (rc != 0)
+		return -1;
+	return out->failed ? -1 : 0;
 }
 
 int dc_report_render_svg(const struct dc_report *r, struct dc_buf *out)
 {
-	if (r->sweep)
-		draw_sweep(r->sweep, r->config_name, out);
-	else if (r->res.done & DC_EST_BIT(DC_EST_MEMORY))
-		draw_memory(r, out);
-	else if (r->res.done & DC_EST_BIT(DC_EST_RING))
-		draw_ring(r, out);
-	else {
-		draw_nothing(r, out);
-		doc_end(out);
-	}
-	return out->failed ? -1 : 0;
+	const char *why;
+	return dc_report_render_svg_why(r, out, &why);
 }

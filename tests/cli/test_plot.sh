@@ -34,6 +34,27 @@ draw ring_only --config "$sys" --only ring --set collective.ranks=4
 draw sweep --config "$gpus" --sweep cluster.num_nodes=1,2,4,8
 draw grid --config "$gpus" --sweep cluster.num_nodes=1,2,4 --sweep parallel.tp=2,3,4
 draw msg --config "$sys" --experiment ring --sweep 'collective.message_size=1 KiB,1 MiB,1 GiB'
+draw whatif --config "$sys" --experiment whatif
+draw whatif_gpu --config "$sys" --experiment whatif --set checkpoint.format='"full"' --set checkpoint.gather='"gpu"'
+draw checkpoint --config "$sys" --experiment checkpoint --set checkpoint.restore.num_nodes=1 \
+	--set checkpoint.restore.gpus_per_node=1 --set checkpoint.restore.tp=1
+draw loss --config "$sys" --experiment loss
+draw collectives --config "$sys" --experiment collectives --set 'collective.min_bytes=1 KiB' --set 'collective.max_bytes=1 GiB' \
+	--set collective.step_factor=1024
+draw search --config "$sys" --experiment search
+
+# an experiment with nothing to draw is an error: exit 2, a reason, no file
+nothing() { # NAME ARGS...
+	name=$1
+	shift
+	"$bin" "$@" --plot "$work/$name.svg" >/dev/null 2>"$work/err"
+	rc=$?
+	[ "$rc" = 2 ] || fail "$name: nothing to draw exits $rc, want 2"
+	grep -q "error: '--plot': " "$work/err" || fail "$name: no reason: $(cat "$work/err")"
+	[ ! -e "$work/$name.svg" ] || fail "$name: a file was written"
+}
+nothing none_model --config "$sys" --only model
+nothing none_search --config "$src/configs/llama-3-8b.json" --experiment search
 
 python3 - "$work" <<'PY' || fails=$((fails + 1))
 import sys, xml.etree.ElementTree as ET
@@ -117,9 +138,12 @@ for name in ("ring", "ring_only"):
 r = load("sweep")
 t = texts(r)
 want("sweep", size(r) == (800, 1500), f"size {size(r)}")
-for title in ("summary.peak_bytes against cluster.num_nodes", "summary.comm_bytes_per_step against cluster.num_nodes",
-              "summary.comm_time_s against cluster.num_nodes"):
+# titles in words with their units; the JSON path below each
+for title in ("peak/rank [GiB] against cluster.num_nodes", "comm/step [GiB] against cluster.num_nodes",
+              "comm time [ms] against cluster.num_nodes"):
     want("sweep", title in t, f"no panel '{title}'")
+for path in ("summary.peak_bytes", "summary.comm_bytes_per_step", "summary.comm_time_s"):
+    want("sweep", any(x.startswith(path + ": ") for x in t), f"no subtitle naming {path}")
 want("sweep", "peak/rank [GiB]" in t and "comm/step [GiB]" in t and "comm time [ms]" in t, "y axis units")
 lines = list(r.iter(NS + "polyline"))
 want("sweep", len(lines) == 3 and all(len(l.get("points").split()) == 4 for l in lines), "one 4-point line a panel")
@@ -142,6 +166,62 @@ want("msg", "collective.message_size (log scale)" in t, "no log x axis")
 want("msg", all(v in t for v in ("1 KiB", "1 MiB", "1 GiB")), "ticks not as written")
 xs = [float(c.get("cx")) for c in r.iter(NS + "circle")][:3]
 want("msg", len(xs) == 3 and abs((xs[1] - xs[0]) - (xs[2] - xs[1])) < 0.2, f"1 KiB..1 GiB not evenly spaced: {xs}")
+
+def bar_values(root, fill):
+    """Bar heights in px of one colour, left to right (legend swatches are 14 px wide)."""
+    return [float(x.get("height")) for x in sorted(rects(root, fill), key=lambda e: float(e.get("x")))
+            if float(x.get("width")) != 14]
+
+# whatif on systems.json: two panels (step time, peak memory); the memory
+# faults' bars are the figures of docs/whatif.md: whole-model gather 22.5
+# -> 28.6 GiB, the checkpoint 35.3 GiB training, 27.4 GiB saving; with a
+# full state dict kept on the GPU (checkpoint.gather "gpu"): 128,486,838,682
+# B = 119.66 GiB saving, above the training bar and the 80 GiB line
+r = load("whatif")
+t = texts(r)
+want("whatif", size(r) == (800, 1000), f"size {size(r)}")
+want("whatif", "Step time: baseline and each fault [s]" in t, "no step panel")
+want("whatif", "Peak memory per rank: baseline and each fault [GiB]" in t, "no memory panel")
+want("whatif", all(v in t for v in ("22.5", "28.6", "35.3", "27.4")), "memory bars not the hand-worked figures")
+want("whatif", "GPU memory 80.0 GiB" in t, "no GPU line in the legend")
+r = load("whatif_gpu")
+t = texts(r)
+want("whatif_gpu", "120" in t and "35.3" in t, f"the gpu-gathered save is not 119.66 GiB against 35.3: {t}")
+mem = bar_values(r, "#0072B2")
+want("whatif_gpu", len(mem) == 2 and mem[1] > 2 * 140, f"the save bar is not above the 80 GiB line: {mem}")
+
+# checkpoint restored onto one GPU: three panels; the one new rank reads all
+# 87.86 GiB of states, + 0.5 GiB of context: above the 80 GiB line
+r = load("checkpoint")
+t = texts(r)
+want("checkpoint", size(r) == (800, 1500), f"size {size(r)}")
+for title in ("Each rank's checkpoint bytes and save-phase peak [GiB]", "Save time by part [s]",
+              "Restore: what each new rank loads [GiB]"):
+    want("checkpoint", title in t, f"no panel '{title}'")
+want("checkpoint", any("the largest does NOT fit its GPU" in x for x in t), "the restore's fit is not said")
+want("checkpoint", "87.9" in t and "88.4" in t, "the restored rank's 87.86 + 0.5 GiB are not the bars")
+
+# loss: the three recipes of docs/checkpoint-and-loss.md's worked example
+# (systems.json, seed 0): 2.0645, 2.0357, 2.1970; 16 microbatches' weights
+r = load("loss")
+t = texts(r)
+want("loss", size(r) == (800, 1000), f"size {size(r)}")
+want("loss", all(v in t for v in ("2.06", "2.04", "2.2")), f"recipe bars {t}")
+want("loss", len([c for c in r.iter(NS + "circle") if float(c.get("cy")) > 500]) >= 16, "no point a microbatch")
+
+# collectives from 1 KiB to 1 GiB by 1024: three sizes, log axes, two lines
+r = load("collectives")
+t = texts(r)
+want("collectives", "message size [B] (log)" in t, "no log size axis")
+lines = list(r.iter(NS + "polyline"))
+want("collectives", len(lines) == 2 and all(len(l.get("points").split()) == 3 for l in lines), "two 3-point lines")
+
+# search: the Pareto front, the chosen layout ringed, the limit dashed
+r = load("search")
+t = texts(r)
+want("search", "Pareto front: step time against peak memory" in t, "no title")
+want("search", "the chosen layout" in t and any(x.startswith("memory limit ") for x in t), "legend")
+want("search", any(c.get("r") == "9" for c in r.iter(NS + "circle")), "the chosen layout is not ringed")
 for b in bad:
     print("FAIL:", b)
 sys.exit(1 if bad else 0)
@@ -222,7 +302,7 @@ grep -q "'--plot': '.*' is the '--config' file" "$work/err" || fail "--plot over
 # the pictures of README.md and docs/sweeps.md are what scripts/plots.sh
 # draws now: after a change that moves them, run it and commit docs/img/
 sh "$src/scripts/plots.sh" "$bin" "$work/img" 2>"$work/err" || fail "scripts/plots.sh: $(cat "$work/err")"
-for f in memory step ring sweep-gpus sweep-message-size; do
+for f in memory step ring sweep-gpus sweep-message-size whatif checkpoint loss collectives search; do
 	cmp -s "$work/img/$f.svg" "$src/docs/img/$f.svg" ||
 		fail "docs/img/$f.svg is stale: run sh scripts/plots.sh and commit docs/img/"
 done

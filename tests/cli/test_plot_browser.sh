@@ -48,6 +48,11 @@ render systems_step --config "$src/configs/systems.json" --set cluster.gpu=a100-
 render ring --config "$src/configs/systems.json" --experiment ring
 render sweep --config "$src/configs/sweeps/gpus.json" --sweep cluster.num_nodes=1,2,4,8 --sweep parallel.tp=2,4
 render msg --config "$src/configs/systems.json" --experiment ring --sweep 'collective.message_size=1 KiB,1 MiB,1 GiB'
+render whatif --config "$src/configs/systems.json" --experiment whatif
+render checkpoint --config "$src/configs/systems.json" --experiment checkpoint
+render loss --config "$src/configs/systems.json" --experiment loss
+render collectives --config "$src/configs/systems.json" --experiment collectives
+render search --config "$src/configs/systems.json" --experiment search
 [ -f "$work/list" ] || { echo "FAIL: no chart rendered"; exit 1; }
 
 python3 - "$work" <<'PY' || fails=$((fails + 1))
