@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "distcalc/config.h"
+#include "distcalc/params.h"
 
 #include "fixtures_plan.h"
 
@@ -133,8 +134,202 @@ START_TEST(test_family_defaults)
 		at = strstr(json, "\"q_lora_rank\": 1536");
 		ck_assert_ptr_nonnull(at);
 		memcpy(at, "\"q_lora_rank\": null", strlen("\"q_lora_rank\": null"));
+		/* the MTP module off (its attention would change too) */
+		at = strstr(json, "\"num_nextn_predict_layers\": 1");
+		ck_assert_ptr_nonnull(at);
+		at[strlen("\"num_nextn_predict_layers\": ")] = '0';
 		expect_total(json, "deepseek_v3", 671026419200ull + 7771427328ull);
 	}
+}
+END_TEST
+
+/* configs/models/<name>.json through model.hf_config: the plan's total and
+ * active counts, and the MTP term. */
+static void expect_model(const char *name, const char *family, uint64_t total, uint64_t active, uint64_t mtp)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+	struct dc_param_terms t;
+	char model[512];
+	snprintf(model, sizeof(model), "\"hf_config\": \"%s/configs/models/%s.json\", \"seq_length\": 4096",
+		 DC_SOURCE_DIR, name);
+	ck_assert_int_eq(load(model, NULL, &cfg, &d), 0);
+	dc_diag_release(&d);
+	ck_assert_str_eq(cfg.model.family, family);
+	ck_assert_uint_eq(plan_of(&cfg)->params_total, total);
+	ck_assert_uint_eq(plan_of(&cfg)->params_active, active);
+	ck_assert_int_eq(dc_params_terms(&cfg.model, &t), 0);
+	ck_assert_uint_eq(t.mtp, mtp);
+}
+
+/* Every new family against its published total (docs/models.md names each
+ * source; the totals are the safetensors index's total_size / bytes per
+ * weight or the model card's exact figure). Hand counts, term by term:
+ *
+ * Qwen/Qwen3-8B (qwen3): h 4096, 36 layers, 32 heads, 8 KV, d 128, f 12288,
+ *   V 151936 untied. Layer: q 16,777,216 + k, v 8,388,608 + o 16,777,216 +
+ *   q/k norms 256 + MLP 150,994,944 + norms 8,192 = 192,946,432; x 36 =
+ *   6,946,071,552 + embedding and head 1,244,659,712 + 4,096
+ *   = 8,190,735,360; total_size 16,381,470,720 B = 2 B x this.
+ * google/gemma-2-9b (gemma2): h 3584, 42 layers, 16 heads, 8 KV, d 256,
+ *   f 14336, V 256000 tied. Layer: q, k+v, o 3 x 14,680,064 + MLP
+ *   154,140,672 + four norms 14,336 = 198,195,200; x 42 + 917,504,000 +
+ *   3,584 = 9,241,705,984, the safetensors total (9,241,705,984).
+ * google/gemma-3-1b-it (gemma3_text): h 1152, 26 layers, 4 heads, 1 KV,
+ *   d 256, f 6912, V 262144 tied. Layer: q 1,179,648 + k+v 589,824 + o
+ *   1,179,648 + q/k norms 512 + MLP 23,887,872 + 4,608 = 26,842,112; x 26 +
+ *   301,989,888 + 1,152 = 999,885,952; 1,999,771,904 B in 16 bits.
+ * google/gemma-3-27b-it (gemma3, text_config; the SigLIP tower is not
+ *   counted, a warning says so): h 5376, 62 layers, 32 heads, 16 KV, d 128,
+ *   f 21504, V 262208 (Gemma3TextConfig's default) tied; q 22,020,096, k+v
+ *   22,020,096, o 22,020,096, q/k norms 256, MLP 346,816,512, norms 21,504
+ *   = 412,898,560 a layer; x 62 + 1,409,630,208 + 5,376 = 27,009,346,304,
+ *   llama.cpp's n_params of its text model (27,009,346,304).
+ * meta-llama/Llama-4-Scout-17B-16E (llama4, text_config): h 5120, 48
+ *   layers all MoE (interleave_moe_layer_step 1), 40 heads, 8 KV, d 128, 16
+ *   experts of 8192 + a shared one of 8192, top-1, V 202048 untied. Layer:
+ *   attention 62,914,560 + 17 x 125,829,120 + router 81,920 + norms 10,240
+ *   = 2,202,101,760; x 48 + 2 x 1,034,485,760 + 5,120 = 107,769,861,120;
+ *   active: 15 experts fewer a layer, -90,596,966,400 = 17,172,894,720,
+ *   Meta's "17B active"; its "109B total" adds the vision encoder.
+ * openai/gpt-oss-20b and -120b (gpt_oss): h 2880, 64 heads, 8 KV, d 64,
+ *   experts of 2880, top-4, V 201088 untied. Attention with biases and 64
+ *   sinks: 5,898,240 + 1,179,648 + 5,898,240 + 5,120 + 2,880 + 64 =
+ *   12,984,192; an expert 3 x 2880^2 + 2 x 2880 + 2880 = 24,891,840; the
+ *   router 2880 E + E; norms 5,760.
+ *   20b: 24 layers of 32 experts: 12,984,192 + 796,538,880 + 92,192 +
+ *   5,760 = 809,621,024; x 24 + 1,158,266,880 + 2,880 = 20,914,757,184
+ *   (model card 20.91B); active 4 experts: 4,187,440,704.
+ *   120b: 36 layers of 128: 12,984,192 + 3,186,155,520 + 368,768 + 5,760
+ *   = 3,199,514,240; x 36 + 1,158,266,880 + 2,880 = 116,829,156,672 (model
+ *   card 116.83B); active 5,711,982,912.
+ * zai-org/GLM-4.5-Air (glm4_moe): h 4096, 46 layers (first dense, f
+ *   10944), 96 heads, 8 KV, d 128, q/k/v biased, 128 experts of 1408 + 1
+ *   shared, top-8, router and score bias, V 151552 untied, one MTP layer.
+ *   Attention 50,331,648 + 4,194,304 + 50,331,648 + 14,336 = 104,871,936;
+ *   MoE layer 104,871,936 + 129 x 17,301,504 + 524,416 + 8,192 =
+ *   2,337,298,432; dense layer 104,871,936 + 134,479,872 + 8,192.
+ *   Main model: 2,337,298,432 x 45 + 239,360,000 + 1,241,513,984 + 4,096
+ *   = 106,852,251,264 ("106B"); MTP: 2,337,298,432 + 2 x 4096^2 + 3 x 4096
+ *   = 2,375,059,584; with the checkpoint's own embedding and head copies in
+ *   its layer 46 (2 x 620,756,992) the main and MTP make 110,468,824,832,
+ *   the safetensors total. Active: 8 experts: 13,424,129,664 main (12.18B
+ *   without embedding and head: "12B active") + 2,375,059,584 - 120 x
+ *   17,301,504 = 298,879,104 for the MTP layer.
+ * moonshotai/Kimi-K2-Instruct (model_type kimi_k2, read as its
+ *   DeepseekV3ForCausalLM): DeepSeek-V3's layer with 64 heads and 384
+ *   experts, 1 dense layer, V 163840, no MTP: 1,026,408,232,448, the
+ *   checkpoint's logical parameter count ("1T total, 32B active":
+ *   32,861,500,928 active).
+ * Qwen/Qwen3-Next-80B-A3B (qwen3_next): 12 gated-attention layers
+ *   (q 2048 x 8192 = 16,777,216, k, v 1,048,576 each, o 8,388,608, q/k
+ *   norms 512: 27,264,000) and 36 Gated DeltaNet layers (in_proj_qkvz 2048 x
+ *   12288 = 25,165,824, in_proj_ba 131,072, conv1d 8192 x 4 = 32,768,
+ *   dt_bias and A_log 64, norm 128, out_proj 8,388,608: 33,718,464); every
+ *   layer MoE: 512 x 3,145,728 + shared 3,145,728 + gate 2,048 + router
+ *   1,048,576 = 1,614,809,088, norms 4,096; + 622,329,856 + 2,048
+ *   = 79,674,391,296 ("80B"); active 10 experts: 3,874,929,408 ("A3B"). */
+START_TEST(test_new_families_published)
+{
+	expect_model("qwen3-8b", "qwen3", 8190735360ull, 8190735360ull, 0);
+	expect_model("gemma-2-9b", "gemma2", 9241705984ull, 9241705984ull, 0);
+	expect_model("gemma-3-1b-it", "gemma3_text", 999885952ull, 999885952ull, 0);
+	expect_model("gemma-3-27b-it", "gemma3", 27009346304ull, 27009346304ull, 0);
+	expect_model("llama-4-scout-17b-16e", "llama4", 107769861120ull, 17172894720ull, 0);
+	expect_model("gpt-oss-20b", "gpt_oss", 20914757184ull, 4187440704ull, 0);
+	expect_model("gpt-oss-120b", "gpt_oss", 116829156672ull, 5711982912ull, 0);
+	expect_model("glm-4.5-air", "glm4_moe", 106852251264ull + 2375059584ull, 13424129664ull + 298879104ull,
+		     2375059584ull);
+	ck_assert_uint_eq(106852251264ull + 2375059584ull + 2 * 620756992ull, 110468824832ull);
+	expect_model("kimi-k2-instruct", "deepseek_v3", 1026408232448ull, 32861500928ull, 0);
+	expect_model("qwen3-next-80b-a3b", "qwen3_next", 79674391296ull, 3874929408ull, 0);
+}
+END_TEST
+
+/* The layer kinds each family's file sets (docs/models.md, "Layer kinds"). */
+START_TEST(test_layer_kinds_read)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+	char model[512], got[4096];
+	static const struct {
+		const char *name;
+		uint64_t window, pattern, full_every, moe_every;
+		int sinks, sandwich, gate;
+	} want[] = {
+		/* Mistral-7B-v0.1: 4096 tokens on every layer */
+		{"mistral-7b-v0.1", 4096, 0, 0, 1, 0, 0, 0},
+		{"gemma-2-9b", 4096, 2, 0, 1, 0, 1, 0},
+		{"gemma-3-27b-it", 1024, 6, 0, 1, 0, 1, 0},
+		{"gemma-3-1b-it", 512, 6, 0, 1, 0, 1, 0},
+		/* chunked attention of 8192 on the RoPE layers, every 4th global */
+		{"llama-4-scout-17b-16e", 8192, 4, 0, 1, 0, 0, 0},
+		{"gpt-oss-20b", 128, 2, 0, 1, 1, 0, 0},
+		{"qwen3-next-80b-a3b", 0, 0, 4, 1, 0, 0, 1},
+		{"qwen3-8b", 0, 0, 0, 1, 0, 0, 0},
+		{"llama-3-8b", 0, 0, 0, 1, 0, 0, 0},
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		snprintf(model, sizeof(model), "\"hf_config\": \"%s/configs/models/%s.json\", \"seq_length\": 4096",
+			 DC_SOURCE_DIR, want[i].name);
+		ck_assert_int_eq(load(model, NULL, &cfg, &d), 0);
+		ck_assert_msg(cfg.model.sliding_window == want[i].window, "%s: window %llu", want[i].name,
+			      (unsigned long long)cfg.model.sliding_window);
+		ck_assert_uint_eq(cfg.model.sliding_window_pattern, want[i].pattern);
+		ck_assert_uint_eq(cfg.model.full_attention_interval, want[i].full_every);
+		ck_assert_uint_eq(cfg.model.moe_layer_interval, want[i].moe_every);
+		ck_assert_int_eq(cfg.model.attention_sinks, want[i].sinks);
+		ck_assert_int_eq(cfg.model.sandwich_norm, want[i].sandwich);
+		ck_assert_int_eq(cfg.model.attention_output_gate, want[i].gate);
+		dc_diag_release(&d);
+	}
+	/* Kimi K2: read as deepseek_v3 from its architectures, with a warning
+	 * that says so */
+	snprintf(model, sizeof(model), "\"hf_config\": \"%s/configs/models/kimi-k2-instruct.json\", \"seq_length\": 4096",
+		 DC_SOURCE_DIR);
+	ck_assert_int_eq(load(model, NULL, &cfg, &d), 0);
+	joined(&d, got, sizeof(got));
+	ck_assert_ptr_nonnull(strstr(got, "kimi-k2-instruct.json: 'model_type': \"kimi_k2\" is not a family distcalc reads; read as deepseek_v3, the family of 'architectures' \"DeepseekV3ForCausalLM\""));
+	dc_diag_release(&d);
+	/* gpt-oss: the MXFP4 storage named */
+	snprintf(model, sizeof(model), "\"hf_config\": \"%s/configs/models/gpt-oss-20b.json\", \"seq_length\": 4096",
+		 DC_SOURCE_DIR);
+	ck_assert_int_eq(load(model, NULL, &cfg, &d), 0);
+	joined(&d, got, sizeof(got));
+	ck_assert_ptr_nonnull(strstr(got, "'quantization_config': the checkpoint's \"mxfp4\" storage"));
+	dc_diag_release(&d);
+}
+END_TEST
+
+/* Layer kinds distcalc cannot express are errors naming the key. */
+START_TEST(test_layer_kind_errors)
+{
+	expect_hf_error("{\"model_type\": \"gpt_oss\", \"num_hidden_layers\": 4, \"layer_types\": [\"sliding_attention\", "
+			"\"full_attention\", \"full_attention\", \"full_attention\"]}",
+			DC_ERR_CONFIG,
+			"%s: error: 'layer_types': distcalc models every n-th layer as full attention and the others as "
+			"\"sliding_attention\"; layer 3 (from 1) breaks the period 2 of the first full one");
+	expect_hf_error("{\"model_type\": \"gemma2\", \"num_hidden_layers\": 2, \"layer_types\": [\"sliding_attention\"]}",
+			DC_ERR_CONFIG,
+			"%s: error: 'layer_types': expected one entry a layer (num_hidden_layers 2), got 1");
+	expect_hf_error("{\"model_type\": \"gemma2\", \"num_hidden_layers\": 2, \"layer_types\": [\"sliding_attention\", "
+			"\"chunked_attention\"]}",
+			DC_ERR_CONFIG,
+			"%s: error: 'layer_types': entry 2 is \"chunked_attention\"; this family's layers are "
+			"\"full_attention\" or \"sliding_attention\"");
+	expect_hf_error("{\"model_type\": \"qwen3\", \"use_sliding_window\": true, \"max_window_layers\": 28}",
+			DC_ERR_CONFIG,
+			"%s: error: 'max_window_layers': distcalc models a window on every layer or on all but every n-th; "
+			"only 0 is supported with use_sliding_window, got 28");
+	expect_hf_error("{\"model_type\": \"llama4\", \"text_config\": {\"num_hidden_layers\": 4, \"interleave_moe_layer_step\": 2, "
+			"\"moe_layers\": [1]}}",
+			DC_ERR_CONFIG,
+			"%s: error: 'moe_layers': distcalc models MoE layers as every interleave_moe_layer_step-th layer "
+			"(2); the list must be 1, 3, ... below num_hidden_layers\n"
+			"%s: 'attention_chunk_size': chunked attention (8192 tokens) on three layers of four is priced as "
+			"a sliding window of that many keys (model.sliding_window)");
+	expect_hf_error("{\"model_type\": \"gemma3\", \"text_config\": 5}", DC_ERR_CONFIG,
+			"%s: error: 'text_config': expected an object, got 5");
 }
 END_TEST
 
@@ -257,9 +452,9 @@ START_TEST(test_errors)
 			"%s: error: 'hidden_size': must be at least 1, got -4096\n"
 			"%s: error: 'num_hidden_layers': expected an integer, got \"x\"");
 	expect_hf_error("{\"model_type\": \"t5\"}", DC_ERR_CONFIG,
-			"%s: error: 'model_type': unsupported architecture \"t5\"; supported: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3_moe, gpt2, gemma, deepseek_v3");
+			"%s: error: 'model_type': unsupported architecture \"t5\"; supported: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, gpt2, gemma, gemma2, gemma3, gemma3_text, llama4, llama4_text, gpt_oss, glm4_moe, deepseek_v3");
 	expect_hf_error("{\"hidden_size\": 8}", DC_ERR_CONFIG,
-			"%s: error: 'model_type': missing, and no 'architectures' entry names the model; supported: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3_moe, gpt2, gemma, deepseek_v3");
+			"%s: error: 'model_type': missing, and no 'architectures' entry names the model; supported: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, gpt2, gemma, gemma2, gemma3, gemma3_text, llama4, llama4_text, gpt_oss, glm4_moe, deepseek_v3");
 	expect_hf_error("{\"model_type\": \"llama\", \"num_attention_heads\": 32, \"num_key_value_heads\": 5}",
 			DC_ERR_CONFIG, "%s: error: 'num_key_value_heads': must divide num_attention_heads (32), got 5");
 	expect_hf_error("{\"model_type\": \"deepseek_v3\", \"first_k_dense_replace\": 61, \"moe_layer_freq\": 2}",
@@ -327,6 +522,9 @@ static Suite *hf_suite(void)
 	Suite *s = suite_create("hf");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_family_defaults);
+	tcase_add_test(tc, test_new_families_published);
+	tcase_add_test(tc, test_layer_kinds_read);
+	tcase_add_test(tc, test_layer_kind_errors);
 	tcase_add_test(tc, test_explicit_keys_override);
 	tcase_add_test(tc, test_dropout);
 	tcase_add_test(tc, test_model_option_replaces_shape);

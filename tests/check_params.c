@@ -188,13 +188,26 @@ START_TEST(test_deepseek_v3)
 	 * active: 8 experts 352,321,536 -> MoE layer 585,318,656 x 58
 	 *   = 33,948,482,048; + 1,750,450,176 + 1,853,358,080 + 7,168
 	 *   = 37,552,297,472; without the input embedding (926,679,040):
-	 *   36,625,618,432, the README's "36.6B" */
+	 *   36,625,618,432, the README's "36.6B"
+	 * The MTP module (num_nextn_predict_layers 1; arXiv 2412.19437 section
+	 * 2.2: a MoE layer, enorm and hnorm, the projection M of 2h x h, and
+	 * the model's embedding and head shared), by hand:
+	 *   MoE layer 11,507,286,272 (above, its two norms included)
+	 *   + eh_proj 2 x 7168 x 7168 = 102,760,448
+	 *   + enorm, hnorm, its final norm 3 x 7168 = 21,504
+	 *   = 11,610,068,224, the issue's "+11.6B" (the same term counts
+	 *   GLM-4.5-Air's checkpoint exactly: check_hf.c)
+	 * active MTP: the MoE layer with 8 experts 585,318,656 + 102,760,448 +
+	 *   21,504 = 688,100,608 */
 	struct dc_config c;
 	struct dc_param_terms t;
-	expect_counts("deepseek-v3", 671026419200ull, 37552297472ull);
+	expect_counts("deepseek-v3", 671026419200ull + 11610068224ull, 37552297472ull + 688100608ull);
 	load_model("deepseek-v3", "\"tp\": 1", &c);
 	ck_assert_int_eq(dc_params_terms(&c.model, &t), 0);
-	ck_assert_uint_eq(t.active - t.embedding, 36625618432ull);
+	ck_assert_uint_eq(t.mtp, 11610068224ull);
+	ck_assert_uint_eq(t.mtp_experts, 11274289152ull);
+	ck_assert_uint_eq(t.total - t.mtp, 671026419200ull);
+	ck_assert_uint_eq(t.active - t.mtp_active - t.embedding, 36625618432ull);
 	ck_assert_uint_eq(t.dense_layers, 3);
 	ck_assert_uint_eq(t.moe_layers, 58);
 	ck_assert_uint_eq(t.attention, 61ull * 187107328ull);
@@ -254,7 +267,11 @@ START_TEST(test_placement_dense_layers_pp)
 	 *   stage 0: 3 x 583,483,392 + 3,051,569,408 + embedding 926,679,040
 	 *     = 5,728,698,624
 	 *   stage 1: 4 x 3,051,569,408 + final norm 7,168 + head 926,679,040
-	 *     = 13,132,963,840, the most loaded */
+	 *     = 13,132,963,840
+	 *     + the MTP module after the last layer (a MoE layer 3,051,569,408,
+	 *     eh_proj 2 x 7168^2 = 102,760,448, enorm, hnorm and its norm
+	 *     21,504: 3,154,351,360, of which 2,818,572,288 routed experts)
+	 *     = 16,287,315,200, the most loaded */
 	struct dc_config c;
 	struct dc_stage_params p0, p1, most;
 	uint64_t stage;
@@ -276,10 +293,11 @@ START_TEST(test_placement_dense_layers_pp)
 	ck_assert_uint_eq(p0.moe_layers, 1);
 	ck_assert_uint_eq(p0.total, 5728698624ull);
 	ck_assert_uint_eq(p1.moe_layers, 4);
-	ck_assert_uint_eq(p1.total, 13132963840ull);
+	ck_assert_uint_eq(p1.total, 16287315200ull);
+	ck_assert_uint_eq(p1.expert_params, 5ull * 2818572288ull);
 	ck_assert_int_eq(dc_stage_params_most_loaded(plan_of(&c), &most, &stage), 0);
 	ck_assert_uint_eq(stage, 1);
-	ck_assert_uint_eq(most.total, 13132963840ull);
+	ck_assert_uint_eq(most.total, 16287315200ull);
 }
 END_TEST
 

@@ -175,6 +175,22 @@ struct dc_model {
 	uint64_t qk_nope_head_dim;
 	uint64_t v_head_dim;
 
+	/* layer kinds (docs/models.md, "Layer kinds"); layer i counts from 1
+	 * in the "every n-th" rules, as transformers' layer_types do */
+	uint64_t sliding_window;          /* keys a sliding-window layer attends to; 0: every layer global */
+	uint64_t sliding_window_pattern;  /* with a window, every n-th layer is global; 0: none is */
+	int attention_sinks;              /* a learned sink logit per head and layer (gpt-oss) */
+	int attention_output_gate;        /* q_proj also gives a sigmoid gate of a d per token (Qwen3-Next) */
+	int sandwich_norm;                /* a norm after attention and after the MLP too (Gemma 2 and 3) */
+	uint64_t full_attention_interval; /* 0: no linear attention; n: every n-th layer softmax, the rest Gated DeltaNet */
+	uint64_t linear_num_key_heads;    /* Gated DeltaNet: query/key heads */
+	uint64_t linear_num_value_heads;  /* Gated DeltaNet: value heads (a multiple of the key heads) */
+	uint64_t linear_key_head_dim;
+	uint64_t linear_value_head_dim;
+	uint64_t linear_conv_kernel_dim;  /* the depthwise causal convolution's width */
+	uint64_t moe_layer_interval;      /* routed experts on every n-th layer (Llama 4); 0 and 1: every layer */
+	uint64_t mtp_layers;              /* multi-token-prediction modules after the last layer (DeepSeek-V3) */
+
 	char hf_config[512];          /* the Hugging Face config.json read, as opened; "" if none */
 };
 

@@ -35,10 +35,15 @@ struct dc_param_terms {
 	uint64_t router;           /* router weights (and score bias) */
 	uint64_t norms;            /* two per layer and the final one */
 	uint64_t lm_head;          /* output head; 0 when tied to the embedding */
+	uint64_t mtp;              /* multi-token-prediction modules (in total; the model's embedding and head shared) */
+	uint64_t mtp_experts;      /* their routed experts */
+	uint64_t mtp_active;       /* mtp with the experts_per_token of its experts */
+	uint64_t linear_attention_layers; /* Gated DeltaNet layers (attention holds theirs) */
+	uint64_t sliding_window_layers;   /* softmax layers with a sliding window */
 	uint64_t dense_layers;     /* layers with a dense MLP */
 	uint64_t moe_layers;       /* layers with routed experts */
-	uint64_t total;
-	uint64_t active;           /* total with experts_active in place of experts */
+	uint64_t total;            /* every term, the MTP modules included (trained with the model) */
+	uint64_t active;           /* total with experts_active in place of experts (and the MTP's) */
 };
 
 /* One norm layer: h (RMSNorm weight) or 2h (LayerNorm weight and bias). */
@@ -56,8 +61,24 @@ int dc_params_mlp(const struct dc_model *m, uint64_t f, struct dc_param_part *ou
 int dc_params_router(const struct dc_model *m, struct dc_param_part *out);
 int dc_params_shared_experts(const struct dc_model *m, struct dc_param_part *out);
 
-/* Layers with routed experts: L - dense_layers when num_experts > 0, else 0. */
+/* Layers with routed experts: L - dense_layers when num_experts > 0 (of
+ * those, every moe_layer_interval-th), else 0. */
 uint64_t dc_params_moe_layers(const struct dc_model *m);
+
+/* One Gated DeltaNet layer's projections, convolution, decay and norm; 0
+ * without linear attention (full_attention_interval 0). */
+int dc_params_linear_attention(const struct dc_model *m, struct dc_param_part *out);
+
+/* Of the layers first + 1 .. first + n (counting from 1), those `every`
+ * divides; 0 when every is 0. */
+uint64_t dc_params_every(uint64_t first, uint64_t n, uint64_t every);
+
+/* The model's Gated DeltaNet layers, and its softmax layers with a window. */
+uint64_t dc_params_linear_layers(const struct dc_model *m);
+uint64_t dc_params_sliding_layers(const struct dc_model *m);
+
+/* Norms in one layer: 2, or 4 with sandwich_norm. */
+uint64_t dc_params_layer_norms(const struct dc_model *m);
 
 /* One layer's blocks of each kind, before any split. */
 struct dc_param_layer {
@@ -67,6 +88,7 @@ struct dc_param_layer {
 	struct dc_param_part router;
 	struct dc_param_part shared_experts;
 	uint64_t norm;                       /* one norm of width h */
+	struct dc_param_part linear_attention; /* one Gated DeltaNet layer's (0 without) */
 };
 
 int dc_params_layer(const struct dc_model *m, struct dc_param_layer *out);

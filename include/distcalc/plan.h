@@ -151,6 +151,12 @@ struct dc_plan_shard {
 	uint64_t layer_experts; /* the routed-expert part of moe_layer */
 	uint64_t embedding;     /* the vocab-parallel embedding (or head): ceil(V h / tp) */
 	uint64_t position;      /* the learned position table P x h, whole (GPT-2) */
+	/* a Gated DeltaNet layer in place of softmax attention (Qwen3-Next):
+	 * dense_layer and moe_layer with its attention */
+	uint64_t linear_dense_layer, linear_moe_layer;
+	/* the multi-token-prediction modules, on the last stage: all of
+	 * them, and their routed-expert part */
+	uint64_t mtp, mtp_experts;
 	int overflow;           /* a layer's or the embedding's share overflows 64 bits */
 	int position_overflow;  /* P x h overflows (the first stage's count) */
 };
@@ -322,6 +328,10 @@ uint64_t dc_plan_stage_dense_layers(const struct dc_plan *p, uint64_t stage);
  * they overflow 64 bits). */
 uint64_t dc_plan_stage_segment(const struct dc_plan *p, uint64_t stage);
 const struct dc_stage_params *dc_plan_stage_params(const struct dc_plan *p, uint64_t stage);
+
+/* Of the stage's layers (every chunk of it), those whose number (from 1)
+ * `every` divides; 0 when every is 0. O(v). */
+uint64_t dc_plan_stage_every(const struct dc_plan *p, uint64_t stage, uint64_t every);
 
 /* Stages [*first, *last] of class `i` (0 <= i < nclasses). */
 void dc_plan_class_stages(const struct dc_plan *p, uint64_t i, uint64_t *first, uint64_t *last);

@@ -40,7 +40,7 @@ int dc_stage_params_compute(const struct dc_plan *pl, uint64_t stage, struct dc_
 {
 	const struct dc_model *m = &pl->in->model;
 	const struct dc_plan_shard *sh = &pl->shard;
-	uint64_t tp = pl->layout.tp, pp = pl->layout.pp;
+	uint64_t tp = pl->layout.tp, pp = pl->layout.pp, lin = 0, lin_moe = 0;
 	struct dc_ck c = {0};
 
 	memset(p, 0, sizeof(*p));
@@ -62,6 +62,13 @@ int dc_stage_params_compute(const struct dc_plan *pl, uint64_t stage, struct dc_
 	p->moe_layers = p->layers - p->dense_layers;
 	p->layer_params = max_u64(p->dense_layers ? sh->dense_layer : 0, p->moe_layers ? sh->moe_layer : 0);
 	p->expert_params = dc_ck_mul(&c, sh->layer_experts, p->moe_layers);
+	if (m->full_attention_interval) {
+		/* the stage's Gated DeltaNet layers, MoE ones first */
+		lin = p->layers - dc_plan_stage_every(pl, stage, m->full_attention_interval);
+		lin_moe = lin < p->moe_layers ? lin : p->moe_layers;
+		p->layer_params = max_u64(p->layer_params, max_u64(lin > lin_moe ? sh->linear_dense_layer : 0,
+								     lin_moe ? sh->linear_moe_layer : 0));
+	}
 	if (stage == 0) { /* and the learned position table, whole (GPT-2) */
 		if (sh->position_overflow)
 			return -1;
@@ -69,14 +76,23 @@ int dc_stage_params_compute(const struct dc_plan *pl, uint64_t stage, struct dc_
 	}
 	if (stage == pp - 1) {
 		p->other_params = dc_ck_add(&c, p->other_params, pl->parts.norm); /* final norm */
+		/* the MTP modules follow the last layer (DeepSeek-V3 section 2.2) */
+		p->other_params = dc_ck_add(&c, p->other_params, sh->mtp - sh->mtp_experts);
+		p->expert_params = dc_ck_add(&c, p->expert_params, sh->mtp_experts);
 		/* an untied head; a tied one is copied to the last stage when pp > 1 */
 		if (!m->tie_word_embeddings || pp > 1)
 			p->other_params = dc_ck_add(&c, p->other_params, sh->embedding);
 	}
 	p->total = dc_ck_add(&c,
-			     dc_ck_add(&c, dc_ck_mul(&c, p->dense_layers, sh->dense_layer),
-				       dc_ck_mul(&c, p->moe_layers, sh->moe_layer)),
+			     dc_ck_add(&c, dc_ck_mul(&c, p->dense_layers - (lin - lin_moe), sh->dense_layer),
+				       dc_ck_mul(&c, p->moe_layers - lin_moe, sh->moe_layer)),
 			     p->other_params);
+	p->total = dc_ck_add(&c, p->total,
+			     dc_ck_add(&c, dc_ck_mul(&c, lin - lin_moe, sh->linear_dense_layer),
+				       dc_ck_mul(&c, lin_moe, sh->linear_moe_layer)));
+	/* the MTP's experts, counted in other_params' place above */
+	if (stage == pp - 1)
+		p->total = dc_ck_add(&c, p->total, sh->mtp_experts);
 	return c.overflow ? -1 : 0;
 }
 

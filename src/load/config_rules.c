@@ -206,6 +206,45 @@ static int rule_moe_mla(struct loader *l)
 	return l->errors > errors ? -1 : 0;
 }
 
+/* Layer kinds (docs/models.md, "Layer kinds"): a pattern needs its
+ * window, linear attention its five sizes (value heads a multiple of the
+ * key heads, as the grouped heads of Gated DeltaNet need) and no window,
+ * interleaved MoE layers an MoE model. */
+static int rule_layer_kinds(struct loader *l)
+{
+	struct dc_model *m = &l->cfg->model;
+	size_t errors = l->errors;
+	if (m->sliding_window_pattern && !m->sliding_window)
+		dc_cfg_errorf(l, KEY_MODEL_SLIDING_WINDOW_PATTERN,
+			      "'model.sliding_window_pattern': needs model.sliding_window (the window of the other layers), got %llu without one",
+			      (unsigned long long)m->sliding_window_pattern);
+	if (m->full_attention_interval) {
+		static const enum key_id need[] = {KEY_MODEL_LINEAR_NUM_KEY_HEADS, KEY_MODEL_LINEAR_NUM_VALUE_HEADS,
+						   KEY_MODEL_LINEAR_KEY_HEAD_DIM, KEY_MODEL_LINEAR_VALUE_HEAD_DIM,
+						   KEY_MODEL_LINEAR_CONV_KERNEL_DIM};
+		const uint64_t *val[] = {&m->linear_num_key_heads, &m->linear_num_value_heads, &m->linear_key_head_dim,
+					 &m->linear_value_head_dim, &m->linear_conv_kernel_dim};
+		for (size_t i = 0; i < 5; i++)
+			if (!*val[i])
+				dc_cfg_errorf(l, KEY_MODEL_FULL_ATTENTION_INTERVAL,
+					      "'%s': at least 1 required with model.full_attention_interval (Gated DeltaNet layers)",
+					      dc_cfg_keys[need[i]].info.path);
+		if (m->linear_num_key_heads && m->linear_num_value_heads % m->linear_num_key_heads != 0)
+			dc_cfg_errorf(l, KEY_MODEL_LINEAR_NUM_VALUE_HEADS,
+				      "'model.linear_num_value_heads': must be a multiple of model.linear_num_key_heads (%llu), got %llu",
+				      (unsigned long long)m->linear_num_key_heads, (unsigned long long)m->linear_num_value_heads);
+		if (m->sliding_window)
+			dc_cfg_errorf(l, KEY_MODEL_SLIDING_WINDOW,
+				      "'model.sliding_window': distcalc models no window in a hybrid linear-attention model (model.full_attention_interval %llu), got %llu",
+				      (unsigned long long)m->full_attention_interval, (unsigned long long)m->sliding_window);
+	}
+	if (m->moe_layer_interval > 1 && !m->num_experts)
+		dc_cfg_errorf(l, KEY_MODEL_MOE_LAYER_INTERVAL,
+			      "'model.moe_layer_interval': needs a mixture-of-experts model (model.num_experts), got %llu",
+			      (unsigned long long)m->moe_layer_interval);
+	return l->errors > errors ? -1 : 0;
+}
+
 static int rule_head_dim(struct loader *l)
 {
 	struct dc_model *m = &l->cfg->model;
@@ -344,6 +383,10 @@ static int rule_tp_heads(struct loader *l)
 	else if (m->num_kv_heads % p->tp != 0)
 		dc_cfg_errorf(l, blame(l, k_tp, KEY_MODEL_NUM_KV_HEADS), "'parallel.tp': must divide model.num_kv_heads (%llu), got %llu",
 		       (unsigned long long)m->num_kv_heads, (unsigned long long)p->tp);
+	else if (m->full_attention_interval && m->linear_num_key_heads % p->tp != 0)
+		dc_cfg_errorf(l, blame(l, k_tp, KEY_MODEL_LINEAR_NUM_KEY_HEADS),
+		       "'parallel.tp': must divide model.linear_num_key_heads (%llu; the Gated DeltaNet heads split over tp), got %llu",
+		       (unsigned long long)m->linear_num_key_heads, (unsigned long long)p->tp);
 	return 0;
 }
 
@@ -453,6 +496,18 @@ static int rule_pp_layers(struct loader *l)
 		dc_cfg_errorf(l, ki < 0 ? ki : blame(l, ki, strcmp(key, "parallel.pp") == 0 ? KEY_MODEL_NUM_LAYERS : KEY_PARALLEL_PP),
 			      "%s", err);
 	}
+	return 0;
+}
+
+/* MoE every n-th layer (Llama 4): the stage machinery places the dense
+ * layers first, so the interleave runs on one stage only */
+static int rule_moe_interval_pp(struct loader *l)
+{
+	const struct dc_config *c = l->cfg;
+	if (c->model.num_experts && c->model.moe_layer_interval > 1 && c->parallel.pp > 1)
+		dc_cfg_errorf(l, blame(l, KEY_PARALLEL_PP, KEY_MODEL_MOE_LAYER_INTERVAL),
+			      "'parallel.pp': distcalc's stages hold a model's dense layers first, so MoE on every n-th layer (model.moe_layer_interval %llu) needs pp 1, got %llu",
+			      (unsigned long long)c->model.moe_layer_interval, (unsigned long long)c->parallel.pp);
 	return 0;
 }
 
@@ -913,6 +968,10 @@ static const struct rule rules[] = {
 	  KEYS("model.num_experts", "model.experts_per_token", "model.moe_ffn_hidden_size", "model.dense_layers",
 	       "model.num_layers", "model.kv_lora_rank", "model.qk_rope_head_dim", "model.qk_nope_head_dim",
 	       "model.v_head_dim")}, rule_moe_mla},
+	{{"sliding_window_pattern comes with sliding_window; full_attention_interval with the five linear_* sizes, value heads a multiple of key heads and no window; moe_layer_interval > 1 with num_experts",
+	  KEYS("model.sliding_window", "model.sliding_window_pattern", "model.full_attention_interval",
+	       "model.linear_num_key_heads", "model.linear_num_value_heads", "model.moe_layer_interval",
+	       "model.num_experts")}, rule_layer_kinds},
 	{{"num_attention_heads divides hidden_size unless head_dim is given",
 	  KEYS("model.num_attention_heads", "model.hidden_size", "model.head_dim")}, rule_head_dim},
 	{{"seq_length fits a learned position table",
@@ -939,6 +998,8 @@ static const struct rule rules[] = {
 	 rule_pp_layers},
 	{{"sequence_parallel needs tp > 1", KEYS("parallel.sequence_parallel", "parallel.tp")},
 	 rule_sequence_parallel},
+	{{"MoE on every n-th layer (moe_layer_interval > 1) runs on one pipeline stage",
+	  KEYS("parallel.pp", "model.moe_layer_interval")}, rule_moe_interval_pp},
 	{{"overlap.ep a2a_1f1b needs ep > 1, with pp > 1 virtual_pipeline > 1, and no full recompute; dualpipe needs ep > 1 and pipeline_schedule dualpipe or dualpipev",
 	  KEYS("overlap.ep", "parallel.ep", "parallel.pp", "parallel.virtual_pipeline", "parallel.pipeline_schedule",
 	       "training.recompute")},

@@ -36,6 +36,23 @@ static void hf_error(struct hf *r, const char *fmt, ...)
 	dc_diag_error(r->diag, DC_ERR_CONFIG, "%s: error: %s", r->name, msg);
 }
 
+static void hf_warn(struct hf *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A value distcalc reads in a way the user should know of: a warning
+ * naming the key, never a silent drop. */
+static void hf_warn(struct hf *r, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	for (char *p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	dc_diag_warn(r->diag, "%s: %s", r->name, msg);
+}
+
 /* What the file holds, for "got X". */
 static const char *describe(const cJSON *v, char *buf, size_t len)
 {
@@ -216,6 +233,99 @@ static void read_top_k(struct hf *r, struct dc_model *m, uint64_t dflt)
 			 (unsigned long long)m->num_experts, (unsigned long long)m->experts_per_token);
 }
 
+/* transformers' layer_types: one entry a layer, "full_attention" or
+ * `other` ("sliding_attention", "linear_attention"). distcalc keeps the
+ * layer kinds as "every n-th layer is full attention" (docs/models.md,
+ * "Layer kinds"): *every gets that n (0: no layer is full), *given 1 when
+ * the file has the list. A list of another length, another kind or no
+ * such period is an error naming it. */
+static void read_layer_types(struct hf *r, const struct dc_model *m, const char *other, uint64_t *every, int *given)
+{
+	const cJSON *v = get(r, "layer_types"), *e;
+	char got[64];
+	uint64_t i = 0, n = 0;
+
+	*given = 0;
+	if (!v)
+		return;
+	if (!cJSON_IsArray(v)) {
+		hf_error(r, "'layer_types': expected a list of layer kinds, got %s", describe(v, got, sizeof(got)));
+		return;
+	}
+	if ((uint64_t)cJSON_GetArraySize(v) != m->num_layers) {
+		hf_error(r, "'layer_types': expected one entry a layer (num_hidden_layers %llu), got %d",
+			 (unsigned long long)m->num_layers, cJSON_GetArraySize(v));
+		return;
+	}
+	*given = 1;
+	cJSON_ArrayForEach(e, v) {
+		i++;
+		if (!cJSON_IsString(e) || (strcmp(e->valuestring, "full_attention") != 0 && strcmp(e->valuestring, other) != 0)) {
+			hf_error(r, "'layer_types': entry %llu is %s; this family's layers are \"full_attention\" or \"%s\"",
+				 (unsigned long long)i, describe(e, got, sizeof(got)), other);
+			return;
+		}
+		if (!n && strcmp(e->valuestring, "full_attention") == 0)
+			n = i;
+	}
+	i = 0;
+	cJSON_ArrayForEach(e, v) {
+		int full = strcmp(e->valuestring, "full_attention") == 0;
+		i++;
+		if (full != (n && i % n == 0)) {
+			hf_error(r, "'layer_types': distcalc models every n-th layer as full attention and the others as \"%s\"; layer %llu (from 1) breaks the period %llu of the first full one",
+				 other, (unsigned long long)i, (unsigned long long)n);
+			return;
+		}
+	}
+	*every = n;
+}
+
+/* Sliding windows: sliding_window tokens on every layer but each
+ * `pattern`-th (layer_types overrides the family's pattern). A window
+ * no shorter than max_position_embeddings still counts as a window. */
+static void read_sliding(struct hf *r, struct dc_model *m, uint64_t dflt_window, uint64_t pattern)
+{
+	int given;
+	m->sliding_window = get_uint(r, "sliding_window", 1, dflt_window);
+	read_layer_types(r, m, "sliding_attention", &pattern, &given);
+	m->sliding_window_pattern = pattern;
+	if (pattern == 1) /* every layer full */
+		m->sliding_window = 0;
+	if (!m->sliding_window)
+		m->sliding_window_pattern = 0;
+}
+
+/* Qwen2/Qwen3's use_sliding_window: the layers from max_window_layers on
+ * slide (configuration_qwen3.py layer_types). Every layer sliding is a
+ * window on every layer; anything else has no "every n-th" form. */
+static void read_qwen_sliding(struct hf *r, struct dc_model *m)
+{
+	uint64_t from;
+	int given;
+	uint64_t every = 0;
+	if (!get_bool(r, "use_sliding_window", 0)) {
+		read_layer_types(r, m, "sliding_attention", &every, &given);
+		if (given && every != 1)
+			hf_error(r, "'layer_types': sliding layers without 'use_sliding_window': true; give one or the other");
+		return;
+	}
+	from = get_uint(r, "max_window_layers", 0, 28);
+	if (from != 0) {
+		hf_error(r, "'max_window_layers': distcalc models a window on every layer or on all but every n-th; only 0 is supported with use_sliding_window, got %llu",
+			 (unsigned long long)from);
+		return;
+	}
+	read_sliding(r, m, 4096, 0);
+}
+
+/* num_nextn_predict_layers (DeepSeek-V3, GLM-4.5, Qwen3-Next): the
+ * multi-token-prediction modules, trained with the model */
+static void read_mtp(struct hf *r, struct dc_model *m)
+{
+	m->mtp_layers = get_uint(r, "num_nextn_predict_layers", 0, 0);
+}
+
 /* LlamaConfig: attention_bias puts biases on q, k, v and o
  * (modeling_llama.py LlamaAttention), mlp_bias on gate, up and down. */
 static void read_llama(struct hf *r, struct dc_model *m)
@@ -231,6 +341,9 @@ static void read_mistral(struct hf *r, struct dc_model *m)
 {
 	static const struct dense_defaults d = {32000, 4096, 14336, 32, 32, 8, 0, 0};
 	read_dense(r, m, &d);
+	/* MistralConfig.sliding_window (4096 by default; v0.2 and later: null,
+	 * none): every layer slides (modeling_mistral.py) */
+	read_sliding(r, m, 4096, 0);
 }
 
 /* MixtralConfig: every layer's MLP is num_local_experts experts of
@@ -250,6 +363,7 @@ static void read_qwen2(struct hf *r, struct dc_model *m)
 	static const struct dense_defaults d = {151936, 4096, 22016, 32, 32, 32, 0, 0};
 	read_dense(r, m, &d);
 	m->qkv_bias = 1;
+	read_qwen_sliding(r, m);
 }
 
 static void read_qwen_moe_layout(struct hf *r)
@@ -368,6 +482,211 @@ static void read_deepseek_v3(struct hf *r, struct dc_model *m)
 		hf_error(r, "'first_k_dense_replace': must be below num_hidden_layers (%llu), got %llu",
 			 (unsigned long long)m->num_layers, (unsigned long long)m->dense_layers);
 	expect_uint(r, "moe_layer_freq", 1, "every layer after first_k_dense_replace as a MoE layer");
+	read_mtp(r, m);
+}
+
+/* Qwen3Config (modeling_qwen3.py): Llama's layout with q_norm and k_norm
+ * (RMSNorm of head_dim), attention_bias on q, k, v and o, head_dim 128. */
+static void read_qwen3(struct hf *r, struct dc_model *m)
+{
+	static const struct dense_defaults d = {151936, 4096, 22016, 32, 32, 32, 128, 0};
+	read_dense(r, m, &d);
+	m->qkv_bias = m->out_bias = get_bool(r, "attention_bias", 0);
+	m->qk_norm = 1;
+	read_qwen_sliding(r, m);
+}
+
+/* Gemma2Config (modeling_gemma2.py): Gemma's GeGLU MLP and tied head,
+ * four RMSNorms a layer (before and after attention and the MLP), a
+ * 4096-token window on every other layer (the odd ones from 1), logit
+ * soft-capping (no parameters, no matmul). */
+static void read_gemma2(struct hf *r, struct dc_model *m)
+{
+	static const struct dense_defaults d = {256000, 2304, 9216, 26, 8, 4, 256, 1};
+	read_dense(r, m, &d);
+	m->qkv_bias = m->out_bias = get_bool(r, "attention_bias", 0);
+	m->sandwich_norm = 1;
+	read_sliding(r, m, 4096, 2);
+}
+
+/* Gemma3TextConfig (modeling_gemma3.py): Gemma 2's layer with q_norm and
+ * k_norm, sliding_window_pattern 6 (five sliding layers, then a global
+ * one). */
+static void read_gemma3_text(struct hf *r, struct dc_model *m)
+{
+	static const struct dense_defaults d = {262208, 2304, 9216, 26, 8, 4, 256, 1};
+	read_dense(r, m, &d);
+	m->qkv_bias = m->out_bias = get_bool(r, "attention_bias", 0);
+	m->sandwich_norm = 1;
+	m->qk_norm = 1;
+	read_sliding(r, m, 4096, get_uint(r, "sliding_window_pattern", 1, 6));
+}
+
+/* A multimodal wrapper: its text model sits in text_config (missing: the
+ * text class's defaults); the vision tower and projector are not counted,
+ * and a warning says so. */
+static void read_wrapped(struct hf *r, struct dc_model *m, void (*text)(struct hf *, struct dc_model *))
+{
+	const cJSON *tc = get(r, "text_config"), *outer = r->root;
+	char got[64];
+	if (get(r, "vision_config"))
+		hf_warn(r, "'vision_config': the vision tower and its projector are not counted; distcalc models the text model in 'text_config'");
+	if (tc && !cJSON_IsObject(tc)) {
+		hf_error(r, "'text_config': expected an object, got %s", describe(tc, got, sizeof(got)));
+		return;
+	}
+	if (tc)
+		r->root = tc;
+	text(r, m);
+	r->root = outer;
+}
+
+static void read_gemma3(struct hf *r, struct dc_model *m)
+{
+	read_wrapped(r, m, read_gemma3_text);
+}
+
+/* Llama4TextConfig (modeling_llama4.py): routed experts of
+ * intermediate_size on every interleave_moe_layer_step-th layer, each
+ * with a shared expert of the same size and a bias-free router; the other
+ * layers a dense MLP of intermediate_size_mlp. q/k L2 norms carry no
+ * weights. Chunked attention (attention_chunk_size) on the RoPE layers,
+ * every fourth layer (NoPE) global: priced as a window of the chunk (the
+ * keys a query meets in a dense count, docs/models.md). */
+static void read_llama4_text(struct hf *r, struct dc_model *m)
+{
+	static const struct dense_defaults d = {202048, 5120, 16384, 48, 40, 8, 128, 0};
+	const cJSON *nr = get(r, "no_rope_layers");
+	uint64_t chunk, step;
+
+	read_dense(r, m, &d);
+	m->ffn_hidden_size = get_uint(r, "intermediate_size_mlp", 1, 16384);
+	m->moe_ffn_hidden_size = get_uint(r, "intermediate_size", 1, 8192);
+	m->shared_expert_ffn_hidden_size = m->moe_ffn_hidden_size;
+	m->qkv_bias = m->out_bias = get_bool(r, "attention_bias", 0);
+	m->num_experts = get_uint(r, "num_local_experts", 1, 16);
+	read_top_k(r, m, 1);
+	step = get_uint(r, "interleave_moe_layer_step", 1, 1);
+	m->moe_layer_interval = step;
+	if (get(r, "moe_layers")) {
+		/* the list configuration_llama4.py derives: step - 1, 2 step - 1, ... */
+		const cJSON *v = get(r, "moe_layers"), *e;
+		uint64_t want = step - 1;
+		int ok = cJSON_IsArray(v);
+		if (ok)
+			cJSON_ArrayForEach(e, v) {
+				if (!cJSON_IsNumber(e) || e->valuedouble != (double)want) {
+					ok = 0;
+					break;
+				}
+				want += step;
+			}
+		if (!ok || want < m->num_layers)
+			hf_error(r, "'moe_layers': distcalc models MoE layers as every interleave_moe_layer_step-th layer (%llu); the list must be %llu, %llu, ... below num_hidden_layers",
+				 (unsigned long long)step, (unsigned long long)(step - 1), (unsigned long long)(2 * step - 1));
+	}
+	chunk = get_uint(r, "attention_chunk_size", 1, 8192);
+	if (nr) {
+		const cJSON *e;
+		uint64_t i = 0;
+		int ok = cJSON_IsArray(nr) && (uint64_t)cJSON_GetArraySize(nr) == m->num_layers;
+		if (ok)
+			cJSON_ArrayForEach(e, nr) {
+				i++;
+				if (!cJSON_IsNumber(e) || e->valuedouble != (i % 4 != 0 ? 1.0 : 0.0)) {
+					ok = 0;
+					break;
+				}
+			}
+		if (!ok)
+			hf_error(r, "'no_rope_layers': distcalc models every fourth layer (4, 8, ... from 1) as the global NoPE layer, as Llama4TextConfig derives it; the list must be 1, 1, 1, 0, ... for num_hidden_layers layers");
+	}
+	m->sliding_window = chunk;
+	m->sliding_window_pattern = 4;
+	hf_warn(r, "'attention_chunk_size': chunked attention (%llu tokens) on three layers of four is priced as a sliding window of that many keys (model.sliding_window)",
+		(unsigned long long)chunk);
+}
+
+static void read_llama4(struct hf *r, struct dc_model *m)
+{
+	read_wrapped(r, m, read_llama4_text);
+}
+
+/* GptOssConfig (modeling_gpt_oss.py): every layer MoE, q, k, v and o
+ * biased, a learned sink per head, routed experts with biases on
+ * gate_up (2f) and down (h), a router with a bias, 128-token windows on
+ * every other layer (the odd ones from 1). The checkpoint's MXFP4 experts
+ * are a storage format: training holds them at precision.* bytes. */
+static void read_gpt_oss(struct hf *r, struct dc_model *m)
+{
+	static const struct dense_defaults d = {201088, 2880, 2880, 36, 64, 8, 64, 0};
+	read_dense(r, m, &d);
+	m->qkv_bias = m->out_bias = get_bool(r, "attention_bias", 1);
+	m->attention_sinks = 1;
+	m->num_experts = get_uint(r, "num_local_experts", 1, 128);
+	read_top_k(r, m, 4);
+	m->moe_ffn_hidden_size = m->ffn_hidden_size;
+	m->mlp_bias = 1; /* the experts' (there is no dense MLP) */
+	m->router_bias = 1;
+	read_sliding(r, m, 128, 2);
+}
+
+/* Glm4MoeConfig (modeling_glm4_moe.py): DeepSeek-V3's MoE layout
+ * (first_k_dense_replace dense layers, n_shared_experts x
+ * moe_intermediate_size shared, the router's e_score_correction_bias)
+ * with GQA attention, q, k and v biased by attention_bias (o never),
+ * q_norm and k_norm when use_qk_norm. */
+static void read_glm4_moe(struct hf *r, struct dc_model *m)
+{
+	static const struct dense_defaults d = {151552, 4096, 10944, 46, 96, 8, 128, 0};
+	uint64_t shared;
+	read_dense(r, m, &d);
+	m->qkv_bias = get_bool(r, "attention_bias", 0);
+	m->qk_norm = get_bool(r, "use_qk_norm", 0);
+	m->num_experts = get_uint(r, "n_routed_experts", 1, 128);
+	read_top_k(r, m, 8);
+	m->moe_ffn_hidden_size = get_uint(r, "moe_intermediate_size", 1, 1408);
+	shared = get_uint(r, "n_shared_experts", 0, 1);
+	if (dc_mul_u64(shared, m->moe_ffn_hidden_size, &m->shared_expert_ffn_hidden_size))
+		hf_error(r, "'n_shared_experts': n_shared_experts x moe_intermediate_size overflows 64 bits");
+	m->dense_layers = get_uint(r, "first_k_dense_replace", 0, 1);
+	m->router_bias = 1;
+	if (m->dense_layers >= m->num_layers)
+		hf_error(r, "'first_k_dense_replace': must be below num_hidden_layers (%llu), got %llu",
+			 (unsigned long long)m->num_layers, (unsigned long long)m->dense_layers);
+	read_mtp(r, m);
+}
+
+/* Qwen3NextConfig (modeling_qwen3_next.py): Gated DeltaNet on three layers
+ * of four, gated softmax attention (attn_output_gate, q_norm, k_norm) on
+ * every full_attention_interval-th, Qwen2-MoE's experts with a gated
+ * shared expert. */
+static void read_qwen3_next(struct hf *r, struct dc_model *m)
+{
+	static const struct dense_defaults d = {151936, 2048, 5632, 48, 16, 2, 256, 0};
+	uint64_t every;
+	int given;
+	read_dense(r, m, &d);
+	m->qkv_bias = m->out_bias = get_bool(r, "attention_bias", 0);
+	m->qk_norm = 1;
+	m->attention_output_gate = 1;
+	m->num_experts = get_uint(r, "num_experts", 1, 512);
+	read_top_k(r, m, 10);
+	m->moe_ffn_hidden_size = get_uint(r, "moe_intermediate_size", 1, 512);
+	m->shared_expert_ffn_hidden_size = get_uint(r, "shared_expert_intermediate_size", 0, 512);
+	m->shared_expert_gate = m->shared_expert_ffn_hidden_size > 0;
+	read_qwen_moe_layout(r);
+	every = get_uint(r, "full_attention_interval", 1, 4);
+	read_layer_types(r, m, "linear_attention", &every, &given);
+	m->full_attention_interval = every;
+	if (every == 0)
+		hf_error(r, "'layer_types': distcalc needs at least one \"full_attention\" layer in a hybrid model");
+	m->linear_num_key_heads = get_uint(r, "linear_num_key_heads", 1, 16);
+	m->linear_num_value_heads = get_uint(r, "linear_num_value_heads", 1, 32);
+	m->linear_key_head_dim = get_uint(r, "linear_key_head_dim", 1, 128);
+	m->linear_value_head_dim = get_uint(r, "linear_value_head_dim", 1, 128);
+	m->linear_conv_kernel_dim = get_uint(r, "linear_conv_kernel_dim", 1, 4);
+	read_mtp(r, m);
 }
 
 struct family {
@@ -393,6 +712,20 @@ static const struct family families[] = {
 	{"gemma", "GemmaForCausalLM", read_gemma, DENSE_SIZES},
 	{"deepseek_v3", "DeepseekV3ForCausalLM", read_deepseek_v3,
 	 "hidden_size, intermediate_size, moe_intermediate_size, n_routed_experts, n_shared_experts, vocab_size and num_hidden_layers"},
+	{"qwen3", "Qwen3ForCausalLM", read_qwen3, DENSE_SIZES},
+	{"gemma2", "Gemma2ForCausalLM", read_gemma2, DENSE_SIZES},
+	{"gemma3", "Gemma3ForConditionalGeneration", read_gemma3, "text_config's " DENSE_SIZES},
+	{"gemma3_text", "Gemma3ForCausalLM", read_gemma3_text, DENSE_SIZES},
+	{"llama4", "Llama4ForConditionalGeneration", read_llama4,
+	 "text_config's hidden_size, intermediate_size, intermediate_size_mlp, num_local_experts, vocab_size and num_hidden_layers"},
+	{"llama4_text", "Llama4ForCausalLM", read_llama4_text,
+	 "hidden_size, intermediate_size, intermediate_size_mlp, num_local_experts, vocab_size and num_hidden_layers"},
+	{"gpt_oss", "GptOssForCausalLM", read_gpt_oss,
+	 "hidden_size, intermediate_size, num_local_experts, vocab_size and num_hidden_layers"},
+	{"glm4_moe", "Glm4MoeForCausalLM", read_glm4_moe,
+	 "hidden_size, intermediate_size, moe_intermediate_size, n_routed_experts, n_shared_experts, vocab_size and num_hidden_layers"},
+	{"qwen3_next", "Qwen3NextForCausalLM", read_qwen3_next,
+	 "hidden_size, moe_intermediate_size, shared_expert_intermediate_size, num_experts, the linear_* sizes, vocab_size and num_hidden_layers"},
 };
 
 #define NFAMILIES (sizeof(families) / sizeof(families[0]))
@@ -407,7 +740,8 @@ const char *dc_hf_size_keys(const char *model_type)
 
 const char *dc_hf_supported(void)
 {
-	return "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3_moe, gpt2, gemma, deepseek_v3";
+	return "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, gpt2, gemma, gemma2, gemma3, "
+	       "gemma3_text, llama4, llama4_text, gpt_oss, glm4_moe, deepseek_v3";
 }
 
 /* The family named by model_type, else by the first of architectures. */
@@ -425,6 +759,19 @@ static const struct family *find_family(struct hf *r)
 		for (size_t i = 0; i < NFAMILIES; i++)
 			if (strcmp(mt->valuestring, families[i].model_type) == 0)
 				return &families[i];
+		/* a model_type of its own over a known architecture (Kimi K2's
+		 * kimi_k2 is a DeepseekV3ForCausalLM): read as that family, and say so */
+		if (arch && cJSON_IsArray(arch))
+			first = cJSON_GetArrayItem(arch, 0);
+		if (first && cJSON_IsString(first))
+			for (size_t i = 0; i < NFAMILIES; i++)
+				if (strcmp(first->valuestring, families[i].architecture) == 0) {
+					char arch_got[64];
+					hf_warn(r, "'model_type': %s is not a family distcalc reads; read as %s, the family of 'architectures' %s",
+						describe(mt, got, sizeof(got)), families[i].model_type,
+						describe(first, arch_got, sizeof(arch_got)));
+					return &families[i];
+				}
 		hf_error(r, "'model_type': unsupported architecture %s; supported: %s",
 			 describe(mt, got, sizeof(got)), dc_hf_supported());
 		return NULL;
@@ -465,6 +812,18 @@ int dc_hf_model_read(const cJSON *root, const char *name, struct dc_model *m, st
 	if (!f)
 		return -1;
 	snprintf(m->family, sizeof(m->family), "%s", f->model_type);
+	m->moe_layer_interval = 1;
 	f->read(&r, m);
+	{
+		const cJSON *q = get(&r, "quantization_config"), *qm = NULL;
+		char got[64];
+		if (q && cJSON_IsObject(q))
+			qm = cJSON_GetObjectItemCaseSensitive(q, "quant_method");
+		/* fp8 with block scales (DeepSeek-V3) is how the model trained
+		 * (precision.matmul fp8); a 4-bit storage (gpt-oss's MXFP4) is not */
+		if (q && !(qm && cJSON_IsString(qm) && strcmp(qm->valuestring, "fp8") == 0))
+			hf_warn(&r, "'quantization_config': the checkpoint's %s storage is not what training holds; distcalc counts every weight at the precision.* bytes",
+				qm ? describe(qm, got, sizeof(got)) : "quantized");
+	}
 	return r.errors ? -1 : 0;
 }

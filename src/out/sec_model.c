@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "distcalc/params.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
 #include "distcalc/section.h"
@@ -71,7 +72,24 @@ static void mlp_label(const void *base, char *buf, size_t len)
 
 static void norms_label(const void *base, char *buf, size_t len)
 {
-	snprintf(buf, len, "norms (%s: 2 per layer + final)", dc_norm_name(((const struct terms_view *)base)->m->norm));
+	const struct dc_model *m = ((const struct terms_view *)base)->m;
+	snprintf(buf, len, "norms (%s: %llu per layer + final)", dc_norm_name(m->norm),
+		 (unsigned long long)dc_params_layer_norms(m));
+}
+
+static int has_mtp(const void *base)
+{
+	return ((const struct terms_view *)base)->t.mtp > 0;
+}
+
+static int has_linear(const void *base)
+{
+	return ((const struct view *)base)->terms.t.linear_attention_layers > 0;
+}
+
+static int has_sliding(const void *base)
+{
+	return ((const struct view *)base)->terms.t.sliding_window_layers > 0;
 }
 
 static void head_label(const void *base, char *buf, size_t len)
@@ -103,6 +121,7 @@ static const struct dc_field term_fields[] = {
 	{"router", "routers (+ score bias)", DC_U_COUNT, DC_FT_U64, T(router)},
 	{"norms", NULL, DC_U_COUNT, DC_FT_U64, T(norms), .label_fn = norms_label},
 	{"lm_head", NULL, DC_U_COUNT, DC_FT_U64, T(lm_head), .label_fn = head_label},
+	{"mtp", "multi-token prediction (model.mtp_layers)", DC_U_COUNT, DC_FT_U64, T(mtp), .shown = has_mtp},
 };
 static const struct dc_fields terms = DC_FIELDS(term_fields);
 
@@ -129,6 +148,10 @@ static const struct dc_field fields[] = {
 	{"num_experts", "routed experts per MoE layer", DC_U_COUNT, DC_FT_U64, V(num_experts)},
 	{"experts_per_token", "experts per token (top-k)", DC_U_COUNT, DC_FT_U64, V(experts_per_token)},
 	{"attention", "attention", DC_U_NONE, DC_FT_STR, V(attention)},
+	{"linear_attention_layers", "Gated DeltaNet layers (linear attention)", DC_U_COUNT, DC_FT_U64,
+	 V(terms.t.linear_attention_layers), .shown = has_linear},
+	{"sliding_window_layers", "layers with a sliding window", DC_U_COUNT, DC_FT_U64,
+	 V(terms.t.sliding_window_layers), .shown = has_sliding},
 	{"norm", "norm", DC_U_NONE, DC_FT_STR, V(norm)},
 	{"terms", "Parameters by term (all layers)", DC_U_NONE, DC_FT_OBJECT, V(terms), .sub = &terms},
 	{"per_rank", "Rank holding the most parameters (tp, pp and ep placement)", DC_U_NONE, DC_FT_OBJECT, V(rank),

@@ -33,7 +33,18 @@ static void attention_standard(struct dc_ck *c, const struct dc_model *m, struct
 	uint64_t q = dc_ck_mul(c, h, q_dim), kv = dc_ck_mul(c, dc_ck_mul(c, 2, h), kv_dim), o = dc_ck_mul(c, q_dim, h);
 	uint64_t qkv_bias = m->qkv_bias ? dc_ck_add(c, q_dim, dc_ck_mul(c, 2, kv_dim)) : 0;
 
+	/* Qwen3-Next's attn_output_gate: q_proj yields the query and a gate of
+	 * the same a d (modeling_qwen3_next.py Qwen3NextAttention), its bias too;
+	 * gpt-oss's sinks: one logit per head (modeling_gpt_oss.py
+	 * GptOssAttention.sinks), split with the heads */
+	if (m->attention_output_gate) {
+		q = dc_ck_mul(c, 2, q);
+		if (m->qkv_bias)
+			qkv_bias = dc_ck_add(c, qkv_bias, q_dim);
+	}
 	out->split = dc_ck_add(c, dc_ck_add(c, dc_ck_add(c, q, kv), o), qkv_bias);
+	if (m->attention_sinks)
+		out->split = dc_ck_add(c, out->split, m->num_attention_heads);
 	out->replicated = dc_ck_add(c, m->out_bias ? h : 0, m->qk_norm ? dc_ck_mul(c, 2, d) : 0);
 }
 
@@ -78,6 +89,64 @@ int dc_params_attention(const struct dc_model *m, struct dc_param_part *out)
 	else
 		attention_standard(&c, m, out);
 	return c.overflow ? -1 : 0;
+}
+
+int dc_params_linear_attention(const struct dc_model *m, struct dc_param_part *out)
+{
+	/* Gated DeltaNet (modeling_qwen3_next.py Qwen3NextGatedDeltaNet):
+	 * in_proj_qkvz h x (2 k_dim + 2 v_dim), in_proj_ba h x 2 n_v, the
+	 * depthwise conv1d (2 k_dim + v_dim) x kernel, dt_bias and A_log n_v
+	 * each, out_proj v_dim x h: all per head, split over tp; the gated
+	 * RMSNorm of d_v is shared by every head, whole */
+	struct dc_ck c = {0};
+	uint64_t h = m->hidden_size, nv = m->linear_num_value_heads;
+	uint64_t k_dim = dc_ck_mul(&c, m->linear_num_key_heads, m->linear_key_head_dim);
+	uint64_t v_dim = dc_ck_mul(&c, nv, m->linear_value_head_dim);
+	uint64_t qkvz = dc_ck_mul(&c, h, dc_ck_mul(&c, 2, dc_ck_add(&c, k_dim, v_dim)));
+	uint64_t ba = dc_ck_mul(&c, h, dc_ck_mul(&c, 2, nv));
+	uint64_t conv = dc_ck_mul(&c, dc_ck_add(&c, dc_ck_mul(&c, 2, k_dim), v_dim), m->linear_conv_kernel_dim);
+	uint64_t o = dc_ck_mul(&c, v_dim, h);
+
+	out->split = 0;
+	out->replicated = 0;
+	if (!m->full_attention_interval)
+		return 0;
+	out->split = dc_ck_add(&c, dc_ck_add(&c, qkvz, ba), dc_ck_add(&c, dc_ck_add(&c, conv, dc_ck_mul(&c, 2, nv)), o));
+	out->replicated = m->linear_value_head_dim;
+	return c.overflow ? -1 : 0;
+}
+
+uint64_t dc_params_every(uint64_t first, uint64_t n, uint64_t every)
+{
+	/* layers i + 1 in (first, first + n] that `every` divides */
+	if (!every)
+		return 0;
+	return (first + n) / every - first / every;
+}
+
+uint64_t dc_params_linear_layers(const struct dc_model *m)
+{
+	if (!m->full_attention_interval)
+		return 0;
+	return m->num_layers - dc_params_every(0, m->num_layers, m->full_attention_interval);
+}
+
+uint64_t dc_params_sliding_layers(const struct dc_model *m)
+{
+	uint64_t softmax = m->num_layers - dc_params_linear_layers(m);
+	if (!m->sliding_window)
+		return 0;
+	/* linear-attention layers have no window; a hybrid with windows is
+	 * refused by the loader */
+	return softmax - dc_params_every(0, softmax, m->sliding_window_pattern);
+}
+
+uint64_t dc_params_layer_norms(const struct dc_model *m)
+{
+	/* input and post-attention norms; Gemma 2/3's sandwich adds
+	 * pre_feedforward and post_feedforward ones (modeling_gemma2.py
+	 * Gemma2DecoderLayer) */
+	return m->sandwich_norm ? 4 : 2;
 }
 
 int dc_params_mlp(const struct dc_model *m, uint64_t f, struct dc_param_part *out)
@@ -133,6 +202,10 @@ uint64_t dc_params_moe_layers(const struct dc_model *m)
 {
 	if (!m->num_experts || m->dense_layers >= m->num_layers)
 		return 0;
+	/* Llama 4 (configuration_llama4.py moe_layers): layers step - 1,
+	 * 2 step - 1, ... counting from 0 */
+	if (m->moe_layer_interval > 1)
+		return dc_params_every(m->dense_layers, m->num_layers - m->dense_layers, m->moe_layer_interval);
 	return m->num_layers - m->dense_layers;
 }
 
@@ -140,7 +213,8 @@ int dc_params_layer(const struct dc_model *m, struct dc_param_layer *out)
 {
 	if (dc_params_attention(m, &out->attention) || dc_params_mlp(m, m->ffn_hidden_size, &out->mlp) ||
 	    dc_params_mlp(m, m->moe_ffn_hidden_size, &out->expert) || dc_params_router(m, &out->router) ||
-	    dc_params_shared_experts(m, &out->shared_experts) || dc_params_norm(m, m->hidden_size, &out->norm))
+	    dc_params_shared_experts(m, &out->shared_experts) || dc_params_norm(m, m->hidden_size, &out->norm) ||
+	    dc_params_linear_attention(m, &out->linear_attention))
 		return -1;
 	return 0;
 }
@@ -160,30 +234,58 @@ int dc_params_terms_of(const struct dc_model *m, const struct dc_param_layer *la
 	struct dc_ck c = {0};
 	const struct dc_param_part *attn = &layer->attention, *mlp = &layer->mlp, *expert = &layer->expert;
 	const struct dc_param_part *router = &layer->router, *shared = &layer->shared_experts;
-	uint64_t norm_h = layer->norm, L = m->num_layers, moe, dense;
+	uint64_t norm_h = layer->norm, L = m->num_layers, moe, dense, linear, layer_norms;
 
 	memset(t, 0, sizeof(*t));
 	moe = dc_params_moe_layers(m);
 	dense = L - moe;
+	linear = dc_params_linear_layers(m);
 	t->moe_layers = moe;
 	t->dense_layers = dense;
+	t->linear_attention_layers = linear;
+	t->sliding_window_layers = dc_params_sliding_layers(m);
+	layer_norms = dc_ck_mul(&c, dc_params_layer_norms(m), norm_h);
 
 	t->embedding = dc_ck_mul(&c, m->vocab_size, m->hidden_size);
 	t->position = dc_ck_mul(&c, m->position_embeddings, m->hidden_size); /* GPT2Model.wpe */
-	t->attention = dc_ck_mul(&c, L, part_sum(&c, attn));
+	t->attention = dc_ck_add(&c, dc_ck_mul(&c, L - linear, part_sum(&c, attn)),
+				 dc_ck_mul(&c, linear, part_sum(&c, &layer->linear_attention)));
 	t->mlp = dc_ck_mul(&c, dense, part_sum(&c, mlp));
 	t->experts = dc_ck_mul(&c, moe, dc_ck_mul(&c, m->num_experts, part_sum(&c, expert)));
 	t->experts_active = dc_ck_mul(&c, moe, dc_ck_mul(&c, m->experts_per_token, part_sum(&c, expert)));
 	t->shared_experts = dc_ck_mul(&c, moe, part_sum(&c, shared));
 	t->router = dc_ck_mul(&c, moe, part_sum(&c, router));
-	/* input and post-attention norms per layer, and the final norm */
-	t->norms = dc_ck_add(&c, dc_ck_mul(&c, dc_ck_mul(&c, 2, L), norm_h), norm_h);
+	/* the norms of every layer, and the final norm */
+	t->norms = dc_ck_add(&c, dc_ck_mul(&c, L, layer_norms), norm_h);
 	t->lm_head = m->tie_word_embeddings ? 0 : t->embedding;
+
+	/* multi-token prediction (DeepSeek-V3 section 2.2; Megatron-Core
+	 * multi_token_prediction.py MultiTokenPredictionLayer): per module a
+	 * softmax-attention layer, MoE when the model has experts, its norms,
+	 * enorm and hnorm, eh_proj 2h x h and a final norm; the embedding
+	 * and the output head are the model's own */
+	if (m->mtp_layers) {
+		uint64_t one = dc_ck_add(&c, dc_ck_add(&c, part_sum(&c, attn), layer_norms),
+					 dc_ck_add(&c, dc_ck_mul(&c, dc_ck_mul(&c, 2, m->hidden_size), m->hidden_size),
+						   dc_ck_mul(&c, 3, norm_h)));
+		uint64_t routed = 0, active = 0;
+		if (m->num_experts) {
+			routed = dc_ck_mul(&c, m->num_experts, part_sum(&c, expert));
+			active = dc_ck_mul(&c, m->experts_per_token, part_sum(&c, expert));
+			one = dc_ck_add(&c, one, dc_ck_add(&c, part_sum(&c, shared), part_sum(&c, router)));
+		} else {
+			one = dc_ck_add(&c, one, part_sum(&c, mlp));
+		}
+		t->mtp_experts = dc_ck_mul(&c, m->mtp_layers, routed);
+		t->mtp = dc_ck_add(&c, dc_ck_mul(&c, m->mtp_layers, one), t->mtp_experts);
+		t->mtp_active = dc_ck_add(&c, t->mtp - t->mtp_experts, dc_ck_mul(&c, m->mtp_layers, active));
+	}
 
 	t->total = dc_ck_add(&c, dc_ck_add(&c, dc_ck_add(&c, t->embedding, t->position), dc_ck_add(&c, t->attention, t->mlp)),
 		       dc_ck_add(&c, dc_ck_add(&c, t->experts, t->shared_experts),
 			   dc_ck_add(&c, dc_ck_add(&c, t->router, t->norms), t->lm_head)));
-	t->active = dc_ck_add(&c, t->total - t->experts, t->experts_active);
+	t->total = dc_ck_add(&c, t->total, t->mtp);
+	t->active = dc_ck_add(&c, t->total - t->experts - t->mtp, dc_ck_add(&c, t->experts_active, t->mtp_active));
 	return c.overflow ? -1 : 0;
 }
 

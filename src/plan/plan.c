@@ -314,7 +314,8 @@ enum dc_pipe_schedule dc_layout_schedule(const struct dc_config *in, const struc
 enum dc_layout_fault dc_layout_fault_outer(const struct dc_config *in, uint64_t tp, uint64_t cp, uint64_t pp)
 {
 	const struct dc_model *m = &in->model;
-	if (m->num_attention_heads % tp || m->num_kv_heads % tp)
+	if (m->num_attention_heads % tp || m->num_kv_heads % tp ||
+	    (m->full_attention_interval && m->linear_num_key_heads % tp))
 		return DC_LF_TP_HEADS;
 	if (cp > 1 && (in->parallel.cp_comm_type != DC_CP_A2A
 			       ? m->seq_length % (2 * cp) != 0
@@ -322,6 +323,8 @@ enum dc_layout_fault dc_layout_fault_outer(const struct dc_config *in, uint64_t 
 					 m->num_kv_heads / tp % cp != 0))
 		return DC_LF_CP;
 	if (dc_stages_uneven(&in->parallel) ? pp != in->parallel.pp : m->num_layers % pp != 0)
+		return DC_LF_PP;
+	if (pp > 1 && m->num_experts && m->moe_layer_interval > 1) /* the loader's rule_moe_interval_pp */
 		return DC_LF_PP;
 	return DC_LF_NONE;
 }
@@ -583,7 +586,7 @@ static void derive_shard(const struct dc_config *in, struct dc_plan *p)
 	uint64_t tp = p->layout.tp, norms;
 	struct dc_ck c = {0}, pos = {0};
 
-	norms = dc_ck_mul(&c, 2, pt->norm);
+	norms = dc_ck_mul(&c, dc_params_layer_norms(m), pt->norm);
 	/* Megatron-LM 2021 section 2.3: linear layers split over tp; norms,
 	 * row-parallel biases and MLA down-projections whole on every rank */
 	sh->dense_layer = dc_ck_add(&c, dc_ceil_div(dc_ck_add(&c, pt->attention.split, pt->mlp.split), tp),
@@ -600,6 +603,27 @@ static void derive_shard(const struct dc_config *in, struct dc_plan *p)
 					    sh->layer_experts),
 				  dc_ck_add(&c, dc_ck_add(&c, pt->attention.replicated, pt->shared_experts.replicated),
 					    dc_ck_add(&c, pt->router.replicated, norms)));
+	sh->linear_dense_layer = sh->linear_moe_layer = sh->mtp = sh->mtp_experts = 0;
+	if (m->full_attention_interval) {
+		sh->linear_dense_layer =
+			dc_ck_add(&c, dc_ceil_div(dc_ck_add(&c, pt->linear_attention.split, pt->mlp.split), tp),
+				  dc_ck_add(&c, dc_ck_add(&c, pt->linear_attention.replicated, pt->mlp.replicated), norms));
+		sh->linear_moe_layer = dc_ck_add(
+			&c,
+			dc_ck_add(&c, dc_ceil_div(dc_ck_add(&c, pt->linear_attention.split, pt->shared_experts.split), tp),
+				  sh->layer_experts),
+			dc_ck_add(&c, dc_ck_add(&c, pt->linear_attention.replicated, pt->shared_experts.replicated),
+				  dc_ck_add(&c, pt->router.replicated, norms)));
+	}
+	if (m->mtp_layers) {
+		/* each module a softmax layer (MoE with experts), eh_proj 2h x h
+		 * split over tp, enorm, hnorm and its final norm whole */
+		uint64_t one = dc_ck_add(&c, m->num_experts ? sh->moe_layer : sh->dense_layer,
+					 dc_ck_add(&c, dc_ceil_div(dc_ck_mul(&c, dc_ck_mul(&c, 2, m->hidden_size), m->hidden_size), tp),
+						   dc_ck_mul(&c, 3, pt->norm)));
+		sh->mtp = dc_ck_mul(&c, m->mtp_layers, one);
+		sh->mtp_experts = m->num_experts ? dc_ck_mul(&c, m->mtp_layers, sh->layer_experts) : 0;
+	}
 	sh->embedding = dc_ceil_div(dc_ck_mul(&c, m->vocab_size, m->hidden_size), tp); /* vocab-parallel */
 	sh->position = dc_ck_mul(&pos, m->position_embeddings, m->hidden_size);
 	sh->overflow = c.overflow;
@@ -785,6 +809,16 @@ static void derive_segments(struct dc_plan *p)
 		p->segment_overflow[i] = dc_stage_params_compute(p, p->segment_first[i], &p->segment_params[i]) != 0;
 }
 
+uint64_t dc_plan_stage_every(const struct dc_plan *p, uint64_t stage, uint64_t every)
+{
+	uint64_t n = 0;
+	if (!every)
+		return 0;
+	for (uint64_t c = 0; c < p->v; c++)
+		n += dc_params_every(dc_plan_chunk_start(p, stage, c), dc_plan_chunk_layers(p, stage, c), every);
+	return n;
+}
+
 uint64_t dc_plan_stage_segment(const struct dc_plan *p, uint64_t stage)
 {
 	uint64_t i = 0;
@@ -907,6 +941,10 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 						 p->runs.vlast * p->v != p->runs.layers[0]);
 	}
 	p->dense_limit = m->num_experts ? m->dense_layers : m->num_layers;
+	/* MoE every n-th layer (Llama 4): one stage (the layout rules refuse
+	 * pp > 1), so only the count matters */
+	if (m->num_experts && m->moe_layer_interval > 1)
+		p->dense_limit = m->num_layers - dc_params_moe_layers(m);
 	p->tokens_per_microbatch = dc_ck_mul(&c, lay->micro_batch_size, m->seq_length);
 	p->seq_per_cp_rank = m->seq_length / p->layout.cp;
 	p->tokens_per_microbatch_cp = p->tokens_per_microbatch / p->layout.cp;
