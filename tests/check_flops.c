@@ -192,9 +192,11 @@ START_TEST(test_per_rank_dense_and_moe_layers)
 	 * The last stage: 6 x 585,304,320 + 3 x 335,544,320 + head 6 x 129280 x
 	 * 7168 = 10,078,533,120 FLOPs per token, x 4096 tokens / tp 8 =
 	 * 5,160,208,957,440; the first (dense) stage has only 4,507,447,296 per
-	 * token. Averaging the layers would be off by about 5e-5. */
+	 * token. Averaging the layers would be off by about 5e-5. (Its MTP
+	 * module off here: mtp_layers 0; test_mtp_on_last_stage has it.) */
 	const char *json =
-		"{\"model\": {\"hf_config\": \"" DC_SOURCE_DIR "/configs/models/deepseek-v3.json\", \"seq_length\": 4096},"
+		"{\"model\": {\"hf_config\": \"" DC_SOURCE_DIR "/configs/models/deepseek-v3.json\", \"seq_length\": 4096,"
+		" \"mtp_layers\": 0},"
 		" \"cluster\": {\"num_nodes\": 61, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
 		" \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
 		" \"parallel\": {\"tp\": 8, \"pp\": 61, \"dp\": 1}}";
@@ -208,6 +210,138 @@ START_TEST(test_per_rank_dense_and_moe_layers)
 	ck_assert_int_eq(flops_of(&c, &f), 0);
 	ck_assert_uint_eq(f.busiest_stage, 60);
 	ck_assert_double_eq(f.model_per_rank, 5160208957440.0);
+}
+END_TEST
+
+START_TEST(test_mtp_on_last_stage)
+{
+	/* The same DeepSeek-V3 layout with its MTP module (num_nextn_predict_
+	 * layers 1, arXiv 2412.19437 section 2.2) on the last stage. Per token
+	 * the module multiplies a MoE layer's 585,304,320 (above), its eh_proj
+	 * 2 x 7168 x 7168 = 102,760,448 and the shared head again 926,679,040:
+	 * 1,614,743,808, and runs one attention core 335,544,320:
+	 * 6 x 1,614,743,808 + 3 x 335,544,320 = 10,695,095,808. The last
+	 * stage: 10,078,533,120 + 10,695,095,808 = 20,773,628,928 per token,
+	 * x 4096 / 8 = 10,636,098,011,136. The whole model gains the same per
+	 * token: matmul parameters + 1,614,743,808. */
+	const char *json =
+		"{\"model\": {\"hf_config\": \"" DC_SOURCE_DIR "/configs/models/deepseek-v3.json\", \"seq_length\": 4096},"
+		" \"cluster\": {\"num_nodes\": 61, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+		" \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+		" \"parallel\": {\"tp\": 8, \"pp\": 61, \"dp\": 1}}";
+	struct dc_config c;
+	struct dc_flops f, off;
+	struct dc_diag d;
+	dc_diag_init(&d);
+	if (dc_config_load_buffer(json, strlen(json), "ds.json", NULL, 0, &c, &d) != 0)
+		ck_abort_msg("config rejected: %s", d.count ? d.entries[0].text : "?");
+	dc_diag_release(&d);
+	ck_assert_uint_eq(c.model.mtp_layers, 1);
+	ck_assert_int_eq(flops_of(&c, &f), 0);
+	ck_assert_uint_eq(f.busiest_stage, 60);
+	ck_assert_double_eq(f.model_per_rank, 10636098011136.0);
+	c.model.mtp_layers = 0;
+	ck_assert_int_eq(flops_of(&c, &off), 0);
+	ck_assert_uint_eq(f.matmul_params - off.matmul_params, 1614743808ull);
+	ck_assert_double_eq(f.model_per_token - off.model_per_token, 10695095808.0);
+}
+END_TEST
+
+/* A model from configs/models/<name>.json at `seq` tokens on one node of
+ * 8 GPUs with the parallel section `parallel` (JSON members). */
+static void load_hf_model(const char *name, uint64_t seq, const char *parallel, struct dc_config *c)
+{
+	char json[1024];
+	struct dc_diag d;
+	snprintf(json, sizeof(json),
+		 "{\"model\": {\"hf_config\": \"%s/configs/models/%s.json\", \"seq_length\": %llu},"
+		 " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+		 " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+		 " \"parallel\": {%s}, \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 8}}",
+		 DC_SOURCE_DIR, name, (unsigned long long)seq, parallel);
+	dc_diag_init(&d);
+	if (dc_config_load_buffer(json, strlen(json), "m.json", NULL, 0, c, &d) != 0)
+		ck_abort_msg("config rejected: %s", d.count ? d.entries[0].text : "?");
+	dc_diag_release(&d);
+}
+
+START_TEST(test_sliding_window_mistral_32k)
+{
+	/* Mistral-7B-v0.1 (sliding_window 4096 on all 32 layers) at s 32768:
+	 * a query meets 4096 keys, not 32768. Per layer and token the core
+	 * is 2 x 4096 x 32 heads x (128 + 128) = 67,108,864 forward, against
+	 * 2 x 32768 x 32 x 256 = 536,870,912 without the window (8x); x 32
+	 * layers = 2,147,483,648. Matmul parameters: 7,241,732,096 - the
+	 * embedding 131,072,000 - norms 32 x 2 x 4096 + 4096 = 266,240 =
+	 * 7,110,393,856; model FLOPs per token 6 x 7,110,393,856 + 3 x
+	 * 2,147,483,648 = 42,662,363,136 + 6,442,450,944 = 49,104,814,080. */
+	struct dc_config c;
+	struct dc_flops f;
+	load_hf_model("mistral-7b-v0.1", 32768, "\"tp\": 8", &c);
+	ck_assert_uint_eq(c.model.sliding_window, 4096);
+	ck_assert_int_eq(flops_of(&c, &f), 0);
+	ck_assert_uint_eq(f.matmul_params, 7110393856ull);
+	ck_assert_double_eq(f.attention_core_fwd_per_token, 2147483648.0);
+	ck_assert_double_eq(f.model_per_token, 49104814080.0);
+	/* without the window every layer meets all 32768 keys */
+	c.model.sliding_window = 0;
+	ck_assert_int_eq(flops_of(&c, &f), 0);
+	ck_assert_double_eq(f.attention_core_fwd_per_token, 32.0 * 536870912.0);
+	/* a window no shorter than the sequence changes nothing */
+	load_hf_model("mistral-7b-v0.1", 4096, "\"tp\": 8", &c);
+	ck_assert_int_eq(flops_of(&c, &f), 0);
+	ck_assert_double_eq(f.attention_core_fwd_per_token, 32.0 * 2.0 * 4096 * 32 * 256);
+}
+END_TEST
+
+START_TEST(test_sliding_window_gemma2_alternating)
+{
+	/* Gemma-2-9B at s 8192: the odd layers (1, 3, ... from 1) slide over
+	 * 4096 keys, the even ones see all 8192 (sliding_window_pattern 2):
+	 * 16 heads x (256 + 256) = 8192 per key, so 2 x 8192 x 8192 =
+	 * 134,217,728 a global layer and 2 x 4096 x 8192 = 67,108,864 a sliding
+	 * one; 21 of each: 4,227,858,432 per token forward. A flash kernel's
+	 * backward adds 2 k a d_qk: 21 x (2 x 8192 + 2 x 4096) x 16 x 256 =
+	 * 2,113,929,216. */
+	struct dc_config c;
+	struct dc_flops f;
+	load_hf_model("gemma-2-9b", 8192, "\"tp\": 8", &c);
+	ck_assert_int_eq(flops_of(&c, &f), 0);
+	ck_assert_double_eq(f.attention_core_fwd_per_token, 4227858432.0);
+	c.training.attention = DC_ATTENTION_FLASH;
+	ck_assert_int_eq(flops_of(&c, &f), 0);
+	ck_assert_double_eq(f.flash_backward_per_token, 2113929216.0);
+}
+END_TEST
+
+START_TEST(test_gated_deltanet_qwen3_next)
+{
+	/* Qwen3-Next-80B-A3B at s 4096: 12 softmax layers (every 4th), each
+	 * 2 x 4096 x 16 heads x (256 + 256) = 67,108,864 forward per token,
+	 * and 36 Gated DeltaNet layers, each over 32 value heads of d_k = d_v
+	 * = 128 in chunks of 64: 2 x 64 x (3 x 128 + 2 x 128) + 6 x 128 x 128 =
+	 * 81,920 + 98,304 = 180,224 a head, 5,767,168 a layer. Core: 12 x
+	 * 67,108,864 + 36 x 5,767,168 = 805,306,368 + 207,618,048 =
+	 * 1,012,924,416.
+	 * Per rank on pp 8 (6 layers a stage): the last stage holds layers 43-48,
+	 * softmax at 44 and 48, and the head. Its matmul parameters per token:
+	 * 6 MoE layers of 10 experts x 3,145,728 + shared 3,145,728 + gate 2,048
+	 * + router 1,048,576 = 35,653,632 each; 2 gated attention blocks of
+	 * 27,263,488 (q and gate 2048 x 8192, k and v 2048 x 512 each, o
+	 * 4096 x 2048, q/k norms 512) and 4 Gated DeltaNet blocks of
+	 * 33,718,464; the head 311,164,928: 714,487,552. FLOPs per token
+	 * 6 x 714,487,552 + 3 x (2 x 67,108,864 + 4 x 5,767,168) =
+	 * 4,286,925,312 + 471,859,200 = 4,758,784,512; x 32,768 tokens a step
+	 * (8 microbatches of 4096, dp 1). The first stage (layers 1-6, one
+	 * softmax layer) has fewer, so the last is the busiest. */
+	struct dc_config c;
+	struct dc_flops f;
+	load_hf_model("qwen3-next-80b-a3b", 4096, "\"tp\": 1, \"pp\": 8", &c);
+	ck_assert_int_eq(flops_of(&c, &f), 0);
+	ck_assert_double_eq(f.attention_core_fwd_per_token, 1012924416.0);
+	ck_assert_uint_eq(f.busiest_stage, 7);
+	ck_assert_uint_eq(f.tokens_per_step, 32768);
+	ck_assert_double_eq_tol(f.model_per_rank, 4758784512.0 * 32768.0, 1e-9 * f.model_per_rank);
 }
 END_TEST
 
@@ -226,6 +360,10 @@ int main(void)
 	tcase_add_test(tc, test_llama2_7b_default);
 	tcase_add_test(tc, test_per_rank_pipeline);
 	tcase_add_test(tc, test_per_rank_dense_and_moe_layers);
+	tcase_add_test(tc, test_mtp_on_last_stage);
+	tcase_add_test(tc, test_sliding_window_mistral_32k);
+	tcase_add_test(tc, test_sliding_window_gemma2_alternating);
+	tcase_add_test(tc, test_gated_deltanet_qwen3_next);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -223,7 +223,7 @@ static void expect_model(const char *name, const char *family, uint64_t total, u
  *   32,861,500,928 active).
  * Qwen/Qwen3-Next-80B-A3B (qwen3_next): 12 gated-attention layers
  *   (q 2048 x 8192 = 16,777,216, k, v 1,048,576 each, o 8,388,608, q/k
- *   norms 512: 27,264,000) and 36 Gated DeltaNet layers (in_proj_qkvz 2048 x
+ *   norms 512: 27,263,488) and 36 Gated DeltaNet layers (in_proj_qkvz 2048 x
  *   12288 = 25,165,824, in_proj_ba 131,072, conv1d 8192 x 4 = 32,768,
  *   dt_bias and A_log 64, norm 128, out_proj 8,388,608: 33,718,464); every
  *   layer MoE: 512 x 3,145,728 + shared 3,145,728 + gate 2,048 + router
@@ -320,7 +320,7 @@ START_TEST(test_layer_kind_errors)
 	expect_hf_error("{\"model_type\": \"qwen3\", \"use_sliding_window\": true, \"max_window_layers\": 28}",
 			DC_ERR_CONFIG,
 			"%s: error: 'max_window_layers': distcalc models a window on every layer or on all but every n-th; "
-			"only 0 is supported with use_sliding_window, got 28");
+			"with use_sliding_window only 0 or at least num_hidden_layers (32) is supported, got 28");
 	expect_hf_error("{\"model_type\": \"llama4\", \"text_config\": {\"num_hidden_layers\": 4, \"interleave_moe_layer_step\": 2, "
 			"\"moe_layers\": [1]}}",
 			DC_ERR_CONFIG,

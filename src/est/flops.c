@@ -8,16 +8,128 @@
 #include "distcalc/plan.h"
 #include "distcalc/util.h"
 
-/* Attention core forward FLOPs of one layer for one token: QK^T is
- * 2 s a d_qk, the weighted sum of values 2 s a d_v. */
-static double attention_core_fwd(const struct dc_model *m)
+/* Keys one query of a layer meets in the dense count: the sequence s, or
+ * a sliding-window layer's window when shorter (docs/models.md, "Layer
+ * kinds": the same convention that counts s, not s / 2, for causal
+ * attention). */
+static double keys_per_query(const struct dc_model *m, int sliding)
+{
+	if (sliding && m->sliding_window && m->sliding_window < m->seq_length)
+		return (double)m->sliding_window;
+	return (double)m->seq_length;
+}
+
+/* Attention core forward FLOPs of one softmax layer for one token: QK^T is
+ * 2 k a d_qk, the weighted sum of values 2 k a d_v, k the keys a query
+ * meets (keys_per_query). */
+static double attention_core_fwd_keys(const struct dc_model *m, double keys)
 {
 	double d_qk = (double)m->head_dim, d_v = (double)m->head_dim;
 	if (m->kv_lora_rank > 0) { /* MLA: q and k carry nope + rope dims */
 		d_qk = (double)(m->qk_nope_head_dim + m->qk_rope_head_dim);
 		d_v = (double)m->v_head_dim;
 	}
-	return 2.0 * (double)m->seq_length * (double)m->num_attention_heads * (d_qk + d_v);
+	return 2.0 * keys * (double)m->num_attention_heads * (d_qk + d_v);
+}
+
+static double attention_core_fwd(const struct dc_model *m)
+{
+	return attention_core_fwd_keys(m, keys_per_query(m, 0));
+}
+
+/* Gated DeltaNet's chunk size in its training kernel (flash-linear-
+ * attention's chunk_gated_delta_rule, BT = 64). */
+#define GDN_CHUNK 64.0
+
+/* Gated DeltaNet core forward FLOPs per token (its projections and
+ * convolution are matmul parameters): the chunkwise delta rule (Yang et
+ * al. 2024, "Parallelizing Linear Transformers with the Delta Rule over
+ * Sequence Length", section 3; Gated DeltaNet, Yang et al. 2025) per value
+ * head over chunks of C tokens: inside a chunk Q K^T and its product with
+ * the values 2 C (d_k + d_v), the WY form K K^T 2 C d_k and W = T K, U = T V
+ * 2 C (d_k + d_v); across chunks Q S, W S and the state update K^T (U - W
+ * S), 2 d_k d_v each: 2 C (3 d_k + 2 d_v) + 6 d_k d_v. The gate and decay
+ * are elementwise. */
+static double linear_core_fwd(const struct dc_model *m)
+{
+	double dk = (double)m->linear_key_head_dim, dv = (double)m->linear_value_head_dim;
+	return (double)m->linear_num_value_heads * (2.0 * GDN_CHUNK * (3.0 * dk + 2.0 * dv) + 6.0 * dk * dv);
+}
+
+/* The layers first + 1 .. first + n (from 1) by kind: Gated DeltaNet ones
+ * (not every full_attention_interval-th), sliding-window ones (softmax
+ * layers not every sliding_window_pattern-th), the rest global. */
+static void layer_kinds(const struct dc_model *m, uint64_t first, uint64_t n, double *global, double *sliding,
+			double *linear)
+{
+	uint64_t lin = m->full_attention_interval ? n - dc_params_every(first, n, m->full_attention_interval) : 0;
+	uint64_t sl = m->sliding_window && !lin ? n - dc_params_every(first, n, m->sliding_window_pattern) : 0;
+	*linear = (double)lin;
+	*sliding = (double)sl;
+	*global = (double)(n - lin - sl);
+}
+
+/* Attention-core forward FLOPs per token, and what a flash kernel's
+ * backward adds (flash_backward_extra), summed over layers first + 1 ..
+ * first + n. */
+static void cores_of(const struct dc_config *in, uint64_t first, uint64_t n, double *core, double *flash)
+{
+	const struct dc_model *m = &in->model;
+	double g, sl, lin, d_qk;
+	layer_kinds(m, first, n, &g, &sl, &lin);
+	*core = g * attention_core_fwd_keys(m, keys_per_query(m, 0)) +
+		sl * attention_core_fwd_keys(m, keys_per_query(m, 1)) + lin * linear_core_fwd(m);
+	d_qk = m->kv_lora_rank > 0 ? (double)(m->qk_nope_head_dim + m->qk_rope_head_dim) : (double)m->head_dim;
+	*flash = in->training.attention != DC_ATTENTION_FLASH
+			 ? 0
+			 : g * (2.0 * keys_per_query(m, 0) * (double)m->num_attention_heads * d_qk) +
+				   sl * (2.0 * keys_per_query(m, 1) * (double)m->num_attention_heads * d_qk);
+}
+
+/* Matmul parameters a Gated DeltaNet layer has over a softmax one (the
+ * layer_mm_params below count softmax attention), negative when fewer. */
+static double linear_mm_delta(const struct dc_plan *p)
+{
+	const struct dc_param_part a = p->parts.attention, l = p->parts.linear_attention;
+	if (!p->in->model.full_attention_interval || p->in->model.params_explicit)
+		return 0;
+	return ((double)l.split + (double)l.replicated) - ((double)a.split + (double)a.replicated);
+}
+
+/* What recomputation runs again of `extra` matmul parameters per token. */
+static double recompute_mm(const struct dc_plan *p, double extra)
+{
+	return p->in->training.recompute == DC_RECOMPUTE_FULL ? dc_plan_recompute_share(p) * 2.0 * extra : 0;
+}
+
+/* Both over every layer of one stage (all its chunks): O(v). */
+static void stage_cores(const struct dc_plan *p, uint64_t stage, double *core, double *flash)
+{
+	*core = *flash = 0;
+	for (uint64_t c = 0; c < p->v; c++) {
+		double a, b;
+		cores_of(p->in, dc_plan_chunk_start(p, stage, c), dc_plan_chunk_layers(p, stage, c), &a, &b);
+		*core += a;
+		*flash += b;
+	}
+}
+
+static int has_layer_kinds(const struct dc_model *m)
+{
+	return m->sliding_window || m->full_attention_interval;
+}
+
+/* Matmul parameters per token of the MTP modules: their active
+ * parameters but the norms, and the shared output head once each
+ * (arXiv 2412.19437 section 2.2: every depth has its own logits). */
+static double mtp_mm(const struct dc_model *m, const struct dc_param_terms *t, double head)
+{
+	double norms = (double)m->mtp_layers * (double)(dc_params_layer_norms(m) + 3) * (double)m->hidden_size;
+	if (!m->mtp_layers || m->params_explicit)
+		return 0;
+	if (m->norm == DC_NORM_LAYERNORM)
+		norms *= 2.0;
+	return (double)t->mtp_active - norms + (double)m->mtp_layers * head;
 }
 
 /* Parameters one token multiplies in a dense layer and in a MoE layer
@@ -87,8 +199,9 @@ static double layer_recompute(const struct dc_plan *p, int moe, double mm, doubl
 
 /* What a flash kernel's backward adds per layer and token: it rebuilds
  * S = QK^T tile by tile (FlashAttention-2, Dao 2023, section 3.1.2: five
- * matmuls in backward against the four of standard attention), 2 s a d_qk;
- * 0 for eager attention. */
+ * matmuls in backward against the four of standard attention), 2 s a d_qk
+ * (a sliding layer: its window for s); 0 for eager attention and for
+ * Gated DeltaNet layers (cores_of). */
 static double flash_backward_extra(const struct dc_config *in)
 {
 	const struct dc_model *m = &in->model;
@@ -100,19 +213,35 @@ static double flash_backward_extra(const struct dc_config *in)
 
 /* One rank of `stage`: its layers' FLOPs (model, and with what
  * recomputation and a flash kernel's backward add) and, on the last stage,
- * the head's, for one token. */
+ * the head's and the MTP modules', for one token. `per_layer_core` and
+ * `flash` are the stage's layers' averages (layer kinds differ by layer). */
 static void stage_flops(const struct dc_plan *p, const struct dc_stage_params *sp, uint64_t stage, double dense_mm,
-			double moe_mm, double per_layer_core, double head, double *model, double *hw)
+			double moe_mm, double per_layer_core, double flash, double head, double mtp, double *model,
+			double *hw)
 {
 	double dense_n = (double)(sp->layers - sp->moe_layers), moe_n = (double)sp->moe_layers;
-	double flash = flash_backward_extra(p->in);
+	double lin_mm = 0;
 
+	if (p->in->model.full_attention_interval) /* its Gated DeltaNet layers' projections */
+		lin_mm = (double)(sp->layers - dc_plan_stage_every(p, stage, p->in->model.full_attention_interval)) *
+			 linear_mm_delta(p);
 	*model = dense_n * (6.0 * dense_mm + 3.0 * per_layer_core) + moe_n * (6.0 * moe_mm + 3.0 * per_layer_core);
 	*hw = *model + dense_n * (layer_recompute(p, 0, dense_mm, per_layer_core) + flash) +
 	      moe_n * (layer_recompute(p, 1, moe_mm, per_layer_core) + flash);
+	if (lin_mm != 0) {
+		*model += 6.0 * lin_mm;
+		*hw += 6.0 * lin_mm + recompute_mm(p, lin_mm);
+	}
 	if (stage == p->layout.pp - 1) {
-		*model += 6.0 * head;
-		*hw += 6.0 * head;
+		const struct dc_model *m = &p->in->model;
+		double mtp_core = (double)m->mtp_layers * attention_core_fwd(m);
+		double mtp_flash = (double)m->mtp_layers * flash_backward_extra(p->in);
+		*model += 6.0 * head + 6.0 * mtp + 3.0 * mtp_core;
+		/* recomputation treats an MTP module as a MoE (or dense) layer */
+		*hw += 6.0 * head + 6.0 * mtp + 3.0 * mtp_core + mtp_flash +
+		       (m->mtp_layers ? layer_recompute(p, m->num_experts > 0, mtp / (double)m->mtp_layers,
+							attention_core_fwd(m)) * (double)m->mtp_layers
+				      : 0);
 	}
 }
 
@@ -122,7 +251,7 @@ int dc_flops_compute(const struct dc_plan *p, const struct dc_batch *b, struct d
 	const struct dc_param_terms *t = &p->terms;
 	struct dc_ck c = {0};
 	uint64_t head_params, layer_params;
-	double head, layers_mm, core, per_layer_core, tokens_per_replica;
+	double head, layers_mm, core, core_layers, per_layer_core, tokens_per_replica, mtp;
 
 	memset(f, 0, sizeof(*f));
 	if (m->params_explicit) {
@@ -142,20 +271,31 @@ int dc_flops_compute(const struct dc_plan *p, const struct dc_batch *b, struct d
 		goto overflow;
 	head = (double)head_params;
 	layers_mm = (double)layer_params;
-	core = attention_core_fwd(m) * (double)m->num_layers;
+	cores_of(p->in, 0, m->num_layers, &core, &f->flash_backward_per_token);
+	core_layers = core;
+	mtp = mtp_mm(m, t, head);
+	/* the MTP modules: their matmuls and their softmax layers' cores */
+	core += (double)m->mtp_layers * attention_core_fwd(m);
+	f->flash_backward_per_token += (double)m->mtp_layers * flash_backward_extra(p->in);
+	f->matmul_params = dc_ck_add(&c, f->matmul_params, (uint64_t)mtp);
 	f->attention_core_fwd_per_token = core;
 	/* Korthikanti Eq. 7: 3 x (2 N + core) = 6 N + 12 L s a d */
 	f->model_per_token = 6.0 * (double)f->matmul_params + 3.0 * core;
 	{
-		/* the whole model: its dense and MoE layers */
-		double dense_mm, moe_mm, per_core = core / (double)m->num_layers;
-		double n_moe = m->num_experts && !m->params_explicit ? (double)(m->num_layers - m->dense_layers) : 0;
+		/* the whole model: its dense and MoE layers (and MTP modules,
+		 * recomputed as layers of their kind) */
+		double dense_mm, moe_mm, per_core = core / (double)(m->num_layers + m->mtp_layers);
+		double n_moe = m->num_experts && !m->params_explicit ? (double)t->moe_layers : 0;
 		double n_dense = (double)m->num_layers - n_moe;
 		if (layer_mm_params(p, &dense_mm, &moe_mm) != 0)
 			dense_mm = moe_mm = layers_mm / (double)m->num_layers;
+		if (m->num_experts)
+			n_moe += (double)m->mtp_layers;
+		else
+			n_dense += (double)m->mtp_layers;
 		f->recompute_per_token = n_dense * layer_recompute(p, 0, dense_mm, per_core) +
-					 n_moe * layer_recompute(p, 1, moe_mm, per_core);
-		f->flash_backward_per_token = flash_backward_extra(p->in) * (double)m->num_layers;
+					 n_moe * layer_recompute(p, 1, moe_mm, per_core) +
+					 recompute_mm(p, (double)t->linear_attention_layers * linear_mm_delta(p));
 	}
 	f->hardware_per_token = f->model_per_token + f->recompute_per_token + f->flash_backward_per_token;
 	f->model_per_step = f->model_per_token * (double)f->tokens_per_step;
@@ -166,7 +306,7 @@ int dc_flops_compute(const struct dc_plan *p, const struct dc_batch *b, struct d
 	 * tp; the busiest stage sets the figure. A segment's stages hold the
 	 * same layers (plan.h), so its first stage stands for all of them */
 	tokens_per_replica = (double)f->tokens_per_step / (double)p->layout.dp;
-	per_layer_core = core / (double)m->num_layers;
+	per_layer_core = core_layers / (double)m->num_layers;
 	{
 		double dense_mm, moe_mm;
 		if (layer_mm_params(p, &dense_mm, &moe_mm) != 0) {
@@ -175,19 +315,30 @@ int dc_flops_compute(const struct dc_plan *p, const struct dc_batch *b, struct d
 		}
 		f->model_per_rank = -1;
 		for (uint64_t i = 0; i < p->nsegments; i++) {
-			uint64_t st = p->segment_first[i];
+			/* layer kinds differ stage by stage within a segment
+			 * (its parameters do not): each of its stages then, O(pp v)
+			 * for such a model only */
+			uint64_t st = p->segment_first[i], end = has_layer_kinds(m) ? p->segment_first[i + 1] : st + 1;
 			const struct dc_stage_params *sp = &p->segment_params[i];
-			double model_stage, hw_stage;
 			if (p->segment_overflow[i])
 				goto overflow;
-			stage_flops(p, sp, st, dense_mm, moe_mm, per_layer_core, head, &model_stage, &hw_stage);
-			/* a replica's tokens split over its tp x cp ranks */
-			model_stage *= tokens_per_replica / (double)(p->layout.tp * p->layout.cp);
-			hw_stage *= tokens_per_replica / (double)(p->layout.tp * p->layout.cp);
-			if (model_stage > f->model_per_rank) {
-				f->model_per_rank = model_stage;
-				f->hardware_per_rank = hw_stage;
-				f->busiest_stage = st;
+			for (; st < end; st++) {
+				double model_stage, hw_stage, stage_core = per_layer_core, flash = flash_backward_extra(p->in);
+				if (has_layer_kinds(m) && sp->layers) {
+					stage_cores(p, st, &stage_core, &flash);
+					stage_core /= (double)sp->layers;
+					flash /= (double)sp->layers;
+				}
+				stage_flops(p, sp, st, dense_mm, moe_mm, stage_core, flash, head, mtp, &model_stage,
+					    &hw_stage);
+				/* a replica's tokens split over its tp x cp ranks */
+				model_stage *= tokens_per_replica / (double)(p->layout.tp * p->layout.cp);
+				hw_stage *= tokens_per_replica / (double)(p->layout.tp * p->layout.cp);
+				if (model_stage > f->model_per_rank) {
+					f->model_per_rank = model_stage;
+					f->hardware_per_rank = hw_stage;
+					f->busiest_stage = st;
+				}
 			}
 		}
 	}

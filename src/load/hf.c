@@ -311,9 +311,11 @@ static void read_qwen_sliding(struct hf *r, struct dc_model *m)
 		return;
 	}
 	from = get_uint(r, "max_window_layers", 0, 28);
+	if (from >= m->num_layers) /* no layer from there on: none slides */
+		return;
 	if (from != 0) {
-		hf_error(r, "'max_window_layers': distcalc models a window on every layer or on all but every n-th; only 0 is supported with use_sliding_window, got %llu",
-			 (unsigned long long)from);
+		hf_error(r, "'max_window_layers': distcalc models a window on every layer or on all but every n-th; with use_sliding_window only 0 or at least num_hidden_layers (%llu) is supported, got %llu",
+			 (unsigned long long)m->num_layers, (unsigned long long)from);
 		return;
 	}
 	read_sliding(r, m, 4096, 0);
@@ -355,6 +357,7 @@ static void read_mixtral(struct hf *r, struct dc_model *m)
 	m->num_experts = get_uint(r, "num_local_experts", 1, 8);
 	read_top_k(r, m, 2);
 	m->moe_ffn_hidden_size = m->ffn_hidden_size;
+	read_sliding(r, m, 0, 0); /* MixtralConfig.sliding_window: none by default */
 }
 
 /* Qwen2Config: q, k and v are biased, o is not (modeling_qwen2.py). */
@@ -386,6 +389,7 @@ static void read_qwen2_moe(struct hf *r, struct dc_model *m)
 	m->shared_expert_ffn_hidden_size = get_uint(r, "shared_expert_intermediate_size", 0, 5632);
 	m->shared_expert_gate = m->shared_expert_ffn_hidden_size > 0;
 	read_qwen_moe_layout(r);
+	read_qwen_sliding(r, m);
 }
 
 /* Qwen3MoeConfig (modeling_qwen3_moe.py): q_norm and k_norm (RMSNorm of
@@ -400,6 +404,7 @@ static void read_qwen3_moe(struct hf *r, struct dc_model *m)
 	read_top_k(r, m, 8);
 	m->moe_ffn_hidden_size = get_uint(r, "moe_intermediate_size", 1, 768);
 	read_qwen_moe_layout(r);
+	read_qwen_sliding(r, m);
 }
 
 /* GPT2Config (modeling_gpt2.py): LayerNorms, every linear biased, a GELU
@@ -679,6 +684,8 @@ static void read_qwen3_next(struct hf *r, struct dc_model *m)
 	every = get_uint(r, "full_attention_interval", 1, 4);
 	read_layer_types(r, m, "linear_attention", &every, &given);
 	m->full_attention_interval = every;
+	if (get_bool(r, "use_sliding_window", 0))
+		hf_error(r, "'use_sliding_window': distcalc models no window in a hybrid linear-attention model; only false is supported");
 	if (every == 0)
 		hf_error(r, "'layer_types': distcalc needs at least one \"full_attention\" layer in a hybrid model");
 	m->linear_num_key_heads = get_uint(r, "linear_num_key_heads", 1, 16);
