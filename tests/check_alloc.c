@@ -57,7 +57,7 @@ static int pipeline(const char *buf, size_t len, const char *const *sets, size_t
 	int rc = 0;
 
 	for (size_t i = 0; i < nsets; i++)
-		ov[i].text = sets[i];
+		ov[i] = (struct dc_override){sets[i], 0};
 	dc_buf_init(table);
 	dc_buf_init(json);
 	dc_diag_init(&d);
@@ -98,7 +98,7 @@ static void fail_each_allocation(const char *const *sets, size_t nsets, const ch
 	struct dc_override ov[8];
 
 	for (size_t i = 0; i < nsets; i++)
-		ov[i].text = sets[i];
+		ov[i] = (struct dc_override){sets[i], 0};
 	dc_alloc_fail_at(0);
 	dc_diag_init(&d);
 	ck_assert_int_eq(dc_config_load_buffer(buf, len, "t.json", ov, nsets, &cfg, &d), 0);

@@ -402,12 +402,68 @@ START_TEST(test_budgets)
 	ck_assert_int_eq(dc_check_max_parse("x.round_time_s=2 ms", &m, err, sizeof(err)), 0);
 	ck_assert(fabs(m.limit - 2e-3) <= 1e-15);
 	free(m.path);
-	ck_assert_int_eq(dc_check_max_parse("x.params_total=7 GiB", &m, err, sizeof(err)), -1);
-	ck_assert_str_eq(err, "the field has no unit: expected a plain number, got '7 GiB'");
+	/* a unit on a field without one is reported by dc_check_budgets, once
+	 * the path is known to be a field (a typo is named as that first) */
+	ck_assert_int_eq(dc_check_max_parse("x.params_total=7 GiB", &m, err, sizeof(err)), 0);
+	ck_assert_int_eq(m.no_unit, 1);
+	free(m.path);
 	dc_alloc_fail_at(1);
 	ck_assert_int_eq(dc_check_max_parse("x.params_total=7", &m, err, sizeof(err)), -1);
 	dc_alloc_fail_at(0);
 	ck_assert_str_eq(err, "out of memory");
+}
+END_TEST
+
+/* --check-min floors, field-name typos and a unit on a field without one. */
+START_TEST(test_floors_and_typos)
+{
+	const char *r = "{\"step\": {\"tokens_per_s_per_gpu\": 2999.5, \"time_s\": 2}, \"summary\": {\"peak_bytes\": 10, \"warnings\": 0}}";
+	static const char *const floors[] = {"step.tokens_per_s_per_gpu=3000", "step.time_s=2", NULL};
+	static const char *const typos[] = {"summary.peak_byte=80GiB", "step.tokens_per_s_per_gpuu=1", "summary.warnings=1 s", NULL};
+	struct dc_buf out;
+	struct dc_diag d;
+	size_t exceeded = 99;
+	struct dc_check_max m[3];
+	char err[256];
+
+	/* 2999.5 is below the floor 3000; 2 s is not below 2 s */
+	for (size_t i = 0; floors[i]; i++) {
+		ck_assert_int_eq(dc_check_max_parse(floors[i], &m[i], err, sizeof(err)), 0);
+		m[i].min = 1;
+	}
+	dc_buf_init(&out);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_check_budgets(r, strlen(r), m, 2, &out, &exceeded, &d), 0);
+	ck_assert_uint_eq(exceeded, 1);
+	ck_assert_str_eq(out.data, "step.tokens_per_s_per_gpu: 2999.5 is below the floor 3000\n");
+	for (size_t i = 0; i < 2; i++)
+		free(m[i].path);
+	dc_buf_release(&out);
+	dc_diag_release(&d);
+
+	ck_assert_int_eq(budgets(r, typos, &out, &exceeded, &d), -1);
+	ck_assert_uint_eq(d.count, 3);
+	ck_assert_str_eq(d.entries[0].text, "distcalc: error: '--check-max': 'summary.peak_byte': not a field of the report; did you mean 'summary.peak_bytes'?");
+	ck_assert_str_eq(d.entries[1].text, "distcalc: error: '--check-max': 'step.tokens_per_s_per_gpuu': not a field of the report; did you mean 'step.tokens_per_s_per_gpu'?");
+	ck_assert_str_eq(d.entries[2].text, "distcalc: error: '--check-max': 'summary.warnings': the field has no unit: expected a plain number, got '1 s'");
+	dc_buf_release(&out);
+	dc_diag_release(&d);
+}
+END_TEST
+
+/* A field whose key names bytes or parameters is a count: exact whatever
+ * --rtol, even when one side is not whole (37884542976 stored, 30.5 bytes
+ * more now: 8e-10 relative, inside rtol 1e-3). */
+START_TEST(test_count_fields_exact_whatever_rtol)
+{
+	struct dc_buf out;
+	ck_assert_uint_eq(run("{\"s\": {\"peak_bytes\": 37884542976}}", "{\"s\": {\"peak_bytes\": 37884543006.5}}", 1e-3, &out), 1);
+	dc_buf_release(&out);
+	ck_assert_uint_eq(run("{\"s\": {\"total_params\": 6738415616}}", "{\"s\": {\"total_params\": 6738415616.25}}", 1e-3, &out), 1);
+	dc_buf_release(&out);
+	/* a rate is not a count: rtol applies */
+	ck_assert_uint_eq(run("{\"s\": {\"bytes_per_s\": 1000000000}}", "{\"s\": {\"bytes_per_s\": 1000000000.5}}", 1e-3, &out), 0);
+	dc_buf_release(&out);
 }
 END_TEST
 
@@ -475,6 +531,8 @@ int main(void)
 
 	tcase_add_test(tc, test_identical);
 	tcase_add_test(tc, test_integers_are_exact);
+	tcase_add_test(tc, test_count_fields_exact_whatever_rtol);
+	tcase_add_test(tc, test_floors_and_typos);
 	tcase_add_test(tc, test_floats_use_rtol);
 	tcase_add_test(tc, test_one_side_only_and_types);
 	tcase_add_test(tc, test_version_and_config_ignored);

@@ -21,7 +21,7 @@ static void systems_set(struct dc_config *c, const char *const *sets, size_t n)
 	struct dc_override ov[8];
 	struct dc_diag d;
 	for (size_t i = 0; i < n; i++)
-		ov[i].text = sets[i];
+		ov[i] = (struct dc_override){sets[i], 0};
 	snprintf(path, sizeof(path), "%s/configs/systems.json", DC_SOURCE_DIR);
 	dc_diag_init(&d);
 	if (dc_config_load_file(path, ov, n, c, &d) != 0)

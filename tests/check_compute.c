@@ -52,7 +52,7 @@ static struct run *run(const char *path, const char *const *sets, size_t nsets)
 	struct dc_diag d;
 	ck_assert(x && nsets <= 24);
 	for (size_t i = 0; i < nsets; i++)
-		ov[i].text = sets[i];
+		ov[i] = (struct dc_override){sets[i], 0};
 	dc_diag_init(&d);
 	ck_assert_msg(dc_config_load_file(path, ov, nsets, &x->cfg, &d) == 0, "%s", d.count ? d.entries[0].text : "?");
 	dc_diag_release(&d);

@@ -51,7 +51,7 @@ static int load(const char *text, const char *const *sets, size_t nsets, struct 
 	struct dc_override ov[8];
 	ck_assert(nsets <= 8);
 	for (size_t i = 0; i < nsets; i++)
-		ov[i].text = sets[i];
+		ov[i] = (struct dc_override){sets[i], 0};
 	dc_diag_init(d);
 	return dc_config_load_buffer(text, strlen(text), "t.json", ov, nsets, cfg, d);
 }
@@ -413,7 +413,7 @@ END_TEST
 START_TEST(test_cross_field_errors)
 {
 	expect_error(edit("\"tp\": 4", "\"dp\": 4, \"tp\": 4"), NULL, 0, DC_ERR_CONFIG,
-		     "t.json: error: 'parallel.dp': dp x tp x pp (4 x 4 x 1) must equal num_nodes x gpus_per_node (8); set parallel.dp to 2, or leave it out to derive it");
+		     "t.json: error: 'parallel.dp': dp x tp x pp (4 x 4 x 1) must equal num_nodes x gpus_per_node (8); set parallel.dp to 2, or leave it out (--unset parallel.dp) to derive it");
 	/* tp = 3 breaks two rules at once: 3 does not divide 8 ranks or 32 heads */
 	expect_error(edit("\"tp\": 4", "\"tp\": 3"), NULL, 0, DC_ERR_CONFIG,
 		     "t.json: error: 'parallel.tp': tp x pp (3) must divide the world size num_nodes x gpus_per_node (8)\n"
@@ -515,7 +515,7 @@ START_TEST(test_attention_dropout_global_batch)
 	/* both given: they must agree (64 / (1 x 2) = 32) */
 	expect_error(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64, \"grad_accum_steps\": 8"),
 		     NULL, 0, DC_ERR_CONFIG,
-		     "t.json: error: 'training.grad_accum_steps': 8 disagrees with training.global_batch_size (64 = 1 x 2 x 32); leave it out to derive it");
+		     "t.json: error: 'training.grad_accum_steps': 8 disagrees with training.global_batch_size (64 = 1 x 2 x 32); leave it out (--unset training.grad_accum_steps) to derive it");
 	ck_assert_int_eq(load(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64, \"grad_accum_steps\": 32"),
 			      NULL, 0, &cfg, &d), 0);
 	ck_assert_uint_eq(d.count, 0);
@@ -629,7 +629,7 @@ START_TEST(test_set_overrides)
 	expect_error(base, (const char *const[]){"model.hidden_size"}, 1, DC_ERR_USAGE,
 		     "--set: error: 'model.hidden_size': expected PATH=VALUE, like model.hidden_size=4096");
 	expect_error(base, (const char *const[]){"parallel.dp=3"}, 1, DC_ERR_CONFIG,
-		     "--set: error: 'parallel.dp': dp x tp x pp (3 x 4 x 1) must equal num_nodes x gpus_per_node (8); set parallel.dp to 2, or leave it out to derive it");
+		     "--set: error: 'parallel.dp': dp x tp x pp (3 x 4 x 1) must equal num_nodes x gpus_per_node (8); set parallel.dp to 2, or drop the --set of parallel.dp to derive it");
 	/* an error in the file stays the file's */
 	expect_error(edit("\"num_layers\": 32", "\"num_layers\": 0"), (const char *const[]){"model.hidden_size=0"}, 1,
 		     DC_ERR_CONFIG,
@@ -723,7 +723,7 @@ static void fail_each_allocation(const char *buf, size_t len, const char *const 
 	int done = 0;
 
 	for (size_t i = 0; i < nsets; i++)
-		ov[i].text = sets[i];
+		ov[i] = (struct dc_override){sets[i], 0};
 	for (n = 1; n < 100000 && !done; n++) {
 		struct dc_config cfg;
 		struct dc_diag d;
@@ -941,9 +941,40 @@ START_TEST(test_gpu_presets)
 }
 END_TEST
 
+/* --unset removes a key the file gives, so its derived value applies: the
+ * file's dp 2 on 2 x 4 GPUs at tp 4; 4 nodes make 16 GPUs, and with dp
+ * unset it is derived as 16 / tp 4 = 4. A path the config lacks warns, an
+ * unknown one is an error with a suggestion. */
+START_TEST(test_unset)
+{
+	struct dc_override ov[3] = {{"cluster.num_nodes=4", 0}, {"parallel.dp", 1}, {"parallel.pp", 1}};
+	struct dc_config cfg;
+	struct dc_diag d;
+	const char *text = edit("\"parallel\": {\"tp\": 4}", "\"parallel\": {\"tp\": 4, \"dp\": 2}");
+
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(text, strlen(text), "t.json", ov, 1, &cfg, &d), -1);
+	ck_assert_str_eq(d.entries[0].text, "--set: error: 'parallel.dp': dp x tp x pp (2 x 4 x 1) must equal num_nodes x gpus_per_node (16); set parallel.dp to 4, or leave it out (--unset parallel.dp) to derive it");
+	dc_diag_release(&d);
+
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(text, strlen(text), "t.json", ov, 3, &cfg, &d), 0);
+	ck_assert_uint_eq(cfg.parallel.dp, 4);
+	ck_assert_uint_eq(d.count, 1);
+	ck_assert_str_eq(d.entries[0].text, "--unset: 'parallel.pp': the config does not give it (nor an earlier --set); nothing to remove");
+	dc_diag_release(&d);
+
+	ov[1].text = "parallel.dpp";
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(text, strlen(text), "t.json", ov, 2, &cfg, &d), -1);
+	ck_assert_str_eq(d.entries[0].text, "--unset: error: 'parallel.dpp': unknown key; did you mean 'parallel.dp'?");
+	dc_diag_release(&d);
+}
+END_TEST
+
 int main(void)
 {
-	Suite *s = suite_create("config");
+Suite *s = suite_create("config");
 	TCase *tc = tcase_create("config");
 	SRunner *sr;
 	int failed;
@@ -965,6 +996,7 @@ int main(void)
 	tcase_add_test(tc, test_dotted_member_names);
 	tcase_add_test(tc, test_gpu_memory_decimal_warning);
 	tcase_add_test(tc, test_gpu_presets);
+	tcase_add_test(tc, test_unset);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -160,7 +160,7 @@ static void load_set(const char *json, const char *const *sets, size_t nsets, st
 	struct dc_diag d;
 
 	for (size_t i = 0; i < nsets; i++)
-		ov[i].text = sets[i];
+		ov[i] = (struct dc_override){sets[i], 0};
 	dc_diag_init(&d);
 	if (dc_config_load_buffer(json, strlen(json), "gen.json", ov, nsets, cfg, &d) != 0)
 		ck_abort_msg("generated config rejected: %s\n%s%s%s", d.count ? d.entries[0].text : "?", json,

@@ -121,7 +121,7 @@ static struct dc_report *run(const char *experiment, const char *only, const cha
 	struct dc_run_info info = {experiment, "t.json", 7, only};
 
 	for (size_t i = 0; i < nsets; i++)
-		ov[i].text = sets[i];
+		ov[i] = (struct dc_override){sets[i], 0};
 	ck_assert_int_eq(dc_config_load_buffer(dc_default_config, dc_default_config_len, "t.json", ov, nsets, &cfg, d),
 			 0);
 	return dc_experiment_run(dc_experiment_find(experiment), &cfg, &info, d);
@@ -360,7 +360,7 @@ START_TEST(test_nonfinite_result_is_internal_error)
 	struct dc_report *r;
 
 	for (size_t i = 0; i < 4; i++)
-		ov[i].text = sets[i];
+		ov[i] = (struct dc_override){sets[i], 0};
 	dc_diag_init(&d);
 	ck_assert_int_eq(dc_config_load_buffer(dc_default_config, dc_default_config_len, "t.json", ov, 4, &cfg, &d), 0);
 	cfg.cluster.intra_node.bw_bytes_per_s = 1e-300;

@@ -28,9 +28,9 @@ static void load(const char *path, const char *const *sets, const char *const *e
 	size_t n = 0;
 
 	for (size_t i = 0; sets && sets[i]; i++)
-		ov[n++].text = sets[i];
+		ov[n++] = (struct dc_override){sets[i], 0};
 	for (size_t i = 0; extra && extra[i]; i++)
-		ov[n++].text = extra[i];
+		ov[n++] = (struct dc_override){extra[i], 0};
 	snprintf(full, sizeof(full), "%s/%s", DC_SOURCE_DIR, path);
 	dc_diag_init(&d);
 	ck_assert_msg(dc_config_load_file(full, ov, n, cfg, &d) == 0, "%s: %s", path,

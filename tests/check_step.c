@@ -30,7 +30,7 @@ static int load_and_run(const char *name, const char *const *sets, int may_rejec
 	struct dc_diag d;
 	snprintf(path, sizeof(path), "%s/configs/%s", DC_SOURCE_DIR, name);
 	while (sets && sets[n] && n < 16) {
-		ov[n].text = sets[n];
+		ov[n] = (struct dc_override){sets[n], 0};
 		n++;
 	}
 	dc_diag_init(&d);

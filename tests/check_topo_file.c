@@ -185,6 +185,7 @@ START_TEST(config_key_precedence)
 	ck_assert_int_eq(cfg.cluster.nic_path, DC_NIC_PATH_SYS); /* --set over the file's phb */
 	dc_diag_release(&d);
 	ov[2].text = "cluster.nics_per_node=4";
+	ov[2].unset = 0;
 	dc_diag_init(&d);
 	ck_assert_int_eq(dc_config_load_file_opts(DC_SOURCE_DIR "/tests/inputs/topology_h100.json", &o, &cfg, &d), 0);
 	ck_assert_uint_eq(cfg.cluster.nics_per_node, 4);

@@ -28,7 +28,7 @@ static struct dc_whatif *run(const char *name, const char *const *sets, uint64_t
 	ck_assert_ptr_nonnull(w);
 	snprintf(path, sizeof(path), "%s/configs/%s", DC_SOURCE_DIR, name);
 	while (sets && sets[n] && n < 16) {
-		ov[n].text = sets[n];
+		ov[n] = (struct dc_override){sets[n], 0};
 		n++;
 	}
 	dc_diag_init(&d);

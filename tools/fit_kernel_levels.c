@@ -60,7 +60,7 @@ static void run(const char *name, const char *const *sets, size_t n, uint32_t wa
 		exit(3);
 	snprintf(path, sizeof(path), "%s/configs/%s", source_dir, name);
 	for (size_t i = 0; i < n; i++)
-		ov[i].text = sets[i];
+		ov[i] = (struct dc_override){sets[i], 0};
 	dc_diag_init(&d);
 	if (dc_config_load_file(path, ov, n, &cfg, &d) != 0) {
 		fprintf(stderr, "fit_kernel_levels: %s: %s\n", path, d.count ? d.entries[0].text : "refused");

@@ -102,6 +102,11 @@ struct dc_check_max {
 			    * owned: one allocation that VALUE lies in too */
 	const char *value; /* VALUE as given, inside path's allocation */
 	double limit;      /* VALUE in the field's base unit */
+	int min;           /* 1: a --check-min floor (the number must not be
+			    * below limit); 0: a --check-max budget */
+	int no_unit;       /* VALUE has a unit the key names none of: reported
+			    * by dc_check_budgets once the path is known to be a
+			    * field (a mistyped field is named first), limit 0 */
 };
 
 /* Parses `arg` ("PATH=VALUE") into `m`. VALUE is a plain decimal number in
@@ -117,13 +122,16 @@ struct dc_check_max {
 int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_t errlen);
 
 /* Checks the report `actual` (JSON distcalc just rendered) against the
- * budgets: each number above its limit writes one line to `out`,
- * "PATH: VALUE exceeds the budget LIMIT" (LIMIT as given, then its value
+ * budgets: each number above its limit (below it, for a --check-min
+ * floor) writes one line to `out`, "PATH: VALUE exceeds the budget LIMIT"
+ * ("PATH: VALUE is below the floor LIMIT"; LIMIT as given, then its value
  * in base units when it had a unit), and counts in *exceeded. Returns 0
  * when every budget was checked; -1 when a PATH is not a field of the
- * report, or not a number there (DC_ERR_USAGE, one line per such path:
- * "distcalc: error: '--check-max': 'PATH': ..."), or memory ran out
- * (DC_ERR_INTERNAL). */
+ * report (the nearest field's name suggested), or not a number there, or
+ * its VALUE had a unit the field has not (DC_ERR_USAGE, one line per such
+ * path: "distcalc: error: '--check-max': 'PATH': ..."), or memory ran out
+ * (DC_ERR_INTERNAL). The report is read as a stream, holding only the
+ * budgets' numbers: memory does not grow with the report. */
 int dc_check_budgets(const char *actual, size_t actual_len, const struct dc_check_max *maxes, size_t n,
 		     struct dc_buf *out, size_t *exceeded, struct dc_diag *diag);
 

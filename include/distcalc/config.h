@@ -481,7 +481,10 @@ struct dc_config {
 /* One --set override: "PATH=VALUE". VALUE is read as JSON when it is a JSON
  * number, true, false or a quoted string, else as a string. */
 struct dc_override {
-	const char *text;
+	const char *text; /* "PATH=VALUE" (--set), or "PATH" when unset */
+	int unset;        /* 1: --unset PATH, which removes PATH (a key or a
+			   * section) from the config as if the file left it
+			   * out; a PATH the config does not give warns */
 };
 
 /* Parses and validates `len` bytes of `buf` named `name` (for messages),

@@ -16,6 +16,7 @@
 #include "distcalc/config.h"
 #include "distcalc/report.h"
 #include "distcalc/units.h"
+#include "distcalc/util.h"
 
 #define NOT_A_REPORT "%s: error: not a distcalc JSON report (%s; write one with --format json --output FILE)"
 
@@ -78,6 +79,26 @@ static int ignored(const char *path)
 static int whole(double v)
 {
 	return isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0;
+}
+
+/* Is the field at `path` a whole count by its key: a key naming bytes
+ * (not a rate: "_per_s", "GBps", "per_token") or ending in "params"? */
+static int integer_field(const char *path)
+{
+	const char *key = strrchr(path, '.');
+	size_t n;
+	key = key ? key + 1 : path;
+	n = strcspn(key, "[");
+	if (n >= 6 && strncmp(key + n - 6, "params", 6) == 0)
+		return 1;
+	for (size_t i = 0; i + 5 <= n; i++)
+		if (strncmp(key + i, "bytes", 5) == 0) {
+			for (size_t j = 0; j + 4 <= n; j++)
+				if (strncmp(key + j, "per_", 4) == 0 || strncmp(key + j, "GBps", 4) == 0)
+					return 0;
+			return 1;
+		}
+	return 0;
 }
 
 /* Short text of a JSON value for a difference line. */
@@ -192,7 +213,10 @@ static void compare(struct cmp *c, const cJSON *e, const cJSON *a)
 		if (absurd(c->path, ev) || !isfinite(av)) {
 			/* inf > inf is false: never let a tolerance pass these */
 			diff(c, e, a);
-		} else if (whole(ev) && whole(av)) {
+		} else if ((whole(ev) && whole(av)) || integer_field(c->path)) {
+			/* a whole number on both sides, or a field whose key names
+			 * a count (bytes, parameters), is exact whatever --rtol:
+			 * 30.5 bytes more is a change, not rounding */
 			if (ev != av)
 				diff(c, e, a);
 		} else if (fabs(av - ev) > c->rtol * fmax(fabs(av), fabs(ev))) {
@@ -826,7 +850,7 @@ int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_
 	char *path, why[200];
 	double limit = 0;
 	uint64_t bytes;
-	int ok;
+	int ok, no_unit = 0;
 
 	if (!eq || eq == arg || !eq[1]) {
 		snprintf(err, errlen, "expected PATH=VALUE, as in memory.per_rank.peak_bytes=80GiB");
@@ -853,8 +877,16 @@ int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_
 			limit /= DC_GB;
 			break;
 		default:
-			snprintf(why, sizeof(why), "the field has no unit: expected a plain number, got '%s'", eq + 1);
-			ok = 0;
+			/* a number with a unit: reported once the path is known
+			 * to be a field, so a mistyped field ("peak_byte") is
+			 * named as that first; anything else ("inf") now */
+			if ((eq[1] >= '0' && eq[1] <= '9') || eq[1] == '.') {
+				no_unit = 1;
+				ok = 1;
+			} else {
+				snprintf(why, sizeof(why), "the field has no unit: expected a plain number, got '%s'", eq + 1);
+				ok = 0;
+			}
 			break;
 		}
 	}
@@ -865,8 +897,49 @@ int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_
 	}
 	m->path = path;
 	m->value = path + (eq - arg) + 1;
-	m->limit = limit;
+	m->limit = no_unit ? 0 : limit;
+	m->no_unit = no_unit;
+	m->min = 0;
 	return 0;
+}
+
+/* The name of the field nearest `path` for a "did you mean": the member of
+ * the deepest object on the path that is closest to the path's next
+ * component (at most 3 edits, case folded), written whole into buf; 0 when
+ * none is that close. */
+static int nearest_field(const cJSON *root, const char *path, char *buf, size_t len)
+{
+	const cJSON *v = root, *best = NULL;
+	const char *p = path;
+	size_t best_d = 4, n;
+
+	for (;;) {
+		const cJSON *next;
+		char key[256];
+		n = strcspn(p, ".[");
+		if (n == 0 || n >= sizeof(key) || !cJSON_IsObject(v))
+			return 0;
+		memcpy(key, p, n);
+		key[n] = '\0';
+		next = cJSON_GetObjectItemCaseSensitive(v, key);
+		if (!next || p[n] != '.')
+			break;
+		v = next;
+		p += n + 1;
+	}
+	for (const cJSON *x = v->child; x; x = x->next) {
+		size_t d = dc_edit_distance(p, n, x->string, 1);
+		if (d < best_d) {
+			best_d = d;
+			best = x;
+		}
+	}
+	/* distance 0: the member is there, the path goes wrong past it (an
+	 * index): no name to suggest */
+	if (!best || best_d == 0 || (size_t)(p - path) + strlen(best->string) + strlen(p + n) >= len)
+		return 0;
+	snprintf(buf, len, "%.*s%s%s", (int)(p - path), path, best->string, p + n);
+	return 1;
 }
 
 /* The value at the dotted `path` under `v` ("a.b[2].c"), or NULL. */
@@ -917,28 +990,43 @@ int dc_check_budgets(const char *actual, size_t actual_len, const struct dc_chec
 	for (size_t i = 0; i < n; i++) {
 		const cJSON *v = find_path(a, maxes[i].path);
 		char vt[64], lt[64];
+		const char *opt = maxes[i].min ? "--check-min" : "--check-max";
+		char near[1024];
 		if (!v || !cJSON_IsNumber(v)) {
 			if (v) {
 				value_text(v, vt, sizeof(vt));
 				dc_diag_error(diag, DC_ERR_USAGE,
-					      "distcalc: error: '--check-max': '%s': not a number in the report, it holds %s",
+					      "distcalc: error: '%s': '%s': not a number in the report, it holds %s", opt,
 					      maxes[i].path, vt);
+			} else if (nearest_field(a, maxes[i].path, near, sizeof(near))) {
+				dc_diag_error(diag, DC_ERR_USAGE,
+					      "distcalc: error: '%s': '%s': not a field of the report; did you mean '%s'?", opt,
+					      maxes[i].path, near);
 			} else {
-				dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--check-max': '%s': not a field of the report",
+				dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '%s': '%s': not a field of the report", opt,
 					      maxes[i].path);
 			}
 			rc = -1;
 			continue;
 		}
-		if (!(v->valuedouble > maxes[i].limit))
+		if (maxes[i].no_unit) {
+			dc_diag_error(diag, DC_ERR_USAGE,
+				      "distcalc: error: '%s': '%s': the field has no unit: expected a plain number, got '%s'", opt,
+				      maxes[i].path, maxes[i].value);
+			rc = -1;
+			continue;
+		}
+		if (maxes[i].min ? !(v->valuedouble < maxes[i].limit) : !(v->valuedouble > maxes[i].limit))
 			continue;
 		value_text(v, vt, sizeof(vt));
 		(*exceeded)++;
 		if (dc_check_parse_decimal(maxes[i].value, &(double){0}) == 0) {
-			dc_buf_printf(out, "%s: %s exceeds the budget %s\n", maxes[i].path, vt, maxes[i].value);
+			dc_buf_printf(out, "%s: %s %s %s\n", maxes[i].path, vt,
+				      maxes[i].min ? "is below the floor" : "exceeds the budget", maxes[i].value);
 		} else {
 			dc_fmt_double(lt, sizeof(lt), maxes[i].limit);
-			dc_buf_printf(out, "%s: %s exceeds the budget %s (%s)\n", maxes[i].path, vt, maxes[i].value, lt);
+			dc_buf_printf(out, "%s: %s %s %s (%s)\n", maxes[i].path, vt,
+				      maxes[i].min ? "is below the floor" : "exceeds the budget", maxes[i].value, lt);
 		}
 	}
 	cJSON_Delete(a);

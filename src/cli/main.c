@@ -780,9 +780,15 @@ static int check(struct dc_report *report, const struct dc_options *o, const str
 			if (o->check)
 				fprintf(stderr, "distcalc: check '%s': %zu fields compared, %zu moved (rtol %g)\n", o->check,
 					res.compared, res.differences, o->rtol);
-			if (o->nmaxes)
+			size_t nmin = 0;
+			for (size_t i = 0; i < o->nmaxes; i++)
+				nmin += (size_t)o->maxes[i].min;
+			if (o->nmaxes && !nmin)
 				fprintf(stderr, "distcalc: check-max: %zu budget%s, %zu exceeded\n", o->nmaxes,
 					o->nmaxes == 1 ? "" : "s", exceeded);
+			else if (o->nmaxes)
+				fprintf(stderr, "distcalc: check-max/check-min: %zu budget%s (%zu floor%s), %zu not met\n",
+					o->nmaxes, o->nmaxes == 1 ? "" : "s", nmin, nmin == 1 ? "" : "s", exceeded);
 			rc = res.differences || exceeded ? EXIT_CHECK : EXIT_OK;
 		}
 	}

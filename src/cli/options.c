@@ -17,7 +17,8 @@ const char dc_options_usage[] =
 	"                [--set PATH=VALUE]... [--all] [--trace FILE] [--jobs N]\n"
 	"                [--sweep PATH=V1,V2,...]... [--sweep-metrics PATHS] [--plot FILE.svg]\n"
 	"                [--calibrate LOG]... [--check EXPECTED.json [--rtol X] [--check-only PATHS]]\n"
-	"                [--check-max PATH=VALUE]... [--list-models] [--help] [--version]\n";
+	"                [--check-max PATH=VALUE]... [--check-min PATH=VALUE]... [--unset PATH]...\n"
+	"                [--list-models] [--help] [--version]\n";
 
 static const char help_head[] =
 	"\n"
@@ -169,7 +170,8 @@ static int apply_set(struct dc_options *o, const char *v, struct dc_diag *d)
 		return -1;
 	}
 	o->sets = s;
-	o->sets[o->nsets++].text = v;
+	o->sets[o->nsets].text = v;
+	o->sets[o->nsets++].unset = 0;
 	return 0;
 }
 
@@ -197,7 +199,8 @@ static int apply_rtol(struct dc_options *o, const char *v, struct dc_diag *d)
 	return 0;
 }
 
-static int apply_check_max(struct dc_options *o, const char *v, struct dc_diag *d)
+/* --check-max and --check-min: one budget (min: a floor) each time */
+static int add_budget(struct dc_options *o, const char *opt, int min, const char *v, struct dc_diag *d)
 {
 	char err[256];
 	struct dc_check_max m;
@@ -213,9 +216,40 @@ static int apply_check_max(struct dc_options *o, const char *v, struct dc_diag *
 			dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
 			return -1;
 		}
-		return usage(d, "'--check-max': '%s': %s", v, err);
+		return usage(d, "'%s': '%s': %s", opt, v, err);
 	}
+	m.min = min;
 	o->maxes[o->nmaxes++] = m;
+	return 0;
+}
+
+static int apply_check_max(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	return add_budget(o, "--check-max", 0, v, d);
+}
+
+/* --check-min PATH=VALUE: a floor (a throughput that must not drop) */
+static int apply_check_min(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	return add_budget(o, "--check-min", 1, v, d);
+}
+
+/* --unset PATH: one more override that removes PATH from the config */
+static int apply_unset(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	struct dc_override *s;
+	if (!*v)
+		return usage(d, "'--unset': empty key path");
+	if (strchr(v, '='))
+		return usage(d, "'--unset': expected a key path such as parallel.dp, got '%s' (to give a value, use --set)", v);
+	s = dc_realloc(o->sets, (o->nsets + 1) * sizeof(*s));
+	if (!s) {
+		dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
+		return -1;
+	}
+	o->sets = s;
+	o->sets[o->nsets].text = v;
+	o->sets[o->nsets++].unset = 1;
 	return 0;
 }
 
@@ -355,6 +389,11 @@ const struct dc_option dc_option_table[] = {
 				     "  --set model.hidden_size=4096\n"
 				     "  --set 'cluster.inter_node.bandwidth=200 GB/s'",
 	 apply_set},
+	{"--unset", 0, "PATH", "remove config key PATH (or a section) as if the file\n"
+			       "left it out, so its default or derived value applies;\n"
+			       "repeatable, applied in order with --set. Example:\n"
+			       "  --unset parallel.dp",
+	 apply_unset},
 	{"--all", 0, NULL, "print every row of long tables (events, per-rank)", apply_all},
 	{"--check", 0, "FILE", "compare the report with a stored JSON report (written\n"
 			       "by --format json --output FILE): one line per field\n"
@@ -371,6 +410,11 @@ const struct dc_option dc_option_table[] = {
 				     "or without --check. Example:\n"
 				     "  --check-max memory.per_rank.peak_bytes=80GiB",
 	 apply_check_max},
+	{"--check-min", 0, "PATH=VALUE", "a floor for CI: exit 6 when the report's number at\n"
+				     "PATH is below VALUE (units as --check-max).\n"
+				     "Repeatable. Example:\n"
+				     "  --check-min step.tokens_per_s_per_gpu=3000",
+	 apply_check_min},
 	{"--check-only", 0, "PATHS", "with --check, compare only the fields under these\n"
 				     "dotted paths, comma-separated (memory,comm.dp)",
 	 apply_check_only},
@@ -460,6 +504,13 @@ static const struct dc_option *find_row(const char *arg, const char **value)
 int dc_options_parse(int argc, const char *const *argv, struct dc_options *o,
 		     struct dc_diag *diag)
 {
+	/* an option that takes one value, given twice, is refused: the last
+	 * one silently winning hid a slip (--only, --check-only and
+	 * --sweep-metrics say so themselves, with a hint) */
+	static const char *const once[] = {"--config", "--model", "--experiment", "--seed", "--format", "--output",
+					   "--trace", "--check", "--rtol", "--plot", "--jobs", NULL};
+	const char *given[sizeof(once) / sizeof(once[0])] = {NULL};
+
 	dc_options_init(o);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
@@ -478,6 +529,13 @@ int dc_options_parse(int argc, const char *const *argv, struct dc_options *o,
 				return usage(diag, "'%s': needs a value", r->long_name);
 			v = argv[++i];
 		}
+		for (size_t k = 0; r->metavar && once[k]; k++) {
+			if (strcmp(r->long_name, once[k]) != 0)
+				continue;
+			if (given[k])
+				return usage(diag, "'%s': given twice ('%s', then '%s'); give it once", r->long_name, given[k], v);
+			given[k] = v;
+		}
 		if (r->apply(o, v, diag) != 0)
 			return -1;
 		if (o->action != DC_OPTIONS_RUN)
@@ -486,7 +544,8 @@ int dc_options_parse(int argc, const char *const *argv, struct dc_options *o,
 	if (o->check && o->output)
 		return usage(diag, "'--check' prints differences to standard output; it cannot be combined with '--output'");
 	if (o->nmaxes && o->output)
-		return usage(diag, "'--check-max' prints what exceeds a budget to standard output; it cannot be combined with '--output'");
+		return usage(diag, "'%s' prints what exceeds a budget to standard output; it cannot be combined with '--output'",
+			     o->maxes[0].min ? "--check-min" : "--check-max");
 	if (o->rtol_set && !o->check)
 		return usage(diag, "'--rtol' only applies with '--check'");
 	if (o->check_only && !o->check)

@@ -535,12 +535,15 @@ static int load_buffer(const char *buf, size_t len, const char *name, const char
 		goto out;
 	}
 	for (i = 0; i < noverrides; i++) {
+		const struct dc_override *ov = &opts->overrides[i];
 		failed_before = dc_alloc_failures();
-		int ki = dc_cfg_apply_override(&l, root, opts->overrides[i].text);
+		int ki = ov->unset ? dc_cfg_apply_unset(&l, root, ov->text) : dc_cfg_apply_override(&l, root, ov->text);
 		if (ki == -2 || dc_alloc_failures() != failed_before)
 			goto oom;
-		if (ki >= 0)
-			l.from_set[ki] = 1;
+		if (ki >= 0) {
+			l.from_set[ki] = !ov->unset;
+			l.unset[ki] = ov->unset;
+		}
 	}
 	/* a --set that is not PATH=VALUE is a usage error and ends the load;
 	 * one that names an unknown key still lets the file be checked */

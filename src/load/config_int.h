@@ -77,6 +77,7 @@ struct loader {
 	struct dc_diag *diag;
 	int seen[NKEYS];       /* key present (file or --set) */
 	int from_set[NKEYS];   /* last value came from --set */
+	int unset[NKEYS];      /* removed by --unset (and not set again after) */
 	int suggested[NKEYS];  /* an unknown key's suggestion: its "missing" would repeat it */
 	int from_hf[NKEYS];    /* the value came from the Hugging Face config */
 	int walked[NKEYS];     /* a section whose object was walked (not of a wrong type) */
@@ -124,6 +125,10 @@ int dc_cfg_is_space(char c);
 void dc_cfg_walk(struct loader *l, const cJSON *obj, const char *prefix);
 /* Applies one --set PATH=VALUE to the parsed tree: 0, or -1 recorded. */
 int dc_cfg_apply_override(struct loader *l, cJSON *root, const char *text);
+/* Applies one --unset PATH: removes PATH (a key or a section) from the
+ * tree. Returns its key id (a PATH the tree lacks warns), or -1 recorded
+ * (an unknown key). */
+int dc_cfg_apply_unset(struct loader *l, cJSON *root, const char *path);
 const char *dc_cfg_type_name(const cJSON *v);
 
 /* ---- config_rules.c ---- */

@@ -323,18 +323,26 @@ static int rule_layout(struct loader *l)
 	} else {
 		uint64_t prod;
 		if (dc_mul_u64(tp_pp, p->dp, &prod) || prod != c->world_size) {
-			char hint[96] = "";
+			char hint[128] = "";
+			int k_world = l->from_set[KEY_CLUSTER_NUM_NODES] ? KEY_CLUSTER_NUM_NODES
+				      : l->from_set[KEY_CLUSTER_GPUS_PER_NODE] ? KEY_CLUSTER_GPUS_PER_NODE : k_dp;
+			/* "leave it out" as a --set can follow it: --unset, or
+			 * drop the --set that gave dp */
 			if (c->world_size % tp_pp == 0)
-				snprintf(hint, sizeof(hint), "; set parallel.dp to %llu, or leave it out to derive it",
-					 (unsigned long long)(c->world_size / tp_pp));
-			/* blame the override that broke the product, if one did */
+				snprintf(hint, sizeof(hint), "; set parallel.dp to %llu, or %s to derive it",
+					 (unsigned long long)(c->world_size / tp_pp),
+					 l->from_set[k_dp] ? "drop the --set of parallel.dp" : "leave it out (--unset parallel.dp)");
+			/* blame the override that broke the product, if one did:
+			 * the layout's, else the world's (a --set of num_nodes) */
+			if (l->from_set[k_dp] && k_world != k_dp)
+				k_world = k_dp;
 			if (p->cp > 1)
-				dc_cfg_errorf(l, l->from_set[k_tp] ? k_tp : l->from_set[k_pp] ? k_pp : l->from_set[k_cp] ? k_cp : k_dp,
+				dc_cfg_errorf(l, l->from_set[k_tp] ? k_tp : l->from_set[k_pp] ? k_pp : l->from_set[k_cp] ? k_cp : k_world,
 				       "'parallel.dp': dp x tp x cp x pp (%llu x %llu x %llu x %llu) must equal num_nodes x gpus_per_node (%llu)%s",
 				       (unsigned long long)p->dp, (unsigned long long)p->tp, (unsigned long long)p->cp,
 				       (unsigned long long)p->pp, (unsigned long long)c->world_size, hint);
 			else
-				dc_cfg_errorf(l, l->from_set[k_tp] ? k_tp : l->from_set[k_pp] ? k_pp : k_dp,
+				dc_cfg_errorf(l, l->from_set[k_tp] ? k_tp : l->from_set[k_pp] ? k_pp : k_world,
 				       "'parallel.dp': dp x tp x pp (%llu x %llu x %llu) must equal num_nodes x gpus_per_node (%llu)%s",
 				       (unsigned long long)p->dp, (unsigned long long)p->tp, (unsigned long long)p->pp,
 				       (unsigned long long)c->world_size, hint);
@@ -714,10 +722,11 @@ static int rule_global_batch(struct loader *l)
 		      (unsigned long long)c->parallel.dp);
 	} else if (l->seen[ka] && t->grad_accum_steps != t->global_batch_size / per_micro) {
 		dc_cfg_errorf(l, l->from_set[ka] ? ka : who,
-		       "'training.grad_accum_steps': %llu disagrees with training.global_batch_size (%llu = %llu x %llu x %llu); leave it out to derive it",
+		       "'training.grad_accum_steps': %llu disagrees with training.global_batch_size (%llu = %llu x %llu x %llu); leave it out (%s) to derive it",
 		       (unsigned long long)t->grad_accum_steps, (unsigned long long)t->global_batch_size,
 		       (unsigned long long)t->micro_batch_size, (unsigned long long)c->parallel.dp,
-		       (unsigned long long)(t->global_batch_size / per_micro));
+		       (unsigned long long)(t->global_batch_size / per_micro),
+		       l->from_set[ka] ? "drop its --set" : "--unset training.grad_accum_steps");
 		return -1;
 	}
 	t->grad_accum_steps = t->global_batch_size / per_micro;
@@ -1213,8 +1222,16 @@ void dc_cfg_cross_check(struct loader *l)
 		if (dc_mul_u64(c->training.micro_batch_size, m->seq_length, &tokens) ||
 		    dc_mul_u64(tokens, m->hidden_size, &tokens) || dc_mul_u64(tokens, 64, &tokens) ||
 		    (double)tokens >= DC_MAX_EXACT_INT)
-			dc_cfg_errorf(l, KEY_TRAINING_MICRO_BATCH_SIZE,
-			       "'training.micro_batch_size': micro_batch_size x seq_length x hidden_size is too large for the activation ledger");
+		{
+			/* blame the key a --set gave, if one did (a --set of
+			 * seq_length was reported against the file's micro batch) */
+			int kb = l->from_set[KEY_MODEL_SEQ_LENGTH]    ? KEY_MODEL_SEQ_LENGTH
+				 : l->from_set[KEY_MODEL_HIDDEN_SIZE] ? KEY_MODEL_HIDDEN_SIZE
+								      : KEY_TRAINING_MICRO_BATCH_SIZE;
+			dc_cfg_errorf(l, kb, "'%s': micro_batch_size x seq_length x hidden_size (%llu x %llu x %llu) is too large for the activation ledger",
+			       dc_cfg_keys[kb].info.path, (unsigned long long)c->training.micro_batch_size,
+			       (unsigned long long)m->seq_length, (unsigned long long)m->hidden_size);
+		}
 	}
 	if (l->errors)
 		return;

@@ -718,6 +718,60 @@ void dc_cfg_walk(struct loader *l, const cJSON *obj, const char *prefix)
 /* ---- --set ---- */
 
 /* Applies "PATH=VALUE" to the tree; returns the key index or -1. */
+/* An unknown key named by --set or --unset: recorded, with a suggestion. */
+static void unknown_override(struct loader *l, const char *opt, const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	char prefix[300] = "";
+	const char *s;
+	if (dot)
+		snprintf(prefix, sizeof(prefix), "%.*s", (int)(dot - path), path);
+	s = suggest(prefix, dot ? dot + 1 : path);
+	l->errors++;
+	if (s) {
+		dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path, "%s: error: '%s': unknown key; did you mean '%s'?",
+				opt, path, s);
+		mark_suggested(l, s);
+	} else {
+		dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path, "%s: error: '%s': unknown key", opt, path);
+	}
+}
+
+int dc_cfg_apply_unset(struct loader *l, cJSON *root, const char *path)
+{
+	cJSON *obj = root;
+	const char *p = path;
+	const char *dot;
+	char part[300];
+	int ki;
+
+	if (strlen(path) >= sizeof(part)) {
+		dc_diag_error(l->diag, DC_ERR_USAGE, "--unset: error: path is too long");
+		return -1;
+	}
+	ki = dc_cfg_find_key(path);
+	if (ki < 0) {
+		unknown_override(l, "--unset", path);
+		return -1;
+	}
+	while ((dot = strchr(p, '.')) != NULL) {
+		snprintf(part, sizeof(part), "%.*s", (int)(dot - p), p);
+		obj = cJSON_GetObjectItemCaseSensitive(obj, part);
+		if (!obj || !cJSON_IsObject(obj))
+			break;
+		p = dot + 1;
+	}
+	if (dot || !cJSON_GetObjectItemCaseSensitive(obj, p)) {
+		dc_diag_add_key(l->diag, DC_SEV_WARNING, DC_OK, path,
+				"--unset: '%s': the config does not give it (nor an earlier --set); nothing to remove", path);
+		return ki;
+	}
+	/* every copy: a key the file holds twice is reported by neither */
+	while (cJSON_GetObjectItemCaseSensitive(obj, p))
+		cJSON_DeleteItemFromObjectCaseSensitive(obj, p);
+	return ki;
+}
+
 int dc_cfg_apply_override(struct loader *l, cJSON *root, const char *text)
 {
 	const char *eq = strchr(text, '=');
@@ -737,21 +791,7 @@ int dc_cfg_apply_override(struct loader *l, cJSON *root, const char *text)
 	path[eq - text] = '\0';
 	ki = dc_cfg_find_key(path);
 	if (ki < 0) {
-		const char *dot = strrchr(path, '.');
-		char prefix[300] = "";
-		const char *s;
-		if (dot)
-			snprintf(prefix, sizeof(prefix), "%.*s", (int)(dot - path), path);
-		s = suggest(prefix, dot ? dot + 1 : path);
-		l->errors++;
-		if (s) {
-			dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path,
-					"--set: error: '%s': unknown key; did you mean '%s'?", path, s);
-			mark_suggested(l, s);
-		}
-		else
-			dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path, "--set: error: '%s': unknown key",
-					path);
+		unknown_override(l, "--set", path);
 		return -1;
 	}
 	if (dc_cfg_keys[ki].kind == K_SECTION) {

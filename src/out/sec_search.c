@@ -247,7 +247,7 @@ static void command(const struct dc_run *run, const struct dc_search_entry *e, c
 		add_arg(buf, len, info->model_file);
 	}
 	for (size_t i = 0; i < info->nsets; i++) {
-		add_arg(buf, len, "--set");
+		add_arg(buf, len, info->sets[i].unset ? "--unset" : "--set");
 		add_arg(buf, len, info->sets[i].text);
 	}
 	dc_search_layout_text(&e->l, 0, lay, sizeof(lay));

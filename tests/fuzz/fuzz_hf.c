@@ -67,7 +67,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				break;
 			memcpy(owned[nsets], p, n);
 			owned[nsets][n] = '\0';
-			sets[nsets].text = owned[nsets];
+			/* a line "!PATH" is an --unset PATH */
+			sets[nsets].unset = owned[nsets][0] == '!';
+			sets[nsets].text = owned[nsets] + sets[nsets].unset;
 			nsets++;
 			p += n + 1;
 		}

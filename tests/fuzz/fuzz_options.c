@@ -5,13 +5,15 @@
  *
  * Input: argv[1..] separated by NUL bytes (at most MAX_ARGS). Parsing must
  * succeed or record exactly one usage line; a successful parse's --set
- * strings must load or say why, and its --only list must select sections
- * or say why, never crash.
+ * strings (and --unset paths) must load or say why, its --only list must
+ * select sections or say why, and its --check-max / --check-min budgets
+ * must be checked against the report or say why, never crash.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "distcalc/check.h"
 #include "distcalc/config.h"
 #include "distcalc/experiment.h"
 #include "distcalc/options.h"
@@ -60,6 +62,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				struct dc_report *r = dc_experiment_run(exp, &cfg, &info, &ld);
 				if (!r && ld.status != DC_ERR_USAGE && ld.status != DC_ERR_CONFIG)
 					abort();
+				if (r && o.nmaxes) {
+					/* the budgets, as main.c checks them */
+					struct dc_render_opts ro = {20, 100};
+					struct dc_buf json, lines;
+					size_t exceeded = 0;
+					dc_buf_init(&json);
+					dc_buf_init(&lines);
+					if (dc_report_render_json(r, &ro, &json) == 0 &&
+					    dc_check_budgets(json.data, json.len, o.maxes, o.nmaxes, &lines, &exceeded, &ld) != 0 &&
+					    ld.status != DC_ERR_USAGE && ld.status != DC_ERR_INTERNAL && ld.status != DC_ERR_CONFIG)
+						abort();
+					dc_buf_release(&json);
+					dc_buf_release(&lines);
+				}
 				dc_report_free(r);
 			}
 		} else if (ld.errors == 0) {

@@ -158,7 +158,9 @@ static size_t split_sets(const char *p, const char *end, struct dc_override *set
 			break;
 		memcpy(owned[n], p, len);
 		owned[n][len] = '\0';
-		sets[n].text = owned[n];
+		/* a line "!PATH" is an --unset PATH */
+		sets[n].unset = owned[n][0] == '!';
+		sets[n].text = owned[n] + sets[n].unset;
 		n++;
 		p += len + 1;
 	}

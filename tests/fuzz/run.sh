@@ -10,9 +10,10 @@
 #   per-harness figure never makes .ci/run overrun.
 # Prints, per harness, the runs, exec/s and coverage (cov: the library's and
 # the harness's edges hit; ft: features) of libFuzzer's final stats.
-# A crash, a leak or an input slower than -timeout stops the run with a
-# non-zero status and leaves crash-*, leak-* or timeout-* files in BUILD_DIR:
-# turn each into a regression case under tests/inputs/.
+# A crash, a leak or an input slower than -timeout stops that harness and
+# leaves crash-*, leak-* or timeout-* files in BUILD_DIR (turn each into a
+# regression case under tests/inputs/); the other harnesses still run, and
+# the script exits non-zero at the end, naming every harness that failed.
 set -euo pipefail
 build=${1:-build-fuzz}
 seconds=${2:-${DC_FUZZ_SECONDS:-60}}
@@ -96,6 +97,7 @@ max_len() {
 }
 
 summary=()
+failed=()
 for h in "${harnesses[@]}"; do
   dir="$build/corpus-$h"
   mkdir -p "$dir"
@@ -114,10 +116,16 @@ for h in "${harnesses[@]}"; do
   [ -n "$done_line" ] && echo "$done_line"
   summary+=("$h: $(echo "$done_line" | sed -E 's/^#([0-9]+)[[:space:]]+DONE[[:space:]]+cov: ([0-9]+) ft: ([0-9]+).*exec\/s: ([0-9]+).*/runs \1, cov \2, ft \3, exec\/s \4/')")
   if [ "$status" != 0 ]; then
+    # the others still run: one harness's crash or timeout must not hide
+    # what the rest would find
     tail -40 "$build/$h.log" >&2
     echo "fuzz: $h failed; see crash-*, leak-* or timeout-* in $build" >&2
-    exit 1
+    failed+=("$h")
   fi
 done
 echo "== fuzz summary (${seconds}s each)"
 printf '%s\n' "${summary[@]}"
+if [ "${#failed[@]}" != 0 ]; then
+  echo "fuzz: ${#failed[@]} of $n harnesses failed: ${failed[*]}" >&2
+  exit 1
+fi
