@@ -687,6 +687,43 @@ static int output_not_input_as(const struct dc_options *o, const char *option)
 	return EXIT_OK;
 }
 
+/* The outputs against the files the config named (model.hf_config,
+ * cluster.topology_file, resolved as the loader read them) and against
+ * each other, by device and inode: a name that differs (./t.txt, a hard
+ * link, a symlink) is still the same file. Run once the config loaded,
+ * before anything is written. Returns EXIT_OK, or EXIT_USAGE after
+ * printing why. */
+static int outputs_not_config_inputs(const struct dc_options *o, const struct dc_config *cfg)
+{
+	const char *const out_opts[] = {"--output", "--trace", "--plot"};
+	const char *const outs[] = {o->output, o->trace, o->plot};
+	const char *const in_keys[] = {"model.hf_config", "cluster.topology_file"};
+	const char *const ins[] = {cfg->model.hf_config, cfg->cluster.topology_file};
+	struct stat os[3], is;
+	int have[3];
+
+	for (size_t k = 0; k < 3; k++) {
+		have[k] = outs[k] && stat(outs[k], &os[k]) == 0 && S_ISREG(os[k].st_mode);
+		if (!have[k])
+			continue;
+		for (size_t i = 0; i < 2; i++)
+			if (ins[i][0] && stat(ins[i], &is) == 0 && is.st_dev == os[k].st_dev && is.st_ino == os[k].st_ino) {
+				fprintf(stderr,
+					"distcalc: error: '%s': '%s' is the file '%s' the config names ('%s'); "
+					"refusing to overwrite an input\n",
+					out_opts[k], outs[k], ins[i], in_keys[i]);
+				return EXIT_USAGE;
+			}
+		for (size_t j = 0; j < k; j++)
+			if (have[j] && os[j].st_dev == os[k].st_dev && os[j].st_ino == os[k].st_ino) {
+				fprintf(stderr, "distcalc: error: '%s': '%s' is the '%s' file '%s' too\n", out_opts[k], outs[k],
+					out_opts[j], outs[j]);
+				return EXIT_USAGE;
+			}
+	}
+	return EXIT_OK;
+}
+
 /* --calibrate: reads every log, fits the links they exercised and applies
  * the fit to *cfg. A bad log or a fit that cannot be made changes nothing.
  * Returns EXIT_OK, or an exit code after printing why. */
@@ -857,6 +894,23 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o)
 	info.seed = o->seed;
 	info.only = NULL;
 	dc_diag_init(&diag);
+	{
+		/* the outputs against the files the config names: the base
+		 * config (the sweep's --set and --unset applied), when it loads */
+		struct dc_config bc;
+		struct dc_diag bd;
+		struct dc_load_opts lo = {o->sets, o->nsets, o->model, o->model && !o->config};
+		int loaded;
+		dc_diag_init(&bd);
+		loaded = o->config ? dc_config_load_file_opts(o->config, &lo, &bc, &bd)
+				   : dc_config_load_buffer_opts(dc_default_config, dc_default_config_len,
+								"configs/systems.json", &lo, &bc, &bd);
+		dc_diag_release(&bd);
+		if (loaded == 0 && (rc = outputs_not_config_inputs(o, &bc)) != EXIT_OK) {
+			dc_diag_release(&diag);
+			return rc;
+		}
+	}
 	report = dc_sweep_run(exp, &sl, o->sweeps, o->nsweeps, o->sweep_metrics, &info, &diag);
 	print_diag(&diag, 0);
 	if (!report) {
@@ -964,6 +1018,10 @@ int main(int argc, char **argv)
 	if (load_rc != 0) {
 		print_diag(&diag, 0);
 		rc = exit_for(diag.status);
+		goto done;
+	}
+	if ((rc = outputs_not_config_inputs(&o, &cfg)) != EXIT_OK) {
+		print_diag(&diag, 0);
 		goto done;
 	}
 

@@ -552,6 +552,8 @@ int dc_options_parse(int argc, const char *const *argv, struct dc_options *o,
 		return usage(diag, "'--check-only' only applies with '--check'");
 	if (o->sweep_metrics && !o->nsweeps)
 		return usage(diag, "'--sweep-metrics' only applies with '--sweep'");
+	if (o->nsweeps && o->trace)
+		return usage(diag, "'--trace' draws one step of one run; it does not apply to '--sweep' (trace a point with --set)");
 	if (o->nsweeps && o->only)
 		return usage(diag, "'--only' does not apply to '--sweep': pick the columns with '--sweep-metrics'");
 	if (o->plot && o->output && strcmp(o->plot, o->output) == 0)

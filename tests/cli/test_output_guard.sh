@@ -1,0 +1,66 @@
+#!/bin/sh
+# test_output_guard.sh DISTCALC SRCDIR - no output (--output, --trace,
+# --plot) ever replaces a file the run reads, wherever that file was named:
+# on the command line or by a config key (cluster.topology_file,
+# model.hf_config, from the file or from --set), by any name of it (./x, a
+# hard link, a symbolic link): each is refused with exit 2 before anything
+# is written, and the input keeps its bytes. Two outputs that are one file
+# are refused too. Copies in a temporary directory, so a regression
+# overwrites nothing of the tree.
+set -u
+bin=$1
+src=$2
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+work=$(mktemp -d "${TMPDIR:-/tmp}/distcalc-guard.XXXXXX")
+trap 'rm -rf "$work"' EXIT HUP INT TERM
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+cd "$work" || exit 1
+cp "$src/tests/data/topo-dgx-h100-like.txt" t.txt
+cp "$src/configs/models/llama-3-8b.json" m.json
+cp "$src/tests/inputs/topology_h100.json" c.json
+sed 's|"../data/topo-dgx-h100-like.txt"|"t.txt"|' c.json >cfg.json
+printf '{"model": {"hf_config": "m.json", "seq_length": 4096}, "cluster": {"system": "dgx-h100", "num_nodes": 1}, "parallel": {"tp": 8}}\n' >hf.json
+ln m.json hard.json
+ln -s t.txt sym.txt
+sum_t=$(cksum <t.txt)
+sum_m=$(cksum <m.json)
+
+# refused EXPECTED_TEXT ARGS...: exit 2, the text on stderr, both inputs intact
+refused() {
+	want=$1
+	shift
+	"$bin" "$@" >out 2>err
+	rc=$?
+	[ "$rc" = 2 ] || fail "$*: exit $rc, want 2 ($(cat err))"
+	grep -qF -- "$want" err || fail "$*: stderr lacks '$want': $(cat err)"
+	[ "$(cksum <t.txt)" = "$sum_t" ] || fail "$*: t.txt was overwritten"
+	[ "$(cksum <m.json)" = "$sum_m" ] || fail "$*: m.json was overwritten"
+	cp "$src/tests/data/topo-dgx-h100-like.txt" t.txt
+	cp "$src/configs/models/llama-3-8b.json" m.json
+}
+
+# 1. cluster.topology_file from --set, each output option
+for opt in --output --trace --plot; do
+	refused "'$opt': 't.txt' is the file 't.txt' the config names ('cluster.topology_file'); refusing to overwrite an input" \
+		--config c.json --set cluster.topology_file=t.txt $opt t.txt
+done
+# 2. named in the config file itself, reached by another name
+refused "'--output': './t.txt' is the file" --config cfg.json --output ./t.txt
+refused "'--plot': 'sym.txt' is the file" --config cfg.json --plot sym.txt
+# 3. model.hf_config, from --set and from the file, by a hard link
+refused "('model.hf_config'); refusing to overwrite an input" --set model.hf_config=m.json --output m.json
+refused "('model.hf_config'); refusing to overwrite an input" --config hf.json --trace hard.json
+# 4. two outputs that are one file
+: >o.json
+ln o.json o2.json
+refused "'--plot': 'o2.json' is the '--output' file 'o.json' too" --output o.json --plot o2.json
+# 5. a sweep checks its base config's files too
+refused "('cluster.topology_file'); refusing to overwrite an input" --config cfg.json --sweep parallel.tp=4,8 --plot t.txt
+
+# an output that is no input is written as before
+"$bin" --config cfg.json --only summary --output r.txt 2>err || fail "a plain --output exits $?: $(cat err)"
+[ -s r.txt ] || fail "a plain --output wrote nothing"
+
+[ "$fails" = 0 ] && echo "ok: every output onto an input refused"
+exit $((fails != 0))
