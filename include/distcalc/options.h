@@ -86,6 +86,9 @@ struct dc_options {
 				    * dc_sweep_run */
 	const char *plot;       /* --plot FILE.svg; NULL: no chart */
 	unsigned jobs;          /* --jobs N, 1 to 1024: threads of --experiment search; 1 unless given */
+	const char *import;     /* --from-megatron/--from-torchtitan/--from-deepspeed FILE; NULL: none */
+	int import_format;      /* enum dc_import_format of `import` */
+	int emit_config;        /* --emit-config: print the equivalent distcalc config (needs `import`) */
 };
 
 /* One row of the option table. */

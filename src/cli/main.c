@@ -22,6 +22,7 @@
 #include "distcalc/config.h"
 #include "distcalc/diag.h"
 #include "distcalc/experiment.h"
+#include "distcalc/import.h"
 #include "distcalc/nccl_log.h"
 #include "distcalc/options.h"
 #include "distcalc/report.h"
@@ -633,8 +634,9 @@ static int output_not_input(const struct dc_options *o)
 
 static int output_not_input_as(const struct dc_options *o, const char *option)
 {
-	const char *const options[] = {"--config", "--model", "--check"};
-	const char *const paths[] = {o->config, o->model, o->check};
+	const char *const options[] = {"--config", "--model", "--check",
+				       o->import ? dc_import_option((enum dc_import_format)o->import_format) : "--from"};
+	const char *const paths[] = {o->config, o->model, o->check, o->import};
 	struct stat out, in;
 
 	if (o->trace) {
@@ -866,7 +868,8 @@ static void progress_line(void *ctx, uint64_t done, uint64_t total)
 /* --sweep: one run per point of the grid, one report of rows (sweep.h),
  * rendered as any report; --plot draws its line charts. A sweep in which
  * no point ran exits 3 after printing why each did not. */
-static int sweep(const struct dc_experiment *exp, const struct dc_options *o)
+static int sweep(const struct dc_experiment *exp, const struct dc_options *o, const char *imported, size_t imported_len,
+		 const char *imported_name)
 {
 	struct dc_sweep_load sl;
 	struct dc_run_info info;
@@ -883,14 +886,20 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o)
 	sl.len = dc_default_config_len;
 	sl.name = "configs/systems.json";
 	sl.model_file = o->model;
-	sl.auto_layout = o->model && !o->config;
+	sl.auto_layout = o->model && !o->config && !imported;
+	if (imported) {
+		sl.config_path = NULL;
+		sl.buf = imported;
+		sl.len = imported_len;
+		sl.name = imported_name;
+	}
 	sl.sets = o->sets;
 	sl.nsets = o->nsets;
-	if (!o->config)
+	if (!o->config && !imported)
 		fprintf(stderr, "distcalc: no --config given; using the built-in default (configs/systems.json)%s\n",
 			o->model ? " with the model from --model" : "");
 	info.experiment = exp->name;
-	info.config_name = o->config ? o->config : "built-in default (configs/systems.json)";
+	info.config_name = imported_name ? imported_name : o->config ? o->config : "built-in default (configs/systems.json)";
 	info.seed = o->seed;
 	info.only = NULL;
 	dc_diag_init(&diag);
@@ -946,6 +955,123 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o)
 	return rc;
 }
 
+/* After a failed load of an imported config: for each error about a key
+ * the import set, where in the framework file it came from. */
+static void import_blame(const struct dc_import *imp, const char *file, const struct dc_diag *d)
+{
+	for (size_t i = 0; i < d->count; i++) {
+		const char *key = d->entries[i].key;
+		if (d->entries[i].severity != DC_SEV_ERROR || !key)
+			continue;
+		for (size_t k = 0; k < imp->nkeys; k++) {
+			if (strcmp(imp->keys[k].path, key) != 0)
+				continue;
+			if (imp->keys[k].line)
+				fprintf(stderr, "distcalc: note: '%s' came from '%s' on line %u of ", key, imp->keys[k].from,
+					imp->keys[k].line);
+			else
+				fprintf(stderr, "distcalc: note: '%s' came from %s in ", key, imp->keys[k].from);
+			print_line("", file);
+			break;
+		}
+	}
+}
+
+/* --from-*: reads the framework file and the base config (--config, or the
+ * built-in default), and writes the equivalent distcalc config into *text
+ * (owned) and its name into *name (owned). Returns an exit code after
+ * printing why. */
+static int import_config(const struct dc_options *o, struct dc_import *imp, char **text, size_t *len, char **name)
+{
+	struct dc_diag d;
+	struct dc_buf out;
+	char *base = NULL;
+	size_t base_len = 0;
+	int rc = EXIT_OK;
+	const char *base_name = o->config ? o->config : "configs/systems.json";
+
+	*text = NULL;
+	*name = NULL;
+	dc_diag_init(&d);
+	dc_buf_init(&out);
+	if (dc_import_read((enum dc_import_format)o->import_format, o->import, imp, &d) != 0) {
+		print_diag(&d, 0);
+		rc = exit_for(d.status);
+		goto done;
+	}
+	print_diag(&d, 0); /* warnings */
+	dc_diag_release(&d);
+	dc_diag_init(&d);
+	/* --set on top, so that --emit-config prints it too (the loader
+	 * applies it again, to the same value) */
+	for (size_t i = 0; i < o->nsets; i++) {
+		if (dc_import_override(imp, o->sets[i].text, &d) != 0) {
+			print_diag(&d, 0);
+			rc = exit_for(d.status);
+			goto done;
+		}
+	}
+	if (!o->config)
+		fprintf(stderr, "distcalc: no --config given; the cluster is the built-in default's (configs/systems.json)\n");
+	if (imp->format == DC_IMPORT_MEGATRON && !dc_import_get(imp, "model.vocab_size") && !o->model) {
+		int given = 0;
+		for (size_t i = 0; i < o->nsets; i++)
+			given |= strncmp(o->sets[i].text, "model.vocab_size=", 17) == 0;
+		if (!given)
+			fprintf(stderr, "distcalc: note: '--from-megatron': no '--vocab-size': the vocabulary is the "
+					"tokenizer's, which distcalc does not read; give --set model.vocab_size=N (Megatron-LM "
+					"pads it to a multiple of --make-vocab-size-divisible-by x tp)\n");
+	}
+	if (o->config) {
+		if (!(base = dc_check_read_file(o->config, DC_CONFIG_MAX_BYTES, &base_len, &d))) {
+			print_diag(&d, 0);
+			rc = exit_for(d.status);
+			goto done;
+		}
+	}
+	if (dc_import_config(imp, o->import, base ? base : dc_default_config, base ? base_len : dc_default_config_len,
+			     base_name, &out, &d) != 0) {
+		print_diag(&d, 0);
+		rc = exit_for(d.status);
+		goto done;
+	}
+	*name = dc_asprintf("%s (as imported)", o->import);
+	if (!*name) {
+		fprintf(stderr, "distcalc: error: out of memory\n");
+		rc = EXIT_INTERNAL;
+		goto done;
+	}
+	*len = out.len;
+	*text = out.data;
+	out.data = NULL;
+done:
+	free(base);
+	dc_buf_release(&out);
+	dc_diag_release(&d);
+	return rc;
+}
+
+/* --emit-config: the config text, through the --output sink. */
+static int emit_text(const char *text, size_t len, const char *path)
+{
+	struct sink s;
+	int rc = sink_open(&s, path);
+	if (rc != EXIT_OK) {
+		sink_release(&s);
+		return rc;
+	}
+	if (sink_write(&s, text, len) != 0) {
+		fprintf(stderr, "distcalc: error: cannot write %s%s%s: %s\n", s.kind == SINK_STDOUT ? "to " : "'",
+			sink_name(&s), s.kind == SINK_STDOUT ? "" : "'", strerror(s.err));
+		sink_abort(&s);
+		rc = EXIT_OUTPUT;
+	} else {
+		rc = sink_commit(&s);
+	}
+	sink_release(&s);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct dc_options o;
@@ -962,12 +1088,16 @@ int main(int argc, char **argv)
 	size_t expected_len = 0;
 	struct progress prog = {0, 0, 0};
 	struct dc_search_progress search_progress = {progress_line, &prog};
+	struct dc_import imp;
+	char *imported = NULL, *imported_name = NULL;
+	size_t imported_len = 0;
 
 	/* Over a file-size limit (ulimit -f) the kernel sends SIGXFSZ, which
 	 * kills the process and strands the temporary file; ignored, the write
 	 * fails with EFBIG and is reported like any other. */
 	signal(SIGXFSZ, SIG_IGN);
 	dc_diag_init(&diag);
+	memset(&imp, 0, sizeof(imp));
 	memset(&cal, 0, sizeof(cal));
 	memset(&info, 0, sizeof(info));
 	if (dc_options_parse(argc, (const char *const *)argv, &o, &diag) != 0) {
@@ -998,16 +1128,31 @@ int main(int argc, char **argv)
 	}
 	if ((rc = output_not_input(&o)) != EXIT_OK)
 		goto done;
+	if (o.import && (rc = import_config(&o, &imp, &imported, &imported_len, &imported_name)) != EXIT_OK)
+		goto done;
 	if (o.nsweeps) {
-		rc = sweep(exp, &o);
+		rc = sweep(exp, &o, imported, imported_len, imported_name);
 		goto done;
 	}
 	memset(&lo, 0, sizeof(lo));
 	lo.overrides = o.sets;
 	lo.noverrides = o.nsets;
 	lo.model_file = o.model;
-	lo.auto_layout = o.model && !o.config;
-	if (o.config) {
+	lo.auto_layout = o.model && !o.config && !o.import;
+	if (imported) {
+		load_rc = dc_config_load_buffer_opts(imported, imported_len, imported_name, &lo, &cfg, &diag);
+		if (load_rc != 0) {
+			print_diag(&diag, 0);
+			import_blame(&imp, o.import, &diag);
+			rc = exit_for(diag.status);
+			goto done;
+		}
+		if (o.emit_config) {
+			print_diag(&diag, 0);
+			rc = emit_text(imported, imported_len, o.output);
+			goto done;
+		}
+	} else if (o.config) {
 		load_rc = dc_config_load_file_opts(o.config, &lo, &cfg, &diag);
 	} else {
 		fprintf(stderr, "distcalc: no --config given; using the built-in default (configs/systems.json)%s\n",
@@ -1031,7 +1176,7 @@ int main(int argc, char **argv)
 		info.calibration = &cal;
 	}
 	info.experiment = exp->name;
-	info.config_name = o.config ? o.config : "built-in default (configs/systems.json)";
+	info.config_name = imported_name ? imported_name : o.config ? o.config : "built-in default (configs/systems.json)";
 	info.seed = o.seed;
 	info.only = o.only;
 	if (o.check) {
@@ -1079,6 +1224,9 @@ int main(int argc, char **argv)
 	if (rc == EXIT_OK && o.plot)
 		rc = plot(report, o.plot);
 done:
+	free(imported);
+	free(imported_name);
+	dc_import_release(&imp);
 	free(expected);
 	dc_report_free(report);
 	dc_calibration_release(&cal);

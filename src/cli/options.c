@@ -8,6 +8,7 @@
 
 #include "distcalc/check.h"
 #include "distcalc/experiment.h"
+#include "distcalc/import.h"
 #include "distcalc/section.h"
 #include "distcalc/sweep.h"
 
@@ -18,7 +19,8 @@ const char dc_options_usage[] =
 	"                [--sweep PATH=V1,V2,...]... [--sweep-metrics PATHS] [--plot FILE.svg]\n"
 	"                [--calibrate LOG]... [--check EXPECTED.json [--rtol X] [--check-only PATHS]]\n"
 	"                [--check-max PATH=VALUE]... [--check-min PATH=VALUE]... [--unset PATH]...\n"
-	"                [--list-models] [--help] [--version]\n";
+	"                [--from-megatron FILE] [--from-torchtitan FILE] [--from-deepspeed FILE]\n"
+	"                [--emit-config] [--list-models] [--help] [--version]\n";
 
 static const char help_head[] =
 	"\n"
@@ -336,6 +338,40 @@ static int apply_help(struct dc_options *o, const char *v, struct dc_diag *d)
 	return 0;
 }
 
+static int apply_import(struct dc_options *o, const char *v, struct dc_diag *d, enum dc_import_format f)
+{
+	if (o->import)
+		return usage(d, "'%s': one import at a time ('%s' was given)", dc_import_option(f),
+			     dc_import_option((enum dc_import_format)o->import_format));
+	if (file_name(dc_import_option(f), v, &o->import, d) != 0)
+		return -1;
+	o->import_format = (int)f;
+	return 0;
+}
+
+static int apply_from_megatron(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	return apply_import(o, v, d, DC_IMPORT_MEGATRON);
+}
+
+static int apply_from_torchtitan(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	return apply_import(o, v, d, DC_IMPORT_TORCHTITAN);
+}
+
+static int apply_from_deepspeed(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	return apply_import(o, v, d, DC_IMPORT_DEEPSPEED);
+}
+
+static int apply_emit_config(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	(void)v;
+	(void)d;
+	o->emit_config = 1;
+	return 0;
+}
+
 static int apply_list_models(struct dc_options *o, const char *v, struct dc_diag *d)
 {
 	(void)v;
@@ -365,6 +401,24 @@ const struct dc_option dc_option_table[] = {
 				 "heads admit replaces the built-in tp 4 (a warning\n"
 				 "says which)",
 	 apply_model},
+	{"--from-megatron", 0, "FILE", "import Megatron-LM's pretrain_gpt.py arguments (a list\n"
+				       "or a launch script): parallel sizes, model shape, MoE,\n"
+				       "recompute, batch, precision. The cluster stays the\n"
+				       "config's; an argument distcalc cannot map is an error\n"
+				       "naming it and its line (docs/importers.md)",
+	 apply_from_megatron},
+	{"--from-torchtitan", 0, "FILE", "import a torchtitan train config (.toml): [model]\n"
+					 "name and flavor through the catalogue, [parallelism],\n"
+					 "[training], [activation_checkpointing]; the cluster\n"
+					 "stays the config's",
+	 apply_from_torchtitan},
+	{"--from-deepspeed", 0, "FILE", "import a DeepSpeed config (.json): ZeRO stage, offload,\n"
+					"micro batch, accumulation, precision; the model and\n"
+					"cluster stay the config's (or --model's)",
+	 apply_from_deepspeed},
+	{"--emit-config", 0, NULL, "with --from-*: print the equivalent distcalc config\n"
+				   "(JSON, validated) instead of the report",
+	 apply_emit_config},
 	{"--list-models", 0, NULL, "print the model catalogue (configs/models, or\n"
 				   "$DISTCALC_DATA_DIR/models) with each model's parameter\n"
 				   "total, and exit",
@@ -541,6 +595,10 @@ int dc_options_parse(int argc, const char *const *argv, struct dc_options *o,
 		if (o->action != DC_OPTIONS_RUN)
 			return 0;
 	}
+	if (o->emit_config && !o->import)
+		return usage(diag, "'--emit-config' only applies with '--from-megatron', '--from-torchtitan' or '--from-deepspeed'");
+	if (o->emit_config && (o->check || o->nmaxes || o->nsweeps || o->trace || o->plot || o->only || o->ncalibrate))
+		return usage(diag, "'--emit-config' prints a config, not a report: it takes only '--config', '--model', '--set' and '--output'");
 	if (o->check && o->output)
 		return usage(diag, "'--check' prints differences to standard output; it cannot be combined with '--output'");
 	if (o->nmaxes && o->output)

@@ -1,0 +1,79 @@
+/* import.h - training setups in a framework's words, mapped onto distcalc's
+ * config keys: Megatron-LM arguments, torchtitan TOML, DeepSpeed JSON.
+ *
+ * An importer reads one file into a list of distcalc keys and values
+ * (struct dc_import), each naming what in the file gave it and its line.
+ * What it cannot map is an error naming the argument or key and its line;
+ * what it maps only in part is a warning naming it. dc_import_config()
+ * then writes the equivalent distcalc config: the cluster section of a
+ * base config (the machines are not the framework's to say) and the
+ * imported keys, which the loader reads and validates like any config and
+ * --emit-config prints for the user to keep. docs/importers.md has every
+ * mapping table. Like the loader, the importers never print or exit.
+ */
+#ifndef DISTCALC_IMPORT_H
+#define DISTCALC_IMPORT_H
+
+#include <stddef.h>
+
+#include "distcalc/diag.h"
+#include "distcalc/util.h"
+
+enum dc_import_format {
+	DC_IMPORT_MEGATRON,   /* --from-megatron: pretrain_gpt.py arguments or a launch script */
+	DC_IMPORT_TORCHTITAN, /* --from-torchtitan: a train config .toml */
+	DC_IMPORT_DEEPSPEED,  /* --from-deepspeed: a DeepSpeed config .json */
+};
+
+/* One distcalc key the import sets. */
+struct dc_import_key {
+	char path[64];  /* "parallel.tp" */
+	char *json;     /* the value as JSON text: 8, "fsdp", true (owned) */
+	char from[96];  /* what gave it: "--num-layers", "[parallelism] tensor_parallel_degree" */
+	unsigned line;  /* 1-based line in the imported file; 0: a default of the framework */
+};
+
+struct dc_import {
+	enum dc_import_format format;
+	struct dc_import_key *keys; /* owned; in the order set */
+	size_t nkeys;
+};
+
+/* The option that selects `f` ("--from-megatron") and the framework's name
+ * ("Megatron-LM"). Static strings. */
+const char *dc_import_option(enum dc_import_format f);
+const char *dc_import_framework(enum dc_import_format f);
+
+/* Parses `len` bytes of `buf`, the file `name` (for messages), into *imp
+ * (initialised here). Bounded: at most 1 MiB of input, 4096 arguments or
+ * keys, nesting 32 deep. Returns 0 (warnings may be in `diag`), or -1 with
+ * every problem found recorded (DC_ERR_CONFIG; DC_ERR_INTERNAL when out of
+ * memory). Call dc_import_release either way. */
+int dc_import_parse(enum dc_import_format f, const char *buf, size_t len, const char *name, struct dc_import *imp,
+		    struct dc_diag *diag);
+
+/* As dc_import_parse, reading the file `path` (at most 1 MiB; DC_ERR_INPUT
+ * when it cannot be read). */
+int dc_import_read(enum dc_import_format f, const char *path, struct dc_import *imp, struct dc_diag *diag);
+
+void dc_import_release(struct dc_import *imp);
+
+/* A --set PATH=VALUE on top of the import (replacing what the file gave),
+ * so that --emit-config prints it too: VALUE as JSON when it is JSON
+ * (8, true, [4,4]), else as a string ("200 GB/s"). Returns 0, or -1 with
+ * an error in `diag` (no '=', out of memory). */
+int dc_import_override(struct dc_import *imp, const char *text, struct dc_diag *diag);
+
+/* The value set for `path`, as JSON text, or NULL. */
+const char *dc_import_get(const struct dc_import *imp, const char *path);
+
+/* Appends to `out` the equivalent distcalc config as JSON (two-space
+ * indent, a newline at the end): a description naming `import_name` and
+ * `base_name`, the `cluster` object of the distcalc config `base`
+ * (`base_len` bytes, named `base_name`), then the imported keys by
+ * section. Returns 0, or -1 with an error in `diag` (the base is not JSON
+ * or has no cluster object: DC_ERR_CONFIG; out of memory). */
+int dc_import_config(const struct dc_import *imp, const char *import_name, const char *base, size_t base_len,
+		     const char *base_name, struct dc_buf *out, struct dc_diag *diag);
+
+#endif

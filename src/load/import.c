@@ -1,0 +1,455 @@
+/* import.c - the imported keys and the equivalent config; see import.h. */
+#include "distcalc/import.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "distcalc/catalogue.h"
+#include "distcalc/config.h"
+#include "import_int.h"
+
+const char *dc_import_option(enum dc_import_format f)
+{
+	switch (f) {
+	case DC_IMPORT_MEGATRON: return "--from-megatron";
+	case DC_IMPORT_TORCHTITAN: return "--from-torchtitan";
+	case DC_IMPORT_DEEPSPEED: return "--from-deepspeed";
+	}
+	return "--from-?";
+}
+
+const char *dc_import_framework(enum dc_import_format f)
+{
+	switch (f) {
+	case DC_IMPORT_MEGATRON: return "Megatron-LM arguments";
+	case DC_IMPORT_TORCHTITAN: return "a torchtitan train config";
+	case DC_IMPORT_DEEPSPEED: return "a DeepSpeed config";
+	}
+	return "?";
+}
+
+const char *dc_import_where(char *buf, size_t n, const char *name, unsigned line)
+{
+	char shown[512];
+	dc_fmt_printable(shown, sizeof(shown), name);
+	if (line)
+		snprintf(buf, n, "%s:%u", shown, line);
+	else
+		snprintf(buf, n, "%s", shown);
+	return buf;
+}
+
+const char *dc_import_get(const struct dc_import *imp, const char *path)
+{
+	for (size_t i = 0; i < imp->nkeys; i++)
+		if (strcmp(imp->keys[i].path, path) == 0)
+			return imp->keys[i].json;
+	return NULL;
+}
+
+int dc_import_set(struct dc_import *imp, const char *path, const char *json, const char *from, unsigned line,
+		  const char *name, struct dc_diag *diag)
+{
+	struct dc_import_key *k;
+	char at[600];
+	for (size_t i = 0; i < imp->nkeys; i++) {
+		k = &imp->keys[i];
+		if (strcmp(k->path, path) != 0)
+			continue;
+		if (strcmp(k->json, json) == 0)
+			return 0;
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: '%s': gives '%s' %s, but '%s'%s%u gave it %s",
+			      dc_import_where(at, sizeof(at), name, line), from, path, json, k->from,
+			      k->line ? " on line " : "", k->line, k->json);
+		return -1;
+	}
+	if (imp->nkeys >= DC_IMPORT_MAX_ITEMS) {
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: more than %d keys", name, DC_IMPORT_MAX_ITEMS);
+		return -1;
+	}
+	k = dc_realloc(imp->keys, (imp->nkeys + 1) * sizeof(*k));
+	if (!k) {
+		dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", name);
+		return -1;
+	}
+	imp->keys = k;
+	k = &imp->keys[imp->nkeys];
+	memset(k, 0, sizeof(*k));
+	if (!(k->json = dc_strdup(json))) {
+		dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", name);
+		return -1;
+	}
+	snprintf(k->path, sizeof(k->path), "%s", path);
+	snprintf(k->from, sizeof(k->from), "%s", from);
+	k->line = line;
+	imp->nkeys++;
+	return 0;
+}
+
+int dc_import_set_u64(struct dc_import *imp, const char *path, unsigned long long v, const char *from, unsigned line,
+		      const char *name, struct dc_diag *diag)
+{
+	char t[32];
+	snprintf(t, sizeof(t), "%llu", v);
+	return dc_import_set(imp, path, t, from, line, name, diag);
+}
+
+int dc_import_set_str(struct dc_import *imp, const char *path, const char *v, const char *from, unsigned line,
+		      const char *name, struct dc_diag *diag)
+{
+	int rc;
+	char *t;
+	cJSON *s = cJSON_CreateString(v);
+	if (!s || !(t = cJSON_PrintUnformatted(s))) {
+		cJSON_Delete(s);
+		dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", name);
+		return -1;
+	}
+	rc = dc_import_set(imp, path, t, from, line, name, diag);
+	cJSON_free(t);
+	cJSON_Delete(s);
+	return rc;
+}
+
+int dc_import_override(struct dc_import *imp, const char *text, struct dc_diag *diag)
+{
+	const char *eq = strchr(text, '=');
+	char path[64];
+	cJSON *j;
+	char *json;
+	int rc;
+	if (!eq || eq == text || (size_t)(eq - text) >= sizeof(path)) {
+		dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--set': expected PATH=VALUE, got '%s'", text);
+		return -1;
+	}
+	memcpy(path, text, (size_t)(eq - text));
+	path[eq - text] = '\0';
+	j = cJSON_ParseWithOpts(eq + 1, NULL, 1);
+	if (!j)
+		j = cJSON_CreateString(eq + 1);
+	json = j ? cJSON_PrintUnformatted(j) : NULL;
+	cJSON_Delete(j);
+	if (!json) {
+		dc_diag_error(diag, DC_ERR_INTERNAL, "distcalc: error: out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < imp->nkeys; i++) {
+		if (strcmp(imp->keys[i].path, path) == 0) {
+			char *t = dc_strdup(json);
+			cJSON_free(json);
+			if (!t) {
+				dc_diag_error(diag, DC_ERR_INTERNAL, "distcalc: error: out of memory");
+				return -1;
+			}
+			free(imp->keys[i].json);
+			imp->keys[i].json = t;
+			snprintf(imp->keys[i].from, sizeof(imp->keys[i].from), "--set");
+			imp->keys[i].line = 0;
+			return 0;
+		}
+	}
+	rc = dc_import_set(imp, path, json, "--set", 0, "--set", diag);
+	cJSON_free(json);
+	return rc;
+}
+
+void dc_import_release(struct dc_import *imp)
+{
+	for (size_t i = 0; i < imp->nkeys; i++)
+		free(imp->keys[i].json);
+	free(imp->keys);
+	imp->keys = NULL;
+	imp->nkeys = 0;
+}
+
+int dc_import_parse(enum dc_import_format f, const char *buf, size_t len, const char *name, struct dc_import *imp,
+		    struct dc_diag *diag)
+{
+	int rc = -1;
+	memset(imp, 0, sizeof(*imp));
+	imp->format = f;
+	if (len > DC_CONFIG_MAX_BYTES) {
+		dc_diag_error(diag, DC_ERR_INPUT, "%s: error: file is larger than 1 MiB", name);
+		return -1;
+	}
+	if (memchr(buf, '\0', len)) {
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: a NUL byte: not a text file", name);
+		return -1;
+	}
+	switch (f) {
+	case DC_IMPORT_MEGATRON: rc = dc_import_megatron(buf, len, name, imp, diag); break;
+	case DC_IMPORT_TORCHTITAN: rc = dc_import_torchtitan(buf, len, name, imp, diag); break;
+	case DC_IMPORT_DEEPSPEED: rc = dc_import_deepspeed(buf, len, name, imp, diag); break;
+	}
+	return rc != 0 || diag->errors ? -1 : 0;
+}
+
+int dc_import_read(enum dc_import_format f, const char *path, struct dc_import *imp, struct dc_diag *diag)
+{
+	FILE *fp;
+	char *buf;
+	size_t n;
+	int rc;
+	memset(imp, 0, sizeof(*imp));
+	imp->format = f;
+	fp = fopen(path, "rb");
+	if (!fp) {
+		dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '%s': cannot open '%s': %s", dc_import_option(f), path,
+			      strerror(errno));
+		return -1;
+	}
+	buf = dc_malloc(DC_CONFIG_MAX_BYTES + 1);
+	if (!buf) {
+		fclose(fp);
+		dc_diag_error(diag, DC_ERR_INTERNAL, "distcalc: error: out of memory");
+		return -1;
+	}
+	n = fread(buf, 1, DC_CONFIG_MAX_BYTES + 1, fp);
+	if (ferror(fp)) {
+		dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '%s': cannot read '%s': %s", dc_import_option(f), path,
+			      strerror(errno));
+		fclose(fp);
+		free(buf);
+		return -1;
+	}
+	fclose(fp);
+	if (n > DC_CONFIG_MAX_BYTES) {
+		dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '%s': '%s' is larger than 1 MiB", dc_import_option(f),
+			      path);
+		free(buf);
+		return -1;
+	}
+	rc = dc_import_parse(f, buf, n, path, imp, diag);
+	free(buf);
+	return rc;
+}
+
+/* ---- the equivalent config ---- */
+
+static void put_indent(struct dc_buf *out, int depth)
+{
+	dc_buf_pad(out, (size_t)depth * 2);
+}
+
+static void put_string(struct dc_buf *out, const char *s)
+{
+	cJSON *j = cJSON_CreateString(s);
+	char *t = j ? cJSON_PrintUnformatted(j) : NULL;
+	if (!t)
+		out->failed = 1;
+	else
+		dc_buf_puts(out, t);
+	cJSON_free(t);
+	cJSON_Delete(j);
+}
+
+/* An object's members one a line, two spaces a level; arrays and scalars
+ * as cJSON writes them. The depth is the base config's, which cJSON's
+ * parser bounds (CJSON_NESTING_LIMIT). */
+static void put_value(struct dc_buf *out, const cJSON *v, int depth)
+{
+	if (cJSON_IsObject(v)) {
+		const cJSON *c;
+		int first = 1;
+		if (!v->child) {
+			dc_buf_puts(out, "{}");
+			return;
+		}
+		dc_buf_puts(out, "{\n");
+		cJSON_ArrayForEach(c, v) {
+			if (!first)
+				dc_buf_puts(out, ",\n");
+			first = 0;
+			put_indent(out, depth + 1);
+			put_string(out, c->string ? c->string : "");
+			dc_buf_puts(out, ": ");
+			put_value(out, c, depth + 1);
+		}
+		dc_buf_putc(out, '\n');
+		put_indent(out, depth);
+		dc_buf_putc(out, '}');
+	} else {
+		char *t = cJSON_PrintUnformatted(v);
+		if (!t) {
+			out->failed = 1;
+			return;
+		}
+		dc_buf_puts(out, t);
+		cJSON_free(t);
+	}
+}
+
+/* The object at the dotted `path` below `root`, created as needed, and the
+ * last component in *leaf. NULL when out of memory or a component is not
+ * an object. */
+static cJSON *parent_of(cJSON *root, const char *path, const char **leaf)
+{
+	cJSON *o = root;
+	const char *p = path, *dot;
+	while ((dot = strchr(p, '.')) != NULL) {
+		char part[64];
+		cJSON *c;
+		size_t n = (size_t)(dot - p);
+		if (n >= sizeof(part))
+			return NULL;
+		memcpy(part, p, n);
+		part[n] = '\0';
+		c = cJSON_GetObjectItemCaseSensitive(o, part);
+		if (!c) {
+			c = cJSON_AddObjectToObject(o, part);
+			if (!c)
+				return NULL;
+		} else if (!cJSON_IsObject(c)) {
+			return NULL;
+		}
+		o = c;
+		p = dot + 1;
+	}
+	*leaf = p;
+	return o;
+}
+
+/* Puts one key into the tree, replacing what is there. Returns 0, or -1
+ * (out of memory, or a path through a value that is not an object). */
+static int add_key(cJSON *root, const struct dc_import_key *k)
+{
+	const char *leaf;
+	cJSON *parent = parent_of(root, k->path, &leaf), *v;
+	if (!parent || !(v = cJSON_Parse(k->json)))
+		return -1;
+	if (cJSON_GetObjectItemCaseSensitive(parent, leaf))
+		return cJSON_ReplaceItemInObjectCaseSensitive(parent, leaf, v) ? 0 : (cJSON_Delete(v), -1);
+	if (!cJSON_AddItemToObject(parent, leaf, v)) {
+		cJSON_Delete(v);
+		return -1;
+	}
+	return 0;
+}
+
+/* The last component of `path` in out[n], cut back to a whole UTF-8
+ * character when longer. */
+static void short_name(char *out, size_t n, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t len;
+	snprintf(out, n, "%s", slash && slash[1] ? slash + 1 : path);
+	len = strlen(out);
+	if (len == n - 1)
+		while (len > 0 && ((unsigned char)out[len] & 0xC0) == 0x80)
+			out[--len] = '\0';
+	if (len == n - 1 && len > 0 && ((unsigned char)out[len - 1] & 0x80))
+		out[--len] = '\0';
+}
+
+static int has_section(const struct dc_import *imp, const char *section)
+{
+	size_t n = strlen(section);
+	for (size_t i = 0; i < imp->nkeys; i++)
+		if (strncmp(imp->keys[i].path, section, n) == 0 && imp->keys[i].path[n] == '.')
+			return 1;
+	return 0;
+}
+
+int dc_import_config(const struct dc_import *imp, const char *import_name, const char *base, size_t base_len,
+		     const char *base_name, struct dc_buf *out, struct dc_diag *diag)
+{
+	static const char *const order[] = {"model", "cluster", "parallel", "training", "precision", "overlap", NULL};
+	cJSON *broot, *root = NULL, *cluster;
+	char *desc = NULL;
+	int rc = -1;
+
+	broot = cJSON_ParseWithLength(base, base_len);
+	if (!broot || !cJSON_IsObject(broot)) {
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: not a JSON object; '%s' takes the cluster from a distcalc config",
+			      base_name, dc_import_option(imp->format));
+		goto out;
+	}
+	cluster = cJSON_GetObjectItemCaseSensitive(broot, "cluster");
+	if (!cJSON_IsObject(cluster)) {
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: no 'cluster' object; '%s' takes the cluster from it",
+			      base_name, dc_import_option(imp->format));
+		goto out;
+	}
+	root = cJSON_CreateObject();
+	{
+		/* the files' last names, each at most 64 bytes: the loader takes
+		 * a description of 256 */
+		char a[65], b[65];
+		short_name(a, sizeof(a), import_name);
+		short_name(b, sizeof(b), base_name);
+		desc = dc_asprintf("Imported by distcalc %s from %s (%s); the cluster from %s.",
+				   dc_import_option(imp->format), a, dc_import_framework(imp->format), b);
+	}
+	if (!root || !desc || !cJSON_AddStringToObject(root, "description", desc))
+		goto oom;
+	for (size_t s = 0; order[s]; s++) {
+		if (strcmp(order[s], "model") == 0 && !has_section(imp, "model")) {
+			/* the framework names no model (DeepSpeed): the base's */
+			const cJSON *bm = cJSON_GetObjectItemCaseSensitive(broot, "model");
+			cJSON *copy, *hf;
+			if (!cJSON_IsObject(bm))
+				continue;
+			if (!(copy = cJSON_Duplicate(bm, 1)) || !cJSON_AddItemToObject(root, "model", copy)) {
+				cJSON_Delete(copy);
+				goto oom;
+			}
+			hf = cJSON_GetObjectItemCaseSensitive(copy, "hf_config");
+			if (cJSON_IsString(hf) && !dc_catalogue_is_name(hf->valuestring) && hf->valuestring[0] != '/' &&
+			    strrchr(base_name, '/')) {
+				/* relative to the base's folder, as the loader reads it there */
+				char *p = dc_asprintf("%.*s/%s", (int)(strrchr(base_name, '/') - base_name), base_name,
+						      hf->valuestring);
+				if (!p || !cJSON_SetValuestring(hf, p)) {
+					free(p);
+					goto oom;
+				}
+				free(p);
+			}
+			continue;
+		}
+		if (strcmp(order[s], "cluster") == 0) {
+			cJSON *copy = cJSON_Duplicate(cluster, 1);
+			if (!copy || !cJSON_AddItemToObject(root, "cluster", copy)) {
+				cJSON_Delete(copy);
+				goto oom;
+			}
+			/* a --set of a cluster key replaces the base's */
+			for (size_t i = 0; i < imp->nkeys; i++)
+				if (strncmp(imp->keys[i].path, "cluster.", 8) == 0 && add_key(root, &imp->keys[i]) != 0)
+					goto oom;
+			continue;
+		}
+		for (size_t i = 0; i < imp->nkeys; i++) {
+			size_t n = strlen(order[s]);
+			if (strncmp(imp->keys[i].path, order[s], n) == 0 && imp->keys[i].path[n] == '.' &&
+			    add_key(root, &imp->keys[i]) != 0)
+				goto oom;
+		}
+	}
+	/* the sections above not among them (a --set of checkpoint.*, ...) */
+	for (size_t i = 0; i < imp->nkeys; i++) {
+		int known = 0;
+		for (size_t s = 0; order[s]; s++) {
+			size_t n = strlen(order[s]);
+			known |= strncmp(imp->keys[i].path, order[s], n) == 0 && imp->keys[i].path[n] == '.';
+		}
+		if (!known && add_key(root, &imp->keys[i]) != 0)
+			goto oom;
+	}
+	put_value(out, root, 0);
+	dc_buf_putc(out, '\n');
+	if (out->failed)
+		goto oom;
+	rc = 0;
+	goto out;
+oom:
+	dc_diag_error(diag, DC_ERR_INTERNAL, "distcalc: error: out of memory");
+out:
+	free(desc);
+	cJSON_Delete(root);
+	cJSON_Delete(broot);
+	return rc;
+}

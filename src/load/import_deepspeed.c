@@ -1,0 +1,286 @@
+/* import_deepspeed.c - a DeepSpeed config JSON onto distcalc keys
+ * (docs/importers.md, "DeepSpeed"). Names and meanings are DeepSpeed's
+ * docs/_pages/config-json.md; the bytes of mixed precision are ZeRO's
+ * (Rajbhandari et al. 2020 §3.1: 2 + 2 bytes of FP16/BF16 parameters and
+ * gradients, 12 of FP32 master copy and Adam moments). */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "distcalc/util.h"
+#include "import_int.h"
+
+struct dctx {
+	const char *name, *buf;
+	size_t len;
+	struct dc_import *imp;
+	struct dc_diag *diag;
+	int errors;
+};
+
+/* The line of the first "key" in the text: JSON's messages name it. */
+static unsigned line_of(const struct dctx *d, const char *key)
+{
+	char pat[80];
+	const char *p;
+	unsigned line = 1;
+	int n = snprintf(pat, sizeof(pat), "\"%s\"", key);
+	if (n <= 0 || (size_t)n >= sizeof(pat))
+		return 0;
+	for (p = d->buf; p + n <= d->buf + d->len; p++) {
+		if (*p == '\n')
+			line++;
+		else if (memcmp(p, pat, (size_t)n) == 0)
+			return line;
+	}
+	return 0;
+}
+
+static void err(struct dctx *d, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void err(struct dctx *d, const char *key, const char *fmt, ...)
+{
+	char at[600], msg[600];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	dc_diag_error(d->diag, DC_ERR_CONFIG, "%s: error: '%s': %s", dc_import_where(at, sizeof(at), d->name, line_of(d, key)),
+		      key, msg);
+	d->errors++;
+}
+
+static void warn(struct dctx *d, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void warn(struct dctx *d, const char *key, const char *fmt, ...)
+{
+	char at[600], msg[600];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	dc_diag_warn(d->diag, "%s: '%s': %s", dc_import_where(at, sizeof(at), d->name, line_of(d, key)), key, msg);
+}
+
+static void set(struct dctx *d, const char *path, const char *json, const char *key)
+{
+	if (dc_import_set(d->imp, path, json, key, line_of(d, key), d->name, d->diag) != 0)
+		d->errors++;
+}
+
+/* A whole number >= 1 (0 when zero_ok); "auto" is the Hugging Face
+ * Trainer's to fill in. */
+static int whole(struct dctx *d, const cJSON *v, const char *key, int zero_ok, unsigned long long *out)
+{
+	if (cJSON_IsString(v) && strcmp(v->valuestring, "auto") == 0) {
+		err(d, key, "\"auto\" is filled in by the Hugging Face Trainer; give the number it would use");
+		return -1;
+	}
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble != floor(v->valuedouble) ||
+	    v->valuedouble < (zero_ok ? 0 : 1) || v->valuedouble > 9007199254740992.0) {
+		err(d, key, "expected a whole number from %d", zero_ok ? 0 : 1);
+		return -1;
+	}
+	*out = (unsigned long long)v->valuedouble;
+	return 0;
+}
+
+static void count(struct dctx *d, const cJSON *obj, const char *key, const char *path)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	unsigned long long n;
+	char t[32];
+	if (!v || whole(d, v, key, 0, &n) != 0)
+		return;
+	snprintf(t, sizeof(t), "%llu", n);
+	set(d, path, t, key);
+}
+
+/* "enabled": true / false / absent; -1 after an error. */
+static int enabled(struct dctx *d, const cJSON *root, const char *section)
+{
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, section), *e;
+	if (!s)
+		return 0;
+	if (!cJSON_IsObject(s)) {
+		err(d, section, "expected an object");
+		return -1;
+	}
+	e = cJSON_GetObjectItemCaseSensitive(s, "enabled");
+	if (!e)
+		return 1; /* DeepSpeed: a present section is on unless "enabled": false */
+	if (cJSON_IsString(e) && strcmp(e->valuestring, "auto") == 0) {
+		err(d, "enabled", "\"auto\" in '%s' is filled in by the Hugging Face Trainer; give true or false", section);
+		return -1;
+	}
+	if (!cJSON_IsBool(e)) {
+		err(d, "enabled", "in '%s': expected true or false", section);
+		return -1;
+	}
+	return cJSON_IsTrue(e) ? 1 : 0;
+}
+
+/* offload_optimizer / offload_param: 1 for cpu, 0 for none or absent. */
+static int offload(struct dctx *d, const cJSON *zero, const char *key)
+{
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(zero, key), *dev;
+	if (!o || cJSON_IsNull(o))
+		return 0;
+	if (!cJSON_IsObject(o)) {
+		err(d, key, "expected an object with \"device\"");
+		return -1;
+	}
+	dev = cJSON_GetObjectItemCaseSensitive(o, "device");
+	if (!cJSON_IsString(dev)) {
+		err(d, key, "expected \"device\": \"cpu\", \"nvme\" or \"none\"");
+		return -1;
+	}
+	if (strcmp(dev->valuestring, "none") == 0)
+		return 0;
+	if (strcmp(dev->valuestring, "cpu") == 0)
+		return 1;
+	err(d, key, "device \"%s\" is not mapped (distcalc offloads to the host's memory: \"cpu\")", dev->valuestring);
+	return -1;
+}
+
+/* Keys that change nothing distcalc computes (DeepSpeed's config-json.md). */
+static const char *const top_ignored[] = {
+	"gradient_clipping", "steps_per_print", "wall_clock_breakdown", "dump_state", "scheduler",
+	"zero_allow_untested_optimizer", "prescale_gradients", "gradient_predivide_factor", "sparse_gradients",
+	"tensorboard", "wandb", "csv_monitor", "comet", "comms_logger", "flops_profiler", "memory_breakdown",
+	"logging", "checkpoint", "data_types", "elasticity", "autotuning", "seed", "amp", NULL,
+};
+static const char *const zero_ignored[] = {
+	"contiguous_gradients", "reduce_scatter", "reduce_bucket_size", "allgather_partitions", "allgather_bucket_size",
+	"sub_group_size", "round_robin_gradients", "stage3_max_live_parameters", "stage3_max_reuse_distance",
+	"stage3_prefetch_bucket_size", "stage3_param_persistence_threshold", "stage3_gather_16bit_weights_on_model_save",
+	"gather_16bit_weights_on_model_save", "stage3_gather_fp16_weights_on_model_save", "load_from_fp32_weights",
+	"elastic_checkpoint", "ignore_unused_parameters", "cpu_offload", NULL,
+};
+
+static int listed(const char *const *list, const char *k)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (strcmp(list[i], k) == 0)
+			return 1;
+	return 0;
+}
+
+static void map_zero(struct dctx *d, const cJSON *root)
+{
+	static const char *const stages[] = {"\"none\"", "\"zero1\"", "\"zero2\"", "\"fsdp\""};
+	const cJSON *zero = cJSON_GetObjectItemCaseSensitive(root, "zero_optimization"), *c, *st;
+	unsigned long long stage = 0;
+	int oo, op;
+	if (!zero) {
+		set(d, "parallel.sharding", "\"none\"", "zero_optimization");
+		return;
+	}
+	if (!cJSON_IsObject(zero)) {
+		err(d, "zero_optimization", "expected an object");
+		return;
+	}
+	cJSON_ArrayForEach(c, zero) {
+		if (!listed(zero_ignored, c->string) && strcmp(c->string, "stage") != 0 &&
+		    strcmp(c->string, "offload_optimizer") != 0 && strcmp(c->string, "offload_param") != 0 &&
+		    strcmp(c->string, "overlap_comm") != 0)
+			err(d, c->string, "not a zero_optimization key distcalc maps or knows to change nothing it computes "
+					  "(docs/importers.md lists both)");
+	}
+	st = cJSON_GetObjectItemCaseSensitive(zero, "stage");
+	if (st && whole(d, st, "stage", 1, &stage) == 0 && stage > 3)
+		err(d, "stage", "expected 0, 1, 2 or 3, got %llu", stage);
+	else if (stage <= 3)
+		set(d, "parallel.sharding", stages[stage], "zero_optimization.stage");
+	oo = offload(d, zero, "offload_optimizer");
+	op = offload(d, zero, "offload_param");
+	if (op == 1 && stage != 3)
+		err(d, "offload_param", "needs ZeRO stage 3, as DeepSpeed does");
+	else if (op == 1 && oo != 1)
+		err(d, "offload_param", "without offload_optimizer to the cpu: distcalc offloads the parameters only with "
+					"the optimizer (parallel.offload \"optimizer+params\")");
+	else if (op == 1)
+		set(d, "parallel.offload", "\"optimizer+params\"", "offload_param");
+	else if (oo == 1)
+		set(d, "parallel.offload", "\"optimizer\"", "offload_optimizer");
+	c = cJSON_GetObjectItemCaseSensitive(zero, "overlap_comm");
+	if (c && !cJSON_IsBool(c))
+		err(d, "overlap_comm", "expected true or false");
+	else if (c)
+		set(d, stage == 3 ? "overlap.fsdp_prefetch" : "overlap.dp", cJSON_IsTrue(c) ? "true" : "false",
+		    "overlap_comm");
+}
+
+int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc_import *imp, struct dc_diag *diag)
+{
+	struct dctx d = {name, buf, len, imp, diag, 0};
+	cJSON *root = cJSON_ParseWithLength(buf, len);
+	const cJSON *c, *opt;
+	int bf16, fp16;
+
+	if (!root || !cJSON_IsObject(root)) {
+		const char *at = cJSON_GetErrorPtr();
+		unsigned line = 1;
+		if (!root && at && at >= buf && at <= buf + len)
+			for (const char *p = buf; p < at; p++)
+				line += *p == '\n';
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s:%u: error: not a JSON object (a DeepSpeed config is one)", name,
+			      root ? 1u : line);
+		cJSON_Delete(root);
+		return -1;
+	}
+	cJSON_ArrayForEach(c, root) {
+		static const char *const mapped[] = {"train_batch_size", "train_micro_batch_size_per_gpu",
+						     "gradient_accumulation_steps", "zero_optimization", "bf16", "fp16",
+						     "optimizer", "activation_checkpointing", NULL};
+		if (!listed(mapped, c->string) && !listed(top_ignored, c->string))
+			err(&d, c->string, "not a DeepSpeed key distcalc maps or knows to change nothing it computes "
+					   "(docs/importers.md lists both)");
+	}
+	count(&d, root, "train_micro_batch_size_per_gpu", "training.micro_batch_size");
+	count(&d, root, "train_batch_size", "training.global_batch_size");
+	if (!cJSON_GetObjectItemCaseSensitive(root, "train_batch_size"))
+		count(&d, root, "gradient_accumulation_steps", "training.grad_accum_steps");
+	else if ((c = cJSON_GetObjectItemCaseSensitive(root, "gradient_accumulation_steps")) != NULL &&
+		 !cJSON_GetObjectItemCaseSensitive(root, "train_micro_batch_size_per_gpu")) {
+		/* DeepSpeed infers the micro batch from the other two and the
+		 * GPUs; distcalc's global batch keeps micro 1 unless given */
+		unsigned long long ga;
+		if (whole(&d, c, "gradient_accumulation_steps", 0, &ga) == 0 && ga != 1)
+			err(&d, "gradient_accumulation_steps",
+			    "with train_batch_size and no train_micro_batch_size_per_gpu: give the micro batch "
+			    "(train_batch_size / (gradient_accumulation_steps x data-parallel GPUs))");
+	}
+	map_zero(&d, root);
+	bf16 = enabled(&d, root, "bf16");
+	fp16 = enabled(&d, root, "fp16");
+	if (bf16 == 1 && fp16 == 1)
+		err(&d, "fp16", "enabled together with bf16: give one");
+	else if (bf16 == 1 || fp16 == 1)
+		set(&d, "precision.preset", "\"course\"", bf16 == 1 ? "bf16" : "fp16");
+	else if (bf16 == 0 && fp16 == 0) {
+		set(&d, "precision.param_bytes", "4", "no bf16 or fp16 (FP32)");
+		set(&d, "precision.grad_bytes", "4", "no bf16 or fp16 (FP32)");
+		set(&d, "precision.master_bytes", "0", "no bf16 or fp16 (FP32)");
+		set(&d, "precision.optimizer_bytes", "8", "no bf16 or fp16 (FP32)");
+	}
+	opt = cJSON_GetObjectItemCaseSensitive(root, "optimizer");
+	if (opt) {
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(opt, "type");
+		if (!cJSON_IsString(t))
+			err(&d, "optimizer", "expected an object with a \"type\"");
+		else if (strcmp(t->valuestring, "Adam") != 0 && strcmp(t->valuestring, "AdamW") != 0 &&
+			 strcmp(t->valuestring, "adam") != 0 && strcmp(t->valuestring, "adamw") != 0)
+			err(&d, "type", "optimizer \"%s\" is not mapped (distcalc's optimizer states are Adam's two moments)",
+			    t->valuestring);
+	}
+	if (cJSON_GetObjectItemCaseSensitive(root, "activation_checkpointing"))
+		warn(&d, "activation_checkpointing",
+		     "how checkpointing runs, not whether: the model's code decides that; give --set "
+		     "training.recompute=full when it checkpoints every layer (partitioned or CPU-held checkpoints are "
+		     "not modelled)");
+	cJSON_Delete(root);
+	return d.errors ? -1 : 0;
+}

@@ -1,0 +1,885 @@
+/* import_megatron.c - Megatron-LM's pretrain_gpt.py arguments, as a plain
+ * list or inside a launch script, onto distcalc keys (docs/importers.md,
+ * "Megatron-LM").
+ *
+ * The reader runs no shell. It splits the text into words as a shell would
+ * (quotes removed, '#' comments, backslash-newline, the separators ( ) ; |
+ * & < > `), splits a word with spaces in it again (so "--fp8-format hybrid"
+ * in an array is two words), and takes every word starting with "--" as an
+ * argument, anywhere in the file: shell conditions are not evaluated. A
+ * value "$X", "${X}" or "${X:-default}" is the last assignment X=... above
+ * it, else the default. Megatron-LM's names and defaults are those of
+ * megatron/training/arguments.py and megatron/core/transformer/
+ * transformer_config.py (NVIDIA/Megatron-LM d98e8a6).
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "distcalc/util.h"
+#include "import_int.h"
+
+#define MAX_WORDS 65536
+#define MAX_VALUE 128
+#define MAX_DEPTH 8
+
+struct word {
+	char *text;
+	unsigned line;
+};
+
+struct words {
+	struct word *w;
+	size_t n;
+};
+
+/* ---- words ---- */
+
+static int push(struct words *ws, const char *s, size_t n, unsigned line)
+{
+	struct word *g;
+	if (ws->n >= MAX_WORDS)
+		return -2;
+	g = dc_realloc(ws->w, (ws->n + 1) * sizeof(*g));
+	if (!g)
+		return -1;
+	ws->w = g;
+	if (!(ws->w[ws->n].text = dc_strndup(s, n)))
+		return -1;
+	ws->w[ws->n].line = line;
+	ws->n++;
+	return 0;
+}
+
+/* Ends the word in `cur`: pushed whole, or piece by piece when quotes put
+ * white space in it. */
+static int end_word(struct words *ws, struct dc_buf *cur, unsigned line, int quoted)
+{
+	int rc = 0;
+	if (cur->failed)
+		return -1;
+	if (!cur->len && !quoted)
+		return 0;
+	if (!quoted) {
+		rc = push(ws, cur->data, cur->len, line);
+	} else {
+		size_t i = 0;
+		unsigned l = line;
+		while (i < cur->len && rc == 0) {
+			size_t s;
+			while (i < cur->len && isspace((unsigned char)cur->data[i])) {
+				l += cur->data[i] == '\n';
+				i++;
+			}
+			s = i;
+			while (i < cur->len && !isspace((unsigned char)cur->data[i]))
+				i++;
+			if (i > s)
+				rc = push(ws, cur->data + s, i - s, l);
+		}
+	}
+	cur->len = 0;
+	if (cur->data)
+		cur->data[0] = '\0';
+	return rc;
+}
+
+static void words_free(struct words *ws)
+{
+	for (size_t i = 0; i < ws->n; i++)
+		free(ws->w[i].text);
+	free(ws->w);
+	ws->w = NULL;
+	ws->n = 0;
+}
+
+/* Splits buf into words. Returns 0, or -1 with the error in `diag`. */
+static int lex(const char *buf, size_t len, const char *name, struct words *ws, struct dc_diag *diag)
+{
+	struct dc_buf cur;
+	unsigned line = 1, wline = 1, qline = 0;
+	char quote = 0;
+	int in_word = 0, quoted = 0, rc = 0;
+	char at[600];
+
+	dc_buf_init(&cur);
+	for (size_t i = 0; i < len && rc == 0; i++) {
+		char c = buf[i], next = i + 1 < len ? buf[i + 1] : '\0';
+		if (quote == '\'') {
+			if (c == '\'')
+				quote = 0;
+			else
+				dc_buf_putc(&cur, c);
+			line += c == '\n';
+			continue;
+		}
+		if (quote == '"') {
+			if (c == '"') {
+				quote = 0;
+			} else if (c == '\\' && next == '\n') {
+				i++;
+				line++;
+			} else if (c == '\\' && (next == '"' || next == '\\' || next == '$' || next == '`')) {
+				dc_buf_putc(&cur, next);
+				i++;
+			} else {
+				dc_buf_putc(&cur, c);
+				line += c == '\n';
+			}
+			continue;
+		}
+		if (c == '\\' && next == '\n') {
+			i++;
+			line++;
+			continue;
+		}
+		if (c == '#' && !in_word) {
+			while (i + 1 < len && buf[i + 1] != '\n')
+				i++;
+			continue;
+		}
+		if (isspace((unsigned char)c) || strchr("();|&<>`", c)) {
+			if (in_word)
+				rc = end_word(ws, &cur, wline, quoted);
+			in_word = quoted = 0;
+			line += c == '\n';
+			continue;
+		}
+		if (!in_word) {
+			in_word = 1;
+			wline = line;
+		}
+		if (c == '\'' || c == '"') {
+			quote = c;
+			quoted = 1;
+			qline = line;
+		} else if (c == '\\' && next) {
+			dc_buf_putc(&cur, next);
+			line += next == '\n';
+			i++;
+		} else {
+			dc_buf_putc(&cur, c);
+		}
+	}
+	if (rc == 0 && quote) {
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: a %s quote that never closes",
+			      dc_import_where(at, sizeof(at), name, qline), quote == '"' ? "double" : "single");
+		rc = -3;
+	}
+	if (rc == 0 && in_word)
+		rc = end_word(ws, &cur, wline, quoted);
+	if (cur.failed && rc == 0)
+		rc = -1;
+	dc_buf_release(&cur);
+	if (rc == -1)
+		dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", name);
+	else if (rc == -2)
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: more than %d words", name, MAX_WORDS);
+	return rc ? -1 : 0;
+}
+
+/* ---- variables ---- */
+
+static int is_assignment(const char *w, size_t *name_len)
+{
+	size_t i = 0;
+	if (!(isalpha((unsigned char)w[0]) || w[0] == '_'))
+		return 0;
+	while (isalnum((unsigned char)w[i]) || w[i] == '_')
+		i++;
+	if (w[i] != '=')
+		return 0;
+	*name_len = i;
+	return 1;
+}
+
+/* The value of `v` as used at word `at`: itself without a '$', else the
+ * variable it names (recursively, MAX_DEPTH deep). Returns 0 with the value
+ * in out[MAX_VALUE], or -1 when it cannot be known. */
+static int resolve(const struct words *ws, size_t at, const char *v, char *out, int depth)
+{
+	char var[64], def[MAX_VALUE];
+	const char *p;
+	size_t n;
+	int has_def = 0;
+
+	if (!strchr(v, '$')) {
+		if (strlen(v) >= MAX_VALUE)
+			return -1;
+		snprintf(out, MAX_VALUE, "%s", v);
+		return 0;
+	}
+	if (depth >= MAX_DEPTH || v[0] != '$')
+		return -1;
+	p = v + 1;
+	if (*p == '{') {
+		const char *close = strchr(p, '}');
+		const char *dash;
+		if (!close || close[1] != '\0')
+			return -1;
+		p++;
+		n = strcspn(p, ":-}");
+		if (n == 0 || n >= sizeof(var))
+			return -1;
+		memcpy(var, p, n);
+		var[n] = '\0';
+		dash = p + n;
+		if (*dash == ':')
+			dash++;
+		if (*dash == '-') {
+			size_t dn = (size_t)(close - dash - 1);
+			if (dn >= sizeof(def))
+				return -1;
+			memcpy(def, dash + 1, dn);
+			def[dn] = '\0';
+			has_def = 1;
+		} else if (*dash != '}') {
+			return -1;
+		}
+	} else {
+		n = strlen(p);
+		if (n == 0 || n >= sizeof(var))
+			return -1;
+		for (size_t i = 0; i < n; i++)
+			if (!isalnum((unsigned char)p[i]) && p[i] != '_')
+				return -1;
+		memcpy(var, p, n + 1);
+	}
+	for (size_t i = at; i-- > 0;) {
+		size_t nl;
+		if (is_assignment(ws->w[i].text, &nl) && nl == strlen(var) && strncmp(ws->w[i].text, var, nl) == 0) {
+			const char *val = ws->w[i].text + nl + 1;
+			if (*val || !has_def)
+				return resolve(ws, i, val, out, depth + 1);
+			break;
+		}
+	}
+	if (has_def)
+		return resolve(ws, at, def, out, depth + 1);
+	return -1;
+}
+
+/* ---- the arguments distcalc maps ---- */
+
+enum arg_id {
+	A_NUM_LAYERS, A_HIDDEN, A_FFN, A_HEADS, A_GQA, A_GROUPS, A_KV_CHANNELS, A_SEQ, A_MAX_POS, A_POS_TYPE,
+	A_ROTARY, A_NO_POS, A_VOCAB, A_VOCAB_DIV, A_TOKENIZER, A_SWIGLU, A_NORM, A_NO_BIAS, A_QKV_BIAS, A_UNTIE,
+	A_QK_NORM, A_ATT_DROP, A_HID_DROP, A_MLA,
+	A_EXPERTS, A_TOPK, A_MOE_FFN, A_SHARED, A_MOE_FREQ, A_EXPERT_BIAS, A_DISPATCHER, A_CAPACITY,
+	A_TP, A_PP, A_CP, A_CP_COMM, A_EP, A_ETP, A_VPP_LAYERS, A_VPP, A_FIRST, A_LAST, A_ACC_EMB, A_ACC_LOSS,
+	A_SP, A_DIST_OPT, A_DIST_OPT_INST, A_OVERLAP_GRAD, A_OVERLAP_PARAM, A_TP_OVERLAP, A_FSDP2,
+	A_MBS, A_GBS, A_RECOMPUTE, A_RECOMPUTE_METHOD, A_RECOMPUTE_LAYERS, A_RECOMPUTE_ACT, A_FLASH, A_ATT_BACKEND,
+	A_BF16, A_FP16, A_FP8, A_FP8_PARAM, A_GRAD_BF16, A_OPTIMIZER,
+	A_COUNT
+};
+
+static const struct {
+	const char *name;
+	int value; /* takes a value */
+} args[A_COUNT] = {
+	[A_NUM_LAYERS] = {"--num-layers", 1},
+	[A_HIDDEN] = {"--hidden-size", 1},
+	[A_FFN] = {"--ffn-hidden-size", 1},
+	[A_HEADS] = {"--num-attention-heads", 1},
+	[A_GQA] = {"--group-query-attention", 0},
+	[A_GROUPS] = {"--num-query-groups", 1},
+	[A_KV_CHANNELS] = {"--kv-channels", 1},
+	[A_SEQ] = {"--seq-length", 1},
+	[A_MAX_POS] = {"--max-position-embeddings", 1},
+	[A_POS_TYPE] = {"--position-embedding-type", 1},
+	[A_ROTARY] = {"--use-rotary-position-embeddings", 0},
+	[A_NO_POS] = {"--no-position-embedding", 0},
+	[A_VOCAB] = {"--vocab-size", 1},
+	[A_VOCAB_DIV] = {"--make-vocab-size-divisible-by", 1},
+	[A_TOKENIZER] = {"--tokenizer-type", 1},
+	[A_SWIGLU] = {"--swiglu", 0},
+	[A_NORM] = {"--normalization", 1},
+	[A_NO_BIAS] = {"--disable-bias-linear", 0},
+	[A_QKV_BIAS] = {"--add-qkv-bias", 0},
+	[A_UNTIE] = {"--untie-embeddings-and-output-weights", 0},
+	[A_QK_NORM] = {"--qk-layernorm", 0},
+	[A_ATT_DROP] = {"--attention-dropout", 1},
+	[A_HID_DROP] = {"--hidden-dropout", 1},
+	[A_MLA] = {"--multi-latent-attention", 0},
+	[A_EXPERTS] = {"--num-experts", 1},
+	[A_TOPK] = {"--moe-router-topk", 1},
+	[A_MOE_FFN] = {"--moe-ffn-hidden-size", 1},
+	[A_SHARED] = {"--moe-shared-expert-intermediate-size", 1},
+	[A_MOE_FREQ] = {"--moe-layer-freq", 1},
+	[A_EXPERT_BIAS] = {"--moe-router-enable-expert-bias", 0},
+	[A_DISPATCHER] = {"--moe-token-dispatcher-type", 1},
+	[A_CAPACITY] = {"--moe-expert-capacity-factor", 1},
+	[A_TP] = {"--tensor-model-parallel-size", 1},
+	[A_PP] = {"--pipeline-model-parallel-size", 1},
+	[A_CP] = {"--context-parallel-size", 1},
+	[A_CP_COMM] = {"--cp-comm-type", 1},
+	[A_EP] = {"--expert-model-parallel-size", 1},
+	[A_ETP] = {"--expert-tensor-parallel-size", 1},
+	[A_VPP_LAYERS] = {"--num-layers-per-virtual-pipeline-stage", 1},
+	[A_VPP] = {"--virtual-pipeline-model-parallel-size", 1},
+	[A_FIRST] = {"--decoder-first-pipeline-num-layers", 1},
+	[A_LAST] = {"--decoder-last-pipeline-num-layers", 1},
+	[A_ACC_EMB] = {"--account-for-embedding-in-pipeline-split", 0},
+	[A_ACC_LOSS] = {"--account-for-loss-in-pipeline-split", 0},
+	[A_SP] = {"--sequence-parallel", 0},
+	[A_DIST_OPT] = {"--use-distributed-optimizer", 0},
+	[A_DIST_OPT_INST] = {"--num-distributed-optimizer-instances", 1},
+	[A_OVERLAP_GRAD] = {"--overlap-grad-reduce", 0},
+	[A_OVERLAP_PARAM] = {"--overlap-param-gather", 0},
+	[A_TP_OVERLAP] = {"--tp-comm-overlap", 0},
+	[A_FSDP2] = {"--use-torch-fsdp2", 0},
+	[A_MBS] = {"--micro-batch-size", 1},
+	[A_GBS] = {"--global-batch-size", 1},
+	[A_RECOMPUTE] = {"--recompute-granularity", 1},
+	[A_RECOMPUTE_METHOD] = {"--recompute-method", 1},
+	[A_RECOMPUTE_LAYERS] = {"--recompute-num-layers", 1},
+	[A_RECOMPUTE_ACT] = {"--recompute-activations", 0},
+	[A_FLASH] = {"--use-flash-attn", 0},
+	[A_ATT_BACKEND] = {"--attention-backend", 1},
+	[A_BF16] = {"--bf16", 0},
+	[A_FP16] = {"--fp16", 0},
+	[A_FP8] = {"--fp8-format", 1},
+	[A_FP8_PARAM] = {"--fp8-param-gather", 0},
+	[A_GRAD_BF16] = {"--grad-reduce-in-bf16", 0},
+	[A_OPTIMIZER] = {"--optimizer", 1},
+};
+
+/* Arguments that change nothing distcalc computes (learning rates, data,
+ * logging, checkpoint paths, initialisation, fused-kernel switches, the
+ * launcher's own), by exact name or, ending in '-', by prefix. */
+static const char *const ignored[] = {
+	/* torchrun */
+	"--nproc_per_node", "--nproc-per-node", "--nnodes", "--node_rank", "--node-rank", "--master_addr",
+	"--master-addr", "--master_port", "--master-port", "--rdzv_", "--rdzv-", "--standalone",
+	/* optimisation hyperparameters */
+	"--lr", "--lr-", "--min-lr", "--decoupled-", "--weight-decay", "--start-weight-decay", "--end-weight-decay",
+	"--clip-grad", "--adam-", "--sgd-momentum", "--train-iters", "--train-samples", "--exit-", "--seed",
+	"--init-method-", "--loss-scale", "--initial-loss-scale", "--min-loss-scale", "--hysteresis",
+	"--moe-aux-loss-coeff", "--moe-z-loss-coeff", "--moe-router-load-balancing-type", "--moe-router-score-function",
+	"--moe-router-pre-softmax", "--moe-router-dtype", "--moe-router-topk-scaling-factor", "--moe-input-jitter-eps",
+	"--rotary-", "--use-rope-scaling", "--rope-scaling-factor", "--norm-epsilon", "--apply-layernorm-1p",
+	/* data and tokenizer files */
+	"--data-", "--split", "--mock-data", "--tokenizer-model", "--vocab-file", "--merge-file", "--tiktoken-",
+	"--num-workers", "--dataloader-type", "--no-create-attention-mask-in-dataloader", "--no-mmap-bin-files",
+	"--eod-mask-loss", "--reset-position-ids", "--reset-attention-mask", "--train-data-path", "--valid-data-path",
+	"--test-data-path",
+	/* logging, evaluation, checkpoints, profiling */
+	"--log-", "--eval-", "--tensorboard-", "--wandb-", "--save", "--save-", "--load", "--no-load-", "--no-save-",
+	"--ckpt-", "--use-checkpoint-args", "--exit-on-missing-checkpoint", "--finetune", "--profile", "--profile-",
+	"--use-pytorch-profiler", "--timing-log-", "--log-throughput", "--use-dist-ckpt", "--async-save",
+	"--distributed-timeout-minutes", "--distributed-backend",
+	/* kernels and fusions that leave the bytes and FLOPs as they are */
+	"--use-mcore-models", "--transformer-impl", "--no-masked-softmax-fusion", "--masked-softmax-fusion",
+	"--no-bias-gelu-fusion", "--no-bias-swiglu-fusion", "--no-bias-dropout-fusion", "--no-rope-fusion",
+	"--no-gradient-accumulation-fusion", "--cross-entropy-loss-fusion", "--cross-entropy-fusion-impl",
+	"--attention-softmax-in-fp32", "--no-async-tensor-model-parallel-allreduce", "--moe-grouped-gemm",
+	"--moe-permute-fusion", "--disable-te-fused-rope", "--fp8-margin", "--fp8-interval", "--fp8-amax-",
+	"--fp8-recipe", "--manual-gc", "--manual-gc-", "--empty-unused-memory-level", "--calculate-per-token-loss",
+	"--check-for-nan-in-loss-and-grad", "--no-check-for-nan-in-loss-and-grad",
+	NULL,
+};
+
+static int is_ignored(const char *name)
+{
+	for (size_t i = 0; ignored[i]; i++) {
+		size_t n = strlen(ignored[i]);
+		if (ignored[i][n - 1] == '-' || ignored[i][n - 1] == '_') {
+			if (strncmp(name, ignored[i], n) == 0)
+				return 1;
+		} else if (strcmp(name, ignored[i]) == 0) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+struct given {
+	int set;
+	char value[MAX_VALUE];
+	unsigned line;
+	/* --tokenizer-type given again with another value */
+	int differs;
+	unsigned other_line;
+	char other[MAX_VALUE];
+};
+
+struct mctx {
+	const char *name;
+	struct dc_import *imp;
+	struct dc_diag *diag;
+	struct given g[A_COUNT];
+	int errors;
+};
+
+static void err(struct mctx *m, unsigned line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void err(struct mctx *m, unsigned line, const char *fmt, ...)
+{
+	char at[600], msg[700];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	dc_diag_error(m->diag, DC_ERR_CONFIG, "%s: error: %s", dc_import_where(at, sizeof(at), m->name, line), msg);
+	m->errors++;
+}
+
+static void warn(struct mctx *m, unsigned line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void warn(struct mctx *m, unsigned line, const char *fmt, ...)
+{
+	char at[600], msg[700];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	dc_diag_warn(m->diag, "%s: %s", dc_import_where(at, sizeof(at), m->name, line), msg);
+}
+
+/* A whole number from 1 (0 when `zero`) to 2^53 in argument `a`. */
+static int number(struct mctx *m, enum arg_id a, int zero, unsigned long long *out)
+{
+	const char *v = m->g[a].value;
+	char *end;
+	unsigned long long n;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (!isdigit((unsigned char)v[0]) || *end || errno || n > (1ull << 53) || (!zero && n == 0)) {
+		err(m, m->g[a].line, "'%s': expected a whole number from %d, got '%s'", args[a].name, zero ? 0 : 1, v);
+		return -1;
+	}
+	*out = n;
+	return 0;
+}
+
+/* A decimal number (a dropout rate). */
+static int real(struct mctx *m, enum arg_id a, double *out)
+{
+	const char *v = m->g[a].value;
+	char *end;
+	double x;
+	errno = 0;
+	x = strtod(v, &end);
+	if (end == v || *end || errno || !(x >= 0 && x <= 1)) {
+		err(m, m->g[a].line, "'%s': expected a number from 0 to 1, got '%s'", args[a].name, v);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+static void set_u64(struct mctx *m, const char *path, unsigned long long v, enum arg_id a)
+{
+	if (dc_import_set_u64(m->imp, path, v, args[a].name, m->g[a].line, m->name, m->diag) != 0)
+		m->errors++;
+}
+
+static void set_json(struct mctx *m, const char *path, const char *json, const char *from, unsigned line)
+{
+	if (dc_import_set(m->imp, path, json, from, line, m->name, m->diag) != 0)
+		m->errors++;
+}
+
+static void set_str(struct mctx *m, const char *path, const char *v, const char *from, unsigned line)
+{
+	if (dc_import_set_str(m->imp, path, v, from, line, m->name, m->diag) != 0)
+		m->errors++;
+}
+
+/* A count argument straight onto a key. */
+static void count(struct mctx *m, enum arg_id a, const char *path)
+{
+	unsigned long long n;
+	if (m->g[a].set && number(m, a, 0, &n) == 0)
+		set_u64(m, path, n, a);
+}
+
+#define G(a) (m->g[a].set)
+#define L(a) (m->g[a].line)
+#define V(a) (m->g[a].value)
+
+static void map_model(struct mctx *m)
+{
+	unsigned long long heads = 0, hidden = 0, v, div = 128, tp = 1;
+	double att = 0.1, hid = 0.1; /* TransformerConfig's dropout defaults */
+	int rope;
+
+	count(m, A_NUM_LAYERS, "model.num_layers");
+	count(m, A_HIDDEN, "model.hidden_size");
+	count(m, A_HEADS, "model.num_attention_heads");
+	count(m, A_SEQ, "model.seq_length");
+	count(m, A_KV_CHANNELS, "model.head_dim");
+	if (G(A_HIDDEN))
+		number(m, A_HIDDEN, 0, &hidden);
+	if (G(A_HEADS))
+		number(m, A_HEADS, 0, &heads);
+	if (G(A_MLA))
+		err(m, L(A_MLA), "'--multi-latent-attention': not mapped; give the model as a Hugging Face config "
+				 "(--model) with the parallel and training keys");
+	/* MLP: SwiGLU or Megatron's default GeLU; ffn_hidden_size's default
+	 * is arguments.py's (4h, or int(4h * 2 / 3 / 64) * 64 with --swiglu) */
+	set_str(m, "model.mlp", G(A_SWIGLU) ? "swiglu" : "gelu", G(A_SWIGLU) ? "--swiglu" : "no --swiglu", L(A_SWIGLU));
+	if (G(A_FFN))
+		count(m, A_FFN, "model.ffn_hidden_size");
+	else if (hidden && G(A_SWIGLU))
+		dc_import_set_u64(m->imp, "model.ffn_hidden_size", (unsigned long long)(4 * hidden * 2 / 3 / 64) * 64,
+				  "--swiglu without --ffn-hidden-size", L(A_SWIGLU), m->name, m->diag);
+	else if (hidden)
+		dc_import_set_u64(m->imp, "model.ffn_hidden_size", 4 * hidden, "no --ffn-hidden-size", 0, m->name,
+				  m->diag);
+	/* grouped-query attention: --num-query-groups only counts with
+	 * --group-query-attention (arguments.py) */
+	if (G(A_GQA) && G(A_GROUPS))
+		count(m, A_GROUPS, "model.num_kv_heads");
+	else if (G(A_GROUPS))
+		warn(m, L(A_GROUPS), "'--num-query-groups': ignored without --group-query-attention, as Megatron-LM does");
+	/* norms and biases */
+	if (G(A_NORM)) {
+		if (strcmp(V(A_NORM), "RMSNorm") == 0)
+			set_str(m, "model.norm", "rmsnorm", "--normalization", L(A_NORM));
+		else if (strcmp(V(A_NORM), "LayerNorm") == 0)
+			set_str(m, "model.norm", "layernorm", "--normalization", L(A_NORM));
+		else
+			err(m, L(A_NORM), "'--normalization': expected 'LayerNorm' or 'RMSNorm', got '%s'", V(A_NORM));
+	} else {
+		set_str(m, "model.norm", "layernorm", "no --normalization (Megatron-LM's LayerNorm)", 0);
+	}
+	set_json(m, "model.qkv_bias", G(A_NO_BIAS) && !G(A_QKV_BIAS) ? "false" : "true",
+		 G(A_QKV_BIAS) ? "--add-qkv-bias" : G(A_NO_BIAS) ? "--disable-bias-linear" : "no --disable-bias-linear",
+		 G(A_QKV_BIAS) ? L(A_QKV_BIAS) : L(A_NO_BIAS));
+	set_json(m, "model.out_bias", G(A_NO_BIAS) ? "false" : "true",
+		 G(A_NO_BIAS) ? "--disable-bias-linear" : "no --disable-bias-linear", L(A_NO_BIAS));
+	set_json(m, "model.mlp_bias", G(A_NO_BIAS) ? "false" : "true",
+		 G(A_NO_BIAS) ? "--disable-bias-linear" : "no --disable-bias-linear", L(A_NO_BIAS));
+	set_json(m, "model.tie_word_embeddings", G(A_UNTIE) ? "false" : "true",
+		 G(A_UNTIE) ? "--untie-embeddings-and-output-weights" : "no --untie-embeddings-and-output-weights",
+		 L(A_UNTIE));
+	if (G(A_QK_NORM))
+		set_json(m, "model.qk_norm", "true", "--qk-layernorm", L(A_QK_NORM));
+	if (G(A_ATT_DROP))
+		real(m, A_ATT_DROP, &att);
+	if (G(A_HID_DROP))
+		real(m, A_HID_DROP, &hid);
+	set_json(m, "model.dropout", att > 0 || hid > 0 ? "true" : "false",
+		 G(A_ATT_DROP) || G(A_HID_DROP) ? "--attention-dropout/--hidden-dropout"
+						 : "no --attention-dropout/--hidden-dropout (0.1)",
+		 G(A_ATT_DROP) ? L(A_ATT_DROP) : L(A_HID_DROP));
+	/* positions: a learned table unless rope or none */
+	rope = G(A_ROTARY) || G(A_NO_POS);
+	if (G(A_POS_TYPE)) {
+		if (strcmp(V(A_POS_TYPE), "learned_absolute") != 0 && strcmp(V(A_POS_TYPE), "rope") != 0 &&
+		    strcmp(V(A_POS_TYPE), "none") != 0)
+			err(m, L(A_POS_TYPE), "'--position-embedding-type': '%s' is not mapped (learned_absolute, rope, none)",
+			    V(A_POS_TYPE));
+		else if (strcmp(V(A_POS_TYPE), "learned_absolute") != 0)
+			rope = 1;
+	}
+	if (!rope) {
+		if (G(A_MAX_POS))
+			count(m, A_MAX_POS, "model.position_embeddings");
+		else
+			err(m, 0, "'--max-position-embeddings': needed for Megatron-LM's learned position table "
+				  "(--position-embedding-type learned_absolute, the default)");
+	}
+	/* vocabulary: --vocab-size padded as _vocab_size_with_padding does, to a
+	 * multiple of --make-vocab-size-divisible-by (128) x tp; NullTokenizer
+	 * adds its end-of-document token first */
+	if (G(A_VOCAB_DIV))
+		number(m, A_VOCAB_DIV, 0, &div);
+	if (G(A_TP) && number(m, A_TP, 0, &tp) != 0)
+		tp = 1;
+	if (G(A_VOCAB) && number(m, A_VOCAB, 0, &v) == 0) {
+		unsigned long long mult = div * tp, padded;
+		if (G(A_TOKENIZER) && m->g[A_TOKENIZER].differs)
+			warn(m, m->g[A_TOKENIZER].other_line,
+			     "'--tokenizer-type': '%s' here and '%s' on line %u; distcalc evaluates no shell conditions and "
+			     "counts '--vocab-size' without NullTokenizer's end-of-document token",
+			     m->g[A_TOKENIZER].other, V(A_TOKENIZER), L(A_TOKENIZER));
+		else if (G(A_TOKENIZER) && strcmp(V(A_TOKENIZER), "NullTokenizer") == 0)
+			v += 1;
+		padded = (v + mult - 1) / mult * mult;
+		dc_import_set_u64(m->imp, "model.vocab_size", padded,
+				  "--vocab-size, padded to a multiple of --make-vocab-size-divisible-by x tp", L(A_VOCAB),
+				  m->name, m->diag);
+	}
+	/* no --vocab-size: the tokenizer's, which distcalc does not read;
+	 * main.c asks for --set model.vocab_size unless one is given */
+}
+
+static void map_moe(struct mctx *m)
+{
+	unsigned long long e = 0;
+	if (!G(A_EXPERTS)) {
+		for (int a = A_TOPK; a <= A_CAPACITY; a++)
+			if (G(a))
+				warn(m, L(a), "'%s': ignored without --num-experts", args[a].name);
+		return;
+	}
+	if (number(m, A_EXPERTS, 0, &e) != 0)
+		return;
+	set_u64(m, "model.num_experts", e, A_EXPERTS);
+	if (G(A_TOPK))
+		count(m, A_TOPK, "model.experts_per_token");
+	else
+		set_json(m, "model.experts_per_token", "2", "no --moe-router-topk (2)", 0);
+	count(m, A_MOE_FFN, "model.moe_ffn_hidden_size");
+	count(m, A_SHARED, "model.shared_expert_ffn_hidden_size");
+	if (G(A_EXPERT_BIAS))
+		set_json(m, "model.router_bias", "true", "--moe-router-enable-expert-bias", L(A_EXPERT_BIAS));
+	if (G(A_MOE_FREQ) && strcmp(V(A_MOE_FREQ), "1") != 0)
+		err(m, L(A_MOE_FREQ), "'--moe-layer-freq': '%s' is not mapped (distcalc places MoE in every layer past "
+				      "model.dense_layers); give 1 and --set model.dense_layers=N",
+		    V(A_MOE_FREQ));
+	if (G(A_DISPATCHER) && strcmp(V(A_DISPATCHER), "alltoall") != 0)
+		err(m, L(A_DISPATCHER), "'--moe-token-dispatcher-type': '%s' is not mapped (distcalc prices the alltoall dispatcher)",
+		    V(A_DISPATCHER));
+	if (G(A_CAPACITY))
+		err(m, L(A_CAPACITY), "'--moe-expert-capacity-factor': not mapped (distcalc routes every token: no capacity, "
+				      "no drops)");
+}
+
+static void map_parallel(struct mctx *m)
+{
+	unsigned long long tp = 1, pp = 1, layers = 0, n;
+	count(m, A_TP, "parallel.tp");
+	count(m, A_PP, "parallel.pp");
+	count(m, A_CP, "parallel.cp");
+	count(m, A_EP, "parallel.ep");
+	count(m, A_ETP, "parallel.etp");
+	count(m, A_DIST_OPT_INST, "parallel.dp_replicate");
+	if (G(A_TP))
+		number(m, A_TP, 0, &tp);
+	if (G(A_PP))
+		number(m, A_PP, 0, &pp);
+	if (G(A_CP_COMM)) {
+		const char *t = V(A_CP_COMM);
+		if (strcmp(t, "p2p") == 0 || strcmp(t, "a2a") == 0)
+			set_str(m, "parallel.cp_comm_type", t, "--cp-comm-type", L(A_CP_COMM));
+		else if (strcmp(t, "allgather") == 0)
+			set_str(m, "parallel.cp_comm_type", "all_gather", "--cp-comm-type", L(A_CP_COMM));
+		else
+			err(m, L(A_CP_COMM), "'--cp-comm-type': '%s' is not mapped (p2p, allgather, a2a)", t);
+	}
+	if (G(A_VPP))
+		count(m, A_VPP, "parallel.virtual_pipeline");
+	if (G(A_VPP_LAYERS) && number(m, A_VPP_LAYERS, 0, &n) == 0) {
+		if (!G(A_NUM_LAYERS) || number(m, A_NUM_LAYERS, 0, &layers) != 0 || layers % (pp * n) != 0)
+			err(m, L(A_VPP_LAYERS),
+			    "'--num-layers-per-virtual-pipeline-stage': %llu must divide --num-layers / "
+			    "--pipeline-model-parallel-size", n);
+		else
+			set_u64(m, "parallel.virtual_pipeline", layers / (pp * n), A_VPP_LAYERS);
+	}
+	count(m, A_FIRST, "parallel.first_stage_layers");
+	count(m, A_LAST, "parallel.last_stage_layers");
+	if (G(A_ACC_EMB))
+		set_json(m, "parallel.account_for_embedding", "true", args[A_ACC_EMB].name, L(A_ACC_EMB));
+	if (G(A_ACC_LOSS))
+		set_json(m, "parallel.account_for_loss", "true", args[A_ACC_LOSS].name, L(A_ACC_LOSS));
+	/* arguments.py turns sequence parallelism off at tp 1 */
+	if (G(A_SP) && tp > 1)
+		set_json(m, "parallel.sequence_parallel", "true", "--sequence-parallel", L(A_SP));
+	else if (G(A_SP))
+		warn(m, L(A_SP), "'--sequence-parallel': off at tensor-model-parallel-size 1, as Megatron-LM turns it off");
+	if (G(A_FSDP2) && G(A_DIST_OPT))
+		err(m, L(A_FSDP2), "'--use-torch-fsdp2': with --use-distributed-optimizer on line %u: give one", L(A_DIST_OPT));
+	else if (G(A_FSDP2))
+		set_str(m, "parallel.sharding", "fsdp", "--use-torch-fsdp2", L(A_FSDP2));
+	else
+		set_str(m, "parallel.sharding", G(A_DIST_OPT) ? "zero1" : "none",
+			G(A_DIST_OPT) ? "--use-distributed-optimizer" : "no --use-distributed-optimizer", L(A_DIST_OPT));
+	/* Megatron-LM reduces the gradients after the backward unless
+	 * --overlap-grad-reduce */
+	set_json(m, "overlap.dp", G(A_OVERLAP_GRAD) ? "true" : "false",
+		 G(A_OVERLAP_GRAD) ? "--overlap-grad-reduce" : "no --overlap-grad-reduce", L(A_OVERLAP_GRAD));
+	if (G(A_OVERLAP_PARAM))
+		warn(m, L(A_OVERLAP_PARAM), "'--overlap-param-gather': distcalc has no key for it and prices the "
+					    "distributed optimizer's parameter all-gather as it always does (docs/step-model.md)");
+	if (G(A_TP_OVERLAP))
+		set_json(m, "overlap.tp", "true", "--tp-comm-overlap", L(A_TP_OVERLAP));
+}
+
+static void map_training(struct mctx *m)
+{
+	count(m, A_MBS, "training.micro_batch_size");
+	count(m, A_GBS, "training.global_batch_size");
+	if (G(A_RECOMPUTE) && G(A_RECOMPUTE_ACT) && strcmp(V(A_RECOMPUTE), "selective") != 0)
+		err(m, L(A_RECOMPUTE_ACT), "'--recompute-activations': selective, but --recompute-granularity on line %u is '%s'",
+		    L(A_RECOMPUTE), V(A_RECOMPUTE));
+	else if (G(A_RECOMPUTE) && strcmp(V(A_RECOMPUTE), "full") != 0 && strcmp(V(A_RECOMPUTE), "selective") != 0)
+		err(m, L(A_RECOMPUTE), "'--recompute-granularity': expected 'full' or 'selective', got '%s'", V(A_RECOMPUTE));
+	else if (G(A_RECOMPUTE))
+		set_str(m, "training.recompute", V(A_RECOMPUTE), "--recompute-granularity", L(A_RECOMPUTE));
+	else if (G(A_RECOMPUTE_ACT))
+		set_str(m, "training.recompute", "selective", "--recompute-activations", L(A_RECOMPUTE_ACT));
+	if (G(A_RECOMPUTE_METHOD)) {
+		unsigned long long n;
+		if (!G(A_RECOMPUTE) || strcmp(V(A_RECOMPUTE), "full") != 0)
+			err(m, L(A_RECOMPUTE_METHOD), "'--recompute-method': only with --recompute-granularity full");
+		else if (strcmp(V(A_RECOMPUTE_METHOD), "block") == 0 && G(A_RECOMPUTE_LAYERS) &&
+			 number(m, A_RECOMPUTE_LAYERS, 0, &n) == 0)
+			set_u64(m, "training.recompute_layers", n, A_RECOMPUTE_LAYERS);
+		else if (strcmp(V(A_RECOMPUTE_METHOD), "uniform") != 0 && strcmp(V(A_RECOMPUTE_METHOD), "block") != 0)
+			err(m, L(A_RECOMPUTE_METHOD), "'--recompute-method': expected 'uniform' or 'block', got '%s'",
+			    V(A_RECOMPUTE_METHOD));
+		else if (strcmp(V(A_RECOMPUTE_METHOD), "block") == 0)
+			err(m, L(A_RECOMPUTE_METHOD), "'--recompute-method': block needs --recompute-num-layers");
+	}
+	if (G(A_ATT_BACKEND)) {
+		const char *b = V(A_ATT_BACKEND);
+		if (strcmp(b, "flash") == 0 || strcmp(b, "fused") == 0 || strcmp(b, "auto") == 0)
+			set_str(m, "training.attention", "flash", "--attention-backend", L(A_ATT_BACKEND));
+		else if (strcmp(b, "unfused") == 0 || strcmp(b, "local") == 0)
+			set_str(m, "training.attention", "eager", "--attention-backend", L(A_ATT_BACKEND));
+		else
+			err(m, L(A_ATT_BACKEND), "'--attention-backend': expected flash, fused, unfused, local or auto, got '%s'", b);
+	} else {
+		/* the default backend, auto, picks a fused kernel */
+		set_str(m, "training.attention", "flash", G(A_FLASH) ? "--use-flash-attn" : "no --attention-backend (auto)",
+			L(A_FLASH));
+	}
+}
+
+static void map_precision(struct mctx *m)
+{
+	if (G(A_OPTIMIZER) && strcmp(V(A_OPTIMIZER), "adam") != 0)
+		err(m, L(A_OPTIMIZER), "'--optimizer': '%s' is not mapped (distcalc's optimizer states are Adam's)",
+		    V(A_OPTIMIZER));
+	if (G(A_BF16) && G(A_FP16))
+		err(m, L(A_FP16), "'--fp16': with --bf16 on line %u: give one", L(A_BF16));
+	if (G(A_BF16) || G(A_FP16)) {
+		enum arg_id a = G(A_BF16) ? A_BF16 : A_FP16;
+		/* BF16 params, FP32 main grads, FP32 master copy, Adam's two FP32
+		 * moments: the "megatron" preset */
+		set_str(m, "precision.preset", "megatron", args[a].name, L(a));
+		if (G(A_GRAD_BF16))
+			set_json(m, "precision.grad_bytes", "2", "--grad-reduce-in-bf16", L(A_GRAD_BF16));
+	} else {
+		/* FP32 training: FP32 params and grads, no master copy */
+		set_json(m, "precision.param_bytes", "4", "no --bf16 or --fp16 (FP32)", 0);
+		set_json(m, "precision.grad_bytes", "4", "no --bf16 or --fp16 (FP32)", 0);
+		set_json(m, "precision.master_bytes", "0", "no --bf16 or --fp16 (FP32)", 0);
+		set_json(m, "precision.optimizer_bytes", "8", "no --bf16 or --fp16 (FP32)", 0);
+	}
+	if (G(A_FP8)) {
+		if (strcmp(V(A_FP8), "e4m3") != 0 && strcmp(V(A_FP8), "hybrid") != 0)
+			err(m, L(A_FP8), "'--fp8-format': expected 'e4m3' or 'hybrid', got '%s'", V(A_FP8));
+		else
+			set_str(m, "precision.compute", "fp8", "--fp8-format", L(A_FP8));
+	}
+	if (G(A_FP8_PARAM)) {
+		if (!G(A_FP8))
+			err(m, L(A_FP8_PARAM), "'--fp8-param-gather': needs --fp8-format");
+		else
+			set_json(m, "precision.param_bytes", "1", "--fp8-param-gather", L(A_FP8_PARAM));
+	}
+}
+
+int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_import *imp, struct dc_diag *diag)
+{
+	struct words ws = {NULL, 0};
+	struct mctx *m;
+	size_t nargs = 0;
+	int rc = -1;
+
+	if (lex(buf, len, name, &ws, diag) != 0)
+		return -1;
+	m = dc_calloc(1, sizeof(*m));
+	if (!m) {
+		words_free(&ws);
+		dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", name);
+		return -1;
+	}
+	m->name = name;
+	m->imp = imp;
+	m->diag = diag;
+	for (size_t i = 0; i < ws.n && m->errors < 50; i++) {
+		const char *w = ws.w[i].text, *eq;
+		char argname[96], value[MAX_VALUE];
+		const char *raw = NULL;
+		int a;
+		size_t nl;
+		if (w[0] != '-' || w[1] != '-' || !isalpha((unsigned char)w[2]))
+			continue;
+		nargs++;
+		eq = strchr(w, '=');
+		nl = eq ? (size_t)(eq - w) : strlen(w);
+		if (nl >= sizeof(argname)) {
+			err(m, ws.w[i].line, "'%.40s...': an argument name over %zu bytes", w, sizeof(argname) - 1);
+			continue;
+		}
+		memcpy(argname, w, nl);
+		argname[nl] = '\0';
+		for (a = 0; a < A_COUNT; a++)
+			if (strcmp(argname, args[a].name) == 0)
+				break;
+		if (a == A_COUNT) {
+			if (!is_ignored(argname)) {
+				err(m, ws.w[i].line,
+				    "'%s': not an argument distcalc maps or knows to change nothing it computes "
+				    "(docs/importers.md lists both); remove it to import the rest",
+				    argname);
+				continue;
+			}
+			/* an ignored argument's value, if it has one, is skipped */
+			if (!eq && i + 1 < ws.n && ws.w[i + 1].text[0] != '-' && !is_assignment(ws.w[i + 1].text, &nl))
+				i++;
+			continue;
+		}
+		if (args[a].value) {
+			if (eq) {
+				raw = eq + 1;
+			} else if (i + 1 < ws.n && !(ws.w[i + 1].text[0] == '-' && ws.w[i + 1].text[1] == '-')) {
+				raw = ws.w[++i].text;
+			} else {
+				err(m, ws.w[i].line, "'%s': needs a value", argname);
+				continue;
+			}
+			if (resolve(&ws, i, raw, value, 0) != 0) {
+				err(m, ws.w[i].line, "'%s': cannot tell the value of '%.64s' without running the script; "
+						     "write the value itself",
+				    argname, raw);
+				continue;
+			}
+		} else if (eq) {
+			err(m, ws.w[i].line, "'%s': a flag takes no value", argname);
+			continue;
+		} else {
+			value[0] = '\0';
+		}
+		if (m->g[a].set && strcmp(m->g[a].value, value) != 0) {
+			if (a == A_TOKENIZER) {
+				m->g[a].differs = 1;
+				m->g[a].other_line = ws.w[i].line;
+				snprintf(m->g[a].other, sizeof(m->g[a].other), "%s", value);
+				continue;
+			}
+			err(m, ws.w[i].line, "'%s': '%s' here but '%s' on line %u; distcalc evaluates no shell conditions: give one",
+			    argname, value, m->g[a].value, m->g[a].line);
+			continue;
+		}
+		if (!m->g[a].set) {
+			m->g[a].set = 1;
+			m->g[a].line = ws.w[i].line;
+			snprintf(m->g[a].value, sizeof(m->g[a].value), "%s", value);
+		}
+	}
+	if (nargs > DC_IMPORT_MAX_ITEMS)
+		err(m, 0, "more than %d arguments", DC_IMPORT_MAX_ITEMS);
+	if (!nargs)
+		err(m, 0, "no argument starting with '--': not Megatron-LM arguments or a launch script");
+	if (m->errors == 0) {
+		map_model(m);
+		map_moe(m);
+		map_parallel(m);
+		map_training(m);
+		map_precision(m);
+	}
+	rc = m->errors || diag->errors ? -1 : 0;
+	free(m);
+	words_free(&ws);
+	return rc;
+}
