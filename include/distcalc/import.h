@@ -37,6 +37,9 @@ struct dc_import {
 	enum dc_import_format format;
 	struct dc_import_key *keys; /* owned; in the order set */
 	size_t nkeys;
+	/* a model the file names that the catalogue lacks: why, for main.c
+	 * to report unless --model gives the shape; "" when none */
+	char model_unresolved[256];
 };
 
 /* The option that selects `f` ("--from-megatron") and the framework's name

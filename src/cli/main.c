@@ -1011,6 +1011,13 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 			goto done;
 		}
 	}
+	if (imp->model_unresolved[0] && !o->model) {
+		char *msg = dc_asprintf("%s: error: %s", o->import, imp->model_unresolved);
+		print_line("", msg ? msg : imp->model_unresolved);
+		free(msg);
+		rc = EXIT_CONFIG;
+		goto done;
+	}
 	if (!o->config)
 		fprintf(stderr, "distcalc: no --config given; the cluster is the built-in default's (configs/systems.json)\n");
 	if (imp->format == DC_IMPORT_MEGATRON && !dc_import_get(imp, "model.vocab_size") && !o->model) {

@@ -1,11 +1,756 @@
-/* import_torchtitan.c - placeholder until the TOML reader lands */
+/* import_torchtitan.c - a torchtitan train config (.toml) onto distcalc
+ * keys (docs/importers.md, "torchtitan").
+ *
+ * The TOML reader takes the subset torchtitan's shipped train configs use:
+ * comments, [table] and [a.b] headers, key = value with a bare or quoted
+ * key, basic and literal strings, decimal integers and floats, booleans and
+ * arrays (over several lines, nested, a trailing comma). Anything else
+ * (inline tables, [[arrays of tables]], multi-line strings, dates, dotted
+ * keys, hex numbers) is an error naming its line. Names and defaults are
+ * torchtitan's torchtitan/config_manager.py at f3534d7 (the commit of the
+ * shipped llama3 train configs).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "distcalc/util.h"
 #include "import_int.h"
+
+#define MAX_KEY 64
+#define MAX_TEXT 256
+#define MAX_NEST 32
+
+enum tval { T_STRING, T_INT, T_FLOAT, T_BOOL, T_ARRAY };
+
+struct entry {
+	char table[MAX_KEY];
+	char key[MAX_KEY];
+	enum tval type;
+	char text[MAX_TEXT]; /* strings decoded; numbers and booleans as written; arrays: string items, '\n'-separated */
+	long long i;
+	double f;
+	int b;
+	unsigned line;
+	int used;
+};
+
+struct toml {
+	const char *name, *p, *end;
+	unsigned line;
+	struct entry *e;
+	size_t n;
+	char tables[64][MAX_KEY]; /* headers seen, for duplicates */
+	size_t ntables;
+	struct dc_diag *diag;
+	int failed;
+};
+
+static int terr(struct toml *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int terr(struct toml *t, const char *fmt, ...)
+{
+	char at[600], msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	dc_diag_error(t->diag, DC_ERR_CONFIG, "%s: error: %s", dc_import_where(at, sizeof(at), t->name, t->line), msg);
+	t->failed = 1;
+	return -1;
+}
+
+/* spaces and tabs (not newlines) */
+static void skip_ws(struct toml *t)
+{
+	while (t->p < t->end && (*t->p == ' ' || *t->p == '\t'))
+		t->p++;
+}
+
+/* to the end of the line: white space and a comment only; consumes the newline */
+static int end_of_line(struct toml *t)
+{
+	skip_ws(t);
+	if (t->p < t->end && *t->p == '#')
+		while (t->p < t->end && *t->p != '\n')
+			t->p++;
+	if (t->p < t->end && *t->p == '\r')
+		t->p++;
+	if (t->p < t->end && *t->p != '\n')
+		return terr(t, "unexpected '%c' after the value", *t->p);
+	if (t->p < t->end) {
+		t->p++;
+		t->line++;
+	}
+	return 0;
+}
+
+/* white space, newlines and comments (inside an array) */
+static void skip_all(struct toml *t)
+{
+	while (t->p < t->end) {
+		if (*t->p == ' ' || *t->p == '\t' || *t->p == '\r') {
+			t->p++;
+		} else if (*t->p == '\n') {
+			t->p++;
+			t->line++;
+		} else if (*t->p == '#') {
+			while (t->p < t->end && *t->p != '\n')
+				t->p++;
+		} else {
+			break;
+		}
+	}
+}
+
+static int bare_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-';
+}
+
+static int put(char *out, size_t *n, char c)
+{
+	if (*n + 1 >= MAX_TEXT)
+		return -1;
+	out[(*n)++] = c;
+	out[*n] = '\0';
+	return 0;
+}
+
+/* A basic ("...") or literal ('...') string at t->p into out[MAX_TEXT]. */
+static int string(struct toml *t, char *out)
+{
+	char q = *t->p;
+	size_t n = 0;
+	out[0] = '\0';
+	if (t->end - t->p >= 3 && t->p[1] == q && t->p[2] == q)
+		return terr(t, "multi-line strings are not part of the TOML distcalc reads");
+	t->p++;
+	while (t->p < t->end && *t->p != q) {
+		char c = *t->p++;
+		if (c == '\n')
+			return terr(t, "a string that does not end on its line");
+		if (q == '"' && c == '\\') {
+			char e = t->p < t->end ? *t->p++ : '\0';
+			switch (e) {
+			case '"': c = '"'; break;
+			case '\\': c = '\\'; break;
+			case 'n': c = '\n'; break;
+			case 't': c = '\t'; break;
+			case 'r': c = '\r'; break;
+			case 'b': c = '\b'; break;
+			case 'f': c = '\f'; break;
+			default: return terr(t, "the escape '\\%c' is not part of the TOML distcalc reads", e ? e : ' ');
+			}
+		} else if ((unsigned char)c < 0x20 && c != '\t') {
+			return terr(t, "a control character in a string");
+		}
+		if (put(out, &n, c) != 0)
+			return terr(t, "a string over %d bytes", MAX_TEXT - 1);
+	}
+	if (t->p >= t->end)
+		return terr(t, "a string that does not end");
+	t->p++;
+	return 0;
+}
+
+/* A key: bare or quoted, into out[MAX_KEY]. */
+static int key(struct toml *t, char *out)
+{
+	size_t n = 0;
+	if (t->p < t->end && (*t->p == '"' || *t->p == '\'')) {
+		char buf[MAX_TEXT];
+		if (string(t, buf) != 0)
+			return -1;
+		if (strlen(buf) >= MAX_KEY || !*buf)
+			return terr(t, "a key that is empty or over %d bytes", MAX_KEY - 1);
+		memcpy(out, buf, strlen(buf) + 1);
+		return 0;
+	}
+	while (t->p < t->end && bare_char(*t->p)) {
+		if (n + 1 >= MAX_KEY)
+			return terr(t, "a key over %d bytes", MAX_KEY - 1);
+		out[n++] = *t->p++;
+	}
+	out[n] = '\0';
+	if (!n)
+		return terr(t, "expected a key, got '%c'", t->p < t->end ? *t->p : ' ');
+	return 0;
+}
+
+static int value(struct toml *t, struct entry *e, int depth);
+
+/* [ v, v, ... ] at t->p; string items land in e->text. */
+static int array(struct toml *t, struct entry *e, int depth)
+{
+	size_t n = strlen(e->text);
+	int first = 1;
+	if (depth >= MAX_NEST)
+		return terr(t, "arrays nested over %d deep", MAX_NEST);
+	t->p++;
+	for (;;) {
+		struct entry item;
+		skip_all(t);
+		if (t->p >= t->end)
+			return terr(t, "an array that does not end");
+		if (*t->p == ']') {
+			t->p++;
+			return 0;
+		}
+		memset(&item, 0, sizeof(item));
+		if (value(t, &item, depth + 1) != 0)
+			return -1;
+		if (item.type == T_STRING) {
+			size_t l = strlen(item.text);
+			if (n + l + 2 >= MAX_TEXT)
+				return terr(t, "an array over %d bytes", MAX_TEXT - 1);
+			if (!first)
+				e->text[n++] = '\n';
+			memcpy(e->text + n, item.text, l + 1);
+			n += l;
+		}
+		first = 0;
+		e->i++;
+		skip_all(t);
+		if (t->p < t->end && *t->p == ',') {
+			t->p++;
+			continue;
+		}
+		skip_all(t);
+		if (t->p < t->end && *t->p == ']') {
+			t->p++;
+			return 0;
+		}
+		return terr(t, "expected ',' or ']' in an array");
+	}
+}
+
+static int number(struct toml *t, struct entry *e)
+{
+	char buf[64];
+	size_t n = 0;
+	int is_float = 0;
+	char *end;
+	while (t->p < t->end && (isalnum((unsigned char)*t->p) || strchr("+-._:", *t->p))) {
+		char c = *t->p++;
+		if (c == '_')
+			continue;
+		if (c == ':' || (c == '-' && n > 0 && buf[n - 1] != 'e' && buf[n - 1] != 'E'))
+			return terr(t, "dates and times are not part of the TOML distcalc reads");
+		if (n + 1 >= sizeof(buf))
+			return terr(t, "a number over %zu characters", sizeof(buf) - 1);
+		buf[n++] = c;
+		if (c == '.' || c == 'e' || c == 'E')
+			is_float = 1;
+	}
+	buf[n] = '\0';
+	if (!n)
+		return terr(t, "expected a value, got '%c'", t->p < t->end ? *t->p : ' ');
+	if (strcmp(buf, "true") == 0 || strcmp(buf, "false") == 0) {
+		e->type = T_BOOL;
+		e->b = buf[0] == 't';
+		snprintf(e->text, sizeof(e->text), "%s", buf);
+		return 0;
+	}
+	if (strchr(buf, 'x') || strchr(buf, 'o') || strchr(buf, 'b') || strstr(buf, "inf") || strstr(buf, "nan"))
+		return terr(t, "'%s': hex, octal, binary, inf and nan are not part of the TOML distcalc reads", buf);
+	if (!isdigit((unsigned char)buf[buf[0] == '+' || buf[0] == '-'])) {
+		if (isalpha((unsigned char)buf[0]))
+			return terr(t, "'%s': a string needs quotes", buf);
+		return terr(t, "'%s': not a number", buf);
+	}
+	errno = 0;
+	if (is_float) {
+		e->type = T_FLOAT;
+		e->f = strtod(buf, &end);
+		if (*end || errno || !isfinite(e->f))
+			return terr(t, "'%s': not a number distcalc reads", buf);
+	} else {
+		e->type = T_INT;
+		e->i = strtoll(buf, &end, 10);
+		if (*end || errno)
+			return terr(t, "'%s': not a whole number distcalc reads", buf);
+		e->f = (double)e->i;
+	}
+	snprintf(e->text, sizeof(e->text), "%s", buf);
+	return 0;
+}
+
+static int value(struct toml *t, struct entry *e, int depth)
+{
+	if (t->p >= t->end || *t->p == '\n')
+		return terr(t, "expected a value");
+	if (*t->p == '"' || *t->p == '\'') {
+		e->type = T_STRING;
+		return string(t, e->text);
+	}
+	if (*t->p == '[') {
+		e->type = T_ARRAY;
+		return array(t, e, depth);
+	}
+	if (*t->p == '{')
+		return terr(t, "inline tables are not part of the TOML distcalc reads");
+	return number(t, e);
+}
+
+static int header(struct toml *t, char *table)
+{
+	size_t n = 0;
+	t->p++;
+	if (t->p < t->end && *t->p == '[')
+		return terr(t, "arrays of tables ([[...]]) are not part of the TOML distcalc reads");
+	for (;;) {
+		char part[MAX_KEY];
+		skip_ws(t);
+		if (key(t, part) != 0)
+			return -1;
+		if (n + strlen(part) + 2 >= MAX_KEY)
+			return terr(t, "a table name over %d bytes", MAX_KEY - 1);
+		if (n)
+			table[n++] = '.';
+		memcpy(table + n, part, strlen(part) + 1);
+		n += strlen(part);
+		skip_ws(t);
+		if (t->p < t->end && *t->p == '.') {
+			t->p++;
+			continue;
+		}
+		break;
+	}
+	if (t->p >= t->end || *t->p != ']')
+		return terr(t, "expected ']' after the table name");
+	t->p++;
+	for (size_t i = 0; i < t->ntables; i++)
+		if (strcmp(t->tables[i], table) == 0)
+			return terr(t, "table [%s] defined twice", table);
+	if (t->ntables >= sizeof(t->tables) / sizeof(t->tables[0]))
+		return terr(t, "more than %zu tables", sizeof(t->tables) / sizeof(t->tables[0]));
+	snprintf(t->tables[t->ntables++], MAX_KEY, "%s", table);
+	return end_of_line(t);
+}
+
+static int parse(struct toml *t)
+{
+	char table[MAX_KEY] = "";
+	while (t->p < t->end && !t->failed) {
+		struct entry e, *g;
+		skip_ws(t);
+		if (t->p >= t->end)
+			break;
+		if (*t->p == '\n' || *t->p == '#' || *t->p == '\r') {
+			if (end_of_line(t) != 0)
+				return -1;
+			continue;
+		}
+		if (*t->p == '[') {
+			if (header(t, table) != 0)
+				return -1;
+			continue;
+		}
+		memset(&e, 0, sizeof(e));
+		e.line = t->line;
+		snprintf(e.table, sizeof(e.table), "%s", table);
+		if (key(t, e.key) != 0)
+			return -1;
+		skip_ws(t);
+		if (t->p < t->end && *t->p == '.')
+			return terr(t, "dotted keys are not part of the TOML distcalc reads; use a [table]");
+		if (t->p >= t->end || *t->p != '=')
+			return terr(t, "expected '=' after '%s'", e.key);
+		t->p++;
+		skip_ws(t);
+		if (value(t, &e, 0) != 0 || end_of_line(t) != 0)
+			return -1;
+		for (size_t i = 0; i < t->n; i++)
+			if (strcmp(t->e[i].table, e.table) == 0 && strcmp(t->e[i].key, e.key) == 0)
+				return terr(t, "'%s' given twice in [%s] (line %u)", e.key, e.table, t->e[i].line);
+		if (t->n >= DC_IMPORT_MAX_ITEMS)
+			return terr(t, "more than %d keys", DC_IMPORT_MAX_ITEMS);
+		g = dc_realloc(t->e, (t->n + 1) * sizeof(*g));
+		if (!g) {
+			dc_diag_error(t->diag, DC_ERR_INTERNAL, "%s: error: out of memory", t->name);
+			return -1;
+		}
+		t->e = g;
+		t->e[t->n++] = e;
+	}
+	return t->failed ? -1 : 0;
+}
+
+/* ---- the mapping ---- */
+
+struct tctx {
+	struct toml *t;
+	struct dc_import *imp;
+	int errors;
+};
+
+static struct entry *get(struct tctx *c, const char *table, const char *k)
+{
+	for (size_t i = 0; i < c->t->n; i++) {
+		struct entry *e = &c->t->e[i];
+		if (strcmp(e->table, table) == 0 && strcmp(e->key, k) == 0) {
+			e->used = 1;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+static void merr(struct tctx *c, const struct entry *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void merr(struct tctx *c, const struct entry *e, const char *fmt, ...)
+{
+	char at[600], msg[500];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (e)
+		dc_diag_error(c->t->diag, DC_ERR_CONFIG, "%s: error: [%s] %s: %s",
+			      dc_import_where(at, sizeof(at), c->t->name, e->line), e->table, e->key, msg);
+	else
+		dc_diag_error(c->t->diag, DC_ERR_CONFIG, "%s: error: %s", dc_import_where(at, sizeof(at), c->t->name, 0), msg);
+	c->errors++;
+}
+
+static void mwarn(struct tctx *c, const struct entry *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void mwarn(struct tctx *c, const struct entry *e, const char *fmt, ...)
+{
+	char at[600], msg[500];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	dc_diag_warn(c->t->diag, "%s: [%s] %s: %s", dc_import_where(at, sizeof(at), c->t->name, e->line), e->table, e->key,
+		     msg);
+}
+
+static void setj(struct tctx *c, const char *path, const char *json, const struct entry *e, const char *from)
+{
+	char f[2 * MAX_KEY + 4];
+	if (e)
+		snprintf(f, sizeof(f), "[%s] %s", e->table, e->key);
+	if (dc_import_set(c->imp, path, json, e ? f : from, e ? e->line : 0, c->t->name, c->t->diag) != 0)
+		c->errors++;
+}
+
+static void setu(struct tctx *c, const char *path, unsigned long long v, const struct entry *e, const char *from)
+{
+	char t[32];
+	snprintf(t, sizeof(t), "%llu", v);
+	setj(c, path, t, e, from);
+}
+
+static void sets(struct tctx *c, const char *path, const char *v, const struct entry *e, const char *from)
+{
+	char t[MAX_TEXT + 2];
+	snprintf(t, sizeof(t), "\"%s\"", v); /* only our own names, never the file's text */
+	setj(c, path, t, e, from);
+}
+
+/* An integer entry from `lo`; *out untouched when absent. -1 after an error. */
+static int integer(struct tctx *c, struct entry *e, long long lo, long long *out)
+{
+	if (!e)
+		return 0;
+	if (e->type != T_INT || e->i < lo || e->i > (1ll << 40)) {
+		merr(c, e, "expected a whole number from %lld, got %s", lo, e->text);
+		return -1;
+	}
+	*out = e->i;
+	return 0;
+}
+
+static int boolean(struct tctx *c, struct entry *e, int *out)
+{
+	if (!e)
+		return 0;
+	if (e->type != T_BOOL) {
+		merr(c, e, "expected true or false, got %s", e->text);
+		return -1;
+	}
+	*out = e->b;
+	return 0;
+}
+
+static const char *str(struct tctx *c, struct entry *e)
+{
+	if (!e)
+		return NULL;
+	if (e->type != T_STRING) {
+		merr(c, e, "expected a string, got %s", e->text);
+		return NULL;
+	}
+	return e->text;
+}
+
+/* [model] name and flavor: the catalogue's entry of the same model (the
+ * flavors' shapes in torchtitan/models/llama3/__init__.py equal these
+ * Hugging Face configs; docs/importers.md). */
+static const struct {
+	const char *name, *flavor, *catalogue;
+} flavors[] = {
+	{"llama3", "8B", "llama-3-8b"},
+	{"llama3", "70B", "llama-3-70b"},
+};
+
+static void map_model(struct tctx *c)
+{
+	struct entry *en = get(c, "model", "name"), *ef = get(c, "model", "flavor"), *e;
+	const char *name = en ? str(c, en) : "llama3", *flavor = ef ? str(c, ef) : "debugmodel";
+	size_t i;
+	if (!name || !flavor)
+		return;
+	for (i = 0; i < sizeof(flavors) / sizeof(flavors[0]); i++)
+		if (strcmp(flavors[i].name, name) == 0 && strcmp(flavors[i].flavor, flavor) == 0)
+			break;
+	if (i < sizeof(flavors) / sizeof(flavors[0])) {
+		char j[80];
+		snprintf(j, sizeof(j), "\"%s\"", flavors[i].catalogue);
+		setj(c, "model.hf_config", j, ef ? ef : en, "[model] name and flavor");
+	} else {
+		snprintf(c->imp->model_unresolved, sizeof(c->imp->model_unresolved),
+			 "[model] name \"%.40s\" flavor \"%.40s\" (line %u) has no catalogue entry; give its Hugging Face "
+			 "config.json with --model FILE or NAME",
+			 name, flavor, ef ? ef->line : en ? en->line : 0);
+	}
+	if ((e = get(c, "model", "norm_type")) && str(c, e)) {
+		if (strcmp(e->text, "layernorm") == 0)
+			sets(c, "model.norm", "layernorm", e, NULL);
+		else if (strcmp(e->text, "rmsnorm") != 0)
+			merr(c, e, "\"%s\" is not mapped (rmsnorm, layernorm)", e->text);
+	}
+	if ((e = get(c, "model", "converters")) != NULL) {
+		if (e->type != T_ARRAY)
+			merr(c, e, "expected an array of names");
+		else if (e->i == 1 && strcmp(e->text, "float8") == 0)
+			sets(c, "precision.compute", "fp8", e, NULL);
+		else if (e->i > 0)
+			merr(c, e, "only [\"float8\"] is mapped (FP8 matmuls)");
+	}
+	get(c, "model", "tokenizer_path");
+	get(c, "model", "print_after_conversion");
+}
+
+static void map_training(struct tctx *c, long long pp)
+{
+	long long batch = 8, seq = 2048, mb = 1;
+	int offload = 0;
+	struct entry *e;
+	integer(c, get(c, "training", "batch_size"), 1, &batch);
+	if (integer(c, (e = get(c, "training", "seq_len")), 1, &seq) == 0)
+		setu(c, "model.seq_length", (unsigned long long)seq, e, "no [training] seq_len (2048)");
+	/* the local batch: split into pipeline microbatches under pp */
+	e = get(c, "parallelism", "pipeline_parallel_microbatch_size");
+	integer(c, e, 1, &mb);
+	if (pp > 1) {
+		if (batch % mb != 0) {
+			merr(c, e, "must divide [training] batch_size (%lld)", batch);
+		} else {
+			setu(c, "training.micro_batch_size", (unsigned long long)mb, e, "no pipeline_parallel_microbatch_size (1)");
+			setu(c, "training.grad_accum_steps", (unsigned long long)(batch / mb), get(c, "training", "batch_size"),
+			     "no [training] batch_size (8)");
+		}
+	} else {
+		setu(c, "training.micro_batch_size", (unsigned long long)batch, get(c, "training", "batch_size"),
+		     "no [training] batch_size (8)");
+		setj(c, "training.grad_accum_steps", "1", NULL, "torchtitan (no accumulation)");
+	}
+	if (boolean(c, (e = get(c, "training", "enable_cpu_offload")), &offload) == 0 && offload)
+		sets(c, "parallel.offload", "optimizer+params", e, NULL);
+	e = get(c, "training", "mixed_precision_param");
+	if (e && str(c, e) && strcmp(e->text, "bfloat16") != 0 && strcmp(e->text, "float32") != 0)
+		merr(c, e, "expected \"bfloat16\" or \"float32\"");
+	/* FSDP2 mixed precision: FP32 sharded parameters, gradients and Adam
+	 * moments, a BF16 (or FP32) working copy */
+	sets(c, "precision.preset", "fsdp2", e, "no [training] mixed_precision_param (bfloat16)");
+	if (e && strcmp(e->text, "float32") == 0)
+		setj(c, "precision.working_bytes", "4", e, NULL);
+	if ((e = get(c, "training", "mixed_precision_reduce")) && str(c, e) && strcmp(e->text, "float32") != 0)
+		merr(c, e, "expected \"float32\"");
+	setj(c, "training.attention", "\"flash\"", NULL, "torchtitan's SDPA (flash)");
+}
+
+static long long map_parallel(struct tctx *c)
+{
+	long long rep = 1, shard = -1, tp = 1, pp = 1, cp = 1;
+	int async_tp = 0;
+	struct entry *e, *es;
+	const char *s;
+
+	integer(c, (e = get(c, "parallelism", "data_parallel_replicate_degree")), 1, &rep);
+	if (e)
+		setu(c, "parallel.dp_replicate", (unsigned long long)rep, e, NULL);
+	es = get(c, "parallelism", "data_parallel_shard_degree");
+	if (es && (es->type != T_INT || (es->i < 1 && es->i != -1)))
+		merr(c, es, "expected -1 (the ranks left) or a whole number from 1, got %s", es->text);
+	else if (es)
+		shard = es->i;
+	integer(c, (e = get(c, "parallelism", "tensor_parallel_degree")), 1, &tp);
+	setu(c, "parallel.tp", (unsigned long long)tp, e, "no tensor_parallel_degree (1)");
+	if (tp > 1)
+		setj(c, "parallel.sequence_parallel", "true", e, NULL);
+	integer(c, (e = get(c, "parallelism", "pipeline_parallel_degree")), 1, &pp);
+	setu(c, "parallel.pp", (unsigned long long)pp, e, "no pipeline_parallel_degree (1)");
+	integer(c, (e = get(c, "parallelism", "context_parallel_degree")), 1, &cp);
+	setu(c, "parallel.cp", (unsigned long long)cp, e, "no context_parallel_degree (1)");
+	if (shard > 0) {
+		unsigned long long dp = (unsigned long long)rep * (unsigned long long)shard;
+		setu(c, "parallel.dp", dp, es, NULL);
+	}
+	/* -1: the ranks left, which the loader derives as dp */
+	if (shard == 1 && rep == 1)
+		sets(c, "parallel.sharding", "none", es, NULL);
+	else if (shard == 1)
+		sets(c, "parallel.sharding", "none", es, NULL); /* DDP over the replicas */
+	else
+		sets(c, "parallel.sharding", "fsdp", es, "no data_parallel_shard_degree (-1: FSDP over the ranks left)");
+	if ((e = get(c, "parallelism", "fsdp_reshard_after_forward")) && (s = str(c, e))) {
+		if (strcmp(s, "always") == 0)
+			setj(c, "parallel.reshard_after_forward", "true", e, NULL);
+		else if (strcmp(s, "never") == 0)
+			setj(c, "parallel.reshard_after_forward", "false", e, NULL);
+		else if (strcmp(s, "default") != 0)
+			merr(c, e, "expected \"default\", \"always\" or \"never\"");
+	}
+	if (!e || strcmp(e->text, "default") == 0)
+		/* torchtitan's default: reshard unless pipelined */
+		setj(c, "parallel.reshard_after_forward", pp > 1 ? "false" : "true", e,
+		     "no fsdp_reshard_after_forward (default)");
+	if (boolean(c, (e = get(c, "parallelism", "enable_async_tensor_parallel")), &async_tp) == 0 && async_tp)
+		setj(c, "overlap.tp", "true", e, NULL);
+	get(c, "parallelism", "disable_loss_parallel");
+	get(c, "parallelism", "enable_compiled_autograd");
+	if ((e = get(c, "parallelism", "pipeline_parallel_schedule")) && (s = str(c, e))) {
+		if (strcmp(s, "1F1B") == 0)
+			sets(c, "parallel.pipeline_schedule", "1f1b", e, NULL);
+		else
+			merr(c, e, "\"%s\" is not mapped (1F1B; give the others with --set parallel.pipeline_schedule and "
+				   "parallel.virtual_pipeline)",
+			     s);
+	}
+	if ((e = get(c, "parallelism", "pipeline_parallel_split_points")) && e->type == T_ARRAY && e->i > 0)
+		merr(c, e, "not mapped; give the stages' layers with --set parallel.pipeline_layers=[...]");
+	if ((e = get(c, "parallelism", "pipeline_parallel_layers_per_stage")) != NULL)
+		merr(c, e, "not mapped; give the stages' layers with --set parallel.pipeline_layers=[...]");
+	if ((e = get(c, "parallelism", "pipeline_parallel_schedule_csv")) && e->type == T_STRING && e->text[0])
+		merr(c, e, "not mapped: a schedule from a file");
+	if ((e = get(c, "parallelism", "context_parallel_rotate_method")) && (s = str(c, e))) {
+		if (strcmp(s, "allgather") == 0)
+			sets(c, "parallel.cp_comm_type", "all_gather", e, NULL);
+		else if (strcmp(s, "alltoall") == 0)
+			sets(c, "parallel.cp_comm_type", "p2p", e, NULL);
+		else
+			merr(c, e, "expected \"allgather\" or \"alltoall\"");
+	} else if (cp > 1) {
+		sets(c, "parallel.cp_comm_type", "all_gather", NULL, "no context_parallel_rotate_method (allgather)");
+	}
+	return pp;
+}
+
+static void map_ac(struct tctx *c)
+{
+	const char *table = "activation_checkpoint";
+	struct entry *m, *o;
+	const char *mode = "selective", *opt = "2";
+	if (!get(c, table, "mode") && !get(c, table, "selective_ac_option"))
+		table = "activation_checkpointing"; /* the later name of the table */
+	m = get(c, table, "mode");
+	o = get(c, table, "selective_ac_option");
+	if (m && !(mode = str(c, m)))
+		return;
+	if (o && !(opt = str(c, o)))
+		return;
+	if (strcmp(mode, "none") == 0) {
+		sets(c, "training.recompute", "none", m, NULL);
+	} else if (strcmp(mode, "full") == 0) {
+		sets(c, "training.recompute", "full", m, NULL);
+	} else if (strcmp(mode, "selective") != 0) {
+		merr(c, m, "expected \"none\", \"selective\" or \"full\", got \"%s\"", mode);
+	} else if (strcmp(opt, "op") == 0) {
+		sets(c, "training.recompute", "op", o, NULL);
+	} else if (strcmp(opt, "1") == 0) {
+		sets(c, "training.recompute", "full", o, NULL); /* every layer */
+	} else {
+		char at[600];
+		/* every n-th layer: distcalc recomputes the first k of a stage */
+		if (o)
+			merr(c, o, "\"%s\" (every n-th layer) is not mapped; give --set training.recompute=full --set "
+				   "training.recompute_layers=K (K the layers of a stage it recomputes)",
+			     opt);
+		else
+			dc_diag_error(c->t->diag, DC_ERR_CONFIG,
+				      "%s: error: [activation_checkpoint] selective_ac_option: torchtitan's default \"2\" "
+				      "(every second layer) is not mapped; give mode or selective_ac_option, or --set "
+				      "training.recompute",
+				      dc_import_where(at, sizeof(at), c->t->name, m ? m->line : 0)),
+				c->errors++;
+	}
+}
+
+/* Tables whose keys change nothing distcalc computes. */
+static const char *const ignored_tables[] = {"job", "profiling", "metrics", "lr_scheduler", "checkpoint", "comm",
+					     "memory_estimation", "fault_tolerance", "experimental", "validation",
+					     "compile", NULL};
+/* Keys of mapped tables that change nothing distcalc computes. */
+static const char *const ignored_keys[] = {
+	"training.dataset", "training.dataset_path", "training.max_norm", "training.steps", "training.compile",
+	"training.gc_freq", "training.seed", "training.deterministic", "optimizer.lr", "optimizer.eps",
+	"optimizer.implementation", "optimizer.early_step_in_backward", "optimizer.weight_decay", "optimizer.beta1",
+	"optimizer.beta2", "float8.enable_fsdp_float8_all_gather", "float8.precompute_float8_dynamic_scale_for_fsdp",
+	"float8.force_recompute_fp8_weight_in_bwd", "float8.recipe_name", "float8.filter_fqns", NULL,
+};
 
 int dc_import_torchtitan(const char *buf, size_t len, const char *name, struct dc_import *imp, struct dc_diag *diag)
 {
-	(void)buf;
-	(void)len;
-	(void)imp;
-	dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: not yet", name);
-	return -1;
+	struct toml t;
+	struct tctx c;
+	struct entry *e;
+	long long pp;
+
+	memset(&t, 0, sizeof(t));
+	t.name = name;
+	t.p = buf;
+	t.end = buf + len;
+	t.line = 1;
+	t.diag = diag;
+	if (parse(&t) != 0) {
+		free(t.e);
+		return -1;
+	}
+	c.t = &t;
+	c.imp = imp;
+	c.errors = 0;
+	map_model(&c);
+	pp = map_parallel(&c);
+	map_training(&c, pp);
+	map_ac(&c);
+	if ((e = get(&c, "optimizer", "name")) && str(&c, e) && strcmp(e->text, "AdamW") != 0 &&
+	    strcmp(e->text, "Adam") != 0)
+		merr(&c, e, "\"%s\" is not mapped (distcalc's optimizer states are Adam's two moments)", e->text);
+	if ((e = get(&c, "float8", "enable_fsdp_float8_all_gather")) && e->type == T_BOOL && e->b)
+		mwarn(&c, e, "not modelled: distcalc gathers the parameters at precision.working_bytes");
+	/* everything else: an ignored table or key, else an error naming it */
+	for (size_t i = 0; i < t.n; i++) {
+		char path[2 * MAX_KEY + 2];
+		int ok = t.e[i].used;
+		snprintf(path, sizeof(path), "%s.%s", t.e[i].table, t.e[i].key);
+		for (size_t k = 0; !ok && ignored_tables[k]; k++)
+			ok = strcmp(t.e[i].table, ignored_tables[k]) == 0 ||
+			     (strncmp(t.e[i].table, ignored_tables[k], strlen(ignored_tables[k])) == 0 &&
+			      t.e[i].table[strlen(ignored_tables[k])] == '.');
+		for (size_t k = 0; !ok && ignored_keys[k]; k++)
+			ok = strcmp(path, ignored_keys[k]) == 0;
+		if (!ok)
+			merr(&c, &t.e[i], "not a torchtitan setting distcalc maps or knows to change nothing it computes "
+					  "(docs/importers.md lists both)");
+	}
+	free(t.e);
+	return c.errors ? -1 : 0;
 }
