@@ -996,6 +996,11 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 	dc_buf_init(&out);
 	if (dc_import_read((enum dc_import_format)o->import_format, o->import, imp, &d) != 0) {
 		print_diag(&d, 0);
+		if (imp->model_unresolved[0] && !o->model) {
+			char *msg = dc_asprintf("%s: error: %s", o->import, imp->model_unresolved);
+			print_line("", msg ? msg : imp->model_unresolved);
+			free(msg);
+		}
 		rc = exit_for(d.status);
 		goto done;
 	}

@@ -256,12 +256,15 @@ static int number(struct toml *t, struct entry *e)
 		snprintf(e->text, sizeof(e->text), "%s", buf);
 		return 0;
 	}
-	if (strchr(buf, 'x') || strchr(buf, 'o') || strchr(buf, 'b') || strstr(buf, "inf") || strstr(buf, "nan"))
-		return terr(t, "'%s': hex, octal, binary, inf and nan are not part of the TOML distcalc reads", buf);
-	if (!isdigit((unsigned char)buf[buf[0] == '+' || buf[0] == '-'])) {
+	{
+		const char *d = buf + (buf[0] == '+' || buf[0] == '-');
+		if ((d[0] == '0' && (d[1] == 'x' || d[1] == 'o' || d[1] == 'b')) || strcmp(d, "inf") == 0 ||
+		    strcmp(d, "nan") == 0)
+			return terr(t, "'%s': hex, octal, binary, inf and nan are not part of the TOML distcalc reads", buf);
 		if (isalpha((unsigned char)buf[0]))
 			return terr(t, "'%s': a string needs quotes", buf);
-		return terr(t, "'%s': not a number", buf);
+		if (!isdigit((unsigned char)d[0]))
+			return terr(t, "'%s': not a number", buf);
 	}
 	errno = 0;
 	if (is_float) {
@@ -365,9 +368,12 @@ static int parse(struct toml *t)
 		skip_ws(t);
 		if (value(t, &e, 0) != 0 || end_of_line(t) != 0)
 			return -1;
-		for (size_t i = 0; i < t->n; i++)
-			if (strcmp(t->e[i].table, e.table) == 0 && strcmp(t->e[i].key, e.key) == 0)
+		for (size_t i = 0; i < t->n; i++) {
+			if (strcmp(t->e[i].table, e.table) == 0 && strcmp(t->e[i].key, e.key) == 0) {
+				t->line = e.line;
 				return terr(t, "'%s' given twice in [%s] (line %u)", e.key, e.table, t->e[i].line);
+			}
+		}
 		if (t->n >= DC_IMPORT_MAX_ITEMS)
 			return terr(t, "more than %d keys", DC_IMPORT_MAX_ITEMS);
 		g = dc_realloc(t->e, (t->n + 1) * sizeof(*g));

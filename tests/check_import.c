@@ -1,0 +1,304 @@
+/* check_import.c - the importers' mappings, each figure worked by hand from
+ * the framework's own rule (cited), never read back from the code: Megatron-
+ * LM's vocabulary padding, default MLP size, grouped-query attention,
+ * dropout and bias defaults, the shell words and variables of a launch
+ * script; torchtitan's pipeline microbatches, its TOML subset and where
+ * each error points; DeepSpeed's stages and offload; the equivalent config
+ * the import writes. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "distcalc/import.h"
+
+static struct dc_import imp;
+static struct dc_diag diag;
+
+static int parse(enum dc_import_format f, const char *text)
+{
+	dc_import_release(&imp);
+	dc_diag_release(&diag);
+	dc_diag_init(&diag);
+	return dc_import_parse(f, text, strlen(text), "t", &imp, &diag);
+}
+
+static const char *get(const char *path)
+{
+	const char *v = dc_import_get(&imp, path);
+	return v ? v : "(unset)";
+}
+
+static void teardown(void)
+{
+	dc_import_release(&imp);
+	dc_diag_release(&diag);
+}
+
+static void setup(void)
+{
+	memset(&imp, 0, sizeof(imp));
+	dc_diag_init(&diag);
+}
+
+/* Megatron-LM's _vocab_size_with_padding (megatron/training/tokenizer/
+ * tokenizer.py): up to a multiple of make-vocab-size-divisible-by x tp,
+ * after NullTokenizer adds its end-of-document id. */
+START_TEST(megatron_vocab_padding)
+{
+	/* 128256 at tp 8: a multiple of 128 x 8 = 1024; 128256 / 1024 =
+	 * 125.25, so 126 x 1024 = 129024 */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--vocab-size 128256 --tensor-model-parallel-size 8 --bf16 --position-embedding-type rope"), 0);
+	ck_assert_str_eq(get("model.vocab_size"), "129024");
+	/* NullTokenizer at tp 1: 128256 + 1 = 128257 up to a multiple of 128:
+	 * 128256 = 1002 x 128, so 1003 x 128 = 128384 */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--tokenizer-type NullTokenizer --vocab-size 128256 --bf16 --no-position-embedding"), 0);
+	ck_assert_str_eq(get("model.vocab_size"), "128384");
+	/* 50257 (GPT-2) with --make-vocab-size-divisible-by 64 at tp 2:
+	 * multiples of 128; 50257 / 128 = 392.6, so 393 x 128 = 50304 */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--vocab-size=50257 --make-vocab-size-divisible-by 64 "
+						   "--tensor-model-parallel-size 2 --bf16 --use-rotary-position-embeddings"),
+			 0);
+	ck_assert_str_eq(get("model.vocab_size"), "50304");
+}
+END_TEST
+
+/* arguments.py: ffn_hidden_size defaults to 4h, or with --swiglu to
+ * int((4h * 2 / 3) / 64) * 64 */
+START_TEST(megatron_ffn_default)
+{
+	/* h 4096, SwiGLU: 4 x 4096 x 2 / 3 = 10922.67; / 64 = 170.67; 170 x 64 = 10880 */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--hidden-size 4096 --swiglu --bf16 --position-embedding-type rope"), 0);
+	ck_assert_str_eq(get("model.ffn_hidden_size"), "10880");
+	ck_assert_str_eq(get("model.mlp"), "\"swiglu\"");
+	/* h 1024, GeLU (Megatron's default MLP): 4096 */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--hidden-size 1024 --bf16 --position-embedding-type rope"), 0);
+	ck_assert_str_eq(get("model.ffn_hidden_size"), "4096");
+	ck_assert_str_eq(get("model.mlp"), "\"gelu\"");
+}
+END_TEST
+
+/* TransformerConfig's defaults: biases on, LayerNorm, dropout 0.1, tied
+ * embeddings, a learned position table; --num-query-groups counts only
+ * with --group-query-attention */
+START_TEST(megatron_defaults)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--num-layers 2 --max-position-embeddings 1024 --num-query-groups 2"), 0);
+	ck_assert_str_eq(get("model.qkv_bias"), "true");
+	ck_assert_str_eq(get("model.mlp_bias"), "true");
+	ck_assert_str_eq(get("model.norm"), "\"layernorm\"");
+	ck_assert_str_eq(get("model.dropout"), "true");
+	ck_assert_str_eq(get("model.tie_word_embeddings"), "true");
+	ck_assert_str_eq(get("model.position_embeddings"), "1024");
+	ck_assert_str_eq(get("model.num_kv_heads"), "(unset)");
+	/* no --bf16: FP32 training, 4 + 4 bytes and Adam's 8, no master copy */
+	ck_assert_str_eq(get("precision.param_bytes"), "4");
+	ck_assert_str_eq(get("precision.master_bytes"), "0");
+	/* gradients reduce after the backward without --overlap-grad-reduce */
+	ck_assert_str_eq(get("overlap.dp"), "false");
+	ck_assert_str_eq(get("parallel.sharding"), "\"none\"");
+	ck_assert_uint_eq(diag.count, 1); /* the warning about --num-query-groups */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--group-query-attention --num-query-groups 2 --disable-bias-linear "
+						   "--add-qkv-bias --position-embedding-type rope --attention-dropout 0 "
+						   "--hidden-dropout 0.0 --use-distributed-optimizer --bf16"),
+			 0);
+	ck_assert_str_eq(get("model.num_kv_heads"), "2");
+	ck_assert_str_eq(get("model.qkv_bias"), "true");
+	ck_assert_str_eq(get("model.out_bias"), "false");
+	ck_assert_str_eq(get("model.dropout"), "false");
+	ck_assert_str_eq(get("model.position_embeddings"), "(unset)");
+	ck_assert_str_eq(get("parallel.sharding"), "\"zero1\"");
+	ck_assert_str_eq(get("precision.preset"), "\"megatron\"");
+}
+END_TEST
+
+/* A launch script: arrays, quoted groups, comments, line continuations,
+ * variables with defaults; the virtual pipeline from layers per stage
+ * (32 layers / (pp 4 x 2 per virtual stage) = 4 chunks) */
+START_TEST(megatron_script_words)
+{
+	static const char script[] = "#!/bin/bash\n"
+				     "TP=${TP:-2}\n"
+				     "PP=4 # stages\n"
+				     "ARGS=(\n"
+				     "  --num-layers 32 \\\n"
+				     "  --tensor-model-parallel-size $TP\n"
+				     "  \"--pipeline-model-parallel-size ${PP}\"\n"
+				     "  # --context-parallel-size 8\n"
+				     "  --num-layers-per-virtual-pipeline-stage=2\n"
+				     "  --recompute-granularity full --recompute-method block --recompute-num-layers 3\n"
+				     "  --lr 1e-4 --log-interval 1 --bf16 --position-embedding-type rope\n"
+				     ")\n"
+				     "torchrun --nproc_per_node 8 pretrain_gpt.py ${ARGS[@]}\n";
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, script), 0);
+	ck_assert_str_eq(get("parallel.tp"), "2");
+	ck_assert_str_eq(get("parallel.pp"), "4");
+	ck_assert_str_eq(get("parallel.cp"), "(unset)");
+	ck_assert_str_eq(get("parallel.virtual_pipeline"), "4");
+	ck_assert_str_eq(get("training.recompute"), "\"full\"");
+	ck_assert_str_eq(get("training.recompute_layers"), "3");
+	for (size_t i = 0; i < imp.nkeys; i++)
+		if (strcmp(imp.keys[i].path, "parallel.pp") == 0)
+			ck_assert_uint_eq(imp.keys[i].line, 7);
+}
+END_TEST
+
+START_TEST(megatron_errors)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--num-layers 2\n--moe-expert-capacity-factor 1.0 --num-experts 8\n"
+						   "--fancy\n\"--seq-length 4096\n"),
+			 -1);
+	ck_assert_uint_eq(diag.count, 1); /* the quote first: nothing else is read */
+	ck_assert_str_eq(diag.entries[0].text, "t:4: error: a double quote that never closes");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--num-layers two --fancy\n--num-experts 8 --moe-expert-capacity-factor 1.0\n"), -1);
+	ck_assert_str_eq(diag.entries[0].text, "t:1: error: '--fancy': not an argument distcalc maps or knows to change "
+					       "nothing it computes (docs/importers.md lists both); remove it to import the rest");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--num-layers two\n--num-experts 8 --moe-expert-capacity-factor 1.0\n"), -1);
+	ck_assert_str_eq(diag.entries[0].text, "t:1: error: '--num-layers': expected a whole number from 1, got 'two'");
+	ck_assert_str_eq(diag.entries[diag.count - 1].text,
+			 "t:2: error: '--moe-expert-capacity-factor': not mapped (distcalc routes every token: no capacity, "
+			 "no drops)");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "echo hello\n"), -1);
+}
+END_TEST
+
+/* torchtitan: under pp the local batch splits into microbatches of
+ * pipeline_parallel_microbatch_size (config_manager.py): batch 8 of
+ * microbatch 2 is 4 microbatches; tp > 1 brings sequence parallelism, and
+ * FSDP keeps its parameters gathered under pp by default */
+START_TEST(torchtitan_mapping)
+{
+	static const char toml[] = "# a comment\n"
+				   "[model]\nname = \"llama3\"\nflavor = '8B'\n"
+				   "converters = [\n  \"float8\", # FP8\n]\n"
+				   "[training]\nbatch_size = 8\nseq_len = 4_096\nmax_norm = 1.0\n"
+				   "[parallelism]\ndata_parallel_replicate_degree = 2\ndata_parallel_shard_degree = 4\n"
+				   "tensor_parallel_degree = 2\npipeline_parallel_degree = 2\n"
+				   "pipeline_parallel_microbatch_size = 2\n"
+				   "[activation_checkpoint]\nmode = \"full\"\n"
+				   "[job]\nanything = [[1, 2], [\"a\"]]\n";
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, toml), 0);
+	ck_assert_str_eq(get("model.hf_config"), "\"llama-3-8b\"");
+	ck_assert_str_eq(get("model.seq_length"), "4096");
+	ck_assert_str_eq(get("precision.compute"), "\"fp8\"");
+	ck_assert_str_eq(get("training.micro_batch_size"), "2");
+	ck_assert_str_eq(get("training.grad_accum_steps"), "4");
+	ck_assert_str_eq(get("parallel.dp"), "8"); /* 2 replicas x 4 shards */
+	ck_assert_str_eq(get("parallel.dp_replicate"), "2");
+	ck_assert_str_eq(get("parallel.sequence_parallel"), "true");
+	ck_assert_str_eq(get("parallel.reshard_after_forward"), "false");
+	ck_assert_str_eq(get("training.recompute"), "\"full\"");
+	ck_assert_str_eq(get("precision.preset"), "\"fsdp2\"");
+}
+END_TEST
+
+START_TEST(toml_errors)
+{
+	static const struct {
+		const char *text, *error;
+	} cases[] = {
+		{"[model]\nname = \"llama3\"\nname = \"x\"\n", "t:3: error: 'name' given twice in [model] (line 2)"},
+		{"[model]\n[model]\n", "t:2: error: table [model] defined twice"},
+		{"[[model]]\n", "t:1: error: arrays of tables ([[...]]) are not part of the TOML distcalc reads"},
+		{"[training]\nseq_len = 0x10\n", "t:2: error: '0x10': hex, octal, binary, inf and nan are not part of the TOML distcalc reads"},
+		{"[job]\nwhen = 1979-05-27\n", "t:2: error: dates and times are not part of the TOML distcalc reads"},
+		{"[job]\ns = \"\"\"x\"\"\"\n", "t:2: error: multi-line strings are not part of the TOML distcalc reads"},
+		{"[job]\ns = \"open\n", "t:2: error: a string that does not end on its line"},
+		{"[job]\na.b = 1\n", "t:2: error: dotted keys are not part of the TOML distcalc reads; use a [table]"},
+		{"[job]\nx = 1 2\n", "t:2: error: unexpected '2' after the value"},
+		{"[job]\nx = [1, 2\ny = 3\n", "t:3: error: expected ',' or ']' in an array"},
+		{"[job]\nx = bare\n", "t:2: error: 'bare': a string needs quotes"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, cases[i].text), -1);
+		ck_assert_uint_ge(diag.count, 1);
+		ck_assert_str_eq(diag.entries[0].text, cases[i].error);
+	}
+}
+END_TEST
+
+/* DeepSpeed: stage 1/2/3 shard optimizer states, + gradients, + parameters
+ * (ZeRO's P_os, P_os+g, P_os+g+p); offload to the cpu */
+START_TEST(deepspeed_mapping)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"zero_optimization\": {\"stage\": 2, \"offload_optimizer\": "
+						    "{\"device\": \"cpu\"}}, \"bf16\": {\"enabled\": true},"
+						    " \"train_micro_batch_size_per_gpu\": 4, \"gradient_accumulation_steps\": 8}"),
+			 0);
+	ck_assert_str_eq(get("parallel.sharding"), "\"zero2\"");
+	ck_assert_str_eq(get("parallel.offload"), "\"optimizer\"");
+	ck_assert_str_eq(get("precision.preset"), "\"course\"");
+	ck_assert_str_eq(get("training.micro_batch_size"), "4");
+	ck_assert_str_eq(get("training.grad_accum_steps"), "8");
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"zero_optimization\": {\"stage\": 2, \"offload_param\": "
+						    "{\"device\": \"cpu\"}}}"),
+			 -1);
+	ck_assert_str_eq(diag.entries[0].text, "t:1: error: 'offload_param': needs ZeRO stage 3, as DeepSpeed does");
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\n\"fp16\": {\"enabled\": true},\n\"bf16\": {\"enabled\": true}\n}"), -1);
+	ck_assert_str_eq(diag.entries[0].text, "t:2: error: 'fp16': enabled together with bf16: give one");
+}
+END_TEST
+
+/* The equivalent config: the base's cluster (and, when the file names no
+ * model, its model), the imported keys by section, two-space indent */
+START_TEST(config_text)
+{
+	static const char base[] = "{\"model\": {\"hf_config\": \"models/x.json\", \"seq_length\": 8},"
+				   " \"cluster\": {\"num_nodes\": 2, \"gpus_per_node\": 8}, \"parallel\": {\"tp\": 4}}";
+	static const char want[] = "{\n"
+				   "  \"description\": \"Imported by distcalc --from-deepspeed from ds.json (a DeepSpeed "
+				   "config); the cluster from base.json.\",\n"
+				   "  \"model\": {\n"
+				   "    \"hf_config\": \"dir/models/x.json\",\n"
+				   "    \"seq_length\": 8\n"
+				   "  },\n"
+				   "  \"cluster\": {\n"
+				   "    \"num_nodes\": 2,\n"
+				   "    \"gpus_per_node\": 4\n"
+				   "  },\n"
+				   "  \"parallel\": {\n"
+				   "    \"sharding\": \"fsdp\"\n"
+				   "  },\n"
+				   "  \"precision\": {\n"
+				   "    \"param_bytes\": 4,\n"
+				   "    \"grad_bytes\": 4,\n"
+				   "    \"master_bytes\": 0,\n"
+				   "    \"optimizer_bytes\": 8\n"
+				   "  },\n"
+				   "  \"checkpoint\": {\n"
+				   "    \"async\": true\n"
+				   "  }\n"
+				   "}\n";
+	struct dc_buf out;
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"zero_optimization\": {\"stage\": 3}}"), 0);
+	ck_assert_int_eq(dc_import_override(&imp, "cluster.gpus_per_node=4", &diag), 0);
+	ck_assert_int_eq(dc_import_override(&imp, "checkpoint.async=true", &diag), 0);
+	dc_buf_init(&out);
+	ck_assert_int_eq(dc_import_config(&imp, "in/ds.json", base, strlen(base), "dir/base.json", &out, &diag), 0);
+	ck_assert_str_eq(out.data, want);
+	dc_buf_release(&out);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("import");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, megatron_vocab_padding);
+	tcase_add_test(tc, megatron_ffn_default);
+	tcase_add_test(tc, megatron_defaults);
+	tcase_add_test(tc, megatron_script_words);
+	tcase_add_test(tc, megatron_errors);
+	tcase_add_test(tc, torchtitan_mapping);
+	tcase_add_test(tc, toml_errors);
+	tcase_add_test(tc, deepspeed_mapping);
+	tcase_add_test(tc, config_text);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

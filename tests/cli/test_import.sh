@@ -1,0 +1,101 @@
+#!/bin/sh
+# test_import.sh DISTCALC SRCDIR - the importers. Megatron-LM's own Llama-3
+# and Mixtral example scripts, torchtitan's shipped llama3 8B and 70B train
+# configs and a DeepSpeed ZeRO-3 config (tests/inputs/import/, sources in
+# its README.md) import to the same plan as the distcalc configs written by
+# hand from them: every field of the JSON report equal (--check). What an
+# importer cannot map is an error naming it and its line; --emit-config
+# prints a config that loads to the same plan.
+set -u
+bin=$1
+src=$2
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+work=$(mktemp -d "${TMPDIR:-/tmp}/distcalc-import.XXXXXX") || exit 2
+trap 'rm -rf "$work"' EXIT HUP INT TERM
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+I=$src/tests/inputs/import
+cd "$work" || exit 2
+
+# same_plan NAME HAND BASE OPTION FILE [ARGS...]: the import's report equals the hand config's
+same_plan() {
+	name=$1 hand=$2 base=$3 opt=$4 file=$5
+	shift 5
+	"$bin" --config "$I/$hand" --format json --output "$name.json" 2>"$name.err" || {
+		fail "$name: the hand-written config does not run: $(cat "$name.err")"
+		return
+	}
+	"$bin" --config "$I/$base" "$opt" "$I/$file" "$@" --check "$name.json" >"$name.diff" 2>"$name.err" ||
+		fail "$name: the import differs from $hand: $(head -5 "$name.diff") $(tail -3 "$name.err")"
+	grep -q ' 0 moved' "$name.err" || fail "$name: $(tail -1 "$name.err")"
+	# the emitted config is a config: it loads to the same plan
+	"$bin" --config "$I/$base" "$opt" "$I/$file" "$@" --emit-config --output "$name.emitted.json" 2>/dev/null ||
+		fail "$name: --emit-config: exit $?"
+	"$bin" --config "$name.emitted.json" --check "$name.json" >/dev/null 2>&1 ||
+		fail "$name: the emitted config differs from the import"
+}
+same_plan llama3 megatron_llama3_8b_hand.json h100_1x8.json --from-megatron megatron_train_llama3_8b_h100_fp8.sh
+same_plan mixtral megatron_mixtral_8x7b_hand.json h100_4x8.json --from-megatron \
+	megatron_train_mixtral_8x7b_distributed.sh --set model.vocab_size=32000
+same_plan tt8b torchtitan_llama3_8b_hand.json a100_8x8.json --from-torchtitan torchtitan_llama3_8b.toml
+same_plan tt70b torchtitan_llama3_70b_hand.json a100_8x8.json --from-torchtitan torchtitan_llama3_70b.toml
+same_plan ds3 deepspeed_zero3_hand.json a100_2x8_gpt2.json --from-deepspeed deepspeed_ds_zero3_config.json
+
+# the imports count the published totals: Llama-3-8B 8,030,261,248 and
+# Mixtral-8x7B 46,702,792,704 (their Hugging Face model pages), Llama-3-70B
+# 70,553,706,496 (80 layers of 855,654,400: q, o 8192^2 each, k, v
+# 8192 x 1024 each, MLP 3 x 8192 x 28672, two norms; + 2 x 128256 x 8192
+# untied embeddings + the final norm's 8192)
+grep -q '"params_total": 8030261248,' llama3.json || fail "llama3 total"
+grep -q '"params_total": 46702792704,' mixtral.json || fail "mixtral total"
+grep -q '"params_total": 70553706496,' tt70b.json || fail "llama-3-70b total"
+
+# the Megatron script's warnings name the argument and its line
+"$bin" --config "$I/h100_1x8.json" --from-megatron "$I/megatron_train_llama3_8b_h100_fp8.sh" --only model >/dev/null 2>err.txt
+grep -q "megatron_train_llama3_8b_h100_fp8.sh:128: '--overlap-param-gather'" err.txt || fail "overlap-param-gather warning: $(cat err.txt)"
+grep -q "megatron_train_llama3_8b_h100_fp8.sh:120: '--sequence-parallel': off at tensor-model-parallel-size 1" err.txt ||
+	fail "sequence-parallel warning: $(cat err.txt)"
+# without --vocab-size (a tokenizer file), a note says what to give
+"$bin" --config "$I/h100_4x8.json" --from-megatron "$I/megatron_train_mixtral_8x7b_distributed.sh" >/dev/null 2>err.txt
+[ $? = 3 ] || fail "mixtral without a vocabulary: exit $?"
+grep -q "give --set model.vocab_size=N" err.txt || fail "no vocabulary note: $(cat err.txt)"
+
+# refused by name and line
+printf '%s\n' '#!/bin/sh' 'TP=8' 'torchrun pretrain_gpt.py \' '  --num-layers 2 --hidden-size 64 \' \
+	'  --tensor-model-parallel-size $TP --frobnicate 3 \' '  --num-attention-heads $HEADS' >bad.sh
+"$bin" --from-megatron bad.sh >/dev/null 2>err.txt
+[ $? = 3 ] || fail "bad.sh: exit $?"
+grep -q "^bad.sh:5: error: '--frobnicate': not an argument distcalc maps" err.txt || fail "unknown argument: $(cat err.txt)"
+grep -q "^bad.sh:6: error: '--num-attention-heads': cannot tell the value of '\$HEADS'" err.txt || fail "unresolved: $(cat err.txt)"
+printf '%s\n' '--num-layers 2' '--num-layers 4' >twice.txt
+"$bin" --from-megatron twice.txt >/dev/null 2>err.txt
+grep -q "^twice.txt:2: error: '--num-layers': '4' here but '2' on line 1" err.txt || fail "conflict: $(cat err.txt)"
+printf '[model]\nname = "llama3"\nflavor = "8B"\n\n[training]\nseq_len = { a = 1 }\n' >inline.toml
+"$bin" --from-torchtitan inline.toml >/dev/null 2>err.txt
+[ $? = 3 ] || fail "inline table: exit $?"
+grep -q "^inline.toml:6: error: inline tables are not part of the TOML distcalc reads" err.txt || fail "inline: $(cat err.txt)"
+printf '[model]\nname = "llama3"\nflavor = "8B"\n[parallelism]\ntensor_parallel_degree = 2\nfancy_degree = 4\n' >unknown.toml
+"$bin" --from-torchtitan unknown.toml >/dev/null 2>err.txt
+grep -q "^unknown.toml:6: error: \[parallelism\] fancy_degree: not a torchtitan setting distcalc maps" err.txt ||
+	fail "unknown torchtitan key: $(cat err.txt)"
+printf '[model]\nname = "llama3"\nflavor = "405B"\n' >flavor.toml
+"$bin" --from-torchtitan flavor.toml >/dev/null 2>err.txt
+[ $? = 3 ] || fail "unknown flavor: exit $?"
+grep -q 'flavor "405B" (line 3) has no catalogue entry' err.txt || fail "flavor: $(cat err.txt)"
+printf '{\n  "train_micro_batch_size_per_gpu": "auto",\n  "zero_optimization": {"stage": 3, "stage3_magic": 1}\n}\n' >auto.json
+"$bin" --from-deepspeed auto.json >/dev/null 2>err.txt
+[ $? = 3 ] || fail "deepspeed auto: exit $?"
+grep -q "^auto.json:2: error: 'train_micro_batch_size_per_gpu': \"auto\" is filled in by the Hugging Face Trainer" err.txt ||
+	fail "auto: $(cat err.txt)"
+grep -q "^auto.json:3: error: 'stage3_magic': not a zero_optimization key" err.txt || fail "unknown zero key: $(cat err.txt)"
+
+# usage
+"$bin" --emit-config >/dev/null 2>err.txt
+[ $? = 2 ] || fail "--emit-config alone: exit $?"
+"$bin" --from-megatron a --from-deepspeed b >/dev/null 2>err.txt
+[ $? = 2 ] && grep -q "one import at a time" err.txt || fail "two imports: $(cat err.txt)"
+"$bin" --from-deepspeed nowhere.json >/dev/null 2>err.txt
+[ $? = 4 ] || fail "missing file: exit $?"
+
+[ "$fails" = 0 ] && echo "ok: the importers" && exit 0
+exit 1
