@@ -33,7 +33,7 @@ struct word {
 
 struct words {
 	struct word *w;
-	size_t n;
+	size_t n, cap;
 };
 
 /* ---- words ---- */
@@ -43,10 +43,14 @@ static int push(struct words *ws, const char *s, size_t n, unsigned line)
 	struct word *g;
 	if (ws->n >= MAX_WORDS)
 		return -2;
-	g = dc_realloc(ws->w, (ws->n + 1) * sizeof(*g));
-	if (!g)
-		return -1;
-	ws->w = g;
+	if (ws->n == ws->cap) {
+		size_t cap = ws->cap ? ws->cap * 2 : 64;
+		g = dc_realloc(ws->w, cap * sizeof(*g));
+		if (!g)
+			return -1;
+		ws->w = g;
+		ws->cap = cap;
+	}
 	if (!(ws->w[ws->n].text = dc_strndup(s, n)))
 		return -1;
 	ws->w[ws->n].line = line;
@@ -93,7 +97,7 @@ static void words_free(struct words *ws)
 		free(ws->w[i].text);
 	free(ws->w);
 	ws->w = NULL;
-	ws->n = 0;
+	ws->n = ws->cap = 0;
 }
 
 /* Splits buf into words. Returns 0, or -1 with the error in `diag`. */
@@ -199,7 +203,7 @@ static int is_assignment(const char *w, size_t *name_len)
 /* The value of `v` as used at word `at`: itself without a '$', else the
  * variable it names (recursively, MAX_DEPTH deep). Returns 0 with the value
  * in out[MAX_VALUE], or -1 when it cannot be known. */
-static int resolve(const struct words *ws, size_t at, const char *v, char *out, int depth)
+static int resolve(const struct words *ws, size_t at, const char *v, char *out, int depth, size_t *budget)
 {
 	char var[64], def[MAX_VALUE];
 	const char *p;
@@ -250,15 +254,18 @@ static int resolve(const struct words *ws, size_t at, const char *v, char *out, 
 	}
 	for (size_t i = at; i-- > 0;) {
 		size_t nl;
+		if (*budget == 0)
+			return -1;
+		--*budget;
 		if (is_assignment(ws->w[i].text, &nl) && nl == strlen(var) && strncmp(ws->w[i].text, var, nl) == 0) {
 			const char *val = ws->w[i].text + nl + 1;
 			if (*val || !has_def)
-				return resolve(ws, i, val, out, depth + 1);
+				return resolve(ws, i, val, out, depth + 1, budget);
 			break;
 		}
 	}
 	if (has_def)
-		return resolve(ws, at, def, out, depth + 1);
+		return resolve(ws, at, def, out, depth + 1, budget);
 	return -1;
 }
 
@@ -780,13 +787,18 @@ static void map_precision(struct mctx *m)
 
 int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_import *imp, struct dc_diag *diag)
 {
-	struct words ws = {NULL, 0};
+	struct words ws = {NULL, 0, 0};
 	struct mctx *m;
 	size_t nargs = 0;
+	/* words looked at while resolving variables, all told: bounds the
+	 * work of a file of many variables */
+	size_t budget = 4u << 20;
 	int rc = -1;
 
-	if (lex(buf, len, name, &ws, diag) != 0)
+	if (lex(buf, len, name, &ws, diag) != 0) {
+		words_free(&ws);
 		return -1;
+	}
 	m = dc_calloc(1, sizeof(*m));
 	if (!m) {
 		words_free(&ws);
@@ -804,7 +816,8 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 		size_t nl;
 		if (w[0] != '-' || w[1] != '-' || !isalpha((unsigned char)w[2]))
 			continue;
-		nargs++;
+		if (++nargs > DC_IMPORT_MAX_ITEMS)
+			break;
 		eq = strchr(w, '=');
 		nl = eq ? (size_t)(eq - w) : strlen(w);
 		if (nl >= sizeof(argname)) {
@@ -838,10 +851,10 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 				err(m, ws.w[i].line, "'%s': needs a value", argname);
 				continue;
 			}
-			if (resolve(&ws, i, raw, value, 0) != 0) {
-				err(m, ws.w[i].line, "'%s': cannot tell the value of '%.64s' without running the script; "
+			if (resolve(&ws, i, raw, value, 0, &budget) != 0) {
+				err(m, ws.w[i].line, "'%s': cannot tell the value of '%.64s' without running the script%s; "
 						     "write the value itself",
-				    argname, raw);
+				    argname, raw, budget ? "" : " (too many variables to follow)");
 				continue;
 			}
 		} else if (eq) {

@@ -43,7 +43,7 @@ struct toml {
 	const char *name, *p, *end;
 	unsigned line;
 	struct entry *e;
-	size_t n;
+	size_t n, cap;
 	char tables[64][MAX_KEY]; /* headers seen, for duplicates */
 	size_t ntables;
 	struct dc_diag *diag;
@@ -376,12 +376,16 @@ static int parse(struct toml *t)
 		}
 		if (t->n >= DC_IMPORT_MAX_ITEMS)
 			return terr(t, "more than %d keys", DC_IMPORT_MAX_ITEMS);
-		g = dc_realloc(t->e, (t->n + 1) * sizeof(*g));
-		if (!g) {
-			dc_diag_error(t->diag, DC_ERR_INTERNAL, "%s: error: out of memory", t->name);
-			return -1;
+		if (t->n == t->cap) {
+			size_t cap = t->cap ? t->cap * 2 : 32;
+			g = dc_realloc(t->e, cap * sizeof(*g));
+			if (!g) {
+				dc_diag_error(t->diag, DC_ERR_INTERNAL, "%s: error: out of memory", t->name);
+				return -1;
+			}
+			t->e = g;
+			t->cap = cap;
 		}
-		t->e = g;
 		t->e[t->n++] = e;
 	}
 	return t->failed ? -1 : 0;

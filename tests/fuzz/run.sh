@@ -79,6 +79,12 @@ corpus() {
   fuzz_hf)
     seed "$dir" "$src"/configs/models/*.json "$src"/tests/inputs/hf_*.json
     ;;
+  fuzz_import_toml)
+    seed "$dir" "$src"/tests/inputs/import/*.toml
+    ;;
+  fuzz_import_megatron)
+    seed "$dir" "$src"/tests/inputs/import/*.sh
+    ;;
   fuzz_textlogs)
     seed "$dir" "$src"/tests/data/*.txt
     ;;
