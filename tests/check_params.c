@@ -99,6 +99,13 @@ START_TEST(test_llama_mistral)
 	/* Mistral-7B-v0.1: Llama-3-8B's layers with V 32000:
 	 *   6,979,584,000 + 2 x 32000 x 4096 (262,144,000) + 4,096 = 7,241,732,096 */
 	expect_counts("mistral-7b-v0.1", 7241732096ull, 7241732096ull);
+	/* Llama-3-70B: h 8192, 64 heads, 8 KV heads of 128, f 28672, V 128256:
+	 *   attention 2 x 8192^2 + 2 x 8192 x 1024 = 150,994,944
+	 *   MLP 3 x 8192 x 28672 = 704,643,072; norms 16,384
+	 *   layer 855,654,400 x 80 = 68,452,352,000
+	 *   embedding + head 2 x 128256 x 8192 = 2,101,346,304; final norm 8,192
+	 *   total 70,553,706,496 (its model page: "70.6B") */
+	expect_counts("llama-3-70b", 70553706496ull, 70553706496ull);
 }
 END_TEST
 
