@@ -584,8 +584,9 @@ START_TEST(test_table_is_well_formed)
 	}
 	/* config model experiment seed format only output trace set all check
 	 * unset rtol check-max check-min check-only calibrate sweep sweep-metrics plot jobs
-	 * list-models help version */
-	ck_assert_uint_eq(n, 24);
+	 * from-megatron from-torchtitan from-deepspeed emit-config list-models
+	 * help version */
+	ck_assert_uint_eq(n, 28);
 }
 END_TEST
 
