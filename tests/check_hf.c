@@ -330,6 +330,29 @@ START_TEST(test_layer_kind_errors)
 			"a sliding window of that many keys (model.sliding_window)");
 	expect_hf_error("{\"model_type\": \"gemma3\", \"text_config\": 5}", DC_ERR_CONFIG,
 			"%s: error: 'text_config': expected an object, got 5");
+	/* keys that change the numbers in a family that does not read them */
+	expect_hf_error("{\"model_type\": \"llama\", \"num_nextn_predict_layers\": 1}", DC_ERR_CONFIG,
+			"%s: error: 'num_nextn_predict_layers': distcalc reads multi-token-prediction modules for "
+			"deepseek_v3, glm4_moe and qwen3_next, not llama; got 1 (give model.mtp_layers for them)");
+	expect_hf_error("{\"model_type\": \"llama\", \"num_hidden_layers\": 2, \"layer_types\": [\"full_attention\", "
+			"\"sliding_attention\"]}",
+			DC_ERR_CONFIG,
+			"%s: error: 'layer_types': distcalc reads layer kinds for mistral, qwen2, qwen3, gemma2, gemma3, "
+			"gpt_oss and qwen3_next, not llama; this list has layers other than \"full_attention\"");
+	{
+		/* a list of full layers changes nothing; a vision tower is named */
+		struct dc_config cfg;
+		struct dc_diag d;
+		char model[512], got[2048];
+		const char *path = temp_hf("{\"model_type\": \"llama\", \"num_hidden_layers\": 2, \"layer_types\": "
+					   "[\"full_attention\", \"full_attention\"], \"vision_config\": {}}");
+		snprintf(model, sizeof(model), "\"hf_config\": \"%s\", \"seq_length\": 1024", path);
+		ck_assert_int_eq(load(model, NULL, &cfg, &d), 0);
+		joined(&d, got, sizeof(got));
+		ck_assert_ptr_nonnull(strstr(got, "'vision_config': the vision tower is not counted; distcalc models the llama text model"));
+		dc_diag_release(&d);
+		unlink(path);
+	}
 }
 END_TEST
 

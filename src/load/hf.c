@@ -17,6 +17,9 @@ struct hf {
 	const char *name;
 	struct dc_diag *diag;
 	size_t errors;
+	/* keys that change the numbers, once a family's reader has taken
+	 * them: the ones no reader took are checked after it (check_unread) */
+	int read_mtp, read_layer_types, read_vision;
 };
 
 static void hf_error(struct hf *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -246,6 +249,7 @@ static void read_layer_types(struct hf *r, const struct dc_model *m, const char 
 	uint64_t i = 0, n = 0;
 
 	*given = 0;
+	r->read_layer_types = 1;
 	if (!v)
 		return;
 	if (!cJSON_IsArray(v)) {
@@ -326,6 +330,7 @@ static void read_qwen_sliding(struct hf *r, struct dc_model *m)
 static void read_mtp(struct hf *r, struct dc_model *m)
 {
 	m->mtp_layers = get_uint(r, "num_nextn_predict_layers", 0, 0);
+	r->read_mtp = 1;
 }
 
 /* LlamaConfig: attention_bias puts biases on q, k, v and o
@@ -534,6 +539,7 @@ static void read_wrapped(struct hf *r, struct dc_model *m, void (*text)(struct h
 {
 	const cJSON *tc = get(r, "text_config"), *outer = r->root;
 	char got[64];
+	r->read_vision = 1;
 	if (get(r, "vision_config"))
 		hf_warn(r, "'vision_config': the vision tower and its projector are not counted; distcalc models the text model in 'text_config'");
 	if (tc && !cJSON_IsObject(tc)) {
@@ -801,6 +807,27 @@ static const struct family *find_family(struct hf *r)
 	return NULL;
 }
 
+/* Keys that change the numbers but that the family's reader did not
+ * take: an error or a warning naming each, never a silent drop. */
+static void check_unread(struct hf *r, const char *family)
+{
+	const cJSON *v = get(r, "layer_types"), *e;
+	uint64_t n = get_uint(r, "num_nextn_predict_layers", 0, 0);
+	if (!r->read_mtp && n)
+		hf_error(r, "'num_nextn_predict_layers': distcalc reads multi-token-prediction modules for deepseek_v3, glm4_moe and qwen3_next, not %s; got %llu (give model.mtp_layers for them)",
+			 family, (unsigned long long)n);
+	if (!r->read_layer_types && v && cJSON_IsArray(v))
+		cJSON_ArrayForEach(e, v) {
+			if (!cJSON_IsString(e) || strcmp(e->valuestring, "full_attention") != 0) {
+				hf_error(r, "'layer_types': distcalc reads layer kinds for mistral, qwen2, qwen3, gemma2, gemma3, gpt_oss and qwen3_next, not %s; this list has layers other than \"full_attention\"",
+					 family);
+				break;
+			}
+		}
+	if (!r->read_vision && get(r, "vision_config"))
+		hf_warn(r, "'vision_config': the vision tower is not counted; distcalc models the %s text model", family);
+}
+
 int dc_hf_model_read(const cJSON *root, const char *name, struct dc_model *m, struct dc_diag *diag)
 {
 	struct hf r;
@@ -811,6 +838,7 @@ int dc_hf_model_read(const cJSON *root, const char *name, struct dc_model *m, st
 	r.name = name;
 	r.diag = diag;
 	r.errors = 0;
+	r.read_mtp = r.read_layer_types = r.read_vision = 0;
 	if (!cJSON_IsObject(root)) {
 		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: a Hugging Face config is a JSON object", name);
 		return -1;
@@ -821,6 +849,7 @@ int dc_hf_model_read(const cJSON *root, const char *name, struct dc_model *m, st
 	snprintf(m->family, sizeof(m->family), "%s", f->model_type);
 	m->moe_layer_interval = 1;
 	f->read(&r, m);
+	check_unread(&r, f->model_type);
 	{
 		const cJSON *q = get(&r, "quantization_config"), *qm = NULL;
 		char got[64];
