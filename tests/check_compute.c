@@ -466,6 +466,72 @@ START_TEST(test_recompute_policies)
 }
 END_TEST
 
+/* Layer kinds in the kernels (docs/models.md, "Layer kinds"). A sliding
+ * window: a flash kernel runs only the blocks inside each query's window.
+ * Mistral-7B's shape at s 32768 with its 4096-token window, tp 4, micro
+ * batch 1: per rank the projections 10,485,760 (attention 41,943,040 / 4)
+ * + 44,040,192 (MLP 176,160,768 / 4) = 54,525,952 parameters, x 2 x
+ * 32768 tokens = 3,573,412,790,272 FLOPs; the core, 8 heads of this rank,
+ * each query meeting min(p + 1, 4096) keys: 4096 x 4097 / 2 + 28672 x
+ * 4096 = 125,831,168 key visits, about 32768 x (4096 - 4096^2 / (2 x
+ * 32768)) = 125,829,120 as the kernel model counts them, x 2 x (128 + 128)
+ * FLOPs x 8 heads = 515,396,075,520. Without the window the causal core is
+ * 8 x 32768^2 / 2 x 512 = 2,199,023,255,552. */
+START_TEST(test_sliding_window_kernels)
+{
+	static const char *const sets[] = {
+		"model.num_layers=32",       "model.hidden_size=4096",       "model.num_attention_heads=32",
+		"model.num_kv_heads=8",      "model.ffn_hidden_size=14336",  "model.vocab_size=32000",
+		"model.seq_length=32768",    "model.sliding_window=4096",    "parallel.tp=4",
+		"parallel.pp=1",             "parallel.dp=2",                "training.micro_batch_size=1",
+		"training.attention=flash",  "cluster.gpu=h100-sxm5-80gb",
+	};
+	struct run *x = run(SYSTEMS, sets, sizeof(sets) / sizeof(sets[0]));
+	ck_assert_double_eq_tol(x->r.compute.dense_layer_fwd_flops, 3573412790272.0 + 515396075520.0, 1.0);
+	free(x);
+	{
+		const char *no_window[sizeof(sets) / sizeof(sets[0])];
+		memcpy(no_window, sets, sizeof(sets));
+		no_window[7] = "model.sliding_window=0";
+		x = run(SYSTEMS, no_window, sizeof(sets) / sizeof(sets[0]));
+		ck_assert_double_eq_tol(x->r.compute.dense_layer_fwd_flops, 3573412790272.0 + 2199023255552.0, 1.0);
+		free(x);
+	}
+}
+END_TEST
+
+/* Gated DeltaNet: a hybrid's layer is the mean of its kinds. h 64, 4 heads
+ * of 16 (2 KV), f 128, 2 layers with full_attention_interval 2 (layer 1
+ * Gated DeltaNet, layer 2 softmax), linear heads 2 key and 4 value of 16,
+ * s 256, micro batch 2, tp 2, eager attention: 512 tokens a rank.
+ *   softmax block: q, k, v 2 x 512 x (2 + 2 x 1) 16 x 64 = 4,194,304; the
+ *   core 2 x (2 x 2 x 256 x 256) x 32 = 16,777,216; o 2 x 512 x 64 x 32 =
+ *   2,097,152: 23,068,672
+ *   Gated DeltaNet block (1 key and 2 value heads a rank): in_proj 2 x 512
+ *   x (32 + 64 + 4) x 64 = 6,553,600; the chunkwise core 512 x 2 x (2 x 64
+ *   x (48 + 32) + 6 x 256) = 12,058,624; out_proj 2,097,152: 20,709,376
+ * so the mean layer runs (20,709,376 - 23,068,672) / 2 = -1,179,648 FLOPs
+ * against a model of softmax layers only. */
+START_TEST(test_gated_deltanet_kernels)
+{
+	static const char *const sets[] = {
+		"model.num_layers=2",          "model.hidden_size=64",          "model.num_attention_heads=4",
+		"model.num_kv_heads=2",        "model.ffn_hidden_size=128",      "model.vocab_size=256",
+		"model.seq_length=256",        "parallel.tp=2",                 "parallel.pp=1",
+		"parallel.dp=4",               "training.micro_batch_size=2",   "training.attention=eager",
+		"cluster.gpu=h100-sxm5-80gb",  "model.linear_num_key_heads=2",  "model.linear_num_value_heads=4",
+		"model.linear_key_head_dim=16", "model.linear_value_head_dim=16", "model.linear_conv_kernel_dim=4",
+		"model.full_attention_interval=2",
+	};
+	struct run *x = run(SYSTEMS, sets, sizeof(sets) / sizeof(sets[0]) - 6);
+	double plain = x->r.compute.dense_layer_fwd_flops;
+	free(x);
+	x = run(SYSTEMS, sets, sizeof(sets) / sizeof(sets[0]));
+	ck_assert_double_eq(x->r.compute.dense_layer_fwd_flops - plain, -1179648.0);
+	free(x);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("compute");
@@ -484,6 +550,8 @@ int main(void)
 	tcase_add_test(tc, test_optimizer_step);
 	tcase_add_test(tc, test_flash_versus_eager);
 	tcase_add_test(tc, test_recompute_policies);
+	tcase_add_test(tc, test_sliding_window_kernels);
+	tcase_add_test(tc, test_gated_deltanet_kernels);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -26,6 +26,7 @@
 
 #include "distcalc/axis.h"
 #include "distcalc/config.h"
+#include "distcalc/params.h"
 #include "distcalc/plan.h"
 #include "distcalc/util.h"
 
@@ -81,6 +82,7 @@ struct ctx {
 	double heads;       /* attention heads on this rank, a / t */
 	double kv_heads;    /* kv heads on this rank */
 	double d_qk, d_v;   /* head widths */
+	double s_k;         /* keys a flash kernel's query meets, as s for causal attention: the layers' mean (sliding windows) */
 	int eager;          /* training.attention eager: QK^T, softmax, dropout, AV apart */
 	int dropout;        /* model.dropout */
 	int rope;           /* rotary positions (no learned table) */
@@ -194,6 +196,7 @@ static void attention(const struct ctx *x, struct part *pt)
 	 * chunks give every rank 1 / cp of the causal work) */
 	double sq = x->s_q, sk = x->s;
 	double scores = x->b * x->heads * sq * sk; /* score elements on this rank */
+	double sk_flash = x->s_k; /* a window skips blocks in a flash kernel, not in eager attention's mask */
 
 	norm_residual(x, pt, m->out_bias);
 	if (m->kv_lora_rank) {
@@ -248,7 +251,7 @@ static void attention(const struct ctx *x, struct part *pt)
 		 * writing o; backward five products (2.5 x forward), reading q,
 		 * k, v, o and do, writing dq, dk, dv */
 		double d = (x->d_qk + x->d_v) / 2.0;
-		double fl = 0.5 * 4.0 * x->b * x->heads * sq * sk * d;
+		double fl = 0.5 * 4.0 * x->b * x->heads * sq * sk_flash * d;
 		double qkv_o = 2.0 * T * (x->heads * (x->d_qk + x->d_v) + x->kv_heads * (x->d_qk + x->d_v));
 		/* its thread blocks are 128-row query tiles of every head
 		 * (Dao 2023, section 3.2), one per SM at a time like a GEMM's */
@@ -263,8 +266,83 @@ static void attention(const struct ctx *x, struct part *pt)
 	pt->fwd_mm += pt->core_mm;
 	pt->fwd_mem += pt->core_mem;
 	/* QK^T and AV: 2 s d FLOPs per score each; flash runs half (causal) */
-	pt->fwd_flops += (x->eager ? 1.0 : 0.5) * 2.0 * scores * (x->d_qk + x->d_v);
+	pt->fwd_flops += (x->eager ? 1.0 : 0.5 * sk_flash / sk) * 2.0 * scores * (x->d_qk + x->d_v);
 	linear(x, pt, T, h, x->heads * x->d_v, 1);
+}
+
+/* Gated DeltaNet (modeling_qwen3_next.py Qwen3NextGatedDeltaNet, its
+ * training kernels flash-linear-attention's chunk_gated_delta_rule):
+ * in_proj_qkvz and in_proj_ba as one GEMM of this rank's heads, the
+ * depthwise causal convolution and SiLU (read and write each channel, 4
+ * bytes; backward 6), the chunkwise delta rule as batched GEMMs over b
+ * ceil(s / 64) chunks of every value head (Q K^T and K K^T [C x C over
+ * d_k], the products with the values and the WY form's T K and T V,
+ * Q S and W S [C x d_v over d_k], the state update [d_k x d_v over C];
+ * docs/formulas.md, "FLOPs"), reading q, k, v, the gates and writing o (2
+ * bytes each; backward twice the GEMMs and the bytes), the gated RMSNorm
+ * (read o and z, write: 6 bytes; backward 10), out_proj. */
+#define GDN_CHUNK 64.0
+static void gated_deltanet(const struct ctx *x, struct part *pt)
+{
+	const struct dc_model *m = x->m;
+	double T = x->tokens, h = x->h, t = x->t, C = GDN_CHUNK;
+	double nk = (double)m->linear_num_key_heads / t, nv = (double)m->linear_num_value_heads / t;
+	double dk = (double)m->linear_key_head_dim, dv = (double)m->linear_value_head_dim;
+	double conv = T * (2.0 * nk * dk + nv * dv), io = T * (2.0 * nk * dk + 2.0 * nv * dv + 2.0 * nv);
+	double bh = x->b * ceil(x->s_q / C) * nv, core;
+
+	norm_residual(x, pt, 0);
+	linear(x, pt, T, 2.0 * nk * dk + 2.0 * nv * dv + 2.0 * nv, h, 1);
+	pt->fwd_mem += mem_s(x, 4.0 * conv);
+	pt->bwd_mem += mem_s(x, 6.0 * conv);
+	core = 2.0 * gemm_s(x, C, C, dk, bh) + gemm_s(x, C, dv, C, bh) + gemm_s(x, C, dk, C, bh) +
+	       gemm_s(x, C, dv, C, bh) + 2.0 * gemm_s(x, C, dv, dk, bh) + gemm_s(x, dk, dv, C, bh);
+	pt->core_mm = core;
+	pt->core_mem = mem_s(x, 2.0 * io);
+	pt->fwd_mm += core;
+	pt->fwd_mem += pt->core_mem + mem_s(x, 6.0 * T * nv * dv);
+	pt->bwd_mm += 2.0 * core;
+	pt->bwd_mem += mem_s(x, 4.0 * io) + mem_s(x, 10.0 * T * nv * dv);
+	pt->fwd_flops += T * nv * (2.0 * C * (3.0 * dk + 2.0 * dv) + 6.0 * dk * dv);
+	linear(x, pt, T, h, nv * dv, 1);
+}
+
+/* a = wa a + wb b, field by field: a layer's mean over its kinds */
+static void blend(struct part *a, const struct part *b, double wa, double wb)
+{
+	a->fwd_mm = wa * a->fwd_mm + wb * b->fwd_mm;
+	a->fwd_mem = wa * a->fwd_mem + wb * b->fwd_mem;
+	a->bwd_mm = wa * a->bwd_mm + wb * b->bwd_mm;
+	a->bwd_mem = wa * a->bwd_mem + wb * b->bwd_mem;
+	a->bwd_wgrad = wa * a->bwd_wgrad + wb * b->bwd_wgrad;
+	a->core_mm = wa * a->core_mm + wb * b->core_mm;
+	a->core_mem = wa * a->core_mem + wb * b->core_mem;
+	a->fwd_flops = wa * a->fwd_flops + wb * b->fwd_flops;
+}
+
+/* The keys a flash kernel's query meets, as s for causal attention (the
+ * 0.5 in attention()), averaged over the softmax layers: a window of w'
+ * = min(w, s) keys behind each query runs about w' (2 - w'/s)/2 keys a
+ * query, so it stands as 2 w' - w'^2 / s. */
+static double flash_keys(const struct dc_model *m, double s)
+{
+	double L = (double)m->num_layers, sl = (double)dc_params_sliding_layers(m), w;
+	double soft = L - (double)dc_params_linear_layers(m);
+	if (!sl || soft <= 0)
+		return s;
+	w = (double)m->sliding_window < s ? (double)m->sliding_window : s;
+	return ((soft - sl) * s + sl * (2.0 * w - w * w / s)) / soft;
+}
+
+/* Adds n times `l` to `w`. */
+static void add_work(struct dc_work_time *w, const struct dc_work_time *l, double n)
+{
+	w->fwd_s += n * l->fwd_s;
+	w->bwd_s += n * l->bwd_s;
+	w->recompute_s += n * l->recompute_s;
+	w->fwd_matmul_s += n * l->fwd_matmul_s;
+	w->bwd_matmul_s += n * l->bwd_matmul_s;
+	w->bwd_wgrad_s += n * l->bwd_wgrad_s;
 }
 
 /* An MLP of inner size f / t on `tokens` tokens, `batch` experts of it
@@ -485,10 +563,19 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 	x.eager = in->training.attention == DC_ATTENTION_EAGER;
 	x.dropout = m->dropout;
 	x.rope = m->position_embeddings == 0;
+	x.s_k = flash_keys(m, x.s);
 
 	{
 		struct part attn = {0}, dense = {0}, moe_pt = {0};
 		attention(&x, &attn);
+		if (m->full_attention_interval) {
+			/* hybrid: the layer is the mean of its kinds (Qwen3-Next: 3 of
+			 * 4 Gated DeltaNet), so L of them give the model's total */
+			struct part lin = {0};
+			double share = (double)dc_params_linear_layers(m) / (double)m->num_layers;
+			gated_deltanet(&x, &lin);
+			blend(&attn, &lin, 1.0 - share, share);
+		}
 		dense = attn;
 		norm_residual(&x, &dense, m->mlp_bias);
 		mlp(&x, &dense, x.tokens, (double)m->ffn_hidden_size / x.t, 1);
@@ -504,6 +591,20 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 	}
 	embedding(&x, &c->embedding);
 	head(&x, &c->head);
+	if (m->mtp_layers) {
+		/* each MTP module on the last stage (DeepSeek-V3 section 2.2):
+		 * enorm and hnorm, eh_proj [2h -> h / t], a layer, the head again */
+		struct part e = {0};
+		struct dc_work_time ew = {0}, head_once = c->head;
+		double mtp = (double)m->mtp_layers;
+		norm_residual(&x, &e, 0);
+		linear(&x, &e, x.tokens, x.h / x.t, 2.0 * x.h, 1);
+		layer_time(&x, &e, &ew);
+		ew.recompute_s = 0;
+		add_work(&c->head, &ew, mtp);
+		add_work(&c->head, m->num_experts ? &c->moe_layer : &c->dense_layer, mtp);
+		add_work(&c->head, &head_once, mtp);
+	}
 	c->optimizer_on_host = in->parallel.offload != DC_OFFLOAD_NONE;
 	for (uint64_t i = 0; i < p->nsegments && i < DC_PLAN_MAX_SEGMENTS; i++)
 		c->optimizer_s[i] = p->segment_overflow[i] ? 0 : optimizer_s(&x, &p->segment_params[i]);
