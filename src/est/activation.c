@@ -478,4 +478,18 @@ void dc_act_plan_compute(const struct dc_plan *p, struct dc_act_plan *x)
 	x->embedding_bad |= c.overflow;
 	x->output_bad = dc_act_output_bytes(p, &x->output_bytes) != 0;
 	x->output_bad |= dc_act_head_backward_bytes(p, &x->head_backward_bytes) != 0;
+	if (cfg->model.mtp_layers && !cfg->model.params_explicit) {
+		/* each MTP module after the last layer (DeepSeek-V3 section 2.2)
+		 * keeps, for the microbatch the last stage runs, what a layer of
+		 * its kind keeps, its own logits and head inputs (as the head's),
+		 * and the inputs of enorm, hnorm and eh_proj: 2 + 2 + 4 bytes a
+		 * hidden element (tp-split under sequence parallelism) */
+		uint64_t sbh = dc_ck_mul(&c, p->tokens_per_microbatch_cp, cfg->model.hidden_size);
+		uint64_t proj = dc_ck_mul(&c, 8, sbh), one;
+		if (p->layout.sequence_parallel)
+			proj = dc_ceil_div(proj, p->layout.tp);
+		one = dc_ck_add(&c, dc_ck_add(&c, x->kept[cfg->model.num_experts ? 1 : 0], x->output_bytes), proj);
+		x->output_bytes = dc_ck_add(&c, x->output_bytes, dc_ck_mul(&c, cfg->model.mtp_layers, one));
+		x->output_bad |= c.overflow || x->kept_bad[cfg->model.num_experts ? 1 : 0];
+	}
 }

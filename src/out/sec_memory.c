@@ -361,6 +361,15 @@ static const struct dc_fields term_table = DC_FIELDS(term_fields);
 static const struct dc_rows term_rows = {term_count, term_row, sizeof(struct term_row), "terms"};
 
 #define LV(m) offsetof(struct ledger_view, m)
+/* the MTP modules keep theirs beside the head's (activation.c) */
+static void output_label(const void *base, char *buf, size_t len)
+{
+	const struct ledger_view *v = base;
+	snprintf(buf, len, "%s", v->plan->in->model.mtp_layers
+				      ? "final norm, head input, FP32 logits, MTP modules (last stage)"
+				      : "final norm, head input, FP32 logits (last stage)");
+}
+
 #define L(m) offsetof(struct ledger_view, l.m)
 static const struct dc_field top_fields[] = {
 	{"rank", "rank", DC_U_COUNT, DC_FT_U64, LV(rank)},
@@ -391,8 +400,7 @@ static const struct dc_field top_fields[] = {
 	{"activation_layers_bytes", "activations of the layers held", DC_U_BYTES, DC_FT_U64, L(activation_layers_bytes)},
 	{"activation_embedding_bytes", "embedding dropout masks (first stage, with dropout)", DC_U_BYTES, DC_FT_U64,
 	 L(activation_embedding_bytes)},
-	{"activation_output_bytes", "final norm, head input, FP32 logits (last stage)", DC_U_BYTES, DC_FT_U64,
-	 L(activation_output_bytes)},
+	{"activation_output_bytes", NULL, DC_U_BYTES, DC_FT_U64, L(activation_output_bytes), .label_fn = output_label},
 	{"activations_bytes", "= activations (assumed)", DC_U_BYTES, DC_FT_U64, L(activations_bytes)},
 	{"activation_recompute_bytes", "one layer rebuilt during backward (recompute)", DC_U_BYTES, DC_FT_U64,
 	 L(activation_recompute_bytes)},
