@@ -289,6 +289,40 @@ START_TEST(test_reshard_conservation)
 }
 END_TEST
 
+/* Layer kinds in the checkpoint's items: Qwen3-Next-80B-A3B on pp 8 (6
+ * layers a stage, every layer MoE, every fourth softmax). A MoE layer with
+ * gated softmax attention: 27,263,488 + norms 4,096 + experts, shared
+ * expert, gate and router 1,614,809,088 = 1,642,076,672; with Gated
+ * DeltaNet: 33,718,464 + 4,096 + 1,614,809,088 = 1,648,531,648 (check_hf.c
+ * has the blocks). Stage 7, items 43-49 (layers 43-48: softmax at 44 and
+ * 48, from 1) and the head (final norm 2,048 + head 311,164,928):
+ * 2 x 1,642,076,672 + 4 x 1,648,531,648 + 311,166,976 = 10,189,446,912.
+ * Stage 0, the embedding 311,164,928 and layers 1-6 (softmax at 4):
+ * 1,642,076,672 + 5 x 1,648,531,648 + 311,164,928 = 10,195,899,840. */
+START_TEST(test_items_layer_kinds)
+{
+	char json[1024];
+	struct dc_config c;
+	struct dc_diag d;
+	struct dc_ckpt_items it;
+	const char *err = NULL;
+	snprintf(json, sizeof(json),
+		 "{\"model\": {\"hf_config\": \"%s/configs/models/qwen3-next-80b-a3b.json\", \"seq_length\": 4096},"
+		 " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+		 " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+		 " \"parallel\": {\"tp\": 1, \"pp\": 8}}",
+		 DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(json, strlen(json), "q.json", NULL, 0, &c, &d), 0);
+	dc_diag_release(&d);
+	ck_assert_int_eq(dc_ckpt_items_of(plan_of(&c), &it, &err), 0);
+	ck_assert_uint_eq(it.total, 79674391296ull);
+	ck_assert_uint_eq(dc_ckpt_items_slice(&it, 43, 50, 0, 1), 10189446912ull);
+	ck_assert_uint_eq(dc_ckpt_items_slice(&it, 0, 7, 0, 1), 10195899840ull);
+	ck_assert_uint_eq(dc_ckpt_items_slice(&it, 0, 50, 0, 1), 79674391296ull);
+}
+END_TEST
+
 START_TEST(test_slices)
 {
 	/* 10 elements over 3: [0,3) [3,6) [6,10); over 4: [0,2) [2,5) [5,7) [7,10) */
@@ -406,6 +440,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_reshard_by_hand);
 	tcase_add_test(t, test_reshard_conservation);
 	tcase_add_test(t, test_slices);
+	tcase_add_test(t, test_items_layer_kinds);
 	tcase_add_test(t, test_loss_tiny_by_hand);
 	tcase_add_test(t, test_loss_determinism);
 	tcase_add_test(t, test_loss_packing_bounds);

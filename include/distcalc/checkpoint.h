@@ -45,7 +45,12 @@ struct dc_ckpt_layout {
 /* The items' element counts. */
 struct dc_ckpt_items {
 	uint64_t num_layers, dense_layers; /* the first dense_layers are dense */
-	uint64_t embedding, dense_layer, moe_layer, head;
+	uint64_t embedding, dense_layer, moe_layer, head; /* head: final norm, output head, MTP modules */
+	/* Gated DeltaNet layers (every full_every-th layer is softmax; 0:
+	 * none): dense and MoE layers with that block for attention; a range's
+	 * linear layers are counted as its MoE ones first (a layer's size adds
+	 * its attention and MLP kinds, so a range's total is exact) */
+	uint64_t full_every, linear_dense_layer, linear_moe_layer;
 	uint64_t total; /* = the model's parameters */
 };
 

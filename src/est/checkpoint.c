@@ -6,6 +6,7 @@
 
 #include "distcalc/batch.h"
 #include "distcalc/memory.h"
+#include "distcalc/params.h"
 #include "distcalc/plan.h"
 #include "distcalc/util.h"
 
@@ -51,12 +52,22 @@ uint64_t dc_ckpt_even_first_layer(uint64_t L, uint64_t pp, uint64_t s)
 	return s * (L / pp) + min_u64(s, L % pp);
 }
 
-/* dense and MoE layers among layers [a, b) */
-static void layer_kinds(const struct dc_ckpt_items *it, uint64_t a, uint64_t b, uint64_t *dense, uint64_t *moe)
+/* dense and MoE layers among layers [a, b), and of them those with a
+ * Gated DeltaNet block (lin[0] dense, lin[1] MoE; not in dense, moe) */
+static void layer_kinds(const struct dc_ckpt_items *it, uint64_t a, uint64_t b, uint64_t *dense, uint64_t *moe,
+			uint64_t lin[2])
 {
-	uint64_t d_end = min_u64(b, it->dense_layers), d_start = min_u64(a, it->dense_layers);
+	uint64_t d_end = min_u64(b, it->dense_layers), d_start = min_u64(a, it->dense_layers), n;
 	*dense = d_end - d_start;
 	*moe = (b - a) - *dense;
+	lin[0] = lin[1] = 0;
+	if (!it->full_every)
+		return;
+	n = (b - a) - dc_params_every(a, b - a, it->full_every);
+	lin[1] = min_u64(n, *moe);
+	lin[0] = n - lin[1];
+	*moe -= lin[1];
+	*dense -= lin[0];
 }
 
 /* Of items [a, b): the embedding, layers [la, lb) and the head present. */
@@ -75,33 +86,36 @@ static void item_span(const struct dc_ckpt_items *it, uint64_t a, uint64_t b, in
 uint64_t dc_ckpt_items_slice(const struct dc_ckpt_items *it, uint64_t a, uint64_t b, uint64_t k, uint64_t K)
 {
 	int emb, head;
-	uint64_t la, lb, nd, nm, n = 0;
+	uint64_t la, lb, nd, nm, lin[2], n = 0;
 	if (b <= a)
 		return 0;
 	item_span(it, a, b, &emb, &la, &lb, &head);
-	layer_kinds(it, la, lb, &nd, &nm);
+	layer_kinds(it, la, lb, &nd, &nm, lin);
 	if (emb)
 		n += dc_ckpt_slice(it->embedding, k, K);
 	if (head)
 		n += dc_ckpt_slice(it->head, k, K);
-	return n + nd * dc_ckpt_slice(it->dense_layer, k, K) + nm * dc_ckpt_slice(it->moe_layer, k, K);
+	return n + nd * dc_ckpt_slice(it->dense_layer, k, K) + nm * dc_ckpt_slice(it->moe_layer, k, K) +
+	       lin[0] * dc_ckpt_slice(it->linear_dense_layer, k, K) + lin[1] * dc_ckpt_slice(it->linear_moe_layer, k, K);
 }
 
 static uint64_t items_overlap(const struct dc_ckpt_items *it, uint64_t a, uint64_t b, uint64_t k, uint64_t K,
 			      uint64_t k2, uint64_t K2)
 {
 	int emb, head;
-	uint64_t la, lb, nd, nm, n = 0;
+	uint64_t la, lb, nd, nm, lin[2], n = 0;
 	if (b <= a)
 		return 0;
 	item_span(it, a, b, &emb, &la, &lb, &head);
-	layer_kinds(it, la, lb, &nd, &nm);
+	layer_kinds(it, la, lb, &nd, &nm, lin);
 	if (emb)
 		n += dc_ckpt_slice_overlap(it->embedding, k, K, k2, K2);
 	if (head)
 		n += dc_ckpt_slice_overlap(it->head, k, K, k2, K2);
 	return n + nd * dc_ckpt_slice_overlap(it->dense_layer, k, K, k2, K2) +
-	       nm * dc_ckpt_slice_overlap(it->moe_layer, k, K, k2, K2);
+	       nm * dc_ckpt_slice_overlap(it->moe_layer, k, K, k2, K2) +
+	       lin[0] * dc_ckpt_slice_overlap(it->linear_dense_layer, k, K, k2, K2) +
+	       lin[1] * dc_ckpt_slice_overlap(it->linear_moe_layer, k, K, k2, K2);
 }
 
 int dc_ckpt_items_of(const struct dc_plan *p, struct dc_ckpt_items *it, const char **error)
@@ -123,21 +137,33 @@ int dc_ckpt_items_of(const struct dc_plan *p, struct dc_ckpt_items *it, const ch
 	}
 	it->dense_layers = p->dense_limit < L ? p->dense_limit : L;
 	it->embedding = dc_ck_add(&c, p->terms.embedding, p->terms.position);
-	it->head = dc_ck_add(&c, ly->norm, p->terms.lm_head);
+	/* the MTP modules follow the last layer on the last stage */
+	it->head = dc_ck_add(&c, dc_ck_add(&c, ly->norm, p->terms.lm_head), p->terms.mtp);
 	{
 		uint64_t attn = dc_ck_add(&c, ly->attention.split, ly->attention.replicated);
-		uint64_t norms = dc_ck_mul(&c, 2, ly->norm);
+		uint64_t lin = dc_ck_add(&c, ly->linear_attention.split, ly->linear_attention.replicated);
+		uint64_t norms = dc_ck_mul(&c, dc_params_layer_norms(m), ly->norm);
 		uint64_t expert = dc_ck_add(&c, ly->expert.split, ly->expert.replicated);
-		it->dense_layer = dc_ck_add(&c, dc_ck_add(&c, attn, norms), dc_ck_add(&c, ly->mlp.split, ly->mlp.replicated));
-		it->moe_layer = dc_ck_add(&c, dc_ck_add(&c, attn, norms),
-					  dc_ck_add(&c, dc_ck_mul(&c, m->num_experts, expert),
-						    dc_ck_add(&c, dc_ck_add(&c, ly->router.split, ly->router.replicated),
-							      dc_ck_add(&c, ly->shared_experts.split,
-									ly->shared_experts.replicated))));
+		uint64_t mlp = dc_ck_add(&c, ly->mlp.split, ly->mlp.replicated);
+		uint64_t moe = dc_ck_add(&c, dc_ck_mul(&c, m->num_experts, expert),
+					 dc_ck_add(&c, dc_ck_add(&c, ly->router.split, ly->router.replicated),
+						   dc_ck_add(&c, ly->shared_experts.split, ly->shared_experts.replicated)));
+		it->dense_layer = dc_ck_add(&c, dc_ck_add(&c, attn, norms), mlp);
+		it->moe_layer = dc_ck_add(&c, dc_ck_add(&c, attn, norms), moe);
+		it->full_every = m->full_attention_interval;
+		if (it->full_every) {
+			it->linear_dense_layer = dc_ck_add(&c, dc_ck_add(&c, lin, norms), mlp);
+			it->linear_moe_layer = dc_ck_add(&c, dc_ck_add(&c, lin, norms), moe);
+		}
 	}
-	sum = dc_ck_add(&c, dc_ck_add(&c, it->embedding, it->head),
-			dc_ck_add(&c, dc_ck_mul(&c, it->dense_layers, it->dense_layer),
-				  dc_ck_mul(&c, L - it->dense_layers, it->moe_layer)));
+	{
+		uint64_t nd, nm, nl[2];
+		layer_kinds(it, 0, L, &nd, &nm, nl);
+		sum = dc_ck_add(&c, dc_ck_add(&c, it->embedding, it->head),
+				dc_ck_add(&c, dc_ck_add(&c, dc_ck_mul(&c, nd, it->dense_layer), dc_ck_mul(&c, nm, it->moe_layer)),
+					  dc_ck_add(&c, dc_ck_mul(&c, nl[0], it->linear_dense_layer),
+						    dc_ck_mul(&c, nl[1], it->linear_moe_layer))));
+	}
 	if (c.overflow) {
 		*error = "'model': checkpoint elements overflow 64 bits";
 		return -1;
@@ -287,7 +313,8 @@ void dc_ckpt_read_of(const struct dc_plan *p, const struct dc_checkpoint_result 
 /* the largest item of `it`, its elements */
 static uint64_t largest_item(const struct dc_ckpt_items *it)
 {
-	return max_u64(max_u64(it->embedding, it->head), max_u64(it->dense_layer, it->moe_layer));
+	return max_u64(max_u64(max_u64(it->embedding, it->head), max_u64(it->dense_layer, it->moe_layer)),
+		       max_u64(it->linear_dense_layer, it->linear_moe_layer));
 }
 
 /* the elements of the items stage s holds (every chunk of it, whole) */
