@@ -972,6 +972,108 @@ START_TEST(test_unset)
 }
 END_TEST
 
+/* Where each cluster value came from, and a preset that loses says so.
+ * tests/inputs/dgx_h100_2x8.json gives system "dgx-h100" and num_nodes 2:
+ * the preset fills 8 GPUs a node and the H100 (NVIDIA's DGX H100 user
+ * guide), whose preset fills 80 GiB = 80 x 2^30 = 85,899,345,920 bytes.
+ * A --set of the NVLink rate beats the preset's 18 links x 20.6 GB/s =
+ * 370.8 GB/s, with a warning naming both. */
+START_TEST(test_provenance)
+{
+	struct dc_override ov[1] = {{"cluster.intra_node.bandwidth=300 GB/s", 0}};
+	struct dc_load_opts o = {ov, 1, NULL, 0};
+	struct dc_config cfg;
+	struct dc_diag d;
+	char buf[64], got[4096];
+	int k;
+
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file_opts(DC_SOURCE_DIR "/tests/inputs/dgx_h100_2x8.json", &o, &cfg, &d), 0);
+	joined(&d, got, sizeof(got));
+	ck_assert_str_eq(got, "--set: 'cluster.intra_node.bandwidth': 300 GB/s from --set overrides 370.8 GB/s that cluster.system \"dgx-h100\" would fill");
+	ck_assert_int_eq(cfg.origin[dc_config_key_index("cluster.system")], DC_ORIGIN_CONFIG);
+	ck_assert_int_eq(cfg.origin[dc_config_key_index("cluster.num_nodes")], DC_ORIGIN_CONFIG);
+	k = dc_config_key_index("cluster.gpus_per_node");
+	ck_assert_int_eq(cfg.origin[k], DC_ORIGIN_SYSTEM);
+	ck_assert_uint_eq(cfg.cluster.gpus_per_node, 8);
+	ck_assert_str_eq(dc_config_origin_text(&cfg, (size_t)k, buf, sizeof(buf)), "preset:dgx-h100");
+	k = dc_config_key_index("cluster.gpu_memory");
+	ck_assert_int_eq(cfg.origin[k], DC_ORIGIN_GPU);
+	ck_assert_str_eq(dc_config_origin_text(&cfg, (size_t)k, buf, sizeof(buf)), "preset:h100-sxm5-80gb");
+	ck_assert_int_eq(dc_config_value_json(&cfg, (size_t)k, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "85899345920");
+	k = dc_config_key_index("cluster.intra_node.bandwidth");
+	ck_assert_int_eq(cfg.origin[k], DC_ORIGIN_SET);
+	ck_assert_int_eq(dc_config_value_json(&cfg, (size_t)k, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "300000000000");
+	k = dc_config_key_index("cluster.host_memory");
+	ck_assert_str_eq(dc_config_origin_text(&cfg, (size_t)k, buf, sizeof(buf)), "default");
+	ck_assert_int_eq(cfg.cluster.nvls, 1); /* Hopper's NVSwitch does NVLink SHARP */
+	dc_diag_release(&d);
+}
+END_TEST
+
+/* NVLink SHARP only where the GPU has it: the A100's NVSwitch does no
+ * in-switch reductions. Asked for on the base config's A100: an error; a
+ * DGX H100 preset over a config's A100: the GPU warns, nvls stays off. */
+START_TEST(test_nvls_needs_the_gpu)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+	char got[4096];
+	const char *a100 = edit("\"gpu_memory\": \"80 GiB\",", "\"gpu\": \"a100-sxm4-80gb\",");
+	static const char *const nvls[] = {"cluster.nvls=true"};
+	static const char *const dgx[] = {"cluster.system=dgx-h100"};
+	expect_error(a100, nvls, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.nvls': NVLink SHARP needs NVSwitch reductions (Hopper's third-generation NVSwitch), which 'cluster.gpu' \"a100-sxm4-80gb\" has not; leave nvls false");
+	ck_assert_int_eq(load(a100, dgx, 1, &cfg, &d), 0);
+	joined(&d, got, sizeof(got));
+	ck_assert_ptr_nonnull(strstr(got, "'cluster.gpu': \"a100-sxm4-80gb\" from the config overrides \"h100-sxm5-80gb\" that cluster.system \"dgx-h100\" would fill"));
+	ck_assert_ptr_nonnull(strstr(got, "'cluster.gpus_per_node': 4 from the config overrides 8 that cluster.system \"dgx-h100\" would fill"));
+	ck_assert_int_eq(cfg.cluster.nvls, 0);
+	dc_diag_release(&d);
+}
+END_TEST
+
+/* Which value wins with a Hugging Face config (docs/config.md): named by
+ * --set model.hf_config, the file replaces the config's shape keys, each
+ * replaced key warned, so Llama-3-8B's shape counts Llama-3-8B's
+ * parameters; named in the config file, the config's own keys win, each
+ * warned. Llama-3-8B by hand (L 32, h 4096, 32 heads, 8 KV heads of 128,
+ * f 14336, V 128256, untied): embedding and head 2 x 128256 x 4096 =
+ * 1,050,673,152; a layer q and o 2 x 4096^2 = 33,554,432, k and v 2 x
+ * 4096 x 1024 = 8,388,608, MLP 3 x 4096 x 14336 = 176,160,768, two norms
+ * 8,192: 218,112,000, x 32 = 6,979,584,000; final norm 4,096: in all
+ * 8,030,261,248. */
+START_TEST(test_hf_config_which_wins)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+	struct dc_plan plan;
+	char got[8192];
+	static const char *const set_hf[] = {"model.hf_config=" DC_SOURCE_DIR "/configs/models/llama-3-8b.json"};
+	const char *in_file = edit("\"seq_length\": 4096}", "\"seq_length\": 4096, \"hf_config\": \"" DC_SOURCE_DIR "/configs/models/llama-3-8b.json\"}");
+
+	ck_assert_int_eq(load(base, set_hf, 1, &cfg, &d), 0);
+	joined(&d, got, sizeof(got));
+	ck_assert_ptr_nonnull(strstr(got, "t.json: 'model.vocab_size': the config's 32000 is replaced by 128256 from llama-3-8b.json (named by --set model.hf_config)"));
+	ck_assert_uint_eq(cfg.model.vocab_size, 128256);
+	ck_assert_int_eq(cfg.origin[dc_config_key_index("model.vocab_size")], DC_ORIGIN_HF);
+	ck_assert_int_eq(cfg.origin[dc_config_key_index("model.seq_length")], DC_ORIGIN_CONFIG);
+	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
+	ck_assert_uint_eq(plan.params_total, 8030261248u);
+	dc_diag_release(&d);
+
+	ck_assert_int_eq(load(in_file, NULL, 0, &cfg, &d), 0);
+	joined(&d, got, sizeof(got));
+	ck_assert_ptr_nonnull(strstr(got, "t.json: 'model.vocab_size': the config's 32000 overrides 128256 from llama-3-8b.json (model.hf_config)"));
+	ck_assert_uint_eq(cfg.model.vocab_size, 32000);
+	ck_assert_int_eq(cfg.origin[dc_config_key_index("model.vocab_size")], DC_ORIGIN_CONFIG);
+	ck_assert_int_eq(cfg.origin[dc_config_key_index("model.num_kv_heads")], DC_ORIGIN_HF);
+	dc_diag_release(&d);
+}
+END_TEST
+
 int main(void)
 {
 Suite *s = suite_create("config");
@@ -997,6 +1099,9 @@ Suite *s = suite_create("config");
 	tcase_add_test(tc, test_gpu_memory_decimal_warning);
 	tcase_add_test(tc, test_gpu_presets);
 	tcase_add_test(tc, test_unset);
+	tcase_add_test(tc, test_provenance);
+	tcase_add_test(tc, test_nvls_needs_the_gpu);
+	tcase_add_test(tc, test_hf_config_which_wins);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -415,6 +415,8 @@ START_TEST(test_literal_defaults_are_the_loaders)
 		snprintf(set, sizeof(set), "%s=%s", k->path, k->default_text);
 		memset(given, 0, sizeof(*given));
 		load(set, given);
+		/* the values alike; where they came from differs by design */
+		memcpy(given->origin, omitted->origin, sizeof(given->origin));
 		ck_assert_msg(memcmp(omitted, given, sizeof(*given)) == 0,
 			      "--set %s loads another config than leaving '%s' out", set, k->path);
 		checked++;

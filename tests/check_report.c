@@ -230,7 +230,7 @@ START_TEST(test_only_unknown_section_lists_known)
 	ck_assert_int_eq(d.status, DC_ERR_USAGE);
 	ck_assert_str_eq(d.entries[d.count - 1].text,
 			 "distcalc: error: '--only': unknown section 'bogus' for experiment 'systems'; known sections: "
-			 "summary, model, topology, groups, batch, memory, ring, comm, strategies, flops, step");
+			 "summary, model, cluster, topology, groups, batch, memory, ring, comm, strategies, flops, step");
 	dc_diag_release(&d);
 	/* a section the experiment does not have */
 	dc_diag_init(&d);

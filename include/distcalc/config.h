@@ -462,6 +462,23 @@ struct dc_search {
 	uint32_t sharding_mask, recompute_mask, sequence_parallel_mask;
 };
 
+/* Where a key's value came from (struct dc_config's origin[], one entry
+ * per key table row; dc_config_origin_text words it). */
+enum dc_origin {
+	DC_ORIGIN_DEFAULT,    /* the key's default, literal or derived */
+	DC_ORIGIN_CONFIG,     /* the config file */
+	DC_ORIGIN_SET,        /* a --set */
+	DC_ORIGIN_SYSTEM,     /* the cluster.system preset */
+	DC_ORIGIN_GPU,        /* the cluster.gpu preset */
+	DC_ORIGIN_HF,         /* the Hugging Face config of model.hf_config */
+	DC_ORIGIN_MODEL,      /* the Hugging Face config of --model */
+	DC_ORIGIN_TOPOLOGY,   /* the matrix of cluster.topology_file */
+	DC_ORIGIN_CALIBRATED, /* a --calibrate fit */
+};
+
+/* Rows the key table may grow to (config_keys.c asserts it). */
+#define DC_CONFIG_MAX_KEYS 384
+
 struct dc_config {
 	struct dc_model model;
 	struct dc_cluster cluster;
@@ -476,6 +493,8 @@ struct dc_config {
 	uint64_t world_size; /* num_nodes x gpus_per_node */
 	struct dc_checkpoint checkpoint;
 	struct dc_loss loss;
+	/* enum dc_origin of every key, by key table row (dc_config_key_at) */
+	unsigned char origin[DC_CONFIG_MAX_KEYS];
 };
 
 /* One --set override: "PATH=VALUE". VALUE is read as JSON when it is a JSON
@@ -607,6 +626,25 @@ const struct dc_config_key_info *dc_config_key_at(size_t i);
 
 /* The row whose path is `path`, or NULL. */
 const struct dc_config_key_info *dc_config_key_find(const char *path);
+
+/* The row index of `path` (for origin[]), or -1. */
+int dc_config_key_index(const char *path);
+
+/* Key row `i`'s value in `c` as JSON text in its base unit ("2",
+ * "85899345920", "3.7e+11", "true", "\"a100-sxm4-80gb\"", null for a
+ * key with nothing set). Returns 0, or -1 when the row holds no value of
+ * its own (a section, a list, free text). */
+int dc_config_value_json(const struct dc_config *c, size_t i, char *buf, size_t len);
+
+/* Where row `i`'s value in `c` came from, as reports word it: "config",
+ * "--set", "preset:<cluster.system>", "preset:<cluster.gpu>", "hf_config",
+ * "--model", "topology_file", "calibrated" or "default". Static text or
+ * buf. */
+const char *dc_config_origin_text(const struct dc_config *c, size_t i, char *buf, size_t len);
+
+/* Marks the row of `path` as coming from `origin` (a step after the load,
+ * such as --calibrate, that changes a value). */
+void dc_config_set_origin(struct dc_config *c, const char *path, enum dc_origin origin);
 
 /* One cross-field rule, as the loader checks them: in table order, after
  * every key has been read, each problem reported (a rule whose values later

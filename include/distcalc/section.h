@@ -72,6 +72,9 @@ struct dc_rows {
 	 * an experiment of that one section), so that every-row output of the
 	 * per-rank tables never drags them in */
 	int quadratic;
+	/* a short list bounded by a static table (the config keys): every
+	 * row, never excerpted */
+	int every;
 };
 
 struct dc_lists {
@@ -155,7 +158,7 @@ struct dc_section {
 };
 
 /* The sections (sec_*.c). */
-extern const struct dc_section dc_section_summary, dc_section_model, dc_section_topology,
+extern const struct dc_section dc_section_summary, dc_section_model, dc_section_cluster, dc_section_topology,
 	dc_section_groups, dc_section_batch, dc_section_memory, dc_section_ring, dc_section_comm,
 	dc_section_strategies, dc_section_flops, dc_section_step, dc_section_collectives, dc_section_calibration,
 	dc_section_whatif, dc_section_checkpoint, dc_section_loss, dc_section_search;

@@ -396,6 +396,17 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 	out->inter_after = fitted.cluster.inter_node;
 	out->nvls_before = cfg->cluster.nvls;
 	out->nvls_after = fitted.cluster.nvls;
+	/* what the fit changed is "calibrated" in the cluster section */
+	if (cfg->cluster.intra_node.bw_bytes_per_s != fitted.cluster.intra_node.bw_bytes_per_s)
+		dc_config_set_origin(cfg, "cluster.intra_node.bandwidth", DC_ORIGIN_CALIBRATED);
+	if (cfg->cluster.intra_node.latency_s != fitted.cluster.intra_node.latency_s)
+		dc_config_set_origin(cfg, "cluster.intra_node.latency", DC_ORIGIN_CALIBRATED);
+	if (cfg->cluster.inter_node.bw_bytes_per_s != fitted.cluster.inter_node.bw_bytes_per_s)
+		dc_config_set_origin(cfg, "cluster.inter_node.bandwidth", DC_ORIGIN_CALIBRATED);
+	if (cfg->cluster.inter_node.latency_s != fitted.cluster.inter_node.latency_s)
+		dc_config_set_origin(cfg, "cluster.inter_node.latency", DC_ORIGIN_CALIBRATED);
+	if (cfg->cluster.nvls != fitted.cluster.nvls)
+		dc_config_set_origin(cfg, "cluster.nvls", DC_ORIGIN_CALIBRATED);
 	cfg->cluster.intra_node = fitted.cluster.intra_node;
 	cfg->cluster.inter_node = fitted.cluster.inter_node;
 	cfg->cluster.nvls = fitted.cluster.nvls;

@@ -303,6 +303,28 @@ static int is_model_shape_key(size_t i)
 	       strcmp(dc_cfg_keys[i].info.path, "model.params") != 0 && strcmp(dc_cfg_keys[i].info.path, "model.seq_length") != 0;
 }
 
+/* A model shape key's value in `m` as a message shows it. */
+static void model_value_text(const struct dc_model *m, size_t i, char *buf, size_t len)
+{
+	const struct key *k = &dc_cfg_keys[i];
+	const char *f = (const char *)m + (k->off - offsetof(struct dc_config, model));
+	if (k->kind == K_COUNT || k->kind == K_UINT) {
+		uint64_t u;
+		memcpy(&u, f, sizeof(u));
+		snprintf(buf, len, "%llu", (unsigned long long)u);
+	} else {
+		int e, n = 0;
+		memcpy(&e, f, sizeof(e));
+		if (k->kind == K_BOOL) {
+			snprintf(buf, len, "%s", e ? "true" : "false");
+			return;
+		}
+		while (k->info.choices && k->info.choices[n])
+			n++;
+		snprintf(buf, len, "\"%s\"", e >= 0 && e < n ? k->info.choices[e] : "?");
+	}
+}
+
 /* The Hugging Face config named by --model or model.hf_config: read it
  * (hf.c maps it), then take its value for every model key the config does
  * not give. With --model its shape replaces the config file's model keys
@@ -375,15 +397,40 @@ static void load_hf(struct loader *l)
 		l->errors++;
 	} else {
 		struct dc_model *m = &l->cfg->model;
+		/* docs/config.md, "Which value wins": a --set always; then a
+		 * Hugging Face config named on the command line (--model, --set
+		 * model.hf_config) over the config file's shape keys, which were
+		 * written for another model; a config file's own keys over the
+		 * file it names beside them. Every key both give warns. */
+		int cli_named = (o && o->model_file) || l->from_set[k_hf];
+		/* --model replaces the config's model keys by its definition
+		 * (--help says so): no warning each; their origin says --model */
+		int quiet = o && o->model_file;
+		const char *file = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 		for (size_t i = 0; i < NKEYS; i++) {
 			size_t moff;
+			char mine[48], theirs[48];
 			if (!is_model_shape_key(i))
 				continue;
-			if (o && o->model_file && !l->from_set[i])
+			moff = dc_cfg_keys[i].off - offsetof(struct dc_config, model);
+			if (l->seen[i] && !quiet) {
+				model_value_text(m, i, mine, sizeof(mine));
+				model_value_text(&hm, i, theirs, sizeof(theirs));
+				if (l->from_set[i])
+					dc_cfg_warnf(l, (int)i, "'%s': the --set value %s overrides %s from %s",
+						     dc_cfg_keys[i].info.path, mine, theirs, file);
+				else if (cli_named)
+					dc_cfg_warnf(l, (int)i, "'%s': the config's %s is replaced by %s from %s (named by %s)",
+						     dc_cfg_keys[i].info.path, mine, theirs, file,
+						     o && o->model_file ? "--model" : "--set model.hf_config");
+				else
+					dc_cfg_warnf(l, (int)i, "'%s': the config's %s overrides %s from %s (model.hf_config)",
+						     dc_cfg_keys[i].info.path, mine, theirs, file);
+			}
+			if (cli_named && !l->from_set[i])
 				l->seen[i] = 0;
 			if (l->seen[i])
 				continue;
-			moff = dc_cfg_keys[i].off - offsetof(struct dc_config, model);
 			if (dc_cfg_keys[i].kind == K_COUNT || dc_cfg_keys[i].kind == K_UINT)
 				memcpy((char *)m + moff, (const char *)&hm + moff, sizeof(uint64_t));
 			else
@@ -391,8 +438,13 @@ static void load_hf(struct loader *l)
 			l->seen[i] = 1;
 			l->from_hf[i] = 1;
 		}
-		if (o && o->model_file && !l->from_set[KEY_MODEL_PARAMS])
+		if (cli_named && l->seen[KEY_MODEL_PARAMS] && !l->from_set[KEY_MODEL_PARAMS]) {
+			/* the config's count was another model's */
+			if (!quiet)
+				dc_cfg_warnf(l, KEY_MODEL_PARAMS, "'model.params': the config's count is dropped; %s's shape gives the count",
+					     file);
 			l->seen[KEY_MODEL_PARAMS] = 0;
+		}
 		snprintf(m->family, sizeof(m->family), "%s", hm.family);
 		snprintf(m->hf_config, sizeof(m->hf_config), "%s", path);
 		l->hf_loaded = 1;
@@ -444,17 +496,22 @@ static void load_topology(struct loader *l)
 	/* the model's NVLink domain is the node or a multiple of it: a node
 	 * whose GPUs share NVLink in smaller groups (bridged pairs) or not at
 	 * all is one domain at the intra-node rate the config gives */
-	if (t.nvlink_domain == t.ngpus && ((k = KEY_CLUSTER_NVLINK_DOMAIN) < 0 || !l->seen[k]))
+	if (t.nvlink_domain == t.ngpus && ((k = KEY_CLUSTER_NVLINK_DOMAIN) < 0 || !l->seen[k])) {
 		c->nvlink_domain = t.nvlink_domain;
+		l->filled[KEY_CLUSTER_NVLINK_DOMAIN] = DC_ORIGIN_TOPOLOGY;
+	}
 	else if (t.nvlink_domain < t.ngpus)
 		dc_cfg_warnf(l, kt,
 		      "'cluster.topology_file': %s; the network model prices the node as one domain at "
 		      "cluster.intra_node.bandwidth (%g GB/s): give the PCIe or bridge rate there",
 		      t.nvlink_domain == 1 ? "no two GPUs share NVLink" : "GPUs share NVLink only in groups",
 		      c->intra_node.bw_bytes_per_s / 1e9);
-	if (t.nics_per_node && ((k = KEY_CLUSTER_NICS_PER_NODE) < 0 || !l->seen[k]))
+	if (t.nics_per_node && ((k = KEY_CLUSTER_NICS_PER_NODE) < 0 || !l->seen[k])) {
 		c->nics_per_node = t.nics_per_node;
+		l->filled[KEY_CLUSTER_NICS_PER_NODE] = DC_ORIGIN_TOPOLOGY;
+	}
 	if (t.nnics && ((k = KEY_CLUSTER_NIC_PATH) < 0 || !l->seen[k])) {
+		l->filled[KEY_CLUSTER_NIC_PATH] = DC_ORIGIN_TOPOLOGY;
 		switch (t.worst_nic_path) {
 		case DC_TOPO_SYS: c->nic_path = DC_NIC_PATH_SYS; break;
 		case DC_TOPO_NODE:
@@ -560,6 +617,20 @@ static int load_buffer(const char *buf, size_t len, const char *name, const char
 	dc_cfg_check_missing(&l);
 	if (l.errors == 0)
 		dc_cfg_cross_check(&l);
+	/* where every value came from, for the cluster section and the
+	 * model keys' provenance */
+	for (i = 0; i < NKEYS; i++) {
+		enum dc_origin o = DC_ORIGIN_DEFAULT;
+		if (l.from_set[i])
+			o = DC_ORIGIN_SET;
+		else if (l.from_hf[i])
+			o = opts && opts->model_file ? DC_ORIGIN_MODEL : DC_ORIGIN_HF;
+		else if (l.seen[i])
+			o = DC_ORIGIN_CONFIG;
+		else if (l.filled[i])
+			o = (enum dc_origin)l.filled[i];
+		cfg->origin[i] = (unsigned char)o;
+	}
 	rc = l.errors || diag->errors ? -1 : 0;
 out:
 	cJSON_Delete(root);

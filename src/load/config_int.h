@@ -78,6 +78,8 @@ struct loader {
 	int seen[NKEYS];       /* key present (file or --set) */
 	int from_set[NKEYS];   /* last value came from --set */
 	int unset[NKEYS];      /* removed by --unset (and not set again after) */
+	unsigned char filled[NKEYS]; /* enum dc_origin of a value a preset or
+				      * the topology file filled; 0: none */
 	int suggested[NKEYS];  /* an unknown key's suggestion: its "missing" would repeat it */
 	int from_hf[NKEYS];    /* the value came from the Hugging Face config */
 	int walked[NKEYS];     /* a section whose object was walked (not of a wrong type) */

@@ -5,6 +5,8 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -242,3 +244,128 @@ const struct dc_config_key_info *dc_config_key_find(const char *path)
 	return ki < 0 ? NULL : &dc_cfg_keys[ki].info;
 }
 
+
+/* ---- values and where they came from (config.h) ---- */
+
+_Static_assert(KEY_COUNT <= DC_CONFIG_MAX_KEYS, "raise DC_CONFIG_MAX_KEYS");
+
+int dc_config_key_index(const char *path)
+{
+	return dc_cfg_find_key(path);
+}
+
+/* The shortest text that reads back as v (15 to 17 digits). */
+static void real_text(char *buf, size_t len, double v)
+{
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+}
+
+int dc_config_value_json(const struct dc_config *c, size_t i, char *buf, size_t len)
+{
+	const struct key *k;
+	const char *f;
+	if (i >= NKEYS || !len)
+		return -1;
+	k = &dc_cfg_keys[i];
+	if (i == KEY_MODEL_HF_CONFIG || i == KEY_CLUSTER_TOPOLOGY_FILE) {
+		const char *s = i == KEY_MODEL_HF_CONFIG ? c->model.hf_config : c->cluster.topology_file;
+		char esc[2 * sizeof(c->model.hf_config) + 2];
+		size_t n = 0;
+		if (!*s) {
+			snprintf(buf, len, "null");
+			return 0;
+		}
+		/* a path as a JSON string: quotes, backslashes and control bytes escaped */
+		for (; *s && n + 7 < sizeof(esc); s++) {
+			unsigned char ch = (unsigned char)*s;
+			if (ch == '"' || ch == '\\')
+				n += (size_t)snprintf(esc + n, sizeof(esc) - n, "\\%c", ch);
+			else if (ch < 0x20 || ch == 0x7f)
+				n += (size_t)snprintf(esc + n, sizeof(esc) - n, "\\u%04x", ch);
+			else
+				esc[n++] = (char)ch;
+		}
+		esc[n] = '\0';
+		snprintf(buf, len, "\"%s\"", esc);
+		return 0;
+	}
+	if (k->off == NOFF)
+		return -1;
+	f = (const char *)c + k->off;
+	switch (k->kind) {
+	case K_COUNT:
+	case K_UINT:
+	case K_BYTES:
+	case K_BYTES_POS: {
+		uint64_t u;
+		memcpy(&u, f, sizeof(u));
+		snprintf(buf, len, "%llu", (unsigned long long)u);
+		return 0;
+	}
+	case K_BW:
+	case K_TIME:
+	case K_FRACTION:
+	case K_REAL: {
+		double d;
+		memcpy(&d, f, sizeof(d));
+		real_text(buf, len, d);
+		return 0;
+	}
+	case K_BOOL: {
+		int b;
+		memcpy(&b, f, sizeof(b));
+		snprintf(buf, len, "%s", b ? "true" : "false");
+		return 0;
+	}
+	case K_ENUM:
+	case K_GPU: {
+		int e, n = 0;
+		memcpy(&e, f, sizeof(e));
+		if (k->kind == K_GPU) {
+			if (e == 0) {
+				snprintf(buf, len, "null");
+				return 0;
+			}
+			e--;
+		}
+		while (k->info.choices[n])
+			n++;
+		if (e < 0 || e >= n)
+			return -1;
+		snprintf(buf, len, "\"%s\"", k->info.choices[e]);
+		return 0;
+	}
+	default:
+		return -1;
+	}
+}
+
+const char *dc_config_origin_text(const struct dc_config *c, size_t i, char *buf, size_t len)
+{
+	switch (i < NKEYS ? c->origin[i] : DC_ORIGIN_DEFAULT) {
+	case DC_ORIGIN_CONFIG: return "config";
+	case DC_ORIGIN_SET: return "--set";
+	case DC_ORIGIN_SYSTEM:
+		snprintf(buf, len, "preset:%s", dc_system_name(c->cluster.system));
+		return buf;
+	case DC_ORIGIN_GPU:
+		snprintf(buf, len, "preset:%s", dc_gpu_name(c->cluster.gpu));
+		return buf;
+	case DC_ORIGIN_HF: return "hf_config";
+	case DC_ORIGIN_MODEL: return "--model";
+	case DC_ORIGIN_TOPOLOGY: return "topology_file";
+	case DC_ORIGIN_CALIBRATED: return "calibrated";
+	default: return "default";
+	}
+}
+
+void dc_config_set_origin(struct dc_config *c, const char *path, enum dc_origin origin)
+{
+	int ki = dc_cfg_find_key(path);
+	if (ki >= 0)
+		c->origin[ki] = (unsigned char)origin;
+}

@@ -901,6 +901,65 @@ static int rule_pipeline_schedule(struct loader *l)
 	return 0;
 }
 
+/* A key the config (or --set) gives where the preset named in the same
+ * run would fill another value: the explicit one wins, and a warning names
+ * both, so a preset never loses silently. */
+static void preset_loses(struct loader *l, enum key_id k, const char *preset_key, const char *preset, const char *mine,
+			 const char *theirs)
+{
+	dc_cfg_warnf(l, (int)k, "'%s': %s from %s overrides %s that %s \"%s\" would fill",
+		     dc_cfg_keys[k].info.path, mine, l->from_set[k] ? "--set" : "the config", theirs, preset_key, preset);
+}
+
+static void fill_u64(struct loader *l, enum key_id k, uint64_t *f, uint64_t v, enum dc_origin o, const char *pk,
+		     const char *pn)
+{
+	char a[32], b[32];
+	if (!seen(l, k)) {
+		*f = v;
+		l->filled[k] = (unsigned char)o;
+	} else if (*f != v) {
+		/* memory in GiB as the presets give it, counts as they are */
+		if (k == KEY_CLUSTER_GPU_MEMORY) {
+			snprintf(a, sizeof(a), "%g GiB", (double)*f / 1073741824.0);
+			snprintf(b, sizeof(b), "%g GiB", (double)v / 1073741824.0);
+		} else {
+			snprintf(a, sizeof(a), "%llu", (unsigned long long)*f);
+			snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
+		}
+		preset_loses(l, k, pk, pn, a, b);
+	}
+}
+
+/* `scale` and `unit` word the values ("GB/s" at 1e9, "us" at 1e-6). */
+static void fill_f64(struct loader *l, enum key_id k, double *f, double v, enum dc_origin o, const char *pk,
+		     const char *pn, double scale, const char *unit)
+{
+	char a[48], b[48];
+	if (!seen(l, k)) {
+		*f = v;
+		l->filled[k] = (unsigned char)o;
+	} else if (*f != v) {
+		snprintf(a, sizeof(a), "%g%s%s", *f / scale, *unit ? " " : "", unit);
+		snprintf(b, sizeof(b), "%g%s%s", v / scale, *unit ? " " : "", unit);
+		preset_loses(l, k, pk, pn, a, b);
+	}
+}
+
+/* NVLink SHARP by GPU: 1 has it (Hopper's third-generation NVSwitch), -1
+ * has not (the A100's NVSwitch does no in-switch reductions), 0 not known
+ * (a preset without an entry: not refused). */
+static const signed char gpu_nvls[DC_GPU_COUNT] = {
+	[DC_GPU_A100_SXM4_80GB] = -1,
+	[DC_GPU_H100_SXM5_80GB] = 1,
+	[DC_GPU_H200_SXM_141GB] = 1,
+};
+
+static int gpu_lacks_nvls(enum dc_gpu g)
+{
+	return g != DC_GPU_NONE && g < DC_GPU_COUNT && gpu_nvls[g] < 0;
+}
+
 /* The vendor data sheets' figures (dense, no sparsity; docs/compute-model.md,
  * "The presets"). A card sold as N GB holds N GiB (warn_decimal_gpu_memory). */
 struct gpu_preset {
@@ -922,17 +981,20 @@ static int rule_gpu_preset(struct loader *l)
 {
 	struct dc_cluster *c = &l->cfg->cluster;
 	const struct gpu_preset *g;
+	const char *pk = "cluster.gpu", *pn;
+	enum dc_origin o = DC_ORIGIN_GPU;
 	if (c->gpu == DC_GPU_NONE || c->gpu >= DC_GPU_COUNT)
 		return 0;
+	if (c->nvls && gpu_lacks_nvls(c->gpu))
+		dc_cfg_errorf(l, blame(l, KEY_CLUSTER_NVLS, KEY_CLUSTER_GPU),
+		       "'cluster.nvls': NVLink SHARP needs NVSwitch reductions (Hopper's third-generation NVSwitch), which 'cluster.gpu' \"%s\" has not; leave nvls false",
+		       dc_gpu_name(c->gpu));
 	g = &gpu_presets[c->gpu];
-	if (!seen(l, KEY_CLUSTER_GPU_MEMORY))
-		c->gpu_mem_bytes = (uint64_t)(g->mem_gib * 1073741824.0);
-	if (!seen(l, KEY_CLUSTER_PEAK_FLOPS))
-		c->peak_flops = g->peak_flops;
-	if (!seen(l, KEY_CLUSTER_PEAK_FLOPS_FP8))
-		c->peak_flops_fp8 = g->peak_flops_fp8;
-	if (!seen(l, KEY_CLUSTER_HBM_BANDWIDTH))
-		c->hbm_bandwidth = g->hbm_bandwidth;
+	pn = dc_gpu_name(c->gpu);
+	fill_u64(l, KEY_CLUSTER_GPU_MEMORY, &c->gpu_mem_bytes, (uint64_t)(g->mem_gib * 1073741824.0), o, pk, pn);
+	fill_f64(l, KEY_CLUSTER_PEAK_FLOPS, &c->peak_flops, g->peak_flops, o, pk, pn, 1e12, "TFLOP/s");
+	fill_f64(l, KEY_CLUSTER_PEAK_FLOPS_FP8, &c->peak_flops_fp8, g->peak_flops_fp8, o, pk, pn, 1e12, "TFLOP/s");
+	fill_f64(l, KEY_CLUSTER_HBM_BANDWIDTH, &c->hbm_bandwidth, g->hbm_bandwidth, o, pk, pn, 1e12, "TB/s");
 	if (l->cfg->precision.compute == DC_COMPUTE_FP8 && c->peak_flops_fp8 == 0)
 		dc_cfg_errorf(l, blame(l, KEY_PRECISION_COMPUTE, KEY_CLUSTER_GPU),
 		       "'precision.compute': \"fp8\" needs an FP8 matmul peak, but 'cluster.gpu' \"%s\" has none (%s); use \"bf16\" or give cluster.peak_flops_fp8",
@@ -1089,25 +1151,35 @@ void dc_cfg_apply_system(struct loader *l)
 {
 	struct dc_cluster *c = &l->cfg->cluster;
 	const struct system_preset *ps;
+	const char *pk = "cluster.system", *pn;
+	enum dc_origin o = DC_ORIGIN_SYSTEM;
 	if (c->system == DC_SYSTEM_CUSTOM)
 		return;
 	ps = &presets[c->system];
-	if (!seen(l, KEY_CLUSTER_GPUS_PER_NODE))
-		c->gpus_per_node = ps->gpus_per_node;
-	if (!seen(l, KEY_CLUSTER_GPU))
+	pn = dc_system_name(c->system);
+	fill_u64(l, KEY_CLUSTER_GPUS_PER_NODE, &c->gpus_per_node, ps->gpus_per_node, o, pk, pn);
+	if (!seen(l, KEY_CLUSTER_GPU)) {
 		c->gpu = ps->gpu; /* which fills gpu_memory and the GPU's speeds (rule_gpu_preset) */
-	if (!seen(l, KEY_CLUSTER_NICS_PER_NODE))
-		c->nics_per_node = ps->nics_per_node;
-	if (!seen(l, KEY_CLUSTER_INTRA_NODE_BANDWIDTH))
-		c->intra_node.bw_bytes_per_s = ps->nvlink_bw;
-	if (!seen(l, KEY_CLUSTER_INTRA_NODE_LATENCY))
-		c->intra_node.latency_s = ps->nvlink_lat;
-	if (!seen(l, KEY_CLUSTER_INTER_NODE_BANDWIDTH))
-		c->inter_node.bw_bytes_per_s = ps->nic_bw;
-	if (!seen(l, KEY_CLUSTER_INTER_NODE_LATENCY))
-		c->inter_node.latency_s = ps->nic_lat;
-	if (!seen(l, KEY_CLUSTER_NVLS))
-		c->nvls = ps->nvls;
+		l->filled[KEY_CLUSTER_GPU] = (unsigned char)o;
+	} else if (c->gpu != ps->gpu) {
+		char a[48], b[48];
+		snprintf(a, sizeof(a), "\"%s\"", dc_gpu_name(c->gpu));
+		snprintf(b, sizeof(b), "\"%s\"", dc_gpu_name(ps->gpu));
+		preset_loses(l, KEY_CLUSTER_GPU, pk, pn, a, b);
+	}
+	fill_u64(l, KEY_CLUSTER_NICS_PER_NODE, &c->nics_per_node, ps->nics_per_node, o, pk, pn);
+	fill_f64(l, KEY_CLUSTER_INTRA_NODE_BANDWIDTH, &c->intra_node.bw_bytes_per_s, ps->nvlink_bw, o, pk, pn, 1e9, "GB/s");
+	fill_f64(l, KEY_CLUSTER_INTRA_NODE_LATENCY, &c->intra_node.latency_s, ps->nvlink_lat, o, pk, pn, 1e-6, "us");
+	fill_f64(l, KEY_CLUSTER_INTER_NODE_BANDWIDTH, &c->inter_node.bw_bytes_per_s, ps->nic_bw, o, pk, pn, 1e9, "GB/s");
+	fill_f64(l, KEY_CLUSTER_INTER_NODE_LATENCY, &c->inter_node.latency_s, ps->nic_lat, o, pk, pn, 1e-6, "us");
+	/* the preset's NVLink SHARP only where the GPU in use has it: an A100
+	 * kept over a DGX H100 preset gets none (its gpu warning says why) */
+	if (!seen(l, KEY_CLUSTER_NVLS)) {
+		c->nvls = ps->nvls && !gpu_lacks_nvls(c->gpu);
+		l->filled[KEY_CLUSTER_NVLS] = (unsigned char)o;
+	} else if (c->nvls != ps->nvls) {
+		preset_loses(l, KEY_CLUSTER_NVLS, pk, pn, c->nvls ? "true" : "false", ps->nvls ? "true" : "false");
+	}
 }
 
 /* Every required key that is missing, reported whatever else is wrong. */

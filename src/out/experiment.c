@@ -13,7 +13,7 @@
 #include "report_int.h"
 
 const struct dc_section *const dc_sections[] = {
-	&dc_section_summary, &dc_section_model, &dc_section_topology, &dc_section_groups,
+	&dc_section_summary, &dc_section_model, &dc_section_cluster, &dc_section_topology, &dc_section_groups,
 	&dc_section_batch,   &dc_section_memory, &dc_section_ring,    &dc_section_comm,
 	&dc_section_strategies, &dc_section_flops, &dc_section_step, &dc_section_collectives, &dc_section_calibration,
 	&dc_section_whatif, &dc_section_checkpoint, &dc_section_loss, &dc_section_search, NULL,
@@ -28,7 +28,7 @@ const struct dc_section *dc_section_find(const char *name)
 }
 
 static const struct dc_section *const systems_sections[] = {
-	&dc_section_summary, &dc_section_model, &dc_section_topology, &dc_section_groups,
+	&dc_section_summary, &dc_section_model, &dc_section_cluster, &dc_section_topology, &dc_section_groups,
 	&dc_section_batch,   &dc_section_memory, &dc_section_ring,    &dc_section_comm,
 	&dc_section_strategies, &dc_section_flops, &dc_section_step, NULL,
 };

@@ -52,6 +52,8 @@ void dc_excerpt_bounds(uint64_t n, const struct dc_render_opts *o, uint64_t *fro
 
 uint64_t dc_rows_limit(const struct dc_report *r, const struct dc_rows *rows, uint64_t max_rows)
 {
+	if (rows->every)
+		return 0;
 	if (!rows->quadratic || r->nsec == 1)
 		return max_rows;
 	return max_rows && max_rows < DC_QUADRATIC_ROWS ? max_rows : DC_QUADRATIC_ROWS;

@@ -15,6 +15,16 @@
 
 #define DC_REPORT_MAX_SECTIONS 24
 
+/* sec_cluster.c: the config keys under a prefix ("cluster.", "model."),
+ * one row each: the key, its value, its unit and where it came from. */
+struct dc_key_row {
+	const struct dc_config *cfg;
+	size_t key; /* the key table row (dc_config_key_at) */
+};
+uint64_t dc_key_rows_count(const struct dc_config *cfg, const char *prefix);
+void dc_key_rows_fill(const struct dc_config *cfg, const char *prefix, uint64_t i, struct dc_key_row *r);
+extern const struct dc_fields dc_key_row_table;
+
 struct dc_sweep;
 
 struct dc_report {

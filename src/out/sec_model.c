@@ -8,6 +8,7 @@
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
 #include "distcalc/section.h"
+#include "report_int.h"
 
 struct terms_view {
 	struct dc_param_terms t;
@@ -22,6 +23,7 @@ struct rank_view {
 
 struct view {
 	const struct dc_model *m;
+	const struct dc_config *cfg;
 	const char *hf_config, *params_source, *attention, *norm;
 	uint64_t params_total, params_active, num_experts, experts_per_token;
 	struct terms_view terms;
@@ -33,6 +35,7 @@ static void view(const struct dc_run *run, void *out)
 	struct view *v = out;
 	const struct dc_model *m = &run->plan->in->model;
 	v->m = m;
+	v->cfg = run->plan->in;
 	v->hf_config = m->hf_config[0] ? m->hf_config : "none";
 	v->params_source = m->params_explicit ? "model.params (explicit; the terms below are the shape's)" : "the shape";
 	v->attention = m->kv_lora_rank ? "multi-head latent (MLA)"
@@ -136,6 +139,25 @@ static const struct dc_field rank_fields[] = {
 };
 static const struct dc_fields rank = DC_FIELDS(rank_fields);
 
+/* With a Hugging Face config: every model key's value and where it came
+ * from (hf_config, --model, config, --set, default). */
+static int has_hf(const void *base)
+{
+	return ((const struct view *)base)->m->hf_config[0] != 0;
+}
+
+static uint64_t key_count(const void *base)
+{
+	return dc_key_rows_count(((const struct view *)base)->cfg, "model.");
+}
+
+static void key_row(const void *base, uint64_t i, void *out)
+{
+	dc_key_rows_fill(((const struct view *)base)->cfg, "model.", i, out);
+}
+
+static const struct dc_rows key_rows = {key_count, key_row, sizeof(struct dc_key_row), "keys", 1, 0, 1};
+
 #define V(m) offsetof(struct view, m)
 static const struct dc_field fields[] = {
 	{"family", "family", DC_U_NONE, DC_FT_FN, 0, .text = family},
@@ -156,6 +178,8 @@ static const struct dc_field fields[] = {
 	{"terms", "Parameters by term (all layers)", DC_U_NONE, DC_FT_OBJECT, V(terms), .sub = &terms},
 	{"per_rank", "Rank holding the most parameters (tp, pp and ep placement)", DC_U_NONE, DC_FT_OBJECT, V(rank),
 	 .sub = &rank},
+	{"keys", "Model keys as resolved, and where each came from", DC_U_NONE, DC_FT_ROWS, 0, .sub = &dc_key_row_table,
+	 .rows = &key_rows, .shown = has_hf},
 };
 
 _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");

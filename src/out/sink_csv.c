@@ -100,9 +100,23 @@ static void csv_value(struct dc_buf *b, const struct dc_field *f, const void *ba
 		break;
 	case DC_FT_STR:
 	case DC_FT_TEXT:
-	case DC_FT_FN:
-		csv_text(b, dc_fld_text(f, base, text, sizeof(text)));
+	case DC_FT_FN: {
+		const char *t = dc_fld_text(f, base, text, sizeof(text));
+		size_t n = strlen(t);
+		/* a JSON-valued scalar as CSV writes any value: a string
+		 * without its quotes (when it holds no escape), null empty; an
+		 * object or array stays its JSON text */
+		if (f->json_value && strcmp(t, "null") == 0)
+			break;
+		if (f->json_value && n >= 2 && t[0] == '"' && t[n - 1] == '"' && !memchr(t, '\\', n) && n < sizeof(text)) {
+			memmove(text, t + 1, n - 2);
+			text[n - 2] = '\0';
+			csv_text(b, text);
+			break;
+		}
+		csv_text(b, t);
 		break;
+	}
 	default:
 		break;
 	}

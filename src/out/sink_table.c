@@ -465,13 +465,14 @@ static void cache_put(struct cell_cache *c, uint64_t slot, size_t col, const cha
 
 /* One panel of a table: the columns in `panel`, header, units row (when a
  * column has a unit), rows, and a marker where rows were left out. */
-static void t_panel(struct tctx *t, const struct dc_field *f, const void *base, int depth,
-		    const struct col *cols, const size_t *panel, size_t np, uint64_t from, uint64_t to,
+/* `cf`: the columns the table shows (f->sub less its JSON-valued ones),
+ * which `panel` indexes. */
+static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fields *cf, const void *base,
+		    int depth, const struct col *cols, const size_t *panel, size_t np, uint64_t from, uint64_t to,
 		    uint64_t n, const struct cell_cache *cc)
 {
 	_Alignas(max_align_t) unsigned char row[DC_ROW_MAX];
 	const struct dc_rows *rs = f->rows;
-	const struct dc_fields *cf = f->sub;
 	char cell[DC_CELL_MAX];
 	size_t k, any_unit = 0;
 	int gap;
@@ -640,7 +641,7 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 			linew += 2 + cols[next].width;
 			panel[np++] = next++;
 		}
-		t_panel(t, f, base, depth, cols, panel, np, from, to, n, &cc);
+		t_panel(t, f, cf, base, depth, cols, panel, np, from, to, n, &cc);
 	}
 	(void)any_unit;
 }
