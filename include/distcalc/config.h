@@ -72,6 +72,15 @@ enum dc_attention {
 	DC_ATTENTION_EAGER, /* QK^T, softmax and dropout as separate ops (Korthikanti 5as^2b) */
 };
 
+/* training.framework: whose overlap rules the step model follows
+ * (docs/step-model.md, "Framework rules"). */
+enum dc_framework {
+	DC_FRAMEWORK_CUSTOM,     /* the keys as given, each default as it was before the key */
+	DC_FRAMEWORK_MEGATRON,   /* Megatron-LM / Megatron-Core */
+	DC_FRAMEWORK_TORCHTITAN, /* torchtitan (FSDP2, DTensor TP, async TP) */
+	DC_FRAMEWORK_DEEPSPEED,  /* DeepSpeed's ZeRO engine */
+};
+
 enum dc_axis {
 	DC_AXIS_TP,
 	DC_AXIS_CP,
@@ -276,6 +285,8 @@ struct dc_parallel {
 	int reshard_after_forward;
 	enum dc_fsdp_unit fsdp_unit;
 	uint64_t bucket_bytes; /* DDP gradient bucket */
+	int bucket_given;      /* parallel.bucket_size given: it wins over training.framework's buckets */
+	int reshard_given;     /* parallel.reshard_after_forward given (else training.framework's default) */
 	int sequence_parallel;     /* Megatron SP: norms/dropout split over tp */
 	uint64_t virtual_pipeline; /* model chunks per pipeline rank (interleaved), v */
 	/* parallel.pipeline_schedule: given, or derived from virtual_pipeline
@@ -292,6 +303,8 @@ struct dc_training {
 	enum dc_attention attention;
 	uint64_t total_tokens; /* training.total_tokens; 0 when not given (step.time_to_train_s) */
 	double jitter;         /* training.jitter: coefficient of variation of a rank's per-step compute (whatif.h) */
+	enum dc_framework framework; /* training.framework */
+	int compile;                 /* training.compile: torch.compile's fused element-wise kernels */
 };
 
 /* What the step model lets run behind compute (docs/step-model.md). */
@@ -308,6 +321,9 @@ struct dc_overlap {
 	int fsdp_prefetch;       /* FSDP gathers the next unit while this one computes */
 	int tp;                  /* TP and EP collectives behind the matmuls */
 	double compute_slowdown; /* kernels slow by this fraction while communication overlaps them */
+	int dp_given;            /* overlap.dp given (else training.framework's default) */
+	int param_gather;        /* overlap.param_gather: Megatron's --overlap-param-gather */
+	int param_gather_given;  /* ... given (else training.framework's default) */
 };
 
 /* Conventions for the bytes of each model state (docs/formulas.md,
@@ -566,6 +582,7 @@ uint64_t dc_dtype_bytes(enum dc_dtype t);
 const char *dc_system_name(enum dc_system s);
 const char *dc_nic_path_name(enum dc_nic_path p);
 const char *dc_attention_name(enum dc_attention a);
+const char *dc_framework_name(enum dc_framework f);
 const char *dc_precision_preset_name(enum dc_precision_preset p);
 const char *dc_offload_name(enum dc_offload o);
 const char *dc_cp_comm_name(enum dc_cp_comm c);

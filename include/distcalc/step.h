@@ -94,6 +94,22 @@ double dc_step_pipeline_closed(const struct dc_step_pipe *pp, uint64_t *critical
  * tail, >= 0. Closed form over the groups. */
 double dc_step_bucket_tail(const struct dc_step_buckets *b, double window_s);
 
+/* Megatron's --overlap-param-gather (docs/step-model.md, "Framework
+ * rules"): the updated parameters' AllGather calls `b` (groups in the
+ * order dp.c pushes them, the backward's: the forward meets them last
+ * group first) run back to back on the communication stream while the
+ * next step's first forward of `window_s` seconds consumes them, bucket
+ * i's share bytes_i / total of the window starting once bucket i has
+ * arrived. Returns the seconds the forward is held up: max over i of
+ * (gathers up to i) - (forward of the buckets before i), at least the
+ * first bucket's gather. O(groups). */
+double dc_step_param_gather_exposed(const struct dc_step_buckets *b, double window_s);
+
+/* One collective of c_s seconds in `tiles` tiles beside a GEMM of g_s
+ * seconds (Megatron's --tp-comm-overlap, torchtitan's async TP): the part
+ * of c_s that shows, max(0, c_s - g_s (tiles - 1) / tiles). */
+double dc_step_tiled_exposed(double c_s, double g_s, double tiles);
+
 /* One row of step.classes[]: the stages of one plan segment (identical
  * parameters, so identical ops), at the one of them that finishes last. */
 struct dc_step_class {

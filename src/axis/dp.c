@@ -9,6 +9,8 @@
  * "Communication per step". */
 #include "axis_int.h"
 
+#include "distcalc/framework.h"
+
 /* The groups one kind of parameter synchronises over. */
 struct dp_groups {
 	uint64_t shard;             /* ranks its states shard over */
@@ -34,7 +36,9 @@ static void dp_sync(struct dc_axis_ctx *x, uint64_t params, int expert, const st
 	const struct dc_plan *p = x->p;
 	const struct dc_precision *pr = &p->in->precision;
 	struct dc_ck *b = x->b;
-	uint64_t bucket = p->in->parallel.bucket_bytes;
+	/* training.framework's buckets (framework.h): the gradients', and the
+	 * updated parameters' AllGather's */
+	uint64_t bucket = dc_framework_grad_bucket_bytes(p), pbucket = dc_framework_param_bucket_bytes(p);
 	enum dc_sharding sharding = p->layout.sharding;
 	uint64_t gas = p->layout.grad_accum_steps, r = p->dp_replicate;
 	uint64_t grads = dc_ck_mul(b, params, pr->grad_bytes);
@@ -64,7 +68,7 @@ static void dp_sync(struct dc_axis_ctx *x, uint64_t params, int expert, const st
 	if (g->shard > 1) {
 		on(x, g->shard, g->shard_g);
 		dc_axis_push_buckets(x, DC_COLL_ALL_GATHER, expert ? DC_CW_UPDATED_EXPERT_PARAMS : DC_CW_UPDATED_PARAMS,
-				     DC_CPHASE_AFTER_OPTIMIZER, DC_OVL_EXPOSED, weights, bucket);
+				     DC_CPHASE_AFTER_OPTIMIZER, DC_OVL_EXPOSED, weights, pbucket);
 	}
 }
 

@@ -4,6 +4,8 @@
  * gradients. docs/formulas-systems.md, "Communication per step". */
 #include "axis_int.h"
 
+#include "distcalc/framework.h"
+
 /* HSDP (parallel.dp_replicate > 1, FSDP2 on a 2-D mesh): after each
  * ReduceScatter of M gradient bytes over the shard group, FSDP2
  * all-reduces the shard, ceil(M / shard) bytes, across the replicas. */
@@ -45,7 +47,7 @@ static void fsdp_units(struct dc_axis_ctx *x, uint64_t units, uint64_t q, uint64
 		     dc_ck_mul(b, q + 1, w));
 	dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_ROOT_PARAMS, DC_CPHASE_FORWARD, DC_OVL_PREFETCH, gas,
 		     dc_ck_mul(b, other, w));
-	if (p->in->parallel.reshard_after_forward) {
+	if (dc_framework_reshard_after_forward(p)) {
 		dc_axis_push(x, DC_COLL_ALL_GATHER, params, DC_CPHASE_BACKWARD, DC_OVL_PREFETCH,
 			     dc_ck_mul(b, units - r, gas), dc_ck_mul(b, q, w));
 		dc_axis_push(x, DC_COLL_ALL_GATHER, params, DC_CPHASE_BACKWARD, DC_OVL_PREFETCH, dc_ck_mul(b, r, gas),

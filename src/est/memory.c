@@ -9,6 +9,7 @@
 #include "distcalc/activation.h"
 #include "distcalc/axis.h"
 #include "distcalc/checkpoint.h"
+#include "distcalc/framework.h"
 #include "distcalc/params.h"
 #include "distcalc/plan.h"
 #include "distcalc/util.h"
@@ -447,8 +448,8 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 		l->fsdp_backward_params_bytes = resident;
 		/* without resharding every unit stays gathered from forward on */
 		l->fsdp_forward_params_bytes =
-			par->reshard_after_forward ? resident : dc_ck_mul(&c, l->p.total, pr->working_bytes);
-		if (!par->reshard_after_forward)
+			dc_framework_reshard_after_forward(pl) ? resident : dc_ck_mul(&c, l->p.total, pr->working_bytes);
+		if (!dc_framework_reshard_after_forward(pl))
 			l->fsdp_backward_params_bytes = l->fsdp_forward_params_bytes;
 		if (fsdp_holds_stage(pl)) {
 			/* no resharding after backward: the whole stage gathered
@@ -468,7 +469,7 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 	 * never more than the gradients themselves */
 	grads_full = dc_ck_mul(&c, l->p.total, pr->grad_bytes);
 	if (sh != DC_SHARD_FSDP && pl->dp_cp > 1) {
-		uint64_t two = dc_ck_mul(&c, 2, cfg->parallel.bucket_bytes);
+		uint64_t two = dc_ck_mul(&c, 2, dc_framework_grad_bucket_bytes(pl));
 		l->ddp_buckets_bytes = two < grads_full ? two : grads_full;
 	}
 	l->comm_buffers_bytes = cfg->memory.comm_buffer_bytes;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "distcalc/framework.h"
 #include "distcalc/plan.h"
 #include "distcalc/util.h"
 
@@ -44,7 +45,15 @@ struct costs {
 	double cp_f, cp_b;           /* one layer's context-parallel K/V exchange */
 	int cp_hide;                 /* p2p: the ring's sends run behind the layer's kernels */
 	double send_s;               /* one pipeline send */
-	int ov_tp, ov_fsdp, ov_dp;
+	int ov_fsdp, ov_dp;
+	enum dc_tp_overlap tp_mode; /* framework.h: how TP meets the GEMMs */
+	/* DC_TP_TILED: one call of each TP collective, per layer and
+	 * microbatch (two of each a layer: attention's and the MLP's), and
+	 * the GEMM each is tiled beside (tp_pair_gemms) */
+	double c_ag_f, c_rs_f, c_gbar_b, c_rs_b, c_regather_b;
+	double tp_b_exposed;           /* of tp_b: what is always waited for (a recomputed forward's) */
+	double g_qkv, g_o, g_fc1, g_fc2; /* a dense layer's TP-paired GEMMs, forward, one each */
+	double tiles;                  /* tp: the tiles each collective is cut into */
 	/* overlap.ep: AlltoAlls behind the paired microbatch's compute,
 	 * Megatron-Core's combined 1F1B (a share of the ops pair) or
 	 * DualPipe's overlapped chunks (the paired ops) */
@@ -77,6 +86,100 @@ static int tp_async(const struct dc_coll *c)
 	return c->phase == DC_CPHASE_BACKWARD && c->overlap == DC_OVL_BEHIND_GEMM;
 }
 
+/* The forward GEMMs a dense layer's sequence-parallel collectives are
+ * tiled beside (Megatron's --tp-comm-overlap, torchtitan's async TP: an
+ * AllGather feeds a column-parallel GEMM, a row-parallel GEMM feeds a
+ * ReduceScatter): q, k, v and fc1 (gate and up) after the AllGathers, the
+ * output projection and fc2 before the ReduceScatters. Each at the large
+ * GEMM rate, FLOPs / (peak x matmul_efficiency): the pairing needs their
+ * shares, not their waves. A backward GEMM of a linear layer has its
+ * forward's FLOPs (compute.h), so the backward pairs reuse them. */
+static void tp_pair_gemms(struct costs *k, const struct dc_plan *p, const struct dc_compute *c)
+{
+	const struct dc_model *m = &p->in->model;
+	double rate = c ? c->peak_flops * c->matmul_efficiency : 0;
+	double t = (double)p->layout.tp, T = (double)p->tokens_per_microbatch_cp, h = (double)m->hidden_size;
+	double a = (double)m->num_attention_heads, kv = (double)(m->num_kv_heads ? m->num_kv_heads : m->num_attention_heads);
+	double d = m->head_dim ? (double)m->head_dim : h / a, f = (double)m->ffn_hidden_size;
+	double gate = m->mlp == DC_MLP_SWIGLU ? 2.0 : 1.0;
+	if (rate <= 0)
+		return;
+	k->g_qkv = 2.0 * T * h * (a + 2.0 * kv) * d / t / rate;
+	k->g_o = 2.0 * T * a * d * h / t / rate;
+	k->g_fc1 = 2.0 * T * h * gate * f / t / rate;
+	k->g_fc2 = 2.0 * T * f * h / t / rate;
+}
+
+/* DC_TP_TILED: each TP collective's time per call, by what it carries
+ * (tp.c: two calls of each a layer and microbatch); a recomputed
+ * forward's collectives are waited for. */
+static void tp_tiled_init(struct costs *k, const struct dc_comm_strategy *s, double per)
+{
+	for (uint64_t i = 0; i < s->ncoll; i++) {
+		const struct dc_coll *cl = &s->coll[i];
+		double one = cl->time_s / per / 2.0;
+		switch (cl->what) {
+		case DC_CW_TP_SEQ_IN_G:
+			k->c_ag_f += one;
+			break;
+		case DC_CW_TP_OUTPUT_GBAR:
+			k->c_rs_f += one;
+			break;
+		case DC_CW_TP_OUTPUT_GRAD_GBAR:
+			k->c_gbar_b += one;
+			break;
+		case DC_CW_TP_INPUT_GRAD_G:
+			k->c_rs_b += one;
+			break;
+		case DC_CW_TP_INPUT_REGATHER:
+			k->c_regather_b += one;
+			break;
+		default:
+			k->tp_b_exposed += cl->phase == DC_CPHASE_BACKWARD ? 2.0 * one : 0.0;
+			break;
+		}
+	}
+	k->tiles = (double)k->p->layout.tp;
+}
+
+/* One collective of c seconds cut into n tiles beside a GEMM of g seconds
+ * cut the same way (Wang et al. 2023, "Overlap Communication with
+ * Dependent Computation via Decomposition", ASPLOS; torch's
+ * fused_all_gather_matmul / fused_matmul_reduce_scatter): an AllGather's
+ * tile i + 1 arrives while tile i multiplies, so the pair ends at
+ * max(g, c + g / n): the last tile's GEMM waits for the last transfer
+ * (a ReduceScatter mirrors it: the first tile's GEMM runs before the
+ * first send). What shows of c is max(0, c - g (n - 1) / n). */
+double dc_step_tiled_exposed(double c_s, double g_s, double tiles)
+{
+	double hidden_window = tiles > 1 ? g_s * (tiles - 1.0) / tiles : 0;
+	return c_s > hidden_window ? c_s - hidden_window : 0;
+}
+
+/* DC_TP_TILED for one layer, forward or backward: its attention pairs,
+ * and the MLP's for a dense layer. A MoE layer's MLP collectives wait:
+ * the token dispatch stands between them and the experts' GEMMs. */
+static double tp_tiled_layer(const struct costs *k, int moe, int bwd)
+{
+	double n = k->tiles, ex;
+	if (!bwd) {
+		ex = dc_step_tiled_exposed(k->c_ag_f, k->g_qkv, n) + dc_step_tiled_exposed(k->c_rs_f, k->g_o, n);
+		if (moe)
+			return ex + k->c_ag_f + k->c_rs_f;
+		return ex + dc_step_tiled_exposed(k->c_ag_f, k->g_fc1, n) + dc_step_tiled_exposed(k->c_rs_f, k->g_fc2, n);
+	}
+	/* backward: the output gradient's AllGather beside the row-parallel
+	 * GEMM's input gradient, the input gradient's ReduceScatter beside
+	 * the column-parallel GEMM's, the input's re-gather beside its weight
+	 * gradient */
+	ex = k->tp_b_exposed + dc_step_tiled_exposed(k->c_gbar_b, k->g_o, n) +
+	     dc_step_tiled_exposed(k->c_rs_b, k->g_qkv, n) + dc_step_tiled_exposed(k->c_regather_b, k->g_qkv, n);
+	if (moe)
+		return ex + k->c_gbar_b + k->c_rs_b + k->c_regather_b;
+	return ex + dc_step_tiled_exposed(k->c_gbar_b, k->g_fc2, n) + dc_step_tiled_exposed(k->c_rs_b, k->g_fc1, n) +
+	       dc_step_tiled_exposed(k->c_regather_b, k->g_fc1, n);
+}
+
 static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc_compute *c,
 		       const struct dc_comm *comm)
 {
@@ -89,9 +192,11 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 	k->p = p;
 	k->c = c;
 	k->m = p->layout.grad_accum_steps;
-	k->ov_tp = in->overlap.tp;
+	k->tp_mode = dc_framework_tp_overlap(p);
+	if (k->tp_mode == DC_TP_TILED)
+		tp_pair_gemms(k, p, c);
 	k->ov_fsdp = in->overlap.fsdp_prefetch && in->parallel.fsdp_unit != DC_FSDP_UNIT_MODEL;
-	k->ov_dp = in->overlap.dp;
+	k->ov_dp = dc_framework_overlap_dp(p);
 	k->sched = dc_pipeline_schedule(p);
 	k->chunks = dc_pipeline_chunks(p);
 	k->ep_mode = in->overlap.ep;
@@ -104,6 +209,8 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 		for (uint64_t i = 0; i < comm->s[DC_STRAT_TP].ncoll; i++)
 			if (tp_async(&comm->s[DC_STRAT_TP].coll[i]))
 				k->tp_b_async += comm->s[DC_STRAT_TP].coll[i].time_s / (layers * gas);
+		if (k->tp_mode == DC_TP_TILED)
+			tp_tiled_init(k, &comm->s[DC_STRAT_TP], layers * gas);
 	}
 	if (comm->s[DC_STRAT_EP].in_play && comm->moe_layers > 0) {
 		double moe = (double)comm->moe_layers;
@@ -226,12 +333,19 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 		ex_cp = max0(cp - comp);
 		hid += cp - ex_cp;
 	}
-	if (k->ov_tp) {
-		/* tiled overlap: every TP collective behind the layer's GEMMs */
+	if (k->tp_mode == DC_TP_ALL) {
+		/* custom overlap.tp: every TP collective behind the layer's GEMMs */
 		double mm = bwd ? w->bwd_matmul_s : w->fwd_matmul_s;
 		ex_tp = max0(tp - mm);
 		hid += tp - ex_tp;
-	} else if (bwd) {
+	} else if (k->tp_mode == DC_TP_TILED) {
+		/* Megatron's TP overlap, torchtitan's async TP: each collective
+		 * in tp tiles beside its one GEMM */
+		ex_tp = tp_tiled_layer(k, moe, bwd);
+		if (ex_tp > tp)
+			ex_tp = tp;
+		hid += tp - ex_tp;
+	} else if (bwd && k->tp_mode == DC_TP_ASYNC_BWD) {
 		/* Megatron's asynchronous backward collectives, behind the
 		 * backward's GEMMs */
 		double async = k->tp_b_async, shown = max0(async - w->bwd_matmul_s);
@@ -601,6 +715,32 @@ double dc_step_bucket_tail(const struct dc_step_buckets *b, double window_s)
 	return best;
 }
 
+double dc_step_param_gather_exposed(const struct dc_step_buckets *b, double window_s)
+{
+	/* forward order: the last group first; bucket j of a group (n calls
+	 * of t seconds, f = window bytes / total forward seconds each) is
+	 * waited for by max(0, done_before + (j + 1) t - fwd_before - j f),
+	 * linear in j, so the group's ends bound it */
+	double done = 0, fwd = 0, best = 0;
+	if (b->total_bytes == 0)
+		return 0;
+	for (uint64_t g = b->ngroups; g-- > 0;) {
+		uint64_t n = b->n[g];
+		double f = window_s * (double)b->bytes[g] / (double)b->total_bytes;
+		if (n == 0)
+			continue;
+		for (int end = 0; end < 2; end++) {
+			double j = end ? (double)(n - 1) : 0;
+			double wait = done + (j + 1.0) * b->call_s[g] - fwd - j * f;
+			if (wait > best)
+				best = wait;
+		}
+		done += (double)n * b->call_s[g];
+		fwd += (double)n * f;
+	}
+	return best;
+}
+
 /* The DP strategy's calls: the buckets of the last microbatch's backward,
  * what earlier microbatches reduce (ZeRO-2), what follows the optimizer. */
 struct dp_calls {
@@ -608,6 +748,7 @@ struct dp_calls {
 	double earlier_s; /* ZeRO-2: the reduce-scatters of the microbatches before */
 	double post_s;    /* after the optimizer step: ZeRO's AllGather of the updated params */
 	uint64_t post_calls;
+	struct dc_step_buckets post; /* its calls (overlap.param_gather) */
 };
 
 static void dp_calls(const struct dc_plan *p, const struct dc_comm *comm, struct dp_calls *d)
@@ -632,8 +773,15 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm *comm, struct
 			b->total_s += (double)n * call;
 			d->earlier_s += (double)(c->count - n) * call;
 		} else {
+			struct dc_step_buckets *b = &d->post;
 			d->post_s += c->time_s;
 			d->post_calls += c->count;
+			b->n[b->ngroups] = c->count;
+			b->bytes[b->ngroups] = c->msg_bytes;
+			b->call_s[b->ngroups] = call;
+			b->ngroups++;
+			b->total_bytes += c->count * c->msg_bytes;
+			b->total_s += c->time_s;
 		}
 	}
 }
@@ -722,6 +870,15 @@ static void ctx_init(struct step_ctx *x, const struct dc_plan *p, const struct d
 	x->dev = NULL;
 	x->dev_sync = NULL;
 	stage_ops(&x->k, 0, &x->first);
+	if (dc_framework_param_gather(p) && x->dp.post_s > 0) {
+		/* Megatron's --overlap-param-gather: the AllGather runs behind
+		 * the next step's first forward on stage 0, where the step
+		 * starts; what shows holds that forward up, what hides slows it */
+		double shown = dc_step_param_gather_exposed(&x->dp.post, x->first.fwd_s);
+		if (shown > x->dp.post_s)
+			shown = x->dp.post_s;
+		x->dp.post_s = shown + x->k.slow * (x->dp.post_s - shown);
+	}
 	if (x->pp == 1)
 		x->last = x->first;
 	else

@@ -25,6 +25,8 @@ static const char *const fsdp_unit_names[] = {"layer", "model", NULL};
 static const char *const offload_names[] = {"none", "optimizer", "optimizer+params", NULL};
 const char *const dc_cfg_recompute_names[] = {"none", "selective", "full", "op", NULL};
 static const char *const attention_names[] = {"flash", "eager", NULL};
+/* enum dc_framework order */
+static const char *const framework_names[] = {"custom", "megatron", "torchtitan", "deepspeed", NULL};
 static const char *const preset_names[] = {"course", "megatron", "fsdp2", "deepseek_v3", NULL};
 static const char *const link_names[] = {"auto", "intra_node", "inter_node", NULL};
 const char *const dc_cfg_axis_names[] = {"tp", "cp", "ep", "dp", "pp", NULL};
@@ -194,6 +196,11 @@ const char *dc_nic_path_name(enum dc_nic_path p)
 const char *dc_attention_name(enum dc_attention a)
 {
 	return attention_names[a];
+}
+
+const char *dc_framework_name(enum dc_framework f)
+{
+	return framework_names[f];
 }
 
 const char *dc_precision_preset_name(enum dc_precision_preset p)

@@ -534,6 +534,41 @@ static int rule_sequence_parallel(struct loader *l)
  * parallelism and, with a pipeline, only in the interleaved schedule
  * (Megatron-LM arguments.py: --overlap-moe-expert-parallel-comm needs
  * expert_model_parallel_size > 1 and a virtual pipeline when pp > 1). */
+/* training.framework (docs/step-model.md, "Framework rules"): the keys
+ * whose default a framework sets are marked given or not, for the plan to
+ * derive the rest per layout (the search changes pp and the sharding);
+ * overlap.param_gather is Megatron's distributed optimizer's, and the
+ * tiled TP overlap of Megatron (`--tp-comm-overlap`, which
+ * megatron/training/arguments.py asserts needs sequence parallelism) and
+ * torchtitan (async TP on sequence-parallel AllGathers and
+ * ReduceScatters) needs sequence_parallel. */
+static int rule_framework(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	enum dc_framework f = c->training.framework;
+	const char *fw = dc_framework_name(f);
+	c->parallel.bucket_given = seen(l, KEY_PARALLEL_BUCKET_SIZE);
+	c->parallel.reshard_given = seen(l, KEY_PARALLEL_RESHARD_AFTER_FORWARD);
+	c->overlap.dp_given = seen(l, KEY_OVERLAP_DP);
+	c->overlap.param_gather_given = seen(l, KEY_OVERLAP_PARAM_GATHER);
+	if (c->overlap.param_gather) {
+		if (f != DC_FRAMEWORK_MEGATRON)
+			dc_cfg_errorf(l, blame(l, KEY_OVERLAP_PARAM_GATHER, KEY_TRAINING_FRAMEWORK),
+			       "'overlap.param_gather': Megatron's --overlap-param-gather needs training.framework \"megatron\", got \"%s\"",
+			       fw);
+		else if (c->parallel.sharding != DC_SHARD_ZERO1)
+			dc_cfg_errorf(l, blame(l, KEY_OVERLAP_PARAM_GATHER, KEY_PARALLEL_SHARDING),
+			       "'overlap.param_gather': overlaps the distributed optimizer's AllGather of the updated parameters, so it needs parallel.sharding \"zero1\", got \"%s\"",
+			       dc_sharding_name(c->parallel.sharding));
+	}
+	if (c->overlap.tp && (f == DC_FRAMEWORK_MEGATRON || f == DC_FRAMEWORK_TORCHTITAN) && c->parallel.tp > 1 &&
+	    !c->parallel.sequence_parallel)
+		dc_cfg_errorf(l, blame(l, KEY_OVERLAP_TP, KEY_PARALLEL_SEQUENCE_PARALLEL),
+		       "'overlap.tp': %s overlaps the sequence-parallel AllGathers and ReduceScatters with their GEMMs, so it needs parallel.sequence_parallel true",
+		       f == DC_FRAMEWORK_MEGATRON ? "Megatron's --tp-comm-overlap" : "torchtitan's async TP");
+	return 0;
+}
+
 static int rule_ep_overlap(struct loader *l)
 {
 	const struct dc_config *c = l->cfg;
@@ -1075,6 +1110,10 @@ static const struct rule rules[] = {
 	  KEYS("overlap.ep", "parallel.ep", "parallel.pp", "parallel.virtual_pipeline", "parallel.pipeline_schedule",
 	       "training.recompute")},
 	 rule_ep_overlap},
+	{{"training.framework derives bucket_size, reshard_after_forward, overlap.dp and overlap.param_gather where they are not given; overlap.param_gather needs framework megatron and sharding zero1; overlap.tp under megatron or torchtitan needs sequence_parallel",
+	  KEYS("training.framework", "parallel.bucket_size", "parallel.reshard_after_forward", "overlap.dp",
+	       "overlap.param_gather", "overlap.tp", "parallel.sharding", "parallel.sequence_parallel")},
+	 rule_framework},
 	{{"global_batch_size, when given, is a multiple of micro_batch_size × dp and gives grad_accum_steps (which, when also given, must agree)",
 	  KEYS("training.global_batch_size", "training.micro_batch_size", "parallel.dp", "training.grad_accum_steps")},
 	 rule_global_batch},

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "distcalc/framework.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
 #include "distcalc/section.h"
@@ -15,6 +16,10 @@ struct view {
 	const char *missing, *model, *hfu_paper_means, *paper;
 	char schedule[96];
 	int overlap_dp, overlap_fsdp, overlap_tp;
+	int has_framework; /* training.framework other than custom */
+	const char *framework, *tp_overlap;
+	int overlap_param_gather;
+	uint64_t grad_bucket_bytes;
 	double slowdown;
 	/* the kernel model's parameters (compute.h), so a reader can see
 	 * which set priced the kernels and override it */
@@ -80,7 +85,25 @@ static void view(const struct dc_run *run, void *out)
 	else
 		snprintf(v->schedule, sizeof(v->schedule), "1F1B: p %llu, m %llu", (unsigned long long)s->p,
 			 (unsigned long long)s->m);
-	v->overlap_dp = in->overlap.dp;
+	v->overlap_dp = dc_framework_overlap_dp(run->plan);
+	v->has_framework = s->available && in->training.framework != DC_FRAMEWORK_CUSTOM;
+	v->framework = dc_framework_name(in->training.framework);
+	v->overlap_param_gather = dc_framework_param_gather(run->plan);
+	v->grad_bucket_bytes = dc_framework_grad_bucket_bytes(run->plan);
+	switch (dc_framework_tp_overlap(run->plan)) {
+	case DC_TP_WAIT_ALL:
+		v->tp_overlap = "every collective waited for (DTensor TP)";
+		break;
+	case DC_TP_ASYNC_BWD:
+		v->tp_overlap = "the backward's input-gradient collectives behind its GEMMs (Megatron async)";
+		break;
+	case DC_TP_ALL:
+		v->tp_overlap = "every collective behind the layer's matmuls";
+		break;
+	case DC_TP_TILED:
+		v->tp_overlap = "tiled: tp tiles beside each collective's GEMM, one tile exposed";
+		break;
+	}
 	v->overlap_fsdp = in->overlap.fsdp_prefetch;
 	v->overlap_tp = in->overlap.tp;
 	v->slowdown = in->overlap.compute_slowdown;
@@ -93,6 +116,11 @@ static void view(const struct dc_run *run, void *out)
 static int is_available(const void *base)
 {
 	return ((const struct view *)base)->available;
+}
+
+static int has_framework(const void *base)
+{
+	return ((const struct view *)base)->has_framework;
 }
 
 static int is_unavailable(const void *base)
@@ -214,6 +242,12 @@ static const struct dc_field fields[] = {
 	{"memory_efficiency", "element-wise: fraction of HBM bandwidth", DC_U_RATIO, DC_FT_F64, V(memory_efficiency),
 	 .shown = is_available},
 	{"sm_count", "SMs (one wave of GEMM tiles)", DC_U_COUNT, DC_FT_U64, V(sm_count), .shown = is_available},
+	{"framework", "framework (training.framework)", DC_U_NONE, DC_FT_STR, V(framework), .shown = has_framework},
+	{"grad_bucket_bytes", "gradient bucket (the framework's)", DC_U_BYTES, DC_FT_U64, V(grad_bucket_bytes),
+	 .shown = has_framework},
+	{"overlap_param_gather", "overlap: updated params all_gather behind the next forward", DC_U_NONE, DC_FT_BOOL,
+	 V(overlap_param_gather), .shown = has_framework},
+	{"tp_overlap", "overlap: tp collectives", DC_U_NONE, DC_FT_STR, V(tp_overlap), .shown = has_framework},
 	{"overlap_dp", "overlap: dp buckets behind the backward", DC_U_NONE, DC_FT_BOOL, V(overlap_dp), .shown = is_available},
 	{"overlap_fsdp_prefetch", "overlap: fsdp prefetch", DC_U_NONE, DC_FT_BOOL, V(overlap_fsdp), .shown = is_available},
 	{"overlap_tp", "overlap: tp behind the matmuls", DC_U_NONE, DC_FT_BOOL, V(overlap_tp), .shown = is_available},

@@ -1,0 +1,55 @@
+/* framework.h - training.framework's rules: the gradient and parameter
+ * buckets, and which overlap each framework runs, for a plan's layout
+ * (the search and the strategies' variants change pp and the sharding, so
+ * these are read per plan, not fixed at load). docs/step-model.md,
+ * "Framework rules", derives each with its source file and line. Pure
+ * functions of the plan; no allocation. */
+#ifndef DISTCALC_FRAMEWORK_H
+#define DISTCALC_FRAMEWORK_H
+
+#include <stdint.h>
+
+struct dc_plan;
+
+/* Megatron-Core's default bucket, in parameters: max(40,000,000,
+ * 1,000,000 x dp_cp) (megatron/training/training.py, the dp x cp group;
+ * megatron/core/distributed/distributed_data_parallel.py). */
+uint64_t dc_framework_megatron_bucket_params(uint64_t dp_cp);
+
+/* The gradient bucket in bytes (DDP AllReduce, ZeRO-1/2 ReduceScatter):
+ * parallel.bucket_size when given or under "custom", else the framework's
+ * (megatron: the bucket above x grad_bytes; deepspeed: 5 x 10^8 elements
+ * x grad_bytes; torchtitan: one transformer block's gradients, its
+ * per-module replicate). Never 0. */
+uint64_t dc_framework_grad_bucket_bytes(const struct dc_plan *p);
+
+/* The bucket of ZeRO-1/2's AllGather of the updated parameters: the same
+ * parameters as a gradient bucket at param_bytes (Megatron's buffer keeps
+ * one bucket layout for both), DeepSpeed's allgather_bucket_size (5 x
+ * 10^8 elements), else parallel.bucket_size. Never 0. */
+uint64_t dc_framework_param_bucket_bytes(const struct dc_plan *p);
+
+/* overlap.dp as given, else the framework's: false under deepspeed but
+ * for ZeRO-3 (its overlap_comm default), true otherwise. */
+int dc_framework_overlap_dp(const struct dc_plan *p);
+
+/* overlap.param_gather as given, else true under megatron with sharding
+ * zero1 (the recipes' --overlap-param-gather), else false; false for a
+ * derived layout that is not zero1. */
+int dc_framework_param_gather(const struct dc_plan *p);
+
+/* parallel.reshard_after_forward as given, else torchtitan's "default"
+ * policy (reshard only without a pipeline), else true. */
+int dc_framework_reshard_after_forward(const struct dc_plan *p);
+
+/* How the TP collectives meet the GEMMs (step.c). */
+enum dc_tp_overlap {
+	DC_TP_WAIT_ALL,  /* torchtitan's DTensor TP: every collective waited for */
+	DC_TP_ASYNC_BWD, /* Megatron's asynchronous backward collectives behind the backward's GEMMs */
+	DC_TP_ALL,       /* custom overlap.tp: every collective behind all of the layer's matmuls */
+	DC_TP_TILED,     /* Megatron's --tp-comm-overlap, torchtitan's async TP: tp tiles beside one GEMM each */
+};
+
+enum dc_tp_overlap dc_framework_tp_overlap(const struct dc_plan *p);
+
+#endif

@@ -1,0 +1,118 @@
+/* framework.c - training.framework's buckets and overlap switches per
+ * plan; see framework.h and docs/step-model.md, "Framework rules". */
+#include "distcalc/framework.h"
+
+#include "distcalc/config.h"
+#include "distcalc/memory.h"
+#include "distcalc/plan.h"
+#include "distcalc/util.h"
+
+/* DeepSpeed's ZeRO-1/2 reduce_bucket_size and allgather_bucket_size
+ * defaults, and the engine's allreduce bucket without ZeRO
+ * (MEMORY_OPT_ALLREDUCE_SIZE), all 5e8 elements
+ * (deepspeed/runtime/zero/config.py, deepspeed/runtime/engine.py) */
+#define DEEPSPEED_BUCKET_ELEMENTS 500000000ull
+
+uint64_t dc_framework_megatron_bucket_params(uint64_t dp_cp)
+{
+	uint64_t floor_params = 40000000ull, per_rank = 1000000ull, scaled;
+	if (dc_mul_u64(per_rank, dp_cp, &scaled))
+		return UINT64_MAX;
+	return scaled > floor_params ? scaled : floor_params;
+}
+
+/* elements x bytes, saturating (a bucket past 2^64 bytes is one bucket of
+ * everything), at least 1 */
+static uint64_t bucket_of(uint64_t elements, uint64_t bytes)
+{
+	uint64_t out;
+	if (dc_mul_u64(elements, bytes ? bytes : 1, &out))
+		return UINT64_MAX;
+	return out ? out : 1;
+}
+
+/* torchtitan's replicate wraps each transformer block as its own module
+ * (torchtitan commit e1847f439, "per-module wrapping"): one block's
+ * gradients are reduced as one; the largest layer of the stage analysed */
+static uint64_t block_params(const struct dc_plan *p)
+{
+	const struct dc_stage_params *sp = dc_plan_stage_params(p, p->most_stage);
+	return sp && sp->layer_params ? sp->layer_params : 1;
+}
+
+uint64_t dc_framework_grad_bucket_bytes(const struct dc_plan *p)
+{
+	const struct dc_config *c = p->in;
+	uint64_t g = c->precision.grad_bytes;
+	if (c->parallel.bucket_given)
+		return c->parallel.bucket_bytes;
+	switch (c->training.framework) {
+	case DC_FRAMEWORK_MEGATRON:
+		return bucket_of(dc_framework_megatron_bucket_params(p->dp_cp), g);
+	case DC_FRAMEWORK_DEEPSPEED:
+		return bucket_of(DEEPSPEED_BUCKET_ELEMENTS, g);
+	case DC_FRAMEWORK_TORCHTITAN:
+		return bucket_of(block_params(p), g);
+	case DC_FRAMEWORK_CUSTOM:
+		break;
+	}
+	return c->parallel.bucket_bytes;
+}
+
+uint64_t dc_framework_param_bucket_bytes(const struct dc_plan *p)
+{
+	const struct dc_config *c = p->in;
+	uint64_t w = c->precision.param_bytes;
+	if (c->parallel.bucket_given)
+		return c->parallel.bucket_bytes;
+	switch (c->training.framework) {
+	case DC_FRAMEWORK_MEGATRON:
+		return bucket_of(dc_framework_megatron_bucket_params(p->dp_cp), w);
+	case DC_FRAMEWORK_DEEPSPEED:
+		return bucket_of(DEEPSPEED_BUCKET_ELEMENTS, w);
+	case DC_FRAMEWORK_TORCHTITAN:
+		return bucket_of(block_params(p), w);
+	case DC_FRAMEWORK_CUSTOM:
+		break;
+	}
+	return c->parallel.bucket_bytes;
+}
+
+int dc_framework_overlap_dp(const struct dc_plan *p)
+{
+	const struct dc_config *c = p->in;
+	if (c->overlap.dp_given || c->training.framework != DC_FRAMEWORK_DEEPSPEED)
+		return c->overlap.dp;
+	return p->layout.sharding == DC_SHARD_FSDP;
+}
+
+int dc_framework_param_gather(const struct dc_plan *p)
+{
+	const struct dc_config *c = p->in;
+	if (c->training.framework != DC_FRAMEWORK_MEGATRON || p->layout.sharding != DC_SHARD_ZERO1)
+		return 0;
+	return c->overlap.param_gather_given ? c->overlap.param_gather : 1;
+}
+
+int dc_framework_reshard_after_forward(const struct dc_plan *p)
+{
+	const struct dc_config *c = p->in;
+	if (c->parallel.reshard_given || c->training.framework != DC_FRAMEWORK_TORCHTITAN)
+		return c->parallel.reshard_after_forward;
+	return p->layout.pp < 2;
+}
+
+enum dc_tp_overlap dc_framework_tp_overlap(const struct dc_plan *p)
+{
+	const struct dc_config *c = p->in;
+	switch (c->training.framework) {
+	case DC_FRAMEWORK_MEGATRON:
+		return c->overlap.tp && p->layout.sequence_parallel ? DC_TP_TILED : DC_TP_ASYNC_BWD;
+	case DC_FRAMEWORK_TORCHTITAN:
+		return c->overlap.tp && p->layout.sequence_parallel ? DC_TP_TILED : DC_TP_WAIT_ALL;
+	case DC_FRAMEWORK_DEEPSPEED:
+	case DC_FRAMEWORK_CUSTOM:
+		break;
+	}
+	return c->overlap.tp ? DC_TP_ALL : DC_TP_ASYNC_BWD;
+}
