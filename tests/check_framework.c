@@ -1,0 +1,398 @@
+/* check_framework.c - training.framework's rules (framework.h, step.c;
+ * docs/step-model.md, "Framework rules"): Megatron's bucket size and count
+ * at a given dp, DeepSpeed's buckets and its ZeRO-1/2 reduction after the
+ * backward, torchtitan's reshard policy under a pipeline, the parameter
+ * AllGather behind the next forward and the tiled TP overlap, each worked
+ * by hand (the figures in the comments), never read back from the code. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "distcalc/config.h"
+#include "distcalc/framework.h"
+#include "distcalc/plan.h"
+#include "distcalc/results.h"
+#include "distcalc/step.h"
+#include "published/korthikanti2022.h"
+
+static struct dc_config run_cfg;
+static struct dc_plan run_plan;
+static struct dc_results run_res;
+
+/* Loads configs/NAME with --set overrides, derives the plan and runs the
+ * step estimator (and what it needs). */
+static void run_config(const char *name, const char *const *sets)
+{
+	char path[512];
+	struct dc_override ov[24];
+	size_t n = 0;
+	struct dc_diag d;
+	snprintf(path, sizeof(path), "%s/configs/%s", DC_SOURCE_DIR, name);
+	while (sets && sets[n] && n < 24) {
+		ov[n].text = sets[n];
+		n++;
+	}
+	dc_diag_init(&d);
+	if (dc_config_load_file(path, ov, n, &run_cfg, &d) != 0)
+		ck_abort_msg("%s rejected: %s", name, d.count ? d.entries[0].text : "?");
+	dc_diag_release(&d);
+	if (dc_plan_derive(&run_cfg, &run_plan) != 0)
+		ck_abort_msg("%s: plan: %s", name, run_plan.error);
+	if (dc_estimate(&run_plan, DC_EST_BIT(DC_EST_STEP), &run_res) != 0)
+		ck_abort_msg("%s: %s", name, run_res.error);
+}
+
+/* The loader's verdict on configs/NAME with `sets`: 0 accepted, else -1
+ * with the first message in msg. */
+static int load_only(const char *name, const char *const *sets, char *msg, size_t cap)
+{
+	char path[512];
+	struct dc_override ov[24];
+	size_t n = 0;
+	struct dc_diag d;
+	int rc;
+	snprintf(path, sizeof(path), "%s/configs/%s", DC_SOURCE_DIR, name);
+	while (sets && sets[n] && n < 24) {
+		ov[n].text = sets[n];
+		n++;
+	}
+	dc_diag_init(&d);
+	rc = dc_config_load_file(path, ov, n, &run_cfg, &d);
+	snprintf(msg, cap, "%s", rc && d.count ? d.entries[0].text : "");
+	dc_diag_release(&d);
+	return rc;
+}
+
+/* The DP strategy's rows of `kind` and `phase`: their counts and sizes in
+ * push order (full buckets, then the rest). */
+static int dp_rows(enum dc_coll_kind kind, enum dc_coll_phase phase, uint64_t *count, uint64_t *bytes, double *t)
+{
+	const struct dc_comm_strategy *s = &run_res.comm.s[DC_STRAT_DP];
+	int n = 0;
+	for (uint64_t i = 0; i < s->ncoll && n < 4; i++)
+		if (s->coll[i].kind == kind && s->coll[i].phase == phase && s->coll[i].count > 0) {
+			count[n] = s->coll[i].count;
+			bytes[n] = s->coll[i].msg_bytes;
+			t[n] = s->coll[i].time_s;
+			n++;
+		}
+	return n;
+}
+
+/* Megatron-Core: bucket_size = max(40,000,000, 1,000,000 x dp_cp)
+ * parameters (megatron/training/training.py; distributed_data_parallel.py
+ * line 134): 40M up to dp_cp 40, then 1M a rank. */
+START_TEST(test_megatron_bucket_params)
+{
+	ck_assert_uint_eq(dc_framework_megatron_bucket_params(1), 40000000u);
+	ck_assert_uint_eq(dc_framework_megatron_bucket_params(8), 40000000u);
+	ck_assert_uint_eq(dc_framework_megatron_bucket_params(40), 40000000u);
+	ck_assert_uint_eq(dc_framework_megatron_bucket_params(41), 41000000u);
+	ck_assert_uint_eq(dc_framework_megatron_bucket_params(64), 64000000u);
+	ck_assert_uint_eq(dc_framework_megatron_bucket_params(1344), 1344000000u);
+}
+END_TEST
+
+/* Llama-3-8B (configs/models/llama-3-8b.json) on 64 GPUs, tp 1, pp 1, dp
+ * 64, ZeRO-1 under Megatron. Its parameters by hand: embedding and head
+ * 2 x 128,256 x 4,096 = 1,050,673,152; a layer 4,096 x (4,096 + 2 x 1,024)
+ * (q, k, v) + 4,096^2 (o) + 3 x 4,096 x 14,336 (SwiGLU) + 2 x 4,096 (norms)
+ * = 25,165,824 + 16,777,216 + 176,160,768 + 8,192 = 218,112,000, x 32 =
+ * 6,979,584,000; the final norm 4,096: 8,030,261,248 in all. The bucket
+ * at dp 64 is 64,000,000 parameters: 8,030,261,248 / 64,000,000 = 125
+ * full buckets (8,000,000,000) and a rest of 30,261,248 parameters; at 2
+ * bytes a gradient (the course preset) 128,000,000 B and 60,522,496 B.
+ * The updated parameters' AllGather uses the same buckets. */
+START_TEST(test_megatron_bucket_count_dp64)
+{
+	const char *sets[] = {"cluster.num_nodes=8", "parallel.tp=1", "parallel.dp=64", "cluster.gpu=h100-sxm5-80gb",
+			      "training.framework=megatron", NULL};
+	uint64_t count[4], bytes[4];
+	double t[4];
+	run_config("llama-3-8b.json", sets);
+	ck_assert_int_eq(dp_rows(DC_COLL_REDUCE_SCATTER, DC_CPHASE_BACKWARD, count, bytes, t), 2);
+	ck_assert_uint_eq(count[0], 125);
+	ck_assert_uint_eq(bytes[0], 128000000u);
+	ck_assert_uint_eq(count[1], 1);
+	ck_assert_uint_eq(bytes[1], 60522496u);
+	ck_assert_int_eq(dp_rows(DC_COLL_ALL_GATHER, DC_CPHASE_AFTER_OPTIMIZER, count, bytes, t), 2);
+	ck_assert_uint_eq(count[0], 125);
+	ck_assert_uint_eq(bytes[0], 128000000u);
+	/* at dp 16 (2 nodes of 8, tp 1): the 40M floor, 200 full buckets of
+	 * 40,000,000 (8,000,000,000) and the same rest */
+	{
+		const char *s16[] = {"cluster.num_nodes=2", "parallel.tp=1", "parallel.dp=16",
+				     "cluster.gpu=h100-sxm5-80gb", "training.framework=megatron", NULL};
+		run_config("llama-3-8b.json", s16);
+		ck_assert_int_eq(dp_rows(DC_COLL_REDUCE_SCATTER, DC_CPHASE_BACKWARD, count, bytes, t), 2);
+		ck_assert_uint_eq(count[0], 200);
+		ck_assert_uint_eq(bytes[0], 80000000u);
+		ck_assert_uint_eq(bytes[1], 60522496u);
+	}
+}
+END_TEST
+
+/* DeepSpeed ZeRO-1: reduce_bucket_size and allgather_bucket_size 5e8
+ * elements (deepspeed/runtime/zero/config.py): 8,030,261,248 / 5e8 = 16
+ * full buckets (8e9) of 1e9 B and the same 60,522,496 B rest. overlap_comm
+ * defaults to false below ZeRO-3, so every reduce-scatter waits after the
+ * backward: the exposed dp time is all of the gradient reduce-scatters
+ * and the AllGather after the optimizer. */
+START_TEST(test_deepspeed_buckets_after_backward)
+{
+	const char *sets[] = {"cluster.num_nodes=8", "parallel.tp=1", "parallel.dp=64", "cluster.gpu=h100-sxm5-80gb",
+			      "training.framework=deepspeed", "training.grad_accum_steps=1", NULL};
+	uint64_t count[4], bytes[4];
+	double t[4], all = 0;
+	int n;
+	run_config("llama-3-8b.json", sets);
+	n = dp_rows(DC_COLL_REDUCE_SCATTER, DC_CPHASE_BACKWARD, count, bytes, t);
+	ck_assert_int_eq(n, 2);
+	ck_assert_uint_eq(count[0], 16);
+	ck_assert_uint_eq(bytes[0], 1000000000u);
+	ck_assert_uint_eq(bytes[1], 60522496u);
+	all = t[0] + t[1];
+	n = dp_rows(DC_COLL_ALL_GATHER, DC_CPHASE_AFTER_OPTIMIZER, count, bytes, t);
+	ck_assert_int_eq(n, 2);
+	all += t[0] + t[1];
+	ck_assert_double_eq_tol(run_res.step.classes[0].exposed_s[DC_STRAT_DP], all, 1e-9 * all);
+}
+END_TEST
+
+/* torchtitan's "default" reshard policy: reshard after forward only
+ * without a pipeline (torchtitan/distributed/fsdp.py,
+ * get_fsdp_reshard_after_forward_policy): at pp 2 the backward gathers
+ * nothing again; at pp 1 each layer unit is gathered again. Given
+ * explicitly, the key wins. */
+static uint64_t fsdp_backward_gathers(void)
+{
+	const struct dc_comm_strategy *s = &run_res.comm.s[DC_STRAT_FSDP];
+	uint64_t n = 0;
+	for (uint64_t i = 0; i < s->ncoll; i++)
+		if (s->coll[i].kind == DC_COLL_ALL_GATHER && s->coll[i].phase == DC_CPHASE_BACKWARD)
+			n += s->coll[i].count;
+	return n;
+}
+
+START_TEST(test_torchtitan_reshard_policy)
+{
+	const char *pp2[] = {"parallel.pp=2", "parallel.dp=4", "training.framework=torchtitan",
+			     "cluster.gpu=h100-sxm5-80gb", NULL};
+	const char *pp1[] = {"training.framework=torchtitan", "cluster.gpu=h100-sxm5-80gb", NULL};
+	const char *pp2_given[] = {"parallel.pp=2", "parallel.dp=4", "training.framework=torchtitan",
+				   "parallel.reshard_after_forward=true", "cluster.gpu=h100-sxm5-80gb", NULL};
+	run_config("llama-3-8b-torchtitan.json", pp2);
+	ck_assert_uint_eq(fsdp_backward_gathers(), 0);
+	/* pp 1, dp 8, micro batch 2, global 16: one microbatch; 32 layer
+	 * units gathered again before backward */
+	run_config("llama-3-8b-torchtitan.json", pp1);
+	ck_assert_uint_eq(fsdp_backward_gathers(), 32);
+	/* pp 2, dp 4: 16 layers a stage, grad_accum 16 / (2 x 4) = 2 */
+	run_config("llama-3-8b-torchtitan.json", pp2_given);
+	ck_assert_uint_eq(fsdp_backward_gathers(), 32);
+}
+END_TEST
+
+/* dc_step_param_gather_exposed by hand. dp.c pushes 3 full buckets of
+ * 100 B, then a rest of 50 B; the forward meets the rest first. Total
+ * 350 B over a 7 s forward: the rest's forward 1 s, a full one's 2 s.
+ * (a) gathers of 1 s (rest) and 2 s: arrive at 1, 3, 5, 7; the forward
+ * runs rest [1, 2], then [3, 5], [5, 7], [7, 9]: ends at 9, 2 s late.
+ * (b) full gathers of 3 s: arrive at 1, 4, 7, 10; forward [1, 2],
+ * [4, 6], [7, 9], [10, 12]: 5 s late. (c) gathers far shorter than the
+ * forward: only the first bucket's gather shows. */
+START_TEST(test_param_gather_by_hand)
+{
+	struct dc_step_buckets b;
+	memset(&b, 0, sizeof(b));
+	b.ngroups = 2;
+	b.n[0] = 3;
+	b.bytes[0] = 100;
+	b.call_s[0] = 2;
+	b.n[1] = 1;
+	b.bytes[1] = 50;
+	b.call_s[1] = 1;
+	b.total_bytes = 350;
+	b.total_s = 7;
+	ck_assert_double_eq_tol(dc_step_param_gather_exposed(&b, 7), 2.0, 1e-12);
+	b.call_s[0] = 3;
+	b.total_s = 10;
+	ck_assert_double_eq_tol(dc_step_param_gather_exposed(&b, 7), 5.0, 1e-12);
+	b.call_s[0] = 0.01;
+	b.call_s[1] = 0.005;
+	b.total_s = 0.035;
+	ck_assert_double_eq_tol(dc_step_param_gather_exposed(&b, 7), 0.005, 1e-12);
+}
+END_TEST
+
+/* The Megatron 8B at dp 64 (test_megatron_bucket_count_dp64): without
+ * --overlap-param-gather the 126 AllGathers after the optimizer all show;
+ * with it the step is shorter by what the next forward hides, less the
+ * slowdown it adds, and at least the first (rest) bucket still shows. */
+START_TEST(test_param_gather_overlap_step)
+{
+	const char *on[] = {"cluster.num_nodes=8", "parallel.tp=1", "parallel.dp=64", "cluster.gpu=h100-sxm5-80gb",
+			    "training.framework=megatron", NULL};
+	const char *off[] = {"cluster.num_nodes=8", "parallel.tp=1", "parallel.dp=64", "cluster.gpu=h100-sxm5-80gb",
+			     "training.framework=megatron", "overlap.param_gather=false", NULL};
+	uint64_t count[4], bytes[4];
+	double t[4], step_on, step_off, all, rest_call;
+	run_config("llama-3-8b.json", off);
+	step_off = run_res.step.time_s;
+	ck_assert_int_eq(dp_rows(DC_COLL_ALL_GATHER, DC_CPHASE_AFTER_OPTIMIZER, count, bytes, t), 2);
+	all = t[0] + t[1];
+	rest_call = t[1];
+	run_config("llama-3-8b.json", on);
+	step_on = run_res.step.time_s;
+	ck_assert_msg(step_on < step_off - 0.5 * all, "on %.6g off %.6g gathers %.6g", step_on, step_off, all);
+	ck_assert_msg(step_on >= step_off - all + rest_call - 1e-12, "the first bucket shows");
+}
+END_TEST
+
+/* dc_step_tiled_exposed by hand: c - g (n - 1) / n, at least 0. */
+START_TEST(test_tiled_exposed_by_hand)
+{
+	ck_assert_double_eq_tol(dc_step_tiled_exposed(1.0, 2.0, 4), 0.0, 1e-15);  /* 1 - 1.5 */
+	ck_assert_double_eq_tol(dc_step_tiled_exposed(2.0, 2.0, 4), 0.5, 1e-15);  /* 2 - 1.5 */
+	ck_assert_double_eq_tol(dc_step_tiled_exposed(3.0, 2.0, 8), 1.25, 1e-15); /* 3 - 1.75 */
+	ck_assert_double_eq_tol(dc_step_tiled_exposed(1.0, 5.0, 1), 1.0, 1e-15);  /* one tile hides nothing */
+}
+END_TEST
+
+/* Per call of the TP rows of one kind. */
+static double tp_call(enum dc_coll_what what)
+{
+	const struct dc_comm_strategy *s = &run_res.comm.s[DC_STRAT_TP];
+	for (uint64_t i = 0; i < s->ncoll; i++)
+		if (s->coll[i].what == what && s->coll[i].count > 0)
+			return s->coll[i].time_s / (double)s->coll[i].count;
+	return 0;
+}
+
+static double ex(double c, double g, double n)
+{
+	double w = g * (n - 1) / n;
+	return c > w ? c - w : 0;
+}
+
+/* torchtitan's async TP on Llama-3-8B, tp 8 with sequence parallelism on
+ * one node, micro batch 2 of 8192 tokens (T = 16,384 tokens a GEMM). The
+ * paired GEMMs' FLOPs by hand (h 4,096, 32 heads and 8 KV heads of 128,
+ * f 14,336, SwiGLU, / tp 8):
+ *   q k v  2 x 16,384 x 4,096 x 6,144 / 8 = 103,079,215,104
+ *   o      2 x 16,384 x 4,096 x 4,096 / 8 =  68,719,476,736
+ *   fc1    2 x 16,384 x 4,096 x 28,672 / 8 = 481,036,337,152
+ *   fc2    2 x 16,384 x 14,336 x 4,096 / 8 = 240,518,168,576
+ * each at peak x matmul_efficiency. A layer's forward shows ex(AG, qkv) +
+ * ex(RS, o) + ex(AG, fc1) + ex(RS, fc2), its backward ex(AG', o) +
+ * ex(AG', fc2) + ex(RS', qkv) + ex(RS', fc1) + ex(AG'', qkv) +
+ * ex(AG'', fc1) (AG' the output gradient's, RS' the input gradient's,
+ * AG'' the input's re-gather), ex(c, g) = max(0, c - g 7/8); 32 layers,
+ * m microbatches. Vanilla DTensor TP (overlap.tp false) waits for every
+ * collective. */
+START_TEST(test_async_tp_by_hand)
+{
+	const char *on[] = {"parallel.tp=8", "parallel.dp=1", "parallel.sequence_parallel=true",
+			    "training.framework=torchtitan", "overlap.tp=true", "cluster.gpu=h100-sxm5-80gb", NULL};
+	const char *off[] = {"parallel.tp=8", "parallel.dp=1", "parallel.sequence_parallel=true",
+			     "training.framework=torchtitan", "cluster.gpu=h100-sxm5-80gb", NULL};
+	double rate, qkv, o, fc1, fc2, ag, rs, gbar, rsb, reg, fwd, bwd, want, m, n = 8;
+	run_config("llama-3-8b-torchtitan.json", on);
+	rate = run_res.compute.peak_flops * run_res.compute.matmul_efficiency;
+	qkv = 103079215104.0 / rate;
+	o = 68719476736.0 / rate;
+	fc1 = 481036337152.0 / rate;
+	fc2 = 240518168576.0 / rate;
+	ag = tp_call(DC_CW_TP_SEQ_IN_G);
+	rs = tp_call(DC_CW_TP_OUTPUT_GBAR);
+	gbar = tp_call(DC_CW_TP_OUTPUT_GRAD_GBAR);
+	rsb = tp_call(DC_CW_TP_INPUT_GRAD_G);
+	reg = tp_call(DC_CW_TP_INPUT_REGATHER);
+	ck_assert(ag > 0 && rs > 0 && gbar > 0 && rsb > 0 && reg > 0);
+	fwd = ex(ag, qkv, n) + ex(rs, o, n) + ex(ag, fc1, n) + ex(rs, fc2, n);
+	bwd = ex(gbar, o, n) + ex(gbar, fc2, n) + ex(rsb, qkv, n) + ex(rsb, fc1, n) + ex(reg, qkv, n) + ex(reg, fc1, n);
+	m = (double)run_plan.layout.grad_accum_steps;
+	want = m * 32.0 * (fwd + bwd);
+	ck_assert_double_eq_tol(run_res.step.classes[0].exposed_s[DC_STRAT_TP], want, 1e-9 * want);
+	/* vanilla: all of it */
+	run_config("llama-3-8b-torchtitan.json", off);
+	want = run_res.comm.s[DC_STRAT_TP].time_s;
+	ck_assert_double_eq_tol(run_res.step.classes[0].exposed_s[DC_STRAT_TP], want, 1e-9 * want);
+}
+END_TEST
+
+/* Korthikanti et al. 2022 Table 5 under training.framework megatron (the
+ * paper's software): no worse than the bound check_step.c holds under
+ * custom (mean 3%, max 5%; measured there 2.32% / 4.14%). The rows run
+ * without data parallelism, so Megatron's buckets and parameter gather do
+ * not enter; its TP without --tp-comm-overlap is today's asynchronous
+ * backward. Prints the errors for docs/step-model.md. */
+START_TEST(test_korthikanti_table5_megatron)
+{
+	const char *present[] = {"training.framework=megatron", NULL};
+	const char *full[] = {"training.framework=megatron", "training.recompute=full",
+			      "parallel.sequence_parallel=false", NULL};
+	double sum = 0, worst = 0;
+	for (size_t i = 0; i < KORTHIKANTI_TABLE5_ROWS; i++) {
+		const struct korthikanti_table5_row *row = &korthikanti_table5[i];
+		for (int f = 0; f < 2; f++) {
+			double pub = f ? row->full_s : row->present_s, err;
+			run_config(row->config, f ? full : present);
+			err = fabs(run_res.step.time_s - pub) / pub;
+			sum += err;
+			if (err > worst)
+				worst = err;
+		}
+	}
+	printf("korthikanti table 5 under megatron: mean %.2f%%, max %.2f%%\n", 100.0 * sum / 8.0, 100.0 * worst);
+	ck_assert_msg(sum / 8.0 <= 0.03 && worst <= 0.05, "mean %.2f%%, max %.2f%%", 100.0 * sum / 8.0,
+		      100.0 * worst);
+}
+END_TEST
+
+/* Bad inputs name the key and the reason. */
+START_TEST(test_framework_errors)
+{
+	char msg[512];
+	const char *pg[] = {"overlap.param_gather=true", NULL};
+	const char *pg_fsdp[] = {"training.framework=megatron", "overlap.param_gather=true", "parallel.sharding=fsdp",
+				 NULL};
+	const char *tp_nosp[] = {"training.framework=megatron", "overlap.tp=true", NULL};
+	const char *bad[] = {"training.framework=nemo", NULL};
+	ck_assert_int_ne(load_only("llama-3-8b.json", pg, msg, sizeof(msg)), 0);
+	ck_assert_msg(strstr(msg, "'overlap.param_gather'") && strstr(msg, "\"megatron\""), "%s", msg);
+	ck_assert_int_ne(load_only("llama-3-8b.json", pg_fsdp, msg, sizeof(msg)), 0);
+	ck_assert_msg(strstr(msg, "'overlap.param_gather'") && strstr(msg, "zero1"), "%s", msg);
+	ck_assert_int_ne(load_only("llama-3-8b.json", tp_nosp, msg, sizeof(msg)), 0);
+	ck_assert_msg(strstr(msg, "'overlap.tp'") && strstr(msg, "sequence_parallel"), "%s", msg);
+	ck_assert_int_ne(load_only("llama-3-8b.json", bad, msg, sizeof(msg)), 0);
+	ck_assert_msg(strstr(msg, "training.framework"), "%s", msg);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("framework");
+	TCase *tc = tcase_create("rules");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_megatron_bucket_params);
+	tcase_add_test(tc, test_megatron_bucket_count_dp64);
+	tcase_add_test(tc, test_deepspeed_buckets_after_backward);
+	tcase_add_test(tc, test_torchtitan_reshard_policy);
+	tcase_add_test(tc, test_param_gather_by_hand);
+	tcase_add_test(tc, test_param_gather_overlap_step);
+	tcase_add_test(tc, test_tiled_exposed_by_hand);
+	tcase_add_test(tc, test_async_tp_by_hand);
+	tcase_add_test(tc, test_framework_errors);
+	tcase_add_test(tc, test_korthikanti_table5_megatron);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
