@@ -551,6 +551,15 @@ static int rule_framework(struct loader *l)
 	c->parallel.reshard_given = seen(l, KEY_PARALLEL_RESHARD_AFTER_FORWARD);
 	c->overlap.dp_given = seen(l, KEY_OVERLAP_DP);
 	c->overlap.param_gather_given = seen(l, KEY_OVERLAP_PARAM_GATHER);
+	/* custom's values of the derived keys, which the other frameworks
+	 * replace per plan (framework.c): PyTorch DDP's 25 MiB bucket
+	 * (`bucket_cap_mb`), FSDP's resharding, buckets behind the backward */
+	if (!c->parallel.bucket_given)
+		c->parallel.bucket_bytes = 25ull * 1024 * 1024;
+	if (!c->parallel.reshard_given)
+		c->parallel.reshard_after_forward = 1;
+	if (!c->overlap.dp_given)
+		c->overlap.dp = 1;
 	if (c->overlap.param_gather) {
 		if (f != DC_FRAMEWORK_MEGATRON)
 			dc_cfg_errorf(l, blame(l, KEY_OVERLAP_PARAM_GATHER, KEY_TRAINING_FRAMEWORK),
