@@ -30,7 +30,7 @@ static void run_config(const char *name, const char *const *sets)
 	struct dc_diag d;
 	snprintf(path, sizeof(path), "%s/configs/%s", DC_SOURCE_DIR, name);
 	while (sets && sets[n] && n < 24) {
-		ov[n].text = sets[n];
+		ov[n] = (struct dc_override){sets[n], 0};
 		n++;
 	}
 	dc_diag_init(&d);
@@ -54,7 +54,7 @@ static int load_only(const char *name, const char *const *sets, char *msg, size_
 	int rc;
 	snprintf(path, sizeof(path), "%s/configs/%s", DC_SOURCE_DIR, name);
 	while (sets && sets[n] && n < 24) {
-		ov[n].text = sets[n];
+		ov[n] = (struct dc_override){sets[n], 0};
 		n++;
 	}
 	dc_diag_init(&d);
