@@ -417,21 +417,27 @@ START_TEST(test_cross_field_errors)
 	/* tp = 3 breaks two rules at once: 3 does not divide 8 ranks or 32 heads */
 	expect_error(edit("\"tp\": 4", "\"tp\": 3"), NULL, 0, DC_ERR_CONFIG,
 		     "t.json: error: 'parallel.tp': tp x pp (3) must divide the world size num_nodes x gpus_per_node (8)\n"
-		     "t.json: error: 'parallel.tp': must divide model.num_attention_heads (32), got 3");
+		     /* the hint: tp 2 divides the 32 heads and the 8 GPUs, leaving dp 4 */
+		     "t.json: error: 'parallel.tp': must divide model.num_attention_heads (32), got 3; --set parallel.tp=2 "
+		     "--set parallel.dp=4 would fit the heads");
 	expect_error(edit("\"num_attention_heads\": 32,", "\"num_attention_heads\": 32, \"num_kv_heads\": 2,"), NULL, 0,
-		     DC_ERR_CONFIG, "t.json: error: 'parallel.tp': must divide model.num_kv_heads (2), got 4");
+		     DC_ERR_CONFIG, "t.json: error: 'parallel.tp': must divide model.num_kv_heads (2), got 4; --set parallel.tp=2 --set "
+		     "parallel.dp=4 would fit the heads" /* tp 2 divides the 2 KV heads and 8 GPUs: dp 4 */);
 	/* a rule an override broke names the --set, though the message is about the file's key */
 	expect_error(edit("\"tp\": 4", "\"tp\": 1, \"pp\": 8, \"dp\": 1"), (const char *const[]){"model.num_layers=30"}, 1,
 		     DC_ERR_CONFIG, "--set: error: 'parallel.pp': must divide model.num_layers (30), got 8; for uneven stages give parallel.pipeline_layers or first_stage_layers / last_stage_layers");
 	expect_error(edit("\"hidden_size\": 4096, \"num_attention_heads\": 32,", "\"hidden_size\": 3072, \"num_attention_heads\": 24,"),
 		     (const char *const[]){"model.num_kv_heads=6"}, 1, DC_ERR_CONFIG,
-		     "--set: error: 'parallel.tp': must divide model.num_kv_heads (6), got 4");
+		     "--set: error: 'parallel.tp': must divide model.num_kv_heads (6), got 4; --set parallel.tp=2 "
+		     "--set parallel.dp=4 would fit the heads"); /* 3 divides 24 and 6 but not 8 GPUs: 2, dp 4 */
 	expect_error(base, (const char *const[]){"model.num_attention_heads=2"}, 1, DC_ERR_CONFIG,
-		     "--set: error: 'parallel.tp': must divide model.num_attention_heads (2), got 4");
+		     "--set: error: 'parallel.tp': must divide model.num_attention_heads (2), got 4; --set parallel.tp=2 "
+		     "--set parallel.dp=4 would fit the heads"); /* 2 heads, 8 GPUs: tp 2, dp 4 */
 	/* the file's own tp against the file's heads stays the file's */
 	expect_error(edit("\"hidden_size\": 4096, \"num_attention_heads\": 32,", "\"hidden_size\": 3072, \"num_attention_heads\": 24, \"num_kv_heads\": 6,"),
 		     (const char *const[]){"model.seq_length=1024"}, 1, DC_ERR_CONFIG,
-		     "t.json: error: 'parallel.tp': must divide model.num_kv_heads (6), got 4");
+		     "t.json: error: 'parallel.tp': must divide model.num_kv_heads (6), got 4; --set parallel.tp=2 "
+		     "--set parallel.dp=4 would fit the heads"); /* 3 divides 24 and 6 but not 8 GPUs: 2, dp 4 */
 	expect_error(edit("\"parallel\": {\"tp\": 4}", "\"parallel\": {\"tp\": 4}, \"collective\": {\"ranks\": 9}"), NULL, 0,
 		     DC_ERR_CONFIG, "t.json: error: 'collective.ranks': must be at most the world size (8), got 9");
 	/* 10^15 parameters x 16 bytes = 1.6e16 bytes > 2^53 = 9.007e15 */

@@ -38,6 +38,10 @@ struct dc_run_info {
 	const char *model_file;
 	const struct dc_override *sets;
 	size_t nsets;
+	/* --from-megatron/--from-torchtitan/--from-deepspeed: the option and
+	 * its file, which the winner's command line repeats, and the --config
+	 * the cluster came from (NULL: the built-in default). NULL: no import */
+	const char *import_option, *import_file, *import_base;
 };
 
 struct dc_experiment {

@@ -1206,6 +1206,11 @@ int main(int argc, char **argv)
 		}
 	}
 	info.jobs = o.jobs;
+	if (o.import) {
+		info.import_option = dc_import_option((enum dc_import_format)o.import_format);
+		info.import_file = o.import;
+		info.import_base = o.config;
+	}
 	info.model_file = o.model;
 	info.sets = o.sets;
 	info.nsets = o.nsets;

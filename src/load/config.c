@@ -536,13 +536,12 @@ static void auto_layout(struct loader *l)
 		return;
 	if (!m->num_attention_heads || !p->tp || !p->pp || !p->cp)
 		return;
-	if (m->num_attention_heads % p->tp == 0 && (!m->num_kv_heads || m->num_kv_heads % p->tp == 0))
+	if (dc_cfg_tp_admits(m, p->tp))
 		return;
 	if (dc_mul_u64(c->num_nodes, c->gpus_per_node, &world) || dc_mul_u64(p->pp, p->cp, &rest) || !rest)
 		return;
 	for (tp = p->tp; tp > 1; tp--)
-		if (m->num_attention_heads % tp == 0 && (!m->num_kv_heads || m->num_kv_heads % tp == 0) &&
-		    world % (tp * rest) == 0)
+		if (dc_cfg_tp_admits(m, tp) && world % (tp * rest) == 0)
 			break;
 	if (world % (tp * rest) != 0)
 		return;

@@ -98,6 +98,9 @@ struct loader {
 int dc_cfg_find_key(const char *path);
 const char *dc_cfg_origin(const struct loader *l, int ki);
 void dc_cfg_errorf(struct loader *l, int ki, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* 1 when tp splits the model's heads: the query and KV heads and, with
+ * linear attention, its key heads (config_rules.c's rule_tp_heads). */
+int dc_cfg_tp_admits(const struct dc_model *m, uint64_t tp);
 void dc_cfg_warnf(struct loader *l, int ki, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void dc_cfg_line_col(const char *buf, size_t len, size_t pos, size_t *line, size_t *col, size_t *line_start);
 void dc_cfg_syntax_error(struct loader *l, size_t pos, const char *what);

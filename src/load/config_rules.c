@@ -379,22 +379,52 @@ static int rule_cp(struct loader *l)
 	return 0;
 }
 
+int dc_cfg_tp_admits(const struct dc_model *m, uint64_t tp)
+{
+	return tp && m->num_attention_heads % tp == 0 && (!m->num_kv_heads || m->num_kv_heads % tp == 0) &&
+	       (!m->full_attention_interval || m->linear_num_key_heads % tp == 0);
+}
+
+/* The largest tp below p->tp the model admits (dc_cfg_tp_admits) that
+ * divides the world over pp x cp, as "; --set parallel.tp=T --set
+ * parallel.dp=D would fit the heads" in hint[n]; "" when none. */
+static void tp_hint(const struct loader *l, char *hint, size_t n)
+{
+	const struct dc_parallel *p = &l->cfg->parallel;
+	const struct dc_cluster *c = &l->cfg->cluster;
+	uint64_t world, rest;
+	hint[0] = '\0';
+	if (dc_mul_u64(c->num_nodes, c->gpus_per_node, &world) || dc_mul_u64(p->pp ? p->pp : 1, p->cp ? p->cp : 1, &rest) ||
+	    !rest)
+		return;
+	for (uint64_t t = p->tp - 1; t >= 1; t--) {
+		if (dc_cfg_tp_admits(&l->cfg->model, t) && world % (t * rest) == 0) {
+			snprintf(hint, n, "; --set parallel.tp=%llu --set parallel.dp=%llu would fit the heads",
+				 (unsigned long long)t, (unsigned long long)(world / (t * rest)));
+			return;
+		}
+	}
+}
+
 static int rule_tp_heads(struct loader *l)
 {
 	const struct dc_model *m = &l->cfg->model;
 	const struct dc_parallel *p = &l->cfg->parallel;
 	int k_tp = KEY_PARALLEL_TP;
+	char hint[96] = "";
+	if (!dc_cfg_tp_admits(m, p->tp))
+		tp_hint(l, hint, sizeof(hint));
 	if (m->num_attention_heads % p->tp != 0)
 		dc_cfg_errorf(l, blame(l, k_tp, KEY_MODEL_NUM_ATTENTION_HEADS),
-		       "'parallel.tp': must divide model.num_attention_heads (%llu), got %llu",
-		       (unsigned long long)m->num_attention_heads, (unsigned long long)p->tp);
+		       "'parallel.tp': must divide model.num_attention_heads (%llu), got %llu%s",
+		       (unsigned long long)m->num_attention_heads, (unsigned long long)p->tp, hint);
 	else if (m->num_kv_heads % p->tp != 0)
-		dc_cfg_errorf(l, blame(l, k_tp, KEY_MODEL_NUM_KV_HEADS), "'parallel.tp': must divide model.num_kv_heads (%llu), got %llu",
-		       (unsigned long long)m->num_kv_heads, (unsigned long long)p->tp);
+		dc_cfg_errorf(l, blame(l, k_tp, KEY_MODEL_NUM_KV_HEADS), "'parallel.tp': must divide model.num_kv_heads (%llu), got %llu%s",
+		       (unsigned long long)m->num_kv_heads, (unsigned long long)p->tp, hint);
 	else if (m->full_attention_interval && m->linear_num_key_heads % p->tp != 0)
 		dc_cfg_errorf(l, blame(l, k_tp, KEY_MODEL_LINEAR_NUM_KEY_HEADS),
-		       "'parallel.tp': must divide model.linear_num_key_heads (%llu; the Gated DeltaNet heads split over tp), got %llu",
-		       (unsigned long long)m->linear_num_key_heads, (unsigned long long)p->tp);
+		       "'parallel.tp': must divide model.linear_num_key_heads (%llu; the Gated DeltaNet heads split over tp), got %llu%s",
+		       (unsigned long long)m->linear_num_key_heads, (unsigned long long)p->tp, hint);
 	return 0;
 }
 

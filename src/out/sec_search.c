@@ -238,7 +238,14 @@ static void command(const struct dc_run *run, const struct dc_search_entry *e, c
 
 
 	snprintf(buf, len, "distcalc");
-	if (info->config_name && strncmp(info->config_name, "built-in default", 16) != 0) {
+	if (info->import_option && info->import_file) {
+		if (info->import_base) {
+			add_arg(buf, len, "--config");
+			add_arg(buf, len, info->import_base);
+		}
+		add_arg(buf, len, info->import_option);
+		add_arg(buf, len, info->import_file);
+	} else if (info->config_name && strncmp(info->config_name, "built-in default", 16) != 0) {
 		add_arg(buf, len, "--config");
 		add_arg(buf, len, info->config_name);
 	}
