@@ -441,10 +441,10 @@ START_TEST(test_usage_errors)
 	parse_err("distcalc: error: '--seed': expected an integer from 0 to 18446744073709551615, got '7x'",
 		  "--seed", "7x", NULL);
 
-	parse_err("distcalc: error: '--format': expected 'table', 'json' or 'csv', got 'xml'", "--format", "xml",
+	parse_err("distcalc: error: '--format': expected 'table', 'json', 'csv', 'markdown' or 'html', got 'xml'", "--format", "xml",
 		  NULL);
-	parse_err("distcalc: error: '--format': expected 'table', 'json' or 'csv', got 'JSON'", "-f", "JSON", NULL);
-	parse_err("distcalc: error: '--format': expected 'table', 'json' or 'csv', got ''", "--format=", NULL);
+	parse_err("distcalc: error: '--format': expected 'table', 'json', 'csv', 'markdown' or 'html', got 'JSON'", "-f", "JSON", NULL);
+	parse_err("distcalc: error: '--format': expected 'table', 'json', 'csv', 'markdown' or 'html', got ''", "--format=", NULL);
 
 	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '2'", "--check", "b.json",
 		  "--rtol", "2", NULL);
@@ -671,7 +671,7 @@ START_TEST(test_help_layout)
 	ck_assert_ptr_nonnull(strstr(h, "\n      --all              print every row of long tables (events, per-rank)\n"));
 	ck_assert_ptr_nonnull(strstr(h, "\n  -s, --set PATH=VALUE   override one config value, validated as if it were in\n"));
 	ck_assert_ptr_nonnull(strstr(h, "\n                           --set model.hidden_size=4096\n"));
-	ck_assert_ptr_nonnull(strstr(h, "\n  -f, --format FMT       table (default), json or csv\n"));
+	ck_assert_ptr_nonnull(strstr(h, "\n  -f, --format FMT       table (default), json, csv, markdown (GitHub tables,\n"));
 	ck_assert_ptr_nonnull(strstr(h, "\n  -V, --version          print the version and exit\n"));
 	/* the generated options section fits in 80 columns (the usage
 	 * synopsis, pinned by the usage goldens, runs to 82) */

@@ -26,6 +26,8 @@ enum dc_format {
 	DC_FORMAT_TABLE, /* the default */
 	DC_FORMAT_JSON,
 	DC_FORMAT_CSV,
+	DC_FORMAT_MARKDOWN,
+	DC_FORMAT_HTML,
 };
 
 /* What the command line asks for. */

@@ -41,6 +41,17 @@ int dc_report_render_json(struct dc_report *r, const struct dc_render_opts *o, s
  * warnings are the table "warnings", left out under --only like the
  * table output leaves them out. */
 int dc_report_render_csv(struct dc_report *r, const struct dc_render_opts *o, struct dc_buf *out);
+/* GitHub-flavoured Markdown (--format markdown): a heading per section
+ * and nested object, its scalars as a "quantity | value" table, every
+ * table with a header row of labels and units and one row per row (the
+ * same excerpts as the table), warnings and prose as lists; values as the
+ * table shows them. */
+int dc_report_render_markdown(struct dc_report *r, const struct dc_render_opts *o, struct dc_buf *out);
+/* One self-contained HTML page (--format html): inline CSS, no scripts,
+ * nothing fetched; the header, the summary section first, the report's
+ * chart inline (the --plot SVG; a report with none says why), then every
+ * other section as the Markdown sink lays it out. */
+int dc_report_render_html(struct dc_report *r, const struct dc_render_opts *o, struct dc_buf *out);
 
 /* --trace: one step of the report's plan as Chrome trace-event JSON
  * (sink_trace.c, docs/step-model.md): a process per pipeline stage (at most

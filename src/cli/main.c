@@ -566,6 +566,8 @@ static int emit(struct dc_report *report, const struct dc_options *o, const stru
 	switch (o->format) {
 	case DC_FORMAT_JSON: rendered = dc_report_render_json(report, ro, &out) == 0; break;
 	case DC_FORMAT_CSV: rendered = dc_report_render_csv(report, ro, &out) == 0; break;
+	case DC_FORMAT_MARKDOWN: rendered = dc_report_render_markdown(report, ro, &out) == 0; break;
+	case DC_FORMAT_HTML: rendered = dc_report_render_html(report, ro, &out) == 0; break;
 	default: rendered = dc_report_render_table(report, ro, &out) == 0; break;
 	}
 	if (rendered)

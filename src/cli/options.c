@@ -14,7 +14,7 @@
 
 const char dc_options_usage[] =
 	"usage: distcalc [--config FILE] [--model HF_CONFIG] [--experiment NAME] [--seed N]\n"
-	"                [--format table|json|csv] [--only SECTIONS] [--output FILE]\n"
+	"                [--format table|json|csv|markdown|html] [--only SECTIONS] [--output FILE]\n"
 	"                [--set PATH=VALUE]... [--all] [--trace FILE] [--jobs N]\n"
 	"                [--sweep PATH=V1,V2,...]... [--sweep-metrics PATHS] [--plot FILE.svg]\n"
 	"                [--calibrate LOG]... [--check EXPECTED.json [--rtol X] [--check-only PATHS]]\n"
@@ -133,6 +133,8 @@ static int apply_format(struct dc_options *o, const char *v, struct dc_diag *d)
 		{"table", DC_FORMAT_TABLE},
 		{"json", DC_FORMAT_JSON},
 		{"csv", DC_FORMAT_CSV},
+		{"markdown", DC_FORMAT_MARKDOWN},
+		{"html", DC_FORMAT_HTML},
 	};
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
 		if (strcmp(v, formats[i].name) == 0) {
@@ -140,7 +142,7 @@ static int apply_format(struct dc_options *o, const char *v, struct dc_diag *d)
 			return 0;
 		}
 	}
-	return usage(d, "'--format': expected 'table', 'json' or 'csv', got '%s'", v);
+	return usage(d, "'--format': expected 'table', 'json', 'csv', 'markdown' or 'html', got '%s'", v);
 }
 
 static int apply_only(struct dc_options *o, const char *v, struct dc_diag *d)
@@ -427,7 +429,10 @@ const struct dc_option dc_option_table[] = {
 	{"--seed", 0, "N", "seed for every random choice (default: 0); recorded in\n"
 			   "the output. Same inputs and seed give identical output",
 	 apply_seed},
-	{"--format", 'f', "FMT", "table (default), json or csv", apply_format},
+	{"--format", 'f', "FMT", "table (default), json, csv, markdown (GitHub tables,\n"
+				 "for a pull request) or html (one self-contained\n"
+				 "page: the summary, the chart inline, every section)",
+	 apply_format},
 	{"--only", 0, "SECTIONS", "print only these sections, comma-separated (any\n"
 				  "format; JSON keeps its header fields); an unknown\n"
 				  "name lists the known ones",

@@ -106,6 +106,13 @@ const char *dc_fld_label(const struct dc_field *f, const void *base, char *buf, 
  * (JSON keeps the header and the warnings). */
 const struct dc_fields *dc_report_fields_shown(struct dc_report *r, const void **base);
 
+/* A value as the table sink shows it (sink_table.c), into buf (len >=
+ * DC_CELL_MAX): seconds and FLOPs scaled for values up to max_abs (a
+ * column's largest), the unit it is shown in in *unit ("" for none); a
+ * scalar's bytes carry " GiB (exact B)". Returns buf or the field's text. */
+const char *dc_table_cell(char *buf, size_t len, const struct dc_field *f, const void *base, double max_abs,
+			  int scalar, const char **unit);
+
 /* Rows [*from, *to) are left out of an excerpt of n rows. */
 void dc_excerpt_bounds(uint64_t n, const struct dc_render_opts *o, uint64_t *from, uint64_t *to);
 

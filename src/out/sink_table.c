@@ -226,6 +226,14 @@ static int scaled(enum dc_unit u)
 	return u == DC_U_SECONDS || u == DC_U_FLOPS;
 }
 
+const char *dc_table_cell(char *buf, size_t len, const struct dc_field *f, const void *base, double max_abs,
+			  int scalar, const char **unit)
+{
+	struct tscale ts = scale_for(f->unit, scaled(f->unit) ? max_abs : 0);
+	*unit = ts.unit;
+	return cell_text(buf, len, f, base, &ts, scalar);
+}
+
 static double f64_abs(const struct dc_field *f, const void *base)
 {
 	double v;

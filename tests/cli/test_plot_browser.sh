@@ -1,5 +1,6 @@
 #!/bin/sh
-# test_plot_browser.sh DISTCALC SRCDIR - each kind of --plot chart renders
+# test_plot_browser.sh DISTCALC SRCDIR - each kind of --plot chart, and the
+# --format html page, renders
 # in a real browser: headless Chromium (Debian's `chromium`, which
 # scripts/deps.sh installs when it is missing and it runs as root) turns it
 # into a PNG of the SVG's own size, and the PNG is neither blank nor one
@@ -53,6 +54,23 @@ render checkpoint --config "$src/configs/systems.json" --experiment checkpoint
 render loss --config "$src/configs/systems.json" --experiment loss
 render collectives --config "$src/configs/systems.json" --experiment collectives
 render search --config "$src/configs/systems.json" --experiment search
+# --format html: the page renders at 1000 x 1400 px, and the summary's
+# fit verdict is in the page's text as the browser reads it (--dump-dom)
+"$bin" --config "$src/configs/systems.json" --format html --output "$work/page.html" 2>"$work/err" ||
+	fail "page: distcalc exits $?: $(cat "$work/err")"
+timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
+	--user-data-dir="$work/profile-page" --window-size=1000,1400 \
+	--screenshot="$work/page.png" "file://$work/page.html" >"$work/browser.log" 2>&1
+if [ -s "$work/page.png" ]; then
+	echo "page 1000 1400" >>"$work/list"
+else
+	fail "page: $browser wrote no PNG: $(tail -3 "$work/browser.log")"
+fi
+timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$work/profile-dom" \
+	--dump-dom "file://$work/page.html" >"$work/page.dom" 2>"$work/browser.log"
+grep -q "fits in GPU memory (every rank)</td><td>yes</td>" "$work/page.dom" ||
+	fail "page: the summary's fit verdict is not in the rendered page's text"
+
 [ -f "$work/list" ] || { echo "FAIL: no chart rendered"; exit 1; }
 
 python3 - "$work" <<'PY' || fails=$((fails + 1))
