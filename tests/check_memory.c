@@ -845,6 +845,40 @@ START_TEST(test_deepseek_v3_pp16_ep64)
 }
 END_TEST
 
+/* DualPipeV with an MTP module: DeepSeek-V3's shape cut to 8 layers
+ * (first 3 dense), tp 1, pp 2, ep 4 on 8 GPUs, 4 chunks of 2 layers. Rank 0
+ * holds chunks 0 (layers 0-1, dense) and 3 (layers 6-7, MoE, and the head):
+ * 2 x 583,483,392 + 2 x 3,051,569,408 (a MoE layer with 64 local experts,
+ * check_params.c) + the embedding 926,679,040 + final norm 7,168 + head
+ * 926,679,040 + the MTP module after layer 7 (a MoE layer 3,051,569,408 +
+ * eh_proj 102,760,448 + 3 norms 21,504 = 3,154,351,360) = 12,277,822,208,
+ * of which routed experts 3 x 64 x 44,040,192 = 8,455,716,864. */
+START_TEST(test_dualpipev_mtp_on_head_rank)
+{
+	char json[1024];
+	struct dc_config c;
+	struct dc_diag d;
+	struct dc_stage_params r;
+	snprintf(json, sizeof(json),
+		 "{\"model\": {\"hf_config\": \"%s/configs/models/deepseek-v3.json\", \"seq_length\": 4096,"
+		 " \"num_layers\": 8},"
+		 " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+		 "   \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"}},"
+		 " \"parallel\": {\"tp\": 1, \"pp\": 2, \"ep\": 4, \"pipeline_schedule\": \"dualpipev\"},"
+		 " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 8}}",
+		 DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	ck_assert_msg(dc_config_load_buffer(json, strlen(json), "t.json", NULL, 0, &c, &d) == 0, "%s",
+		      d.count ? d.entries[0].text : "?");
+	dc_diag_release(&d);
+	ck_assert_int_eq(dc_memory_rank_params(plan_of(&c), 0, &r), 0);
+	ck_assert_uint_eq(r.layers, 4);
+	ck_assert_uint_eq(r.dense_layers, 2);
+	ck_assert_uint_eq(r.total, 12277822208ull);
+	ck_assert_uint_eq(r.expert_params, 8455716864ull);
+}
+END_TEST
+
 START_TEST(test_activation_override)
 {
 	/* 1000.5 bytes per token per layer, micro 2, s 1000: ceil(1000.5 x 2000)
@@ -919,6 +953,7 @@ int main(void)
 	tcase_add_test(tc, test_deepseek_v3_pp16_ep64);
 	tcase_add_test(tc, test_activation_override);
 	tcase_add_test(tc, test_overflow_names_keys);
+	tcase_add_test(tc, test_dualpipev_mtp_on_head_rank);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

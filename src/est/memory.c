@@ -175,6 +175,7 @@ int dc_memory_rank_params(const struct dc_plan *pl, uint64_t stage, struct dc_st
 	const struct dc_plan_shard *sh = &pl->shard;
 	const struct dc_model *m = &pl->in->model;
 	struct dc_ck c = {0};
+	uint64_t lin = 0, lin_moe, mtp_experts = 0;
 	if (s == DC_PIPE_DUALPIPE) {
 		const struct dc_stage_params *a = dc_plan_stage_params(pl, stage);
 		const struct dc_stage_params *b = dc_plan_stage_params(pl, pl->layout.pp - 1 - stage);
@@ -212,22 +213,31 @@ int dc_memory_rank_params(const struct dc_plan *pl, uint64_t stage, struct dc_st
 		d = dense_in(pl, ch.first_layer, ch.layers);
 		out->layers += ch.layers;
 		out->dense_layers += d;
+		if (m->full_attention_interval)
+			lin += ch.layers - dc_params_every(ch.first_layer, ch.layers, m->full_attention_interval);
 		if (ch.embedding)
 			out->other_params = dc_ck_add(&c, out->other_params, dc_ck_add(&c, sh->embedding, sh->position));
 		if (ch.head) {
 			out->other_params = dc_ck_add(&c, out->other_params, pl->parts.norm);
 			if (!m->tie_word_embeddings) /* a tied head is the embedding's table, here on the same rank */
 				out->other_params = dc_ck_add(&c, out->other_params, sh->embedding);
+			/* the MTP modules after the last layer */
+			out->other_params = dc_ck_add(&c, out->other_params, sh->mtp - sh->mtp_experts);
+			mtp_experts = sh->mtp_experts;
 		}
 	}
 	out->moe_layers = out->layers - out->dense_layers;
+	lin_moe = lin < out->moe_layers ? lin : out->moe_layers;
 	out->layer_params =
 		max_u64(out->dense_layers ? sh->dense_layer : 0, out->moe_layers ? sh->moe_layer : 0);
-	out->expert_params = dc_ck_mul(&c, sh->layer_experts, out->moe_layers);
+	out->expert_params = dc_ck_add(&c, dc_ck_mul(&c, sh->layer_experts, out->moe_layers), mtp_experts);
 	out->total = dc_ck_add(&c,
-			       dc_ck_add(&c, dc_ck_mul(&c, out->dense_layers, sh->dense_layer),
-					 dc_ck_mul(&c, out->moe_layers, sh->moe_layer)),
-			       out->other_params);
+			       dc_ck_add(&c, dc_ck_mul(&c, out->dense_layers - (lin - lin_moe), sh->dense_layer),
+					 dc_ck_mul(&c, out->moe_layers - lin_moe, sh->moe_layer)),
+			       dc_ck_add(&c, out->other_params, mtp_experts));
+	out->total = dc_ck_add(&c, out->total,
+			       dc_ck_add(&c, dc_ck_mul(&c, lin - lin_moe, sh->linear_dense_layer),
+					 dc_ck_mul(&c, lin_moe, sh->linear_moe_layer)));
 	return c.overflow ? -1 : 0;
 }
 
