@@ -243,6 +243,18 @@ START_TEST(test_new_families_published)
 	ck_assert_uint_eq(106852251264ull + 2375059584ull + 2 * 620756992ull, 110468824832ull);
 	expect_model("kimi-k2-instruct", "deepseek_v3", 1026408232448ull, 32861500928ull, 0);
 	expect_model("qwen3-next-80b-a3b", "qwen3_next", 79674391296ull, 3874929408ull, 0);
+	/* Llama 4 Maverick's text model (meta-llama/Llama-4-Maverick-17B-128E:
+	 * Scout's layer with 128 experts on every second layer,
+	 * interleave_moe_layer_step 2, the other 24 layers dense of
+	 * intermediate_size_mlp 16384): 24 MoE layers of 62,914,560 + 129 x
+	 * 125,829,120 + router 655,360 + norms 10,240 = 16,295,536,640 and 24
+	 * dense ones of 62,914,560 + 251,658,240 + 10,240 = 314,583,040; x 24
+	 * each + 2,068,971,520 + 5,120 = 400,711,848,960 (Meta: "400B total",
+	 * the vision encoder besides); active: 127 experts fewer a MoE layer,
+	 * 17,184,691,200 ("17B active"). */
+	expect_total("{\"model_type\": \"llama4\", \"text_config\": {\"interleave_moe_layer_step\": 2, "
+		     "\"num_local_experts\": 128}}",
+		     "llama4", 400711848960ull);
 }
 END_TEST
 
