@@ -255,6 +255,10 @@ START_TEST(test_new_families_published)
 	expect_total("{\"model_type\": \"llama4\", \"text_config\": {\"interleave_moe_layer_step\": 2, "
 		     "\"num_local_experts\": 128}}",
 		     "llama4", 400711848960ull);
+	/* empty moe_layers and no_rope_layers lists are "derive them" */
+	expect_total("{\"model_type\": \"llama4\", \"text_config\": {\"interleave_moe_layer_step\": 2, "
+		     "\"num_local_experts\": 128, \"moe_layers\": [], \"no_rope_layers\": []}}",
+		     "llama4", 400711848960ull);
 }
 END_TEST
 

@@ -579,7 +579,8 @@ static void read_llama4_text(struct hf *r, struct dc_model *m)
 	read_top_k(r, m, 1);
 	step = get_uint(r, "interleave_moe_layer_step", 1, 1);
 	m->moe_layer_interval = step;
-	if (get(r, "moe_layers")) {
+	/* an empty list is "derive it", as configuration_llama4.py reads it */
+	if (get(r, "moe_layers") && !(cJSON_IsArray(get(r, "moe_layers")) && cJSON_GetArraySize(get(r, "moe_layers")) == 0)) {
 		/* the list configuration_llama4.py derives: step - 1, 2 step - 1, ... */
 		const cJSON *v = get(r, "moe_layers"), *e;
 		uint64_t want = step - 1;
@@ -597,7 +598,7 @@ static void read_llama4_text(struct hf *r, struct dc_model *m)
 				 (unsigned long long)step, (unsigned long long)(step - 1), (unsigned long long)(2 * step - 1));
 	}
 	chunk = get_uint(r, "attention_chunk_size", 1, 8192);
-	if (nr) {
+	if (nr && !(cJSON_IsArray(nr) && cJSON_GetArraySize(nr) == 0)) {
 		const cJSON *e;
 		uint64_t i = 0;
 		int ok = cJSON_IsArray(nr) && (uint64_t)cJSON_GetArraySize(nr) == m->num_layers;
