@@ -5,6 +5,7 @@
 
 #include "distcalc/plan.h"
 #include "distcalc/rng.h"
+#include "distcalc/util.h"
 
 void dc_loss_acc_init(struct dc_loss_acc *a)
 {
@@ -92,10 +93,25 @@ void dc_loss_microbatch(const struct dc_plan *p, uint64_t r, uint64_t m, uint64_
 	*loss_sum = sum;
 }
 
+/* The most documents one run draws: the section's tables draw the shown
+ * ranks' microbatches again, so the whole experiment stays within a small
+ * multiple of this (about a second). A packed sample holds at most
+ * seq_length / min_length + 1 documents (each at least min_length
+ * tokens, the last one refused). */
+#define DC_LOSS_MAX_DRAWS ((uint64_t)1 << 24)
+
 int dc_loss_compute(const struct dc_plan *p, struct dc_loss_result *o, const char **error)
 {
-	(void)error;
+	const struct dc_loss *l = &p->in->loss;
+	uint64_t draws, per_sample = l->mode == DC_LOSS_PADDING ? 1 : p->in->model.seq_length / (l->min_length ? l->min_length : 1) + 1;
+
 	memset(o, 0, sizeof(*o));
+	if (dc_mul_u64(p->layout.dp, p->layout.grad_accum_steps, &draws) ||
+	    dc_mul_u64(draws, p->layout.micro_batch_size, &draws) || dc_mul_u64(draws, per_sample, &draws) ||
+	    draws > DC_LOSS_MAX_DRAWS) {
+		*error = "'training.grad_accum_steps' x 'parallel.dp' x 'training.micro_batch_size': the loss experiment draws at most 2^24 documents (dp x grad_accum_steps x micro_batch_size x the documents a sample holds: 1 padded, up to seq_length / min_length + 1 packed); draw a smaller step (its recipes' errors do not need a large one)";
+		return -1;
+	}
 	o->ranks = p->layout.dp;
 	o->microbatches = p->layout.grad_accum_steps;
 	o->samples_per_microbatch = p->layout.micro_batch_size;

@@ -24,6 +24,16 @@
 #include "report_int.h"
 
 #define DC_TRACE_MAX_STAGES 16
+/* The bounds of --trace (docs/reliability.md, "Bounded work"): the
+ * timeline simulates every op of every stage, pp x virtual_pipeline x
+ * grad_accum_steps model chunks of work, in memory proportional to them,
+ * so a step above DC_TRACE_MAX_CHUNKS is refused (a trace of a smaller
+ * accumulation shows the same pattern); a track writes at most
+ * DC_TRACE_MAX_EVENTS events and the trace DC_TRACE_MAX_TOTAL (about
+ * 130 MB of JSON), the rest counted in otherData. */
+#define DC_TRACE_MAX_CHUNKS ((uint64_t)1 << 16)
+#define DC_TRACE_MAX_EVENTS 16384
+#define DC_TRACE_MAX_TOTAL ((uint64_t)1 << 20)
 
 struct trace_ctx {
 	struct dc_buf *out;
@@ -32,6 +42,8 @@ struct trace_ctx {
 	uint64_t ranks;  /* ranks per stage */
 	int first;
 	int named[DC_TRACE_MAX_STAGES * 2 + 2][DC_TRACK_COUNT];
+	uint32_t written[DC_TRACE_MAX_STAGES * 2 + 2][DC_TRACK_COUNT]; /* events per track, to the cap */
+	uint64_t shown, not_shown; /* events written, and past a cap */
 };
 
 static int want(void *ctx, uint64_t stage)
@@ -100,6 +112,15 @@ static int on_event(void *ctx, const struct dc_step_event *e)
 {
 	struct trace_ctx *t = ctx;
 	struct dc_buf *b = t->out;
+	uint64_t slot = e->stage < DC_TRACE_MAX_STAGES ? e->stage : DC_TRACE_MAX_STAGES + (t->pp - 1 - e->stage);
+	if (slot < DC_TRACE_MAX_STAGES * 2 + 2 && (unsigned)e->track < DC_TRACK_COUNT) {
+		if (t->written[slot][e->track] >= DC_TRACE_MAX_EVENTS || t->shown >= DC_TRACE_MAX_TOTAL) {
+			t->not_shown++;
+			return 0;
+		}
+		t->written[slot][e->track]++;
+	}
+	t->shown++;
 	name_track(t, e->stage, e->track);
 	sep(t);
 	dc_buf_puts(b, "{\"ph\": \"X\", \"name\": ");
@@ -136,6 +157,16 @@ int dc_report_render_trace(struct dc_report *r, struct dc_buf *out, const char *
 		*error = "no step time to trace: the compute model lacks its GPU data (set cluster.gpu or the keys the step section names)";
 		goto done;
 	}
+	{
+		uint64_t chunks;
+		if (dc_mul_u64(r->plan.layout.pp, r->plan.layout.virtual_pipeline, &chunks) ||
+		    dc_mul_u64(chunks, r->plan.layout.grad_accum_steps, &chunks) || chunks > DC_TRACE_MAX_CHUNKS) {
+			*error = "the step is too long to trace: pp x virtual_pipeline x grad_accum_steps is above 2^16 model chunks "
+				 "(the timeline simulates each in memory); trace it with a smaller --set training.grad_accum_steps, "
+				 "whose schedule shows the same pattern";
+			goto done;
+		}
+	}
 	t->out = out;
 	t->pp = r->plan.layout.pp;
 	t->stride = r->plan.topo.stride[DC_AXIS_PP];
@@ -160,6 +191,13 @@ int dc_report_render_trace(struct dc_report *r, struct dc_buf *out, const char *
 	put_num(out, res->step.time_s);
 	dc_buf_puts(out, ", \"stages\": ");
 	put_u64(out, t->pp);
+	/* the cap on each track's events, and how many it left out */
+	dc_buf_puts(out, ", \"events_per_track_cap\": ");
+	put_u64(out, DC_TRACE_MAX_EVENTS);
+	dc_buf_puts(out, ", \"events_cap\": ");
+	put_u64(out, DC_TRACE_MAX_TOTAL);
+	dc_buf_puts(out, ", \"events_not_shown\": ");
+	put_u64(out, t->not_shown);
 	/* the schedule whose op order the compute tracks show, and its
 	 * critical stage's bubble against the paper's formula (step.h) */
 	dc_buf_puts(out, ", \"pipeline_schedule\": ");
