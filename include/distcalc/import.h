@@ -28,7 +28,8 @@ enum dc_import_format {
 /* One distcalc key the import sets. */
 struct dc_import_key {
 	char path[64];  /* "parallel.tp" */
-	char *json;     /* the value as JSON text: 8, "fsdp", true (owned) */
+	char *json;     /* the value as JSON text: 8, "fsdp", true (owned); NULL:
+			 * removed by --unset (from the base's cluster too) */
 	char from[96];  /* what gave it: "--num-layers", "[parallelism] tensor_parallel_degree" */
 	unsigned line;  /* 1-based line in the imported file; 0: a default of the framework */
 };
@@ -66,6 +67,11 @@ void dc_import_release(struct dc_import *imp);
  * (8, true, [4,4]), else as a string ("200 GB/s"). Returns 0, or -1 with
  * an error in `diag` (no '=', out of memory). */
 int dc_import_override(struct dc_import *imp, const char *text, struct dc_diag *diag);
+
+/* An --unset PATH on top of the import: what the file gave at PATH (a key
+ * or a section) goes, and the config written leaves PATH out. Returns 0, or
+ * -1 when out of memory. */
+int dc_import_unset(struct dc_import *imp, const char *path, struct dc_diag *diag);
 
 /* The value set for `path`, as JSON text, or NULL. */
 const char *dc_import_get(const struct dc_import *imp, const char *path);

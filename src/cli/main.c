@@ -870,6 +870,8 @@ static void progress_line(void *ctx, uint64_t done, uint64_t total)
 /* --sweep: one run per point of the grid, one report of rows (sweep.h),
  * rendered as any report; --plot draws its line charts. A sweep in which
  * no point ran exits 3 after printing why each did not. */
+static size_t import_sets_from(const struct dc_options *o);
+
 static int sweep(const struct dc_experiment *exp, const struct dc_options *o, const char *imported, size_t imported_len,
 		 const char *imported_name)
 {
@@ -895,8 +897,8 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o, co
 		sl.len = imported_len;
 		sl.name = imported_name;
 	}
-	sl.sets = o->sets;
-	sl.nsets = o->nsets;
+	sl.sets = o->sets + (imported ? import_sets_from(o) : 0);
+	sl.nsets = o->nsets - (imported ? import_sets_from(o) : 0);
 	if (!o->config && !imported)
 		fprintf(stderr, "distcalc: no --config given; using the built-in default (configs/systems.json)%s\n",
 			o->model ? " with the model from --model" : "");
@@ -966,7 +968,7 @@ static void import_blame(const struct dc_import *imp, const char *file, const st
 		if (d->entries[i].severity != DC_SEV_ERROR || !key)
 			continue;
 		for (size_t k = 0; k < imp->nkeys; k++) {
-			if (strcmp(imp->keys[k].path, key) != 0)
+			if (!imp->keys[k].json || strcmp(imp->keys[k].path, key) != 0)
 				continue;
 			if (imp->keys[k].line)
 				fprintf(stderr, "distcalc: note: '%s' came from '%s' on line %u of ", key, imp->keys[k].from,
@@ -1012,7 +1014,8 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 	/* --set on top, so that --emit-config prints it too (the loader
 	 * applies it again, to the same value) */
 	for (size_t i = 0; i < o->nsets; i++) {
-		if (dc_import_override(imp, o->sets[i].text, &d) != 0) {
+		if ((o->sets[i].unset ? dc_import_unset(imp, o->sets[i].text, &d)
+				      : dc_import_override(imp, o->sets[i].text, &d)) != 0) {
 			print_diag(&d, 0);
 			rc = exit_for(d.status);
 			goto done;
@@ -1063,6 +1066,20 @@ done:
 	dc_buf_release(&out);
 	dc_diag_release(&d);
 	return rc;
+}
+
+/* The --set and --unset the loader applies to an imported config: those
+ * after the last --unset. The imported text holds them all already
+ * (import_config), so those before it are there; an --unset given to the
+ * loader again would find nothing to remove and warn. The later --set are
+ * applied again, to the same value, so the loader names them as --set. */
+static size_t import_sets_from(const struct dc_options *o)
+{
+	size_t from = 0;
+	for (size_t i = 0; i < o->nsets; i++)
+		if (o->sets[i].unset)
+			from = i + 1;
+	return from;
 }
 
 /* --emit-config: the config text, through the --output sink. */
@@ -1149,8 +1166,8 @@ int main(int argc, char **argv)
 		goto done;
 	}
 	memset(&lo, 0, sizeof(lo));
-	lo.overrides = o.sets;
-	lo.noverrides = o.nsets;
+	lo.overrides = o.sets + (imported ? import_sets_from(&o) : 0);
+	lo.noverrides = o.nsets - (imported ? import_sets_from(&o) : 0);
 	lo.model_file = o.model;
 	lo.auto_layout = o.model && !o.config && !o.import;
 	if (imported) {

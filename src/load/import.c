@@ -46,7 +46,7 @@ const char *dc_import_get(const struct dc_import *imp, const char *path)
 {
 	for (size_t i = 0; i < imp->nkeys; i++)
 		if (strcmp(imp->keys[i].path, path) == 0)
-			return imp->keys[i].json;
+			return imp->keys[i].json; /* NULL when unset */
 	return NULL;
 }
 
@@ -59,6 +59,16 @@ int dc_import_set(struct dc_import *imp, const char *path, const char *json, con
 		k = &imp->keys[i];
 		if (strcmp(k->path, path) != 0)
 			continue;
+		if (!k->json) {
+			/* unset before: set again */
+			if (!(k->json = dc_strdup(json))) {
+				dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", name);
+				return -1;
+			}
+			snprintf(k->from, sizeof(k->from), "%s", from);
+			k->line = line;
+			return 0;
+		}
 		if (strcmp(k->json, json) == 0)
 			return 0;
 		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: '%s': gives '%s' %s, but '%s'%s%u gave it %s",
@@ -154,6 +164,25 @@ int dc_import_override(struct dc_import *imp, const char *text, struct dc_diag *
 	rc = dc_import_set(imp, path, json, "--set", 0, "--set", diag);
 	cJSON_free(json);
 	return rc;
+}
+
+int dc_import_unset(struct dc_import *imp, const char *path, struct dc_diag *diag)
+{
+	size_t n = strlen(path), kept = 0;
+	for (size_t i = 0; i < imp->nkeys; i++) {
+		const char *p = imp->keys[i].path;
+		if (strcmp(p, path) == 0 || (strncmp(p, path, n) == 0 && p[n] == '.')) {
+			free(imp->keys[i].json);
+			continue;
+		}
+		imp->keys[kept++] = imp->keys[i];
+	}
+	imp->nkeys = kept;
+	if (dc_import_set(imp, path, "null", "--unset", 0, "--unset", diag) != 0)
+		return -1;
+	free(imp->keys[imp->nkeys - 1].json);
+	imp->keys[imp->nkeys - 1].json = NULL;
+	return 0;
 }
 
 void dc_import_release(struct dc_import *imp)
@@ -317,7 +346,10 @@ static cJSON *parent_of(cJSON *root, const char *path, const char **leaf)
 static int add_key(cJSON *root, const struct dc_import_key *k)
 {
 	const char *leaf;
-	cJSON *parent = parent_of(root, k->path, &leaf), *v;
+	cJSON *parent, *v;
+	if (!k->json)
+		return 0; /* an --unset: remove_key, at the end */
+	parent = parent_of(root, k->path, &leaf);
 	if (!parent || !(v = cJSON_Parse(k->json)))
 		return -1;
 	if (cJSON_GetObjectItemCaseSensitive(parent, leaf))
@@ -344,11 +376,31 @@ static void short_name(char *out, size_t n, const char *path)
 		out[--len] = '\0';
 }
 
+/* --unset PATH: PATH leaves the tree, and a section it empties too. */
+static void remove_key(cJSON *root, const char *path)
+{
+	cJSON *o = root;
+	const char *p = path, *dot;
+	while ((dot = strchr(p, '.')) != NULL) {
+		char part[64];
+		size_t n = (size_t)(dot - p);
+		if (n >= sizeof(part))
+			return;
+		memcpy(part, p, n);
+		part[n] = '\0';
+		o = cJSON_GetObjectItemCaseSensitive(o, part);
+		if (!cJSON_IsObject(o))
+			return;
+		p = dot + 1;
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(o, p);
+}
+
 static int has_section(const struct dc_import *imp, const char *section)
 {
 	size_t n = strlen(section);
 	for (size_t i = 0; i < imp->nkeys; i++)
-		if (strncmp(imp->keys[i].path, section, n) == 0 && imp->keys[i].path[n] == '.')
+		if (imp->keys[i].json && strncmp(imp->keys[i].path, section, n) == 0 && imp->keys[i].path[n] == '.')
 			return 1;
 	return 0;
 }
@@ -439,6 +491,9 @@ int dc_import_config(const struct dc_import *imp, const char *import_name, const
 		if (!known && add_key(root, &imp->keys[i]) != 0)
 			goto oom;
 	}
+	for (size_t i = 0; i < imp->nkeys; i++)
+		if (!imp->keys[i].json)
+			remove_key(root, imp->keys[i].path);
 	put_value(out, root, 0);
 	dc_buf_putc(out, '\n');
 	if (out->failed)

@@ -89,6 +89,15 @@ grep -q "^auto.json:2: error: 'train_micro_batch_size_per_gpu': \"auto\" is fill
 	fail "auto: $(cat err.txt)"
 grep -q "^auto.json:3: error: 'stage3_magic': not a zero_optimization key" err.txt || fail "unknown zero key: $(cat err.txt)"
 
+# --set and --unset apply on top of the import, in order, and --emit-config shows them
+"$bin" --config "$I/h100_1x8.json" --from-megatron "$I/megatron_train_llama3_8b_h100_fp8.sh" --unset overlap.dp \
+	--set parallel.tp=2 --unset parallel.tp --set 'cluster.inter_node.bandwidth=200 GB/s' --emit-config >e.json 2>err.txt ||
+	fail "--unset with an import: exit $?: $(cat err.txt)"
+grep -q '"overlap"' e.json && fail "--unset overlap.dp left it in: $(cat e.json)"
+grep -q '"tp"' e.json && fail "--set then --unset parallel.tp left it in"
+grep -q '"bandwidth": "200 GB/s"' e.json || fail "a --set of a cluster key is not in the emitted config"
+grep -q "nothing to remove" err.txt && fail "an --unset the import applied warned again: $(cat err.txt)"
+
 # usage
 "$bin" --emit-config >/dev/null 2>err.txt
 [ $? = 2 ] || fail "--emit-config alone: exit $?"
