@@ -191,6 +191,24 @@ START_TEST(torchtitan_mapping)
 }
 END_TEST
 
+/* torchtitan dcefff5's names: local_batch_size (batch_size's) and
+ * global_batch_size, whose excess over local x dp accumulates: 64 of local
+ * 2 on dp 8 is 4 steps, which the loader derives from the global batch */
+START_TEST(torchtitan_local_global)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n"
+						     "[training]\nlocal_batch_size = 2\nglobal_batch_size = 64\n"
+						     "[activation_checkpoint]\nmode = \"none\"\n"),
+			 0);
+	ck_assert_str_eq(get("training.micro_batch_size"), "2");
+	ck_assert_str_eq(get("training.global_batch_size"), "64");
+	ck_assert_str_eq(get("training.grad_accum_steps"), "(unset)");
+	ck_assert_str_eq(get("training.recompute"), "\"none\"");
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[training]\nbatch_size = 2\nlocal_batch_size = 2\n"), -1);
+	ck_assert_str_eq(diag.entries[0].text, "t:3: error: [training] local_batch_size: with batch_size on line 2: give one");
+}
+END_TEST
+
 START_TEST(toml_errors)
 {
 	static const struct {
@@ -292,6 +310,7 @@ int main(void)
 	tcase_add_test(tc, megatron_script_words);
 	tcase_add_test(tc, megatron_errors);
 	tcase_add_test(tc, torchtitan_mapping);
+	tcase_add_test(tc, torchtitan_local_global);
 	tcase_add_test(tc, toml_errors);
 	tcase_add_test(tc, deepspeed_mapping);
 	tcase_add_test(tc, config_text);

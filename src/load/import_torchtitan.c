@@ -550,10 +550,21 @@ static void map_model(struct tctx *c)
 
 static void map_training(struct tctx *c, long long pp)
 {
-	long long batch = 8, seq = 2048, mb = 1;
+	long long batch = 8, seq = 2048, mb = 1, global = -1;
 	int offload = 0;
-	struct entry *e;
-	integer(c, get(c, "training", "batch_size"), 1, &batch);
+	struct entry *e, *eb = get(c, "training", "batch_size"), *el = get(c, "training", "local_batch_size"), *eg;
+	/* local_batch_size is batch_size's later name (torchtitan dcefff5),
+	 * with global_batch_size beside it: -1 is local x dp, more accumulates */
+	if (eb && el)
+		merr(c, el, "with batch_size on line %u: give one", eb->line);
+	integer(c, eb ? eb : el, 1, &batch);
+	eg = get(c, "training", "global_batch_size");
+	if (eg && (eg->type != T_INT || (eg->i < 1 && eg->i != -1)))
+		merr(c, eg, "expected -1 (local_batch_size x dp) or a whole number from 1, got %s", eg->text);
+	else if (eg)
+		global = eg->i;
+	if (global > 0)
+		setu(c, "training.global_batch_size", (unsigned long long)global, eg, NULL);
 	if (integer(c, (e = get(c, "training", "seq_len")), 1, &seq) == 0)
 		setu(c, "model.seq_length", (unsigned long long)seq, e, "no [training] seq_len (2048)");
 	/* the local batch: split into pipeline microbatches under pp */
@@ -564,13 +575,14 @@ static void map_training(struct tctx *c, long long pp)
 			merr(c, e, "must divide [training] batch_size (%lld)", batch);
 		} else {
 			setu(c, "training.micro_batch_size", (unsigned long long)mb, e, "no pipeline_parallel_microbatch_size (1)");
-			setu(c, "training.grad_accum_steps", (unsigned long long)(batch / mb), get(c, "training", "batch_size"),
-			     "no [training] batch_size (8)");
+			if (global < 0)
+				setu(c, "training.grad_accum_steps", (unsigned long long)(batch / mb), eb ? eb : el,
+				     "no [training] batch_size (8)");
 		}
 	} else {
-		setu(c, "training.micro_batch_size", (unsigned long long)batch, get(c, "training", "batch_size"),
-		     "no [training] batch_size (8)");
-		setj(c, "training.grad_accum_steps", "1", NULL, "torchtitan (no accumulation)");
+		setu(c, "training.micro_batch_size", (unsigned long long)batch, eb ? eb : el, "no [training] batch_size (8)");
+		if (global < 0)
+			setj(c, "training.grad_accum_steps", "1", NULL, "torchtitan (no accumulation)");
 	}
 	if (boolean(c, (e = get(c, "training", "enable_cpu_offload")), &offload) == 0 && offload)
 		sets(c, "parallel.offload", "optimizer+params", e, NULL);
