@@ -364,6 +364,8 @@ static void layout_of(uint64_t tp, uint64_t pp, uint64_t dp, uint64_t cp, struct
 	o->world = o->slices * pp;
 }
 
+#define DC_CKPT_MAX_WALK ((uint64_t)1 << 20)
+
 int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result *m, const struct dc_batch *bt,
 			  struct dc_checkpoint_result *c, const char **error)
 {
@@ -379,6 +381,13 @@ int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result
 		return -1;
 	layout_of(p->layout.tp, p->layout.pp, p->layout.dp, p->layout.cp, &c->saved);
 	layout_of(rs->tp, rs->pp, rs->dp, rs->cp, &c->restored);
+	/* bounded work (docs/reliability.md): the save and the restore are
+	 * walked rank by rank, each new rank over the old shards it meets, so
+	 * each world is capped at 2^20 ranks (about a second) */
+	if (c->saved.world > DC_CKPT_MAX_WALK || c->restored.world > DC_CKPT_MAX_WALK) {
+		*error = "'cluster.num_nodes' x 'cluster.gpus_per_node' (or checkpoint.restore's): the checkpoint experiment walks every saved and restored rank, at most 2^20 of each";
+		return -1;
+	}
 	c->state_bytes_per_element = pr->param_bytes + pr->master_bytes + pr->optimizer_bytes;
 	c->params_bytes = dc_ck_mul(&k, c->items.total, pr->param_bytes);
 	c->master_bytes = dc_ck_mul(&k, c->items.total, pr->master_bytes);
