@@ -34,10 +34,10 @@ enum reject {
 };
 
 static const char *const reject_text[R_COUNT] = {
-	[R_TP_HEADS] = "parallel.tp must divide model.num_attention_heads and model.num_kv_heads",
+	[R_TP_HEADS] = "parallel.tp must divide model.num_attention_heads and model.num_kv_heads (and model.linear_num_key_heads)",
 	[R_TP_DOMAIN] = "parallel.tp must stay within the NVLink domain (cluster.nvlink_domain; search.tp_across_nodes lifts it)",
 	[R_CP] = "2 x parallel.cp must divide model.seq_length",
-	[R_PP] = "parallel.pp must divide model.num_layers",
+	[R_PP] = "parallel.pp must divide model.num_layers (and be 1 with model.moe_layer_interval > 1)",
 	[R_DP] = "parallel.dp (world / (tp x cp x pp)) must be in search.space.dp",
 	[R_BATCH] = "training.micro_batch_size x parallel.dp must divide the global batch (training.global_batch_size)",
 	[R_EP] = "parallel.ep must divide model.num_experts and ep x etp the ranks tp x dp x cp (folded: pp the slowest axis, and sequence_parallel where etp differs from tp > 1)",
