@@ -135,6 +135,17 @@ int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_
 int dc_check_budgets(const char *actual, size_t actual_len, const struct dc_check_max *maxes, size_t n,
 		     struct dc_buf *out, size_t *exceeded, struct dc_diag *diag);
 
+/* The same check as a stream, for a report too large to hold: feed the
+ * report as it is rendered (dc_budget_stream_feed is a struct dc_buf flush
+ * callback; ctx is the stream), then finish, which writes the lines and
+ * messages as dc_check_budgets does and frees the stream. Memory: the
+ * longest line of the report and the budgets. new returns NULL when out of
+ * memory; feed returns 0, or -1 when out of memory. */
+struct dc_budget_stream;
+struct dc_budget_stream *dc_budget_stream_new(const struct dc_check_max *maxes, size_t n);
+int dc_budget_stream_feed(void *ctx, const char *data, size_t len);
+int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size_t *exceeded, struct dc_diag *diag);
+
 /* Parses `s` as a plain decimal number: digits with an optional '.' (a
  * digit on one side at least) and an optional exponent, no sign, space,
  * hex float, inf or nan. Returns 0 with the value (a subnormal or one

@@ -903,136 +903,361 @@ int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_
 	return 0;
 }
 
-/* The name of the field nearest `path` for a "did you mean": the member of
- * the deepest object on the path that is closest to the path's next
- * component (at most 3 edits, case folded), written whole into buf; 0 when
- * none is that close. */
-static int nearest_field(const cJSON *root, const char *path, char *buf, size_t len)
-{
-	const cJSON *v = root, *best = NULL;
-	const char *p = path;
-	size_t best_d = 4, n;
 
-	for (;;) {
-		const cJSON *next;
-		char key[256];
-		n = strcspn(p, ".[");
-		if (n == 0 || n >= sizeof(key) || !cJSON_IsObject(v))
-			return 0;
-		memcpy(key, p, n);
-		key[n] = '\0';
-		next = cJSON_GetObjectItemCaseSensitive(v, key);
-		if (!next || p[n] != '.')
-			break;
-		v = next;
-		p += n + 1;
+/* ---- --check-max / --check-min, streamed ----
+ *
+ * The report is read as it is rendered (dc_budget_stream_feed is a dc_buf
+ * flush callback), line by line: the JSON sink ends a line between
+ * tokens, never inside one (a string holds no raw newline), so a chunk is
+ * parsed up to its last newline and the rest carried. The stream keeps a
+ * stack of the open containers and, per budget, what it found at its path
+ * and the nearest field name seen for it: memory is the longest line and
+ * the budgets, whatever the report's size. */
+
+#define BS_MAX_DEPTH 64
+
+struct bs_budget {
+	int found, is_num;
+	double v;
+	char holds[64];
+	size_t near_depth; /* the deepest object on the path whose members were candidates (+1) */
+	size_t near_d;
+	char near[512];
+};
+
+struct bs_frame {
+	int array, any; /* any: an array that holds a value */
+	uint64_t index;
+	size_t plen; /* the container's path length */
+};
+
+struct dc_budget_stream {
+	const struct dc_check_max *m;
+	size_t n;
+	struct bs_budget *b;
+	struct dc_buf carry;
+	struct bs_frame stack[BS_MAX_DEPTH];
+	int depth;
+	int want_key; /* in an object, before a member's key */
+	char path[1024];
+	size_t plen;
+	char key[256];
+	int bad, oom;
+};
+
+struct dc_budget_stream *dc_budget_stream_new(const struct dc_check_max *m, size_t n)
+{
+	struct dc_budget_stream *s = dc_calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->b = dc_calloc(n ? n : 1, sizeof(*s->b));
+	if (!s->b) {
+		free(s);
+		return NULL;
 	}
-	for (const cJSON *x = v->child; x; x = x->next) {
-		size_t d = dc_edit_distance(p, n, x->string, 1);
-		if (d < best_d) {
-			best_d = d;
-			best = x;
-		}
-	}
-	/* distance 0: the member is there, the path goes wrong past it (an
-	 * index): no name to suggest */
-	if (!best || best_d == 0 || (size_t)(p - path) + strlen(best->string) + strlen(p + n) >= len)
-		return 0;
-	snprintf(buf, len, "%.*s%s%s", (int)(p - path), path, best->string, p + n);
-	return 1;
+	for (size_t i = 0; i < n; i++)
+		s->b[i].near_d = 99;
+	s->m = m;
+	s->n = n;
+	dc_buf_init(&s->carry);
+	return s;
 }
 
-/* The value at the dotted `path` under `v` ("a.b[2].c"), or NULL. */
-static const cJSON *find_path(const cJSON *v, const char *p)
+/* The members of the object at s->path are candidates for the budgets
+ * whose path goes through it: `key` against the budget's next component. */
+static void bs_candidate(struct dc_budget_stream *s, const char *key)
 {
-	while (v) {
-		if (*p == '[') {
-			char *end;
-			unsigned long i;
-			if (!(p[1] >= '0' && p[1] <= '9'))
-				return NULL;
-			i = strtoul(p + 1, &end, 10);
-			if (*end != ']' || !cJSON_IsArray(v) || i > 1000000000ul)
-				return NULL;
-			v = cJSON_GetArrayItem(v, (int)i);
-			p = end + 1;
-		} else {
-			size_t n = strcspn(p, ".[");
-			char key[256];
-			if (n == 0 || n >= sizeof(key) || !cJSON_IsObject(v))
-				return NULL;
-			memcpy(key, p, n);
-			key[n] = '\0';
-			v = cJSON_GetObjectItemCaseSensitive(v, key);
-			p += n;
+	size_t plen = s->plen, depth = (size_t)s->depth + 1;
+	for (size_t i = 0; i < s->n; i++) {
+		const char *bp = s->m[i].path, *comp;
+		size_t n, d;
+		struct bs_budget *b = &s->b[i];
+		if (b->found || strncmp(bp, s->path, plen) != 0 || (plen && bp[plen] != '.'))
+			continue;
+		comp = bp + plen + (plen ? 1 : 0);
+		n = strcspn(comp, ".[");
+		if (depth < b->near_depth)
+			continue;
+		d = dc_edit_distance(comp, n, key, 1);
+		if (depth > b->near_depth || d < b->near_d) {
+			b->near_depth = depth;
+			b->near_d = d;
+			if ((size_t)(comp - bp) + strlen(key) + strlen(comp + n) < sizeof(b->near))
+				snprintf(b->near, sizeof(b->near), "%.*s%s%s", (int)(comp - bp), bp, key, comp + n);
+			else
+				b->near_d = 99;
 		}
-		if (*p == '\0')
-			return v;
-		if (*p == '.')
-			p++;
-		else if (*p != '[')
-			return NULL;
 	}
-	return NULL;
+}
+
+/* The path of the value about to start, from the innermost container. */
+static int bs_value_path(struct dc_budget_stream *s)
+{
+	struct bs_frame *f;
+	int w;
+	if (s->depth == 0) {
+		s->plen = 0;
+		s->path[0] = '\0';
+		return 0;
+	}
+	f = &s->stack[s->depth - 1];
+	f->any = 1;
+	if (f->array)
+		w = snprintf(s->path + f->plen, sizeof(s->path) - f->plen, "[%llu]", (unsigned long long)f->index);
+	else
+		w = snprintf(s->path + f->plen, sizeof(s->path) - f->plen, "%s%s", f->plen ? "." : "", s->key);
+	if (w < 0 || (size_t)w >= sizeof(s->path) - f->plen)
+		return -1;
+	s->plen = f->plen + (size_t)w;
+	return 0;
+}
+
+static void bs_leaf(struct dc_budget_stream *s, int is_num, double v, const char *holds)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!s->b[i].found && strcmp(s->m[i].path, s->path) == 0) {
+			s->b[i].found = 1;
+			s->b[i].is_num = is_num;
+			s->b[i].v = v;
+			snprintf(s->b[i].holds, sizeof(s->b[i].holds), "%s", holds);
+		}
+}
+
+/* A JSON string at p (after its opening quote) up to `end`: its length to
+ * the closing quote, copying at most len - 1 bytes (escapes kept as they
+ * are; the report's keys have none) into buf; -1 when not closed. */
+static long bs_string(const char *p, const char *end, char *buf, size_t len)
+{
+	const char *q = p;
+	size_t k = 0;
+	while (q < end && *q != '"') {
+		if (*q == '\\' && q + 1 < end)
+			q++;
+		q++;
+	}
+	if (q >= end)
+		return -1;
+	k = (size_t)(q - p) < len ? (size_t)(q - p) : len - 1;
+	memcpy(buf, p, k);
+	buf[k] = '\0';
+	return (long)(q - p);
+}
+
+/* Parses whole lines [p, end). */
+static void bs_parse(struct dc_budget_stream *s, const char *p, const char *end)
+{
+	while (p < end && !s->bad) {
+		char c = *p;
+		if (c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == ':') {
+			p++;
+			continue;
+		}
+		if (c == ',') {
+			if (s->depth && s->stack[s->depth - 1].array)
+				s->stack[s->depth - 1].index++;
+			else
+				s->want_key = 1;
+			p++;
+			continue;
+		}
+		if (c == '}' || c == ']') {
+			struct bs_frame *f;
+			if (s->depth == 0) {
+				s->bad = 1;
+				return;
+			}
+			f = &s->stack[--s->depth];
+			s->plen = f->plen;
+			s->path[s->plen] = '\0';
+			if (f->array) {
+				char holds[64];
+				snprintf(holds, sizeof(holds), "an array of %llu",
+					 (unsigned long long)(f->any ? f->index + 1 : 0));
+				bs_leaf(s, 0, 0, holds);
+			} else {
+				bs_leaf(s, 0, 0, "an object");
+			}
+			/* the enclosing container's path again */
+			s->plen = s->depth ? s->stack[s->depth - 1].plen : 0;
+			s->path[s->plen] = '\0';
+			s->want_key = 0;
+			p++;
+			continue;
+		}
+		if (c == '"' && s->want_key) {
+			long n = bs_string(p + 1, end, s->key, sizeof(s->key));
+			if (n < 0) {
+				s->bad = 1;
+				return;
+			}
+			bs_candidate(s, s->key);
+			s->want_key = 0;
+			p += n + 2;
+			continue;
+		}
+		/* a value: its path first */
+		if (bs_value_path(s) != 0) {
+			s->bad = 1;
+			return;
+		}
+		if (c == '{' || c == '[') {
+			if (s->depth == BS_MAX_DEPTH) {
+				s->bad = 1;
+				return;
+			}
+			s->stack[s->depth].array = c == '[';
+			s->stack[s->depth].any = 0;
+			s->stack[s->depth].index = 0;
+			s->stack[s->depth].plen = s->plen;
+			s->depth++;
+			s->want_key = c == '{';
+			p++;
+			continue;
+		}
+		if (c == '"') {
+			char text[72];
+			long n = bs_string(p + 1, end, text + 1, sizeof(text) - 2);
+			if (n < 0) {
+				s->bad = 1;
+				return;
+			}
+			text[0] = '"';
+			strcat(text, "\"");
+			bs_leaf(s, 0, 0, text);
+			p += n + 2;
+		} else if (end - p >= 4 && strncmp(p, "true", 4) == 0) {
+			bs_leaf(s, 0, 0, "true");
+			p += 4;
+		} else if (end - p >= 5 && strncmp(p, "false", 5) == 0) {
+			bs_leaf(s, 0, 0, "false");
+			p += 5;
+		} else if (end - p >= 4 && strncmp(p, "null", 4) == 0) {
+			bs_leaf(s, 0, 0, "null");
+			p += 4;
+		} else {
+			char num[64], *e;
+			size_t k = 0;
+			while (p + k < end && k < sizeof(num) - 1 && strchr("+-.0123456789eE", p[k]) && p[k])
+				k++;
+			memcpy(num, p, k);
+			num[k] = '\0';
+			double v = strtod(num, &e);
+			if (k == 0 || e != num + k) {
+				s->bad = 1;
+				return;
+			}
+			bs_leaf(s, 1, v, num);
+			p += k;
+		}
+		/* the value's path is its parent's again */
+		s->plen = s->depth ? s->stack[s->depth - 1].plen : 0;
+		s->path[s->plen] = '\0';
+	}
+}
+
+int dc_budget_stream_feed(void *ctx, const char *data, size_t len)
+{
+	struct dc_budget_stream *s = ctx;
+	const char *nl;
+	size_t keep;
+	if (s->bad || s->oom)
+		return 0;
+	dc_buf_add(&s->carry, data, len);
+	if (s->carry.failed) {
+		s->oom = 1;
+		return -1;
+	}
+	for (nl = s->carry.data + s->carry.len; nl > s->carry.data && nl[-1] != '\n'; nl--)
+		;
+	if (nl == s->carry.data)
+		return 0;
+	nl--; /* the last newline */
+	bs_parse(s, s->carry.data, nl + 1);
+	keep = s->carry.len - (size_t)(nl + 1 - s->carry.data);
+	memmove(s->carry.data, nl + 1, keep);
+	s->carry.len = keep;
+	s->carry.data[keep] = '\0';
+	return 0;
+}
+
+int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size_t *exceeded, struct dc_diag *diag)
+{
+	int rc = 0;
+	*exceeded = 0;
+	if (!s->bad && !s->oom && s->carry.len)
+		bs_parse(s, s->carry.data, s->carry.data + s->carry.len);
+	if (s->oom) {
+		dc_diag_error(diag, DC_ERR_INTERNAL, "distcalc: error: out of memory while checking the budgets");
+		rc = -1;
+		goto done;
+	}
+	if (s->bad || s->depth != 0) {
+		dc_diag_error(diag, DC_ERR_INTERNAL, "distcalc: error: the report is not JSON (a bug) while checking the budgets");
+		rc = -1;
+		goto done;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		const struct dc_check_max *m = &s->m[i];
+		const struct bs_budget *b = &s->b[i];
+		const char *opt = m->min ? "--check-min" : "--check-max";
+		char vt[64], lt[64];
+		if (!b->found || !b->is_num) {
+			if (b->found)
+				dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '%s': '%s': not a number in the report, it holds %s",
+					      opt, m->path, b->holds);
+			else if (b->near_d >= 1 && b->near_d <= 3)
+				dc_diag_error(diag, DC_ERR_USAGE,
+					      "distcalc: error: '%s': '%s': not a field of the report; did you mean '%s'?", opt,
+					      m->path, b->near);
+			else
+				dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '%s': '%s': not a field of the report", opt,
+					      m->path);
+			rc = -1;
+			continue;
+		}
+		if (m->no_unit) {
+			dc_diag_error(diag, DC_ERR_USAGE,
+				      "distcalc: error: '%s': '%s': the field has no unit: expected a plain number, got '%s'", opt,
+				      m->path, m->value);
+			rc = -1;
+			continue;
+		}
+		if (m->min ? !(b->v < m->limit) : !(b->v > m->limit))
+			continue;
+		if (!isfinite(b->v))
+			snprintf(vt, sizeof(vt), "%s", isnan(b->v) ? "nan" : b->v > 0 ? "inf" : "-inf");
+		else
+			dc_fmt_double(vt, sizeof(vt), b->v);
+		(*exceeded)++;
+		if (dc_check_parse_decimal(m->value, &(double){0}) == 0) {
+			dc_buf_printf(out, "%s: %s %s %s\n", m->path, vt, m->min ? "is below the floor" : "exceeds the budget",
+				      m->value);
+		} else {
+			dc_fmt_double(lt, sizeof(lt), m->limit);
+			dc_buf_printf(out, "%s: %s %s %s (%s)\n", m->path, vt,
+				      m->min ? "is below the floor" : "exceeds the budget", m->value, lt);
+		}
+	}
+	if (out->failed) {
+		dc_diag_error(diag, DC_ERR_INTERNAL, "distcalc: error: out of memory while checking the budgets");
+		rc = -1;
+	}
+done:
+	dc_buf_release(&s->carry);
+	free(s->b);
+	free(s);
+	return rc;
 }
 
 int dc_check_budgets(const char *actual, size_t actual_len, const struct dc_check_max *maxes, size_t n,
 		     struct dc_buf *out, size_t *exceeded, struct dc_diag *diag)
 {
-	cJSON *a = cJSON_ParseWithLength(actual, actual_len);
-	int rc = 0;
-
+	struct dc_budget_stream *s = dc_budget_stream_new(maxes, n);
 	*exceeded = 0;
-	if (!a) {
+	if (!s) {
 		dc_diag_error(diag, DC_ERR_INTERNAL, "distcalc: error: out of memory while checking the budgets");
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++) {
-		const cJSON *v = find_path(a, maxes[i].path);
-		char vt[64], lt[64];
-		const char *opt = maxes[i].min ? "--check-min" : "--check-max";
-		char near[1024];
-		if (!v || !cJSON_IsNumber(v)) {
-			if (v) {
-				value_text(v, vt, sizeof(vt));
-				dc_diag_error(diag, DC_ERR_USAGE,
-					      "distcalc: error: '%s': '%s': not a number in the report, it holds %s", opt,
-					      maxes[i].path, vt);
-			} else if (nearest_field(a, maxes[i].path, near, sizeof(near))) {
-				dc_diag_error(diag, DC_ERR_USAGE,
-					      "distcalc: error: '%s': '%s': not a field of the report; did you mean '%s'?", opt,
-					      maxes[i].path, near);
-			} else {
-				dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '%s': '%s': not a field of the report", opt,
-					      maxes[i].path);
-			}
-			rc = -1;
-			continue;
-		}
-		if (maxes[i].no_unit) {
-			dc_diag_error(diag, DC_ERR_USAGE,
-				      "distcalc: error: '%s': '%s': the field has no unit: expected a plain number, got '%s'", opt,
-				      maxes[i].path, maxes[i].value);
-			rc = -1;
-			continue;
-		}
-		if (maxes[i].min ? !(v->valuedouble < maxes[i].limit) : !(v->valuedouble > maxes[i].limit))
-			continue;
-		value_text(v, vt, sizeof(vt));
-		(*exceeded)++;
-		if (dc_check_parse_decimal(maxes[i].value, &(double){0}) == 0) {
-			dc_buf_printf(out, "%s: %s %s %s\n", maxes[i].path, vt,
-				      maxes[i].min ? "is below the floor" : "exceeds the budget", maxes[i].value);
-		} else {
-			dc_fmt_double(lt, sizeof(lt), maxes[i].limit);
-			dc_buf_printf(out, "%s: %s %s %s (%s)\n", maxes[i].path, vt,
-				      maxes[i].min ? "is below the floor" : "exceeds the budget", maxes[i].value, lt);
-		}
-	}
-	cJSON_Delete(a);
-	if (out->failed) {
-		dc_diag_error(diag, DC_ERR_INTERNAL, "distcalc: error: out of memory while checking the budgets");
-		return -1;
-	}
-	return rc;
+	dc_budget_stream_feed(s, actual, actual_len);
+	return dc_budget_stream_finish(s, out, exceeded, diag);
 }

@@ -805,6 +805,28 @@ static int check(struct dc_report *report, const struct dc_options *o, const str
 	dc_buf_init(&json);
 	dc_buf_init(&lines);
 	dc_diag_init(&d);
+	if (!o->check) {
+		/* budgets alone: the report streams through them as it is
+		 * rendered, never held whole (docs/reliability.md) */
+		struct dc_budget_stream *bs = dc_budget_stream_new(o->maxes, o->nmaxes);
+		int failed = !bs;
+		if (bs) {
+			json.flush = dc_budget_stream_feed;
+			json.flush_ctx = bs;
+			failed = dc_report_render_json(report, ro, &json) != 0 || dc_buf_flush(&json) != 0;
+			if (dc_budget_stream_finish(bs, &lines, &exceeded, &d) != 0 && !failed) {
+				print_diag(&d, 0);
+				rc = exit_for(d.status);
+				goto out;
+			}
+		}
+		if (failed) {
+			fprintf(stderr, "distcalc: error: out of memory while rendering the report\n");
+			rc = EXIT_INTERNAL;
+			goto out;
+		}
+		goto lines;
+	}
 	if (dc_report_render_json(report, ro, &json) != 0) {
 		fprintf(stderr, "distcalc: error: out of memory while rendering the report\n");
 		rc = EXIT_INTERNAL;
@@ -814,6 +836,7 @@ static int check(struct dc_report *report, const struct dc_options *o, const str
 		print_diag(&d, 0);
 		rc = exit_for(d.status);
 	} else {
+	lines:
 		if (lines.len && write_all(STDOUT_FILENO, lines.data, lines.len) != 0) {
 			fprintf(stderr, "distcalc: error: cannot write to standard output: %s\n", strerror(errno));
 			rc = EXIT_OUTPUT;
@@ -833,6 +856,7 @@ static int check(struct dc_report *report, const struct dc_options *o, const str
 			rc = res.differences || exceeded ? EXIT_CHECK : EXIT_OK;
 		}
 	}
+out:
 	dc_diag_release(&d);
 	dc_buf_release(&json);
 	dc_buf_release(&lines);

@@ -37,5 +37,29 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 
+# 2. a budget check streams the report: the ring's every event on 512
+# ranks is an 81 MB JSON report, checked in a fraction of that memory
+python3 - "$bin" "$sys" <<'PY' || fails=$((fails + 1))
+import resource, subprocess, sys
+bin, sys_cfg = sys.argv[1:3]
+args = [bin, "--config", sys_cfg, "--experiment", "ring", "--all", "--set", "cluster.num_nodes=64",
+        "--set", "cluster.gpus_per_node=8", "--set", "parallel.dp=128"]
+# the check first: RUSAGE_CHILDREN is the largest child's so far
+r = subprocess.run(args + ["--check-max", "ring.time_s=100", "--check-min", "ring.time_s=0"], capture_output=True)
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+size = len(subprocess.run(args + ["--format", "json"], capture_output=True).stdout)
+bad = []
+if size < 64 << 20:
+    bad.append("the report is only %d bytes" % size)
+if r.returncode != 0:
+    bad.append("the check exits %d: %s" % (r.returncode, r.stderr.decode()))
+# the render alone peaks at a few MB; half the report is far above it and far below holding it
+if rss > size // 2:
+    bad.append("peak memory %d bytes for a %d-byte report" % (rss, size))
+for b in bad:
+    print("FAIL: streamed budgets: " + b)
+sys.exit(1 if bad else 0)
+PY
+
 [ "$fails" = 0 ] && echo "ok: bounded"
 exit $((fails != 0))
