@@ -256,6 +256,106 @@ START_TEST(deepspeed_mapping)
 }
 END_TEST
 
+/* Each importer names its framework (training.framework), and the
+ * framework options with a key map onto it: Megatron-LM's parameter gather
+ * (arguments.py:1024-1029 asserts the distributed optimizer and
+ * --overlap-grad-reduce; off by default, arguments.py:3148), its bucket in
+ * parameters (distributed_data_parallel_config.py:48-51; no buckets without
+ * --overlap-grad-reduce, training.py:2192-2193); torchtitan's async TP
+ * (needs the model compiled, configs.py:306-312; only on a TP mesh,
+ * distributed/compile.py:80); DeepSpeed's ZeRO buckets in elements
+ * (zero/config.py:113, :132). */
+START_TEST(framework_mapping)
+{
+	/* Megatron: named; the gather off unless asked for, which
+	 * training.framework megatron would otherwise derive on under zero1 */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --use-distributed-optimizer --position-embedding-type rope"), 0);
+	ck_assert_str_eq(get("training.framework"), "\"megatron\"");
+	ck_assert_str_eq(get("overlap.param_gather"), "false");
+	ck_assert_str_eq(get("parallel.bucket_size"), "(unset)");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --use-distributed-optimizer --overlap-grad-reduce "
+						   "--overlap-param-gather --position-embedding-type rope"),
+			 0);
+	ck_assert_str_eq(get("overlap.param_gather"), "true");
+	ck_assert_str_eq(get("overlap.dp"), "true");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --use-distributed-optimizer --position-embedding-type rope\n--overlap-param-gather\n"), -1);
+	ck_assert_str_eq(diag.entries[0].text, "t:2: error: '--overlap-param-gather': needs --overlap-grad-reduce, as "
+					       "Megatron-LM asserts");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --overlap-grad-reduce --overlap-param-gather --position-embedding-type rope"), -1);
+	ck_assert_str_eq(diag.entries[0].text, "t:1: error: '--overlap-param-gather': needs --use-distributed-optimizer, "
+					       "as Megatron-LM asserts");
+	/* 50,000,000 parameters of FP32 main gradients (the megatron preset):
+	 * 50,000,000 x 4 = 200,000,000 bytes */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --overlap-grad-reduce --ddp-bucket-size 50000000 "
+						   "--position-embedding-type rope"),
+			 0);
+	ck_assert_str_eq(get("parallel.bucket_size"), "200000000");
+	/* BF16 gradients and BF16 parameters under the distributed
+	 * optimizer: both 50,000,000 x 2 = 100,000,000 bytes */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --grad-reduce-in-bf16 --use-distributed-optimizer "
+						   "--overlap-grad-reduce --ddp-bucket-size 50000000 --position-embedding-type rope"),
+			 0);
+	ck_assert_str_eq(get("parallel.bucket_size"), "100000000");
+	/* FP32 gradients (x 4) but BF16 parameters (x 2): no one size */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --use-distributed-optimizer --overlap-grad-reduce "
+						   "--ddp-bucket-size 50000000 --position-embedding-type rope"),
+			 -1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:1: error: '--ddp-bucket-size': 50000000 parameters are 200000000 bytes of gradients but "
+			 "100000000 bytes of parameters for the distributed optimizer's gather, and distcalc's "
+			 "parallel.bucket_size is one size in bytes for both; remove it and give --set "
+			 "parallel.bucket_size=BYTES");
+	/* without --overlap-grad-reduce Megatron-LM makes no buckets */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --ddp-bucket-size 50000000 --position-embedding-type rope"), 0);
+	ck_assert_str_eq(get("parallel.bucket_size"), "(unset)");
+	ck_assert_uint_eq(diag.count, 1);
+
+	/* torchtitan: async TP at tp 2 with the model compiled */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n"
+						     "[parallelism]\ntensor_parallel_degree = 2\n"
+						     "[compile]\nenable = true\nenable_async_tensor_parallel = true\n"
+						     "[activation_checkpoint]\nmode = \"none\"\n"),
+			 0);
+	ck_assert_str_eq(get("training.framework"), "\"torchtitan\"");
+	ck_assert_str_eq(get("overlap.tp"), "true");
+	ck_assert_str_eq(get("parallel.sequence_parallel"), "true");
+	/* compiling the loss only: torchtitan raises */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[parallelism]\ntensor_parallel_degree = 2\n"
+						     "[compile]\nenable = true\ncomponents = [\"loss\"]\n"
+						     "enable_async_tensor_parallel = true\n"
+						     "[activation_checkpoint]\nmode = \"none\"\n"),
+			 -1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:6: error: [compile] enable_async_tensor_parallel: async TP needs the model compiled ([compile] "
+			 "enable = true with \"model\" in components), as torchtitan requires");
+	/* the older place, [parallelism], with [training] compile, at tp 1:
+	 * nothing to overlap */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[training]\ncompile = true\n"
+						     "[parallelism]\nenable_async_tensor_parallel = true\n"
+						     "[activation_checkpoint]\nmode = \"none\"\n"),
+			 0);
+	ck_assert_str_eq(get("overlap.tp"), "(unset)");
+
+	/* DeepSpeed ZeRO-2 in BF16: 2e8 elements of 2 bytes = 400,000,000 */
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"zero_optimization\": {\"stage\": 2, \"reduce_bucket_size\": 2e8,"
+						    " \"allgather_bucket_size\": 200000000}, \"bf16\": {\"enabled\": true}}"),
+			 0);
+	ck_assert_str_eq(get("training.framework"), "\"deepspeed\"");
+	ck_assert_str_eq(get("parallel.bucket_size"), "400000000");
+	/* the allgather bucket left at DeepSpeed's 5e8 */
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"zero_optimization\": {\"stage\": 1, \"reduce_bucket_size\": 2e8}}"), -1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:1: error: 'reduce_bucket_size': 200000000 elements for the gradients' reduction but 500000000 "
+			 "for the parameters' gather (DeepSpeed's default 5e8 for the one left out); distcalc's "
+			 "parallel.bucket_size is one size for both: give them equal, or remove them and give --set "
+			 "parallel.bucket_size=BYTES");
+	/* ZeRO-3 runs as FSDP: warned, not mapped */
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"zero_optimization\": {\"stage\": 3, \"reduce_bucket_size\": 5e7}}"), 0);
+	ck_assert_str_eq(get("parallel.bucket_size"), "(unset)");
+	ck_assert_uint_eq(diag.count, 1);
+}
+END_TEST
+
 /* The equivalent config: the base's cluster (and, when the file names no
  * model, its model), the imported keys by section, two-space indent */
 START_TEST(config_text)
@@ -275,6 +375,9 @@ START_TEST(config_text)
 				   "  },\n"
 				   "  \"parallel\": {\n"
 				   "    \"sharding\": \"fsdp\"\n"
+				   "  },\n"
+				   "  \"training\": {\n"
+				   "    \"framework\": \"deepspeed\"\n"
 				   "  },\n"
 				   "  \"precision\": {\n"
 				   "    \"param_bytes\": 4,\n"
@@ -313,6 +416,7 @@ int main(void)
 	tcase_add_test(tc, torchtitan_local_global);
 	tcase_add_test(tc, toml_errors);
 	tcase_add_test(tc, deepspeed_mapping);
+	tcase_add_test(tc, framework_mapping);
 	tcase_add_test(tc, config_text);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -18,6 +18,9 @@ struct dctx {
 	struct dc_import *imp;
 	struct dc_diag *diag;
 	int errors;
+	/* the ZeRO-1/2 bucket in elements, 0 when not given; bytes once the
+	 * precision is known */
+	unsigned long long bucket_elements;
 };
 
 /* The line of the first "key" in the text: JSON's messages name it. */
@@ -153,7 +156,7 @@ static const char *const top_ignored[] = {
 	"logging", "checkpoint", "data_types", "elasticity", "autotuning", "seed", "amp", NULL,
 };
 static const char *const zero_ignored[] = {
-	"contiguous_gradients", "reduce_scatter", "reduce_bucket_size", "allgather_partitions", "allgather_bucket_size",
+	"contiguous_gradients", "reduce_scatter", "allgather_partitions",
 	"sub_group_size", "round_robin_gradients", "stage3_max_live_parameters", "stage3_max_reuse_distance",
 	"stage3_prefetch_bucket_size", "stage3_param_persistence_threshold", "stage3_gather_16bit_weights_on_model_save",
 	"gather_16bit_weights_on_model_save", "stage3_gather_fp16_weights_on_model_save", "load_from_fp32_weights",
@@ -166,6 +169,44 @@ static int listed(const char *const *list, const char *k)
 		if (strcmp(list[i], k) == 0)
 			return 1;
 	return 0;
+}
+
+/* reduce_bucket_size and allgather_bucket_size count elements
+ * (deepspeed/runtime/zero/config.py:113, :132, 5e8 each). ZeRO-1/2 reduce
+ * the gradients in the one and gather the updated parameters in the other;
+ * distcalc's parallel.bucket_size is one size in bytes for both, and the
+ * gradients and parameters this importer gives have the same width, so it
+ * maps them when they hold as many elements. Without ZeRO the engine
+ * all-reduces in buckets of its own (engine.py:160, :2891); ZeRO-3's
+ * reduce-scatter runs as distcalc's FSDP, without these buckets. */
+static void map_buckets(struct dctx *d, const cJSON *zero, unsigned long long stage)
+{
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(zero, "reduce_bucket_size");
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(zero, "allgather_bucket_size");
+	unsigned long long nr = 500000000, na = 500000000;
+	if (!r && !a)
+		return;
+	if ((r && whole(d, r, "reduce_bucket_size", 0, &nr) != 0) || (a && whole(d, a, "allgather_bucket_size", 0, &na) != 0))
+		return;
+	if (stage == 0 || stage == 3) {
+		warn(d, r ? "reduce_bucket_size" : "allgather_bucket_size",
+		     "changes nothing distcalc computes at ZeRO stage %llu (%s)", stage,
+		     stage == 0 ? "the engine's all-reduce buckets are its own" : "ZeRO-3 runs as FSDP");
+		return;
+	}
+	if (nr != na) {
+		err(d, r ? "reduce_bucket_size" : "allgather_bucket_size",
+		    "%llu elements for the gradients' reduction but %llu for the parameters' gather%s; distcalc's "
+		    "parallel.bucket_size is one size for both: give them equal, or remove them and give --set "
+		    "parallel.bucket_size=BYTES",
+		    nr, na, r && a ? "" : " (DeepSpeed's default 5e8 for the one left out)");
+		return;
+	}
+	if (nr == 0 || nr > (1ull << 53) / 4) {
+		err(d, r ? "reduce_bucket_size" : "allgather_bucket_size", "expected a whole number from 1 to 2^51");
+		return;
+	}
+	d->bucket_elements = nr;
 }
 
 static void map_zero(struct dctx *d, const cJSON *root)
@@ -185,7 +226,8 @@ static void map_zero(struct dctx *d, const cJSON *root)
 	cJSON_ArrayForEach(c, zero) {
 		if (!listed(zero_ignored, c->string) && strcmp(c->string, "stage") != 0 &&
 		    strcmp(c->string, "offload_optimizer") != 0 && strcmp(c->string, "offload_param") != 0 &&
-		    strcmp(c->string, "overlap_comm") != 0)
+		    strcmp(c->string, "overlap_comm") != 0 && strcmp(c->string, "reduce_bucket_size") != 0 &&
+		    strcmp(c->string, "allgather_bucket_size") != 0)
 			err(d, c->string, "not a zero_optimization key distcalc maps or knows to change nothing it computes "
 					  "(docs/importers.md lists both)");
 	}
@@ -211,11 +253,12 @@ static void map_zero(struct dctx *d, const cJSON *root)
 	else if (c)
 		set(d, stage == 3 ? "overlap.fsdp_prefetch" : "overlap.dp", cJSON_IsTrue(c) ? "true" : "false",
 		    "overlap_comm");
+	map_buckets(d, zero, stage);
 }
 
 int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc_import *imp, struct dc_diag *diag)
 {
-	struct dctx d = {name, buf, len, imp, diag, 0};
+	struct dctx d = {name, buf, len, imp, diag, 0, 0};
 	cJSON *root = cJSON_ParseWithLength(buf, len);
 	const cJSON *c, *opt;
 	int bf16, fp16;
@@ -266,6 +309,19 @@ int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc
 		set(&d, "precision.master_bytes", "0", "no bf16 or fp16 (FP32)");
 		set(&d, "precision.optimizer_bytes", "8", "no bf16 or fp16 (FP32)");
 	}
+	if (d.bucket_elements) {
+		/* the gradients' bytes: 2 under bf16 or fp16 (the course preset), 4 in FP32 */
+		char t[32];
+		snprintf(t, sizeof(t), "%llu", d.bucket_elements * (bf16 == 1 || fp16 == 1 ? 2ull : 4ull));
+		set(&d, "parallel.bucket_size", t,
+		    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "zero_optimization"),
+						     "reduce_bucket_size")
+			    ? "reduce_bucket_size"
+			    : "allgather_bucket_size");
+	}
+	/* whose overlap rules (docs/step-model.md, "Framework rules"); --set
+	 * training.framework replaces it */
+	set(&d, "training.framework", "\"deepspeed\"", "DeepSpeed config");
 	opt = cJSON_GetObjectItemCaseSensitive(root, "optimizer");
 	if (opt) {
 		const cJSON *t = cJSON_GetObjectItemCaseSensitive(opt, "type");

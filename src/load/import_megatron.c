@@ -277,7 +277,7 @@ enum arg_id {
 	A_QK_NORM, A_ATT_DROP, A_HID_DROP, A_MLA,
 	A_EXPERTS, A_TOPK, A_MOE_FFN, A_SHARED, A_MOE_FREQ, A_EXPERT_BIAS, A_DISPATCHER, A_CAPACITY,
 	A_TP, A_PP, A_CP, A_CP_COMM, A_EP, A_ETP, A_VPP_LAYERS, A_VPP, A_FIRST, A_LAST, A_ACC_EMB, A_ACC_LOSS,
-	A_SP, A_DIST_OPT, A_DIST_OPT_INST, A_OVERLAP_GRAD, A_OVERLAP_PARAM, A_TP_OVERLAP, A_FSDP2,
+	A_SP, A_DIST_OPT, A_DIST_OPT_INST, A_OVERLAP_GRAD, A_OVERLAP_PARAM, A_DDP_BUCKET, A_TP_OVERLAP, A_FSDP2,
 	A_MBS, A_GBS, A_RECOMPUTE, A_RECOMPUTE_METHOD, A_RECOMPUTE_LAYERS, A_RECOMPUTE_ACT, A_FLASH, A_ATT_BACKEND,
 	A_BF16, A_FP16, A_FP8, A_FP8_PARAM, A_GRAD_BF16, A_OPTIMIZER,
 	A_COUNT
@@ -336,6 +336,7 @@ static const struct {
 	[A_DIST_OPT_INST] = {"--num-distributed-optimizer-instances", 1},
 	[A_OVERLAP_GRAD] = {"--overlap-grad-reduce", 0},
 	[A_OVERLAP_PARAM] = {"--overlap-param-gather", 0},
+	[A_DDP_BUCKET] = {"--ddp-bucket-size", 1},
 	[A_TP_OVERLAP] = {"--tp-comm-overlap", 0},
 	[A_FSDP2] = {"--use-torch-fsdp2", 0},
 	[A_MBS] = {"--micro-batch-size", 1},
@@ -702,9 +703,19 @@ static void map_parallel(struct mctx *m)
 	 * --overlap-grad-reduce */
 	set_json(m, "overlap.dp", G(A_OVERLAP_GRAD) ? "true" : "false",
 		 G(A_OVERLAP_GRAD) ? "--overlap-grad-reduce" : "no --overlap-grad-reduce", L(A_OVERLAP_GRAD));
-	if (G(A_OVERLAP_PARAM))
-		warn(m, L(A_OVERLAP_PARAM), "'--overlap-param-gather': distcalc has no key for it and prices the "
-					    "distributed optimizer's parameter all-gather as it always does (docs/step-model.md)");
+	/* arguments.py:1024-1029: the parameter gather overlaps only with the
+	 * distributed optimizer (or Megatron FSDP, or dist_muon, which distcalc
+	 * does not map) and with --overlap-grad-reduce; off by default
+	 * (arguments.py:3148), which training.framework megatron would derive
+	 * as on under zero1, so the import says off */
+	if (G(A_OVERLAP_PARAM) && !G(A_DIST_OPT))
+		err(m, L(A_OVERLAP_PARAM), "'--overlap-param-gather': needs --use-distributed-optimizer, as Megatron-LM "
+					   "asserts");
+	else if (G(A_OVERLAP_PARAM) && !G(A_OVERLAP_GRAD))
+		err(m, L(A_OVERLAP_PARAM), "'--overlap-param-gather': needs --overlap-grad-reduce, as Megatron-LM asserts");
+	else
+		set_json(m, "overlap.param_gather", G(A_OVERLAP_PARAM) ? "true" : "false",
+			 G(A_OVERLAP_PARAM) ? "--overlap-param-gather" : "no --overlap-param-gather", L(A_OVERLAP_PARAM));
 	if (G(A_TP_OVERLAP))
 		set_json(m, "overlap.tp", "true", "--tp-comm-overlap", L(A_TP_OVERLAP));
 }
@@ -783,6 +794,41 @@ static void map_precision(struct mctx *m)
 		else
 			set_json(m, "precision.param_bytes", "1", "--fp8-param-gather", L(A_FP8_PARAM));
 	}
+}
+
+/* --ddp-bucket-size: parameters a bucket holds (distributed_data_parallel_config.py:48-51).
+ * distcalc's parallel.bucket_size is bytes, one size for the gradients'
+ * reduction and the distributed optimizer's parameter gather, so the
+ * parameters become bytes at the gradients' width, and under the
+ * distributed optimizer only where the parameters have the same width. */
+static void map_bucket(struct mctx *m)
+{
+	int half = G(A_BF16) || G(A_FP16);
+	/* the bytes map_precision gave: the megatron preset's FP32 main grads
+	 * (2 with --grad-reduce-in-bf16), BF16 params (1 with
+	 * --fp8-param-gather); FP32 training 4 and 4 */
+	unsigned long long gb = half && G(A_GRAD_BF16) ? 2 : 4;
+	unsigned long long pb = !half ? 4 : (G(A_FP8_PARAM) && G(A_FP8)) ? 1 : 2;
+	unsigned long long n;
+	if (!G(A_DDP_BUCKET) || number(m, A_DDP_BUCKET, 0, &n) != 0)
+		return;
+	if (G(A_FSDP2))
+		warn(m, L(A_DDP_BUCKET), "'--ddp-bucket-size': changes nothing under --use-torch-fsdp2 (FSDP gathers and "
+					 "reduces per module)");
+	else if (!G(A_OVERLAP_GRAD))
+		/* training.py:2192-2193: no buckets without the overlap */
+		warn(m, L(A_DDP_BUCKET), "'--ddp-bucket-size': changes nothing without --overlap-grad-reduce (Megatron-LM "
+					 "then reduces all the gradients at once)");
+	else if (n > (1ull << 53) / 4)
+		err(m, L(A_DDP_BUCKET), "'--ddp-bucket-size': %llu parameters: more than distcalc's byte sizes hold", n);
+	else if (G(A_DIST_OPT) && gb != pb)
+		err(m, L(A_DDP_BUCKET),
+		    "'--ddp-bucket-size': %llu parameters are %llu bytes of gradients but %llu bytes of parameters "
+		    "for the distributed optimizer's gather, and distcalc's parallel.bucket_size is one size in bytes "
+		    "for both; remove it and give --set parallel.bucket_size=BYTES",
+		    n, n * gb, n * pb);
+	else
+		set_u64(m, "parallel.bucket_size", n * gb, A_DDP_BUCKET);
 }
 
 int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_import *imp, struct dc_diag *diag)
@@ -890,6 +936,10 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 		map_parallel(m);
 		map_training(m);
 		map_precision(m);
+		map_bucket(m);
+		/* whose overlap rules (docs/step-model.md, "Framework rules");
+		 * --set training.framework replaces it */
+		set_str(m, "training.framework", "megatron", "Megatron-LM arguments", 0);
 	}
 	rc = m->errors || diag->errors ? -1 : 0;
 	free(m);

@@ -599,10 +599,67 @@ static void map_training(struct tctx *c, long long pp)
 	setj(c, "training.attention", "\"flash\"", NULL, "torchtitan's SDPA (flash)");
 }
 
+/* torch.compile of the model: [compile] enable with "model" in components
+ * (torchtitan/config/configs.py:291-303 at b5bcd76c; components default
+ * ["model", "loss"]), or the older [training] compile. distcalc has no key
+ * for it: a compiled run is warned as priced like an eager one. */
+static int compiled(struct tctx *c)
+{
+	struct entry *e, *comp;
+	int on = 0, old = 0;
+	if (boolean(c, (e = get(c, "training", "compile")), &old) == 0 && old)
+		mwarn(c, e, "distcalc has no key for torch.compile: the step is priced as an eager run's");
+	if (boolean(c, (e = get(c, "compile", "enable")), &on) != 0 || !on)
+		return old;
+	comp = get(c, "compile", "components");
+	if (comp && comp->type != T_ARRAY) {
+		merr(c, comp, "expected an array of names");
+		return old;
+	}
+	if (comp) {
+		/* items '\n'-separated */
+		const char *p = comp->text;
+		int model = 0;
+		for (long long k = 0; k < comp->i && !model; k++) {
+			size_t n = strcspn(p, "\n");
+			model = n == 5 && strncmp(p, "model", 5) == 0;
+			p += n + (p[n] != '\0');
+		}
+		if (!model)
+			return old;
+	}
+	mwarn(c, e, "distcalc has no key for torch.compile: the step is priced as an eager run's");
+	return 1;
+}
+
+/* Async TP: [compile] enable_async_tensor_parallel (configs.py:298), in
+ * torchtitan before that [parallelism] enable_async_tensor_parallel. It
+ * needs the model compiled (configs.py:306-312 raises otherwise) and acts
+ * only on a TP mesh (torchtitan/distributed/compile.py:80). */
+static void map_async_tp(struct tctx *c, long long tp)
+{
+	struct entry *ep = get(c, "parallelism", "enable_async_tensor_parallel");
+	struct entry *ec = get(c, "compile", "enable_async_tensor_parallel");
+	struct entry *e = ec ? ec : ep;
+	int on = 0, comp = compiled(c);
+	if (ep && ec) {
+		merr(c, ec, "with [parallelism] enable_async_tensor_parallel on line %u: give one", ep->line);
+		return;
+	}
+	if (boolean(c, e, &on) != 0 || !on)
+		return;
+	if (!comp)
+		merr(c, e, "async TP needs the model compiled ([compile] enable = true with \"model\" in components), "
+			   "as torchtitan requires");
+	else if (tp <= 1)
+		mwarn(c, e, "changes nothing at tensor_parallel_degree 1");
+	else
+		setj(c, "overlap.tp", "true", e, NULL);
+}
+
 static long long map_parallel(struct tctx *c)
 {
 	long long rep = 1, shard = -1, tp = 1, pp = 1, cp = 1;
-	int async_tp = 0;
 	struct entry *e, *es;
 	const char *s;
 
@@ -645,8 +702,7 @@ static long long map_parallel(struct tctx *c)
 		/* torchtitan's default: reshard unless pipelined */
 		setj(c, "parallel.reshard_after_forward", pp > 1 ? "false" : "true", e,
 		     "no fsdp_reshard_after_forward (default)");
-	if (boolean(c, (e = get(c, "parallelism", "enable_async_tensor_parallel")), &async_tp) == 0 && async_tp)
-		setj(c, "overlap.tp", "true", e, NULL);
+	map_async_tp(c, tp);
 	get(c, "parallelism", "disable_loss_parallel");
 	get(c, "parallelism", "enable_compiled_autograd");
 	if ((e = get(c, "parallelism", "pipeline_parallel_schedule")) && (s = str(c, e))) {
@@ -722,7 +778,7 @@ static const char *const ignored_tables[] = {"job", "profiling", "metrics", "lr_
 					     "compile", NULL};
 /* Keys of mapped tables that change nothing distcalc computes. */
 static const char *const ignored_keys[] = {
-	"training.dataset", "training.dataset_path", "training.max_norm", "training.steps", "training.compile",
+	"training.dataset", "training.dataset_path", "training.max_norm", "training.steps",
 	"training.gc_freq", "training.seed", "training.deterministic", "optimizer.lr", "optimizer.eps",
 	"optimizer.implementation", "optimizer.early_step_in_backward", "optimizer.weight_decay", "optimizer.beta1",
 	"optimizer.beta2", "float8.enable_fsdp_float8_all_gather", "float8.precompute_float8_dynamic_scale_for_fsdp",
@@ -753,6 +809,9 @@ int dc_import_torchtitan(const char *buf, size_t len, const char *name, struct d
 	pp = map_parallel(&c);
 	map_training(&c, pp);
 	map_ac(&c);
+	/* whose overlap rules (docs/step-model.md, "Framework rules"); --set
+	 * training.framework replaces it */
+	setj(&c, "training.framework", "\"torchtitan\"", NULL, "torchtitan job config");
 	if ((e = get(&c, "optimizer", "name")) && str(&c, e) && strcmp(e->text, "AdamW") != 0 &&
 	    strcmp(e->text, "Adam") != 0)
 		merr(&c, e, "\"%s\" is not mapped (distcalc's optimizer states are Adam's two moments)", e->text);

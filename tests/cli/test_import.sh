@@ -52,7 +52,7 @@ grep -q '"params_total": 70553706496,' tt70b.json || fail "llama-3-70b total"
 
 # the Megatron script's warnings name the argument and its line
 "$bin" --config "$I/h100_1x8.json" --from-megatron "$I/megatron_train_llama3_8b_h100_fp8.sh" --only model >/dev/null 2>err.txt
-grep -q "megatron_train_llama3_8b_h100_fp8.sh:128: '--overlap-param-gather'" err.txt || fail "overlap-param-gather warning: $(cat err.txt)"
+grep -q "overlap-param-gather" err.txt && fail "--overlap-param-gather is mapped now, yet warned: $(cat err.txt)"
 grep -q "megatron_train_llama3_8b_h100_fp8.sh:120: '--sequence-parallel': off at tensor-model-parallel-size 1" err.txt ||
 	fail "sequence-parallel warning: $(cat err.txt)"
 # without --vocab-size (a tokenizer file), a note says what to give
@@ -93,7 +93,19 @@ grep -q "^auto.json:3: error: 'stage3_magic': not a zero_optimization key" err.t
 "$bin" --config "$I/h100_1x8.json" --from-megatron "$I/megatron_train_llama3_8b_h100_fp8.sh" --unset overlap.dp \
 	--set parallel.tp=2 --unset parallel.tp --set 'cluster.inter_node.bandwidth=200 GB/s' --emit-config >e.json 2>err.txt ||
 	fail "--unset with an import: exit $?: $(cat err.txt)"
-grep -q '"overlap"' e.json && fail "--unset overlap.dp left it in: $(cat e.json)"
+grep -q '"dp": true' e.json && fail "--unset overlap.dp left it in: $(cat e.json)"
+# the script's framework and its --overlap-param-gather (line 128) reach the config
+grep -q '"framework": "megatron"' e.json || fail "no training.framework megatron: $(cat e.json)"
+grep -q '"param_gather": true' e.json || fail "--overlap-param-gather not mapped: $(cat e.json)"
+# a framework the user gives replaces the importer's
+"$bin" --config "$I/h100_1x8.json" --from-megatron "$I/megatron_train_llama3_8b_h100_fp8.sh" \
+	--set training.framework=custom --set overlap.param_gather=false --emit-config >e2.json 2>err.txt ||
+	fail "--set training.framework over an import: exit $?: $(cat err.txt)"
+grep -q '"framework": "custom"' e2.json || fail "--set training.framework lost: $(cat e2.json)"
+# DeepSpeed's ZeRO-3 reduce_bucket_size (line 7) is warned: ZeRO-3 runs as FSDP
+"$bin" --config "$I/a100_2x8_gpt2.json" --from-deepspeed "$I/deepspeed_ds_zero3_config.json" --only model >/dev/null 2>err.txt
+grep -q "deepspeed_ds_zero3_config.json:7: 'reduce_bucket_size': changes nothing distcalc computes at ZeRO stage 3" err.txt ||
+	fail "reduce_bucket_size warning: $(cat err.txt)"
 grep -q '"tp"' e.json && fail "--set then --unset parallel.tp left it in"
 grep -q '"bandwidth": "200 GB/s"' e.json || fail "a --set of a cluster key is not in the emitted config"
 grep -q "nothing to remove" err.txt && fail "an --unset the import applied warned again: $(cat err.txt)"
