@@ -600,7 +600,7 @@ static void map_training(struct tctx *c, long long pp)
 }
 
 /* torch.compile of the model: [compile] enable with "model" in components
- * (torchtitan/config/configs.py:291-303 at b5bcd76c; components default
+ * (torchtitan/config/configs.py:295-302 at b5bcd76c; components default
  * ["model", "loss"]), or the older [training] compile. distcalc has no key
  * for it: a compiled run is warned as priced like an eager one. */
 static int compiled(struct tctx *c)
