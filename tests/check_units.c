@@ -95,6 +95,9 @@ START_TEST(test_bytes_errors)
 	bytes_err("", "expected a number followed by a unit, like '80 GiB', got ''");
 	bytes_err("5 GB/s", "unknown size unit 'GB/s': use B, kB, MB, GB, TB, PB or KiB, MiB, GiB, TiB, PiB");
 	bytes_err("9 PiB", "'9 PiB' is too large (above 2^53 bytes) or has too many digits");
+	/* 2^53 + 1: as a double it rounds to 2^53, so the bound is integer */
+	bytes_err("9007199254740993 B", "'9007199254740993 B' is too large (above 2^53 bytes) or has too many digits");
+	bytes_err("8388608.0000000009765625 GiB", "'8388608.0000000009765625 GiB' is too large (above 2^53 bytes) or has too many digits");
 	bytes_err("99999999999999999999 B", "'99999999999999999999 B' is too large (above 2^53 bytes) or has too many digits");
 	bytes_err("nan B", "expected a number followed by a unit, like '80 GiB', got 'nan B'");
 }

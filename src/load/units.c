@@ -242,7 +242,8 @@ int dc_units_parse_bytes(const char *s, uint64_t *out, char *err, size_t errlen)
 		}
 		value = value == 0 ? 0 : value / scale;
 	}
-	if ((double)value > DC_MAX_EXACT_INT)
+	/* compared as integers: as a double 2^53 + 1 rounds to 2^53 and passed */
+	if (value > ((uint64_t)1 << 53))
 		goto too_large;
 	*out = value;
 	return 0;
