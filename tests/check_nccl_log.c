@@ -170,6 +170,19 @@ static int parse_text(const char *text, const char *name, struct dc_nccl_log *lo
 	return dc_nccl_log_parse(text, strlen(text), name, log, d);
 }
 
+/* A header claiming 0 GPUs (or threads) is refused, naming the field. */
+START_TEST(zero_gpus_refused)
+{
+	static const char text[] =
+		"# nThread 1 nGpus 0 minBytes 1024 maxBytes 2048 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n";
+	struct dc_nccl_log log;
+	struct dc_diag d;
+	ck_assert_int_eq(parse_text(text, "x.txt", &log, &d), -1);
+	ck_assert_ptr_nonnull(strstr(d.entries[0].text, "'nGpus 0' in the '# nThread' header: nccl-tests runs at least one thread with at least one GPU"));
+	dc_diag_release(&d);
+}
+END_TEST
+
 START_TEST(debug_lines_and_chatter)
 {
 	static const char text[] =
@@ -410,6 +423,7 @@ int main(void)
 	tcase_add_test(tc, busbw_factors);
 	tcase_add_test(tc, bad_logs);
 	tcase_add_test(tc, debug_lines_and_chatter);
+	tcase_add_test(tc, zero_gpus_refused);
 	tcase_add_test(tc, second_run_refused);
 	tcase_add_test(tc, old_layout);
 	tcase_add_test(tc, labelled_lines);

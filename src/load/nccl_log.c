@@ -222,6 +222,11 @@ static void read_nthread(struct parser *p, char **tok, size_t n)
 			return;
 		}
 	}
+	/* nccl-tests runs at least one thread of at least one GPU: a 0 is
+	 * an edited or broken log, not one to fit */
+	if (p->log->nthread == 0 || p->log->ngpus == 0)
+		fail(p, p->it.line, "'%s 0' in the '# nThread' header: nccl-tests runs at least one thread with at least one GPU",
+		     p->log->nthread == 0 ? "nThread" : "nGpus");
 }
 
 /* "#  Rank  0 Group  0 Pid  29262 on bm-h100-01 device  0 [0000:19:00] NVIDIA H100 80GB HBM3"
