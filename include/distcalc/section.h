@@ -112,6 +112,10 @@ struct dc_field {
 	 * is; CSV quotes it as text, and the table leaves the column out (the
 	 * row's other columns show the same values) */
 	int json_value;
+	/* the table's (and the Markdown and HTML pages') alone: a number
+	 * formatted for reading whose exact value another field carries in
+	 * JSON and CSV (json_value on a number hides that one from the table) */
+	int table_only;
 };
 
 struct dc_plan;

@@ -75,11 +75,26 @@ struct scn_row {
 	const char *falsify;
 	const char *missing;
 	int available, has_ratio;
+	enum dc_whatif_unit u;
 };
 
 static const char *unit_name(enum dc_whatif_unit u)
 {
 	return u == DC_WHATIF_BYTES ? "B" : u == DC_WHATIF_BYTES_PER_S ? "B/s" : "s";
+}
+
+/* A what-if number as the tables show numbers of its unit: seconds with
+ * three decimals (ms under one second), bytes in GiB, rates in GB/s. */
+static void shown(char *buf, size_t len, enum dc_whatif_unit u, double v)
+{
+	if (u == DC_WHATIF_BYTES)
+		snprintf(buf, len, "%.3f GiB", v / (1024.0 * 1024.0 * 1024.0));
+	else if (u == DC_WHATIF_BYTES_PER_S)
+		snprintf(buf, len, "%.3f GB/s", v / 1e9);
+	else if (v != 0 && v < 1 && v > -1)
+		snprintf(buf, len, "%.3f ms", v * 1e3);
+	else
+		snprintf(buf, len, "%.3f s", v);
 }
 
 static uint64_t scn_count(const void *base)
@@ -151,6 +166,7 @@ static void scn_row(const void *base, uint64_t i, void *out)
 	row->missing = s->available ? NULL : s->missing;
 	row->baseline = s->baseline;
 	row->value = s->value;
+	row->u = s->unit;
 	row->has_ratio = s->available && s->baseline > 0;
 	row->ratio = row->has_ratio ? s->value / s->baseline : 0;
 	if (i == DC_WHATIF_WHOLE_MODEL_ALLGATHER && s->available)
@@ -181,14 +197,30 @@ static int scn_no_ratio(const void *base)
 	return !((const struct scn_row *)base)->has_ratio;
 }
 
+static void scn_baseline_text(const void *base, char *buf, size_t len)
+{
+	const struct scn_row *r = base;
+	shown(buf, len, r->u, r->baseline);
+}
+
+static void scn_value_text(const void *base, char *buf, size_t len)
+{
+	const struct scn_row *r = base;
+	shown(buf, len, r->u, r->value);
+}
+
 #define SR(m) offsetof(struct scn_row, m)
 static const struct dc_field scn_fields[] = {
 	{"name", "scenario", DC_U_NONE, DC_FT_STR, SR(name)},
 	{"change", "what was changed", DC_U_NONE, DC_FT_TEXT, SR(change)},
 	{"metric", "metric to observe", DC_U_NONE, DC_FT_STR, SR(metric)},
-	{"unit", "unit", DC_U_NONE, DC_FT_STR, SR(unit)},
-	{"baseline", "baseline", DC_U_NONE, DC_FT_F64, SR(baseline), .is_null = scn_unavailable},
-	{"value", "changed", DC_U_NONE, DC_FT_F64, SR(value), .is_null = scn_unavailable},
+	{"unit", "unit", DC_U_NONE, DC_FT_STR, SR(unit), .json_value = 1},
+	{"baseline", "baseline", DC_U_NONE, DC_FT_F64, SR(baseline), .is_null = scn_unavailable, .json_value = 1},
+	{"value", "changed", DC_U_NONE, DC_FT_F64, SR(value), .is_null = scn_unavailable, .json_value = 1},
+	{"baseline_shown", "baseline", DC_U_NONE, DC_FT_FN, 0, .text = scn_baseline_text, .is_null = scn_unavailable,
+	 .table_only = 1},
+	{"value_shown", "changed", DC_U_NONE, DC_FT_FN, 0, .text = scn_value_text, .is_null = scn_unavailable,
+	 .table_only = 1},
 	{"ratio", "ratio", DC_U_RATIO, DC_FT_F64, SR(ratio), .is_null = scn_no_ratio},
 	{"hits", "rank and phase it hits", DC_U_NONE, DC_FT_TEXT, SR(hits)},
 	{"missing", "missing (keys it needs)", DC_U_NONE, DC_FT_STR, SR(missing), .is_null = scn_is_available},
@@ -203,6 +235,7 @@ struct detail_row {
 	const char *scenario, *what, *unit;
 	double baseline, value, ratio;
 	int has_ratio;
+	enum dc_whatif_unit u;
 };
 
 static uint64_t detail_count(const void *base)
@@ -218,6 +251,7 @@ static void detail_row(const void *base, uint64_t i, void *out)
 	row->scenario = dc_whatif_scenario_name(d->scenario);
 	row->what = d->what;
 	row->unit = unit_name(d->unit);
+	row->u = d->unit;
 	row->baseline = d->baseline;
 	row->value = d->value;
 	row->has_ratio = d->baseline > 0;
@@ -229,13 +263,27 @@ static int detail_no_ratio(const void *base)
 	return !((const struct detail_row *)base)->has_ratio;
 }
 
+static void detail_baseline_text(const void *base, char *buf, size_t len)
+{
+	const struct detail_row *r = base;
+	shown(buf, len, r->u, r->baseline);
+}
+
+static void detail_value_text(const void *base, char *buf, size_t len)
+{
+	const struct detail_row *r = base;
+	shown(buf, len, r->u, r->value);
+}
+
 #define DR(m) offsetof(struct detail_row, m)
 static const struct dc_field detail_fields[] = {
 	{"scenario", "scenario", DC_U_NONE, DC_FT_STR, DR(scenario)},
 	{"quantity", "quantity", DC_U_NONE, DC_FT_STR, DR(what)},
-	{"unit", "unit", DC_U_NONE, DC_FT_STR, DR(unit)},
-	{"baseline", "baseline", DC_U_NONE, DC_FT_F64, DR(baseline)},
-	{"value", "changed", DC_U_NONE, DC_FT_F64, DR(value)},
+	{"unit", "unit", DC_U_NONE, DC_FT_STR, DR(unit), .json_value = 1},
+	{"baseline", "baseline", DC_U_NONE, DC_FT_F64, DR(baseline), .json_value = 1},
+	{"value", "changed", DC_U_NONE, DC_FT_F64, DR(value), .json_value = 1},
+	{"baseline_shown", "baseline", DC_U_NONE, DC_FT_FN, 0, .text = detail_baseline_text, .table_only = 1},
+	{"value_shown", "changed", DC_U_NONE, DC_FT_FN, 0, .text = detail_value_text, .table_only = 1},
 	{"ratio", "ratio", DC_U_RATIO, DC_FT_F64, DR(ratio), .is_null = detail_no_ratio},
 };
 static const struct dc_fields detail_table = DC_FIELDS(detail_fields);

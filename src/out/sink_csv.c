@@ -157,7 +157,7 @@ static void csv_scalars(struct dc_buf *b, const struct dc_fields *fs, const void
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct dc_field *f = &fs->f[i];
 		size_t old;
-		if (!dc_fld_shown(f, base))
+		if (!dc_fld_shown(f, base) || f->table_only)
 			continue;
 		if (f->type == DC_FT_OBJECT) {
 			old = path_push(p, f->key);
@@ -211,8 +211,10 @@ static void csv_tables(struct dc_buf *b, const struct dc_report *r, const struct
 				dc_buf_printf(b, "# excerpt: the first and last %s of %s rows; --only %.*s prints every one\r\n",
 					      a, c, (int)strcspn(p->s, "."), p->s);
 			}
-			for (size_t c = 0; c < cf->n; c++) {
-				if (c)
+			for (size_t c = 0, sep = 0; c < cf->n; c++) {
+				if (cf->f[c].table_only)
+					continue;
+				if (sep++)
 					dc_buf_putc(b, ',');
 				csv_text(b, cf->f[c].key);
 			}
@@ -224,8 +226,10 @@ static void csv_tables(struct dc_buf *b, const struct dc_report *r, const struct
 					break;
 				memset(row, 0, f->rows->row_size);
 				f->rows->row(base, k, row);
-				for (size_t c = 0; c < cf->n; c++) {
-					if (c)
+				for (size_t c = 0, sep = 0; c < cf->n; c++) {
+					if (cf->f[c].table_only)
+						continue;
+					if (sep++)
 						dc_buf_putc(b, ',');
 					csv_value(b, &cf->f[c], row);
 				}

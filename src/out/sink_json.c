@@ -104,8 +104,10 @@ static uint64_t j_value(struct jctx *j, const struct dc_field *f, const void *ba
 			memset(row, 0, f->rows->row_size);
 			f->rows->row(base, i, row);
 			dc_buf_putc(j->b, '{');
-			for (size_t c = 0; c < cf->n; c++) {
-				if (c)
+			for (size_t c = 0, sep = 0; c < cf->n; c++) {
+				if (cf->f[c].table_only)
+					continue;
+				if (sep++)
 					dc_buf_add(j->b, ", ", 2);
 				j_key(j->b, cf->f[c].key);
 				j_scalar(j->b, &cf->f[c], row);
@@ -169,7 +171,7 @@ static void j_members(struct jctx *j, const struct dc_fields *fs, const void *ba
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct dc_field *f = &fs->f[i];
 		uint64_t gone, members_gone = 0;
-		if (!dc_fld_shown(f, base))
+		if (!dc_fld_shown(f, base) || f->table_only)
 			continue;
 		if (!first)
 			dc_buf_putc(j->b, ',');

@@ -393,7 +393,15 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 		size_t l = strlen(label[i]);
 
 		dc_buf_pad(t->b, indent);
-		dc_buf_add(t->b, label[i], l);
+		if (t->o->width && indent + l > t->o->width) {
+			/* a label longer than a line wraps at spaces */
+			struct wrap wr;
+			wr_init(&wr, t->b, indent, t->o->width);
+			wr_puts_data(&wr, label[i]);
+			wr_word(&wr);
+		} else {
+			dc_buf_add(t->b, label[i], l);
+		}
 		if (l > w) {
 			dc_buf_putc(t->b, '\n');
 			dc_buf_pad(t->b, indent + w + 2);
@@ -426,7 +434,28 @@ struct col {
 	size_t width;
 	double max_abs;
 	struct tscale ts;
+	int wrap; /* text wider than the output width: left-aligned, wrapped at spaces */
 };
+
+/* Of `s` (n bytes), the part that fits in `width` columns: up to its last
+ * space within the width (a word longer than the width is cut); *skip
+ * also counts the space that ends it. */
+static size_t fit_part(const char *s, size_t n, size_t width, size_t *skip)
+{
+	size_t k;
+	if (n <= width) {
+		*skip = n;
+		return n;
+	}
+	for (k = width; k > 0 && s[k] != ' '; k--)
+		;
+	if (k == 0) {
+		*skip = width;
+		return width;
+	}
+	*skip = k + 1;
+	return k;
+}
 
 /* Right-aligns text of `len` in a column of `width` after `gap` spaces. */
 static void pad_cell(struct dc_buf *b, size_t width, size_t len, size_t gap)
@@ -528,20 +557,50 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 			rs->row(base, r, row);
 		}
 		dc_buf_pad(t->b, (size_t)depth * 2 + 2);
-		for (k = 0; k < np; k++) {
-			const char *c;
-			size_t l;
-			if (cached) {
-				c = cc->text + cc->off[slot][panel[k]];
-				l = cc->len[slot][panel[k]];
-			} else {
-				c = cell_text(cell, sizeof(cell), &cf->f[panel[k]], row, &cols[panel[k]].ts, 0);
-				l = strlen(c);
+		{
+			/* a wrapped cell's rest, printed on the lines that follow
+			 * under its column (the panel holds one: it fills the line) */
+			char rest[DC_CELL_MAX];
+			size_t rest_len = 0, rest_col = 0, rest_w = 0, at = (size_t)depth * 2 + 2;
+			for (k = 0; k < np; k++) {
+				const char *c;
+				size_t l, w = cols[panel[k]].width;
+				if (cached) {
+					c = cc->text + cc->off[slot][panel[k]];
+					l = cc->len[slot][panel[k]];
+				} else {
+					c = cell_text(cell, sizeof(cell), &cf->f[panel[k]], row, &cols[panel[k]].ts, 0);
+					l = strlen(c);
+				}
+				if (cols[panel[k]].wrap) {
+					/* left-aligned, the rest on the following lines */
+					size_t skip, part = fit_part(c, l, w, &skip);
+					if (k)
+						dc_buf_pad(t->b, 2);
+					dc_buf_add(t->b, c, part);
+					if (k + 1 < np)
+						dc_buf_pad(t->b, w - part);
+					if (l > skip && !rest_len) {
+						rest_col = at + (k ? 2 : 0);
+						rest_w = w;
+						rest_len = l - skip < sizeof(rest) ? l - skip : sizeof(rest) - 1;
+						memcpy(rest, c + skip, rest_len);
+					}
+				} else {
+					pad_cell(t->b, w, l, k ? 2 : 0);
+					dc_buf_add(t->b, c, l);
+				}
+				at += w + (k ? 2 : 0);
 			}
-			pad_cell(t->b, cols[panel[k]].width, l, k ? 2 : 0);
-			dc_buf_add(t->b, c, l);
+			dc_buf_putc(t->b, '\n');
+			for (size_t pos = 0; pos < rest_len;) {
+				size_t skip, part = fit_part(rest + pos, rest_len - pos, rest_w, &skip);
+				dc_buf_pad(t->b, rest_col);
+				dc_buf_add(t->b, rest + pos, part);
+				dc_buf_putc(t->b, '\n');
+				pos += skip;
+			}
 		}
-		dc_buf_putc(t->b, '\n');
 	}
 }
 
@@ -572,7 +631,13 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 		ncols = cf->n;
 	}
 	dc_buf_pad(t->b, (size_t)depth * 2);
-	dc_buf_puts(t->b, dc_fld_label(f, base, lb, sizeof(lb)));
+	{
+		/* a long label wraps at the width, its lines indented alike */
+		struct wrap wr;
+		wr_init(&wr, t->b, (size_t)depth * 2, t->o->width);
+		wr_puts_data(&wr, dc_fld_label(f, base, lb, sizeof(lb)));
+		wr_word(&wr);
+	}
 	if (n == 0) {
 		dc_buf_puts(t->b, ": none\n");
 		return;
@@ -585,6 +650,7 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	 * largest value of those whose scale depends on it (time, FLOPs) */
 	for (i = 0; i < ncols; i++) {
 		cols[i].max_abs = 0;
+		cols[i].wrap = 0;
 		cols[i].width = strlen(cf->f[i].label ? cf->f[i].label : cf->f[i].key);
 		cols[i].ts = scale_for(cf->f[i].unit, 0);
 		if (scaled(cf->f[i].unit))
@@ -638,6 +704,37 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	keys = rs->key_columns ? rs->key_columns : 1;
 	if (keys > ncols)
 		keys = ncols;
+	/* a text column wider than what the line leaves beside the key
+	 * columns wraps to that width, in a panel of its own */
+	if (t->o->width) {
+		size_t used = (size_t)depth * 2 + 2, widest = 0;
+		/* the widest short column (a number, a unit-bearing text) */
+		for (i = keys; i < ncols; i++)
+			if (cols[i].width <= 24 && cols[i].width > widest)
+				widest = cols[i].width;
+		/* key columns too wide to leave a number beside them: the
+		 * widest textual key wraps */
+		for (i = 0; i < keys; i++)
+			used += cols[i].width + 2;
+		if (keys < ncols && used + widest + 2 > t->o->width) {
+			size_t k = keys;
+			for (i = 0; i < keys; i++)
+				if (is_textual(&cf->f[i]) && (k == keys || cols[i].width > cols[k].width))
+					k = i;
+			if (k < keys && used + widest + 2 - t->o->width + 16 < cols[k].width) {
+				size_t cut = used + widest + 2 - t->o->width;
+				cols[k].width -= cut;
+				cols[k].wrap = 1;
+				used -= cut;
+			}
+		}
+		for (i = keys; i < ncols; i++) {
+			if (is_textual(&cf->f[i]) && used + 16 < t->o->width && cols[i].width > t->o->width - used) {
+				cols[i].width = t->o->width - used;
+				cols[i].wrap = 1;
+			}
+		}
+	}
 	for (size_t next = keys, first_panel = 1; first_panel || next < ncols; first_panel = 0) {
 		size_t panel[MAX_COLS], np = 0, linew = (size_t)depth * 2;
 		for (; np < keys; np++) {
