@@ -876,12 +876,13 @@ START_TEST(test_gpu_presets)
 {
 	static const struct {
 		const char *set;
+		enum dc_gpu gpu;
 		uint64_t mem;
 		double bf16, fp8, hbm;
 	} want[] = {
-		{"cluster.gpu=a100-sxm4-80gb", 85899345920u, 312e12, 0, 2.039e12},
-		{"cluster.gpu=h100-sxm5-80gb", 85899345920u, 989e12, 1979e12, 3.35e12},
-		{"cluster.gpu=h200-sxm-141gb", 151397597184u, 989e12, 1979e12, 4.8e12},
+		{"cluster.gpu=a100-sxm4-80gb", DC_GPU_A100_SXM4_80GB, 85899345920u, 312e12, 0, 2.039e12},
+		{"cluster.gpu=h100-sxm5-80gb", DC_GPU_H100_SXM5_80GB, 85899345920u, 989e12, 1979e12, 3.35e12},
+		{"cluster.gpu=h200-sxm-141gb", DC_GPU_H200_SXM_141GB, 151397597184u, 989e12, 1979e12, 4.8e12},
 	};
 	const char *no_mem = edit("\"gpu_memory\": \"80 GiB\",", "");
 	char text[4096];
@@ -891,7 +892,7 @@ START_TEST(test_gpu_presets)
 	snprintf(text, sizeof(text), "%s", no_mem);
 	for (size_t i = 0; i < 3; i++) {
 		ck_assert_int_eq(load(text, &want[i].set, 1, &cfg, &d), 0);
-		ck_assert_uint_eq(cfg.cluster.gpu, (unsigned)(DC_GPU_A100_SXM4_80GB + i));
+		ck_assert_uint_eq(cfg.cluster.gpu, (unsigned)want[i].gpu);
 		ck_assert_uint_eq(cfg.cluster.gpu_mem_bytes, want[i].mem);
 		ck_assert_double_eq(cfg.cluster.peak_flops, want[i].bf16);
 		ck_assert_double_eq(cfg.cluster.peak_flops_fp8, want[i].fp8);
@@ -929,9 +930,9 @@ START_TEST(test_gpu_presets)
 		     DC_ERR_CONFIG,
 		     "--set: error: 'precision.compute': \"fp8\" needs an FP8 matmul peak, but 'cluster.gpu' \"a100-sxm4-80gb\" has none (the A100 has no FP8 tensor cores); use \"bf16\" or give cluster.peak_flops_fp8");
 	expect_error(base, (const char *const[]){"cluster.gpu=h100-sxm-80gb"}, 1, DC_ERR_CONFIG,
-		     "--set: error: 'cluster.gpu': unknown value \"h100-sxm-80gb\"; did you mean \"h100-sxm5-80gb\"? (expected one of \"a100-sxm4-80gb\", \"h100-sxm5-80gb\", \"h200-sxm-141gb\")");
+		     "--set: error: 'cluster.gpu': unknown value \"h100-sxm-80gb\"; did you mean \"h100-sxm5-80gb\"? (expected one of \"a100-sxm4-40gb\", \"a100-sxm4-80gb\", \"h100-sxm5-80gb\", \"h100-nvl-94gb\", \"h100-pcie-80gb\", \"h800-sxm5-80gb\", \"h200-sxm-141gb\", \"gh200-96gb\", \"b200-sxm-180gb\", \"gb200\")");
 	expect_error(base, (const char *const[]){"cluster.gpu=a100"}, 1, DC_ERR_CONFIG,
-		     "--set: error: 'cluster.gpu': unknown value \"a100\"; did you mean \"a100-sxm4-80gb\"? (expected one of \"a100-sxm4-80gb\", \"h100-sxm5-80gb\", \"h200-sxm-141gb\")");
+		     "--set: error: 'cluster.gpu': unknown value \"a100\"; expected one of \"a100-sxm4-40gb\", \"a100-sxm4-80gb\", \"h100-sxm5-80gb\", \"h100-nvl-94gb\", \"h100-pcie-80gb\", \"h800-sxm5-80gb\", \"h200-sxm-141gb\", \"gh200-96gb\", \"b200-sxm-180gb\", \"gb200\"");
 	expect_error(base, (const char *const[]){"cluster.peak_flops=0"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'cluster.peak_flops': must be at least 1, got 0");
 	expect_error(base, (const char *const[]){"cluster.peak_flops=1e18"}, 1, DC_ERR_CONFIG,
@@ -1080,6 +1081,99 @@ START_TEST(test_hf_config_which_wins)
 }
 END_TEST
 
+/* The new presets fill every figure from their data sheets (dense: half
+ * the "with sparsity" figures), the SMs and the derived compute slowdown
+ * (NCCL's 8 channels over the SMs: 8 / 132 = 0.060606 on Hopper, 8 / 148 =
+ * 0.054054 on Blackwell; the A100 keeps 0.075); the attention backend
+ * follows training.attention; the FP8 keys are checked against the GPU. */
+START_TEST(test_attention_and_fp8_keys)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+	char got[1024], nomem[4096];
+
+	/* without gpu_memory, so no preset loses to the config's 80 GiB */
+	snprintf(nomem, sizeof(nomem), "%s", edit("\"gpu_memory\": \"80 GiB\",", ""));
+
+	/* B200: 4.5 PFLOP/s FP8 and 2.25 BF16 dense (HGX B200 data sheet:
+	 * 9 and 4.5 with sparsity), 180 GB, 8 TB/s, 148 SMs */
+	ck_assert_int_eq(load(nomem, (const char *const[]){"cluster.gpu=b200-sxm-180gb"}, 1, &cfg, &d), 0);
+	ck_assert_double_eq(cfg.cluster.peak_flops, 2250e12);
+	ck_assert_double_eq(cfg.cluster.peak_flops_fp8, 4500e12);
+	ck_assert_double_eq(cfg.cluster.hbm_bandwidth, 8e12);
+	ck_assert_uint_eq(cfg.cluster.gpu_mem_bytes, 180ull << 30);
+	ck_assert_uint_eq(cfg.cluster.sm_count, 148);
+	ck_assert_double_le(fabs(cfg.overlap.compute_slowdown - 8.0 / 148.0), 1e-15);
+	ck_assert_int_eq(cfg.training.attention_backend, DC_ATTN_BACKEND_SDPA);
+	dc_diag_release(&d);
+	/* H100 PCIe: 1513 FP8 and 756.5 BF16 dense, 114 SMs, 8 / 114 */
+	ck_assert_int_eq(load(nomem, (const char *const[]){"cluster.gpu=h100-pcie-80gb"}, 1, &cfg, &d), 0);
+	ck_assert_double_eq(cfg.cluster.peak_flops, 756.5e12);
+	ck_assert_uint_eq(cfg.cluster.sm_count, 114);
+	ck_assert_double_le(fabs(cfg.overlap.compute_slowdown - 8.0 / 114.0), 1e-15);
+	dc_diag_release(&d);
+	/* the A100 and no preset keep 0.075; a given value wins */
+	ck_assert_int_eq(load(nomem, (const char *const[]){"cluster.gpu=a100-sxm4-40gb"}, 1, &cfg, &d), 0);
+	ck_assert_double_eq(cfg.overlap.compute_slowdown, 0.075);
+	ck_assert_double_eq(cfg.cluster.hbm_bandwidth, 1.555e12);
+	dc_diag_release(&d);
+	ck_assert_int_eq(load(nomem, (const char *const[]){"cluster.gpu=gb200", "overlap.compute_slowdown=0.1"}, 2, &cfg, &d), 0);
+	ck_assert_double_eq(cfg.overlap.compute_slowdown, 0.1);
+	dc_diag_release(&d);
+	/* backend eager sets attention eager when that is not given */
+	ck_assert_int_eq(load(base, (const char *const[]){"training.attention_backend=eager"}, 1, &cfg, &d), 0);
+	ck_assert_int_eq(cfg.training.attention, DC_ATTENTION_EAGER);
+	dc_diag_release(&d);
+	ck_assert_int_eq(load(base, (const char *const[]){"training.attention=eager"}, 1, &cfg, &d), 0);
+	ck_assert_int_eq(cfg.training.attention_backend, DC_ATTN_BACKEND_EAGER);
+	dc_diag_release(&d);
+	expect_error(base, (const char *const[]){"training.attention=eager", "training.attention_backend=cudnn"}, 2,
+		     DC_ERR_CONFIG,
+		     "--set: error: 'training.attention_backend': \"cudnn\" is a fused kernel that stores no scores (attention \"flash\"), but training.attention is \"eager\"");
+	expect_error(nomem, (const char *const[]){"cluster.gpu=b200-sxm-180gb", "training.attention_backend=fa3"}, 2,
+		     DC_ERR_CONFIG,
+		     "--set: error: 'training.attention_backend': \"fa3\" runs on Hopper GPUs only (FlashAttention-3 is built for sm90), but 'cluster.gpu' is \"b200-sxm-180gb\"");
+	expect_error(base, (const char *const[]){"training.attention_backend=fa3"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'training.attention_backend': \"fa3\" runs on Hopper GPUs only (FlashAttention-3 is built for sm90), but 'cluster.gpu' names no preset; name a Hopper one");
+	expect_error(nomem, (const char *const[]){"cluster.gpu=h100-sxm5-80gb", "precision.compute=fp8",
+						 "precision.fp8_recipe=mxfp8"}, 3, DC_ERR_CONFIG,
+		     "--set: error: 'precision.fp8_recipe': \"mxfp8\" needs the block-scaled FP8 GEMMs of Blackwell GPUs, but 'cluster.gpu' is \"h100-sxm5-80gb\"");
+	expect_error(nomem, (const char *const[]){"cluster.gpu=h100-sxm5-80gb", "precision.attention=fp8"}, 2,
+		     DC_ERR_CONFIG,
+		     "--set: error: 'precision.attention': \"fp8\" needs precision.compute \"fp8\" (the FP8 peak and recipe), got \"bf16\"");
+	expect_error(nomem, (const char *const[]){"cluster.gpu=h100-sxm5-80gb", "precision.compute=fp8",
+						 "precision.attention=fp8"}, 3, DC_ERR_CONFIG,
+		     "--set: error: 'precision.attention': \"fp8\" needs an FP8 fused-attention kernel, training.attention_backend \"cudnn\" or \"fa3\", got \"sdpa\"");
+	/* a recipe other than the default under bf16: said, not an error */
+	ck_assert_int_eq(load(base, (const char *const[]){"precision.fp8_recipe=rowwise"}, 1, &cfg, &d), 0);
+	joined(&d, got, sizeof(got));
+	ck_assert_str_eq(got, "--set: 'precision.fp8_recipe': applies to FP8 matmuls, but precision.compute is \"bf16\": it has no effect; set precision.compute to \"fp8\" or drop the key");
+	dc_diag_release(&d);
+	/* the systems: DGX B200's 18 NVLink 5 links at NCCL's 40 GB/s, the
+	 * NVL72's 72-GPU domain of 4-GPU trays, the H800's 8 links */
+	{
+		static const char sys[] = "{\"model\": {\"num_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 4,"
+					  " \"vocab_size\": 100, \"seq_length\": 16}, \"cluster\": {\"num_nodes\": 2}}";
+		ck_assert_int_eq(load(sys, (const char *const[]){"cluster.system=gb200-nvl72"}, 1, &cfg, &d), 0);
+		ck_assert_int_eq(cfg.cluster.gpu, DC_GPU_GB200);
+		ck_assert_uint_eq(cfg.cluster.gpus_per_node, 4);
+		ck_assert_uint_eq(cfg.cluster.nvlink_domain, 72);
+		ck_assert_double_eq(cfg.cluster.intra_node.bw_bytes_per_s, 720e9);
+		dc_diag_release(&d);
+		ck_assert_int_eq(load(sys, (const char *const[]){"cluster.system=dgx-b200"}, 1, &cfg, &d), 0);
+		ck_assert_int_eq(cfg.cluster.gpu, DC_GPU_B200_SXM_180GB);
+		ck_assert_uint_eq(cfg.cluster.gpu_mem_bytes, 180ull << 30);
+		ck_assert_uint_eq(cfg.cluster.nvlink_domain, 8);
+		dc_diag_release(&d);
+		ck_assert_int_eq(load(sys, (const char *const[]){"cluster.system=hgx-h800"}, 1, &cfg, &d), 0);
+		ck_assert_int_eq(cfg.cluster.gpu, DC_GPU_H800_SXM5_80GB);
+		ck_assert_double_le(fabs(cfg.cluster.intra_node.bw_bytes_per_s - 164.8e9), 1e-3);
+		ck_assert_double_eq(cfg.cluster.inter_node.bw_bytes_per_s, 50e9);
+		dc_diag_release(&d);
+	}
+}
+END_TEST
+
 int main(void)
 {
 Suite *s = suite_create("config");
@@ -1089,6 +1183,7 @@ Suite *s = suite_create("config");
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_systems_json);
+	tcase_add_test(tc, test_attention_and_fp8_keys);
 	tcase_add_test(tc, test_builtin_default_is_systems_json);
 	tcase_add_test(tc, test_syntax_errors);
 	tcase_add_test(tc, test_nul_and_size);

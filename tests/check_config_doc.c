@@ -428,15 +428,16 @@ START_TEST(test_literal_defaults_are_the_loaders)
 	 * reshard_after_forward, which training.framework derives), training
 	 * 7 (micro batch, grad accum, recompute, recompute_layers, attention,
 	 * framework) and jitter, precision
-	 * 2 (the preset and compute; the byte keys are derived), collective 7
+	 * 5 (the preset, compute, fp8_recipe, fp8_lm_head and attention; the
+	 * byte keys are derived), collective 7
 	 * (link, algorithm and the sweep's op, dtype, min_bytes, max_bytes,
 	 * step_factor), memory 4 (all but the activation override),
-	 * overlap 4 (fsdp_prefetch, tp, ep, compute_slowdown; dp and
-	 * param_gather are derived), whatif 7 (all of them), checkpoint 6 (format, gather, async, the
+	 * overlap 3 (fsdp_prefetch, tp, ep; dp, param_gather and
+	 * compute_slowdown are derived), whatif 7 (all of them), checkpoint 6 (format, gather, async, the
 	 * two bandwidths, step; the restore degrees are derived), loss 4 (mode,
 	 * min_length, token_loss, token_loss_spread), search 4 (tp_across_nodes,
-	 * headroom, objective, top): 96 */
-	ck_assert_uint_eq(checked, 96);
+	 * headroom, objective, top): 98 */
+	ck_assert_uint_eq(checked, 98);
 	free(omitted);
 	free(given);
 }

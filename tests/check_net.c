@@ -414,9 +414,9 @@ START_TEST(test_presets)
 	ck_assert_int_eq(load_msg("{" MODEL ", \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8,"
 				  " \"gpu_memory\": \"80 GiB\"}}", msg, sizeof(msg), &c), -1);
 	ck_assert_msg(strstr(msg, "'cluster.intra_node': required key is missing") != NULL, "%s", msg);
-	ck_assert_int_eq(load_msg("{" MODEL ", \"cluster\": {\"system\": \"dgx-b200\", \"num_nodes\": 1}}", msg,
+	ck_assert_int_eq(load_msg("{" MODEL ", \"cluster\": {\"system\": \"dgx-b300\", \"num_nodes\": 1}}", msg,
 				  sizeof(msg), &c), -1);
-	ck_assert_msg(strstr(msg, "'cluster.system': unknown value \"dgx-b200\"") != NULL, "%s", msg);
+	ck_assert_msg(strstr(msg, "'cluster.system': unknown value \"dgx-b300\"") != NULL, "%s", msg);
 	ck_assert_int_eq(load_msg("{" MODEL ", \"cluster\": {\"system\": \"dgx-h100\", \"num_nodes\": 2,"
 				  " \"nvlink_domain\": 12}}", msg, sizeof(msg), &c), -1);
 	ck_assert_msg(strstr(msg, "'cluster.nvlink_domain': must be a multiple of cluster.gpus_per_node (8), got 12") !=

@@ -5,7 +5,8 @@
  * the embedding on the first stage, the final norm, logits and loss on the
  * last, and the optimizer step once per step. Matmuls run at the GPU's peak
  * (BF16, or FP8 with precision.compute = "fp8") times an efficiency that
- * depends on the GEMM's shape per rank; memory-bound work (norms, softmax,
+ * depends on the GEMM's shape per rank, the attention core at its backend's
+ * measured level; memory-bound work (norms, softmax,
  * dropout, element-wise ops, the optimizer) moves its bytes at a fraction of
  * HBM bandwidth. One parameter set per GPU type, derived in
  * docs/compute-model.md with its source data.
@@ -46,7 +47,20 @@ struct dc_compute {
 	 * GEMM, memory_overhead_s for an element-wise kernel; q is the share of
 	 * sm_count SMs a GEMM's waves of output tiles keep busy */
 	const char *gpu;          /* the parameter set: a preset name (cluster.gpu, else "a100-sxm4-80gb") */
-	double matmul_efficiency;
+	double gemm_ceiling;      /* the set's isolated large BF16 GEMM, fraction of the BF16 peak */
+	double gemm_ceiling_fp8;  /* the same for FP8 GEMMs, of the FP8 peak */
+	double in_situ;           /* what a training step keeps of the isolated levels */
+	double matmul_efficiency; /* BF16 GEMMs: gemm_ceiling x in_situ, or cluster.matmul_efficiency */
+	double matmul_efficiency_fp8; /* FP8 GEMMs (the linear layers under precision.compute "fp8") */
+	/* the attention core: training.attention_backend as used ("eager":
+	 * GEMMs and element-wise kernels, the two levels 0), its forward and
+	 * backward levels of the BF16 peak (forward: of the FP8 peak under
+	 * precision.attention "fp8") */
+	const char *attention_backend;
+	double attention_fwd_efficiency, attention_bwd_efficiency;
+	/* bytes the FP8 recipe moves per element of each cast GEMM input (X
+	 * forward, dY backward); 0 under BF16 */
+	double fp8_cast_bytes;
 	double matmul_overhead_s;
 	double memory_efficiency;
 	double memory_overhead_s;

@@ -93,10 +93,51 @@ enum dc_axis {
 /* cluster.gpu: a GPU preset (docs/compute-model.md, "The presets"), or none. */
 enum dc_gpu {
 	DC_GPU_NONE,           /* no preset: the cluster keys say what they say */
+	DC_GPU_A100_SXM4_40GB, /* "a100-sxm4-40gb" */
 	DC_GPU_A100_SXM4_80GB, /* "a100-sxm4-80gb" */
 	DC_GPU_H100_SXM5_80GB, /* "h100-sxm5-80gb" */
+	DC_GPU_H100_NVL_94GB,  /* "h100-nvl-94gb" */
+	DC_GPU_H100_PCIE_80GB, /* "h100-pcie-80gb" */
+	DC_GPU_H800_SXM5_80GB, /* "h800-sxm5-80gb" */
 	DC_GPU_H200_SXM_141GB, /* "h200-sxm-141gb" */
+	DC_GPU_GH200_96GB,     /* "gh200-96gb" */
+	DC_GPU_B200_SXM_180GB, /* "b200-sxm-180gb" */
+	DC_GPU_GB200,          /* "gb200" */
 	DC_GPU_COUNT,
+};
+
+/* The architecture of a cluster.gpu preset: which attention kernels and
+ * FP8 recipes it runs (docs/compute-model.md, "The presets"). */
+enum dc_gpu_arch {
+	DC_GPU_ARCH_UNKNOWN,   /* no preset */
+	DC_GPU_ARCH_AMPERE,    /* sm80 */
+	DC_GPU_ARCH_HOPPER,    /* sm90 */
+	DC_GPU_ARCH_BLACKWELL, /* sm100 */
+};
+
+/* training.attention_backend: the fused-attention kernel whose speed the
+ * attention core runs at (docs/compute-model.md, "Attention backends"). */
+enum dc_attention_backend {
+	DC_ATTN_BACKEND_EAGER, /* QK^T, softmax, dropout, AV as separate kernels */
+	DC_ATTN_BACKEND_SDPA,  /* FlashAttention-2 through PyTorch's scaled_dot_product_attention */
+	DC_ATTN_BACKEND_CUDNN, /* cuDNN's fused attention (Transformer Engine) */
+	DC_ATTN_BACKEND_FA3,   /* FlashAttention-3 (Hopper only) */
+	DC_ATTN_BACKEND_COUNT,
+};
+
+/* precision.fp8_recipe: how FP8 GEMM inputs are scaled and cast
+ * (docs/compute-model.md, "FP8 recipes"). */
+enum dc_fp8_recipe {
+	DC_FP8_DELAYED, /* Transformer Engine: per-tensor scale from the amax history, fused cast+transpose */
+	DC_FP8_CURRENT, /* Transformer Engine: per-tensor scale from this tensor's amax (two reads) */
+	DC_FP8_ROWWISE, /* torchao: dynamic rowwise scales, each GEMM input cast along both axes */
+	DC_FP8_MXFP8,   /* Transformer Engine: 1 x 32 E8M0 block scales (Blackwell) */
+};
+
+/* precision.attention: the number format of the attention core. */
+enum dc_attention_precision {
+	DC_ATTN_PRECISION_BF16,
+	DC_ATTN_PRECISION_FP8, /* FP8 fused attention (cudnn or fa3, with precision.compute "fp8") */
 };
 
 /* precision.compute: the number format matmuls run in. */
@@ -128,6 +169,9 @@ enum dc_system {
 	DC_SYSTEM_DGX_A100,
 	DC_SYSTEM_DGX_H100,
 	DC_SYSTEM_DGX_H200,
+	DC_SYSTEM_DGX_B200,
+	DC_SYSTEM_GB200_NVL72,
+	DC_SYSTEM_HGX_H800,
 };
 
 /* cluster.nic_path: the slowest GPU-to-NIC path, as `nvidia-smi topo -m`
@@ -301,6 +345,7 @@ struct dc_training {
 	enum dc_recompute recompute;
 	uint64_t recompute_layers;   /* full: layers per model chunk recomputed (Megatron block); 0: all */
 	enum dc_attention attention;
+	enum dc_attention_backend attention_backend; /* derived from attention when not given */
 	uint64_t total_tokens; /* training.total_tokens; 0 when not given (step.time_to_train_s) */
 	double jitter;         /* training.jitter: coefficient of variation of a rank's per-step compute (whatif.h) */
 	enum dc_framework framework; /* training.framework */
@@ -344,6 +389,9 @@ struct dc_precision {
 	uint64_t optimizer_bytes;
 	uint64_t working_bytes; /* the copy layers compute with: FSDP's gathered unit, activation messages */
 	enum dc_compute_precision compute; /* precision.compute, default BF16 */
+	enum dc_fp8_recipe fp8_recipe;     /* precision.fp8_recipe (with compute FP8) */
+	int fp8_lm_head;                   /* precision.fp8_lm_head: the logits GEMM in FP8 too */
+	enum dc_attention_precision attention; /* precision.attention */
 };
 
 /* collective.op: the collective `--experiment collectives` sweeps, named
@@ -598,6 +646,24 @@ int dc_model_param_count(const struct dc_model *m, uint64_t *out);
 const char *dc_norm_name(enum dc_norm n);
 /* "a100-sxm4-80gb", ...; "" for DC_GPU_NONE */
 const char *dc_gpu_name(enum dc_gpu g);
+/* A cluster.gpu preset's data-sheet figures (docs/compute-model.md, "The
+ * presets"): dense peaks, no sparsity. */
+struct dc_gpu_spec {
+	double mem_gib;        /* a card sold as N GB holds N GiB */
+	double peak_flops;     /* BF16/FP16 matmul, FLOP/s */
+	double peak_flops_fp8; /* FLOP/s; 0: no FP8 tensor cores */
+	double peak_flops_fp4; /* FLOP/s; 0: no FP4 tensor cores (the table's; no key prices FP4) */
+	double hbm_bandwidth;  /* bytes/s */
+	uint64_t sms;          /* streaming multiprocessors */
+	double nvlink_bw;      /* NVLink line rate per GPU, one way, bytes/s (a system preset sets the effective one) */
+	const char *no_fp8;    /* why precision.compute "fp8" is refused, or NULL */
+};
+/* NULL for DC_GPU_NONE. Static data, never freed. */
+const struct dc_gpu_spec *dc_gpu_spec(enum dc_gpu g);
+/* the preset's architecture; DC_GPU_ARCH_UNKNOWN for DC_GPU_NONE */
+enum dc_gpu_arch dc_gpu_arch(enum dc_gpu g);
+const char *dc_attention_backend_name(enum dc_attention_backend b);
+const char *dc_fp8_recipe_name(enum dc_fp8_recipe r);
 const char *dc_compute_precision_name(enum dc_compute_precision c);
 
 /* ---- the key table, read-only ----

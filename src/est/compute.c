@@ -30,38 +30,99 @@
 #include "distcalc/plan.h"
 #include "distcalc/util.h"
 
-/* One parameter set per GPU type (docs/compute-model.md, "Parameters"). */
+/* One parameter set per GPU type (docs/compute-model.md, "Parameters",
+ * every figure's source there). A GEMM's sustained level is its isolated
+ * ceiling (a large GEMM alone on the GPU, as a benchmark measures it) times
+ * the in-situ factor (what a training step keeps of it: clocks at the power
+ * limit under sustained load); the fused-attention kernels' isolated levels
+ * take the same factor. */
 struct gpu_eff {
 	const char *name;
-	double mm_eff;    /* sustained fraction of the matmul peak on large GEMMs */
-	double mm_f0;     /* GEMM FLOPs at half of mm_eff on the A100 (the fixed cost's size) */
+	double gemm;      /* isolated large BF16 GEMM, fraction of the BF16 peak */
+	double gemm_fp8;  /* isolated large FP8 GEMM, fraction of the FP8 peak; 0: none measured (the BF16 fraction) */
+	double in_situ;   /* sustained in a training step / isolated */
+	/* isolated fused attention, forward and backward, fraction of the
+	 * BF16 peak, by training.attention_backend ([EAGER] unused: GEMMs) */
+	double attn_fwd[DC_ATTN_BACKEND_COUNT], attn_bwd[DC_ATTN_BACKEND_COUNT];
+	double attn_fp8_fwd; /* FP8 fused attention forward, fraction of the FP8 peak; 0: none */
+	double mm_f0;     /* GEMM FLOPs at half of the level on the A100 (the fixed cost's size) */
 	double mem_eff;   /* sustained fraction of HBM bandwidth on large element-wise kernels */
 	double mem_b0;    /* element-wise bytes at half of mem_eff on the A100 */
-	double sms;       /* streaming multiprocessors: one wave of tiles */
+	double sms;       /* streaming multiprocessors, where cluster.sm_count is not set */
 };
 
 /* A100: the shape of both curves from Calculon's systems/a100_80g.json
  * (matmul 0.9 of peak at 16 GFLOP and 0.95 at 128 GFLOP: half-efficiency
  * work F0 = 1.024 GFLOP, t0_mm = F0 / (P e_mm); memory 0.75 at 10 MB and
  * 0.9 at 100 MB: half-efficiency size B0 = 25/11 MB, t0_mem = B0 /
- * (B e_mem), P and B the A100's);
- * the SM counts from the vendors' architecture documents (A100 108, H100
- * SXM5 132); the levels e_mm and e_mem the least-squares point of
- * Korthikanti et al. 2022 Tables 4 and 5 together (18 measurements, 2
- * parameters; build/fit_kernel_levels reproduces it). H100 and H200: no
- * measured per-layer times in the references, so the A100 fractions and
- * fixed costs are carried over (docs/compute-model.md, "Parameters"). No
- * cluster.gpu: the A100 set. */
+ * (B e_mem), P and B the A100's); the levels e_mm = 0.75 and e_mem = 0.71
+ * the least-squares point of Korthikanti et al. 2022 Tables 4 and 5
+ * together (18 measurements, 2 parameters; build/fit_kernel_levels
+ * reproduces it). e_mm splits into cuBLAS's isolated 8192^3 BF16 GEMM on
+ * random inputs, 258 of 312 TFLOP/s (H. He, "Strangely, matrix
+ * multiplications on GPUs run faster when given predictable data",
+ * thonking.ai, 2024), and the in-situ rest, 0.75 / (258 / 312) = 0.907
+ * (NVIDIA's A100 HPL rating assumes the 1305 MHz it holds at its power
+ * limit, 0.926 of the 1410 MHz of the peak). */
 #define A100_PEAK 312e12   /* FLOP/s, the data sheet's */
 #define A100_HBM 2.039e12  /* bytes/s */
 #define CALCULON_F0 1.024e9
 #define CALCULON_B0 (25.0e6 / 11.0)
-#define A100_SET(name) {name, 0.75, CALCULON_F0, 0.71, CALCULON_B0, 108}
+#define A100_GEMM (258.0 / 312.0)
+#define A100_IN_SITU (0.75 / A100_GEMM)
+/* FlashAttention-2 on the A100 (Dao 2023, arXiv 2307.08691, section 1 and
+ * 4.1): up to 73% of the peak forward, 63% backward. No public cuDNN
+ * figure on the A100: cuDNN runs at FA2's level there (an assumption). */
+#define A100_SET(name) \
+	{name, A100_GEMM, 0, A100_IN_SITU, {0, 0.73, 0.73, 0}, {0, 0.63, 0.63, 0}, 0, CALCULON_F0, 0.71, CALCULON_B0, 108}
+/* Hopper: the isolated BF16 GEMM, cuBLAS 8192^3, 797.8 of 989 TFLOP/s on an
+ * H100 SXM5 (pranjalssh/fast.cu README), 788 on an H200 (issue 21's
+ * measurement); FP8 at 1.75x BF16 on large GEMMs (NVIDIA, "Boosting matrix
+ * multiplication speed and flexibility with NVIDIA cuBLAS 12.9": 1396 of
+ * 1979 TFLOP/s, 0.705). In situ: NVIDIA rates the Hopper tensor peak at
+ * 1830 MHz, the clock it expects under tensor load, while a short
+ * benchmark runs at the 1980 MHz boost (the H200 measured 1980 MHz right
+ * after its GEMM run): 1830 / 1980 = 0.924 (H100 whitepaper clocks; G.
+ * Lockwood, glennklockwood.com/garden/processors/h100). Attention: the
+ * FlashAttention-3 paper's H100 SXM5 figures (arXiv 2407.08608, figures
+ * 5-6 and 8, head dim 128, sequence 2k-8k), the middle of each range over
+ * 989: FA2 366 / 304.5, cuDNN 608.5 / 491.5, FA3 635.5 / 530 TFLOP/s; FP8
+ * FA3 forward close to 1200 of 1979 TFLOP/s (0.606). The other Hopper
+ * parts run the same SMs, so the same fractions of their own peaks.
+ * Memory-bound kernels: the A100's e_mem and curves carried over (no
+ * public per-kernel Hopper figure). */
+#define H100_GEMM (797.8 / 989.0)
+#define HOPPER_FP8 (1.75 * 797.8 / 1979.0)
+#define HOPPER_IN_SITU (1830.0 / 1980.0)
+#define HOPPER_ATTN_FWD {0, 366.0 / 989.0, 608.5 / 989.0, 635.5 / 989.0}
+#define HOPPER_ATTN_BWD {0, 304.5 / 989.0, 491.5 / 989.0, 530.0 / 989.0}
+#define HOPPER_SET(name, gemm, sms) \
+	{name, gemm, HOPPER_FP8, HOPPER_IN_SITU, HOPPER_ATTN_FWD, HOPPER_ATTN_BWD, 1200.0 / 1979.0, \
+	 CALCULON_F0, 0.71, CALCULON_B0, sms}
+/* Blackwell: no public isolated GEMM or attention figure was found in
+ * the stored sources: the H100's fractions and in-situ factor carried over
+ * (an assumption, named in docs/compute-model.md); fa3 is refused. */
+#define BLACKWELL_SET(name) HOPPER_SET(name, H100_GEMM, 148)
 static const struct gpu_eff gpu_effs[DC_GPU_COUNT] = {
 	[DC_GPU_NONE] = A100_SET("a100-sxm4-80gb"),
+	[DC_GPU_A100_SXM4_40GB] = A100_SET("a100-sxm4-40gb"),
 	[DC_GPU_A100_SXM4_80GB] = A100_SET("a100-sxm4-80gb"),
-	[DC_GPU_H100_SXM5_80GB] = {"h100-sxm5-80gb", 0.75, CALCULON_F0, 0.71, CALCULON_B0, 132},
-	[DC_GPU_H200_SXM_141GB] = {"h200-sxm-141gb", 0.75, CALCULON_F0, 0.71, CALCULON_B0, 132},
+	[DC_GPU_H100_SXM5_80GB] = HOPPER_SET("h100-sxm5-80gb", H100_GEMM, 132),
+	[DC_GPU_H100_NVL_94GB] = HOPPER_SET("h100-nvl-94gb", H100_GEMM, 132),
+	[DC_GPU_H100_PCIE_80GB] = HOPPER_SET("h100-pcie-80gb", H100_GEMM, 114),
+	[DC_GPU_H800_SXM5_80GB] = HOPPER_SET("h800-sxm5-80gb", H100_GEMM, 132),
+	[DC_GPU_H200_SXM_141GB] = HOPPER_SET("h200-sxm-141gb", 788.0 / 989.0, 132),
+	[DC_GPU_GH200_96GB] = HOPPER_SET("gh200-96gb", H100_GEMM, 132),
+	[DC_GPU_B200_SXM_180GB] = BLACKWELL_SET("b200-sxm-180gb"),
+	[DC_GPU_GB200] = BLACKWELL_SET("gb200"),
+};
+
+/* The number format a GEMM runs in: its peak, sustained level, operand
+ * bytes and the cast traffic its inputs add (FP8 recipes). */
+struct prec {
+	double peak, eff, in_bytes;
+	double cast_x;  /* bytes per element of the forward input X the recipe moves to cast it */
+	double cast_dy; /* bytes per element of the output gradient dY */
 };
 
 /* What every kernel of one rank reads: the shape after its splits. */
@@ -69,11 +130,16 @@ struct ctx {
 	const struct dc_plan *p;
 	const struct dc_model *m;
 	const struct gpu_eff *e;
-	double peak, hbm;
-	double mm_eff, mem_eff; /* cluster.matmul_efficiency, memory_efficiency, else the set's */
+	double hbm;
+	double mem_eff;         /* cluster.memory_efficiency, else the set's */
 	double mm_t0, mem_t0;   /* the fixed costs at those levels, in the A100's seconds */
 	double sms;             /* cluster.sm_count, else the set's */
-	double in_bytes;    /* bytes per GEMM operand element: 2 (BF16), 1 (FP8) */
+	struct prec bf16, fp8;  /* BF16 GEMMs; the linear layers' under precision.compute "fp8" */
+	const struct prec *lin; /* the linear layers' format: &bf16 or &fp8 */
+	const struct prec *cur; /* the format the GEMM being priced runs in */
+	double attn_fwd, attn_bwd; /* the attention core's sustained level, of attn_peak */
+	double attn_peak;       /* BF16 peak, or FP8 under precision.attention "fp8" (forward) */
+	double attn_bwd_peak;   /* the backward's: BF16 */
 	double t;           /* tp */
 	double b, s, h;     /* micro batch, sequence, hidden */
 	double s_q;         /* s / cp: the queries (and tokens) this context-parallel rank holds */
@@ -138,10 +204,10 @@ static double wave_share(const struct ctx *x, double m, double n, double batch)
 static double gemm_s(const struct ctx *x, double m, double n, double k, double batch)
 {
 	double flops = 2.0 * m * n * k * batch, compute, memory;
-	double bytes = batch * (x->in_bytes * (m * k + k * n) + 2.0 * m * n);
+	double bytes = batch * (x->cur->in_bytes * (m * k + k * n) + 2.0 * m * n);
 	if (flops <= 0)
 		return 0;
-	compute = flops / (x->peak * x->mm_eff * wave_share(x, m, n, batch));
+	compute = flops / (x->cur->peak * x->cur->eff * wave_share(x, m, n, batch));
 	memory = bytes / (x->hbm * x->mem_eff);
 	return (compute > memory ? compute : memory) + x->mm_t0;
 }
@@ -155,14 +221,31 @@ static double mem_s(const struct ctx *x, double bytes)
 /* A linear layer y = x W, x [tokens x k], W [k x n]: forward one GEMM,
  * backward the input gradient [tokens x n] x [n x k] and the weight
  * gradient [k x tokens] x [tokens x n], each as many FLOPs as forward.
- * The weight gradient is what a zero-bubble schedule defers (W). */
-static void linear(const struct ctx *x, struct part *pt, double tokens, double n, double k, double batch)
+ * The weight gradient is what a zero-bubble schedule defers (W). In the
+ * format `pr`: under an FP8 recipe, casting X before the forward and dY
+ * before the backward is one element-wise kernel each (cast_x, cast_dy
+ * bytes per element; the weights' casts are left out, "FP8 recipes"). */
+static void linear_in(struct ctx *x, const struct prec *pr, struct part *pt, double tokens, double n, double k,
+		      double batch)
 {
-	double dgrad = gemm_s(x, tokens, k, n, batch), wgrad = gemm_s(x, k, n, tokens, batch);
+	double dgrad, wgrad;
+	x->cur = pr;
+	dgrad = gemm_s(x, tokens, k, n, batch);
+	wgrad = gemm_s(x, k, n, tokens, batch);
 	pt->fwd_mm += gemm_s(x, tokens, n, k, batch);
 	pt->bwd_mm += dgrad + wgrad;
 	pt->bwd_wgrad += wgrad;
 	pt->fwd_flops += 2.0 * tokens * n * k * batch;
+	if (pr->cast_x > 0) {
+		pt->fwd_mem += mem_s(x, pr->cast_x * tokens * k * batch);
+		pt->bwd_mem += mem_s(x, pr->cast_dy * tokens * n * batch);
+	}
+}
+
+/* A linear layer of the model's blocks: in the precision.compute format. */
+static void linear(struct ctx *x, struct part *pt, double tokens, double n, double k, double batch)
+{
+	linear_in(x, x->lin, pt, tokens, n, k, batch);
 }
 
 /* The norm before a sub-block and the residual add after it, on the
@@ -187,7 +270,7 @@ static void norm_residual(const struct ctx *x, struct part *pt, int bias)
  * Standard (GQA) attention projects h to (a + 2 kv) d / t in one GEMM;
  * MLA (DeepSeek-V2) projects through its low-rank latents, the
  * down-projections whole on every rank. */
-static void attention(const struct ctx *x, struct part *pt)
+static void attention(struct ctx *x, struct part *pt)
 {
 	const struct dc_model *m = x->m;
 	double T = x->tokens, h = x->h, t = x->t;
@@ -227,6 +310,8 @@ static void attention(const struct ctx *x, struct part *pt)
 		pt->bwd_mem += mem_s(x, 6.0 * qk);
 	}
 	if (x->eager) {
+		/* the scores stay BF16 under every FP8 recipe */
+		x->cur = &x->bf16;
 		/* QK^T and AV as batched GEMMs over b a/t heads; the fused
 		 * scale-mask-softmax reads and writes the scores (4 bytes per
 		 * element), dropout reads them and writes them and its 1-byte
@@ -245,11 +330,14 @@ static void attention(const struct ctx *x, struct part *pt)
 			      gemm_s(x, sq, sk, x->d_v, bh) + gemm_s(x, sk, x->d_v, sq, bh);
 		pt->bwd_mem += mem_s(x, 6.0 * scores) + (x->dropout ? mem_s(x, 5.0 * scores) : 0);
 	} else {
-		/* FlashAttention-2 (Dao 2023): one kernel that never writes the
-		 * s x s scores; causal, so it runs half the blocks: forward the
-		 * two products, 4 b (a/t) s^2 d / 2 FLOPs, reading q, k, v and
-		 * writing o; backward five products (2.5 x forward), reading q,
-		 * k, v, o and do, writing dq, dk, dv */
+		/* A fused kernel (FlashAttention-2, cuDNN, FlashAttention-3)
+		 * that never writes the s x s scores; causal, so it runs half
+		 * the blocks: forward the two products, 4 b (a/t) s^2 d / 2
+		 * FLOPs, reading q, k, v and writing o; backward five products
+		 * (2.5 x forward, the FLOP count the FlashAttention papers'
+		 * backward figures use), reading q, k, v, o and do, writing dq,
+		 * dk, dv; each at its backend's measured level (x->attn_fwd,
+		 * attn_bwd, "Attention backends") */
 		double d = (x->d_qk + x->d_v) / 2.0;
 		double fl = 0.5 * 4.0 * x->b * x->heads * sq * sk_flash * d;
 		double qkv_o = 2.0 * T * (x->heads * (x->d_qk + x->d_v) + x->kv_heads * (x->d_qk + x->d_v));
@@ -257,8 +345,8 @@ static void attention(const struct ctx *x, struct part *pt)
 		 * (Dao 2023, section 3.2), one per SM at a time like a GEMM's */
 		double blocks = x->b * x->heads * ceil(sq / 128.0);
 		double q = blocks / (ceil(blocks / x->sms) * x->sms);
-		double fwd = fl / (x->peak * x->mm_eff * q), fwd_b = qkv_o / (x->hbm * x->mem_eff);
-		double bwd = 2.5 * fwd, bwd_b = 2.0 * fwd_b;
+		double fwd = fl / (x->attn_peak * x->attn_fwd * q), fwd_b = qkv_o / (x->hbm * x->mem_eff);
+		double bwd = 2.5 * fl / (x->attn_bwd_peak * x->attn_bwd * q), bwd_b = 2.0 * fwd_b;
 		pt->core_mm = (fwd > fwd_b ? fwd : fwd_b) + x->mm_t0;
 		pt->core_mem = 0;
 		pt->bwd_mm += (bwd > bwd_b ? bwd : bwd_b) + x->mm_t0;
@@ -282,7 +370,7 @@ static void attention(const struct ctx *x, struct part *pt)
  * bytes each; backward twice the GEMMs and the bytes), the gated RMSNorm
  * (read o and z, write: 6 bytes; backward 10), out_proj. */
 #define GDN_CHUNK 64.0
-static void gated_deltanet(const struct ctx *x, struct part *pt)
+static void gated_deltanet(struct ctx *x, struct part *pt)
 {
 	const struct dc_model *m = x->m;
 	double T = x->tokens, h = x->h, t = x->t, C = GDN_CHUNK;
@@ -295,6 +383,7 @@ static void gated_deltanet(const struct ctx *x, struct part *pt)
 	linear(x, pt, T, 2.0 * nk * dk + 2.0 * nv * dv + 2.0 * nv, h, 1);
 	pt->fwd_mem += mem_s(x, 4.0 * conv);
 	pt->bwd_mem += mem_s(x, 6.0 * conv);
+	x->cur = &x->bf16; /* the chunked core stays BF16, as attention does under FP8 */
 	core = 2.0 * gemm_s(x, C, C, dk, bh) + gemm_s(x, C, dv, C, bh) + gemm_s(x, C, dk, C, bh) +
 	       gemm_s(x, C, dv, C, bh) + 2.0 * gemm_s(x, C, dv, dk, bh) + gemm_s(x, dk, dv, C, bh);
 	pt->core_mm = core;
@@ -351,7 +440,7 @@ static void add_work(struct dc_work_time *w, const struct dc_work_time *l, doubl
  * writes each inner element (4 bytes), backward reads x and dy and writes
  * dx (6); SwiGLU reads gate and up and writes their product (6), backward
  * reads gate, up and dy and writes both gradients (10). */
-static void mlp(const struct ctx *x, struct part *pt, double tokens, double f, double batch)
+static void mlp(struct ctx *x, struct part *pt, double tokens, double f, double batch)
 {
 	int gated = x->m->mlp == DC_MLP_SWIGLU;
 	double inner = tokens * f * batch;
@@ -371,13 +460,15 @@ static void mlp(const struct ctx *x, struct part *pt, double tokens, double f, d
  * etp ranks it serves, ep etp (b s / t) k / E (b s / t: one tp rank's
  * share; etp = tp: ep b s k / E), its f split over etp (Megatron's
  * --expert-tensor-parallel-size); the shared experts as a dense MLP. */
-static void moe(const struct ctx *x, struct part *pt)
+static void moe(struct ctx *x, struct part *pt)
 {
 	const struct dc_model *m = x->m;
 	double E = (double)m->num_experts, k = (double)m->experts_per_token, ep = (double)x->p->ep;
 	double etp = (double)x->p->etp;
 	double copies = x->tokens_sp * k * x->h;
-	linear(x, pt, x->tokens_sp, E, x->h, 1);
+	/* the router stays BF16 under FP8 recipes (Megatron-Core's TopKRouter
+	 * is a plain GEMM, not a Transformer Engine layer) */
+	linear_in(x, &x->bf16, pt, x->tokens_sp, E, x->h, 1);
 	pt->fwd_mem += mem_s(x, 8.0 * x->tokens_sp * E);
 	pt->bwd_mem += mem_s(x, 8.0 * x->tokens_sp * E);
 	pt->fwd_mem += 2.0 * mem_s(x, 4.0 * copies);
@@ -450,11 +541,14 @@ static void embedding(const struct ctx *x, struct dc_work_time *w)
  * sum, the normalisation (read the 16-bit logits twice, write and read
  * the FP32 exponentials twice: 16 bytes per logit), backward the softmax
  * minus the one-hot (read 4, write 2: 6 bytes). */
-static void head(const struct ctx *x, struct dc_work_time *w)
+static void head(struct ctx *x, struct dc_work_time *w)
 {
 	struct part pt = {0};
 	double V = (double)x->m->vocab_size / x->t, logits = x->tokens * V, n = x->tokens_sp * x->h;
-	linear(x, &pt, x->tokens, V, x->h, 1);
+	/* BF16 unless precision.fp8_lm_head: Megatron-Core's output layer is
+	 * a plain ColumnParallelLinear (megatron/core/models/gpt/gpt_model.py),
+	 * torchtitan's float8 filter leaves out `output` */
+	linear_in(x, x->p->in->precision.fp8_lm_head ? x->lin : &x->bf16, &pt, x->tokens, V, x->h, 1);
 	pt.fwd_mem += mem_s(x, 4.0 * n) + mem_s(x, 16.0 * logits);
 	pt.bwd_mem += mem_s(x, 6.0 * n) + mem_s(x, 6.0 * logits);
 	memset(w, 0, sizeof(*w));
@@ -497,6 +591,69 @@ static double optimizer_s(const struct ctx *x, const struct dc_stage_params *sp)
 	return mem_s(x, per_param * params);
 }
 
+/* Bytes an FP8 recipe moves per element of a GEMM input it casts (the
+ * forward input X, the output gradient dY), as one element-wise pass
+ * (docs/compute-model.md, "FP8 recipes"):
+ *   delayed  read the BF16 tensor once (the scale comes from the amax
+ *            history) and write the FP8 copy and, on Hopper, its FP8
+ *            transpose for the backward's GEMMs: 2 + 1 + 1 (Transformer
+ *            Engine docs, fp8_delayed_scaling.rst lines 21-34; the fused
+ *            cast+transpose of transformer_engine/common/transpose/
+ *            cast_transpose.cu); Blackwell's GEMMs take either layout, so
+ *            no transpose (fp8_current_scaling.rst line 97): 3
+ *   current  one more read for the tensor's own amax (fp8_current_scaling
+ *            .rst lines 71-76): 6, on Blackwell 5
+ *   rowwise  torchao casts each input twice, along each axis (X for the
+ *            output and the weight gradient, dY for the input and weight
+ *            gradients: torchao/float8/float8_linear.py lines 56-62 and
+ *            185-191, 113-119 and 167-173), each cast reading the tensor
+ *            for its amax and again to scale it, writing FP8
+ *            (float8_scaling_utils.py hp_tensor_to_float8_dynamic, lines
+ *            56-65): 2 x (2 + 2 + 1) = 10
+ *   mxfp8    one read, the rowwise and the columnwise FP8 copies (their
+ *            1 x 32 and 32 x 1 blocks differ: mxfp8.rst lines 80-89) and
+ *            one E8M0 scale per 32 elements for each: 2 + 2 + 2 / 32 */
+static double fp8_cast_bytes(enum dc_fp8_recipe r, enum dc_gpu_arch arch)
+{
+	double transpose = arch == DC_GPU_ARCH_BLACKWELL ? 0.0 : 1.0;
+	switch (r) {
+	case DC_FP8_DELAYED:
+		return 3.0 + transpose;
+	case DC_FP8_CURRENT:
+		return 5.0 + transpose;
+	case DC_FP8_ROWWISE:
+		return 10.0;
+	case DC_FP8_MXFP8:
+		return 4.0 + 2.0 / 32.0;
+	}
+	return 0;
+}
+
+/* The attention core's sustained levels: the backend's isolated forward
+ * and backward fractions x the in-situ factor; the forward's FP8 one
+ * under precision.attention "fp8" where the set has one. */
+static void attention_levels(const struct dc_config *in, struct ctx *x, struct dc_compute *c)
+{
+	enum dc_attention_backend b = in->training.attention_backend;
+	if (in->training.attention == DC_ATTENTION_EAGER)
+		b = DC_ATTN_BACKEND_EAGER;
+	else if (b == DC_ATTN_BACKEND_EAGER || b >= DC_ATTN_BACKEND_COUNT)
+		b = DC_ATTN_BACKEND_SDPA; /* the loader's default for flash */
+	c->attention_backend = dc_attention_backend_name(b);
+	if (b == DC_ATTN_BACKEND_EAGER) { /* GEMMs and element-wise kernels */
+		x->attn_fwd = x->attn_bwd = 0;
+		return;
+	}
+	if (x->e->attn_fwd[b] <= 0) /* no figure (the loader refuses this): FA2's */
+		b = DC_ATTN_BACKEND_SDPA;
+	x->attn_fwd = x->e->attn_fwd[b] * x->e->in_situ;
+	x->attn_bwd = x->e->attn_bwd[b] * x->e->in_situ;
+	if (in->precision.attention == DC_ATTN_PRECISION_FP8 && x->e->attn_fp8_fwd > 0)
+		x->attn_fwd = x->e->attn_fp8_fwd * x->e->in_situ;
+	c->attention_fwd_efficiency = x->attn_fwd;
+	c->attention_bwd_efficiency = x->attn_bwd;
+}
+
 /* The keys kernel times need and the config lacks, or NULL. */
 static const char *missing_keys(const struct dc_config *in)
 {
@@ -523,28 +680,49 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 	memset(c, 0, sizeof(*c));
 	x.e = &gpu_effs[g];
 	c->gpu = x.e->name;
-	x.mm_eff = in->cluster.matmul_efficiency > 0 ? in->cluster.matmul_efficiency : x.e->mm_eff;
 	x.mem_eff = in->cluster.memory_efficiency > 0 ? in->cluster.memory_efficiency : x.e->mem_eff;
 	x.sms = in->cluster.sm_count > 0 ? (double)in->cluster.sm_count : x.e->sms;
+	/* the sustained GEMM levels: isolated ceiling x in situ, or
+	 * cluster.matmul_efficiency for BF16 with FP8 keeping its ratio */
+	x.bf16.eff = x.e->gemm * x.e->in_situ;
+	x.fp8.eff = (x.e->gemm_fp8 > 0 ? x.e->gemm_fp8 : x.e->gemm) * x.e->in_situ;
+	if (in->cluster.matmul_efficiency > 0) {
+		x.fp8.eff *= in->cluster.matmul_efficiency / x.bf16.eff;
+		x.bf16.eff = in->cluster.matmul_efficiency;
+	}
 	/* the half-efficiency sizes are the A100's curves, so their times are
 	 * too: carried over to other GPUs as times (launch and ramp-up) */
-	x.mm_t0 = x.e->mm_f0 / (A100_PEAK * x.mm_eff);
+	x.mm_t0 = x.e->mm_f0 / (A100_PEAK * x.bf16.eff);
 	x.mem_t0 = x.e->mem_b0 / (A100_HBM * x.mem_eff);
-	c->matmul_efficiency = x.mm_eff;
+	c->gemm_ceiling = x.e->gemm;
+	c->gemm_ceiling_fp8 = x.e->gemm_fp8 > 0 ? x.e->gemm_fp8 : x.e->gemm;
+	c->in_situ = x.e->in_situ;
+	c->matmul_efficiency = x.bf16.eff;
+	c->matmul_efficiency_fp8 = x.fp8.eff;
 	c->matmul_overhead_s = x.mm_t0;
 	c->memory_efficiency = x.mem_eff;
 	c->memory_overhead_s = x.mem_t0;
 	c->sm_count = x.sms;
+	attention_levels(in, &x, c);
 	c->missing = missing_keys(in);
 	if (c->missing)
 		return 0;
 	c->available = 1;
 	x.p = p;
 	x.m = m;
-	x.peak = in->precision.compute == DC_COMPUTE_FP8 ? in->cluster.peak_flops_fp8 : in->cluster.peak_flops;
 	x.hbm = in->cluster.hbm_bandwidth;
-	x.in_bytes = in->precision.compute == DC_COMPUTE_FP8 ? 1.0 : 2.0;
-	c->peak_flops = x.peak;
+	x.bf16.peak = in->cluster.peak_flops;
+	x.bf16.in_bytes = 2.0;
+	x.bf16.cast_x = x.bf16.cast_dy = 0;
+	x.fp8.peak = in->cluster.peak_flops_fp8;
+	x.fp8.in_bytes = 1.0;
+	x.fp8.cast_x = x.fp8.cast_dy = fp8_cast_bytes(in->precision.fp8_recipe, dc_gpu_arch(g));
+	x.lin = in->precision.compute == DC_COMPUTE_FP8 ? &x.fp8 : &x.bf16;
+	x.cur = x.lin;
+	x.attn_peak = in->precision.attention == DC_ATTN_PRECISION_FP8 && x.e->attn_fp8_fwd > 0 ? x.fp8.peak : x.bf16.peak;
+	x.attn_bwd_peak = x.bf16.peak;
+	c->fp8_cast_bytes = in->precision.compute == DC_COMPUTE_FP8 ? x.fp8.cast_x : 0;
+	c->peak_flops = x.lin->peak;
 	c->hbm_bandwidth = x.hbm;
 	x.t = (double)p->layout.tp;
 	x.b = (double)p->layout.micro_batch_size;

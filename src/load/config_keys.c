@@ -36,11 +36,18 @@ static const char *const collective_op_names[] = {"all_reduce", "all_gather", "r
 static const char *const dtype_names[] = {"int8",  "uint8", "int32",  "uint32",   "int64",  "uint64",
 					  "half",  "float", "double", "bfloat16", "f8e4m3", "f8e5m2", NULL};
 /* enum dc_system, enum dc_nic_path and enum dc_net_algo order */
-static const char *const system_names[] = {"custom", "dgx-a100", "dgx-h100", "dgx-h200", NULL};
+static const char *const system_names[] = {"custom", "dgx-a100", "dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72",
+					   "hgx-h800", NULL};
 static const char *const nic_path_names[] = {"pix", "pxb", "phb", "sys", NULL};
 static const char *const algorithm_names[] = {"auto", "ring", "hierarchical", "tree", "nvls", NULL};
 /* in enum dc_gpu's order after DC_GPU_NONE */
-static const char *const gpu_names[] = {"a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb", NULL};
+static const char *const gpu_names[] = {"a100-sxm4-40gb", "a100-sxm4-80gb", "h100-sxm5-80gb", "h100-nvl-94gb",
+					"h100-pcie-80gb", "h800-sxm5-80gb", "h200-sxm-141gb", "gh200-96gb",
+					"b200-sxm-180gb", "gb200", NULL};
+/* enum dc_attention_backend, dc_fp8_recipe and dc_attention_precision order */
+static const char *const attention_backend_names[] = {"eager", "sdpa", "cudnn", "fa3", NULL};
+static const char *const fp8_recipe_names[] = {"delayed", "current", "rowwise", "mxfp8", NULL};
+static const char *const attention_precision_names[] = {"bf16", "fp8", NULL};
 static const char *const compute_precision_names[] = {"bf16", "fp8", NULL};
 static const char *const cp_comm_names[] = {"p2p", "all_gather", "a2a", NULL};
 static const char *const slow_scope_names[] = {"node", "all", NULL};
@@ -221,6 +228,39 @@ const char *dc_norm_name(enum dc_norm n)
 const char *dc_gpu_name(enum dc_gpu g)
 {
 	return g == DC_GPU_NONE || g >= DC_GPU_COUNT ? "" : gpu_names[g - 1];
+}
+
+enum dc_gpu_arch dc_gpu_arch(enum dc_gpu g)
+{
+	switch (g) {
+	case DC_GPU_A100_SXM4_40GB:
+	case DC_GPU_A100_SXM4_80GB:
+		return DC_GPU_ARCH_AMPERE;
+	case DC_GPU_H100_SXM5_80GB:
+	case DC_GPU_H100_NVL_94GB:
+	case DC_GPU_H100_PCIE_80GB:
+	case DC_GPU_H800_SXM5_80GB:
+	case DC_GPU_H200_SXM_141GB:
+	case DC_GPU_GH200_96GB:
+		return DC_GPU_ARCH_HOPPER;
+	case DC_GPU_B200_SXM_180GB:
+	case DC_GPU_GB200:
+		return DC_GPU_ARCH_BLACKWELL;
+	case DC_GPU_NONE:
+	case DC_GPU_COUNT:
+		break;
+	}
+	return DC_GPU_ARCH_UNKNOWN;
+}
+
+const char *dc_attention_backend_name(enum dc_attention_backend b)
+{
+	return b < DC_ATTN_BACKEND_COUNT ? attention_backend_names[b] : "";
+}
+
+const char *dc_fp8_recipe_name(enum dc_fp8_recipe r)
+{
+	return (size_t)r < sizeof(fp8_recipe_names) / sizeof(fp8_recipe_names[0]) - 1 ? fp8_recipe_names[r] : "";
 }
 
 const char *dc_compute_precision_name(enum dc_compute_precision c)

@@ -1024,9 +1024,17 @@ static void fill_f64(struct loader *l, enum key_id k, double *f, double v, enum 
  * has not (the A100's NVSwitch does no in-switch reductions), 0 not known
  * (a preset without an entry: not refused). */
 static const signed char gpu_nvls[DC_GPU_COUNT] = {
+	[DC_GPU_A100_SXM4_40GB] = -1,
 	[DC_GPU_A100_SXM4_80GB] = -1,
 	[DC_GPU_H100_SXM5_80GB] = 1,
+	/* the NVL and PCIe cards pair over NVLink bridges: no NVSwitch */
+	[DC_GPU_H100_NVL_94GB] = -1,
+	[DC_GPU_H100_PCIE_80GB] = -1,
+	[DC_GPU_H800_SXM5_80GB] = 1,
 	[DC_GPU_H200_SXM_141GB] = 1,
+	[DC_GPU_GH200_96GB] = 1,
+	[DC_GPU_B200_SXM_180GB] = 1,
+	[DC_GPU_GB200] = 1,
 };
 
 static int gpu_lacks_nvls(enum dc_gpu g)
@@ -1035,44 +1043,124 @@ static int gpu_lacks_nvls(enum dc_gpu g)
 }
 
 /* The vendor data sheets' figures (dense, no sparsity; docs/compute-model.md,
- * "The presets"). A card sold as N GB holds N GiB (warn_decimal_gpu_memory). */
-struct gpu_preset {
-	double mem_gib;
-	double peak_flops, peak_flops_fp8; /* FLOP/s; fp8 0: no FP8 tensor cores */
-	double hbm_bandwidth;              /* bytes/s */
-	const char *no_fp8;                /* why fp8 is refused, or NULL */
+ * "The presets", each row's source there). A card sold as N GB holds N GiB
+ * (warn_decimal_gpu_memory). */
+static const struct dc_gpu_spec gpu_specs[DC_GPU_COUNT] = {
+	[DC_GPU_A100_SXM4_40GB] = {40, 312e12, 0, 0, 1.555e12, 108, 300e9, "the A100 has no FP8 tensor cores"},
+	[DC_GPU_A100_SXM4_80GB] = {80, 312e12, 0, 0, 2.039e12, 108, 300e9, "the A100 has no FP8 tensor cores"},
+	[DC_GPU_H100_SXM5_80GB] = {80, 989e12, 1979e12, 0, 3.35e12, 132, 450e9, NULL},
+	[DC_GPU_H100_NVL_94GB] = {94, 835.5e12, 1670.5e12, 0, 3.9e12, 132, 300e9, NULL},
+	[DC_GPU_H100_PCIE_80GB] = {80, 756.5e12, 1513e12, 0, 2.0e12, 114, 300e9, NULL},
+	[DC_GPU_H800_SXM5_80GB] = {80, 989e12, 1979e12, 0, 3.35e12, 132, 200e9, NULL},
+	[DC_GPU_H200_SXM_141GB] = {141, 989e12, 1979e12, 0, 4.8e12, 132, 450e9, NULL},
+	[DC_GPU_GH200_96GB] = {96, 989e12, 1979e12, 0, 4.0e12, 132, 450e9, NULL},
+	[DC_GPU_B200_SXM_180GB] = {180, 2250e12, 4500e12, 9000e12, 8.0e12, 148, 900e9, NULL},
+	[DC_GPU_GB200] = {186, 2500e12, 5000e12, 10000e12, 8.0e12, 148, 900e9, NULL},
 };
 
-static const struct gpu_preset gpu_presets[DC_GPU_COUNT] = {
-	[DC_GPU_A100_SXM4_80GB] = {80, 312e12, 0, 2.039e12, "the A100 has no FP8 tensor cores"},
-	[DC_GPU_H100_SXM5_80GB] = {80, 989e12, 1979e12, 3.35e12, NULL},
-	[DC_GPU_H200_SXM_141GB] = {141, 989e12, 1979e12, 4.8e12, NULL},
-};
+const struct dc_gpu_spec *dc_gpu_spec(enum dc_gpu g)
+{
+	return g == DC_GPU_NONE || g >= DC_GPU_COUNT ? NULL : &gpu_specs[g];
+}
+
+/* overlap.compute_slowdown, derived: the share of the GPU's SMs that
+ * NCCL's channels hold while a collective runs behind kernels. NCCL opens
+ * one ring channel per rail (8 NICs: 8) and does not double them on these
+ * nodes (src/graph/search.cc, ncclTopoDupChannels: only when a channel
+ * carries at least 25 GB/s, and on sm80+ not below 50 GB/s with more than
+ * 4 channels), so 8 channels. The A100 keeps the 0.075 shipped before the
+ * presets (8 / 108 = 0.0741, rounded up), as does a config without one. */
+#define NCCL_CHANNELS 8.0
+static double derived_slowdown(enum dc_gpu g, uint64_t sms)
+{
+	if (dc_gpu_arch(g) == DC_GPU_ARCH_AMPERE || g == DC_GPU_NONE || sms == 0)
+		return 0.075;
+	return NCCL_CHANNELS / (double)sms;
+}
 
 /* cluster.gpu fills what the config leaves out; precision.compute "fp8"
  * on a preset without FP8 (and no peak_flops_fp8 given) is refused. */
 static int rule_gpu_preset(struct loader *l)
 {
 	struct dc_cluster *c = &l->cfg->cluster;
-	const struct gpu_preset *g;
+	const struct dc_gpu_spec *g = dc_gpu_spec(c->gpu);
 	const char *pk = "cluster.gpu", *pn;
 	enum dc_origin o = DC_ORIGIN_GPU;
-	if (c->gpu == DC_GPU_NONE || c->gpu >= DC_GPU_COUNT)
+	if (!g)
 		return 0;
 	if (c->nvls && gpu_lacks_nvls(c->gpu))
 		dc_cfg_errorf(l, blame(l, KEY_CLUSTER_NVLS, KEY_CLUSTER_GPU),
 		       "'cluster.nvls': NVLink SHARP needs NVSwitch reductions (Hopper's third-generation NVSwitch), which 'cluster.gpu' \"%s\" has not; leave nvls false",
 		       dc_gpu_name(c->gpu));
-	g = &gpu_presets[c->gpu];
 	pn = dc_gpu_name(c->gpu);
 	fill_u64(l, KEY_CLUSTER_GPU_MEMORY, &c->gpu_mem_bytes, (uint64_t)(g->mem_gib * 1073741824.0), o, pk, pn);
 	fill_f64(l, KEY_CLUSTER_PEAK_FLOPS, &c->peak_flops, g->peak_flops, o, pk, pn, 1e12, "TFLOP/s");
 	fill_f64(l, KEY_CLUSTER_PEAK_FLOPS_FP8, &c->peak_flops_fp8, g->peak_flops_fp8, o, pk, pn, 1e12, "TFLOP/s");
 	fill_f64(l, KEY_CLUSTER_HBM_BANDWIDTH, &c->hbm_bandwidth, g->hbm_bandwidth, o, pk, pn, 1e12, "TB/s");
+	fill_u64(l, KEY_CLUSTER_SM_COUNT, &c->sm_count, g->sms, o, pk, pn);
+	/* derived from the SMs in use, not a preset figure: a given value
+	 * replaces it without a warning */
+	if (!seen(l, KEY_OVERLAP_COMPUTE_SLOWDOWN))
+		l->cfg->overlap.compute_slowdown = derived_slowdown(c->gpu, c->sm_count);
 	if (l->cfg->precision.compute == DC_COMPUTE_FP8 && c->peak_flops_fp8 == 0)
 		dc_cfg_errorf(l, blame(l, KEY_PRECISION_COMPUTE, KEY_CLUSTER_GPU),
 		       "'precision.compute': \"fp8\" needs an FP8 matmul peak, but 'cluster.gpu' \"%s\" has none (%s); use \"bf16\" or give cluster.peak_flops_fp8",
 		       dc_gpu_name(c->gpu), g->no_fp8 ? g->no_fp8 : "no FP8 figure");
+	return 0;
+}
+
+/* training.attention_backend agrees with training.attention (or sets it),
+ * runs on the preset's architecture; the FP8 keys come with
+ * precision.compute "fp8", mxfp8 on Blackwell, FP8 attention with a fused
+ * backend that has an FP8 kernel. */
+static int rule_attention_fp8(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	enum dc_gpu_arch arch = dc_gpu_arch(c->cluster.gpu);
+	enum dc_attention_backend b = c->training.attention_backend;
+	int fp8 = c->precision.compute == DC_COMPUTE_FP8;
+	if (!seen(l, KEY_TRAINING_ATTENTION_BACKEND))
+		b = c->training.attention == DC_ATTENTION_EAGER ? DC_ATTN_BACKEND_EAGER : DC_ATTN_BACKEND_SDPA;
+	else if (!seen(l, KEY_TRAINING_ATTENTION))
+		c->training.attention = b == DC_ATTN_BACKEND_EAGER ? DC_ATTENTION_EAGER : DC_ATTENTION_FLASH;
+	else if ((b == DC_ATTN_BACKEND_EAGER) != (c->training.attention == DC_ATTENTION_EAGER))
+		dc_cfg_errorf(l, blame(l, KEY_TRAINING_ATTENTION_BACKEND, KEY_TRAINING_ATTENTION),
+		       "'training.attention_backend': \"%s\" %s, but training.attention is \"%s\"",
+		       dc_attention_backend_name(b),
+		       b == DC_ATTN_BACKEND_EAGER ? "stores the scores (attention \"eager\")"
+						   : "is a fused kernel that stores no scores (attention \"flash\")",
+		       c->training.attention == DC_ATTENTION_EAGER ? "eager" : "flash");
+	c->training.attention_backend = b;
+	if (b == DC_ATTN_BACKEND_FA3 && arch != DC_GPU_ARCH_HOPPER)
+		dc_cfg_errorf(l, blame(l, KEY_TRAINING_ATTENTION_BACKEND, KEY_CLUSTER_GPU),
+		       "'training.attention_backend': \"fa3\" runs on Hopper GPUs only (FlashAttention-3 is built for sm90), but 'cluster.gpu' %s%s%s",
+		       arch == DC_GPU_ARCH_UNKNOWN ? "names no preset; name a Hopper one" : "is \"",
+		       dc_gpu_name(c->cluster.gpu), arch == DC_GPU_ARCH_UNKNOWN ? "" : "\"");
+	if (!fp8) { /* a value other than the default, with nothing to act on */
+		static const enum key_id fp8_keys[] = {KEY_PRECISION_FP8_RECIPE, KEY_PRECISION_FP8_LM_HEAD};
+		int changed[] = {c->precision.fp8_recipe != DC_FP8_DELAYED, c->precision.fp8_lm_head != 0};
+		for (size_t i = 0; i < sizeof(fp8_keys) / sizeof(fp8_keys[0]); i++)
+			if (seen(l, fp8_keys[i]) && changed[i])
+				dc_cfg_warnf(l, (int)fp8_keys[i],
+				       "'%s': applies to FP8 matmuls, but precision.compute is \"bf16\": it has no effect; set precision.compute to \"fp8\" or drop the key",
+				       dc_cfg_keys[fp8_keys[i]].info.path);
+	}
+	if (c->precision.fp8_recipe == DC_FP8_MXFP8 && arch != DC_GPU_ARCH_UNKNOWN && arch != DC_GPU_ARCH_BLACKWELL)
+		dc_cfg_errorf(l, blame(l, KEY_PRECISION_FP8_RECIPE, KEY_CLUSTER_GPU),
+		       "'precision.fp8_recipe': \"mxfp8\" needs the block-scaled FP8 GEMMs of Blackwell GPUs, but 'cluster.gpu' is \"%s\"",
+		       dc_gpu_name(c->cluster.gpu));
+	if (c->precision.attention == DC_ATTN_PRECISION_FP8) {
+		if (!fp8)
+			dc_cfg_errorf(l, blame(l, KEY_PRECISION_ATTENTION, KEY_PRECISION_COMPUTE),
+			       "'precision.attention': \"fp8\" needs precision.compute \"fp8\" (the FP8 peak and recipe), got \"bf16\"");
+		else if (b != DC_ATTN_BACKEND_CUDNN && b != DC_ATTN_BACKEND_FA3)
+			dc_cfg_errorf(l, blame(l, KEY_PRECISION_ATTENTION, KEY_TRAINING_ATTENTION_BACKEND),
+			       "'precision.attention': \"fp8\" needs an FP8 fused-attention kernel, training.attention_backend \"cudnn\" or \"fa3\", got \"%s\"",
+			       dc_attention_backend_name(b));
+		else if (arch != DC_GPU_ARCH_HOPPER && arch != DC_GPU_ARCH_BLACKWELL)
+			dc_cfg_errorf(l, blame(l, KEY_PRECISION_ATTENTION, KEY_CLUSTER_GPU),
+			       "'precision.attention': \"fp8\" is priced at a measured FP8 fused-attention level, known for the Hopper and Blackwell presets; 'cluster.gpu' names none of them");
+	}
 	return 0;
 }
 
@@ -1172,9 +1260,12 @@ static const struct rule rules[] = {
 	  KEYS("training.recompute_layers", "training.recompute", "model.num_layers", "parallel.pp",
 	       "parallel.virtual_pipeline")},
 	 rule_recompute_layers},
-	{{"cluster.gpu fills gpu_memory, peak_flops, peak_flops_fp8 and hbm_bandwidth unless given; precision.compute \"fp8\" needs an FP8 peak",
+	{{"cluster.gpu fills gpu_memory, peak_flops, peak_flops_fp8, hbm_bandwidth, sm_count and overlap.compute_slowdown unless given; precision.compute \"fp8\" needs an FP8 peak",
 	  KEYS("cluster.gpu", "cluster.gpu_memory", "cluster.peak_flops", "cluster.peak_flops_fp8",
-	       "cluster.hbm_bandwidth", "precision.compute")}, rule_gpu_preset},
+	       "cluster.hbm_bandwidth", "cluster.sm_count", "overlap.compute_slowdown", "precision.compute")}, rule_gpu_preset},
+	{{"attention_backend defaults from attention (eager: eager, flash: sdpa) and agrees with it; fa3 needs a Hopper GPU; fp8_recipe and fp8_lm_head need compute fp8; mxfp8 a Blackwell GPU; attention fp8 needs compute fp8 and backend cudnn or fa3",
+	  KEYS("training.attention_backend", "training.attention", "cluster.gpu", "precision.compute",
+	       "precision.fp8_recipe", "precision.fp8_lm_head", "precision.attention")}, rule_attention_fp8},
 	{{"the sweep's step_factor is at least 2 and min_bytes at most max_bytes",
 	  KEYS("collective.step_factor", "collective.min_bytes", "collective.max_bytes")}, rule_sweep},
 	{{"the what-if node is below num_nodes, its factor at most 1, the slow data rank below the world size, and expert_imbalance at most num_experts / experts_per_token",
@@ -1217,12 +1308,24 @@ struct system_preset {
 	uint64_t gpus_per_node, nics_per_node;
 	double nvlink_bw, nvlink_lat, nic_bw, nic_lat;
 	int nvls;
+	uint64_t nvlink_domain; /* GPUs on one NVLink fabric; 0: the node */
 };
 
+/* dgx-b200: NVIDIA's DGX B200 user guide (8 B200, 8 ConnectX-7 at 400
+ * Gb/s), 18 NVLink 5 links at NCCL's 40.0 GB/s for sm100 (src/graph/
+ * topo.h SM100_NVLINK_BW); gb200-nvl72: a compute tray of two GB200
+ * superchips (4 GPUs, a ConnectX-7 at 400 Gb/s each) in a 72-GPU NVLink
+ * domain (NVIDIA's GB200 NVL72 data sheet); hgx-h800: 8 links of NVLink 4
+ * (the H800's 400 GB/s both ways) at NCCL's 20.6 GB/s, 164.8 GB/s (DeepSeek-
+ * V3 report section 3.2.2 measures 160 GB/s) and 400 Gb/s InfiniBand per
+ * GPU (the same report: 50 GB/s). */
 static const struct system_preset presets[] = {
-	[DC_SYSTEM_DGX_A100] = {DC_GPU_A100_SXM4_80GB, 8, 8, 12 * 20.0e9, 3.4e-6, 200e9 / 8, 14e-6, 0},
-	[DC_SYSTEM_DGX_H100] = {DC_GPU_H100_SXM5_80GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1},
-	[DC_SYSTEM_DGX_H200] = {DC_GPU_H200_SXM_141GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1},
+	[DC_SYSTEM_DGX_A100] = {DC_GPU_A100_SXM4_80GB, 8, 8, 12 * 20.0e9, 3.4e-6, 200e9 / 8, 14e-6, 0, 0},
+	[DC_SYSTEM_DGX_H100] = {DC_GPU_H100_SXM5_80GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0},
+	[DC_SYSTEM_DGX_H200] = {DC_GPU_H200_SXM_141GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0},
+	[DC_SYSTEM_DGX_B200] = {DC_GPU_B200_SXM_180GB, 8, 8, 18 * 40.0e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0},
+	[DC_SYSTEM_GB200_NVL72] = {DC_GPU_GB200, 4, 4, 18 * 40.0e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 72},
+	[DC_SYSTEM_HGX_H800] = {DC_GPU_H800_SXM5_80GB, 8, 8, 8 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0},
 };
 
 void dc_cfg_apply_system(struct loader *l)
@@ -1258,6 +1361,9 @@ void dc_cfg_apply_system(struct loader *l)
 	} else if (c->nvls != ps->nvls) {
 		preset_loses(l, KEY_CLUSTER_NVLS, pk, pn, c->nvls ? "true" : "false", ps->nvls ? "true" : "false");
 	}
+	/* an NVLink domain beyond the node (the NVL72 rack) */
+	if (ps->nvlink_domain)
+		fill_u64(l, KEY_CLUSTER_NVLINK_DOMAIN, &c->nvlink_domain, ps->nvlink_domain, o, pk, pn);
 }
 
 /* Every required key that is missing, reported whatever else is wrong. */

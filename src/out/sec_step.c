@@ -26,6 +26,10 @@ struct view {
 	const char *kernel_set;
 	double matmul_efficiency, memory_efficiency;
 	uint64_t sm_count;
+	double gemm_ceiling, in_situ, matmul_efficiency_fp8, fp8_cast_bytes;
+	const char *attention_backend;
+	double attention_fwd_efficiency, attention_bwd_efficiency;
+	int fp8, fused_attention;
 };
 
 /* The bubble formula of the schedule's paper (step.h bubble_paper_s). */
@@ -111,6 +115,15 @@ static void view(const struct dc_run *run, void *out)
 	v->matmul_efficiency = run->res->compute.matmul_efficiency;
 	v->memory_efficiency = run->res->compute.memory_efficiency;
 	v->sm_count = (uint64_t)run->res->compute.sm_count;
+	v->gemm_ceiling = run->res->compute.gemm_ceiling;
+	v->in_situ = run->res->compute.in_situ;
+	v->matmul_efficiency_fp8 = run->res->compute.matmul_efficiency_fp8;
+	v->fp8_cast_bytes = run->res->compute.fp8_cast_bytes;
+	v->attention_backend = run->res->compute.attention_backend;
+	v->attention_fwd_efficiency = run->res->compute.attention_fwd_efficiency;
+	v->attention_bwd_efficiency = run->res->compute.attention_bwd_efficiency;
+	v->fp8 = in->precision.compute == DC_COMPUTE_FP8;
+	v->fused_attention = run->res->compute.attention_fwd_efficiency > 0;
 }
 
 static int is_available(const void *base)
@@ -121,6 +134,18 @@ static int is_available(const void *base)
 static int has_framework(const void *base)
 {
 	return ((const struct view *)base)->has_framework;
+}
+
+static int is_fp8(const void *base)
+{
+	const struct view *v = base;
+	return v->available && v->fp8;
+}
+
+static int is_fused_attention(const void *base)
+{
+	const struct view *v = base;
+	return v->available && v->fused_attention;
 }
 
 static int is_unavailable(const void *base)
@@ -237,8 +262,22 @@ static const struct dc_field fields[] = {
 	{"schedule", "schedule", DC_U_NONE, DC_FT_TEXT, V(schedule), .shown = is_available},
 	{"kernel_set", "kernel parameter set (docs/compute-model.md)", DC_U_NONE, DC_FT_STR, V(kernel_set),
 	 .shown = is_available},
+	{"gemm_ceiling", "matmuls alone (isolated): fraction of peak", DC_U_RATIO, DC_FT_F64, V(gemm_ceiling),
+	 .shown = is_available},
+	{"in_situ", "in situ: share of isolated levels kept", DC_U_RATIO, DC_FT_F64, V(in_situ),
+	 .shown = is_available},
 	{"matmul_efficiency", "matmuls: fraction of peak on whole waves", DC_U_RATIO, DC_FT_F64, V(matmul_efficiency),
 	 .shown = is_available},
+	{"matmul_efficiency_fp8", "FP8 matmuls: fraction of the FP8 peak", DC_U_RATIO, DC_FT_F64,
+	 V(matmul_efficiency_fp8), .shown = is_fp8},
+	{"fp8_cast_bytes_per_element", "FP8 casts: bytes per input element [B]", DC_U_NONE, DC_FT_F64,
+	 V(fp8_cast_bytes),
+	 .shown = is_fp8},
+	{"attention_backend", "attention backend", DC_U_NONE, DC_FT_STR, V(attention_backend), .shown = is_available},
+	{"attention_fwd_efficiency", "fused attention fwd: fraction of peak", DC_U_RATIO, DC_FT_F64,
+	 V(attention_fwd_efficiency), .shown = is_fused_attention},
+	{"attention_bwd_efficiency", "fused attention bwd: fraction of peak", DC_U_RATIO, DC_FT_F64,
+	 V(attention_bwd_efficiency), .shown = is_fused_attention},
 	{"memory_efficiency", "element-wise: fraction of HBM bandwidth", DC_U_RATIO, DC_FT_F64, V(memory_efficiency),
 	 .shown = is_available},
 	{"sm_count", "SMs (one wave of GEMM tiles)", DC_U_COUNT, DC_FT_U64, V(sm_count), .shown = is_available},
