@@ -393,6 +393,8 @@ START_TEST(test_missing_keys)
 	static const char *const hbm_only[] = {"cluster.hbm_bandwidth=2.039 TB/s"};
 	static const char *const fp8[] = {"cluster.peak_flops=312e12", "cluster.hbm_bandwidth=2.039 TB/s",
 					  "precision.compute=fp8"};
+	static const char *const fp8_only[] = {"cluster.peak_flops_fp8=624e12", "cluster.hbm_bandwidth=2.039 TB/s",
+					       "precision.compute=fp8"};
 	struct run *x = run(NO_GPU, NULL, 0);
 	ck_assert_int_eq(x->r.compute.available, 0);
 	ck_assert_str_eq(x->r.compute.missing, "cluster.peak_flops, cluster.hbm_bandwidth");
@@ -409,6 +411,11 @@ START_TEST(test_missing_keys)
 	x = run(NO_GPU, fp8, 3);
 	ck_assert_int_eq(x->r.compute.available, 0);
 	ck_assert_str_eq(x->r.compute.missing, "cluster.peak_flops_fp8");
+	free(x);
+	/* under fp8 the BF16 peak is needed too: attention and the LM head
+	 * stay BF16 */
+	x = run(NO_GPU, fp8_only, 3);
+	ck_assert_str_eq(x->r.compute.missing, "cluster.peak_flops");
 	free(x);
 }
 END_TEST

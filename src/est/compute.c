@@ -654,19 +654,24 @@ static void attention_levels(const struct dc_config *in, struct ctx *x, struct d
 	c->attention_bwd_efficiency = x->attn_bwd;
 }
 
-/* The keys kernel times need and the config lacks, or NULL. */
+/* The keys kernel times need and the config lacks, or NULL: the BF16 peak
+ * always (attention, the router and the LM head stay BF16), the FP8 one
+ * under precision.compute "fp8", the HBM bandwidth. */
 static const char *missing_keys(const struct dc_config *in)
 {
-	int fp8 = in->precision.compute == DC_COMPUTE_FP8;
-	int no_peak = fp8 ? in->cluster.peak_flops_fp8 <= 0 : in->cluster.peak_flops <= 0;
-	int no_hbm = in->cluster.hbm_bandwidth <= 0;
-	if (no_peak && no_hbm)
-		return fp8 ? "cluster.peak_flops_fp8, cluster.hbm_bandwidth" : "cluster.peak_flops, cluster.hbm_bandwidth";
-	if (no_peak)
-		return fp8 ? "cluster.peak_flops_fp8" : "cluster.peak_flops";
-	if (no_hbm)
-		return "cluster.hbm_bandwidth";
-	return NULL;
+	static const char *const names[8] = {
+		NULL,
+		"cluster.hbm_bandwidth",
+		"cluster.peak_flops_fp8",
+		"cluster.peak_flops_fp8, cluster.hbm_bandwidth",
+		"cluster.peak_flops",
+		"cluster.peak_flops, cluster.hbm_bandwidth",
+		"cluster.peak_flops, cluster.peak_flops_fp8",
+		"cluster.peak_flops, cluster.peak_flops_fp8, cluster.hbm_bandwidth",
+	};
+	int no_fp8 = in->precision.compute == DC_COMPUTE_FP8 && in->cluster.peak_flops_fp8 <= 0;
+	int no_bf16 = in->cluster.peak_flops <= 0, no_hbm = in->cluster.hbm_bandwidth <= 0;
+	return names[(no_bf16 ? 4 : 0) + (no_fp8 ? 2 : 0) + (no_hbm ? 1 : 0)];
 }
 
 int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char **error)
