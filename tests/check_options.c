@@ -583,10 +583,10 @@ START_TEST(test_table_is_well_formed)
 		}
 	}
 	/* config model experiment seed format only output trace set all check
-	 * unset rtol check-max check-min check-only calibrate sweep sweep-metrics plot jobs
-	 * from-megatron from-torchtitan from-deepspeed emit-config list-models
-	 * help version */
-	ck_assert_uint_eq(n, 28);
+	 * unset rtol check-max check-min check-only calibrate calibrate-compute sweep
+	 * sweep-metrics plot jobs from-megatron from-torchtitan from-deepspeed
+	 * emit-config list-models help version */
+	ck_assert_uint_eq(n, 29);
 }
 END_TEST
 

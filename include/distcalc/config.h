@@ -559,7 +559,13 @@ struct dc_config {
 	struct dc_loss loss;
 	/* enum dc_origin of every key, by key table row (dc_config_key_at) */
 	unsigned char origin[DC_CONFIG_MAX_KEYS];
+	/* --calibrate-compute: the profile whose levels cluster.matmul_efficiency
+	 * and memory_efficiency hold (calibrate_compute.h); NULL: none.
+	 * Borrowed from the caller, which keeps it for the run */
+	const struct dc_compute_profile *compute_profile;
 };
+
+struct dc_compute_profile;
 
 /* One --set override: "PATH=VALUE". VALUE is read as JSON when it is a JSON
  * number, true, false or a quoted string, else as a string. */

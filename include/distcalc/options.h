@@ -74,6 +74,7 @@ struct dc_options {
 				 * dc_options_release), the names point into argv;
 				 * NULL when ncalibrate is 0 */
 	size_t ncalibrate;
+	const char *calibrate_compute; /* --calibrate-compute PROFILE.json (tools/gpu-probe.py); NULL: none */
 	const char *check_only; /* --check-only PATH[,PATH...], the raw list (no
 				 * empty path, at most DC_CHECK_ONLY_MAX); NULL:
 				 * compare every field. Only with --check */

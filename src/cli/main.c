@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "distcalc/calibrate.h"
+#include "distcalc/calibrate_compute.h"
 #include "distcalc/catalogue.h"
 #include "distcalc/check.h"
 #include "distcalc/config.h"
@@ -1140,6 +1141,7 @@ int main(int argc, char **argv)
 	int rc, load_rc;
 	char *expected = NULL, stored_only[256];
 	struct dc_calibration cal;
+	static struct dc_compute_profile profile;
 	size_t expected_len = 0;
 	struct progress prog = {0, 0, 0};
 	struct dc_search_progress search_progress = {progress_line, &prog};
@@ -1229,6 +1231,18 @@ int main(int argc, char **argv)
 		if ((rc = calibrate(&o, &cfg, &cal, &diag)) != EXIT_OK)
 			goto done;
 		info.calibration = &cal;
+	}
+	if (o.calibrate_compute) {
+		size_t before = diag.count;
+		if (dc_compute_profile_read(o.calibrate_compute, &profile, &diag) != 0 ||
+		    dc_compute_profile_apply(&profile, &cfg, &diag) != 0) {
+			print_diag(&diag, before);
+			rc = exit_for(diag.status);
+			goto done;
+		}
+		if (profile.synthetic)
+			fprintf(stderr, "distcalc: warning: '%s' says it is synthetic (derived from published figures, not measured)\n",
+				o.calibrate_compute);
 	}
 	info.experiment = exp->name;
 	info.config_name = imported_name ? imported_name : o.config ? o.config : "built-in default (configs/systems.json)";

@@ -17,7 +17,8 @@ const char dc_options_usage[] =
 	"                [--format table|json|csv|markdown|html] [--only SECTIONS] [--output FILE]\n"
 	"                [--set PATH=VALUE]... [--all] [--trace FILE] [--jobs N]\n"
 	"                [--sweep PATH=V1,V2,...]... [--sweep-metrics PATHS] [--plot FILE.svg]\n"
-	"                [--calibrate LOG]... [--check EXPECTED.json [--rtol X] [--check-only PATHS]]\n"
+	"                [--calibrate LOG]... [--calibrate-compute PROFILE.json]\n"
+	"                [--check EXPECTED.json [--rtol X] [--check-only PATHS]]\n"
 	"                [--check-max PATH=VALUE]... [--check-min PATH=VALUE]... [--unset PATH]...\n"
 	"                [--from-megatron FILE] [--from-torchtitan FILE] [--from-deepspeed FILE]\n"
 	"                [--emit-config] [--list-models] [--help] [--version]\n";
@@ -292,6 +293,14 @@ static int apply_calibrate(struct dc_options *o, const char *v, struct dc_diag *
 	return 0;
 }
 
+static int apply_calibrate_compute(struct dc_options *o, const char *v, struct dc_diag *d)
+{
+	if (!*v)
+		return usage(d, "'--calibrate-compute': empty file name");
+	o->calibrate_compute = v;
+	return 0;
+}
+
 static int apply_sweep(struct dc_options *o, const char *v, struct dc_diag *d)
 {
 	char err[300];
@@ -483,6 +492,12 @@ const struct dc_option dc_option_table[] = {
 				  "report ends with a section 'calibration': measured\n"
 				  "vs predicted time per size, the fitted cluster",
 	 apply_calibrate},
+	{"--calibrate-compute", 0, "PROFILE.json", "price the kernels with the levels tools/gpu-probe.py\n"
+						    "measured on a GPU (its GEMMs' FLOP/s over the peak,\n"
+						    "its element-wise bytes/s over the HBM bandwidth);\n"
+						    "the step section then shows the probe's layer time,\n"
+						    "measured and predicted (docs/compute-model.md)",
+	 apply_calibrate_compute},
 	{"--sweep", 0, "PATH=V1,V2,...", "run the experiment once per value of config key PATH\n"
 					 "(each applied as a --set after the others; an invalid\n"
 					 "point is a row saying why) and print one row per point:\n"
@@ -567,7 +582,7 @@ int dc_options_parse(int argc, const char *const *argv, struct dc_options *o,
 	 * one silently winning hid a slip (--only, --check-only and
 	 * --sweep-metrics say so themselves, with a hint) */
 	static const char *const once[] = {"--config", "--model", "--experiment", "--seed", "--format", "--output",
-					   "--trace", "--check", "--rtol", "--plot", "--jobs", NULL};
+					   "--trace", "--check", "--rtol", "--plot", "--jobs", "--calibrate-compute", NULL};
 	const char *given[sizeof(once) / sizeof(once[0])] = {NULL};
 
 	dc_options_init(o);

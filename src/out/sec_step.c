@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "distcalc/calibrate_compute.h"
 #include "distcalc/framework.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
@@ -20,6 +21,11 @@ struct view {
 	const char *framework, *tp_overlap;
 	int overlap_param_gather;
 	uint64_t grad_bucket_bytes;
+	/* --calibrate-compute (calibrate_compute.h) */
+	int has_profile, layer_compared, layer_not_compared;
+	const char *profile, *profile_device, *layer_why;
+	int profile_synthetic;
+	double layer_measured_s, layer_predicted_s, layer_error;
 	double slowdown;
 	/* the kernel model's parameters (compute.h), so a reader can see
 	 * which set priced the kernels and override it */
@@ -93,6 +99,22 @@ static void view(const struct dc_run *run, void *out)
 	v->has_framework = s->available && in->training.framework != DC_FRAMEWORK_CUSTOM;
 	v->framework = dc_framework_name(in->training.framework);
 	v->overlap_param_gather = dc_framework_param_gather(run->plan);
+	if (in->compute_profile && s->available) {
+		const struct dc_compute_profile *pr = in->compute_profile;
+		const struct dc_work_time *w = &run->res->compute.dense_layer;
+		v->has_profile = 1;
+		v->profile = pr->name;
+		v->profile_device = pr->device;
+		v->profile_synthetic = pr->synthetic;
+		v->layer_compared = dc_compute_profile_layer_matches(pr, run->plan, &v->layer_why);
+		v->layer_not_compared = !v->layer_compared;
+		if (v->layer_compared) {
+			/* the probe's layer: forward then backward, no recompute */
+			v->layer_measured_s = pr->layer.fwd_bwd_s;
+			v->layer_predicted_s = w->fwd_s + w->bwd_s;
+			v->layer_error = v->layer_predicted_s / v->layer_measured_s - 1.0;
+		}
+	}
 	v->grad_bucket_bytes = dc_framework_grad_bucket_bytes(run->plan);
 	switch (dc_framework_tp_overlap(run->plan)) {
 	case DC_TP_WAIT_ALL:
@@ -146,6 +168,21 @@ static int is_fused_attention(const void *base)
 {
 	const struct view *v = base;
 	return v->available && v->fused_attention;
+}
+
+static int has_profile(const void *base)
+{
+	return ((const struct view *)base)->has_profile;
+}
+
+static int layer_compared(const void *base)
+{
+	return ((const struct view *)base)->layer_compared;
+}
+
+static int layer_not_compared(const void *base)
+{
+	return ((const struct view *)base)->layer_not_compared;
 }
 
 static int is_unavailable(const void *base)
@@ -287,6 +324,19 @@ static const struct dc_field fields[] = {
 	{"overlap_param_gather", "overlap: updated params all_gather behind the next forward", DC_U_NONE, DC_FT_BOOL,
 	 V(overlap_param_gather), .shown = has_framework},
 	{"tp_overlap", "overlap: tp collectives", DC_U_NONE, DC_FT_STR, V(tp_overlap), .shown = has_framework},
+	{"compute_profile", "kernel levels from (--calibrate-compute)", DC_U_NONE, DC_FT_STR, V(profile),
+	 .shown = has_profile},
+	{"compute_profile_device", "profile's GPU", DC_U_NONE, DC_FT_STR, V(profile_device), .shown = has_profile},
+	{"compute_profile_synthetic", "profile synthetic (not a measurement)", DC_U_NONE, DC_FT_BOOL,
+	 V(profile_synthetic), .shown = has_profile},
+	{"profile_layer_measured_s", "probe's layer fwd+bwd, measured", DC_U_SECONDS, DC_FT_F64, V(layer_measured_s),
+	 .shown = layer_compared},
+	{"profile_layer_predicted_s", "probe's layer fwd+bwd, predicted", DC_U_SECONDS, DC_FT_F64,
+	 V(layer_predicted_s), .shown = layer_compared},
+	{"profile_layer_error", "probe's layer: predicted / measured - 1", DC_U_RATIO, DC_FT_F64, V(layer_error),
+	 .shown = layer_compared},
+	{"profile_layer_not_compared", "probe's layer not compared", DC_U_NONE, DC_FT_STR, V(layer_why),
+	 .shown = layer_not_compared},
 	{"overlap_dp", "overlap: dp buckets behind the backward", DC_U_NONE, DC_FT_BOOL, V(overlap_dp), .shown = is_available},
 	{"overlap_fsdp_prefetch", "overlap: fsdp prefetch", DC_U_NONE, DC_FT_BOOL, V(overlap_fsdp), .shown = is_available},
 	{"overlap_tp", "overlap: tp behind the matmuls", DC_U_NONE, DC_FT_BOOL, V(overlap_tp), .shown = is_available},

@@ -1,0 +1,74 @@
+/* calibrate_compute.h - the kernel levels measured on the user's GPU
+ * (--calibrate-compute PROFILE.json, written by tools/gpu-probe.py).
+ *
+ * The profile (docs/compute-model.md, "Calibrating from a probe", has the
+ * schema) lists GEMMs the probe timed (shape, dtype, FLOP/s), attention
+ * kernels per backend, the element-wise bandwidth and one transformer
+ * layer's forward + backward at a stated shape. distcalc prices with:
+ *
+ *   matmul_efficiency = Σ FLOPs / (Σ seconds × peak)   over the GEMMs of
+ *                       the run's precision.compute dtype ("bf16", "fp8")
+ *   memory_efficiency = element-wise bytes/s / cluster.hbm_bandwidth
+ *
+ * and the step section shows the layer's measured time beside the one the
+ * model predicts for the same shape. Attention rows are read, checked and
+ * shown, not priced (the attention backends are the kernel model's).
+ */
+#ifndef DISTCALC_CALIBRATE_COMPUTE_H
+#define DISTCALC_CALIBRATE_COMPUTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "distcalc/config.h"
+#include "distcalc/diag.h"
+
+#define DC_PROFILE_MAX_BYTES (1u << 20)
+#define DC_PROFILE_MAX_ROWS 256
+
+/* One transformer layer as the probe ran it on one GPU: one tp rank's
+ * shard (heads / tp, kv_heads / tp, ffn / tp) of micro_batch x seq tokens,
+ * no recomputation, no communication. */
+struct dc_profile_layer {
+	uint64_t hidden_size, num_attention_heads, num_kv_heads, head_dim, ffn_hidden_size;
+	uint64_t seq_length, micro_batch_size, tp;
+	enum dc_mlp mlp;
+	double fwd_bwd_s; /* measured: forward then backward, mean of the timed runs */
+};
+
+struct dc_compute_profile {
+	char name[256];         /* the file as given, printable */
+	int synthetic;          /* "synthetic": true: derived from published figures, not measured */
+	char device[128];       /* "device.name" */
+	size_t ngemm[2];        /* GEMM rows per dtype: [0] bf16, [1] fp8 */
+	double gemm_flops[2], gemm_s[2]; /* their FLOPs and seconds summed (seconds = FLOPs / FLOP/s) */
+	size_t nattention;      /* attention rows (checked, shown) */
+	double elementwise_bytes_per_s;
+	int has_layer;
+	struct dc_profile_layer layer;
+};
+
+/* Parses `len` bytes of profile JSON named `name` into *out. Returns 0, or
+ * -1 with every problem found in `diag` (DC_ERR_CONFIG), each naming the
+ * member ("NAME: error: 'gemm[3].flops_per_s': ..."). No I/O. */
+int dc_compute_profile_parse(const char *buf, size_t len, const char *name, struct dc_compute_profile *out,
+			     struct dc_diag *diag);
+
+/* Reads the file at `path` (at most DC_PROFILE_MAX_BYTES) and parses it. */
+int dc_compute_profile_read(const char *path, struct dc_compute_profile *out, struct dc_diag *diag);
+
+/* The levels the profile gives `cfg` (the header's two formulas), written
+ * into cfg->cluster.matmul_efficiency and memory_efficiency. Returns 0, or
+ * -1 with one error in `diag` (DC_ERR_CONFIG): the config already gives
+ * one of the two keys (the profile would override it), the peak or HBM
+ * bandwidth is unknown, the profile has no GEMM of the run's dtype or no
+ * element-wise figure, or a level is not in (0.01, 1]. *cfg unchanged then. */
+int dc_compute_profile_apply(const struct dc_compute_profile *p, struct dc_config *cfg, struct dc_diag *diag);
+
+/* Does the profile's layer have this plan's per-rank layer shape (dense
+ * layer, cp 1)? 1 yes; 0 with a static reason in *why. */
+struct dc_plan;
+int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const struct dc_plan *plan,
+				     const char **why);
+
+#endif

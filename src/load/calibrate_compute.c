@@ -1,0 +1,360 @@
+/* calibrate_compute.c - reads a tools/gpu-probe.py profile and turns it
+ * into the kernel model's two levels; see calibrate_compute.h and
+ * docs/compute-model.md, "Calibrating from a probe". */
+#include "distcalc/calibrate_compute.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "distcalc/plan.h"
+#include "distcalc/textfile.h"
+
+#define SCHEMA "distcalc-gpu-profile/1"
+
+struct rd {
+	const char *name;
+	struct dc_diag *diag;
+	int bad;
+};
+
+static void fail(struct rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(struct rd *r, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	dc_diag_error(r->diag, DC_ERR_CONFIG, "%s: error: %s", r->name, msg);
+	r->bad = 1;
+}
+
+/* An object's members, each name once and each one of `known`
+ * (NULL-terminated). */
+static void members(struct rd *r, const cJSON *o, const char *where, const char *const *known)
+{
+	for (const cJSON *a = o->child; a; a = a->next) {
+		int ok = 0;
+		for (size_t i = 0; known[i]; i++)
+			ok |= strcmp(a->string, known[i]) == 0;
+		if (!ok)
+			fail(r, "'%s%s': unknown member", where, a->string);
+		for (const cJSON *b = a->next; b; b = b->next)
+			if (strcmp(a->string, b->string) == 0) {
+				fail(r, "'%s%s': given twice", where, a->string);
+				break;
+			}
+	}
+}
+
+/* A finite number above 0 (and below `hi`), or a whole one when `whole`. */
+static double num(struct rd *r, const cJSON *o, const char *key, const char *where, int whole, double hi)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	double x;
+	if (!v) {
+		fail(r, "'%s%s': missing", where, key);
+		return 0;
+	}
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
+		fail(r, "'%s%s': expected a number", where, key);
+		return 0;
+	}
+	x = v->valuedouble;
+	if (!(x > 0) || x >= hi || (whole && x != floor(x))) {
+		fail(r, "'%s%s': expected %s above 0 and below %g, got %g", where, key, whole ? "a whole number" : "a number",
+		     hi, x);
+		return 0;
+	}
+	return x;
+}
+
+static const char *str(struct rd *r, const cJSON *o, const char *key, const char *where)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!v) {
+		fail(r, "'%s%s': missing", where, key);
+		return "";
+	}
+	if (!cJSON_IsString(v)) {
+		fail(r, "'%s%s': expected a string", where, key);
+		return "";
+	}
+	return v->valuestring;
+}
+
+/* counts and sizes below 2^40; rates below 10^18 per second; a time below an hour */
+#define BIG 1099511627776.0
+#define RATE 1e18
+
+static void read_gemms(struct rd *r, const cJSON *a, struct dc_compute_profile *p)
+{
+	static const char *const known[] = {"m", "n", "k", "dtype", "flops_per_s", "what", NULL};
+	int i = 0;
+	if (!cJSON_IsArray(a)) {
+		fail(r, "'gemm': expected an array");
+		return;
+	}
+	for (const cJSON *g = a->child; g; g = g->next, i++) {
+		char where[32];
+		double m, n, k, rate;
+		const char *dt;
+		int d;
+		snprintf(where, sizeof(where), "gemm[%d].", i);
+		if (i >= DC_PROFILE_MAX_ROWS) {
+			fail(r, "'gemm': more than %d rows", DC_PROFILE_MAX_ROWS);
+			return;
+		}
+		if (!cJSON_IsObject(g)) {
+			fail(r, "'gemm[%d]': expected an object", i);
+			continue;
+		}
+		members(r, g, where, known);
+		m = num(r, g, "m", where, 1, BIG);
+		n = num(r, g, "n", where, 1, BIG);
+		k = num(r, g, "k", where, 1, BIG);
+		rate = num(r, g, "flops_per_s", where, 0, RATE);
+		dt = str(r, g, "dtype", where);
+		d = strcmp(dt, "bf16") == 0 ? 0 : strcmp(dt, "fp8") == 0 ? 1 : -1;
+		if (d < 0 && *dt) {
+			fail(r, "'%sdtype': expected \"bf16\" or \"fp8\", got \"%.40s\"", where, dt);
+			continue;
+		}
+		if (d < 0 || !(rate > 0))
+			continue;
+		p->ngemm[d]++;
+		p->gemm_flops[d] += 2.0 * m * n * k;
+		p->gemm_s[d] += 2.0 * m * n * k / rate;
+	}
+}
+
+static void read_attention(struct rd *r, const cJSON *a, struct dc_compute_profile *p)
+{
+	static const char *const known[] = {"backend", "batch", "heads", "seq", "head_dim", "causal",
+					    "fwd_flops_per_s", "bwd_flops_per_s", NULL};
+	int i = 0;
+	if (!cJSON_IsArray(a)) {
+		fail(r, "'attention': expected an array");
+		return;
+	}
+	for (const cJSON *g = a->child; g; g = g->next, i++) {
+		char where[32];
+		const cJSON *causal;
+		snprintf(where, sizeof(where), "attention[%d].", i);
+		if (i >= DC_PROFILE_MAX_ROWS) {
+			fail(r, "'attention': more than %d rows", DC_PROFILE_MAX_ROWS);
+			return;
+		}
+		if (!cJSON_IsObject(g)) {
+			fail(r, "'attention[%d]': expected an object", i);
+			continue;
+		}
+		members(r, g, where, known);
+		(void)str(r, g, "backend", where);
+		(void)num(r, g, "batch", where, 1, BIG);
+		(void)num(r, g, "heads", where, 1, BIG);
+		(void)num(r, g, "seq", where, 1, BIG);
+		(void)num(r, g, "head_dim", where, 1, BIG);
+		(void)num(r, g, "fwd_flops_per_s", where, 0, RATE);
+		(void)num(r, g, "bwd_flops_per_s", where, 0, RATE);
+		causal = cJSON_GetObjectItemCaseSensitive(g, "causal");
+		if (!cJSON_IsBool(causal))
+			fail(r, "'%scausal': expected true or false", where);
+		p->nattention++;
+	}
+}
+
+static void read_layer(struct rd *r, const cJSON *o, struct dc_compute_profile *p)
+{
+	static const char *const known[] = {"hidden_size", "num_attention_heads", "num_kv_heads", "head_dim",
+					    "ffn_hidden_size", "mlp", "seq_length", "micro_batch_size", "tp",
+					    "fwd_bwd_s", "config", NULL};
+	struct dc_profile_layer *l = &p->layer;
+	const char *mlp;
+	if (!cJSON_IsObject(o)) {
+		fail(r, "'layer': expected an object");
+		return;
+	}
+	members(r, o, "layer.", known);
+	l->hidden_size = (uint64_t)num(r, o, "hidden_size", "layer.", 1, BIG);
+	l->num_attention_heads = (uint64_t)num(r, o, "num_attention_heads", "layer.", 1, BIG);
+	l->num_kv_heads = (uint64_t)num(r, o, "num_kv_heads", "layer.", 1, BIG);
+	l->head_dim = (uint64_t)num(r, o, "head_dim", "layer.", 1, BIG);
+	l->ffn_hidden_size = (uint64_t)num(r, o, "ffn_hidden_size", "layer.", 1, BIG);
+	l->seq_length = (uint64_t)num(r, o, "seq_length", "layer.", 1, BIG);
+	l->micro_batch_size = (uint64_t)num(r, o, "micro_batch_size", "layer.", 1, BIG);
+	l->tp = (uint64_t)num(r, o, "tp", "layer.", 1, BIG);
+	l->fwd_bwd_s = num(r, o, "fwd_bwd_s", "layer.", 0, 3600);
+	mlp = str(r, o, "mlp", "layer.");
+	if (strcmp(mlp, "swiglu") == 0)
+		l->mlp = DC_MLP_SWIGLU;
+	else if (strcmp(mlp, "gelu") == 0)
+		l->mlp = DC_MLP_GELU;
+	else if (*mlp)
+		fail(r, "'layer.mlp': expected \"swiglu\" or \"gelu\", got \"%.40s\"", mlp);
+	p->has_layer = 1;
+}
+
+int dc_compute_profile_parse(const char *buf, size_t len, const char *name, struct dc_compute_profile *out,
+			     struct dc_diag *diag)
+{
+	static const char *const known[] = {"schema", "synthetic", "source", "device", "gemm", "attention",
+					    "elementwise", "layer", NULL};
+	static const char *const dev_known[] = {"name", "sm_count", "driver", "torch", "cuda", "cudnn", NULL};
+	static const char *const ew_known[] = {"bytes_per_s", "bytes", NULL};
+	struct rd r = {name, diag, 0};
+	size_t line = 0, col = 0;
+	char what[200];
+	cJSON *root;
+	const cJSON *v;
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", name);
+	if (dc_json_check_strict(buf, len, &line, &col, what, sizeof(what)) != 0) {
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s:%zu:%zu: error: %s", name, line, col, what);
+		return -1;
+	}
+	root = cJSON_ParseWithLength(buf, len);
+	if (!root) {
+		dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory reading the profile", name);
+		return -1;
+	}
+	if (!cJSON_IsObject(root)) {
+		fail(&r, "expected a JSON object (a gpu-probe.py profile)");
+		cJSON_Delete(root);
+		return -1;
+	}
+	members(&r, root, "", known);
+	v = cJSON_GetObjectItemCaseSensitive(root, "schema");
+	if (!cJSON_IsString(v) || strcmp(v->valuestring, SCHEMA) != 0)
+		fail(&r, "'schema': expected \"%s\" (tools/gpu-probe.py writes it)", SCHEMA);
+	v = cJSON_GetObjectItemCaseSensitive(root, "synthetic");
+	if (!cJSON_IsBool(v))
+		fail(&r, "'synthetic': expected true or false (true: not a measurement)");
+	else
+		out->synthetic = cJSON_IsTrue(v);
+	v = cJSON_GetObjectItemCaseSensitive(root, "source");
+	if (v && !cJSON_IsString(v))
+		fail(&r, "'source': expected a string");
+	v = cJSON_GetObjectItemCaseSensitive(root, "device");
+	if (!cJSON_IsObject(v)) {
+		fail(&r, "'device': expected an object with at least \"name\"");
+	} else {
+		members(&r, v, "device.", dev_known);
+		snprintf(out->device, sizeof(out->device), "%s", str(&r, v, "name", "device."));
+	}
+	v = cJSON_GetObjectItemCaseSensitive(root, "gemm");
+	if (v)
+		read_gemms(&r, v, out);
+	v = cJSON_GetObjectItemCaseSensitive(root, "attention");
+	if (v)
+		read_attention(&r, v, out);
+	v = cJSON_GetObjectItemCaseSensitive(root, "elementwise");
+	if (v) {
+		if (!cJSON_IsObject(v)) {
+			fail(&r, "'elementwise': expected an object");
+		} else {
+			members(&r, v, "elementwise.", ew_known);
+			out->elementwise_bytes_per_s = num(&r, v, "bytes_per_s", "elementwise.", 0, RATE);
+		}
+	}
+	v = cJSON_GetObjectItemCaseSensitive(root, "layer");
+	if (v)
+		read_layer(&r, v, out);
+	cJSON_Delete(root);
+	return r.bad ? -1 : 0;
+}
+
+int dc_compute_profile_read(const char *path, struct dc_compute_profile *out, struct dc_diag *diag)
+{
+	size_t len = 0;
+	char *buf = dc_text_read_file(path, DC_PROFILE_MAX_BYTES, "GPU profile", &len, diag);
+	int rc;
+	if (!buf)
+		return -1;
+	rc = dc_compute_profile_parse(buf, len, path, out, diag);
+	free(buf);
+	return rc;
+}
+
+/* Did the config or a --set give the key at `path`? */
+static int given(const struct dc_config *cfg, const char *path)
+{
+	int i = dc_config_key_index(path);
+	return i >= 0 && (cfg->origin[i] == DC_ORIGIN_CONFIG || cfg->origin[i] == DC_ORIGIN_SET);
+}
+
+int dc_compute_profile_apply(const struct dc_compute_profile *p, struct dc_config *cfg, struct dc_diag *diag)
+{
+	struct dc_cluster *c = &cfg->cluster;
+	int fp8 = cfg->precision.compute == DC_COMPUTE_FP8;
+	double peak = fp8 ? c->peak_flops_fp8 : c->peak_flops, mm, mem;
+	const char *dt = fp8 ? "fp8" : "bf16";
+	if (given(cfg, "cluster.matmul_efficiency") || given(cfg, "cluster.memory_efficiency")) {
+		dc_diag_error(diag, DC_ERR_CONFIG,
+			      "%s: error: the config gives cluster.%s; the profile's measured level would replace it (leave the key out, or the profile)",
+			      p->name, given(cfg, "cluster.matmul_efficiency") ? "matmul_efficiency" : "memory_efficiency");
+		return -1;
+	}
+	if (!(peak > 0) || !(c->hbm_bandwidth > 0)) {
+		dc_diag_error(diag, DC_ERR_CONFIG,
+			      "%s: error: the levels are fractions of cluster.%s and cluster.hbm_bandwidth: set cluster.gpu or both",
+			      p->name, fp8 ? "peak_flops_fp8" : "peak_flops");
+		return -1;
+	}
+	if (p->ngemm[fp8] == 0 || !(p->elementwise_bytes_per_s > 0)) {
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", p->name,
+			      p->ngemm[fp8] == 0 ? (fp8 ? "no \"fp8\" GEMM rows for precision.compute \"fp8\""
+							: "no \"bf16\" GEMM rows")
+						 : "no 'elementwise.bytes_per_s'");
+		return -1;
+	}
+	mm = p->gemm_flops[fp8] / (p->gemm_s[fp8] * peak);
+	mem = p->elementwise_bytes_per_s / c->hbm_bandwidth;
+	if (!(mm >= 0.01 && mm < 1) || !(mem >= 0.01 && mem < 1)) {
+		int bad_mm = !(mm >= 0.01 && mm < 1);
+		dc_diag_error(diag, DC_ERR_CONFIG,
+			      "%s: error: the measured %s level %.4g is not at least 0.01 and below 1 of the config's %s: was the profile taken on another GPU?",
+			      p->name, bad_mm ? dt : "element-wise", bad_mm ? mm : mem,
+			      bad_mm ? (fp8 ? "cluster.peak_flops_fp8" : "cluster.peak_flops") : "cluster.hbm_bandwidth");
+		return -1;
+	}
+	c->matmul_efficiency = mm;
+	c->memory_efficiency = mem;
+	dc_config_set_origin(cfg, "cluster.matmul_efficiency", DC_ORIGIN_CALIBRATED);
+	dc_config_set_origin(cfg, "cluster.memory_efficiency", DC_ORIGIN_CALIBRATED);
+	cfg->compute_profile = p;
+	return 0;
+}
+
+int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const struct dc_plan *plan,
+				     const char **why)
+{
+	const struct dc_model *m = &plan->in->model;
+	const struct dc_profile_layer *l = &p->layer;
+	uint64_t d = m->head_dim ? m->head_dim : m->hidden_size / (m->num_attention_heads ? m->num_attention_heads : 1);
+	uint64_t kv = m->num_kv_heads ? m->num_kv_heads : m->num_attention_heads;
+	if (!p->has_layer) {
+		*why = "the profile has no layer";
+		return 0;
+	}
+	if (m->num_experts || m->kv_lora_rank) {
+		*why = "the profile's layer is a dense GQA layer; this model's is not";
+		return 0;
+	}
+	if (l->hidden_size != m->hidden_size || l->num_attention_heads != m->num_attention_heads || l->num_kv_heads != kv ||
+	    l->head_dim != d || l->ffn_hidden_size != m->ffn_hidden_size || l->mlp != m->mlp) {
+		*why = "the profile's layer has another shape (hidden, heads, kv heads, head_dim, ffn, mlp)";
+		return 0;
+	}
+	if (l->seq_length != m->seq_length || l->micro_batch_size != plan->layout.micro_batch_size ||
+	    l->tp != plan->layout.tp || plan->layout.cp > 1) {
+		*why = "the profile's layer ran another micro batch, sequence, tp or cp";
+		return 0;
+	}
+	*why = "";
+	return 1;
+}

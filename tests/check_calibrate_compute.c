@@ -1,0 +1,200 @@
+/* check_calibrate_compute.c - --calibrate-compute's profile reader and
+ * the levels it gives (calibrate_compute.h), on the committed synthetic
+ * sample (tests/data/gpu-profile-sample-synthetic.json: figures derived
+ * from published ones, no GPU) and on bad profiles. Expected levels are
+ * worked by hand below. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "distcalc/calibrate_compute.h"
+#include "distcalc/config.h"
+#include "distcalc/plan.h"
+
+#define SAMPLE DC_SOURCE_DIR "/tests/data/gpu-profile-sample-synthetic.json"
+
+static struct dc_config cfg;
+static struct dc_compute_profile prof;
+
+static void load(const char *const *sets)
+{
+	char path[512];
+	struct dc_override ov[8];
+	size_t n = 0;
+	struct dc_diag d;
+	snprintf(path, sizeof(path), "%s/configs/llama-3-8b.json", DC_SOURCE_DIR);
+	while (sets && sets[n] && n < 8) {
+		ov[n] = (struct dc_override){sets[n], 0};
+		n++;
+	}
+	dc_diag_init(&d);
+	if (dc_config_load_file(path, ov, n, &cfg, &d) != 0)
+		ck_abort_msg("rejected: %s", d.count ? d.entries[0].text : "?");
+	dc_diag_release(&d);
+}
+
+/* Parses `text`; returns the first error's text (static copy) or "". */
+static const char *parse_error(const char *text)
+{
+	static char msg[512];
+	struct dc_diag d;
+	struct dc_compute_profile p;
+	dc_diag_init(&d);
+	msg[0] = 0;
+	if (dc_compute_profile_parse(text, strlen(text), "p.json", &p, &d) != 0)
+		snprintf(msg, sizeof(msg), "%s", d.count ? d.entries[0].text : "?");
+	dc_diag_release(&d);
+	return msg;
+}
+
+/* The sample: four BF16 GEMMs of a Llama-3-8B layer at 8,192 tokens,
+ * one FP8, three attention backends, a layer. */
+START_TEST(test_sample_reads)
+{
+	struct dc_diag d;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_compute_profile_read(SAMPLE, &prof, &d), 0);
+	dc_diag_release(&d);
+	ck_assert_int_eq(prof.synthetic, 1);
+	ck_assert_uint_eq(prof.ngemm[0], 4);
+	ck_assert_uint_eq(prof.ngemm[1], 1);
+	ck_assert_uint_eq(prof.nattention, 3);
+	ck_assert_int_eq(prof.has_layer, 1);
+	/* 2 m n k summed: 412,316,860,416 + 274,877,906,944 +
+	 * 1,924,145,348,608 + 962,072,674,304 */
+	ck_assert_double_eq_tol(prof.gemm_flops[0], 3573412790272.0, 1.0);
+}
+END_TEST
+
+/* The levels on the H100 preset (989 TFLOP/s BF16, 3.35 TB/s): the
+ * GEMMs take 687,194,767,360 / 741.1e12 + 2,886,218,022,912 / 797.8e12
+ * = 9.27263e-4 + 3.61772e-3 = 4.544984e-3 s, so matmul_efficiency =
+ * 3,573,412,790,272 / (4.544984e-3 x 989e12) = 0.794977; element-wise
+ * 0.71 x 3.35e12 / 3.35e12 = 0.71. Both marked calibrated. */
+START_TEST(test_levels_by_hand)
+{
+	const char *sets[] = {"cluster.gpu=h100-sxm5-80gb", NULL};
+	struct dc_diag d;
+	int i;
+	load(sets);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_compute_profile_read(SAMPLE, &prof, &d), 0);
+	ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	dc_diag_release(&d);
+	ck_assert_double_eq_tol(cfg.cluster.matmul_efficiency, 0.794977, 2e-6);
+	ck_assert_double_eq_tol(cfg.cluster.memory_efficiency, 0.71, 1e-12);
+	i = dc_config_key_index("cluster.matmul_efficiency");
+	ck_assert_int_ge(i, 0);
+	ck_assert_int_eq(cfg.origin[i], DC_ORIGIN_CALIBRATED);
+	ck_assert_ptr_eq(cfg.compute_profile, &prof);
+}
+END_TEST
+
+/* The layer compares only at the probe's own shape: the 8B at tp 1,
+ * micro batch 1, 8,192 tokens, not at tp 8. */
+START_TEST(test_layer_matches)
+{
+	const char *tp1[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.tp=1", "parallel.dp=16", NULL};
+	const char *tp8[] = {"cluster.gpu=h100-sxm5-80gb", NULL};
+	static struct dc_plan plan;
+	struct dc_diag d;
+	const char *why;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_compute_profile_read(SAMPLE, &prof, &d), 0);
+	dc_diag_release(&d);
+	load(tp1);
+	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
+	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, &why), 1);
+	load(tp8);
+	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
+	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, &why), 0);
+	ck_assert_msg(strstr(why, "tp") != NULL, "%s", why);
+}
+END_TEST
+
+/* What the levels cannot be taken from, each error naming why. */
+START_TEST(test_apply_refusals)
+{
+	const char *given[] = {"cluster.gpu=h100-sxm5-80gb", "cluster.matmul_efficiency=0.6", NULL};
+	const char *a100[] = {"cluster.gpu=a100-sxm4-80gb", NULL};
+	const char *fp8[] = {"cluster.gpu=a100-sxm4-80gb", "cluster.peak_flops_fp8=1979e12",
+			     "precision.compute=fp8", NULL};
+	struct dc_diag d;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_compute_profile_read(SAMPLE, &prof, &d), 0);
+	load(given);
+	ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	ck_assert_msg(strstr(d.entries[d.count - 1].text, "cluster.matmul_efficiency"), "%s", d.entries[d.count - 1].text);
+	ck_assert_double_eq(cfg.cluster.matmul_efficiency, 0.6);
+	/* the A100's 312 TFLOP/s: the H100 figures are 2.5 x its peak */
+	load(a100);
+	ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	ck_assert_msg(strstr(d.entries[d.count - 1].text, "another GPU"), "%s", d.entries[d.count - 1].text);
+	/* FP8: one row of 2 x 8192^3 at 1,348.5e12 over 1,979e12 = 0.6814,
+	 * but 0.71 x 3.35e12 over the A100's 2.039e12 HBM is above 1 */
+	load(fp8);
+	ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	ck_assert_msg(strstr(d.entries[d.count - 1].text, "element-wise"), "%s", d.entries[d.count - 1].text);
+	dc_diag_release(&d);
+}
+END_TEST
+
+START_TEST(test_bad_profiles)
+{
+	const char *dev = "\"device\": {\"name\": \"x\"}";
+	char buf[1024];
+	ck_assert_str_eq(parse_error("{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": false, \"device\": {\"name\": \"x\"}}"), "");
+	ck_assert_msg(strstr(parse_error("{\"schema\": \"other\", \"synthetic\": false, \"device\": {\"name\": \"x\"}}"),
+			     "'schema'"), "schema");
+	ck_assert_msg(strstr(parse_error("{\"schema\": \"distcalc-gpu-profile/1\", \"device\": {\"name\": \"x\"}}"),
+			     "'synthetic'"), "synthetic");
+	ck_assert_msg(strstr(parse_error("{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": false}"), "'device'"),
+		      "device");
+	snprintf(buf, sizeof(buf),
+		 "{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": false, %s, \"gemm\": [{\"m\": 1, \"n\": 2, \"k\": 3, \"dtype\": \"bf16\", \"flops_per_s\": -5}]}",
+		 dev);
+	ck_assert_msg(strstr(parse_error(buf), "'gemm[0].flops_per_s'"), "%s", parse_error(buf));
+	snprintf(buf, sizeof(buf),
+		 "{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": false, %s, \"gemm\": [{\"m\": 1.5, \"n\": 2, \"k\": 3, \"dtype\": \"bf16\", \"flops_per_s\": 5}]}",
+		 dev);
+	ck_assert_msg(strstr(parse_error(buf), "'gemm[0].m'"), "%s", parse_error(buf));
+	snprintf(buf, sizeof(buf),
+		 "{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": false, %s, \"gemm\": [{\"m\": 1, \"n\": 2, \"k\": 3, \"dtype\": \"fp16\", \"flops_per_s\": 5}]}",
+		 dev);
+	ck_assert_msg(strstr(parse_error(buf), "'gemm[0].dtype'"), "%s", parse_error(buf));
+	snprintf(buf, sizeof(buf), "{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": false, %s, \"gpu\": 1}", dev);
+	ck_assert_msg(strstr(parse_error(buf), "'gpu': unknown member"), "%s", parse_error(buf));
+	snprintf(buf, sizeof(buf), "{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": false, %s, \"synthetic\": true}",
+		 dev);
+	ck_assert_msg(strstr(parse_error(buf), "given twice"), "%s", parse_error(buf));
+	snprintf(buf, sizeof(buf),
+		 "{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": false, %s, \"layer\": {\"hidden_size\": 8}}", dev);
+	ck_assert_msg(strstr(parse_error(buf), "'layer."), "%s", parse_error(buf));
+	/* syntax: line and column */
+	ck_assert_msg(strstr(parse_error("{\n  \"schema\": 01\n}"), "p.json:2:"), "%s", parse_error("{\n  \"schema\": 01\n}"));
+	ck_assert_msg(strstr(parse_error("[1, 2]"), "expected a JSON object"), "array");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("calibrate_compute");
+	TCase *tc = tcase_create("profile");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_sample_reads);
+	tcase_add_test(tc, test_levels_by_hand);
+	tcase_add_test(tc, test_layer_matches);
+	tcase_add_test(tc, test_apply_refusals);
+	tcase_add_test(tc, test_bad_profiles);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
