@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+"""gpu-probe.py - measure the kernel levels distcalc prices with, on this GPU.
+
+Reads a distcalc config (--config) for the layer shape one rank runs (its
+hidden size, heads and KV heads over tp, ffn over tp, micro batch x sequence
+tokens), then times on the GPU:
+
+  * the GEMMs of that layer: forward, input-gradient and weight-gradient
+    shapes of q k v, o, fc1 and fc2, in BF16, and in FP8 where the GPU and
+    PyTorch support it (torch._scaled_mm, compute capability 8.9 or later);
+  * causal attention forward and backward for each backend PyTorch offers
+    (SDPA's flash, memory-efficient and cuDNN kernels; FlashAttention-3 when
+    flash_attn_interface imports);
+  * element-wise bandwidth (a BF16 add over 1 GiB read, 0.5 GiB written);
+  * one transformer layer of that shape, forward then backward.
+
+and writes a profile (schema "distcalc-gpu-profile/1", documented in
+docs/compute-model.md, "Calibrating from a probe") that
+`distcalc --calibrate-compute PROFILE.json` reads. --dry-run prints what it
+would measure and needs neither a GPU nor PyTorch: torch is imported only
+when measuring. PyTorch and the standard library only.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+SCHEMA = "distcalc-gpu-profile/1"
+
+
+def fail(msg):
+    sys.stderr.write("gpu-probe: error: %s\n" % msg)
+    sys.exit(2)
+
+
+def read_json(path):
+    try:
+        with open(path, "r", encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        fail("'%s': %s" % (path, e))
+
+
+def layer_shape(config_path, tp_override):
+    """The per-rank layer of a distcalc config (its model section, or the
+    Hugging Face config it names in model.hf_config)."""
+    cfg = read_json(config_path)
+    model = dict(cfg.get("model", {}))
+    hf = model.get("hf_config")
+    if hf:
+        h = read_json(os.path.join(os.path.dirname(os.path.abspath(config_path)), hf))
+        names = {"hidden_size": "hidden_size", "num_attention_heads": "num_attention_heads",
+                 "num_key_value_heads": "num_kv_heads", "intermediate_size": "ffn_hidden_size",
+                 "head_dim": "head_dim"}
+        for src, dst in names.items():
+            if src in h and dst not in model:
+                model[dst] = h[src]
+        act = h.get("hidden_act", "silu")
+        model.setdefault("mlp", "swiglu" if act in ("silu", "swish") else "gelu")
+    need = ["hidden_size", "num_attention_heads", "seq_length"]
+    for k in need:
+        if k not in model:
+            fail("'%s': model.%s is needed (or a model.hf_config giving it)" % (config_path, k))
+    hidden = int(model["hidden_size"])
+    heads = int(model["num_attention_heads"])
+    kv = int(model.get("num_kv_heads", heads))
+    head_dim = int(model.get("head_dim", hidden // heads))
+    ffn = int(model.get("ffn_hidden_size", 4 * hidden))
+    par = cfg.get("parallel", {})
+    tp = int(tp_override or par.get("tp", 1))
+    mb = int(cfg.get("training", {}).get("micro_batch_size", 1))
+    if heads % tp or kv % tp or ffn % tp:
+        fail("tp %d must divide the heads (%d), KV heads (%d) and ffn (%d)" % (tp, heads, kv, ffn))
+    return {"config": config_path, "hidden_size": hidden, "num_attention_heads": heads, "num_kv_heads": kv,
+            "head_dim": head_dim, "ffn_hidden_size": ffn, "mlp": model.get("mlp", "swiglu"),
+            "seq_length": int(model["seq_length"]), "micro_batch_size": mb, "tp": tp}
+
+
+def gemm_shapes(L):
+    """(what, m, n, k) of the layer's GEMMs on one rank: forward y = x W
+    [T x k] x [k x n], input gradient [T x n] x [n x k], weight gradient
+    [k x T] x [T x n] (the kernel model's, docs/compute-model.md)."""
+    T = L["micro_batch_size"] * L["seq_length"]
+    tp, h, d = L["tp"], L["hidden_size"], L["head_dim"]
+    qkv = (L["num_attention_heads"] + 2 * L["num_kv_heads"]) * d // tp
+    o_in = L["num_attention_heads"] * d // tp
+    f = L["ffn_hidden_size"] // tp
+    up = 2 * f if L["mlp"] == "swiglu" else f
+    out = []
+    for what, n, k in (("q k v", qkv, h), ("o", h, o_in), ("fc1", up, h), ("fc2", h, f)):
+        out.append((what + " forward", T, n, k))
+        out.append((what + " input gradient", T, k, n))
+        out.append((what + " weight gradient", k, n, T))
+    return out
+
+
+def plan(L):
+    b, s = L["micro_batch_size"], L["seq_length"]
+    heads, kv = L["num_attention_heads"] // L["tp"], L["num_kv_heads"] // L["tp"]
+    return {
+        "gemm": gemm_shapes(L),
+        "attention": {"batch": b, "heads": heads, "kv_heads": kv, "seq": s, "head_dim": L["head_dim"],
+                      "causal": True,
+                      "backends": ["sdpa-flash", "sdpa-efficient", "sdpa-cudnn", "fa3 (if flash_attn_interface imports)"]},
+        "elementwise_bytes": 3 * (1 << 29),
+        "layer": L,
+    }
+
+
+def dry_run(p):
+    L = p["layer"]
+    print("gpu-probe: dry run (no GPU, no PyTorch): would measure")
+    print("layer (one tp rank): hidden %d, heads %d / tp %d, kv heads %d, head_dim %d, ffn %d (%s), "
+          "micro batch %d x %d tokens" % (L["hidden_size"], L["num_attention_heads"], L["tp"], L["num_kv_heads"],
+                                         L["head_dim"], L["ffn_hidden_size"], L["mlp"], L["micro_batch_size"],
+                                         L["seq_length"]))
+    print("GEMMs, BF16 (and FP8 where supported), m x n x k:")
+    for what, m, n, k in p["gemm"]:
+        print("  %-24s %7d x %7d x %7d  %.3g GFLOP" % (what, m, n, k, 2.0 * m * n * k / 1e9))
+    a = p["attention"]
+    print("attention, causal, forward and backward: batch %d, heads %d (kv %d), seq %d, head_dim %d; backends: %s"
+          % (a["batch"], a["heads"], a["kv_heads"], a["seq"], a["head_dim"], ", ".join(a["backends"])))
+    print("element-wise: BF16 add, %d bytes moved a call" % p["elementwise_bytes"])
+    print("one layer forward + backward of the shape above")
+
+
+def timed(torch, fn, warmup, iters):
+    """Mean seconds of fn() over `iters` calls after `warmup`, by CUDA events."""
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(iters):
+        fn()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) / 1000.0 / iters
+
+
+def measure(p, warmup, iters):
+    try:
+        import torch  # only here: --dry-run runs without it
+        import torch.nn.functional as F
+    except ImportError:
+        fail("PyTorch is not installed here (--dry-run needs no PyTorch)")
+
+    if not torch.cuda.is_available():
+        fail("no CUDA GPU visible to PyTorch (use --dry-run to see the plan)")
+    dev = torch.device("cuda")
+    props = torch.cuda.get_device_properties(dev)
+    bf16 = torch.bfloat16
+    out = {"schema": SCHEMA, "synthetic": False,
+           "source": "tools/gpu-probe.py, %d warm-up and %d timed runs each, CUDA events" % (warmup, iters),
+           "device": {"name": props.name, "sm_count": props.multi_processor_count,
+                      "torch": torch.__version__, "cuda": str(torch.version.cuda),
+                      "cudnn": str(torch.backends.cudnn.version())},
+           "gemm": [], "attention": []}
+
+    fp8_ok = hasattr(torch, "_scaled_mm") and torch.cuda.get_device_capability(dev) >= (8, 9)
+    for what, m, n, k in p["gemm"]:
+        a = torch.randn(m, k, device=dev, dtype=bf16)
+        b = torch.randn(k, n, device=dev, dtype=bf16)
+        t = timed(torch, lambda: torch.matmul(a, b), warmup, iters)
+        out["gemm"].append({"what": what, "m": m, "n": n, "k": k, "dtype": "bf16", "flops_per_s": 2.0 * m * n * k / t})
+        if fp8_ok and m % 16 == 0 and n % 16 == 0 and k % 16 == 0:
+            a8 = a.to(torch.float8_e4m3fn)
+            b8 = b.t().contiguous().to(torch.float8_e4m3fn).t()  # column-major, as _scaled_mm needs
+            one = torch.tensor(1.0, device=dev)
+            try:
+                t = timed(torch, lambda: torch._scaled_mm(a8, b8, scale_a=one, scale_b=one, out_dtype=bf16),
+                          warmup, iters)
+                out["gemm"].append({"what": what, "m": m, "n": n, "k": k, "dtype": "fp8",
+                                    "flops_per_s": 2.0 * m * n * k / t})
+            except RuntimeError as e:
+                sys.stderr.write("gpu-probe: FP8 GEMM %s skipped: %s\n" % (what, str(e).splitlines()[0]))
+        del a, b
+
+    at = p["attention"]
+    B, H, KV, S, D = at["batch"], at["heads"], at["kv_heads"], at["seq"], at["head_dim"]
+    fl_fwd = 0.5 * 4.0 * B * H * S * S * D  # causal: half the blocks
+    q = torch.randn(B, H, S, D, device=dev, dtype=bf16, requires_grad=True)
+    k = torch.randn(B, H, S, D, device=dev, dtype=bf16, requires_grad=True)
+    v = torch.randn(B, H, S, D, device=dev, dtype=bf16, requires_grad=True)
+    backends = []
+    try:
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        backends = [("sdpa-flash", SDPBackend.FLASH_ATTENTION), ("sdpa-efficient", SDPBackend.EFFICIENT_ATTENTION)]
+        if hasattr(SDPBackend, "CUDNN_ATTENTION"):
+            backends.append(("sdpa-cudnn", SDPBackend.CUDNN_ATTENTION))
+    except ImportError:
+        sdpa_kernel = None
+    for name, be in backends:
+        try:
+            with sdpa_kernel(be):
+                o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+                g = torch.randn_like(o)
+                tf = timed(torch, lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True), warmup, iters)
+
+                def fb():
+                    y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+                    y.backward(g)
+                tfb = timed(torch, fb, warmup, iters)
+        except RuntimeError as e:
+            sys.stderr.write("gpu-probe: attention backend %s skipped: %s\n" % (name, str(e).splitlines()[0]))
+            continue
+        tb = max(tfb - tf, 1e-9)
+        out["attention"].append({"backend": name, "batch": B, "heads": H, "seq": S, "head_dim": D, "causal": True,
+                                 "fwd_flops_per_s": fl_fwd / tf, "bwd_flops_per_s": 2.5 * fl_fwd / tb})
+    try:
+        import flash_attn_interface  # FlashAttention-3 (Hopper)
+        q3, k3, v3 = (x.detach().transpose(1, 2).contiguous().requires_grad_() for x in (q, k, v))
+        r = flash_attn_interface.flash_attn_func(q3, k3, v3, causal=True)
+        r = r[0] if isinstance(r, tuple) else r
+        g3 = torch.randn_like(r)
+
+        def f3():
+            y = flash_attn_interface.flash_attn_func(q3, k3, v3, causal=True)
+            return y[0] if isinstance(y, tuple) else y
+        tf = timed(torch, f3, warmup, iters)
+        tfb = timed(torch, lambda: f3().backward(g3), warmup, iters)
+        out["attention"].append({"backend": "fa3", "batch": B, "heads": H, "seq": S, "head_dim": D, "causal": True,
+                                 "fwd_flops_per_s": fl_fwd / tf, "bwd_flops_per_s": 2.5 * fl_fwd / max(tfb - tf, 1e-9)})
+    except ImportError:
+        pass
+    del q, k, v
+
+    n = p["elementwise_bytes"] // 6  # read two BF16 tensors, write one: 6 bytes an element
+    x = torch.randn(n, device=dev, dtype=bf16)
+    y = torch.randn(n, device=dev, dtype=bf16)
+    z = torch.empty_like(x)
+    t = timed(torch, lambda: torch.add(x, y, out=z), warmup, iters)
+    out["elementwise"] = {"bytes": 6 * n, "bytes_per_s": 6.0 * n / t}
+    del x, y, z
+
+    L = dict(p["layer"])
+    out["layer"] = L
+    L["fwd_bwd_s"] = layer_time(torch, F, L, dev, warmup, iters)
+    return out
+
+
+def layer_time(torch, F, L, dev, warmup, iters):
+    """One pre-norm transformer layer of one tp rank's shard: RMSNorm, q k v,
+    causal SDPA (grouped KV heads), o, residual, RMSNorm, the MLP, residual;
+    forward then backward, no recomputation, no communication."""
+    bf16 = torch.bfloat16
+    tp, h, d = L["tp"], L["hidden_size"], L["head_dim"]
+    H, KV, f = L["num_attention_heads"] // tp, L["num_kv_heads"] // tp, L["ffn_hidden_size"] // tp
+    B, S = L["micro_batch_size"], L["seq_length"]
+    gated = L["mlp"] == "swiglu"
+    mk = lambda *s: (torch.randn(*s, device=dev, dtype=bf16) * 0.02).requires_grad_()
+    w_qkv, w_o = mk(h, (H + 2 * KV) * d), mk(H * d, h)
+    w_up, w_down = mk(h, (2 if gated else 1) * f), mk(f, h)
+    n1 = torch.ones(h, device=dev, dtype=bf16, requires_grad=True)
+    n2 = torch.ones(h, device=dev, dtype=bf16, requires_grad=True)
+    x = torch.randn(B, S, h, device=dev, dtype=bf16, requires_grad=True)
+
+    def rms(t, w):
+        return t * torch.rsqrt(t.float().pow(2).mean(-1, keepdim=True) + 1e-5).to(t.dtype) * w
+
+    def fwd():
+        a = rms(x, n1) @ w_qkv
+        q, k, v = a.split([H * d, KV * d, KV * d], dim=-1)
+        q = q.view(B, S, H, d).transpose(1, 2)
+        k = k.view(B, S, KV, d).transpose(1, 2).repeat_interleave(H // KV, dim=1)
+        v = v.view(B, S, KV, d).transpose(1, 2).repeat_interleave(H // KV, dim=1)
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(B, S, H * d)
+        r = x + o @ w_o
+        u = rms(r, n2) @ w_up
+        if gated:
+            g, up = u.chunk(2, dim=-1)
+            u = F.silu(g) * up
+        else:
+            u = F.gelu(u)
+        return r + u @ w_down
+
+    g = torch.randn(B, S, h, device=dev, dtype=bf16)
+    return timed(torch, lambda: fwd().backward(g), warmup, iters)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description="Measure the kernel levels distcalc prices with on this GPU "
+                                             "and write a profile for distcalc --calibrate-compute.")
+    ap.add_argument("--config", required=True, help="a distcalc config: the layer shape one rank runs")
+    ap.add_argument("--tp", type=int, default=0, help="tensor-parallel degree of the shard (default: the config's)")
+    ap.add_argument("--output", default="gpu-profile.json", help="where to write the profile")
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--dry-run", action="store_true", help="print what would be measured; needs no GPU or PyTorch")
+    a = ap.parse_args(argv)
+    if a.warmup < 0 or a.iters < 1:
+        fail("--warmup must be at least 0 and --iters at least 1")
+    p = plan(layer_shape(a.config, a.tp))
+    if a.dry_run:
+        dry_run(p)
+        return 0
+    prof = measure(p, a.warmup, a.iters)
+    tmp = a.output + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(prof, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, a.output)
+    print("gpu-probe: wrote %s (%s)" % (a.output, prof["device"]["name"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
