@@ -422,8 +422,8 @@ START_TEST(test_literal_defaults_are_the_loaders)
 		checked++;
 	}
 	/* by hand from docs/config.md: model 29 (mlp, norm, 11 booleans, 15
-	 * integers at 0, moe_layer_interval at 1), cluster 8 (2 latencies, host_memory, system, nvls,
-	 * oversubscription, nodes_per_leaf, nic_path), parallel 14 (all but
+	 * integers at 0, moe_layer_interval at 1), cluster 10 (2 latencies, host_memory, system, nvls,
+	 * collnet, network, oversubscription, nodes_per_leaf, nic_path), parallel 14 (all but
 	 * dp, pipeline_layers, first/last_stage_layers, and bucket_size and
 	 * reshard_after_forward, which training.framework derives), training
 	 * 7 (micro batch, grad accum, recompute, recompute_layers, attention,

@@ -80,31 +80,44 @@ static size_t read_log(const char *path, struct log_row *rows, size_t max)
 	return n;
 }
 
-START_TEST(test_log_h100_2x8_large_sizes)
+/* With the dgx-h100 preset and no calibration, busbw for every size >=
+ * 256 MiB within 15% of measured (both columns). */
+static void check_log(const char *file, uint64_t nodes)
 {
-	/* issue 10: with the dgx-h100 preset and no calibration, busbw for
-	 * every size >= 256 MiB within 15% of measured (both columns) */
 	struct log_row rows[64];
 	char path[512];
 	struct dc_net net;
 	size_t n, checked = 0;
-	snprintf(path, sizeof(path), "%s/tests/data/nccl-tests-h100-2x8-ib.txt", DC_SOURCE_DIR);
+	snprintf(path, sizeof(path), "%s/tests/data/%s", DC_SOURCE_DIR, file);
 	n = read_log(path, rows, 64);
 	ck_assert_uint_eq(n, 32); /* 8 B .. 16 GiB by 2 */
-	system_net("dgx-h100", 2, &net);
+	system_net("dgx-h100", nodes, &net);
 	for (size_t i = 0; i < n; i++) {
 		struct dc_net_choice ch;
-		char what[64];
+		char what[96];
 		if (rows[i].size < (256u << 20))
 			continue;
-		ch = run(&net, DC_COLL_ALL_REDUCE, 16, rows[i].size, DC_NET_ALGO_AUTO);
-		snprintf(what, sizeof(what), "busbw at %llu B, out of place", (unsigned long long)rows[i].size);
+		ch = run(&net, DC_COLL_ALL_REDUCE, 8 * nodes, rows[i].size, DC_NET_ALGO_AUTO);
+		snprintf(what, sizeof(what), "%s: busbw at %llu B, out of place", file, (unsigned long long)rows[i].size);
 		assert_rel(ch.busbw_bytes_per_s / 1e9, rows[i].busbw_oop, 0.15, what);
-		snprintf(what, sizeof(what), "busbw at %llu B, in place", (unsigned long long)rows[i].size);
+		snprintf(what, sizeof(what), "%s: busbw at %llu B, in place", file, (unsigned long long)rows[i].size);
 		assert_rel(ch.busbw_bytes_per_s / 1e9, rows[i].busbw_ip, 0.15, what);
+		/* NCCL has no hierarchical algorithm without CollNet */
+		ck_assert_str_ne(ch.algorithm, "hierarchical");
 		checked++;
 	}
 	ck_assert_uint_eq(checked, 7); /* 256 MiB .. 16 GiB */
+}
+
+START_TEST(test_log_h100_2x8_large_sizes)
+{
+	check_log("nccl-tests-h100-2x8-ib.txt", 2);
+}
+END_TEST
+
+START_TEST(test_log_h100_4x8_large_sizes)
+{
+	check_log("nccl-tests-h100-4x8-ib.txt", 4);
 }
 END_TEST
 
@@ -165,9 +178,13 @@ START_TEST(test_worked_example_hierarchical)
 	 * node). Hierarchical: NVLink carries 2 x 7/8 S = 1,879,048,192 B at
 	 * 240 GB/s = 7.829367 ms; the NICs 2 x 1/2 x S = 2^30 B at 200 GB/s =
 	 * 5.368709 ms; pipelined, the NVLink side sets it; latency 8.4 +
-	 * 2 x 7 x 3.4 + 2 x 1 x 14 = 84 us: 7.913367 ms. Ring: 2 x 15/16 x S /
-	 * min(240, 200) GB/s = 10.066 ms + latency; tree: 2^30 / (0.92 x 120
-	 * GB/s) = 9.726 ms + latency; so auto takes the hierarchy. */
+	 * 2 x 7 x 3.4 + 2 x 1 x 14 = 84 us: 7.913367 ms. NCCL has no such
+	 * algorithm without CollNet, so auto takes it only with
+	 * cluster.collnet. Without: the tree, Simple: 8.4 + 2 x (7 x 4.0 + 1 x
+	 * 14) = 92.4 us + 2^30 / (0.92 x min(240 / 2, 200) GB/s) = 9.725931 ms
+	 * (16 channels x 23.6 / 2 GB/s does not cap it; the size factor is 1
+	 * past 256 MiB); the ring: (8.4 + 28 x 3.4 + 2 x 14) x 1.4 us + 2 x
+	 * 15/16 x S / 200 GB/s = 10.25 ms. */
 	struct dc_net net;
 	struct dc_net_choice ch;
 	double t = 84e-6 + 1879048192.0 / 240e9;
@@ -175,10 +192,15 @@ START_TEST(test_worked_example_hierarchical)
 	ch = run(&net, DC_COLL_ALL_REDUCE, 16, 1ull << 30, DC_NET_ALGO_HIER);
 	assert_rel(ch.time_s, t, 1e-12, "hierarchical");
 	ch = run(&net, DC_COLL_ALL_REDUCE, 16, 1ull << 30, DC_NET_ALGO_AUTO);
-	ck_assert_str_eq(ch.algorithm, "hierarchical");
-	assert_rel(ch.time_s, t, 1e-12, "auto");
+	ck_assert_str_eq(ch.algorithm, "tree");
+	ck_assert_str_eq(ch.protocol, "Simple");
+	assert_rel(ch.time_s, 92.4e-6 + GiB / (0.92 * 120e9), 1e-12, "auto without collnet");
 	ch = run(&net, DC_COLL_ALL_REDUCE, 16, 1ull << 30, DC_NET_ALGO_RING);
-	assert_rel(ch.time_s, 2.0 * 15 / 16 * GiB / 200e9 + (8.4 + 26 * 3.4 + 4 * 14) * 1e-6, 1e-12, "ring");
+	assert_rel(ch.time_s, 2.0 * 15 / 16 * GiB / 200e9 + (8.4 + 28 * 3.4 + 2 * 14) * 1.4e-6, 1e-12, "ring");
+	net.collnet = 1;
+	ch = run(&net, DC_COLL_ALL_REDUCE, 16, 1ull << 30, DC_NET_ALGO_AUTO);
+	ck_assert_str_eq(ch.algorithm, "hierarchical");
+	assert_rel(ch.time_s, t, 1e-12, "auto with collnet");
 }
 END_TEST
 
@@ -186,14 +208,149 @@ START_TEST(test_small_messages_take_a_low_latency_protocol)
 {
 	/* 8 B on 2 x 8 H100: the tree with LL, 6.8 us + 2 x (7 hops x 0.6
 	 * us + 1 hop x 5.0 us) = 25.2 us (the log measures 24.7 us); its
-	 * bytes are nothing: 8 B / (1/2 x min(0.92 x 370.8 / 3.8, 39) GB/s) */
+	 * bytes are nothing: one channel of 16 (8 B < 512 threads x 8 B), so
+	 * 8 B / (370.8 / 2 / 16 x 0.92 / 3.8 GB/s) */
 	struct dc_net net;
 	struct dc_net_choice ch;
 	system_net("dgx-h100", 2, &net);
 	ch = run(&net, DC_COLL_ALL_REDUCE, 16, 8, DC_NET_ALGO_AUTO);
 	ck_assert_str_eq(ch.algorithm, "tree");
 	ck_assert_str_eq(ch.protocol, "LL");
-	assert_rel(ch.time_s, 25.2e-6 + 8.0 / (0.5 * 39.0e9), 1e-9, "8 B");
+	assert_rel(ch.time_s, 25.2e-6 + 8.0 / (370.8e9 / 2 / 16 * 0.92 / 3.8), 1e-12, "8 B");
+}
+END_TEST
+
+START_TEST(test_channels_used)
+{
+	/* enqueue.cc v2.26.2 L1752-1756: a channel is dropped while bytes <
+	 * channels x threads x threshold: Simple 512 x 64 = 32 KiB a channel,
+	 * LL128 640 x 8 = 5 KiB, LL 512 x 8 = 4 KiB x the ring's ranks; NVLS
+	 * keeps its 16. On 2 x 8 H100 (16 channels, 2 x 8 NICs): */
+	struct dc_net net;
+	system_net("dgx-h100", 2, &net);
+	ck_assert_uint_eq(net.channels, 16);
+	ck_assert_uint_eq(dc_net_channels_used(&net, DC_NET_ALGO_RING, DC_NET_PROTO_SIMPLE, 16, 1u << 20), 16);
+	ck_assert_uint_eq(dc_net_channels_used(&net, DC_NET_ALGO_RING, DC_NET_PROTO_SIMPLE, 16, 64u << 10), 2);
+	ck_assert_uint_eq(dc_net_channels_used(&net, DC_NET_ALGO_TREE, DC_NET_PROTO_SIMPLE, 16, 16u << 10), 1);
+	ck_assert_uint_eq(dc_net_channels_used(&net, DC_NET_ALGO_TREE, DC_NET_PROTO_LL128, 16, 40960), 8);
+	/* LL on a ring of 16: 4 KiB x 16 = 64 KiB a channel: 256 KiB is 4 */
+	ck_assert_uint_eq(dc_net_channels_used(&net, DC_NET_ALGO_RING, DC_NET_PROTO_LL, 16, 256u << 10), 4);
+	ck_assert_uint_eq(dc_net_channels_used(&net, DC_NET_ALGO_TREE, DC_NET_PROTO_LL, 16, 256u << 10), 16);
+	ck_assert_uint_eq(dc_net_channels_used(&net, DC_NET_ALGO_NVLS, DC_NET_PROTO_SIMPLE, 16, 8), 16);
+}
+END_TEST
+
+START_TEST(test_channel_cap)
+{
+	/* One node of 8 H100 with a 10 TB/s NVLink and one channel
+	 * (cluster.nccl_channels 1): the tree's bus rate is capped at one
+	 * channel's 38.7 GB/s (perChMaxTreeBws, Hopper, one node; tuning.cc
+	 * v2.26.2 L170-175), 19.35 GB/s of algbw (NCCL's ratio 1/2). 1 GiB,
+	 * tree forced: Simple 2^30 / 19.35e9 = 55.490 ms + 8.4 + 2 x 7 x 4.0 =
+	 * 64.4 us (the size factor is 1 past 256 MiB); LL128 min(19.35 x 7/9,
+	 * 36.7 / 2) = 15.05 GB/s and LL 19.35 / 3.8 are slower. */
+	struct dc_config c;
+	struct dc_net net;
+	struct dc_net_choice ch;
+	fixture_json(&c, "{" MODEL ", \"cluster\": {\"system\": \"dgx-h100\", \"num_nodes\": 1, \"nccl_channels\": 1,"
+			 " \"intra_node\": {\"bandwidth\": \"10000 GB/s\"}}}");
+	dc_net_init(&c, &net);
+	ck_assert_uint_eq(net.channels, 1);
+	ch = run(&net, DC_COLL_ALL_REDUCE, 8, 1ull << 30, DC_NET_ALGO_TREE);
+	ck_assert_str_eq(ch.protocol, "Simple");
+	assert_rel(ch.time_s, 64.4e-6 + GiB / 19.35e9, 1e-12, "one channel");
+	/* 16 channels: 0.92 x 5000 GB/s against 16 x 19.35: the cap still */
+	c.cluster.nccl_channels = 16;
+	dc_net_init(&c, &net);
+	ch = run(&net, DC_COLL_ALL_REDUCE, 8, 1ull << 30, DC_NET_ALGO_TREE);
+	assert_rel(ch.time_s, 64.4e-6 + GiB / (16 * 19.35e9), 1e-12, "sixteen channels");
+}
+END_TEST
+
+START_TEST(test_size_factor)
+{
+	/* The tree's AllReduce on 2 x 8 H100 at two sizes: NCCL's
+	 * treeCorrectionFactor (tuning.cc v2.26.2 L524-528) at knot
+	 * log2(S / 64): 4 MiB is knot 16, 64 MiB knot 20. At both LL128 wins:
+	 * 14 + 2 x (7 x 1.25 + 1 x 8.5) = 48.5 us, and 0.92 x min(370.8 / 2,
+	 * 400) x 120/128 GB/s (under 16 x 36.7 / 2) times the factor, LL128's
+	 * 0.8 at knot 16 and 0.9 at knot 20 (Simple: 0.7 and 0.8, with 92.4 us
+	 * of latency; LL: at most 39 / 2 GB/s). */
+	struct dc_net net;
+	struct dc_net_choice ch;
+	double rate = 0.92 * 185.4e9 * 120.0 / 128.0;
+	system_net("dgx-h100", 2, &net);
+	ck_assert_int_eq(dc_net_size_knot(4u << 20), 16);
+	ck_assert_int_eq(dc_net_size_knot(64u << 20), 20);
+	ck_assert_int_eq(dc_net_size_knot(63), -1);
+	ch = run(&net, DC_COLL_ALL_REDUCE, 16, 4u << 20, DC_NET_ALGO_TREE);
+	ck_assert_str_eq(ch.protocol, "LL128");
+	assert_rel(ch.time_s, 48.5e-6 + 4194304.0 / (rate * 0.8), 1e-12, "4 MiB");
+	ch = run(&net, DC_COLL_ALL_REDUCE, 16, 64u << 20, DC_NET_ALGO_TREE);
+	ck_assert_str_eq(ch.protocol, "LL128");
+	assert_rel(ch.time_s, 48.5e-6 + 67108864.0 / (rate * 0.9), 1e-12, "64 MiB");
+}
+END_TEST
+
+START_TEST(test_pat_one_gpu_per_node)
+{
+	/* AllGather of 1 MiB over 8 nodes of one H100 each, one 50 GB/s NIC,
+	 * 14 us a network hop. PAT (tuning.cc v2.26.2 L341-346): 8 us +
+	 * log2(8) x 14 / 3.5 + 8 x 2.8 = 42.4 us, and S / (0.75 x 50 GB/s) =
+	 * 27.962 us: 70.362 us. The ring: Simple 8.4 + 7 x 14 = 106.4 us +
+	 * 7/8 S / 50 GB/s = 124.75 us; LL128 14 + 7 x 8.5 = 73.5 us + 7/8 S /
+	 * 46 GB/s = 93.45 us; LL 6.6 + 7 x 5 = 41.6 us + 7/8 S / 12.5 GB/s.
+	 * With two GPUs a node PAT cannot run. */
+	struct dc_config c;
+	struct dc_net net;
+	struct dc_net_choice ch;
+	fixture_json(&c, "{" MODEL ", \"cluster\": {\"num_nodes\": 8, \"gpus_per_node\": 1, \"gpu\": \"h100-sxm5-80gb\","
+			 " \"intra_node\": {\"bandwidth\": \"300 GB/s\", \"latency\": \"3.4 us\"},"
+			 " \"inter_node\": {\"bandwidth\": \"50 GB/s\", \"latency\": \"14 us\"}}}");
+	dc_net_init(&c, &net);
+	ch = run(&net, DC_COLL_ALL_GATHER, 8, 1u << 20, DC_NET_ALGO_AUTO);
+	ck_assert_str_eq(ch.algorithm, "pat");
+	ck_assert_str_eq(ch.protocol, "Simple");
+	assert_rel(ch.time_s, 42.4e-6 + 1048576.0 / 37.5e9, 1e-12, "pat");
+	ch = run(&net, DC_COLL_REDUCE_SCATTER, 8, 1u << 20, DC_NET_ALGO_AUTO);
+	ck_assert_str_eq(ch.algorithm, "pat");
+	/* AllReduce has no PAT */
+	{
+		struct dc_net_group g;
+		dc_net_group_ranks(&net, 0, 1, 8, &g);
+		ck_assert_int_eq(dc_net_time(&net, DC_COLL_ALL_REDUCE, &g, 1u << 20, DC_NET_ALGO_PAT, &ch), -1);
+	}
+	c.cluster.gpus_per_node = 2;
+	c.cluster.nvlink_domain = 2;
+	c.cluster.num_nodes = 4;
+	dc_net_init(&c, &net);
+	ch = run(&net, DC_COLL_ALL_GATHER, 8, 1u << 20, DC_NET_ALGO_AUTO);
+	ck_assert_str_ne(ch.algorithm, "pat");
+}
+END_TEST
+
+START_TEST(test_every_nic)
+{
+	/* 8 GPUs and 32 NICs of 100 Gb/s a node (an AWS p5's 32 x 100 Gb/s
+	 * EFA): a group over every GPU of two nodes uses all 32, 32 x 12.5 =
+	 * 400 GB/s a node (one NIC per GPU would give 100 GB/s); a group of
+	 * every other GPU (4 a node) brings 4 x 4 = 16 NICs, 200 GB/s. */
+	struct dc_config c;
+	struct dc_net net;
+	struct dc_net_group g;
+	fixture_json(&c, "{" MODEL ", \"cluster\": {\"num_nodes\": 2, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+			 " \"intra_node\": {\"bandwidth\": \"370.8 GB/s\"}, \"inter_node\": {\"bandwidth\": \"100 Gb/s\"},"
+			 " \"nics_per_node\": 32}}");
+	dc_net_init(&c, &net);
+	dc_net_group_ranks(&net, 0, 1, 16, &g);
+	ck_assert_uint_eq(g.rails, 32);
+	assert_rel(dc_net_node_bw(&net, &g), 400e9, 1e-15, "32 NICs");
+	dc_net_group_progression(&net, 0, 2, 8, &g);
+	ck_assert_uint_eq(g.rails, 16);
+	ck_assert_uint_eq(g.concurrent, 1);
+	assert_rel(dc_net_node_bw(&net, &g), 200e9, 1e-15, "16 NICs");
+	/* NCCL's default channels: 2 x 32 NICs, at most 32 */
+	ck_assert_uint_eq(net.channels, 32);
 }
 END_TEST
 
@@ -238,9 +395,10 @@ START_TEST(test_default_config_dp_follows_its_nics)
 	/* configs/systems.json: 2 nodes x 4 GPUs, TP 4 inside, DP 2 across,
 	 * one 400 Gb/s NIC per node, 10 us a network hop. The four DP groups
 	 * ([0, 4] .. [3, 7]) share the NIC: 12.5 GB/s each. A 25 MiB bucket
-	 * AllReduce on 2 ranks (ring, Simple: 2 steps, both over the network):
-	 * 8.4 us + 2 x 10 us + 26,214,400 B / 12.5e9 = 2.125552 ms; with one
-	 * NIC per GPU 8.4 + 20 us + 26,214,400 / 50e9 = 0.552688 ms. */
+	 * AllReduce on 2 ranks (ring, Simple: 2 steps, both over the network;
+	 * the ring's plateau x 1.4 across nodes): (8.4 us + 2 x 10 us) x 1.4 +
+	 * 26,214,400 B / 12.5e9 = 2.136912 ms; with one NIC per GPU 39.76 us +
+	 * 26,214,400 / 50e9 = 0.564048 ms. */
 	struct dc_config c;
 	struct dc_comm m;
 	const char *err = NULL;
@@ -250,20 +408,23 @@ START_TEST(test_default_config_dp_follows_its_nics)
 	ck_assert_int_eq(dc_comm_compute(plan_of(&c), &m, &err), 0);
 	x = &m.s[DC_STRAT_DP].coll[0];
 	ck_assert_uint_eq(x->msg_bytes, 26214400);
-	assert_rel(x->time_s / (double)x->count, 28.4e-6 + 26214400.0 / 12.5e9, 1e-12, "one NIC");
+	assert_rel(x->time_s / (double)x->count, 39.76e-6 + 26214400.0 / 12.5e9, 1e-12, "one NIC");
 	ck_assert_str_eq(x->algorithm, "ring");
 	c.cluster.nics_per_node = 4;
 	ck_assert_int_eq(dc_comm_compute(plan_of(&c), &m, &err), 0);
 	x = &m.s[DC_STRAT_DP].coll[0];
-	assert_rel(x->time_s / (double)x->count, 28.4e-6 + 26214400.0 / 50e9, 1e-12, "four NICs");
+	assert_rel(x->time_s / (double)x->count, 39.76e-6 + 26214400.0 / 50e9, 1e-12, "four NICs");
 	/* collective.algorithm forces it: a tree on one rank per node, 0.92
-	 * of the NIC, 2 x log2(2) network hops of 10 us x 28/14 */
+	 * of the NIC; LL128 wins: 14 us + 2 x log2(2) network hops of 10 us x
+	 * 8.5/14, and 120/128 of the rate times the size factor at knot 18
+	 * (25 MiB / 64 B = 2^18.6), 0.9 (Simple: 0.7) */
 	c.collective.algorithm = DC_NET_ALGO_TREE;
 	ck_assert_int_eq(dc_comm_compute(plan_of(&c), &m, &err), 0);
 	x = &m.s[DC_STRAT_DP].coll[0];
 	ck_assert_str_eq(x->algorithm, "tree");
-	ck_assert_str_eq(x->protocol, "Simple");
-	assert_rel(x->time_s / (double)x->count, 40e-6 + 26214400.0 / (0.92 * 50e9), 1e-12, "tree");
+	ck_assert_str_eq(x->protocol, "LL128");
+	assert_rel(x->time_s / (double)x->count, (14 + 2 * 10 * 8.5 / 14) * 1e-6 + 26214400.0 / (0.92 * 50e9 * 120 / 128 * 0.9),
+		   1e-12, "tree");
 }
 END_TEST
 
@@ -430,7 +591,7 @@ START_TEST(test_presets)
 	ck_assert_int_eq(c.collective.algorithm, DC_NET_ALGO_HIER);
 	ck_assert_int_eq(load_msg("{" MODEL ", \"cluster\": {\"system\": \"dgx-h100\", \"num_nodes\": 2},"
 				  " \"collective\": {\"algorithm\": \"collnet\"}}", msg, sizeof(msg), &c), -1);
-	ck_assert_msg(strstr(msg, "'collective.algorithm': unknown value \"collnet\"; expected one of \"auto\", \"ring\", \"hierarchical\", \"tree\", \"nvls\"") != NULL, "%s", msg);
+	ck_assert_msg(strstr(msg, "'collective.algorithm': unknown value \"collnet\"; expected one of \"auto\", \"ring\", \"hierarchical\", \"tree\", \"nvls\", \"pat\"") != NULL, "%s", msg);
 }
 END_TEST
 
@@ -468,6 +629,12 @@ static Suite *net_suite(void)
 	tcase_add_test(tc, test_forced_and_trivial);
 	tcase_add_test(tc, test_presets);
 	tcase_add_test(tc, test_nvlink_domain_spans_nodes);
+	tcase_add_test(tc, test_log_h100_4x8_large_sizes);
+	tcase_add_test(tc, test_channels_used);
+	tcase_add_test(tc, test_channel_cap);
+	tcase_add_test(tc, test_size_factor);
+	tcase_add_test(tc, test_pat_one_gpu_per_node);
+	tcase_add_test(tc, test_every_nic);
 	suite_add_tcase(s, tc);
 	return s;
 }

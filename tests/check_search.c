@@ -311,11 +311,13 @@ static void table1(const char *name, uint64_t tp, uint64_t pp)
 			*t++ = 0;
 	}
 	with[n] = NULL;
-	/* 1.20, not the 1.15 of Table 3: with the 2021 gradient AllReduce after
+	/* 1.21, not the 1.15 of Table 3: with the 2021 gradient AllReduce after
 	 * the flush (overlap.dp false), the 18.4B's tp 8 without a pipeline
 	 * pays it all, and the model, which charges no per-microbatch cost,
-	 * prefers tp 2 with an interleaved pipeline (docs/search.md) */
-	published(path, with, 1.20);
+	 * prefers tp 2 with an interleaved pipeline (docs/search.md); the
+	 * ring's plateau latency across nodes (NCCL tuning.cc v2.26.2
+	 * L539-542) moved it from 1.198 to 1.201 */
+	published(path, with, 1.21);
 }
 
 START_TEST(test_megatron_2021_published_layouts)

@@ -160,6 +160,7 @@ enum dc_net_algo {
 	DC_NET_ALGO_HIER, /* intra reduce-scatter, inter over every rail, intra all-gather */
 	DC_NET_ALGO_TREE, /* double binary tree between nodes, chain inside */
 	DC_NET_ALGO_NVLS, /* NVLink SHARP inside a domain (+ every rail between) */
+	DC_NET_ALGO_PAT,  /* NCCL's PAT: AllGather / ReduceScatter at one GPU per node */
 	DC_NET_ALGO_COUNT,
 };
 
@@ -172,6 +173,15 @@ enum dc_system {
 	DC_SYSTEM_DGX_B200,
 	DC_SYSTEM_GB200_NVL72,
 	DC_SYSTEM_HGX_H800,
+};
+
+/* cluster.network: the fabric between nodes, for its latency and CPU
+ * overhead per step (docs/network-model.md, "Fabrics"). */
+enum dc_network {
+	DC_NETWORK_IB,    /* InfiniBand (NCCL's own IB transport) */
+	DC_NETWORK_ROCE,  /* RoCE (NCCL's IB transport over Ethernet) */
+	DC_NETWORK_EFA,   /* AWS Elastic Fabric Adapter (aws-ofi-nccl plugin) */
+	DC_NETWORK_TCPXO, /* GCP GPUDirect-TCPXO (the FasTrak plugin) */
 };
 
 /* cluster.nic_path: the slowest GPU-to-NIC path, as `nvidia-smi topo -m`
@@ -267,6 +277,9 @@ struct dc_cluster {
 	enum dc_system system;      /* cluster.system; its values fill keys the config leaves out */
 	uint64_t nvlink_domain;     /* GPUs sharing NVLink; the loader fills gpus_per_node by default */
 	int nvls;                   /* NVLink SHARP available */
+	int collnet;                /* cluster.collnet: CollNet / SHARP in the network switches */
+	uint64_t nccl_channels;     /* cluster.nccl_channels; 0: NCCL's default for the system (net.h) */
+	enum dc_network network;    /* cluster.network */
 	uint64_t nics_per_node;     /* the loader fills gpus_per_node by default: one NIC per GPU */
 	double oversubscription;    /* >= 1 */
 	uint64_t nodes_per_leaf;    /* 0: every node under one leaf switch */
@@ -635,6 +648,7 @@ const char *dc_dtype_name(enum dc_dtype t);
 uint64_t dc_dtype_bytes(enum dc_dtype t);
 const char *dc_system_name(enum dc_system s);
 const char *dc_nic_path_name(enum dc_nic_path p);
+const char *dc_network_name(enum dc_network n);
 const char *dc_attention_name(enum dc_attention a);
 const char *dc_framework_name(enum dc_framework f);
 const char *dc_precision_preset_name(enum dc_precision_preset p);

@@ -52,6 +52,21 @@ enum dc_net_proto {
 	DC_NET_PROTO_COUNT,
 };
 
+/* GPU generations, for NCCL's per-generation protocol caps (tuning.cc's
+ * compCapIndex: SM70, SM80 (and SM86/89), SM90, SM100 on). */
+enum dc_net_gen {
+	DC_NET_GEN_VOLTA,
+	DC_NET_GEN_AMPERE,
+	DC_NET_GEN_HOPPER,
+	DC_NET_GEN_BLACKWELL,
+	DC_NET_GEN_COUNT,
+};
+
+/* Knots of the size-dependent bandwidth factor: one per power of two of
+ * the message size from 64 B (knot k covers [64 x 2^k, 64 x 2^(k+1)) B),
+ * as NCCL's treeCorrectionFactor (tuning.cc v2.26.2 L524-528). */
+#define DC_NET_SIZE_KNOTS 24
+
 /* The cluster as the model sees it, made once from the config
  * (dc_net_init); plain data, so a caller (calibration) may change any
  * field before pricing. */
@@ -69,7 +84,31 @@ struct dc_net {
 	double oversubscription;       /* >= 1: leaf uplinks / downlinks */
 	uint64_t nodes_per_leaf;       /* nodes under one leaf switch; 0: all under one */
 	enum dc_net_algo algorithm;    /* collective.algorithm: AUTO or one forced */
+	int collnet;                   /* cluster.collnet: auto may take the hierarchical algorithm */
+	enum dc_net_gen gen;           /* from cluster.gpu (Ampere without one) */
+	uint64_t channels;             /* ring / tree channels (cluster.nccl_channels or NCCL's default), >= 1 */
+	uint64_t nvls_channels;        /* NVLS channels: NCCL_NVLS_NCHANNELS' default, 16 */
+	double plugin_latency_s;       /* the network plugin's latency, added per hop between nodes (twice for Simple) */
+	double net_overhead_s;         /* the CPU's cost of posting one network step (Simple: 3x) */
+	/* bandwidth factor by message size: tree[p] for the tree's AllReduce
+	 * (NCCL's treeCorrectionFactor; also the NVLS tree's on Blackwell, as
+	 * NCCL master), all[k] for every algorithm and protocol (1 unless a
+	 * calibration fitted it) */
+	double tree_factor[DC_NET_PROTO_COUNT][DC_NET_SIZE_KNOTS];
+	double size_factor[DC_NET_SIZE_KNOTS];
 };
+
+/* The knot of a message of `bytes` (log2(bytes / 64), clamped to the
+ * table), or -1 below 64 B. */
+int dc_net_size_knot(uint64_t bytes);
+
+/* The channels NCCL runs a call of `bytes` on (enqueue.cc v2.26.2
+ * L1752-1756): it drops a channel while bytes < channels x threads x
+ * threshold, down to one; threads and threshold per protocol (512 x 8 for
+ * LL, x nranks on a ring; 640 x 8 for LL128; 512 x 64 for Simple). NVLS
+ * always runs nvls_channels. */
+uint64_t dc_net_channels_used(const struct dc_net *net, enum dc_net_algo a, enum dc_net_proto p, uint64_t ranks,
+			      uint64_t bytes);
 
 /* The shape of one group and its neighbours on the wire. Nodes here are
  * NVLink domains: ranks of one domain talk over NVLink. */
@@ -140,7 +179,7 @@ double dc_net_busbw_factor(enum dc_coll_kind op, uint64_t p);
  * NIC rate x path factor / concurrent, / oversubscription across leaves. */
 double dc_net_node_bw(const struct dc_net *net, const struct dc_net_group *g);
 
-/* "auto", "ring", "hierarchical", "tree", "nvls"; "LL", "LL128", "Simple". */
+/* "auto", "ring", "hierarchical", "tree", "nvls", "pat"; "LL", "LL128", "Simple". */
 const char *dc_net_algo_name(enum dc_net_algo a);
 const char *dc_net_proto_name(enum dc_net_proto p);
 

@@ -18,40 +18,50 @@
 
 /* ---- the model's constants (docs/network-model.md, "Protocols") ---- */
 
-/* Start-up latency of a call, per algorithm and protocol (NCCL's baseLat:
- * ring 6.6 / 14 / 8.4 us, tree 6.8 / 14 / 0 us, NVLS 0). */
+/* Start-up latency of a call, per algorithm and protocol (NCCL's baseLat,
+ * tuning.cc v2.26.2 L120-123: tree 6.8 / 14 / 8.4 us, ring 6.6 / 14 /
+ * 8.4 us, NVLS 0; PAT's 8 us is added in price_pat, L343). */
 static const double base_lat_s[DC_NET_ALGO_COUNT][DC_NET_PROTO_COUNT] = {
 	[DC_NET_ALGO_RING] = {6.6 * US, 14.0 * US, 8.4 * US},
 	[DC_NET_ALGO_HIER] = {6.6 * US, 14.0 * US, 8.4 * US},
-	[DC_NET_ALGO_TREE] = {6.8 * US, 14.0 * US, 0},
+	[DC_NET_ALGO_TREE] = {6.8 * US, 14.0 * US, 8.4 * US},
 	[DC_NET_ALGO_NVLS] = {0, 0, 0},
+	[DC_NET_ALGO_PAT] = {0, 0, 0},
 };
 
 /* Latency of one hop relative to the config's per-hop latency (the ring's
  * Simple hop): NCCL's hwLat of the pair / its ring Simple hwLat, NVLink
- * (3.4 us) inside a domain and the network (14 us) between. */
+ * (3.4 us) inside a domain and the network (14 us) between (tuning.cc
+ * v2.26.2 L129-142: NVLink tree 0.6 / 1.25 / 4.0, ring 0.6 / 1.9 / 3.4,
+ * NVLS 25; network tree 5.0 / 8.5 / 14, ring 2.7 / 4.0 / 14, NVLS tree 14). */
 static const double hop_intra[DC_NET_ALGO_COUNT][DC_NET_PROTO_COUNT] = {
 	[DC_NET_ALGO_RING] = {0.6 / 3.4, 1.9 / 3.4, 1.0},
 	[DC_NET_ALGO_HIER] = {0.6 / 3.4, 1.9 / 3.4, 1.0},
-	[DC_NET_ALGO_TREE] = {0.6 / 3.4, 1.25 / 3.4, 28.0 / 3.4},
-	[DC_NET_ALGO_NVLS] = {0, 0, 23.0 / 3.4},
+	[DC_NET_ALGO_TREE] = {0.6 / 3.4, 1.25 / 3.4, 4.0 / 3.4},
+	[DC_NET_ALGO_NVLS] = {0, 0, 25.0 / 3.4},
+	[DC_NET_ALGO_PAT] = {0, 0, 0},
 };
 static const double hop_inter[DC_NET_ALGO_COUNT][DC_NET_PROTO_COUNT] = {
 	[DC_NET_ALGO_RING] = {2.7 / 14.0, 4.0 / 14.0, 1.0},
 	[DC_NET_ALGO_HIER] = {2.7 / 14.0, 4.0 / 14.0, 1.0},
-	[DC_NET_ALGO_TREE] = {5.0 / 14.0, 8.5 / 14.0, 28.0 / 14.0},
+	[DC_NET_ALGO_TREE] = {5.0 / 14.0, 8.5 / 14.0, 14.0 / 14.0},
 	[DC_NET_ALGO_NVLS] = {0, 0, 14.0 / 14.0},
+	[DC_NET_ALGO_PAT] = {5.0 / 14.0, 8.5 / 14.0, 14.0 / 14.0},
 };
 
 /* LL moves 8 bytes of which 4 are data and its flag stores serialise:
  * 1/4 of the rate for an AllReduce or across nodes, 1/3 otherwise, and no
- * more than 87.7 GB/s of bus bandwidth in one node, 39.0 GB/s on two
- * nodes, 20.4 GB/s on more (NCCL's llMaxBws, Intel hosts). */
+ * more bus bandwidth than NCCL's llMaxBws (tuning.cc v2.26.2 L151-156):
+ * in one node by GPU generation, across nodes by CPU (Intel hosts' row:
+ * 39.0 GB/s on two nodes, 20.4 on more). */
 #define LL_SHARE_AR 0.25
 #define LL_SHARE (1.0 / 3.0)
-static double ll_cap_bytes_per_s(uint64_t nodes)
+static const double ll_max_one_node[DC_NET_GEN_COUNT] = {39.0, 87.7, 141.0, 2 * 141.0};
+static double ll_cap_bytes_per_s(const struct dc_net *net, uint64_t nodes)
 {
-	return nodes <= 1 ? 87.7 * GBPS : nodes == 2 ? 39.0 * GBPS : 20.4 * GBPS;
+	if (nodes <= 1)
+		return ll_max_one_node[net->gen] * GBPS;
+	return nodes == 2 ? 39.0 * GBPS : 20.4 * GBPS;
 }
 /* LL128: 120 of every 128 bytes are data; NCCL takes 0.92 of the rate. */
 #define LL128_SHARE 0.92
@@ -59,8 +69,43 @@ static double ll_cap_bytes_per_s(uint64_t nodes)
  * and 120/128 across nodes. */
 #define TREE_SHARE 0.92
 #define TREE_LL_SHARE (1.0 / 3.8)
-/* NVLS moves 5/6 of what the NVLink port could (NCCL's NVLS ratio). */
+/* NVLS and the NVLS tree move 5/6 of what their links could (NCCL's NVLS
+ * ratio, tuning.cc v2.26.2 L293, applied to the whole bandwidth). */
 #define NVLS_SHARE (5.0 / 6.0)
+/* PAT keeps 3/4 of the network's rate (tuning.cc v2.26.2 L262). */
+#define PAT_SHARE 0.75
+
+/* Per-channel bus-bandwidth caps, GB/s, by generation and nodes (1, 2,
+ * more): tuning.cc v2.26.2 L158-175 (ring LL128, tree LL128, tree) and
+ * master's perChMaxNVLSTreeBws (src/graph/tuning.cc L205-211). */
+static const double per_ch_ring_ll128[DC_NET_GEN_COUNT][3] = {
+	{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {2 * 36.7, 2 * 36.7, 2 * 36.7}};
+static const double per_ch_tree_ll128[DC_NET_GEN_COUNT][3] = {
+	{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {2 * 36.7, 2 * 36.7, 2 * 29.0}};
+static const double per_ch_tree[DC_NET_GEN_COUNT][3] = {
+	{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {2 * 38.7, 2 * 41.4, 2 * 36.0}};
+static const double per_ch_nvls_tree[DC_NET_GEN_COUNT][3] = {
+	{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0, 57.7, 45.5}, {0, 96.0, 80.0}};
+
+static int nodes_index(uint64_t nodes)
+{
+	return nodes <= 1 ? 0 : nodes == 2 ? 1 : 2;
+}
+
+/* NCCL's treeCorrectionFactor (tuning.cc v2.26.2 L524-528): the tree's
+ * AllReduce bandwidth by message size, knot k at 64 x 2^k bytes, per
+ * protocol (LL, LL128, Simple); 1 past the table. */
+static const double tree_correction[DC_NET_PROTO_COUNT][23] = {
+	{1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+	{1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+	{.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
+};
+
+/* Threads per channel and bytes per thread before NCCL adds a channel
+ * (src/include/device.h v2.26.2: 512 LL, 640 LL128, 512 Simple threads;
+ * src/include/comm.h L37-39: thresholds 8, 8, 64). */
+static const uint64_t ch_threads[DC_NET_PROTO_COUNT] = {512, 640, 512};
+static const uint64_t ch_threshold[DC_NET_PROTO_COUNT] = {8, 8, 64};
 
 /* ---- shapes ---- */
 
@@ -84,12 +129,14 @@ static double max_d(double a, double b)
 	return a > b ? a : b;
 }
 
-/* ceil(log2(n)) for n >= 1 */
-static uint64_t log2_ceil(uint64_t n)
+/* floor(log2(n)) for n >= 1 (NCCL's log2i) */
+static uint64_t log2_floor(uint64_t n)
 {
 	uint64_t k = 0;
-	while (((uint64_t)1 << k) < n && k < 63)
+	while (n > 1) {
+		n >>= 1;
 		k++;
+	}
 	return k;
 }
 
@@ -127,6 +174,13 @@ static void shape(const struct dc_net *net, uint64_t first, uint64_t stride, uin
 	node_rails = min_u64(node_ranks, nics / dc_gcd_u64(stride % nics ? stride % nics : nics, nics));
 	if (node_rails == 0)
 		node_rails = 1;
+	/* more NICs than GPUs (a p5's 32 for 8): NCCL spreads a GPU's
+	 * channels over the NICs nearest it, so each rank brings nics / gpn of
+	 * them (every NIC of the node when all its GPUs take part) */
+	if (nics > gpn && stride < gpn)
+		node_rails = node_ranks * (nics / gpn);
+	else if (nics > gpn)
+		node_rails = nics / gpn;
 	/* a domain of several nodes holds ranks_per_node / node_ranks of them */
 	g->rails = node_rails * max_u64(1, g->ranks_per_node / node_ranks);
 	/* every GPU of the node in a group like this one: a NIC serves
@@ -215,12 +269,68 @@ static double ring_share(enum dc_net_proto p, enum dc_coll_kind op, uint64_t nod
 	return 1;
 }
 
+int dc_net_size_knot(uint64_t bytes)
+{
+	uint64_t k = 0, b = bytes >> 6;
+	if (b == 0)
+		return -1;
+	while (b > 1) {
+		b >>= 1;
+		k++;
+	}
+	return k >= DC_NET_SIZE_KNOTS ? DC_NET_SIZE_KNOTS - 1 : (int)k;
+}
+
+uint64_t dc_net_channels_used(const struct dc_net *net, enum dc_net_algo a, enum dc_net_proto p, uint64_t ranks,
+			      uint64_t bytes)
+{
+	uint64_t nc = net->channels ? net->channels : 1, per;
+	if (a == DC_NET_ALGO_NVLS)
+		return net->nvls_channels ? net->nvls_channels : 1;
+	if (a == DC_NET_ALGO_PAT || a == DC_NET_ALGO_HIER)
+		return nc;
+	per = ch_threads[p] * ch_threshold[p];
+	if (a == DC_NET_ALGO_RING && p == DC_NET_PROTO_LL)
+		per *= ranks ? ranks : 1; /* tuning.cc v2.26.2 L493 */
+	return bytes / per >= nc ? nc : max_u64(1, bytes / per);
+}
+
+/* What a call of S bytes sees: the channels it runs on and its share of
+ * the full-channel rate, the size factor of every algorithm. */
+struct call {
+	double S;
+	uint64_t bytes, nc;
+	double ch_share; /* nc / channels */
+	int knot;
+};
+
+static void call_init(const struct dc_net *net, enum dc_net_algo a, enum dc_net_proto p, uint64_t ranks,
+		      uint64_t bytes, struct call *c)
+{
+	c->S = (double)bytes;
+	c->bytes = bytes;
+	c->nc = dc_net_channels_used(net, a, p, ranks, bytes);
+	c->ch_share = a == DC_NET_ALGO_NVLS ? 1.0 : (double)c->nc / (double)(net->channels ? net->channels : 1);
+	c->knot = dc_net_size_knot(bytes);
+}
+
+static double size_factor(const struct dc_net *net, const struct call *c)
+{
+	return c->knot >= 0 && net->size_factor[c->knot] > 0 ? net->size_factor[c->knot] : 1.0;
+}
+
+static double tree_factor(const struct dc_net *net, enum dc_net_proto p, const struct call *c)
+{
+	return c->knot >= 0 && net->tree_factor[p][c->knot] > 0 ? net->tree_factor[p][c->knot] : 1.0;
+}
+
 /* A bus rate after the protocol: its share, and LL's ceiling. */
-static double proto_rate(enum dc_net_proto p, enum dc_coll_kind op, uint64_t nodes, double rate)
+static double proto_rate(const struct dc_net *net, enum dc_net_proto p, enum dc_coll_kind op, uint64_t nodes,
+			 double rate)
 {
 	double r = rate * ring_share(p, op, nodes);
 	if (p == DC_NET_PROTO_LL)
-		r = min_d(r, ll_cap_bytes_per_s(nodes));
+		r = min_d(r, ll_cap_bytes_per_s(net, nodes));
 	return r;
 }
 
@@ -229,27 +339,36 @@ static double hop_in(const struct dc_net *net, enum dc_net_algo a, enum dc_net_p
 	return net->nvlink_latency_s * hop_intra[a][p];
 }
 
-static double hop_out(const struct dc_net *net, enum dc_net_algo a, enum dc_net_proto p)
+/* One hop between nodes: NCCL's hwLat scaled to the config's, with one GPU
+ * per node the tree's (every hop exposed), plus the network plugin's
+ * latency, twice for Simple (its flush; tuning.cc v2.26.2 L300-304). */
+static double hop_out(const struct dc_net *net, enum dc_net_algo a, enum dc_net_proto p, int one_per_node)
 {
-	return net->net_latency_s * hop_inter[a][p];
+	double hw = hop_inter[one_per_node ? DC_NET_ALGO_TREE : a][p];
+	return net->net_latency_s * hw + net->plugin_latency_s * (p == DC_NET_PROTO_SIMPLE ? 2.0 : 1.0);
 }
 
 /* Flat ring over p ranks in N domains: the busiest link per rank carries
  * busbw; a node's ring crossings share its NICs (docs: "Ring"). */
-static int price_ring(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g, double S,
-		      enum dc_net_proto pr, struct price *o)
+static int price_ring(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
+		      const struct call *c, enum dc_net_proto pr, struct price *o)
 {
 	uint64_t p = g->ranks, N = g->nodes, steps, inter;
-	double rate = net->nvlink_bw_bytes_per_s, bus_bytes;
+	double rate = net->nvlink_bw_bytes_per_s, bus_bytes, intra_lat;
+	int one = g->ranks_per_node <= 1;
 	if (N > 1)
 		rate = min_d(rate, dc_net_node_bw(net, g));
-	if (g->ranks_per_node <= 1 && N > 1)
+	if (one && N > 1)
 		rate = dc_net_node_bw(net, g); /* every hop is a NIC */
-	rate = proto_rate(pr, op, N, rate);
+	rate *= c->ch_share;
+	rate = proto_rate(net, pr, op, N, rate);
+	if (pr == DC_NET_PROTO_LL128)
+		rate = min_d(rate, (double)c->nc * per_ch_ring_ll128[net->gen][nodes_index(N)] * GBPS);
+	rate *= size_factor(net, c);
 	switch (op) {
 	case DC_COLL_ALL_REDUCE:
 		steps = 2 * (p - 1);
-		inter = N > 1 ? min_u64(steps, 2 * N) : 0;
+		inter = N > 1 ? min_u64(steps, 2 * (N - 1)) : 0;
 		break;
 	case DC_COLL_REDUCE_SCATTER:
 	case DC_COLL_ALL_GATHER:
@@ -266,25 +385,38 @@ static int price_ring(const struct dc_net *net, enum dc_coll_kind op, const stru
 	default:
 		return -1;
 	}
-	bus_bytes = S * dc_net_busbw_factor(op, p);
-	o->lat_s = base_lat_s[DC_NET_ALGO_RING][pr] + (double)(steps - inter) * hop_in(net, DC_NET_ALGO_RING, pr) +
-		   (double)inter * hop_out(net, DC_NET_ALGO_RING, pr);
+	bus_bytes = c->S * dc_net_busbw_factor(op, p);
+	/* across nodes an intra-node step costs at least the CPU's post of a
+	 * network step, three of them for Simple (tuning.cc v2.26.2 L316-322) */
+	intra_lat = hop_in(net, DC_NET_ALGO_RING, pr);
+	if (N > 1)
+		intra_lat = max_d(intra_lat, net->net_overhead_s * (pr == DC_NET_PROTO_SIMPLE ? 3.0 : 1.0));
+	o->lat_s = base_lat_s[DC_NET_ALGO_RING][pr] + (double)(steps - inter) * intra_lat +
+		   (double)inter * hop_out(net, DC_NET_ALGO_RING, pr, one);
+	/* the ring's plateau: a multi-node Simple AllReduce of 64 B or more
+	 * per channel and rank costs 1.4x its latency (1.9x before Ampere;
+	 * tuning.cc v2.26.2 L539-542) */
+	if (pr == DC_NET_PROTO_SIMPLE && N > 1 && op == DC_COLL_ALL_REDUCE &&
+	    c->bytes / ((net->channels ? net->channels : 1) * p) >= 64)
+		o->lat_s *= net->gen == DC_NET_GEN_VOLTA ? 1.9 : 1.4;
 	o->bw_s = bus_bytes / rate;
 	return 0;
 }
 
 /* Hierarchical: reduce-scatter among the r ranks of a domain, the op on
  * each 1/r shard between domains over every rail at once, all-gather back;
- * the three pipelined, so the busiest resource sets the rate. Simple only. */
-static int price_hier(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g, double S,
-		      enum dc_net_proto pr, struct price *o)
+ * the three pipelined, so the busiest resource sets the rate. Simple only.
+ * NCCL has no such algorithm without CollNet (SHARP in the switches): auto
+ * takes it only with cluster.collnet, as its stand-in. */
+static int price_hier(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
+		      const struct call *c, enum dc_net_proto pr, struct price *o)
 {
 	uint64_t r = g->ranks_per_node, N = g->nodes;
-	double rn = (double)r, nn = (double)N;
-	double nv = proto_rate(pr, op, N, net->nvlink_bw_bytes_per_s);
-	double nic = proto_rate(pr, op, N, dc_net_node_bw(net, g));
+	double rn = (double)r, nn = (double)N, S = c->S;
+	double nv = proto_rate(net, pr, op, N, net->nvlink_bw_bytes_per_s) * size_factor(net, c);
+	double nic = proto_rate(net, pr, op, N, dc_net_node_bw(net, g)) * size_factor(net, c);
 	double intra_phases, intra_bytes, inter_bytes, hi = hop_in(net, DC_NET_ALGO_HIER, pr),
-						      ho = hop_out(net, DC_NET_ALGO_HIER, pr);
+						      ho = hop_out(net, DC_NET_ALGO_HIER, pr, 0);
 	if (N < 2 || r < 2 || g->ranks != r * N)
 		return -1; /* one domain, one rank per domain or uneven: the ring is the same or better */
 	if (pr != DC_NET_PROTO_SIMPLE)
@@ -317,52 +449,66 @@ static int price_hier(const struct dc_net *net, enum dc_coll_kind op, const stru
 /* Double binary tree between domains, a chain inside: every rank sends
  * the buffer up (reduce) and down (broadcast), so a port carries 2S; a
  * domain sends S to the network on two domains, 2S on more. AllReduce
- * only. */
-static int price_tree(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g, double S,
-		      enum dc_net_proto pr, struct price *o)
+ * only. NCCL's caps per channel and its size factor apply. */
+static int price_tree(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
+		      const struct call *c, enum dc_net_proto pr, struct price *o)
 {
 	uint64_t N = g->nodes, r = g->ranks_per_node;
-	double rate = net->nvlink_bw_bytes_per_s / 2.0, share = 1;
+	int ni = nodes_index(N);
+	double rate = net->nvlink_bw_bytes_per_s / 2.0, share = 1, nc = (double)c->nc;
 	if (op != DC_COLL_ALL_REDUCE || g->ranks < 2)
 		return -1;
 	if (r <= 1 && N > 1)
 		rate = dc_net_node_bw(net, g) / (N > 2 ? 2.0 : 1.0);
 	else if (N > 1)
 		rate = min_d(rate, dc_net_node_bw(net, g) / (N > 2 ? 2.0 : 1.0));
-	rate *= TREE_SHARE;
+	rate *= c->ch_share;
+	/* NCCL's bus rate is twice this (its ratio 0.5, tuning.cc L294): the
+	 * per-channel caps halve */
+	rate = min_d(rate * TREE_SHARE, nc * per_ch_tree[net->gen][ni] * GBPS / 2.0);
 	if (pr == DC_NET_PROTO_LL)
-		rate = min_d(rate * TREE_LL_SHARE, ll_cap_bytes_per_s(N) / 2.0);
-	else if (pr == DC_NET_PROTO_LL128)
+		rate = min_d(rate * TREE_LL_SHARE, ll_cap_bytes_per_s(net, N) / 2.0);
+	else if (pr == DC_NET_PROTO_LL128) {
 		share = N == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
-	rate *= share;
+		rate = min_d(rate * share, nc * per_ch_tree_ll128[net->gen][ni] * GBPS / 2.0);
+	}
+	rate *= tree_factor(net, pr, c) * size_factor(net, c);
 	o->lat_s = base_lat_s[DC_NET_ALGO_TREE][pr] +
 		   2.0 * ((double)(r > 0 ? r - 1 : 0) * hop_in(net, DC_NET_ALGO_TREE, pr) +
-			  (double)log2_ceil(N) * hop_out(net, DC_NET_ALGO_TREE, pr));
-	o->bw_s = S / rate;
+			  (double)log2_floor(N) * hop_out(net, DC_NET_ALGO_TREE, pr, r <= 1));
+	o->bw_s = c->S / rate;
 	return 0;
 }
 
 /* NVLS: the NVSwitch reduces and multicasts. In one domain a rank's port
  * carries (1 + 1/r) S each way (every rank's buffer read once by the
- * switch, its reduced 1/r written once and multicast); across domains each
- * 1/r shard also moves between the GPU that reduces it and the GPU whose
- * NIC carries it, (1 + 2/r) S, while the domains run a tree over every
- * rail (S per domain on two, 2S on more). Simple only. */
-static int price_nvls(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g, double S,
-		      enum dc_net_proto pr, struct price *o)
+ * switch, its reduced 1/r written once and multicast); across domains
+ * (NCCL's NVLS tree) each 1/r shard also moves between the GPU that
+ * reduces it and the GPU whose NIC carries it, (1 + 2/r) S, while the
+ * domains run a tree over every rail (S per domain on two, 2S on more).
+ * NCCL keeps 5/6 of both (tuning.cc v2.26.2 L293) and caps an NVLS-tree
+ * channel (master L205-211). Simple only. */
+static int price_nvls(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
+		      const struct call *c, enum dc_net_proto pr, struct price *o)
 {
 	uint64_t N = g->nodes, r = g->ranks_per_node;
-	double rn = (double)r, port = NVLS_SHARE * net->nvlink_bw_bytes_per_s, load;
+	double rn = (double)r, port = NVLS_SHARE * net->nvlink_bw_bytes_per_s * size_factor(net, c), load, S = c->S;
 	if (!net->nvls || pr != DC_NET_PROTO_SIMPLE || r < 2 || g->ranks != r * N)
 		return -1;
 	if (op == DC_COLL_ALL_REDUCE) {
+		double f = net->gen == DC_NET_GEN_BLACKWELL && N > 1 ? tree_factor(net, pr, c) : 1.0;
 		load = N > 1 ? (1.0 + 2.0 / rn) * S : (1.0 + 1.0 / rn) * S;
-		o->bw_s = load / port;
-		if (N > 1)
-			o->bw_s = max_d(o->bw_s, (N > 2 ? 2.0 : 1.0) * S / dc_net_node_bw(net, g));
+		o->bw_s = load / (port * f);
+		if (N > 1) {
+			double cap = (double)c->nc * per_ch_nvls_tree[net->gen][nodes_index(N)] * GBPS;
+			o->bw_s = max_d(o->bw_s, (N > 2 ? 2.0 : 1.0) * S /
+							 (NVLS_SHARE * dc_net_node_bw(net, g) * size_factor(net, c) * f));
+			if (cap > 0) /* a bus rate: busbw = 2(p-1)/p x algbw */
+				o->bw_s = max_d(o->bw_s, S * dc_net_busbw_factor(op, g->ranks) / cap);
+		}
 		o->lat_s = hop_in(net, DC_NET_ALGO_NVLS, pr);
 		if (N > 1)
-			o->lat_s += 2.0 * (double)log2_ceil(N) * hop_out(net, DC_NET_ALGO_NVLS, pr);
+			o->lat_s += 2.0 * (double)log2_floor(N) * hop_out(net, DC_NET_ALGO_NVLS, pr, 0);
 		return 0;
 	}
 	if ((op == DC_COLL_REDUCE_SCATTER || op == DC_COLL_ALL_GATHER) && N == 1) {
@@ -375,14 +521,31 @@ static int price_nvls(const struct dc_net *net, enum dc_coll_kind op, const stru
 	return -1;
 }
 
+/* PAT (NCCL 2.23 on): AllGather and ReduceScatter over one GPU per node,
+ * Simple only, 3/4 of the network's rate for the whole buffer S, and a
+ * latency of 8 us + log2(N) network hops / 3.5 + 2.8 us per rank
+ * (tuning.cc v2.26.2 L177-185, L240-248, L262, L341-346). */
+static int price_pat(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
+		     const struct call *c, enum dc_net_proto pr, struct price *o)
+{
+	uint64_t N = g->nodes;
+	if ((op != DC_COLL_ALL_GATHER && op != DC_COLL_REDUCE_SCATTER) || pr != DC_NET_PROTO_SIMPLE ||
+	    g->ranks_per_node != 1 || N < 2 || g->ranks != N)
+		return -1;
+	o->bw_s = c->S / (PAT_SHARE * dc_net_node_bw(net, g) * size_factor(net, c));
+	o->lat_s = 8.0 * US + (double)log2_floor(N) * hop_out(net, DC_NET_ALGO_PAT, pr, 1) / 3.5 +
+		   (double)g->ranks * 2.8 * US;
+	return 0;
+}
+
 /* Point to point (send, AlltoAll): every peer's share on the link to it,
  * all at once; LL or Simple. */
-static int price_p2p(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g, double S,
-		     enum dc_net_proto pr, struct price *o)
+static int price_p2p(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
+		     const struct call *c, enum dc_net_proto pr, struct price *o)
 {
 	uint64_t p = g->ranks, r = g->ranks_per_node;
 	double nv = net->nvlink_bw_bytes_per_s, nic = dc_net_node_bw(net, g) / (double)(r ? r : 1);
-	double share = pr == DC_NET_PROTO_LL ? LL_SHARE_AR : 1;
+	double share = (pr == DC_NET_PROTO_LL ? LL_SHARE_AR : 1) * size_factor(net, c), S = c->S;
 	int remote = g->nodes > 1;
 	if (pr == DC_NET_PROTO_LL128)
 		return -1;
@@ -391,7 +554,7 @@ static int price_p2p(const struct dc_net *net, enum dc_coll_kind op, const struc
 		double rate = (remote ? nic : nv) * share;
 		o->bw_s = S / rate;
 		o->lat_s = base_lat_s[DC_NET_ALGO_RING][pr] +
-			   (remote ? hop_out(net, DC_NET_ALGO_RING, pr) : hop_in(net, DC_NET_ALGO_RING, pr));
+			   (remote ? hop_out(net, DC_NET_ALGO_RING, pr, 0) : hop_in(net, DC_NET_ALGO_RING, pr));
 		return 0;
 	}
 	if (op == DC_COLL_ALL_TO_ALL) {
@@ -399,7 +562,7 @@ static int price_p2p(const struct dc_net *net, enum dc_coll_kind op, const struc
 		double far = (double)(p - (r < p ? r : p)) * S / (double)p;
 		o->bw_s = max_d(local / (nv * share), remote ? far / (nic * share) : 0);
 		o->lat_s = base_lat_s[DC_NET_ALGO_RING][pr] +
-			   (remote ? hop_out(net, DC_NET_ALGO_RING, pr) : hop_in(net, DC_NET_ALGO_RING, pr));
+			   (remote ? hop_out(net, DC_NET_ALGO_RING, pr, 0) : hop_in(net, DC_NET_ALGO_RING, pr));
 		return 0;
 	}
 	return -1;
@@ -408,20 +571,23 @@ static int price_p2p(const struct dc_net *net, enum dc_coll_kind op, const struc
 /* The algorithms, one row each (ARCHITECTURE.md: a new algorithm is one
  * function and one row); point to point is the ring row's. */
 static int (*const algos[DC_NET_ALGO_COUNT])(const struct dc_net *net, enum dc_coll_kind op,
-					    const struct dc_net_group *g, double S, enum dc_net_proto pr,
+					    const struct dc_net_group *g, const struct call *c, enum dc_net_proto pr,
 					    struct price *o) = {
 	[DC_NET_ALGO_RING] = price_ring,
 	[DC_NET_ALGO_HIER] = price_hier,
 	[DC_NET_ALGO_TREE] = price_tree,
 	[DC_NET_ALGO_NVLS] = price_nvls,
+	[DC_NET_ALGO_PAT] = price_pat,
 };
 
 static int price(const struct dc_net *net, enum dc_net_algo a, enum dc_coll_kind op, const struct dc_net_group *g,
-		 double S, enum dc_net_proto pr, struct price *o)
+		 uint64_t bytes, enum dc_net_proto pr, struct price *o)
 {
+	struct call c;
+	call_init(net, a, pr, g->ranks, bytes, &c);
 	if (op == DC_COLL_SEND || op == DC_COLL_ALL_TO_ALL)
-		return a == DC_NET_ALGO_RING ? price_p2p(net, op, g, S, pr, o) : -1;
-	return algos[a] ? algos[a](net, op, g, S, pr, o) : -1;
+		return a == DC_NET_ALGO_RING ? price_p2p(net, op, g, &c, pr, o) : -1;
+	return algos[a] ? algos[a](net, op, g, &c, pr, o) : -1;
 }
 
 static void fill(enum dc_coll_kind op, const struct dc_net_group *g, double S, double t, enum dc_net_algo a,
@@ -459,10 +625,15 @@ int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_
 	for (int a = DC_NET_ALGO_RING; a < DC_NET_ALGO_COUNT; a++) {
 		if (want != DC_NET_ALGO_AUTO && a != (int)want)
 			continue;
+		/* NCCL runs Ring, Tree, NVLS / NVLS tree and PAT; the
+		 * hierarchy only stands in for CollNet (tuning.cc v2.26.2
+		 * L413-417 disable it without collNetSupport) */
+		if (want == DC_NET_ALGO_AUTO && a == DC_NET_ALGO_HIER && !net->collnet)
+			continue;
 		for (int pr = 0; pr < DC_NET_PROTO_COUNT; pr++) {
 			struct price pc;
 			double t;
-			if (price(net, (enum dc_net_algo)a, op, g, S, (enum dc_net_proto)pr, &pc) != 0)
+			if (price(net, (enum dc_net_algo)a, op, g, bytes, (enum dc_net_proto)pr, &pc) != 0)
 				continue;
 			t = pc.lat_s + pc.bw_s;
 			if (best < 0 || t < best) {
@@ -480,7 +651,7 @@ int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_
 
 const char *dc_net_algo_name(enum dc_net_algo a)
 {
-	static const char *const names[] = {"auto", "ring", "hierarchical", "tree", "nvls"};
+	static const char *const names[] = {"auto", "ring", "hierarchical", "tree", "nvls", "pat"};
 	return (unsigned)a < DC_NET_ALGO_COUNT ? names[a] : "?";
 }
 
@@ -515,6 +686,44 @@ static double path_factor(enum dc_nic_path p)
 	return 1.0;
 }
 
+/* The GPU's generation, by its preset's name (a100-..., h100-..., b200-,
+ * gb200-...); Ampere without a preset. */
+static enum dc_net_gen gpu_gen(enum dc_gpu gpu)
+{
+	const char *n = gpu == DC_GPU_NONE ? "" : dc_gpu_name(gpu);
+	if (n[0] == 'g' && n[1] != '\0')
+		n++; /* gb200, gh200: the GPU's letter follows */
+	switch (n[0]) {
+	case 'v': return DC_NET_GEN_VOLTA;
+	case 'h': return DC_NET_GEN_HOPPER;
+	case 'b': return DC_NET_GEN_BLACKWELL;
+	default: return DC_NET_GEN_AMPERE;
+	}
+}
+
+/* NCCL's ring and tree channels: its topology search finds about one
+ * channel per NIC on a rail-optimised node and runs twice the search's
+ * channels (NVIDIA/nccl issue #1041, sjeaugey; 16 on an 8-NIC H100 node,
+ * "Channel 00/16" in issue #1453), at least 2, at most 32. */
+static uint64_t default_channels(uint64_t nics)
+{
+	uint64_t c = 2 * (nics ? nics : 1);
+	return c < 2 ? 2 : c > 32 ? 32 : c;
+}
+
+/* cluster.network: the plugin's latency NCCL adds per network hop
+ * (graph->latencyInter, tuning.cc v2.26.2 L302-304) and the CPU's post of
+ * one network step (getNetOverhead, L190-195). docs/network-model.md,
+ * "Fabrics", gives each source. */
+static const struct {
+	double plugin_latency_s, overhead_s;
+} fabrics[] = {
+	[DC_NETWORK_IB] = {0, 1.0 * US},    /* net_ib.cc: latency 0 ("not set"); Intel hosts */
+	[DC_NETWORK_ROCE] = {0, 1.0 * US},  /* the same IB transport */
+	[DC_NETWORK_EFA] = {75.0 * US, 2.0 * US}, /* aws-ofi-nccl platform-aws.c (p5: 75 us); AMD hosts */
+	[DC_NETWORK_TCPXO] = {0, 1.0 * US}, /* no published plugin latency found: none added */
+};
+
 void dc_net_init(const struct dc_config *cfg, struct dc_net *net)
 {
 	const struct dc_cluster *c = &cfg->cluster;
@@ -536,4 +745,15 @@ void dc_net_init(const struct dc_config *cfg, struct dc_net *net)
 	net->oversubscription = c->oversubscription >= 1 ? c->oversubscription : 1;
 	net->nodes_per_leaf = c->nodes_per_leaf;
 	net->algorithm = cfg->collective.algorithm;
+	net->collnet = c->collnet;
+	net->gen = gpu_gen(c->gpu);
+	net->channels = c->nccl_channels ? c->nccl_channels : default_channels(net->nics_per_node);
+	net->nvls_channels = 16; /* NCCL_NVLS_NCHANNELS' default (src/transport/nvls.cc) */
+	net->plugin_latency_s = fabrics[c->network].plugin_latency_s;
+	net->net_overhead_s = fabrics[c->network].overhead_s;
+	for (int p = 0; p < DC_NET_PROTO_COUNT; p++)
+		for (int k = 0; k < DC_NET_SIZE_KNOTS; k++)
+			net->tree_factor[p][k] = k < 23 ? tree_correction[p][k] : 1.0;
+	for (int k = 0; k < DC_NET_SIZE_KNOTS; k++)
+		net->size_factor[k] = 1.0;
 }

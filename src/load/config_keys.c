@@ -39,7 +39,9 @@ static const char *const dtype_names[] = {"int8",  "uint8", "int32",  "uint32", 
 static const char *const system_names[] = {"custom", "dgx-a100", "dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72",
 					   "hgx-h800", NULL};
 static const char *const nic_path_names[] = {"pix", "pxb", "phb", "sys", NULL};
-static const char *const algorithm_names[] = {"auto", "ring", "hierarchical", "tree", "nvls", NULL};
+static const char *const algorithm_names[] = {"auto", "ring", "hierarchical", "tree", "nvls", "pat", NULL};
+/* enum dc_network order */
+static const char *const network_names[] = {"ib", "roce", "efa", "tcpxo", NULL};
 /* in enum dc_gpu's order after DC_GPU_NONE */
 static const char *const gpu_names[] = {"a100-sxm4-40gb", "a100-sxm4-80gb", "h100-sxm5-80gb", "h100-nvl-94gb",
 					"h100-pcie-80gb", "h800-sxm5-80gb", "h200-sxm-141gb", "gh200-96gb",
@@ -188,6 +190,11 @@ uint64_t dc_dtype_bytes(enum dc_dtype t)
 {
 	static const uint64_t bytes[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 1, 1};
 	return (unsigned)t < sizeof(bytes) / sizeof(bytes[0]) ? bytes[t] : 4;
+}
+
+const char *dc_network_name(enum dc_network n)
+{
+	return network_names[n];
 }
 
 const char *dc_system_name(enum dc_system s)
