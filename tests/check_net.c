@@ -595,6 +595,57 @@ START_TEST(test_presets)
 }
 END_TEST
 
+START_TEST(test_cloud_presets)
+{
+	/* each figure from the provider's documentation (docs/network-model.md,
+	 * "Systems"): GPUs, NICs and the NIC's line rate per node, the fabric */
+	static const struct {
+		const char *name;
+		enum dc_gpu gpu;
+		uint64_t nics;
+		double nic_gbps;
+		enum dc_network network;
+	} want[] = {
+		{"aws-p5", DC_GPU_H100_SXM5_80GB, 32, 100, DC_NETWORK_EFA},
+		{"aws-p5e", DC_GPU_H200_SXM_141GB, 32, 100, DC_NETWORK_EFA},
+		{"gcp-a3-mega", DC_GPU_H100_SXM5_80GB, 8, 200, DC_NETWORK_TCPXO},
+		{"azure-nd-h100-v5", DC_GPU_H100_SXM5_80GB, 8, 400, DC_NETWORK_IB},
+		{"oci-bm-gpu-h100", DC_GPU_H100_SXM5_80GB, 16, 200, DC_NETWORK_ROCE},
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct dc_config c;
+		struct dc_net net;
+		struct dc_net_group g;
+		fixture_json(&c, "{" MODEL ", \"cluster\": {\"system\": \"%s\", \"num_nodes\": 2}}", want[i].name);
+		ck_assert_uint_eq(c.cluster.gpus_per_node, 8);
+		ck_assert_int_eq(c.cluster.gpu, want[i].gpu);
+		ck_assert_uint_eq(c.cluster.nics_per_node, want[i].nics);
+		assert_rel(c.cluster.inter_node.bw_bytes_per_s, want[i].nic_gbps * 1e9 / 8, 1e-12, want[i].name);
+		ck_assert_int_eq(c.cluster.network, want[i].network);
+		/* a node's share of a 16-rank group: every NIC */
+		dc_net_init(&c, &net);
+		dc_net_group_ranks(&net, 0, 1, 16, &g);
+		assert_rel(dc_net_node_bw(&net, &g), (double)want[i].nics * want[i].nic_gbps * 1e9 / 8, 1e-12,
+			   want[i].name);
+	}
+	/* the p5's EFA: 75 us of plugin latency a network hop (twice for
+	 * Simple), 2 us of CPU overhead. 8 B AllReduce on 2 x 8: the tree with
+	 * LL, 6.8 + 2 x (7 x 0.6 + 5.0 + 75) = 175.2 us, plus 8 B on one
+	 * channel of 32 (2 x 32 NICs, at most 32): 370.8 / 2 / 32 x 0.92 / 3.8
+	 * GB/s */
+	{
+		struct dc_net net;
+		struct dc_net_choice ch;
+		system_net("aws-p5", 2, &net);
+		ck_assert_uint_eq(net.channels, 32);
+		ch = run(&net, DC_COLL_ALL_REDUCE, 16, 8, DC_NET_ALGO_AUTO);
+		ck_assert_str_eq(ch.algorithm, "tree");
+		ck_assert_str_eq(ch.protocol, "LL");
+		assert_rel(ch.time_s, 175.2e-6 + 8.0 / (370.8e9 / 2 / 32 * 0.92 / 3.8), 1e-12, "p5 8 B");
+	}
+}
+END_TEST
+
 START_TEST(test_nvlink_domain_spans_nodes)
 {
 	/* an NVL72-style rack: 18 nodes x 4 GPUs in one NVLink domain; a
@@ -635,6 +686,7 @@ static Suite *net_suite(void)
 	tcase_add_test(tc, test_size_factor);
 	tcase_add_test(tc, test_pat_one_gpu_per_node);
 	tcase_add_test(tc, test_every_nic);
+	tcase_add_test(tc, test_cloud_presets);
 	suite_add_tcase(s, tc);
 	return s;
 }

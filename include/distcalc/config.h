@@ -173,6 +173,11 @@ enum dc_system {
 	DC_SYSTEM_DGX_B200,
 	DC_SYSTEM_GB200_NVL72,
 	DC_SYSTEM_HGX_H800,
+	DC_SYSTEM_AWS_P5,           /* p5.48xlarge: 8 H100, 32 x 100 Gb/s EFA */
+	DC_SYSTEM_AWS_P5E,          /* p5e.48xlarge: 8 H200, 32 x 100 Gb/s EFA */
+	DC_SYSTEM_GCP_A3_MEGA,      /* a3-megagpu-8g: 8 H100, 8 x 200 Gb/s GPUDirect-TCPXO */
+	DC_SYSTEM_AZURE_ND_H100_V5, /* Standard_ND96isr_H100_v5: 8 H100, 8 x 400 Gb/s NDR InfiniBand */
+	DC_SYSTEM_OCI_BM_GPU_H100,  /* BM.GPU.H100.8: 8 H100, 16 x 200 Gb/s RoCE */
 };
 
 /* cluster.network: the fabric between nodes, for its latency and CPU

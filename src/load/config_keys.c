@@ -36,8 +36,10 @@ static const char *const collective_op_names[] = {"all_reduce", "all_gather", "r
 static const char *const dtype_names[] = {"int8",  "uint8", "int32",  "uint32",   "int64",  "uint64",
 					  "half",  "float", "double", "bfloat16", "f8e4m3", "f8e5m2", NULL};
 /* enum dc_system, enum dc_nic_path and enum dc_net_algo order */
-static const char *const system_names[] = {"custom", "dgx-a100", "dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72",
-					   "hgx-h800", NULL};
+static const char *const system_names[] = {"custom",      "dgx-a100",        "dgx-h100",   "dgx-h200",
+					   "dgx-b200",    "gb200-nvl72",     "hgx-h800",   "aws-p5",
+					   "aws-p5e",     "gcp-a3-mega",     "azure-nd-h100-v5", "oci-bm-gpu-h100",
+					   NULL};
 static const char *const nic_path_names[] = {"pix", "pxb", "phb", "sys", NULL};
 static const char *const algorithm_names[] = {"auto", "ring", "hierarchical", "tree", "nvls", "pat", NULL};
 /* enum dc_network order */

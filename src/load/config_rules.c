@@ -1309,6 +1309,7 @@ struct system_preset {
 	double nvlink_bw, nvlink_lat, nic_bw, nic_lat;
 	int nvls;
 	uint64_t nvlink_domain; /* GPUs on one NVLink fabric; 0: the node */
+	enum dc_network network;
 };
 
 /* dgx-b200: NVIDIA's DGX B200 user guide (8 B200, 8 ConnectX-7 at 400
@@ -1319,14 +1320,27 @@ struct system_preset {
  * (the H800's 400 GB/s both ways) at NCCL's 20.6 GB/s, 164.8 GB/s (DeepSeek-
  * V3 report section 3.2.2 measures 160 GB/s) and 400 Gb/s InfiniBand per
  * GPU (the same report: 50 GB/s). */
+/* The clouds' machines (docs/network-model.md, "Systems", cites each
+ * figure): GPUs and NICs per node and the NIC's line rate from the
+ * provider's documentation; the NVLink and latency figures as the DGX
+ * H100's (the same HGX H100 / H200 board). */
 static const struct system_preset presets[] = {
-	[DC_SYSTEM_DGX_A100] = {DC_GPU_A100_SXM4_80GB, 8, 8, 12 * 20.0e9, 3.4e-6, 200e9 / 8, 14e-6, 0, 0},
-	[DC_SYSTEM_DGX_H100] = {DC_GPU_H100_SXM5_80GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0},
-	[DC_SYSTEM_DGX_H200] = {DC_GPU_H200_SXM_141GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0},
-	[DC_SYSTEM_DGX_B200] = {DC_GPU_B200_SXM_180GB, 8, 8, 18 * 40.0e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0},
-	[DC_SYSTEM_GB200_NVL72] = {DC_GPU_GB200, 4, 4, 18 * 40.0e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 72},
-	[DC_SYSTEM_HGX_H800] = {DC_GPU_H800_SXM5_80GB, 8, 8, 8 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0},
+	[DC_SYSTEM_DGX_A100] = {DC_GPU_A100_SXM4_80GB, 8, 8, 12 * 20.0e9, 3.4e-6, 200e9 / 8, 14e-6, 0, 0, DC_NETWORK_IB},
+	[DC_SYSTEM_DGX_H100] = {DC_GPU_H100_SXM5_80GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0, DC_NETWORK_IB},
+	[DC_SYSTEM_DGX_H200] = {DC_GPU_H200_SXM_141GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0, DC_NETWORK_IB},
+	[DC_SYSTEM_DGX_B200] = {DC_GPU_B200_SXM_180GB, 8, 8, 18 * 40.0e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0, DC_NETWORK_IB},
+	[DC_SYSTEM_GB200_NVL72] = {DC_GPU_GB200, 4, 4, 18 * 40.0e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 72, DC_NETWORK_IB},
+	[DC_SYSTEM_HGX_H800] = {DC_GPU_H800_SXM5_80GB, 8, 8, 8 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0, DC_NETWORK_IB},
+	[DC_SYSTEM_AWS_P5] = {DC_GPU_H100_SXM5_80GB, 8, 32, 18 * 20.6e9, 3.4e-6, 100e9 / 8, 14e-6, 1, 0, DC_NETWORK_EFA},
+	[DC_SYSTEM_AWS_P5E] = {DC_GPU_H200_SXM_141GB, 8, 32, 18 * 20.6e9, 3.4e-6, 100e9 / 8, 14e-6, 1, 0, DC_NETWORK_EFA},
+	[DC_SYSTEM_GCP_A3_MEGA] = {DC_GPU_H100_SXM5_80GB, 8, 8, 18 * 20.6e9, 3.4e-6, 200e9 / 8, 14e-6, 1, 0,
+				   DC_NETWORK_TCPXO},
+	[DC_SYSTEM_AZURE_ND_H100_V5] = {DC_GPU_H100_SXM5_80GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0,
+					DC_NETWORK_IB},
+	[DC_SYSTEM_OCI_BM_GPU_H100] = {DC_GPU_H100_SXM5_80GB, 8, 16, 18 * 20.6e9, 3.4e-6, 200e9 / 8, 14e-6, 1, 0,
+				       DC_NETWORK_ROCE},
 };
+_Static_assert(sizeof(presets) / sizeof(presets[0]) == DC_SYSTEM_OCI_BM_GPU_H100 + 1, "a preset per system");
 
 void dc_cfg_apply_system(struct loader *l)
 {
@@ -1353,6 +1367,15 @@ void dc_cfg_apply_system(struct loader *l)
 	fill_f64(l, KEY_CLUSTER_INTRA_NODE_LATENCY, &c->intra_node.latency_s, ps->nvlink_lat, o, pk, pn, 1e-6, "us");
 	fill_f64(l, KEY_CLUSTER_INTER_NODE_BANDWIDTH, &c->inter_node.bw_bytes_per_s, ps->nic_bw, o, pk, pn, 1e9, "GB/s");
 	fill_f64(l, KEY_CLUSTER_INTER_NODE_LATENCY, &c->inter_node.latency_s, ps->nic_lat, o, pk, pn, 1e-6, "us");
+	if (!seen(l, KEY_CLUSTER_NETWORK)) {
+		c->network = ps->network;
+		l->filled[KEY_CLUSTER_NETWORK] = (unsigned char)o;
+	} else if (c->network != ps->network) {
+		char a[24], b[24];
+		snprintf(a, sizeof(a), "\"%s\"", dc_network_name(c->network));
+		snprintf(b, sizeof(b), "\"%s\"", dc_network_name(ps->network));
+		preset_loses(l, KEY_CLUSTER_NETWORK, pk, pn, a, b);
+	}
 	/* the preset's NVLink SHARP only where the GPU in use has it: an A100
 	 * kept over a DGX H100 preset gets none (its gpu warning says why) */
 	if (!seen(l, KEY_CLUSTER_NVLS)) {
