@@ -537,7 +537,10 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 		break;
 	case K_ENUM:
 	case K_GPU: {
-		char list[160] = "";
+		/* every choice quoted: 12 system and 10 GPU names fit with room to
+		 * spare; a longer list is cut, never written past the buffer */
+		char list[1024] = "";
+		size_t used = 0;
 		const char *near;
 		if (cJSON_IsString(v)) {
 			for (int i = 0; k->info.choices[i]; i++)
@@ -546,10 +549,11 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 					return;
 				}
 		}
-		for (int i = 0; k->info.choices[i]; i++) {
-			strcat(list, i ? ", \"" : "\"");
-			strcat(list, k->info.choices[i]);
-			strcat(list, "\"");
+		for (int i = 0; k->info.choices[i] && used < sizeof list; i++) {
+			int n = snprintf(list + used, sizeof list - used, "%s\"%s\"", i ? ", " : "", k->info.choices[i]);
+			if (n < 0)
+				break;
+			used += (size_t)n;
 		}
 		/* a preset name is long and easy to mistype: suggest one */
 		near = k->kind == K_GPU && cJSON_IsString(v) ? suggest_choice(k->info.choices, v->valuestring) : NULL;
