@@ -2,9 +2,14 @@
  * of a config searched on one thread and on every core, the median of
  * RUNS searches by the wall clock (a search's threads are not this
  * thread's CPU time). Printed as `search NAME on N GPUs: R layouts/s`
- * (enumerated layouts, what the space holds), then the valid layouts a
- * second (each priced by the memory estimator) and the time of one whole
- * search. Figures only: nothing passes or fails.
+ * (enumerated layouts, what the space holds, most of them refused by an
+ * integer rule and never priced), then the valid layouts a second (each
+ * priced by the memory estimator), the time of one whole search, and
+ * `search-priced-layouts-per-s NAME on N GPUs (C cores)`: the layouts
+ * priced (search.counts.priced_memory: every valid layout's memory, and
+ * the step time of each that fits, priced_time) over the whole search's
+ * wall time, divided by the cores the search ran on: the rate per core.
+ * Figures only: nothing passes or fails.
  *
  * usage: bench_search NAME CONFIG [RUNS]
  */
@@ -76,6 +81,11 @@ int main(int argc, char **argv)
 		       (unsigned long long)cfg->world_size, (double)r->counts.valid / s, jobs, jobs == 1 ? "" : "s");
 		printf("search %s on %llu GPUs whole space: %.3f s (%u core%s)\n", argv[1],
 		       (unsigned long long)cfg->world_size, s, jobs, jobs == 1 ? "" : "s");
+		printf("search-priced-layouts-per-s %s on %llu GPUs (%u core%s): %.0f layouts/s per core "
+		       "(%llu rejected by the rules, %llu priced for memory, %llu for step time)\n",
+		       argv[1], (unsigned long long)cfg->world_size, jobs, jobs == 1 ? "" : "s",
+		       (double)r->counts.priced_memory / s / (double)jobs, (unsigned long long)r->counts.rejected_by_rules,
+		       (unsigned long long)r->counts.priced_memory, (unsigned long long)r->counts.priced_time);
 		fflush(stdout);
 	}
 	dc_diag_release(&d);

@@ -134,6 +134,9 @@ START_TEST(test_every_jobs_gives_the_same_result)
 		struct dc_search_result *r = search("configs/korthikanti-175b.json", none, jobs);
 		ck_assert_uint_eq(r->counts.enumerated, one->counts.enumerated);
 		ck_assert_uint_eq(r->counts.valid, one->counts.valid);
+		ck_assert_uint_eq(r->counts.rejected_by_rules, one->counts.rejected_by_rules);
+		ck_assert_uint_eq(r->counts.priced_memory, one->counts.priced_memory);
+		ck_assert_uint_eq(r->counts.priced_time, one->counts.priced_time);
 		ck_assert_uint_eq(r->counts.fit, one->counts.fit);
 		ck_assert_uint_eq(r->input_rank, one->input_rank);
 		ck_assert_uint_eq(r->nbest, one->nbest);
@@ -177,11 +180,65 @@ START_TEST(test_counts_by_hand)
 	ck_assert_uint_eq(r->counts.enumerated, 20);
 	ck_assert_uint_eq(r->counts.valid, 10);
 	ck_assert_uint_eq(r->counts.fit, 10);
+	/* 20 - 10 refused by the integer rules, never priced; each of the 10
+	 * valid priced for memory, and (all fit, the A100's speeds) for step
+	 * time too */
+	ck_assert_uint_eq(r->counts.rejected_by_rules, 10);
+	ck_assert_uint_eq(r->counts.priced_memory, 10);
+	ck_assert_uint_eq(r->counts.priced_time, 10);
 	ck_assert_uint_eq(r->nbest, 10);
 	ck_assert_str_eq(r->why, "");
 	/* the input (tp 1, dp 4) is one of them */
 	ck_assert_int_eq(r->input_in_space, 1);
 	ck_assert_int_eq(r->input.fits, 1);
+	free(r);
+}
+END_TEST
+
+/* The same toy space, 20 enumerated and 10 valid as above, where nothing
+ * fits (1 MiB of GPU memory holds no layout of a 2-layer model with a
+ * 128-token vocabulary: its CUDA context alone is larger): each valid
+ * layout is priced for memory, none for step time in the search, and then
+ * only the search.top = 3 smallest peaks shown in best[] are priced in
+ * full: priced_time 3. Without GPU speeds (gpt2.json names no cluster.gpu)
+ * nothing is priced for step time at all: 10 priced for memory, 0 for
+ * time, all 10 fitting its 24 GiB. */
+START_TEST(test_priced_counts_by_hand)
+{
+	static const char *const toy[] = {
+		"model.num_layers=2", "model.hidden_size=64", "model.num_attention_heads=2", "model.num_kv_heads=2", "model.ffn_hidden_size=256",
+		"model.vocab_size=128", "model.seq_length=4", "cluster.num_nodes=1", "cluster.gpus_per_node=4",
+		"cluster.gpu=a100-sxm4-80gb", "cluster.gpu_memory=1 MiB", "parallel.tp=1", "parallel.pp=1",
+		"parallel.cp=1", "parallel.dp=4", "parallel.sharding=none", "parallel.virtual_pipeline=1",
+		"parallel.sequence_parallel=false", "parallel.ep=1", "training.micro_batch_size=1",
+		"training.global_batch_size=8", "training.grad_accum_steps=2", "training.recompute=none",
+		"search.space.micro_batch_size=[1]", "search.space.virtual_pipeline=[1]",
+		"search.space.sharding=[\"none\"]", "search.space.recompute=[\"none\"]", "search.top=3", NULL};
+	static const char *const toy_no_gpu[] = {
+		"model.num_layers=2", "model.hidden_size=64", "model.num_attention_heads=2", "model.num_kv_heads=2", "model.ffn_hidden_size=256",
+		"model.vocab_size=128", "model.seq_length=4", "cluster.num_nodes=1", "cluster.gpus_per_node=4",
+		"parallel.tp=1", "parallel.pp=1",
+		"parallel.cp=1", "parallel.dp=4", "parallel.sharding=none", "parallel.virtual_pipeline=1",
+		"parallel.sequence_parallel=false", "parallel.ep=1", "training.micro_batch_size=1",
+		"training.global_batch_size=8", "training.grad_accum_steps=2", "training.recompute=none",
+		"search.space.micro_batch_size=[1]", "search.space.virtual_pipeline=[1]",
+		"search.space.sharding=[\"none\"]", "search.space.recompute=[\"none\"]", "search.top=3", NULL};
+	struct dc_search_result *r = search("configs/systems.json", toy, 1);
+	ck_assert_uint_eq(r->counts.enumerated, 20);
+	ck_assert_uint_eq(r->counts.rejected_by_rules, 10);
+	ck_assert_uint_eq(r->counts.valid, 10);
+	ck_assert_uint_eq(r->counts.priced_memory, 10);
+	ck_assert_uint_eq(r->counts.fit, 0);
+	ck_assert_uint_eq(r->counts.priced_time, 3);
+	ck_assert_uint_eq(r->nbest, 3);
+	free(r);
+	r = search("configs/gpt2.json", toy_no_gpu, 2);
+	ck_assert_int_eq(r->step_available, 0);
+	ck_assert_uint_eq(r->counts.enumerated, 20);
+	ck_assert_uint_eq(r->counts.rejected_by_rules, 10);
+	ck_assert_uint_eq(r->counts.priced_memory, 10);
+	ck_assert_uint_eq(r->counts.priced_time, 0);
+	ck_assert_uint_eq(r->counts.fit, 10);
 	free(r);
 }
 END_TEST
@@ -362,6 +419,7 @@ static Suite *suite(void)
 	tcase_set_timeout(c, 600);
 	tcase_add_test(c, test_layout_text);
 	tcase_add_test(c, test_counts_by_hand);
+	tcase_add_test(c, test_priced_counts_by_hand);
 	tcase_add_test(c, test_best_and_pareto_are_the_reports_numbers);
 	tcase_add_test(c, test_every_jobs_gives_the_same_result);
 	tcase_add_test(c, test_nothing_fits_names_the_smallest_peak);

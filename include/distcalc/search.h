@@ -56,10 +56,19 @@ struct dc_search_entry {
 	double mfu;
 };
 
+/* What the search did, honestly: every enumerated tuple is either
+ * rejected by the rules (integer checks, no pricing) or valid; every valid
+ * layout is priced for memory; the step time is priced only where it can
+ * rank (a layout that fits, with GPU speeds), or, when nothing fits, for
+ * the smallest peaks shown in best[]. enumerated = rejected_by_rules +
+ * valid; priced_memory = valid. */
 struct dc_search_counts {
-	uint64_t enumerated; /* tuples of the space's dimensions */
-	uint64_t valid;      /* that the loader's rules accept */
-	uint64_t fit;        /* valid and within the memory limit */
+	uint64_t enumerated;        /* tuples of the space's dimensions */
+	uint64_t rejected_by_rules; /* refused by a rule before any pricing (an overflowing count too) */
+	uint64_t valid;             /* that the loader's rules accept */
+	uint64_t priced_memory;     /* layouts whose peak memory was priced */
+	uint64_t priced_time;       /* layouts whose step time was priced as well */
+	uint64_t fit;               /* valid and within the memory limit */
 };
 
 struct dc_search_result {

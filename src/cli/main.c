@@ -1280,10 +1280,15 @@ int main(int argc, char **argv)
 	if (report && dc_report_search(report)) {
 		const struct dc_search_result *sr = dc_report_search(report);
 		double spent = wall_s() - prog.start_s;
-		fprintf(stderr, "distcalc: search: %llu layouts (%llu valid, %llu fit) in %.3f s: %.0f layouts/s on %u thread%s\n",
-			(unsigned long long)sr->counts.enumerated, (unsigned long long)sr->counts.valid,
-			(unsigned long long)sr->counts.fit, spent, spent > 0 ? (double)sr->counts.enumerated / spent : 0.0,
-			o.jobs, o.jobs == 1 ? "" : "s");
+		/* the rate of layouts priced, not of tuples enumerated: most
+		 * of those fall to an integer rule and cost next to nothing */
+		fprintf(stderr,
+			"distcalc: search: %llu layouts enumerated, %llu rejected by the rules, %llu priced for memory, "
+			"%llu for step time, %llu fit, in %.3f s: %.0f priced layouts/s on %u thread%s\n",
+			(unsigned long long)sr->counts.enumerated, (unsigned long long)sr->counts.rejected_by_rules,
+			(unsigned long long)sr->counts.priced_memory, (unsigned long long)sr->counts.priced_time,
+			(unsigned long long)sr->counts.fit, spent,
+			spent > 0 ? (double)sr->counts.priced_memory / spent : 0.0, o.jobs, o.jobs == 1 ? "" : "s");
 	}
 	print_diag(&diag, 0);
 	if (!report) {

@@ -17,7 +17,7 @@
 #define COMMAND_MAX 2048
 
 struct counts {
-	uint64_t enumerated, valid, fit;
+	uint64_t enumerated, rejected_by_rules, valid, priced_memory, priced_time, fit;
 };
 
 struct input {
@@ -133,7 +133,10 @@ static const struct dc_rows pareto_rows = {pareto_count, pareto_row, sizeof(stru
 #define CV(m) offsetof(struct counts, m)
 static const struct dc_field count_fields[] = {
 	{"enumerated", "layouts enumerated", DC_U_COUNT, DC_FT_U64, CV(enumerated)},
+	{"rejected_by_rules", "rejected by the rules (not priced)", DC_U_COUNT, DC_FT_U64, CV(rejected_by_rules)},
 	{"valid", "valid (the loader's rules)", DC_U_COUNT, DC_FT_U64, CV(valid)},
+	{"priced_memory", "priced for memory", DC_U_COUNT, DC_FT_U64, CV(priced_memory)},
+	{"priced_time", "priced for step time as well", DC_U_COUNT, DC_FT_U64, CV(priced_time)},
 	{"fit", "fit the memory limit", DC_U_COUNT, DC_FT_U64, CV(fit)},
 };
 static const struct dc_fields count_table = DC_FIELDS(count_fields);
@@ -290,7 +293,10 @@ static void view(const struct dc_run *run, void *out)
 	v->limit_bytes = r->limit_bytes;
 	v->fits = r->counts.fit > 0;
 	v->counts.enumerated = r->counts.enumerated;
+	v->counts.rejected_by_rules = r->counts.rejected_by_rules;
 	v->counts.valid = r->counts.valid;
+	v->counts.priced_memory = r->counts.priced_memory;
+	v->counts.priced_time = r->counts.priced_time;
 	v->counts.fit = r->counts.fit;
 	v->input.rank = r->input_rank;
 	v->input.in_space = r->input_in_space;

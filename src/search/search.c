@@ -380,6 +380,7 @@ static void run_outer(struct worker *w, const struct outer *o)
 	if (outer_reject(s, o->tp, o->cp, o->pp, &why)) {
 		w->rejected[why] += s->inner;
 		w->counts.enumerated += s->inner;
+		w->counts.rejected_by_rules += s->inner;
 		return;
 	}
 	e.l.recompute = (enum dc_recompute)o->rc;
@@ -439,6 +440,7 @@ static void run_outer(struct worker *w, const struct outer *o)
 							reject = R_RECOMPUTE;
 						if (reject >= 0) {
 							w->rejected[reject]++;
+							w->counts.rejected_by_rules++;
 							continue;
 						}
 						e.l.index = index;
@@ -446,15 +448,18 @@ static void run_outer(struct worker *w, const struct outer *o)
 						if (!outer_ready) {
 							if (dc_plan_derive_from(&s->base[o->rc], y, &w->outer_plan) != 0) {
 								w->rejected[R_OVERFLOW]++;
+								w->counts.rejected_by_rules++;
 								continue;
 							}
 							outer_ready = 1;
 						}
 						if (eval_memory(w, &w->outer_plan, &e) != 0) {
 							w->rejected[R_OVERFLOW]++;
+							w->counts.rejected_by_rules++;
 							continue;
 						}
 						w->counts.valid++;
+						w->counts.priced_memory++;
 						if (e.l.recompute == s->input.l.recompute && same_layout(y, &s->input_layout))
 							w->input_seen = 1;
 						if (!w->has_tightest || cmp_peak(s, &e, &w->tightest) < 0) {
@@ -471,9 +476,12 @@ static void run_outer(struct worker *w, const struct outer *o)
 							continue;
 						}
 						w->counts.fit++;
-						if (s->step_available && eval_step(w, &e) != 0) {
-							w->error = w->res.error;
-							return;
+						if (s->step_available) {
+							if (eval_step(w, &e) != 0) {
+								w->error = w->res.error;
+								return;
+							}
+							w->counts.priced_time++;
 						}
 						/* a sharding that changes nothing (dp x cp = 1
 						 * rank holds every shard) ranks once: the first */
@@ -626,7 +634,10 @@ static int finish(struct space *s, struct worker *w, unsigned n, struct dc_searc
 		out->input_rank += w[i].better;
 		out->input_in_space |= w[i].input_seen;
 		out->counts.enumerated += w[i].counts.enumerated;
+		out->counts.rejected_by_rules += w[i].counts.rejected_by_rules;
 		out->counts.valid += w[i].counts.valid;
+		out->counts.priced_memory += w[i].counts.priced_memory;
+		out->counts.priced_time += w[i].counts.priced_time;
 		out->counts.fit += w[i].counts.fit;
 		for (int r = 0; r < R_COUNT; r++)
 			rejected[r] += w[i].rejected[r];
@@ -665,13 +676,16 @@ static int finish(struct space *s, struct worker *w, unsigned n, struct dc_searc
 			 "no layout fits: the smallest peak is %.3f GiB (%.400s), above the limit %.3f GiB (gpu_memory x (1 - search.headroom))",
 			 (double)out->tightest.peak_bytes / (1024.0 * 1024.0 * 1024.0), lay,
 			 (double)s->limit_bytes / (1024.0 * 1024.0 * 1024.0));
-		/* the smallest peaks, priced in full, none fitting */
+		/* the smallest peaks, priced in full, none fitting (the
+		 * tightest is the first of them, priced again for itself) */
 		for (size_t k = 0; k < lowk.n; k++) {
 			out->best[k] = lowk.e[k];
 			if (eval_full(&w[0], &out->best[k]) != 0) {
 				*error = w[0].res.error;
 				return -1;
 			}
+			if (s->step_available)
+				out->counts.priced_time++;
 		}
 		out->nbest = lowk.n;
 		if (eval_full(&w[0], &out->tightest) != 0) {

@@ -17,7 +17,7 @@ cfg=$src/configs/korthikanti-175b.json
 "$bin" --config "$cfg" --experiment search --format json >"$work/s1.json" 2>"$work/s1.err" || fail "search: exit $?"
 "$bin" --config "$cfg" --experiment search --format json --jobs 3 >"$work/s3.json" 2>"$work/s3.err" || fail "search --jobs 3: exit $?"
 cmp -s "$work/s1.json" "$work/s3.json" || fail "--jobs 3 changed the output"
-grep -q '^distcalc: search: [0-9]* layouts ([0-9]* valid, [0-9]* fit) in [0-9.]* s: [0-9]* layouts/s on 3 threads$' "$work/s3.err" ||
+grep -q '^distcalc: search: [0-9]* layouts enumerated, [0-9]* rejected by the rules, [0-9]* priced for memory, [0-9]* for step time, [0-9]* fit, in [0-9.]* s: [0-9]* priced layouts/s on 3 threads$' "$work/s3.err" ||
 	fail "no rate on stderr: $(cat "$work/s3.err")"
 grep -q 'layouts/s' "$work/s1.json" && fail "the rate reached stdout"
 
@@ -41,6 +41,19 @@ for b in json.load(open(sys.argv[1]))["search"]["best"]:
                                 "parallel.virtual_pipeline", "parallel.sequence_parallel", "parallel.sharding",
                                 "training.micro_batch_size", "training.grad_accum_steps", "training.recompute"}
     assert b["layout"]["parallel.tp"] == b["tp"] and b["layout"]["training.recompute"] == b["recompute"]
+PY
+
+# search.counts adds up, and stderr's figures are the JSON's: every tuple
+# refused by a rule or priced for memory; the step time priced for each
+# that fits (this config names its GPU), the rate over the layouts priced
+python3 - "$work/s3.json" "$work/s3.err" <<'PY' || fail "search.counts"
+import json, re, sys
+c = json.load(open(sys.argv[1]))["search"]["counts"]
+assert c["enumerated"] == c["rejected_by_rules"] + c["valid"], c
+assert c["priced_memory"] == c["valid"] and c["priced_time"] == c["fit"] > 0, c
+m = re.search(r"search: (\d+) layouts enumerated, (\d+) rejected by the rules, (\d+) priced for memory, (\d+) for step time, (\d+) fit,",
+              open(sys.argv[2]).read())
+assert m and [int(x) for x in m.groups()] == [c[k] for k in ("enumerated", "rejected_by_rules", "priced_memory", "priced_time", "fit")], m
 PY
 
 # a CSV of the search is whole CSV (the layout column quoted)
