@@ -301,6 +301,43 @@ START_TEST(test_attention_backends)
 }
 END_TEST
 
+/* training.compile: the element-wise passes of one Llama-3-8B layer on
+ * an H100 at tp 8 (no sequence parallelism, micro batch 1, s 8192: T =
+ * 8192 tokens), by hand. n = T h = 8192 x 4096 = 33,554,432 elements of
+ * the residual stream; q and k after rope: T (4 + 1) 128 = 5,242,880;
+ * SwiGLU's inner T f / t = 8192 x 14336 / 8 = 14,680,064. An element-wise
+ * pass takes bytes / (3.35e12 x 0.71 = 2.3785e12 B/s) + t0_mem =
+ * 2.2727e6 / (2.039e12 x 0.71) = 1.5699 us.
+ * Eager (Megatron's fused kernels, one pass each), forward 6 passes:
+ * norm 4n, add 6n, rope 4 qk, norm 4n, SwiGLU 6 inner, add 6n =
+ * 780,140,544 B: 327.996 + 6 x 1.5699 = 337.416 us. Backward 6: norm 6n
+ * and the gradient sum 6n twice, rope 4 qk, SwiGLU 10 inner =
+ * 973,078,528 B: 409.115 + 9.419 = 418.534 us.
+ * Compiled (one Inductor kernel per chain between GEMMs and attention,
+ * each block compiled alone): forward 5 passes, the attention's add and
+ * the MLP's norm one kernel (read branch and residual, write the sum and
+ * the normed copy: 8n instead of 6n + 4n): 713,031,680 B, 299.782 +
+ * 7.849 = 307.632 us; backward 4 passes, each norm's backward with its
+ * gradient sum (read x, dy and the residual's gradient, write dx: 8n
+ * instead of 12n): 704,643,072 B, 296.255 + 6.280 = 302.535 us. The
+ * GEMMs and attention are untouched. */
+START_TEST(test_compile_fusion)
+{
+	const char *eager[] = {"cluster.gpu=h100-sxm5-80gb"};
+	const char *comp[] = {"cluster.gpu=h100-sxm5-80gb", "training.compile=true"};
+	struct run *e = run(NO_GPU, eager, 1), *c = run(NO_GPU, comp, 2);
+	const struct dc_work_time *we = &e->r.compute.dense_layer, *wc = &c->r.compute.dense_layer;
+	ck_assert_double_le(fabs((we->fwd_s - we->fwd_matmul_s) / 337.416e-6 - 1), 1e-5);
+	ck_assert_double_le(fabs((wc->fwd_s - wc->fwd_matmul_s) / 307.632e-6 - 1), 1e-5);
+	ck_assert_double_le(fabs((we->bwd_s - we->bwd_matmul_s) / 418.534e-6 - 1), 1e-5);
+	ck_assert_double_le(fabs((wc->bwd_s - wc->bwd_matmul_s) / 302.535e-6 - 1), 1e-5);
+	ck_assert_double_eq(we->fwd_matmul_s, wc->fwd_matmul_s);
+	ck_assert_double_eq(we->bwd_matmul_s, wc->bwd_matmul_s);
+	free(e);
+	free(c);
+}
+END_TEST
+
 /* Waves of tiles (NVIDIA's Matrix Multiplication Background guide,
  * section 3.2): the 175B's q, k, v GEMM on one tp rank, [2048 x 12288] x
  * [12288 x 4608], here as the logits GEMM of a vocabulary of 8 x 4608 =
@@ -619,6 +656,7 @@ int main(void)
 	tcase_add_test(tc, test_context_parallel_halves_the_work);
 	tcase_add_test(tc, test_presets_and_fp8);
 	tcase_add_test(tc, test_attention_backends);
+	tcase_add_test(tc, test_compile_fusion);
 	tcase_add_test(tc, test_missing_keys);
 	tcase_add_test(tc, test_optimizer_step);
 	tcase_add_test(tc, test_flash_versus_eager);

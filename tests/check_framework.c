@@ -294,7 +294,8 @@ static double ex(double c, double g, double n)
 START_TEST(test_async_tp_by_hand)
 {
 	const char *on[] = {"parallel.tp=8", "parallel.dp=1", "parallel.sequence_parallel=true",
-			    "training.framework=torchtitan", "overlap.tp=true", "cluster.gpu=h100-sxm5-80gb", NULL};
+			    "training.framework=torchtitan", "overlap.tp=true", "training.compile=true",
+			    "cluster.gpu=h100-sxm5-80gb", NULL};
 	const char *off[] = {"parallel.tp=8", "parallel.dp=1", "parallel.sequence_parallel=true",
 			     "training.framework=torchtitan", "cluster.gpu=h100-sxm5-80gb", NULL};
 	double rate, qkv, o, fc1, fc2, ag, rs, gbar, rsb, reg, fwd, bwd, want, m, n = 8;
@@ -360,12 +361,16 @@ START_TEST(test_framework_errors)
 				 NULL};
 	const char *tp_nosp[] = {"training.framework=megatron", "overlap.tp=true", NULL};
 	const char *bad[] = {"training.framework=nemo", NULL};
+	const char *async_eager[] = {"training.framework=torchtitan", "parallel.tp=8", "parallel.dp=2",
+				     "parallel.sequence_parallel=true", "overlap.tp=true", NULL};
 	ck_assert_int_ne(load_only("llama-3-8b.json", pg, msg, sizeof(msg)), 0);
 	ck_assert_msg(strstr(msg, "'overlap.param_gather'") && strstr(msg, "\"megatron\""), "%s", msg);
 	ck_assert_int_ne(load_only("llama-3-8b.json", pg_fsdp, msg, sizeof(msg)), 0);
 	ck_assert_msg(strstr(msg, "'overlap.param_gather'") && strstr(msg, "zero1"), "%s", msg);
 	ck_assert_int_ne(load_only("llama-3-8b.json", tp_nosp, msg, sizeof(msg)), 0);
 	ck_assert_msg(strstr(msg, "'overlap.tp'") && strstr(msg, "sequence_parallel"), "%s", msg);
+	ck_assert_int_ne(load_only("llama-3-8b.json", async_eager, msg, sizeof(msg)), 0);
+	ck_assert_msg(strstr(msg, "'overlap.tp'") && strstr(msg, "training.compile true"), "%s", msg);
 	ck_assert_int_ne(load_only("llama-3-8b.json", bad, msg, sizeof(msg)), 0);
 	ck_assert_msg(strstr(msg, "training.framework"), "%s", msg);
 }

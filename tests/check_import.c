@@ -319,6 +319,8 @@ START_TEST(framework_mapping)
 	ck_assert_str_eq(get("training.framework"), "\"torchtitan\"");
 	ck_assert_str_eq(get("overlap.tp"), "true");
 	ck_assert_str_eq(get("parallel.sequence_parallel"), "true");
+	/* each block compiled (compile.py apply_compile): training.compile */
+	ck_assert_str_eq(get("training.compile"), "true");
 	/* compiling the loss only: torchtitan raises */
 	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[parallelism]\ntensor_parallel_degree = 2\n"
 						     "[compile]\nenable = true\ncomponents = [\"loss\"]\n"
@@ -335,6 +337,12 @@ START_TEST(framework_mapping)
 						     "[activation_checkpoint]\nmode = \"none\"\n"),
 			 0);
 	ck_assert_str_eq(get("overlap.tp"), "(unset)");
+	ck_assert_str_eq(get("training.compile"), "true");
+	/* the loss compiled, not the model: no training.compile */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[compile]\nenable = true\ncomponents = [\"loss\"]\n"
+						     "[activation_checkpoint]\nmode = \"none\"\n"),
+			 0);
+	ck_assert_str_eq(get("training.compile"), "(unset)");
 
 	/* DeepSpeed ZeRO-2 in BF16: 2e8 elements of 2 bytes = 400,000,000 */
 	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"zero_optimization\": {\"stage\": 2, \"reduce_bucket_size\": 2e8,"

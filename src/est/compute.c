@@ -152,6 +152,7 @@ struct ctx {
 	int eager;          /* training.attention eager: QK^T, softmax, dropout, AV apart */
 	int dropout;        /* model.dropout */
 	int rope;           /* rotary positions (no learned table) */
+	int compile;        /* training.compile: Inductor's fused element-wise kernels */
 };
 
 /* Times of one block, each split into matmul and memory-bound parts. */
@@ -254,12 +255,23 @@ static void linear(struct ctx *x, struct part *pt, double tokens, double n, doub
  * the residual and writes the sum (6), the dropout mask adds 1 byte;
  * backward the norm reads x and dy and writes dx (6), the two gradient
  * paths are summed (6), the dropout backward reads dy and the mask and
- * writes dx (5), a bias gradient reads dy once more (2). */
-static void norm_residual(const struct ctx *x, struct part *pt, int bias)
+ * writes dx (5), a bias gradient reads dy once more (2).
+ *
+ * Under training.compile (torch.compile of each block: Inductor fuses a
+ * chain of element-wise kernels between two extern kernels, GEMMs and
+ * attention, into one that reads each input once and writes only what
+ * leaves it; docs/compute-model.md, "torch.compile"): the norm's backward
+ * and the gradient sum are one kernel (read x, dy and the residual's
+ * gradient, write dx: 8 bytes); `after_add` says the previous sub-block's
+ * residual add is in the same compiled block, so this norm joins its
+ * kernel: the sum's pass writes the normed copy too (2 bytes more), and
+ * the norm has no pass or launch of its own. */
+static void norm_residual(const struct ctx *x, struct part *pt, int bias, int after_add)
 {
 	double n = x->tokens_sp * x->h;
-	pt->fwd_mem += mem_s(x, 4.0 * n) + mem_s(x, (6.0 + (x->dropout ? 1.0 : 0.0)) * n);
-	pt->bwd_mem += mem_s(x, 6.0 * n) + mem_s(x, 6.0 * n);
+	double norm_fwd = x->compile && after_add ? 2.0 * n / (x->hbm * x->mem_eff) : mem_s(x, 4.0 * n);
+	pt->fwd_mem += norm_fwd + mem_s(x, (6.0 + (x->dropout ? 1.0 : 0.0)) * n);
+	pt->bwd_mem += x->compile ? mem_s(x, 8.0 * n) : mem_s(x, 6.0 * n) + mem_s(x, 6.0 * n);
 	if (x->dropout)
 		pt->bwd_mem += mem_s(x, 5.0 * n);
 	if (bias)
@@ -281,7 +293,7 @@ static void attention(struct ctx *x, struct part *pt)
 	double scores = x->b * x->heads * sq * sk; /* score elements on this rank */
 	double sk_flash = x->s_k; /* a window skips blocks in a flash kernel, not in eager attention's mask */
 
-	norm_residual(x, pt, m->out_bias);
+	norm_residual(x, pt, m->out_bias, 0);
 	if (m->kv_lora_rank) {
 		double a = (double)m->num_attention_heads;
 		double q_lora = (double)m->q_lora_rank, kv_lora = (double)m->kv_lora_rank;
@@ -305,9 +317,16 @@ static void attention(struct ctx *x, struct part *pt)
 		pt->bwd_mem += mem_s(x, 4.0 * qk);
 	}
 	if (m->qk_norm) {
+		/* compiled, the q/k norm and the rotation between the q, k, v
+		 * GEMM and attention are one pass: the norm's own bytes and
+		 * launch go, its backward reads x once more (2) */
 		double qk = T * (x->heads + x->kv_heads) * x->d_qk;
-		pt->fwd_mem += mem_s(x, 4.0 * qk);
-		pt->bwd_mem += mem_s(x, 6.0 * qk);
+		if (x->compile && x->rope) {
+			pt->bwd_mem += 2.0 * qk / (x->hbm * x->mem_eff);
+		} else {
+			pt->fwd_mem += mem_s(x, 4.0 * qk);
+			pt->bwd_mem += mem_s(x, 6.0 * qk);
+		}
 	}
 	if (x->eager) {
 		/* the scores stay BF16 under every FP8 recipe */
@@ -379,7 +398,7 @@ static void gated_deltanet(struct ctx *x, struct part *pt)
 	double conv = T * (2.0 * nk * dk + nv * dv), io = T * (2.0 * nk * dk + 2.0 * nv * dv + 2.0 * nv);
 	double bh = x->b * ceil(x->s_q / C) * nv, core;
 
-	norm_residual(x, pt, 0);
+	norm_residual(x, pt, 0, 0);
 	linear(x, pt, T, 2.0 * nk * dk + 2.0 * nv * dv + 2.0 * nv, h, 1);
 	pt->fwd_mem += mem_s(x, 4.0 * conv);
 	pt->bwd_mem += mem_s(x, 6.0 * conv);
@@ -746,6 +765,7 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 	x.eager = in->training.attention == DC_ATTENTION_EAGER;
 	x.dropout = m->dropout;
 	x.rope = m->position_embeddings == 0;
+	x.compile = in->training.compile;
 	x.s_k = flash_keys(m, x.s);
 
 	{
@@ -760,13 +780,13 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 			blend(&attn, &lin, 1.0 - share, share);
 		}
 		dense = attn;
-		norm_residual(&x, &dense, m->mlp_bias);
+		norm_residual(&x, &dense, m->mlp_bias, 1);
 		mlp(&x, &dense, x.tokens, (double)m->ffn_hidden_size / x.t, 1);
 		layer_time(&x, &dense, &c->dense_layer);
 		c->dense_layer_fwd_flops = dense.fwd_flops;
 		if (m->num_experts) {
 			moe_pt = attn;
-			norm_residual(&x, &moe_pt, 0);
+			norm_residual(&x, &moe_pt, 0, 1);
 			moe(&x, &moe_pt);
 			layer_time(&x, &moe_pt, &c->moe_layer);
 			c->moe_layer_fwd_flops = moe_pt.fwd_flops;
@@ -780,7 +800,7 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 		struct part e = {0};
 		struct dc_work_time ew = {0}, head_once = c->head;
 		double mtp = (double)m->mtp_layers;
-		norm_residual(&x, &e, 0);
+		norm_residual(&x, &e, 0, 0);
 		linear(&x, &e, x.tokens, x.h / x.t, 2.0 * x.h, 1);
 		layer_time(&x, &e, &ew);
 		ew.recompute_s = 0;

@@ -605,6 +605,14 @@ static int rule_framework(struct loader *l)
 		dc_cfg_errorf(l, blame(l, KEY_OVERLAP_TP, KEY_PARALLEL_SEQUENCE_PARALLEL),
 		       "'overlap.tp': %s overlaps the sequence-parallel AllGathers and ReduceScatters with their GEMMs, so it needs parallel.sequence_parallel true",
 		       f == DC_FRAMEWORK_MEGATRON ? "Megatron's --tp-comm-overlap" : "torchtitan's async TP");
+	/* torchtitan's async TP is an Inductor pass over the compiled blocks
+	 * (torchtitan/config/configs.py:306-312 raises without the model
+	 * compiled; torchtitan/distributed/compile.py sets
+	 * torch._inductor.config._micro_pipeline_tp) */
+	if (c->overlap.tp && f == DC_FRAMEWORK_TORCHTITAN && c->parallel.tp > 1 && c->parallel.sequence_parallel &&
+	    !c->training.compile)
+		dc_cfg_errorf(l, blame(l, KEY_OVERLAP_TP, KEY_TRAINING_COMPILE),
+		       "'overlap.tp': torchtitan's async TP is a torch.compile pass, so it needs training.compile true");
 	return 0;
 }
 
@@ -1237,9 +1245,10 @@ static const struct rule rules[] = {
 	  KEYS("overlap.ep", "parallel.ep", "parallel.pp", "parallel.virtual_pipeline", "parallel.pipeline_schedule",
 	       "training.recompute")},
 	 rule_ep_overlap},
-	{{"training.framework derives bucket_size, reshard_after_forward, overlap.dp and overlap.param_gather where they are not given; overlap.param_gather needs framework megatron and sharding zero1; overlap.tp under megatron or torchtitan needs sequence_parallel",
+	{{"training.framework derives bucket_size, reshard_after_forward, overlap.dp and overlap.param_gather where they are not given; overlap.param_gather needs framework megatron and sharding zero1; overlap.tp under megatron or torchtitan needs sequence_parallel, and under torchtitan training.compile",
 	  KEYS("training.framework", "parallel.bucket_size", "parallel.reshard_after_forward", "overlap.dp",
-	       "overlap.param_gather", "overlap.tp", "parallel.sharding", "parallel.sequence_parallel")},
+	       "overlap.param_gather", "overlap.tp", "parallel.sharding", "parallel.sequence_parallel",
+	       "training.compile")},
 	 rule_framework},
 	{{"global_batch_size, when given, is a multiple of micro_batch_size × dp and gives grad_accum_steps (which, when also given, must agree)",
 	  KEYS("training.global_batch_size", "training.micro_batch_size", "parallel.dp", "training.grad_accum_steps")},

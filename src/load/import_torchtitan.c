@@ -601,14 +601,15 @@ static void map_training(struct tctx *c, long long pp)
 
 /* torch.compile of the model: [compile] enable with "model" in components
  * (torchtitan/config/configs.py:295-302 at b5bcd76c; components default
- * ["model", "loss"]), or the older [training] compile. distcalc has no key
- * for it: a compiled run is warned as priced like an eager one. */
+ * ["model", "loss"]), or the older [training] compile: each transformer
+ * block compiled (torchtitan/distributed/compile.py apply_compile), which
+ * is training.compile. Compiling the loss alone leaves it false. */
 static int compiled(struct tctx *c)
 {
-	struct entry *e, *comp;
+	struct entry *e, *eo, *comp;
 	int on = 0, old = 0;
-	if (boolean(c, (e = get(c, "training", "compile")), &old) == 0 && old)
-		mwarn(c, e, "distcalc has no key for torch.compile: the step is priced as an eager run's");
+	if (boolean(c, (eo = get(c, "training", "compile")), &old) == 0 && old)
+		setj(c, "training.compile", "true", eo, NULL);
 	if (boolean(c, (e = get(c, "compile", "enable")), &on) != 0 || !on)
 		return old;
 	comp = get(c, "compile", "components");
@@ -628,7 +629,8 @@ static int compiled(struct tctx *c)
 		if (!model)
 			return old;
 	}
-	mwarn(c, e, "distcalc has no key for torch.compile: the step is priced as an eager run's");
+	if (!old)
+		setj(c, "training.compile", "true", e, NULL);
 	return 1;
 }
 
