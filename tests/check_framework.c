@@ -323,6 +323,52 @@ START_TEST(test_async_tp_by_hand)
 }
 END_TEST
 
+/* What the tiles cost (compute.h tp_tiled_*): the same layer (T = 16,384
+ * tokens, tp 8: tiles of 2,048 rows) on the H100's 132 SMs at P e_mm =
+ * 989e12 x 0.8067 x 0.9242 = 737.4 TFLOP/s, t0_mm = 1.024e9 / (312e12 x
+ * 0.7456) = 4.402 us, all compute-bound. A GEMM of m x n output: the tile
+ * shape doing most (docs/compute-model.md, "Waves of tiles"):
+ *   q, k, v [16384 x 768]: 384 tiles of 256 x 128, 3 waves (396), q =
+ *     0.9697: 103.08 GFLOP -> 148.566 us; a tile [2048 x 768]: 48 of 256 x
+ *     128 in one wave (q 0.364), but 96 of 128 x 128 at 0.75 (q 0.5455):
+ *     12.885 GFLOP -> 36.438 us; 8 of them 291.507 us
+ *   o [16384 x 4096] 2048 tiles, q 0.9697: 100.511 us; a tile 256 of
+ *     256 x 128 (q 0.9697): 16.416 us
+ *   fc1 [16384 x 3584] 1792 tiles (q 0.9697): 677.165 us; a tile 224
+ *     tiles, 2 waves (q 0.8485): 100.511 us
+ *   fc2 [16384 x 4096] (k 1792): 340.783 us; a tile 46.450 us
+ * forward: 8 (36.438 + 16.416 + 100.511 + 46.450) - (148.566 + 100.511 +
+ * 677.165 + 340.783) = 331.495 us. Backward, the input gradients, output
+ * and inner sizes swapped: q, k, v's [2048 x 4096] tiles at q 0.9697,
+ * 22.423 us; o's [2048 x 512] 128 tiles of 128 x 64 (q 0.4848), 28.429 us;
+ * fc1's [2048 x 4096] 88.497 us; fc2's [2048 x 1792] 112 tiles (q 0.8485)
+ * 52.457 us; the whole ones as forward: 8 x 191.806 - 1267.025 = 267.423
+ * us. torch's two ReduceScatter reductions each way read 16,384 x 4,096
+ * x 2 B and write an eighth of it: 150,994,944 B / 2.3785e12 + 1.570 us =
+ * 65.053 us: torchtitan 461.602 and 397.529 us; Megatron (its reduction
+ * in the collective) 331.495 and 267.423. */
+START_TEST(test_async_tp_tiles_by_hand)
+{
+	const char *tt[] = {"parallel.tp=8", "parallel.dp=1", "parallel.sequence_parallel=true",
+			    "training.framework=torchtitan", "overlap.tp=true", "training.compile=true",
+			    "cluster.gpu=h100-sxm5-80gb", NULL};
+	const char *mg[] = {"parallel.tp=8", "parallel.dp=1", "parallel.sequence_parallel=true",
+			    "training.framework=megatron", "overlap.tp=true", "cluster.gpu=h100-sxm5-80gb", NULL};
+	const char *off[] = {"parallel.tp=8", "parallel.dp=1", "parallel.sequence_parallel=true",
+			     "training.framework=torchtitan", "training.compile=true", "cluster.gpu=h100-sxm5-80gb", NULL};
+	run_config("llama-3-8b-torchtitan.json", tt);
+	ck_assert_double_eq_tol(run_res.compute.dense_layer.tp_tiled_fwd_s, 461.602e-6, 1e-5 * 461.602e-6);
+	ck_assert_double_eq_tol(run_res.compute.dense_layer.tp_tiled_bwd_s, 397.529e-6, 1e-5 * 397.529e-6);
+	run_config("llama-3-8b-torchtitan.json", mg);
+	ck_assert_double_eq_tol(run_res.compute.dense_layer.tp_tiled_fwd_s, 331.495e-6, 1e-5 * 331.495e-6);
+	ck_assert_double_eq_tol(run_res.compute.dense_layer.tp_tiled_bwd_s, 267.423e-6, 1e-5 * 267.423e-6);
+	/* no tiles without the overlap */
+	run_config("llama-3-8b-torchtitan.json", off);
+	ck_assert_double_eq(run_res.compute.dense_layer.tp_tiled_fwd_s, 0);
+	ck_assert_double_eq(run_res.compute.dense_layer.tp_tiled_bwd_s, 0);
+}
+END_TEST
+
 /* Korthikanti et al. 2022 Table 5 under training.framework megatron (the
  * paper's software): no worse than the bound check_step.c holds under
  * custom (mean 3%, max 5%; measured there 2.32% / 4.14%). The rows run
@@ -392,6 +438,7 @@ int main(void)
 	tcase_add_test(tc, test_param_gather_overlap_step);
 	tcase_add_test(tc, test_tiled_exposed_by_hand);
 	tcase_add_test(tc, test_async_tp_by_hand);
+	tcase_add_test(tc, test_async_tp_tiles_by_hand);
 	tcase_add_test(tc, test_framework_errors);
 	tcase_add_test(tc, test_korthikanti_table5_megatron);
 	suite_add_tcase(s, tc);

@@ -30,6 +30,11 @@ struct dc_work_time {
 	double fwd_matmul_s; /* the matmul part of fwd_s (the rest is memory-bound) */
 	double bwd_matmul_s; /* the matmul part of bwd_s */
 	double bwd_wgrad_s;  /* of bwd_s: the weight-gradient GEMMs (all of the embedding's), W of a zero-bubble schedule */
+	/* tiled TP overlap only (framework.h DC_TP_TILED; 0 otherwise): what
+	 * cutting the TP-paired GEMMs into tp row tiles adds to fwd_s and
+	 * bwd_s (each tile's waves and launch), with torch's ReduceScatter
+	 * reductions under torchtitan; the step adds it in that mode */
+	double tp_tiled_fwd_s, tp_tiled_bwd_s;
 };
 
 struct dc_compute {

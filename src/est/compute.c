@@ -26,6 +26,7 @@
 
 #include "distcalc/axis.h"
 #include "distcalc/config.h"
+#include "distcalc/framework.h"
 #include "distcalc/params.h"
 #include "distcalc/plan.h"
 #include "distcalc/util.h"
@@ -497,6 +498,57 @@ static void moe(struct ctx *x, struct part *pt)
 		mlp(x, pt, x->tokens, (double)m->shared_expert_ffn_hidden_size / x->t, 1);
 }
 
+/* Tiled TP overlap (Megatron's --tp-comm-overlap, torchtitan's async TP;
+ * docs/step-model.md, "Tiled TP overlap"): each GEMM beside a
+ * sequence-parallel AllGather or ReduceScatter runs as tp GEMMs of T / tp
+ * rows, one per tile (torch's fused_all_gather_matmul runs
+ * mm(shard, B) for each rank's shard, fused_matmul_reduce_scatter
+ * mm(A_shards[rank], B); torch/distributed/_symmetric_memory/
+ * __init__.py), each with its own waves of output tiles and its own
+ * launch: what that adds over the whole GEMM, forward (the GEMM itself)
+ * and backward (its input gradient, whose collective is the mirror one;
+ * the weight gradient uses the gathered input whole). `out` x `in` the
+ * weight's shape on this rank. */
+static double tiled_extra(struct ctx *x, double out, double in, int bwd)
+{
+	double T = x->tokens, t = x->t;
+	x->cur = x->lin;
+	if (bwd)
+		return t * gemm_s(x, T / t, in, out, 1) - gemm_s(x, T, in, out, 1);
+	return t * gemm_s(x, T / t, out, in, 1) - gemm_s(x, T, out, in, 1);
+}
+
+/* What tiled TP adds to one layer (`dense`: its MLP's pairs too; a MoE
+ * layer's MLP collectives wait for the token dispatch, untiled), forward
+ * and backward. torch's fused_matmul_reduce_scatter leaves the tp partial
+ * products of each output row in place and sums them in one reduction
+ * kernel on the compute stream (reduce_fn over the stacked partials):
+ * under torchtitan each ReduceScatter (forward after o and fc2, backward
+ * after the input gradients of q, k, v and fc1) adds that pass, reading
+ * T h partials and writing T h / tp, 2 bytes each. Megatron's userbuffers
+ * reduce inside the collective's kernel (its SMs: compute_slowdown).
+ * MLA's chain is not tiled (0). */
+static void tp_tiled(struct ctx *x, int dense, double *fwd, double *bwd)
+{
+	const struct dc_model *m = x->m;
+	double qkv = (x->heads + 2.0 * x->kv_heads) * x->d_qk, o = x->heads * x->d_v, h = x->h;
+	double f = (double)m->ffn_hidden_size / x->t, gate = m->mlp == DC_MLP_SWIGLU ? 2.0 : 1.0;
+	double rs = 0, pairs = dense ? 2.0 : 1.0;
+	*fwd = *bwd = 0;
+	if (x->t < 2 || m->kv_lora_rank || dc_framework_tp_overlap(x->p) != DC_TP_TILED)
+		return;
+	*fwd = tiled_extra(x, qkv, h, 0) + tiled_extra(x, h, o, 0);
+	*bwd = tiled_extra(x, qkv, h, 1) + tiled_extra(x, h, o, 1);
+	if (dense) {
+		*fwd += tiled_extra(x, gate * f, h, 0) + tiled_extra(x, h, f, 0);
+		*bwd += tiled_extra(x, gate * f, h, 1) + tiled_extra(x, h, f, 1);
+	}
+	if (x->p->in->training.framework == DC_FRAMEWORK_TORCHTITAN)
+		rs = mem_s(x, 2.0 * x->tokens * h * (1.0 + 1.0 / x->t));
+	*fwd += pairs * rs;
+	*bwd += pairs * rs;
+}
+
 /* The forward, backward and recompute times of a layer's blocks. */
 static void layer_time(const struct ctx *x, const struct part *pt, struct dc_work_time *w)
 {
@@ -783,12 +835,14 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 		norm_residual(&x, &dense, m->mlp_bias, 1);
 		mlp(&x, &dense, x.tokens, (double)m->ffn_hidden_size / x.t, 1);
 		layer_time(&x, &dense, &c->dense_layer);
+		tp_tiled(&x, 1, &c->dense_layer.tp_tiled_fwd_s, &c->dense_layer.tp_tiled_bwd_s);
 		c->dense_layer_fwd_flops = dense.fwd_flops;
 		if (m->num_experts) {
 			moe_pt = attn;
 			norm_residual(&x, &moe_pt, 0, 1);
 			moe(&x, &moe_pt);
 			layer_time(&x, &moe_pt, &c->moe_layer);
+			tp_tiled(&x, 0, &c->moe_layer.tp_tiled_fwd_s, &c->moe_layer.tp_tiled_bwd_s);
 			c->moe_layer_fwd_flops = moe_pt.fwd_flops;
 		}
 	}

@@ -345,6 +345,8 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 		if (ex_tp > tp)
 			ex_tp = tp;
 		hid += tp - ex_tp;
+		/* the tiles' GEMMs and torch's reductions (compute.h) */
+		comp += bwd ? w->tp_tiled_bwd_s : w->tp_tiled_fwd_s;
 	} else if (bwd && k->tp_mode == DC_TP_ASYNC_BWD) {
 		/* Megatron's asynchronous backward collectives, behind the
 		 * backward's GEMMs */
