@@ -11,6 +11,7 @@
 #include "distcalc/config.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
+#include "distcalc/memory.h"
 #include "distcalc/step.h"
 #include "published/korthikanti2022.h"
 
@@ -284,6 +285,160 @@ START_TEST(test_trace_shows_the_schedule)
 		ck_assert_int_eq(tl.schedule, i == 0 ? DC_PIPE_ZERO_BUBBLE : i == 1 ? DC_PIPE_DUALPIPE : DC_PIPE_DUALPIPEV);
 		ck_assert(tl.bubble_s > 0 && tl.bubble_paper_s > 0);
 	}
+}
+END_TEST
+
+/* The events dc_step_trace shows before each stage's summary, in order. */
+struct shown {
+	struct dc_step_event ev[4096];
+	size_t n;
+	int summary[16]; /* the stage's summary came */
+	uint64_t summarised[16];
+	uint64_t held[16][64], nheld[16]; /* the memory counter's held counts, in order */
+	enum dc_step_mem mem[16][64];
+};
+
+static int collect_shown(void *ctx, const struct dc_step_event *e)
+{
+	struct shown *x = ctx;
+	ck_assert_uint_lt(e->stage, 16);
+	if (e->kind == DC_EV_SUMMARY) {
+		x->summary[e->stage] = 1;
+		x->summarised[e->stage] = e->ops;
+	}
+	if (e->kind == DC_EV_MEMORY && x->nheld[e->stage] < 64) {
+		x->mem[e->stage][x->nheld[e->stage]] = e->mem;
+		x->held[e->stage][x->nheld[e->stage]++] = e->held;
+	}
+	if (x->summary[e->stage] || e->kind != DC_EV_SPAN)
+		return 0;
+	ck_assert_uint_lt(x->n, 4096);
+	x->ev[x->n++] = *e;
+	return 0;
+}
+
+START_TEST(test_trace_prefix_is_the_schedule)
+{
+	/* The trace's bound (step.h dc_step_trace): above max_chunks the
+	 * timeline simulates only a prefix of the schedule, which must give
+	 * every shown op the order and time the whole schedule gives it. The
+	 * course model on pp 4 (dp 1 on 4 nodes of 4), 64 microbatches, 4
+	 * shown: the whole schedule (max_chunks large) against the prefix
+	 * (max_chunks = what the prefix needs: 1F1B and ZB-H1 4 + pp = 8
+	 * microbatches, 4 x 8 chunks; interleaved v 2: (ceil(4 / 4) + 3) x 4
+	 * = 16 microbatches, 4 x 2 x 16), event by event */
+	static const char *const runs[][3] = {
+		{"parallel.pipeline_schedule=1f1b", "parallel.virtual_pipeline=1", NULL},
+		{"parallel.pipeline_schedule=zero_bubble", "parallel.virtual_pipeline=1", NULL},
+		{"parallel.pipeline_schedule=interleaved", "parallel.virtual_pipeline=2", NULL},
+	};
+	static const uint64_t need[] = {4 * 8, 4 * 8, 4 * 2 * 16};
+	static struct shown whole, prefix;
+	for (size_t i = 0; i < 3; i++) {
+		const char *sets[] = {"parallel.pp=4", "parallel.dp=1", "cluster.num_nodes=4", "training.grad_accum_steps=64",
+				      runs[i][0], runs[i][1], NULL};
+		struct dc_step_show a = {.microbatches = 4, .max_chunks = 1 << 20};
+		struct dc_step_show b = {.microbatches = 4, .max_chunks = need[i]};
+		struct dc_step_show c = {.microbatches = 4, .max_chunks = need[i] - 1};
+		struct dc_step sa, sb, sc;
+		const char *err = NULL;
+		load_and_run("systems.json", sets, 0);
+		memset(&whole, 0, sizeof(whole));
+		memset(&prefix, 0, sizeof(prefix));
+		ck_assert_int_eq(dc_step_trace(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops, &run_res.batch,
+					       &sa, &a, NULL, collect_shown, &whole, &err),
+				 0);
+		ck_assert_int_eq(dc_step_trace(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops, &run_res.batch,
+					       &sb, &b, NULL, collect_shown, &prefix, &err),
+				 0);
+		ck_assert_uint_eq(a.m_simulated, 64);
+		ck_assert(!a.from_closed_form);
+		ck_assert_uint_eq(b.m_simulated, i == 2 ? 16 : 8);
+		ck_assert(b.from_closed_form);
+		/* the prefix's step is the closed form's, the report's */
+		ck_assert_double_eq(sb.time_s, run_res.step.time_s);
+		ck_assert_uint_eq(whole.n, prefix.n);
+		ck_assert_uint_gt(whole.n, 0);
+		for (size_t k = 0; k < whole.n; k++) {
+			ck_assert_uint_eq(whole.ev[k].stage, prefix.ev[k].stage);
+			ck_assert_str_eq(whole.ev[k].name, prefix.ev[k].name);
+			ck_assert_double_eq_tol(whole.ev[k].start_s, prefix.ev[k].start_s, 1e-12 * (1 + whole.ev[k].start_s));
+			ck_assert_double_eq_tol(whole.ev[k].duration_s, prefix.ev[k].duration_s, 1e-12);
+		}
+		for (uint64_t s = 0; s < 4; s++) {
+			/* the whole schedule's ops either shown or summarised, the
+			 * same count both ways: 1F1B and interleaved 2 m v, ZB-H1 3 m */
+			ck_assert(whole.summary[s] && prefix.summary[s]);
+			ck_assert_uint_eq(whole.summarised[s], prefix.summarised[s]);
+			ck_assert_uint_lt(whole.summarised[s], i == 1 ? 3 * 64 : i == 2 ? 2 * 64 * 2 : 2 * 64);
+		}
+		/* one chunk fewer than the prefix needs: refused */
+		ck_assert_int_eq(dc_step_trace(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops, &run_res.batch,
+					       &sc, &c, NULL, collect_shown, &prefix, &err),
+				 -2);
+		ck_assert(!c.no_closed_form);
+	}
+	/* 1F1B's counts by hand: stage s of 4 shows its 3 - s warm-up
+	 * forwards, 4 forward-backward pairs and the forward of microbatch
+	 * 7 - s before the backward of microbatch 4: 3 - s + 9 ops, and
+	 * summarises 128 - (12 - s) */
+	{
+		const char *sets[] = {"parallel.pp=4", "parallel.dp=1", "cluster.num_nodes=4",
+				      "training.grad_accum_steps=64", NULL};
+		struct dc_step_show a = {.microbatches = 4, .max_chunks = 1 << 20};
+		struct dc_step sa;
+		const char *err = NULL;
+		load_and_run("systems.json", sets, 0);
+		memset(&whole, 0, sizeof(whole));
+		ck_assert_int_eq(dc_step_trace(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops, &run_res.batch,
+					       &sa, &a, NULL, collect_shown, &whole, &err),
+				 0);
+		for (uint64_t s = 0; s < 4; s++)
+			ck_assert_uint_eq(whole.summarised[s], 128 - (12 - s));
+	}
+}
+END_TEST
+
+START_TEST(test_trace_memory_held_by_hand)
+{
+	/* The memory counter's held microbatches under 1F1B, pp 2, 4
+	 * microbatches (the course model, dp 1 on 2 nodes of 4), by hand: a
+	 * forward holds its microbatch from its start, a backward frees it at
+	 * its end; a point at each op's start and end (f: forward or idle, b:
+	 * backward). Stage 0 runs F0 F1 B0 F2 B1 F3 B2 B3:
+	 *   F0 1f 1f  F1 2f 2f  B0 2b 1f  F2 2f 2f  B1 2b 1f  F3 2f 2f
+	 *   B2 2b 1f  B3 1b 0 (after)
+	 * at most 2, the ledger's in-flight count min(pp - 0, m) = 2
+	 * (memory.h). Stage 1 (no warm-up) F0 B0 F1 B1 F2 B2 F3 B3:
+	 *   F 1f 1f  B 1b 0f, four times, the last end 0 (after)
+	 * at most 1 = min(2 - 1, 4). */
+	static const uint64_t held0[] = {1, 1, 2, 2, 2, 1, 2, 2, 2, 1, 2, 2, 2, 1, 1, 0};
+	static const enum dc_step_mem mem0[] = {
+		DC_STEP_MEM_FORWARD, DC_STEP_MEM_FORWARD,  DC_STEP_MEM_FORWARD, DC_STEP_MEM_FORWARD,
+		DC_STEP_MEM_BACKWARD, DC_STEP_MEM_FORWARD, DC_STEP_MEM_FORWARD, DC_STEP_MEM_FORWARD,
+		DC_STEP_MEM_BACKWARD, DC_STEP_MEM_FORWARD, DC_STEP_MEM_FORWARD, DC_STEP_MEM_FORWARD,
+		DC_STEP_MEM_BACKWARD, DC_STEP_MEM_FORWARD, DC_STEP_MEM_BACKWARD, DC_STEP_MEM_AFTER};
+	static const uint64_t held1[] = {1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0};
+	const char *sets[] = {"parallel.pp=2", "parallel.dp=1", "training.grad_accum_steps=4", NULL};
+	struct dc_step_show a = {.microbatches = 32, .max_chunks = 1 << 20};
+	static struct shown x;
+	struct dc_step st;
+	const char *err = NULL;
+	load_and_run("systems.json", sets, 0);
+	memset(&x, 0, sizeof(x));
+	ck_assert_int_eq(dc_step_trace(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops, &run_res.batch, &st,
+				       &a, NULL, collect_shown, &x, &err),
+			 0);
+	ck_assert(!x.summary[0] && !x.summary[1]);
+	ck_assert_uint_eq(x.nheld[0], sizeof(held0) / sizeof(held0[0]));
+	for (size_t k = 0; k < x.nheld[0]; k++) {
+		ck_assert_msg(x.held[0][k] == held0[k] && x.mem[0][k] == mem0[k], "stage 0 point %zu: held %llu mem %d",
+			      k, (unsigned long long)x.held[0][k], (int)x.mem[0][k]);
+	}
+	ck_assert_uint_eq(x.nheld[1], sizeof(held1) / sizeof(held1[0]));
+	for (size_t k = 0; k < x.nheld[1]; k++)
+		ck_assert_uint_eq(x.held[1][k], held1[k]);
+	ck_assert_uint_eq(dc_pipeline_in_flight(2, 0, 4), 2);
 }
 END_TEST
 
@@ -673,6 +828,8 @@ int main(void)
 	tcase_add_test(tc, test_context_parallel_exposure);
 	tcase_add_test(tc, test_ep_a2a_1f1b_two_layers);
 	tcase_add_test(tc, test_trace_shows_the_schedule);
+	tcase_add_test(tc, test_trace_prefix_is_the_schedule);
+	tcase_add_test(tc, test_trace_memory_held_by_hand);
 	tcase_add_test(tc, test_uneven_stage_compute);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -117,6 +117,10 @@ struct dc_mem_ledger {
 int dc_state_bytes(uint64_t params, uint64_t bytes_per_param, uint64_t shards, int sharded,
 		   uint64_t *out);
 
+/* The allocator reserve on `subtotal` bytes in use: ceil(fraction x
+ * subtotal) (memory.allocator_reserve), as every phase of the ledger. */
+uint64_t dc_mem_reserve_bytes(uint64_t subtotal, double fraction);
+
 /* Microbatches whose activations stage `stage` holds at its peak under
  * 1F1B (PipeDream-Flush): min(pp - stage, grad_accum_steps); 1 when pp = 1. */
 uint64_t dc_pipeline_in_flight(uint64_t pp, uint64_t stage, uint64_t grad_accum_steps);

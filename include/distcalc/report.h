@@ -54,11 +54,12 @@ int dc_report_render_markdown(struct dc_report *r, const struct dc_render_opts *
 int dc_report_render_html(struct dc_report *r, const struct dc_render_opts *o, struct dc_buf *out);
 
 /* --trace: one step of the report's plan as Chrome trace-event JSON
- * (sink_trace.c, docs/step-model.md): a process per pipeline stage (at most
- * 16: the first and last 8), a compute track that tiles the step and a
- * track per communication stream. Returns 0, or -1 with *error set to
- * static text (no GPU data for a step time, out of memory, a failed
- * flush). */
+ * (sink_trace.c, docs/step-model.md section 6): a process per rank class
+ * (pipeline stage; at most 16: the first and last 8), a compute track that
+ * tiles the step (each stage's ops up to microbatch 32, the rest one
+ * summary span), a track per communication stream and a memory counter.
+ * Returns 0, or -1 with *error set to static text (no GPU data for a step
+ * time, a step past the trace's bound, out of memory, a failed flush). */
 int dc_report_render_trace(struct dc_report *r, struct dc_buf *out, const char **error);
 
 /* The root field table of the report: the header fields, one object per

@@ -218,11 +218,36 @@ enum dc_step_track {
 	DC_TRACK_COUNT,
 };
 
+/* What an event is: a span of work on its track (every event of
+ * dc_step_timeline), or, from dc_step_trace only, a point of the stage's
+ * memory counter or a span standing for the ops the trace summarises. */
+enum dc_step_ev_kind {
+	DC_EV_SPAN,
+	DC_EV_MEMORY,  /* at start_s (duration 0): `held` of `held_max`, phase `mem` */
+	DC_EV_SUMMARY, /* on the compute track: `ops` ops of which busy_s ran kernels */
+};
+
+/* The memory ledger's phase a counter point is in (memory.h): a forward
+ * or idle (the forward subtotal's extras), a backward (the backward
+ * subtotal's), after the stage's last op (the model states alone, the
+ * optimizer step's subtotal). */
+enum dc_step_mem { DC_STEP_MEM_FORWARD, DC_STEP_MEM_BACKWARD, DC_STEP_MEM_AFTER };
+
 struct dc_step_event {
 	uint64_t stage;
 	enum dc_step_track track;
 	char name[96];
 	double start_s, duration_s;
+	enum dc_step_ev_kind kind;
+	/* DC_EV_MEMORY: chunk-microbatches whose activations the stage holds
+	 * (a forward's from its start to the end of its backward, or of its
+	 * weight gradients when they run apart), and the most it holds in
+	 * the step (the ledger's in-flight count under 1F1B) */
+	uint64_t held, held_max;
+	enum dc_step_mem mem;
+	/* DC_EV_SUMMARY: the ops the span stands for, their kernel time */
+	uint64_t ops;
+	double busy_s;
 };
 
 /* Called for every event in time order per stage and track; returns 0 to
@@ -245,6 +270,40 @@ int dc_step_timeline(const struct dc_plan *p, const struct dc_compute *c, const 
 		     const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s,
 		     int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx,
 		     const char **error);
+
+/* The trace's bounded view (sink_trace.c, docs/reliability.md "Bounded
+ * work"): each stage's ops up to its first backward of microbatch
+ * `microbatches` (0: all) as events, the rest of its schedule one
+ * DC_EV_SUMMARY span, and its memory counter (DC_EV_MEMORY points at each
+ * shown op's start and end, one at the summary's start with the highest
+ * the summarised ops reach, one at the stage's end).
+ *
+ * The schedule is simulated for m microbatches when p x chunks x m is at
+ * most `max_chunks`. Above it, for the schedules with a closed form
+ * (1F1B, interleaved with even chunks, ZB-H1) the simulation runs a
+ * prefix of m_simulated microbatches, enough that every shown op's order
+ * and time are the full schedule's (1F1B, ZB-H1: shown + p; interleaved:
+ * shown rounded up to a multiple of p, + 3p), and the step, each stage's
+ * end and the summaries come from the closed form. */
+struct dc_step_show {
+	uint64_t microbatches;
+	uint64_t max_chunks;
+	/* filled by dc_step_trace */
+	uint64_t m_simulated;   /* microbatches simulated: m, or the prefix's */
+	int from_closed_form;   /* the step and the stages' ends are the closed form's */
+	int no_closed_form;     /* on -2: the schedule has none (else even the prefix is too long) */
+};
+
+/* dc_step_timeline's events in the bounded view `show`. Fills *s (the
+ * simulation's, or the closed form's when a prefix is simulated).
+ * Returns 0; -1 with *error set (out of memory, an estimator error);
+ * -2 with *error set when even the prefix is above show->max_chunks, or
+ * the schedule (DualPipe, DualPipeV, uneven interleaved chunks) has no
+ * closed form and its m is; or what `emit` returned. Allocates
+ * O(p x chunks x m_simulated). */
+int dc_step_trace(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
+		  const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s, struct dc_step_show *show,
+		  int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx, const char **error);
 
 const char *dc_step_track_name(enum dc_step_track t);
 

@@ -449,8 +449,9 @@ const struct dc_option dc_option_table[] = {
 	{"--output", 'o', "FILE", "write to FILE atomically instead of standard output", apply_output},
 	{"--trace", 0, "FILE", "also write one step as Chrome trace-event JSON to FILE\n"
 			       "(atomically; open it in Perfetto or chrome://tracing):\n"
-			       "a process per pipeline stage, compute and\n"
-			       "communication tracks (docs/step-model.md)",
+			       "a process per pipeline stage (at most 16), compute,\n"
+			       "communication and memory tracks, 32 microbatches\n"
+			       "shown, the rest summarised (docs/step-model.md)",
 	 apply_trace},
 	{"--set", 's', "PATH=VALUE", "override one config value, validated as if it were in\n"
 				     "the file; repeatable, applied in order. Examples:\n"

@@ -116,9 +116,14 @@ int dc_stage_params_most_loaded(const struct dc_plan *pl, struct dc_stage_params
 	return 0;
 }
 
-static uint64_t reserve_of(uint64_t subtotal, double fraction)
+uint64_t dc_mem_reserve_bytes(uint64_t subtotal, double fraction)
 {
 	return (uint64_t)ceil(fraction * (double)subtotal);
+}
+
+static uint64_t reserve_of(uint64_t subtotal, double fraction)
+{
+	return dc_mem_reserve_bytes(subtotal, fraction);
 }
 
 /* One model state of a rank: the dense parameters and the routed

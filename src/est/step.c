@@ -1039,6 +1039,40 @@ static void paper(const struct step_ctx *x, const struct dc_step_stage *cs, stru
 	}
 }
 
+/* Stage r's last op's end in closed form: the span less the drain of the
+ * stages before it (docs/step-model.md, section 3). */
+static double closed_end(const struct step_ctx *x, const struct dc_step_stage *st, double span, double drain,
+			 uint64_t r)
+{
+	uint64_t m = x->k.m;
+	double e = span - drain;
+	if (x->k.sched == DC_PIPE_ZERO_BUBBLE) {
+		/* ZB-H1: stage r's last B leaves the drain before stage 0's
+		 * last W, then runs its own min(r + 1, m) W's */
+		e -= r > 0 ? x->first.wgrad_s : 0;
+		e += (double)(r + 1 < m ? r + 1 : m) * st->wgrad_s;
+		if (e > span)
+			e = span;
+	}
+	return e;
+}
+
+/* Every stage's end in closed form (closed_end), O(pp). */
+static void closed_ends(const struct step_ctx *x, double span, double *end)
+{
+	const struct dc_plan *p = x->k.p;
+	int zb = x->k.sched == DC_PIPE_ZERO_BUBBLE;
+	double drain = 0;
+	for (uint64_t r = 0, seg = 0; r < x->pp; r++) {
+		const struct dc_step_stage *st;
+		while (seg + 1 < p->nsegments && p->segment_first[seg + 1] <= r)
+			seg++;
+		st = ops_seg(x, r, seg);
+		end[r] = closed_end(x, st, span, drain, r);
+		drain += st->bwd_first_s - (zb ? st->wgrad_first_s : 0) + x->k.send_s;
+	}
+}
+
 /* Composes the step from the pipeline's span and each stage's end (`end`
  * NULL: the closed form's, span - drain). One pass over the stages finds
  * the sync point, the slowest stage and each class's last-ready stage; the
@@ -1081,15 +1115,7 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 		}
 		st = ops_seg(x, r, seg);
 		sy = sync_seg(x, r, seg);
-		e = end ? end[r] : span - drain;
-		if (!end && zb) {
-			/* ZB-H1: stage r's last B leaves the drain before stage 0's
-			 * last W, then runs its own min(r + 1, m) W's */
-			e -= r > 0 ? x->first.wgrad_s : 0;
-			e += (double)(r + 1 < m ? r + 1 : m) * st->wgrad_s;
-			if (e > span)
-				e = span;
-		}
+		e = end ? end[r] : closed_end(x, st, span, drain, r);
 		ready = e + sy->pen + sy->tail;
 		opt = opt_of(x, c, r, seg);
 		fin = ready + opt + post;
@@ -1811,6 +1837,7 @@ struct emitter {
 	void *ctx;
 	int rc;
 	struct dc_step_event e;
+	enum dc_step_ev_kind kind; /* of the spans ev() emits: DC_EV_SPAN but for a summary */
 };
 
 static void ev(struct emitter *em, uint64_t stage, enum dc_step_track t, double start, double dur, const char *fmt,
@@ -1824,6 +1851,11 @@ static void ev(struct emitter *em, uint64_t stage, enum dc_step_track t, double 
 		return;
 	em->e.stage = stage;
 	em->e.track = t;
+	em->e.kind = em->kind;
+	if (em->kind != DC_EV_SUMMARY) {
+		em->e.ops = 0;
+		em->e.busy_s = 0;
+	}
 	em->e.start_s = start;
 	em->e.duration_s = dur;
 	va_start(ap, fmt);
@@ -1972,18 +2004,94 @@ static void emit_send(struct emitter *em, const struct step_ctx *x, const struct
 	   (unsigned long long)shown_mb(sm, c, mb), (unsigned long long)c, (unsigned long long)to);
 }
 
+/* A point of the stage's memory counter (dc_step_trace). */
+static void mem_point(struct emitter *em, uint64_t s, double t, uint64_t held, uint64_t held_max, enum dc_step_mem mem)
+{
+	if (em->rc)
+		return;
+	em->e.stage = s;
+	em->e.track = DC_TRACK_COMPUTE;
+	em->e.kind = DC_EV_MEMORY;
+	em->e.start_s = t;
+	em->e.duration_s = 0;
+	em->e.held = held;
+	em->e.held_max = held_max;
+	em->e.mem = mem;
+	snprintf(em->e.name, sizeof(em->e.name), "memory");
+	em->rc = em->emit(em->ctx, &em->e);
+}
+
+/* An op's activations: a forward's are held from its start; a backward
+ * frees its microbatch's at its end, unless its weight gradients run
+ * apart (BX): then the W's end frees them. */
+static int op_fwd(const struct pop *o)
+{
+	return o->kind == OP_F || o->kind == OP_FB;
+}
+
+static int op_frees(const struct pop *o)
+{
+	return o->kind == OP_B || o->kind == OP_W || o->kind == OP_FB;
+}
+
+/* The most chunk-microbatches stage s holds over its simulated ops. */
+static uint64_t held_most(const struct sim *sm, uint64_t s)
+{
+	uint64_t held = 0, most = 0;
+	for (uint64_t i = 0; i < sm->nops[s]; i++) {
+		const struct pop *o = &sm->ops[s * sm->cap + i];
+		held += (uint64_t)op_fwd(o);
+		if (held > most)
+			most = held;
+		held -= held > 0 ? (uint64_t)op_frees(o) : 0;
+	}
+	return most;
+}
+
+/* The ops of stage s a trace shows: those before its first backward (B,
+ * W or a pair's) of microbatch k or later (DualPipe: k / 2 each way). */
+static uint64_t shown_ops(const struct sim *sm, uint64_t s, uint64_t k)
+{
+	int dual = sm->sched == DC_PIPE_DUALPIPE || sm->sched == DC_PIPE_DUALPIPEV;
+	uint64_t lim = dual ? (k + 1) / 2 : k;
+	if (k == 0)
+		return sm->nops[s];
+	for (uint64_t i = 0; i < sm->nops[s]; i++) {
+		const struct pop *o = &sm->ops[s * sm->cap + i];
+		if (o->kind != OP_F && o->mb >= lim)
+			return i;
+	}
+	return sm->nops[s];
+}
+
+/* What emit_stage shows of a stage under dc_step_trace: NULL, everything. */
+struct stage_view {
+	uint64_t microbatches; /* dc_step_show.microbatches */
+	uint64_t full_ops;     /* ops of the stage's whole schedule */
+	int prefix;            /* the simulation holds a prefix of them */
+	double busy_s;         /* the whole schedule's kernel time on the stage */
+};
+
 /* One stage's events, after the schedule has run. */
 static void emit_stage(struct emitter *em, const struct step_ctx *x, const struct sim *sm, uint64_t s,
-		       const struct dc_step_stage *st, double end, double sync, double opt, double step)
+		       const struct dc_step_stage *st, double end, double sync, double opt, double step,
+		       const struct stage_view *view)
 {
 	const struct dc_plan *p = x->k.p;
 	uint64_t rep = x->dev ? s : rep_stage(x, s);
-	double t = 0, tail, pen, hid;
-	for (uint64_t i = 0; i < sm->nops[s] && !em->rc; i++) {
+	uint64_t nshow = view ? shown_ops(sm, s, view->microbatches) : sm->nops[s];
+	uint64_t held = 0, held_max = view ? held_most(sm, s) : 0;
+	double t = 0, tail, pen, hid, shown_busy = 0;
+	for (uint64_t i = 0; i < nshow && !em->rc; i++) {
 		size_t ix = (size_t)(s * sm->cap + i);
 		const struct pop *o = &sm->ops[ix];
 		double st0 = sm->op_start[ix];
 		ev(em, s, DC_TRACK_COMPUTE, t, st0 - t, "pipeline bubble");
+		if (view) {
+			held += (uint64_t)op_fwd(o);
+			mem_point(em, s, st0, held, held_max, o->kind == OP_F ? DC_STEP_MEM_FORWARD : DC_STEP_MEM_BACKWARD);
+			shown_busy += sm->op_end[ix] - st0;
+		}
 		switch (o->kind) {
 		case OP_F:
 			emit_op(em, &x->k, s, rep, shown_mb(sm, o->cf, o->mf), o->cf, 0, PART_ALL, 0, st0);
@@ -2010,6 +2118,43 @@ static void emit_stage(struct emitter *em, const struct step_ctx *x, const struc
 			emit_send(em, x, sm, s, o->cf, o->mf, 0, t);
 		if (o->kind == OP_B || o->kind == OP_BX || o->kind == OP_FB)
 			emit_send(em, x, sm, s, o->cb, o->mb, 1, t + (o->kind == OP_FB ? x->k.send_s : 0));
+		if (view) {
+			/* what is held until the next op starts (none: the stage's end) */
+			held -= held > 0 ? (uint64_t)op_frees(o) : 0;
+			mem_point(em, s, t, held, held_max,
+				  i + 1 == sm->nops[s] && !view->prefix ? DC_STEP_MEM_AFTER : DC_STEP_MEM_FORWARD);
+		}
+	}
+	if (view && nshow < view->full_ops && !em->rc) {
+		/* the rest of the schedule as one span: its op count and kernel
+		 * time (the simulated ops', or the whole schedule's busy time less
+		 * the shown ops' when only a prefix was simulated), and the most
+		 * it holds, in a backward when one starts holding that many */
+		uint64_t hi = 0, h = held;
+		enum dc_step_mem hi_mem = DC_STEP_MEM_FORWARD;
+		double busy = view->prefix ? view->busy_s - shown_busy : 0;
+		for (uint64_t i = nshow; i < sm->nops[s]; i++) {
+			size_t ix = (size_t)(s * sm->cap + i);
+			const struct pop *o = &sm->ops[ix];
+			h += (uint64_t)op_fwd(o);
+			if (h > hi || (h == hi && o->kind != OP_F)) {
+				hi = h;
+				hi_mem = o->kind == OP_F ? DC_STEP_MEM_FORWARD : DC_STEP_MEM_BACKWARD;
+			}
+			h -= h > 0 ? (uint64_t)op_frees(o) : 0;
+			if (!view->prefix)
+				busy += sm->op_end[ix] - sm->op_start[ix];
+		}
+		em->e.ops = view->full_ops - nshow;
+		em->e.busy_s = busy < 0 ? 0 : busy;
+		em->kind = DC_EV_SUMMARY;
+		ev(em, s, DC_TRACK_COMPUTE, t, end - t, "microbatches from %llu on (summarised)",
+		   (unsigned long long)view->microbatches);
+		em->kind = DC_EV_SPAN;
+		mem_point(em, s, t, hi, held_max, hi_mem);
+		if (end > t)
+			t = end;
+		mem_point(em, s, t, 0, held_max, DC_STEP_MEM_AFTER);
 	}
 	stage_sync(x, st, &tail, &pen, &hid);
 	ev(em, s, DC_TRACK_COMPUTE, t, pen, "backward slowed by overlapped dp buckets");
@@ -2097,10 +2242,48 @@ static void dev_stage(const struct sim *sm, uint64_t s, const struct cost fa[2],
 	st->bwd_pair_last_s = bp[1].dur;
 }
 
-int dc_step_timeline(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
-		     const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s,
-		     int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx,
-		     const char **error)
+/* The microbatches dc_step_trace simulates (docs in step.h): m, or a
+ * prefix long enough that every shown op's order and time are the whole
+ * schedule's; 0 when the schedule is above show->max_chunks and has no
+ * prefix to fall back on. */
+static uint64_t trace_microbatches(const struct dc_plan *p, const struct step_ctx *x, const struct dc_step_show *show,
+				   int *prefix)
+{
+	uint64_t pp = p->layout.pp, v = x->k.chunks, m = x->k.m, k = show->microbatches, chunks, want;
+	*prefix = 0;
+	if (!dc_mul_u64(pp, v, &chunks) && !dc_mul_u64(chunks, m, &chunks) && chunks <= show->max_chunks)
+		return m;
+	if (k == 0 || p->chunks_uneven)
+		return 0;
+	switch (x->k.sched) {
+	case DC_PIPE_1F1B:
+	case DC_PIPE_ZERO_BUBBLE:
+		/* stage s's first backward of microbatch k is op k + 2 (pp - s
+		 * - 1) ... within the steady phase when m >= k + pp - 1 */
+		if (dc_add_u64(k, pp, &want))
+			return 0;
+		break;
+	case DC_PIPE_INTERLEAVED:
+		/* its warm-up runs up to (v + 1) pp virtual microbatches: the
+		 * forwards reach microbatch k + 2 pp by then; m a multiple of pp */
+		if (dc_add_u64(dc_ceil_div(k, pp), 3, &want) || dc_mul_u64(want, pp, &want))
+			return 0;
+		break;
+	default: /* DualPipe, DualPipeV: no closed form to take the rest from */
+		return 0;
+	}
+	if (want >= m)
+		return 0;
+	if (dc_mul_u64(pp, v, &chunks) || dc_mul_u64(chunks, want, &chunks) || chunks > show->max_chunks)
+		return 0;
+	*prefix = 1;
+	return want;
+}
+
+static int timeline(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
+		    const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s,
+		    int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx, struct dc_step_show *show,
+		    const char **error)
 {
 	struct step_ctx x;
 	struct sim sm;
@@ -2108,15 +2291,27 @@ int dc_step_timeline(const struct dc_plan *p, const struct dc_compute *c, const 
 	double span = 0, fill = 0, *end;
 	struct dc_step_stage st, *dev = NULL;
 	struct stage_sync_t *dev_sync = NULL;
-	int rc, dual;
+	int rc, dual, prefix = 0;
+	uint64_t msim;
 
 	step_header(p, c, s);
 	if (!c->available)
 		return 0;
 	ctx_init(&x, p, c, comm);
+	msim = x.k.m;
 	v = x.k.chunks;
 	dual = x.k.sched == DC_PIPE_DUALPIPE || x.k.sched == DC_PIPE_DUALPIPEV;
-	if (sim_alloc(&sm, x.k.sched, pp, x.k.m, v, x.k.send_s) != 0) {
+	if (show) {
+		msim = trace_microbatches(p, &x, show, &prefix);
+		if (msim == 0) {
+			show->no_closed_form = dual || p->chunks_uneven;
+			*error = "the schedule is too long to simulate within the trace's bound";
+			return -2;
+		}
+		show->m_simulated = msim;
+		show->from_closed_form = prefix;
+	}
+	if (sim_alloc(&sm, x.k.sched, pp, msim, v, x.k.send_s) != 0) {
 		*error = "out of memory";
 		return -1;
 	}
@@ -2169,7 +2364,14 @@ int dc_step_timeline(const struct dc_plan *p, const struct dc_compute *c, const 
 		*error = rc == -1 ? "out of memory" : "the pipeline schedule deadlocks (a bug)";
 		return -1;
 	}
-	if (dual) {
+	if (prefix) {
+		/* a prefix of the schedule: the step and every stage's end from
+		 * the closed form, as dc_step_compute */
+		span = pipe_closed(&x, ctx_run, x.nruns, pp, x.k.m, v, x.k.send_s, x.k.sched == DC_PIPE_ZERO_BUBBLE,
+				   &critical, &fill);
+		compose(&x, c, f, b, span, critical, fill, NULL, s);
+		closed_ends(&x, span, end);
+	} else if (dual) {
 		/* the critical rank: the one whose last op ends last */
 		for (uint64_t r = 0; r < pp; r++) {
 			stage_sync(&x, &dev[r], &dev_sync[r].tail, &dev_sync[r].pen, &dev_sync[r].hid);
@@ -2183,11 +2385,14 @@ int dc_step_timeline(const struct dc_plan *p, const struct dc_compute *c, const 
 		pipe_closed(&x, ctx_run, x.nruns, pp, x.k.m, v, x.k.send_s, x.k.sched == DC_PIPE_ZERO_BUBBLE, &critical,
 			    &fill);
 	}
-	fill = sm.nops[critical] ? sm.op_start[critical * sm.cap] : 0;
-	compose(&x, c, f, b, span, critical, fill, end, s);
+	if (!prefix) {
+		fill = sm.nops[critical] ? sm.op_start[critical * sm.cap] : 0;
+		compose(&x, c, f, b, span, critical, fill, end, s);
+	}
 	rc = 0;
 	if (emit) {
-		struct emitter em = {emit, ctx, 0, {0}};
+		struct emitter em = {emit, ctx, 0, {0}, DC_EV_SPAN};
+		struct stage_view view = {0, 0, 0, 0};
 		double sync = s->time_s - x.dp.post_s;
 		double opt_max = 0;
 		for (uint64_t r = 0; r < pp; r++) {
@@ -2200,8 +2405,15 @@ int dc_step_timeline(const struct dc_plan *p, const struct dc_compute *c, const 
 			if (want && !want(ctx, r))
 				continue;
 			st = *ops_of(&x, r);
+			if (show) {
+				view.microbatches = show->microbatches;
+				view.prefix = prefix;
+				/* 1F1B, interleaved: F and B per chunk-microbatch; ZB-H1: and W */
+				view.full_ops = prefix ? (x.k.sched == DC_PIPE_ZERO_BUBBLE ? 3 : 2 * v) * x.k.m : sm.nops[r];
+				view.busy_s = (double)x.k.m * (st.fwd_s + st.bwd_s);
+			}
 			emit_stage(&em, &x, &sm, r, &st, end[r], sync, opt_of(&x, c, r, dc_plan_stage_segment(p, r)),
-				   s->time_s);
+				   s->time_s, show ? &view : NULL);
 		}
 		rc = em.rc;
 	}
@@ -2210,4 +2422,19 @@ int dc_step_timeline(const struct dc_plan *p, const struct dc_compute *c, const 
 	free(dev_sync);
 	sim_free(&sm);
 	return rc;
+}
+
+int dc_step_timeline(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
+		     const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s,
+		     int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx,
+		     const char **error)
+{
+	return timeline(p, c, comm, f, b, s, want, emit, ctx, NULL, error);
+}
+
+int dc_step_trace(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
+		  const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s, struct dc_step_show *show,
+		  int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx, const char **error)
+{
+	return timeline(p, c, comm, f, b, s, want, emit, ctx, show, error);
 }

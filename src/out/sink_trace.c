@@ -1,20 +1,31 @@
 /* sink_trace.c - --trace: one step as Chrome trace-event JSON (the format
  * Perfetto and chrome://tracing open: {"traceEvents": [...]}, complete
- * events "ph": "X" with microsecond "ts" and "dur").
+ * events "ph": "X" with microsecond "ts" and "dur", counter events "ph":
+ * "C").
  *
- * A process per pipeline stage (its tp x dp ranks are one rank class: the
- * same ops at the same times), up to DC_TRACE_MAX_STAGES of them (the
- * first and the last half when there are more); a thread per track: the
- * compute stream, which tiles the step (kernels, waits, bubbles, the
- * optimizer), and one per communication stream. Events come from the step
- * model's timeline (step.h), so the trace and the step section agree: the
+ * A process per rank class: a pipeline stage, whose tp x dp ranks run the
+ * same ops at the same times, up to DC_TRACE_MAX_STAGES of them (the
+ * first and the last half when there are more; the others counted in
+ * otherData); a thread per track: the compute stream, which tiles the
+ * step (kernels, waits, bubbles, the optimizer), and one per
+ * communication stream. Events come from the step model's timeline
+ * (step.h dc_step_trace), so the trace and the step section agree: the
  * compute track is the schedule's op order (ZB-H1's deferred weight
  * gradients, DualPipe's overlapped pairs marked "(F&B pair)"), each idle
- * gap a "pipeline bubble"; otherData names the schedule and its bubble. */
+ * gap a "pipeline bubble"; each stage's ops up to its first backward of
+ * microbatch DC_TRACE_MAX_MICROBATCHES, the rest of its schedule one
+ * summary span (its op count and kernel time in args). A counter track
+ * per stage, "memory", is the bytes in use from the memory ledger
+ * (memory.h) over the step: the model states, buffers and context all
+ * along, the activations of the chunk-microbatches the stage holds (each
+ * 1 / held_max of the ledger's activations), the ledger's backward extras
+ * during a backward, its allocator reserve on top (docs/step-model.md,
+ * "The trace"). otherData names the schedule, its bubble and every cap. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "distcalc/memory.h"
 #include "distcalc/plan.h"
 #include "distcalc/report.h"
 #include "distcalc/results.h"
@@ -24,26 +35,46 @@
 #include "report_int.h"
 
 #define DC_TRACE_MAX_STAGES 16
-/* The bounds of --trace (docs/reliability.md, "Bounded work"): the
- * timeline simulates every op of every stage, pp x virtual_pipeline x
- * grad_accum_steps model chunks of work, in memory proportional to them,
- * so a step above DC_TRACE_MAX_CHUNKS is refused (a trace of a smaller
+/* The bounds of --trace (docs/reliability.md, "Bounded work"): each stage
+ * shows its ops up to its first backward of microbatch
+ * DC_TRACE_MAX_MICROBATCHES and summarises the rest; the timeline
+ * simulates pp x chunks x microbatches model chunks in memory, at most
+ * DC_TRACE_MAX_CHUNKS: above it a prefix of the schedule (the shown
+ * microbatches + about 3 pp) with the rest from the closed form, or,
+ * where the schedule has none, an error (a trace of a smaller
  * accumulation shows the same pattern); a track writes at most
- * DC_TRACE_MAX_EVENTS events and the trace DC_TRACE_MAX_TOTAL (about
- * 130 MB of JSON), the rest counted in otherData. */
-#define DC_TRACE_MAX_CHUNKS ((uint64_t)1 << 16)
+ * DC_TRACE_MAX_EVENTS events and the trace DC_TRACE_MAX_TOTAL, the rest
+ * counted in otherData. */
+#define DC_TRACE_MAX_MICROBATCHES 32
+#define DC_TRACE_MAX_CHUNKS ((uint64_t)1 << 18)
 #define DC_TRACE_MAX_EVENTS 16384
 #define DC_TRACE_MAX_TOTAL ((uint64_t)1 << 20)
+#define DC_TRACE_SLOTS (DC_TRACE_MAX_STAGES * 2 + 2)
+
+/* a shown stage's memory ledger, as the counter reads it */
+struct trace_mem {
+	int have;
+	uint64_t base;        /* the optimizer step's subtotal: states, buffers, context, workspace */
+	uint64_t activations; /* the ledger's activations at its in-flight count */
+	uint64_t fwd_extra, bwd_extra; /* the forward and backward subtotals' other terms */
+	uint64_t ledger_peak, counter_peak;
+	enum dc_mem_phase ledger_phase;
+	uint64_t held_max;
+};
 
 struct trace_ctx {
 	struct dc_buf *out;
+	const struct dc_plan *plan;
+	const char *error;
 	uint64_t pp;
 	uint64_t stride; /* rank distance between stages */
 	uint64_t ranks;  /* ranks per stage */
 	int first;
-	int named[DC_TRACE_MAX_STAGES * 2 + 2][DC_TRACK_COUNT];
-	uint32_t written[DC_TRACE_MAX_STAGES * 2 + 2][DC_TRACK_COUNT]; /* events per track, to the cap */
+	int named[DC_TRACE_SLOTS][DC_TRACK_COUNT];
+	uint32_t written[DC_TRACE_SLOTS][DC_TRACK_COUNT]; /* events per track, to the cap */
+	struct trace_mem mem[DC_TRACE_SLOTS];
 	uint64_t shown, not_shown; /* events written, and past a cap */
+	uint64_t summarised_ops;   /* ops the summary spans stand for */
 };
 
 static int want(void *ctx, uint64_t stage)
@@ -77,7 +108,7 @@ static void name_track(struct trace_ctx *t, uint64_t stage, enum dc_step_track t
 	uint64_t slot = stage < DC_TRACE_MAX_STAGES ? stage : DC_TRACE_MAX_STAGES + (t->pp - 1 - stage);
 	struct dc_buf *b = t->out;
 	char text[160];
-	if (slot >= DC_TRACE_MAX_STAGES * 2 + 2 || t->named[slot][track])
+	if (slot >= DC_TRACE_SLOTS || t->named[slot][track])
 		return;
 	if (!t->named[slot][DC_TRACK_COMPUTE] && track != DC_TRACK_COMPUTE)
 		name_track(t, stage, DC_TRACK_COMPUTE);
@@ -108,13 +139,86 @@ static void name_track(struct trace_ctx *t, uint64_t stage, enum dc_step_track t
 	dc_buf_puts(b, "}}");
 }
 
+static uint64_t slot_of(const struct trace_ctx *t, uint64_t stage)
+{
+	return stage < DC_TRACE_MAX_STAGES ? stage : DC_TRACE_MAX_STAGES + (t->pp - 1 - stage);
+}
+
+/* The ledger of the stage the counter draws: 0, or -1 with t->error. */
+static int mem_of(struct trace_ctx *t, uint64_t stage, struct trace_mem **out)
+{
+	struct trace_mem *m = &t->mem[slot_of(t, stage)];
+	if (!m->have) {
+		struct dc_mem_ledger l;
+		const uint64_t *sub = l.phase_subtotal_bytes;
+		if (dc_memory_stage(t->plan, stage, &l, &t->error) != 0)
+			return -1;
+		m->base = sub[DC_MEM_OPTIMIZER];
+		m->activations = l.activations_bytes;
+		/* forward: + activations + the FSDP gathered params (and held
+		 * grads); backward: + activations + buckets, FSDP params and
+		 * grads, the larger of a rebuilt layer and the head's gradients */
+		m->fwd_extra = sub[DC_MEM_FORWARD] - m->base - m->activations;
+		m->bwd_extra = sub[DC_MEM_BACKWARD] - m->base - m->activations;
+		m->ledger_peak = l.peak_bytes;
+		m->ledger_phase = l.peak_phase;
+		m->have = 1;
+	}
+	*out = m;
+	return 0;
+}
+
+/* One point of a stage's memory counter: "allocated" (the ledger's terms
+ * at this point) and the allocator's reserve on it, stacked. */
+static int on_memory(struct trace_ctx *t, const struct dc_step_event *e)
+{
+	struct dc_buf *b = t->out;
+	struct trace_mem *m;
+	uint64_t act = 0, v, reserve;
+	if (mem_of(t, e->stage, &m) != 0)
+		return -1;
+	if (e->held_max > 0) {
+		/* held / held_max of the ledger's activations, rounded down */
+		uint64_t prod;
+		act = dc_mul_u64(m->activations, e->held, &prod) == 0
+			      ? prod / e->held_max
+			      : (uint64_t)((double)m->activations * ((double)e->held / (double)e->held_max));
+	}
+	v = m->base + act + (e->mem == DC_STEP_MEM_BACKWARD ? m->bwd_extra : e->mem == DC_STEP_MEM_FORWARD ? m->fwd_extra : 0);
+	reserve = dc_mem_reserve_bytes(v, t->plan->in->memory.allocator_reserve);
+	if (v + reserve > m->counter_peak)
+		m->counter_peak = v + reserve;
+	if (e->held_max > m->held_max)
+		m->held_max = e->held_max;
+	name_track(t, e->stage, DC_TRACK_COMPUTE);
+	sep(t);
+	dc_buf_puts(b, "{\"ph\": \"C\", \"name\": \"memory (bytes)\", \"pid\": ");
+	put_u64(b, e->stage);
+	dc_buf_puts(b, ", \"ts\": ");
+	put_num(b, e->start_s * 1e6);
+	dc_buf_puts(b, ", \"args\": {\"allocated\": ");
+	put_u64(b, v);
+	dc_buf_puts(b, ", \"allocator reserve\": ");
+	put_u64(b, reserve);
+	dc_buf_puts(b, "}}");
+	return 0;
+}
+
 static int on_event(void *ctx, const struct dc_step_event *e)
 {
 	struct trace_ctx *t = ctx;
 	struct dc_buf *b = t->out;
-	uint64_t slot = e->stage < DC_TRACE_MAX_STAGES ? e->stage : DC_TRACE_MAX_STAGES + (t->pp - 1 - e->stage);
-	if (slot < DC_TRACE_MAX_STAGES * 2 + 2 && (unsigned)e->track < DC_TRACK_COUNT) {
-		if (t->written[slot][e->track] >= DC_TRACE_MAX_EVENTS || t->shown >= DC_TRACE_MAX_TOTAL) {
+	uint64_t slot = slot_of(t, e->stage);
+	if (t->shown >= DC_TRACE_MAX_TOTAL) {
+		t->not_shown++;
+		return 0;
+	}
+	if (e->kind == DC_EV_MEMORY) {
+		t->shown++;
+		return on_memory(t, e) != 0 ? 1 : b->failed ? -1 : 0;
+	}
+	if (slot < DC_TRACE_SLOTS && (unsigned)e->track < DC_TRACK_COUNT) {
+		if (t->written[slot][e->track] >= DC_TRACE_MAX_EVENTS) {
 			t->not_shown++;
 			return 0;
 		}
@@ -126,7 +230,7 @@ static int on_event(void *ctx, const struct dc_step_event *e)
 	dc_buf_puts(b, "{\"ph\": \"X\", \"name\": ");
 	dc_buf_json_string(b, e->name);
 	dc_buf_puts(b, ", \"cat\": ");
-	dc_buf_json_string(b, dc_step_track_name(e->track));
+	dc_buf_json_string(b, e->kind == DC_EV_SUMMARY ? "summary" : dc_step_track_name(e->track));
 	dc_buf_puts(b, ", \"pid\": ");
 	put_u64(b, e->stage);
 	dc_buf_puts(b, ", \"tid\": ");
@@ -135,6 +239,17 @@ static int on_event(void *ctx, const struct dc_step_event *e)
 	put_num(b, e->start_s * 1e6);
 	dc_buf_puts(b, ", \"dur\": ");
 	put_num(b, e->duration_s * 1e6);
+	if (e->kind == DC_EV_SUMMARY) {
+		/* what the span stands for */
+		t->summarised_ops += e->ops;
+		dc_buf_puts(b, ", \"args\": {\"ops\": ");
+		put_u64(b, e->ops);
+		dc_buf_puts(b, ", \"busy_s\": ");
+		put_num(b, e->busy_s);
+		dc_buf_puts(b, ", \"idle_s\": ");
+		put_num(b, e->duration_s - e->busy_s > 0 ? e->duration_s - e->busy_s : 0);
+		dc_buf_puts(b, "}");
+	}
 	dc_buf_puts(b, "}");
 	return b->failed ? -1 : 0;
 }
@@ -144,12 +259,14 @@ int dc_report_render_trace(struct dc_report *r, struct dc_buf *out, const char *
 	struct dc_results *res = dc_calloc(1, sizeof(*res));
 	struct trace_ctx *t = dc_calloc(1, sizeof(*t));
 	struct dc_step s;
+	struct dc_step_show show = {.microbatches = DC_TRACE_MAX_MICROBATCHES, .max_chunks = DC_TRACE_MAX_CHUNKS};
+	uint64_t nshown, hidden;
 	int rc = -1;
 
 	*error = "out of memory";
 	if (!res || !t)
 		goto done;
-	if (dc_estimate(&r->plan, DC_EST_BIT(DC_EST_STEP), res) != 0) {
+	if (dc_estimate(&r->plan, DC_EST_BIT(DC_EST_STEP) | DC_EST_BIT(DC_EST_MEMORY), res) != 0) {
 		*error = res->error;
 		goto done;
 	}
@@ -157,30 +274,38 @@ int dc_report_render_trace(struct dc_report *r, struct dc_buf *out, const char *
 		*error = "no step time to trace: the compute model lacks its GPU data (set cluster.gpu or the keys the step section names)";
 		goto done;
 	}
-	{
-		uint64_t chunks;
-		if (dc_mul_u64(r->plan.layout.pp, r->plan.layout.virtual_pipeline, &chunks) ||
-		    dc_mul_u64(chunks, r->plan.layout.grad_accum_steps, &chunks) || chunks > DC_TRACE_MAX_CHUNKS) {
-			*error = "the step is too long to trace: pp x virtual_pipeline x grad_accum_steps is above 2^16 model chunks "
-				 "(the timeline simulates each in memory); trace it with a smaller --set training.grad_accum_steps, "
-				 "whose schedule shows the same pattern";
-			goto done;
-		}
-	}
 	t->out = out;
+	t->plan = &r->plan;
 	t->pp = r->plan.layout.pp;
 	t->stride = r->plan.topo.stride[DC_AXIS_PP];
 	t->ranks = r->plan.world / r->plan.layout.pp;
 	t->first = 1;
 	dc_buf_puts(out, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [");
-	rc = dc_step_timeline(&r->plan, &res->compute, &res->comm, &res->flops, &res->batch, &s, want, on_event, t,
-			      error);
+	rc = dc_step_trace(&r->plan, &res->compute, &res->comm, &res->flops, &res->batch, &s, &show, want, on_event, t,
+			   error);
+	if (rc == -2) {
+		*error = show.no_closed_form
+				 ? "the step is too long to trace: pp x model chunks x microbatches is above 2^18, the most the "
+				   "timeline simulates, and the schedule (DualPipe, DualPipeV, uneven interleaved chunks) has no "
+				   "closed form for the microbatches the trace summarises; trace it with a smaller --set "
+				   "training.grad_accum_steps, whose schedule shows the same pattern"
+				 : "the step is too long to trace: the pipeline is too deep for the 2^18 model chunks the timeline "
+				   "simulates at most (pp x model chunks x the microbatches it needs: the 32 it shows + pp under "
+				   "1F1B and ZB-H1, + 3 pp under interleaved); trace a shallower --set parallel.pp, whose schedule "
+				   "shows the same pattern";
+		rc = -1;
+		goto done;
+	}
 	if (rc != 0) {
-		if (rc > 0 || out->failed)
+		if (rc == 1 && t->error)
+			*error = t->error;
+		else if (rc > 0 || out->failed)
 			*error = "out of memory";
 		rc = -1;
 		goto done;
 	}
+	nshown = t->pp <= DC_TRACE_MAX_STAGES ? t->pp : DC_TRACE_MAX_STAGES;
+	hidden = t->pp - nshown;
 	/* the timeline's step (what the compute tracks tile) and the closed
 	 * form's (the report's step.time_s) */
 	dc_buf_puts(out, "\n], \"otherData\": {\"config\": ");
@@ -191,13 +316,69 @@ int dc_report_render_trace(struct dc_report *r, struct dc_buf *out, const char *
 	put_num(out, res->step.time_s);
 	dc_buf_puts(out, ", \"stages\": ");
 	put_u64(out, t->pp);
-	/* the cap on each track's events, and how many it left out */
-	dc_buf_puts(out, ", \"events_per_track_cap\": ");
+	/* what the trace shows of the step, and every cap (docs/reliability.md) */
+	dc_buf_puts(out, ", \"stages_shown\": ");
+	put_u64(out, nshown);
+	dc_buf_puts(out, ", \"stages_not_shown\": {\"count\": ");
+	put_u64(out, hidden);
+	if (hidden > 0) {
+		dc_buf_puts(out, ", \"first\": ");
+		put_u64(out, DC_TRACE_MAX_STAGES / 2);
+		dc_buf_puts(out, ", \"last\": ");
+		put_u64(out, t->pp - DC_TRACE_MAX_STAGES / 2 - 1);
+		dc_buf_puts(out, ", \"ranks\": ");
+		put_u64(out, hidden * t->ranks);
+	}
+	dc_buf_puts(out, "}, \"microbatches\": ");
+	put_u64(out, r->plan.layout.grad_accum_steps);
+	dc_buf_puts(out, ", \"microbatches_simulated\": ");
+	put_u64(out, show.m_simulated);
+	dc_buf_puts(out, ", \"step_from_closed_form\": ");
+	dc_buf_puts(out, show.from_closed_form ? "true" : "false");
+	dc_buf_puts(out, ", \"summarised_ops\": ");
+	put_u64(out, t->summarised_ops);
+	dc_buf_puts(out, ", \"caps\": {\"stages\": ");
+	put_u64(out, DC_TRACE_MAX_STAGES);
+	dc_buf_puts(out, ", \"microbatches\": ");
+	put_u64(out, DC_TRACE_MAX_MICROBATCHES);
+	dc_buf_puts(out, ", \"simulated_chunks\": ");
+	put_u64(out, DC_TRACE_MAX_CHUNKS);
+	dc_buf_puts(out, ", \"events_per_track\": ");
+	put_u64(out, DC_TRACE_MAX_EVENTS);
+	dc_buf_puts(out, ", \"events\": ");
+	put_u64(out, DC_TRACE_MAX_TOTAL);
+	dc_buf_puts(out, "}, \"events_per_track_cap\": ");
 	put_u64(out, DC_TRACE_MAX_EVENTS);
 	dc_buf_puts(out, ", \"events_cap\": ");
 	put_u64(out, DC_TRACE_MAX_TOTAL);
 	dc_buf_puts(out, ", \"events_not_shown\": ");
 	put_u64(out, t->not_shown);
+	/* each shown stage's counter peak beside its ledger's (the ledger's
+	 * checkpoint_save phase is not in the step) */
+	dc_buf_puts(out, ", \"memory\": [");
+	for (uint64_t i = 0, n = 0; i < t->pp; i++) {
+		const struct trace_mem *m;
+		if (!want(t, i))
+			continue;
+		m = &t->mem[slot_of(t, i)];
+		if (!m->have)
+			continue;
+		dc_buf_puts(out, n++ ? ", " : "");
+		dc_buf_puts(out, "{\"stage\": ");
+		put_u64(out, i);
+		dc_buf_puts(out, ", \"held_max\": ");
+		put_u64(out, m->held_max);
+		dc_buf_puts(out, ", \"counter_peak_bytes\": ");
+		put_u64(out, m->counter_peak);
+		dc_buf_puts(out, ", \"ledger_peak_bytes\": ");
+		put_u64(out, m->ledger_peak);
+		dc_buf_puts(out, ", \"ledger_peak_phase\": ");
+		dc_buf_json_string(out, dc_mem_phase_name(m->ledger_phase));
+		dc_buf_puts(out, "}");
+		if (i == DC_TRACE_MAX_STAGES / 2 - 1 && hidden > 0)
+			i = t->pp - DC_TRACE_MAX_STAGES / 2 - 1;
+	}
+	dc_buf_puts(out, "]");
 	/* the schedule whose op order the compute tracks show, and its
 	 * critical stage's bubble against the paper's formula (step.h) */
 	dc_buf_puts(out, ", \"pipeline_schedule\": ");

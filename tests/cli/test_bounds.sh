@@ -1,8 +1,9 @@
 #!/bin/sh
 # test_bounds.sh DISTCALC SRCDIR - work and output stay bounded whatever
-# the input asks (docs/reliability.md, "Bounded work"): a trace writes at
-# most 16384 events a track and counts the rest in otherData, and a budget
-# check of a large report finishes in bounded memory.
+# the input asks (docs/reliability.md, "Bounded work"): a trace shows 16
+# stages and 32 microbatches whatever pp and the accumulation, the rest
+# summarised, and a budget check of a large report finishes in bounded
+# memory.
 set -u
 bin=$1
 src=$2
@@ -14,26 +15,56 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 sys=$src/configs/systems.json
 
-# 1. the trace's cap: 2 stages x 10000 microbatches put 20,000 forward and
-# backward ops on each compute track, past the 16384 a track writes
-"$bin" --config "$sys" --set parallel.pp=2 --set parallel.dp=1 --set training.grad_accum_steps=10000 \
-	--trace "$work/t.json" --output "$work/r.txt" 2>"$work/err" || fail "trace exits $?: $(cat "$work/err")"
-python3 - "$work/t.json" <<'PY' || fails=$((fails + 1))
-import collections, json, sys
-d = json.load(open(sys.argv[1]))
-o = d["otherData"]
-per = collections.Counter((e["pid"], e["tid"]) for e in d["traceEvents"] if e["ph"] == "X")
+# 1. the trace is bounded by what it shows, not by pp x accumulation: pp
+# 256 with 10^6 microbatches (2.56 x 10^8 model chunks, 8 GB of timeline
+# before the bound) shows 16 stages (0-7, 248-255), each up to its
+# backward of microbatch 32, and one summary span for the rest of each:
+# under 1F1B stage s runs 255 - s warm-up forwards, then 32 forward-
+# backward pairs and the forward of microbatch 287 - s before that
+# backward, so it shows (255 - s) + 65 ops and summarises
+# 2 x 10^6 - (255 - s) - 65. Work and memory are bounded by counts, not
+# by time: the file under 8 MiB, fewer than 2^15 events, 288 microbatches
+# simulated (32 + 256), peak memory under 256 MiB.
+python3 - "$bin" "$sys" "$work/t.json" <<'PY' || fails=$((fails + 1))
+import collections, json, resource, subprocess, sys, os
+bin, sys_cfg, out = sys.argv[1:4]
+r = subprocess.run([bin, "--config", sys_cfg, "--set", "parallel.pp=256", "--set", "parallel.dp=1",
+                    "--set", "cluster.num_nodes=256", "--set", "model.num_layers=256",
+                    "--set", "training.grad_accum_steps=1000000", "--only", "summary", "--trace", out],
+                   capture_output=True)
 bad = []
-if o.get("events_per_track_cap") != 16384 or o.get("events_cap") != 2**20:
-    bad.append("caps %r, %r, want 16384 and 2^20" % (o.get("events_per_track_cap"), o.get("events_cap")))
-if max(per.values()) > 16384:
-    bad.append("a track holds %d events" % max(per.values()))
-if per[(0, 0)] != 16384:
-    bad.append("stage 0's compute track holds %d, want the cap 16384" % per[(0, 0)])
-if not o.get("events_not_shown", 0) > 0:
-    bad.append("no event counted as not shown")
+if r.returncode != 0:
+    print("FAIL: trace bound: exits %d: %s" % (r.returncode, r.stderr.decode()))
+    sys.exit(1)
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+size = os.path.getsize(out)
+d = json.load(open(out))
+o = d["otherData"]
+if size >= 8 << 20:
+    bad.append("the trace is %d bytes, not under 8 MiB" % size)
+if len(d["traceEvents"]) >= 1 << 15:
+    bad.append("%d events, not under 2^15" % len(d["traceEvents"]))
+if rss >= 256 << 20:
+    bad.append("peak memory %d bytes, not under 256 MiB" % rss)
+caps = o.get("caps", {})
+if caps != {"stages": 16, "microbatches": 32, "simulated_chunks": 2**18, "events_per_track": 16384, "events": 2**20}:
+    bad.append("caps %r" % caps)
+if o.get("microbatches_simulated") != 288 or o.get("step_from_closed_form") is not True:
+    bad.append("simulated %r microbatches, closed form %r" % (o.get("microbatches_simulated"), o.get("step_from_closed_form")))
+if o.get("stages_not_shown") != {"count": 240, "first": 8, "last": 247, "ranks": 960}:
+    bad.append("stages not shown %r" % o.get("stages_not_shown"))
+summ = {e["pid"]: e for e in d["traceEvents"] if e.get("cat") == "summary"}
+want = list(range(8)) + list(range(248, 256))
+if sorted(summ) != want:
+    bad.append("summaries on stages %r" % sorted(summ))
+for s in summ:
+    ops = 2 * 10**6 - (255 - s) - 65
+    if summ[s]["args"]["ops"] != ops:
+        bad.append("stage %d summarises %d ops, want %d" % (s, summ[s]["args"]["ops"], ops))
+if o.get("summarised_ops") != sum(2 * 10**6 - (255 - s) - 65 for s in want):
+    bad.append("summarised_ops %r" % o.get("summarised_ops"))
 for b in bad:
-    print("FAIL: trace cap: " + b)
+    print("FAIL: trace bound: " + b)
 sys.exit(1 if bad else 0)
 PY
 

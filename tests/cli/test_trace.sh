@@ -5,7 +5,9 @@
 # events of each track never overlap, each stage's compute track tiles
 # [0, step] exactly (its events sum to the timeline's step time), the
 # timeline's step is within 0.5% of the report's step.time_s (the closed
-# form), and a failing --trace leaves no file behind.
+# form), the memory counter's points are whole bytes in [0, step] and
+# peak at the ledger's peak, its values on a small pipeline match a hand
+# computation, and a failing --trace leaves no file behind.
 set -u
 bin=$1
 src=$2
@@ -42,6 +44,14 @@ for e in trace["traceEvents"]:
         if e["name"] in ("process_name", "thread_name"):
             names.add((e["name"], e["pid"], e.get("tid")))
         continue
+    if e["ph"] == "C":
+        # the memory counter: a point in [0, step] of whole bytes
+        a = e.get("args", {})
+        if e.get("name") != "memory (bytes)" or sorted(a) != ["allocated", "allocator reserve"] or \
+                any(not isinstance(x, int) or x < 0 for x in a.values()) or \
+                not -1e-6 <= e["ts"] <= step * 1e6 * (1 + 1e-9) + 1e-6:
+            bad.append("bad counter event: %r" % e)
+        continue
     if e["ph"] != "X" or not e.get("name") or e["dur"] <= 0:
         bad.append("event without a name or a duration: %r" % e)
         continue
@@ -65,6 +75,12 @@ for (pid, tid), evs in sorted(tracks.items()):
         if abs(total - step_us) > 1e-6 * step_us or gaps > 1e-6 * step_us or abs(end - step_us) > tol:
             bad.append("stage %d: compute events sum to %.9g us, gaps %.3g us, end %.9g us; the step is %.9g us"
                        % (pid, total, gaps, end, step_us))
+# the counter's highest point is the ledger's peak, unless the ledger's is
+# the checkpoint save (not in the step)
+for m in trace["otherData"]["memory"]:
+    if m["counter_peak_bytes"] > m["ledger_peak_bytes"] or \
+            (m["counter_peak_bytes"] != m["ledger_peak_bytes"] and m["ledger_peak_phase"] != "checkpoint_save"):
+        bad.append("stage %d: counter peak %d B, ledger peak %d B" % (m["stage"], m["counter_peak_bytes"], m["ledger_peak_bytes"]))
 if not any(tid == 0 for _, tid in tracks):
     bad.append("no compute track")
 for b in bad[:10]:
@@ -72,6 +88,55 @@ for b in bad[:10]:
 sys.exit(1 if bad else 0)
 PY
 done
+
+# the memory counter by hand (docs/step-model.md, "The trace"): the course
+# model (Llama-2-7B shape, tp 4) on pp 2, dp 1, 4 microbatches, 1F1B.
+# Stage 0's rank: 16 layers x (202,375,168 / 4 + 8,192 norm weights) +
+# 32,000 x 4,096 / 4 embedding = 842,399,744 parameters at 2 + 2 + 4 + 8 B
+# = 13,478,395,904 B of states, + 256 MiB NCCL buffers + 512 MiB context +
+# 256 MiB workspace = 14,552,137,728 B all along. Its activations hold
+# 3,768,582,144 B a microbatch (the ledger's 7,537,164,288 at 2 in flight).
+# F0's start: 1 held, 18,320,719,872 B + the 5% reserve ceil(916,035,993.6);
+# F1's start: 2 held, 22,089,302,016 B + 1,104,465,101 = 23,193,767,117 B,
+# the ledger's stage-0 peak; B0 the same (no backward terms: dp 1, no
+# recompute, no head); after B3 the states alone, 14,552,137,728 B.
+# Stage 1's rank: 16 layers + the final norm 4,096 + the head 32,768,000 =
+# 842,403,840 parameters, 13,478,461,440 B, 14,552,203,264 B all along;
+# 1 microbatch held, 3,966,763,008 B (the ledger's); its backwards add the
+# loss's FP32 gradients 8 s b V / t = 8 x 4,096 x 32,000 / 4 = 262,144,000 B:
+# a forward 18,518,966,272 B, a backward 18,781,110,272 B + ceil(939,055,513.6)
+# = 19,720,165,786 B, the ledger's stage-1 peak.
+"$bin" --config "$src/configs/systems.json" --set parallel.pp=2 --set parallel.dp=1 \
+	--set training.grad_accum_steps=4 --only memory --format json --trace "$work/mem.trace.json" \
+	>"$work/mem.json" 2>/dev/null || { echo "FAIL: memory counter run exits $?"; fails=$((fails + 1)); }
+python3 - "$work/mem.trace.json" "$work/mem.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+trace = json.load(open(sys.argv[1]))
+ledger = json.load(open(sys.argv[2]))["memory"]["classes"]
+bad = []
+pts = {0: [], 1: []}
+for e in trace["traceEvents"]:
+    if e["ph"] == "C":
+        pts[e["pid"]].append((e["args"]["allocated"], e["args"]["allocator reserve"]))
+want0 = [(18320719872, 916035994), (22089302016, 1104465101), (14552137728, 727606887)]
+want1 = [(18518966272, 925948314), (18781110272, 939055514), (14552203264, 727610164)]
+# the points in order: stage 0 F0's start, F1's start, the end; stage 1 F0's start, B0's start, the end
+got0 = [pts[0][0], pts[0][2], pts[0][-1]]
+got1 = [pts[1][0], pts[1][2], pts[1][-1]]
+if got0 != want0:
+    bad.append("stage 0 points %r, by hand %r" % (got0, want0))
+if got1 != want1:
+    bad.append("stage 1 points %r, by hand %r" % (got1, want1))
+for s, peak in ((0, 23193767117), (1, 19720165786)):
+    top = max(a + r for a, r in pts[s])
+    if top != peak or ledger[s]["peak_bytes"] != peak:
+        bad.append("stage %d: counter peak %d, ledger %d, by hand %d" % (s, top, ledger[s]["peak_bytes"], peak))
+if [ledger[0]["activations_bytes"], ledger[1]["activations_bytes"]] != [7537164288, 3966763008]:
+    bad.append("the ledger's activations moved: %r" % [c["activations_bytes"] for c in ledger])
+for b in bad:
+    print("FAIL: memory counter: " + b)
+sys.exit(1 if bad else 0)
+PY
 
 # a trace that cannot be written leaves nothing and fails with exit 5
 "$bin" --config "$src/configs/korthikanti-22b.json" --set cluster.gpu=a100-sxm4-80gb --only step \
