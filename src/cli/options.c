@@ -451,7 +451,8 @@ const struct dc_option dc_option_table[] = {
 			       "(atomically; open it in Perfetto or chrome://tracing):\n"
 			       "a process per pipeline stage (at most 16), compute,\n"
 			       "communication and memory tracks, 32 microbatches\n"
-			       "shown, the rest summarised (docs/step-model.md)",
+			       "shown, the rest summarised; --experiment ring:\n"
+			       "the ring's rounds (docs/step-model.md)",
 	 apply_trace},
 	{"--set", 's', "PATH=VALUE", "override one config value, validated as if it were in\n"
 				     "the file; repeatable, applied in order. Examples:\n"

@@ -28,6 +28,7 @@
 #include "distcalc/memory.h"
 #include "distcalc/plan.h"
 #include "distcalc/report.h"
+#include "distcalc/ring.h"
 #include "distcalc/results.h"
 #include "distcalc/section.h"
 #include "distcalc/step.h"
@@ -254,8 +255,181 @@ static int on_event(void *ctx, const struct dc_step_event *e)
 	return b->failed ? -1 : 0;
 }
 
+/* ---- --experiment ring: the ring's rounds ---- */
+
+/* The ring's bounds: at most DC_TRACE_MAX_STAGES ranks (the first and
+ * last half), each phase's first DC_TRACE_RING_ROUNDS rounds a rank, the
+ * rest of the phase one summary span (its rounds and bytes). */
+#define DC_TRACE_RING_ROUNDS 32
+
+static void ring_meta(struct dc_buf *b, struct trace_ctx *t, uint64_t rank, uint64_t p)
+{
+	char text[96];
+	sep(t);
+	snprintf(text, sizeof(text), "rank %llu (sends to rank %llu)", (unsigned long long)rank,
+		 (unsigned long long)((rank + 1) % p));
+	dc_buf_puts(b, "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": ");
+	put_u64(b, rank);
+	dc_buf_puts(b, ", \"args\": {\"name\": ");
+	dc_buf_json_string(b, text);
+	dc_buf_puts(b, "}}");
+	sep(t);
+	dc_buf_puts(b, "{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": ");
+	put_u64(b, rank);
+	dc_buf_puts(b, ", \"args\": {\"sort_index\": ");
+	put_u64(b, rank);
+	dc_buf_puts(b, "}}");
+	sep(t);
+	dc_buf_puts(b, "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": ");
+	put_u64(b, rank);
+	dc_buf_puts(b, ", \"tid\": 0, \"args\": {\"name\": \"ring rounds\"}}");
+}
+
+/* One span on rank `rank`'s track. */
+static void ring_span(struct dc_buf *b, struct trace_ctx *t, uint64_t rank, const char *name, const char *cat,
+		      double start_s, double dur_s)
+{
+	sep(t);
+	t->shown++;
+	dc_buf_puts(b, "{\"ph\": \"X\", \"name\": ");
+	dc_buf_json_string(b, name);
+	dc_buf_puts(b, ", \"cat\": ");
+	dc_buf_json_string(b, cat);
+	dc_buf_puts(b, ", \"pid\": ");
+	put_u64(b, rank);
+	dc_buf_puts(b, ", \"tid\": 0, \"ts\": ");
+	put_num(b, start_s * 1e6);
+	dc_buf_puts(b, ", \"dur\": ");
+	put_num(b, dur_s * 1e6);
+}
+
+/* Rank `rank`'s rounds: in global round k it sends chunk c to rank + 1
+ * and receives rank - 1's (ring.h dc_ring_event_at), from k x round_s for
+ * alpha + the chunk's bytes / B. */
+static void ring_rank(struct dc_buf *b, struct trace_ctx *t, const struct dc_ring *r, uint64_t rank)
+{
+	uint64_t p = r->ranks, per = p - 1, show = per < DC_TRACE_RING_ROUNDS ? per : DC_TRACE_RING_ROUNDS;
+	ring_meta(b, t, rank, p);
+	for (int ph = 0; ph < 2; ph++) {
+		uint64_t bytes = 0;
+		for (uint64_t i = 0; i < show; i++) {
+			struct dc_ring_event snd, rcv;
+			uint64_t k = (uint64_t)ph * per + i;
+			char name[128];
+			dc_ring_event_at(r, k * p + rank, &snd);
+			dc_ring_event_at(r, k * p + (rank + p - 1) % p, &rcv);
+			bytes += snd.bytes;
+			snprintf(name, sizeof(name), "%s round %llu: send chunk %llu, receive chunk %llu",
+				 dc_ring_phase_name(snd.phase), (unsigned long long)snd.round, (unsigned long long)snd.chunk,
+				 (unsigned long long)rcv.chunk);
+			ring_span(b, t, rank, name, dc_ring_phase_name(snd.phase), snd.start_s, snd.end_s - snd.start_s);
+			dc_buf_puts(b, ", \"args\": {\"global_round\": ");
+			put_u64(b, k);
+			dc_buf_puts(b, ", \"to\": ");
+			put_u64(b, snd.dst);
+			dc_buf_puts(b, ", \"chunk_sent\": ");
+			put_u64(b, snd.chunk);
+			dc_buf_puts(b, ", \"bytes_sent\": ");
+			put_u64(b, snd.bytes);
+			dc_buf_puts(b, ", \"from\": ");
+			put_u64(b, rcv.src);
+			dc_buf_puts(b, ", \"chunk_received\": ");
+			put_u64(b, rcv.chunk);
+			dc_buf_puts(b, ", \"bytes_received\": ");
+			put_u64(b, rcv.bytes);
+			dc_buf_puts(b, "}}");
+		}
+		if (show < per) {
+			/* the phase's other rounds: a reduce-scatter sends every chunk
+			 * but (rank + 1) mod p, an all-gather every chunk but
+			 * (rank + 2) mod p (ring.h) */
+			uint64_t all = r->msg_bytes - dc_ring_chunk_bytes(r, (rank + 1 + (uint64_t)ph) % p);
+			double start = (double)((uint64_t)ph * per + show) * r->round_s;
+			char name[96];
+			snprintf(name, sizeof(name), "%s rounds %llu-%llu (summarised)", ph ? "all_gather" : "reduce_scatter",
+				 (unsigned long long)show, (unsigned long long)(per - 1));
+			ring_span(b, t, rank, name, "summary", start, (double)(per - show) * r->round_s);
+			dc_buf_puts(b, ", \"args\": {\"rounds\": ");
+			put_u64(b, per - show);
+			dc_buf_puts(b, ", \"bytes_sent\": ");
+			put_u64(b, all - bytes);
+			dc_buf_puts(b, "}}");
+			t->summarised_ops += per - show;
+		}
+	}
+}
+
+static int render_ring(struct dc_report *r, struct dc_buf *out, const char **error)
+{
+	struct dc_results *res = dc_calloc(1, sizeof(*res));
+	struct trace_ctx *t = dc_calloc(1, sizeof(*t));
+	const struct dc_ring *g;
+	uint64_t p, nshown;
+	int rc = -1;
+	*error = "out of memory";
+	if (!res || !t)
+		goto done;
+	if (dc_estimate(&r->plan, DC_EST_BIT(DC_EST_RING), res) != 0) {
+		*error = res->error;
+		goto done;
+	}
+	g = &res->ring;
+	p = g->ranks;
+	t->out = out;
+	t->first = 1;
+	t->pp = p;
+	if (p < 2) {
+		*error = "the ring has one rank (collective.ranks 1): there are no rounds to trace";
+		goto done;
+	}
+	dc_buf_puts(out, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [");
+	for (uint64_t i = 0; i < p && !out->failed; i++) {
+		if (!want(t, i)) {
+			i = p - DC_TRACE_MAX_STAGES / 2 - 1;
+			continue;
+		}
+		ring_rank(out, t, g, i);
+	}
+	nshown = p <= DC_TRACE_MAX_STAGES ? p : DC_TRACE_MAX_STAGES;
+	dc_buf_puts(out, "\n], \"otherData\": {\"config\": ");
+	dc_buf_json_string(out, r->config_name);
+	dc_buf_puts(out, ", \"experiment\": \"ring\", \"ranks\": ");
+	put_u64(out, p);
+	dc_buf_puts(out, ", \"msg_bytes\": ");
+	put_u64(out, g->msg_bytes);
+	dc_buf_puts(out, ", \"chunk_bytes\": ");
+	put_u64(out, g->chunk_base_bytes);
+	dc_buf_puts(out, ", \"chunks_one_byte_more\": ");
+	put_u64(out, g->chunk_rem);
+	dc_buf_puts(out, ", \"rounds_per_rank\": ");
+	put_u64(out, g->rounds);
+	dc_buf_puts(out, ", \"round_s\": ");
+	put_num(out, g->round_s);
+	dc_buf_puts(out, ", \"time_s\": ");
+	put_num(out, g->time_s);
+	dc_buf_puts(out, ", \"ranks_shown\": ");
+	put_u64(out, nshown);
+	dc_buf_puts(out, ", \"ranks_not_shown\": ");
+	put_u64(out, p - nshown);
+	dc_buf_puts(out, ", \"summarised_rounds\": ");
+	put_u64(out, t->summarised_ops);
+	dc_buf_puts(out, ", \"caps\": {\"ranks\": ");
+	put_u64(out, DC_TRACE_MAX_STAGES);
+	dc_buf_puts(out, ", \"rounds_per_phase\": ");
+	put_u64(out, DC_TRACE_RING_ROUNDS);
+	dc_buf_puts(out, "}}}\n");
+	rc = out->failed ? -1 : 0;
+done:
+	free(res);
+	free(t);
+	return rc;
+}
+
 int dc_report_render_trace(struct dc_report *r, struct dc_buf *out, const char **error)
 {
+	if (r->info.experiment && strcmp(r->info.experiment, "ring") == 0)
+		return render_ring(r, out, error);
+
 	struct dc_results *res = dc_calloc(1, sizeof(*res));
 	struct trace_ctx *t = dc_calloc(1, sizeof(*t));
 	struct dc_step s;

@@ -138,6 +138,79 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 
+# --experiment ring --trace: the ring's rounds (docs/formulas.md, "Ring
+# AllReduce"), by hand. 4 ranks, M = 1,000,000 B, 100 GB/s, 5 us: each
+# rank runs 2 (4 - 1) = 6 rounds; chunk M / 4 = 250,000 B; a round (and
+# each send) takes 5 us + 250,000 / 10^11 s = 7.5 us, round k from 7.5 k us,
+# 45 us in all. Reduce-scatter round t: rank i sends chunk (i - t) mod 4
+# and receives rank i - 1's, (i - 1 - t) mod 4; all-gather round t: it sends
+# (i + 1 - t) mod 4, receives (i - t) mod 4. Rank 1: sends 1 0 3 | 2 1 0,
+# receives 0 3 2 | 1 0 3.
+"$bin" --experiment ring --set collective.ranks=4 --set "collective.message_size=1000000 B" \
+	--set "cluster.intra_node.bandwidth=100 GB/s" --set "cluster.intra_node.latency=5 us" \
+	--trace "$work/ring.trace.json" >/dev/null 2>&1 || { echo "FAIL: ring trace exits $?"; fails=$((fails + 1)); }
+# 40 ranks on 10 nodes (over the 400 Gb/s NIC: 50 GB/s, 10 us), M = 40 MB:
+# 39 rounds a phase, the first 32 shown and 32..38 one summary span of 7
+# rounds, 7 x 1,000,000 B, from round 32 x (10 + 10^6 / 5 x 10^10 s = 30 us)
+# = 960 us for 7 x 30 = 210 us; 16 of the 40 ranks shown (0-7, 32-39)
+"$bin" --experiment ring --set cluster.num_nodes=10 --set parallel.dp=10 --set collective.ranks=40 \
+	--set "collective.message_size=40000000 B" --trace "$work/ring40.trace.json" >/dev/null 2>&1 ||
+	{ echo "FAIL: 40-rank ring trace exits $?"; fails=$((fails + 1)); }
+python3 - "$work/ring.trace.json" "$work/ring40.trace.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+from collections import defaultdict
+bad = []
+d = json.load(open(sys.argv[1]))
+o = d["otherData"]
+if (o["experiment"], o["ranks"], o["rounds_per_rank"], o["chunk_bytes"]) != ("ring", 4, 6, 250000):
+    bad.append("otherData %r" % o)
+if abs(o["round_s"] - 7.5e-6) > 1e-15 or abs(o["time_s"] - 45e-6) > 1e-15:
+    bad.append("round %r s, time %r s, by hand 7.5 us and 45 us" % (o["round_s"], o["time_s"]))
+per = defaultdict(list)
+for e in d["traceEvents"]:
+    if e["ph"] == "X":
+        per[e["pid"]].append(e)
+if sorted(per) != [0, 1, 2, 3] or any(len(v) != 6 for v in per.values()):
+    bad.append("rounds per rank %r, want 6 on each of 4" % {k: len(v) for k, v in per.items()})
+for i, evs in per.items():
+    evs.sort(key=lambda e: e["ts"])
+    for k, e in enumerate(evs):
+        a = e["args"]
+        if abs(e["ts"] - 7.5 * k) > 1e-9 or abs(e["dur"] - 7.5) > 1e-9:
+            bad.append("rank %d round %d at %r us for %r us, by hand %r and 7.5" % (i, k, e["ts"], e["dur"], 7.5 * k))
+        if a["bytes_sent"] != 250000 or a["bytes_received"] != 250000 or a["to"] != (i + 1) % 4 or a["from"] != (i + 3) % 4:
+            bad.append("rank %d round %d: %r" % (i, k, a))
+        t = k % 3
+        sent = (i - t) % 4 if k < 3 else (i + 1 - t) % 4
+        got = (i - 1 - t) % 4 if k < 3 else (i - t) % 4
+        if (a["chunk_sent"], a["chunk_received"]) != (sent, got):
+            bad.append("rank %d round %d sends chunk %d, receives %d; by hand %d, %d"
+                       % (i, k, a["chunk_sent"], a["chunk_received"], sent, got))
+if [e["args"]["chunk_sent"] for e in per[1]] != [1, 0, 3, 2, 1, 0]:
+    bad.append("rank 1 sends %r" % [e["args"]["chunk_sent"] for e in per[1]])
+d = json.load(open(sys.argv[2]))
+o = d["otherData"]
+if (o["ranks"], o["ranks_shown"], o["ranks_not_shown"], o["rounds_per_rank"]) != (40, 16, 24, 78):
+    bad.append("40 ranks: otherData %r" % o)
+pids = sorted({e["pid"] for e in d["traceEvents"] if e["ph"] == "X"})
+if pids != list(range(8)) + list(range(32, 40)):
+    bad.append("ranks shown %r" % pids)
+summ = [e for e in d["traceEvents"] if e.get("cat") == "summary"]
+if len(summ) != 32 or o["summarised_rounds"] != 16 * 2 * 7:
+    bad.append("%d summaries, %d rounds summarised; want 32 and 224" % (len(summ), o["summarised_rounds"]))
+for e in summ:
+    rs = e["name"].startswith("reduce_scatter")
+    start = (32 if rs else 71) * 30.0
+    if e["args"] != {"rounds": 7, "bytes_sent": 7000000} or abs(e["ts"] - start) > 1e-6 or abs(e["dur"] - 210) > 1e-6:
+        bad.append("summary %r, by hand 7 rounds, 7,000,000 B, from %g us for 210 us" % (e, start))
+shown = [e for e in d["traceEvents"] if e["ph"] == "X" and e.get("cat") != "summary"]
+if len(shown) != 16 * 2 * 32:
+    bad.append("%d rounds shown, want 16 x 2 x 32" % len(shown))
+for b in bad[:10]:
+    print("FAIL: ring trace: " + b)
+sys.exit(1 if bad else 0)
+PY
+
 # a trace that cannot be written leaves nothing and fails with exit 5
 "$bin" --config "$src/configs/korthikanti-22b.json" --set cluster.gpu=a100-sxm4-80gb --only step \
 	--trace "$work/no/such/dir/t.json" >/dev/null 2>"$work/err"
