@@ -412,6 +412,76 @@ START_TEST(test_layout_text)
 }
 END_TEST
 
+/* Tight by hand: the limit 80 GiB = 85,899,345,920 B, 5% of it
+ * 4,294,967,296 B, so a peak from 81,604,378,624 B (76 GiB) up to the
+ * limit is tight. 79.5 GiB = 85,362,475,008 B is; 75.5 GiB is not; a peak
+ * above the limit does not fit at all, so it is not "tight". */
+START_TEST(test_tight_by_hand)
+{
+	const uint64_t gib = 1073741824ull, limit = 80 * gib;
+	ck_assert_uint_eq(limit, 85899345920ull);
+	ck_assert_int_eq(dc_search_tight(85362475008ull, limit), 1); /* 79.5 GiB */
+	ck_assert_int_eq(dc_search_tight(81604378624ull, limit), 1); /* 76 GiB exactly */
+	ck_assert_int_eq(dc_search_tight(81604378623ull, limit), 0);
+	ck_assert_int_eq(dc_search_tight(75 * gib + gib / 2, limit), 0);
+	ck_assert_int_eq(dc_search_tight(limit, limit), 1);
+	ck_assert_int_eq(dc_search_tight(limit + 1, limit), 0);
+}
+END_TEST
+
+/* The toy space of test_counts_by_hand, searched again with the GPU's
+ * memory just above the best layout's peak P: P + P / 100 bytes leaves
+ * under 1% free, so that layout is flagged tight (and still ranked: it
+ * fits); with search.headroom 0.5 on 80 GiB the limit is half of it,
+ * 42,949,672,960 B, and a peak of that toy (well under 1 GiB) is not. */
+START_TEST(test_tight_layout_flagged)
+{
+	static const char *const toy[] = {
+		"model.num_layers=2", "model.hidden_size=64", "model.num_attention_heads=2", "model.num_kv_heads=2", "model.ffn_hidden_size=256",
+		"model.vocab_size=128", "model.seq_length=4", "cluster.num_nodes=1", "cluster.gpus_per_node=4",
+		"cluster.gpu=a100-sxm4-80gb", "parallel.tp=1", "parallel.pp=1",
+		"parallel.cp=1", "parallel.dp=4", "parallel.sharding=none", "parallel.virtual_pipeline=1",
+		"parallel.sequence_parallel=false", "parallel.ep=1", "training.micro_batch_size=1",
+		"training.global_batch_size=8", "training.grad_accum_steps=2", "training.recompute=none",
+		"search.space.micro_batch_size=[1]", "search.space.virtual_pipeline=[1]",
+		"search.space.sharding=[\"none\"]", "search.space.recompute=[\"none\"]", "search.top=100", NULL};
+	const char *sets[MAX_SETS];
+	char mem[64];
+	size_t n = 0;
+	struct dc_search_result *r;
+	uint64_t peak;
+
+	while (toy[n]) {
+		sets[n] = toy[n];
+		n++;
+	}
+	sets[n] = "cluster.gpu_memory=80 GiB";
+	sets[n + 1] = "search.headroom=0.5";
+	sets[n + 2] = NULL;
+	r = search("configs/systems.json", sets, 1);
+	ck_assert_uint_eq(r->limit_bytes, 42949672960ull);
+	ck_assert_uint_gt(r->nbest, 0);
+	ck_assert_int_eq(r->best[0].tight, 0);
+	ck_assert_uint_eq(r->counts.tight, 0);
+	peak = r->best[0].peak_bytes;
+	free(r);
+	snprintf(mem, sizeof(mem), "cluster.gpu_memory=%llu B", (unsigned long long)(peak + peak / 100));
+	sets[n] = mem;
+	sets[n + 1] = NULL;
+	r = search("configs/systems.json", sets, 1);
+	ck_assert_uint_eq(r->limit_bytes, peak + peak / 100);
+	ck_assert_uint_gt(r->nbest, 0);
+	for (size_t i = 0; i < r->nbest; i++) {
+		if (r->best[i].peak_bytes != peak)
+			continue;
+		ck_assert_int_eq(r->best[i].fits, 1);
+		ck_assert_int_eq(r->best[i].tight, 1);
+	}
+	ck_assert_uint_gt(r->counts.tight, 0);
+	free(r);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("search");
@@ -420,6 +490,8 @@ static Suite *suite(void)
 	tcase_add_test(c, test_layout_text);
 	tcase_add_test(c, test_counts_by_hand);
 	tcase_add_test(c, test_priced_counts_by_hand);
+	tcase_add_test(c, test_tight_by_hand);
+	tcase_add_test(c, test_tight_layout_flagged);
 	tcase_add_test(c, test_best_and_pareto_are_the_reports_numbers);
 	tcase_add_test(c, test_every_jobs_gives_the_same_result);
 	tcase_add_test(c, test_nothing_fits_names_the_smallest_peak);

@@ -114,6 +114,79 @@ START_TEST(test_pure_dp_comm_per_token)
 }
 END_TEST
 
+/* The ranking by hand: three variants, pure DP the fastest on paper
+ * (3000 tokens/s per GPU) but over the GPU's memory: never ranked, listed
+ * last; FSDP (2000) ranks 1, the configured layout (1000) 2. */
+START_TEST(test_rank_skips_what_does_not_fit)
+{
+	struct dc_strategies_result r;
+	struct dc_strategies_order o;
+	static const double tps[DC_VARIANT_COUNT] = {3000, 2000, 1000};
+
+	memset(&r, 0, sizeof(r));
+	r.v[DC_VARIANT_DP].fits = 0;
+	r.v[DC_VARIANT_FSDP].fits = 1;
+	r.v[DC_VARIANT_CONFIGURED].fits = 1;
+	dc_strategies_rank(&r, tps, &o);
+	ck_assert_int_eq(o.by_step, 1);
+	ck_assert_uint_eq(o.rank[DC_VARIANT_DP], 0);
+	ck_assert_uint_eq(o.rank[DC_VARIANT_FSDP], 1);
+	ck_assert_uint_eq(o.rank[DC_VARIANT_CONFIGURED], 2);
+	ck_assert_int_eq(o.order[0], DC_VARIANT_FSDP);
+	ck_assert_int_eq(o.order[1], DC_VARIANT_CONFIGURED);
+	ck_assert_int_eq(o.order[2], DC_VARIANT_DP);
+	/* without step times: communication time per token, lowest first
+	 * (1 us beats 2 us); pure DP's 0.5 us does not count, it does not fit */
+	r.v[DC_VARIANT_DP].comm_time_per_token_s = 0.5e-6;
+	r.v[DC_VARIANT_FSDP].comm_time_per_token_s = 2e-6;
+	r.v[DC_VARIANT_CONFIGURED].comm_time_per_token_s = 1e-6;
+	dc_strategies_rank(&r, NULL, &o);
+	ck_assert_int_eq(o.by_step, 0);
+	ck_assert_uint_eq(o.rank[DC_VARIANT_CONFIGURED], 1);
+	ck_assert_uint_eq(o.rank[DC_VARIANT_FSDP], 2);
+	ck_assert_uint_eq(o.rank[DC_VARIANT_DP], 0);
+	ck_assert_int_eq(o.order[2], DC_VARIANT_DP);
+	/* nothing fits: nothing ranked, variant order kept */
+	r.v[DC_VARIANT_FSDP].fits = r.v[DC_VARIANT_CONFIGURED].fits = 0;
+	dc_strategies_rank(&r, tps, &o);
+	for (int v = 0; v < DC_VARIANT_COUNT; v++) {
+		ck_assert_uint_eq(o.rank[v], 0);
+		ck_assert_int_eq(o.order[v], v);
+	}
+}
+END_TEST
+
+/* The course (configs/systems.json): pure DP's 16 B/param x 6,738,415,616
+ * = 107,814,649,856 B of model states alone exceed the A100's 80 GiB =
+ * 85,899,345,920 B, so even as the fastest on paper it is not ranked. */
+START_TEST(test_course_pure_dp_not_ranked)
+{
+	struct dc_config c;
+	struct dc_plan p;
+	struct dc_batch b;
+	struct dc_comm cm;
+	struct dc_memory_result mem;
+	struct dc_strategies_result sr;
+	struct dc_strategies_order o;
+	static const double tps[DC_VARIANT_COUNT] = {1e9, 1, 1};
+	const char *err = NULL;
+
+	course(&c);
+	fixture_plan(&c, &p);
+	ck_assert_int_eq(dc_batch_compute(&p, &b, &err), 0);
+	ck_assert_int_eq(dc_comm_compute(&p, &cm, &err), 0);
+	ck_assert_int_eq(dc_memory_compute(&p, &mem, &err), 0);
+	ck_assert_int_eq(dc_strategies_compute(&p, &b, &cm, &mem, &sr, &err), 0);
+	ck_assert_uint_gt(sr.v[DC_VARIANT_DP].peak_bytes, 107814649856ull);
+	ck_assert_uint_gt(107814649856ull, 85899345920ull);
+	ck_assert(!sr.v[DC_VARIANT_DP].fits);
+	dc_strategies_rank(&sr, tps, &o);
+	ck_assert_uint_eq(o.rank[DC_VARIANT_DP], 0);
+	ck_assert_int_eq(o.order[DC_VARIANT_COUNT - 1], DC_VARIANT_DP);
+	ck_assert_uint_eq(o.rank[o.order[0]], 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("strategies");
@@ -123,6 +196,8 @@ int main(void)
 
 	tcase_add_test(tc, test_variants_keep_the_global_batch);
 	tcase_add_test(tc, test_pure_dp_comm_per_token);
+	tcase_add_test(tc, test_rank_skips_what_does_not_fit);
+	tcase_add_test(tc, test_course_pure_dp_not_ranked);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

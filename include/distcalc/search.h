@@ -50,6 +50,7 @@ struct dc_search_entry {
 	struct dc_search_layout l;
 	uint64_t peak_bytes;     /* the most loaded rank's peak (memory.top.peak_bytes) */
 	int fits;                /* peak_bytes <= limit */
+	int tight;               /* fits, within 5% of the limit (dc_search_tight) */
 	int step_available;      /* the step estimator ran (a GPU preset gives its speeds) */
 	double step_time_s;      /* step.time_s */
 	double tokens_per_s_per_gpu;
@@ -69,6 +70,7 @@ struct dc_search_counts {
 	uint64_t priced_memory;     /* layouts whose peak memory was priced */
 	uint64_t priced_time;       /* layouts whose step time was priced as well */
 	uint64_t fit;               /* valid and within the memory limit */
+	uint64_t tight;             /* of those, within 5% of it (dc_search_tight) */
 };
 
 struct dc_search_result {
@@ -105,6 +107,14 @@ struct dc_search_progress {
  * start, an estimator's failure). */
 int dc_search_run(const struct dc_config *in, unsigned jobs, const struct dc_search_progress *progress,
 		  struct dc_search_result *out, const char **error);
+
+/* A peak that fits the limit but leaves less than 5% of it free is tight:
+ * peak >= limit - floor(limit / 20) (80 GiB: 76 GiB and above). The memory
+ * model is an estimate, and allocator fragmentation and the frameworks'
+ * own buffers it leaves out live in that margin (docs/search.md). Returns
+ * 1 for a tight peak, 0 otherwise (also above the limit: that one does
+ * not fit). */
+int dc_search_tight(uint64_t peak_bytes, uint64_t limit_bytes);
 
 /* The layout as --set overrides: "parallel.tp=8 parallel.pp=8 ..." joined
  * by `sep`, written into buf (always NUL-terminated). With `json`, a JSON

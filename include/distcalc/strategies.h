@@ -67,6 +67,22 @@ int dc_strategies_compute(const struct dc_plan *p, const struct dc_batch *b, con
 			  const struct dc_memory_result *m, struct dc_strategies_result *out,
 			  const char **error);
 
+/* The order the report lists the variants in, and their ranks. A variant
+ * that does not fit (dc_variant_result.fits: its most loaded rank's peak
+ * above the GPU's memory) is never ranked: rank 0, listed after every one
+ * that fits, in variant order. The ones that fit rank 1, 2, ... by
+ * tokens/s per GPU, highest first, when `tokens_per_s_per_gpu` is non-NULL
+ * (the step variants: dc_step.variants, all available); else, without GPU
+ * speeds, by communication time per token, lowest first (by_step 0). Ties
+ * keep variant order. Pure: no allocation, no failure. */
+struct dc_strategies_order {
+	int by_step;                      /* 1: ranked by tokens/s per GPU */
+	enum dc_variant order[DC_VARIANT_COUNT]; /* report order */
+	uint64_t rank[DC_VARIANT_COUNT];  /* by variant: 1 = best; 0 = does not fit */
+};
+void dc_strategies_rank(const struct dc_strategies_result *r, const double *tokens_per_s_per_gpu,
+			struct dc_strategies_order *out);
+
 const char *dc_variant_name(enum dc_variant v);
 
 #endif

@@ -102,6 +102,40 @@ int dc_strategies_compute(const struct dc_plan *p, const struct dc_batch *b, con
 	return 0;
 }
 
+/* a before b in the ranking: the better figure, ties in variant order */
+static int ranks_before(const struct dc_strategies_result *r, const double *tps, enum dc_variant a,
+			enum dc_variant b)
+{
+	if (tps ? tps[a] != tps[b] : r->v[a].comm_time_per_token_s != r->v[b].comm_time_per_token_s)
+		return tps ? tps[a] > tps[b] : r->v[a].comm_time_per_token_s < r->v[b].comm_time_per_token_s;
+	return a < b;
+}
+
+void dc_strategies_rank(const struct dc_strategies_result *r, const double *tokens_per_s_per_gpu,
+			struct dc_strategies_order *out)
+{
+	size_t n = 0;
+
+	out->by_step = tokens_per_s_per_gpu != NULL;
+	/* the ones that fit, by insertion into a ranked list of at most
+	 * DC_VARIANT_COUNT */
+	for (int v = 0; v < DC_VARIANT_COUNT; v++) {
+		size_t k;
+		out->rank[v] = 0;
+		if (!r->v[v].fits)
+			continue;
+		for (k = n; k > 0 && ranks_before(r, tokens_per_s_per_gpu, (enum dc_variant)v, out->order[k - 1]); k--)
+			out->order[k] = out->order[k - 1];
+		out->order[k] = (enum dc_variant)v;
+		n++;
+	}
+	for (size_t k = 0; k < n; k++)
+		out->rank[out->order[k]] = k + 1;
+	for (int v = 0; v < DC_VARIANT_COUNT; v++)
+		if (!r->v[v].fits)
+			out->order[n++] = (enum dc_variant)v;
+}
+
 const char *dc_variant_name(enum dc_variant v)
 {
 	static const char *const names[] = {"pure_dp", "fsdp", "configured"};

@@ -17,20 +17,20 @@
 #define COMMAND_MAX 2048
 
 struct counts {
-	uint64_t enumerated, rejected_by_rules, valid, priced_memory, priced_time, fit;
+	uint64_t enumerated, rejected_by_rules, valid, priced_memory, priced_time, fit, tight;
 };
 
 struct input {
 	uint64_t rank, peak_bytes;
-	int in_space, fits, step_available;
+	int in_space, fits, tight, step_available;
 	double step_time_s, tokens_per_s_per_gpu, mfu;
 };
 
 struct view {
 	const struct dc_search_result *r;
 	struct input input;
-	const char *objective, *ranked_by;
-	uint64_t world, global_batch_size, gpu_mem_bytes, limit_bytes;
+	const char *objective, *ranked_by, *headroom_source;
+	uint64_t world, global_batch_size, gpu_mem_bytes, reserve_bytes, limit_bytes, tight_bytes;
 	double headroom;
 	int fits, has_command;
 	struct counts counts;
@@ -41,8 +41,9 @@ _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "search view too large");
 
 struct row {
 	uint64_t rank, tp, cp, pp, dp, ep, v, mbs, gas;
+	char rank_text[24];
 	const char *sharding, *recompute;
-	int sp, fits, step_available;
+	int sp, fits, tight, step_available;
 	double step_time_s, tokens_per_s_per_gpu, mfu;
 	uint64_t peak_bytes;
 	struct dc_search_layout l;
@@ -53,7 +54,12 @@ _Static_assert(sizeof(struct row) <= DC_ROW_MAX, "search row too large");
 static void fill_row(const struct dc_search_entry *e, uint64_t rank, struct row *o)
 {
 	const struct dc_layout *y = &e->l.layout;
-	o->rank = rank;
+	/* best[] lists the smallest peaks when nothing fits: never ranked */
+	o->rank = e->fits ? rank : 0;
+	if (o->rank)
+		snprintf(o->rank_text, sizeof(o->rank_text), "%llu", (unsigned long long)rank);
+	else
+		snprintf(o->rank_text, sizeof(o->rank_text), "does not fit");
 	o->tp = y->tp;
 	o->cp = y->cp;
 	o->pp = y->pp;
@@ -66,6 +72,7 @@ static void fill_row(const struct dc_search_entry *e, uint64_t rank, struct row 
 	o->recompute = dc_recompute_name(e->l.recompute);
 	o->sp = y->sequence_parallel;
 	o->fits = e->fits;
+	o->tight = e->tight;
 	o->step_available = e->step_available;
 	o->step_time_s = e->step_time_s;
 	o->tokens_per_s_per_gpu = e->tokens_per_s_per_gpu;
@@ -94,6 +101,11 @@ static void pareto_row(const void *base, uint64_t i, void *row)
 	fill_row(&((const struct view *)base)->r->pareto[i], i + 1, row);
 }
 
+static int unranked(const void *base)
+{
+	return ((const struct row *)base)->rank == 0;
+}
+
 static int no_step(const void *base)
 {
 	return !((const struct row *)base)->step_available;
@@ -106,7 +118,9 @@ static void layout_json(const void *base, char *buf, size_t len)
 
 #define RW(m) offsetof(struct row, m)
 static const struct dc_field row_fields[] = {
-	{"rank", "#", DC_U_NONE, DC_FT_U64, RW(rank)},
+	/* JSON and CSV: a number, null when it does not fit; the table its text */
+	{"rank", "#", DC_U_NONE, DC_FT_U64, RW(rank), .is_null = unranked, .json_value = 1},
+	{"rank", "#", DC_U_NONE, DC_FT_TEXT, RW(rank_text), .table_only = 1},
 	{"tp", "tp", DC_U_NONE, DC_FT_U64, RW(tp)},
 	{"cp", "cp", DC_U_NONE, DC_FT_U64, RW(cp)},
 	{"pp", "pp", DC_U_NONE, DC_FT_U64, RW(pp)},
@@ -123,6 +137,7 @@ static const struct dc_field row_fields[] = {
 	{"mfu", "MFU", DC_U_RATIO, DC_FT_F64, RW(mfu), .is_null = no_step},
 	{"peak_bytes", "peak", DC_U_BYTES, DC_FT_U64, RW(peak_bytes)},
 	{"fits", "fits", DC_U_NONE, DC_FT_BOOL, RW(fits)},
+	{"tight", "tight", DC_U_NONE, DC_FT_BOOL, RW(tight)},
 	{"layout", "layout", DC_U_NONE, DC_FT_FN, 0, .text = layout_json, .json_value = 1},
 };
 static const struct dc_fields row_table = DC_FIELDS(row_fields);
@@ -138,6 +153,7 @@ static const struct dc_field count_fields[] = {
 	{"priced_memory", "priced for memory", DC_U_COUNT, DC_FT_U64, CV(priced_memory)},
 	{"priced_time", "priced for step time as well", DC_U_COUNT, DC_FT_U64, CV(priced_time)},
 	{"fit", "fit the memory limit", DC_U_COUNT, DC_FT_U64, CV(fit)},
+	{"tight", "of those, tight (within 5% of the limit)", DC_U_COUNT, DC_FT_U64, CV(tight)},
 };
 static const struct dc_fields count_table = DC_FIELDS(count_fields);
 
@@ -183,6 +199,7 @@ static const struct dc_field input_fields[] = {
 	{"mfu", "MFU", DC_U_RATIO, DC_FT_F64, IV(mfu), .is_null = input_no_step},
 	{"peak_bytes", "peak memory", DC_U_BYTES, DC_FT_U64, IV(peak_bytes)},
 	{"fits", "fits", DC_U_NONE, DC_FT_BOOL, IV(fits)},
+	{"tight", "tight (within 5% of the limit)", DC_U_NONE, DC_FT_BOOL, IV(tight)},
 };
 static const struct dc_fields input_table = DC_FIELDS(input_fields);
 
@@ -192,7 +209,13 @@ static const struct dc_field fields[] = {
 	{"ranked_by", "ranked by", DC_U_NONE, DC_FT_STR, V(ranked_by)},
 	{"world", "GPUs (num_nodes x gpus_per_node)", DC_U_COUNT, DC_FT_U64, V(world)},
 	{"global_batch_size", "global batch (samples)", DC_U_COUNT, DC_FT_U64, V(global_batch_size)},
-	{"limit_bytes", "memory limit (gpu_memory x (1 - headroom))", DC_U_BYTES, DC_FT_U64, V(limit_bytes)},
+	{"gpu_memory_bytes", "GPU memory (cluster.gpu_memory)", DC_U_BYTES, DC_FT_U64, V(gpu_mem_bytes)},
+	{"headroom", "headroom (search.headroom)", DC_U_RATIO, DC_FT_F64, V(headroom)},
+	{"headroom_source", "headroom from", DC_U_NONE, DC_FT_STR, V(headroom_source)},
+	{"reserve_bytes", "reserve (gpu_memory x headroom)", DC_U_BYTES, DC_FT_U64, V(reserve_bytes)},
+	{"limit_bytes", "memory limit (gpu_memory - reserve)", DC_U_BYTES, DC_FT_U64, V(limit_bytes)},
+	{"tight_bytes", "tight from (within 5% of the limit)", DC_U_BYTES, DC_FT_U64,
+	 V(tight_bytes)},
 	{"fits", "some layout fits", DC_U_NONE, DC_FT_BOOL, V(fits)},
 	{"counts", "Layouts", DC_U_NONE, DC_FT_OBJECT, V(counts), .sub = &count_table},
 	{"input", "The config's own layout", DC_U_NONE, DC_FT_OBJECT, V(input), .sub = &input_table},
@@ -291,6 +314,12 @@ static void view(const struct dc_run *run, void *out)
 	v->gpu_mem_bytes = in->cluster.gpu_mem_bytes;
 	v->headroom = in->search.headroom;
 	v->limit_bytes = r->limit_bytes;
+	v->reserve_bytes = v->gpu_mem_bytes >= v->limit_bytes ? v->gpu_mem_bytes - v->limit_bytes : 0;
+	v->tight_bytes = r->limit_bytes - r->limit_bytes / 20;
+	v->headroom_source =
+		v->headroom == 0
+			? "search.headroom 0 (the default): no reserve, the limit is all of cluster.gpu_memory"
+			: "search.headroom (the config or --set): that fraction of cluster.gpu_memory is kept free";
 	v->fits = r->counts.fit > 0;
 	v->counts.enumerated = r->counts.enumerated;
 	v->counts.rejected_by_rules = r->counts.rejected_by_rules;
@@ -298,9 +327,11 @@ static void view(const struct dc_run *run, void *out)
 	v->counts.priced_memory = r->counts.priced_memory;
 	v->counts.priced_time = r->counts.priced_time;
 	v->counts.fit = r->counts.fit;
+	v->counts.tight = r->counts.tight;
 	v->input.rank = r->input_rank;
 	v->input.in_space = r->input_in_space;
 	v->input.fits = r->input.fits;
+	v->input.tight = r->input.tight;
 	v->input.step_available = r->input.step_available;
 	v->input.step_time_s = r->input.step_time_s;
 	v->input.tokens_per_s_per_gpu = r->input.tokens_per_s_per_gpu;

@@ -11,7 +11,8 @@ struct view {
 	const struct dc_strategies_result *r;
 	const struct dc_step *step;
 	uint64_t ep; /* every variant keeps the configured expert parallelism */
-	const char *note, *means;
+	const char *note, *means, *ranked_by;
+	struct dc_strategies_order order;
 };
 
 static void view(const struct dc_run *run, void *out)
@@ -22,10 +23,25 @@ static void view(const struct dc_run *run, void *out)
 	v->ep = run->plan->ep;
 	v->note = "align the work first: every row keeps the configured global batch; compare memory, bytes and time per token, never step time alone";
 	v->means = "bytes the busiest rank sends per step x world size / tokens per step";
+	{
+		/* ranked by tokens/s per GPU when every variant has a step time */
+		double tps[DC_VARIANT_COUNT];
+		int all = 1;
+		for (int i = 0; i < DC_VARIANT_COUNT; i++) {
+			all &= v->step->variants[i].available;
+			tps[i] = v->step->variants[i].tokens_per_s_per_gpu;
+		}
+		dc_strategies_rank(v->r, all ? tps : NULL, &v->order);
+	}
+	v->ranked_by = v->order.by_step
+			       ? "tokens/s per GPU, highest first, among the variants that fit; one that does not fit is never ranked and comes after them"
+			       : "communication time per token, lowest first (no step time: give cluster.gpu), among the variants that fit; one that does not fit is never ranked and comes after them";
 }
 
 /* a variant's result with the texts its row shows */
 struct variant_row {
+	uint64_t rank; /* 0: does not fit, not ranked */
+	char rank_text[24];
 	const char *strategy, *sharding;
 	char layout[96];
 	struct dc_variant_result x;
@@ -41,11 +57,17 @@ static uint64_t variant_count(const void *base)
 static void variant_row(const void *base, uint64_t i, void *out)
 {
 	const struct view *v = base;
-	const struct dc_variant_result *x = &v->r->v[i];
+	enum dc_variant k = v->order.order[i];
+	const struct dc_variant_result *x = &v->r->v[k];
 	struct variant_row *row = out;
 	int n;
 
-	row->strategy = dc_variant_name((enum dc_variant)i);
+	row->rank = v->order.rank[k];
+	if (row->rank)
+		snprintf(row->rank_text, sizeof(row->rank_text), "%llu", (unsigned long long)row->rank);
+	else
+		snprintf(row->rank_text, sizeof(row->rank_text), "does not fit");
+	row->strategy = dc_variant_name(k);
 	if (x->cp > 1)
 		n = snprintf(row->layout, sizeof(row->layout), "tp%llu x cp%llu x pp%llu x dp%llu", (unsigned long long)x->tp,
 			     (unsigned long long)x->cp, (unsigned long long)x->pp, (unsigned long long)x->dp);
@@ -57,7 +79,12 @@ static void variant_row(const void *base, uint64_t i, void *out)
 		snprintf(row->layout + n, sizeof(row->layout) - (size_t)n, " (ep%llu)", (unsigned long long)v->ep);
 	row->sharding = dc_sharding_name(x->sharding);
 	row->x = *x;
-	row->step = v->step->variants[i];
+	row->step = v->step->variants[k];
+}
+
+static int unranked(const void *base)
+{
+	return ((const struct variant_row *)base)->rank == 0;
 }
 
 /* no GPU data: no step time (the step section names the keys) */
@@ -69,6 +96,10 @@ static int no_step(const void *base)
 #define VR(m) offsetof(struct variant_row, m)
 #define VX(m) offsetof(struct variant_row, x.m)
 static const struct dc_field variant_fields[] = {
+	/* JSON and CSV: a number, null when it does not fit; the table: its
+	 * text, "does not fit" */
+	{"rank", "rank", DC_U_NONE, DC_FT_U64, VR(rank), .is_null = unranked, .json_value = 1},
+	{"rank", "rank", DC_U_NONE, DC_FT_TEXT, VR(rank_text), .table_only = 1},
 	{"strategy", "strategy", DC_U_NONE, DC_FT_STR, VR(strategy)},
 	{"layout", "layout", DC_U_NONE, DC_FT_TEXT, VR(layout)},
 	{"sharding", "sharding", DC_U_NONE, DC_FT_STR, VR(sharding)},
@@ -87,12 +118,13 @@ static const struct dc_field variant_fields[] = {
 	{"gpu_s_per_token", "GPU-s/token", DC_U_SECONDS, DC_FT_F64, VR(step.gpu_s_per_token), .is_null = no_step},
 };
 static const struct dc_fields variant_table = DC_FIELDS(variant_fields);
-static const struct dc_rows variant_rows = {variant_count, variant_row, sizeof(struct variant_row), "strategies"};
+static const struct dc_rows variant_rows = {variant_count, variant_row, sizeof(struct variant_row), "strategies", 2};
 
 #define V(m) offsetof(struct view, m)
 static const struct dc_field fields[] = {
 	{"note", "note", DC_U_NONE, DC_FT_STR, V(note)},
 	{"comm_bytes_per_token_means", "comm/token", DC_U_NONE, DC_FT_STR, V(means)},
+	{"ranked_by", "ranked by", DC_U_NONE, DC_FT_STR, V(ranked_by)},
 	{"variants", "Side by side", DC_U_NONE, DC_FT_ROWS, 0, .sub = &variant_table, .rows = &variant_rows},
 };
 

@@ -214,7 +214,13 @@ static const char *cell_text(char *buf, size_t len, const struct dc_field *f, co
 		fmt_fixed(buf, len, v * 1e6, 2);
 		break;
 	case DC_U_NONE:
-		dc_fmt_double(buf, len, v);
+		/* a plain number (a loss in nats, a z-score) with a ratio's four
+		 * decimals; one below 0.01 keeps three significant digits, so
+		 * it does not read 0.0000 (JSON and CSV keep every digit) */
+		if (v != 0 && fabs(v) < 0.01)
+			snprintf(buf, len, "%.3g", v);
+		else
+			fmt_fixed(buf, len, v, 4);
 		break;
 	}
 	return buf;

@@ -349,6 +349,7 @@ static int eval_memory(struct worker *w, const struct dc_plan *from, struct dc_s
 		return 1;
 	e->peak_bytes = r->memory.top.peak_bytes;
 	e->fits = e->peak_bytes <= w->sp->limit_bytes;
+	e->tight = dc_search_tight(e->peak_bytes, w->sp->limit_bytes);
 	e->step_available = 0;
 	e->step_time_s = e->tokens_per_s_per_gpu = e->mfu = 0;
 	return 0;
@@ -476,6 +477,7 @@ static void run_outer(struct worker *w, const struct outer *o)
 							continue;
 						}
 						w->counts.fit++;
+						w->counts.tight += (uint64_t)e.tight;
 						if (s->step_available) {
 							if (eval_step(w, &e) != 0) {
 								w->error = w->res.error;
@@ -639,6 +641,7 @@ static int finish(struct space *s, struct worker *w, unsigned n, struct dc_searc
 		out->counts.priced_memory += w[i].counts.priced_memory;
 		out->counts.priced_time += w[i].counts.priced_time;
 		out->counts.fit += w[i].counts.fit;
+		out->counts.tight += w[i].counts.tight;
 		for (int r = 0; r < R_COUNT; r++)
 			rejected[r] += w[i].rejected[r];
 		for (size_t k = 0; k < w[i].best.n; k++)
@@ -796,4 +799,9 @@ done:
 	free(s->base);
 	free(s);
 	return rc;
+}
+
+int dc_search_tight(uint64_t peak_bytes, uint64_t limit_bytes)
+{
+	return peak_bytes <= limit_bytes && peak_bytes >= limit_bytes - limit_bytes / 20;
 }
