@@ -563,8 +563,13 @@ START_TEST(test_sweep)
 	parse_err("distcalc: error: '--sweep-metrics': empty path list", "--sweep", "parallel.tp=1", "--sweep-metrics",
 		  "", NULL);
 	parse_err("distcalc: error: '--sweep-metrics' only applies with '--sweep'", "--sweep-metrics", "a.b", NULL);
-	parse_err("distcalc: error: '--only' does not apply to '--sweep': pick the columns with '--sweep-metrics'",
-		  "--sweep", "parallel.tp=1", "--only", "memory", NULL);
+	/* --only with --sweep: the sweep's table (sweep.c checks the name) */
+	{
+		struct dc_options so;
+		parse_ok(&so, "--sweep", "parallel.tp=1", "--only", "sweep.rows", NULL);
+		ck_assert_str_eq(so.only, "sweep.rows");
+		dc_options_release(&so);
+	}
 	parse_err("distcalc: error: '--plot': empty file name", "--plot", "", NULL);
 	parse_err("distcalc: error: '--plot' and '--output' name the same file 'a'", "--plot", "a", "-o", "a", NULL);
 }

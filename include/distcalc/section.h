@@ -172,6 +172,12 @@ extern const struct dc_section *const dc_sections[];
 
 const struct dc_section *dc_section_find(const char *name);
 
+/* Appends the paths of the section's tables (--only SECTION.TABLE:
+ * "memory.classes", "memory.per_rank.phases"), ", "-separated after what
+ * `out` holds, from its static field table: a table only some runs show
+ * is listed too. */
+void dc_section_table_paths(const struct dc_section *s, struct dc_buf *out);
+
 /* Render options. */
 struct dc_render_opts {
 	/* Tables and lists longer than this show their first and last

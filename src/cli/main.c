@@ -930,7 +930,7 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o, co
 	info.experiment = exp->name;
 	info.config_name = imported_name ? imported_name : o->config ? o->config : "built-in default (configs/systems.json)";
 	info.seed = o->seed;
-	info.only = NULL;
+	info.only = o->only;
 	dc_diag_init(&diag);
 	{
 		/* the outputs against the files the config names: the base

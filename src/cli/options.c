@@ -444,7 +444,9 @@ const struct dc_option dc_option_table[] = {
 	 apply_format},
 	{"--only", 0, "SECTIONS", "print only these sections, comma-separated (any\n"
 				  "format; JSON keeps its header fields); an unknown\n"
-				  "name lists the known ones",
+				  "name lists the known ones. Or one table's path,\n"
+				  "SECTION.TABLE (strategies.variants, sweep.rows; listed\n"
+				  "below): that table alone, in CSV a plain table",
 	 apply_only},
 	{"--output", 'o', "FILE", "write to FILE atomically instead of standard output", apply_output},
 	{"--trace", 0, "FILE", "also write one step as Chrome trace-event JSON to FILE\n"
@@ -634,8 +636,6 @@ int dc_options_parse(int argc, const char *const *argv, struct dc_options *o,
 		return usage(diag, "'--sweep-metrics' only applies with '--sweep'");
 	if (o->nsweeps && o->trace)
 		return usage(diag, "'--trace' draws one step of one run; it does not apply to '--sweep' (trace a point with --set)");
-	if (o->nsweeps && o->only)
-		return usage(diag, "'--only' does not apply to '--sweep': pick the columns with '--sweep-metrics'");
 	if (o->plot && o->output && strcmp(o->plot, o->output) == 0)
 		return usage(diag, "'--plot' and '--output' name the same file '%s'", o->plot);
 	return 0;
@@ -687,6 +687,52 @@ static void help_row(struct dc_buf *out, const struct dc_option *r)
 	}
 }
 
+/* Every section's tables, wrapped at 79 columns, and a sweep's. */
+static void help_tables(struct dc_buf *out)
+{
+	struct dc_buf all;
+	size_t col = 0;
+	const char *p;
+
+	dc_buf_puts(out, "\ntables (--only SECTION.TABLE prints that table alone; with --format csv\n"
+			 "one header row and its rows, nothing else; docs/output.md):\n");
+	dc_buf_init(&all);
+	for (size_t i = 0; dc_sections[i]; i++)
+		dc_section_table_paths(dc_sections[i], &all);
+	dc_buf_puts(&all, ", sweep.rows (with --sweep)");
+	if (all.failed) {
+		out->failed = 1;
+		dc_buf_release(&all);
+		return;
+	}
+	for (p = all.data; *p;) {
+		size_t n = strcspn(p, ",");
+		if (col && col + 1 + n + 1 > 79) {
+			dc_buf_putc(out, '\n');
+			col = 0;
+		}
+		if (!col) {
+			dc_buf_puts(out, "  ");
+			col = 2;
+		} else {
+			dc_buf_putc(out, ' ');
+			col++;
+		}
+		dc_buf_add(out, p, n);
+		col += n;
+		p += n;
+		if (*p == ',') {
+			dc_buf_putc(out, ',');
+			col++;
+			p++;
+			while (*p == ' ')
+				p++;
+		}
+	}
+	dc_buf_putc(out, '\n');
+	dc_buf_release(&all);
+}
+
 int dc_options_help(struct dc_buf *out)
 {
 	dc_buf_puts(out, dc_options_usage);
@@ -707,6 +753,7 @@ int dc_options_help(struct dc_buf *out)
 		if (in_systems)
 			dc_buf_printf(out, "  %-10s %s\n", dc_sections[i]->name, dc_sections[i]->doc);
 	}
+	help_tables(out);
 	dc_buf_puts(out, help_tail);
 	return out->failed ? -1 : 0;
 }

@@ -199,6 +199,59 @@ static void unknown_section(const struct dc_experiment *exp, const char *name, s
 	dc_buf_release(&known);
 }
 
+/* --only SECTION.TABLE that names no table: why, the nearest table path
+ * and every table path of the experiment. */
+static void unknown_table(const struct dc_experiment *exp, const char *path, struct dc_diag *diag)
+{
+	struct dc_buf known;
+	char near[256] = "";
+	size_t best = 4;
+
+	dc_buf_init(&known);
+	for (size_t k = 0; exp->sections[k]; k++)
+		dc_report_table_paths(&exp->sections[k]->fields, exp->sections[k]->name, &known, path, near, &best);
+	if (near[0])
+		dc_diag_error(diag, DC_ERR_USAGE,
+			      "distcalc: error: '--only': '%.100s' is not a table of experiment '%s'; did you mean '%s'? its tables: %s",
+			      path, exp->name, near, known.failed || !known.len ? "none" : known.data);
+	else
+		dc_diag_error(diag, DC_ERR_USAGE,
+			      "distcalc: error: '--only': '%.100s' is not a table of experiment '%s'; its tables: %s", path,
+			      exp->name, known.failed || !known.len ? "none" : known.data);
+	dc_buf_release(&known);
+}
+
+/* --only SECTION.TABLE: that table alone (see dc_report_only_table). */
+static int select_table(struct dc_report *r, const struct dc_experiment *exp, const char *path, struct dc_diag *diag)
+{
+	size_t n = strcspn(path, ".");
+	const struct dc_fields *sub;
+
+	if (strchr(path, ',')) {
+		/* name the path among the list's names */
+		const char *t = path;
+		while (strchr(t, ',') && t + strcspn(t, ",") < strchr(t, '.'))
+			t += strcspn(t, ",") + 1;
+		dc_diag_error(diag, DC_ERR_USAGE,
+			      "distcalc: error: '--only': a table's path prints that table alone; give '%.*s' by itself, without other sections",
+			      (int)(strcspn(t, ",") < 100 ? strcspn(t, ",") : 100), t);
+		return -1;
+	}
+	for (size_t i = 0; exp->sections[i]; i++) {
+		if (strlen(exp->sections[i]->name) != n || strncmp(exp->sections[i]->name, path, n) != 0)
+			continue;
+		if (dc_report_only_table(r, &exp->sections[i]->fields, path + n + 1, &sub) != 0)
+			break;
+		r->only = 1;
+		r->sec[r->nsec++] = exp->sections[i];
+		r->only_sub = sub;
+		snprintf(r->only_text, sizeof(r->only_text), "%s", path);
+		return 0;
+	}
+	unknown_table(exp, path, diag);
+	return -1;
+}
+
 /* --only: the experiment's sections named in `list`, in report order; a
  * name given twice counts once. */
 static int select_sections(struct dc_report *r, const struct dc_experiment *exp, const char *list,
@@ -215,6 +268,8 @@ static int select_sections(struct dc_report *r, const struct dc_experiment *exp,
 			r->sec[r->nsec++] = exp->sections[i];
 		return 0;
 	}
+	if (strchr(list, '.'))
+		return select_table(r, exp, list, diag);
 	r->only = 1;
 	for (;;) {
 		size_t n = strcspn(p, ","), i;
@@ -284,7 +339,7 @@ static int build_views(struct dc_report *r)
 		f->label = s->title;
 		f->type = DC_FT_OBJECT;
 		f->off = off[i];
-		f->sub = &s->fields;
+		f->sub = r->only_table ? r->only_sub : &s->fields;
 		f->label_fn = s->title_fn;
 	}
 	r->root_f[k++] = dc_warnings_field;

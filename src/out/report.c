@@ -1,6 +1,7 @@
 /* report.c - the report: field access shared by the sinks, the root field
  * table (header, sections, warnings); see report.h and section.h. */
 #include <stdalign.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,4 +93,73 @@ const struct dc_fields *dc_report_fields_shown(struct dc_report *r, const void *
 	r->secs.f = r->root_f + r->nheader;
 	r->secs.n = r->nsec;
 	return &r->secs;
+}
+
+int dc_report_only_table(struct dc_report *r, const struct dc_fields *fs, const char *rest,
+			 const struct dc_fields **sub)
+{
+	size_t depth = 0;
+
+	for (;;) {
+		size_t n = strcspn(rest, ".");
+		const struct dc_field *f = NULL;
+		for (size_t i = 0; i < fs->n && !f; i++)
+			if (strlen(fs->f[i].key) == n && strncmp(fs->f[i].key, rest, n) == 0)
+				f = &fs->f[i];
+		if (!f || n == 0 || depth >= DC_ONLY_DEPTH)
+			return -1;
+		r->only_chain[depth] = *f;
+		r->only_fs[depth].f = &r->only_chain[depth];
+		r->only_fs[depth].n = 1;
+		if (f->type == DC_FT_OBJECT) {
+			if (rest[n] != '.')
+				return -1; /* an object, not a table */
+			if (depth + 1 < DC_ONLY_DEPTH)
+				r->only_chain[depth].sub = &r->only_fs[depth + 1];
+			fs = f->sub;
+			rest += n + 1;
+			depth++;
+			continue;
+		}
+		if (rest[n] != '\0' || dc_fld_scalar(f))
+			return -1; /* a value, or keys past a table */
+		break;
+	}
+	r->only_table = 1;
+	*sub = &r->only_fs[0];
+	return 0;
+}
+
+void dc_report_table_paths(const struct dc_fields *fs, const char *prefix, struct dc_buf *out, const char *want,
+			   char *scratch, size_t *best)
+{
+	char path[256];
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct dc_field *f = &fs->f[i];
+		int n;
+		if (dc_fld_scalar(f))
+			continue;
+		n = snprintf(path, sizeof(path), "%s.%s", prefix, f->key);
+		if (n < 0 || (size_t)n >= sizeof(path))
+			continue;
+		if (f->type == DC_FT_OBJECT) {
+			dc_report_table_paths(f->sub, path, out, want, scratch, best);
+			continue;
+		}
+		if (out->len)
+			dc_buf_add(out, ", ", 2);
+		dc_buf_puts(out, path);
+		if (want && best) {
+			size_t d = dc_edit_distance(want, strlen(want), path, 0);
+			if (d < *best) {
+				*best = d;
+				snprintf(scratch, 256, "%s", path);
+			}
+		}
+	}
+}
+
+void dc_section_table_paths(const struct dc_section *s, struct dc_buf *out)
+{
+	dc_report_table_paths(&s->fields, s->name, out, NULL, NULL, NULL);
 }

@@ -14,6 +14,8 @@
 #include "distcalc/section.h"
 
 #define DC_REPORT_MAX_SECTIONS 24
+/* Most keys in a --only table path below its section (memory.per_rank.phases: 2) */
+#define DC_ONLY_DEPTH 6
 
 /* sec_cluster.c: the config keys under a prefix ("cluster.", "model."),
  * one row each: the key, its value, its unit and where it came from. */
@@ -38,6 +40,13 @@ struct dc_report {
 	size_t nwarnings;
 	int only; /* --only chose the sections: the table and CSV show nothing else */
 	char only_text[256]; /* the chosen sections in report order, comma-separated */
+	/* --only SECTION.TABLE: the one section's fields are replaced by a
+	 * chain of one-field objects down to that table, so every sink shows
+	 * it alone, and CSV writes it bare (one header row, no comments) */
+	int only_table;
+	const struct dc_fields *only_sub; /* the chain's top: the section's fields */
+	struct dc_field only_chain[DC_ONLY_DEPTH];
+	struct dc_fields only_fs[DC_ONLY_DEPTH];
 	size_t nsec;
 	size_t nheader; /* root fields before the first section */
 	const struct dc_section *sec[DC_REPORT_MAX_SECTIONS];
@@ -101,6 +110,21 @@ const char *dc_fld_text(const struct dc_field *f, const void *base, char *buf, s
 /* The table label (or title) of a field; `base` is the field's container,
  * or for an object the object itself. */
 const char *dc_fld_label(const struct dc_field *f, const void *base, char *buf, size_t len);
+
+/* --only SECTION.TABLE: resolves `rest` (the path after the section's name,
+ * keys joined by '.') in the section's fields `fs` to a table (a ROWS,
+ * LISTS or PROSE field, possibly inside nested objects) and points *sub at
+ * the chain that shows it alone (in r->only_chain; r->only_table set).
+ * Returns 0, or -1 when no such table (the caller lists the valid ones). */
+int dc_report_only_table(struct dc_report *r, const struct dc_fields *fs, const char *rest,
+			 const struct dc_fields **sub);
+/* Appends the table paths under `fs` to `out`, ", "-separated (`prefix`:
+ * the section's name), statically: a table a run does not show is
+ * listed too. With `want` and `best` non-NULL, the path nearest `want`
+ * whose edit distance is below *best is copied into `scratch` (256 bytes)
+ * and *best lowered to it. */
+void dc_report_table_paths(const struct dc_fields *fs, const char *prefix, struct dc_buf *out, const char *want,
+			   char *scratch, size_t *best);
 
 /* The root fields a table or CSV shows: with --only, the sections alone
  * (JSON keeps the header and the warnings). */

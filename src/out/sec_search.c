@@ -120,7 +120,7 @@ static void layout_json(const void *base, char *buf, size_t len)
 static const struct dc_field row_fields[] = {
 	/* JSON and CSV: a number, null when it does not fit; the table its text */
 	{"rank", "#", DC_U_NONE, DC_FT_U64, RW(rank), .is_null = unranked, .json_value = 1},
-	{"rank", "#", DC_U_NONE, DC_FT_TEXT, RW(rank_text), .table_only = 1},
+	{"rank_shown", "#", DC_U_NONE, DC_FT_TEXT, RW(rank_text), .table_only = 1},
 	{"tp", "tp", DC_U_NONE, DC_FT_U64, RW(tp)},
 	{"cp", "cp", DC_U_NONE, DC_FT_U64, RW(cp)},
 	{"pp", "pp", DC_U_NONE, DC_FT_U64, RW(pp)},

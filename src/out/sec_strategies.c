@@ -99,7 +99,7 @@ static const struct dc_field variant_fields[] = {
 	/* JSON and CSV: a number, null when it does not fit; the table: its
 	 * text, "does not fit" */
 	{"rank", "rank", DC_U_NONE, DC_FT_U64, VR(rank), .is_null = unranked, .json_value = 1},
-	{"rank", "rank", DC_U_NONE, DC_FT_TEXT, VR(rank_text), .table_only = 1},
+	{"rank_shown", "rank", DC_U_NONE, DC_FT_TEXT, VR(rank_text), .table_only = 1},
 	{"strategy", "strategy", DC_U_NONE, DC_FT_STR, VR(strategy)},
 	{"layout", "layout", DC_U_NONE, DC_FT_TEXT, VR(layout)},
 	{"sharding", "sharding", DC_U_NONE, DC_FT_STR, VR(sharding)},

@@ -184,11 +184,96 @@ static void table_line(struct dc_buf *b, const struct path *p)
 	eol(b);
 }
 
+/* a ROWS table's header row and rows (every row but an O(p^2) excerpt) */
+static void csv_rows(struct dc_buf *b, const struct dc_report *r, const struct dc_field *f, const void *base,
+		     const struct path *p, int shown)
+{
+	_Alignas(max_align_t) unsigned char row[DC_ROW_MAX];
+	const struct dc_fields *cf = f->sub;
+	uint64_t n = shown ? f->rows->count(base) : 0, from, to;
+
+	dc_excerpt_bounds_max(n, dc_rows_limit(r, f->rows, 0), &from, &to);
+	if (to > from) {
+		/* the ring's O(p^2) events beside other sections */
+		char a[32], c[32];
+		dc_fmt_u64(a, from);
+		dc_fmt_u64(c, n);
+		dc_buf_printf(b, "# excerpt: the first and last %s of %s rows; --only %.*s prints every one\r\n", a, c,
+			      (int)strcspn(p->s, "."), p->s);
+	}
+	for (size_t c = 0, sep = 0; c < cf->n; c++) {
+		if (cf->f[c].table_only)
+			continue;
+		if (sep++)
+			dc_buf_putc(b, ',');
+		csv_text(b, cf->f[c].key);
+	}
+	eol(b);
+	for (uint64_t k = 0; k < n; k++) {
+		if (k == from && to > from)
+			k = to;
+		if (k >= n)
+			break;
+		memset(row, 0, f->rows->row_size);
+		f->rows->row(base, k, row);
+		for (size_t c = 0, sep = 0; c < cf->n; c++) {
+			if (cf->f[c].table_only)
+				continue;
+			if (sep++)
+				dc_buf_putc(b, ',');
+			csv_value(b, &cf->f[c], row);
+		}
+		eol(b);
+	}
+}
+
+/* a LISTS table: one row per group, its index and its members
+ * space-separated; a PROSE table: one text a row */
+static void csv_lists(struct dc_buf *b, const struct dc_field *f, const void *base, int shown)
+{
+	char num[24];
+	uint64_t n = shown ? f->lists->count(base) : 0;
+	dc_buf_puts(b, "index,members");
+	eol(b);
+	for (uint64_t g = 0; g < n; g++) {
+		uint64_t m = f->lists->len(base, g);
+		dc_buf_add(b, num, dc_fmt_u64(num, g));
+		dc_buf_putc(b, ',');
+		for (uint64_t k = 0; k < m; k++) {
+			if (k)
+				dc_buf_putc(b, ' ');
+			dc_buf_add(b, num, dc_fmt_u64(num, f->lists->item(base, g, k)));
+		}
+		eol(b);
+	}
+}
+
+static void csv_prose(struct dc_buf *b, const struct dc_field *f, const void *base, int shown)
+{
+	uint64_t n = shown ? f->prose->count(base) : 0;
+	dc_buf_puts(b, "text");
+	eol(b);
+	for (uint64_t k = 0; k < n; k++) {
+		csv_text(b, f->prose->at(base, k));
+		eol(b);
+	}
+}
+
+static void csv_table(struct dc_buf *b, const struct dc_report *r, const struct dc_field *f, const void *base,
+		      const struct path *p, int shown)
+{
+	if (f->type == DC_FT_ROWS)
+		csv_rows(b, r, f, base, p, shown);
+	else if (f->type == DC_FT_LISTS)
+		csv_lists(b, f, base, shown);
+	else if (f->type == DC_FT_PROSE)
+		csv_prose(b, f, base, shown);
+}
+
 /* pass 2: every table, every row */
 static void csv_tables(struct dc_buf *b, const struct dc_report *r, const struct dc_fields *fs, const void *base,
 		       struct path *p)
 {
-	char num[24];
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct dc_field *f = &fs->f[i];
 		size_t old;
@@ -197,73 +282,39 @@ static void csv_tables(struct dc_buf *b, const struct dc_report *r, const struct
 		old = path_push(p, f->key);
 		if (f->type == DC_FT_OBJECT) {
 			csv_tables(b, r, f->sub, dc_fld_ptr(base, f), p);
-		} else if (f->type == DC_FT_ROWS) {
-			_Alignas(max_align_t) unsigned char row[DC_ROW_MAX];
-			const struct dc_fields *cf = f->sub;
-			uint64_t n = f->rows->count(base), from, to;
+		} else {
 			table_line(b, p);
-			dc_excerpt_bounds_max(n, dc_rows_limit(r, f->rows, 0), &from, &to);
-			if (to > from) {
-				/* the ring's O(p^2) events beside other sections */
-				char a[32], c[32];
-				dc_fmt_u64(a, from);
-				dc_fmt_u64(c, n);
-				dc_buf_printf(b, "# excerpt: the first and last %s of %s rows; --only %.*s prints every one\r\n",
-					      a, c, (int)strcspn(p->s, "."), p->s);
-			}
-			for (size_t c = 0, sep = 0; c < cf->n; c++) {
-				if (cf->f[c].table_only)
-					continue;
-				if (sep++)
-					dc_buf_putc(b, ',');
-				csv_text(b, cf->f[c].key);
-			}
-			eol(b);
-			for (uint64_t k = 0; k < n; k++) {
-				if (k == from && to > from)
-					k = to;
-				if (k >= n)
-					break;
-				memset(row, 0, f->rows->row_size);
-				f->rows->row(base, k, row);
-				for (size_t c = 0, sep = 0; c < cf->n; c++) {
-					if (cf->f[c].table_only)
-						continue;
-					if (sep++)
-						dc_buf_putc(b, ',');
-					csv_value(b, &cf->f[c], row);
-				}
-				eol(b);
-			}
-		} else if (f->type == DC_FT_LISTS) {
-			/* one row per group: its index and its members, space-separated */
-			uint64_t n = f->lists->count(base);
-			table_line(b, p);
-			dc_buf_puts(b, "index,members");
-			eol(b);
-			for (uint64_t g = 0; g < n; g++) {
-				uint64_t m = f->lists->len(base, g);
-				dc_buf_add(b, num, dc_fmt_u64(num, g));
-				dc_buf_putc(b, ',');
-				for (uint64_t k = 0; k < m; k++) {
-					if (k)
-						dc_buf_putc(b, ' ');
-					dc_buf_add(b, num, dc_fmt_u64(num, f->lists->item(base, g, k)));
-				}
-				eol(b);
-			}
-		} else if (f->type == DC_FT_PROSE) {
-			uint64_t n = f->prose->count(base);
-			table_line(b, p);
-			dc_buf_puts(b, "text");
-			eol(b);
-			for (uint64_t k = 0; k < n; k++) {
-				csv_text(b, f->prose->at(base, k));
-				eol(b);
-			}
+			csv_table(b, r, f, base, p, 1);
 		}
 		path_pop(p, old);
 	}
+}
+
+/* --only SECTION.TABLE: that table alone, its header row and every row,
+ * nothing else (no comment lines), so a plain CSV reader takes the file.
+ * A table the run does not show (comm.dp without dp) is its header row. */
+static int csv_bare(struct dc_report *r, const struct dc_fields *root, const void *base, struct dc_buf *out)
+{
+	const struct dc_field *f = NULL;
+	struct path p = {{0}, 0};
+	int shown = 1;
+
+	for (size_t i = 0; i < root->n && !f; i++)
+		if (root->f[i].type == DC_FT_OBJECT)
+			f = &root->f[i];
+	/* down the chain of one-field objects (dc_report_only_table) */
+	while (f && f->type == DC_FT_OBJECT) {
+		shown &= dc_fld_shown(f, base);
+		path_push(&p, f->key);
+		base = dc_fld_ptr(base, f);
+		f = f->sub->n ? &f->sub->f[0] : NULL;
+	}
+	if (f) {
+		shown &= dc_fld_shown(f, base);
+		path_push(&p, f->key);
+		csv_table(out, r, f, base, &p, shown);
+	}
+	return out->failed ? -1 : 0;
 }
 
 int dc_report_render_csv(struct dc_report *r, const struct dc_render_opts *o, struct dc_buf *out)
@@ -274,6 +325,8 @@ int dc_report_render_csv(struct dc_report *r, const struct dc_render_opts *o, st
 	char text[DC_CELL_MAX];
 
 	(void)o;
+	if (r->only_table)
+		return csv_bare(r, root, base, out);
 	for (size_t i = 0; i < root->n; i++) {
 		const struct dc_field *f = &root->f[i];
 		if (!dc_fld_shown(f, base))

@@ -561,6 +561,15 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 			return NULL;
 		}
 	}
+	/* --only: the sweep's section or its one table, checked before any
+	 * point runs */
+	if (info->only && strcmp(info->only, "sweep") != 0 && strcmp(info->only, "sweep.rows") != 0) {
+		dc_diag_error(diag, DC_ERR_USAGE,
+			      "distcalc: error: '--only': a sweep's report has the section 'sweep' and the table 'sweep.rows', "
+			      "not '%.100s' (pick the columns with '--sweep-metrics')",
+			      info->only);
+		return NULL;
+	}
 	off_sweep = align_up(sizeof(struct dc_header_view));
 	off_points = off_sweep + align_up(sizeof(struct dc_sweep));
 	size = off_points + npoints * sizeof(struct dc_sweep_point);
@@ -614,7 +623,12 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 	h->config = r->config_name;
 	h->seed = r->info.seed;
 
-	/* the header (its "only" never shown: a sweep takes no --only) */
+	/* the header ("only" when --only chose the sweep or its table) */
+	if (info->only) {
+		r->only = 1;
+		snprintf(r->only_text, sizeof(r->only_text), "%s", info->only);
+		h->only = r->only_text;
+	}
 	for (size_t i = 0; i < dc_header_nfields; i++)
 		r->root_f[i] = dc_header_fields[i];
 	r->nheader = dc_header_nfields;
@@ -624,6 +638,9 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 	r->root_f[dc_header_nfields].type = DC_FT_OBJECT;
 	r->root_f[dc_header_nfields].off = off_sweep;
 	r->root_f[dc_header_nfields].sub = &sw->obj;
+	if (info->only && strcmp(info->only, "sweep.rows") == 0 &&
+	    dc_report_only_table(r, &sw->obj, "rows", &r->root_f[dc_header_nfields].sub) != 0)
+		goto oom; /* the sweep's own table: cannot miss */
 	r->root_f[dc_header_nfields].label_fn = sweep_title;
 	r->root_f[dc_header_nfields + 1] = dc_warnings_field;
 	r->root.f = r->root_f;

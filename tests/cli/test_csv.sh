@@ -113,14 +113,17 @@ sys.exit(1 if bad else 0)
 PY
 done
 # the README's pandas one-liner, as written, against a stand-in for pandas
-# (read_csv over the csv module) so that the split it relies on is tested
+# (read_csv over the csv module, refusing a "#" line) so that the table is
+# plain CSV
 mkdir -p "$work/py/pandas"
 cat >"$work/py/pandas/__init__.py" <<'PY'
 import csv, io
 def read_csv(f, comment=None):
-    lines = [l for l in f.read().splitlines() if l and not (comment and l.startswith(comment))]
+    lines = f.read().splitlines()
+    if comment is not None or any(l.startswith("#") for l in lines):
+        raise SystemExit("stand-in read_csv: the table is not plain CSV (or comment= was needed)")
     rows = list(csv.reader(lines))
-    if rows[0][:2] != ["strategy", "layout"] or len(rows) != 4:
+    if rows[0][:2] != ["rank", "strategy"] or len(rows) != 4 or any(len(r) != len(rows[0]) for r in rows):
         raise SystemExit("stand-in read_csv: not the variants table: %r" % rows[:1])
     return "\n".join(",".join(r) for r in rows)
 PY

@@ -218,7 +218,7 @@ check_usage "'--sweep': 'cluster' is a section" --sweep cluster=1
 check_usage "'--sweep-metrics': 'summary.peak': no field 'peak' there" --sweep cluster.num_nodes=1 --sweep-metrics summary.peak
 check_usage "'--sweep-metrics': 'memory.per_rank.phases': 'phases' is a table" --sweep cluster.num_nodes=1 --sweep-metrics memory.per_rank.phases
 check_usage "'--sweep-metrics' only applies with '--sweep'" --sweep-metrics summary.peak_bytes
-check_usage "'--only' does not apply to '--sweep'" --sweep cluster.num_nodes=1 --only memory
+check_usage "'--only': a sweep's report has the section 'sweep' and the table 'sweep.rows', not 'memory'" --sweep cluster.num_nodes=1 --only memory
 
 # a table's row by index is a metric too
 "$bin" --config "$gpus" --sweep cluster.num_nodes=1 --sweep-metrics 'memory.per_rank.phases[3].phase,memory.per_rank.phases[9].total_bytes' \
