@@ -12,6 +12,7 @@
 #include "distcalc/calibrate_compute.h"
 #include "distcalc/config.h"
 #include "distcalc/plan.h"
+#include "distcalc/results.h"
 
 #define SAMPLE DC_SOURCE_DIR "/tests/data/gpu-profile-sample-synthetic.json"
 
@@ -89,6 +90,82 @@ START_TEST(test_levels_by_hand)
 	ck_assert_int_ge(i, 0);
 	ck_assert_int_eq(cfg.origin[i], DC_ORIGIN_CALIBRATED);
 	ck_assert_ptr_eq(cfg.compute_profile, &prof);
+}
+END_TEST
+
+/* The attention rows: each backend's level is its rows' FLOPs over their
+ * seconds over the BF16 peak. The sample has one row per backend (the
+ * FlashAttention-3 paper's middles): sdpa-flash 366 / 989 = 0.370071
+ * forward, 304.5 / 989 = 0.307887 backward; sdpa-cudnn 608.5 / 989 =
+ * 0.615268, 491.5 / 989 = 0.496967; fa3 635.5 / 989 = 0.642568, 530 /
+ * 989 = 0.535895. Two rows of one backend: causal b 1, h 16, d 128 at s
+ * 4096 (4 x 16 x 4096^2 x 128 / 2 = 68,719,476,736 FLOPs) at 300 and
+ * 250 TFLOP/s, and at s 8192 (4 x as many) at 400 and 300: forward
+ * 5 / (1/300 + 4/400) = 375 TFLOP/s, 0.379171 of 989; backward
+ * 5 / (1/250 + 4/300) = 288.462, 0.291670. */
+#define PROFILE_HEAD                                                                                             \
+	"{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": true, \"device\": {\"name\": \"x\"}, "                   \
+	"\"gemm\": [{\"m\": 8192, \"n\": 8192, \"k\": 8192, \"dtype\": \"bf16\", \"flops_per_s\": 7e14}], "             \
+	"\"elementwise\": {\"bytes_per_s\": 2.4e12}, \"attention\": ["
+#define ATTN_ROW(seq, fwd, bwd)                                                                                  \
+	"{\"backend\": \"sdpa-flash\", \"batch\": 1, \"heads\": 16, \"seq\": " seq ", \"head_dim\": 128, "                \
+	"\"causal\": true, \"fwd_flops_per_s\": " fwd ", \"bwd_flops_per_s\": " bwd "}"
+START_TEST(test_attention_levels_by_hand)
+{
+	static const char *const backends[] = {"training.attention_backend=sdpa", "training.attention_backend=cudnn",
+						"training.attention_backend=fa3"};
+	static const double fwd[] = {0.370071, 0.615268, 0.642568}, bwd[] = {0.307887, 0.496967, 0.535895};
+	const char *eager[] = {"cluster.gpu=h100-sxm5-80gb", "training.attention=eager", NULL};
+	const char *fp8[] = {"cluster.gpu=h100-sxm5-80gb", "precision.compute=fp8", "training.attention_backend=cudnn",
+			     "precision.attention=fp8", NULL};
+	const char *h100[] = {"cluster.gpu=h100-sxm5-80gb", NULL};
+	const char *two = PROFILE_HEAD ATTN_ROW("4096", "3e14", "2.5e14") ", " ATTN_ROW("8192", "4e14", "3e14") "]}";
+	const char *slow = PROFILE_HEAD ATTN_ROW("4096", "5e12", "2.5e14") "]}";
+	static struct dc_plan plan;
+	static struct dc_results res;
+	struct dc_diag d;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_compute_profile_read(SAMPLE, &prof, &d), 0);
+	for (int i = 0; i < 3; i++) {
+		const char *sets[] = {"cluster.gpu=h100-sxm5-80gb", backends[i], NULL};
+		load(sets);
+		ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+		ck_assert_double_eq_tol(cfg.cluster.attention_fwd_efficiency, fwd[i], 1e-6);
+		ck_assert_double_eq_tol(cfg.cluster.attention_bwd_efficiency, bwd[i], 1e-6);
+	}
+	/* the kernels run at them, as measured (no in-situ factor) */
+	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
+	ck_assert_int_eq(dc_estimate(&plan, DC_EST_BIT(DC_EST_COMPUTE), &res), 0);
+	ck_assert_double_eq_tol(res.compute.attention_fwd_efficiency, fwd[2], 1e-6);
+	ck_assert_double_eq_tol(res.compute.attention_bwd_efficiency, bwd[2], 1e-6);
+	/* eager attention: GEMMs, nothing to calibrate */
+	load(eager);
+	ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	ck_assert_double_eq(cfg.cluster.attention_fwd_efficiency, 0);
+	ck_assert_double_eq(cfg.cluster.attention_bwd_efficiency, 0);
+	/* an FP8 forward: the probe timed BF16, so only the backward */
+	load(fp8);
+	ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	ck_assert_double_eq(cfg.cluster.attention_fwd_efficiency, 0);
+	ck_assert_double_eq_tol(cfg.cluster.attention_bwd_efficiency, bwd[1], 1e-6);
+	/* two rows of one backend, summed */
+	ck_assert_int_eq(dc_compute_profile_parse(two, strlen(two), "two.json", &prof, &d), 0);
+	load(h100);
+	ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	ck_assert_double_eq_tol(cfg.cluster.attention_fwd_efficiency, 0.379171, 1e-6);
+	ck_assert_double_eq_tol(cfg.cluster.attention_bwd_efficiency, 0.291670, 1e-6);
+	/* 5 TFLOP/s of 989: not this GPU's */
+	ck_assert_int_eq(dc_compute_profile_parse(slow, strlen(slow), "slow.json", &prof, &d), 0);
+	load(h100);
+	ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	ck_assert_msg(strstr(d.entries[d.count - 1].text, "attention forward"), "%s", d.entries[d.count - 1].text);
+	dc_diag_release(&d);
+	/* a backend the probe does not name */
+	ck_assert_msg(strstr(parse_error("{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": true, \"device\": {\"name\": \"x\"}, "
+					  "\"attention\": [{\"backend\": \"flash2\", \"batch\": 1, \"heads\": 1, \"seq\": 8, "
+					  "\"head_dim\": 8, \"causal\": true, \"fwd_flops_per_s\": 1, \"bwd_flops_per_s\": 1}]}"),
+			     "'attention[0].backend'"),
+		      "backend");
 }
 END_TEST
 
@@ -189,6 +266,7 @@ int main(void)
 	tcase_add_test(tc, test_sample_reads);
 	tcase_add_test(tc, test_levels_by_hand);
 	tcase_add_test(tc, test_layer_matches);
+	tcase_add_test(tc, test_attention_levels_by_hand);
 	tcase_add_test(tc, test_apply_refusals);
 	tcase_add_test(tc, test_bad_profiles);
 	suite_add_tcase(s, tc);

@@ -10,9 +10,15 @@
  *                       the run's precision.compute dtype ("bf16", "fp8")
  *   memory_efficiency = element-wise bytes/s / cluster.hbm_bandwidth
  *
+ *   attention levels = Σ FLOPs / (Σ seconds × BF16 peak), forward and
+ *                       backward, over the attention rows of the backend
+ *                       the run uses ("sdpa-flash" for training.
+ *                       attention_backend "sdpa", "sdpa-cudnn" for
+ *                       "cudnn", "fa3"); FLOPs 4 b h s² d (half when
+ *                       causal) forward, 2.5 × that backward
+ *
  * and the step section shows the layer's measured time beside the one the
- * model predicts for the same shape. Attention rows are read, checked and
- * shown, not priced (the attention backends are the kernel model's).
+ * model predicts for the same shape.
  */
 #ifndef DISTCALC_CALIBRATE_COMPUTE_H
 #define DISTCALC_CALIBRATE_COMPUTE_H
@@ -42,7 +48,13 @@ struct dc_compute_profile {
 	char device[128];       /* "device.name" */
 	size_t ngemm[2];        /* GEMM rows per dtype: [0] bf16, [1] fp8 */
 	double gemm_flops[2], gemm_s[2]; /* their FLOPs and seconds summed (seconds = FLOPs / FLOP/s) */
-	size_t nattention;      /* attention rows (checked, shown) */
+	size_t nattention;      /* attention rows */
+	/* per training.attention_backend (config.h; [DC_ATTN_BACKEND_EAGER]
+	 * unused, "sdpa-efficient" rows counted in nattention only): rows,
+	 * forward FLOPs and seconds, backward FLOPs and seconds, summed */
+	size_t nattn[DC_ATTN_BACKEND_COUNT];
+	double attn_fwd_flops[DC_ATTN_BACKEND_COUNT], attn_fwd_s[DC_ATTN_BACKEND_COUNT];
+	double attn_bwd_flops[DC_ATTN_BACKEND_COUNT], attn_bwd_s[DC_ATTN_BACKEND_COUNT];
 	double elementwise_bytes_per_s;
 	int has_layer;
 	struct dc_profile_layer layer;
@@ -57,12 +69,16 @@ int dc_compute_profile_parse(const char *buf, size_t len, const char *name, stru
 /* Reads the file at `path` (at most DC_PROFILE_MAX_BYTES) and parses it. */
 int dc_compute_profile_read(const char *path, struct dc_compute_profile *out, struct dc_diag *diag);
 
-/* The levels the profile gives `cfg` (the header's two formulas), written
- * into cfg->cluster.matmul_efficiency and memory_efficiency. Returns 0, or
- * -1 with one error in `diag` (DC_ERR_CONFIG): the config already gives
- * one of the two keys (the profile would override it), the peak or HBM
- * bandwidth is unknown, the profile has no GEMM of the run's dtype or no
- * element-wise figure, or a level is not in (0.01, 1]. *cfg unchanged then. */
+/* The levels the profile gives `cfg` (the header's formulas), written
+ * into cfg->cluster.matmul_efficiency and memory_efficiency, and, under a
+ * fused attention backend the profile has rows of, into
+ * cfg->cluster.attention_fwd_efficiency and attention_bwd_efficiency (the
+ * forward left to the kernel set under precision.attention "fp8": the
+ * probe times BF16). Returns 0, or -1 with one error in `diag`
+ * (DC_ERR_CONFIG): the config already gives one of the two keys (the
+ * profile would override it), the peak or HBM bandwidth is unknown, the
+ * profile has no GEMM of the run's dtype or no element-wise figure, or a
+ * level is not in [0.01, 1). *cfg unchanged then. */
 int dc_compute_profile_apply(const struct dc_compute_profile *p, struct dc_config *cfg, struct dc_diag *diag);
 
 /* Does the profile's layer have this plan's per-rank layer shape (dense

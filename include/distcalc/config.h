@@ -276,6 +276,9 @@ struct dc_cluster {
 	uint64_t sm_count;        /* streaming multiprocessors: one wave of GEMM tiles */
 	double matmul_efficiency; /* sustained fraction of the matmul peak, (0, 1) */
 	double memory_efficiency; /* sustained fraction of hbm_bandwidth, (0, 1) */
+	/* the fused attention core's levels, fractions of the BF16 peak, set
+	 * only by --calibrate-compute (no key); 0: the GPU set's */
+	double attention_fwd_efficiency, attention_bwd_efficiency;
 	uint64_t host_mem_bytes; /* cluster.host_memory per node; 0: not checked */
 	struct dc_link intra_node;  /* bandwidth per GPU, one way; latency per hop */
 	struct dc_link inter_node;  /* bandwidth per NIC, one way; latency per hop */

@@ -498,6 +498,7 @@ const struct dc_option dc_option_table[] = {
 	 apply_calibrate},
 	{"--calibrate-compute", 0, "PROFILE.json", "price the kernels with the levels tools/gpu-probe.py\n"
 						    "measured on a GPU (its GEMMs' FLOP/s over the peak,\n"
+						    "the attention backend's forward and backward,\n"
 						    "its element-wise bytes/s over the HBM bandwidth);\n"
 						    "the step section then shows the probe's layer time,\n"
 						    "measured and predicted (docs/compute-model.md)",

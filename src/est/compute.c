@@ -721,6 +721,11 @@ static void attention_levels(const struct dc_config *in, struct ctx *x, struct d
 	x->attn_bwd = x->e->attn_bwd[b] * x->e->in_situ;
 	if (in->precision.attention == DC_ATTN_PRECISION_FP8 && x->e->attn_fp8_fwd > 0)
 		x->attn_fwd = x->e->attn_fp8_fwd * x->e->in_situ;
+	/* measured on the user's GPU (--calibrate-compute): as they are */
+	if (in->cluster.attention_fwd_efficiency > 0)
+		x->attn_fwd = in->cluster.attention_fwd_efficiency;
+	if (in->cluster.attention_bwd_efficiency > 0)
+		x->attn_bwd = in->cluster.attention_bwd_efficiency;
 	c->attention_fwd_efficiency = x->attn_fwd;
 	c->attention_bwd_efficiency = x->attn_bwd;
 }

@@ -132,6 +132,20 @@ static void read_gemms(struct rd *r, const cJSON *a, struct dc_compute_profile *
 	}
 }
 
+/* The probe's backend names (tools/gpu-probe.py): the training.
+ * attention_backend each measures, 0 for SDPA's memory-efficient kernel
+ * (no backend of distcalc's runs it), -1 unknown. */
+static int backend_of(const char *name)
+{
+	if (strcmp(name, "sdpa-flash") == 0)
+		return DC_ATTN_BACKEND_SDPA;
+	if (strcmp(name, "sdpa-cudnn") == 0)
+		return DC_ATTN_BACKEND_CUDNN;
+	if (strcmp(name, "fa3") == 0)
+		return DC_ATTN_BACKEND_FA3;
+	return strcmp(name, "sdpa-efficient") == 0 ? 0 : -1;
+}
+
 static void read_attention(struct rd *r, const cJSON *a, struct dc_compute_profile *p)
 {
 	static const char *const known[] = {"backend", "batch", "heads", "seq", "head_dim", "causal",
@@ -144,6 +158,9 @@ static void read_attention(struct rd *r, const cJSON *a, struct dc_compute_profi
 	for (const cJSON *g = a->child; g; g = g->next, i++) {
 		char where[32];
 		const cJSON *causal;
+		const char *be;
+		int b;
+		double batch, heads, seq, d, fwd, bwd, fl;
 		snprintf(where, sizeof(where), "attention[%d].", i);
 		if (i >= DC_PROFILE_MAX_ROWS) {
 			fail(r, "'attention': more than %d rows", DC_PROFILE_MAX_ROWS);
@@ -154,17 +171,31 @@ static void read_attention(struct rd *r, const cJSON *a, struct dc_compute_profi
 			continue;
 		}
 		members(r, g, where, known);
-		(void)str(r, g, "backend", where);
-		(void)num(r, g, "batch", where, 1, BIG);
-		(void)num(r, g, "heads", where, 1, BIG);
-		(void)num(r, g, "seq", where, 1, BIG);
-		(void)num(r, g, "head_dim", where, 1, BIG);
-		(void)num(r, g, "fwd_flops_per_s", where, 0, RATE);
-		(void)num(r, g, "bwd_flops_per_s", where, 0, RATE);
+		be = str(r, g, "backend", where);
+		b = backend_of(be);
+		if (b < 0 && *be)
+			fail(r, "'%sbackend': expected \"sdpa-flash\", \"sdpa-efficient\", \"sdpa-cudnn\" or \"fa3\" (as tools/gpu-probe.py names them), got \"%.40s\"",
+			     where, be);
+		batch = num(r, g, "batch", where, 1, BIG);
+		heads = num(r, g, "heads", where, 1, BIG);
+		seq = num(r, g, "seq", where, 1, BIG);
+		d = num(r, g, "head_dim", where, 1, BIG);
+		fwd = num(r, g, "fwd_flops_per_s", where, 0, RATE);
+		bwd = num(r, g, "bwd_flops_per_s", where, 0, RATE);
 		causal = cJSON_GetObjectItemCaseSensitive(g, "causal");
 		if (!cJSON_IsBool(causal))
 			fail(r, "'%scausal': expected true or false", where);
 		p->nattention++;
+		if (b <= 0 || !(fwd > 0) || !(bwd > 0) || !(batch > 0) || !(heads > 0) || !(seq > 0) || !(d > 0))
+			continue;
+		/* the FLOPs the probe counts (and compute.c prices): QK^T and
+		 * AV, 4 b h s^2 d, half of it causal; the backward 2.5 x */
+		fl = 4.0 * batch * heads * seq * seq * d * (cJSON_IsTrue(causal) ? 0.5 : 1.0);
+		p->nattn[b]++;
+		p->attn_fwd_flops[b] += fl;
+		p->attn_fwd_s[b] += fl / fwd;
+		p->attn_bwd_flops[b] += 2.5 * fl;
+		p->attn_bwd_s[b] += 2.5 * fl / bwd;
 	}
 }
 
@@ -287,6 +318,38 @@ static int given(const struct dc_config *cfg, const char *path)
 	return i >= 0 && (cfg->origin[i] == DC_ORIGIN_CONFIG || cfg->origin[i] == DC_ORIGIN_SET);
 }
 
+/* The fused attention levels of the run's backend (the loader's derived
+ * one; none under attention "eager", whose products are GEMMs), where the
+ * profile has its rows: forward unless precision.attention "fp8". 0, or -1
+ * with an error for a level outside [0.01, 1). */
+static int attention_levels(const struct dc_compute_profile *p, struct dc_config *cfg, struct dc_diag *diag)
+{
+	enum dc_attention_backend b = cfg->training.attention_backend;
+	double peak = cfg->cluster.peak_flops, fwd, bwd;
+	cfg->cluster.attention_fwd_efficiency = cfg->cluster.attention_bwd_efficiency = 0;
+	if (cfg->training.attention == DC_ATTENTION_EAGER || b <= DC_ATTN_BACKEND_EAGER || b >= DC_ATTN_BACKEND_COUNT ||
+	    !p->nattn[b])
+		return 0;
+	if (!(peak > 0)) {
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: the attention levels are fractions of cluster.peak_flops: set cluster.gpu or it",
+			      p->name);
+		return -1;
+	}
+	fwd = p->attn_fwd_flops[b] / (p->attn_fwd_s[b] * peak);
+	bwd = p->attn_bwd_flops[b] / (p->attn_bwd_s[b] * peak);
+	if (!(fwd >= 0.01 && fwd < 1) || !(bwd >= 0.01 && bwd < 1)) {
+		dc_diag_error(diag, DC_ERR_CONFIG,
+			      "%s: error: the measured attention %s level %.4g is not at least 0.01 and below 1 of the config's cluster.peak_flops: was the profile taken on another GPU?",
+			      p->name, !(fwd >= 0.01 && fwd < 1) ? "forward" : "backward",
+			      !(fwd >= 0.01 && fwd < 1) ? fwd : bwd);
+		return -1;
+	}
+	if (cfg->precision.attention != DC_ATTN_PRECISION_FP8)
+		cfg->cluster.attention_fwd_efficiency = fwd;
+	cfg->cluster.attention_bwd_efficiency = bwd;
+	return 0;
+}
+
 int dc_compute_profile_apply(const struct dc_compute_profile *p, struct dc_config *cfg, struct dc_diag *diag)
 {
 	struct dc_cluster *c = &cfg->cluster;
@@ -322,6 +385,8 @@ int dc_compute_profile_apply(const struct dc_compute_profile *p, struct dc_confi
 			      bad_mm ? (fp8 ? "cluster.peak_flops_fp8" : "cluster.peak_flops") : "cluster.hbm_bandwidth");
 		return -1;
 	}
+	if (attention_levels(p, cfg, diag) != 0)
+		return -1;
 	c->matmul_efficiency = mm;
 	c->memory_efficiency = mem;
 	dc_config_set_origin(cfg, "cluster.matmul_efficiency", DC_ORIGIN_CALIBRATED);

@@ -23,7 +23,7 @@ struct view {
 	uint64_t grad_bucket_bytes;
 	/* --calibrate-compute (calibrate_compute.h) */
 	int has_profile, layer_compared, layer_not_compared;
-	const char *profile, *profile_device, *layer_why;
+	const char *profile, *profile_device, *layer_why, *profile_attention;
 	int profile_synthetic;
 	double layer_measured_s, layer_predicted_s, layer_error;
 	double slowdown;
@@ -107,6 +107,14 @@ static void view(const struct dc_run *run, void *out)
 		v->profile_device = pr->device;
 		v->profile_synthetic = pr->synthetic;
 		v->layer_compared = dc_compute_profile_layer_matches(pr, run->plan, &v->layer_why);
+		if (in->cluster.attention_bwd_efficiency > 0)
+			v->profile_attention = in->cluster.attention_fwd_efficiency > 0
+						       ? "calibrated: the profile's rows of the backend"
+						       : "backward calibrated; the FP8 forward the GPU set's (the probe times BF16)";
+		else if (run->res->compute.attention_fwd_efficiency > 0)
+			v->profile_attention = "the GPU set's: the profile has no rows of the backend";
+		else
+			v->profile_attention = "eager: its products are GEMMs";
 		v->layer_not_compared = !v->layer_compared;
 		if (v->layer_compared) {
 			/* the probe's layer: forward then backward, no recompute */
@@ -329,6 +337,8 @@ static const struct dc_field fields[] = {
 	{"compute_profile_device", "profile's GPU", DC_U_NONE, DC_FT_STR, V(profile_device), .shown = has_profile},
 	{"compute_profile_synthetic", "profile synthetic (not a measurement)", DC_U_NONE, DC_FT_BOOL,
 	 V(profile_synthetic), .shown = has_profile},
+	{"compute_profile_attention", "attention levels", DC_U_NONE, DC_FT_STR, V(profile_attention),
+	 .shown = has_profile},
 	{"profile_layer_measured_s", "probe's layer fwd+bwd, measured", DC_U_SECONDS, DC_FT_F64, V(layer_measured_s),
 	 .shown = layer_compared},
 	{"profile_layer_predicted_s", "probe's layer fwd+bwd, predicted", DC_U_SECONDS, DC_FT_F64,
