@@ -338,6 +338,28 @@ START_TEST(test_compile_fusion)
 }
 END_TEST
 
+/* The memory-bound level per GPU: the STREAM triad at full occupancy of
+ * te42kyfo/gpu-benches over the data-sheet bandwidth, times what the
+ * A100 80 GB's fitted 0.71 keeps of its own triad, 0.71 / (1759 / 2039) =
+ * 0.823019: A100 40 GB 1360 / 1555 x 0.823019 = 0.719811; H100 PCIe
+ * 1832 / 2000 x 0.823019 = 0.753885; H200 3534 / 4800 x 0.823019 =
+ * 0.605948; the A100 80 GB 0.71 by construction; the H100 SXM5 (no
+ * public triad found) keeps the A100 80 GB's fraction, 0.71. */
+START_TEST(test_memory_levels)
+{
+	static const char *const gpus[] = {"cluster.gpu=a100-sxm4-40gb", "cluster.gpu=h100-pcie-80gb",
+					   "cluster.gpu=h200-sxm-141gb", "cluster.gpu=a100-sxm4-80gb",
+					   "cluster.gpu=h100-sxm5-80gb"};
+	static const double want[] = {0.719811, 0.753885, 0.605948, 0.71, 0.71};
+	for (int i = 0; i < 5; i++) {
+		const char *sets[] = {gpus[i], "parallel.dp=2"};
+		struct run *x = run(NO_GPU, sets, 2);
+		ck_assert_double_eq_tol(x->r.compute.memory_efficiency, want[i], 1e-6);
+		free(x);
+	}
+}
+END_TEST
+
 /* Waves of tiles (NVIDIA's Matrix Multiplication Background guide,
  * section 3.2): the 175B's q, k, v GEMM on one tp rank, [2048 x 12288] x
  * [12288 x 4608], here as the logits GEMM of a vocabulary of 8 x 4608 =
@@ -657,6 +679,7 @@ int main(void)
 	tcase_add_test(tc, test_presets_and_fp8);
 	tcase_add_test(tc, test_attention_backends);
 	tcase_add_test(tc, test_compile_fusion);
+	tcase_add_test(tc, test_memory_levels);
 	tcase_add_test(tc, test_missing_keys);
 	tcase_add_test(tc, test_optimizer_step);
 	tcase_add_test(tc, test_flash_versus_eager);

@@ -74,8 +74,22 @@ struct gpu_eff {
 /* FlashAttention-2 on the A100 (Dao 2023, arXiv 2307.08691, section 1 and
  * 4.1): up to 73% of the peak forward, 63% backward. No public cuDNN
  * figure on the A100: cuDNN runs at FA2's level there (an assumption). */
-#define A100_SET(name) \
-	{name, A100_GEMM, 0, A100_IN_SITU, {0, 0.73, 0.73, 0}, {0, 0.63, 0.63, 0}, 0, CALCULON_F0, 0.71, CALCULON_B0, 108}
+/* Memory-bound kernels: the same split as the GEMMs. The isolated level
+ * is a streaming kernel's sustained bandwidth over the data sheet's, the
+ * STREAM triad (two loads, one store, the shape of an element-wise add)
+ * at full occupancy in te42kyfo/gpu-benches (cuda-stream/a100_80.txt
+ * 1759 GB/s of 2039; gpu-stream/a100_40.txt 1360 of 1555;
+ * cuda-stream/h100_pcie.txt 1832 of 2000; gpu-stream/h200.txt 3534 of
+ * 4800); the in-situ rest is what the A100 80 GB's fitted 0.71 keeps of
+ * its triad, 0.71 / (1759 / 2039) = 0.8230, carried to every GPU as the
+ * GEMMs' A100 factor is not (it is the A100's fit, not a clock). A GPU
+ * with no public streaming figure keeps the A100 80 GB's triad fraction. */
+#define A100_80_TRIAD (1759.0 / 2039.0)
+#define MEM_IN_SITU (0.71 / A100_80_TRIAD)
+#define MEM_LEVEL(triad) ((triad) * MEM_IN_SITU)
+#define A100_SET(name, triad) \
+	{name, A100_GEMM, 0, A100_IN_SITU, {0, 0.73, 0.73, 0}, {0, 0.63, 0.63, 0}, 0, CALCULON_F0, MEM_LEVEL(triad), \
+	 CALCULON_B0, 108}
 /* Hopper: the isolated BF16 GEMM, cuBLAS 8192^3, 797.8 of 989 TFLOP/s on an
  * H100 SXM5 (pranjalssh/fast.cu README), 788 on an H200 (issue 21's
  * measurement); FP8 at 1.75x BF16 on large GEMMs (NVIDIA, "Boosting matrix
@@ -90,30 +104,30 @@ struct gpu_eff {
  * 989: FA2 366 / 304.5, cuDNN 608.5 / 491.5, FA3 635.5 / 530 TFLOP/s; FP8
  * FA3 forward close to 1200 of 1979 TFLOP/s (0.606). The other Hopper
  * parts run the same SMs, so the same fractions of their own peaks.
- * Memory-bound kernels: the A100's e_mem and curves carried over (no
- * public per-kernel Hopper figure). */
+ * Memory-bound kernels: each part's measured triad where one is public
+ * (MEM_LEVEL above), the A100's curve shapes (t0_mem) on all. */
 #define H100_GEMM (797.8 / 989.0)
 #define HOPPER_FP8 (1.75 * 797.8 / 1979.0)
 #define HOPPER_IN_SITU (1830.0 / 1980.0)
 #define HOPPER_ATTN_FWD {0, 366.0 / 989.0, 608.5 / 989.0, 635.5 / 989.0}
 #define HOPPER_ATTN_BWD {0, 304.5 / 989.0, 491.5 / 989.0, 530.0 / 989.0}
-#define HOPPER_SET(name, gemm, sms) \
+#define HOPPER_SET(name, gemm, sms, triad) \
 	{name, gemm, HOPPER_FP8, HOPPER_IN_SITU, HOPPER_ATTN_FWD, HOPPER_ATTN_BWD, 1200.0 / 1979.0, \
-	 CALCULON_F0, 0.71, CALCULON_B0, sms}
+	 CALCULON_F0, MEM_LEVEL(triad), CALCULON_B0, sms}
 /* Blackwell: no public isolated GEMM or attention figure was found in
  * the stored sources: the H100's fractions and in-situ factor carried over
  * (an assumption, named in docs/compute-model.md); fa3 is refused. */
-#define BLACKWELL_SET(name) HOPPER_SET(name, H100_GEMM, 148)
+#define BLACKWELL_SET(name) HOPPER_SET(name, H100_GEMM, 148, A100_80_TRIAD)
 static const struct gpu_eff gpu_effs[DC_GPU_COUNT] = {
-	[DC_GPU_NONE] = A100_SET("a100-sxm4-80gb"),
-	[DC_GPU_A100_SXM4_40GB] = A100_SET("a100-sxm4-40gb"),
-	[DC_GPU_A100_SXM4_80GB] = A100_SET("a100-sxm4-80gb"),
-	[DC_GPU_H100_SXM5_80GB] = HOPPER_SET("h100-sxm5-80gb", H100_GEMM, 132),
-	[DC_GPU_H100_NVL_94GB] = HOPPER_SET("h100-nvl-94gb", H100_GEMM, 132),
-	[DC_GPU_H100_PCIE_80GB] = HOPPER_SET("h100-pcie-80gb", H100_GEMM, 114),
-	[DC_GPU_H800_SXM5_80GB] = HOPPER_SET("h800-sxm5-80gb", H100_GEMM, 132),
-	[DC_GPU_H200_SXM_141GB] = HOPPER_SET("h200-sxm-141gb", 788.0 / 989.0, 132),
-	[DC_GPU_GH200_96GB] = HOPPER_SET("gh200-96gb", H100_GEMM, 132),
+	[DC_GPU_NONE] = A100_SET("a100-sxm4-80gb", A100_80_TRIAD),
+	[DC_GPU_A100_SXM4_40GB] = A100_SET("a100-sxm4-40gb", 1360.0 / 1555.0),
+	[DC_GPU_A100_SXM4_80GB] = A100_SET("a100-sxm4-80gb", A100_80_TRIAD),
+	[DC_GPU_H100_SXM5_80GB] = HOPPER_SET("h100-sxm5-80gb", H100_GEMM, 132, A100_80_TRIAD),
+	[DC_GPU_H100_NVL_94GB] = HOPPER_SET("h100-nvl-94gb", H100_GEMM, 132, A100_80_TRIAD),
+	[DC_GPU_H100_PCIE_80GB] = HOPPER_SET("h100-pcie-80gb", H100_GEMM, 114, 1832.0 / 2000.0),
+	[DC_GPU_H800_SXM5_80GB] = HOPPER_SET("h800-sxm5-80gb", H100_GEMM, 132, A100_80_TRIAD),
+	[DC_GPU_H200_SXM_141GB] = HOPPER_SET("h200-sxm-141gb", 788.0 / 989.0, 132, 3534.0 / 4800.0),
+	[DC_GPU_GH200_96GB] = HOPPER_SET("gh200-96gb", H100_GEMM, 132, A100_80_TRIAD),
 	[DC_GPU_B200_SXM_180GB] = BLACKWELL_SET("b200-sxm-180gb"),
 	[DC_GPU_GB200] = BLACKWELL_SET("gb200"),
 };
