@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""hopper-dev-rows.py DISTCALC [DISTCALC_BEFORE] - the Hopper rows of
+"""hopper-dev-rows.py DISTCALC [DISTCALC_BEFORE] [--alt] [--custom] - the Hopper rows of
 ../shared/reference/hopper.md (docs/compute-model.md, "Hopper rows") against
 distcalc's step time: measured, predicted, error, as a Markdown table.
 
@@ -8,7 +8,9 @@ step is the global batch's FLOPs by Megatron's own count
 (megatron/training/training.py num_floating_point_operations at that tag:
 12 B s L h^2 (6 + s/h + V/(2 L h)) for these GPT models) over the published
 TFLOP/s per GPU times the GPUs. What the README leaves unstated is assumed,
-as named in ASSUME below; --alt runs the other plausible choice.
+as named in ASSUME below; --alt runs the other plausible choice. Each row runs
+under its framework's rules (training.framework megatron, torchtitan);
+--custom runs them all under "custom" for comparison.
 
 torchtitan Llama 3 8B on 8 H100 (benchmarks/llama3_h100_202412_torchtitan.md):
 step = 16 x 8192 tokens / (tokens/s per GPU x 8). Its GPUs are 96 GB HBM2e
@@ -27,7 +29,7 @@ MEGATRON = [  # heads, hidden, layers, tp, pp, gpus, global batch, TFLOP/s per G
 S, V = 4096, 131072
 
 
-def megatron_config(a, h, L, tp, pp, gpus, gb, mb, recompute, backend):
+def megatron_config(a, h, L, tp, pp, gpus, gb, mb, recompute, backend, framework=None):
     dp = gpus // (tp * pp)
     return {
         "model": {"num_layers": L, "hidden_size": h, "num_attention_heads": a, "ffn_hidden_size": 4 * h,
@@ -37,7 +39,8 @@ def megatron_config(a, h, L, tp, pp, gpus, gb, mb, recompute, backend):
         "cluster": {"system": "dgx-h100", "num_nodes": gpus // 8},
         "parallel": {"tp": tp, "pp": pp, "dp": dp, "sharding": "zero1", "sequence_parallel": tp > 1},
         "training": {"micro_batch_size": mb, "grad_accum_steps": gb // (dp * mb), "recompute": recompute,
-                     "attention": "flash", **({"attention_backend": backend} if backend else {})},
+                     "attention": "flash", **({"attention_backend": backend} if backend else {}),
+                     **({"framework": framework} if framework else {})},
         "precision": {"preset": "megatron"},
         "overlap": {"dp": True, "tp": tp > 1},
     }
@@ -72,27 +75,36 @@ def row(name, measured, preds):
 
 
 def main():
-    binaries = sys.argv[1:3] if len(sys.argv) > 1 else ["build/distcalc"]
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    binaries = args[:2] if args else ["build/distcalc"]
     alt = "--alt" in sys.argv
+    # --custom: every row under training.framework "custom" (the framework rules off)
+    fw = (lambda name: None) if "--custom" in sys.argv else (lambda name: name)
     mb, recompute = (1, "selective") if alt else (1, "none")
     for a, h, L, tp, pp, gpus, gb, tflops in MEGATRON:
         flops = 12 * gb * S * L * h * h * (6 + S / h + V / (2 * L * h))
         measured = flops / (tflops * 1e12 * gpus)
         preds = []
         for i, b in enumerate(binaries):
-            # the before-binary knows no attention_backend; after: cudnn (Transformer Engine)
-            cfg = megatron_config(a, h, L, tp, pp, gpus, gb, mb, recompute, None if i == 1 else "cudnn")
+            # the before-binary knows no attention_backend or framework; after: cudnn
+            # (Transformer Engine) under training.framework megatron (the README's software)
+            cfg = megatron_config(a, h, L, tp, pp, gpus, gb, mb, recompute, None if i == 1 else "cudnn",
+                                  None if i == 1 else fw("megatron"))
             preds.append(step(b, cfg))
         row("Megatron h %d, L %d, tp %d, pp %d, %d GPUs" % (h, L, tp, pp, gpus), measured, preds)
     tt = json.load(open(os.path.join(SRC, "configs", "llama-3-8b-torchtitan.json")))
     tt["model"]["hf_config"] = os.path.join(SRC, "configs", "models", "llama-3-8b.json")
     tt["cluster"]["gpu"] = "h100-sxm5-80gb"
     tt["cluster"]["hbm_bandwidth"] = "2.4 TB/s"
-    for name, tok, sets in [("torchtitan 8B FSDP8 BF16", 5762, ()),
-                            ("torchtitan 8B FSDP8 FP8 rowwise (measured with compile)", 8532,
-                             ("precision.compute=fp8", "precision.fp8_recipe=rowwise"))]:
+    # after: training.framework torchtitan; the FP8 row was measured compiled, the BF16 one eager
+    for name, tok, sets in [("torchtitan 8B FSDP8 BF16 (eager)", 5762, ("training.framework=torchtitan",)),
+                            ("torchtitan 8B FSDP8 FP8 rowwise (compiled)", 8532,
+                             ("training.framework=torchtitan", "training.compile=true", "precision.compute=fp8",
+                              "precision.fp8_recipe=rowwise"))]:
         measured = 16 * 8192 / (tok * 8)
-        preds = [step(b, tt, sets if i == 0 or "fp8_recipe" not in " ".join(sets) else sets[:1])
+        if fw("torchtitan") is None:
+            sets = tuple(x for x in sets if not x.startswith("training.framework"))
+        preds = [step(b, tt, sets if i == 0 else [x for x in sets if x.startswith("precision.compute")])
                  for i, b in enumerate(binaries)]
         row(name, measured, preds)
     for i, e in sorted(ERRORS.items()):

@@ -513,54 +513,79 @@ static void moe(struct ctx *x, struct part *pt)
 }
 
 /* Tiled TP overlap (Megatron's --tp-comm-overlap, torchtitan's async TP;
- * docs/step-model.md, "Tiled TP overlap"): each GEMM beside a
- * sequence-parallel AllGather or ReduceScatter runs as tp GEMMs of T / tp
- * rows, one per tile (torch's fused_all_gather_matmul runs
- * mm(shard, B) for each rank's shard, fused_matmul_reduce_scatter
- * mm(A_shards[rank], B); torch/distributed/_symmetric_memory/
- * __init__.py), each with its own waves of output tiles and its own
- * launch: what that adds over the whole GEMM, forward (the GEMM itself)
- * and backward (its input gradient, whose collective is the mirror one;
- * the weight gradient uses the gathered input whole). `out` x `in` the
- * weight's shape on this rank. */
-static double tiled_extra(struct ctx *x, double out, double in, int bwd)
+ * docs/step-model.md, "What the tiles cost"): a GEMM beside a
+ * sequence-parallel collective runs as `splits` GEMMs of T / splits rows
+ * (an input gradient: the output and inner sizes swapped), each with its
+ * own waves of output tiles and its own launch, on the SMs the
+ * collective's kernels leave it (`margin` of them taken); `wgrad` prices
+ * the weight gradient [in x T] x [T x out] whole on the SMs left. What
+ * that adds over the whole GEMM on every SM. `out` x `in` the weight's
+ * shape on this rank. */
+#define TE_PIPELINE_SPLITS 4.0 /* Transformer Engine's "pipeline" num_splits */
+#define TE_COMM_SMS 16.0       /* its num_sm for "pipeline" and "bulk", kept from the GEMMs (set_sm_margin) */
+static double split_extra(struct ctx *x, double out, double in, int bwd, double splits, double margin, int wgrad)
 {
-	double T = x->tokens, t = x->t;
+	double T = x->tokens, sms = x->sms, whole, cut;
+	double n = wgrad ? out : bwd ? in : out, k = wgrad ? T : bwd ? out : in, m = wgrad ? in : T;
+	/* the SMs left run their share of the peak */
+	struct prec left = *x->lin;
+	left.peak *= (sms - margin) / sms;
 	x->cur = x->lin;
-	if (bwd)
-		return t * gemm_s(x, T / t, in, out, 1) - gemm_s(x, T, in, out, 1);
-	return t * gemm_s(x, T / t, out, in, 1) - gemm_s(x, T, out, in, 1);
+	whole = gemm_s(x, m, n, k, 1);
+	x->cur = &left;
+	x->sms = sms - margin;
+	cut = wgrad ? gemm_s(x, m, n, k, 1) : splits * gemm_s(x, m / splits, n, k, 1);
+	x->sms = sms;
+	x->cur = x->lin;
+	return cut - whole;
 }
 
 /* What tiled TP adds to one layer (`dense`: its MLP's pairs too; a MoE
  * layer's MLP collectives wait for the token dispatch, untiled), forward
- * and backward. torch's fused_matmul_reduce_scatter leaves the tp partial
- * products of each output row in place and sums them in one reduction
- * kernel on the compute stream (reduce_fn over the stacked partials):
- * under torchtitan each ReduceScatter (forward after o and fc2, backward
- * after the input gradients of q, k, v and fc1) adds that pass, reading
- * T h partials and writing T h / tp, 2 bytes each. Megatron's userbuffers
- * reduce inside the collective's kernel (its SMs: compute_slowdown).
- * MLA's chain is not tiled (0). */
+ * and backward; MLA's chain is not tiled (0).
+ *   torchtitan (torch's fused_all_gather_matmul runs mm(shard, B) per
+ *     rank's shard, fused_matmul_reduce_scatter mm(A_shards[rank], B);
+ *     torch/distributed/_symmetric_memory/__init__.py): every paired
+ *     GEMM in tp tiles, forward and the input gradients, the transfers
+ *     on copy engines (no SMs taken); each ReduceScatter's tp partial
+ *     products summed by one reduction kernel on the compute stream
+ *     (reduce_fn over the stacked partials: read T h, write T h / tp, 2
+ *     bytes each), forward after o and fc2, backward after the input
+ *     gradients of q, k, v and fc1.
+ *   megatron (Transformer Engine's userbuffers defaults,
+ *     transformer_engine/pytorch/module/base.py initialize_ub,
+ *     get_default_config): "ring_exchange" for qkv_fprop, fc1_fprop,
+ *     proj_dgrad, fc2_dgrad, tp splits on copy engines (num_sm 1, no SM
+ *     margin); "pipeline" for proj_fprop and fc2_fprop, 4 splits with 16
+ *     SMs kept for the ReduceScatter (num_sm 16, set_sm_margin); "bulk"
+ *     for qkv_dgrad, qkv_wgrad, fc1_dgrad, fc1_wgrad, whole GEMMs beside
+ *     the collective's 16 SMs. */
 static void tp_tiled(struct ctx *x, int dense, double *fwd, double *bwd)
 {
 	const struct dc_model *m = x->m;
-	double qkv = (x->heads + 2.0 * x->kv_heads) * x->d_qk, o = x->heads * x->d_v, h = x->h;
+	double qkv = (x->heads + 2.0 * x->kv_heads) * x->d_qk, o = x->heads * x->d_v, h = x->h, t = x->t;
 	double f = (double)m->ffn_hidden_size / x->t, gate = m->mlp == DC_MLP_SWIGLU ? 2.0 : 1.0;
-	double rs = 0, pairs = dense ? 2.0 : 1.0;
 	*fwd = *bwd = 0;
 	if (x->t < 2 || m->kv_lora_rank || dc_framework_tp_overlap(x->p) != DC_TP_TILED)
 		return;
-	*fwd = tiled_extra(x, qkv, h, 0) + tiled_extra(x, h, o, 0);
-	*bwd = tiled_extra(x, qkv, h, 1) + tiled_extra(x, h, o, 1);
-	if (dense) {
-		*fwd += tiled_extra(x, gate * f, h, 0) + tiled_extra(x, h, f, 0);
-		*bwd += tiled_extra(x, gate * f, h, 1) + tiled_extra(x, h, f, 1);
+	if (x->p->in->training.framework == DC_FRAMEWORK_TORCHTITAN) {
+		double rs = mem_s(x, 2.0 * x->tokens * h * (1.0 + 1.0 / t)), pairs = dense ? 2.0 : 1.0;
+		*fwd = split_extra(x, qkv, h, 0, t, 0, 0) + split_extra(x, h, o, 0, t, 0, 0) + pairs * rs;
+		*bwd = split_extra(x, qkv, h, 1, t, 0, 0) + split_extra(x, h, o, 1, t, 0, 0) + pairs * rs;
+		if (dense) {
+			*fwd += split_extra(x, gate * f, h, 0, t, 0, 0) + split_extra(x, h, f, 0, t, 0, 0);
+			*bwd += split_extra(x, gate * f, h, 1, t, 0, 0) + split_extra(x, h, f, 1, t, 0, 0);
+		}
+		return;
 	}
-	if (x->p->in->training.framework == DC_FRAMEWORK_TORCHTITAN)
-		rs = mem_s(x, 2.0 * x->tokens * h * (1.0 + 1.0 / x->t));
-	*fwd += pairs * rs;
-	*bwd += pairs * rs;
+	*fwd = split_extra(x, qkv, h, 0, t, 0, 0) + split_extra(x, h, o, 0, TE_PIPELINE_SPLITS, TE_COMM_SMS, 0);
+	*bwd = split_extra(x, h, o, 1, t, 0, 0) + split_extra(x, qkv, h, 1, 1, TE_COMM_SMS, 0) +
+	       split_extra(x, qkv, h, 1, 1, TE_COMM_SMS, 1);
+	if (dense) {
+		*fwd += split_extra(x, gate * f, h, 0, t, 0, 0) + split_extra(x, h, f, 0, TE_PIPELINE_SPLITS, TE_COMM_SMS, 0);
+		*bwd += split_extra(x, h, f, 1, t, 0, 0) + split_extra(x, gate * f, h, 1, 1, TE_COMM_SMS, 0) +
+			split_extra(x, gate * f, h, 1, 1, TE_COMM_SMS, 1);
+	}
 }
 
 /* The forward, backward and recompute times of a layer's blocks. */

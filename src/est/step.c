@@ -323,7 +323,7 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 	double ep = moe ? (bwd ? k->ep_b : k->ep_f) : 0;
 	double ag = bwd ? k->ag_b : k->ag_f, rs = bwd ? k->rs_b : 0;
 	double cp = bwd ? k->cp_b : k->cp_f;
-	double ex_tp = tp, ex_fs = ag + rs, ex_cp = cp, ex_ep = ep, hid = 0;
+	double ex_tp = tp, ex_fs = ag + rs, ex_cp = cp, ex_ep = ep, hid = 0, hid_ce = 0;
 	memset(o, 0, sizeof(*o));
 	if (moe && k->ep_mode != DC_EP_OVERLAP_NONE && ep > 0) {
 		ex_ep = ep_exposed(k, w, bwd, share);
@@ -344,8 +344,10 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 		ex_tp = tp_tiled_layer(k, moe, bwd);
 		if (ex_tp > tp)
 			ex_tp = tp;
-		hid += tp - ex_tp;
-		/* the tiles' GEMMs and torch's reductions (compute.h) */
+		/* the tiles' GEMMs, the SMs the collectives keep, torch's
+		 * reductions (compute.h); the transfers run on copy engines,
+		 * so the hidden part takes no SMs of its own (no slowdown) */
+		hid_ce = tp - ex_tp;
 		comp += bwd ? w->tp_tiled_bwd_s : w->tp_tiled_fwd_s;
 	} else if (bwd && k->tp_mode == DC_TP_ASYNC_BWD) {
 		/* Megatron's asynchronous backward collectives, behind the
@@ -360,7 +362,7 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 		hid += ag + rs - ex_fs;
 	}
 	o->comp = comp + k->slow * hid;
-	o->hidden = hid;
+	o->hidden = hid + hid_ce;
 	o->wgrad = bwd ? w->bwd_wgrad_s : 0;
 	o->ex[DC_STRAT_TP] = ex_tp;
 	o->ex[DC_STRAT_EP] = ex_ep;
