@@ -8,9 +8,11 @@
  * definitions, worked by hand, on the JSON the report prints.
  *
  * The calibration: fitted to the real 2 x 8 H100 log (NVIDIA/nccl-tests
- * issue #309, tests/data/README.md), every size of its sweep within 25%
- * and the median within 10%, the prediction recomputed here through
- * net.h from the config the fit wrote, the measurement read from the log.
+ * issue #309, tests/data/README.md), every size of its sweep within 20%
+ * and the median within 8% (the issue's bar), the prediction recomputed
+ * here through net.h from the config the fit wrote, the measurement read
+ * from the log; then the fit on synthetic logs generated from known
+ * parameters: recovered, NVLink kept, NCCL_ALGO used, each warning.
  */
 #include <check.h>
 #include <cjson/cJSON.h>
@@ -191,7 +193,9 @@ START_TEST(calibrate_reference_log)
 	dc_diag_init(&d);
 	ck_assert_int_eq(dc_nccl_log_read(LOG, &log, &d), 0);
 	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
-	ck_assert(cal.fit_intra && cal.fit_inter); /* 8 ranks on each of 2 hosts */
+	/* 8 ranks on each of 2 hosts: the network is fitted, NVLink kept */
+	ck_assert(!cal.fit_intra && cal.fit_inter && cal.nvlink_kept);
+	ck_assert(cfg.cluster.intra_node.bw_bytes_per_s == before.cluster.intra_node.bw_bytes_per_s);
 	ck_assert_uint_eq(cal.npoints, 32);
 	/* the fit is applied to the config */
 	ck_assert(cfg.cluster.intra_node.bw_bytes_per_s == cal.intra_after.bw_bytes_per_s);
@@ -207,14 +211,14 @@ START_TEST(calibrate_reference_log)
 		double measured = r->time_s[0] < r->time_s[1] ? r->time_s[0] : r->time_s[1];
 		ck_assert_int_eq(dc_net_time(&net, DC_COLL_ALL_REDUCE, &g, r->size_bytes, DC_NET_ALGO_AUTO, &c), 0);
 		err[n] = fabs(c.time_s / measured - 1);
-		ck_assert_msg(err[n] <= 0.25, "%llu B: predicted %.2f us, measured %.2f us (%.1f%%)",
+		ck_assert_msg(err[n] <= 0.20, "%llu B: predicted %.2f us, measured %.2f us (%.1f%%)",
 			      (unsigned long long)r->size_bytes, c.time_s * 1e6, measured * 1e6, 100 * err[n]);
 		ck_assert_double_eq_tol(cal.points[i].error, c.time_s / measured - 1, 1e-12);
 		worst = err[n] > worst ? err[n] : worst;
 		n++;
 	}
 	qsort(err, n, sizeof(err[0]), cmp);
-	ck_assert_msg(0.5 * (err[15] + err[16]) <= 0.10, "median |error| %.1f%%", 50 * (err[15] + err[16]));
+	ck_assert_msg(0.5 * (err[15] + err[16]) <= 0.08, "median |error| %.1f%%", 50 * (err[15] + err[16]));
 	ck_assert_double_eq_tol(cal.median_abs_error, 0.5 * (err[15] + err[16]), 1e-12);
 	ck_assert_double_eq_tol(cal.max_abs_error, worst, 1e-12);
 	/* the report: the calibration section after the experiment's, its
@@ -339,6 +343,304 @@ START_TEST(calibrate_refuses)
 }
 END_TEST
 
+/* ---- the fit on synthetic logs: generated from known parameters ---- */
+
+/* Writes an nccl-tests all_reduce log of `nodes` x `gpn` ranks, 8 B to
+ * 16 GiB by 2, each time the model's on `truth` (forced to `algo`, AUTO
+ * for its choice), times `spoil` on every other row when spoil > 0;
+ * `env` (a line such as "NCCL_ALGO=Ring") before the header when given. */
+static void synth_log(const struct dc_config *truth, uint64_t nodes, uint64_t gpn, enum dc_net_algo algo,
+		      const char *env, double spoil, struct dc_nccl_log *log)
+{
+	static char text[1 << 16];
+	size_t at = 0;
+	struct dc_net net;
+	struct dc_net_group g;
+	struct dc_diag d;
+	dc_net_init(truth, &net);
+	net.algorithm = DC_NET_ALGO_AUTO;
+	if (net.num_nodes < nodes)
+		net.num_nodes = nodes;
+	dc_net_group_ranks(&net, 0, 1, nodes * gpn, &g);
+	if (env)
+		at += (size_t)snprintf(text + at, sizeof(text) - at, "%s\n", env);
+	at += (size_t)snprintf(text + at, sizeof(text) - at,
+			       "# nThread 1 nGpus 1 minBytes 8 maxBytes 17179869184 step: 2(factor) warmup iters: 5 "
+			       "iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n");
+	for (uint64_t r = 0; r < nodes * gpn; r++)
+		at += (size_t)snprintf(text + at, sizeof(text) - at,
+				       "#  Rank %2llu Group  0 Pid %6llu on     node-%llu device %2llu [0000:19:00] NVIDIA "
+				       "H100 80GB HBM3\n",
+				       (unsigned long long)r, (unsigned long long)(1000 + r), (unsigned long long)(r / gpn),
+				       (unsigned long long)(r % gpn));
+	at += (size_t)snprintf(text + at, sizeof(text) - at,
+			       "#\n#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+			       "time   algbw   busbw #wrong\n");
+	for (int i = 0; i < 32; i++) {
+		uint64_t S = 8ull << i;
+		struct dc_net_choice c;
+		double t;
+		ck_assert_int_eq(dc_net_time(&net, DC_COLL_ALL_REDUCE, &g, S, algo, &c), 0);
+		t = c.time_s * 1e6 * (spoil > 0 && i % 2 ? spoil : 1.0);
+		at += (size_t)snprintf(text + at, sizeof(text) - at,
+				       "%12llu %12llu     float     sum      -1 %10.4f   0.00   0.00      0 %10.4f   0.00   "
+				       "0.00      0\n",
+				       (unsigned long long)S, (unsigned long long)(S / 4), t, t);
+	}
+	at += (size_t)snprintf(text + at, sizeof(text) - at, "# Avg bus bandwidth    : 0 \n");
+	ck_assert(at < sizeof(text));
+	dc_diag_init(&d);
+	ck_assert_msg(dc_nccl_log_parse(text, at, "all_reduce_perf.txt", log, &d) == 0, "%s",
+		      d.count ? d.entries[0].text : "");
+	dc_diag_release(&d);
+}
+
+/* The 2 x 8 H100 preset with 2 NICs a node (the network, 100 GB/s a node,
+ * is then slower than NVLink's 370.8) and no NVLS. */
+static void two_nic_config(struct dc_config *cfg)
+{
+	load(cfg, "cluster.nics_per_node=2", "cluster.nvls=false");
+}
+
+static int has_warning(const struct dc_calibration *cal, const char *part)
+{
+	for (size_t i = 0; i < cal->nwarnings; i++)
+		if (strstr(cal->warnings[i], part))
+			return 1;
+	return 0;
+}
+
+/* Known parameters in, the same out: a NIC of 40 GB/s, 10 us a network
+ * hop and a ramp across nodes of 0.6, 0.8, 0.5, 0.7, 0.9 at 8 KiB, 128 KiB,
+ * 2 MiB, 32 MiB and 512 MiB generate the log; the fit starts from the
+ * preset's 50 GB/s, 14 us and no ramp. The data are exact, so the fit
+ * finds them up to the weak prior's pull: the NIC within 2%, the latency
+ * within 5%, the knots from 128 KiB up (where the bytes take 10% or more
+ * of a call) within 0.05; every size within 2% (the 8 KiB knot, under
+ * the latency, is left near the prior's 1). */
+START_TEST(calibrate_recovers_known_parameters)
+{
+	static struct dc_config cfg, truth;
+	static const double ramp[DC_NET_RAMP_KNOTS] = {0.6, 0.8, 0.5, 0.7, 0.9};
+	struct dc_nccl_log log;
+	struct dc_calibration cal;
+	struct dc_diag d;
+	const char *names[] = {"synthetic-2x8.txt"};
+	two_nic_config(&cfg);
+	truth = cfg;
+	truth.cluster.inter_node.bw_bytes_per_s = 40e9;
+	truth.cluster.inter_node.latency_s = 10e-6;
+	memcpy(truth.cluster.bw_ramp[1], ramp, sizeof(ramp));
+	synth_log(&truth, 2, 8, DC_NET_ALGO_AUTO, NULL, 0, &log);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
+	ck_assert_msg(fabs(cfg.cluster.inter_node.bw_bytes_per_s / 40e9 - 1) < 0.02, "NIC %.3f GB/s",
+		      cfg.cluster.inter_node.bw_bytes_per_s / 1e9);
+	ck_assert_msg(fabs(cfg.cluster.inter_node.latency_s / 10e-6 - 1) < 0.05, "hop %.3f us",
+		      cfg.cluster.inter_node.latency_s * 1e6);
+	for (int k = 1; k < DC_NET_RAMP_KNOTS; k++)
+		ck_assert_msg(fabs(cfg.cluster.bw_ramp[1][k] - ramp[k]) < 0.05, "knot %d: %.3f, not %.3f", k,
+			      cfg.cluster.bw_ramp[1][k], ramp[k]);
+	ck_assert_msg(cal.max_abs_error < 0.02, "largest |error| %.2f%%", 100 * cal.max_abs_error);
+	ck_assert_uint_eq(cal.nwarnings, 0);
+	ck_assert_uint_eq(d.count, 0);
+	/* InfiniBand's plugin adds nothing: the fit leaves it within 1 us */
+	ck_assert_msg(cal.plugin_after < 1e-6, "plugin %.3f us", cal.plugin_after * 1e6);
+	dc_calibration_release(&cal);
+	dc_nccl_log_release(&log);
+	/* a fabric whose plugin adds 50 us a network hop (GCP's TCPX floors
+	 * of 123 us want about that): an 8-byte AllReduce on 2 x 8 is then
+	 * 6.8 + 2 x (7 x 0.6 + 5.0 + 50) = 125.2 us by the tree's LL (network-
+	 * model.md), which no hop of 20 us or less reaches; the fit finds the
+	 * plugin's 50 us within 5%, every size within 2%, no warning */
+	two_nic_config(&cfg);
+	truth = cfg;
+	truth.cluster.plugin_latency_fitted = 1;
+	truth.cluster.plugin_latency_s = 50e-6;
+	synth_log(&truth, 2, 8, DC_NET_ALGO_AUTO, NULL, 0, &log);
+	ck_assert_double_eq_tol(log.rows[0].time_s[0], 125.2e-6, 5e-9); /* + 8 B at the LL rate, ~1 ns */
+	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
+	ck_assert_msg(fabs(cal.plugin_after / 50e-6 - 1) < 0.05, "plugin %.3f us", cal.plugin_after * 1e6);
+	ck_assert_msg(cal.max_abs_error < 0.02, "largest |error| %.2f%%", 100 * cal.max_abs_error);
+	ck_assert_uint_eq(cal.nwarnings, 0);
+	dc_calibration_release(&cal);
+	dc_nccl_log_release(&log);
+	dc_diag_release(&d);
+}
+END_TEST
+
+/* Multi-node logs alone leave NVLink as configured (bit for bit); a
+ * one-node log (here generated at 300 GB/s and 2 us a hop) fits it. The
+ * NIC at 35 GB/s: 2 x 35 x 0.92 = 64.4 GB/s of tree, under the four
+ * channels' cap of 4 x 41.4 / 2 = 82.8 (above it the NIC would not show). */
+START_TEST(calibrate_keeps_nvlink)
+{
+	static struct dc_config cfg, truth, before;
+	struct dc_nccl_log logs[2];
+	struct dc_calibration cal;
+	struct dc_diag d;
+	const char *names[] = {"synthetic-2x8.txt", "synthetic-1x8.txt"};
+	two_nic_config(&cfg);
+	before = cfg;
+	truth = cfg;
+	truth.cluster.inter_node.bw_bytes_per_s = 35e9;
+	truth.cluster.intra_node.bw_bytes_per_s = 300e9;
+	truth.cluster.intra_node.latency_s = 2e-6;
+	synth_log(&truth, 2, 8, DC_NET_ALGO_AUTO, NULL, 0, &logs[0]);
+	synth_log(&truth, 1, 8, DC_NET_ALGO_AUTO, NULL, 0, &logs[1]);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_calibrate(&cfg, logs, names, 1, &cal, &d), 0);
+	ck_assert(cal.nvlink_kept && !cal.fit_intra && cal.fit_inter);
+	ck_assert(memcmp(&cfg.cluster.intra_node, &before.cluster.intra_node, sizeof(cfg.cluster.intra_node)) == 0);
+	for (int k = 0; k < DC_NET_RAMP_KNOTS; k++)
+		ck_assert(cfg.cluster.bw_ramp[0][k] == 0); /* no ramp in one node */
+	dc_calibration_release(&cal);
+	cfg = before;
+	ck_assert_int_eq(dc_calibrate(&cfg, logs, names, 2, &cal, &d), 0);
+	ck_assert(!cal.nvlink_kept && cal.fit_intra && cal.fit_inter);
+	ck_assert_msg(fabs(cfg.cluster.intra_node.bw_bytes_per_s / 300e9 - 1) < 0.03, "NVLink %.2f GB/s",
+		      cfg.cluster.intra_node.bw_bytes_per_s / 1e9);
+	ck_assert_msg(fabs(cfg.cluster.inter_node.bw_bytes_per_s / 35e9 - 1) < 0.03, "NIC %.2f GB/s",
+		      cfg.cluster.inter_node.bw_bytes_per_s / 1e9);
+	ck_assert_msg(cal.max_abs_error < 0.02, "largest |error| %.2f%%", 100 * cal.max_abs_error);
+	dc_calibration_release(&cal);
+	dc_nccl_log_release(&logs[0]);
+	dc_nccl_log_release(&logs[1]);
+	dc_diag_release(&d);
+}
+END_TEST
+
+/* A log run with NCCL_ALGO=Ring is priced with the ring: every size of a
+ * log the preset's ring generated fits within 1% with the preset's own
+ * values, each size's algorithm "ring"; without the environment line the
+ * same rows are priced with NCCL's choice (the tree and NVLS, faster at
+ * most sizes) and miss. NCCL_ALGO's other forms: "^NVLS,Tree" on one node
+ * leaves the ring and PAT; a per-op list takes the log's op; an unknown
+ * name is refused. */
+START_TEST(calibrate_uses_nccl_algo)
+{
+	static struct dc_config cfg, truth;
+	struct dc_nccl_log log;
+	struct dc_calibration cal;
+	struct dc_diag d;
+	const char *names[] = {"ring.txt"};
+	load(&cfg, NULL, NULL);
+	truth = cfg;
+	dc_diag_init(&d);
+	synth_log(&truth, 2, 8, DC_NET_ALGO_RING, "NCCL_ALGO=Ring", 0, &log);
+	ck_assert_str_eq(log.nccl_algo, "Ring");
+	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
+	ck_assert_str_eq(cal.logs[0].algorithm, "ring");
+	ck_assert_str_eq(cal.logs[0].algorithm_from, "NCCL_ALGO=Ring");
+	for (size_t i = 0; i < cal.npoints; i++)
+		ck_assert_str_eq(cal.points[i].algorithm, "ring");
+	ck_assert_msg(cal.max_abs_error < 0.01, "largest |error| %.2f%%", 100 * cal.max_abs_error);
+	ck_assert_msg(cal.max_abs_before < 1e-5, "before %.2g", cal.max_abs_before); /* the log's 4 decimals */
+	dc_calibration_release(&cal);
+	dc_nccl_log_release(&log);
+	/* the same rows without the line: NCCL's choice (the tree at 8 B:
+	 * 25.2 us against the ring's 6.6 + 2 x 2.7 + 28 x 1 = 40.0 us LL, see
+	 * network-model.md) misses them before the fit */
+	load(&cfg, NULL, NULL);
+	synth_log(&truth, 2, 8, DC_NET_ALGO_RING, NULL, 0, &log);
+	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
+	ck_assert_str_eq(cal.logs[0].algorithm, "auto");
+	ck_assert_msg(cal.max_abs_before > 0.3, "before %.2f%%", 100 * cal.max_abs_before);
+	ck_assert_str_eq(cal.points[0].algorithm, "tree");
+	dc_calibration_release(&cal);
+	dc_nccl_log_release(&log);
+	/* exclusion on one node: NVLS and the tree out, the ring and PAT left */
+	load(&cfg, NULL, NULL);
+	synth_log(&truth, 1, 8, DC_NET_ALGO_RING, "export NCCL_ALGO=^NVLS,Tree", 0, &log);
+	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
+	ck_assert_str_eq(cal.logs[0].algorithm, "ring, pat");
+	ck_assert_str_eq(cal.points[31].algorithm, "ring");
+	dc_calibration_release(&cal);
+	dc_nccl_log_release(&log);
+	/* per op: the log's all_reduce takes "tree" */
+	load(&cfg, NULL, NULL);
+	synth_log(&truth, 2, 8, DC_NET_ALGO_TREE, "NCCL_ALGO=allgather:ring;allreduce:tree", 0, &log);
+	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
+	ck_assert_str_eq(cal.logs[0].algorithm, "tree");
+	ck_assert_str_eq(cal.points[31].algorithm, "tree");
+	dc_calibration_release(&cal);
+	dc_nccl_log_release(&log);
+	/* an unknown name */
+	synth_log(&truth, 2, 8, DC_NET_ALGO_RING, "NCCL_ALGO=Ring,Spiral", 0, &log);
+	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), -1);
+	ck_assert_str_eq(d.entries[d.count - 1].text,
+			 "ring.txt: error: '--calibrate': the log's NCCL_ALGO=Ring,Spiral: 'spiral' is not one of Ring, "
+			 "Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT");
+	dc_nccl_log_release(&log);
+	dc_diag_release(&d);
+}
+END_TEST
+
+/* Each warning, on a log made to need it; the fitted value stays in its
+ * physical range, and the section's verdict says not to paste. */
+START_TEST(calibrate_warns)
+{
+	static struct dc_config cfg, truth;
+	struct dc_nccl_log log;
+	struct dc_calibration cal;
+	struct dc_diag d;
+	const char *names[] = {"synthetic.txt"};
+	cJSON *root;
+	dc_diag_init(&d);
+	/* NVLink at twice the hardware's 370.8 GB/s, one node */
+	load(&cfg, "cluster.nvls=false", NULL);
+	truth = cfg;
+	truth.cluster.intra_node.bw_bytes_per_s = 741.6e9;
+	synth_log(&truth, 1, 8, DC_NET_ALGO_AUTO, NULL, 0, &log);
+	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
+	ck_assert_msg(has_warning(&cal, "NVLink (cluster.intra_node.bandwidth) at ") &&
+			      has_warning(&cal, "above the hardware's 370.8 GB/s: held at 370.8 GB/s"),
+		      "%s", cal.nwarnings ? cal.warnings[0] : "no warning");
+	ck_assert(cfg.cluster.intra_node.bw_bytes_per_s <= 370.8e9);
+	ck_assert_uint_eq(d.count, cal.nwarnings);
+	ck_assert_int_eq(d.entries[0].severity, DC_SEV_WARNING);
+	root = run_json("ring", &cfg, &cal);
+	ck_assert_str_eq(str(cJSON_GetObjectItemCaseSensitive(root, "calibration"), "verdict"),
+			 "do not paste the cluster below as it is: see the warnings");
+	cJSON_Delete(root);
+	dc_calibration_release(&cal);
+	dc_nccl_log_release(&log);
+	/* a NIC at 100 GB/s, the config's line rate 50 */
+	two_nic_config(&cfg);
+	truth = cfg;
+	truth.cluster.inter_node.bw_bytes_per_s = 100e9;
+	synth_log(&truth, 2, 8, DC_NET_ALGO_AUTO, NULL, 0, &log);
+	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
+	ck_assert_msg(has_warning(&cal, "above its line rate of 50.0 GB/s: held at 50.0 GB/s"), "%s",
+		      cal.nwarnings ? cal.warnings[0] : "no warning");
+	ck_assert(cfg.cluster.inter_node.bw_bytes_per_s <= 50e9);
+	dc_calibration_release(&cal);
+	dc_nccl_log_release(&log);
+	/* a network hop of 60 us */
+	two_nic_config(&cfg);
+	truth = cfg;
+	truth.cluster.inter_node.latency_s = 60e-6;
+	synth_log(&truth, 2, 8, DC_NET_ALGO_AUTO, NULL, 0, &log);
+	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
+	ck_assert_msg(has_warning(&cal, "network hop latency (cluster.inter_node.latency) of ") &&
+			      has_warning(&cal, "above the 20 us a hop can take: held at 20 us"),
+		      "%s", cal.nwarnings ? cal.warnings[0] : "no warning");
+	ck_assert(cfg.cluster.inter_node.latency_s <= 20e-6);
+	dc_calibration_release(&cal);
+	dc_nccl_log_release(&log);
+	/* every other size 2.5 x slower: no model follows that */
+	two_nic_config(&cfg);
+	synth_log(&cfg, 2, 8, DC_NET_ALGO_AUTO, NULL, 2.5, &log);
+	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
+	ck_assert(cal.max_abs_error > 0.25);
+	ck_assert_msg(has_warning(&cal, "the largest residual, ") && has_warning(&cal, " of synthetic.txt, exceeds 25%"),
+		      "%s", cal.nwarnings ? cal.warnings[0] : "no warning");
+	dc_calibration_release(&cal);
+	dc_nccl_log_release(&log);
+	dc_diag_release(&d);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("collectives");
@@ -352,6 +654,10 @@ int main(void)
 	tcase_add_test(tc, paste_round_trip);
 	tcase_add_test(tc, calibrate_two_logs);
 	tcase_add_test(tc, calibrate_refuses);
+	tcase_add_test(tc, calibrate_recovers_known_parameters);
+	tcase_add_test(tc, calibrate_keeps_nvlink);
+	tcase_add_test(tc, calibrate_uses_nccl_algo);
+	tcase_add_test(tc, calibrate_warns);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

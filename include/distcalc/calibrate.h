@@ -35,6 +35,11 @@
 #include "distcalc/nccl_log.h"
 
 #define DC_CALIB_MAX_LOGS 16
+#define DC_CALIB_MAX_WARNINGS 24
+/* a fit whose largest |error| is above this is warned about */
+#define DC_CALIB_RESIDUAL_LIMIT 0.25
+/* a hop latency above this is outside its physical range */
+#define DC_CALIB_HOP_LATENCY_MAX 20e-6
 
 /* One row of one log, measured and predicted. */
 struct dc_calib_point {
@@ -44,6 +49,7 @@ struct dc_calib_point {
 	double measured_s;
 	double before_s;     /* the model with the config's parameters */
 	double predicted_s;  /* the model with the fitted parameters */
+	double residual_s;   /* predicted_s - measured_s */
 	double before_error; /* before_s / measured_s - 1 */
 	double error;        /* predicted_s / measured_s - 1 */
 	const char *algorithm, *protocol; /* static: the fitted model's choice */
@@ -55,14 +61,20 @@ struct dc_calib_log {
 	const char *op_source;
 	uint64_t ranks, nodes, ranks_per_node;
 	size_t rows;
+	char algorithm[48];  /* the algorithms it is priced with: "auto", "ring", "ring, tree" */
+	char algorithm_from[48]; /* "NCCL_ALGO=Ring", "collective.algorithm", "NCCL's choice" */
+	double median_abs_error, max_abs_error; /* its rows after the fit */
 };
 
 struct dc_calibration {
 	size_t nlogs;
 	struct dc_calib_log logs[DC_CALIB_MAX_LOGS];
-	int fit_intra, fit_inter;            /* which links the logs exercised */
+	int fit_intra, fit_inter;            /* which links were fitted */
+	int nvlink_kept;                     /* NVLink kept: multi-node logs only */
 	struct dc_link intra_before, inter_before;
 	struct dc_link intra_after, inter_after;
+	double ramp_after[2][DC_NET_RAMP_KNOTS]; /* the fitted ramp (cluster.bw_ramp) */
+	double plugin_before, plugin_after;  /* the network plugin's latency per hop, s */
 	size_t npoints;
 	struct dc_calib_point *points;       /* owned */
 	double median_abs_error, max_abs_error;       /* after the fit */
@@ -70,14 +82,17 @@ struct dc_calibration {
 	int nvls_before, nvls_after;         /* cluster.nvls: the fit may turn it off */
 	double objective;                    /* the minimised sum (above) at the fit */
 	unsigned evaluations;                /* of the objective */
+	size_t nwarnings;                    /* the fit is not to be pasted when > 0 */
+	char warnings[DC_CALIB_MAX_WARNINGS][320];
 };
 
-/* Fits `cfg`'s link parameters to the `nlogs` logs (names[i] names log i,
- * for the report) and, on success, writes them into *cfg and fills *out
- * (release it). Returns 0, or -1 with one error in `diag` (DC_ERR_CONFIG:
- * more than DC_CALIB_MAX_LOGS logs, a collective the model cannot price
- * (reduce), a log with a single rank; DC_ERR_INTERNAL: out of memory), *cfg
- * unchanged. */
+/* Fits `cfg`'s network parameters to the `nlogs` logs (names[i] names log
+ * i, for the report) and, on success, writes them into *cfg and fills *out
+ * (release it); each of out->warnings is also a warning in `diag`. Returns
+ * 0, or -1 with one error in `diag` (DC_ERR_CONFIG: more than
+ * DC_CALIB_MAX_LOGS logs, a collective the model cannot price (reduce), a
+ * log with a single rank, an NCCL_ALGO the model does not know;
+ * DC_ERR_INTERNAL: out of memory), *cfg unchanged. */
 int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const char *const *names, size_t nlogs,
 		 struct dc_calibration *out, struct dc_diag *diag);
 

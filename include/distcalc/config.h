@@ -154,6 +154,9 @@ enum dc_link_choice {
 
 /* Collective algorithms of the network model (net.h), as
  * collective.algorithm names them. */
+/* Knots of the fitted bandwidth ramp (net.h, dc_net_ramp_factor). */
+#define DC_NET_RAMP_KNOTS 5
+
 enum dc_net_algo {
 	DC_NET_ALGO_AUTO, /* the fastest the op supports (NCCL's tuner) */
 	DC_NET_ALGO_RING, /* flat ring over every rank */
@@ -293,6 +296,14 @@ struct dc_cluster {
 	uint64_t nodes_per_leaf;    /* 0: every node under one leaf switch */
 	enum dc_nic_path nic_path;
 	char topology_file[520];    /* cluster.topology_file as opened; "" if none */
+	/* the bandwidth's ramp with message size that --calibrate fitted (no
+	 * config key): [0] in one NVLink domain, [1] across domains, the
+	 * factor at DC_NET_RAMP_KNOTS sizes (net.h); all 0: no ramp (1) */
+	double bw_ramp[2][DC_NET_RAMP_KNOTS];
+	/* the network plugin's latency per hop that --calibrate fitted (no
+	 * config key), used when plugin_latency_fitted; else cluster.network's */
+	int plugin_latency_fitted;
+	double plugin_latency_s;
 };
 
 /* Context parallelism's K/V exchange (Megatron-Core's cp_comm_type). */

@@ -90,13 +90,32 @@ struct dc_net {
 	uint64_t nvls_channels;        /* NVLS channels: NCCL_NVLS_NCHANNELS' default, 16 */
 	double plugin_latency_s;       /* the network plugin's latency, added per hop between nodes (twice for Simple) */
 	double net_overhead_s;         /* the CPU's cost of posting one network step (Simple: 3x) */
-	/* bandwidth factor by message size: tree[p] for the tree's AllReduce
-	 * (NCCL's treeCorrectionFactor; also the NVLS tree's on Blackwell, as
-	 * NCCL master), all[k] for every algorithm and protocol (1 unless a
-	 * calibration fitted it) */
+	/* bandwidth factor by message size: tree_factor[p] for the tree's
+	 * AllReduce (NCCL's treeCorrectionFactor; also the NVLS tree's on
+	 * Blackwell, as NCCL master); ramp[0] for every call inside one
+	 * domain, ramp[1] for every call across domains, the factor at the
+	 * knots DC_NET_RAMP_LOG2 (cluster.bw_ramp, fitted by --calibrate; all
+	 * 0 for none) */
 	double tree_factor[DC_NET_PROTO_COUNT][DC_NET_SIZE_KNOTS];
-	double size_factor[DC_NET_SIZE_KNOTS];
+	double ramp[2][DC_NET_RAMP_KNOTS];
 };
+
+/* The ramp's knots: log2 of the message size at knot i is
+ * DC_NET_RAMP_LOG2_FIRST + DC_NET_RAMP_LOG2_STEP x i (8 KiB, 128 KiB,
+ * 2 MiB, 32 MiB, 512 MiB); the factor is 1 at DC_NET_RAMP_LOG2_ONE
+ * (8 GiB) and above, the first knot's below the first, and linear in
+ * log2(size) between (docs/network-model.md, "The size factor"). */
+#define DC_NET_RAMP_LOG2_FIRST 13
+#define DC_NET_RAMP_LOG2_STEP 4
+#define DC_NET_RAMP_LOG2_ONE 33
+
+/* The ramp's factor for a message of `bytes` (knots[] as above; all 0:
+ * 1). */
+double dc_net_ramp_factor(const double knots[DC_NET_RAMP_KNOTS], uint64_t bytes);
+
+/* cluster.network's plugin latency per network hop (docs/network-model.md,
+ * "Fabrics"), seconds. */
+double dc_net_fabric_latency(enum dc_network network);
 
 /* The knot of a message of `bytes` (log2(bytes / 64), clamped to the
  * table), or -1 below 64 B. */

@@ -9,6 +9,7 @@
  */
 #include "distcalc/net.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "distcalc/util.h"
@@ -302,21 +303,47 @@ struct call {
 	uint64_t bytes, nc;
 	double ch_share; /* nc / channels */
 	int knot;
+	double ramp; /* the fitted ramp's factor (1 without one) */
 };
 
+double dc_net_ramp_factor(const double knots[DC_NET_RAMP_KNOTS], uint64_t bytes)
+{
+	/* the knots, then 1 at LOG2_ONE; a knot left 0 counts as 1 */
+	double x, v[DC_NET_RAMP_KNOTS + 1], at[DC_NET_RAMP_KNOTS + 1];
+	int set = 0;
+	for (int i = 0; i < DC_NET_RAMP_KNOTS; i++) {
+		set |= knots[i] > 0;
+		v[i] = knots[i] > 0 ? knots[i] : 1.0;
+		at[i] = DC_NET_RAMP_LOG2_FIRST + DC_NET_RAMP_LOG2_STEP * i;
+	}
+	v[DC_NET_RAMP_KNOTS] = 1.0;
+	at[DC_NET_RAMP_KNOTS] = DC_NET_RAMP_LOG2_ONE;
+	if (!set || bytes == 0)
+		return 1.0;
+	x = log2((double)bytes);
+	if (x <= at[0])
+		return v[0];
+	for (int i = 0; i < DC_NET_RAMP_KNOTS; i++)
+		if (x < at[i + 1])
+			return v[i] + (v[i + 1] - v[i]) * (x - at[i]) / (at[i + 1] - at[i]);
+	return 1.0;
+}
+
 static void call_init(const struct dc_net *net, enum dc_net_algo a, enum dc_net_proto p, uint64_t ranks,
-		      uint64_t bytes, struct call *c)
+		      uint64_t bytes, int across, struct call *c)
 {
 	c->S = (double)bytes;
 	c->bytes = bytes;
 	c->nc = dc_net_channels_used(net, a, p, ranks, bytes);
 	c->ch_share = a == DC_NET_ALGO_NVLS ? 1.0 : (double)c->nc / (double)(net->channels ? net->channels : 1);
 	c->knot = dc_net_size_knot(bytes);
+	c->ramp = dc_net_ramp_factor(net->ramp[across ? 1 : 0], bytes);
 }
 
 static double size_factor(const struct dc_net *net, const struct call *c)
 {
-	return c->knot >= 0 && net->size_factor[c->knot] > 0 ? net->size_factor[c->knot] : 1.0;
+	(void)net;
+	return c->ramp;
 }
 
 static double tree_factor(const struct dc_net *net, enum dc_net_proto p, const struct call *c)
@@ -584,7 +611,7 @@ static int price(const struct dc_net *net, enum dc_net_algo a, enum dc_coll_kind
 		 uint64_t bytes, enum dc_net_proto pr, struct price *o)
 {
 	struct call c;
-	call_init(net, a, pr, g->ranks, bytes, &c);
+	call_init(net, a, pr, g->ranks, bytes, g->nodes > 1, &c);
 	if (op == DC_COLL_SEND || op == DC_COLL_ALL_TO_ALL)
 		return a == DC_NET_ALGO_RING ? price_p2p(net, op, g, &c, pr, o) : -1;
 	return algos[a] ? algos[a](net, op, g, &c, pr, o) : -1;
@@ -720,9 +747,17 @@ static const struct {
 } fabrics[] = {
 	[DC_NETWORK_IB] = {0, 1.0 * US},    /* net_ib.cc: latency 0 ("not set"); Intel hosts */
 	[DC_NETWORK_ROCE] = {0, 1.0 * US},  /* the same IB transport */
-	[DC_NETWORK_EFA] = {75.0 * US, 2.0 * US}, /* aws-ofi-nccl platform-aws.c (p5: 75 us); AMD hosts */
+	/* aws-ofi-nccl's own cost model: TUNER_NET_LATENCY 20 us a network
+	 * step (include/nccl_ofi_param.h; not the 75 us platform-aws.c reports
+	 * to NCCL's tuner "by design"); AMD hosts */
+	[DC_NETWORK_EFA] = {20.0 * US, 2.0 * US},
 	[DC_NETWORK_TCPXO] = {0, 1.0 * US}, /* no published plugin latency found: none added */
 };
+
+double dc_net_fabric_latency(enum dc_network network)
+{
+	return (unsigned)network < sizeof(fabrics) / sizeof(fabrics[0]) ? fabrics[network].plugin_latency_s : 0;
+}
 
 void dc_net_init(const struct dc_config *cfg, struct dc_net *net)
 {
@@ -749,11 +784,11 @@ void dc_net_init(const struct dc_config *cfg, struct dc_net *net)
 	net->gen = gpu_gen(c->gpu);
 	net->channels = c->nccl_channels ? c->nccl_channels : default_channels(net->nics_per_node);
 	net->nvls_channels = 16; /* NCCL_NVLS_NCHANNELS' default (src/transport/nvls.cc) */
-	net->plugin_latency_s = fabrics[c->network].plugin_latency_s;
+	net->plugin_latency_s =
+		c->plugin_latency_fitted ? c->plugin_latency_s : fabrics[c->network].plugin_latency_s;
 	net->net_overhead_s = fabrics[c->network].overhead_s;
 	for (int p = 0; p < DC_NET_PROTO_COUNT; p++)
 		for (int k = 0; k < DC_NET_SIZE_KNOTS; k++)
 			net->tree_factor[p][k] = k < 23 ? tree_correction[p][k] : 1.0;
-	for (int k = 0; k < DC_NET_SIZE_KNOTS; k++)
-		net->size_factor[k] = 1.0;
+	memcpy(net->ramp, c->bw_ramp, sizeof(net->ramp));
 }

@@ -3,6 +3,7 @@
 #include "distcalc/calibrate.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,30 +11,56 @@
 #include "distcalc/net.h"
 #include "distcalc/util.h"
 
-#define MAX_PARAMS 4
-/* where the search may go (config bounds are wider): 1 MB/s to 1 PB/s, 1 ns to 10 ms */
-#define BW_LO 1e6
-#define BW_HI 1e15
-#define LAT_LO 1e-9
-#define LAT_HI 1e-2
-/* A weak prior at the config's values (a preset's vendor data): moving a
- * parameter by a factor e costs as much as one row 10% off (ln 1.1 ^ 2 ~
- * 0.01). The rows decide what they pin; what no row depends on (the NIC
- * rate of a log whose every size is NVLink-bound) stays as configured
- * instead of wandering to a bound. */
+/* the links of both kinds and both ramps */
+#define MAX_PARAMS (5 + 2 * DC_NET_RAMP_KNOTS)
+/* The physical range (docs/nccl-tools.md, "How the fit works"): a link
+ * rate at most the configured one (the hardware's: NVLink's effective rate,
+ * the NIC's line rate), at least 1/20 of it; a hop latency within 0.1 us to
+ * 20 us; a ramp factor within 0.05 to 1 (no call beats its link). */
+#define RATE_FLOOR (1.0 / 20.0)
+#define LAT_LO 0.1e-6
+#define RAMP_LO 0.05
+/* How far the unbounded check may go: 4 x a rate, 1 ms a hop. */
+#define RATE_RELAX 4.0
+#define LAT_RELAX 1e-3
+/* A weak prior at the config's values (a preset's vendor data) and at a
+ * ramp of 1: moving a parameter by a factor e costs as much as one row
+ * 10% off (ln 1.1 ^ 2 ~ 0.01). The rows decide what they pin; what no row
+ * depends on (the NIC rate of a log whose every size is NVLink-bound)
+ * stays as configured instead of wandering to a bound. */
 #define PRIOR_WEIGHT 0.01
 
-enum param { P_INTRA_BW, P_INTRA_LAT, P_INTER_BW, P_INTER_LAT };
+enum kind { P_INTRA_BW, P_INTRA_LAT, P_INTER_BW, P_INTER_LAT, P_PLUGIN_LAT, P_RAMP };
+
+/* The plugin's latency may be 0: its parameter is ln(latency + 1 us), and
+ * it stays within 0 to PLUGIN_MAX (a software stack's cost per network
+ * hop: GCP's TCPX floors of 123 us need about 50 us of it). */
+#define PLUGIN_OFFSET 1e-6
+#define PLUGIN_MAX 200e-6
+
+struct param {
+	enum kind kind;
+	int dom, knot;       /* P_RAMP: ramp[dom][knot] */
+	double lo, hi;       /* ln of the bounds the search keeps */
+	double hi_value;     /* the upper bound itself (exp(hi) may round above it) */
+	double centre;       /* ln of the prior's centre */
+};
+
+/* The algorithms a log is priced with: a mask over enum dc_net_algo; 0
+ * for NCCL's choice (the config's collective.algorithm). */
+struct log_algo {
+	unsigned mask;
+};
 
 struct fit {
 	const struct dc_config *base;
 	const struct dc_nccl_log *logs;
+	const struct log_algo *algo;
 	size_t nlogs;
-	enum param which[MAX_PARAMS];
+	struct param p[MAX_PARAMS];
 	size_t n;
+	size_t nres; /* usable rows + n */
 	unsigned evals;
-	double lat0[2];           /* the config's latencies, 1 us where 0 */
-	double x0[MAX_PARAMS];    /* the starting point: the prior's centre */
 };
 
 static enum dc_coll_kind coll_kind(enum dc_nccl_op op)
@@ -53,17 +80,23 @@ static double clampd(double v, double lo, double hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* The config with the parameters at exp(x). */
+/* The config with the parameters at exp(x), each kept in its bounds. */
 static void apply(const struct fit *f, const double *x, struct dc_config *c)
 {
 	*c = *f->base;
 	for (size_t i = 0; i < f->n; i++) {
-		double v = exp(x[i]);
-		switch (f->which[i]) {
-		case P_INTRA_BW: c->cluster.intra_node.bw_bytes_per_s = clampd(v, BW_LO, BW_HI); break;
-		case P_INTRA_LAT: c->cluster.intra_node.latency_s = clampd(v, LAT_LO, LAT_HI); break;
-		case P_INTER_BW: c->cluster.inter_node.bw_bytes_per_s = clampd(v, BW_LO, BW_HI); break;
-		case P_INTER_LAT: c->cluster.inter_node.latency_s = clampd(v, LAT_LO, LAT_HI); break;
+		const struct param *p = &f->p[i];
+		double v = x[i] >= p->hi ? p->hi_value : exp(clampd(x[i], p->lo, p->hi));
+		switch (p->kind) {
+		case P_INTRA_BW: c->cluster.intra_node.bw_bytes_per_s = v; break;
+		case P_INTRA_LAT: c->cluster.intra_node.latency_s = v; break;
+		case P_INTER_BW: c->cluster.inter_node.bw_bytes_per_s = v; break;
+		case P_INTER_LAT: c->cluster.inter_node.latency_s = v; break;
+		case P_PLUGIN_LAT:
+			c->cluster.plugin_latency_fitted = 1;
+			c->cluster.plugin_latency_s = v - PLUGIN_OFFSET > 0 ? v - PLUGIN_OFFSET : 0;
+			break;
+		case P_RAMP: c->cluster.bw_ramp[p->dom][p->knot] = v; break;
 		}
 	}
 }
@@ -89,16 +122,40 @@ static void log_group(struct dc_net *net, const struct dc_nccl_log *l, struct dc
 	g->cross_leaf = net->nodes_per_leaf && g->nodes > net->nodes_per_leaf;
 }
 
-/* Prices row `r` of log `l` on config `c`; 0 when the model cannot. */
-static double predict(const struct dc_config *c, const struct dc_nccl_log *l, const struct dc_nccl_row *r,
-		      struct dc_net_choice *ch)
+/* Prices row `r` of log `l` on config `c` with the algorithms the log ran
+ * (the fastest of them, as NCCL's tuner takes among those allowed); NCCL's
+ * choice when none is set or none of them can run the call (*fallback then
+ * set). 0 when the model cannot price it. */
+static double predict(const struct dc_config *c, const struct dc_nccl_log *l, const struct log_algo *la,
+		      const struct dc_nccl_row *r, struct dc_net_choice *ch, int *fallback)
 {
 	struct dc_net net;
 	struct dc_net_group g;
+	enum dc_coll_kind op = coll_kind(l->op);
 	dc_net_init(c, &net);
-	net.algorithm = DC_NET_ALGO_AUTO; /* the logs ran NCCL's own choice */
 	log_group(&net, l, &g);
-	if (dc_net_time(&net, coll_kind(l->op), &g, r->size_bytes, DC_NET_ALGO_AUTO, ch) != 0)
+	if (la && la->mask) {
+		int found = 0;
+		net.algorithm = DC_NET_ALGO_AUTO;
+		for (int a = DC_NET_ALGO_RING; a < DC_NET_ALGO_COUNT; a++) {
+			struct dc_net_choice one;
+			if (!(la->mask & (1u << a)))
+				continue;
+			/* a forced algorithm that cannot run returns -1; the
+			 * hierarchy on one domain and point to point fall back
+			 * inside dc_net_time, which is what NCCL does too */
+			if (dc_net_time(&net, op, &g, r->size_bytes, (enum dc_net_algo)a, &one) != 0)
+				continue;
+			if (!found || one.time_s < ch->time_s)
+				*ch = one;
+			found = 1;
+		}
+		if (found)
+			return ch->time_s;
+		if (fallback)
+			*fallback = 1;
+	}
+	if (dc_net_time(&net, op, &g, r->size_bytes, DC_NET_ALGO_AUTO, ch) != 0)
 		return 0;
 	return ch->time_s;
 }
@@ -121,13 +178,169 @@ static double objective(struct fit *f, const double *x)
 			double p, e;
 			if (!usable(r))
 				continue;
-			p = predict(&c, &f->logs[k], r, &ch);
+			memset(&ch, 0, sizeof(ch));
+			p = predict(&c, &f->logs[k], &f->algo[k], r, &ch, NULL);
 			e = p > 0 ? log(p / dc_nccl_row_time_s(r)) : 50.0;
 			sum += e * e;
 		}
-	for (size_t i = 0; i < f->n; i++)
-		sum += PRIOR_WEIGHT * (x[i] - f->x0[i]) * (x[i] - f->x0[i]);
+	for (size_t i = 0; i < f->n; i++) {
+		double d = clampd(x[i], f->p[i].lo, f->p[i].hi) - f->p[i].centre;
+		sum += PRIOR_WEIGHT * d * d;
+	}
 	return sum;
+}
+
+/* x kept within its bounds */
+static void project(const struct fit *f, double *x)
+{
+	for (size_t i = 0; i < f->n; i++)
+		x[i] = clampd(x[i], f->p[i].lo, f->p[i].hi);
+}
+
+/* The rows' residuals ln(predicted / measured) and the prior's,
+ * sqrt(weight) x (x - centre), into r (f->nres of them); returns the sum
+ * of their squares (the objective). */
+static double residuals(struct fit *f, const double *x, double *r)
+{
+	struct dc_config c;
+	size_t m = 0;
+	double sum = 0;
+	apply(f, x, &c);
+	f->evals++;
+	for (size_t k = 0; k < f->nlogs; k++)
+		for (size_t i = 0; i < f->logs[k].nrows; i++) {
+			const struct dc_nccl_row *row = &f->logs[k].rows[i];
+			struct dc_net_choice ch;
+			double p;
+			if (!usable(row))
+				continue;
+			memset(&ch, 0, sizeof(ch));
+			p = predict(&c, &f->logs[k], &f->algo[k], row, &ch, NULL);
+			r[m] = p > 0 ? log(p / dc_nccl_row_time_s(row)) : 50.0;
+			sum += r[m] * r[m];
+			m++;
+		}
+	for (size_t i = 0; i < f->n; i++) {
+		r[m] = sqrt(PRIOR_WEIGHT) * (clampd(x[i], f->p[i].lo, f->p[i].hi) - f->p[i].centre);
+		sum += r[m] * r[m];
+		m++;
+	}
+	return sum;
+}
+
+/* Solves a x = b for the n x n system (Gaussian elimination, partial
+ * pivoting) in place; -1 when singular. */
+static int solve(double a[MAX_PARAMS][MAX_PARAMS], double *b, size_t n)
+{
+	for (size_t c = 0; c < n; c++) {
+		size_t piv = c;
+		for (size_t i = c + 1; i < n; i++)
+			if (fabs(a[i][c]) > fabs(a[piv][c]))
+				piv = i;
+		if (fabs(a[piv][c]) < 1e-300)
+			return -1;
+		if (piv != c) {
+			for (size_t j = 0; j < n; j++) {
+				double t = a[c][j];
+				a[c][j] = a[piv][j];
+				a[piv][j] = t;
+			}
+			{
+				double t = b[c];
+				b[c] = b[piv];
+				b[piv] = t;
+			}
+		}
+		for (size_t i = c + 1; i < n; i++) {
+			double m = a[i][c] / a[c][c];
+			for (size_t j = c; j < n; j++)
+				a[i][j] -= m * a[c][j];
+			b[i] -= m * b[c];
+		}
+	}
+	for (size_t c = n; c-- > 0;) {
+		for (size_t j = c + 1; j < n; j++)
+			b[c] -= a[c][j] * b[j];
+		b[c] /= a[c][c];
+	}
+	return 0;
+}
+
+/* Levenberg-Marquardt on the residuals, bounded: a forward-difference
+ * Jacobian (backward at an upper bound), the parameters held at a bound
+ * the gradient pushes beyond left out of the step, every step projected
+ * into the box, the damping divided by 3 on a gain and multiplied by 4
+ * otherwise. Deterministic. Returns the objective; x holds its point. */
+static double levenberg_marquardt(struct fit *f, double *x)
+{
+	size_t m = f->nres, n = f->n;
+	double *r = dc_calloc(m * (n + 2), sizeof(double)), *rt, *jac, lambda = 1e-3, cost;
+	if (!r)
+		return -1;
+	rt = r + m;
+	jac = r + 2 * m; /* jac[j * m + i]: d r_i / d x_j */
+	project(f, x);
+	cost = residuals(f, x, r);
+	for (unsigned it = 0; it < 100 * (unsigned)n && lambda < 1e10; it++) {
+		double a[MAX_PARAMS][MAX_PARAMS], g[MAX_PARAMS], d[MAX_PARAMS], y[MAX_PARAMS], c;
+		int free_[MAX_PARAMS];
+		size_t idx[MAX_PARAMS], nf = 0;
+		for (size_t j = 0; j < n; j++) {
+			double h = 1e-5, xj = x[j];
+			if (xj + h > f->p[j].hi)
+				h = -h;
+			x[j] = xj + h;
+			residuals(f, x, rt);
+			x[j] = xj;
+			for (size_t i = 0; i < m; i++)
+				jac[j * m + i] = (rt[i] - r[i]) / h;
+		}
+		for (size_t j = 0; j < n; j++) {
+			g[j] = 0;
+			for (size_t i = 0; i < m; i++)
+				g[j] += jac[j * m + i] * r[i];
+			/* descent is -g: held where it leaves the box */
+			free_[j] = !((x[j] >= f->p[j].hi - 1e-12 && g[j] < 0) || (x[j] <= f->p[j].lo + 1e-12 && g[j] > 0));
+			if (free_[j])
+				idx[nf++] = j;
+		}
+		if (nf == 0)
+			break;
+		for (;;) {
+			for (size_t u = 0; u < nf; u++) {
+				for (size_t v = 0; v < nf; v++) {
+					double s = 0;
+					for (size_t i = 0; i < m; i++)
+						s += jac[idx[u] * m + i] * jac[idx[v] * m + i];
+					a[u][v] = s;
+				}
+				a[u][u] += lambda * (a[u][u] + 1e-9);
+				d[u] = -g[idx[u]];
+			}
+			memcpy(y, x, n * sizeof(double));
+			if (solve(a, d, nf) == 0) {
+				for (size_t u = 0; u < nf; u++)
+					y[idx[u]] += d[u];
+				project(f, y);
+				c = residuals(f, y, rt);
+				if (c < cost) {
+					double gain = cost - c;
+					memcpy(x, y, n * sizeof(double));
+					memcpy(r, rt, m * sizeof(double));
+					cost = c;
+					lambda = lambda / 3 > 1e-12 ? lambda / 3 : 1e-12;
+					if (gain < 1e-12 * (1 + cost))
+						lambda = 1e10; /* converged */
+					break;
+				}
+			}
+			lambda *= 4;
+			if (lambda >= 1e10)
+				break;
+		}
+	}
+	free(r);
+	return cost;
 }
 
 /* Nelder-Mead (reflection 1, expansion 2, contraction 1/2, shrink 1/2)
@@ -139,8 +352,9 @@ static double nelder_mead(struct fit *f, double *x, double step, unsigned max_it
 	double s[MAX_PARAMS + 1][MAX_PARAMS], fs[MAX_PARAMS + 1];
 	for (size_t i = 0; i <= n; i++) {
 		memcpy(s[i], x, n * sizeof(double));
-		if (i)
-			s[i][i - 1] += step;
+		if (i) /* into the box: down from an upper bound */
+			s[i][i - 1] += s[i][i - 1] + step > f->p[i - 1].hi ? -step : step;
+		project(f, s[i]);
 		fs[i] = objective(f, s[i]);
 	}
 	for (unsigned it = 0; it < max_iter; it++) {
@@ -164,10 +378,12 @@ static double nelder_mead(struct fit *f, double *x, double step, unsigned max_it
 					c[j] += s[i][j] / (double)n;
 		for (size_t j = 0; j < n; j++)
 			xr[j] = c[j] + (c[j] - s[hi][j]);
+		project(f, xr);
 		fr = objective(f, xr);
 		if (fr < fs[lo]) {
 			for (size_t j = 0; j < n; j++)
 				xe[j] = c[j] + 2 * (c[j] - s[hi][j]);
+			project(f, xe);
 			fe = objective(f, xe);
 			if (fe < fr) {
 				memcpy(s[hi], xe, n * sizeof(double));
@@ -185,6 +401,7 @@ static double nelder_mead(struct fit *f, double *x, double step, unsigned max_it
 		}
 		for (size_t j = 0; j < n; j++)
 			xc[j] = fr < fs[hi] ? c[j] + 0.5 * (xr[j] - c[j]) : c[j] + 0.5 * (s[hi][j] - c[j]);
+		project(f, xc);
 		fc = objective(f, xc);
 		if (fc < (fr < fs[hi] ? fr : fs[hi])) {
 			memcpy(s[hi], xc, n * sizeof(double));
@@ -196,6 +413,7 @@ static double nelder_mead(struct fit *f, double *x, double step, unsigned max_it
 				continue;
 			for (size_t j = 0; j < n; j++)
 				s[i][j] = s[lo][j] + 0.5 * (s[i][j] - s[lo][j]);
+			project(f, s[i]);
 			fs[i] = objective(f, s[i]);
 		}
 	}
@@ -214,11 +432,33 @@ static double nelder_mead(struct fit *f, double *x, double step, unsigned max_it
  * its point. */
 static double search(struct fit *f, double *x)
 {
-	double best = objective(f, x);
+	double best;
+	project(f, x);
+	best = objective(f, x);
+	/* Levenberg-Marquardt from the config's values and from two more
+	 * fixed starts below them (rates x 0.7 and ramps 0.8; rates x 0.5 and
+	 * ramps 0.5): the rates and the ramp trade against each other, and a
+	 * start at the upper bounds can stop in a valley beside the optimum */
+	for (int start = 0; start < 3; start++) {
+		static const double rate_scale[] = {1.0, 0.7, 0.5}, ramp_at[] = {1.0, 0.8, 0.5};
+		double y[MAX_PARAMS], v;
+		memcpy(y, x, sizeof(y));
+		for (size_t i = 0; start && i < f->n; i++) {
+			if (f->p[i].kind == P_INTRA_BW || f->p[i].kind == P_INTER_BW)
+				y[i] = f->p[i].hi + log(rate_scale[start]);
+			else if (f->p[i].kind == P_RAMP)
+				y[i] = log(ramp_at[start]);
+		}
+		v = levenberg_marquardt(f, y);
+		if (v >= 0 && v < best) {
+			best = v;
+			memcpy(x, y, sizeof(y));
+		}
+	}
 	for (int round = 0; round < 8; round++) {
 		double y[MAX_PARAMS], v;
 		memcpy(y, x, f->n * sizeof(double));
-		v = nelder_mead(f, y, round == 0 ? 0.7 : 0.3, 600);
+		v = nelder_mead(f, y, round == 0 ? 0.7 : 0.3, 300 * (unsigned)f->n);
 		if (v < best - 1e-12 * (1 + best)) {
 			best = v;
 			memcpy(x, y, f->n * sizeof(double));
@@ -249,18 +489,255 @@ void dc_calibration_release(struct dc_calibration *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* NCCL_ALGO's names (NCCL's ncclAlgoStr, case-insensitive) and the
+ * model's algorithm for each; the NVLS tree is the model's NVLS across
+ * domains, CollNet its hierarchy. */
+static const struct {
+	const char *name;
+	enum dc_net_algo algo;
+	int across; /* 1: the name of the multi-domain form, 0: one domain, -1 both */
+} nccl_algos[] = {
+	{"ring", DC_NET_ALGO_RING, -1},	 {"tree", DC_NET_ALGO_TREE, -1},
+	{"nvls", DC_NET_ALGO_NVLS, 0},	 {"nvlstree", DC_NET_ALGO_NVLS, 1},
+	{"collnetdirect", DC_NET_ALGO_HIER, -1}, {"collnetchain", DC_NET_ALGO_HIER, -1},
+	{"pat", DC_NET_ALGO_PAT, -1},
+};
+
+/* NCCL's short name of an op in NCCL_ALGO's per-op form ("allreduce:tree"). */
+static const char *nccl_op_key(enum dc_nccl_op op)
+{
+	switch (op) {
+	case DC_NCCL_ALL_GATHER: return "allgather";
+	case DC_NCCL_REDUCE_SCATTER: return "reducescatter";
+	case DC_NCCL_BROADCAST: return "broadcast";
+	case DC_NCCL_REDUCE: return "reduce";
+	case DC_NCCL_ALL_REDUCE: return "allreduce";
+	default: return "";
+	}
+}
+
+/* The next `sep`-separated token of *p (NULL at the end); cuts it. */
+static char *next_tok(char **p, char sep)
+{
+	char *t = *p, *e;
+	if (!t)
+		return NULL;
+	e = strchr(t, sep);
+	if (e) {
+		*e = '\0';
+		*p = e + 1;
+	} else {
+		*p = NULL;
+	}
+	return t;
+}
+
+/* NCCL_ALGO `v` for log `l`: a list of names, "^" first to exclude them,
+ * or "op:list;op:list" per collective. Fills la->mask (0: NCCL's choice);
+ * -1 with `why` filled for a name the model does not know. */
+static int parse_nccl_algo(const char *v, const struct dc_nccl_log *l, int collnet, struct log_algo *la, char *why,
+			   size_t why_len)
+{
+	char buf[64], *list = buf, *tok, *rest;
+	unsigned named = 0;
+	int exclude = 0;
+	la->mask = 0;
+	if (!v[0])
+		return 0;
+	if (strlen(v) >= sizeof(buf)) {
+		snprintf(why, why_len, "longer than %zu characters", sizeof(buf) - 1);
+		return -1;
+	}
+	/* lower case, without blanks */
+	{
+		size_t j = 0;
+		for (size_t i = 0; v[i]; i++)
+			if (v[i] != ' ' && v[i] != '\t')
+				buf[j++] = (char)(v[i] >= 'A' && v[i] <= 'Z' ? v[i] - 'A' + 'a' : v[i]);
+		buf[j] = '\0';
+	}
+	if (strchr(buf, ':')) { /* per op: take the log's, else NCCL's choice */
+		const char *key = nccl_op_key(l->op);
+		char *entry, *at = buf;
+		list = NULL;
+		while ((entry = next_tok(&at, ';')) != NULL) {
+			if (!entry[0])
+				continue;
+			char *colon = strchr(entry, ':');
+			if (!colon) {
+				snprintf(why, why_len, "'%s' has no 'collective:' before its algorithms", entry);
+				return -1;
+			}
+			*colon = '\0';
+			if (key[0] && strcmp(entry, key) == 0)
+				list = colon + 1;
+		}
+		if (!list)
+			return 0;
+	}
+	if (list[0] == '^') {
+		exclude = 1;
+		list++;
+	}
+	rest = list;
+	while ((tok = next_tok(&rest, ',')) != NULL) {
+		size_t k = 0, n = sizeof(nccl_algos) / sizeof(nccl_algos[0]);
+		if (!tok[0])
+			continue;
+		while (k < n && strcmp(tok, nccl_algos[k].name) != 0)
+			k++;
+		if (k == n) {
+			snprintf(why, why_len,
+				 "'%s' is not one of Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT", tok);
+			return -1;
+		}
+		/* excluding NVLS on a multi-node log leaves its NVLS tree */
+		if (exclude && nccl_algos[k].across >= 0 && nccl_algos[k].across != (l->nodes > 1))
+			continue;
+		named |= 1u << nccl_algos[k].algo;
+	}
+	if (exclude) {
+		unsigned all = (1u << DC_NET_ALGO_RING) | (1u << DC_NET_ALGO_TREE) | (1u << DC_NET_ALGO_NVLS) |
+			       (1u << DC_NET_ALGO_PAT) | (collnet ? 1u << DC_NET_ALGO_HIER : 0);
+		la->mask = all & ~named;
+		if (!la->mask) {
+			snprintf(why, why_len, "it excludes every algorithm");
+			return -1;
+		}
+	} else {
+		la->mask = named;
+	}
+	return 0;
+}
+
+/* "ring, tree" */
+static void mask_text(unsigned mask, char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	for (int a = DC_NET_ALGO_RING; a < DC_NET_ALGO_COUNT && at < len; a++)
+		if (mask & (1u << a)) {
+			int w = snprintf(buf + at, len - at, "%s%s", at ? ", " : "", dc_net_algo_name((enum dc_net_algo)a));
+			at += w > 0 ? (size_t)w : 0;
+		}
+}
+
+static void add_param(struct fit *f, double *x, enum kind kind, int dom, int knot, double value, double lo, double hi,
+		      double centre)
+{
+	struct param *p = &f->p[f->n];
+	p->kind = kind;
+	p->dom = dom;
+	p->knot = knot;
+	p->lo = log(lo);
+	p->hi = log(hi);
+	p->hi_value = hi;
+	p->centre = clampd(log(centre), p->lo, p->hi);
+	x[f->n] = clampd(log(value), p->lo, p->hi);
+	f->n++;
+}
+
+static void warn(struct dc_calibration *out, struct dc_diag *diag, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void warn(struct dc_calibration *out, struct dc_diag *diag, const char *fmt, ...)
+{
+	va_list ap;
+	char *w;
+	if (out->nwarnings >= DC_CALIB_MAX_WARNINGS)
+		return;
+	w = out->warnings[out->nwarnings++];
+	va_start(ap, fmt);
+	vsnprintf(w, sizeof(out->warnings[0]), fmt, ap);
+	va_end(ap);
+	dc_diag_warn(diag, "'--calibrate': %s", w);
+}
+
+/* "8 MiB", "512 B" */
+static void size_text(uint64_t b, char *buf, size_t len)
+{
+	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	int u = 0;
+	while (u < 4 && b >= 1024 && b % 1024 == 0) {
+		b /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%llu %s", (unsigned long long)b, unit[u]);
+}
+
+/* After the bounded fit: the same fit with every link's upper bound
+ * relaxed (rates x 4, hop latencies to 1 ms), from the bounded optimum.
+ * When that fits the logs markedly better (its objective under 0.9 x the
+ * bounded one), a value that then leaves its physical range by more than
+ * 10% is what the logs want and the hardware cannot give: warned, named. */
+static void check_range(struct fit *f, const double *x, double bounded, struct dc_calibration *out,
+			struct dc_diag *diag)
+{
+	struct fit r = *f;
+	double y[MAX_PARAMS], relaxed;
+	memcpy(y, x, sizeof(y));
+	for (size_t i = 0; i < r.n; i++) {
+		struct param *p = &r.p[i];
+		if (p->kind == P_INTRA_BW || p->kind == P_INTER_BW)
+			p->hi += log(RATE_RELAX);
+		else if (p->kind == P_INTRA_LAT || p->kind == P_INTER_LAT)
+			p->hi = log(LAT_RELAX);
+		p->hi_value = exp(p->hi);
+	}
+	relaxed = search(&r, y);
+	f->evals = r.evals;
+	/* the bounds cost the fit less than a tenth of its objective: what
+	 * the relaxed fit moved is a trade between parameters the logs do not
+	 * tell apart, not a want of the hardware */
+	if (relaxed > 0.9 * bounded)
+		return;
+	for (size_t i = 0; i < f->n; i++) {
+		const struct param *p = &f->p[i];
+		double want = exp(clampd(y[i], r.p[i].lo, r.p[i].hi)), bound = exp(p->hi);
+		if (p->kind == P_RAMP || p->kind == P_PLUGIN_LAT || want <= bound * 1.10)
+			continue;
+		switch (p->kind) {
+		case P_INTRA_BW:
+			warn(out, diag,
+			     "the logs fit best with NVLink (cluster.intra_node.bandwidth) at %.1f GB/s, above the "
+			     "hardware's %.1f GB/s: held at %.1f GB/s",
+			     want / 1e9, bound / 1e9, bound / 1e9);
+			break;
+		case P_INTER_BW:
+			warn(out, diag,
+			     "the logs fit best with a NIC (cluster.inter_node.bandwidth) at %.1f GB/s, above its line "
+			     "rate of %.1f GB/s: held at %.1f GB/s",
+			     want / 1e9, bound / 1e9, bound / 1e9);
+			break;
+		case P_INTRA_LAT:
+		case P_INTER_LAT:
+			warn(out, diag,
+			     "the logs fit best with a%s hop latency (cluster.%s.latency) of %.1f us, above the %.0f us a "
+			     "hop can take: held at %.0f us",
+			     p->kind == P_INTRA_LAT ? "n NVLink" : " network",
+			     p->kind == P_INTRA_LAT ? "intra_node" : "inter_node", want * 1e6,
+			     DC_CALIB_HOP_LATENCY_MAX * 1e6, DC_CALIB_HOP_LATENCY_MAX * 1e6);
+			break;
+		case P_PLUGIN_LAT:
+		case P_RAMP:
+			break;
+		}
+	}
+}
+
 int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const char *const *names, size_t nlogs,
 		 struct dc_calibration *out, struct dc_diag *diag)
 {
 	struct fit f;
 	struct dc_config fitted;
-	/* zeroed: only the first f.n are parameters, but x0 and f.x0 copy all */
+	struct log_algo algo[DC_CALIB_MAX_LOGS];
 	double x[MAX_PARAMS] = {0}, x0[MAX_PARAMS], best, *tmp;
 	size_t np = 0;
-	int nvls = cfg->cluster.nvls;
+	int nvls = cfg->cluster.nvls, one_node = 0, multi_node = 0, fallback[DC_CALIB_MAX_LOGS] = {0};
 
 	memset(out, 0, sizeof(*out));
 	memset(&f, 0, sizeof(f));
+	memset(algo, 0, sizeof(algo));
 	if (nlogs == 0)
 		return 0;
 	if (nlogs > DC_CALIB_MAX_LOGS) {
@@ -270,7 +747,8 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 	}
 	for (size_t k = 0; k < nlogs; k++) {
 		const struct dc_nccl_log *l = &logs[k];
-		char shown[256];
+		struct dc_calib_log *o = &out->logs[k];
+		char shown[256], why[160];
 		dc_fmt_printable(shown, sizeof(shown), names[k]);
 		if (l->op == DC_NCCL_REDUCE) {
 			dc_diag_error(diag, DC_ERR_CONFIG,
@@ -286,6 +764,13 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 				      shown, (unsigned long long)l->ranks);
 			return -1;
 		}
+		if (parse_nccl_algo(l->nccl_algo, l, cfg->cluster.collnet, &algo[k], why, sizeof(why)) != 0) {
+			char v[64];
+			dc_fmt_printable(v, sizeof(v), l->nccl_algo);
+			dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: '--calibrate': the log's NCCL_ALGO=%s: %s", shown,
+				      v, why);
+			return -1;
+		}
 		if (l->ranks_per_node != cfg->cluster.gpus_per_node)
 			dc_diag_warn(diag,
 				     "%s: '--calibrate': the log ran %llu ranks per host, the config has %llu GPUs per node; "
@@ -294,38 +779,68 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 				     shown, (unsigned long long)l->ranks_per_node,
 				     (unsigned long long)cfg->cluster.gpus_per_node,
 				     (unsigned long long)cfg->cluster.nics_per_node);
-		snprintf(out->logs[k].name, sizeof(out->logs[k].name), "%s", shown);
-		out->logs[k].op = l->op;
-		out->logs[k].op_source = l->op_source;
-		out->logs[k].ranks = l->ranks;
-		out->logs[k].nodes = l->nodes;
-		out->logs[k].ranks_per_node = l->ranks_per_node;
-		out->logs[k].rows = l->nrows;
+		snprintf(o->name, sizeof(o->name), "%s", shown);
+		o->op = l->op;
+		o->op_source = l->op_source;
+		o->ranks = l->ranks;
+		o->nodes = l->nodes;
+		o->ranks_per_node = l->ranks_per_node;
+		o->rows = l->nrows;
+		if (algo[k].mask) {
+			char v[32];
+			mask_text(algo[k].mask, o->algorithm, sizeof(o->algorithm));
+			dc_fmt_printable(v, sizeof(v), l->nccl_algo);
+			snprintf(o->algorithm_from, sizeof(o->algorithm_from), "NCCL_ALGO=%s", v);
+		} else if (cfg->collective.algorithm != DC_NET_ALGO_AUTO) {
+			algo[k].mask = 1u << cfg->collective.algorithm;
+			snprintf(o->algorithm, sizeof(o->algorithm), "%s", dc_net_algo_name(cfg->collective.algorithm));
+			snprintf(o->algorithm_from, sizeof(o->algorithm_from), "collective.algorithm");
+		} else {
+			snprintf(o->algorithm, sizeof(o->algorithm), "auto");
+			snprintf(o->algorithm_from, sizeof(o->algorithm_from), "NCCL's choice");
+		}
 		for (size_t i = 0; i < l->nrows; i++)
 			np += (size_t)usable(&l->rows[i]);
-		out->fit_intra |= l->ranks_per_node >= 2;
-		out->fit_inter |= l->nodes >= 2;
+		if (l->nodes >= 2)
+			multi_node = 1;
+		else
+			one_node = 1;
 	}
 	out->nlogs = nlogs;
 	f.base = cfg;
 	f.logs = logs;
+	f.algo = algo;
 	f.nlogs = nlogs;
-	f.lat0[0] = cfg->cluster.intra_node.latency_s > 0 ? cfg->cluster.intra_node.latency_s : 1e-6;
-	f.lat0[1] = cfg->cluster.inter_node.latency_s > 0 ? cfg->cluster.inter_node.latency_s : 1e-6;
-	if (out->fit_intra) {
-		f.which[f.n] = P_INTRA_BW;
-		x[f.n++] = log(clampd(cfg->cluster.intra_node.bw_bytes_per_s, BW_LO, BW_HI));
-		f.which[f.n] = P_INTRA_LAT;
-		x[f.n++] = log(clampd(f.lat0[0], LAT_LO, LAT_HI));
+	/* a one-node log fits NVLink, a multi-node log the network; NVLink
+	 * stays as configured without a one-node log (a multi-node log would
+	 * move it to buy its network's shape, mispricing tensor parallelism) */
+	out->fit_intra = one_node;
+	out->fit_inter = multi_node;
+	out->nvlink_kept = !one_node;
+	if (one_node) {
+		double bw = cfg->cluster.intra_node.bw_bytes_per_s, lat = cfg->cluster.intra_node.latency_s;
+		add_param(&f, x, P_INTRA_BW, 0, 0, bw, bw * RATE_FLOOR, bw, bw);
+		add_param(&f, x, P_INTRA_LAT, 0, 0, lat > 0 ? lat : 1e-6, LAT_LO, DC_CALIB_HOP_LATENCY_MAX,
+			  lat > 0 ? lat : 1e-6);
+		for (int k = 0; k < DC_NET_RAMP_KNOTS; k++)
+			add_param(&f, x, P_RAMP, 0, k, 1.0, RAMP_LO, 1.0, 1.0);
 	}
-	if (out->fit_inter) {
-		f.which[f.n] = P_INTER_BW;
-		x[f.n++] = log(clampd(cfg->cluster.inter_node.bw_bytes_per_s, BW_LO, BW_HI));
-		f.which[f.n] = P_INTER_LAT;
-		x[f.n++] = log(clampd(f.lat0[1], LAT_LO, LAT_HI));
+	if (multi_node) {
+		double bw = cfg->cluster.inter_node.bw_bytes_per_s, lat = cfg->cluster.inter_node.latency_s;
+		add_param(&f, x, P_INTER_BW, 0, 0, bw, bw * RATE_FLOOR, bw, bw);
+		add_param(&f, x, P_INTER_LAT, 0, 0, lat > 0 ? lat : 1e-6, LAT_LO, DC_CALIB_HOP_LATENCY_MAX,
+			  lat > 0 ? lat : 1e-6);
+		{
+			double plug = cfg->cluster.plugin_latency_fitted ? cfg->cluster.plugin_latency_s
+									: dc_net_fabric_latency(cfg->cluster.network);
+			add_param(&f, x, P_PLUGIN_LAT, 0, 0, plug + PLUGIN_OFFSET, PLUGIN_OFFSET, PLUGIN_MAX + PLUGIN_OFFSET,
+				  plug + PLUGIN_OFFSET);
+		}
+		for (int k = 0; k < DC_NET_RAMP_KNOTS; k++)
+			add_param(&f, x, P_RAMP, 1, k, 1.0, RAMP_LO, 1.0, 1.0);
 	}
 	memcpy(x0, x, sizeof(x0));
-	memcpy(f.x0, x, sizeof(x0));
+	f.nres = np + f.n;
 	out->points = dc_calloc(np ? np : 1, sizeof(*out->points));
 	tmp = dc_calloc(np ? np : 1, sizeof(*tmp));
 	if (!out->points || !tmp) {
@@ -353,16 +868,18 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 			nvls = 0;
 		}
 	}
-	out->evaluations = f.evals;
 	out->objective = best;
 	{
 		struct dc_config base = *cfg;
 		base.cluster.nvls = nvls;
 		f.base = &base;
 		apply(&f, x, &fitted);
+		check_range(&f, x, best, out, diag);
 		f.base = cfg;
 	}
-	for (size_t k = 0; k < nlogs; k++)
+	out->evaluations = f.evals;
+	for (size_t k = 0; k < nlogs; k++) {
+		size_t first = out->npoints;
 		for (size_t i = 0; i < logs[k].nrows; i++) {
 			const struct dc_nccl_row *r = &logs[k].rows[i];
 			struct dc_calib_point *pt = &out->points[out->npoints];
@@ -374,17 +891,43 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 			pt->size_bytes = r->size_bytes;
 			pt->measured_s = dc_nccl_row_time_s(r);
 			memset(&ch, 0, sizeof(ch));
-			pt->before_s = predict(cfg, &logs[k], r, &ch);
+			pt->before_s = predict(cfg, &logs[k], &algo[k], r, &ch, NULL);
 			memset(&ch, 0, sizeof(ch));
-			pt->predicted_s = predict(&fitted, &logs[k], r, &ch);
+			pt->predicted_s = predict(&fitted, &logs[k], &algo[k], r, &ch, &fallback[k]);
 			pt->algorithm = ch.algorithm ? ch.algorithm : "n/a";
 			pt->protocol = ch.protocol ? ch.protocol : "n/a";
+			pt->residual_s = pt->predicted_s - pt->measured_s;
 			pt->before_error = pt->before_s / pt->measured_s - 1;
 			pt->error = pt->predicted_s / pt->measured_s - 1;
 			out->npoints++;
 		}
-	for (size_t i = 0; i < out->npoints; i++)
-		tmp[i] = fabs(out->points[i].error);
+		for (size_t i = first; i < out->npoints; i++)
+			tmp[i - first] = fabs(out->points[i].error);
+		spread(tmp, out->npoints - first, &out->logs[k].median_abs_error, &out->logs[k].max_abs_error);
+		if (fallback[k])
+			warn(out, diag,
+			     "%s: the model cannot run %s (%s) for every size of this log: those sizes are priced with "
+			     "NCCL's choice",
+			     out->logs[k].name, out->logs[k].algorithm, out->logs[k].algorithm_from);
+	}
+	{
+		size_t worst = 0;
+		for (size_t i = 0; i < out->npoints; i++) {
+			tmp[i] = fabs(out->points[i].error);
+			if (tmp[i] > tmp[worst])
+				worst = i;
+		}
+		if (out->npoints && tmp[worst] > DC_CALIB_RESIDUAL_LIMIT) {
+			const struct dc_calib_point *w = &out->points[worst];
+			const char *base = strrchr(out->logs[w->log].name, '/');
+			char sz[32];
+			size_text(w->size_bytes, sz, sizeof(sz));
+			warn(out, diag,
+			     "the largest residual, %+.1f%% at %s of %s, exceeds %.0f%%: the model cannot follow "
+			     "these logs' shape; check the sizes before using the fit",
+			     100 * w->error, sz, base ? base + 1 : out->logs[w->log].name, 100 * DC_CALIB_RESIDUAL_LIMIT);
+		}
+	}
 	spread(tmp, out->npoints, &out->median_abs_error, &out->max_abs_error);
 	for (size_t i = 0; i < out->npoints; i++)
 		tmp[i] = fabs(out->points[i].before_error);
@@ -394,6 +937,10 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 	out->inter_before = cfg->cluster.inter_node;
 	out->intra_after = fitted.cluster.intra_node;
 	out->inter_after = fitted.cluster.inter_node;
+	memcpy(out->ramp_after, fitted.cluster.bw_ramp, sizeof(out->ramp_after));
+	out->plugin_before = cfg->cluster.plugin_latency_fitted ? cfg->cluster.plugin_latency_s
+								: dc_net_fabric_latency(cfg->cluster.network);
+	out->plugin_after = fitted.cluster.plugin_latency_fitted ? fitted.cluster.plugin_latency_s : out->plugin_before;
 	out->nvls_before = cfg->cluster.nvls;
 	out->nvls_after = fitted.cluster.nvls;
 	/* what the fit changed is "calibrated" in the cluster section */
@@ -410,5 +957,8 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 	cfg->cluster.intra_node = fitted.cluster.intra_node;
 	cfg->cluster.inter_node = fitted.cluster.inter_node;
 	cfg->cluster.nvls = fitted.cluster.nvls;
+	memcpy(cfg->cluster.bw_ramp, fitted.cluster.bw_ramp, sizeof(cfg->cluster.bw_ramp));
+	cfg->cluster.plugin_latency_fitted = fitted.cluster.plugin_latency_fitted;
+	cfg->cluster.plugin_latency_s = fitted.cluster.plugin_latency_s;
 	return 0;
 }

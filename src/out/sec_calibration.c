@@ -9,6 +9,7 @@
 #include "distcalc/calibrate.h"
 #include "distcalc/config.h"
 #include "distcalc/experiment.h"
+#include "distcalc/net.h"
 #include "distcalc/plan.h"
 #include "distcalc/section.h"
 
@@ -27,8 +28,10 @@ struct paste {
 
 struct view {
 	const struct dc_calibration *cal;
-	const char *fitted, *nvls;
-	uint64_t nlogs, npoints;
+	const char *fitted, *nvls, *nvlink, *verdict;
+	double plugin_before, plugin_after;
+	uint64_t nlogs, npoints, nwarnings, nramp;
+	int ramp_dom[2]; /* the ramps shown, in order */
 	double median_abs_error, max_abs_error, median_abs_before, max_abs_before;
 	struct paste cluster;
 };
@@ -47,9 +50,23 @@ static void view(const struct dc_run *run, void *out)
 	v->cal = c;
 	if (!c)
 		return;
-	v->fitted = c->fit_intra && c->fit_inter ? "intra_node and inter_node bandwidth and latency"
-		    : c->fit_inter			 ? "inter_node bandwidth and latency"
-							 : "intra_node bandwidth and latency";
+	v->fitted = c->fit_intra && c->fit_inter
+			    ? "intra_node and inter_node bandwidth and latency, the network plugin's latency, both bandwidth "
+			      "ramps"
+		    : c->fit_inter ? "inter_node bandwidth and latency, the network plugin's latency, the network's bandwidth ramp"
+				   : "intra_node bandwidth and latency, NVLink's bandwidth ramp";
+	v->nvlink = c->nvlink_kept ? "kept as configured: no one-node log" : "fitted from the one-node logs";
+	v->verdict = c->nwarnings ? "do not paste the cluster below as it is: see the warnings"
+				  : "no warnings: the cluster below may be pasted into a config";
+	v->nwarnings = c->nwarnings;
+	v->plugin_before = c->plugin_before;
+	v->plugin_after = c->plugin_after;
+	v->nramp = 0;
+	if (c->fit_intra)
+		v->ramp_dom[v->nramp++] = 0;
+	if (c->fit_inter)
+		v->ramp_dom[v->nramp++] = 1;
+	v->nramp *= DC_NET_RAMP_KNOTS;
 	v->nvls = c->nvls_before == c->nvls_after ? (c->nvls_after ? "on (fits better than off)" : "off")
 		  : "turned off: the logs fit better without NVLS";
 	v->nlogs = c->nlogs;
@@ -76,7 +93,8 @@ static void view(const struct dc_run *run, void *out)
 
 struct log_row {
 	uint64_t index, ranks, nodes, ranks_per_node, rows;
-	const char *name, *op, *op_from;
+	const char *name, *op, *op_from, *algorithm, *algorithm_from;
+	double median_abs_error, max_abs_error;
 };
 
 static uint64_t log_count(const void *base)
@@ -98,6 +116,10 @@ static void log_row(const void *base, uint64_t i, void *out)
 	r->nodes = l->nodes;
 	r->ranks_per_node = l->ranks_per_node;
 	r->rows = l->rows;
+	r->algorithm = l->algorithm;
+	r->algorithm_from = l->algorithm_from;
+	r->median_abs_error = l->median_abs_error;
+	r->max_abs_error = l->max_abs_error;
 }
 
 #define L(m) offsetof(struct log_row, m)
@@ -110,13 +132,17 @@ static const struct dc_field log_fields[] = {
 	{"hosts", "hosts", DC_U_COUNT, DC_FT_U64, L(nodes)},
 	{"ranks_per_host", "ranks per host", DC_U_COUNT, DC_FT_U64, L(ranks_per_node)},
 	{"rows", "rows", DC_U_COUNT, DC_FT_U64, L(rows)},
+	{"algorithm", "algorithm", DC_U_NONE, DC_FT_STR, L(algorithm)},
+	{"algorithm_from", "as", DC_U_NONE, DC_FT_STR, L(algorithm_from)},
+	{"median_abs_error", "median |error|", DC_U_RATIO, DC_FT_F64, L(median_abs_error)},
+	{"max_abs_error", "largest |error|", DC_U_RATIO, DC_FT_F64, L(max_abs_error)},
 };
 static const struct dc_fields log_table = DC_FIELDS(log_fields);
 static const struct dc_rows log_rows = {log_count, log_row, sizeof(struct log_row), "logs"};
 
 struct point_row {
 	uint64_t log, size_bytes, line;
-	double measured_s, predicted_s, error, before_s, before_error;
+	double measured_s, predicted_s, residual_s, error, before_s, before_error;
 	const char *algorithm, *protocol;
 };
 
@@ -134,6 +160,7 @@ static void point_row(const void *base, uint64_t i, void *out)
 	r->size_bytes = p->size_bytes;
 	r->measured_s = p->measured_s;
 	r->predicted_s = p->predicted_s;
+	r->residual_s = p->residual_s;
 	r->error = p->error;
 	r->before_s = p->before_s;
 	r->before_error = p->before_error;
@@ -148,6 +175,7 @@ static const struct dc_field point_fields[] = {
 	{"size_bytes", "size", DC_U_BYTES_RAW, DC_FT_U64, P(size_bytes)},
 	{"measured_s", "measured", DC_U_SECONDS_US, DC_FT_F64, P(measured_s)},
 	{"predicted_s", "fitted", DC_U_SECONDS_US, DC_FT_F64, P(predicted_s)},
+	{"residual_s", "residual", DC_U_SECONDS_US, DC_FT_F64, P(residual_s)},
 	{"error", "error", DC_U_RATIO, DC_FT_F64, P(error)},
 	{"before_s", "before", DC_U_SECONDS_US, DC_FT_F64, P(before_s)},
 	{"before_error", "error before", DC_U_RATIO, DC_FT_F64, P(before_error)},
@@ -156,6 +184,62 @@ static const struct dc_field point_fields[] = {
 };
 static const struct dc_fields point_table = DC_FIELDS(point_fields);
 static const struct dc_rows point_rows = {point_count, point_row, sizeof(struct point_row), "sizes"};
+
+struct warning_row {
+	uint64_t index;
+	const char *text;
+};
+
+static uint64_t warning_count(const void *base)
+{
+	return ((const struct view *)base)->nwarnings;
+}
+
+static void warning_row(const void *base, uint64_t i, void *out)
+{
+	struct warning_row *r = out;
+	r->index = i;
+	r->text = ((const struct view *)base)->cal->warnings[i];
+}
+
+#define W(m) offsetof(struct warning_row, m)
+static const struct dc_field warning_fields[] = {
+	{"index", "#", DC_U_COUNT, DC_FT_U64, W(index)},
+	{"warning", "warning", DC_U_NONE, DC_FT_STR, W(text)},
+};
+static const struct dc_fields warning_table = DC_FIELDS(warning_fields);
+static const struct dc_rows warning_rows = {warning_count, warning_row, sizeof(struct warning_row), "warnings"};
+
+/* The fitted ramps: the bandwidth factor at each knot (net.h). */
+struct ramp_row {
+	const char *link;
+	uint64_t size_bytes;
+	double factor;
+};
+
+static uint64_t ramp_count(const void *base)
+{
+	return ((const struct view *)base)->nramp;
+}
+
+static void ramp_row(const void *base, uint64_t i, void *out)
+{
+	const struct view *v = base;
+	struct ramp_row *r = out;
+	int dom = v->ramp_dom[i / DC_NET_RAMP_KNOTS], k = (int)(i % DC_NET_RAMP_KNOTS);
+	r->link = dom ? "across nodes" : "in one node";
+	r->size_bytes = 1ull << (DC_NET_RAMP_LOG2_FIRST + DC_NET_RAMP_LOG2_STEP * k);
+	r->factor = v->cal->ramp_after[dom][k];
+}
+
+#define R(m) offsetof(struct ramp_row, m)
+static const struct dc_field ramp_fields[] = {
+	{"calls", "calls", DC_U_NONE, DC_FT_STR, R(link)},
+	{"size_bytes", "size", DC_U_BYTES_RAW, DC_FT_U64, R(size_bytes)},
+	{"factor", "bandwidth factor", DC_U_RATIO, DC_FT_F64, R(factor)},
+};
+static const struct dc_fields ramp_table = DC_FIELDS(ramp_fields);
+static const struct dc_rows ramp_rows = {ramp_count, ramp_row, sizeof(struct ramp_row), "ramp"};
 
 #define K(m) offsetof(struct paste_link, m)
 static const struct dc_field link_fields[] = {
@@ -181,12 +265,21 @@ static const struct dc_fields cluster_obj = DC_FIELDS(cluster_fields);
 #define V(m) offsetof(struct view, m)
 static const struct dc_field fields[] = {
 	{"fitted", "fitted", DC_U_NONE, DC_FT_STR, V(fitted)},
+	{"nvlink", "NVLink", DC_U_NONE, DC_FT_STR, V(nvlink)},
 	{"nvls", "NVLS (cluster.nvls)", DC_U_NONE, DC_FT_STR, V(nvls)},
+	{"plugin_latency_s", "network plugin latency per hop (no config key)", DC_U_SECONDS_US, DC_FT_F64,
+	 V(plugin_after)},
+	{"plugin_latency_before_s", "network plugin latency before (cluster.network)", DC_U_SECONDS_US, DC_FT_F64,
+	 V(plugin_before)},
+	{"verdict", "verdict", DC_U_NONE, DC_FT_STR, V(verdict)},
 	{"median_abs_error", "median |error| after the fit", DC_U_RATIO, DC_FT_F64, V(median_abs_error)},
 	{"max_abs_error", "largest |error| after the fit", DC_U_RATIO, DC_FT_F64, V(max_abs_error)},
 	{"median_abs_error_before", "median |error| before", DC_U_RATIO, DC_FT_F64, V(median_abs_before)},
 	{"max_abs_error_before", "largest |error| before", DC_U_RATIO, DC_FT_F64, V(max_abs_before)},
-	{"cluster", "Fitted cluster (paste into a config)", DC_U_NONE, DC_FT_OBJECT, V(cluster), .sub = &cluster_obj},
+	{"warnings", "Warnings", DC_U_NONE, DC_FT_ROWS, 0, .sub = &warning_table, .rows = &warning_rows},
+	{"cluster", "Fitted cluster", DC_U_NONE, DC_FT_OBJECT, V(cluster), .sub = &cluster_obj},
+	{"ramp", "Fitted bandwidth ramp (applied to this run; no config key carries it)", DC_U_NONE, DC_FT_ROWS, 0,
+	 .sub = &ramp_table, .rows = &ramp_rows},
 	{"logs", "Logs read", DC_U_NONE, DC_FT_ROWS, 0, .sub = &log_table, .rows = &log_rows},
 	{"sizes", "Measured and predicted time, every size", DC_U_NONE, DC_FT_ROWS, 0, .sub = &point_table,
 	 .rows = &point_rows},
