@@ -1,22 +1,29 @@
-/* calibrate.h - fitting the network model's link parameters to nccl-tests
- * logs (--calibrate LOG, repeatable).
+/* calibrate.h - fitting the network model to nccl-tests logs
+ * (--calibrate LOG, repeatable; docs/nccl-tools.md, "How the fit works").
  *
- * The fit (docs/nccl-tools.md, "How the fit works"): the parameters of the
- * links the logs exercised - cluster.intra_node.bandwidth and .latency
- * when a log has two or more ranks on one node, cluster.inter_node.bandwidth
- * and .latency when it spans two or more nodes - are chosen to minimise
- * the sum over every row of every log of ln(predicted / measured)^2, where
- * predicted is dc_net_time (net.h) for the log's collective, size and
- * group shape and measured is the faster of the row's out-of-place and
- * in-place times, plus a weak prior 0.01 x sum of ln(value / configured)^2
- * (a factor e costs what one row 10% off does): relative errors weigh a
- * 25 us row as much as a 70 ms one, and a parameter no row depends on stays
- * as configured. The search is Nelder-Mead in the logarithms of the parameters
- * (positive by construction), started at the config's values, restarted
- * until it stops improving; deterministic. With cluster.nvls on, the fit
- * is made a second time with it off (NVLS needs support a cluster may
- * lack) and the better of the two is kept. The logs are priced with
- * collective.algorithm "auto", as NCCL chose for them.
+ * What is fitted: from one-node logs NVLink (cluster.intra_node.bandwidth,
+ * .latency) and its bandwidth ramp; from multi-node logs the network
+ * (cluster.inter_node.bandwidth per NIC, .latency, the plugin's latency per
+ * hop) and its bandwidth ramp (net.h, dc_net_ramp_factor: five knots).
+ * Without a one-node log NVLink stays as configured. Each parameter stays
+ * within its physical range during the fit: a rate at most the configured
+ * (the hardware's) and at least 1/20 of it, a hop latency 0.1 to 20 us, the
+ * plugin's 0 to 200 us, a ramp knot 0.05 to 1.
+ *
+ * The objective: the sum over every row of every log of ln(predicted /
+ * measured)^2 - predicted by dc_net_time for the log's collective, size,
+ * group shape and algorithm (the log's NCCL_ALGO, else the config's forced
+ * collective.algorithm, else NCCL's choice), measured the faster of the
+ * row's two columns - plus a weak prior 0.01 x sum of (ln value - ln
+ * prior)^2 at the config's values and a ramp of 1. The search: bounded
+ * Levenberg-Marquardt from three fixed starts, then Nelder-Mead from the
+ * best; deterministic. With cluster.nvls on, the fit is made again with it
+ * off and the better kept.
+ *
+ * Warnings (out->warnings, and in diag): the largest |error| above 25%; a
+ * value the logs want beyond its physical range (a fit with the upper
+ * bounds relaxed fits markedly better and moves it more than 10% out); an
+ * NCCL_ALGO the model cannot run at some size.
  *
  * The logs' shape (ranks, hosts, ranks per host) comes from their headers,
  * not from the config: a 2 x 8 log calibrates a 64 x 8 config's links. A

@@ -490,11 +490,16 @@ const struct dc_option dc_option_table[] = {
 	{"--check-only", 0, "PATHS", "with --check, compare only the fields under these\n"
 				     "dotted paths, comma-separated (memory,comm.dp)",
 	 apply_check_only},
-	{"--calibrate", 0, "LOG", "fit the links an nccl-tests log exercised (what\n"
+	{"--calibrate", 0, "LOG", "fit the network to an nccl-tests log (what\n"
 				  "all_reduce_perf or another *_perf binary printed)\n"
-				  "and apply the fit to this run; repeatable. The\n"
-				  "report ends with a section 'calibration': measured\n"
-				  "vs predicted time per size, the fitted cluster",
+				  "and apply the fit to this run; repeatable, the logs\n"
+				  "fit together: a one-node log fits NVLink, a\n"
+				  "multi-node log the network (rate, latency, bandwidth\n"
+				  "ramp), each within its physical bounds, with the\n"
+				  "log's NCCL_ALGO. The report ends with a section\n"
+				  "'calibration': measured vs fitted time per size,\n"
+				  "warnings, the fitted cluster; with --plot, measured\n"
+				  "and modelled busbw per log",
 	 apply_calibrate},
 	{"--calibrate-compute", 0, "PROFILE.json", "price the kernels with the levels tools/gpu-probe.py\n"
 						    "measured on a GPU (its GEMMs' FLOP/s over the peak,\n"
