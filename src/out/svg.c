@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "distcalc/calibrate.h"
 #include "distcalc/checkpoint.h"
 #include "distcalc/loss.h"
 #include "distcalc/memory.h"
@@ -16,6 +17,7 @@
 #include "distcalc/results.h"
 #include "distcalc/search.h"
 #include "distcalc/units.h"
+#include "distcalc/util.h"
 #include "distcalc/whatif.h"
 #include "report_int.h"
 #include "sweep_int.h"
@@ -1385,7 +1387,9 @@ static double row_number(const struct dc_fields *sub, const void *row, const cha
 
 #define COLL_MAX_ROWS 128
 
-static int draw_collectives(const struct dc_report *r, struct dc_buf *b, const char **why)
+/* The model's sweep in the first panel of a document of 1 + `more`
+ * panels (the calibration's logs below it); the caller ends it. */
+static int draw_collectives(const struct dc_report *r, struct dc_buf *b, const char **why, int more)
 {
 	const void *base;
 	const struct dc_field *g = section_rows(r, "collectives", "rows", &base);
@@ -1417,7 +1421,7 @@ static int draw_collectives(const struct dc_report *r, struct dc_buf *b, const c
 	}
 	snprintf(title, sizeof(title), "Collective sweep: bus bandwidth against message size: %s",
 		 r->config_name ? r->config_name : "");
-	doc_begin(b, H, title);
+	doc_begin(b, H * (1 + more), title);
 	{
 		struct xy_series s[2] = {{"busbw (model)", palette[0], (size_t)n, xs, bus, 1},
 					 {"algbw (model)", palette[1], (size_t)n, xs, alg, 1}};
@@ -1427,7 +1431,70 @@ static int draw_collectives(const struct dc_report *r, struct dc_buf *b, const c
 		xy_panel(b, 0, "Bandwidth against message size [GB/s]", sub, "message size [B]", "bandwidth [GB/s]", 1, 1,
 			 2, s, NAN, NAN, NULL, NAN, NULL);
 	}
-	doc_end(b);
+	return 0;
+}
+
+/* ---- --calibrate: measured and modelled busbw per log ---- */
+
+/* nccl-tests' busbw / algbw (doc/PERFORMANCE.md) for a log's op on n ranks. */
+static double nccl_bus_factor(enum dc_nccl_op op, uint64_t ranks)
+{
+	double n = (double)ranks;
+	if (ranks < 2)
+		return 1;
+	switch (op) {
+	case DC_NCCL_ALL_REDUCE: return 2 * (n - 1) / n;
+	case DC_NCCL_ALL_GATHER:
+	case DC_NCCL_REDUCE_SCATTER:
+	case DC_NCCL_ALL_TO_ALL: return (n - 1) / n;
+	default: return 1;
+	}
+}
+
+/* One panel per log from oy: the measured busbw (points), the fitted
+ * model's and the model's before the fit (lines), against the size.
+ * Returns -1 when out of memory. */
+static int draw_calibration(const struct dc_calibration *c, double oy, struct dc_buf *b)
+{
+	for (size_t k = 0; k < c->nlogs; k++) {
+		const struct dc_calib_log *l = &c->logs[k];
+		const char *file = strrchr(l->name, '/') ? strrchr(l->name, '/') + 1 : l->name;
+		double *v = dc_calloc(4 * (c->npoints ? c->npoints : 1), sizeof(double)), f = nccl_bus_factor(l->op, l->ranks);
+		double *xs, *meas, *fit, *before;
+		size_t n = 0;
+		char title[320], sub[200];
+		if (!v)
+			return -1;
+		xs = v;
+		meas = v + c->npoints;
+		fit = v + 2 * c->npoints;
+		before = v + 3 * c->npoints;
+		for (size_t i = 0; i < c->npoints; i++) {
+			const struct dc_calib_point *p = &c->points[i];
+			double S = (double)p->size_bytes;
+			if (p->log != k || !(p->measured_s > 0) || !(p->predicted_s > 0))
+				continue;
+			xs[n] = S;
+			meas[n] = S / p->measured_s * f / 1e9;
+			fit[n] = S / p->predicted_s * f / 1e9;
+			before[n] = p->before_s > 0 ? S / p->before_s * f / 1e9 : NAN;
+			n++;
+		}
+		snprintf(title, sizeof(title), "%s: bus bandwidth against message size [GB/s]", file);
+		snprintf(sub, sizeof(sub),
+			 "%s over %llu ranks (%llu hosts); after the fit: median |error| %.1f%%, largest %.1f%%",
+			 dc_nccl_op_name(l->op), (unsigned long long)l->ranks, (unsigned long long)l->nodes,
+			 100 * l->median_abs_error, 100 * l->max_abs_error);
+		{
+			/* the measured points last, over the lines */
+			struct xy_series s[3] = {{"model, before the fit", palette[1], n, xs, before, 1},
+						 {"model, fitted", palette[0], n, xs, fit, 1},
+						 {"measured (the log)", "#000000", n, xs, meas, 0}};
+			xy_panel(b, oy + (double)k * H, title, sub, "message size [B]", "busbw [GB/s]", 1, 1, 3, s, NAN,
+				 NAN, NULL, NAN, NULL);
+		}
+		free(v);
+	}
 	return 0;
 }
 
@@ -1453,8 +1520,24 @@ int dc_report_render_svg_why(const struct dc_report *r, struct dc_buf *out, cons
 		rc = draw_checkpoint(r, out);
 	} else if (strcmp(e, "loss") == 0 && (r->res.done & DC_EST_BIT(DC_EST_LOSS))) {
 		rc = draw_loss(r, out);
+	} else if (r->info.calibration && r->info.calibration->nlogs) {
+		/* after --calibrate: the model's sweep (collectives) and each log */
+		const struct dc_calibration *c = r->info.calibration;
+		int coll = strcmp(e, "collectives") == 0;
+		rc = coll ? draw_collectives(r, out, why, (int)c->nlogs) : 0;
+		if (!coll) {
+			doc_begin(out, H * (int)c->nlogs, "Calibration: measured and modelled bus bandwidth per log");
+		}
+		if (rc == 0 && draw_calibration(c, coll ? H : 0, out) != 0) {
+			*why = "out of memory";
+			rc = -1;
+		}
+		if (rc == 0)
+			doc_end(out);
 	} else if (strcmp(e, "collectives") == 0) {
-		rc = draw_collectives(r, out, why);
+		rc = draw_collectives(r, out, why, 0);
+		if (rc == 0)
+			doc_end(out);
 	} else if (r->res.done & DC_EST_BIT(DC_EST_MEMORY)) {
 		draw_memory(r, out);
 	} else if (r->res.done & DC_EST_BIT(DC_EST_RING)) {

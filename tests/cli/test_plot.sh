@@ -42,6 +42,11 @@ draw loss --config "$sys" --experiment loss
 draw collectives --config "$sys" --experiment collectives --set 'collective.min_bytes=1 KiB' --set 'collective.max_bytes=1 GiB' \
 	--set collective.step_factor=1024
 draw search --config "$sys" --experiment search
+# after --calibrate: the model's sweep, then measured and modelled busbw per log
+draw calibrate --config "$src/tests/inputs/dgx_h100_2x8.json" --experiment collectives \
+	--calibrate "$src/tests/data/nccl-tests-h100-2x8-ib.txt" --calibrate "$src/tests/data/nccl-tests-h100-4x8-ib.txt"
+draw calibrate_alone --config "$src/tests/inputs/dgx_h100_2x8.json" --only calibration \
+	--calibrate "$src/tests/data/nccl-tests-h100-2x8-ib.txt"
 
 # an experiment with nothing to draw is an error: exit 2, a reason, no file
 nothing() { # NAME ARGS...
@@ -215,6 +220,30 @@ t = texts(r)
 want("collectives", "message size [B] (log)" in t, "no log size axis")
 lines = list(r.iter(NS + "polyline"))
 want("collectives", len(lines) == 2 and all(len(l.get("points").split()) == 3 for l in lines), "two 3-point lines")
+
+# --calibrate: a panel for the sweep and one per log (3 x 500 px); each log
+# panel has its 32 measured sizes as black points over two 32-point lines
+# (fitted, before), on log axes; the measured 16 GiB point of the 2 x 8 log
+# is 17179869184 B / 68652 us x 2 x 15/16 = 469.2 GB/s of busbw, the
+# highest of its panel (8 GiB's 468.7 lies within the 0.1 px the SVG
+# prints)
+r = load("calibrate")
+t = texts(r)
+want("calibrate", size(r) == (800, 1500), "size %s, want 800 x 1500" % (size(r),))
+for f in ("nccl-tests-h100-2x8-ib.txt", "nccl-tests-h100-4x8-ib.txt"):
+    want("calibrate", f + ": bus bandwidth against message size [GB/s]" in t, "no panel for " + f)
+want("calibrate", all(x in t for x in ("measured (the log)", "model, fitted", "model, before the fit")), "legend")
+want("calibrate", "busbw [GB/s] (log)" in t and "message size [B] (log)" in t, "not log axes")
+black = [c for c in r.iter(NS + "circle") if c.get("fill") == "#000000"]
+want("calibrate", len(black) == 64, "%d measured points, want 64" % len(black))
+lines = list(r.iter(NS + "polyline"))
+want("calibrate", len(lines) == 6 and all(len(l.get("points").split()) == 32 for l in lines[2:]),
+     "%d lines, want the sweep's 2 and 2 x 32 points per log" % len(lines))
+ys = [float(c.get("cy")) for c in black[:32]]
+want("calibrate", ys[31] <= min(ys) + 0.05 and ys[0] == max(ys), "the 16 GiB point (469.2 GB/s) is not the 2 x 8 panel's highest or 8 B its lowest")
+r = load("calibrate_alone")
+want("calibrate_alone", size(r) == (800, 500), "size %s, want one 500 px panel" % (size(r),))
+want("calibrate_alone", "nccl-tests-h100-2x8-ib.txt: bus bandwidth against message size [GB/s]" in texts(r), "no panel")
 
 # search: the Pareto front, the chosen layout ringed, the limit dashed
 r = load("search")

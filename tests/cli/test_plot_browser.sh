@@ -54,6 +54,8 @@ render checkpoint --config "$src/configs/systems.json" --experiment checkpoint
 render loss --config "$src/configs/systems.json" --experiment loss
 render collectives --config "$src/configs/systems.json" --experiment collectives
 render search --config "$src/configs/systems.json" --experiment search
+render calibrate --config "$src/tests/inputs/dgx_h100_2x8.json" --experiment collectives \
+	--calibrate "$src/tests/data/nccl-tests-h100-2x8-ib.txt"
 # --format html: the page renders at 1000 x 1400 px, and the summary's
 # fit verdict is in the page's text as the browser reads it (--dump-dom)
 "$bin" --config "$src/configs/systems.json" --format html --output "$work/page.html" 2>"$work/err" ||
