@@ -292,6 +292,43 @@ START_TEST(test_size_factor)
 }
 END_TEST
 
+/* The fitted ramp (dc_net_ramp_factor): knots 0.5, 0.6, 0.7, 0.8, 0.9 at
+ * 2^13, 2^17, 2^21, 2^25, 2^29 B, linear in log2(size), the first knot's
+ * below, 1 at 2^33 and above: 4 KiB 0.5; 32 KiB (log2 15, half way from
+ * 13 to 17) 0.55; 512 MiB 0.9; 2 GiB (log2 31, half way from 29 to 33)
+ * 0.95; 8 GiB 1; no knots set: 1. On a call: 1 GiB tree on 2 x 8 H100
+ * with the ramp across nodes at 0.5 everywhere runs its bandwidth term
+ * at 0.5 + 0.5 x 1/4 = 0.625 of the rate (log2 30: a quarter of the way
+ * from 29 to 33). */
+START_TEST(test_ramp_factor)
+{
+	static const double k[DC_NET_RAMP_KNOTS] = {0.5, 0.6, 0.7, 0.8, 0.9}, none[DC_NET_RAMP_KNOTS] = {0};
+	struct dc_net net;
+	struct dc_net_choice a, b;
+	double lat;
+	assert_rel(dc_net_ramp_factor(k, 4096), 0.5, 1e-12, "4 KiB");
+	assert_rel(dc_net_ramp_factor(k, 32768), 0.55, 1e-12, "32 KiB");
+	assert_rel(dc_net_ramp_factor(k, 512ull << 20), 0.9, 1e-12, "512 MiB");
+	assert_rel(dc_net_ramp_factor(k, 2ull << 30), 0.95, 1e-12, "2 GiB");
+	assert_rel(dc_net_ramp_factor(k, 8ull << 30), 1.0, 1e-12, "8 GiB");
+	assert_rel(dc_net_ramp_factor(none, 32768), 1.0, 1e-12, "no ramp");
+	system_net("dgx-h100", 2, &net);
+	a = run(&net, DC_COLL_ALL_REDUCE, 16, 1ull << 30, DC_NET_ALGO_TREE);
+	for (int i = 0; i < DC_NET_RAMP_KNOTS; i++)
+		net.ramp[1][i] = 0.5;
+	b = run(&net, DC_COLL_ALL_REDUCE, 16, 1ull << 30, DC_NET_ALGO_TREE);
+	ck_assert_str_eq(a.protocol, b.protocol);
+	/* Simple tree latency on 2 x 8 (network-model.md): 8.4 + 2 x (7 x 4.0 + 14) = 92.4 us */
+	lat = 92.4e-6;
+	assert_rel(b.time_s - lat, (a.time_s - lat) / 0.625, 1e-9, "1 GiB at 0.625 of the rate");
+	for (int i = 0; i < DC_NET_RAMP_KNOTS; i++)
+		net.ramp[1][i] = 0;
+	net.ramp[0][0] = 0.5; /* a ramp in one node leaves calls across nodes alone */
+	b = run(&net, DC_COLL_ALL_REDUCE, 16, 1ull << 30, DC_NET_ALGO_TREE);
+	assert_rel(b.time_s, a.time_s, 1e-12, "the one-node ramp across nodes");
+}
+END_TEST
+
 START_TEST(test_pat_one_gpu_per_node)
 {
 	/* AllGather of 1 MiB over 8 nodes of one H100 each, one 50 GB/s NIC,
@@ -685,6 +722,7 @@ static Suite *net_suite(void)
 	tcase_add_test(tc, test_channels_used);
 	tcase_add_test(tc, test_channel_cap);
 	tcase_add_test(tc, test_size_factor);
+	tcase_add_test(tc, test_ramp_factor);
 	tcase_add_test(tc, test_pat_one_gpu_per_node);
 	tcase_add_test(tc, test_every_nic);
 	tcase_add_test(tc, test_cloud_presets);

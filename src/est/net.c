@@ -306,27 +306,38 @@ struct call {
 	double ramp; /* the fitted ramp's factor (1 without one) */
 };
 
+static double knot_value(const double knots[DC_NET_RAMP_KNOTS], int k)
+{
+	return knots[k] > 0 ? knots[k] : 1.0; /* a knot left 0 counts as 1 */
+}
+
 double dc_net_ramp_factor(const double knots[DC_NET_RAMP_KNOTS], uint64_t bytes)
 {
-	/* the knots, then 1 at LOG2_ONE; a knot left 0 counts as 1 */
-	double x, v[DC_NET_RAMP_KNOTS + 1], at[DC_NET_RAMP_KNOTS + 1];
-	int set = 0;
-	for (int i = 0; i < DC_NET_RAMP_KNOTS; i++) {
-		set |= knots[i] > 0;
-		v[i] = knots[i] > 0 ? knots[i] : 1.0;
-		at[i] = DC_NET_RAMP_LOG2_FIRST + DC_NET_RAMP_LOG2_STEP * i;
-	}
-	v[DC_NET_RAMP_KNOTS] = 1.0;
-	at[DC_NET_RAMP_KNOTS] = DC_NET_RAMP_LOG2_ONE;
+	double x, lo_at, hi_at, lo_v, hi_v;
+	int set = 0, i;
+	for (int k = 0; k < DC_NET_RAMP_KNOTS; k++)
+		set |= knots[k] > 0;
 	if (!set || bytes == 0)
 		return 1.0;
 	x = log2((double)bytes);
-	if (x <= at[0])
-		return v[0];
-	for (int i = 0; i < DC_NET_RAMP_KNOTS; i++)
-		if (x < at[i + 1])
-			return v[i] + (v[i + 1] - v[i]) * (x - at[i]) / (at[i + 1] - at[i]);
-	return 1.0;
+	if (x <= DC_NET_RAMP_LOG2_FIRST)
+		return knot_value(knots, 0);
+	if (x >= DC_NET_RAMP_LOG2_ONE)
+		return 1.0;
+	/* between knot i and the next, or the last knot and 1 at LOG2_ONE */
+	i = (int)((x - DC_NET_RAMP_LOG2_FIRST) / DC_NET_RAMP_LOG2_STEP);
+	if (i >= DC_NET_RAMP_KNOTS - 1) {
+		lo_at = DC_NET_RAMP_LOG2_FIRST + DC_NET_RAMP_LOG2_STEP * (DC_NET_RAMP_KNOTS - 1);
+		hi_at = DC_NET_RAMP_LOG2_ONE;
+		lo_v = knot_value(knots, DC_NET_RAMP_KNOTS - 1);
+		hi_v = 1.0;
+	} else {
+		lo_at = DC_NET_RAMP_LOG2_FIRST + DC_NET_RAMP_LOG2_STEP * i;
+		hi_at = lo_at + DC_NET_RAMP_LOG2_STEP;
+		lo_v = knot_value(knots, i);
+		hi_v = knot_value(knots, i + 1);
+	}
+	return lo_v + (hi_v - lo_v) * (x - lo_at) / (hi_at - lo_at);
 }
 
 static void call_init(const struct dc_net *net, enum dc_net_algo a, enum dc_net_proto p, uint64_t ranks,
