@@ -16,9 +16,9 @@ mkdir -p "$out"
 # the course ring: 8 ranks, 14 rounds
 "$bin" --config configs/systems.json --experiment ring --plot "$out/ring.svg" >/dev/null
 # more GPUs save memory yet add latency (docs/sweeps.md works it by hand)
-"$bin" --config configs/sweeps/gpus.json --set parallel.sharding=zero1 --set cluster.gpu=a100-sxm4-80gb \
+"$bin" --config configs/sweeps/gpus.json --set parallel.sharding=zero1 \
 	--sweep cluster.num_nodes=1,2,4,8 \
-	--sweep-metrics summary.peak_bytes,summary.comm_bytes_per_step,step.time_s,step.tokens_per_s_per_gpu \
+	--sweep-metrics summary.peak_bytes,comm.dp.bytes_per_rank,comm.dp.time_s,step.time_s \
 	--plot "$out/sweep-gpus.svg" >/dev/null
 # the ring over message sizes: latency-bound, then bandwidth-bound (log axes)
 "$bin" --config configs/systems.json --experiment ring \

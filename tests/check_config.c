@@ -413,7 +413,7 @@ END_TEST
 START_TEST(test_cross_field_errors)
 {
 	expect_error(edit("\"tp\": 4", "\"dp\": 4, \"tp\": 4"), NULL, 0, DC_ERR_CONFIG,
-		     "t.json: error: 'parallel.dp': dp x tp x pp (4 x 4 x 1) must equal num_nodes x gpus_per_node (8); set parallel.dp to 2, or leave it out (--unset parallel.dp) to derive it");
+		     "t.json: error: 'parallel.dp': dp x tp x pp (4 x 4 x 1) must equal num_nodes x gpus_per_node (8); set parallel.dp to \"auto\" (or --unset parallel.dp) to derive it from the GPU count (2 here)");
 	/* tp = 3 breaks two rules at once: 3 does not divide 8 ranks or 32 heads */
 	expect_error(edit("\"tp\": 4", "\"tp\": 3"), NULL, 0, DC_ERR_CONFIG,
 		     "t.json: error: 'parallel.tp': tp x pp (3) must divide the world size num_nodes x gpus_per_node (8)\n"
@@ -635,7 +635,7 @@ START_TEST(test_set_overrides)
 	expect_error(base, (const char *const[]){"model.hidden_size"}, 1, DC_ERR_USAGE,
 		     "--set: error: 'model.hidden_size': expected PATH=VALUE, like model.hidden_size=4096");
 	expect_error(base, (const char *const[]){"parallel.dp=3"}, 1, DC_ERR_CONFIG,
-		     "--set: error: 'parallel.dp': dp x tp x pp (3 x 4 x 1) must equal num_nodes x gpus_per_node (8); set parallel.dp to 2, or drop the --set of parallel.dp to derive it");
+		     "--set: error: 'parallel.dp': dp x tp x pp (3 x 4 x 1) must equal num_nodes x gpus_per_node (8); --set parallel.dp=auto (or drop the --set of parallel.dp) to derive it from the GPU count (2 here)");
 	/* an error in the file stays the file's */
 	expect_error(edit("\"num_layers\": 32", "\"num_layers\": 0"), (const char *const[]){"model.hidden_size=0"}, 1,
 		     DC_ERR_CONFIG,
@@ -948,6 +948,50 @@ START_TEST(test_gpu_presets)
 }
 END_TEST
 
+/* parallel.dp "auto": derived as if absent. The test config's 2 x 4 GPUs
+ * at tp 4 give dp 8 / 4 = 2; --set cluster.num_nodes=4 makes 16 GPUs and
+ * dp 16 / 4 = 4, where the file's dp 2 would be an error; a --set of a
+ * number after it gives dp again, "auto" from --set on a file's dp 2
+ * derives it; any other string is an error naming the key. */
+START_TEST(test_dp_auto)
+{
+	struct dc_override ov[2] = {{"cluster.num_nodes=4", 0}, {"parallel.dp=4", 0}};
+	struct dc_config cfg;
+	struct dc_diag d;
+	const char *text = edit("\"parallel\": {\"tp\": 4}", "\"parallel\": {\"tp\": 4, \"dp\": \"auto\"}");
+
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(text, strlen(text), "t.json", NULL, 0, &cfg, &d), 0);
+	ck_assert_uint_eq(cfg.parallel.dp, 2);
+	ck_assert_int_eq(cfg.parallel.dp_explicit, 0);
+	dc_diag_release(&d);
+
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(text, strlen(text), "t.json", ov, 1, &cfg, &d), 0);
+	ck_assert_uint_eq(cfg.parallel.dp, 4);
+	dc_diag_release(&d);
+
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(text, strlen(text), "t.json", ov, 2, &cfg, &d), 0);
+	ck_assert_uint_eq(cfg.parallel.dp, 4);
+	ck_assert_int_eq(cfg.parallel.dp_explicit, 1);
+	dc_diag_release(&d);
+
+	text = edit("\"parallel\": {\"tp\": 4}", "\"parallel\": {\"tp\": 4, \"dp\": 2}");
+	ov[1].text = "parallel.dp=auto";
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(text, strlen(text), "t.json", ov, 2, &cfg, &d), 0);
+	ck_assert_uint_eq(cfg.parallel.dp, 4);
+	dc_diag_release(&d);
+
+	text = edit("\"parallel\": {\"tp\": 4}", "\"parallel\": {\"tp\": 4, \"dp\": \"AUTO\"}");
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(text, strlen(text), "t.json", NULL, 0, &cfg, &d), -1);
+	ck_assert_str_eq(d.entries[0].text, "t.json: error: 'parallel.dp': expected an integer or \"auto\", got the string \"AUTO\"");
+	dc_diag_release(&d);
+}
+END_TEST
+
 /* --unset removes a key the file gives, so its derived value applies: the
  * file's dp 2 on 2 x 4 GPUs at tp 4; 4 nodes make 16 GPUs, and with dp
  * unset it is derived as 16 / tp 4 = 4. A path the config lacks warns, an
@@ -961,7 +1005,7 @@ START_TEST(test_unset)
 
 	dc_diag_init(&d);
 	ck_assert_int_eq(dc_config_load_buffer(text, strlen(text), "t.json", ov, 1, &cfg, &d), -1);
-	ck_assert_str_eq(d.entries[0].text, "--set: error: 'parallel.dp': dp x tp x pp (2 x 4 x 1) must equal num_nodes x gpus_per_node (16); set parallel.dp to 4, or leave it out (--unset parallel.dp) to derive it");
+	ck_assert_str_eq(d.entries[0].text, "--set: error: 'parallel.dp': dp x tp x pp (2 x 4 x 1) must equal num_nodes x gpus_per_node (16); set parallel.dp to \"auto\" (or --unset parallel.dp) to derive it from the GPU count (4 here)");
 	dc_diag_release(&d);
 
 	dc_diag_init(&d);
@@ -1200,6 +1244,7 @@ Suite *s = suite_create("config");
 	tcase_add_test(tc, test_gpu_memory_decimal_warning);
 	tcase_add_test(tc, test_gpu_presets);
 	tcase_add_test(tc, test_unset);
+	tcase_add_test(tc, test_dp_auto);
 	tcase_add_test(tc, test_provenance);
 	tcase_add_test(tc, test_nvls_needs_the_gpu);
 	tcase_add_test(tc, test_hf_config_which_wins);

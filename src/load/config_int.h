@@ -16,6 +16,7 @@
 enum kkind {
 	K_SECTION,   /* a JSON object holding more keys */
 	K_COUNT,     /* integer >= 1 */
+	K_COUNT_AUTO, /* integer >= 1, or "auto": derived as if absent (loader.is_auto) */
 	K_UINT,      /* integer >= 0 */
 	K_BYTES,     /* byte quantity >= 0 */
 	K_BYTES_POS, /* byte quantity >= 1 */
@@ -83,6 +84,7 @@ struct loader {
 	int suggested[NKEYS];  /* an unknown key's suggestion: its "missing" would repeat it */
 	int from_hf[NKEYS];    /* the value came from the Hugging Face config */
 	int walked[NKEYS];     /* a section whose object was walked (not of a wrong type) */
+	int is_auto[NKEYS];    /* a K_COUNT_AUTO key given as "auto" */
 	size_t errors;
 	char got[96];          /* describe()'s text for the message being built */
 	const char *dir;       /* the config file's directory; NULL: the current one */

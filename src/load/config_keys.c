@@ -79,6 +79,10 @@ static const char *const objective_names[] = {"tokens_per_s", "memory", NULL};
 #define STRING(path, doc) ROW(path, "string", "", "", "≤ 256 bytes", doc, NULL, OPT, K_STRING, NOFF, 0, 0, 0, 0)
 #define COUNT(path, field, need, def, text, unit, doc) \
 	ROW(path, "count", unit, text, "≥ 1", doc, NULL, need, K_COUNT, OFF(field), 1, DC_MAX_EXACT_INT, 0, def)
+/* a count, or "auto" for the value the loader would derive without it */
+#define COUNT_AUTO(path, field, need, def, text, unit, doc)                                                   \
+	ROW(path, "count or \"auto\"", unit, text, "≥ 1", doc, NULL, need, K_COUNT_AUTO, OFF(field), 1, \
+	    DC_MAX_EXACT_INT, 0, def)
 #define UINT(path, field, def, text, unit, doc) \
 	ROW(path, "integer", unit, text, "≥ 0", doc, NULL, OPT, K_UINT, OFF(field), 0, DC_MAX_EXACT_INT, 0, def)
 #define BYTES(path, field, def, text, doc) \
@@ -354,6 +358,7 @@ int dc_config_value_json(const struct dc_config *c, size_t i, char *buf, size_t 
 	f = (const char *)c + k->off;
 	switch (k->kind) {
 	case K_COUNT:
+	case K_COUNT_AUTO:
 	case K_UINT:
 	case K_BYTES:
 	case K_BYTES_POS: {

@@ -47,6 +47,7 @@ void dc_cfg_set_defaults(struct dc_config *c)
 		f = (char *)c + k->off;
 		switch (k->kind) {
 		case K_COUNT:
+		case K_COUNT_AUTO:
 		case K_UINT:
 		case K_BYTES:
 		case K_BYTES_POS:
@@ -304,7 +305,8 @@ static int rule_layout(struct loader *l)
 	int k_cp = KEY_PARALLEL_CP;
 	uint64_t tp_pp = p->tp * p->pp * p->cp; /* rule_tp_pp: no overflow */
 
-	p->dp_explicit = l->seen[k_dp];
+	/* "auto" derives dp as if the key were absent */
+	p->dp_explicit = l->seen[k_dp] && !l->is_auto[k_dp];
 	if (!p->dp_explicit) {
 		if (c->world_size % tp_pp != 0) {
 			int ki = l->from_set[k_cp] && !l->from_set[k_tp] ? k_cp
@@ -329,9 +331,10 @@ static int rule_layout(struct loader *l)
 			/* "leave it out" as a --set can follow it: --unset, or
 			 * drop the --set that gave dp */
 			if (c->world_size % tp_pp == 0)
-				snprintf(hint, sizeof(hint), "; set parallel.dp to %llu, or %s to derive it",
-					 (unsigned long long)(c->world_size / tp_pp),
-					 l->from_set[k_dp] ? "drop the --set of parallel.dp" : "leave it out (--unset parallel.dp)");
+				snprintf(hint, sizeof(hint), "; %s to derive it from the GPU count (%llu here)",
+					 l->from_set[k_dp] ? "--set parallel.dp=auto (or drop the --set of parallel.dp)"
+							   : "set parallel.dp to \"auto\" (or --unset parallel.dp)",
+					 (unsigned long long)(c->world_size / tp_pp));
 			/* blame the override that broke the product, if one did:
 			 * the layout's, else the world's (a --set of num_nodes) */
 			if (l->from_set[k_dp] && k_world != k_dp)
@@ -1220,7 +1223,7 @@ static const struct rule rules[] = {
 	{{"num_kv_heads divides num_attention_heads",
 	  KEYS("model.num_kv_heads", "model.num_attention_heads")}, rule_kv_heads},
 	{{"tp × cp × pp fits 64 bits", KEYS("parallel.tp", "parallel.cp", "parallel.pp")}, rule_tp_pp},
-	{{"dp × tp × cp × pp equals the world size; without dp, tp × cp × pp divides it",
+	{{"dp × tp × cp × pp equals the world size; without dp (or with dp \"auto\"), tp × cp × pp divides it",
 	  KEYS("parallel.dp", "parallel.tp", "parallel.cp", "parallel.pp", "cluster.num_nodes", "cluster.gpus_per_node")},
 	 rule_layout},
 	{{"tp divides num_attention_heads and num_kv_heads",

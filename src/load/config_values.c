@@ -514,6 +514,19 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 	switch (k->kind) {
 	case K_SECTION:
 		break;
+	case K_COUNT_AUTO:
+		l->is_auto[ki] = 0;
+		if (cJSON_IsString(v) && strcmp(v->valuestring, "auto") == 0) {
+			l->is_auto[ki] = 1; /* the rules derive it */
+			break;
+		}
+		if (!cJSON_IsNumber(v)) {
+			dc_cfg_errorf(l, ki, "'%s': expected an integer or \"auto\", got %s", k->info.path, describe(l, v));
+			break;
+		}
+		if (read_integer(l, ki, v, &u) == 0)
+			*(uint64_t *)field(l, k) = u;
+		break;
 	case K_COUNT:
 	case K_UINT:
 		if (read_integer(l, ki, v, &u) == 0)

@@ -66,8 +66,10 @@ const char *dc_sweep_default_metrics(const struct dc_experiment *exp)
 {
 	if (strcmp(exp->name, "ring") == 0)
 		return "ring.time_s,ring.busbw_GBps,ring.bytes_sent_per_rank";
-	return "summary.peak_bytes,summary.fits,summary.comm_bytes_per_step,summary.comm_time_s,step.time_s,"
-	       "step.tokens_per_s_per_gpu,step.mfu";
+	/* the DP group's bytes and time a rank: what a GPU-count sweep
+	 * changes (more ranks, more rounds of latency) */
+	return "summary.peak_bytes,summary.fits,summary.comm_bytes_per_step,summary.comm_time_s,comm.dp.bytes_per_rank,"
+	       "comm.dp.time_s,step.time_s,step.tokens_per_s_per_gpu,step.mfu";
 }
 
 /* Short table labels for the headline metrics; any other metric is
@@ -79,6 +81,8 @@ static const struct {
 	{"summary.fits", "fits"},
 	{"summary.comm_bytes_per_step", "comm/step"},
 	{"summary.comm_time_s", "comm time"},
+	{"comm.dp.bytes_per_rank", "DP sent/rank"},
+	{"comm.dp.time_s", "DP time"},
 	{"step.time_s", "step time"},
 	{"step.tokens_per_s_per_gpu", "tokens/s/GPU"},
 	{"step.mfu", "MFU"},

@@ -32,7 +32,8 @@ draw systems_step --config "$sys" --set cluster.gpu=a100-sxm4-80gb
 draw ring --config "$sys" --experiment ring --set collective.ranks=4
 draw ring_only --config "$sys" --only ring --set collective.ranks=4
 draw sweep --config "$gpus" --sweep cluster.num_nodes=1,2,4,8
-draw grid --config "$gpus" --sweep cluster.num_nodes=1,2,4 --sweep parallel.tp=2,3,4
+draw grid --config "$gpus" --sweep cluster.num_nodes=1,2,4 --sweep parallel.tp=2,3,4 \
+	--sweep-metrics summary.peak_bytes,summary.fits,summary.comm_bytes_per_step,summary.comm_time_s
 draw msg --config "$sys" --experiment ring --sweep 'collective.message_size=1 KiB,1 MiB,1 GiB'
 draw whatif --config "$sys" --experiment whatif
 draw whatif_gpu --config "$sys" --experiment whatif --set checkpoint.format='"full"' --set checkpoint.gather='"gpu"'
@@ -139,19 +140,23 @@ for name in ("ring", "ring_only"):
     want(name, any(x.startswith("reduce-scatter") for x in t) and any(x.startswith("all-gather") for x in t),
          "legend")
 
-# sweep: three numeric headline metrics (fits is a yes/no): three panels
+# sweep: gpus.json (the course config with a GPU) shows eight numeric
+# headline metrics (fits is a yes/no): eight panels; the DP group's two
+# have no point at one node (dp 1: no DP group), so 3 points, the others 4
 r = load("sweep")
 t = texts(r)
-want("sweep", size(r) == (800, 1500), f"size {size(r)}")
+want("sweep", size(r) == (800, 4000), f"size {size(r)}")
 # titles in words with their units; the JSON path below each
 for title in ("peak/rank [GiB] against cluster.num_nodes", "comm/step [GiB] against cluster.num_nodes",
-              "comm time [ms] against cluster.num_nodes"):
+              "comm time [ms] against cluster.num_nodes", "DP sent/rank [GiB] against cluster.num_nodes",
+              "DP time [ms] against cluster.num_nodes", "step time [s] against cluster.num_nodes"):
     want("sweep", title in t, f"no panel '{title}'")
-for path in ("summary.peak_bytes", "summary.comm_bytes_per_step", "summary.comm_time_s"):
+for path in ("summary.peak_bytes", "summary.comm_bytes_per_step", "summary.comm_time_s", "comm.dp.bytes_per_rank",
+             "comm.dp.time_s"):
     want("sweep", any(x.startswith(path + ": ") for x in t), f"no subtitle naming {path}")
 want("sweep", "peak/rank [GiB]" in t and "comm/step [GiB]" in t and "comm time [ms]" in t, "y axis units")
 lines = list(r.iter(NS + "polyline"))
-want("sweep", len(lines) == 3 and all(len(l.get("points").split()) == 4 for l in lines), "one 4-point line a panel")
+want("sweep", [len(l.get("points").split()) for l in lines] == [4, 4, 4, 3, 3, 4, 4, 4], "one line a panel, 4 points (DP: 3)")
 
 # grid: tp = 3 never runs, so each panel has two series (tp 2, tp 4) of 3
 # points and marks 3 points that did not run

@@ -2,7 +2,8 @@
 # test_sweep.sh DISTCALC SRCDIR - --sweep against figures worked by hand.
 #
 # 1. The GPU-count sweep of docs/sweeps.md: configs/sweeps/gpus.json (the
-#    Llama-2-7B shape, 4 GPUs a node, tp = 4, dp derived) under ZeRO-1 over
+#    course config, configs/systems.json: the Llama-2-7B shape, 4 GPUs a
+#    node, tp = 4, with parallel.dp "auto") under ZeRO-1 over
 #    1, 2, 4, 8 nodes, so dp = 1, 2, 4, 8. By hand (docs/formulas-systems.md):
 #    one tp rank holds P = 1,684,803,584 parameters
 #      embedding 32000 x 4096 / 4 = 32,768,000, the head the same;
@@ -21,11 +22,16 @@
 #    p = 32: 62 x (1e-5 + 105,300,224 / 5e10) = 0.13119227776.
 #    So more GPUs save memory (peak strictly falls) and add latency (the
 #    ring's time and its latency share 2(p - 1) alpha grow).
-#    training.global_batch_size = 64 keeps the work: 64 x 4096 = 262,144
-#    tokens a step at every point, grad_accum_steps = 64 / dp, and the TP
-#    AllReduces (4 a layer a microbatch, Megatron's f and g, of b s h x 2 B =
-#    33,554,432 B, each sending 2(4 - 1)/4 of it) send
-#    4 x 32 x (64 / dp) x 50,331,648 = 412,316,860,416 / dp bytes a rank.
+#    The course config keeps 8 microbatches of 1 sample a rank a step
+#    (grad_accum_steps 8), so a step is 8 x dp x 4096 = 32,768 dp tokens,
+#    and the TP AllReduces (4 a layer a microbatch, Megatron's f and g, of
+#    b s h x 2 B = 33,554,432 B, each sending 2(4 - 1)/4 of it) send
+#    4 x 32 x 8 x 50,331,648 = 51,539,607,552 B a rank at every size.
+# 5. parallel.dp "auto" on a config that gives dp (configs/systems.json,
+#    dp 2): --set parallel.dp=auto and a sweep of 1, 2, 4 nodes gives
+#    dp = 4 num_nodes / (tp 4 x pp 1) = 1, 2, 4 and the global batch
+#    1 x 8 x dp = 8, 16, 32; without it every size but the file's own 2 is
+#    a row whose error says how to derive dp, in words a sweep can follow.
 # 2. An invalid point in the middle: a row that says why, the others run,
 #    exit 0; a sweep where nothing runs exits 3 after printing its rows.
 # 3. Determinism: the same sweep twice gives the same bytes (JSON, CSV, SVG).
@@ -41,6 +47,30 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 gpus=$src/configs/sweeps/gpus.json
 metrics=memory.per_rank.master_bytes,memory.per_rank.optimizer_bytes,memory.per_rank.peak_bytes,comm.dp.bytes_per_rank,ring.time_s,ring.rounds,batch.tokens_per_step,batch.grad_accum_steps,comm.tp.bytes_per_rank
+
+# 0. gpus.json is the course config with dp "auto": the same keys and
+#    values as configs/systems.json but parallel.dp and the description,
+#    and at the course's 2 nodes the same report, field for field
+python3 - "$gpus" "$src/configs/systems.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+g, c = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+ok = g["parallel"].pop("dp") == "auto" and c["parallel"].pop("dp") == 2
+g.pop("description"); c.pop("description")
+if not ok or g != c:
+    print("FAIL: configs/sweeps/gpus.json is not configs/systems.json with dp \"auto\"")
+    sys.exit(1)
+PY
+"$bin" --config "$gpus" --seed 7 --format json >"$work/g2.json" 2>/dev/null || fail "gpus.json report exits $?"
+"$bin" --config "$src/configs/systems.json" --seed 7 --format json >"$work/s2.json" 2>/dev/null || fail "systems.json report exits $?"
+python3 - "$work/g2.json" "$work/s2.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+g, c = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+g.pop("config"); c.pop("config")
+diff = [k for k in set(c) | set(g) if g.get(k) != c.get(k)]
+if diff:
+    print(f"FAIL: gpus.json at 2 nodes differs from the course config in {diff}")
+    sys.exit(1)
+PY
 
 # 1. the GPU-count sweep
 "$bin" --config "$gpus" --set parallel.sharding=zero1 --sweep cluster.num_nodes=1,2,4,8 \
@@ -72,10 +102,10 @@ for r, nodes in zip(rows, [1, 2, 4, 8]):
     eq(f"dp={dp} rounds", r["ring.rounds"], 2 * (p - 1))
     near(f"dp={dp} ring time", r["ring.time_s"], ring[p])
     eq(f"dp={dp} error", r["error"], None)
-    eq(f"dp={dp} tokens a step", r["batch.tokens_per_step"], 64 * 4096)
-    eq(f"dp={dp} accumulation", r["batch.grad_accum_steps"], 64 // dp)
-    eq(f"dp={dp} tp bytes", r["comm.tp.bytes_per_rank"], 4 * 32 * (64 // dp) * (2 * 3 * (4096 * 4096 * 2) // 4))
-    eq("tp bytes at dp=1 by hand", 4 * 32 * 64 * (2 * 3 * (4096 * 4096 * 2) // 4), 412316860416)
+    eq(f"dp={dp} tokens a step", r["batch.tokens_per_step"], 8 * dp * 4096)
+    eq(f"dp={dp} accumulation", r["batch.grad_accum_steps"], 8)
+    eq(f"dp={dp} tp bytes", r["comm.tp.bytes_per_rank"], 4 * 32 * 8 * (2 * 3 * (4096 * 4096 * 2) // 4))
+    eq("tp bytes by hand", 4 * 32 * 8 * (2 * 3 * (4096 * 4096 * 2) // 4), 51539607552)
 peaks = [r["memory.per_rank.peak_bytes"] for r in rows]
 if not all(a > b for a, b in zip(peaks, peaks[1:])):
     bad.append(f"peak memory should fall with more GPUs: {peaks}")
@@ -163,22 +193,36 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 
-# with a GPU preset the step's headline metrics join the defaults: every
-# point has a step time, and tokens/s per GPU is the step's tokens over its
-# time over the GPUs (262,144 tokens a step at every point, 4 x dp GPUs);
-# without one they are null and the chart leaves them out
-"$bin" --config "$gpus" --set cluster.gpu=a100-sxm4-80gb --sweep cluster.num_nodes=1,2 --format json \
+# the course config names its GPU (cluster.gpu a100-sxm4-80gb), so the
+# step's headline metrics are in the defaults: every point has a step
+# time, and tokens/s per GPU is the step's tokens over its time over the
+# GPUs (8 x dp x 4096 tokens a step, 4 x dp GPUs); without a GPU preset
+# they are null and the chart leaves them out. The DP group's bytes and
+# time a rank are default columns too: null at one node (dp 1), then
+# 2 x 2P (dp - 1) / dp bytes (an AllReduce of the 2P bytes of gradients)
+# and a time that grows with dp
+"$bin" --config "$gpus" --sweep cluster.num_nodes=1,2,4,8 --format json \
 	>"$work/step.json" 2>"$work/err" || fail "step sweep exits $?: $(cat "$work/err")"
 python3 - "$work/step.json" "$work/gpus.json" <<'PY' || fails=$((fails + 1))
 import json, sys
 rows = json.load(open(sys.argv[1]))["sweep"]["rows"]
 bad = []
-for r, gpus in zip(rows, (4, 8)):
+P = 1684803584
+for r, dp in zip(rows, (1, 2, 4, 8)):
+    gpus, tokens = 4 * dp, 8 * dp * 4096
     t, g, mfu = r.get("step.time_s"), r.get("step.tokens_per_s_per_gpu"), r.get("step.mfu")
     if not (isinstance(t, float) and t > 0 and isinstance(mfu, float) and 0 < mfu < 1):
         bad.append(f"{gpus} GPUs: step time {t}, MFU {mfu}")
-    elif abs(g - 262144 / t / gpus) > 1e-9 * g:
-        bad.append(f"{gpus} GPUs: tokens/s per GPU {g}, want 262144 / {t} / {gpus}")
+    elif abs(g - tokens / t / gpus) > 1e-9 * g:
+        bad.append(f"{gpus} GPUs: tokens/s per GPU {g}, want {tokens} / {t} / {gpus}")
+    want = None if dp == 1 else 2 * 2 * P * (dp - 1) // dp
+    if r.get("comm.dp.bytes_per_rank") != want:
+        bad.append(f"dp {dp}: DP bytes a rank {r.get('comm.dp.bytes_per_rank')}, want {want}")
+    if dp == 1 and r.get("comm.dp.time_s") is not None:
+        bad.append("dp 1: a DP time")
+times = [r.get("comm.dp.time_s") for r in rows[1:]]
+if not all(isinstance(a, float) and isinstance(b, float) and a < b for a, b in zip(times, times[1:])):
+    bad.append(f"DP time should grow with the GPU count: {times}")
 plain = json.load(open(sys.argv[2]))["sweep"]["rows"]
 if "step.time_s" in plain[0]:
     bad.append("--sweep-metrics given: no step column expected")
@@ -186,7 +230,7 @@ for b in bad:
     print("FAIL: step metrics:", b)
 sys.exit(1 if bad else 0)
 PY
-"$bin" --config "$gpus" --sweep cluster.num_nodes=1,2 --format json >"$work/nostep.json" 2>/dev/null
+"$bin" --config "$gpus" --unset cluster.gpu --sweep cluster.num_nodes=1,2 --format json >"$work/nostep.json" 2>/dev/null
 python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))["sweep"]["rows"][0]
@@ -219,6 +263,47 @@ check_usage "'--sweep-metrics': 'summary.peak': no field 'peak' there" --sweep c
 check_usage "'--sweep-metrics': 'memory.per_rank.phases': 'phases' is a table" --sweep cluster.num_nodes=1 --sweep-metrics memory.per_rank.phases
 check_usage "'--sweep-metrics' only applies with '--sweep'" --sweep-metrics summary.peak_bytes
 check_usage "'--only': a sweep's report has the section 'sweep' and the table 'sweep.rows', not 'memory'" --sweep cluster.num_nodes=1 --only memory
+
+# 5. parallel.dp "auto" on a config that gives dp
+sys=$src/configs/systems.json
+"$bin" --config "$sys" --set parallel.dp=auto --sweep cluster.num_nodes=1,2,4 \
+	--sweep-metrics topology.dp,batch.global_batch_size --format json >"$work/auto.json" 2>"$work/err" ||
+	fail "dp auto sweep exits $?: $(cat "$work/err")"
+python3 - "$work/auto.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+rows = json.load(open(sys.argv[1]))["sweep"]["rows"]
+got = [(r["status"], r["topology.dp"], r["batch.global_batch_size"]) for r in rows]
+# dp = 4 num_nodes / 4 by hand; the global batch 1 x 8 x dp
+want = [("ok", 1, 8), ("ok", 2, 16), ("ok", 4, 32)]
+if got != want:
+    print(f"FAIL: dp auto: {got}, want {want}")
+    sys.exit(1)
+PY
+# without it: the file's dp 2 fits 2 nodes alone; the other rows say how
+"$bin" --config "$sys" --sweep cluster.num_nodes=1,2,4 --format json >"$work/pinned.json" 2>/dev/null || fail "pinned dp sweep exits $?"
+python3 - "$work/pinned.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+rows = json.load(open(sys.argv[1]))["sweep"]["rows"]
+bad = []
+if [r["status"] for r in rows] != ["invalid", "ok", "invalid"]:
+    bad.append(f"statuses {[r['status'] for r in rows]}")
+for r, dp, world in ((rows[0], 1, 4), (rows[2], 4, 16)):
+    want = (f"'parallel.dp': dp x tp x pp (2 x 4 x 1) must equal num_nodes x gpus_per_node ({world}); "
+            f'set parallel.dp to "auto" (or --unset parallel.dp) to derive it from the GPU count ({dp} here)')
+    if r["error"] != want:
+        bad.append(f"error {r['error']!r}, want {want!r}")
+for b in bad:
+    print("FAIL: pinned dp:", b)
+sys.exit(1 if bad else 0)
+PY
+# a --set of dp: the hint names the --set
+"$bin" --config "$sys" --set parallel.dp=2 --sweep cluster.num_nodes=4 --format json >"$work/setdp.json" 2>/dev/null
+grep -qF -- "--set parallel.dp=auto (or drop the --set of parallel.dp) to derive it from the GPU count (4 here)" "$work/setdp.json" ||
+	fail "a --set of dp: $(cat "$work/setdp.json")"
+# and the advice works: the same sweep with what it says runs every point
+"$bin" --config "$sys" --unset parallel.dp --sweep cluster.num_nodes=1,2,4 --format json >"$work/unset.json" 2>/dev/null ||
+	fail "--unset parallel.dp sweep exits $?"
+grep -q '"valid": 3' "$work/unset.json" || fail "--unset parallel.dp: not every point ran"
 
 # a table's row by index is a metric too
 "$bin" --config "$gpus" --sweep cluster.num_nodes=1 --sweep-metrics 'memory.per_rank.phases[3].phase,memory.per_rank.phases[9].total_bytes' \
