@@ -189,6 +189,39 @@ void dc_net_group_progression(const struct dc_net *net, uint64_t first, uint64_t
 int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g, uint64_t bytes,
 		enum dc_net_algo force, struct dc_net_choice *out);
 
+/* A memo of dc_net_time for callers that price the same calls over and
+ * over (the layout search: every layout of a (tp, cp, pp) prices the same
+ * groups, mostly on the same message sizes). One memo serves one network:
+ * dc_net_memo_bind before use, with the net every later
+ * dc_net_time_memo call passes (equal content; the pointer may differ).
+ * A call's result is dc_net_time's, copied: bit for bit the same. Not
+ * shared between threads: one per thread. Fixed size, no allocation:
+ * a slot is overwritten when another call hashes to it. */
+#define DC_NET_MEMO_SLOTS 4096
+
+struct dc_net_memo_slot {
+	struct dc_net_group g;
+	uint64_t bytes;
+	int op, force, used, rc;
+	struct dc_net_choice out;
+};
+
+struct dc_net_memo {
+	struct dc_net net; /* the network the slots were priced on */
+	int bound;
+	uint64_t hits, misses;
+	struct dc_net_memo_slot slot[DC_NET_MEMO_SLOTS];
+};
+
+/* Readies m for calls on `net`: the slots are kept when m was last bound
+ * to a net of the same content, else emptied. */
+void dc_net_memo_bind(struct dc_net_memo *m, const struct dc_net *net);
+
+/* dc_net_time(net, ...) through memo m (bound to a net equal to `net`);
+ * m may be NULL (then it is dc_net_time). Same returns, same *out. */
+int dc_net_time_memo(struct dc_net_memo *m, const struct dc_net *net, enum dc_coll_kind op,
+		     const struct dc_net_group *g, uint64_t bytes, enum dc_net_algo force, struct dc_net_choice *out);
+
 /* nccl-tests' busbw / algbw for `op` on p ranks: AllReduce 2(p-1)/p,
  * ReduceScatter, AllGather, AlltoAll (p-1)/p, Broadcast and send 1;
  * 1 when p < 2. */

@@ -264,6 +264,10 @@ struct dc_plan {
 	 * there. The sizes live with the layout's degrees (dp_cp,
 	 * expert_dp_cp, shard_dp_cp, ...). */
 	struct dc_net net;
+	/* borrowed, NULL but in a search: a memo of the collectives' prices
+	 * bound to `net` (net.h), which dc_plan_derive_from passes on to the
+	 * plans it derives (the same input, so the same network) */
+	struct dc_net_memo *net_memo;
 	struct dc_plan_group group[DC_GROUP_COUNT];
 	struct dc_plan_link ring_link; /* the teaching ring over ranks 0..ring_ranks-1 */
 

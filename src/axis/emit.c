@@ -43,8 +43,8 @@ void dc_axis_push(struct dc_axis_ctx *x, enum dc_coll_kind kind, enum dc_coll_wh
 	c->bytes_per_rank = dc_ck_mul(x->b, count, dc_coll_bytes_sent(kind, s->group_size, msg_bytes));
 	/* one call on the network model; a forced algorithm that cannot run
 	 * this call leaves it to the tuner */
-	if (dc_net_time(s->net, kind, s->net_group, msg_bytes, DC_NET_ALGO_AUTO, &ch) != 0)
-		(void)dc_net_time(s->net, kind, s->net_group, msg_bytes, DC_NET_ALGO_RING, &ch);
+	if (dc_net_time_memo(x->p->net_memo, s->net, kind, s->net_group, msg_bytes, DC_NET_ALGO_AUTO, &ch) != 0)
+		(void)dc_net_time_memo(x->p->net_memo, s->net, kind, s->net_group, msg_bytes, DC_NET_ALGO_RING, &ch);
 	c->time_s = (double)count * ch.time_s;
 	c->algorithm = ch.algorithm;
 	c->protocol = ch.protocol;

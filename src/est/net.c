@@ -687,6 +687,65 @@ int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_
 	return 0;
 }
 
+void dc_net_memo_bind(struct dc_net_memo *m, const struct dc_net *net)
+{
+	/* dc_net_init zeroes the padding: equal bytes are equal content (an
+	 * unequal padding only empties the memo) */
+	if (m->bound && memcmp(&m->net, net, sizeof(*net)) == 0)
+		return;
+	m->net = *net;
+	m->bound = 1;
+	for (size_t i = 0; i < DC_NET_MEMO_SLOTS; i++)
+		m->slot[i].used = 0;
+}
+
+static int same_group(const struct dc_net_group *a, const struct dc_net_group *b)
+{
+	return a->ranks == b->ranks && a->nodes == b->nodes && a->ranks_per_node == b->ranks_per_node &&
+	       a->rails == b->rails && a->concurrent == b->concurrent && a->cross_leaf == b->cross_leaf;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h;
+}
+
+int dc_net_time_memo(struct dc_net_memo *m, const struct dc_net *net, enum dc_coll_kind op,
+		     const struct dc_net_group *g, uint64_t bytes, enum dc_net_algo force, struct dc_net_choice *out)
+{
+	struct dc_net_memo_slot *sl;
+	uint64_t h;
+	if (!m)
+		return dc_net_time(net, op, g, bytes, force, out);
+	h = mix(mix(mix(mix(bytes * 0xff51afd7ed558ccdull, g->ranks), g->nodes), g->ranks_per_node),
+		g->rails ^ (g->concurrent << 20) ^ ((uint64_t)g->cross_leaf << 40) ^ ((uint64_t)op << 48) ^
+			((uint64_t)force << 56));
+	/* MurmurHash3's finaliser: every key bit reaches the slot's bits */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	sl = &m->slot[h & (DC_NET_MEMO_SLOTS - 1)];
+	if (sl->used && sl->bytes == bytes && sl->op == (int)op && sl->force == (int)force && same_group(&sl->g, g)) {
+		m->hits++;
+		if (sl->rc == 0)
+			*out = sl->out;
+		return sl->rc;
+	}
+	m->misses++;
+	sl->rc = dc_net_time(&m->net, op, g, bytes, force, &sl->out);
+	sl->g = *g;
+	sl->bytes = bytes;
+	sl->op = (int)op;
+	sl->force = (int)force;
+	sl->used = 1;
+	if (sl->rc == 0)
+		*out = sl->out;
+	return sl->rc;
+}
+
 const char *dc_net_algo_name(enum dc_net_algo a)
 {
 	static const char *const names[] = {"auto", "ring", "hierarchical", "tree", "nvls", "pat"};

@@ -879,6 +879,7 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 	/* every member is set below (no memset: a search derives millions) */
 	p->error = NULL;
 	p->seed = base ? base->seed : 0;
+	p->net_memo = base ? base->net_memo : NULL;
 	p->in = in;
 	p->layout = *lay;
 	p->num_nodes = in->cluster.num_nodes;

@@ -97,6 +97,7 @@ struct worker {
 	struct space *sp;
 	unsigned id;
 	struct dc_plan outer_plan, plan;
+	struct dc_net_memo *memo; /* this thread's collective prices (net.h) */
 	struct dc_results res;
 	struct dc_search_counts counts;
 	uint64_t better;       /* ranked layouts strictly better than the input's */
@@ -452,6 +453,11 @@ static void run_outer(struct worker *w, const struct outer *o)
 								w->counts.rejected_by_rules++;
 								continue;
 							}
+							/* the collectives' prices memoised across
+							 * the search: every plan has the input's
+							 * cluster, so one network */
+							dc_net_memo_bind(w->memo, &w->outer_plan.net);
+							w->outer_plan.net_memo = w->memo;
 							outer_ready = 1;
 						}
 						if (eval_memory(w, &w->outer_plan, &e) != 0) {
@@ -730,6 +736,11 @@ int dc_search_run(const struct dc_config *in, unsigned jobs, const struct dc_sea
 		goto done;
 	}
 	for (unsigned i = 0; i < jobs; i++) {
+		w[i].memo = dc_calloc(1, sizeof(*w[i].memo));
+		if (!w[i].memo) {
+			*error = "out of memory";
+			goto done;
+		}
 		w[i].sp = s;
 		w[i].id = i;
 		w[i].best = (struct topk){0, top, store + (size_t)i * 2 * top};
@@ -793,6 +804,9 @@ int dc_search_run(const struct dc_config *in, unsigned jobs, const struct dc_sea
 	rc = finish(s, w, started, out, error);
 done:
 	free(store);
+	for (unsigned i = 0; w && i < jobs; i++) {
+		free(w[i].memo);
+	}
 	free(w);
 	free(s->outer);
 	free(s->cfg);
