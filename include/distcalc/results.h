@@ -24,6 +24,7 @@
 #include "distcalc/loss.h"
 #include "distcalc/memory.h"
 #include "distcalc/params.h"
+#include "distcalc/plan.h"
 #include "distcalc/ring.h"
 #include "distcalc/step.h"
 #include "distcalc/strategies.h"
@@ -56,6 +57,18 @@ struct dc_model_result {
 	uint64_t most_stage;
 };
 
+/* The strategies comparison's aligned variants (pure DP, FSDP) as the
+ * strategies row derived and priced them: their plans, batch and
+ * collectives, which the step row's variants (DC_EST_STEP_VARIANTS) of the
+ * same evaluation read instead of deriving and pricing them again. `of`:
+ * the plan they are variants of (NULL: none held). */
+struct dc_variant_parts {
+	const struct dc_plan *of;
+	struct dc_plan plan[DC_VARIANT_CONFIGURED];
+	struct dc_batch batch[DC_VARIANT_CONFIGURED];
+	struct dc_comm comm[DC_VARIANT_CONFIGURED];
+};
+
 struct dc_results {
 	uint32_t done; /* DC_EST_BIT of every estimator computed */
 	struct dc_model_result model;
@@ -64,6 +77,7 @@ struct dc_results {
 	struct dc_ring ring;
 	struct dc_comm comm;
 	struct dc_strategies_result strategies;
+	struct dc_variant_parts variant_parts; /* the strategies row's, for the step row's variants */
 	struct dc_flops flops;
 	struct dc_compute compute;
 	struct dc_step step; /* DC_EST_STEP_VARIANTS fills step.variants */

@@ -204,6 +204,15 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
  * with *error set. No allocation. */
 int dc_step_variants(const struct dc_plan *p, struct dc_step *own, const char **error);
 
+/* dc_step_variants reading the variants' plans, batch and collectives from
+ * `parts` (results.h) when they are p's (parts->of == p), as
+ * dc_strategies_compute_parts kept them: the same plans and results, so
+ * the same step times bit for bit, derived and priced once. parts may be
+ * NULL. */
+struct dc_variant_parts;
+int dc_step_variants_from(const struct dc_plan *p, struct dc_step *own, const struct dc_variant_parts *parts,
+			  const char **error);
+
 /* ---- the event timeline ---- */
 
 enum dc_step_track {

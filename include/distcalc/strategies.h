@@ -83,6 +83,14 @@ struct dc_strategies_order {
 void dc_strategies_rank(const struct dc_strategies_result *r, const double *tokens_per_s_per_gpu,
 			struct dc_strategies_order *out);
 
+/* dc_strategies_compute, keeping each aligned variant's plan, batch and
+ * collectives in *parts (results.h; NULL: not kept) with parts->of = p,
+ * for dc_step_variants_from. */
+struct dc_variant_parts;
+int dc_strategies_compute_parts(const struct dc_plan *p, const struct dc_batch *b, const struct dc_comm *c,
+				const struct dc_memory_result *m, struct dc_strategies_result *out,
+				struct dc_variant_parts *parts, const char **error);
+
 const char *dc_variant_name(enum dc_variant v);
 
 #endif

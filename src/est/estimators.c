@@ -44,7 +44,8 @@ static int comm_compute(const struct dc_plan *p, struct dc_results *r)
 
 static int strategies_compute(const struct dc_plan *p, struct dc_results *r)
 {
-	return dc_strategies_compute(p, &r->batch, &r->comm, &r->memory, &r->strategies, &r->error);
+	return dc_strategies_compute_parts(p, &r->batch, &r->comm, &r->memory, &r->strategies, &r->variant_parts,
+					   &r->error);
 }
 
 static int flops_compute(const struct dc_plan *p, struct dc_results *r)
@@ -70,7 +71,10 @@ static int step_compute(const struct dc_plan *p, struct dc_results *r)
  * dc_step_variants can run the step row on each variant */
 static int step_variants_compute(const struct dc_plan *p, struct dc_results *r)
 {
-	return dc_step_variants(p, &r->step, &r->error);
+	/* the variants' plans and collectives as the strategies row left
+	 * them, when it ran on this plan in this evaluation */
+	return dc_step_variants_from(p, &r->step,
+				     r->done & DC_EST_BIT(DC_EST_STRATEGIES) ? &r->variant_parts : NULL, &r->error);
 }
 
 static int checkpoint_compute(const struct dc_plan *p, struct dc_results *r)

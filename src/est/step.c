@@ -396,13 +396,21 @@ static double ep_share(const struct costs *k, uint64_t stage, int paired)
  * backward (`paired`: in a DualPipe pair): its layers (the first one the
  * op runs, then the rest), the embedding on the model's first chunk, the
  * head on its last. */
-static void chunk_cost(const struct costs *k, uint64_t stage, uint64_t c, int bwd, int paired, struct cost *o)
+/* What chunk_cost_of reads of a chunk: two chunks alike in these cost
+ * the same (the layers of a kind are priced once and counted). */
+static int same_chunk_cost(const struct chunk *a, const struct chunk *b)
 {
-	struct chunk ch;
+	return a->at.layers == b->at.layers && a->dense == b->dense && a->at.embedding == b->at.embedding &&
+	       a->at.head == b->at.head;
+}
+
+static void chunk_cost_of(const struct costs *k, uint64_t stage, const struct chunk *chp, int bwd, int paired,
+			  struct cost *o)
+{
+	const struct chunk ch = *chp;
 	uint64_t n, d, e;
 	double share = ep_share(k, stage, paired);
 	struct cost one;
-	chunk_of(k->p, stage, c, &ch);
 	n = ch.at.layers;
 	d = ch.dense;
 	e = n - d;
@@ -432,15 +440,30 @@ static void chunk_cost(const struct costs *k, uint64_t stage, uint64_t c, int bw
 	}
 }
 
+static void chunk_cost(const struct costs *k, uint64_t stage, uint64_t c, int bwd, int paired, struct cost *o)
+{
+	struct chunk ch;
+	chunk_of(k->p, stage, c, &ch);
+	chunk_cost_of(k, stage, &ch, bwd, paired, o);
+}
+
 static void stage_ops(const struct costs *k, uint64_t stage, struct dc_step_stage *st)
 {
 	struct cost f, b, tot;
+	struct chunk ch, prev;
 	uint64_t v = k->chunks;
 	memset(st, 0, sizeof(*st));
 	memset(&tot, 0, sizeof(tot));
 	for (uint64_t c = 0; c < v; c++) {
-		chunk_cost(k, stage, c, 0, 0, &f);
-		chunk_cost(k, stage, c, 1, 0, &b);
+		/* a stage's interleaved chunks are mostly alike: one alike
+		 * to the chunk before it keeps that one's costs (the same
+		 * function of the same inputs), still added once per chunk */
+		chunk_of(k->p, stage, c, &ch);
+		if (c == 0 || !same_chunk_cost(&ch, &prev)) {
+			chunk_cost_of(k, stage, &ch, 0, 0, &f);
+			chunk_cost_of(k, stage, &ch, 1, 0, &b);
+			prev = ch;
+		}
 		cost_add(&tot, &f, 1);
 		cost_add(&tot, &b, 1);
 		st->fwd_s += f.dur;

@@ -15,6 +15,12 @@ static void variant_of(const struct dc_step *s, struct dc_step_variant *v)
 
 int dc_step_variants(const struct dc_plan *p, struct dc_step *own, const char **error)
 {
+	return dc_step_variants_from(p, own, NULL, error);
+}
+
+int dc_step_variants_from(const struct dc_plan *p, struct dc_step *own, const struct dc_variant_parts *parts,
+			  const char **error)
+{
 	struct dc_plan plans[2];
 	struct dc_results vr;
 	const struct dc_plan *base = p;
@@ -24,6 +30,23 @@ int dc_step_variants(const struct dc_plan *p, struct dc_step *own, const char **
 		struct dc_plan *vp;
 		if (v == DC_VARIANT_CONFIGURED) {
 			variant_of(own, &own->variants[v]);
+			continue;
+		}
+		if (parts && parts->of == p) {
+			/* the strategies row's plan, batch and collectives of
+			 * this variant: what the lines below would compute */
+			const struct dc_plan *pv = &parts->plan[v];
+			vr.batch = parts->batch[v];
+			if (dc_estimate_with(pv, DC_EST_BIT(DC_EST_FLOPS) | DC_EST_BIT(DC_EST_COMPUTE),
+					     DC_EST_BIT(DC_EST_BATCH), &vr) != 0) {
+				*error = vr.error;
+				return -1;
+			}
+			/* the step row (estimators.c), on the kept collectives */
+			if (dc_step_compute(pv, &vr.compute, &parts->comm[v], &vr.flops, &parts->batch[v], &vr.step,
+					    error) != 0)
+				return -1;
+			variant_of(&vr.step, &own->variants[v]);
 			continue;
 		}
 		dc_variant_layout(p, (enum dc_variant)v, &lay, &aligned);

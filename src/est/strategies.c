@@ -62,16 +62,25 @@ static void fill(struct dc_variant_result *x, const struct dc_layout *lay, const
 	x->comm_time_per_token_s = c->time_s / (double)b->tokens_per_step;
 }
 
-/* what fill reads of a variant: its batch, collectives and memory */
-#define VARIANT_NEEDS (DC_EST_BIT(DC_EST_BATCH) | DC_EST_BIT(DC_EST_COMM) | DC_EST_BIT(DC_EST_MEMORY))
-
 int dc_strategies_compute(const struct dc_plan *p, const struct dc_batch *b, const struct dc_comm *c,
 			  const struct dc_memory_result *m, struct dc_strategies_result *out,
 			  const char **error)
 {
-	struct dc_plan plans[2];
-	struct dc_results vr;
+	return dc_strategies_compute_parts(p, b, c, m, out, NULL, error);
+}
+
+int dc_strategies_compute_parts(const struct dc_plan *p, const struct dc_batch *b, const struct dc_comm *c,
+				const struct dc_memory_result *m, struct dc_strategies_result *out,
+				struct dc_variant_parts *parts, const char **error)
+{
+	struct dc_plan own[DC_VARIANT_CONFIGURED], *plans = parts ? parts->plan : own;
+	struct dc_batch own_batch;
+	struct dc_comm own_comm;
+	struct dc_memory_result vm;
 	const struct dc_plan *base = p;
+
+	if (parts)
+		parts->of = NULL;
 
 	for (int v = 0; v < DC_VARIANT_COUNT; v++) {
 		struct dc_variant_result *x = &out->v[v];
@@ -89,13 +98,18 @@ int dc_strategies_compute(const struct dc_plan *p, const struct dc_batch *b, con
 				return -1;
 			}
 			base = vp;
-			if (dc_estimate(vp, VARIANT_NEEDS, &vr) != 0) {
-				*error = vr.error;
+			/* the registry's batch, memory and comm rows, in its
+			 * order, into the parts the step's variants read */
+			struct dc_batch *vb = parts ? &parts->batch[v] : &own_batch;
+			struct dc_comm *vc = parts ? &parts->comm[v] : &own_comm;
+			if (dc_batch_compute(vp, vb, error) != 0 || dc_memory_compute(vp, &vm, error) != 0 ||
+			    dc_comm_compute(vp, vc, error) != 0)
 				return -1;
-			}
-			fill(x, &lay, &vr.batch, &vr.comm, &vr.memory, p->world);
+			fill(x, &lay, vb, vc, &vm, p->world);
 		}
 	}
+	if (parts)
+		parts->of = p;
 	for (int v = 0; v < DC_VARIANT_COUNT; v++)
 		if (out->v[v].tokens_per_step != out->v[DC_VARIANT_CONFIGURED].tokens_per_step)
 			out->v[v].aligned = 0;
