@@ -539,6 +539,36 @@ START_TEST(test_optimizer_step)
 }
 END_TEST
 
+/* dc_compute_reshard: the DDP layout's kernel times moved to ZeRO-1 by
+ * pricing the optimizer step alone give test_optimizer_step's ZeRO-1
+ * figure, 25,269,058,560 bytes through HBM (the master copy and moments
+ * of 1/8 of the parameters), and every other member as the full
+ * computation of the ZeRO-1 plan has it, byte for byte. */
+START_TEST(test_reshard_prices_the_optimizer_alone)
+{
+	static const char *const ddp[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8",
+					  "cluster.peak_flops=312e12", "cluster.hbm_bandwidth=2 TB/s"};
+	static const char *const zero1[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8",
+					    "cluster.peak_flops=312e12", "cluster.hbm_bandwidth=2 TB/s",
+					    "parallel.sharding=zero1"};
+	struct run *x = run(SYSTEMS, ddp, 5), *z = run(SYSTEMS, zero1, 6);
+	struct dc_plan *p = malloc(sizeof(*p));
+	struct dc_layout lay = x->plan.layout;
+	struct dc_compute c = x->r.compute;
+	ck_assert_ptr_nonnull(p);
+	lay.sharding = DC_SHARD_ZERO1;
+	ck_assert_int_eq(dc_plan_derive_from(&x->plan, &lay, p), 0);
+	dc_compute_reshard(p, &c);
+	ck_assert_double_le(fabs(c.optimizer_s[0] - (25269058560.0 / (2e12 * c.memory_efficiency) + c.memory_overhead_s)),
+			    1e-12);
+	ck_assert(c.optimizer_s[0] < x->r.compute.optimizer_s[0]);
+	ck_assert(memcmp(&c, &z->r.compute, sizeof(c)) == 0);
+	free(p);
+	free(z);
+	free(x);
+}
+END_TEST
+
 /* Flash attention writes no s x s tensor: the 22B layer's forward loses
  * the softmax and dropout traffic of eager, 64/8 heads x 4 x 2048^2 =
  * 134,217,728 scores on a rank at 4 + 5 bytes each, and its memory-bound
@@ -682,6 +712,7 @@ int main(void)
 	tcase_add_test(tc, test_memory_levels);
 	tcase_add_test(tc, test_missing_keys);
 	tcase_add_test(tc, test_optimizer_step);
+	tcase_add_test(tc, test_reshard_prices_the_optimizer_alone);
 	tcase_add_test(tc, test_flash_versus_eager);
 	tcase_add_test(tc, test_recompute_policies);
 	tcase_add_test(tc, test_sliding_window_kernels);

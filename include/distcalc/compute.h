@@ -93,4 +93,12 @@ struct dc_compute {
  * with *error set to static text. No I/O, no allocation. */
 int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char **error);
 
+/* The one part of *c that the sharding changes: refills c->optimizer_s for
+ * p, where *c is dc_compute_compute's result for a plan that differs from
+ * p in layout.sharding alone (every kernel but the optimizer step is the
+ * same; plan.h: nothing else in a plan depends on the sharding). The same
+ * numbers as dc_compute_compute(p) bit for bit, at a fraction of its cost:
+ * what a layout search reuses across its shardings. */
+void dc_compute_reshard(const struct dc_plan *p, struct dc_compute *c);
+
 #endif

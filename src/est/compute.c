@@ -911,3 +911,19 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 		c->optimizer_s[i] = p->segment_overflow[i] ? 0 : optimizer_s(&x, &p->segment_params[i]);
 	return 0;
 }
+
+void dc_compute_reshard(const struct dc_plan *p, struct dc_compute *c)
+{
+	struct ctx x;
+	if (!c->available)
+		return; /* every time 0, the optimizer's too */
+	/* what optimizer_s reads: the plan and mem_s's rates, as
+	 * dc_compute_compute kept them in *c (the same doubles) */
+	memset(&x, 0, sizeof(x));
+	x.p = p;
+	x.hbm = c->hbm_bandwidth;
+	x.mem_eff = c->memory_efficiency;
+	x.mem_t0 = c->memory_overhead_s;
+	for (uint64_t i = 0; i < p->nsegments && i < DC_PLAN_MAX_SEGMENTS; i++)
+		c->optimizer_s[i] = p->segment_overflow[i] ? 0 : optimizer_s(&x, &p->segment_params[i]);
+}

@@ -328,11 +328,19 @@ size_t dc_search_layout_text(const struct dc_search_layout *l, int json, char *b
 
 /* The step of the plan eval_memory derived, as the report computes it
  * (DC_EST_STEP and what it needs, less the batch eval_memory holds).
- * Returns 0, or -1 with w->res.error set. */
-static int eval_step(struct worker *w, struct dc_search_entry *e)
+ * With `resharded`, w->res.compute is the kernel times of a plan that
+ * differs from this one in its sharding alone (the last eval_step's):
+ * only its optimizer step is priced again (compute.h). Returns 0, or -1
+ * with w->res.error set. */
+static int eval_step(struct worker *w, struct dc_search_entry *e, int resharded)
 {
 	struct dc_results *r = &w->res;
-	if (dc_estimate_with(&w->plan, DC_EST_BIT(DC_EST_STEP), MEMORY_ROWS, r) != 0)
+	uint32_t have = MEMORY_ROWS;
+	if (resharded) {
+		dc_compute_reshard(&w->plan, &r->compute);
+		have |= DC_EST_BIT(DC_EST_COMPUTE);
+	}
+	if (dc_estimate_with(&w->plan, DC_EST_BIT(DC_EST_STEP), have, r) != 0)
 		return -1;
 	e->step_available = r->step.available;
 	e->step_time_s = r->step.time_s;
@@ -363,7 +371,7 @@ static int eval_full(struct worker *w, struct dc_search_entry *e)
 	struct space *s = w->sp;
 	if (eval_memory(w, &s->base[e->l.recompute], e) != 0)
 		return -1;
-	if (s->step_available && eval_step(w, e) != 0)
+	if (s->step_available && eval_step(w, e, 0) != 0)
 		return -1;
 	return 0;
 }
@@ -397,6 +405,9 @@ static void run_outer(struct worker *w, const struct outer *o)
 					struct dc_search_entry prev = {0};
 					uint64_t prev_low_peak = 0;
 					int have_prev = 0, have_low = 0;
+					/* w->res.compute holds this (ep, v, mbs, sp)'s
+					 * kernel times once a sharding's step is priced */
+					int kernels = 0;
 					for (unsigned ish = 0; ish < s->nshard; ish++, index++) {
 						uint64_t ep = s->ep[ie], v = s->v[iv], mbs = s->mbs[ib], gas;
 						int reject = -1;
@@ -485,10 +496,11 @@ static void run_outer(struct worker *w, const struct outer *o)
 						w->counts.fit++;
 						w->counts.tight += (uint64_t)e.tight;
 						if (s->step_available) {
-							if (eval_step(w, &e) != 0) {
+							if (eval_step(w, &e, kernels) != 0) {
 								w->error = w->res.error;
 								return;
 							}
+							kernels = 1;
 							w->counts.priced_time++;
 						}
 						/* a sharding that changes nothing (dp x cp = 1
