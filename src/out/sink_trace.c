@@ -502,6 +502,30 @@ int dc_report_render_trace(struct dc_report *r, struct dc_buf *out, const char *
 		put_u64(out, t->pp - DC_TRACE_MAX_STAGES / 2 - 1);
 		dc_buf_puts(out, ", \"ranks\": ");
 		put_u64(out, hidden * t->ranks);
+		/* the stages not shown by the step section's classes (step.h
+		 * dc_step_class: each at its stage that finishes last, closed form) */
+		dc_buf_puts(out, ", \"classes\": [");
+		for (uint64_t i = 0, n = 0, lo = DC_TRACE_MAX_STAGES / 2, hi = t->pp - DC_TRACE_MAX_STAGES / 2 - 1;
+		     i < res->step.nclasses; i++) {
+			const struct dc_step_class *c = &res->step.classes[i];
+			uint64_t a = c->stage_first > lo ? c->stage_first : lo, z = c->stage_last < hi ? c->stage_last : hi;
+			if (a > z)
+				continue;
+			dc_buf_puts(out, n++ ? ", {\"stage_first\": " : "{\"stage_first\": ");
+			put_u64(out, a);
+			dc_buf_puts(out, ", \"stage_last\": ");
+			put_u64(out, z);
+			dc_buf_puts(out, ", \"ranks\": ");
+			put_u64(out, (z - a + 1) * t->ranks);
+			dc_buf_puts(out, ", \"compute_s\": ");
+			put_num(out, c->compute_s);
+			dc_buf_puts(out, ", \"bubble_s\": ");
+			put_num(out, c->bubble_s);
+			dc_buf_puts(out, ", \"step_s\": ");
+			put_num(out, c->total_s);
+			dc_buf_puts(out, "}");
+		}
+		dc_buf_puts(out, "]");
 	}
 	dc_buf_puts(out, "}, \"microbatches\": ");
 	put_u64(out, r->plan.layout.grad_accum_steps);
