@@ -289,6 +289,145 @@ START_TEST(test_reshard_conservation)
 }
 END_TEST
 
+/* The restore as the rank-by-rank walk it replaced would find it: every
+ * new rank (s', k') against every old rank (s, k), the overlap of each
+ * item of both stages summed from dc_ckpt_slice_overlap (models with
+ * every layer alike: full_every 0, v = 1). */
+struct walk_read {
+	uint64_t elements, shards, first_k, last_k, first_s, last_s;
+};
+
+static void walk_reference(const struct dc_plan *p, const struct dc_checkpoint_result *k, uint64_t j,
+			   struct walk_read *w)
+{
+	const struct dc_ckpt_items *it = &k->items;
+	uint64_t L = it->num_layers, K = k->saved.slices, K2 = k->restored.slices, s2 = j / K2, k2 = j % K2;
+	uint64_t f2 = dc_ckpt_even_first_layer(L, k->restored.pp, s2), a, b;
+
+	memset(w, 0, sizeof(*w));
+	dc_ckpt_stage_items(L, k->restored.pp, s2, f2, dc_ckpt_even_first_layer(L, k->restored.pp, s2 + 1) - f2, &a, &b);
+	for (uint64_t s = 0; s < k->saved.pp; s++) {
+		uint64_t fa, fb, ca, cb;
+		dc_ckpt_stage_items(L, k->saved.pp, s, dc_plan_stage_first_layer(p, s), dc_plan_stage_layers(p, s), &fa, &fb);
+		ca = fa > a ? fa : a;
+		cb = fb < b ? fb : b;
+		for (uint64_t q = 0; cb > ca && q < K; q++) {
+			uint64_t e = 0;
+			for (uint64_t item = ca; item < cb; item++) {
+				uint64_t E = item == 0 ? it->embedding
+					   : item == L + 1 ? it->head
+					   : item - 1 < it->dense_layers ? it->dense_layer : it->moe_layer;
+				e += dc_ckpt_slice_overlap(E, q, K, k2, K2);
+			}
+			if (!e)
+				continue;
+			if (!w->shards) {
+				w->first_k = q;
+				w->first_s = s;
+			}
+			w->last_k = q;
+			w->last_s = s;
+			w->shards++;
+			w->elements += e;
+		}
+	}
+}
+
+/* The closed forms (restore_reads, old_slices_met) against that walk, on
+ * layouts whose slices do not divide the items (K' = 3, 5, 6, 7, 9: the
+ * largest read is then not on slice 0) and on a model smaller than the
+ * saved world's slices (items of 5 elements over K = 8: empty old slices). */
+START_TEST(test_restore_closed_form_matches_walk)
+{
+	static const char *const pairs[][8] = {
+		{"checkpoint.restore.num_nodes=3", "checkpoint.restore.tp=2", "checkpoint.restore.pp=2", NULL},
+		{"checkpoint.restore.num_nodes=3", "checkpoint.restore.gpus_per_node=7", "checkpoint.restore.tp=1",
+		 "checkpoint.restore.pp=3", NULL},
+		{"checkpoint.restore.num_nodes=5", "checkpoint.restore.tp=1", "checkpoint.restore.pp=4", NULL},
+		{"parallel.tp=2", "parallel.pp=2", "parallel.pipeline_layers=[20,12]", "checkpoint.restore.tp=1",
+		 "checkpoint.restore.pp=1", "checkpoint.restore.num_nodes=9", "checkpoint.restore.gpus_per_node=1", NULL},
+		{"parallel.tp=1", "parallel.pp=8", "parallel.dp=1", "checkpoint.restore.pp=5", "checkpoint.restore.tp=1",
+		 "checkpoint.restore.num_nodes=5", "checkpoint.restore.gpus_per_node=3", NULL},
+		{"model.params=3003", "checkpoint.restore.num_nodes=5", "checkpoint.restore.tp=1", NULL},
+		{"model.params=165", "checkpoint.restore.num_nodes=3", "checkpoint.restore.tp=2", NULL},
+	};
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		static struct dc_config c;
+		static struct dc_plan p;
+		static struct dc_results r;
+		const struct dc_checkpoint_result *k = &r.checkpoint;
+		uint64_t n = 0, max_bytes = 0, max_rank = 0, total = 0;
+		while (pairs[i][n])
+			n++;
+		systems_set(&c, pairs[i], n);
+		run(&c, &p, &r, DC_EST_CHECKPOINT);
+		ck_assert_uint_eq(k->items.full_every, 0);
+		for (uint64_t j = 0; j < k->restored.world; j++) {
+			struct walk_read w;
+			struct dc_ckpt_read rd;
+			walk_reference(&p, k, j, &w);
+			dc_ckpt_read_of(&p, k, j, &rd);
+			ck_assert_msg(rd.elements == w.elements && rd.old_shards == w.shards,
+				      "pair %zu rank %llu: %llu elements from %llu shards, the walk %llu from %llu", i,
+				      (unsigned long long)j, (unsigned long long)rd.elements,
+				      (unsigned long long)rd.old_shards, (unsigned long long)w.elements,
+				      (unsigned long long)w.shards);
+			ck_assert_uint_eq(rd.first_stage, w.first_s);
+			ck_assert_uint_eq(rd.last_stage, w.last_s);
+			ck_assert_uint_eq(rd.first_tp * k->saved.dpcp + rd.first_dp, w.first_k);
+			ck_assert_uint_eq(rd.last_tp * k->saved.dpcp + rd.last_dp, w.last_k);
+			total += w.elements;
+			if (j == 0 || w.elements * k->state_bytes_per_element > max_bytes) {
+				max_bytes = w.elements * k->state_bytes_per_element;
+				max_rank = j;
+			}
+		}
+		ck_assert_uint_eq(total * k->state_bytes_per_element, k->read_bytes_total);
+		ck_assert_msg(k->restore_read_max_rank == max_rank, "pair %zu: largest read on %llu, the walk %llu", i,
+			      (unsigned long long)k->restore_read_max_rank, (unsigned long long)max_rank);
+		ck_assert_uint_eq(k->restore_read_max_bytes, max_bytes);
+	}
+}
+END_TEST
+
+/* 2^24 saved ranks (2^21 nodes of 8, tp 4, dp 2^22: K = 2^24 slices)
+ * restored onto one node of 8 (tp 4, dp 2, pp 1, K' = 8), without walking
+ * them.
+ * Llama-2-7B's items: embedding 32,000 x 4,096 = 131,072,000, each of 32
+ * layers 202,383,360, head 131,072,000 + the final norm 4,096 =
+ * 131,076,096; all divide by 8, so every new rank reads 16,384,000 + 32 x
+ * 25,297,920 + 16,384,512 = 842,301,952 elements x 14 B = 11,792,227,328
+ * B and the largest is new rank 0. New rank k' reads the old slices
+ * [k' 2^21, (k' + 1) 2^21): 2,097,152 old shards; for k' = 7 the old k
+ * 14,680,064 = 3 x 2^22 + 2,097,152 (tp 3, dp x cp 2,097,152) to
+ * 16,777,215 (tp 3, dp x cp 4,194,303). Summed: 6,738,415,616 x 14 =
+ * 94,337,818,624 B. */
+START_TEST(test_restore_2_24_ranks_by_hand)
+{
+	static struct dc_config c;
+	static struct dc_plan p;
+	static struct dc_results r;
+	const char *const sets[] = {"cluster.num_nodes=2097152", "cluster.gpus_per_node=8", "parallel.dp=4194304",
+				    "checkpoint.restore.num_nodes=1", "checkpoint.restore.pp=1"};
+	struct dc_ckpt_read rd;
+
+	systems_set(&c, sets, 5);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(r.checkpoint.saved.world, 16777216ull);
+	ck_assert_uint_eq(r.checkpoint.restored.slices, 8);
+	ck_assert_uint_eq(r.checkpoint.restore_read_max_bytes, 11792227328ull);
+	ck_assert_uint_eq(r.checkpoint.restore_read_max_rank, 0);
+	ck_assert_uint_eq(r.checkpoint.read_bytes_total, 94337818624ull);
+	dc_ckpt_read_of(&p, &r.checkpoint, 7, &rd);
+	ck_assert_uint_eq(rd.elements, 842301952ull);
+	ck_assert_uint_eq(rd.old_shards, 2097152ull);
+	ck_assert_uint_eq(rd.first_tp, 3);
+	ck_assert_uint_eq(rd.first_dp, 2097152ull);
+	ck_assert_uint_eq(rd.last_tp, 3);
+	ck_assert_uint_eq(rd.last_dp, 4194303ull);
+}
+END_TEST
+
 /* Layer kinds in the checkpoint's items: Qwen3-Next-80B-A3B on pp 8 (6
  * layers a stage, every layer MoE, every fourth softmax). A MoE layer with
  * gated softmax attention: 27,263,488 + norms 4,096 + experts, shared
@@ -439,6 +578,8 @@ static Suite *suite(void)
 	tcase_add_test(t, test_restore_memory_by_hand);
 	tcase_add_test(t, test_reshard_by_hand);
 	tcase_add_test(t, test_reshard_conservation);
+	tcase_add_test(t, test_restore_closed_form_matches_walk);
+	tcase_add_test(t, test_restore_2_24_ranks_by_hand);
 	tcase_add_test(t, test_slices);
 	tcase_add_test(t, test_items_layer_kinds);
 	tcase_add_test(t, test_loss_tiny_by_hand);

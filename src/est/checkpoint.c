@@ -262,6 +262,104 @@ static void saved_chunks_meeting(const struct dc_plan *p, uint64_t L, uint64_t a
 	*q_hi = l;
 }
 
+/* The item kinds of a range of items, with their multiplicities: the
+ * embedding, the head, the dense, MoE and the two linear-attention layer
+ * kinds (layer_kinds' counts). */
+enum { KIND_EMB, KIND_HEAD, KIND_DENSE, KIND_MOE, KIND_LIN_DENSE, KIND_LIN_MOE, KIND_COUNT };
+
+static void kinds_add(const struct dc_ckpt_items *it, uint64_t a, uint64_t b, uint64_t n[KIND_COUNT])
+{
+	int emb, head;
+	uint64_t la, lb, nd, nm, lin[2];
+	if (b <= a)
+		return;
+	item_span(it, a, b, &emb, &la, &lb, &head);
+	layer_kinds(it, la, lb, &nd, &nm, lin);
+	n[KIND_EMB] += (uint64_t)emb;
+	n[KIND_HEAD] += (uint64_t)head;
+	n[KIND_DENSE] += nd;
+	n[KIND_MOE] += nm;
+	n[KIND_LIN_DENSE] += lin[0];
+	n[KIND_LIN_MOE] += lin[1];
+}
+
+static uint64_t kinds_slice(const uint64_t e[KIND_COUNT], const uint64_t n[KIND_COUNT], uint64_t k, uint64_t K)
+{
+	uint64_t sum = 0;
+	for (int i = 0; i < KIND_COUNT; i++)
+		if (n[i])
+			sum += n[i] * dc_ckpt_slice(e[i], k, K);
+	return sum;
+}
+
+/* The old slices k of K that slice k' of K' of items [a, b) meets with a
+ * non-empty overlap: how many, the first and the last; 0 when none. Each
+ * kind of item of E >= K elements has every old slice non-empty, and
+ * floor(E k / K) < B <=> k <= ceil(B K / E) - 1, floor(E (k+1) / K) > A
+ * <=> k >= ceil((A + 1) K / E) - 1 for its new slice [A, B): the old
+ * slices it meets are that interval, and the kinds' intervals merged are
+ * the answer, O(kinds). A kind under K elements has empty old slices
+ * among its interval: then the slices are walked, at most K / K' + 2. */
+static uint64_t old_slices_met(const struct dc_ckpt_items *it, uint64_t a, uint64_t b, uint64_t k2, uint64_t K,
+			       uint64_t K2, uint64_t *first, uint64_t *last)
+{
+	uint64_t e[KIND_COUNT] = {it->embedding, it->head, it->dense_layer, it->moe_layer, it->linear_dense_layer,
+				  it->linear_moe_layer};
+	uint64_t cnt[KIND_COUNT] = {0}, lo[KIND_COUNT], hi[KIND_COUNT], count = 0;
+	int m = 0, small = 0;
+
+	kinds_add(it, a, b, cnt);
+	for (int i = 0; i < KIND_COUNT; i++) {
+		uint64_t A, B;
+		if (!cnt[i] || !e[i])
+			continue;
+		if (e[i] < K) {
+			small = 1;
+			break;
+		}
+		A = cut(e[i], k2, K2);
+		B = cut(e[i], k2 + 1, K2);
+		if (A >= B)
+			continue;
+		lo[m] = (uint64_t)(((u128)(A + 1) * K + e[i] - 1) / e[i]) - 1;
+		hi[m] = (uint64_t)(((u128)B * K + e[i] - 1) / e[i]) - 1;
+		m++;
+	}
+	if (small) {
+		uint64_t k_lo = cut(K, k2, K2);
+		uint64_t k_hi = min_u64(K, (uint64_t)(((u128)K * (k2 + 1) + K2 - 1) / K2)) - 1;
+		for (uint64_t k = k_lo; k <= k_hi; k++) {
+			if (!items_overlap(it, a, b, k, K, k2, K2))
+				continue;
+			if (!count)
+				*first = k;
+			*last = k;
+			count++;
+		}
+		return count;
+	}
+	/* merge the intervals: sort by start (m <= 6), then sweep */
+	for (int i = 1; i < m; i++)
+		for (int j = i; j > 0 && lo[j] < lo[j - 1]; j--) {
+			uint64_t t = lo[j];
+			lo[j] = lo[j - 1];
+			lo[j - 1] = t;
+			t = hi[j];
+			hi[j] = hi[j - 1];
+			hi[j - 1] = t;
+		}
+	for (int i = 0; i < m;) {
+		uint64_t s0 = lo[i], e0 = hi[i];
+		for (i++; i < m && lo[i] <= e0 + 1; i++)
+			e0 = max_u64(e0, hi[i]);
+		if (!count)
+			*first = s0;
+		*last = max_u64(count ? *last : e0, e0);
+		count += e0 - s0 + 1;
+	}
+	return count;
+}
+
 void dc_ckpt_read_of(const struct dc_plan *p, const struct dc_checkpoint_result *c, uint64_t j,
 		     struct dc_ckpt_read *out)
 {
@@ -278,30 +376,29 @@ void dc_ckpt_read_of(const struct dc_plan *p, const struct dc_checkpoint_result 
 	dc_ckpt_stage_items(L, n->pp, s2, first2, layers2, &a, &b);
 	saved_chunks_meeting(p, L, a, b, &s_lo, &s_hi);
 	for (uint64_t q = s_lo; q <= s_hi; q++) {
-		uint64_t fa, fb, ca, cb, k_lo, k_hi, s = q % o->pp;
+		uint64_t fa, fb, ca, cb, s = q % o->pp;
 		saved_chunk_items(p, L, q, &fa, &fb);
 		ca = max_u64(fa, a);
 		cb = min_u64(fb, b);
 		if (cb <= ca)
 			continue;
-		/* the old slices meeting fraction [k2 / K2, (k2 + 1) / K2) */
-		k_lo = cut(o->slices, k2, n->slices);
-		k_hi = min_u64(o->slices, (uint64_t)(((u128)o->slices * (k2 + 1) + n->slices - 1) / n->slices)) - 1;
-		for (uint64_t k = k_lo; k <= k_hi; k++) {
-			uint64_t e = items_overlap(&c->items, ca, cb, k, o->slices, k2, n->slices);
-			if (!e)
+		{
+			uint64_t kf = 0, kl = 0, met = old_slices_met(&c->items, ca, cb, k2, o->slices, n->slices, &kf, &kl);
+			if (!met)
 				continue;
 			if (!any) {
 				out->first_stage = s;
-				out->first_tp = k / o->dpcp;
-				out->first_dp = k % o->dpcp;
+				out->first_tp = kf / o->dpcp;
+				out->first_dp = kf % o->dpcp;
 				any = 1;
 			}
 			out->last_stage = s;
-			out->last_tp = k / o->dpcp;
-			out->last_dp = k % o->dpcp;
-			out->old_shards++;
-			out->elements += e;
+			out->last_tp = kl / o->dpcp;
+			out->last_dp = kl % o->dpcp;
+			out->old_shards += met;
+			/* the old slices partition every item: their overlaps
+			 * with slice k2 add up to it */
+			out->elements += dc_ckpt_items_slice(&c->items, ca, cb, k2, n->slices);
 		}
 	}
 	out->bytes = out->elements * c->state_bytes_per_element;
@@ -364,7 +461,74 @@ static void layout_of(uint64_t tp, uint64_t pp, uint64_t dp, uint64_t cp, struct
 	o->world = o->slices * pp;
 }
 
-#define DC_CKPT_MAX_WALK ((uint64_t)1 << 20)
+/* The restore's reads without walking the new ranks. New rank (s', k')
+ * reads, from each saved chunk q meeting its stage's items [a, b), the
+ * overlaps of its slice k' of K' with the old slices k of K over [ca, cb)
+ * = [a, b) cut to the chunk. The old slices partition every item and
+ * dc_ckpt_read_of's k range holds every one with an overlap, so summed
+ * over k they give slice k' of K' of each item: the rank reads
+ * sum_q items_slice([ca, cb), k', K') elements (dc_ckpt_read_of computes
+ * the same sum rank by rank). Hence:
+ * - summed over k' the slices are each item whole, and over s' the new
+ *   stages tile the items: the total is items.total x the state bytes,
+ *   states_bytes exactly;
+ * - slice K' - 1 of an item is ceil(E / K'), the most any slice holds, so
+ *   a stage's largest read is its slice K' - 1, and the first k' reaching
+ *   it is the first at which every kind whose E is not a multiple of K'
+ *   takes its ceiling: one of the carry points ceil(m K' / r) - 1,
+ *   m = 1..r, of the kind with the fewest (r = E mod K', the smallest).
+ * The largest rank is the first such k' of the first stage with the
+ * largest read, as the walk in rank order found it (docs/checkpoint-and-loss.md,
+ * "Restore into another layout"). */
+static void restore_reads(const struct dc_plan *p, struct dc_checkpoint_result *c)
+{
+	const struct dc_ckpt_layout *n = &c->restored;
+	const struct dc_ckpt_items *it = &c->items;
+	uint64_t L = it->num_layers, K2 = n->slices, best = 0, best_stage = 0;
+	uint64_t e[KIND_COUNT] = {it->embedding, it->head, it->dense_layer, it->moe_layer, it->linear_dense_layer,
+				  it->linear_moe_layer};
+	uint64_t bn[KIND_COUNT] = {0};
+
+	c->read_bytes_total = c->states_bytes;
+	for (uint64_t s2 = 0; s2 < n->pp; s2++) {
+		uint64_t first2 = dc_ckpt_even_first_layer(L, n->pp, s2);
+		uint64_t layers2 = dc_ckpt_even_first_layer(L, n->pp, s2 + 1) - first2, a, b, q_lo, q_hi, top;
+		uint64_t cnt[KIND_COUNT] = {0};
+		dc_ckpt_stage_items(L, n->pp, s2, first2, layers2, &a, &b);
+		saved_chunks_meeting(p, L, a, b, &q_lo, &q_hi);
+		for (uint64_t q = q_lo; q <= q_hi; q++) {
+			uint64_t fa, fb;
+			saved_chunk_items(p, L, q, &fa, &fb);
+			kinds_add(it, max_u64(fa, a), min_u64(fb, b), cnt);
+		}
+		top = kinds_slice(e, cnt, K2 - 1, K2) * c->state_bytes_per_element;
+		if (s2 == 0 || top > best) {
+			best = top;
+			best_stage = s2;
+			memcpy(bn, cnt, sizeof(bn));
+		}
+	}
+	c->restore_read_max_bytes = best;
+	c->restore_read_max_rank = best_stage * K2;
+	if (c->state_bytes_per_element == 0)
+		return; /* every read is 0 B: new rank 0 */
+	{
+		uint64_t r = 0, target = best / c->state_bytes_per_element;
+		for (int i = 0; i < KIND_COUNT; i++)
+			if (bn[i] && e[i] % K2 && (r == 0 || e[i] % K2 < r))
+				r = e[i] % K2;
+		if (r == 0)
+			return; /* every slice alike: k' = 0 */
+		for (uint64_t m = 1; m <= r; m++) {
+			uint64_t k = (uint64_t)(((u128)m * K2 + r - 1) / r) - 1;
+			if (kinds_slice(e, bn, k, K2) == target) {
+				c->restore_read_max_rank = best_stage * K2 + k;
+				return;
+			}
+		}
+	}
+}
+
 
 int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result *m, const struct dc_batch *bt,
 			  struct dc_checkpoint_result *c, const char **error)
@@ -381,13 +545,6 @@ int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result
 		return -1;
 	layout_of(p->layout.tp, p->layout.pp, p->layout.dp, p->layout.cp, &c->saved);
 	layout_of(rs->tp, rs->pp, rs->dp, rs->cp, &c->restored);
-	/* bounded work (docs/reliability.md): the save and the restore are
-	 * walked rank by rank, each new rank over the old shards it meets, so
-	 * each world is capped at 2^20 ranks (about a second) */
-	if (c->saved.world > DC_CKPT_MAX_WALK || c->restored.world > DC_CKPT_MAX_WALK) {
-		*error = "'cluster.num_nodes' x 'cluster.gpus_per_node' (or checkpoint.restore's): the checkpoint experiment walks every saved and restored rank, at most 2^20 of each";
-		return -1;
-	}
 	c->state_bytes_per_element = pr->param_bytes + pr->master_bytes + pr->optimizer_bytes;
 	c->params_bytes = dc_ck_mul(&k, c->items.total, pr->param_bytes);
 	c->master_bytes = dc_ck_mul(&k, c->items.total, pr->master_bytes);
@@ -493,17 +650,10 @@ int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result
 		*error = "'checkpoint.step' x the global batch: samples consumed overflow 64 bits";
 		return -1;
 	}
-	/* every new rank's read, summed: the saved states exactly; the
-	 * largest one is what a new GPU must hold */
-	for (uint64_t j = 0; j < c->restored.world; j++) {
-		struct dc_ckpt_read r;
-		dc_ckpt_read_of(p, c, j, &r);
-		c->read_bytes_total += r.bytes;
-		if (j == 0 || r.bytes > c->restore_read_max_bytes) {
-			c->restore_read_max_bytes = r.bytes;
-			c->restore_read_max_rank = j;
-		}
-	}
+	/* every new rank's read, summed, and the largest: in closed form over
+	 * the new stages (restore_reads), the work O(stages + chunks), not
+	 * O(ranks) */
+	restore_reads(p, c);
 	/* the load's own GPU buffer: a sharded checkpoint is read into host
 	 * memory and copied into each rank's tensors in place (DCP
 	 * FileSystemReader, narrow + copy_); a full one is broadcast from
