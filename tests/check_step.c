@@ -64,6 +64,26 @@ static void stage_eq(struct dc_step_stage *s, double f, double b, uint64_t v)
 	s->compute_s = f + b;
 }
 
+/* Megatron-LM 2021's 1.7B row runs at pp 1: no stage sends to another, so
+ * no time is exposed on pp, exactly 0 s, and no class shows a negative
+ * time (the pipeline's span and m x (fwd + bwd) add the same times in
+ * two orders and differed by 4.4e-16 s, printed as -4.440892098500626e-16) */
+START_TEST(test_no_negative_time_at_pp1)
+{
+	run_config("../tests/inputs/megatron-2021/gpt-1_7b.json", NULL);
+	ck_assert_uint_eq(run_plan.layout.pp, 1);
+	ck_assert_uint_ge(run_res.step.nclasses, 1);
+	for (uint64_t i = 0; i < run_res.step.nclasses; i++) {
+		const struct dc_step_class *cl = &run_res.step.classes[i];
+		ck_assert(cl->exposed_s[DC_STRAT_PP] == 0.0);
+		for (int j = 0; j < DC_STRAT_COUNT; j++)
+			ck_assert_msg(cl->exposed_s[j] >= 0, "class %llu axis %d: %g s", (unsigned long long)i, j,
+				      cl->exposed_s[j]);
+		ck_assert(cl->compute_s >= 0 && cl->bubble_s >= 0 && cl->hidden_s >= 0 && cl->tail_wait_s >= 0);
+	}
+}
+END_TEST
+
 START_TEST(test_two_stage_1f1b_by_hand)
 {
 	/* p 2, m 3; stage 0 f 1 b 2, stage 1 (the head) f 1.5 b 2.5; a send
@@ -831,6 +851,7 @@ int main(void)
 	tcase_add_test(tc, test_trace_prefix_is_the_schedule);
 	tcase_add_test(tc, test_trace_memory_held_by_hand);
 	tcase_add_test(tc, test_uneven_stage_compute);
+	tcase_add_test(tc, test_no_negative_time_at_pp1);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -1188,7 +1188,11 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 		for (int j = 0; j < DC_STRAT_COUNT; j++)
 			cl->exposed_s[j] = (double)m * st->exposed_s[j];
 		cl->bubble_s = max0(span - busy - sends * x->k.send_s);
-		cl->exposed_s[DC_STRAT_PP] = span - busy - cl->bubble_s;
+		/* span adds up the same per-microbatch times as busy = m (fwd +
+		 * bwd) in another order: with no sends (pp 1) the two differ only
+		 * by rounding, which made a -4.4e-16 s "exposed pp" (gpt-1.7B at
+		 * pp 1); time is never negative */
+		cl->exposed_s[DC_STRAT_PP] = max0(span - busy - cl->bubble_s);
 		cl->exposed_s[DC_STRAT_DP] = after - pen_part + post;
 		cl->optimizer_s = opt;
 		cl->tail_wait_s = s->time_s - ((ready > span ? ready : span) + opt + post);
