@@ -99,6 +99,8 @@ START_TEST(test_bytes_errors)
 	bytes_err("9007199254740993 B", "'9007199254740993 B' is too large (above 2^53 bytes) or has too many digits");
 	bytes_err("8388608.0000000009765625 GiB", "'8388608.0000000009765625 GiB' is too large (above 2^53 bytes) or has too many digits");
 	bytes_err("99999999999999999999 B", "'99999999999999999999 B' is too large (above 2^53 bytes) or has too many digits");
+	/* an exponent out of range is named as such: 1e-400 GiB is not "too large" */
+	bytes_err("1e-400 GiB", "'1e-400 GiB': the exponent must be from -60 to 60");
 	bytes_err("nan B", "expected a number followed by a unit, like '80 GiB', got 'nan B'");
 }
 END_TEST

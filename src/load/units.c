@@ -219,8 +219,11 @@ int dc_units_parse_bytes(const char *s, uint64_t *out, char *err, size_t errlen)
 			char *end;
 			errno = 0;
 			exp10 = strtol(sp.num + i + 1, &end, 10);
-			if (errno != 0 || exp10 > 60 || exp10 < -60)
-				goto too_large;
+			if (errno != 0 || exp10 > 60 || exp10 < -60) {
+				/* 1e-400 GiB is not "too large": name the exponent */
+				snprintf(err, errlen, "'%s': the exponent must be from -60 to 60", s);
+				return -1;
+			}
 			break;
 		}
 		if (dc_mul_u64(mant, 10, &mant) != 0 || dc_add_u64(mant, (uint64_t)(c - '0'), &mant) != 0)
