@@ -93,6 +93,36 @@ int dc_check_compare_only(const char *expected, size_t expected_len, const char 
 			  const char *actual, size_t actual_len, double rtol, const char *only,
 			  struct dc_buf *out, struct dc_check_result *res, struct dc_diag *diag);
 
+/* ---- --check against a large stored report, streamed ---- */
+
+/* A stored report above this many bytes is compared streamed. */
+#define DC_CHECK_STREAM_BYTES ((size_t)1 << 20)
+
+/* 1 when `path` is a regular file above DC_CHECK_STREAM_BYTES (and at
+ * most DC_CHECK_MAX_BYTES): --check compares it with
+ * dc_check_compare_file instead of reading it whole. */
+int dc_check_stream_wanted(const char *path);
+
+/* As dc_check_stored_only, reading the file `path` as a stream. */
+int dc_check_stored_only_file(const char *path, char *buf, size_t len);
+
+/* As dc_check_compare_only, with the stored report read from the file
+ * `path` through a window and the new report rendered by render(render_ctx,
+ * buf) on a second thread into a bounded channel (buf streams: render
+ * appends, the caller's code need not flush); each chunk is also handed to
+ * tee (when not NULL: the --check-max budgets' stream). The two are walked
+ * in step; where an object's keys part, the rest of that object is parsed
+ * into trees and compared as dc_check_compare does. Memory: two 64 KiB
+ * windows, a 256 KiB channel, the open objects' keys and the lines
+ * written. The stored report is checked as read_report does (an object,
+ * the header fields and their types, no key twice in an object; a syntax
+ * error names the byte offset). Returns 0 or -1 with diag as
+ * dc_check_compare_only. */
+int dc_check_compare_file(const char *path, double rtol, const char *only,
+			  int (*render)(void *ctx, struct dc_buf *b), void *render_ctx,
+			  int (*tee)(void *ctx, const char *data, size_t len), void *tee_ctx, struct dc_buf *out,
+			  struct dc_check_result *res, struct dc_diag *diag);
+
 /* ---- --check-max: budget assertions ---- */
 
 /* One --check-max PATH=VALUE. */

@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -379,15 +381,53 @@ static int split_only(struct cmp *c, const char *only, struct dc_diag *diag)
  * otherwise. Lines follow the new report's order; a field only the stored
  * report holds is reported at the end of its object. */
 
+/* nesting deeper than this is refused: the stored report is untrusted and
+ * the walks recurse */
+#define SP_MAX_DEPTH 200
+
 struct sp {
 	const char *p, *end;
 	int bad;
+	/* streamed (read set): [p, end) is a window of win, refilled by read
+	 * (0 at the end); whole (read NULL): [p, end) is all the text */
+	size_t (*read)(void *ctx, char *buf, size_t cap);
+	void *read_ctx;
+	char *win;
+	size_t cap;
+	int eof;
+	uint64_t before; /* bytes consumed before win */
+	int depth;
 };
+
+/* At least `n` bytes ahead of s->p when the text has them. */
+static void sp_need(struct sp *s, size_t n)
+{
+	size_t left;
+	if ((size_t)(s->end - s->p) >= n || !s->read || s->eof)
+		return;
+	left = (size_t)(s->end - s->p);
+	s->before += (uint64_t)(s->p - s->win);
+	memmove(s->win, s->p, left);
+	s->p = s->win;
+	s->end = s->win + left;
+	while ((size_t)(s->end - s->p) < n && !s->eof) {
+		size_t got = s->read(s->read_ctx, s->win + left, s->cap - left);
+		if (!got)
+			s->eof = 1;
+		left += got;
+		s->end = s->win + left;
+	}
+}
 
 static int sp_peek(struct sp *s)
 {
-	while (s->p < s->end && (*s->p == ' ' || *s->p == '\n' || *s->p == '\r' || *s->p == '\t'))
-		s->p++;
+	for (;;) {
+		sp_need(s, 1);
+		if (s->p < s->end && (*s->p == ' ' || *s->p == '\n' || *s->p == '\r' || *s->p == '\t'))
+			s->p++;
+		else
+			break;
+	}
 	return s->p < s->end ? (unsigned char)*s->p : -1;
 }
 
@@ -449,8 +489,12 @@ static void sp_string(struct sp *s, struct dc_buf *out)
 		s->bad = 1;
 		return;
 	}
-	while (s->p < s->end && *s->p != '"') {
-		char ch = *s->p++;
+	for (;;) {
+		char ch;
+		sp_need(s, 12); /* an escape with its surrogate pair */
+		if (s->p >= s->end || *s->p == '"')
+			break;
+		ch = *s->p++;
 		if (ch == '\\') {
 			unsigned cp, lo;
 			if (s->p >= s->end) {
@@ -497,6 +541,10 @@ static void sp_string(struct sp *s, struct dc_buf *out)
 static void sp_skip(struct sp *s)
 {
 	int ch = sp_peek(s);
+	if (s->depth > SP_MAX_DEPTH) {
+		s->bad = 1;
+		return;
+	}
 	if (ch == '"') {
 		sp_string(s, NULL);
 	} else if (ch == '{' || ch == '[') {
@@ -504,6 +552,7 @@ static void sp_skip(struct sp *s)
 		s->p++;
 		if (sp_eat(s, close))
 			return;
+		s->depth++;
 		do {
 			if (close == '}') {
 				sp_string(s, NULL);
@@ -512,13 +561,18 @@ static void sp_skip(struct sp *s)
 			}
 			sp_skip(s);
 		} while (!s->bad && sp_eat(s, ','));
+		s->depth--;
 		if (!sp_eat(s, close))
 			s->bad = 1;
 	} else if (ch == -1) {
 		s->bad = 1;
 	} else {
-		while (s->p < s->end && !strchr(",}] \n\r\t", *s->p))
+		for (;;) {
+			sp_need(s, 1);
+			if (s->p >= s->end || strchr(",}] \n\r\t", *s->p))
+				break;
 			s->p++;
+		}
 	}
 }
 
@@ -539,6 +593,7 @@ static cJSON *sp_leaf(struct sp *s, struct dc_buf *text)
 		sp_skip(s);
 		return ch == '{' ? cJSON_CreateObject() : cJSON_CreateArray();
 	}
+	sp_need(s, 64);
 	if (s->end - s->p >= 4 && strncmp(s->p, "true", 4) == 0) {
 		s->p += 4;
 		return cJSON_CreateTrue();
@@ -903,6 +958,602 @@ int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_
 	return 0;
 }
 
+
+/* ---- --check against a large stored file: both reports streamed ----
+ *
+ * A stored report above DC_CHECK_STREAM_BYTES is not parsed into a tree:
+ * it is read from its file through a 64 KiB window while the new report
+ * is rendered on a second thread into a 256 KiB channel, and the two are
+ * walked in step. Both come from one renderer, so their members agree in
+ * order; where an object's keys part (a section only one report holds),
+ * the rest of that object, both sides, is parsed into trees and compared
+ * as dc_check_compare does (new report's order, the stored report's own
+ * members at the end). Memory: the windows, the channel, the open
+ * containers' keys and the lines written, whatever the reports' size. */
+
+struct chan {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char *buf;
+	size_t cap, head, len;
+	int eof, closed;
+};
+
+static int chan_push(void *ctx, const char *data, size_t n)
+{
+	struct chan *ch = ctx;
+	pthread_mutex_lock(&ch->mu);
+	while (n && !ch->closed) {
+		size_t tail, room;
+		while (ch->len == ch->cap && !ch->closed)
+			pthread_cond_wait(&ch->cv, &ch->mu);
+		if (ch->closed)
+			break;
+		tail = (ch->head + ch->len) % ch->cap;
+		room = ch->cap - ch->len;
+		if (room > ch->cap - tail)
+			room = ch->cap - tail;
+		if (room > n)
+			room = n;
+		memcpy(ch->buf + tail, data, room);
+		ch->len += room;
+		data += room;
+		n -= room;
+		pthread_cond_broadcast(&ch->cv);
+	}
+	pthread_mutex_unlock(&ch->mu);
+	return 0;
+}
+
+static size_t chan_pull(void *ctx, char *dst, size_t cap)
+{
+	struct chan *ch = ctx;
+	size_t got;
+	pthread_mutex_lock(&ch->mu);
+	while (!ch->len && !ch->eof)
+		pthread_cond_wait(&ch->cv, &ch->mu);
+	got = ch->len;
+	if (got > cap)
+		got = cap;
+	if (got > ch->cap - ch->head)
+		got = ch->cap - ch->head;
+	memcpy(dst, ch->buf + ch->head, got);
+	ch->head = (ch->head + got) % ch->cap;
+	ch->len -= got;
+	pthread_cond_broadcast(&ch->cv);
+	pthread_mutex_unlock(&ch->mu);
+	return got;
+}
+
+struct producer {
+	struct chan *ch;
+	int (*render)(void *ctx, struct dc_buf *b);
+	void *render_ctx;
+	int (*tee)(void *ctx, const char *data, size_t len);
+	void *tee_ctx;
+	int failed;
+};
+
+static int producer_flush(void *ctx, const char *data, size_t len)
+{
+	struct producer *pr = ctx;
+	if (pr->tee && pr->tee(pr->tee_ctx, data, len) != 0)
+		return -1;
+	return chan_push(pr->ch, data, len);
+}
+
+static void *producer_run(void *arg)
+{
+	struct producer *pr = arg;
+	struct dc_buf b;
+	dc_buf_init(&b);
+	b.flush = producer_flush;
+	b.flush_ctx = pr;
+	pr->failed = pr->render(pr->render_ctx, &b) != 0 || dc_buf_flush(&b) != 0;
+	dc_buf_release(&b);
+	pthread_mutex_lock(&pr->ch->mu);
+	pr->ch->eof = 1;
+	pthread_cond_broadcast(&pr->ch->cv);
+	pthread_mutex_unlock(&pr->ch->mu);
+	return NULL;
+}
+
+struct file_src {
+	int fd;
+	int err; /* errno of a failed read */
+};
+
+static size_t file_read(void *ctx, char *buf, size_t cap)
+{
+	struct file_src *f = ctx;
+	for (;;) {
+		ssize_t r = read(f->fd, buf, cap);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			f->err = errno;
+			return 0;
+		}
+		return (size_t)r;
+	}
+}
+
+#define SP_WINDOW (64 * 1024)
+
+static int sp_stream(struct sp *s, size_t (*rd)(void *, char *, size_t), void *ctx)
+{
+	memset(s, 0, sizeof(*s));
+	if (!(s->win = dc_malloc(SP_WINDOW)))
+		return -1;
+	s->cap = SP_WINDOW;
+	s->read = rd;
+	s->read_ctx = ctx;
+	s->p = s->end = s->win;
+	return 0;
+}
+
+/* A whole value parsed into a tree (the rest of an object whose keys
+ * parted, an array's extra element). NULL when not JSON or out of memory
+ * (s->bad tells). */
+static cJSON *sp_tree(struct sp *s, struct dc_buf *text)
+{
+	int ch = sp_peek(s);
+	cJSON *v;
+	if (ch != '{' && ch != '[')
+		return sp_leaf(s, text);
+	if (++s->depth > SP_MAX_DEPTH) {
+		s->bad = 1;
+		return NULL;
+	}
+	s->p++;
+	v = ch == '{' ? cJSON_CreateObject() : cJSON_CreateArray();
+	if (v && !sp_eat(s, ch == '{' ? '}' : ']')) {
+		struct dc_buf key;
+		dc_buf_init(&key);
+		do {
+			cJSON *x;
+			if (ch == '{') {
+				sp_string(s, &key);
+				if (s->bad || key.failed || !sp_eat(s, ':')) {
+					s->bad = 1;
+					break;
+				}
+			}
+			if (!(x = sp_tree(s, text))) {
+				s->bad = 1;
+				break;
+			}
+			if (ch == '{' ? !cJSON_AddItemToObject(v, key.data, x) : !cJSON_AddItemToArray(v, x)) {
+				cJSON_Delete(x);
+				s->bad = 1;
+				break;
+			}
+		} while (sp_eat(s, ','));
+		dc_buf_release(&key);
+		if (!s->bad && !sp_eat(s, ch == '{' ? '}' : ']'))
+			s->bad = 1;
+	}
+	s->depth--;
+	if (s->bad) {
+		cJSON_Delete(v);
+		return NULL;
+	}
+	return v;
+}
+
+struct lock {
+	struct cmp *c;
+	struct sp *e, *a;
+	struct dc_buf text;
+	int oom;
+	/* the stored report's checks, as read_report makes them */
+	const char *why; /* not a report: why */
+	char why_buf[640];
+	unsigned header_seen;
+};
+
+static void l_compare(struct lock *l, int top);
+static int seen_before(const struct dc_buf *seen, const char *key);
+
+/* The rest of the object both sides are in, their next keys `ek` and `ak`
+ * read (NULL: that side's object ended), into trees, compared. */
+static void l_rest(struct lock *l, const char *ek, const char *ak, const struct dc_buf *seen)
+{
+	cJSON *e = cJSON_CreateObject(), *a = cJSON_CreateObject();
+	struct dc_buf key;
+	char path[512];
+	int dup;
+	dc_buf_init(&key);
+	if (!e || !a) {
+		l->oom = 1;
+		goto out;
+	}
+	for (int side = 0; side < 2 && !l->e->bad && !l->a->bad; side++) {
+		struct sp *s = side ? l->a : l->e;
+		cJSON *o = side ? a : e;
+		const char *k = side ? ak : ek;
+		if (!k)
+			continue;
+		dc_buf_add(&key, "", 0);
+		key.len = 0;
+		dc_buf_add(&key, k, strlen(k) + 1);
+		for (;;) {
+			cJSON *x;
+			if (!side && seen_before(seen, key.data) && !l->why) {
+				snprintf(l->why_buf, sizeof(l->why_buf), "duplicate key '%.300s%s%.300s'", l->c->path,
+					 l->c->path[0] ? "." : "", key.data);
+				l->why = l->why_buf;
+			}
+			x = sp_tree(s, &l->text);
+			if (!x || !cJSON_AddItemToObject(o, key.data, x)) {
+				cJSON_Delete(x);
+				s->bad = 1;
+				break;
+			}
+			if (!sp_eat(s, ','))
+				break;
+			sp_string(s, &key);
+			if (s->bad || key.failed || !sp_eat(s, ':')) {
+				s->bad = 1;
+				break;
+			}
+		}
+		if (!s->bad && !sp_eat(s, '}'))
+			s->bad = 1;
+	}
+	if (l->e->bad || l->a->bad || l->why)
+		goto out;
+	path[0] = '\0';
+	if ((dup = find_duplicate(e, path, sizeof(path))) != 0) {
+		if (dup < 0)
+			l->oom = 1;
+		else if (!l->why) {
+			snprintf(l->why_buf, sizeof(l->why_buf), "duplicate key '%.300s%s%.300s'", l->c->path,
+				 l->c->path[0] ? "." : "", path);
+			l->why = l->why_buf;
+		}
+		goto out;
+	}
+	/* the new report's order; the stored report's own members after */
+	for (cJSON *x = a->child; x; x = x->next) {
+		cJSON *y = cJSON_GetObjectItemCaseSensitive(e, x->string);
+		with_path(l->c, x->string, 0, y, x);
+		if (y)
+			cJSON_Delete(cJSON_DetachItemViaPointer(e, y));
+	}
+	for (cJSON *y = e->child; y; y = y->next)
+		with_path(l->c, y->string, 0, y, NULL);
+out:
+	cJSON_Delete(e);
+	cJSON_Delete(a);
+	dc_buf_release(&key);
+}
+
+/* The keys an open stored object has shown, to find one given twice. */
+static int seen_before(const struct dc_buf *seen, const char *key)
+{
+	for (size_t i = 0; i < seen->len; i += strlen(seen->data + i) + 1)
+		if (strcmp(seen->data + i, key) == 0)
+			return 1;
+	return 0;
+}
+
+static void l_member(struct lock *l, const char *key, long index, int top)
+{
+	struct cmp *c = l->c;
+	size_t len = strlen(c->path);
+	if (key)
+		snprintf(c->path + len, sizeof(c->path) - len, "%s%s", len ? "." : "", key);
+	else
+		snprintf(c->path + len, sizeof(c->path) - len, "[%ld]", index);
+	if (top)
+		for (size_t i = 0; i < sizeof(header_fields) / sizeof(header_fields[0]); i++)
+			if (strcmp(key, header_fields[i].key) == 0) {
+				int ch = sp_peek(l->e);
+				int ok = i == 2 ? (ch == '-' || (ch >= '0' && ch <= '9')) : ch == '"';
+				l->header_seen |= 1u << i;
+				if (!ok && !l->why) {
+					snprintf(l->why_buf, sizeof(l->why_buf), "a wrong type for the header field '%s'", key);
+					l->why = l->why_buf;
+				}
+			}
+	if (ignored(c->path)) {
+		sp_skip(l->e);
+		sp_skip(l->a);
+	} else {
+		int want = wanted(c, 0);
+		int ce = sp_peek(l->e), ca = sp_peek(l->a);
+		int container = ce == '{' || ce == '[' || ca == '{' || ca == '[';
+		if (want == 1 || (want == 2 && container))
+			l_compare(l, 0);
+		else {
+			sp_skip(l->e);
+			sp_skip(l->a);
+		}
+	}
+	c->path[len] = '\0';
+}
+
+static void l_compare(struct lock *l, int top)
+{
+	struct sp *E = l->e, *A = l->a;
+	int ce = sp_peek(E), ca = sp_peek(A);
+
+	if (E->depth > SP_MAX_DEPTH) {
+		E->bad = 1;
+		return;
+	}
+	if (ce == '{' && ca == '{') {
+		struct dc_buf ek, ak, seen;
+		int e_end, a_end;
+		E->p++;
+		A->p++;
+		dc_buf_init(&ek);
+		dc_buf_init(&ak);
+		dc_buf_init(&seen);
+		E->depth++;
+		e_end = sp_eat(E, '}');
+		a_end = sp_eat(A, '}');
+		while (!E->bad && !A->bad && !l->oom && !l->why) {
+			if (e_end && a_end)
+				break;
+			if (!e_end) {
+				sp_string(E, &ek);
+				if (E->bad || ek.failed || !sp_eat(E, ':')) {
+					E->bad = 1;
+					break;
+				}
+			}
+			if (!a_end) {
+				sp_string(A, &ak);
+				if (A->bad || ak.failed || !sp_eat(A, ':')) {
+					A->bad = 1;
+					break;
+				}
+			}
+			if (!e_end && seen_before(&seen, ek.data)) {
+				snprintf(l->why_buf, sizeof(l->why_buf), "duplicate key '%.300s%s%.300s'", l->c->path,
+					 l->c->path[0] ? "." : "", ek.data);
+				l->why = l->why_buf;
+				break;
+			}
+			if (e_end || a_end || strcmp(ek.data, ak.data) != 0) {
+				/* the keys part: the rest of both objects as trees */
+				l_rest(l, e_end ? NULL : ek.data, a_end ? NULL : ak.data, &seen);
+				e_end = a_end = 1;
+				break;
+			}
+			dc_buf_add(&seen, ek.data, strlen(ek.data) + 1);
+			if (seen.failed) {
+				l->oom = 1;
+				break;
+			}
+			l_member(l, ek.data, 0, top);
+			e_end = !sp_eat(E, ',');
+			a_end = !sp_eat(A, ',');
+			if (e_end && !sp_eat(E, '}'))
+				E->bad = 1;
+			if (a_end && !sp_eat(A, '}'))
+				A->bad = 1;
+		}
+		E->depth--;
+		dc_buf_release(&ek);
+		dc_buf_release(&ak);
+		dc_buf_release(&seen);
+		return;
+	}
+	if (ce == '[' && ca == '[') {
+		long i = 0;
+		int e_end, a_end;
+		E->p++;
+		A->p++;
+		E->depth++;
+		e_end = sp_eat(E, ']');
+		a_end = sp_eat(A, ']');
+		while (!E->bad && !A->bad && !l->oom && !l->why && !(e_end && a_end)) {
+			if (e_end || a_end) {
+				/* an element only one side holds, one at a time */
+				struct sp *s = e_end ? A : E;
+				cJSON *x = sp_tree(s, &l->text);
+				if (!x) {
+					if (!s->bad)
+						l->oom = 1;
+					break;
+				}
+				with_path(l->c, NULL, i++, e_end ? NULL : x, e_end ? x : NULL);
+				cJSON_Delete(x);
+				if (!sp_eat(s, ',')) {
+					if (!sp_eat(s, ']'))
+						s->bad = 1;
+					if (e_end)
+						a_end = 1;
+					else
+						e_end = 1;
+				}
+				continue;
+			}
+			l_member(l, NULL, i++, 0);
+			e_end = !sp_eat(E, ',');
+			a_end = !sp_eat(A, ',');
+			if (e_end && !sp_eat(E, ']'))
+				E->bad = 1;
+			if (a_end && !sp_eat(A, ']'))
+				A->bad = 1;
+		}
+		E->depth--;
+		return;
+	}
+	{
+		/* leaves, or a container facing another type: as sp_leaf, the
+		 * container stands as an empty one */
+		cJSON *e = sp_leaf(E, &l->text), *a = e ? sp_leaf(A, &l->text) : NULL;
+		if (e && a)
+			compare(l->c, e, a);
+		else if (!E->bad && !A->bad)
+			l->oom = 1;
+		cJSON_Delete(e);
+		cJSON_Delete(a);
+	}
+}
+
+int dc_check_stream_wanted(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > DC_CHECK_STREAM_BYTES &&
+	       (uint64_t)st.st_size <= DC_CHECK_MAX_BYTES;
+}
+
+int dc_check_stored_only_file(const char *path, char *buf, size_t len)
+{
+	struct file_src f = {open(path, O_RDONLY), 0};
+	struct sp s;
+	struct dc_buf key, val;
+	int found = 0;
+	if (f.fd < 0)
+		return 0;
+	if (sp_stream(&s, file_read, &f) != 0) {
+		close(f.fd);
+		return 0;
+	}
+	dc_buf_init(&key);
+	dc_buf_init(&val);
+	sp_need(&s, 3);
+	if (s.end - s.p >= 3 && memcmp(s.p, "\xef\xbb\xbf", 3) == 0)
+		s.p += 3;
+	if (sp_eat(&s, '{') && !sp_eat(&s, '}')) {
+		do {
+			sp_string(&s, &key);
+			if (s.bad || key.failed || !sp_eat(&s, ':'))
+				break;
+			if (strcmp(key.data, "only") == 0 && sp_peek(&s) == '"') {
+				sp_string(&s, &val);
+				if (!s.bad && !val.failed && val.len && val.len < len && strlen(val.data) == val.len) {
+					memcpy(buf, val.data, val.len + 1);
+					found = 1;
+				}
+				break;
+			}
+			sp_skip(&s);
+		} while (!s.bad && sp_eat(&s, ','));
+	}
+	dc_buf_release(&key);
+	dc_buf_release(&val);
+	free(s.win);
+	close(f.fd);
+	return found;
+}
+
+int dc_check_compare_file(const char *path, double rtol, const char *only,
+			  int (*render)(void *ctx, struct dc_buf *b), void *render_ctx,
+			  int (*tee)(void *ctx, const char *data, size_t len), void *tee_ctx, struct dc_buf *out,
+			  struct dc_check_result *res, struct dc_diag *diag)
+{
+	struct file_src f = {-1, 0};
+	struct chan ch;
+	struct producer pr;
+	struct sp E, A;
+	struct cmp c;
+	struct lock l;
+	pthread_t thread;
+	int rc = 0, started = 0;
+
+	memset(res, 0, sizeof(*res));
+	memset(&c, 0, sizeof(c));
+	memset(&l, 0, sizeof(l));
+	memset(&E, 0, sizeof(E));
+	memset(&A, 0, sizeof(A));
+	memset(&ch, 0, sizeof(ch));
+	if (split_only(&c, only, diag) != 0)
+		return -1;
+	c.rtol = rtol;
+	c.out = out;
+	c.res = res;
+	if ((f.fd = open(path, O_RDONLY)) < 0) {
+		dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '--check': cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	pthread_mutex_init(&ch.mu, NULL);
+	pthread_cond_init(&ch.cv, NULL);
+	ch.cap = DC_BUF_FLUSH_BYTES;
+	if (!(ch.buf = dc_malloc(ch.cap)) || sp_stream(&E, file_read, &f) != 0 || sp_stream(&A, chan_pull, &ch) != 0) {
+		l.oom = 1;
+		goto done;
+	}
+	pr = (struct producer){&ch, render, render_ctx, tee, tee_ctx, 0};
+	if (pthread_create(&thread, NULL, producer_run, &pr) != 0) {
+		l.oom = 1;
+		goto done;
+	}
+	started = 1;
+	l.c = &c;
+	l.e = &E;
+	l.a = &A;
+	dc_buf_init(&l.text);
+	sp_need(&E, 3);
+	if (E.end - E.p >= 3 && memcmp(E.p, "\xef\xbb\xbf", 3) == 0)
+		E.p += 3;
+	if (sp_peek(&E) != '{') {
+		if (sp_peek(&E) == -1 && !f.err)
+			l.why = "the file is empty";
+		else if (!f.err)
+			l.why = "the top level is not a JSON object";
+	} else {
+		l_compare(&l, 1);
+		if (!E.bad && sp_peek(&E) != -1)
+			E.bad = 1;
+		if (!l.why && !E.bad && !l.oom)
+			for (size_t i = 0; i < sizeof(header_fields) / sizeof(header_fields[0]); i++)
+				if (!(l.header_seen & (1u << i))) {
+					snprintf(l.why_buf, sizeof(l.why_buf), "no header field '%s'", header_fields[i].key);
+					l.why = l.why_buf;
+					break;
+				}
+	}
+	dc_buf_release(&l.text);
+done:
+	if (started) {
+		/* the renderer may still be writing: let it finish into nothing */
+		pthread_mutex_lock(&ch.mu);
+		ch.closed = 1;
+		pthread_cond_broadcast(&ch.cv);
+		pthread_mutex_unlock(&ch.mu);
+		pthread_join(thread, NULL);
+	}
+	if (f.err) {
+		dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '--check': cannot read '%s': %s", path, strerror(f.err));
+		rc = -1;
+	} else if (l.why || E.bad) {
+		char why[800];
+		if (l.why)
+			snprintf(why, sizeof(why), "%s", l.why);
+		else
+			snprintf(why, sizeof(why), "%.200s: not JSON near byte %llu", path,
+				 (unsigned long long)(E.before + (uint64_t)(E.p - E.win)));
+		dc_diag_error(diag, DC_ERR_INPUT, NOT_A_REPORT, path, why);
+		rc = -1;
+	} else if (l.oom || out->failed || (started && pr.failed)) {
+		dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory while checking '%s'", path);
+		rc = -1;
+	} else if (A.bad || sp_peek(&A) != -1) {
+		dc_diag_error(diag, DC_ERR_INTERNAL, "error: the new report is not JSON (a bug) while checking '%s'", path);
+		rc = -1;
+	}
+	if (rc == 0)
+		for (size_t i = 0; i < c.nonly; i++)
+			if (!c.only_hits[i]) {
+				dc_diag_error(diag, DC_ERR_USAGE,
+					      "distcalc: error: '--check-only': '%.*s' matches no field of either report",
+					      (int)c.only_len[i], c.only[i]);
+				rc = -1;
+			}
+	free(E.win);
+	free(A.win);
+	free(ch.buf);
+	pthread_mutex_destroy(&ch.mu);
+	pthread_cond_destroy(&ch.cv);
+	close(f.fd);
+	return rc;
+}
 
 /* ---- --check-max / --check-min, streamed ----
  *

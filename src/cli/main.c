@@ -790,6 +790,17 @@ static int plot(struct dc_report *report, const char *path)
 	return rc;
 }
 
+struct render_json {
+	struct dc_report *report;
+	const struct dc_render_opts *ro;
+};
+
+static int render_json_cb(void *ctx, struct dc_buf *b)
+{
+	struct render_json *rj = ctx;
+	return dc_report_render_json(rj->report, rj->ro, b);
+}
+
 /* --check and --check-max: renders the report as JSON in memory, compares
  * it with the stored one (`expected`, when --check) and with the budgets,
  * and prints one line per field that moved or exceeds its budget. */
@@ -824,6 +835,35 @@ static int check(struct dc_report *report, const struct dc_options *o, const str
 		if (failed) {
 			fprintf(stderr, "distcalc: error: out of memory while rendering the report\n");
 			rc = EXIT_INTERNAL;
+			goto out;
+		}
+		goto lines;
+	}
+	if (!expected) {
+		/* a large stored report: both streamed, the budgets fed on the way
+		 * (docs/reliability.md) */
+		struct dc_budget_stream *bs = o->nmaxes ? dc_budget_stream_new(o->maxes, o->nmaxes) : NULL;
+		struct render_json rj = {report, ro};
+		if (o->nmaxes && !bs) {
+			fprintf(stderr, "distcalc: error: out of memory while rendering the report\n");
+			rc = EXIT_INTERNAL;
+			goto out;
+		}
+		if (dc_check_compare_file(o->check, o->rtol, o->check_only, render_json_cb, &rj,
+					  bs ? dc_budget_stream_feed : NULL, bs, &lines, &res, &d) != 0) {
+			if (bs) { /* frees the stream; the compare's error is the one */
+				struct dc_diag scratch;
+				dc_diag_init(&scratch);
+				dc_budget_stream_finish(bs, &json, &exceeded, &scratch);
+				dc_diag_release(&scratch);
+			}
+			print_diag(&d, 0);
+			rc = exit_for(d.status);
+			goto out;
+		}
+		if (bs && dc_budget_stream_finish(bs, &lines, &exceeded, &d) != 0) {
+			print_diag(&d, 0);
+			rc = exit_for(d.status);
 			goto out;
 		}
 		goto lines;
@@ -1248,7 +1288,14 @@ int main(int argc, char **argv)
 	info.config_name = imported_name ? imported_name : o.config ? o.config : "built-in default (configs/systems.json)";
 	info.seed = o.seed;
 	info.only = o.only;
-	if (o.check) {
+	if (o.check && dc_check_stream_wanted(o.check)) {
+		/* a large stored report is streamed, never read whole */
+		if (!o.only && dc_check_stored_only_file(o.check, stored_only, sizeof(stored_only))) {
+			info.only = stored_only;
+			fprintf(stderr, "distcalc: check '%s': it holds --only %s; comparing those sections\n",
+				o.check, stored_only);
+		}
+	} else if (o.check) {
 		size_t before = diag.count;
 		if (!(expected = dc_check_read_file(o.check, DC_CHECK_MAX_BYTES, &expected_len, &diag))) {
 			print_diag(&diag, before);
