@@ -383,7 +383,7 @@ static int split_only(struct cmp *c, const char *only, struct dc_diag *diag)
 
 /* nesting deeper than this is refused: the stored report is untrusted and
  * the walks recurse */
-#define SP_MAX_DEPTH 200
+#define SP_MAX_DEPTH 64 /* as dc_json_check_strict */
 
 struct sp {
 	const char *p, *end;
@@ -396,7 +396,7 @@ struct sp {
 	size_t cap;
 	int eof;
 	uint64_t before; /* bytes consumed before win */
-	int depth;
+	int depth, too_deep;
 };
 
 /* At least `n` bytes ahead of s->p when the text has them. */
@@ -542,7 +542,7 @@ static void sp_skip(struct sp *s)
 {
 	int ch = sp_peek(s);
 	if (s->depth > SP_MAX_DEPTH) {
-		s->bad = 1;
+		s->bad = s->too_deep = 1;
 		return;
 	}
 	if (ch == '"') {
@@ -1102,7 +1102,8 @@ static cJSON *sp_tree(struct sp *s, struct dc_buf *text)
 	if (ch != '{' && ch != '[')
 		return sp_leaf(s, text);
 	if (++s->depth > SP_MAX_DEPTH) {
-		s->bad = 1;
+		s->depth--;
+		s->bad = s->too_deep = 1;
 		return NULL;
 	}
 	s->p++;
@@ -1280,7 +1281,7 @@ static void l_compare(struct lock *l, int top)
 	int ce = sp_peek(E), ca = sp_peek(A);
 
 	if (E->depth > SP_MAX_DEPTH) {
-		E->bad = 1;
+		E->bad = E->too_deep = 1;
 		return;
 	}
 	if (ce == '{' && ca == '{') {
@@ -1527,7 +1528,8 @@ done:
 		if (l.why)
 			snprintf(why, sizeof(why), "%s", l.why);
 		else
-			snprintf(why, sizeof(why), "%.200s: not JSON near byte %llu", path,
+			snprintf(why, sizeof(why), "%.200s: %s near byte %llu", path,
+				 E.too_deep ? "nesting is deeper than 64 levels" : "not JSON",
 				 (unsigned long long)(E.before + (uint64_t)(E.p - E.win)));
 		dc_diag_error(diag, DC_ERR_INPUT, NOT_A_REPORT, path, why);
 		rc = -1;

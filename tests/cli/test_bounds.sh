@@ -132,6 +132,16 @@ r = subprocess.run([bin] + ring + ["--check", work + "/moved.json"], capture_out
 lines = r.stdout.decode().splitlines()
 if r.returncode != 6 or len(lines) != 1 or not lines[0].startswith("ring.events[100].%s: expected " % key):
     bad.append("one moved event: exit %d, %r" % (r.returncode, lines[:3]))
+# the stored report is read as strictly as a small one: a header key twice,
+# a file cut short
+text = open(work + "/ring.json").read()
+for name, body, want in [("dup", text.replace('"experiment"', '"experiment": "x", "experiment"', 1),
+                          "duplicate key 'experiment'"),
+                         ("cut", text[: len(text) // 2], "not JSON near byte")]:
+    open(work + "/" + name + ".json", "w").write(body)
+    r = subprocess.run([bin] + ring + ["--check", work + "/" + name + ".json"], capture_output=True)
+    if r.returncode != 4 or want not in r.stderr.decode() or r.stdout:
+        bad.append("%s: exit %d, %r" % (name, r.returncode, r.stderr.decode()[:300]))
 for b in bad:
     print("FAIL: streamed check: " + b)
 sys.exit(1 if bad else 0)
