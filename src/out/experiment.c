@@ -259,6 +259,7 @@ static int select_sections(struct dc_report *r, const struct dc_experiment *exp,
 {
 	int want[DC_REPORT_MAX_SECTIONS] = {0};
 	size_t nexp = 0, bad = 0;
+	int empty_seen = 0;
 	const char *p = list;
 
 	while (nexp < DC_REPORT_MAX_SECTIONS && exp->sections[nexp])
@@ -279,7 +280,11 @@ static int select_sections(struct dc_report *r, const struct dc_experiment *exp,
 		if (i < nexp) {
 			want[i] = 1;
 		} else {
-			unknown_section(exp, p, n, list, diag);
+			/* one line for the list's empty names, not one each
+			 * (',,' printed the same line three times) */
+			if (n || !empty_seen)
+				unknown_section(exp, p, n, list, diag);
+			empty_seen |= n == 0;
 			bad++;
 		}
 		p += n;
