@@ -290,7 +290,9 @@ static double ex(double c, double g, double n)
  * ex(AG'', fc1) (AG' the output gradient's, RS' the input gradient's,
  * AG'' the input's re-gather), ex(c, g) = max(0, c - g 7/8); 32 layers,
  * m microbatches. Vanilla DTensor TP (overlap.tp false) waits for every
- * collective. */
+ * collective. Megatron (Transformer Engine's cuts): the forward
+ * ReduceScatters' GEMMs in 4 splits, max(0, c - g 3/4); the backward's
+ * RS' and AG'' in bulk beside a whole GEMM, max(0, c - g). */
 START_TEST(test_async_tp_by_hand)
 {
 	const char *on[] = {"parallel.tp=8", "parallel.dp=1", "parallel.sequence_parallel=true",
@@ -316,6 +318,18 @@ START_TEST(test_async_tp_by_hand)
 	m = (double)run_plan.layout.grad_accum_steps;
 	want = m * 32.0 * (fwd + bwd);
 	ck_assert_double_eq_tol(run_res.step.classes[0].exposed_s[DC_STRAT_TP], want, 1e-9 * want);
+	/* Megatron's cuts */
+	{
+		const char *mg[] = {"parallel.tp=8", "parallel.dp=1", "parallel.sequence_parallel=true",
+				    "training.framework=megatron", "overlap.tp=true", "cluster.gpu=h100-sxm5-80gb", NULL};
+		run_config("llama-3-8b-torchtitan.json", mg);
+		fwd = ex(ag, qkv, n) + ex(rs, o, 4) + ex(ag, fc1, n) + ex(rs, fc2, 4);
+		bwd = ex(gbar, o, n) + ex(gbar, fc2, n) + fmax(0, rsb - qkv) + fmax(0, rsb - fc1) + fmax(0, reg - qkv) +
+		      fmax(0, reg - fc1);
+		m = (double)run_plan.layout.grad_accum_steps;
+		want = m * 32.0 * (fwd + bwd);
+		ck_assert_double_eq_tol(run_res.step.classes[0].exposed_s[DC_STRAT_TP], want, 1e-9 * want);
+	}
 	/* vanilla: all of it */
 	run_config("llama-3-8b-torchtitan.json", off);
 	want = run_res.comm.s[DC_STRAT_TP].time_s;

@@ -54,6 +54,7 @@ struct costs {
 	double tp_b_exposed;           /* of tp_b: what is always waited for (a recomputed forward's) */
 	double g_qkv, g_o, g_fc1, g_fc2; /* a dense layer's TP-paired GEMMs, forward, one each */
 	double tiles;                  /* tp: the tiles each collective is cut into */
+	int te;                        /* megatron: Transformer Engine's cuts (compute.c tp_tiled) */
 	/* overlap.ep: AlltoAlls behind the paired microbatch's compute,
 	 * Megatron-Core's combined 1F1B (a share of the ops pair) or
 	 * DualPipe's overlapped chunks (the paired ops) */
@@ -140,6 +141,14 @@ static void tp_tiled_init(struct costs *k, const struct dc_comm_strategy *s, dou
 		}
 	}
 	k->tiles = (double)k->p->layout.tp;
+	k->te = k->p->in->training.framework == DC_FRAMEWORK_MEGATRON;
+}
+
+/* Transformer Engine's "bulk" overlap: a collective beside one whole GEMM
+ * it does not feed, so all of the GEMM hides it: max(0, c - g). */
+static double bulk_exposed(double c_s, double g_s)
+{
+	return c_s > g_s ? c_s - g_s : 0;
 }
 
 /* One collective of c seconds cut into n tiles beside a GEMM of g seconds
@@ -161,23 +170,32 @@ double dc_step_tiled_exposed(double c_s, double g_s, double tiles)
  * the token dispatch stands between them and the experts' GEMMs. */
 static double tp_tiled_layer(const struct costs *k, int moe, int bwd)
 {
-	double n = k->tiles, ex;
+	/* Transformer Engine cuts the forward ReduceScatters' GEMMs in 4
+	 * ("pipeline" num_splits) and runs the backward's ReduceScatter and
+	 * re-gather in bulk beside whole GEMMs (compute.c tp_tiled) */
+	double n = k->tiles, n_rs = k->te ? 4.0 : n, ex;
 	if (!bwd) {
-		ex = dc_step_tiled_exposed(k->c_ag_f, k->g_qkv, n) + dc_step_tiled_exposed(k->c_rs_f, k->g_o, n);
+		ex = dc_step_tiled_exposed(k->c_ag_f, k->g_qkv, n) + dc_step_tiled_exposed(k->c_rs_f, k->g_o, n_rs);
 		if (moe)
 			return ex + k->c_ag_f + k->c_rs_f;
-		return ex + dc_step_tiled_exposed(k->c_ag_f, k->g_fc1, n) + dc_step_tiled_exposed(k->c_rs_f, k->g_fc2, n);
+		return ex + dc_step_tiled_exposed(k->c_ag_f, k->g_fc1, n) + dc_step_tiled_exposed(k->c_rs_f, k->g_fc2, n_rs);
 	}
 	/* backward: the output gradient's AllGather beside the row-parallel
 	 * GEMM's input gradient, the input gradient's ReduceScatter beside
-	 * the column-parallel GEMM's, the input's re-gather beside its weight
-	 * gradient */
-	ex = k->tp_b_exposed + dc_step_tiled_exposed(k->c_gbar_b, k->g_o, n) +
-	     dc_step_tiled_exposed(k->c_rs_b, k->g_qkv, n) + dc_step_tiled_exposed(k->c_regather_b, k->g_qkv, n);
+	 * the column-parallel GEMM's (Transformer Engine: in bulk beside its
+	 * weight gradient), the input's re-gather beside its weight gradient
+	 * (Transformer Engine: in bulk beside the input gradient) */
+	ex = k->tp_b_exposed + dc_step_tiled_exposed(k->c_gbar_b, k->g_o, n);
+	if (k->te)
+		ex += bulk_exposed(k->c_rs_b, k->g_qkv) + bulk_exposed(k->c_regather_b, k->g_qkv);
+	else
+		ex += dc_step_tiled_exposed(k->c_rs_b, k->g_qkv, n) + dc_step_tiled_exposed(k->c_regather_b, k->g_qkv, n);
 	if (moe)
 		return ex + k->c_gbar_b + k->c_rs_b + k->c_regather_b;
-	return ex + dc_step_tiled_exposed(k->c_gbar_b, k->g_fc2, n) + dc_step_tiled_exposed(k->c_rs_b, k->g_fc1, n) +
-	       dc_step_tiled_exposed(k->c_regather_b, k->g_fc1, n);
+	ex += dc_step_tiled_exposed(k->c_gbar_b, k->g_fc2, n);
+	if (k->te)
+		return ex + bulk_exposed(k->c_rs_b, k->g_fc1) + bulk_exposed(k->c_regather_b, k->g_fc1);
+	return ex + dc_step_tiled_exposed(k->c_rs_b, k->g_fc1, n) + dc_step_tiled_exposed(k->c_regather_b, k->g_fc1, n);
 }
 
 static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc_compute *c,
