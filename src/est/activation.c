@@ -361,21 +361,27 @@ static uint64_t interleaved_of_chunk(uint64_t pp, uint64_t v, uint64_t n, uint64
 	return rounds * pp + (here < pp ? here : pp);
 }
 
+/* The chunk-microbatches stage s holds in flight under the interleaved
+ * schedule (pp > 1), all its chunks together: Megatron-Core's
+ * 2 (p - s - 1) + (v - 1) p warm-up forwards
+ * (microbatch_group_size_per_vp_stage = p), the first steady forward
+ * before the first backward, all m v when the warm-up covers them.
+ * interleaved_of_chunk splits them between the chunks. */
+static uint64_t interleaved_in_flight(const struct dc_plan *p, uint64_t stage)
+{
+	uint64_t pp = p->layout.pp, v = p->v, m = p->layout.grad_accum_steps;
+	uint64_t n = 2 * (pp - stage - 1) + (v - 1) * pp + 1;
+	return n > m * v ? m * v : n;
+}
+
 uint64_t dc_pipeline_in_flight_chunk(const struct dc_plan *p, uint64_t stage, uint64_t c)
 {
-	uint64_t pp = p->layout.pp, v = p->v, m = p->layout.grad_accum_steps, n;
+	uint64_t pp = p->layout.pp, v = p->v, m = p->layout.grad_accum_steps;
 	if (pp <= 1)
 		return c == 0 ? 1 : 0;
 	switch (dc_pipeline_schedule(p)) {
 	case DC_PIPE_INTERLEAVED:
-		/* Megatron-Core: 2 (p - s - 1) + (v - 1) p warm-up forwards
-		 * (microbatch_group_size_per_vp_stage = p), the first steady
-		 * forward before the first backward, all m v when the warm-up
-		 * covers them */
-		n = 2 * (pp - stage - 1) + (v - 1) * pp + 1;
-		if (n > m * v)
-			n = m * v;
-		return interleaved_of_chunk(pp, v, n, c);
+		return interleaved_of_chunk(pp, v, interleaved_in_flight(p, stage), c);
 	case DC_PIPE_DUALPIPE:
 		/* deepseek-ai/DualPipe step(): with h = min(s, pp - 1 - s),
 		 * steps 1-2 leave pp - h - 1 forwards of the rank's nearer
@@ -403,7 +409,13 @@ uint64_t dc_pipeline_in_flight_chunk(const struct dc_plan *p, uint64_t stage, ui
 
 uint64_t dc_pipeline_chunks_in_flight(const struct dc_plan *p, uint64_t stage)
 {
-	uint64_t n = 0, chunks = dc_pipeline_chunks(p);
+	uint64_t n = 0, chunks;
+	/* interleaved: the chunks' shares add up to the stage's count (every
+	 * whole round gives each chunk pp, the rest < pp v fills chunk by
+	 * chunk: interleaved_of_chunk) */
+	if (p->layout.pp > 1 && dc_pipeline_schedule(p) == DC_PIPE_INTERLEAVED)
+		return interleaved_in_flight(p, stage);
+	chunks = dc_pipeline_chunks(p);
 	for (uint64_t c = 0; c < chunks; c++)
 		n += dc_pipeline_in_flight_chunk(p, stage, c);
 	return n;
@@ -421,6 +433,13 @@ int dc_act_layer_microbatches(const struct dc_plan *p, uint64_t stage, uint64_t 
 	/* each chunk's layers times its chunk-microbatches in flight: at
 	 * stage 0 of the interleaved schedule L (1 + (p - 1)/(p v)), the
 	 * factor of Korthikanti Eq. 5 */
+	if (chunks > 1 && dc_pipeline_schedule(p) == DC_PIPE_INTERLEAVED && !p->chunks_uneven) {
+		/* every chunk of the stage holds the same layers (plan.h:
+		 * dc_plan_chunk_layers), so the sum is those layers times the
+		 * stage's chunk-microbatches: the same integer */
+		*out = dc_ck_mul(&c, dc_plan_chunk_layers(p, stage, 0), interleaved_in_flight(p, stage));
+		return c.overflow ? -1 : 0;
+	}
 	*out = 0;
 	for (uint64_t k = 0; k < chunks; k++) {
 		struct dc_pipeline_chunk ch;

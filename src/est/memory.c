@@ -410,7 +410,15 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 		/* the chunks holding the embedding and the head (DualPipe:
 		 * both end ranks; DualPipeV: rank 0) */
 		int emb = 0, head = 0;
-		for (uint64_t k = 0; k < dc_pipeline_chunks(pl); k++) {
+		uint64_t chunks = dc_pipeline_chunks(pl);
+		if (chunks > 1 && dc_pipeline_schedule(pl) == DC_PIPE_INTERLEAVED) {
+			/* activation.c: the first stage's chunk 0 and the last
+			 * stage's chunk v - 1 */
+			emb = stage == 0;
+			head = stage + 1 == pl->layout.pp;
+			chunks = 0;
+		}
+		for (uint64_t k = 0; k < chunks; k++) {
 			struct dc_pipeline_chunk ch;
 			dc_pipeline_chunk(pl, stage, k, &ch);
 			emb |= ch.embedding;
