@@ -955,8 +955,9 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 		p->error = "'training.micro_batch_size' x 'model.seq_length': tokens per microbatch overflow 64 bits";
 		return -1;
 	}
-	if (base && base->layout.tp == lay->tp && base->layout.pp == lay->pp && base->layout.dp == lay->dp &&
-	    base->layout.cp == p->layout.cp) {
+	int same_topo = base && base->layout.tp == lay->tp && base->layout.pp == lay->pp &&
+			base->layout.dp == lay->dp && base->layout.cp == p->layout.cp;
+	if (same_topo) {
 		p->topo = base->topo;
 		for (int a = 0; a < DC_AXIS_COUNT; a++)
 			p->group[a].link = base->group[a].link;
@@ -972,7 +973,21 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 		}
 	}
 	derive_expert_links(in, p);
-	derive_net(in, p);
+	if (same_topo && !base->error && base->ep == p->ep && base->etp == p->etp &&
+	    base->expert_folded == p->expert_folded && base->expert_dp == p->expert_dp &&
+	    base->expert_dp_cp == p->expert_dp_cp) {
+		/* what derive_net reads is the base's (the input's cluster, the
+		 * topology, the expert and cp degrees): its network and groups */
+		static const enum dc_group_id from_net[] = {DC_GROUP_ETP, DC_GROUP_EP, DC_GROUP_EDP,
+							    DC_GROUP_DP_CP, DC_GROUP_EDP_CP, DC_GROUP_PP_PAIR};
+		p->net = base->net;
+		for (int a = 0; a < DC_AXIS_COUNT; a++)
+			p->group[a].net = base->group[a].net;
+		for (size_t i = 0; i < sizeof(from_net) / sizeof(from_net[0]); i++)
+			p->group[from_net[i]].net = base->group[from_net[i]].net;
+	} else {
+		derive_net(in, p);
+	}
 	derive_hsdp(in, p);
 
 	if (base) {
