@@ -16,6 +16,10 @@ build=${1:-build}
 # the ring lab over 512 ranks: 523,264 events, ~81 MB of JSON
 "$build/bench_process" "512-rank ring events json" "$build/distcalc" 3 --experiment ring \
   --set cluster.num_nodes=128 --set parallel.dp=128 --all --format json
+# a 100-point sweep (docs/sweeps.md): in process, and as a whole run
+"$build/bench_sweep" 1 configs/systems.json
+"$build/bench_process" "sweep 100 points table" "$build/distcalc" 21 --config configs/systems.json \
+  --sweep training.grad_accum_steps=1,2,3,4,5,6,7,8,9,10 --sweep training.micro_batch_size=1,2,3,4,5,6,7,8,9,10
 # the layout search (docs/search.md): GPT-3 13B on 64 GPUs, GPT-3 175B on 1024
 "$build/bench_search" gpt3-13b tests/inputs/search/gpt3-13b-64.json
 "$build/bench_search" gpt3-175b tests/inputs/search/gpt3-175b-1024.json 3

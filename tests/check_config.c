@@ -1086,6 +1086,122 @@ START_TEST(test_nvls_needs_the_gpu)
 }
 END_TEST
 
+/* A config parsed once and loaded many times (a sweep's points) loads as
+ * a load from the text would, point for point: the same config, the same
+ * return and the same messages in the same order (value errors, unknown
+ * keys with their suggestion, --unset, a wrong --set, a rule between keys,
+ * a warning, a Hugging Face config relative to the file's directory that
+ * cannot be read, --model), whichever load came before. */
+static void same_load(const struct dc_config_parsed *p, const char *path, const char *text,
+		      const struct dc_load_opts *o)
+{
+	struct dc_config a, b;
+	struct dc_diag da, db;
+	int ra, rb;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	dc_diag_init(&da);
+	dc_diag_init(&db);
+	ra = path ? dc_config_load_file_opts(path, o, &a, &da)
+		  : dc_config_load_buffer_opts(text, strlen(text), "t.json", o, &a, &da);
+	rb = dc_config_load_parsed(p, o, &b, &db);
+	ck_assert_int_eq(ra, rb);
+	ck_assert_int_eq(da.status, db.status);
+	ck_assert_uint_eq(da.count, db.count);
+	for (size_t i = 0; i < da.count; i++) {
+		ck_assert_int_eq(da.entries[i].severity, db.entries[i].severity);
+		ck_assert_str_eq(da.entries[i].text, db.entries[i].text);
+		ck_assert_pstr_eq(da.entries[i].key, db.entries[i].key);
+	}
+	if (ra == 0)
+		ck_assert(memcmp(&a, &b, sizeof(a)) == 0);
+	dc_diag_release(&da);
+	dc_diag_release(&db);
+}
+
+START_TEST(test_parse_once_loads_alike)
+{
+	static const char *const sets[][2] = {
+		{NULL, NULL},
+		{"cluster.num_nodes=4", "parallel.dp=4"},
+		{"parallel.tp=8", NULL},                 /* tp x dp above the world */
+		{"parallel.tq=2", NULL},                 /* unknown, with a suggestion */
+		{"cluster.gpu_memory=80G", NULL},        /* an ambiguous unit */
+		{"training.micro_batch_size=3", "training.global_batch_size=64"}, /* a rule */
+		{"cluster.gpus_per_node=2", "parallel.tp=4"},
+		{"parallel.tp", NULL},                   /* not PATH=VALUE: a usage error */
+		{"model.hf_config=" DC_SOURCE_DIR "/configs/models/llama-3-8b.json", NULL},
+	};
+	const char *paths[] = {SYSTEMS, DC_SOURCE_DIR "/tests/inputs/hf_config_missing.json",
+			       DC_SOURCE_DIR "/tests/inputs/hf_config_gpt2.json", NULL};
+	struct dc_diag d;
+
+	for (size_t f = 0; f < sizeof(paths) / sizeof(paths[0]); f++) {
+		struct dc_config_parsed *p;
+		dc_diag_init(&d);
+		p = paths[f] ? dc_config_parse_file(paths[f], &d) : dc_config_parse_buffer(base, strlen(base), "t.json", &d);
+		ck_assert_msg(p != NULL, "%s", paths[f] ? paths[f] : "base");
+		ck_assert_uint_eq(d.count, 0);
+		dc_diag_release(&d);
+		for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
+			struct dc_override ov[3];
+			size_t n = 0;
+			for (size_t j = 0; j < 2; j++)
+				if (sets[k][j])
+					ov[n++] = (struct dc_override){sets[k][j], 0};
+			{
+				struct dc_load_opts o = {ov, n, NULL, 0};
+				same_load(p, paths[f], base, &o);
+			}
+			/* --unset and --model on top */
+			ov[n++] = (struct dc_override){"cluster.inter_node", 1};
+			{
+				struct dc_load_opts o = {ov, n, DC_SOURCE_DIR "/configs/models/llama-3-8b.json", 0};
+				same_load(p, paths[f], base, &o);
+			}
+		}
+		dc_config_parsed_free(p);
+	}
+
+	/* what cannot be read or parsed is said once, as a load would say it */
+	{
+		static const char bad[] = "{\"a\": 1,}";
+		struct dc_config cfg;
+		struct dc_diag dl;
+		dc_diag_init(&d);
+		dc_diag_init(&dl);
+		ck_assert(dc_config_parse_buffer(bad, strlen(bad), "t.json", &d) == NULL);
+		ck_assert_int_eq(dc_config_load_buffer(bad, strlen(bad), "t.json", NULL, 0, &cfg, &dl), -1);
+		ck_assert_uint_eq(d.count, 1);
+		ck_assert_uint_eq(dl.count, 1);
+		ck_assert_str_eq(d.entries[0].text, dl.entries[0].text);
+		dc_diag_release(&d);
+		dc_diag_release(&dl);
+	}
+	dc_diag_init(&d);
+	ck_assert(dc_config_parse_file(DC_SOURCE_DIR "/configs/nope.json", &d) == NULL);
+	ck_assert_int_eq(d.status, DC_ERR_INPUT);
+	dc_diag_release(&d);
+	dc_config_parsed_free(NULL);
+}
+END_TEST
+
+/* Every key of the table is found at its own row by its path, and a path
+ * that is no key is not (the look-up is a hash table over the rows). */
+START_TEST(test_key_lookup)
+{
+	for (size_t i = 0; i < dc_config_key_count(); i++)
+		ck_assert_int_eq(dc_config_key_index(dc_config_key_at(i)->path), (int)i);
+	ck_assert_int_eq(dc_config_key_index(""), -1);
+	ck_assert_int_eq(dc_config_key_index("parallel.tq"), -1);
+	ck_assert_int_eq(dc_config_key_index("parallel.tp.x"), -1);
+	ck_assert_int_eq(dc_config_key_index("Parallel.tp"), -1);
+	ck_assert(dc_config_key_find("parallel.tp") == dc_config_key_at((size_t)dc_config_key_index("parallel.tp")));
+	ck_assert_str_eq(dc_config_key_find("parallel")->path, "parallel");
+}
+END_TEST
+
 /* Which value wins with a Hugging Face config (docs/config.md): named by
  * --set model.hf_config, the file replaces the config's shape keys, each
  * replaced key warned, so Llama-3-8B's shape counts Llama-3-8B's
@@ -1248,6 +1364,8 @@ Suite *s = suite_create("config");
 	tcase_add_test(tc, test_provenance);
 	tcase_add_test(tc, test_nvls_needs_the_gpu);
 	tcase_add_test(tc, test_hf_config_which_wins);
+	tcase_add_test(tc, test_parse_once_loads_alike);
+	tcase_add_test(tc, test_key_lookup);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

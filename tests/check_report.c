@@ -397,10 +397,13 @@ END_TEST
  * 0x9f next), so all three bytes are bad; 0xc0 0xaf is the overlong '/';
  * 0xc2 0x9b is U+009B, the C1 CSI. */
 /* The finiteness check over a made-up section: a field whose is_null hook
- * says null may hold inf; a nested object's path is dotted; a table of
- * 10,000 rows is checked at both ends (rows 0..2047 and 7952..9999), so a
- * NaN in its last row is caught and named by its index, and one in row
- * 5000 is left to the config bounds (experiment.h). */
+ * says null may hold inf; a nested object's path is dotted and the runner
+ * refuses it; a table of 10,000 rows is checked by each sink over the rows
+ * it prints, so a NaN in its last row fails every render and is named by
+ * its index, while one in row 5000 fails only the renders that print row
+ * 5000 (--all, and CSV, which prints every row): an excerpt of 32 rows
+ * shows rows 0..15 and 9984..9999 (dc_excerpt_bounds_max: 32 / 2 = 16 at
+ * the head, 10000 - 16 = 9984 onwards at the tail). */
 struct fin_view {
 	double shown_inf, ok;
 	struct {
@@ -451,6 +454,27 @@ static const struct dc_field fin_fields[] = {
 	{"table", "table", DC_U_NONE, DC_FT_ROWS, 0, .sub = &fin_row_fs, .rows = &fin_rows},
 };
 
+/* Renders `r` in `format` (0 table, 1 JSON, 2 CSV, 3 Markdown) with at
+ * most `max_rows` rows a table (0: all); returns the render's status and
+ * its error text ("" when none). */
+static int fin_render(struct dc_report *r, int format, uint64_t max_rows, const char **why)
+{
+	struct dc_render_opts ro = {max_rows, 100};
+	struct dc_buf out;
+	int rc;
+
+	dc_buf_init(&out);
+	switch (format) {
+	case 0: rc = dc_report_render_table(r, &ro, &out); break;
+	case 1: rc = dc_report_render_json(r, &ro, &out); break;
+	case 2: rc = dc_report_render_csv(r, &ro, &out); break;
+	default: rc = dc_report_render_markdown(r, &ro, &out); break;
+	}
+	dc_buf_release(&out);
+	*why = dc_report_render_error(r) ? dc_report_render_error(r) : "";
+	return rc;
+}
+
 START_TEST(test_finite_check_walks_objects_and_row_ends)
 {
 	static const struct dc_section sec = {
@@ -462,33 +486,60 @@ START_TEST(test_finite_check_walks_objects_and_row_ends)
 	struct dc_config cfg;
 	struct dc_diag d;
 	struct dc_report *r;
+	const char *why;
 
 	dc_diag_init(&d);
 	ck_assert_int_eq(dc_config_load_buffer(dc_default_config, dc_default_config_len, "t.json", NULL, 0, &cfg, &d), 0);
+	/* the last row: the runner builds no row; every sink's excerpt prints it */
 	r = dc_experiment_run(&exp, &cfg, &info, &d);
-	ck_assert(r == NULL);
-	ck_assert_int_eq(d.status, DC_ERR_INTERNAL);
-	ck_assert_str_eq(d.entries[d.count - 1].text, "error: 'fin.table[9999].v' is not finite (nan)");
+	ck_assert(r != NULL);
+	for (int format = 0; format < 4; format++) {
+		ck_assert_int_eq(fin_render(r, format, 32, &why), -1);
+		ck_assert_str_eq(why, "error: 'fin.table[9999].v' is not finite (nan)");
+	}
+	dc_report_free(r);
 	dc_diag_release(&d);
 
-	/* row 7952 is the first of the last 2048 */
-	fin_bad_row = 7952;
+	/* row 9984 is the first of the excerpt's last 16; row 9983 is not shown */
+	fin_bad_row = 9984;
 	dc_diag_init(&d);
-	ck_assert(dc_experiment_run(&exp, &cfg, &info, &d) == NULL);
-	ck_assert_str_eq(d.entries[d.count - 1].text, "error: 'fin.table[7952].v' is not finite (nan)");
+	ck_assert((r = dc_experiment_run(&exp, &cfg, &info, &d)) != NULL);
+	ck_assert_int_eq(fin_render(r, 1, 32, &why), -1);
+	ck_assert_str_eq(why, "error: 'fin.table[9984].v' is not finite (nan)");
+	dc_report_free(r);
+	dc_diag_release(&d);
+	fin_bad_row = 9983;
+	dc_diag_init(&d);
+	ck_assert((r = dc_experiment_run(&exp, &cfg, &info, &d)) != NULL);
+	ck_assert_int_eq(fin_render(r, 1, 32, &why), 0);
+	ck_assert_str_eq(why, "");
+	dc_report_free(r);
 	dc_diag_release(&d);
 
-	/* the middle is not walked; the null inf is allowed */
+	/* row 5000: left out of an excerpt, so the table, JSON and Markdown
+	 * print finite numbers only; --all and CSV print it and fail */
 	fin_bad_row = 5000;
 	dc_diag_init(&d);
 	r = dc_experiment_run(&exp, &cfg, &info, &d);
 	ck_assert(r != NULL);
+	ck_assert_int_eq(fin_render(r, 0, 32, &why), 0);
+	ck_assert_int_eq(fin_render(r, 1, 32, &why), 0);
+	ck_assert_int_eq(fin_render(r, 3, 32, &why), 0);
+	ck_assert_str_eq(why, "");
+	ck_assert_int_eq(fin_render(r, 2, 32, &why), -1);
+	ck_assert_str_eq(why, "error: 'fin.table[5000].v' is not finite (nan)");
+	for (int format = 0; format < 4; format++) {
+		ck_assert_int_eq(fin_render(r, format, 0, &why), -1);
+		ck_assert_str_eq(why, "error: 'fin.table[5000].v' is not finite (nan)");
+	}
 	dc_report_free(r);
 	dc_diag_release(&d);
 
+	/* a nested object's scalar: the runner refuses it before any sink */
 	fin_inner = -INFINITY;
 	dc_diag_init(&d);
 	ck_assert(dc_experiment_run(&exp, &cfg, &info, &d) == NULL);
+	ck_assert_int_eq(d.status, DC_ERR_INTERNAL);
 	ck_assert_str_eq(d.entries[d.count - 1].text, "error: 'fin.sub.inner' is not finite (-inf)");
 	dc_diag_release(&d);
 	fin_inner = 1.0;

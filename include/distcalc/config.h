@@ -646,6 +646,21 @@ int dc_config_load_buffer_opts(const char *buf, size_t len, const char *name,
 int dc_config_load_file_opts(const char *path, const struct dc_load_opts *opts,
 			     struct dc_config *cfg, struct dc_diag *diag);
 
+/* A config read and parsed once, then loaded many times with different
+ * options (a sweep's points): dc_config_load_parsed(dc_config_parse_X(A),
+ * opts) gives the same config, the same diagnostics and the same return
+ * as dc_config_load_X_opts(A, opts), without reading or parsing the text
+ * again (each load applies its --set to a copy of the parsed tree).
+ * dc_config_parse_* return NULL with the problem in `diag` when the text
+ * cannot be read or parsed (a caller that wants each load to say so loads
+ * the usual way then); free with dc_config_parsed_free (NULL is a no-op). */
+struct dc_config_parsed;
+struct dc_config_parsed *dc_config_parse_file(const char *path, struct dc_diag *diag);
+struct dc_config_parsed *dc_config_parse_buffer(const char *buf, size_t len, const char *name, struct dc_diag *diag);
+int dc_config_load_parsed(const struct dc_config_parsed *p, const struct dc_load_opts *opts, struct dc_config *cfg,
+			  struct dc_diag *diag);
+void dc_config_parsed_free(struct dc_config_parsed *p);
+
 #define DC_CONFIG_MAX_BYTES (1024 * 1024)
 #define DC_CONFIG_MAX_STRING 256
 /* Largest world size accepted: 2^24 ranks. */
@@ -757,6 +772,10 @@ int dc_config_key_index(const char *path);
  * key with nothing set). Returns 0, or -1 when the row holds no value of
  * its own (a section, a list, free text). */
 int dc_config_value_json(const struct dc_config *c, size_t i, char *buf, size_t len);
+
+/* Whether key row `i` holds a value of its own in `c`: 1 exactly when
+ * dc_config_value_json would return 0, without formatting it. */
+int dc_config_key_has_value(const struct dc_config *c, size_t i);
 
 /* Where row `i`'s value in `c` came from, as reports word it: "config",
  * "--set", "preset:<cluster.system>", "preset:<cluster.gpu>", "hf_config",

@@ -66,8 +66,9 @@ const struct dc_experiment *dc_experiment_find(const char *name);
  * message lists the known ones), DC_ERR_CONFIG when a result overflows,
  * DC_ERR_INTERNAL when out of memory or when a number the chosen sections
  * show is not finite (the message names its path, "ring.time_s"; a field
- * whose is_null hook says null is exempt; tables are checked in full up to
- * 4096 rows, else their first and last 2048). Caller frees the report. */
+ * whose is_null hook says null is exempt). The rows of tables are checked
+ * by the sinks, each row as it is printed (report.h: a render fails on
+ * one, dc_report_render_error names it). Caller frees the report. */
 struct dc_report *dc_experiment_run(const struct dc_experiment *exp, const struct dc_config *cfg,
 				    const struct dc_run_info *info, struct dc_diag *diag);
 

@@ -30,7 +30,9 @@ struct dc_search_result;
 const struct dc_search_result *dc_report_search(const struct dc_report *r);
 
 /* Render into `out`. Return 0, or -1 when `out` failed (allocation or a
- * streaming flush). Under --only (dc_run_info.only), the table shows the
+ * streaming flush) or a table row to print holds a number that is not
+ * finite (a bug: dc_report_render_error says which; what was streamed
+ * before it stays). Under --only (dc_run_info.only), the table shows the
  * chosen sections alone and JSON keeps its header fields and warnings. */
 int dc_report_render_table(struct dc_report *r, const struct dc_render_opts *o, struct dc_buf *out);
 int dc_report_render_json(struct dc_report *r, const struct dc_render_opts *o, struct dc_buf *out);
@@ -61,6 +63,11 @@ int dc_report_render_html(struct dc_report *r, const struct dc_render_opts *o, s
  * Returns 0, or -1 with *error set to static text (no GPU data for a step
  * time, a step past the trace's bound, out of memory, a failed flush). */
 int dc_report_render_trace(struct dc_report *r, struct dc_buf *out, const char **error);
+
+/* After a render returned -1: "error: 'PATH' is not finite (nan)" when a
+ * table row it printed held a number that is not finite (the render
+ * stopped there), or NULL when `out` failed (out of memory, a flush). */
+const char *dc_report_render_error(const struct dc_report *r);
 
 /* The root field table of the report: the header fields, one object per
  * shown section, the warnings; and the base its offsets are relative to.

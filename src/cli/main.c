@@ -540,6 +540,17 @@ static int sink_commit(struct sink *s)
 	return sync_dir(s);
 }
 
+/* After a failed render that could still write: why (a row to print held
+ * a number that is not finite, a bug; else out of memory). */
+static void render_failed(const struct dc_report *report)
+{
+	const char *why = dc_report_render_error(report);
+	if (why)
+		print_line("", why);
+	else
+		fprintf(stderr, "distcalc: error: out of memory while rendering the report\n");
+}
+
 /* Renders the report into the sink, streaming. Returns an exit code. */
 static int emit(struct dc_report *report, const struct dc_options *o, const struct dc_render_opts *ro)
 {
@@ -580,7 +591,7 @@ static int emit(struct dc_report *report, const struct dc_options *o, const stru
 			fprintf(stderr, "distcalc: error: cannot write %s%s%s: %s\n", s.kind == SINK_STDOUT ? "to " : "'",
 				sink_name(&s), s.kind == SINK_STDOUT ? "" : "'", strerror(s.err));
 		else
-			fprintf(stderr, "distcalc: error: out of memory while rendering the report\n");
+			render_failed(report);
 		rc = written ? EXIT_INTERNAL : EXIT_OUTPUT;
 		sink_abort(&s);
 	} else {
@@ -833,7 +844,7 @@ static int check(struct dc_report *report, const struct dc_options *o, const str
 			}
 		}
 		if (failed) {
-			fprintf(stderr, "distcalc: error: out of memory while rendering the report\n");
+			render_failed(report);
 			rc = EXIT_INTERNAL;
 			goto out;
 		}
@@ -869,7 +880,7 @@ static int check(struct dc_report *report, const struct dc_options *o, const str
 		goto lines;
 	}
 	if (dc_report_render_json(report, ro, &json) != 0) {
-		fprintf(stderr, "distcalc: error: out of memory while rendering the report\n");
+		render_failed(report);
 		rc = EXIT_INTERNAL;
 	} else if ((o->check && dc_check_compare_only(expected, len, o->check, json.data, json.len, o->rtol,
 						      o->check_only, &lines, &res, &d) != 0) ||

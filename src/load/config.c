@@ -20,6 +20,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,11 +39,48 @@
 
 #include "config_int.h"
 
+/* ---- finding a key by its path: a hash table over the key table ---- */
+
+/* Open addressing with linear probing, at most half full: a look-up hashes
+ * the path and compares it with one or two keys, where walking the table
+ * compared it with a hundred (a config's walk looks up every key it holds,
+ * a sweep every key of every point). Built once, on first use, from the
+ * key table (pthread_once: the search's threads may look keys up). */
+#define KEY_SLOTS 1024
+_Static_assert(KEY_SLOTS >= 2 * DC_CONFIG_MAX_KEYS && (KEY_SLOTS & (KEY_SLOTS - 1)) == 0,
+	       "KEY_SLOTS: a power of two at least twice DC_CONFIG_MAX_KEYS");
+static uint16_t key_slot[KEY_SLOTS]; /* key index + 1; 0: empty */
+static pthread_once_t key_slots_once = PTHREAD_ONCE_INIT;
+
+/* FNV-1a (32 bits) of a path. */
+static uint32_t path_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static void key_slots_build(void)
+{
+	/* in table order: a path listed twice is found at its first row,
+	 * as a walk of the table would find it */
+	for (size_t i = 0; i < NKEYS; i++) {
+		uint32_t h = path_hash(dc_cfg_keys[i].info.path) & (KEY_SLOTS - 1);
+		while (key_slot[h])
+			h = (h + 1) & (KEY_SLOTS - 1);
+		key_slot[h] = (uint16_t)(i + 1);
+	}
+}
+
 int dc_cfg_find_key(const char *path)
 {
-	for (size_t i = 0; i < NKEYS; i++)
-		if (strcmp(dc_cfg_keys[i].info.path, path) == 0)
-			return (int)i;
+	uint32_t h;
+
+	pthread_once(&key_slots_once, key_slots_build);
+	for (h = path_hash(path) & (KEY_SLOTS - 1); key_slot[h]; h = (h + 1) & (KEY_SLOTS - 1))
+		if (strcmp(dc_cfg_keys[key_slot[h] - 1].info.path, path) == 0)
+			return key_slot[h] - 1;
 	return -1;
 }
 
@@ -555,36 +593,19 @@ static void auto_layout(struct loader *l)
 		     (unsigned long long)tp, (unsigned long long)p->dp);
 }
 
-/* `dir`: the directory model.hf_config is relative to (NULL: the current
- * one). */
-static int load_buffer(const char *buf, size_t len, const char *name, const char *dir,
-		       const struct dc_load_opts *opts, struct dc_config *cfg, struct dc_diag *diag)
+/* Everything after the parse: the top level, --set and --unset, the walk,
+ * the Hugging Face config, presets, the layout, the topology file, the
+ * rules, where each value came from. `root` is the parsed text (changed by
+ * --set; freed here); `l` holds the name, the diag and the options. */
+static int load_root(struct loader *l, cJSON *root, const char *name)
 {
-	struct loader l;
-	char shown[DC_CONFIG_MAX_STRING * 4];
-	cJSON *root = NULL;
+	struct dc_diag *diag = l->diag;
+	const struct dc_load_opts *opts = l->opts;
+	struct dc_config *cfg = l->cfg;
 	size_t i, noverrides = opts ? opts->noverrides : 0;
 	unsigned long failed_before;
-	int rc = -1, oom = 0;
+	int rc = -1;
 
-	memset(&l, 0, sizeof(l));
-	/* messages name the file escaped: a newline or ESC in it stays text */
-	dc_fmt_printable(shown, sizeof(shown), name);
-	l.name = shown;
-	l.buf = buf;
-	l.len = len;
-	l.cfg = cfg;
-	l.diag = diag;
-	l.opts = opts;
-	l.dir = dir;
-	dc_cfg_set_defaults(cfg);
-
-	root = parse_text(&l, &oom);
-	if (!root) {
-		if (oom)
-			goto oom;
-		return -1;
-	}
 	if (!cJSON_IsObject(root)) {
 		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: the top level must be a JSON object, got %s", name,
 			      dc_cfg_type_name(root));
@@ -593,44 +614,44 @@ static int load_buffer(const char *buf, size_t len, const char *name, const char
 	for (i = 0; i < noverrides; i++) {
 		const struct dc_override *ov = &opts->overrides[i];
 		failed_before = dc_alloc_failures();
-		int ki = ov->unset ? dc_cfg_apply_unset(&l, root, ov->text) : dc_cfg_apply_override(&l, root, ov->text);
+		int ki = ov->unset ? dc_cfg_apply_unset(l, root, ov->text) : dc_cfg_apply_override(l, root, ov->text);
 		if (ki == -2 || dc_alloc_failures() != failed_before)
 			goto oom;
 		if (ki >= 0) {
-			l.from_set[ki] = !ov->unset;
-			l.unset[ki] = ov->unset;
+			l->from_set[ki] = !ov->unset;
+			l->unset[ki] = ov->unset;
 		}
 	}
 	/* a --set that is not PATH=VALUE is a usage error and ends the load;
 	 * one that names an unknown key still lets the file be checked */
 	if (diag->status == DC_ERR_USAGE)
 		goto out;
-	dc_cfg_walk(&l, root, "");
-	if (l.errors == 0)
-		load_hf(&l);
-	dc_cfg_apply_system(&l);
-	if (l.errors == 0)
-		auto_layout(&l);
-	if (l.errors == 0)
-		load_topology(&l);
-	dc_cfg_check_missing(&l);
-	if (l.errors == 0)
-		dc_cfg_cross_check(&l);
+	dc_cfg_walk(l, root, "");
+	if (l->errors == 0)
+		load_hf(l);
+	dc_cfg_apply_system(l);
+	if (l->errors == 0)
+		auto_layout(l);
+	if (l->errors == 0)
+		load_topology(l);
+	dc_cfg_check_missing(l);
+	if (l->errors == 0)
+		dc_cfg_cross_check(l);
 	/* where every value came from, for the cluster section and the
 	 * model keys' provenance */
 	for (i = 0; i < NKEYS; i++) {
 		enum dc_origin o = DC_ORIGIN_DEFAULT;
-		if (l.from_set[i])
+		if (l->from_set[i])
 			o = DC_ORIGIN_SET;
-		else if (l.from_hf[i])
+		else if (l->from_hf[i])
 			o = opts && opts->model_file ? DC_ORIGIN_MODEL : DC_ORIGIN_HF;
-		else if (l.seen[i])
+		else if (l->seen[i])
 			o = DC_ORIGIN_CONFIG;
-		else if (l.filled[i])
-			o = (enum dc_origin)l.filled[i];
+		else if (l->filled[i])
+			o = (enum dc_origin)l->filled[i];
 		cfg->origin[i] = (unsigned char)o;
 	}
-	rc = l.errors || diag->errors ? -1 : 0;
+	rc = l->errors || diag->errors ? -1 : 0;
 out:
 	cJSON_Delete(root);
 	return rc;
@@ -638,6 +659,139 @@ oom:
 	cJSON_Delete(root);
 	dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", name);
 	return -1;
+}
+
+/* The loader's state for a load of `name` (`shown`: its printable form,
+ * which messages name). `dir`: the directory model.hf_config is relative
+ * to (NULL: the current one). */
+static void loader_init(struct loader *l, const char *shown, const char *buf, size_t len, const char *dir,
+			const struct dc_load_opts *opts, struct dc_config *cfg, struct dc_diag *diag)
+{
+	memset(l, 0, sizeof(*l));
+	l->name = shown;
+	l->buf = buf;
+	l->len = len;
+	l->cfg = cfg;
+	l->diag = diag;
+	l->opts = opts;
+	l->dir = dir;
+	dc_cfg_set_defaults(cfg);
+}
+
+static int load_buffer(const char *buf, size_t len, const char *name, const char *dir,
+		       const struct dc_load_opts *opts, struct dc_config *cfg, struct dc_diag *diag)
+{
+	struct loader l;
+	char shown[DC_CONFIG_MAX_STRING * 4];
+	cJSON *root;
+	int oom = 0;
+
+	/* messages name the file escaped: a newline or ESC in it stays text */
+	dc_fmt_printable(shown, sizeof(shown), name);
+	loader_init(&l, shown, buf, len, dir, opts, cfg, diag);
+	root = parse_text(&l, &oom);
+	if (!root) {
+		if (oom)
+			dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", name);
+		return -1;
+	}
+	return load_root(&l, root, name);
+}
+
+/* ---- a config parsed once, loaded many times (config.h) ---- */
+
+struct dc_config_parsed {
+	cJSON *root;   /* the file's tree, never changed: each load changes a copy */
+	char *name;    /* as given, for messages */
+	char *dir;     /* model.hf_config's directory; NULL: the current one */
+};
+
+void dc_config_parsed_free(struct dc_config_parsed *p)
+{
+	if (!p)
+		return;
+	cJSON_Delete(p->root);
+	free(p->name);
+	free(p->dir);
+	free(p);
+}
+
+/* Parses `buf` as load_buffer would, into a new dc_config_parsed that
+ * takes `dir` (owned). Returns NULL with the problem in `diag`. */
+static struct dc_config_parsed *parse_once(const char *buf, size_t len, const char *name, char *dir,
+					   struct dc_diag *diag)
+{
+	struct loader l;
+	struct dc_config scratch;
+	struct dc_config_parsed *p = dc_calloc(1, sizeof(*p));
+	char shown[DC_CONFIG_MAX_STRING * 4];
+	int oom = 0;
+
+	if (!p || !(p->name = dc_strdup(name))) {
+		free(p);
+		free(dir);
+		dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", name);
+		return NULL;
+	}
+	p->dir = dir;
+	dc_fmt_printable(shown, sizeof(shown), name);
+	loader_init(&l, shown, buf, len, dir, NULL, &scratch, diag);
+	p->root = parse_text(&l, &oom);
+	if (!p->root) {
+		if (oom)
+			dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", name);
+		dc_config_parsed_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+struct dc_config_parsed *dc_config_parse_buffer(const char *buf, size_t len, const char *name, struct dc_diag *diag)
+{
+	return parse_once(buf, len, name, NULL, diag);
+}
+
+struct dc_config_parsed *dc_config_parse_file(const char *path, struct dc_diag *diag)
+{
+	char *buf, *dir = NULL;
+	size_t n = 0;
+	struct dc_config_parsed *p;
+	const char *slash = strrchr(path, '/');
+
+	buf = read_limited(path, NULL, NULL, &n, diag);
+	if (!buf)
+		return NULL;
+	/* model.hf_config is relative to the config file's directory */
+	if (slash) {
+		dir = dc_strndup(path, slash == path ? 1 : (size_t)(slash - path));
+		if (!dir) {
+			free(buf);
+			dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", path);
+			return NULL;
+		}
+	}
+	p = parse_once(buf, n, path, dir, diag);
+	free(buf);
+	return p;
+}
+
+int dc_config_load_parsed(const struct dc_config_parsed *p, const struct dc_load_opts *opts, struct dc_config *cfg,
+			  struct dc_diag *diag)
+{
+	struct loader l;
+	char shown[DC_CONFIG_MAX_STRING * 4];
+	unsigned long failed_before = dc_alloc_failures();
+	cJSON *root;
+
+	dc_fmt_printable(shown, sizeof(shown), p->name);
+	loader_init(&l, shown, NULL, 0, p->dir, opts, cfg, diag);
+	root = cJSON_Duplicate(p->root, 1);
+	if (!root || dc_alloc_failures() != failed_before) {
+		cJSON_Delete(root);
+		dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", p->name);
+		return -1;
+	}
+	return load_root(&l, root, p->name);
 }
 
 int dc_config_load_buffer_opts(const char *buf, size_t len, const char *name,

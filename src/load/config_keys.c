@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "distcalc/config.h"
+#include "distcalc/section.h" /* dc_fmt_double */
 #include "distcalc/util.h"
 
 #include "config_int.h"
@@ -317,6 +318,13 @@ int dc_config_key_index(const char *path)
 /* The shortest text that reads back as v (15 to 17 digits). */
 static void real_text(char *buf, size_t len, double v)
 {
+	/* the sinks' formatter gives this loop's text for every finite
+	 * non-zero double (fmt.c; check_report.c compares the two on a
+	 * million doubles), without printf on its fast paths */
+	if (v != 0 && isfinite(v) && len >= 32) {
+		dc_fmt_double(buf, len, v);
+		return;
+	}
 	for (int prec = 15; prec <= 17; prec++) {
 		snprintf(buf, len, "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)
@@ -324,11 +332,49 @@ static void real_text(char *buf, size_t len, double v)
 	}
 }
 
+int dc_config_key_has_value(const struct dc_config *c, size_t i)
+{
+	const struct key *k;
+	int e, n = 0;
+	if (i >= NKEYS)
+		return 0;
+	k = &dc_cfg_keys[i];
+	if (i == KEY_MODEL_HF_CONFIG || i == KEY_CLUSTER_TOPOLOGY_FILE)
+		return 1;
+	if (k->off == NOFF)
+		return 0;
+	switch (k->kind) {
+	case K_COUNT:
+	case K_UINT:
+	case K_BYTES:
+	case K_BYTES_POS:
+	case K_BW:
+	case K_TIME:
+	case K_FRACTION:
+	case K_REAL:
+	case K_BOOL:
+		return 1;
+	case K_ENUM:
+	case K_GPU:
+		memcpy(&e, (const char *)c + k->off, sizeof(e));
+		if (k->kind == K_GPU) {
+			if (e == 0)
+				return 1; /* null */
+			e--;
+		}
+		while (k->info.choices[n])
+			n++;
+		return e >= 0 && e < n;
+	default:
+		return 0;
+	}
+}
+
 int dc_config_value_json(const struct dc_config *c, size_t i, char *buf, size_t len)
 {
 	const struct key *k;
 	const char *f;
-	if (i >= NKEYS || !len)
+	if (!len || !dc_config_key_has_value(c, i))
 		return -1;
 	k = &dc_cfg_keys[i];
 	if (i == KEY_MODEL_HF_CONFIG || i == KEY_CLUSTER_TOPOLOGY_FILE) {

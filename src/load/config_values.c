@@ -688,6 +688,21 @@ static void unknown_dotted(struct loader *l, const char *path, const char *prefi
 }
 
 /* Walks one JSON object that is the section `prefix` ("" for the root). */
+/* "prefix.name" ("name" under the top level) into path[size], cut at
+ * size - 1 bytes as snprintf would cut it; without printf, as the walk
+ * does it for every key of every load. */
+static void join_path(char *path, size_t size, const char *prefix, const char *name)
+{
+	size_t n = 0;
+	for (const char *s = prefix; *s && n + 1 < size; s++)
+		path[n++] = *s;
+	if (*prefix && n + 1 < size)
+		path[n++] = '.';
+	for (const char *s = name; *s && n + 1 < size; s++)
+		path[n++] = *s;
+	path[n] = '\0';
+}
+
 void dc_cfg_walk(struct loader *l, const cJSON *obj, const char *prefix)
 {
 	char path[300];
@@ -695,7 +710,7 @@ void dc_cfg_walk(struct loader *l, const cJSON *obj, const char *prefix)
 		const char *name = c->string ? c->string : "";
 		int ki;
 
-		snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", name);
+		join_path(path, sizeof(path), prefix, name);
 		if (strchr(name, '.')) {
 			unknown_dotted(l, path, prefix);
 			continue;

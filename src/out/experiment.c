@@ -353,16 +353,14 @@ static int build_views(struct dc_report *r)
 	return 0;
 }
 
-/* ---- every number finite before any sink sees it ---- */
+/* ---- every number printed is finite ---- */
 
-/* Rows checked at each end of a table: every row of a table up to twice
- * this, else the first and the last FINITE_ROWS. Rows are generated at
- * render time and can be millions (the ring's O(p^2) events); the row
- * functions compute from the same plan and results as the scalar fields,
- * with the same formula for every row, so a non-finite input shows in the
- * first or last rows, and the config bounds (docs/config.md) keep every
- * input finite in the first place. */
-#define FINITE_ROWS 2048
+/* The scalars and nested objects of every shown section are checked here,
+ * before any sink sees them: a few hundred fields. A table's rows are
+ * generated at render time and can be millions (the ring's O(p^2)
+ * events), of which a sink prints an excerpt; each sink checks the rows it
+ * prints as it generates them (dc_report_row_check), so the check costs
+ * what is shown and no row is built twice. */
 
 static const char *nonfinite_name(double v)
 {
@@ -379,31 +377,12 @@ static void field_path(char *buf, size_t len, const char *prefix, int64_t row, c
 		snprintf(buf, len, "%.200s%s%.60s", prefix, *prefix ? "." : "", key);
 }
 
-/* Records the first non-finite double under `fs` over `base` (row `row` of
- * the table at `prefix`, or -1), with its path. Returns -1 when one was
- * found. `row_buf` holds a row of a table under `fs`; NULL inside a row (a
- * row has no nested tables). */
-static int check_fields(const struct dc_fields *fs, const void *base, const char *prefix, int64_t row,
-			unsigned char *row_buf, struct dc_diag *diag);
-
-static int check_rows(const struct dc_field *f, const void *base, const char *path, unsigned char *row_buf,
-		      struct dc_diag *diag)
-{
-	uint64_t n = f->rows->count(base);
-
-	for (uint64_t i = 0; i < n; i++) {
-		if (n > 2 * FINITE_ROWS && i == FINITE_ROWS)
-			i = n - FINITE_ROWS;
-		memset(row_buf, 0, f->rows->row_size);
-		f->rows->row(base, i, row_buf);
-		if (check_fields(f->sub, row_buf, path, (int64_t)i, NULL, diag) != 0)
-			return -1;
-	}
-	return 0;
-}
-
-static int check_fields(const struct dc_fields *fs, const void *base, const char *prefix, int64_t row,
-			unsigned char *row_buf, struct dc_diag *diag)
+/* Writes "error: 'PATH' is not finite (nan)" for the first non-finite
+ * double under `fs` over `base` (row `row` of the table at `prefix`, or
+ * -1) into err[errlen], nested objects included and tables left out.
+ * Returns -1 when one was found, else 0. */
+static int check_fields(const struct dc_fields *fs, const void *base, const char *prefix, int64_t row, char *err,
+			size_t errlen)
 {
 	char path[320];
 
@@ -416,36 +395,96 @@ static int check_fields(const struct dc_fields *fs, const void *base, const char
 			memcpy(&v, dc_fld_ptr(base, f), sizeof(v));
 			if (!isfinite(v)) {
 				field_path(path, sizeof(path), prefix, row, f->key);
-				dc_diag_error(diag, DC_ERR_INTERNAL, "error: '%s' is not finite (%s)", path,
-					      nonfinite_name(v));
+				snprintf(err, errlen, "error: '%s' is not finite (%s)", path, nonfinite_name(v));
 				return -1;
 			}
 		} else if (f->type == DC_FT_OBJECT) {
 			field_path(path, sizeof(path), prefix, row, f->key);
-			if (check_fields(f->sub, dc_fld_ptr(base, f), path, -1, row_buf, diag) != 0)
-				return -1;
-		} else if (f->type == DC_FT_ROWS && row_buf) {
-			field_path(path, sizeof(path), prefix, row, f->key);
-			if (check_rows(f, base, path, row_buf, diag) != 0)
+			if (check_fields(f->sub, dc_fld_ptr(base, f), path, -1, err, errlen) != 0)
 				return -1;
 		}
 	}
 	return 0;
 }
 
-/* Every shown section of `r`, fields, nested objects and rows. */
+/* Every shown section of `r`: its fields and nested objects. */
 static int check_finite(const struct dc_report *r, struct dc_diag *diag)
 {
-	alignas(max_align_t) unsigned char row[DC_ROW_MAX];
+	char err[400];
 
 	for (size_t i = r->nheader; i < r->root.n; i++) {
 		const struct dc_field *f = &r->root.f[i];
 		if (f->type != DC_FT_OBJECT)
 			continue;
-		if (check_fields(f->sub, r->views + f->off, f->key, -1, row, diag) != 0)
+		if (check_fields(f->sub, r->views + f->off, f->key, -1, err, sizeof(err)) != 0) {
+			dc_diag_error(diag, DC_ERR_INTERNAL, "%s", err);
 			return -1;
+		}
 	}
 	return 0;
+}
+
+/* Is every double under `fs` over `base` finite, shown or not? The common
+ * case, answered without calling a field's hooks. */
+static int all_finite(const struct dc_fields *fs, const void *base)
+{
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct dc_field *f = &fs->f[i];
+		if (f->type == DC_FT_F64) {
+			double v;
+			memcpy(&v, dc_fld_ptr(base, f), sizeof(v));
+			if (!isfinite(v))
+				return 0;
+		} else if (f->type == DC_FT_OBJECT && !all_finite(f->sub, dc_fld_ptr(base, f))) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* The path of the table field `table` over `tbase` under `fs` over `base`
+ * (prefix `prefix`) into path[len]; 0 when found, else -1. */
+static int table_path(const struct dc_fields *fs, const void *base, const char *prefix, const struct dc_field *table,
+		      const void *tbase, char *path, size_t len)
+{
+	char sub[320];
+
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct dc_field *f = &fs->f[i];
+		if (f == table && base == tbase) {
+			field_path(path, len, prefix, -1, f->key);
+			return 0;
+		}
+		if (f->type == DC_FT_OBJECT) {
+			field_path(sub, sizeof(sub), prefix, -1, f->key);
+			if (table_path(f->sub, dc_fld_ptr(base, f), sub, table, tbase, path, len) == 0)
+				return 0;
+		}
+	}
+	return -1;
+}
+
+int dc_report_row_check(struct dc_report *r, const struct dc_field *table, const void *base, uint64_t i,
+			const void *row, struct dc_buf *out)
+{
+	char path[320], err[sizeof(r->render_error)];
+
+	if (all_finite(table->sub, row))
+		return 0;
+	if (table_path(&r->root, r->views, "", table, base, path, sizeof(path)) != 0)
+		snprintf(path, sizeof(path), "%.60s", table->key);
+	if (check_fields(table->sub, row, path, (int64_t)(i > INT64_MAX ? INT64_MAX : i), err, sizeof(err)) == 0)
+		return 0;
+	/* the first of this render: once `out` failed, the sink prints nothing more */
+	if (!out->failed)
+		memcpy(r->render_error, err, sizeof(err));
+	out->failed = 1;
+	return -1;
+}
+
+const char *dc_report_render_error(const struct dc_report *r)
+{
+	return r->render_error[0] ? r->render_error : NULL;
 }
 
 struct dc_report *dc_experiment_run(const struct dc_experiment *exp_in, const struct dc_config *cfg,

@@ -18,13 +18,27 @@
 #define DC_ONLY_DEPTH 6
 
 /* sec_cluster.c: the config keys under a prefix ("cluster.", "model."),
- * one row each: the key, its value, its unit and where it came from. */
+ * one row each: the key, its value, its unit and where it came from. The
+ * keys a table lists are found once, when the section's view is made
+ * (dc_key_list_fill), so a row is one look-up. */
 struct dc_key_row {
 	const struct dc_config *cfg;
 	size_t key; /* the key table row (dc_config_key_at) */
+	/* made once per row: a default derived later (the value is 0 here),
+	 * and the value's JSON text when it fits `json` (json_len > 0) */
+	int derived;
+	size_t json_len;
+	char json[64];
 };
-uint64_t dc_key_rows_count(const struct dc_config *cfg, const char *prefix);
-void dc_key_rows_fill(const struct dc_config *cfg, const char *prefix, uint64_t i, struct dc_key_row *r);
+struct dc_key_list {
+	const struct dc_config *cfg;
+	uint16_t n;
+	uint16_t key[DC_CONFIG_MAX_KEYS]; /* key table rows, in table order */
+};
+/* The keys under `prefix` in cfg with a value of their own. */
+void dc_key_list_fill(struct dc_key_list *l, const struct dc_config *cfg, const char *prefix);
+uint64_t dc_key_list_count(const struct dc_key_list *l);
+void dc_key_list_row(const struct dc_key_list *l, uint64_t i, struct dc_key_row *r);
 extern const struct dc_fields dc_key_row_table;
 
 struct dc_sweep;
@@ -60,6 +74,9 @@ struct dc_report {
 	struct dc_search_result *search; /* --experiment search's result (search.h), owned; NULL otherwise */
 	const struct dc_sweep *sweep; /* a sweep's report (sweep.c): its points,
 				       * inside `views`; NULL otherwise */
+	/* why the last failed render failed, when a row it printed held a
+	 * number that is not finite (dc_report_row_check); "" otherwise */
+	char render_error[400];
 };
 
 /* The header every report starts with (distcalc_version, experiment,
@@ -136,6 +153,16 @@ const struct dc_fields *dc_report_fields_shown(struct dc_report *r, const void *
  * scalar's bytes carry " GiB (exact B)". Returns buf or the field's text. */
 const char *dc_table_cell(char *buf, size_t len, const struct dc_field *f, const void *base, double max_abs,
 			  int scalar, const char **unit);
+
+/* A sink calls this on every row it prints, right after generating it:
+ * row `i` of the table `table` (a DC_FT_ROWS field over `base`). Returns
+ * 0 when every double the row shows is finite; else -1, with the report's
+ * render error set to "error: 'PATH[i].KEY' is not finite (nan)" and
+ * `out` marked failed, so the sink writes nothing more and returns -1 (a
+ * field whose is_null hook says null is exempt). The scalars and nested
+ * objects were checked by the runner before any sink ran (experiment.h). */
+int dc_report_row_check(struct dc_report *r, const struct dc_field *table, const void *base, uint64_t i,
+			const void *row, struct dc_buf *out);
 
 /* Rows [*from, *to) are left out of an excerpt of n rows. */
 void dc_excerpt_bounds(uint64_t n, const struct dc_render_opts *o, uint64_t *from, uint64_t *to);

@@ -13,74 +13,96 @@
 #include "report_int.h"
 
 struct view {
-	const struct dc_config *cfg;
+	struct dc_key_list keys;
 };
 
 #define row dc_key_row
 
 static void view(const struct dc_run *run, void *out)
 {
-	((struct view *)out)->cfg = run->plan->in;
+	dc_key_list_fill(&((struct view *)out)->keys, run->plan->in, "cluster.");
 }
 
-/* Is key table row i a key under `prefix` with a value of its own? */
-static int listed(const struct dc_config *cfg, const char *prefix, size_t i)
+void dc_key_list_fill(struct dc_key_list *l, const struct dc_config *cfg, const char *prefix)
 {
-	const struct dc_config_key_info *k = dc_config_key_at(i);
-	char buf[8];
-	return k && strncmp(k->path, prefix, strlen(prefix)) == 0 && dc_config_value_json(cfg, i, buf, sizeof(buf)) == 0;
+	size_t plen = strlen(prefix), nkeys = dc_config_key_count();
+	l->cfg = cfg;
+	l->n = 0;
+	for (size_t i = 0; i < nkeys && l->n < DC_CONFIG_MAX_KEYS; i++) {
+		const struct dc_config_key_info *k = dc_config_key_at(i);
+		if (k && strncmp(k->path, prefix, plen) == 0 && dc_config_key_has_value(cfg, i))
+			l->key[l->n++] = (uint16_t)i;
+	}
 }
 
-uint64_t dc_key_rows_count(const struct dc_config *cfg, const char *prefix)
+uint64_t dc_key_list_count(const struct dc_key_list *l)
 {
-	uint64_t n = 0;
-	for (size_t i = 0; i < dc_config_key_count(); i++)
-		n += (uint64_t)listed(cfg, prefix, i);
-	return n;
-}
-
-void dc_key_rows_fill(const struct dc_config *cfg, const char *prefix, uint64_t i, struct dc_key_row *r)
-{
-	r->cfg = cfg;
-	for (size_t k = 0; k < dc_config_key_count(); k++)
-		if (listed(cfg, prefix, k) && i-- == 0) {
-			r->key = k;
-			return;
-		}
-}
-
-static uint64_t key_count(const void *base)
-{
-	return dc_key_rows_count(((const struct view *)base)->cfg, "cluster.");
-}
-
-static void key_row(const void *base, uint64_t i, void *out)
-{
-	dc_key_rows_fill(((const struct view *)base)->cfg, "cluster.", i, out);
+	return l->n;
 }
 
 /* A key left at 0 whose default is derived later (the GPU's efficiencies
  * and SM count, from its preset in the kernel model) has no value yet. */
-static int not_derived_here(const struct row *r)
+static int not_derived_here(const struct dc_config *cfg, size_t key)
 {
-	const struct dc_config_key_info *k = dc_config_key_at(r->key);
+	const struct dc_config_key_info *k = dc_config_key_at(key);
 	char buf[8];
-	return r->cfg->origin[r->key] == DC_ORIGIN_DEFAULT && strncmp(k->default_text, "derived", 7) == 0 &&
-	       dc_config_value_json(r->cfg, r->key, buf, sizeof(buf)) == 0 && strcmp(buf, "0") == 0;
+	return cfg->origin[key] == DC_ORIGIN_DEFAULT && strncmp(k->default_text, "derived", 7) == 0 &&
+	       dc_config_value_json(cfg, key, buf, sizeof(buf)) == 0 && strcmp(buf, "0") == 0;
+}
+
+void dc_key_list_row(const struct dc_key_list *l, uint64_t i, struct dc_key_row *r)
+{
+	r->cfg = l->cfg;
+	r->key = i < l->n ? l->key[i] : 0;
+	r->derived = not_derived_here(r->cfg, r->key);
+	r->json_len = 0;
+	if (!r->derived) {
+		size_t n;
+		if (dc_config_value_json(r->cfg, r->key, r->json, sizeof(r->json)) != 0)
+			memcpy(r->json, "null", 5);
+		n = strlen(r->json);
+		/* a longer text (a file path) is made again at full length */
+		if (n + 1 < sizeof(r->json))
+			r->json_len = n;
+	}
+}
+
+static uint64_t key_count(const void *base)
+{
+	return dc_key_list_count(&((const struct view *)base)->keys);
+}
+
+static void key_row(const void *base, uint64_t i, void *out)
+{
+	dc_key_list_row(&((const struct view *)base)->keys, i, out);
+}
+
+/* `s` into buf[len], cut at len - 1 bytes as snprintf would. */
+static void copy_text(char *buf, size_t len, const char *s, size_t n)
+{
+	if (!len)
+		return;
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
 }
 
 static void key_text(const void *base, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s", dc_config_key_at(((const struct row *)base)->key)->path);
+	const char *path = dc_config_key_at(((const struct row *)base)->key)->path;
+	copy_text(buf, len, path, strlen(path));
 }
 
 static void value_json(const void *base, char *buf, size_t len)
 {
 	const struct row *r = base;
-	if (not_derived_here(r))
-		snprintf(buf, len, "null");
+	if (r->derived)
+		copy_text(buf, len, "null", 4);
+	else if (r->json_len && len >= sizeof(r->json))
+		copy_text(buf, len, r->json, r->json_len);
 	else if (dc_config_value_json(r->cfg, r->key, buf, len) != 0)
-		snprintf(buf, len, "null");
+		copy_text(buf, len, "null", 4);
 }
 
 /* The value for the table: a string without its quotes, null as the
@@ -89,8 +111,8 @@ static void value_text(const void *base, char *buf, size_t len)
 {
 	const struct row *r = base;
 	size_t n;
-	if (not_derived_here(r)) {
-		snprintf(buf, len, "(derived)"); /* docs/config.md says from what */
+	if (r->derived) {
+		copy_text(buf, len, "(derived)", 9); /* docs/config.md says from what */
 		return;
 	}
 	value_json(base, buf, len);
@@ -99,20 +121,22 @@ static void value_text(const void *base, char *buf, size_t len)
 		memmove(buf, buf + 1, n - 2);
 		buf[n - 2] = '\0';
 	} else if (strcmp(buf, "null") == 0) {
-		snprintf(buf, len, "(none)");
+		copy_text(buf, len, "(none)", 6);
 	}
 }
 
 static void unit_text(const void *base, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s", dc_config_key_at(((const struct row *)base)->key)->unit);
+	const char *unit = dc_config_key_at(((const struct row *)base)->key)->unit;
+	copy_text(buf, len, unit, strlen(unit));
 }
 
 static void origin_text(const void *base, char *buf, size_t len)
 {
 	const struct row *r = base;
 	char tmp[64];
-	snprintf(buf, len, "%s", dc_config_origin_text(r->cfg, r->key, tmp, sizeof(tmp)));
+	const char *o = dc_config_origin_text(r->cfg, r->key, tmp, sizeof(tmp));
+	copy_text(buf, len, o, strlen(o));
 }
 
 static const struct dc_field row_fields[] = {

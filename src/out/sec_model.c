@@ -28,6 +28,7 @@ struct view {
 	uint64_t params_total, params_active, num_experts, experts_per_token;
 	struct terms_view terms;
 	struct rank_view rank;
+	struct dc_key_list keys; /* with a Hugging Face config */
 };
 
 static void view(const struct dc_run *run, void *out)
@@ -52,6 +53,8 @@ static void view(const struct dc_run *run, void *out)
 	v->rank.p = run->res->model.most;
 	v->rank.stage = run->res->model.most_stage;
 	v->rank.par = &run->plan->layout;
+	if (m->hf_config[0])
+		dc_key_list_fill(&v->keys, run->plan->in, "model.");
 }
 
 static void family(const void *base, char *buf, size_t len)
@@ -148,12 +151,12 @@ static int has_hf(const void *base)
 
 static uint64_t key_count(const void *base)
 {
-	return dc_key_rows_count(((const struct view *)base)->cfg, "model.");
+	return dc_key_list_count(&((const struct view *)base)->keys);
 }
 
 static void key_row(const void *base, uint64_t i, void *out)
 {
-	dc_key_rows_fill(((const struct view *)base)->cfg, "model.", i, out);
+	dc_key_list_row(&((const struct view *)base)->keys, i, out);
 }
 
 static const struct dc_rows key_rows = {key_count, key_row, sizeof(struct dc_key_row), "keys", 1, 0, 1};

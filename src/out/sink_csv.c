@@ -185,7 +185,7 @@ static void table_line(struct dc_buf *b, const struct path *p)
 }
 
 /* a ROWS table's header row and rows (every row but an O(p^2) excerpt) */
-static void csv_rows(struct dc_buf *b, const struct dc_report *r, const struct dc_field *f, const void *base,
+static void csv_rows(struct dc_buf *b, struct dc_report *r, const struct dc_field *f, const void *base,
 		     const struct path *p, int shown)
 {
 	_Alignas(max_align_t) unsigned char row[DC_ROW_MAX];
@@ -216,6 +216,8 @@ static void csv_rows(struct dc_buf *b, const struct dc_report *r, const struct d
 			break;
 		memset(row, 0, f->rows->row_size);
 		f->rows->row(base, k, row);
+		if (dc_report_row_check(r, f, base, k, row, b) != 0)
+			break;
 		for (size_t c = 0, sep = 0; c < cf->n; c++) {
 			if (cf->f[c].table_only)
 				continue;
@@ -259,7 +261,7 @@ static void csv_prose(struct dc_buf *b, const struct dc_field *f, const void *ba
 	}
 }
 
-static void csv_table(struct dc_buf *b, const struct dc_report *r, const struct dc_field *f, const void *base,
+static void csv_table(struct dc_buf *b, struct dc_report *r, const struct dc_field *f, const void *base,
 		      const struct path *p, int shown)
 {
 	if (f->type == DC_FT_ROWS)
@@ -271,7 +273,7 @@ static void csv_table(struct dc_buf *b, const struct dc_report *r, const struct 
 }
 
 /* pass 2: every table, every row */
-static void csv_tables(struct dc_buf *b, const struct dc_report *r, const struct dc_fields *fs, const void *base,
+static void csv_tables(struct dc_buf *b, struct dc_report *r, const struct dc_fields *fs, const void *base,
 		       struct path *p)
 {
 	for (size_t i = 0; i < fs->n; i++) {

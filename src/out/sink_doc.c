@@ -15,7 +15,7 @@ enum doc_kind { DOC_MARKDOWN, DOC_HTML };
 struct dctx {
 	struct dc_buf *b;
 	const struct dc_render_opts *o;
-	const struct dc_report *r;
+	struct dc_report *r;
 	enum doc_kind kind;
 };
 
@@ -214,6 +214,8 @@ static void d_rows(struct dctx *d, const struct dc_field *f, const void *base, i
 			break;
 		memset(row, 0, rs->row_size);
 		rs->row(base, i, row);
+		if (dc_report_row_check(d->r, f, base, i, row, d->b) != 0)
+			return;
 		for (size_t c = 0; c < ncols; c++) {
 			double a = f64_abs(col[c], row);
 			if (a > max_abs[c])

@@ -8,7 +8,7 @@
 struct jctx {
 	struct dc_buf *b;
 	const struct dc_render_opts *o;
-	const struct dc_report *r;
+	struct dc_report *r;
 };
 
 static void j_indent(struct dc_buf *b, int depth)
@@ -103,6 +103,8 @@ static uint64_t j_value(struct jctx *j, const struct dc_field *f, const void *ba
 			j_indent(j->b, depth + 1);
 			memset(row, 0, f->rows->row_size);
 			f->rows->row(base, i, row);
+			if (dc_report_row_check(j->r, f, base, i, row, j->b) != 0)
+				break;
 			dc_buf_putc(j->b, '{');
 			for (size_t c = 0, sep = 0; c < cf->n; c++) {
 				if (cf->f[c].table_only)

@@ -253,7 +253,7 @@ struct tctx {
 	struct dc_buf *b;
 	const struct dc_render_opts *o;
 	int no_blank; /* the first heading opens the output: no blank line above it */
-	const struct dc_report *r;
+	struct dc_report *r;
 	const char *section; /* the section being rendered (its key) */
 };
 
@@ -665,6 +665,8 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	for (r = 0, slot = 0; next_row(&r, from, to, n, &gap); r++, slot++) {
 		memset(row, 0, rs->row_size);
 		rs->row(base, r, row);
+		if (dc_report_row_check(t->r, f, base, r, row, t->b) != 0)
+			return;
 		for (i = 0; i < ncols; i++) {
 			if (scaled(cf->f[i].unit)) {
 				double a = f64_abs(&cf->f[i], row);

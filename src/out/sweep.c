@@ -376,8 +376,9 @@ static void axis_value(const char *text, size_t v, char *out)
 /* Loads and runs point `pt`; its warnings go to `diag`. Returns 0, or -1
  * when the sweep must stop (an unreadable file, out of memory), with the
  * reason in `diag`. */
-static int run_point(const struct dc_experiment *exp, const struct dc_sweep_load *load, struct dc_sweep *sw,
-		     size_t index, const struct dc_run_info *info, struct dc_diag *diag)
+static int run_point(const struct dc_experiment *exp, const struct dc_sweep_load *load,
+		     const struct dc_config_parsed *parsed, struct dc_sweep *sw, size_t index,
+		     const struct dc_run_info *info, struct dc_diag *diag)
 {
 	struct dc_sweep_point *pt = &sw->points[index];
 	struct dc_override *ov = dc_calloc(load->nsets + sw->naxes, sizeof(*ov));
@@ -404,8 +405,11 @@ static int run_point(const struct dc_experiment *exp, const struct dc_sweep_load
 	lo.noverrides = load->nsets + sw->naxes;
 	lo.model_file = load->model_file;
 	lo.auto_layout = load->auto_layout;
-	loaded = load->config_path ? dc_config_load_file_opts(load->config_path, &lo, &cfg, &pd)
-				   : dc_config_load_buffer_opts(load->buf, load->len, load->name, &lo, &cfg, &pd);
+	if (parsed)
+		loaded = dc_config_load_parsed(parsed, &lo, &cfg, &pd);
+	else
+		loaded = load->config_path ? dc_config_load_file_opts(load->config_path, &lo, &cfg, &pd)
+					   : dc_config_load_buffer_opts(load->buf, load->len, load->name, &lo, &cfg, &pd);
 	if (pd.oom || pd.status == DC_ERR_INTERNAL)
 		goto oom;
 	if (loaded != 0 && pd.status == DC_ERR_INPUT) {
@@ -609,9 +613,24 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 	r->info = *info;
 	r->info.config_name = r->config_name;
 	r->info.only = NULL;
-	for (size_t i = 0; i < npoints; i++)
-		if (run_point(exp, load, sw, i, &r->info, diag) != 0)
+	{
+		/* the config read and parsed once, each point a load of it
+		 * with its own --set (config.h); a text that cannot be read or
+		 * parsed is loaded by each point, which says why as a single
+		 * run would */
+		struct dc_diag pd;
+		struct dc_config_parsed *parsed;
+		int failed = 0;
+		dc_diag_init(&pd);
+		parsed = load->config_path ? dc_config_parse_file(load->config_path, &pd)
+					   : dc_config_parse_buffer(load->buf, load->len, load->name, &pd);
+		dc_diag_release(&pd);
+		for (size_t i = 0; i < npoints && !failed; i++)
+			failed = run_point(exp, load, parsed, sw, i, &r->info, diag) != 0;
+		dc_config_parsed_free(parsed);
+		if (failed)
 			goto fail;
+	}
 	if (diag->oom)
 		goto oom;
 
