@@ -617,14 +617,17 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 		/* the config read and parsed once, each point a load of it
 		 * with its own --set (config.h); a text that cannot be read or
 		 * parsed is loaded by each point, which says why as a single
-		 * run would */
+		 * run would; out of memory ends the sweep */
 		struct dc_diag pd;
 		struct dc_config_parsed *parsed;
 		int failed = 0;
 		dc_diag_init(&pd);
 		parsed = load->config_path ? dc_config_parse_file(load->config_path, &pd)
 					   : dc_config_parse_buffer(load->buf, load->len, load->name, &pd);
+		failed = !parsed && (pd.oom || pd.status == DC_ERR_INTERNAL); /* out of memory */
 		dc_diag_release(&pd);
+		if (failed)
+			goto oom;
 		for (size_t i = 0; i < npoints && !failed; i++)
 			failed = run_point(exp, load, parsed, sw, i, &r->info, diag) != 0;
 		dc_config_parsed_free(parsed);
