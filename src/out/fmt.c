@@ -184,15 +184,32 @@ __extension__ typedef unsigned __int128 dc_u128;
  * a = M 2^E, so a 10^s = M 5^s 2^(E + s), with M < 2^53 and 5^s < 2^47
  * (0 <= s <= 20) the product fits in 128 bits. What printf's %.Ng rounds
  * the exact binary value to. Returns 0 when it does not fit 64 bits. */
+static const uint64_t pow5_tab[] = {1u, 5u, 25u, 125u, 625u, 3125u, 15625u, 78125u, 390625u, 1953125u,
+				    9765625u, 48828125u, 244140625u, 1220703125u, 6103515625u, 30517578125u,
+				    152587890625u, 762939453125u, 3814697265625u, 19073486328125u, 95367431640625u};
+
 static int scaled_digits(double a, int s, uint64_t *out)
 {
 	int e;
-	double fr = frexp(a, &e); /* a = fr 2^e, fr in [0.5, 1) */
-	uint64_t m = (uint64_t)ldexp(fr, 53);
-	int shift = e - 53 + s;
-	dc_u128 x = m;
-	for (int i = 0; i < s; i++)
-		x *= 5;
+	uint64_t bits, m;
+	int shift;
+	dc_u128 x;
+
+	if (s < 0 || s > 20)
+		return 0;
+	/* a = M 2^(e - 53) with M in [2^52, 2^53), as frexp and ldexp(fr, 53)
+	 * give it: a normal double's fraction bits with the hidden one, its
+	 * exponent unbiased (a here is in [1e-4, 1e15): never subnormal) */
+	memcpy(&bits, &a, sizeof(bits));
+	if (((bits >> 52) & 0x7ff) == 0) {
+		double fr = frexp(a, &e);
+		m = (uint64_t)ldexp(fr, 53);
+	} else {
+		e = (int)((bits >> 52) & 0x7ff) - 1022;
+		m = (bits & (((uint64_t)1 << 52) - 1)) | ((uint64_t)1 << 52);
+	}
+	shift = e - 53 + s;
+	x = (dc_u128)m * pow5_tab[s];
 	if (shift >= 0) {
 		if (shift > 40)
 			return 0;
@@ -258,13 +275,14 @@ static size_t fmt_long(char *buf, double v)
 size_t dc_fmt_double(char *buf, size_t len, double v)
 {
 	size_t n;
-	if (!isfinite(v)) {
-		snprintf(buf, len, "null");
-		return 4;
-	}
-	if (v == 0) { /* -0 too: a report has no use for the sign of zero */
-		snprintf(buf, len, "0");
-		return 1;
+	if (!isfinite(v) || v == 0) { /* -0 too: a report has no use for the sign of zero */
+		const char *t = v == 0 ? "0" : "null";
+		size_t tn = v == 0 ? 1 : 4, k = tn < len ? tn : len ? len - 1 : 0;
+		if (len) { /* as snprintf writes it, cut to len - 1 bytes */
+			memcpy(buf, t, k);
+			buf[k] = '\0';
+		}
+		return tn;
 	}
 	if (len >= 32 && ((n = fmt_fixed(buf, v)) > 0 || (n = fmt_exp(buf, v)) > 0 || (n = fmt_long(buf, v)) > 0))
 		return n;

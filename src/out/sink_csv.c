@@ -12,6 +12,7 @@
  * in base units (the unit column says which); a value that is undefined is
  * an empty field. Lines end in CRLF, as RFC 4180 says.
  */
+#include <math.h>
 #include <string.h>
 
 #include "report_int.h"
@@ -37,13 +38,44 @@ static const char *base_unit(enum dc_unit u)
 /* A field quoted when it holds a comma, a quote, CR, LF, edge spaces or '#'
  * (readers told that '#' starts a comment, as pandas' comment="#", cut an
  * unquoted field there). */
+/* Is s[0..n) printable ASCII (0x20 to 0x7e)? Eight bytes a step: a byte
+ * below 0x20 sets its top bit in x - 0x20.., one at 0x7f in x + 0x01..,
+ * one at 0x80 or above in x. A carry between bytes can only flag a plain
+ * byte, and then csv_text takes its slow path, which writes the same. */
+static int ascii_printable(const char *s, size_t n)
+{
+	const uint64_t lo = 0x2020202020202020u, one = 0x0101010101010101u, top = 0x8080808080808080u;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x;
+		memcpy(&x, s + i, 8);
+		if (((x - lo) | (x + one) | x) & top)
+			return 0;
+	}
+	for (; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
+			return 0;
+	return 1;
+}
+
 static void csv_text(struct dc_buf *b, const char *raw)
 {
 	struct dc_buf esc;
 	const char *s = raw;
 	size_t n;
-	int quote;
+	int quote = 0;
 
+	/* the common case: printable ASCII, which needs no escape
+	 * (dc_text_printable) and holds no CR or LF */
+	n = strlen(raw);
+	if (ascii_printable(raw, n)) {
+		quote = (n > 0 && (raw[0] == ' ' || raw[n - 1] == ' ')) || raw[strcspn(raw, ",\"#")];
+		if (!quote) {
+			dc_buf_add(b, raw, n);
+			return;
+		}
+	}
+	quote = 0;
 	/* no raw control bytes: a file name's newline or ESC is written
 	 * \n, \x1b (section.h, dc_buf_printable) */
 	dc_buf_init(&esc);
@@ -91,9 +123,8 @@ static void csv_value(struct dc_buf *b, const struct dc_field *f, const void *ba
 		break;
 	case DC_FT_F64:
 		memcpy(&v, p, sizeof(v));
-		dc_fmt_double(num, sizeof(num), v);
-		if (strcmp(num, "null") != 0)
-			dc_buf_puts(b, num);
+		if (isfinite(v)) /* else "null": an empty field */
+			dc_buf_add(b, num, dc_fmt_double(num, sizeof(num), v));
 		break;
 	case DC_FT_BOOL:
 		dc_buf_puts(b, *(const int *)p ? "true" : "false");
