@@ -565,6 +565,19 @@ START_TEST(calibrate_uses_nccl_algo)
 	ck_assert_str_eq(cal.points[31].algorithm, "tree");
 	dc_calibration_release(&cal);
 	dc_nccl_log_release(&log);
+	/* NCCL's first entry holds for every op, later ones for theirs:
+	 * "Ring;allgather:tree" leaves the all_reduce log on the ring */
+	load(&cfg, NULL, NULL);
+	synth_log(&truth, 2, 8, DC_NET_ALGO_RING, "NCCL_ALGO=Ring;allgather:tree", 0, &log);
+	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
+	ck_assert_str_eq(cal.logs[0].algorithm, "ring");
+	dc_calibration_release(&cal);
+	dc_nccl_log_release(&log);
+	/* a collective NCCL does not know */
+	synth_log(&truth, 2, 8, DC_NET_ALGO_RING, "NCCL_ALGO=allreducex:ring", 0, &log);
+	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), -1);
+	ck_assert_ptr_nonnull(strstr(d.entries[d.count - 1].text, "'allreducex' is not one of NCCL's collectives"));
+	dc_nccl_log_release(&log);
 	/* an unknown name */
 	synth_log(&truth, 2, 8, DC_NET_ALGO_RING, "NCCL_ALGO=Ring,Spiral", 0, &log);
 	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), -1);

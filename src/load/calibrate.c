@@ -512,7 +512,7 @@ static const char *nccl_op_key(enum dc_nccl_op op)
 	case DC_NCCL_BROADCAST: return "broadcast";
 	case DC_NCCL_REDUCE: return "reduce";
 	case DC_NCCL_ALL_REDUCE: return "allreduce";
-	default: return "";
+	default: return "sendrecv"; /* alltoall and sendrecv run NCCL's send/recv */
 	}
 }
 
@@ -556,20 +556,41 @@ static int parse_nccl_algo(const char *v, const struct dc_nccl_log *l, int colln
 				buf[j++] = (char)(v[i] >= 'A' && v[i] <= 'Z' ? v[i] - 'A' + 'a' : v[i]);
 		buf[j] = '\0';
 	}
-	if (strchr(buf, ':')) { /* per op: take the log's, else NCCL's choice */
+	if (strchr(buf, ':')) {
+		/* NCCL's parseList (src/graph/tuning.cc): the first entry may
+		 * go without a collective and holds for all; each "op:list"
+		 * after it holds for that op; an op NCCL does not know is
+		 * refused */
+		static const char *const ops[] = {"broadcast", "reduce", "allgather", "reducescatter",
+						  "allreduce", "sendrecv", "send", "recv"};
 		const char *key = nccl_op_key(l->op);
 		char *entry, *at = buf;
+		int first = 1;
 		list = NULL;
 		while ((entry = next_tok(&at, ';')) != NULL) {
-			if (!entry[0])
-				continue;
 			char *colon = strchr(entry, ':');
+			size_t k = 0;
 			if (!colon) {
-				snprintf(why, why_len, "'%s' has no 'collective:' before its algorithms", entry);
+				if (!first) {
+					snprintf(why, why_len, "'%s': every entry but the first needs a collective", entry);
+					return -1;
+				}
+				list = entry;
+				first = 0;
+				continue;
+			}
+			first = 0;
+			*colon = '\0';
+			while (k < sizeof(ops) / sizeof(ops[0]) && strcmp(entry, ops[k]) != 0)
+				k++;
+			if (k == sizeof(ops) / sizeof(ops[0])) {
+				snprintf(why, why_len,
+					 "'%s' is not one of NCCL's collectives (Broadcast, Reduce, AllGather, ReduceScatter, "
+					 "AllReduce, SendRecv, Send, Recv)",
+					 entry);
 				return -1;
 			}
-			*colon = '\0';
-			if (key[0] && strcmp(entry, key) == 0)
+			if (strcmp(entry, key) == 0)
 				list = colon + 1;
 		}
 		if (!list)
@@ -748,7 +769,7 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 	for (size_t k = 0; k < nlogs; k++) {
 		const struct dc_nccl_log *l = &logs[k];
 		struct dc_calib_log *o = &out->logs[k];
-		char shown[256], why[160];
+		char shown[256], why[256];
 		dc_fmt_printable(shown, sizeof(shown), names[k]);
 		if (l->op == DC_NCCL_REDUCE) {
 			dc_diag_error(diag, DC_ERR_CONFIG,
