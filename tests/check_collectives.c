@@ -349,6 +349,8 @@ END_TEST
  * 16 GiB by 2, each time the model's on `truth` (forced to `algo`, AUTO
  * for its choice), times `spoil` on every other row when spoil > 0;
  * `env` (a line such as "NCCL_ALGO=Ring") before the header when given. */
+static unsigned synth_protocols; /* the generating model's NCCL_PROTO mask (net.h); 0: all */
+
 static void synth_log(const struct dc_config *truth, uint64_t nodes, uint64_t gpn, enum dc_net_algo algo,
 		      const char *env, double spoil, struct dc_nccl_log *log)
 {
@@ -359,6 +361,7 @@ static void synth_log(const struct dc_config *truth, uint64_t nodes, uint64_t gp
 	struct dc_diag d;
 	dc_net_init(truth, &net);
 	net.algorithm = DC_NET_ALGO_AUTO;
+	net.protocols = synth_protocols;
 	if (net.num_nodes < nodes)
 		net.num_nodes = nodes;
 	dc_net_group_ranks(&net, 0, 1, nodes * gpn, &g);
@@ -563,6 +566,22 @@ START_TEST(calibrate_uses_nccl_algo)
 	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
 	ck_assert_str_eq(cal.logs[0].algorithm, "tree");
 	ck_assert_str_eq(cal.points[31].algorithm, "tree");
+	dc_calibration_release(&cal);
+	dc_nccl_log_release(&log);
+	/* NCCL_PROTO=Simple as well: a ring of Simple at every size, so the
+	 * 8-byte row is 8.4 + 28 x 3.4 (the NVLink hop, above the CPU's 3 us
+	 * post of a Simple step) + 2 x 14 = 131.6 us, the plateau's 1.4 only
+	 * from 64 B a channel and rank; with every protocol the ring's LL
+	 * would be priced, 6.6 + 28 x 1 + 2 x 2.7 = 40 us, and miss */
+	load(&cfg, NULL, NULL);
+	synth_protocols = 1u << DC_NET_PROTO_SIMPLE;
+	synth_log(&truth, 2, 8, DC_NET_ALGO_RING, "NCCL_ALGO=Ring\nNCCL_PROTO=Simple", 0, &log);
+	synth_protocols = 0;
+	ck_assert_double_eq_tol(log.rows[0].time_s[0], 131.6e-6, 5e-9);
+	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
+	ck_assert_str_eq(cal.logs[0].protocols, "Simple");
+	ck_assert_str_eq(cal.points[0].protocol, "Simple");
+	ck_assert_msg(cal.max_abs_before < 1e-5, "before %.2g", cal.max_abs_before);
 	dc_calibration_release(&cal);
 	dc_nccl_log_release(&log);
 	/* NCCL's first entry holds for every op, later ones for theirs:

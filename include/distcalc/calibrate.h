@@ -70,6 +70,7 @@ struct dc_calib_log {
 	size_t rows;
 	char algorithm[48];  /* the algorithms it is priced with: "auto", "ring", "ring, tree" */
 	char algorithm_from[48]; /* "NCCL_ALGO=Ring", "collective.algorithm", "NCCL's choice" */
+	char protocols[48];  /* "LL, LL128, Simple" (NCCL's choice) or NCCL_PROTO's */
 	double median_abs_error, max_abs_error; /* its rows after the fit */
 };
 

@@ -89,6 +89,7 @@ struct dc_net {
 	uint64_t channels;             /* ring / tree channels (cluster.nccl_channels or NCCL's default), >= 1 */
 	uint64_t nvls_channels;        /* NVLS channels: NCCL_NVLS_NCHANNELS' default, 16 */
 	double plugin_latency_s;       /* the network plugin's latency, added per hop between nodes (twice for Simple) */
+	unsigned protocols;            /* protocols NCCL may use, a mask over enum dc_net_proto (NCCL_PROTO); 0: all */
 	double net_overhead_s;         /* the CPU's cost of posting one network step (Simple: 3x) */
 	/* bandwidth factor by message size: tree_factor[p] for the tree's
 	 * AllReduce (NCCL's treeCorrectionFactor; also the NVLS tree's on

@@ -671,6 +671,8 @@ int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_
 		for (int pr = 0; pr < DC_NET_PROTO_COUNT; pr++) {
 			struct price pc;
 			double t;
+			if (net->protocols && !(net->protocols & (1u << pr)))
+				continue; /* NCCL_PROTO leaves it out */
 			if (price(net, (enum dc_net_algo)a, op, g, bytes, (enum dc_net_proto)pr, &pc) != 0)
 				continue;
 			t = pc.lat_s + pc.bw_s;

@@ -50,6 +50,7 @@ struct param {
  * for NCCL's choice (the config's collective.algorithm). */
 struct log_algo {
 	unsigned mask;
+	unsigned protos; /* over enum dc_net_proto, from NCCL_PROTO; 0: every one */
 };
 
 struct fit {
@@ -134,6 +135,8 @@ static double predict(const struct dc_config *c, const struct dc_nccl_log *l, co
 	enum dc_coll_kind op = coll_kind(l->op);
 	dc_net_init(c, &net);
 	log_group(&net, l, &g);
+	if (la)
+		net.protocols = la->protos;
 	if (la && la->mask) {
 		int found = 0;
 		net.algorithm = DC_NET_ALGO_AUTO;
@@ -155,6 +158,11 @@ static double predict(const struct dc_config *c, const struct dc_nccl_log *l, co
 		if (fallback)
 			*fallback = 1;
 	}
+	if (dc_net_time(&net, op, &g, r->size_bytes, DC_NET_ALGO_AUTO, ch) == 0)
+		return ch->time_s;
+	if (net.protocols && fallback) /* no allowed protocol runs it: NCCL's choice */
+		*fallback = 1;
+	net.protocols = 0;
 	if (dc_net_time(&net, op, &g, r->size_bytes, DC_NET_ALGO_AUTO, ch) != 0)
 		return 0;
 	return ch->time_s;
@@ -492,15 +500,22 @@ void dc_calibration_release(struct dc_calibration *c)
 /* NCCL_ALGO's names (NCCL's ncclAlgoStr, case-insensitive) and the
  * model's algorithm for each; the NVLS tree is the model's NVLS across
  * domains, CollNet its hierarchy. */
-static const struct {
+struct nccl_name {
 	const char *name;
-	enum dc_net_algo algo;
+	int bit;    /* the model's enum dc_net_algo or dc_net_proto */
 	int across; /* 1: the name of the multi-domain form, 0: one domain, -1 both */
-} nccl_algos[] = {
+};
+
+static const struct nccl_name nccl_algos[] = {
 	{"ring", DC_NET_ALGO_RING, -1},	 {"tree", DC_NET_ALGO_TREE, -1},
 	{"nvls", DC_NET_ALGO_NVLS, 0},	 {"nvlstree", DC_NET_ALGO_NVLS, 1},
 	{"collnetdirect", DC_NET_ALGO_HIER, -1}, {"collnetchain", DC_NET_ALGO_HIER, -1},
 	{"pat", DC_NET_ALGO_PAT, -1},
+};
+
+/* NCCL_PROTO's names (ncclProtoStr) */
+static const struct nccl_name nccl_protos[] = {
+	{"ll", DC_NET_PROTO_LL, -1}, {"ll128", DC_NET_PROTO_LL128, -1}, {"simple", DC_NET_PROTO_SIMPLE, -1},
 };
 
 /* NCCL's short name of an op in NCCL_ALGO's per-op form ("allreduce:tree"). */
@@ -535,13 +550,13 @@ static char *next_tok(char **p, char sep)
 /* NCCL_ALGO `v` for log `l`: a list of names, "^" first to exclude them,
  * or "op:list;op:list" per collective. Fills la->mask (0: NCCL's choice);
  * -1 with `why` filled for a name the model does not know. */
-static int parse_nccl_algo(const char *v, const struct dc_nccl_log *l, int collnet, struct log_algo *la, char *why,
-			   size_t why_len)
+static int parse_nccl_list(const char *v, const struct dc_nccl_log *l, const struct nccl_name *tab, size_t ntab,
+			   unsigned all, const char *choices, unsigned *mask, char *why, size_t why_len)
 {
 	char buf[64], *list = buf, *tok, *rest;
 	unsigned named = 0;
 	int exclude = 0;
-	la->mask = 0;
+	*mask = 0;
 	if (!v[0])
 		return 0;
 	if (strlen(v) >= sizeof(buf)) {
@@ -602,31 +617,28 @@ static int parse_nccl_algo(const char *v, const struct dc_nccl_log *l, int colln
 	}
 	rest = list;
 	while ((tok = next_tok(&rest, ',')) != NULL) {
-		size_t k = 0, n = sizeof(nccl_algos) / sizeof(nccl_algos[0]);
+		size_t k = 0;
 		if (!tok[0])
 			continue;
-		while (k < n && strcmp(tok, nccl_algos[k].name) != 0)
+		while (k < ntab && strcmp(tok, tab[k].name) != 0)
 			k++;
-		if (k == n) {
-			snprintf(why, why_len,
-				 "'%s' is not one of Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT", tok);
+		if (k == ntab) {
+			snprintf(why, why_len, "'%s' is not one of %s", tok, choices);
 			return -1;
 		}
 		/* excluding NVLS on a multi-node log leaves its NVLS tree */
-		if (exclude && nccl_algos[k].across >= 0 && nccl_algos[k].across != (l->nodes > 1))
+		if (exclude && tab[k].across >= 0 && tab[k].across != (l->nodes > 1))
 			continue;
-		named |= 1u << nccl_algos[k].algo;
+		named |= 1u << tab[k].bit;
 	}
 	if (exclude) {
-		unsigned all = (1u << DC_NET_ALGO_RING) | (1u << DC_NET_ALGO_TREE) | (1u << DC_NET_ALGO_NVLS) |
-			       (1u << DC_NET_ALGO_PAT) | (collnet ? 1u << DC_NET_ALGO_HIER : 0);
-		la->mask = all & ~named;
-		if (!la->mask) {
-			snprintf(why, why_len, "it excludes every algorithm");
+		*mask = all & ~named;
+		if (!*mask) {
+			snprintf(why, why_len, "it excludes every one");
 			return -1;
 		}
 	} else {
-		la->mask = named;
+		*mask = named;
 	}
 	return 0;
 }
@@ -785,10 +797,23 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 				      shown, (unsigned long long)l->ranks);
 			return -1;
 		}
-		if (parse_nccl_algo(l->nccl_algo, l, cfg->cluster.collnet, &algo[k], why, sizeof(why)) != 0) {
+		if (parse_nccl_list(l->nccl_algo, l, nccl_algos, sizeof(nccl_algos) / sizeof(nccl_algos[0]),
+				    (1u << DC_NET_ALGO_RING) | (1u << DC_NET_ALGO_TREE) | (1u << DC_NET_ALGO_NVLS) |
+					    (1u << DC_NET_ALGO_PAT) | (cfg->cluster.collnet ? 1u << DC_NET_ALGO_HIER : 0),
+				    "Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT", &algo[k].mask, why,
+				    sizeof(why)) != 0) {
 			char v[64];
 			dc_fmt_printable(v, sizeof(v), l->nccl_algo);
 			dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: '--calibrate': the log's NCCL_ALGO=%s: %s", shown,
+				      v, why);
+			return -1;
+		}
+		if (parse_nccl_list(l->nccl_proto, l, nccl_protos, sizeof(nccl_protos) / sizeof(nccl_protos[0]),
+				    (1u << DC_NET_PROTO_COUNT) - 1, "LL, LL128, Simple", &algo[k].protos, why,
+				    sizeof(why)) != 0) {
+			char v[64];
+			dc_fmt_printable(v, sizeof(v), l->nccl_proto);
+			dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: '--calibrate': the log's NCCL_PROTO=%s: %s", shown,
 				      v, why);
 			return -1;
 		}
@@ -819,6 +844,17 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 		} else {
 			snprintf(o->algorithm, sizeof(o->algorithm), "auto");
 			snprintf(o->algorithm_from, sizeof(o->algorithm_from), "NCCL's choice");
+		}
+		{
+			unsigned pm = algo[k].protos ? algo[k].protos : (1u << DC_NET_PROTO_COUNT) - 1;
+			size_t at = 0;
+			o->protocols[0] = '\0';
+			for (int p = 0; p < DC_NET_PROTO_COUNT; p++)
+				if (pm & (1u << p)) {
+					int w = snprintf(o->protocols + at, sizeof(o->protocols) - at, "%s%s", at ? ", " : "",
+							 dc_net_proto_name((enum dc_net_proto)p));
+					at += w > 0 && (size_t)w < sizeof(o->protocols) - at ? (size_t)w : 0;
+				}
 		}
 		for (size_t i = 0; i < l->nrows; i++)
 			np += (size_t)usable(&l->rows[i]);
