@@ -868,6 +868,13 @@ static int check(struct dc_report *report, const struct dc_options *o, const str
 				dc_budget_stream_finish(bs, &json, &exceeded, &scratch);
 				dc_diag_release(&scratch);
 			}
+			if (dc_report_render_error(report)) {
+				/* the render stopped at a number that is not finite:
+				 * that, not the compare's cut-off, is why */
+				render_failed(report);
+				rc = EXIT_INTERNAL;
+				goto out;
+			}
 			print_diag(&d, 0);
 			rc = exit_for(d.status);
 			goto out;
