@@ -114,9 +114,11 @@ int dc_check_stored_only_file(const char *path, char *buf, size_t len);
  * in step; where an object's keys part, the rest of that object is parsed
  * into trees and compared as dc_check_compare does. Memory: two 64 KiB
  * windows, a 256 KiB channel, the open objects' keys and the lines
- * written. The stored report is checked as read_report does (an object,
- * the header fields and their types, no key twice in an object; a syntax
- * error names the byte offset). Returns 0 or -1 with diag as
+ * written. The stored report is read as strictly as dc_check_compare
+ * reads one (RFC 8259 numbers and strings, valid UTF-8, nesting at most 64
+ * deep, an object with the header fields and their types, no key twice in
+ * an object; a syntax error names the byte offset, not line and column).
+ * Returns 0 or -1 with diag as
  * dc_check_compare_only. */
 int dc_check_compare_file(const char *path, double rtol, const char *only,
 			  int (*render)(void *ctx, struct dc_buf *b), void *render_ctx,

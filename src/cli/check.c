@@ -479,6 +479,8 @@ static void put_utf8(struct dc_buf *b, unsigned cp)
 
 /* A string, decoded into *out (which it empties first), or skipped when
  * out is NULL. */
+static size_t utf8_len(const unsigned char *p, const unsigned char *end);
+
 static void sp_string(struct sp *s, struct dc_buf *out)
 {
 	if (out) {
@@ -494,6 +496,21 @@ static void sp_string(struct sp *s, struct dc_buf *out)
 		sp_need(s, 12); /* an escape with its surrogate pair */
 		if (s->p >= s->end || *s->p == '"')
 			break;
+		if (s->read && (unsigned char)*s->p < 0x20) {
+			s->bad = 1; /* a raw control character */
+			return;
+		}
+		if (s->read && (unsigned char)*s->p >= 0x80) {
+			size_t n = utf8_len((const unsigned char *)s->p, (const unsigned char *)s->end);
+			if (!n) {
+				s->bad = 1;
+				return;
+			}
+			if (out)
+				dc_buf_add(out, s->p, n);
+			s->p += n;
+			continue;
+		}
 		ch = *s->p++;
 		if (ch == '\\') {
 			unsigned cp, lo;
@@ -576,6 +593,68 @@ static void sp_skip(struct sp *s)
 	}
 }
 
+/* RFC 8259's number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, as
+ * dc_json_check_strict reads a stored report (a streamed one is checked
+ * here, token by token) */
+static int json_number(const char *p)
+{
+	if (*p == '-')
+		p++;
+	if (*p == '0')
+		p++;
+	else if (*p >= '1' && *p <= '9')
+		while (*p >= '0' && *p <= '9')
+			p++;
+	else
+		return 0;
+	if (*p == '.') {
+		if (!(*++p >= '0' && *p <= '9'))
+			return 0;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!(*p >= '0' && *p <= '9'))
+			return 0;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	return *p == '\0';
+}
+
+/* The length of the UTF-8 sequence at p (at most 4 bytes before end), or
+ * 0 when it is not one (overlong forms and surrogates included). */
+static size_t utf8_len(const unsigned char *p, const unsigned char *end)
+{
+	size_t n, i;
+	unsigned char lo = 0x80, hi = 0xbf;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		n = 3;
+		if (p[0] == 0xe0)
+			lo = 0xa0;
+		if (p[0] == 0xed)
+			hi = 0x9f;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		n = 4;
+		if (p[0] == 0xf0)
+			lo = 0x90;
+		if (p[0] == 0xf4)
+			hi = 0x8f;
+	} else
+		return 0;
+	if ((size_t)(end - p) < n || p[1] < lo || p[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return n;
+}
+
 /* A scalar of the new report as a cJSON value; a container facing another
  * type or nothing is skipped and stands as an empty one (a difference line
  * names its type only). NULL when out of memory or not JSON. */
@@ -615,7 +694,7 @@ static cJSON *sp_leaf(struct sp *s, struct dc_buf *text)
 		memcpy(num, s->p, n);
 		num[n] = '\0';
 		v = strtod(num, &end);
-		if (n == 0 || end != num + n) {
+		if (n == 0 || end != num + n || (s->read && !json_number(num))) {
 			s->bad = 1;
 			return NULL;
 		}

@@ -8,10 +8,15 @@
  * record why not, and it writes a line for every difference it counts.
  * A real report compared with itself has no difference (checked once); a
  * fuzzed one need not (an expected 1e400 is a difference even with itself).
+ * The golden is also compared streamed (dc_check_compare_file, as --check
+ * reads a stored report above 1 MiB) against the real report: it must
+ * accept and refuse what the tree comparison does, with the same lines.
  */
+#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "distcalc/check.h"
 #include "distcalc/config.h"
@@ -72,6 +77,55 @@ static void compare(const char *exp, size_t elen, const char *act, size_t alen, 
 	dc_diag_release(&d);
 }
 
+struct text {
+	const char *p;
+	size_t n;
+};
+
+static int render_text(void *ctx, struct dc_buf *b)
+{
+	const struct text *t = ctx;
+	dc_buf_add(b, t->p, t->n);
+	return b->failed ? -1 : 0;
+}
+
+/* The golden through a file, streamed, against the tree comparison. */
+static void compare_streamed(const char *exp, size_t elen, const char *act, size_t alen)
+{
+	static char path[64];
+	static int fd = -1;
+	struct dc_check_result r1 = {0, 0}, r2 = {0, 0};
+	struct dc_diag d1, d2;
+	struct dc_buf o1, o2;
+	struct text t = {act, alen};
+	int rc1, rc2;
+
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/tmp/fuzz_check.XXXXXX");
+		if ((fd = mkstemp(path)) < 0)
+			abort();
+	}
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, exp, elen, 0) != (ssize_t)elen)
+		abort();
+	dc_diag_init(&d1);
+	dc_diag_init(&d2);
+	dc_buf_init(&o1);
+	dc_buf_init(&o2);
+	rc1 = dc_check_compare(exp, elen, path, act, alen, 1e-9, &o1, &r1, &d1);
+	rc2 = dc_check_compare_file(path, 1e-9, NULL, render_text, &t, NULL, NULL, &o2, &r2, &d2);
+	if (rc2 != 0 && d2.errors == 0)
+		abort(); /* a refusal says why */
+	if ((rc1 == 0) != (rc2 == 0))
+		abort(); /* one accepts what the other refuses */
+	if (rc1 == 0 && (r1.differences != r2.differences || r1.compared != r2.compared || o1.len != o2.len ||
+			 memcmp(o1.data, o2.data, o1.len) != 0))
+		abort(); /* the same lines */
+	dc_buf_release(&o1);
+	dc_buf_release(&o2);
+	dc_diag_release(&d1);
+	dc_diag_release(&d2);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *text = (const char *)data;
@@ -90,5 +144,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		compare(text, elen, real.data, real.len, 0);
 	/* the golden against itself: every leaf on both sides */
 	compare(text, elen, text, elen, 0);
+	compare_streamed(text, elen, real.data, real.len);
 	return 0;
 }
