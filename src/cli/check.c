@@ -555,6 +555,8 @@ static void sp_string(struct sp *s, struct dc_buf *out)
 		s->p++;
 }
 
+static cJSON *sp_leaf(struct sp *s, struct dc_buf *text);
+
 static void sp_skip(struct sp *s)
 {
 	int ch = sp_peek(s);
@@ -583,6 +585,12 @@ static void sp_skip(struct sp *s)
 			s->bad = 1;
 	} else if (ch == -1) {
 		s->bad = 1;
+	} else if (s->read) {
+		/* streamed: a stored report's scalar is checked even unread */
+		cJSON *v = sp_leaf(s, NULL);
+		if (!v && !s->bad)
+			s->bad = 1; /* out of memory: stop, as not JSON would */
+		cJSON_Delete(v);
 	} else {
 		for (;;) {
 			sp_need(s, 1);
@@ -1232,12 +1240,71 @@ struct lock {
 	unsigned header_seen;
 };
 
+/* As s_member and s_compare with the new report a tree too (the rest of
+ * an object whose keys parted): the new report's order, the stored
+ * report's own members at the end, a new container facing anything but
+ * its kind standing as an empty one, so the lines are the tree
+ * comparison's. */
+static void t_compare(struct cmp *c, cJSON *e, const cJSON *a);
+
+static void t_member(struct cmp *c, const char *key, long index, cJSON *e, const cJSON *a)
+{
+	size_t len = strlen(c->path);
+	if (key)
+		snprintf(c->path + len, sizeof(c->path) - len, "%s%s", len ? "." : "", key);
+	else
+		snprintf(c->path + len, sizeof(c->path) - len, "[%ld]", index);
+	if (!ignored(c->path)) {
+		int want = wanted(c, !e);
+		if (want == 1 || (want == 2 && (!e || cJSON_IsObject(e) || cJSON_IsArray(e))))
+			t_compare(c, e, a);
+	}
+	c->path[len] = '\0';
+}
+
+static void t_compare(struct cmp *c, cJSON *e, const cJSON *a)
+{
+	if (cJSON_IsObject(a) && e && cJSON_IsObject(e)) {
+		for (const cJSON *y = a->child; y; y = y->next) {
+			cJSON *x = cJSON_GetObjectItemCaseSensitive(e, y->string);
+			t_member(c, y->string, 0, x, y);
+			if (x)
+				cJSON_Delete(cJSON_DetachItemViaPointer(e, x));
+		}
+		for (cJSON *x = e->child; x; x = x->next)
+			with_path(c, x->string, 0, x, NULL);
+		return;
+	}
+	if (cJSON_IsArray(a) && e && cJSON_IsArray(e)) {
+		cJSON *x = e->child;
+		long i = 0;
+		for (const cJSON *y = a->child; y; y = y->next) {
+			t_member(c, NULL, i++, x, y);
+			x = x ? x->next : NULL;
+		}
+		for (; x; x = x->next, i++)
+			with_path(c, NULL, i, x, NULL);
+		return;
+	}
+	if (cJSON_IsObject(a) || cJSON_IsArray(a)) {
+		cJSON *empty = cJSON_IsObject(a) ? cJSON_CreateObject() : cJSON_CreateArray();
+		if (!empty) {
+			c->out->failed = 1;
+			return;
+		}
+		compare(c, e, empty);
+		cJSON_Delete(empty);
+		return;
+	}
+	compare(c, e, a);
+}
+
 static void l_compare(struct lock *l, int top);
 static int seen_before(const struct dc_buf *seen, const char *key);
 
 /* The rest of the object both sides are in, their next keys `ek` and `ak`
  * read (NULL: that side's object ended), into trees, compared. */
-static void l_rest(struct lock *l, const char *ek, const char *ak, const struct dc_buf *seen)
+static void l_rest(struct lock *l, const char *ek, const char *ak, const struct dc_buf *seen, int top)
 {
 	cJSON *e = cJSON_CreateObject(), *a = cJSON_CreateObject();
 	struct dc_buf key;
@@ -1294,15 +1361,21 @@ static void l_rest(struct lock *l, const char *ek, const char *ak, const struct 
 		}
 		goto out;
 	}
-	/* the new report's order; the stored report's own members after */
-	for (cJSON *x = a->child; x; x = x->next) {
-		cJSON *y = cJSON_GetObjectItemCaseSensitive(e, x->string);
-		with_path(l->c, x->string, 0, y, x);
-		if (y)
-			cJSON_Delete(cJSON_DetachItemViaPointer(e, y));
+	/* the header fields among the rest */
+	for (size_t i = 0; top && i < sizeof(header_fields) / sizeof(header_fields[0]); i++) {
+		const cJSON *f = cJSON_GetObjectItemCaseSensitive(e, header_fields[i].key);
+		if (!f)
+			continue;
+		l->header_seen |= 1u << i;
+		if (!header_fields[i].is(f) && !l->why) {
+			snprintf(l->why_buf, sizeof(l->why_buf), "a wrong type for the header field '%s'",
+				 header_fields[i].key);
+			l->why = l->why_buf;
+			goto out;
+		}
 	}
-	for (cJSON *y = e->child; y; y = y->next)
-		with_path(l->c, y->string, 0, y, NULL);
+	/* the new report's order; the stored report's own members after */
+	t_compare(l->c, e, a);
 out:
 	cJSON_Delete(e);
 	cJSON_Delete(a);
@@ -1342,9 +1415,8 @@ static void l_member(struct lock *l, const char *key, long index, int top)
 		sp_skip(l->a);
 	} else {
 		int want = wanted(c, 0);
-		int ce = sp_peek(l->e), ca = sp_peek(l->a);
-		int container = ce == '{' || ce == '[' || ca == '{' || ca == '[';
-		if (want == 1 || (want == 2 && container))
+		int ce = sp_peek(l->e);
+		if (want == 1 || (want == 2 && (ce == '{' || ce == '[')))
 			l_compare(l, 0);
 		else {
 			sp_skip(l->e);
@@ -1399,7 +1471,7 @@ static void l_compare(struct lock *l, int top)
 			}
 			if (e_end || a_end || strcmp(ek.data, ak.data) != 0) {
 				/* the keys part: the rest of both objects as trees */
-				l_rest(l, e_end ? NULL : ek.data, a_end ? NULL : ak.data, &seen);
+				l_rest(l, e_end ? NULL : ek.data, a_end ? NULL : ak.data, &seen, top);
 				e_end = a_end = 1;
 				break;
 			}
@@ -1440,7 +1512,10 @@ static void l_compare(struct lock *l, int top)
 						l->oom = 1;
 					break;
 				}
-				with_path(l->c, NULL, i++, e_end ? NULL : x, e_end ? x : NULL);
+				if (e_end)
+					t_member(l->c, NULL, i++, NULL, x);
+				else
+					with_path(l->c, NULL, i++, x, NULL);
 				cJSON_Delete(x);
 				if (!sp_eat(s, ',')) {
 					if (!sp_eat(s, ']'))
@@ -1466,7 +1541,8 @@ static void l_compare(struct lock *l, int top)
 	{
 		/* leaves, or a container facing another type: as sp_leaf, the
 		 * container stands as an empty one */
-		cJSON *e = sp_leaf(E, &l->text), *a = e ? sp_leaf(A, &l->text) : NULL;
+		int ec = ce == '{' || ce == '[';
+		cJSON *e = ec ? sp_tree(E, &l->text) : sp_leaf(E, &l->text), *a = e ? sp_leaf(A, &l->text) : NULL;
 		if (e && a)
 			compare(l->c, e, a);
 		else if (!E->bad && !A->bad)
