@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "distcalc/net.h"
+#include "distcalc/units.h"
 #include "distcalc/util.h"
 
 /* the links of both kinds and both ramps */
@@ -98,6 +99,47 @@ static void apply(const struct fit *f, const double *x, struct dc_config *c)
 			c->cluster.plugin_latency_s = v - PLUGIN_OFFSET > 0 ? v - PLUGIN_OFFSET : 0;
 			break;
 		case P_RAMP: c->cluster.bw_ramp[p->dom][p->knot] = v; break;
+		}
+	}
+}
+
+/* `v` as the text "%.6g UNIT" of v x scale reads back (units.c): what
+ * the calibration section prints is then exactly what the run used. */
+static double quantize_unit(double v, double scale, const char *unit, int bandwidth)
+{
+	char text[64], err[128];
+	double q;
+	snprintf(text, sizeof(text), "%.6g %s", v * scale, unit);
+	if ((bandwidth ? dc_units_parse_bandwidth(text, &q, err, sizeof(err))
+		       : dc_units_parse_time(text, &q, err, sizeof(err))) != 0)
+		return v;
+	return q;
+}
+
+/* Every value the fit moved, rounded to the six digits the calibration
+ * section prints (GB/s, us, the ramp's knots as numbers), so that the
+ * cluster it prints, pasted into a config, prices every size as this run
+ * does (tests/cli/test_calibrate.sh); six digits move a time by at most
+ * about 5e-6 of itself. */
+static void quantize(const struct fit *f, struct dc_config *c)
+{
+	struct dc_cluster *k = &c->cluster;
+	char text[32];
+	for (size_t i = 0; i < f->n; i++) {
+		const struct param *p = &f->p[i];
+		switch (p->kind) {
+		case P_INTRA_BW: k->intra_node.bw_bytes_per_s = quantize_unit(k->intra_node.bw_bytes_per_s, 1e-9, "GB/s", 1); break;
+		case P_INTRA_LAT: k->intra_node.latency_s = quantize_unit(k->intra_node.latency_s, 1e6, "us", 0); break;
+		case P_INTER_BW: k->inter_node.bw_bytes_per_s = quantize_unit(k->inter_node.bw_bytes_per_s, 1e-9, "GB/s", 1); break;
+		case P_INTER_LAT: k->inter_node.latency_s = quantize_unit(k->inter_node.latency_s, 1e6, "us", 0); break;
+		case P_PLUGIN_LAT: /* below a nanosecond: none (the fit's floor, 0, less rounding) */
+			k->plugin_latency_s =
+				k->plugin_latency_s < 1e-9 ? 0 : quantize_unit(k->plugin_latency_s, 1e6, "us", 0);
+			break;
+		case P_RAMP:
+			snprintf(text, sizeof(text), "%.6g", k->bw_ramp[p->dom][p->knot]);
+			k->bw_ramp[p->dom][p->knot] = strtod(text, NULL);
+			break;
 		}
 	}
 }
@@ -931,6 +973,7 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 		base.cluster.nvls = nvls;
 		f.base = &base;
 		apply(&f, x, &fitted);
+		quantize(&f, &fitted);
 		check_range(&f, x, best, out, diag);
 		f.base = cfg;
 	}
@@ -1011,6 +1054,13 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 		dc_config_set_origin(cfg, "cluster.inter_node.latency", DC_ORIGIN_CALIBRATED);
 	if (cfg->cluster.nvls != fitted.cluster.nvls)
 		dc_config_set_origin(cfg, "cluster.nvls", DC_ORIGIN_CALIBRATED);
+	for (int d = 0; d < 2; d++)
+		if (memcmp(cfg->cluster.bw_ramp[d], fitted.cluster.bw_ramp[d], sizeof(cfg->cluster.bw_ramp[d])) != 0)
+			dc_config_set_origin(cfg, d ? "cluster.inter_node.ramp" : "cluster.intra_node.ramp",
+					     DC_ORIGIN_CALIBRATED);
+	if (fitted.cluster.plugin_latency_fitted &&
+	    (!cfg->cluster.plugin_latency_fitted || cfg->cluster.plugin_latency_s != fitted.cluster.plugin_latency_s))
+		dc_config_set_origin(cfg, "cluster.inter_node.plugin_latency", DC_ORIGIN_CALIBRATED);
 	cfg->cluster.intra_node = fitted.cluster.intra_node;
 	cfg->cluster.inter_node = fitted.cluster.inter_node;
 	cfg->cluster.nvls = fitted.cluster.nvls;

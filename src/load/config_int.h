@@ -33,6 +33,7 @@ enum kkind {
 	K_VALUES,    /* a JSON array of counts >= 1 into struct dc_search_values (search.space) */
 	K_CHOICES,   /* a JSON array of info.choices[] strings into a uint32_t mask */
 	K_BOOLS,     /* a JSON array of true / false into a uint32_t mask (bit 0 false, bit 1 true) */
+	K_RAMP,      /* a JSON array of DC_NET_RAMP_KNOTS numbers in (0, 1] into a double[] (cluster.*.ramp) */
 };
 
 /* One key. `info` is what dc_config_key_at() shows; the rest is how the

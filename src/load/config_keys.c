@@ -113,6 +113,11 @@ static const char *const objective_names[] = {"tokens_per_s", "memory", NULL};
 #define VALUES(path, field, doc)                                                                            \
 	ROW(path, "list", "", "", "each ≥ 1, at most 32", doc, NULL, OPT, K_VALUES, OFF(field), 1, DC_MAX_EXACT_INT, \
 	    0, 0)
+/* the size factor's knots (net.h): exactly DC_NET_RAMP_KNOTS numbers in
+ * (0, 1] into a double[DC_NET_RAMP_KNOTS]; all 0 (left out): no factor */
+#define RAMP(path, field, doc)                                                                          \
+	ROW(path, "list", "", "none", "5 numbers, each > 0 and ≤ 1", doc, NULL, OPT, K_RAMP, OFF(field), 0, 1, 1, \
+	    0)
 #define CHOICES(path, field, names, bounds, doc) \
 	ROW(path, "list", "", "", bounds, doc, NULL, OPT, K_CHOICES, OFF(field), 0, 0, 0, 0)
 #define BOOLS(path, field, doc) \
@@ -343,7 +348,19 @@ int dc_config_key_has_value(const struct dc_config *c, size_t i)
 		return 1;
 	if (k->off == NOFF)
 		return 0;
+	/* cluster.network's latency, unless a config or a fit gave one: the
+	 * cluster section then shows no row for it, as before the key */
+	if (i == KEY_CLUSTER_INTER_NODE_PLUGIN_LATENCY)
+		return c->cluster.plugin_latency_fitted != 0;
 	switch (k->kind) {
+	case K_RAMP:
+		for (int j = 0; j < DC_NET_RAMP_KNOTS; j++) {
+			double d;
+			memcpy(&d, (const char *)c + k->off + (size_t)j * sizeof(d), sizeof(d));
+			if (d != 0)
+				return 1;
+		}
+		return 0;
 	case K_COUNT:
 	case K_UINT:
 	case K_BYTES:
@@ -420,6 +437,23 @@ int dc_config_value_json(const struct dc_config *c, size_t i, char *buf, size_t 
 		double d;
 		memcpy(&d, f, sizeof(d));
 		real_text(buf, len, d);
+		return 0;
+	}
+	case K_RAMP: {
+		size_t n = 0;
+		if (len < 5 * 40 + 2)
+			return -1; /* five numbers of up to 32 bytes and their commas */
+		for (int j = 0; j < DC_NET_RAMP_KNOTS; j++) {
+			double d;
+			memcpy(&d, f + (size_t)j * sizeof(d), sizeof(d));
+			buf[n++] = j ? ',' : '[';
+			if (j)
+				buf[n++] = ' ';
+			real_text(buf + n, len - n, d);
+			n += strlen(buf + n);
+		}
+		buf[n++] = ']';
+		buf[n] = '\0';
 		return 0;
 	}
 	case K_BOOL: {

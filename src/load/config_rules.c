@@ -71,6 +71,7 @@ void dc_cfg_set_defaults(struct dc_config *c)
 		case K_VALUES:
 		case K_CHOICES:
 		case K_BOOLS:
+		case K_RAMP:
 			break;
 		}
 	}

@@ -496,6 +496,54 @@ static void read_space(struct loader *l, int ki, const cJSON *v)
 		memcpy(dst, &mask, sizeof(mask));
 }
 
+/* cluster.*.ramp: exactly DC_NET_RAMP_KNOTS finite numbers, each above 0
+ * and at most 1 (a factor on a link's bandwidth: the link is never faster
+ * than its rate, and a factor of 0 would make every size take forever). */
+static void read_ramp(struct loader *l, int ki, const cJSON *v)
+{
+	const struct key *k = &dc_cfg_keys[ki];
+	double knots[DC_NET_RAMP_KNOTS];
+	int n = 0;
+
+	if (!cJSON_IsArray(v)) {
+		dc_cfg_errorf(l, ki, "'%s': expected an array of %d numbers like [0.5, 0.7, 0.8, 0.9, 1], got %s",
+			      k->info.path, DC_NET_RAMP_KNOTS, describe(l, v));
+		return;
+	}
+	for (const cJSON *e = v->child; e; e = e->next, n++) {
+		if (n >= DC_NET_RAMP_KNOTS) {
+			dc_cfg_errorf(l, ki,
+				      "'%s': expected %d numbers, one per knot (8 KiB, 128 KiB, 2 MiB, 32 MiB, 512 MiB), got more",
+				      k->info.path, DC_NET_RAMP_KNOTS);
+			return;
+		}
+		if (!cJSON_IsNumber(e)) {
+			dc_cfg_errorf(l, ki, "'%s': entry %d: expected a number, got %s", k->info.path, n + 1, describe(l, e));
+			return;
+		}
+		if (!isfinite(e->valuedouble)) {
+			dc_cfg_errorf(l, ki, "'%s': entry %d: must be a finite number, got a number too large for a double",
+				      k->info.path, n + 1);
+			return;
+		}
+		if (!(e->valuedouble > 0 && e->valuedouble <= 1)) {
+			char num[40];
+			fmt_num(num, sizeof(num), e->valuedouble);
+			dc_cfg_errorf(l, ki, "'%s': entry %d: a bandwidth factor must be above 0 and at most 1, got %s",
+				      k->info.path, n + 1, num);
+			return;
+		}
+		knots[n] = e->valuedouble;
+	}
+	if (n != DC_NET_RAMP_KNOTS) {
+		dc_cfg_errorf(l, ki,
+			      "'%s': expected %d numbers, one per knot (8 KiB, 128 KiB, 2 MiB, 32 MiB, 512 MiB), got %d",
+			      k->info.path, DC_NET_RAMP_KNOTS, n);
+		return;
+	}
+	memcpy((char *)l->cfg + k->off, knots, sizeof(knots));
+}
+
 static void read_value(struct loader *l, int ki, const cJSON *v)
 {
 	const struct key *k = &dc_cfg_keys[ki];
@@ -539,8 +587,12 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 		break;
 	case K_BW:
 	case K_TIME:
-		if (read_real(l, ki, v, k->kind == K_BW ? DC_Q_BANDWIDTH : DC_Q_TIME, &d) == 0)
+		if (read_real(l, ki, v, k->kind == K_BW ? DC_Q_BANDWIDTH : DC_Q_TIME, &d) == 0) {
 			*(double *)field(l, k) = d;
+			/* given: it replaces cluster.network's (net.c) */
+			if (ki == KEY_CLUSTER_INTER_NODE_PLUGIN_LATENCY)
+				l->cfg->cluster.plugin_latency_fitted = 1;
+		}
 		break;
 	case K_BOOL:
 		if (!cJSON_IsBool(v))
@@ -624,6 +676,9 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 	case K_CHOICES:
 	case K_BOOLS:
 		read_space(l, ki, v);
+		break;
+	case K_RAMP:
+		read_ramp(l, ki, v);
 		break;
 	case K_STRING:
 		if (!cJSON_IsString(v))
@@ -842,7 +897,8 @@ int dc_cfg_apply_override(struct loader *l, cJSON *root, const char *text)
 		char lead = vs[strspn(vs, " \t\r\n")];
 		/* a list key takes a JSON array: --set 'parallel.pipeline_layers=[4,4,3]' */
 		if (dc_cfg_scan_text(&sc, vs, strlen(vs)) == 0 && lead != '{' && (lead != '[' || dc_cfg_keys[ki].kind == K_LIST || dc_cfg_keys[ki].kind == K_VALUES ||
-										  dc_cfg_keys[ki].kind == K_CHOICES || dc_cfg_keys[ki].kind == K_BOOLS)) {
+										  dc_cfg_keys[ki].kind == K_CHOICES || dc_cfg_keys[ki].kind == K_BOOLS ||
+										  dc_cfg_keys[ki].kind == K_RAMP)) {
 			val = cJSON_Parse(vs);
 			if (!val)
 				return -2; /* it scanned, so only an allocation fails */

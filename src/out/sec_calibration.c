@@ -4,6 +4,7 @@
  * (calibrate.h, docs/nccl-tools.md). */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "distcalc/calibrate.h"
@@ -12,10 +13,13 @@
 #include "distcalc/net.h"
 #include "distcalc/plan.h"
 #include "distcalc/section.h"
+#include "distcalc/units.h"
 
 /* The cluster object, as a config writes it (units spelled out). */
 struct paste_link {
-	char bandwidth[32], latency[32];
+	char bandwidth[32], latency[32], plugin_latency[32];
+	char ramp[DC_NET_RAMP_KNOTS * 28 + 8]; /* a JSON array; "" for none */
+	int inter;
 };
 
 struct paste {
@@ -36,10 +40,50 @@ struct view {
 	struct paste cluster;
 };
 
-static void link_text(const struct dc_link *l, struct paste_link *p)
+/* `v` x scale with UNIT ("GB/s", "us"; "" for a plain number) in the
+ * fewest digits, six at least, that read back as v: calibrate.c rounds
+ * what it fits to six, and a value from the config keeps its own. */
+static void exact_text(char *buf, size_t len, double v, double scale, const char *unit)
 {
-	snprintf(p->bandwidth, sizeof(p->bandwidth), "%.6g GB/s", l->bw_bytes_per_s / 1e9);
-	snprintf(p->latency, sizeof(p->latency), "%.6g us", l->latency_s * 1e6);
+	for (int prec = 6; prec <= 17; prec++) {
+		char err[128];
+		double q = 0;
+		int rc;
+		snprintf(buf, len, "%.*g%s%s", prec, v * scale, *unit ? " " : "", unit);
+		rc = !*unit			  ? (q = strtod(buf, NULL), 0)
+		     : strcmp(unit, "GB/s") == 0 ? dc_units_parse_bandwidth(buf, &q, err, sizeof(err))
+						  : dc_units_parse_time(buf, &q, err, sizeof(err));
+		if (rc == 0 && q == v)
+			return;
+	}
+}
+
+/* One link as a config writes it, to the six digits calibrate.c rounded
+ * every fitted value to (so the text reads back as the run's value): its
+ * ramp when it has one; across nodes, the plugin latency the run used,
+ * fitted or cluster.network's. */
+static void link_text(const struct dc_config *in, int inter, struct paste_link *p)
+{
+	const struct dc_link *l = inter ? &in->cluster.inter_node : &in->cluster.intra_node;
+	const double *ramp = in->cluster.bw_ramp[inter];
+	size_t n = 0;
+	int any = 0;
+	exact_text(p->bandwidth, sizeof(p->bandwidth), l->bw_bytes_per_s, 1e-9, "GB/s");
+	exact_text(p->latency, sizeof(p->latency), l->latency_s, 1e6, "us");
+	p->inter = inter;
+	exact_text(p->plugin_latency, sizeof(p->plugin_latency),
+		   in->cluster.plugin_latency_fitted ? in->cluster.plugin_latency_s
+						     : dc_net_fabric_latency(in->cluster.network),
+		   1e6, "us");
+	for (int k = 0; k < DC_NET_RAMP_KNOTS; k++)
+		any |= ramp[k] != 0;
+	p->ramp[0] = '\0';
+	for (int k = 0; any && k < DC_NET_RAMP_KNOTS && n + 32 < sizeof(p->ramp); k++) {
+		char num[32];
+		exact_text(num, sizeof(num), ramp[k], 1, "");
+		n += (size_t)snprintf(p->ramp + n, sizeof(p->ramp) - n, "%s%s%s", k ? ", " : "[", num,
+				      k + 1 == DC_NET_RAMP_KNOTS ? "]" : "");
+	}
 }
 
 static void view(const struct dc_run *run, void *out)
@@ -87,8 +131,8 @@ static void view(const struct dc_run *run, void *out)
 	else
 		snprintf(v->cluster.gpu_memory, sizeof(v->cluster.gpu_memory), "%llu B",
 			 (unsigned long long)in->cluster.gpu_mem_bytes);
-	link_text(&in->cluster.intra_node, &v->cluster.intra_node);
-	link_text(&in->cluster.inter_node, &v->cluster.inter_node);
+	link_text(in, 0, &v->cluster.intra_node);
+	link_text(in, 1, &v->cluster.inter_node);
 }
 
 struct log_row {
@@ -243,10 +287,27 @@ static const struct dc_field ramp_fields[] = {
 static const struct dc_fields ramp_table = DC_FIELDS(ramp_fields);
 static const struct dc_rows ramp_rows = {ramp_count, ramp_row, sizeof(struct ramp_row), "ramp"};
 
+static int link_inter(const void *base)
+{
+	return ((const struct paste_link *)base)->inter;
+}
+
+static int has_ramp(const void *base)
+{
+	return ((const struct paste_link *)base)->ramp[0] != '\0';
+}
+
+static void ramp_text(const void *base, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", ((const struct paste_link *)base)->ramp);
+}
+
 #define K(m) offsetof(struct paste_link, m)
 static const struct dc_field link_fields[] = {
 	{"bandwidth", "bandwidth", DC_U_NONE, DC_FT_TEXT, K(bandwidth)},
 	{"latency", "latency", DC_U_NONE, DC_FT_TEXT, K(latency)},
+	{"plugin_latency", "plugin_latency", DC_U_NONE, DC_FT_TEXT, K(plugin_latency), .shown = link_inter},
+	{"ramp", "ramp", DC_U_NONE, DC_FT_FN, 0, .text = ramp_text, .shown = has_ramp, .json_value = 1},
 };
 static const struct dc_fields link_obj = DC_FIELDS(link_fields);
 
@@ -280,7 +341,7 @@ static const struct dc_field fields[] = {
 	{"max_abs_error_before", "largest |error| before", DC_U_RATIO, DC_FT_F64, V(max_abs_before)},
 	{"warnings", "Warnings", DC_U_NONE, DC_FT_ROWS, 0, .sub = &warning_table, .rows = &warning_rows},
 	{"cluster", "Fitted cluster", DC_U_NONE, DC_FT_OBJECT, V(cluster), .sub = &cluster_obj},
-	{"ramp", "Fitted bandwidth ramp (applied to this run; no config key carries it)", DC_U_NONE, DC_FT_ROWS, 0,
+	{"ramp", "Fitted bandwidth ramp (cluster.intra_node.ramp, cluster.inter_node.ramp)", DC_U_NONE, DC_FT_ROWS, 0,
 	 .sub = &ramp_table, .rows = &ramp_rows},
 	{"logs", "Logs read", DC_U_NONE, DC_FT_ROWS, 0, .sub = &log_table, .rows = &log_rows},
 	{"sizes", "Measured and predicted time, every size", DC_U_NONE, DC_FT_ROWS, 0, .sub = &point_table,

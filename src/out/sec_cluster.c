@@ -58,11 +58,13 @@ void dc_key_list_row(const struct dc_key_list *l, uint64_t i, struct dc_key_row 
 	r->json_len = 0;
 	if (!r->derived) {
 		size_t n;
+		/* a value too long for json[] (a ramp's five numbers) is made
+		 * at full length when printed */
 		if (dc_config_value_json(r->cfg, r->key, r->json, sizeof(r->json)) != 0)
-			memcpy(r->json, "null", 5);
+			r->json[0] = '\0';
 		n = strlen(r->json);
 		/* a longer text (a file path) is made again at full length */
-		if (n + 1 < sizeof(r->json))
+		if (n && n + 1 < sizeof(r->json))
 			r->json_len = n;
 	}
 }

@@ -3,7 +3,8 @@
 # logs of tests/data (each alone, then all three together) meets the bar of
 # issue 22: every size within 20% of the measured time, the median within
 # 8%, and no warning (so the verdict says the cluster may be pasted); the
-# fit keeps NVLink (no one-node log) at the preset's 370.8 GB/s.
+# fit keeps NVLink (no one-node log) at the preset's 370.8 GB/s; and the
+# cluster it prints, pasted into a config, gives the calibrated times.
 set -u
 bin=$1
 src=$2
@@ -23,6 +24,7 @@ check() { # NAME LOG...
 	"$bin" --config "$cfg" --only calibration --format json --all $args >"$work/$name.json" 2>"$work/$name.err" ||
 		{ fail "$name: exit $?: $(cat "$work/$name.err")"; return; }
 	[ -s "$work/$name.err" ] && fail "$name: stderr: $(cat "$work/$name.err")"
+	paste "$name"
 	python3 - "$work/$name.json" "$name" <<'PY' || fails=$((fails + 1))
 import json, sys
 c = json.load(open(sys.argv[1]))["calibration"]
@@ -42,6 +44,48 @@ if c["cluster"]["intra_node"]["bandwidth"] != "370.8 GB/s": bad.append("NVLink m
 for r in c["sizes"]:
     if abs(r["residual_s"] - (r["predicted_s"] - r["measured_s"])) > 1e-9: bad.append("residual of %d" % r["size_bytes"])
 for b in bad: print("FAIL: %s: %s" % (name, b))
+sys.exit(1 if bad else 0)
+PY
+}
+# The printed cluster, pasted as the config's whole `cluster` object (only
+# num_nodes set to each log's hosts), prices every size of every log with
+# `--experiment collectives` exactly as the calibrated run did: the keys
+# cluster.inter_node.plugin_latency and cluster.*.ramp carry what the fit
+# found besides the links, and the text is what the run used (calibrate.c
+# rounds each fitted value to the six digits printed).
+paste() { # NAME (after check wrote $work/NAME.json)
+	python3 - "$bin" "$cfg" "$work" "$1" <<'PY' || fails=$((fails + 1))
+import json, subprocess, sys
+bin, cfg_path, work, name = sys.argv[1:5]
+c = json.load(open("%s/%s.json" % (work, name)))["calibration"]
+bad = []
+if c["cluster"]["inter_node"].get("plugin_latency") is None: bad.append("no inter_node.plugin_latency in the cluster")
+if not isinstance(c["cluster"]["inter_node"].get("ramp"), list): bad.append("no inter_node.ramp array in the cluster")
+for i, log in enumerate(c["logs"]):
+    cfg = json.load(open(cfg_path))
+    cfg["cluster"] = json.loads(json.dumps(c["cluster"]))
+    cfg["cluster"]["num_nodes"] = log["hosts"]
+    pts = [p for p in c["sizes"] if p["log"] == i]
+    sizes = sorted(p["size_bytes"] for p in pts)
+    cfg["collective"] = {"op": log["op"], "min_bytes": sizes[0], "max_bytes": sizes[-1], "step_factor": 2}
+    path = "%s/%s-paste-%d.json" % (work, name, i)
+    json.dump(cfg, open(path, "w"))
+    run = subprocess.run([bin, "--config", path, "--experiment", "collectives", "--format", "json", "--all"],
+                         capture_output=True, text=True)
+    # the only words allowed on stderr: the loader's note that a pasted
+    # link replaces the one cluster.system's preset would fill
+    other = [w for w in run.stderr.splitlines() if "from the config overrides" not in w]
+    if run.returncode != 0 or other:
+        bad.append("%s: the pasted cluster: exit %d: %s" % (log["file"], run.returncode, " / ".join(other)))
+        continue
+    rows = {r["size_bytes"]: r["time_s"] for r in json.loads(run.stdout)["collectives"]["rows"]}
+    for p in pts:
+        t = rows.get(p["size_bytes"])
+        if t is None:
+            bad.append("%s: %d B not in the sweep" % (log["file"], p["size_bytes"]))
+        elif t != p["predicted_s"]:
+            bad.append("%s: %d B: %.17g s with the pasted cluster, %.17g s calibrated" % (log["file"], p["size_bytes"], t, p["predicted_s"]))
+for b in bad: print("FAIL: %s: paste: %s" % (name, b))
 sys.exit(1 if bad else 0)
 PY
 }
