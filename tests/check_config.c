@@ -264,6 +264,65 @@ END_TEST
 
 /* Uneven pipelines and context parallelism: every bad value names its key
  * (base: 32 layers, 32 heads, seq 4096, 8 ranks, tp 4). */
+/* cluster.inter_node.plugin_latency and cluster.*.ramp (what --calibrate
+ * fits, docs/network-model.md): left out, cluster.network's latency and no
+ * ramp; given, the values land where dc_net_init reads them; every bad
+ * value is refused with the key and the reason. */
+START_TEST(test_ramp_and_plugin_keys)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+	const double zero[DC_NET_RAMP_KNOTS] = {0};
+	const char *const sets[] = {"cluster.inter_node.ramp=[0.5, 0.625, 0.75, 0.875, 1]",
+				    "cluster.inter_node.plugin_latency=20 us"};
+	ck_assert_int_eq(load(base, NULL, 0, &cfg, &d), 0);
+	ck_assert_int_eq(cfg.cluster.plugin_latency_fitted, 0);
+	ck_assert_mem_eq(cfg.cluster.bw_ramp[0], zero, sizeof(zero));
+	ck_assert_mem_eq(cfg.cluster.bw_ramp[1], zero, sizeof(zero));
+	dc_diag_release(&d);
+	ck_assert_int_eq(load(base, sets, 2, &cfg, &d), 0);
+	ck_assert_int_eq(cfg.cluster.plugin_latency_fitted, 1);
+	ck_assert(cfg.cluster.plugin_latency_s == 20e-6); /* "20 us" reads as the decimal 20e-6 */
+	ck_assert_mem_eq(cfg.cluster.bw_ramp[0], zero, sizeof(zero));
+	ck_assert(cfg.cluster.bw_ramp[1][0] == 0.5 && cfg.cluster.bw_ramp[1][1] == 0.625 &&
+		  cfg.cluster.bw_ramp[1][2] == 0.75 && cfg.cluster.bw_ramp[1][3] == 0.875 && cfg.cluster.bw_ramp[1][4] == 1);
+	dc_diag_release(&d);
+	/* 0 is a latency (InfiniBand's): given, it replaces EFA's 20 us */
+	ck_assert_int_eq(load(base, (const char *const[]){"cluster.network=efa", "cluster.inter_node.plugin_latency=0",
+							  "cluster.intra_node.ramp=[1,1,1,1,0.25]"},
+			      3, &cfg, &d),
+			 0);
+	ck_assert_int_eq(cfg.cluster.plugin_latency_fitted, 1);
+	ck_assert(cfg.cluster.plugin_latency_s == 0);
+	ck_assert(cfg.cluster.bw_ramp[0][4] == 0.25 && cfg.cluster.bw_ramp[0][0] == 1);
+	dc_diag_release(&d);
+
+	expect_error(base, (const char *const[]){"cluster.inter_node.ramp=[0.5, 0.6, 0.7, 0.8]"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.inter_node.ramp': expected 5 numbers, one per knot (8 KiB, 128 KiB, 2 MiB, 32 MiB, 512 MiB), got 4");
+	expect_error(base, (const char *const[]){"cluster.inter_node.ramp=[0.5, 0.6, 0.7, 0.8, 0.9, 1]"}, 1,
+		     DC_ERR_CONFIG,
+		     "--set: error: 'cluster.inter_node.ramp': expected 5 numbers, one per knot (8 KiB, 128 KiB, 2 MiB, 32 MiB, 512 MiB), got more");
+	expect_error(base, (const char *const[]){"cluster.intra_node.ramp=[]"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.intra_node.ramp': expected 5 numbers, one per knot (8 KiB, 128 KiB, 2 MiB, 32 MiB, 512 MiB), got 0");
+	expect_error(base, (const char *const[]){"cluster.intra_node.ramp=[0.5, 0, 0.7, 0.8, 1]"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.intra_node.ramp': entry 2: a bandwidth factor must be above 0 and at most 1, got 0");
+	expect_error(base, (const char *const[]){"cluster.intra_node.ramp=[0.5, 0.6, 0.7, 0.8, 1.5]"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.intra_node.ramp': entry 5: a bandwidth factor must be above 0 and at most 1, got 1.5");
+	expect_error(base, (const char *const[]){"cluster.inter_node.ramp=[-0.5, 0.6, 0.7, 0.8, 1]"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.inter_node.ramp': entry 1: a bandwidth factor must be above 0 and at most 1, got -0.5");
+	expect_error(base, (const char *const[]){"cluster.inter_node.ramp=[0.5, \"0.6\", 0.7, 0.8, 1]"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.inter_node.ramp': entry 2: expected a number, got the string \"0.6\"");
+	expect_error(base, (const char *const[]){"cluster.inter_node.ramp=0.5"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.inter_node.ramp': expected an array of 5 numbers like [0.5, 0.7, 0.8, 0.9, 1], got 0.5");
+	expect_error(edit("\"400 Gb/s\"}", "\"400 Gb/s\", \"ramp\": [0.5, 1e999, 0.7, 0.8, 1]}"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'cluster.inter_node.ramp': entry 2: must be a finite number, got a number too large for a double");
+	expect_error(base, (const char *const[]){"cluster.inter_node.plugin_latency=-1 us"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.inter_node.plugin_latency': must not be negative, got '-1 us'");
+	expect_error(base, (const char *const[]){"cluster.inter_node.plugin_latency=[20]"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.inter_node.plugin_latency': expected a number followed by a unit, like '80 GiB', got '[20]'");
+}
+END_TEST
+
 START_TEST(test_stage_and_cp_errors)
 {
 	struct dc_config cfg;
@@ -1347,6 +1406,7 @@ Suite *s = suite_create("config");
 	tcase_add_test(tc, test_builtin_default_is_systems_json);
 	tcase_add_test(tc, test_syntax_errors);
 	tcase_add_test(tc, test_nul_and_size);
+	tcase_add_test(tc, test_ramp_and_plugin_keys);
 	tcase_add_test(tc, test_value_errors);
 	tcase_add_test(tc, test_cross_field_errors);
 	tcase_add_test(tc, test_stage_and_cp_errors);

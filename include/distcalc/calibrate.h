@@ -81,7 +81,7 @@ struct dc_calibration {
 	int nvlink_kept;                     /* NVLink kept: multi-node logs only */
 	struct dc_link intra_before, inter_before;
 	struct dc_link intra_after, inter_after;
-	double ramp_after[2][DC_NET_RAMP_KNOTS]; /* the fitted ramp (cluster.bw_ramp) */
+	double ramp_after[2][DC_NET_RAMP_KNOTS]; /* the fitted ramp (cluster.intra_node.ramp, cluster.inter_node.ramp) */
 	double plugin_before, plugin_after;  /* the network plugin's latency per hop, s */
 	size_t npoints;
 	struct dc_calib_point *points;       /* owned */

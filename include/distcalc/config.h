@@ -296,12 +296,14 @@ struct dc_cluster {
 	uint64_t nodes_per_leaf;    /* 0: every node under one leaf switch */
 	enum dc_nic_path nic_path;
 	char topology_file[520];    /* cluster.topology_file as opened; "" if none */
-	/* the bandwidth's ramp with message size that --calibrate fitted (no
-	 * config key): [0] in one NVLink domain, [1] across domains, the
-	 * factor at DC_NET_RAMP_KNOTS sizes (net.h); all 0: no ramp (1) */
+	/* the bandwidth's ramp with message size (cluster.intra_node.ramp,
+	 * cluster.inter_node.ramp; --calibrate fits them): [0] in one NVLink
+	 * domain, [1] across domains, the factor at DC_NET_RAMP_KNOTS sizes
+	 * (net.h); all 0: no ramp (1) */
 	double bw_ramp[2][DC_NET_RAMP_KNOTS];
-	/* the network plugin's latency per hop that --calibrate fitted (no
-	 * config key), used when plugin_latency_fitted; else cluster.network's */
+	/* the network plugin's latency per hop, cluster.inter_node.plugin_latency
+	 * (given or fitted by --calibrate), used when plugin_latency_fitted;
+	 * else cluster.network's */
 	int plugin_latency_fitted;
 	double plugin_latency_s;
 };

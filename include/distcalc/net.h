@@ -95,7 +95,7 @@ struct dc_net {
 	 * AllReduce (NCCL's treeCorrectionFactor; also the NVLS tree's on
 	 * Blackwell, as NCCL master); ramp[0] for every call inside one
 	 * domain, ramp[1] for every call across domains, the factor at the
-	 * knots DC_NET_RAMP_LOG2 (cluster.bw_ramp, fitted by --calibrate; all
+	 * knots DC_NET_RAMP_LOG2 (cluster.*.ramp, fitted by --calibrate; all
 	 * 0 for none) */
 	double tree_factor[DC_NET_PROTO_COUNT][DC_NET_SIZE_KNOTS];
 	double ramp[2][DC_NET_RAMP_KNOTS];
