@@ -24,6 +24,7 @@ int dc_step_variants_from(const struct dc_plan *p, struct dc_step *own, const st
 	struct dc_plan plans[2];
 	struct dc_results vr;
 	const struct dc_plan *base = p;
+	int kernels = 0; /* vr.compute holds the pure-DP variant's kernel times */
 	for (int v = 0; v < DC_VARIANT_COUNT; v++) {
 		struct dc_layout lay;
 		int aligned;
@@ -36,12 +37,20 @@ int dc_step_variants_from(const struct dc_plan *p, struct dc_step *own, const st
 			/* the strategies row's plan, batch and collectives of
 			 * this variant: what the lines below would compute */
 			const struct dc_plan *pv = &parts->plan[v];
+			uint32_t have = DC_EST_BIT(DC_EST_BATCH);
 			vr.batch = parts->batch[v];
-			if (dc_estimate_with(pv, DC_EST_BIT(DC_EST_FLOPS) | DC_EST_BIT(DC_EST_COMPUTE),
-					     DC_EST_BIT(DC_EST_BATCH), &vr) != 0) {
+			if (v == DC_VARIANT_FSDP && kernels) {
+				/* FSDP's layout is pure DP's but for the sharding
+				 * (dc_variant_layout): the same kernels, its own
+				 * optimizer step (compute.h) */
+				dc_compute_reshard(pv, &vr.compute);
+				have |= DC_EST_BIT(DC_EST_COMPUTE);
+			}
+			if (dc_estimate_with(pv, DC_EST_BIT(DC_EST_FLOPS) | DC_EST_BIT(DC_EST_COMPUTE), have, &vr) != 0) {
 				*error = vr.error;
 				return -1;
 			}
+			kernels = v == DC_VARIANT_DP;
 			/* the step row (estimators.c), on the kept collectives */
 			if (dc_step_compute(pv, &vr.compute, &parts->comm[v], &vr.flops, &parts->batch[v], &vr.step,
 					    error) != 0)
