@@ -23,9 +23,10 @@ struct paste_link {
 };
 
 struct paste {
-	const char *system;
-	uint64_t num_nodes, gpus_per_node, nvlink_domain, nics_per_node;
-	int nvls;
+	const char *system, *gpu, *network, *nic_path;
+	uint64_t num_nodes, gpus_per_node, nvlink_domain, nics_per_node, nccl_channels, nodes_per_leaf;
+	double oversubscription;
+	int nvls, collnet;
 	char gpu_memory[32];
 	struct paste_link intra_node, inter_node;
 };
@@ -125,6 +126,16 @@ static void view(const struct dc_run *run, void *out)
 	v->cluster.nvlink_domain = in->cluster.nvlink_domain;
 	v->cluster.nics_per_node = in->cluster.nics_per_node;
 	v->cluster.nvls = in->cluster.nvls;
+	/* every other key the network model reads, as the run resolved it,
+	 * so the object prices as this run also without cluster.system's
+	 * preset (a value equal to the preset's is no override) */
+	v->cluster.gpu = in->cluster.gpu != DC_GPU_NONE ? dc_gpu_name(in->cluster.gpu) : NULL;
+	v->cluster.network = dc_network_name(in->cluster.network);
+	v->cluster.nic_path = dc_nic_path_name(in->cluster.nic_path);
+	v->cluster.collnet = in->cluster.collnet;
+	v->cluster.nccl_channels = in->cluster.nccl_channels;
+	v->cluster.oversubscription = in->cluster.oversubscription;
+	v->cluster.nodes_per_leaf = in->cluster.nodes_per_leaf;
 	if (in->cluster.gpu_mem_bytes % (1ull << 30) == 0)
 		snprintf(v->cluster.gpu_memory, sizeof(v->cluster.gpu_memory), "%llu GiB",
 			 (unsigned long long)(in->cluster.gpu_mem_bytes >> 30));
@@ -311,6 +322,16 @@ static const struct dc_field link_fields[] = {
 };
 static const struct dc_fields link_obj = DC_FIELDS(link_fields);
 
+static int has_gpu(const void *base)
+{
+	return ((const struct paste *)base)->gpu != NULL;
+}
+
+static int has_channels(const void *base)
+{
+	return ((const struct paste *)base)->nccl_channels != 0; /* 0: NCCL's default, derived */
+}
+
 #define C(m) offsetof(struct paste, m)
 static const struct dc_field cluster_fields[] = {
 	{"system", "system", DC_U_NONE, DC_FT_STR, C(system)},
@@ -320,6 +341,13 @@ static const struct dc_field cluster_fields[] = {
 	{"nvlink_domain", "nvlink_domain", DC_U_COUNT, DC_FT_U64, C(nvlink_domain)},
 	{"nics_per_node", "nics_per_node", DC_U_COUNT, DC_FT_U64, C(nics_per_node)},
 	{"nvls", "nvls", DC_U_NONE, DC_FT_BOOL, C(nvls)},
+	{"gpu", "gpu", DC_U_NONE, DC_FT_STR, C(gpu), .shown = has_gpu},
+	{"network", "network", DC_U_NONE, DC_FT_STR, C(network)},
+	{"nic_path", "nic_path", DC_U_NONE, DC_FT_STR, C(nic_path)},
+	{"collnet", "collnet", DC_U_NONE, DC_FT_BOOL, C(collnet)},
+	{"nccl_channels", "nccl_channels", DC_U_COUNT, DC_FT_U64, C(nccl_channels), .shown = has_channels},
+	{"oversubscription", "oversubscription", DC_U_NONE, DC_FT_F64, C(oversubscription)},
+	{"nodes_per_leaf", "nodes_per_leaf", DC_U_COUNT, DC_FT_U64, C(nodes_per_leaf)},
 	{"intra_node", "intra_node", DC_U_NONE, DC_FT_OBJECT, C(intra_node), .sub = &link_obj},
 	{"inter_node", "inter_node", DC_U_NONE, DC_FT_OBJECT, C(inter_node), .sub = &link_obj},
 };
