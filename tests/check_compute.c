@@ -444,6 +444,40 @@ START_TEST(test_efficiency_keys)
 }
 END_TEST
 
+/* The config refuses cluster.sm_count <= 16 under Megatron's TP overlap
+ * (check_config), which keeps 16 SMs for its collectives; a plan that
+ * skips the rules (the count edited after loading) must still get finite,
+ * non-negative tiled costs, not 16 SMs less 16 (a zero-rate GEMM: inf) or
+ * 8 less 16 (a negative rate). */
+START_TEST(test_tiled_margin_guard)
+{
+	static const char *const sets[] = {"training.framework=megatron", "overlap.tp=true",
+					   "cluster.gpu=h100-sxm5-80gb"};
+	static const unsigned sms[] = {16, 8};
+	for (size_t i = 0; i < 2; i++) {
+		struct run *x = calloc(1, sizeof(*x));
+		struct dc_override ov[3];
+		struct dc_diag d;
+		const struct dc_work_time *w;
+		ck_assert(x != NULL);
+		for (size_t j = 0; j < 3; j++)
+			ov[j] = (struct dc_override){sets[j], 0};
+		dc_diag_init(&d);
+		ck_assert_int_eq(dc_config_load_file(K22B, ov, 3, &x->cfg, &d), 0);
+		dc_diag_release(&d);
+		x->cfg.cluster.sm_count = sms[i];
+		ck_assert_int_eq(dc_plan_derive(&x->cfg, &x->plan), 0);
+		ck_assert_int_eq(dc_estimate(&x->plan, DC_EST_BIT(DC_EST_COMPUTE), &x->r), 0);
+		w = &x->r.compute.dense_layer;
+		ck_assert_msg(isfinite(w->tp_tiled_fwd_s) && w->tp_tiled_fwd_s >= 0, "%u SMs: fwd %g", sms[i],
+			      w->tp_tiled_fwd_s);
+		ck_assert_msg(isfinite(w->tp_tiled_bwd_s) && w->tp_tiled_bwd_s >= 0, "%u SMs: bwd %g", sms[i],
+			      w->tp_tiled_bwd_s);
+		free(x);
+	}
+}
+END_TEST
+
 /* No peak or bandwidth: the result is unavailable and names the keys;
  * the rest of the report is unaffected (the estimator succeeds). */
 START_TEST(test_missing_keys)
@@ -704,6 +738,7 @@ int main(void)
 	tcase_add_test(tc, test_korthikanti_table4);
 	tcase_add_test(tc, test_wave_quantization);
 	tcase_add_test(tc, test_efficiency_keys);
+	tcase_add_test(tc, test_tiled_margin_guard);
 	tcase_add_test(tc, test_small_layer_flops);
 	tcase_add_test(tc, test_context_parallel_halves_the_work);
 	tcase_add_test(tc, test_presets_and_fp8);

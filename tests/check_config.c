@@ -1393,6 +1393,50 @@ START_TEST(test_attention_and_fp8_keys)
 }
 END_TEST
 
+/* The SM counts that leave the kernels none. Megatron's --tp-comm-overlap
+ * keeps 16 SMs for its collectives (Transformer Engine's userbuffers
+ * num_sm 16): 16 SMs leave 0, so 16 is refused and 17 loads. The derived
+ * compute slowdown is NCCL's 8 channels over the SMs: 8 / 8 = 1 is
+ * outside [0, 1) and refused, 8 / 9 = 0.888... loads; a given slowdown
+ * replaces the derivation, so 8 SMs then load. */
+START_TEST(test_sm_count_floor)
+{
+	static const char *const mega16[] = {"training.framework=megatron", "parallel.sequence_parallel=true",
+					     "overlap.tp=true", "cluster.sm_count=16"};
+	static const char *const mega17[] = {"training.framework=megatron", "parallel.sequence_parallel=true",
+					     "overlap.tp=true", "cluster.sm_count=17"};
+	static const char *const titan16[] = {"training.framework=torchtitan", "parallel.sequence_parallel=true",
+					      "training.compile=true", "overlap.tp=true", "cluster.sm_count=16"};
+	struct dc_config cfg;
+	struct dc_diag d;
+	char nomem[4096];
+
+	expect_error(base, mega16, 4, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.sm_count': Megatron's --tp-comm-overlap (overlap.tp true, training.framework \"megatron\") keeps 16 SMs for communication (Transformer Engine's userbuffers num_sm), so it needs more than 16 SMs, got 16; set overlap.tp false or give more SMs");
+	ck_assert_int_eq(load(base, mega17, 4, &cfg, &d), 0);
+	ck_assert_uint_eq(cfg.cluster.sm_count, 17);
+	dc_diag_release(&d);
+	/* torchtitan's async TP runs its transfers on copy engines: no SMs kept */
+	ck_assert_int_eq(load(base, titan16, 5, &cfg, &d), 0);
+	dc_diag_release(&d);
+
+	snprintf(nomem, sizeof(nomem), "%s", edit("\"gpu_memory\": \"80 GiB\",", ""));
+	expect_error(nomem, (const char *const[]){"cluster.gpu=h100-sxm5-80gb", "cluster.sm_count=8"}, 2, DC_ERR_CONFIG,
+		     "--set: 'cluster.sm_count': 8 from --set overrides 132 that cluster.gpu \"h100-sxm5-80gb\" would fill\n"
+		     "--set: error: 'cluster.sm_count': NCCL's 8 channels each hold one SM while a collective runs behind kernels, so 8 SMs leave none to the kernels (overlap.compute_slowdown, derived as 8 / sm_count, would be 1, outside [0, 1)); give more than 8 SMs, or give overlap.compute_slowdown");
+	ck_assert_int_eq(load(nomem, (const char *const[]){"cluster.gpu=h100-sxm5-80gb", "cluster.sm_count=9"}, 2, &cfg, &d), 0);
+	ck_assert_double_le(fabs(cfg.overlap.compute_slowdown - 8.0 / 9.0), 1e-15);
+	dc_diag_release(&d);
+	ck_assert_int_eq(load(nomem,
+			      (const char *const[]){"cluster.gpu=h100-sxm5-80gb", "cluster.sm_count=8",
+						    "overlap.compute_slowdown=0.5"},
+			      3, &cfg, &d),
+			 0);
+	ck_assert_double_eq(cfg.overlap.compute_slowdown, 0.5);
+	dc_diag_release(&d);
+}
+END_TEST
+
 int main(void)
 {
 Suite *s = suite_create("config");
@@ -1403,6 +1447,7 @@ Suite *s = suite_create("config");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_systems_json);
 	tcase_add_test(tc, test_attention_and_fp8_keys);
+	tcase_add_test(tc, test_sm_count_floor);
 	tcase_add_test(tc, test_builtin_default_is_systems_json);
 	tcase_add_test(tc, test_syntax_errors);
 	tcase_add_test(tc, test_nul_and_size);

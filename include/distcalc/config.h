@@ -265,6 +265,14 @@ struct dc_model {
 	char hf_config[512];          /* the Hugging Face config.json read, as opened; "" if none */
 };
 
+/* The SMs Transformer Engine's userbuffers keep from the GEMMs for the
+ * "pipeline" and "bulk" TP-overlap collectives under Megatron's
+ * --tp-comm-overlap (num_sm 16 with set_sm_margin in
+ * transformer_engine/pytorch/module/base.py, get_default_config):
+ * cluster.sm_count must exceed it (config rule), and the tiled GEMMs run
+ * on the rest (compute.c). */
+#define DC_TE_COMM_SMS 16
+
 struct dc_cluster {
 	uint64_t num_nodes;
 	uint64_t gpus_per_node;

@@ -522,13 +522,19 @@ static void moe(struct ctx *x, struct part *pt)
  * that adds over the whole GEMM on every SM. `out` x `in` the weight's
  * shape on this rank. */
 #define TE_PIPELINE_SPLITS 4.0 /* Transformer Engine's "pipeline" num_splits */
-#define TE_COMM_SMS 16.0       /* its num_sm for "pipeline" and "bulk", kept from the GEMMs (set_sm_margin) */
+#define TE_COMM_SMS ((double)DC_TE_COMM_SMS) /* its num_sm for "pipeline" and "bulk", kept from the GEMMs (set_sm_margin; config.h) */
 static double split_extra(struct ctx *x, double out, double in, int bwd, double splits, double margin, int wgrad)
 {
 	double T = x->tokens, sms = x->sms, whole, cut;
 	double n = wgrad ? out : bwd ? in : out, k = wgrad ? T : bwd ? out : in, m = wgrad ? in : T;
 	/* the SMs left run their share of the peak */
 	struct prec left = *x->lin;
+	/* the config refuses cluster.sm_count <= DC_TE_COMM_SMS under this
+	 * overlap (rule_tp_overlap_sms); a plan that reaches here without
+	 * those rules gets no SM-less tiled GEMM (an infinite or negative
+	 * rate): no tiled cost at all, the whole GEMMs on every SM */
+	if (!(margin < sms))
+		return 0;
 	left.peak *= (sms - margin) / sms;
 	x->cur = x->lin;
 	whole = gemm_s(x, m, n, k, 1);

@@ -1112,12 +1112,42 @@ static int rule_gpu_preset(struct loader *l)
 	fill_u64(l, KEY_CLUSTER_SM_COUNT, &c->sm_count, g->sms, o, pk, pn);
 	/* derived from the SMs in use, not a preset figure: a given value
 	 * replaces it without a warning */
-	if (!seen(l, KEY_OVERLAP_COMPUTE_SLOWDOWN))
-		l->cfg->overlap.compute_slowdown = derived_slowdown(c->gpu, c->sm_count);
+	/* at 8 SMs or fewer NCCL's channels would hold every SM (a slowdown
+	 * of 1 or more, outside the key's [0, 1)): the share model has no
+	 * figure for kernels that wait for SMs, so such a GPU is refused
+	 * rather than clamped to a number nobody measured; a given
+	 * overlap.compute_slowdown stands in for the derivation */
+	if (!seen(l, KEY_OVERLAP_COMPUTE_SLOWDOWN)) {
+		double sd = derived_slowdown(c->gpu, c->sm_count);
+		if (!(sd < 1.0)) {
+			dc_cfg_errorf(l, blame(l, KEY_CLUSTER_SM_COUNT, KEY_CLUSTER_GPU),
+			       "'cluster.sm_count': NCCL's %.0f channels each hold one SM while a collective runs behind kernels, so %llu SMs leave none to the kernels (overlap.compute_slowdown, derived as %.0f / sm_count, would be %g, outside [0, 1)); give more than %.0f SMs, or give overlap.compute_slowdown",
+			       NCCL_CHANNELS, (unsigned long long)c->sm_count, NCCL_CHANNELS, sd, NCCL_CHANNELS);
+			return 0;
+		}
+		l->cfg->overlap.compute_slowdown = sd;
+	}
 	if (l->cfg->precision.compute == DC_COMPUTE_FP8 && c->peak_flops_fp8 == 0)
 		dc_cfg_errorf(l, blame(l, KEY_PRECISION_COMPUTE, KEY_CLUSTER_GPU),
 		       "'precision.compute': \"fp8\" needs an FP8 matmul peak, but 'cluster.gpu' \"%s\" has none (%s); use \"bf16\" or give cluster.peak_flops_fp8",
 		       dc_gpu_name(c->gpu), g->no_fp8 ? g->no_fp8 : "no FP8 figure");
+	return 0;
+}
+
+/* Megatron's --tp-comm-overlap keeps DC_TE_COMM_SMS SMs from the GEMMs
+ * beside its "pipeline" and "bulk" collectives (config.h): a GPU with
+ * that many SMs or fewer has none left for those GEMMs. Refused whatever
+ * the tp degree, as a search may choose tp > 1. Runs after
+ * rule_gpu_preset, which fills sm_count from cluster.gpu. */
+static int rule_tp_overlap_sms(struct loader *l)
+{
+	const struct dc_config *c = l->cfg;
+	uint64_t sms = c->cluster.sm_count;
+	if (!c->overlap.tp || c->training.framework != DC_FRAMEWORK_MEGATRON || sms == 0 || sms > DC_TE_COMM_SMS)
+		return 0;
+	dc_cfg_errorf(l, blame(l, KEY_CLUSTER_SM_COUNT, KEY_OVERLAP_TP),
+	       "'cluster.sm_count': Megatron's --tp-comm-overlap (overlap.tp true, training.framework \"megatron\") keeps %d SMs for communication (Transformer Engine's userbuffers num_sm), so it needs more than %d SMs, got %llu; set overlap.tp false or give more SMs",
+	       DC_TE_COMM_SMS, DC_TE_COMM_SMS, (unsigned long long)sms);
 	return 0;
 }
 
@@ -1273,9 +1303,11 @@ static const struct rule rules[] = {
 	  KEYS("training.recompute_layers", "training.recompute", "model.num_layers", "parallel.pp",
 	       "parallel.virtual_pipeline")},
 	 rule_recompute_layers},
-	{{"cluster.gpu fills gpu_memory, peak_flops, peak_flops_fp8, hbm_bandwidth, sm_count and overlap.compute_slowdown unless given; precision.compute \"fp8\" needs an FP8 peak",
+	{{"cluster.gpu fills gpu_memory, peak_flops, peak_flops_fp8, hbm_bandwidth, sm_count and overlap.compute_slowdown unless given (the derived slowdown needs more than 8 SMs); precision.compute \"fp8\" needs an FP8 peak",
 	  KEYS("cluster.gpu", "cluster.gpu_memory", "cluster.peak_flops", "cluster.peak_flops_fp8",
 	       "cluster.hbm_bandwidth", "cluster.sm_count", "overlap.compute_slowdown", "precision.compute")}, rule_gpu_preset},
+	{{"overlap.tp under framework megatron keeps 16 SMs for communication, so cluster.sm_count (given or from cluster.gpu) is above 16",
+	  KEYS("cluster.sm_count", "overlap.tp", "training.framework", "cluster.gpu")}, rule_tp_overlap_sms},
 	{{"attention_backend defaults from attention (eager: eager, flash: sdpa) and agrees with it; fa3 needs a Hopper GPU; fp8_recipe and fp8_lm_head need compute fp8; mxfp8 a Blackwell GPU; attention fp8 needs compute fp8 and backend cudnn or fa3",
 	  KEYS("training.attention_backend", "training.attention", "cluster.gpu", "precision.compute",
 	       "precision.fp8_recipe", "precision.fp8_lm_head", "precision.attention")}, rule_attention_fp8},
