@@ -1393,6 +1393,26 @@ START_TEST(test_attention_and_fp8_keys)
 }
 END_TEST
 
+/* A count-or-"auto" key has a value: parallel.dp "auto" on the base's 2
+ * nodes x 4 GPUs with tp 4 is 8 / 4 = 2, and a given dp 2 is 2. */
+START_TEST(test_count_auto_has_value)
+{
+	static const char *const sets[][1] = {{"parallel.dp=\"auto\""}, {"parallel.dp=2"}};
+	int k = dc_config_key_index("parallel.dp");
+	ck_assert_int_ge(k, 0);
+	for (size_t i = 0; i < 2; i++) {
+		struct dc_config cfg;
+		struct dc_diag d;
+		char buf[64];
+		ck_assert_int_eq(load(base, sets[i], 1, &cfg, &d), 0);
+		ck_assert_int_eq(dc_config_key_has_value(&cfg, (size_t)k), 1);
+		ck_assert_int_eq(dc_config_value_json(&cfg, (size_t)k, buf, sizeof(buf)), 0);
+		ck_assert_str_eq(buf, "2");
+		dc_diag_release(&d);
+	}
+}
+END_TEST
+
 /* The SM counts that leave the kernels none. Megatron's --tp-comm-overlap
  * keeps 16 SMs for its collectives (Transformer Engine's userbuffers
  * num_sm 16): 16 SMs leave 0, so 16 is refused and 17 loads. The derived
@@ -1448,6 +1468,7 @@ Suite *s = suite_create("config");
 	tcase_add_test(tc, test_systems_json);
 	tcase_add_test(tc, test_attention_and_fp8_keys);
 	tcase_add_test(tc, test_sm_count_floor);
+	tcase_add_test(tc, test_count_auto_has_value);
 	tcase_add_test(tc, test_builtin_default_is_systems_json);
 	tcase_add_test(tc, test_syntax_errors);
 	tcase_add_test(tc, test_nul_and_size);

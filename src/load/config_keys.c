@@ -362,6 +362,7 @@ int dc_config_key_has_value(const struct dc_config *c, size_t i)
 		}
 		return 0;
 	case K_COUNT:
+	case K_COUNT_AUTO: /* "auto" is derived to a count when loaded */
 	case K_UINT:
 	case K_BYTES:
 	case K_BYTES_POS:
