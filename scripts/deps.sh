@@ -12,6 +12,7 @@ need_cmd cmake cmake
 need_cmd cc gcc
 need_cmd pkg-config pkg-config
 need_cmd python3 python3 # tests/cli/test_csv.sh reads the CSV back with its csv module
+need_cmd /usr/bin/time time # tests/cli/test_bounds.sh measures a child's peak memory alone
 if command -v dpkg-query >/dev/null 2>&1; then
   need_pkg libcjson-dev
   need_pkg check
