@@ -327,11 +327,28 @@ static void d_prose(struct dctx *d, const struct dc_field *f, const void *base, 
 	dc_buf_puts(d->b, d->kind == DOC_HTML ? "</ul>\n" : "\n");
 }
 
+/* --only SECTION.TABLE where this run has no such table (comm.ep with ep
+ * 1): the path's headings down to it and a line saying so, as JSON writes
+ * an empty array there and CSV a bare header */
+static void d_empty_path(struct dctx *d, const struct dc_field *f, int level)
+{
+	heading(d, level, f->label ? f->label : f->key);
+	if (f->type == DC_FT_OBJECT && f->sub && f->sub->n == 1)
+		d_empty_path(d, &f->sub->f[0], level + 1);
+	else
+		para(d, "(none in this run)");
+}
+
 static void d_fields(struct dctx *d, const struct dc_fields *fs, const void *base, int level)
 {
 	d_scalars(d, fs, base);
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct dc_field *f = &fs->f[i];
+		if (!dc_fld_shown(f, base) && d->r->only_table && f >= d->r->only_chain &&
+		    f < d->r->only_chain + DC_ONLY_DEPTH) {
+			d_empty_path(d, f, level);
+			continue;
+		}
 		if (!dc_fld_shown(f, base) || dc_fld_scalar(f))
 			continue;
 		switch (f->type) {

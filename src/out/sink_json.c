@@ -164,6 +164,28 @@ static uint64_t j_value(struct jctx *j, const struct dc_field *f, const void *ba
 	return gone;
 }
 
+/* --only SECTION.TABLE where this run has no such table (comm.ep with ep
+ * 1): the path down to it written empty, so a script finds an empty
+ * array where the table would be, as CSV writes a bare header */
+static int j_only_chain(const struct jctx *j, const struct dc_field *f)
+{
+	return j->r->only_table && f >= j->r->only_chain && f < j->r->only_chain + DC_ONLY_DEPTH;
+}
+
+static void j_empty_path(struct jctx *j, const struct dc_field *f, int depth)
+{
+	if (f->type != DC_FT_OBJECT || !f->sub || f->sub->n != 1) {
+		dc_buf_add(j->b, "[]", 2);
+		return;
+	}
+	dc_buf_putc(j->b, '{');
+	j_indent(j->b, depth + 1);
+	j_key(j->b, f->sub->f[0].key);
+	j_empty_path(j, &f->sub->f[0], depth + 1);
+	j_indent(j->b, depth);
+	dc_buf_putc(j->b, '}');
+}
+
 static void j_members(struct jctx *j, const struct dc_fields *fs, const void *base, int depth)
 {
 	int first = 1;
@@ -173,6 +195,15 @@ static void j_members(struct jctx *j, const struct dc_fields *fs, const void *ba
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct dc_field *f = &fs->f[i];
 		uint64_t gone, members_gone = 0;
+		if (!dc_fld_shown(f, base) && j_only_chain(j, f)) {
+			if (!first)
+				dc_buf_putc(j->b, ',');
+			first = 0;
+			j_indent(j->b, depth + 1);
+			j_key(j->b, f->key);
+			j_empty_path(j, f, depth + 1);
+			continue;
+		}
 		if (!dc_fld_shown(f, base) || f->table_only)
 			continue;
 		if (!first)

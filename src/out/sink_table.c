@@ -841,6 +841,22 @@ static void t_prose(struct tctx *t, const struct dc_field *f, const void *base, 
 	}
 }
 
+/* --only SECTION.TABLE where this run has no such table (comm.ep with ep
+ * 1): the path's titles down to it and a line saying so, as JSON writes
+ * an empty array there and CSV a bare header */
+static void t_empty_path(struct tctx *t, const struct dc_field *f, int depth)
+{
+	dc_buf_pad(t->b, (size_t)depth * 2);
+	dc_buf_puts(t->b, f->label ? f->label : f->key);
+	dc_buf_putc(t->b, '\n');
+	if (f->type == DC_FT_OBJECT && f->sub && f->sub->n == 1) {
+		t_empty_path(t, &f->sub->f[0], depth + 1);
+		return;
+	}
+	dc_buf_pad(t->b, (size_t)(depth + 1) * 2);
+	dc_buf_puts(t->b, "(none in this run)\n");
+}
+
 static void t_fields(struct tctx *t, const struct dc_fields *fs, const void *base, int depth)
 {
 	const struct dc_field *run[64];
@@ -849,8 +865,11 @@ static void t_fields(struct tctx *t, const struct dc_fields *fs, const void *bas
 
 	for (size_t i = 0; i <= fs->n; i++) {
 		const struct dc_field *f = i < fs->n ? &fs->f[i] : NULL;
-		if (f && !dc_fld_shown(f, base))
+		if (f && !dc_fld_shown(f, base)) {
+			if (t->r->only_table && f >= t->r->only_chain && f < t->r->only_chain + DC_ONLY_DEPTH)
+				t_empty_path(t, f, depth);
 			continue;
+		}
 		if (f && dc_fld_scalar(f)) {
 			if (nrun == 64) { /* a longer block aligns in parts */
 				t_scalars(t, run, nrun, base, depth);
