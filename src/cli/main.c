@@ -231,22 +231,26 @@ struct sink {
 	char *tmp;
 	int fd;
 	mode_t mode;
-	int err; /* errno of the first failed write */
+	int err;  /* errno of the first failed write */
+	int slot; /* SINK_ATOMIC: its place in sink_tmp_path */
 };
 
 /* SIGHUP, SIGINT or SIGTERM while the temporary file exists removes it
  * and ends the process with that signal, so no partial report stays
  * behind. The handler may make only async-signal-safe calls, so the name
  * waits in a static buffer; a signal ignored at startup (nohup, a
- * background job's SIGINT) stays ignored. */
+ * background job's SIGINT) stays ignored. Two may be open at once: the
+ * --trace file, made before the report is printed, and --output's. */
+#define SINK_SLOTS 2
 static const int sink_signals[] = {SIGHUP, SIGINT, SIGTERM};
-static char sink_tmp_path[PATH_MAX];
-static volatile sig_atomic_t sink_tmp_armed;
+static char sink_tmp_path[SINK_SLOTS][PATH_MAX];
+static volatile sig_atomic_t sink_tmp_armed[SINK_SLOTS];
 
 static void sink_on_signal(int sig)
 {
-	if (sink_tmp_armed)
-		unlink(sink_tmp_path);
+	for (int i = 0; i < SINK_SLOTS; i++)
+		if (sink_tmp_armed[i])
+			unlink(sink_tmp_path[i]);
 	/* SA_RESETHAND put back the default action and SA_NODEFER left the
 	 * signal unblocked: raised again, it ends the process */
 	raise(sig);
@@ -434,17 +438,26 @@ static int sink_open(struct sink *s, const char *path)
 		fprintf(stderr, "distcalc: error: out of memory\n");
 		return EXIT_INTERNAL;
 	}
-	if (strlen(s->tmp) >= sizeof(sink_tmp_path)) {
+	if (strlen(s->tmp) >= sizeof(sink_tmp_path[0])) {
 		fprintf(stderr, "distcalc: error: cannot create '%s': %s\n", path, strerror(ENAMETOOLONG));
 		return EXIT_OUTPUT;
 	}
 	sink_block_signals(&mask);
 	sink_catch_signals();
+	for (s->slot = 0; s->slot < SINK_SLOTS - 1 && sink_tmp_armed[s->slot]; s->slot++)
+		;
+	if (sink_tmp_armed[s->slot]) {
+		/* not reached: at most the trace's and the report's are open */
+		sink_unblock_signals(&mask);
+		fprintf(stderr, "distcalc: error: cannot create '%s': more than %d output files at once\n", path,
+			SINK_SLOTS);
+		return EXIT_INTERNAL;
+	}
 	s->fd = mkstemp(s->tmp);
 	saved = errno;
 	if (s->fd >= 0) {
-		memcpy(sink_tmp_path, s->tmp, strlen(s->tmp) + 1);
-		sink_tmp_armed = 1;
+		memcpy(sink_tmp_path[s->slot], s->tmp, strlen(s->tmp) + 1);
+		sink_tmp_armed[s->slot] = 1;
 	}
 	sink_unblock_signals(&mask);
 	if (s->fd < 0) {
@@ -477,7 +490,7 @@ static void sink_abort(struct sink *s)
 		close(s->fd);
 		sink_block_signals(&mask);
 		unlink(s->tmp);
-		sink_tmp_armed = 0;
+		sink_tmp_armed[s->slot] = 0;
 		sink_unblock_signals(&mask);
 	} else if (s->kind == SINK_IN_PLACE) {
 		close(s->fd);
@@ -531,7 +544,7 @@ static int sink_commit(struct sink *s)
 	}
 	if (failed)
 		unlink(s->tmp);
-	sink_tmp_armed = 0;
+	sink_tmp_armed[s->slot] = 0;
 	sink_unblock_signals(&mask);
 	if (failed) {
 		fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", s->path, strerror(saved));
@@ -605,33 +618,68 @@ static int emit(struct dc_report *report, const struct dc_options *o, const stru
 /* --trace FILE: one step as Chrome trace-event JSON, through the same
  * atomic sink as --output (a temporary file renamed over FILE at the end).
  * Returns an exit code. */
-static int emit_trace(struct dc_report *report, const struct dc_options *o)
-{
+/* --trace FILE, made before the report is printed, so that a trace that
+ * cannot be made (one rank, no step time, a schedule too long) stops
+ * the run before anything reaches standard output: a file is rendered
+ * into its temporary file, a device or descriptor (/dev/stdout) into
+ * memory, and trace_finish commits it after the report, or drops it when
+ * the report failed. */
+struct trace_out {
 	struct sink s;
-	struct dc_buf out;
+	struct dc_buf buf;
+	int open;
+};
+
+static int trace_prepare(struct dc_report *report, const struct dc_options *o, struct trace_out *t)
+{
 	const char *why = NULL;
-	int rc = sink_open(&s, o->trace);
+	int rc = sink_open(&t->s, o->trace);
+	dc_buf_init(&t->buf);
 	if (rc != EXIT_OK) {
-		sink_release(&s);
+		sink_release(&t->s);
 		return rc;
 	}
-	dc_buf_init(&out);
-	out.flush = sink_write;
-	out.flush_ctx = &s;
-	if (dc_report_render_trace(report, &out, &why) != 0 || dc_buf_flush(&out) != 0) {
-		if (out.flush_failed) {
-			fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", s.path, strerror(s.err));
+	if (t->s.kind == SINK_ATOMIC) {
+		t->buf.flush = sink_write;
+		t->buf.flush_ctx = &t->s;
+	}
+	if (dc_report_render_trace(report, &t->buf, &why) != 0 ||
+	    (t->s.kind == SINK_ATOMIC && dc_buf_flush(&t->buf) != 0)) {
+		if (t->buf.flush_failed) {
+			fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", t->s.path, strerror(t->s.err));
 			rc = EXIT_OUTPUT;
 		} else {
 			fprintf(stderr, "distcalc: error: '--trace': %s\n", why ? why : "out of memory");
 			rc = why && strcmp(why, "out of memory") != 0 ? EXIT_CONFIG : EXIT_INTERNAL;
 		}
-		sink_abort(&s);
-	} else {
-		rc = sink_commit(&s);
+		sink_abort(&t->s);
+		sink_release(&t->s);
+		dc_buf_release(&t->buf);
+		return rc;
 	}
-	sink_release(&s);
-	dc_buf_release(&out);
+	t->open = 1;
+	return EXIT_OK;
+}
+
+/* Commits the prepared trace when `ok` (the report went out), else drops
+ * it. Returns an exit code. */
+static int trace_finish(struct trace_out *t, int ok)
+{
+	int rc = EXIT_OK;
+	if (!t->open)
+		return EXIT_OK;
+	t->open = 0;
+	if (ok && t->s.kind != SINK_ATOMIC && sink_write(&t->s, t->buf.data, t->buf.len) != 0) {
+		fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", t->s.path, strerror(t->s.err));
+		rc = EXIT_OUTPUT;
+		ok = 0;
+	}
+	if (ok)
+		rc = sink_commit(&t->s);
+	else
+		sink_abort(&t->s);
+	sink_release(&t->s);
+	dc_buf_release(&t->buf);
 	return rc;
 }
 
@@ -1193,6 +1241,7 @@ int main(int argc, char **argv)
 	struct dc_diag diag;
 	struct dc_report *report = NULL;
 	struct dc_render_opts ro;
+	struct trace_out trace = {.open = 0};
 	struct dc_run_info info;
 	struct dc_load_opts lo;
 	const struct dc_experiment *exp;
@@ -1362,9 +1411,14 @@ int main(int argc, char **argv)
 	}
 	ro.max_rows = o.all_rows ? 0 : DC_EXCERPT_ROWS;
 	ro.width = DC_TABLE_WIDTH;
+	if (o.trace && (rc = trace_prepare(report, &o, &trace)) != EXIT_OK)
+		goto done;
 	rc = o.check || o.nmaxes ? check(report, &o, &ro, expected, expected_len) : emit(report, &o, &ro);
-	if (rc == EXIT_OK && o.trace)
-		rc = emit_trace(report, &o);
+	if (o.trace) {
+		int trc = trace_finish(&trace, rc == EXIT_OK);
+		if (rc == EXIT_OK)
+			rc = trc;
+	}
 	if (rc == EXIT_OK && o.plot)
 		rc = plot(report, o.plot);
 done:

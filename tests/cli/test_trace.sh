@@ -216,6 +216,40 @@ PY
 	--trace "$work/no/such/dir/t.json" >/dev/null 2>"$work/err"
 rc=$?
 [ "$rc" -eq 5 ] || { echo "FAIL: unwritable --trace exits $rc, not 5"; fails=$((fails + 1)); }
+# a trace that cannot be made stops the run before the report: nothing on
+# standard output, exit 3, no trace file, for each kind of refusal (the
+# ring of one rank, a step without GPU data, a schedule too deep to trace)
+for what in "one-rank ring|--experiment ring --set cluster.num_nodes=1 --set cluster.gpus_per_node=1 --set parallel.tp=1 --set parallel.dp=1|the ring has one rank" \
+	"no step time|--config $src/configs/llama-3-8b.json --only step|no step time to trace" \
+	"too deep|--only summary --set training.grad_accum_steps=1000000 --set parallel.pp=512 --set parallel.dp=1 --set cluster.num_nodes=512 --set model.num_layers=512|too long to trace"; do
+	name=${what%%|*}
+	rest=${what#*|}
+	args=${rest%%|*}
+	want=${rest#*|}
+	for fmt in table json csv; do
+		rm -f "$work/fail.json"
+		# shellcheck disable=SC2086
+		"$bin" $args --format "$fmt" --trace "$work/fail.json" >"$work/out" 2>"$work/err"
+		rc=$?
+		[ "$rc" -eq 3 ] || { echo "FAIL: $name ($fmt): exits $rc, not 3"; fails=$((fails + 1)); }
+		[ -s "$work/out" ] && { echo "FAIL: $name ($fmt): printed $(wc -c <"$work/out") bytes before the trace's error"; fails=$((fails + 1)); }
+		[ -e "$work/fail.json" ] && { echo "FAIL: $name ($fmt): left a trace file"; fails=$((fails + 1)); }
+		grep -q "error: '--trace': .*$want" "$work/err" || { echo "FAIL: $name ($fmt): stderr $(cat "$work/err")"; fails=$((fails + 1)); }
+	done
+done
+# the report and the trace both go out when both can be made, also onto
+# one descriptor (the report first, then the trace)
+"$bin" --config "$src/configs/korthikanti-22b.json" --set cluster.gpu=a100-sxm4-80gb --only step --format json \
+	--trace /dev/stdout >"$work/both" 2>"$work/err" || { echo "FAIL: --trace /dev/stdout exits $?"; fails=$((fails + 1)); }
+python3 - "$work/both" <<'PY' || fails=$((fails + 1))
+import json, sys
+text = open(sys.argv[1]).read()
+report, end = json.JSONDecoder().raw_decode(text)
+trace = json.loads(text[end:])
+if report.get("only") != "step" or "traceEvents" not in trace:
+    print("FAIL: --trace /dev/stdout: not the report then the trace")
+    sys.exit(1)
+PY
 # --trace onto the config it reads is refused
 cp "$src/configs/korthikanti-22b.json" "$work/c.json"
 "$bin" --config "$work/c.json" --trace "$work/c.json" >/dev/null 2>"$work/err"
