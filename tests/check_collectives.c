@@ -608,6 +608,113 @@ START_TEST(calibrate_uses_nccl_algo)
 }
 END_TEST
 
+/* NCCL_ALGO as NCCL's parseList (src/graph/tuning.cc) reads it: an empty
+ * ';' entry is skipped (strtok_r), the prefixes are ncclFuncStr's five
+ * collectives, and every entry's names are checked, not only the log's
+ * own op's; a list of any length up to the log's field is read whole. */
+START_TEST(calibrate_nccl_algo_entries)
+{
+	static struct dc_config cfg, truth;
+	struct dc_nccl_log log;
+	struct dc_calibration cal;
+	struct dc_diag d;
+	const char *names[] = {"ring.txt"};
+	static const struct {
+		const char *env, *algorithm;
+	} ok[] = {
+		{"NCCL_ALGO=allreduce:tree;", "tree"},
+		{"NCCL_ALGO=ring;;allreduce:tree", "tree"},
+		/* 46 bytes: cut at 31 it named no allreduce entry and fitted "auto" */
+		{"NCCL_ALGO=allgather:ring,nvls;reduce:ring;allreduce:ring", "ring"},
+	};
+	static const struct {
+		const char *env, *why;
+	} bad[] = {
+		{"NCCL_ALGO=sendrecv:ring;allreduce:ring", "'sendrecv' is not one of NCCL's collectives"},
+		{"NCCL_ALGO=send:ring", "'send' is not one of NCCL's collectives"},
+		{"NCCL_ALGO=reducescatter:simple;allreduce:ring", "'simple' is not one of Ring, Tree"},
+		{"NCCL_ALGO=allreduce:", "'allreduce:' names nothing after its collective"},
+		{"NCCL_ALGO=;ring", "'ring': every entry but the first needs a collective"},
+	};
+	load(&cfg, NULL, NULL);
+	truth = cfg;
+	dc_diag_init(&d);
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		synth_log(&truth, 2, 8, strcmp(ok[i].algorithm, "tree") == 0 ? DC_NET_ALGO_TREE : DC_NET_ALGO_RING,
+			  ok[i].env, 0, &log);
+		ck_assert_str_eq(log.nccl_algo, ok[i].env + strlen("NCCL_ALGO="));
+		ck_assert_msg(dc_calibrate(&cfg, &log, names, 1, &cal, &d) == 0, "%s: %s", ok[i].env,
+			      d.count ? d.entries[d.count - 1].text : "");
+		ck_assert_str_eq(cal.logs[0].algorithm, ok[i].algorithm);
+		ck_assert_str_eq(cal.logs[0].algorithm_from, ok[i].env);
+		dc_calibration_release(&cal);
+		dc_nccl_log_release(&log);
+		load(&cfg, NULL, NULL);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		synth_log(&truth, 2, 8, DC_NET_ALGO_RING, bad[i].env, 0, &log);
+		ck_assert_msg(dc_calibrate(&cfg, &log, names, 1, &cal, &d) == -1, "%s accepted", bad[i].env);
+		ck_assert_msg(strstr(d.entries[d.count - 1].text, bad[i].why) != NULL, "%s: %s", bad[i].env,
+			      d.entries[d.count - 1].text);
+		dc_nccl_log_release(&log);
+	}
+	/* a field with no NUL (a log not from the reader, which refuses a
+	 * longer value): refused by the list's own length check */
+	synth_log(&truth, 2, 8, DC_NET_ALGO_RING, NULL, 0, &log);
+	memset(log.nccl_algo, 'r', sizeof(log.nccl_algo));
+	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), -1);
+	ck_assert_ptr_nonnull(strstr(d.entries[d.count - 1].text, ": longer than 255 bytes"));
+	dc_nccl_log_release(&log);
+	dc_diag_release(&d);
+}
+END_TEST
+
+/* Every allocation of the fit can fail: the n-th failing ends in "out
+ * of memory" (DC_ERR_INTERNAL, -1), never in a fit that went on without
+ * one of its starts and printed other numbers; past the last one the
+ * fit is the one without injection. */
+START_TEST(calibrate_out_of_memory)
+{
+	static struct dc_config cfg, truth;
+	struct dc_nccl_log log;
+	struct dc_calibration cal, clean;
+	struct dc_diag d;
+	const char *names[] = {"ring.txt"};
+	unsigned long n;
+	load(&cfg, NULL, NULL);
+	truth = cfg;
+	synth_log(&truth, 2, 8, DC_NET_ALGO_RING, "NCCL_ALGO=Ring", 0, &log);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &clean, &d), 0);
+	dc_diag_release(&d);
+	for (n = 1; n < 200; n++) {
+		unsigned long failed = dc_alloc_failures();
+		int rc;
+		load(&cfg, NULL, NULL);
+		dc_diag_init(&d);
+		dc_alloc_fail_at(n);
+		rc = dc_calibrate(&cfg, &log, names, 1, &cal, &d);
+		dc_alloc_fail_at(0);
+		if (dc_alloc_failures() == failed) {
+			/* past the last allocation: the same fit */
+			ck_assert_int_eq(rc, 0);
+			ck_assert_double_eq(cal.objective, clean.objective);
+			dc_calibration_release(&cal);
+			dc_diag_release(&d);
+			break;
+		}
+		ck_assert_msg(rc == -1, "allocation %lu failed and the fit went on", n);
+		ck_assert_int_eq(d.status, DC_ERR_INTERNAL);
+		ck_assert_str_eq(d.entries[d.count - 1].text, "distcalc: error: out of memory");
+		dc_diag_release(&d);
+	}
+	ck_assert_uint_lt(n, 200);
+	ck_assert_uint_ge(n, 4); /* points, the row errors, then the fit's own */
+	dc_calibration_release(&clean);
+	dc_nccl_log_release(&log);
+}
+END_TEST
+
 /* Each warning, on a log made to need it; the fitted value stays in its
  * physical range, and the section's verdict says not to paste. */
 START_TEST(calibrate_warns)
@@ -689,6 +796,8 @@ int main(void)
 	tcase_add_test(tc, calibrate_recovers_known_parameters);
 	tcase_add_test(tc, calibrate_keeps_nvlink);
 	tcase_add_test(tc, calibrate_uses_nccl_algo);
+	tcase_add_test(tc, calibrate_nccl_algo_entries);
+	tcase_add_test(tc, calibrate_out_of_memory);
 	tcase_add_test(tc, calibrate_warns);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -399,6 +399,64 @@ START_TEST(environment_lines)
 }
 END_TEST
 
+/* NCCL_ALGO and NCCL_PROTO whole, however long (up to 255 bytes): a
+ * value cut at a fixed length can drop the entry for the log's own
+ * collective. The 46-byte list below kept only its first 31 bytes,
+ * "allgather:ring,nvls;reduce:ring", before the field was widened. One
+ * byte over 255 is refused by name, never cut. */
+START_TEST(long_environment_values)
+{
+	static const char tail[] =
+		"# nThread 1 nGpus 1 minBytes 1024 maxBytes 2048 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+		"#\n# Using devices\n"
+		"#  Rank  0 Group  0 Pid    100 on          a device  0 [0000:19:00] NVIDIA H100 80GB HBM3\n"
+		"#  Rank  1 Group  0 Pid    101 on          b device  0 [0000:19:00] NVIDIA H100 80GB HBM3\n"
+		"#\n"
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
+		"        1024           256     float     sum      -1    20.00    0.05    0.05      0    21.00    0.05    0.05      0\n"
+		"        2048           512     float     sum      -1    21.00    0.10    0.10      0    20.00    0.10    0.10      0\n"
+		"# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 0.07 \n";
+	static const char algo46[] = "allgather:ring,nvls;reduce:ring;allreduce:ring";
+	char text[8192], value[300];
+	struct dc_nccl_log log;
+	struct dc_diag d;
+	ck_assert_uint_eq(strlen(algo46), 46);
+	snprintf(text, sizeof(text), "NCCL_ALGO=%s\nexport NCCL_PROTO=%s\n%s", algo46,
+		 "reducescatter:simple;allreduce:ll128", tail);
+	ck_assert_msg(parse_text(text, "all_reduce_perf.log", &log, &d) == 0, "%s", d.count ? d.entries[0].text : "");
+	ck_assert_str_eq(log.nccl_algo, algo46);
+	ck_assert_str_eq(log.nccl_proto, "reducescatter:simple;allreduce:ll128");
+	dc_nccl_log_release(&log);
+	dc_diag_release(&d);
+	/* 255 bytes: "ring," x 50 (250) + "tree," is 255 */
+	value[0] = '\0';
+	for (int i = 0; i < 50; i++)
+		strcat(value, "ring,");
+	strcat(value, "tree,");
+	ck_assert_uint_eq(strlen(value), 255);
+	snprintf(text, sizeof(text), "NCCL_ALGO=%s\n%s", value, tail);
+	ck_assert_msg(parse_text(text, "all_reduce_perf.log", &log, &d) == 0, "%s", d.count ? d.entries[0].text : "");
+	ck_assert_str_eq(log.nccl_algo, value);
+	dc_nccl_log_release(&log);
+	dc_diag_release(&d);
+	/* 256 bytes, on line 1 of the log: refused */
+	strcat(value, "x");
+	snprintf(text, sizeof(text), "NCCL_ALGO=%s\n%s", value, tail);
+	ck_assert_int_eq(parse_text(text, "all_reduce_perf.log", &log, &d), -1);
+	ck_assert_int_eq(d.status, DC_ERR_INPUT);
+	ck_assert_str_eq(d.entries[0].text, "all_reduce_perf.log:1: error: NCCL_ALGO is longer than 255 bytes (256)");
+	dc_diag_release(&d);
+	/* NCCL_PROTO likewise, from NCCL's own INFO line (line 2) */
+	value[255] = '\0';
+	snprintf(text, sizeof(text), "NCCL_ALGO=Ring\na:1:1 [0] NCCL INFO NCCL_PROTO set by environment to %sxy\n%s",
+		 value, tail);
+	ck_assert_int_eq(parse_text(text, "all_reduce_perf.log", &log, &d), -1);
+	ck_assert_str_eq(d.entries[0].text, "all_reduce_perf.log:2: error: NCCL_PROTO is longer than 255 bytes (257)");
+	dc_diag_release(&d);
+}
+END_TEST
+
 START_TEST(missing_file)
 {
 	struct dc_nccl_log log;
@@ -431,6 +489,7 @@ int main(void)
 	tcase_add_test(tc, real_log_4x8);
 	tcase_add_test(tc, tagged_rows);
 	tcase_add_test(tc, environment_lines);
+	tcase_add_test(tc, long_environment_values);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -69,7 +69,7 @@ struct dc_calib_log {
 	uint64_t ranks, nodes, ranks_per_node;
 	size_t rows;
 	char algorithm[48];  /* the algorithms it is priced with: "auto", "ring", "ring, tree" */
-	char algorithm_from[48]; /* "NCCL_ALGO=Ring", "collective.algorithm", "NCCL's choice" */
+	char algorithm_from[DC_NCCL_ENV_MAX + 16]; /* "NCCL_ALGO=Ring", "collective.algorithm", "NCCL's choice" */
 	char protocols[48];  /* "LL, LL128, Simple" (NCCL's choice) or NCCL_PROTO's */
 	double median_abs_error, max_abs_error; /* its rows after the fit */
 };

@@ -39,6 +39,9 @@
 
 #include "distcalc/diag.h"
 
+/* The room for an NCCL_ALGO or NCCL_PROTO value, its NUL included */
+#define DC_NCCL_ENV_MAX 256
+
 enum dc_nccl_op {
 	DC_NCCL_ALL_REDUCE,
 	DC_NCCL_ALL_GATHER,
@@ -77,8 +80,11 @@ struct dc_nccl_log {
 	uint64_t ranks_per_node; /* the most ranks on one host */
 	char device[96];        /* rank 0's device name, "NVIDIA H100 80GB HBM3" */
 	char nccl_version[32];  /* "2.26.2+cuda12.8" from the "NCCL version" line; "" when absent */
-	char nccl_algo[32];     /* NCCL_ALGO as the log's environment lines set it ("Ring"); "" when unset */
-	char nccl_proto[32];    /* NCCL_PROTO likewise */
+	/* NCCL_ALGO as the log's environment lines set it ("Ring"); "" when
+	 * unset. A longer value than DC_NCCL_ENV_MAX - 1 bytes is refused,
+	 * never cut: a cut list can drop the entry for the log's collective */
+	char nccl_algo[DC_NCCL_ENV_MAX];
+	char nccl_proto[DC_NCCL_ENV_MAX]; /* NCCL_PROTO likewise */
 	double avg_busbw_GBps;  /* the footer */
 	size_t nrows;
 	struct dc_nccl_row *rows; /* owned: dc_nccl_log_release */

@@ -63,6 +63,7 @@ struct fit {
 	size_t n;
 	size_t nres; /* usable rows + n */
 	unsigned evals;
+	int oom; /* an allocation in the fit failed: the run fails, never fits on without it */
 };
 
 static enum dc_coll_kind coll_kind(enum dc_nccl_op op)
@@ -325,8 +326,10 @@ static double levenberg_marquardt(struct fit *f, double *x)
 {
 	size_t m = f->nres, n = f->n;
 	double *r = dc_calloc(m * (n + 2), sizeof(double)), *rt, *jac, lambda = 1e-3, cost;
-	if (!r)
+	if (!r) {
+		f->oom = 1;
 		return -1;
+	}
 	rt = r + m;
 	jac = r + 2 * m; /* jac[j * m + i]: d r_i / d x_j */
 	project(f, x);
@@ -589,70 +592,29 @@ static char *next_tok(char **p, char sep)
 	return t;
 }
 
-/* NCCL_ALGO `v` for log `l`: a list of names, "^" first to exclude them,
- * or "op:list;op:list" per collective. Fills la->mask (0: NCCL's choice);
- * -1 with `why` filled for a name the model does not know. */
-static int parse_nccl_list(const char *v, const struct dc_nccl_log *l, const struct nccl_name *tab, size_t ntab,
-			   unsigned all, const char *choices, unsigned *mask, char *why, size_t why_len)
+/* The log's NCCL_ALGO or NCCL_PROTO field for a message, printable; a
+ * field without its NUL (longer than it holds) shown to its end and "...". */
+static void env_shown(char *out, size_t len, const char field[DC_NCCL_ENV_MAX])
 {
-	char buf[64], *list = buf, *tok, *rest;
+	char raw[DC_NCCL_ENV_MAX + 4];
+	const char *nul = memchr(field, '\0', DC_NCCL_ENV_MAX);
+	size_t n = nul ? (size_t)(nul - field) : DC_NCCL_ENV_MAX;
+	memcpy(raw, field, n);
+	memcpy(raw + n, n == DC_NCCL_ENV_MAX ? "..." : "", n == DC_NCCL_ENV_MAX ? 4 : 1);
+	dc_fmt_printable(out, len, raw);
+}
+
+/* One list of names `list` (cut in place), "^" first to exclude them, for
+ * log `l`: fills *mask (0: none named). -1 with `why` filled for a name
+ * the model does not know, or (`mine`: the list that holds for the log's
+ * own collective) for a list that excludes every one. */
+static int parse_names(char *list, const struct dc_nccl_log *l, const struct nccl_name *tab, size_t ntab,
+		       unsigned all, const char *choices, int mine, unsigned *mask, char *why, size_t why_len)
+{
+	char *tok, *rest;
 	unsigned named = 0;
 	int exclude = 0;
 	*mask = 0;
-	if (!v[0])
-		return 0;
-	if (strlen(v) >= sizeof(buf)) {
-		snprintf(why, why_len, "longer than %zu characters", sizeof(buf) - 1);
-		return -1;
-	}
-	/* lower case, without blanks */
-	{
-		size_t j = 0;
-		for (size_t i = 0; v[i]; i++)
-			if (v[i] != ' ' && v[i] != '\t')
-				buf[j++] = (char)(v[i] >= 'A' && v[i] <= 'Z' ? v[i] - 'A' + 'a' : v[i]);
-		buf[j] = '\0';
-	}
-	if (strchr(buf, ':')) {
-		/* NCCL's parseList (src/graph/tuning.cc): the first entry may
-		 * go without a collective and holds for all; each "op:list"
-		 * after it holds for that op; an op NCCL does not know is
-		 * refused */
-		static const char *const ops[] = {"broadcast", "reduce", "allgather", "reducescatter",
-						  "allreduce", "sendrecv", "send", "recv"};
-		const char *key = nccl_op_key(l->op);
-		char *entry, *at = buf;
-		int first = 1;
-		list = NULL;
-		while ((entry = next_tok(&at, ';')) != NULL) {
-			char *colon = strchr(entry, ':');
-			size_t k = 0;
-			if (!colon) {
-				if (!first) {
-					snprintf(why, why_len, "'%s': every entry but the first needs a collective", entry);
-					return -1;
-				}
-				list = entry;
-				first = 0;
-				continue;
-			}
-			first = 0;
-			*colon = '\0';
-			while (k < sizeof(ops) / sizeof(ops[0]) && strcmp(entry, ops[k]) != 0)
-				k++;
-			if (k == sizeof(ops) / sizeof(ops[0])) {
-				snprintf(why, why_len,
-					 "'%s' is not one of NCCL's collectives (Broadcast, Reduce, AllGather, ReduceScatter, "
-					 "AllReduce, SendRecv, Send, Recv)",
-					 entry);
-				return -1;
-			}
-			if (strcmp(entry, key) == 0)
-				list = colon + 1;
-		}
-		if (!list)
-			return 0;
-	}
 	if (list[0] == '^') {
 		exclude = 1;
 		list++;
@@ -675,7 +637,7 @@ static int parse_nccl_list(const char *v, const struct dc_nccl_log *l, const str
 	}
 	if (exclude) {
 		*mask = all & ~named;
-		if (!*mask) {
+		if (!*mask && mine) {
 			snprintf(why, why_len, "it excludes every one");
 			return -1;
 		}
@@ -683,6 +645,94 @@ static int parse_nccl_list(const char *v, const struct dc_nccl_log *l, const str
 		*mask = named;
 	}
 	return 0;
+}
+
+/* NCCL_ALGO `v` for log `l`: a list of names, "^" first to exclude them,
+ * or "op:list;op:list" per collective. Fills *mask (0: NCCL's choice);
+ * -1 with `why` filled for a value longer than the log's field, a
+ * collective NCCL does not know or a name the model does not know, in
+ * any entry. */
+static int parse_nccl_list(const char *v, const struct dc_nccl_log *l, const struct nccl_name *tab, size_t ntab,
+			   unsigned all, const char *choices, unsigned *mask, char *why, size_t why_len)
+{
+	char buf[DC_NCCL_ENV_MAX], *list = buf;
+	*mask = 0;
+	/* the reader refuses a longer value; a log filled by other means
+	 * may still hold one without its NUL */
+	if (!memchr(v, '\0', sizeof(buf))) {
+		snprintf(why, why_len, "longer than %zu bytes", sizeof(buf) - 1);
+		return -1;
+	}
+	if (!v[0])
+		return 0;
+	/* lower case, without blanks */
+	{
+		size_t j = 0;
+		for (size_t i = 0; v[i]; i++)
+			if (v[i] != ' ' && v[i] != '\t')
+				buf[j++] = (char)(v[i] >= 'A' && v[i] <= 'Z' ? v[i] - 'A' + 'a' : v[i]);
+		buf[j] = '\0';
+	}
+	if (strpbrk(buf, ":;")) {
+		/* NCCL's parseList (src/graph/tuning.cc), called with
+		 * ncclFuncStr's NCCL_NUM_FUNCTIONS prefixes: entries split at
+		 * ';' by strtok_r, so an empty one is skipped; only the
+		 * entry at the very start may go without a collective, and
+		 * it holds for all; each "op:list" after it holds for that
+		 * op; a collective other than the five is refused, and so is
+		 * an unknown name in any entry */
+		static const char *const ops[] = {"broadcast", "reduce", "allgather", "reducescatter", "allreduce"};
+		const char *key = nccl_op_key(l->op);
+		char *entry, *at = buf;
+		list = NULL;
+		while ((entry = next_tok(&at, ';')) != NULL) {
+			char *colon = strchr(entry, ':'), *names;
+			unsigned m;
+			size_t k = 0;
+			int mine;
+			if (!entry[0])
+				continue;
+			if (!colon) {
+				if (entry != buf) {
+					snprintf(why, why_len, "'%s': every entry but the first needs a collective", entry);
+					return -1;
+				}
+				names = entry;
+				mine = list == NULL;
+			} else {
+				*colon = '\0';
+				names = colon + 1;
+				while (k < sizeof(ops) / sizeof(ops[0]) && strcmp(entry, ops[k]) != 0)
+					k++;
+				if (k == sizeof(ops) / sizeof(ops[0])) {
+					snprintf(why, why_len,
+						 "'%s' is not one of NCCL's collectives (Broadcast, Reduce, AllGather, "
+						 "ReduceScatter, AllReduce)",
+						 entry);
+					return -1;
+				}
+				if (!names[0]) {
+					snprintf(why, why_len, "'%s:' names nothing after its collective", entry);
+					return -1;
+				}
+				mine = strcmp(entry, key) == 0;
+			}
+			if (mine)
+				list = names;
+			/* every entry's names are checked; the log's own list is
+			 * parsed at the end, once the last entry for its op is
+			 * known (a later one overrides) */
+			{
+				char copy[DC_NCCL_ENV_MAX];
+				memcpy(copy, names, strlen(names) + 1);
+				if (parse_names(copy, l, tab, ntab, all, choices, 0, &m, why, why_len) != 0)
+					return -1;
+			}
+		}
+		if (!list)
+			return 0;
+	}
+	return parse_names(list, l, tab, ntab, all, choices, 1, mask, why, why_len);
 }
 
 /* "ring, tree" */
@@ -761,6 +811,9 @@ static void check_range(struct fit *f, const double *x, double bounded, struct d
 	}
 	relaxed = search(&r, y);
 	f->evals = r.evals;
+	f->oom |= r.oom;
+	if (f->oom)
+		return;
 	/* the bounds cost the fit less than a tenth of its objective: what
 	 * the relaxed fit moved is a trade between parameters the logs do not
 	 * tell apart, not a want of the hardware */
@@ -823,7 +876,7 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 	for (size_t k = 0; k < nlogs; k++) {
 		const struct dc_nccl_log *l = &logs[k];
 		struct dc_calib_log *o = &out->logs[k];
-		char shown[256], why[256];
+		char shown[256], why[DC_NCCL_ENV_MAX + 256];
 		dc_fmt_printable(shown, sizeof(shown), names[k]);
 		if (l->op == DC_NCCL_REDUCE) {
 			dc_diag_error(diag, DC_ERR_CONFIG,
@@ -844,8 +897,8 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 					    (1u << DC_NET_ALGO_PAT) | (cfg->cluster.collnet ? 1u << DC_NET_ALGO_HIER : 0),
 				    "Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT", &algo[k].mask, why,
 				    sizeof(why)) != 0) {
-			char v[64];
-			dc_fmt_printable(v, sizeof(v), l->nccl_algo);
+			char v[DC_NCCL_ENV_MAX + 8];
+			env_shown(v, sizeof(v), l->nccl_algo);
 			dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: '--calibrate': the log's NCCL_ALGO=%s: %s", shown,
 				      v, why);
 			return -1;
@@ -853,8 +906,8 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 		if (parse_nccl_list(l->nccl_proto, l, nccl_protos, sizeof(nccl_protos) / sizeof(nccl_protos[0]),
 				    (1u << DC_NET_PROTO_COUNT) - 1, "LL, LL128, Simple", &algo[k].protos, why,
 				    sizeof(why)) != 0) {
-			char v[64];
-			dc_fmt_printable(v, sizeof(v), l->nccl_proto);
+			char v[DC_NCCL_ENV_MAX + 8];
+			env_shown(v, sizeof(v), l->nccl_proto);
 			dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: '--calibrate': the log's NCCL_PROTO=%s: %s", shown,
 				      v, why);
 			return -1;
@@ -875,7 +928,7 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 		o->ranks_per_node = l->ranks_per_node;
 		o->rows = l->nrows;
 		if (algo[k].mask) {
-			char v[32];
+			char v[DC_NCCL_ENV_MAX];
 			mask_text(algo[k].mask, o->algorithm, sizeof(o->algorithm));
 			dc_fmt_printable(v, sizeof(v), l->nccl_algo);
 			snprintf(o->algorithm_from, sizeof(o->algorithm_from), "NCCL_ALGO=%s", v);
@@ -976,6 +1029,14 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 		quantize(&f, &fitted);
 		check_range(&f, x, best, out, diag);
 		f.base = cfg;
+	}
+	/* a start of the fit that could not allocate would leave a fit
+	 * with different numbers: out of memory, as every loader says */
+	if (f.oom) {
+		free(tmp);
+		dc_calibration_release(out);
+		dc_diag_error(diag, DC_ERR_INTERNAL, "distcalc: error: out of memory");
+		return -1;
 	}
 	out->evaluations = f.evals;
 	for (size_t k = 0; k < nlogs; k++) {

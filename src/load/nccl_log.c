@@ -479,7 +479,7 @@ static void untag(const char *in, char *out, size_t len)
 /* NCCL_ALGO and NCCL_PROTO as the log states them: an environment line
  * ("NCCL_ALGO=Ring", "export NCCL_ALGO=Ring"), mpirun's "-x NCCL_ALGO=Ring"
  * or NCCL's own "NCCL INFO NCCL_ALGO set by environment to Ring"; the last
- * one read wins. */
+ * one read wins. A value too long for the field fails the parse. */
 static void scan_env(struct parser *p, const char *line)
 {
 	static const char *const names[] = {"NCCL_ALGO", "NCCL_PROTO"};
@@ -498,8 +498,12 @@ static void scan_env(struct parser *p, const char *line)
 			s += nl;
 			if (v) {
 				size_t vl = strcspn(v, " \t\"'");
-				if (vl >= cap)
-					vl = cap - 1;
+				if (vl >= cap) {
+					/* a cut list can drop the entry that names the
+					 * log's collective: refused, never cut */
+					fail(p, p->it.line, "%s is longer than %zu bytes (%zu)", names[k], cap - 1, vl);
+					return;
+				}
 				memcpy(dst, v, vl);
 				dst[vl] = '\0';
 			}
@@ -533,6 +537,8 @@ static void read_line(struct parser *p)
 	untag(line, clean, sizeof(clean));
 	line = clean;
 	scan_env(p, line);
+	if (p->failed)
+		return;
 	if (is_nccl_debug(line))
 		return;
 	memcpy(copy, line, strlen(line) + 1);
