@@ -9,6 +9,7 @@
  * without injection.
  */
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,6 +275,45 @@ START_TEST(test_huge_world_is_not_stored)
 }
 END_TEST
 
+/* The counters are shared by every allocating thread (the search's
+ * workers, the streamed --check's renderer): 4 threads x 200000
+ * allocations count 800000 exactly, and the 400000th of them fails
+ * exactly once, whichever thread makes it. With plain counters the
+ * threads lose increments (the count comes short, and the n-th can be
+ * skipped or failed twice); TSan reports the race. */
+#define RACE_THREADS 4
+#define RACE_EACH 200000ul
+
+static void *alloc_many(void *arg)
+{
+	unsigned long *nulls = arg;
+	for (unsigned long i = 0; i < RACE_EACH; i++) {
+		void *q = dc_malloc(16);
+		if (!q)
+			++*nulls;
+		free(q);
+	}
+	return NULL;
+}
+
+START_TEST(test_counters_across_threads)
+{
+	pthread_t t[RACE_THREADS];
+	unsigned long nulls[RACE_THREADS] = {0}, total = 0, failed = dc_alloc_failures();
+	dc_alloc_fail_at(RACE_THREADS * RACE_EACH / 2);
+	for (int i = 0; i < RACE_THREADS; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, alloc_many, &nulls[i]), 0);
+	for (int i = 0; i < RACE_THREADS; i++) {
+		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+		total += nulls[i];
+	}
+	ck_assert_uint_eq(dc_alloc_count(), RACE_THREADS * RACE_EACH);
+	ck_assert_uint_eq(total, 1);
+	ck_assert_uint_eq(dc_alloc_failures() - failed, 1);
+	dc_alloc_fail_at(0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("alloc");
@@ -288,6 +328,7 @@ int main(void)
 	tcase_add_test(tc, test_systems_fsdp_pp);
 	tcase_add_test(tc, test_systems_zero2_warning);
 	tcase_add_test(tc, test_huge_world_is_not_stored);
+	tcase_add_test(tc, test_counters_across_threads);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -20,7 +20,10 @@ char *dc_strndup(const char *s, size_t n);
 
 /* Fault injection for tests: make the n-th allocation from now fail (1 is
  * the next one); 0 disables. dc_alloc_count() returns allocations made since
- * the last call to dc_alloc_fail_at(). Not thread-safe; tests only. */
+ * the last call to dc_alloc_fail_at(). The counters are atomic: the n-th
+ * allocation counts every thread's (which one is the n-th among threads
+ * racing is the scheduler's); set them while no other thread allocates.
+ * Tests only. */
 void dc_alloc_fail_at(unsigned long n);
 unsigned long dc_alloc_count(void);
 /* Allocations that have failed so far (injected or real). */

@@ -1,31 +1,41 @@
 /* util.c - allocation wrappers, checked arithmetic, text buffer; see util.h. */
 #include "distcalc/util.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static unsigned long alloc_fail_at;
-static unsigned long alloc_count;
+/* Shared by every thread that allocates (the search's workers, the
+ * streamed --check's renderer): atomics, so the n-th allocation is one
+ * allocation whichever thread makes it, and no count is lost. Relaxed
+ * order: the counters order nothing else. */
+static atomic_ulong alloc_fail_at;
+static atomic_ulong alloc_count;
+static atomic_ulong alloc_failures;
 
 void dc_alloc_fail_at(unsigned long n)
 {
-	alloc_fail_at = n;
-	alloc_count = 0;
+	atomic_store_explicit(&alloc_fail_at, n, memory_order_relaxed);
+	atomic_store_explicit(&alloc_count, 0, memory_order_relaxed);
 }
 
 unsigned long dc_alloc_count(void)
 {
-	return alloc_count;
+	return atomic_load_explicit(&alloc_count, memory_order_relaxed);
 }
 
-static unsigned long alloc_failures;
+static void count_failure(void)
+{
+	atomic_fetch_add_explicit(&alloc_failures, 1, memory_order_relaxed);
+}
 
 static int should_fail(void)
 {
-	alloc_count++;
-	if (alloc_fail_at != 0 && alloc_count == alloc_fail_at) {
-		alloc_failures++;
+	unsigned long at = atomic_load_explicit(&alloc_fail_at, memory_order_relaxed);
+	unsigned long n = atomic_fetch_add_explicit(&alloc_count, 1, memory_order_relaxed) + 1;
+	if (at != 0 && n == at) {
+		count_failure();
 		return 1;
 	}
 	return 0;
@@ -33,7 +43,7 @@ static int should_fail(void)
 
 unsigned long dc_alloc_failures(void)
 {
-	return alloc_failures;
+	return atomic_load_explicit(&alloc_failures, memory_order_relaxed);
 }
 
 void *dc_malloc(size_t n)
@@ -42,7 +52,7 @@ void *dc_malloc(size_t n)
 		return NULL;
 	void *q = malloc(n ? n : 1);
 	if (!q)
-		alloc_failures++;
+		count_failure();
 	return q;
 }
 
@@ -52,7 +62,7 @@ void *dc_calloc(size_t count, size_t size)
 		return NULL;
 	void *q = calloc(count ? count : 1, size ? size : 1);
 	if (!q)
-		alloc_failures++;
+		count_failure();
 	return q;
 }
 
@@ -62,7 +72,7 @@ void *dc_realloc(void *p, size_t n)
 		return NULL;
 	void *q = realloc(p, n ? n : 1);
 	if (!q)
-		alloc_failures++;
+		count_failure();
 	return q;
 }
 
