@@ -14,6 +14,7 @@
 
 #include "distcalc/config.h"
 #include "distcalc/memory.h"
+#include "distcalc/net.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
 #include "distcalc/rng.h"
@@ -776,6 +777,46 @@ START_TEST(test_estimate_error_text)
 }
 END_TEST
 
+/* A plan derived from a search's plan borrows its collective-price memo
+ * (net.h), which answers for the network it was bound to. Where the
+ * derived plan's network is derived anew (another tp x dp, so another
+ * topology), the memo goes with it only when that network is the one the
+ * memo holds: bound to a network of other content (NICs at half the
+ * rate, as a what-if or --calibrate would make), it is dropped, and the
+ * plan prices its collectives directly. */
+START_TEST(test_derive_from_memo_network)
+{
+	static struct dc_config c;
+	static struct dc_plan base, p;
+	static struct dc_net_memo memo;
+	struct dc_net other;
+	struct dc_layout lay;
+
+	fixture_systems(&c);
+	fixture_plan(&c, &base);
+	other = base.net;
+	other.nic_bw_bytes_per_s = base.net.nic_bw_bytes_per_s / 2;
+	lay = base.layout;
+	lay.tp = 2; /* systems.json: tp 4 x dp 2 on 8 GPUs; now tp 2 x dp 4 */
+	lay.dp = 4;
+	base.net_memo = &memo;
+
+	/* the memo bound to the plan's own network: kept */
+	memset(&memo, 0, sizeof(memo));
+	dc_net_memo_bind(&memo, &base.net);
+	ck_assert_int_eq(dc_plan_derive_from(&base, &lay, &p), 0);
+	ck_assert_uint_eq(p.topo.degree[DC_AXIS_TP], 2);
+	ck_assert_int_eq(memcmp(&p.net, &base.net, sizeof(p.net)), 0);
+	ck_assert_ptr_eq(p.net_memo, &memo);
+
+	/* bound to another network: dropped */
+	dc_net_memo_bind(&memo, &other);
+	ck_assert_int_eq(dc_plan_derive_from(&base, &lay, &p), 0);
+	ck_assert_ptr_null(p.net_memo);
+	base.net_memo = NULL;
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("plan");
@@ -797,6 +838,7 @@ int main(void)
 	tcase_add_test(tc, test_registry_order);
 	tcase_add_test(tc, test_estimate_needs_and_results);
 	tcase_add_test(tc, test_estimate_error_text);
+	tcase_add_test(tc, test_derive_from_memo_network);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

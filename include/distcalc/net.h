@@ -218,8 +218,11 @@ struct dc_net_memo {
  * to a net of the same content, else emptied. */
 void dc_net_memo_bind(struct dc_net_memo *m, const struct dc_net *net);
 
-/* dc_net_time(net, ...) through memo m (bound to a net equal to `net`);
- * m may be NULL (then it is dc_net_time). Same returns, same *out. */
+/* dc_net_time(net, ...) through memo m, bound (dc_net_memo_bind) to a
+ * net of the same content as `net`: rebind before calling with another
+ * (a debug build aborts on a mismatch; checking every call costs the
+ * search 7%). m may be NULL (then it is dc_net_time). Same returns, same
+ * *out. */
 int dc_net_time_memo(struct dc_net_memo *m, const struct dc_net *net, enum dc_coll_kind op,
 		     const struct dc_net_group *g, uint64_t bytes, enum dc_net_algo force, struct dc_net_choice *out);
 

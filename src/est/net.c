@@ -10,6 +10,7 @@
 #include "distcalc/net.h"
 
 #include <math.h>
+#include <assert.h>
 #include <string.h>
 
 #include "distcalc/util.h"
@@ -720,6 +721,13 @@ int dc_net_time_memo(struct dc_net_memo *m, const struct dc_net *net, enum dc_co
 	uint64_t h;
 	if (!m)
 		return dc_net_time(net, op, g, bytes, force, out);
+	/* the slots hold the prices of the network m is bound to: a caller
+	 * with another rebinds first (dc_net_memo_bind), and a plan whose
+	 * network differs from its lent memo's drops the memo (plan.c,
+	 * derive). Comparing here on every call would cost the search 7% of
+	 * its instructions (13B space: 712 M against 666 M), so a debug
+	 * build checks it, as the ASan CI build runs every test */
+	assert(memcmp(net, &m->net, sizeof(*net)) == 0 && "dc_net_time_memo: memo bound to another network");
 	h = mix(mix(mix(mix(bytes * 0xff51afd7ed558ccdull, g->ranks), g->nodes), g->ranks_per_node),
 		g->rails ^ (g->concurrent << 20) ^ ((uint64_t)g->cross_leaf << 40) ^ ((uint64_t)op << 48) ^
 			((uint64_t)force << 56));
@@ -737,7 +745,7 @@ int dc_net_time_memo(struct dc_net_memo *m, const struct dc_net *net, enum dc_co
 		return sl->rc;
 	}
 	m->misses++;
-	sl->rc = dc_net_time(&m->net, op, g, bytes, force, &sl->out);
+	sl->rc = dc_net_time(net, op, g, bytes, force, &sl->out);
 	sl->g = *g;
 	sl->bytes = bytes;
 	sl->op = (int)op;

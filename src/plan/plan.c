@@ -987,6 +987,11 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 			p->group[from_net[i]].net = base->group[from_net[i]].net;
 	} else {
 		derive_net(in, p);
+		/* the memo the base lent holds the prices of the network it
+		 * was bound to: kept only when this plan's network is the
+		 * same (dc_net_time_memo answers for its bound network only) */
+		if (p->net_memo && memcmp(&p->net, &p->net_memo->net, sizeof(p->net)) != 0)
+			p->net_memo = NULL;
 	}
 	derive_hsdp(in, p);
 
