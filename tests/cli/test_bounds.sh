@@ -10,8 +10,10 @@ src=$2
 case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
 command -v python3 >/dev/null 2>&1 || { echo "FAIL: python3 is needed (scripts/deps.sh installs it)"; exit 1; }
 # GNU time reports the peak of the process it starts alone (its %M), not
-# counting the pages of a Python parent a forked child starts with
-[ -x /usr/bin/time ] || { echo "FAIL: /usr/bin/time is needed (scripts/deps.sh installs package time)"; exit 1; }
+# counting the pages of a Python parent a forked child starts with; without
+# it (package time, scripts/deps.sh installs it as root) the child's peak
+# comes from getrusage and includes those pages, under a looser bound
+[ -x /usr/bin/time ] || echo "note: no /usr/bin/time; the --check peak is measured with getrusage (bound 32 MiB)"
 work=$(mktemp -d "${TMPDIR:-/tmp}/distcalc-bounds.XXXXXX")
 trap 'rm -rf "$work"' EXIT HUP INT TERM
 fails=0
@@ -115,9 +117,17 @@ bin, work, ring = sys.argv[1], sys.argv[2], sys.argv[3:]
 size = os.path.getsize(work + "/ring.json")
 # the child's own peak, from GNU time started alone (RUSAGE_CHILDREN would
 # count the Python pages the forked child holds before its exec, ~14 MB)
-r = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", work + "/rss", bin] + ring + ["--check", work + "/ring.json"],
-                   capture_output=True)
-rss = int(open(work + "/rss").read().split()[-1]) * 1024
+gnu_time = os.access("/usr/bin/time", os.X_OK)
+if gnu_time:
+    r = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", work + "/rss", bin] + ring + ["--check", work + "/ring.json"],
+                       capture_output=True)
+    rss = int(open(work + "/rss").read().split()[-1]) * 1024
+else:
+    import resource
+    r = subprocess.run([bin] + ring + ["--check", work + "/ring.json"], capture_output=True)
+    # ru_maxrss is in KiB on Linux: the largest child waited for, this one
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+limit = (16 if gnu_time else 32) << 20
 bad = []
 if size < 16 << 20:
     bad.append("the report is only %d bytes" % size)
@@ -126,7 +136,7 @@ if r.returncode != 0 or b"0 moved" not in r.stderr or r.stdout:
 # a tree of the stored report was about 9 times its size (185 MB);
 # streamed, the windows, the channel and the renderer's buffer: 3.5 MB
 # (/usr/bin/time): 16 MiB is far above that and far below the tree
-if rss > 16 << 20:
+if rss > limit:
     bad.append("peak memory %d bytes checking a %d-byte report" % (rss, size))
 d = json.load(open(work + "/ring.json"))
 ev = d["ring"]["events"][100]
