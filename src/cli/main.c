@@ -239,9 +239,10 @@ struct sink {
  * and ends the process with that signal, so no partial report stays
  * behind. The handler may make only async-signal-safe calls, so the name
  * waits in a static buffer; a signal ignored at startup (nohup, a
- * background job's SIGINT) stays ignored. Two may be open at once: the
- * --trace file, made before the report is printed, and --output's. */
-#define SINK_SLOTS 2
+ * background job's SIGINT) stays ignored. Three may be open at once: the
+ * --trace and --plot files, made before the report is printed, and
+ * --output's. */
+#define SINK_SLOTS 3
 static const int sink_signals[] = {SIGHUP, SIGINT, SIGTERM};
 static char sink_tmp_path[SINK_SLOTS][PATH_MAX];
 static volatile sig_atomic_t sink_tmp_armed[SINK_SLOTS];
@@ -447,7 +448,7 @@ static int sink_open(struct sink *s, const char *path)
 	for (s->slot = 0; s->slot < SINK_SLOTS - 1 && sink_tmp_armed[s->slot]; s->slot++)
 		;
 	if (sink_tmp_armed[s->slot]) {
-		/* not reached: at most the trace's and the report's are open */
+		/* not reached: at most the trace's, the chart's and the report's are open */
 		sink_unblock_signals(&mask);
 		fprintf(stderr, "distcalc: error: cannot create '%s': more than %d output files at once\n", path,
 			SINK_SLOTS);
@@ -615,22 +616,20 @@ static int emit(struct dc_report *report, const struct dc_options *o, const stru
 	return rc;
 }
 
-/* --trace FILE: one step as Chrome trace-event JSON, through the same
- * atomic sink as --output (a temporary file renamed over FILE at the end).
- * Returns an exit code. */
-/* --trace FILE, made before the report is printed, so that a trace that
- * cannot be made (one rank, no step time, a schedule too long) stops
- * the run before anything reaches standard output: a file is rendered
- * into its temporary file, a device or descriptor (/dev/stdout) into
- * memory, and trace_finish commits it after the report, or drops it when
- * the report failed. */
-struct trace_out {
+/* The side outputs, --trace FILE and --plot FILE.svg, are made before the
+ * report is printed, so that one that cannot be made (a trace of one
+ * rank or with no step time, a chart with nothing to draw) stops the run
+ * before anything reaches standard output: a file is rendered into its
+ * temporary file, a device or descriptor (/dev/stdout) into memory, and
+ * side_finish commits it after the report, or drops it when the report
+ * failed. */
+struct side_out {
 	struct sink s;
 	struct dc_buf buf;
 	int open;
 };
 
-static int trace_prepare(struct dc_report *report, const struct dc_options *o, struct trace_out *t)
+static int trace_prepare(struct dc_report *report, const struct dc_options *o, struct side_out *t)
 {
 	const char *why = NULL;
 	int rc = sink_open(&t->s, o->trace);
@@ -661,9 +660,9 @@ static int trace_prepare(struct dc_report *report, const struct dc_options *o, s
 	return EXIT_OK;
 }
 
-/* Commits the prepared trace when `ok` (the report went out), else drops
- * it. Returns an exit code. */
-static int trace_finish(struct trace_out *t, int ok)
+/* Commits the prepared side output when `ok` (the report went out), else
+ * drops it. Returns an exit code. */
+static int side_finish(struct side_out *t, int ok)
 {
 	int rc = EXIT_OK;
 	if (!t->open)
@@ -815,38 +814,44 @@ static int calibrate(const struct dc_options *o, struct dc_config *cfg, struct d
 	return rc;
 }
 
-/* --plot FILE.svg: the report's chart, written as --output writes (a
- * temporary file renamed over the target). Returns an exit code. */
-static int plot(struct dc_report *report, const char *path)
+/* --plot FILE.svg: the report's chart, drawn into memory and, for a
+ * file, into its temporary file before the report is printed (see
+ * struct side_out); side_finish renames it over the target. A report
+ * with nothing to draw is exit 2 with the reason. Returns an exit code. */
+static int plot_prepare(struct dc_report *report, const char *path, struct side_out *p)
 {
-	struct sink s;
-	struct dc_buf svg;
 	const char *why = NULL;
-	int rc = sink_open(&s, path);
+	int rc = sink_open(&p->s, path);
+	dc_buf_init(&p->buf);
 	if (rc != EXIT_OK) {
-		sink_release(&s);
+		sink_release(&p->s);
 		return rc;
 	}
-	dc_buf_init(&svg);
-	if (dc_report_render_svg_why(report, &svg, &why) != 0) {
-		if (why) {
+	if (dc_report_render_svg_why(report, &p->buf, &why) != 0) {
+		if (why && strcmp(why, "out of memory") != 0) {
 			fprintf(stderr, "distcalc: error: '--plot': %s\n", why);
 			rc = EXIT_USAGE;
 		} else {
 			fprintf(stderr, "distcalc: error: out of memory while drawing '%s'\n", path);
 			rc = EXIT_INTERNAL;
 		}
-		sink_abort(&s);
-	} else if (sink_write(&s, svg.data, svg.len) != 0) {
-		fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", path, strerror(s.err));
+	} else if (p->s.kind == SINK_ATOMIC && sink_write(&p->s, p->buf.data, p->buf.len) != 0) {
+		fprintf(stderr, "distcalc: error: cannot write '%s': %s\n", path, strerror(p->s.err));
 		rc = EXIT_OUTPUT;
-		sink_abort(&s);
-	} else {
-		rc = sink_commit(&s);
 	}
-	sink_release(&s);
-	dc_buf_release(&svg);
-	return rc;
+	if (rc != EXIT_OK) {
+		sink_abort(&p->s);
+		sink_release(&p->s);
+		dc_buf_release(&p->buf);
+		return rc;
+	}
+	if (p->s.kind == SINK_ATOMIC) {
+		/* the file holds it now: only a device's copy waits in memory */
+		dc_buf_release(&p->buf);
+		dc_buf_init(&p->buf);
+	}
+	p->open = 1;
+	return EXIT_OK;
 }
 
 struct render_json {
@@ -1011,6 +1016,7 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o, co
 	struct dc_render_opts ro;
 	struct dc_diag diag;
 	struct dc_report *report;
+	struct side_out chart = {.open = 0};
 	int rc;
 
 	memset(&sl, 0, sizeof(sl));
@@ -1066,6 +1072,13 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o, co
 	 * middle is what one asked to see */
 	ro.max_rows = 0;
 	ro.width = DC_TABLE_WIDTH;
+	/* the chart first: a sweep with nothing to draw stops before its
+	 * rows are printed */
+	if (o->plot && (rc = plot_prepare(report, o->plot, &chart)) != EXIT_OK) {
+		dc_report_free(report);
+		dc_diag_release(&diag);
+		return rc;
+	}
 	if (o->check || o->nmaxes) {
 		char *expected = NULL;
 		size_t len = 0;
@@ -1079,8 +1092,11 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o, co
 	} else {
 		rc = emit(report, o, &ro);
 	}
-	if (rc == EXIT_OK && o->plot)
-		rc = plot(report, o->plot);
+	{
+		int prc = side_finish(&chart, rc == EXIT_OK);
+		if (rc == EXIT_OK)
+			rc = prc;
+	}
 	if (rc == EXIT_OK && dc_sweep_valid_points(report) == 0) {
 		fprintf(stderr, "distcalc: error: '--sweep': no point of the sweep ran (each row says why)\n");
 		rc = EXIT_CONFIG;
@@ -1241,7 +1257,7 @@ int main(int argc, char **argv)
 	struct dc_diag diag;
 	struct dc_report *report = NULL;
 	struct dc_render_opts ro;
-	struct trace_out trace = {.open = 0};
+	struct side_out trace = {.open = 0}, chart = {.open = 0};
 	struct dc_run_info info;
 	struct dc_load_opts lo;
 	const struct dc_experiment *exp;
@@ -1411,16 +1427,23 @@ int main(int argc, char **argv)
 	}
 	ro.max_rows = o.all_rows ? 0 : DC_EXCERPT_ROWS;
 	ro.width = DC_TABLE_WIDTH;
+	/* the trace and the chart first: one that cannot be made stops the
+	 * run before the report is printed */
 	if (o.trace && (rc = trace_prepare(report, &o, &trace)) != EXIT_OK)
 		goto done;
+	if (o.plot && (rc = plot_prepare(report, o.plot, &chart)) != EXIT_OK) {
+		side_finish(&trace, 0);
+		goto done;
+	}
 	rc = o.check || o.nmaxes ? check(report, &o, &ro, expected, expected_len) : emit(report, &o, &ro);
-	if (o.trace) {
-		int trc = trace_finish(&trace, rc == EXIT_OK);
+	{
+		int trc = side_finish(&trace, rc == EXIT_OK);
+		if (rc == EXIT_OK)
+			rc = trc;
+		trc = side_finish(&chart, rc == EXIT_OK);
 		if (rc == EXIT_OK)
 			rc = trc;
 	}
-	if (rc == EXIT_OK && o.plot)
-		rc = plot(report, o.plot);
 done:
 	free(imported);
 	free(imported_name);

@@ -62,6 +62,61 @@ nothing() { # NAME ARGS...
 nothing none_model --config "$sys" --only model
 nothing none_search --config "$src/configs/llama-3-8b.json" --experiment search
 
+# the chart is drawn before the report is printed: a chart that cannot be
+# drawn stops the run with nothing on standard output, exit 2, no chart,
+# no --output file and no temporary file, in each format. The reasons
+# dc_report_render_svg_why gives: sections without a chart (model, step,
+# cluster), a search ranked by memory alone (llama-3-8b.json names no
+# GPU), a search where no layout fits (1 GiB a GPU: the smallest peak of
+# the default config is 14.763 GiB), a sweep whose only metric no point
+# has (step time without GPU speeds)
+for what in "only model|--config $sys --only model" \
+	"only step|--only step" \
+	"only cluster|--only cluster --set cluster.num_nodes=1 --set cluster.gpus_per_node=1 --set parallel.tp=1 --set parallel.dp=1" \
+	"search without speeds|--config $src/configs/llama-3-8b.json --experiment search|3" \
+	"search nothing fits|--experiment search --set cluster.gpu_memory=1GiB" \
+	"sweep nothing to draw|--config $src/configs/llama-3-8b.json --sweep training.micro_batch_size=1,2 --sweep-metrics summary.step_time_s"; do
+	name=${what%%|*}
+	for fmt in table json csv; do
+		args=${what#*|}
+		want=2
+		case $args in *\|3) want=3 args=${args%|3} ;; esac
+		rm -rf "$work/half"
+		mkdir "$work/half"
+		# shellcheck disable=SC2086
+		"$bin" $args --format "$fmt" --plot "$work/half/p.svg" >"$work/out" 2>"$work/err"
+		rc=$?
+		[ "$rc" = 2 ] || fail "$name ($fmt): exits $rc, want 2"
+		[ -s "$work/out" ] && fail "$name ($fmt): printed $(wc -c <"$work/out") bytes before the chart's error"
+		grep -q "error: '--plot': " "$work/err" || fail "$name ($fmt): no reason: $(cat "$work/err")"
+		# with --output and --trace too (a sweep takes no --trace): no file
+		# of either; a trace that cannot be made either is refused first
+		# (exit 3: without GPU speeds there is no step time to trace)
+		tr="--trace $work/half/t.json"
+		case $args in *--sweep*) tr= ;; esac
+		# shellcheck disable=SC2086
+		"$bin" $args --format "$fmt" --output "$work/half/r.out" $tr --plot "$work/half/p.svg" >"$work/out" 2>"$work/err"
+		rc=$?
+		[ "$rc" = "$want" ] || fail "$name ($fmt) with --output: exits $rc, want $want"
+		[ -s "$work/out" ] && fail "$name ($fmt) with --output: printed $(wc -c <"$work/out") bytes"
+		left=$(ls -A "$work/half")
+		[ -z "$left" ] || fail "$name ($fmt): left $left"
+	done
+done
+# a chart that can be drawn changes nothing in the report: the same bytes
+# with and without --plot, and onto standard output the report comes
+# first, then the chart, as it did when the chart was drawn after it
+for args in "--config $sys" "--experiment search" "--config $gpus --sweep cluster.num_nodes=1,2"; do
+	# shellcheck disable=SC2086
+	"$bin" $args --format json >"$work/plain" 2>/dev/null || fail "$args: exits $?"
+	# shellcheck disable=SC2086
+	"$bin" $args --format json --plot "$work/same.svg" >"$work/with" 2>/dev/null || fail "$args --plot: exits $?"
+	cmp -s "$work/plain" "$work/with" || fail "$args: --plot changed the report"
+	# shellcheck disable=SC2086
+	"$bin" $args --format json --plot /dev/stdout >"$work/both" 2>/dev/null || fail "$args --plot /dev/stdout: exits $?"
+	cat "$work/plain" "$work/same.svg" | cmp -s - "$work/both" || fail "$args --plot /dev/stdout: not the report, then the chart"
+done
+
 python3 - "$work" <<'PY' || fails=$((fails + 1))
 import sys, xml.etree.ElementTree as ET
 work = sys.argv[1]
