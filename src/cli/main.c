@@ -1329,7 +1329,10 @@ int main(int argc, char **argv)
 		}
 		if (o.emit_config) {
 			print_diag(&diag, 0);
-			rc = emit_text(imported, imported_len, o.output);
+			/* the config is written only once the output is known not to
+			 * be a file the config names (cluster.topology_file, ...) */
+			if ((rc = outputs_not_config_inputs(&o, &cfg)) == EXIT_OK)
+				rc = emit_text(imported, imported_len, o.output);
 			goto done;
 		}
 	} else if (o.config) {

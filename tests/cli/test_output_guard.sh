@@ -57,6 +57,11 @@ ln o.json o2.json
 refused "'--plot': 'o2.json' is the '--output' file 'o.json' too" --output o.json --plot o2.json
 # 5. a sweep checks its base config's files too
 refused "('cluster.topology_file'); refusing to overwrite an input" --config cfg.json --sweep parallel.tp=4,8 --plot t.txt
+# 6. --emit-config writes the imported config only after the same check:
+# a framework file imported over a config whose topology file is the output
+refused "'--output': 't.txt' is the file 't.txt' the config names ('cluster.topology_file'); refusing to overwrite an input" \
+	--config "$src/tests/inputs/import/h100_1x8.json" --from-megatron "$src/tests/inputs/import/megatron_train_llama3_8b_h100_fp8.sh" \
+	--emit-config --set cluster.topology_file=t.txt --output t.txt
 
 # an output that is no input is written as before
 "$bin" --config cfg.json --only summary --output r.txt 2>err || fail "a plain --output exits $?: $(cat err)"
