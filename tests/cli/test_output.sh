@@ -317,7 +317,27 @@ for run in "HUP 129 json none" "INT 130 json old" "TERM 143 csv old"; do
 	fi
 	rm -f out.$fmt
 done
-rm -f $(tmps)
+# the trace and the chart are made before the report, so a signal while
+# the report is written finds three temporary files: each is removed, and
+# none of the three outputs appears
+$defsig "$bin" --experiment ring --set cluster.num_nodes=256 --set parallel.dp=256 --all \
+	--format csv --output out.csv --trace tr.json --plot ch.svg >/dev/null 2>&1 &
+pid=$!
+i=0
+while [ "$(tmps | wc -l)" -lt 3 ] && kill -0 $pid 2>/dev/null && [ $i -lt 2000 ]; do
+	sleep 0.01
+	i=$((i + 1))
+done
+[ "$(tmps | wc -l)" -eq 3 ] || fail "$ctx: three outputs: $(tmps | wc -l) temporary files, not 3, before the signal"
+kill -s TERM $pid 2>/dev/null || fail "$ctx: three outputs: distcalc ended before the signal"
+wait $pid
+rc=$?
+[ "$rc" = 143 ] || fail "$ctx: three outputs: exit $rc, expected 143"
+[ -z "$(tmps)" ] || fail "$ctx: three outputs: left $(tmps)"
+for f in out.csv tr.json ch.svg; do
+	[ -e $f ] && fail "$ctx: three outputs: $f was created"
+done
+rm -f $(tmps) out.csv tr.json ch.svg
 only expected.txt err.txt stdout.txt
 [ "$fails" = "$n" ] && ok "$ctx"
 
