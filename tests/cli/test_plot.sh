@@ -103,6 +103,19 @@ for what in "only model|--config $sys --only model" \
 		[ -z "$left" ] || fail "$name ($fmt): left $left"
 	done
 done
+# with --check or --check-max the chart is drawn before the comparison:
+# one with nothing to draw stops the run before any line of it (exit 2,
+# not 0 for the matching report nor 6 for the budget it exceeds)
+"$bin" --config "$sys" --only model --format json >"$work/ref.json" 2>/dev/null || fail "ref: exits $?"
+for chk in "--check $work/ref.json" "--check-max model.params_total=1"; do
+	# shellcheck disable=SC2086
+	"$bin" --config "$sys" --only model $chk --plot "$work/chk.svg" >"$work/out" 2>"$work/err"
+	rc=$?
+	[ "$rc" = 2 ] || fail "$chk with nothing to draw: exits $rc, want 2"
+	[ -s "$work/out" ] && fail "$chk with nothing to draw: printed $(cat "$work/out")"
+	grep -q "fields compared\|budget" "$work/err" && fail "$chk with nothing to draw: compared first: $(cat "$work/err")"
+	[ -e "$work/chk.svg" ] && fail "$chk with nothing to draw: a chart was written"
+done
 # a chart that can be drawn changes nothing in the report: the same bytes
 # with and without --plot, and onto standard output the report comes
 # first, then the chart, as it did when the chart was drawn after it
