@@ -532,8 +532,8 @@ const struct dc_option dc_option_table[] = {
 				  "save time and restore (checkpoint), the loss recipes\n"
 				  "(loss), busbw against size (collectives), the Pareto\n"
 				  "front (search), or one line chart per metric\n"
-				  "(--sweep); nothing to draw is an error (exit 2).\n"
-				  "docs/sweeps.md",
+				  "(--sweep); nothing to draw is an error (exit 2),\n"
+				  "found before anything is printed. docs/sweeps.md",
 	 apply_plot},
 	{"--jobs", 'j', "N", "threads for --experiment search (default: 1); the\n"
 			     "result is the same for every N",
