@@ -419,6 +419,83 @@ START_TEST(test_trace_prefix_is_the_schedule)
 }
 END_TEST
 
+/* a and b within 1e-12 of `of` (the quantity itself, or the span an idle
+ * time is the difference of: the span's rounding, not the idle's size) */
+static void ck_rel(double a, double b, double of, const char *what)
+{
+	ck_assert_msg(fabs(a - b) <= 1e-12 * fabs(of), "%s: %.17g against %.17g", what, a, b);
+}
+
+START_TEST(test_dualpipe_bound_extends_the_steady_state)
+{
+	/* DualPipe and DualPipeV past the step's bound (step.h
+	 * dc_step_bound; docs/step-model.md, "DualPipe past the bound"): a
+	 * prefix simulated, its steady phase's cycle found, every rank's end
+	 * moved on by a cycle's time for each cycle left out. The course
+	 * model, 2000 microbatches, against the whole schedule simulated
+	 * (bound 2^18 chunks: 2pp x 2000 fits), with the bound lowered to 256
+	 * chunks. The prefix by hand (dual_prefix): 256 / 2pp microbatches,
+	 * at least the least steady phase (DualPipe pp 2: 2 (5 x 2 + 7) = 34;
+	 * DualPipeV pp 2: 6 x 2 + 7 = 19, pp 4: 31), the pairs left out a
+	 * multiple of 840: DualPipe pp 2: 64, (2000 - 64) / 2 = 968 pairs ->
+	 * 840, 2000 - 1680 = 320 simulated; DualPipeV pp 2: 64, 1936 -> 1680
+	 * pairs, 320; pp 4: 32, 1968 -> 1680, 320.
+	 *
+	 * Equal to within 1e-12 relative, not exactly: the whole simulation
+	 * adds 2 x 2000 op times one after another along a rank, each sum
+	 * rounded (at most 2^-53 of it), at most 4000 x 1.1e-16 = 4.4e-13 of
+	 * the end apart from the exact sum; the prefix adds 640 and then
+	 * periods / cycle cycle times at once, its own rounding smaller. In
+	 * exact arithmetic both are the same number (the derivation in the
+	 * docs); the float sums differ in their last bits. An idle time (a
+	 * bubble) is a difference of such sums: held to 1e-12 of the span or
+	 * step it is taken from. */
+	static const char *const runs[][3] = {
+		{"parallel.pipeline_schedule=dualpipe", "parallel.pp=2", "cluster.num_nodes=2"},
+		{"parallel.pipeline_schedule=dualpipev", "parallel.pp=2", "cluster.num_nodes=2"},
+		{"parallel.pipeline_schedule=dualpipev", "parallel.pp=4", "cluster.num_nodes=4"},
+	};
+	static const uint64_t periods[] = {1680 / 2, 1680, 1680};
+	for (size_t i = 0; i < 3; i++) {
+		const char *sets[] = {runs[i][0], runs[i][1], runs[i][2], "parallel.dp=1", "training.grad_accum_steps=2000",
+				      NULL};
+		struct dc_step_bound whole = {DC_STEP_SIM_MAX_CHUNKS, 0, 0, 0, 0, 0};
+		struct dc_step_bound low = {256, 0, 0, 0, 0, 0};
+		struct dc_step sw, sl;
+		const char *err = NULL;
+		load_and_run("systems.json", sets, 0);
+		ck_assert_int_eq(dc_step_compute_bounded(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops,
+							 &run_res.batch, &sw, &whole, &err),
+				 0);
+		ck_assert_int_eq(dc_step_compute_bounded(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops,
+							 &run_res.batch, &sl, &low, &err),
+				 0);
+		ck_assert(!whole.extended);
+		ck_assert_uint_eq(whole.m_simulated, 2000);
+		/* the default bound is the report's: the same step, bit for bit */
+		ck_assert(sw.time_s == run_res.step.time_s);
+		ck_assert(low.extended);
+		ck_assert_uint_eq(low.m_simulated, 320);
+		ck_assert_uint_eq(low.periods, periods[i]);
+		ck_assert_uint_eq(low.periods % low.cycle, 0);
+		ck_assert(low.period_s > 0);
+		ck_rel(sw.time_s, sl.time_s, sw.time_s, "time_s");
+		ck_rel(sw.pipeline_s, sl.pipeline_s, sw.pipeline_s, "pipeline_s");
+		ck_rel(sw.bubble_s, sl.bubble_s, sw.pipeline_s, "bubble_s (of the span)");
+		ck_rel(sw.tokens_per_s, sl.tokens_per_s, sw.tokens_per_s, "tokens_per_s");
+		ck_rel(sw.mfu, sl.mfu, sw.mfu, "mfu");
+		ck_rel(sw.chunk_fb_s, sl.chunk_fb_s, sw.chunk_fb_s, "chunk_fb_s");
+		ck_assert_uint_eq(sw.critical_stage, sl.critical_stage);
+		ck_assert_uint_eq(sw.nclasses, sl.nclasses);
+		for (uint64_t k = 0; k < sw.nclasses; k++) {
+			ck_rel(sw.classes[k].compute_s, sl.classes[k].compute_s, sw.classes[k].compute_s, "class compute_s");
+			ck_rel(sw.classes[k].bubble_s, sl.classes[k].bubble_s, sw.classes[k].total_s, "class bubble_s (of the step)");
+			ck_rel(sw.classes[k].total_s, sl.classes[k].total_s, sw.classes[k].total_s, "class total_s");
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_trace_memory_held_by_hand)
 {
 	/* The memory counter's held microbatches under 1F1B, pp 2, 4
@@ -850,6 +927,7 @@ int main(void)
 	tcase_add_test(tc, test_trace_shows_the_schedule);
 	tcase_add_test(tc, test_trace_prefix_is_the_schedule);
 	tcase_add_test(tc, test_trace_memory_held_by_hand);
+	tcase_add_test(tc, test_dualpipe_bound_extends_the_steady_state);
 	tcase_add_test(tc, test_uneven_stage_compute);
 	tcase_add_test(tc, test_no_negative_time_at_pp1);
 	suite_add_tcase(s, tc);

@@ -193,9 +193,38 @@ void dc_step_tp_layer(const struct dc_plan *p, const struct dc_comm *comm, struc
  * static text. No I/O; no allocation under 1F1B, interleaved (even
  * chunks) and ZB-H1. DualPipe, DualPipeV and uneven interleaved chunks
  * have no closed form: it runs dc_step_timeline without events, O(pp m v)
- * with its allocation (-1 with "out of memory" when that fails). */
+ * with its allocation (-1 with "out of memory" when that fails); DualPipe
+ * and DualPipeV at most DC_STEP_SIM_MAX_CHUNKS chunks (dc_step_bound). */
 int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
 		    const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s, const char **error);
+
+/* The step's bound on DualPipe and DualPipeV (docs/step-model.md,
+ * "DualPipe past the bound"; docs/reliability.md, "Bounded work"): when
+ * pp x 2 x m is above max_chunks, a prefix of m_simulated microbatches
+ * (at least max_chunks / 2pp and enough for a steady phase of 4pp + 8
+ * pairs on every rank, less than 840 pairs over that) is simulated, its
+ * steady phase checked periodic (every rank's pairs end period_s apart
+ * every `cycle` pairs, cycle dividing 840, over the phase's second half)
+ * and every rank's end moved on by period_s for each cycle of the
+ * periods = (m - m_simulated) / (DualPipe 2, DualPipeV 1) pairs left
+ * out, a multiple of 840. The step's default bound is
+ * DC_STEP_SIM_MAX_CHUNKS; tests lower it. */
+#define DC_STEP_SIM_MAX_CHUNKS (UINT64_C(1) << 18)
+struct dc_step_bound {
+	uint64_t max_chunks;
+	/* filled: the microbatches simulated, whether the ends were extended
+	 * and by how many steady pairs (periods), the cycle of pairs the
+	 * steady state repeats in and its time */
+	uint64_t m_simulated;
+	int extended;
+	uint64_t periods, cycle;
+	double period_s;
+};
+
+/* dc_step_compute with the bound *bound (dc_step_compute: the default). */
+int dc_step_compute_bounded(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
+			    const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s,
+			    struct dc_step_bound *bound, const char **error);
 
 /* The step time of every variant of the strategies comparison: the
  * configured one is `own` (dc_step_compute's result for p), the others

@@ -2,6 +2,8 @@
  * docs/step-model.md. */
 #include "distcalc/step.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1304,8 +1306,11 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
 	 * op instead, O(pp m v), with its allocation (docs/layouts.md) */
 	/* DualPipe and DualPipeV have no closed form for stages of unequal
 	 * cost (docs/step-model.md, section 3): simulated the same way */
-	if (p->chunks_uneven || dc_pipeline_schedule(p) == DC_PIPE_DUALPIPE ||
-	    dc_pipeline_schedule(p) == DC_PIPE_DUALPIPEV)
+	if (dc_pipeline_schedule(p) == DC_PIPE_DUALPIPE || dc_pipeline_schedule(p) == DC_PIPE_DUALPIPEV) {
+		struct dc_step_bound bound = {DC_STEP_SIM_MAX_CHUNKS, 0, 0, 0, 0, 0};
+		return dc_step_compute_bounded(p, c, comm, f, b, s, &bound, error);
+	}
+	if (p->chunks_uneven)
 		return dc_step_timeline(p, c, comm, f, b, s, NULL, NULL, NULL, error);
 	step_header(p, c, s);
 	if (!c->available)
@@ -1378,6 +1383,7 @@ struct gen {
 	uint64_t *wq_c, *wq_m;       /* deferred weight gradients, first in first out */
 	uint64_t wq_head, wq_tail;
 	uint64_t flip;               /* DualPipe's second half: its step phases name the other direction */
+	uint64_t steady_at, steady_n; /* DualPipe: the op its second steady pair starts at, the pairs from there */
 };
 
 static void put(struct gen *g, enum op_kind kind, uint64_t cf, uint64_t mf, uint64_t cb, uint64_t mb)
@@ -1492,7 +1498,10 @@ static void gen_dualpipe(struct gen *g, uint64_t p, uint64_t m, uint64_t r, int 
 		gen_w(g);
 		gen_f(g, 1);
 	}
+	g->steady_n = n4 - 1;
 	for (uint64_t i = 0; i < n4; i++) {
+		if (i == 1)
+			g->steady_at = g->n;
 		if (i == 0 && middle) {
 			gen_f(g, 0);
 			gen_b(g, 1, 0);
@@ -1537,6 +1546,9 @@ struct sim {
 	 * its forward and backward in a DualPipe pair */
 	double *dur_f, *dur_b, *dur_w, *dur_fp, *dur_bp;
 	double send_s;
+	/* [s] DualPipe: the op its second steady pair starts at, the pairs
+	 * (two ops each: FB, FB) from there */
+	uint64_t *steady_at, *steady_n;
 };
 
 static size_t at3(const struct sim *x, uint64_t s, uint64_t c, uint64_t mb)
@@ -1557,6 +1569,8 @@ static void sim_free(struct sim *x)
 	free(x->dur_w);
 	free(x->dur_fp);
 	free(x->dur_bp);
+	free(x->steady_at);
+	free(x->steady_n);
 }
 
 /* Allocates the simulation of `sched` on p ranks, m microbatches, v chunks
@@ -1586,9 +1600,11 @@ static int sim_alloc(struct sim *x, enum dc_pipe_schedule sched, uint64_t p, uin
 	x->dur_w = dc_calloc(cells, sizeof(double));
 	x->dur_fp = dc_calloc(cells, sizeof(double));
 	x->dur_bp = dc_calloc(cells, sizeof(double));
+	x->steady_at = dc_calloc((size_t)p, sizeof(*x->steady_at));
+	x->steady_n = dc_calloc((size_t)p, sizeof(*x->steady_n));
 	wq = dc_calloc((size_t)(2 * m * v + 2), sizeof(*wq));
 	if (!x->ops || !x->nops || !x->op_start || !x->op_end || !x->end_f || !x->end_b || !x->dur_f || !x->dur_b ||
-	    !x->dur_w || !x->dur_fp || !x->dur_bp || !wq) {
+	    !x->dur_w || !x->dur_fp || !x->dur_bp || !x->steady_at || !x->steady_n || !wq) {
 		free(wq);
 		sim_free(x);
 		return -1;
@@ -1623,6 +1639,8 @@ static int sim_alloc(struct sim *x, enum dc_pipe_schedule sched, uint64_t p, uin
 			break;
 		}
 		x->nops[s] = g.n;
+		x->steady_at[s] = g.steady_at;
+		x->steady_n[s] = g.steady_n;
 	}
 	free(wq);
 	return 0;
@@ -2242,10 +2260,11 @@ static void emit_stage(struct emitter *em, const struct step_ctx *x, const struc
  * price differently from its lone ops): per microbatch, so m x (fwd_s +
  * bwd_s) is its busy time. */
 static void dev_stage(const struct sim *sm, uint64_t s, const struct cost fa[2], const struct cost ba[2],
-		      const struct cost fp[2], const struct cost bp[2], struct dc_step_stage *st)
+		      const struct cost fp[2], const struct cost bp[2], uint64_t periods, uint64_t m_full,
+		      struct dc_step_stage *st)
 {
 	struct cost tot;
-	double fwd = 0, bwd = 0, m = (double)sm->m;
+	double fwd = 0, bwd = 0, m = (double)m_full;
 	memset(st, 0, sizeof(*st));
 	memset(&tot, 0, sizeof(tot));
 	for (uint64_t i = 0; i < sm->nops[s]; i++) {
@@ -2268,6 +2287,18 @@ static void dev_stage(const struct sim *sm, uint64_t s, const struct cost fa[2],
 			fwd += fp[o->cf].dur;
 			bwd += bp[o->cb].dur;
 			break;
+		}
+	}
+	if (periods > 0) {
+		/* past the bound: each period more is one more steady pair of
+		 * pairs, FB(0, 1) and FB(1, 0), each chunk's paired forward and
+		 * backward once */
+		double n = (double)periods;
+		for (int ch = 0; ch < 2; ch++) {
+			cost_add(&tot, &fp[ch], n);
+			cost_add(&tot, &bp[ch], n);
+			fwd += n * fp[ch].dur;
+			bwd += n * bp[ch].dur;
 		}
 	}
 	st->fwd_s = fwd / m;
@@ -2327,11 +2358,89 @@ static uint64_t trace_microbatches(const struct dc_plan *p, const struct step_ct
 	return want;
 }
 
+/* The steady pairs the step's DualPipe extension moves on by come in
+ * multiples of DUAL_PERIODS, so that any cycle of the steady state that
+ * divides it (1 to 8, 10, 12, 14, 15, ...) repeats a whole number of
+ * times (docs/step-model.md, "DualPipe past the bound"). */
+#define DUAL_PERIODS 840
+
+/* The microbatches the step simulates of DualPipe (d 2: one each way a
+ * steady pair) or DualPipeV (d 1) on pp ranks, m microbatches, within
+ * max_chunks (step.h dc_step_bound): m when pp x 2 x m fits, else a
+ * prefix of at least max_chunks / 2pp and enough that every rank's
+ * steady phase runs 4pp + 8 pairs (DualPipe's m / 2 + h + 1 - pp pairs
+ * at h 0, DualPipeV's m + r + 1 - 2pp at r 0: gen_dualpipe), less than
+ * DUAL_PERIODS pairs over that, so that the pairs left out are a
+ * multiple of DUAL_PERIODS. m when the prefix is not shorter than m. */
+static uint64_t dual_prefix(uint64_t pp, uint64_t m, uint64_t d, uint64_t max_chunks)
+{
+	uint64_t chunks, mp, least, t;
+	if (!dc_mul_u64(pp, 2, &chunks) && !dc_mul_u64(chunks, m, &chunks) && chunks <= max_chunks)
+		return m;
+	/* least: DualPipe 2 (5pp + 7), DualPipeV 6pp + 7; pp <= 2^24 */
+	least = d == 2 ? 2 * (5 * pp + 7) : 6 * pp + 7;
+	mp = max_chunks / (2 * pp);
+	if (mp < least)
+		mp = least;
+	if (mp >= m)
+		return m;
+	t = (m - mp) / d / DUAL_PERIODS * DUAL_PERIODS;
+	return m - t * d;
+}
+
+/* Past the bound (dual_prefix): the prefix's steady phase must be
+ * periodic: every rank's pair (FB, FB) ends *lambda after the same
+ * rank's pair *cycle pairs before, over the second half of the shortest
+ * rank's phase (at least 2pp + 4 pairs), for the least cycle dividing
+ * DUAL_PERIODS that fits four times in that half. Returns 0, or -1 when
+ * no cycle holds to within rounding (1e-9 of its time plus 64 ulps of the
+ * end): the steady state has not settled within the prefix. */
+static int dual_period(const struct sim *sm, uint64_t *cycle, double *lambda)
+{
+	uint64_t n = UINT64_MAX, from;
+	for (uint64_t r = 0; r < sm->p; r++)
+		if (sm->steady_n[r] < n)
+			n = sm->steady_n[r];
+	if (n < 8)
+		return -1;
+	from = n / 2;
+	for (uint64_t c = 1; 4 * c <= n - from; c++) {
+		const double *e0 = &sm->op_end[sm->steady_at[0]];
+		uint64_t k = (n - 1 - from) / c;
+		double l;
+		int ok = 1;
+		if (DUAL_PERIODS % c != 0)
+			continue;
+		/* rank 0's second op k cycles apart */
+		l = (e0[2 * (n - 1) + 1] - e0[2 * (n - 1 - k * c) + 1]) / (double)k;
+		if (!(l > 0))
+			continue;
+		for (uint64_t r = 0; r < sm->p && ok; r++) {
+			const double *e = &sm->op_end[r * sm->cap + sm->steady_at[r]];
+			for (uint64_t i = from; i + c < n && ok; i++)
+				for (uint64_t j = 0; j < 2; j++) {
+					double a = e[2 * i + j], z = e[2 * (i + c) + j];
+					if (fabs(z - a - l) > 1e-9 * l + 64 * DBL_EPSILON * z) {
+						ok = 0;
+						break;
+					}
+				}
+		}
+		if (ok) {
+			*cycle = c;
+			*lambda = l;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 static int timeline(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
 		    const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s,
 		    int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx, struct dc_step_show *show,
-		    const char **error)
+		    struct dc_step_bound *bound, const char **error)
 {
+	uint64_t periods = 0;
 	struct step_ctx x;
 	struct sim sm;
 	uint64_t pp = p->layout.pp, v, critical = 0;
@@ -2357,6 +2466,14 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 		}
 		show->m_simulated = msim;
 		show->from_closed_form = prefix;
+	} else if (bound && dual) {
+		uint64_t d = x.k.sched == DC_PIPE_DUALPIPE ? 2 : 1;
+		msim = dual_prefix(pp, x.k.m, d, bound->max_chunks);
+		periods = (x.k.m - msim) / d;
+		bound->m_simulated = msim;
+		bound->extended = periods > 0;
+		bound->periods = periods;
+		bound->period_s = 0;
 	}
 	if (sim_alloc(&sm, x.k.sched, pp, msim, v, x.k.send_s) != 0) {
 		*error = "out of memory";
@@ -2400,9 +2517,31 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 			}
 		}
 		if (dual)
-			dev_stage(&sm, r, fa, ba, fp, bp, &dev[r]);
+			dev_stage(&sm, r, fa, ba, fp, bp, periods, x.k.m, &dev[r]);
 	}
 	rc = sim_run(&sm, end, &span);
+	if (rc == 0 && periods > 0) {
+		/* every rank's end moves on by a cycle's time every cycle of
+		 * steady pairs more (docs/step-model.md, "DualPipe past the bound") */
+		uint64_t cycle = 1;
+		double lambda = 0;
+		if (dual_period(&sm, &cycle, &lambda) != 0 || periods % cycle != 0) {
+			free(end);
+			free(dev);
+			free(dev_sync);
+			sim_free(&sm);
+			*error = "DualPipe's steady phase is not periodic within the simulated prefix";
+			return -1;
+		}
+		bound->cycle = cycle;
+		bound->period_s = lambda;
+		span = 0;
+		for (uint64_t r = 0; r < pp; r++) {
+			end[r] += (double)(periods / cycle) * lambda;
+			if (end[r] > span)
+				span = end[r];
+		}
+	}
 	if (rc != 0) {
 		free(end);
 		free(dev);
@@ -2476,12 +2615,19 @@ int dc_step_timeline(const struct dc_plan *p, const struct dc_compute *c, const 
 		     int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx,
 		     const char **error)
 {
-	return timeline(p, c, comm, f, b, s, want, emit, ctx, NULL, error);
+	return timeline(p, c, comm, f, b, s, want, emit, ctx, NULL, NULL, error);
 }
 
 int dc_step_trace(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
 		  const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s, struct dc_step_show *show,
 		  int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx, const char **error)
 {
-	return timeline(p, c, comm, f, b, s, want, emit, ctx, show, error);
+	return timeline(p, c, comm, f, b, s, want, emit, ctx, show, NULL, error);
+}
+
+int dc_step_compute_bounded(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
+			    const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s,
+			    struct dc_step_bound *bound, const char **error)
+{
+	return timeline(p, c, comm, f, b, s, NULL, NULL, NULL, NULL, bound, error);
 }
