@@ -207,8 +207,10 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
  * every `cycle` pairs, cycle dividing 840, over the phase's second half)
  * and every rank's end moved on by period_s for each cycle of the
  * periods = (m - m_simulated) / (DualPipe 2, DualPipeV 1) pairs left
- * out, a multiple of 840. The step's default bound is
- * DC_STEP_SIM_MAX_CHUNKS; tests lower it. */
+ * out, a multiple of 840. A steady phase that has not settled within
+ * the prefix (a long transient: a rank whose slack drains slowly) is
+ * simulated again within 16 x max_chunks (`again`). The step's default
+ * bound is DC_STEP_SIM_MAX_CHUNKS; tests lower it. */
 #define DC_STEP_SIM_MAX_CHUNKS (UINT64_C(1) << 18)
 struct dc_step_bound {
 	uint64_t max_chunks;
@@ -219,6 +221,11 @@ struct dc_step_bound {
 	int extended;
 	uint64_t periods, cycle;
 	double period_s;
+	/* 1 when the first prefix's steady phase had not settled and the
+	 * step was simulated again within 16 x max_chunks: the whole
+	 * schedule when it fits, else a prefix of that size, settled or
+	 * refused (-1: lower training.grad_accum_steps) */
+	int again;
 };
 
 /* dc_step_compute with the bound *bound (dc_step_compute: the default). */

@@ -1307,7 +1307,7 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
 	/* DualPipe and DualPipeV have no closed form for stages of unequal
 	 * cost (docs/step-model.md, section 3): simulated the same way */
 	if (dc_pipeline_schedule(p) == DC_PIPE_DUALPIPE || dc_pipeline_schedule(p) == DC_PIPE_DUALPIPEV) {
-		struct dc_step_bound bound = {DC_STEP_SIM_MAX_CHUNKS, 0, 0, 0, 0, 0};
+		struct dc_step_bound bound = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
 		return dc_step_compute_bounded(p, c, comm, f, b, s, &bound, error);
 	}
 	if (p->chunks_uneven)
@@ -2526,12 +2526,25 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 		uint64_t cycle = 1;
 		double lambda = 0;
 		if (dual_period(&sm, &cycle, &lambda) != 0 || periods % cycle != 0) {
+			struct dc_step_bound again = *bound;
 			free(end);
 			free(dev);
 			free(dev_sync);
 			sim_free(&sm);
-			*error = "DualPipe's steady phase is not periodic within the simulated prefix";
-			return -1;
+			if (bound->again) {
+				*error = "the DualPipe schedule's steady state does not settle within the 16 x 2^18 model chunks "
+					 "the step simulates (2 x parallel.pp x training.grad_accum_steps): lower "
+					 "training.grad_accum_steps";
+				return -1;
+			}
+			/* not settled within the prefix: once more within 16 times
+			 * the bound, the whole schedule if it fits */
+			again.again = 1;
+			again.max_chunks = bound->max_chunks > UINT64_MAX / 16 ? UINT64_MAX : 16 * bound->max_chunks;
+			rc = timeline(p, c, comm, f, b, s, want, emit, ctx, show, &again, error);
+			again.max_chunks = bound->max_chunks;
+			*bound = again;
+			return rc;
 		}
 		bound->cycle = cycle;
 		bound->period_s = lambda;

@@ -219,5 +219,26 @@ if not 15.8 <= b / a <= 16:
 PY
 done
 
+# a steady phase that has not settled in the prefix (the course model's
+# DualPipeV on pp 16: a long transient) is simulated again within 16 x 2^18
+# chunks (about 300 MB) and refused past that (exit 3 naming
+# training.grad_accum_steps) or run: either way under 512 MiB at 2^24
+python3 - "$bin" "$sys" <<'PY' || fails=$((fails + 1))
+import resource, subprocess, sys
+bin, sys_cfg = sys.argv[1:3]
+r = subprocess.run([bin, "--config", sys_cfg, "--set", "parallel.pipeline_schedule=dualpipev",
+                    "--set", "parallel.pp=16", "--set", "parallel.dp=1", "--set", "cluster.num_nodes=16",
+                    "--set", "training.grad_accum_steps=16777216", "--only", "step"], capture_output=True)
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+bad = []
+if r.returncode not in (0, 3) or (r.returncode == 3 and b"lower training.grad_accum_steps" not in r.stderr):
+    bad.append("exit %d, %r" % (r.returncode, r.stderr.decode()[:300]))
+if rss >= 512 << 20:
+    bad.append("peak memory %d bytes, not under 512 MiB" % rss)
+for b in bad:
+    print("FAIL: dualpipev pp 16 at 2^24: " + b)
+sys.exit(1 if bad else 0)
+PY
+
 [ "$fails" = 0 ] && echo "ok: bounded"
 exit $((fails != 0))
