@@ -439,7 +439,11 @@ START_TEST(test_dualpipe_bound_extends_the_steady_state)
 	 * DualPipeV pp 2: 6 x 2 + 7 = 19, pp 4: 31), the pairs left out a
 	 * multiple of 840: DualPipe pp 2: 64, (2000 - 64) / 2 = 968 pairs ->
 	 * 840, 2000 - 1680 = 320 simulated; DualPipeV pp 2: 64, 1936 -> 1680
-	 * pairs, 320; pp 4: 32, 1968 -> 1680, 320.
+	 * pairs, 320; pp 4: 32, 1968 -> 1680, 320. On pp 16 (bound 4096:
+	 * 4096 / 32 = 128 microbatches, least DualPipeV 6 x 16 + 7 = 103,
+	 * DualPipe 2 (5 x 16 + 7) = 174): DualPipeV 1872 -> 1680 pairs, 320;
+	 * DualPipe (2000 - 174) / 2 = 913 -> 840 pairs, 2000 - 1680 = 320.
+	 * Each also by the max-plus power (maxplus_first).
 	 *
 	 * Equal to within 1e-12 relative, not exactly: the whole simulation
 	 * adds 2 x 2000 op times one after another along a rank, each sum
@@ -454,13 +458,17 @@ START_TEST(test_dualpipe_bound_extends_the_steady_state)
 		{"parallel.pipeline_schedule=dualpipe", "parallel.pp=2", "cluster.num_nodes=2"},
 		{"parallel.pipeline_schedule=dualpipev", "parallel.pp=2", "cluster.num_nodes=2"},
 		{"parallel.pipeline_schedule=dualpipev", "parallel.pp=4", "cluster.num_nodes=4"},
+		{"parallel.pipeline_schedule=dualpipev", "parallel.pp=16", "cluster.num_nodes=16"},
+		{"parallel.pipeline_schedule=dualpipe", "parallel.pp=16", "cluster.num_nodes=16"},
 	};
-	static const uint64_t periods[] = {1680 / 2, 1680, 1680};
-	for (size_t i = 0; i < 3; i++) {
-		const char *sets[] = {runs[i][0], runs[i][1], runs[i][2], "parallel.dp=1", "training.grad_accum_steps=2000",
-				      NULL};
+	static const uint64_t periods[] = {1680 / 2, 1680, 1680, 1680, 840};
+	static const uint64_t bounds[] = {256, 256, 256, 4096, 4096};
+	for (size_t i = 0; i < 5 * 2; i++) {
+		/* i / 5: the max-plus power first (7 of the derivation) */
+		const char *sets[] = {runs[i % 5][0], runs[i % 5][1], runs[i % 5][2], "parallel.dp=1",
+				      "training.grad_accum_steps=2000", NULL};
 		struct dc_step_bound whole = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
-		struct dc_step_bound low = {.max_chunks = 256};
+		struct dc_step_bound low = {.max_chunks = bounds[i % 5], .maxplus_first = i >= 5};
 		struct dc_step sw, sl;
 		const char *err = NULL;
 		load_and_run("systems.json", sets, 0);
@@ -476,9 +484,13 @@ START_TEST(test_dualpipe_bound_extends_the_steady_state)
 		ck_assert(sw.time_s == run_res.step.time_s);
 		ck_assert(low.extended && !low.again);
 		ck_assert_uint_eq(low.m_simulated, 320);
-		ck_assert_uint_eq(low.periods, periods[i]);
-		ck_assert_uint_eq(low.periods % low.cycle, 0);
-		ck_assert(low.period_s > 0);
+		ck_assert_uint_eq(low.periods, periods[i % 5]);
+		if (i >= 5)
+			ck_assert(low.by_maxplus);
+		if (!low.by_maxplus) {
+			ck_assert_uint_eq(low.periods % low.cycle, 0);
+			ck_assert(low.period_s > 0);
+		}
 		ck_rel(sw.time_s, sl.time_s, sw.time_s, "time_s");
 		ck_rel(sw.pipeline_s, sl.pipeline_s, sw.pipeline_s, "pipeline_s");
 		ck_rel(sw.bubble_s, sl.bubble_s, sw.pipeline_s, "bubble_s (of the span)");

@@ -208,8 +208,9 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
  * and every rank's end moved on by period_s for each cycle of the
  * periods = (m - m_simulated) / (DualPipe 2, DualPipeV 1) pairs left
  * out, a multiple of 840. A steady phase that has not settled within
- * the prefix (a long transient: a rank whose slack drains slowly) is
- * simulated again within 16 x max_chunks (`again`). The step's default
+ * the prefix (a long transient: a rank whose slack drains slowly) takes
+ * the ends from the max-plus power of its steady pair (by_maxplus, up to
+ * pp 128), else is simulated again within 16 x max_chunks (`again`). The step's default
  * bound is DC_STEP_SIM_MAX_CHUNKS; tests lower it. */
 #define DC_STEP_SIM_MAX_CHUNKS (UINT64_C(1) << 18)
 struct dc_step_bound {
@@ -226,6 +227,10 @@ struct dc_step_bound {
 	 * schedule when it fits, else a prefix of that size, settled or
 	 * refused (-1: lower training.grad_accum_steps) */
 	int again;
+	/* the ends from the max-plus power of the steady pair (exact
+	 * whatever the transient), tried when the steady phase has not
+	 * settled, or first when maxplus_first (tests) */
+	int by_maxplus, maxplus_first;
 };
 
 /* dc_step_compute with the bound *bound (dc_step_compute: the default). */

@@ -2435,6 +2435,221 @@ static int dual_period(const struct sim *sm, uint64_t *cycle, double *lambda)
 	return -1;
 }
 
+/* Max-plus forms (docs/step-model.md, "DualPipe past the bound", 7): a
+ * time as max over k of (v[k] + X[k]), X the state, -HUGE_VAL where no
+ * path runs. */
+static void mp_put(double *v, const double *w, uint64_t d, double add)
+{
+	for (uint64_t k = 0; k < d; k++)
+		if (w[k] + add > v[k])
+			v[k] = w[k] + add;
+}
+
+/* c = a (x) b, d x d; c apart from a and b */
+static void mp_mul(const double *a, const double *b, double *c, uint64_t d)
+{
+	for (uint64_t i = 0; i < d * d; i++)
+		c[i] = -HUGE_VAL;
+	for (uint64_t i = 0; i < d; i++)
+		for (uint64_t k = 0; k < d; k++) {
+			double aik = a[i * d + k];
+			if (aik == -HUGE_VAL)
+				continue;
+			for (uint64_t j = 0; j < d; j++)
+				if (aik + b[k * d + j] > c[i * d + j])
+					c[i * d + j] = aik + b[k * d + j];
+		}
+}
+
+struct mp_ctx {
+	const struct sim *sm;
+	uint64_t kpair, d, *prod_f, *prod_b, *first_after, *base;
+	double *form;
+};
+
+/* The form of op i of rank s as the ops after pair K see it: a state
+ * component (pair K's two ops: 2s + j), an op after pair K (its form), or
+ * -1 when it is before pair K (the forms cannot see it). */
+static int mp_term(const struct mp_ctx *x, uint64_t s, uint64_t i, double *v, double add)
+{
+	const struct sim *sm = x->sm;
+	uint64_t at = sm->steady_at[s] + 2 * x->kpair;
+	if (i == at || i == at + 1) {
+		uint64_t k = 2 * s + (i - at);
+		if (add > v[k])
+			v[k] = add;
+		return 0;
+	}
+	if (i < x->first_after[s])
+		return -1;
+	mp_put(v, &x->form[(x->base[s] + i - x->first_after[s]) * x->d], x->d, add);
+	return 0;
+}
+
+struct mp_op {
+	double start;
+	uint64_t at; /* s x cap + i */
+};
+
+static int mp_by_start(const void *a, const void *b)
+{
+	const struct mp_op *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* The ends of the whole schedule from the prefix (docs/step-model.md,
+ * "DualPipe past the bound", 7): pair K's ends X (every rank's two ops,
+ * K the shortest rank's second-last steady pair) and a constant; the ops
+ * of pair K + 1 as max-plus forms of X give A, the rank's last op's as
+ * forms of X give G; the t pairs left out make the ends G (x) A^t (x) X.
+ * Exact whatever the transient. Returns 0 with end[] filled, -1 when
+ * out of memory, -2 when it does not apply (pp over 128, an op after
+ * pair K reading one before it, a pair K + 1 op reading past pair K + 1,
+ * or an op of no time). O(p m' + (2pp + 1)^3 log t). */
+static int dual_maxplus(const struct sim *sm, uint64_t t, double *end)
+{
+	uint64_t p = sm->p, n = UINT64_MAX, d = 2 * p + 1, cells = p * sm->v * sm->m, nafter = 0;
+	struct mp_ctx x;
+	struct mp_op *order = NULL;
+	double *a = NULL, *pw = NULL, *tmp = NULL, *y = NULL, *yn = NULL;
+	int rc = -2;
+	for (uint64_t r = 0; r < p; r++)
+		if (sm->steady_n[r] < n)
+			n = sm->steady_n[r];
+	if (p > 128 || n < 4)
+		return -2;
+	memset(&x, 0, sizeof(x));
+	x.sm = sm;
+	x.kpair = n - 2;
+	x.d = d;
+	x.prod_f = dc_malloc((size_t)cells * sizeof(uint64_t));
+	x.prod_b = dc_malloc((size_t)cells * sizeof(uint64_t));
+	x.first_after = dc_calloc((size_t)p, sizeof(uint64_t));
+	x.base = dc_calloc((size_t)p, sizeof(uint64_t));
+	if (!x.prod_f || !x.prod_b || !x.first_after || !x.base) {
+		rc = -1;
+		goto out;
+	}
+	for (uint64_t i = 0; i < cells; i++)
+		x.prod_f[i] = x.prod_b[i] = UINT64_MAX;
+	for (uint64_t s = 0; s < p; s++) {
+		for (uint64_t i = 0; i < sm->nops[s]; i++) {
+			const struct pop *o = &sm->ops[s * sm->cap + i];
+			if (o->kind == OP_F || o->kind == OP_FB)
+				x.prod_f[at3(sm, s, o->cf, o->mf)] = i;
+			if (o->kind == OP_B || o->kind == OP_BX || o->kind == OP_FB)
+				x.prod_b[at3(sm, s, o->cb, o->mb)] = i;
+		}
+		x.first_after[s] = sm->steady_at[s] + 2 * x.kpair + 2;
+		x.base[s] = nafter;
+		nafter += sm->nops[s] - x.first_after[s];
+	}
+	order = dc_malloc((size_t)nafter * sizeof(*order));
+	x.form = dc_malloc((size_t)(nafter * d) * sizeof(double));
+	a = dc_malloc((size_t)(d * d) * sizeof(double));
+	pw = dc_malloc((size_t)(d * d) * sizeof(double));
+	tmp = dc_malloc((size_t)(d * d) * sizeof(double));
+	y = dc_malloc((size_t)d * sizeof(double));
+	yn = dc_malloc((size_t)d * sizeof(double));
+	if (!order || !x.form || !a || !pw || !tmp || !y || !yn) {
+		rc = -1;
+		goto out;
+	}
+	for (uint64_t s = 0, k = 0; s < p; s++)
+		for (uint64_t i = x.first_after[s]; i < sm->nops[s]; i++, k++) {
+			order[k].start = sm->op_start[s * sm->cap + i];
+			order[k].at = s * sm->cap + i;
+		}
+	/* in start order: an op's inputs and its rank's previous op start
+	 * earlier (every op takes time) */
+	qsort(order, (size_t)nafter, sizeof(*order), mp_by_start);
+	for (uint64_t k = 0; k < nafter; k++) {
+		uint64_t s = order[k].at / sm->cap, i = order[k].at % sm->cap;
+		const struct pop *o = &sm->ops[order[k].at];
+		double *v = &x.form[(x.base[s] + i - x.first_after[s]) * d], dur = op_dur(sm, s, o);
+		int in_next = i < x.first_after[s] + 2;
+		if (!(dur > 0))
+			goto out;
+		for (uint64_t j = 0; j < d; j++)
+			v[j] = -HUGE_VAL;
+		if (mp_term(&x, s, i - 1, v, 0) != 0)
+			goto out;
+		for (int bwd = 0; bwd < 2; bwd++) {
+			uint64_t ds, dc, c, mb, pi;
+			int dbwd, send;
+			if (bwd ? !(o->kind == OP_B || o->kind == OP_BX || o->kind == OP_FB)
+				: !(o->kind == OP_F || o->kind == OP_FB))
+				continue;
+			c = bwd ? o->cb : o->cf;
+			mb = bwd ? o->mb : o->mf;
+			if (!dep_of(sm, s, c, bwd, &ds, &dc, &dbwd, &send)) {
+				if (0 > v[d - 1])
+					v[d - 1] = 0;
+				continue;
+			}
+			pi = dbwd ? x.prod_b[at3(sm, ds, dc, mb)] : x.prod_f[at3(sm, ds, dc, mb)];
+			if (pi == UINT64_MAX)
+				goto out;
+			if (in_next && pi > sm->steady_at[ds] + 2 * x.kpair + 3)
+				goto out;
+			if (mp_term(&x, ds, pi, v, send ? sm->send_s : 0) != 0)
+				goto out;
+		}
+		for (uint64_t j = 0; j < d; j++)
+			v[j] += dur;
+	}
+	/* A: row 2s + j the form of rank s's op j of pair K + 1; the constant */
+	for (uint64_t s = 0; s < p; s++)
+		for (uint64_t j = 0; j < 2; j++)
+			memcpy(&a[(2 * s + j) * d], &x.form[(x.base[s] + j) * d], (size_t)d * sizeof(double));
+	for (uint64_t j = 0; j < d; j++)
+		a[(d - 1) * d + j] = j + 1 == d ? 0 : -HUGE_VAL;
+	for (uint64_t s = 0; s < p; s++)
+		for (uint64_t j = 0; j < 2; j++)
+			y[2 * s + j] = sm->op_end[s * sm->cap + sm->steady_at[s] + 2 * x.kpair + j];
+	y[d - 1] = 0;
+	memcpy(pw, a, (size_t)(d * d) * sizeof(double));
+	while (t > 0) {
+		if (t & 1) {
+			for (uint64_t i = 0; i < d; i++) {
+				yn[i] = -HUGE_VAL;
+				for (uint64_t j = 0; j < d; j++)
+					if (pw[i * d + j] + y[j] > yn[i])
+						yn[i] = pw[i * d + j] + y[j];
+			}
+			memcpy(y, yn, (size_t)d * sizeof(double));
+		}
+		t >>= 1;
+		if (t > 0) {
+			mp_mul(pw, pw, tmp, d);
+			memcpy(pw, tmp, (size_t)(d * d) * sizeof(double));
+		}
+	}
+	for (uint64_t s = 0; s < p; s++) {
+		const double *g = &x.form[(x.base[s] + sm->nops[s] - 1 - x.first_after[s]) * d];
+		end[s] = -HUGE_VAL;
+		for (uint64_t j = 0; j < d; j++)
+			if (g[j] + y[j] > end[s])
+				end[s] = g[j] + y[j];
+	}
+	rc = 0;
+out:
+	free(x.prod_f);
+	free(x.prod_b);
+	free(x.first_after);
+	free(x.base);
+	free(order);
+	free(x.form);
+	free(a);
+	free(pw);
+	free(tmp);
+	free(y);
+	free(yn);
+	return rc;
+}
+
 static int timeline(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
 		    const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s,
 		    int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx, struct dc_step_show *show,
@@ -2525,7 +2740,21 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 		 * steady pairs more (docs/step-model.md, "DualPipe past the bound") */
 		uint64_t cycle = 1;
 		double lambda = 0;
-		if (dual_period(&sm, &cycle, &lambda) != 0 || periods % cycle != 0) {
+		int mp = -2;
+		if (bound->maxplus_first || dual_period(&sm, &cycle, &lambda) != 0 || periods % cycle != 0) {
+			/* not settled: the max-plus power, exact whatever the
+			 * transient */
+			double *full = dc_calloc((size_t)pp, sizeof(double));
+			mp = full ? dual_maxplus(&sm, periods, full) : -1;
+			if (mp == 0) {
+				memcpy(end, full, (size_t)pp * sizeof(double));
+				bound->by_maxplus = 1;
+			}
+			free(full);
+			if (mp == -1)
+				rc = -1;
+		}
+		if (rc == 0 && mp != 0 && (dual_period(&sm, &cycle, &lambda) != 0 || periods % cycle != 0)) {
 			struct dc_step_bound again = *bound;
 			free(end);
 			free(dev);
@@ -2546,14 +2775,16 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 			*bound = again;
 			return rc;
 		}
-		bound->cycle = cycle;
-		bound->period_s = lambda;
+		if (rc == 0 && mp != 0) {
+			bound->cycle = cycle;
+			bound->period_s = lambda;
+			for (uint64_t r = 0; r < pp; r++)
+				end[r] += (double)(periods / cycle) * lambda;
+		}
 		span = 0;
-		for (uint64_t r = 0; r < pp; r++) {
-			end[r] += (double)(periods / cycle) * lambda;
+		for (uint64_t r = 0; r < pp; r++)
 			if (end[r] > span)
 				span = end[r];
-		}
 	}
 	if (rc != 0) {
 		free(end);
