@@ -216,31 +216,6 @@ static int usable(const struct dc_nccl_row *r)
 	return r->size_bytes > 0 && dc_nccl_row_time_s(r) > 0;
 }
 
-static double objective(struct fit *f, const double *x)
-{
-	struct dc_config c;
-	double sum = 0;
-	apply(f, x, &c);
-	f->evals++;
-	for (size_t k = 0; k < f->nlogs; k++)
-		for (size_t i = 0; i < f->logs[k].nrows; i++) {
-			const struct dc_nccl_row *r = &f->logs[k].rows[i];
-			struct dc_net_choice ch;
-			double p, e;
-			if (!usable(r))
-				continue;
-			memset(&ch, 0, sizeof(ch));
-			p = predict(&c, &f->logs[k], &f->algo[k], r, &ch, NULL);
-			e = p > 0 ? log(p / dc_nccl_row_time_s(r)) : 50.0;
-			sum += e * e;
-		}
-	for (size_t i = 0; i < f->n; i++) {
-		double d = clampd(x[i], f->p[i].lo, f->p[i].hi) - f->p[i].centre;
-		sum += PRIOR_WEIGHT * d * d;
-	}
-	return sum;
-}
-
 /* x kept within its bounds */
 static void project(const struct fit *f, double *x)
 {
@@ -249,8 +224,9 @@ static void project(const struct fit *f, double *x)
 }
 
 /* The rows' residuals ln(predicted / measured) and the prior's,
- * sqrt(weight) x (x - centre), into r (f->nres of them); returns the sum
- * of their squares (the objective). */
+ * sqrt(weight) x (x - centre), into r (f->nres of them) unless r is NULL;
+ * returns the sum of their squares (the objective). Without r the prior
+ * adds weight x d^2, as Nelder-Mead has always summed it. */
 static double residuals(struct fit *f, const double *x, double *r)
 {
 	struct dc_config c;
@@ -262,21 +238,33 @@ static double residuals(struct fit *f, const double *x, double *r)
 		for (size_t i = 0; i < f->logs[k].nrows; i++) {
 			const struct dc_nccl_row *row = &f->logs[k].rows[i];
 			struct dc_net_choice ch;
-			double p;
+			double p, e;
 			if (!usable(row))
 				continue;
 			memset(&ch, 0, sizeof(ch));
 			p = predict(&c, &f->logs[k], &f->algo[k], row, &ch, NULL);
-			r[m] = p > 0 ? log(p / dc_nccl_row_time_s(row)) : 50.0;
-			sum += r[m] * r[m];
-			m++;
+			e = p > 0 ? log(p / dc_nccl_row_time_s(row)) : 50.0;
+			if (r)
+				r[m++] = e;
+			sum += e * e;
 		}
 	for (size_t i = 0; i < f->n; i++) {
-		r[m] = sqrt(PRIOR_WEIGHT) * (clampd(x[i], f->p[i].lo, f->p[i].hi) - f->p[i].centre);
+		double d = clampd(x[i], f->p[i].lo, f->p[i].hi) - f->p[i].centre;
+		if (!r) {
+			sum += PRIOR_WEIGHT * d * d;
+			continue;
+		}
+		r[m] = sqrt(PRIOR_WEIGHT) * d;
 		sum += r[m] * r[m];
 		m++;
 	}
 	return sum;
+}
+
+/* The objective alone: the sum of the squared residuals */
+static double objective(struct fit *f, const double *x)
+{
+	return residuals(f, x, NULL);
 }
 
 /* Solves a x = b for the n x n system (Gaussian elimination, partial
