@@ -179,7 +179,7 @@ static size_t cells(char *line, char **cell, size_t max)
 	return n;
 }
 
-static const char *column[] = {"key", "kind", "unit", "default", "meaning"};
+static const char *const column[8] = {"key", "kind", "unit", "default", "meaning", "cell 6", "cell 7", "cell 8"};
 
 /* Compares row `i` of the table with the doc's row at `lineno`. */
 static void compare_row(struct problems *p, int lineno, const struct dc_config_key_info *k, char *line)

@@ -116,7 +116,7 @@ END_TEST
 static struct dc_report *run(const char *experiment, const char *only, const char *const *sets, size_t nsets,
 			     struct dc_diag *d)
 {
-	struct dc_override ov[8];
+	struct dc_override ov[8] = {{0}};
 	struct dc_config cfg;
 	struct dc_run_info info = {experiment, "t.json", 7, only};
 

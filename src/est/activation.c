@@ -319,6 +319,7 @@ uint64_t dc_pipeline_chunks(const struct dc_plan *p)
 void dc_pipeline_chunk(const struct dc_plan *p, uint64_t stage, uint64_t c, struct dc_pipeline_chunk *out)
 {
 	uint64_t pp = p->layout.pp, L = p->in->model.num_layers, last = pp - 1, st = stage;
+	*out = (struct dc_pipeline_chunk){0};
 	switch (dc_pipeline_schedule(p)) {
 	case DC_PIPE_INTERLEAVED:
 		out->first_layer = dc_plan_chunk_start(p, stage, c);
