@@ -265,6 +265,73 @@ START_TEST(test_presets_and_fp8)
 }
 END_TEST
 
+/* The Blackwell set (docs/compute-model.md, "Blackwell"), on the B200
+ * preset (2250 TFLOP/s BF16, 4500 FP8, 148 SMs). BF16 GEMM ceiling: XLA's
+ * measured sm_100 4 x 4096^3, 1670.5 / 2250 = 0.742444; in situ (Hopper's
+ * clock ratio, carried over) 1830 / 1980 = 0.924242; level 0.686199;
+ * t0_mm = 1.024e9 / (312e12 x 0.686199) = 4.7829 us. FP8 ceiling: the
+ * Hopper one, 1.75 x 797.8 / 1979 = 0.705488, times Azure's GB200 / H100
+ * cuBLASLt FP8 8192^3 fractions, (2876.6 / 5000) / (1290.1 / 1979): 0.622613,
+ * level 0.575445.
+ *
+ * The 22B's logits GEMM on one tp rank, [8192 x 6144] x [6144 x 6400],
+ * 644,245,094,400 FLOPs: 1,600 tiles of 256 x 128 in 11 waves of 148 SMs,
+ * q = 1600 / 1628 = 0.982801. BF16: 644.245e9 / (2250e12 x 0.686199 x
+ * 0.982801) + 4.7829 us = 429.357 us; FP8 (fp8_lm_head): 644.245e9 /
+ * (4500e12 x 0.575445 x 0.982801) + 4.7829 us = 257.928 us.
+ *
+ * Attention, Llama-3-8B at tp 8 (4 query heads of 128 per rank, s 8192,
+ * micro batch 1): 68,719,476,736 forward FLOPs in 256 query tiles, 2 waves
+ * of 148 SMs, q = 256 / 296 = 0.864865. sdpa (FA2 through PyTorch on a
+ * B200, cudnn-frontend's benchmark): forward (242.386 + 373.392) / 2 / 2250
+ * = 0.136840, backward (186.284 + 298.867) / 2 / 2250 = 0.107811; cudnn
+ * (cuDNN 9.19 on a GB200): (1042 + 1709) / 2 / 2500 = 0.5502 and (836 +
+ * 1409) / 2 / 2500 = 0.4490; each times 0.924242. Forward 68.72e9 / (2250e12
+ * x level x 0.924242 x 0.864865) + 4.7829 us: sdpa 284.006 us, cudnn 74.228;
+ * backward 2.5 x the FLOPs: sdpa 890.793, cudnn 217.527. FP8 attention
+ * (cudnn, forward (1286 + 2094) / 2 / 5000 = 0.338 of 4500 TFLOP/s): 61.305
+ * us. */
+START_TEST(test_blackwell_levels)
+{
+	static const char *const bf16[] = {"cluster.gpu=b200-sxm-180gb"};
+	static const char *const head8[] = {"cluster.gpu=b200-sxm-180gb", "precision.compute=fp8",
+					    "precision.fp8_lm_head=true"};
+	static const char *const names[] = {"training.attention_backend=sdpa", "training.attention_backend=cudnn"};
+	static const double fwd_us[] = {284.006, 74.228}, bwd_us[] = {890.793, 217.527};
+	static const char *const fp8_attn[] = {"cluster.gpu=b200-sxm-180gb", "training.recompute=selective",
+					       "training.attention_backend=cudnn", "precision.compute=fp8",
+					       "precision.attention=fp8"};
+	struct run *a = run(K22B, bf16, 1), *h = run(K22B, head8, 3), *x[2], *f;
+	const struct dc_compute *ca = &a->r.compute;
+
+	ck_assert(ca->available);
+	ck_assert_str_eq(ca->gpu, "b200-sxm-180gb");
+	ck_assert_double_eq(ca->peak_flops, 2250e12);
+	ck_assert_double_eq(ca->sm_count, 148);
+	ck_assert_double_le(fabs(ca->matmul_efficiency / 0.686199 - 1), 1e-5);
+	ck_assert_double_le(fabs(h->r.compute.matmul_efficiency_fp8 / 0.575445 - 1), 1e-5);
+	ck_assert_double_le(fabs(ca->matmul_overhead_s / 4.7829e-6 - 1), 1e-4);
+	ck_assert_double_le(fabs(ca->head.fwd_matmul_s / 429.357e-6 - 1), 1e-5);
+	ck_assert_double_le(fabs(h->r.compute.head.fwd_matmul_s / 257.928e-6 - 1), 1e-5);
+	for (int i = 0; i < 2; i++) {
+		const char *sets[] = {"cluster.gpu=b200-sxm-180gb", "training.recompute=selective", names[i]};
+		x[i] = run(NO_GPU, sets, 3);
+		ck_assert_double_le(fabs(x[i]->r.compute.dense_layer.recompute_s / (fwd_us[i] * 1e-6) - 1), 1e-5);
+	}
+	ck_assert_double_le(fabs((x[0]->r.compute.dense_layer.bwd_s - x[1]->r.compute.dense_layer.bwd_s) /
+				 ((bwd_us[0] - bwd_us[1]) * 1e-6) -
+			    1),
+			    1e-4);
+	f = run(NO_GPU, fp8_attn, 5);
+	ck_assert_double_le(fabs(f->r.compute.dense_layer.recompute_s / 61.305e-6 - 1), 1e-4);
+	free(a);
+	free(h);
+	free(x[0]);
+	free(x[1]);
+	free(f);
+}
+END_TEST
+
 /* Attention backends: Llama-3-8B (configs/llama-3-8b.json) on an H100,
  * tp 8: 4 query heads and 1 kv head of 128 per rank, s 8192, micro batch
  * 1. The causal flash kernel's forward is 0.5 x 4 x 1 x 4 x 8192^2 x 128 =
@@ -743,6 +810,7 @@ int main(void)
 	tcase_add_test(tc, test_context_parallel_halves_the_work);
 	tcase_add_test(tc, test_presets_and_fp8);
 	tcase_add_test(tc, test_attention_backends);
+	tcase_add_test(tc, test_blackwell_levels);
 	tcase_add_test(tc, test_compile_fusion);
 	tcase_add_test(tc, test_memory_levels);
 	tcase_add_test(tc, test_missing_keys);

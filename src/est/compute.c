@@ -114,10 +114,30 @@ struct gpu_eff {
 #define HOPPER_SET(name, gemm, sms, triad) \
 	{name, gemm, HOPPER_FP8, HOPPER_IN_SITU, HOPPER_ATTN_FWD, HOPPER_ATTN_BWD, 1200.0 / 1979.0, \
 	 CALCULON_F0, MEM_LEVEL(triad), CALCULON_B0, sms}
-/* Blackwell: no public isolated GEMM or attention figure was found in
- * the stored sources: the H100's fractions and in-situ factor carried over
- * (an assumption, named in docs/compute-model.md); fa3 is refused. */
-#define BLACKWELL_SET(name) HOPPER_SET(name, H100_GEMM, 148, A100_80_TRIAD)
+/* Blackwell (docs/compute-model.md, "Blackwell", each figure's file and
+ * commit there): the isolated BF16 GEMM, XLA's measured sm_100 table
+ * (tensorflow third_party/xla/xla/backends/gpu/cost_model/
+ * matmul_interpolator_data.h), 4 x 4096^3: 1670.5 of the B200's 2250
+ * TFLOP/s (its sm_90 row, 788.7, is the Hopper ceiling above within 1.2%).
+ * FP8: Azure's cuBLASLt FP8 8192^3, GB200 2876.6 of 5000 against its H100
+ * row 1290.1 of 1979 (AI-benchmarking-guide, after 10,000 warm-up runs:
+ * a sustained figure), as a ratio to the Hopper FP8 ceiling. Attention:
+ * NVIDIA's cudnn-frontend SDPA training benchmark, head dim 128, the
+ * middle of each range over sequence 2k-8k as for Hopper: cuDNN 9.19 on a
+ * GB200, causal and not, forward 1042-1709 and backward 836-1409 of 2500
+ * TFLOP/s, FP8 forward 1286-2094 of 5000; FlashAttention-2 through PyTorch
+ * on a B200, causal, 242.4-373.4 / 186.3-298.9 of 2250. Both parts take
+ * the same fractions of their own peaks. Still assumptions: the in-situ
+ * factor (Hopper's clock ratio; no rated tensor clock published) and the
+ * memory level (no public STREAM figure: the A100 80 GB's triad fraction).
+ * fa3 is refused. */
+#define BLACKWELL_GEMM (1670.5 / 2250.0)
+#define BLACKWELL_FP8 (HOPPER_FP8 * (2876.6 / 5000.0) / (1290.1 / 1979.0))
+#define BLACKWELL_ATTN_FWD {0, (242.386 + 373.392) / 2 / 2250.0, (1042.0 + 1709.0) / 2 / 2500.0, 0}
+#define BLACKWELL_ATTN_BWD {0, (186.284 + 298.867) / 2 / 2250.0, (836.0 + 1409.0) / 2 / 2500.0, 0}
+#define BLACKWELL_SET(name) \
+	{name, BLACKWELL_GEMM, BLACKWELL_FP8, HOPPER_IN_SITU, BLACKWELL_ATTN_FWD, BLACKWELL_ATTN_BWD, \
+	 (1286.0 + 2094.0) / 2 / 5000.0, CALCULON_F0, MEM_LEVEL(A100_80_TRIAD), CALCULON_B0, 148}
 static const struct gpu_eff gpu_effs[DC_GPU_COUNT] = {
 	[DC_GPU_NONE] = A100_SET("a100-sxm4-80gb", A100_80_TRIAD),
 	[DC_GPU_A100_SXM4_40GB] = A100_SET("a100-sxm4-40gb", 1360.0 / 1555.0),
