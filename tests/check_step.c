@@ -508,6 +508,82 @@ START_TEST(test_dualpipe_bound_extends_the_steady_state)
 }
 END_TEST
 
+START_TEST(test_uneven_interleaved_bound_extends_the_steady_state)
+{
+	/* Interleaved chunks of unequal cost past the step's bound (step.h
+	 * dc_step_bound; docs/step-model.md, "Uneven interleaved chunks past
+	 * the bound"): a prefix simulated and every stage's end taken from
+	 * the max-plus power of its steady period (pp microbatches: pp v
+	 * steady pairs on every stage). The course model (32 layers), 2000
+	 * microbatches, against the whole schedule simulated (pp v 2000 fits
+	 * 2^18), the bound lowered to 256 chunks. The prefix by hand
+	 * (inter_prefix): stage 0's warm-up 2 (pp - 1) + (v - 1) pp plus
+	 * 4 pp v + pp steady pairs, over v, rounded up to a multiple of pp:
+	 *   pp 2 v 2: 2 + 2 + 16 + 2 = 22 pairs, 11 -> 12 microbatches
+	 *   pp 4 v 2: 6 + 4 + 32 + 4 = 46, 23 -> 24
+	 *   pp 8 v 2: 14 + 8 + 64 + 8 = 94, 47 -> 48
+	 *   pp 2 v 3: 2 + 4 + 24 + 2 = 32, 11 -> 12
+	 *   pp 4 v 3: 6 + 8 + 48 + 4 = 66, 22 -> 24
+	 *   pp 8 v 3: 14 + 16 + 96 + 8 = 134, 45 -> 48
+	 * and the periods left out (2000 - m') / pp: 994, 494, 244. Layouts:
+	 * uneven stages split evenly over their chunks (v 2), and one entry a
+	 * model chunk with the model's first and last chunks apart (v 3:
+	 * chunk c of stage s is entry c pp + s). Within 1e-12 relative, for
+	 * the reason test_dualpipe_bound_extends_the_steady_state gives (the
+	 * whole simulation rounds 2 v 2000 sums along a stage). */
+	static const char *const runs[][4] = {
+		{"parallel.pp=2", "cluster.num_nodes=2", "parallel.virtual_pipeline=2", "parallel.pipeline_layers=[18,14]"},
+		{"parallel.pp=4", "cluster.num_nodes=4", "parallel.virtual_pipeline=2",
+		 "parallel.pipeline_layers=[10,8,8,6]"},
+		{"parallel.pp=8", "cluster.num_nodes=8", "parallel.virtual_pipeline=2",
+		 "parallel.pipeline_layers=[6,4,4,4,4,4,4,2]"},
+		{"parallel.pp=2", "cluster.num_nodes=2", "parallel.virtual_pipeline=3",
+		 "parallel.pipeline_layers=[4,6,6,6,6,4]"},
+		{"parallel.pp=4", "cluster.num_nodes=4", "parallel.virtual_pipeline=3",
+		 "parallel.pipeline_layers=[1,3,3,3,3,3,3,3,3,3,3,1]"},
+		{"parallel.pp=8", "cluster.num_nodes=8", "parallel.virtual_pipeline=3",
+		 "parallel.pipeline_layers=[5,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,5]"},
+	};
+	static const uint64_t prefix[] = {12, 24, 48, 12, 24, 48};
+	static const uint64_t periods[] = {994, 494, 244, 994, 494, 244};
+	for (size_t i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++) {
+		const char *sets[] = {runs[i][0], runs[i][1], runs[i][2], runs[i][3], "parallel.dp=1",
+				      "training.grad_accum_steps=2000", NULL};
+		struct dc_step_bound whole = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
+		struct dc_step_bound low = {.max_chunks = 256};
+		struct dc_step sw, sl;
+		const char *err = NULL;
+		load_and_run("systems.json", sets, 0);
+		ck_assert(run_plan.chunks_uneven);
+		ck_assert_int_eq(dc_step_compute_bounded(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops,
+							 &run_res.batch, &sw, &whole, &err),
+				 0);
+		ck_assert_int_eq(dc_step_compute_bounded(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops,
+							 &run_res.batch, &sl, &low, &err),
+				 0);
+		ck_assert(!whole.extended);
+		ck_assert_uint_eq(whole.m_simulated, 2000);
+		/* the default bound is the report's: the same step, bit for bit */
+		ck_assert(sw.time_s == run_res.step.time_s);
+		ck_assert(low.extended && !low.again && low.by_maxplus);
+		ck_assert_uint_eq(low.m_simulated, prefix[i]);
+		ck_assert_uint_eq(low.periods, periods[i]);
+		ck_rel(sw.time_s, sl.time_s, sw.time_s, "time_s");
+		ck_rel(sw.pipeline_s, sl.pipeline_s, sw.pipeline_s, "pipeline_s");
+		ck_rel(sw.bubble_s, sl.bubble_s, sw.pipeline_s, "bubble_s (of the span)");
+		ck_rel(sw.tokens_per_s, sl.tokens_per_s, sw.tokens_per_s, "tokens_per_s");
+		ck_rel(sw.mfu, sl.mfu, sw.mfu, "mfu");
+		ck_assert_uint_eq(sw.critical_stage, sl.critical_stage);
+		ck_assert_uint_eq(sw.nclasses, sl.nclasses);
+		for (uint64_t k = 0; k < sw.nclasses; k++) {
+			ck_rel(sw.classes[k].compute_s, sl.classes[k].compute_s, sw.classes[k].compute_s, "class compute_s");
+			ck_rel(sw.classes[k].bubble_s, sl.classes[k].bubble_s, sw.classes[k].total_s, "class bubble_s (of the step)");
+			ck_rel(sw.classes[k].total_s, sl.classes[k].total_s, sw.classes[k].total_s, "class total_s");
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_trace_memory_held_by_hand)
 {
 	/* The memory counter's held microbatches under 1F1B, pp 2, 4
@@ -940,6 +1016,7 @@ int main(void)
 	tcase_add_test(tc, test_trace_prefix_is_the_schedule);
 	tcase_add_test(tc, test_trace_memory_held_by_hand);
 	tcase_add_test(tc, test_dualpipe_bound_extends_the_steady_state);
+	tcase_add_test(tc, test_uneven_interleaved_bound_extends_the_steady_state);
 	tcase_add_test(tc, test_uneven_stage_compute);
 	tcase_add_test(tc, test_no_negative_time_at_pp1);
 	suite_add_tcase(s, tc);

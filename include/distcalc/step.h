@@ -193,8 +193,8 @@ void dc_step_tp_layer(const struct dc_plan *p, const struct dc_comm *comm, struc
  * static text. No I/O; no allocation under 1F1B, interleaved (even
  * chunks) and ZB-H1. DualPipe, DualPipeV and uneven interleaved chunks
  * have no closed form: it runs dc_step_timeline without events, O(pp m v)
- * with its allocation (-1 with "out of memory" when that fails); DualPipe
- * and DualPipeV at most DC_STEP_SIM_MAX_CHUNKS chunks (dc_step_bound). */
+ * with its allocation (-1 with "out of memory" when that fails), at most
+ * DC_STEP_SIM_MAX_CHUNKS chunks (dc_step_bound). */
 int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
 		    const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s, const char **error);
 
@@ -210,8 +210,13 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
  * out, a multiple of 840. A steady phase that has not settled within
  * the prefix (a long transient: a rank whose slack drains slowly) takes
  * the ends from the max-plus power of its steady pair (by_maxplus, up to
- * pp 128), else is simulated again within 16 x max_chunks (`again`). The step's default
- * bound is DC_STEP_SIM_MAX_CHUNKS; tests lower it. */
+ * pp 128), else is simulated again within 16 x max_chunks (`again`).
+ * Interleaved chunks of unequal cost likewise above pp x v x m chunks
+ * (docs/step-model.md, "Uneven interleaved chunks past the bound"): a
+ * prefix of about 6 pp microbatches, and every stage's end from the
+ * max-plus power of its steady period (by_maxplus), periods counting the
+ * pp-microbatch periods left out; past pp 86 simulated again (`again`).
+ * The step's default bound is DC_STEP_SIM_MAX_CHUNKS; tests lower it. */
 #define DC_STEP_SIM_MAX_CHUNKS (UINT64_C(1) << 18)
 struct dc_step_bound {
 	uint64_t max_chunks;

@@ -1310,8 +1310,10 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
 		struct dc_step_bound bound = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
 		return dc_step_compute_bounded(p, c, comm, f, b, s, &bound, error);
 	}
-	if (p->chunks_uneven)
-		return dc_step_timeline(p, c, comm, f, b, s, NULL, NULL, NULL, error);
+	if (p->chunks_uneven) {
+		struct dc_step_bound bound = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
+		return dc_step_compute_bounded(p, c, comm, f, b, s, &bound, error);
+	}
 	step_header(p, c, s);
 	if (!c->available)
 		return 0;
@@ -2650,6 +2652,231 @@ out:
 	return rc;
 }
 
+/* ---- uneven interleaved chunks past the bound (docs/step-model.md,
+ * "Uneven interleaved chunks past the bound") ---- */
+
+/* The microbatches the step simulates of interleaved chunks of unequal
+ * cost on pp stages, v chunks each, m microbatches (a multiple of pp),
+ * within max_chunks: m when pp x v x m fits, else the least multiple of
+ * pp whose steady phase (m v - w pairs of a forward and a backward on a
+ * stage of w warm-up forwards: op_at) runs 4 pp v + pp pairs on stage 0,
+ * the longest warm-up, 2 (pp - 1) + (v - 1) pp; m when that is not
+ * shorter than m. pp v is at most 2^8 x num_layers (plan.h): no overflow
+ * below 2^40 of each. */
+static uint64_t inter_prefix(uint64_t pp, uint64_t v, uint64_t m, uint64_t max_chunks)
+{
+	uint64_t chunks, want, mp;
+	if (!dc_mul_u64(pp, v, &chunks) && !dc_mul_u64(chunks, m, &chunks) && chunks <= max_chunks)
+		return m;
+	if (pp > (UINT64_C(1) << 20) || v > (UINT64_C(1) << 20))
+		return m;
+	want = 2 * (pp - 1) + (v - 1) * pp + 4 * pp * v + pp;
+	mp = dc_ceil_div(dc_ceil_div(want, v), pp) * pp;
+	return mp < m ? mp : m;
+}
+
+/* The largest max-plus state inter_maxplus takes: (2^8 + 1)^3 a product,
+ * as dual_maxplus's at pp 128 */
+#define INTER_MAX_STATE 257
+
+/* The ends of the whole interleaved schedule from a prefix of it
+ * (docs/step-model.md, "Uneven interleaved chunks past the bound"), t
+ * periods of pp microbatches (pp v steady pairs on every stage) left out.
+ * Stage s's steady pair j is ops w_s + 2j (the forward) and w_s + 2j + 1
+ * (the backward); the window is pairs [P, 2P) of every stage, P = pp v,
+ * the cut at pair 2P. X: the ends of the window's ops that an op after
+ * the cut reads (its stage's previous op, or its input), and a constant;
+ * every op after the cut as a max-plus form of X, in start order; the
+ * ops of pairs [2P, 3P) at X's offsets give A (each form must come from
+ * steady ops alone: shifted by P it is the same form), every stage's last
+ * op G; the ends G (x) A^t (x) X. Returns 0 with end[] filled, -1 when
+ * out of memory, -2 when it does not apply (a steady phase too short, an
+ * op after the cut reading one before the window, a form read before it
+ * is made (ops of no time), an A row reading a cool-down op, X over
+ * INTER_MAX_STATE). O(p m' d + d^3 log t), d the state's size. */
+static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
+{
+	uint64_t p = sm->p, v = sm->v, P = p * v, n = sm->m * v, cells = p * v * sm->m, d = 0, nafter = 0;
+	uint64_t *prod_f = NULL, *prod_b = NULL, *lo = NULL, *base = NULL, *sidx = NULL;
+	unsigned char *made = NULL, *clean = NULL;
+	struct mp_op *order = NULL;
+	double *form = NULL, *a = NULL, *pw = NULL, *tmp = NULL, *y = NULL, *yn = NULL;
+	int rc = -2;
+	if (sm->sched != DC_PIPE_INTERLEAVED || v < 2)
+		return -2;
+	for (uint64_t s = 0; s < p; s++) {
+		uint64_t w = 2 * (p - s - 1) + (v - 1) * p;
+		if (w > n || n - w < 4 * P + p || sm->nops[s] != 2 * n)
+			return -2;
+	}
+	prod_f = dc_malloc((size_t)cells * sizeof(uint64_t));
+	prod_b = dc_malloc((size_t)cells * sizeof(uint64_t));
+	lo = dc_calloc((size_t)p, sizeof(uint64_t));
+	base = dc_calloc((size_t)p, sizeof(uint64_t));
+	sidx = dc_malloc((size_t)(p * 2 * P) * sizeof(uint64_t));
+	if (!prod_f || !prod_b || !lo || !base || !sidx) {
+		rc = -1;
+		goto out;
+	}
+	for (uint64_t i = 0; i < p * 2 * P; i++)
+		sidx[i] = UINT64_MAX;
+	for (uint64_t s = 0; s < p; s++) {
+		lo[s] = 2 * (p - s - 1) + (v - 1) * p + 2 * P;
+		base[s] = nafter;
+		nafter += sm->nops[s] - (lo[s] + 2 * P);
+		for (uint64_t i = 0; i < sm->nops[s]; i++) {
+			const struct pop *o = &sm->ops[s * sm->cap + i];
+			if (o->kind == OP_F)
+				prod_f[at3(sm, s, o->cf, o->mf)] = i;
+			else
+				prod_b[at3(sm, s, o->cb, o->mb)] = i;
+		}
+	}
+	/* X: the window's ops read from after the cut (a stage's first op
+	 * after it reads its last in the window: X is never empty) */
+	for (uint64_t s = 0; s < p; s++)
+		for (uint64_t i = lo[s] + 2 * P; i < sm->nops[s]; i++) {
+			const struct pop *o = &sm->ops[s * sm->cap + i];
+			int bwd = o->kind != OP_F;
+			uint64_t refs[2][2] = {{s, i - 1}, {0, UINT64_MAX}}, ds, dc;
+			int dbwd, send;
+			if (dep_of(sm, s, bwd ? o->cb : o->cf, bwd, &ds, &dc, &dbwd, &send)) {
+				uint64_t mb = bwd ? o->mb : o->mf;
+				refs[1][0] = ds;
+				refs[1][1] = dbwd ? prod_b[at3(sm, ds, dc, mb)] : prod_f[at3(sm, ds, dc, mb)];
+			}
+			for (int k = 0; k < 2; k++) {
+				uint64_t rs = refs[k][0], ri = refs[k][1];
+				if (ri == UINT64_MAX || ri >= lo[rs] + 2 * P)
+					continue;
+				if (ri < lo[rs])
+					goto out;
+				sidx[rs * 2 * P + ri - lo[rs]] = 0;
+			}
+		}
+	for (uint64_t i = 0; i < p * 2 * P; i++)
+		if (sidx[i] != UINT64_MAX)
+			sidx[i] = d++;
+	d++; /* the constant */
+	if (d > INTER_MAX_STATE)
+		goto out;
+	order = dc_malloc((size_t)nafter * sizeof(*order));
+	form = dc_malloc((size_t)(nafter * d) * sizeof(double));
+	made = dc_calloc((size_t)nafter, 1);
+	clean = dc_calloc((size_t)nafter, 1);
+	a = dc_malloc((size_t)(d * d) * sizeof(double));
+	pw = dc_malloc((size_t)(d * d) * sizeof(double));
+	tmp = dc_malloc((size_t)(d * d) * sizeof(double));
+	y = dc_malloc((size_t)d * sizeof(double));
+	yn = dc_malloc((size_t)d * sizeof(double));
+	if (!order || !form || !made || !clean || !a || !pw || !tmp || !y || !yn) {
+		rc = -1;
+		goto out;
+	}
+	for (uint64_t s = 0, k = 0; s < p; s++)
+		for (uint64_t i = lo[s] + 2 * P; i < sm->nops[s]; i++, k++) {
+			order[k].start = sm->op_start[s * sm->cap + i];
+			order[k].at = s * sm->cap + i;
+		}
+	qsort(order, (size_t)nafter, sizeof(*order), mp_by_start);
+	for (uint64_t k = 0; k < nafter; k++) {
+		uint64_t s = order[k].at / sm->cap, i = order[k].at % sm->cap, me = base[s] + i - (lo[s] + 2 * P);
+		const struct pop *o = &sm->ops[order[k].at];
+		double *f = &form[me * d], dur = op_dur(sm, s, o);
+		int bwd = o->kind != OP_F, ok = 1;
+		uint64_t refs[2][2] = {{s, i - 1}, {0, UINT64_MAX}}, ds, dc;
+		double add[2] = {0, 0};
+		int dbwd, send;
+		for (uint64_t j = 0; j < d; j++)
+			f[j] = -HUGE_VAL;
+		if (dep_of(sm, s, bwd ? o->cb : o->cf, bwd, &ds, &dc, &dbwd, &send)) {
+			uint64_t mb = bwd ? o->mb : o->mf;
+			refs[1][0] = ds;
+			refs[1][1] = dbwd ? prod_b[at3(sm, ds, dc, mb)] : prod_f[at3(sm, ds, dc, mb)];
+			add[1] = send ? sm->send_s : 0;
+		} else {
+			f[d - 1] = 0;
+		}
+		for (int r = 0; r < 2; r++) {
+			uint64_t rs = refs[r][0], ri = refs[r][1];
+			if (ri == UINT64_MAX)
+				continue;
+			if (ri < lo[rs] + 2 * P) {
+				uint64_t j = sidx[rs * 2 * P + ri - lo[rs]];
+				if (add[r] > f[j])
+					f[j] = add[r];
+			} else {
+				uint64_t them = base[rs] + ri - (lo[rs] + 2 * P);
+				if (!made[them])
+					goto out;
+				mp_put(f, &form[them * d], d, add[r]);
+				ok = ok && clean[them];
+			}
+		}
+		for (uint64_t j = 0; j < d; j++)
+			f[j] += dur;
+		made[me] = 1;
+		/* steady: before the stage's cool-down, op 2n - w of it */
+		clean[me] = ok && i < 2 * n - (2 * (p - s - 1) + (v - 1) * p);
+	}
+	/* A: row sidx(s, i) the form of op i + 2P of stage s (a pair of the
+	 * next period at the same offset); the constant */
+	for (uint64_t s = 0; s < p; s++)
+		for (uint64_t off = 0; off < 2 * P; off++) {
+			uint64_t j = sidx[s * 2 * P + off], me = base[s] + off;
+			if (j == UINT64_MAX)
+				continue;
+			if (!clean[me])
+				goto out;
+			memcpy(&a[j * d], &form[me * d], (size_t)d * sizeof(double));
+			y[j] = sm->op_end[s * sm->cap + lo[s] + off];
+		}
+	for (uint64_t j = 0; j < d; j++)
+		a[(d - 1) * d + j] = j + 1 == d ? 0 : -HUGE_VAL;
+	y[d - 1] = 0;
+	memcpy(pw, a, (size_t)(d * d) * sizeof(double));
+	while (t > 0) {
+		if (t & 1) {
+			for (uint64_t i = 0; i < d; i++) {
+				yn[i] = -HUGE_VAL;
+				for (uint64_t j = 0; j < d; j++)
+					if (pw[i * d + j] + y[j] > yn[i])
+						yn[i] = pw[i * d + j] + y[j];
+			}
+			memcpy(y, yn, (size_t)d * sizeof(double));
+		}
+		t >>= 1;
+		if (t > 0) {
+			mp_mul(pw, pw, tmp, d);
+			memcpy(pw, tmp, (size_t)(d * d) * sizeof(double));
+		}
+	}
+	for (uint64_t s = 0; s < p; s++) {
+		const double *g = &form[(base[s] + sm->nops[s] - 1 - (lo[s] + 2 * P)) * d];
+		end[s] = -HUGE_VAL;
+		for (uint64_t j = 0; j < d; j++)
+			if (g[j] + y[j] > end[s])
+				end[s] = g[j] + y[j];
+	}
+	rc = 0;
+out:
+	free(prod_f);
+	free(prod_b);
+	free(lo);
+	free(base);
+	free(sidx);
+	free(made);
+	free(clean);
+	free(order);
+	free(form);
+	free(a);
+	free(pw);
+	free(tmp);
+	free(y);
+	free(yn);
+	return rc;
+}
+
 static int timeline(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
 		    const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s,
 		    int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx, struct dc_step_show *show,
@@ -2681,6 +2908,13 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 		}
 		show->m_simulated = msim;
 		show->from_closed_form = prefix;
+	} else if (bound && !dual && p->chunks_uneven && x.k.sched == DC_PIPE_INTERLEAVED) {
+		msim = inter_prefix(pp, v, x.k.m, bound->max_chunks);
+		periods = (x.k.m - msim) / pp;
+		bound->m_simulated = msim;
+		bound->extended = periods > 0;
+		bound->periods = periods;
+		bound->period_s = 0;
 	} else if (bound && dual) {
 		uint64_t d = x.k.sched == DC_PIPE_DUALPIPE ? 2 : 1;
 		msim = dual_prefix(pp, x.k.m, d, bound->max_chunks);
@@ -2735,7 +2969,42 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 			dev_stage(&sm, r, fa, ba, fp, bp, periods, x.k.m, &dev[r]);
 	}
 	rc = sim_run(&sm, end, &span);
-	if (rc == 0 && periods > 0) {
+	if (rc == 0 && periods > 0 && !dual) {
+		/* uneven interleaved chunks: every stage's end from the max-plus
+		 * power of its steady period (docs/step-model.md, "Uneven
+		 * interleaved chunks past the bound") */
+		int mp = inter_maxplus(&sm, periods, end);
+		if (mp == -2) {
+			struct dc_step_bound again = *bound;
+			free(end);
+			free(dev);
+			free(dev_sync);
+			sim_free(&sm);
+			if (bound->again) {
+				*error = "the interleaved schedule of uneven chunks is above the 16 x 2^18 model chunks the "
+					 "step simulates (parallel.pp x parallel.virtual_pipeline x "
+					 "training.grad_accum_steps) and its steady period is too large a max-plus system to "
+					 "extend (3 pp - 1 ends, at most 257: pp up to 86): lower training.grad_accum_steps";
+				return -1;
+			}
+			/* the whole schedule if it fits within 16 times the bound */
+			again.again = 1;
+			again.max_chunks = bound->max_chunks > UINT64_MAX / 16 ? UINT64_MAX : 16 * bound->max_chunks;
+			rc = timeline(p, c, comm, f, b, s, want, emit, ctx, show, &again, error);
+			again.max_chunks = bound->max_chunks;
+			*bound = again;
+			return rc;
+		}
+		if (mp == 0) {
+			bound->by_maxplus = 1;
+			span = 0;
+			for (uint64_t r = 0; r < pp; r++)
+				if (end[r] > span)
+					span = end[r];
+		}
+		rc = mp;
+	}
+	if (rc == 0 && periods > 0 && dual) {
 		/* every rank's end moves on by a cycle's time every cycle of
 		 * steady pairs more (docs/step-model.md, "DualPipe past the bound") */
 		uint64_t cycle = 1;
