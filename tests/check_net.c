@@ -472,6 +472,53 @@ START_TEST(test_default_config_dp_follows_its_nics)
 }
 END_TEST
 
+START_TEST(test_selene_dp_bucket_one_gpu_per_node)
+{
+	/* Megatron-LM 2021 Table 1 at tp 8 (docs/step-model.md): a DP group is
+	 * GPU i of 32 Selene nodes (stride 8), one per node, each on its own
+	 * 200 Gb/s HDR NIC (8 a node), 10 us a network hop. A 25 MiB gradient
+	 * bucket, ring: 2 x 31 = 62 steps, every one across the network. With
+	 * one GPU per node NCCL takes the tree's network hop (tuning.cc v2.26.2
+	 * L300-301), LL128's 8.5 of the ring Simple's 14 us:
+	 *   LL128: 14 + 62 x 10 x 8.5/14 = 390.43 us + 2 x 31/32 x 26,214,400 B
+	 *          / (0.92 x 25 GB/s) = 2,208.28 us: 2,598.71 us;
+	 *   Simple (NCCL_PROTO=Simple): the plateau's 1.4 x (8.4 + 62 x 10) =
+	 *          879.76 us + 50,790,400 B / 25 GB/s = 2,031.62 us: 2,911.38 us;
+	 *   tree (forced), LL128: 14 + 2 x log2(32) x 6.0714 = 74.71 us + S /
+	 *          (25 / 2 x 0.92 x 120/128 x 0.9 GB/s) = 2,701.57 us: 2,776.29 us.
+	 * Before the ppn = 1 rule the LL128 ring cost 14 + 62 x 10 x 4/14 +
+	 * 2,208.28 = 2,399.42 us; NCCL 2.9 (2021) priced the same call with
+	 * LL128 at 0.7 of the bus rate instead (tuning.cc v2.9.9 L103, L128). */
+	struct dc_config c;
+	struct dc_net net;
+	struct dc_net_group g;
+	struct dc_net_choice ch;
+	const double S = 26214400.0, bus = 2.0 * 31.0 / 32.0 * S;
+	fixture_json(&c, "{" MODEL ", \"cluster\": {\"num_nodes\": 32, \"gpus_per_node\": 8, \"gpu\": \"a100-sxm4-80gb\","
+			 " \"intra_node\": {\"bandwidth\": \"300 GB/s\", \"latency\": \"5 us\"},"
+			 " \"inter_node\": {\"bandwidth\": \"200 Gb/s\", \"latency\": \"10 us\"}, \"nics_per_node\": 8}}");
+	dc_net_init(&c, &net);
+	dc_net_group_progression(&net, 0, 8, 32, &g);
+	ck_assert_uint_eq(g.nodes, 32);
+	ck_assert_uint_eq(g.ranks_per_node, 1);
+	ck_assert_uint_eq(g.concurrent, 1);
+	assert_rel(dc_net_node_bw(&net, &g), 25e9, 1e-15, "own NIC");
+	ck_assert_int_eq(dc_net_time(&net, DC_COLL_ALL_REDUCE, &g, 26214400, DC_NET_ALGO_AUTO, &ch), 0);
+	ck_assert_str_eq(ch.algorithm, "ring");
+	ck_assert_str_eq(ch.protocol, "LL128");
+	assert_rel(ch.time_s, (14 + 62 * 10 * 8.5 / 14) * 1e-6 + bus / (0.92 * 25e9), 1e-12, "ring LL128");
+	ck_assert_int_eq(dc_net_time(&net, DC_COLL_ALL_REDUCE, &g, 26214400, DC_NET_ALGO_TREE, &ch), 0);
+	ck_assert_str_eq(ch.protocol, "LL128");
+	assert_rel(ch.time_s, (14 + 2 * 5 * 10 * 8.5 / 14) * 1e-6 + S / (12.5e9 * 0.92 * 120 / 128 * 0.9), 1e-12,
+		   "tree LL128");
+	net.protocols = 1u << DC_NET_PROTO_SIMPLE;
+	ck_assert_int_eq(dc_net_time(&net, DC_COLL_ALL_REDUCE, &g, 26214400, DC_NET_ALGO_AUTO, &ch), 0);
+	ck_assert_str_eq(ch.algorithm, "ring");
+	ck_assert_str_eq(ch.protocol, "Simple");
+	assert_rel(ch.time_s, 1.4 * (8.4 + 62 * 10) * 1e-6 + bus / 25e9, 1e-12, "ring Simple");
+}
+END_TEST
+
 START_TEST(test_oversubscribed_spine)
 {
 	/* 4 nodes, 2 under each leaf, 2:1 oversubscribed: a group on nodes 0
@@ -719,6 +766,7 @@ static Suite *net_suite(void)
 	tcase_add_test(tc, test_small_messages_take_a_low_latency_protocol);
 	tcase_add_test(tc, test_contention_halves_a_shared_nic);
 	tcase_add_test(tc, test_default_config_dp_follows_its_nics);
+	tcase_add_test(tc, test_selene_dp_bucket_one_gpu_per_node);
 	tcase_add_test(tc, test_oversubscribed_spine);
 	tcase_add_test(tc, test_rails);
 	tcase_add_test(tc, test_busbw_factors);
