@@ -568,6 +568,170 @@ START_TEST(test_loss_packing_bounds)
 }
 END_TEST
 
+/* Above 2^24 documents the figures are expectations. systems.json with
+ * grad_accum_steps 2^53 - 1: padding, one document of length uniform in
+ * [1, 4096] a sample, so E[len] = (1 + 4096) / 2 = 2048.5 and E[N] =
+ * 2 x (2^53 - 1) x 2048.5 = 36,902,495,346,673,840,127 (past 2^64, so a
+ * double); E[S] = 2.0 x E[N]; every recipe's expectation token_loss = 2.
+ * Weight bounds: a rank holds M to 4096 M tokens; the least weight 1/4096 +
+ * 4095 / (2 x 4096) = 4097 / 8192 (one rank at the most, the other at the
+ * fewest), the most 4096 - 4095 / 2 = 2048.5. */
+START_TEST(test_loss_expected_padding_by_hand)
+{
+	static struct dc_config c;
+	static struct dc_plan p;
+	static struct dc_results r;
+	const char *const sets[] = {"training.grad_accum_steps=9007199254740991"};
+	const struct dc_loss_result *l = &r.loss;
+	systems_set(&c, sets, 1);
+	run(&c, &p, &r, DC_EST_LOSS);
+	ck_assert_int_eq(l->expected, 1);
+	ck_assert(l->e.sample_tokens == 2048.5);
+	ck_assert(l->e.sample_tokens_error == 0);
+	ck_assert_uint_eq(l->e.sample_min, 1);
+	ck_assert_uint_eq(l->e.sample_max, 4096);
+	ck_assert(fabs(l->e.tokens / 36902495346673840127.0 - 1) < 1e-15);
+	ck_assert(fabs(l->e.loss_sum / (2 * 36902495346673840127.0) - 1) < 1e-15);
+	ck_assert(l->recipes.global_mean == 2.0 && l->recipes.mean_of_rank_means == 2.0 &&
+		  l->recipes.mean_of_mb_means == 2.0);
+	ck_assert(l->recipes.rank_rel_error == 0 && l->recipes.mb_rel_error == 0);
+	ck_assert(fabs(l->recipes.rank_weight_min - 4097.0 / 8192.0) < 1e-15);
+	ck_assert(fabs(l->recipes.rank_weight_max - 2048.5) < 1e-12);
+	ck_assert(fabs(l->recipes.mb_weight_min - 1.0 / 4096.0) < 1e-15);
+	ck_assert(fabs(l->recipes.mb_weight_max - 4096.0) < 1e-9);
+	/* a rank's 2^53 - 1 documents are not drawn; a microbatch's one is */
+	ck_assert_int_eq(l->rank_rows, 0);
+	ck_assert_int_eq(l->mb_rows, 1);
+}
+END_TEST
+
+/* Packed samples by hand (F(c): expected valid tokens with room c).
+ * Lengths 1 or 2, room 2: a 2 (1/2) fills it; a 1 then a 1 (1/4) fills it;
+ * a 1 then a 2 (1/4) leaves 1: 2/2 + 2/4 + 1/4 = 1.75 (also the closed
+ * form for min 1, max = room: (K + 1)((1 + 1/K)^s - 1) - s = 3 x 1.25 - 2).
+ * Room 3: F(1) = 1/2, F(3) = ((1 + F(2)) + (2 + F(1))) / 2 = (2.75 + 2.5) / 2
+ * = 2.625. Lengths 2 or 3, room 5: a 2 leaves 3 (a 2 stops at 4, a 3 fills
+ * 5: 4.5), a 3 leaves 2 (a 2 fills 5, a 3 stops at 3: 4): 4.25. Lengths
+ * all 3, room 10: 9. Lengths 1..3, room 2^30 (past the recurrence's 2^24
+ * steps): W = c - F(c) has the limit W_inf = (1 / E[L]) sum_j W(2 - j)
+ * P(L > j) with W(0) = 0, W(1) = 1 - 1/3, W(2) = 2 - 10/9 (F(2) = F(1) x
+ * 4/3 + 2/3): (8/9 + 2/3 x 2/3) / 2 = 2/3. Lengths 5..40, room 200:
+ * 186.85161441171488, by a separate program from the definition (the sum
+ * over every length, no difference trick). */
+START_TEST(test_loss_packed_by_hand)
+{
+	double f, err, lo, hi;
+	uint64_t a, b;
+	ck_assert(dc_loss_packed_fill(1, 2, 2, &f, &err) == 0 && fabs(f - 1.75) < 1e-15 && err == 0);
+	ck_assert(dc_loss_packed_fill(1, 2, 3, &f, &err) == 0 && fabs(f - 2.625) < 1e-15 && err == 0);
+	ck_assert(dc_loss_packed_fill(2, 3, 5, &f, &err) == 0 && fabs(f - 4.25) < 1e-15 && err == 0);
+	ck_assert(dc_loss_packed_fill(3, 3, 10, &f, &err) == 0 && f == 9 && err == 0);
+	ck_assert(dc_loss_packed_fill(1, 3, (uint64_t)1 << 30, &f, &err) == 0);
+	ck_assert(err <= DC_LOSS_PACK_TOL && fabs(f - (1073741824.0 - 2.0 / 3.0)) < 1e-6);
+	ck_assert(dc_loss_packed_fill(5, 40, 200, &f, &err) == 0 && fabs(f - 186.85161441171488) < 1e-9 && err == 0);
+	/* a window past the stack's: refused, except the closed forms */
+	ck_assert(dc_loss_packed_fill(2, 20000, 32768, &f, &err) == -1);
+	ck_assert(dc_loss_packed_fill(1, 20000, 20000, &f, &err) == 0);
+	/* the fewest and most a sample holds. Lengths 1..1500 in 4096: the
+	 * sample ends once the room left is below 1500, so more than 2596, and
+	 * 4096 can be filled. Lengths 10 or 11 in 25: sums 10-11, 20-22 (33
+	 * does not fit); the room must be below 11, so 20 to 22. Lengths 3 or
+	 * 4 in 5: sums 3-4 (6 does not fit): 3 to 4. */
+	dc_loss_sample_bounds(1, 1, 1500, 4096, &a, &b);
+	ck_assert(a == 2597 && b == 4096);
+	dc_loss_sample_bounds(1, 10, 11, 25, &a, &b);
+	ck_assert(a == 20 && b == 22);
+	dc_loss_sample_bounds(1, 3, 4, 5, &a, &b);
+	ck_assert(a == 3 && b == 4);
+	dc_loss_sample_bounds(0, 3, 4, 5, &a, &b);
+	ck_assert(a == 3 && b == 4);
+	/* two units of 1 to 3 tokens: (3, 1) gives N = 4, weights 4 / (2 x 3)
+	 * = 2/3 and 4 / (2 x 1) = 2, the extremes */
+	dc_loss_weight_bounds(2, 1, 3, &lo, &hi);
+	ck_assert(fabs(lo - 2.0 / 3.0) < 1e-15 && fabs(hi - 2.0) < 1e-15);
+}
+END_TEST
+
+/* At the cap the step is drawn: 2 ranks x 2^23 microbatches x one padded
+ * document = 2^24 documents; one microbatch more and it is expected. The
+ * draw agrees with the expectation within the stated tolerance: N / 2^24
+ * against 2048.5, whose standard deviation is that of a length
+ * (sqrt((4096^2 - 1) / 12) = 1182.4) over sqrt(2^24) = 4096, i.e. 0.289
+ * tokens, 1.4e-4 relative: 1e-3 is 7 of them. The recipes against 2.0:
+ * a document's loss has sd 0.5 x 2 / sqrt(3) = 0.577, over 4096 documents
+ * 1.4e-4 (the length-weighted ones about 1.2 times that): 2e-3 is over 10
+ * of them. Every drawn weight extreme lies within the bounds. */
+START_TEST(test_loss_cap_boundary_and_draw_agrees)
+{
+	static struct dc_config c;
+	static struct dc_plan p;
+	static struct dc_results r;
+	struct dc_loss_expected e;
+	struct dc_loss_recipes b;
+	const char *err = NULL;
+	const char *const at[] = {"training.grad_accum_steps=8388608"};
+	const char *const past[] = {"training.grad_accum_steps=8388609"};
+	const struct dc_loss_result *l = &r.loss;
+
+	systems_set(&c, past, 1);
+	run(&c, &p, &r, DC_EST_LOSS);
+	ck_assert_int_eq(l->expected, 1);
+	ck_assert_uint_eq(l->draws, 16777218);
+	ck_assert_int_eq(l->rank_rows, 0); /* 2^23 + 1 documents a rank, above 2^19 */
+
+	systems_set(&c, at, 1);
+	run(&c, &p, &r, DC_EST_LOSS);
+	ck_assert_int_eq(l->expected, 0);
+	ck_assert_uint_eq(l->draws, 16777216);
+	ck_assert_uint_eq(l->acc.microbatches, 16777216);
+	ck_assert(dc_loss_expected(&p, &e, &b, &err) == 0);
+	ck_assert(fabs((double)l->acc.tokens / e.tokens - 1) < 1e-3);
+	ck_assert(fabs(l->recipes.global_mean - 2.0) < 2e-3);
+	ck_assert(fabs(l->recipes.mean_of_rank_means - 2.0) < 2e-3);
+	ck_assert(fabs(l->recipes.mean_of_mb_means - 2.0) < 2e-3);
+	ck_assert(l->recipes.rank_weight_min >= b.rank_weight_min && l->recipes.rank_weight_max <= b.rank_weight_max);
+	ck_assert(l->recipes.mb_weight_min >= b.mb_weight_min && l->recipes.mb_weight_max <= b.mb_weight_max);
+}
+END_TEST
+
+/* Packed: the expected fill against 200,000 drawn samples (microbatches of
+ * one sample, rank 0's streams). A fill lies in [lo, hi], so its standard
+ * deviation is at most (hi - lo) / 2 (Popoviciu); the tolerance is 5 of
+ * those over sqrt(200,000). */
+START_TEST(test_loss_packed_expected_agrees_with_draw)
+{
+	static struct dc_config c;
+	static struct dc_plan p;
+	const char *const s1[] = {"loss.tokens.mode=\"packing\"", "loss.tokens.max_length=1500"};
+	const char *const s2[] = {"loss.tokens.mode=\"packing\"", "model.seq_length=200", "loss.tokens.min_length=5",
+				  "loss.tokens.max_length=40"};
+	const char *const *sets[] = {s1, s2};
+	const size_t nsets[] = {2, 4};
+	const uint64_t samples = 200000;
+
+	for (int k = 0; k < 2; k++) {
+		struct dc_loss_expected e;
+		struct dc_loss_recipes b;
+		const char *err = NULL;
+		double sum = 0, tol;
+		systems_set(&c, sets[k], nsets[k]);
+		fixture_plan(&c, &p);
+		ck_assert(dc_loss_expected(&p, &e, &b, &err) == 0);
+		ck_assert(e.sample_tokens_error == 0);
+		for (uint64_t m = 0; m < samples; m++) {
+			uint64_t n;
+			double ls;
+			dc_loss_microbatch(&p, 0, m, &n, &ls);
+			ck_assert(n >= e.sample_min && n <= e.sample_max);
+			sum += (double)n;
+		}
+		tol = 5 * ((double)(e.sample_max - e.sample_min) / 2) / sqrt((double)samples);
+		ck_assert_msg(fabs(sum / (double)samples - e.sample_tokens) < tol, "%g vs %g (tol %g)",
+			      sum / (double)samples, e.sample_tokens, tol);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("checkpoint");
@@ -585,6 +749,10 @@ static Suite *suite(void)
 	tcase_add_test(t, test_loss_tiny_by_hand);
 	tcase_add_test(t, test_loss_determinism);
 	tcase_add_test(t, test_loss_packing_bounds);
+	tcase_add_test(t, test_loss_expected_padding_by_hand);
+	tcase_add_test(t, test_loss_packed_by_hand);
+	tcase_add_test(t, test_loss_cap_boundary_and_draw_agrees);
+	tcase_add_test(t, test_loss_packed_expected_agrees_with_draw);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -13,9 +13,12 @@
 struct view {
 	const struct dc_plan *plan;
 	const struct dc_loss_result *l;
-	const char *mode, *loss_model, *right_recipe, *naive_rank, *naive_mb;
+	const char *mode, *loss_model, *right_recipe, *naive_rank, *naive_mb, *figures, *figures_note, *tables;
 	uint64_t seed, ranks, microbatches, samples, min_length, max_length;
-	uint64_t tokens;
+	uint64_t tokens, sample_min, sample_max;
+	int expected;
+	double weight_tokens; /* N the rows' weights divide: drawn, or E[N] */
+	double expected_tokens, sample_tokens, sample_error;
 	double loss_sum, global_mean, mean_of_rank_means, mean_of_mb_means, rank_rel_error, mb_rel_error;
 	double rank_weight_min, rank_weight_max, mb_weight_min, mb_weight_max;
 };
@@ -34,7 +37,7 @@ static void rank_at(const void *base, uint64_t i, void *out)
 {
 	const struct view *v = base;
 	struct rank_row *r = out;
-	double sum = 0, N = (double)v->tokens, R = (double)v->ranks, RM = R * (double)v->microbatches;
+	double sum = 0, N = v->weight_tokens, R = (double)v->ranks, RM = R * (double)v->microbatches;
 	r->rank = i;
 	r->min_mb_tokens = UINT64_MAX;
 	for (uint64_t m = 0; m < v->microbatches; m++) {
@@ -88,7 +91,7 @@ static void mb_at(const void *base, uint64_t i, void *out)
 	r->microbatch = i % v->microbatches;
 	dc_loss_microbatch(v->plan, r->rank, r->microbatch, &r->tokens, &s);
 	r->mean_loss = s / (double)r->tokens;
-	r->weight = (double)v->tokens / ((double)v->ranks * (double)v->microbatches * (double)r->tokens);
+	r->weight = v->weight_tokens / ((double)v->ranks * (double)v->microbatches * (double)r->tokens);
 }
 
 #define M(m) offsetof(struct mb_row, m)
@@ -118,11 +121,31 @@ static void view(const struct dc_run *run, void *out)
 	v->naive_rank = "each rank averages its own tokens, then the ranks' means are averaged (DDP's gradient mean over ranks of a per-rank mean loss)";
 	v->naive_mb = "each microbatch averages its tokens and is scaled by 1 / grad_accum_steps, then the ranks are averaged";
 	v->right_recipe = "sum the token losses and count the valid tokens over every microbatch of the rank, all-reduce both sums over dp, divide once: loss = sum / count (or all-reduce the count first and scale each microbatch's summed loss by 1 / count)";
+	v->expected = l->expected;
+	v->figures = l->expected ? "expected" : "drawn";
+	v->figures_note =
+		l->expected
+			? "the step's figures are expectations over the model, in closed form: its documents number more than 2^24 (dp x grad_accum_steps x micro_batch_size x the documents a sample can hold), too many to draw; the weight extremes are bounds over every draw, the tables' rows still drawn (docs/checkpoint-and-loss.md)"
+			: "one draw of every document of the step";
+	if (!l->expected)
+		v->tables = "";
+	else if (l->rank_rows && l->mb_rows)
+		v->tables = "each shown row is drawn (its own microbatches), its weights over the expected N";
+	else if (l->mb_rows)
+		v->tables = "per-microbatch rows drawn, weights over the expected N; the per-rank table is left out: a rank holds more than 2^19 documents to draw";
+	else
+		v->tables = "both tables left out: a microbatch holds more than 2^19 documents to draw, or the step more than 2^64 microbatches";
 	v->ranks = l->ranks;
 	v->microbatches = l->microbatches;
 	v->samples = l->samples_per_microbatch;
 	v->tokens = l->acc.tokens;
-	v->loss_sum = l->acc.loss_sum;
+	v->loss_sum = l->expected ? l->e.loss_sum : l->acc.loss_sum;
+	v->weight_tokens = l->expected ? l->e.tokens : (double)l->acc.tokens;
+	v->expected_tokens = l->e.tokens;
+	v->sample_tokens = l->e.sample_tokens;
+	v->sample_error = l->e.sample_tokens_error;
+	v->sample_min = l->e.sample_min;
+	v->sample_max = l->e.sample_max;
 	v->global_mean = l->recipes.global_mean;
 	v->mean_of_rank_means = l->recipes.mean_of_rank_means;
 	v->mean_of_mb_means = l->recipes.mean_of_mb_means;
@@ -132,6 +155,69 @@ static void view(const struct dc_run *run, void *out)
 	v->rank_weight_max = l->recipes.rank_weight_max;
 	v->mb_weight_min = l->recipes.mb_weight_min;
 	v->mb_weight_max = l->recipes.mb_weight_max;
+}
+
+static int is_expected(const void *base)
+{
+	return ((const struct view *)base)->expected;
+}
+
+static int rank_rows_shown(const void *base)
+{
+	return ((const struct view *)base)->l->rank_rows;
+}
+
+static int mb_rows_shown(const void *base)
+{
+	return ((const struct view *)base)->l->mb_rows;
+}
+
+/* Above the draw the extremes are bounds over every draw. */
+static void bound_label(const void *base, char *buf, size_t len, const char *drawn, const char *bound)
+{
+	snprintf(buf, len, "%s", ((const struct view *)base)->expected ? bound : drawn);
+}
+
+static void rank_min_label(const void *base, char *buf, size_t len)
+{
+	bound_label(base, buf, len, "token weight per-rank recipe, min (x 1/N)",
+		    "token weight per-rank recipe, lower bound (x 1/N)");
+}
+
+static void rank_max_label(const void *base, char *buf, size_t len)
+{
+	bound_label(base, buf, len, "max", "upper bound");
+}
+
+static void mb_min_label(const void *base, char *buf, size_t len)
+{
+	bound_label(base, buf, len, "token weight per-microbatch recipe, min",
+		    "token weight per-microbatch recipe, lower bound");
+}
+
+static void global_label(const void *base, char *buf, size_t len)
+{
+	bound_label(base, buf, len, "global token mean S / N (right)", "global token mean S / N (right), expected");
+}
+
+static void rank_mean_label(const void *base, char *buf, size_t len)
+{
+	bound_label(base, buf, len, "mean of per-rank means", "mean of per-rank means, expected");
+}
+
+static void mb_mean_label(const void *base, char *buf, size_t len)
+{
+	bound_label(base, buf, len, "mean of per-microbatch means", "mean of per-microbatch means, expected");
+}
+
+static void rel_label(const void *base, char *buf, size_t len)
+{
+	bound_label(base, buf, len, "its relative error", "its relative error, expected");
+}
+
+static void sum_label(const void *base, char *buf, size_t len)
+{
+	bound_label(base, buf, len, "token losses summed S", "token losses summed S, expected");
 }
 
 #define V(m) offsetof(struct view, m)
@@ -144,22 +230,30 @@ static const struct dc_field fields[] = {
 	{"ranks", "dp ranks R", DC_U_COUNT, DC_FT_U64, V(ranks)},
 	{"microbatches", "microbatches per rank M", DC_U_COUNT, DC_FT_U64, V(microbatches)},
 	{"samples_per_microbatch", "samples per microbatch", DC_U_COUNT, DC_FT_U64, V(samples)},
-	{"tokens", "valid tokens N", DC_U_COUNT, DC_FT_U64, V(tokens)},
-	{"loss_sum", "token losses summed S", DC_U_NONE, DC_FT_F64, V(loss_sum)},
-	{"global_mean", "global token mean S / N (right)", DC_U_NONE, DC_FT_F64, V(global_mean)},
-	{"mean_of_rank_means", "mean of per-rank means", DC_U_NONE, DC_FT_F64, V(mean_of_rank_means)},
-	{"rank_rel_error", "its relative error", DC_U_RATIO, DC_FT_F64, V(rank_rel_error)},
-	{"mean_of_microbatch_means", "mean of per-microbatch means", DC_U_NONE, DC_FT_F64, V(mean_of_mb_means)},
-	{"microbatch_rel_error", "its relative error", DC_U_RATIO, DC_FT_F64, V(mb_rel_error)},
-	{"rank_weight_min", "token weight per-rank recipe, min (x 1/N)", DC_U_RATIO, DC_FT_F64, V(rank_weight_min)},
-	{"rank_weight_max", "max", DC_U_RATIO, DC_FT_F64, V(rank_weight_max)},
-	{"microbatch_weight_min", "token weight per-microbatch recipe, min", DC_U_RATIO, DC_FT_F64, V(mb_weight_min)},
-	{"microbatch_weight_max", "max", DC_U_RATIO, DC_FT_F64, V(mb_weight_max)},
+	{"figures", "figures (drawn or expected)", DC_U_NONE, DC_FT_STR, V(figures), .shown = is_expected},
+	{"figures_note", "what they are", DC_U_NONE, DC_FT_STR, V(figures_note), .shown = is_expected},
+	{"sample_tokens", "valid tokens a sample, expected", DC_U_NONE, DC_FT_F64, V(sample_tokens), .shown = is_expected},
+	{"sample_tokens_error_bound", "its error, at most", DC_U_NONE, DC_FT_F64, V(sample_error), .shown = is_expected},
+	{"sample_tokens_min", "valid tokens a sample, fewest possible", DC_U_COUNT, DC_FT_U64, V(sample_min), .shown = is_expected},
+	{"sample_tokens_max", "most possible", DC_U_COUNT, DC_FT_U64, V(sample_max), .shown = is_expected},
+	{"tokens", "valid tokens N", DC_U_COUNT, DC_FT_U64, V(tokens), .is_null = is_expected},
+	{"expected_tokens", "valid tokens N, expected (a double)", DC_U_COUNT, DC_FT_F64, V(expected_tokens), .shown = is_expected},
+	{"loss_sum", "token losses summed S", DC_U_NONE, DC_FT_F64, V(loss_sum), .label_fn = sum_label},
+	{"global_mean", "global token mean S / N (right)", DC_U_NONE, DC_FT_F64, V(global_mean), .label_fn = global_label},
+	{"mean_of_rank_means", "mean of per-rank means", DC_U_NONE, DC_FT_F64, V(mean_of_rank_means), .label_fn = rank_mean_label},
+	{"rank_rel_error", "its relative error", DC_U_RATIO, DC_FT_F64, V(rank_rel_error), .label_fn = rel_label},
+	{"mean_of_microbatch_means", "mean of per-microbatch means", DC_U_NONE, DC_FT_F64, V(mean_of_mb_means), .label_fn = mb_mean_label},
+	{"microbatch_rel_error", "its relative error", DC_U_RATIO, DC_FT_F64, V(mb_rel_error), .label_fn = rel_label},
+	{"rank_weight_min", "token weight per-rank recipe, min (x 1/N)", DC_U_RATIO, DC_FT_F64, V(rank_weight_min), .label_fn = rank_min_label},
+	{"rank_weight_max", "max", DC_U_RATIO, DC_FT_F64, V(rank_weight_max), .label_fn = rank_max_label},
+	{"microbatch_weight_min", "token weight per-microbatch recipe, min", DC_U_RATIO, DC_FT_F64, V(mb_weight_min), .label_fn = mb_min_label},
+	{"microbatch_weight_max", "max", DC_U_RATIO, DC_FT_F64, V(mb_weight_max), .label_fn = rank_max_label},
 	{"naive_rank_recipe", "naive recipe 1", DC_U_NONE, DC_FT_STR, V(naive_rank)},
 	{"naive_microbatch_recipe", "naive recipe 2", DC_U_NONE, DC_FT_STR, V(naive_mb)},
 	{"right_recipe", "the right recipe", DC_U_NONE, DC_FT_STR, V(right_recipe)},
-	{"ranks_table", "Per rank", DC_U_NONE, DC_FT_ROWS, 0, .sub = &rank_table, .rows = &rank_rows},
-	{"microbatches_table", "Per microbatch", DC_U_NONE, DC_FT_ROWS, 0, .sub = &mb_table, .rows = &mb_rows},
+	{"tables", "the tables", DC_U_NONE, DC_FT_STR, V(tables), .shown = is_expected},
+	{"ranks_table", "Per rank", DC_U_NONE, DC_FT_ROWS, 0, .sub = &rank_table, .rows = &rank_rows, .shown = rank_rows_shown},
+	{"microbatches_table", "Per microbatch", DC_U_NONE, DC_FT_ROWS, 0, .sub = &mb_table, .rows = &mb_rows, .shown = mb_rows_shown},
 };
 
 _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");

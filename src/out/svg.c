@@ -1312,9 +1312,12 @@ static int draw_loss(const struct dc_report *r, struct dc_buf *b)
 	const struct dc_loss_result *l = &r->res.loss;
 	static const char *const cat[] = {"global token mean", "mean of per-rank means", "mean of per-microbatch means"};
 	double v[3] = {l->recipes.global_mean, l->recipes.mean_of_rank_means, l->recipes.mean_of_mb_means};
-	uint64_t total = l->ranks * l->microbatches, n = total < LOSS_MAX_POINTS ? total : LOSS_MAX_POINTS;
+	/* above the draw: E[N], the microbatches' count saturated, and no
+	 * points where a microbatch holds too many documents to redraw */
+	uint64_t total = l->mb_rows ? l->ranks * l->microbatches : 0, n = total < LOSS_MAX_POINTS ? total : LOSS_MAX_POINTS;
+	double N = l->expected ? l->e.tokens : (double)l->acc.tokens, RM = (double)l->ranks * (double)l->microbatches;
 	double xs[LOSS_MAX_POINTS], ys[LOSS_MAX_POINTS], one[2] = {1, 1}, ends[2];
-	char title[256], sub[200];
+	char title[256], sub[200], ntext[64];
 
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t tok;
@@ -1323,7 +1326,7 @@ static int draw_loss(const struct dc_report *r, struct dc_buf *b)
 		xs[i] = (double)i;
 		/* a token's weight under the per-microbatch recipe over 1 / N:
 		 * N / (R M n_rm) (docs/checkpoint-and-loss.md) */
-		ys[i] = tok ? (double)l->acc.tokens / ((double)total * (double)tok) : NAN;
+		ys[i] = tok ? N / (RM * (double)tok) : NAN;
 	}
 	ends[0] = 0;
 	ends[1] = n > 1 ? (double)(n - 1) : 1;
@@ -1331,8 +1334,12 @@ static int draw_loss(const struct dc_report *r, struct dc_buf *b)
 	doc_begin(b, 2 * H, title);
 	{
 		struct bar_series s[1] = {{"loss of the step [nats]", palette[0], v}};
-		snprintf(sub, sizeof(sub), "%llu valid tokens over %llu ranks x %llu microbatches; seed %llu",
-			 (unsigned long long)l->acc.tokens, (unsigned long long)l->ranks,
+		if (l->expected)
+			snprintf(ntext, sizeof(ntext), "%.6g expected", l->e.tokens);
+		else
+			snprintf(ntext, sizeof(ntext), "%llu", (unsigned long long)l->acc.tokens);
+		snprintf(sub, sizeof(sub), "%s valid tokens over %llu ranks x %llu microbatches; seed %llu", ntext,
+			 (unsigned long long)l->ranks,
 			 (unsigned long long)l->microbatches, (unsigned long long)r->info.seed);
 		bar_panel(b, 0, "The step's loss by recipe [nats]", sub, "loss [nats]", 3, cat, 1, s, NAN, NULL);
 	}
