@@ -57,6 +57,88 @@ static void run_bad(const char *e, size_t len, const char *want)
 	dc_buf_release(&out);
 }
 
+/* A toy report's count predicate: "topology.world_size" and the rows'
+ * "rank" are counts, as the report's field tables type them. */
+static int toy_is_count(const void *ctx, const char *path)
+{
+	(void)ctx;
+	return strcmp(path, "topology.world_size") == 0 ||
+	       (strncmp(path, "ranks[", 6) == 0 && strstr(path, "].rank") && !strstr(path, "].rank_"));
+}
+
+struct text_src {
+	const char *t;
+};
+
+static int render_text(void *ctx, struct dc_buf *b)
+{
+	const struct text_src *t = ctx;
+	dc_buf_add(b, t->t, strlen(t->t));
+	return b->failed ? -1 : 0;
+}
+
+/* Compares `e` and `a` (whole reports) both ways: the stored text read
+ * whole, and streamed from a file; both must find `want` differences. */
+static void both_ways(const char *e, const char *a, double rtol, size_t want)
+{
+	struct dc_check_result r1, r2;
+	struct dc_diag d;
+	struct dc_buf o1, o2;
+	char path[] = "/tmp/distcalc-check-XXXXXX";
+	struct text_src src = {a};
+	int fd;
+	dc_diag_init(&d);
+	dc_buf_init(&o1);
+	dc_buf_init(&o2);
+	ck_assert_int_eq(dc_check_compare_only(e, strlen(e), "exp.json", a, strlen(a), rtol, NULL, &o1, &r1, &d,
+					       toy_is_count, NULL),
+			 0);
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, e, strlen(e)), (int)strlen(e));
+	close(fd);
+	ck_assert_int_eq(dc_check_compare_file(path, rtol, NULL, render_text, &src, NULL, NULL, &o2, &r2, &d,
+					       toy_is_count, NULL),
+			 0);
+	unlink(path);
+	ck_assert_msg(r1.differences == want, "whole: %zu differences, want %zu: %s", r1.differences, want,
+		      o1.len ? o1.data : "");
+	ck_assert_msg(r2.differences == want, "streamed: %zu differences, want %zu: %s", r2.differences, want,
+		      o2.len ? o2.data : "");
+	dc_buf_release(&o1);
+	dc_buf_release(&o2);
+	dc_diag_release(&d);
+}
+
+/* A field the new report types as a count compares exactly whatever
+ * --rtol: 8.000000001 ranks stored against 8 is a move at rtol 0.01 (a
+ * relative change of 1.25e-10), while the same change in a time passes. */
+START_TEST(test_counts_exact)
+{
+	const char *a = "{" HEADER ", \"topology\": {\"world_size\": 8, \"step_s\": 2}}";
+	both_ways("{" HEADER ", \"topology\": {\"world_size\": 8.000000001, \"step_s\": 2}}", a, 0.01, 1);
+	both_ways("{" HEADER ", \"topology\": {\"world_size\": 8, \"step_s\": 2.000000001}}", a, 0.01, 0);
+	/* a row's count, in an array */
+	both_ways("{" HEADER ", \"ranks\": [{\"rank\": 0}, {\"rank\": 1.0000001}]}",
+		  "{" HEADER ", \"ranks\": [{\"rank\": 0}, {\"rank\": 1}]}", 0.5, 1);
+}
+END_TEST
+
+/* A string opening with its report's "config" and ": " (a warning) is
+ * compared past that prefix: the path is not a budget. The rest is. */
+START_TEST(test_warning_config_prefix)
+{
+	const char *e = "{" HEADER ", \"config\": \"configs/a.json\", \"warnings\": [\"configs/a.json: 'x': y\"]}";
+	both_ways(e, "{" HEADER ", \"config\": \"./configs/a.json\", \"warnings\": [\"./configs/a.json: 'x': y\"]}", 0,
+		  0);
+	both_ways(e, "{" HEADER ", \"config\": \"./configs/a.json\", \"warnings\": [\"./configs/a.json: 'x': z\"]}", 0,
+		  1);
+	/* a string naming another file is compared whole */
+	both_ways(e, "{" HEADER ", \"config\": \"./configs/a.json\", \"warnings\": [\"configs/b.json: 'x': y\"]}", 0,
+		  1);
+}
+END_TEST
+
 START_TEST(test_identical)
 {
 	struct dc_buf out;
@@ -482,7 +564,7 @@ START_TEST(test_compare_only)
 	dc_diag_init(&d);
 	dc_buf_init(&out);
 	ck_assert_int_eq(dc_check_compare_only(e, strlen(e), "exp.json", a, strlen(a), 1e-9, "memory,comm.bytes", &out,
-					       &res, &d), 0);
+					       &res, &d, NULL, NULL), 0);
 	/* memory.peak_bytes, memory.classes[0].peak_bytes, comm.bytes; not
 	 * memory_x, comm.time_s or the header fields that moved */
 	ck_assert_uint_eq(res.compared, 3);
@@ -492,7 +574,7 @@ START_TEST(test_compare_only)
 	dc_buf_release(&out);
 	dc_buf_init(&out);
 	ck_assert_int_eq(dc_check_compare_only(e, strlen(e), "exp.json", a, strlen(a), 1e-9, "memory.classes[0]", &out,
-					       &res, &d), 0);
+					       &res, &d, NULL, NULL), 0);
 	ck_assert_uint_eq(res.compared, 1);
 	ck_assert_uint_eq(res.differences, 1);
 	dc_buf_release(&out);
@@ -502,7 +584,7 @@ START_TEST(test_compare_only)
 	dc_diag_init(&d);
 	dc_buf_init(&out);
 	ck_assert_int_eq(dc_check_compare_only(e, strlen(e), "exp.json", a, strlen(a), 1e-9, "mem,comm,ring.x", &out,
-					       &res, &d), -1);
+					       &res, &d, NULL, NULL), -1);
 	ck_assert_int_eq(d.status, DC_ERR_USAGE);
 	ck_assert_uint_eq(d.count, 2);
 	ck_assert_str_eq(d.entries[0].text, "distcalc: error: '--check-only': 'mem' matches no field of either report");
@@ -515,7 +597,7 @@ START_TEST(test_compare_only)
 	dc_buf_init(&out);
 	a = "{" HEADER ", \"comm\": {\"time_s\": 0.5, \"bytes\": 4}}";
 	ck_assert_int_eq(dc_check_compare_only(e, strlen(e), "exp.json", a, strlen(a), 1e-9, "memory.peak_bytes", &out,
-					       &res, &d), 0);
+					       &res, &d, NULL, NULL), 0);
 	ck_assert_str_eq(out.data, "memory: expected an object, missing from the new report\n");
 	dc_buf_release(&out);
 	dc_diag_release(&d);
@@ -545,6 +627,8 @@ int main(void)
 	tcase_add_test(tc, test_read_pipe);
 	tcase_add_test(tc, test_budgets);
 	tcase_add_test(tc, test_compare_only);
+	tcase_add_test(tc, test_counts_exact);
+	tcase_add_test(tc, test_warning_config_prefix);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

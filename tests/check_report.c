@@ -547,6 +547,33 @@ START_TEST(test_finite_check_walks_objects_and_row_ends)
 }
 END_TEST
 
+/* --check's count predicate follows the field tables: a world size, a
+ * row's rank, a process group's member and a byte count are counts; a
+ * time, a rank's link (text), the groups table itself and unknown paths
+ * are not. */
+START_TEST(test_path_is_count)
+{
+	struct dc_diag d;
+	struct dc_report *r;
+	dc_diag_init(&d);
+	r = run("systems", NULL, NULL, 0, &d);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(dc_report_path_is_count(r, "topology.world_size"), 1);
+	ck_assert_int_eq(dc_report_path_is_count(r, "topology.ranks[3].rank"), 1);
+	ck_assert_int_eq(dc_report_path_is_count(r, "groups.dp[1][1]"), 1);
+	ck_assert_int_eq(dc_report_path_is_count(r, "summary.peak_bytes"), 1);
+	ck_assert_int_eq(dc_report_path_is_count(r, "seed"), 1);
+	ck_assert_int_eq(dc_report_path_is_count(r, "summary.step_time_s"), 0);
+	ck_assert_int_eq(dc_report_path_is_count(r, "groups.axes[0].link"), 0);
+	ck_assert_int_eq(dc_report_path_is_count(r, "groups.dp"), 0);
+	ck_assert_int_eq(dc_report_path_is_count(r, "topology.world_size[0]"), 0);
+	ck_assert_int_eq(dc_report_path_is_count(r, "topology.nope"), 0);
+	ck_assert_int_eq(dc_report_path_is_count(r, ""), 0);
+	dc_report_free(r);
+	dc_diag_release(&d);
+}
+END_TEST
+
 START_TEST(test_text_escapes)
 {
 	struct dc_buf b;
@@ -679,6 +706,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_nonfinite_result_is_internal_error);
 	tcase_add_test(tc, test_finite_check_walks_objects_and_row_ends);
 	tcase_add_test(tc, test_text_escapes);
+	tcase_add_test(tc, test_path_is_count);
 	tcase_add_test(tc, test_sinks_escape_names);
 	tcase_add_test(tc, test_all_keeps_ring_events_excerpted_beside_other_sections);
 	suite_add_tcase(s, tc);

@@ -2,11 +2,16 @@
  *
  * `distcalc --check expected.json` renders the report as JSON and compares
  * it with the stored file field by field:
- *   - numbers that are whole on both sides (byte counts, ranks) must be
- *     equal exactly;
+ *   - numbers that are whole on both sides, and every field the new report
+ *     types as a count (a caller's is_count: byte counts, ranks, world
+ *     sizes, batch sizes, tokens, events) or whose key names bytes or
+ *     params, must be equal exactly whatever rtol: 8.000000001 ranks is a
+ *     change, not rounding;
  *   - other numbers must agree within a relative tolerance rtol:
  *     |got - expected| <= rtol * max(|got|, |expected|);
- *   - strings, booleans and null must match exactly;
+ *   - strings, booleans and null must match exactly, except that a string
+ *     opening with its report's "config" and ": " (a warning naming the
+ *     config) is compared past that prefix on both sides;
  *   - a field present on one side only is a difference;
  *   - a stored number no report can hold is always a difference, whatever
  *     the tolerance: one that is not finite (1e400 reads as inf, and
@@ -62,6 +67,11 @@ int dc_check_compare(const char *expected, size_t expected_len, const char *expe
  * not JSON (dc_check_compare then says so). */
 int dc_check_stored_only(const char *expected, size_t expected_len, char *buf, size_t len);
 
+/* 1 when the stored report's "all" header field is true: it was written
+ * with --all, so --check shows every row too (an excerpt compared with
+ * every row would part at the first row left out). */
+int dc_check_stored_all(const char *expected, size_t expected_len);
+
 /* The largest stored report --check reads. */
 #define DC_CHECK_MAX_BYTES ((size_t)512 * 1024 * 1024)
 
@@ -85,13 +95,16 @@ char *dc_check_read_file(const char *path, size_t max, size_t *len, struct dc_di
 #define DC_CHECK_ONLY_MAX 32
 
 /* As dc_check_compare, comparing only the fields under the paths in
+ * `only` and with is_count(count_ctx, path) (NULL: none) saying which
+ * fields are counts, compared exactly (dc_report_path_is_count). Also
  * `only` (NULL: every field, exactly dc_check_compare). A path of `only`
  * that matches no field of either report is an error too: -1 with
  * "distcalc: error: '--check-only': 'PATH' matches no field of either
  * report" for each (DC_ERR_USAGE), as is an empty or too long list. */
 int dc_check_compare_only(const char *expected, size_t expected_len, const char *expected_name,
 			  const char *actual, size_t actual_len, double rtol, const char *only,
-			  struct dc_buf *out, struct dc_check_result *res, struct dc_diag *diag);
+			  struct dc_buf *out, struct dc_check_result *res, struct dc_diag *diag,
+			  int (*is_count)(const void *ctx, const char *path), const void *count_ctx);
 
 /* ---- --check against a large stored report, streamed ---- */
 
@@ -105,6 +118,8 @@ int dc_check_stream_wanted(const char *path);
 
 /* As dc_check_stored_only, reading the file `path` as a stream. */
 int dc_check_stored_only_file(const char *path, char *buf, size_t len);
+/* As dc_check_stored_all, reading the file `path` as a stream. */
+int dc_check_stored_all_file(const char *path);
 
 /* As dc_check_compare_only, with the stored report read from the file
  * `path` through a window and the new report rendered by render(render_ctx,
@@ -123,7 +138,8 @@ int dc_check_stored_only_file(const char *path, char *buf, size_t len);
 int dc_check_compare_file(const char *path, double rtol, const char *only,
 			  int (*render)(void *ctx, struct dc_buf *b), void *render_ctx,
 			  int (*tee)(void *ctx, const char *data, size_t len), void *tee_ctx, struct dc_buf *out,
-			  struct dc_check_result *res, struct dc_diag *diag);
+			  struct dc_check_result *res, struct dc_diag *diag,
+			  int (*is_count)(const void *ctx, const char *path), const void *count_ctx);
 
 /* ---- --check-max: budget assertions ---- */
 
@@ -136,6 +152,9 @@ struct dc_check_max {
 	double limit;      /* VALUE in the field's base unit */
 	int min;           /* 1: a --check-min floor (the number must not be
 			    * below limit); 0: a --check-max budget */
+	char warn[200];    /* a plain number that looks like a slip of the unit
+			    * (a time budget of 100 s or more, a byte budget
+			    * under 1 MiB): the warning to print; "" none */
 	int no_unit;       /* VALUE has a unit the key names none of: reported
 			    * by dc_check_budgets once the path is known to be a
 			    * field (a mistyped field is named first), limit 0 */
@@ -180,9 +199,10 @@ int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size
 
 /* Parses `s` as a plain decimal number: digits with an optional '.' (a
  * digit on one side at least) and an optional exponent, no sign, space,
- * hex float, inf or nan. Returns 0 with the value (a subnormal or one
- * that rounds to 0 included; strtod's ERANGE for those is no error), or
- * -1 when `s` is not one or is too large for a double. */
+ * hex float, inf or nan. Returns 0 with the value (a subnormal included;
+ * strtod's ERANGE for one is no error), -1 when `s` is not one, or -2
+ * when it is one out of range: too large for a double (the value inf), or
+ * rounding to 0 though it has a digit other than 0 (1e-400; the value 0). */
 int dc_check_parse_decimal(const char *s, double *out);
 
 #endif

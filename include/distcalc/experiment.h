@@ -42,6 +42,9 @@ struct dc_run_info {
 	 * its file, which the winner's command line repeats, and the --config
 	 * the cluster came from (NULL: the built-in default). NULL: no import */
 	const char *import_option, *import_file, *import_base;
+	/* --all: every row shown; the JSON header records it ("all": true)
+	 * so that --check compares the same rows */
+	int all_rows;
 };
 
 struct dc_experiment {

@@ -29,6 +29,12 @@ struct dc_search_result;
  * or NULL for any other report. Owned by the report. */
 const struct dc_search_result *dc_report_search(const struct dc_report *r);
 
+/* 1 when the report field at `path` (a --check path: "memory.per_rank[3].
+ * peak_bytes") is a whole count, a uint64_t the sinks print as an integer;
+ * 0 for any other field or a path the report's field tables do not hold.
+ * --check compares counts exactly whatever --rtol (docs/reliability.md). */
+int dc_report_path_is_count(const struct dc_report *r, const char *path);
+
 /* Render into `out`. Return 0, or -1 when `out` failed (allocation or a
  * streaming flush) or a table row to print holds a number that is not
  * finite (a bug: dc_report_render_error says which; what was streamed

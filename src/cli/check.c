@@ -43,6 +43,13 @@ struct cmp {
 	size_t only_len[DC_CHECK_ONLY_MAX];
 	size_t only_hits[DC_CHECK_ONLY_MAX];
 	size_t nonly;
+	/* the new report's count fields (NULL: none but by key) */
+	int (*is_count)(const void *ctx, const char *path);
+	const void *count_ctx;
+	/* each report's "config" header, once read: a warning opening with
+	 * it is compared past it */
+	char config[2][512];
+	int has_config[2];
 };
 
 /* Is `path` the path `q` (q_len bytes) or under it, at a component
@@ -165,6 +172,30 @@ static void diff(struct cmp *c, const cJSON *e, const cJSON *a)
 	dc_buf_release(&line);
 }
 
+/* `s` past "CONFIG: " when it opens with side `side`'s config header (a
+ * warning the loader prefixed with the config's path: the path is not a
+ * budget, as the "config" field itself is not compared); else `s`. Only
+ * when both sides' headers were read. */
+static const char *past_config(const struct cmp *c, int side, const char *s)
+{
+	size_t n;
+	if (!c->has_config[0] || !c->has_config[1])
+		return s;
+	n = strlen(c->config[side]);
+	if (n && strncmp(s, c->config[side], n) == 0 && s[n] == ':' && s[n + 1] == ' ')
+		return s + n + 2;
+	return s;
+}
+
+/* Keeps side `side`'s "config" header string (top level). */
+static void keep_config(struct cmp *c, int side, const cJSON *v)
+{
+	if (cJSON_IsString(v) && strlen(v->valuestring) < sizeof(c->config[side])) {
+		memcpy(c->config[side], v->valuestring, strlen(v->valuestring) + 1);
+		c->has_config[side] = 1;
+	}
+}
+
 static void compare(struct cmp *c, const cJSON *e, const cJSON *a);
 
 static void with_path(struct cmp *c, const char *key, long index, const cJSON *e, const cJSON *a)
@@ -174,6 +205,10 @@ static void with_path(struct cmp *c, const char *key, long index, const cJSON *e
 		snprintf(c->path + len, sizeof(c->path) - len, "%s%s", len ? "." : "", key);
 	else
 		snprintf(c->path + len, sizeof(c->path) - len, "[%ld]", index);
+	if (strcmp(c->path, "config") == 0) {
+		keep_config(c, 0, e);
+		keep_config(c, 1, a);
+	}
 	if (!ignored(c->path)) {
 		int want = wanted(c, !e || !a);
 		/* above a listed path only containers are walked into; a field
@@ -215,10 +250,12 @@ static void compare(struct cmp *c, const cJSON *e, const cJSON *a)
 		if (absurd(c->path, ev) || !isfinite(av)) {
 			/* inf > inf is false: never let a tolerance pass these */
 			diff(c, e, a);
-		} else if ((whole(ev) && whole(av)) || integer_field(c->path)) {
-			/* a whole number on both sides, or a field whose key names
-			 * a count (bytes, parameters), is exact whatever --rtol:
-			 * 30.5 bytes more is a change, not rounding */
+		} else if ((whole(ev) && whole(av)) || integer_field(c->path) ||
+			   (c->is_count && c->is_count(c->count_ctx, c->path))) {
+			/* a whole number on both sides, or a field the report
+			 * types as a count or whose key names one (bytes,
+			 * parameters), is exact whatever --rtol: 30.5 bytes or
+			 * 8.000000001 ranks is a change, not rounding */
 			if (ev != av)
 				diff(c, e, a);
 		} else if (fabs(av - ev) > c->rtol * fmax(fabs(av), fabs(ev))) {
@@ -227,7 +264,7 @@ static void compare(struct cmp *c, const cJSON *e, const cJSON *a)
 		return;
 	}
 	if (cJSON_IsString(e) && cJSON_IsString(a)) {
-		if (strcmp(e->valuestring, a->valuestring) != 0)
+		if (strcmp(past_config(c, 0, e->valuestring), past_config(c, 1, a->valuestring)) != 0)
 			diff(c, e, a);
 		return;
 	}
@@ -720,7 +757,12 @@ static void s_member(struct cmp *c, struct sp *s, const char *key, long index, c
 		snprintf(c->path + len, sizeof(c->path) - len, "%s%s", len ? "." : "", key);
 	else
 		snprintf(c->path + len, sizeof(c->path) - len, "[%ld]", index);
-	if (ignored(c->path)) {
+	if (strcmp(c->path, "config") == 0 && sp_peek(s) == '"') {
+		cJSON *a = sp_leaf(s, text);
+		keep_config(c, 0, e);
+		keep_config(c, 1, a);
+		cJSON_Delete(a);
+	} else if (ignored(c->path)) {
 		sp_skip(s);
 	} else {
 		int want = wanted(c, !e);
@@ -796,7 +838,8 @@ static void s_compare(struct cmp *c, struct sp *s, cJSON *e, struct dc_buf *text
 
 int dc_check_compare_only(const char *expected, size_t expected_len, const char *expected_name,
 			  const char *actual, size_t actual_len, double rtol, const char *only,
-			  struct dc_buf *out, struct dc_check_result *res, struct dc_diag *diag)
+			  struct dc_buf *out, struct dc_check_result *res, struct dc_diag *diag,
+			  int (*is_count)(const void *ctx, const char *path), const void *count_ctx)
 {
 	cJSON *e;
 	struct cmp c;
@@ -811,6 +854,8 @@ int dc_check_compare_only(const char *expected, size_t expected_len, const char 
 	c.rtol = rtol;
 	c.out = out;
 	c.res = res;
+	c.is_count = is_count;
+	c.count_ctx = count_ctx;
 	{
 		struct sp sp = {actual, actual + actual_len, 0};
 		struct dc_buf text;
@@ -845,7 +890,15 @@ int dc_check_compare(const char *expected, size_t expected_len, const char *expe
 		     struct dc_check_result *res, struct dc_diag *diag)
 {
 	return dc_check_compare_only(expected, expected_len, expected_name, actual, actual_len, rtol, NULL, out,
-				     res, diag);
+				     res, diag, NULL, NULL);
+}
+
+int dc_check_stored_all(const char *expected, size_t expected_len)
+{
+	cJSON *e = cJSON_ParseWithLength(expected, expected_len);
+	int all = e && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "all"));
+	cJSON_Delete(e);
+	return all;
 }
 
 int dc_check_stored_only(const char *expected, size_t expected_len, char *buf, size_t len)
@@ -954,11 +1007,18 @@ int dc_check_parse_decimal(const char *s, double *out)
 	}
 	if (*v != '\0')
 		return -1;
-	/* strtod sets ERANGE for a subnormal result too: only the value counts */
+	/* strtod sets ERANGE for a subnormal result too: only the value
+	 * counts. A decimal that overflows, or underflows to 0 though it has
+	 * a digit other than 0, is -2: a number out of range, not one
+	 * missing its unit */
 	x = strtod(s, NULL);
-	if (!isfinite(x))
-		return -1;
 	*out = x;
+	if (!isfinite(x))
+		return -2;
+	if (x == 0)
+		for (v = s; *v && *v != 'e' && *v != 'E'; v++)
+			if (*v >= '1' && *v <= '9')
+				return -2;
 	return 0;
 }
 
@@ -1003,8 +1063,41 @@ int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_
 		return -1;
 	}
 	path[eq - arg] = '\0';
+	m->warn[0] = '\0';
 	if (dc_check_parse_decimal(eq + 1, &limit) == 0) {
 		ok = 1;
+		switch (budget_unit(path)) {
+		case BUDGET_BYTES:
+			/* as a config's plain byte counts: none of the report's
+			 * byte fields is a count of bytes that small, nor a
+			 * whole number above 2^53 */
+			if (limit >= 9007199254740992.0) {
+				/* 2^53 + 1 reads as 2^53: refused at 2^53 itself */
+				snprintf(why, sizeof(why), "'%s' is 2^53 bytes or more, above any byte count distcalc writes",
+					 eq + 1);
+				ok = 0;
+			} else if (limit > 0 && limit < 1048576.0) {
+				snprintf(m->warn, sizeof(m->warn),
+					 "'%s': %s is in bytes (a plain number is bytes); if you meant %s GiB, write '%sGiB'",
+					 path, eq + 1, eq + 1, eq + 1);
+			}
+			break;
+		case BUDGET_TIME:
+			/* a plain number is seconds: 100 of them for one step's
+			 * figure is the slip of writing milliseconds */
+			if (limit >= 100)
+				snprintf(m->warn, sizeof(m->warn),
+					 "'%s': %s is in seconds (a plain number is seconds); if you meant %s ms, write '%s ms'",
+					 path, eq + 1, eq + 1, eq + 1);
+			break;
+		default:
+			break;
+		}
+	} else if (dc_check_parse_decimal(eq + 1, &limit) == -2) {
+		snprintf(why, sizeof(why), "'%s' is out of range: %s", eq + 1,
+			 strchr(eq + 1, '-') ? "it rounds to 0 (the exponent is too small)"
+					     : "it is too large for a number (the exponent is too large)");
+		ok = 0;
 	} else {
 		switch (budget_unit(path)) {
 		case BUDGET_BYTES:
@@ -1254,6 +1347,10 @@ static void t_member(struct cmp *c, const char *key, long index, cJSON *e, const
 		snprintf(c->path + len, sizeof(c->path) - len, "%s%s", len ? "." : "", key);
 	else
 		snprintf(c->path + len, sizeof(c->path) - len, "[%ld]", index);
+	if (strcmp(c->path, "config") == 0) {
+		keep_config(c, 0, e);
+		keep_config(c, 1, a);
+	}
 	if (!ignored(c->path)) {
 		int want = wanted(c, !e);
 		if (want == 1 || (want == 2 && (!e || cJSON_IsObject(e) || cJSON_IsArray(e))))
@@ -1410,7 +1507,17 @@ static void l_member(struct lock *l, const char *key, long index, int top)
 					l->why = l->why_buf;
 				}
 			}
-	if (ignored(c->path)) {
+	if (strcmp(c->path, "config") == 0 && sp_peek(l->e) == '"' && sp_peek(l->a) == '"') {
+		cJSON *e = sp_leaf(l->e, &l->text), *a = e ? sp_leaf(l->a, &l->text) : NULL;
+		if (e && a) {
+			keep_config(c, 0, e);
+			keep_config(c, 1, a);
+		} else if (!l->e->bad && !l->a->bad) {
+			l->oom = 1;
+		}
+		cJSON_Delete(e);
+		cJSON_Delete(a);
+	} else if (ignored(c->path)) {
 		sp_skip(l->e);
 		sp_skip(l->a);
 	} else {
@@ -1559,12 +1666,15 @@ int dc_check_stream_wanted(const char *path)
 	       (uint64_t)st.st_size <= DC_CHECK_MAX_BYTES;
 }
 
-int dc_check_stored_only_file(const char *path, char *buf, size_t len)
+/* The stored report's "only" (into buf, 1 when found) and "all" (*all)
+ * header fields, the file read as a stream up to the first section. */
+static int stored_header_file(const char *path, char *buf, size_t len, int *all)
 {
 	struct file_src f = {open(path, O_RDONLY), 0};
 	struct sp s;
 	struct dc_buf key, val;
 	int found = 0;
+	*all = 0;
 	if (f.fd < 0)
 		return 0;
 	if (sp_stream(&s, file_read, &f) != 0) {
@@ -1587,7 +1697,13 @@ int dc_check_stored_only_file(const char *path, char *buf, size_t len)
 					memcpy(buf, val.data, val.len + 1);
 					found = 1;
 				}
-				break;
+				continue;
+			}
+			if (strcmp(key.data, "all") == 0 && sp_peek(&s) == 't') {
+				sp_need(&s, 4);
+				*all = s.end - s.p >= 4 && memcmp(s.p, "true", 4) == 0;
+			} else if (sp_peek(&s) == '{') {
+				break; /* a section: the header fields come before them */
 			}
 			sp_skip(&s);
 		} while (!s.bad && sp_eat(&s, ','));
@@ -1599,10 +1715,25 @@ int dc_check_stored_only_file(const char *path, char *buf, size_t len)
 	return found;
 }
 
+int dc_check_stored_only_file(const char *path, char *buf, size_t len)
+{
+	int all;
+	return stored_header_file(path, buf, len, &all);
+}
+
+int dc_check_stored_all_file(const char *path)
+{
+	char buf[8];
+	int all;
+	stored_header_file(path, buf, sizeof(buf), &all);
+	return all;
+}
+
 int dc_check_compare_file(const char *path, double rtol, const char *only,
 			  int (*render)(void *ctx, struct dc_buf *b), void *render_ctx,
 			  int (*tee)(void *ctx, const char *data, size_t len), void *tee_ctx, struct dc_buf *out,
-			  struct dc_check_result *res, struct dc_diag *diag)
+			  struct dc_check_result *res, struct dc_diag *diag,
+			  int (*is_count)(const void *ctx, const char *path), const void *count_ctx)
 {
 	struct file_src f = {-1, 0};
 	struct chan ch;
@@ -1623,6 +1754,8 @@ int dc_check_compare_file(const char *path, double rtol, const char *only,
 		return -1;
 	c.rtol = rtol;
 	c.out = out;
+	c.is_count = is_count;
+	c.count_ctx = count_ctx;
 	c.res = res;
 	if ((f.fd = open(path, O_RDONLY)) < 0) {
 		dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '--check': cannot open '%s': %s", path, strerror(errno));
@@ -1731,6 +1864,12 @@ struct bs_budget {
 	size_t near_depth; /* the deepest object on the path whose members were candidates (+1) */
 	size_t near_d;
 	char near[512];
+	/* a path through an array's row (A[i]...): the array's length as
+	 * printed, and the rows its excerpt left out (A_omitted) when row i
+	 * is not at position i */
+	uint64_t arr_len;
+	int arr_seen;
+	double left_out;
 };
 
 struct bs_frame {
@@ -1820,8 +1959,41 @@ static int bs_value_path(struct dc_budget_stream *s)
 	return 0;
 }
 
+/* The row index of `bp` when it goes through the array `arr` (arr_len
+ * bytes): "ARR[I]..."; else -1. */
+static long long bs_row(const char *bp, const char *arr, size_t arr_len)
+{
+	char *e;
+	unsigned long long i;
+	if (strncmp(bp, arr, arr_len) != 0 || bp[arr_len] != '[' || bp[arr_len + 1] < '0' || bp[arr_len + 1] > '9')
+		return -1;
+	errno = 0;
+	i = strtoull(bp + arr_len + 1, &e, 10);
+	return errno || *e != ']' || i > (unsigned long long)1 << 62 ? -1 : (long long)i;
+}
+
+/* A leaf or a closed container at s->path: the budgets whose path it is
+ * take it. An array closing is also the length of the rows a budget
+ * indexes, and a number at "A_omitted" after it says the array was an
+ * excerpt: a row the excerpt's tail holds is not at its own index. */
 static void bs_leaf(struct dc_budget_stream *s, int is_num, double v, const char *holds)
 {
+	size_t n = strlen(s->path);
+	unsigned long long len;
+	if (!is_num && sscanf(holds, "an array of %llu", &len) == 1)
+		for (size_t i = 0; i < s->n; i++)
+			if (bs_row(s->m[i].path, s->path, n) >= 0) {
+				s->b[i].arr_len = len;
+				s->b[i].arr_seen = 1;
+			}
+	if (is_num && v > 0 && n > 8 && strcmp(s->path + n - 8, "_omitted") == 0)
+		for (size_t i = 0; i < s->n; i++) {
+			long long row = bs_row(s->m[i].path, s->path, n - 8);
+			/* the excerpt shows rows [0, len/2) and the last len - len/2
+			 * (dc_excerpt_bounds_max) */
+			if (row >= 0 && s->b[i].arr_seen && (uint64_t)row >= s->b[i].arr_len / 2)
+				s->b[i].left_out = v;
+		}
 	for (size_t i = 0; i < s->n; i++)
 		if (!s->b[i].found && strcmp(s->m[i].path, s->path) == 0) {
 			s->b[i].found = 1;
@@ -2009,6 +2181,16 @@ int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size
 		const struct bs_budget *b = &s->b[i];
 		const char *opt = m->min ? "--check-min" : "--check-max";
 		char vt[64], lt[64];
+		if (b->left_out > 0) {
+			/* the report printed an excerpt: the row asked for is left
+			 * out or sits at another index; never compare another row */
+			dc_diag_error(diag, DC_ERR_USAGE,
+				      "distcalc: error: '%s': '%s': the report shows an excerpt of that table (%.0f rows left "
+				      "out), so the row is not at its index; add --all to check any row",
+				      opt, m->path, b->left_out);
+			rc = -1;
+			continue;
+		}
 		if (!b->found || !b->is_num) {
 			if (b->found)
 				dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '%s': '%s': not a number in the report, it holds %s",

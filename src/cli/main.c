@@ -859,6 +859,12 @@ struct render_json {
 	const struct dc_render_opts *ro;
 };
 
+/* --check: the new report's count fields compare exactly (check.h) */
+static int report_is_count(const void *ctx, const char *path)
+{
+	return dc_report_path_is_count(ctx, path);
+}
+
 static int render_json_cb(void *ctx, struct dc_buf *b)
 {
 	struct render_json *rj = ctx;
@@ -914,7 +920,7 @@ static int check(struct dc_report *report, const struct dc_options *o, const str
 			goto out;
 		}
 		if (dc_check_compare_file(o->check, o->rtol, o->check_only, render_json_cb, &rj,
-					  bs ? dc_budget_stream_feed : NULL, bs, &lines, &res, &d) != 0) {
+					  bs ? dc_budget_stream_feed : NULL, bs, &lines, &res, &d, report_is_count, report) != 0) {
 			if (bs) { /* frees the stream; the compare's error is the one */
 				struct dc_diag scratch;
 				dc_diag_init(&scratch);
@@ -943,7 +949,7 @@ static int check(struct dc_report *report, const struct dc_options *o, const str
 		render_failed(report);
 		rc = EXIT_INTERNAL;
 	} else if ((o->check && dc_check_compare_only(expected, len, o->check, json.data, json.len, o->rtol,
-						      o->check_only, &lines, &res, &d) != 0) ||
+						      o->check_only, &lines, &res, &d, report_is_count, report) != 0) ||
 		   (o->nmaxes && dc_check_budgets(json.data, json.len, o->maxes, o->nmaxes, &lines, &exceeded, &d) != 0)) {
 		print_diag(&d, 0);
 		rc = exit_for(d.status);
@@ -1292,6 +1298,12 @@ int main(int argc, char **argv)
 		rc = print_version();
 		goto done;
 	}
+	/* a budget's plain number that reads like a slip of its unit: on
+	 * stderr, never in the report (a --check of it would move) */
+	for (size_t i = 0; i < o.nmaxes; i++)
+		if (o.maxes[i].warn[0])
+			fprintf(stderr, "distcalc: warning: '%s': %s\n", o.maxes[i].min ? "--check-min" : "--check-max",
+				o.maxes[i].warn);
 	if (o.action == DC_OPTIONS_LIST_MODELS) {
 		rc = list_models();
 		goto done;
@@ -1381,6 +1393,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "distcalc: check '%s': it holds --only %s; comparing those sections\n",
 				o.check, stored_only);
 		}
+		if (!o.all_rows && dc_check_stored_all_file(o.check)) {
+			o.all_rows = 1;
+			fprintf(stderr, "distcalc: check '%s': it holds every row (--all); comparing every row\n", o.check);
+		}
 	} else if (o.check) {
 		size_t before = diag.count;
 		if (!(expected = dc_check_read_file(o.check, DC_CHECK_MAX_BYTES, &expected_len, &diag))) {
@@ -1394,7 +1410,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "distcalc: check '%s': it holds --only %s; comparing those sections\n",
 				o.check, stored_only);
 		}
+		if (!o.all_rows && dc_check_stored_all(expected, expected_len)) {
+			o.all_rows = 1;
+			fprintf(stderr, "distcalc: check '%s': it holds every row (--all); comparing every row\n", o.check);
+		}
 	}
+	info.all_rows = o.all_rows;
 	info.jobs = o.jobs;
 	if (o.import) {
 		info.import_option = dc_import_option((enum dc_import_format)o.import_format);

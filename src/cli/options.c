@@ -195,9 +195,11 @@ static int apply_check(struct dc_options *o, const char *v, struct dc_diag *d)
 
 static int apply_rtol(struct dc_options *o, const char *v, struct dc_diag *d)
 {
-	double x;
-	/* a subnormal (1e-310) is fine: strtod's ERANGE for it is no error */
-	if (dc_check_parse_decimal(v, &x) != 0 || x > 1)
+	double x = 0;
+	/* a subnormal (1e-310) is fine: strtod's ERANGE for it is no error;
+	 * a tolerance that rounds to 0 (1e-400) is 0, exact comparison */
+	int r = dc_check_parse_decimal(v, &x);
+	if (r == -1 || !(x <= 1))
 		return usage(d, "'--rtol': expected a number from 0 to 1, got '%s'", v);
 	o->rtol = x;
 	o->rtol_set = 1;

@@ -111,6 +111,11 @@ static int has_only(const void *base)
 	return ((const struct dc_header_view *)base)->only != NULL;
 }
 
+static int has_all(const void *base)
+{
+	return ((const struct dc_header_view *)base)->all_rows;
+}
+
 static uint64_t warning_count(const void *base)
 {
 	return ((const struct dc_header_view *)base)->report->nwarnings;
@@ -131,6 +136,8 @@ const struct dc_field dc_header_fields[] = {
 	{"seed", "seed", DC_U_NONE, DC_FT_U64, HV(seed)},
 	/* what --only chose, in report order: --check applies it again */
 	{"only", "sections (--only)", DC_U_NONE, DC_FT_STR, HV(only), .shown = has_only},
+	/* --all: --check shows every row again (docs/reliability.md) */
+	{"all", "every row (--all)", DC_U_NONE, DC_FT_BOOL, HV(all_rows), .shown = has_all},
 };
 const size_t dc_header_nfields = sizeof(dc_header_fields) / sizeof(dc_header_fields[0]);
 
@@ -332,6 +339,7 @@ static int build_views(struct dc_report *r)
 	h->config = r->config_name;
 	h->seed = r->info.seed;
 	h->only = r->only ? r->only_text : NULL;
+	h->all_rows = r->info.all_rows;
 	for (size_t i = 0; i < dc_header_nfields; i++)
 		r->root_f[k++] = dc_header_fields[i];
 	r->nheader = k;

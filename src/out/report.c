@@ -95,6 +95,39 @@ const struct dc_fields *dc_report_fields_shown(struct dc_report *r, const void *
 	return &r->secs;
 }
 
+int dc_report_path_is_count(const struct dc_report *r, const char *path)
+{
+	const struct dc_fields *fs = &r->root;
+	const struct dc_field *f = NULL;
+	const char *p = path;
+
+	for (;;) {
+		size_t n = strcspn(p, ".[");
+		f = NULL;
+		for (size_t i = 0; i < fs->n && !f; i++)
+			if (fs->f[i].key && strlen(fs->f[i].key) == n && strncmp(fs->f[i].key, p, n) == 0)
+				f = &fs->f[i];
+		if (!f || n == 0)
+			return 0;
+		p += n;
+		/* a table's row index, a list's index and its member's */
+		while (*p == '[') {
+			p += strcspn(p, "]");
+			if (*p != ']' || (f->type != DC_FT_ROWS && f->type != DC_FT_LISTS))
+				return 0;
+			p++;
+		}
+		if (*p == '\0')
+			break;
+		if (*p != '.' || (f->type != DC_FT_OBJECT && f->type != DC_FT_ROWS) || !f->sub)
+			return 0;
+		fs = f->sub;
+		p++;
+	}
+	/* a count field, or a process group's member (a rank) */
+	return f->type == DC_FT_U64 || (f->type == DC_FT_LISTS && p > path && p[-1] == ']');
+}
+
 int dc_report_only_table(struct dc_report *r, const struct dc_fields *fs, const char *rest,
 			 const struct dc_fields **sub)
 {

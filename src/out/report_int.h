@@ -87,6 +87,7 @@ struct dc_header_view {
 	const struct dc_report *report; /* its warnings, read when the report is written */
 	const char *version, *experiment, *config, *only;
 	uint64_t seed;
+	int all_rows; /* --all */
 };
 extern const struct dc_field dc_header_fields[];
 extern const size_t dc_header_nfields;

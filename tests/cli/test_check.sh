@@ -41,7 +41,8 @@ else
 	echo "skip: the binary does not start under a 256 MiB address-space limit"
 fi
 
-# 1c. a 21 MB budget (a 256-rank ring, every event: 1,045,266 fields)
+# 1c. a 21 MB budget (a 256-rank ring, every event: 1,045,266 fields and
+# the header's "all")
 # checks under a 256 MiB address-space limit: the new report is streamed
 # against the stored tree, which is freed as it is matched (two parsed
 # trees needed 312 MB of memory for it)
@@ -52,7 +53,7 @@ if (ulimit -v 262144 && "$bin" --version) >/dev/null 2>&1; then
 	# shellcheck disable=SC2086
 	(ulimit -v 262144 && exec "$bin" --config "$cfg" $big --check big.json) >out.txt 2>err.txt ||
 		fail "a 21 MB budget under a 256 MiB limit: $(cat err.txt)"
-	grep -q "1045266 fields compared, 0 moved" err.txt || fail "big budget: $(cat err.txt)"
+	grep -q "1045267 fields compared, 0 moved" err.txt || fail "big budget: $(cat err.txt)"
 	rm -f big.json
 fi
 
@@ -164,6 +165,75 @@ expect 2 "check only, no such path" "$bin" --config "$cfg" --seed 7 --check budg
 grep -qx "distcalc: error: '--check-only': 'ring.nope' matches no field of either report" err.txt ||
 	fail "check only, no such path: $(cat err.txt)"
 expect 2 "check only without check" "$bin" --config "$cfg" --check-only ring
+
+# 10. counts compare exactly whatever --rtol: the report types world_size as
+# a whole count, so 8.000000001 stored is a move even at --rtol 0.01
+expect 0 "counts: write" "$bin" --config "$cfg" --format json --output counts.json
+sed 's/"world_size": 8,/"world_size": 8.000000001,/' counts.json >counts-frac.json
+grep -q '"world_size": 8.000000001,' counts-frac.json || fail "counts: the edit did not take"
+expect 6 "counts: a fractional world size" "$bin" --config "$cfg" --check counts-frac.json --rtol 0.01
+grep -qx "topology.world_size: expected 8.000000001, got 8 (change -1.25e-08%)" out.txt ||
+	fail "counts: stdout: $(cat out.txt)"
+# a time is no count: the same relative change passes at that tolerance
+sed 's/"step_time_s": \([0-9.]*\),/"step_time_s": \1000001,/' counts.json >counts-time.json
+expect 0 "counts: a time within rtol" "$bin" --config "$cfg" --check counts-time.json --rtol 0.01
+
+# 11. a warning naming the config is compared past the config's path, as
+# "config" itself is not compared: ./configs/systems.json checks against a
+# report written with configs/systems.json (and from another directory)
+mkdir -p w/configs && cp "$cfg" w/configs/systems.json
+(cd w && "$bin" --config configs/systems.json --set cluster.system=dgx-h100 --only summary --format json \
+	--output ../warn.json 2>/dev/null) || fail "warnings: cannot write"
+grep -q '"configs/systems.json: ' warn.json || fail "warnings: the stored report names no config in a warning"
+expect 0 "warnings: another spelling of the config" "$bin" --config "$cfg" --set cluster.system=dgx-h100 --check warn.json
+grep -q "0 moved" err.txt || fail "warnings: $(cat err.txt)"
+# the rest of the warning is still compared
+expect 6 "warnings: another warning" "$bin" --config "$cfg" --set cluster.system=dgx-h100 \
+	--set cluster.intra_node.latency=6us --check warn.json
+
+# 12. a report written with --all records it, and --check without --all
+# shows every row again (it compared an excerpt with every row: 280 moved)
+expect 0 "all: write" "$bin" --config "$cfg" --set cluster.num_nodes=16 --set parallel.dp=auto --all --format json \
+	--output all.json
+grep -q '^  "all": true,$' all.json || fail "all: the header does not record --all"
+expect 0 "all: check without --all" "$bin" --config "$cfg" --set cluster.num_nodes=16 --set parallel.dp=auto \
+	--check all.json
+grep -q "it holds every row (--all); comparing every row" err.txt || fail "all: no note: $(cat err.txt)"
+grep -q " 0 moved" err.txt || fail "all: $(cat err.txt)"
+expect 0 "all: an excerpt has no all" "$bin" --config "$cfg" --set cluster.num_nodes=16 --set parallel.dp=auto \
+	--format json --output excerpt.json
+grep -q '"all"' excerpt.json && fail "all: an excerpt says all"
+
+# 13. a budget through a table's row is that row or an error: the excerpt of
+# 64 ranks shows ranks 0-15 and 48-63, so position 20 is rank 52
+expect 2 "row budget: left out" "$bin" --config "$cfg" --set cluster.num_nodes=16 --set parallel.dp=auto \
+	--check-max 'topology.ranks[20].rank=20'
+grep -qx "distcalc: error: '--check-max': 'topology.ranks\[20\].rank': the report shows an excerpt of that table (32 rows left out), so the row is not at its index; add --all to check any row" err.txt ||
+	fail "row budget: left out: $(cat err.txt)"
+expect 0 "row budget: in the head" "$bin" --config "$cfg" --set cluster.num_nodes=16 --set parallel.dp=auto \
+	--check-max 'topology.ranks[15].rank=15'
+expect 0 "row budget: --all" "$bin" --config "$cfg" --set cluster.num_nodes=16 --set parallel.dp=auto --all \
+	--check-max 'topology.ranks[20].rank=20'
+expect 6 "row budget: --all, the row's own value" "$bin" --config "$cfg" --set cluster.num_nodes=16 \
+	--set parallel.dp=auto --all --check-max 'topology.ranks[20].rank=19'
+[ "$(cat out.txt)" = "topology.ranks[20].rank: 20 exceeds the budget 19" ] || fail "row budget: $(cat out.txt)"
+
+# 14. budget numbers: a plain number that reads like a slip of the unit
+# warns; one out of range is an error saying so, not "missing unit"
+expect 0 "budget: 500 plain seconds" "$bin" --config "$cfg" --check-max summary.comm_time_s=500
+grep -qx "distcalc: warning: '--check-max': 'summary.comm_time_s': 500 is in seconds (a plain number is seconds); if you meant 500 ms, write '500 ms'" err.txt ||
+	fail "budget: 500 plain seconds: $(cat err.txt)"
+expect 0 "budget: 3 plain seconds" "$bin" --config "$cfg" --check-max summary.step_time_s=3
+grep -q warning err.txt && fail "budget: 3 s warned: $(cat err.txt)"
+expect 6 "budget: 80 plain bytes" "$bin" --config "$cfg" --check-max summary.peak_bytes=80
+grep -q "80 is in bytes (a plain number is bytes); if you meant 80 GiB, write '80GiB'" err.txt ||
+	fail "budget: 80 plain bytes: $(cat err.txt)"
+expect 2 "budget: 1e400" "$bin" --config "$cfg" --check-max summary.peak_bytes=1e400
+grep -q "'1e400' is out of range: it is too large for a number" err.txt || fail "budget: 1e400: $(cat err.txt)"
+expect 2 "budget: 1e-400" "$bin" --config "$cfg" --check-max summary.comm_time_s=1e-400
+grep -q "'1e-400' is out of range: it rounds to 0" err.txt || fail "budget: 1e-400: $(cat err.txt)"
+expect 2 "budget: 2^53 + 1 bytes" "$bin" --config "$cfg" --check-max summary.peak_bytes=9007199254740993
+grep -q "is 2^53 bytes or more" err.txt || fail "budget: 2^53 + 1: $(cat err.txt)"
 
 if [ "$fails" = 0 ]; then
 	echo "ok: --check"

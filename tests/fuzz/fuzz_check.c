@@ -115,7 +115,7 @@ static void compare_streamed(const char *exp, size_t elen, const char *act, size
 	dc_buf_init(&o1);
 	dc_buf_init(&o2);
 	rc1 = dc_check_compare(exp, elen, path, act, alen, 1e-9, &o1, &r1, &d1);
-	rc2 = dc_check_compare_file(path, 1e-9, NULL, render_text, &t, NULL, NULL, &o2, &r2, &d2);
+	rc2 = dc_check_compare_file(path, 1e-9, NULL, render_text, &t, NULL, NULL, &o2, &r2, &d2, NULL, NULL);
 	if (rc2 != 0 && d2.errors == 0)
 		abort(); /* a refusal says why */
 	if ((rc1 == 0) != (rc2 == 0))
