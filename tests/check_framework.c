@@ -340,37 +340,52 @@ END_TEST
 /* What the tiles cost (compute.h tp_tiled_*): the same layer (T = 16,384
  * tokens, tp 8: tiles of 2,048 rows) on the H100's 132 SMs at P e_mm =
  * 989e12 x 0.8067 x 0.9242 = 737.4 TFLOP/s, t0_mm = 1.024e9 / (312e12 x
- * 0.7456) = 4.402 us, all compute-bound. A GEMM of m x n output: the tile
- * shape doing most (docs/compute-model.md, "Waves of tiles"):
- *   q, k, v [16384 x 768]: 384 tiles of 256 x 128, 3 waves (396), q =
- *     0.9697: 103.08 GFLOP -> 148.566 us; a tile [2048 x 768]: 48 of 256 x
- *     128 in one wave (q 0.364), but 96 of 128 x 128 at 0.75 (q 0.5455):
- *     12.885 GFLOP -> 36.438 us; 8 of them 291.507 us
- *   o [16384 x 4096] 2048 tiles, q 0.9697: 100.511 us; a tile 256 of
- *     256 x 128 (q 0.9697): 16.416 us
+ * 0.7456) = 4.402 us, all compute-bound. A GEMM of m x n output over k:
+ * the tile shape doing most, its waves whole or, for a tail under half a
+ * wave, stream-K over k-tiles of 64 (docs/compute-model.md, "Waves of
+ * tiles", "Stream-K on Hopper"); every shape below takes 256 x 128 tiles:
+ *   q, k, v [16384 x 768]: 384 tiles, 3 waves (396), q = 0.9697:
+ *     103.08 GFLOP -> 148.566 us; a tile [2048 x 768]: 48 tiles, a wave
+ *     under half full, stream-K: 48 x 64 k-tiles over 132 units, 24 each,
+ *     0.375 tile-times, q = 48 / (132 x 0.375) = 0.9697: 22.423 us
+ *   o [16384 x 4096] (k 512) 2048 tiles, q 0.9697: 100.511 us; a tile 256
+ *     tiles, 2 whole waves' worth (tail 124, over half: data-parallel),
+ *     16.416 us
  *   fc1 [16384 x 3584] 1792 tiles (q 0.9697): 677.165 us; a tile 224
- *     tiles, 2 waves (q 0.8485): 100.511 us
+ *     tiles, tail 92, data-parallel, 2 waves (q 0.8485): 100.511 us
  *   fc2 [16384 x 4096] (k 1792): 340.783 us; a tile 46.450 us
- * forward: 8 (36.438 + 16.416 + 100.511 + 46.450) - (148.566 + 100.511 +
- * 677.165 + 340.783) = 331.495 us. Backward, the input gradients, output
- * and inner sizes swapped: q, k, v's [2048 x 4096] tiles at q 0.9697,
- * 22.423 us; o's [2048 x 512] 128 tiles of 128 x 64 (q 0.4848), 28.429 us;
- * fc1's [2048 x 4096] 88.497 us; fc2's [2048 x 1792] 112 tiles (q 0.8485)
- * 52.457 us; the whole ones as forward: 8 x 191.806 - 1267.025 = 267.423
- * us. torch's two ReduceScatter reductions each way read 16,384 x 4,096
- * x 2 B and write an eighth of it: 150,994,944 B / 2.3785e12 + 1.570 us =
- * 65.053 us: torchtitan 461.602 and 397.529 us.
+ * torchtitan forward: 8 x 22.423 - 148.566 = 30.818, 8 x 16.416 -
+ * 100.511 = 30.817, 8 x 100.511 - 677.165 = 126.923, 8 x 46.450 -
+ * 340.783 = 30.817. Backward, the input gradients, output and inner sizes
+ * swapped: q, k, v's [2048 x 4096] (k 768) tiles at q 0.9697, 22.423 us
+ * (30.818); o's [2048 x 512] (k 4096) 32 tiles, stream-K, 16 k-tiles a
+ * unit, q 0.9697, 16.416 us (30.817); fc1's [2048 x 4096] (k 3584)
+ * 88.497 us against 677.165 (30.811); fc2's [2048 x 1792] 112 tiles, tail
+ * 112, data-parallel (q 0.8485) 52.457 us against 340.783 (78.873).
+ * torch's two ReduceScatter reductions each way read 16,384 x 4,096 x 2 B
+ * and write an eighth of it: 150,994,944 B / 2.3785e12 + 1.570 us =
+ * 65.053 us: torchtitan 349.475 and 301.420 us.
  * Megatron (Transformer Engine's defaults): q, k, v and fc1 forward and
- * the input gradients of o and fc2 in 8 tiles as above (142.942 +
- * 126.924, 126.924 + 78.869 us); o and fc2 forward in 4 splits of 4,096
- * rows on the 116 SMs the ReduceScatter's 16 leave, at 116 / 132 of the
- * peak: o's 512 tiles of 256 x 128 in 5 waves of 116 (q 0.8828),
- * 34.436 us, 4 x 34.436 - 100.511 = 37.234; fc2 4 x 109.521 - 340.783 =
- * 97.302; forward 404.401 us. The input gradients of q, k, v and fc1
- * whole on 116 SMs ("bulk"): 2048 tiles in 18 waves (q 0.9808) at 116 /
- * 132 of the peak, 166.586 - 148.566 = 18.020 and 761.260 - 677.165 =
- * 84.095 us; their weight gradients take as long on 116 SMs as on 132
- * (96 and 448 tiles: 1 and 4 waves either way); backward 307.909 us. */
+ * the input gradients of o and fc2 in 8 tiles as above (30.818 + 126.923,
+ * 30.817 + 78.873 us); o and fc2 forward in 4 splits of 4,096 rows on
+ * the 116 SMs the ReduceScatter's 16 leave, at 116 / 132 of the peak:
+ * o's 512 tiles in 5 waves of 116 (tail 48 of 116, k 512: 8 k-tiles, too
+ * few to split: data-parallel, q 0.8828), 34.436 us, 4 x 34.436 -
+ * 100.511 = 37.233; fc2's 512 tiles (k 1792: 28 k-tiles) stream-K: 3
+ * data-parallel waves, 164 tiles x 28 over 116 units of 40, 3 + 40 / 28
+ * tile-times (q 0.99666), 97.508 us, 4 x 97.508 - 340.783 = 49.249;
+ * forward 244.219 us. The input gradients of q, k, v and fc1 whole on 116
+ * SMs ("bulk"): 2048 tiles in 18 waves (tail 76, data-parallel; q
+ * 0.9808) at 116 / 132 of the peak, 166.586 - 148.566 = 18.020 and
+ * 761.260 - 677.165 = 84.095 us; their weight gradients ([4096 x 768] and
+ * [4096 x 3584] over k 16,384: 256 k-tiles): q, k, v's 96 tiles fill 96
+ * of 116 SMs (data-parallel, 196.620 us) where on 132 its 192 tiles of
+ * 128 x 128 (rate 0.75) run stream-K, 0 data-parallel waves, 192 x 256
+ * over 132 units of 373, q = 0.75 x 192 / (132 x 373 / 256) = 0.74872
+ * (191.114 us): 5.506; fc1's 448 tiles, 4 waves of 116 (773.274 us), on
+ * 132 stream-K: 2 data-parallel waves, 184 x 256 over 132 units of 357,
+ * q = 448 / (132 x (2 + 357 / 256)) = 0.99983 (656.892 us): 116.382;
+ * backward 333.688 us. */
 START_TEST(test_async_tp_tiles_by_hand)
 {
 	const char *tt[] = {"parallel.tp=8", "parallel.dp=1", "parallel.sequence_parallel=true",
@@ -381,11 +396,11 @@ START_TEST(test_async_tp_tiles_by_hand)
 	const char *off[] = {"parallel.tp=8", "parallel.dp=1", "parallel.sequence_parallel=true",
 			     "training.framework=torchtitan", "training.compile=true", "cluster.gpu=h100-sxm5-80gb", NULL};
 	run_config("llama-3-8b-torchtitan.json", tt);
-	ck_assert_double_eq_tol(run_res.compute.dense_layer.tp_tiled_fwd_s, 461.602e-6, 1e-5 * 461.602e-6);
-	ck_assert_double_eq_tol(run_res.compute.dense_layer.tp_tiled_bwd_s, 397.529e-6, 1e-5 * 397.529e-6);
+	ck_assert_double_eq_tol(run_res.compute.dense_layer.tp_tiled_fwd_s, 349.475e-6, 1e-5 * 349.475e-6);
+	ck_assert_double_eq_tol(run_res.compute.dense_layer.tp_tiled_bwd_s, 301.420e-6, 1e-5 * 301.420e-6);
 	run_config("llama-3-8b-torchtitan.json", mg);
-	ck_assert_double_eq_tol(run_res.compute.dense_layer.tp_tiled_fwd_s, 404.401e-6, 1e-5 * 404.401e-6);
-	ck_assert_double_eq_tol(run_res.compute.dense_layer.tp_tiled_bwd_s, 307.909e-6, 1e-5 * 307.909e-6);
+	ck_assert_double_eq_tol(run_res.compute.dense_layer.tp_tiled_fwd_s, 244.219e-6, 1e-5 * 244.219e-6);
+	ck_assert_double_eq_tol(run_res.compute.dense_layer.tp_tiled_bwd_s, 333.688e-6, 1e-5 * 333.688e-6);
 	/* no tiles without the overlap */
 	run_config("llama-3-8b-torchtitan.json", off);
 	ck_assert_double_eq(run_res.compute.dense_layer.tp_tiled_fwd_s, 0);

@@ -10,7 +10,8 @@
  * P the matmul peak (BF16, or FP8 under precision.compute), B the HBM
  * bandwidth, e_mm and e_mem the sustained fractions of each on large
  * kernels, q the share of the GPU's SMs the GEMM's output tiles keep busy
- * over its waves (tile and wave quantization), t0 what every launch costs
+ * over its waves (tile and wave quantization; on Hopper a ragged last
+ * wave split along k, stream-K), t0 what every launch costs
  * beyond them (launch, ramp-up). So a small shard's GEMM runs far below
  * peak: its efficiency F / (P t) saturates in F (e_mm F / (F + P e_mm t0)),
  * in its arithmetic intensity (the bytes term), and steps with its output
@@ -50,6 +51,7 @@ struct gpu_eff {
 	double mem_eff;   /* sustained fraction of HBM bandwidth on large element-wise kernels */
 	double mem_b0;    /* element-wise bytes at half of mem_eff on the A100 */
 	double sms;       /* streaming multiprocessors, where cluster.sm_count is not set */
+	int stream_k;     /* GEMMs split a ragged last wave along k (tile_waves) */
 };
 
 /* A100: the shape of both curves from Calculon's systems/a100_80g.json
@@ -89,7 +91,7 @@ struct gpu_eff {
 #define MEM_LEVEL(triad) ((triad) * MEM_IN_SITU)
 #define A100_SET(name, triad) \
 	{name, A100_GEMM, 0, A100_IN_SITU, {0, 0.73, 0.73, 0}, {0, 0.63, 0.63, 0}, 0, CALCULON_F0, MEM_LEVEL(triad), \
-	 CALCULON_B0, 108}
+	 CALCULON_B0, 108, 0}
 /* Hopper: the isolated BF16 GEMM, cuBLAS 8192^3, 797.8 of 989 TFLOP/s on an
  * H100 SXM5 (pranjalssh/fast.cu README), 788 on an H200 (issue 21's
  * measurement); FP8 at 1.75x BF16 on large GEMMs (NVIDIA, "Boosting matrix
@@ -113,7 +115,7 @@ struct gpu_eff {
 #define HOPPER_ATTN_BWD {0, 304.5 / 989.0, 491.5 / 989.0, 530.0 / 989.0}
 #define HOPPER_SET(name, gemm, sms, triad) \
 	{name, gemm, HOPPER_FP8, HOPPER_IN_SITU, HOPPER_ATTN_FWD, HOPPER_ATTN_BWD, 1200.0 / 1979.0, \
-	 CALCULON_F0, MEM_LEVEL(triad), CALCULON_B0, sms}
+	 CALCULON_F0, MEM_LEVEL(triad), CALCULON_B0, sms, 1}
 /* Blackwell (docs/compute-model.md, "Blackwell", each figure's file and
  * commit there): the isolated BF16 GEMM, XLA's measured sm_100 table
  * (tensorflow third_party/xla/xla/backends/gpu/cost_model/
@@ -130,14 +132,15 @@ struct gpu_eff {
  * the same fractions of their own peaks. Still assumptions: the in-situ
  * factor (Hopper's clock ratio; no rated tensor clock published) and the
  * memory level (no public STREAM figure: the A100 80 GB's triad fraction).
- * fa3 is refused. */
+ * fa3 is refused. Stream-K as Hopper (CUTLASS's sm100 scheduler wraps the
+ * sm90 one: tile_scheduler_params.h line 2064). */
 #define BLACKWELL_GEMM (1670.5 / 2250.0)
 #define BLACKWELL_FP8 (HOPPER_FP8 * (2876.6 / 5000.0) / (1290.1 / 1979.0))
 #define BLACKWELL_ATTN_FWD {0, (242.386 + 373.392) / 2 / 2250.0, (1042.0 + 1709.0) / 2 / 2500.0, 0}
 #define BLACKWELL_ATTN_BWD {0, (186.284 + 298.867) / 2 / 2250.0, (836.0 + 1409.0) / 2 / 2500.0, 0}
 #define BLACKWELL_SET(name) \
 	{name, BLACKWELL_GEMM, BLACKWELL_FP8, HOPPER_IN_SITU, BLACKWELL_ATTN_FWD, BLACKWELL_ATTN_BWD, \
-	 (1286.0 + 2094.0) / 2 / 5000.0, CALCULON_F0, MEM_LEVEL(A100_80_TRIAD), CALCULON_B0, 148}
+	 (1286.0 + 2094.0) / 2 / 5000.0, CALCULON_F0, MEM_LEVEL(A100_80_TRIAD), CALCULON_B0, 148, 1}
 static const struct gpu_eff gpu_effs[DC_GPU_COUNT] = {
 	[DC_GPU_NONE] = A100_SET("a100-sxm4-80gb", A100_80_TRIAD),
 	[DC_GPU_A100_SXM4_40GB] = A100_SET("a100-sxm4-40gb", 1360.0 / 1555.0),
@@ -214,19 +217,52 @@ static const struct tile {
 	{64, 256, 0.6},  {128, 64, 0.5},  {64, 128, 0.5},   {64, 64, 0.375},
 };
 
-/* q of an m x n output, `batch` of them in one kernel: one tile per SM at
- * a time, so a kernel of T tiles runs ceil(T / SMs) waves, and the work
- * done is m n / (tile area) of those waves' SM-slots; the tile the library
- * picks is the one that does the most. The table is in falling rate, and
- * no tile does more than its rate: once one does as much, the rest cannot
- * beat it (the layout search prices millions of these). */
-static double wave_share(const struct ctx *x, double m, double n, double batch)
+/* Stream-K on Hopper and Blackwell: the
+ * persistent kernels of CUTLASS 3 (NVIDIA/cutlass include/cutlass/gemm/
+ * kernel/tile_scheduler_params.h, PersistentTileSchedulerSm90StreamKParams,
+ * get_num_sk_tiles and get_num_sk_units, lines 1066-1138 at 7107b055)
+ * cut a ragged last wave along k: with the tail wave less than half full
+ * and more than 8 k-tiles a tile (min_iters_per_sk_unit_, line 467), the
+ * last full wave and the tail, sk tiles, are shared out over
+ * min(SMs, sk tiles x k-tiles / 8) units of equal k-iterations, the
+ * waves before them run whole tiles (data-parallel). Osama et al. 2023,
+ * "Stream-K: Work-centric Parallel Decomposition for Dense Matrix-Matrix
+ * Multiplication on the GPU" (arXiv 2301.03598). A k-tile is 128 bytes of
+ * k (64 BF16, 128 FP8 elements: examples/113_hopper_gemm_activation_fusion/
+ * 113_hopper_gemm_fused_act.cu line 119). */
+#define SK_MIN_ITERS 8.0
+#define K_TILE_BYTES 128.0
+
+/* The time of `count` output tiles of `k_tiles` k-steps each on the SMs,
+ * in whole-tile times: ceil(count / SMs) waves, or the stream-K split. */
+static double tile_waves(const struct ctx *x, double count, double k_tiles)
 {
-	double best = 0;
+	double sms = x->sms, full = floor(count / sms), total = ceil(count / sms);
+	double dp, sk, units;
+	if (!x->e->stream_k || full == total || k_tiles <= SK_MIN_ITERS || 2.0 * (count - full * sms) >= sms)
+		return total;
+	dp = full > 1 ? full - 1 : 0;
+	sk = count - dp * sms;
+	units = floor(sk * k_tiles / SK_MIN_ITERS);
+	if (units > sms)
+		units = sms;
+	return dp + ceil(sk * k_tiles / units) / k_tiles;
+}
+
+/* q of an m x n output over k, `batch` of them in one kernel: one tile
+ * per SM at a time, so a kernel of T tiles runs tile_waves(T) waves, and
+ * the work done is m n / (tile area) of those waves' SM-slots; the tile
+ * the library picks is the one that does the most. The table is in
+ * falling rate, and no tile does more than its rate: once one does as
+ * much, the rest cannot beat it (the layout search prices millions of
+ * these). */
+static double wave_share(const struct ctx *x, double m, double n, double k, double batch)
+{
+	double best = 0, k_tiles = ceil(k * x->cur->in_bytes / K_TILE_BYTES);
 	for (size_t i = 0; i < sizeof(tiles) / sizeof(tiles[0]) && best < tiles[i].rate; i++) {
 		const struct tile *t = &tiles[i];
 		double count = ceil(m / t->m) * ceil(n / t->n) * batch;
-		double q = t->rate * (m * n * batch / (t->m * t->n)) / (ceil(count / x->sms) * x->sms);
+		double q = t->rate * (m * n * batch / (t->m * t->n)) / (tile_waves(x, count, k_tiles) * x->sms);
 		if (q > best)
 			best = q;
 	}
@@ -243,7 +279,7 @@ static double gemm_s(const struct ctx *x, double m, double n, double k, double b
 	double bytes = batch * (x->cur->in_bytes * (m * k + k * n) + 2.0 * m * n);
 	if (flops <= 0)
 		return 0;
-	compute = flops / (x->cur->peak * x->cur->eff * wave_share(x, m, n, batch));
+	compute = flops / (x->cur->peak * x->cur->eff * wave_share(x, m, n, k, batch));
 	memory = bytes / (x->hbm * x->mem_eff);
 	return (compute > memory ? compute : memory) + x->mm_t0;
 }
