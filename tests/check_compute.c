@@ -281,7 +281,8 @@ END_TEST
  * level 0.575445.
  *
  * The 22B's logits GEMM on one tp rank, [8192 x 6144] x [6144 x 6400],
- * 644,245,094,400 FLOPs: 1,600 tiles of 256 x 128 in 11 waves of 148 SMs,
+ * 644,245,094,400 FLOPs: 1,600 tiles of 256 x 128 in 11 waves of 148 SMs
+ * (a tail of 120, over half a wave: whole tiles, no stream-K split),
  * q = 1600 / 1628 = 0.982801. BF16: 644.245e9 / (2250e12 x 0.686199 x
  * 0.982801) + 4.7829 us = 429.357 us; FP8 (fp8_lm_head): 644.245e9 /
  * (4500e12 x 0.575445 x 0.982801) + 4.7829 us = 257.928 us.
