@@ -629,9 +629,13 @@ START_TEST(test_loss_packed_by_hand)
 	ck_assert(dc_loss_packed_fill(1, 3, (uint64_t)1 << 30, &f, &err) == 0);
 	ck_assert(err <= DC_LOSS_PACK_TOL && fabs(f - (1073741824.0 - 2.0 / 3.0)) < 1e-6);
 	ck_assert(dc_loss_packed_fill(5, 40, 200, &f, &err) == 0 && fabs(f - 186.85161441171488) < 1e-9 && err == 0);
+	/* a long-context window: lengths 3..65536 in 131072, 109496.2216952684
+	 * by that program with prefix sums (F(c) = (sum of the fitting lengths
+	 * + sum F(c - b .. c - a)) / K) */
+	ck_assert(dc_loss_packed_fill(3, 65536, 131072, &f, &err) == 0 && fabs(f - 109496.2216952684) < 1e-6 && err == 0);
 	/* a window past the stack's: refused, except the closed forms */
-	ck_assert(dc_loss_packed_fill(2, 20000, 32768, &f, &err) == -1);
-	ck_assert(dc_loss_packed_fill(1, 20000, 20000, &f, &err) == 0);
+	ck_assert(dc_loss_packed_fill(2, 200000, 262144, &f, &err) == -1);
+	ck_assert(dc_loss_packed_fill(1, 200000, 200000, &f, &err) == 0);
 	/* the fewest and most a sample holds. Lengths 1..1500 in 4096: the
 	 * sample ends once the room left is below 1500, so more than 2596, and
 	 * 4096 can be filled. Lengths 10 or 11 in 25: sums 10-11, 20-22 (33

@@ -113,9 +113,9 @@ int dc_loss_expected(const struct dc_plan *p, struct dc_loss_expected *e, struct
  * recurrence F(c) = (1/K) sum_{l=a..min(b,c)} (l + F(c - l)), K = b - a + 1,
  * for s <= DC_LOSS_PACK_STEPS, else (or once it has settled within
  * DC_LOSS_PACK_TOL) from its limit with *err bounding the difference (docs/checkpoint-and-loss.md). Returns -1 when b >=
- * DC_LOSS_PACK_WINDOW (the recurrence's window lives on the stack), except
+ * DC_LOSS_PACK_WINDOW (the recurrence's window, 1 MiB, lives on the stack), except
  * for a = b and for a = 1, b = s, which have closed forms. */
-#define DC_LOSS_PACK_WINDOW 16384
+#define DC_LOSS_PACK_WINDOW 131072
 #define DC_LOSS_PACK_STEPS ((uint64_t)1 << 24)
 /* the recurrence stops early once the last b values of c - F(c) lie
  * within this many tokens of each other (the error bound it reports) */

@@ -224,7 +224,7 @@ int dc_loss_expected(const struct dc_plan *p, struct dc_loss_expected *e, struct
 	if (!packing) {
 		e->sample_tokens = ((double)a + (double)b) / 2;
 	} else if (dc_loss_packed_fill(a, b, s, &e->sample_tokens, &e->sample_tokens_error) != 0) {
-		*error = "'loss.tokens.max_length': above 2^24 documents the packed step is an expectation, computed for max_length below 16384 (or min_length = max_length, or min_length 1 with max_length = seq_length); draw a smaller step or shorten the documents";
+		*error = "'loss.tokens.max_length': above 2^24 documents the packed step is an expectation, computed for max_length below 131072 (or min_length = max_length, or min_length 1 with max_length = seq_length); draw a smaller step or shorten the documents";
 		return -1;
 	}
 	dc_loss_sample_bounds(packing, a, b, s, &e->sample_min, &e->sample_max);
