@@ -46,6 +46,16 @@ struct dc_sweep_load {
 	const struct dc_override *sets;
 	size_t nsets;
 	int auto_layout;         /* dc_load_opts.auto_layout */
+	/* NULL, or called on each point's config once it loaded, before the
+	 * experiment runs: the command line applies --calibrate and
+	 * --calibrate-compute there, as in a single run, and may set
+	 * info->calibration. Returns 0, or -1 with an error in `diag`: the
+	 * point's row says why (DC_ERR_INTERNAL stops the sweep). `finish`
+	 * (NULL: none) runs once the point's report is freed, whenever
+	 * `prepare` was called, to release what it made. */
+	int (*prepare)(void *ctx, struct dc_config *cfg, struct dc_run_info *info, struct dc_diag *diag);
+	void (*finish)(void *ctx, struct dc_run_info *info);
+	void *ctx;
 };
 
 /* Checks one "--sweep" argument: "PATH=V1,V2,...", PATH a key of the

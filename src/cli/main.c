@@ -180,6 +180,30 @@ static int parse_failed(const struct dc_diag *d)
 	return exit_for(d->status);
 }
 
+/* A descriptor 0, 1 or 2 closed when distcalc starts (`>&-`) would be
+ * the next file opened: --trace's temporary file would become standard
+ * output and take the report. Each closed one is opened on /dev/null
+ * first, standard output read-only, so that writing the report still
+ * fails (EBADF) and exits 5 as on a closed descriptor, and no output
+ * ever gets descriptor 0, 1 or 2. Returns 0, or -1 when /dev/null
+ * cannot be opened there. */
+static int hold_std_fds(void)
+{
+	for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+		int got;
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		/* every lower descriptor is open: open() returns this one */
+		got = open("/dev/null", fd == STDERR_FILENO ? O_WRONLY : O_RDONLY);
+		if (got != fd) {
+			if (got >= 0)
+				close(got);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* After a usage error found past the option table: the synopsis and a
  * hint, as parse_failed prints them. */
 static int parse_failed_usage(void)
@@ -241,7 +265,10 @@ struct sink {
  * waits in a static buffer; a signal ignored at startup (nohup, a
  * background job's SIGINT) stays ignored. Three may be open at once: the
  * --trace and --plot files, made before the report is printed, and
- * --output's. */
+ * --output's. All three signals are blocked while the handler runs (its
+ * sa_mask), so a second signal (timeout(1) signals the child and then its
+ * group; a supervisor signals twice) waits until every file is gone
+ * instead of killing the process between two unlinks. */
 #define SINK_SLOTS 3
 static const int sink_signals[] = {SIGHUP, SIGINT, SIGTERM};
 static char sink_tmp_path[SINK_SLOTS][PATH_MAX];
@@ -249,12 +276,23 @@ static volatile sig_atomic_t sink_tmp_armed[SINK_SLOTS];
 
 static void sink_on_signal(int sig)
 {
+	struct sigaction dfl;
+	sigset_t only;
 	for (int i = 0; i < SINK_SLOTS; i++)
-		if (sink_tmp_armed[i])
+		if (sink_tmp_armed[i]) {
 			unlink(sink_tmp_path[i]);
-	/* SA_RESETHAND put back the default action and SA_NODEFER left the
-	 * signal unblocked: raised again, it ends the process */
+			sink_tmp_armed[i] = 0;
+		}
+	/* the default action, then the signal again: it waits, blocked,
+	 * until unblocked below, and ends the process with its status */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
 	raise(sig);
+	sigemptyset(&only);
+	sigaddset(&only, sig);
+	sigprocmask(SIG_UNBLOCK, &only, NULL);
 	_exit(128 + sig);
 }
 
@@ -263,10 +301,12 @@ static void sink_catch_signals(void)
 	struct sigaction sa, old;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = sink_on_signal;
-	sa.sa_flags = (int)(SA_RESETHAND | SA_NODEFER); /* glibc's SA_RESETHAND is unsigned */
+	sa.sa_flags = 0;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(sink_signals) / sizeof(sink_signals[0]); i++)
-		if (sigaction(sink_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaddset(&sa.sa_mask, sink_signals[i]);
+	for (size_t i = 0; i < sizeof(sink_signals) / sizeof(sink_signals[0]); i++)
+		if (sigaction(sink_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN && old.sa_handler != sink_on_signal)
 			sigaction(sink_signals[i], &sa, NULL);
 }
 
@@ -696,8 +736,9 @@ static int output_not_input(const struct dc_options *o)
 static int output_not_input_as(const struct dc_options *o, const char *option)
 {
 	const char *const options[] = {"--config", "--model", "--check",
-				       o->import ? dc_import_option((enum dc_import_format)o->import_format) : "--from"};
-	const char *const paths[] = {o->config, o->model, o->check, o->import};
+				       o->import ? dc_import_option((enum dc_import_format)o->import_format) : "--from",
+				       "--calibrate-compute"};
+	const char *const paths[] = {o->config, o->model, o->check, o->import, o->calibrate_compute};
 	struct stat out, in;
 
 	if (o->trace) {
@@ -732,9 +773,9 @@ static int output_not_input_as(const struct dc_options *o, const char *option)
 	for (size_t i = 0; i < o->ncalibrate; i++) {
 		if (stat(o->calibrate[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
 			fprintf(stderr,
-				"distcalc: error: '--output': '%s' is the '--calibrate' file '%s'; "
+				"distcalc: error: '%s': '%s' is the '--calibrate' file '%s'; "
 				"refusing to overwrite an input\n",
-				o->output, o->calibrate[i]);
+				option, o->output, o->calibrate[i]);
 			return EXIT_USAGE;
 		}
 	}
@@ -783,6 +824,70 @@ static int outputs_not_config_inputs(const struct dc_options *o, const struct dc
 					out_opts[j], outs[j]);
 				return EXIT_USAGE;
 			}
+	}
+	return EXIT_OK;
+}
+
+/* A sweep over a key that names a file (cluster.topology_file,
+ * model.hf_config): every value is an input of the points that take it,
+ * read as a --set reads it (relative to the current directory; a model
+ * name is the catalogue's file). The outputs are compared with each, by
+ * device and inode, before any point runs; the error names the first
+ * point taking the value (points count from 0, the first axis slowest,
+ * as the sweep's rows). Returns EXIT_OK, or EXIT_USAGE after printing
+ * why. */
+static int outputs_not_sweep_inputs(const struct dc_options *o)
+{
+	const char *const out_opts[] = {"--output", "--trace", "--plot"};
+	const char *const outs[] = {o->output, o->trace, o->plot};
+	size_t nvalues[DC_SWEEP_MAX_AXES], stride = 1;
+
+	for (size_t a = 0; a < o->nsweeps && a < DC_SWEEP_MAX_AXES; a++) {
+		const char *v = strchr(o->sweeps[a], '=');
+		nvalues[a] = 1;
+		for (v = v ? v + 1 : ""; *v; v++)
+			nvalues[a] += *v == ',';
+	}
+	for (size_t a = o->nsweeps < DC_SWEEP_MAX_AXES ? o->nsweeps : DC_SWEEP_MAX_AXES; a-- > 0;) {
+		const char *axis = o->sweeps[a], *eq = strchr(axis, '='), *v;
+		size_t keylen = eq ? (size_t)(eq - axis) : 0;
+		int hf = keylen == 15 && strncmp(axis, "model.hf_config", 15) == 0;
+		int topo = keylen == 21 && strncmp(axis, "cluster.topology_file", 21) == 0;
+		size_t j = 0;
+		if (hf || topo) {
+			for (v = eq + 1;; j++) {
+				char value[DC_SWEEP_MAX_VALUE + 1], path[PATH_MAX];
+				size_t n = strcspn(v, ",");
+				struct stat is, os;
+				if (n > DC_SWEEP_MAX_VALUE)
+					n = DC_SWEEP_MAX_VALUE;
+				memcpy(value, v, n);
+				value[n] = '\0';
+				snprintf(path, sizeof(path), "%s", value);
+				if (hf && dc_catalogue_is_name(value)) {
+					struct dc_diag scratch;
+					dc_diag_init(&scratch);
+					if (dc_catalogue_path(value, "'model.hf_config'", path, sizeof(path), &scratch) != 0)
+						path[0] = '\0'; /* no such model: the point says so */
+					dc_diag_release(&scratch);
+				}
+				for (size_t k = 0; k < 3 && path[0]; k++) {
+					if (!outs[k] || stat(outs[k], &os) != 0 || !S_ISREG(os.st_mode) || stat(path, &is) != 0 ||
+					    is.st_dev != os.st_dev || is.st_ino != os.st_ino)
+						continue;
+					fprintf(stderr,
+						"distcalc: error: '%s': '%s' is the file '%s' sweep point %zu reads ('%.*s=%s'); "
+						"refusing to overwrite an input\n",
+						out_opts[k], outs[k], path, j * stride, (int)keylen, axis, value);
+					return EXIT_USAGE;
+				}
+				v += strcspn(v, ",");
+				if (!*v)
+					break;
+				v++;
+			}
+		}
+		stride *= nvalues[a];
 	}
 	return EXIT_OK;
 }
@@ -1009,6 +1114,39 @@ static void progress_line(void *ctx, uint64_t done, uint64_t total)
 	fflush(stderr);
 }
 
+/* --calibrate and --calibrate-compute under --sweep: the logs and the
+ * profile are read once, before any point runs (a bad one ends the run
+ * as it ends a single run), and each point's config is fitted and given
+ * the profile's levels exactly as a single run's is (calibrate() and
+ * main()), so a point equals the --set run it stands for. */
+struct sweep_calib {
+	const struct dc_options *o;
+	struct dc_nccl_log logs[DC_CALIB_MAX_LOGS];
+	size_t nlogs;
+	const struct dc_compute_profile *profile;
+	struct dc_calibration cal;
+};
+
+static int sweep_prepare(void *ctx, struct dc_config *cfg, struct dc_run_info *info, struct dc_diag *diag)
+{
+	struct sweep_calib *sc = ctx;
+	if (sc->nlogs) {
+		if (dc_calibrate(cfg, sc->logs, sc->o->calibrate, sc->nlogs, &sc->cal, diag) != 0)
+			return -1;
+		info->calibration = &sc->cal;
+	}
+	if (sc->profile && dc_compute_profile_apply(sc->profile, cfg, diag) != 0)
+		return -1;
+	return 0;
+}
+
+static void sweep_finish(void *ctx, struct dc_run_info *info)
+{
+	struct sweep_calib *sc = ctx;
+	dc_calibration_release(&sc->cal);
+	info->calibration = NULL;
+}
+
 /* --sweep: one run per point of the grid, one report of rows (sweep.h),
  * rendered as any report; --plot draws its line charts. A sweep in which
  * no point ran exits 3 after printing why each did not. */
@@ -1023,6 +1161,8 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o, co
 	struct dc_diag diag;
 	struct dc_report *report;
 	struct side_out chart = {.open = 0};
+	static struct sweep_calib sc; /* logs and a profile: off the stack */
+	static struct dc_compute_profile profile;
 	int rc;
 
 	memset(&sl, 0, sizeof(sl));
@@ -1067,7 +1207,50 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o, co
 			return rc;
 		}
 	}
+	if ((rc = outputs_not_sweep_inputs(o)) != EXIT_OK) {
+		dc_diag_release(&diag);
+		return rc;
+	}
+	memset(&sc, 0, sizeof(sc));
+	sc.o = o;
+	if (o->ncalibrate > DC_CALIB_MAX_LOGS) {
+		fprintf(stderr, "distcalc: error: '--calibrate': at most %d logs, got %zu\n", DC_CALIB_MAX_LOGS,
+			o->ncalibrate);
+		dc_diag_release(&diag);
+		return EXIT_USAGE;
+	}
+	for (rc = EXIT_OK; sc.nlogs < o->ncalibrate; sc.nlogs++)
+		if (dc_nccl_log_read(o->calibrate[sc.nlogs], &sc.logs[sc.nlogs], &diag) != 0) {
+			print_diag(&diag, 0);
+			rc = exit_for(diag.status);
+			break;
+		}
+	if (rc == EXIT_OK && o->calibrate_compute) {
+		if (dc_compute_profile_read(o->calibrate_compute, &profile, &diag) != 0) {
+			print_diag(&diag, 0);
+			rc = exit_for(diag.status);
+		} else {
+			sc.profile = &profile;
+			if (profile.synthetic)
+				fprintf(stderr,
+					"distcalc: warning: '%s' says it is synthetic (derived from published figures, not measured)\n",
+					o->calibrate_compute);
+		}
+	}
+	if (rc != EXIT_OK) {
+		for (size_t i = 0; i < sc.nlogs; i++)
+			dc_nccl_log_release(&sc.logs[i]);
+		dc_diag_release(&diag);
+		return rc;
+	}
+	if (sc.nlogs || sc.profile) {
+		sl.prepare = sweep_prepare;
+		sl.finish = sweep_finish;
+		sl.ctx = &sc;
+	}
 	report = dc_sweep_run(exp, &sl, o->sweeps, o->nsweeps, o->sweep_metrics, &info, &diag);
+	for (size_t i = 0; i < sc.nlogs; i++)
+		dc_nccl_log_release(&sc.logs[i]);
 	print_diag(&diag, 0);
 	if (!report) {
 		rc = diag.status == DC_ERR_USAGE ? parse_failed_usage() : exit_for(diag.status);
@@ -1282,6 +1465,15 @@ int main(int argc, char **argv)
 	 * kills the process and strands the temporary file; ignored, the write
 	 * fails with EFBIG and is reported like any other. */
 	signal(SIGXFSZ, SIG_IGN);
+	/* A reader that goes away (`| head`, `| true`) is a failed write,
+	 * reported like any other (exit 5, temporary files removed), not a
+	 * death by SIGPIPE that strands them. */
+	signal(SIGPIPE, SIG_IGN);
+	if (hold_std_fds() != 0) {
+		fprintf(stderr, "distcalc: error: descriptor 0, 1 or 2 is closed and /dev/null cannot be opened in its place: %s\n",
+			strerror(errno));
+		return EXIT_OUTPUT;
+	}
 	dc_diag_init(&diag);
 	memset(&imp, 0, sizeof(imp));
 	memset(&cal, 0, sizeof(cal));

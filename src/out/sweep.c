@@ -388,7 +388,7 @@ static int run_point(const struct dc_experiment *exp, const struct dc_sweep_load
 	struct dc_diag pd;
 	struct dc_run_info pi = *info;
 	struct dc_report *r = NULL;
-	int rc = 0, loaded;
+	int rc = 0, loaded, prepared = 0;
 
 	dc_diag_init(&pd);
 	if (!ov)
@@ -419,6 +419,14 @@ static int run_point(const struct dc_experiment *exp, const struct dc_sweep_load
 		rc = -1;
 		goto done;
 	}
+	if (loaded == 0 && load->prepare) {
+		prepared = 1;
+		if (load->prepare(load->ctx, &cfg, &pi, &pd) != 0) {
+			if (pd.oom || pd.status == DC_ERR_INTERNAL)
+				goto oom;
+			loaded = -1; /* the row says why */
+		}
+	}
 	if (loaded == 0) {
 		pi.only = NULL;
 		r = dc_experiment_run(exp, &cfg, &pi, &pd);
@@ -441,7 +449,7 @@ static int run_point(const struct dc_experiment *exp, const struct dc_sweep_load
 			lookup(r, sw->metric[k].path, pt, k);
 		if (r->res.done & DC_EST_BIT(DC_EST_MEMORY)) {
 			pt->has_memory = 1;
-			pt->fits = r->res.memory.top.fits;
+			pt->fits = r->res.memory.top.fits && r->res.memory.host_fits; /* summary.fits */
 			pt->gpu_mem_bytes = r->in.cluster.gpu_mem_bytes;
 		}
 	} else {
@@ -464,6 +472,8 @@ oom:
 	rc = -1;
 done:
 	dc_report_free(r);
+	if (prepared && load->finish)
+		load->finish(load->ctx, &pi);
 	for (size_t a = 0; a < sw->naxes; a++)
 		free(texts[a]);
 	free(ov);

@@ -63,6 +63,32 @@ refused "'--output': 't.txt' is the file 't.txt' the config names ('cluster.topo
 	--config "$src/tests/inputs/import/h100_1x8.json" --from-megatron "$src/tests/inputs/import/megatron_train_llama3_8b_h100_fp8.sh" \
 	--emit-config --set cluster.topology_file=t.txt --output t.txt
 
+# 7. the --calibrate-compute profile, each output option, by name and by a
+# hard link (it was the one command-line input missing from the guard)
+cp "$src/tests/data/gpu-profile-sample-synthetic.json" prof.json
+ln prof.json prof-hard.json
+sum_p=$(cksum <prof.json)
+for opt in --output --trace --plot; do
+	refused "'$opt': 'prof.json' is the '--calibrate-compute' file 'prof.json'; refusing to overwrite an input" \
+		--config "$src/tests/inputs/dgx_h100_2x8.json" --calibrate-compute prof.json $opt prof.json
+done
+refused "'--output': 'prof-hard.json' is the '--calibrate-compute' file 'prof.json'" \
+	--config "$src/tests/inputs/dgx_h100_2x8.json" --calibrate-compute prof.json --output prof-hard.json
+[ "$(cksum <prof.json)" = "$sum_p" ] || fail "the --calibrate-compute profile was overwritten"
+# 8. every file a --sweep value names is an input of the points taking it,
+# named with the first such point (from 0, the first axis slowest) and its
+# key=value: a topology file (point 1 of two), a Hugging Face config (the
+# second axis's second value is point 1 of 2 x 2), through a hard link
+cp t.txt t2.txt
+refused "'--output': 't2.txt' is the file 't2.txt' sweep point 1 reads ('cluster.topology_file=t2.txt'); refusing to overwrite an input" \
+	--config c.json --sweep cluster.topology_file=t.txt,t2.txt --output t2.txt
+refused "'--plot': 'm.json' is the file 'm.json' sweep point 0 reads ('model.hf_config=m.json')" \
+	--sweep model.hf_config=m.json --plot m.json
+refused "'--output': 'hard.json' is the file 'm.json' sweep point 1 reads ('model.hf_config=m.json')" \
+	--sweep training.micro_batch_size=1,2 --sweep model.hf_config=llama-3-8b,m.json --output hard.json
+refused "'--plot': 't.txt' is the file 't.txt' sweep point 2 reads ('cluster.topology_file=t.txt')" \
+	--config c.json --sweep cluster.topology_file=t2.txt,t.txt --sweep training.micro_batch_size=1,2 --plot t.txt
+
 # an output that is no input is written as before
 "$bin" --config cfg.json --only summary --output r.txt 2>err || fail "a plain --output exits $?: $(cat err)"
 [ -s r.txt ] || fail "a plain --output wrote nothing"
