@@ -380,7 +380,16 @@ static void load_hf(struct loader *l)
 	size_t n = 0;
 	int len;
 
-	if (o && o->model_file) {
+	if (o && o->model_file && l->from_set[k_hf]) {
+		/* two Hugging Face configs on one command line: which one the
+		 * user meant is a guess either way (docs/config.md, "Which
+		 * value wins") */
+		dc_cfg_errorf(l, k_hf,
+			      "'model.hf_config': --model '%s' gives the model already; give one of --model and "
+			      "--set model.hf_config='%s', not both",
+			      o->model_file, l->hf_path);
+		return;
+	} else if (o && o->model_file) {
 		rel = o->model_file;
 	} else if (l->hf_path[0]) {
 		rel = l->hf_path;
