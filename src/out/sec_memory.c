@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "distcalc/activation.h"
+#include "distcalc/memory.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
 #include "distcalc/section.h"
@@ -524,8 +525,36 @@ static const struct dc_field fields[] = {
 _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 _Static_assert(sizeof(struct class_row) <= DC_ROW_MAX, "row too large");
 
+/* Offloaded states beyond cluster.host_memory: the run would not start,
+ * whatever the GPU ledger says. Reads the host ledger from the results,
+ * or works it out when the shown sections did not need it, so the
+ * warning does not depend on --only. */
+static void warn(const struct dc_plan *plan, const struct dc_results *res, const char *config_name,
+		 struct dc_diag *diag)
+{
+	struct dc_memory_result own;
+	const struct dc_memory_result *m = &res->memory;
+	(void)config_name;
+	if (plan->in->cluster.host_mem_bytes == 0 || plan->in->parallel.offload == DC_OFFLOAD_NONE)
+		return;
+	if (!(res->done & DC_EST_BIT(DC_EST_MEMORY))) {
+		if (dc_memory_compute(plan, &own, NULL) != 0)
+			return; /* the estimator's error is reported where it runs */
+		m = &own;
+	}
+	if (m->host_fits)
+		return;
+	dc_diag_warn(diag,
+		     "'cluster.host_memory': the offloaded states need %llu bytes (%.1f GiB) of host memory per node "
+		     "(%llu bytes a rank x %llu GPUs), more than the %llu bytes (%.1f GiB) given",
+		     (unsigned long long)m->host_node_bytes, (double)m->host_node_bytes / 1073741824.0,
+		     (unsigned long long)m->host_rank_bytes, (unsigned long long)plan->in->cluster.gpus_per_node,
+		     (unsigned long long)plan->in->cluster.host_mem_bytes,
+		     (double)plan->in->cluster.host_mem_bytes / 1073741824.0);
+}
+
 const struct dc_section dc_section_memory = {
 	"memory", "Memory per rank (exact bytes)",
 	"the most loaded rank's ledger, peak by phase, classes of ranks",
-	DC_EST_BIT(DC_EST_MEMORY), sizeof(struct view), view, DC_FIELDS(fields), NULL, NULL,
+	DC_EST_BIT(DC_EST_MEMORY), sizeof(struct view), view, DC_FIELDS(fields), NULL, warn,
 };

@@ -1,14 +1,18 @@
 /* sec_summary.c - the verdict first: does the most loaded rank fit, where
  * is its peak, how much does a step send. Every figure is one the memory
- * and comm sections print in full. */
+ * and comm sections print in full. With cluster.host_memory given, the
+ * verdict includes the host ledger of offloaded states (memory.host_fits)
+ * and its shortfall is a number a budget can hold. */
 #include <stddef.h>
+#include <stdio.h>
 
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
 #include "distcalc/section.h"
 
 struct view {
-	int fits;
+	int fits, host_checked;
+	uint64_t host_shortfall_bytes;
 	uint64_t gpu_mem_bytes, peak_bytes, peak_rank, headroom_bytes, shortfall_bytes, comm_bytes, warnings;
 	const char *peak_phase;
 	double comm_time_s;
@@ -20,7 +24,12 @@ static void view(const struct dc_run *run, void *out)
 {
 	struct view *v = out;
 	const struct dc_mem_ledger *top = &run->res->memory.top;
-	v->fits = top->fits;
+	const struct dc_memory_result *m = &run->res->memory;
+	/* host_fits is true when cluster.host_memory is not given */
+	v->fits = top->fits && m->host_fits;
+	v->host_checked = m->host_checked;
+	v->host_shortfall_bytes =
+		m->host_node_bytes > run->plan->in->cluster.host_mem_bytes ? m->host_node_bytes - run->plan->in->cluster.host_mem_bytes : 0;
 	v->gpu_mem_bytes = run->plan->in->cluster.gpu_mem_bytes;
 	v->peak_bytes = top->peak_bytes;
 	v->peak_rank = top->stage_first * run->plan->topo.stride[DC_AXIS_PP];
@@ -41,9 +50,23 @@ static int no_step(const void *base)
 	return !((const struct view *)base)->step_available;
 }
 
+/* cluster.host_memory given: the verdict and the shortfall cover the host */
+static int host_checked(const void *base)
+{
+	return ((const struct view *)base)->host_checked;
+}
+
+static void fits_label(const void *base, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", host_checked(base) ? "fits in GPU and host memory (every rank)"
+						    : "fits in GPU memory (every rank)");
+}
+
 #define V(m) offsetof(struct view, m)
 static const struct dc_field fields[] = {
-	{"fits", "fits in GPU memory (every rank)", DC_U_NONE, DC_FT_BOOL, V(fits)},
+	{"fits", NULL, DC_U_NONE, DC_FT_BOOL, V(fits), .label_fn = fits_label},
+	{"host_shortfall_bytes", "host memory short per node",
+	 DC_U_BYTES, DC_FT_U64, V(host_shortfall_bytes), .shown = host_checked},
 	{"gpu_memory_bytes", "GPU memory", DC_U_BYTES, DC_FT_U64, V(gpu_mem_bytes)},
 	{"peak_bytes", "peak memory of the most loaded rank", DC_U_BYTES, DC_FT_U64, V(peak_bytes)},
 	{"peak_rank", "most loaded rank", DC_U_COUNT, DC_FT_U64, V(peak_rank)},
