@@ -350,6 +350,41 @@ static int attention_levels(const struct dc_compute_profile *p, struct dc_config
 	return 0;
 }
 
+/* The probe's layer time against the GPU: its GEMMs alone (one tp
+ * rank's shard, forward 2 T (h (a + 2 kv) d / tp + a d h / tp + k h
+ * ffn / tp) with k 3 for SwiGLU and 2 for GELU, backward twice that, so
+ * a lower bound of the layer's FLOPs: attention and element-wise work add
+ * time, never take it away) over fwd_bwd_s, as a fraction of the BF16
+ * peak the probe runs at. At or above 1 the layer beat the GPU's peak;
+ * below 0.001 it ran a thousand times slower than its GEMMs could. Either
+ * is another GPU's profile or a broken timer (a 1e-300 s layer once
+ * printed a 300-digit predicted / measured). 0, or -1 with an error
+ * naming the member. */
+#define DC_PROFILE_LAYER_LEVEL_MIN 0.001
+static int layer_level(const struct dc_compute_profile *p, const struct dc_config *cfg, struct dc_diag *diag)
+{
+	const struct dc_profile_layer *l = &p->layer;
+	double peak = cfg->cluster.peak_flops, tokens, per_token, flops, level;
+	if (!p->has_layer || !(peak > 0))
+		return 0;
+	tokens = (double)l->seq_length * (double)l->micro_batch_size;
+	per_token = (double)l->hidden_size *
+		    ((double)(l->num_attention_heads + 2 * l->num_kv_heads) * (double)l->head_dim +
+		     (double)l->num_attention_heads * (double)l->head_dim +
+		     (l->mlp == DC_MLP_GELU ? 2.0 : 3.0) * (double)l->ffn_hidden_size) /
+		    (double)l->tp;
+	flops = 3.0 * 2.0 * tokens * per_token;
+	level = flops / (l->fwd_bwd_s * peak);
+	if (!(level >= DC_PROFILE_LAYER_LEVEL_MIN && level < 1)) {
+		dc_diag_error(diag, DC_ERR_CONFIG,
+			      "%s: error: 'layer.fwd_bwd_s': %g s for the layer's %.4g GEMM FLOPs is %.4g of the config's "
+			      "cluster.peak_flops, not at least %g and below 1: was the profile taken on another GPU?",
+			      p->name, l->fwd_bwd_s, flops, level, DC_PROFILE_LAYER_LEVEL_MIN);
+		return -1;
+	}
+	return 0;
+}
+
 int dc_compute_profile_apply(const struct dc_compute_profile *p, struct dc_config *cfg, struct dc_diag *diag)
 {
 	struct dc_cluster *c = &cfg->cluster;
@@ -385,7 +420,7 @@ int dc_compute_profile_apply(const struct dc_compute_profile *p, struct dc_confi
 			      bad_mm ? (fp8 ? "cluster.peak_flops_fp8" : "cluster.peak_flops") : "cluster.hbm_bandwidth");
 		return -1;
 	}
-	if (attention_levels(p, cfg, diag) != 0)
+	if (attention_levels(p, cfg, diag) != 0 || layer_level(p, cfg, diag) != 0)
 		return -1;
 	c->matmul_efficiency = mm;
 	c->memory_efficiency = mem;
