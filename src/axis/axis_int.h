@@ -18,15 +18,34 @@
 #include "distcalc/plan.h"
 #include "distcalc/util.h"
 
+/* The calls one dc_comm_compute has priced, newest first over the
+ * oldest: the same call on the same group (TP's forward and backward
+ * AllReduce, FSDP's forward and backward gathers) is priced once. It lives
+ * on dc_comm_compute's stack, for one plan that does not change while it
+ * runs, so a group is known by its address in that plan. */
+#define DC_AXIS_MEMO_SLOTS 8
+
+struct dc_axis_memo {
+	struct {
+		const struct dc_net_group *g;
+		uint64_t msg_bytes;
+		enum dc_coll_kind kind;
+		struct dc_net_choice ch;
+	} slot[DC_AXIS_MEMO_SLOTS];
+	unsigned used, next;
+};
+
 /* What an axis's emitter reads and writes: the plan, the stage the comm
  * result analyses (the one with the most parameters), the strategy it
- * fills and the overflow flag of the whole computation. */
+ * fills, the overflow flag of the whole computation and the calls priced
+ * so far (NULL: none kept). */
 struct dc_axis_ctx {
 	struct dc_ck *b;
 	const struct dc_plan *p;
 	const struct dc_stage_params *best;
 	struct dc_comm_strategy *s;
 	enum dc_strategy axis;
+	struct dc_axis_memo *memo;
 };
 
 struct dc_axis_row {

@@ -22,6 +22,36 @@ void dc_axis_state_shards(const struct dc_plan *p, struct dc_state_shards *out)
 			dc_axis_rows[i].shards(p, out);
 }
 
+/* dc_net_time's choice for `kind` on msg_bytes over the strategy's
+ * group: the memo's copy when this computation priced it already (the
+ * same group of the same plan, the same network), else priced and kept */
+static void price_call(struct dc_axis_ctx *x, enum dc_coll_kind kind, uint64_t msg_bytes, struct dc_net_choice *ch)
+{
+	const struct dc_comm_strategy *s = x->s;
+	struct dc_axis_memo *m = x->memo;
+	unsigned i;
+	if (m && s->net == &x->p->net)
+		for (i = 0; i < m->used; i++)
+			if (m->slot[i].g == s->net_group && m->slot[i].msg_bytes == msg_bytes && m->slot[i].kind == kind) {
+				*ch = m->slot[i].ch;
+				return;
+			}
+	/* one call on the network model; a forced algorithm that cannot run
+	 * this call leaves it to the tuner */
+	if (dc_net_time_memo(x->p->net_memo, s->net, kind, s->net_group, msg_bytes, DC_NET_ALGO_AUTO, ch) != 0)
+		(void)dc_net_time_memo(x->p->net_memo, s->net, kind, s->net_group, msg_bytes, DC_NET_ALGO_RING, ch);
+	if (!m || s->net != &x->p->net)
+		return;
+	i = m->next;
+	m->next = (m->next + 1) % DC_AXIS_MEMO_SLOTS;
+	if (m->used < DC_AXIS_MEMO_SLOTS)
+		m->used++;
+	m->slot[i].g = s->net_group;
+	m->slot[i].msg_bytes = msg_bytes;
+	m->slot[i].kind = kind;
+	m->slot[i].ch = *ch;
+}
+
 void dc_axis_push(struct dc_axis_ctx *x, enum dc_coll_kind kind, enum dc_coll_what what, enum dc_coll_phase phase,
 		  enum dc_overlap_class overlap, uint64_t count, uint64_t msg_bytes)
 {
@@ -41,10 +71,7 @@ void dc_axis_push(struct dc_axis_ctx *x, enum dc_coll_kind kind, enum dc_coll_wh
 	c->group_size = s->group_size;
 	c->link = s->link;
 	c->bytes_per_rank = dc_ck_mul(x->b, count, dc_coll_bytes_sent(kind, s->group_size, msg_bytes));
-	/* one call on the network model; a forced algorithm that cannot run
-	 * this call leaves it to the tuner */
-	if (dc_net_time_memo(x->p->net_memo, s->net, kind, s->net_group, msg_bytes, DC_NET_ALGO_AUTO, &ch) != 0)
-		(void)dc_net_time_memo(x->p->net_memo, s->net, kind, s->net_group, msg_bytes, DC_NET_ALGO_RING, &ch);
+	price_call(x, kind, msg_bytes, &ch);
 	c->time_s = (double)count * ch.time_s;
 	c->algorithm = ch.algorithm;
 	c->protocol = ch.protocol;

@@ -99,6 +99,7 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 	/* the stage with the most parameters sends the most DP/FSDP bytes */
 	struct dc_stage_params best = p->most;
 	enum dc_pipe_schedule sch = dc_pipeline_schedule(p);
+	struct dc_axis_memo memo;
 
 	comm_clear(c);
 	c->stage = p->most_stage;
@@ -122,9 +123,10 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 	c->layers = best.layers;
 	c->moe_layers = best.moe_layers;
 	/* each axis emits its own calls (src/axis/) */
+	memo.used = memo.next = 0;
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
 		const struct dc_axis_row *row = &dc_axis_rows[i];
-		struct dc_axis_ctx x = {&b, p, &best, &c->s[row->strategy], row->strategy};
+		struct dc_axis_ctx x = {&b, p, &best, &c->s[row->strategy], row->strategy, &memo};
 		row->comm(&x);
 	}
 	for (int i = 0; i < DC_STRAT_COUNT; i++)

@@ -273,14 +273,12 @@ static double ring_share(enum dc_net_proto p, enum dc_coll_kind op, uint64_t nod
 
 int dc_net_size_knot(uint64_t bytes)
 {
-	uint64_t k = 0, b = bytes >> 6;
+	uint64_t b = bytes >> 6;
+	int k;
 	if (b == 0)
 		return -1;
-	while (b > 1) {
-		b >>= 1;
-		k++;
-	}
-	return k >= DC_NET_SIZE_KNOTS ? DC_NET_SIZE_KNOTS - 1 : (int)k;
+	k = 63 - __builtin_clzll(b); /* floor(log2 b): the highest bit set */
+	return k >= DC_NET_SIZE_KNOTS ? DC_NET_SIZE_KNOTS - 1 : k;
 }
 
 uint64_t dc_net_channels_used(const struct dc_net *net, enum dc_net_algo a, enum dc_net_proto p, uint64_t ranks,
@@ -341,15 +339,21 @@ double dc_net_ramp_factor(const double knots[DC_NET_RAMP_KNOTS], uint64_t bytes)
 	return lo_v + (hi_v - lo_v) * (x - lo_at) / (hi_at - lo_at);
 }
 
-static void call_init(const struct dc_net *net, enum dc_net_algo a, enum dc_net_proto p, uint64_t ranks,
-		      uint64_t bytes, int across, struct call *c)
+/* c's size knot and ramp (the same for every algorithm and protocol of
+ * one call, so set once: call_size), then its channels (call_init) */
+static void call_size(const struct dc_net *net, uint64_t bytes, int across, struct call *c)
 {
 	c->S = (double)bytes;
 	c->bytes = bytes;
-	c->nc = dc_net_channels_used(net, a, p, ranks, bytes);
-	c->ch_share = a == DC_NET_ALGO_NVLS ? 1.0 : (double)c->nc / (double)(net->channels ? net->channels : 1);
 	c->knot = dc_net_size_knot(bytes);
 	c->ramp = dc_net_ramp_factor(net->ramp[across ? 1 : 0], bytes);
+}
+
+static void call_init(const struct dc_net *net, enum dc_net_algo a, enum dc_net_proto p, uint64_t ranks,
+		      struct call *c)
+{
+	c->nc = dc_net_channels_used(net, a, p, ranks, c->bytes);
+	c->ch_share = a == DC_NET_ALGO_NVLS ? 1.0 : (double)c->nc / (double)(net->channels ? net->channels : 1);
 }
 
 static double size_factor(const struct dc_net *net, const struct call *c)
@@ -619,14 +623,20 @@ static int (*const algos[DC_NET_ALGO_COUNT])(const struct dc_net *net, enum dc_c
 	[DC_NET_ALGO_PAT] = price_pat,
 };
 
+/* c: call_size's for this call's bytes and group */
 static int price(const struct dc_net *net, enum dc_net_algo a, enum dc_coll_kind op, const struct dc_net_group *g,
-		 uint64_t bytes, enum dc_net_proto pr, struct price *o)
+		 struct call *c, enum dc_net_proto pr, struct price *o)
 {
-	struct call c;
-	call_init(net, a, pr, g->ranks, bytes, g->nodes > 1, &c);
-	if (op == DC_COLL_SEND || op == DC_COLL_ALL_TO_ALL)
-		return a == DC_NET_ALGO_RING ? price_p2p(net, op, g, &c, pr, o) : -1;
-	return algos[a] ? algos[a](net, op, g, &c, pr, o) : -1;
+	if (op == DC_COLL_SEND || op == DC_COLL_ALL_TO_ALL) {
+		if (a != DC_NET_ALGO_RING)
+			return -1;
+		call_init(net, a, pr, g->ranks, c);
+		return price_p2p(net, op, g, c, pr, o);
+	}
+	if (!algos[a])
+		return -1;
+	call_init(net, a, pr, g->ranks, c);
+	return algos[a](net, op, g, c, pr, o);
 }
 
 static void fill(enum dc_coll_kind op, const struct dc_net_group *g, double S, double t, enum dc_net_algo a,
@@ -649,6 +659,7 @@ int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_
 	enum dc_net_algo best_a = DC_NET_ALGO_RING;
 	enum dc_net_proto best_p = DC_NET_PROTO_SIMPLE;
 	int p2p = op == DC_COLL_SEND || op == DC_COLL_ALL_TO_ALL;
+	struct call c;
 
 	if (g->ranks < 2 || bytes == 0) {
 		fill(op, g, S, 0, DC_NET_ALGO_RING, DC_NET_PROTO_SIMPLE, 0, out);
@@ -661,6 +672,7 @@ int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_
 	/* hierarchical on one domain, or one rank per domain, is the ring */
 	if (want == DC_NET_ALGO_HIER && (g->nodes < 2 || g->ranks_per_node < 2) && op != DC_COLL_BROADCAST)
 		want = DC_NET_ALGO_RING;
+	call_size(net, bytes, g->nodes > 1, &c);
 	for (int a = DC_NET_ALGO_RING; a < DC_NET_ALGO_COUNT; a++) {
 		if (want != DC_NET_ALGO_AUTO && a != (int)want)
 			continue;
@@ -674,7 +686,7 @@ int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_
 			double t;
 			if (net->protocols && !(net->protocols & (1u << pr)))
 				continue; /* NCCL_PROTO leaves it out */
-			if (price(net, (enum dc_net_algo)a, op, g, bytes, (enum dc_net_proto)pr, &pc) != 0)
+			if (price(net, (enum dc_net_algo)a, op, g, &c, (enum dc_net_proto)pr, &pc) != 0)
 				continue;
 			t = pc.lat_s + pc.bw_s;
 			if (best < 0 || t < best) {
