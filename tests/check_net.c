@@ -283,6 +283,14 @@ START_TEST(test_size_factor)
 	ck_assert_int_eq(dc_net_size_knot(4u << 20), 16);
 	ck_assert_int_eq(dc_net_size_knot(64u << 20), 20);
 	ck_assert_int_eq(dc_net_size_knot(63), -1);
+	/* knot k holds [64 x 2^k, 64 x 2^(k+1)) bytes, the last one all above:
+	 * by hand, 64 and 127 in knot 0, 128 in 1, 2^20 - 1 = 64 x (2^14 - 1)
+	 * + 63 in 13, 2^64 - 1 past 64 x 2^23 in the last (23) */
+	ck_assert_int_eq(dc_net_size_knot(64), 0);
+	ck_assert_int_eq(dc_net_size_knot(127), 0);
+	ck_assert_int_eq(dc_net_size_knot(128), 1);
+	ck_assert_int_eq(dc_net_size_knot((1u << 20) - 1), 13);
+	ck_assert_int_eq(dc_net_size_knot(UINT64_MAX), 23);
 	ch = run(&net, DC_COLL_ALL_REDUCE, 16, 4u << 20, DC_NET_ALGO_TREE);
 	ck_assert_str_eq(ch.protocol, "LL128");
 	assert_rel(ch.time_s, 48.5e-6 + 4194304.0 / (rate * 0.8), 1e-12, "4 MiB");
