@@ -288,6 +288,22 @@ static void cost_add(struct cost *a, const struct cost *b, double n)
 	a->rs += n * b->rs;
 }
 
+/* cost_add(a, b, 1): the same sums (1 x b is b), without the products */
+static void cost_acc(struct cost *a, const struct cost *b)
+{
+	a->dur += b->dur;
+	a->comp += b->comp;
+	a->hidden += b->hidden;
+	a->wgrad += b->wgrad;
+	for (int i = 0; i < DC_STRAT_COUNT; i++)
+		a->ex[i] += b->ex[i];
+	a->tp_comm += b->tp_comm;
+	a->ep_comm += b->ep_comm;
+	a->cp_comm += b->cp_comm;
+	a->ag += b->ag;
+	a->rs += b->rs;
+}
+
 static double max0(double x)
 {
 	return x > 0 ? x : 0;
@@ -424,8 +440,10 @@ static int same_chunk_cost(const struct chunk *a, const struct chunk *b)
 	       a->at.head == b->at.head;
 }
 
-static void chunk_cost_of(const struct costs *k, uint64_t stage, const struct chunk *chp, int bwd, int paired,
-			  struct cost *o)
+/* The layers' part of chunk_cost_of: what reads the chunk's layer count
+ * and dense layers alone */
+static void chunk_layers_cost(const struct costs *k, uint64_t stage, const struct chunk *chp, int bwd, int paired,
+			      struct cost *o)
 {
 	const struct chunk ch = *chp;
 	uint64_t n, d, e;
@@ -440,7 +458,7 @@ static void chunk_cost_of(const struct costs *k, uint64_t stage, const struct ch
 		 * any), backward its last (MoE when it has any) */
 		int first_moe = bwd ? e > 0 : d == 0;
 		layer_cost(k, first_moe ? &k->c->moe_layer : &k->c->dense_layer, share, first_moe, bwd, 1, &one);
-		cost_add(o, &one, 1);
+		cost_acc(o, &one);
 		if (d > (first_moe ? 0u : 1u)) {
 			layer_cost(k, &k->c->dense_layer, share, 0, bwd, 0, &one);
 			cost_add(o, &one, (double)(d - (first_moe ? 0u : 1u)));
@@ -450,14 +468,28 @@ static void chunk_cost_of(const struct costs *k, uint64_t stage, const struct ch
 			cost_add(o, &one, (double)(e - (first_moe ? 1u : 0u)));
 		}
 	}
-	if (ch.at.embedding) {
+}
+
+/* The embedding on the model's first chunk, the head on its last, added
+ * to o (the chunk's layers' part) */
+static void chunk_ends_cost(const struct costs *k, const struct chunk *ch, int bwd, struct cost *o)
+{
+	struct cost one;
+	if (ch->at.embedding) {
 		work_cost(&k->c->embedding, bwd, &one);
-		cost_add(o, &one, 1);
+		cost_acc(o, &one);
 	}
-	if (ch.at.head) {
+	if (ch->at.head) {
 		work_cost(&k->c->head, bwd, &one);
-		cost_add(o, &one, 1);
+		cost_acc(o, &one);
 	}
+}
+
+static void chunk_cost_of(const struct costs *k, uint64_t stage, const struct chunk *chp, int bwd, int paired,
+			  struct cost *o)
+{
+	chunk_layers_cost(k, stage, chp, bwd, paired, o);
+	chunk_ends_cost(k, chp, bwd, o);
 }
 
 static void chunk_cost(const struct costs *k, uint64_t stage, uint64_t c, int bwd, int paired, struct cost *o)
@@ -467,9 +499,19 @@ static void chunk_cost(const struct costs *k, uint64_t stage, uint64_t c, int bw
 	chunk_cost_of(k, stage, &ch, bwd, paired, o);
 }
 
+/* cost_acc of what stage_ops reads of its total (the kernels, the
+ * hidden and the exposed communication), in the same order */
+static void stage_acc(struct cost *a, const struct cost *b)
+{
+	a->comp += b->comp;
+	a->hidden += b->hidden;
+	for (int i = 0; i < DC_STRAT_COUNT; i++)
+		a->ex[i] += b->ex[i];
+}
+
 static void stage_ops(const struct costs *k, uint64_t stage, struct dc_step_stage *st)
 {
-	struct cost f, b, tot;
+	struct cost f, b, lf, lb, tot;
 	struct chunk ch, prev;
 	uint64_t v = k->chunks;
 	memset(st, 0, sizeof(*st));
@@ -477,15 +519,23 @@ static void stage_ops(const struct costs *k, uint64_t stage, struct dc_step_stag
 	for (uint64_t c = 0; c < v; c++) {
 		/* a stage's interleaved chunks are mostly alike: one alike
 		 * to the chunk before it keeps that one's costs (the same
-		 * function of the same inputs), still added once per chunk */
+		 * function of the same inputs), still added once per chunk;
+		 * one with the same layers but for the embedding or the head
+		 * keeps the layers' part */
 		chunk_of(k->p, stage, c, &ch);
 		if (c == 0 || !same_chunk_cost(&ch, &prev)) {
-			chunk_cost_of(k, stage, &ch, 0, 0, &f);
-			chunk_cost_of(k, stage, &ch, 1, 0, &b);
+			if (c == 0 || ch.at.layers != prev.at.layers || ch.dense != prev.dense) {
+				chunk_layers_cost(k, stage, &ch, 0, 0, &lf);
+				chunk_layers_cost(k, stage, &ch, 1, 0, &lb);
+			}
+			f = lf;
+			b = lb;
+			chunk_ends_cost(k, &ch, 0, &f);
+			chunk_ends_cost(k, &ch, 1, &b);
 			prev = ch;
 		}
-		cost_add(&tot, &f, 1);
-		cost_add(&tot, &b, 1);
+		stage_acc(&tot, &f);
+		stage_acc(&tot, &b);
 		st->fwd_s += f.dur;
 		st->bwd_s += b.dur;
 		st->wgrad_s += b.wgrad;
