@@ -817,6 +817,56 @@ START_TEST(test_derive_from_memo_network)
 }
 END_TEST
 
+/* dc_plan_reshard on systems.json (tp 4 x dp 2, DDP): to FSDP it takes
+ * the plan as it is with the new sharding (1), and the plan derives the
+ * FSDP layout's memory and collectives as dc_plan_derive_from's does
+ * (the sharding is all that differs: 5 axes, 8 ranks, tp 4); another tp,
+ * another etp or another micro batch is not a resharding (0, p as it
+ * was); neither is a plan that failed. */
+START_TEST(test_reshard_changes_the_sharding_alone)
+{
+	static struct dc_config c;
+	static struct dc_plan base, p, q;
+	static struct dc_results a, b;
+	struct dc_layout lay;
+
+	fixture_systems(&c);
+	fixture_plan(&c, &base);
+	p = base;
+	lay = base.layout;
+	lay.sharding = DC_SHARD_FSDP;
+	ck_assert_int_eq(dc_plan_reshard(&p, &lay), 1);
+	ck_assert_int_eq(p.layout.sharding, DC_SHARD_FSDP);
+	ck_assert_uint_eq(p.world, 8);
+	ck_assert_uint_eq(p.topo.degree[DC_AXIS_TP], 4);
+	ck_assert_int_eq(dc_plan_derive_from(&base, &lay, &q), 0);
+	ck_assert_int_eq(dc_estimate(&p, DC_EST_BIT(DC_EST_MEMORY) | DC_EST_BIT(DC_EST_COMM), &a), 0);
+	ck_assert_int_eq(dc_estimate(&q, DC_EST_BIT(DC_EST_MEMORY) | DC_EST_BIT(DC_EST_COMM), &b), 0);
+	ck_assert_uint_eq(a.memory.top.peak_bytes, b.memory.top.peak_bytes);
+	ck_assert_uint_eq(a.comm.bytes_per_rank, b.comm.bytes_per_rank);
+	ck_assert(a.comm.time_s == b.comm.time_s);
+	ck_assert(a.comm.s[DC_STRAT_FSDP].in_play && !a.comm.s[DC_STRAT_DP].in_play);
+
+	lay = p.layout;
+	lay.tp = 2;
+	lay.dp = 4;
+	ck_assert_int_eq(dc_plan_reshard(&p, &lay), 0);
+	ck_assert_uint_eq(p.layout.tp, 4);
+	lay = p.layout;
+	lay.etp = 2;
+	ck_assert_int_eq(dc_plan_reshard(&p, &lay), 0);
+	lay = p.layout;
+	lay.micro_batch_size = 2;
+	lay.sharding = DC_SHARD_NONE;
+	ck_assert_int_eq(dc_plan_reshard(&p, &lay), 0);
+	ck_assert_int_eq(p.layout.sharding, DC_SHARD_FSDP);
+	p.error = "failed";
+	lay = p.layout;
+	lay.sharding = DC_SHARD_ZERO1;
+	ck_assert_int_eq(dc_plan_reshard(&p, &lay), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("plan");
@@ -839,6 +889,7 @@ int main(void)
 	tcase_add_test(tc, test_estimate_needs_and_results);
 	tcase_add_test(tc, test_estimate_error_text);
 	tcase_add_test(tc, test_derive_from_memo_network);
+	tcase_add_test(tc, test_reshard_changes_the_sharding_alone);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

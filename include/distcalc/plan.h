@@ -314,6 +314,13 @@ int dc_plan_derive_layout(const struct dc_config *in, const struct dc_layout *la
  * plans from the input's this way (the strategies comparison does). */
 int dc_plan_derive_from(const struct dc_plan *base, const struct dc_layout *layout, struct dc_plan *p);
 
+/* When `layout` differs from p's (a plan derived without error) in its
+ * sharding alone, which nothing in a plan depends on: sets p's sharding
+ * and returns 1; p is then what dc_plan_derive_from(base, layout, ...)
+ * gives for the base p was derived from (a search's shardings of one
+ * layout derive once). Else returns 0 and leaves p as it was. */
+int dc_plan_reshard(struct dc_plan *p, const struct dc_layout *layout);
+
 /* Transformer layers rank `stage` holds, all its model chunks together:
  * L / pp of an even split, else its run's count. O(runs). */
 uint64_t dc_plan_stage_layers(const struct dc_plan *p, uint64_t stage);

@@ -1039,13 +1039,30 @@ static int same_but_sharding(const struct dc_layout *a, const struct dc_layout *
 	       a->grad_accum_steps == b->grad_accum_steps;
 }
 
+/* lay with its 0s read as derive reads them (p->layout's) */
+static void layout_norm(const struct dc_layout *lay, struct dc_layout *norm)
+{
+	*norm = *lay;
+	norm->ep = lay->ep ? lay->ep : 1;
+	norm->cp = lay->cp ? lay->cp : 1;
+	norm->virtual_pipeline = lay->virtual_pipeline ? lay->virtual_pipeline : 1;
+	norm->dp_replicate = lay->dp_replicate ? lay->dp_replicate : 1;
+}
+
+int dc_plan_reshard(struct dc_plan *p, const struct dc_layout *lay)
+{
+	struct dc_layout norm;
+	layout_norm(lay, &norm);
+	if (p->error || !same_but_sharding(&p->layout, &norm) || p->layout.etp != norm.etp)
+		return 0;
+	p->layout.sharding = lay->sharding;
+	return 1;
+}
+
 int dc_plan_derive_from(const struct dc_plan *base, const struct dc_layout *lay, struct dc_plan *p)
 {
-	struct dc_layout norm = *lay;
-	norm.ep = lay->ep ? lay->ep : 1;
-	norm.cp = lay->cp ? lay->cp : 1;
-	norm.virtual_pipeline = lay->virtual_pipeline ? lay->virtual_pipeline : 1;
-	norm.dp_replicate = lay->dp_replicate ? lay->dp_replicate : 1;
+	struct dc_layout norm;
+	layout_norm(lay, &norm);
 	if (!base->error && same_but_sharding(&base->layout, &norm)) {
 		*p = *base;
 		p->layout.sharding = lay->sharding;

@@ -350,11 +350,23 @@ static int eval_step(struct worker *w, struct dc_search_entry *e, int resharded)
 }
 
 /* Derives the plan of e->l from `from` and prices its memory: 0, or 1
- * when the layout overflows a count (not valid). */
-static int eval_memory(struct worker *w, const struct dc_plan *from, struct dc_search_entry *e)
+ * when the layout overflows a count (not valid). `here` (NULL: none):
+ * set when w->plan is one derive_from(from, ...) left (cleared by a
+ * failed derive); while it is, a layout that differs from w->plan's in
+ * its sharding alone takes w->plan with that sharding, which is what
+ * derive_from gives (plan.h, dc_plan_reshard). */
+static int eval_memory(struct worker *w, const struct dc_plan *from, struct dc_search_entry *e, int *here)
 {
 	struct dc_results *r = &w->res;
-	if (dc_plan_derive_from(from, &e->l.layout, &w->plan) != 0 || dc_estimate(&w->plan, MEMORY_ROWS, r) != 0)
+	if (!here || !*here || !dc_plan_reshard(&w->plan, &e->l.layout)) {
+		if (here)
+			*here = 0;
+		if (dc_plan_derive_from(from, &e->l.layout, &w->plan) != 0)
+			return 1;
+		if (here)
+			*here = 1;
+	}
+	if (dc_estimate(&w->plan, MEMORY_ROWS, r) != 0)
 		return 1;
 	e->peak_bytes = r->memory.top.peak_bytes;
 	e->fits = e->peak_bytes <= w->sp->limit_bytes;
@@ -369,7 +381,7 @@ static int eval_memory(struct worker *w, const struct dc_plan *from, struct dc_s
 static int eval_full(struct worker *w, struct dc_search_entry *e)
 {
 	struct space *s = w->sp;
-	if (eval_memory(w, &s->base[e->l.recompute], e) != 0)
+	if (eval_memory(w, &s->base[e->l.recompute], e, NULL) != 0)
 		return -1;
 	if (s->step_available && eval_step(w, e, 0) != 0)
 		return -1;
@@ -408,6 +420,9 @@ static void run_outer(struct worker *w, const struct outer *o)
 					/* w->res.compute holds this (ep, v, mbs, sp)'s
 					 * kernel times once a sharding's step is priced */
 					int kernels = 0;
+					/* w->plan is this (ep, v, mbs, sp)'s, derived
+					 * from w->outer_plan (eval_memory) */
+					int plan_here = 0;
 					for (unsigned ish = 0; ish < s->nshard; ish++, index++) {
 						uint64_t ep = s->ep[ie], v = s->v[iv], mbs = s->mbs[ib], gas;
 						int reject = -1;
@@ -471,7 +486,7 @@ static void run_outer(struct worker *w, const struct outer *o)
 							w->outer_plan.net_memo = w->memo;
 							outer_ready = 1;
 						}
-						if (eval_memory(w, &w->outer_plan, &e) != 0) {
+						if (eval_memory(w, &w->outer_plan, &e, &plan_here) != 0) {
 							w->rejected[R_OVERFLOW]++;
 							w->counts.rejected_by_rules++;
 							continue;
