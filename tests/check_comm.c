@@ -713,6 +713,67 @@ START_TEST(test_overflow_is_an_error)
 }
 END_TEST
 
+static void assert_same_comm(const struct dc_comm *a, const struct dc_comm *b)
+{
+	ck_assert_uint_eq(a->stage, b->stage);
+	ck_assert_uint_eq(a->layers, b->layers);
+	ck_assert_uint_eq(a->bytes_per_rank, b->bytes_per_rank);
+	ck_assert(a->time_s == b->time_s);
+	for (int i = 0; i < DC_STRAT_COUNT; i++) {
+		const struct dc_comm_strategy *x = &a->s[i], *y = &b->s[i];
+		ck_assert_int_eq(x->in_play, y->in_play);
+		ck_assert_uint_eq(x->group_size, y->group_size);
+		ck_assert_uint_eq(x->ncoll, y->ncoll);
+		ck_assert_uint_eq(x->bytes_per_rank, y->bytes_per_rank);
+		ck_assert(x->time_s == y->time_s);
+		for (uint64_t k = 0; k < x->ncoll; k++) {
+			ck_assert_int_eq(x->coll[k].kind, y->coll[k].kind);
+			ck_assert_int_eq(x->coll[k].what, y->coll[k].what);
+			ck_assert_uint_eq(x->coll[k].count, y->coll[k].count);
+			ck_assert_uint_eq(x->coll[k].msg_bytes, y->coll[k].msg_bytes);
+			ck_assert_uint_eq(x->coll[k].bytes_per_rank, y->coll[k].bytes_per_rank);
+			ck_assert(x->coll[k].time_s == y->coll[k].time_s);
+			ck_assert_str_eq(x->coll[k].algorithm, y->coll[k].algorithm);
+		}
+	}
+}
+
+/* dc_comm_reshard from DDP to FSDP on tp 2 x dp 4 of the 64e6-parameter
+ * config: psi / tp = 32e6 parameters a rank, M = 64e6 B; FSDP's two
+ * AllGathers and ReduceScatter send 3 x 3/4 x 64e6 = 144e6 B a rank
+ * (DDP's AllReduce 2 x 3/4 x 64e6 = 96e6); TP's calls are DDP's, kept;
+ * every number is dc_comm_compute's for the FSDP plan. And back. */
+START_TEST(test_reshard_emits_the_data_parallel_axes_alone)
+{
+	struct dc_config c;
+	struct dc_plan ddp, fsdp;
+	struct dc_comm a, b, full;
+	struct dc_layout lay;
+	const char *err = NULL;
+
+	zero_comm_config(&c, DC_SHARD_NONE);
+	c.parallel.tp = 2;
+	c.parallel.dp = 4;
+	fixture_plan(&c, &ddp);
+	ck_assert_int_eq(dc_comm_compute(&ddp, &a, &err), 0);
+	ck_assert_uint_eq(a.s[DC_STRAT_DP].bytes_per_rank, 96000000ull);
+	ck_assert(a.s[DC_STRAT_TP].in_play);
+	lay = ddp.layout;
+	lay.sharding = DC_SHARD_FSDP;
+	ck_assert_int_eq(dc_plan_derive_from(&ddp, &lay, &fsdp), 0);
+	b = a;
+	ck_assert_int_eq(dc_comm_reshard(&fsdp, &b, &err), 0);
+	ck_assert(!b.s[DC_STRAT_DP].in_play);
+	ck_assert_uint_eq(b.s[DC_STRAT_FSDP].bytes_per_rank, 144000000ull);
+	ck_assert_uint_eq(b.bytes_per_rank, 144000000ull + a.s[DC_STRAT_TP].bytes_per_rank);
+	ck_assert_int_eq(dc_comm_compute(&fsdp, &full, &err), 0);
+	assert_same_comm(&b, &full);
+	/* back to DDP from the FSDP result */
+	ck_assert_int_eq(dc_comm_reshard(&ddp, &b, &err), 0);
+	assert_same_comm(&b, &a);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("comm");
@@ -736,6 +797,7 @@ int main(void)
 	tcase_add_test(tc, test_context_parallel_kv);
 	tcase_add_test(tc, test_fsdp_expert_units);
 	tcase_add_test(tc, test_overflow_is_an_error);
+	tcase_add_test(tc, test_reshard_emits_the_data_parallel_axes_alone);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -187,6 +187,14 @@ double dc_coll_time_s(enum dc_coll_kind k, uint64_t p, uint64_t msg_bytes, const
  * with *error set to static text naming the keys on overflow. */
 int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **error);
 
+/* As dc_comm_compute(p, c, error), where *c is dc_comm_compute's result
+ * (returned 0) for a plan that differs from p in layout.sharding alone:
+ * only the data-parallel axes (dp, fsdp), whose calls read the sharding,
+ * are emitted again; tp, pp, ep and cp keep their calls (they read nothing
+ * the sharding changes: plan.h). The same numbers bit for bit: what a
+ * layout search reuses across its shardings. */
+int dc_comm_reshard(const struct dc_plan *p, struct dc_comm *c, const char **error);
+
 const char *dc_coll_kind_name(enum dc_coll_kind k);
 const char *dc_strategy_name(enum dc_strategy s);
 /* Display text of the enums above (static strings). */

@@ -70,9 +70,16 @@ static void sum_strategy(struct dc_ck *b, struct dc_comm_strategy *s)
 	}
 }
 
+/* The axes whose calls read the sharding (dc_comm_reshard) */
+static int reads_sharding(enum dc_strategy s)
+{
+	return s == DC_STRAT_DP || s == DC_STRAT_FSDP;
+}
+
 /* Zeroes what the strategies' sums and the readers rely on; calls past
- * each strategy's ncoll are never read. */
-static void comm_clear(struct dc_comm *c)
+ * each strategy's ncoll are never read. `reshard`: the strategies of the
+ * axes that do not read the sharding are kept. */
+static void comm_clear(struct dc_comm *c, int reshard)
 {
 	c->stage = 0;
 	c->layers = c->moe_layers = 0;
@@ -80,6 +87,8 @@ static void comm_clear(struct dc_comm *c)
 	c->time_s = 0;
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
 		struct dc_comm_strategy *s = &c->s[i];
+		if (reshard && !reads_sharding((enum dc_strategy)i))
+			continue;
 		s->in_play = 0;
 		s->group_size = 0;
 		s->link = DC_LINK_AUTO;
@@ -93,7 +102,7 @@ static void comm_clear(struct dc_comm *c)
 	}
 }
 
-int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **error)
+static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **error, int reshard)
 {
 	struct dc_ck b = {0};
 	/* the stage with the most parameters sends the most DP/FSDP bytes */
@@ -101,7 +110,7 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 	enum dc_pipe_schedule sch = dc_pipeline_schedule(p);
 	struct dc_axis_memo memo;
 
-	comm_clear(c);
+	comm_clear(c, reshard);
 	c->stage = p->most_stage;
 	if (p->most_overflow)
 		b.overflow = 1;
@@ -127,10 +136,13 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
 		const struct dc_axis_row *row = &dc_axis_rows[i];
 		struct dc_axis_ctx x = {&b, p, &best, &c->s[row->strategy], row->strategy, &memo};
+		if (reshard && !reads_sharding(row->strategy))
+			continue; /* kept, summed when it was emitted */
 		row->comm(&x);
 	}
 	for (int i = 0; i < DC_STRAT_COUNT; i++)
-		sum_strategy(&b, &c->s[i]);
+		if (!reshard || reads_sharding((enum dc_strategy)i))
+			sum_strategy(&b, &c->s[i]);
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
 		uint64_t tmp;
 		if (dc_add_u64(c->bytes_per_rank, c->s[i].bytes_per_rank, &tmp))
@@ -143,6 +155,16 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 		return -1;
 	}
 	return 0;
+}
+
+int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **error)
+{
+	return comm_run(p, c, error, 0);
+}
+
+int dc_comm_reshard(const struct dc_plan *p, struct dc_comm *c, const char **error)
+{
+	return comm_run(p, c, error, 1);
 }
 
 const char *dc_coll_kind_name(enum dc_coll_kind k)

@@ -328,17 +328,21 @@ size_t dc_search_layout_text(const struct dc_search_layout *l, int json, char *b
 
 /* The step of the plan eval_memory derived, as the report computes it
  * (DC_EST_STEP and what it needs, less the batch eval_memory holds).
- * With `resharded`, w->res.compute is the kernel times of a plan that
- * differs from this one in its sharding alone (the last eval_step's):
- * only its optimizer step is priced again (compute.h). Returns 0, or -1
- * with w->res.error set. */
+ * With `resharded`, w->res.compute, .comm and .flops are those of a plan
+ * that differs from this one in its sharding alone (the last eval_step's):
+ * only its optimizer step and its dp and fsdp collectives are priced
+ * again (compute.h, comm.h). Returns 0, or -1 with w->res.error set. */
 static int eval_step(struct worker *w, struct dc_search_entry *e, int resharded)
 {
 	struct dc_results *r = &w->res;
 	uint32_t have = MEMORY_ROWS;
 	if (resharded) {
+		/* the kernels, the FLOPs and the collectives of the axes but
+		 * dp and fsdp read nothing the sharding changes */
 		dc_compute_reshard(&w->plan, &r->compute);
-		have |= DC_EST_BIT(DC_EST_COMPUTE);
+		if (dc_comm_reshard(&w->plan, &r->comm, &r->error) != 0)
+			return -1;
+		have |= DC_EST_BIT(DC_EST_COMPUTE) | DC_EST_BIT(DC_EST_COMM) | DC_EST_BIT(DC_EST_FLOPS);
 	}
 	if (dc_estimate_with(&w->plan, DC_EST_BIT(DC_EST_STEP), have, r) != 0)
 		return -1;
