@@ -1,8 +1,9 @@
 /* check_report.c - the sections, their sinks and the formatting they share
  * (section.h, report.h).
  *
- * - dc_fmt_double's fast path gives exactly the text of the "%.15g" ...
- *   "%.17g" round-trip loop, on a million seeded doubles of every scale;
+ * - dc_fmt_double gives exactly the text of the "%.15g" ... "%.17g"
+ *   round-trip loop, on a million seeded doubles of every scale and on
+ *   the hard cases (powers of two and ten, ties, carries, 2^53);
  * - the seed's worked example through the ring experiment: the table and
  *   the JSON carry 1,610,612,736 bytes per rank, 24 events, 32.212 ms;
  * - --only keeps the header, the warnings and the chosen sections, in
@@ -108,6 +109,60 @@ START_TEST(test_fmt_double_matches_printf)
 		slow_double(slow, sizeof(slow), v);
 		if (strcmp(fast, slow) != 0 && bad++ < 5)
 			fprintf(stderr, "fmt %.17g: fast '%s', printf '%s'\n", v, fast, slow);
+	}
+	ck_assert_uint_eq(bad, 0);
+}
+END_TEST
+
+/* The cases an exact formatter gets wrong first: every power of two and
+ * of ten and their neighbours (where the gap below a double is half the
+ * gap above, and where the decimal exponent steps), values just below a
+ * power of ten (rounding carries into a new digit), integers around 2^53,
+ * halves (ties at the last digit), decimals of 16 and 17 digits, and the
+ * edges of the exact path's range, each against printf's loop. */
+static unsigned long fmt_mismatch(double v)
+{
+	char fast[40], slow[40];
+	unsigned long bad = 0;
+	double w[4] = {v, nextafter(v, INFINITY), nextafter(v, -INFINITY), 0};
+	w[3] = -w[1];
+	for (int i = 0; i < 4; i++) {
+		dc_fmt_double(fast, sizeof(fast), w[i]);
+		slow_double(slow, sizeof(slow), w[i]);
+		if (strcmp(fast, slow) != 0) {
+			fprintf(stderr, "fmt %a: fast '%s', printf '%s'\n", w[i], fast, slow);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+START_TEST(test_fmt_double_hard_cases)
+{
+	static const char *const forms[] = {"1",   "9.99999999999999999",    "9.999999999999999",
+					    "9.99999999999999", "5", "1.0000000000000001", "2.5",
+					    "1.2345678901234567"};
+	struct dc_rng rng;
+	unsigned long bad = 0;
+	char s[64];
+
+	for (int e = -1074; e <= 1023; e++)
+		bad += fmt_mismatch(ldexp(1.0, e));
+	for (int k = -323; k <= 308; k++)
+		for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+			snprintf(s, sizeof(s), "%se%d", forms[f], k);
+			bad += fmt_mismatch(strtod(s, NULL));
+		}
+	dc_rng_seed(&rng, 11);
+	for (int i = 0; i < 20000; i++) {
+		bad += fmt_mismatch((double)((1ull << 53) - 10000 + (uint64_t)i));
+		bad += fmt_mismatch((double)i + 0.5);
+		bad += fmt_mismatch(ldexp((double)(dc_rng_next(&rng) % 100000) + 0.5, -(int)(dc_rng_next(&rng) % 40)));
+		/* a 16- or 17-digit decimal, read as the double nearest it */
+		snprintf(s, sizeof(s), "%llu.%llue%d", (unsigned long long)(dc_rng_next(&rng) % 9 + 1),
+			 (unsigned long long)(dc_rng_next(&rng) % 10000000000000000ull),
+			 (int)(dc_rng_next(&rng) % 60) - 30);
+		bad += fmt_mismatch(strtod(s, NULL));
 	}
 	ck_assert_uint_eq(bad, 0);
 }
@@ -698,6 +753,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_fmt_double_hand_cases);
 	tcase_add_test(tc, test_fmt_double_matches_printf);
+	tcase_add_test(tc, test_fmt_double_hard_cases);
 	tcase_add_test(tc, test_ring_table_and_json_agree);
 	tcase_add_test(tc, test_only_keeps_header_and_chosen_sections);
 	tcase_add_test(tc, test_only_unknown_section_lists_known);

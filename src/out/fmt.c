@@ -1,12 +1,12 @@
 /* fmt.c - number and string formatting shared by the sinks; see section.h.
  *
- * Rendering is most of a run's work, so the common cases skip printf: an
- * integer is written digit by digit, and a double whose shortest exact
- * decimal has at most 15 significant digits in %g's fixed range is found by
- * scaling with powers of ten and checking the round trip with one division
- * (correctly rounded, so it equals what strtod would read back). Everything
- * else goes through the "%.15g" ... "%.17g" loop. Both paths give the same
- * text; tests/check_report.c compares them on a million seeded doubles.
+ * Rendering is most of a run's work, so nothing here goes through printf
+ * in the common cases: an integer is written digit by digit, and a double
+ * gets "%.15g" ... "%.17g"'s text (the first that reads back) from exact
+ * integer arithmetic (fmt_exact below); only a subnormal or a magnitude
+ * outside about [1e-11, 1e33] takes the printf loop. Both paths give the
+ * same text: tests/check_report.c compares them on millions of seeded
+ * doubles and on the hard cases (ties, powers of two and of ten).
  */
 #include "distcalc/section.h"
 
@@ -19,11 +19,40 @@ static const char two_digits[] = "0001020304050607080910111213141516171819202122
 				 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 				 "8081828384858687888990919293949596979899";
 
-size_t dc_fmt_u64(char *buf, uint64_t v)
+static const uint64_t pow10_u64[20] = {1ull,
+				       10ull,
+				       100ull,
+				       1000ull,
+				       10000ull,
+				       100000ull,
+				       1000000ull,
+				       10000000ull,
+				       100000000ull,
+				       1000000000ull,
+				       10000000000ull,
+				       100000000000ull,
+				       1000000000000ull,
+				       10000000000000ull,
+				       100000000000000ull,
+				       1000000000000000ull,
+				       10000000000000000ull,
+				       100000000000000000ull,
+				       1000000000000000000ull,
+				       10000000000000000000ull};
+
+/* Decimal digits in v (1 to 20). */
+static size_t u64_digits(uint64_t v)
 {
-	char tmp[24];
-	char *p = tmp + sizeof(tmp);
-	size_t n;
+	size_t n = 1;
+	while (n < 20 && v >= pow10_u64[n])
+		n++;
+	return n;
+}
+
+/* Writes the decimal digits of v ending just before `end`. */
+static void put_digits(char *end, uint64_t v)
+{
+	char *p = end;
 	while (v >= 100) {
 		unsigned d = (unsigned)(v % 100) * 2;
 		v /= 100;
@@ -37,239 +66,257 @@ size_t dc_fmt_u64(char *buf, uint64_t v)
 	} else {
 		*--p = (char)('0' + v);
 	}
-	n = (size_t)(tmp + sizeof(tmp) - p);
-	memcpy(buf, p, n);
+}
+
+size_t dc_fmt_u64(char *buf, uint64_t v)
+{
+	size_t n = u64_digits(v);
+	put_digits(buf + n, v);
 	buf[n] = '\0';
 	return n;
 }
 
 size_t dc_fmt_u64_grouped(char *buf, uint64_t v)
 {
-	char tmp[32];
-	char *p = tmp + sizeof(tmp);
-	size_t n;
-	for (int d = 0;; d++) {
-		if (d && d % 3 == 0)
-			*--p = ',';
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-		if (!v)
-			break;
-	}
-	n = (size_t)(tmp + sizeof(tmp) - p);
-	memcpy(buf, p, n);
-	buf[n] = '\0';
-	return n;
-}
-
-static const double pow10_tab[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,
-				   1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
-				   1e18, 1e19};
-
-/* Writes the decimal digits[0..n) with k of them after the point, as %g's
- * fixed form does (0.000ddd when k >= n), after a '-' when neg. Returns
- * the length. */
-static size_t put_fixed(char *buf, const char *digits, size_t n, size_t k, int neg)
-{
-	size_t o = 0;
-	if (neg)
-		buf[o++] = '-';
-	if (k >= n) {
-		buf[o++] = '0';
-		buf[o++] = '.';
-		for (size_t z = n; z < k; z++)
-			buf[o++] = '0';
-		memcpy(buf + o, digits, n);
-		o += n;
-	} else {
-		memcpy(buf + o, digits, n - k);
-		o += n - k;
-		if (k > 0) {
-			buf[o++] = '.';
-			memcpy(buf + o, digits + n - k, k);
-			o += k;
-		}
+	char dig[24];
+	size_t nd = u64_digits(v), head = (nd - 1) % 3 + 1, o = head;
+	put_digits(dig + nd, v);
+	for (size_t i = 0; i < head; i++)
+		buf[i] = dig[i];
+	for (size_t i = head; i < nd; i += 3) {
+		buf[o] = ',';
+		memcpy(buf + o + 1, dig + i, 3);
+		o += 4;
 	}
 	buf[o] = '\0';
 	return o;
 }
 
-/* The fast path: |v| in [1e-4, 1e15) with a round-tripping decimal of at
- * most 15 significant digits, which is exactly what "%.15g" prints there
- * (the 15-digit grid is over four ulps wide, so rounding v to it lands on
- * that decimal). Returns the length, or 0 when the slow path must decide. */
-static size_t fmt_fixed(char *buf, double v)
-{
-	double a = fabs(v);
-	if (!(a >= 1e-4 && a < 1e15))
-		return 0;
-	for (int k = 0; k <= 19; k++) {
-		double s = a * pow10_tab[k], m = floor(s + 0.5);
-		if (m >= 1e15)
-			return 0;
-		if (m / pow10_tab[k] == a) {
-			char digits[24];
-			size_t n = dc_fmt_u64(digits, (uint64_t)m);
-			return put_fixed(buf, digits, n, (size_t)k, v < 0);
-		}
-	}
-	return 0;
-}
-
-/* The other fast path: "%.15g"'s exponent form (|v| < 1e-4 or >= 1e15)
- * for a value that is m x 10^e with m of at most 15 digits: 1e-05,
- * 8.29756306640625e-06, 3.0202210025472e+15. The round trip is checked
- * with one correctly rounded division or product, as above. */
-static size_t fmt_exp(char *buf, double v)
-{
-	double a = fabs(v), m = 0;
-	int e = 0, found = 0;
-	char digits[24];
-	size_t n, o = 0;
-	int x;
-
-	if (a < 1e-4 && a >= 1e-22) {
-		for (int k = 1; k <= 19 + 3 && !found; k++) {
-			double p10 = k <= 19 ? pow10_tab[k] : pow10_tab[19] * pow10_tab[k - 19];
-			m = floor(a * p10 + 0.5);
-			if (m >= 1e15 || k > 22)
-				return 0;
-			if (m > 0 && m / p10 == a) {
-				e = -k;
-				found = 1;
-			}
-		}
-	} else if (a >= 1e15 && a < 1e30) {
-		for (int j = 15; j >= 1 && !found; j--) {
-			m = floor(a / pow10_tab[j] + 0.5);
-			if (m >= 1 && m < 1e15 && m * pow10_tab[j] == a) {
-				e = j;
-				found = 1;
-			}
-		}
-	}
-	if (!found)
-		return 0;
-	n = dc_fmt_u64(digits, (uint64_t)m);
-	while (n > 1 && digits[n - 1] == '0') { /* %g drops trailing zeros */
-		n--;
-		e++;
-	}
-	x = (int)n - 1 + e; /* the decimal exponent of the first digit */
-	if (x >= -4 && x < 15)
-		return 0; /* fixed notation: fmt_fixed's business */
-	if (v < 0)
-		buf[o++] = '-';
-	buf[o++] = digits[0];
-	if (n > 1) {
-		buf[o++] = '.';
-		memcpy(buf + o, digits + 1, n - 1);
-		o += n - 1;
-	}
-	buf[o++] = 'e';
-	buf[o++] = x < 0 ? '-' : '+';
-	if (x < 0)
-		x = -x;
-	if (x >= 100)
-		buf[o++] = (char)('0' + x / 100);
-	buf[o++] = (char)('0' + x / 10 % 10);
-	buf[o++] = (char)('0' + x % 10);
-	buf[o] = '\0';
-	return o;
-}
+/* ---- doubles: "%.15g", "%.16g" or "%.17g", the first that reads back ----
+ *
+ * What printf does, done exactly in integers (the method of Steele and
+ * White's "How to print floating-point numbers accurately", PLDI 1990:
+ * scale the binary value by a power of ten and round the integer, with the
+ * 128-bit products Adams' Ryu (PLDI 2018) uses where bignums would be).
+ * A normal double is v = m 2^e2 with m < 2^53. "%.Ng" rounds v 10^s to an
+ * integer D of N digits (s = N - 1 - X, X the decimal exponent of v's
+ * first digit), ties to even as glibc does; strtod reads D 10^-s back as v
+ * when it lies within half an ulp of v (a quarter below a power of two,
+ * where the gap below is half as wide), the ends included when m is even
+ * (a tie goes to the even mantissa). Both tests are integer comparisons
+ * once everything is scaled to a common unit; they fit 128 bits for
+ * |v| in about [1e-11, 1e33], which holds every figure a report prints.
+ * Anything else (and a subnormal) goes to printf. */
 
 __extension__ typedef unsigned __int128 dc_u128;
 
-/* round(a x 10^s) to the nearest integer, ties to even, computed exactly:
- * a = M 2^E, so a 10^s = M 5^s 2^(E + s), with M < 2^53 and 5^s < 2^47
- * (0 <= s <= 20) the product fits in 128 bits. What printf's %.Ng rounds
- * the exact binary value to. Returns 0 when it does not fit 64 bits. */
-static const uint64_t pow5_tab[] = {1u, 5u, 25u, 125u, 625u, 3125u, 15625u, 78125u, 390625u, 1953125u,
-				    9765625u, 48828125u, 244140625u, 1220703125u, 6103515625u, 30517578125u,
-				    152587890625u, 762939453125u, 3814697265625u, 19073486328125u, 95367431640625u};
+/* 5^0 ... 5^27, the powers of five below 2^63 */
+static const uint64_t pow5_u64[28] = {1ull,
+				      5ull,
+				      25ull,
+				      125ull,
+				      625ull,
+				      3125ull,
+				      15625ull,
+				      78125ull,
+				      390625ull,
+				      1953125ull,
+				      9765625ull,
+				      48828125ull,
+				      244140625ull,
+				      1220703125ull,
+				      6103515625ull,
+				      30517578125ull,
+				      152587890625ull,
+				      762939453125ull,
+				      3814697265625ull,
+				      19073486328125ull,
+				      95367431640625ull,
+				      476837158203125ull,
+				      2384185791015625ull,
+				      11920928955078125ull,
+				      59604644775390625ull,
+				      298023223876953125ull,
+				      1490116119384765625ull,
+				      7450580596923828125ull};
 
-static int scaled_digits(double a, int s, uint64_t *out)
+/* v 10^s for v = m 2^e2: *q = its floor, *up = 1 when rounding it to the
+ * nearest integer, ties to even, goes up. Returns 0 when the figures do
+ * not fit 128 bits. */
+static int scale10(uint64_t m, int e2, int s, uint64_t *q, int *up)
 {
-	int e;
-	uint64_t bits, m;
-	int shift;
-	dc_u128 x;
-
-	if (s < 0 || s > 20)
-		return 0;
-	/* a = M 2^(e - 53) with M in [2^52, 2^53), as frexp and ldexp(fr, 53)
-	 * give it: a normal double's fraction bits with the hidden one, its
-	 * exponent unbiased (a here is in [1e-4, 1e15): never subnormal) */
-	memcpy(&bits, &a, sizeof(bits));
-	if (((bits >> 52) & 0x7ff) == 0) {
-		double fr = frexp(a, &e);
-		m = (uint64_t)ldexp(fr, 53);
-	} else {
-		e = (int)((bits >> 52) & 0x7ff) - 1022;
-		m = (bits & (((uint64_t)1 << 52) - 1)) | ((uint64_t)1 << 52);
-	}
-	shift = e - 53 + s;
-	x = (dc_u128)m * pow5_tab[s];
-	if (shift >= 0) {
-		if (shift > 40)
+	dc_u128 x, f, r, d;
+	if (s >= 0) {
+		int k = e2 + s; /* v 10^s = m 5^s 2^k */
+		if (s > 27)
 			return 0;
-		x <<= shift;
-	} else {
-		dc_u128 q, r, half;
-		if (-shift >= 120)
+		x = (dc_u128)m * pow5_u64[s]; /* < 2^116 */
+		if (k >= 0) {
+			if (k > 63 || (x >> (64 - k)) != 0)
+				return 0;
+			*q = (uint64_t)(x << k);
+			*up = 0;
+			return 1;
+		}
+		if (k < -126)
 			return 0;
-		q = x >> -shift;
-		r = x - (q << -shift);
-		half = (dc_u128)1 << (-shift - 1);
-		if (r > half || (r == half && (q & 1)))
-			q++;
-		x = q;
+		f = x >> -k;
+		r = x - (f << -k);
+		d = (dc_u128)1 << (-k - 1); /* one half */
+		if (f >> 64)
+			return 0;
+		*q = (uint64_t)f;
+		*up = r > d || (r == d && (f & 1));
+		return 1;
 	}
-	if (x >> 64)
+	if (s < -19) /* v 10^s = m 2^e2 / 10^-s */
 		return 0;
-	*out = (uint64_t)x;
+	d = pow10_u64[-s];
+	if (e2 >= 0) {
+		if (e2 > 74)
+			return 0;
+		x = (dc_u128)m << e2;
+	} else {
+		if (e2 < -60)
+			return 0;
+		x = m;
+		d <<= -e2;
+	}
+	f = x / d;
+	r = x - f * d;
+	if (f >> 64)
+		return 0;
+	*q = (uint64_t)f;
+	*up = 2 * r > d || (2 * r == d && (f & 1));
 	return 1;
 }
 
-/* "%.16g" or "%.17g", whichever is the shorter that reads back, for |v| in
- * [1e-4, 1e15) once no 15-digit decimal does (fmt_fixed failed). Returns
- * the length, or 0 to leave it to printf. */
-static size_t fmt_long(char *buf, double v)
+/* 1 when strtod reads D 10^-s back as v = m 2^e2, 0 when it does not, -1
+ * when that does not fit 128 bits. `narrow`: m is 2^52 above the smallest
+ * exponent, so the gap below v is half an ulp. */
+static int reads_back(uint64_t m, int e2, int s, uint64_t d, int narrow)
 {
-	double a = fabs(v);
-	int x = 0, k, prec = 16;
-	uint64_t d;
-	char digits[24];
-	size_t n;
+	dc_u128 a, b, above, below; /* w, v, half an ulp and the gap below / 2, in one unit */
+	if (s >= 0) {
+		int k = e2 + s;
+		if (k >= 0) /* v 10^s is an integer: D is v itself */
+			return 1;
+		if (k < -68 || s > 27) /* D < 2^57 shifted by 2 - k */
+			return -1;
+		/* the unit 2^(k - 2) 10^-s: w = D 2^(2 - k), v = 4 m 5^s,
+		 * half an ulp = 2^(e2 - 1) = 2 5^s */
+		a = (dc_u128)d << (2 - k);
+		b = ((dc_u128)m * pow5_u64[s]) << 2;
+		above = (dc_u128)pow5_u64[s] << 1;
+	} else {
+		int c = e2 >= 2 ? 0 : 2 - e2;
+		if (s < -19 || e2 > 74 || e2 < -60)
+			return -1;
+		/* the unit 2^(min(e2, 2) - 2): w = D 10^-s 2^c, v = m 2^(e2 + c) */
+		a = ((dc_u128)d * pow10_u64[-s]) << c;
+		b = (dc_u128)m << (e2 + c);
+		above = (dc_u128)1 << (e2 + c - 1);
+	}
+	below = narrow ? above >> 1 : above;
+	if (a >= b)
+		return a - b < above || (!(m & 1) && a - b == above);
+	return b - a < below || (!(m & 1) && b - a == below);
+}
 
-	if (!(a >= 1e-4 && a < 1e15))
+/* The shortest of "%.15g", "%.16g", "%.17g" that reads back, for a
+ * positive or negative normal v in the range the integers cover. Returns
+ * the length, or 0 to leave v to printf. */
+static size_t fmt_exact(char *buf, double v)
+{
+	uint64_t bits, m, q = 0, d;
+	int64_t l2;
+	int be, e2, x, n, up = 0, narrow, nd;
+	size_t o = 0;
+	char dig[24];
+
+	memcpy(&bits, &v, sizeof(bits));
+	be = (int)((bits >> 52) & 0x7ff);
+	if (be == 0 || be == 0x7ff)
 		return 0;
-	while (x < 15 && a >= pow10_tab[x + 1])
+	m = (bits & (((uint64_t)1 << 52) - 1)) | ((uint64_t)1 << 52);
+	e2 = be - 1075;
+	narrow = m == (uint64_t)1 << 52 && be > 1;
+	/* X = floor(log10 |v|), nearly: log2 |v| is t + log2(m / 2^52), at
+	 * least t + (m - 2^52) / 2^52 (20 bits of it here) and less than 0.09
+	 * more; times log10 2 (315653 / 2^20) the guess is X or one below
+	 * near a power of ten. The 15-digit scaling settles it: its floor
+	 * has 15 digits just when X is right. */
+	l2 = (int64_t)(be - 1023) * (1 << 20) + (int64_t)((m >> 32) & 0xfffff);
+	x = l2 >= 0 ? (int)((l2 * 315653) >> 40) : -(int)((-l2 * 315653 + ((int64_t)1 << 40) - 1) >> 40);
+	for (int tries = 0;; tries++) {
+		if (tries > 2 || !scale10(m, e2, 14 - x, &q, &up))
+			return 0;
+		if (q >= pow10_u64[15])
+			x++;
+		else if (q < pow10_u64[14])
+			x--;
+		else
+			break;
+	}
+	for (n = 15;; n++) {
+		int ok;
+		if (n > 15 && !scale10(m, e2, n - 1 - x, &q, &up))
+			return 0;
+		d = q + (uint64_t)up;
+		if (n == 17) /* 17 digits always read back */
+			break;
+		if ((ok = reads_back(m, e2, n - 1 - x, d, narrow)) < 0)
+			return 0;
+		if (ok)
+			break;
+	}
+	if (d == pow10_u64[n]) { /* rounding carried into a new digit: 9.99.. to 10.0.. */
+		d = pow10_u64[n - 1];
 		x++;
-	while (x > -5 && a < (x >= 0 ? pow10_tab[x] : 1.0 / pow10_tab[-x]))
-		x--;
-	for (;;) {
-		k = prec - 1 - x; /* decimals */
-		if (k < 0 || k > 20 || !scaled_digits(a, k, &d))
-			return 0;
-		n = dc_fmt_u64(digits, d);
-		if (n != (size_t)prec) /* x was off by one at a power of ten */
-			return 0;
-		if (prec == 17)
-			break;
-		/* the round trip of 16 digits is one correctly rounded division
-		 * when both operands are exact doubles; otherwise ask printf */
-		if (d >= ((uint64_t)1 << 53) || k > 19)
-			return 0;
-		if ((double)d / pow10_tab[k] == a)
-			break;
-		prec = 17;
 	}
-	while (k > 0 && digits[n - 1] == '0') { /* %g drops trailing zeros */
-		n--;
-		k--;
+	put_digits(dig + n, d);
+	for (nd = n; nd > 1 && dig[nd - 1] == '0';) /* %g drops trailing zeros */
+		nd--;
+	if (v < 0)
+		buf[o++] = '-';
+	if (x < n && x >= -4) { /* %g's fixed form */
+		if (x < 0) {
+			buf[o++] = '0';
+			buf[o++] = '.';
+			for (int z = x + 1; z < 0; z++)
+				buf[o++] = '0';
+			memcpy(buf + o, dig, (size_t)nd);
+			o += (size_t)nd;
+		} else if (nd <= x + 1) {
+			memcpy(buf + o, dig, (size_t)nd);
+			o += (size_t)nd;
+			for (int z = nd; z <= x; z++)
+				buf[o++] = '0';
+		} else {
+			memcpy(buf + o, dig, (size_t)x + 1);
+			o += (size_t)x + 1;
+			buf[o++] = '.';
+			memcpy(buf + o, dig + x + 1, (size_t)(nd - x - 1));
+			o += (size_t)(nd - x - 1);
+		}
+	} else { /* the exponent form: d.ddde+XX */
+		buf[o++] = dig[0];
+		if (nd > 1) {
+			buf[o++] = '.';
+			memcpy(buf + o, dig + 1, (size_t)nd - 1);
+			o += (size_t)nd - 1;
+		}
+		buf[o++] = 'e';
+		buf[o++] = x < 0 ? '-' : '+';
+		if (x < 0)
+			x = -x;
+		if (x >= 100)
+			buf[o++] = (char)('0' + x / 100);
+		buf[o++] = (char)('0' + x / 10 % 10);
+		buf[o++] = (char)('0' + x % 10);
 	}
-	return put_fixed(buf, digits, n, (size_t)k, v < 0);
+	buf[o] = '\0';
+	return o;
 }
 
 size_t dc_fmt_double(char *buf, size_t len, double v)
@@ -284,7 +331,7 @@ size_t dc_fmt_double(char *buf, size_t len, double v)
 		}
 		return tn;
 	}
-	if (len >= 32 && ((n = fmt_fixed(buf, v)) > 0 || (n = fmt_exp(buf, v)) > 0 || (n = fmt_long(buf, v)) > 0))
+	if (len >= 32 && (n = fmt_exact(buf, v)) > 0)
 		return n;
 	for (int prec = 15; prec <= 17; prec++) {
 		snprintf(buf, len, "%.*g", prec, v);

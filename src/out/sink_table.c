@@ -88,12 +88,16 @@ static size_t fmt_fixed(char *buf, size_t len, double v, int prec)
 	/* below 1e9 the product is off by under 1e-7, so unless it sits near a
 	 * half it rounds as printf rounds the exact binary value */
 	if (prec >= 0 && prec <= 4 && fabs(s) < 1e9) {
-		double r = nearbyint(s);
-		if (fabs(fabs(s - floor(s)) - 0.5) > 1e-6) {
+		/* |s| = ip + fr exactly (|s| < 2^52); not a tie, so the nearest
+		 * integer is ip or ip + 1 */
+		double a = fabs(s), fr;
+		uint64_t ip = (uint64_t)a;
+		fr = a - (double)ip;
+		if (fabs(fr - 0.5) > 1e-6) {
 			char digits[24];
-			uint64_t m = (uint64_t)fabs(r);
+			uint64_t m = ip + (fr > 0.5);
 			size_t n, o = 0;
-			if (signbit(s) && r != 0)
+			if (signbit(s) && m != 0)
 				buf[o++] = '-';
 			n = dc_fmt_u64(digits, m);
 			if (n <= (size_t)prec) { /* pad to 0.ddd */
@@ -338,13 +342,33 @@ static void wr_puts(struct wrap *w, const char *s)
 	wr_put(w, s, strlen(s));
 }
 
+/* wr_puts for a text that is all the wrap holds when it fits the line as
+ * it is: single spaces between words, none at either end (spaces at the
+ * ends and runs of them print as one or none when wrapped). Returns 0,
+ * having written nothing, when it does not. */
+static int wr_fits(struct wrap *w, const char *s)
+{
+	size_t n = 0;
+	if (w->wlen || w->sep || w->col != w->start || s[0] == ' ')
+		return 0;
+	for (; s[n]; n++)
+		if (s[n] == ' ' && (s[n + 1] == ' ' || s[n + 1] == '\0'))
+			return 0;
+	if (w->width && w->col + n > w->width)
+		return 0;
+	dc_buf_add(w->b, s, n);
+	w->col += n;
+	return 1;
+}
+
 /* Text from the data (a warning, a file name), escaped as a cell is, never
  * cut: a raw byte 1 in it is not the sink's GLUE. */
 static void wr_puts_data(struct wrap *w, const char *s)
 {
 	struct dc_buf esc;
 	if (dc_text_printable(s)) {
-		wr_puts(w, s);
+		if (!wr_fits(w, s))
+			wr_puts(w, s);
 		return;
 	}
 	dc_buf_init(&esc);
