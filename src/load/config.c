@@ -86,7 +86,15 @@ int dc_cfg_find_key(const char *path)
 
 static const char *origin(const struct loader *l, int ki)
 {
-	return ki >= 0 && l->from_set[ki] ? "--set" : l->name;
+	return ki >= 0 && l->from_set[ki] ? "--set" : ki >= 0 && l->unset[ki] ? "--unset" : l->name;
+}
+
+int dc_cfg_blame(const struct loader *l, int fallback, const int *keys, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (keys[i] >= 0 && (l->from_set[keys[i]] || l->unset[keys[i]]))
+			return keys[i];
+	return fallback;
 }
 
 /* The one grammar of a loader message is "'PATH': problem": the path it
@@ -529,8 +537,16 @@ static void load_topology(struct loader *l)
 	if (dc_topo_file_read(path, &t, l->diag) != 0) {
 		/* the reader's line names the file and the line; the entry names the key too */
 		for (size_t i = before; i < l->diag->count; i++)
-			if (!l->diag->entries[i].key)
+			if (!l->diag->entries[i].key) {
+				/* as hf_config's: say which key named the file, and where */
+				char *text = dc_asprintf("%s (named by 'cluster.topology_file' in %s)",
+							 l->diag->entries[i].text, origin(l, kt));
 				l->diag->entries[i].key = dc_strdup("cluster.topology_file");
+				if (text) {
+					free(l->diag->entries[i].text);
+					l->diag->entries[i].text = text;
+				}
+			}
 		l->errors++;
 		return;
 	}

@@ -100,6 +100,10 @@ struct loader {
 /* The key named `path`, or -1 (a path from the file or --set). */
 int dc_cfg_find_key(const char *path);
 const char *dc_cfg_origin(const struct loader *l, int ki);
+/* The first of keys[0..n) a --set gave or an --unset removed (an error
+ * about several keys is the command line's when it changed one of them),
+ * else `fallback`: the `ki` for dc_cfg_errorf. */
+int dc_cfg_blame(const struct loader *l, int fallback, const int *keys, size_t n);
 void dc_cfg_errorf(struct loader *l, int ki, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* 1 when tp splits the model's heads: the query and KV heads and, with
  * linear attention, its key heads (config_rules.c's rule_tp_heads). */

@@ -337,16 +337,19 @@ static int rule_layout(struct loader *l)
 							   : "set parallel.dp to \"auto\" (or --unset parallel.dp)",
 					 (unsigned long long)(c->world_size / tp_pp));
 			/* blame the override that broke the product, if one did:
-			 * the layout's, else the world's (a --set of num_nodes) */
+			 * the layout's, else the world's (a --set of num_nodes);
+			 * an --unset of tp, pp or cp is one too */
+			const int layout_keys[] = {k_tp, k_pp, k_cp};
 			if (l->from_set[k_dp] && k_world != k_dp)
 				k_world = k_dp;
+			k_world = dc_cfg_blame(l, k_world, layout_keys, p->cp > 1 ? 3 : 2);
 			if (p->cp > 1)
-				dc_cfg_errorf(l, l->from_set[k_tp] ? k_tp : l->from_set[k_pp] ? k_pp : l->from_set[k_cp] ? k_cp : k_world,
+				dc_cfg_errorf(l, k_world,
 				       "'parallel.dp': dp x tp x cp x pp (%llu x %llu x %llu x %llu) must equal num_nodes x gpus_per_node (%llu)%s",
 				       (unsigned long long)p->dp, (unsigned long long)p->tp, (unsigned long long)p->cp,
 				       (unsigned long long)p->pp, (unsigned long long)c->world_size, hint);
 			else
-				dc_cfg_errorf(l, l->from_set[k_tp] ? k_tp : l->from_set[k_pp] ? k_pp : k_world,
+				dc_cfg_errorf(l, k_world,
 				       "'parallel.dp': dp x tp x pp (%llu x %llu x %llu) must equal num_nodes x gpus_per_node (%llu)%s",
 				       (unsigned long long)p->dp, (unsigned long long)p->tp, (unsigned long long)p->pp,
 				       (unsigned long long)c->world_size, hint);
@@ -715,10 +718,24 @@ static int rule_restore(struct loader *l)
 	if (dc_mul_u64(r->tp, r->pp, &mp) != 0 || dc_mul_u64(mp, r->cp, &mp) != 0)
 		mp = UINT64_MAX;
 	if (mp > world || world % mp != 0) {
-		dc_cfg_errorf(l, KEY_CHECKPOINT_RESTORE_TP,
-		       "'checkpoint.restore.tp': tp x pp x cp (%llu x %llu x %llu) must divide the new world, num_nodes x gpus_per_node = %llu",
-		       (unsigned long long)r->tp, (unsigned long long)r->pp, (unsigned long long)r->cp,
-		       (unsigned long long)world);
+		/* the key the user gave: a layout key given, else the new
+		 * world's (the layout kept from the save is nobody's choice) */
+		const int layout[] = {KEY_CHECKPOINT_RESTORE_TP, KEY_CHECKPOINT_RESTORE_PP, KEY_CHECKPOINT_RESTORE_CP};
+		const int world_keys[] = {KEY_CHECKPOINT_RESTORE_GPUS_PER_NODE, KEY_CHECKPOINT_RESTORE_NUM_NODES};
+		int ki = -1;
+		for (size_t i = 0; i < 3 && ki < 0; i++)
+			if (l->seen[layout[i]])
+				ki = layout[i];
+		for (size_t i = 0; i < 2 && ki < 0; i++)
+			if (l->seen[world_keys[i]])
+				ki = world_keys[i];
+		if (ki < 0)
+			ki = KEY_CHECKPOINT_RESTORE_TP;
+		ki = dc_cfg_blame(l, ki, world_keys, 2);
+		dc_cfg_errorf(l, ki,
+		       "'%s': the new layout's tp x pp x cp (%llu x %llu x %llu) must divide the new world, num_nodes x gpus_per_node = %llu",
+		       dc_cfg_keys[ki].info.path, (unsigned long long)r->tp, (unsigned long long)r->pp,
+		       (unsigned long long)r->cp, (unsigned long long)world);
 		return 0;
 	}
 	if (!r->dp)
@@ -1454,6 +1471,9 @@ void dc_cfg_check_missing(struct loader *l)
 			if (hf_named(l) && strcmp(dc_cfg_keys[i].info.path, "model.seq_length") == 0)
 				dc_cfg_errorf(l, -1, "'%s': required key is missing; a Hugging Face config gives no training sequence length (max_position_embeddings is the longest context)",
 				       dc_cfg_keys[i].info.path);
+			else if (l->unset[i])
+				dc_cfg_errorf(l, (int)i, "'%s': required key is missing (the --unset removed it; it has no default)",
+					      dc_cfg_keys[i].info.path);
 			else
 				dc_cfg_errorf(l, -1, "'%s': required key is missing", dc_cfg_keys[i].info.path);
 		}
@@ -1493,6 +1513,17 @@ static void hf_size_error(struct loader *l, const char *what)
 			l->cfg->model.hf_config, (int)first, list, what, list);
 }
 
+/* A model key the command line changed (a --set, an --unset), else
+ * `fallback`: the shape's errors are the command line's when it changed
+ * one of the sizes they multiply. */
+static int model_blame(const struct loader *l, int fallback)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		if ((l->from_set[i] || l->unset[i]) && strncmp(dc_cfg_keys[i].info.path, "model.", 6) == 0)
+			return (int)i;
+	return fallback;
+}
+
 void dc_cfg_cross_check(struct loader *l)
 {
 	struct dc_config *c = l->cfg;
@@ -1517,7 +1548,7 @@ void dc_cfg_cross_check(struct loader *l)
 			if (shape_from_hf(l))
 				hf_size_error(l, "the parameter count of this shape overflows 64 bits");
 			else
-				dc_cfg_errorf(l, KEY_MODEL_HIDDEN_SIZE,
+				dc_cfg_errorf(l, model_blame(l, KEY_MODEL_HIDDEN_SIZE),
 				       "'model': the parameter count of this shape overflows 64 bits; check hidden_size, ffn_hidden_size, vocab_size, num_layers and the expert sizes");
 			return;
 		}
@@ -1534,11 +1565,15 @@ void dc_cfg_cross_check(struct loader *l)
 			snprintf(what, sizeof(what),
 				 "%llu parameters x %llu bytes of model state per parameter must be below 2^53 bytes",
 				 (unsigned long long)params, (unsigned long long)per_param);
-			if (!m->params_explicit && shape_from_hf(l))
+			const int state_keys[] = {KEY_PRECISION_PARAM_BYTES, KEY_PRECISION_GRAD_BYTES,
+						  KEY_PRECISION_MASTER_BYTES, KEY_PRECISION_OPTIMIZER_BYTES, KEY_MODEL_PARAMS};
+			int ki = dc_cfg_blame(l, -1, state_keys, 5);
+			if (ki < 0)
+				ki = model_blame(l, m->params_explicit ? KEY_MODEL_PARAMS : KEY_MODEL_HIDDEN_SIZE);
+			if (!m->params_explicit && shape_from_hf(l) && !(l->from_set[ki] || l->unset[ki]))
 				hf_size_error(l, what);
 			else
-				dc_cfg_errorf(l, m->params_explicit ? KEY_MODEL_PARAMS : KEY_MODEL_HIDDEN_SIZE,
-				       "'%s': %s", m->params_explicit ? "model.params" : "model", what);
+				dc_cfg_errorf(l, ki, "'%s': %s", m->params_explicit ? "model.params" : "model", what);
 		}
 	}
 	{

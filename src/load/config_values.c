@@ -551,7 +551,8 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 	double d;
 
 	if (cJSON_IsNull(v)) {
-		dc_cfg_errorf(l, ki, "'%s': null is not allowed; remove the key to use the default", k->info.path);
+		dc_cfg_errorf(l, ki, "'%s': null is not allowed; remove the key to use the default%s", k->info.path,
+			      l->from_set[ki] ? " (drop the --set, or --unset the key the config gives)" : "");
 		return;
 	}
 	if (cJSON_IsString(v) && strlen(v->valuestring) > DC_CONFIG_MAX_STRING) {

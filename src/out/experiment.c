@@ -495,6 +495,32 @@ const char *dc_report_render_error(const struct dc_report *r)
 	return r->render_error[0] ? r->render_error : NULL;
 }
 
+/* Where an estimator's error "'a.b' x 'c': ..." comes from: "--set" when
+ * a --set gave one of the keys it names (a quoted key, or any key under a
+ * quoted section such as 'model'), else the config's name. The loader
+ * names the --set of the errors it finds; these come after it. */
+static const char *error_origin(const struct dc_report *r, const char *msg)
+{
+	const char *p = msg, *colon = strstr(msg, "': ");
+	size_t nkeys = dc_config_key_count();
+	while (p && *p == '\'' && (!colon || p <= colon)) {
+		const char *end = strchr(p + 1, '\'');
+		size_t n;
+		if (!end)
+			break;
+		n = (size_t)(end - p - 1);
+		for (size_t i = 0; i < nkeys; i++) {
+			const char *path = dc_config_key_at(i)->path;
+			if (r->in.origin[i] == DC_ORIGIN_SET && strncmp(path, p + 1, n) == 0 &&
+			    (path[n] == '\0' || path[n] == '.'))
+				return "--set";
+		}
+		/* the next quoted path: "'a' x 'b'", "'a' / 'b'" */
+		p = strchr(end + 1, '\'');
+	}
+	return r->config_name;
+}
+
 struct dc_report *dc_experiment_run(const struct dc_experiment *exp_in, const struct dc_config *cfg,
 				    const struct dc_run_info *info, struct dc_diag *diag)
 {
@@ -534,12 +560,12 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp_in, const st
 	for (size_t i = 0; i < r->nsec; i++)
 		needs |= r->sec[i]->needs;
 	if (dc_plan_derive(&r->in, &r->plan) != 0) {
-		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", r->config_name, r->plan.error);
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", error_origin(r, r->plan.error), r->plan.error);
 		goto fail;
 	}
 	r->plan.seed = info->seed;
 	if (dc_estimate(&r->plan, needs, &r->res) != 0) {
-		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", r->config_name, r->res.error);
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", error_origin(r, r->res.error), r->res.error);
 		goto fail;
 	}
 	/* the warnings the results call for, then every warning so far: the
