@@ -204,7 +204,8 @@ START_TEST(config_key_bad_file)
 	ck_assert_int_eq(d.status, DC_ERR_CONFIG);
 	ck_assert_str_eq(d.entries[0].key, "cluster.topology_file");
 	ck_assert_str_eq(d.entries[0].text, DC_SOURCE_DIR "/tests/inputs/../data/topo_bad_cell.txt:3: error: GPU1 to NIC0: "
-							  "'PXX' is not one of X, NV#, PIX, PXB, PHB, NODE, SYS");
+							  "'PXX' is not one of X, NV#, PIX, PXB, PHB, NODE, SYS (named by "
+							  "'cluster.topology_file' in " DC_SOURCE_DIR "/tests/inputs/topology_bad.json)");
 	dc_diag_release(&d);
 }
 END_TEST
