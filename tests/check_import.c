@@ -256,6 +256,51 @@ START_TEST(deepspeed_mapping)
 }
 END_TEST
 
+/* DeepSpeed reads its config with Python's json, which keeps the last of a
+ * key given twice; distcalc refuses it at the second line, as its other
+ * readers do, also inside a section and when escaped the same elsewhere */
+START_TEST(deepspeed_duplicates)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\n\"zero_optimization\": {\n\"stage\": 3,\n\"stage\": 1\n}\n}"), -1);
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert_str_eq(diag.entries[0].text, "t:4: error: 'stage' given twice (first on line 3): DeepSpeed's json "
+					       "would keep the last; give it once");
+	/* the same name in two objects is not a duplicate; the top level's is */
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"bf16\": {\"enabled\": true},\n\"fp16\": {\"enabled\": false},\n"
+						    "\"train_batch_size\": 16,\n\"train_batch_size\": 32}"),
+			 -1);
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert_str_eq(diag.entries[0].text, "t:4: error: 'train_batch_size' given twice (first on line 3): "
+					       "DeepSpeed's json would keep the last; give it once");
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"bf16\": {\"enabled\": true}, \"fp16\": {\"enabled\": false}}"), 0);
+}
+END_TEST
+
+/* DeepSpeed asserts train_batch_size = micro x accumulation x data-parallel
+ * world (runtime/config.py): with all three, 16 = 1 x 2 x 8 carries the
+ * accumulation to the loader (which checks the world); 15 is no multiple
+ * of 1 x 2 and 24 none of 4 x 4 */
+START_TEST(deepspeed_batch_triple)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_batch_size\": 16, \"train_micro_batch_size_per_gpu\": 1,"
+						    " \"gradient_accumulation_steps\": 2}"),
+			 0);
+	ck_assert_str_eq(get("training.global_batch_size"), "16");
+	ck_assert_str_eq(get("training.micro_batch_size"), "1");
+	ck_assert_str_eq(get("training.grad_accum_steps"), "2");
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_batch_size\": 15,\n\"train_micro_batch_size_per_gpu\": 1,\n"
+						    "\"gradient_accumulation_steps\": 2}"),
+			 -1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:3: error: 'gradient_accumulation_steps': train_batch_size 15 is not "
+			 "train_micro_batch_size_per_gpu 1 x gradient_accumulation_steps 2 x a whole number of "
+			 "data-parallel GPUs, as DeepSpeed asserts; give the three consistent");
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_batch_size\": 24, \"train_micro_batch_size_per_gpu\": 4,"
+						    " \"gradient_accumulation_steps\": 4}"),
+			 -1);
+}
+END_TEST
+
 /* Each importer names its framework (training.framework), and the
  * framework options with a key map onto it: Megatron-LM's parameter gather
  * (arguments.py:1024-1029 asserts the distributed optimizer and
@@ -424,6 +469,8 @@ int main(void)
 	tcase_add_test(tc, torchtitan_local_global);
 	tcase_add_test(tc, toml_errors);
 	tcase_add_test(tc, deepspeed_mapping);
+	tcase_add_test(tc, deepspeed_duplicates);
+	tcase_add_test(tc, deepspeed_batch_triple);
 	tcase_add_test(tc, framework_mapping);
 	tcase_add_test(tc, config_text);
 	suite_add_tcase(s, tc);

@@ -5,6 +5,8 @@
  * gradients, 12 of FP32 master copy and Adam moments). */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -53,6 +55,114 @@ static void err(struct dctx *d, const char *key, const char *fmt, ...)
 	dc_diag_error(d->diag, DC_ERR_CONFIG, "%s: error: '%s': %s", dc_import_where(at, sizeof(at), d->name, line_of(d, key)),
 		      key, msg);
 	d->errors++;
+}
+
+/* The line of the `nth` (0-based) "key": in the text, 0 when not found
+ * (a key written with escapes). Keys are counted as cJSON lists them, in
+ * the text's order, so the nth member named `key` in a pre-order walk is
+ * the nth "key": here (a value is never followed by ':'). */
+static unsigned line_of_nth(const struct dctx *d, const char *key, size_t nth)
+{
+	char pat[80];
+	unsigned line = 1;
+	int n = snprintf(pat, sizeof(pat), "\"%s\"", key);
+	if (n <= 0 || (size_t)n >= sizeof(pat))
+		return 0;
+	for (const char *p = d->buf; p + n <= d->buf + d->len; p++) {
+		const char *q;
+		if (*p == '\n') {
+			line++;
+			continue;
+		}
+		if (memcmp(p, pat, (size_t)n) != 0 || (p > d->buf && p[-1] == '\\'))
+			continue;
+		for (q = p + n; q < d->buf + d->len && (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n'); q++)
+			;
+		if (q < d->buf + d->len && *q == ':' && nth-- == 0)
+			return line;
+	}
+	return 0;
+}
+
+/* How many members named `key` come before `node` in a pre-order walk
+ * from `at`; *found set once `node` is reached. */
+static size_t members_before(const cJSON *at, const cJSON *node, const char *key, int *found)
+{
+	size_t n = 0;
+	for (const cJSON *c = at->child; c && !*found; c = c->next) {
+		if (c == node) {
+			*found = 1;
+			break;
+		}
+		if (c->string && strcmp(c->string, key) == 0)
+			n++;
+		if (cJSON_IsObject(c) || cJSON_IsArray(c))
+			n += members_before(c, node, key, found);
+	}
+	return n;
+}
+
+struct member {
+	const cJSON *node;
+	size_t order;
+};
+
+static int member_cmp(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+	int c = strcmp(x->node->string, y->node->string);
+	return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* A member given twice in one object is an error at its second line:
+ * DeepSpeed reads the file with Python's json, which keeps the last value,
+ * where every other reader of distcalc refuses (docs/importers.md). At
+ * most 8 are named (each costs a walk of the file). O(n log n) per object. */
+static void duplicates(struct dctx *d, const cJSON *root, const cJSON *obj, int *named)
+{
+	size_t n = 0, i;
+	struct member *m;
+	for (const cJSON *c = obj->child; c; c = c->next) {
+		n++;
+		if (cJSON_IsObject(c) || cJSON_IsArray(c))
+			duplicates(d, root, c, named);
+	}
+	if (!cJSON_IsObject(obj) || n < 2)
+		return;
+	if (!(m = dc_malloc(n * sizeof(*m)))) {
+		dc_diag_error(d->diag, DC_ERR_INTERNAL, "%s: error: out of memory", d->name);
+		d->errors++;
+		return;
+	}
+	i = 0;
+	for (const cJSON *c = obj->child; c; c = c->next, i++)
+		m[i] = (struct member){c, i};
+	qsort(m, n, sizeof(*m), member_cmp);
+	for (i = 1; i < n; i++) {
+		char at[600];
+		int found = 0;
+		size_t nth;
+		unsigned first, line;
+		if (strcmp(m[i].node->string, m[i - 1].node->string) != 0)
+			continue;
+		d->errors++;
+		if ((*named)++ >= 8)
+			continue;
+		nth = members_before(root, m[i].node, m[i].node->string, &found);
+		line = line_of_nth(d, m[i].node->string, nth);
+		found = 0;
+		first = line_of_nth(d, m[i - 1].node->string, members_before(root, m[i - 1].node, m[i].node->string, &found));
+		if (first)
+			dc_diag_error(d->diag, DC_ERR_CONFIG,
+				      "%s: error: '%s' given twice (first on line %u): DeepSpeed's json would keep the "
+				      "last; give it once",
+				      dc_import_where(at, sizeof(at), d->name, line), m[i].node->string, first);
+		else
+			dc_diag_error(d->diag, DC_ERR_CONFIG,
+				      "%s: error: '%s' given twice: DeepSpeed's json would keep the last; give it once",
+				      dc_import_where(at, sizeof(at), d->name, line), m[i].node->string);
+	}
+	free(m);
 }
 
 static void warn(struct dctx *d, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -209,6 +319,40 @@ static void map_buckets(struct dctx *d, const cJSON *zero, unsigned long long st
 	d->bucket_elements = nr;
 }
 
+/* All three of the batch: DeepSpeed asserts train_batch_size =
+ * train_micro_batch_size_per_gpu x gradient_accumulation_steps x the
+ * data-parallel world size (runtime/config.py, _batch_assertion). The
+ * world is the base config's, which the loader checks against
+ * training.grad_accum_steps (its rule on global_batch_size); here the
+ * product of the other two must divide train_batch_size. */
+static void batch_triple(struct dctx *d, const cJSON *root)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(root, "train_batch_size");
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "train_micro_batch_size_per_gpu");
+	unsigned long long tb, mb, ga;
+	uint64_t per;
+	char v[32];
+	if (whole(d, cJSON_GetObjectItemCaseSensitive(root, "gradient_accumulation_steps"), "gradient_accumulation_steps",
+		  0, &ga) != 0)
+		return; /* said why */
+	/* the other two were read by count(), which said why when not whole */
+	if (!cJSON_IsNumber(t) || !cJSON_IsNumber(m) || !(t->valuedouble >= 1) || !(m->valuedouble >= 1) ||
+	    t->valuedouble > 9007199254740992.0 || m->valuedouble > 9007199254740992.0 ||
+	    t->valuedouble != floor(t->valuedouble) || m->valuedouble != floor(m->valuedouble))
+		return;
+	tb = (unsigned long long)t->valuedouble;
+	mb = (unsigned long long)m->valuedouble;
+	if (dc_mul_u64(mb, ga, &per) || tb % per != 0) {
+		err(d, "gradient_accumulation_steps",
+		    "train_batch_size %llu is not train_micro_batch_size_per_gpu %llu x gradient_accumulation_steps %llu "
+		    "x a whole number of data-parallel GPUs, as DeepSpeed asserts; give the three consistent",
+		    tb, mb, ga);
+		return;
+	}
+	snprintf(v, sizeof(v), "%llu", ga);
+	set(d, "training.grad_accum_steps", v, "gradient_accumulation_steps");
+}
+
 static void map_zero(struct dctx *d, const cJSON *root)
 {
 	static const char *const stages[] = {"\"none\"", "\"zero1\"", "\"zero2\"", "\"fsdp\""};
@@ -274,6 +418,16 @@ int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc
 		cJSON_Delete(root);
 		return -1;
 	}
+	{
+		int named = 0;
+		duplicates(&d, root, root, &named);
+		if (d.errors) {
+			if (named > 8)
+				dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %d more keys given twice", name, named - 8);
+			cJSON_Delete(root);
+			return -1;
+		}
+	}
 	cJSON_ArrayForEach(c, root) {
 		static const char *const mapped[] = {"train_batch_size", "train_micro_batch_size_per_gpu",
 						     "gradient_accumulation_steps", "zero_optimization", "bf16", "fp16",
@@ -286,6 +440,9 @@ int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc
 	count(&d, root, "train_batch_size", "training.global_batch_size");
 	if (!cJSON_GetObjectItemCaseSensitive(root, "train_batch_size"))
 		count(&d, root, "gradient_accumulation_steps", "training.grad_accum_steps");
+	else if (cJSON_GetObjectItemCaseSensitive(root, "gradient_accumulation_steps") &&
+		 cJSON_GetObjectItemCaseSensitive(root, "train_micro_batch_size_per_gpu"))
+		batch_triple(&d, root);
 	else if ((c = cJSON_GetObjectItemCaseSensitive(root, "gradient_accumulation_steps")) != NULL &&
 		 !cJSON_GetObjectItemCaseSensitive(root, "train_micro_batch_size_per_gpu")) {
 		/* DeepSpeed infers the micro batch from the other two and the

@@ -60,6 +60,22 @@ grep -q "megatron_train_llama3_8b_h100_fp8.sh:120: '--sequence-parallel': off at
 [ $? = 3 ] || fail "mixtral without a vocabulary: exit $?"
 grep -q "give --set model.vocab_size=N" err.txt || fail "no vocabulary note: $(cat err.txt)"
 
+# DeepSpeed: a key given twice is refused at its second line (Python's json
+# would keep the last); all three of the batch must agree with the base
+# config's 16 GPUs: 16 = 1 x 2 x 16 does not hold, DeepSpeed asserts it
+sed 's/"stage":3,/"stage":3, "stage":1,/' "$I/deepspeed_ds_zero3_config.json" >dup.json
+"$bin" --config "$I/a100_2x8_gpt2.json" --from-deepspeed dup.json --emit-config >/dev/null 2>err.txt
+[ $? = 3 ] || fail "dup.json: exit $?"
+grep -q "^dup.json:6: error: 'stage' given twice (first on line 6): DeepSpeed's json would keep the last" err.txt ||
+	fail "duplicate DeepSpeed key: $(cat err.txt)"
+printf '{\n"train_batch_size": 16,\n"train_micro_batch_size_per_gpu": 1,\n"gradient_accumulation_steps": 2\n}\n' >gas.json
+"$bin" --config "$I/a100_2x8_gpt2.json" --from-deepspeed gas.json --emit-config >/dev/null 2>err.txt
+[ $? = 3 ] || fail "gas.json: exit $?"
+grep -q "'training.grad_accum_steps': 2 disagrees with training.global_batch_size (16 = 1 x 16 x 1)" err.txt ||
+	fail "inconsistent DeepSpeed batch: $(cat err.txt)"
+grep -q "note: 'training.grad_accum_steps' came from 'gradient_accumulation_steps' on line 4 of gas.json" err.txt ||
+	fail "inconsistent DeepSpeed batch, no line: $(cat err.txt)"
+
 # refused by name and line
 printf '%s\n' '#!/bin/sh' 'TP=8' 'torchrun pretrain_gpt.py \' '  --num-layers 2 --hidden-size 64 \' \
 	'  --tensor-model-parallel-size $TP --frobnicate 3 \' '  --num-attention-heads $HEADS' >bad.sh
