@@ -256,6 +256,32 @@ START_TEST(deepspeed_mapping)
 }
 END_TEST
 
+/* The reader evaluates no shell condition: each mapped argument inside an
+ * `if` or `case` block warns with its line and the block's; one outside,
+ * an ignored one and an `if` that is only a word (an echo's) do not */
+START_TEST(megatron_conditions)
+{
+	static const char *const script = "#!/bin/bash\n"
+					  "echo if --vocab-size 128256\n"
+					  "if [ \"$X\" = 1 ]; then\n"
+					  "  A=(--tensor-model-parallel-size 2 --log-interval 1)\n"
+					  "fi\n"
+					  "case \"$Y\" in\n"
+					  "  a) B=(--bf16) ;;\n"
+					  "esac\n"
+					  "torchrun pretrain_gpt.py $A $B --position-embedding-type rope\n";
+	size_t warned = 0;
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, script), 0);
+	for (size_t i = 0; i < diag.count; i++)
+		warned += diag.entries[i].severity == DC_SEV_WARNING && strstr(diag.entries[i].text, "inside the shell");
+	ck_assert_uint_eq(warned, 2);
+	ck_assert_str_eq(get("parallel.tp"), "2");
+	ck_assert_ptr_nonnull(strstr(diag.entries[0].text, "t:4: '--tensor-model-parallel-size': inside the shell 'if' "
+							      "of line 3, taken as if the branch ran"));
+	ck_assert_ptr_nonnull(strstr(diag.entries[1].text, "t:7: '--bf16': inside the shell 'case' of line 6"));
+}
+END_TEST
+
 /* DeepSpeed reads its config with Python's json, which keeps the last of a
  * key given twice; distcalc refuses it at the second line, as its other
  * readers do, also inside a section and when escaped the same elsewhere */
@@ -470,6 +496,7 @@ int main(void)
 	tcase_add_test(tc, toml_errors);
 	tcase_add_test(tc, deepspeed_mapping);
 	tcase_add_test(tc, deepspeed_duplicates);
+	tcase_add_test(tc, megatron_conditions);
 	tcase_add_test(tc, deepspeed_batch_triple);
 	tcase_add_test(tc, framework_mapping);
 	tcase_add_test(tc, config_text);

@@ -6,7 +6,8 @@
  * (quotes removed, '#' comments, backslash-newline, the separators ( ) ; |
  * & < > `), splits a word with spaces in it again (so "--fp8-format hybrid"
  * in an array is two words), and takes every word starting with "--" as an
- * argument, anywhere in the file: shell conditions are not evaluated. A
+ * argument, anywhere in the file: shell conditions are not evaluated (a
+ * mapped argument inside an `if` or `case` block warns with both lines). A
  * value "$X", "${X}" or "${X:-default}" is the last assignment X=... above
  * it, else the default. Megatron-LM's names and defaults are those of
  * megatron/training/arguments.py and megatron/core/transformer/
@@ -29,11 +30,22 @@
 struct word {
 	char *text;
 	unsigned line;
+	/* the line of the innermost shell `if` or `case` the word is in, 0
+	 * when none; its keyword in `block` */
+	unsigned cond;
+	const char *block;
 };
+
+#define MAX_BLOCKS 64
 
 struct words {
 	struct word *w;
 	size_t n, cap;
+	/* the `if` / `case` blocks open where the next word goes: their lines
+	 * and keywords (deeper than MAX_BLOCKS counted, not kept) */
+	unsigned open[MAX_BLOCKS];
+	const char *open_kw[MAX_BLOCKS];
+	size_t depth;
 };
 
 /* ---- words ---- */
@@ -54,7 +66,36 @@ static int push(struct words *ws, const char *s, size_t n, unsigned line)
 	if (!(ws->w[ws->n].text = dc_strndup(s, n)))
 		return -1;
 	ws->w[ws->n].line = line;
+	ws->w[ws->n].cond = 0;
+	ws->w[ws->n].block = NULL;
+	if (ws->depth) {
+		size_t top = (ws->depth < MAX_BLOCKS ? ws->depth : MAX_BLOCKS) - 1;
+		ws->w[ws->n].cond = ws->open[top];
+		ws->w[ws->n].block = ws->open_kw[top];
+	}
 	ws->n++;
+	return 0;
+}
+
+/* After an unquoted word `w` that stood where a command starts: opens or
+ * closes a shell `if` / `case` block. Returns whether the next word stands
+ * where a command starts too (after `then`, `else`, `do`...). */
+static int shell_keyword(struct words *ws, const char *w, unsigned line)
+{
+	static const char *const lead[] = {"then", "else", "elif", "do", "while", "until", "!", "{", "time", NULL};
+	if (strcmp(w, "if") == 0 || strcmp(w, "case") == 0) {
+		if (ws->depth < MAX_BLOCKS) {
+			ws->open[ws->depth] = line;
+			ws->open_kw[ws->depth] = w[0] == 'i' ? "if" : "case";
+		}
+		ws->depth++;
+		return w[0] == 'i';
+	}
+	if ((strcmp(w, "fi") == 0 || strcmp(w, "esac") == 0) && ws->depth)
+		ws->depth--;
+	for (size_t i = 0; lead[i]; i++)
+		if (strcmp(w, lead[i]) == 0)
+			return 1;
 	return 0;
 }
 
@@ -107,6 +148,9 @@ static int lex(const char *buf, size_t len, const char *name, struct words *ws, 
 	unsigned line = 1, wline = 1, qline = 0;
 	char quote = 0;
 	int in_word = 0, quoted = 0, rc = 0;
+	/* does the next word stand where a command starts (for if / case)? */
+	int cmd = 1, word_cmd = 0;
+	size_t before = 0;
 	char at[600];
 
 	dc_buf_init(&cur);
@@ -146,8 +190,16 @@ static int lex(const char *buf, size_t len, const char *name, struct words *ws, 
 			continue;
 		}
 		if (isspace((unsigned char)c) || strchr("();|&<>`", c)) {
-			if (in_word)
+			if (in_word) {
+				before = ws->n;
 				rc = end_word(ws, &cur, wline, quoted);
+				if (rc == 0)
+					cmd = word_cmd && !quoted && ws->n == before + 1
+						      ? shell_keyword(ws, ws->w[before].text, wline)
+						      : 0;
+			}
+			if (c == '\n' || strchr(";|&()", c))
+				cmd = 1;
 			in_word = quoted = 0;
 			line += c == '\n';
 			continue;
@@ -155,6 +207,7 @@ static int lex(const char *buf, size_t len, const char *name, struct words *ws, 
 		if (!in_word) {
 			in_word = 1;
 			wline = line;
+			word_cmd = cmd;
 		}
 		if (c == '\'' || c == '"') {
 			quote = c;
@@ -833,7 +886,7 @@ static void map_bucket(struct mctx *m)
 
 int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_import *imp, struct dc_diag *diag)
 {
-	struct words ws = {NULL, 0, 0};
+	struct words ws;
 	struct mctx *m;
 	size_t nargs = 0;
 	/* words looked at while resolving variables, all told: bounds the
@@ -841,6 +894,7 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 	size_t budget = 4u << 20;
 	int rc = -1;
 
+	memset(&ws, 0, sizeof(ws));
 	if (lex(buf, len, name, &ws, diag) != 0) {
 		words_free(&ws);
 		return -1;
@@ -888,6 +942,11 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 				i++;
 			continue;
 		}
+		if (ws.w[i].cond)
+			warn(m, ws.w[i].line,
+			     "'%s': inside the shell '%s' of line %u, taken as if the branch ran (distcalc evaluates no "
+			     "shell conditions): check it, or --set or --unset the key it gives",
+			     argname, ws.w[i].block, ws.w[i].cond);
 		if (args[a].value) {
 			if (eq) {
 				raw = eq + 1;

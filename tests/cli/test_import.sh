@@ -55,6 +55,13 @@ grep -q '"params_total": 70553706496,' tt70b.json || fail "llama-3-70b total"
 grep -q "overlap-param-gather" err.txt && fail "--overlap-param-gather is mapped now, yet warned: $(cat err.txt)"
 grep -q "megatron_train_llama3_8b_h100_fp8.sh:120: '--sequence-parallel': off at tensor-model-parallel-size 1" err.txt ||
 	fail "sequence-parallel warning: $(cat err.txt)"
+# arguments inside a shell condition are taken, each with a warning naming
+# its line and the block's (the script's FP8 arguments sit in an if)
+grep -q "megatron_train_llama3_8b_h100_fp8.sh:108: '--fp8-format': inside the shell 'if' of line 106, taken as if the branch ran" err.txt ||
+	fail "no warning for an argument inside an if: $(cat err.txt)"
+grep -q "megatron_train_llama3_8b_h100_fp8.sh:111: '--fp8-param-gather': inside the shell 'if' of line 106" err.txt ||
+	fail "no warning for the second argument inside an if: $(cat err.txt)"
+grep -q "120: '--sequence-parallel': inside" err.txt && fail "an argument outside any if warned: $(cat err.txt)"
 # without --vocab-size (a tokenizer file), a note says what to give
 "$bin" --config "$I/h100_4x8.json" --from-megatron "$I/megatron_train_mixtral_8x7b_distributed.sh" >/dev/null 2>err.txt
 [ $? = 3 ] || fail "mixtral without a vocabulary: exit $?"
