@@ -382,13 +382,17 @@ static void synth_log(const struct dc_config *truth, uint64_t nodes, uint64_t gp
 	for (int i = 0; i < 32; i++) {
 		uint64_t S = 8ull << i;
 		struct dc_net_choice c;
-		double t;
+		double t, alg, bus;
 		ck_assert_int_eq(dc_net_time(&net, DC_COLL_ALL_REDUCE, &g, S, algo, &c), 0);
 		t = c.time_s * 1e6 * (spoil > 0 && i % 2 ? spoil : 1.0);
+		/* the bandwidths as nccl-tests prints them: algbw = S / t,
+		 * busbw = algbw x 2(n-1)/n (doc/PERFORMANCE.md) */
+		alg = (double)S / (t * 1e3);
+		bus = alg * 2.0 * (double)(nodes * gpn - 1) / (double)(nodes * gpn);
 		at += (size_t)snprintf(text + at, sizeof(text) - at,
-				       "%12llu %12llu     float     sum      -1 %10.4f   0.00   0.00      0 %10.4f   0.00   "
-				       "0.00      0\n",
-				       (unsigned long long)S, (unsigned long long)(S / 4), t, t);
+				       "%12llu %12llu     float     sum      -1 %10.4f %6.2f %6.2f      0 %10.4f %6.2f %6.2f"
+				       "      0\n",
+				       (unsigned long long)S, (unsigned long long)(S / 4), t, alg, bus, t, alg, bus);
 	}
 	at += (size_t)snprintf(text + at, sizeof(text) - at, "# Avg bus bandwidth    : 0 \n");
 	ck_assert(at < sizeof(text));

@@ -183,6 +183,65 @@ START_TEST(zero_gpus_refused)
 }
 END_TEST
 
+/* Rows whose columns contradict one another, a failed validation and
+ * uneven hosts are refused naming the line and the column. The base log:
+ * all_reduce on 2 hosts x 2 ranks, 1 MiB of float = 262,144 elements in
+ * 100 us: algbw = 1,048,576 B / 100 us = 10.49 GB/s, busbw = 10.49 x
+ * 2(4-1)/4 = 15.73 GB/s; 2 MiB in 180 us: 11.65 and 17.48. */
+static const char consistent_log[] =
+	"# nThread 1 nGpus 1 minBytes 1048576 maxBytes 2097152 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+	"#  Rank  0 Group  0 Pid    100 on          a device  0 [0000:19:00] NVIDIA H100 80GB HBM3\n"
+	"#  Rank  1 Group  0 Pid    101 on          a device  1 [0000:3b:00] NVIDIA H100 80GB HBM3\n"
+	"#  Rank  2 Group  0 Pid    102 on          b device  0 [0000:19:00] NVIDIA H100 80GB HBM3\n"
+	"#  Rank  3 Group  0 Pid    103 on          b device  1 [0000:3b:00] NVIDIA H100 80GB HBM3\n"
+	"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+	"     1048576        262144     float     sum      -1   100.0   10.49   15.73      0   100.0   10.49   15.73      0\n"
+	"     2097152        524288     float     sum      -1   180.0   11.65   17.48      0   180.0   11.65   17.48      0\n"
+	"# Avg bus bandwidth    : 16.6 \n";
+
+static void refused_edit(const char *from, const char *to, const char *want)
+{
+	char text[sizeof(consistent_log) + 64];
+	const char *at = strstr(consistent_log, from);
+	struct dc_nccl_log log;
+	struct dc_diag d;
+	ck_assert_ptr_nonnull(at);
+	snprintf(text, sizeof(text), "%.*s%s%s", (int)(at - consistent_log), consistent_log, to, at + strlen(from));
+	ck_assert_int_eq(parse_text(text, "all_reduce_perf.txt", &log, &d), -1);
+	ck_assert_msg(strstr(d.entries[0].text, want) != NULL, "%s", d.entries[0].text);
+	dc_diag_release(&d);
+}
+
+START_TEST(contradicting_rows_refused)
+{
+	struct dc_nccl_log log;
+	struct dc_diag d;
+	ck_assert_msg(parse_text(consistent_log, "all_reduce_perf.txt", &log, &d) == 0, "%s",
+		      d.count ? d.entries[0].text : "");
+	dc_nccl_log_release(&log);
+	dc_diag_release(&d);
+	/* validation failed on the 1 MiB row's in-place run */
+	refused_edit("15.73      0\n", "15.73     37\n",
+		     "all_reduce_perf.txt:7: error: '#wrong' is 37 in-place: nccl-tests' validation found wrong results "
+		     "at 1048576 B");
+	/* 999,999 elements of float are 3,999,996 B, not 1 MiB */
+	refused_edit("262144", "999999",
+		     "all_reduce_perf.txt:7: error: the 'count' column (999999 elements) x float (4 B) is 3999996 B, not "
+		     "the size column's 1048576 B");
+	/* algbw ten times size / time */
+	refused_edit("100.0   10.49", "100.0  104.90",
+		     "all_reduce_perf.txt:7: error: the out-of-place 'algbw' column says 104.90 GB/s but size / time is "
+		     "1048576 B / 100.00 us = 10.49 GB/s");
+	/* busbw not algbw x 1.5 */
+	refused_edit("11.65   17.48      0\n", "11.65   11.65      0\n",
+		     "all_reduce_perf.txt:8: error: the in-place 'busbw' column says 11.65 GB/s but algbw x all_reduce's "
+		     "factor on 4 ranks is 11.65 x 1.5000 = 17.48 GB/s");
+	/* 1 rank on a, 3 on b */
+	refused_edit("101 on          a device  1", "101 on          b device  2",
+		     "all_reduce_perf.txt: error: uneven ranks per host: 1 on 'a' but 3 on 'b' (2 hosts, 4 ranks)");
+}
+END_TEST
+
 START_TEST(debug_lines_and_chatter)
 {
 	static const char text[] =
@@ -192,24 +251,25 @@ START_TEST(debug_lines_and_chatter)
 		"#  Rank  0 Group  0 Pid    100 on          a device  0 [0000:19:00] NVIDIA A100-SXM4-80GB\n"
 		"#  Rank  1 Group  0 Pid    101 on          b device  0 [0000:19:00] NVIDIA A100-SXM4-80GB\n"
 		"#  Rank  2 Group  0 Pid    102 on          b device  1 [0000:3b:00] NVIDIA A100-SXM4-80GB\n"
-		"a:100:100 [0] NCCL INFO Channel 00/02 : 0 1 2\n"
+		"#  Rank  3 Group  0 Pid    103 on          a device  1 [0000:3b:00] NVIDIA A100-SXM4-80GB\n"
+		"a:100:100 [0] NCCL INFO Channel 00/02 : 0 1 2 3\n"
 		"#\n"
 		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
 		"#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
-		"        1024           256     float     sum      -1    20.00    0.05    0.07    N/A    21.00    0.05    0.07    N/A\n"
-		"b:101:101 [0] NCCL INFO comm 0x1 rank 1 nranks 3 - Destroy COMPLETE\n"
-		"        2048           512     float     sum      -1    1.2e+01    0.17    0.23    N/A    20.00    0.10    0.14    N/A\n"
+		"        1024           256     float     sum      -1    20.00    0.05    0.08    N/A    21.00    0.05    0.07    N/A\n"
+		"b:101:101 [0] NCCL INFO comm 0x1 rank 1 nranks 4 - Destroy COMPLETE\n"
+		"        2048           512     float     sum      -1    1.2e+01    0.17    0.26    N/A    20.00    0.10    0.15    N/A\n"
 		"# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 0.15 \n";
 	struct dc_nccl_log log;
 	struct dc_diag d;
 	ck_assert_msg(parse_text(text, "x.txt", &log, &d) == 0, "%s", d.count ? d.entries[0].text : "");
-	ck_assert_uint_eq(log.ranks, 3);
+	ck_assert_uint_eq(log.ranks, 4);
 	ck_assert_uint_eq(log.nodes, 2);
 	ck_assert_uint_eq(log.ranks_per_node, 2);
 	ck_assert_uint_eq(log.nrows, 2);
 	ck_rel(log.rows[1].time_s[0], 12e-6, 1e-12);
 	ck_rel(dc_nccl_row_time_s(&log.rows[1]), 12e-6, 1e-12);
-	/* busbw / algbw = 0.23 / 0.17 = 1.35, near 2(3-1)/3 = 1.33, not 1 */
+	/* busbw / algbw = 0.26 / 0.17 = 1.53, near 2(4-1)/4 = 1.5, not 1 */
 	ck_assert_int_eq(log.op, DC_NCCL_ALL_REDUCE);
 	dc_nccl_log_release(&log);
 	dc_diag_release(&d);
@@ -488,6 +548,7 @@ int main(void)
 	tcase_add_test(tc, missing_file);
 	tcase_add_test(tc, real_log_4x8);
 	tcase_add_test(tc, tagged_rows);
+	tcase_add_test(tc, contradicting_rows_refused);
 	tcase_add_test(tc, environment_lines);
 	tcase_add_test(tc, long_environment_values);
 	suite_add_tcase(s, tc);

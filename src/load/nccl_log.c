@@ -91,6 +91,8 @@ struct parser {
 	size_t head_line, ncols;
 	int col_redop, col_root;
 	int col_time[2]; /* -1: absent */
+	int col_wrong[2]; /* the '#wrong' after each group's busbw; -1: absent */
+	int cputime[2];   /* the group's time is 'cputime' (the bandwidths are not of it) */
 	/* "Collective test starting" */
 	int named_op;    /* -1: not given */
 	size_t named_line;
@@ -296,6 +298,7 @@ static void read_columns(struct parser *p, char **tok, size_t n)
 	int groups = 0;
 	p->col_redop = p->col_root = -1;
 	p->col_time[0] = p->col_time[1] = -1;
+	p->col_wrong[0] = p->col_wrong[1] = -1;
 	/* tok[0] is "#": column c is tok[c + 1] */
 	for (size_t i = 4; i < n; i++) {
 		int c = (int)i - 1;
@@ -308,6 +311,8 @@ static void read_columns(struct parser *p, char **tok, size_t n)
 				fail(p, p->it.line, "a column header whose 'time' is not followed by 'algbw busbw'");
 				return;
 			}
+			p->cputime[groups] = strcmp(tok[i], "cputime") == 0;
+			p->col_wrong[groups] = i + 3 < n && strcmp(tok[i + 3], "#wrong") == 0 ? c + 3 : -1;
 			p->col_time[groups++] = c;
 		}
 	}
@@ -393,6 +398,21 @@ static void read_row(struct parser *p, char **tok, size_t n)
 		}
 		r.time_s[g] = us * 1e-6;
 		r.has[g] = 1;
+		/* nccl-tests' validation (-c 1, its default) counts the wrong
+		 * elements; "N/A" without it. A row that failed measured a
+		 * broken collective: nothing to fit. */
+		if (p->col_wrong[g] >= 0 && (size_t)p->col_wrong[g] < n) {
+			char *end;
+			double wrong = strtod(tok[p->col_wrong[g]], &end);
+			if (end != tok[p->col_wrong[g]] && !*end && wrong != 0) {
+				fail(p, r.line,
+				     "'#wrong' is %s %s: nccl-tests' validation found wrong results at %llu B, so the "
+				     "collective is broken there; fix the run (or drop the row) before fitting it",
+				     quote(tok[p->col_wrong[g]], q, 40), g ? "in-place" : "out-of-place",
+				     (unsigned long long)r.size_bytes);
+				return;
+			}
+		}
 	}
 	if (log->nrows == p->rows_alloc) {
 		size_t na = p->rows_alloc ? 2 * p->rows_alloc : 64;
@@ -699,6 +719,80 @@ static void settle_op(struct parser *p)
 	}
 }
 
+/* Each row's columns agree with one another as nccl-tests prints them
+ * (src/common.cu): count x type bytes is the size (x ranks for all_gather,
+ * reduce_scatter and alltoall, the relation settle_op read from the last
+ * row), algbw = size / time (doc/PERFORMANCE.md, "algbw = S/t") and
+ * busbw = algbw x the collective's factor. The bandwidths are printed with
+ * two decimals and the time with 2, 1 or 0 decimals below 100 us, 10,000 us
+ * and above, so a row is refused only past that rounding and 1% more; a
+ * 'cputime' group's bandwidths are of the GPU time, not checked. */
+static void check_rows(struct parser *p)
+{
+	const struct dc_nccl_log *log = p->log;
+	int scatter = log->op == DC_NCCL_ALL_GATHER || log->op == DC_NCCL_REDUCE_SCATTER || log->op == DC_NCCL_ALL_TO_ALL;
+	double f = dc_nccl_busbw_factor(log->op, log->ranks);
+	for (size_t i = 0; i < log->nrows && !p->failed; i++) {
+		const struct dc_nccl_row *r = &log->rows[i];
+		uint64_t per, want;
+		if (log->type_bytes && log->ranks > 1 && !dc_mul_u64(r->count, log->type_bytes, &per) &&
+		    !dc_mul_u64(per, scatter ? log->ranks : 1, &want) && want != r->size_bytes) {
+			fail(p, r->line,
+			     "the 'count' column (%llu elements) x %s (%llu B)%s is %llu B, not the size column's %llu B: "
+			     "nccl-tests prints size = count x type bytes%s; the row was edited or mis-pasted",
+			     (unsigned long long)r->count, log->type, (unsigned long long)log->type_bytes,
+			     scatter ? " x ranks" : "", (unsigned long long)want, (unsigned long long)r->size_bytes,
+			     scatter ? " x ranks for this collective" : "");
+			return;
+		}
+		for (int g = 0; g < 2; g++) {
+			double us, half, alg, bus;
+			if (!r->has[g] || p->cputime[g])
+				continue;
+			us = r->time_s[g] * 1e6;
+			half = us >= 10000 ? 0.5 : us >= 100 ? 0.05 : 0.005;
+			if (us <= 2 * half)
+				continue;
+			alg = (double)r->size_bytes / (us * 1e3); /* GB/s: 1e9 B */
+			if (fabs(r->algbw_GBps[g] - alg) > 0.0051 + alg * (half / (us - half) + 0.01)) {
+				fail(p, r->line,
+				     "the %s 'algbw' column says %.2f GB/s but size / time is %llu B / %.2f us = %.2f GB/s; the "
+				     "row was edited or mis-pasted",
+				     g ? "in-place" : "out-of-place", r->algbw_GBps[g], (unsigned long long)r->size_bytes, us,
+				     alg);
+				return;
+			}
+			bus = r->algbw_GBps[g] * f;
+			if (fabs(r->busbw_GBps[g] - bus) > 0.0051 + 0.0051 * f + 0.01 * bus) {
+				fail(p, r->line,
+				     "the %s 'busbw' column says %.2f GB/s but algbw x %s's factor on %llu ranks is %.2f x "
+				     "%.4f = %.2f GB/s; the row was edited or mis-pasted",
+				     g ? "in-place" : "out-of-place", r->busbw_GBps[g], op_names[log->op],
+				     (unsigned long long)log->ranks, r->algbw_GBps[g], f, bus);
+				return;
+			}
+		}
+	}
+}
+
+/* The hosts hold as many ranks each: distcalc's cluster has gpus_per_node
+ * GPUs on every node, so a log of 8, 7 and 1 ranks per host describes no
+ * cluster it can fit. Names the first host that differs. */
+static void check_hosts(struct parser *p)
+{
+	for (size_t h = 1; h < p->nhosts; h++)
+		if (p->host_ranks[h] != p->host_ranks[0]) {
+			char a[72], b[72];
+			fail(p, 0,
+			     "uneven ranks per host: %llu on '%s' but %llu on '%s' (%zu hosts, %llu ranks); distcalc's "
+			     "cluster has the same GPUs on every node: run the test on whole nodes",
+			     (unsigned long long)p->host_ranks[0], quote(p->hosts[0], a, sizeof(a)),
+			     (unsigned long long)p->host_ranks[h], quote(p->hosts[h], b, sizeof(b)), p->nhosts,
+			     (unsigned long long)p->log->ranks);
+			return;
+		}
+}
+
 int dc_nccl_log_parse(const char *buf, size_t len, const char *name, struct dc_nccl_log *log,
 		      struct dc_diag *diag)
 {
@@ -714,6 +808,7 @@ int dc_nccl_log_parse(const char *buf, size_t len, const char *name, struct dc_n
 	p.log = log;
 	p.named_op = -1;
 	p.col_time[0] = p.col_time[1] = -1;
+	p.col_wrong[0] = p.col_wrong[1] = -1;
 	if (len == 0) {
 		fail(&p, 0, "empty file; expected the output of an nccl-tests *_perf binary");
 		return -1;
@@ -758,7 +853,11 @@ int dc_nccl_log_parse(const char *buf, size_t len, const char *name, struct dc_n
 			most = p.host_ranks[h] > most ? p.host_ranks[h] : most;
 		log->nodes = p.nhosts;
 		log->ranks_per_node = most;
-		settle_op(&p);
+		check_hosts(&p);
+		if (!p.failed)
+			settle_op(&p);
+		if (!p.failed)
+			check_rows(&p);
 	}
 	free(p.hosts);
 	free(p.host_ranks);
