@@ -513,17 +513,32 @@ static void stage_ops(const struct costs *k, uint64_t stage, struct dc_step_stag
 {
 	struct cost f, b, lf, lb, tot;
 	struct chunk ch, prev;
-	uint64_t v = k->chunks;
+	uint64_t v = k->chunks, alike_to = 0;
 	memset(st, 0, sizeof(*st));
 	memset(&tot, 0, sizeof(tot));
+	/* an even interleaved split (plan.h dc_plan_chunk_start): every
+	 * chunk holds L / (pp v) layers, only chunk 0 of stage 0 the
+	 * embedding and only the last of stage pp - 1 the head, and the
+	 * dense layers of chunk c never grow with c; so when chunks 1 and
+	 * v - 2 cost alike, so do all between them (chunks 2 .. alike_to - 1
+	 * are not looked up) */
+	if (k->sched == DC_PIPE_INTERLEAVED && v > 3 && !k->p->chunks_uneven && k->p->runs.n <= 1) {
+		struct chunk one, end;
+		chunk_of(k->p, stage, 1, &one);
+		chunk_of(k->p, stage, v - 2, &end);
+		if (same_chunk_cost(&one, &end))
+			alike_to = v - 1;
+	}
 	for (uint64_t c = 0; c < v; c++) {
 		/* a stage's interleaved chunks are mostly alike: one alike
 		 * to the chunk before it keeps that one's costs (the same
 		 * function of the same inputs), still added once per chunk;
 		 * one with the same layers but for the embedding or the head
 		 * keeps the layers' part */
-		chunk_of(k->p, stage, c, &ch);
-		if (c == 0 || !same_chunk_cost(&ch, &prev)) {
+		int look = c < 2 || c >= alike_to; /* else alike to chunk 1, so to prev */
+		if (look)
+			chunk_of(k->p, stage, c, &ch);
+		if (look && (c == 0 || !same_chunk_cost(&ch, &prev))) {
 			if (c == 0 || ch.at.layers != prev.at.layers || ch.dense != prev.dense) {
 				chunk_layers_cost(k, stage, &ch, 0, 0, &lf);
 				chunk_layers_cost(k, stage, &ch, 1, 0, &lb);
