@@ -509,7 +509,34 @@ static void stage_acc(struct cost *a, const struct cost *b)
 		a->ex[i] += b->ex[i];
 }
 
-static void stage_ops(const struct costs *k, uint64_t stage, struct dc_step_stage *st)
+/* One chunk's layers' part, forward and backward (chunk_layers_cost),
+ * kept for the next stage_ops of the same step: it reads the chunk's
+ * layers and dense layers and the stage's EP share alone, so stages of
+ * the same chunks price their layers once. */
+struct layers_memo {
+	int have;
+	uint64_t layers, dense;
+	double share;
+	struct cost f, b;
+};
+
+static void layers_of(const struct costs *k, uint64_t stage, const struct chunk *ch, struct layers_memo *lm,
+		      struct cost *f, struct cost *b)
+{
+	double share = ep_share(k, stage, 0);
+	if (!lm->have || lm->layers != ch->at.layers || lm->dense != ch->dense || lm->share != share) {
+		chunk_layers_cost(k, stage, ch, 0, 0, &lm->f);
+		chunk_layers_cost(k, stage, ch, 1, 0, &lm->b);
+		lm->have = 1;
+		lm->layers = ch->at.layers;
+		lm->dense = ch->dense;
+		lm->share = share;
+	}
+	*f = lm->f;
+	*b = lm->b;
+}
+
+static void stage_ops(const struct costs *k, uint64_t stage, struct dc_step_stage *st, struct layers_memo *lm)
 {
 	struct cost f, b, lf, lb, tot;
 	struct chunk ch, prev;
@@ -539,10 +566,8 @@ static void stage_ops(const struct costs *k, uint64_t stage, struct dc_step_stag
 		if (look)
 			chunk_of(k->p, stage, c, &ch);
 		if (look && (c == 0 || !same_chunk_cost(&ch, &prev))) {
-			if (c == 0 || ch.at.layers != prev.at.layers || ch.dense != prev.dense) {
-				chunk_layers_cost(k, stage, &ch, 0, 0, &lf);
-				chunk_layers_cost(k, stage, &ch, 1, 0, &lb);
-			}
+			if (c == 0 || ch.at.layers != prev.at.layers || ch.dense != prev.dense)
+				layers_of(k, stage, &ch, lm, &lf, &lb);
 			f = lf;
 			b = lb;
 			chunk_ends_cost(k, &ch, 0, &f);
@@ -976,12 +1001,14 @@ void dc_step_tp_layer(const struct dc_plan *p, const struct dc_comm *comm, struc
 static void ctx_init(struct step_ctx *x, const struct dc_plan *p, const struct dc_compute *c,
 		     const struct dc_comm *comm)
 {
+	struct layers_memo lm;
+	lm.have = 0;
 	costs_init(&x->k, p, c, comm);
 	dp_calls(p, comm, &x->dp);
 	x->pp = p->layout.pp;
 	x->dev = NULL;
 	x->dev_sync = NULL;
-	stage_ops(&x->k, 0, &x->first);
+	stage_ops(&x->k, 0, &x->first, &lm);
 	if (dc_framework_param_gather(p) && x->dp.post_s > 0) {
 		/* Megatron's --overlap-param-gather: the AllGather runs behind
 		 * the next step's first forward on stage 0, where the step
@@ -994,7 +1021,7 @@ static void ctx_init(struct step_ctx *x, const struct dc_plan *p, const struct d
 	if (x->pp == 1)
 		x->last = x->first;
 	else
-		stage_ops(&x->k, x->pp - 1, &x->last);
+		stage_ops(&x->k, x->pp - 1, &x->last, &lm);
 	for (uint64_t i = 0; i < p->nsegments; i++) {
 		uint64_t f = p->segment_first[i], l = p->segment_first[i + 1] - 1;
 		uint64_t m = f == 0 ? 1 : f;
@@ -1004,7 +1031,7 @@ static void ctx_init(struct step_ctx *x, const struct dc_plan *p, const struct d
 		if (m == 0 || m + 1 >= x->pp || m > l)
 			x->mid[i] = m == 0 ? x->first : x->last; /* no middle stage here: never read */
 		else
-			stage_ops(&x->k, m, &x->mid[i]);
+			stage_ops(&x->k, m, &x->mid[i], &lm);
 		stage_sync(x, &x->mid[i], &x->sync_mid[i].tail, &x->sync_mid[i].pen, &x->sync_mid[i].hid);
 	}
 	stage_sync(x, &x->first, &x->sync_first.tail, &x->sync_first.pen, &x->sync_first.hid);
