@@ -629,8 +629,31 @@ int dc_options_parse(int argc, const char *const *argv, struct dc_options *o,
 	}
 	if (o->emit_config && !o->import)
 		return usage(diag, "'--emit-config' only applies with '--from-megatron', '--from-torchtitan' or '--from-deepspeed'");
-	if (o->emit_config && (o->check || o->nmaxes || o->nsweeps || o->trace || o->plot || o->only || o->ncalibrate))
-		return usage(diag, "'--emit-config' prints a config, not a report: it takes only '--config', '--model', '--set' and '--output'");
+	if (o->emit_config && (o->check || o->nmaxes || o->nsweeps || o->trace || o->plot || o->only || o->ncalibrate ||
+			       o->all_rows || given[2] || given[3] || given[4] || given[10] || given[11]))
+		return usage(diag, "'--emit-config' prints a config, not a report: it takes only '--config', '--model', '--set', '--unset' and '--output'");
+	if (given[10] && strcmp(o->experiment, "search") != 0)
+		return usage(diag, "'--jobs' only applies with '--experiment search' (the threads of the layout search)");
+	/* --format json is what they compare: the command that stored a
+	 * report takes --check as it is */
+	if (given[4] && o->format != DC_FORMAT_JSON && (o->check || o->nmaxes))
+		return usage(diag, "'--format %s' does not apply with '%s': it compares the JSON report and prints the differences as lines",
+			     given[4], o->check ? "--check" : o->maxes[0].min ? "--check-min" : "--check-max");
+	for (size_t i = 0; i < o->ncalibrate; i++)
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(o->calibrate[i], o->calibrate[j]) == 0)
+				return usage(diag, "'--calibrate': '%s' given twice; a log fitted twice would weigh double", o->calibrate[i]);
+	/* a --sweep of a key replaces its --set or --unset at every point */
+	for (size_t i = 0; i < o->nsweeps; i++) {
+		size_t n = strcspn(o->sweeps[i], "=");
+		for (size_t j = 0; j < o->nsets; j++) {
+			const char *t = o->sets[j].text;
+			size_t m = o->sets[j].unset ? strlen(t) : strcspn(t, "=");
+			if (m == n && strncmp(t, o->sweeps[i], n) == 0)
+				return usage(diag, "'--sweep %.*s' sets that key at every point; the '%s %s' before it would be replaced: give one",
+					     (int)n, o->sweeps[i], o->sets[j].unset ? "--unset" : "--set", t);
+		}
+	}
 	if (o->check && o->output)
 		return usage(diag, "'--check' prints differences to standard output; it cannot be combined with '--output'");
 	if (o->nmaxes && o->output)
