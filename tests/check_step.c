@@ -314,6 +314,7 @@ struct shown {
 	size_t n;
 	int summary[16]; /* the stage's summary came */
 	uint64_t summarised[16];
+	double summary_end[16], summary_busy[16]; /* the summary span's end and kernel time */
 	uint64_t held[16][64], nheld[16]; /* the memory counter's held counts, in order */
 	enum dc_step_mem mem[16][64];
 };
@@ -325,6 +326,8 @@ static int collect_shown(void *ctx, const struct dc_step_event *e)
 	if (e->kind == DC_EV_SUMMARY) {
 		x->summary[e->stage] = 1;
 		x->summarised[e->stage] = e->ops;
+		x->summary_end[e->stage] = e->start_s + e->duration_s;
+		x->summary_busy[e->stage] = e->busy_s;
 	}
 	if (e->kind == DC_EV_MEMORY && x->nheld[e->stage] < 64) {
 		x->mem[e->stage][x->nheld[e->stage]] = e->mem;
@@ -579,6 +582,70 @@ START_TEST(test_uneven_interleaved_bound_extends_the_steady_state)
 			ck_rel(sw.classes[k].compute_s, sl.classes[k].compute_s, sw.classes[k].compute_s, "class compute_s");
 			ck_rel(sw.classes[k].bubble_s, sl.classes[k].bubble_s, sw.classes[k].total_s, "class bubble_s (of the step)");
 			ck_rel(sw.classes[k].total_s, sl.classes[k].total_s, sw.classes[k].total_s, "class total_s");
+		}
+	}
+}
+END_TEST
+
+START_TEST(test_trace_extended_prefix_is_the_schedule)
+{
+	/* The trace above its bound for the schedules without a closed form
+	 * (DualPipe, DualPipeV, uneven interleaved chunks; step.h
+	 * dc_step_trace): the step's bound, a prefix and every stage's end
+	 * moved on by its steady state. The shown ops must be the whole
+	 * schedule's, the summaries the same op counts, every stage's end (the
+	 * summary's) the same to within 1e-12. The course model, pp 4, 2000
+	 * microbatches, 4 shown, against the whole schedule (max_chunks
+	 * large), the bound lowered to 256 chunks. The prefix by hand:
+	 * DualPipe and DualPipeV take 2 (4 + 4 pp) = 40 microbatches at least
+	 * (the trace's: 40 x 2pp = 320 chunks), the least steady phase (54
+	 * DualPipe, 31 DualPipeV), the pairs left out a multiple of 840:
+	 * (2000 - 54) / 2 = 973 -> 840 pairs, 2000 - 1680 = 320; DualPipeV
+	 * 1960 -> 1680, 320. Uneven interleaved v 2 [10, 8, 8, 6]: 24
+	 * microbatches (test_uneven_interleaved_bound_extends_the_steady_state;
+	 * the trace's (1 + 3) 4 = 16 is less), (2000 - 24) / 4 = 494 periods. */
+	static const char *const runs[][3] = {
+		{"parallel.pipeline_schedule=dualpipe", "parallel.virtual_pipeline=1", NULL},
+		{"parallel.pipeline_schedule=dualpipev", "parallel.virtual_pipeline=1", NULL},
+		{"parallel.virtual_pipeline=2", "parallel.pipeline_layers=[10,8,8,6]", NULL},
+	};
+	static const uint64_t msim[] = {320, 320, 24}, periods[] = {840, 1680, 494};
+	static struct shown whole, prefix;
+	for (size_t i = 0; i < 3; i++) {
+		const char *sets[] = {"parallel.pp=4", "parallel.dp=1", "cluster.num_nodes=4",
+				      "training.grad_accum_steps=2000", runs[i][0], runs[i][1], NULL};
+		struct dc_step_show a = {.microbatches = 4, .max_chunks = 1 << 20};
+		struct dc_step_show b = {.microbatches = 4, .max_chunks = 256};
+		struct dc_step sa, sb;
+		const char *err = NULL;
+		load_and_run("systems.json", sets, 0);
+		memset(&whole, 0, sizeof(whole));
+		memset(&prefix, 0, sizeof(prefix));
+		ck_assert_int_eq(dc_step_trace(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops, &run_res.batch,
+					       &sa, &a, NULL, collect_shown, &whole, &err),
+				 0);
+		ck_assert_int_eq(dc_step_trace(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops, &run_res.batch,
+					       &sb, &b, NULL, collect_shown, &prefix, &err),
+				 0);
+		ck_assert(!a.extended && !b.from_closed_form);
+		ck_assert_uint_eq(a.m_simulated, 2000);
+		ck_assert(b.extended);
+		ck_assert_uint_eq(b.m_simulated, msim[i]);
+		ck_assert_uint_eq(b.periods, periods[i]);
+		ck_rel(sa.time_s, sb.time_s, sa.time_s, "time_s");
+		ck_assert_uint_eq(whole.n, prefix.n);
+		ck_assert_uint_gt(whole.n, 0);
+		for (size_t k = 0; k < whole.n; k++) {
+			ck_assert_uint_eq(whole.ev[k].stage, prefix.ev[k].stage);
+			ck_assert_str_eq(whole.ev[k].name, prefix.ev[k].name);
+			ck_assert_double_eq_tol(whole.ev[k].start_s, prefix.ev[k].start_s, 1e-12 * (1 + whole.ev[k].start_s));
+			ck_assert_double_eq_tol(whole.ev[k].duration_s, prefix.ev[k].duration_s, 1e-12);
+		}
+		for (uint64_t s = 0; s < 4; s++) {
+			ck_assert(whole.summary[s] && prefix.summary[s]);
+			ck_assert_uint_eq(whole.summarised[s], prefix.summarised[s]);
+			ck_rel(whole.summary_end[s], prefix.summary_end[s], whole.summary_end[s], "the stage's end");
+			ck_rel(whole.summary_busy[s], prefix.summary_busy[s], whole.summary_end[s], "the summary's busy time");
 		}
 	}
 }
@@ -1017,6 +1084,7 @@ int main(void)
 	tcase_add_test(tc, test_trace_memory_held_by_hand);
 	tcase_add_test(tc, test_dualpipe_bound_extends_the_steady_state);
 	tcase_add_test(tc, test_uneven_interleaved_bound_extends_the_steady_state);
+	tcase_add_test(tc, test_trace_extended_prefix_is_the_schedule);
 	tcase_add_test(tc, test_uneven_stage_compute);
 	tcase_add_test(tc, test_no_negative_time_at_pp1);
 	suite_add_tcase(s, tc);

@@ -347,15 +347,21 @@ struct dc_step_show {
 	uint64_t m_simulated;   /* microbatches simulated: m, or the prefix's */
 	int from_closed_form;   /* the step and the stages' ends are the closed form's */
 	int no_closed_form;     /* on -2: the schedule has none (else even the prefix is too long) */
+	/* DualPipe, DualPipeV, uneven interleaved chunks above max_chunks: a
+	 * prefix, every stage's end moved on by `periods` steady periods
+	 * (dc_step_bound) */
+	int extended;
+	uint64_t periods;
 };
 
 /* dc_step_timeline's events in the bounded view `show`. Fills *s (the
  * simulation's, or the closed form's when a prefix is simulated).
+ * DualPipe, DualPipeV and uneven interleaved chunks above max_chunks
+ * take the step's bound (dc_step_bound: a prefix, the ends moved on by
+ * the steady state; `extended`), a prefix long enough for the shown ops.
  * Returns 0; -1 with *error set (out of memory, an estimator error);
- * -2 with *error set when even the prefix is above show->max_chunks, or
- * the schedule (DualPipe, DualPipeV, uneven interleaved chunks) has no
- * closed form and its m is; or what `emit` returned. Allocates
- * O(p x chunks x m_simulated). */
+ * -2 with *error set when even the prefix is above show->max_chunks;
+ * or what `emit` returned. Allocates O(p x chunks x m_simulated). */
 int dc_step_trace(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
 		  const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s, struct dc_step_show *show,
 		  int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx, const char **error);

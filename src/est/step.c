@@ -1643,6 +1643,7 @@ struct sim {
 	/* [s] DualPipe: the op its second steady pair starts at, the pairs
 	 * (two ops each: FB, FB) from there */
 	uint64_t *steady_at, *steady_n;
+	uint64_t m_whole; /* the whole schedule's m, when a prefix of it runs (the trace's numbering) */
 };
 
 static size_t at3(const struct sim *x, uint64_t s, uint64_t c, uint64_t mb)
@@ -2150,7 +2151,7 @@ static int sends_to(const struct sim *x, uint64_t s, uint64_t c, int bwd, uint64
  * after the forward direction's m / 2. */
 static uint64_t shown_mb(const struct sim *x, uint64_t c, uint64_t mb)
 {
-	return x->sched == DC_PIPE_DUALPIPE && c == 1 ? x->m / 2 + mb : mb;
+	return x->sched == DC_PIPE_DUALPIPE && c == 1 ? (x->m_whole ? x->m_whole : x->m) / 2 + mb : mb;
 }
 
 static void emit_send(struct emitter *em, const struct step_ctx *x, const struct sim *sm, uint64_t s, uint64_t c,
@@ -2983,6 +2984,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 	struct stage_sync_t *dev_sync = NULL;
 	int rc, dual, prefix = 0;
 	uint64_t msim;
+	struct dc_step_bound trace_bound;
 
 	step_header(p, c, s);
 	if (!c->available)
@@ -2991,35 +2993,72 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 	msim = x.k.m;
 	v = x.k.chunks;
 	dual = x.k.sched == DC_PIPE_DUALPIPE || x.k.sched == DC_PIPE_DUALPIPEV;
-	if (show) {
+	if (show && !bound) {
 		msim = trace_microbatches(p, &x, show, &prefix);
-		if (msim == 0) {
+		if (msim == 0 && show->microbatches > 0 &&
+		    (dual || (p->chunks_uneven && x.k.sched == DC_PIPE_INTERLEAVED))) {
+			/* no closed form: the step's bound (below), a prefix whose
+			 * shown ops are the whole schedule's, every stage's end
+			 * moved on by its steady state (docs/step-model.md,
+			 * "What the trace shows, and its caps") */
+			memset(&trace_bound, 0, sizeof(trace_bound));
+			trace_bound.max_chunks = show->max_chunks;
+			bound = &trace_bound;
+		} else if (msim == 0) {
 			show->no_closed_form = dual || p->chunks_uneven;
 			*error = "the schedule is too long to simulate within the trace's bound";
 			return -2;
+		} else {
+			show->m_simulated = msim;
+			show->from_closed_form = prefix;
 		}
-		show->m_simulated = msim;
-		show->from_closed_form = prefix;
-	} else if (bound && !dual && p->chunks_uneven && x.k.sched == DC_PIPE_INTERLEAVED) {
+	}
+	if (bound && !dual && p->chunks_uneven && x.k.sched == DC_PIPE_INTERLEAVED) {
 		msim = inter_prefix(pp, v, x.k.m, bound->max_chunks);
+		if (show && msim < x.k.m) {
+			/* the trace's prefix: its interleaved rule (trace_microbatches) */
+			uint64_t need = (dc_ceil_div(show->microbatches, pp) + 3) * pp, chunks;
+			if (need > msim)
+				msim = need < x.k.m ? need : x.k.m;
+			if (dc_mul_u64(pp, v, &chunks) || dc_mul_u64(chunks, msim, &chunks) ||
+			    (chunks > bound->max_chunks && msim < x.k.m)) {
+				show->no_closed_form = 0;
+				*error = "the schedule is too long to simulate within the trace's bound";
+				return -2;
+			}
+		}
 		periods = (x.k.m - msim) / pp;
 		bound->m_simulated = msim;
 		bound->extended = periods > 0;
 		bound->periods = periods;
 		bound->period_s = 0;
 	} else if (bound && dual) {
-		uint64_t d = x.k.sched == DC_PIPE_DUALPIPE ? 2 : 1;
-		msim = dual_prefix(pp, x.k.m, d, bound->max_chunks);
+		uint64_t d = x.k.sched == DC_PIPE_DUALPIPE ? 2 : 1, most = bound->max_chunks, need;
+		if (show && !dc_add_u64(show->microbatches, 4 * pp, &need) && !dc_mul_u64(need, 4 * pp, &need) &&
+		    need > most)
+			/* the trace's prefix: 2 (k + 4pp) microbatches at least, so
+			 * that the backwards of microbatch k / 2 each way (DualPipeV:
+			 * of k / 2) and the forwards before them run in the steady
+			 * phase, whose op order and times the whole schedule's are */
+			most = need;
+		msim = dual_prefix(pp, x.k.m, d, most);
 		periods = (x.k.m - msim) / d;
 		bound->m_simulated = msim;
 		bound->extended = periods > 0;
 		bound->periods = periods;
 		bound->period_s = 0;
 	}
+	if (show && bound) {
+		show->m_simulated = msim;
+		show->from_closed_form = 0;
+		show->extended = bound->extended;
+		show->periods = periods;
+	}
 	if (sim_alloc(&sm, x.k.sched, pp, msim, v, x.k.send_s) != 0) {
 		*error = "out of memory";
 		return -1;
 	}
+	sm.m_whole = x.k.m;
 	end = dc_calloc((size_t)pp, sizeof(double));
 	if (dual) {
 		dev = dc_calloc((size_t)pp, sizeof(*dev));
@@ -3202,6 +3241,20 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 				/* 1F1B, interleaved: F and B per chunk-microbatch; ZB-H1: and W */
 				view.full_ops = prefix ? (x.k.sched == DC_PIPE_ZERO_BUBBLE ? 3 : 2 * v) * x.k.m : sm.nops[r];
 				view.busy_s = (double)x.k.m * (st.fwd_s + st.bwd_s);
+				if (periods > 0) {
+					/* a prefix moved on by `periods` steady periods: DualPipe
+					 * two F&B pairs each (dev_stage's busy counts them),
+					 * uneven interleaved pp v forward-backward pairs, each
+					 * chunk's forward and backward pp times */
+					view.prefix = 1;
+					view.full_ops = sm.nops[r] + (dual ? 2 : 2 * pp * v) * periods;
+					if (!dual) {
+						view.busy_s = 0;
+						for (uint64_t ch = 0; ch < v; ch++)
+							view.busy_s += sm.dur_f[r * v + ch] + sm.dur_b[r * v + ch];
+						view.busy_s *= (double)x.k.m;
+					}
+				}
 			}
 			emit_stage(&em, &x, &sm, r, &st, end[r], sync, opt_of(&x, c, r, dc_plan_stage_segment(p, r)),
 				   s->time_s, show ? &view : NULL);

@@ -533,6 +533,12 @@ int dc_report_render_trace(struct dc_report *r, struct dc_buf *out, const char *
 	put_u64(out, show.m_simulated);
 	dc_buf_puts(out, ", \"step_from_closed_form\": ");
 	dc_buf_puts(out, show.from_closed_form ? "true" : "false");
+	if (show.extended) {
+		/* DualPipe, DualPipeV, uneven interleaved chunks above the bound:
+		 * the ends moved on by the steady periods not simulated */
+		dc_buf_puts(out, ", \"steady_periods_not_simulated\": ");
+		put_u64(out, show.periods);
+	}
 	dc_buf_puts(out, ", \"summarised_ops\": ");
 	put_u64(out, t->summarised_ops);
 	dc_buf_puts(out, ", \"caps\": {\"stages\": ");

@@ -325,5 +325,83 @@ for args in "training.grad_accum_steps=9007199254740991" \
 	fi
 done
 
+# 7. --trace of the schedules without a closed form is bounded the same
+# way (docs/step-model.md, "What the trace shows, and its caps"): above
+# 2^18 chunks the step's prefix and its steady-state extension, the shown
+# ops the whole schedule's, the rest of each stage one summary span. 2^24
+# microbatches, exit 0 (refused before, exit 3), the file under 2 MiB,
+# fewer than 2^15 events, peak under 128 MiB (256 MiB in an
+# AddressSanitizer build). The prefix by hand: DualPipe and DualPipeV on
+# pp 2, 2^18 / 4 = 65536 microbatches and the pairs left out a multiple
+# of 840: DualPipe (2^24 - 65536) / 2 = 8355840 -> 8355480 pairs, 2^24 -
+# 2 x 8355480 = 66256 simulated; DualPipeV 16711680 -> 16710960 pairs,
+# 66256. Uneven interleaved pp 4, v 2: the trace's (32 / 4 + 3) x 4 = 44
+# microbatches (more than the step's 24), (2^24 - 44) / 4 = 4194293
+# periods. The summarised ops by hand, m microbatches (step.c
+# gen_dualpipe, op_at):
+# - DualPipe pp 2: both ranks are middle ranks (h 0): F F, then the
+#   steady phase's first iteration F, B, F&B and m/2 - 2 more of two F&B
+#   pairs, one B and a B, W-deferred B, its W: m + 4 ops. Shown: up to the
+#   pair whose backward is microbatch 16 of its direction, iteration 16:
+#   2 + 3 + 2 x 15 = 35; summarised m - 31.
+# - DualPipeV pp 2: rank 0 F F, F F, B W F, m - 3 iterations of two
+#   pairs, B and a pair, B and a deferred B, W and B, W: 2m + 8 ops
+#   (4m chunk passes less 2m - 5 pairs plus 3 W's); shown 2 + 2 + 3 + 2 x
+#   15 = 37, summarised 2m - 29. Rank 1 (the last: middle) F F F F, F B
+#   and a pair, m - 3 iterations of two pairs, two B's, two deferred, two
+#   W's: 2m + 7; shown 4 + 3 + 2 x 15 = 37, summarised 2m - 30.
+# - uneven interleaved pp 4, v 2: 2 v m = 4m ops a stage; stage s shows
+#   its 10 - 2s warm-up forwards, 64 forward-backward pairs and the
+#   forward before the backward of microbatch 32 (virtual microbatch 64):
+#   139 - 2s; summarised 4m - 139 + 2s.
+for run in dualpipe:2:66256:8355480 dualpipev:2:66256:16710960 uneven:4:44:4194293; do
+	python3 - "$bin" "$sys" "$run" "$work/trace-${run%%:*}.json" <<'PY' || fails=$((fails + 1))
+import json, os, resource, subprocess, sys
+bin, sys_cfg, run, out = sys.argv[1:5]
+sched, pp, msim, periods = run.split(":")
+m = 1 << 24
+args = [bin, "--config", sys_cfg, "--set", "parallel.pp=" + pp, "--set", "parallel.dp=1",
+        "--set", "cluster.num_nodes=" + pp, "--set", "training.grad_accum_steps=%d" % m,
+        "--only", "summary", "--trace", out]
+if sched == "uneven":
+    args += ["--set", "parallel.virtual_pipeline=2", "--set", "parallel.pipeline_layers=[10,8,8,6]"]
+    want = {s: 4 * m - 139 + 2 * s for s in range(4)}
+else:
+    args += ["--set", "parallel.pipeline_schedule=" + sched]
+    want = {0: m - 31, 1: m - 31} if sched == "dualpipe" else {0: 2 * m - 29, 1: 2 * m - 30}
+r = subprocess.run(args, capture_output=True)
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+bad = []
+if r.returncode != 0:
+    print("FAIL: %s trace at 2^24: exit %d: %s" % (sched, r.returncode, r.stderr.decode()[:300]))
+    sys.exit(1)
+size = os.path.getsize(out)
+d = json.load(open(out))
+o = d["otherData"]
+if size >= 2 << 20:
+    bad.append("the trace is %d bytes, not under 2 MiB" % size)
+if len(d["traceEvents"]) >= 1 << 15:
+    bad.append("%d events, not under 2^15" % len(d["traceEvents"]))
+limit = (256 if os.environ.get("DC_SANITIZED") == "1" else 128) << 20
+if rss >= limit:
+    bad.append("peak memory %d bytes, not under %d MiB" % (rss, limit >> 20))
+if o.get("caps") != {"stages": 16, "microbatches": 32, "simulated_chunks": 2**18, "events_per_track": 16384,
+                     "events": 2**20}:
+    bad.append("caps %r" % o.get("caps"))
+if (o.get("microbatches_simulated"), o.get("steady_periods_not_simulated"), o.get("step_from_closed_form")) != \
+        (int(msim), int(periods), False):
+    bad.append("simulated %r, periods %r, closed form %r" % (o.get("microbatches_simulated"),
+               o.get("steady_periods_not_simulated"), o.get("step_from_closed_form")))
+summ = {e["pid"]: e["args"]["ops"] for e in d["traceEvents"] if e.get("cat") == "summary"}
+if summ != want:
+    bad.append("summarised ops %r, want %r" % (summ, want))
+if o.get("summarised_ops") != sum(want.values()):
+    bad.append("summarised_ops %r" % o.get("summarised_ops"))
+for b in bad:
+    print("FAIL: %s trace at 2^24: %s" % (sched, b))
+sys.exit(1 if bad else 0)
+PY
+done
+
 [ "$fails" = 0 ] && echo "ok: bounded"
 exit $((fails != 0))
