@@ -193,6 +193,12 @@ struct dc_render_opts {
  * double; "0" for either zero; "null" when v is not finite. Returns the
  * length. `buf` should hold 32 bytes (the fast paths need them). */
 size_t dc_fmt_double(char *buf, size_t len, double v);
+/* Appends s (or v's digits) to the text in buf[len] that ends at `at`,
+ * cut at len - 1 bytes and NUL-terminated as snprintf cuts; returns where
+ * the text now ends. A row's labels built piece by piece without printf:
+ * "tp" then tp's digits then " x pp" ... */
+size_t dc_text_add(char *buf, size_t len, size_t at, const char *s);
+size_t dc_text_add_u64(char *buf, size_t len, size_t at, uint64_t v);
 /* Decimal digits of v; returns the length (buf holds 21 bytes). */
 size_t dc_fmt_u64(char *buf, uint64_t v);
 /* Decimal digits with thousands separators, "1,234,567". */

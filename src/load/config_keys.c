@@ -321,6 +321,20 @@ int dc_config_key_index(const char *path)
 }
 
 /* The shortest text that reads back as v (15 to 17 digits). */
+/* a, b and c one after another into buf[len], cut at len - 1 bytes as
+ * snprintf("%s%s%s") would: the key table's texts without printf */
+static void put3(char *buf, size_t len, const char *a, const char *b, const char *c)
+{
+	const char *part[3] = {a, b, c};
+	size_t o = 0;
+	if (!len)
+		return;
+	for (int i = 0; i < 3; i++)
+		for (const char *p = part[i]; *p && o + 1 < len; p++)
+			buf[o++] = *p;
+	buf[o] = '\0';
+}
+
 static void real_text(char *buf, size_t len, double v)
 {
 	/* the sinks' formatter gives this loop's text for every finite
@@ -328,6 +342,10 @@ static void real_text(char *buf, size_t len, double v)
 	 * million doubles), without printf on its fast paths */
 	if (v != 0 && isfinite(v) && len >= 32) {
 		dc_fmt_double(buf, len, v);
+		return;
+	}
+	if (v == 0 && !signbit(v)) { /* "%.15g" of 0; -0 keeps its sign below */
+		put3(buf, len, "0", "", "");
 		return;
 	}
 	for (int prec = 15; prec <= 17; prec++) {
@@ -427,8 +445,10 @@ int dc_config_value_json(const struct dc_config *c, size_t i, char *buf, size_t 
 	case K_BYTES:
 	case K_BYTES_POS: {
 		uint64_t u;
+		char num[24];
 		memcpy(&u, f, sizeof(u));
-		snprintf(buf, len, "%llu", (unsigned long long)u);
+		dc_fmt_u64(num, u);
+		put3(buf, len, num, "", "");
 		return 0;
 	}
 	case K_BW:
@@ -460,7 +480,7 @@ int dc_config_value_json(const struct dc_config *c, size_t i, char *buf, size_t 
 	case K_BOOL: {
 		int b;
 		memcpy(&b, f, sizeof(b));
-		snprintf(buf, len, "%s", b ? "true" : "false");
+		put3(buf, len, b ? "true" : "false", "", "");
 		return 0;
 	}
 	case K_ENUM:
@@ -469,7 +489,7 @@ int dc_config_value_json(const struct dc_config *c, size_t i, char *buf, size_t 
 		memcpy(&e, f, sizeof(e));
 		if (k->kind == K_GPU) {
 			if (e == 0) {
-				snprintf(buf, len, "null");
+				put3(buf, len, "null", "", "");
 				return 0;
 			}
 			e--;
@@ -478,7 +498,7 @@ int dc_config_value_json(const struct dc_config *c, size_t i, char *buf, size_t 
 			n++;
 		if (e < 0 || e >= n)
 			return -1;
-		snprintf(buf, len, "\"%s\"", k->info.choices[e]);
+		put3(buf, len, "\"", k->info.choices[e], "\"");
 		return 0;
 	}
 	default:
@@ -492,10 +512,10 @@ const char *dc_config_origin_text(const struct dc_config *c, size_t i, char *buf
 	case DC_ORIGIN_CONFIG: return "config";
 	case DC_ORIGIN_SET: return "--set";
 	case DC_ORIGIN_SYSTEM:
-		snprintf(buf, len, "preset:%s", dc_system_name(c->cluster.system));
+		put3(buf, len, "preset:", dc_system_name(c->cluster.system), "");
 		return buf;
 	case DC_ORIGIN_GPU:
-		snprintf(buf, len, "preset:%s", dc_gpu_name(c->cluster.gpu));
+		put3(buf, len, "preset:", dc_gpu_name(c->cluster.gpu), "");
 		return buf;
 	case DC_ORIGIN_HF: return "hf_config";
 	case DC_ORIGIN_MODEL: return "--model";

@@ -92,6 +92,23 @@ size_t dc_fmt_u64_grouped(char *buf, uint64_t v)
 	return o;
 }
 
+size_t dc_text_add(char *buf, size_t len, size_t at, const char *s)
+{
+	if (!len)
+		return 0;
+	while (*s && at + 1 < len)
+		buf[at++] = *s++;
+	buf[at] = '\0';
+	return at;
+}
+
+size_t dc_text_add_u64(char *buf, size_t len, size_t at, uint64_t v)
+{
+	char num[24];
+	dc_fmt_u64(num, v);
+	return dc_text_add(buf, len, at, num);
+}
+
 /* ---- doubles: "%.15g", "%.16g" or "%.17g", the first that reads back ----
  *
  * What printf does, done exactly in integers (the method of Steele and

@@ -60,23 +60,22 @@ static void variant_row(const void *base, uint64_t i, void *out)
 	enum dc_variant k = v->order.order[i];
 	const struct dc_variant_result *x = &v->r->v[k];
 	struct variant_row *row = out;
-	int n;
+	size_t n, len = sizeof(row->layout);
 
 	row->rank = v->order.rank[k];
 	if (row->rank)
-		snprintf(row->rank_text, sizeof(row->rank_text), "%llu", (unsigned long long)row->rank);
+		dc_text_add_u64(row->rank_text, sizeof(row->rank_text), 0, row->rank);
 	else
-		snprintf(row->rank_text, sizeof(row->rank_text), "does not fit");
+		dc_text_add(row->rank_text, sizeof(row->rank_text), 0, "does not fit");
 	row->strategy = dc_variant_name(k);
+	n = dc_text_add_u64(row->layout, len, dc_text_add(row->layout, len, 0, "tp"), x->tp);
 	if (x->cp > 1)
-		n = snprintf(row->layout, sizeof(row->layout), "tp%llu x cp%llu x pp%llu x dp%llu", (unsigned long long)x->tp,
-			     (unsigned long long)x->cp, (unsigned long long)x->pp, (unsigned long long)x->dp);
-	else
-		n = snprintf(row->layout, sizeof(row->layout), "tp%llu x pp%llu x dp%llu", (unsigned long long)x->tp,
-			     (unsigned long long)x->pp, (unsigned long long)x->dp);
+		n = dc_text_add_u64(row->layout, len, dc_text_add(row->layout, len, n, " x cp"), x->cp);
+	n = dc_text_add_u64(row->layout, len, dc_text_add(row->layout, len, n, " x pp"), x->pp);
+	n = dc_text_add_u64(row->layout, len, dc_text_add(row->layout, len, n, " x dp"), x->dp);
 	/* experts stay split over ep within dp in every variant */
-	if (v->ep > 1 && n > 0 && (size_t)n < sizeof(row->layout))
-		snprintf(row->layout + n, sizeof(row->layout) - (size_t)n, " (ep%llu)", (unsigned long long)v->ep);
+	if (v->ep > 1)
+		dc_text_add(row->layout, len, dc_text_add_u64(row->layout, len, dc_text_add(row->layout, len, n, " (ep"), v->ep), ")");
 	row->sharding = dc_sharding_name(x->sharding);
 	row->x = *x;
 	row->step = v->step->variants[k];

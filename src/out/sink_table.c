@@ -309,10 +309,12 @@ static void wr_word(struct wrap *w)
 
 static void wr_put(struct wrap *w, const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n;) {
+		size_t run, room;
 		if (s[i] == ' ') {
 			wr_word(w);
 			w->sep = 1;
+			i++;
 			continue;
 		}
 		if (w->wlen == w->cap) {
@@ -333,7 +335,12 @@ static void wr_put(struct wrap *w, const char *s, size_t n)
 				wr_word(w);
 			}
 		}
-		w->word[w->wlen++] = s[i] == GLUE ? ' ' : s[i];
+		/* the run of the word up to the next space or the buffer's end */
+		room = w->cap - w->wlen;
+		for (run = 0; run < room && i + run < n && s[i + run] != ' '; run++)
+			w->word[w->wlen + run] = s[i + run] == GLUE ? ' ' : s[i + run];
+		w->wlen += run;
+		i += run;
 	}
 }
 

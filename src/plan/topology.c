@@ -183,28 +183,62 @@ enum dc_link_choice dc_topology_axis_link(const struct dc_config *cfg, const str
 	return c;
 }
 
+/* Appends the decimal digits of v at t[*o]. */
+static void text_u64(char *t, size_t *o, uint64_t v)
+{
+	char d[24];
+	size_t n = 0;
+	do {
+		d[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		t[(*o)++] = d[--n];
+}
+
+static void text_str(char *t, size_t *o, const char *s)
+{
+	while (*s)
+		t[(*o)++] = *s++;
+}
+
 void dc_group_text(const struct dc_group *g, char *buf, size_t len)
 {
-	unsigned long long first = (unsigned long long)g->first;
-	unsigned long long last = (unsigned long long)dc_group_rank(g, g->size - 1);
+	uint64_t first = g->first, last = dc_group_rank(g, g->size - 1);
+	/* the text in full (at most five numbers of 20 digits and 30 bytes
+	 * of words), then cut at len - 1 bytes as snprintf would */
+	char t[160];
+	size_t o = 0;
 
-	if (g->size == 1)
-		snprintf(buf, len, "%llu", first);
-	else if (g->stride == 1)
-		snprintf(buf, len, "%llu-%llu", first, last);
-	else if (g->size <= 4) {
+	if (g->size == 1) {
+		text_u64(t, &o, first);
+	} else if (g->stride == 1) {
+		text_u64(t, &o, first);
+		t[o++] = '-';
+		text_u64(t, &o, last);
+	} else if (g->size <= 4) {
 		/* short groups in full: "0, 4" or "0, 2, 4, 6" */
-		size_t used = 0;
-		for (uint64_t k = 0; k < g->size && used < len; k++) {
-			int n = snprintf(buf + used, len - used, k ? ", %llu" : "%llu",
-					 (unsigned long long)dc_group_rank(g, k));
-			if (n < 0)
-				break;
-			used += (size_t)n;
+		for (uint64_t k = 0; k < g->size; k++) {
+			if (k)
+				text_str(t, &o, ", ");
+			text_u64(t, &o, dc_group_rank(g, k));
 		}
 	} else {
-		snprintf(buf, len, "%llu, %llu, ..., %llu (%llu ranks, every %llu)", first,
-			 first + (unsigned long long)g->stride, last, (unsigned long long)g->size,
-			 (unsigned long long)g->stride);
+		text_u64(t, &o, first);
+		text_str(t, &o, ", ");
+		text_u64(t, &o, first + g->stride);
+		text_str(t, &o, ", ..., ");
+		text_u64(t, &o, last);
+		text_str(t, &o, " (");
+		text_u64(t, &o, g->size);
+		text_str(t, &o, " ranks, every ");
+		text_u64(t, &o, g->stride);
+		t[o++] = ')';
 	}
+	if (!len)
+		return;
+	if (o >= len)
+		o = len - 1;
+	memcpy(buf, t, o);
+	buf[o] = '\0';
 }
