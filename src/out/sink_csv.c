@@ -58,6 +58,22 @@ static int ascii_printable(const char *s, size_t n)
 	return 1;
 }
 
+/* s (n bytes) as a quoted field: inside quotes, a quote doubled. */
+static void csv_quoted(struct dc_buf *b, const char *s, size_t n)
+{
+	const char *q;
+	dc_buf_putc(b, '"');
+	while ((q = memchr(s, '"', n)) != NULL) {
+		size_t k = (size_t)(q - s) + 1;
+		dc_buf_add(b, s, k);
+		dc_buf_putc(b, '"');
+		s += k;
+		n -= k;
+	}
+	dc_buf_add(b, s, n);
+	dc_buf_putc(b, '"');
+}
+
 static void csv_text(struct dc_buf *b, const char *raw)
 {
 	struct dc_buf esc;
@@ -70,10 +86,12 @@ static void csv_text(struct dc_buf *b, const char *raw)
 	n = strlen(raw);
 	if (ascii_printable(raw, n)) {
 		quote = (n > 0 && (raw[0] == ' ' || raw[n - 1] == ' ')) || raw[strcspn(raw, ",\"#")];
-		if (!quote) {
+		/* printable ASCII holds no CR or LF: the same test as below */
+		if (!quote)
 			dc_buf_add(b, raw, n);
-			return;
-		}
+		else
+			csv_quoted(b, raw, n);
+		return;
 	}
 	quote = 0;
 	/* no raw control bytes: a file name's newline or ESC is written
@@ -93,17 +111,10 @@ static void csv_text(struct dc_buf *b, const char *raw)
 	for (size_t i = 0; i < n && !quote; i++)
 		if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n' || s[i] == '#')
 			quote = 1;
-	if (!quote) {
+	if (!quote)
 		dc_buf_add(b, s, n);
-	} else {
-		dc_buf_putc(b, '"');
-		for (size_t i = 0; i < n; i++) {
-			if (s[i] == '"')
-				dc_buf_putc(b, '"');
-			dc_buf_putc(b, s[i]);
-		}
-		dc_buf_putc(b, '"');
-	}
+	else
+		csv_quoted(b, s, n);
 	dc_buf_release(&esc);
 }
 

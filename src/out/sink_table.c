@@ -289,11 +289,11 @@ static void wr_init(struct wrap *w, struct dc_buf *b, size_t col, size_t width)
 		w->cap = width - col;
 }
 
-static void wr_word(struct wrap *w)
+/* Writes a word of n bytes: on a new line when it would pass the width,
+ * else after a space when one came before it. */
+static void wr_emit(struct wrap *w, const char *word, size_t n)
 {
-	if (!w->wlen)
-		return;
-	if (w->width && w->col > w->start && w->col + (size_t)w->sep + w->wlen > w->width) {
+	if (w->width && w->col > w->start && w->col + (size_t)w->sep + n > w->width) {
 		dc_buf_putc(w->b, '\n');
 		dc_buf_pad(w->b, w->start);
 		w->col = w->start;
@@ -301,10 +301,17 @@ static void wr_word(struct wrap *w)
 		dc_buf_putc(w->b, ' ');
 		w->col++;
 	}
-	dc_buf_add(w->b, w->word, w->wlen);
-	w->col += w->wlen;
-	w->wlen = 0;
+	dc_buf_add(w->b, word, n);
+	w->col += n;
 	w->sep = 0;
+}
+
+static void wr_word(struct wrap *w)
+{
+	if (!w->wlen)
+		return;
+	wr_emit(w, w->word, w->wlen);
+	w->wlen = 0;
 }
 
 static void wr_put(struct wrap *w, const char *s, size_t n)
@@ -333,6 +340,47 @@ static void wr_put(struct wrap *w, const char *s, size_t n)
 				w->sep = 1;
 			} else {
 				wr_word(w);
+			}
+		}
+		/* whole words that a space ends, GLUE-free and shorter than the
+		 * buffer, are written from s as wr_word would write them, the
+		 * words of a line and their single spaces in one piece */
+		if (!w->wlen) {
+			const char *span = s + i;
+			size_t span_len = 0, j = i;
+			for (;;) {
+				for (run = 0; j + run < n && s[j + run] != ' ' && s[j + run] != GLUE; run++)
+					;
+				if (j + run >= n || s[j + run] != ' ' || run >= w->cap)
+					break;
+				if (w->width && w->col > w->start && w->col + (size_t)w->sep + run > w->width) {
+					dc_buf_add(w->b, span, span_len);
+					dc_buf_putc(w->b, '\n');
+					dc_buf_pad(w->b, w->start);
+					w->col = w->start;
+					span = s + j;
+					span_len = 0;
+				} else if (w->sep) {
+					if (span + span_len + 1 == s + j && span_len) {
+						span_len++; /* the one space before this word */
+					} else {
+						dc_buf_add(w->b, span, span_len);
+						dc_buf_putc(w->b, ' ');
+						span = s + j;
+						span_len = 0;
+					}
+					w->col++;
+				}
+				span_len += run;
+				w->col += run;
+				w->sep = 0;
+				for (j += run; j < n && s[j] == ' '; j++)
+					w->sep = 1;
+			}
+			dc_buf_add(w->b, span, span_len);
+			if (j > i) {
+				i = j;
+				continue;
 			}
 		}
 		/* the run of the word up to the next space or the buffer's end */
