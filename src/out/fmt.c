@@ -158,9 +158,10 @@ static const uint64_t pow5_u64[28] = {1ull,
 				      7450580596923828125ull};
 
 /* v 10^s for v = m 2^e2: *q = its floor, *up = 1 when rounding it to the
- * nearest integer, ties to even, goes up. Returns 0 when the figures do
+ * nearest integer, ties to even, goes up, *inexact = 1 when it is not an
+ * integer. Returns 0 when the figures do
  * not fit 128 bits. */
-static int scale10(uint64_t m, int e2, int s, uint64_t *q, int *up)
+static int scale10(uint64_t m, int e2, int s, uint64_t *q, int *up, int *inexact)
 {
 	dc_u128 x, f, r, d;
 	if (s >= 0) {
@@ -173,6 +174,7 @@ static int scale10(uint64_t m, int e2, int s, uint64_t *q, int *up)
 				return 0;
 			*q = (uint64_t)(x << k);
 			*up = 0;
+			*inexact = 0;
 			return 1;
 		}
 		if (k < -126)
@@ -184,6 +186,7 @@ static int scale10(uint64_t m, int e2, int s, uint64_t *q, int *up)
 			return 0;
 		*q = (uint64_t)f;
 		*up = r > d || (r == d && (f & 1));
+		*inexact = r != 0;
 		return 1;
 	}
 	if (s < -19) /* v 10^s = m 2^e2 / 10^-s */
@@ -205,6 +208,7 @@ static int scale10(uint64_t m, int e2, int s, uint64_t *q, int *up)
 		return 0;
 	*q = (uint64_t)f;
 	*up = 2 * r > d || (2 * r == d && (f & 1));
+	*inexact = r != 0;
 	return 1;
 }
 
@@ -247,7 +251,7 @@ static size_t fmt_exact(char *buf, double v)
 {
 	uint64_t bits, m, q = 0, d;
 	int64_t l2;
-	int be, e2, x, n, up = 0, narrow, nd;
+	int be, e2, x, n, up = 0, inexact = 0, narrow, nd;
 	size_t o = 0;
 	char dig[24];
 
@@ -261,27 +265,31 @@ static size_t fmt_exact(char *buf, double v)
 	/* X = floor(log10 |v|), nearly: log2 |v| is t + log2(m / 2^52), at
 	 * least t + (m - 2^52) / 2^52 (20 bits of it here) and less than 0.09
 	 * more; times log10 2 (315653 / 2^20) the guess is X or one below
-	 * near a power of ten. The 15-digit scaling settles it: its floor
-	 * has 15 digits just when X is right. */
+	 * near a power of ten. The 17-digit scaling settles it: its floor
+	 * has 17 digits just when X is right. */
 	l2 = (int64_t)(be - 1023) * (1 << 20) + (int64_t)((m >> 32) & 0xfffff);
 	x = l2 >= 0 ? (int)((l2 * 315653) >> 40) : -(int)((-l2 * 315653 + ((int64_t)1 << 40) - 1) >> 40);
 	for (int tries = 0;; tries++) {
-		if (tries > 2 || !scale10(m, e2, 14 - x, &q, &up))
+		if (tries > 2 || !scale10(m, e2, 16 - x, &q, &up, &inexact))
 			return 0;
-		if (q >= pow10_u64[15])
+		if (q >= pow10_u64[17])
 			x++;
-		else if (q < pow10_u64[14])
+		else if (q < pow10_u64[16])
 			x--;
 		else
 			break;
 	}
+	/* q is floor(v 10^(16 - X)); v rounded to 15 or 16 digits is q
+	 * without its last 2 or 1 digits, rounded on them and on whether
+	 * anything was left below q (a tie only when nothing was) */
 	for (n = 15;; n++) {
+		uint64_t div = n == 15 ? 100 : 10, hi = q / div, low = q % div, half = div / 2;
 		int ok;
-		if (n > 15 && !scale10(m, e2, n - 1 - x, &q, &up))
-			return 0;
-		d = q + (uint64_t)up;
-		if (n == 17) /* 17 digits always read back */
+		if (n == 17) { /* 17 digits always read back */
+			d = q + (uint64_t)up;
 			break;
+		}
+		d = hi + (low > half || (low == half && (inexact || (hi & 1))));
 		if ((ok = reads_back(m, e2, n - 1 - x, d, narrow)) < 0)
 			return 0;
 		if (ok)
