@@ -471,7 +471,9 @@ static void load_hf(struct loader *l)
 			if (l->seen[i] && !quiet) {
 				model_value_text(m, i, mine, sizeof(mine));
 				model_value_text(&hm, i, theirs, sizeof(theirs));
-				if (l->from_set[i])
+				if (strcmp(mine, theirs) == 0)
+					; /* both give the same value: nothing is replaced */
+				else if (l->from_set[i])
 					dc_cfg_warnf(l, (int)i, "'%s': the --set value %s overrides %s from %s",
 						     dc_cfg_keys[i].info.path, mine, theirs, file);
 				else if (cli_named)

@@ -1042,6 +1042,12 @@ static void fill_f64(struct loader *l, enum key_id k, double *f, double v, enum 
 	if (!seen(l, k)) {
 		*f = v;
 		l->filled[k] = (unsigned char)o;
+	} else if (*f != v && v == 0) {
+		/* the preset has no such figure (an A100's FP8 peak): nothing
+		 * is overridden, but the value is the user's alone */
+		snprintf(a, sizeof(a), "%g%s%s", *f / scale, *unit ? " " : "", unit);
+		dc_cfg_warnf(l, (int)k, "'%s': %s from %s is taken, though %s \"%s\" gives none (it fills 0)",
+			     dc_cfg_keys[k].info.path, a, l->from_set[k] ? "--set" : "the config", pk, pn);
 	} else if (*f != v) {
 		snprintf(a, sizeof(a), "%g%s%s", *f / scale, *unit ? " " : "", unit);
 		snprintf(b, sizeof(b), "%g%s%s", v / scale, *unit ? " " : "", unit);
