@@ -256,6 +256,51 @@ START_TEST(deepspeed_mapping)
 }
 END_TEST
 
+/* The FP8 recipe is never dropped. Megatron-LM's --fp8-recipe
+ * (transformer_config.py:594) goes to Transformer Engine as
+ * (fp8_utils.py:771-792): delayed DelayedScaling, tensorwise
+ * Float8CurrentScaling (distcalc's "current"), mxfp8 MXFP8BlockScaling;
+ * blockwise is refused. torchtitan's float8 converter is torchao's
+ * tensorwise dynamic scaling unless [float8] recipe_name says otherwise,
+ * and converts the LM head ("output") unless filter_fqns names it
+ * (components/float8.py, _module_filter_fn). */
+START_TEST(fp8_recipes)
+{
+	static const char *const tt = "[model]\nname = \"llama3\"\nflavor = \"8B\"\nconverters = [\"float8\"]\n[activation_checkpoint]\nmode = \"none\"\n";
+	char toml[512];
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --fp8-format hybrid --fp8-recipe tensorwise --position-embedding-type rope"), 0);
+	ck_assert_str_eq(get("precision.fp8_recipe"), "\"current\"");
+	ck_assert_str_eq(get("precision.fp8_lm_head"), "(unset)");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --fp8-format hybrid --fp8-recipe mxfp8 --position-embedding-type rope"), 0);
+	ck_assert_str_eq(get("precision.fp8_recipe"), "\"mxfp8\"");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --fp8-format hybrid --fp8-recipe delayed --position-embedding-type rope"), 0);
+	ck_assert_str_eq(get("precision.fp8_recipe"), "\"delayed\"");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --fp8-format hybrid --position-embedding-type rope\n--fp8-recipe blockwise"), -1);
+	ck_assert_str_eq(diag.entries[0].text, "t:2: error: '--fp8-recipe': 'blockwise' is not a recipe distcalc prices (it "
+					       "prices delayed, tensorwise as Transformer Engine's current scaling, and mxfp8)");
+	/* torchtitan: no recipe_name, no filter_fqns: tensorwise, the head converted */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, tt), 0);
+	ck_assert_str_eq(get("precision.fp8_recipe"), "\"current\"");
+	ck_assert_str_eq(get("precision.fp8_lm_head"), "true");
+	snprintf(toml, sizeof(toml), "%s[float8]\nrecipe_name = \"rowwise\"\nfilter_fqns = [\"output\"]\n", tt);
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, toml), 0);
+	ck_assert_str_eq(get("precision.fp8_recipe"), "\"rowwise\"");
+	ck_assert_str_eq(get("precision.fp8_lm_head"), "(unset)");
+	/* "out" is a substring of "output": filtered too */
+	snprintf(toml, sizeof(toml), "%s[float8]\nrecipe_name = \"tensorwise\"\nfilter_fqns = [\"wq\", \"out\"]\n", tt);
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, toml), 0);
+	ck_assert_str_eq(get("precision.fp8_recipe"), "\"current\"");
+	ck_assert_str_eq(get("precision.fp8_lm_head"), "(unset)");
+	snprintf(toml, sizeof(toml), "%s[float8]\nfilter_fqns = [\"attention.wq\"]\n", tt);
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, toml), 0);
+	ck_assert_str_eq(get("precision.fp8_lm_head"), "true");
+	snprintf(toml, sizeof(toml), "%s[float8]\nrecipe_name = \"delayed\"\n", tt);
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, toml), -1);
+	ck_assert_str_eq(diag.entries[0].text, "t:8: error: [float8] recipe_name: \"delayed\" is not a torchao float8 "
+					       "recipe torchtitan takes (tensorwise, rowwise, rowwise_with_gw_hp)");
+}
+END_TEST
+
 /* The reader evaluates no shell condition: each mapped argument inside an
  * `if` or `case` block warns with its line and the block's; one outside,
  * an ignored one and an `if` that is only a word (an echo's) do not */
@@ -497,6 +542,7 @@ int main(void)
 	tcase_add_test(tc, deepspeed_mapping);
 	tcase_add_test(tc, deepspeed_duplicates);
 	tcase_add_test(tc, megatron_conditions);
+	tcase_add_test(tc, fp8_recipes);
 	tcase_add_test(tc, deepspeed_batch_triple);
 	tcase_add_test(tc, framework_mapping);
 	tcase_add_test(tc, config_text);

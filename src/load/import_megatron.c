@@ -332,7 +332,7 @@ enum arg_id {
 	A_TP, A_PP, A_CP, A_CP_COMM, A_EP, A_ETP, A_VPP_LAYERS, A_VPP, A_FIRST, A_LAST, A_ACC_EMB, A_ACC_LOSS,
 	A_SP, A_DIST_OPT, A_DIST_OPT_INST, A_OVERLAP_GRAD, A_OVERLAP_PARAM, A_DDP_BUCKET, A_TP_OVERLAP, A_FSDP2,
 	A_MBS, A_GBS, A_RECOMPUTE, A_RECOMPUTE_METHOD, A_RECOMPUTE_LAYERS, A_RECOMPUTE_ACT, A_FLASH, A_ATT_BACKEND,
-	A_BF16, A_FP16, A_FP8, A_FP8_PARAM, A_GRAD_BF16, A_OPTIMIZER,
+	A_BF16, A_FP16, A_FP8, A_FP8_RECIPE, A_FP8_PARAM, A_GRAD_BF16, A_OPTIMIZER,
 	A_COUNT
 };
 
@@ -403,6 +403,7 @@ static const struct {
 	[A_BF16] = {"--bf16", 0},
 	[A_FP16] = {"--fp16", 0},
 	[A_FP8] = {"--fp8-format", 1},
+	[A_FP8_RECIPE] = {"--fp8-recipe", 1},
 	[A_FP8_PARAM] = {"--fp8-param-gather", 0},
 	[A_GRAD_BF16] = {"--grad-reduce-in-bf16", 0},
 	[A_OPTIMIZER] = {"--optimizer", 1},
@@ -438,7 +439,7 @@ static const char *const ignored[] = {
 	"--no-gradient-accumulation-fusion", "--cross-entropy-loss-fusion", "--cross-entropy-fusion-impl",
 	"--attention-softmax-in-fp32", "--no-async-tensor-model-parallel-allreduce", "--moe-grouped-gemm",
 	"--moe-permute-fusion", "--disable-te-fused-rope", "--fp8-margin", "--fp8-interval", "--fp8-amax-",
-	"--fp8-recipe", "--manual-gc", "--manual-gc-", "--empty-unused-memory-level", "--calculate-per-token-loss",
+	"--manual-gc", "--manual-gc-", "--empty-unused-memory-level", "--calculate-per-token-loss",
 	"--check-for-nan-in-loss-and-grad", "--no-check-for-nan-in-loss-and-grad",
 	NULL,
 };
@@ -840,6 +841,30 @@ static void map_precision(struct mctx *m)
 			err(m, L(A_FP8), "'--fp8-format': expected 'e4m3' or 'hybrid', got '%s'", V(A_FP8));
 		else
 			set_str(m, "precision.compute", "fp8", "--fp8-format", L(A_FP8));
+	}
+	if (G(A_FP8_RECIPE)) {
+		/* transformer_config.py:594 lists the recipes; fp8_utils.py:771-792
+		 * gives each to Transformer Engine: delayed DelayedScaling,
+		 * tensorwise Float8CurrentScaling, mxfp8 MXFP8BlockScaling (the
+		 * loader refuses it off Blackwell), blockwise Float8BlockScaling */
+		static const char *const names[][2] = {{"delayed", "delayed"}, {"tensorwise", "current"}, {"mxfp8", "mxfp8"}};
+		size_t k;
+		for (k = 0; k < 3 && strcmp(V(A_FP8_RECIPE), names[k][0]) != 0; k++)
+			;
+		if (k == 3 && (strcmp(V(A_FP8_RECIPE), "blockwise") == 0 || strcmp(V(A_FP8_RECIPE), "custom") == 0))
+			err(m, L(A_FP8_RECIPE),
+			    "'--fp8-recipe': '%s' is not a recipe distcalc prices (it prices delayed, tensorwise as "
+			    "Transformer Engine's current scaling, and mxfp8)",
+			    V(A_FP8_RECIPE));
+		else if (k == 3)
+			err(m, L(A_FP8_RECIPE), "'--fp8-recipe': expected 'delayed', 'tensorwise', 'mxfp8', 'blockwise' or "
+						"'custom' (Megatron-LM's choices), got '%s'",
+			    V(A_FP8_RECIPE));
+		else if (!G(A_FP8))
+			warn(m, L(A_FP8_RECIPE), "'--fp8-recipe': changes nothing without --fp8-format (Megatron-LM then "
+						 "trains in BF16)");
+		else
+			set_str(m, "precision.fp8_recipe", names[k][1], "--fp8-recipe", L(A_FP8_RECIPE));
 	}
 	if (G(A_FP8_PARAM)) {
 		if (!G(A_FP8))

@@ -510,6 +510,54 @@ static const struct {
 	{"llama3", "70B", "llama-3-70b"},
 };
 
+/* The float8 converter (torchtitan/components/float8.py, Float8Converter):
+ * torchao's Float8LinearConfig from [float8] recipe_name (config_manager.py
+ * Float8: "tensorwise", "rowwise", "rowwise_with_gw_hp"), else its default,
+ * tensorwise dynamic scaling ("Float8 tensorwise scaled training active"):
+ * per-tensor scales computed from the tensor itself, distcalc's "current",
+ * never Transformer Engine's "delayed". Every nn.Linear is converted unless
+ * an item of [float8] filter_fqns (default []) is a substring of its name
+ * (_module_filter_fn), so the LM head, "output", runs in FP8 unless one
+ * is. */
+static void map_float8(struct tctx *c, const struct entry *conv)
+{
+	struct entry *rn = get(c, "float8", "recipe_name"), *ff = get(c, "float8", "filter_fqns");
+	int head = 1;
+	if (!rn)
+		sets(c, "precision.fp8_recipe", "current", conv, "[model] converters float8 (torchao's tensorwise default)");
+	else if (rn->type != T_STRING)
+		merr(c, rn, "expected \"tensorwise\", \"rowwise\" or \"rowwise_with_gw_hp\"");
+	else if (strcmp(rn->text, "tensorwise") == 0)
+		sets(c, "precision.fp8_recipe", "current", rn, NULL);
+	else if (strcmp(rn->text, "rowwise") == 0)
+		sets(c, "precision.fp8_recipe", "rowwise", rn, NULL);
+	else if (strcmp(rn->text, "rowwise_with_gw_hp") == 0) {
+		sets(c, "precision.fp8_recipe", "rowwise", rn, NULL);
+		mwarn(c, rn, "priced as \"rowwise\": this recipe keeps the weight gradients' GEMM in BF16, which "
+			     "distcalc prices in FP8 (the step comes out short)");
+	} else
+		merr(c, rn, "\"%.40s\" is not a torchao float8 recipe torchtitan takes (tensorwise, rowwise, "
+			    "rowwise_with_gw_hp)",
+		     rn->text);
+	if (ff && ff->type != T_ARRAY) {
+		merr(c, ff, "expected an array of module names");
+		return;
+	}
+	if (ff) {
+		/* items '\n'-separated */
+		const char *p = ff->text;
+		for (long long k = 0; k < ff->i && head; k++) {
+			size_t n = strcspn(p, "\n");
+			for (size_t at = 0; at + n <= 6 && head; at++)
+				head = strncmp("output" + at, p, n) != 0;
+			p += n + (p[n] != '\0');
+		}
+	}
+	if (head)
+		setj(c, "precision.fp8_lm_head", "true", ff ? ff : NULL,
+		     ff ? NULL : "[model] converters float8 (no [float8] filter_fqns: the LM head 'output' is converted)");
+}
+
 static void map_model(struct tctx *c)
 {
 	struct entry *en = get(c, "model", "name"), *ef = get(c, "model", "flavor"), *e;
@@ -539,9 +587,10 @@ static void map_model(struct tctx *c)
 	if ((e = get(c, "model", "converters")) != NULL) {
 		if (e->type != T_ARRAY)
 			merr(c, e, "expected an array of names");
-		else if (e->i == 1 && strcmp(e->text, "float8") == 0)
+		else if (e->i == 1 && strcmp(e->text, "float8") == 0) {
 			sets(c, "precision.compute", "fp8", e, NULL);
-		else if (e->i > 0)
+			map_float8(c, e);
+		} else if (e->i > 0)
 			merr(c, e, "only [\"float8\"] is mapped (FP8 matmuls)");
 	}
 	get(c, "model", "tokenizer_path");

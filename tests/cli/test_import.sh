@@ -62,6 +62,15 @@ grep -q "megatron_train_llama3_8b_h100_fp8.sh:108: '--fp8-format': inside the sh
 grep -q "megatron_train_llama3_8b_h100_fp8.sh:111: '--fp8-param-gather': inside the shell 'if' of line 106" err.txt ||
 	fail "no warning for the second argument inside an if: $(cat err.txt)"
 grep -q "120: '--sequence-parallel': inside" err.txt && fail "an argument outside any if warned: $(cat err.txt)"
+# --fp8-recipe is priced, never dropped: mxfp8 on the H100 is refused by
+# the loader, with a note naming the script's line
+sed 's/--fp8-format hybrid"/--fp8-format hybrid --fp8-recipe mxfp8"/' "$I/megatron_train_llama3_8b_h100_fp8.sh" >mx.sh
+"$bin" --config "$I/h100_4x8.json" --from-megatron mx.sh --emit-config >/dev/null 2>err.txt
+[ $? = 3 ] || fail "mxfp8 on an H100: exit $?"
+grep -q "'precision.fp8_recipe': \"mxfp8\" needs the block-scaled FP8 GEMMs of Blackwell GPUs" err.txt ||
+	fail "mxfp8 on an H100: $(cat err.txt)"
+grep -q "note: 'precision.fp8_recipe' came from '--fp8-recipe' on line 108 of mx.sh" err.txt ||
+	fail "mxfp8 on an H100, no line: $(cat err.txt)"
 # without --vocab-size (a tokenizer file), a note says what to give
 "$bin" --config "$I/h100_4x8.json" --from-megatron "$I/megatron_train_mixtral_8x7b_distributed.sh" >/dev/null 2>err.txt
 [ $? = 3 ] || fail "mixtral without a vocabulary: exit $?"
