@@ -42,6 +42,11 @@
 #include "distcalc/nccl_log.h"
 
 #define DC_CALIB_MAX_LOGS 16
+/* Most rows of one log the fit uses: a longer log is fitted on this many
+ * of its rows, evenly spaced in log2(size) (docs/nccl-tools.md); every row
+ * is still priced in the table. nccl-tests' default sweep (-f 2, 8 B to
+ * 16 GiB) has 32 rows and is fitted whole. */
+#define DC_CALIB_FIT_ROWS 64
 #define DC_CALIB_MAX_WARNINGS 24
 /* a fit whose largest |error| is above this is warned about */
 #define DC_CALIB_RESIDUAL_LIMIT 0.25

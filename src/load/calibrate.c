@@ -841,6 +841,59 @@ static void check_range(struct fit *f, const double *x, double bounded, struct d
 	}
 }
 
+/* The rows of `l` the fit uses: all its usable rows when there are at most
+ * DC_CALIB_FIT_ROWS, else that many, the j-th the row nearest (the smaller
+ * on a tie) to log2(size) = lo + (hi - lo) j / (K - 1) among those after
+ * the (j-1)-th, lo and hi the first and last usable row's: the ends always
+ * in, each row at most once, chosen in one pass. So a fit's work is at
+ * most K rows a log whatever the log's length (one evaluation prices each
+ * fitted row once), and a log of K rows or fewer is fitted as before.
+ * *sub is owned (NULL when the log is used whole). Returns -1 when out of
+ * memory. */
+static int fit_rows(const struct dc_nccl_log *l, struct dc_nccl_log *fl, struct dc_nccl_row **sub, size_t *nfit)
+{
+	size_t u = 0, *idx, next = 0;
+	double lo, hi;
+	*fl = *l;
+	*sub = NULL;
+	for (size_t i = 0; i < l->nrows; i++)
+		u += (size_t)usable(&l->rows[i]);
+	if (u <= DC_CALIB_FIT_ROWS) {
+		*nfit = u;
+		return 0;
+	}
+	idx = dc_calloc(u, sizeof(*idx));
+	*sub = dc_calloc(DC_CALIB_FIT_ROWS, sizeof(**sub));
+	if (!idx || !*sub) {
+		free(idx);
+		free(*sub);
+		*sub = NULL;
+		return -1;
+	}
+	u = 0;
+	for (size_t i = 0; i < l->nrows; i++)
+		if (usable(&l->rows[i]))
+			idx[u++] = i;
+	lo = log2((double)l->rows[idx[0]].size_bytes);
+	hi = log2((double)l->rows[idx[u - 1]].size_bytes);
+	for (size_t j = 0; j < DC_CALIB_FIT_ROWS; j++) {
+		double t = lo + (hi - lo) * (double)j / (double)(DC_CALIB_FIT_ROWS - 1);
+		size_t i = next, last = u - (DC_CALIB_FIT_ROWS - j); /* leave a row for each pick to come */
+		while (i < last && log2((double)l->rows[idx[i]].size_bytes) < t)
+			i++;
+		if (i > next && fabs(log2((double)l->rows[idx[i - 1]].size_bytes) - t) <=
+				    fabs(log2((double)l->rows[idx[i]].size_bytes) - t))
+			i--;
+		(*sub)[j] = l->rows[idx[i]];
+		next = i + 1;
+	}
+	free(idx);
+	fl->rows = *sub;
+	fl->nrows = DC_CALIB_FIT_ROWS;
+	*nfit = DC_CALIB_FIT_ROWS;
+	return 0;
+}
+
 int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const char *const *names, size_t nlogs,
 		 struct dc_calibration *out, struct dc_diag *diag)
 {
@@ -848,7 +901,10 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 	struct dc_config fitted;
 	struct log_algo algo[DC_CALIB_MAX_LOGS];
 	double x[MAX_PARAMS] = {0}, x0[MAX_PARAMS], best, *tmp;
-	size_t np = 0;
+	size_t np = 0, nfit = 0;
+	/* the rows the fit uses: each log's, or an even subset of a long one */
+	struct dc_nccl_log fitlogs[DC_CALIB_MAX_LOGS];
+	struct dc_nccl_row *sub[DC_CALIB_MAX_LOGS] = {0};
 	int nvls = cfg->cluster.nvls, one_node = 0, multi_node = 0, fallback[DC_CALIB_MAX_LOGS] = {0};
 
 	memset(out, 0, sizeof(*out));
@@ -980,15 +1036,35 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 			add_param(&f, x, P_RAMP, 1, k, 1.0, RAMP_LO, 1.0, 1.0);
 	}
 	memcpy(x0, x, sizeof(x0));
-	f.nres = np + f.n;
 	out->points = dc_calloc(np ? np : 1, sizeof(*out->points));
 	tmp = dc_calloc(np ? np : 1, sizeof(*tmp));
+	for (size_t k = 0; k < nlogs && out->points && tmp; k++) {
+		size_t n = 0;
+		if (fit_rows(&logs[k], &fitlogs[k], &sub[k], &n) != 0) {
+			free(tmp);
+			tmp = NULL;
+			break;
+		}
+		nfit += n;
+		if (sub[k]) {
+			char shown[256];
+			dc_fmt_printable(shown, sizeof(shown), names && names[k] ? names[k] : "log");
+			dc_diag_warn(diag,
+				     "'--calibrate': %s: %zu rows; the fit uses %d of them, evenly spaced in log2(size) "
+				     "(docs/nccl-tools.md); every row is priced below",
+				     shown, logs[k].nrows, DC_CALIB_FIT_ROWS);
+		}
+	}
 	if (!out->points || !tmp) {
 		free(tmp);
+		for (size_t k = 0; k < nlogs; k++)
+			free(sub[k]);
 		dc_calibration_release(out);
 		dc_diag_error(diag, DC_ERR_INTERNAL, "distcalc: error: out of memory");
 		return -1;
 	}
+	f.logs = fitlogs;
+	f.nres = nfit + f.n;
 	best = search(&f, x);
 	/* NVLS needs NVSwitch reductions, the fabric manager and NCCL's
 	 * support across nodes, which a cluster may lack: with cluster.nvls
@@ -1018,6 +1094,8 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 		check_range(&f, x, best, out, diag);
 		f.base = cfg;
 	}
+	for (size_t k = 0; k < nlogs; k++)
+		free(sub[k]);
 	/* a start of the fit that could not allocate would leave a fit
 	 * with different numbers: out of memory, as every loader says */
 	if (f.oom) {
