@@ -139,6 +139,28 @@ START_TEST(test_warning_config_prefix)
 }
 END_TEST
 
+/* The summary's counts add up: a field one side lacks (a whole section
+ * a sweep report does not have) is one compared and one moved, never
+ * "2 fields compared, 13 moved". */
+START_TEST(test_counts_add_up)
+{
+	const char *e = "{" HEADER ", \"a\": 1, \"b\": {\"c\": 1, \"d\": 2}, \"x\": [1, 2]}";
+	const char *a = "{" HEADER ", \"a\": 1, \"x\": [1], \"y\": 3}";
+	struct dc_check_result res;
+	struct dc_diag d;
+	struct dc_buf out;
+	dc_diag_init(&d);
+	dc_buf_init(&out);
+	ck_assert_int_eq(dc_check_compare(e, strlen(e), "exp.json", a, strlen(a), 0, &out, &res, &d), 0);
+	/* equal: experiment, seed (distcalc_version is not compared), a,
+	 * x[0]; one side only: b, x[1], y */
+	ck_assert_uint_eq(res.differences, 3);
+	ck_assert_uint_eq(res.compared, 4 + 3);
+	dc_buf_release(&out);
+	dc_diag_release(&d);
+}
+END_TEST
+
 START_TEST(test_identical)
 {
 	struct dc_buf out;
@@ -628,6 +650,7 @@ int main(void)
 	tcase_add_test(tc, test_budgets);
 	tcase_add_test(tc, test_compare_only);
 	tcase_add_test(tc, test_counts_exact);
+	tcase_add_test(tc, test_counts_add_up);
 	tcase_add_test(tc, test_warning_config_prefix);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -222,6 +222,9 @@ static void with_path(struct cmp *c, const char *key, long index, const cJSON *e
 static void compare(struct cmp *c, const cJSON *e, const cJSON *a)
 {
 	if (!e || !a) {
+		/* a field one side lacks is compared, and moved: the summary's
+		 * counts never say more moved than were compared */
+		c->res->compared++;
 		diff(c, e, a);
 		return;
 	}
