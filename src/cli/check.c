@@ -1873,6 +1873,10 @@ struct bs_budget {
 	uint64_t arr_len;
 	int arr_seen;
 	double left_out;
+	/* a path through a process group's member (A[i][j]...): the group's
+	 * length as printed; A_members_omitted says members were left out */
+	uint64_t inner_len;
+	int inner_seen, members;
 };
 
 struct bs_frame {
@@ -1986,9 +1990,29 @@ static void bs_leaf(struct dc_budget_stream *s, int is_num, double v, const char
 	if (!is_num && sscanf(holds, "an array of %llu", &len) == 1)
 		for (size_t i = 0; i < s->n; i++)
 			if (bs_row(s->m[i].path, s->path, n) >= 0) {
-				s->b[i].arr_len = len;
-				s->b[i].arr_seen = 1;
+				/* a group (A[i]) inside the table of groups, or the table */
+				if (n && s->path[n - 1] == ']') {
+					s->b[i].inner_len = len;
+					s->b[i].inner_seen = 1;
+				} else {
+					s->b[i].arr_len = len;
+					s->b[i].arr_seen = 1;
+				}
 			}
+	if (is_num && v > 0 && n > 16 && strcmp(s->path + n - 16, "_members_omitted") == 0)
+		for (size_t i = 0; i < s->n; i++) {
+			const char *bp = s->m[i].path, *close;
+			long long member;
+			/* A[i][j]: the groups of one axis are of one size, so each
+			 * printed group shows members [0, len/2) and its last ones */
+			if (bs_row(bp, s->path, n - 16) < 0 || !(close = strchr(bp + n - 16, ']')))
+				continue;
+			member = bs_row(bp, bp, (size_t)(close + 1 - bp));
+			if (member >= 0 && s->b[i].inner_seen && (uint64_t)member >= s->b[i].inner_len / 2) {
+				s->b[i].left_out = v;
+				s->b[i].members = 1;
+			}
+		}
 	if (is_num && v > 0 && n > 8 && strcmp(s->path + n - 8, "_omitted") == 0)
 		for (size_t i = 0; i < s->n; i++) {
 			long long row = bs_row(s->m[i].path, s->path, n - 8);
@@ -2188,9 +2212,10 @@ int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size
 			/* the report printed an excerpt: the row asked for is left
 			 * out or sits at another index; never compare another row */
 			dc_diag_error(diag, DC_ERR_USAGE,
-				      "distcalc: error: '%s': '%s': the report shows an excerpt of that table (%.0f rows left "
-				      "out), so the row is not at its index; add --all to check any row",
-				      opt, m->path, b->left_out);
+				      "distcalc: error: '%s': '%s': the report shows an excerpt of that table (%.0f %s left "
+				      "out), so the %s is not at its index; add --all to check any %s",
+				      opt, m->path, b->left_out, b->members ? "members" : "rows", b->members ? "member" : "row",
+				      b->members ? "member" : "row");
 			rc = -1;
 			continue;
 		}

@@ -292,7 +292,9 @@ static void sink_on_signal(int sig)
 	raise(sig);
 	sigemptyset(&only);
 	sigaddset(&only, sig);
-	sigprocmask(SIG_UNBLOCK, &only, NULL);
+	/* pthread_sigmask, not sigprocmask: the latter is unspecified in a
+	 * process with threads (the search's, the streamed check's) */
+	pthread_sigmask(SIG_UNBLOCK, &only, NULL);
 	_exit(128 + sig);
 }
 
@@ -318,12 +320,12 @@ static void sink_block_signals(sigset_t *old)
 	sigemptyset(&set);
 	for (size_t i = 0; i < sizeof(sink_signals) / sizeof(sink_signals[0]); i++)
 		sigaddset(&set, sink_signals[i]);
-	sigprocmask(SIG_BLOCK, &set, old);
+	pthread_sigmask(SIG_BLOCK, &set, old);
 }
 
 static void sink_unblock_signals(const sigset_t *old)
 {
-	sigprocmask(SIG_SETMASK, old, NULL);
+	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 static int sink_write(void *ctx, const char *p, size_t n)
@@ -892,6 +894,27 @@ static int outputs_not_sweep_inputs(const struct dc_options *o)
 	return EXIT_OK;
 }
 
+/* Two --calibrate logs that are one file (another spelling, a link: by
+ * device and inode, as the output guard compares) would weigh it double
+ * in the fit: refused, naming both. EXIT_OK or EXIT_USAGE. */
+static int calibrate_logs_distinct(const struct dc_options *o)
+{
+	for (size_t i = 0; i < o->ncalibrate; i++) {
+		struct stat a, b;
+		if (stat(o->calibrate[i], &a) != 0)
+			continue; /* the reader says why it cannot open it */
+		for (size_t j = 0; j < i; j++)
+			if (stat(o->calibrate[j], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+				fprintf(stderr,
+					"distcalc: error: '--calibrate': '%s' and '%s' are one file; a log fitted twice "
+					"would weigh double\n",
+					o->calibrate[j], o->calibrate[i]);
+				return EXIT_USAGE;
+			}
+	}
+	return EXIT_OK;
+}
+
 /* --calibrate: reads every log, fits the links they exercised and applies
  * the fit to *cfg. A bad log or a fit that cannot be made changes nothing.
  * Returns EXIT_OK, or an exit code after printing why. */
@@ -907,6 +930,8 @@ static int calibrate(const struct dc_options *o, struct dc_config *cfg, struct d
 			o->ncalibrate);
 		return EXIT_USAGE;
 	}
+	if ((rc = calibrate_logs_distinct(o)) != EXIT_OK)
+		return rc;
 	for (; n < o->ncalibrate; n++)
 		if (dc_nccl_log_read(o->calibrate[n], &logs[n], diag) != 0)
 			break;
@@ -1218,6 +1243,10 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o, co
 			o->ncalibrate);
 		dc_diag_release(&diag);
 		return EXIT_USAGE;
+	}
+	if ((rc = calibrate_logs_distinct(o)) != EXIT_OK) {
+		dc_diag_release(&diag);
+		return rc;
 	}
 	for (rc = EXIT_OK; sc.nlogs < o->ncalibrate; sc.nlogs++)
 		if (dc_nccl_log_read(o->calibrate[sc.nlogs], &sc.logs[sc.nlogs], &diag) != 0) {

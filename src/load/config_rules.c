@@ -1578,8 +1578,11 @@ void dc_cfg_cross_check(struct loader *l)
 				ki = model_blame(l, m->params_explicit ? KEY_MODEL_PARAMS : KEY_MODEL_HIDDEN_SIZE);
 			if (!m->params_explicit && shape_from_hf(l) && !(l->from_set[ki] || l->unset[ki]))
 				hf_size_error(l, what);
-			else
-				dc_cfg_errorf(l, ki, "'%s': %s", m->params_explicit ? "model.params" : "model", what);
+			else /* the key blamed: a precision key the command line gave, else the model's */
+				dc_cfg_errorf(l, ki, "'%s': %s",
+					      strncmp(dc_cfg_keys[ki].info.path, "precision.", 10) == 0 ? dc_cfg_keys[ki].info.path
+					      : m->params_explicit ? "model.params" : "model",
+					      what);
 		}
 	}
 	{

@@ -218,6 +218,17 @@ expect 6 "row budget: --all, the row's own value" "$bin" --config "$cfg" --set c
 	--set parallel.dp=auto --all --check-max 'topology.ranks[20].rank=19'
 [ "$(cat out.txt)" = "topology.ranks[20].rank: 20 exceeds the budget 19" ] || fail "row budget: $(cat out.txt)"
 
+# a process group's member: the 530B's pp groups of 35 print 32 members
+# (24 left out over the 8 groups), so member 20 of group 0 (rank 160) is
+# not at position 20 (rank 184 is)
+k530=$src/configs/korthikanti-530b.json
+expect 2 "member budget: left out" "$bin" --config "$k530" --check-max 'groups.pp[0][20]=1'
+grep -q "'groups.pp\[0\]\[20\]': the report shows an excerpt of that table (24 members left out), so the member is not at its index; add --all" err.txt ||
+	fail "member budget: left out: $(cat err.txt)"
+expect 0 "member budget: in the head" "$bin" --config "$k530" --check-max 'groups.pp[0][15]=120'
+expect 0 "member budget: --all" "$bin" --config "$k530" --all --check-max 'groups.pp[0][20]=160'
+expect 6 "member budget: --all, the member's own value" "$bin" --config "$k530" --all --check-max 'groups.pp[0][20]=159'
+
 # 14. budget numbers: a plain number that reads like a slip of the unit
 # warns; one out of range is an error saying so, not "missing unit"
 expect 0 "budget: 500 plain seconds" "$bin" --config "$cfg" --check-max summary.comm_time_s=500
