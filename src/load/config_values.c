@@ -340,8 +340,9 @@ static int read_real(struct loader *l, int ki, const cJSON *v, enum dc_quantity 
 	/* a plain number is in base units: flag the classic slip of writing
 	 * the number of a unit string without the unit */
 	if (cJSON_IsNumber(v) && q == DC_Q_TIME && *out >= 1e-3)
-		dc_cfg_warnf(l, ki, "'%s': %g is in seconds (a plain number is seconds); if you meant %g us, write \"%g us\"",
-		      k->info.path, *out, *out, *out);
+		dc_cfg_warnf(l, ki, "'%s': %g is in seconds (a plain number is seconds); if you meant %g %s, write \"%g %s\"",
+		      k->info.path, *out, *out, strstr(k->info.default_text, " ms") ? "ms" : "us", *out,
+		      strstr(k->info.default_text, " ms") ? "ms" : "us");
 	if (cJSON_IsNumber(v) && q == DC_Q_BANDWIDTH && *out < 1e6) {
 		/* HBM runs at TB/s (2.039 TB/s on an A100): a small number is that */
 		const char *unit = ki == KEY_CLUSTER_HBM_BANDWIDTH && *out < 100 ? "TB/s" : "GB/s";
