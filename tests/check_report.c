@@ -629,6 +629,55 @@ START_TEST(test_path_is_count)
 }
 END_TEST
 
+/* The cluster section lists the network keys a config leaves out with the
+ * value the network model uses: EFA's plugin latency is aws-ofi-nccl's
+ * 20 us a network step (docs/network-model.md, "Fabrics"), IB's 0, and no
+ * size factor is "(none)"; a given ramp is its five knots. */
+static const cJSON *cluster_row(const cJSON *root, const char *key)
+{
+	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "cluster"), "keys"), *x;
+	cJSON_ArrayForEach(x, rows)
+		if (strcmp(cJSON_GetObjectItemCaseSensitive(x, "key")->valuestring, key) == 0)
+			return x;
+	ck_abort_msg("no cluster row '%s'", key);
+	return NULL;
+}
+
+START_TEST(test_cluster_network_defaults)
+{
+	const char *efa[] = {"cluster.network=efa"};
+	const char *ramp[] = {"cluster.inter_node.ramp=[0.5, 0.6, 0.7, 0.8, 0.9]"};
+	struct dc_diag d;
+	struct dc_report *r;
+	cJSON *root;
+	const cJSON *row;
+	dc_diag_init(&d);
+	r = run("systems", "cluster", efa, 1, &d);
+	ck_assert_ptr_nonnull(r);
+	root = json_of(r);
+	row = cluster_row(root, "cluster.inter_node.plugin_latency");
+	ck_assert(fabs(cJSON_GetObjectItemCaseSensitive(row, "value")->valuedouble - 20e-6) <= 1e-18);
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(row, "origin")->valuestring, "default");
+	row = cluster_row(root, "cluster.intra_node.ramp");
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "value")));
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(row, "text")->valuestring, "(none)");
+	cJSON_Delete(root);
+	dc_report_free(r);
+	r = run("systems", "cluster", ramp, 1, &d);
+	ck_assert_ptr_nonnull(r);
+	root = json_of(r);
+	row = cluster_row(root, "cluster.inter_node.plugin_latency");
+	ck_assert(cJSON_GetObjectItemCaseSensitive(row, "value")->valuedouble == 0); /* IB: none */
+	row = cluster_row(root, "cluster.inter_node.ramp");
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(row, "value")), 5);
+	ck_assert(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(row, "value"), 4)->valuedouble == 0.9);
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(row, "origin")->valuestring, "--set");
+	cJSON_Delete(root);
+	dc_report_free(r);
+	dc_diag_release(&d);
+}
+END_TEST
+
 START_TEST(test_text_escapes)
 {
 	struct dc_buf b;
@@ -763,6 +812,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_finite_check_walks_objects_and_row_ends);
 	tcase_add_test(tc, test_text_escapes);
 	tcase_add_test(tc, test_path_is_count);
+	tcase_add_test(tc, test_cluster_network_defaults);
 	tcase_add_test(tc, test_sinks_escape_names);
 	tcase_add_test(tc, test_all_keeps_ring_events_excerpted_beside_other_sections);
 	suite_add_tcase(s, tc);

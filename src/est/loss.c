@@ -127,7 +127,7 @@ void dc_loss_weight_bounds(double X, double lo, double hi, double *wmin, double 
 
 int dc_loss_packed_fill(uint64_t a, uint64_t b, uint64_t s, double *fill, double *err)
 {
-	double ring[DC_LOSS_PACK_WINDOW], K, sum, lim, lo, hi;
+	double ring[DC_LOSS_PACK_WINDOW] = {0}, K, sum, lim, lo, hi; /* zeroed: -fanalyzer cannot see ring[c - a] is set */
 	uint64_t c, end, n, i, ia;
 
 	*err = 0;

@@ -2756,6 +2756,9 @@ out:
  * the longest warm-up, 2 (pp - 1) + (v - 1) pp; m when that is not
  * shorter than m. pp v is at most 2^8 x num_layers (plan.h): no overflow
  * below 2^40 of each. */
+/* The most inter_maxplus's forms may hold (docs/reliability.md). */
+#define INTER_MAX_FORM_BYTES (256.0 * 1024 * 1024)
+
 static uint64_t inter_prefix(uint64_t pp, uint64_t v, uint64_t m, uint64_t max_chunks)
 {
 	uint64_t chunks, want, mp;
@@ -2765,7 +2768,18 @@ static uint64_t inter_prefix(uint64_t pp, uint64_t v, uint64_t m, uint64_t max_c
 		return m;
 	want = 2 * (pp - 1) + (v - 1) * pp + 4 * pp * v + pp;
 	mp = dc_ceil_div(dc_ceil_div(want, v), pp) * pp;
-	return mp < m ? mp : m;
+	if (mp >= m)
+		return m;
+	/* the prefix is simulated and inter_maxplus keeps a max-plus form of
+	 * 3 pp - 1 ends for each op after its cut (about 2 pp v m' ops): the
+	 * prefix within max_chunks (at least the step's 2^18: a test lowers
+	 * the bound to force the extension) and the forms within
+	 * INTER_MAX_FORM_BYTES, else no extension (m: the caller's fallback) */
+	if (dc_mul_u64(pp * v, mp, &chunks) ||
+	    chunks > (max_chunks > DC_STEP_SIM_MAX_CHUNKS ? max_chunks : DC_STEP_SIM_MAX_CHUNKS) ||
+	    (double)chunks * 2.0 * (double)(3 * pp) * (double)sizeof(double) > INTER_MAX_FORM_BYTES)
+		return m;
+	return mp;
 }
 
 /* The largest max-plus state inter_maxplus takes: (2^8 + 1)^3 a product,
@@ -3014,7 +3028,33 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 		}
 	}
 	if (bound && !dual && p->chunks_uneven && x.k.sched == DC_PIPE_INTERLEAVED) {
+		uint64_t whole;
 		msim = inter_prefix(pp, v, x.k.m, bound->max_chunks);
+		if (msim == x.k.m && (dc_mul_u64(pp, v, &whole) || dc_mul_u64(whole, x.k.m, &whole) ||
+				      whole > bound->max_chunks)) {
+			/* no extension within the bounds (its prefix or its forms
+			 * too large: a deep pipeline of many chunks): the whole
+			 * schedule within 16 times the bound, as below, else refused */
+			struct dc_step_bound again = *bound;
+			if (show) {
+				show->no_closed_form = 0;
+				*error = "the schedule is too long to simulate within the trace's bound";
+				return -2;
+			}
+			if (bound->again) {
+				*error = "'training.grad_accum_steps' x 'parallel.pp' x 'parallel.virtual_pipeline': the "
+					 "interleaved schedule of uneven chunks is above the 16 x 2^18 model chunks the step "
+					 "simulates, and its steady period's prefix or max-plus forms are above their bounds "
+					 "(2^18 chunks, 256 MiB): lower training.grad_accum_steps";
+				return -1;
+			}
+			again.again = 1;
+			again.max_chunks = bound->max_chunks > UINT64_MAX / 16 ? UINT64_MAX : 16 * bound->max_chunks;
+			rc = timeline(p, c, comm, f, b, s, want, emit, ctx, show, &again, error);
+			again.max_chunks = bound->max_chunks;
+			*bound = again;
+			return rc;
+		}
 		if (show && msim < x.k.m) {
 			/* the trace's prefix: its interleaved rule (trace_microbatches) */
 			uint64_t need = (dc_ceil_div(show->microbatches, pp) + 3) * pp, chunks;
@@ -3112,10 +3152,10 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 			free(dev_sync);
 			sim_free(&sm);
 			if (bound->again) {
-				*error = "the interleaved schedule of uneven chunks is above the 16 x 2^18 model chunks the "
-					 "step simulates (parallel.pp x parallel.virtual_pipeline x "
-					 "training.grad_accum_steps) and its steady period is too large a max-plus system to "
-					 "extend (3 pp - 1 ends, at most 257: pp up to 86): lower training.grad_accum_steps";
+				*error = "'training.grad_accum_steps' x 'parallel.pp' x 'parallel.virtual_pipeline': the "
+					 "interleaved schedule of uneven chunks is above the 16 x 2^18 model chunks the step "
+					 "simulates, and its steady period is too large a max-plus system to extend (3 pp - 1 "
+					 "ends, at most 257: pp up to 86): lower training.grad_accum_steps";
 				return -1;
 			}
 			/* the whole schedule if it fits within 16 times the bound */

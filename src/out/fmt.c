@@ -78,7 +78,7 @@ size_t dc_fmt_u64(char *buf, uint64_t v)
 
 size_t dc_fmt_u64_grouped(char *buf, uint64_t v)
 {
-	char dig[24];
+	char dig[24] = {0}; /* zeroed: -fanalyzer cannot tie put_digits to u64_digits */
 	size_t nd = u64_digits(v), head = (nd - 1) % 3 + 1, o = head;
 	put_digits(dig + nd, v);
 	for (size_t i = 0; i < head; i++)
@@ -104,7 +104,7 @@ size_t dc_text_add(char *buf, size_t len, size_t at, const char *s)
 
 size_t dc_text_add_u64(char *buf, size_t len, size_t at, uint64_t v)
 {
-	char num[24];
+	char num[24] = {0}; /* as dc_fmt_u64_grouped's */
 	dc_fmt_u64(num, v);
 	return dc_text_add(buf, len, at, num);
 }

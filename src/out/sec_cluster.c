@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "distcalc/config.h"
+#include "distcalc/net.h"
 #include "distcalc/plan.h"
 #include "distcalc/section.h"
 #include "report_int.h"
@@ -23,6 +24,16 @@ static void view(const struct dc_run *run, void *out)
 	dc_key_list_fill(&((struct view *)out)->keys, run->plan->in, "cluster.");
 }
 
+/* The network keys whose absence is a value of its own: the fabric's
+ * plugin latency (cluster.network's) and a size factor of none. The
+ * cluster section lists them whatever the config gives. */
+static int network_default(size_t i)
+{
+	const char *path = dc_config_key_at(i)->path;
+	return strcmp(path, "cluster.inter_node.plugin_latency") == 0 || strcmp(path, "cluster.intra_node.ramp") == 0 ||
+	       strcmp(path, "cluster.inter_node.ramp") == 0;
+}
+
 void dc_key_list_fill(struct dc_key_list *l, const struct dc_config *cfg, const char *prefix)
 {
 	size_t plen = strlen(prefix), nkeys = dc_config_key_count();
@@ -30,7 +41,8 @@ void dc_key_list_fill(struct dc_key_list *l, const struct dc_config *cfg, const 
 	l->n = 0;
 	for (size_t i = 0; i < nkeys && l->n < DC_CONFIG_MAX_KEYS; i++) {
 		const struct dc_config_key_info *k = dc_config_key_at(i);
-		if (k && strncmp(k->path, prefix, plen) == 0 && dc_config_key_has_value(cfg, i))
+		if (k && strncmp(k->path, prefix, plen) == 0 &&
+		    (dc_config_key_has_value(cfg, i) || (strcmp(prefix, "cluster.") == 0 && network_default(i))))
 			l->key[l->n++] = (uint16_t)i;
 	}
 }
@@ -56,6 +68,15 @@ void dc_key_list_row(const struct dc_key_list *l, uint64_t i, struct dc_key_row 
 	r->key = i < l->n ? l->key[i] : 0;
 	r->derived = not_derived_here(r->cfg, r->key);
 	r->json_len = 0;
+	if (!r->derived && !dc_config_key_has_value(r->cfg, r->key) && network_default(r->key)) {
+		/* left out: the plugin latency cluster.network gives (what the
+		 * network model prices), or no size factor (null: "(none)") */
+		if (strcmp(dc_config_key_at(r->key)->path, "cluster.inter_node.plugin_latency") == 0)
+			r->json_len = dc_fmt_double(r->json, sizeof(r->json), dc_net_fabric_latency(r->cfg->cluster.network));
+		else
+			r->json_len = (size_t)snprintf(r->json, sizeof(r->json), "null");
+		return;
+	}
 	if (!r->derived) {
 		size_t n;
 		/* a value too long for json[] (a ramp's five numbers) is made
