@@ -199,6 +199,7 @@ struct ctx {
 	int dropout;        /* model.dropout */
 	int rope;           /* rotary positions (no learned table) */
 	int compile;        /* training.compile: Inductor's fused element-wise kernels */
+	int eager_rmsnorm;  /* torchtitan eager: its RMSNorm as written, op by op */
 };
 
 /* Times of one block, each split into matmul and memory-bound parts. */
@@ -349,8 +350,19 @@ static void norm_residual(const struct ctx *x, struct part *pt, int bias, int af
 {
 	double n = x->tokens_sp * x->h;
 	double norm_fwd = x->compile && after_add ? 2.0 * n / (x->hbm * x->mem_eff) : mem_s(x, 4.0 * n);
+	double norm_bwd = mem_s(x, 6.0 * n);
+	if (x->eager_rmsnorm) {
+		/* torchtitan's RMSNorm uncompiled (torchtitan/models/norms.py,
+		 * RMSNorm.forward at 026e23a9): x.float(), pow(2), mean,
+		 * x * rsqrt, type_as, * weight, each its own kernel: 6 + 8 + 4 +
+		 * 8 + 6 + 4 = 36 bytes an element in 6 passes; autograd runs
+		 * each op's backward on its own: 68 bytes in 10 passes
+		 * (docs/compute-model.md, "torchtitan's eager RMSNorm") */
+		norm_fwd = 36.0 * n / (x->hbm * x->mem_eff) + 6.0 * x->mem_t0;
+		norm_bwd = 68.0 * n / (x->hbm * x->mem_eff) + 10.0 * x->mem_t0;
+	}
 	pt->fwd_mem += norm_fwd + mem_s(x, (6.0 + (x->dropout ? 1.0 : 0.0)) * n);
-	pt->bwd_mem += x->compile ? mem_s(x, 8.0 * n) : mem_s(x, 6.0 * n) + mem_s(x, 6.0 * n);
+	pt->bwd_mem += x->compile ? mem_s(x, 8.0 * n) : norm_bwd + mem_s(x, 6.0 * n);
 	if (x->dropout)
 		pt->bwd_mem += mem_s(x, 5.0 * n);
 	if (bias)
@@ -932,6 +944,7 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 	x.dropout = m->dropout;
 	x.rope = m->position_embeddings == 0;
 	x.compile = in->training.compile;
+	x.eager_rmsnorm = !x.compile && in->training.framework == DC_FRAMEWORK_TORCHTITAN && m->norm == DC_NORM_RMSNORM;
 	x.s_k = flash_keys(m, x.s);
 
 	{
