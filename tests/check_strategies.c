@@ -187,6 +187,39 @@ START_TEST(test_course_pure_dp_not_ranked)
 }
 END_TEST
 
+/* Offloaded states must fit the host as summary.fits says: the course
+ * layout with the optimizer offloaded holds on the host, per rank, FP32
+ * grads and master weights (6,739,214,336 B each) and Adam's two moments
+ * (13,478,428,672 B): 26,956,857,344 B, so 4 ranks a node need
+ * 107,827,429,376 B: 100 GiB (107,374,182,400 B) is short, 101 GiB
+ * (108,447,924,224 B) holds it. */
+START_TEST(test_configured_needs_the_host)
+{
+	struct dc_config c;
+	struct dc_plan p;
+	struct dc_batch b;
+	struct dc_comm cm;
+	struct dc_memory_result mem;
+	struct dc_strategies_result sr;
+	const char *err = NULL;
+	static const uint64_t host[2] = {107374182400ull, 108447924224ull};
+
+	for (int i = 0; i < 2; i++) {
+		course(&c);
+		c.parallel.offload = DC_OFFLOAD_OPTIMIZER;
+		c.cluster.host_mem_bytes = host[i];
+		fixture_plan(&c, &p);
+		ck_assert_int_eq(dc_batch_compute(&p, &b, &err), 0);
+		ck_assert_int_eq(dc_comm_compute(&p, &cm, &err), 0);
+		ck_assert_int_eq(dc_memory_compute(&p, &mem, &err), 0);
+		ck_assert_uint_eq(mem.host_node_bytes, 107827429376ull);
+		ck_assert_int_eq(dc_strategies_compute(&p, &b, &cm, &mem, &sr, &err), 0);
+		ck_assert(mem.top.fits); /* the GPUs hold it either way */
+		ck_assert_int_eq(sr.v[DC_VARIANT_CONFIGURED].fits, i == 1);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("strategies");
@@ -198,6 +231,7 @@ int main(void)
 	tcase_add_test(tc, test_pure_dp_comm_per_token);
 	tcase_add_test(tc, test_rank_skips_what_does_not_fit);
 	tcase_add_test(tc, test_course_pure_dp_not_ranked);
+	tcase_add_test(tc, test_configured_needs_the_host);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -54,7 +54,7 @@ static void fill(struct dc_variant_result *x, const struct dc_layout *lay, const
 	x->micro_batch_size = lay->micro_batch_size;
 	x->grad_accum_steps = lay->grad_accum_steps;
 	x->peak_bytes = m->top.peak_bytes;
-	x->fits = m->top.fits;
+	x->fits = m->top.fits && m->host_fits; /* as summary.fits: the host ledger too */
 	x->tokens_per_step = b->tokens_per_step;
 	x->comm_bytes_per_rank = c->bytes_per_rank;
 	x->comm_time_s = c->time_s;

@@ -373,7 +373,9 @@ static int eval_memory(struct worker *w, const struct dc_plan *from, struct dc_s
 	if (dc_estimate(&w->plan, MEMORY_ROWS, r) != 0)
 		return 1;
 	e->peak_bytes = r->memory.top.peak_bytes;
-	e->fits = e->peak_bytes <= w->sp->limit_bytes;
+	/* offloaded states must fit the host too, as summary.fits says
+	 * (memory.host_fits: true when cluster.host_memory is not given) */
+	e->fits = e->peak_bytes <= w->sp->limit_bytes && r->memory.host_fits;
 	e->tight = dc_search_tight(e->peak_bytes, w->sp->limit_bytes);
 	e->step_available = 0;
 	e->step_time_s = e->tokens_per_s_per_gpu = e->mfu = 0;

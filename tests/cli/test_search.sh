@@ -64,5 +64,18 @@ rows = list(csv.reader(open(sys.argv[1], newline="")))
 head = [r for r in rows if r and r[0] == "rank"]
 assert head and head[0][-1] == "layout", head
 PY
+# offloaded states must fit the host too (summary.fits): with 1 GiB of host
+# memory no layout of the course model holds its offloaded optimizer
+# (about 100 GiB a node), so none fits; without host_memory every one does
+sys_cfg=$src/configs/systems.json
+"$bin" --config "$sys_cfg" --experiment search --set parallel.offload=optimizer --set cluster.host_memory=1GiB \
+	--format json >"$work/h.json" 2>/dev/null || fail "search with host memory: exit $?"
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["search"]["counts"]; sys.exit(0 if c["fit"] == 0 and c["priced_memory"] > 0 else 1)' "$work/h.json" ||
+	fail "a layout fits 1 GiB of host memory"
+"$bin" --config "$sys_cfg" --experiment search --set parallel.offload=optimizer --format json >"$work/h0.json" 2>/dev/null ||
+	fail "search without host memory: exit $?"
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["search"]["counts"]; sys.exit(0 if c["fit"] > 0 else 1)' "$work/h0.json" ||
+	fail "no layout fits without host memory"
+
 [ "$fails" = 0 ] || exit 1
 echo "ok"
