@@ -1395,6 +1395,13 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 	}
 	if (!o->config)
 		fprintf(stderr, "distcalc: no --config given; the cluster is the built-in default's (configs/systems.json)\n");
+	if (o->model && !imp->model_unresolved[0]) {
+		/* the file named a model of its own: --model wins (docs/config.md,
+		 * "Which value wins"), said so rather than silently */
+		const char *hf = dc_import_get(imp, "model.hf_config");
+		fprintf(stderr, "distcalc: warning: '--model %s' replaces the model '%s' gives%s%s%s\n", o->model, o->import,
+			hf ? " (" : "", hf ? hf : "", hf ? ")" : "");
+	}
 	if (imp->format == DC_IMPORT_MEGATRON && !dc_import_get(imp, "model.vocab_size") && !o->model) {
 		int given = 0;
 		for (size_t i = 0; i < o->nsets; i++)
