@@ -467,11 +467,23 @@ static void read_space(struct loader *l, int ki, const cJSON *v)
 		if (k->kind == K_VALUES) {
 			if (read_integer(l, ki, e, &u) != 0)
 				return;
+			/* a value given twice would be searched twice: a slip */
+			for (uint32_t j = 0; j < vals.n; j++)
+				if (vals.v[j] == u) {
+					dc_cfg_errorf(l, ki, "'%s': entry %u: %llu is given twice (entry %u); give each value once",
+						      k->info.path, n + 1, (unsigned long long)u, j + 1);
+					return;
+				}
 			vals.v[vals.n++] = u;
 		} else if (k->kind == K_BOOLS) {
 			if (!cJSON_IsBool(e)) {
 				dc_cfg_errorf(l, ki, "'%s': entry %u: expected true or false, got %s", k->info.path, n + 1,
 				       describe(l, e));
+				return;
+			}
+			if (mask & (1u << (cJSON_IsTrue(e) ? 1 : 0))) {
+				dc_cfg_errorf(l, ki, "'%s': entry %u: %s is given twice; give each value once", k->info.path,
+					      n + 1, cJSON_IsTrue(e) ? "true" : "false");
 				return;
 			}
 			mask |= 1u << (cJSON_IsTrue(e) ? 1 : 0);
@@ -486,6 +498,11 @@ static void read_space(struct loader *l, int ki, const cJSON *v)
 			if (found < 0) {
 				dc_cfg_errorf(l, ki, "'%s': entry %u: expected one of %s, got %s", k->info.path, n + 1,
 				       k->info.bounds + 3, describe(l, e));
+				return;
+			}
+			if (mask & (1u << found)) {
+				dc_cfg_errorf(l, ki, "'%s': entry %u: \"%s\" is given twice; give each value once", k->info.path,
+					      n + 1, names[found]);
 				return;
 			}
 			mask |= 1u << found;
