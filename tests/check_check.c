@@ -161,6 +161,19 @@ START_TEST(test_counts_add_up)
 }
 END_TEST
 
+/* A number's text of any length is JSON: a stored 3.666...6e-05 of 100
+ * digits compares the same whole and streamed (the streamed reader once
+ * cut it at 63 bytes and called the rest "not JSON"; fuzz_check found it). */
+START_TEST(test_long_number_both_ways)
+{
+	char e[512];
+	snprintf(e, sizeof(e), "{" HEADER ", \"x\": 3.%se-05}",
+		 "6666666666666666666666666666666666666666666666666666666666666666666666666666666666666666666666666666");
+	both_ways(e, "{" HEADER ", \"x\": 3.6666666666666667e-05}", 1e-9, 0);
+	both_ways(e, "{" HEADER ", \"x\": 3.7e-05}", 1e-9, 1);
+}
+END_TEST
+
 START_TEST(test_identical)
 {
 	struct dc_buf out;
@@ -651,6 +664,7 @@ int main(void)
 	tcase_add_test(tc, test_compare_only);
 	tcase_add_test(tc, test_counts_exact);
 	tcase_add_test(tc, test_counts_add_up);
+	tcase_add_test(tc, test_long_number_both_ways);
 	tcase_add_test(tc, test_warning_config_prefix);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -734,19 +734,26 @@ static cJSON *sp_leaf(struct sp *s, struct dc_buf *text)
 		return cJSON_CreateNull();
 	}
 	{
-		/* the number's bytes, bounded by the buffer (it need not end in a NUL) */
-		char num[64];
+		/* the number's bytes, however many (a stored 3.666...6e-05 of 130
+		 * digits is JSON, and the tree comparison takes it), through the
+		 * window into `text` */
 		size_t n = 0;
-		while (s->p + n < s->end && n < sizeof(num) - 1 && strchr("+-.0123456789eE", s->p[n]) && s->p[n])
+		text->len = 0;
+		for (;;) {
+			if (s->p == s->end)
+				sp_need(s, 1);
+			if (s->p == s->end || !*s->p || !strchr("+-.0123456789eE", *s->p))
+				break;
+			dc_buf_putc(text, *s->p++);
 			n++;
-		memcpy(num, s->p, n);
-		num[n] = '\0';
-		v = strtod(num, &end);
-		if (n == 0 || end != num + n || (s->read && !json_number(num))) {
+		}
+		if (text->failed)
+			return NULL; /* out of memory: the caller says so (dc_buf keeps the NUL) */
+		v = n ? strtod(text->data, &end) : 0;
+		if (n == 0 || end != text->data + n || (s->read && !json_number(text->data))) {
 			s->bad = 1;
 			return NULL;
 		}
-		s->p += n;
 	}
 	return cJSON_CreateNumber(v);
 }

@@ -527,7 +527,7 @@ static double flash_keys(const struct dc_model *m, double s)
 {
 	double L = (double)m->num_layers, sl = (double)dc_params_sliding_layers(m), w;
 	double soft = L - (double)dc_params_linear_layers(m);
-	if (!sl || soft <= 0)
+	if (sl == 0 || soft <= 0)
 		return s;
 	w = (double)m->sliding_window < s ? (double)m->sliding_window : s;
 	return ((soft - sl) * s + sl * (2.0 * w - w * w / s)) / soft;

@@ -549,7 +549,7 @@ static void map_float8(struct tctx *c, const struct entry *conv)
 		for (long long k = 0; k < ff->i && head; k++) {
 			size_t n = strcspn(p, "\n");
 			for (size_t at = 0; at + n <= 6 && head; at++)
-				head = strncmp("output" + at, p, n) != 0;
+				head = strncmp(&"output"[at], p, n) != 0;
 			p += n + (p[n] != '\0');
 		}
 	}
