@@ -738,19 +738,31 @@ static cJSON *sp_leaf(struct sp *s, struct dc_buf *text)
 		 * digits is JSON, and the tree comparison takes it), through the
 		 * window into `text` */
 		size_t n = 0;
-		text->len = 0;
+		struct dc_buf own, *t = text; /* sp_skip passes none */
+		int bad;
+		if (!t) {
+			dc_buf_init(&own);
+			t = &own;
+		}
+		t->len = 0;
 		for (;;) {
 			if (s->p == s->end)
 				sp_need(s, 1);
 			if (s->p == s->end || !*s->p || !strchr("+-.0123456789eE", *s->p))
 				break;
-			dc_buf_putc(text, *s->p++);
+			dc_buf_putc(t, *s->p++);
 			n++;
 		}
-		if (text->failed)
+		if (t->failed) {
+			if (!text)
+				dc_buf_release(&own);
 			return NULL; /* out of memory: the caller says so (dc_buf keeps the NUL) */
-		v = n ? strtod(text->data, &end) : 0;
-		if (n == 0 || end != text->data + n || (s->read && !json_number(text->data))) {
+		}
+		v = n ? strtod(t->data, &end) : 0;
+		bad = n == 0 || end != t->data + n || (s->read && !json_number(t->data));
+		if (!text)
+			dc_buf_release(&own);
+		if (bad) {
 			s->bad = 1;
 			return NULL;
 		}
