@@ -196,19 +196,32 @@ static void keep_config(struct cmp *c, int side, const cJSON *v)
 	}
 }
 
-static void compare(struct cmp *c, const cJSON *e, const cJSON *a);
+/* Both reports' "config" headers (the stored, the new). */
+static void keep_configs(struct cmp *c, const cJSON *e, const cJSON *a)
+{
+	keep_config(c, 0, e);
+	keep_config(c, 1, a);
+}
 
-static void with_path(struct cmp *c, const char *key, long index, const cJSON *e, const cJSON *a)
+/* Appends ".key" (or "key" at the top) or "[index]" to c->path; returns
+ * the length before it, to cut it off again. */
+static size_t path_push(struct cmp *c, const char *key, long index)
 {
 	size_t len = strlen(c->path);
 	if (key)
 		snprintf(c->path + len, sizeof(c->path) - len, "%s%s", len ? "." : "", key);
 	else
 		snprintf(c->path + len, sizeof(c->path) - len, "[%ld]", index);
-	if (strcmp(c->path, "config") == 0) {
-		keep_config(c, 0, e);
-		keep_config(c, 1, a);
-	}
+	return len;
+}
+
+static void compare(struct cmp *c, const cJSON *e, const cJSON *a);
+
+static void with_path(struct cmp *c, const char *key, long index, const cJSON *e, const cJSON *a)
+{
+	size_t len = path_push(c, key, index);
+	if (strcmp(c->path, "config") == 0)
+		keep_configs(c, e, a);
 	if (!ignored(c->path)) {
 		int want = wanted(c, !e || !a);
 		/* above a listed path only containers are walked into; a field
@@ -774,15 +787,10 @@ static void s_compare(struct cmp *c, struct sp *s, cJSON *e, struct dc_buf *text
 
 static void s_member(struct cmp *c, struct sp *s, const char *key, long index, cJSON *e, struct dc_buf *text)
 {
-	size_t len = strlen(c->path);
-	if (key)
-		snprintf(c->path + len, sizeof(c->path) - len, "%s%s", len ? "." : "", key);
-	else
-		snprintf(c->path + len, sizeof(c->path) - len, "[%ld]", index);
+	size_t len = path_push(c, key, index);
 	if (strcmp(c->path, "config") == 0 && sp_peek(s) == '"') {
 		cJSON *a = sp_leaf(s, text);
-		keep_config(c, 0, e);
-		keep_config(c, 1, a);
+		keep_configs(c, e, a);
 		cJSON_Delete(a);
 	} else if (ignored(c->path)) {
 		sp_skip(s);
@@ -1364,15 +1372,9 @@ static void t_compare(struct cmp *c, cJSON *e, const cJSON *a);
 
 static void t_member(struct cmp *c, const char *key, long index, cJSON *e, const cJSON *a)
 {
-	size_t len = strlen(c->path);
-	if (key)
-		snprintf(c->path + len, sizeof(c->path) - len, "%s%s", len ? "." : "", key);
-	else
-		snprintf(c->path + len, sizeof(c->path) - len, "[%ld]", index);
-	if (strcmp(c->path, "config") == 0) {
-		keep_config(c, 0, e);
-		keep_config(c, 1, a);
-	}
+	size_t len = path_push(c, key, index);
+	if (strcmp(c->path, "config") == 0)
+		keep_configs(c, e, a);
 	if (!ignored(c->path)) {
 		int want = wanted(c, !e);
 		if (want == 1 || (want == 2 && (!e || cJSON_IsObject(e) || cJSON_IsArray(e))))
@@ -1513,11 +1515,7 @@ static int seen_before(const struct dc_buf *seen, const char *key)
 static void l_member(struct lock *l, const char *key, long index, int top)
 {
 	struct cmp *c = l->c;
-	size_t len = strlen(c->path);
-	if (key)
-		snprintf(c->path + len, sizeof(c->path) - len, "%s%s", len ? "." : "", key);
-	else
-		snprintf(c->path + len, sizeof(c->path) - len, "[%ld]", index);
+	size_t len = path_push(c, key, index);
 	if (top)
 		for (size_t i = 0; i < sizeof(header_fields) / sizeof(header_fields[0]); i++)
 			if (strcmp(key, header_fields[i].key) == 0) {
@@ -1531,10 +1529,9 @@ static void l_member(struct lock *l, const char *key, long index, int top)
 			}
 	if (strcmp(c->path, "config") == 0 && sp_peek(l->e) == '"' && sp_peek(l->a) == '"') {
 		cJSON *e = sp_leaf(l->e, &l->text), *a = e ? sp_leaf(l->a, &l->text) : NULL;
-		if (e && a) {
-			keep_config(c, 0, e);
-			keep_config(c, 1, a);
-		} else if (!l->e->bad && !l->a->bad) {
+		if (e && a)
+			keep_configs(c, e, a);
+		else if (!l->e->bad && !l->a->bad) {
 			l->oom = 1;
 		}
 		cJSON_Delete(e);

@@ -538,7 +538,7 @@ static void layers_of(const struct costs *k, uint64_t stage, const struct chunk 
 
 static void stage_ops(const struct costs *k, uint64_t stage, struct dc_step_stage *st, struct layers_memo *lm)
 {
-	struct cost f, b, lf, lb, tot;
+	struct cost f = {0}, b = {0}, lf, lb, tot; /* zeroed: an -O3 build cannot see every path sets them */
 	struct chunk ch, prev;
 	uint64_t v = k->chunks, alike_to = 0;
 	memset(st, 0, sizeof(*st));
@@ -1001,8 +1001,7 @@ void dc_step_tp_layer(const struct dc_plan *p, const struct dc_comm *comm, struc
 static void ctx_init(struct step_ctx *x, const struct dc_plan *p, const struct dc_compute *c,
 		     const struct dc_comm *comm)
 {
-	struct layers_memo lm;
-	lm.have = 0;
+	struct layers_memo lm = {0}; /* have 0; zeroed whole, so an -O3 build sees no cost read unset */
 	costs_init(&x->k, p, c, comm);
 	dp_calls(p, comm, &x->dp);
 	x->pp = p->layout.pp;
@@ -2556,6 +2555,39 @@ static void mp_mul(const double *a, const double *b, double *c, uint64_t d)
 		}
 }
 
+/* y = a^t (x) y, by squaring: pw, tmp (d x d) and yn (d) are scratch;
+ * the dual and the interleaved extensions share it */
+static void mp_power_apply(const double *a, uint64_t t, uint64_t d, double *y, double *pw, double *tmp, double *yn)
+{
+	memcpy(pw, a, (size_t)(d * d) * sizeof(double));
+	while (t > 0) {
+		if (t & 1) {
+			for (uint64_t i = 0; i < d; i++) {
+				yn[i] = -HUGE_VAL;
+				for (uint64_t j = 0; j < d; j++)
+					if (pw[i * d + j] + y[j] > yn[i])
+						yn[i] = pw[i * d + j] + y[j];
+			}
+			memcpy(y, yn, (size_t)d * sizeof(double));
+		}
+		t >>= 1;
+		if (t > 0) {
+			mp_mul(pw, pw, tmp, d);
+			memcpy(pw, tmp, (size_t)(d * d) * sizeof(double));
+		}
+	}
+}
+
+/* max_j g[j] + y[j]: a form's value at the state y */
+static double mp_dot(const double *g, const double *y, uint64_t d)
+{
+	double v = -HUGE_VAL;
+	for (uint64_t j = 0; j < d; j++)
+		if (g[j] + y[j] > v)
+			v = g[j] + y[j];
+	return v;
+}
+
 struct mp_ctx {
 	const struct sim *sm;
 	uint64_t kpair, d, *prod_f, *prod_b, *first_after, *base;
@@ -2705,29 +2737,10 @@ static int dual_maxplus(const struct sim *sm, uint64_t t, double *end)
 		for (uint64_t j = 0; j < 2; j++)
 			y[2 * s + j] = sm->op_end[s * sm->cap + sm->steady_at[s] + 2 * x.kpair + j];
 	y[d - 1] = 0;
-	memcpy(pw, a, (size_t)(d * d) * sizeof(double));
-	while (t > 0) {
-		if (t & 1) {
-			for (uint64_t i = 0; i < d; i++) {
-				yn[i] = -HUGE_VAL;
-				for (uint64_t j = 0; j < d; j++)
-					if (pw[i * d + j] + y[j] > yn[i])
-						yn[i] = pw[i * d + j] + y[j];
-			}
-			memcpy(y, yn, (size_t)d * sizeof(double));
-		}
-		t >>= 1;
-		if (t > 0) {
-			mp_mul(pw, pw, tmp, d);
-			memcpy(pw, tmp, (size_t)(d * d) * sizeof(double));
-		}
-	}
+	mp_power_apply(a, t, d, y, pw, tmp, yn);
 	for (uint64_t s = 0; s < p; s++) {
 		const double *g = &x.form[(x.base[s] + sm->nops[s] - 1 - x.first_after[s]) * d];
-		end[s] = -HUGE_VAL;
-		for (uint64_t j = 0; j < d; j++)
-			if (g[j] + y[j] > end[s])
-				end[s] = g[j] + y[j];
+		end[s] = mp_dot(g, y, d);
 	}
 	rc = 0;
 out:
@@ -2941,29 +2954,10 @@ static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 	for (uint64_t j = 0; j < d; j++)
 		a[(d - 1) * d + j] = j + 1 == d ? 0 : -HUGE_VAL;
 	y[d - 1] = 0;
-	memcpy(pw, a, (size_t)(d * d) * sizeof(double));
-	while (t > 0) {
-		if (t & 1) {
-			for (uint64_t i = 0; i < d; i++) {
-				yn[i] = -HUGE_VAL;
-				for (uint64_t j = 0; j < d; j++)
-					if (pw[i * d + j] + y[j] > yn[i])
-						yn[i] = pw[i * d + j] + y[j];
-			}
-			memcpy(y, yn, (size_t)d * sizeof(double));
-		}
-		t >>= 1;
-		if (t > 0) {
-			mp_mul(pw, pw, tmp, d);
-			memcpy(pw, tmp, (size_t)(d * d) * sizeof(double));
-		}
-	}
+	mp_power_apply(a, t, d, y, pw, tmp, yn);
 	for (uint64_t s = 0; s < p; s++) {
 		const double *g = &form[(base[s] + sm->nops[s] - 1 - (lo[s] + 2 * P)) * d];
-		end[s] = -HUGE_VAL;
-		for (uint64_t j = 0; j < d; j++)
-			if (g[j] + y[j] > end[s])
-				end[s] = g[j] + y[j];
+		end[s] = mp_dot(g, y, d);
 	}
 	rc = 0;
 out:
