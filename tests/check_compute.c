@@ -275,6 +275,35 @@ START_TEST(test_presets_and_fp8)
 }
 END_TEST
 
+/* Megatron's vocabulary-parallel cross entropy as
+ * megatron/core/tensor_parallel/cross_entropy.py runs it, kernel by kernel
+ * (training.framework megatron): forward the FP32 copy of the BF16 logits
+ * (read 2, write 4), the max (read 4), the in-place shift (read 4, write
+ * 4), the in-place exp (4 + 4), the sum (4) and the in-place division by
+ * it (4 + 4): 38 B per logit; backward the product with the loss
+ * gradient (4 + 4) and the BF16 copy the output layer's GEMMs read (4 +
+ * 2): 14 B. The custom framework keeps 16 and 6 B. On the 22B's tp rank,
+ * 8192 tokens by 51200 / 8 = 6400 logits each, 52,428,800 logits, at the
+ * H100 SXM5's 2.52920e12 B/s (test_presets_and_fp8): forward 22 x
+ * 52,428,800 B more, 456.047 us; backward 8 x, 165.835 us; the fixed cost
+ * of the kernel cancels (one kernel in both counts). */
+START_TEST(test_megatron_cross_entropy)
+{
+	static const char *const custom[] = {"cluster.gpu=h100-sxm5-80gb"};
+	static const char *const megatron[] = {"cluster.gpu=h100-sxm5-80gb", "training.framework=megatron"};
+	struct run *a = run(K22B, custom, 1), *b = run(K22B, megatron, 2);
+	const struct dc_work_time *ha = &a->r.compute.head, *hb = &b->r.compute.head;
+	ck_assert_double_eq(ha->fwd_matmul_s, hb->fwd_matmul_s);
+	ck_assert_double_eq(ha->bwd_matmul_s, hb->bwd_matmul_s);
+	ck_assert_double_le(fabs((hb->fwd_s - ha->fwd_s) / 456.047e-6 - 1), 1e-5);
+	ck_assert_double_le(fabs((hb->bwd_s - ha->bwd_s) / 165.835e-6 - 1), 1e-5);
+	/* the layers do not change */
+	ck_assert_double_eq(a->r.compute.dense_layer.fwd_s, b->r.compute.dense_layer.fwd_s);
+	free(a);
+	free(b);
+}
+END_TEST
+
 /* The Blackwell set (docs/compute-model.md, "Blackwell"), on the B200
  * preset (2250 TFLOP/s BF16, 4500 FP8, 148 SMs). BF16 GEMM ceiling: XLA's
  * measured sm_100 4 x 4096^3, 1670.5 / 2250 = 0.742444; in situ (Hopper's
@@ -885,6 +914,7 @@ int main(void)
 	tcase_add_test(tc, test_small_layer_flops);
 	tcase_add_test(tc, test_context_parallel_halves_the_work);
 	tcase_add_test(tc, test_presets_and_fp8);
+	tcase_add_test(tc, test_megatron_cross_entropy);
 	tcase_add_test(tc, test_attention_backends);
 	tcase_add_test(tc, test_blackwell_levels);
 	tcase_add_test(tc, test_compile_fusion);

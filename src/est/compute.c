@@ -728,21 +728,27 @@ static void embedding(const struct ctx *x, struct dc_work_time *w)
 }
 
 /* Last stage: the final norm, the logits GEMM against the vocabulary
- * shard (b s x h by h x V/t), and Megatron's vocabulary-parallel cross
- * entropy in FP32: forward the max, the shifted exponentials and their
- * sum, the normalisation (read the 16-bit logits twice, write and read
- * the FP32 exponentials twice: 16 bytes per logit), backward the softmax
- * minus the one-hot (read 4, write 2: 6 bytes). */
+ * shard (b s x h by h x V/t), and the vocabulary-parallel cross entropy
+ * in FP32. Under training.framework megatron, kernel by kernel as
+ * megatron/core/tensor_parallel/cross_entropy.py runs it: forward the
+ * FP32 copy of the logits (2 + 4 bytes), the max (4), the in-place shift
+ * (4 + 4), exp (4 + 4), the sum (4) and the division (4 + 4): 38 bytes
+ * per logit; backward the product with the loss gradient (4 + 4) and the
+ * BF16 copy for the output layer's GEMMs (4 + 2): 14. Otherwise the
+ * count the A100 levels were fitted with: read the 16-bit logits twice,
+ * write and read the FP32 exponentials (16 bytes), backward the softmax
+ * minus the one-hot (6). */
 static void head(struct ctx *x, struct dc_work_time *w)
 {
 	struct part pt = {0};
 	double V = (double)x->m->vocab_size / x->t, logits = x->tokens * V, n = x->tokens_sp * x->h;
+	int megatron = x->p->in->training.framework == DC_FRAMEWORK_MEGATRON;
 	/* BF16 unless precision.fp8_lm_head: Megatron-Core's output layer is
 	 * a plain ColumnParallelLinear (megatron/core/models/gpt/gpt_model.py),
 	 * torchtitan's float8 filter leaves out `output` */
 	linear_in(x, x->p->in->precision.fp8_lm_head ? x->lin : &x->bf16, &pt, x->tokens, V, x->h, 1);
-	pt.fwd_mem += mem_s(x, 4.0 * n) + mem_s(x, 16.0 * logits);
-	pt.bwd_mem += mem_s(x, 6.0 * n) + mem_s(x, 6.0 * logits);
+	pt.fwd_mem += mem_s(x, 4.0 * n) + mem_s(x, (megatron ? 38.0 : 16.0) * logits);
+	pt.bwd_mem += mem_s(x, 6.0 * n) + mem_s(x, (megatron ? 14.0 : 6.0) * logits);
 	memset(w, 0, sizeof(*w));
 	w->fwd_matmul_s = pt.fwd_mm;
 	w->fwd_s = pt.fwd_mm + pt.fwd_mem;
