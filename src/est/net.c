@@ -134,12 +134,7 @@ static double max_d(double a, double b)
 /* floor(log2(n)) for n >= 1 (NCCL's log2i) */
 static uint64_t log2_floor(uint64_t n)
 {
-	uint64_t k = 0;
-	while (n > 1) {
-		n >>= 1;
-		k++;
-	}
-	return k;
+	return n > 1 ? (uint64_t)(63 - __builtin_clzll(n)) : 0; /* the highest bit set */
 }
 
 static uint64_t domain_of(const struct dc_net *net)
@@ -250,8 +245,7 @@ double dc_net_busbw_factor(enum dc_coll_kind op, uint64_t p)
 	return 1;
 }
 
-/* What one (algorithm, protocol) pair costs; a negative time when the
- * pair cannot run the op on this group. */
+/* What one (algorithm, protocol) pair costs */
 struct price {
 	double lat_s, bw_s;
 };
@@ -295,14 +289,19 @@ uint64_t dc_net_channels_used(const struct dc_net *net, enum dc_net_algo a, enum
 	return bytes / per >= nc ? nc : max_u64(1, bytes / per);
 }
 
-/* What a call of S bytes sees: the channels it runs on and its share of
- * the full-channel rate, the size factor of every algorithm. */
+/* What a call of S bytes on one group sees, the same for every
+ * (algorithm, protocol) pair it tries, so found once (call_size): its size
+ * knot and ramp, one node's rate between domains and nccl-tests' bus
+ * bytes. The channels a pair runs on depend on the pair: each price
+ * function that needs them asks (pair_channels). */
 struct call {
 	double S;
-	uint64_t bytes, nc;
-	double ch_share; /* nc / channels */
+	uint64_t bytes;
 	int knot;
-	double ramp; /* the fitted ramp's factor (1 without one) */
+	double ramp;      /* the fitted ramp's factor (1 without one) */
+	double node_bw;   /* dc_net_node_bw(net, g) */
+	double busbw;     /* dc_net_busbw_factor(op, g->ranks) */
+	double bus_bytes; /* S x busbw */
 };
 
 static double knot_value(const double knots[DC_NET_RAMP_KNOTS], int k)
@@ -339,21 +338,29 @@ double dc_net_ramp_factor(const double knots[DC_NET_RAMP_KNOTS], uint64_t bytes)
 	return lo_v + (hi_v - lo_v) * (x - lo_at) / (hi_at - lo_at);
 }
 
-/* c's size knot and ramp (the same for every algorithm and protocol of
- * one call, so set once: call_size), then its channels (call_init) */
-static void call_size(const struct dc_net *net, uint64_t bytes, int across, struct call *c)
+/* c for `bytes` of `op` on g. Each member is the value the pair's
+ * formula computed for itself before (the same function of the same
+ * arguments), so a price reading it is bit for bit the one computing it. */
+static void call_size(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g, uint64_t bytes,
+		      struct call *c)
 {
 	c->S = (double)bytes;
 	c->bytes = bytes;
 	c->knot = dc_net_size_knot(bytes);
-	c->ramp = dc_net_ramp_factor(net->ramp[across ? 1 : 0], bytes);
+	c->ramp = dc_net_ramp_factor(net->ramp[g->nodes > 1 ? 1 : 0], bytes);
+	c->node_bw = dc_net_node_bw(net, g);
+	c->busbw = dc_net_busbw_factor(op, g->ranks);
+	c->bus_bytes = c->S * c->busbw;
 }
 
-static void call_init(const struct dc_net *net, enum dc_net_algo a, enum dc_net_proto p, uint64_t ranks,
-		      struct call *c)
+/* The channels pair (a, p) runs the call on, and their share of the
+ * full-channel rate */
+static uint64_t pair_channels(const struct dc_net *net, enum dc_net_algo a, enum dc_net_proto p,
+			      const struct dc_net_group *g, const struct call *c, double *ch_share)
 {
-	c->nc = dc_net_channels_used(net, a, p, ranks, c->bytes);
-	c->ch_share = a == DC_NET_ALGO_NVLS ? 1.0 : (double)c->nc / (double)(net->channels ? net->channels : 1);
+	uint64_t nc = dc_net_channels_used(net, a, p, g->ranks, c->bytes);
+	*ch_share = (double)nc / (double)(net->channels ? net->channels : 1);
+	return nc;
 }
 
 static double size_factor(const struct dc_net *net, const struct call *c)
@@ -391,22 +398,43 @@ static double hop_out(const struct dc_net *net, enum dc_net_algo a, enum dc_net_
 	return net->net_latency_s * hw + net->plugin_latency_s * (p == DC_NET_PROTO_SIMPLE ? 2.0 : 1.0);
 }
 
+/* The protocols, as a mask over enum dc_net_proto */
+#define PROTO_BIT(p) (1u << (p))
+#define PROTO_ALL (PROTO_BIT(DC_NET_PROTO_LL) | PROTO_BIT(DC_NET_PROTO_LL128) | PROTO_BIT(DC_NET_PROTO_SIMPLE))
+#define PROTO_SIMPLE_ONLY PROTO_BIT(DC_NET_PROTO_SIMPLE)
+
+/* Each algorithm below is two functions: the protocols it runs `op` with
+ * on group g (its_runs: a mask, 0 when it cannot run the op there), and
+ * the price of one of them (price_its), which the runs function has
+ * admitted. Every rule that refuses a pair sits in the runs function, so
+ * that a call (dc_net_time tries 5 algorithms x 3 protocols) pays for the
+ * channels and rates of the pairs it prices only. */
+
 /* Flat ring over p ranks in N domains: the busiest link per rank carries
- * busbw; a node's ring crossings share its NICs (docs: "Ring"). */
-static int price_ring(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
-		      const struct call *c, enum dc_net_proto pr, struct price *o)
+ * busbw; a node's ring crossings share its NICs (docs: "Ring"). Every
+ * collective op, every protocol; send and AlltoAll are point to point. */
+static unsigned ring_runs(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g)
 {
-	uint64_t p = g->ranks, N = g->nodes, steps, inter;
-	double rate = net->nvlink_bw_bytes_per_s, bus_bytes, intra_lat;
+	(void)net;
+	(void)g;
+	return op == DC_COLL_SEND || op == DC_COLL_ALL_TO_ALL ? 0 : PROTO_ALL;
+}
+
+static void price_ring(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
+		       const struct call *c, enum dc_net_proto pr, struct price *o)
+{
+	uint64_t p = g->ranks, N = g->nodes, steps, inter, nc;
+	double rate = net->nvlink_bw_bytes_per_s, intra_lat, ch_share;
 	int one = g->ranks_per_node <= 1;
+	nc = pair_channels(net, DC_NET_ALGO_RING, pr, g, c, &ch_share);
 	if (N > 1)
-		rate = min_d(rate, dc_net_node_bw(net, g));
+		rate = min_d(rate, c->node_bw);
 	if (one && N > 1)
-		rate = dc_net_node_bw(net, g); /* every hop is a NIC */
-	rate *= c->ch_share;
+		rate = c->node_bw; /* every hop is a NIC */
+	rate *= ch_share;
 	rate = proto_rate(net, pr, op, N, rate);
 	if (pr == DC_NET_PROTO_LL128)
-		rate = min_d(rate, (double)c->nc * per_ch_ring_ll128[net->gen][nodes_index(N)] * GBPS);
+		rate = min_d(rate, (double)nc * per_ch_ring_ll128[net->gen][nodes_index(N)] * GBPS);
 	rate *= size_factor(net, c);
 	switch (op) {
 	case DC_COLL_ALL_REDUCE:
@@ -419,16 +447,15 @@ static int price_ring(const struct dc_net *net, enum dc_coll_kind op, const stru
 		inter = N - 1;
 		break;
 	case DC_COLL_BROADCAST:
-		/* a pipelined chain: the data crosses every hop once */
-		steps = p - 1;
-		inter = N - 1;
-		break;
 	case DC_COLL_SEND:
 	case DC_COLL_ALL_TO_ALL:
 	default:
-		return -1;
+		/* a pipelined chain: the data crosses every hop once (send and
+		 * AlltoAll never come here: ring_runs) */
+		steps = p - 1;
+		inter = N - 1;
+		break;
 	}
-	bus_bytes = c->S * dc_net_busbw_factor(op, p);
 	/* across nodes an intra-node step costs at least the CPU's post of a
 	 * network step, three of them for Simple (tuning.cc v2.26.2 L316-322) */
 	intra_lat = hop_in(net, DC_NET_ALGO_RING, pr);
@@ -442,70 +469,76 @@ static int price_ring(const struct dc_net *net, enum dc_coll_kind op, const stru
 	if (pr == DC_NET_PROTO_SIMPLE && N > 1 && op == DC_COLL_ALL_REDUCE &&
 	    c->bytes / ((net->channels ? net->channels : 1) * p) >= 64)
 		o->lat_s *= net->gen == DC_NET_GEN_VOLTA ? 1.9 : 1.4;
-	o->bw_s = bus_bytes / rate;
-	return 0;
+	o->bw_s = c->bus_bytes / rate;
 }
 
 /* Hierarchical: reduce-scatter among the r ranks of a domain, the op on
  * each 1/r shard between domains over every rail at once, all-gather back;
- * the three pipelined, so the busiest resource sets the rate. Simple only.
+ * the three pipelined, so the busiest resource sets the rate. Simple only
+ * (a composite of three phases, bulk only, as NCCL's NVLS and CollNet
+ * are); AllReduce, ReduceScatter and AllGather, on two or more domains of
+ * two or more ranks each, evenly (else the ring is the same or better).
  * NCCL has no such algorithm without CollNet (SHARP in the switches): auto
  * takes it only with cluster.collnet, as its stand-in. */
-static int price_hier(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
-		      const struct call *c, enum dc_net_proto pr, struct price *o)
+static unsigned hier_runs(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g)
+{
+	uint64_t r = g->ranks_per_node, N = g->nodes;
+	(void)net;
+	if (N < 2 || r < 2 || g->ranks != r * N)
+		return 0;
+	return op == DC_COLL_ALL_REDUCE || op == DC_COLL_REDUCE_SCATTER || op == DC_COLL_ALL_GATHER
+		       ? PROTO_SIMPLE_ONLY
+		       : 0;
+}
+
+static void price_hier(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
+		       const struct call *c, enum dc_net_proto pr, struct price *o)
 {
 	uint64_t r = g->ranks_per_node, N = g->nodes;
 	double rn = (double)r, nn = (double)N, S = c->S;
 	double nv = proto_rate(net, pr, op, N, net->nvlink_bw_bytes_per_s) * size_factor(net, c);
-	double nic = proto_rate(net, pr, op, N, dc_net_node_bw(net, g)) * size_factor(net, c);
+	double nic = proto_rate(net, pr, op, N, c->node_bw) * size_factor(net, c);
 	double intra_phases, intra_bytes, inter_bytes, hi = hop_in(net, DC_NET_ALGO_HIER, pr),
 						      ho = hop_out(net, DC_NET_ALGO_HIER, pr, 0);
-	if (N < 2 || r < 2 || g->ranks != r * N)
-		return -1; /* one domain, one rank per domain or uneven: the ring is the same or better */
-	if (pr != DC_NET_PROTO_SIMPLE)
-		return -1; /* a composite of three phases, bulk only, as NCCL's NVLS and CollNet are */
-	switch (op) {
-	case DC_COLL_ALL_REDUCE:
+	if (op == DC_COLL_ALL_REDUCE) {
 		intra_phases = 2; /* reduce-scatter and all-gather */
 		inter_bytes = 2.0 * (nn - 1) / nn * S;
 		o->lat_s = 2.0 * (rn - 1) * hi + 2.0 * (nn - 1) * ho;
-		break;
-	case DC_COLL_REDUCE_SCATTER:
-	case DC_COLL_ALL_GATHER:
+	} else { /* ReduceScatter, AllGather (hier_runs) */
 		intra_phases = 1;
 		inter_bytes = (nn - 1) / nn * S;
 		o->lat_s = (rn - 1) * hi + (nn - 1) * ho;
-		break;
-	case DC_COLL_SEND:
-	case DC_COLL_ALL_TO_ALL:
-	case DC_COLL_BROADCAST:
-	default:
-		return -1;
 	}
 	/* a rank sends (r-1)/r of the buffer per intra phase */
 	intra_bytes = intra_phases * (rn - 1) / rn * S;
 	o->lat_s += base_lat_s[DC_NET_ALGO_HIER][pr];
 	o->bw_s = max_d(intra_bytes / nv, inter_bytes / nic);
-	return 0;
 }
 
 /* Double binary tree between domains, a chain inside: every rank sends
  * the buffer up (reduce) and down (broadcast), so a port carries 2S; a
  * domain sends S to the network on two domains, 2S on more. AllReduce
- * only. NCCL's caps per channel and its size factor apply. */
-static int price_tree(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
-		      const struct call *c, enum dc_net_proto pr, struct price *o)
+ * only, every protocol. NCCL's caps per channel and its size factor
+ * apply. */
+static unsigned tree_runs(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g)
+{
+	(void)net;
+	return op == DC_COLL_ALL_REDUCE && g->ranks >= 2 ? PROTO_ALL : 0;
+}
+
+static void price_tree(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
+		       const struct call *c, enum dc_net_proto pr, struct price *o)
 {
 	uint64_t N = g->nodes, r = g->ranks_per_node;
 	int ni = nodes_index(N);
-	double rate = net->nvlink_bw_bytes_per_s / 2.0, share = 1, nc = (double)c->nc;
-	if (op != DC_COLL_ALL_REDUCE || g->ranks < 2)
-		return -1;
+	double rate = net->nvlink_bw_bytes_per_s / 2.0, share = 1, nc, ch_share;
+	(void)op;
+	nc = (double)pair_channels(net, DC_NET_ALGO_TREE, pr, g, c, &ch_share);
 	if (r <= 1 && N > 1)
-		rate = dc_net_node_bw(net, g) / (N > 2 ? 2.0 : 1.0);
+		rate = c->node_bw / (N > 2 ? 2.0 : 1.0);
 	else if (N > 1)
-		rate = min_d(rate, dc_net_node_bw(net, g) / (N > 2 ? 2.0 : 1.0));
-	rate *= c->ch_share;
+		rate = min_d(rate, c->node_bw / (N > 2 ? 2.0 : 1.0));
+	rate *= ch_share;
 	/* NCCL's bus rate is twice this (its ratio 0.5, tuning.cc L294): the
 	 * per-channel caps halve */
 	rate = min_d(rate * TREE_SHARE, nc * per_ch_tree[net->gen][ni] * GBPS / 2.0);
@@ -520,7 +553,6 @@ static int price_tree(const struct dc_net *net, enum dc_coll_kind op, const stru
 		   2.0 * ((double)(r > 0 ? r - 1 : 0) * hop_in(net, DC_NET_ALGO_TREE, pr) +
 			  (double)log2_floor(N) * hop_out(net, DC_NET_ALGO_TREE, pr, r <= 1));
 	o->bw_s = c->S / rate;
-	return 0;
 }
 
 /* NVLS: the NVSwitch reduces and multicasts. In one domain a rank's port
@@ -530,141 +562,156 @@ static int price_tree(const struct dc_net *net, enum dc_coll_kind op, const stru
  * reduces it and the GPU whose NIC carries it, (1 + 2/r) S, while the
  * domains run a tree over every rail (S per domain on two, 2S on more).
  * NCCL keeps 5/6 of both (tuning.cc v2.26.2 L293) and caps an NVLS-tree
- * channel (master L205-211). Simple only. */
-static int price_nvls(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
-		      const struct call *c, enum dc_net_proto pr, struct price *o)
+ * channel (master L205-211). Simple only, with cluster.nvls, over two or
+ * more ranks per domain, evenly: AllReduce, and ReduceScatter and
+ * AllGather in one domain. */
+static unsigned nvls_runs(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g)
+{
+	uint64_t N = g->nodes, r = g->ranks_per_node;
+	if (!net->nvls || r < 2 || g->ranks != r * N)
+		return 0;
+	if (op == DC_COLL_ALL_REDUCE || ((op == DC_COLL_REDUCE_SCATTER || op == DC_COLL_ALL_GATHER) && N == 1))
+		return PROTO_SIMPLE_ONLY;
+	return 0;
+}
+
+static void price_nvls(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
+		       const struct call *c, enum dc_net_proto pr, struct price *o)
 {
 	uint64_t N = g->nodes, r = g->ranks_per_node;
 	double rn = (double)r, port = NVLS_SHARE * net->nvlink_bw_bytes_per_s * size_factor(net, c), load, S = c->S;
-	if (!net->nvls || pr != DC_NET_PROTO_SIMPLE || r < 2 || g->ranks != r * N)
-		return -1;
 	if (op == DC_COLL_ALL_REDUCE) {
 		double f = net->gen == DC_NET_GEN_BLACKWELL && N > 1 ? tree_factor(net, pr, c) : 1.0;
 		load = N > 1 ? (1.0 + 2.0 / rn) * S : (1.0 + 1.0 / rn) * S;
 		o->bw_s = load / (port * f);
 		if (N > 1) {
-			double cap = (double)c->nc * per_ch_nvls_tree[net->gen][nodes_index(N)] * GBPS;
-			o->bw_s = max_d(o->bw_s, (N > 2 ? 2.0 : 1.0) * S /
-							 (NVLS_SHARE * dc_net_node_bw(net, g) * size_factor(net, c) * f));
+			/* NVLS runs nvls_channels whatever the size */
+			uint64_t nc = dc_net_channels_used(net, DC_NET_ALGO_NVLS, pr, g->ranks, c->bytes);
+			double cap = (double)nc * per_ch_nvls_tree[net->gen][nodes_index(N)] * GBPS;
+			o->bw_s = max_d(o->bw_s, (N > 2 ? 2.0 : 1.0) * S / (NVLS_SHARE * c->node_bw * size_factor(net, c) * f));
 			if (cap > 0) /* a bus rate: busbw = 2(p-1)/p x algbw */
-				o->bw_s = max_d(o->bw_s, S * dc_net_busbw_factor(op, g->ranks) / cap);
+				o->bw_s = max_d(o->bw_s, c->bus_bytes / cap);
 		}
 		o->lat_s = hop_in(net, DC_NET_ALGO_NVLS, pr);
 		if (N > 1)
 			o->lat_s += 2.0 * (double)log2_floor(N) * hop_out(net, DC_NET_ALGO_NVLS, pr, 0);
-		return 0;
+		return;
 	}
-	if ((op == DC_COLL_REDUCE_SCATTER || op == DC_COLL_ALL_GATHER) && N == 1) {
-		/* ReduceScatter: the switch reads all of every buffer (S out of
-		 * each port); AllGather: it multicasts all of S into each */
-		o->bw_s = S / port;
-		o->lat_s = hop_in(net, DC_NET_ALGO_NVLS, pr);
-		return 0;
-	}
-	return -1;
+	/* ReduceScatter in one domain: the switch reads all of every buffer
+	 * (S out of each port); AllGather: it multicasts all of S into each */
+	o->bw_s = S / port;
+	o->lat_s = hop_in(net, DC_NET_ALGO_NVLS, pr);
 }
 
 /* PAT (NCCL 2.23 on): AllGather and ReduceScatter over one GPU per node,
  * Simple only, 3/4 of the network's rate for the whole buffer S, and a
  * latency of 8 us + log2(N) network hops / 3.5 + 2.8 us per rank
  * (tuning.cc v2.26.2 L177-185, L240-248, L262, L341-346). */
-static int price_pat(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
-		     const struct call *c, enum dc_net_proto pr, struct price *o)
+static unsigned pat_runs(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g)
 {
 	uint64_t N = g->nodes;
-	if ((op != DC_COLL_ALL_GATHER && op != DC_COLL_REDUCE_SCATTER) || pr != DC_NET_PROTO_SIMPLE ||
-	    g->ranks_per_node != 1 || N < 2 || g->ranks != N)
-		return -1;
-	o->bw_s = c->S / (PAT_SHARE * dc_net_node_bw(net, g) * size_factor(net, c));
+	(void)net;
+	if ((op != DC_COLL_ALL_GATHER && op != DC_COLL_REDUCE_SCATTER) || g->ranks_per_node != 1 || N < 2 ||
+	    g->ranks != N)
+		return 0;
+	return PROTO_SIMPLE_ONLY;
+}
+
+static void price_pat(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
+		      const struct call *c, enum dc_net_proto pr, struct price *o)
+{
+	uint64_t N = g->nodes;
+	(void)op;
+	o->bw_s = c->S / (PAT_SHARE * c->node_bw * size_factor(net, c));
 	o->lat_s = 8.0 * US + (double)log2_floor(N) * hop_out(net, DC_NET_ALGO_PAT, pr, 1) / 3.5 +
 		   (double)g->ranks * 2.8 * US;
-	return 0;
 }
 
 /* Point to point (send, AlltoAll): every peer's share on the link to it,
  * all at once; LL or Simple. */
-static int price_p2p(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
-		     const struct call *c, enum dc_net_proto pr, struct price *o)
+static unsigned p2p_runs(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g)
+{
+	(void)net;
+	(void)g;
+	return op == DC_COLL_SEND || op == DC_COLL_ALL_TO_ALL
+		       ? PROTO_BIT(DC_NET_PROTO_LL) | PROTO_BIT(DC_NET_PROTO_SIMPLE)
+		       : 0;
+}
+
+static void price_p2p(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
+		      const struct call *c, enum dc_net_proto pr, struct price *o)
 {
 	uint64_t p = g->ranks, r = g->ranks_per_node;
-	double nv = net->nvlink_bw_bytes_per_s, nic = dc_net_node_bw(net, g) / (double)(r ? r : 1);
-	double share = (pr == DC_NET_PROTO_LL ? LL_SHARE_AR : 1) * size_factor(net, c), S = c->S;
+	double nv = net->nvlink_bw_bytes_per_s, nic = c->node_bw / (double)(r ? r : 1);
+	double share = (pr == DC_NET_PROTO_LL ? LL_SHARE_AR : 1) * size_factor(net, c), S = c->S, local, far;
 	int remote = g->nodes > 1;
-	if (pr == DC_NET_PROTO_LL128)
-		return -1;
 	if (op == DC_COLL_SEND) {
 		/* a pair group spans two domains when its ranks do */
 		double rate = (remote ? nic : nv) * share;
 		o->bw_s = S / rate;
 		o->lat_s = base_lat_s[DC_NET_ALGO_RING][pr] +
 			   (remote ? hop_out(net, DC_NET_ALGO_RING, pr, 0) : hop_in(net, DC_NET_ALGO_RING, pr));
-		return 0;
+		return;
 	}
-	if (op == DC_COLL_ALL_TO_ALL) {
-		double local = (double)(r > 0 ? r - 1 : 0) * S / (double)p;
-		double far = (double)(p - (r < p ? r : p)) * S / (double)p;
-		o->bw_s = max_d(local / (nv * share), remote ? far / (nic * share) : 0);
-		o->lat_s = base_lat_s[DC_NET_ALGO_RING][pr] +
-			   (remote ? hop_out(net, DC_NET_ALGO_RING, pr, 0) : hop_in(net, DC_NET_ALGO_RING, pr));
-		return 0;
-	}
-	return -1;
+	/* AlltoAll (p2p_runs) */
+	local = (double)(r > 0 ? r - 1 : 0) * S / (double)p;
+	far = (double)(p - (r < p ? r : p)) * S / (double)p;
+	o->bw_s = max_d(local / (nv * share), remote ? far / (nic * share) : 0);
+	o->lat_s = base_lat_s[DC_NET_ALGO_RING][pr] +
+		   (remote ? hop_out(net, DC_NET_ALGO_RING, pr, 0) : hop_in(net, DC_NET_ALGO_RING, pr));
 }
 
-/* The algorithms, one row each (ARCHITECTURE.md: a new algorithm is one
- * function and one row); point to point is the ring row's. */
-static int (*const algos[DC_NET_ALGO_COUNT])(const struct dc_net *net, enum dc_coll_kind op,
-					    const struct dc_net_group *g, const struct call *c, enum dc_net_proto pr,
-					    struct price *o) = {
-	[DC_NET_ALGO_RING] = price_ring,
-	[DC_NET_ALGO_HIER] = price_hier,
-	[DC_NET_ALGO_TREE] = price_tree,
-	[DC_NET_ALGO_NVLS] = price_nvls,
-	[DC_NET_ALGO_PAT] = price_pat,
+struct algo_row {
+	unsigned (*runs)(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g);
+	void (*price)(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
+		      const struct call *c, enum dc_net_proto pr, struct price *o);
 };
 
-/* c: call_size's for this call's bytes and group */
-static int price(const struct dc_net *net, enum dc_net_algo a, enum dc_coll_kind op, const struct dc_net_group *g,
-		 struct call *c, enum dc_net_proto pr, struct price *o)
-{
-	if (op == DC_COLL_SEND || op == DC_COLL_ALL_TO_ALL) {
-		if (a != DC_NET_ALGO_RING)
-			return -1;
-		call_init(net, a, pr, g->ranks, c);
-		return price_p2p(net, op, g, c, pr, o);
-	}
-	if (!algos[a])
-		return -1;
-	call_init(net, a, pr, g->ranks, c);
-	return algos[a](net, op, g, c, pr, o);
-}
+/* The algorithms, one row each (ARCHITECTURE.md: a new algorithm is two
+ * functions and one row); point to point is the ring row's, alone. */
+static const struct algo_row algos[DC_NET_ALGO_COUNT] = {
+	[DC_NET_ALGO_RING] = {ring_runs, price_ring},
+	[DC_NET_ALGO_HIER] = {hier_runs, price_hier},
+	[DC_NET_ALGO_TREE] = {tree_runs, price_tree},
+	[DC_NET_ALGO_NVLS] = {nvls_runs, price_nvls},
+	[DC_NET_ALGO_PAT] = {pat_runs, price_pat},
+};
+static const struct algo_row p2p_algos[DC_NET_ALGO_COUNT] = {
+	[DC_NET_ALGO_RING] = {p2p_runs, price_p2p},
+};
 
-static void fill(enum dc_coll_kind op, const struct dc_net_group *g, double S, double t, enum dc_net_algo a,
-		 enum dc_net_proto p, int p2p, struct dc_net_choice *out)
+static void fill(double t, enum dc_net_algo a, enum dc_net_proto p, int p2p, const struct call *c,
+		 struct dc_net_choice *out)
 {
 	out->time_s = t;
 	out->algo = a;
 	out->proto = p;
 	out->algorithm = p2p ? "p2p" : dc_net_algo_name(a);
 	out->protocol = dc_net_proto_name(p);
-	out->algbw_bytes_per_s = t > 0 ? S / t : 0;
-	out->busbw_bytes_per_s = out->algbw_bytes_per_s * dc_net_busbw_factor(op, g->ranks);
+	out->algbw_bytes_per_s = t > 0 ? c->S / t : 0;
+	out->busbw_bytes_per_s = out->algbw_bytes_per_s * c->busbw;
 }
 
 int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g, uint64_t bytes,
 		enum dc_net_algo force, struct dc_net_choice *out)
 {
-	double S = (double)bytes, best = -1;
+	double best = -1;
 	enum dc_net_algo want = force != DC_NET_ALGO_AUTO ? force : net->algorithm;
 	enum dc_net_algo best_a = DC_NET_ALGO_RING;
 	enum dc_net_proto best_p = DC_NET_PROTO_SIMPLE;
 	int p2p = op == DC_COLL_SEND || op == DC_COLL_ALL_TO_ALL;
+	const struct algo_row *rows = p2p ? p2p_algos : algos;
+	unsigned allowed = net->protocols ? net->protocols : PROTO_ALL; /* NCCL_PROTO's */
 	struct call c;
 
 	if (g->ranks < 2 || bytes == 0) {
-		fill(op, g, S, 0, DC_NET_ALGO_RING, DC_NET_PROTO_SIMPLE, 0, out);
+		out->time_s = 0;
+		out->algo = DC_NET_ALGO_RING;
+		out->proto = DC_NET_PROTO_SIMPLE;
 		out->algorithm = "none";
 		out->protocol = "none";
+		out->algbw_bytes_per_s = 0;
+		out->busbw_bytes_per_s = 0;
 		return 0;
 	}
 	if (p2p && want != DC_NET_ALGO_AUTO)
@@ -672,22 +719,25 @@ int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_
 	/* hierarchical on one domain, or one rank per domain, is the ring */
 	if (want == DC_NET_ALGO_HIER && (g->nodes < 2 || g->ranks_per_node < 2) && op != DC_COLL_BROADCAST)
 		want = DC_NET_ALGO_RING;
-	call_size(net, bytes, g->nodes > 1, &c);
+	call_size(net, op, g, bytes, &c);
+	/* in order of algorithm, then protocol, the first of equal times
+	 * kept: the pairs a runs function refuses were never priced */
 	for (int a = DC_NET_ALGO_RING; a < DC_NET_ALGO_COUNT; a++) {
-		if (want != DC_NET_ALGO_AUTO && a != (int)want)
+		unsigned protos;
+		if (!rows[a].runs || (want != DC_NET_ALGO_AUTO && a != (int)want))
 			continue;
 		/* NCCL runs Ring, Tree, NVLS / NVLS tree and PAT; the
 		 * hierarchy only stands in for CollNet (tuning.cc v2.26.2
 		 * L413-417 disable it without collNetSupport) */
 		if (want == DC_NET_ALGO_AUTO && a == DC_NET_ALGO_HIER && !net->collnet)
 			continue;
+		protos = rows[a].runs(net, op, g) & allowed;
 		for (int pr = 0; pr < DC_NET_PROTO_COUNT; pr++) {
 			struct price pc;
 			double t;
-			if (net->protocols && !(net->protocols & (1u << pr)))
-				continue; /* NCCL_PROTO leaves it out */
-			if (price(net, (enum dc_net_algo)a, op, g, &c, (enum dc_net_proto)pr, &pc) != 0)
+			if (!(protos & PROTO_BIT(pr)))
 				continue;
+			rows[a].price(net, op, g, &c, (enum dc_net_proto)pr, &pc);
 			t = pc.lat_s + pc.bw_s;
 			if (best < 0 || t < best) {
 				best = t;
@@ -698,7 +748,7 @@ int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_
 	}
 	if (best < 0)
 		return -1;
-	fill(op, g, S, best, best_a, best_p, p2p, out);
+	fill(best, best_a, best_p, p2p, &c, out);
 	return 0;
 }
 
