@@ -734,21 +734,43 @@ static void embedding(const struct ctx *x, struct dc_work_time *w)
  * FP32 copy of the logits (2 + 4 bytes), the max (4), the in-place shift
  * (4 + 4), exp (4 + 4), the sum (4) and the division (4 + 4): 38 bytes
  * per logit; backward the product with the loss gradient (4 + 4) and the
- * BF16 copy for the output layer's GEMMs (4 + 2): 14. Otherwise the
- * count the A100 levels were fitted with: read the 16-bit logits twice,
- * write and read the FP32 exponentials (16 bytes), backward the softmax
- * minus the one-hot (6). */
+ * BF16 copy for the output layer's GEMMs (4 + 2): 14. Under torchtitan,
+ * the loss of train.py at 9dec370, cross_entropy(pred.flatten(0, 1).float(),
+ * labels), eager even when training.compile is on (its torch.compile is
+ * commented out there). At tp 1 PyTorch's cross_entropy is log_softmax and
+ * nll_loss (aten/src/ATen/native/LossNLL.cpp, cross_entropy_loss_symint):
+ * forward the FP32 copy (2 + 4) and cunn_SoftMaxForward (SoftMax.cu; a row
+ * past the shared-memory and register paths, over 12,256 FP32 entries at
+ * 48 KiB) reading the row three times and writing it (16): 22; backward
+ * nll_loss_backward's zero fill of its gradient (cuda/Loss.cu, 4),
+ * cunn_SoftMaxBackward reading that twice and the output once and writing
+ * (16), the BF16 copy (4 + 2): 26. At tp > 1 torchtitan's loss_parallel
+ * runs DTensor's handlers (torch/distributed/tensor/parallel/loss.py):
+ * forward the copy (6), amax (4), the shift (8), exp (8), the sum (4), the
+ * shifted minus its log-sum (8): 38; backward zeros_like (4), exp (8), the
+ * sum with it (12), the product with the loss gradient (8), the BF16 copy
+ * (6): 38. Otherwise the count the A100 levels were fitted with: read the
+ * 16-bit logits twice, write and read the FP32 exponentials (16 bytes),
+ * backward the softmax minus the one-hot (6). */
 static void head(struct ctx *x, struct dc_work_time *w)
 {
 	struct part pt = {0};
 	double V = (double)x->m->vocab_size / x->t, logits = x->tokens * V, n = x->tokens_sp * x->h;
-	int megatron = x->p->in->training.framework == DC_FRAMEWORK_MEGATRON;
+	enum dc_framework fw = x->p->in->training.framework;
+	double fwd_b = 16.0, bwd_b = 6.0; /* bytes per logit, as above */
+	if (fw == DC_FRAMEWORK_MEGATRON) {
+		fwd_b = 38.0;
+		bwd_b = 14.0;
+	} else if (fw == DC_FRAMEWORK_TORCHTITAN) {
+		fwd_b = x->t > 1 ? 38.0 : 22.0;
+		bwd_b = x->t > 1 ? 38.0 : 26.0;
+	}
 	/* BF16 unless precision.fp8_lm_head: Megatron-Core's output layer is
 	 * a plain ColumnParallelLinear (megatron/core/models/gpt/gpt_model.py),
 	 * torchtitan's float8 filter leaves out `output` */
 	linear_in(x, x->p->in->precision.fp8_lm_head ? x->lin : &x->bf16, &pt, x->tokens, V, x->h, 1);
-	pt.fwd_mem += mem_s(x, 4.0 * n) + mem_s(x, (megatron ? 38.0 : 16.0) * logits);
-	pt.bwd_mem += mem_s(x, 6.0 * n) + mem_s(x, (megatron ? 14.0 : 6.0) * logits);
+	pt.fwd_mem += mem_s(x, 4.0 * n) + mem_s(x, fwd_b * logits);
+	pt.bwd_mem += mem_s(x, 6.0 * n) + mem_s(x, bwd_b * logits);
 	memset(w, 0, sizeof(*w));
 	w->fwd_matmul_s = pt.fwd_mm;
 	w->fwd_s = pt.fwd_mm + pt.fwd_mem;
