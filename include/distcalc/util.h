@@ -141,6 +141,27 @@ static inline void dc_buf_putc(struct dc_buf *b, char c)
 	dc_buf_add_slow(b, &c, 1);
 }
 
+/* Room for up to n more bytes: where they go, to be written there by the
+ * caller and then counted in by dc_buf_commit (at most n of them); NULL
+ * when the buffer failed (out of memory, a flush that failed), and then
+ * nothing is to be written. One check for a piece built of many parts,
+ * where each dc_buf_add would check on its own. */
+char *dc_buf_room_slow(struct dc_buf *b, size_t n);
+
+static inline char *dc_buf_room(struct dc_buf *b, size_t n)
+{
+	if (b->len + n < b->alloc && !b->failed)
+		return b->data + b->len;
+	return dc_buf_room_slow(b, n);
+}
+
+/* Counts in the n bytes written at dc_buf_room's pointer. */
+static inline void dc_buf_commit(struct dc_buf *b, size_t n)
+{
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
 static inline void dc_buf_puts(struct dc_buf *b, const char *s)
 {
 	dc_buf_add(b, s, strlen(s));

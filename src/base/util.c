@@ -190,6 +190,11 @@ void dc_buf_add_slow(struct dc_buf *b, const char *s, size_t n)
 	b->data[b->len] = '\0';
 }
 
+char *dc_buf_room_slow(struct dc_buf *b, size_t n)
+{
+	return grow(b, n) == 0 ? b->data + b->len : NULL;
+}
+
 void dc_buf_pad_slow(struct dc_buf *b, size_t n)
 {
 	if (grow(b, n) != 0)
