@@ -40,32 +40,49 @@ static const uint64_t pow10_u64[20] = {1ull,
 				       1000000000000000000ull,
 				       10000000000000000000ull};
 
-/* Decimal digits in v (1 to 20). */
+/* Decimal digits in v (1 to 20), from its bit length b (2^(b-1) <= v <
+ * 2^b): n = floor(b log10 2), with 1233 / 4096 for log10 2 (exact for b <=
+ * 64), is the digit count or one fewer, and one comparison with 10^n
+ * settles which (0 counts as 1, one digit). */
 static size_t u64_digits(uint64_t v)
 {
-	size_t n = 1;
-	while (n < 20 && v >= pow10_u64[n])
-		n++;
-	return n;
+	uint64_t w = v | 1;
+	unsigned b = 64 - (unsigned)__builtin_clzll(w), n = (b * 1233) >> 12;
+	return n + (n < 20 && w >= pow10_u64[n]);
 }
 
-/* Writes the decimal digits of v ending just before `end`. */
+/* Writes the two digits of v < 100 at p. */
+static void put2(char *p, uint32_t v)
+{
+	memcpy(p, two_digits + 2 * v, 2);
+}
+
+/* Writes the decimal digits of v ending just before `end`. Eight digits a
+ * step in 32-bit arithmetic: a 64-bit division by a constant (a 128-bit
+ * product) is needed once per eight digits, not once per two. */
 static void put_digits(char *end, uint64_t v)
 {
 	char *p = end;
-	while (v >= 100) {
-		unsigned d = (unsigned)(v % 100) * 2;
-		v /= 100;
-		*--p = two_digits[d + 1];
-		*--p = two_digits[d];
+	uint32_t w;
+	while (v >= 100000000) {
+		uint32_t low = (uint32_t)(v % 100000000), hi4 = low / 10000, lo4 = low % 10000;
+		v /= 100000000;
+		p -= 8;
+		put2(p, hi4 / 100);
+		put2(p + 2, hi4 % 100);
+		put2(p + 4, lo4 / 100);
+		put2(p + 6, lo4 % 100);
 	}
-	if (v >= 10) {
-		unsigned d = (unsigned)v * 2;
-		*--p = two_digits[d + 1];
-		*--p = two_digits[d];
-	} else {
-		*--p = (char)('0' + v);
+	w = (uint32_t)v;
+	while (w >= 100) {
+		p -= 2;
+		put2(p, w % 100);
+		w /= 100;
 	}
+	if (w >= 10)
+		put2(p - 2, w);
+	else
+		p[-1] = (char)('0' + w);
 }
 
 size_t dc_fmt_u64(char *buf, uint64_t v)
@@ -283,11 +300,21 @@ static size_t fmt_exact(char *buf, double v)
 	 * without its last 2 or 1 digits, rounded on them and on whether
 	 * anything was left below q (a tie only when nothing was) */
 	for (n = 15;; n++) {
-		uint64_t div = n == 15 ? 100 : 10, hi = q / div, low = q % div, half = div / 2;
+		uint64_t hi, low, half;
 		int ok;
 		if (n == 17) { /* 17 digits always read back */
 			d = q + (uint64_t)up;
 			break;
+		}
+		/* constant divisors: a multiplication, not a division */
+		if (n == 15) {
+			hi = q / 100;
+			low = q % 100;
+			half = 50;
+		} else {
+			hi = q / 10;
+			low = q % 10;
+			half = 5;
 		}
 		d = hi + (low > half || (low == half && (inexact || (hi & 1))));
 		if ((ok = reads_back(m, e2, n - 1 - x, d, narrow)) < 0)
@@ -402,14 +429,62 @@ static const unsigned char json_escape[256] = {
 	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
 };
 
+/* 1 when no byte of s[0..n) is escaped or starts a multi-byte character
+ * (json_escape 0 for each). */
+static int json_escape_none(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (json_escape[s[i]])
+			return 0;
+	return 1;
+}
+
+/* 1 when s[0..n) holds nothing a JSON string escapes or that starts a
+ * multi-byte character. Eight bytes a step while whole words remain: no
+ * byte below 0x20 (it sets its top bit in x - 0x20..), at 0x7f or above
+ * (x + 0x01.., x), no quote and no backslash (a zero byte in x ^ 0x22..,
+ * x ^ 0x5c..: y - 0x01.. sets the top bit of every zero byte of y not
+ * already set in y). Borrows and carries between bytes can flag a plain
+ * byte, never hide one to escape: a string flagged is left to the byte
+ * loop, which decides every byte itself. The last few bytes one at a time. */
+static int json_plain(const unsigned char *s, size_t n)
+{
+	const uint64_t one = 0x0101010101010101u, top = 0x8080808080808080u, lo = 0x2020202020202020u,
+		       quote = 0x2222222222222222u, backslash = 0x5c5c5c5c5c5c5c5cu;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, q, k;
+		memcpy(&x, s + i, 8);
+		q = x ^ quote;
+		k = x ^ backslash;
+		if (((x - lo) | (x + one) | x | ((q - one) & ~q) | ((k - one) & ~k)) & top)
+			return 0;
+	}
+	return json_escape_none(s + i, n - i);
+}
+
 void dc_buf_json_string(struct dc_buf *b, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : ""), *run;
+	const unsigned char *p = (const unsigned char *)(s ? s : ""), *run, *end;
+	size_t len = strlen((const char *)p);
+	char *o;
+
+	/* the common case, a string with nothing to escape, in one piece */
+	if (json_plain(p, len)) {
+		if (!(o = dc_buf_room(b, len + 2)))
+			return;
+		o[0] = '"';
+		memcpy(o + 1, p, len);
+		o[len + 1] = '"';
+		dc_buf_commit(b, len + 2);
+		return;
+	}
+	end = p + len;
 	dc_buf_putc(b, '"');
 	for (;;) {
 		size_t n;
 		run = p;
-		while (*p) {
+		while (p < end) {
 			if (!json_escape[*p])
 				p++;
 			else if (json_escape[*p] == 2 && (n = utf8_len(p)) > 0)
@@ -419,7 +494,7 @@ void dc_buf_json_string(struct dc_buf *b, const char *s)
 		}
 		if (p > run)
 			dc_buf_add(b, (const char *)run, (size_t)(p - run));
-		if (!*p)
+		if (p == end)
 			break;
 		switch (*p) {
 		case '"': dc_buf_add(b, "\\\"", 2); break;
