@@ -20,7 +20,7 @@ static void j_indent(struct dc_buf *b, int depth)
 static void j_scalar(struct dc_buf *b, const struct dc_field *f, const void *base)
 {
 	const void *p = dc_fld_ptr(base, f);
-	char num[40], text[DC_CELL_MAX];
+	char text[DC_CELL_MAX], *o;
 	uint64_t u;
 	double v;
 
@@ -29,13 +29,15 @@ static void j_scalar(struct dc_buf *b, const struct dc_field *f, const void *bas
 		return;
 	}
 	switch (f->type) {
-	case DC_FT_U64:
+	case DC_FT_U64: /* the digits written in place: 20 and a NUL */
 		memcpy(&u, p, sizeof(u));
-		dc_buf_add(b, num, dc_fmt_u64(num, u));
+		if ((o = dc_buf_room(b, 21)) != NULL)
+			dc_buf_commit(b, dc_fmt_u64(o, u));
 		break;
-	case DC_FT_F64:
+	case DC_FT_F64: /* dc_fmt_double's fast path wants 32 bytes */
 		memcpy(&v, p, sizeof(v));
-		dc_buf_add(b, num, dc_fmt_double(num, sizeof(num), v));
+		if ((o = dc_buf_room(b, 32)) != NULL)
+			dc_buf_commit(b, dc_fmt_double(o, 32, v));
 		break;
 	case DC_FT_BOOL:
 		if (*(const int *)p)
@@ -56,13 +58,29 @@ static void j_scalar(struct dc_buf *b, const struct dc_field *f, const void *bas
 	}
 }
 
-/* Keys are static identifiers (check_report.c checks every field table):
- * nothing to escape. */
-static void j_key(struct dc_buf *b, const char *key)
+/* A member's start: `lead` (what ends the member before it and the line
+ * break, lead_n bytes), `pad` spaces, then the key quoted and ": ", in one
+ * piece. Keys are static identifiers (check_report.c checks every field
+ * table): nothing to escape. */
+static void j_key(struct dc_buf *b, const char *lead, size_t lead_n, size_t pad, const char *key)
 {
-	dc_buf_putc(b, '"');
-	dc_buf_puts(b, key);
-	dc_buf_add(b, "\": ", 3);
+	size_t k = strlen(key), n = lead_n + pad + k + 4;
+	char *o = dc_buf_room(b, n);
+	if (!o)
+		return;
+	memcpy(o, lead, lead_n);
+	memset(o + lead_n, ' ', pad);
+	o += lead_n + pad;
+	*o++ = '"';
+	memcpy(o, key, k);
+	memcpy(o + k, "\": ", 3);
+	dc_buf_commit(b, n);
+}
+
+/* j_key on a line of its own at `depth`, after a comma unless `first` */
+static void j_member(struct dc_buf *b, int first, int depth, const char *key)
+{
+	j_key(b, first ? "\n" : ",\n", first ? 1 : 2, (size_t)depth * 2, key);
 }
 
 static void j_members(struct jctx *j, const struct dc_fields *fs, const void *base, int depth);
@@ -109,9 +127,7 @@ static uint64_t j_value(struct jctx *j, const struct dc_field *f, const void *ba
 			for (size_t c = 0, sep = 0; c < cf->n; c++) {
 				if (cf->f[c].table_only)
 					continue;
-				if (sep++)
-					dc_buf_add(j->b, ", ", 2);
-				j_key(j->b, cf->f[c].key);
+				j_key(j->b, ", ", sep++ ? 2 : 0, 0, cf->f[c].key);
 				j_scalar(j->b, &cf->f[c], row);
 			}
 			dc_buf_putc(j->b, '}');
@@ -179,8 +195,7 @@ static void j_empty_path(struct jctx *j, const struct dc_field *f, int depth)
 		return;
 	}
 	dc_buf_putc(j->b, '{');
-	j_indent(j->b, depth + 1);
-	j_key(j->b, f->sub->f[0].key);
+	j_member(j->b, 1, depth + 1, f->sub->f[0].key);
 	j_empty_path(j, &f->sub->f[0], depth + 1);
 	j_indent(j->b, depth);
 	dc_buf_putc(j->b, '}');
@@ -196,21 +211,15 @@ static void j_members(struct jctx *j, const struct dc_fields *fs, const void *ba
 		const struct dc_field *f = &fs->f[i];
 		uint64_t gone, members_gone = 0;
 		if (!dc_fld_shown(f, base) && j_only_chain(j, f)) {
-			if (!first)
-				dc_buf_putc(j->b, ',');
+			j_member(j->b, first, depth + 1, f->key);
 			first = 0;
-			j_indent(j->b, depth + 1);
-			j_key(j->b, f->key);
 			j_empty_path(j, f, depth + 1);
 			continue;
 		}
 		if (!dc_fld_shown(f, base) || f->table_only)
 			continue;
-		if (!first)
-			dc_buf_putc(j->b, ',');
+		j_member(j->b, first, depth + 1, f->key);
 		first = 0;
-		j_indent(j->b, depth + 1);
-		j_key(j->b, f->key);
 		gone = j_value(j, f, base, depth + 1, &members_gone);
 		if (gone) {
 			dc_buf_putc(j->b, ',');
