@@ -38,6 +38,7 @@ static const char *base_unit(enum dc_unit u)
 /* A field quoted when it holds a comma, a quote, CR, LF, edge spaces or '#'
  * (readers told that '#' starts a comment, as pandas' comment="#", cut an
  * unquoted field there). */
+
 /* Is s[0..n) printable ASCII (0x20 to 0x7e)? Eight bytes a step: a byte
  * below 0x20 sets its top bit in x - 0x20.., one at 0x7f in x + 0x01..,
  * one at 0x80 or above in x. A carry between bytes can only flag a plain
@@ -74,16 +75,15 @@ static void csv_quoted(struct dc_buf *b, const char *s, size_t n)
 	dc_buf_putc(b, '"');
 }
 
-static void csv_text(struct dc_buf *b, const char *raw)
+/* raw (n bytes, NUL-terminated after them) as a field */
+static void csv_text_n(struct dc_buf *b, const char *raw, size_t n)
 {
 	struct dc_buf esc;
 	const char *s = raw;
-	size_t n;
 	int quote = 0;
 
 	/* the common case: printable ASCII, which needs no escape
 	 * (dc_text_printable) and holds no CR or LF */
-	n = strlen(raw);
 	if (ascii_printable(raw, n)) {
 		quote = (n > 0 && (raw[0] == ' ' || raw[n - 1] == ' ')) || raw[strcspn(raw, ",\"#")];
 		/* printable ASCII holds no CR or LF: the same test as below */
@@ -116,6 +116,11 @@ static void csv_text(struct dc_buf *b, const char *raw)
 	else
 		csv_quoted(b, s, n);
 	dc_buf_release(&esc);
+}
+
+static void csv_text(struct dc_buf *b, const char *raw)
+{
+	csv_text_n(b, raw, strlen(raw));
 }
 
 static void csv_value(struct dc_buf *b, const struct dc_field *f, const void *base)
@@ -153,10 +158,10 @@ static void csv_value(struct dc_buf *b, const struct dc_field *f, const void *ba
 		if (f->json_value && n >= 2 && t[0] == '"' && t[n - 1] == '"' && !memchr(t, '\\', n) && n < sizeof(text)) {
 			memmove(text, t + 1, n - 2);
 			text[n - 2] = '\0';
-			csv_text(b, text);
+			csv_text_n(b, text, n - 2);
 			break;
 		}
-		csv_text(b, t);
+		csv_text_n(b, t, n);
 		break;
 	}
 	default:
@@ -169,10 +174,12 @@ static void eol(struct dc_buf *b)
 	dc_buf_add(b, "\r\n", 2);
 }
 
-/* key path: prefix + "." + key */
+/* key path: prefix + "." + key; `tail`: where the part after the
+ * section's name starts (0 while the path is the name alone) */
 struct path {
 	char s[256];
 	size_t len;
+	size_t tail;
 };
 
 static size_t path_push(struct path *p, const char *key)
@@ -181,6 +188,8 @@ static size_t path_push(struct path *p, const char *key)
 	if (p->len + k + 2 < sizeof(p->s)) {
 		if (p->len)
 			p->s[p->len++] = '.';
+		if (!p->tail && old)
+			p->tail = p->len;
 		memcpy(p->s + p->len, key, k + 1);
 		p->len += k;
 	}
@@ -191,6 +200,8 @@ static void path_pop(struct path *p, size_t old)
 {
 	p->len = old;
 	p->s[old] = '\0';
+	if (p->tail > old)
+		p->tail = 0;
 }
 
 /* pass 1: the scalars of an object and its nested objects */
@@ -208,7 +219,7 @@ static void csv_scalars(struct dc_buf *b, const struct dc_fields *fs, const void
 		} else if (dc_fld_scalar(f)) {
 			old = path_push(p, f->key);
 			/* the section's own name leads every path: drop it */
-			csv_text(b, strchr(p->s, '.') ? strchr(p->s, '.') + 1 : p->s);
+			csv_text_n(b, p->s + p->tail, p->len - p->tail);
 			path_pop(p, old);
 			dc_buf_putc(b, ',');
 			csv_value(b, f, base);
@@ -340,7 +351,7 @@ static void csv_tables(struct dc_buf *b, struct dc_report *r, const struct dc_fi
 static int csv_bare(struct dc_report *r, const struct dc_fields *root, const void *base, struct dc_buf *out)
 {
 	const struct dc_field *f = NULL;
-	struct path p = {{0}, 0};
+	struct path p = {{0}, 0, 0};
 	int shown = 1;
 
 	for (size_t i = 0; i < root->n && !f; i++)
@@ -365,7 +376,7 @@ int dc_report_render_csv(struct dc_report *r, const struct dc_render_opts *o, st
 {
 	const void *base;
 	const struct dc_fields *root = dc_report_fields(r, &base);
-	struct path p = {{0}, 0};
+	struct path p = {{0}, 0, 0};
 	char text[DC_CELL_MAX];
 
 	(void)o;
