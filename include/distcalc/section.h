@@ -203,6 +203,10 @@ size_t dc_text_add_u64(char *buf, size_t len, size_t at, uint64_t v);
 size_t dc_fmt_u64(char *buf, uint64_t v);
 /* Decimal digits with thousands separators, "1,234,567". */
 size_t dc_fmt_u64_grouped(char *buf, uint64_t v);
+/* m 10^-prec with prec (0 to 4) decimals, as "%.*f" prints it: 1234 at
+ * prec 3 is "1.234", 5 is "0.005"; returns the length (buf holds 26
+ * bytes). */
+size_t dc_fmt_fixed_u64(char *buf, uint64_t m, unsigned prec);
 /* Appends s as a JSON string (quotes, escapes). The result is always valid
  * UTF-8: a byte of s that does not begin a well-formed UTF-8 sequence
  * (RFC 3629) is written as \ufffd, the replacement character, one for each

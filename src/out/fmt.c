@@ -95,18 +95,37 @@ size_t dc_fmt_u64(char *buf, uint64_t v)
 
 size_t dc_fmt_u64_grouped(char *buf, uint64_t v)
 {
-	char dig[24] = {0}; /* zeroed: -fanalyzer cannot tie put_digits to u64_digits */
-	size_t nd = u64_digits(v), head = (nd - 1) % 3 + 1, o = head;
-	put_digits(dig + nd, v);
-	for (size_t i = 0; i < head; i++)
-		buf[i] = dig[i];
-	for (size_t i = head; i < nd; i += 3) {
-		buf[o] = ',';
-		memcpy(buf + o + 1, dig + i, 3);
-		o += 4;
+	size_t nd = u64_digits(v), len = nd + (nd - 1) / 3;
+	char *p = buf + len;
+	*p = '\0';
+	/* groups of three from the end, each after its comma */
+	while (v >= 1000) {
+		uint32_t g = (uint32_t)(v % 1000);
+		v /= 1000;
+		p -= 3;
+		p[0] = (char)('0' + g / 100);
+		put2(p + 1, g % 100);
+		*--p = ',';
 	}
-	buf[o] = '\0';
-	return o;
+	put_digits(p, v);
+	return len;
+}
+
+size_t dc_fmt_fixed_u64(char *buf, uint64_t m, unsigned prec)
+{
+	static const uint32_t pow10_u32[5] = {1, 10, 100, 1000, 10000};
+	uint64_t whole = prec ? m / pow10_u32[prec] : m;
+	size_t nw = u64_digits(whole);
+	put_digits(buf + nw, whole);
+	if (prec) {
+		/* the decimals with their leading zeros: the digits of
+		 * 10^prec + fraction, whose leading 1 the point replaces */
+		put_digits(buf + nw + 1 + prec, pow10_u32[prec] + m % pow10_u32[prec]);
+		buf[nw] = '.';
+		nw += 1 + prec;
+	}
+	buf[nw] = '\0';
+	return nw;
 }
 
 size_t dc_text_add(char *buf, size_t len, size_t at, const char *s)
@@ -550,11 +569,34 @@ static size_t printable_unit(const unsigned char *p, char *esc, size_t *used)
 	return 4;
 }
 
+/* 1 when s[0..n) is printable ASCII (0x20 to 0x7e), 0 when it may not
+ * be. Eight bytes a step: a byte below 0x20 sets its top bit in x -
+ * 0x20.., one at 0x7f in x + 0x01.., one at 0x80 or above in x; a carry
+ * between bytes can only flag a plain byte (a 0 then sends the text to
+ * the exact check). The last few bytes one at a time. */
+static int ascii_printable(const unsigned char *s, size_t n)
+{
+	const uint64_t lo = 0x2020202020202020u, one = 0x0101010101010101u, top = 0x8080808080808080u;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x;
+		memcpy(&x, s + i, 8);
+		if (((x - lo) | (x + one) | x) & top)
+			return 0;
+	}
+	for (; i < n; i++)
+		if (s[i] < 0x20 || s[i] >= 0x7f)
+			return 0;
+	return 1;
+}
+
 int dc_text_printable(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	char esc[8];
 	size_t used;
+	if (ascii_printable(p, strlen((const char *)p)))
+		return 1;
 	while (*p) {
 		if (printable_unit(p, esc, &used))
 			return 0;
