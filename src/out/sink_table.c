@@ -94,29 +94,11 @@ static size_t fmt_fixed(char *buf, size_t len, double v, int prec)
 		uint64_t ip = (uint64_t)a;
 		fr = a - (double)ip;
 		if (fabs(fr - 0.5) > 1e-6) {
-			char digits[24];
 			uint64_t m = ip + (fr > 0.5);
-			size_t n, o = 0;
+			size_t o = 0;
 			if (signbit(s) && m != 0)
 				buf[o++] = '-';
-			n = dc_fmt_u64(digits, m);
-			if (n <= (size_t)prec) { /* pad to 0.ddd */
-				char tmp[24];
-				size_t z = (size_t)prec + 1 - n;
-				memset(tmp, '0', z);
-				memcpy(tmp + z, digits, n + 1);
-				memcpy(digits, tmp, z + n + 1);
-				n += z;
-			}
-			memcpy(buf + o, digits, n - (size_t)prec);
-			o += n - (size_t)prec;
-			if (prec > 0) {
-				buf[o++] = '.';
-				memcpy(buf + o, digits + n - (size_t)prec, (size_t)prec);
-				o += (size_t)prec;
-			}
-			buf[o] = '\0';
-			return o;
+			return o + dc_fmt_fixed_u64(buf + o, m, (unsigned)prec);
 		}
 	}
 	return unsign_zero(buf, (size_t)snprintf(buf, len, "%.*f", prec, v));
@@ -397,23 +379,51 @@ static void wr_puts(struct wrap *w, const char *s)
 	wr_put(w, s, strlen(s));
 }
 
-/* wr_puts for a text that is all the wrap holds when it fits the line as
- * it is: single spaces between words, none at either end (spaces at the
- * ends and runs of them print as one or none when wrapped). Returns 0,
- * having written nothing, when it does not. */
-static int wr_fits(struct wrap *w, const char *s)
+/* wr_puts for a text that is all the wrap holds, when it is single spaces
+ * between words shorter than the word buffer, none at either end: what
+ * wr_put writes, found a line at a time. wr_put places each word on the
+ * line when the line is empty or the word and its space end within the
+ * width, else on a new line; so a line runs to its last word end within
+ * the width (the last space at or before it), or to the end of its first
+ * word when even that is wider. Returns 0, having written nothing, for any
+ * other text. */
+static int wr_simple(struct wrap *w, const char *s)
 {
-	size_t n = 0;
+	size_t n = 0, word = 0, pos = 0;
 	if (w->wlen || w->sep || w->col != w->start || s[0] == ' ')
 		return 0;
-	for (; s[n]; n++)
-		if (s[n] == ' ' && (s[n + 1] == ' ' || s[n + 1] == '\0'))
+	for (; s[n]; n++) {
+		if (s[n] != ' ') {
+			if (++word >= w->cap)
+				return 0;
+		} else if (s[n + 1] == ' ' || s[n + 1] == '\0') {
 			return 0;
-	if (w->width && w->col + n > w->width)
-		return 0;
-	dc_buf_add(w->b, s, n);
-	w->col += n;
-	return 1;
+		} else {
+			word = 0;
+		}
+	}
+	for (;;) {
+		size_t limit = w->width > w->col ? w->width - w->col : 0, e;
+		if (!w->width || n - pos <= limit) { /* the rest fits */
+			dc_buf_add(w->b, s + pos, n - pos);
+			w->col += n - pos;
+			return 1;
+		}
+		for (e = pos + limit; e > pos && s[e] != ' '; e--)
+			;
+		if (e == pos) /* the first word alone is wider: it ends the line */
+			for (e = pos + 1; e < n && s[e] != ' '; e++)
+				;
+		dc_buf_add(w->b, s + pos, e - pos);
+		if (e == n) {
+			w->col += e - pos;
+			return 1;
+		}
+		dc_buf_putc(w->b, '\n');
+		dc_buf_pad(w->b, w->start);
+		w->col = w->start;
+		pos = e + 1;
+	}
 }
 
 /* Text from the data (a warning, a file name), escaped as a cell is, never
@@ -422,7 +432,7 @@ static void wr_puts_data(struct wrap *w, const char *s)
 {
 	struct dc_buf esc;
 	if (dc_text_printable(s)) {
-		if (!wr_fits(w, s))
+		if (!wr_simple(w, s))
 			wr_puts(w, s);
 		return;
 	}
