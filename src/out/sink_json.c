@@ -59,22 +59,30 @@ static void j_scalar(struct dc_buf *b, const struct dc_field *f, const void *bas
 }
 
 /* A member's start: `lead` (what ends the member before it and the line
- * break, lead_n bytes), `pad` spaces, then the key quoted and ": ", in one
- * piece. Keys are static identifiers (check_report.c checks every field
- * table): nothing to escape. */
+ * break, lead_n <= 2 bytes), `pad` spaces, then the key quoted and ": ",
+ * in one piece. Keys are static identifiers (check_report.c checks every
+ * field table): nothing to escape. The lead and the indent are written as
+ * fixed-size copies (two bytes, sixteen spaces) of which only lead_n and
+ * pad count: no call for a copy of a few bytes. */
 static void j_key(struct dc_buf *b, const char *lead, size_t lead_n, size_t pad, const char *key)
 {
-	size_t k = strlen(key), n = lead_n + pad + k + 4;
-	char *o = dc_buf_room(b, n);
+	static const char spaces[16] = "                ";
+	size_t k = strlen(key), room = 2 + pad + sizeof(spaces) + k + 3;
+	char *o = dc_buf_room(b, room), *start = o;
 	if (!o)
 		return;
-	memcpy(o, lead, lead_n);
-	memset(o + lead_n, ' ', pad);
-	o += lead_n + pad;
+	memcpy(o, lead, 2);
+	o += lead_n;
+	if (pad <= sizeof(spaces))
+		memcpy(o, spaces, sizeof(spaces));
+	else
+		memset(o, ' ', pad);
+	o += pad;
 	*o++ = '"';
 	memcpy(o, key, k);
-	memcpy(o + k, "\": ", 3);
-	dc_buf_commit(b, n);
+	o += k;
+	memcpy(o, "\": ", 3);
+	dc_buf_commit(b, (size_t)(o + 3 - start));
 }
 
 /* j_key on a line of its own at `depth`, after a comma unless `first` */
