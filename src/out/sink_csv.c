@@ -126,21 +126,22 @@ static void csv_text(struct dc_buf *b, const char *raw)
 static void csv_value(struct dc_buf *b, const struct dc_field *f, const void *base)
 {
 	const void *p = dc_fld_ptr(base, f);
-	char num[40], text[DC_CELL_MAX];
+	char text[DC_CELL_MAX], *o;
 	uint64_t u;
 	double v;
 
 	if (dc_fld_null(f, base))
 		return;
 	switch (f->type) {
-	case DC_FT_U64:
+	case DC_FT_U64: /* the digits written in place: 20 and a NUL */
 		memcpy(&u, p, sizeof(u));
-		dc_buf_add(b, num, dc_fmt_u64(num, u));
+		if ((o = dc_buf_room(b, 21)) != NULL)
+			dc_buf_commit(b, dc_fmt_u64(o, u));
 		break;
-	case DC_FT_F64:
+	case DC_FT_F64: /* dc_fmt_double's fast path wants 32 bytes */
 		memcpy(&v, p, sizeof(v));
-		if (isfinite(v)) /* else "null": an empty field */
-			dc_buf_add(b, num, dc_fmt_double(num, sizeof(num), v));
+		if (isfinite(v) && (o = dc_buf_room(b, 32)) != NULL) /* else "null": an empty field */
+			dc_buf_commit(b, dc_fmt_double(o, 32, v));
 		break;
 	case DC_FT_BOOL:
 		dc_buf_puts(b, *(const int *)p ? "true" : "false");
