@@ -199,6 +199,11 @@ size_t dc_fmt_double(char *buf, size_t len, double v);
  * "tp" then tp's digits then " x pp" ... */
 size_t dc_text_add(char *buf, size_t len, size_t at, const char *s);
 size_t dc_text_add_u64(char *buf, size_t len, size_t at, uint64_t v);
+/* snprintf(buf, len, fmt, ...) with nothing returned, for the labels and
+ * texts a report prints: "%s", "%llu" and "%%" are written without
+ * printf's machinery, and a format with any other conversion (or a NULL
+ * string) goes to vsnprintf whole, so the text is always printf's. */
+void dc_text_fmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Decimal digits of v; returns the length (buf holds 21 bytes). */
 size_t dc_fmt_u64(char *buf, uint64_t v);
 /* Decimal digits with thousands separators, "1,234,567". */

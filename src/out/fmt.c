@@ -11,6 +11,7 @@
 #include "distcalc/section.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,14 +129,22 @@ size_t dc_fmt_fixed_u64(char *buf, uint64_t m, unsigned prec)
 	return nw;
 }
 
+/* dc_text_add for n bytes of s (not NUL-terminated); len > at */
+static size_t text_add_n(char *buf, size_t len, size_t at, const char *s, size_t n)
+{
+	if (at + n >= len)
+		n = len - 1 - at;
+	memcpy(buf + at, s, n);
+	at += n;
+	buf[at] = '\0';
+	return at;
+}
+
 size_t dc_text_add(char *buf, size_t len, size_t at, const char *s)
 {
 	if (!len)
 		return 0;
-	while (*s && at + 1 < len)
-		buf[at++] = *s++;
-	buf[at] = '\0';
-	return at;
+	return text_add_n(buf, len, at, s, strlen(s));
 }
 
 size_t dc_text_add_u64(char *buf, size_t len, size_t at, uint64_t v)
@@ -143,6 +152,47 @@ size_t dc_text_add_u64(char *buf, size_t len, size_t at, uint64_t v)
 	char num[24] = {0}; /* as dc_fmt_u64_grouped's */
 	dc_fmt_u64(num, v);
 	return dc_text_add(buf, len, at, num);
+}
+
+void dc_text_fmt(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap, again;
+	const char *p = fmt;
+	size_t at = 0;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	va_start(ap, fmt);
+	va_copy(again, ap);
+	for (;;) {
+		const char *pc = strchr(p, '%');
+		at = text_add_n(buf, len, at, p, pc ? (size_t)(pc - p) : strlen(p));
+		if (!pc)
+			break;
+		if (pc[1] == 's') {
+			const char *s = va_arg(ap, const char *);
+			if (!s) /* printf's own text for NULL */
+				goto general;
+			at = dc_text_add(buf, len, at, s);
+			p = pc + 2;
+		} else if (pc[1] == 'l' && pc[2] == 'l' && pc[3] == 'u') {
+			at = dc_text_add_u64(buf, len, at, (uint64_t)va_arg(ap, unsigned long long));
+			p = pc + 4;
+		} else if (pc[1] == '%') {
+			at = text_add_n(buf, len, at, "%", 1);
+			p = pc + 2;
+		} else {
+			goto general;
+		}
+	}
+	va_end(ap);
+	va_end(again);
+	return;
+general: /* any other conversion: printf's text, from the start */
+	va_end(ap);
+	vsnprintf(buf, len, fmt, again);
+	va_end(again);
 }
 
 /* ---- doubles: "%.15g", "%.16g" or "%.17g", the first that reads back ----

@@ -137,11 +137,11 @@ static void view(const struct dc_run *run, void *out)
 	v->cluster.oversubscription = in->cluster.oversubscription;
 	v->cluster.nodes_per_leaf = in->cluster.nodes_per_leaf;
 	if (in->cluster.gpu_mem_bytes % (1ull << 30) == 0)
-		snprintf(v->cluster.gpu_memory, sizeof(v->cluster.gpu_memory), "%llu GiB",
-			 (unsigned long long)(in->cluster.gpu_mem_bytes >> 30));
+		dc_text_fmt(v->cluster.gpu_memory, sizeof(v->cluster.gpu_memory), "%llu GiB",
+			    (unsigned long long)(in->cluster.gpu_mem_bytes >> 30));
 	else
-		snprintf(v->cluster.gpu_memory, sizeof(v->cluster.gpu_memory), "%llu B",
-			 (unsigned long long)in->cluster.gpu_mem_bytes);
+		dc_text_fmt(v->cluster.gpu_memory, sizeof(v->cluster.gpu_memory), "%llu B",
+			    (unsigned long long)in->cluster.gpu_mem_bytes);
 	link_text(in, 0, &v->cluster.intra_node);
 	link_text(in, 1, &v->cluster.inter_node);
 }
@@ -310,7 +310,7 @@ static int has_ramp(const void *base)
 
 static void ramp_text(const void *base, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s", ((const struct paste_link *)base)->ramp);
+	dc_text_fmt(buf, len, "%s", ((const struct paste_link *)base)->ramp);
 }
 
 #define K(m) offsetof(struct paste_link, m)

@@ -141,10 +141,10 @@ static void read_at(const void *base, uint64_t i, void *out)
 	r->tp = d.tp_rank;
 	r->dp = d.dp_rank;
 	r->old_shards = d.old_shards;
-	snprintf(r->first, sizeof(r->first), "stage %llu tp %llu dp %llu", (unsigned long long)d.first_stage,
-		 (unsigned long long)d.first_tp, (unsigned long long)d.first_dp);
-	snprintf(r->last, sizeof(r->last), "stage %llu tp %llu dp %llu", (unsigned long long)d.last_stage,
-		 (unsigned long long)d.last_tp, (unsigned long long)d.last_dp);
+	dc_text_fmt(r->first, sizeof(r->first), "stage %llu tp %llu dp %llu", (unsigned long long)d.first_stage,
+		    (unsigned long long)d.first_tp, (unsigned long long)d.first_dp);
+	dc_text_fmt(r->last, sizeof(r->last), "stage %llu tp %llu dp %llu", (unsigned long long)d.last_stage,
+		    (unsigned long long)d.last_tp, (unsigned long long)d.last_dp);
 	r->bytes = d.bytes;
 	r->next_sample = d.next_sample;
 }
@@ -232,16 +232,16 @@ static void accept_text(const struct dc_checkpoint_result *c, uint64_t i, struct
 		break;
 	case 2:
 		r->scenario = fail;
-		snprintf(r->condition, sizeof(r->condition),
-			 "all ranks agree on the step: every one of the %llu shards and the metadata record step %llu (and %llu samples consumed); a load checks them equal and stops otherwise",
-			 N, S, (unsigned long long)c->samples_consumed);
+		dc_text_fmt(r->condition, sizeof(r->condition),
+			    "all ranks agree on the step: every one of the %llu shards and the metadata record step %llu (and %llu samples consumed); a load checks them equal and stops otherwise",
+			    N, S, (unsigned long long)c->samples_consumed);
 		break;
 	case 3:
 		r->scenario = re;
-		snprintf(r->condition, sizeof(r->condition),
-			 "every element read exactly once: the %llu new ranks read %llu bytes of parameters, master copy and optimizer states, summed, equal to the %llu saved (%s)",
-			 (unsigned long long)c->restored.world, (unsigned long long)c->read_bytes_total,
-			 (unsigned long long)c->states_bytes, c->read_bytes_total == c->states_bytes ? "holds" : "FAILS");
+		dc_text_fmt(r->condition, sizeof(r->condition),
+			    "every element read exactly once: the %llu new ranks read %llu bytes of parameters, master copy and optimizer states, summed, equal to the %llu saved (%s)",
+			    (unsigned long long)c->restored.world, (unsigned long long)c->read_bytes_total,
+			    (unsigned long long)c->states_bytes, c->read_bytes_total == c->states_bytes ? "holds" : "FAILS");
 		break;
 	case 4:
 		r->scenario = re;
@@ -253,26 +253,26 @@ static void accept_text(const struct dc_checkpoint_result *c, uint64_t i, struct
 		break;
 	case 5:
 		r->scenario = re;
-		snprintf(r->condition, sizeof(r->condition),
-			 "step, scheduler and data position consistent: the optimizer step and the scheduler resume at %llu, the data at sample %llu (= %llu x %llu), split over the new dp of %llu with no sample skipped or repeated%s",
-			 S, (unsigned long long)c->samples_consumed, S, (unsigned long long)c->global_batch,
-			 (unsigned long long)(c->restored.dpcp / c->restored.cp),
-			 c->batch_kept ? "" : "; the global batch changes, so the schedule must count samples, not steps");
+		dc_text_fmt(r->condition, sizeof(r->condition),
+			    "step, scheduler and data position consistent: the optimizer step and the scheduler resume at %llu, the data at sample %llu (= %llu x %llu), split over the new dp of %llu with no sample skipped or repeated%s",
+			    S, (unsigned long long)c->samples_consumed, S, (unsigned long long)c->global_batch,
+			    (unsigned long long)(c->restored.dpcp / c->restored.cp),
+			    c->batch_kept ? "" : "; the global batch changes, so the schedule must count samples, not steps");
 		break;
 	case 6:
 		r->scenario = re;
-		snprintf(r->condition, sizeof(r->condition),
-			 "RNG consistent: %llu RNG states were saved for %llu new ranks; %s",
-			 N, (unsigned long long)c->restored.world,
-			 c->restored.world == c->saved.world
+		dc_text_fmt(r->condition, sizeof(r->condition),
+			    "RNG consistent: %llu RNG states were saved for %llu new ranks; %s",
+			    N, (unsigned long long)c->restored.world,
+			    c->restored.world == c->saved.world
 				 ? "each new rank loads the state of the rank with its coordinates"
 				 : "they cannot map one to one: every rank reseeds from (seed, step, new rank), and dropout masks differ from the old run's");
 		break;
 	default:
 		r->scenario = re;
-		snprintf(r->condition, sizeof(r->condition),
-			 "a restorable run, not just loadable weights: the loss of step %llu after the restore equals the loss of that step without the restart within 1e-3 relative (BF16 reductions summed in another order); a larger gap means state was lost",
-			 S + 1);
+		dc_text_fmt(r->condition, sizeof(r->condition),
+			    "a restorable run, not just loadable weights: the loss of step %llu after the restore equals the loss of that step without the restart within 1e-3 relative (BF16 reductions summed in another order); a larger gap means state was lost",
+			    S + 1);
 		break;
 	}
 }
@@ -357,7 +357,7 @@ static void view(const struct dc_run *run, void *out)
 	for (uint64_t i = 0; i < NACCEPT; i++) {
 		struct accept_row a;
 		accept_text(c, i, &a);
-		snprintf(v->accept[i], sizeof(v->accept[i]), "%s: %s", a.scenario, a.condition);
+		dc_text_fmt(v->accept[i], sizeof(v->accept[i]), "%s: %s", a.scenario, a.condition);
 	}
 	r->batch_note = c->batch_kept
 				? "nothing: the same samples per step, each replica's share split into micro batch x grad accum steps"

@@ -204,7 +204,7 @@ _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 static void title(const void *base, char *buf, size_t len)
 {
 	const struct view *v = base;
-	snprintf(buf, len, "Collectives: %s sweep over %llu ranks", v->binary, (unsigned long long)v->ranks);
+	dc_text_fmt(buf, len, "Collectives: %s sweep over %llu ranks", v->binary, (unsigned long long)v->ranks);
 }
 
 /* A forced collective.algorithm that cannot run the swept op. */

@@ -142,8 +142,8 @@ IN_PLAY(cp, DC_STRAT_CP)
 
 static void tp_title(const void *base, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s",
-		 ((const struct strat_view *)base)->sequence_parallel
+	dc_text_fmt(buf, len, "%s",
+		    ((const struct strat_view *)base)->sequence_parallel
 			 ? "Tensor parallel (Megatron with sequence parallelism: AllGather + ReduceScatter)"
 			 : "Tensor parallel (Megatron f/g: AllReduce of each layer's output)");
 }

@@ -175,7 +175,7 @@ static int mb_rows_shown(const void *base)
 /* Above the draw the extremes are bounds over every draw. */
 static void bound_label(const void *base, char *buf, size_t len, const char *drawn, const char *bound)
 {
-	snprintf(buf, len, "%s", ((const struct view *)base)->expected ? bound : drawn);
+	dc_text_fmt(buf, len, "%s", ((const struct view *)base)->expected ? bound : drawn);
 }
 
 static void rank_min_label(const void *base, char *buf, size_t len)

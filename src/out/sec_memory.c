@@ -73,11 +73,11 @@ static void activation_model(const void *base, char *buf, size_t len)
 			 "assumption: %g bytes per token per layer (memory.activation_bytes_per_token_per_layer)",
 			 in->memory.activation_bytes_per_token_per_layer);
 	else
-		snprintf(buf, len,
-			 "assumption: Korthikanti et al. 2022 Table 2 (attention %s, dropout %s, recompute %s, sequence parallel %s), generalised to GQA, SwiGLU and flash attention: docs/formulas.md",
-			 dc_attention_name(in->training.attention), in->model.dropout ? "on" : "off",
-			 dc_recompute_name(in->training.recompute),
-			 ((const struct view *)base)->plan->layout.sequence_parallel ? "on" : "off");
+		dc_text_fmt(buf, len,
+			    "assumption: Korthikanti et al. 2022 Table 2 (attention %s, dropout %s, recompute %s, sequence parallel %s), generalised to GQA, SwiGLU and flash attention: docs/formulas.md",
+			    dc_attention_name(in->training.attention), in->model.dropout ? "on" : "off",
+			    dc_recompute_name(in->training.recompute),
+			    ((const struct view *)base)->plan->layout.sequence_parallel ? "on" : "off");
 }
 
 /* Ranks whose pp coordinate is in [s0, s1]: runs of consecutive ranks
@@ -90,24 +90,24 @@ static void class_ranks_text(const struct dc_topology *t, uint64_t s0, uint64_t 
 	unsigned long long step = (unsigned long long)period;
 
 	if (runs == 1)
-		snprintf(buf, len, a == b ? "%llu" : "%llu-%llu", a, b);
+		dc_text_fmt(buf, len, a == b ? "%llu" : "%llu-%llu", a, b);
 	else if (a == b)
-		snprintf(buf, len, "%llu, %llu, ..., %llu (every %llu)", a, a + step,
-			 a + step * (unsigned long long)(runs - 1), step);
+		dc_text_fmt(buf, len, "%llu, %llu, ..., %llu (every %llu)", a, a + step,
+			    a + step * (unsigned long long)(runs - 1), step);
 	else if (runs == 2)
-		snprintf(buf, len, "%llu-%llu, %llu-%llu", a, b, a + step, b + step);
+		dc_text_fmt(buf, len, "%llu-%llu, %llu-%llu", a, b, a + step, b + step);
 	else
-		snprintf(buf, len, "%llu-%llu, %llu-%llu, ... (%llu runs every %llu)", a, b, a + step, b + step,
-			 (unsigned long long)runs, step);
+		dc_text_fmt(buf, len, "%llu-%llu, %llu-%llu, ... (%llu runs every %llu)", a, b, a + step, b + step,
+			    (unsigned long long)runs, step);
 }
 
 static void stages_text(const struct dc_mem_ledger *l, char *buf, size_t len)
 {
 	if (l->stage_first == l->stage_last)
-		snprintf(buf, len, "%llu", (unsigned long long)l->stage_first);
+		dc_text_fmt(buf, len, "%llu", (unsigned long long)l->stage_first);
 	else
-		snprintf(buf, len, "%llu-%llu", (unsigned long long)l->stage_first,
-			 (unsigned long long)l->stage_last);
+		dc_text_fmt(buf, len, "%llu-%llu", (unsigned long long)l->stage_first,
+			    (unsigned long long)l->stage_last);
 }
 
 /* ---- the most loaded rank ---- */
@@ -160,30 +160,30 @@ static const char *offloaded(const struct ledger_view *v, int what)
 static void params_label(const void *base, char *buf, size_t len)
 {
 	const struct ledger_view *v = base;
-	snprintf(buf, len, "params (%llu B/param, %s%s)", (unsigned long long)v->plan->in->precision.param_bytes,
-		 sharding_says(v, DC_SHARD_FSDP), offloaded(v, 1));
+	dc_text_fmt(buf, len, "params (%llu B/param, %s%s)", (unsigned long long)v->plan->in->precision.param_bytes,
+		    sharding_says(v, DC_SHARD_FSDP), offloaded(v, 1));
 }
 
 static void grads_label(const void *base, char *buf, size_t len)
 {
 	const struct ledger_view *v = base;
-	snprintf(buf, len, "grads (%llu B/param, %s%s)", (unsigned long long)v->plan->in->precision.grad_bytes,
-		 sharding_says(v, DC_SHARD_ZERO2), offloaded(v, 1));
+	dc_text_fmt(buf, len, "grads (%llu B/param, %s%s)", (unsigned long long)v->plan->in->precision.grad_bytes,
+		    sharding_says(v, DC_SHARD_ZERO2), offloaded(v, 1));
 }
 
 static void master_label(const void *base, char *buf, size_t len)
 {
 	const struct ledger_view *v = base;
-	snprintf(buf, len, "master copy (%llu B/param, %s%s)", (unsigned long long)v->plan->in->precision.master_bytes,
-		 sharding_says(v, DC_SHARD_ZERO1), offloaded(v, 2));
+	dc_text_fmt(buf, len, "master copy (%llu B/param, %s%s)", (unsigned long long)v->plan->in->precision.master_bytes,
+		    sharding_says(v, DC_SHARD_ZERO1), offloaded(v, 2));
 }
 
 static void optim_label(const void *base, char *buf, size_t len)
 {
 	const struct ledger_view *v = base;
-	snprintf(buf, len, "optimizer states (%llu B/param, %s%s)",
-		 (unsigned long long)v->plan->in->precision.optimizer_bytes, sharding_says(v, DC_SHARD_ZERO1),
-		 offloaded(v, 2));
+	dc_text_fmt(buf, len, "optimizer states (%llu B/param, %s%s)",
+		    (unsigned long long)v->plan->in->precision.optimizer_bytes, sharding_says(v, DC_SHARD_ZERO1),
+		    offloaded(v, 2));
 }
 
 static int is_offloaded(const void *base)
@@ -200,11 +200,11 @@ static void act_label(const void *base, char *buf, size_t len)
 {
 	const struct dc_training *t = &((const struct ledger_view *)base)->plan->in->training;
 	if (t->recompute == DC_RECOMPUTE_FULL && t->recompute_layers)
-		snprintf(buf, len, "activations per layer per microbatch (assumed, recompute full, %llu layers a chunk)",
-			 (unsigned long long)t->recompute_layers);
+		dc_text_fmt(buf, len, "activations per layer per microbatch (assumed, recompute full, %llu layers a chunk)",
+			    (unsigned long long)t->recompute_layers);
 	else
-		snprintf(buf, len, "activations per layer per microbatch (assumed, recompute %s)",
-			 dc_recompute_name(t->recompute));
+		dc_text_fmt(buf, len, "activations per layer per microbatch (assumed, recompute %s)",
+			    dc_recompute_name(t->recompute));
 }
 
 /* The schedule the ledger's counts follow, as the labels name it. */
@@ -227,7 +227,7 @@ static const char *schedule_label(const struct dc_plan *p)
 
 static void held_label(const void *base, char *buf, size_t len)
 {
-	snprintf(buf, len, "layer-microbatches held (%s)", schedule_label(((const struct ledger_view *)base)->plan));
+	dc_text_fmt(buf, len, "layer-microbatches held (%s)", schedule_label(((const struct ledger_view *)base)->plan));
 }
 
 /* DualPipe and DualPipeV count chunk-microbatches: a rank's two chunks */
@@ -236,10 +236,10 @@ static void in_flight_label(const void *base, char *buf, size_t len)
 	const struct dc_plan *p = ((const struct ledger_view *)base)->plan;
 	enum dc_pipe_schedule s = dc_pipeline_schedule(p);
 	if (s == DC_PIPE_DUALPIPE || s == DC_PIPE_DUALPIPEV)
-		snprintf(buf, len, "chunk-microbatches in flight (%s: %s)", schedule_label(p),
-			 s == DC_PIPE_DUALPIPE ? "pp + 1" : "2pp + 1");
+		dc_text_fmt(buf, len, "chunk-microbatches in flight (%s: %s)", schedule_label(p),
+			    s == DC_PIPE_DUALPIPE ? "pp + 1" : "2pp + 1");
 	else
-		snprintf(buf, len, "microbatches in flight");
+		dc_text_fmt(buf, len, "microbatches in flight");
 }
 
 /* Under FSDP with a pipeline the unsharded gradients are the stage's,
@@ -248,9 +248,9 @@ static void fsdp_grads_label(const void *base, char *buf, size_t len)
 {
 	const struct dc_plan *p = ((const struct ledger_view *)base)->plan;
 	if (p->layout.pp > 1)
-		snprintf(buf, len, "FSDP unsharded grads of the stage, held across microbatches (no reshard after backward)");
+		dc_text_fmt(buf, len, "FSDP unsharded grads of the stage, held across microbatches (no reshard after backward)");
 	else
-		snprintf(buf, len, "FSDP unit grads before ReduceScatter");
+		dc_text_fmt(buf, len, "FSDP unit grads before ReduceScatter");
 }
 
 static void reserve_label(const void *base, char *buf, size_t len)
@@ -366,7 +366,7 @@ static const struct dc_rows term_rows = {term_count, term_row, sizeof(struct ter
 static void output_label(const void *base, char *buf, size_t len)
 {
 	const struct ledger_view *v = base;
-	snprintf(buf, len, "%s", v->plan->in->model.mtp_layers
+	dc_text_fmt(buf, len, "%s", v->plan->in->model.mtp_layers
 				      ? "final norm, head input, FP32 logits, MTP modules (last stage)"
 				      : "final norm, head input, FP32 logits (last stage)");
 }

@@ -59,12 +59,12 @@ static void view(const struct dc_run *run, void *out)
 
 static void family(const void *base, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s", ((const struct view *)base)->m->family);
+	dc_text_fmt(buf, len, "%s", ((const struct view *)base)->m->family);
 }
 
 static void attention_label(const void *base, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s", ((const struct terms_view *)base)->m->kv_lora_rank
+	dc_text_fmt(buf, len, "%s", ((const struct terms_view *)base)->m->kv_lora_rank
 					 ? "attention: MLA projections and norms"
 					 : "attention: q, k, v, o (+ biases, q/k norms)");
 }
@@ -72,15 +72,15 @@ static void attention_label(const void *base, char *buf, size_t len)
 static void mlp_label(const void *base, char *buf, size_t len)
 {
 	const struct terms_view *v = base;
-	snprintf(buf, len, "dense MLP (%s, %llu layers)", v->m->mlp == DC_MLP_SWIGLU ? "gated, 3 h x f" : "2 h x f",
-		 (unsigned long long)v->t.dense_layers);
+	dc_text_fmt(buf, len, "dense MLP (%s, %llu layers)", v->m->mlp == DC_MLP_SWIGLU ? "gated, 3 h x f" : "2 h x f",
+		    (unsigned long long)v->t.dense_layers);
 }
 
 static void norms_label(const void *base, char *buf, size_t len)
 {
 	const struct dc_model *m = ((const struct terms_view *)base)->m;
-	snprintf(buf, len, "norms (%s: %llu per layer + final)", dc_norm_name(m->norm),
-		 (unsigned long long)dc_params_layer_norms(m));
+	dc_text_fmt(buf, len, "norms (%s: %llu per layer + final)", dc_norm_name(m->norm),
+		    (unsigned long long)dc_params_layer_norms(m));
 }
 
 static int has_mtp(const void *base)
@@ -100,19 +100,19 @@ static int has_sliding(const void *base)
 
 static void head_label(const void *base, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s",
-		 ((const struct terms_view *)base)->m->tie_word_embeddings ? "output head (tied: 0)" : "output head V x h");
+	dc_text_fmt(buf, len, "%s",
+		    ((const struct terms_view *)base)->m->tie_word_embeddings ? "output head (tied: 0)" : "output head V x h");
 }
 
 static void layout(const void *base, char *buf, size_t len)
 {
 	const struct dc_layout *p = ((const struct rank_view *)base)->par;
 	if (p->cp > 1) /* context-parallel ranks hold the same parameters */
-		snprintf(buf, len, "tp %llu, cp %llu, pp %llu, ep %llu", (unsigned long long)p->tp,
-			 (unsigned long long)p->cp, (unsigned long long)p->pp, (unsigned long long)p->ep);
+		dc_text_fmt(buf, len, "tp %llu, cp %llu, pp %llu, ep %llu", (unsigned long long)p->tp,
+			    (unsigned long long)p->cp, (unsigned long long)p->pp, (unsigned long long)p->ep);
 	else
-		snprintf(buf, len, "tp %llu, pp %llu, ep %llu", (unsigned long long)p->tp, (unsigned long long)p->pp,
-			 (unsigned long long)p->ep);
+		dc_text_fmt(buf, len, "tp %llu, pp %llu, ep %llu", (unsigned long long)p->tp, (unsigned long long)p->pp,
+			    (unsigned long long)p->ep);
 }
 
 #define T(m) offsetof(struct terms_view, t.m)

@@ -57,9 +57,9 @@ static void fill_row(const struct dc_search_entry *e, uint64_t rank, struct row 
 	/* best[] lists the smallest peaks when nothing fits: never ranked */
 	o->rank = e->fits ? rank : 0;
 	if (o->rank)
-		snprintf(o->rank_text, sizeof(o->rank_text), "%llu", (unsigned long long)rank);
+		dc_text_fmt(o->rank_text, sizeof(o->rank_text), "%llu", (unsigned long long)rank);
 	else
-		snprintf(o->rank_text, sizeof(o->rank_text), "does not fit");
+		dc_text_fmt(o->rank_text, sizeof(o->rank_text), "does not fit");
 	o->tp = y->tp;
 	o->cp = y->cp;
 	o->pp = y->pp;
@@ -164,7 +164,7 @@ static const char *why_text(const void *base)
 
 static void why_fn(const void *base, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s", why_text(base));
+	dc_text_fmt(buf, len, "%s", why_text(base));
 }
 
 static int has_why(const void *base)
@@ -238,7 +238,7 @@ static void add_arg(char *buf, size_t len, const char *arg)
 	if (n + 1 >= len)
 		return;
 	if (plain) {
-		snprintf(buf + n, len - n, " %s", arg);
+		dc_text_fmt(buf + n, len - n, " %s", arg);
 		return;
 	}
 	buf[n++] = ' ';
@@ -263,7 +263,7 @@ static void command(const struct dc_run *run, const struct dc_search_entry *e, c
 	char lay[512], *tok, *end;
 
 
-	snprintf(buf, len, "distcalc");
+	dc_text_fmt(buf, len, "distcalc");
 	if (info->import_option && info->import_file) {
 		if (info->import_base) {
 			add_arg(buf, len, "--config");
@@ -345,9 +345,9 @@ static void view(const struct dc_run *run, void *out)
 static void title(const void *base, char *buf, size_t len)
 {
 	const struct view *v = base;
-	snprintf(buf, len, "Layout search: %llu GPUs, global batch %llu, by %s", (unsigned long long)v->world,
-		 (unsigned long long)v->global_batch_size,
-		 v->r->step_available || strcmp(v->objective, "memory") == 0 ? v->objective : "memory (no GPU speeds)");
+	dc_text_fmt(buf, len, "Layout search: %llu GPUs, global batch %llu, by %s", (unsigned long long)v->world,
+		    (unsigned long long)v->global_batch_size,
+		    v->r->step_available || strcmp(v->objective, "memory") == 0 ? v->objective : "memory (no GPU speeds)");
 }
 
 const struct dc_section dc_section_search = {

@@ -81,20 +81,20 @@ static void view(const struct dc_run *run, void *out)
 	v->hfu_paper_means = "hardware FLOPs as Korthikanti et al. 2022 count them: Eq. 8 with selective recompute (s/(3h)), "
 			     "Megatron-LM 2021 Eq. 3 with full, Eq. 7 with none";
 	if (s->schedule == DC_PIPE_ZERO_BUBBLE)
-		snprintf(v->schedule, sizeof(v->schedule), "ZB-H1: p %llu, m %llu", (unsigned long long)s->p,
-			 (unsigned long long)s->m);
+		dc_text_fmt(v->schedule, sizeof(v->schedule), "ZB-H1: p %llu, m %llu", (unsigned long long)s->p,
+			    (unsigned long long)s->m);
 	else if (s->schedule == DC_PIPE_DUALPIPE)
-		snprintf(v->schedule, sizeof(v->schedule), "DualPipe: p %llu, m %llu (%llu each way)",
-			 (unsigned long long)s->p, (unsigned long long)s->m, (unsigned long long)(s->m / 2));
+		dc_text_fmt(v->schedule, sizeof(v->schedule), "DualPipe: p %llu, m %llu (%llu each way)",
+			    (unsigned long long)s->p, (unsigned long long)s->m, (unsigned long long)(s->m / 2));
 	else if (s->schedule == DC_PIPE_DUALPIPEV)
-		snprintf(v->schedule, sizeof(v->schedule), "DualPipeV: p %llu (%llu chunks), m %llu",
-			 (unsigned long long)s->p, (unsigned long long)(2 * s->p), (unsigned long long)s->m);
+		dc_text_fmt(v->schedule, sizeof(v->schedule), "DualPipeV: p %llu (%llu chunks), m %llu",
+			    (unsigned long long)s->p, (unsigned long long)(2 * s->p), (unsigned long long)s->m);
 	else if (s->v > 1)
-		snprintf(v->schedule, sizeof(v->schedule), "interleaved 1F1B: p %llu, m %llu, v %llu",
-			 (unsigned long long)s->p, (unsigned long long)s->m, (unsigned long long)s->v);
+		dc_text_fmt(v->schedule, sizeof(v->schedule), "interleaved 1F1B: p %llu, m %llu, v %llu",
+			    (unsigned long long)s->p, (unsigned long long)s->m, (unsigned long long)s->v);
 	else
-		snprintf(v->schedule, sizeof(v->schedule), "1F1B: p %llu, m %llu", (unsigned long long)s->p,
-			 (unsigned long long)s->m);
+		dc_text_fmt(v->schedule, sizeof(v->schedule), "1F1B: p %llu, m %llu", (unsigned long long)s->p,
+			    (unsigned long long)s->m);
 	v->overlap_dp = dc_framework_overlap_dp(run->plan);
 	v->has_framework = s->available && in->training.framework != DC_FRAMEWORK_CUSTOM;
 	v->framework = dc_framework_name(in->training.framework);
@@ -223,10 +223,10 @@ static void class_row(const void *base, uint64_t i, void *out)
 	const struct dc_step_class *c = &((const struct view *)base)->s.classes[i];
 	struct class_row *row = out;
 	if (c->stage_first == c->stage_last)
-		snprintf(row->stages, sizeof(row->stages), "%llu", (unsigned long long)c->stage_first);
+		dc_text_fmt(row->stages, sizeof(row->stages), "%llu", (unsigned long long)c->stage_first);
 	else
-		snprintf(row->stages, sizeof(row->stages), "%llu-%llu", (unsigned long long)c->stage_first,
-			 (unsigned long long)c->stage_last);
+		dc_text_fmt(row->stages, sizeof(row->stages), "%llu-%llu", (unsigned long long)c->stage_first,
+			    (unsigned long long)c->stage_last);
 	row->ranks = c->ranks;
 	row->first_rank = c->first_rank;
 	row->compute_s = c->compute_s;

@@ -58,7 +58,7 @@ static int host_checked(const void *base)
 
 static void fits_label(const void *base, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s", host_checked(base) ? "fits in GPU and host memory (every rank)"
+	dc_text_fmt(buf, len, "%s", host_checked(base) ? "fits in GPU and host memory (every rank)"
 						    : "fits in GPU memory (every rank)");
 }
 

@@ -124,20 +124,20 @@ static void change_text(const struct view *v, enum dc_whatif_scenario s, char *b
 			 (unsigned long long)v->plan->layout.grad_accum_steps);
 		break;
 	case DC_WHATIF_WHOLE_MODEL_ALLGATHER:
-		snprintf(buf, len, "FSDP over dp x cp = %llu with the whole model as one AllGather unit, against one "
-			 "transformer layer per unit (baseline)", (unsigned long long)v->plan->dp_cp);
+		dc_text_fmt(buf, len, "FSDP over dp x cp = %llu with the whole model as one AllGather unit, against one "
+			    "transformer layer per unit (baseline)", (unsigned long long)v->plan->dp_cp);
 		break;
 	case DC_WHATIF_CHECKPOINT_SAVE_PEAK:
 		if (in->checkpoint.format != DC_CKPT_FULL)
-			snprintf(buf, len, "a checkpoint saved after the optimizer step (the memory ledger's "
-				 "checkpoint_save phase): a sharded save writes each rank's tensors in place");
+			dc_text_fmt(buf, len, "a checkpoint saved after the optimizer step (the memory ledger's "
+				    "checkpoint_save phase): a sharded save writes each rank's tensors in place");
 		else if (in->checkpoint.gather == DC_CKPT_GATHER_GPU)
-			snprintf(buf, len, "a full state dict gathered on the GPU after the optimizer step "
-				 "(checkpoint.gather \"gpu\", cpu_offload=False): every rank holds its stage's whole "
-				 "states");
+			dc_text_fmt(buf, len, "a full state dict gathered on the GPU after the optimizer step "
+				    "(checkpoint.gather \"gpu\", cpu_offload=False): every rank holds its stage's whole "
+				    "states");
 		else
-			snprintf(buf, len, "a full state dict gathered after the optimizer step, each tensor moved to "
-				 "the host at once (checkpoint.gather \"cpu\"): one item's largest state on the GPU");
+			dc_text_fmt(buf, len, "a full state dict gathered after the optimizer step, each tensor moved to "
+				    "the host at once (checkpoint.gather \"cpu\"): one item's largest state on the GPU");
 		break;
 	case DC_WHATIF_EXPERT_IMBALANCE:
 		snprintf(buf, len, "the busiest expert takes %g x the uniform share of tokens: the ranks holding it run "
@@ -170,15 +170,15 @@ static void scn_row(const void *base, uint64_t i, void *out)
 	row->has_ratio = s->available && s->baseline > 0;
 	row->ratio = row->has_ratio ? s->value / s->baseline : 0;
 	if (i == DC_WHATIF_WHOLE_MODEL_ALLGATHER && s->available)
-		snprintf(row->hits, sizeof(row->hits), "ranks %llu-%llu; the peak in the %s (per-layer units: %s)",
-			 (unsigned long long)s->rank_first, (unsigned long long)s->rank_last,
-			 dc_mem_phase_name(v->w->wm_phase[1]), dc_mem_phase_name(v->w->wm_phase[0]));
+		dc_text_fmt(row->hits, sizeof(row->hits), "ranks %llu-%llu; the peak in the %s (per-layer units: %s)",
+			    (unsigned long long)s->rank_first, (unsigned long long)s->rank_last,
+			    dc_mem_phase_name(v->w->wm_phase[1]), dc_mem_phase_name(v->w->wm_phase[0]));
 	else if (s->rank_first == s->rank_last)
-		snprintf(row->hits, sizeof(row->hits), "rank %llu; %s", (unsigned long long)s->rank_first,
-			 s->phase ? s->phase : "");
+		dc_text_fmt(row->hits, sizeof(row->hits), "rank %llu; %s", (unsigned long long)s->rank_first,
+			    s->phase ? s->phase : "");
 	else
-		snprintf(row->hits, sizeof(row->hits), "ranks %llu-%llu; %s", (unsigned long long)s->rank_first,
-			 (unsigned long long)s->rank_last, s->phase ? s->phase : "");
+		dc_text_fmt(row->hits, sizeof(row->hits), "ranks %llu-%llu; %s", (unsigned long long)s->rank_first,
+			    (unsigned long long)s->rank_last, s->phase ? s->phase : "");
 	row->falsify = falsify[i];
 }
 
@@ -357,10 +357,10 @@ static void slowest_row(const void *base, uint64_t i, void *out)
 	if (last >= v->w->world)
 		last = v->w->world - 1;
 	if (first == last)
-		snprintf(row->ranks, sizeof(row->ranks), "%llu", (unsigned long long)first);
+		dc_text_fmt(row->ranks, sizeof(row->ranks), "%llu", (unsigned long long)first);
 	else
-		snprintf(row->ranks, sizeof(row->ranks), "%llu-%llu", (unsigned long long)first,
-			 (unsigned long long)last);
+		dc_text_fmt(row->ranks, sizeof(row->ranks), "%llu-%llu", (unsigned long long)first,
+			    (unsigned long long)last);
 	row->count = g->slowest[i];
 	row->share = g->steps ? (double)g->slowest[i] / (double)g->steps : 0;
 }
