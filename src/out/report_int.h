@@ -155,6 +155,12 @@ const struct dc_fields *dc_report_fields_shown(struct dc_report *r, const void *
 const char *dc_table_cell(char *buf, size_t len, const struct dc_field *f, const void *base, double max_abs,
 			  int scalar, const char **unit);
 
+/* The table's wrap of a text with no escapes (sink_table.c) that starts
+ * at column `col` of lines `width` wide (0: one line), into b: a line at a
+ * time where the text allows it and `line_at_a_time` is set, else a word
+ * at a time. Both write the same; tests/check_fmt.c compares them. */
+void dc_table_wrap_text(struct dc_buf *b, const char *s, size_t col, size_t width, int line_at_a_time);
+
 /* A sink calls this on every row it prints, right after generating it:
  * row `i` of the table `table` (a DC_FT_ROWS field over `base`). Returns
  * 0 when every double the row shows is finite; else -1, with the report's

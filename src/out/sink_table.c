@@ -445,6 +445,15 @@ static void wr_puts_data(struct wrap *w, const char *s)
 	dc_buf_release(&esc);
 }
 
+void dc_table_wrap_text(struct dc_buf *b, const char *s, size_t col, size_t width, int line_at_a_time)
+{
+	struct wrap w;
+	wr_init(&w, b, col, width);
+	if (!line_at_a_time || !wr_simple(&w, s))
+		wr_puts(&w, s);
+	wr_word(&w);
+}
+
 static int is_textual(const struct dc_field *f)
 {
 	return f->type == DC_FT_STR || f->type == DC_FT_TEXT || f->type == DC_FT_FN;
@@ -460,19 +469,22 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 	char labels[64][160], values[64][64], cell[DC_CELL_MAX];
 	const char *label[64];
 	int kept[64]; /* the value fits values[i]; else it is formatted again */
+	size_t label_len[64], value_len[64];
 	struct tscale ts[64];
 	size_t w = 0, vmax = 0, indent = (size_t)depth * 2;
 
 	for (size_t i = 0; i < n; i++) {
 		size_t l;
 		label[i] = dc_fld_label(run[i], base, labels[i], sizeof(labels[i]));
-		l = strlen(label[i]);
+		l = label_len[i] = strlen(label[i]);
 		if (l > w)
 			w = l;
 		ts[i] = scale_for(run[i]->unit, f64_abs(run[i], base));
+		kept[i] = 0;
+		value_len[i] = 0;
 		if (!is_textual(run[i])) {
 			const char *v = cell_text(cell, sizeof(cell), run[i], base, &ts[i], 1);
-			size_t vl = strlen(v);
+			size_t vl = value_len[i] = strlen(v);
 			kept[i] = vl < sizeof(values[i]);
 			if (kept[i])
 				memcpy(values[i], v, vl + 1);
@@ -485,8 +497,33 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 		w = t->o->width - indent - 2 - vmax;
 	for (size_t i = 0; i < n; i++) {
 		const struct dc_field *f = run[i];
-		size_t l = strlen(label[i]);
+		size_t l = label_len[i];
 
+		/* the common line, a number beside a label that fits, in one
+		 * piece: what the general case below writes for it */
+		if (!is_textual(f) && kept[i] && l <= w && !(t->o->width && indent + l > t->o->width)) {
+			int has_unit = f->unit != DC_U_BYTES && !dc_fld_null(f, base) && *ts[i].unit;
+			size_t ul = has_unit ? strlen(ts[i].unit) : 0, vl = value_len[i], pad = w - l + 2;
+			size_t need = indent + l + pad + vl + (has_unit ? 1 + ul : 0) + 1;
+			char *o = dc_buf_room(t->b, need);
+			if (!o)
+				return;
+			memset(o, ' ', indent);
+			o += indent;
+			memcpy(o, label[i], l);
+			memset(o + l, ' ', pad);
+			o += l + pad;
+			memcpy(o, values[i], vl);
+			o += vl;
+			if (has_unit) {
+				*o++ = ' ';
+				memcpy(o, ts[i].unit, ul);
+				o += ul;
+			}
+			*o = '\n';
+			dc_buf_commit(t->b, need);
+			continue;
+		}
 		dc_buf_pad(t->b, indent);
 		if (t->o->width && indent + l > t->o->width) {
 			/* a label longer than a line wraps at spaces */
@@ -556,6 +593,23 @@ static size_t fit_part(const char *s, size_t n, size_t width, size_t *skip)
 static void pad_cell(struct dc_buf *b, size_t width, size_t len, size_t gap)
 {
 	dc_buf_pad(b, (width > len ? width - len : 0) + gap);
+}
+
+/* pad_cell and the text c[0..len), in one piece: a column's padding is
+ * mostly a few spaces, written as a fixed-size copy of which pad count */
+static void put_cell(struct dc_buf *b, size_t width, size_t gap, const char *c, size_t len)
+{
+	static const char spaces[32] = "                                ";
+	size_t pad = (width > len ? width - len : 0) + gap;
+	char *o = dc_buf_room(b, pad + sizeof(spaces) + len);
+	if (!o)
+		return;
+	if (pad <= sizeof(spaces))
+		memcpy(o, spaces, sizeof(spaces));
+	else
+		memset(o, ' ', pad);
+	memcpy(o + pad, c, len);
+	dc_buf_commit(b, pad + len);
 }
 
 /* Rows to visit: [0, from) and [to, n). */
@@ -682,8 +736,7 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 						memcpy(rest, c + skip, rest_len);
 					}
 				} else {
-					pad_cell(t->b, w, l, k ? 2 : 0);
-					dc_buf_add(t->b, c, l);
+					put_cell(t->b, w, k ? 2 : 0, c, l);
 				}
 				at += w + (k ? 2 : 0);
 			}
