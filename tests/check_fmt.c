@@ -1,0 +1,364 @@
+/* check_fmt.c - the integer and text formatters the sinks share (fmt.c,
+ * section.h, util.h), each against printf or a plain byte-at-a-time
+ * reference, so that their fast paths write exactly the reference's bytes:
+ *
+ * - dc_fmt_u64, dc_fmt_u64_grouped and dc_fmt_fixed_u64 against "%llu"
+ *   (grouped and cut into decimals by hand) at every power of ten and of
+ *   two and their neighbours, 0, 2^64 - 1 and a million seeded values;
+ * - dc_text_fmt against snprintf for every format the sections use, cut
+ *   at every buffer length, and for the formats it leaves to printf;
+ * - dc_buf_json_string against a byte loop of RFC 8259's escapes (and
+ *   RFC 3629's well-formed UTF-8), and dc_text_printable against the
+ *   escaped text, on seeded strings of every length up to 40 mixing
+ *   plain ASCII, quotes, backslashes, controls, DEL, UTF-8 and stray
+ *   bytes: the word-at-a-time scans must flag what the byte loops flag;
+ * - the table's wrap of a text a line at a time against its word-at-a-time
+ *   wrap, at every start column and width.
+ *
+ * dc_fmt_double has its own comparison with printf in check_report.c.
+ */
+#include <check.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "distcalc/rng.h"
+#include "distcalc/section.h"
+#include "distcalc/util.h"
+
+#include "../src/out/report_int.h" /* dc_table_wrap_text */
+
+/* The values an integer formatter gets wrong first: 0, 2^64 - 1, every
+ * power of ten and of two and their neighbours; then seeded values of
+ * every length. Calls check(v) on each; returns the mismatches. */
+static unsigned long each_u64(unsigned long (*check)(uint64_t v))
+{
+	struct dc_rng rng;
+	unsigned long bad = check(0) + check(UINT64_MAX) + check(UINT64_MAX - 1);
+	uint64_t p = 1;
+	for (int k = 0; k < 20; k++, p *= 10)
+		for (int d = -3; d <= 3; d++)
+			bad += check(p + (uint64_t)(int64_t)d);
+	for (int b = 0; b < 64; b++)
+		for (int d = -3; d <= 3; d++)
+			bad += check(((uint64_t)1 << b) + (uint64_t)(int64_t)d);
+	dc_rng_seed(&rng, 26);
+	for (int i = 0; i < 1000000; i++) {
+		uint64_t r = dc_rng_next(&rng);
+		bad += check(r >> (r % 64)); /* every length, not only 20 digits */
+	}
+	return bad;
+}
+
+static unsigned long u64_matches(uint64_t v)
+{
+	char fast[32], slow[32];
+	size_t n = dc_fmt_u64(fast, v);
+	snprintf(slow, sizeof(slow), "%llu", (unsigned long long)v);
+	if (strcmp(fast, slow) == 0 && n == strlen(slow))
+		return 0;
+	fprintf(stderr, "u64 %s: '%s'\n", slow, fast);
+	return 1;
+}
+
+/* "%llu" with a comma before each group of three digits from the right */
+static unsigned long grouped_matches(uint64_t v)
+{
+	char fast[32], digits[32], slow[40];
+	size_t nd = (size_t)snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v), o = 0;
+	size_t n = dc_fmt_u64_grouped(fast, v);
+	for (size_t i = 0; i < nd; i++) {
+		if (i && (nd - i) % 3 == 0)
+			slow[o++] = ',';
+		slow[o++] = digits[i];
+	}
+	slow[o] = '\0';
+	if (strcmp(fast, slow) == 0 && n == o)
+		return 0;
+	fprintf(stderr, "grouped %s: '%s', want '%s'\n", digits, fast, slow);
+	return 1;
+}
+
+/* "%llu" padded with zeros to prec + 1 digits, a point before the last
+ * prec of them */
+static unsigned long fixed_matches(uint64_t v)
+{
+	unsigned long bad = 0;
+	for (unsigned prec = 0; prec <= 4; prec++) {
+		char fast[40], digits[40], slow[48];
+		size_t nd = (size_t)snprintf(digits, sizeof(digits), "%0*llu", (int)prec + 1, (unsigned long long)v);
+		size_t n = dc_fmt_fixed_u64(fast, v, prec), whole = nd - prec;
+		memcpy(slow, digits, whole);
+		if (prec) {
+			slow[whole] = '.';
+			memcpy(slow + whole + 1, digits + whole, prec);
+		}
+		slow[nd + (prec ? 1 : 0)] = '\0';
+		if (strcmp(fast, slow) != 0 || n != strlen(slow)) {
+			fprintf(stderr, "fixed %s at %u: '%s', want '%s'\n", digits, prec, fast, slow);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+START_TEST(test_u64_matches_printf)
+{
+	ck_assert_uint_eq(each_u64(u64_matches), 0);
+	ck_assert_uint_eq(each_u64(grouped_matches), 0);
+}
+END_TEST
+
+START_TEST(test_fixed_u64_matches_printf)
+{
+	char buf[32];
+	ck_assert_uint_eq(dc_fmt_fixed_u64(buf, 1234, 3), 5);
+	ck_assert_str_eq(buf, "1.234");
+	dc_fmt_fixed_u64(buf, 5, 3);
+	ck_assert_str_eq(buf, "0.005");
+	dc_fmt_fixed_u64(buf, 0, 4);
+	ck_assert_str_eq(buf, "0.0000");
+	dc_fmt_fixed_u64(buf, 70, 0);
+	ck_assert_str_eq(buf, "70");
+	ck_assert_uint_eq(each_u64(fixed_matches), 0);
+}
+END_TEST
+
+/* dc_text_fmt against snprintf for one format, cut at every length. */
+#define TEXT_FMT_MATCHES(bad, ...)                                                                                   \
+	do {                                                                                                         \
+		char fast_[300], slow_[300];                                                                         \
+		for (size_t len_ = 0; len_ <= sizeof(fast_); len_++) {                                               \
+			memset(fast_, 'x', sizeof(fast_));                                                           \
+			memset(slow_, 'x', sizeof(slow_));                                                           \
+			dc_text_fmt(fast_, len_, __VA_ARGS__);                                                       \
+			snprintf(slow_, len_, __VA_ARGS__);                                                          \
+			if (memcmp(fast_, slow_, sizeof(fast_)) != 0) {                                              \
+				if ((bad)++ < 5)                                                                     \
+					fprintf(stderr, "text_fmt at %zu: '%.*s' / '%.*s'\n", len_, (int)len_,       \
+						fast_, (int)len_, slow_);                                            \
+			}                                                                                            \
+		}                                                                                                    \
+	} while (0)
+
+START_TEST(test_text_fmt_matches_snprintf)
+{
+	unsigned long bad = 0;
+	/* a NULL string the compiler cannot see (it warns on a literal one) */
+	const char *none = getenv("DISTCALC_CHECK_FMT_UNSET");
+	TEXT_FMT_MATCHES(bad, "microbatches in flight");
+	TEXT_FMT_MATCHES(bad, "%s", "");
+	TEXT_FMT_MATCHES(bad, "%s", "fits in GPU and host memory (every rank)");
+	TEXT_FMT_MATCHES(bad, "params (%llu B/param, %s%s)", 2ull, "replicated over dp", ", offloaded");
+	TEXT_FMT_MATCHES(bad, "%llu-%llu, %llu-%llu, ... (%llu runs every %llu)", 0ull, 7ull, 8ull, 15ull, 4ull,
+			 18446744073709551615ull);
+	TEXT_FMT_MATCHES(bad, "tp %llu, cp %llu, pp %llu, ep %llu", 4ull, 1ull, 2ull, 1ull);
+	TEXT_FMT_MATCHES(bad, "100%% of %s, %%s%%", "it");
+	TEXT_FMT_MATCHES(bad, "%s%s%s", "a", "", "b");
+	/* left to printf: other conversions, a NULL string */
+	TEXT_FMT_MATCHES(bad, "reserve (%.0f%% of the %s subtotal)", 5.0, "forward");
+	TEXT_FMT_MATCHES(bad, "%s and %g and %llu", "x", 0.1, 3ull);
+	TEXT_FMT_MATCHES(bad, "%lu %d %.3s", 5ul, -3, "abcdef");
+	TEXT_FMT_MATCHES(bad, "[%s]", none);
+	ck_assert_uint_eq(bad, 0);
+}
+END_TEST
+
+/* The reference JSON string: a byte loop over RFC 8259's escapes, a
+ * well-formed UTF-8 sequence (RFC 3629) kept, any other byte at or above
+ * 0x80 as \ufffd. */
+static size_t utf8_ok(const unsigned char *p)
+{
+	unsigned char c = p[0];
+	if (c >= 0xc2 && c <= 0xdf)
+		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		unsigned char lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		unsigned char lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80 ? 4 : 0;
+	}
+	return 0;
+}
+
+static void slow_json_string(struct dc_buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	dc_buf_putc(b, '"');
+	while (*p) {
+		size_t n;
+		if (*p == '"' || *p == '\\') {
+			dc_buf_putc(b, '\\');
+			dc_buf_putc(b, (char)*p);
+		} else if (*p == '\n' || *p == '\t' || *p == '\r') {
+			dc_buf_putc(b, '\\');
+			dc_buf_putc(b, *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
+		} else if (*p < 0x20) {
+			dc_buf_printf(b, "\\u%04x", *p);
+		} else if (*p < 0x80) {
+			dc_buf_putc(b, (char)*p);
+		} else if ((n = utf8_ok(p)) > 0) {
+			dc_buf_add(b, (const char *)p, n);
+			p += n;
+			continue;
+		} else {
+			dc_buf_puts(b, "\\ufffd");
+		}
+		p++;
+	}
+	dc_buf_putc(b, '"');
+}
+
+/* A seeded string of n bytes: mostly plain ASCII (whole words of it, for
+ * the word-at-a-time scans), else one of the bytes they must flag. */
+static void random_text(struct dc_rng *rng, char *s, size_t n)
+{
+	static const unsigned char odd[] = {'"', '\\', '\n', '\t', '\r', 0x01, 0x1b, 0x1f, 0x7f, 0x80, 0x9f, 0xa0,
+					    0xc2, 0xc3, 0xe2, 0xed, 0xf0, 0xf4, 0xff, '#', ',', ' '};
+	static const char *const utf8[] = {"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xc2\x85"};
+	size_t i = 0;
+	uint64_t mode = dc_rng_next(rng) % 4; /* 0: plain only */
+	while (i < n) {
+		uint64_t r = dc_rng_next(rng);
+		if (mode == 0 || r % 16 != 0) {
+			s[i++] = (char)(0x20 + r % 95);
+			if (s[i - 1] == '"' || s[i - 1] == '\\')
+				s[i - 1] = mode ? s[i - 1] : 'q';
+		} else if (r % 5 == 0 && mode == 3) {
+			const char *u = utf8[(r >> 8) % 4];
+			for (size_t k = 0; u[k] && i < n; k++)
+				s[i++] = u[k];
+		} else {
+			s[i++] = (char)odd[(r >> 8) % sizeof(odd)];
+		}
+	}
+	s[n] = '\0';
+}
+
+START_TEST(test_json_string_and_printable_match_byte_loops)
+{
+	struct dc_rng rng;
+	unsigned long bad = 0;
+	dc_rng_seed(&rng, 8259);
+	for (int it = 0; it < 200000; it++) {
+		char s[48];
+		struct dc_buf fast, slow, esc;
+		random_text(&rng, s, (size_t)(it % 41));
+		dc_buf_init(&fast);
+		dc_buf_init(&slow);
+		dc_buf_init(&esc);
+		dc_buf_add(&fast, "x", 1); /* not at the buffer's start */
+		dc_buf_add(&slow, "x", 1);
+		dc_buf_json_string(&fast, s);
+		slow_json_string(&slow, s);
+		dc_buf_printable(&esc, s);
+		if (fast.len != slow.len || memcmp(fast.data, slow.data, fast.len) != 0) {
+			if (bad++ < 5)
+				fprintf(stderr, "json string: '%s' / '%s'\n", fast.data, slow.data);
+		}
+		/* printable exactly when escaping leaves the text as it is */
+		if (dc_text_printable(s) != (esc.len == strlen(s) && memcmp(esc.data ? esc.data : "", s, esc.len) == 0)) {
+			if (bad++ < 5)
+				fprintf(stderr, "printable: '%s'\n", esc.data ? esc.data : "");
+		}
+		dc_buf_release(&fast);
+		dc_buf_release(&slow);
+		dc_buf_release(&esc);
+	}
+	ck_assert_uint_eq(bad, 0);
+}
+END_TEST
+
+/* The table's wrap: its line-at-a-time path against the word-at-a-time
+ * one, on seeded texts of words of 1 to 40 letters and single or double
+ * spaces (some at the ends), starting at every column up to 60 of lines 0
+ * (no wrap) to 140 wide, so lines run short of, exactly to and past the
+ * width, and words reach the word buffer's size. */
+START_TEST(test_table_wrap_line_at_a_time)
+{
+	struct dc_rng rng;
+	unsigned long bad = 0, lines = 0;
+	dc_rng_seed(&rng, 100);
+	for (int it = 0; it < 300000; it++) {
+		char s[400];
+		size_t n = dc_rng_next(&rng) % 300, col = dc_rng_next(&rng) % 60, width;
+		uint64_t word_max = 1 + dc_rng_next(&rng) % 40, spaces = dc_rng_next(&rng) % 4;
+		struct dc_buf fast, slow;
+		width = dc_rng_next(&rng) % 5 == 0 ? 0 : dc_rng_next(&rng) % 140;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t r = dc_rng_next(&rng);
+			s[i] = r % 100 < spaces * 5 + 3 || (r >> 8) % word_max == 0 ? ' ' : (char)('a' + (r >> 16) % 26);
+		}
+		if (it % 50 == 0) /* a word longer than any buffer */
+			memset(s, 'w', n < 200 ? n : 200);
+		s[n] = '\0';
+		dc_buf_init(&fast);
+		dc_buf_init(&slow);
+		dc_table_wrap_text(&fast, s, col, width, 1);
+		dc_table_wrap_text(&slow, s, col, width, 0);
+		if (fast.len != slow.len || (fast.len && memcmp(fast.data, slow.data, fast.len) != 0)) {
+			if (bad++ < 3)
+				fprintf(stderr, "wrap at %zu of %zu: '%s'\n'%s'\n'%s'\n", col, width, s,
+					fast.data ? fast.data : "", slow.data ? slow.data : "");
+		}
+		lines += fast.data && strchr(fast.data, '\n');
+		dc_buf_release(&fast);
+		dc_buf_release(&slow);
+	}
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_uint_gt(lines, 10000); /* the texts did wrap */
+}
+END_TEST
+
+START_TEST(test_buf_room)
+{
+	struct dc_buf b;
+	char *o;
+	dc_buf_init(&b);
+	o = dc_buf_room(&b, 5);
+	ck_assert_ptr_nonnull(o);
+	memcpy(o, "abcde", 5);
+	dc_buf_commit(&b, 3); /* fewer than reserved */
+	ck_assert_str_eq(b.data, "abc");
+	for (int i = 0; i < 10000; i++) { /* across growth */
+		o = dc_buf_room(&b, 100);
+		ck_assert_ptr_nonnull(o);
+		memset(o, 'z', 7);
+		dc_buf_commit(&b, 7);
+	}
+	ck_assert_uint_eq(b.len, 3 + 70000);
+	ck_assert_uint_eq(strlen(b.data), b.len);
+	b.failed = 1; /* a failed buffer gives no room */
+	ck_assert_ptr_null(dc_buf_room(&b, 1));
+	dc_buf_release(&b);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("fmt");
+	TCase *tc = tcase_create("fmt");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_u64_matches_printf);
+	tcase_add_test(tc, test_fixed_u64_matches_printf);
+	tcase_add_test(tc, test_text_fmt_matches_snprintf);
+	tcase_add_test(tc, test_json_string_and_printable_match_byte_loops);
+	tcase_add_test(tc, test_table_wrap_line_at_a_time);
+	tcase_add_test(tc, test_buf_room);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
