@@ -732,11 +732,11 @@ int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_
 		if (want == DC_NET_ALGO_AUTO && a == DC_NET_ALGO_HIER && !net->collnet)
 			continue;
 		protos = rows[a].runs(net, op, g) & allowed;
-		for (int pr = 0; pr < DC_NET_PROTO_COUNT; pr++) {
+		/* the protocols it runs, lowest first (the lowest bit set) */
+		for (; protos; protos &= protos - 1) {
+			int pr = __builtin_ctz(protos);
 			struct price pc;
 			double t;
-			if (!(protos & PROTO_BIT(pr)))
-				continue;
 			rows[a].price(net, op, g, &c, (enum dc_net_proto)pr, &pc);
 			t = pc.lat_s + pc.bw_s;
 			if (best < 0 || t < best) {
