@@ -46,6 +46,12 @@ struct dc_group {
  * dp x tp x cp x pp (the loader checks it). */
 void dc_topology_init(const struct dc_config *cfg, struct dc_topology *t);
 
+/* As dc_topology_init for a layout other than the config's: these
+ * degrees (cp >= 1) and world = tp x dp x pp x cp, the config's cluster
+ * and parallel.order. */
+void dc_topology_init_degrees(const struct dc_config *cfg, uint64_t tp, uint64_t dp, uint64_t pp, uint64_t cp,
+			      uint64_t world, struct dc_topology *t);
+
 /* Coordinates of `rank` on every axis, indexed by enum dc_axis. */
 void dc_topology_coords(const struct dc_topology *t, uint64_t rank, uint64_t coord[DC_AXIS_COUNT]);
 

@@ -384,23 +384,12 @@ static void link_of(const struct dc_config *in, enum dc_link_choice c, struct dc
 	l->params = c == DC_LINK_INTRA ? in->cluster.intra_node : in->cluster.inter_node;
 }
 
-/* Degrees, strides and the slowest link of every axis. topology.h builds
- * a topology from a config, so a layout other than the input's goes
- * through a copy of the input that carries it. */
+/* Degrees, strides and the slowest link of every axis: the layout's
+ * degrees on the input's cluster and order (dc_topology_init_degrees, no
+ * copy of the input). */
 static void derive_topology(const struct dc_config *in, const struct dc_layout *lay, struct dc_plan *p)
 {
-	if (lay->tp == in->parallel.tp && lay->pp == in->parallel.pp && lay->dp == in->parallel.dp &&
-	    p->layout.cp == (in->parallel.cp ? in->parallel.cp : 1) && p->world == in->world_size) {
-		dc_topology_init(in, &p->topo);
-	} else {
-		struct dc_config tmp = *in;
-		tmp.parallel.tp = lay->tp;
-		tmp.parallel.pp = lay->pp;
-		tmp.parallel.dp = lay->dp;
-		tmp.parallel.cp = p->layout.cp;
-		tmp.world_size = p->world;
-		dc_topology_init(&tmp, &p->topo);
-	}
+	dc_topology_init_degrees(in, lay->tp, lay->dp, lay->pp, p->layout.cp, p->world, &p->topo);
 	for (int a = 0; a < DC_AXIS_COUNT; a++) {
 		struct dc_plan_link *l = &p->group[a].link;
 		/* a group of one rank sits on one node */
@@ -458,11 +447,19 @@ static void derive_expert_links(const struct dc_config *in, struct dc_plan *p)
 }
 
 /* The network model's cluster and the groups each axis prices: the
- * first group that spans domains (the slowest), else group 0. */
-static void derive_net(const struct dc_config *in, struct dc_plan *p)
+ * first group that spans domains (the slowest), else group 0. `base`
+ * (NULL: none), a plan derived from the same input without an error,
+ * holds the cluster already: dc_net_init reads the input's cluster and
+ * collective keys alone, so its net is the one dc_net_init would make,
+ * byte for byte (derive_from's variants and a search's layouts are other
+ * layouts of one cluster). */
+static void derive_net(const struct dc_config *in, const struct dc_plan *base, struct dc_plan *p)
 {
 	uint64_t s = p->topo.stride[DC_AXIS_DP], spp = p->topo.stride[DC_AXIS_PP], first = 0;
-	dc_net_init(in, &p->net);
+	if (base && !base->error)
+		p->net = base->net;
+	else
+		dc_net_init(in, &p->net);
 	for (int a = 0; a < DC_AXIS_COUNT; a++) {
 		uint64_t idx = 0;
 		if (p->topo.degree[a] > 1 && dc_topology_axis_crosses(&p->topo, (enum dc_axis)a))
@@ -986,7 +983,7 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 		for (size_t i = 0; i < sizeof(from_net) / sizeof(from_net[0]); i++)
 			p->group[from_net[i]].net = base->group[from_net[i]].net;
 	} else {
-		derive_net(in, p);
+		derive_net(in, base, p);
 		/* the memo the base lent holds the prices of the network it
 		 * was bound to: kept only when this plan's network is the
 		 * same (dc_net_time_memo answers for its bound network only) */

@@ -9,17 +9,25 @@
 
 void dc_topology_init(const struct dc_config *cfg, struct dc_topology *t)
 {
+	/* cp 0: a hand-built config without cp */
+	dc_topology_init_degrees(cfg, cfg->parallel.tp, cfg->parallel.dp, cfg->parallel.pp,
+				 cfg->parallel.cp ? cfg->parallel.cp : 1, cfg->world_size, t);
+}
+
+void dc_topology_init_degrees(const struct dc_config *cfg, uint64_t tp, uint64_t dp, uint64_t pp, uint64_t cp,
+			      uint64_t world, struct dc_topology *t)
+{
 	uint64_t stride = 1;
 
 	memset(t, 0, sizeof(*t));
-	t->world = cfg->world_size;
+	t->world = world;
 	t->gpus_per_node = cfg->cluster.gpus_per_node ? cfg->cluster.gpus_per_node : 1;
 	for (int a = 0; a < DC_AXIS_COUNT; a++)
 		t->degree[a] = 1;
-	t->degree[DC_AXIS_TP] = cfg->parallel.tp;
-	t->degree[DC_AXIS_DP] = cfg->parallel.dp;
-	t->degree[DC_AXIS_PP] = cfg->parallel.pp;
-	t->degree[DC_AXIS_CP] = cfg->parallel.cp ? cfg->parallel.cp : 1; /* 0: a hand-built config without cp */
+	t->degree[DC_AXIS_TP] = tp;
+	t->degree[DC_AXIS_DP] = dp;
+	t->degree[DC_AXIS_PP] = pp;
+	t->degree[DC_AXIS_CP] = cp;
 	/* Megatron-LM RankGenerator: the first axis of the order varies fastest */
 	for (int k = 0; k < DC_AXIS_COUNT; k++) {
 		enum dc_axis a = cfg->parallel.order[k];
