@@ -24,7 +24,7 @@ int dc_step_variants_from(const struct dc_plan *p, struct dc_step *own, const st
 	struct dc_plan plans[2];
 	struct dc_results vr;
 	const struct dc_plan *base = p;
-	int kernels = 0; /* vr.compute holds the pure-DP variant's kernel times */
+	int kernels = 0; /* vr.compute and vr.flops hold the pure-DP variant's */
 	for (int v = 0; v < DC_VARIANT_COUNT; v++) {
 		struct dc_layout lay;
 		int aligned;
@@ -42,9 +42,11 @@ int dc_step_variants_from(const struct dc_plan *p, struct dc_step *own, const st
 			if (v == DC_VARIANT_FSDP && kernels) {
 				/* FSDP's layout is pure DP's but for the sharding
 				 * (dc_variant_layout): the same kernels, its own
-				 * optimizer step (compute.h) */
+				 * optimizer step (compute.h), and the same FLOPs
+				 * (flops.c reads no sharding: the search's resharded
+				 * layouts keep theirs too) */
 				dc_compute_reshard(pv, &vr.compute);
-				have |= DC_EST_BIT(DC_EST_COMPUTE);
+				have |= DC_EST_BIT(DC_EST_COMPUTE) | DC_EST_BIT(DC_EST_FLOPS);
 			}
 			if (dc_estimate_with(pv, DC_EST_BIT(DC_EST_FLOPS) | DC_EST_BIT(DC_EST_COMPUTE), have, &vr) != 0) {
 				*error = vr.error;
