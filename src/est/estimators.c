@@ -123,12 +123,18 @@ int dc_estimate_with(const struct dc_plan *plan, uint32_t wanted, uint32_t have,
 	 * that): one pass upwards adds what the wanted ones need, less what
 	 * the caller holds (a held row's own needs are not wanted for it),
 	 * one pass downwards runs them in dependency order */
-	for (int e = DC_EST_COUNT - 1; e >= 0; e--)
-		if (todo & DC_EST_BIT(e))
-			todo |= dc_estimators[e].needs & ~have;
-	for (int e = 0; e < DC_EST_COUNT; e++) {
-		if (!(todo & DC_EST_BIT(e)))
-			continue;
+	/* (both passes visit the set bits alone, the highest first, then the
+	 * lowest first: a search runs this twice a layout; a row's
+	 * needs are all below its bit, so the upward pass meets them later,
+	 * as the loop over every row did) */
+	for (uint32_t up = todo; up;) {
+		int e = 31 - __builtin_clz(up);
+		uint32_t add = dc_estimators[e].needs & ~have & ~todo;
+		up = (up & ~DC_EST_BIT(e)) | add;
+		todo |= add;
+	}
+	for (uint32_t down = todo; down; down &= down - 1) {
+		int e = __builtin_ctz(down);
 		if (dc_estimators[e].compute(plan, r) != 0)
 			return -1;
 		r->done |= DC_EST_BIT(e);
