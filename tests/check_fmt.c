@@ -15,10 +15,12 @@
  * - the table's wrap of a text a line at a time against its word-at-a-time
  *   wrap, at every start column and width.
  *
- * dc_fmt_double has its own comparison with printf in check_report.c.
+ * dc_fmt_double has its own comparison with printf in check_report.c;
+ * here its path for whole numbers, at its edges.
  */
 #include <check.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,6 +316,49 @@ START_TEST(test_table_wrap_line_at_a_time)
 }
 END_TEST
 
+/* dc_fmt_double's whole-number path against printf's shortest of
+ * "%.15g" to "%.17g": every power of ten and of two below 2^60 and their
+ * neighbours (the path's edge is 10^15), both signs, and seeded integers
+ * of every size. */
+static unsigned long double_matches(double v)
+{
+	char fast[40], slow[40];
+	dc_fmt_double(fast, sizeof(fast), v);
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(slow, sizeof(slow), "%.*g", prec, v);
+		if (strtod(slow, NULL) == v)
+			break;
+	}
+	if (v == 0)
+		strcpy(slow, "0");
+	if (strcmp(fast, slow) == 0)
+		return 0;
+	fprintf(stderr, "double %.17g: '%s', printf '%s'\n", v, fast, slow);
+	return 1;
+}
+
+START_TEST(test_whole_doubles_match_printf)
+{
+	struct dc_rng rng;
+	unsigned long bad = 0;
+	double p = 1;
+	for (int k = 0; k <= 18; k++, p *= 10)
+		for (int d = -3; d <= 3; d++)
+			bad += double_matches(p + d) + double_matches(-(p + d)) +
+			       double_matches(nextafter(p + d, 0)) + double_matches(nextafter(p + d, 1e300));
+	for (int b = 0; b < 60; b++)
+		for (int d = -3; d <= 3; d++)
+			bad += double_matches(ldexp(1, b) + d) + double_matches(-(ldexp(1, b) + d));
+	dc_rng_seed(&rng, 15);
+	for (int i = 0; i < 200000; i++) {
+		uint64_t r = dc_rng_next(&rng);
+		double v = (double)(r >> (r % 64));
+		bad += double_matches(r & 1 ? -v : v);
+	}
+	ck_assert_uint_eq(bad, 0);
+}
+END_TEST
+
 START_TEST(test_buf_room)
 {
 	struct dc_buf b;
@@ -347,6 +392,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_fixed_u64_matches_printf);
 	tcase_add_test(tc, test_text_fmt_matches_snprintf);
 	tcase_add_test(tc, test_json_string_and_printable_match_byte_loops);
+	tcase_add_test(tc, test_whole_doubles_match_printf);
 	tcase_add_test(tc, test_table_wrap_line_at_a_time);
 	tcase_add_test(tc, test_buf_room);
 	suite_add_tcase(s, tc);

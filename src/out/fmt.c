@@ -452,6 +452,19 @@ size_t dc_fmt_double(char *buf, size_t len, double v)
 		}
 		return tn;
 	}
+	/* A whole number below 10^15 in magnitude has at most 15 significant
+	 * digits, so "%.15g" writes it exactly (it reads back) and in the fixed
+	 * form (its exponent is below 15), trailing zeros of the fraction
+	 * dropped: its integer's digits, with the sign. Reports carry many
+	 * (byte counts, FLOPs kept as doubles). check_report.c compares
+	 * dc_fmt_double with printf on integers of every size. */
+	if (len >= 32 && fabs(v) < 1e15 && v == (double)(int64_t)v) {
+		int64_t i = (int64_t)v;
+		size_t o = 0;
+		if (i < 0)
+			buf[o++] = '-';
+		return o + dc_fmt_u64(buf + o, i < 0 ? (uint64_t)-i : (uint64_t)i);
+	}
 	if (len >= 32 && (n = fmt_exact(buf, v)) > 0)
 		return n;
 	for (int prec = 15; prec <= 17; prec++) {
