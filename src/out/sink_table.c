@@ -631,21 +631,23 @@ static int next_row(uint64_t *i, uint64_t from, uint64_t to, uint64_t n, int *ga
 #define CACHE_BYTES 16384
 
 struct cell_cache {
-	size_t used;
+	size_t used, ncols;
 	uint16_t off[CACHE_ROWS][MAX_COLS];
 	uint16_t len[CACHE_ROWS][MAX_COLS];
-	unsigned char have[CACHE_ROWS][MAX_COLS];
+	/* cells of the row kept: a row is printed from the cache when all
+	 * ncols are (each is put once), else generated again */
+	unsigned char cells[CACHE_ROWS];
 	char text[CACHE_BYTES];
 };
 
-static void cache_put(struct cell_cache *c, uint64_t slot, size_t col, const char *text, size_t len)
+static inline void cache_put(struct cell_cache *c, uint64_t slot, size_t col, const char *text, size_t len)
 {
 	if (slot >= CACHE_ROWS || c->used + len > CACHE_BYTES)
 		return;
 	memcpy(c->text + c->used, text, len);
 	c->off[slot][col] = (uint16_t)c->used;
 	c->len[slot][col] = (uint16_t)len;
-	c->have[slot][col] = 1;
+	c->cells[slot]++;
 	c->used += len;
 }
 
@@ -699,8 +701,7 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 				dc_buf_printf(t->b, "... %s %s not shown (--all prints every row) ...\n", num,
 					      rs->what ? rs->what : "rows");
 		}
-		for (k = 0; k < np && cached; k++)
-			cached = cc->have[slot][panel[k]];
+		cached = cached && cc->cells[slot] == cc->ncols;
 		if (!cached) {
 			memset(row, 0, rs->row_size);
 			rs->row(base, r, row);
@@ -793,7 +794,8 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	dc_buf_putc(t->b, '\n');
 	dc_excerpt_bounds_max(n, dc_rows_limit(t->r, rs, t->o->max_rows), &from, &to);
 	cc.used = 0;
-	memset(cc.have, 0, sizeof(cc.have));
+	cc.ncols = ncols;
+	memset(cc.cells, 0, sizeof(cc.cells));
 	/* pass 1: widths of the columns with a fixed display unit, and the
 	 * largest value of those whose scale depends on it (time, FLOPs) */
 	for (i = 0; i < ncols; i++) {
