@@ -11,10 +11,26 @@ struct jctx {
 	struct dc_report *r;
 };
 
+/* A line break and the indent of `depth`, after a comma when `comma`, in
+ * one piece (the indent as a fixed-size copy of spaces, as j_key's) */
+static void j_break(struct dc_buf *b, int comma, int depth)
+{
+	static const char spaces[16] = "                ";
+	size_t pad = (size_t)depth * 2, lead = comma ? 2 : 1;
+	char *o = dc_buf_room(b, 2 + pad + sizeof(spaces));
+	if (!o)
+		return;
+	memcpy(o, comma ? ",\n" : "\n", 2); /* "\n" with its NUL: two bytes either way */
+	if (pad <= sizeof(spaces))
+		memcpy(o + lead, spaces, sizeof(spaces));
+	else
+		memset(o + lead, ' ', pad);
+	dc_buf_commit(b, lead + pad);
+}
+
 static void j_indent(struct dc_buf *b, int depth)
 {
-	dc_buf_putc(b, '\n');
-	dc_buf_pad(b, (size_t)depth * 2);
+	j_break(b, 0, depth);
 }
 
 static void j_scalar(struct dc_buf *b, const struct dc_field *f, const void *base)
@@ -124,9 +140,7 @@ static uint64_t j_value(struct jctx *j, const struct dc_field *f, const void *ba
 		gone = to - from;
 		dc_buf_putc(j->b, '[');
 		for (i = 0, first = 1; skip(&i, from, to) && i < n; i++, first = 0) {
-			if (!first)
-				dc_buf_putc(j->b, ',');
-			j_indent(j->b, depth + 1);
+			j_break(j->b, !first, depth + 1);
 			memset(row, 0, f->rows->row_size);
 			f->rows->row(base, i, row);
 			if (dc_report_row_check(j->r, f, base, i, row, j->b) != 0)
@@ -152,9 +166,7 @@ static uint64_t j_value(struct jctx *j, const struct dc_field *f, const void *ba
 		dc_buf_putc(j->b, '[');
 		for (i = 0, first = 1; skip(&i, from, to) && i < n; i++, first = 0) {
 			uint64_t m = f->lists->len(base, i), f2, t2;
-			if (!first)
-				dc_buf_putc(j->b, ',');
-			j_indent(j->b, depth + 1);
+			j_break(j->b, !first, depth + 1);
 			/* a long group is excerpted too; the members left out are
 			 * counted in KEY_members_omitted (--all and CSV show all) */
 			*members_gone += omitted(m, j->o, &f2, &t2);
