@@ -192,6 +192,8 @@ static inline void dc_buf_pad(struct dc_buf *b, size_t n)
  * src/out/fmt.c beside the other escapes. */
 /* 1 when s needs no escape (the sinks' fast path). */
 int dc_text_printable(const char *s);
+/* dc_text_printable for s of length n (strlen(s), not NULL). */
+int dc_text_printable_n(const char *s, size_t n);
 /* Appends the escaped s. */
 void dc_buf_printable(struct dc_buf *b, const char *s);
 /* Writes the escaped s into buf, NUL-terminated, cut before the first

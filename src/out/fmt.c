@@ -655,10 +655,15 @@ static int ascii_printable(const unsigned char *s, size_t n)
 
 int dc_text_printable(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	return dc_text_printable_n(s ? s : "", s ? strlen(s) : 0);
+}
+
+int dc_text_printable_n(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
 	char esc[8];
 	size_t used;
-	if (ascii_printable(p, strlen((const char *)p)))
+	if (ascii_printable(p, n))
 		return 1;
 	while (*p) {
 		if (printable_unit(p, esc, &used))

@@ -105,16 +105,20 @@ static size_t fmt_fixed(char *buf, size_t len, double v, int prec)
 }
 
 /* A cell's value (without unit). A scalar in a key-value block gets the
- * exact byte count after GiB. Returns the text (buf or the field's own). */
+ * exact byte count after GiB. Returns the text (buf or the field's own)
+ * and its length in *out_len, which the formatters know: the passes that
+ * measure and print cells need not count it again. */
 static const char *cell_text(char *buf, size_t len, const struct dc_field *f, const void *base,
-			     const struct tscale *ts, int scalar)
+			     const struct tscale *ts, int scalar, size_t *out_len)
 {
 	const void *p = dc_fld_ptr(base, f);
 	double v;
 	size_t n;
 
-	if (dc_fld_null(f, base))
+	if (dc_fld_null(f, base)) {
+		*out_len = 3;
 		return "n/a";
+	}
 	switch (f->type) {
 	case DC_FT_STR:
 	case DC_FT_TEXT:
@@ -123,22 +127,26 @@ static const char *cell_text(char *buf, size_t len, const struct dc_field *f, co
 		 * holding ESC or a newline); cut at the cell's length */
 		char raw[DC_CELL_MAX];
 		const char *text = dc_fld_text(f, base, buf, len);
-		if (dc_text_printable(text))
+		*out_len = strlen(text);
+		if (dc_text_printable_n(text, *out_len))
 			return text;
 		if (text == buf) {
 			snprintf(raw, sizeof(raw), "%s", buf);
 			text = raw;
 		}
-		dc_fmt_printable(buf, len, text);
+		*out_len = dc_fmt_printable(buf, len, text);
 		return buf;
 	}
 	case DC_FT_BOOL:
+		*out_len = *(const int *)p ? 3 : 2;
 		return *(const int *)p ? "yes" : "no";
 	case DC_FT_OBJECT:
+		*out_len = 5;
 		return "{...}";
 	case DC_FT_ROWS:
 	case DC_FT_LISTS:
 	case DC_FT_PROSE:
+		*out_len = 5;
 		return "[...]";
 	case DC_FT_U64: {
 		uint64_t u;
@@ -150,10 +158,12 @@ static const char *cell_text(char *buf, size_t len, const struct dc_field *f, co
 				n += 6;
 				n += dc_fmt_u64_grouped(buf + n, u);
 				memcpy(buf + n, " B)", 4);
+				n += 3;
 			}
 		} else {
-			dc_fmt_u64_grouped(buf, u);
+			n = dc_fmt_u64_grouped(buf, u);
 		}
+		*out_len = n;
 		return buf;
 	}
 	case DC_FT_F64:
@@ -163,8 +173,10 @@ static const char *cell_text(char *buf, size_t len, const struct dc_field *f, co
 	switch (f->unit) {
 	case DC_U_BYTES:
 		n = fmt_fixed(buf, len, v / DC_GIB, 3);
-		if (scalar)
+		if (scalar) {
 			memcpy(buf + n, " GiB", 5);
+			n += 4;
+		}
 		break;
 	case DC_U_BYTES_RAW:
 	case DC_U_COUNT:
@@ -175,40 +187,45 @@ static const char *cell_text(char *buf, size_t len, const struct dc_field *f, co
 			size_t o = 0;
 			if (rv < 0)
 				buf[o++] = '-';
-			dc_fmt_u64_grouped(buf + o, rv < 0 ? (uint64_t)-(rv + 1) + 1 : (uint64_t)rv);
+			n = o + dc_fmt_u64_grouped(buf + o, rv < 0 ? (uint64_t)-(rv + 1) + 1 : (uint64_t)rv);
 		} else {
 			snprintf(buf, len, "%.0f", v);
+			n = strlen(buf);
 		}
 		break;
 	case DC_U_SECONDS:
 	case DC_U_FLOPS:
-		fmt_fixed(buf, len, v * ts->mult, 3);
+		n = fmt_fixed(buf, len, v * ts->mult, 3);
 		break;
 	case DC_U_GBPS:
-		fmt_fixed(buf, len, v, 3);
+		n = fmt_fixed(buf, len, v, 3);
 		break;
 	case DC_U_BYTES_PER_S:
-		fmt_fixed(buf, len, v / 1e9, 3);
+		n = fmt_fixed(buf, len, v / 1e9, 3);
 		break;
 	case DC_U_RATIO:
-		fmt_fixed(buf, len, v, 4);
+		n = fmt_fixed(buf, len, v, 4);
 		break;
 	case DC_U_PER_S:
-		fmt_fixed(buf, len, v, 1);
+		n = fmt_fixed(buf, len, v, 1);
 		break;
 	case DC_U_SECONDS_US:
-		fmt_fixed(buf, len, v * 1e6, 2);
+		n = fmt_fixed(buf, len, v * 1e6, 2);
 		break;
 	case DC_U_NONE:
+	default:
 		/* a plain number (a loss in nats, a z-score) with a ratio's four
 		 * decimals; one below 0.01 keeps three significant digits, so
 		 * it does not read 0.0000 (JSON and CSV keep every digit) */
-		if (v != 0 && fabs(v) < 0.01)
+		if (v != 0 && fabs(v) < 0.01) {
 			snprintf(buf, len, "%.3g", v);
-		else
-			fmt_fixed(buf, len, v, 4);
+			n = strlen(buf);
+		} else {
+			n = fmt_fixed(buf, len, v, 4);
+		}
 		break;
 	}
+	*out_len = n;
 	return buf;
 }
 
@@ -223,7 +240,8 @@ const char *dc_table_cell(char *buf, size_t len, const struct dc_field *f, const
 {
 	struct tscale ts = scale_for(f->unit, scaled(f->unit) ? max_abs : 0);
 	*unit = ts.unit;
-	return cell_text(buf, len, f, base, &ts, scalar);
+	size_t n;
+	return cell_text(buf, len, f, base, &ts, scalar, &n);
 }
 
 static double f64_abs(const struct dc_field *f, const void *base)
@@ -483,8 +501,9 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 		kept[i] = 0;
 		value_len[i] = 0;
 		if (!is_textual(run[i])) {
-			const char *v = cell_text(cell, sizeof(cell), run[i], base, &ts[i], 1);
-			size_t vl = value_len[i] = strlen(v);
+			size_t vl;
+			const char *v = cell_text(cell, sizeof(cell), run[i], base, &ts[i], 1, &vl);
+			value_len[i] = vl;
 			kept[i] = vl < sizeof(values[i]);
 			if (kept[i])
 				memcpy(values[i], v, vl + 1);
@@ -549,7 +568,9 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 		} else if (kept[i]) {
 			dc_buf_puts(t->b, values[i]);
 		} else {
-			dc_buf_puts(t->b, cell_text(cell, sizeof(cell), f, base, &ts[i], 1));
+			size_t vl;
+			const char *v = cell_text(cell, sizeof(cell), f, base, &ts[i], 1, &vl);
+			dc_buf_add(t->b, v, vl);
 		}
 		/* GiB scalars carry their unit inside the cell */
 		if (f->unit != DC_U_BYTES && !dc_fld_null(f, base) && !is_textual(f) && *ts[i].unit) {
@@ -719,8 +740,7 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 					c = cc->text + cc->off[slot][panel[k]];
 					l = cc->len[slot][panel[k]];
 				} else {
-					c = cell_text(cell, sizeof(cell), &cf->f[panel[k]], row, &cols[panel[k]].ts, 0);
-					l = strlen(c);
+					c = cell_text(cell, sizeof(cell), &cf->f[panel[k]], row, &cols[panel[k]].ts, 0, &l);
 				}
 				if (cols[panel[k]].wrap) {
 					/* left-aligned, the rest on the following lines */
@@ -817,8 +837,8 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 				if (a > cols[i].max_abs)
 					cols[i].max_abs = a;
 			} else {
-				const char *c = cell_text(cell, sizeof(cell), &cf->f[i], row, &cols[i].ts, 0);
-				size_t l = strlen(c);
+				size_t l;
+				const char *c = cell_text(cell, sizeof(cell), &cf->f[i], row, &cols[i].ts, 0, &l);
 				cache_put(&cc, slot, i, c, l);
 				if (l > cols[i].width)
 					cols[i].width = l;
@@ -837,8 +857,7 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 			size_t l;
 			if (!scaled(cf->f[i].unit))
 				continue;
-			c = cell_text(cell, sizeof(cell), &cf->f[i], row, &cols[i].ts, 0);
-			l = strlen(c);
+			c = cell_text(cell, sizeof(cell), &cf->f[i], row, &cols[i].ts, 0, &l);
 			cache_put(&cc, slot, i, c, l);
 			if (l > cols[i].width)
 				cols[i].width = l;
