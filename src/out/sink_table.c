@@ -407,18 +407,20 @@ static void wr_puts(struct wrap *w, const char *s)
  * other text. */
 static int wr_simple(struct wrap *w, const char *s)
 {
-	size_t n = 0, word = 0, pos = 0;
+	size_t n, pos = 0;
 	if (w->wlen || w->sep || w->col != w->start || s[0] == ' ')
 		return 0;
-	for (; s[n]; n++) {
-		if (s[n] != ' ') {
-			if (++word >= w->cap)
-				return 0;
-		} else if (s[n + 1] == ' ' || s[n + 1] == '\0') {
+	n = strlen(s);
+	if ((n && s[n - 1] == ' ') || strstr(s, "  "))
+		return 0;
+	/* a word as long as the buffer is left to wr_put (only a text that
+	 * long can hold one) */
+	for (const char *p = s, *q; n >= w->cap; p = q + 1) {
+		q = memchr(p, ' ', n - (size_t)(p - s));
+		if ((size_t)((q ? q : s + n) - p) >= w->cap)
 			return 0;
-		} else {
-			word = 0;
-		}
+		if (!q)
+			break;
 	}
 	for (;;) {
 		size_t limit = w->width > w->col ? w->width - w->col : 0, e;
