@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""hopper-dev-rows.py DISTCALC [DISTCALC_BEFORE] [--alt] [--custom] [--tt-sxm|--tt-nvl] - the Hopper rows of
+"""hopper-dev-rows.py DISTCALC [DISTCALC_BEFORE] [--alt] [--custom] [--tt-mid|--tt-nvl] - the Hopper rows of
 ../shared/reference/hopper.md (docs/compute-model.md, "Hopper rows") against
 distcalc's step time: measured, predicted, error, as a Markdown table.
 
@@ -14,8 +14,8 @@ under its framework's rules (training.framework megatron, torchtitan);
 
 torchtitan Llama 3 8B on 8 H100 (benchmarks/llama3_h100_202412_torchtitan.md):
 step = 16 x 8192 tokens / (tokens/s per GPU x 8). Its GPUs are 96 GB HBM2e
-parts at 500 W: the H100 SXM5 kernel set with 2.4 TB/s of HBM and, as the file's footnote 2
-puts the peak "between SXM and NVL", the middle of the two data-sheet peaks (assumed).
+parts at 500 W: the H100 SXM5 kernel set with 2.4 TB/s of HBM, at the SXM peaks (the file's
+footnote 2 puts the part's "between SXM and NVL", exact value unknown: --tt-mid, --tt-nvl).
 """
 import json, os, subprocess, sys, tempfile
 
@@ -98,12 +98,14 @@ def main():
     tt["cluster"]["gpu"] = "h100-sxm5-80gb"
     tt["cluster"]["hbm_bandwidth"] = "2.4 TB/s"
     # footnote 2 of the benchmark file: the 500 W HBM2e part's peak is "between SXM and NVL"
-    # (989 and 835.5 TFLOP/s dense BF16; 1979 and 1670.5 FP8), exact value unknown: assumed the
-    # middle of each range; --tt-sxm prices it at the SXM peaks instead, --tt-nvl at the NVL ones
-    lo = "--tt-nvl" in sys.argv
-    if "--tt-sxm" not in sys.argv:
-        tt["cluster"]["peak_flops"] = 835.5e12 if lo else (835.5e12 + 989e12) / 2
-        tt["cluster"]["peak_flops_fp8"] = 1670.5e12 if lo else (1670.5e12 + 1979e12) / 2
+    # (989 and 835.5 TFLOP/s dense BF16; 1979 and 1670.5 FP8) and its exact value unknown. Priced
+    # at the SXM data sheet's (the file's own MFU uses it); --tt-mid and --tt-nvl show how far the
+    # unknown moves the rows: the middle of each range, or the NVL peaks
+    if "--tt-nvl" in sys.argv:
+        tt["cluster"]["peak_flops"], tt["cluster"]["peak_flops_fp8"] = 835.5e12, 1670.5e12
+    elif "--tt-mid" in sys.argv:
+        tt["cluster"]["peak_flops"] = (835.5e12 + 989e12) / 2
+        tt["cluster"]["peak_flops_fp8"] = (1670.5e12 + 1979e12) / 2
     # after: training.framework torchtitan; the FP8 row was measured compiled, the BF16 one eager
     for name, tok, sets in [("torchtitan 8B FSDP8 BF16 (eager)", 5762, ("training.framework=torchtitan",)),
                             ("torchtitan 8B FSDP8 FP8 rowwise (compiled)", 8532,

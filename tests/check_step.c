@@ -889,8 +889,10 @@ END_TEST
 /* Korthikanti et al. 2022 section 6.3: the 530B on 2240 GPUs (dp 8,
  * batch 2240, the same 280 microbatches per pipeline) ran 39.15 s per
  * iteration against 37.83 s without data parallelism. Not fitted: the
- * model's FP32 gradient AllReduce after the flush makes up about half the
- * difference (docs/step-model.md), so the bound is the 6% it achieves. */
+ * model's FP32 gradient AllReduce after the flush, one call per stage as
+ * Megatron-LM 2022 reduced its contiguous buffer (allreduce_gradients,
+ * megatron/model/distributed.py lines 205-235 at a84d3ce), makes up about
+ * half the difference (docs/step-model.md): -5.9%, bounded at 6%. */
 START_TEST(test_korthikanti_530b_data_parallel)
 {
 	const char *dp8[] = {"cluster.num_nodes=280", "parallel.dp=8", "parallel.bucket_size=1 TiB", NULL};
@@ -906,61 +908,99 @@ END_TEST
 
 /* Megatron-LM 2021 Table 1: TFLOP/s per GPU (Eq. 3 FLOPs over the
  * iteration time and the GPUs) of the ten rows, on the 175B config's
- * machine (A100, eager attention, dropout) with full recompute, the
- * gradients all-reduced after the flush as Megatron-LM 2021 did it: its
- * allreduce_gradients (megatron/model/distributed.py, v2.0) reduces one
- * flat buffer per model chunk, not buckets, so one bucket larger than
- * any stage's gradients (1 TiB). Assumed, as the paper does not say:
- * micro batch 4 without a pipeline, 1 with one; v = 2 where pp x 2
- * divides the layers, else 3. */
-START_TEST(test_megatron_table1)
+ * machine (A100, eager attention, dropout) with full recompute. Two
+ * settings of each row:
+ * - as the table has run since before issue 21 (the baseline its "no
+ *   worse than today" holds the model to): micro batch 4 without a
+ *   pipeline and 1 with one, v = 2 where pp x 2 divides the layers, else
+ *   3, the gradients all-reduced after the flush in the default 25 MiB
+ *   buckets, FP32 gradients (the config's megatron preset);
+ * - as the paper's runs were launched: Megatron-LM v2.5 (e269e20064, the
+ *   SC21 release), examples/sc21/run_table_1.sh and CONFIG.sh, whose
+ *   README says they produced the paper's results: micro batches 16, 16,
+ *   16, 8, 4, 2, 2, 1, 1, 1; --num-layers-per-virtual-pipeline-stage 5,
+ *   5, 3, 1 on the 76.1B to 529.6B rows (v 3, 2, 2, 3; the 39.1B and 1T
+ *   not interleaved); --DDP-impl torch without a pipeline (PyTorch DDP:
+ *   25 MiB buckets reduced behind the last microbatch's backward, no_sync
+ *   before it; megatron/training.py lines 246-250 and 366-369), local with
+ *   one (one all_reduce of each chunk's contiguous buffer after the flush,
+ *   megatron/model/distributed.py lines 188-218: one bucket larger than
+ *   any stage's gradients); --fp16 without
+ *   --accumulate-allreduce-grads-in-fp32, so 2-byte gradients. */
+static double table1_error(int published, double *worst)
 {
 	static const struct {
-		int heads, hidden, layers, tp, pp, gpus, batch;
+		int heads, hidden, layers, tp, pp, gpus, batch, mb, v;
 		double tflops;
 	} rows[] = {
-		{24, 2304, 24, 1, 1, 32, 512, 137},      {32, 3072, 30, 2, 1, 64, 512, 138},
-		{32, 4096, 36, 4, 1, 128, 512, 142},     {48, 6144, 40, 8, 1, 256, 1024, 135},
-		{64, 8192, 48, 8, 2, 512, 1536, 138},    {80, 10240, 60, 8, 4, 1024, 1792, 140},
-		{96, 12288, 80, 8, 8, 1536, 2304, 148},  {128, 16384, 96, 8, 16, 1920, 2160, 155},
-		{128, 20480, 105, 8, 35, 2520, 2520, 163}, {160, 25600, 128, 8, 64, 3072, 3072, 163},
+		{24, 2304, 24, 1, 1, 32, 512, 16, 1, 137},      {32, 3072, 30, 2, 1, 64, 512, 16, 1, 138},
+		{32, 4096, 36, 4, 1, 128, 512, 16, 1, 142},     {48, 6144, 40, 8, 1, 256, 1024, 8, 1, 135},
+		{64, 8192, 48, 8, 2, 512, 1536, 4, 1, 138},     {80, 10240, 60, 8, 4, 1024, 1792, 2, 3, 140},
+		{96, 12288, 80, 8, 8, 1536, 2304, 2, 2, 148},   {128, 16384, 96, 8, 16, 1920, 2160, 1, 2, 155},
+		{128, 20480, 105, 8, 35, 2520, 2520, 1, 3, 163}, {160, 25600, 128, 8, 64, 3072, 3072, 1, 1, 163},
 	};
-	double sum = 0, worst = 0;
+	double sum = 0;
+	*worst = 0;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		char set[14][64];
-		const char *sets[15];
-		int dp = rows[i].gpus / (rows[i].tp * rows[i].pp), b = rows[i].pp == 1 ? 4 : 1;
-		int v = rows[i].pp == 1 ? 1 : rows[i].layers % (2 * rows[i].pp) == 0 ? 2 : 3;
+		char set[16][64];
+		const char *sets[17];
+		int dp = rows[i].gpus / (rows[i].tp * rows[i].pp), b, v, k = 0;
 		double L = rows[i].layers, h = rows[i].hidden, B = rows[i].batch, x, err;
-		snprintf(set[0], 64, "model.num_layers=%d", rows[i].layers);
-		snprintf(set[1], 64, "model.hidden_size=%d", rows[i].hidden);
-		snprintf(set[2], 64, "model.num_attention_heads=%d", rows[i].heads);
-		snprintf(set[3], 64, "model.ffn_hidden_size=%d", 4 * rows[i].hidden);
-		snprintf(set[4], 64, "cluster.num_nodes=%d", rows[i].gpus / 8);
-		snprintf(set[5], 64, "parallel.tp=%d", rows[i].tp);
-		snprintf(set[6], 64, "parallel.pp=%d", rows[i].pp);
-		snprintf(set[7], 64, "parallel.dp=%d", dp);
-		snprintf(set[8], 64, "parallel.virtual_pipeline=%d", v);
-		snprintf(set[9], 64, "parallel.sequence_parallel=false");
-		snprintf(set[10], 64, "training.micro_batch_size=%d", b);
-		snprintf(set[11], 64, "training.grad_accum_steps=%d", rows[i].batch / (dp * b));
-		snprintf(set[12], 64, "training.recompute=full");
-		snprintf(set[13], 64, "parallel.bucket_size=1 TiB");
-		for (int k = 0; k < 14; k++)
-			sets[k] = set[k];
-		sets[14] = NULL;
+		if (published) {
+			b = rows[i].mb;
+			v = rows[i].v;
+		} else {
+			b = rows[i].pp == 1 ? 4 : 1;
+			v = rows[i].pp == 1 ? 1 : rows[i].layers % (2 * rows[i].pp) == 0 ? 2 : 3;
+		}
+		snprintf(set[k++], 64, "model.num_layers=%d", rows[i].layers);
+		snprintf(set[k++], 64, "model.hidden_size=%d", rows[i].hidden);
+		snprintf(set[k++], 64, "model.num_attention_heads=%d", rows[i].heads);
+		snprintf(set[k++], 64, "model.ffn_hidden_size=%d", 4 * rows[i].hidden);
+		snprintf(set[k++], 64, "cluster.num_nodes=%d", rows[i].gpus / 8);
+		snprintf(set[k++], 64, "parallel.tp=%d", rows[i].tp);
+		snprintf(set[k++], 64, "parallel.pp=%d", rows[i].pp);
+		snprintf(set[k++], 64, "parallel.dp=%d", dp);
+		snprintf(set[k++], 64, "parallel.virtual_pipeline=%d", v);
+		snprintf(set[k++], 64, "parallel.sequence_parallel=false");
+		snprintf(set[k++], 64, "training.micro_batch_size=%d", b);
+		snprintf(set[k++], 64, "training.grad_accum_steps=%d", rows[i].batch / (dp * b));
+		snprintf(set[k++], 64, "training.recompute=full");
+		if (published) {
+			snprintf(set[k++], 64, "precision.grad_bytes=2");
+			snprintf(set[k++], 64, "%s", rows[i].pp == 1 ? "overlap.dp=true" : "parallel.bucket_size=1 TiB");
+		}
+		for (int j = 0; j < k; j++)
+			sets[j] = set[j];
+		sets[k] = NULL;
 		run_config("korthikanti-175b.json", sets);
 		/* Eq. 3: 96 B s l h^2 (1 + s/(6h) + V/(16 l h)), s 2048, V 51200 */
 		x = 96.0 * B * 2048.0 * L * h * h * (1.0 + 2048.0 / (6.0 * h) + 51200.0 / (16.0 * L * h)) /
 		    (run_res.step.time_s * rows[i].gpus) / 1e12;
 		err = fabs(x - rows[i].tflops) / rows[i].tflops;
 		sum += err;
-		if (err > worst)
-			worst = err;
+		if (err > *worst)
+			*worst = err;
 	}
-	/* achieved (docs/step-model.md lists every row): mean 4.67%, max
-	 * 9.55%, the five largest faster than the 2021 software ran them */
-	ck_assert_msg(sum / 10.0 <= 0.048 && worst <= 0.096, "mean %.2f%%, max %.2f%%", 10.0 * sum, 100.0 * worst);
+	return sum / 10.0;
+}
+
+START_TEST(test_megatron_table1)
+{
+	double worst, mean = table1_error(0, &worst);
+	/* achieved (docs/step-model.md lists every row): mean 5.0%, max 9.3%,
+	 * the four largest faster than the 2021 software ran them */
+	ck_assert_msg(mean <= 0.051 && worst <= 0.094, "mean %.2f%%, max %.2f%%", 100.0 * mean, 100.0 * worst);
+}
+END_TEST
+
+/* The same table as its runs were launched (table1_error above): every row
+ * predicted faster than published, 4-14% (docs/step-model.md). */
+START_TEST(test_megatron_table1_published_settings)
+{
+	double worst, mean = table1_error(1, &worst);
+	/* achieved: mean 7.91%, max 14.24% */
+	ck_assert_msg(mean <= 0.080 && worst <= 0.145, "mean %.2f%%, max %.2f%%", 100.0 * mean, 100.0 * worst);
 }
 END_TEST
 
@@ -1081,6 +1121,7 @@ int main(void)
 	tcase_add_test(tc, test_korthikanti_table5);
 	tcase_add_test(tc, test_korthikanti_530b_data_parallel);
 	tcase_add_test(tc, test_megatron_table1);
+	tcase_add_test(tc, test_megatron_table1_published_settings);
 	tcase_add_test(tc, test_context_parallel_exposure);
 	tcase_add_test(tc, test_ep_a2a_1f1b_two_layers);
 	tcase_add_test(tc, test_trace_shows_the_schedule);

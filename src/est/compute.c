@@ -729,8 +729,10 @@ static void embedding(const struct ctx *x, struct dc_work_time *w)
 
 /* Last stage: the final norm, the logits GEMM against the vocabulary
  * shard (b s x h by h x V/t), and the vocabulary-parallel cross entropy
- * in FP32. Under training.framework megatron, kernel by kernel as
- * megatron/core/tensor_parallel/cross_entropy.py runs it: forward the
+ * in FP32, its bytes counted kernel by kernel, each direction priced as
+ * one pass. Under training.framework megatron, as Megatron-Core
+ * core_r0.8.0 megatron/core/tensor_parallel/cross_entropy.py (lines
+ * 27-113) and autograd's cast of the gradient run it: forward the
  * FP32 copy of the logits (2 + 4 bytes), the max (4), the in-place shift
  * (4 + 4), exp (4 + 4), the sum (4) and the division (4 + 4): 38 bytes
  * per logit; backward the product with the loss gradient (4 + 4) and the
@@ -749,9 +751,11 @@ static void embedding(const struct ctx *x, struct dc_work_time *w)
  * forward the copy (6), amax (4), the shift (8), exp (8), the sum (4), the
  * shifted minus its log-sum (8): 38; backward zeros_like (4), exp (8), the
  * sum with it (12), the product with the loss gradient (8), the BF16 copy
- * (6): 38. Otherwise the count the A100 levels were fitted with: read the
- * 16-bit logits twice, write and read the FP32 exponentials (16 bytes),
- * backward the softmax minus the one-hot (6). */
+ * (6): 38. Otherwise a simplified count with no source of its own, the one
+ * the A100 levels were fitted with: read the 16-bit logits twice, write
+ * and read the FP32 exponentials (16 bytes), backward the softmax minus
+ * the one-hot (6); docs/compute-model.md ("Head") gives what the full
+ * count would move. */
 static void head(struct ctx *x, struct dc_work_time *w)
 {
 	struct part pt = {0};
