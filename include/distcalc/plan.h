@@ -241,6 +241,12 @@ struct dc_plan {
 	uint64_t layers_per_chunk;  /* L / (pp v) (interleaving needs even stages) */
 	struct dc_stage_runs runs;  /* the stages' layers (the input's split when pp is its own, else even) */
 	int chunks_uneven;          /* v > 1 and the chunks are not L / (pp v) each (dc_plan_chunk_layers) */
+	/* dc_layout_schedule of the layout and stages, found once by derive
+	 * (neither changes after it; a sharding-only copy keeps it):
+	 * dc_pipeline_schedule reads it, some 25 times a layout. schedule_set
+	 * 0 (a hand-built plan): dc_pipeline_schedule computes it */
+	enum dc_pipe_schedule schedule;
+	int schedule_set;
 	uint64_t dp_cp;             /* dp x cp: the ranks a dense gradient is synchronised and sharded over */
 	uint64_t expert_dp_cp;      /* tp dp cp / (ep etp) (= expert_dp x cp unfolded): the same for a routed expert's */
 	uint64_t dp_replicate;      /* layout.dp_replicate (HSDP), >= 1 */

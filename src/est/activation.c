@@ -298,7 +298,8 @@ int dc_act_head_backward_bytes(const struct dc_plan *p, uint64_t *out)
 
 enum dc_pipe_schedule dc_pipeline_schedule(const struct dc_plan *p)
 {
-	return dc_layout_schedule(p->in, &p->layout, p->runs.n <= 1);
+	/* derive's (plan.h), else as derive finds it */
+	return p->schedule_set ? p->schedule : dc_layout_schedule(p->in, &p->layout, p->runs.n <= 1);
 }
 
 uint64_t dc_pipeline_chunks(const struct dc_plan *p)

@@ -875,6 +875,7 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 
 	/* every member is set below (no memset: a search derives millions) */
 	p->error = NULL;
+	p->schedule_set = 0; /* set once the layout and the stages are */
 	p->seed = base ? base->seed : 0;
 	p->net_memo = base ? base->net_memo : NULL;
 	p->in = in;
@@ -938,6 +939,8 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 		p->chunks_uneven = p->v > 1 && (p->runs.n > 1 || p->runs.vfirst * p->v != p->runs.layers[0] ||
 						 p->runs.vlast * p->v != p->runs.layers[0]);
 	}
+	p->schedule = dc_layout_schedule(in, &p->layout, p->runs.n <= 1);
+	p->schedule_set = 1;
 	p->dense_limit = m->num_experts ? m->dense_layers : m->num_layers;
 	/* MoE every n-th layer (Llama 4): one stage (the layout rules refuse
 	 * pp > 1), so only the count matters */
