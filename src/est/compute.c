@@ -246,9 +246,15 @@ static const struct tile {
  * in whole-tile times: ceil(count / SMs) waves, or the stream-K split. */
 static double tile_waves(const struct ctx *x, double count, double k_tiles)
 {
-	double sms = x->sms, full = floor(count / sms), total = ceil(count / sms);
+	double sms = x->sms, total = ceil(count / sms), full;
 	double dp, sk, units;
-	if (!x->e->stream_k || full == total || k_tiles <= SK_MIN_ITERS || 2.0 * (count - full * sms) >= sms)
+	/* the whole waves only when stream-K cannot apply: the GPU has none,
+	 * or too few k-tiles, or no ragged wave, or one over half full (the
+	 * tests that need no floor first: the layout search prices millions) */
+	if (!x->e->stream_k || k_tiles <= SK_MIN_ITERS)
+		return total;
+	full = floor(count / sms);
+	if (full == total || 2.0 * (count - full * sms) >= sms)
 		return total;
 	dp = full > 1 ? full - 1 : 0;
 	sk = count - dp * sms;
