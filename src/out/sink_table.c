@@ -104,6 +104,12 @@ static size_t fmt_fixed(char *buf, size_t len, double v, int prec)
 	return unsign_zero(buf, (size_t)snprintf(buf, len, "%.*f", prec, v));
 }
 
+/* A double in a scaled unit (seconds, FLOPs) in the column's scale */
+static size_t scaled_text(char *buf, size_t len, double v, const struct tscale *ts)
+{
+	return fmt_fixed(buf, len, v * ts->mult, 3);
+}
+
 /* A cell's value (without unit). A scalar in a key-value block gets the
  * exact byte count after GiB. Returns the text (buf or the field's own)
  * and its length in *out_len, which the formatters know: the passes that
@@ -195,7 +201,7 @@ static const char *cell_text(char *buf, size_t len, const struct dc_field *f, co
 		break;
 	case DC_U_SECONDS:
 	case DC_U_FLOPS:
-		n = fmt_fixed(buf, len, v * ts->mult, 3);
+		n = scaled_text(buf, len, v, ts);
 		break;
 	case DC_U_GBPS:
 		n = fmt_fixed(buf, len, v, 3);
@@ -652,6 +658,8 @@ static int next_row(uint64_t *i, uint64_t from, uint64_t to, uint64_t n, int *ga
  * generated and formatted again. */
 #define CACHE_ROWS 64
 #define CACHE_BYTES 16384
+/* most scaled columns whose values pass 1 keeps for pass 2 */
+#define SCALED_KEPT 8
 
 struct cell_cache {
 	size_t used, ncols;
@@ -792,6 +800,12 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	size_t nscaled = 0, keys;
 	struct cell_cache cc;
 	uint64_t slot;
+	/* the scaled columns' values in the cached rows, kept by pass 1 so
+	 * that pass 2 formats them without making the rows again (when
+	 * every scaled column is a double and there are few of them) */
+	double scaled_v[CACHE_ROWS][SCALED_KEPT];
+	unsigned char scaled_null[CACHE_ROWS][SCALED_KEPT];
+	int keep_scaled = 1;
 
 	/* a JSON-valued column (struct dc_field.json_value) is JSON's alone */
 	for (i = 0; i < cf->n && kept_fs.n < MAX_COLS; i++)
@@ -825,19 +839,28 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 		cols[i].wrap = 0;
 		cols[i].width = strlen(cf->f[i].label ? cf->f[i].label : cf->f[i].key);
 		cols[i].ts = scale_for(cf->f[i].unit, 0);
-		if (scaled(cf->f[i].unit))
+		if (scaled(cf->f[i].unit)) {
 			nscaled++;
+			keep_scaled &= cf->f[i].type == DC_FT_F64;
+		}
 	}
+	keep_scaled &= nscaled <= SCALED_KEPT;
 	for (r = 0, slot = 0; next_row(&r, from, to, n, &gap); r++, slot++) {
 		memset(row, 0, rs->row_size);
 		rs->row(base, r, row);
 		if (dc_report_row_check(t->r, f, base, r, row, t->b) != 0)
 			return;
+		size_t si = 0; /* the scaled columns before column i */
 		for (i = 0; i < ncols; i++) {
 			if (scaled(cf->f[i].unit)) {
 				double a = f64_abs(&cf->f[i], row);
 				if (a > cols[i].max_abs)
 					cols[i].max_abs = a;
+				if (keep_scaled && slot < CACHE_ROWS) {
+					scaled_null[slot][si] = dc_fld_null(&cf->f[i], row) != 0;
+					memcpy(&scaled_v[slot][si], dc_fld_ptr(row, &cf->f[i]), sizeof(double));
+				}
+				si++;
 			} else {
 				size_t l;
 				const char *c = cell_text(cell, sizeof(cell), &cf->f[i], row, &cols[i].ts, 0, &l);
@@ -852,15 +875,27 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 		if (scaled(cf->f[i].unit))
 			cols[i].ts = scale_for(cf->f[i].unit, cols[i].max_abs);
 	for (r = 0, slot = 0; nscaled && next_row(&r, from, to, n, &gap); r++, slot++) {
-		memset(row, 0, rs->row_size);
-		rs->row(base, r, row);
+		int kept_row = keep_scaled && slot < CACHE_ROWS;
+		if (!kept_row) {
+			memset(row, 0, rs->row_size);
+			rs->row(base, r, row);
+		}
+		size_t si = 0; /* the scaled columns before column i */
 		for (i = 0; i < ncols; i++) {
-			const char *c;
+			const char *text = cell;
 			size_t l;
 			if (!scaled(cf->f[i].unit))
 				continue;
-			c = cell_text(cell, sizeof(cell), &cf->f[i], row, &cols[i].ts, 0, &l);
-			cache_put(&cc, slot, i, c, l);
+			if (!kept_row) {
+				text = cell_text(cell, sizeof(cell), &cf->f[i], row, &cols[i].ts, 0, &l);
+			} else if (scaled_null[slot][si]) { /* as cell_text writes a null */
+				text = "n/a";
+				l = 3;
+			} else {
+				l = scaled_text(cell, sizeof(cell), scaled_v[slot][si], &cols[i].ts);
+			}
+			si++;
+			cache_put(&cc, slot, i, text, l);
 			if (l > cols[i].width)
 				cols[i].width = l;
 		}
