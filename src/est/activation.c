@@ -223,18 +223,16 @@ int dc_act_layer_parts(const struct dc_plan *p, int moe, struct dc_act_layer *ou
  * selective keeps all but the attention core and rebuilds it; full keeps
  * the input and rebuilds the whole layer; op keeps what its policy saves
  * and rebuilds the rest. */
-int dc_act_layer_kept_rebuilt(const struct dc_plan *pl, int moe, uint64_t *kept, uint64_t *rebuilt)
+static int kept_rebuilt_of(const struct dc_plan *pl, const struct dc_act_layer *p, uint64_t *kept,
+			   uint64_t *rebuilt)
 {
-	struct dc_act_layer p;
 	struct dc_ck c = {0};
 	uint64_t all = 0, k = 0, lost = 0;
-	if (dc_act_layer_parts(pl, moe, &p) != 0)
-		return -1;
 	for (int i = 0; i < DC_ACT_TERM_COUNT; i++) {
-		all = dc_ck_add(&c, all, p.term_bytes[i]);
-		k = dc_ck_add(&c, k, p.kept_bytes[i]);
-		if (p.term_bytes[i] > p.kept_bytes[i])
-			lost = dc_ck_add(&c, lost, p.term_bytes[i] - p.kept_bytes[i]);
+		all = dc_ck_add(&c, all, p->term_bytes[i]);
+		k = dc_ck_add(&c, k, p->kept_bytes[i]);
+		if (p->term_bytes[i] > p->kept_bytes[i])
+			lost = dc_ck_add(&c, lost, p->term_bytes[i] - p->kept_bytes[i]);
 	}
 	*kept = k;
 	switch (pl->in->training.recompute) {
@@ -250,6 +248,14 @@ int dc_act_layer_kept_rebuilt(const struct dc_plan *pl, int moe, uint64_t *kept,
 		break;
 	}
 	return c.overflow ? -1 : 0;
+}
+
+int dc_act_layer_kept_rebuilt(const struct dc_plan *pl, int moe, uint64_t *kept, uint64_t *rebuilt)
+{
+	struct dc_act_layer p;
+	if (dc_act_layer_parts(pl, moe, &p) != 0)
+		return -1;
+	return kept_rebuilt_of(pl, &p, kept, rebuilt);
 }
 
 int dc_act_layer_bytes(const struct dc_plan *p, int moe, uint64_t *out)
@@ -463,8 +469,10 @@ static int layer_kinds(const struct dc_plan *p, int moe, struct dc_act_plan *x)
 {
 	struct dc_act_layer parts;
 	struct dc_ck c = {0};
-	if (dc_act_layer_kept_rebuilt(p, moe, &x->kept[moe], &x->rebuilt[moe]) != 0 ||
-	    dc_act_layer_parts(p, moe, &parts) != 0)
+	/* the layer's parts once: dc_act_layer_kept_rebuilt would derive the
+	 * same ones again (a function of the plan and moe alone, integers) */
+	if (dc_act_layer_parts(p, moe, &parts) != 0 ||
+	    kept_rebuilt_of(p, &parts, &x->kept[moe], &x->rebuilt[moe]) != 0)
 		return -1;
 	x->all[moe] = 0;
 	for (int i = 0; i < DC_ACT_TERM_COUNT; i++)
