@@ -135,6 +135,69 @@ START_TEST(memo_collisions_and_failures)
 }
 END_TEST
 
+/* dc_net_price_kind: a ReduceScatter costs what an AllGather of the same
+ * bytes on the same group costs, in every field of the choice, on every
+ * network variant a config can make (NVLS, CollNet, NCCL_PROTO masks, a
+ * set algorithm, each GPU generation, one GPU per node for PAT), every
+ * forced algorithm and sizes from 1 B to 2^40 B; the comm emitters keep
+ * one for the other on this (axis/emit.c). An AllReduce is its own. */
+START_TEST(reduce_scatter_priced_as_all_gather)
+{
+	struct dc_net a, b, net;
+	uint64_t checked = 0;
+	two_nets(&a, &b);
+	ck_assert_int_eq(dc_net_price_kind(DC_COLL_REDUCE_SCATTER), DC_COLL_ALL_GATHER);
+	for (int o = DC_COLL_ALL_REDUCE; o <= DC_COLL_BROADCAST; o++)
+		if (o != DC_COLL_REDUCE_SCATTER)
+			ck_assert_int_eq(dc_net_price_kind((enum dc_coll_kind)o), o);
+	for (int v = 0; v < 2 * 2 * 4 * 2 * DC_NET_GEN_COUNT * 2; v++) {
+		int k = v;
+		net = k % 2 ? b : a;
+		k /= 2;
+		net.nvls = k % 2;
+		k /= 2;
+		net.collnet = k % 2;
+		net.protocols = (unsigned[]){0, 1u << DC_NET_PROTO_SIMPLE, 1u << DC_NET_PROTO_LL,
+					     1u << DC_NET_PROTO_LL128}[(k / 2) % 4];
+		k /= 8;
+		net.gen = (enum dc_net_gen)(k % DC_NET_GEN_COUNT);
+		k /= DC_NET_GEN_COUNT;
+		if (k % 2)
+			net.gpus_per_node = 1; /* one rank per node: PAT's case */
+		for (uint64_t size = 2; size <= 32; size *= 2)
+			for (uint64_t stride = 1; stride <= 8; stride *= 8)
+				for (int prog = 0; prog < 2; prog++) {
+					struct dc_net_group g;
+					if (size * stride > net.num_nodes * net.gpus_per_node)
+						continue;
+					if (prog)
+						dc_net_group_progression(&net, 0, stride, size, &g);
+					else
+						dc_net_group_ranks(&net, 0, stride, size, &g);
+					for (int f = DC_NET_ALGO_AUTO; f < DC_NET_ALGO_COUNT; f++)
+						for (int s = 0; s <= 40; s += 5) {
+							struct dc_net_choice ag, rs;
+							int rc_ag, rc_rs;
+							memset(&ag, 0x5a, sizeof(ag));
+							memset(&rs, 0x5a, sizeof(rs));
+							rc_ag = dc_net_time(&net, DC_COLL_ALL_GATHER, &g, (1ull << s) + 3 * (uint64_t)s,
+									    (enum dc_net_algo)f, &ag);
+							rc_rs = dc_net_time(&net, DC_COLL_REDUCE_SCATTER, &g,
+									    (1ull << s) + 3 * (uint64_t)s, (enum dc_net_algo)f, &rs);
+							ck_assert_int_eq(rc_rs, rc_ag);
+							ck_assert_msg(memcmp(&ag, &rs, sizeof(ag)) == 0,
+								      "variant %d, %llu ranks, force %d, 2^%d B: all_gather %.17g s %s/%s, reduce_scatter %.17g s %s/%s",
+								      v, (unsigned long long)g.ranks, f, s, ag.time_s,
+								      rc_ag ? "-" : ag.algorithm, rc_ag ? "-" : ag.protocol,
+								      rs.time_s, rc_rs ? "-" : rs.algorithm, rc_rs ? "-" : rs.protocol);
+							checked += rc_ag == 0;
+						}
+				}
+	}
+	ck_assert_uint_gt(checked, 10000);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("net_memo");
@@ -144,6 +207,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, memo_two_networks);
 	tcase_add_test(tc, memo_collisions_and_failures);
+	tcase_add_test(tc, reduce_scatter_priced_as_all_gather);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

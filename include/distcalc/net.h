@@ -190,6 +190,14 @@ void dc_net_group_progression(const struct dc_net *net, uint64_t first, uint64_t
 int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g, uint64_t bytes,
 		enum dc_net_algo force, struct dc_net_choice *out);
 
+/* The op whose dc_net_time `op` costs: a ReduceScatter is priced as an
+ * AllGather of the same bytes on the same group (the same bus factor,
+ * the same algorithms and protocols admitted, the same formulas: every
+ * rule in net.c reads the two alike), so its choice is the AllGather's,
+ * bit for bit, and a caller pricing both may keep one for the other;
+ * every other op is its own. check_net_memo holds dc_net_time to this. */
+enum dc_coll_kind dc_net_price_kind(enum dc_coll_kind op);
+
 /* A memo of dc_net_time for callers that price the same calls over and
  * over (the layout search: every layout of a (tp, cp, pp) prices the same
  * groups, mostly on the same message sizes). One memo serves one network:

@@ -29,7 +29,7 @@ struct dc_axis_memo {
 	struct {
 		const struct dc_net_group *g;
 		uint64_t msg_bytes;
-		enum dc_coll_kind kind;
+		enum dc_coll_kind kind; /* dc_net_price_kind of the call's */
 		struct dc_net_choice ch;
 	} slot[DC_AXIS_MEMO_SLOTS];
 	unsigned used, next;

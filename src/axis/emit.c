@@ -24,15 +24,19 @@ void dc_axis_state_shards(const struct dc_plan *p, struct dc_state_shards *out)
 
 /* dc_net_time's choice for `kind` on msg_bytes over the strategy's
  * group: the memo's copy when this computation priced it already (the
- * same group of the same plan, the same network), else priced and kept */
+ * same group of the same plan, the same network, an op priced alike:
+ * dc_net_price_kind, FSDP's ReduceScatter of the bytes its AllGather
+ * moved), else priced and kept */
 static void price_call(struct dc_axis_ctx *x, enum dc_coll_kind kind, uint64_t msg_bytes, struct dc_net_choice *ch)
 {
 	const struct dc_comm_strategy *s = x->s;
 	struct dc_axis_memo *m = x->memo;
+	enum dc_coll_kind priced = dc_net_price_kind(kind);
 	unsigned i;
 	if (m && s->net == &x->p->net)
 		for (i = 0; i < m->used; i++)
-			if (m->slot[i].g == s->net_group && m->slot[i].msg_bytes == msg_bytes && m->slot[i].kind == kind) {
+			if (m->slot[i].g == s->net_group && m->slot[i].msg_bytes == msg_bytes &&
+			    m->slot[i].kind == priced) {
 				*ch = m->slot[i].ch;
 				return;
 			}
@@ -48,7 +52,7 @@ static void price_call(struct dc_axis_ctx *x, enum dc_coll_kind kind, uint64_t m
 		m->used++;
 	m->slot[i].g = s->net_group;
 	m->slot[i].msg_bytes = msg_bytes;
-	m->slot[i].kind = kind;
+	m->slot[i].kind = priced;
 	m->slot[i].ch = *ch;
 }
 

@@ -752,6 +752,11 @@ int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_
 	return 0;
 }
 
+enum dc_coll_kind dc_net_price_kind(enum dc_coll_kind op)
+{
+	return op == DC_COLL_REDUCE_SCATTER ? DC_COLL_ALL_GATHER : op;
+}
+
 void dc_net_memo_bind(struct dc_net_memo *m, const struct dc_net *net)
 {
 	/* dc_net_init zeroes the padding: equal bytes are equal content (an
