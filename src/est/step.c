@@ -1017,24 +1017,32 @@ static void ctx_init(struct step_ctx *x, const struct dc_plan *p, const struct d
 			shown = x->dp.post_s;
 		x->dp.post_s = shown + x->k.slow * (x->dp.post_s - shown);
 	}
-	if (x->pp == 1)
+	/* stage_sync is a function of x's buckets and the ops it is given
+	 * alone: a copy of first's (or last's) ops gets a copy of its sync,
+	 * the same values (pp = 1: last and every segment's are first's) */
+	stage_sync(x, &x->first, &x->sync_first.tail, &x->sync_first.pen, &x->sync_first.hid);
+	if (x->pp == 1) {
 		x->last = x->first;
-	else
+		x->sync_last = x->sync_first;
+	} else {
 		stage_ops(&x->k, x->pp - 1, &x->last, &lm);
+		stage_sync(x, &x->last, &x->sync_last.tail, &x->sync_last.pen, &x->sync_last.hid);
+	}
 	for (uint64_t i = 0; i < p->nsegments; i++) {
 		uint64_t f = p->segment_first[i], l = p->segment_first[i + 1] - 1;
 		uint64_t m = f == 0 ? 1 : f;
 		if (m >= l && l + 1 == x->pp)
 			m = l; /* no middle stage: never read as one */
 		x->mid_stage[i] = m;
-		if (m == 0 || m + 1 >= x->pp || m > l)
-			x->mid[i] = m == 0 ? x->first : x->last; /* no middle stage here: never read */
-		else
+		if (m == 0 || m + 1 >= x->pp || m > l) {
+			/* no middle stage here: never read */
+			x->mid[i] = m == 0 ? x->first : x->last;
+			x->sync_mid[i] = m == 0 ? x->sync_first : x->sync_last;
+		} else {
 			stage_ops(&x->k, m, &x->mid[i], &lm);
-		stage_sync(x, &x->mid[i], &x->sync_mid[i].tail, &x->sync_mid[i].pen, &x->sync_mid[i].hid);
+			stage_sync(x, &x->mid[i], &x->sync_mid[i].tail, &x->sync_mid[i].pen, &x->sync_mid[i].hid);
+		}
 	}
-	stage_sync(x, &x->first, &x->sync_first.tail, &x->sync_first.pen, &x->sync_first.hid);
-	stage_sync(x, &x->last, &x->sync_last.tail, &x->sync_last.pen, &x->sync_last.hid);
 	runs_of(x);
 }
 
