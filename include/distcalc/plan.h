@@ -320,6 +320,11 @@ int dc_plan_derive_layout(const struct dc_config *in, const struct dc_layout *la
  * plans from the input's this way (the strategies comparison does). */
 int dc_plan_derive_from(const struct dc_plan *base, const struct dc_layout *layout, struct dc_plan *p);
 
+/* Whether dc_plan_derive_from(base, layout, p) makes p a copy of base but
+ * for its sharding (layout differs from base's in the sharding alone):
+ * then every result that reads no sharding is base's. */
+int dc_plan_derive_copies(const struct dc_plan *base, const struct dc_layout *layout);
+
 /* When `layout` differs from p's (a plan derived without error) in its
  * sharding alone, which nothing in a plan depends on: sets p's sharding
  * and returns 1; p is then what dc_plan_derive_from(base, layout, ...)

@@ -64,6 +64,10 @@ struct dc_model_result {
  * the plan they are variants of (NULL: none held). */
 struct dc_variant_parts {
 	const struct dc_plan *of;
+	/* plan[DC_VARIANT_DP] is `of` but for its sharding
+	 * (dc_plan_derive_copies: a configured layout of tp = pp = cp = 1):
+	 * its kernels and FLOPs are of's (step_variants.c) */
+	int dp_copies_of;
 	struct dc_plan plan[DC_VARIANT_CONFIGURED];
 	struct dc_batch batch[DC_VARIANT_CONFIGURED];
 	struct dc_comm comm[DC_VARIANT_CONFIGURED];

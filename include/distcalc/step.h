@@ -254,10 +254,11 @@ int dc_step_variants(const struct dc_plan *p, struct dc_step *own, const char **
  * `parts` (results.h) when they are p's (parts->of == p), as
  * dc_strategies_compute_parts kept them: the same plans and results, so
  * the same step times bit for bit, derived and priced once. parts may be
- * NULL. */
+ * NULL. own_c and own_f (or NULL): p's kernels and FLOPs, which a variant
+ * that is p but for its sharding keeps (parts->dp_copies_of). */
 struct dc_variant_parts;
-int dc_step_variants_from(const struct dc_plan *p, struct dc_step *own, const struct dc_variant_parts *parts,
-			  const char **error);
+int dc_step_variants_from(const struct dc_plan *p, struct dc_step *own, const struct dc_compute *own_c,
+			  const struct dc_flops *own_f, const struct dc_variant_parts *parts, const char **error);
 
 /* ---- the event timeline ---- */
 

@@ -15,11 +15,11 @@ static void variant_of(const struct dc_step *s, struct dc_step_variant *v)
 
 int dc_step_variants(const struct dc_plan *p, struct dc_step *own, const char **error)
 {
-	return dc_step_variants_from(p, own, NULL, error);
+	return dc_step_variants_from(p, own, NULL, NULL, NULL, error);
 }
 
-int dc_step_variants_from(const struct dc_plan *p, struct dc_step *own, const struct dc_variant_parts *parts,
-			  const char **error)
+int dc_step_variants_from(const struct dc_plan *p, struct dc_step *own, const struct dc_compute *own_c,
+			  const struct dc_flops *own_f, const struct dc_variant_parts *parts, const char **error)
 {
 	struct dc_plan plans[2];
 	struct dc_results vr;
@@ -46,6 +46,15 @@ int dc_step_variants_from(const struct dc_plan *p, struct dc_step *own, const st
 				 * (flops.c reads no sharding: the search's resharded
 				 * layouts keep theirs too) */
 				dc_compute_reshard(pv, &vr.compute);
+				have |= DC_EST_BIT(DC_EST_COMPUTE) | DC_EST_BIT(DC_EST_FLOPS);
+			} else if (v == DC_VARIANT_DP && parts->dp_copies_of && own_c && own_f) {
+				/* pure DP's plan is p's but for the sharding (a
+				 * configured tp = pp = cp = 1 over every rank): p's
+				 * kernels with its own optimizer step, p's FLOPs, as
+				 * FSDP's from pure DP's below */
+				vr.compute = *own_c;
+				dc_compute_reshard(pv, &vr.compute);
+				vr.flops = *own_f;
 				have |= DC_EST_BIT(DC_EST_COMPUTE) | DC_EST_BIT(DC_EST_FLOPS);
 			}
 			if (dc_estimate_with(pv, DC_EST_BIT(DC_EST_FLOPS) | DC_EST_BIT(DC_EST_COMPUTE), have, &vr) != 0) {

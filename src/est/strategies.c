@@ -93,6 +93,8 @@ int dc_strategies_compute_parts(const struct dc_plan *p, const struct dc_batch *
 			/* pure DP and FSDP share their degrees: the second reuses
 			 * the first's ranks and links */
 			struct dc_plan *vp = &plans[v];
+			if (parts && v == DC_VARIANT_DP)
+				parts->dp_copies_of = dc_plan_derive_copies(base, &lay);
 			if (dc_plan_derive_from(base, &lay, vp) != 0) {
 				*error = vp->error;
 				return -1;

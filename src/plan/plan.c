@@ -1059,11 +1059,16 @@ int dc_plan_reshard(struct dc_plan *p, const struct dc_layout *lay)
 	return 1;
 }
 
-int dc_plan_derive_from(const struct dc_plan *base, const struct dc_layout *lay, struct dc_plan *p)
+int dc_plan_derive_copies(const struct dc_plan *base, const struct dc_layout *lay)
 {
 	struct dc_layout norm;
 	layout_norm(lay, &norm);
-	if (!base->error && same_but_sharding(&base->layout, &norm)) {
+	return !base->error && same_but_sharding(&base->layout, &norm);
+}
+
+int dc_plan_derive_from(const struct dc_plan *base, const struct dc_layout *lay, struct dc_plan *p)
+{
+	if (dc_plan_derive_copies(base, lay)) {
 		*p = *base;
 		p->layout.sharding = lay->sharding;
 		return 0;
