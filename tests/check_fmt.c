@@ -316,6 +316,29 @@ START_TEST(test_table_wrap_line_at_a_time)
 }
 END_TEST
 
+/* dc_text_add and dc_text_add_u64 cut at the buffer and never write past
+ * it: an append that does not fit keeps what fits, one from a position at
+ * or past the end appends nothing (review: the unsigned length wrapped). */
+START_TEST(test_text_add_bounds)
+{
+	char b[9];
+	memset(b, 'z', sizeof(b));
+	b[8] = 'G'; /* a guard past the 8 bytes given */
+	ck_assert_uint_eq(dc_text_add(b, 8, 0, "abc"), 3);
+	ck_assert_str_eq(b, "abc");
+	ck_assert_uint_eq(dc_text_add_u64(b, 8, 3, 18446744073709551615ull), 7);
+	ck_assert_str_eq(b, "abc1844");
+	ck_assert_uint_eq(dc_text_add(b, 8, 7, "x"), 7);
+	ck_assert_uint_eq(dc_text_add(b, 8, 8, "x"), 7);
+	ck_assert_uint_eq(dc_text_add(b, 8, 100, "xyz"), 7);
+	ck_assert_str_eq(b, "abc1844");
+	ck_assert_int_eq(b[8], 'G');
+	ck_assert_uint_eq(dc_text_add_u64(b, 0, 0, 5), 0);
+	ck_assert_uint_eq(dc_text_add_u64(b, 8, 0, 42), 2);
+	ck_assert_str_eq(b, "42");
+}
+END_TEST
+
 /* dc_fmt_double's whole-number path against printf's shortest of
  * "%.15g" to "%.17g": every power of ten and of two below 2^60 and their
  * neighbours (the path's edge is 10^15), both signs, and seeded integers
@@ -395,6 +418,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_whole_doubles_match_printf);
 	tcase_add_test(tc, test_table_wrap_line_at_a_time);
 	tcase_add_test(tc, test_buf_room);
+	tcase_add_test(tc, test_text_add_bounds);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -10,6 +10,7 @@
  */
 #include "distcalc/section.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -115,7 +116,9 @@ size_t dc_fmt_u64_grouped(char *buf, uint64_t v)
 size_t dc_fmt_fixed_u64(char *buf, uint64_t m, unsigned prec)
 {
 	static const uint32_t pow10_u32[5] = {1, 10, 100, 1000, 10000};
-	uint64_t whole = prec ? m / pow10_u32[prec] : m;
+	uint64_t whole;
+	assert(prec < sizeof(pow10_u32) / sizeof(pow10_u32[0]) && "dc_fmt_fixed_u64: at most 4 decimals");
+	whole = prec ? m / pow10_u32[prec] : m;
 	size_t nw = u64_digits(whole);
 	put_digits(buf + nw, whole);
 	if (prec) {
@@ -129,9 +132,12 @@ size_t dc_fmt_fixed_u64(char *buf, uint64_t m, unsigned prec)
 	return nw;
 }
 
-/* dc_text_add for n bytes of s (not NUL-terminated); len > at */
+/* dc_text_add for n bytes of s (not NUL-terminated); len > 0. An `at`
+ * already at or past the end appends nothing (the text is full). */
 static size_t text_add_n(char *buf, size_t len, size_t at, const char *s, size_t n)
 {
+	if (at >= len)
+		return len - 1;
 	if (at + n >= len)
 		n = len - 1 - at;
 	memcpy(buf + at, s, n);
@@ -149,9 +155,11 @@ size_t dc_text_add(char *buf, size_t len, size_t at, const char *s)
 
 size_t dc_text_add_u64(char *buf, size_t len, size_t at, uint64_t v)
 {
-	char num[24] = {0}; /* as dc_fmt_u64_grouped's */
-	dc_fmt_u64(num, v);
-	return dc_text_add(buf, len, at, num);
+	char num[24] = {0}; /* 2^64 - 1 has 20 digits */
+	size_t n = dc_fmt_u64(num, v);
+	if (!len)
+		return 0;
+	return text_add_n(buf, len, at, num, n);
 }
 
 void dc_text_fmt(char *buf, size_t len, const char *fmt, ...)
@@ -456,7 +464,7 @@ size_t dc_fmt_double(char *buf, size_t len, double v)
 	 * digits, so "%.15g" writes it exactly (it reads back) and in the fixed
 	 * form (its exponent is below 15), trailing zeros of the fraction
 	 * dropped: its integer's digits, with the sign. Reports carry many
-	 * (byte counts, FLOPs kept as doubles). check_report.c compares
+	 * (byte counts, FLOPs kept as doubles). check_fmt.c compares
 	 * dc_fmt_double with printf on integers of every size. */
 	if (len >= 32 && fabs(v) < 1e15 && v == (double)(int64_t)v) {
 		int64_t i = (int64_t)v;

@@ -119,7 +119,7 @@ static const char *cell_text(char *buf, size_t len, const struct dc_field *f, co
 {
 	const void *p = dc_fld_ptr(base, f);
 	double v;
-	size_t n;
+	size_t n = 0; /* every unit below sets it; -Wswitch names a unit left out */
 
 	if (dc_fld_null(f, base)) {
 		*out_len = 3;
@@ -219,7 +219,6 @@ static const char *cell_text(char *buf, size_t len, const struct dc_field *f, co
 		n = fmt_fixed(buf, len, v * 1e6, 2);
 		break;
 	case DC_U_NONE:
-	default:
 		/* a plain number (a loss in nats, a z-score) with a ratio's four
 		 * decimals; one below 0.01 keeps three significant digits, so
 		 * it does not read 0.0000 (JSON and CSV keep every digit) */
