@@ -194,6 +194,9 @@ static inline void dc_buf_pad(struct dc_buf *b, size_t n)
 int dc_text_printable(const char *s);
 /* dc_text_printable for s of length n (strlen(s), not NULL). */
 int dc_text_printable_n(const char *s, size_t n);
+/* 1 when s[0..n) is printable ASCII (0x20 to 0x7e) alone, 0 when it may
+ * not be (a 0 can be a false alarm: callers take their exact path). */
+int dc_text_ascii_printable(const char *s, size_t n);
 /* Appends the escaped s. */
 void dc_buf_printable(struct dc_buf *b, const char *s);
 /* Writes the escaped s into buf, NUL-terminated, cut before the first

@@ -645,8 +645,9 @@ static size_t printable_unit(const unsigned char *p, char *esc, size_t *used)
  * 0x20.., one at 0x7f in x + 0x01.., one at 0x80 or above in x; a carry
  * between bytes can only flag a plain byte (a 0 then sends the text to
  * the exact check). The last few bytes one at a time. */
-static int ascii_printable(const unsigned char *s, size_t n)
+int dc_text_ascii_printable(const char *text, size_t n)
 {
+	const unsigned char *s = (const unsigned char *)text;
 	const uint64_t lo = 0x2020202020202020u, one = 0x0101010101010101u, top = 0x8080808080808080u;
 	size_t i = 0;
 	for (; i + 8 <= n; i += 8) {
@@ -671,7 +672,7 @@ int dc_text_printable_n(const char *s, size_t n)
 	const unsigned char *p = (const unsigned char *)s;
 	char esc[8];
 	size_t used;
-	if (ascii_printable(p, n))
+	if (dc_text_ascii_printable(s, n))
 		return 1;
 	while (*p) {
 		if (printable_unit(p, esc, &used))

@@ -39,26 +39,6 @@ static const char *base_unit(enum dc_unit u)
  * (readers told that '#' starts a comment, as pandas' comment="#", cut an
  * unquoted field there). */
 
-/* Is s[0..n) printable ASCII (0x20 to 0x7e)? Eight bytes a step: a byte
- * below 0x20 sets its top bit in x - 0x20.., one at 0x7f in x + 0x01..,
- * one at 0x80 or above in x. A carry between bytes can only flag a plain
- * byte, and then csv_text takes its slow path, which writes the same. */
-static int ascii_printable(const char *s, size_t n)
-{
-	const uint64_t lo = 0x2020202020202020u, one = 0x0101010101010101u, top = 0x8080808080808080u;
-	size_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		uint64_t x;
-		memcpy(&x, s + i, 8);
-		if (((x - lo) | (x + one) | x) & top)
-			return 0;
-	}
-	for (; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
-			return 0;
-	return 1;
-}
-
 /* s (n bytes) as a quoted field: inside quotes, a quote doubled. */
 static void csv_quoted(struct dc_buf *b, const char *s, size_t n)
 {
@@ -84,7 +64,7 @@ static void csv_text_n(struct dc_buf *b, const char *raw, size_t n)
 
 	/* the common case: printable ASCII, which needs no escape
 	 * (dc_text_printable) and holds no CR or LF */
-	if (ascii_printable(raw, n)) {
+	if (dc_text_ascii_printable(raw, n)) {
 		quote = (n > 0 && (raw[0] == ' ' || raw[n - 1] == ' ')) || raw[strcspn(raw, ",\"#")];
 		/* printable ASCII holds no CR or LF: the same test as below */
 		if (!quote)
