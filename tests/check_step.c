@@ -1042,6 +1042,50 @@ END_TEST
  *   a slow link (E > C): 3/4 (E - C) + 1/4 E = E - 3/4 C.
  * Over 2 layers x 4 microbatches: 1/4 of the comm result's EP time, and
  * that time less 8 x 3/4 C. Without overlap.ep every AlltoAll is exposed. */
+/* Issue 21's context-parallel sweep: Llama-3-8B on one node of 8 H100
+ * (the torchtitan config's 95 GiB parts), 32,768 tokens a rank (sequence
+ * 32,768 c), micro batch 1, full recompute, dp 8 / c, torchtitan's rules.
+ * Measured (a run held back from us; the ratios are in the issue's text):
+ * steps 1 : 1.6 : 2.5 : 4.8 from cp 1 to 8, and cp 8 ran in 84.5 GiB
+ * reserved. The goal is the right order, each ratio within 25%, and peak
+ * memory within 10%. Achieved (docs/compute-model.md, "Context
+ * parallelism"): 1 : 1.55 : 2.66 : 4.86, 82.0 GiB. Before the kernels
+ * were priced on a rank's s / c tokens it stepped 1 : 2.7 : 8.3 : 28 and
+ * cp 8 peaked at 310 GiB. */
+START_TEST(test_context_parallel_sweep_ratios)
+{
+	static const double measured[] = {1.0, 1.6, 2.5, 4.8};
+	double first = 0, prev = 0;
+	for (int i = 0; i < 4; i++) {
+		int cp = 1 << i;
+		char c[48], dp[48], seq[48], gb[48];
+		const char *sets[] = {"cluster.gpu=h100-sxm5-80gb", c, dp, seq, "training.micro_batch_size=1", gb,
+				      "training.recompute=full", "training.framework=torchtitan", NULL};
+		struct dc_results r;
+		double t, ratio;
+		snprintf(c, sizeof(c), "parallel.cp=%d", cp);
+		snprintf(dp, sizeof(dp), "parallel.dp=%d", 8 / cp);
+		snprintf(seq, sizeof(seq), "model.seq_length=%d", 32768 * cp);
+		snprintf(gb, sizeof(gb), "training.global_batch_size=%d", 8 / cp);
+		run_config("llama-3-8b-torchtitan.json", sets);
+		t = run_res.step.time_s;
+		ck_assert_msg(t > prev, "cp %d: %g s after %g s", cp, t, prev);
+		if (i == 0)
+			first = t;
+		ratio = t / first;
+		ck_assert_msg(fabs(ratio / measured[i] - 1.0) <= 0.25, "cp %d: ratio %.3f, measured %.1f", cp, ratio,
+			      measured[i]);
+		prev = t;
+		if (cp == 8) {
+			double peak;
+			ck_assert_int_eq(dc_estimate(&run_plan, DC_EST_BIT(DC_EST_MEMORY), &r), 0);
+			peak = (double)r.memory.top.peak_bytes / 1073741824.0;
+			ck_assert_msg(fabs(peak / 84.5 - 1.0) <= 0.10, "cp 8 peak %.2f GiB, measured 84.5", peak);
+		}
+	}
+}
+END_TEST
+
 static void ep_run(const char *overlap, const char *link)
 {
 	const char *sets[] = {"cluster.gpu=a100-sxm4-80gb", "model.num_layers=2", "parallel.pp=1",
@@ -1123,6 +1167,7 @@ int main(void)
 	tcase_add_test(tc, test_megatron_table1);
 	tcase_add_test(tc, test_megatron_table1_published_settings);
 	tcase_add_test(tc, test_context_parallel_exposure);
+	tcase_add_test(tc, test_context_parallel_sweep_ratios);
 	tcase_add_test(tc, test_ep_a2a_1f1b_two_layers);
 	tcase_add_test(tc, test_trace_shows_the_schedule);
 	tcase_add_test(tc, test_trace_prefix_is_the_schedule);
