@@ -218,13 +218,15 @@ struct part {
  * guide gives no figures): a tile of M x N outputs reads M + N operand
  * rows per step of k for M N multiply-adds, 85.3 at 256 x 128, 64 at
  * 128 x 128, 51.2 at 256 x 64, 42.7 at 128 x 64, 32 at 64 x 64
- * (docs/compute-model.md, "Waves of tiles"). */
-static const struct tile {
-	double m, n, rate;
-} tiles[] = {
-	{256, 128, 1.0}, {128, 256, 1.0}, {128, 128, 0.75}, {256, 64, 0.6},
-	{64, 256, 0.6},  {128, 64, 0.5},  {64, 128, 0.5},   {64, 64, 0.375},
-};
+ * (docs/compute-model.md, "Waves of tiles"). wave_share tries them in
+ * this order, falling rate: 256 x 128 and 128 x 256 at 1, 128 x 128 at
+ * 0.75, 256 x 64 and 64 x 256 at 0.6, 128 x 64 and 64 x 128 at 0.5,
+ * 64 x 64 at 0.375. */
+#define TILE_RATE_256_128 1.0
+#define TILE_RATE_128_128 0.75
+#define TILE_RATE_256_64 0.6
+#define TILE_RATE_128_64 0.5
+#define TILE_RATE_64_64 0.375
 
 /* Stream-K on Hopper and Blackwell: the
  * persistent kernels of CUTLASS 3 (NVIDIA/cutlass include/cutlass/gemm/
@@ -242,45 +244,111 @@ static const struct tile {
 #define SK_MIN_ITERS 8.0
 #define K_TILE_BYTES 128.0
 
-/* The time of `count` output tiles of `k_tiles` k-steps each on the SMs,
- * in whole-tile times: ceil(count / SMs) waves, or the stream-K split. */
-static double tile_waves(const struct ctx *x, double count, double k_tiles)
+/* ceil(v) and floor(v), bit for bit, in fewer instructions than the
+ * library's inlined rounding (which also handles signs and -0): v >= 0
+ * below 2^52 truncates to its floor exactly; anything else (none of the
+ * tile counts below) takes the library's. */
+static inline double ceil_nonneg(double v)
 {
-	double sms = x->sms, total = ceil(count / sms), full;
+	double t;
+	if (!(v >= 0 && v < 0x1p52))
+		return ceil(v);
+	t = (double)(int64_t)v;
+	return t < v ? t + 1.0 : t;
+}
+
+static inline double floor_nonneg(double v)
+{
+	if (!(v >= 0 && v < 0x1p52))
+		return floor(v);
+	return (double)(int64_t)v;
+}
+
+/* tile_waves past its whole waves: `total` of them, the ragged last one
+ * split along k when it is less than half full (out of line: the
+ * layout search prices millions of GEMMs and most take whole waves) */
+static double stream_k_waves(const struct ctx *x, double count, double k_tiles, double total)
+{
+	double sms = x->sms, full = floor_nonneg(count / sms);
 	double dp, sk, units;
-	/* the whole waves only when stream-K cannot apply: the GPU has none,
-	 * or too few k-tiles, or no ragged wave, or one over half full (the
-	 * tests that need no floor first: the layout search prices millions) */
-	if (!x->e->stream_k || k_tiles <= SK_MIN_ITERS)
-		return total;
-	full = floor(count / sms);
 	if (full == total || 2.0 * (count - full * sms) >= sms)
 		return total;
 	dp = full > 1 ? full - 1 : 0;
 	sk = count - dp * sms;
-	units = floor(sk * k_tiles / SK_MIN_ITERS);
+	units = floor_nonneg(sk * k_tiles / SK_MIN_ITERS);
 	if (units > sms)
 		units = sms;
-	return dp + ceil(sk * k_tiles / units) / k_tiles;
+	return dp + ceil_nonneg(sk * k_tiles / units) / k_tiles;
+}
+
+/* The time of `count` output tiles of `k_tiles` k-steps each on the SMs,
+ * in whole-tile times: ceil(count / SMs) waves, or the stream-K split. */
+static inline double tile_waves(const struct ctx *x, double count, double k_tiles)
+{
+	double total = ceil_nonneg(count / x->sms);
+	/* the whole waves only when stream-K cannot apply: the GPU has none,
+	 * or too few k-tiles, or no ragged wave, or one over half full (the
+	 * tests that need no floor first) */
+	if (!x->e->stream_k || k_tiles <= SK_MIN_ITERS)
+		return total;
+	return stream_k_waves(x, count, k_tiles, total);
+}
+
+/* q of one tile shape over an m x n output, `batch` of them in one
+ * kernel: its tiles are cm x cn x batch (cm = ceil(m / tile rows), cn
+ * likewise), run in tile_waves of them, and the work done is m n batch /
+ * (tile area) of those waves' SM-slots, at the tile's rate. mnb is m n
+ * batch. */
+static double tile_q(const struct ctx *x, double cm, double cn, double mnb, double batch, double k_tiles,
+		     double area, double rate)
+{
+	return rate * (mnb / area) / (tile_waves(x, cm * cn * batch, k_tiles) * x->sms);
 }
 
 /* q of an m x n output over k, `batch` of them in one kernel: one tile
- * per SM at a time, so a kernel of T tiles runs tile_waves(T) waves, and
- * the work done is m n / (tile area) of those waves' SM-slots; the tile
- * the library picks is the one that does the most. The table is in
+ * per SM at a time, so a kernel of T tiles runs tile_waves(T) waves; the
+ * tile the library picks is the one that does the most. The tiles go in
  * falling rate, and no tile does more than its rate: once one does as
- * much, the rest cannot beat it (the layout search prices millions of
- * these). */
+ * much, the rest cannot beat it, so each tile's row and column counts
+ * are found only when a tile first needs them (the layout search prices
+ * millions of these; most stop after the two at rate 1). */
 static double wave_share(const struct ctx *x, double m, double n, double k, double batch)
 {
-	double best = 0, k_tiles = ceil(k * x->cur->in_bytes / K_TILE_BYTES);
-	for (size_t i = 0; i < sizeof(tiles) / sizeof(tiles[0]) && best < tiles[i].rate; i++) {
-		const struct tile *t = &tiles[i];
-		double count = ceil(m / t->m) * ceil(n / t->n) * batch;
-		double q = t->rate * (m * n * batch / (t->m * t->n)) / (tile_waves(x, count, k_tiles) * x->sms);
-		if (q > best)
-			best = q;
-	}
+	double k_tiles = ceil_nonneg(k * x->cur->in_bytes / K_TILE_BYTES), mnb = m * n * batch, best = 0, q;
+	double m256 = ceil_nonneg(m / 256.0), n128 = ceil_nonneg(n / 128.0), m128, n256, m64, n64;
+#define WAVE_TILE(cm, cn, area, rate)                                             \
+	do {                                                                      \
+		q = tile_q(x, cm, cn, mnb, batch, k_tiles, area, rate);           \
+		if (q > best)                                                     \
+			best = q;                                                 \
+	} while (0)
+	WAVE_TILE(m256, n128, 256.0 * 128.0, TILE_RATE_256_128);
+	if (!(best < TILE_RATE_256_128))
+		return best;
+	m128 = ceil_nonneg(m / 128.0);
+	n256 = ceil_nonneg(n / 256.0);
+	WAVE_TILE(m128, n256, 128.0 * 256.0, TILE_RATE_256_128);
+	if (!(best < TILE_RATE_128_128))
+		return best;
+	WAVE_TILE(m128, n128, 128.0 * 128.0, TILE_RATE_128_128);
+	if (!(best < TILE_RATE_256_64))
+		return best;
+	n64 = ceil_nonneg(n / 64.0);
+	WAVE_TILE(m256, n64, 256.0 * 64.0, TILE_RATE_256_64);
+	if (!(best < TILE_RATE_256_64))
+		return best;
+	m64 = ceil_nonneg(m / 64.0);
+	WAVE_TILE(m64, n256, 64.0 * 256.0, TILE_RATE_256_64);
+	if (!(best < TILE_RATE_128_64))
+		return best;
+	WAVE_TILE(m128, n64, 128.0 * 64.0, TILE_RATE_128_64);
+	if (!(best < TILE_RATE_128_64))
+		return best;
+	WAVE_TILE(m64, n128, 64.0 * 128.0, TILE_RATE_128_64);
+	if (!(best < TILE_RATE_64_64))
+		return best;
+	WAVE_TILE(m64, n64, 64.0 * 64.0, TILE_RATE_64_64);
+#undef WAVE_TILE
 	return best;
 }
 
