@@ -45,6 +45,8 @@
 #include "distcalc/params.h"
 #include "distcalc/topology.h"
 
+struct dc_step_memo; /* step.h */
+
 /* The layout a plan is evaluated for. */
 struct dc_layout {
 	uint64_t tp, pp, dp;       /* dp x tp x cp x pp = the world */
@@ -274,6 +276,10 @@ struct dc_plan {
 	 * bound to `net` (net.h), which dc_plan_derive_from passes on to the
 	 * plans it derives (the same input, so the same network) */
 	struct dc_net_memo *net_memo;
+	/* borrowed, NULL but in a search: the step's memo of its stages'
+	 * ops (step.h), passed on to derived plans as net_memo is (it keys
+	 * on every input it reads, so any plan may lend it) */
+	struct dc_step_memo *step_memo;
 	struct dc_plan_group group[DC_GROUP_COUNT];
 	struct dc_plan_link ring_link; /* the teaching ring over ranks 0..ring_ranks-1 */
 

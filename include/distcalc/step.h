@@ -187,6 +187,17 @@ struct dc_step_tp_layer {
 };
 void dc_step_tp_layer(const struct dc_plan *p, const struct dc_comm *comm, struct dc_step_tp_layer *t);
 
+/* A search's memo of the step (one per thread, lent to its plans as
+ * plan.h step_memo): the stages' ops and the schedule's span of the last
+ * closed-form step, with every input they read. A layout whose step reads
+ * the same of them (one that differs in its sharding alone, but FSDP's,
+ * whose gathers sit in the layers) takes them from it: the same values,
+ * so the same step. dc_step_memo_new returns NULL when out of memory;
+ * dc_step_memo_free(NULL) does nothing. */
+struct dc_step_memo;
+struct dc_step_memo *dc_step_memo_new(void);
+void dc_step_memo_free(struct dc_step_memo *m);
+
 /* Fills *s in closed form for the plan from the compute, comm, flops and
  * batch results. Returns 0 (also when c->available is 0: then
  * s->available is 0 and s->missing says why), or -1 with *error set to

@@ -998,16 +998,162 @@ void dc_step_tp_layer(const struct dc_plan *p, const struct dc_comm *comm, struc
 	t->bwd_async_s = k.tp_b_async;
 }
 
-static void ctx_init(struct step_ctx *x, const struct dc_plan *p, const struct dc_compute *c,
-		     const struct dc_comm *comm)
+/* ---- the stages' ops memoised across a search's layouts ---- */
+
+/* Everything ctx_stages and pipe_closed read: the per-layer costs (x->k,
+ * bytes as costs_init left them, zeroed first), the layers' kernel times,
+ * and the plan's stages (an even split: one run, chunks L / (pp v); its
+ * segments). Compared as bytes, so a match is the same inputs bit for bit
+ * (-0 and +0 differ; padding, where a compiler left it unset, can only
+ * make a match fail). */
+struct step_key {
+	struct costs k;
+	struct dc_work_time dense, moe, embedding, head;
+	uint64_t pp, v, gas, layers_per_stage, layers_per_chunk, dense_limit, nsegments;
+	uint64_t segment_first[DC_PLAN_MAX_SEGMENTS + 1];
+};
+
+struct dc_step_memo {
+	int have;             /* key and the values below are the last stored */
+	int probed;           /* probe holds this step's key (memo_take), not yet stored */
+	struct step_key key, probe;
+	struct dc_step_stage first, last, mid[DC_PLAN_MAX_SEGMENTS];
+	uint64_t mid_stage[DC_PLAN_MAX_SEGMENTS];
+	double span, fill;
+	uint64_t critical;
+};
+
+struct dc_step_memo *dc_step_memo_new(void)
+{
+	return dc_calloc(1, sizeof(struct dc_step_memo));
+}
+
+void dc_step_memo_free(struct dc_step_memo *m)
+{
+	free(m);
+}
+
+/* 1 when the plan's stages are what step_key describes: one run (no
+ * pipeline_layers, no first/last-stage forms) and even chunks */
+static int memo_fits(const struct dc_plan *p)
+{
+	return p->runs.n <= 1 && !p->chunks_uneven && p->nsegments <= DC_PLAN_MAX_SEGMENTS;
+}
+
+static void memo_key(const struct step_ctx *x, const struct dc_plan *p, const struct dc_compute *c,
+		     struct step_key *key)
+{
+	memset(key, 0, sizeof(*key));
+	memcpy(&key->k, &x->k, sizeof(key->k));
+	key->dense = c->dense_layer;
+	key->moe = c->moe_layer;
+	key->embedding = c->embedding;
+	key->head = c->head;
+	key->pp = p->layout.pp;
+	key->v = p->v;
+	key->gas = p->layout.grad_accum_steps;
+	key->layers_per_stage = p->layers_per_stage;
+	key->layers_per_chunk = p->layers_per_chunk;
+	key->dense_limit = p->dense_limit;
+	key->nsegments = p->nsegments;
+	for (uint64_t i = 0; i <= p->nsegments; i++)
+		key->segment_first[i] = p->segment_first[i];
+}
+
+/* The stages' ops of the last step stored with the same key: 1 with
+ * x->first, last, mid and mid_stage set, else 0 (the key kept for
+ * memo_put). */
+static int memo_take(struct dc_step_memo *m, struct step_ctx *x, const struct dc_plan *p, const struct dc_compute *c)
+{
+	m->probed = 0;
+	if (!memo_fits(p))
+		return 0;
+	memo_key(x, p, c, &m->probe);
+	if (!m->have || memcmp(&m->probe, &m->key, sizeof(m->key)) != 0) {
+		m->probed = 1;
+		return 0;
+	}
+	x->first = m->first;
+	x->last = m->last;
+	for (uint64_t i = 0; i < p->nsegments; i++) {
+		x->mid[i] = m->mid[i];
+		x->mid_stage[i] = m->mid_stage[i];
+	}
+	return 1;
+}
+
+/* Stores the stages' ops and the span of the step memo_take probed. */
+static void memo_put(struct dc_step_memo *m, const struct step_ctx *x, const struct dc_plan *p, double span,
+		     uint64_t critical, double fill)
+{
+	if (!m->probed)
+		return;
+	m->probed = 0;
+	m->key = m->probe;
+	m->first = x->first;
+	m->last = x->last;
+	for (uint64_t i = 0; i < p->nsegments; i++) {
+		m->mid[i] = x->mid[i];
+		m->mid_stage[i] = x->mid_stage[i];
+	}
+	m->span = span;
+	m->critical = critical;
+	m->fill = fill;
+	m->have = 1;
+}
+
+/* The stage whose ops stand for segment i's middle stages (mid_stage),
+ * or, where the segment has none, first's (0) or last's (pp - 1). */
+static uint64_t mid_of(const struct step_ctx *x, const struct dc_plan *p, uint64_t i)
+{
+	uint64_t f = p->segment_first[i], l = p->segment_first[i + 1] - 1;
+	uint64_t m = f == 0 ? 1 : f;
+	if (m >= l && l + 1 == x->pp)
+		m = l; /* no middle stage: never read as one */
+	return m;
+}
+
+static int mid_is_copy(const struct step_ctx *x, const struct dc_plan *p, uint64_t i, uint64_t m)
+{
+	return m == 0 || m + 1 >= x->pp || m > p->segment_first[i + 1] - 1;
+}
+
+/* Every stage's ops: first, last, and each segment's middle stages
+ * (a copy of first's or last's where the segment has none). */
+static void ctx_stages(struct step_ctx *x, const struct dc_plan *p)
 {
 	struct layers_memo lm = {0}; /* have 0; zeroed whole, so an -O3 build sees no cost read unset */
+	stage_ops(&x->k, 0, &x->first, &lm);
+	if (x->pp == 1)
+		x->last = x->first;
+	else
+		stage_ops(&x->k, x->pp - 1, &x->last, &lm);
+	for (uint64_t i = 0; i < p->nsegments; i++) {
+		uint64_t m = mid_of(x, p, i);
+		x->mid_stage[i] = m;
+		if (mid_is_copy(x, p, i, m))
+			x->mid[i] = m == 0 ? x->first : x->last; /* never read */
+		else
+			stage_ops(&x->k, m, &x->mid[i], &lm);
+	}
+}
+
+/* x for the plan; with `memo` (a search's), the stages' ops come from it
+ * when it holds this step's (*hit 1: memo->span and its fellows are the
+ * step's schedule too) */
+static void ctx_init(struct step_ctx *x, const struct dc_plan *p, const struct dc_compute *c,
+		     const struct dc_comm *comm, struct dc_step_memo *memo, int *hit)
+{
+	*hit = 0;
 	costs_init(&x->k, p, c, comm);
 	dp_calls(p, comm, &x->dp);
 	x->pp = p->layout.pp;
 	x->dev = NULL;
 	x->dev_sync = NULL;
-	stage_ops(&x->k, 0, &x->first, &lm);
+	if (memo)
+		*hit = memo_take(memo, x, p, c);
+	if (!*hit)
+		ctx_stages(x, p);
 	if (dc_framework_param_gather(p) && x->dp.post_s > 0) {
 		/* Megatron's --overlap-param-gather: the AllGather runs behind
 		 * the next step's first forward on stage 0, where the step
@@ -1021,27 +1167,16 @@ static void ctx_init(struct step_ctx *x, const struct dc_plan *p, const struct d
 	 * alone: a copy of first's (or last's) ops gets a copy of its sync,
 	 * the same values (pp = 1: last and every segment's are first's) */
 	stage_sync(x, &x->first, &x->sync_first.tail, &x->sync_first.pen, &x->sync_first.hid);
-	if (x->pp == 1) {
-		x->last = x->first;
+	if (x->pp == 1)
 		x->sync_last = x->sync_first;
-	} else {
-		stage_ops(&x->k, x->pp - 1, &x->last, &lm);
+	else
 		stage_sync(x, &x->last, &x->sync_last.tail, &x->sync_last.pen, &x->sync_last.hid);
-	}
 	for (uint64_t i = 0; i < p->nsegments; i++) {
-		uint64_t f = p->segment_first[i], l = p->segment_first[i + 1] - 1;
-		uint64_t m = f == 0 ? 1 : f;
-		if (m >= l && l + 1 == x->pp)
-			m = l; /* no middle stage: never read as one */
-		x->mid_stage[i] = m;
-		if (m == 0 || m + 1 >= x->pp || m > l) {
-			/* no middle stage here: never read */
-			x->mid[i] = m == 0 ? x->first : x->last;
-			x->sync_mid[i] = m == 0 ? x->sync_first : x->sync_last;
-		} else {
-			stage_ops(&x->k, m, &x->mid[i], &lm);
+		uint64_t m = x->mid_stage[i];
+		if (mid_is_copy(x, p, i, m))
+			x->sync_mid[i] = m == 0 ? x->sync_first : x->sync_last; /* never read */
+		else
 			stage_sync(x, &x->mid[i], &x->sync_mid[i].tail, &x->sync_mid[i].pen, &x->sync_mid[i].hid);
-		}
 	}
 	runs_of(x);
 }
@@ -1398,6 +1533,7 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
 	struct step_ctx x;
 	uint64_t critical = 0;
 	double fill = 0, span;
+	int hit;
 	/* Interleaved chunks of unequal cost (plan.h chunks_uneven: Megatron-
 	 * Core's pipeline layouts) stall ranks on each other in ways the
 	 * closed form's busiest-stage span does not see (9.1% short on
@@ -1416,9 +1552,18 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
 	step_header(p, c, s);
 	if (!c->available)
 		return 0;
-	ctx_init(&x, p, c, comm);
-	span = pipe_closed(&x, ctx_run, x.nruns, p->layout.pp, x.k.m, p->v, x.k.send_s,
-			   x.k.sched == DC_PIPE_ZERO_BUBBLE, &critical, &fill);
+	ctx_init(&x, p, c, comm, p->step_memo, &hit);
+	if (hit) {
+		/* the same stages' ops and sends: the same schedule */
+		span = p->step_memo->span;
+		critical = p->step_memo->critical;
+		fill = p->step_memo->fill;
+	} else {
+		span = pipe_closed(&x, ctx_run, x.nruns, p->layout.pp, x.k.m, p->v, x.k.send_s,
+				   x.k.sched == DC_PIPE_ZERO_BUBBLE, &critical, &fill);
+		if (p->step_memo)
+			memo_put(p->step_memo, &x, p, span, critical, fill);
+	}
 	compose(&x, c, f, b, span, critical, fill, NULL, s);
 	return 0;
 }
@@ -2998,14 +3143,14 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 	double span = 0, fill = 0, *end;
 	struct dc_step_stage st, *dev = NULL;
 	struct stage_sync_t *dev_sync = NULL;
-	int rc, dual, prefix = 0;
+	int rc, dual, prefix = 0, hit;
 	uint64_t msim;
 	struct dc_step_bound trace_bound;
 
 	step_header(p, c, s);
 	if (!c->available)
 		return 0;
-	ctx_init(&x, p, c, comm);
+	ctx_init(&x, p, c, comm, NULL, &hit);
 	msim = x.k.m;
 	v = x.k.chunks;
 	dual = x.k.sched == DC_PIPE_DUALPIPE || x.k.sched == DC_PIPE_DUALPIPEV;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "distcalc/results.h"
+#include "distcalc/step.h"
 #include "distcalc/util.h"
 
 #define MAX_DIVISORS 512
@@ -98,6 +99,7 @@ struct worker {
 	unsigned id;
 	struct dc_plan outer_plan, plan;
 	struct dc_net_memo *memo; /* this thread's collective prices (net.h) */
+	struct dc_step_memo *step_memo; /* this thread's last step's stages (step.h) */
 	struct dc_results res;
 	struct dc_search_counts counts;
 	uint64_t better;       /* ranked layouts strictly better than the input's */
@@ -490,6 +492,9 @@ static void run_outer(struct worker *w, const struct outer *o)
 							 * cluster, so one network */
 							dc_net_memo_bind(w->memo, &w->outer_plan.net);
 							w->outer_plan.net_memo = w->memo;
+							/* and the step's stages, kept while only
+							 * the sharding (not FSDP) changes */
+							w->outer_plan.step_memo = w->step_memo;
 							outer_ready = 1;
 						}
 						if (eval_memory(w, &w->outer_plan, &e, &plan_here) != 0) {
@@ -770,7 +775,8 @@ int dc_search_run(const struct dc_config *in, unsigned jobs, const struct dc_sea
 	}
 	for (unsigned i = 0; i < jobs; i++) {
 		w[i].memo = dc_calloc(1, sizeof(*w[i].memo));
-		if (!w[i].memo) {
+		w[i].step_memo = dc_step_memo_new();
+		if (!w[i].memo || !w[i].step_memo) {
 			*error = "out of memory";
 			goto done;
 		}
@@ -839,6 +845,7 @@ done:
 	free(store);
 	for (unsigned i = 0; w && i < jobs; i++) {
 		free(w[i].memo);
+		dc_step_memo_free(w[i].step_memo);
 	}
 	free(w);
 	free(s->outer);
