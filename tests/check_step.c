@@ -789,6 +789,50 @@ static int closed_vs_timeline(const char *const *sets)
 	return ran;
 }
 
+/* configs/NAME with `sets`, its step with `memo` lent to the plan (NULL:
+ * none), into *out */
+static void step_with(const char *name, const char *const *sets, struct dc_step_memo *memo, struct dc_step *out)
+{
+	load_and_run(name, sets, 0);
+	run_plan.step_memo = memo;
+	if (dc_estimate(&run_plan, DC_EST_BIT(DC_EST_STEP), &run_res) != 0)
+		ck_abort_msg("%s: %s", name, run_res.error);
+	*out = run_res.step;
+}
+
+/* A search's step memo (step.h) gives every layout the step it has
+ * without one, bit for bit, whatever it held before: the same layout
+ * again (every input the same), a sharding that keeps the layers' costs
+ * (ZeRO-1 after none: the stages' ops reused), one that does not (FSDP:
+ * its gathers sit in the layers), another schedule, another model. */
+START_TEST(test_step_memo_changes_nothing)
+{
+	static const char *const none[] = {"parallel.sharding=none", NULL};
+	static const char *const zero1[] = {"parallel.sharding=zero1", NULL};
+	static const char *const fsdp[] = {"parallel.sharding=fsdp", NULL};
+	static const char *const zb[] = {"parallel.pipeline_schedule=zero_bubble", "parallel.virtual_pipeline=1", NULL};
+	static const struct {
+		const char *name;
+		const char *const *sets;
+	} runs[] = {
+		{"korthikanti-175b.json", none}, {"korthikanti-175b.json", none}, {"korthikanti-175b.json", zero1},
+		{"korthikanti-175b.json", fsdp}, {"korthikanti-175b.json", zero1}, {"korthikanti-175b.json", zb},
+		{"korthikanti-530b.json", NULL}, {"korthikanti-175b.json", none},
+	};
+	static struct dc_step fresh, memoised;
+	struct dc_step_memo *memo = dc_step_memo_new();
+	ck_assert_ptr_nonnull(memo);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		step_with(runs[i].name, runs[i].sets, NULL, &fresh);
+		step_with(runs[i].name, runs[i].sets, memo, &memoised);
+		ck_assert_msg(fresh.available && memcmp(&fresh, &memoised, sizeof(fresh)) == 0,
+			      "run %zu (%s): %.17g s without the memo, %.17g s with it", i, runs[i].name, fresh.time_s,
+			      memoised.time_s);
+	}
+	dc_step_memo_free(memo);
+}
+END_TEST
+
 START_TEST(test_closed_form_matches_timeline)
 {
 	/* the shipped configs as they are, and under ZB-H1 (pp > 1: 1T,
@@ -1177,6 +1221,7 @@ int main(void)
 	tcase_add_test(tc, test_trace_extended_prefix_is_the_schedule);
 	tcase_add_test(tc, test_uneven_stage_compute);
 	tcase_add_test(tc, test_no_negative_time_at_pp1);
+	tcase_add_test(tc, test_step_memo_changes_nothing);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
