@@ -13,7 +13,11 @@
  *   plain ASCII, quotes, backslashes, controls, DEL, UTF-8 and stray
  *   bytes: the word-at-a-time scans must flag what the byte loops flag;
  * - the table's wrap of a text a line at a time against its word-at-a-time
- *   wrap, at every start column and width.
+ *   wrap, at every start column and width;
+ * - the sinks' per-table plans (report_int.h) on hand-worked rows: the
+ *   JSON row plan's text and its bounds (the longest key piece, the most
+ *   columns), dc_csv_plain on every special byte at every position, and
+ *   a table's list of doubles (nested objects, more than it holds).
  *
  * dc_fmt_double has its own comparison with printf in check_report.c;
  * here its path for whole numbers, at its edges.
@@ -21,6 +25,7 @@
 #include <check.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,6 +411,211 @@ START_TEST(test_buf_room)
 }
 END_TEST
 
+/* ---- the sinks' per-table plans (report_int.h): hand-worked rows ---- */
+
+struct jrow {
+	uint64_t a;
+	double b;
+	const char *s;
+	int flag;
+	double gone;
+	char t[8];
+};
+
+static int always(const void *base)
+{
+	(void)base;
+	return 1;
+}
+
+#define JR(m) offsetof(struct jrow, m)
+static const struct dc_field jrow_fields[] = {
+	{"a", NULL, DC_U_COUNT, DC_FT_U64, JR(a)},
+	{"bb", NULL, DC_U_NONE, DC_FT_F64, JR(b)},
+	{"s", NULL, DC_U_NONE, DC_FT_STR, JR(s)},
+	{"hidden", NULL, DC_U_COUNT, DC_FT_U64, JR(a), .table_only = 1},
+	{"flag", NULL, DC_U_NONE, DC_FT_BOOL, JR(flag)},
+	{"gone", NULL, DC_U_NONE, DC_FT_F64, JR(gone), .is_null = always},
+	{"t", NULL, DC_U_NONE, DC_FT_TEXT, JR(t)},
+};
+
+/* The JSON sink's row plan: each key piece once per table, the values in
+ * place. Numbers at their edges (2^64 - 1, 0, a double of 17 digits, one
+ * in the exponent form, a subnormal: printf's path), a string to escape,
+ * a null, a column the table alone shows (left out). */
+START_TEST(test_json_row_plan)
+{
+	static const struct dc_fields fs = DC_FIELDS(jrow_fields);
+	struct dc_json_row_plan plan;
+	struct jrow r1 = {UINT64_MAX, 0.1 + 0.2, "q\"x", 1, 1.0, "hi"};
+	struct jrow r2 = {0, -1e300, NULL, 0, 0.0, ""};
+	struct jrow r3 = {10, 5e-324, "", 0, 0.0, "x"};
+	struct dc_buf b;
+
+	ck_assert_int_eq(dc_json_row_plan_init(&plan, &fs), 0);
+	ck_assert_uint_eq(plan.n, 6);
+	dc_buf_init(&b);
+	dc_json_row_write(&b, &plan, &r1);
+	ck_assert_str_eq(b.data, "{\"a\": 18446744073709551615, \"bb\": 0.30000000000000004, \"s\": \"q\\\"x\", "
+				 "\"flag\": true, \"gone\": null, \"t\": \"hi\"}");
+	b.len = 0;
+	dc_json_row_write(&b, &plan, &r2);
+	ck_assert_str_eq(b.data, "{\"a\": 0, \"bb\": -1e+300, \"s\": \"\", \"flag\": false, \"gone\": null, \"t\": \"\"}");
+	b.len = 0;
+	dc_json_row_write(&b, &plan, &r3);
+	ck_assert_str_eq(b.data, "{\"a\": 10, \"bb\": 4.94065645841247e-324, \"s\": \"\", \"flag\": false, "
+				 "\"gone\": null, \"t\": \"x\"}");
+	dc_buf_release(&b);
+}
+END_TEST
+
+/* Its bounds: a piece of DC_JSON_PIECE_MAX (48) bytes is the longest
+ * planned (a first key of 43 bytes: "{\"" + 43 + "\": "; a later one of 42:
+ * ", \"" + 42 + "\": "); DC_MAX_COLUMNS columns, and none, as the table
+ * sink's rows allow. A refused plan has no columns. */
+START_TEST(test_json_row_plan_bounds)
+{
+	static const char k43[] = "abcdefghijabcdefghijabcdefghijabcdefghijabc";
+	struct dc_field many[DC_MAX_COLUMNS + 1];
+	struct dc_fields fs = {many, 0};
+	struct dc_json_row_plan plan;
+	struct jrow r = {7, 0.5, "", 0, 0.0, ""};
+	struct dc_buf b;
+
+	ck_assert_uint_eq(strlen(k43), 43);
+	memset(many, 0, sizeof(many));
+	ck_assert_int_eq(dc_json_row_plan_init(&plan, &fs), -1); /* no column */
+	many[0] = (struct dc_field){k43, NULL, DC_U_COUNT, DC_FT_U64, JR(a)};
+	many[1] = (struct dc_field){k43 + 1, NULL, DC_U_NONE, DC_FT_F64, JR(b)};
+	fs.n = 2;
+	ck_assert_int_eq(dc_json_row_plan_init(&plan, &fs), 0);
+	dc_buf_init(&b);
+	dc_json_row_write(&b, &plan, &r);
+	ck_assert_str_eq(b.data, "{\"abcdefghijabcdefghijabcdefghijabcdefghijabc\": 7, "
+				 "\"bcdefghijabcdefghijabcdefghijabcdefghijabc\": 0.5}");
+	dc_buf_release(&b);
+	many[1].key = k43; /* 49 bytes after the first column */
+	ck_assert_int_eq(dc_json_row_plan_init(&plan, &fs), -1);
+	ck_assert_uint_eq(plan.n, 0);
+	for (size_t i = 0; i < DC_MAX_COLUMNS + 1; i++)
+		many[i] = (struct dc_field){"k", NULL, DC_U_COUNT, DC_FT_U64, JR(a)};
+	fs.n = DC_MAX_COLUMNS;
+	ck_assert_int_eq(dc_json_row_plan_init(&plan, &fs), 0);
+	ck_assert_uint_eq(plan.n, DC_MAX_COLUMNS);
+	fs.n = DC_MAX_COLUMNS + 1;
+	ck_assert_int_eq(dc_json_row_plan_init(&plan, &fs), -1);
+	many[DC_MAX_COLUMNS].table_only = 1; /* not JSON's: 24 shown */
+	ck_assert_int_eq(dc_json_row_plan_init(&plan, &fs), 0);
+}
+END_TEST
+
+/* dc_csv_plain: 1 for a field CSV writes as it is. Every special byte at
+ * every position of texts of 1 to 40 bytes (the 8-byte steps, the
+ * overlapping last word, the short texts' byte loop), and the bytes
+ * next to them in the table (0x21, 0x24, 0x2b, 0x2d, 0x7e), which are plain. */
+START_TEST(test_csv_plain)
+{
+	static const unsigned char special[] = {',', '"', '#', 0x01, 0x1f, '\n', '\r', 0x7f, 0x80, 0xc3, 0xff};
+	static const unsigned char plain[] = {'!', '$', '+', '-', '~', ' ', 'a', '0'};
+	char t[48];
+
+	ck_assert_int_eq(dc_csv_plain("", 0), 1);
+	ck_assert_int_eq(dc_csv_plain("a b", 3), 1);
+	ck_assert_int_eq(dc_csv_plain(" ab", 3), 0); /* edge spaces are quoted */
+	ck_assert_int_eq(dc_csv_plain("abcdefghij ", 11), 0);
+	ck_assert_int_eq(dc_csv_plain(" ", 1), 0);
+	for (size_t n = 1; n <= 40; n++) {
+		memset(t, 'x', n);
+		t[n] = '\0';
+		ck_assert_int_eq(dc_csv_plain(t, n), 1);
+		for (size_t i = 0; i < n; i++) {
+			for (size_t k = 0; k < sizeof(special); k++) {
+				t[i] = (char)special[k];
+				ck_assert_msg(dc_csv_plain(t, n) == 0, "byte 0x%02x at %zu of %zu", special[k], i, n);
+			}
+			for (size_t k = 0; k < sizeof(plain); k++) {
+				t[i] = (char)plain[k];
+				ck_assert_msg(dc_csv_plain(t, n) == !(plain[k] == ' ' && (i == 0 || i == n - 1)),
+					      "byte 0x%02x at %zu of %zu", plain[k], i, n);
+			}
+			t[i] = 'x';
+		}
+	}
+}
+END_TEST
+
+struct drow {
+	uint64_t a;
+	double b;
+	struct {
+		double c;
+		uint64_t d;
+	} o;
+	double e;
+	double many[40];
+};
+
+#define DR(m) offsetof(struct drow, m)
+static const struct dc_field drow_inner[] = {
+	{"c", NULL, DC_U_NONE, DC_FT_F64, offsetof(struct drow, o.c) - offsetof(struct drow, o)},
+	{"d", NULL, DC_U_COUNT, DC_FT_U64, offsetof(struct drow, o.d) - offsetof(struct drow, o)},
+};
+static const struct dc_fields drow_inner_fs = DC_FIELDS(drow_inner);
+static const struct dc_field drow_fields[] = {
+	{"a", NULL, DC_U_COUNT, DC_FT_U64, DR(a)},
+	{"b", NULL, DC_U_NONE, DC_FT_F64, DR(b), .is_null = always}, /* checked all the same */
+	{"o", NULL, DC_U_NONE, DC_FT_OBJECT, DR(o), .sub = &drow_inner_fs},
+	{"e", NULL, DC_U_NONE, DC_FT_F64, DR(e)},
+};
+
+/* A table's doubles: b, o.c (at o's offset plus c's) and e, in field
+ * order; a row is finite until one of them is not. More than
+ * DC_ROW_DOUBLES_MAX (32) doubles: the field table is walked instead. */
+START_TEST(test_row_doubles)
+{
+	static const struct dc_fields fs = DC_FIELDS(drow_fields);
+	struct dc_field wide[34];
+	struct dc_fields wide_fs = {wide, 0};
+	struct dc_row_doubles d;
+	struct drow r;
+
+	memset(&r, 0, sizeof(r));
+	dc_row_doubles_init(&d, &fs);
+	ck_assert_int_eq(d.walk, 0);
+	ck_assert_uint_eq(d.n, 3);
+	ck_assert_uint_eq(d.off[0], DR(b));
+	ck_assert_uint_eq(d.off[1], DR(o.c));
+	ck_assert_uint_eq(d.off[2], DR(e));
+	ck_assert_int_eq(dc_row_doubles_finite(&d, &r), 1);
+	r.a = UINT64_MAX; /* not a double */
+	r.many[0] = NAN;  /* not in the table */
+	ck_assert_int_eq(dc_row_doubles_finite(&d, &r), 1);
+	r.o.c = INFINITY;
+	ck_assert_int_eq(dc_row_doubles_finite(&d, &r), 0);
+	r.o.c = 1e308;
+	r.e = -INFINITY;
+	ck_assert_int_eq(dc_row_doubles_finite(&d, &r), 0);
+	r.e = 0;
+	r.b = NAN;
+	ck_assert_int_eq(dc_row_doubles_finite(&d, &r), 0);
+	r.b = 0;
+
+	for (size_t i = 0; i < 34; i++)
+		wide[i] = (struct dc_field){"m", NULL, DC_U_NONE, DC_FT_F64, DR(many) + i * sizeof(double)};
+	wide_fs.n = 32;
+	dc_row_doubles_init(&d, &wide_fs);
+	ck_assert_int_eq(d.walk, 0);
+	ck_assert_uint_eq(d.n, 32);
+	wide_fs.n = 34;
+	dc_row_doubles_init(&d, &wide_fs);
+	ck_assert_int_eq(d.walk, 1);
+	memset(&r, 0, sizeof(r));
+	ck_assert_int_eq(dc_row_doubles_finite(&d, &r), 1);
+	r.many[33] = NAN;
+	ck_assert_int_eq(dc_row_doubles_finite(&d, &r), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("fmt");
@@ -419,6 +629,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_table_wrap_line_at_a_time);
 	tcase_add_test(tc, test_buf_room);
 	tcase_add_test(tc, test_text_add_bounds);
+	tcase_add_test(tc, test_json_row_plan);
+	tcase_add_test(tc, test_json_row_plan_bounds);
+	tcase_add_test(tc, test_csv_plain);
+	tcase_add_test(tc, test_row_doubles);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -450,6 +450,43 @@ static int all_finite(const struct dc_fields *fs, const void *base)
 	return 1;
 }
 
+/* Adds the offsets of the doubles under `fs` (at `at` in the row) to d;
+ * -1 when there are more than d holds. */
+static int doubles_add(struct dc_row_doubles *d, const struct dc_fields *fs, size_t at)
+{
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct dc_field *f = &fs->f[i];
+		if (f->type == DC_FT_F64) {
+			if (d->n == DC_ROW_DOUBLES_MAX)
+				return -1;
+			d->off[d->n++] = (uint16_t)(at + f->off);
+		} else if (f->type == DC_FT_OBJECT && doubles_add(d, f->sub, at + f->off) != 0) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void dc_row_doubles_init(struct dc_row_doubles *d, const struct dc_fields *cf)
+{
+	d->fs = cf;
+	d->n = 0;
+	d->walk = doubles_add(d, cf, 0) != 0;
+}
+
+int dc_row_doubles_finite(const struct dc_row_doubles *d, const void *row)
+{
+	if (d->walk)
+		return all_finite(d->fs, row);
+	for (size_t k = 0; k < d->n; k++) {
+		double v;
+		memcpy(&v, (const char *)row + d->off[k], sizeof(v));
+		if (!isfinite(v))
+			return 0;
+	}
+	return 1;
+}
+
 /* The path of the table field `table` over `tbase` under `fs` over `base`
  * (prefix `prefix`) into path[len]; 0 when found, else -1. */
 static int table_path(const struct dc_fields *fs, const void *base, const char *prefix, const struct dc_field *table,

@@ -161,6 +161,42 @@ const char *dc_table_cell(char *buf, size_t len, const struct dc_field *f, const
  * at a time. Both write the same; tests/check_fmt.c compares them. */
 void dc_table_wrap_text(struct dc_buf *b, const char *s, size_t col, size_t width, int line_at_a_time);
 
+/* The JSON sink's rows (sink_json.c). A table's rows repeat the same keys,
+ * four in five of a report's, so each shown column's member start
+ * ("{\"key\": " for the first, ", \"key\": " after it) is written once per
+ * table into a plan, and a row copies it with its length known instead of
+ * measuring the key and assembling the piece again. The copy is a fixed
+ * DC_JSON_PIECE_MAX bytes of which only the piece's length counts, which
+ * relies on `text` holding that many bytes from any piece's start: init
+ * zeroes that many bytes after the last piece, and `text` has room for
+ * one more piece than there are columns. */
+#define DC_JSON_PIECE_MAX 48
+struct dc_json_row_plan {
+	size_t n; /* the columns JSON shows (not table_only) */
+	const struct dc_field *f[DC_MAX_COLUMNS];
+	uint16_t at[DC_MAX_COLUMNS]; /* each piece's start in text */
+	uint8_t len[DC_MAX_COLUMNS];
+	char text[(DC_MAX_COLUMNS + 1) * DC_JSON_PIECE_MAX];
+};
+/* Returns 0, or -1 (n = 0) when a piece is longer than DC_JSON_PIECE_MAX
+ * (a key of more than 42 bytes), there are more than DC_MAX_COLUMNS
+ * columns, or none: the caller writes such a table's rows member by
+ * member. */
+int dc_json_row_plan_init(struct dc_json_row_plan *p, const struct dc_fields *cf);
+/* Appends the row as the JSON sink writes it: "{\"a\": 1, \"b\": 0.5}". */
+void dc_json_row_write(struct dc_buf *b, const struct dc_json_row_plan *p, const void *row);
+
+/* 1 when the CSV sink writes the n bytes of s as they are: printable
+ * ASCII (0x20 to 0x7e) with no comma, quote or '#', and no space at
+ * either end; 0 when it may quote or escape them (sink_csv.c then
+ * decides byte by byte). A text of 8 bytes or more is checked eight
+ * bytes a step, the last step the word that ends it: a byte below 0x20 sets its
+ * top bit in x - 0x20.., one at 0x7f in x + 0x01.., one at 0x80 or above
+ * in x, and a zero byte of y (x ^ ',', (x | 1) ^ '#' for '"' and '#')
+ * in (y - 0x01..) & ~y. A borrow or carry between bytes can flag a plain
+ * byte, never hide one, so a 0 only costs the slower path. */
+int dc_csv_plain(const char *s, size_t n);
+
 /* A sink calls this on every row it prints, right after generating it:
  * row `i` of the table `table` (a DC_FT_ROWS field over `base`). Returns
  * 0 when every double the row shows is finite; else -1, with the report's
@@ -170,6 +206,27 @@ void dc_table_wrap_text(struct dc_buf *b, const char *s, size_t col, size_t widt
  * objects were checked by the runner before any sink ran (experiment.h). */
 int dc_report_row_check(struct dc_report *r, const struct dc_field *table, const void *base, uint64_t i,
 			const void *row, struct dc_buf *out);
+
+/* A table's doubles, found once per table: the offsets of its rows' F64
+ * fields, those of nested objects included (what dc_report_row_check
+ * walks the field table for), so that a sink's check of each row it
+ * prints reads the doubles alone:
+ *
+ *     if (!dc_row_doubles_finite(&d, row) && dc_report_row_check(...) != 0)
+ *
+ * Offsets fit 16 bits (a row is at most DC_ROW_MAX bytes); a table of more
+ * than DC_ROW_DOUBLES_MAX doubles is walked field by field (`walk`). */
+#define DC_ROW_DOUBLES_MAX 32
+struct dc_row_doubles {
+	const struct dc_fields *fs;
+	int walk;
+	size_t n;
+	uint16_t off[DC_ROW_DOUBLES_MAX];
+};
+void dc_row_doubles_init(struct dc_row_doubles *d, const struct dc_fields *cf);
+/* 1 when every double of the row is finite, shown or not; 0 when one is
+ * not (dc_report_row_check then says which). */
+int dc_row_doubles_finite(const struct dc_row_doubles *d, const void *row);
 
 /* Rows [*from, *to) are left out of an excerpt of n rows. */
 void dc_excerpt_bounds(uint64_t n, const struct dc_render_opts *o, uint64_t *from, uint64_t *to);

@@ -12,6 +12,7 @@
  * in base units (the unit column says which); a value that is undefined is
  * an empty field. Lines end in CRLF, as RFC 4180 says.
  */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -55,6 +56,56 @@ static void csv_quoted(struct dc_buf *b, const char *s, size_t n)
 	dc_buf_putc(b, '"');
 }
 
+/* 1 for the bytes that keep a field from being written as it is: controls,
+ * DEL and above, quote, '#' and comma */
+static const unsigned char csv_special[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
+/* 1 when no byte of the 8 at s is csv_special (may be 0 for a plain
+ * word: see dc_csv_plain) */
+static int csv_plain_word(const unsigned char *s)
+{
+	const uint64_t one = 0x0101010101010101u, top = 0x8080808080808080u, lo = 0x2020202020202020u,
+		       quote_or_hash = 0x2323232323232323u, comma = 0x2c2c2c2c2c2c2c2cu;
+	uint64_t x, q, c;
+	memcpy(&x, s, 8);
+	/* '"' (0x22) and '#' (0x23) differ in the low bit alone: with it
+	 * set, both read 0x23 */
+	q = (x | one) ^ quote_or_hash;
+	c = x ^ comma;
+	return !(((x - lo) | (x + one) | x | ((q - one) & ~q) | ((c - one) & ~c)) & top);
+}
+
+int dc_csv_plain(const char *text, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t i;
+	if (n == 0)
+		return 1;
+	if (s[0] == ' ' || s[n - 1] == ' ')
+		return 0;
+	if (n < 8) {
+		for (i = 0; i < n; i++)
+			if (csv_special[s[i]])
+				return 0;
+		return 1;
+	}
+	for (i = 0; i + 8 <= n; i += 8)
+		if (!csv_plain_word(s + i))
+			return 0;
+	/* the last few bytes as the word that ends the text (its first
+	 * bytes checked twice) */
+	return i == n || csv_plain_word(s + n - 8);
+}
+
 /* raw (n bytes, NUL-terminated after them) as a field */
 static void csv_text_n(struct dc_buf *b, const char *raw, size_t n)
 {
@@ -62,8 +113,13 @@ static void csv_text_n(struct dc_buf *b, const char *raw, size_t n)
 	const char *s = raw;
 	int quote = 0;
 
-	/* the common case: printable ASCII, which needs no escape
-	 * (dc_text_printable) and holds no CR or LF */
+	/* the common case, a field written as it is, in one scan */
+	if (dc_csv_plain(raw, n)) {
+		dc_buf_add(b, raw, n);
+		return;
+	}
+	/* printable ASCII, which needs no escape (dc_text_printable) and
+	 * holds no CR or LF, but is quoted */
 	if (dc_text_ascii_printable(raw, n)) {
 		quote = (n > 0 && (raw[0] == ' ' || raw[n - 1] == ' ')) || raw[strcspn(raw, ",\"#")];
 		/* printable ASCII holds no CR or LF: the same test as below */
@@ -199,8 +255,12 @@ static void csv_scalars(struct dc_buf *b, const struct dc_fields *fs, const void
 			path_pop(p, old);
 		} else if (dc_fld_scalar(f)) {
 			old = path_push(p, f->key);
-			/* the section's own name leads every path: drop it */
-			csv_text_n(b, p->s + p->tail, p->len - p->tail);
+			/* the section's own name leads every path: drop it. The
+			 * rest is keys joined by dots, and a key is [A-Za-z0-9_]
+			 * (check_report.c keys_unique, "CSV unquoted"): written as
+			 * it is, without dc_csv_plain's scan */
+			assert(dc_csv_plain(p->s + p->tail, p->len - p->tail));
+			dc_buf_add(b, p->s + p->tail, p->len - p->tail);
 			path_pop(p, old);
 			dc_buf_putc(b, ',');
 			csv_value(b, f, base);
@@ -225,7 +285,9 @@ static void csv_rows(struct dc_buf *b, struct dc_report *r, const struct dc_fiel
 	_Alignas(max_align_t) unsigned char row[DC_ROW_MAX];
 	const struct dc_fields *cf = f->sub;
 	uint64_t n = shown ? f->rows->count(base) : 0, from, to;
+	struct dc_row_doubles dbl;
 
+	dc_row_doubles_init(&dbl, cf);
 	dc_excerpt_bounds_max(n, dc_rows_limit(r, f->rows, 0), &from, &to);
 	if (to > from) {
 		/* the ring's O(p^2) events beside other sections */
@@ -250,7 +312,7 @@ static void csv_rows(struct dc_buf *b, struct dc_report *r, const struct dc_fiel
 			break;
 		memset(row, 0, f->rows->row_size);
 		f->rows->row(base, k, row);
-		if (dc_report_row_check(r, f, base, k, row, b) != 0)
+		if (!dc_row_doubles_finite(&dbl, row) && dc_report_row_check(r, f, base, k, row, b) != 0)
 			break;
 		for (size_t c = 0, sep = 0; c < cf->n; c++) {
 			if (cf->f[c].table_only)

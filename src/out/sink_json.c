@@ -109,6 +109,62 @@ static void j_member(struct dc_buf *b, int first, int depth, const char *key)
 
 static void j_members(struct jctx *j, const struct dc_fields *fs, const void *base, int depth);
 
+int dc_json_row_plan_init(struct dc_json_row_plan *p, const struct dc_fields *cf)
+{
+	size_t at = 0;
+	p->n = 0;
+	for (size_t c = 0; c < cf->n; c++) {
+		const struct dc_field *f = &cf->f[c];
+		size_t k, lead = p->n ? 2 : 1;
+		if (f->table_only)
+			continue;
+		k = strlen(f->key);
+		if (p->n == DC_MAX_COLUMNS || lead + k + 4 > DC_JSON_PIECE_MAX) {
+			p->n = 0;
+			return -1;
+		}
+		p->f[p->n] = f;
+		p->at[p->n] = (uint16_t)at;
+		p->len[p->n] = (uint8_t)(lead + k + 4);
+		memcpy(p->text + at, p->n ? ", \"" : "{\"", lead + 1);
+		memcpy(p->text + at + lead + 1, f->key, k);
+		memcpy(p->text + at + lead + 1 + k, "\": ", 3);
+		at += lead + k + 4;
+		p->n++;
+	}
+	/* the last piece's fixed-size copy reads this far (at <= 24 pieces) */
+	memset(p->text + at, 0, DC_JSON_PIECE_MAX);
+	return p->n ? 0 : -1;
+}
+
+void dc_json_row_write(struct dc_buf *b, const struct dc_json_row_plan *p, const void *row)
+{
+	for (size_t c = 0; c < p->n; c++) {
+		const struct dc_field *f = p->f[c];
+		size_t len = p->len[c];
+		const void *v = dc_fld_ptr(row, f);
+		/* the piece, then a number's text in place (20 digits, or
+		 * dc_fmt_double's 32 bytes) */
+		char *o = dc_buf_room(b, DC_JSON_PIECE_MAX + 32);
+		uint64_t u;
+		double d;
+		if (!o)
+			return;
+		memcpy(o, p->text + p->at[c], DC_JSON_PIECE_MAX);
+		if (f->type == DC_FT_U64 && !dc_fld_null(f, row)) {
+			memcpy(&u, v, sizeof(u));
+			dc_buf_commit(b, len + dc_fmt_u64(o + len, u));
+		} else if (f->type == DC_FT_F64 && !dc_fld_null(f, row)) {
+			memcpy(&d, v, sizeof(d));
+			dc_buf_commit(b, len + dc_fmt_double(o + len, 32, d));
+		} else {
+			dc_buf_commit(b, len);
+			j_scalar(b, f, row);
+		}
+	}
+	dc_buf_putc(b, '}');
+}
+
 /* Rows [from, to) of n are left out; 0 when every row shows. */
 static uint64_t omitted(uint64_t n, const struct dc_render_opts *o, uint64_t *from, uint64_t *to)
 {
@@ -135,16 +191,25 @@ static uint64_t j_value(struct jctx *j, const struct dc_field *f, const void *ba
 	case DC_FT_ROWS: {
 		_Alignas(max_align_t) unsigned char row[DC_ROW_MAX];
 		const struct dc_fields *cf = f->sub;
+		struct dc_json_row_plan plan;
 		n = f->rows->count(base);
 		dc_excerpt_bounds_max(n, dc_rows_limit(j->r, f->rows, j->o ? j->o->max_rows : 0), &from, &to);
 		gone = to - from;
+		int planned = dc_json_row_plan_init(&plan, cf) == 0;
+		struct dc_row_doubles dbl;
+		dc_row_doubles_init(&dbl, cf);
 		dc_buf_putc(j->b, '[');
 		for (i = 0, first = 1; skip(&i, from, to) && i < n; i++, first = 0) {
 			j_break(j->b, !first, depth + 1);
 			memset(row, 0, f->rows->row_size);
 			f->rows->row(base, i, row);
-			if (dc_report_row_check(j->r, f, base, i, row, j->b) != 0)
+			if (!dc_row_doubles_finite(&dbl, row) && dc_report_row_check(j->r, f, base, i, row, j->b) != 0)
 				break;
+			if (planned) {
+				dc_json_row_write(j->b, &plan, row);
+				continue;
+			}
+			/* a key too long for the plan: each member as an object's */
 			dc_buf_putc(j->b, '{');
 			for (size_t c = 0, sep = 0; c < cf->n; c++) {
 				if (cf->f[c].table_only)

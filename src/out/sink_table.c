@@ -805,6 +805,7 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	double scaled_v[CACHE_ROWS][SCALED_KEPT];
 	unsigned char scaled_null[CACHE_ROWS][SCALED_KEPT];
 	int keep_scaled = 1;
+	struct dc_row_doubles dbl;
 
 	/* a JSON-valued column (struct dc_field.json_value) is JSON's alone */
 	for (i = 0; i < cf->n && kept_fs.n < MAX_COLS; i++)
@@ -828,6 +829,7 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	}
 	dc_buf_putc(t->b, '\n');
 	dc_excerpt_bounds_max(n, dc_rows_limit(t->r, rs, t->o->max_rows), &from, &to);
+	dc_row_doubles_init(&dbl, f->sub); /* every double, a JSON-valued column's too */
 	cc.used = 0;
 	cc.ncols = ncols;
 	memset(cc.cells, 0, sizeof(cc.cells));
@@ -847,7 +849,7 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	for (r = 0, slot = 0; next_row(&r, from, to, n, &gap); r++, slot++) {
 		memset(row, 0, rs->row_size);
 		rs->row(base, r, row);
-		if (dc_report_row_check(t->r, f, base, r, row, t->b) != 0)
+		if (!dc_row_doubles_finite(&dbl, row) && dc_report_row_check(t->r, f, base, r, row, t->b) != 0)
 			return;
 		size_t si = 0; /* the scaled columns before column i */
 		for (i = 0; i < ncols; i++) {
