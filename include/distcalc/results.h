@@ -64,10 +64,14 @@ struct dc_model_result {
  * the plan they are variants of (NULL: none held). */
 struct dc_variant_parts {
 	const struct dc_plan *of;
-	/* plan[DC_VARIANT_DP] is `of` but for its sharding
-	 * (dc_plan_derive_copies: a configured layout of tp = pp = cp = 1):
-	 * its kernels and FLOPs are of's (step_variants.c) */
-	int dp_copies_of;
+	/* the variants' layout (pure DP's and FSDP's differ in their sharding
+	 * alone) is `of`'s but for its sharding (dc_plan_derive_copies: a
+	 * configured layout of tp = pp = cp = 1 over every rank): their
+	 * kernels are of's, resharded (step_variants.c) */
+	int copies_of;
+	/* variant v is `of` itself (dc_variant_is_configured): its results
+	 * are of's, and plan[v], batch[v] and comm[v] are not set */
+	int is_of[DC_VARIANT_CONFIGURED];
 	struct dc_plan plan[DC_VARIANT_CONFIGURED];
 	struct dc_batch batch[DC_VARIANT_CONFIGURED];
 	struct dc_comm comm[DC_VARIANT_CONFIGURED];

@@ -257,19 +257,21 @@ int dc_step_compute_bounded(const struct dc_plan *p, const struct dc_compute *c,
 /* The step time of every variant of the strategies comparison: the
  * configured one is `own` (dc_step_compute's result for p), the others
  * derive their plan (dc_variant_layout, dc_plan_derive_from) and run the
- * batch, comm, flops, compute and step estimators on it. Returns 0, or -1
- * with *error set. No allocation. */
+ * batch, comm, compute and step estimators on it (a variant shows no MFU:
+ * its FLOPs are not counted); a variant that is p itself
+ * (dc_variant_is_configured) takes own's. Returns 0, or -1 with *error
+ * set. No allocation. */
 int dc_step_variants(const struct dc_plan *p, struct dc_step *own, const char **error);
 
 /* dc_step_variants reading the variants' plans, batch and collectives from
  * `parts` (results.h) when they are p's (parts->of == p), as
  * dc_strategies_compute_parts kept them: the same plans and results, so
  * the same step times bit for bit, derived and priced once. parts may be
- * NULL. own_c and own_f (or NULL): p's kernels and FLOPs, which a variant
- * that is p but for its sharding keeps (parts->dp_copies_of). */
+ * NULL. own_c (or NULL): p's kernels, which variants whose layout is p's
+ * but for the sharding keep, resharded (parts->copies_of). */
 struct dc_variant_parts;
 int dc_step_variants_from(const struct dc_plan *p, struct dc_step *own, const struct dc_compute *own_c,
-			  const struct dc_flops *own_f, const struct dc_variant_parts *parts, const char **error);
+			  const struct dc_variant_parts *parts, const char **error);
 
 /* ---- the event timeline ---- */
 

@@ -58,6 +58,12 @@ struct dc_strategies_result {
  * *aligned to 0 when the global batch cannot be split evenly. */
 void dc_variant_layout(const struct dc_plan *p, enum dc_variant v, struct dc_layout *out, int *aligned);
 
+/* 1 when `lay` (a dc_variant_layout of p) is p's own layout, sharding and
+ * expert split included: dc_plan_derive_from(p, lay) would give p again,
+ * so the variant's results are p's (a pure-DP config's pure-DP variant, a
+ * plain FSDP config's FSDP variant). */
+int dc_variant_is_configured(const struct dc_plan *p, const struct dc_layout *lay);
+
 /* Evaluates every variant of the plan's layout. The configured row reads
  * the plan's own results (`b`, `c`, `m`: the batch, comm and memory
  * estimators' output for `p`); the others derive a plan per variant and

@@ -72,9 +72,9 @@ static int step_compute(const struct dc_plan *p, struct dc_results *r)
 static int step_variants_compute(const struct dc_plan *p, struct dc_results *r)
 {
 	/* the variants' plans and collectives as the strategies row left
-	 * them, when it ran on this plan in this evaluation */
-	int kernels = (r->done & DC_EST_BIT(DC_EST_COMPUTE)) && (r->done & DC_EST_BIT(DC_EST_FLOPS));
-	return dc_step_variants_from(p, &r->step, kernels ? &r->compute : NULL, kernels ? &r->flops : NULL,
+	 * them, when it ran on this plan in this evaluation, and the
+	 * kernels they may keep */
+	return dc_step_variants_from(p, &r->step, r->done & DC_EST_BIT(DC_EST_COMPUTE) ? &r->compute : NULL,
 				     r->done & DC_EST_BIT(DC_EST_STRATEGIES) ? &r->variant_parts : NULL, &r->error);
 }
 

@@ -15,74 +15,103 @@ static void variant_of(const struct dc_step *s, struct dc_step_variant *v)
 
 int dc_step_variants(const struct dc_plan *p, struct dc_step *own, const char **error)
 {
-	return dc_step_variants_from(p, own, NULL, NULL, NULL, error);
+	return dc_step_variants_from(p, own, NULL, NULL, error);
+}
+
+/* A variant's plan, batch and collectives: the strategies row's (`parts`,
+ * kept for p) or derived and priced here as that row does. */
+struct variant_in {
+	struct dc_plan plan;
+	struct dc_batch batch;
+	struct dc_comm comm;
+};
+
+/* Variant v: *is_of set when it is p itself (its step is p's); else *vp,
+ * *vb, *vc point at its plan, batch and collectives, derived from *base
+ * (p, or the variant before, which has the same degrees) into *own when
+ * parts holds none. */
+static int variant_parts(const struct dc_plan *p, const struct dc_variant_parts *parts, enum dc_variant v,
+			 const struct dc_plan **base, struct variant_in *own, int *is_of, int *copies_of,
+			 const struct dc_plan **vp, const struct dc_batch **vb, const struct dc_comm **vc,
+			 const char **error)
+{
+	struct dc_layout lay;
+	int aligned;
+	if (parts) {
+		*is_of = parts->is_of[v];
+		*copies_of = parts->copies_of;
+		*vp = &parts->plan[v];
+		*vb = &parts->batch[v];
+		*vc = &parts->comm[v];
+		return 0;
+	}
+	dc_variant_layout(p, v, &lay, &aligned);
+	if (v == DC_VARIANT_DP)
+		*copies_of = dc_plan_derive_copies(p, &lay);
+	*is_of = dc_variant_is_configured(p, &lay);
+	if (*is_of)
+		return 0;
+	if (dc_plan_derive_from(*base, &lay, &own->plan) != 0) {
+		*error = own->plan.error;
+		return -1;
+	}
+	*base = &own->plan;
+	/* the batch and comm rows, in the registry's order */
+	if (dc_batch_compute(&own->plan, &own->batch, error) != 0 || dc_comm_compute(&own->plan, &own->comm, error) != 0)
+		return -1;
+	*vp = &own->plan;
+	*vb = &own->batch;
+	*vc = &own->comm;
+	return 0;
 }
 
 int dc_step_variants_from(const struct dc_plan *p, struct dc_step *own, const struct dc_compute *own_c,
-			  const struct dc_flops *own_f, const struct dc_variant_parts *parts, const char **error)
+			  const struct dc_variant_parts *parts, const char **error)
 {
-	struct dc_plan plans[2];
-	struct dc_results vr;
+	/* a variant shows its step time and rates alone, never its MFU or
+	 * HFU, the one thing the step reads FLOPs for (step.h): its FLOPs
+	 * are not counted, zeros stand in */
+	static const struct dc_flops no_flops;
+	struct variant_in in[DC_VARIANT_CONFIGURED];
+	struct dc_compute kern;
+	struct dc_step st;
 	const struct dc_plan *base = p;
-	int kernels = 0; /* vr.compute and vr.flops hold the pure-DP variant's */
-	for (int v = 0; v < DC_VARIANT_COUNT; v++) {
-		struct dc_layout lay;
-		int aligned;
-		struct dc_plan *vp;
-		if (v == DC_VARIANT_CONFIGURED) {
+	int copies_of = 0;
+	int kernels = 0; /* kern holds the variant before's kernels */
+
+	if (parts && parts->of != p)
+		parts = NULL; /* kept for another plan */
+	variant_of(own, &own->variants[DC_VARIANT_CONFIGURED]);
+	for (int v = 0; v < DC_VARIANT_CONFIGURED; v++) {
+		const struct dc_plan *vp = NULL;
+		const struct dc_batch *vb = NULL;
+		const struct dc_comm *vc = NULL;
+		int is_of;
+		if (variant_parts(p, parts, (enum dc_variant)v, &base, &in[v], &is_of, &copies_of, &vp, &vb, &vc,
+				  error) != 0)
+			return -1;
+		if (is_of) {
+			/* p itself: p's step */
 			variant_of(own, &own->variants[v]);
 			continue;
 		}
-		if (parts && parts->of == p) {
-			/* the strategies row's plan, batch and collectives of
-			 * this variant: what the lines below would compute */
-			const struct dc_plan *pv = &parts->plan[v];
-			uint32_t have = DC_EST_BIT(DC_EST_BATCH);
-			vr.batch = parts->batch[v];
-			if (v == DC_VARIANT_FSDP && kernels) {
-				/* FSDP's layout is pure DP's but for the sharding
-				 * (dc_variant_layout): the same kernels, its own
-				 * optimizer step (compute.h), and the same FLOPs
-				 * (flops.c reads no sharding: the search's resharded
-				 * layouts keep theirs too) */
-				dc_compute_reshard(pv, &vr.compute);
-				have |= DC_EST_BIT(DC_EST_COMPUTE) | DC_EST_BIT(DC_EST_FLOPS);
-			} else if (v == DC_VARIANT_DP && parts->dp_copies_of && own_c && own_f) {
-				/* pure DP's plan is p's but for the sharding (a
-				 * configured tp = pp = cp = 1 over every rank): p's
-				 * kernels with its own optimizer step, p's FLOPs, as
-				 * FSDP's from pure DP's below */
-				vr.compute = *own_c;
-				dc_compute_reshard(pv, &vr.compute);
-				vr.flops = *own_f;
-				have |= DC_EST_BIT(DC_EST_COMPUTE) | DC_EST_BIT(DC_EST_FLOPS);
-			}
-			if (dc_estimate_with(pv, DC_EST_BIT(DC_EST_FLOPS) | DC_EST_BIT(DC_EST_COMPUTE), have, &vr) != 0) {
-				*error = vr.error;
-				return -1;
-			}
-			kernels = v == DC_VARIANT_DP;
-			/* the step row (estimators.c), on the kept collectives */
-			if (dc_step_compute(pv, &vr.compute, &parts->comm[v], &vr.flops, &parts->batch[v], &vr.step,
-					    error) != 0)
-				return -1;
-			variant_of(&vr.step, &own->variants[v]);
-			continue;
-		}
-		dc_variant_layout(p, (enum dc_variant)v, &lay, &aligned);
-		vp = &plans[v];
-		if (dc_plan_derive_from(base, &lay, vp) != 0) {
-			*error = vp->error;
+		/* the variants' layouts differ in their sharding alone
+		 * (dc_variant_layout): the variant before's kernels, or p's
+		 * when theirs is p's but for the sharding, with this one's own
+		 * optimizer step (compute.h) */
+		if (kernels) {
+			dc_compute_reshard(vp, &kern);
+		} else if (copies_of && own_c) {
+			kern = *own_c;
+			dc_compute_reshard(vp, &kern);
+		} else if (dc_compute_compute(vp, &kern, error) != 0) {
 			return -1;
 		}
-		base = vp;
-		/* the step row alone: DC_EST_STEP_VARIANTS, which calls this,
-		 * is not wanted for a variant */
-		if (dc_estimate(vp, DC_EST_BIT(DC_EST_STEP), &vr) != 0) {
-			*error = vr.error;
+		kernels = 1;
+		/* the step row (estimators.c) */
+		if (dc_step_compute(vp, &kern, vc, &no_flops, vb, &st, error) != 0)
 			return -1;
-		}
-		variant_of(&vr.step, &own->variants[v]);
+		variant_of(&st, &own->variants[v]);
 	}
 	return 0;
 }

@@ -43,6 +43,14 @@ void dc_variant_layout(const struct dc_plan *p, enum dc_variant v, struct dc_lay
 	out->grad_accum_steps = per_replica / mb;
 }
 
+int dc_variant_is_configured(const struct dc_plan *p, const struct dc_layout *lay)
+{
+	/* dc_plan_derive_copies compares the degrees and the batch split;
+	 * the sharding and the expert split (etp 0 reads as tp) besides */
+	uint64_t etp = lay->etp ? lay->etp : lay->tp, own = p->layout.etp ? p->layout.etp : p->layout.tp;
+	return lay->sharding == p->layout.sharding && etp == own && dc_plan_derive_copies(p, lay);
+}
+
 static void fill(struct dc_variant_result *x, const struct dc_layout *lay, const struct dc_batch *b,
 		 const struct dc_comm *c, const struct dc_memory_result *m, uint64_t world)
 {
@@ -85,16 +93,22 @@ int dc_strategies_compute_parts(const struct dc_plan *p, const struct dc_batch *
 	for (int v = 0; v < DC_VARIANT_COUNT; v++) {
 		struct dc_variant_result *x = &out->v[v];
 		struct dc_layout lay;
+		int is_of;
 
 		dc_variant_layout(p, (enum dc_variant)v, &lay, &x->aligned);
-		if (v == DC_VARIANT_CONFIGURED) {
+		if (parts && v == DC_VARIANT_DP)
+			parts->copies_of = dc_plan_derive_copies(p, &lay);
+		/* the configured layout itself, or a variant that is it (a
+		 * pure-DP config's pure-DP row): p's plan, so p's rows */
+		is_of = v == DC_VARIANT_CONFIGURED || dc_variant_is_configured(p, &lay);
+		if (parts && v != DC_VARIANT_CONFIGURED)
+			parts->is_of[v] = is_of;
+		if (is_of) {
 			fill(x, &lay, b, c, m, p->world);
 		} else {
 			/* pure DP and FSDP share their degrees: the second reuses
 			 * the first's ranks and links */
 			struct dc_plan *vp = &plans[v];
-			if (parts && v == DC_VARIANT_DP)
-				parts->dp_copies_of = dc_plan_derive_copies(base, &lay);
 			if (dc_plan_derive_from(base, &lay, vp) != 0) {
 				*error = vp->error;
 				return -1;
