@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "distcalc/config.h"
+#include "distcalc/results.h"
 #include "distcalc/strategies.h"
 
 #include "distcalc/plan.h"
@@ -220,6 +221,50 @@ START_TEST(test_configured_needs_the_host)
 }
 END_TEST
 
+/* The course's 8 GPUs as plain DDP (tp 1 x dp 8, micro 1 x accum 2,
+ * the same 16 samples): its pure-DP variant (16 over 8 replicas, 2 each,
+ * micro 1 x accum 2) is the configured layout itself, its FSDP variant is
+ * not; as plain FSDP the other way round; as HSDP (2 replicas) neither,
+ * nor is either of the course's tp 4 x dp 2. A variant that is the
+ * configured layout shows the configured row and step. */
+START_TEST(test_variant_that_is_the_configured_layout)
+{
+	struct dc_config c;
+	struct dc_plan p;
+	struct dc_layout v;
+	static struct dc_results r;
+	int aligned;
+
+	course(&c);
+	dc_variant_layout(plan_of(&c), DC_VARIANT_DP, &v, &aligned);
+	ck_assert(!dc_variant_is_configured(plan_of(&c), &v));
+	c.parallel.tp = 1;
+	c.parallel.dp = 8;
+	c.training.grad_accum_steps = 2;
+	fixture_plan(&c, &p);
+	dc_variant_layout(&p, DC_VARIANT_DP, &v, &aligned);
+	ck_assert(dc_variant_is_configured(&p, &v));
+	dc_variant_layout(&p, DC_VARIANT_FSDP, &v, &aligned);
+	ck_assert(!dc_variant_is_configured(&p, &v));
+	ck_assert_int_eq(dc_estimate(&p, DC_EST_BIT(DC_EST_STRATEGIES) | DC_EST_BIT(DC_EST_STEP_VARIANTS), &r), 0);
+	ck_assert(r.step.available);
+	ck_assert(r.step.variants[DC_VARIANT_DP].time_s == r.step.time_s);
+	ck_assert(r.step.variants[DC_VARIANT_FSDP].time_s != r.step.time_s);
+	ck_assert_uint_eq(r.strategies.v[DC_VARIANT_DP].peak_bytes, r.memory.top.peak_bytes);
+	ck_assert_uint_eq(r.strategies.v[DC_VARIANT_DP].comm_bytes_per_rank, r.comm.bytes_per_rank);
+	c.parallel.sharding = DC_SHARD_FSDP;
+	fixture_plan(&c, &p);
+	dc_variant_layout(&p, DC_VARIANT_DP, &v, &aligned);
+	ck_assert(!dc_variant_is_configured(&p, &v));
+	dc_variant_layout(&p, DC_VARIANT_FSDP, &v, &aligned);
+	ck_assert(dc_variant_is_configured(&p, &v));
+	c.parallel.dp_replicate = 2;
+	fixture_plan(&c, &p);
+	dc_variant_layout(&p, DC_VARIANT_FSDP, &v, &aligned);
+	ck_assert(!dc_variant_is_configured(&p, &v));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("strategies");
@@ -232,6 +277,7 @@ int main(void)
 	tcase_add_test(tc, test_rank_skips_what_does_not_fit);
 	tcase_add_test(tc, test_course_pure_dp_not_ranked);
 	tcase_add_test(tc, test_configured_needs_the_host);
+	tcase_add_test(tc, test_variant_that_is_the_configured_layout);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
