@@ -98,7 +98,8 @@ enum dc_layout_fault {
 enum dc_layout_fault dc_layout_fault_outer(const struct dc_config *in, uint64_t tp, uint64_t cp, uint64_t pp);
 
 /* The rest, for a layout whose (tp, cp, pp) keep the outer rules: EXPERT,
- * REPLICATE, BATCH, VP, SP, SCHEDULE. */
+ * REPLICATE, BATCH, VP, SP, SCHEDULE. It reads no lay->sharding (the
+ * search asks once for the shardings of one dp_replicate). */
 enum dc_layout_fault dc_layout_fault_inner(const struct dc_config *in, const struct dc_layout *lay);
 
 /* The schedule a layout runs: the input's parallel.pipeline_schedule

@@ -67,13 +67,22 @@ struct costs {
 	uint64_t chunks;             /* model chunks a rank runs */
 };
 
-static double phase_time(const struct dc_comm_strategy *s, enum dc_coll_phase phase, int kind)
+/* The forward's and the backward's collectives of kind `kind` (< 0: all),
+ * summed in the strategy's order, in one pass */
+static void phase_times(const struct dc_comm_strategy *s, int kind, double *fwd, double *bwd)
 {
-	double t = 0;
-	for (uint64_t i = 0; i < s->ncoll; i++)
-		if (s->coll[i].phase == phase && (kind < 0 || (int)s->coll[i].kind == kind))
-			t += s->coll[i].time_s;
-	return t;
+	double f = 0, b = 0;
+	for (uint64_t i = 0; i < s->ncoll; i++) {
+		const struct dc_coll *c = &s->coll[i];
+		if (kind >= 0 && (int)c->kind != kind)
+			continue;
+		if (c->phase == DC_CPHASE_FORWARD)
+			f += c->time_s;
+		else if (c->phase == DC_CPHASE_BACKWARD)
+			b += c->time_s;
+	}
+	*fwd = f;
+	*bwd = b;
 }
 
 /* The backward TP collectives Megatron-LM issues asynchronously behind a
@@ -207,7 +216,7 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 	double gas = (double)p->layout.grad_accum_steps;
 	/* the comm result prices the stage it analyses (comm.h: stage) */
 	uint64_t analysed = comm->layers; /* every stage its rank holds (comm.h) */
-	double layers = (double)(analysed ? analysed : 1);
+	double layers = (double)(analysed ? analysed : 1), f, b;
 	memset(k, 0, sizeof(*k));
 	k->p = p;
 	k->c = c;
@@ -224,8 +233,9 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 		k->ep_mode = DC_EP_OVERLAP_NONE; /* a derived layout without the schedule (activation.h) */
 	k->slow = in->overlap.compute_slowdown;
 	if (comm->s[DC_STRAT_TP].in_play) {
-		k->tp_f = phase_time(&comm->s[DC_STRAT_TP], DC_CPHASE_FORWARD, -1) / (layers * gas);
-		k->tp_b = phase_time(&comm->s[DC_STRAT_TP], DC_CPHASE_BACKWARD, -1) / (layers * gas);
+		phase_times(&comm->s[DC_STRAT_TP], -1, &f, &b);
+		k->tp_f = f / (layers * gas);
+		k->tp_b = b / (layers * gas);
 		for (uint64_t i = 0; i < comm->s[DC_STRAT_TP].ncoll; i++)
 			if (tp_async(&comm->s[DC_STRAT_TP].coll[i]))
 				k->tp_b_async += comm->s[DC_STRAT_TP].coll[i].time_s / (layers * gas);
@@ -234,27 +244,31 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 	}
 	if (comm->s[DC_STRAT_EP].in_play && comm->moe_layers > 0) {
 		double moe = (double)comm->moe_layers;
-		k->ep_f = phase_time(&comm->s[DC_STRAT_EP], DC_CPHASE_FORWARD, -1) / (moe * gas);
-		k->ep_b = phase_time(&comm->s[DC_STRAT_EP], DC_CPHASE_BACKWARD, -1) / (moe * gas);
+		phase_times(&comm->s[DC_STRAT_EP], -1, &f, &b);
+		k->ep_f = f / (moe * gas);
+		k->ep_b = b / (moe * gas);
 	}
 	if (comm->s[DC_STRAT_FSDP].in_play) {
 		/* per layer, a whole-model unit spread over the layers too
 		 * (it is never prefetched: ov_fsdp) */
 		const struct dc_comm_strategy *s = &comm->s[DC_STRAT_FSDP];
-		k->ag_f = phase_time(s, DC_CPHASE_FORWARD, DC_COLL_ALL_GATHER) / (layers * gas);
-		k->ag_b = phase_time(s, DC_CPHASE_BACKWARD, DC_COLL_ALL_GATHER) / (layers * gas);
+		double rs, ar;
+		phase_times(s, DC_COLL_ALL_GATHER, &f, &b);
+		k->ag_f = f / (layers * gas);
+		k->ag_b = b / (layers * gas);
 		/* the units' gradient sync: their ReduceScatters and, under
 		 * HSDP, the AllReduces of the shards across replicas */
-		k->rs_b = (phase_time(s, DC_CPHASE_BACKWARD, DC_COLL_REDUCE_SCATTER) +
-			   phase_time(s, DC_CPHASE_BACKWARD, DC_COLL_ALL_REDUCE)) /
-			  (layers * gas);
+		phase_times(s, DC_COLL_REDUCE_SCATTER, &f, &rs);
+		phase_times(s, DC_COLL_ALL_REDUCE, &f, &ar);
+		k->rs_b = (rs + ar) / (layers * gas);
 	}
 	if (comm->s[DC_STRAT_CP].in_play) {
 		/* ring attention (cp_comm_type p2p) sends the next K/V block
 		 * while the current one is computed; all_gather and a2a are
 		 * waited for */
-		k->cp_f = phase_time(&comm->s[DC_STRAT_CP], DC_CPHASE_FORWARD, -1) / (layers * gas);
-		k->cp_b = phase_time(&comm->s[DC_STRAT_CP], DC_CPHASE_BACKWARD, -1) / (layers * gas);
+		phase_times(&comm->s[DC_STRAT_CP], -1, &f, &b);
+		k->cp_f = f / (layers * gas);
+		k->cp_b = b / (layers * gas);
 		k->cp_hide = in->parallel.cp_comm_type == DC_CP_P2P;
 	}
 	if (comm->s[DC_STRAT_PP].in_play) {
@@ -499,16 +513,6 @@ static void chunk_cost(const struct costs *k, uint64_t stage, uint64_t c, int bw
 	chunk_cost_of(k, stage, &ch, bwd, paired, o);
 }
 
-/* cost_acc of what stage_ops reads of its total (the kernels, the
- * hidden and the exposed communication), in the same order */
-static void stage_acc(struct cost *a, const struct cost *b)
-{
-	a->comp += b->comp;
-	a->hidden += b->hidden;
-	for (int i = 0; i < DC_STRAT_COUNT; i++)
-		a->ex[i] += b->ex[i];
-}
-
 /* One chunk's layers' part, forward and backward (chunk_layers_cost),
  * kept for the next stage_ops of the same step: it reads the chunk's
  * layers and dense layers and the stage's EP share alone, so stages of
@@ -536,13 +540,47 @@ static void layers_of(const struct costs *k, uint64_t stage, const struct chunk 
 	*b = lm->b;
 }
 
+/* What stage_ops sums over a stage's chunks, forward then backward of
+ * each chunk into the same sums, in the chunks' order: kept in locals
+ * (sum_chunk), so the alike chunks' run adds from registers */
+struct stage_sum {
+	double comp, hidden, ex[DC_STRAT_COUNT];
+	double fwd, bwd, wgrad;
+};
+
+static inline void sum_chunk(struct stage_sum *a, const struct cost *f, const struct cost *b)
+{
+	a->comp += f->comp;
+	a->hidden += f->hidden;
+	for (int i = 0; i < DC_STRAT_COUNT; i++)
+		a->ex[i] += f->ex[i];
+	a->comp += b->comp;
+	a->hidden += b->hidden;
+	for (int i = 0; i < DC_STRAT_COUNT; i++)
+		a->ex[i] += b->ex[i];
+	a->fwd += f->dur;
+	a->bwd += b->dur;
+	a->wgrad += b->wgrad;
+}
+
+/* Chunk ch's forward and backward: its layers' part (kept in lm for
+ * stages of the same chunks), and the embedding and the head on it */
+static void chunk_costs(const struct costs *k, uint64_t stage, const struct chunk *ch, struct layers_memo *lm,
+			struct cost *f, struct cost *b)
+{
+	layers_of(k, stage, ch, lm, f, b);
+	chunk_ends_cost(k, ch, 0, f);
+	chunk_ends_cost(k, ch, 1, b);
+}
+
 static void stage_ops(const struct costs *k, uint64_t stage, struct dc_step_stage *st, struct layers_memo *lm)
 {
-	struct cost f = {0}, b = {0}, lf, lb, tot; /* zeroed: an -O3 build cannot see every path sets them */
-	struct chunk ch, prev;
+	struct cost f, b;
+	struct chunk ch, prev, one;
+	struct stage_sum sum = {0};
 	uint64_t v = k->chunks, alike_to = 0;
+	int have_one = 0;
 	memset(st, 0, sizeof(*st));
-	memset(&tot, 0, sizeof(tot));
 	/* an even interleaved split (plan.h dc_plan_chunk_start): every
 	 * chunk holds L / (pp v) layers, only chunk 0 of stage 0 the
 	 * embedding and only the last of stage pp - 1 the head, and the
@@ -550,50 +588,47 @@ static void stage_ops(const struct costs *k, uint64_t stage, struct dc_step_stag
 	 * v - 2 cost alike, so do all between them (chunks 2 .. alike_to - 1
 	 * are not looked up) */
 	if (k->sched == DC_PIPE_INTERLEAVED && v > 3 && !k->p->chunks_uneven && k->p->runs.n <= 1) {
-		struct chunk one, end;
+		struct chunk end;
 		chunk_of(k->p, stage, 1, &one);
 		chunk_of(k->p, stage, v - 2, &end);
+		have_one = 1;
 		if (same_chunk_cost(&one, &end))
 			alike_to = v - 1;
 	}
-	for (uint64_t c = 0; c < v; c++) {
+	chunk_of(k->p, stage, 0, &prev);
+	chunk_costs(k, stage, &prev, lm, &f, &b);
+	sum_chunk(&sum, &f, &b);
+	st->fwd_first_s = f.dur;
+	st->bwd_first_s = b.dur;
+	st->wgrad_first_s = b.wgrad;
+	for (uint64_t c = 1; c < v; c++) {
 		/* a stage's interleaved chunks are mostly alike: one alike
 		 * to the chunk before it keeps that one's costs (the same
 		 * function of the same inputs), still added once per chunk;
 		 * one with the same layers but for the embedding or the head
-		 * keeps the layers' part */
-		int look = c < 2 || c >= alike_to; /* else alike to chunk 1, so to prev */
-		if (look)
-			chunk_of(k->p, stage, c, &ch);
-		if (look && (c == 0 || !same_chunk_cost(&ch, &prev))) {
-			if (c == 0 || ch.at.layers != prev.at.layers || ch.dense != prev.dense)
-				layers_of(k, stage, &ch, lm, &lf, &lb);
-			f = lf;
-			b = lb;
-			chunk_ends_cost(k, &ch, 0, &f);
-			chunk_ends_cost(k, &ch, 1, &b);
-			prev = ch;
+		 * keeps the layers' part (layers_of) */
+		if (c < 2 || c >= alike_to) { /* else alike to chunk 1, so to prev */
+			if (c == 1 && have_one)
+				ch = one;
+			else
+				chunk_of(k->p, stage, c, &ch);
+			if (!same_chunk_cost(&ch, &prev)) {
+				chunk_costs(k, stage, &ch, lm, &f, &b);
+				prev = ch;
+			}
 		}
-		stage_acc(&tot, &f);
-		stage_acc(&tot, &b);
-		st->fwd_s += f.dur;
-		st->bwd_s += b.dur;
-		st->wgrad_s += b.wgrad;
-		if (c == 0) {
-			st->fwd_first_s = f.dur;
-			st->bwd_first_s = b.dur;
-			st->wgrad_first_s = b.wgrad;
-		}
-		if (c + 1 == v) {
-			st->fwd_last_s = f.dur;
-			st->bwd_last_s = b.dur;
-			st->wgrad_last_s = b.wgrad;
-		}
+		sum_chunk(&sum, &f, &b);
 	}
+	st->fwd_last_s = f.dur;
+	st->bwd_last_s = b.dur;
+	st->wgrad_last_s = b.wgrad;
+	st->fwd_s = sum.fwd;
+	st->bwd_s = sum.bwd;
+	st->wgrad_s = sum.wgrad;
 	for (int i = 0; i < DC_STRAT_COUNT; i++)
-		st->exposed_s[i] = tot.ex[i];
-	st->compute_s = tot.comp;
-	st->hidden_s = tot.hidden;
+		st->exposed_s[i] = sum.ex[i];
+	st->compute_s = sum.comp;
+	st->hidden_s = sum.hidden;
 }
 
 /* ---- the schedule in closed form ---- */
@@ -893,7 +928,12 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm *comm, struct
 	const struct dc_comm_strategy *s = &comm->s[DC_STRAT_DP];
 	uint64_t gas = p->layout.grad_accum_steps;
 	uint64_t per = p->layout.sharding == DC_SHARD_ZERO2 ? gas : 1;
-	memset(d, 0, sizeof(*d));
+	/* the groups' arrays are read up to ngroups alone: the sums zeroed */
+	d->last.ngroups = d->post.ngroups = 0;
+	d->last.total_bytes = d->post.total_bytes = 0;
+	d->last.total_s = d->post.total_s = 0;
+	d->earlier_s = d->post_s = 0;
+	d->post_calls = 0;
 	if (!s->in_play)
 		return;
 	for (uint64_t i = 0; i < s->ncoll; i++) {
@@ -1004,8 +1044,7 @@ void dc_step_tp_layer(const struct dc_plan *p, const struct dc_comm *comm, struc
  * bytes as costs_init left them, zeroed first), the layers' kernel times,
  * and the plan's stages (an even split: one run, chunks L / (pp v); its
  * segments). Compared as bytes, so a match is the same inputs bit for bit
- * (-0 and +0 differ; padding, where a compiler left it unset, can only
- * make a match fail). */
+ * (-0 and +0 differ). */
 struct step_key {
 	struct costs k;
 	struct dc_work_time dense, moe, embedding, head;
@@ -1014,9 +1053,9 @@ struct step_key {
 };
 
 struct dc_step_memo {
-	int have;             /* key and the values below are the last stored */
-	int probed;           /* probe holds this step's key (memo_take), not yet stored */
-	struct step_key key, probe;
+	int have;   /* key and the values below are the last stored */
+	int probed; /* key is this step's (memo_take missed), its values not yet stored */
+	struct step_key key;
 	struct dc_step_stage first, last, mid[DC_PLAN_MAX_SEGMENTS];
 	uint64_t mid_stage[DC_PLAN_MAX_SEGMENTS];
 	double span, fill;
@@ -1040,10 +1079,29 @@ static int memo_fits(const struct dc_plan *p)
 	return p->runs.n <= 1 && !p->chunks_uneven && p->nsegments <= DC_PLAN_MAX_SEGMENTS;
 }
 
+/* 1 when key is this step's: the plan's scalars first, then the bytes */
+static int memo_same(const struct step_key *key, const struct step_ctx *x, const struct dc_plan *p,
+		     const struct dc_compute *c)
+{
+	if (key->pp != p->layout.pp || key->v != p->v || key->gas != p->layout.grad_accum_steps ||
+	    key->layers_per_stage != p->layers_per_stage || key->layers_per_chunk != p->layers_per_chunk ||
+	    key->dense_limit != p->dense_limit || key->nsegments != p->nsegments)
+		return 0;
+	for (uint64_t i = 0; i <= p->nsegments; i++)
+		if (key->segment_first[i] != p->segment_first[i])
+			return 0;
+	return memcmp(&key->k, &x->k, sizeof(key->k)) == 0 &&
+	       memcmp(&key->dense, &c->dense_layer, sizeof(key->dense)) == 0 &&
+	       memcmp(&key->moe, &c->moe_layer, sizeof(key->moe)) == 0 &&
+	       memcmp(&key->embedding, &c->embedding, sizeof(key->embedding)) == 0 &&
+	       memcmp(&key->head, &c->head, sizeof(key->head)) == 0;
+}
+
+/* key := this step's (every member written: struct costs's padding is
+ * costs_init's zeroes, the others have none) */
 static void memo_key(const struct step_ctx *x, const struct dc_plan *p, const struct dc_compute *c,
 		     struct step_key *key)
 {
-	memset(key, 0, sizeof(*key));
 	memcpy(&key->k, &x->k, sizeof(key->k));
 	key->dense = c->dense_layer;
 	key->moe = c->moe_layer;
@@ -1068,8 +1126,9 @@ static int memo_take(struct dc_step_memo *m, struct step_ctx *x, const struct dc
 	m->probed = 0;
 	if (!memo_fits(p))
 		return 0;
-	memo_key(x, p, c, &m->probe);
-	if (!m->have || memcmp(&m->probe, &m->key, sizeof(m->key)) != 0) {
+	if (!m->have || !memo_same(&m->key, x, p, c)) {
+		m->have = 0;
+		memo_key(x, p, c, &m->key);
 		m->probed = 1;
 		return 0;
 	}
@@ -1089,7 +1148,6 @@ static void memo_put(struct dc_step_memo *m, const struct step_ctx *x, const str
 	if (!m->probed)
 		return;
 	m->probed = 0;
-	m->key = m->probe;
 	m->first = x->first;
 	m->last = x->last;
 	for (uint64_t i = 0; i < p->nsegments; i++) {

@@ -431,6 +431,11 @@ static void run_outer(struct worker *w, const struct outer *o)
 					/* w->plan is this (ep, v, mbs, sp)'s, derived
 					 * from w->outer_plan (eval_memory) */
 					int plan_here = 0;
+					/* the plan's rules read no sharding
+					 * (plan.h): one answer per dp_replicate of
+					 * this (ep, v, mbs, sp), kept in fault */
+					enum dc_layout_fault fault = DC_LF_NONE;
+					uint64_t fault_rep = 0; /* 0: none kept */
 					for (unsigned ish = 0; ish < s->nshard; ish++, index++) {
 						uint64_t ep = s->ep[ie], v = s->v[iv], mbs = s->mbs[ib], gas;
 						int reject = -1;
@@ -451,7 +456,11 @@ static void run_outer(struct worker *w, const struct outer *o)
 						y->grad_accum_steps = gas;
 						y->sequence_parallel = s->sp[isp];
 						y->sharding = (enum dc_sharding)s->shard[ish];
-						f = dc_layout_fault_inner(in, y);
+						if (fault_rep != rep) {
+							fault = dc_layout_fault_inner(in, y);
+							fault_rep = rep;
+						}
+						f = fault;
 						if (f == DC_LF_EXPERT)
 							reject = R_EP;
 						else if (f == DC_LF_REPLICATE)
