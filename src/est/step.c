@@ -454,6 +454,16 @@ static int same_chunk_cost(const struct chunk *a, const struct chunk *b)
 	       a->at.head == b->at.head;
 }
 
+/* 1 when layer_cost's `first` can change its result: a layer after the
+ * chunk's first waits only for what its FSDP gather exceeds the compute
+ * before it by (ov_fsdp), which differs from waiting for it whole where
+ * there is a gather to wait for. Without one (ag, rs: costs_init's sums
+ * from +0, never -0) both give +0 exposed and nothing hidden. */
+static int first_matters(const struct costs *k, int bwd)
+{
+	return k->ov_fsdp && (bwd ? k->ag_b != 0 || k->rs_b != 0 : k->ag_f != 0);
+}
+
 /* The layers' part of chunk_cost_of: what reads the chunk's layer count
  * and dense layers alone */
 static void chunk_layers_cost(const struct costs *k, uint64_t stage, const struct chunk *chp, int bwd, int paired,
@@ -473,12 +483,16 @@ static void chunk_layers_cost(const struct costs *k, uint64_t stage, const struc
 		int first_moe = bwd ? e > 0 : d == 0;
 		layer_cost(k, first_moe ? &k->c->moe_layer : &k->c->dense_layer, share, first_moe, bwd, 1, &one);
 		cost_acc(o, &one);
+		/* the rest of the first one's kind cost what it does where
+		 * `first` changes nothing (first_matters): one is theirs too */
 		if (d > (first_moe ? 0u : 1u)) {
-			layer_cost(k, &k->c->dense_layer, share, 0, bwd, 0, &one);
+			if (first_moe || first_matters(k, bwd))
+				layer_cost(k, &k->c->dense_layer, share, 0, bwd, 0, &one);
 			cost_add(o, &one, (double)(d - (first_moe ? 0u : 1u)));
 		}
 		if (e > (first_moe ? 1u : 0u)) {
-			layer_cost(k, &k->c->moe_layer, share, 1, bwd, 0, &one);
+			if (!first_moe || first_matters(k, bwd) || d > 0)
+				layer_cost(k, &k->c->moe_layer, share, 1, bwd, 0, &one);
 			cost_add(o, &one, (double)(e - (first_moe ? 1u : 0u)));
 		}
 	}
