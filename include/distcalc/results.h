@@ -58,7 +58,7 @@ struct dc_model_result {
 };
 
 /* The strategies comparison's aligned variants (pure DP, FSDP) as the
- * strategies row derived and priced them: their plans, batch and
+ * strategies row derived and priced them: their plan, batch and
  * collectives, which the step row's variants (DC_EST_STEP_VARIANTS) of the
  * same evaluation read instead of deriving and pricing them again. `of`:
  * the plan they are variants of (NULL: none held). */
@@ -70,10 +70,14 @@ struct dc_variant_parts {
 	 * kernels are of's, resharded (step_variants.c) */
 	int copies_of;
 	/* variant v is `of` itself (dc_variant_is_configured): its results
-	 * are of's, and plan[v], batch[v] and comm[v] are not set */
+	 * are of's, and comm[v] is not set */
 	int is_of[DC_VARIANT_CONFIGURED];
-	struct dc_plan plan[DC_VARIANT_CONFIGURED];
-	struct dc_batch batch[DC_VARIANT_CONFIGURED];
+	struct dc_layout layout[DC_VARIANT_CONFIGURED]; /* dc_variant_layout's */
+	/* the plan of the variants that are not `of`, at the sharding of the
+	 * last one priced (dc_variant_plan reshards it in place), and their
+	 * batch (it reads no sharding) */
+	struct dc_plan plan;
+	struct dc_batch batch;
 	struct dc_comm comm[DC_VARIANT_CONFIGURED];
 };
 

@@ -263,15 +263,16 @@ int dc_step_compute_bounded(const struct dc_plan *p, const struct dc_compute *c,
  * set. No allocation. */
 int dc_step_variants(const struct dc_plan *p, struct dc_step *own, const char **error);
 
-/* dc_step_variants reading the variants' plans, batch and collectives from
+/* dc_step_variants reading the variants' plan, batch and collectives from
  * `parts` (results.h) when they are p's (parts->of == p), as
  * dc_strategies_compute_parts kept them: the same plans and results, so
- * the same step times bit for bit, derived and priced once. parts may be
+ * the same step times bit for bit, derived and priced once (parts->plan
+ * is resharded in place from one variant to the other). parts may be
  * NULL. own_c (or NULL): p's kernels, which variants whose layout is p's
  * but for the sharding keep, resharded (parts->copies_of). */
 struct dc_variant_parts;
 int dc_step_variants_from(const struct dc_plan *p, struct dc_step *own, const struct dc_compute *own_c,
-			  const struct dc_variant_parts *parts, const char **error);
+			  struct dc_variant_parts *parts, const char **error);
 
 /* ---- the event timeline ---- */
 

@@ -64,6 +64,15 @@ void dc_variant_layout(const struct dc_plan *p, enum dc_variant v, struct dc_lay
  * plain FSDP config's FSDP variant). */
 int dc_variant_is_configured(const struct dc_plan *p, const struct dc_layout *lay);
 
+/* Makes *vp the plan of `lay`, a dc_variant_layout of p that is not p
+ * (dc_variant_is_configured): derived from p when *derived is 0 (then
+ * set), else *vp, a variant's plan, resharded in place (pure DP's and
+ * FSDP's layouts differ in their sharding alone: dc_plan_reshard), the
+ * plan dc_plan_derive_from(p, lay) gives, without copying one. Returns
+ * 1 when derived, 0 when resharded, or -1 with *error set. */
+int dc_variant_plan(const struct dc_plan *p, const struct dc_layout *lay, struct dc_plan *vp, int *derived,
+		    const char **error);
+
 /* Evaluates every variant of the plan's layout. The configured row reads
  * the plan's own results (`b`, `c`, `m`: the batch, comm and memory
  * estimators' output for `p`); the others derive a plan per variant and

@@ -18,77 +18,79 @@ int dc_step_variants(const struct dc_plan *p, struct dc_step *own, const char **
 	return dc_step_variants_from(p, own, NULL, NULL, error);
 }
 
-/* A variant's plan, batch and collectives: the strategies row's (`parts`,
- * kept for p) or derived and priced here as that row does. */
-struct variant_in {
-	struct dc_plan plan;
-	struct dc_batch batch;
-	struct dc_comm comm;
+/* The variants' plan, batch and collectives: the strategies row's (`kept`,
+ * parts held for p) or derived and priced here as that row does. */
+struct variants_in {
+	const struct dc_plan *p;
+	struct dc_variant_parts *kept;
+	struct dc_plan *plan;   /* the kept one, or own_plan */
+	struct dc_batch *batch; /* likewise */
+	int derived;            /* *plan holds a variant's plan, *batch its batch */
+	struct dc_plan own_plan;
+	struct dc_batch own_batch;
+	struct dc_comm own_comm;
 };
 
-/* Variant v: *is_of set when it is p itself (its step is p's); else *vp,
- * *vb, *vc point at its plan, batch and collectives, derived from *base
- * (p, or the variant before, which has the same degrees) into *own when
- * parts holds none. */
-static int variant_parts(const struct dc_plan *p, const struct dc_variant_parts *parts, enum dc_variant v,
-			 const struct dc_plan **base, struct variant_in *own, int *is_of, int *copies_of,
-			 const struct dc_plan **vp, const struct dc_batch **vb, const struct dc_comm **vc,
-			 const char **error)
+/* Variant v: *is_of set when it is p itself; else in->plan at v's
+ * sharding, and *vc its collectives. */
+static int variant_in(struct variants_in *in, enum dc_variant v, int *is_of, int *copies_of,
+		      const struct dc_comm **vc, const char **error)
 {
-	struct dc_layout lay;
-	int aligned;
-	if (parts) {
-		*is_of = parts->is_of[v];
-		*copies_of = parts->copies_of;
-		*vp = &parts->plan[v];
-		*vb = &parts->batch[v];
-		*vc = &parts->comm[v];
-		return 0;
+	struct dc_layout own_lay;
+	const struct dc_layout *lay = &own_lay;
+	int aligned, rc;
+	if (in->kept) {
+		*is_of = in->kept->is_of[v];
+		*copies_of = in->kept->copies_of;
+		lay = &in->kept->layout[v];
+	} else {
+		dc_variant_layout(in->p, v, &own_lay, &aligned);
+		*copies_of = dc_plan_derive_copies(in->p, &own_lay); /* the variants' degrees alike */
+		*is_of = dc_variant_is_configured(in->p, &own_lay);
 	}
-	dc_variant_layout(p, v, &lay, &aligned);
-	if (v == DC_VARIANT_DP)
-		*copies_of = dc_plan_derive_copies(p, &lay);
-	*is_of = dc_variant_is_configured(p, &lay);
 	if (*is_of)
 		return 0;
-	if (dc_plan_derive_from(*base, &lay, &own->plan) != 0) {
-		*error = own->plan.error;
+	rc = dc_variant_plan(in->p, lay, in->plan, &in->derived, error);
+	if (rc < 0)
 		return -1;
+	if (in->kept) {
+		*vc = &in->kept->comm[v];
+		return 0;
 	}
-	*base = &own->plan;
 	/* the batch and comm rows, in the registry's order */
-	if (dc_batch_compute(&own->plan, &own->batch, error) != 0 || dc_comm_compute(&own->plan, &own->comm, error) != 0)
+	if ((rc == 1 && dc_batch_compute(in->plan, in->batch, error) != 0) ||
+	    dc_comm_compute(in->plan, &in->own_comm, error) != 0)
 		return -1;
-	*vp = &own->plan;
-	*vb = &own->batch;
-	*vc = &own->comm;
+	*vc = &in->own_comm;
 	return 0;
 }
 
 int dc_step_variants_from(const struct dc_plan *p, struct dc_step *own, const struct dc_compute *own_c,
-			  const struct dc_variant_parts *parts, const char **error)
+			  struct dc_variant_parts *parts, const char **error)
 {
 	/* a variant shows its step time and rates alone, never its MFU or
 	 * HFU, the one thing the step reads FLOPs for (step.h): its FLOPs
 	 * are not counted, zeros stand in */
 	static const struct dc_flops no_flops;
-	struct variant_in in[DC_VARIANT_CONFIGURED];
+	/* FSDP first: the strategies row leaves the plan at its sharding */
+	static const enum dc_variant order[] = {DC_VARIANT_FSDP, DC_VARIANT_DP};
+	struct variants_in in;
 	struct dc_compute kern;
 	struct dc_step st;
-	const struct dc_plan *base = p;
-	int copies_of = 0;
-	int kernels = 0; /* kern holds the variant before's kernels */
+	int kernels = 0; /* kern holds the other variant's kernels */
 
-	if (parts && parts->of != p)
-		parts = NULL; /* kept for another plan */
+	in.p = p;
+	in.kept = parts && parts->of == p ? parts : NULL;
+	in.plan = in.kept ? &parts->plan : &in.own_plan;
+	in.batch = in.kept ? &parts->batch : &in.own_batch;
+	/* a kept plan is at a variant's sharding, unless both are p */
+	in.derived = in.kept != NULL;
 	variant_of(own, &own->variants[DC_VARIANT_CONFIGURED]);
-	for (int v = 0; v < DC_VARIANT_CONFIGURED; v++) {
-		const struct dc_plan *vp = NULL;
-		const struct dc_batch *vb = NULL;
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		enum dc_variant v = order[i];
 		const struct dc_comm *vc = NULL;
-		int is_of;
-		if (variant_parts(p, parts, (enum dc_variant)v, &base, &in[v], &is_of, &copies_of, &vp, &vb, &vc,
-				  error) != 0)
+		int is_of, copies_of;
+		if (variant_in(&in, v, &is_of, &copies_of, &vc, error) != 0)
 			return -1;
 		if (is_of) {
 			/* p itself: p's step */
@@ -96,20 +98,20 @@ int dc_step_variants_from(const struct dc_plan *p, struct dc_step *own, const st
 			continue;
 		}
 		/* the variants' layouts differ in their sharding alone
-		 * (dc_variant_layout): the variant before's kernels, or p's
-		 * when theirs is p's but for the sharding, with this one's own
+		 * (dc_variant_layout): the other variant's kernels, or p's when
+		 * theirs is p's but for the sharding, with this one's own
 		 * optimizer step (compute.h) */
 		if (kernels) {
-			dc_compute_reshard(vp, &kern);
+			dc_compute_reshard(in.plan, &kern);
 		} else if (copies_of && own_c) {
 			kern = *own_c;
-			dc_compute_reshard(vp, &kern);
-		} else if (dc_compute_compute(vp, &kern, error) != 0) {
+			dc_compute_reshard(in.plan, &kern);
+		} else if (dc_compute_compute(in.plan, &kern, error) != 0) {
 			return -1;
 		}
 		kernels = 1;
 		/* the step row (estimators.c) */
-		if (dc_step_compute(vp, &kern, vc, &no_flops, vb, &st, error) != 0)
+		if (dc_step_compute(in.plan, &kern, vc, &no_flops, in.batch, &st, error) != 0)
 			return -1;
 		variant_of(&st, &own->variants[v]);
 	}

@@ -51,6 +51,19 @@ int dc_variant_is_configured(const struct dc_plan *p, const struct dc_layout *la
 	return lay->sharding == p->layout.sharding && etp == own && dc_plan_derive_copies(p, lay);
 }
 
+int dc_variant_plan(const struct dc_plan *p, const struct dc_layout *lay, struct dc_plan *vp, int *derived,
+		    const char **error)
+{
+	if (*derived && dc_plan_reshard(vp, lay))
+		return 0;
+	if (dc_plan_derive_from(p, lay, vp) != 0) {
+		*error = vp->error;
+		return -1;
+	}
+	*derived = 1;
+	return 1;
+}
+
 static void fill(struct dc_variant_result *x, const struct dc_layout *lay, const struct dc_batch *b,
 		 const struct dc_comm *c, const struct dc_memory_result *m, uint64_t world)
 {
@@ -81,11 +94,11 @@ int dc_strategies_compute_parts(const struct dc_plan *p, const struct dc_batch *
 				const struct dc_memory_result *m, struct dc_strategies_result *out,
 				struct dc_variant_parts *parts, const char **error)
 {
-	struct dc_plan own[DC_VARIANT_CONFIGURED], *plans = parts ? parts->plan : own;
-	struct dc_batch own_batch;
+	struct dc_plan own_plan, *vp = parts ? &parts->plan : &own_plan;
+	struct dc_batch own_batch, *vb = parts ? &parts->batch : &own_batch;
 	struct dc_comm own_comm;
 	struct dc_memory_result vm;
-	const struct dc_plan *base = p;
+	int derived = 0; /* *vp holds a variant's plan, *vb its batch */
 
 	if (parts)
 		parts->of = NULL;
@@ -93,7 +106,8 @@ int dc_strategies_compute_parts(const struct dc_plan *p, const struct dc_batch *
 	for (int v = 0; v < DC_VARIANT_COUNT; v++) {
 		struct dc_variant_result *x = &out->v[v];
 		struct dc_layout lay;
-		int is_of;
+		struct dc_comm *vc;
+		int is_of, rc;
 
 		dc_variant_layout(p, (enum dc_variant)v, &lay, &x->aligned);
 		if (parts && v == DC_VARIANT_DP)
@@ -101,28 +115,25 @@ int dc_strategies_compute_parts(const struct dc_plan *p, const struct dc_batch *
 		/* the configured layout itself, or a variant that is it (a
 		 * pure-DP config's pure-DP row): p's plan, so p's rows */
 		is_of = v == DC_VARIANT_CONFIGURED || dc_variant_is_configured(p, &lay);
-		if (parts && v != DC_VARIANT_CONFIGURED)
+		if (parts && v != DC_VARIANT_CONFIGURED) {
 			parts->is_of[v] = is_of;
+			parts->layout[v] = lay;
+		}
 		if (is_of) {
 			fill(x, &lay, b, c, m, p->world);
-		} else {
-			/* pure DP and FSDP share their degrees: the second reuses
-			 * the first's ranks and links */
-			struct dc_plan *vp = &plans[v];
-			if (dc_plan_derive_from(base, &lay, vp) != 0) {
-				*error = vp->error;
-				return -1;
-			}
-			base = vp;
-			/* the registry's batch, memory and comm rows, in its
-			 * order, into the parts the step's variants read */
-			struct dc_batch *vb = parts ? &parts->batch[v] : &own_batch;
-			struct dc_comm *vc = parts ? &parts->comm[v] : &own_comm;
-			if (dc_batch_compute(vp, vb, error) != 0 || dc_memory_compute(vp, &vm, error) != 0 ||
-			    dc_comm_compute(vp, vc, error) != 0)
-				return -1;
-			fill(x, &lay, vb, vc, &vm, p->world);
+			continue;
 		}
+		/* pure DP and FSDP share their plan but for the sharding, so
+		 * their batch: the second reshards the first's */
+		rc = dc_variant_plan(p, &lay, vp, &derived, error);
+		if (rc < 0 || (rc == 1 && dc_batch_compute(vp, vb, error) != 0))
+			return -1;
+		/* the registry's memory and comm rows, in its order, into the
+		 * parts the step's variants read */
+		vc = parts ? &parts->comm[v] : &own_comm;
+		if (dc_memory_compute(vp, &vm, error) != 0 || dc_comm_compute(vp, vc, error) != 0)
+			return -1;
+		fill(x, &lay, vb, vc, &vm, p->world);
 	}
 	if (parts)
 		parts->of = p;
