@@ -17,7 +17,10 @@
  * - the sinks' per-table plans (report_int.h) on hand-worked rows: the
  *   JSON row plan's text and its bounds (the longest key piece, the most
  *   columns), dc_csv_plain on every special byte at every position, and
- *   a table's list of doubles (nested objects, more than it holds).
+ *   a table's list of doubles (nested objects, more than it holds);
+ * - the table sink's cell cache on a 70-row table of 250-byte texts (cells
+ *   formatted in place, through scratch once the cache is nearly full, and
+ *   made again past it), and the scans' overlapping last word.
  *
  * dc_fmt_double has its own comparison with printf in check_report.c;
  * here its path for whole numbers, at its edges.
@@ -616,6 +619,128 @@ START_TEST(test_row_doubles)
 }
 END_TEST
 
+/* ---- the table sink's cell cache, through a report of one table ---- */
+
+#define TROWS 70 /* past the 64 rows whose cells the sink keeps */
+#define TTEXT 250
+
+struct tview {
+	char text[TROWS][TTEXT + 1];
+};
+struct trow {
+	uint64_t i;
+	double time_s;
+	char text[TTEXT + 1];
+};
+
+static uint64_t trow_count(const void *base)
+{
+	(void)base;
+	return TROWS;
+}
+
+static void trow_row(const void *base, uint64_t i, void *out)
+{
+	struct trow *r = out;
+	r->i = i * 1000; /* grouped: 69,000 at most */
+	r->time_s = (double)i * 1e-3 + 2.5e-7; /* ms, three decimals */
+	memcpy(r->text, ((const struct tview *)base)->text[i], TTEXT + 1);
+}
+
+static int trow_null(const void *row)
+{
+	return ((const struct trow *)row)->i == 3000; /* row 3's time is n/a */
+}
+
+static const struct dc_field trow_fields[] = {
+	{"i", "index", DC_U_COUNT, DC_FT_U64, offsetof(struct trow, i)},
+	{"time_s", "time", DC_U_SECONDS, DC_FT_F64, offsetof(struct trow, time_s), .is_null = trow_null},
+	{"text", "text", DC_U_NONE, DC_FT_TEXT, offsetof(struct trow, text)},
+};
+static const struct dc_fields trow_fs = DC_FIELDS(trow_fields);
+static const struct dc_rows trow_rows = {trow_count, trow_row, sizeof(struct trow), "rows", 1, 0, 0};
+static const struct dc_field tsec_fields[] = {
+	{"rows", "Rows", DC_U_NONE, DC_FT_ROWS, 0, .sub = &trow_fs, .rows = &trow_rows},
+};
+static const struct dc_fields tsec_fs = DC_FIELDS(tsec_fields);
+static const struct dc_field troot_fields[] = {
+	{"sec", "Sec", DC_U_NONE, DC_FT_OBJECT, 0, .sub = &tsec_fs},
+};
+
+/* Every row of a 70-row table (--all), each with a 250-byte text: the
+ * sink formats the first rows' cells in place in its 16 KiB cache, the
+ * later cached ones through its scratch buffer once less than a cell's
+ * 1 KiB is left, and rows 64 on (and those the cache could not hold) are
+ * made again when printed. The expected lines are written here with
+ * printf: the index grouped by thousands, the time in ms (the largest,
+ * 69.0003 ms, is below 1 s) with three decimals, "n/a" for row 3,
+ * right-aligned in columns as wide as their widest cell. */
+START_TEST(test_table_cache_past_its_rows)
+{
+	static struct tview view;
+	struct dc_report *r = calloc(1, sizeof(*r));
+	struct dc_render_opts o = {0, 0};
+	struct dc_buf b, want;
+
+	ck_assert_ptr_nonnull(r);
+	for (size_t i = 0; i < TROWS; i++) {
+		memset(view.text[i], 'a' + (int)(i % 26), TTEXT);
+		view.text[i][TTEXT] = '\0';
+	}
+	r->root.f = troot_fields;
+	r->root.n = 1;
+	r->views = (unsigned char *)&view;
+	r->nsec = 1;
+	dc_buf_init(&b);
+	dc_buf_init(&want);
+	ck_assert_int_eq(dc_report_render_table(r, &o, &b), 0);
+	/* a section's title after a blank line (a report's header comes first) */
+	dc_buf_printf(&want, "\nSec\n===\n  Rows\n    %6s  %6s  %*s\n    %6s  %6s  %*s\n", "index", "time", TTEXT, "text",
+		      "", "[ms]", TTEXT, "");
+	for (int i = 0; i < TROWS; i++) {
+		char idx[16], t[16];
+		snprintf(idx, sizeof(idx), i ? "%d,000" : "0", i);
+		if (i == 3)
+			snprintf(t, sizeof(t), "n/a");
+		else
+			snprintf(t, sizeof(t), "%.3f", (double)i + 2.5e-4);
+		dc_buf_printf(&want, "    %6s  %6s  %s\n", idx, t, view.text[i]);
+	}
+	ck_assert_uint_eq(b.len, want.len);
+	ck_assert_str_eq(b.data, want.data);
+	dc_buf_release(&b);
+	dc_buf_release(&want);
+	free(r);
+}
+END_TEST
+
+/* The word-at-a-time scans' last word overlaps the one before it when the
+ * length is not a multiple of 8: a byte to flag in the last position, the
+ * first position of the overlap and just before it, at lengths 1 to 24. */
+START_TEST(test_scans_last_word)
+{
+	char t[32];
+	struct dc_buf b;
+	for (size_t n = 1; n <= 24; n++) {
+		size_t at[3] = {n - 1, n >= 8 ? n - 8 : 0, n >= 9 ? n - 9 : 0};
+		memset(t, 'x', n);
+		t[n] = '\0';
+		ck_assert_int_eq(dc_text_ascii_printable(t, n), 1);
+		for (size_t k = 0; k < 3; k++) {
+			t[at[k]] = '\x7f';
+			ck_assert_msg(dc_text_ascii_printable(t, n) == 0, "DEL at %zu of %zu", at[k], n);
+			t[at[k]] = '"';
+			dc_buf_init(&b);
+			dc_buf_json_string(&b, t);
+			/* the quote escaped: two bytes more than the text and its quotes */
+			ck_assert_msg(b.len == n + 3 && b.data[at[k] + 1] == '\\', "quote at %zu of %zu", at[k], n);
+			dc_buf_release(&b);
+			t[at[k]] = 'x';
+		}
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("fmt");
@@ -633,6 +758,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_json_row_plan_bounds);
 	tcase_add_test(tc, test_csv_plain);
 	tcase_add_test(tc, test_row_doubles);
+	tcase_add_test(tc, test_table_cache_past_its_rows);
+	tcase_add_test(tc, test_scans_last_word);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -536,21 +536,29 @@ static int json_escape_none(const unsigned char *s, size_t n)
  * x ^ 0x5c..: y - 0x01.. sets the top bit of every zero byte of y not
  * already set in y). Borrows and carries between bytes can flag a plain
  * byte, never hide one to escape: a string flagged is left to the byte
- * loop, which decides every byte itself. The last few bytes one at a time. */
-static int json_plain(const unsigned char *s, size_t n)
+ * loop, which decides every byte itself. A text shorter than a word one
+ * byte at a time; a longer one's last few bytes as the word that ends it
+ * (its first bytes checked twice), not one at a time. */
+static int json_plain_word(const unsigned char *s)
 {
 	const uint64_t one = 0x0101010101010101u, top = 0x8080808080808080u, lo = 0x2020202020202020u,
 		       quote = 0x2222222222222222u, backslash = 0x5c5c5c5c5c5c5c5cu;
+	uint64_t x, q, k;
+	memcpy(&x, s, 8);
+	q = x ^ quote;
+	k = x ^ backslash;
+	return !(((x - lo) | (x + one) | x | ((q - one) & ~q) | ((k - one) & ~k)) & top);
+}
+
+static int json_plain(const unsigned char *s, size_t n)
+{
 	size_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		uint64_t x, q, k;
-		memcpy(&x, s + i, 8);
-		q = x ^ quote;
-		k = x ^ backslash;
-		if (((x - lo) | (x + one) | x | ((q - one) & ~q) | ((k - one) & ~k)) & top)
+	if (n < 8)
+		return json_escape_none(s, n);
+	for (; i + 8 <= n; i += 8)
+		if (!json_plain_word(s + i))
 			return 0;
-	}
-	return json_escape_none(s + i, n - i);
+	return i == n || json_plain_word(s + n - 8);
 }
 
 void dc_buf_json_string(struct dc_buf *b, const char *s)
@@ -640,26 +648,36 @@ static size_t printable_unit(const unsigned char *p, char *esc, size_t *used)
 	return 4;
 }
 
+/* 1 when the 8 bytes at s may all be printable ASCII: a byte below 0x20
+ * sets its top bit in x - 0x20.., one at 0x7f in x + 0x01.., one at 0x80
+ * or above in x; a carry between bytes can only flag a plain byte (a 0
+ * then sends the text to the exact check). */
+static int ascii_printable_word(const unsigned char *s)
+{
+	const uint64_t lo = 0x2020202020202020u, one = 0x0101010101010101u, top = 0x8080808080808080u;
+	uint64_t x;
+	memcpy(&x, s, 8);
+	return !(((x - lo) | (x + one) | x) & top);
+}
+
 /* 1 when s[0..n) is printable ASCII (0x20 to 0x7e), 0 when it may not
- * be. Eight bytes a step: a byte below 0x20 sets its top bit in x -
- * 0x20.., one at 0x7f in x + 0x01.., one at 0x80 or above in x; a carry
- * between bytes can only flag a plain byte (a 0 then sends the text to
- * the exact check). The last few bytes one at a time. */
+ * be. Eight bytes a step; a text shorter than a word one byte at a time,
+ * a longer one's last few bytes as the word that ends it (its first
+ * bytes checked twice). */
 int dc_text_ascii_printable(const char *text, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)text;
-	const uint64_t lo = 0x2020202020202020u, one = 0x0101010101010101u, top = 0x8080808080808080u;
 	size_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		uint64_t x;
-		memcpy(&x, s + i, 8);
-		if (((x - lo) | (x + one) | x) & top)
-			return 0;
+	if (n < 8) {
+		for (; i < n; i++)
+			if (s[i] < 0x20 || s[i] >= 0x7f)
+				return 0;
+		return 1;
 	}
-	for (; i < n; i++)
-		if (s[i] < 0x20 || s[i] >= 0x7f)
+	for (; i + 8 <= n; i += 8)
+		if (!ascii_printable_word(s + i))
 			return 0;
-	return 1;
+	return i == n || ascii_printable_word(s + n - 8);
 }
 
 int dc_text_printable(const char *s)

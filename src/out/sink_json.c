@@ -116,6 +116,7 @@ int dc_json_row_plan_init(struct dc_json_row_plan *p, const struct dc_fields *cf
 	for (size_t c = 0; c < cf->n; c++) {
 		const struct dc_field *f = &cf->f[c];
 		size_t k, lead = p->n ? 2 : 1;
+		char *o = p->text + at;
 		if (f->table_only)
 			continue;
 		k = strlen(f->key);
@@ -126,9 +127,9 @@ int dc_json_row_plan_init(struct dc_json_row_plan *p, const struct dc_fields *cf
 		p->f[p->n] = f;
 		p->at[p->n] = (uint16_t)at;
 		p->len[p->n] = (uint8_t)(lead + k + 4);
-		memcpy(p->text + at, p->n ? ", \"" : "{\"", lead + 1);
-		memcpy(p->text + at + lead + 1, f->key, k);
-		memcpy(p->text + at + lead + 1 + k, "\": ", 3);
+		memcpy(o, p->n ? ", \"" : "{\"\"", 3); /* "{\"" then the key over the third byte */
+		memcpy(o + lead + 1, f->key, k);
+		memcpy(o + lead + 1 + k, "\": ", 3);
 		at += lead + k + 4;
 		p->n++;
 	}

@@ -110,6 +110,20 @@ static size_t scaled_text(char *buf, size_t len, double v, const struct tscale *
 	return fmt_fixed(buf, len, v * ts->mult, 3);
 }
 
+/* A text that would act on a terminal (a file name holding ESC or a
+ * newline), escaped into buf and cut at the cell's length; `text` may be
+ * buf. Out of line, as the rare case: its copy buffer stays out of the
+ * frame of cell_text, which every cell calls. */
+static __attribute__((noinline)) size_t escaped_text(char *buf, size_t len, const char *text)
+{
+	char raw[DC_CELL_MAX];
+	if (text == buf) {
+		snprintf(raw, sizeof(raw), "%s", buf);
+		text = raw;
+	}
+	return dc_fmt_printable(buf, len, text);
+}
+
 /* A cell's value (without unit). A scalar in a key-value block gets the
  * exact byte count after GiB. Returns the text (buf or the field's own)
  * and its length in *out_len, which the formatters know: the passes that
@@ -129,18 +143,11 @@ static const char *cell_text(char *buf, size_t len, const struct dc_field *f, co
 	case DC_FT_STR:
 	case DC_FT_TEXT:
 	case DC_FT_FN: {
-		/* a text that would act on a terminal prints escaped (a file name
-		 * holding ESC or a newline); cut at the cell's length */
-		char raw[DC_CELL_MAX];
 		const char *text = dc_fld_text(f, base, buf, len);
 		*out_len = strlen(text);
 		if (dc_text_printable_n(text, *out_len))
 			return text;
-		if (text == buf) {
-			snprintf(raw, sizeof(raw), "%s", buf);
-			text = raw;
-		}
-		*out_len = dc_fmt_printable(buf, len, text);
+		*out_len = escaped_text(buf, len, text);
 		return buf;
 	}
 	case DC_FT_BOOL:
@@ -670,11 +677,20 @@ struct cell_cache {
 	char text[CACHE_BYTES];
 };
 
+/* Where to format a cell of row `slot`: the cache's free end while it has
+ * room for the longest cell (DC_CELL_MAX), so that cache_put finds the
+ * text in place and copies nothing; else `scratch` (DC_CELL_MAX bytes). */
+static inline char *cache_room(struct cell_cache *c, uint64_t slot, char *scratch)
+{
+	return slot < CACHE_ROWS && CACHE_BYTES - c->used >= DC_CELL_MAX ? c->text + c->used : scratch;
+}
+
 static inline void cache_put(struct cell_cache *c, uint64_t slot, size_t col, const char *text, size_t len)
 {
 	if (slot >= CACHE_ROWS || c->used + len > CACHE_BYTES)
 		return;
-	memcpy(c->text + c->used, text, len);
+	if (text != c->text + c->used) /* else formatted in place (cache_room) */
+		memcpy(c->text + c->used, text, len);
 	c->off[slot][col] = (uint16_t)c->used;
 	c->len[slot][col] = (uint16_t)len;
 	c->cells[slot]++;
@@ -807,11 +823,14 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	int keep_scaled = 1;
 	struct dc_row_doubles dbl;
 
-	/* a JSON-valued column (struct dc_field.json_value) is JSON's alone */
-	for (i = 0; i < cf->n && kept_fs.n < MAX_COLS; i++)
-		if (!cf->f[i].json_value)
-			kept[kept_fs.n++] = cf->f[i];
-	if (kept_fs.n < cf->n) {
+	/* a JSON-valued column (struct dc_field.json_value) is JSON's alone:
+	 * the others copied, when there is one */
+	for (i = 0; i < ncols && !cf->f[i].json_value; i++)
+		;
+	if (i < ncols) {
+		for (i = 0; i < cf->n && kept_fs.n < MAX_COLS; i++)
+			if (!cf->f[i].json_value)
+				kept[kept_fs.n++] = cf->f[i];
 		cf = &kept_fs;
 		ncols = cf->n;
 	}
@@ -864,7 +883,8 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 				si++;
 			} else {
 				size_t l;
-				const char *c = cell_text(cell, sizeof(cell), &cf->f[i], row, &cols[i].ts, 0, &l);
+				const char *c = cell_text(cache_room(&cc, slot, cell), DC_CELL_MAX, &cf->f[i], row,
+							  &cols[i].ts, 0, &l);
 				cache_put(&cc, slot, i, c, l);
 				if (l > cols[i].width)
 					cols[i].width = l;
@@ -883,17 +903,18 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 		}
 		size_t si = 0; /* the scaled columns before column i */
 		for (i = 0; i < ncols; i++) {
-			const char *text = cell;
+			char *dst = cache_room(&cc, slot, cell);
+			const char *text = dst;
 			size_t l;
 			if (!scaled(cf->f[i].unit))
 				continue;
 			if (!kept_row) {
-				text = cell_text(cell, sizeof(cell), &cf->f[i], row, &cols[i].ts, 0, &l);
+				text = cell_text(dst, DC_CELL_MAX, &cf->f[i], row, &cols[i].ts, 0, &l);
 			} else if (scaled_null[slot][si]) { /* as cell_text writes a null */
 				text = "n/a";
 				l = 3;
 			} else {
-				l = scaled_text(cell, sizeof(cell), scaled_v[slot][si], &cols[i].ts);
+				l = scaled_text(dst, DC_CELL_MAX, scaled_v[slot][si], &cols[i].ts);
 			}
 			si++;
 			cache_put(&cc, slot, i, text, l);
