@@ -199,7 +199,10 @@ struct dc_step_memo *dc_step_memo_new(void);
 void dc_step_memo_free(struct dc_step_memo *m);
 
 /* Fills *s in closed form for the plan from the compute, comm, flops and
- * batch results. Returns 0 (also when c->available is 0: then
+ * batch results; f NULL: the step time, the pipeline's span and the token
+ * rates alone, no classes, path, MFU or schedule figures (the strategies
+ * comparison's variants: dc_step_variants). Returns 0 (also when
+ * c->available is 0: then
  * s->available is 0 and s->missing says why), or -1 with *error set to
  * static text. No I/O; no allocation under 1F1B, interleaved (even
  * chunks) and ZB-H1. DualPipe, DualPipeV and uneven interleaved chunks

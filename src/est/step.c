@@ -1428,6 +1428,15 @@ static void closed_ends(const struct step_ctx *x, double span, double *end)
  * NULL: the closed form's, span - drain). One pass over the stages finds
  * the sync point, the slowest stage and each class's last-ready stage; the
  * classes are then filled from those. */
+/* The step's token rates from its time. */
+static void step_rates(struct dc_step *s, const struct dc_batch *b, double world)
+{
+	double tokens = (double)b->tokens_per_step;
+	s->tokens_per_s = s->time_s > 0 ? tokens / s->time_s : 0;
+	s->tokens_per_s_per_gpu = s->tokens_per_s / world;
+	s->gpu_s_per_token = tokens > 0 ? s->time_s * world / tokens : 0;
+}
+
 static void compose(const struct step_ctx *x, const struct dc_compute *c, const struct dc_flops *f,
 		    const struct dc_batch *b, double span, uint64_t critical, double fill, const double *end,
 		    struct dc_step *s)
@@ -1492,6 +1501,10 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 	s->time_s = sync + opt_max + post;
 	s->critical_stage = critical;
 	s->slowest_rank = slow_stage * p->topo.stride[DC_AXIS_PP];
+	if (!f) {
+		step_rates(s, b, world); /* no FLOPs: the time and its rates alone (step.h) */
+		return;
+	}
 
 	/* per class, the stage of the segment that is ready last */
 	s->nclasses = p->nsegments;
@@ -1563,10 +1576,7 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 
 	/* rates */
 	{
-		double tokens = (double)b->tokens_per_step;
-		s->tokens_per_s = s->time_s > 0 ? tokens / s->time_s : 0;
-		s->tokens_per_s_per_gpu = s->tokens_per_s / world;
-		s->gpu_s_per_token = tokens > 0 ? s->time_s * world / tokens : 0;
+		step_rates(s, b, world);
 		if (s->time_s > 0 && c->peak_flops > 0) {
 			double denom = s->time_s * world * c->peak_flops;
 			s->mfu = f->model_per_step / denom;

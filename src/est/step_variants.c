@@ -68,10 +68,6 @@ static int variant_in(struct variants_in *in, enum dc_variant v, int *is_of, int
 int dc_step_variants_from(const struct dc_plan *p, struct dc_step *own, const struct dc_compute *own_c,
 			  struct dc_variant_parts *parts, const char **error)
 {
-	/* a variant shows its step time and rates alone, never its MFU or
-	 * HFU, the one thing the step reads FLOPs for (step.h): its FLOPs
-	 * are not counted, zeros stand in */
-	static const struct dc_flops no_flops;
 	/* FSDP first: the strategies row leaves the plan at its sharding */
 	static const enum dc_variant order[] = {DC_VARIANT_FSDP, DC_VARIANT_DP};
 	struct variants_in in;
@@ -110,8 +106,10 @@ int dc_step_variants_from(const struct dc_plan *p, struct dc_step *own, const st
 			return -1;
 		}
 		kernels = 1;
-		/* the step row (estimators.c) */
-		if (dc_step_compute(in.plan, &kern, vc, &no_flops, in.batch, &st, error) != 0)
+		/* the step row (estimators.c) without FLOPs: a variant shows
+		 * its step time and rates alone, never its MFU (step.h), so its
+		 * FLOPs are not counted */
+		if (dc_step_compute(in.plan, &kern, vc, NULL, in.batch, &st, error) != 0)
 			return -1;
 		variant_of(&st, &own->variants[v]);
 	}
