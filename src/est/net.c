@@ -405,10 +405,16 @@ static double hop_out(const struct dc_net *net, enum dc_net_algo a, enum dc_net_
 
 /* Each algorithm below is two functions: the protocols it runs `op` with
  * on group g (its_runs: a mask, 0 when it cannot run the op there), and
- * the price of one of them (price_its), which the runs function has
- * admitted. Every rule that refuses a pair sits in the runs function, so
- * that a call (dc_net_time tries 5 algorithms x 3 protocols) pays for the
- * channels and rates of the pairs it prices only. */
+ * the price of each of them (price_its: every protocol of the mask, which
+ * the runs function has admitted, into out[protocol]; what the protocols
+ * share found once). Every rule that refuses a pair sits in the runs
+ * function, so that a call (dc_net_time tries 5 algorithms x 3
+ * protocols) pays for the channels and rates of the pairs it prices only. */
+
+/* Each protocol of mask `protos`, lowest first: `pr` names it. */
+#define EACH_PROTO(pr, protos)                                                                   \
+	for (unsigned rest_ = (protos); rest_ && ((pr) = (enum dc_net_proto)__builtin_ctz(rest_), 1); \
+	     rest_ &= rest_ - 1)
 
 /* Flat ring over p ranks in N domains: the busiest link per rank carries
  * busbw; a node's ring crossings share its NICs (docs: "Ring"). Every
@@ -421,21 +427,16 @@ static unsigned ring_runs(const struct dc_net *net, enum dc_coll_kind op, const 
 }
 
 static void price_ring(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
-		       const struct call *c, enum dc_net_proto pr, struct price *o)
+		       const struct call *c, unsigned protos, struct price *out)
 {
-	uint64_t p = g->ranks, N = g->nodes, steps, inter, nc;
-	double rate = net->nvlink_bw_bytes_per_s, intra_lat, ch_share;
+	uint64_t p = g->ranks, N = g->nodes, steps, inter;
+	double link = net->nvlink_bw_bytes_per_s;
 	int one = g->ranks_per_node <= 1;
-	nc = pair_channels(net, DC_NET_ALGO_RING, pr, g, c, &ch_share);
+	enum dc_net_proto pr;
 	if (N > 1)
-		rate = min_d(rate, c->node_bw);
+		link = min_d(link, c->node_bw);
 	if (one && N > 1)
-		rate = c->node_bw; /* every hop is a NIC */
-	rate *= ch_share;
-	rate = proto_rate(net, pr, op, N, rate);
-	if (pr == DC_NET_PROTO_LL128)
-		rate = min_d(rate, (double)nc * per_ch_ring_ll128[net->gen][nodes_index(N)] * GBPS);
-	rate *= size_factor(net, c);
+		link = c->node_bw; /* every hop is a NIC */
 	switch (op) {
 	case DC_COLL_ALL_REDUCE:
 		steps = 2 * (p - 1);
@@ -456,20 +457,31 @@ static void price_ring(const struct dc_net *net, enum dc_coll_kind op, const str
 		inter = N - 1;
 		break;
 	}
-	/* across nodes an intra-node step costs at least the CPU's post of a
-	 * network step, three of them for Simple (tuning.cc v2.26.2 L316-322) */
-	intra_lat = hop_in(net, DC_NET_ALGO_RING, pr);
-	if (N > 1)
-		intra_lat = max_d(intra_lat, net->net_overhead_s * (pr == DC_NET_PROTO_SIMPLE ? 3.0 : 1.0));
-	o->lat_s = base_lat_s[DC_NET_ALGO_RING][pr] + (double)(steps - inter) * intra_lat +
-		   (double)inter * hop_out(net, DC_NET_ALGO_RING, pr, one);
-	/* the ring's plateau: a multi-node Simple AllReduce of 64 B or more
-	 * per channel and rank costs 1.4x its latency (1.9x before Ampere;
-	 * tuning.cc v2.26.2 L539-542) */
-	if (pr == DC_NET_PROTO_SIMPLE && N > 1 && op == DC_COLL_ALL_REDUCE &&
-	    c->bytes / ((net->channels ? net->channels : 1) * p) >= 64)
-		o->lat_s *= net->gen == DC_NET_GEN_VOLTA ? 1.9 : 1.4;
-	o->bw_s = c->bus_bytes / rate;
+	EACH_PROTO(pr, protos) {
+		struct price *o = &out[pr];
+		double rate, intra_lat, ch_share;
+		uint64_t nc = pair_channels(net, DC_NET_ALGO_RING, pr, g, c, &ch_share);
+		rate = link * ch_share;
+		rate = proto_rate(net, pr, op, N, rate);
+		if (pr == DC_NET_PROTO_LL128)
+			rate = min_d(rate, (double)nc * per_ch_ring_ll128[net->gen][nodes_index(N)] * GBPS);
+		rate *= size_factor(net, c);
+		/* across nodes an intra-node step costs at least the CPU's post
+		 * of a network step, three of them for Simple (tuning.cc
+		 * v2.26.2 L316-322) */
+		intra_lat = hop_in(net, DC_NET_ALGO_RING, pr);
+		if (N > 1)
+			intra_lat = max_d(intra_lat, net->net_overhead_s * (pr == DC_NET_PROTO_SIMPLE ? 3.0 : 1.0));
+		o->lat_s = base_lat_s[DC_NET_ALGO_RING][pr] + (double)(steps - inter) * intra_lat +
+			   (double)inter * hop_out(net, DC_NET_ALGO_RING, pr, one);
+		/* the ring's plateau: a multi-node Simple AllReduce of 64 B or
+		 * more per channel and rank costs 1.4x its latency (1.9x before
+		 * Ampere; tuning.cc v2.26.2 L539-542) */
+		if (pr == DC_NET_PROTO_SIMPLE && N > 1 && op == DC_COLL_ALL_REDUCE &&
+		    c->bytes / ((net->channels ? net->channels : 1) * p) >= 64)
+			o->lat_s *= net->gen == DC_NET_GEN_VOLTA ? 1.9 : 1.4;
+		o->bw_s = c->bus_bytes / rate;
+	}
 }
 
 /* Hierarchical: reduce-scatter among the r ranks of a domain, the op on
@@ -491,7 +503,7 @@ static unsigned hier_runs(const struct dc_net *net, enum dc_coll_kind op, const 
 		       : 0;
 }
 
-static void price_hier(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
+static void price_hier_one(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
 		       const struct call *c, enum dc_net_proto pr, struct price *o)
 {
 	uint64_t r = g->ranks_per_node, N = g->nodes;
@@ -527,32 +539,37 @@ static unsigned tree_runs(const struct dc_net *net, enum dc_coll_kind op, const 
 }
 
 static void price_tree(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
-		       const struct call *c, enum dc_net_proto pr, struct price *o)
+		       const struct call *c, unsigned protos, struct price *out)
 {
 	uint64_t N = g->nodes, r = g->ranks_per_node;
 	int ni = nodes_index(N);
-	double rate = net->nvlink_bw_bytes_per_s / 2.0, share = 1, nc, ch_share;
+	double link = net->nvlink_bw_bytes_per_s / 2.0;
+	enum dc_net_proto pr;
 	(void)op;
-	nc = (double)pair_channels(net, DC_NET_ALGO_TREE, pr, g, c, &ch_share);
 	if (r <= 1 && N > 1)
-		rate = c->node_bw / (N > 2 ? 2.0 : 1.0);
+		link = c->node_bw / (N > 2 ? 2.0 : 1.0);
 	else if (N > 1)
-		rate = min_d(rate, c->node_bw / (N > 2 ? 2.0 : 1.0));
-	rate *= ch_share;
-	/* NCCL's bus rate is twice this (its ratio 0.5, tuning.cc L294): the
-	 * per-channel caps halve */
-	rate = min_d(rate * TREE_SHARE, nc * per_ch_tree[net->gen][ni] * GBPS / 2.0);
-	if (pr == DC_NET_PROTO_LL)
-		rate = min_d(rate * TREE_LL_SHARE, ll_cap_bytes_per_s(net, N) / 2.0);
-	else if (pr == DC_NET_PROTO_LL128) {
-		share = N == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
-		rate = min_d(rate * share, nc * per_ch_tree_ll128[net->gen][ni] * GBPS / 2.0);
+		link = min_d(link, c->node_bw / (N > 2 ? 2.0 : 1.0));
+	EACH_PROTO(pr, protos) {
+		struct price *o = &out[pr];
+		double rate, share = 1, nc, ch_share;
+		nc = (double)pair_channels(net, DC_NET_ALGO_TREE, pr, g, c, &ch_share);
+		rate = link * ch_share;
+		/* NCCL's bus rate is twice this (its ratio 0.5, tuning.cc
+		 * L294): the per-channel caps halve */
+		rate = min_d(rate * TREE_SHARE, nc * per_ch_tree[net->gen][ni] * GBPS / 2.0);
+		if (pr == DC_NET_PROTO_LL)
+			rate = min_d(rate * TREE_LL_SHARE, ll_cap_bytes_per_s(net, N) / 2.0);
+		else if (pr == DC_NET_PROTO_LL128) {
+			share = N == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
+			rate = min_d(rate * share, nc * per_ch_tree_ll128[net->gen][ni] * GBPS / 2.0);
+		}
+		rate *= tree_factor(net, pr, c) * size_factor(net, c);
+		o->lat_s = base_lat_s[DC_NET_ALGO_TREE][pr] +
+			   2.0 * ((double)(r > 0 ? r - 1 : 0) * hop_in(net, DC_NET_ALGO_TREE, pr) +
+				  (double)log2_floor(N) * hop_out(net, DC_NET_ALGO_TREE, pr, r <= 1));
+		o->bw_s = c->S / rate;
 	}
-	rate *= tree_factor(net, pr, c) * size_factor(net, c);
-	o->lat_s = base_lat_s[DC_NET_ALGO_TREE][pr] +
-		   2.0 * ((double)(r > 0 ? r - 1 : 0) * hop_in(net, DC_NET_ALGO_TREE, pr) +
-			  (double)log2_floor(N) * hop_out(net, DC_NET_ALGO_TREE, pr, r <= 1));
-	o->bw_s = c->S / rate;
 }
 
 /* NVLS: the NVSwitch reduces and multicasts. In one domain a rank's port
@@ -575,7 +592,7 @@ static unsigned nvls_runs(const struct dc_net *net, enum dc_coll_kind op, const 
 	return 0;
 }
 
-static void price_nvls(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
+static void price_nvls_one(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
 		       const struct call *c, enum dc_net_proto pr, struct price *o)
 {
 	uint64_t N = g->nodes, r = g->ranks_per_node;
@@ -617,7 +634,7 @@ static unsigned pat_runs(const struct dc_net *net, enum dc_coll_kind op, const s
 	return PROTO_SIMPLE_ONLY;
 }
 
-static void price_pat(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
+static void price_pat_one(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
 		      const struct call *c, enum dc_net_proto pr, struct price *o)
 {
 	uint64_t N = g->nodes;
@@ -638,7 +655,7 @@ static unsigned p2p_runs(const struct dc_net *net, enum dc_coll_kind op, const s
 		       : 0;
 }
 
-static void price_p2p(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
+static void price_p2p_one(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
 		      const struct call *c, enum dc_net_proto pr, struct price *o)
 {
 	uint64_t p = g->ranks, r = g->ranks_per_node;
@@ -661,10 +678,26 @@ static void price_p2p(const struct dc_net *net, enum dc_coll_kind op, const stru
 		   (remote ? hop_out(net, DC_NET_ALGO_RING, pr, 0) : hop_in(net, DC_NET_ALGO_RING, pr));
 }
 
+/* price_its for an algorithm priced one protocol at a time (nothing
+ * shared worth keeping: most run Simple alone) */
+#define PRICE_EACH(name)                                                                                   \
+	static void price_##name(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g, \
+				 const struct call *c, unsigned protos, struct price *out)                    \
+	{                                                                                                  \
+		enum dc_net_proto pr;                                                                      \
+		EACH_PROTO(pr, protos)                                                                     \
+		price_##name##_one(net, op, g, c, pr, &out[pr]);                                           \
+	}
+PRICE_EACH(hier)
+PRICE_EACH(nvls)
+PRICE_EACH(pat)
+PRICE_EACH(p2p)
+#undef PRICE_EACH
+
 struct algo_row {
 	unsigned (*runs)(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g);
 	void (*price)(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
-		      const struct call *c, enum dc_net_proto pr, struct price *o);
+		      const struct call *c, unsigned protos, struct price *out);
 };
 
 /* The algorithms, one row each (ARCHITECTURE.md: a new algorithm is two
@@ -703,6 +736,8 @@ int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_
 	const struct algo_row *rows = p2p ? p2p_algos : algos;
 	unsigned allowed = net->protocols ? net->protocols : PROTO_ALL; /* NCCL_PROTO's */
 	struct call c;
+	struct price pc[DC_NET_PROTO_COUNT];
+	enum dc_net_proto pr;
 
 	if (g->ranks < 2 || bytes == 0) {
 		out->time_s = 0;
@@ -732,17 +767,16 @@ int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_
 		if (want == DC_NET_ALGO_AUTO && a == DC_NET_ALGO_HIER && !net->collnet)
 			continue;
 		protos = rows[a].runs(net, op, g) & allowed;
+		if (!protos)
+			continue;
+		rows[a].price(net, op, g, &c, protos, pc);
 		/* the protocols it runs, lowest first (the lowest bit set) */
-		for (; protos; protos &= protos - 1) {
-			int pr = __builtin_ctz(protos);
-			struct price pc;
-			double t;
-			rows[a].price(net, op, g, &c, (enum dc_net_proto)pr, &pc);
-			t = pc.lat_s + pc.bw_s;
+		EACH_PROTO(pr, protos) {
+			double t = pc[pr].lat_s + pc[pr].bw_s;
 			if (best < 0 || t < best) {
 				best = t;
 				best_a = (enum dc_net_algo)a;
-				best_p = (enum dc_net_proto)pr;
+				best_p = pr;
 			}
 		}
 	}
