@@ -373,26 +373,47 @@ static double mem_s(const struct ctx *x, double bytes)
 	return bytes > 0 ? bytes / (x->hbm * x->mem_eff) + x->mem_t0 : 0;
 }
 
+/* A linear layer's forward and input-gradient GEMM times (linear_in) */
+struct lin_gemms {
+	double fwd, dgrad;
+};
+
 /* A linear layer y = x W, x [tokens x k], W [k x n]: forward one GEMM,
  * backward the input gradient [tokens x n] x [n x k] and the weight
  * gradient [k x tokens] x [tokens x n], each as many FLOPs as forward.
  * The weight gradient is what a zero-bubble schedule defers (W). In the
  * format `pr`: under an FP8 recipe, casting X before the forward and dY
  * before the backward is one element-wise kernel each (cast_x, cast_dy
- * bytes per element; the weights' casts are left out, "FP8 recipes"). */
+ * bytes per element; the weights' casts are left out, "FP8 recipes").
+ * `flip`, when not NULL: the times of the layer just priced in the same
+ * format, on the same tokens and batch, whose shape is this one's
+ * transposed (n and k swapped); `out`, when not NULL, gets this one's. */
 static void linear_in(struct ctx *x, const struct prec *pr, struct part *pt, double tokens, double n, double k,
-		      double batch)
+		      double batch, const struct lin_gemms *flip, struct lin_gemms *out)
 {
 	double dgrad, wgrad, fwd;
 	x->cur = pr;
-	dgrad = gemm_s(x, tokens, k, n, batch);
-	wgrad = gemm_s(x, k, n, tokens, batch);
 	/* gemm_s is a function of its arguments and of *x alone (const
-	 * there): the forward's (tokens, n, k) is the weight gradient's call
-	 * when tokens == k and the input gradient's when n == k, so their
-	 * result is the forward's, bit for bit (a square layer at
-	 * mb x seq = hidden: Llama-2-7B's 4,096 tokens of 4,096 wide) */
-	fwd = tokens == k ? wgrad : n == k ? dgrad : gemm_s(x, tokens, n, k, batch);
+	 * there), so an equal call's result is this one's, bit for bit: the
+	 * transposed layer's input gradient is this forward's call and its
+	 * forward this input gradient's */
+	if (flip) {
+		fwd = flip->dgrad;
+		dgrad = flip->fwd;
+		wgrad = gemm_s(x, k, n, tokens, batch);
+	} else {
+		dgrad = gemm_s(x, tokens, k, n, batch);
+		wgrad = gemm_s(x, k, n, tokens, batch);
+		/* the forward's (tokens, n, k) is the weight gradient's call
+		 * when tokens == k and the input gradient's when n == k (a
+		 * square layer at mb x seq = hidden: Llama-2-7B's 4,096 tokens
+		 * of 4,096 wide) */
+		fwd = tokens == k ? wgrad : n == k ? dgrad : gemm_s(x, tokens, n, k, batch);
+	}
+	if (out) {
+		out->fwd = fwd;
+		out->dgrad = dgrad;
+	}
 	pt->fwd_mm += fwd;
 	pt->bwd_mm += dgrad + wgrad;
 	pt->bwd_wgrad += wgrad;
@@ -406,7 +427,7 @@ static void linear_in(struct ctx *x, const struct prec *pr, struct part *pt, dou
 /* A linear layer of the model's blocks: in the precision.compute format. */
 static void linear(struct ctx *x, struct part *pt, double tokens, double n, double k, double batch)
 {
-	linear_in(x, x->lin, pt, tokens, n, k, batch);
+	linear_in(x, x->lin, pt, tokens, n, k, batch, NULL, NULL);
 }
 
 /* The norm before a sub-block and the residual add after it, on the
@@ -508,16 +529,22 @@ static void attention(struct ctx *x, struct part *pt)
 		 * mask (5); backward: two GEMMs per product, softmax reads y and
 		 * dy and writes dx (6), dropout reads dy and the mask and writes
 		 * dx (5). Korthikanti et al. 2022 section 4.1 */
-		double bh = x->b * x->heads;
+		double bh = x->b * x->heads, dq, dk, dp, dv;
 		double qk_f = gemm_s(x, sq, sk, x->d_qk, bh), av_f = gemm_s(x, sq, x->d_v, sk, bh);
 		double soft = mem_s(x, 4.0 * scores), drop = x->dropout ? mem_s(x, 5.0 * scores) : 0;
 		pt->core_mm = qk_f + av_f;
 		pt->core_mem = soft + drop;
 		/* dQ = dS K: [s_q x s] x [s x d_qk]; dK = dS^T Q: [s x s_q] x
 		 * [s_q x d_qk]; dP = dO V^T: [s_q x d_v] x [d_v x s]; dV = P^T
-		 * dO: [s x s_q] x [s_q x d_v] (s_q = s without cp) */
-		pt->bwd_mm += gemm_s(x, sq, x->d_qk, sk, bh) + gemm_s(x, sk, x->d_qk, sq, bh) +
-			      gemm_s(x, sq, sk, x->d_v, bh) + gemm_s(x, sk, x->d_v, sq, bh);
+		 * dO: [s x s_q] x [s_q x d_v] (s_q = s without cp). Each is
+		 * an equal call's result when its shape is (gemm_s: a function
+		 * of its arguments and *x, as in linear_in): without cp, and
+		 * with d_qk = d_v (all but MLA), two of the six are distinct */
+		dq = x->d_qk == x->d_v ? av_f : gemm_s(x, sq, x->d_qk, sk, bh);
+		dk = sq == sk ? dq : gemm_s(x, sk, x->d_qk, sq, bh);
+		dp = x->d_v == x->d_qk ? qk_f : gemm_s(x, sq, sk, x->d_v, bh);
+		dv = sq == sk ? av_f : gemm_s(x, sk, x->d_v, sq, bh);
+		pt->bwd_mm += dq + dk + dp + dv;
 		pt->bwd_mem += mem_s(x, 6.0 * scores) + (x->dropout ? mem_s(x, 5.0 * scores) : 0);
 	} else {
 		/* A fused kernel (FlashAttention-2, cuDNN, FlashAttention-3)
@@ -567,15 +594,20 @@ static void gated_deltanet(struct ctx *x, struct part *pt)
 	double nk = (double)m->linear_num_key_heads / t, nv = (double)m->linear_num_value_heads / t;
 	double dk = (double)m->linear_key_head_dim, dv = (double)m->linear_value_head_dim;
 	double conv = T * (2.0 * nk * dk + nv * dv), io = T * (2.0 * nk * dk + 2.0 * nv * dv + 2.0 * nv);
-	double bh = x->b * ceil(x->s_q / C) * nv, core;
+	double bh = x->b * ceil(x->s_q / C) * nv, core, cvc, ckc;
 
 	norm_residual(x, pt, 0, 0);
 	linear(x, pt, T, 2.0 * nk * dk + 2.0 * nv * dv + 2.0 * nv, h, 1);
 	pt->fwd_mem += mem_s(x, 4.0 * conv);
 	pt->bwd_mem += mem_s(x, 6.0 * conv);
 	x->cur = &x->bf16; /* the chunked core stays BF16, as attention does under FP8 */
-	core = 2.0 * gemm_s(x, C, C, dk, bh) + gemm_s(x, C, dv, C, bh) + gemm_s(x, C, dk, C, bh) +
-	       gemm_s(x, C, dv, C, bh) + 2.0 * gemm_s(x, C, dv, dk, bh) + gemm_s(x, dk, dv, C, bh);
+	/* [C x C] x [C x d_v] twice, and [C x C] x [C x d_k] the same call
+	 * when d_k = d_v: priced once (gemm_s, a function of its arguments
+	 * and *x) */
+	cvc = gemm_s(x, C, dv, C, bh);
+	ckc = dk == dv ? cvc : gemm_s(x, C, dk, C, bh);
+	core = 2.0 * gemm_s(x, C, C, dk, bh) + cvc + ckc + cvc + 2.0 * gemm_s(x, C, dv, dk, bh) +
+	       gemm_s(x, dk, dv, C, bh);
 	pt->core_mm = core;
 	pt->core_mem = mem_s(x, 2.0 * io);
 	pt->fwd_mm += core;
@@ -634,12 +666,14 @@ static void mlp(struct ctx *x, struct part *pt, double tokens, double f, double 
 {
 	int gated = x->m->mlp == DC_MLP_SWIGLU;
 	double inner = tokens * f * batch;
-	linear(x, pt, tokens, (gated ? 2.0 : 1.0) * f, x->h, batch);
+	struct lin_gemms fc1;
+	linear_in(x, x->lin, pt, tokens, (gated ? 2.0 : 1.0) * f, x->h, batch, NULL, &fc1);
 	pt->fwd_mem += mem_s(x, (gated ? 6.0 : 4.0) * inner);
 	pt->bwd_mem += mem_s(x, (gated ? 10.0 : 6.0) * inner);
 	if (x->m->mlp_bias)
 		pt->bwd_mem += mem_s(x, 2.0 * inner);
-	linear(x, pt, tokens, x->h, f, batch);
+	/* fc2 [f -> h] is fc1 [h -> f] transposed when fc1 has no gate */
+	linear_in(x, x->lin, pt, tokens, x->h, f, batch, gated ? NULL : &fc1, NULL);
 }
 
 /* A MoE layer's MLP part (Megatron-Core): the router (h -> E, whole, on
@@ -658,7 +692,7 @@ static void moe(struct ctx *x, struct part *pt)
 	double copies = x->tokens_sp * k * x->h;
 	/* the router stays BF16 under FP8 recipes (Megatron-Core's TopKRouter
 	 * is a plain GEMM, not a Transformer Engine layer) */
-	linear_in(x, &x->bf16, pt, x->tokens_sp, E, x->h, 1);
+	linear_in(x, &x->bf16, pt, x->tokens_sp, E, x->h, 1, NULL, NULL);
 	pt->fwd_mem += mem_s(x, 8.0 * x->tokens_sp * E);
 	pt->bwd_mem += mem_s(x, 8.0 * x->tokens_sp * E);
 	pt->fwd_mem += 2.0 * mem_s(x, 4.0 * copies);
@@ -852,7 +886,7 @@ static void head(struct ctx *x, struct dc_work_time *w)
 	/* BF16 unless precision.fp8_lm_head: Megatron-Core's output layer is
 	 * a plain ColumnParallelLinear (megatron/core/models/gpt/gpt_model.py),
 	 * torchtitan's float8 filter leaves out `output` */
-	linear_in(x, x->p->in->precision.fp8_lm_head ? x->lin : &x->bf16, &pt, x->tokens, V, x->h, 1);
+	linear_in(x, x->p->in->precision.fp8_lm_head ? x->lin : &x->bf16, &pt, x->tokens, V, x->h, 1, NULL, NULL);
 	pt.fwd_mem += mem_s(x, 4.0 * n) + mem_s(x, fwd_b * logits);
 	pt.bwd_mem += mem_s(x, 6.0 * n) + mem_s(x, bwd_b * logits);
 	memset(w, 0, sizeof(*w));
