@@ -153,8 +153,17 @@ static void shape(const struct dc_net *net, uint64_t first, uint64_t stride, uin
 	uint64_t nics = net->nics_per_node ? net->nics_per_node : 1;
 	uint64_t last, node_ranks, node_rails, node_end, first_node, last_node;
 
-	if (size == 0)
-		size = 1;
+	if (size <= 1) {
+		/* one rank (a layout's axes of degree 1): what the lines below
+		 * give for it, without their divisions */
+		g->ranks = 1;
+		g->nodes = 1;
+		g->ranks_per_node = 1;
+		g->rails = nics > gpn ? nics / gpn : 1;
+		g->concurrent = 1;
+		g->cross_leaf = 0;
+		return;
+	}
 	if (stride == 0)
 		stride = 1;
 	last = first + (size - 1) * stride;
