@@ -314,7 +314,9 @@ static double tile_q(const struct ctx *x, double cm, double cn, double mnb, doub
  * millions of these; most stop after the two at rate 1). */
 static double wave_share(const struct ctx *x, double m, double n, double k, double batch)
 {
-	double k_tiles = ceil_nonneg(k * x->cur->in_bytes / K_TILE_BYTES), mnb = m * n * batch, best = 0, q;
+	/* the k-tiles only a stream-K GPU reads (tile_waves) */
+	double k_tiles = x->e->stream_k ? ceil_nonneg(k * x->cur->in_bytes / K_TILE_BYTES) : 0;
+	double mnb = m * n * batch, best = 0, q;
 	double m256 = ceil_nonneg(m / 256.0), n128 = ceil_nonneg(n / 128.0), m128, n256, m64, n64;
 #define WAVE_TILE(cm, cn, area, rate)                                             \
 	do {                                                                      \
