@@ -917,12 +917,14 @@ static double optimizer_s(const struct ctx *x, const struct dc_stage_params *sp)
 	const struct dc_layout *lay = &x->p->layout;
 	double dense = (double)(sp->total - sp->expert_params), experts = (double)sp->expert_params;
 	double params = dense + experts, per_param, buffer = dense + experts;
-	struct dc_state_shards sh;
-	dc_axis_state_shards(x->p, &sh); /* as the axes shard the states (axis.h) */
-	if (lay->sharding >= DC_SHARD_ZERO1)
+	if (lay->sharding >= DC_SHARD_ZERO1) {
+		struct dc_state_shards sh;
+		dc_axis_state_shards(x->p, &sh); /* as the axes shard the states (axis.h) */
 		params = ceil(dense / (double)sh.dense[DC_STATE_MASTER]) + ceil(experts / (double)sh.expert[DC_STATE_MASTER]);
-	if (lay->sharding >= DC_SHARD_ZERO2)
-		buffer = ceil(dense / (double)sh.dense[DC_STATE_GRADS]) + ceil(experts / (double)sh.expert[DC_STATE_GRADS]);
+		if (lay->sharding >= DC_SHARD_ZERO2)
+			buffer = ceil(dense / (double)sh.dense[DC_STATE_GRADS]) +
+				 ceil(experts / (double)sh.expert[DC_STATE_GRADS]);
+	}
 	per_param = 2.0 * (double)pr->grad_bytes + 2.0 * (double)pr->optimizer_bytes +
 		    (pr->master_bytes ? 2.0 * (double)pr->master_bytes + (double)pr->param_bytes
 				      : 2.0 * (double)pr->param_bytes);
