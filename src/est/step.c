@@ -583,8 +583,10 @@ static void chunk_costs(const struct costs *k, uint64_t stage, const struct chun
 			struct cost *f, struct cost *b)
 {
 	layers_of(k, stage, ch, lm, f, b);
-	chunk_ends_cost(k, ch, 0, f);
-	chunk_ends_cost(k, ch, 1, b);
+	if (ch->at.embedding || ch->at.head) {
+		chunk_ends_cost(k, ch, 0, f);
+		chunk_ends_cost(k, ch, 1, b);
+	}
 }
 
 static void stage_ops(const struct costs *k, uint64_t stage, struct dc_step_stage *st, struct layers_memo *lm)
