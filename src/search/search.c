@@ -436,11 +436,11 @@ static void run_outer(struct worker *w, const struct outer *o)
 					 * this (ep, v, mbs, sp), kept in fault */
 					enum dc_layout_fault fault = DC_LF_NONE;
 					uint64_t fault_rep = 0; /* 0: none kept */
+					uint64_t ep = s->ep[ie], v = s->v[iv], mbs = s->mbs[ib];
+					uint64_t gas = s->gbs % (dp * mbs) ? 0 : s->gbs / (dp * mbs);
 					for (unsigned ish = 0; ish < s->nshard; ish++, index++) {
-						uint64_t ep = s->ep[ie], v = s->v[iv], mbs = s->mbs[ib], gas;
 						int reject = -1;
 						w->counts.enumerated++;
-						gas = s->gbs % (dp * mbs) ? 0 : s->gbs / (dp * mbs);
 						/* HSDP: the input's replicas for a sharded
 						 * layout; DDP replicates everything */
 						uint64_t rep = s->shard[ish] == DC_SHARD_NONE ? 1
