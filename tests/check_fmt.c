@@ -653,7 +653,8 @@ static int trow_null(const void *row)
 }
 
 static const struct dc_field trow_fields[] = {
-	{"i", "index", DC_U_COUNT, DC_FT_U64, offsetof(struct trow, i)},
+	/* a label wider than the 32 spaces a cell's padding is copied from */
+	{"i", "the row's index, a label wider than 32 bytes", DC_U_COUNT, DC_FT_U64, offsetof(struct trow, i)},
 	{"time_s", "time", DC_U_SECONDS, DC_FT_F64, offsetof(struct trow, time_s), .is_null = trow_null},
 	{"text", "text", DC_U_NONE, DC_FT_TEXT, offsetof(struct trow, text)},
 };
@@ -671,7 +672,9 @@ static const struct dc_field troot_fields[] = {
  * sink formats the first rows' cells in place in its 16 KiB cache, the
  * later cached ones through its scratch buffer once less than a cell's
  * 1 KiB is left, and rows 64 on (and those the cache could not hold) are
- * made again when printed. The expected lines are written here with
+ * made again when printed; a row kept whole is written in one piece
+ * (put_cached_row), its first column padded past the 32 spaces copied in
+ * one step. The expected lines are written here with
  * printf: the index grouped by thousands, the time in ms (the largest,
  * 69.0003 ms, is below 1 s) with three decimals, "n/a" for row 3,
  * right-aligned in columns as wide as their widest cell. */
@@ -695,8 +698,8 @@ START_TEST(test_table_cache_past_its_rows)
 	dc_buf_init(&want);
 	ck_assert_int_eq(dc_report_render_table(r, &o, &b), 0);
 	/* a section's title after a blank line (a report's header comes first) */
-	dc_buf_printf(&want, "\nSec\n===\n  Rows\n    %6s  %6s  %*s\n    %6s  %6s  %*s\n", "index", "time", TTEXT, "text",
-		      "", "[ms]", TTEXT, "");
+	dc_buf_printf(&want, "\nSec\n===\n  Rows\n    %s  %6s  %*s\n    %44s  %6s  %*s\n",
+		      "the row's index, a label wider than 32 bytes", "time", TTEXT, "text", "", "[ms]", TTEXT, "");
 	for (int i = 0; i < TROWS; i++) {
 		char idx[16], t[16];
 		snprintf(idx, sizeof(idx), i ? "%d,000" : "0", i);
@@ -704,7 +707,7 @@ START_TEST(test_table_cache_past_its_rows)
 			snprintf(t, sizeof(t), "n/a");
 		else
 			snprintf(t, sizeof(t), "%.3f", (double)i + 2.5e-4);
-		dc_buf_printf(&want, "    %6s  %6s  %s\n", idx, t, view.text[i]);
+		dc_buf_printf(&want, "    %44s  %6s  %s\n", idx, t, view.text[i]);
 	}
 	ck_assert_uint_eq(b.len, want.len);
 	ck_assert_str_eq(b.data, want.data);

@@ -1,5 +1,6 @@
 /* sink_table.c - the human-readable table: aligned key-value blocks, tables
  * with a units row under the header, inline lists; see report.h. */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -697,6 +698,36 @@ static inline void cache_put(struct cell_cache *c, uint64_t slot, size_t col, co
 	c->used += len;
 }
 
+/* A cached row of a panel with no wrapped column, as the cell loop of
+ * t_panel writes it (`indent` spaces, each cell right-aligned in its
+ * column after its gap, a newline), in one piece of `line` bytes: no
+ * cached cell is wider than its column (the widths were measured on
+ * them), so the line's length is known before it is written. Each
+ * column's padding is a fixed-size copy of spaces (put_cell's), for which
+ * the piece reserves that many bytes more. */
+static void put_cached_row(struct dc_buf *b, const struct cell_cache *cc, uint64_t slot, const struct col *cols,
+			   const size_t *panel, size_t np, size_t indent, size_t line)
+{
+	static const char spaces[32] = "                                ";
+	char *o = dc_buf_room(b, line + sizeof(spaces)), *start = o;
+	if (!o)
+		return;
+	memset(o, ' ', indent);
+	o += indent;
+	for (size_t k = 0; k < np; k++) {
+		size_t c = panel[k], len = cc->len[slot][c], pad = cols[c].width - len + (k ? 2 : 0);
+		if (pad <= sizeof(spaces))
+			memcpy(o, spaces, sizeof(spaces));
+		else
+			memset(o, ' ', pad);
+		memcpy(o + pad, cc->text + cc->off[slot][c], len);
+		o += pad + len;
+	}
+	*o++ = '\n';
+	assert((size_t)(o - start) == line);
+	dc_buf_commit(b, (size_t)(o - start));
+}
+
 /* One panel of a table: the columns in `panel`, header, units row (when a
  * column has a unit), rows, and a marker where rows were left out. */
 /* `cf`: the columns the table shows (f->sub less its JSON-valued ones),
@@ -711,6 +742,9 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 	size_t k, any_unit = 0;
 	int gap;
 
+	size_t line = (size_t)depth * 2 + 2 + 1; /* a row's line: indent, cells, gaps, newline */
+	int wraps = 0;
+
 	dc_buf_pad(t->b, (size_t)depth * 2 + 2);
 	for (k = 0; k < np; k++) {
 		const struct dc_field *c = &cf->f[panel[k]];
@@ -718,6 +752,8 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 		pad_cell(t->b, cols[panel[k]].width, strlen(l), k ? 2 : 0);
 		dc_buf_puts(t->b, l);
 		any_unit |= *cols[panel[k]].ts.unit != 0;
+		line += cols[panel[k]].width + (k ? 2 : 0);
+		wraps |= cols[panel[k]].wrap;
 	}
 	dc_buf_putc(t->b, '\n');
 	if (any_unit) {
@@ -748,6 +784,10 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 					      rs->what ? rs->what : "rows");
 		}
 		cached = cached && cc->cells[slot] == cc->ncols;
+		if (cached && !wraps) {
+			put_cached_row(t->b, cc, slot, cols, panel, np, (size_t)depth * 2 + 2, line);
+			continue;
+		}
 		if (!cached) {
 			memset(row, 0, rs->row_size);
 			rs->row(base, r, row);
