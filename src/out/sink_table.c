@@ -410,7 +410,8 @@ static void wr_puts(struct wrap *w, const char *s)
 	wr_put(w, s, strlen(s));
 }
 
-/* wr_puts for a text that is all the wrap holds, when it is single spaces
+/* wr_puts for a text (n bytes, NUL-terminated after them, as the caller
+ * measured it) that is all the wrap holds, when it is single spaces
  * between words shorter than the word buffer, none at either end: what
  * wr_put writes, found a line at a time. wr_put places each word on the
  * line when the line is empty or the word and its space end within the
@@ -418,12 +419,11 @@ static void wr_puts(struct wrap *w, const char *s)
  * the width (the last space at or before it), or to the end of its first
  * word when even that is wider. Returns 0, having written nothing, for any
  * other text. */
-static int wr_simple(struct wrap *w, const char *s)
+static int wr_simple(struct wrap *w, const char *s, size_t n)
 {
-	size_t n, pos = 0;
+	size_t pos = 0;
 	if (w->wlen || w->sep || w->col != w->start || s[0] == ' ')
 		return 0;
-	n = strlen(s);
 	if ((n && s[n - 1] == ' ') || strstr(s, "  "))
 		return 0;
 	/* a word as long as the buffer is left to wr_put (only a text that
@@ -464,9 +464,13 @@ static int wr_simple(struct wrap *w, const char *s)
 static void wr_puts_data(struct wrap *w, const char *s)
 {
 	struct dc_buf esc;
-	if (dc_text_printable(s)) {
-		if (!wr_simple(w, s))
-			wr_puts(w, s);
+	size_t n;
+	if (!s)
+		s = "";
+	n = strlen(s);
+	if (dc_text_printable_n(s, n)) {
+		if (!wr_simple(w, s, n))
+			wr_put(w, s, n);
 		return;
 	}
 	dc_buf_init(&esc);
@@ -482,7 +486,7 @@ void dc_table_wrap_text(struct dc_buf *b, const char *s, size_t col, size_t widt
 {
 	struct wrap w;
 	wr_init(&w, b, col, width);
-	if (!line_at_a_time || !wr_simple(&w, s))
+	if (!line_at_a_time || !wr_simple(&w, s, strlen(s)))
 		wr_puts(&w, s);
 	wr_word(&w);
 }
