@@ -140,11 +140,11 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 			continue; /* kept, summed when it was emitted */
 		row->comm(&x);
 	}
-	for (int i = 0; i < DC_STRAT_COUNT; i++)
-		if (!reshard || reads_sharding((enum dc_strategy)i))
-			sum_strategy(&b, &c->s[i]);
+	/* each strategy's sums, then the totals, in strategy order */
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
 		uint64_t tmp;
+		if (!reshard || reads_sharding((enum dc_strategy)i))
+			sum_strategy(&b, &c->s[i]);
 		if (dc_add_u64(c->bytes_per_rank, c->s[i].bytes_per_rank, &tmp))
 			b.overflow = 1;
 		c->bytes_per_rank = tmp;

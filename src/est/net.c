@@ -96,12 +96,14 @@ static int nodes_index(uint64_t nodes)
 
 /* NCCL's treeCorrectionFactor (tuning.cc v2.26.2 L524-528): the tree's
  * AllReduce bandwidth by message size, knot k at 64 x 2^k bytes, per
- * protocol (LL, LL128, Simple); 1 past the table. */
-static const double tree_correction[DC_NET_PROTO_COUNT][23] = {
-	{1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
-	{1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
-	{.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
+ * protocol (LL, LL128, Simple), its 23 knots; 1 past the table (the last
+ * column, so that dc_net_init copies the rows whole). */
+static const double tree_correction[DC_NET_PROTO_COUNT][DC_NET_SIZE_KNOTS] = {
+	{1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+	{1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
+	{.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, 1.0},
 };
+_Static_assert(DC_NET_SIZE_KNOTS == 24, "tree_correction: NCCL's 23 knots and a last 1");
 
 /* Threads per channel and bytes per thread before NCCL adds a channel
  * (src/include/device.h v2.26.2: 512 LL, 640 LL128, 512 Simple threads;
@@ -977,8 +979,6 @@ void dc_net_init(const struct dc_config *cfg, struct dc_net *net)
 	net->plugin_latency_s =
 		c->plugin_latency_fitted ? c->plugin_latency_s : fabrics[c->network].plugin_latency_s;
 	net->net_overhead_s = fabrics[c->network].overhead_s;
-	for (int p = 0; p < DC_NET_PROTO_COUNT; p++)
-		for (int k = 0; k < DC_NET_SIZE_KNOTS; k++)
-			net->tree_factor[p][k] = k < 23 ? tree_correction[p][k] : 1.0;
+	memcpy(net->tree_factor, tree_correction, sizeof(net->tree_factor));
 	memcpy(net->ramp, c->bw_ramp, sizeof(net->ramp));
 }
