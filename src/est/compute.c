@@ -245,13 +245,22 @@ struct part {
 #define K_TILE_BYTES 128.0
 
 /* ceil(v) and floor(v), bit for bit, in fewer instructions than the
- * library's inlined rounding (which also handles signs and -0): v >= 0
- * below 2^52 truncates to its floor exactly; anything else (none of the
- * tile counts below) takes the library's. */
+ * library's inlined rounding (which also handles signs and -0): +0 <= v
+ * < 2^52 truncates to its floor exactly; anything else (none of the tile
+ * counts below: -0, negatives, 2^52 and up, NaN) takes the library's. */
+static inline int nonneg_below_2p52(double v)
+{
+	/* +0 up to 2^52 are the bit patterns below 2^52's (sign clear, the
+	 * patterns ordered as the values): one compare for both bounds */
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof(bits));
+	return bits < 0x4330000000000000ull;
+}
+
 static inline double ceil_nonneg(double v)
 {
 	double t;
-	if (!(v >= 0 && v < 0x1p52))
+	if (!nonneg_below_2p52(v))
 		return ceil(v);
 	t = (double)(int64_t)v;
 	return t < v ? t + 1.0 : t;
@@ -259,7 +268,7 @@ static inline double ceil_nonneg(double v)
 
 static inline double floor_nonneg(double v)
 {
-	if (!(v >= 0 && v < 0x1p52))
+	if (!nonneg_below_2p52(v))
 		return floor(v);
 	return (double)(int64_t)v;
 }
