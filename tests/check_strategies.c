@@ -265,6 +265,42 @@ START_TEST(test_variant_that_is_the_configured_layout)
 }
 END_TEST
 
+/* The step's variants read the strategies row's plan, batch and
+ * collectives when it ran in the same evaluation, and derive and price
+ * their own when it did not: the same step times either way, bit for
+ * bit, on the course's tp 4 x dp 2, as plain DDP, plain FSDP and ZeRO-1
+ * over its 8 GPUs (a variant that is the configured layout, or is it but
+ * for the sharding). */
+START_TEST(test_step_variants_with_and_without_the_strategies_row)
+{
+	static const enum dc_sharding sh[] = {DC_SHARD_NONE, DC_SHARD_NONE, DC_SHARD_FSDP, DC_SHARD_ZERO1};
+	static struct dc_results with, without;
+	struct dc_config c;
+	struct dc_plan p;
+
+	for (int i = 0; i < 4; i++) {
+		course(&c);
+		if (i > 0) {
+			c.parallel.tp = 1;
+			c.parallel.dp = 8;
+			c.training.grad_accum_steps = 2;
+			c.parallel.sharding = sh[i];
+		}
+		fixture_plan(&c, &p);
+		ck_assert_int_eq(dc_estimate(&p, DC_EST_BIT(DC_EST_STRATEGIES) | DC_EST_BIT(DC_EST_STEP_VARIANTS), &with), 0);
+		ck_assert_int_eq(dc_estimate(&p, DC_EST_BIT(DC_EST_STEP_VARIANTS), &without), 0);
+		ck_assert(!(without.done & DC_EST_BIT(DC_EST_STRATEGIES)));
+		for (int v = 0; v < DC_VARIANT_COUNT; v++) {
+			ck_assert(with.step.variants[v].available);
+			ck_assert(with.step.variants[v].time_s > 0);
+			ck_assert(with.step.variants[v].time_s == without.step.variants[v].time_s);
+			ck_assert(with.step.variants[v].tokens_per_s_per_gpu == without.step.variants[v].tokens_per_s_per_gpu);
+			ck_assert(with.step.variants[v].gpu_s_per_token == without.step.variants[v].gpu_s_per_token);
+		}
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("strategies");
@@ -278,6 +314,7 @@ int main(void)
 	tcase_add_test(tc, test_course_pure_dp_not_ranked);
 	tcase_add_test(tc, test_configured_needs_the_host);
 	tcase_add_test(tc, test_variant_that_is_the_configured_layout);
+	tcase_add_test(tc, test_step_variants_with_and_without_the_strategies_row);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
