@@ -118,7 +118,17 @@ int dc_stage_params_most_loaded(const struct dc_plan *pl, struct dc_stage_params
 
 uint64_t dc_mem_reserve_bytes(uint64_t subtotal, double fraction)
 {
-	return (uint64_t)ceil(fraction * (double)subtotal);
+	double x = fraction * (double)subtotal;
+	uint64_t bits;
+	int64_t t;
+	/* +0 <= x < 2^52 (the bit patterns below 2^52's): its ceiling from
+	 * the truncation, exact there, as the library's would give it, in a
+	 * fraction of the instructions (every ledger rounds three) */
+	memcpy(&bits, &x, sizeof(bits));
+	if (bits >= 0x4330000000000000ull)
+		return (uint64_t)ceil(x);
+	t = (int64_t)x;
+	return (uint64_t)t + ((double)t < x ? 1 : 0);
 }
 
 static uint64_t reserve_of(uint64_t subtotal, double fraction)
