@@ -20,7 +20,8 @@
  *   a table's list of doubles (nested objects, more than it holds);
  * - the table sink's cell cache on a 70-row table of 250-byte texts (cells
  *   formatted in place, through scratch once the cache is nearly full, and
- *   made again past it), and the scans' overlapping last word.
+ *   made again past it), the scans' overlapping last word, and the
+ *   table's check for a word too long to wrap a line at a time.
  *
  * dc_fmt_double has its own comparison with printf in check_report.c;
  * here its path for whole numbers, at its edges.
@@ -744,6 +745,37 @@ START_TEST(test_scans_last_word)
 }
 END_TEST
 
+/* dc_table_has_word on hand-made texts: a word of exactly `len`, one
+ * shorter, at the start, the end and inside, a text of one word, spaces
+ * only, and a long text whose one long word sits at every offset. */
+START_TEST(test_table_has_word)
+{
+	char t[200];
+	ck_assert_int_eq(dc_table_has_word("ab cd", 5, 3), 0);
+	ck_assert_int_eq(dc_table_has_word("abc d", 5, 3), 1);
+	ck_assert_int_eq(dc_table_has_word("a bcd", 5, 3), 1);
+	ck_assert_int_eq(dc_table_has_word("a bc d", 6, 3), 0);
+	ck_assert_int_eq(dc_table_has_word("ab bcde f", 9, 4), 1);
+	ck_assert_int_eq(dc_table_has_word("abcdefgh", 8, 8), 1);
+	ck_assert_int_eq(dc_table_has_word("abcdefgh", 8, 9), 0);
+	ck_assert_int_eq(dc_table_has_word("        ", 8, 1), 0);
+	ck_assert_int_eq(dc_table_has_word("       x", 8, 1), 1);
+	ck_assert_int_eq(dc_table_has_word("abc", 3, 0), 0);
+	/* words of 9 bytes ("aaaaaaaaa ") and one of 12 at every offset */
+	for (size_t at = 0; at + 12 <= 190; at++) {
+		for (size_t i = 0; i < 190; i++)
+			t[i] = i % 10 == 9 ? ' ' : 'a';
+		memset(t + at, 'b', 12);
+		if (at > 0)
+			t[at - 1] = ' ';
+		if (at + 12 < 190)
+			t[at + 12] = ' ';
+		ck_assert_msg(dc_table_has_word(t, 190, 12) == 1, "12 at %zu", at);
+		ck_assert_msg(dc_table_has_word(t, 190, 13) == 0, "13 at %zu", at);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("fmt");
@@ -763,6 +795,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_row_doubles);
 	tcase_add_test(tc, test_table_cache_past_its_rows);
 	tcase_add_test(tc, test_scans_last_word);
+	tcase_add_test(tc, test_table_has_word);
 	suite_add_tcase(s, tc);
 	return s;
 }

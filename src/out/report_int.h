@@ -161,6 +161,12 @@ const char *dc_table_cell(char *buf, size_t len, const struct dc_field *f, const
  * at a time. Both write the same; tests/check_fmt.c compares them. */
 void dc_table_wrap_text(struct dc_buf *b, const char *s, size_t col, size_t width, int line_at_a_time);
 
+/* 1 when s[0..n) holds a word (a run of bytes other than ' ') of `len`
+ * bytes or more (len > 0; 0 has none): the table's check that a text can
+ * be wrapped a line at a time (sink_table.c). A text of n bytes is read
+ * in about n / len steps and the words that cross them. */
+int dc_table_has_word(const char *s, size_t n, size_t len);
+
 /* The JSON sink's rows (sink_json.c). A table's rows repeat the same keys,
  * four in five of a report's, so each shown column's member start
  * ("{\"key\": " for the first, ", \"key\": " after it) is written once per

@@ -410,6 +410,25 @@ static void wr_puts(struct wrap *w, const char *s)
 	wr_put(w, s, strlen(s));
 }
 
+int dc_table_has_word(const char *s, size_t n, size_t len)
+{
+	/* a run of `len` non-spaces or more covers one of the positions
+	 * len - 1, 2 len - 1, ...: only the runs through those are measured,
+	 * each once (a shorter run ends before the next position) */
+	for (size_t i = len - 1; len && i < n; i += len) {
+		size_t a = i, b = i;
+		if (s[i] == ' ')
+			continue;
+		while (a > 0 && s[a - 1] != ' ')
+			a--;
+		while (b + 1 < n && s[b + 1] != ' ')
+			b++;
+		if (b - a + 1 >= len)
+			return 1;
+	}
+	return 0;
+}
+
 /* wr_puts for a text (n bytes, NUL-terminated after them, as the caller
  * measured it) that is all the wrap holds, when it is single spaces
  * between words shorter than the word buffer, none at either end: what
@@ -428,13 +447,8 @@ static int wr_simple(struct wrap *w, const char *s, size_t n)
 		return 0;
 	/* a word as long as the buffer is left to wr_put (only a text that
 	 * long can hold one) */
-	for (const char *p = s, *q; n >= w->cap; p = q + 1) {
-		q = memchr(p, ' ', n - (size_t)(p - s));
-		if ((size_t)((q ? q : s + n) - p) >= w->cap)
-			return 0;
-		if (!q)
-			break;
-	}
+	if (n >= w->cap && dc_table_has_word(s, n, w->cap))
+		return 0;
 	for (;;) {
 		size_t limit = w->width > w->col ? w->width - w->col : 0, e;
 		if (!w->width || n - pos <= limit) { /* the rest fits */
@@ -607,6 +621,7 @@ struct col {
 	double max_abs;
 	struct tscale ts;
 	int wrap; /* text wider than the output width: left-aligned, wrapped at spaces */
+	int scaled; /* its unit's scale follows its largest value (scaled()) */
 };
 
 /* Of `s` (n bytes), the part that fits in `width` columns: up to its last
@@ -903,7 +918,8 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 		cols[i].wrap = 0;
 		cols[i].width = strlen(cf->f[i].label ? cf->f[i].label : cf->f[i].key);
 		cols[i].ts = scale_for(cf->f[i].unit, 0);
-		if (scaled(cf->f[i].unit)) {
+		cols[i].scaled = scaled(cf->f[i].unit);
+		if (cols[i].scaled) {
 			nscaled++;
 			keep_scaled &= cf->f[i].type == DC_FT_F64;
 		}
@@ -916,7 +932,7 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 			return;
 		size_t si = 0; /* the scaled columns before column i */
 		for (i = 0; i < ncols; i++) {
-			if (scaled(cf->f[i].unit)) {
+			if (cols[i].scaled) {
 				double a = f64_abs(&cf->f[i], row);
 				if (a > cols[i].max_abs)
 					cols[i].max_abs = a;
@@ -937,7 +953,7 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	}
 	/* pass 2, only for scaled columns: their widths in the chosen scale */
 	for (i = 0; i < ncols; i++)
-		if (scaled(cf->f[i].unit))
+		if (cols[i].scaled)
 			cols[i].ts = scale_for(cf->f[i].unit, cols[i].max_abs);
 	for (r = 0, slot = 0; nscaled && next_row(&r, from, to, n, &gap); r++, slot++) {
 		int kept_row = keep_scaled && slot < CACHE_ROWS;
@@ -950,7 +966,7 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 			char *dst = cache_room(&cc, slot, cell);
 			const char *text = dst;
 			size_t l;
-			if (!scaled(cf->f[i].unit))
+			if (!cols[i].scaled)
 				continue;
 			if (!kept_row) {
 				text = cell_text(dst, DC_CELL_MAX, &cf->f[i], row, &cols[i].ts, 0, &l);
