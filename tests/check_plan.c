@@ -92,6 +92,47 @@ START_TEST(test_derive_systems)
 }
 END_TEST
 
+/* A plan is copied for a layout that differs from it in the sharding
+ * alone, and derived again for anything else: Mixtral over 32 GPUs at
+ * tp 1, ep 4 with its experts split in 2 (etp 2) is not the same plan as
+ * the whole-expert layout (etp 0, read as tp = 1), which the strategies
+ * comparison's pure-DP and FSDP variants use (docs/formulas-systems.md).
+ * Copying it gave those variants etp 2's expert groups: their row showed
+ * 157,842,318,951 B peak against the whole-expert layout's 252,546,347,828. */
+START_TEST(test_derive_copies_only_the_sharding)
+{
+	struct dc_config c;
+	struct dc_plan p;
+	struct dc_layout l;
+
+	load_path("configs/mixtral-8x7b-ep.json", &c);
+	c.parallel.tp = 1;
+	c.parallel.pp = 1;
+	c.parallel.dp = 32;
+	c.parallel.ep = 4;
+	c.parallel.etp = 2;
+	c.parallel.sharding = DC_SHARD_ZERO1;
+	c.training.grad_accum_steps = 8;
+	fixture_plan(&c, &p);
+	l = p.layout;
+	l.sharding = DC_SHARD_FSDP;
+	ck_assert(dc_plan_derive_copies(&p, &l));
+	l.etp = 0;
+	ck_assert(!dc_plan_derive_copies(&p, &l));
+	l.etp = 1;
+	ck_assert(!dc_plan_derive_copies(&p, &l));
+	l.etp = 2;
+	l.grad_accum_steps = 4;
+	ck_assert(!dc_plan_derive_copies(&p, &l));
+	/* etp 0 and etp = tp are one layout */
+	c.parallel.etp = 0;
+	fixture_plan(&c, &p);
+	l = p.layout;
+	l.etp = 1;
+	ck_assert(dc_plan_derive_copies(&p, &l));
+}
+END_TEST
+
 START_TEST(test_derive_mixtral_ep)
 {
 	/* configs/mixtral-8x7b-ep.json: 4 nodes x 8 GPUs, tp 2, pp 4, dp 4,
@@ -877,6 +918,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_derive_systems);
 	tcase_add_test(tc, test_derive_mixtral_ep);
+	tcase_add_test(tc, test_derive_copies_only_the_sharding);
 	tcase_add_test(tc, test_derive_expert_folding);
 	tcase_add_test(tc, test_uneven_interleaved_61_layers);
 	tcase_add_test(tc, test_uneven_interleaved_dense_segments);

@@ -1031,13 +1031,16 @@ int dc_plan_derive_layout(const struct dc_config *in, const struct dc_layout *la
 }
 
 /* Whether a and b differ at most in their sharding, which nothing in a
- * plan depends on. */
+ * plan depends on. Every other field of struct dc_layout is compared,
+ * the expert split as derive reads it (etp 0 is tp): a tp 1 layout of
+ * etp 2 and the whole-expert one (etp 0) differ in every expert group. */
 static int same_but_sharding(const struct dc_layout *a, const struct dc_layout *b)
 {
+	uint64_t etp_a = a->etp ? a->etp : a->tp, etp_b = b->etp ? b->etp : b->tp;
 	return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->cp == b->cp && a->ep == b->ep &&
 	       a->dp_replicate == b->dp_replicate && a->virtual_pipeline == b->virtual_pipeline &&
 	       a->sequence_parallel == b->sequence_parallel && a->micro_batch_size == b->micro_batch_size &&
-	       a->grad_accum_steps == b->grad_accum_steps;
+	       a->grad_accum_steps == b->grad_accum_steps && etp_a == etp_b;
 }
 
 /* lay with its 0s read as derive reads them (p->layout's) */
