@@ -926,6 +926,88 @@ START_TEST(test_overflow_names_keys)
 }
 END_TEST
 
+/* configs/NAME with `sets`, its memory with `memo` lent to the plan
+ * (NULL: none), into *out (zeroed first, so padding compares); 0 when
+ * the loader rejects the sets (the layout does not fit the model) */
+static int memory_with(const char *name, const char *const *sets, struct dc_mem_memo *memo,
+		       struct dc_memory_result *out)
+{
+	static struct dc_config cfg;
+	static struct dc_plan p;
+	char path[512];
+	struct dc_override ov[8];
+	size_t n = 0;
+	struct dc_diag d;
+	const char *err = NULL;
+	snprintf(path, sizeof(path), "%s/configs/%s", DC_SOURCE_DIR, name);
+	while (sets && sets[n] && n < 8) {
+		ov[n] = (struct dc_override){sets[n], 0};
+		n++;
+	}
+	dc_diag_init(&d);
+	if (dc_config_load_file(path, ov, n, &cfg, &d) != 0) {
+		dc_diag_release(&d);
+		return 0;
+	}
+	dc_diag_release(&d);
+	if (dc_plan_derive(&cfg, &p) != 0)
+		ck_abort_msg("%s: plan: %s", name, p.error);
+	p.mem_memo = memo;
+	memset(out, 0, sizeof(*out));
+	if (dc_memory_compute(&p, out, &err) != 0)
+		ck_abort_msg("%s: %s", name, err);
+	return 1;
+}
+
+/* A search's ledger memo (memory.h) gives every layout the memory it has
+ * without one, bit for bit, whatever it held before: the same layout
+ * again (every input the same), another sharding (the activation part
+ * reused), each key it reads changed alone (the microbatch, the
+ * recompute policy and its layer count, the schedule, an explicit
+ * activation figure), DualPipeV and uneven stages (never memoised), and
+ * another model. */
+START_TEST(test_mem_memo_changes_nothing)
+{
+	static const char *const none[] = {"parallel.sharding=none", NULL};
+	static const char *const zero1[] = {"parallel.sharding=zero1", NULL};
+	static const char *const fsdp[] = {"parallel.sharding=fsdp", NULL};
+	static const char *const mbs2[] = {"training.micro_batch_size=2", "training.grad_accum_steps=32", NULL};
+	static const char *const full2[] = {"training.recompute=\"full\"", "training.recompute_layers=2", NULL};
+	static const char *const full3[] = {"training.recompute=\"full\"", "training.recompute_layers=3", NULL};
+	static const char *const zb[] = {"parallel.pipeline_schedule=zero_bubble", "parallel.virtual_pipeline=1", NULL};
+	static const char *const f1b[] = {"parallel.virtual_pipeline=1", NULL};
+	static const char *const dpv[] = {"parallel.pipeline_schedule=dualpipev", "parallel.virtual_pipeline=1", NULL};
+	static const char *const expl[] = {"memory.activation_bytes_per_token_per_layer=34000", NULL};
+	static const struct {
+		const char *name;
+		const char *const *sets;
+	} runs[] = {
+		{"korthikanti-175b.json", none},  {"korthikanti-175b.json", none},  {"korthikanti-175b.json", zero1},
+		{"korthikanti-175b.json", fsdp},  {"korthikanti-175b.json", mbs2},  {"korthikanti-175b.json", full2},
+		{"korthikanti-175b.json", full3}, {"korthikanti-175b.json", full2}, {"korthikanti-175b.json", zb},
+		{"korthikanti-175b.json", f1b},   {"korthikanti-175b.json", dpv},   {"korthikanti-175b.json", f1b},
+		{"korthikanti-175b.json", expl},  {"korthikanti-175b.json", none},  {"deepseek-v3-bridge-h100.json", NULL},
+		{"korthikanti-530b.json", NULL},  {"korthikanti-175b.json", none},  {"mixtral-8x7b-ep.json", NULL},
+	};
+	static struct dc_memory_result fresh, memoised;
+	struct dc_mem_memo *memo = dc_mem_memo_new();
+	size_t ran = 0;
+	ck_assert_ptr_nonnull(memo);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		if (!memory_with(runs[i].name, runs[i].sets, NULL, &fresh))
+			continue;
+		ck_assert(memory_with(runs[i].name, runs[i].sets, memo, &memoised));
+		ck_assert_msg(memcmp(&fresh, &memoised, sizeof(fresh)) == 0,
+			      "run %zu (%s): peak %llu B without the memo, %llu B with it", i, runs[i].name,
+			      (unsigned long long)fresh.top.peak_bytes, (unsigned long long)memoised.top.peak_bytes);
+		ran++;
+	}
+	/* every run but none loads */
+	ck_assert_uint_eq(ran, sizeof(runs) / sizeof(runs[0]));
+	dc_mem_memo_free(memo);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("memory");
@@ -954,6 +1036,7 @@ int main(void)
 	tcase_add_test(tc, test_activation_override);
 	tcase_add_test(tc, test_overflow_names_keys);
 	tcase_add_test(tc, test_dualpipev_mtp_on_head_rank);
+	tcase_add_test(tc, test_mem_memo_changes_nothing);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

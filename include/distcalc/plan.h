@@ -46,6 +46,7 @@
 #include "distcalc/topology.h"
 
 struct dc_step_memo; /* step.h */
+struct dc_mem_memo;  /* memory.h */
 
 /* The layout a plan is evaluated for. */
 struct dc_layout {
@@ -281,6 +282,9 @@ struct dc_plan {
 	 * ops (step.h), passed on to derived plans as net_memo is (it keys
 	 * on every input it reads, so any plan may lend it) */
 	struct dc_step_memo *step_memo;
+	/* borrowed, NULL but in a search: the memory ledger's memo of its
+	 * stages' activation part (memory.h), passed on as step_memo is */
+	struct dc_mem_memo *mem_memo;
 	struct dc_plan_group group[DC_GROUP_COUNT];
 	struct dc_plan_link ring_link; /* the teaching ring over ranks 0..ring_ranks-1 */
 

@@ -4,6 +4,7 @@
 
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "distcalc/activation.h"
@@ -325,70 +326,20 @@ static int forward_after_backward(const struct dc_plan *pl, uint64_t stage)
 	return pp - stage - 1 + 2 <= m;
 }
 
-static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger *l, const char **error)
+/* The ledger's activation part on `stage` (its in_flight and
+ * activation_* members and activations_bytes, from l->p): what no
+ * sharding changes. Returns 0, or -1 on overflow. */
+static int act_part(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger *l)
 {
 	const struct dc_act_plan *x = &pl->act;
 	const struct dc_config *cfg = pl->in;
-	const struct dc_precision *pr = &cfg->precision;
-	enum dc_sharding sh = pl->layout.sharding;
-	/* states shard over dp x cp: context-parallel ranks hold the same
-	 * parameters and join the data-parallel gradient sync (Megatron-Core);
-	 * under HSDP over one replica's shard group, dp x cp / dp_replicate */
-	uint64_t dp = pl->shard_dp_cp, act_layer = 0, grads_full;
-	struct dc_state_shards shards;
+	uint64_t act_layer = 0;
 	struct dc_ck c = {0};
-	int bad = 0, has_embedding, has_head, held_grads;
+	int bad = 0, has_embedding, has_head;
 
-	/* every member is set below; these only on some stages or layouts */
+	/* only on some stages */
 	l->activation_embedding_bytes = l->activation_output_bytes = 0;
-	l->fsdp_unit_params = l->fsdp_forward_params_bytes = l->fsdp_backward_params_bytes = 0;
-	l->fsdp_unsharded_grads_bytes = l->ddp_buckets_bytes = 0;
-	l->headroom_bytes = l->shortfall_bytes = 0;
-	l->stage_first = l->stage_last = stage;
-	if (dc_memory_rank_params(pl, stage, &l->p) != 0) {
-		*error = "'model' / 'parallel.tp': parameters per rank overflow 64 bits";
-		return -1;
-	}
-
-	/* model states (ZeRO section 5): none < zero1 (master, optimizer) <
-	 * zero2 (+ grads) < fsdp (+ params). Routed experts are replicated
-	 * only over the expert-data-parallel group, dp / ep ranks, so their
-	 * states shard over that (Megatron-Core's distributed optimizer) */
-	dc_axis_state_shards(pl, &shards);
-	bad |= states_bytes(&l->p, pr->param_bytes, &shards, DC_STATE_PARAMS, &l->params_bytes);
-	bad |= states_bytes(&l->p, pr->grad_bytes, &shards, DC_STATE_GRADS, &l->grads_bytes);
-	bad |= states_bytes(&l->p, pr->master_bytes, &shards, DC_STATE_MASTER, &l->master_bytes);
-	bad |= states_bytes(&l->p, pr->optimizer_bytes, &shards, DC_STATE_OPTIMIZER, &l->optimizer_bytes);
-	/* CPU offload: ZeRO-Offload (Ren et al. 2021, section 4.1) moves the
-	 * FP32 master, the optimizer states and an FP32 copy of the gradient
-	 * partition to the host and runs the step there; offloading the
-	 * parameters too (FSDP CPUOffload, ZeRO-Infinity) moves the parameter
-	 * and gradient shards, and the GPU keeps only the gathered working set */
-	l->host_params_bytes = l->host_grads_bytes = l->host_master_bytes = l->host_optimizer_bytes = 0;
-	if (cfg->parallel.offload != DC_OFFLOAD_NONE) {
-		l->host_master_bytes = l->master_bytes;
-		l->host_optimizer_bytes = l->optimizer_bytes;
-		l->master_bytes = l->optimizer_bytes = 0;
-		if (cfg->parallel.offload == DC_OFFLOAD_OPTIMIZER_PARAMS) {
-			l->host_params_bytes = l->params_bytes;
-			l->host_grads_bytes = l->grads_bytes;
-			l->params_bytes = l->grads_bytes = 0;
-		} else {
-			/* the FP32 gradient copy of the master's partition: sharded
-			 * exactly as the master is (over cp too) */
-			bad |= states_bytes(&l->p, 4, &shards, DC_STATE_MASTER, &l->host_grads_bytes);
-		}
-	}
-	l->host_bytes = dc_ck_add(&c, dc_ck_add(&c, l->host_params_bytes, l->host_grads_bytes),
-			      dc_ck_add(&c, l->host_master_bytes, l->host_optimizer_bytes));
-	l->model_states_bytes = dc_ck_add(&c, dc_ck_add(&c, l->params_bytes, l->grads_bytes),
-				    dc_ck_add(&c, l->master_bytes, l->optimizer_bytes));
-	if (bad || c.overflow) {
-		*error = "'model' x 'precision': model-state bytes per rank overflow 64 bits";
-		return -1;
-	}
-
-	/* activations: an assumption, per layer per microbatch on this rank
+	/* an assumption, per layer per microbatch on this rank
 	 * (activation.h: Korthikanti et al. 2022, with recompute, SP and the
 	 * pipeline schedule) */
 	/* the interleaved schedule's count is its chunk-microbatches
@@ -450,9 +401,211 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 	l->activation_layers_bytes = dc_ck_mul(&c, act_layer, l->activation_layer_microbatches);
 	l->activations_bytes = dc_ck_add(&c, dc_ck_add(&c, l->activation_layers_bytes, l->activation_embedding_bytes),
 				   l->activation_output_bytes);
-	if (bad || c.overflow) {
-		*error = "'memory.activation_bytes_per_token_per_layer' / 'training.micro_batch_size' x 'model.seq_length': activation bytes overflow 64 bits";
+
+	return bad || c.overflow ? -1 : 0;
+}
+
+/* ---- the activation part memoised across a search's layouts ---- */
+
+#define MEM_MEMO_SLOTS 8
+
+/* Everything act_part reads on a plan memo_fits admits: the stage, its
+ * parameters (l->p), the plan's activation figures and the pipeline's
+ * shape, the schedule as dc_pipeline_schedule finds it, and the keys of
+ * the input it reads. Compared member by member, p and x as bytes, so a
+ * match is the same inputs bit for bit. */
+struct act_key {
+	uint64_t stage, pp, v, gas, layers_per_stage, layers_per_chunk, num_layers, recompute_layers;
+	enum dc_pipe_schedule schedule;
+	enum dc_recompute recompute;
+	int activation_explicit;
+	struct dc_stage_params p;
+	struct dc_act_plan x;
+};
+
+/* act_part's results */
+struct act_vals {
+	uint64_t in_flight, layer_microbatches, per_layer, layers, embedding, output, recompute, head_backward, all;
+};
+
+struct dc_mem_memo {
+	struct {
+		int have;
+		struct act_key key;
+		struct act_vals v;
+	} slot[MEM_MEMO_SLOTS];
+};
+
+struct dc_mem_memo *dc_mem_memo_new(void)
+{
+	return dc_calloc(1, sizeof(struct dc_mem_memo));
+}
+
+void dc_mem_memo_free(struct dc_mem_memo *m)
+{
+	free(m);
+}
+
+/* 1 when act_part reads no more than act_key holds: one run, even
+ * chunks, a schedule of one chunk a stage or the interleaved one (the
+ * DualPipes read the chunks' layers and the model's shape) */
+static int memo_fits(const struct dc_plan *pl, enum dc_pipe_schedule s)
+{
+	return pl->runs.n <= 1 && !pl->chunks_uneven && s != DC_PIPE_DUALPIPE && s != DC_PIPE_DUALPIPEV;
+}
+
+static int act_key_same(const struct act_key *k, const struct dc_plan *pl, uint64_t stage, enum dc_pipe_schedule s,
+			const struct dc_stage_params *p)
+{
+	const struct dc_config *cfg = pl->in;
+	return k->stage == stage && k->pp == pl->layout.pp && k->v == pl->v && k->gas == pl->layout.grad_accum_steps &&
+	       k->layers_per_stage == pl->layers_per_stage && k->layers_per_chunk == pl->layers_per_chunk &&
+	       k->num_layers == cfg->model.num_layers && k->recompute_layers == cfg->training.recompute_layers &&
+	       k->schedule == s && k->recompute == cfg->training.recompute &&
+	       k->activation_explicit == cfg->memory.activation_explicit && memcmp(&k->p, p, sizeof(*p)) == 0 &&
+	       memcmp(&k->x, &pl->act, sizeof(k->x)) == 0;
+}
+
+/* 1 when the plan lends a memo and it has a slot `slot` */
+static int act_slot_ok(const struct dc_plan *pl, int slot)
+{
+	return pl->mem_memo && slot >= 0 && slot < MEM_MEMO_SLOTS;
+}
+
+/* act_part's results from the plan's memo: 1 with l's members set when
+ * slot `slot` holds this stage's, else 0 */
+static int act_memo_take(const struct dc_plan *pl, uint64_t stage, int slot, struct dc_mem_ledger *l)
+{
+	enum dc_pipe_schedule s;
+	const struct act_vals *v;
+	if (!act_slot_ok(pl, slot))
+		return 0;
+	s = dc_pipeline_schedule(pl);
+	if (!pl->mem_memo->slot[slot].have || !memo_fits(pl, s) ||
+	    !act_key_same(&pl->mem_memo->slot[slot].key, pl, stage, s, &l->p))
+		return 0;
+	v = &pl->mem_memo->slot[slot].v;
+	l->in_flight = v->in_flight;
+	l->activation_layer_microbatches = v->layer_microbatches;
+	l->activation_bytes_per_layer = v->per_layer;
+	l->activation_layers_bytes = v->layers;
+	l->activation_embedding_bytes = v->embedding;
+	l->activation_output_bytes = v->output;
+	l->activation_recompute_bytes = v->recompute;
+	l->activation_head_backward_bytes = v->head_backward;
+	l->activations_bytes = v->all;
+	return 1;
+}
+
+/* Keeps act_part's results in slot `slot` with their inputs */
+static void act_memo_put(const struct dc_plan *pl, uint64_t stage, int slot, const struct dc_mem_ledger *l)
+{
+	enum dc_pipe_schedule s;
+	struct act_key *k;
+	struct act_vals *v;
+	if (!act_slot_ok(pl, slot))
+		return;
+	s = dc_pipeline_schedule(pl);
+	pl->mem_memo->slot[slot].have = 0;
+	if (!memo_fits(pl, s))
+		return;
+	k = &pl->mem_memo->slot[slot].key;
+	memset(k, 0, sizeof(*k));
+	k->stage = stage;
+	k->pp = pl->layout.pp;
+	k->v = pl->v;
+	k->gas = pl->layout.grad_accum_steps;
+	k->layers_per_stage = pl->layers_per_stage;
+	k->layers_per_chunk = pl->layers_per_chunk;
+	k->num_layers = pl->in->model.num_layers;
+	k->recompute_layers = pl->in->training.recompute_layers;
+	k->schedule = s;
+	k->recompute = pl->in->training.recompute;
+	k->activation_explicit = pl->in->memory.activation_explicit;
+	memcpy(&k->p, &l->p, sizeof(k->p));
+	memcpy(&k->x, &pl->act, sizeof(k->x));
+	v = &pl->mem_memo->slot[slot].v;
+	v->in_flight = l->in_flight;
+	v->layer_microbatches = l->activation_layer_microbatches;
+	v->per_layer = l->activation_bytes_per_layer;
+	v->layers = l->activation_layers_bytes;
+	v->embedding = l->activation_embedding_bytes;
+	v->output = l->activation_output_bytes;
+	v->recompute = l->activation_recompute_bytes;
+	v->head_backward = l->activation_head_backward_bytes;
+	v->all = l->activations_bytes;
+	pl->mem_memo->slot[slot].have = 1;
+}
+
+static int ledger(const struct dc_plan *pl, uint64_t stage, int slot, struct dc_mem_ledger *l, const char **error)
+{
+	const struct dc_config *cfg = pl->in;
+	const struct dc_precision *pr = &cfg->precision;
+	enum dc_sharding sh = pl->layout.sharding;
+	/* states shard over dp x cp: context-parallel ranks hold the same
+	 * parameters and join the data-parallel gradient sync (Megatron-Core);
+	 * under HSDP over one replica's shard group, dp x cp / dp_replicate */
+	uint64_t dp = pl->shard_dp_cp, grads_full;
+	struct dc_state_shards shards;
+	struct dc_ck c = {0};
+	int bad = 0, held_grads;
+
+	/* every member is set below; these only on some stages or layouts */
+	l->fsdp_unit_params = l->fsdp_forward_params_bytes = l->fsdp_backward_params_bytes = 0;
+	l->fsdp_unsharded_grads_bytes = l->ddp_buckets_bytes = 0;
+	l->headroom_bytes = l->shortfall_bytes = 0;
+	l->stage_first = l->stage_last = stage;
+	if (dc_memory_rank_params(pl, stage, &l->p) != 0) {
+		*error = "'model' / 'parallel.tp': parameters per rank overflow 64 bits";
 		return -1;
+	}
+
+	/* model states (ZeRO section 5): none < zero1 (master, optimizer) <
+	 * zero2 (+ grads) < fsdp (+ params). Routed experts are replicated
+	 * only over the expert-data-parallel group, dp / ep ranks, so their
+	 * states shard over that (Megatron-Core's distributed optimizer) */
+	dc_axis_state_shards(pl, &shards);
+	bad |= states_bytes(&l->p, pr->param_bytes, &shards, DC_STATE_PARAMS, &l->params_bytes);
+	bad |= states_bytes(&l->p, pr->grad_bytes, &shards, DC_STATE_GRADS, &l->grads_bytes);
+	bad |= states_bytes(&l->p, pr->master_bytes, &shards, DC_STATE_MASTER, &l->master_bytes);
+	bad |= states_bytes(&l->p, pr->optimizer_bytes, &shards, DC_STATE_OPTIMIZER, &l->optimizer_bytes);
+	/* CPU offload: ZeRO-Offload (Ren et al. 2021, section 4.1) moves the
+	 * FP32 master, the optimizer states and an FP32 copy of the gradient
+	 * partition to the host and runs the step there; offloading the
+	 * parameters too (FSDP CPUOffload, ZeRO-Infinity) moves the parameter
+	 * and gradient shards, and the GPU keeps only the gathered working set */
+	l->host_params_bytes = l->host_grads_bytes = l->host_master_bytes = l->host_optimizer_bytes = 0;
+	if (cfg->parallel.offload != DC_OFFLOAD_NONE) {
+		l->host_master_bytes = l->master_bytes;
+		l->host_optimizer_bytes = l->optimizer_bytes;
+		l->master_bytes = l->optimizer_bytes = 0;
+		if (cfg->parallel.offload == DC_OFFLOAD_OPTIMIZER_PARAMS) {
+			l->host_params_bytes = l->params_bytes;
+			l->host_grads_bytes = l->grads_bytes;
+			l->params_bytes = l->grads_bytes = 0;
+		} else {
+			/* the FP32 gradient copy of the master's partition: sharded
+			 * exactly as the master is (over cp too) */
+			bad |= states_bytes(&l->p, 4, &shards, DC_STATE_MASTER, &l->host_grads_bytes);
+		}
+	}
+	l->host_bytes = dc_ck_add(&c, dc_ck_add(&c, l->host_params_bytes, l->host_grads_bytes),
+			      dc_ck_add(&c, l->host_master_bytes, l->host_optimizer_bytes));
+	l->model_states_bytes = dc_ck_add(&c, dc_ck_add(&c, l->params_bytes, l->grads_bytes),
+				    dc_ck_add(&c, l->master_bytes, l->optimizer_bytes));
+	if (bad || c.overflow) {
+		*error = "'model' x 'precision': model-state bytes per rank overflow 64 bits";
+		return -1;
+	}
+
+	/* activations: what no sharding changes, from the search's memo
+	 * when it holds this stage's (act_memo_take) */
+	if (!act_memo_take(pl, stage, slot, l)) {
+		if (act_part(pl, stage, l) != 0) {
+			*error = "'memory.activation_bytes_per_token_per_layer' / 'training.micro_batch_size' x 'model.seq_length': activation bytes overflow 64 bits";
+			return -1;
+		}
+		act_memo_put(pl, stage, slot, l);
 	}
 
 	/* FSDP2 lifecycle (the gathered copy at precision.working_bytes, BF16
@@ -561,7 +714,7 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger
 int dc_memory_stage(const struct dc_plan *p, uint64_t stage, struct dc_mem_ledger *l, const char **error)
 {
 	const char *e = NULL;
-	if (ledger(p, stage, l, &e) != 0) {
+	if (ledger(p, stage, -1, l, &e) != 0) {
 		if (error)
 			*error = e;
 		return -1;
@@ -637,7 +790,7 @@ int dc_memory_compute(const struct dc_plan *p, struct dc_memory_result *m, const
 	n = candidates(p, cand);
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t s = cand[i];
-		if (ledger(p, s, i == 0 ? &m->top : &cur, &e) != 0) {
+		if (ledger(p, s, (int)i, i == 0 ? &m->top : &cur, &e) != 0) {
 			if (error)
 				*error = e;
 			return -1;

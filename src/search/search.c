@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "distcalc/memory.h"
 #include "distcalc/results.h"
 #include "distcalc/step.h"
 #include "distcalc/util.h"
@@ -100,6 +101,7 @@ struct worker {
 	struct dc_plan outer_plan, plan;
 	struct dc_net_memo *memo; /* this thread's collective prices (net.h) */
 	struct dc_step_memo *step_memo; /* this thread's last step's stages (step.h) */
+	struct dc_mem_memo *mem_memo; /* this thread's last ledgers' activation parts (memory.h) */
 	struct dc_results res;
 	struct dc_search_counts counts;
 	uint64_t better;       /* ranked layouts strictly better than the input's */
@@ -504,6 +506,9 @@ static void run_outer(struct worker *w, const struct outer *o)
 							/* and the step's stages, kept while only
 							 * the sharding (not FSDP) changes */
 							w->outer_plan.step_memo = w->step_memo;
+							/* and the ledgers' activation parts, which
+							 * read no sharding */
+							w->outer_plan.mem_memo = w->mem_memo;
 							outer_ready = 1;
 						}
 						if (eval_memory(w, &w->outer_plan, &e, &plan_here) != 0) {
@@ -785,7 +790,8 @@ int dc_search_run(const struct dc_config *in, unsigned jobs, const struct dc_sea
 	for (unsigned i = 0; i < jobs; i++) {
 		w[i].memo = dc_calloc(1, sizeof(*w[i].memo));
 		w[i].step_memo = dc_step_memo_new();
-		if (!w[i].memo || !w[i].step_memo) {
+		w[i].mem_memo = dc_mem_memo_new();
+		if (!w[i].memo || !w[i].step_memo || !w[i].mem_memo) {
 			*error = "out of memory";
 			goto done;
 		}
@@ -855,6 +861,7 @@ done:
 	for (unsigned i = 0; w && i < jobs; i++) {
 		free(w[i].memo);
 		dc_step_memo_free(w[i].step_memo);
+		dc_mem_memo_free(w[i].mem_memo);
 	}
 	free(w);
 	free(s->outer);
