@@ -926,6 +926,21 @@ START_TEST(test_overflow_names_keys)
 }
 END_TEST
 
+/* The allocator reserve is the ceiling of fraction x subtotal as doubles
+ * compute it: 0.05 x 100 rounds to 5 exactly, 0.07 x 100 to
+ * 7.000000000000001 (0.07 is a hair above 7/100), so 8; 0.5 x 3 = 1.5,
+ * so 2; nothing reserves nothing; 0.5 x 2^60 = 2^59, whole, past 2^52
+ * where every double is. */
+START_TEST(test_reserve_rounding)
+{
+	ck_assert_uint_eq(dc_mem_reserve_bytes(100, 0.05), 5);
+	ck_assert_uint_eq(dc_mem_reserve_bytes(100, 0.07), 8);
+	ck_assert_uint_eq(dc_mem_reserve_bytes(3, 0.5), 2);
+	ck_assert_uint_eq(dc_mem_reserve_bytes(0, 0.05), 0);
+	ck_assert_uint_eq(dc_mem_reserve_bytes(1ull << 60, 0.5), 1ull << 59);
+}
+END_TEST
+
 /* configs/NAME with `sets`, its memory with `memo` lent to the plan
  * (NULL: none), into *out (zeroed first, so padding compares); 0 when
  * the loader rejects the sets (the layout does not fit the model) */
@@ -1037,6 +1052,7 @@ int main(void)
 	tcase_add_test(tc, test_overflow_names_keys);
 	tcase_add_test(tc, test_dualpipev_mtp_on_head_rank);
 	tcase_add_test(tc, test_mem_memo_changes_nothing);
+	tcase_add_test(tc, test_reserve_rounding);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -405,6 +405,51 @@ static int act_part(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledg
 	return bad || c.overflow ? -1 : 0;
 }
 
+/* The ledger's model states from l->p (its *_bytes states, host_* and
+ * model_states_bytes), sharded as `shards` says. Returns 0, or -1 on
+ * overflow. */
+static int states_part(const struct dc_plan *pl, const struct dc_state_shards *shards, struct dc_mem_ledger *l)
+{
+	const struct dc_config *cfg = pl->in;
+	const struct dc_precision *pr = &cfg->precision;
+	struct dc_ck c = {0};
+	int bad = 0;
+
+	/* model states (ZeRO section 5): none < zero1 (master, optimizer) <
+	 * zero2 (+ grads) < fsdp (+ params). Routed experts are replicated
+	 * only over the expert-data-parallel group, dp / ep ranks, so their
+	 * states shard over that (Megatron-Core's distributed optimizer) */
+	bad |= states_bytes(&l->p, pr->param_bytes, shards, DC_STATE_PARAMS, &l->params_bytes);
+	bad |= states_bytes(&l->p, pr->grad_bytes, shards, DC_STATE_GRADS, &l->grads_bytes);
+	bad |= states_bytes(&l->p, pr->master_bytes, shards, DC_STATE_MASTER, &l->master_bytes);
+	bad |= states_bytes(&l->p, pr->optimizer_bytes, shards, DC_STATE_OPTIMIZER, &l->optimizer_bytes);
+	/* CPU offload: ZeRO-Offload (Ren et al. 2021, section 4.1) moves the
+	 * FP32 master, the optimizer states and an FP32 copy of the gradient
+	 * partition to the host and runs the step there; offloading the
+	 * parameters too (FSDP CPUOffload, ZeRO-Infinity) moves the parameter
+	 * and gradient shards, and the GPU keeps only the gathered working set */
+	l->host_params_bytes = l->host_grads_bytes = l->host_master_bytes = l->host_optimizer_bytes = 0;
+	if (cfg->parallel.offload != DC_OFFLOAD_NONE) {
+		l->host_master_bytes = l->master_bytes;
+		l->host_optimizer_bytes = l->optimizer_bytes;
+		l->master_bytes = l->optimizer_bytes = 0;
+		if (cfg->parallel.offload == DC_OFFLOAD_OPTIMIZER_PARAMS) {
+			l->host_params_bytes = l->params_bytes;
+			l->host_grads_bytes = l->grads_bytes;
+			l->params_bytes = l->grads_bytes = 0;
+		} else {
+			/* the FP32 gradient copy of the master's partition: sharded
+			 * exactly as the master is (over cp too) */
+			bad |= states_bytes(&l->p, 4, shards, DC_STATE_MASTER, &l->host_grads_bytes);
+		}
+	}
+	l->host_bytes = dc_ck_add(&c, dc_ck_add(&c, l->host_params_bytes, l->host_grads_bytes),
+			      dc_ck_add(&c, l->host_master_bytes, l->host_optimizer_bytes));
+	l->model_states_bytes = dc_ck_add(&c, dc_ck_add(&c, l->params_bytes, l->grads_bytes),
+				    dc_ck_add(&c, l->master_bytes, l->optimizer_bytes));
+	return bad || c.overflow ? -1 : 0;
+}
+
 /* ---- the activation part memoised across a search's layouts ---- */
 
 #define MEM_MEMO_SLOTS 8
@@ -428,12 +473,35 @@ struct act_vals {
 	uint64_t in_flight, layer_microbatches, per_layer, layers, embedding, output, recompute, head_backward, all;
 };
 
+/* Everything states_part reads: the parameters it splits (l->p's total
+ * and expert_params), the shards, the precision's bytes a parameter and
+ * the offload */
+struct states_key {
+	uint64_t total, expert_params;
+	struct dc_state_shards shards;
+	uint64_t param_bytes, grad_bytes, master_bytes, optimizer_bytes;
+	enum dc_offload offload;
+};
+
+/* states_part's results */
+struct states_vals {
+	uint64_t params, grads, master, optimizer, model_states;
+	uint64_t host_params, host_grads, host_master, host_optimizer, host;
+};
+
 struct dc_mem_memo {
 	struct {
 		int have;
 		struct act_key key;
 		struct act_vals v;
 	} slot[MEM_MEMO_SLOTS];
+	/* one a slot and a sharding: a layout's states are those of the
+	 * last layout with its sharding, a few layouts back */
+	struct {
+		int have;
+		struct states_key key;
+		struct states_vals v;
+	} states[MEM_MEMO_SLOTS][DC_SHARD_FSDP + 1];
 };
 
 struct dc_mem_memo *dc_mem_memo_new(void)
@@ -537,7 +605,84 @@ static void act_memo_put(const struct dc_plan *pl, uint64_t stage, int slot, con
 	pl->mem_memo->slot[slot].have = 1;
 }
 
-static int ledger(const struct dc_plan *pl, uint64_t stage, int slot, struct dc_mem_ledger *l, const char **error)
+/* 1 when the plan lends a memo with a states slot `slot` for its sharding */
+static int states_slot_ok(const struct dc_plan *pl, int slot)
+{
+	return act_slot_ok(pl, slot) && pl->layout.sharding <= DC_SHARD_FSDP;
+}
+
+/* 1 when key is states_part's on this plan and l->p */
+static int states_key_same(const struct states_key *k, const struct dc_plan *pl, const struct dc_state_shards *shards,
+			   const struct dc_stage_params *p)
+{
+	const struct dc_precision *pr = &pl->in->precision;
+	return k->total == p->total && k->expert_params == p->expert_params &&
+	       k->param_bytes == pr->param_bytes && k->grad_bytes == pr->grad_bytes &&
+	       k->master_bytes == pr->master_bytes && k->optimizer_bytes == pr->optimizer_bytes &&
+	       k->offload == pl->in->parallel.offload && memcmp(&k->shards, shards, sizeof(*shards)) == 0;
+}
+
+/* states_part's results from the plan's memo: 1 with l's members set when
+ * it holds this plan's, else 0 */
+static int states_memo_take(const struct dc_plan *pl, int slot, const struct dc_state_shards *shards,
+			    struct dc_mem_ledger *l)
+{
+	const struct states_vals *v;
+	if (!states_slot_ok(pl, slot) || !pl->mem_memo->states[slot][pl->layout.sharding].have ||
+	    !states_key_same(&pl->mem_memo->states[slot][pl->layout.sharding].key, pl, shards, &l->p))
+		return 0;
+	v = &pl->mem_memo->states[slot][pl->layout.sharding].v;
+	l->params_bytes = v->params;
+	l->grads_bytes = v->grads;
+	l->master_bytes = v->master;
+	l->optimizer_bytes = v->optimizer;
+	l->model_states_bytes = v->model_states;
+	l->host_params_bytes = v->host_params;
+	l->host_grads_bytes = v->host_grads;
+	l->host_master_bytes = v->host_master;
+	l->host_optimizer_bytes = v->host_optimizer;
+	l->host_bytes = v->host;
+	return 1;
+}
+
+/* Keeps states_part's results with their inputs */
+static void states_memo_put(const struct dc_plan *pl, int slot, const struct dc_state_shards *shards,
+			    const struct dc_mem_ledger *l)
+{
+	const struct dc_precision *pr = &pl->in->precision;
+	struct states_key *k;
+	struct states_vals *v;
+	if (!states_slot_ok(pl, slot))
+		return;
+	k = &pl->mem_memo->states[slot][pl->layout.sharding].key;
+	memset(k, 0, sizeof(*k));
+	k->total = l->p.total;
+	k->expert_params = l->p.expert_params;
+	k->shards = *shards;
+	k->param_bytes = pr->param_bytes;
+	k->grad_bytes = pr->grad_bytes;
+	k->master_bytes = pr->master_bytes;
+	k->optimizer_bytes = pr->optimizer_bytes;
+	k->offload = pl->in->parallel.offload;
+	v = &pl->mem_memo->states[slot][pl->layout.sharding].v;
+	v->params = l->params_bytes;
+	v->grads = l->grads_bytes;
+	v->master = l->master_bytes;
+	v->optimizer = l->optimizer_bytes;
+	v->model_states = l->model_states_bytes;
+	v->host_params = l->host_params_bytes;
+	v->host_grads = l->host_grads_bytes;
+	v->host_master = l->host_master_bytes;
+	v->host_optimizer = l->host_optimizer_bytes;
+	v->host = l->host_bytes;
+	pl->mem_memo->states[slot][pl->layout.sharding].have = 1;
+}
+
+/* The ledger of `stage`, its states sharded as `shards` says (the
+ * plan's: dc_axis_state_shards, which reads no stage), with the memo's
+ * slot `slot` (-1: none) */
+static int ledger(const struct dc_plan *pl, uint64_t stage, const struct dc_state_shards *shards, int slot,
+		  struct dc_mem_ledger *l, const char **error)
 {
 	const struct dc_config *cfg = pl->in;
 	const struct dc_precision *pr = &cfg->precision;
@@ -546,9 +691,8 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, int slot, struct dc_
 	 * parameters and join the data-parallel gradient sync (Megatron-Core);
 	 * under HSDP over one replica's shard group, dp x cp / dp_replicate */
 	uint64_t dp = pl->shard_dp_cp, grads_full;
-	struct dc_state_shards shards;
 	struct dc_ck c = {0};
-	int bad = 0, held_grads;
+	int held_grads;
 
 	/* every member is set below; these only on some stages or layouts */
 	l->fsdp_unit_params = l->fsdp_forward_params_bytes = l->fsdp_backward_params_bytes = 0;
@@ -560,42 +704,14 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, int slot, struct dc_
 		return -1;
 	}
 
-	/* model states (ZeRO section 5): none < zero1 (master, optimizer) <
-	 * zero2 (+ grads) < fsdp (+ params). Routed experts are replicated
-	 * only over the expert-data-parallel group, dp / ep ranks, so their
-	 * states shard over that (Megatron-Core's distributed optimizer) */
-	dc_axis_state_shards(pl, &shards);
-	bad |= states_bytes(&l->p, pr->param_bytes, &shards, DC_STATE_PARAMS, &l->params_bytes);
-	bad |= states_bytes(&l->p, pr->grad_bytes, &shards, DC_STATE_GRADS, &l->grads_bytes);
-	bad |= states_bytes(&l->p, pr->master_bytes, &shards, DC_STATE_MASTER, &l->master_bytes);
-	bad |= states_bytes(&l->p, pr->optimizer_bytes, &shards, DC_STATE_OPTIMIZER, &l->optimizer_bytes);
-	/* CPU offload: ZeRO-Offload (Ren et al. 2021, section 4.1) moves the
-	 * FP32 master, the optimizer states and an FP32 copy of the gradient
-	 * partition to the host and runs the step there; offloading the
-	 * parameters too (FSDP CPUOffload, ZeRO-Infinity) moves the parameter
-	 * and gradient shards, and the GPU keeps only the gathered working set */
-	l->host_params_bytes = l->host_grads_bytes = l->host_master_bytes = l->host_optimizer_bytes = 0;
-	if (cfg->parallel.offload != DC_OFFLOAD_NONE) {
-		l->host_master_bytes = l->master_bytes;
-		l->host_optimizer_bytes = l->optimizer_bytes;
-		l->master_bytes = l->optimizer_bytes = 0;
-		if (cfg->parallel.offload == DC_OFFLOAD_OPTIMIZER_PARAMS) {
-			l->host_params_bytes = l->params_bytes;
-			l->host_grads_bytes = l->grads_bytes;
-			l->params_bytes = l->grads_bytes = 0;
-		} else {
-			/* the FP32 gradient copy of the master's partition: sharded
-			 * exactly as the master is (over cp too) */
-			bad |= states_bytes(&l->p, 4, &shards, DC_STATE_MASTER, &l->host_grads_bytes);
+	/* model states: from the search's memo when it holds these
+	 * (states_memo_take) */
+	if (!states_memo_take(pl, slot, shards, l)) {
+		if (states_part(pl, shards, l) != 0) {
+			*error = "'model' x 'precision': model-state bytes per rank overflow 64 bits";
+			return -1;
 		}
-	}
-	l->host_bytes = dc_ck_add(&c, dc_ck_add(&c, l->host_params_bytes, l->host_grads_bytes),
-			      dc_ck_add(&c, l->host_master_bytes, l->host_optimizer_bytes));
-	l->model_states_bytes = dc_ck_add(&c, dc_ck_add(&c, l->params_bytes, l->grads_bytes),
-				    dc_ck_add(&c, l->master_bytes, l->optimizer_bytes));
-	if (bad || c.overflow) {
-		*error = "'model' x 'precision': model-state bytes per rank overflow 64 bits";
-		return -1;
+		states_memo_put(pl, slot, shards, l);
 	}
 
 	/* activations: what no sharding changes, from the search's memo
@@ -714,7 +830,9 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, int slot, struct dc_
 int dc_memory_stage(const struct dc_plan *p, uint64_t stage, struct dc_mem_ledger *l, const char **error)
 {
 	const char *e = NULL;
-	if (ledger(p, stage, -1, l, &e) != 0) {
+	struct dc_state_shards shards;
+	dc_axis_state_shards(p, &shards);
+	if (ledger(p, stage, &shards, -1, l, &e) != 0) {
 		if (error)
 			*error = e;
 		return -1;
@@ -779,6 +897,7 @@ static uint64_t candidates(const struct dc_plan *p, uint64_t *cand)
 int dc_memory_compute(const struct dc_plan *p, struct dc_memory_result *m, const char **error)
 {
 	struct dc_mem_ledger cur;
+	struct dc_state_shards shards;
 	const char *e = NULL;
 	uint64_t best_stage = 0, host = 0, cand[MAX_CANDIDATES], n;
 
@@ -788,9 +907,11 @@ int dc_memory_compute(const struct dc_plan *p, struct dc_memory_result *m, const
 	 * DualPipeV add the ranks where a mirrored chunk changes, candidates).
 	 * Stage order also makes the first failing stage the one reported */
 	n = candidates(p, cand);
+	/* the states' shards: the same on every stage */
+	dc_axis_state_shards(p, &shards);
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t s = cand[i];
-		if (ledger(p, s, (int)i, i == 0 ? &m->top : &cur, &e) != 0) {
+		if (ledger(p, s, &shards, (int)i, i == 0 ? &m->top : &cur, &e) != 0) {
 			if (error)
 				*error = e;
 			return -1;
