@@ -1185,6 +1185,45 @@ START_TEST(test_uneven_stage_compute)
 }
 END_TEST
 
+/* The step without FLOPs (the strategies variants' step, f NULL) clears
+ * the figures before its classes but leaves the classes and path arrays
+ * as they were: into a struct filled with 0xa5 bytes it gives the full
+ * step's time, span and rates bit for bit, no class, path, MFU or
+ * schedule figure, and zero variants. In closed form (systems.json, 1F1B
+ * pp 1 and Megatron's 1T at pp 64) and by the timeline (Mixtral under
+ * DualPipeV). */
+START_TEST(test_step_without_flops_is_the_steps_time)
+{
+	static const char *const cfgs[] = {"systems.json", "korthikanti-1t.json", "mixtral-8x7b-ep.json"};
+	static const char *const dual[] = {"cluster.gpu=a100-sxm4-80gb", "parallel.pipeline_schedule=dualpipev", NULL};
+	for (size_t i = 0; i < 3; i++) {
+		static struct dc_step s;
+		const char *err = NULL;
+		run_config(cfgs[i], i == 2 ? dual : NULL);
+		memset(&s, 0xa5, sizeof(s));
+		ck_assert_int_eq(dc_step_compute(&run_plan, &run_res.compute, &run_res.comm, NULL, &run_res.batch, &s, &err),
+				 0);
+		ck_assert(s.available && run_res.step.available);
+		ck_assert(run_res.step.time_s > 0);
+		ck_assert(s.time_s == run_res.step.time_s);
+		ck_assert(s.pipeline_s == run_res.step.pipeline_s);
+		ck_assert(s.tokens_per_s == run_res.step.tokens_per_s);
+		ck_assert(s.tokens_per_s_per_gpu == run_res.step.tokens_per_s_per_gpu);
+		ck_assert(s.gpu_s_per_token == run_res.step.gpu_s_per_token);
+		ck_assert(s.slowdown == run_res.step.slowdown);
+		ck_assert_uint_eq(s.critical_stage, run_res.step.critical_stage);
+		ck_assert_uint_eq(s.slowest_rank, run_res.step.slowest_rank);
+		ck_assert_uint_eq(s.p, run_res.step.p);
+		ck_assert_uint_eq(s.m, run_res.step.m);
+		ck_assert_uint_eq(s.nclasses, 0);
+		ck_assert_uint_eq(s.npath, 0);
+		ck_assert(s.mfu == 0 && s.hfu == 0 && s.bubble_s == 0 && s.time_to_train_s == 0);
+		for (int v = 0; v < DC_VARIANT_COUNT; v++)
+			ck_assert(!s.variants[v].available && s.variants[v].time_s == 0);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("step");
@@ -1222,6 +1261,7 @@ int main(void)
 	tcase_add_test(tc, test_uneven_stage_compute);
 	tcase_add_test(tc, test_no_negative_time_at_pp1);
 	tcase_add_test(tc, test_step_memo_changes_nothing);
+	tcase_add_test(tc, test_step_without_flops_is_the_steps_time);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

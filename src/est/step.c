@@ -5,6 +5,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1598,9 +1599,20 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 	}
 }
 
-static void step_header(const struct dc_plan *p, const struct dc_compute *c, struct dc_step *s)
+/* f NULL (a strategies variant's step: its time and rates alone, step.h)
+ * clears the figures up to the classes, and the counts and variants after
+ * them: the classes and path arrays (most of the ~3.2 KB) are left as they
+ * were, nclasses and npath 0 saying none is filled */
+static void step_header(const struct dc_plan *p, const struct dc_compute *c, const struct dc_flops *f,
+			struct dc_step *s)
 {
-	memset(s, 0, sizeof(*s));
+	if (f) {
+		memset(s, 0, sizeof(*s));
+	} else {
+		memset(s, 0, offsetof(struct dc_step, classes));
+		s->npath = 0;
+		memset(s->variants, 0, sizeof(s->variants));
+	}
 	s->available = c->available;
 	s->missing = c->missing;
 	s->p = p->layout.pp;
@@ -1633,7 +1645,7 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
 		struct dc_step_bound bound = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
 		return dc_step_compute_bounded(p, c, comm, f, b, s, &bound, error);
 	}
-	step_header(p, c, s);
+	step_header(p, c, f, s);
 	if (!c->available)
 		return 0;
 	ctx_init(&x, p, c, comm, p->step_memo, &hit);
@@ -3231,7 +3243,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 	uint64_t msim;
 	struct dc_step_bound trace_bound;
 
-	step_header(p, c, s);
+	step_header(p, c, f, s);
 	if (!c->available)
 		return 0;
 	ctx_init(&x, p, c, comm, NULL, &hit);
