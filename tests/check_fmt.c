@@ -776,6 +776,37 @@ START_TEST(test_table_has_word)
 }
 END_TEST
 
+/* dc_fmt_double drops %g's trailing zeros from the rounded digits before
+ * writing them (two at a time, then one): hand-worked texts with an even
+ * and an odd count of zeros dropped, none, and all but the first digit,
+ * in the fixed and the exponent form. */
+START_TEST(test_double_trailing_zeros)
+{
+	static const struct {
+		double v;
+		const char *text;
+	} cases[] = {
+		{0.5, "0.5"},                 /* 14 zeros dropped */
+		{0.25, "0.25"},               /* 13 */
+		{123.4, "123.4"},             /* 11 */
+		{100.25, "100.25"},           /* 10, the inner zeros kept */
+		{0.0001, "0.0001"},           /* the fixed form's smallest exponent */
+		{1.5e-5, "1.5e-05"},          /* the exponent form below it */
+		{1.1e100, "1.1e+100"},        /* three exponent digits */
+		{1e16, "1e+16"},              /* one digit left */
+		{12345678.9, "12345678.9"},   /* 6 */
+		{0.1 + 0.2, "0.30000000000000004"}, /* 17 digits, none dropped */
+		{2.5e-7, "2.5e-07"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[32];
+		size_t n = dc_fmt_double(buf, sizeof(buf), cases[i].v);
+		ck_assert_str_eq(buf, cases[i].text);
+		ck_assert_uint_eq(n, strlen(cases[i].text));
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("fmt");
@@ -796,6 +827,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_table_cache_past_its_rows);
 	tcase_add_test(tc, test_scans_last_word);
 	tcase_add_test(tc, test_table_has_word);
+	tcase_add_test(tc, test_double_trailing_zeros);
 	suite_add_tcase(s, tc);
 	return s;
 }

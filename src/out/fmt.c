@@ -403,9 +403,15 @@ static size_t fmt_exact(char *buf, double v)
 		d = pow10_u64[n - 1];
 		x++;
 	}
-	put_digits(dig + n, d);
-	for (nd = n; nd > 1 && dig[nd - 1] == '0';) /* %g drops trailing zeros */
+	/* %g drops trailing zeros: taken off d two at a time (constant
+	 * divisors), so fewer digits are written and none is scanned */
+	for (nd = n; nd > 2 && d % 100 == 0; nd -= 2)
+		d /= 100;
+	if (nd > 1 && d % 10 == 0) {
+		d /= 10;
 		nd--;
+	}
+	put_digits(dig + nd, d);
 	if (v < 0)
 		buf[o++] = '-';
 	if (x < n && x >= -4) { /* %g's fixed form */
