@@ -174,17 +174,20 @@ int dc_memory_class_at(const struct dc_plan *p, const struct dc_memory_result *m
 const char *dc_mem_phase_name(enum dc_mem_phase p);
 
 /* A search's memo of the ledger (one per thread, lent to its plans as
- * plan.h mem_memo): for each of the last plan's candidate stages, what
+ * plan.h mem_memo). For each of the last plan's candidate stages, what
  * its ledger derives from the activations and the schedule (microbatches
  * in flight, the bytes kept per layer, the embedding's and the head's),
- * with every input that part reads: the stage, its parameters, the plan's
- * activation figures (activation.h dc_act_plan), the pipeline's shape and
- * the recompute keys, compared as bytes. No sharding is among them, so a
- * layout that differs from the last in its sharding alone takes them
- * whole: the same values, so the same ledger. Only plans of one run with
- * even chunks under 1F1B, ZB-H1 or the interleaved schedule use it.
- * dc_mem_memo_new returns NULL when out of memory; dc_mem_memo_free(NULL)
- * does nothing. */
+ * kept with every input that part reads: the plan's activation figures
+ * (activation.h dc_act_plan), the pipeline's shape and the recompute keys
+ * (compared once a computation), the stage and its layers. No sharding is
+ * among them, so a layout that differs from the last in its sharding
+ * alone takes them whole. And, a row for each sharding, each stage's
+ * model states, kept with the shards, the precision's bytes and the
+ * offload (once a computation) and the parameters they split. Compared
+ * member by member or as bytes: the same values, so the same ledger. Only
+ * plans of one run with even chunks under 1F1B, ZB-H1 or the interleaved
+ * schedule use the activation part. dc_mem_memo_new returns NULL when out
+ * of memory; dc_mem_memo_free(NULL) does nothing. */
 struct dc_mem_memo;
 struct dc_mem_memo *dc_mem_memo_new(void);
 void dc_mem_memo_free(struct dc_mem_memo *m);

@@ -450,21 +450,20 @@ static int states_part(const struct dc_plan *pl, const struct dc_state_shards *s
 	return bad || c.overflow ? -1 : 0;
 }
 
-/* ---- the activation part memoised across a search's layouts ---- */
+/* ---- the ledger memoised across a search's layouts ---- */
 
 #define MEM_MEMO_SLOTS 8
 
-/* Everything act_part reads on a plan memo_fits admits: the stage, its
- * parameters (l->p), the plan's activation figures and the pipeline's
- * shape, the schedule as dc_pipeline_schedule finds it, and the keys of
- * the input it reads. Compared member by member, p and x as bytes, so a
- * match is the same inputs bit for bit. */
-struct act_key {
-	uint64_t stage, pp, v, gas, layers_per_stage, layers_per_chunk, num_layers, recompute_layers;
+/* What every stage's activation part reads of the plan (act_part, on a
+ * plan memo_fits admits): the pipeline's shape, the schedule as
+ * dc_pipeline_schedule finds it, the keys of the input it reads and the
+ * plan's activation figures, compared as bytes. A slot adds the stage
+ * and what act_part reads of its parameters, its layers and MoE layers. */
+struct act_plan_key {
+	uint64_t pp, v, gas, layers_per_stage, layers_per_chunk, num_layers, recompute_layers;
 	enum dc_pipe_schedule schedule;
 	enum dc_recompute recompute;
 	int activation_explicit;
-	struct dc_stage_params p;
 	struct dc_act_plan x;
 };
 
@@ -473,11 +472,10 @@ struct act_vals {
 	uint64_t in_flight, layer_microbatches, per_layer, layers, embedding, output, recompute, head_backward, all;
 };
 
-/* Everything states_part reads: the parameters it splits (l->p's total
- * and expert_params), the shards, the precision's bytes a parameter and
- * the offload */
-struct states_key {
-	uint64_t total, expert_params;
+/* What states_part reads of the plan: the shards, the precision's bytes
+ * a parameter and the offload. A slot adds what it reads of the stage's
+ * parameters, their total and expert_params. */
+struct states_plan_key {
 	struct dc_state_shards shards;
 	uint64_t param_bytes, grad_bytes, master_bytes, optimizer_bytes;
 	enum dc_offload offload;
@@ -490,18 +488,28 @@ struct states_vals {
 };
 
 struct dc_mem_memo {
+	/* plan: the key of the slots' activation parts (have_plan: set);
+	 * act_ok: the computation under way (mem_memo_bind) is of a plan
+	 * memo_fits admits, with that key */
+	int have_plan, act_ok;
+	struct act_plan_key plan;
 	struct {
 		int have;
-		struct act_key key;
+		uint64_t stage, layers, moe_layers;
 		struct act_vals v;
 	} slot[MEM_MEMO_SLOTS];
-	/* one a slot and a sharding: a layout's states are those of the
-	 * last layout with its sharding, a few layouts back */
+	/* a row a sharding, kept for the same sharding a few layouts on;
+	 * row: the computation's (-1: none) */
+	int row;
 	struct {
-		int have;
-		struct states_key key;
-		struct states_vals v;
-	} states[MEM_MEMO_SLOTS][DC_SHARD_FSDP + 1];
+		int have_key;
+		struct states_plan_key key;
+		struct {
+			int have;
+			uint64_t total, expert_params;
+			struct states_vals v;
+		} slot[MEM_MEMO_SLOTS];
+	} states[DC_SHARD_FSDP + 1];
 };
 
 struct dc_mem_memo *dc_mem_memo_new(void)
@@ -514,7 +522,7 @@ void dc_mem_memo_free(struct dc_mem_memo *m)
 	free(m);
 }
 
-/* 1 when act_part reads no more than act_key holds: one run, even
+/* 1 when act_part reads no more than the keys hold: one run, even
  * chunks, a schedule of one chunk a stage or the interleaved one (the
  * DualPipes read the chunks' layers and the model's shape) */
 static int memo_fits(const struct dc_plan *pl, enum dc_pipe_schedule s)
@@ -522,37 +530,91 @@ static int memo_fits(const struct dc_plan *pl, enum dc_pipe_schedule s)
 	return pl->runs.n <= 1 && !pl->chunks_uneven && s != DC_PIPE_DUALPIPE && s != DC_PIPE_DUALPIPEV;
 }
 
-static int act_key_same(const struct act_key *k, const struct dc_plan *pl, uint64_t stage, enum dc_pipe_schedule s,
-			const struct dc_stage_params *p)
+static int act_plan_same(const struct act_plan_key *k, const struct dc_plan *pl, enum dc_pipe_schedule s)
 {
 	const struct dc_config *cfg = pl->in;
-	return k->stage == stage && k->pp == pl->layout.pp && k->v == pl->v && k->gas == pl->layout.grad_accum_steps &&
+	return k->pp == pl->layout.pp && k->v == pl->v && k->gas == pl->layout.grad_accum_steps &&
 	       k->layers_per_stage == pl->layers_per_stage && k->layers_per_chunk == pl->layers_per_chunk &&
 	       k->num_layers == cfg->model.num_layers && k->recompute_layers == cfg->training.recompute_layers &&
 	       k->schedule == s && k->recompute == cfg->training.recompute &&
-	       k->activation_explicit == cfg->memory.activation_explicit && memcmp(&k->p, p, sizeof(*p)) == 0 &&
-	       memcmp(&k->x, &pl->act, sizeof(k->x)) == 0;
+	       k->activation_explicit == cfg->memory.activation_explicit && memcmp(&k->x, &pl->act, sizeof(k->x)) == 0;
 }
 
-/* 1 when the plan lends a memo and it has a slot `slot` */
-static int act_slot_ok(const struct dc_plan *pl, int slot)
+static void act_plan_put(struct act_plan_key *k, const struct dc_plan *pl, enum dc_pipe_schedule s)
 {
-	return pl->mem_memo && slot >= 0 && slot < MEM_MEMO_SLOTS;
+	memset(k, 0, sizeof(*k));
+	k->pp = pl->layout.pp;
+	k->v = pl->v;
+	k->gas = pl->layout.grad_accum_steps;
+	k->layers_per_stage = pl->layers_per_stage;
+	k->layers_per_chunk = pl->layers_per_chunk;
+	k->num_layers = pl->in->model.num_layers;
+	k->recompute_layers = pl->in->training.recompute_layers;
+	k->schedule = s;
+	k->recompute = pl->in->training.recompute;
+	k->activation_explicit = pl->in->memory.activation_explicit;
+	memcpy(&k->x, &pl->act, sizeof(k->x));
 }
 
-/* act_part's results from the plan's memo: 1 with l's members set when
+static int states_plan_same(const struct states_plan_key *k, const struct dc_plan *pl,
+			    const struct dc_state_shards *shards)
+{
+	const struct dc_precision *pr = &pl->in->precision;
+	return k->param_bytes == pr->param_bytes && k->grad_bytes == pr->grad_bytes &&
+	       k->master_bytes == pr->master_bytes && k->optimizer_bytes == pr->optimizer_bytes &&
+	       k->offload == pl->in->parallel.offload && memcmp(&k->shards, shards, sizeof(*shards)) == 0;
+}
+
+static void states_plan_put(struct states_plan_key *k, const struct dc_plan *pl, const struct dc_state_shards *shards)
+{
+	const struct dc_precision *pr = &pl->in->precision;
+	memset(k, 0, sizeof(*k));
+	k->shards = *shards;
+	k->param_bytes = pr->param_bytes;
+	k->grad_bytes = pr->grad_bytes;
+	k->master_bytes = pr->master_bytes;
+	k->optimizer_bytes = pr->optimizer_bytes;
+	k->offload = pl->in->parallel.offload;
+}
+
+/* Readies the memo for one computation of the plan's ledgers: its slots
+ * stay when the plan's keys are those they were kept with, and are
+ * emptied for the plan's keys when not. */
+static void mem_memo_bind(struct dc_mem_memo *m, const struct dc_plan *pl, const struct dc_state_shards *shards)
+{
+	enum dc_pipe_schedule s = dc_pipeline_schedule(pl);
+	m->act_ok = memo_fits(pl, s);
+	if (m->act_ok && !(m->have_plan && act_plan_same(&m->plan, pl, s))) {
+		act_plan_put(&m->plan, pl, s);
+		for (int i = 0; i < MEM_MEMO_SLOTS; i++)
+			m->slot[i].have = 0;
+		m->have_plan = 1;
+	}
+	m->row = pl->layout.sharding <= DC_SHARD_FSDP ? (int)pl->layout.sharding : -1;
+	if (m->row >= 0 && !(m->states[m->row].have_key && states_plan_same(&m->states[m->row].key, pl, shards))) {
+		states_plan_put(&m->states[m->row].key, pl, shards);
+		for (int i = 0; i < MEM_MEMO_SLOTS; i++)
+			m->states[m->row].slot[i].have = 0;
+		m->states[m->row].have_key = 1;
+	}
+}
+
+/* The plan's memo when slot `slot` of it may serve (bound), else NULL */
+static struct dc_mem_memo *memo_of(const struct dc_plan *pl, int slot)
+{
+	return slot >= 0 && slot < MEM_MEMO_SLOTS ? pl->mem_memo : NULL;
+}
+
+/* act_part's results from the bound memo: 1 with l's members set when
  * slot `slot` holds this stage's, else 0 */
 static int act_memo_take(const struct dc_plan *pl, uint64_t stage, int slot, struct dc_mem_ledger *l)
 {
-	enum dc_pipe_schedule s;
+	struct dc_mem_memo *m = memo_of(pl, slot);
 	const struct act_vals *v;
-	if (!act_slot_ok(pl, slot))
+	if (!m || !m->act_ok || !m->slot[slot].have || m->slot[slot].stage != stage ||
+	    m->slot[slot].layers != l->p.layers || m->slot[slot].moe_layers != l->p.moe_layers)
 		return 0;
-	s = dc_pipeline_schedule(pl);
-	if (!pl->mem_memo->slot[slot].have || !memo_fits(pl, s) ||
-	    !act_key_same(&pl->mem_memo->slot[slot].key, pl, stage, s, &l->p))
-		return 0;
-	v = &pl->mem_memo->slot[slot].v;
+	v = &m->slot[slot].v;
 	l->in_flight = v->in_flight;
 	l->activation_layer_microbatches = v->layer_microbatches;
 	l->activation_bytes_per_layer = v->per_layer;
@@ -565,34 +627,17 @@ static int act_memo_take(const struct dc_plan *pl, uint64_t stage, int slot, str
 	return 1;
 }
 
-/* Keeps act_part's results in slot `slot` with their inputs */
+/* Keeps act_part's results in slot `slot` of the bound memo */
 static void act_memo_put(const struct dc_plan *pl, uint64_t stage, int slot, const struct dc_mem_ledger *l)
 {
-	enum dc_pipe_schedule s;
-	struct act_key *k;
+	struct dc_mem_memo *m = memo_of(pl, slot);
 	struct act_vals *v;
-	if (!act_slot_ok(pl, slot))
+	if (!m || !m->act_ok)
 		return;
-	s = dc_pipeline_schedule(pl);
-	pl->mem_memo->slot[slot].have = 0;
-	if (!memo_fits(pl, s))
-		return;
-	k = &pl->mem_memo->slot[slot].key;
-	memset(k, 0, sizeof(*k));
-	k->stage = stage;
-	k->pp = pl->layout.pp;
-	k->v = pl->v;
-	k->gas = pl->layout.grad_accum_steps;
-	k->layers_per_stage = pl->layers_per_stage;
-	k->layers_per_chunk = pl->layers_per_chunk;
-	k->num_layers = pl->in->model.num_layers;
-	k->recompute_layers = pl->in->training.recompute_layers;
-	k->schedule = s;
-	k->recompute = pl->in->training.recompute;
-	k->activation_explicit = pl->in->memory.activation_explicit;
-	memcpy(&k->p, &l->p, sizeof(k->p));
-	memcpy(&k->x, &pl->act, sizeof(k->x));
-	v = &pl->mem_memo->slot[slot].v;
+	m->slot[slot].stage = stage;
+	m->slot[slot].layers = l->p.layers;
+	m->slot[slot].moe_layers = l->p.moe_layers;
+	v = &m->slot[slot].v;
 	v->in_flight = l->in_flight;
 	v->layer_microbatches = l->activation_layer_microbatches;
 	v->per_layer = l->activation_bytes_per_layer;
@@ -602,36 +647,20 @@ static void act_memo_put(const struct dc_plan *pl, uint64_t stage, int slot, con
 	v->recompute = l->activation_recompute_bytes;
 	v->head_backward = l->activation_head_backward_bytes;
 	v->all = l->activations_bytes;
-	pl->mem_memo->slot[slot].have = 1;
+	m->slot[slot].have = 1;
 }
 
-/* 1 when the plan lends a memo with a states slot `slot` for its sharding */
-static int states_slot_ok(const struct dc_plan *pl, int slot)
+/* states_part's results from the bound memo: 1 with l's members set when
+ * slot `slot` of the sharding's row holds these parameters', else 0 */
+static int states_memo_take(const struct dc_plan *pl, int slot, struct dc_mem_ledger *l)
 {
-	return act_slot_ok(pl, slot) && pl->layout.sharding <= DC_SHARD_FSDP;
-}
-
-/* 1 when key is states_part's on this plan and l->p */
-static int states_key_same(const struct states_key *k, const struct dc_plan *pl, const struct dc_state_shards *shards,
-			   const struct dc_stage_params *p)
-{
-	const struct dc_precision *pr = &pl->in->precision;
-	return k->total == p->total && k->expert_params == p->expert_params &&
-	       k->param_bytes == pr->param_bytes && k->grad_bytes == pr->grad_bytes &&
-	       k->master_bytes == pr->master_bytes && k->optimizer_bytes == pr->optimizer_bytes &&
-	       k->offload == pl->in->parallel.offload && memcmp(&k->shards, shards, sizeof(*shards)) == 0;
-}
-
-/* states_part's results from the plan's memo: 1 with l's members set when
- * it holds this plan's, else 0 */
-static int states_memo_take(const struct dc_plan *pl, int slot, const struct dc_state_shards *shards,
-			    struct dc_mem_ledger *l)
-{
+	struct dc_mem_memo *m = memo_of(pl, slot);
 	const struct states_vals *v;
-	if (!states_slot_ok(pl, slot) || !pl->mem_memo->states[slot][pl->layout.sharding].have ||
-	    !states_key_same(&pl->mem_memo->states[slot][pl->layout.sharding].key, pl, shards, &l->p))
+	if (!m || m->row < 0 || !m->states[m->row].slot[slot].have ||
+	    m->states[m->row].slot[slot].total != l->p.total ||
+	    m->states[m->row].slot[slot].expert_params != l->p.expert_params)
 		return 0;
-	v = &pl->mem_memo->states[slot][pl->layout.sharding].v;
+	v = &m->states[m->row].slot[slot].v;
 	l->params_bytes = v->params;
 	l->grads_bytes = v->grads;
 	l->master_bytes = v->master;
@@ -645,26 +674,16 @@ static int states_memo_take(const struct dc_plan *pl, int slot, const struct dc_
 	return 1;
 }
 
-/* Keeps states_part's results with their inputs */
-static void states_memo_put(const struct dc_plan *pl, int slot, const struct dc_state_shards *shards,
-			    const struct dc_mem_ledger *l)
+/* Keeps states_part's results in slot `slot` of the sharding's row */
+static void states_memo_put(const struct dc_plan *pl, int slot, const struct dc_mem_ledger *l)
 {
-	const struct dc_precision *pr = &pl->in->precision;
-	struct states_key *k;
+	struct dc_mem_memo *m = memo_of(pl, slot);
 	struct states_vals *v;
-	if (!states_slot_ok(pl, slot))
+	if (!m || m->row < 0)
 		return;
-	k = &pl->mem_memo->states[slot][pl->layout.sharding].key;
-	memset(k, 0, sizeof(*k));
-	k->total = l->p.total;
-	k->expert_params = l->p.expert_params;
-	k->shards = *shards;
-	k->param_bytes = pr->param_bytes;
-	k->grad_bytes = pr->grad_bytes;
-	k->master_bytes = pr->master_bytes;
-	k->optimizer_bytes = pr->optimizer_bytes;
-	k->offload = pl->in->parallel.offload;
-	v = &pl->mem_memo->states[slot][pl->layout.sharding].v;
+	m->states[m->row].slot[slot].total = l->p.total;
+	m->states[m->row].slot[slot].expert_params = l->p.expert_params;
+	v = &m->states[m->row].slot[slot].v;
 	v->params = l->params_bytes;
 	v->grads = l->grads_bytes;
 	v->master = l->master_bytes;
@@ -675,7 +694,7 @@ static void states_memo_put(const struct dc_plan *pl, int slot, const struct dc_
 	v->host_master = l->host_master_bytes;
 	v->host_optimizer = l->host_optimizer_bytes;
 	v->host = l->host_bytes;
-	pl->mem_memo->states[slot][pl->layout.sharding].have = 1;
+	m->states[m->row].slot[slot].have = 1;
 }
 
 /* The ledger of `stage`, its states sharded as `shards` says (the
@@ -706,12 +725,12 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, const struct dc_stat
 
 	/* model states: from the search's memo when it holds these
 	 * (states_memo_take) */
-	if (!states_memo_take(pl, slot, shards, l)) {
+	if (!states_memo_take(pl, slot, l)) {
 		if (states_part(pl, shards, l) != 0) {
 			*error = "'model' x 'precision': model-state bytes per rank overflow 64 bits";
 			return -1;
 		}
-		states_memo_put(pl, slot, shards, l);
+		states_memo_put(pl, slot, l);
 	}
 
 	/* activations: what no sharding changes, from the search's memo
@@ -909,6 +928,8 @@ int dc_memory_compute(const struct dc_plan *p, struct dc_memory_result *m, const
 	n = candidates(p, cand);
 	/* the states' shards: the same on every stage */
 	dc_axis_state_shards(p, &shards);
+	if (p->mem_memo)
+		mem_memo_bind(p->mem_memo, p, &shards);
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t s = cand[i];
 		if (ledger(p, s, &shards, (int)i, i == 0 ? &m->top : &cur, &e) != 0) {
