@@ -283,7 +283,8 @@ struct dc_plan {
 	 * on every input it reads, so any plan may lend it) */
 	struct dc_step_memo *step_memo;
 	/* borrowed, NULL but in a search: the memory ledger's memo of its
-	 * stages' activation part (memory.h), passed on as step_memo is */
+	 * stages' activation part and of its model states for each sharding
+	 * (memory.h), passed on as step_memo is */
 	struct dc_mem_memo *mem_memo;
 	struct dc_plan_group group[DC_GROUP_COUNT];
 	struct dc_plan_link ring_link; /* the teaching ring over ranks 0..ring_ranks-1 */

@@ -3,6 +3,7 @@
 #include "distcalc/activation.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "distcalc/plan.h"
 #include "distcalc/util.h"
@@ -486,6 +487,10 @@ void dc_act_plan_compute(const struct dc_plan *p, struct dc_act_plan *x)
 	const struct dc_config *cfg = p->in;
 	struct dc_ck c = {0};
 
+	/* zeroed whole, padding too: the memory ledger's search memo compares
+	 * two of these as bytes (memory.c, act_plan_same), so equal members
+	 * must mean equal bytes for a hit */
+	memset(x, 0, sizeof(*x));
 	x->explicit_bytes = 0;
 	x->explicit_bad = 0;
 	if (cfg->memory.activation_explicit) {
