@@ -422,7 +422,9 @@ static double hop_out(const struct dc_net *net, enum dc_net_algo a, enum dc_net_
  * function, so that a call (dc_net_time tries 5 algorithms x 3
  * protocols) pays for the channels and rates of the pairs it prices only. */
 
-/* Each protocol of mask `protos`, lowest first: `pr` names it. */
+/* Each protocol of mask `protos`, lowest first: `pr` names it. The loop
+ * keeps the protocols left in its own `rest_`, so two of these cannot be
+ * nested in one scope (nor is one needed: a call prices one mask). */
 #define EACH_PROTO(pr, protos)                                                                   \
 	for (unsigned rest_ = (protos); rest_ && ((pr) = (enum dc_net_proto)__builtin_ctz(rest_), 1); \
 	     rest_ &= rest_ - 1)

@@ -72,6 +72,10 @@ int dc_step_variants_from(const struct dc_plan *p, struct dc_step *own, const st
 	static const enum dc_variant order[] = {DC_VARIANT_FSDP, DC_VARIANT_DP};
 	struct variants_in in;
 	struct dc_compute kern;
+	/* left unset: a step without flops (dc_step_compute with f NULL, as
+	 * every variant's is) sets its time and rates and nclasses = npath =
+	 * 0, and variant_of reads only those; its classes[] and path[] stay
+	 * unset and are never read */
 	struct dc_step st;
 	int kernels = 0; /* kern holds the other variant's kernels */
 

@@ -719,22 +719,32 @@ static inline void cache_put(struct cell_cache *c, uint64_t slot, size_t col, co
 
 /* A cached row of a panel with no wrapped column, as the cell loop of
  * t_panel writes it (`indent` spaces, each cell right-aligned in its
- * column after its gap, a newline), in one piece of `line` bytes: no
- * cached cell is wider than its column (the widths were measured on
- * them), so the line's length is known before it is written. Each
- * column's padding is a fixed-size copy of spaces (put_cell's), for which
- * the piece reserves that many bytes more. */
+ * column after its gap, a newline), in one piece. No cached cell is wider
+ * than its column (the widths were measured on them), so the piece is
+ * `line` bytes; it is still measured here, a cell wider than its column
+ * written whole after its gap as put_cell would, so that a broken width
+ * can never write past the room. Each column's padding is a fixed-size
+ * copy of spaces (put_cell's), for which the piece reserves that many
+ * bytes more. */
 static void put_cached_row(struct dc_buf *b, const struct cell_cache *cc, uint64_t slot, const struct col *cols,
-			   const size_t *panel, size_t np, size_t indent, size_t line)
+			   const size_t *panel, size_t np, size_t indent)
 {
 	static const char spaces[32] = "                                ";
-	char *o = dc_buf_room(b, line + sizeof(spaces)), *start = o;
+	size_t line = indent + 1;
+	char *o, *start;
+	for (size_t k = 0; k < np; k++) {
+		size_t c = panel[k], len = cc->len[slot][c];
+		line += (len > cols[c].width ? len : cols[c].width) + (k ? 2 : 0);
+	}
+	o = dc_buf_room(b, line + sizeof(spaces));
+	start = o;
 	if (!o)
 		return;
 	memset(o, ' ', indent);
 	o += indent;
 	for (size_t k = 0; k < np; k++) {
-		size_t c = panel[k], len = cc->len[slot][c], pad = cols[c].width - len + (k ? 2 : 0);
+		size_t c = panel[k], len = cc->len[slot][c];
+		size_t pad = (cols[c].width > len ? cols[c].width - len : 0) + (k ? 2 : 0);
 		if (pad <= sizeof(spaces))
 			memcpy(o, spaces, sizeof(spaces));
 		else
@@ -761,7 +771,6 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 	size_t k, any_unit = 0;
 	int gap;
 
-	size_t line = (size_t)depth * 2 + 2 + 1; /* a row's line: indent, cells, gaps, newline */
 	int wraps = 0;
 
 	dc_buf_pad(t->b, (size_t)depth * 2 + 2);
@@ -771,7 +780,6 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 		pad_cell(t->b, cols[panel[k]].width, strlen(l), k ? 2 : 0);
 		dc_buf_puts(t->b, l);
 		any_unit |= *cols[panel[k]].ts.unit != 0;
-		line += cols[panel[k]].width + (k ? 2 : 0);
 		wraps |= cols[panel[k]].wrap;
 	}
 	dc_buf_putc(t->b, '\n');
@@ -804,7 +812,7 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 		}
 		cached = cached && cc->cells[slot] == cc->ncols;
 		if (cached && !wraps) {
-			put_cached_row(t->b, cc, slot, cols, panel, np, (size_t)depth * 2 + 2, line);
+			put_cached_row(t->b, cc, slot, cols, panel, np, (size_t)depth * 2 + 2);
 			continue;
 		}
 		if (!cached) {
