@@ -719,32 +719,28 @@ static inline void cache_put(struct cell_cache *c, uint64_t slot, size_t col, co
 
 /* A cached row of a panel with no wrapped column, as the cell loop of
  * t_panel writes it (`indent` spaces, each cell right-aligned in its
- * column after its gap, a newline), in one piece. No cached cell is wider
- * than its column (the widths were measured on them), so the piece is
- * `line` bytes; it is still measured here, a cell wider than its column
- * written whole after its gap as put_cell would, so that a broken width
- * can never write past the room. Each column's padding is a fixed-size
- * copy of spaces (put_cell's), for which the piece reserves that many
- * bytes more. */
-static void put_cached_row(struct dc_buf *b, const struct cell_cache *cc, uint64_t slot, const struct col *cols,
-			   const size_t *panel, size_t np, size_t indent)
+ * column after its gap, a newline), in one piece of `line` bytes: no
+ * cached cell is wider than its column (the widths were measured on
+ * them), so the line's length is known before it is written. Each
+ * column's padding is a fixed-size copy of spaces (put_cell's), for which
+ * the piece reserves that many bytes more. Should a cell ever be wider
+ * than its column, nothing is committed and 0 returned (the caller then
+ * writes the row cell by cell), so a broken width cannot write past the
+ * room; 1 when the row is written. */
+static int put_cached_row(struct dc_buf *b, const struct cell_cache *cc, uint64_t slot, const struct col *cols,
+			  const size_t *panel, size_t np, size_t indent, size_t line)
 {
 	static const char spaces[32] = "                                ";
-	size_t line = indent + 1;
-	char *o, *start;
-	for (size_t k = 0; k < np; k++) {
-		size_t c = panel[k], len = cc->len[slot][c];
-		line += (len > cols[c].width ? len : cols[c].width) + (k ? 2 : 0);
-	}
-	o = dc_buf_room(b, line + sizeof(spaces));
-	start = o;
+	char *o = dc_buf_room(b, line + sizeof(spaces)), *start = o;
 	if (!o)
-		return;
+		return 1; /* the buffer has failed: nothing more is written */
 	memset(o, ' ', indent);
 	o += indent;
 	for (size_t k = 0; k < np; k++) {
-		size_t c = panel[k], len = cc->len[slot][c];
-		size_t pad = (cols[c].width > len ? cols[c].width - len : 0) + (k ? 2 : 0);
+		size_t c = panel[k], len = cc->len[slot][c], pad;
+		if (len > cols[c].width)
+			return 0;
+		pad = cols[c].width - len + (k ? 2 : 0);
 		if (pad <= sizeof(spaces))
 			memcpy(o, spaces, sizeof(spaces));
 		else
@@ -755,6 +751,7 @@ static void put_cached_row(struct dc_buf *b, const struct cell_cache *cc, uint64
 	*o++ = '\n';
 	assert((size_t)(o - start) == line);
 	dc_buf_commit(b, (size_t)(o - start));
+	return 1;
 }
 
 /* One panel of a table: the columns in `panel`, header, units row (when a
@@ -771,6 +768,7 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 	size_t k, any_unit = 0;
 	int gap;
 
+	size_t line = (size_t)depth * 2 + 2 + 1; /* a row's line: indent, cells, gaps, newline */
 	int wraps = 0;
 
 	dc_buf_pad(t->b, (size_t)depth * 2 + 2);
@@ -780,6 +778,7 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 		pad_cell(t->b, cols[panel[k]].width, strlen(l), k ? 2 : 0);
 		dc_buf_puts(t->b, l);
 		any_unit |= *cols[panel[k]].ts.unit != 0;
+		line += cols[panel[k]].width + (k ? 2 : 0);
 		wraps |= cols[panel[k]].wrap;
 	}
 	dc_buf_putc(t->b, '\n');
@@ -811,10 +810,8 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 					      rs->what ? rs->what : "rows");
 		}
 		cached = cached && cc->cells[slot] == cc->ncols;
-		if (cached && !wraps) {
-			put_cached_row(t->b, cc, slot, cols, panel, np, (size_t)depth * 2 + 2);
+		if (cached && !wraps && put_cached_row(t->b, cc, slot, cols, panel, np, (size_t)depth * 2 + 2, line))
 			continue;
-		}
 		if (!cached) {
 			memset(row, 0, rs->row_size);
 			rs->row(base, r, row);
