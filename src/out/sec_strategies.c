@@ -11,6 +11,10 @@ struct view {
 	const struct dc_strategies_result *r;
 	const struct dc_step *step;
 	uint64_t ep; /* every variant keeps the configured expert parallelism */
+	/* the configured layout's expert tensor split when it is not its tp
+	 * (0 otherwise); the pure-DP and FSDP variants keep whole experts
+	 * (dc_variant_layout), so only the configured row shows it */
+	uint64_t etp;
 	const char *note, *means, *ranked_by;
 	struct dc_strategies_order order;
 };
@@ -21,6 +25,7 @@ static void view(const struct dc_run *run, void *out)
 	v->r = &run->res->strategies;
 	v->step = &run->res->step;
 	v->ep = run->plan->ep;
+	v->etp = run->plan->layout.etp && run->plan->layout.etp != run->plan->layout.tp ? run->plan->layout.etp : 0;
 	v->note = "align the work first: every row keeps the configured global batch; compare memory, bytes and time per token, never step time alone";
 	v->means = "bytes the busiest rank sends per step x world size / tokens per step";
 	{
@@ -73,9 +78,17 @@ static void variant_row(const void *base, uint64_t i, void *out)
 		n = dc_text_add_u64(row->layout, len, dc_text_add(row->layout, len, n, " x cp"), x->cp);
 	n = dc_text_add_u64(row->layout, len, dc_text_add(row->layout, len, n, " x pp"), x->pp);
 	n = dc_text_add_u64(row->layout, len, dc_text_add(row->layout, len, n, " x dp"), x->dp);
-	/* experts stay split over ep within dp in every variant */
-	if (v->ep > 1)
-		dc_text_add(row->layout, len, dc_text_add_u64(row->layout, len, dc_text_add(row->layout, len, n, " (ep"), v->ep), ")");
+	/* experts stay split over ep within dp in every variant; the
+	 * configured row's expert tensor split too, where it is not its tp */
+	{
+		uint64_t etp = k == DC_VARIANT_CONFIGURED ? v->etp : 0;
+		if (v->ep > 1)
+			n = dc_text_add_u64(row->layout, len, dc_text_add(row->layout, len, n, " (ep"), v->ep);
+		if (etp)
+			n = dc_text_add_u64(row->layout, len, dc_text_add(row->layout, len, n, v->ep > 1 ? " etp" : " (etp"), etp);
+		if (v->ep > 1 || etp)
+			dc_text_add(row->layout, len, n, ")");
+	}
 	row->sharding = dc_sharding_name(x->sharding);
 	row->x = *x;
 	row->step = v->step->variants[k];
