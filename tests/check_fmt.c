@@ -726,11 +726,13 @@ START_TEST(test_scans_last_word)
 	char t[32];
 	struct dc_buf b;
 	for (size_t n = 1; n <= 24; n++) {
-		size_t at[3] = {n - 1, n >= 8 ? n - 8 : 0, n >= 9 ? n - 9 : 0};
+		/* and for 4 to 7 bytes, two overlapping 4-byte words: the
+		 * first position of the second and just before it */
+		size_t at[5] = {n - 1, n >= 8 ? n - 8 : 0, n >= 9 ? n - 9 : 0, n >= 4 ? n - 4 : 0, n >= 5 ? n - 5 : 0};
 		memset(t, 'x', n);
 		t[n] = '\0';
 		ck_assert_int_eq(dc_text_ascii_printable(t, n), 1);
-		for (size_t k = 0; k < 3; k++) {
+		for (size_t k = 0; k < 5; k++) {
 			t[at[k]] = '\x7f';
 			ck_assert_msg(dc_text_ascii_printable(t, n) == 0, "DEL at %zu of %zu", at[k], n);
 			t[at[k]] = '"';
@@ -742,6 +744,18 @@ START_TEST(test_scans_last_word)
 			t[at[k]] = 'x';
 		}
 	}
+	/* every byte at every position of the short texts (1 to 11
+	 * bytes): flagged exactly when it is not printable ASCII, there
+	 * being no other byte to raise a false alarm */
+	for (size_t n = 1; n <= 11; n++)
+		for (size_t at = 0; at < n; at++)
+			for (int c = 1; c < 256; c++) {
+				memset(t, 'x', n);
+				t[n] = '\0';
+				t[at] = (char)c;
+				ck_assert_msg(dc_text_ascii_printable(t, n) == (c >= 0x20 && c < 0x7f), "byte %d at %zu of %zu",
+					      c, at, n);
+			}
 }
 END_TEST
 

@@ -95,8 +95,30 @@ size_t dc_fmt_u64(char *buf, uint64_t v)
 	return n;
 }
 
+/* v < 1000 (no comma) and its NUL: most counts a report prints, written
+ * without measuring them first */
+static size_t put_small(char *buf, uint32_t v)
+{
+	if (v < 10) {
+		buf[0] = (char)('0' + v);
+		buf[1] = '\0';
+		return 1;
+	}
+	if (v < 100) {
+		put2(buf, v);
+		buf[2] = '\0';
+		return 2;
+	}
+	buf[0] = (char)('0' + v / 100);
+	put2(buf + 1, v % 100);
+	buf[3] = '\0';
+	return 3;
+}
+
 size_t dc_fmt_u64_grouped(char *buf, uint64_t v)
 {
+	if (v < 1000)
+		return put_small(buf, (uint32_t)v);
 	size_t nd = u64_digits(v), len = nd + (nd - 1) / 3;
 	char *p = buf + len;
 	*p = '\0';
@@ -117,17 +139,34 @@ size_t dc_fmt_fixed_u64(char *buf, uint64_t m, unsigned prec)
 {
 	static const uint32_t pow10_u32[5] = {1, 10, 100, 1000, 10000};
 	uint64_t whole;
+	uint32_t frac;
+	size_t nw;
 	assert(prec < sizeof(pow10_u32) / sizeof(pow10_u32[0]) && "dc_fmt_fixed_u64: at most 4 decimals");
-	whole = prec ? m / pow10_u32[prec] : m;
-	size_t nw = u64_digits(whole);
-	put_digits(buf + nw, whole);
-	if (prec) {
-		/* the decimals with their leading zeros: the digits of
-		 * 10^prec + fraction, whose leading 1 the point replaces */
-		put_digits(buf + nw + 1 + prec, pow10_u32[prec] + m % pow10_u32[prec]);
-		buf[nw] = '.';
-		nw += 1 + prec;
+	if (!prec)
+		return m < 1000 ? put_small(buf, (uint32_t)m) : dc_fmt_u64(buf, m);
+	whole = m / pow10_u32[prec];
+	frac = (uint32_t)(m - whole * pow10_u32[prec]);
+	if (whole < 1000) {
+		nw = put_small(buf, (uint32_t)whole);
+	} else {
+		nw = u64_digits(whole);
+		put_digits(buf + nw, whole);
 	}
+	/* the decimals with their leading zeros */
+	buf[nw] = '.';
+	switch (prec) {
+	case 1: buf[nw + 1] = (char)('0' + frac); break;
+	case 2: put2(buf + nw + 1, frac); break;
+	case 3:
+		buf[nw + 1] = (char)('0' + frac / 100);
+		put2(buf + nw + 2, frac % 100);
+		break;
+	default:
+		put2(buf + nw + 1, frac / 100);
+		put2(buf + nw + 3, frac % 100);
+		break;
+	}
+	nw += 1 + prec;
 	buf[nw] = '\0';
 	return nw;
 }
@@ -666,15 +705,25 @@ static int ascii_printable_word(const unsigned char *s)
 	return !(((x - lo) | (x + one) | x) & top);
 }
 
-/* 1 when s[0..n) is printable ASCII (0x20 to 0x7e), 0 when it may not
- * be. Eight bytes a step; a text shorter than a word one byte at a time,
- * a longer one's last few bytes as the word that ends it (its first
- * bytes checked twice). */
-int dc_text_ascii_printable(const char *text, size_t n)
+/* ascii_printable_word for the 4 bytes at s */
+static int ascii_printable_half(const unsigned char *s)
 {
-	const unsigned char *s = (const unsigned char *)text;
+	const uint32_t lo = 0x20202020u, one = 0x01010101u, top = 0x80808080u;
+	uint32_t x;
+	memcpy(&x, s, 4);
+	return !(((x - lo) | (x + one) | x) & top);
+}
+
+/* 1 when s[0..n) is printable ASCII (0x20 to 0x7e), 0 when it may not
+ * be. Eight bytes a step, a longer text's last few bytes as the word
+ * that ends it (its first bytes checked twice); a text of 4 to 7 bytes
+ * as two overlapping 4-byte words, a shorter one a byte at a time. */
+static inline int ascii_printable(const unsigned char *s, size_t n)
+{
 	size_t i = 0;
 	if (n < 8) {
+		if (n >= 4)
+			return ascii_printable_half(s) && ascii_printable_half(s + n - 4);
 		for (; i < n; i++)
 			if (s[i] < 0x20 || s[i] >= 0x7f)
 				return 0;
@@ -684,6 +733,11 @@ int dc_text_ascii_printable(const char *text, size_t n)
 		if (!ascii_printable_word(s + i))
 			return 0;
 	return i == n || ascii_printable_word(s + n - 8);
+}
+
+int dc_text_ascii_printable(const char *text, size_t n)
+{
+	return ascii_printable((const unsigned char *)text, n);
 }
 
 int dc_text_printable(const char *s)
@@ -696,7 +750,7 @@ int dc_text_printable_n(const char *s, size_t n)
 	const unsigned char *p = (const unsigned char *)s;
 	char esc[8];
 	size_t used;
-	if (dc_text_ascii_printable(s, n))
+	if (ascii_printable(p, n))
 		return 1;
 	while (*p) {
 		if (printable_unit(p, esc, &used))
