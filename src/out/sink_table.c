@@ -622,7 +622,58 @@ struct col {
 	struct tscale ts;
 	int wrap; /* text wider than the output width: left-aligned, wrapped at spaces */
 	int scaled; /* its unit's scale follows its largest value (scaled()) */
+	int kind; /* how its cells are formatted (col_kind) */
 };
+
+/* The kinds of column whose cells the measuring pass formats itself,
+ * without cell_text's dispatch on type and unit: what cell_text writes
+ * for them, done in line (a text that needs an escape still goes to
+ * cell_text). A column that can be null is CK_ANY. */
+enum { CK_ANY, CK_COUNT, CK_TEXT, CK_STR, CK_FN };
+
+static int col_kind(const struct dc_field *f)
+{
+	if (f->is_null)
+		return CK_ANY;
+	switch (f->type) {
+	case DC_FT_U64: return f->unit == DC_U_BYTES ? CK_ANY : CK_COUNT;
+	case DC_FT_TEXT: return CK_TEXT;
+	case DC_FT_STR: return CK_STR;
+	case DC_FT_FN: return CK_FN;
+	default: return CK_ANY;
+	}
+}
+
+/* cell_text(buf, DC_CELL_MAX, f, row, ts, 0, len) for a column of `kind` */
+static inline const char *col_cell(int kind, char *buf, const struct dc_field *f, const void *row,
+				   const struct tscale *ts, size_t *len)
+{
+	const char *text;
+	switch (kind) {
+	case CK_COUNT: {
+		uint64_t u;
+		memcpy(&u, dc_fld_ptr(row, f), sizeof(u));
+		*len = dc_fmt_u64_grouped(buf, u);
+		return buf;
+	}
+	case CK_TEXT: text = dc_fld_ptr(row, f); break;
+	case CK_STR:
+		memcpy(&text, dc_fld_ptr(row, f), sizeof(text));
+		if (!text)
+			text = "";
+		break;
+	case CK_FN:
+		buf[0] = '\0';
+		f->text(row, buf, DC_CELL_MAX);
+		text = buf;
+		break;
+	default: return cell_text(buf, DC_CELL_MAX, f, row, ts, 0, len);
+	}
+	*len = strlen(text);
+	if (dc_text_printable_n(text, *len))
+		return text;
+	return cell_text(buf, DC_CELL_MAX, f, row, ts, 0, len);
+}
 
 /* Of `s` (n bytes), the part that fits in `width` columns: up to its last
  * space within the width (a word longer than the width is cut); *skip
@@ -694,8 +745,24 @@ struct cell_cache {
 	/* cells of the row kept: a row is printed from the cache when all
 	 * ncols are (each is put once), else generated again */
 	unsigned char cells[CACHE_ROWS];
-	char text[CACHE_BYTES];
+	/* CELL_COPY bytes more: a short cell is copied out as that many
+	 * bytes from its start, the last one's included */
+	char text[CACHE_BYTES + 16];
 };
+
+/* A cell of up to CELL_COPY bytes is copied as CELL_COPY bytes of which
+ * its length counts (a fixed-size copy is two moves; a call to memcpy of
+ * a variable length costs more than most cells' bytes): the source has
+ * that many bytes readable, the destination room for them. */
+#define CELL_COPY 16
+
+static inline void copy_cell(char *o, const char *c, size_t len)
+{
+	if (len <= CELL_COPY)
+		memcpy(o, c, CELL_COPY);
+	else
+		memcpy(o, c, len);
+}
 
 /* Where to format a cell of row `slot`: the cache's free end while it has
  * room for the longest cell (DC_CELL_MAX), so that cache_put finds the
@@ -722,8 +789,9 @@ static inline void cache_put(struct cell_cache *c, uint64_t slot, size_t col, co
  * column after its gap, a newline), in one piece of `line` bytes: no
  * cached cell is wider than its column (the widths were measured on
  * them), so the line's length is known before it is written. Each
- * column's padding is a fixed-size copy of spaces (put_cell's), for which
- * the piece reserves that many bytes more. Should a cell ever be wider
+ * column's padding is a fixed-size copy of spaces (put_cell's), and each
+ * short cell one of CELL_COPY bytes, for which the piece reserves that
+ * many bytes more. Should a cell ever be wider
  * than its column, nothing is committed and 0 returned (the caller then
  * writes the row cell by cell), so a broken width cannot write past the
  * room; 1 when the row is written. */
@@ -731,7 +799,7 @@ static int put_cached_row(struct dc_buf *b, const struct cell_cache *cc, uint64_
 			  const size_t *panel, size_t np, size_t indent, size_t line)
 {
 	static const char spaces[32] = "                                ";
-	char *o = dc_buf_room(b, line + sizeof(spaces)), *start = o;
+	char *o = dc_buf_room(b, line + sizeof(spaces) + CELL_COPY), *start = o;
 	if (!o)
 		return 1; /* the buffer has failed: nothing more is written */
 	memset(o, ' ', indent);
@@ -745,7 +813,7 @@ static int put_cached_row(struct dc_buf *b, const struct cell_cache *cc, uint64_
 			memcpy(o, spaces, sizeof(spaces));
 		else
 			memset(o, ' ', pad);
-		memcpy(o + pad, cc->text + cc->off[slot][c], len);
+		copy_cell(o + pad, cc->text + cc->off[slot][c], len);
 		o += pad + len;
 	}
 	*o++ = '\n';
@@ -924,6 +992,7 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 		cols[i].width = strlen(cf->f[i].label ? cf->f[i].label : cf->f[i].key);
 		cols[i].ts = scale_for(cf->f[i].unit, 0);
 		cols[i].scaled = scaled(cf->f[i].unit);
+		cols[i].kind = col_kind(&cf->f[i]);
 		if (cols[i].scaled) {
 			nscaled++;
 			keep_scaled &= cf->f[i].type == DC_FT_F64;
@@ -948,8 +1017,8 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 				si++;
 			} else {
 				size_t l;
-				const char *c = cell_text(cache_room(&cc, slot, cell), DC_CELL_MAX, &cf->f[i], row,
-							  &cols[i].ts, 0, &l);
+				const char *c =
+					col_cell(cols[i].kind, cache_room(&cc, slot, cell), &cf->f[i], row, &cols[i].ts, &l);
 				cache_put(&cc, slot, i, c, l);
 				if (l > cols[i].width)
 					cols[i].width = l;
