@@ -20,7 +20,10 @@
  *   a table's list of doubles (nested objects, more than it holds);
  * - the table sink's cell cache on a 70-row table of 250-byte texts (cells
  *   formatted in place, through scratch once the cache is nearly full, and
- *   made again past it), the scans' overlapping last word, and the
+ *   made again past it), its column kinds (counts, GiB, strings, text
+ *   functions, texts in the row, null and escaped cells, cells either side
+ *   of the 16 bytes a short one is copied as), the scans' overlapping
+ *   last word, and the
  *   table's check for a word too long to wrap a line at a time.
  *
  * dc_fmt_double has its own comparison with printf in check_report.c;
@@ -718,6 +721,103 @@ START_TEST(test_table_cache_past_its_rows)
 }
 END_TEST
 
+/* ---- the table's column kinds, each formatted by the measuring pass ---- */
+
+struct krow {
+	uint64_t n, b;
+	const char *s;
+	char t[24];
+	uint64_t i;
+};
+static const char *const kview_s[3] = {"alpha", NULL, "seventeen chars!!"};
+
+static uint64_t krow_count(const void *base)
+{
+	(void)base;
+	return 3;
+}
+
+static void krow_row(const void *base, uint64_t i, void *out)
+{
+	static const uint64_t n[3] = {0, 1234567, 999}, b[3] = {1073741824, 0, 536870912};
+	static const char *const t[3] = {"plain", "tab\there", ""};
+	struct krow *r = out;
+	(void)base;
+	r->n = n[i];
+	r->b = b[i];
+	r->s = kview_s[i];
+	snprintf(r->t, sizeof(r->t), "%s", t[i]);
+	r->i = i;
+}
+
+static int krow_null(const void *row)
+{
+	return ((const struct krow *)row)->i == 1;
+}
+
+static void krow_z(const void *row, char *buf, size_t len)
+{
+	(void)row;
+	snprintf(buf, len, "zz");
+}
+
+static void krow_fn(const void *row, char *buf, size_t len)
+{
+	static const char *const fn[3] = {"f0", "exactly sixteen!", "\x1b[31m"};
+	snprintf(buf, len, "%s", fn[((const struct krow *)row)->i]);
+}
+
+static const struct dc_field krow_fields[] = {
+	{"n", NULL, DC_U_COUNT, DC_FT_U64, offsetof(struct krow, n)},
+	{"b", NULL, DC_U_BYTES, DC_FT_U64, offsetof(struct krow, b)},
+	{"s", NULL, DC_U_NONE, DC_FT_STR, offsetof(struct krow, s)},
+	{"z", NULL, DC_U_NONE, DC_FT_FN, 0, .text = krow_z, .is_null = krow_null},
+	{"fn", NULL, DC_U_NONE, DC_FT_FN, 0, .text = krow_fn},
+	{"t", NULL, DC_U_NONE, DC_FT_TEXT, offsetof(struct krow, t)},
+};
+static const struct dc_fields krow_fs = DC_FIELDS(krow_fields);
+static const struct dc_rows krow_rows = {krow_count, krow_row, sizeof(struct krow), "rows", 1, 0, 0};
+static const struct dc_field ksec_fields[] = {
+	{"kinds", "Kinds", DC_U_NONE, DC_FT_ROWS, 0, .sub = &krow_fs, .rows = &krow_rows},
+};
+static const struct dc_fields ksec_fs = DC_FIELDS(ksec_fields);
+static const struct dc_field kroot_fields[] = {
+	{"sec", "Sec", DC_U_NONE, DC_FT_OBJECT, 0, .sub = &ksec_fs},
+};
+
+/* A count (grouped), a GiB column (three decimals, its unit in the units
+ * row), a string (a NULL one empty, one of 17 bytes: past the 16 a short
+ * cell is copied as), a text function that can be null ("n/a"), one
+ * whose texts are 2 and exactly 16 bytes and one that holds ESC (escaped,
+ * as \x1b), and a text in the row holding a tab (escaped as \t). Each
+ * column is as wide as its widest cell, label or [unit], cells
+ * right-aligned after two spaces. */
+START_TEST(test_table_column_kinds)
+{
+	struct dc_report *r = calloc(1, sizeof(*r));
+	struct dc_render_opts o = {0, 0};
+	struct dc_buf b;
+	static unsigned char view[8];
+	const char *want = "\nSec\n===\n  Kinds\n"
+			   "            n      b                  s    z                fn          t\n"
+			   "               [GiB]                                                     \n"
+			   "            0  1.000              alpha   zz                f0      plain\n"
+			   "    1,234,567  0.000                     n/a  exactly sixteen!  tab\\there\n"
+			   "          999  0.500  seventeen chars!!   zz          \\x1b[31m           \n";
+
+	ck_assert_ptr_nonnull(r);
+	r->root.f = kroot_fields;
+	r->root.n = 1;
+	r->views = view;
+	r->nsec = 1;
+	dc_buf_init(&b);
+	ck_assert_int_eq(dc_report_render_table(r, &o, &b), 0);
+	ck_assert_str_eq(b.data, want);
+	dc_buf_release(&b);
+	free(r);
+}
+END_TEST
+
 /* The word-at-a-time scans' last word overlaps the one before it when the
  * length is not a multiple of 8: a byte to flag in the last position, the
  * first position of the overlap and just before it, at lengths 1 to 24. */
@@ -839,6 +939,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_csv_plain);
 	tcase_add_test(tc, test_row_doubles);
 	tcase_add_test(tc, test_table_cache_past_its_rows);
+	tcase_add_test(tc, test_table_column_kinds);
 	tcase_add_test(tc, test_scans_last_word);
 	tcase_add_test(tc, test_table_has_word);
 	tcase_add_test(tc, test_double_trailing_zeros);
