@@ -818,6 +818,68 @@ START_TEST(test_table_column_kinds)
 }
 END_TEST
 
+/* ---- the table's fixed-point numbers against printf ---- */
+
+/* "%.*f" of x as the table shows it: a text that reads as zero has no
+ * sign ("-0.000" is "0.000") */
+static void fixed_reference(char *buf, size_t len, double x, int prec)
+{
+	size_t n = (size_t)snprintf(buf, len, "%.*f", prec, x);
+	if (buf[0] == '-' && strspn(buf + 1, "0.") == n - 1)
+		memmove(buf, buf + 1, n);
+}
+
+/* Each unit the table shows at a fixed precision (ratios 4 decimals,
+ * GB/s 3, 1/s 1, us 2, bytes/s as GB/s 3): hand-worked values (a sign
+ * dropped from a zero, a leading zero, a value past the integer path,
+ * a tie-near value, nan), then seeded values of every magnitude from
+ * 1e-7 to 1e12 and either sign against printf. */
+START_TEST(test_table_fixed_matches_printf)
+{
+	static const struct {
+		enum dc_unit unit;
+		int prec;
+		double mult, div; /* shown as v * mult / div */
+	} units[] = {
+		{DC_U_RATIO, 4, 1, 1},       {DC_U_GBPS, 3, 1, 1},           {DC_U_PER_S, 1, 1, 1},
+		{DC_U_SECONDS_US, 2, 1e6, 1}, {DC_U_BYTES_PER_S, 3, 1, 1e9},
+	};
+	static const struct {
+		enum dc_unit unit;
+		double v;
+		const char *text;
+	} hand[] = {
+		{DC_U_RATIO, -0.00004, "0.0000"},     {DC_U_RATIO, -1.25, "-1.2500"},     {DC_U_RATIO, 0.05, "0.0500"},
+		{DC_U_GBPS, 0.5, "0.500"},            {DC_U_GBPS, 1e9, "1000000000.000"}, {DC_U_GBPS, 300, "300.000"},
+		{DC_U_PER_S, 28938.54, "28938.5"},    {DC_U_PER_S, 0.25, "0.2"},          {DC_U_SECONDS_US, 2.5e-7, "0.25"},
+		{DC_U_SECONDS_US, 1.5, "1500000.00"}, {DC_U_BYTES_PER_S, 5e10, "50.000"}, {DC_U_GBPS, NAN, "nan"},
+	};
+	struct dc_rng rng;
+	unsigned long bad = 0;
+	double v;
+	struct dc_field f = {"v", NULL, DC_U_NONE, DC_FT_F64, 0};
+	const char *unit;
+	char buf[DC_CELL_MAX], want[400];
+
+	for (size_t i = 0; i < sizeof(hand) / sizeof(hand[0]); i++) {
+		f.unit = hand[i].unit;
+		v = hand[i].v;
+		ck_assert_str_eq(dc_table_cell(buf, sizeof(buf), &f, &v, 0, 0, &unit), hand[i].text);
+	}
+	dc_rng_seed(&rng, 4242);
+	for (int it = 0; it < 200000; it++) {
+		size_t u = (size_t)it % (sizeof(units) / sizeof(units[0]));
+		double mag = pow(10.0, -7.0 + 19.0 * (double)(dc_rng_next(&rng) % 1000000) / 1e6);
+		v = (dc_rng_next(&rng) & 1 ? -mag : mag) / units[u].mult * units[u].div;
+		f.unit = units[u].unit;
+		fixed_reference(want, sizeof(want), v * units[u].mult / units[u].div, units[u].prec);
+		if (strcmp(dc_table_cell(buf, sizeof(buf), &f, &v, 0, 0, &unit), want) != 0 && bad++ < 5)
+			fprintf(stderr, "fixed %.17g: '%s', want '%s'\n", v, buf, want);
+	}
+	ck_assert_uint_eq(bad, 0);
+}
+END_TEST
+
 /* The word-at-a-time scans' last word overlaps the one before it when the
  * length is not a multiple of 8: a byte to flag in the last position, the
  * first position of the overlap and just before it, at lengths 1 to 24. */
@@ -940,6 +1002,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_row_doubles);
 	tcase_add_test(tc, test_table_cache_past_its_rows);
 	tcase_add_test(tc, test_table_column_kinds);
+	tcase_add_test(tc, test_table_fixed_matches_printf);
 	tcase_add_test(tc, test_scans_last_word);
 	tcase_add_test(tc, test_table_has_word);
 	tcase_add_test(tc, test_double_trailing_zeros);

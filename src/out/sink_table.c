@@ -10,24 +10,27 @@
 struct tscale {
 	double mult;
 	const char *unit;
+	size_t ulen; /* strlen(unit) */
 };
 
-static const char *unit_text(enum dc_unit u)
+/* A unit's text and its length, which every line that shows it needs */
+static struct tscale unit_scale(enum dc_unit u)
 {
+	struct tscale t = {1.0, "", 0};
 	switch (u) {
-	case DC_U_BYTES: return "GiB";
-	case DC_U_BYTES_RAW: return "B";
+	case DC_U_BYTES: t.unit = "GiB", t.ulen = 3; break;
+	case DC_U_BYTES_RAW: t.unit = "B", t.ulen = 1; break;
 	case DC_U_GBPS:
-	case DC_U_BYTES_PER_S: return "GB/s";
-	case DC_U_FLOPS: return "TFLOP";
-	case DC_U_PER_S: return "1/s";
-	case DC_U_SECONDS: return "s";
-	case DC_U_SECONDS_US: return "us";
+	case DC_U_BYTES_PER_S: t.unit = "GB/s", t.ulen = 4; break;
+	case DC_U_FLOPS: t.unit = "TFLOP", t.ulen = 5; break;
+	case DC_U_PER_S: t.unit = "1/s", t.ulen = 3; break;
+	case DC_U_SECONDS: t.unit = "s", t.ulen = 1; break;
+	case DC_U_SECONDS_US: t.unit = "us", t.ulen = 2; break;
 	case DC_U_RATIO:
 	case DC_U_COUNT:
 	case DC_U_NONE: break;
 	}
-	return "";
+	return t;
 }
 
 static struct tscale time_scale(double max_s)
@@ -36,12 +39,15 @@ static struct tscale time_scale(double max_s)
 	if (max_s >= 1.0 || max_s == 0) {
 		t.mult = 1.0;
 		t.unit = "s";
+		t.ulen = 1;
 	} else if (max_s >= 1e-3) {
 		t.mult = 1e3;
 		t.unit = "ms";
+		t.ulen = 2;
 	} else {
 		t.mult = 1e6;
 		t.unit = "us";
+		t.ulen = 2;
 	}
 	return t;
 }
@@ -53,8 +59,7 @@ static struct tscale scale_for(enum dc_unit u, double max_abs)
 	struct tscale t;
 	if (u == DC_U_SECONDS)
 		return time_scale(max_abs);
-	t.mult = 1.0;
-	t.unit = unit_text(u);
+	t = unit_scale(u);
 	if (u == DC_U_FLOPS) {
 		static const char *const names[] = {"GFLOP", "TFLOP", "PFLOP", "EFLOP"};
 		int k = 0;
@@ -65,6 +70,7 @@ static struct tscale scale_for(enum dc_unit u, double max_abs)
 		}
 		t.mult = 1.0 / div;
 		t.unit = names[k];
+		t.ulen = 5;
 	}
 	return t;
 }
@@ -79,30 +85,60 @@ static size_t unsign_zero(char *buf, size_t n)
 	return n - 1;
 }
 
+/* The digits of v at buf, without a NUL; returns their count */
+static inline size_t put_u32_digits(char *buf, uint32_t v)
+{
+	size_t n = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5 : 6;
+	if (n == 6)
+		n += (size_t)(v >= 1000000) + (size_t)(v >= 10000000) + (size_t)(v >= 100000000) +
+		     (size_t)(v >= 1000000000);
+	for (size_t i = n; i-- > 0; v /= 10)
+		buf[i] = (char)('0' + v % 10);
+	return n;
+}
+
+/* fmt_fixed's printf path: a value too large (or not finite) to scale
+ * into an integer, or one whose scaled value sits near a half */
+static __attribute__((noinline)) size_t fmt_fixed_printf(char *buf, size_t len, double v, int prec)
+{
+	return unsign_zero(buf, (size_t)snprintf(buf, len, "%.*f", prec, v));
+}
+
 /* "%.3f" (or another fixed precision) without printf when the value is
  * small enough to scale into an integer exactly. A value that rounds to
- * zero prints without a sign. */
-static size_t fmt_fixed(char *buf, size_t len, double v, int prec)
+ * zero prints without a sign. Inline: each caller's precision is a
+ * constant, so the decimals are split off by a constant. */
+static inline size_t fmt_fixed(char *buf, size_t len, double v, int prec)
 {
 	static const double scale[] = {1, 10, 100, 1000, 10000};
+	static const uint32_t pow10[] = {1, 10, 100, 1000, 10000};
 	double s = prec >= 0 && prec <= 4 ? v * scale[prec] : 0;
 	/* below 1e9 the product is off by under 1e-7, so unless it sits near a
 	 * half it rounds as printf rounds the exact binary value */
 	if (prec >= 0 && prec <= 4 && fabs(s) < 1e9) {
 		/* |s| = ip + fr exactly (|s| < 2^52); not a tie, so the nearest
-		 * integer is ip or ip + 1 */
+		 * integer is ip or ip + 1 (at most 10^9: 32 bits) */
 		double a = fabs(s), fr;
-		uint64_t ip = (uint64_t)a;
+		uint32_t ip = (uint32_t)a;
 		fr = a - (double)ip;
 		if (fabs(fr - 0.5) > 1e-6) {
-			uint64_t m = ip + (fr > 0.5);
+			uint32_t m = ip + (fr > 0.5), frac = m % pow10[prec];
 			size_t o = 0;
 			if (signbit(s) && m != 0)
 				buf[o++] = '-';
-			return o + dc_fmt_fixed_u64(buf + o, m, (unsigned)prec);
+			o += put_u32_digits(buf + o, m / pow10[prec]);
+			if (prec) {
+				/* the decimals with their leading zeros */
+				buf[o] = '.';
+				for (int k = prec; k > 0; k--, frac /= 10)
+					buf[o + (size_t)k] = (char)('0' + frac % 10);
+				o += (size_t)prec + 1;
+			}
+			buf[o] = '\0';
+			return o;
 		}
 	}
-	return unsign_zero(buf, (size_t)snprintf(buf, len, "%.*f", prec, v));
+	return fmt_fixed_printf(buf, len, v, prec);
 }
 
 /* A double in a scaled unit (seconds, FLOPs) in the column's scale */
@@ -429,6 +465,19 @@ int dc_table_has_word(const char *s, size_t n, size_t len)
 	return 0;
 }
 
+/* 1 when s[0..n) (NUL-terminated after them) holds two spaces in a row:
+ * a short text byte by byte, where strstr's setup costs more than the
+ * scan, a longer one by strstr, which reads it 16 bytes a step. */
+static int has_double_space(const char *s, size_t n)
+{
+	if (n >= 16)
+		return strstr(s, "  ") != NULL;
+	for (size_t i = 1; i < n; i++)
+		if (s[i] == ' ' && s[i - 1] == ' ')
+			return 1;
+	return 0;
+}
+
 /* wr_puts for a text (n bytes, NUL-terminated after them, as the caller
  * measured it) that is all the wrap holds, when it is single spaces
  * between words shorter than the word buffer, none at either end: what
@@ -443,7 +492,7 @@ static int wr_simple(struct wrap *w, const char *s, size_t n)
 	size_t pos = 0;
 	if (w->wlen || w->sep || w->col != w->start || s[0] == ' ')
 		return 0;
-	if ((n && s[n - 1] == ' ') || strstr(s, "  "))
+	if ((n && s[n - 1] == ' ') || has_double_space(s, n))
 		return 0;
 	/* a word as long as the buffer is left to wr_put (only a text that
 	 * long can hold one) */
@@ -510,37 +559,82 @@ static int is_textual(const struct dc_field *f)
 	return f->type == DC_FT_STR || f->type == DC_FT_TEXT || f->type == DC_FT_FN;
 }
 
+/* n bytes of s at o in fixed-size moves that read and write [0, n) alone
+ * (two overlapping ones at most): a label or a value is mostly under 64
+ * bytes, where a call to memcpy costs more than the copy. */
+static inline void copy_short(char *o, const char *s, size_t n)
+{
+	if (n >= 16) {
+		if (n > 64) {
+			memcpy(o, s, n);
+		} else if (n > 32) {
+			memcpy(o, s, 32);
+			memcpy(o + n - 32, s + n - 32, 32);
+		} else {
+			memcpy(o, s, 16);
+			memcpy(o + n - 16, s + n - 16, 16);
+		}
+	} else if (n >= 8) {
+		memcpy(o, s, 8);
+		memcpy(o + n - 8, s + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(o, s, 4);
+		memcpy(o + n - 4, s + n - 4, 4);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			o[i] = s[i];
+	}
+}
+
+/* n spaces at o, as SPACES_COPY of them when n is no more: the caller
+ * leaves that much room, and what lies past n is written over after */
+#define SPACES_COPY 64
+static inline void put_spaces(char *o, size_t n)
+{
+	static const char spaces[SPACES_COPY] = "                                                                ";
+	if (n <= SPACES_COPY)
+		memcpy(o, spaces, SPACES_COPY);
+	else
+		memset(o, ' ', n);
+}
+
 /* Key-value block: label, value and unit; labels aligned. Within a width,
  * a label too long to leave room for the widest number goes on a line of
  * its own, and text values wrap under their column. */
 static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t n, const void *base,
 		      int depth)
 {
-	/* each label and number is formatted once: measured, then printed */
-	char labels[64][160], values[64][64], cell[DC_CELL_MAX];
-	const char *label[64];
-	int kept[64]; /* the value fits values[i]; else it is formatted again */
+	/* each label and number is formatted once: measured, then printed.
+	 * A number is formatted into `vals` at `at`, and kept there (at moves
+	 * past it) when under VALUE_KEPT bytes: so each of 64 has room for
+	 * the longest cell. */
+	enum { VALUE_KEPT = 64 };
+	char labels[64][160], vals[64 * VALUE_KEPT + DC_CELL_MAX], cell[DC_CELL_MAX];
+	const char *label[64], *value[64];
+	int kept[64]; /* value[i] holds the number; else it is formatted again */
 	size_t label_len[64], value_len[64];
 	struct tscale ts[64];
-	size_t w = 0, vmax = 0, indent = (size_t)depth * 2;
+	size_t w = 0, vmax = 0, indent = (size_t)depth * 2, at = 0;
 
 	for (size_t i = 0; i < n; i++) {
+		const struct dc_field *f = run[i];
 		size_t l;
-		label[i] = dc_fld_label(run[i], base, labels[i], sizeof(labels[i]));
+		label[i] = dc_fld_label(f, base, labels[i], sizeof(labels[i]));
 		l = label_len[i] = strlen(label[i]);
 		if (l > w)
 			w = l;
-		ts[i] = scale_for(run[i]->unit, f64_abs(run[i], base));
+		ts[i] = scaled(f->unit) ? scale_for(f->unit, f64_abs(f, base)) : unit_scale(f->unit);
 		kept[i] = 0;
 		value_len[i] = 0;
-		if (!is_textual(run[i])) {
+		if (!is_textual(f)) {
 			size_t vl;
-			const char *v = cell_text(cell, sizeof(cell), run[i], base, &ts[i], 1, &vl);
+			const char *v = cell_text(vals + at, DC_CELL_MAX, f, base, &ts[i], 1, &vl);
 			value_len[i] = vl;
-			kept[i] = vl < sizeof(values[i]);
-			if (kept[i])
-				memcpy(values[i], v, vl + 1);
-			vl += strlen(ts[i].unit) + 1;
+			kept[i] = vl < VALUE_KEPT;
+			value[i] = v;
+			if (kept[i] && v == vals + at)
+				at += vl;
+			vl += ts[i].ulen + 1;
 			if (vl > vmax)
 				vmax = vl;
 		}
@@ -554,22 +648,22 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 		/* the common line, a number beside a label that fits, in one
 		 * piece: what the general case below writes for it */
 		if (!is_textual(f) && kept[i] && l <= w && !(t->o->width && indent + l > t->o->width)) {
-			int has_unit = f->unit != DC_U_BYTES && !dc_fld_null(f, base) && *ts[i].unit;
-			size_t ul = has_unit ? strlen(ts[i].unit) : 0, vl = value_len[i], pad = w - l + 2;
+			int has_unit = f->unit != DC_U_BYTES && ts[i].ulen && !dc_fld_null(f, base);
+			size_t ul = has_unit ? ts[i].ulen : 0, vl = value_len[i], pad = w - l + 2;
 			size_t need = indent + l + pad + vl + (has_unit ? 1 + ul : 0) + 1;
-			char *o = dc_buf_room(t->b, need);
+			char *o = dc_buf_room(t->b, need + SPACES_COPY);
 			if (!o)
 				return;
-			memset(o, ' ', indent);
+			put_spaces(o, indent);
 			o += indent;
-			memcpy(o, label[i], l);
-			memset(o + l, ' ', pad);
+			copy_short(o, label[i], l);
+			put_spaces(o + l, pad);
 			o += l + pad;
-			memcpy(o, values[i], vl);
+			copy_short(o, value[i], vl);
 			o += vl;
 			if (has_unit) {
 				*o++ = ' ';
-				memcpy(o, ts[i].unit, ul);
+				copy_short(o, ts[i].unit, ul);
 				o += ul;
 			}
 			*o = '\n';
@@ -599,16 +693,16 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 			wr_puts_data(&wr, text);
 			wr_word(&wr);
 		} else if (kept[i]) {
-			dc_buf_puts(t->b, values[i]);
+			dc_buf_add(t->b, value[i], value_len[i]);
 		} else {
 			size_t vl;
 			const char *v = cell_text(cell, sizeof(cell), f, base, &ts[i], 1, &vl);
 			dc_buf_add(t->b, v, vl);
 		}
 		/* GiB scalars carry their unit inside the cell */
-		if (f->unit != DC_U_BYTES && !dc_fld_null(f, base) && !is_textual(f) && *ts[i].unit) {
+		if (f->unit != DC_U_BYTES && !dc_fld_null(f, base) && !is_textual(f) && ts[i].ulen) {
 			dc_buf_putc(t->b, ' ');
-			dc_buf_puts(t->b, ts[i].unit);
+			dc_buf_add(t->b, ts[i].unit, ts[i].ulen);
 		}
 		dc_buf_putc(t->b, '\n');
 	}
@@ -784,6 +878,36 @@ static inline void cache_put(struct cell_cache *c, uint64_t slot, size_t col, co
 	c->used += len;
 }
 
+/* The cells of the columns in `plain` (those of a fixed display unit) of
+ * row `slot`, formatted and kept as cache_room and cache_put would keep
+ * them one at a time, each column widened to its cell: one row's
+ * bookkeeping kept in registers. `scratch`: DC_CELL_MAX bytes. */
+static void cache_row(struct cell_cache *cc, uint64_t slot, const struct dc_field *fs, struct col *cols,
+		      const size_t *plain, size_t nplain, const void *row, char *scratch)
+{
+	size_t used = cc->used, kept = 0;
+	uint16_t *off = cc->off[slot], *lens = cc->len[slot];
+	for (size_t k = 0; k < nplain; k++) {
+		size_t i = plain[k], l;
+		char *at = cc->text + used;
+		const char *c = col_cell(cols[i].kind, used <= CACHE_BYTES - DC_CELL_MAX ? at : scratch, &fs[i], row,
+					 &cols[i].ts, &l);
+		if (l > cols[i].width)
+			cols[i].width = l;
+		if (c != at) { /* else formatted in place */
+			if (l > CACHE_BYTES - used)
+				continue; /* not kept: the row is made again */
+			memcpy(at, c, l);
+		}
+		off[i] = (uint16_t)used;
+		lens[i] = (uint16_t)l;
+		used += l;
+		kept++;
+	}
+	cc->used = used;
+	cc->cells[slot] = (unsigned char)(cc->cells[slot] + kept);
+}
+
 /* A cached row of a panel with no wrapped column, as the cell loop of
  * t_panel writes it (`indent` spaces, each cell right-aligned in its
  * column after its gap, a newline), in one piece of `line` bytes: no
@@ -795,25 +919,30 @@ static inline void cache_put(struct cell_cache *c, uint64_t slot, size_t col, co
  * than its column, nothing is committed and 0 returned (the caller then
  * writes the row cell by cell), so a broken width cannot write past the
  * room; 1 when the row is written. */
-static int put_cached_row(struct dc_buf *b, const struct cell_cache *cc, uint64_t slot, const struct col *cols,
-			  const size_t *panel, size_t np, size_t indent, size_t line)
+struct panel_col {
+	size_t col, width, pad; /* the column, its width, and its gap (0 or 2) */
+};
+
+static int put_cached_row(struct dc_buf *b, const struct cell_cache *cc, uint64_t slot, const struct panel_col *pc,
+			  size_t np, size_t indent, size_t line)
 {
 	static const char spaces[32] = "                                ";
+	const uint16_t *off = cc->off[slot], *lens = cc->len[slot];
 	char *o = dc_buf_room(b, line + sizeof(spaces) + CELL_COPY), *start = o;
 	if (!o)
 		return 1; /* the buffer has failed: nothing more is written */
 	memset(o, ' ', indent);
 	o += indent;
 	for (size_t k = 0; k < np; k++) {
-		size_t c = panel[k], len = cc->len[slot][c], pad;
-		if (len > cols[c].width)
+		size_t c = pc[k].col, len = lens[c], pad;
+		if (len > pc[k].width)
 			return 0;
-		pad = cols[c].width - len + (k ? 2 : 0);
+		pad = pc[k].width - len + pc[k].pad;
 		if (pad <= sizeof(spaces))
 			memcpy(o, spaces, sizeof(spaces));
 		else
 			memset(o, ' ', pad);
-		copy_cell(o + pad, cc->text + cc->off[slot][c], len);
+		copy_cell(o + pad, cc->text + off[c], len);
 		o += pad + len;
 	}
 	*o++ = '\n';
@@ -838,6 +967,7 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 
 	size_t line = (size_t)depth * 2 + 2 + 1; /* a row's line: indent, cells, gaps, newline */
 	int wraps = 0;
+	struct panel_col pc[MAX_COLS];
 
 	dc_buf_pad(t->b, (size_t)depth * 2 + 2);
 	for (k = 0; k < np; k++) {
@@ -848,13 +978,16 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 		any_unit |= *cols[panel[k]].ts.unit != 0;
 		line += cols[panel[k]].width + (k ? 2 : 0);
 		wraps |= cols[panel[k]].wrap;
+		pc[k].col = panel[k];
+		pc[k].width = cols[panel[k]].width;
+		pc[k].pad = k ? 2 : 0;
 	}
 	dc_buf_putc(t->b, '\n');
 	if (any_unit) {
 		dc_buf_pad(t->b, (size_t)depth * 2 + 2);
 		for (k = 0; k < np; k++) {
 			const char *u = cols[panel[k]].ts.unit;
-			size_t ul = strlen(u);
+			size_t ul = cols[panel[k]].ts.ulen;
 			pad_cell(t->b, cols[panel[k]].width, ul ? ul + 2 : 0, k ? 2 : 0);
 			if (ul) {
 				dc_buf_putc(t->b, '[');
@@ -878,7 +1011,7 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 					      rs->what ? rs->what : "rows");
 		}
 		cached = cached && cc->cells[slot] == cc->ncols;
-		if (cached && !wraps && put_cached_row(t->b, cc, slot, cols, panel, np, (size_t)depth * 2 + 2, line))
+		if (cached && !wraps && put_cached_row(t->b, cc, slot, pc, np, (size_t)depth * 2 + 2, line))
 			continue;
 		if (!cached) {
 			memset(row, 0, rs->row_size);
@@ -944,7 +1077,8 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	uint64_t n = rs->count(base), from, to, r;
 	char cell[DC_CELL_MAX], lb[256];
 	int gap, any_unit = 0;
-	size_t nscaled = 0, keys;
+	size_t nscaled = 0, keys, nplain = 0;
+	size_t plain[MAX_COLS], scaled_col[MAX_COLS]; /* the columns of each sort, in order */
 	struct cell_cache cc;
 	uint64_t slot;
 	/* the scaled columns' values in the cached rows, kept by pass 1 so
@@ -994,8 +1128,10 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 		cols[i].scaled = scaled(cf->f[i].unit);
 		cols[i].kind = col_kind(&cf->f[i]);
 		if (cols[i].scaled) {
-			nscaled++;
+			scaled_col[nscaled++] = i;
 			keep_scaled &= cf->f[i].type == DC_FT_F64;
+		} else {
+			plain[nplain++] = i;
 		}
 	}
 	keep_scaled &= nscaled <= SCALED_KEPT;
@@ -1004,25 +1140,26 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 		rs->row(base, r, row);
 		if (!dc_row_doubles_finite(&dbl, row) && dc_report_row_check(t->r, f, base, r, row, t->b) != 0)
 			return;
-		size_t si = 0; /* the scaled columns before column i */
-		for (i = 0; i < ncols; i++) {
-			if (cols[i].scaled) {
-				double a = f64_abs(&cf->f[i], row);
-				if (a > cols[i].max_abs)
-					cols[i].max_abs = a;
-				if (keep_scaled && slot < CACHE_ROWS) {
-					scaled_null[slot][si] = dc_fld_null(&cf->f[i], row) != 0;
-					memcpy(&scaled_v[slot][si], dc_fld_ptr(row, &cf->f[i]), sizeof(double));
-				}
-				si++;
-			} else {
-				size_t l;
-				const char *c =
-					col_cell(cols[i].kind, cache_room(&cc, slot, cell), &cf->f[i], row, &cols[i].ts, &l);
-				cache_put(&cc, slot, i, c, l);
-				if (l > cols[i].width)
-					cols[i].width = l;
+		for (size_t si = 0; si < nscaled; si++) {
+			i = scaled_col[si];
+			double a = f64_abs(&cf->f[i], row);
+			if (a > cols[i].max_abs)
+				cols[i].max_abs = a;
+			if (keep_scaled && slot < CACHE_ROWS) {
+				scaled_null[slot][si] = dc_fld_null(&cf->f[i], row) != 0;
+				memcpy(&scaled_v[slot][si], dc_fld_ptr(row, &cf->f[i]), sizeof(double));
 			}
+		}
+		if (slot < CACHE_ROWS) {
+			cache_row(&cc, slot, cf->f, cols, plain, nplain, row, cell);
+			continue;
+		}
+		for (size_t k = 0; k < nplain; k++) {
+			size_t l;
+			i = plain[k];
+			(void)col_cell(cols[i].kind, cell, &cf->f[i], row, &cols[i].ts, &l);
+			if (l > cols[i].width)
+				cols[i].width = l;
 		}
 	}
 	/* pass 2, only for scaled columns: their widths in the chosen scale */
@@ -1057,7 +1194,7 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 		}
 	}
 	for (i = 0; i < ncols; i++) {
-		size_t ul = strlen(cols[i].ts.unit);
+		size_t ul = cols[i].ts.ulen;
 		if (ul + 2 > cols[i].width)
 			cols[i].width = ul + 2;
 		if (ul)
