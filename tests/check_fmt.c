@@ -22,8 +22,9 @@
  *   formatted in place, through scratch once the cache is nearly full, and
  *   made again past it), its column kinds (counts, GiB, strings, text
  *   functions, texts in the row, null and escaped cells, cells either side
- *   of the 16 bytes a short one is copied as), the scans' overlapping
- *   last word, and the
+ *   of the 16 bytes a short one is copied as), its fixed-point numbers
+ *   against printf, a key-value block's lines (labels of each length its
+ *   copies take), the scans' overlapping last word, and the
  *   table's check for a word too long to wrap a line at a time.
  *
  * dc_fmt_double has its own comparison with printf in check_report.c;
@@ -880,6 +881,68 @@ START_TEST(test_table_fixed_matches_printf)
 }
 END_TEST
 
+/* ---- the table's key-value block ---- */
+
+struct sview {
+	uint64_t n, bytes;
+	double ratio, t_s, gbps;
+	const char *s;
+};
+
+static int sview_null(const void *base)
+{
+	(void)base;
+	return 1;
+}
+
+static const struct dc_field sblock_fields[] = {
+	{"n", "a", DC_U_COUNT, DC_FT_U64, offsetof(struct sview, n)},
+	{"bytes", "five5", DC_U_BYTES, DC_FT_U64, offsetof(struct sview, bytes)},
+	{"ratio", "twelve chars", DC_U_RATIO, DC_FT_F64, offsetof(struct sview, ratio)},
+	{"t_s", "twenty characters ok", DC_U_SECONDS, DC_FT_F64, offsetof(struct sview, t_s)},
+	{"s", "a label of forty characters, for copying", DC_U_NONE, DC_FT_STR, offsetof(struct sview, s)},
+	{"gbps", "a label of seventy characters that is wider than the 64 copied spaces.", DC_U_GBPS, DC_FT_F64,
+	 offsetof(struct sview, gbps), .is_null = sview_null},
+};
+static const struct dc_fields sblock_fs = DC_FIELDS(sblock_fields);
+static const struct dc_field sroot_fields[] = {
+	{"sec", "Sec", DC_U_NONE, DC_FT_OBJECT, 0, .sub = &sblock_fs},
+};
+
+/* Labels of 1, 5, 12, 20, 40 and 70 bytes (each length class the line's
+ * copies take, and a pad of 71 spaces, past the 64 copied in one move)
+ * aligned to the widest after two spaces: a count, 1.5 GiB with its exact
+ * bytes, a ratio's four decimals, 2.5 ms (its own scale, its unit after
+ * it), a text, and a null figure (n/a, no unit). */
+START_TEST(test_table_scalar_block)
+{
+	struct dc_report *r = calloc(1, sizeof(*r));
+	struct dc_render_opts o = {0, 0};
+	static struct sview view = {7, 1610612736, 0.25, 0.0025, 1, "text value"};
+	struct dc_buf b, want;
+
+	ck_assert_ptr_nonnull(r);
+	r->root.f = sroot_fields;
+	r->root.n = 1;
+	r->views = (unsigned char *)&view;
+	r->nsec = 1;
+	dc_buf_init(&b);
+	dc_buf_init(&want);
+	ck_assert_int_eq(dc_report_render_table(r, &o, &b), 0);
+	dc_buf_printf(&want, "\nSec\n===\n");
+	dc_buf_printf(&want, "  %-70s  %s\n", "a", "7");
+	dc_buf_printf(&want, "  %-70s  %s\n", "five5", "1.500 GiB (1,610,612,736 B)");
+	dc_buf_printf(&want, "  %-70s  %s\n", "twelve chars", "0.2500");
+	dc_buf_printf(&want, "  %-70s  %s\n", "twenty characters ok", "2.500 ms");
+	dc_buf_printf(&want, "  %-70s  %s\n", "a label of forty characters, for copying", "text value");
+	dc_buf_printf(&want, "  %s  n/a\n", "a label of seventy characters that is wider than the 64 copied spaces.");
+	ck_assert_str_eq(b.data, want.data);
+	dc_buf_release(&b);
+	dc_buf_release(&want);
+	free(r);
+}
+END_TEST
+
 /* The word-at-a-time scans' last word overlaps the one before it when the
  * length is not a multiple of 8: a byte to flag in the last position, the
  * first position of the overlap and just before it, at lengths 1 to 24. */
@@ -1003,6 +1066,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_table_cache_past_its_rows);
 	tcase_add_test(tc, test_table_column_kinds);
 	tcase_add_test(tc, test_table_fixed_matches_printf);
+	tcase_add_test(tc, test_table_scalar_block);
 	tcase_add_test(tc, test_scans_last_word);
 	tcase_add_test(tc, test_table_has_word);
 	tcase_add_test(tc, test_double_trailing_zeros);
