@@ -16,6 +16,11 @@ struct ledger_view {
 	const struct dc_plan *plan;
 	uint64_t rank, class_index, reserve_bytes, gpu_mem_bytes;
 	const char *peak_phase;
+	/* one layer's activations term by term, made once with the view
+	 * for the table of terms (which reads them for its count and each
+	 * row); has_terms 0: the config states the activations itself */
+	int has_terms;
+	struct dc_act_layer terms;
 };
 
 struct not_modeled {
@@ -34,6 +39,8 @@ struct view {
 	struct ledger_view top;
 	struct not_modeled nm;
 };
+
+static void terms_fill(struct ledger_view *v);
 
 static void view(const struct dc_run *run, void *out)
 {
@@ -57,6 +64,7 @@ static void view(const struct dc_run *run, void *out)
 	v->top.reserve_bytes = m->top.phase_reserve_bytes[m->top.peak_phase];
 	v->top.gpu_mem_bytes = v->gpu_mem_bytes;
 	v->top.peak_phase = dc_mem_phase_name(m->top.peak_phase);
+	terms_fill(&v->top);
 	v->nm.activations = "assumed (Korthikanti et al. 2022 Table 2, generalised to GQA, SwiGLU and flash attention, or the override); framework temporaries and a non-fused SwiGLU's extra silu output are not counted";
 	v->nm.optimizer_step = "foreach/fused Adam scratch and gradient-clipping buffers";
 	v->nm.checkpoint_save = "the phase follows checkpoint.format and checkpoint.gather (full adds the largest unit gathered whole, or under gather gpu the stage's whole state dict); an async save's staging copy is host memory: --experiment checkpoint";
@@ -306,12 +314,17 @@ struct term_row {
 	uint64_t bytes, kept;
 };
 
-/* the layer kind the ledger's stage holds most of: MoE when it has any */
-static int term_layer(const struct ledger_view *v, struct dc_act_layer *out)
+/* the layer kind the ledger's stage holds most of: MoE when it has any.
+ * Called once, by view(). */
+static void terms_fill(struct ledger_view *v)
 {
-	if (v->plan->in->memory.activation_explicit)
-		return -1;
-	return dc_act_layer_parts(v->plan, v->l.p.moe_layers > 0, out);
+	v->has_terms = !v->plan->in->memory.activation_explicit &&
+		       dc_act_layer_parts(v->plan, v->l.p.moe_layers > 0, &v->terms) == 0;
+}
+
+static const struct dc_act_layer *term_layer(const struct ledger_view *v)
+{
+	return v->has_terms ? &v->terms : NULL;
 }
 
 /* the i-th term that applies (held without recompute, or kept by it) */
@@ -325,12 +338,12 @@ static int nth_term(const struct dc_act_layer *t, uint64_t i)
 
 static uint64_t term_count(const void *base)
 {
-	struct dc_act_layer t;
+	const struct dc_act_layer *t = term_layer(base);
 	uint64_t n = 0;
-	if (term_layer(base, &t) != 0)
+	if (!t)
 		return 0;
 	for (int k = 0; k < DC_ACT_TERM_COUNT; k++)
-		n += t.term_bytes[k] || t.kept_bytes[k];
+		n += t->term_bytes[k] || t->kept_bytes[k];
 	return n;
 }
 
@@ -339,15 +352,15 @@ static void term_row(const void *base, uint64_t i, void *out)
 	static const char *const splits[] = {"replicated", "tp", "core"};
 	const struct ledger_view *v = base;
 	struct term_row *row = out;
-	struct dc_act_layer t;
+	const struct dc_act_layer *t = term_layer(v);
 	int k;
-	if (term_layer(v, &t) != 0 || (k = nth_term(&t, i)) < 0)
-		return; /* computed once already: it cannot fail now */
+	if (!t || (k = nth_term(t, i)) < 0)
+		return; /* counted from the same terms: it cannot fail now */
 	row->term = dc_act_term_name((enum dc_act_term)k);
 	row->formula = dc_act_term_formula((enum dc_act_term)k, v->plan->in);
 	row->split = splits[dc_act_term_group((enum dc_act_term)k)];
-	row->bytes = t.term_bytes[k];
-	row->kept = t.kept_bytes[k];
+	row->bytes = t->term_bytes[k];
+	row->kept = t->kept_bytes[k];
 }
 
 #define TR(m) offsetof(struct term_row, m)

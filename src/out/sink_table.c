@@ -85,15 +85,40 @@ static size_t unsign_zero(char *buf, size_t n)
 	return n - 1;
 }
 
-/* The digits of v at buf, without a NUL; returns their count */
+static const char two_digits[201] = "0001020304050607080910111213141516171819202122232425262728293031323334353637383940"
+				    "4142434445464748495051525354555657585960616263646566676869707172737475767778798081"
+				    "828384858687888990919293949596979899";
+
+/* The two digits of v < 100 at p */
+static inline void put2(char *p, uint32_t v)
+{
+	memcpy(p, two_digits + 2 * v, 2);
+}
+
+/* The digits of v at buf, without a NUL; returns their count. Most
+ * figures a table shows have a whole part under 1000. */
 static inline size_t put_u32_digits(char *buf, uint32_t v)
 {
-	size_t n = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5 : 6;
-	if (n == 6)
-		n += (size_t)(v >= 1000000) + (size_t)(v >= 10000000) + (size_t)(v >= 100000000) +
-		     (size_t)(v >= 1000000000);
-	for (size_t i = n; i-- > 0; v /= 10)
-		buf[i] = (char)('0' + v % 10);
+	size_t n;
+	if (v < 10) {
+		buf[0] = (char)('0' + v);
+		return 1;
+	}
+	if (v < 100) {
+		put2(buf, v);
+		return 2;
+	}
+	if (v < 1000) {
+		buf[0] = (char)('0' + v / 100);
+		put2(buf + 1, v % 100);
+		return 3;
+	}
+	n = v < 10000 ? 4 : v < 100000 ? 5 : v < 1000000 ? 6 : v < 10000000 ? 7 : v < 100000000 ? 8 : 9;
+	n += v >= 1000000000;
+	for (size_t i = n; i > 1; i -= 2, v /= 100)
+		put2(buf + i - 2, v % 100);
+	if (n & 1)
+		buf[0] = (char)('0' + v);
 	return n;
 }
 
@@ -127,13 +152,22 @@ static inline size_t fmt_fixed(char *buf, size_t len, double v, int prec)
 			if (signbit(s) && m != 0)
 				buf[o++] = '-';
 			o += put_u32_digits(buf + o, m / pow10[prec]);
-			if (prec) {
-				/* the decimals with their leading zeros */
-				buf[o] = '.';
-				for (int k = prec; k > 0; k--, frac /= 10)
-					buf[o + (size_t)k] = (char)('0' + frac % 10);
-				o += (size_t)prec + 1;
+			/* the decimals with their leading zeros */
+			buf[o] = '.';
+			switch (prec) {
+			case 0: o--; break; /* no point */
+			case 1: buf[o + 1] = (char)('0' + frac); break;
+			case 2: put2(buf + o + 1, frac); break;
+			case 3:
+				buf[o + 1] = (char)('0' + frac / 100);
+				put2(buf + o + 2, frac % 100);
+				break;
+			default:
+				put2(buf + o + 1, frac / 100);
+				put2(buf + o + 3, frac % 100);
+				break;
 			}
+			o += (size_t)prec + 1;
 			buf[o] = '\0';
 			return o;
 		}
