@@ -751,6 +751,7 @@ struct col {
 	int wrap; /* text wider than the output width: left-aligned, wrapped at spaces */
 	int scaled; /* its unit's scale follows its largest value (scaled()) */
 	int kind; /* how its cells are formatted (col_kind) */
+	size_t label_len; /* its heading's length */
 };
 
 /* The kinds of column whose cells the measuring pass formats itself,
@@ -781,7 +782,9 @@ static inline const char *col_cell(int kind, char *buf, const struct dc_field *f
 	case CK_COUNT: {
 		uint64_t u;
 		memcpy(&u, dc_fld_ptr(row, f), sizeof(u));
-		*len = dc_fmt_u64_grouped(buf, u);
+		/* a count under 1000 (most are) has no comma; a cached cell
+		 * needs no NUL (its length is kept), so none is written */
+		*len = u < 1000 ? put_u32_digits(buf, (uint32_t)u) : dc_fmt_u64_grouped(buf, u);
 		return buf;
 	}
 	case CK_TEXT: text = dc_fld_ptr(row, f); break;
@@ -1007,8 +1010,8 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 	for (k = 0; k < np; k++) {
 		const struct dc_field *c = &cf->f[panel[k]];
 		const char *l = c->label ? c->label : c->key;
-		pad_cell(t->b, cols[panel[k]].width, strlen(l), k ? 2 : 0);
-		dc_buf_puts(t->b, l);
+		pad_cell(t->b, cols[panel[k]].width, cols[panel[k]].label_len, k ? 2 : 0);
+		dc_buf_add(t->b, l, cols[panel[k]].label_len);
 		any_unit |= *cols[panel[k]].ts.unit != 0;
 		line += cols[panel[k]].width + (k ? 2 : 0);
 		wraps |= cols[panel[k]].wrap;
@@ -1157,7 +1160,7 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	for (i = 0; i < ncols; i++) {
 		cols[i].max_abs = 0;
 		cols[i].wrap = 0;
-		cols[i].width = strlen(cf->f[i].label ? cf->f[i].label : cf->f[i].key);
+		cols[i].width = cols[i].label_len = strlen(cf->f[i].label ? cf->f[i].label : cf->f[i].key);
 		cols[i].ts = scale_for(cf->f[i].unit, 0);
 		cols[i].scaled = scaled(cf->f[i].unit);
 		cols[i].kind = col_kind(&cf->f[i]);
