@@ -957,7 +957,7 @@ static void cache_row(struct cell_cache *cc, uint64_t slot, const struct dc_fiel
  * writes the row cell by cell), so a broken width cannot write past the
  * room; 1 when the row is written. */
 struct panel_col {
-	size_t col, width, pad; /* the column, its width, and its gap (0 or 2) */
+	size_t col, width, step; /* the column, its width, and its width with the gap before it */
 };
 
 static int put_cached_row(struct dc_buf *b, const struct cell_cache *cc, uint64_t slot, const struct panel_col *pc,
@@ -971,16 +971,15 @@ static int put_cached_row(struct dc_buf *b, const struct cell_cache *cc, uint64_
 	memset(o, ' ', indent);
 	o += indent;
 	for (size_t k = 0; k < np; k++) {
-		size_t c = pc[k].col, len = lens[c], pad;
+		size_t c = pc[k].col, len = lens[c], step = pc[k].step;
 		if (len > pc[k].width)
 			return 0;
-		pad = pc[k].width - len + pc[k].pad;
-		if (pad <= sizeof(spaces))
+		if (step <= sizeof(spaces))
 			memcpy(o, spaces, sizeof(spaces));
 		else
-			memset(o, ' ', pad);
-		copy_cell(o + pad, cc->text + off[c], len);
-		o += pad + len;
+			memset(o, ' ', step - len);
+		o += step; /* the cell ends the step */
+		copy_cell(o - len, cc->text + off[c], len);
 	}
 	*o++ = '\n';
 	assert((size_t)(o - start) == line);
@@ -1017,7 +1016,7 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 		wraps |= cols[panel[k]].wrap;
 		pc[k].col = panel[k];
 		pc[k].width = cols[panel[k]].width;
-		pc[k].pad = k ? 2 : 0;
+		pc[k].step = cols[panel[k]].width + (k ? 2 : 0);
 	}
 	dc_buf_putc(t->b, '\n');
 	if (any_unit) {
