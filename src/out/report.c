@@ -26,14 +26,11 @@ const char *dc_fld_text(const struct dc_field *f, const void *base, char *buf, s
 	}
 }
 
-const char *dc_fld_label(const struct dc_field *f, const void *base, char *buf, size_t len)
+const char *dc_fld_label_fn(const struct dc_field *f, const void *base, char *buf, size_t len)
 {
-	if (f->label_fn) {
-		buf[0] = '\0';
-		f->label_fn(base, buf, len);
-		return buf;
-	}
-	return f->label ? f->label : f->key ? f->key : "";
+	buf[0] = '\0';
+	f->label_fn(base, buf, len);
+	return buf;
 }
 
 void dc_excerpt_bounds_max(uint64_t n, uint64_t max, uint64_t *from, uint64_t *to)

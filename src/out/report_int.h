@@ -125,9 +125,17 @@ static inline int dc_fld_null(const struct dc_field *f, const void *base)
 
 /* The text of a STR, TEXT or FN field: a pointer into the data or into buf. */
 const char *dc_fld_text(const struct dc_field *f, const void *base, char *buf, size_t len);
+/* The label a field's label_fn writes into buf (report.c). */
+const char *dc_fld_label_fn(const struct dc_field *f, const void *base, char *buf, size_t len);
+
 /* The table label (or title) of a field; `base` is the field's container,
- * or for an object the object itself. */
-const char *dc_fld_label(const struct dc_field *f, const void *base, char *buf, size_t len);
+ * or for an object the object itself. In line: most labels are static. */
+static inline const char *dc_fld_label(const struct dc_field *f, const void *base, char *buf, size_t len)
+{
+	if (f->label_fn)
+		return dc_fld_label_fn(f, base, buf, len);
+	return f->label ? f->label : f->key ? f->key : "";
+}
 
 /* --only SECTION.TABLE: resolves `rest` (the path after the section's name,
  * keys joined by '.') in the section's fields `fs` to a table (a ROWS,

@@ -133,7 +133,7 @@ static __attribute__((noinline)) size_t fmt_fixed_printf(char *buf, size_t len, 
  * small enough to scale into an integer exactly. A value that rounds to
  * zero prints without a sign. Inline: each caller's precision is a
  * constant, so the decimals are split off by a constant. */
-static inline size_t fmt_fixed(char *buf, size_t len, double v, int prec)
+static inline __attribute__((always_inline)) size_t fmt_fixed(char *buf, size_t len, double v, int prec)
 {
 	static const double scale[] = {1, 10, 100, 1000, 10000};
 	static const uint32_t pow10[] = {1, 10, 100, 1000, 10000};
