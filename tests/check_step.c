@@ -1146,8 +1146,8 @@ END_TEST
  * does not hold is ZB-1p against 1F1B-I: measured ZB-1p is ahead in the
  * 16- and 32-GPU rows and at 64 microbatches on 8, distcalc has 1F1B-I
  * ahead but at 32 GPUs (1.5B m 64, 6.2B m 64, all three 14.6B rows
- * wrong; 1.5B m 32 measured a tie). distcalc's interleaving gains 34-480%
- * more than measured over 1F1B, close to the paper's own profiled bubble
+ * wrong; 1.5B m 32 measured a tie). distcalc's interleaving gains 1.3 to
+ * 5.8 times the measured gain over 1F1B, close to the paper's own profiled bubble
  * rates (Table 5), which rank 1F1B-I over ZB-H1 in the same rows: neither
  * model prices what one-layer chunks cost a real run. So the order of
  * those two is asserted only where measured and predicted agree. */
