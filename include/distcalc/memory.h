@@ -191,6 +191,12 @@ const char *dc_mem_phase_name(enum dc_mem_phase p);
 struct dc_mem_memo;
 struct dc_mem_memo *dc_mem_memo_new(void);
 void dc_mem_memo_free(struct dc_mem_memo *m);
+#ifdef DISTCALC_VERIFY_MEMOS
+/* Tests of the switch only (memo_verify.h): adds one byte to the
+ * activation bytes of the layers every slot keeps, so the next hit
+ * differs from a fresh computation. */
+void dc_mem_memo_corrupt(struct dc_mem_memo *m);
+#endif
 
 /* The parameters one rank of pipeline rank `stage` holds under the
  * plan's schedule: the plan's stage, but two stages under DualPipe

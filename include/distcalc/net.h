@@ -234,6 +234,15 @@ void dc_net_memo_bind(struct dc_net_memo *m, const struct dc_net *net);
 int dc_net_time_memo(struct dc_net_memo *m, const struct dc_net *net, enum dc_coll_kind op,
 		     const struct dc_net_group *g, uint64_t bytes, enum dc_net_algo force, struct dc_net_choice *out);
 
+#ifdef DISTCALC_VERIFY_MEMOS
+/* The switch's comparison of a reused choice (and its call's return)
+ * with a fresh one (memo_verify.h): aborts when they differ. */
+void dc_net_choice_verify(const char *memo, const char *what, int reused_rc, const struct dc_net_choice *reused,
+			  int fresh_rc, const struct dc_net_choice *fresh);
+/* Tests of the switch only: doubles the time every slot keeps. */
+void dc_net_memo_corrupt(struct dc_net_memo *m);
+#endif
+
 /* nccl-tests' busbw / algbw for `op` on p ranks: AllReduce 2(p-1)/p,
  * ReduceScatter, AllGather, AlltoAll (p-1)/p, Broadcast and send 1;
  * 1 when p < 2. */

@@ -197,6 +197,12 @@ void dc_step_tp_layer(const struct dc_plan *p, const struct dc_comm *comm, struc
 struct dc_step_memo;
 struct dc_step_memo *dc_step_memo_new(void);
 void dc_step_memo_free(struct dc_step_memo *m);
+#ifdef DISTCALC_VERIFY_MEMOS
+/* Tests of the switch only (memo_verify.h): moves one value the memo
+ * holds (stage 0's first backward) by one ulp, so its next hit differs
+ * from a fresh computation. */
+void dc_step_memo_corrupt(struct dc_step_memo *m);
+#endif
 
 /* Fills *s in closed form for the plan from the compute, comm, flops and
  * batch results; f NULL: the step time, the pipeline's span and the token

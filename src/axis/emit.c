@@ -2,6 +2,7 @@
  * strategy, its link, the axes' row table. See axis_int.h. */
 #include "axis_int.h"
 
+#include "distcalc/memo_verify.h"
 #include "distcalc/net.h"
 
 const struct dc_axis_row dc_axis_rows[DC_STRAT_COUNT] = {
@@ -27,6 +28,21 @@ void dc_axis_state_shards(const struct dc_plan *p, struct dc_state_shards *out)
  * same group of the same plan, the same network, an op priced alike:
  * dc_net_price_kind, FSDP's ReduceScatter of the bytes its AllGather
  * moved), else priced and kept */
+#ifdef DISTCALC_VERIFY_MEMOS
+/* A hit of the computation's memo against the call priced with no memo:
+ * an AllGather's choice kept for its ReduceScatter must be the
+ * ReduceScatter's own (dc_net_price_kind) */
+static void axis_memo_verify(const struct dc_comm_strategy *s, enum dc_coll_kind kind, uint64_t msg_bytes,
+			     const struct dc_net_choice *ch)
+{
+	struct dc_net_choice fresh;
+	if (dc_net_time(s->net, kind, s->net_group, msg_bytes, DC_NET_ALGO_AUTO, &fresh) != 0)
+		(void)dc_net_time(s->net, kind, s->net_group, msg_bytes, DC_NET_ALGO_RING, &fresh);
+	dc_net_choice_verify("a call priced once per computation (src/axis/emit.c price_call)", dc_coll_kind_name(kind),
+			     0, ch, 0, &fresh);
+}
+#endif
+
 static void price_call(struct dc_axis_ctx *x, enum dc_coll_kind kind, uint64_t msg_bytes, struct dc_net_choice *ch)
 {
 	const struct dc_comm_strategy *s = x->s;
@@ -38,6 +54,7 @@ static void price_call(struct dc_axis_ctx *x, enum dc_coll_kind kind, uint64_t m
 			if (m->slot[i].g == s->net_group && m->slot[i].msg_bytes == msg_bytes &&
 			    m->slot[i].kind == priced) {
 				*ch = m->slot[i].ch;
+				DC_MEMO_VERIFY(axis_memo_verify(s, kind, msg_bytes, ch));
 				return;
 			}
 	/* one call on the network model; a forced algorithm that cannot run

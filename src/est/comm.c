@@ -2,8 +2,11 @@
  * docs/formulas-systems.md, "Communication per step". */
 #include "distcalc/comm.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "distcalc/memo_verify.h"
 #include "distcalc/memory.h"
 #include "distcalc/net.h"
 #include "distcalc/plan.h"
@@ -102,6 +105,78 @@ static void comm_clear(struct dc_comm *c, int reshard)
 	}
 }
 
+#ifdef DISTCALC_VERIFY_MEMOS
+static const struct dc_memo_field strategy_fields[] = {
+	DC_MEMO_FIELD(struct dc_comm_strategy, in_play),
+	DC_MEMO_FIELD(struct dc_comm_strategy, group_size),
+	DC_MEMO_FIELD(struct dc_comm_strategy, link),
+	DC_MEMO_FIELD(struct dc_comm_strategy, link_params),
+	DC_MEMO_FIELD(struct dc_comm_strategy, ncoll),
+	DC_MEMO_FIELD(struct dc_comm_strategy, bytes_per_rank),
+	DC_MEMO_FIELD(struct dc_comm_strategy, time_s),
+};
+
+static const struct dc_memo_field coll_fields[] = {
+	DC_MEMO_FIELD(struct dc_coll, axis),      DC_MEMO_FIELD(struct dc_coll, kind),
+	DC_MEMO_FIELD(struct dc_coll, what),      DC_MEMO_FIELD(struct dc_coll, phase),
+	DC_MEMO_FIELD(struct dc_coll, overlap),   DC_MEMO_FIELD(struct dc_coll, count),
+	DC_MEMO_FIELD(struct dc_coll, msg_bytes), DC_MEMO_FIELD(struct dc_coll, group_size),
+	DC_MEMO_FIELD(struct dc_coll, link),      DC_MEMO_FIELD(struct dc_coll, bytes_per_rank),
+	DC_MEMO_FIELD(struct dc_coll, time_s),    DC_MEMO_FIELD(struct dc_coll, algorithm),
+	DC_MEMO_FIELD(struct dc_coll, protocol),
+};
+
+static const struct dc_memo_field group_fields[] = {
+	DC_MEMO_FIELD(struct dc_net_group, ranks),	    DC_MEMO_FIELD(struct dc_net_group, nodes),
+	DC_MEMO_FIELD(struct dc_net_group, ranks_per_node), DC_MEMO_FIELD(struct dc_net_group, rails),
+	DC_MEMO_FIELD(struct dc_net_group, concurrent),	    DC_MEMO_FIELD(struct dc_net_group, cross_leaf),
+};
+
+static const struct dc_memo_field comm_fields[] = {
+	DC_MEMO_FIELD(struct dc_comm, stage),
+	DC_MEMO_FIELD(struct dc_comm, layers),
+	DC_MEMO_FIELD(struct dc_comm, moe_layers),
+	DC_MEMO_FIELD(struct dc_comm, bytes_per_rank),
+	DC_MEMO_FIELD(struct dc_comm, time_s),
+};
+
+/* The collectives kept from another sharding's, the data-parallel
+ * axes' emitted again (dc_comm_reshard), against dc_comm_compute's: each
+ * strategy's header and its ncoll calls */
+static void reshard_verify(const struct dc_plan *p, const struct dc_comm *c)
+{
+	static const char memo[] = "collectives kept across shardings (src/est/comm.c dc_comm_reshard)";
+	/* not dc_malloc: outside the allocations a test counts or fails */
+	struct dc_comm *fresh = malloc(sizeof(*fresh));
+	const char *err = NULL;
+	char what[48];
+	if (!fresh)
+		abort(); /* a debug build's check: no way on without it */
+	if (dc_comm_compute(p, fresh, &err) != 0)
+		dc_memo_verify_u64(memo, "dc_comm_compute's return", 0, (uint64_t)-1);
+	dc_memo_verify_fields(memo, "comm", c, fresh, comm_fields, sizeof(comm_fields) / sizeof(comm_fields[0]));
+	for (int i = 0; i < DC_STRAT_COUNT; i++) {
+		snprintf(what, sizeof(what), "s[%s]", dc_strategy_name((enum dc_strategy)i));
+		dc_memo_verify_fields(memo, what, &c->s[i], &fresh->s[i], strategy_fields,
+				      sizeof(strategy_fields) / sizeof(strategy_fields[0]));
+		/* the network and group a kept strategy borrowed: another
+		 * plan's (a copy's) may hold them, so compared by content */
+		if (c->s[i].in_play && fresh->s[i].in_play) {
+			dc_memo_verify_bytes(memo, what, c->s[i].net, fresh->s[i].net, sizeof(*c->s[i].net), NULL, 0);
+			dc_memo_verify_fields(memo, what, c->s[i].net_group, fresh->s[i].net_group, group_fields,
+					      sizeof(group_fields) / sizeof(group_fields[0]));
+		}
+		for (uint64_t k = 0; k < c->s[i].ncoll && k < DC_COMM_MAX_COLL; k++) {
+			snprintf(what, sizeof(what), "s[%s].coll[%llu]", dc_strategy_name((enum dc_strategy)i),
+				 (unsigned long long)k);
+			dc_memo_verify_fields(memo, what, &c->s[i].coll[k], &fresh->s[i].coll[k], coll_fields,
+					      sizeof(coll_fields) / sizeof(coll_fields[0]));
+		}
+	}
+	free(fresh);
+}
+#endif
+
 static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **error, int reshard)
 {
 	struct dc_ck b = {0};
@@ -164,7 +239,10 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
 
 int dc_comm_reshard(const struct dc_plan *p, struct dc_comm *c, const char **error)
 {
-	return comm_run(p, c, error, 1);
+	int rc = comm_run(p, c, error, 1);
+	if (rc == 0)
+		DC_MEMO_VERIFY(reshard_verify(p, c));
+	return rc;
 }
 
 const char *dc_coll_kind_name(enum dc_coll_kind k)

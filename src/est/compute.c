@@ -23,11 +23,13 @@
 
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "distcalc/axis.h"
 #include "distcalc/config.h"
 #include "distcalc/framework.h"
+#include "distcalc/memo_verify.h"
 #include "distcalc/params.h"
 #include "distcalc/plan.h"
 #include "distcalc/util.h"
@@ -384,6 +386,16 @@ static double mem_s(const struct ctx *x, double bytes)
 	return bytes > 0 ? bytes / (x->hbm * x->mem_eff) + x->mem_t0 : 0;
 }
 
+#ifdef DISTCALC_VERIFY_MEMOS
+/* An equal GEMM's time kept for this one (`reused`) against gemm_s on
+ * this one's own arguments */
+static void gemm_verify(const struct ctx *x, const char *what, double reused, double m, double n, double k,
+			double batch)
+{
+	dc_memo_verify_double("equal GEMMs priced once (src/est/compute.c)", what, reused, gemm_s(x, m, n, k, batch));
+}
+#endif
+
 /* A linear layer's forward and input-gradient GEMM times (linear_in) */
 struct lin_gemms {
 	double fwd, dgrad;
@@ -421,6 +433,8 @@ static void linear_in(struct ctx *x, const struct prec *pr, struct part *pt, dou
 		 * of 4,096 wide) */
 		fwd = tokens == k ? wgrad : n == k ? dgrad : gemm_s(x, tokens, n, k, batch);
 	}
+	DC_MEMO_VERIFY(gemm_verify(x, "a linear layer's forward", fwd, tokens, n, k, batch));
+	DC_MEMO_VERIFY(gemm_verify(x, "a linear layer's input gradient", dgrad, tokens, k, n, batch));
 	if (out) {
 		out->fwd = fwd;
 		out->dgrad = dgrad;
@@ -555,6 +569,10 @@ static void attention(struct ctx *x, struct part *pt)
 		dk = sq == sk ? dq : gemm_s(x, sk, x->d_qk, sq, bh);
 		dp = x->d_v == x->d_qk ? qk_f : gemm_s(x, sq, sk, x->d_v, bh);
 		dv = sq == sk ? av_f : gemm_s(x, sk, x->d_v, sq, bh);
+		DC_MEMO_VERIFY(gemm_verify(x, "attention's dQ", dq, sq, x->d_qk, sk, bh));
+		DC_MEMO_VERIFY(gemm_verify(x, "attention's dK", dk, sk, x->d_qk, sq, bh));
+		DC_MEMO_VERIFY(gemm_verify(x, "attention's dP", dp, sq, sk, x->d_v, bh));
+		DC_MEMO_VERIFY(gemm_verify(x, "attention's dV", dv, sk, x->d_v, sq, bh));
 		pt->bwd_mm += dq + dk + dp + dv;
 		pt->bwd_mem += mem_s(x, 6.0 * scores) + (x->dropout ? mem_s(x, 5.0 * scores) : 0);
 	} else {
@@ -617,6 +635,7 @@ static void gated_deltanet(struct ctx *x, struct part *pt)
 	 * and *x) */
 	cvc = gemm_s(x, C, dv, C, bh);
 	ckc = dk == dv ? cvc : gemm_s(x, C, dk, C, bh);
+	DC_MEMO_VERIFY(gemm_verify(x, "Gated DeltaNet's [C x C] x [C x d_k]", ckc, C, dk, C, bh));
 	core = 2.0 * gemm_s(x, C, C, dk, bh) + cvc + ckc + cvc + 2.0 * gemm_s(x, C, dv, dk, bh) +
 	       gemm_s(x, dk, dv, C, bh);
 	pt->core_mm = core;
@@ -1154,6 +1173,39 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 	return 0;
 }
 
+#ifdef DISTCALC_VERIFY_MEMOS
+#define CF(m) DC_MEMO_FIELD(struct dc_compute, m)
+static const struct dc_memo_field compute_fields[] = {
+	CF(missing), CF(peak_flops), CF(hbm_bandwidth), CF(gpu), CF(gemm_ceiling), CF(gemm_ceiling_fp8), CF(in_situ),
+	CF(matmul_efficiency), CF(matmul_efficiency_fp8), CF(attention_backend), CF(attention_fwd_efficiency),
+	CF(attention_bwd_efficiency), CF(fp8_cast_bytes), CF(matmul_overhead_s), CF(memory_efficiency),
+	CF(memory_overhead_s), CF(sm_count), CF(dense_layer_fwd_flops), CF(moe_layer_fwd_flops), CF(dense_layer),
+	CF(moe_layer), CF(embedding), CF(head), CF(optimizer_on_host),
+};
+#undef CF
+
+/* A plan's kernels kept from another sharding's, their optimizer step
+ * refilled (dc_compute_reshard), against dc_compute_compute's */
+static void reshard_verify(const struct dc_plan *p, const struct dc_compute *c)
+{
+	static const char memo[] = "kernels kept across shardings (src/est/compute.c dc_compute_reshard)";
+	struct dc_compute fresh;
+	const char *err = NULL;
+	char what[32];
+	if (dc_compute_compute(p, &fresh, &err) != 0)
+		dc_memo_verify_u64(memo, "dc_compute_compute's return", 0, (uint64_t)-1);
+	dc_memo_verify_u64(memo, "available", (uint64_t)c->available, (uint64_t)fresh.available);
+	if (!c->available)
+		return;
+	dc_memo_verify_fields(memo, "compute", c, &fresh, compute_fields,
+			      sizeof(compute_fields) / sizeof(compute_fields[0]));
+	for (uint64_t i = 0; i < p->nsegments && i < DC_PLAN_MAX_SEGMENTS; i++) {
+		snprintf(what, sizeof(what), "optimizer_s[%llu]", (unsigned long long)i);
+		dc_memo_verify_double(memo, what, c->optimizer_s[i], fresh.optimizer_s[i]);
+	}
+}
+#endif
+
 void dc_compute_reshard(const struct dc_plan *p, struct dc_compute *c)
 {
 	struct ctx x;
@@ -1168,4 +1220,5 @@ void dc_compute_reshard(const struct dc_plan *p, struct dc_compute *c)
 	x.mem_t0 = c->memory_overhead_s;
 	for (uint64_t i = 0; i < p->nsegments && i < DC_PLAN_MAX_SEGMENTS; i++)
 		c->optimizer_s[i] = p->segment_overflow[i] ? 0 : optimizer_s(&x, &p->segment_params[i]);
+	DC_MEMO_VERIFY(reshard_verify(p, c));
 }

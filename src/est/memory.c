@@ -4,6 +4,7 @@
 
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "distcalc/axis.h"
 #include "distcalc/checkpoint.h"
 #include "distcalc/framework.h"
+#include "distcalc/memo_verify.h"
 #include "distcalc/params.h"
 #include "distcalc/plan.h"
 #include "distcalc/util.h"
@@ -697,6 +699,62 @@ static void states_memo_put(const struct dc_plan *pl, int slot, const struct dc_
 	m->states[m->row].slot[slot].have = 1;
 }
 
+#ifdef DISTCALC_VERIFY_MEMOS
+/* What states_memo_take and act_memo_take set of a ledger */
+static const struct dc_memo_field states_fields[] = {
+	DC_MEMO_FIELD(struct dc_mem_ledger, params_bytes),
+	DC_MEMO_FIELD(struct dc_mem_ledger, grads_bytes),
+	DC_MEMO_FIELD(struct dc_mem_ledger, master_bytes),
+	DC_MEMO_FIELD(struct dc_mem_ledger, optimizer_bytes),
+	DC_MEMO_FIELD(struct dc_mem_ledger, model_states_bytes),
+	DC_MEMO_FIELD(struct dc_mem_ledger, host_params_bytes),
+	DC_MEMO_FIELD(struct dc_mem_ledger, host_grads_bytes),
+	DC_MEMO_FIELD(struct dc_mem_ledger, host_master_bytes),
+	DC_MEMO_FIELD(struct dc_mem_ledger, host_optimizer_bytes),
+	DC_MEMO_FIELD(struct dc_mem_ledger, host_bytes),
+};
+
+static const struct dc_memo_field act_fields[] = {
+	DC_MEMO_FIELD(struct dc_mem_ledger, in_flight),
+	DC_MEMO_FIELD(struct dc_mem_ledger, activation_layer_microbatches),
+	DC_MEMO_FIELD(struct dc_mem_ledger, activation_bytes_per_layer),
+	DC_MEMO_FIELD(struct dc_mem_ledger, activation_layers_bytes),
+	DC_MEMO_FIELD(struct dc_mem_ledger, activation_embedding_bytes),
+	DC_MEMO_FIELD(struct dc_mem_ledger, activation_output_bytes),
+	DC_MEMO_FIELD(struct dc_mem_ledger, activation_recompute_bytes),
+	DC_MEMO_FIELD(struct dc_mem_ledger, activation_head_backward_bytes),
+	DC_MEMO_FIELD(struct dc_mem_ledger, activations_bytes),
+};
+
+/* A ledger memo hit (l: the members it set) against states_part or
+ * act_part run again on a copy of l (`act`: the activation part) */
+static void mem_memo_verify(const struct dc_plan *pl, uint64_t stage, const struct dc_state_shards *shards, int act,
+			    const struct dc_mem_ledger *l)
+{
+	static const char memo[] = "memory-ledger memo (src/est/memory.c)";
+	struct dc_mem_ledger fresh = *l;
+	char what[48];
+	if (act) {
+		snprintf(what, sizeof(what), "stage %llu's activation part", (unsigned long long)stage);
+		if (act_part(pl, stage, &fresh) != 0)
+			dc_memo_verify_u64(memo, what, 0, 1); /* the hit had no overflow */
+		dc_memo_verify_fields(memo, what, l, &fresh, act_fields, sizeof(act_fields) / sizeof(act_fields[0]));
+	} else {
+		snprintf(what, sizeof(what), "stage %llu's model states", (unsigned long long)stage);
+		if (states_part(pl, shards, &fresh) != 0)
+			dc_memo_verify_u64(memo, what, 0, 1);
+		dc_memo_verify_fields(memo, what, l, &fresh, states_fields,
+				      sizeof(states_fields) / sizeof(states_fields[0]));
+	}
+}
+
+void dc_mem_memo_corrupt(struct dc_mem_memo *m)
+{
+	for (int i = 0; i < MEM_MEMO_SLOTS; i++)
+		m->slot[i].v.layers++;
+}
+#endif
+
 /* The ledger of `stage`, its states sharded as `shards` says (the
  * plan's: dc_axis_state_shards, which reads no stage), with the memo's
  * slot `slot` (-1: none) */
@@ -731,6 +789,8 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, const struct dc_stat
 			return -1;
 		}
 		states_memo_put(pl, slot, l);
+	} else {
+		DC_MEMO_VERIFY(mem_memo_verify(pl, stage, shards, 0, l));
 	}
 
 	/* activations: what no sharding changes, from the search's memo
@@ -741,6 +801,8 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, const struct dc_stat
 			return -1;
 		}
 		act_memo_put(pl, stage, slot, l);
+	} else {
+		DC_MEMO_VERIFY(mem_memo_verify(pl, stage, shards, 1, l));
 	}
 
 	/* FSDP2 lifecycle (the gathered copy at precision.working_bytes, BF16

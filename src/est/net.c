@@ -13,6 +13,7 @@
 #include <assert.h>
 #include <string.h>
 
+#include "distcalc/memo_verify.h"
 #include "distcalc/util.h"
 
 #define US 1e-6
@@ -828,6 +829,41 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h;
 }
 
+#ifdef DISTCALC_VERIFY_MEMOS
+void dc_net_choice_verify(const char *memo, const char *what, int reused_rc, const struct dc_net_choice *reused,
+			  int fresh_rc, const struct dc_net_choice *fresh)
+{
+	static const struct dc_memo_field fields[] = {
+		DC_MEMO_FIELD(struct dc_net_choice, time_s),
+		DC_MEMO_FIELD(struct dc_net_choice, algo),
+		DC_MEMO_FIELD(struct dc_net_choice, proto),
+		DC_MEMO_FIELD(struct dc_net_choice, algorithm),
+		DC_MEMO_FIELD(struct dc_net_choice, protocol),
+		DC_MEMO_FIELD(struct dc_net_choice, algbw_bytes_per_s),
+		DC_MEMO_FIELD(struct dc_net_choice, busbw_bytes_per_s),
+	};
+	dc_memo_verify_u64(memo, "return code", (uint64_t)(int64_t)reused_rc, (uint64_t)(int64_t)fresh_rc);
+	if (reused_rc == 0)
+		dc_memo_verify_fields(memo, what, reused, fresh, fields, sizeof(fields) / sizeof(fields[0]));
+}
+
+/* A hit of slot sl against dc_net_time on the same call */
+static void net_memo_verify(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
+			    uint64_t bytes, enum dc_net_algo force, const struct dc_net_memo_slot *sl)
+{
+	struct dc_net_choice fresh;
+	int rc = dc_net_time(net, op, g, bytes, force, &fresh);
+	dc_net_choice_verify("network price memo (src/est/net.c dc_net_time_memo)", "choice", sl->rc, &sl->out, rc,
+			     &fresh);
+}
+
+void dc_net_memo_corrupt(struct dc_net_memo *m)
+{
+	for (size_t i = 0; i < DC_NET_MEMO_SLOTS; i++)
+		m->slot[i].out.time_s *= 2;
+}
+#endif
+
 int dc_net_time_memo(struct dc_net_memo *m, const struct dc_net *net, enum dc_coll_kind op,
 		     const struct dc_net_group *g, uint64_t bytes, enum dc_net_algo force, struct dc_net_choice *out)
 {
@@ -854,6 +890,7 @@ int dc_net_time_memo(struct dc_net_memo *m, const struct dc_net *net, enum dc_co
 	sl = &m->slot[h & (DC_NET_MEMO_SLOTS - 1)];
 	if (sl->used && sl->bytes == bytes && sl->op == (int)op && sl->force == (int)force && same_group(&sl->g, g)) {
 		m->hits++;
+		DC_MEMO_VERIFY(net_memo_verify(net, op, g, bytes, force, sl));
 		if (sl->rc == 0)
 			*out = sl->out;
 		return sl->rc;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "distcalc/framework.h"
+#include "distcalc/memo_verify.h"
 #include "distcalc/plan.h"
 #include "distcalc/util.h"
 
@@ -539,6 +540,32 @@ struct layers_memo {
 	struct cost f, b;
 };
 
+#ifdef DISTCALC_VERIFY_MEMOS
+static const struct dc_memo_field cost_fields[] = {
+	DC_MEMO_FIELD(struct cost, dur),    DC_MEMO_FIELD(struct cost, comp),    DC_MEMO_FIELD(struct cost, hidden),
+	DC_MEMO_FIELD(struct cost, wgrad),  DC_MEMO_FIELD(struct cost, ex),      DC_MEMO_FIELD(struct cost, tp_comm),
+	DC_MEMO_FIELD(struct cost, ep_comm), DC_MEMO_FIELD(struct cost, cp_comm), DC_MEMO_FIELD(struct cost, ag),
+	DC_MEMO_FIELD(struct cost, rs),
+};
+
+/* A chunk's forward and backward costs kept (f, b) against chunk_cost_of
+ * (`layers`: its layers' part alone, chunk_layers_cost) on stage `stage` */
+static void chunk_verify(const char *memo, const struct costs *k, uint64_t stage, const struct chunk *ch, int layers,
+			 const struct cost *f, const struct cost *b)
+{
+	struct cost ff, fb;
+	if (layers) {
+		chunk_layers_cost(k, stage, ch, 0, 0, &ff);
+		chunk_layers_cost(k, stage, ch, 1, 0, &fb);
+	} else {
+		chunk_cost_of(k, stage, ch, 0, 0, &ff);
+		chunk_cost_of(k, stage, ch, 1, 0, &fb);
+	}
+	dc_memo_verify_bytes(memo, "forward", f, &ff, sizeof(*f), cost_fields, sizeof(cost_fields) / sizeof(cost_fields[0]));
+	dc_memo_verify_bytes(memo, "backward", b, &fb, sizeof(*b), cost_fields, sizeof(cost_fields) / sizeof(cost_fields[0]));
+}
+#endif
+
 static void layers_of(const struct costs *k, uint64_t stage, const struct chunk *ch, struct layers_memo *lm,
 		      struct cost *f, struct cost *b)
 {
@@ -550,6 +577,9 @@ static void layers_of(const struct costs *k, uint64_t stage, const struct chunk 
 		lm->layers = ch->at.layers;
 		lm->dense = ch->dense;
 		lm->share = share;
+	} else {
+		DC_MEMO_VERIFY(chunk_verify("a chunk's layers priced once (step.c layers_of)", k, stage, ch, 1, &lm->f,
+					    &lm->b));
 	}
 	*f = lm->f;
 	*b = lm->b;
@@ -589,6 +619,17 @@ static void chunk_costs(const struct costs *k, uint64_t stage, const struct chun
 		chunk_ends_cost(k, ch, 1, b);
 	}
 }
+
+#ifdef DISTCALC_VERIFY_MEMOS
+/* Chunk c's costs as stage_ops kept them (an alike chunk's, or the
+ * layers' part from layers_of) against chunk_cost_of's */
+static void alike_verify(const struct costs *k, uint64_t stage, uint64_t c, const struct cost *f, const struct cost *b)
+{
+	struct chunk ch;
+	chunk_of(k->p, stage, c, &ch);
+	chunk_verify("a stage's alike chunks priced once (step.c stage_ops)", k, stage, &ch, 0, f, b);
+}
+#endif
 
 static void stage_ops(const struct costs *k, uint64_t stage, struct dc_step_stage *st, struct layers_memo *lm)
 {
@@ -634,6 +675,7 @@ static void stage_ops(const struct costs *k, uint64_t stage, struct dc_step_stag
 				prev = ch;
 			}
 		}
+		DC_MEMO_VERIFY(alike_verify(k, stage, c, &f, &b));
 		sum_chunk(&sum, &f, &b);
 	}
 	st->fwd_last_s = f.dur;
@@ -1623,6 +1665,65 @@ static void step_header(const struct dc_plan *p, const struct dc_compute *c, con
 	s->slowdown = p->in->overlap.compute_slowdown;
 }
 
+#ifdef DISTCALC_VERIFY_MEMOS
+static const struct dc_memo_field stage_fields[] = {
+	DC_MEMO_FIELD(struct dc_step_stage, fwd_s),
+	DC_MEMO_FIELD(struct dc_step_stage, bwd_s),
+	DC_MEMO_FIELD(struct dc_step_stage, fwd_first_s),
+	DC_MEMO_FIELD(struct dc_step_stage, bwd_first_s),
+	DC_MEMO_FIELD(struct dc_step_stage, fwd_last_s),
+	DC_MEMO_FIELD(struct dc_step_stage, bwd_last_s),
+	DC_MEMO_FIELD(struct dc_step_stage, exposed_s),
+	DC_MEMO_FIELD(struct dc_step_stage, compute_s),
+	DC_MEMO_FIELD(struct dc_step_stage, hidden_s),
+	DC_MEMO_FIELD(struct dc_step_stage, wgrad_s),
+	DC_MEMO_FIELD(struct dc_step_stage, wgrad_first_s),
+	DC_MEMO_FIELD(struct dc_step_stage, wgrad_last_s),
+	DC_MEMO_FIELD(struct dc_step_stage, fwd_pair_first_s),
+	DC_MEMO_FIELD(struct dc_step_stage, fwd_pair_last_s),
+	DC_MEMO_FIELD(struct dc_step_stage, bwd_pair_first_s),
+	DC_MEMO_FIELD(struct dc_step_stage, bwd_pair_last_s),
+};
+
+/* A step memo hit (x: its stages' ops; span, critical, fill: its
+ * schedule) against the step computed with no memo: every stage's ops
+ * and the closed form's span. */
+static void step_memo_verify(const struct step_ctx *x, const struct dc_plan *p, const struct dc_compute *c,
+			     const struct dc_comm *comm, double span, uint64_t critical, double fill)
+{
+	static const char memo[] = "step memo (src/est/step.c)";
+	const size_t nf = sizeof(stage_fields) / sizeof(stage_fields[0]);
+	/* not dc_malloc: outside the allocations a test counts or fails */
+	struct step_ctx *y = malloc(sizeof(*y));
+	uint64_t y_critical = 0;
+	double y_fill = 0, y_span;
+	int hit;
+	char what[32];
+	if (!y)
+		abort(); /* a debug build's check: no way on without it */
+	ctx_init(y, p, c, comm, NULL, &hit);
+	y_span = pipe_closed(y, ctx_run, y->nruns, p->layout.pp, y->k.m, p->v, y->k.send_s,
+			     y->k.sched == DC_PIPE_ZERO_BUBBLE, &y_critical, &y_fill);
+	dc_memo_verify_bytes(memo, "first", &x->first, &y->first, sizeof(x->first), stage_fields, nf);
+	dc_memo_verify_bytes(memo, "last", &x->last, &y->last, sizeof(x->last), stage_fields, nf);
+	for (uint64_t i = 0; i < p->nsegments; i++) {
+		snprintf(what, sizeof(what), "mid_stage[%llu]", (unsigned long long)i);
+		dc_memo_verify_u64(memo, what, x->mid_stage[i], y->mid_stage[i]);
+		snprintf(what, sizeof(what), "mid[%llu]", (unsigned long long)i);
+		dc_memo_verify_bytes(memo, what, &x->mid[i], &y->mid[i], sizeof(x->mid[i]), stage_fields, nf);
+	}
+	dc_memo_verify_double(memo, "span", span, y_span);
+	dc_memo_verify_u64(memo, "critical", critical, y_critical);
+	dc_memo_verify_double(memo, "fill", fill, y_fill);
+	free(y);
+}
+
+void dc_step_memo_corrupt(struct dc_step_memo *m)
+{
+	m->first.bwd_first_s = nextafter(m->first.bwd_first_s, INFINITY);
+}
+#endif
+
 int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
 		    const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s, const char **error)
 {
@@ -1654,6 +1755,7 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
 		span = p->step_memo->span;
 		critical = p->step_memo->critical;
 		fill = p->step_memo->fill;
+		DC_MEMO_VERIFY(step_memo_verify(&x, p, c, comm, span, critical, fill));
 	} else {
 		span = pipe_closed(&x, ctx_run, x.nruns, p->layout.pp, x.k.m, p->v, x.k.send_s,
 				   x.k.sched == DC_PIPE_ZERO_BUBBLE, &critical, &fill);

@@ -2,9 +2,11 @@
 #include "distcalc/plan.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "distcalc/activation.h"
+#include "distcalc/memo_verify.h"
 #include "distcalc/memory.h"
 #include "distcalc/params.h"
 #include "distcalc/ring.h"
@@ -1054,6 +1056,82 @@ static void layout_norm(const struct dc_layout *lay, struct dc_layout *norm)
 	norm->dp_replicate = lay->dp_replicate ? lay->dp_replicate : 1;
 }
 
+#ifdef DISTCALC_VERIFY_MEMOS
+#define PF(m) DC_MEMO_FIELD(struct dc_plan, m)
+/* Every member derive sets but the borrowed memos and the seed (a
+ * derived plan's are its base's); the stage runs, the segment arrays and
+ * the groups apart (only runs.n and nsegments of them are set; the
+ * groups have padding) */
+static const struct dc_memo_field plan_fields[] = {
+	PF(in), PF(topo.world), PF(topo.gpus_per_node), PF(topo.degree), PF(topo.stride), PF(topo.order),
+	PF(num_nodes), PF(ep), PF(etp), PF(expert_folded), PF(params_total), PF(params_active), PF(ring_ranks),
+	PF(ring_msg_bytes), PF(error), PF(layout), PF(world), PF(expert_dp), PF(v), PF(layers_per_stage),
+	PF(layers_per_chunk), PF(runs.n), PF(chunks_uneven), PF(schedule), PF(schedule_set), PF(dp_cp),
+	PF(expert_dp_cp), PF(dp_replicate), PF(shard_dp_cp), PF(expert_shard_dp_cp), PF(dense_limit),
+	PF(tokens_per_microbatch), PF(seq_per_cp_rank), PF(tokens_per_microbatch_cp), PF(tokens_per_microbatch_rank),
+	PF(terms), PF(parts), PF(shard), PF(act), PF(net), PF(ring_link.choice), PF(ring_link.params), PF(nsegments),
+	PF(flat_last), PF(flat_classes), PF(nclasses), PF(most), PF(most_stage), PF(most_overflow),
+};
+#undef PF
+
+static const struct dc_memo_field group_fields[] = {
+	DC_MEMO_FIELD(struct dc_plan_group, link.choice),
+	DC_MEMO_FIELD(struct dc_plan_group, link.params),
+	DC_MEMO_FIELD(struct dc_plan_group, net.ranks),
+	DC_MEMO_FIELD(struct dc_plan_group, net.nodes),
+	DC_MEMO_FIELD(struct dc_plan_group, net.ranks_per_node),
+	DC_MEMO_FIELD(struct dc_plan_group, net.rails),
+	DC_MEMO_FIELD(struct dc_plan_group, net.concurrent),
+	DC_MEMO_FIELD(struct dc_plan_group, net.cross_leaf),
+};
+
+/* A plan that reused another's work (resharded, copied, or derived from
+ * a base whose topology and network it kept) against the plan derived
+ * from its input and layout alone */
+static void plan_verify(const char *memo, const struct dc_plan *p)
+{
+	/* not dc_malloc: outside the allocations a test counts or fails */
+	struct dc_plan *fresh = malloc(sizeof(*fresh));
+	char what[48];
+	if (!fresh)
+		abort(); /* a debug build's check: no way on without it */
+	if (derive(p->in, &p->layout, NULL, fresh) != 0)
+		dc_memo_verify_u64(memo, "derive's return", 0, (uint64_t)-1);
+	dc_memo_verify_fields(memo, "plan", p, fresh, plan_fields, sizeof(plan_fields) / sizeof(plan_fields[0]));
+	for (uint64_t i = 0; i < p->runs.n && i < DC_MAX_PIPELINE_RUNS; i++) {
+		snprintf(what, sizeof(what), "plan.runs[%llu]", (unsigned long long)i);
+		dc_memo_verify_u64(memo, what, p->runs.first[i], fresh->runs.first[i]);
+		dc_memo_verify_u64(memo, what, p->runs.layers[i], fresh->runs.layers[i]);
+		dc_memo_verify_u64(memo, what, p->runs.layer_start[i], fresh->runs.layer_start[i]);
+	}
+	if (p->runs.n > 0) {
+		dc_memo_verify_u64(memo, "plan.runs.first[n]", p->runs.first[p->runs.n], fresh->runs.first[p->runs.n]);
+		dc_memo_verify_u64(memo, "plan.runs.v", p->runs.v, fresh->runs.v);
+		dc_memo_verify_u64(memo, "plan.runs.vfirst", p->runs.vfirst, fresh->runs.vfirst);
+		dc_memo_verify_u64(memo, "plan.runs.vlast", p->runs.vlast, fresh->runs.vlast);
+	}
+	for (int g = 0; g < DC_GROUP_COUNT; g++) {
+		/* the pipeline pair's link is group[DC_AXIS_PP]'s, its own unset */
+		size_t skip = g == DC_GROUP_PP_PAIR ? 2 : 0;
+		snprintf(what, sizeof(what), "plan.group[%d]", g);
+		dc_memo_verify_fields(memo, what, &p->group[g], &fresh->group[g], group_fields + skip,
+				      sizeof(group_fields) / sizeof(group_fields[0]) - skip);
+	}
+	for (uint64_t i = 0; i <= p->nsegments && i <= DC_PLAN_MAX_SEGMENTS; i++) {
+		snprintf(what, sizeof(what), "plan.segment_first[%llu]", (unsigned long long)i);
+		dc_memo_verify_u64(memo, what, p->segment_first[i], fresh->segment_first[i]);
+		if (i == p->nsegments || i == DC_PLAN_MAX_SEGMENTS)
+			break;
+		snprintf(what, sizeof(what), "plan.segment_params[%llu]", (unsigned long long)i);
+		dc_memo_verify_bytes(memo, what, &p->segment_params[i], &fresh->segment_params[i],
+				     sizeof(p->segment_params[i]), NULL, 0);
+		snprintf(what, sizeof(what), "plan.segment_overflow[%llu]", (unsigned long long)i);
+		dc_memo_verify_u64(memo, what, (uint64_t)p->segment_overflow[i], (uint64_t)fresh->segment_overflow[i]);
+	}
+	free(fresh);
+}
+#endif
+
 int dc_plan_reshard(struct dc_plan *p, const struct dc_layout *lay)
 {
 	struct dc_layout norm;
@@ -1061,6 +1139,7 @@ int dc_plan_reshard(struct dc_plan *p, const struct dc_layout *lay)
 	if (p->error || !same_but_sharding(&p->layout, &norm) || p->layout.etp != norm.etp)
 		return 0;
 	p->layout.sharding = lay->sharding;
+	DC_MEMO_VERIFY(plan_verify("a plan resharded (src/plan/plan.c dc_plan_reshard)", p));
 	return 1;
 }
 
@@ -1073,12 +1152,17 @@ int dc_plan_derive_copies(const struct dc_plan *base, const struct dc_layout *la
 
 int dc_plan_derive_from(const struct dc_plan *base, const struct dc_layout *lay, struct dc_plan *p)
 {
+	int rc;
 	if (dc_plan_derive_copies(base, lay)) {
 		*p = *base;
 		p->layout.sharding = lay->sharding;
+		DC_MEMO_VERIFY(plan_verify("a plan copied from its base (src/plan/plan.c dc_plan_derive_from)", p));
 		return 0;
 	}
-	return derive(base->in, lay, base, p);
+	rc = derive(base->in, lay, base, p);
+	if (rc == 0)
+		DC_MEMO_VERIFY(plan_verify("a plan derived from a base's topology and network (src/plan/plan.c derive)", p));
+	return rc;
 }
 
 int dc_plan_derive(const struct dc_config *in, struct dc_plan *p)

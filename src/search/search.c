@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "distcalc/memo_verify.h"
 #include "distcalc/memory.h"
 #include "distcalc/results.h"
 #include "distcalc/step.h"
@@ -398,6 +399,16 @@ static int eval_full(struct worker *w, struct dc_search_entry *e)
 	return 0;
 }
 
+#ifdef DISTCALC_VERIFY_MEMOS
+/* The plan's rules' answer kept for this (ep, v, mbs, sp, dp_replicate)
+ * from its first sharding against the rules run on this sharding */
+static void fault_verify(const struct dc_config *in, const struct dc_layout *y, enum dc_layout_fault kept)
+{
+	dc_memo_verify_u64("the plan's rules once a sharding group (src/search/search.c run_outer)",
+			   "dc_layout_fault_inner", (uint64_t)kept, (uint64_t)dc_layout_fault_inner(in, y));
+}
+#endif
+
 static void run_outer(struct worker *w, const struct outer *o)
 {
 	struct space *s = w->sp;
@@ -461,6 +472,8 @@ static void run_outer(struct worker *w, const struct outer *o)
 						if (fault_rep != rep) {
 							fault = dc_layout_fault_inner(in, y);
 							fault_rep = rep;
+						} else {
+							DC_MEMO_VERIFY(fault_verify(in, y, fault));
 						}
 						f = fault;
 						if (f == DC_LF_EXPERT)

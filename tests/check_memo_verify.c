@@ -1,0 +1,172 @@
+/* check_memo_verify.c - the DISTCALC_VERIFY_MEMOS switch (memo_verify.h)
+ * can fail: built only with the switch on (CMakeLists.txt).
+ *
+ * With the switch on, every memo hit is computed again and compared. An
+ * honest hit passes (the same step twice on one plan, its memos lent); a
+ * hit on an entry the test corrupted (one value moved by a ulp, a byte, a
+ * factor 2, as a key that left out an input the function reads would
+ * leave it) aborts, and names the memo and the first member that differs
+ * on stderr. Each case runs in a child of its own (fork), its stderr read
+ * back through a pipe.
+ */
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "distcalc/config.h"
+#include "distcalc/diag.h"
+#include "distcalc/memory.h"
+#include "distcalc/net.h"
+#include "distcalc/plan.h"
+#include "distcalc/results.h"
+#include "distcalc/step.h"
+
+static struct dc_config cfg;
+static struct dc_plan plan;
+static struct dc_results res;
+static struct dc_step_memo *step_memo;
+static struct dc_mem_memo *mem_memo;
+static struct dc_net_memo *net_memo;
+
+/* configs/korthikanti-175b.json (pp 8, interleaved: the step memo and the
+ * ledger memo both apply) as a search's plan: every memo lent */
+static void load(void)
+{
+	char path[512];
+	struct dc_diag d;
+	snprintf(path, sizeof(path), "%s/configs/korthikanti-175b.json", DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	if (dc_config_load_file(path, NULL, 0, &cfg, &d) != 0)
+		ck_abort_msg("%s: does not load", path);
+	dc_diag_release(&d);
+	if (dc_plan_derive(&cfg, &plan) != 0)
+		ck_abort_msg("plan: %s", plan.error);
+	step_memo = dc_step_memo_new();
+	mem_memo = dc_mem_memo_new();
+	net_memo = calloc(1, sizeof(*net_memo));
+	ck_assert(step_memo && mem_memo && net_memo);
+	dc_net_memo_bind(net_memo, &plan.net);
+	plan.step_memo = step_memo;
+	plan.mem_memo = mem_memo;
+	plan.net_memo = net_memo;
+}
+
+/* the report's step (and what it needs: the ledger, the collectives) */
+static void step(void)
+{
+	if (dc_estimate(&plan, DC_EST_BIT(DC_EST_STEP) | DC_EST_BIT(DC_EST_MEMORY), &res) != 0)
+		ck_abort_msg("estimate: %s", res.error);
+}
+
+enum corrupt { NONE, STEP, MEM, NET };
+
+/* In a child: the step once (the memos filled), `what` corrupted, the
+ * step again (every memo hit). Exits 0 when nothing aborted. */
+static void child(enum corrupt what)
+{
+	load();
+	step();
+	if (what == STEP)
+		dc_step_memo_corrupt(step_memo);
+	else if (what == MEM)
+		dc_mem_memo_corrupt(mem_memo);
+	else if (what == NET)
+		dc_net_memo_corrupt(net_memo);
+	step();
+	exit(0);
+}
+
+/* Runs child(what) in a process of its own: its wait status, and what it
+ * wrote to stderr into err */
+static int run_child(enum corrupt what, char *err, size_t len)
+{
+	int fd[2], status = 0;
+	size_t n = 0;
+	ssize_t got;
+	pid_t pid;
+	ck_assert_int_eq(pipe(fd), 0);
+	fflush(NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(fd[0]);
+		dup2(fd[1], 2);
+		child(what);
+	}
+	close(fd[1]);
+	while (n + 1 < len && (got = read(fd[0], err + n, len - 1 - n)) > 0)
+		n += (size_t)got;
+	err[n] = '\0';
+	close(fd[0]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+static void assert_aborts(enum corrupt what, const char *memo, const char *member)
+{
+	static char err[8192];
+	int status = run_child(what, err, sizeof(err));
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "no abort (status %d); stderr: %s", status,
+		      err);
+	ck_assert_msg(strstr(err, "distcalc: memo verify: ") != NULL, "stderr: %s", err);
+	ck_assert_msg(strstr(err, memo) != NULL, "memo '%s' not named; stderr: %s", memo, err);
+	ck_assert_msg(strstr(err, member) != NULL, "member '%s' not named; stderr: %s", member, err);
+}
+
+/* Honest hits (the same plan's step twice) pass the check */
+START_TEST(test_honest_hits_pass)
+{
+	static char err[8192];
+	int status = run_child(NONE, err, sizeof(err));
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d; stderr: %s", status, err);
+	ck_assert_str_eq(err, "");
+}
+END_TEST
+
+/* Stage 0's first backward one ulp off in the step memo */
+START_TEST(test_step_memo_corrupted_aborts)
+{
+	assert_aborts(STEP, "step memo", "first.bwd_first_s differs");
+}
+END_TEST
+
+/* One byte more of every slot's layers' activations in the ledger memo */
+START_TEST(test_mem_memo_corrupted_aborts)
+{
+	assert_aborts(MEM, "memory-ledger memo", "activation part.activation_layers_bytes differs");
+}
+END_TEST
+
+/* Every price the network memo keeps doubled */
+START_TEST(test_net_memo_corrupted_aborts)
+{
+	assert_aborts(NET, "network price memo", "choice.time_s differs");
+}
+END_TEST
+
+static Suite *memo_verify_suite(void)
+{
+	Suite *s = suite_create("memo_verify");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_honest_hits_pass);
+	tcase_add_test(tc, test_step_memo_corrupted_aborts);
+	tcase_add_test(tc, test_mem_memo_corrupted_aborts);
+	tcase_add_test(tc, test_net_memo_corrupted_aborts);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(memo_verify_suite());
+	int failed;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
