@@ -968,7 +968,10 @@ static int put_cached_row(struct dc_buf *b, const struct cell_cache *cc, uint64_
 	char *o = dc_buf_room(b, line + sizeof(spaces) + CELL_COPY), *start = o;
 	if (!o)
 		return 1; /* the buffer has failed: nothing more is written */
-	memset(o, ' ', indent);
+	if (indent <= sizeof(spaces))
+		memcpy(o, spaces, sizeof(spaces)); /* the first cell's step writes over the rest */
+	else
+		memset(o, ' ', indent);
 	o += indent;
 	for (size_t k = 0; k < np; k++) {
 		size_t c = pc[k].col, len = lens[c], step = pc[k].step;
@@ -1160,7 +1163,7 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 		cols[i].max_abs = 0;
 		cols[i].wrap = 0;
 		cols[i].width = cols[i].label_len = strlen(cf->f[i].label ? cf->f[i].label : cf->f[i].key);
-		cols[i].ts = scale_for(cf->f[i].unit, 0);
+		cols[i].ts = unit_scale(cf->f[i].unit); /* a scaled one's is chosen in pass 2 */
 		cols[i].scaled = scaled(cf->f[i].unit);
 		cols[i].kind = col_kind(&cf->f[i]);
 		if (cols[i].scaled) {
@@ -1199,22 +1202,21 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 		}
 	}
 	/* pass 2, only for scaled columns: their widths in the chosen scale */
-	for (i = 0; i < ncols; i++)
-		if (cols[i].scaled)
-			cols[i].ts = scale_for(cf->f[i].unit, cols[i].max_abs);
+	for (size_t si = 0; si < nscaled; si++) {
+		i = scaled_col[si];
+		cols[i].ts = scale_for(cf->f[i].unit, cols[i].max_abs);
+	}
 	for (r = 0, slot = 0; nscaled && next_row(&r, from, to, n, &gap); r++, slot++) {
 		int kept_row = keep_scaled && slot < CACHE_ROWS;
 		if (!kept_row) {
 			memset(row, 0, rs->row_size);
 			rs->row(base, r, row);
 		}
-		size_t si = 0; /* the scaled columns before column i */
-		for (i = 0; i < ncols; i++) {
+		for (size_t si = 0; si < nscaled; si++) {
 			char *dst = cache_room(&cc, slot, cell);
 			const char *text = dst;
 			size_t l;
-			if (!cols[i].scaled)
-				continue;
+			i = scaled_col[si];
 			if (!kept_row) {
 				text = cell_text(dst, DC_CELL_MAX, &cf->f[i], row, &cols[i].ts, 0, &l);
 			} else if (scaled_null[slot][si]) { /* as cell_text writes a null */
@@ -1223,7 +1225,6 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 			} else {
 				l = scaled_text(dst, DC_CELL_MAX, scaled_v[slot][si], &cols[i].ts);
 			}
-			si++;
 			cache_put(&cc, slot, i, text, l);
 			if (l > cols[i].width)
 				cols[i].width = l;
@@ -1441,9 +1442,12 @@ static void t_object(struct tctx *t, const struct dc_fields *fs, const void *bas
 			t->no_blank = 0;
 			dc_buf_add(t->b, title, l);
 			dc_buf_putc(t->b, '\n');
-			for (size_t i = 0; i < l; i++)
-				dc_buf_putc(t->b, '=');
-			dc_buf_putc(t->b, '\n');
+			char *u = dc_buf_room(t->b, l + 1);
+			if (u) { /* the underline in one piece */
+				memset(u, '=', l);
+				u[l] = '\n';
+				dc_buf_commit(t->b, l + 1);
+			}
 		} else {
 			dc_buf_pad(t->b, (size_t)depth * 2);
 			dc_buf_puts(t->b, title);
