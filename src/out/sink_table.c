@@ -826,14 +826,9 @@ static size_t fit_part(const char *s, size_t n, size_t width, size_t *skip)
 	return k;
 }
 
-/* Right-aligns text of `len` in a column of `width` after `gap` spaces. */
-static void pad_cell(struct dc_buf *b, size_t width, size_t len, size_t gap)
-{
-	dc_buf_pad(b, (width > len ? width - len : 0) + gap);
-}
-
-/* pad_cell and the text c[0..len), in one piece: a column's padding is
- * mostly a few spaces, written as a fixed-size copy of which pad count */
+/* The text c[0..len) right-aligned in a column of `width` after `gap`
+ * spaces, in one piece: a column's padding is mostly a few spaces,
+ * written as a fixed-size copy of which pad count */
 static void put_cell(struct dc_buf *b, size_t width, size_t gap, const char *c, size_t len)
 {
 	static const char spaces[32] = "                                ";
@@ -1012,8 +1007,7 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 	for (k = 0; k < np; k++) {
 		const struct dc_field *c = &cf->f[panel[k]];
 		const char *l = c->label ? c->label : c->key;
-		pad_cell(t->b, cols[panel[k]].width, cols[panel[k]].label_len, k ? 2 : 0);
-		dc_buf_add(t->b, l, cols[panel[k]].label_len);
+		put_cell(t->b, cols[panel[k]].width, k ? 2 : 0, l, cols[panel[k]].label_len);
 		any_unit |= *cols[panel[k]].ts.unit != 0;
 		line += cols[panel[k]].width + (k ? 2 : 0);
 		wraps |= cols[panel[k]].wrap;
@@ -1025,14 +1019,12 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 	if (any_unit) {
 		dc_buf_pad(t->b, (size_t)depth * 2 + 2);
 		for (k = 0; k < np; k++) {
-			const char *u = cols[panel[k]].ts.unit;
 			size_t ul = cols[panel[k]].ts.ulen;
-			pad_cell(t->b, cols[panel[k]].width, ul ? ul + 2 : 0, k ? 2 : 0);
-			if (ul) {
-				dc_buf_putc(t->b, '[');
-				dc_buf_add(t->b, u, ul);
-				dc_buf_putc(t->b, ']');
-			}
+			char u[16]; /* "[EFLOP]" at the longest */
+			u[0] = '[';
+			memcpy(u + 1, cols[panel[k]].ts.unit, ul);
+			u[ul + 1] = ']';
+			put_cell(t->b, cols[panel[k]].width, k ? 2 : 0, u, ul ? ul + 2 : 0);
 		}
 		dc_buf_putc(t->b, '\n');
 	}
