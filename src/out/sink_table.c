@@ -840,7 +840,7 @@ static void put_cell(struct dc_buf *b, size_t width, size_t gap, const char *c, 
 		memcpy(o, spaces, sizeof(spaces));
 	else
 		memset(o, ' ', pad);
-	memcpy(o + pad, c, len);
+	copy_short(o + pad, c, len);
 	dc_buf_commit(b, pad + len);
 }
 
@@ -887,7 +887,7 @@ static inline void copy_cell(char *o, const char *c, size_t len)
 	if (len <= CELL_COPY)
 		memcpy(o, c, CELL_COPY);
 	else
-		memcpy(o, c, len);
+		copy_short(o, c, len);
 }
 
 /* Where to format a cell of row `slot`: the cache's free end while it has
@@ -929,7 +929,7 @@ static void cache_row(struct cell_cache *cc, uint64_t slot, const struct dc_fiel
 		if (c != at) { /* else formatted in place */
 			if (l > CACHE_BYTES - used)
 				continue; /* not kept: the row is made again */
-			memcpy(at, c, l);
+			copy_short(at, c, l);
 		}
 		off[i] = (uint16_t)used;
 		lens[i] = (uint16_t)l;
