@@ -24,7 +24,8 @@
  *   functions, texts in the row, null and escaped cells, cells either side
  *   of the 16 bytes a short one is copied as), its fixed-point numbers
  *   against printf, a key-value block's lines (labels of each length its
- *   copies take), the scans' overlapping last word, and the
+ *   copies take; texts short, wrapped, spaced, null and escaped), the
+ *   scans' overlapping last word, and the
  *   table's check for a word too long to wrap a line at a time.
  *
  * dc_fmt_double has its own comparison with printf in check_report.c;
@@ -943,6 +944,57 @@ START_TEST(test_table_scalar_block)
 }
 END_TEST
 
+struct xview {
+	const char *a, *b, *c, *d, *e;
+};
+
+static const struct dc_field tblock_fields[] = {
+	{"a", NULL, DC_U_NONE, DC_FT_STR, offsetof(struct xview, a)},
+	{"bb", NULL, DC_U_NONE, DC_FT_STR, offsetof(struct xview, b)},
+	{"c", NULL, DC_U_NONE, DC_FT_STR, offsetof(struct xview, c)},
+	{"d", NULL, DC_U_NONE, DC_FT_STR, offsetof(struct xview, d)},
+	{"e", NULL, DC_U_NONE, DC_FT_STR, offsetof(struct xview, a), .is_null = sview_null},
+	{"f", NULL, DC_U_NONE, DC_FT_STR, offsetof(struct xview, e)},
+};
+static const struct dc_fields tblock_fs = DC_FIELDS(tblock_fields);
+static const struct dc_field tbroot_fields[] = {
+	{"sec", "Sec", DC_U_NONE, DC_FT_OBJECT, 0, .sub = &tblock_fs},
+};
+
+/* Texts in a key-value block 30 wide, each at column 6: a short one (the
+ * line in one piece), one with a space before it (kept, one space), one
+ * with two spaces inside (made one), one that wraps under its column at
+ * the last word that fits (22 bytes, then 23), a null one (n/a), and
+ * one holding ESC (escaped, \x1b). */
+START_TEST(test_table_scalar_texts)
+{
+	struct dc_report *r = calloc(1, sizeof(*r));
+	struct dc_render_opts o = {0, 30};
+	static struct xview view = {"yes", " lead", "two  spaces", "a long text that wraps past the width of forty",
+				    "\x1b[0m"};
+	struct dc_buf b;
+	const char *want = "\nSec\n===\n"
+			   "  a   yes\n"
+			   "  bb   lead\n"
+			   "  c   two spaces\n"
+			   "  d   a long text that wraps\n"
+			   "      past the width of forty\n"
+			   "  e   n/a\n"
+			   "  f   \\x1b[0m\n";
+
+	ck_assert_ptr_nonnull(r);
+	r->root.f = tbroot_fields;
+	r->root.n = 1;
+	r->views = (unsigned char *)&view;
+	r->nsec = 1;
+	dc_buf_init(&b);
+	ck_assert_int_eq(dc_report_render_table(r, &o, &b), 0);
+	ck_assert_str_eq(b.data, want);
+	dc_buf_release(&b);
+	free(r);
+}
+END_TEST
+
 /* The word-at-a-time scans' last word overlaps the one before it when the
  * length is not a multiple of 8: a byte to flag in the last position, the
  * first position of the overlap and just before it, at lengths 1 to 24. */
@@ -1067,6 +1119,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_table_column_kinds);
 	tcase_add_test(tc, test_table_fixed_matches_printf);
 	tcase_add_test(tc, test_table_scalar_block);
+	tcase_add_test(tc, test_table_scalar_texts);
 	tcase_add_test(tc, test_scans_last_word);
 	tcase_add_test(tc, test_table_has_word);
 	tcase_add_test(tc, test_double_trailing_zeros);

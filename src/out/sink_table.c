@@ -678,6 +678,7 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 	for (size_t i = 0; i < n; i++) {
 		const struct dc_field *f = run[i];
 		size_t l = label_len[i];
+		const char *text = NULL; /* a textual field's */
 
 		/* the common line, a number beside a label that fits, in one
 		 * piece: what the general case below writes for it */
@@ -704,6 +705,30 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 			dc_buf_commit(t->b, need);
 			continue;
 		}
+		if (is_textual(f))
+			text = dc_fld_null(f, base) ? "n/a" : dc_fld_text(f, base, cell, sizeof(cell));
+		if (text && l <= w && !(t->o->width && indent + l > t->o->width)) {
+			/* a text beside a label that fits, the text on the rest of
+			 * the line as wr_simple writes it (printable, no space at
+			 * either end or twice in a row, no word as long as the
+			 * wrap's buffer): the line in one piece */
+			size_t col = indent + w + 2, tl = strlen(text), need = col + tl + 1;
+			struct wrap wr;
+			char *o;
+			wr_init(&wr, t->b, col, t->o->width);
+			if (tl && tl < wr.cap && (!t->o->width || col + tl <= t->o->width) && text[0] != ' ' &&
+			    text[tl - 1] != ' ' && !has_double_space(text, tl) && dc_text_printable_n(text, tl)) {
+				if (!(o = dc_buf_room(t->b, need + SPACES_COPY)))
+					return;
+				put_spaces(o, indent);
+				copy_short(o + indent, label[i], l);
+				put_spaces(o + indent + l, w - l + 2);
+				copy_short(o + col, text, tl);
+				o[col + tl] = '\n';
+				dc_buf_commit(t->b, need);
+				continue;
+			}
+		}
 		dc_buf_pad(t->b, indent);
 		if (t->o->width && indent + l > t->o->width) {
 			/* a label longer than a line wraps at spaces */
@@ -720,8 +745,7 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 		} else {
 			dc_buf_pad(t->b, w - l + 2);
 		}
-		if (is_textual(f)) {
-			const char *text = dc_fld_null(f, base) ? "n/a" : dc_fld_text(f, base, cell, sizeof(cell));
+		if (text) {
 			struct wrap wr;
 			wr_init(&wr, t->b, indent + w + 2, t->o->width);
 			wr_puts_data(&wr, text);
