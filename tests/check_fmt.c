@@ -24,9 +24,10 @@
  *   functions, texts in the row, null and escaped cells, cells either side
  *   of the 16 bytes a short one is copied as), its fixed-point numbers
  *   against printf, a key-value block's lines (labels of each length its
- *   copies take; texts short, wrapped, spaced, null and escaped), the
- *   scans' overlapping last word, and the
- *   table's check for a word too long to wrap a line at a time.
+ *   copies take; texts short, wrapped, spaced, null and escaped), a
+ *   wrapped column under a heading wider than it, the scans' overlapping
+ *   last word, and the table's check for a word too long to wrap a line
+ *   at a time.
  *
  * dc_fmt_double has its own comparison with printf in check_report.c;
  * here its path for whole numbers, at its edges.
@@ -995,6 +996,74 @@ START_TEST(test_table_scalar_texts)
 }
 END_TEST
 
+struct wrow {
+	uint64_t k;
+	char text[64];
+};
+
+static uint64_t wrow_count(const void *base)
+{
+	(void)base;
+	return 2;
+}
+
+static void wrow_row(const void *base, uint64_t i, void *out)
+{
+	static const char *const text[2] = {"alpha beta gamma delta epsilon zeta eta theta iota kappa",
+					    "a-very-long-word-that-cannot-break-anywhere-at-all"};
+	struct wrow *r = out;
+	(void)base;
+	r->k = i;
+	snprintf(r->text, sizeof(r->text), "%s", text[i]);
+}
+
+static const struct dc_field wrow_fields[] = {
+	{"k", NULL, DC_U_COUNT, DC_FT_U64, offsetof(struct wrow, k)},
+	{"text", "a heading of twenty-six ch", DC_U_NONE, DC_FT_TEXT, offsetof(struct wrow, text)},
+};
+static const struct dc_fields wrow_fs = DC_FIELDS(wrow_fields);
+static const struct dc_rows wrow_rows = {wrow_count, wrow_row, sizeof(struct wrow), "rows", 1, 0, 0};
+static const struct dc_field wsec_fields[] = {
+	{"rows", "Rows", DC_U_NONE, DC_FT_ROWS, 0, .sub = &wrow_fs, .rows = &wrow_rows},
+};
+static const struct dc_fields wsec_fs = DC_FIELDS(wsec_fields);
+static const struct dc_field wroot_fields[] = {
+	{"sec", "Sec", DC_U_NONE, DC_FT_OBJECT, 0, .sub = &wsec_fs},
+};
+
+/* A text column wider than a 30-column line wraps to what the key column
+ * leaves (30 - 4 indent - 2 key, a column being at least 2 wide - 2 gap
+ * = 22): its 26-byte heading, wider than that, pushes past it after the
+ * gap; each text breaks at its last space within 22 bytes (a word longer
+ * than that at 22), the rest under its column (column 8). */
+START_TEST(test_table_wrapped_column)
+{
+	struct dc_report *r = calloc(1, sizeof(*r));
+	struct dc_render_opts o = {0, 30};
+	static unsigned char view[8];
+	struct dc_buf b;
+	const char *want = "\nSec\n===\n  Rows\n"
+			   "     k  a heading of twenty-six ch\n"
+			   "     0  alpha beta gamma delta\n"
+			   "        epsilon zeta eta theta\n"
+			   "        iota kappa\n"
+			   "     1  a-very-long-word-that-\n"
+			   "        cannot-break-anywhere-\n"
+			   "        at-all\n";
+
+	ck_assert_ptr_nonnull(r);
+	r->root.f = wroot_fields;
+	r->root.n = 1;
+	r->views = view;
+	r->nsec = 1;
+	dc_buf_init(&b);
+	ck_assert_int_eq(dc_report_render_table(r, &o, &b), 0);
+	ck_assert_str_eq(b.data, want);
+	dc_buf_release(&b);
+	free(r);
+}
+END_TEST
+
 /* The word-at-a-time scans' last word overlaps the one before it when the
  * length is not a multiple of 8: a byte to flag in the last position, the
  * first position of the overlap and just before it, at lengths 1 to 24. */
@@ -1120,6 +1189,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_table_fixed_matches_printf);
 	tcase_add_test(tc, test_table_scalar_block);
 	tcase_add_test(tc, test_table_scalar_texts);
+	tcase_add_test(tc, test_table_wrapped_column);
 	tcase_add_test(tc, test_scans_last_word);
 	tcase_add_test(tc, test_table_has_word);
 	tcase_add_test(tc, test_double_trailing_zeros);

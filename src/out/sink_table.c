@@ -850,6 +850,10 @@ static size_t fit_part(const char *s, size_t n, size_t width, size_t *skip)
 	return k;
 }
 
+struct panel_col {
+	size_t col, width, step; /* the column, its width, and its width with the gap before it */
+};
+
 /* The text c[0..len) right-aligned in a column of `width` after `gap`
  * spaces, in one piece: a column's padding is mostly a few spaces,
  * written as a fixed-size copy of which pad count */
@@ -866,6 +870,35 @@ static void put_cell(struct dc_buf *b, size_t width, size_t gap, const char *c, 
 		memset(o, ' ', pad);
 	copy_short(o + pad, c, len);
 	dc_buf_commit(b, pad + len);
+}
+
+/* A line of a panel's heading: `indent` spaces, each text[k] (len[k]
+ * bytes) right-aligned in its column after its gap (a text wider than
+ * its column, a wrapped one's label, pushes the rest right), a newline;
+ * in one piece, each column's padding a fixed-size copy of spaces. */
+static void put_heading(struct dc_buf *b, size_t indent, const struct panel_col *pc, size_t np,
+			const char *const *text, const size_t *len)
+{
+	static const char spaces[32] = "                                ";
+	size_t room = indent + 1 + SPACES_COPY;
+	char *o, *start;
+	for (size_t k = 0; k < np; k++)
+		room += (pc[k].width > len[k] ? pc[k].width : len[k]) + pc[k].step - pc[k].width;
+	if (!(o = start = dc_buf_room(b, room)))
+		return;
+	put_spaces(o, indent);
+	o += indent;
+	for (size_t k = 0; k < np; k++) {
+		size_t pad = (pc[k].width > len[k] ? pc[k].width - len[k] : 0) + pc[k].step - pc[k].width;
+		if (pad <= sizeof(spaces))
+			memcpy(o, spaces, sizeof(spaces));
+		else
+			memset(o, ' ', pad);
+		copy_short(o + pad, text[k], len[k]);
+		o += pad + len[k];
+	}
+	*o++ = '\n';
+	dc_buf_commit(b, (size_t)(o - start));
 }
 
 /* Rows to visit: [0, from) and [to, n). */
@@ -975,10 +1008,6 @@ static void cache_row(struct cell_cache *cc, uint64_t slot, const struct dc_fiel
  * than its column, nothing is committed and 0 returned (the caller then
  * writes the row cell by cell), so a broken width cannot write past the
  * room; 1 when the row is written. */
-struct panel_col {
-	size_t col, width, step; /* the column, its width, and its width with the gap before it */
-};
-
 static int put_cached_row(struct dc_buf *b, const struct cell_cache *cc, uint64_t slot, const struct panel_col *pc,
 			  size_t np, size_t indent, size_t line)
 {
@@ -1027,30 +1056,33 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 	int wraps = 0;
 	struct panel_col pc[MAX_COLS];
 
-	dc_buf_pad(t->b, (size_t)depth * 2 + 2);
+	const char *text[MAX_COLS];
+	size_t len[MAX_COLS];
+	char units[MAX_COLS][8]; /* "[EFLOP]" at the longest */
+
 	for (k = 0; k < np; k++) {
 		const struct dc_field *c = &cf->f[panel[k]];
-		const char *l = c->label ? c->label : c->key;
-		put_cell(t->b, cols[panel[k]].width, k ? 2 : 0, l, cols[panel[k]].label_len);
-		any_unit |= *cols[panel[k]].ts.unit != 0;
+		text[k] = c->label ? c->label : c->key;
+		len[k] = cols[panel[k]].label_len;
+		any_unit |= cols[panel[k]].ts.ulen != 0;
 		line += cols[panel[k]].width + (k ? 2 : 0);
 		wraps |= cols[panel[k]].wrap;
 		pc[k].col = panel[k];
 		pc[k].width = cols[panel[k]].width;
 		pc[k].step = cols[panel[k]].width + (k ? 2 : 0);
 	}
-	dc_buf_putc(t->b, '\n');
+	put_heading(t->b, (size_t)depth * 2 + 2, pc, np, text, len);
 	if (any_unit) {
-		dc_buf_pad(t->b, (size_t)depth * 2 + 2);
 		for (k = 0; k < np; k++) {
 			size_t ul = cols[panel[k]].ts.ulen;
-			char u[16]; /* "[EFLOP]" at the longest */
-			u[0] = '[';
-			memcpy(u + 1, cols[panel[k]].ts.unit, ul);
-			u[ul + 1] = ']';
-			put_cell(t->b, cols[panel[k]].width, k ? 2 : 0, u, ul ? ul + 2 : 0);
+			assert(ul + 2 <= sizeof(units[k]));
+			units[k][0] = '[';
+			memcpy(units[k] + 1, cols[panel[k]].ts.unit, ul);
+			units[k][ul + 1] = ']';
+			text[k] = units[k];
+			len[k] = ul ? ul + 2 : 0;
 		}
-		dc_buf_putc(t->b, '\n');
+		put_heading(t->b, (size_t)depth * 2 + 2, pc, np, text, len);
 	}
 	for (uint64_t slot = 0, r = 0; next_row(&r, from, to, n, &gap); r++, slot++) {
 		int cached = slot < CACHE_ROWS;
