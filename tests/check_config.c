@@ -1339,6 +1339,20 @@ START_TEST(test_attention_and_fp8_keys)
 	ck_assert_int_eq(load(nomem, (const char *const[]){"cluster.gpu=gb200", "overlap.compute_slowdown=0.1"}, 2, &cfg, &d), 0);
 	ck_assert_double_eq(cfg.overlap.compute_slowdown, 0.1);
 	dc_diag_release(&d);
+	/* no preset and no SMs: 0.075 too (it was left 0, no slowdown at all) */
+	ck_assert_int_eq(load(base, NULL, 0, &cfg, &d), 0);
+	ck_assert_double_eq(cfg.overlap.compute_slowdown, 0.075);
+	dc_diag_release(&d);
+	/* given SMs are what the channels share, preset or not, the A100's
+	 * too: 8 / 132, 8 / 200 (it kept 0.075 whatever sm_count said) */
+	ck_assert_int_eq(load(base, (const char *const[]){"cluster.sm_count=132"}, 1, &cfg, &d), 0);
+	ck_assert_double_le(fabs(cfg.overlap.compute_slowdown - 8.0 / 132.0), 1e-15);
+	dc_diag_release(&d);
+	ck_assert_int_eq(load(nomem, (const char *const[]){"cluster.gpu=a100-sxm4-80gb", "cluster.sm_count=200"}, 2, &cfg,
+			      &d),
+			 0);
+	ck_assert_double_eq(cfg.overlap.compute_slowdown, 0.04);
+	dc_diag_release(&d);
 	/* backend eager sets attention eager when that is not given */
 	ck_assert_int_eq(load(base, (const char *const[]){"training.attention_backend=eager"}, 1, &cfg, &d), 0);
 	ck_assert_int_eq(cfg.training.attention, DC_ATTENTION_EAGER);
@@ -1454,6 +1468,12 @@ START_TEST(test_sm_count_floor)
 			 0);
 	ck_assert_double_eq(cfg.overlap.compute_slowdown, 0.5);
 	dc_diag_release(&d);
+	/* the same refusal on the A100 and without a preset (both let 8 SMs by) */
+	expect_error(nomem, (const char *const[]){"cluster.gpu=a100-sxm4-80gb", "cluster.sm_count=8"}, 2, DC_ERR_CONFIG,
+		     "--set: 'cluster.sm_count': 8 from --set overrides 108 that cluster.gpu \"a100-sxm4-80gb\" would fill\n"
+		     "--set: error: 'cluster.sm_count': NCCL's 8 channels each hold one SM while a collective runs behind kernels, so 8 SMs leave none to the kernels (overlap.compute_slowdown, derived as 8 / sm_count, would be 1, outside [0, 1)); give more than 8 SMs, or give overlap.compute_slowdown");
+	expect_error(base, (const char *const[]){"cluster.sm_count=4"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.sm_count': NCCL's 8 channels each hold one SM while a collective runs behind kernels, so 4 SMs leave none to the kernels (overlap.compute_slowdown, derived as 8 / sm_count, would be 2, outside [0, 1)); give more than 8 SMs, or give overlap.compute_slowdown");
 }
 END_TEST
 

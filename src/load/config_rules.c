@@ -1103,14 +1103,41 @@ const struct dc_gpu_spec *dc_gpu_spec(enum dc_gpu g)
  * one ring channel per rail (8 NICs: 8) and does not double them on these
  * nodes (src/graph/search.cc, ncclTopoDupChannels: only when a channel
  * carries at least 25 GB/s, and on sm80+ not below 50 GB/s with more than
- * 4 channels), so 8 channels. The A100 keeps the 0.075 shipped before the
- * presets (8 / 108 = 0.0741, rounded up), as does a config without one. */
+ * 4 channels), so 8 channels over the SMs: cluster.sm_count when given,
+ * else the preset's. The A100 preset keeps the 0.075 shipped before the
+ * presets (8 / 108 = 0.0741, rounded up), as does a config with neither a
+ * preset nor sm_count (no SMs to divide by). */
 #define NCCL_CHANNELS 8.0
-static double derived_slowdown(enum dc_gpu g, uint64_t sms)
+static double derived_slowdown(enum dc_gpu g, uint64_t sms, int sms_given)
 {
-	if (dc_gpu_arch(g) == DC_GPU_ARCH_AMPERE || g == DC_GPU_NONE || sms == 0)
+	if (sms_given && sms)
+		return NCCL_CHANNELS / (double)sms;
+	if (g == DC_GPU_NONE || dc_gpu_arch(g) == DC_GPU_ARCH_AMPERE || sms == 0)
 		return 0.075;
 	return NCCL_CHANNELS / (double)sms;
+}
+
+/* The derivation, with or without a preset; at 8 SMs or fewer NCCL's
+ * channels would hold every SM (a slowdown of 1 or more, outside the
+ * key's [0, 1)): the share model has no figure for kernels that wait for
+ * SMs, so such a GPU is refused rather than clamped to a number nobody
+ * measured; a given overlap.compute_slowdown stands in for the
+ * derivation (and replaces it without a warning: it is derived from the
+ * SMs in use, not a preset figure). */
+static void derive_slowdown(struct loader *l)
+{
+	const struct dc_cluster *c = &l->cfg->cluster;
+	double sd;
+	if (seen(l, KEY_OVERLAP_COMPUTE_SLOWDOWN))
+		return;
+	sd = derived_slowdown(c->gpu, c->sm_count, seen(l, KEY_CLUSTER_SM_COUNT));
+	if (!(sd < 1.0)) {
+		dc_cfg_errorf(l, blame(l, KEY_CLUSTER_SM_COUNT, KEY_CLUSTER_GPU),
+		       "'cluster.sm_count': NCCL's %.0f channels each hold one SM while a collective runs behind kernels, so %llu SMs leave none to the kernels (overlap.compute_slowdown, derived as %.0f / sm_count, would be %g, outside [0, 1)); give more than %.0f SMs, or give overlap.compute_slowdown",
+		       NCCL_CHANNELS, (unsigned long long)c->sm_count, NCCL_CHANNELS, sd, NCCL_CHANNELS);
+		return;
+	}
+	l->cfg->overlap.compute_slowdown = sd;
 }
 
 /* cluster.gpu fills what the config leaves out; precision.compute "fp8"
@@ -1121,8 +1148,10 @@ static int rule_gpu_preset(struct loader *l)
 	const struct dc_gpu_spec *g = dc_gpu_spec(c->gpu);
 	const char *pk = "cluster.gpu", *pn;
 	enum dc_origin o = DC_ORIGIN_GPU;
-	if (!g)
+	if (!g) {
+		derive_slowdown(l);
 		return 0;
+	}
 	if (c->nvls && gpu_lacks_nvls(c->gpu))
 		dc_cfg_errorf(l, blame(l, KEY_CLUSTER_NVLS, KEY_CLUSTER_GPU),
 		       "'cluster.nvls': NVLink SHARP needs NVSwitch reductions (Hopper's third-generation NVSwitch), which 'cluster.gpu' \"%s\" has not; leave nvls false",
@@ -1133,23 +1162,7 @@ static int rule_gpu_preset(struct loader *l)
 	fill_f64(l, KEY_CLUSTER_PEAK_FLOPS_FP8, &c->peak_flops_fp8, g->peak_flops_fp8, o, pk, pn, 1e12, "TFLOP/s");
 	fill_f64(l, KEY_CLUSTER_HBM_BANDWIDTH, &c->hbm_bandwidth, g->hbm_bandwidth, o, pk, pn, 1e12, "TB/s");
 	fill_u64(l, KEY_CLUSTER_SM_COUNT, &c->sm_count, g->sms, o, pk, pn);
-	/* derived from the SMs in use, not a preset figure: a given value
-	 * replaces it without a warning */
-	/* at 8 SMs or fewer NCCL's channels would hold every SM (a slowdown
-	 * of 1 or more, outside the key's [0, 1)): the share model has no
-	 * figure for kernels that wait for SMs, so such a GPU is refused
-	 * rather than clamped to a number nobody measured; a given
-	 * overlap.compute_slowdown stands in for the derivation */
-	if (!seen(l, KEY_OVERLAP_COMPUTE_SLOWDOWN)) {
-		double sd = derived_slowdown(c->gpu, c->sm_count);
-		if (!(sd < 1.0)) {
-			dc_cfg_errorf(l, blame(l, KEY_CLUSTER_SM_COUNT, KEY_CLUSTER_GPU),
-			       "'cluster.sm_count': NCCL's %.0f channels each hold one SM while a collective runs behind kernels, so %llu SMs leave none to the kernels (overlap.compute_slowdown, derived as %.0f / sm_count, would be %g, outside [0, 1)); give more than %.0f SMs, or give overlap.compute_slowdown",
-			       NCCL_CHANNELS, (unsigned long long)c->sm_count, NCCL_CHANNELS, sd, NCCL_CHANNELS);
-			return 0;
-		}
-		l->cfg->overlap.compute_slowdown = sd;
-	}
+	derive_slowdown(l);
 	if (l->cfg->precision.compute == DC_COMPUTE_FP8 && c->peak_flops_fp8 == 0)
 		dc_cfg_errorf(l, blame(l, KEY_PRECISION_COMPUTE, KEY_CLUSTER_GPU),
 		       "'precision.compute': \"fp8\" needs an FP8 matmul peak, but 'cluster.gpu' \"%s\" has none (%s); use \"bf16\" or give cluster.peak_flops_fp8",
