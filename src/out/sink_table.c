@@ -614,9 +614,11 @@ static inline void copy_short(char *o, const char *s, size_t n)
 	} else if (n >= 4) {
 		memcpy(o, s, 4);
 		memcpy(o + n - 4, s + n - 4, 4);
-	} else {
-		for (size_t i = 0; i < n; i++)
-			o[i] = s[i];
+	} else if (n >= 2) {
+		memcpy(o, s, 2);
+		memcpy(o + n - 2, s + n - 2, 2);
+	} else if (n) {
+		o[0] = s[0];
 	}
 }
 
