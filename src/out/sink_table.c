@@ -973,18 +973,19 @@ static inline void cache_put(struct cell_cache *c, uint64_t slot, size_t col, co
  * row `slot`, formatted and kept as cache_room and cache_put would keep
  * them one at a time, each column widened to its cell: one row's
  * bookkeeping kept in registers. `scratch`: DC_CELL_MAX bytes. */
-static void cache_row(struct cell_cache *cc, uint64_t slot, const struct dc_field *fs, struct col *cols,
+static void cache_row(struct cell_cache *cc, uint64_t slot, const struct dc_field *const *pf, struct col *const *pcol,
 		      const size_t *plain, size_t nplain, const void *row, char *scratch)
 {
 	size_t used = cc->used, kept = 0;
 	uint16_t *off = cc->off[slot], *lens = cc->len[slot];
 	for (size_t k = 0; k < nplain; k++) {
 		size_t i = plain[k], l;
+		struct col *col = pcol[k];
 		char *at = cc->text + used;
-		const char *c = col_cell(cols[i].kind, used <= CACHE_BYTES - DC_CELL_MAX ? at : scratch, &fs[i], row,
-					 &cols[i].ts, &l);
-		if (l > cols[i].width)
-			cols[i].width = l;
+		const char *c =
+			col_cell(col->kind, used <= CACHE_BYTES - DC_CELL_MAX ? at : scratch, pf[k], row, &col->ts, &l);
+		if (l > col->width)
+			col->width = l;
 		if (c != at) { /* else formatted in place */
 			if (l > CACHE_BYTES - used)
 				continue; /* not kept: the row is made again */
@@ -1168,6 +1169,8 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	int gap, any_unit = 0;
 	size_t nscaled = 0, keys, nplain = 0;
 	size_t plain[MAX_COLS], scaled_col[MAX_COLS]; /* the columns of each sort, in order */
+	const struct dc_field *plain_f[MAX_COLS]; /* each plain column's field and col */
+	struct col *plain_col[MAX_COLS];
 	struct cell_cache cc;
 	uint64_t slot;
 	/* the scaled columns' values in the cached rows, kept by pass 1 so
@@ -1220,6 +1223,8 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 			scaled_col[nscaled++] = i;
 			keep_scaled &= cf->f[i].type == DC_FT_F64;
 		} else {
+			plain_f[nplain] = &cf->f[i];
+			plain_col[nplain] = &cols[i];
 			plain[nplain++] = i;
 		}
 	}
@@ -1240,7 +1245,7 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 			}
 		}
 		if (slot < CACHE_ROWS) {
-			cache_row(&cc, slot, cf->f, cols, plain, nplain, row, cell);
+			cache_row(&cc, slot, plain_f, plain_col, plain, nplain, row, cell);
 			continue;
 		}
 		for (size_t k = 0; k < nplain; k++) {
