@@ -117,21 +117,35 @@ static size_t put_small(char *buf, uint32_t v)
 
 size_t dc_fmt_u64_grouped(char *buf, uint64_t v)
 {
+	size_t nd, len;
+	char *p;
+	uint32_t head;
 	if (v < 1000)
 		return put_small(buf, (uint32_t)v);
-	size_t nd = u64_digits(v), len = nd + (nd - 1) / 3;
-	char *p = buf + len;
+	nd = u64_digits(v);
+	len = nd + (nd - 1) / 3;
+	p = buf + len;
 	*p = '\0';
 	/* groups of three from the end, each after its comma */
 	while (v >= 1000) {
-		uint32_t g = (uint32_t)(v % 1000);
-		v /= 1000;
+		uint64_t q = v / 1000;
+		uint32_t g = (uint32_t)(v - q * 1000);
+		v = q;
 		p -= 3;
 		p[0] = (char)('0' + g / 100);
 		put2(p + 1, g % 100);
 		*--p = ',';
 	}
-	put_digits(p, v);
+	/* the first group, 1 to 3 digits, ends at p */
+	head = (uint32_t)v;
+	if (head >= 100) {
+		p[-3] = (char)('0' + head / 100);
+		put2(p - 2, head % 100);
+	} else if (head >= 10) {
+		put2(p - 2, head);
+	} else {
+		p[-1] = (char)('0' + head);
+	}
 	return len;
 }
 
