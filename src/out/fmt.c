@@ -87,14 +87,6 @@ static void put_digits(char *end, uint64_t v)
 		p[-1] = (char)('0' + w);
 }
 
-size_t dc_fmt_u64(char *buf, uint64_t v)
-{
-	size_t n = u64_digits(v);
-	put_digits(buf + n, v);
-	buf[n] = '\0';
-	return n;
-}
-
 /* v < 1000 (no comma) and its NUL: most counts a report prints, written
  * without measuring them first */
 static size_t put_small(char *buf, uint32_t v)
@@ -113,6 +105,17 @@ static size_t put_small(char *buf, uint32_t v)
 	put2(buf + 1, v % 100);
 	buf[3] = '\0';
 	return 3;
+}
+
+size_t dc_fmt_u64(char *buf, uint64_t v)
+{
+	size_t n;
+	if (v < 1000)
+		return put_small(buf, (uint32_t)v);
+	n = u64_digits(v);
+	put_digits(buf + n, v);
+	buf[n] = '\0';
+	return n;
 }
 
 size_t dc_fmt_u64_grouped(char *buf, uint64_t v)
