@@ -877,16 +877,14 @@ static void put_cell(struct dc_buf *b, size_t width, size_t gap, const char *c, 
 /* A line of a panel's heading: `indent` spaces, each text[k] (len[k]
  * bytes) right-aligned in its column after its gap (a text wider than
  * its column, a wrapped one's label, pushes the rest right), a newline;
- * in one piece, each column's padding a fixed-size copy of spaces. */
+ * in one piece of at most `line` bytes (the caller's sum), each column's
+ * padding a fixed-size copy of spaces. */
 static void put_heading(struct dc_buf *b, size_t indent, const struct panel_col *pc, size_t np,
-			const char *const *text, const size_t *len)
+			const char *const *text, const size_t *len, size_t line)
 {
 	static const char spaces[32] = "                                ";
-	size_t room = indent + 1 + SPACES_COPY;
 	char *o, *start;
-	for (size_t k = 0; k < np; k++)
-		room += (pc[k].width > len[k] ? pc[k].width : len[k]) + pc[k].step - pc[k].width;
-	if (!(o = start = dc_buf_room(b, room)))
+	if (!(o = start = dc_buf_room(b, line + SPACES_COPY)))
 		return;
 	put_spaces(o, indent);
 	o += indent;
@@ -1063,10 +1061,13 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 	size_t len[MAX_COLS];
 	char units[MAX_COLS][8]; /* "[EFLOP]" at the longest */
 
+	size_t wider = 0; /* what headings wider than their columns add */
 	for (k = 0; k < np; k++) {
 		const struct dc_field *c = &cf->f[panel[k]];
 		text[k] = c->label ? c->label : c->key;
 		len[k] = cols[panel[k]].label_len;
+		if (len[k] > cols[panel[k]].width)
+			wider += len[k] - cols[panel[k]].width;
 		any_unit |= cols[panel[k]].ts.ulen != 0;
 		line += cols[panel[k]].width + (k ? 2 : 0);
 		wraps |= cols[panel[k]].wrap;
@@ -1074,8 +1075,9 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 		pc[k].width = cols[panel[k]].width;
 		pc[k].step = cols[panel[k]].width + (k ? 2 : 0);
 	}
-	put_heading(t->b, (size_t)depth * 2 + 2, pc, np, text, len);
+	put_heading(t->b, (size_t)depth * 2 + 2, pc, np, text, len, line + wider);
 	if (any_unit) {
+		wider = 0;
 		for (k = 0; k < np; k++) {
 			size_t ul = cols[panel[k]].ts.ulen;
 			assert(ul + 2 <= sizeof(units[k]));
@@ -1084,8 +1086,10 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 			units[k][ul + 1] = ']';
 			text[k] = units[k];
 			len[k] = ul ? ul + 2 : 0;
+			if (len[k] > cols[panel[k]].width)
+				wider += len[k] - cols[panel[k]].width;
 		}
-		put_heading(t->b, (size_t)depth * 2 + 2, pc, np, text, len);
+		put_heading(t->b, (size_t)depth * 2 + 2, pc, np, text, len, line + wider);
 	}
 	for (uint64_t slot = 0, r = 0; next_row(&r, from, to, n, &gap); r++, slot++) {
 		int cached = slot < CACHE_ROWS;
