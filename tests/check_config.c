@@ -503,6 +503,17 @@ START_TEST(test_cross_field_errors)
 	expect_error(edit("\"seq_length\": 4096", "\"seq_length\": 4096, \"params\": 1000000000000000"), NULL, 0,
 		     DC_ERR_CONFIG,
 		     "t.json: error: 'model.params': 1000000000000000 parameters x 16 bytes of model state per parameter must be below 2^53 bytes");
+	/* a size the command line gave is named with its value: 4e12 tokens
+	 * x 4096 x 2 (embedding and untied head) = 32768000000000000, plus
+	 * 32 layers x (4 x 4096^2 + 3 x 4096 x 16384 + 2 x 4096) = 8590196736
+	 * and the final norm's 4096: 32768008590200832 x 16 > 2^53 */
+	expect_error(base, (const char *const[]){"model.vocab_size=4000000000000"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'model.vocab_size': 4000000000000 makes the model too large; 32768008590200832 "
+		     "parameters x 16 bytes of model state per parameter must be below 2^53 bytes");
+	/* from the file: every size it multiplies is named */
+	expect_error(edit("\"vocab_size\": 32000", "\"vocab_size\": 4000000000000"), NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'model': 32768008590200832 parameters x 16 bytes of model state per parameter must "
+		     "be below 2^53 bytes; check hidden_size, ffn_hidden_size, vocab_size, num_layers and the expert sizes");
 	/* the world is capped at 2^24 = 16,777,216 ranks: 33,554,432 x 4 is over */
 	expect_error(edit("\"num_nodes\": 2", "\"num_nodes\": 33554432"), NULL, 0, DC_ERR_CONFIG,
 		     "t.json: error: 'cluster.num_nodes': num_nodes x gpus_per_node must be at most 16777216 ranks, got 33554432 x 4");
@@ -1433,6 +1444,45 @@ END_TEST
  * compute slowdown is NCCL's 8 channels over the SMs: 8 / 8 = 1 is
  * outside [0, 1) and refused, 8 / 9 = 0.888... loads; a given slowdown
  * replaces the derivation, so 8 SMs then load. */
+/* An estimator's overflow named against the key that drove it */
+START_TEST(test_blame_overflow)
+{
+	static const char comm[] = "'model' x 'training' x 'precision': communication bytes per step overflow 64 bits";
+	struct dc_config cfg;
+	struct dc_diag d;
+	char buf[512];
+
+	/* a --set factor: that key, with its value */
+	ck_assert_int_eq(load(base, (const char *const[]){"training.grad_accum_steps=4000000000"}, 1, &cfg, &d), 0);
+	ck_assert_str_eq(dc_config_blame_overflow(&cfg, comm, buf, sizeof(buf)),
+			 "'training.grad_accum_steps': 4000000000 microbatches make the communication bytes per "
+			 "step overflow 64 bits; use a smaller value");
+	ck_assert_str_eq(dc_config_blame_overflow(&cfg, "'model' x 'precision': model-state bytes per rank overflow 64 bits", buf, sizeof(buf)),
+			 "'model.hidden_size' x 'model.num_layers' x 'model.vocab_size': model-state bytes per rank overflow 64 bits; got 4096 x 32 x 32000");
+	dc_diag_release(&d);
+	/* a --set among the file's: the --set one */
+	ck_assert_int_eq(load(base, (const char *const[]){"model.seq_length=8192"}, 1, &cfg, &d), 0);
+	ck_assert_str_eq(dc_config_blame_overflow(&cfg, comm, buf, sizeof(buf)),
+			 "'model.seq_length': 8192 tokens make the communication bytes per step overflow 64 bits; use a smaller value");
+	dc_diag_release(&d);
+	/* only the file's: each factor it gave, with its value (base gives
+	 * no training keys) */
+	ck_assert_int_eq(load(base, NULL, 0, &cfg, &d), 0);
+	ck_assert_str_eq(dc_config_blame_overflow(&cfg, comm, buf, sizeof(buf)),
+			 "'model.seq_length' x 'model.num_layers' x 'model.hidden_size': communication bytes per step "
+			 "overflow 64 bits; got 4096 x 32 x 4096");
+	/* one factor given: that one */
+	ck_assert_str_eq(dc_config_blame_overflow(&cfg, "'cluster.gpus_per_node' x 'parallel.offload': host bytes per node overflow 64 bits", buf, sizeof(buf)),
+			 "'cluster.gpus_per_node': 4 GPUs make the host bytes per node overflow 64 bits; use a smaller value");
+	/* any other text is returned as it is */
+	{
+		static const char other[] = "'checkpoint.restore': the restored rank's bytes overflow 64 bits";
+		ck_assert_ptr_eq(dc_config_blame_overflow(&cfg, other, buf, sizeof(buf)), other);
+	}
+	dc_diag_release(&d);
+}
+END_TEST
+
 START_TEST(test_sm_count_floor)
 {
 	static const char *const mega16[] = {"training.framework=megatron", "parallel.sequence_parallel=true",
@@ -1512,6 +1562,7 @@ Suite *s = suite_create("config");
 	tcase_add_test(tc, test_hf_config_which_wins);
 	tcase_add_test(tc, test_parse_once_loads_alike);
 	tcase_add_test(tc, test_key_lookup);
+	tcase_add_test(tc, test_blame_overflow);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -797,6 +797,15 @@ const char *dc_config_origin_text(const struct dc_config *c, size_t i, char *buf
  * such as --calibrate, that changes a value). */
 void dc_config_set_origin(struct dc_config *c, const char *path, enum dc_origin origin);
 
+/* An estimator's or the plan's overflow text (results.h: "'model' x
+ * 'training' x 'precision': communication bytes per step overflow 64
+ * bits") worded against the key that drove it, with its value: the factor
+ * a --set gave, else the one the config gave ("'training.grad_accum_steps':
+ * 4000000000 microbatches make the communication bytes per step overflow
+ * 64 bits; use a smaller value"), else every factor with its value. Returns
+ * buf, or `error` itself when it is no overflow text this knows. */
+const char *dc_config_blame_overflow(const struct dc_config *c, const char *error, char *buf, size_t len);
+
 /* One cross-field rule, as the loader checks them: in table order, after
  * every key has been read, each problem reported (a rule whose values later
  * rules read stops the walk when it fails). */

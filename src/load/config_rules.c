@@ -1543,6 +1543,20 @@ static int model_blame(const struct loader *l, int fallback)
 	return fallback;
 }
 
+/* The size a parameter count grows with that the command line changed
+ * (a --set, an --unset), or -1: the one to name when the count is too
+ * large. */
+static int size_blame(const struct loader *l)
+{
+	static const enum key_id sizes[] = {KEY_MODEL_VOCAB_SIZE, KEY_MODEL_HIDDEN_SIZE, KEY_MODEL_NUM_LAYERS,
+					    KEY_MODEL_FFN_HIDDEN_SIZE, KEY_MODEL_NUM_EXPERTS, KEY_MODEL_MOE_FFN_HIDDEN_SIZE,
+					    KEY_MODEL_SHARED_EXPERT_FFN_HIDDEN_SIZE};
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		if (l->from_set[sizes[i]])
+			return (int)sizes[i];
+	return -1;
+}
+
 void dc_cfg_cross_check(struct loader *l)
 {
 	struct dc_config *c = l->cfg;
@@ -1591,11 +1605,20 @@ void dc_cfg_cross_check(struct loader *l)
 				ki = model_blame(l, m->params_explicit ? KEY_MODEL_PARAMS : KEY_MODEL_HIDDEN_SIZE);
 			if (!m->params_explicit && shape_from_hf(l) && !(l->from_set[ki] || l->unset[ki]))
 				hf_size_error(l, what);
-			else /* the key blamed: a precision key the command line gave, else the model's */
-				dc_cfg_errorf(l, ki, "'%s': %s",
+			else if (!m->params_explicit && size_blame(l) >= 0 && ki == model_blame(l, -1)) {
+				/* a size the command line gave: named, with its value */
+				char v[64];
+				ki = size_blame(l);
+				if (dc_config_value_json(c, (size_t)ki, v, sizeof(v)) != 0)
+					snprintf(v, sizeof(v), "?");
+				dc_cfg_errorf(l, ki, "'%s': %s makes the model too large; %s", dc_cfg_keys[ki].info.path, v, what);
+			} else /* the key blamed: a precision key the command line gave, else the model's */
+				dc_cfg_errorf(l, ki, "'%s': %s%s",
 					      strncmp(dc_cfg_keys[ki].info.path, "precision.", 10) == 0 ? dc_cfg_keys[ki].info.path
 					      : m->params_explicit ? "model.params" : "model",
-					      what);
+					      what,
+					      strncmp(dc_cfg_keys[ki].info.path, "precision.", 10) == 0 || m->params_explicit ? ""
+					      : "; check hidden_size, ffn_hidden_size, vocab_size, num_layers and the expert sizes");
 		}
 	}
 	{

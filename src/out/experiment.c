@@ -567,6 +567,7 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp_in, const st
 	const struct dc_section *with_cal[DC_REPORT_MAX_SECTIONS + 1];
 	struct dc_experiment calibrated;
 	const struct dc_experiment *exp = exp_in;
+	char why[512];
 
 	if (info->calibration) {
 		size_t n = 0;
@@ -597,12 +598,15 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp_in, const st
 	for (size_t i = 0; i < r->nsec; i++)
 		needs |= r->sec[i]->needs;
 	if (dc_plan_derive(&r->in, &r->plan) != 0) {
-		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", error_origin(r, r->plan.error), r->plan.error);
+		const char *e = dc_config_blame_overflow(&r->in, r->plan.error, why, sizeof(why));
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", error_origin(r, e), e);
 		goto fail;
 	}
 	r->plan.seed = info->seed;
 	if (dc_estimate(&r->plan, needs, &r->res) != 0) {
-		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", error_origin(r, r->res.error), r->res.error);
+		/* an overflow names the key that drove it (config.h) */
+		const char *e = dc_config_blame_overflow(&r->in, r->res.error, why, sizeof(why));
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", error_origin(r, e), e);
 		goto fail;
 	}
 	/* the warnings the results call for, then every warning so far: the
