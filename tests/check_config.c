@@ -902,6 +902,31 @@ START_TEST(test_dotted_member_names)
 }
 END_TEST
 
+/* search.space values no layout can take are left out with a warning
+ * each, naming what they must divide: base is 8 GPUs (2 x 4), a dense
+ * model of 32 layers, global batch 1 x 1 x dp 2 = 2 samples. */
+START_TEST(test_search_space_left_out)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+	char got[2048];
+
+	ck_assert_int_eq(load(base,
+			      (const char *const[]){"search.space.tp=[3,4,6]", "search.space.ep=[2]",
+						    "search.space.virtual_pipeline=[3,4]", "search.space.micro_batch_size=[2,3]",
+						    "search.space.dp=[8]"},
+			      5, &cfg, &d),
+			 0);
+	joined(&d, got, sizeof(got));
+	ck_assert_uint_eq(dc_diag_warnings(&d), 4);
+	ck_assert_str_eq(got, "--set: 'search.space.tp': 3, 6 do not divide the 8 GPUs (num_nodes x gpus_per_node), so no layout takes them: left out of the search\n"
+			      "--set: 'search.space.ep': 2 does not divide 1 (a dense model takes ep 1 alone), so no layout takes it: left out of the search, which then has no layout\n"
+			      "--set: 'search.space.virtual_pipeline': 3 does not divide model.num_layers (32), so no layout takes it: left out of the search\n"
+			      "--set: 'search.space.micro_batch_size': 3 does not divide the global batch (2 samples), so no layout takes it: left out of the search");
+	dc_diag_release(&d);
+}
+END_TEST
+
 /* Decimal GPU memory at a card's marketed size: read as written, with a
  * warning; 80 x 10^9 / 2^30 = 74.5 GiB. */
 START_TEST(test_gpu_memory_decimal_warning)
@@ -1554,6 +1579,7 @@ Suite *s = suite_create("config");
 	tcase_add_test(tc, test_allocation_failures);
 	tcase_add_test(tc, test_dotted_member_names);
 	tcase_add_test(tc, test_gpu_memory_decimal_warning);
+	tcase_add_test(tc, test_search_space_left_out);
 	tcase_add_test(tc, test_gpu_presets);
 	tcase_add_test(tc, test_unset);
 	tcase_add_test(tc, test_dp_auto);

@@ -281,9 +281,18 @@ START_TEST(test_nothing_valid_names_the_rule)
 	/* 3 does not divide the world of 64: no tuple at all */
 	ck_assert_uint_eq(r->counts.enumerated, 0);
 	ck_assert_uint_eq(r->counts.valid, 0);
-	ck_assert_ptr_nonnull(strstr(r->why, "no layout of the 0 enumerated is valid"));
+	ck_assert_str_eq(r->why, "the space holds no layout: no value of search.space.tp divides the GPUs (the "
+				 "warnings name the values left out)");
 	ck_assert_uint_eq(r->nbest, 0);
 	free(r);
+	{
+		/* tp 64 and pp 2 each divide the 64 GPUs, not together (128) */
+		static const char *const tp64pp2[] = {"search.space.tp=[64]", "search.space.pp=[2]", NULL};
+		r = search("configs/korthikanti-175b.json", tp64pp2, 1);
+		ck_assert_uint_eq(r->counts.enumerated, 0);
+		ck_assert_str_eq(r->why, "the space holds no layout: no tp x cp x pp of search.space divides the 64 GPUs");
+		free(r);
+	}
 	/* the 22B model on 8 GPUs with tp 4 only and 2 cp ... use heads: 64
 	 * heads, tp 5 does not divide the 8-GPU world either; tp 16 on
 	 * the 175B's 64 GPUs divides the world and the 96 heads but not the

@@ -777,6 +777,63 @@ static int rule_loss_tokens(struct loader *l)
 	return 0;
 }
 
+/* search.space: a value no layout can take (a tp that does not divide the
+ * GPUs, say) is left out of the search; each key that has such values
+ * says which, and what they must divide, rather than the search dropping
+ * them unseen (src/search/search.c walks the divisors). `what` names what
+ * the values must divide, `whole` its value; `own`, when not 0, is a
+ * value kept though it does not (an uneven pipeline's own v). */
+static void space_left_out(struct loader *l, enum key_id k, const struct dc_search_values *v, uint64_t whole,
+			   uint64_t own, const char *what)
+{
+	char list[256];
+	size_t n = 0, bad = 0;
+	list[0] = 0;
+	for (uint32_t i = 0; i < v->n; i++) {
+		if (whole && whole % v->v[i] == 0)
+			continue;
+		if (own && v->v[i] == own)
+			continue; /* the input's own (an uneven pipeline's v) */
+		bad++;
+		if (n < sizeof(list))
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%llu", bad > 1 ? ", " : "",
+					      (unsigned long long)v->v[i]);
+	}
+	if (bad)
+		dc_cfg_warnf(l, k, "'%s': %s %s %s, so no layout takes %s: left out of the search%s",
+			     dc_cfg_keys[k].info.path, list, bad > 1 ? "do not divide" : "does not divide", what,
+			     bad > 1 ? "them" : "it", bad == v->n ? ", which then has no layout" : "");
+}
+
+static int rule_search_space(struct loader *l)
+{
+	const struct dc_config *c = l->cfg;
+	const struct dc_search *q = &c->search;
+	uint64_t gbs = c->training.global_batch_size, v = c->parallel.virtual_pipeline;
+	if (!gbs && dc_mul_u64(c->training.micro_batch_size, c->training.grad_accum_steps, &gbs))
+		gbs = 0;
+	if (!c->training.global_batch_size && dc_mul_u64(gbs, c->parallel.dp, &gbs))
+		gbs = 0;
+	char gpus[96], experts[96], layers[64], batch[64];
+	snprintf(gpus, sizeof(gpus), "the %llu GPUs (num_nodes x gpus_per_node)", (unsigned long long)c->world_size);
+	if (c->model.num_experts)
+		snprintf(experts, sizeof(experts), "model.num_experts (%llu)", (unsigned long long)c->model.num_experts);
+	else
+		snprintf(experts, sizeof(experts), "1 (a dense model takes ep 1 alone)");
+	snprintf(layers, sizeof(layers), "model.num_layers (%llu)", (unsigned long long)c->model.num_layers);
+	snprintf(batch, sizeof(batch), "the global batch (%llu samples)", (unsigned long long)gbs);
+	space_left_out(l, KEY_SEARCH_SPACE_TP, &q->tp, c->world_size, 0, gpus);
+	space_left_out(l, KEY_SEARCH_SPACE_CP, &q->cp, c->world_size, 0, gpus);
+	space_left_out(l, KEY_SEARCH_SPACE_PP, &q->pp, c->world_size, 0, gpus);
+	space_left_out(l, KEY_SEARCH_SPACE_DP, &q->dp, c->world_size, 0, gpus);
+	space_left_out(l, KEY_SEARCH_SPACE_EP, &q->ep, c->model.num_experts ? c->model.num_experts : 1, 0, experts);
+	space_left_out(l, KEY_SEARCH_SPACE_VIRTUAL_PIPELINE, &q->virtual_pipeline, c->model.num_layers,
+		       v > 1 && dc_stages_uneven(&c->parallel) ? v : 0, layers);
+	if (gbs)
+		space_left_out(l, KEY_SEARCH_SPACE_MICRO_BATCH_SIZE, &q->micro_batch_size, gbs, 0, batch);
+	return 0;
+}
+
 static int rule_sweep(struct loader *l)
 {
 	const struct dc_collective *c = &l->cfg->collective;
@@ -1363,6 +1420,10 @@ static const struct rule rules[] = {
 	{{"loss.tokens: min_length at most max_length at most seq_length; token_loss above 0 and below 1000",
 	  KEYS("loss.tokens.min_length", "loss.tokens.max_length", "model.seq_length", "loss.token_loss")},
 	 rule_loss_tokens},
+	{{"search.space: a value that does not divide what it must (tp, cp, pp and dp the GPUs, ep num_experts or 1, virtual_pipeline num_layers, micro_batch_size the global batch) is left out of the search, with a warning",
+	  KEYS("search.space.tp", "search.space.cp", "search.space.pp", "search.space.dp", "search.space.ep",
+	       "search.space.virtual_pipeline", "search.space.micro_batch_size")},
+	 rule_search_space},
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))

@@ -82,6 +82,7 @@ struct space {
 	int sp[2];
 	unsigned nsp;
 	uint64_t inner; /* nep x nv x nmbs x nshard x nsp */
+	const char *empty; /* the dimension search.space left without a value, NULL: none */
 	struct outer *outer;
 	size_t nouter;
 	uint64_t enumerated;
@@ -634,6 +635,10 @@ static int space_init(struct space *s, const struct dc_config *in, const char **
 		if (!q->sequence_parallel_mask || (q->sequence_parallel_mask >> i & 1))
 			s->sp[s->nsp++] = (int)i;
 	s->inner = (uint64_t)s->nep * s->nv * s->nmbs * s->nshard * s->nsp;
+	s->empty = !s->nep ? "no value of search.space.ep divides the experts"
+		   : !s->nv ? "no value of search.space.virtual_pipeline divides the layers"
+		   : !s->nmbs ? "no value of search.space.micro_batch_size divides the global batch"
+		   : NULL;
 
 	s->cfg = dc_calloc(NRECOMPUTE, sizeof(*s->cfg));
 	s->base = dc_calloc(NRECOMPUTE, sizeof(*s->base));
@@ -654,6 +659,8 @@ static int space_init(struct space *s, const struct dc_config *in, const char **
 	}
 
 	ntp = divisors(s->world, &q->tp, tps);
+	if (!ntp && !s->empty)
+		s->empty = "no value of search.space.tp divides the GPUs";
 	for (unsigned rc = 0; rc < NRECOMPUTE; rc++) {
 		if (!s->have[rc])
 			continue;
@@ -735,7 +742,18 @@ static int finish(struct space *s, struct worker *w, unsigned n, struct dc_searc
 	memcpy(out->pareto, front->e, front->n * sizeof(front->e[0]));
 	out->pareto_truncated = front->truncated;
 	out->why[0] = 0;
-	if (out->counts.valid == 0) {
+	if (out->counts.enumerated == 0) {
+		/* search.space left no value of a dimension, or no tp x cp x
+		 * pp that divides the GPUs (the loader's warnings name the
+		 * values left out) */
+		if (s->empty)
+			snprintf(out->why, sizeof(out->why),
+				 "the space holds no layout: %s (the warnings name the values left out)", s->empty);
+		else
+			snprintf(out->why, sizeof(out->why),
+				 "the space holds no layout: no tp x cp x pp of search.space divides the %llu GPUs",
+				 (unsigned long long)s->world);
+	} else if (out->counts.valid == 0) {
 		int top = 0;
 		for (int r = 1; r < R_COUNT; r++)
 			if (rejected[r] > rejected[top])
