@@ -1401,7 +1401,7 @@ static const struct rule rules[] = {
 	       "cluster.hbm_bandwidth", "cluster.sm_count", "overlap.compute_slowdown", "precision.compute")}, rule_gpu_preset},
 	{{"overlap.tp under framework megatron keeps 16 SMs for communication, so cluster.sm_count (given or from cluster.gpu) is above 16",
 	  KEYS("cluster.sm_count", "overlap.tp", "training.framework", "cluster.gpu")}, rule_tp_overlap_sms},
-	{{"attention_backend defaults from attention (eager: eager, flash: sdpa) and agrees with it; fa3 needs a Hopper GPU; fp8_recipe and fp8_lm_head need compute fp8; mxfp8 a Blackwell GPU; attention fp8 needs compute fp8 and backend cudnn or fa3",
+	{{"attention_backend defaults from attention (eager: eager, flash: sdpa); a given backend sets attention when it is not given (eager: eager, else flash) and else agrees with it; fa3 needs a Hopper GPU; mxfp8 a Blackwell GPU; attention fp8 needs compute fp8 and backend cudnn or fa3; fp8_recipe or fp8_lm_head changed without compute fp8 has no effect and draws a warning, not an error (a sweep over compute keeps them)",
 	  KEYS("training.attention_backend", "training.attention", "cluster.gpu", "precision.compute",
 	       "precision.fp8_recipe", "precision.fp8_lm_head", "precision.attention")}, rule_attention_fp8},
 	{{"the sweep's step_factor is at least 2 and min_bytes at most max_bytes",
