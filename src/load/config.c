@@ -620,6 +620,27 @@ static void auto_layout(struct loader *l)
 		     (unsigned long long)tp, (unsigned long long)p->dp);
 }
 
+/* dc_load_opts.auto_layout: the model's longest context in place of the
+ * built-in default's seq_length when that does not fit the model's learned
+ * position table (GPT-2's 1024 positions against 4096 tokens), as tp is
+ * adapted to its heads. A seq_length the user gave is never changed. */
+static void auto_seq_length(struct loader *l)
+{
+	struct dc_model *m = &l->cfg->model;
+	uint64_t old = m->seq_length;
+
+	if (!l->opts || !l->opts->auto_layout || !l->hf_loaded || l->from_set[KEY_MODEL_SEQ_LENGTH] ||
+	    m->position_embeddings == 0 || old <= m->position_embeddings)
+		return;
+	m->seq_length = m->position_embeddings;
+	l->from_hf[KEY_MODEL_SEQ_LENGTH] = 1; /* its origin: --model */
+	dc_cfg_warnf(l, KEY_MODEL_SEQ_LENGTH,
+		     "'model.seq_length': the built-in default's %llu tokens do not fit the model's learned position "
+		     "table of %llu positions; using %llu (choose with --set model.seq_length=N)",
+		     (unsigned long long)old, (unsigned long long)m->position_embeddings,
+		     (unsigned long long)m->seq_length);
+}
+
 /* Everything after the parse: the top level, --set and --unset, the walk,
  * the Hugging Face config, presets, the layout, the topology file, the
  * rules, where each value came from. `root` is the parsed text (changed by
@@ -657,8 +678,10 @@ static int load_root(struct loader *l, cJSON *root, const char *name)
 	if (l->errors == 0)
 		load_hf(l);
 	dc_cfg_apply_system(l);
-	if (l->errors == 0)
+	if (l->errors == 0) {
+		auto_seq_length(l);
 		auto_layout(l);
+	}
 	if (l->errors == 0)
 		load_topology(l);
 	dc_cfg_check_missing(l);
