@@ -246,7 +246,7 @@ START_TEST(test_value_errors)
 		     "t.json: error: 'cluster.intra_node.bandwidth': must be at least 1, got \"0 GB/s\"");
 	expect_error(edit("\"parallel\": {\"tp\": 4}", "\"parallel\": {\"tp\": 4, \"sharding\": \"zero4\"}"), NULL, 0,
 		     DC_ERR_CONFIG,
-		     "t.json: error: 'parallel.sharding': unknown value \"zero4\"; expected one of \"none\", \"zero1\", \"zero2\", \"fsdp\"");
+		     "t.json: error: 'parallel.sharding': unknown value \"zero4\"; did you mean \"zero1\" or \"zero2\"? (expected one of \"none\", \"zero1\", \"zero2\", \"fsdp\")");
 	expect_error(edit("{\n", "{\n  \"model\\u001b[31m\": 1,\n"), NULL, 0, DC_ERR_CONFIG,
 		     "t.json: error: 'model?[31m': unknown key");
 	{
@@ -391,7 +391,7 @@ START_TEST(test_stage_and_cp_errors)
 	expect_error(base, (const char *const[]){"overlap.ep=a2a_1f1b"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'overlap.ep': \"a2a_1f1b\" hides expert AlltoAlls, so it needs parallel.ep > 1, got ep 1");
 	expect_error(base, (const char *const[]){"overlap.ep=dualpipes"}, 1, DC_ERR_CONFIG,
-		     "--set: error: 'overlap.ep': unknown value \"dualpipes\"; expected one of \"none\", \"a2a_1f1b\", \"dualpipe\"");
+		     "--set: error: 'overlap.ep': unknown value \"dualpipes\"; did you mean \"dualpipe\"? (expected one of \"none\", \"a2a_1f1b\", \"dualpipe\")");
 	/* overlap.ep dualpipe: expert parallelism, and a DualPipe schedule */
 	expect_error(base, (const char *const[]){"overlap.ep=dualpipe"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'overlap.ep': \"dualpipe\" hides expert AlltoAlls, so it needs parallel.ep > 1, got ep 1");
@@ -1027,7 +1027,16 @@ START_TEST(test_gpu_presets)
 	expect_error(base, (const char *const[]){"cluster.gpu=h100-sxm-80gb"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'cluster.gpu': unknown value \"h100-sxm-80gb\"; did you mean \"h100-sxm5-80gb\"? (expected one of \"a100-sxm4-40gb\", \"a100-sxm4-80gb\", \"h100-sxm5-80gb\", \"h100-nvl-94gb\", \"h100-pcie-80gb\", \"h800-sxm5-80gb\", \"h200-sxm-141gb\", \"gh200-96gb\", \"b200-sxm-180gb\", \"gb200\")");
 	expect_error(base, (const char *const[]){"cluster.gpu=a100"}, 1, DC_ERR_CONFIG,
-		     "--set: error: 'cluster.gpu': unknown value \"a100\"; expected one of \"a100-sxm4-40gb\", \"a100-sxm4-80gb\", \"h100-sxm5-80gb\", \"h100-nvl-94gb\", \"h100-pcie-80gb\", \"h800-sxm5-80gb\", \"h200-sxm-141gb\", \"gh200-96gb\", \"b200-sxm-180gb\", \"gb200\"");
+		     "--set: error: 'cluster.gpu': unknown value \"a100\"; did you mean \"a100-sxm4-40gb\" or \"a100-sxm4-80gb\"? (expected one of \"a100-sxm4-40gb\", \"a100-sxm4-80gb\", \"h100-sxm5-80gb\", \"h100-nvl-94gb\", \"h100-pcie-80gb\", \"h800-sxm5-80gb\", \"h200-sxm-141gb\", \"gh200-96gb\", \"b200-sxm-180gb\", \"gb200\")");
+	/* a prefix of several presets: each of them (the review's "h100") */
+	expect_error(base, (const char *const[]){"cluster.gpu=h100"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.gpu': unknown value \"h100\"; did you mean \"h100-sxm5-80gb\", \"h100-nvl-94gb\" or \"h100-pcie-80gb\"? (expected one of \"a100-sxm4-40gb\", \"a100-sxm4-80gb\", \"h100-sxm5-80gb\", \"h100-nvl-94gb\", \"h100-pcie-80gb\", \"h800-sxm5-80gb\", \"h200-sxm-141gb\", \"gh200-96gb\", \"b200-sxm-180gb\", \"gb200\")");
+	/* an enum's short word: one edit is a slip ("ful"); two are not ("no"
+	 * is 2 from "op" as from "none"), so "no" gets the choice it begins */
+	expect_error(base, (const char *const[]){"training.recompute=ful"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'training.recompute': unknown value \"ful\"; did you mean \"full\"? (expected one of \"none\", \"selective\", \"full\", \"op\")");
+	expect_error(base, (const char *const[]){"training.recompute=no"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'training.recompute': unknown value \"no\"; did you mean \"none\"? (expected one of \"none\", \"selective\", \"full\", \"op\")");
 	expect_error(base, (const char *const[]){"cluster.peak_flops=0"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'cluster.peak_flops': must be at least 1, got 0");
 	expect_error(base, (const char *const[]){"cluster.peak_flops=1e18"}, 1, DC_ERR_CONFIG,

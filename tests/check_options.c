@@ -539,7 +539,7 @@ START_TEST(test_sweep)
 	ck_assert_uint_eq(o.nsweeps, 0);
 	dc_options_release(&o);
 
-	parse_err("distcalc: error: '--sweep': unknown config key 'cluster.num_node'", "--sweep",
+	parse_err("distcalc: error: '--sweep': unknown config key 'cluster.num_node'; did you mean 'cluster.num_nodes'?", "--sweep",
 		  "cluster.num_node=1,2", NULL);
 	parse_err("distcalc: error: '--sweep': expected PATH=V1,V2,..., got 'cluster.num_nodes'", "--sweep",
 		  "cluster.num_nodes", NULL);

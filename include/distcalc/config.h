@@ -774,6 +774,10 @@ const struct dc_config_key_info *dc_config_key_at(size_t i);
 /* The row whose path is `path`, or NULL. */
 const struct dc_config_key_info *dc_config_key_find(const char *path);
 
+/* The known key closest to an unknown `path`, as --set suggests it
+ * ("parallel.tp" for "parallel.tpp"), or NULL when none is close. */
+const char *dc_config_key_suggest(const char *path);
+
 /* The row index of `path` (for origin[]), or -1. */
 int dc_config_key_index(const char *path);
 

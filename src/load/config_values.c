@@ -81,31 +81,45 @@ static const char *suggest(const char *prefix, const char *name)
 	return NULL;
 }
 
-/* The choice closest to an unknown enum value, when it is close enough to
- * be a slip ("h100-sxm-80gb" for "h100-sxm5-80gb") or the unique choice it
- * begins ("H100"); else NULL. Case is ignored, as for keys. */
-static const char *suggest_choice(const char *const *choices, const char *value)
+/* Whether `choice` is one suggest_choice names: `best` edits from the
+ * value for a slip, else one the value begins. */
+static int near_choice(const char *choice, const char *value, size_t nl, int slip, size_t best)
 {
-	size_t best = 99, nl = strlen(value);
-	const char *bc = NULL;
+	return slip ? dc_edit_distance(value, nl, choice, 1) == best : strncasecmp(choice, value, nl) == 0;
+}
+
+/* The choices closest to an unknown enum value, quoted into `out` ("\"a\""
+ * or "\"a\", \"b\" or \"c\""): those close enough to be a slip
+ * ("h100-sxm-80gb" for "h100-sxm5-80gb"; within 2 edits for a preset's long
+ * name, 1 for an enum's short word, where 2 would turn "no" into "op"), else
+ * every choice the value begins ("h100": the three H100 presets). Case is
+ * ignored, as for keys. Returns 0 when none is near (out is then ""). */
+static int suggest_choice(const char *const *choices, const char *value, int slack, char *out, size_t len)
+{
+	size_t best = 99, nl = strlen(value), used = 0, n = 0, last = 0;
+	int slip;
+	out[0] = '\0';
 	for (size_t i = 0; choices[i]; i++) {
 		size_t d = dc_edit_distance(value, nl, choices[i], 1);
-		if (d < best) {
+		if (d < best)
 			best = d;
-			bc = choices[i];
-		}
 	}
-	if (bc && (best <= 2 || (nl > 0 && best * 3 <= nl)))
-		return bc;
-	/* a unique choice the value begins ("h100" for "h100-sxm5-80gb") */
-	bc = NULL;
-	for (size_t i = 0; nl >= 2 && choices[i]; i++)
-		if (strncasecmp(choices[i], value, nl) == 0) {
-			if (bc)
-				return NULL;
-			bc = choices[i];
+	/* the slips, every one as near ("zero4": "zero1" or "zero2"); else
+	 * the choices the value begins ("h100" for "h100-sxm5-80gb") */
+	slip = best <= (size_t)slack || (nl > 0 && best * 3 <= nl);
+	for (size_t i = 0; (slip || nl >= 2) && choices[i]; i++)
+		if (near_choice(choices[i], value, nl, slip, best)) {
+			n++;
+			last = i;
 		}
-	return bc;
+	for (size_t i = 0, k = 0; n && choices[i] && used < len; i++) {
+		if (!near_choice(choices[i], value, nl, slip, best))
+			continue;
+		used += (size_t)snprintf(out + used, len - used, "%s\"%s\"", k == 0 ? "" : i == last ? " or " : ", ",
+					 choices[i]);
+		k++;
+	}
+	return n > 0;
 }
 
 /* ---- values ---- */
@@ -625,7 +639,7 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 		 * spare; a longer list is cut, never written past the buffer */
 		char list[1024] = "";
 		size_t used = 0;
-		const char *near;
+		char near[256];
 		if (cJSON_IsString(v)) {
 			for (int i = 0; k->info.choices[i]; i++)
 				if (strcmp(v->valuestring, k->info.choices[i]) == 0) {
@@ -639,10 +653,11 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 				break;
 			used += (size_t)n;
 		}
-		/* a preset name is long and easy to mistype: suggest one */
-		near = k->kind == K_GPU && cJSON_IsString(v) ? suggest_choice(k->info.choices, v->valuestring) : NULL;
-		if (near)
-			dc_cfg_errorf(l, ki, "'%s': unknown value \"%s\"; did you mean \"%s\"? (expected one of %s)", k->info.path,
+		/* a preset name is long and easy to mistype, an enum's word
+		 * less so: a slip of 2 edits, or of 1 */
+		if (cJSON_IsString(v) &&
+		    suggest_choice(k->info.choices, v->valuestring, k->kind == K_GPU || ki == KEY_CLUSTER_SYSTEM ? 2 : 1, near, sizeof(near)))
+			dc_cfg_errorf(l, ki, "'%s': unknown value \"%s\"; did you mean %s? (expected one of %s)", k->info.path,
 			       v->valuestring, near, list);
 		else if (cJSON_IsString(v))
 			dc_cfg_errorf(l, ki, "'%s': unknown value \"%s\"; expected one of %s", k->info.path, v->valuestring, list);
@@ -822,6 +837,15 @@ void dc_cfg_walk(struct loader *l, const cJSON *obj, const char *prefix)
 }
 
 /* ---- --set ---- */
+
+const char *dc_config_key_suggest(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	char prefix[300] = "";
+	if (dot)
+		snprintf(prefix, sizeof(prefix), "%.*s", (int)(dot - path), path);
+	return suggest(prefix, dot ? dot + 1 : path);
+}
 
 /* Applies "PATH=VALUE" to the tree; returns the key index or -1. */
 /* An unknown key named by --set or --unset: recorded, with a suggestion. */

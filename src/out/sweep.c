@@ -35,7 +35,11 @@ size_t dc_sweep_axis_check(const char *text, char *err, size_t errlen)
 	path[eq - text] = '\0';
 	k = dc_config_key_find(path);
 	if (!k) {
-		snprintf(err, errlen, "unknown config key '%s'", path);
+		const char *near = dc_config_key_suggest(path); /* as --set suggests */
+		if (near)
+			snprintf(err, errlen, "unknown config key '%s'; did you mean '%s'?", path, near);
+		else
+			snprintf(err, errlen, "unknown config key '%s'", path);
 		return 0;
 	}
 	if (strcmp(k->kind, "section") == 0) {

@@ -256,7 +256,7 @@ check_usage() {
 	grep -qF "$want" "$work/err" || fail "$*: stderr lacks '$want': $(cat "$work/err")"
 	[ -s "$work/out" ] && fail "$*: printed to stdout"
 }
-check_usage "'--sweep': unknown config key 'cluster.num_node'" --sweep cluster.num_node=1,2
+check_usage "'--sweep': unknown config key 'cluster.num_node'; did you mean 'cluster.num_nodes'?" --sweep cluster.num_node=1,2
 check_usage "'--sweep': 'cluster.num_nodes': empty value in '1,,2'" --sweep cluster.num_nodes=1,,2
 check_usage "'--sweep': 'cluster' is a section" --sweep cluster=1
 check_usage "'--sweep-metrics': 'summary.peak': no field 'peak' there" --sweep cluster.num_nodes=1 --sweep-metrics summary.peak
