@@ -1401,6 +1401,21 @@ START_TEST(test_attention_and_fp8_keys)
 	/* backend eager sets attention eager when that is not given */
 	ck_assert_int_eq(load(base, (const char *const[]){"training.attention_backend=eager"}, 1, &cfg, &d), 0);
 	ck_assert_int_eq(cfg.training.attention, DC_ATTENTION_EAGER);
+	{ /* from the --set of the backend, not the default */
+		char from[64];
+		ck_assert_str_eq(dc_config_origin_text(&cfg, (size_t)dc_config_key_index("training.attention"), from,
+						       sizeof(from)),
+				 "--set");
+	}
+	dc_diag_release(&d);
+	ck_assert_int_eq(load(edit("\"tp\": 4}", "\"tp\": 4}, \"training\": {\"attention_backend\": \"cudnn\"}"), NULL, 0,
+			      &cfg, &d),
+			 0);
+	ck_assert_int_eq(cfg.training.attention, DC_ATTENTION_FLASH);
+	ck_assert_int_eq(cfg.origin[dc_config_key_index("training.attention")], DC_ORIGIN_CONFIG);
+	dc_diag_release(&d);
+	ck_assert_int_eq(load(base, NULL, 0, &cfg, &d), 0);
+	ck_assert_int_eq(cfg.origin[dc_config_key_index("training.attention")], DC_ORIGIN_DEFAULT);
 	dc_diag_release(&d);
 	ck_assert_int_eq(load(base, (const char *const[]){"training.attention=eager"}, 1, &cfg, &d), 0);
 	ck_assert_int_eq(cfg.training.attention_backend, DC_ATTN_BACKEND_EAGER);

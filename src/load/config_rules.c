@@ -1256,8 +1256,13 @@ static int rule_attention_fp8(struct loader *l)
 	int fp8 = c->precision.compute == DC_COMPUTE_FP8;
 	if (!seen(l, KEY_TRAINING_ATTENTION_BACKEND))
 		b = c->training.attention == DC_ATTENTION_EAGER ? DC_ATTN_BACKEND_EAGER : DC_ATTN_BACKEND_SDPA;
-	else if (!seen(l, KEY_TRAINING_ATTENTION))
+	else if (!seen(l, KEY_TRAINING_ATTENTION)) {
 		c->training.attention = b == DC_ATTN_BACKEND_EAGER ? DC_ATTENTION_EAGER : DC_ATTENTION_FLASH;
+		/* its origin is the backend's, not the default: eager
+		 * stores the scores, and a report says where that came from */
+		l->filled[KEY_TRAINING_ATTENTION] =
+			(unsigned char)(l->from_set[KEY_TRAINING_ATTENTION_BACKEND] ? DC_ORIGIN_SET : DC_ORIGIN_CONFIG);
+	}
 	else if ((b == DC_ATTN_BACKEND_EAGER) != (c->training.attention == DC_ATTENTION_EAGER))
 		dc_cfg_errorf(l, blame(l, KEY_TRAINING_ATTENTION_BACKEND, KEY_TRAINING_ATTENTION),
 		       "'training.attention_backend': \"%s\" %s, but training.attention is \"%s\"",
