@@ -1086,6 +1086,55 @@ END_TEST
  *   a slow link (E > C): 3/4 (E - C) + 1/4 E = E - 3/4 C.
  * Over 2 layers x 4 microbatches: 1/4 of the comm result's EP time, and
  * that time less 8 x 3/4 C. Without overlap.ep every AlltoAll is exposed. */
+/* The critical path and the classes split the time after the pipeline the
+ * same way: the kernels slowed by the buckets hidden behind them are
+ * compute in a class and their own path row, the buckets' tail the
+ * class's exposed dp (the path put the slowdown in the tail: 0.119 s of
+ * systems.json's step against the class's 0.106 s). Two sums from two
+ * code paths: at pp 1 (one class, no fill, drain or bubble) critical
+ * stage + slowdown rows = compute + exposed tp, ep and cp, and the tail
+ * and ZeRO's AllGather rows = exposed dp; on every config the rows tile
+ * [0, step]. */
+START_TEST(test_path_splits_the_tail_as_the_classes_do)
+{
+	static const char *const names[] = {"systems.json", "korthikanti-22b.json", "korthikanti-175b.json",
+					     "deepseek-v3-bridge-h100.json", "korthikanti-1t.json"};
+	int slowed = 0;
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		const struct dc_step *st = &run_res.step;
+		double t = 0, crit = 0, slow = 0, tail = 0;
+		run_config(names[k], NULL);
+		ck_assert_uint_gt(st->npath, 0);
+		for (uint64_t i = 0; i < st->npath; i++) {
+			const struct dc_step_path *r = &st->path[i];
+			ck_assert_msg(fabs(r->start_s - t) <= 1e-12 * st->time_s, "%s: row %llu starts at %.17g, not %.17g",
+				      names[k], (unsigned long long)i, r->start_s, t);
+			ck_assert_double_gt(r->duration_s, 0);
+			t = r->start_s + r->duration_s;
+			if (strncmp(r->what, "critical stage", 14) == 0)
+				crit = r->duration_s;
+			else if (strncmp(r->what, "slowdown", 8) == 0)
+				slow = r->duration_s;
+			else if (strncmp(r->what, "gradient synchronisation", 24) == 0 ||
+				 strncmp(r->what, "updated parameters all_gather", 29) == 0)
+				tail += r->duration_s;
+		}
+		ck_assert_msg(fabs(t - st->time_s) <= 1e-12 * st->time_s, "%s: rows end at %.17g, step %.17g", names[k], t,
+			      st->time_s);
+		if (run_plan.layout.pp == 1) {
+			const struct dc_step_class *c = &st->classes[0];
+			double pipe = c->compute_s + c->exposed_s[DC_STRAT_TP] + c->exposed_s[DC_STRAT_EP] +
+				      c->exposed_s[DC_STRAT_CP];
+			ck_assert_uint_eq(st->nclasses, 1);
+			ck_assert_double_le(fabs(crit + slow - pipe), 1e-12 * st->time_s);
+			ck_assert_double_le(fabs(tail - c->exposed_s[DC_STRAT_DP]), 1e-12 * st->time_s);
+			slowed += slow > 0;
+		}
+	}
+	ck_assert_int_gt(slowed, 0); /* systems.json: 12.6 ms of slowdown */
+}
+END_TEST
+
 /* Issue 21's context-parallel sweep: Llama-3-8B on one node of 8 H100
  * (the torchtitan config's 95 GiB parts), 32,768 tokens a rank (sequence
  * 32,768 c), micro batch 1, full recompute, dp 8 / c, torchtitan's rules.
@@ -1334,6 +1383,7 @@ int main(void)
 	tcase_add_test(tc, test_megatron_table1_published_settings);
 	tcase_add_test(tc, test_context_parallel_exposure);
 	tcase_add_test(tc, test_context_parallel_sweep_ratios);
+	tcase_add_test(tc, test_path_splits_the_tail_as_the_classes_do);
 	tcase_add_test(tc, test_zero_bubble_schedules_measured);
 	tcase_add_test(tc, test_ep_a2a_1f1b_two_layers);
 	tcase_add_test(tc, test_trace_shows_the_schedule);

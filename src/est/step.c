@@ -1608,8 +1608,18 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 		if (drain_k > 0)
 			path[n++] = (struct dc_step_path){"pipeline drain: the last backward returns to stage 0", 0, t, drain_k};
 		t += drain_k;
-		if (sync > span)
-			path[n++] = (struct dc_step_path){"gradient synchronisation: the exposed tail of the slowest stage's buckets", ready_stage, t, sync - span};
+		if (sync > span) {
+			/* what the kernels slowed by the buckets hidden behind
+			 * them add past the span (the classes' compute holds it,
+			 * the same min(after, pen)), then the buckets' own tail */
+			const struct stage_sync_t *ry = sync_seg(x, ready_stage, dc_plan_stage_segment(p, ready_stage));
+			double after = sync - span, pen_k = after < ry->pen ? after : ry->pen;
+			if (pen_k > 0)
+				path[n++] = (struct dc_step_path){"slowdown: the kernels slowed by the buckets hidden behind them", ready_stage, t, pen_k};
+			t += pen_k;
+			if (after > pen_k)
+				path[n++] = (struct dc_step_path){"gradient synchronisation: the exposed tail of the slowest stage's buckets", ready_stage, t, after - pen_k};
+		}
 		t = sync;
 		if (opt_max > 0)
 			path[n++] = (struct dc_step_path){"optimizer step", slow_stage, t, opt_max};
