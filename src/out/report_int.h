@@ -24,6 +24,10 @@
 struct dc_key_row {
 	const struct dc_config *cfg;
 	size_t key; /* the key table row (dc_config_key_at) */
+	/* the key's path and unit (static), and where its value came from
+	 * (static, or the list's words for a preset): the row's text columns
+	 * point at them, so no sink copies them first */
+	const char *path, *unit, *origin;
 	/* made once per row: a default derived later (the value is 0 here),
 	 * and the value's JSON text when it fits `json` (json_len > 0) */
 	int derived;
@@ -34,6 +38,11 @@ struct dc_key_list {
 	const struct dc_config *cfg;
 	uint16_t n;
 	uint16_t key[DC_CONFIG_MAX_KEYS]; /* key table rows, in table order */
+	/* dc_config_origin_text of each origin a listed key has (NULL for
+	 * the others): it words an origin the same for every key, so it is
+	 * asked once per origin, into origin_buf when it is not static */
+	const char *origin[DC_ORIGIN_CALIBRATED + 1];
+	char origin_buf[DC_ORIGIN_CALIBRATED + 1][64];
 };
 /* The keys under `prefix` in cfg with a value of their own. */
 void dc_key_list_fill(struct dc_key_list *l, const struct dc_config *cfg, const char *prefix);

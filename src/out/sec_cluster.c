@@ -39,11 +39,17 @@ void dc_key_list_fill(struct dc_key_list *l, const struct dc_config *cfg, const 
 	size_t plen = strlen(prefix), nkeys = dc_config_key_count();
 	l->cfg = cfg;
 	l->n = 0;
+	memset(l->origin, 0, sizeof(l->origin));
 	for (size_t i = 0; i < nkeys && l->n < DC_CONFIG_MAX_KEYS; i++) {
 		const struct dc_config_key_info *k = dc_config_key_at(i);
-		if (k && strncmp(k->path, prefix, plen) == 0 &&
-		    (dc_config_key_has_value(cfg, i) || (strcmp(prefix, "cluster.") == 0 && network_default(i))))
-			l->key[l->n++] = (uint16_t)i;
+		unsigned o;
+		if (!k || strncmp(k->path, prefix, plen) != 0 ||
+		    !(dc_config_key_has_value(cfg, i) || (strcmp(prefix, "cluster.") == 0 && network_default(i))))
+			continue;
+		l->key[l->n++] = (uint16_t)i;
+		o = cfg->origin[i];
+		if (o < sizeof(l->origin) / sizeof(l->origin[0]) && !l->origin[o])
+			l->origin[o] = dc_config_origin_text(cfg, i, l->origin_buf[o], sizeof(l->origin_buf[o]));
 	}
 }
 
@@ -53,41 +59,54 @@ uint64_t dc_key_list_count(const struct dc_key_list *l)
 }
 
 /* A key left at 0 whose default is derived later (the GPU's efficiencies
- * and SM count, from its preset in the kernel model) has no value yet. */
-static int not_derived_here(const struct dc_config *cfg, size_t key)
+ * and SM count, from its preset in the kernel model) has no value yet:
+ * its origin is the default, its default's text says "derived", and its
+ * JSON text (json, n bytes) is "0". */
+static int not_derived_here(const struct dc_config *cfg, size_t key, const struct dc_config_key_info *k,
+			    const char *json, size_t n)
 {
-	const struct dc_config_key_info *k = dc_config_key_at(key);
-	char buf[8];
-	return cfg->origin[key] == DC_ORIGIN_DEFAULT && strncmp(k->default_text, "derived", 7) == 0 &&
-	       dc_config_value_json(cfg, key, buf, sizeof(buf)) == 0 && strcmp(buf, "0") == 0;
+	return cfg->origin[key] == DC_ORIGIN_DEFAULT && n == 1 && json[0] == '0' &&
+	       strncmp(k->default_text, "derived", 7) == 0;
 }
 
 void dc_key_list_row(const struct dc_key_list *l, uint64_t i, struct dc_key_row *r)
 {
+	const struct dc_config_key_info *k;
+	unsigned o;
+	size_t n;
 	r->cfg = l->cfg;
 	r->key = i < l->n ? l->key[i] : 0;
-	r->derived = not_derived_here(r->cfg, r->key);
+	k = dc_config_key_at(r->key);
+	r->path = k->path;
+	r->unit = k->unit;
+	/* every listed key's origin was worded by dc_key_list_fill (a row
+	 * past n, which no sink asks for, may find none: no words) */
+	o = r->cfg->origin[r->key];
+	r->origin = o < sizeof(l->origin) / sizeof(l->origin[0]) && l->origin[o] ? l->origin[o] : "";
+	r->derived = 0;
 	r->json_len = 0;
-	if (!r->derived && !dc_config_key_has_value(r->cfg, r->key) && network_default(r->key)) {
-		/* left out: the plugin latency cluster.network gives (what the
-		 * network model prices), or no size factor (null: "(none)") */
-		if (strcmp(dc_config_key_at(r->key)->path, "cluster.inter_node.plugin_latency") == 0)
-			r->json_len = dc_fmt_double(r->json, sizeof(r->json), dc_net_fabric_latency(r->cfg->cluster.network));
-		else
-			r->json_len = (size_t)snprintf(r->json, sizeof(r->json), "null");
+	/* a value too long for json[] (a ramp's five numbers) is made at
+	 * full length when printed; one with no value at all is the
+	 * network's default, or not listed */
+	if (dc_config_value_json(r->cfg, r->key, r->json, sizeof(r->json)) != 0) {
+		r->json[0] = '\0';
+		if (!dc_config_key_has_value(r->cfg, r->key) && network_default(r->key)) {
+			/* left out: the plugin latency cluster.network gives (what
+			 * the network model prices), or no size factor (null:
+			 * "(none)") */
+			if (strcmp(k->path, "cluster.inter_node.plugin_latency") == 0)
+				r->json_len = dc_fmt_double(r->json, sizeof(r->json),
+							    dc_net_fabric_latency(r->cfg->cluster.network));
+			else
+				r->json_len = (size_t)snprintf(r->json, sizeof(r->json), "null");
+		}
 		return;
 	}
-	if (!r->derived) {
-		size_t n;
-		/* a value too long for json[] (a ramp's five numbers) is made
-		 * at full length when printed */
-		if (dc_config_value_json(r->cfg, r->key, r->json, sizeof(r->json)) != 0)
-			r->json[0] = '\0';
-		n = strlen(r->json);
-		/* a longer text (a file path) is made again at full length */
-		if (n && n + 1 < sizeof(r->json))
-			r->json_len = n;
-	}
+	n = strlen(r->json);
+	if (not_derived_here(r->cfg, r->key, k, r->json, n))
+		r->derived = 1;
+	else if (n && n + 1 < sizeof(r->json)) /* a longer text (a file path) is made again at full length */
+		r->json_len = n;
 }
 
 static uint64_t key_count(const void *base)
@@ -100,21 +119,16 @@ static void key_row(const void *base, uint64_t i, void *out)
 	dc_key_list_row(&((const struct view *)base)->keys, i, out);
 }
 
-/* `s` into buf[len], cut at len - 1 bytes as snprintf would. */
+/* `s` into buf[len], cut at len - 1 bytes as snprintf would; s may lie
+ * within buf (a quoted text moved over its quote). */
 static void copy_text(char *buf, size_t len, const char *s, size_t n)
 {
 	if (!len)
 		return;
 	if (n >= len)
 		n = len - 1;
-	memcpy(buf, s, n);
+	memmove(buf, s, n);
 	buf[n] = '\0';
-}
-
-static void key_text(const void *base, char *buf, size_t len)
-{
-	const char *path = dc_config_key_at(((const struct row *)base)->key)->path;
-	copy_text(buf, len, path, strlen(path));
 }
 
 static void value_json(const void *base, char *buf, size_t len)
@@ -133,41 +147,34 @@ static void value_json(const void *base, char *buf, size_t len)
 static void value_text(const void *base, char *buf, size_t len)
 {
 	const struct row *r = base;
+	const char *t = buf;
 	size_t n;
 	if (r->derived) {
 		copy_text(buf, len, "(derived)", 9); /* docs/config.md says from what */
 		return;
 	}
-	value_json(base, buf, len);
-	n = strlen(buf);
-	if (n >= 2 && buf[0] == '"' && buf[n - 1] == '"') {
-		memmove(buf, buf + 1, n - 2);
-		buf[n - 2] = '\0';
-	} else if (strcmp(buf, "null") == 0) {
-		copy_text(buf, len, "(none)", 6);
+	if (r->json_len && len >= sizeof(r->json)) { /* the row's text, its length known */
+		t = r->json;
+		n = r->json_len;
+	} else {
+		value_json(base, buf, len);
+		n = strlen(buf);
 	}
+	if (n >= 2 && t[0] == '"' && t[n - 1] == '"')
+		copy_text(buf, len, t + 1, n - 2);
+	else if (n == 4 && memcmp(t, "null", 4) == 0)
+		copy_text(buf, len, "(none)", 6);
+	else if (t != buf)
+		copy_text(buf, len, t, n);
 }
 
-static void unit_text(const void *base, char *buf, size_t len)
-{
-	const char *unit = dc_config_key_at(((const struct row *)base)->key)->unit;
-	copy_text(buf, len, unit, strlen(unit));
-}
-
-static void origin_text(const void *base, char *buf, size_t len)
-{
-	const struct row *r = base;
-	char tmp[64];
-	const char *o = dc_config_origin_text(r->cfg, r->key, tmp, sizeof(tmp));
-	copy_text(buf, len, o, strlen(o));
-}
-
+#define R(m) offsetof(struct row, m)
 static const struct dc_field row_fields[] = {
-	{"key", "key", DC_U_NONE, DC_FT_FN, 0, .text = key_text},
+	{"key", "key", DC_U_NONE, DC_FT_STR, R(path)},
 	{"value", "value", DC_U_NONE, DC_FT_FN, 0, .text = value_json, .json_value = 1},
 	{"text", "value", DC_U_NONE, DC_FT_FN, 0, .text = value_text},
-	{"unit", "unit", DC_U_NONE, DC_FT_FN, 0, .text = unit_text},
-	{"origin", "from", DC_U_NONE, DC_FT_FN, 0, .text = origin_text},
+	{"unit", "unit", DC_U_NONE, DC_FT_STR, R(unit)},
+	{"origin", "from", DC_U_NONE, DC_FT_STR, R(origin)},
 };
 const struct dc_fields dc_key_row_table = DC_FIELDS(row_fields);
 static const struct dc_rows key_rows = {key_count, key_row, sizeof(struct row), "keys", 1, 0, 1};
