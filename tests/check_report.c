@@ -678,6 +678,77 @@ START_TEST(test_cluster_network_defaults)
 }
 END_TEST
 
+/* A key row's columns as each sink writes them, worked out from the
+ * presets: cluster.system dgx-h100 by --set fills the network (ib) and
+ * nvls, the config's gpu a100-sxm4-80gb overrides the preset's and fills
+ * the GPU's figures (A100: 312 TFLOP/s bf16, 108 SMs), so one list holds
+ * both preset origins; a string without its quotes in `text`, the
+ * efficiencies derived later, a null size factor "(none)", and a ramp too
+ * long for the row's own text (made again at full length) quoted in CSV. */
+START_TEST(test_cluster_key_rows)
+{
+	static const char *const lines[] = {
+		"key,value,text,unit,origin\r\n",
+		"cluster.system,dgx-h100,dgx-h100,,--set\r\n",
+		"cluster.num_nodes,2,2,,config\r\n",
+		"cluster.gpu,a100-sxm4-80gb,a100-sxm4-80gb,,config\r\n",
+		"cluster.peak_flops,312000000000000,312000000000000,FLOP/s,preset:a100-sxm4-80gb\r\n",
+		"cluster.sm_count,108,108,,preset:a100-sxm4-80gb\r\n",
+		"cluster.matmul_efficiency,,(derived),,default\r\n",
+		"cluster.intra_node.latency,5e-06,5e-06,s,config\r\n",
+		"cluster.intra_node.ramp,,(none),,default\r\n",
+		"cluster.inter_node.ramp,\"[0.5, 0.25, 0.75, 1, 1]\",\"[0.5, 0.25, 0.75, 1, 1]\",,--set\r\n",
+		"cluster.nvls,false,false,,preset:dgx-h100\r\n",
+		"cluster.network,ib,ib,,preset:dgx-h100\r\n",
+		"cluster.topology_file,,(none),,default\r\n",
+	};
+	const char *sets[] = {"cluster.system=dgx-h100", "cluster.inter_node.ramp=[0.5, 0.25, 0.75, 1, 1]"};
+	struct dc_render_opts o = {0, 0}, t = {0, 200};
+	struct dc_diag d;
+	struct dc_report *r;
+	struct dc_buf b;
+	cJSON *root;
+	const cJSON *row;
+	dc_diag_init(&d);
+	r = run("systems", "cluster", sets, 2, &d);
+	ck_assert_ptr_nonnull(r);
+	dc_buf_init(&b);
+	ck_assert_int_eq(dc_report_render_csv(r, &o, &b), 0);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		ck_assert_msg(strstr(b.data, lines[i]) != NULL, "no CSV line %s in:\n%s", lines[i], b.data);
+	dc_buf_release(&b);
+	root = json_of(r);
+	row = cluster_row(root, "cluster.system");
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(row, "value")->valuestring, "dgx-h100");
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(row, "text")->valuestring, "dgx-h100");
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(row, "unit")->valuestring, "");
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(row, "origin")->valuestring, "--set");
+	row = cluster_row(root, "cluster.hbm_bandwidth");
+	ck_assert(cJSON_GetObjectItemCaseSensitive(row, "value")->valuedouble == 2039e9);
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(row, "text")->valuestring, "2039000000000");
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(row, "unit")->valuestring, "bytes/s");
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(row, "origin")->valuestring, "preset:a100-sxm4-80gb");
+	row = cluster_row(root, "cluster.memory_efficiency");
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "value")));
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(row, "text")->valuestring, "(derived)");
+	row = cluster_row(root, "cluster.network");
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(row, "origin")->valuestring, "preset:dgx-h100");
+	cJSON_Delete(root);
+	/* the table: key, the text (no quotes) right-aligned in the width of
+	 * the ramp's 23 bytes, unit (7: bytes/s) and origin (21) */
+	dc_buf_init(&b);
+	ck_assert_int_eq(dc_report_render_table(r, &t, &b), 0);
+	ck_assert_msg(strstr(b.data, " cluster.system" "                 dgx-h100" "         " "                  --set\n") != NULL, "%s", b.data);
+	ck_assert_msg(strstr(b.data, " cluster.peak_flops" "          312000000000000" "   FLOP/s" "  preset:a100-sxm4-80gb\n") != NULL,
+		      "%s", b.data);
+	ck_assert_msg(strstr(b.data, " cluster.nvls" "                    false" "         " "        preset:dgx-h100\n") != NULL, "%s",
+		      b.data);
+	dc_buf_release(&b);
+	dc_report_free(r);
+	dc_diag_release(&d);
+}
+END_TEST
+
 START_TEST(test_text_escapes)
 {
 	struct dc_buf b;
@@ -819,6 +890,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_text_escapes);
 	tcase_add_test(tc, test_path_is_count);
 	tcase_add_test(tc, test_cluster_network_defaults);
+	tcase_add_test(tc, test_cluster_key_rows);
 	tcase_add_test(tc, test_sinks_escape_names);
 	tcase_add_test(tc, test_all_keeps_ring_events_excerpted_beside_other_sections);
 	suite_add_tcase(s, tc);
