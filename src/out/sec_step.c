@@ -79,7 +79,8 @@ static void view(const struct dc_run *run, void *out)
 			   "gradient buckets behind the last backward; every rank meets at the gradient sync and the optimizer";
 	v->paper = v->new_schedule ? paper_formula(s->schedule) : "";
 	v->hfu_paper_means = "hardware FLOPs as Korthikanti et al. 2022 count them: Eq. 8 with selective recompute (s/(3h)), "
-			     "Megatron-LM 2021 Eq. 3 with full, Eq. 7 with none";
+			     "Megatron-LM 2021 Eq. 3 with full, Eq. 7 with none; formulas for a GPT-shaped dense model (4h GELU MLP, "
+			     "as many key/value heads as heads), so on another model they can fall below the MFU counted here";
 	if (s->schedule == DC_PIPE_ZERO_BUBBLE)
 		dc_text_fmt(v->schedule, sizeof(v->schedule), "ZB-H1: p %llu, m %llu", (unsigned long long)s->p,
 			    (unsigned long long)s->m);
@@ -358,9 +359,9 @@ static const struct dc_field fields[] = {
 	{"tokens_per_s_per_gpu", "tokens/s per GPU", DC_U_PER_S, DC_FT_F64, SV(tokens_per_s_per_gpu),
 	 .shown = is_available},
 	{"gpu_s_per_token", "GPU-seconds per token", DC_U_SECONDS, DC_FT_F64, SV(gpu_s_per_token), .shown = is_available},
-	{"mfu", "MFU (model FLOPs, Korthikanti Eq. 7 / peak)", DC_U_RATIO, DC_FT_F64, SV(mfu), .shown = is_available},
+	{"mfu", "MFU (model FLOPs as counted here / peak)", DC_U_RATIO, DC_FT_F64, SV(mfu), .shown = is_available},
 	{"hfu", "HFU (hardware FLOPs as counted here / peak)", DC_U_RATIO, DC_FT_F64, SV(hfu), .shown = is_available},
-	{"hfu_paper", "HFU, paper convention (Korthikanti Eq. 8)", DC_U_RATIO, DC_FT_F64, SV(hfu_paper),
+	{"hfu_paper", "HFU, paper convention (GPT-shaped formula)", DC_U_RATIO, DC_FT_F64, SV(hfu_paper),
 	 .shown = is_available},
 	{"hfu_paper_means", "paper convention", DC_U_NONE, DC_FT_STR, V(hfu_paper_means), .shown = is_available},
 	{"bubble_fraction", "pipeline bubble / busy time (critical stage)", DC_U_RATIO, DC_FT_F64, SV(bubble_fraction),
