@@ -1185,6 +1185,7 @@ START_TEST(test_nvls_needs_the_gpu)
 	joined(&d, got, sizeof(got));
 	ck_assert_ptr_nonnull(strstr(got, "'cluster.gpu': \"a100-sxm4-80gb\" from the config overrides \"h100-sxm5-80gb\" that cluster.system \"dgx-h100\" would fill"));
 	ck_assert_ptr_nonnull(strstr(got, "'cluster.gpus_per_node': 4 from the config overrides 8 that cluster.system \"dgx-h100\" would fill"));
+	ck_assert_ptr_nonnull(strstr(got, "t.json: 'cluster.nvls': cluster.system \"dgx-h100\" has NVLink SHARP, but 'cluster.gpu' \"a100-sxm4-80gb\" has no NVSwitch reductions: nvls false"));
 	ck_assert_int_eq(cfg.cluster.nvls, 0);
 	dc_diag_release(&d);
 }

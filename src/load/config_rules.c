@@ -1524,10 +1524,14 @@ void dc_cfg_apply_system(struct loader *l)
 		preset_loses(l, KEY_CLUSTER_NETWORK, pk, pn, a, b);
 	}
 	/* the preset's NVLink SHARP only where the GPU in use has it: an A100
-	 * kept over a DGX H100 preset gets none (its gpu warning says why) */
+	 * kept over a DGX H100 preset gets none, with a warning saying why */
 	if (!seen(l, KEY_CLUSTER_NVLS)) {
 		c->nvls = ps->nvls && !gpu_lacks_nvls(c->gpu);
 		l->filled[KEY_CLUSTER_NVLS] = (unsigned char)o;
+		if (ps->nvls && !c->nvls)
+			dc_cfg_warnf(l, KEY_CLUSTER_GPU,
+				     "'cluster.nvls': cluster.system \"%s\" has NVLink SHARP, but 'cluster.gpu' \"%s\" has no NVSwitch reductions: nvls false",
+				     pn, dc_gpu_name(c->gpu));
 	} else if (c->nvls != ps->nvls) {
 		preset_loses(l, KEY_CLUSTER_NVLS, pk, pn, c->nvls ? "true" : "false", ps->nvls ? "true" : "false");
 	}
