@@ -527,7 +527,7 @@ static const struct dc_field fields[] = {
 	 .shown = view_offloaded},
 	{"host_bytes_per_node", "host bytes per node (x gpus_per_node)", DC_U_BYTES, DC_FT_U64, V(host_node_bytes),
 	 .shown = view_offloaded},
-	{"host_fits", "host ledger fits", DC_U_NONE, DC_FT_BOOL, V(host_fits), .shown = view_offloaded},
+	{"host_fits", "host ledger fits (yes when not checked)", DC_U_NONE, DC_FT_BOOL, V(host_fits), .shown = view_offloaded},
 	{"per_rank", "Rank with the highest peak memory", DC_U_NONE, DC_FT_OBJECT, V(top), .sub = &top_obj},
 	{"classes", "Classes of ranks with identical ledgers", DC_U_NONE, DC_FT_ROWS, 0, .sub = &class_table,
 	 .rows = &class_rows},
