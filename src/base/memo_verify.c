@@ -60,9 +60,9 @@ void dc_memo_verify_fields(const char *memo, const char *what, const void *reuse
 	const unsigned char *a = reused, *b = fresh;
 	for (size_t i = 0; i < n; i++) {
 		const struct dc_memo_field *f = &fields[i];
-		if (memcmp(a + f->offset, b + f->offset, f->size) != 0)
-			fail(memo, what, f->name, f->offset, f->offset + first_diff(a + f->offset, b + f->offset, f->size),
-			     a + f->offset, b + f->offset, f->size);
+		const unsigned char *x = a + f->offset, *y = b + f->offset;
+		if (memcmp(x, y, f->size) != 0)
+			fail(memo, what, f->name, f->offset, f->offset + first_diff(x, y, f->size), x, y, f->size);
 	}
 }
 

@@ -561,8 +561,9 @@ static void chunk_verify(const char *memo, const struct costs *k, uint64_t stage
 		chunk_cost_of(k, stage, ch, 0, 0, &ff);
 		chunk_cost_of(k, stage, ch, 1, 0, &fb);
 	}
-	dc_memo_verify_bytes(memo, "forward", f, &ff, sizeof(*f), cost_fields, sizeof(cost_fields) / sizeof(cost_fields[0]));
-	dc_memo_verify_bytes(memo, "backward", b, &fb, sizeof(*b), cost_fields, sizeof(cost_fields) / sizeof(cost_fields[0]));
+	const size_t n = sizeof(cost_fields) / sizeof(cost_fields[0]);
+	dc_memo_verify_bytes(memo, "forward", f, &ff, sizeof(*f), cost_fields, n);
+	dc_memo_verify_bytes(memo, "backward", b, &fb, sizeof(*b), cost_fields, n);
 }
 #endif
 

@@ -1161,7 +1161,7 @@ int dc_plan_derive_from(const struct dc_plan *base, const struct dc_layout *lay,
 	}
 	rc = derive(base->in, lay, base, p);
 	if (rc == 0)
-		DC_MEMO_VERIFY(plan_verify("a plan derived from a base's topology and network (src/plan/plan.c derive)", p));
+		DC_MEMO_VERIFY(plan_verify("a plan derived on its base's topology and network (src/plan/plan.c)", p));
 	return rc;
 }
 
