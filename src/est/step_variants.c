@@ -1,5 +1,8 @@
 /* step_variants.c - the step of the strategies comparison's aligned
  * variants (strategies.h), beside the configured layout's; see step.h. */
+#include <stdlib.h>
+
+#include "distcalc/memo_verify.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
 #include "distcalc/step.h"
@@ -12,6 +15,44 @@ static void variant_of(const struct dc_step *s, struct dc_step_variant *v)
 	v->tokens_per_s_per_gpu = s->tokens_per_s_per_gpu;
 	v->gpu_s_per_token = s->gpu_s_per_token;
 }
+
+#ifdef DISTCALC_VERIFY_MEMOS
+/* Variant v that is the configured layout, its step taken from p's
+ * (kept), against its step derived and priced afresh from its layout, as
+ * another variant's is: its own plan, batch, collectives and kernels,
+ * no FLOPs */
+static void configured_verify(const struct dc_plan *p, enum dc_variant v, const struct dc_step_variant *kept)
+{
+	static const char memo[] = "a variant that is the configured layout, its step p's (src/est/step_variants.c)";
+	static const struct dc_memo_field fields[] = {
+		DC_MEMO_FIELD(struct dc_step_variant, available),
+		DC_MEMO_FIELD(struct dc_step_variant, time_s),
+		DC_MEMO_FIELD(struct dc_step_variant, tokens_per_s_per_gpu),
+		DC_MEMO_FIELD(struct dc_step_variant, gpu_s_per_token),
+	};
+	struct fresh {
+		struct dc_plan plan;
+		struct dc_batch batch;
+		struct dc_comm comm;
+		struct dc_compute kern;
+		struct dc_step st;
+		struct dc_step_variant v;
+	} *f = malloc(sizeof(*f)); /* not dc_malloc: outside the allocations a test counts or fails */
+	struct dc_layout lay;
+	const char *err = NULL;
+	int aligned;
+	if (!f)
+		abort(); /* a debug build's check: no way on without it */
+	dc_variant_layout(p, v, &lay, &aligned);
+	if (dc_plan_derive_layout(p->in, &lay, &f->plan) != 0 || dc_batch_compute(&f->plan, &f->batch, &err) != 0 ||
+	    dc_comm_compute(&f->plan, &f->comm, &err) != 0 || dc_compute_compute(&f->plan, &f->kern, &err) != 0 ||
+	    dc_step_compute(&f->plan, &f->kern, &f->comm, NULL, &f->batch, &f->st, &err) != 0)
+		dc_memo_verify_u64(memo, "the variant's rows' return", 0, (uint64_t)-1);
+	variant_of(&f->st, &f->v);
+	dc_memo_verify_fields(memo, dc_variant_name(v), kept, &f->v, fields, sizeof(fields) / sizeof(fields[0]));
+	free(f);
+}
+#endif
 
 int dc_step_variants(const struct dc_plan *p, struct dc_step *own, const char **error)
 {
@@ -95,6 +136,7 @@ int dc_step_variants_from(const struct dc_plan *p, struct dc_step *own, const st
 		if (is_of) {
 			/* p itself: p's step */
 			variant_of(own, &own->variants[v]);
+			DC_MEMO_VERIFY(configured_verify(p, v, &own->variants[v]));
 			continue;
 		}
 		/* the variants' layouts differ in their sharding alone

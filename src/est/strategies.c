@@ -1,6 +1,12 @@
 /* strategies.c - the aligned comparison; see strategies.h. */
 #include "distcalc/strategies.h"
 
+#include <stdlib.h>
+
+#include "distcalc/batch.h"
+#include "distcalc/comm.h"
+#include "distcalc/memo_verify.h"
+#include "distcalc/memory.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
 #include "distcalc/util.h"
@@ -83,6 +89,42 @@ static void fill(struct dc_variant_result *x, const struct dc_layout *lay, const
 	x->comm_time_per_token_s = c->time_s / (double)b->tokens_per_step;
 }
 
+#ifdef DISTCALC_VERIFY_MEMOS
+#define VF(m) DC_MEMO_FIELD(struct dc_variant_result, m)
+static const struct dc_memo_field variant_fields[] = {
+	VF(tp), VF(pp), VF(dp), VF(cp), VF(sharding), VF(micro_batch_size), VF(grad_accum_steps), VF(tokens_per_step),
+	VF(peak_bytes), VF(fits), VF(comm_bytes_per_rank), VF(comm_time_s), VF(comm_bytes_per_token),
+	VF(comm_time_per_token_s),
+};
+#undef VF
+
+/* A variant that is the configured layout, filled from p's rows (x),
+ * against the same variant derived and priced afresh from its layout,
+ * as another variant is */
+static void configured_verify(const struct dc_plan *p, enum dc_variant v, const struct dc_layout *lay,
+			      const struct dc_variant_result *x)
+{
+	static const char memo[] = "a variant that is the configured layout, from its rows (src/est/strategies.c)";
+	struct fresh {
+		struct dc_plan plan;
+		struct dc_batch batch;
+		struct dc_comm comm;
+		struct dc_memory_result mem;
+		struct dc_variant_result x;
+	} *f = malloc(sizeof(*f)); /* not dc_malloc: outside the allocations a test counts or fails */
+	const char *err = NULL;
+	if (!f)
+		abort(); /* a debug build's check: no way on without it */
+	if (dc_plan_derive_layout(p->in, lay, &f->plan) != 0 || dc_batch_compute(&f->plan, &f->batch, &err) != 0 ||
+	    dc_memory_compute(&f->plan, &f->mem, &err) != 0 || dc_comm_compute(&f->plan, &f->comm, &err) != 0)
+		dc_memo_verify_u64(memo, "the variant's rows' return", 0, (uint64_t)-1);
+	fill(&f->x, lay, &f->batch, &f->comm, &f->mem, f->plan.world);
+	dc_memo_verify_fields(memo, dc_variant_name(v), x, &f->x, variant_fields,
+			      sizeof(variant_fields) / sizeof(variant_fields[0]));
+	free(f);
+}
+#endif
+
 int dc_strategies_compute(const struct dc_plan *p, const struct dc_batch *b, const struct dc_comm *c,
 			  const struct dc_memory_result *m, struct dc_strategies_result *out,
 			  const char **error)
@@ -121,6 +163,8 @@ int dc_strategies_compute_parts(const struct dc_plan *p, const struct dc_batch *
 		}
 		if (is_of) {
 			fill(x, &lay, b, c, m, p->world);
+			if (v != DC_VARIANT_CONFIGURED)
+				DC_MEMO_VERIFY(configured_verify(p, (enum dc_variant)v, &lay, x));
 			continue;
 		}
 		/* pure DP and FSDP share their plan but for the sharding, so
