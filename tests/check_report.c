@@ -67,6 +67,28 @@ START_TEST(test_fmt_double_hand_cases)
 	ck_assert_str_eq(buf, "-2.5");
 	dc_fmt_double(buf, sizeof(buf), INFINITY);
 	ck_assert_str_eq(buf, "null");
+	/* short decimals: 17 digits that end in nines rounded up (0.7 is
+	 * 0.6999999999999999555...) or in zeros (0.5 exactly) */
+	dc_fmt_double(buf, sizeof(buf), 0.7);
+	ck_assert_str_eq(buf, "0.7");
+	dc_fmt_double(buf, sizeof(buf), 0.5);
+	ck_assert_str_eq(buf, "0.5");
+	/* x = -4, the last fixed form: "0.000" and the digits */
+	dc_fmt_double(buf, sizeof(buf), 0.00012345);
+	ck_assert_str_eq(buf, "0.00012345");
+	/* zeros that end both groups of eight and more: 1e20 is 1 and 14 zeros */
+	dc_fmt_double(buf, sizeof(buf), 1e20);
+	ck_assert_str_eq(buf, "1e+20");
+	dc_fmt_double(buf, sizeof(buf), 1.5e-5);
+	ck_assert_str_eq(buf, "1.5e-05");
+	dc_fmt_double(buf, sizeof(buf), 123456789.5);
+	ck_assert_str_eq(buf, "123456789.5");
+	/* 17 digits, 16 before the point, after a sign: the longest fixed form */
+	dc_fmt_double(buf, sizeof(buf), -1234567890123456.5);
+	ck_assert_str_eq(buf, "-1234567890123456.5");
+	/* the double 12345678901234568: 17 digits, exponent 16 < 17, fixed */
+	dc_fmt_double(buf, sizeof(buf), 12345678901234567.0);
+	ck_assert_str_eq(buf, "12345678901234568");
 	dc_fmt_u64_grouped(buf, 1610612736u);
 	ck_assert_str_eq(buf, "1,610,612,736");
 	dc_fmt_u64_grouped(buf, 999);

@@ -394,6 +394,29 @@ static int reads_back(uint64_t m, int e2, int s, uint64_t d, int narrow)
 	return b - a < below || (!(m & 1) && b - a == below);
 }
 
+/* The 8 digits of v < 10^8 (leading zeros included) as ASCII at p, the
+ * first digit first, and in *tz the zeros that end them (8 for v = 0).
+ * The digits are split in the lanes of one 64-bit word, each step a
+ * multiplication for every lane at once: v's two 4-digit halves in 32-bit
+ * lanes, each cut in two 2-digit quarters (x / 100 is x * 5243 >> 19 for
+ * x < 10^4) in 16-bit lanes, each cut in two digits (x / 10 is x * 103 >>
+ * 10 for x < 100) in bytes. The first digit lands in the low byte, so the
+ * zeros that end the number are the word's high zero bytes. */
+static inline void put8(char *p, uint32_t v, unsigned *tz)
+{
+	uint64_t x = (uint64_t)(v / 10000) | (uint64_t)(v % 10000) << 32, h;
+	h = ((x * 5243) >> 19) & 0x0000007f0000007full;
+	x = h | (x - h * 100) << 16;
+	h = ((x * 103) >> 10) & 0x000f000f000f000full;
+	x = h | (x - h * 10) << 8;
+	*tz = x ? (unsigned)__builtin_clzll(x) / 8 : 8;
+	x |= 0x3030303030303030ull;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	memcpy(p, &x, 8);
+}
+
 /* The shortest of "%.15g", "%.16g", "%.17g" that reads back, for a
  * positive or negative normal v in the range the integers cover. Returns
  * the length, or 0 to leave v to printf. */
@@ -403,7 +426,8 @@ static size_t fmt_exact(char *buf, double v)
 	int64_t l2;
 	int be, e2, x, n, up = 0, inexact = 0, narrow, nd;
 	size_t o = 0;
-	char dig[24];
+	char dig[40];
+	const char *ds;
 
 	memcpy(&bits, &v, sizeof(bits));
 	be = (int)((bits >> 52) & 0x7ff);
@@ -450,6 +474,16 @@ static size_t fmt_exact(char *buf, double v)
 			half = 5;
 		}
 		d = hi + (low > half || (low == half && (inexact || (hi & 1))));
+		/* v within half a unit of q's last place of d: the digits
+		 * dropped are zeros and v's fraction of that unit is at most
+		 * a half (not `up`), or nines rounded up from at least a
+		 * half. That reads back without the test: half the gap around
+		 * a double is more than 0.55 of that unit (the gap is v / m,
+		 * m < 2^53, and v 10^(16 - X) is at least 10^16; a quarter
+		 * of it below a power of two, 2^52 / m there), so v is the
+		 * double nearest D. A short decimal (0.7, 5e-06) takes this. */
+		if ((low == 0 && !up) || (low == 2 * half - 1 && up))
+			break;
 		if ((ok = reads_back(m, e2, n - 1 - x, d, narrow)) < 0)
 			return 0;
 		if (ok)
@@ -459,42 +493,47 @@ static size_t fmt_exact(char *buf, double v)
 		d = pow10_u64[n - 1];
 		x++;
 	}
-	/* %g drops trailing zeros: taken off d two at a time (constant
-	 * divisors), so fewer digits are written and none is scanned */
-	for (nd = n; nd > 2 && d % 100 == 0; nd -= 2)
-		d /= 100;
-	if (nd > 1 && d % 10 == 0) {
-		d /= 10;
-		nd--;
+	/* d (< 10^17) as 17 digits, a leading one and two groups of eight,
+	 * of which the last n are its own; %g drops the zeros that end them,
+	 * counted as put8 writes the groups (d >= 10^(n-1): nd >= 1) */
+	{
+		uint64_t rest = d % 10000000000000000ull;
+		unsigned tz_hi, tz_lo;
+		dig[0] = (char)('0' + d / 10000000000000000ull);
+		put8(dig + 1, (uint32_t)(rest / 100000000), &tz_hi);
+		put8(dig + 9, (uint32_t)(rest % 100000000), &tz_lo);
+		nd = n - (int)(tz_lo < 8 ? tz_lo : tz_hi < 8 ? 8 + tz_hi : 16);
+		ds = dig + 17 - n;
+		memset(dig + 17, 0, sizeof(dig) - 17);
 	}
-	put_digits(dig + nd, d);
+	/* the text is at most 24 bytes and buf holds 32: the digits are
+	 * copied as fixed-size blocks (ds has 16 bytes more readable, dig's
+	 * zeros), of which o counts what the text keeps */
 	if (v < 0)
 		buf[o++] = '-';
 	if (x < n && x >= -4) { /* %g's fixed form */
-		if (x < 0) {
-			buf[o++] = '0';
-			buf[o++] = '.';
-			for (int z = x + 1; z < 0; z++)
-				buf[o++] = '0';
-			memcpy(buf + o, dig, (size_t)nd);
+		if (x < 0) { /* "0.", -x - 1 zeros and the digits: at most 1 + 5 + 17 */
+			memcpy(buf + o, "0.000000", 8);
+			o += (size_t)(1 - x);
+			memcpy(buf + o, ds, 17);
 			o += (size_t)nd;
-		} else if (nd <= x + 1) {
-			memcpy(buf + o, dig, (size_t)nd);
-			o += (size_t)nd;
-			for (int z = nd; z <= x; z++)
-				buf[o++] = '0';
-		} else {
-			memcpy(buf + o, dig, (size_t)x + 1);
+		} else if (nd <= x + 1) { /* an integer: its x + 1 digits, zeros included */
+			memcpy(buf + o, ds, 17);
 			o += (size_t)x + 1;
-			buf[o++] = '.';
-			memcpy(buf + o, dig + x + 1, (size_t)(nd - x - 1));
-			o += (size_t)(nd - x - 1);
+		} else { /* x + 1 digits, the point, the rest (x <= 15) */
+			memcpy(buf + o, ds, 17);
+			buf[o + (size_t)x + 1] = '.';
+			if (o + (size_t)x + 18 <= 32)
+				memcpy(buf + o + x + 2, ds + x + 1, 16);
+			else
+				memcpy(buf + o + x + 2, ds + x + 1, (size_t)(nd - x - 1));
+			o += (size_t)nd + 1;
 		}
 	} else { /* the exponent form: d.ddde+XX */
-		buf[o++] = dig[0];
+		buf[o++] = ds[0];
 		if (nd > 1) {
 			buf[o++] = '.';
-			memcpy(buf + o, dig + 1, (size_t)nd - 1);
+			memcpy(buf + o, ds + 1, 16);
 			o += (size_t)nd - 1;
 		}
 		buf[o++] = 'e';
