@@ -821,6 +821,82 @@ START_TEST(test_table_column_kinds)
 }
 END_TEST
 
+/* ---- CSV's numbers in a row, each written in one piece ---- */
+
+struct crow {
+	double v, w;
+	uint64_t n, z, i;
+};
+
+static uint64_t crow_count(const void *base)
+{
+	(void)base;
+	return 3;
+}
+
+static void crow_row(const void *base, uint64_t i, void *out)
+{
+	static const double v[3] = {0.7, -2.5, 0}, w[3] = {1.5e-5, 1e20, 123456789.5};
+	static const uint64_t n[3] = {12, UINT64_MAX, 0}, z[3] = {5, 6, 7};
+	struct crow *r = out;
+	(void)base;
+	r->v = v[i];
+	r->w = w[i];
+	r->n = n[i];
+	r->z = z[i];
+	r->i = i;
+}
+
+static int crow_null(const void *row)
+{
+	return ((const struct crow *)row)->i == 1;
+}
+
+static const struct dc_field crow_fields[] = {
+	{"v", NULL, DC_U_RATIO, DC_FT_F64, offsetof(struct crow, v)},
+	{"n", NULL, DC_U_COUNT, DC_FT_U64, offsetof(struct crow, n)},
+	{"shown", NULL, DC_U_COUNT, DC_FT_U64, offsetof(struct crow, n), .table_only = 1},
+	{"w", NULL, DC_U_SECONDS, DC_FT_F64, offsetof(struct crow, w)},
+	{"z", NULL, DC_U_COUNT, DC_FT_U64, offsetof(struct crow, z), .is_null = crow_null},
+};
+static const struct dc_fields crow_fs = DC_FIELDS(crow_fields);
+static const struct dc_rows crow_rows = {crow_count, crow_row, sizeof(struct crow), "rows", 1, 0, 0};
+static const struct dc_field csec_fields[] = {
+	{"nums", "Nums", DC_U_NONE, DC_FT_ROWS, 0, .sub = &crow_fs, .rows = &crow_rows},
+};
+static const struct dc_fields csec_fs = DC_FIELDS(csec_fields);
+static const struct dc_field croot_fields[] = {
+	{"sec", "Sec", DC_U_NONE, DC_FT_OBJECT, 0, .sub = &csec_fs},
+};
+
+/* A double leading the row (no comma before it), a count, a column the
+ * table alone shows (left out), doubles in the fixed and exponent forms,
+ * 2^64 - 1, and a nullable count last (empty when null: the line ends in
+ * its comma). */
+START_TEST(test_csv_row_numbers)
+{
+	struct dc_report *r = calloc(1, sizeof(*r));
+	struct dc_render_opts o = {0, 0};
+	struct dc_buf b;
+	static unsigned char view[8];
+	const char *want = "# section: sec\r\nkey,value,unit\r\n# table: sec.nums\r\nv,n,w,z\r\n"
+			   "0.7,12,1.5e-05,5\r\n"
+			   "-2.5,18446744073709551615,1e+20,\r\n"
+			   "0,0,123456789.5,7\r\n";
+
+	ck_assert_ptr_nonnull(r);
+	r->root.f = croot_fields;
+	r->root.n = 1;
+	r->views = view;
+	r->nsec = 1;
+	dc_buf_init(&b);
+	ck_assert_int_eq(dc_report_render_csv(r, &o, &b), 0);
+	ck_assert_str_eq(b.data, want);
+	dc_buf_release(&b);
+	free(r);
+}
+END_TEST
+
 /* ---- the table's fixed-point numbers against printf ---- */
 
 /* "%.*f" of x as the table shows it: a text that reads as zero has no
@@ -1183,6 +1259,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_json_row_plan);
 	tcase_add_test(tc, test_json_row_plan_bounds);
 	tcase_add_test(tc, test_csv_plain);
+	tcase_add_test(tc, test_csv_row_numbers);
 	tcase_add_test(tc, test_row_doubles);
 	tcase_add_test(tc, test_table_cache_past_its_rows);
 	tcase_add_test(tc, test_table_column_kinds);
