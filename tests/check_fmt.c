@@ -861,7 +861,41 @@ static const struct dc_field crow_fields[] = {
 };
 static const struct dc_fields crow_fs = DC_FIELDS(crow_fields);
 static const struct dc_rows crow_rows = {crow_count, crow_row, sizeof(struct crow), "rows", 1, 0, 0};
+struct cview {
+	uint64_t a;
+	double t;
+	struct {
+		uint64_t b;
+		double x;
+		struct {
+			double y;
+		} in;
+	} o;
+	int yes;
+};
+
+static int cview_null(const void *base)
+{
+	(void)base;
+	return 1;
+}
+
+static const struct dc_field cin_fields[] = {
+	{"y", NULL, DC_U_BYTES_PER_S, DC_FT_F64, offsetof(struct cview, o.in.y) - offsetof(struct cview, o.in)},
+};
+static const struct dc_fields cin_fs = DC_FIELDS(cin_fields);
+static const struct dc_field cobj_fields[] = {
+	{"b", NULL, DC_U_BYTES, DC_FT_U64, offsetof(struct cview, o.b) - offsetof(struct cview, o)},
+	{"x", NULL, DC_U_SECONDS, DC_FT_F64, offsetof(struct cview, o.x) - offsetof(struct cview, o),
+	 .is_null = cview_null},
+	{"in", NULL, DC_U_NONE, DC_FT_OBJECT, offsetof(struct cview, o.in) - offsetof(struct cview, o), .sub = &cin_fs},
+};
+static const struct dc_fields cobj_fs = DC_FIELDS(cobj_fields);
 static const struct dc_field csec_fields[] = {
+	{"a", NULL, DC_U_COUNT, DC_FT_U64, offsetof(struct cview, a)},
+	{"t", NULL, DC_U_SECONDS, DC_FT_F64, offsetof(struct cview, t)},
+	{"o", NULL, DC_U_NONE, DC_FT_OBJECT, offsetof(struct cview, o), .sub = &cobj_fs},
+	{"yes", NULL, DC_U_NONE, DC_FT_BOOL, offsetof(struct cview, yes)},
 	{"nums", "Nums", DC_U_NONE, DC_FT_ROWS, 0, .sub = &crow_fs, .rows = &crow_rows},
 };
 static const struct dc_fields csec_fs = DC_FIELDS(csec_fields);
@@ -869,17 +903,22 @@ static const struct dc_field croot_fields[] = {
 	{"sec", "Sec", DC_U_NONE, DC_FT_OBJECT, 0, .sub = &csec_fs},
 };
 
-/* A double leading the row (no comma before it), a count, a column the
- * table alone shows (left out), doubles in the fixed and exponent forms,
- * 2^64 - 1, and a nullable count last (empty when null: the line ends in
- * its comma). */
+/* The section's scalars, each "PATH,VALUE,UNIT": a count (no unit), a
+ * double in seconds, an object's bytes ("o.b"), its nullable double (an
+ * empty value), an object in that object ("o.in.y", in B/s), and a bool
+ * after them. Then the table: a double leading the row (no comma before
+ * it), a count, a column the table alone shows (left out), doubles in the
+ * fixed and exponent forms, 2^64 - 1, and a nullable count last (empty
+ * when null: the line ends in its comma). */
 START_TEST(test_csv_row_numbers)
 {
 	struct dc_report *r = calloc(1, sizeof(*r));
 	struct dc_render_opts o = {0, 0};
 	struct dc_buf b;
-	static unsigned char view[8];
-	const char *want = "# section: sec\r\nkey,value,unit\r\n# table: sec.nums\r\nv,n,w,z\r\n"
+	static struct cview view = {42, 0.25, {1073741824, 3, {5e10}}, 1};
+	const char *want = "# section: sec\r\nkey,value,unit\r\n"
+			   "a,42,\r\nt,0.25,s\r\no.b,1073741824,B\r\no.x,,s\r\no.in.y,50000000000,B/s\r\nyes,true,\r\n"
+			   "# table: sec.nums\r\nv,n,w,z\r\n"
 			   "0.7,12,1.5e-05,5\r\n"
 			   "-2.5,18446744073709551615,1e+20,\r\n"
 			   "0,0,123456789.5,7\r\n";
@@ -887,7 +926,7 @@ START_TEST(test_csv_row_numbers)
 	ck_assert_ptr_nonnull(r);
 	r->root.f = croot_fields;
 	r->root.n = 1;
-	r->views = view;
+	r->views = (unsigned char *)&view;
 	r->nsec = 1;
 	dc_buf_init(&b);
 	ck_assert_int_eq(dc_report_render_csv(r, &o, &b), 0);

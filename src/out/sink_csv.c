@@ -241,6 +241,57 @@ static void path_pop(struct path *p, size_t old)
 		p->tail = 0;
 }
 
+/* A scalar number (a U64 or F64 field that is never null) as the line
+ * csv_scalars writes for it, "PATH,VALUE,UNIT" and CRLF, in one piece:
+ * its path is the part of p's after the section's name, then the key (a
+ * key is [A-Za-z0-9_]: check_report.c keys_unique), without pushing it on
+ * p. Returns 0 for any other field, or a path too long for p, which
+ * csv_scalars writes as before. */
+static int csv_scalar_number(struct dc_buf *b, const struct dc_field *f, const void *base, const struct path *p)
+{
+	const char *unit;
+	size_t pre = p->tail ? p->len - p->tail : 0, k, u, n = 0;
+	const void *v;
+	char *o;
+	if (f->is_null || (f->type != DC_FT_U64 && f->type != DC_FT_F64))
+		return 0;
+	k = strlen(f->key);
+	if (p->len + k + 2 >= sizeof(p->s)) /* path_push would not add it */
+		return 0;
+	unit = base_unit(f->unit);
+	u = strlen(unit);
+	/* the path, its dot, the key, a comma, 32 bytes of number, a comma,
+	 * the unit and CRLF */
+	if (!(o = dc_buf_room(b, pre + 1 + k + 1 + 32 + 1 + u + 2)))
+		return 1;
+	if (pre) {
+		memcpy(o, p->s + p->tail, pre);
+		o[pre] = '.';
+		n = pre + 1;
+	}
+	memcpy(o + n, f->key, k);
+	n += k;
+	assert(dc_csv_plain(o, n));
+	o[n++] = ',';
+	v = dc_fld_ptr(base, f);
+	if (f->type == DC_FT_U64) {
+		uint64_t x;
+		memcpy(&x, v, sizeof(x));
+		n += dc_fmt_u64(o + n, x);
+	} else {
+		double x;
+		memcpy(&x, v, sizeof(x));
+		if (isfinite(x)) /* else "null": an empty field */
+			n += dc_fmt_double(o + n, 32, x);
+	}
+	o[n++] = ',';
+	memcpy(o + n, unit, u);
+	n += u;
+	memcpy(o + n, "\r\n", 2);
+	dc_buf_commit(b, n + 2);
+	return 1;
+}
+
 /* pass 1: the scalars of an object and its nested objects */
 static void csv_scalars(struct dc_buf *b, const struct dc_fields *fs, const void *base, struct path *p)
 {
@@ -253,6 +304,8 @@ static void csv_scalars(struct dc_buf *b, const struct dc_fields *fs, const void
 			old = path_push(p, f->key);
 			csv_scalars(b, f->sub, dc_fld_ptr(base, f), p);
 			path_pop(p, old);
+		} else if (csv_scalar_number(b, f, base, p)) {
+			continue;
 		} else if (dc_fld_scalar(f)) {
 			old = path_push(p, f->key);
 			/* the section's own name leads every path: drop it. The
