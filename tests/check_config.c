@@ -1157,6 +1157,20 @@ START_TEST(test_provenance)
 	ck_assert_str_eq(dc_config_origin_text(&cfg, (size_t)k, buf, sizeof(buf)), "preset:h100-sxm5-80gb");
 	ck_assert_int_eq(dc_config_value_json(&cfg, (size_t)k, buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "85899345920");
+	/* a count in a buffer of 21 bytes (20 digits and the NUL, written in
+	 * place) and cut as snprintf would in 21 - 1 and 5 bytes */
+	ck_assert_int_eq(dc_config_value_json(&cfg, (size_t)k, buf, 21), 0);
+	ck_assert_str_eq(buf, "85899345920");
+	ck_assert_int_eq(dc_config_value_json(&cfg, (size_t)k, buf, 20), 0);
+	ck_assert_str_eq(buf, "85899345920");
+	ck_assert_int_eq(dc_config_value_json(&cfg, (size_t)k, buf, 5), 0);
+	ck_assert_str_eq(buf, "8589");
+	/* no topology file: null, cut to "nu" in 3 bytes */
+	k = dc_config_key_index("cluster.topology_file");
+	ck_assert_int_eq(dc_config_value_json(&cfg, (size_t)k, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "null");
+	ck_assert_int_eq(dc_config_value_json(&cfg, (size_t)k, buf, 3), 0);
+	ck_assert_str_eq(buf, "nu");
 	k = dc_config_key_index("cluster.intra_node.bandwidth");
 	ck_assert_int_eq(cfg.origin[k], DC_ORIGIN_SET);
 	ck_assert_int_eq(dc_config_value_json(&cfg, (size_t)k, buf, sizeof(buf)), 0);

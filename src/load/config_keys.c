@@ -418,7 +418,7 @@ int dc_config_value_json(const struct dc_config *c, size_t i, char *buf, size_t 
 		char esc[2 * sizeof(c->model.hf_config) + 2];
 		size_t n = 0;
 		if (!*s) {
-			snprintf(buf, len, "null");
+			put3(buf, len, "null", "", "");
 			return 0;
 		}
 		/* a path as a JSON string: quotes, backslashes and control bytes escaped */
@@ -447,6 +447,10 @@ int dc_config_value_json(const struct dc_config *c, size_t i, char *buf, size_t 
 		uint64_t u;
 		char num[24];
 		memcpy(&u, f, sizeof(u));
+		if (len > 20) { /* 20 digits and the NUL: written in place */
+			dc_fmt_u64(buf, u);
+			return 0;
+		}
 		dc_fmt_u64(num, u);
 		put3(buf, len, num, "", "");
 		return 0;
