@@ -826,6 +826,8 @@ END_TEST
 struct crow {
 	double v, w;
 	uint64_t n, z, i;
+	const char *s;
+	char t[8];
 };
 
 static uint64_t crow_count(const void *base)
@@ -838,6 +840,7 @@ static void crow_row(const void *base, uint64_t i, void *out)
 {
 	static const double v[3] = {0.7, -2.5, 0}, w[3] = {1.5e-5, 1e20, 123456789.5};
 	static const uint64_t n[3] = {12, UINT64_MAX, 0}, z[3] = {5, 6, 7};
+	static const char *const str[3] = {"a, b", NULL, "plain"}, *const text[3] = {"x", "#y", ""};
 	struct crow *r = out;
 	(void)base;
 	r->v = v[i];
@@ -845,6 +848,8 @@ static void crow_row(const void *base, uint64_t i, void *out)
 	r->n = n[i];
 	r->z = z[i];
 	r->i = i;
+	r->s = str[i];
+	snprintf(r->t, sizeof(r->t), "%s", text[i]);
 }
 
 static int crow_null(const void *row)
@@ -858,6 +863,8 @@ static const struct dc_field crow_fields[] = {
 	{"shown", NULL, DC_U_COUNT, DC_FT_U64, offsetof(struct crow, n), .table_only = 1},
 	{"w", NULL, DC_U_SECONDS, DC_FT_F64, offsetof(struct crow, w)},
 	{"z", NULL, DC_U_COUNT, DC_FT_U64, offsetof(struct crow, z), .is_null = crow_null},
+	{"s", NULL, DC_U_NONE, DC_FT_STR, offsetof(struct crow, s)},
+	{"t", NULL, DC_U_NONE, DC_FT_TEXT, offsetof(struct crow, t)},
 };
 static const struct dc_fields crow_fs = DC_FIELDS(crow_fields);
 static const struct dc_rows crow_rows = {crow_count, crow_row, sizeof(struct crow), "rows", 1, 0, 0};
@@ -908,8 +915,9 @@ static const struct dc_field croot_fields[] = {
  * empty value), an object in that object ("o.in.y", in B/s), and a bool
  * after them. Then the table: a double leading the row (no comma before
  * it), a count, a column the table alone shows (left out), doubles in the
- * fixed and exponent forms, 2^64 - 1, and a nullable count last (empty
- * when null: the line ends in its comma). */
+ * fixed and exponent forms, 2^64 - 1, a nullable count (empty when
+ * null), then a string (quoted for its comma, NULL empty) and a text in
+ * the row (quoted for its '#', "" empty: the line ends in its comma). */
 START_TEST(test_csv_row_numbers)
 {
 	struct dc_report *r = calloc(1, sizeof(*r));
@@ -918,10 +926,10 @@ START_TEST(test_csv_row_numbers)
 	static struct cview view = {42, 0.25, {1073741824, 3, {5e10}}, 1};
 	const char *want = "# section: sec\r\nkey,value,unit\r\n"
 			   "a,42,\r\nt,0.25,s\r\no.b,1073741824,B\r\no.x,,s\r\no.in.y,50000000000,B/s\r\nyes,true,\r\n"
-			   "# table: sec.nums\r\nv,n,w,z\r\n"
-			   "0.7,12,1.5e-05,5\r\n"
-			   "-2.5,18446744073709551615,1e+20,\r\n"
-			   "0,0,123456789.5,7\r\n";
+			   "# table: sec.nums\r\nv,n,w,z,s,t\r\n"
+			   "0.7,12,1.5e-05,5,\"a, b\",x\r\n"
+			   "-2.5,18446744073709551615,1e+20,,,\"#y\"\r\n"
+			   "0,0,123456789.5,7,plain,\r\n";
 
 	ck_assert_ptr_nonnull(r);
 	r->root.f = croot_fields;

@@ -362,6 +362,29 @@ static int csv_number(struct dc_buf *b, const struct dc_field *f, const void *ro
 	return 1;
 }
 
+/* A row's STR or TEXT field that is never null (nor a JSON value), after
+ * a comma unless it
+ * leads the row, as csv_value writes it (NULL as an empty field) but
+ * without its text buffer: the text is the row's own. Returns 0 for any
+ * other field. */
+static int csv_static_text(struct dc_buf *b, const struct dc_field *f, const void *row, int comma)
+{
+	const char *t;
+	if (f->is_null || f->json_value || (f->type != DC_FT_STR && f->type != DC_FT_TEXT))
+		return 0;
+	if (f->type == DC_FT_STR) {
+		memcpy(&t, dc_fld_ptr(row, f), sizeof(t));
+		if (!t)
+			t = "";
+	} else {
+		t = dc_fld_ptr(row, f);
+	}
+	if (comma)
+		dc_buf_putc(b, ',');
+	csv_text_n(b, t, strlen(t));
+	return 1;
+}
+
 /* a ROWS table's header row and rows (every row but an O(p^2) excerpt) */
 static void csv_rows(struct dc_buf *b, struct dc_report *r, const struct dc_field *f, const void *base,
 		     const struct path *p, int shown)
@@ -401,7 +424,7 @@ static void csv_rows(struct dc_buf *b, struct dc_report *r, const struct dc_fiel
 		for (size_t c = 0, sep = 0; c < cf->n; c++) {
 			if (cf->f[c].table_only)
 				continue;
-			if (csv_number(b, &cf->f[c], row, sep++ != 0))
+			if (csv_number(b, &cf->f[c], row, sep++ != 0) || csv_static_text(b, &cf->f[c], row, sep > 1))
 				continue;
 			if (sep > 1)
 				dc_buf_putc(b, ',');
