@@ -771,6 +771,40 @@ START_TEST(test_cluster_key_rows)
 }
 END_TEST
 
+/* The reserve's label rounds its percent as "%.0f" does, to the nearest
+ * integer and a tie to the even one: 12.5 (0.125 exactly) is 12, 13.5
+ * (0.135 x 100 is a little above it) is 14, 2.5 (0.025 x 100 rounds to
+ * 2.5 exactly) is 2. */
+START_TEST(test_reserve_label_percent)
+{
+	static const struct {
+		const char *set, *label;
+	} cases[] = {
+		{"memory.allocator_reserve=0.125", "allocator reserve (12% of the backward subtotal)"},
+		{"memory.allocator_reserve=0.135", "allocator reserve (14% of the backward subtotal)"},
+		{"memory.allocator_reserve=0.025", "allocator reserve (2% of the backward subtotal)"},
+		{"memory.allocator_reserve=0", "allocator reserve (0% of the backward subtotal)"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *sets[] = {cases[i].set};
+		struct dc_render_opts t = {32, 100};
+		struct dc_diag d;
+		struct dc_report *r;
+		struct dc_buf b;
+		dc_diag_init(&d);
+		r = run("systems", "memory", sets, 1, &d);
+		ck_assert_ptr_nonnull(r);
+		dc_buf_init(&b);
+		ck_assert_int_eq(dc_report_render_table(r, &t, &b), 0);
+		ck_assert_msg(strstr(b.data, cases[i].label) != NULL, "%s: no '%s' in:\n%s", cases[i].set, cases[i].label,
+			      b.data);
+		dc_buf_release(&b);
+		dc_report_free(r);
+		dc_diag_release(&d);
+	}
+}
+END_TEST
+
 START_TEST(test_text_escapes)
 {
 	struct dc_buf b;
@@ -913,6 +947,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_path_is_count);
 	tcase_add_test(tc, test_cluster_network_defaults);
 	tcase_add_test(tc, test_cluster_key_rows);
+	tcase_add_test(tc, test_reserve_label_percent);
 	tcase_add_test(tc, test_sinks_escape_names);
 	tcase_add_test(tc, test_all_keeps_ring_events_excerpted_beside_other_sections);
 	suite_add_tcase(s, tc);

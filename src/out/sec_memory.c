@@ -1,6 +1,7 @@
 /* sec_memory.c - the memory section: the most loaded rank's ledger, the
  * peak by phase, every class of ranks with identical ledgers (generated
  * row by row from the plan) and what is not modelled. */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -264,8 +265,14 @@ static void fsdp_grads_label(const void *base, char *buf, size_t len)
 static void reserve_label(const void *base, char *buf, size_t len)
 {
 	const struct ledger_view *v = base;
-	snprintf(buf, len, "allocator reserve (%.0f%% of the %s subtotal)", v->plan->in->memory.allocator_reserve * 100,
-		 v->peak_phase);
+	double pct = v->plan->in->memory.allocator_reserve * 100;
+	/* "%.0f" of a percent from 0 to 100 is the integer nearest it, ties
+	 * to even: rint's in the default rounding mode, written without printf */
+	if (pct >= 0 && pct <= 100)
+		dc_text_fmt(buf, len, "allocator reserve (%llu%% of the %s subtotal)", (unsigned long long)rint(pct),
+			    v->peak_phase);
+	else
+		snprintf(buf, len, "allocator reserve (%.0f%% of the %s subtotal)", pct, v->peak_phase);
 }
 
 static int is_fsdp(const void *base)
