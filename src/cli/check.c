@@ -190,7 +190,7 @@ static const char *past_config(const struct cmp *c, int side, const char *s)
 /* Keeps side `side`'s "config" header string (top level). */
 static void keep_config(struct cmp *c, int side, const cJSON *v)
 {
-	if (cJSON_IsString(v) && strlen(v->valuestring) < sizeof(c->config[side])) {
+	if (v && cJSON_IsString(v) && strlen(v->valuestring) < sizeof(c->config[side])) {
 		memcpy(c->config[side], v->valuestring, strlen(v->valuestring) + 1);
 		c->has_config[side] = 1;
 	}

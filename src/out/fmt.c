@@ -404,17 +404,24 @@ static int reads_back(uint64_t m, int e2, int s, uint64_t d, int narrow)
  * zeros that end the number are the word's high zero bytes. */
 static inline void put8(char *p, uint32_t v, unsigned *tz)
 {
-	uint64_t x = (uint64_t)(v / 10000) | (uint64_t)(v % 10000) << 32, h;
-	h = ((x * 5243) >> 19) & 0x0000007f0000007full;
+	uint64_t x = (uint64_t)(v / 10000) | (uint64_t)(v % 10000) << 32;
+	uint64_t h = ((x * 5243) >> 19) & 0x0000007f0000007full;
 	x = h | (x - h * 100) << 16;
 	h = ((x * 103) >> 10) & 0x000f000f000f000full;
 	x = h | (x - h * 10) << 8;
 	*tz = x ? (unsigned)__builtin_clzll(x) / 8 : 8;
 	x |= 0x3030303030303030ull;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	x = __builtin_bswap64(x);
-#endif
-	memcpy(p, &x, 8);
+	/* byte by byte, low byte first: any byte order, and gcc's store
+	 * merging makes the eight stores one on a little-endian machine (a
+	 * memcpy of x trips -fanalyzer's uninitialised-value check, gcc 12) */
+	p[0] = (char)x;
+	p[1] = (char)(x >> 8);
+	p[2] = (char)(x >> 16);
+	p[3] = (char)(x >> 24);
+	p[4] = (char)(x >> 32);
+	p[5] = (char)(x >> 40);
+	p[6] = (char)(x >> 48);
+	p[7] = (char)(x >> 56);
 }
 
 /* The shortest of "%.15g", "%.16g", "%.17g" that reads back, for a
