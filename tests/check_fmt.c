@@ -5,6 +5,7 @@
  * - dc_fmt_u64, dc_fmt_u64_grouped and dc_fmt_fixed_u64 against "%llu"
  *   (grouped and cut into decimals by hand) at every power of ten and of
  *   two and their neighbours, 0, 2^64 - 1 and a million seeded values;
+ * - dc_fmt_gib (a byte count in a message) on counts worked out by hand;
  * - dc_text_fmt against snprintf for every format the sections use, cut
  *   at every buffer length, and for the formats it leaves to printf;
  * - dc_buf_json_string against a byte loop of RFC 8259's escapes (and
@@ -159,6 +160,40 @@ END_TEST
 			}                                                                                            \
 		}                                                                                                    \
 	} while (0)
+
+/* dc_fmt_gib on counts worked out by hand: whole GiB as the integer, any
+ * other count to three decimals (half to even, as "%.3f": 2^26 B is
+ * 0.0625 GiB, 3 x 2^26 B is 0.1875 GiB) with the exact bytes. */
+START_TEST(test_fmt_gib)
+{
+	char buf[64];
+	ck_assert_uint_eq(dc_fmt_gib(buf, sizeof(buf), 85899345920ull), 6);
+	ck_assert_str_eq(buf, "80 GiB");
+	dc_fmt_gib(buf, sizeof(buf), 0);
+	ck_assert_str_eq(buf, "0 GiB");
+	dc_fmt_gib(buf, sizeof(buf), 1ull << 53); /* 2^23 GiB, not 8.38861e+06 */
+	ck_assert_str_eq(buf, "8388608 GiB");
+	dc_fmt_gib(buf, sizeof(buf), 80000000000ull); /* 74.50580... GiB */
+	ck_assert_str_eq(buf, "74.506 GiB (80,000,000,000 B)");
+	dc_fmt_gib(buf, sizeof(buf), 80); /* 7.45e-08 GiB */
+	ck_assert_str_eq(buf, "0.000 GiB (80 B)");
+	dc_fmt_gib(buf, sizeof(buf), 1ull << 26);
+	ck_assert_str_eq(buf, "0.062 GiB (67,108,864 B)");
+	dc_fmt_gib(buf, sizeof(buf), 3ull << 26);
+	ck_assert_str_eq(buf, "0.188 GiB (201,326,592 B)");
+	dc_fmt_gib(buf, sizeof(buf), 87509958656ull); /* 81.5 GiB */
+	ck_assert_str_eq(buf, "81.500 GiB (87,509,958,656 B)");
+	/* 2^34 - 1 GiB and 2^30 - 1 B: the decimals round up into the whole */
+	ck_assert_uint_eq(dc_fmt_gib(buf, sizeof(buf), UINT64_MAX), 50);
+	ck_assert_str_eq(buf, "17179869184.000 GiB (18,446,744,073,709,551,615 B)");
+	/* cut as snprintf cuts */
+	ck_assert_uint_eq(dc_fmt_gib(buf, 8, 80000000000ull), 7);
+	ck_assert_str_eq(buf, "74.506 ");
+	ck_assert_uint_eq(dc_fmt_gib(buf, 3, 85899345920ull), 2);
+	ck_assert_str_eq(buf, "80");
+	ck_assert_uint_eq(dc_fmt_gib(buf, 0, 80), 0);
+}
+END_TEST
 
 START_TEST(test_text_fmt_matches_snprintf)
 {
@@ -1297,6 +1332,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_u64_matches_printf);
 	tcase_add_test(tc, test_fixed_u64_matches_printf);
+	tcase_add_test(tc, test_fmt_gib);
 	tcase_add_test(tc, test_text_fmt_matches_snprintf);
 	tcase_add_test(tc, test_json_string_and_printable_match_byte_loops);
 	tcase_add_test(tc, test_whole_doubles_match_printf);

@@ -204,4 +204,13 @@ void dc_buf_printable(struct dc_buf *b, const char *s);
  * length written. len 0 writes nothing. */
 size_t dc_fmt_printable(char *buf, size_t len, const char *s);
 
+/* A byte count as a message names memory: in GiB (2^30 bytes), as the
+ * report does. A whole number of GiB is "80 GiB" (the text a config
+ * would give); any other count is its GiB to three decimals, rounded as
+ * "%.3f" rounds, with the exact bytes after it, as the report's scalars
+ * carry them: "74.506 GiB (80,000,000,000 B)". Never an exponent. Writes
+ * into buf as snprintf would (cut at len - 1 bytes, NUL-terminated);
+ * returns the length written. Defined in src/out/fmt.c. */
+size_t dc_fmt_gib(char *buf, size_t len, uint64_t bytes);
+
 #endif

@@ -1074,15 +1074,15 @@ static void preset_loses(struct loader *l, enum key_id k, const char *preset_key
 static void fill_u64(struct loader *l, enum key_id k, uint64_t *f, uint64_t v, enum dc_origin o, const char *pk,
 		     const char *pn)
 {
-	char a[32], b[32];
+	char a[64], b[64]; /* "8388607.999 GiB (9,007,199,254,740,991 B)" */
 	if (!seen(l, k)) {
 		*f = v;
 		l->filled[k] = (unsigned char)o;
 	} else if (*f != v) {
 		/* memory in GiB as the presets give it, counts as they are */
 		if (k == KEY_CLUSTER_GPU_MEMORY) {
-			snprintf(a, sizeof(a), "%g GiB", (double)*f / 1073741824.0);
-			snprintf(b, sizeof(b), "%g GiB", (double)v / 1073741824.0);
+			dc_fmt_gib(a, sizeof(a), *f);
+			dc_fmt_gib(b, sizeof(b), v);
 		} else {
 			snprintf(a, sizeof(a), "%llu", (unsigned long long)*f);
 			snprintf(b, sizeof(b), "%llu", (unsigned long long)v);

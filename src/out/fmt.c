@@ -218,6 +218,34 @@ size_t dc_text_add_u64(char *buf, size_t len, size_t at, uint64_t v)
 	return text_add_n(buf, len, at, num, n);
 }
 
+size_t dc_fmt_gib(char *buf, size_t len, uint64_t bytes)
+{
+	const uint64_t gib = 1ull << 30;
+	uint64_t whole = bytes >> 30, frac = bytes & (gib - 1), milli, rem;
+	char num[32] = {0}; /* 2^64 / 2^30 x 1000 has 14 digits, the grouped 2^64 26 */
+	size_t at;
+
+	if (!len)
+		return 0;
+	buf[0] = '\0';
+	if (!frac) {
+		at = dc_text_add_u64(buf, len, 0, whole);
+		return dc_text_add(buf, len, at, " GiB");
+	}
+	/* frac x 1000 / 2^30 rounded half to even, as "%.3f" rounds the
+	 * exact quotient; frac < 2^30, so frac x 1000 fits 40 bits */
+	milli = frac * 1000 >> 30;
+	rem = frac * 1000 & (gib - 1);
+	if (rem > gib / 2 || (rem == gib / 2 && (milli & 1)))
+		milli++;
+	dc_fmt_fixed_u64(num, whole * 1000 + milli, 3);
+	at = dc_text_add(buf, len, 0, num);
+	at = dc_text_add(buf, len, at, " GiB (");
+	dc_fmt_u64_grouped(num, bytes);
+	at = dc_text_add(buf, len, at, num);
+	return dc_text_add(buf, len, at, " B)");
+}
+
 void dc_text_fmt(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap, again;
