@@ -223,8 +223,25 @@ START_TEST(test_value_errors)
 {
 	expect_error(edit("\"hidden_size\"", "\"hidden_siz\""), NULL, 0, DC_ERR_CONFIG,
 		     "t.json: error: 'model.hidden_siz': unknown key; did you mean 'model.hidden_size'?");
+	/* a duplicate names its line:column and the first copy's, counted
+	 * by hand in base: line 3 is 12 spaces, then "vocab_size": 32000,
+	 * and a space (21 bytes), so the first seq_length opens at column 34
+	 * and the copy after "seq_length": 4096, and a space (20) at 54 */
 	expect_error(edit("\"seq_length\": 4096", "\"seq_length\": 4096, \"seq_length\": 4096"), NULL, 0, DC_ERR_CONFIG,
-		     "t.json: error: 'model.seq_length': duplicate key");
+		     "t.json:3:54: error: 'model.seq_length': duplicate key (first at 3:34)");
+	/* the copy spelled with an escape is the same key, at the same place */
+	expect_error(edit("\"seq_length\": 4096", "\"seq_length\": 4096, \"seq\\u005flength\": 1"), NULL, 0,
+		     DC_ERR_CONFIG, "t.json:3:54: error: 'model.seq_length': duplicate key (first at 3:34)");
+	/* nested: line 5 is 14 spaces and "intra_node": { (15 bytes), so
+	 * bandwidth opens at 30, its copy after "bandwidth": "300 GB/s", and a
+	 * space (25) at 55 */
+	expect_error(edit("{\"bandwidth\": \"300 GB/s\"}", "{\"bandwidth\": \"300 GB/s\", \"bandwidth\": \"1 GB/s\"}"),
+		     NULL, 0, DC_ERR_CONFIG,
+		     "t.json:5:55: error: 'cluster.intra_node.bandwidth': duplicate key (first at 5:30)");
+	/* a section given twice: line 7, 2 spaces, then "parallel": {"tp": 4},
+	 * and a space (23 bytes) */
+	expect_error(edit("\"parallel\": {\"tp\": 4}", "\"parallel\": {\"tp\": 4}, \"parallel\": {\"tp\": 2}"), NULL, 0,
+		     DC_ERR_CONFIG, "t.json:7:26: error: 'parallel': duplicate key (first at 7:3)");
 	expect_error(edit("\"num_layers\": 32", "\"num_layers\": \"32\""), NULL, 0, DC_ERR_CONFIG,
 		     "t.json: error: 'model.num_layers': expected an integer, got the string \"32\"");
 	expect_error(edit("\"num_layers\": 32", "\"num_layers\": null"), NULL, 0, DC_ERR_CONFIG,
@@ -685,7 +702,7 @@ START_TEST(test_set_overrides)
 	/* a key the file holds twice stays the file's error under --set */
 	expect_error(edit("\"seq_length\": 4096", "\"seq_length\": 4096, \"seq_length\": 1"),
 		     (const char *const[]){"model.seq_length=2048"}, 1, DC_ERR_CONFIG,
-		     "t.json: error: 'model.seq_length': duplicate key");
+		     "t.json:3:54: error: 'model.seq_length': duplicate key (first at 3:34)");
 	/* validated as if in the file, blamed on --set */
 	expect_error(base, (const char *const[]){"model.hidden_size=4096 x"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'model.hidden_size': expected an integer, got the string \"4096 x\"");

@@ -346,6 +346,17 @@ START_TEST(test_layer_kind_errors)
 			"a sliding window of that many keys (model.sliding_window)");
 	expect_hf_error("{\"model_type\": \"gemma3\", \"text_config\": 5}", DC_ERR_CONFIG,
 			"%s: error: 'text_config': expected an object, got 5");
+	/* a key given twice: its second copy's line:column and the first's,
+	 * counted by hand ({"model_type": "mixtral", is 26 bytes, then
+	 * "num_local_experts": 8, 24) */
+	expect_hf_error("{\"model_type\": \"mixtral\", \"num_local_experts\": 8, \"num_local_experts\": 16}",
+			DC_ERR_CONFIG, "%s:1:51: error: 'num_local_experts': duplicate key (first at 1:27)");
+	/* inside text_config, not the top level's key of the same name:
+	 * 25 + 18 bytes, then "text_config": { (16), then "hidden_size": 640,
+	 * and a space (20) */
+	expect_hf_error("{\"model_type\": \"gemma3\", \"hidden_size\": 1, \"text_config\": {\"hidden_size\": 640, "
+			"\"hidden_size\": 1152}}",
+			DC_ERR_CONFIG, "%s:1:80: error: 'hidden_size': duplicate key (first at 1:60)");
 	/* keys that change the numbers in a family that does not read them */
 	expect_hf_error("{\"model_type\": \"llama\", \"num_nextn_predict_layers\": 1}", DC_ERR_CONFIG,
 			"%s: error: 'num_nextn_predict_layers': distcalc reads multi-token-prediction modules for "

@@ -20,9 +20,11 @@ struct cJSON;
 
 /* Fills every shape field of *m (the family's defaults where a key is
  * missing or null; seq_length and params are left 0) from the JSON object
- * `root` of the file `name`. Returns 0, or -1 with every problem recorded in
- * `diag` as DC_ERR_CONFIG, each line naming `name` and the key. */
-int dc_hf_model_read(const struct cJSON *root, const char *name, struct dc_model *m,
+ * `root` of the file `name`, parsed from text[len] (NULL: not at hand; a
+ * duplicate key's message then names no line:column). Returns 0, or -1
+ * with every problem recorded in `diag` as DC_ERR_CONFIG, each line naming
+ * `name` and the key. */
+int dc_hf_model_read(const struct cJSON *root, const char *text, size_t len, const char *name, struct dc_model *m,
 		     struct dc_diag *diag);
 
 /* The supported model_type values, comma-separated, for messages. */

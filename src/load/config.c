@@ -114,10 +114,14 @@ static const char *subject(const char *msg, char *key, size_t len)
  * starts with; `ki` (or -1) is the key whose value is blamed, for ORIGIN. */
 void dc_cfg_errorf(struct loader *l, int ki, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-void dc_cfg_errorf(struct loader *l, int ki, const char *fmt, ...)
+/* dc_cfg_errorf's and dc_cfg_errorf_at's work; `at` (NULL: none) is the
+ * place in the file, as "LINE:COL" with the colon after it. */
+static void verrorf(struct loader *l, int ki, const size_t *at, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+
+static void verrorf(struct loader *l, int ki, const size_t *at, const char *fmt, va_list ap)
 {
-	char msg[512], key[512];
-	va_list ap;
+	char msg[512], key[512], place[48] = "";
 
 	l->errors++;
 	if (l->errors > MAX_ERRORS) {
@@ -126,16 +130,35 @@ void dc_cfg_errorf(struct loader *l, int ki, const char *fmt, ...)
 				      l->name, MAX_ERRORS);
 		return;
 	}
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	/* keys and strings from the file may hold escaped control characters:
 	 * never send them to a terminal */
 	for (char *p = msg; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
-	dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, subject(msg, key, sizeof(key)), "%s: error: %s",
-			origin(l, ki), msg);
+	if (at) {
+		size_t line, col, ls;
+		dc_cfg_line_col(l->buf, l->len, *at, &line, &col, &ls);
+		snprintf(place, sizeof(place), ":%zu:%zu", line, col);
+	}
+	dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, subject(msg, key, sizeof(key)), "%s%s: error: %s",
+			at ? l->name : origin(l, ki), place, msg);
+}
+
+void dc_cfg_errorf(struct loader *l, int ki, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verrorf(l, ki, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void dc_cfg_errorf_at(struct loader *l, size_t pos, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verrorf(l, -1, &pos, fmt, ap);
+	va_end(ap);
 }
 
 void dc_cfg_warnf(struct loader *l, int ki, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -448,7 +471,7 @@ static void load_hf(struct loader *l)
 		free(buf);
 		return;
 	}
-	if (dc_hf_model_read(root, path, &hm, l->diag) != 0) {
+	if (dc_hf_model_read(root, buf, n, path, &hm, l->diag) != 0) {
 		l->errors++;
 	} else {
 		struct dc_model *m = &l->cfg->model;

@@ -105,6 +105,9 @@ const char *dc_cfg_origin(const struct loader *l, int ki);
  * else `fallback`: the `ki` for dc_cfg_errorf. */
 int dc_cfg_blame(const struct loader *l, int fallback, const int *keys, size_t n);
 void dc_cfg_errorf(struct loader *l, int ki, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* dc_cfg_errorf about the text at offset `pos` of the file: "NAME:LINE:COL:
+ * error: MSG", the place as a syntax error names it. */
+void dc_cfg_errorf_at(struct loader *l, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* 1 when tp splits the model's heads: the query and KV heads and, with
  * linear attention, its key heads (config_rules.c's rule_tp_heads). */
 int dc_cfg_tp_admits(const struct dc_model *m, uint64_t tp);
@@ -128,6 +131,13 @@ struct scan {
  * sc->what set (sc: zeroed by the caller but for s and len). */
 int dc_cfg_scan_text(struct scan *sc, const char *s, size_t len);
 size_t dc_cfg_utf8_len(const unsigned char *s, size_t n);
+/* Where the key `path` ("model.seq_length") stands in the JSON text
+ * buf[len], which passed the strict check: *pos is the offset of the
+ * opening quote of the nth (from 0) copy of its last name, in the object
+ * that the first copy of each name before it opens (the copy the walk
+ * reads). Returns 0, or -1 when the text has no such copy. A duplicate
+ * key's message names its line:column so. */
+int dc_cfg_key_pos(const char *buf, size_t len, const char *path, size_t nth, size_t *pos);
 int dc_cfg_is_space(char c);
 
 /* ---- config_values.c ---- */

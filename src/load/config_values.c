@@ -776,6 +776,23 @@ static void unknown_dotted(struct loader *l, const char *path, const char *prefi
 	       path, nested);
 }
 
+/* "'PATH': duplicate key" for the nth copy (from 0) of the key `path`
+ * in the file, at its line:column with the first copy's, where the text
+ * shows them (a key --set made is not in it); not looked for once the
+ * errors are past those printed. */
+static void duplicate(struct loader *l, int ki, const char *path, size_t nth)
+{
+	size_t first, at, line, col, ls;
+	if (l->errors >= MAX_ERRORS || !l->buf || dc_cfg_key_pos(l->buf, l->len, path, nth, &at) != 0) {
+		dc_cfg_errorf(l, ki, "'%s': duplicate key", path);
+	} else if (nth > 0 && dc_cfg_key_pos(l->buf, l->len, path, 0, &first) == 0) {
+		dc_cfg_line_col(l->buf, l->len, first, &line, &col, &ls);
+		dc_cfg_errorf_at(l, at, "'%s': duplicate key (first at %zu:%zu)", path, line, col);
+	} else {
+		dc_cfg_errorf_at(l, at, "'%s': duplicate key", path);
+	}
+}
+
 /* Walks one JSON object that is the section `prefix` ("" for the root). */
 /* "prefix.name" ("name" under the top level) into path[size], cut at
  * size - 1 bytes as snprintf would cut it; without printf, as the walk
@@ -819,7 +836,13 @@ void dc_cfg_walk(struct loader *l, const cJSON *obj, const char *prefix)
 		 * duplicate and is not walked), so a path seen before is a
 		 * duplicate key; O(1), where comparing siblings is O(n^2) */
 		if (l->seen[ki]) {
-			dc_cfg_errorf(l, ki, "'%s': duplicate key", path);
+			size_t nth = 0;
+			/* which copy this is: counted only for the errors
+			 * that are printed, so a flood stays linear */
+			if (l->errors < MAX_ERRORS)
+				for (const cJSON *s = obj->child; s != c; s = s->next)
+					nth += s->string && strcmp(s->string, name) == 0;
+			duplicate(l, ki, path, nth);
 			continue;
 		}
 		l->seen[ki] = 1;
@@ -982,7 +1005,7 @@ int dc_cfg_apply_override(struct loader *l, cJSON *root, const char *text)
 			for (const cJSON *c = obj->child; c; c = c->next)
 				copies += c->string && strcmp(c->string, p) == 0;
 			if (copies > 1)
-				dc_cfg_errorf(l, -1, "'%s': duplicate key", path);
+				duplicate(l, -1, path, 1);
 		}
 		while (cJSON_GetObjectItemCaseSensitive(obj, p))
 			cJSON_DeleteItemFromObjectCaseSensitive(obj, p);

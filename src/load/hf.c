@@ -12,8 +12,13 @@
 
 #include "distcalc/util.h"
 
+#include "config_int.h"
+
 struct hf {
-	const cJSON *root;
+	const cJSON *root;     /* the object read: the file's, or its text_config */
+	const cJSON *top;      /* the file's */
+	const char *text;      /* the file's text, for a duplicate's line:column */
+	size_t len;
 	const char *name;
 	struct dc_diag *diag;
 	size_t errors;
@@ -78,6 +83,25 @@ static const char *describe(const cJSON *v, char *buf, size_t len)
 	return buf;
 }
 
+/* "'KEY': duplicate key" at the second copy's line:column, with the
+ * first's, as the config loader words it (config_values.c). */
+static void duplicate(struct hf *r, const char *key)
+{
+	char path[160];
+	size_t first, at, line, col, fline, fcol, ls;
+	snprintf(path, sizeof(path), "%s%s", r->root != r->top ? "text_config." : "", key);
+	if (!r->text || dc_cfg_key_pos(r->text, r->len, path, 0, &first) != 0 ||
+	    dc_cfg_key_pos(r->text, r->len, path, 1, &at) != 0) {
+		hf_error(r, "'%s': duplicate key", key);
+		return;
+	}
+	dc_cfg_line_col(r->text, r->len, first, &fline, &fcol, &ls);
+	dc_cfg_line_col(r->text, r->len, at, &line, &col, &ls);
+	r->errors++;
+	dc_diag_error(r->diag, DC_ERR_CONFIG, "%s:%zu:%zu: error: '%s': duplicate key (first at %zu:%zu)", r->name, line,
+		      col, key, fline, fcol);
+}
+
 /* The value of `key`, or NULL when it is missing or null (HF's "use the
  * default"). A key given twice is an error: JSON readers disagree on which
  * copy wins. */
@@ -88,7 +112,7 @@ static const cJSON *get(struct hf *r, const char *key)
 		if (!c->string || strcmp(c->string, key) != 0)
 			continue;
 		if (found) {
-			hf_error(r, "'%s': duplicate key", key);
+			duplicate(r, key);
 			return NULL;
 		}
 		found = c;
@@ -829,13 +853,16 @@ static void check_unread(struct hf *r, const char *family)
 		hf_warn(r, "'vision_config': the vision tower is not counted; distcalc models the %s text model", family);
 }
 
-int dc_hf_model_read(const cJSON *root, const char *name, struct dc_model *m, struct dc_diag *diag)
+int dc_hf_model_read(const cJSON *root, const char *text, size_t len, const char *name, struct dc_model *m,
+		     struct dc_diag *diag)
 {
 	struct hf r;
 	const struct family *f;
 
 	memset(m, 0, sizeof(*m));
-	r.root = root;
+	r.root = r.top = root;
+	r.text = text;
+	r.len = len;
 	r.name = name;
 	r.diag = diag;
 	r.errors = 0;

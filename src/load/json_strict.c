@@ -312,6 +312,80 @@ int dc_cfg_scan_text(struct scan *sc, const char *s, size_t len)
 	return 0;
 }
 
+/* ---- where a key stands in the text ---- */
+
+/* 1 when the JSON string s[k..end) (its quotes included; the text passed
+ * the strict check) reads as the n bytes of `name`. A key written with
+ * escapes ("seq\u005flength") is read by cJSON, as the walk read it. */
+static int key_is(const char *s, size_t k, size_t end, const char *name, size_t n)
+{
+	const char *raw = s + k + 1;
+	size_t rn = end - k - 2;
+	cJSON *v;
+	int same;
+
+	if (!memchr(raw, '\\', rn))
+		return rn == n && memcmp(raw, name, n) == 0;
+	v = cJSON_ParseWithLength(s + k, end - k);
+	same = v && cJSON_IsString(v) && strlen(v->valuestring) == n && memcmp(v->valuestring, name, n) == 0;
+	cJSON_Delete(v);
+	return same;
+}
+
+int dc_cfg_key_pos(const char *buf, size_t len, const char *path, size_t nth, size_t *pos)
+{
+	struct scan sc;
+	const char *name = path;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.s = buf;
+	sc.len = len;
+	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+		sc.pos = 3;
+	scan_ws(&sc);
+	for (;;) {
+		const char *dot = strchr(name, '.');
+		size_t n = dot ? (size_t)(dot - name) : strlen(name), copies = 0;
+		int found = 0;
+
+		if (sc.pos >= len || buf[sc.pos] != '{')
+			return -1;
+		sc.pos++;
+		/* the object's members up to the name's copy: the first for a
+		 * section (the one the walk reads), the nth for the key */
+		while (!found) {
+			size_t k;
+			scan_ws(&sc);
+			if (sc.pos >= len || buf[sc.pos] != '"')
+				return -1; /* the object's end: not there */
+			k = sc.pos;
+			if (scan_string(&sc) != 0)
+				return -1;
+			if (key_is(buf, k, sc.pos, name, n)) {
+				if (!dot && copies++ == nth) {
+					*pos = k;
+					return 0;
+				}
+				found = dot != NULL;
+			}
+			scan_ws(&sc);
+			if (sc.pos >= len || buf[sc.pos] != ':')
+				return -1;
+			sc.pos++;
+			scan_ws(&sc);
+			if (found)
+				break;
+			if (scan_value(&sc, 0) != 0)
+				return -1;
+			scan_ws(&sc);
+			if (sc.pos >= len || buf[sc.pos] != ',')
+				return -1;
+			sc.pos++;
+		}
+		name = dot + 1;
+	}
+}
+
 /* ---- the strict JSON check, for other readers of JSON (config.h) ---- */
 
 int dc_json_check_strict(const char *buf, size_t len, size_t *line, size_t *col, char *what, size_t whatlen)

@@ -83,7 +83,9 @@ while [ $j -lt 500 ]; do
 	j=$((j + 1))
 done
 printf '}\n' >>dups.json
-want=$(i=0; while [ $i -lt 50 ]; do echo "dups.json: error: 'description': duplicate key"; i=$((i + 1)); done
+# one line: the first key opens at column 2, copy i after i x 20 bytes
+# (', "description": "x"')
+want=$(i=1; while [ $i -le 50 ]; do echo "dups.json:1:$((2 + 20 * i)): error: 'description': duplicate key (first at 1:2)"; i=$((i + 1)); done
 	echo "dups.json: error: too many errors; stopping after 50")
 check duplicate_flood 3 "$want" -- --config dups.json
 # linear, by work and not by time: the instructions the load executes (as
