@@ -918,11 +918,14 @@ static int next_row(uint64_t *i, uint64_t from, uint64_t to, uint64_t n, int *ga
  * generated and formatted again. */
 #define CACHE_ROWS 64
 #define CACHE_BYTES 16384
-/* most scaled columns whose values pass 1 keeps for pass 2 */
-#define SCALED_KEPT 8
+/* the rows whose cells are cached are kept whole while they are measured
+ * (t_rows): CACHE_ROWS of them while a row is at most 512 bytes, fewer of
+ * a larger one (DC_ROW_MAX: 32) */
+#define ROW_STORE_BYTES 32768
 
 struct cell_cache {
 	size_t used, ncols;
+	size_t rows; /* the first rows shown whose cells are kept: at most CACHE_ROWS */
 	uint16_t off[CACHE_ROWS][MAX_COLS];
 	uint16_t len[CACHE_ROWS][MAX_COLS];
 	/* cells of the row kept: a row is printed from the cache when all
@@ -952,12 +955,12 @@ static inline void copy_cell(char *o, const char *c, size_t len)
  * text in place and copies nothing; else `scratch` (DC_CELL_MAX bytes). */
 static inline char *cache_room(struct cell_cache *c, uint64_t slot, char *scratch)
 {
-	return slot < CACHE_ROWS && CACHE_BYTES - c->used >= DC_CELL_MAX ? c->text + c->used : scratch;
+	return slot < c->rows && CACHE_BYTES - c->used >= DC_CELL_MAX ? c->text + c->used : scratch;
 }
 
 static inline void cache_put(struct cell_cache *c, uint64_t slot, size_t col, const char *text, size_t len)
 {
-	if (slot >= CACHE_ROWS || c->used + len > CACHE_BYTES)
+	if (slot >= c->rows || c->used + len > CACHE_BYTES)
 		return;
 	if (text != c->text + c->used) /* else formatted in place (cache_room) */
 		memcpy(c->text + c->used, text, len);
@@ -967,35 +970,93 @@ static inline void cache_put(struct cell_cache *c, uint64_t slot, size_t col, co
 	c->used += len;
 }
 
-/* The cells of the columns in `plain` (those of a fixed display unit) of
- * row `slot`, formatted and kept as cache_room and cache_put would keep
- * them one at a time, each column widened to its cell: one row's
- * bookkeeping kept in registers. `scratch`: DC_CELL_MAX bytes. */
-static void cache_row(struct cell_cache *cc, uint64_t slot, const struct dc_field *const *pf, struct col *const *pcol,
-		      const size_t *plain, size_t nplain, const void *row, char *scratch)
+/* The cells of column `i` (one of a fixed display unit) in the stored
+ * rows [0, nrows) (row s at rows + s * stride), formatted into the cache
+ * as cache_room and cache_put would keep them one at a time, the column
+ * widened to each. A column at a time, so that its kind is dispatched on
+ * once, not once a cell, and its width and the cache's end stay in
+ * registers: counts, texts and text functions are written in a loop of
+ * their own kind; the rest of a column (a column of any other kind:
+ * doubles, bytes in GiB, a field that can be null; from a text that needs
+ * an escape on; or once the cache has too little room for the loop) goes
+ * cell by cell through cell_text. `scratch`: DC_CELL_MAX bytes. */
+static void cache_column(struct cell_cache *cc, struct col *col, size_t i, const struct dc_field *f,
+			 const unsigned char *rows, size_t stride, size_t nrows, char *scratch)
 {
-	size_t used = cc->used, kept = 0;
-	uint16_t *off = cc->off[slot], *lens = cc->len[slot];
-	for (size_t k = 0; k < nplain; k++) {
-		size_t i = plain[k], l;
-		struct col *col = pcol[k];
-		char *at = cc->text + used;
-		const char *c =
-			col_cell(col->kind, used <= CACHE_BYTES - DC_CELL_MAX ? at : scratch, pf[k], row, &col->ts, &l);
-		if (l > col->width)
-			col->width = l;
-		if (c != at) { /* else formatted in place */
-			if (l > CACHE_BYTES - used)
-				continue; /* not kept: the row is made again */
-			copy_short(at, c, l);
+	size_t used = cc->used, width = col->width, s = 0;
+	const unsigned char *p = rows + f->off; /* the field in row s */
+
+	switch (col->kind) {
+	case CK_COUNT:
+		/* a grouped count is at most 26 bytes ("18,446,744,073,709,551,615")
+		 * and its NUL: written in place while the cache has room for that */
+		for (; s < nrows && used <= CACHE_BYTES - 32; s++, p += stride) {
+			uint64_t u;
+			size_t l;
+			memcpy(&u, p, sizeof(u));
+			l = u < 1000 ? put_u32_digits(cc->text + used, (uint32_t)u)
+				     : dc_fmt_u64_grouped(cc->text + used, u);
+			if (l > width)
+				width = l;
+			cc->off[s][i] = (uint16_t)used;
+			cc->len[s][i] = (uint16_t)l;
+			cc->cells[s]++;
+			used += l;
 		}
-		off[i] = (uint16_t)used;
-		lens[i] = (uint16_t)l;
-		used += l;
-		kept++;
+		break;
+	case CK_TEXT:
+	case CK_STR:
+		for (; s < nrows; s++, p += stride) {
+			const char *text = (const char *)p;
+			size_t l;
+			if (col->kind == CK_STR) {
+				memcpy(&text, p, sizeof(text));
+				if (!text)
+					text = "";
+			}
+			l = strlen(text);
+			if (l > CACHE_BYTES - used || !dc_text_printable_n(text, l))
+				break; /* left to cell_text, below */
+			copy_short(cc->text + used, text, l);
+			if (l > width)
+				width = l;
+			cc->off[s][i] = (uint16_t)used;
+			cc->len[s][i] = (uint16_t)l;
+			cc->cells[s]++;
+			used += l;
+		}
+		break;
+	case CK_FN:
+		/* written in place while the cache has room for the longest cell */
+		for (; s < nrows && used <= CACHE_BYTES - DC_CELL_MAX; s++) {
+			char *at = cc->text + used;
+			size_t l;
+			at[0] = '\0';
+			f->text(rows + s * stride, at, DC_CELL_MAX);
+			l = strlen(at);
+			if (!dc_text_printable_n(at, l))
+				break; /* escaped by cell_text, below */
+			if (l > width)
+				width = l;
+			cc->off[s][i] = (uint16_t)used;
+			cc->len[s][i] = (uint16_t)l;
+			cc->cells[s]++;
+			used += l;
+		}
+		break;
+	default: break;
 	}
 	cc->used = used;
-	cc->cells[slot] = (unsigned char)(cc->cells[slot] + kept);
+	for (; s < nrows; s++) {
+		const void *row = rows + s * stride;
+		char *dst = cache_room(cc, s, scratch);
+		size_t l;
+		const char *c = cell_text(dst, DC_CELL_MAX, f, row, &col->ts, 0, &l);
+		if (l > width)
+			width = l;
+		cache_put(cc, s, i, c, l);
+	}
+	col->width = width;
 }
 
 /* A cached row of a panel with no wrapped column, as the cell loop of
@@ -1092,7 +1153,7 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 		put_heading(t->b, (size_t)depth * 2 + 2, pc, np, text, len, line + wider);
 	}
 	for (uint64_t slot = 0, r = 0; next_row(&r, from, to, n, &gap); r++, slot++) {
-		int cached = slot < CACHE_ROWS;
+		int cached = slot < cc->rows;
 		if (gap) {
 			dc_buf_pad(t->b, (size_t)depth * 2 + 2);
 			char num[32];
@@ -1162,27 +1223,22 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, int depth)
 {
 	_Alignas(max_align_t) unsigned char row[DC_ROW_MAX];
+	/* the first rows shown, kept whole for the passes that measure and
+	 * cache their cells a column at a time (cache_column) */
+	_Alignas(max_align_t) unsigned char store[ROW_STORE_BYTES];
 	const struct dc_rows *rs = f->rows;
 	const struct dc_fields *cf = f->sub;
 	struct dc_field kept[MAX_COLS];
 	struct dc_fields kept_fs = {kept, 0};
 	struct col cols[MAX_COLS];
 	size_t ncols = cf->n < MAX_COLS ? cf->n : MAX_COLS, i;
-	uint64_t n = rs->count(base), from, to, r;
+	uint64_t n = rs->count(base), from, to, r, shown;
 	char cell[DC_CELL_MAX], lb[256];
 	int gap, any_unit = 0;
-	size_t nscaled = 0, keys, nplain = 0;
+	size_t nscaled = 0, keys, nplain = 0, nstored, stride;
 	size_t plain[MAX_COLS], scaled_col[MAX_COLS]; /* the columns of each sort, in order */
-	const struct dc_field *plain_f[MAX_COLS]; /* each plain column's field and col */
-	struct col *plain_col[MAX_COLS];
 	struct cell_cache cc;
 	uint64_t slot;
-	/* the scaled columns' values in the cached rows, kept by pass 1 so
-	 * that pass 2 formats them without making the rows again (when
-	 * every scaled column is a double and there are few of them) */
-	double scaled_v[CACHE_ROWS][SCALED_KEPT];
-	unsigned char scaled_null[CACHE_ROWS][SCALED_KEPT];
-	int keep_scaled = 1;
 	struct dc_row_doubles dbl;
 
 	/* a JSON-valued column (struct dc_field.json_value) is JSON's alone:
@@ -1211,8 +1267,18 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	dc_buf_putc(t->b, '\n');
 	dc_excerpt_bounds_max(n, dc_rows_limit(t->r, rs, t->o->max_rows), &from, &to);
 	dc_row_doubles_init(&dbl, f->sub); /* every double, a JSON-valued column's too */
+	/* the rows shown ([0, from) and [to, n)), of which the store and the
+	 * cache keep the first nstored, each at a multiple of the alignment */
+	shown = to > from ? from + (n - to) : n;
+	stride = (rs->row_size + _Alignof(max_align_t) - 1) / _Alignof(max_align_t) * _Alignof(max_align_t);
+	nstored = stride ? ROW_STORE_BYTES / stride : CACHE_ROWS;
+	if (nstored > CACHE_ROWS)
+		nstored = CACHE_ROWS;
+	if (nstored > shown)
+		nstored = (size_t)shown;
 	cc.used = 0;
 	cc.ncols = ncols;
+	cc.rows = nstored;
 	memset(cc.cells, 0, sizeof(cc.cells));
 	/* pass 1: widths of the columns with a fixed display unit, and the
 	 * largest value of those whose scale depends on it (time, FLOPs) */
@@ -1223,17 +1289,32 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 		cols[i].ts = unit_scale(cf->f[i].unit); /* a scaled one's is chosen in pass 2 */
 		cols[i].scaled = scaled(cf->f[i].unit);
 		cols[i].kind = col_kind(&cf->f[i]);
-		if (cols[i].scaled) {
+		if (cols[i].scaled)
 			scaled_col[nscaled++] = i;
-			keep_scaled &= cf->f[i].type == DC_FT_F64;
-		} else {
-			plain_f[nplain] = &cf->f[i];
-			plain_col[nplain] = &cols[i];
+		else
 			plain[nplain++] = i;
+	}
+	/* the stored rows, made and checked in order, then cached a column
+	 * at a time */
+	for (r = 0, slot = 0; slot < nstored && next_row(&r, from, to, n, &gap); r++, slot++) {
+		unsigned char *sr = store + slot * stride;
+		memset(sr, 0, rs->row_size);
+		rs->row(base, r, sr);
+		if (!dc_row_doubles_finite(&dbl, sr) && dc_report_row_check(t->r, f, base, r, sr, t->b) != 0)
+			return;
+	}
+	for (size_t k = 0; k < nplain; k++)
+		cache_column(&cc, &cols[plain[k]], plain[k], &cf->f[plain[k]], store, stride, nstored, cell);
+	for (size_t si = 0; si < nscaled; si++) {
+		const struct dc_field *sf = &cf->f[scaled_col[si]];
+		for (slot = 0; slot < nstored; slot++) {
+			double a = f64_abs(sf, store + slot * stride);
+			if (a > cols[scaled_col[si]].max_abs)
+				cols[scaled_col[si]].max_abs = a;
 		}
 	}
-	keep_scaled &= nscaled <= SCALED_KEPT;
-	for (r = 0, slot = 0; next_row(&r, from, to, n, &gap); r++, slot++) {
+	/* the rows past the store: measured, made again to be printed */
+	for (; next_row(&r, from, to, n, &gap); r++) {
 		memset(row, 0, rs->row_size);
 		rs->row(base, r, row);
 		if (!dc_row_doubles_finite(&dbl, row) && dc_report_row_check(t->r, f, base, r, row, t->b) != 0)
@@ -1243,14 +1324,6 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 			double a = f64_abs(&cf->f[i], row);
 			if (a > cols[i].max_abs)
 				cols[i].max_abs = a;
-			if (keep_scaled && slot < CACHE_ROWS) {
-				scaled_null[slot][si] = dc_fld_null(&cf->f[i], row) != 0;
-				memcpy(&scaled_v[slot][si], dc_fld_ptr(row, &cf->f[i]), sizeof(double));
-			}
-		}
-		if (slot < CACHE_ROWS) {
-			cache_row(&cc, slot, plain_f, plain_col, plain, nplain, row, cell);
-			continue;
 		}
 		for (size_t k = 0; k < nplain; k++) {
 			size_t l;
@@ -1260,31 +1333,41 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 				cols[i].width = l;
 		}
 	}
-	/* pass 2, only for scaled columns: their widths in the chosen scale */
+	/* pass 2, only for scaled columns: their widths in the chosen scale,
+	 * the stored rows' cells cached (a double's as cell_text formats it) */
 	for (size_t si = 0; si < nscaled; si++) {
-		i = scaled_col[si];
-		cols[i].ts = scale_for(cf->f[i].unit, cols[i].max_abs);
-	}
-	for (r = 0, slot = 0; nscaled && next_row(&r, from, to, n, &gap); r++, slot++) {
-		int kept_row = keep_scaled && slot < CACHE_ROWS;
-		if (!kept_row) {
-			memset(row, 0, rs->row_size);
-			rs->row(base, r, row);
-		}
-		for (size_t si = 0; si < nscaled; si++) {
+		const struct dc_field *sf = &cf->f[scaled_col[si]];
+		struct col *col = &cols[scaled_col[si]];
+		col->ts = scale_for(sf->unit, col->max_abs);
+		for (slot = 0; slot < nstored; slot++) {
+			const unsigned char *sr = store + slot * stride;
 			char *dst = cache_room(&cc, slot, cell);
 			const char *text = dst;
 			size_t l;
-			i = scaled_col[si];
-			if (!kept_row) {
-				text = cell_text(dst, DC_CELL_MAX, &cf->f[i], row, &cols[i].ts, 0, &l);
-			} else if (scaled_null[slot][si]) { /* as cell_text writes a null */
+			if (sf->type != DC_FT_F64) {
+				text = cell_text(dst, DC_CELL_MAX, sf, sr, &col->ts, 0, &l);
+			} else if (dc_fld_null(sf, sr)) { /* as cell_text writes a null */
 				text = "n/a";
 				l = 3;
 			} else {
-				l = scaled_text(dst, DC_CELL_MAX, scaled_v[slot][si], &cols[i].ts);
+				double v;
+				memcpy(&v, sr + sf->off, sizeof(v));
+				l = scaled_text(dst, DC_CELL_MAX, v, &col->ts);
 			}
-			cache_put(&cc, slot, i, text, l);
+			cache_put(&cc, slot, scaled_col[si], text, l);
+			if (l > col->width)
+				col->width = l;
+		}
+	}
+	for (r = 0, slot = 0; nscaled && shown > nstored && next_row(&r, from, to, n, &gap); r++, slot++) {
+		if (slot < nstored)
+			continue;
+		memset(row, 0, rs->row_size);
+		rs->row(base, r, row);
+		for (size_t si = 0; si < nscaled; si++) {
+			size_t l;
+			i = scaled_col[si];
+			(void)cell_text(cell, DC_CELL_MAX, &cf->f[i], row, &cols[i].ts, 0, &l);
 			if (l > cols[i].width)
 				cols[i].width = l;
 		}
