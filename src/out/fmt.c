@@ -784,53 +784,6 @@ static size_t printable_unit(const unsigned char *p, char *esc, size_t *used)
 	return 4;
 }
 
-/* 1 when the 8 bytes at s may all be printable ASCII: a byte below 0x20
- * sets its top bit in x - 0x20.., one at 0x7f in x + 0x01.., one at 0x80
- * or above in x; a carry between bytes can only flag a plain byte (a 0
- * then sends the text to the exact check). */
-static int ascii_printable_word(const unsigned char *s)
-{
-	const uint64_t lo = 0x2020202020202020u, one = 0x0101010101010101u, top = 0x8080808080808080u;
-	uint64_t x;
-	memcpy(&x, s, 8);
-	return !(((x - lo) | (x + one) | x) & top);
-}
-
-/* ascii_printable_word for the 4 bytes at s */
-static int ascii_printable_half(const unsigned char *s)
-{
-	const uint32_t lo = 0x20202020u, one = 0x01010101u, top = 0x80808080u;
-	uint32_t x;
-	memcpy(&x, s, 4);
-	return !(((x - lo) | (x + one) | x) & top);
-}
-
-/* 1 when s[0..n) is printable ASCII (0x20 to 0x7e), 0 when it may not
- * be. Eight bytes a step, a longer text's last few bytes as the word
- * that ends it (its first bytes checked twice); a text of 4 to 7 bytes
- * as two overlapping 4-byte words, a shorter one a byte at a time. */
-static inline int ascii_printable(const unsigned char *s, size_t n)
-{
-	size_t i = 0;
-	if (n < 8) {
-		if (n >= 4)
-			return ascii_printable_half(s) && ascii_printable_half(s + n - 4);
-		for (; i < n; i++)
-			if (s[i] < 0x20 || s[i] >= 0x7f)
-				return 0;
-		return 1;
-	}
-	for (; i + 8 <= n; i += 8)
-		if (!ascii_printable_word(s + i))
-			return 0;
-	return i == n || ascii_printable_word(s + n - 8);
-}
-
-int dc_text_ascii_printable(const char *text, size_t n)
-{
-	return ascii_printable((const unsigned char *)text, n);
-}
-
 int dc_text_printable(const char *s)
 {
 	return dc_text_printable_n(s ? s : "", s ? strlen(s) : 0);
@@ -841,7 +794,7 @@ int dc_text_printable_n(const char *s, size_t n)
 	const unsigned char *p = (const unsigned char *)s;
 	char esc[8];
 	size_t used;
-	if (ascii_printable(p, n))
+	if (dc_text_ascii_printable(s, n))
 		return 1;
 	while (*p) {
 		if (printable_unit(p, esc, &used))

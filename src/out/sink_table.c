@@ -216,7 +216,7 @@ static const char *cell_text(char *buf, size_t len, const struct dc_field *f, co
 	case DC_FT_FN: {
 		const char *text = dc_fld_text(f, base, buf, len);
 		*out_len = strlen(text);
-		if (dc_text_printable_n(text, *out_len))
+		if (dc_text_printable_fast(text, *out_len))
 			return text;
 		*out_len = escaped_text(buf, len, text);
 		return buf;
@@ -565,7 +565,7 @@ static void wr_puts_data(struct wrap *w, const char *s)
 	if (!s)
 		s = "";
 	n = strlen(s);
-	if (dc_text_printable_n(s, n)) {
+	if (dc_text_printable_fast(s, n)) {
 		if (!wr_simple(w, s, n))
 			wr_put(w, s, n);
 		return;
@@ -719,7 +719,7 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 			char *o;
 			wr_init(&wr, t->b, col, t->o->width);
 			if (tl && tl < wr.cap && (!t->o->width || col + tl <= t->o->width) && text[0] != ' ' &&
-			    text[tl - 1] != ' ' && !has_double_space(text, tl) && dc_text_printable_n(text, tl)) {
+			    text[tl - 1] != ' ' && !has_double_space(text, tl) && dc_text_printable_fast(text, tl)) {
 				if (!(o = dc_buf_room(t->b, need + SPACES_COPY)))
 					return;
 				put_spaces(o, indent);
@@ -827,7 +827,7 @@ static inline const char *col_cell(int kind, char *buf, const struct dc_field *f
 	default: return cell_text(buf, DC_CELL_MAX, f, row, ts, 0, len);
 	}
 	*len = strlen(text);
-	if (dc_text_printable_n(text, *len))
+	if (dc_text_printable_fast(text, *len))
 		return text;
 	return cell_text(buf, DC_CELL_MAX, f, row, ts, 0, len);
 }
@@ -1015,7 +1015,7 @@ static void cache_column(struct cell_cache *cc, struct col *col, size_t i, const
 					text = "";
 			}
 			l = strlen(text);
-			if (l > CACHE_BYTES - used || !dc_text_printable_n(text, l))
+			if (l > CACHE_BYTES - used || !dc_text_printable_fast(text, l))
 				break; /* left to cell_text, below */
 			copy_short(cc->text + used, text, l);
 			if (l > width)
@@ -1034,7 +1034,7 @@ static void cache_column(struct cell_cache *cc, struct col *col, size_t i, const
 			at[0] = '\0';
 			f->text(rows + s * stride, at, DC_CELL_MAX);
 			l = strlen(at);
-			if (!dc_text_printable_n(at, l))
+			if (!dc_text_printable_fast(at, l))
 				break; /* escaped by cell_text, below */
 			if (l > width)
 				width = l;
