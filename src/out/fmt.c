@@ -118,6 +118,18 @@ size_t dc_fmt_u64(char *buf, uint64_t v)
 	return n;
 }
 
+/* ",000" to ",999": a group of three digits with the comma before it, as
+ * one 4-byte copy. G1(a, b) is the ten groups ",ab0" to ",ab9", G10(a)
+ * the hundred ",a00" to ",a99". */
+#define G1(a, b)                                                                                          \
+	"," #a #b "0" "," #a #b "1" "," #a #b "2" "," #a #b "3" "," #a #b "4" "," #a #b "5" "," #a #b "6" \
+	"," #a #b "7" "," #a #b "8" "," #a #b "9"
+#define G10(a) G1(a, 0) G1(a, 1) G1(a, 2) G1(a, 3) G1(a, 4) G1(a, 5) G1(a, 6) G1(a, 7) G1(a, 8) G1(a, 9)
+static const char comma_groups[4 * 1000 + 1] =
+	G10(0) G10(1) G10(2) G10(3) G10(4) G10(5) G10(6) G10(7) G10(8) G10(9);
+#undef G10
+#undef G1
+
 size_t dc_fmt_u64_grouped(char *buf, uint64_t v)
 {
 	size_t nd, len;
@@ -129,15 +141,13 @@ size_t dc_fmt_u64_grouped(char *buf, uint64_t v)
 	len = nd + (nd - 1) / 3;
 	p = buf + len;
 	*p = '\0';
-	/* groups of three from the end, each after its comma */
+	/* groups of three from the end, each with its comma */
 	while (v >= 1000) {
 		uint64_t q = v / 1000;
 		uint32_t g = (uint32_t)(v - q * 1000);
 		v = q;
-		p -= 3;
-		p[0] = (char)('0' + g / 100);
-		put2(p + 1, g % 100);
-		*--p = ',';
+		p -= 4;
+		memcpy(p, comma_groups + 4 * g, 4);
 	}
 	/* the first group, 1 to 3 digits, ends at p */
 	head = (uint32_t)v;
