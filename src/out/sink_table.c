@@ -10,22 +10,26 @@
 struct tscale {
 	double mult;
 	const char *unit;
+	const char *head; /* the unit as the units row shows it, "[unit]" ("" for none) */
 	size_t ulen; /* strlen(unit) */
 };
+
+/* t's unit, the string literal u */
+#define SET_UNIT(t, u) ((t).unit = u, (t).head = "[" u "]", (t).ulen = sizeof(u) - 1)
 
 /* A unit's text and its length, which every line that shows it needs */
 static struct tscale unit_scale(enum dc_unit u)
 {
-	struct tscale t = {1.0, "", 0};
+	struct tscale t = {1.0, "", "", 0};
 	switch (u) {
-	case DC_U_BYTES: t.unit = "GiB", t.ulen = 3; break;
-	case DC_U_BYTES_RAW: t.unit = "B", t.ulen = 1; break;
+	case DC_U_BYTES: SET_UNIT(t, "GiB"); break;
+	case DC_U_BYTES_RAW: SET_UNIT(t, "B"); break;
 	case DC_U_GBPS:
-	case DC_U_BYTES_PER_S: t.unit = "GB/s", t.ulen = 4; break;
-	case DC_U_FLOPS: t.unit = "TFLOP", t.ulen = 5; break;
-	case DC_U_PER_S: t.unit = "1/s", t.ulen = 3; break;
-	case DC_U_SECONDS: t.unit = "s", t.ulen = 1; break;
-	case DC_U_SECONDS_US: t.unit = "us", t.ulen = 2; break;
+	case DC_U_BYTES_PER_S: SET_UNIT(t, "GB/s"); break;
+	case DC_U_FLOPS: SET_UNIT(t, "TFLOP"); break;
+	case DC_U_PER_S: SET_UNIT(t, "1/s"); break;
+	case DC_U_SECONDS: SET_UNIT(t, "s"); break;
+	case DC_U_SECONDS_US: SET_UNIT(t, "us"); break;
 	case DC_U_RATIO:
 	case DC_U_COUNT:
 	case DC_U_NONE: break;
@@ -38,16 +42,13 @@ static struct tscale time_scale(double max_s)
 	struct tscale t;
 	if (max_s >= 1.0 || max_s == 0) {
 		t.mult = 1.0;
-		t.unit = "s";
-		t.ulen = 1;
+		SET_UNIT(t, "s");
 	} else if (max_s >= 1e-3) {
 		t.mult = 1e3;
-		t.unit = "ms";
-		t.ulen = 2;
+		SET_UNIT(t, "ms");
 	} else {
 		t.mult = 1e6;
-		t.unit = "us";
-		t.ulen = 2;
+		SET_UNIT(t, "us");
 	}
 	return t;
 }
@@ -61,7 +62,6 @@ static struct tscale scale_for(enum dc_unit u, double max_abs)
 		return time_scale(max_abs);
 	t = unit_scale(u);
 	if (u == DC_U_FLOPS) {
-		static const char *const names[] = {"GFLOP", "TFLOP", "PFLOP", "EFLOP"};
 		int k = 0;
 		double div = 1e9;
 		while (k < 3 && max_abs >= div * 1e3) {
@@ -69,8 +69,12 @@ static struct tscale scale_for(enum dc_unit u, double max_abs)
 			k++;
 		}
 		t.mult = 1.0 / div;
-		t.unit = names[k];
-		t.ulen = 5;
+		switch (k) {
+		case 0: SET_UNIT(t, "GFLOP"); break;
+		case 1: SET_UNIT(t, "TFLOP"); break;
+		case 2: SET_UNIT(t, "PFLOP"); break;
+		default: SET_UNIT(t, "EFLOP"); break;
+		}
 	}
 	return t;
 }
@@ -1120,7 +1124,6 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 
 	const char *text[MAX_COLS];
 	size_t len[MAX_COLS];
-	char units[MAX_COLS][8]; /* "[EFLOP]" at the longest */
 
 	size_t wider = 0; /* what headings wider than their columns add */
 	for (k = 0; k < np; k++) {
@@ -1141,11 +1144,7 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 		wider = 0;
 		for (k = 0; k < np; k++) {
 			size_t ul = cols[panel[k]].ts.ulen;
-			assert(ul + 2 <= sizeof(units[k]));
-			units[k][0] = '[';
-			memcpy(units[k] + 1, cols[panel[k]].ts.unit, ul);
-			units[k][ul + 1] = ']';
-			text[k] = units[k];
+			text[k] = cols[panel[k]].ts.head;
 			len[k] = ul ? ul + 2 : 0;
 			if (len[k] > cols[panel[k]].width)
 				wider += len[k] - cols[panel[k]].width;
