@@ -638,6 +638,59 @@ static inline void put_spaces(char *o, size_t n)
 		memset(o, ' ', n);
 }
 
+/* The kinds of cell the table formats itself, without cell_text's
+ * dispatch on type and unit: what cell_text writes for them, done in line
+ * (a text that needs an escape still goes to cell_text). A column's cells
+ * (col_cell, cache_column) and a key-value block's counts. A field that
+ * can be null is CK_ANY. */
+enum { CK_ANY, CK_COUNT, CK_TEXT, CK_STR, CK_FN };
+
+static int col_kind(const struct dc_field *f)
+{
+	if (f->is_null)
+		return CK_ANY;
+	switch (f->type) {
+	case DC_FT_U64: return f->unit == DC_U_BYTES ? CK_ANY : CK_COUNT;
+	case DC_FT_TEXT: return CK_TEXT;
+	case DC_FT_STR: return CK_STR;
+	case DC_FT_FN: return CK_FN;
+	default: return CK_ANY;
+	}
+}
+
+/* cell_text(buf, DC_CELL_MAX, f, row, ts, 0, len) for a column of `kind` */
+static inline const char *col_cell(int kind, char *buf, const struct dc_field *f, const void *row,
+				   const struct tscale *ts, size_t *len)
+{
+	const char *text;
+	switch (kind) {
+	case CK_COUNT: {
+		uint64_t u;
+		memcpy(&u, dc_fld_ptr(row, f), sizeof(u));
+		/* a count under 1000 (most are) has no comma; a cached cell
+		 * needs no NUL (its length is kept), so none is written */
+		*len = u < 1000 ? put_u32_digits(buf, (uint32_t)u) : dc_fmt_u64_grouped(buf, u);
+		return buf;
+	}
+	case CK_TEXT: text = dc_fld_ptr(row, f); break;
+	case CK_STR:
+		memcpy(&text, dc_fld_ptr(row, f), sizeof(text));
+		if (!text)
+			text = "";
+		break;
+	case CK_FN:
+		buf[0] = '\0';
+		f->text(row, buf, DC_CELL_MAX);
+		text = buf;
+		break;
+	default: return cell_text(buf, DC_CELL_MAX, f, row, ts, 0, len);
+	}
+	*len = strlen(text);
+	if (dc_text_printable_fast(text, *len))
+		return text;
+	return cell_text(buf, DC_CELL_MAX, f, row, ts, 0, len);
+}
+
 /* Key-value block: label, value and unit; labels aligned. Within a width,
  * a label too long to leave room for the widest number goes on a line of
  * its own, and text values wrap under their column. */
@@ -668,7 +721,10 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 		value_len[i] = 0;
 		if (!is_textual(f)) {
 			size_t vl;
-			const char *v = cell_text(vals + at, DC_CELL_MAX, f, base, &ts[i], 1, &vl);
+			/* a count, as a column of counts formats it (what cell_text
+			 * writes for it), else cell_text with a scalar's bytes */
+			const char *v = col_kind(f) == CK_COUNT ? col_cell(CK_COUNT, vals + at, f, base, &ts[i], &vl)
+								: cell_text(vals + at, DC_CELL_MAX, f, base, &ts[i], 1, &vl);
 			value_len[i] = vl;
 			kept[i] = vl < VALUE_KEPT;
 			value[i] = v;
@@ -783,58 +839,6 @@ struct col {
 	int kind; /* how its cells are formatted (col_kind) */
 	size_t label_len; /* its heading's length */
 };
-
-/* The kinds of column whose cells the measuring pass formats itself,
- * without cell_text's dispatch on type and unit: what cell_text writes
- * for them, done in line (a text that needs an escape still goes to
- * cell_text). A column that can be null is CK_ANY. */
-enum { CK_ANY, CK_COUNT, CK_TEXT, CK_STR, CK_FN };
-
-static int col_kind(const struct dc_field *f)
-{
-	if (f->is_null)
-		return CK_ANY;
-	switch (f->type) {
-	case DC_FT_U64: return f->unit == DC_U_BYTES ? CK_ANY : CK_COUNT;
-	case DC_FT_TEXT: return CK_TEXT;
-	case DC_FT_STR: return CK_STR;
-	case DC_FT_FN: return CK_FN;
-	default: return CK_ANY;
-	}
-}
-
-/* cell_text(buf, DC_CELL_MAX, f, row, ts, 0, len) for a column of `kind` */
-static inline const char *col_cell(int kind, char *buf, const struct dc_field *f, const void *row,
-				   const struct tscale *ts, size_t *len)
-{
-	const char *text;
-	switch (kind) {
-	case CK_COUNT: {
-		uint64_t u;
-		memcpy(&u, dc_fld_ptr(row, f), sizeof(u));
-		/* a count under 1000 (most are) has no comma; a cached cell
-		 * needs no NUL (its length is kept), so none is written */
-		*len = u < 1000 ? put_u32_digits(buf, (uint32_t)u) : dc_fmt_u64_grouped(buf, u);
-		return buf;
-	}
-	case CK_TEXT: text = dc_fld_ptr(row, f); break;
-	case CK_STR:
-		memcpy(&text, dc_fld_ptr(row, f), sizeof(text));
-		if (!text)
-			text = "";
-		break;
-	case CK_FN:
-		buf[0] = '\0';
-		f->text(row, buf, DC_CELL_MAX);
-		text = buf;
-		break;
-	default: return cell_text(buf, DC_CELL_MAX, f, row, ts, 0, len);
-	}
-	*len = strlen(text);
-	if (dc_text_printable_fast(text, *len))
-		return text;
-	return cell_text(buf, DC_CELL_MAX, f, row, ts, 0, len);
-}
 
 /* Of `s` (n bytes), the part that fits in `width` columns: up to its last
  * space within the width (a word longer than the width is cut); *skip
