@@ -26,9 +26,11 @@
  *   of the 16 bytes a short one is copied as), its fixed-point numbers
  *   against printf, a key-value block's lines (labels of each length its
  *   copies take; texts short, wrapped, spaced, null and escaped), a
- *   wrapped column under a heading wider than it, the scans' overlapping
- *   last word, and the table's check for a word too long to wrap a line
- *   at a time.
+ *   wrapped column under a heading wider than it, rows of 1 KiB (fewer
+ *   kept whole than the cache's rows, each column's own loop left part
+ *   way for cell_text), each unit's heading in the units row, a key-value
+ *   block's counts, the scans' overlapping last word, and the table's
+ *   check for a word too long to wrap a line at a time.
  *
  * dc_fmt_double has its own comparison with printf in check_report.c;
  * here its path for whole numbers, at its edges.
@@ -1222,6 +1224,251 @@ START_TEST(test_table_wrapped_column)
 }
 END_TEST
 
+/* ---- rows larger than 512 bytes: fewer kept whole than the cache's 64 ---- */
+
+#define BROWS 40
+#define BTEXT 505
+
+struct brow {
+	char text[1000];
+	uint64_t n;
+	double t_s;
+	uint64_t i;
+};
+_Static_assert(sizeof(struct brow) == DC_ROW_MAX, "a row as large as a row may be");
+
+static uint64_t brow_count(const void *base)
+{
+	(void)base;
+	return BROWS;
+}
+
+/* row i: "r" and i, but for row 20 a control byte; 505 bytes of one
+ * letter, but for row 5 ESC and 504 'f'; i * 1,000,001; (i + 1) ms */
+static void brow_row(const void *base, uint64_t i, void *out)
+{
+	struct brow *r = out;
+	(void)base;
+	memset(r->text, 'a' + (int)(i % 26), BTEXT);
+	if (i == 5)
+		r->text[0] = '\x1b';
+	r->n = i * 1000001;
+	r->t_s = (double)(i + 1) * 1e-3;
+	r->i = i;
+}
+
+static void brow_fn(const void *row, char *buf, size_t len)
+{
+	uint64_t i = ((const struct brow *)row)->i;
+	if (i == 20)
+		snprintf(buf, len, "\x01");
+	else
+		snprintf(buf, len, "r%llu", (unsigned long long)i);
+}
+
+static int brow_null(const void *row)
+{
+	return ((const struct brow *)row)->i == 9;
+}
+
+static const struct dc_field brow_fields[] = {
+	{"fn", NULL, DC_U_NONE, DC_FT_FN, 0, .text = brow_fn},
+	{"text", NULL, DC_U_NONE, DC_FT_TEXT, offsetof(struct brow, text)},
+	{"n", NULL, DC_U_COUNT, DC_FT_U64, offsetof(struct brow, n)},
+	{"time", NULL, DC_U_SECONDS, DC_FT_F64, offsetof(struct brow, t_s), .is_null = brow_null},
+};
+static const struct dc_fields brow_fs = DC_FIELDS(brow_fields);
+static const struct dc_rows brow_rows = {brow_count, brow_row, sizeof(struct brow), "rows", 1, 0, 0};
+static const struct dc_field bsec_fields[] = {
+	{"big", "Big rows", DC_U_NONE, DC_FT_ROWS, 0, .sub = &brow_fs, .rows = &brow_rows},
+};
+static const struct dc_fields bsec_fs = DC_FIELDS(bsec_fields);
+static const struct dc_field broot_fields[] = {
+	{"sec", "Sec", DC_U_NONE, DC_FT_OBJECT, 0, .sub = &bsec_fs},
+};
+
+/* 40 rows of DC_ROW_MAX (1 KiB) bytes: the sink keeps 32 of them whole
+ * (its 32 KiB) and caches their cells a column at a time; rows 32 to 39
+ * are made again when printed. Down each column the cells leave the
+ * column's own loop for cell_text part way: the text function's at row 20
+ * (a control byte, escaped as \x01), the texts' at row 5 (ESC, escaped as
+ * \x1b: 508 bytes, the others 505, right-aligned under it), and the
+ * counts' at row 13: the cells before them (87 bytes of the text
+ * function's, 16,163 of texts) and 13 counts (1 + 9 x 9 + 3 x 10 bytes)
+ * leave 22 of the cache's 16,384 bytes, less than the 32 a count is
+ * written in place with, so rows 13 and 14's counts go through the
+ * scratch buffer (kept: 10 bytes each), and from row 15 the counts find
+ * no room; nor do the times, cached last (scaled, in pass 2), so every row
+ * is made again when printed, as a row the cache holds part of is. Widths
+ * by hand:
+ * fn 4 ("\x01"), text 508, n 10 ("39,000,039"), time 6 ("40.000" ms, the
+ * largest 0.040 s; row 9's n/a). */
+START_TEST(test_table_rows_past_the_store)
+{
+	struct dc_report *r = calloc(1, sizeof(*r));
+	struct dc_render_opts o = {0, 0};
+	static unsigned char view[8];
+	struct dc_buf b, want;
+
+	ck_assert_ptr_nonnull(r);
+	r->root.f = broot_fields;
+	r->root.n = 1;
+	r->views = view;
+	r->nsec = 1;
+	dc_buf_init(&b);
+	dc_buf_init(&want);
+	ck_assert_int_eq(dc_report_render_table(r, &o, &b), 0);
+	dc_buf_printf(&want, "\nSec\n===\n  Big rows\n    %4s  %508s  %10s  %6s\n    %4s  %508s  %10s  %6s\n", "fn",
+		      "text", "n", "time", "", "", "", "[ms]");
+	for (int i = 0; i < BROWS; i++) {
+		char fn[8], text[BTEXT + 8], n[16], t[16];
+		if (i == 20)
+			snprintf(fn, sizeof(fn), "\\x01");
+		else
+			snprintf(fn, sizeof(fn), "r%d", i);
+		/* row 5: the four bytes of the escape, then 504 'f' */
+		memcpy(text, "\\x1b", i == 5 ? 4 : 0);
+		memset(text + (i == 5 ? 4 : 0), 'a' + i % 26, i == 5 ? BTEXT - 1 : BTEXT);
+		text[i == 5 ? BTEXT + 3 : BTEXT] = '\0';
+		if (i)
+			snprintf(n, sizeof(n), "%d,000,%03d", i, i);
+		else
+			snprintf(n, sizeof(n), "0");
+		snprintf(t, sizeof(t), i == 9 ? "n/a" : "%d.000", i + 1);
+		dc_buf_printf(&want, "    %4s  %508s  %10s  %6s\n", fn, text, n, t);
+	}
+	ck_assert_uint_eq(b.len, want.len);
+	ck_assert_str_eq(b.data, want.data);
+	dc_buf_release(&b);
+	dc_buf_release(&want);
+	free(r);
+}
+END_TEST
+
+/* ---- each unit's heading in the units row ---- */
+
+struct urow {
+	double g, t, p, e, bw, rate, lat, dt;
+	uint64_t raw;
+};
+
+static uint64_t urow_count(const void *base)
+{
+	(void)base;
+	return 1;
+}
+
+static void urow_row(const void *base, uint64_t i, void *out)
+{
+	struct urow *r = out;
+	(void)base;
+	(void)i;
+	*r = (struct urow){5e9, 2.5e12, 1e15, 5e21, 12.5, 28938.54, 2.5e-5, 2e-7, 4096};
+}
+
+static const struct dc_field urow_fields[] = {
+	{"g", NULL, DC_U_FLOPS, DC_FT_F64, offsetof(struct urow, g)},
+	{"t", NULL, DC_U_FLOPS, DC_FT_F64, offsetof(struct urow, t)},
+	{"p", NULL, DC_U_FLOPS, DC_FT_F64, offsetof(struct urow, p)},
+	{"e", NULL, DC_U_FLOPS, DC_FT_F64, offsetof(struct urow, e)},
+	{"bw", NULL, DC_U_GBPS, DC_FT_F64, offsetof(struct urow, bw)},
+	{"rate", NULL, DC_U_PER_S, DC_FT_F64, offsetof(struct urow, rate)},
+	{"lat", NULL, DC_U_SECONDS_US, DC_FT_F64, offsetof(struct urow, lat)},
+	{"dt", NULL, DC_U_SECONDS, DC_FT_F64, offsetof(struct urow, dt)},
+	{"raw", NULL, DC_U_BYTES_RAW, DC_FT_U64, offsetof(struct urow, raw)},
+};
+static const struct dc_fields urow_fs = DC_FIELDS(urow_fields);
+static const struct dc_rows urow_rows = {urow_count, urow_row, sizeof(struct urow), "rows", 1, 0, 0};
+static const struct dc_field usec_fields[] = {
+	{"units", "Units", DC_U_NONE, DC_FT_ROWS, 0, .sub = &urow_fs, .rows = &urow_rows},
+};
+static const struct dc_fields usec_fs = DC_FIELDS(usec_fields);
+static const struct dc_field uroot_fields[] = {
+	{"sec", "Sec", DC_U_NONE, DC_FT_OBJECT, 0, .sub = &usec_fs},
+};
+
+/* FLOPs at each scale (5e9 in GFLOP, 2.5e12 in TFLOP, 1e15 in PFLOP, 5e21
+ * in EFLOP, the largest: 5000.000), 12.5 GB/s, 28,938.54 1/s (one
+ * decimal), 25 us (nccl-tests' column: two decimals), 0.2 us (seconds
+ * scaled below 1 ms) and 4,096 B: each column as wide as its widest of
+ * label, [unit] and cell, the seven-byte "[GFLOP]" wider than its cell. */
+START_TEST(test_table_units_row)
+{
+	struct dc_report *r = calloc(1, sizeof(*r));
+	struct dc_render_opts o = {0, 0};
+	static unsigned char view[8];
+	struct dc_buf b;
+	const char *want = "\nSec\n===\n  Units\n"
+			   "          g        t        p         e      bw     rate    lat     dt    raw\n"
+			   "    [GFLOP]  [TFLOP]  [PFLOP]   [EFLOP]  [GB/s]    [1/s]   [us]   [us]    [B]\n"
+			   "      5.000    2.500    1.000  5000.000  12.500  28938.5  25.00  0.200  4,096\n";
+
+	ck_assert_ptr_nonnull(r);
+	r->root.f = uroot_fields;
+	r->root.n = 1;
+	r->views = view;
+	r->nsec = 1;
+	dc_buf_init(&b);
+	ck_assert_int_eq(dc_report_render_table(r, &o, &b), 0);
+	ck_assert_str_eq(b.data, want);
+	dc_buf_release(&b);
+	free(r);
+}
+END_TEST
+
+/* ---- a key-value block's counts ---- */
+
+struct nview {
+	uint64_t zero, small, thousand, max, raw, none;
+	double flops;
+};
+
+static const struct dc_field nblock_fields[] = {
+	{"zero", NULL, DC_U_COUNT, DC_FT_U64, offsetof(struct nview, zero)},
+	{"small", NULL, DC_U_COUNT, DC_FT_U64, offsetof(struct nview, small)},
+	{"thousand", NULL, DC_U_COUNT, DC_FT_U64, offsetof(struct nview, thousand)},
+	{"max", NULL, DC_U_COUNT, DC_FT_U64, offsetof(struct nview, max)},
+	{"raw", NULL, DC_U_BYTES_RAW, DC_FT_U64, offsetof(struct nview, raw)},
+	{"none", NULL, DC_U_COUNT, DC_FT_U64, offsetof(struct nview, none), .is_null = sview_null},
+	{"flops", NULL, DC_U_FLOPS, DC_FT_F64, offsetof(struct nview, flops)},
+};
+static const struct dc_fields nblock_fs = DC_FIELDS(nblock_fields);
+static const struct dc_field nroot_fields[] = {
+	{"sec", "Sec", DC_U_NONE, DC_FT_OBJECT, 0, .sub = &nblock_fs},
+};
+
+/* Counts beside their labels (aligned to "thousand" after two spaces):
+ * 0, 999 (no comma), 1,000 (the first comma), 2^64 - 1 (26 bytes), bytes
+ * as a count with their unit after them, a null count (n/a, no unit), and
+ * FLOPs in the scale of their own value (5e15: PFLOP). */
+START_TEST(test_table_scalar_counts)
+{
+	struct dc_report *r = calloc(1, sizeof(*r));
+	struct dc_render_opts o = {0, 0};
+	static struct nview view = {0, 999, 1000, UINT64_MAX, 1048576, 5, 5e15};
+	struct dc_buf b;
+	const char *want = "\nSec\n===\n"
+			   "  zero      0\n"
+			   "  small     999\n"
+			   "  thousand  1,000\n"
+			   "  max       18,446,744,073,709,551,615\n"
+			   "  raw       1,048,576 B\n"
+			   "  none      n/a\n"
+			   "  flops     5.000 PFLOP\n";
+
+	ck_assert_ptr_nonnull(r);
+	r->root.f = nroot_fields;
+	r->root.n = 1;
+	r->views = (unsigned char *)&view;
+	r->nsec = 1;
+	dc_buf_init(&b);
+	ck_assert_int_eq(dc_report_render_table(r, &o, &b), 0);
+	ck_assert_str_eq(b.data, want);
+	dc_buf_release(&b);
+	free(r);
+}
+END_TEST
+
 /* The word-at-a-time scans' last word overlaps the one before it when the
  * length is not a multiple of 8: a byte to flag in the last position, the
  * first position of the overlap and just before it, at lengths 1 to 24. */
@@ -1350,6 +1597,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_table_scalar_block);
 	tcase_add_test(tc, test_table_scalar_texts);
 	tcase_add_test(tc, test_table_wrapped_column);
+	tcase_add_test(tc, test_table_rows_past_the_store);
+	tcase_add_test(tc, test_table_units_row);
+	tcase_add_test(tc, test_table_scalar_counts);
 	tcase_add_test(tc, test_scans_last_word);
 	tcase_add_test(tc, test_table_has_word);
 	tcase_add_test(tc, test_double_trailing_zeros);
