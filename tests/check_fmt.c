@@ -126,6 +126,25 @@ static unsigned long fixed_matches(uint64_t v)
 
 START_TEST(test_u64_matches_printf)
 {
+	/* groups by hand: each written with its comma from a table of
+	 * ",000" to ",999" (zeros inside a group kept) */
+	static const struct {
+		uint64_t v;
+		const char *text;
+	} grouped[] = {
+		{999, "999"},
+		{1000, "1,000"},
+		{1001001, "1,001,001"},
+		{999999, "999,999"},
+		{1000000000000, "1,000,000,000,000"},
+		{85899345920, "85,899,345,920"},
+		{UINT64_MAX, "18,446,744,073,709,551,615"},
+	};
+	for (size_t i = 0; i < sizeof(grouped) / sizeof(grouped[0]); i++) {
+		char buf[32];
+		ck_assert_uint_eq(dc_fmt_u64_grouped(buf, grouped[i].v), strlen(grouped[i].text));
+		ck_assert_str_eq(buf, grouped[i].text);
+	}
 	ck_assert_uint_eq(each_u64(u64_matches), 0);
 	ck_assert_uint_eq(each_u64(grouped_matches), 0);
 }
