@@ -7,6 +7,15 @@
  * never passes or fails on time.
  *
  * usage: bench_render CONFIG [DISTCALC]
+ *        bench_render --count N FORMAT CONFIG
+ *
+ * The second form renders the report N times as FORMAT (table, json or
+ * csv) untimed and prints the bytes written, for callgrind's count of
+ * the sink's instructions (docs/output.md, "What a render costs"):
+ *
+ *     valgrind --tool=callgrind --dump-instr=no \
+ *       --toggle-collect='dc_report_render_*' \
+ *       build/bench_render --count 20 table configs/systems.json
  */
 #define _DEFAULT_SOURCE
 
@@ -79,9 +88,35 @@ static double peak_rss_mb(const char *bin, char *const argv[])
 	return m[RUNS / 2];
 }
 
+/* --count N FORMAT: N renders of r as FORMAT, untimed; returns the bytes
+ * written, or -1 for an unknown format or a failed render */
+static long long render_count(struct dc_report *r, long n, const char *format, const struct dc_render_opts *table,
+			      const struct dc_render_opts *json)
+{
+	int (*fn)(struct dc_report *, const struct dc_render_opts *, struct dc_buf *) =
+		strcmp(format, "table") == 0 ? dc_report_render_table
+		: strcmp(format, "json") == 0 ? dc_report_render_json
+		: strcmp(format, "csv") == 0 ? dc_report_render_csv
+					     : NULL;
+	long long bytes = 0;
+	if (!fn)
+		return -1;
+	for (long k = 0; k < n; k++) {
+		struct dc_buf b;
+		dc_buf_init(&b);
+		int rc = fn(r, fn == dc_report_render_table ? table : json, &b);
+		bytes += (long long)b.len;
+		dc_buf_release(&b);
+		if (rc != 0)
+			return -1;
+	}
+	return bytes;
+}
+
 int main(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : "configs/systems.json";
+	int count = argc > 4 && strcmp(argv[1], "--count") == 0;
+	const char *path = count ? argv[4] : argc > 1 ? argv[1] : "configs/systems.json";
 	struct dc_config cfg;
 	struct dc_diag d;
 	struct dc_run_info info = {"systems", "bench", 7, NULL};
@@ -93,6 +128,17 @@ int main(int argc, char **argv)
 	    !(r = dc_experiment_run(dc_experiment_find("systems"), &cfg, &info, &d))) {
 		fprintf(stderr, "bench_render: cannot run %s\n", path);
 		return 1;
+	}
+	if (count) {
+		long long bytes = render_count(r, strtol(argv[2], NULL, 10), argv[3], &table, &json);
+		if (bytes < 0) {
+			fprintf(stderr, "bench_render: cannot render %s as '%s'\n", path, argv[3]);
+			return 1;
+		}
+		printf("%lld bytes\n", bytes);
+		dc_report_free(r);
+		dc_diag_release(&d);
+		return 0;
 	}
 	printf("render systems.json json: %.1f us\n", render_us("render json", r, dc_report_render_json, &json));
 	printf("render systems.json table: %.1f us\n", render_us("render table", r, dc_report_render_table, &table));
