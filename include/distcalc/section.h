@@ -212,6 +212,13 @@ size_t dc_fmt_u64_grouped(char *buf, uint64_t v);
  * prec 3 is "1.234", 5 is "0.005"; returns the length (buf holds 26
  * bytes). */
 size_t dc_fmt_fixed_u64(char *buf, uint64_t m, unsigned prec);
+/* The unit a table shows seconds in when the largest magnitude among
+ * them is max_s: "s" from 1 s (and for 0), "ms" from 1 ms, else "us";
+ * *mult scales seconds to it. The table sink's rule for a column of
+ * seconds, for a section that writes times into text cells itself (the
+ * whatif tables, whose columns mix times with bytes), so that one
+ * column's times share one unit. */
+const char *dc_fmt_time_unit(double max_s, double *mult);
 /* Appends s as a JSON string (quotes, escapes). The result is always valid
  * UTF-8: a byte of s that does not begin a well-formed UTF-8 sequence
  * (RFC 3629) is written as \ufffd, the replacement character, one for each

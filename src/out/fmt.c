@@ -256,6 +256,20 @@ size_t dc_fmt_gib(char *buf, size_t len, uint64_t bytes)
 	return dc_text_add(buf, len, at, " B)");
 }
 
+const char *dc_fmt_time_unit(double max_s, double *mult)
+{
+	if (max_s >= 1.0 || max_s == 0) {
+		*mult = 1.0;
+		return "s";
+	}
+	if (max_s >= 1e-3) {
+		*mult = 1e3;
+		return "ms";
+	}
+	*mult = 1e6;
+	return "us";
+}
+
 void dc_text_fmt(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap, again;

@@ -18,16 +18,37 @@ struct view {
 	double jitter;
 	uint64_t steps, seed;
 	double compute_s, mean_s, p50_s, p99_s, max_s;
+	/* the unit of the times in the scenarios' and the details' baseline
+	 * and changed columns, one a table: dc_fmt_time_unit */
+	const char *scn_tunit, *detail_tunit;
+	double scn_tmult, detail_tmult;
 };
+
+static double larger(double a, double b)
+{
+	return fabs(b) > a ? fabs(b) : a;
+}
 
 static void view(const struct dc_run *run, void *out)
 {
 	struct view *v = out;
 	const struct dc_whatif *w = run->whatif;
+	double scn_max = 0, detail_max = 0;
 	v->plan = run->plan;
 	v->w = w;
 	if (!w)
 		return;
+	/* baseline and changed are one quantity compared, so the larger of
+	 * the two columns' times picks their unit, as a table picks a
+	 * column's */
+	for (size_t i = 0; i < DC_WHATIF_COUNT; i++)
+		if (w->scn[i].available && w->scn[i].unit == DC_WHATIF_SECONDS)
+			scn_max = larger(larger(scn_max, w->scn[i].baseline), w->scn[i].value);
+	for (size_t i = 0; i < w->ndetails; i++)
+		if (w->detail[i].unit == DC_WHATIF_SECONDS)
+			detail_max = larger(larger(detail_max, w->detail[i].baseline), w->detail[i].value);
+	v->scn_tunit = dc_fmt_time_unit(scn_max, &v->scn_tmult);
+	v->detail_tunit = dc_fmt_time_unit(detail_max, &v->detail_tmult);
 	v->strag_available = w->strag.available;
 	v->strag_missing = w->scn[DC_WHATIF_STRAGGLERS].missing;
 	v->jitter = w->strag.jitter;
@@ -76,6 +97,8 @@ struct scn_row {
 	const char *missing;
 	int available, has_ratio;
 	enum dc_whatif_unit u;
+	const char *tunit;
+	double tmult;
 };
 
 static const char *unit_name(enum dc_whatif_unit u)
@@ -83,18 +106,17 @@ static const char *unit_name(enum dc_whatif_unit u)
 	return u == DC_WHATIF_BYTES ? "B" : u == DC_WHATIF_BYTES_PER_S ? "B/s" : "s";
 }
 
-/* A what-if number as the tables show numbers of its unit: seconds with
- * three decimals (ms under one second), bytes in GiB, rates in GB/s. */
-static void shown(char *buf, size_t len, enum dc_whatif_unit u, double v)
+/* A what-if number as the tables show numbers of its unit, with three
+ * decimals: bytes in GiB, rates in GB/s, seconds in the unit `tunit`
+ * (x tmult) that the table's times share (view). */
+static void shown(char *buf, size_t len, enum dc_whatif_unit u, double v, const char *tunit, double tmult)
 {
 	if (u == DC_WHATIF_BYTES)
 		snprintf(buf, len, "%.3f GiB", v / (1024.0 * 1024.0 * 1024.0));
 	else if (u == DC_WHATIF_BYTES_PER_S)
 		snprintf(buf, len, "%.3f GB/s", v / 1e9);
-	else if (v != 0 && v < 1 && v > -1)
-		snprintf(buf, len, "%.3f ms", v * 1e3);
 	else
-		snprintf(buf, len, "%.3f s", v);
+		snprintf(buf, len, "%.3f %s", v * tmult, tunit);
 }
 
 static uint64_t scn_count(const void *base)
@@ -167,6 +189,8 @@ static void scn_row(const void *base, uint64_t i, void *out)
 	row->baseline = s->baseline;
 	row->value = s->value;
 	row->u = s->unit;
+	row->tunit = v->scn_tunit;
+	row->tmult = v->scn_tmult;
 	row->has_ratio = s->available && s->baseline > 0;
 	row->ratio = row->has_ratio ? s->value / s->baseline : 0;
 	if (i == DC_WHATIF_WHOLE_MODEL_ALLGATHER && s->available)
@@ -200,13 +224,13 @@ static int scn_no_ratio(const void *base)
 static void scn_baseline_text(const void *base, char *buf, size_t len)
 {
 	const struct scn_row *r = base;
-	shown(buf, len, r->u, r->baseline);
+	shown(buf, len, r->u, r->baseline, r->tunit, r->tmult);
 }
 
 static void scn_value_text(const void *base, char *buf, size_t len)
 {
 	const struct scn_row *r = base;
-	shown(buf, len, r->u, r->value);
+	shown(buf, len, r->u, r->value, r->tunit, r->tmult);
 }
 
 #define SR(m) offsetof(struct scn_row, m)
@@ -236,6 +260,8 @@ struct detail_row {
 	double baseline, value, ratio;
 	int has_ratio;
 	enum dc_whatif_unit u;
+	const char *tunit;
+	double tmult;
 };
 
 static uint64_t detail_count(const void *base)
@@ -246,8 +272,11 @@ static uint64_t detail_count(const void *base)
 
 static void detail_row(const void *base, uint64_t i, void *out)
 {
-	const struct dc_whatif_detail *d = &((const struct view *)base)->w->detail[i];
+	const struct view *v = base;
+	const struct dc_whatif_detail *d = &v->w->detail[i];
 	struct detail_row *row = out;
+	row->tunit = v->detail_tunit;
+	row->tmult = v->detail_tmult;
 	row->scenario = dc_whatif_scenario_name(d->scenario);
 	row->what = d->what;
 	row->unit = unit_name(d->unit);
@@ -266,13 +295,13 @@ static int detail_no_ratio(const void *base)
 static void detail_baseline_text(const void *base, char *buf, size_t len)
 {
 	const struct detail_row *r = base;
-	shown(buf, len, r->u, r->baseline);
+	shown(buf, len, r->u, r->baseline, r->tunit, r->tmult);
 }
 
 static void detail_value_text(const void *base, char *buf, size_t len)
 {
 	const struct detail_row *r = base;
-	shown(buf, len, r->u, r->value);
+	shown(buf, len, r->u, r->value, r->tunit, r->tmult);
 }
 
 #define DR(m) offsetof(struct detail_row, m)

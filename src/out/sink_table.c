@@ -40,16 +40,15 @@ static struct tscale unit_scale(enum dc_unit u)
 static struct tscale time_scale(double max_s)
 {
 	struct tscale t;
-	if (max_s >= 1.0 || max_s == 0) {
-		t.mult = 1.0;
+	/* the rule is dc_fmt_time_unit's (the whatif tables' too); the
+	 * literals give the units row its "[ms]" */
+	const char *u = dc_fmt_time_unit(max_s, &t.mult);
+	if (u[0] == 's')
 		SET_UNIT(t, "s");
-	} else if (max_s >= 1e-3) {
-		t.mult = 1e3;
+	else if (u[0] == 'm')
 		SET_UNIT(t, "ms");
-	} else {
-		t.mult = 1e6;
+	else
 		SET_UNIT(t, "us");
-	}
 	return t;
 }
 
