@@ -2,7 +2,8 @@
 # test_csv.sh DISTCALC SRCDIR - the CSV sink read back with a real CSV
 # reader (Python's csv module): for every shipped config, every block
 # parses as RFC 4180, every scalar equals the JSON report's field at the
-# same path, every table has every row (no excerpt) with the JSON rows'
+# same path (a number written as docs/output.md says: the shortest
+# %.15g..%.17g text that reads back), every table has every row (no excerpt) with the JSON rows'
 # values, and --only keeps only the sections asked for.
 set -u
 bin=$1
@@ -24,6 +25,17 @@ raw = open(csv_path, newline="").read()
 report = json.load(open(json_path))
 bad = []
 
+# docs/output.md, "Numbers in JSON and CSV": the shortest of %.15g,
+# %.16g and %.17g that reads back, "0" for zero
+def shortest(v):
+    if v == 0:
+        return "0"
+    for p in (15, 16, 17):
+        s = "%.*g" % (p, v)
+        if float(s) == v:
+            break
+    return s
+
 def same(text, value):
     if value is None:
         return text == ""
@@ -32,7 +44,7 @@ def same(text, value):
     if isinstance(value, int):
         return text == str(value)
     if isinstance(value, float):
-        return float(text) == value
+        return text == shortest(value)
     return text == value
 
 # blocks: "# ..." lines start them
