@@ -1535,30 +1535,40 @@ START_TEST(test_blame_overflow)
 
 	/* a --set factor: that key, with its value */
 	ck_assert_int_eq(load(base, (const char *const[]){"training.grad_accum_steps=4000000000"}, 1, &cfg, &d), 0);
-	ck_assert_str_eq(dc_config_blame_overflow(&cfg, comm, buf, sizeof(buf)),
+	ck_assert_str_eq(dc_config_blame_overflow(&cfg, comm, NULL, buf, sizeof(buf)),
 			 "'training.grad_accum_steps': 4000000000 microbatches make the communication bytes per "
 			 "step overflow 64 bits; use a smaller value");
-	ck_assert_str_eq(dc_config_blame_overflow(&cfg, "'model' x 'precision': model-state bytes per rank overflow 64 bits", buf, sizeof(buf)),
+	ck_assert_str_eq(dc_config_blame_overflow(&cfg, "'model' x 'precision': model-state bytes per rank overflow 64 bits", NULL, buf, sizeof(buf)),
 			 "'model.hidden_size' x 'model.num_layers' x 'model.vocab_size': model-state bytes per rank overflow 64 bits; got 4096 x 32 x 32000");
 	dc_diag_release(&d);
 	/* a --set among the file's: the --set one */
 	ck_assert_int_eq(load(base, (const char *const[]){"model.seq_length=8192"}, 1, &cfg, &d), 0);
-	ck_assert_str_eq(dc_config_blame_overflow(&cfg, comm, buf, sizeof(buf)),
+	ck_assert_str_eq(dc_config_blame_overflow(&cfg, comm, NULL, buf, sizeof(buf)),
 			 "'model.seq_length': 8192 tokens make the communication bytes per step overflow 64 bits; use a smaller value");
 	dc_diag_release(&d);
 	/* only the file's: each factor it gave, with its value (base gives
 	 * no training keys) */
 	ck_assert_int_eq(load(base, NULL, 0, &cfg, &d), 0);
-	ck_assert_str_eq(dc_config_blame_overflow(&cfg, comm, buf, sizeof(buf)),
+	ck_assert_str_eq(dc_config_blame_overflow(&cfg, comm, NULL, buf, sizeof(buf)),
 			 "'model.seq_length' x 'model.num_layers' x 'model.hidden_size': communication bytes per step "
 			 "overflow 64 bits; got 4096 x 32 x 4096");
 	/* one factor given: that one */
-	ck_assert_str_eq(dc_config_blame_overflow(&cfg, "'cluster.gpus_per_node' x 'parallel.offload': host bytes per node overflow 64 bits", buf, sizeof(buf)),
+	ck_assert_str_eq(dc_config_blame_overflow(&cfg, "'cluster.gpus_per_node' x 'parallel.offload': host bytes per node overflow 64 bits", NULL, buf, sizeof(buf)),
 			 "'cluster.gpus_per_node': 4 GPUs make the host bytes per node overflow 64 bits; use a smaller value");
+	/* a run other than the configured one says which, after "64 bits" */
+	ck_assert_str_eq(dc_config_blame_overflow(&cfg, "'cluster.gpus_per_node' x 'parallel.offload': host bytes per node overflow 64 bits",
+						  "in a layout the search tried", buf, sizeof(buf)),
+			 "'cluster.gpus_per_node': 4 GPUs make the host bytes per node overflow 64 bits in a layout the "
+			 "search tried; use a smaller value");
+	ck_assert_str_eq(dc_config_blame_overflow(&cfg, comm, "in the what-if scenario slow_network", buf, sizeof(buf)),
+			 "'model.seq_length' x 'model.num_layers' x 'model.hidden_size': communication bytes per step "
+			 "overflow 64 bits in the what-if scenario slow_network; got 4096 x 32 x 4096");
 	/* any other text is returned as it is */
 	{
 		static const char other[] = "'checkpoint.restore': the restored rank's bytes overflow 64 bits";
-		ck_assert_ptr_eq(dc_config_blame_overflow(&cfg, other, buf, sizeof(buf)), other);
+		ck_assert_ptr_eq(dc_config_blame_overflow(&cfg, other, NULL, buf, sizeof(buf)), other);
+		ck_assert_ptr_eq(dc_config_blame_overflow(&cfg, other, "in a layout the search tried", buf, sizeof(buf)),
+				 other);
 	}
 	dc_diag_release(&d);
 }

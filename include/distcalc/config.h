@@ -806,9 +806,13 @@ void dc_config_set_origin(struct dc_config *c, const char *path, enum dc_origin 
  * bits") worded against the key that drove it, with its value: the factor
  * a --set gave, else the one the config gave ("'training.grad_accum_steps':
  * 4000000000 microbatches make the communication bytes per step overflow
- * 64 bits; use a smaller value"), else every factor with its value. Returns
- * buf, or `error` itself when it is no overflow text this knows. */
-const char *dc_config_blame_overflow(const struct dc_config *c, const char *error, char *buf, size_t len);
+ * 64 bits; use a smaller value"), else every factor with its value.
+ * `where` (NULL: the configured run) says which run overflowed, after
+ * "64 bits": "in a layout the search tried", "in the what-if scenario
+ * slow_network". Returns buf, or `error` itself when it is no overflow
+ * text this knows. */
+const char *dc_config_blame_overflow(const struct dc_config *c, const char *error, const char *where, char *buf,
+				     size_t len);
 
 /* One cross-field rule, as the loader checks them: in table order, after
  * every key has been read, each problem reported (a rule whose values later

@@ -105,6 +105,7 @@ struct dc_whatif {
 	enum dc_mem_phase wm_phase[2]; /* whole_model_allgather: the peak's phase, per-layer and whole-model units */
 	double load_factor;  /* expert_imbalance: the hot rank's expert tokens over uniform */
 	struct dc_whatif_stragglers strag;
+	enum dc_whatif_scenario failed; /* after a -1: the scenario whose run failed */
 	/* the per-step step times of the straggler simulation */
 	double samples[DC_WHATIF_MAX_STEPS];
 	/* scratch for the scenarios' runs (the caller never reads them) */
@@ -117,8 +118,8 @@ struct dc_whatif {
  * results `res` hold at least DC_EST_MEMORY, DC_EST_COMM and DC_EST_STEP,
  * drawing the stragglers from SplitMix64 seeded with `seed`. Fills *w
  * (large: allocate it). Returns 0 (a scenario that cannot run says why in
- * its `missing`), or -1 with *error set to static text. No I/O, no
- * allocation. */
+ * its `missing`), or -1 with *error set to static text and w->failed to
+ * the scenario whose run gave it. No I/O, no allocation. */
 int dc_whatif_compute(const struct dc_plan *base, const struct dc_results *res, uint64_t seed, struct dc_whatif *w,
 		      const char **error);
 

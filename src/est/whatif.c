@@ -484,10 +484,17 @@ int dc_whatif_compute(const struct dc_plan *base, const struct dc_results *res, 
 	w->load_factor = 1;
 	for (int i = 0; i < DC_WHATIF_COUNT; i++)
 		w->scn[i].missing = "not run";
-	if (slow_network(base, res, w, error) != 0 || slow_data_rank(base, res, w, error) != 0 ||
-	    whole_model(base, w, error) != 0)
+	w->failed = DC_WHATIF_SLOW_NETWORK;
+	if (slow_network(base, res, w, error) != 0)
+		return -1;
+	w->failed = DC_WHATIF_SLOW_DATA_RANK;
+	if (slow_data_rank(base, res, w, error) != 0)
+		return -1;
+	w->failed = DC_WHATIF_WHOLE_MODEL_ALLGATHER;
+	if (whole_model(base, w, error) != 0)
 		return -1;
 	checkpoint_peak(base, res, w);
+	w->failed = DC_WHATIF_EXPERT_IMBALANCE;
 	if (expert_imbalance(base, res, w, error) != 0)
 		return -1;
 	stragglers(base, res, seed, w);

@@ -111,12 +111,17 @@ static size_t factors_from(const struct dc_config *c, const struct overflow *o, 
 	return n;
 }
 
-const char *dc_config_blame_overflow(const struct dc_config *c, const char *error, char *buf, size_t len)
+const char *dc_config_blame_overflow(const struct dc_config *c, const char *error, const char *where, char *buf,
+				     size_t len)
 {
 	const struct overflow *o = NULL;
 	int rows[10];
 	size_t n, used;
 	char v[64];
+	const char *sp = where && *where ? " " : "";
+
+	if (!where)
+		where = "";
 
 	if (!error || !c || len == 0)
 		return error;
@@ -132,19 +137,19 @@ const char *dc_config_blame_overflow(const struct dc_config *c, const char *erro
 	if (n >= 1 && (n == 1 || c->origin[dc_config_key_index(o->f[rows[0]].path)] == DC_ORIGIN_SET)) {
 		const struct factor *f = &o->f[rows[0]];
 		value_text(c, dc_config_key_index(f->path), v, sizeof(v));
-		snprintf(buf, len, "'%s': %s%s%s make%s the %s overflow 64 bits; use a smaller value", f->path, v,
-			 f->unit[0] ? " " : "", f->unit, f->unit[0] ? "" : "s", o->what);
+		snprintf(buf, len, "'%s': %s%s%s make%s the %s overflow 64 bits%s%s; use a smaller value", f->path, v,
+			 f->unit[0] ? " " : "", f->unit, f->unit[0] ? "" : "s", o->what, sp, where);
 		return buf;
 	}
 	if (n == 0) /* every factor its default: name them all */
 		for (size_t k = 0; k < sizeof(o->f) / sizeof(o->f[0]) && o->f[k].path; k++)
 			rows[n++] = (int)k;
-	/* "'a' x 'b': WHAT overflow 64 bits; got 4096 x 1000000" */
+	/* "'a' x 'b': WHAT overflow 64 bits[ WHERE]; got 4096 x 1000000" */
 	used = 0;
 	for (size_t k = 0; k < n && used < len; k++)
 		used += (size_t)snprintf(buf + used, len - used, "%s'%s'", k ? " x " : "", o->f[rows[k]].path);
 	if (used < len)
-		used += (size_t)snprintf(buf + used, len - used, ": %s overflow 64 bits; got ", o->what);
+		used += (size_t)snprintf(buf + used, len - used, ": %s overflow 64 bits%s%s; got ", o->what, sp, where);
 	for (size_t k = 0; k < n && used < len; k++) {
 		value_text(c, dc_config_key_index(o->f[rows[k]].path), v, sizeof(v));
 		used += (size_t)snprintf(buf + used, len - used, "%s%s", k ? " x " : "", v);

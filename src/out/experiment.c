@@ -598,14 +598,14 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp_in, const st
 	for (size_t i = 0; i < r->nsec; i++)
 		needs |= r->sec[i]->needs;
 	if (dc_plan_derive(&r->in, &r->plan) != 0) {
-		const char *e = dc_config_blame_overflow(&r->in, r->plan.error, why, sizeof(why));
+		const char *e = dc_config_blame_overflow(&r->in, r->plan.error, NULL, why, sizeof(why));
 		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", error_origin(r, e), e);
 		goto fail;
 	}
 	r->plan.seed = info->seed;
 	if (dc_estimate(&r->plan, needs, &r->res) != 0) {
 		/* an overflow names the key that drove it (config.h) */
-		const char *e = dc_config_blame_overflow(&r->in, r->res.error, why, sizeof(why));
+		const char *e = dc_config_blame_overflow(&r->in, r->res.error, NULL, why, sizeof(why));
 		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", error_origin(r, e), e);
 		goto fail;
 	}
@@ -626,7 +626,14 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp_in, const st
 		if (!(r->search = dc_calloc(1, sizeof(*r->search))))
 			goto oom;
 		if (dc_search_run(&r->in, info->jobs, info->progress, r->search, &err) != 0) {
-			dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: search: %s", r->config_name, err ? err : "failed");
+			/* an overflow as the configured run's names its key */
+			const char *e = dc_config_blame_overflow(&r->in, err, "in a layout the search tried", why,
+								 sizeof(why));
+			if (e && e != err)
+				dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", error_origin(r, e), e);
+			else
+				dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: search: %s", r->config_name,
+					      err ? err : "failed");
 			goto fail;
 		}
 	}
@@ -642,7 +649,13 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp_in, const st
 		if (!r->whatif)
 			goto oom;
 		if (dc_whatif_compute(&r->plan, &r->res, r->info.seed, r->whatif, &err) != 0) {
-			dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", r->config_name, err ? err : "what-if failed");
+			char where[96];
+			const char *e;
+			dc_text_fmt(where, sizeof(where), "in the what-if scenario %s",
+				    dc_whatif_scenario_name(r->whatif->failed));
+			e = dc_config_blame_overflow(&r->in, err, where, why, sizeof(why));
+			dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", e ? error_origin(r, e) : r->config_name,
+				      e ? e : "what-if failed");
 			goto fail;
 		}
 		r->run.whatif = r->whatif;
