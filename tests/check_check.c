@@ -139,6 +139,30 @@ START_TEST(test_warning_config_prefix)
 }
 END_TEST
 
+/* The files a report names are where the tool ran, not budgets: the
+ * model's config.json (model.hf_config, its keys row's value and text, a
+ * warning it prefixes) and the topology file's keys row compare as the
+ * "config" header does; the rest of the row, and another key's row, still
+ * compare. */
+START_TEST(test_file_fields)
+{
+#define FILES(m, t, w, k)                                                                                             \
+	"{" HEADER ", \"config\": \"c.json\", \"model\": {\"hf_config\": \"" m "\", \"keys\": [{\"key\": "        \
+	"\"model.hf_config\", \"value\": \"" m "\", \"text\": \"" m "\", \"origin\": \"config\"}, {\"key\": "      \
+	"\"model.num_layers\", \"value\": " k ", \"text\": \"" k "\"}]}, \"cluster\": {\"keys\": [{\"key\": "        \
+	"\"cluster.topology_file\", \"value\": \"" t "\", \"text\": \"" t "\"}]}, \"warnings\": [\"" w "\"]}"
+	const char *e = FILES("/a/models/m.json", "/a/topo.txt", "/a/models/m.json: 'x': y", "32");
+	both_ways(e, FILES("b/models/m.json", "b/topo.txt", "b/models/m.json: 'x': y", "32"), 0, 0);
+	/* the warning's rest, and another key's row, are compared */
+	both_ways(e, FILES("b/models/m.json", "b/topo.txt", "b/models/m.json: 'x': z", "32"), 0, 1);
+	both_ways(e, FILES("b/models/m.json", "b/topo.txt", "b/models/m.json: 'x': y", "24"), 0, 2);
+	/* a row naming another key is compared whole */
+	both_ways("{" HEADER ", \"model\": {\"keys\": [{\"key\": \"model.mlp\", \"value\": \"a\"}]}}",
+		  "{" HEADER ", \"model\": {\"keys\": [{\"key\": \"model.mlp\", \"value\": \"b\"}]}}", 0, 1);
+#undef FILES
+}
+END_TEST
+
 /* The summary's counts add up: a field one side lacks (a whole section
  * a sweep report does not have) is one compared and one moved, never
  * "2 fields compared, 13 moved". */
@@ -666,6 +690,7 @@ int main(void)
 	tcase_add_test(tc, test_counts_add_up);
 	tcase_add_test(tc, test_long_number_both_ways);
 	tcase_add_test(tc, test_warning_config_prefix);
+	tcase_add_test(tc, test_file_fields);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

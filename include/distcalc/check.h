@@ -10,15 +10,20 @@
  *   - other numbers must agree within a relative tolerance rtol:
  *     |got - expected| <= rtol * max(|got|, |expected|);
  *   - strings, booleans and null must match exactly, except that a string
- *     opening with its report's "config" and ": " (a warning naming the
- *     config) is compared past that prefix on both sides;
+ *     opening with a file its report names and ": " (a warning naming the
+ *     config or the model's config.json) is compared past that prefix on
+ *     both sides;
  *   - a field present on one side only is a difference;
  *   - a stored number no report can hold is always a difference, whatever
  *     the tolerance: one that is not finite (1e400 reads as inf, and
  *     inf > rtol * inf is false) or, in a field whose key names "bytes", one
  *     above 2^53 (no byte count distcalc writes is larger);
- *   - "distcalc_version" and "config" are not compared (a new release or a
- *     different path to the same config is not a budget change).
+ *   - "distcalc_version" is not compared (a new release is not a budget
+ *     change), nor the paths of the files a report names: "config",
+ *     "model.hf_config", and the value and text of a keys row whose key is
+ *     model.hf_config or cluster.topology_file. Where a file lies (the
+ *     checkout, the install, how --config was spelled) is not a budget;
+ *     what it holds is compared through the fields it fills.
  * The stored file is read strictly: the whole text must be one JSON object
  * that passes the loader's strict check (dc_json_check_strict: nothing but
  * whitespace after it), with no key held twice anywhere, and it must be a

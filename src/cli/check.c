@@ -32,6 +32,21 @@ static const struct {
 	{"seed", cJSON_IsNumber},
 };
 
+/* The files a report names. Where they lie is where the tool ran (the
+ * checkout, the install prefix) and how --config was spelled, not what it
+ * estimated: their contents are compared through the fields they fill, as
+ * the "config" header itself is not compared. */
+enum { FILE_CONFIG, FILE_MODEL, FILE_TOPOLOGY, FILE_N };
+
+/* The config keys whose value is a file's path, and their slot. */
+static const struct {
+	const char *key;
+	int slot;
+} file_keys[] = {
+	{"model.hf_config", FILE_MODEL},
+	{"cluster.topology_file", FILE_TOPOLOGY},
+};
+
 struct cmp {
 	double rtol;
 	struct dc_buf *out;
@@ -46,10 +61,15 @@ struct cmp {
 	/* the new report's count fields (NULL: none but by key) */
 	int (*is_count)(const void *ctx, const char *path);
 	const void *count_ctx;
-	/* each report's "config" header, once read: a warning opening with
-	 * it is compared past it */
-	char config[2][512];
-	int has_config[2];
+	/* the files each report names, once read (FILE_CONFIG: its
+	 * "config" header, FILE_MODEL: the model's config.json,
+	 * FILE_TOPOLOGY: the topology file): a warning opening with one is
+	 * compared past it */
+	char file[FILE_N][2][512];
+	int has_file[FILE_N][2];
+	/* the keys row (its path) whose "key" names a file, and which */
+	char file_row[1024];
+	int file_row_slot;
 };
 
 /* Is `path` the path `q` (q_len bytes) or under it, at a component
@@ -80,9 +100,53 @@ static int wanted(struct cmp *c, int one_side)
 	return want;
 }
 
+/* The slot of a config key naming a file, or -1. */
+static int file_key_slot(const char *key)
+{
+	for (size_t i = 0; i < sizeof(file_keys) / sizeof(file_keys[0]); i++)
+		if (strcmp(key, file_keys[i].key) == 0)
+			return file_keys[i].slot;
+	return -1;
+}
+
+/* The field at c->path holds a file's path: the "config" header, the
+ * model section's hf_config, or the value and text of a keys row whose
+ * key names a file (model.keys[0].value). Returns its slot (the text's
+ * FILE_N: not kept), or -1. */
+static int file_field(const struct cmp *c)
+{
+	size_t n = strlen(c->file_row);
+	if (strcmp(c->path, "config") == 0)
+		return FILE_CONFIG;
+	if (strcmp(c->path, "model.hf_config") == 0)
+		return FILE_MODEL;
+	if (n && strncmp(c->path, c->file_row, n) == 0 && c->path[n] == '.') {
+		if (strcmp(c->path + n + 1, "value") == 0)
+			return c->file_row_slot;
+		if (strcmp(c->path + n + 1, "text") == 0)
+			return FILE_N;
+	}
+	return -1;
+}
+
+/* A keys row's "key" (path ...].key) read as `v` on one side: when it
+ * names a file, the row's value and text are not compared. */
+static void note_key_row(struct cmp *c, const cJSON *v)
+{
+	size_t n = strlen(c->path);
+	int slot;
+	if (!v || !cJSON_IsString(v) || n < 5 || strcmp(c->path + n - 5, "].key") != 0)
+		return;
+	if ((slot = file_key_slot(v->valuestring)) < 0 || n - 4 >= sizeof(c->file_row))
+		return;
+	memcpy(c->file_row, c->path, n - 4);
+	c->file_row[n - 4] = '\0';
+	c->file_row_slot = slot;
+}
+
 static int ignored(const char *path)
 {
-	return strcmp(path, "distcalc_version") == 0 || strcmp(path, "config") == 0;
+	return strcmp(path, "distcalc_version") == 0;
 }
 
 static int whole(double v)
@@ -172,35 +236,38 @@ static void diff(struct cmp *c, const cJSON *e, const cJSON *a)
 	dc_buf_release(&line);
 }
 
-/* `s` past "CONFIG: " when it opens with side `side`'s config header (a
- * warning the loader prefixed with the config's path: the path is not a
- * budget, as the "config" field itself is not compared); else `s`. Only
- * when both sides' headers were read. */
+/* `s` past "FILE: " when it opens with a file side `side` names (its
+ * config header, its model's config.json: a warning the loader prefixed
+ * with the file's path; the path is not a budget, as the file fields
+ * themselves are not compared); else `s`. Only a file both sides' reports
+ * named. */
 static const char *past_config(const struct cmp *c, int side, const char *s)
 {
-	size_t n;
-	if (!c->has_config[0] || !c->has_config[1])
-		return s;
-	n = strlen(c->config[side]);
-	if (n && strncmp(s, c->config[side], n) == 0 && s[n] == ':' && s[n + 1] == ' ')
-		return s + n + 2;
+	for (int f = 0; f < FILE_N; f++) {
+		size_t n;
+		if (!c->has_file[f][0] || !c->has_file[f][1])
+			continue;
+		n = strlen(c->file[f][side]);
+		if (n && strncmp(s, c->file[f][side], n) == 0 && s[n] == ':' && s[n + 1] == ' ')
+			return s + n + 2;
+	}
 	return s;
 }
 
-/* Keeps side `side`'s "config" header string (top level). */
-static void keep_config(struct cmp *c, int side, const cJSON *v)
+/* Keeps side `side`'s file `slot` (a string; FILE_N: none kept). */
+static void keep_config(struct cmp *c, int slot, int side, const cJSON *v)
 {
-	if (v && cJSON_IsString(v) && strlen(v->valuestring) < sizeof(c->config[side])) {
-		memcpy(c->config[side], v->valuestring, strlen(v->valuestring) + 1);
-		c->has_config[side] = 1;
+	if (slot < FILE_N && v && cJSON_IsString(v) && strlen(v->valuestring) < sizeof(c->file[slot][side])) {
+		memcpy(c->file[slot][side], v->valuestring, strlen(v->valuestring) + 1);
+		c->has_file[slot][side] = 1;
 	}
 }
 
-/* Both reports' "config" headers (the stored, the new). */
-static void keep_configs(struct cmp *c, const cJSON *e, const cJSON *a)
+/* Both reports' names of file `slot` (the stored, the new). */
+static void keep_configs(struct cmp *c, int slot, const cJSON *e, const cJSON *a)
 {
-	keep_config(c, 0, e);
-	keep_config(c, 1, a);
+	keep_config(c, slot, 0, e);
+	keep_config(c, slot, 1, a);
 }
 
 /* Appends ".key" (or "key" at the top) or "[index]" to c->path; returns
@@ -220,9 +287,10 @@ static void compare(struct cmp *c, const cJSON *e, const cJSON *a);
 static void with_path(struct cmp *c, const char *key, long index, const cJSON *e, const cJSON *a)
 {
 	size_t len = path_push(c, key, index);
-	if (strcmp(c->path, "config") == 0)
-		keep_configs(c, e, a);
-	if (!ignored(c->path)) {
+	int slot = file_field(c);
+	if (slot >= 0)
+		keep_configs(c, slot, e, a);
+	else if (!ignored(c->path)) {
 		int want = wanted(c, !e || !a);
 		/* above a listed path only containers are walked into; a field
 		 * missing on one side is still a difference there */
@@ -279,6 +347,8 @@ static void compare(struct cmp *c, const cJSON *e, const cJSON *a)
 		}
 		return;
 	}
+	note_key_row(c, e);
+	note_key_row(c, a);
 	if (cJSON_IsString(e) && cJSON_IsString(a)) {
 		if (strcmp(past_config(c, 0, e->valuestring), past_config(c, 1, a->valuestring)) != 0)
 			diff(c, e, a);
@@ -788,11 +858,12 @@ static void s_compare(struct cmp *c, struct sp *s, cJSON *e, struct dc_buf *text
 static void s_member(struct cmp *c, struct sp *s, const char *key, long index, cJSON *e, struct dc_buf *text)
 {
 	size_t len = path_push(c, key, index);
-	if (strcmp(c->path, "config") == 0 && sp_peek(s) == '"') {
+	int slot = file_field(c);
+	if (slot >= 0 && sp_peek(s) == '"') {
 		cJSON *a = sp_leaf(s, text);
-		keep_configs(c, e, a);
+		keep_configs(c, slot, e, a);
 		cJSON_Delete(a);
-	} else if (ignored(c->path)) {
+	} else if (slot >= 0 || ignored(c->path)) {
 		sp_skip(s);
 	} else {
 		int want = wanted(c, !e);
@@ -1373,9 +1444,10 @@ static void t_compare(struct cmp *c, cJSON *e, const cJSON *a);
 static void t_member(struct cmp *c, const char *key, long index, cJSON *e, const cJSON *a)
 {
 	size_t len = path_push(c, key, index);
-	if (strcmp(c->path, "config") == 0)
-		keep_configs(c, e, a);
-	if (!ignored(c->path)) {
+	int slot = file_field(c);
+	if (slot >= 0)
+		keep_configs(c, slot, e, a);
+	else if (!ignored(c->path)) {
 		int want = wanted(c, !e);
 		if (want == 1 || (want == 2 && (!e || cJSON_IsObject(e) || cJSON_IsArray(e))))
 			t_compare(c, e, a);
@@ -1527,16 +1599,17 @@ static void l_member(struct lock *l, const char *key, long index, int top)
 					l->why = l->why_buf;
 				}
 			}
-	if (strcmp(c->path, "config") == 0 && sp_peek(l->e) == '"' && sp_peek(l->a) == '"') {
+	int slot = file_field(c);
+	if (slot >= 0 && sp_peek(l->e) == '"' && sp_peek(l->a) == '"') {
 		cJSON *e = sp_leaf(l->e, &l->text), *a = e ? sp_leaf(l->a, &l->text) : NULL;
 		if (e && a)
-			keep_configs(c, e, a);
+			keep_configs(c, slot, e, a);
 		else if (!l->e->bad && !l->a->bad) {
 			l->oom = 1;
 		}
 		cJSON_Delete(e);
 		cJSON_Delete(a);
-	} else if (ignored(c->path)) {
+	} else if (slot >= 0 || ignored(c->path)) {
 		sp_skip(l->e);
 		sp_skip(l->a);
 	} else {

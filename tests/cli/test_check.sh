@@ -246,6 +246,29 @@ grep -q "'1e-400' is out of range: it rounds to 0" err.txt || fail "budget: 1e-4
 expect 2 "budget: 2^53 + 1 bytes" "$bin" --config "$cfg" --check-max summary.peak_bytes=9007199254740993
 grep -q "is 2^53 bytes or more" err.txt || fail "budget: 2^53 + 1: $(cat err.txt)"
 
+# 15. the files a report names are where the tool ran, not budgets: a budget
+# pinned with one spelling of the config (absolute) checks with another
+# (through a symlinked folder), and one whose model comes from the
+# catalogue checks against another copy of the catalogue (another checkout,
+# an install), the model's warning naming its file included; a model of
+# another shape still moves its fields
+ln -s "$src/configs" linked
+expect 0 "files: pin" "$bin" --config "$src/configs/llama-3-8b.json" --format json --output files.json
+grep -q "\"hf_config\": \"$src/configs/models/llama-3-8b.json\"" files.json || fail "files: stored path: $(grep hf_config files.json)"
+expect 0 "files: another spelling" "$bin" --config linked/llama-3-8b.json --check files.json
+grep -q " 0 moved" err.txt || fail "files: another spelling: $(cat out.txt)"
+mkdir -p data1/models data2/models
+cp "$src/configs/models/gpt-oss-20b.json" "$src/configs/models/llama-3-8b.json" data1/models/
+cp data1/models/* data2/models/
+set -- --config "$src/configs/llama-3-8b.json" --set model.hf_config=gpt-oss-20b
+DISTCALC_DATA_DIR=$work/data1 "$bin" "$@" --format json --output cat.json 2>/dev/null || fail "files: catalogue: cannot write"
+grep -q "\"$work/data1/models/gpt-oss-20b.json: 'quantization_config'" cat.json || fail "files: no warning names the model's file"
+expect 0 "files: another catalogue" env DISTCALC_DATA_DIR=$work/data2 "$bin" "$@" --check cat.json
+grep -q " 0 moved" err.txt || fail "files: another catalogue: $(cat out.txt)"
+expect 6 "files: another model" env DISTCALC_DATA_DIR=$work/data2 "$bin" "$@" --set model.hf_config=llama-3-8b --check cat.json
+grep -q "^model.params_total: " out.txt || fail "files: another model: $(cat out.txt)"
+grep -q "^model.hf_config\|^model.keys\[0\]" out.txt && fail "files: another model: the path compared: $(cat out.txt)"
+
 if [ "$fails" = 0 ]; then
 	echo "ok: --check"
 	exit 0
