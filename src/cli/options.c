@@ -42,7 +42,8 @@ static const char help_tail[] =
 	"  4  unreadable input (missing file, directory, over 1 MiB, read error,\n"
 	"     a --check file that is not a distcalc JSON report)\n"
 	"  5  unwritable output (cannot create, full disk, closed stdout)\n"
-	"  6  --check found fields that moved, or a --check-max budget is exceeded\n"
+	"  6  --check found fields that moved, a --check-max budget is exceeded,\n"
+	"     or a --check-min floor is not met\n"
 	"\n"
 	"Units in configs are explicit and case-sensitive: \"80 GiB\", \"1.5 GB\",\n"
 	"\"50 GB/s\", \"400 Gb/s\", \"5 us\". Docs: README.md, docs/config.md (every key),\n"
@@ -407,12 +408,13 @@ const struct dc_option dc_option_table[] = {
 	 apply_config},
 	{"--model", 'm', "FILE|NAME", "read the model shape from a Hugging Face config.json\n"
 				 "(Llama 2/3, Mistral, Mixtral, Qwen2/2.5, Qwen2-MoE,\n"
-				 "Qwen3-MoE, GPT-2, Gemma, DeepSeek-V3); cluster, layout,\n"
-				 "training and model.seq_length stay the config's. A\n"
-				 "NAME without '/' or .json is the catalogue's\n"
-				 "(--list-models). Without --config, a tp the model's\n"
-				 "heads admit replaces the built-in tp 4 (a warning\n"
-				 "says which)",
+				 "Qwen3, Qwen3-MoE, Qwen3-Next, GPT-2, Gemma 1/2/3,\n"
+				 "Llama 4, gpt-oss, GLM-4.5, DeepSeek-V3, Kimi K2;\n"
+				 "docs/models.md); cluster, layout, training and\n"
+				 "model.seq_length stay the config's. A NAME without\n"
+				 "'/' or .json is the catalogue's (--list-models).\n"
+				 "Without --config, a tp the model's heads admit\n"
+				 "replaces the built-in tp 4 (a warning says which)",
 	 apply_model},
 	{"--from-megatron", 0, "FILE", "import Megatron-LM's pretrain_gpt.py arguments (a list\n"
 				       "or a launch script): parallel sizes, model shape, MoE,\n"

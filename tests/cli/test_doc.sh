@@ -47,6 +47,36 @@ if len(opts) < 15 or missing:
     sys.exit(1)
 PY
 
+# --help says what the README says: every exit status the README's table
+# lists, the options its row for 6 names (--check-min was missing), and
+# every model family the README says distcalc reads (--model listed fewer)
+python3 - "$work/help.txt" "$src/README.md" <<'PY' || fails=$((fails + 1))
+import re, sys
+helptext = open(sys.argv[1]).read()
+readme = open(sys.argv[2]).read()
+bad = []
+status = helptext[helptext.index("\nexit status:\n"):]
+status = status[:status.index("\n\n", 1)]
+rows = dict(re.findall(r"^\| (\d) \| (.*) \|$", readme, re.M))
+help_rows = dict(re.findall(r"^  (\d)  (.*(?:\n     .*)*)", status, re.M))
+if sorted(rows) != sorted(help_rows) or len(rows) < 7:
+    bad.append(f"exit codes: README {sorted(rows)}, --help {sorted(help_rows)}")
+for opt in re.findall(r"--[a-z-]+", rows.get("6", "")):
+    if opt not in help_rows.get("6", ""):
+        bad.append(f"exit 6: --help does not name {opt}")
+start = readme.index("distcalc\nreads ")
+families = readme[start + len("distcalc\nreads "):readme.index(", with their", start)]
+families = re.sub(r"\s*\([^)]*\)", "", " ".join(families.split()))
+model = helptext[helptext.index("-m, --model"):helptext.index("\n      --from-megatron")]
+model = " ".join(model.split())
+for f in re.split(r", (?:and )?| and ", families):
+    if not re.search(r"(?<![\w/-])" + re.escape(f) + r"(?![\w/-])", model):
+        bad.append(f"--model: no family {f!r} (README: {families})")
+for b in bad:
+    print("FAIL: " + b)
+sys.exit(1 if bad else 0)
+PY
+
 python3 - "$work" <<'PY' || fails=$((fails + 1))
 import glob, re, sys
 from html.parser import HTMLParser
