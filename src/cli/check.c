@@ -1966,6 +1966,10 @@ struct bs_budget {
 	 * length as printed; A_members_omitted says members were left out */
 	uint64_t inner_len;
 	int inner_seen, members;
+	/* a section on the path that printed "missing" (the keys it needs
+	 * and lacks, so it holds no values): its path's length, the keys */
+	size_t missing_at;
+	char missing[256];
 };
 
 struct bs_frame {
@@ -2139,6 +2143,25 @@ static long bs_string(const char *p, const char *end, char *buf, size_t len)
 	return (long)(q - p);
 }
 
+/* A string at s->path, [p, end) after its opening quote: when the path
+ * is X.missing (section X lists the keys it needs and lacks, and holds
+ * no values without them), the budgets under X keep it, to say why
+ * their field is not in the report. */
+static void bs_missing(struct dc_budget_stream *s, const char *p, const char *end)
+{
+	size_t n = strlen(s->path);
+	if (n < 8 || strcmp(s->path + n - 8, ".missing") != 0)
+		return;
+	n -= 8;
+	for (size_t i = 0; i < s->n; i++) {
+		const char *bp = s->m[i].path;
+		struct bs_budget *b = &s->b[i];
+		if (strncmp(bp, s->path, n) == 0 && bp[n] == '.' && strcmp(bp + n + 1, "missing") != 0 &&
+		    bs_string(p, end, b->missing, sizeof(b->missing)) >= 0)
+			b->missing_at = n;
+	}
+}
+
 /* Parses whole lines [p, end). */
 static void bs_parse(struct dc_budget_stream *s, const char *p, const char *end)
 {
@@ -2219,6 +2242,7 @@ static void bs_parse(struct dc_budget_stream *s, const char *p, const char *end)
 			}
 			text[0] = '"';
 			strcat(text, "\"");
+			bs_missing(s, p + 1, end);
 			bs_leaf(s, 0, 0, text);
 			p += n + 2;
 		} else if (end - p >= 4 && strncmp(p, "true", 4) == 0) {
@@ -2312,6 +2336,11 @@ int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size
 			if (b->found)
 				dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '%s': '%s': not a number in the report, it holds %s",
 					      opt, m->path, b->holds);
+			else if (b->missing_at)
+				dc_diag_error(diag, DC_ERR_USAGE,
+					      "distcalc: error: '%s': '%s': not in the report: '%.*s' is unavailable without %s%s",
+					      opt, m->path, (int)b->missing_at, m->path, b->missing,
+					      strncmp(b->missing, "cluster.", 8) == 0 ? " (a GPU preset, cluster.gpu, sets them)" : "");
 			else if (b->near_d >= 1 && b->near_d <= 3)
 				dc_diag_error(diag, DC_ERR_USAGE,
 					      "distcalc: error: '%s': '%s': not a field of the report; did you mean '%s'?", opt,
