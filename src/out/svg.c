@@ -855,10 +855,11 @@ static void draw_sweep_panel(const struct dc_sweep *sw, size_t k, double oy, int
 }
 
 /* A metric gets a panel when it is a number and some point that ran has
- * it (the step's metrics are null without cluster.gpu), or none ran. */
+ * it (the step's metrics are null without cluster.gpu), or none ran; a
+ * default column of context (the GPU count beside the values) does not. */
 static int drawable(const struct dc_sweep *sw, size_t k)
 {
-	if (sw->metric[k].type != DC_FT_U64 && sw->metric[k].type != DC_FT_F64)
+	if ((sw->metric[k].type != DC_FT_U64 && sw->metric[k].type != DC_FT_F64) || sw->metric[k].context)
 		return 0;
 	if (sw->valid == 0)
 		return 1;

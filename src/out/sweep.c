@@ -76,11 +76,37 @@ const char *dc_sweep_default_metrics(const struct dc_experiment *exp)
 	       "comm.dp.time_s,step.time_s,step.tokens_per_s_per_gpu,step.mfu";
 }
 
+/* The config keys a sweep can change the GPU count with: the nodes, the
+ * GPUs a node, and a system preset, which sets the GPUs a node. */
+static const char *const world_keys[] = {"cluster.num_nodes", "cluster.gpus_per_node", "cluster.system"};
+
+/* The default metrics of a sweep over `axes` into buf[len]: the
+ * experiment's, after the GPU count (topology.world_size) when a swept key
+ * can change it and the experiment has the topology section, so a point
+ * of another size says so (a system preset of 4 GPUs a node against one
+ * of 8 at the same num_nodes). */
+static const char *default_metrics(const struct dc_experiment *exp, const struct dc_sweep *sw, char *buf,
+				   size_t len)
+{
+	const char *list = dc_sweep_default_metrics(exp);
+	int world = 0, topology = 0;
+	for (size_t a = 0; a < sw->naxes; a++)
+		for (size_t i = 0; i < sizeof(world_keys) / sizeof(world_keys[0]); i++)
+			world |= strcmp(sw->axis[a], world_keys[i]) == 0;
+	for (size_t i = 0; exp->sections[i]; i++)
+		topology |= strcmp(exp->sections[i]->name, "topology") == 0;
+	if (!world || !topology)
+		return list;
+	snprintf(buf, len, "topology.world_size,%s", list);
+	return buf;
+}
+
 /* Short table labels for the headline metrics; any other metric is
  * labelled with its last key. */
 static const struct {
 	const char *path, *label;
 } short_labels[] = {
+	{"topology.world_size", "GPUs"},
 	{"summary.peak_bytes", "peak/rank"},
 	{"summary.fits", "fits"},
 	{"summary.comm_bytes_per_step", "comm/step"},
@@ -565,7 +591,7 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 	struct dc_sweep *sw;
 	struct dc_header_view *h;
 	size_t npoints = 1, nvalues[DC_SWEEP_MAX_AXES], off_sweep, off_points, size, used = 0;
-	char err[300];
+	char err[300], defaults[512];
 
 	if (naxes == 0 || naxes > DC_SWEEP_MAX_AXES) {
 		dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--sweep': at most %d axes", DC_SWEEP_MAX_AXES);
@@ -611,8 +637,10 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 		used += (size_t)snprintf(sw->axes_text + used, sizeof(sw->axes_text) - used, "%s%s (%zu)",
 					 a ? " x " : "", sw->axis[a], nvalues[a]);
 	}
-	if (pick_metrics(exp, sw, metrics ? metrics : dc_sweep_default_metrics(exp), diag) != 0)
+	if (pick_metrics(exp, sw, metrics ? metrics : default_metrics(exp, sw, defaults, sizeof(defaults)), diag) != 0)
 		goto fail;
+	if (!metrics && strcmp(sw->metric[0].path, "topology.world_size") == 0)
+		sw->metric[0].context = 1;
 	/* the grid, first axis slowest */
 	for (size_t i = 0; i < npoints; i++) {
 		size_t rest = i;

@@ -38,6 +38,7 @@ struct dc_sweep_metric {
 	char label[48];  /* the table's column label */
 	enum dc_unit unit;
 	enum dc_ftype type; /* U64, F64, BOOL or STR (text of any kind) */
+	int context; /* a default column beside the values (the GPU count), not charted */
 };
 
 /* The "sweep" object of the report. */

@@ -237,6 +237,33 @@ r = json.load(open(sys.argv[1]))["sweep"]["rows"][0]
 sys.exit(0 if r["step.time_s"] is None and r["step.mfu"] is None and r["status"] == "ok" else 1)' "$work/nostep.json" ||
 	fail "without a GPU preset the step metrics should be null"
 
+# the GPU count is a default column when the swept key can change it: a
+# system preset sets the GPUs a node (dgx-h100 8, gb200-nvl72 4, by their
+# spec sheets: 8 GPUs a DGX, a GB200 compute tray of 2 Grace + 4 Blackwell),
+# so 2 nodes are 16 and 8 GPUs; a num_nodes sweep of gpus.json (4 a node)
+# 4, 8, 16; a sweep of another key has no such column; the chart draws no
+# panel for it
+cat >"$work/sys2.json" <<EOF
+{"model": {"hf_config": "$src/configs/models/llama-3-8b.json", "seq_length": 4096},
+ "cluster": {"system": "dgx-h100", "num_nodes": 2}, "parallel": {"tp": 4, "dp": "auto"}}
+EOF
+for args in "--config $work/sys2.json --sweep cluster.system=dgx-h100,gb200-nvl72|16 8" \
+	"--config $gpus --sweep cluster.num_nodes=1,2,4|4 8 16" \
+	"--config $gpus --sweep training.micro_batch_size=1,2|"; do
+	want=${args#*|}
+	# shellcheck disable=SC2086
+	"$bin" ${args%|*} --format json >"$work/world.json" 2>"$work/err" || fail "world: ${args%|*}: exit $?: $(cat "$work/err")"
+	got=$(python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))["sweep"]["rows"]
+print(" ".join(str(r["topology.world_size"]) for r in rows if "topology.world_size" in r))' "$work/world.json")
+	[ "$got" = "$want" ] || fail "world: ${args%|*}: GPUs '$got', want '$want'"
+done
+"$bin" --config "$work/sys2.json" --sweep cluster.system=dgx-h100,gb200-nvl72 2>/dev/null | grep -q "cluster.system  status  GPUs  peak/rank" ||
+	fail "world: no GPUs column beside the swept value in the table"
+"$bin" --config "$gpus" --sweep cluster.num_nodes=1,2 --plot "$work/world.svg" >/dev/null 2>&1 &&
+	! grep -q "GPUs" "$work/world.svg" || fail "world: the chart draws the GPU count"
+
 # every row, without --all: 40 points are 40 rows in the table and in JSON
 "$bin" --config "$gpus" --sweep "parallel.tp=$(seq -s, 1 40)" --format json >"$work/forty.json" 2>/dev/null
 python3 -c '
