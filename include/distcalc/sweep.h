@@ -78,7 +78,8 @@ const char *dc_sweep_default_metrics(const struct dc_experiment *exp);
  * DC_ERR_INTERNAL when out of memory. `metrics` is a comma-separated list
  * of paths, NULL for dc_sweep_default_metrics (after the GPU count,
  * topology.world_size, when an axis is cluster.num_nodes,
- * cluster.gpus_per_node or cluster.system). Each point's warnings are
+ * cluster.gpus_per_node or cluster.system; of the DP and the FSDP pairs
+ * of columns, those some point has). Each point's warnings are
  * added to `diag` (and to the report) prefixed with the point. `info`
  * names the experiment, config and seed for the header (info->only must be
  * NULL). Caller frees the report with dc_report_free. */

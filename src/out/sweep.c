@@ -71,9 +71,64 @@ const char *dc_sweep_default_metrics(const struct dc_experiment *exp)
 	if (strcmp(exp->name, "ring") == 0)
 		return "ring.time_s,ring.busbw_GBps,ring.bytes_sent_per_rank";
 	/* the DP group's bytes and time a rank: what a GPU-count sweep
-	 * changes (more ranks, more rounds of latency) */
+	 * changes (more ranks, more rounds of latency); FSDP's under FSDP
+	 * (drop_unused_sharding keeps the pair the points have) */
 	return "summary.peak_bytes,summary.fits,summary.comm_bytes_per_step,summary.comm_time_s,comm.dp.bytes_per_rank,"
-	       "comm.dp.time_s,step.time_s,step.tokens_per_s_per_gpu,step.mfu";
+	       "comm.dp.time_s,comm.fsdp.bytes_per_rank,comm.fsdp.time_s,step.time_s,step.tokens_per_s_per_gpu,"
+	       "step.mfu";
+}
+
+/* The index of metric `path`, or -1. */
+static int metric_at(const struct dc_sweep *sw, const char *path)
+{
+	for (size_t k = 0; k < sw->nmetrics; k++)
+		if (strcmp(sw->metric[k].path, path) == 0)
+			return (int)k;
+	return -1;
+}
+
+/* Whether some point that ran has metric k. */
+static int has_value(const struct dc_sweep *sw, int k)
+{
+	for (size_t i = 0; k >= 0 && i < sw->npoints; i++)
+		if (sw->points[i].ok && !sw->points[i].null[k])
+			return 1;
+	return 0;
+}
+
+/* Drops metric k from the sweep and from every point. */
+static void drop_metric(struct dc_sweep *sw, size_t k)
+{
+	size_t rest = sw->nmetrics - k - 1;
+	memmove(&sw->metric[k], &sw->metric[k + 1], rest * sizeof(sw->metric[0]));
+	for (size_t i = 0; i < sw->npoints; i++) {
+		struct dc_sweep_point *pt = &sw->points[i];
+		memmove(&pt->null[k], &pt->null[k + 1], rest * sizeof(pt->null[0]));
+		memmove(&pt->cell[k], &pt->cell[k + 1], rest * sizeof(pt->cell[0]));
+		memmove(&pt->text[k], &pt->text[k + 1], rest * sizeof(pt->text[0]));
+		/* a text cell points into its own text[] */
+		for (size_t j = k; j < k + rest; j++)
+			if (sw->metric[j].type == DC_FT_STR && !pt->null[j])
+				pt->cell[j].s = pt->text[j];
+	}
+	sw->nmetrics--;
+}
+
+/* The default columns of one sharding: the DP group's pair (gradient
+ * sync: none, ZeRO-1, ZeRO-2, HSDP's replicas) and FSDP's (the gathers
+ * and scatters of the shards), each null where its sharding is not in
+ * play. The FSDP pair is dropped when no point has it, the DP pair when
+ * no point has it and some has FSDP's: a sweep under FSDP shows FSDP's
+ * traffic, not two columns of n/a; one across shardings shows both. */
+static void drop_unused_sharding(struct dc_sweep *sw)
+{
+	int dp = metric_at(sw, "comm.dp.bytes_per_rank"), fsdp = metric_at(sw, "comm.fsdp.bytes_per_rank");
+	int has_fsdp = has_value(sw, fsdp) || has_value(sw, fsdp + 1);
+	int drop = !has_fsdp ? fsdp : !(has_value(sw, dp) || has_value(sw, dp + 1)) ? dp : -1;
+	if (drop < 0 || (size_t)drop + 1 >= sw->nmetrics)
+		return;
+	drop_metric(sw, (size_t)drop + 1);
+	drop_metric(sw, (size_t)drop);
 }
 
 /* The config keys a sweep can change the GPU count with: the nodes, the
@@ -113,6 +168,8 @@ static const struct {
 	{"summary.comm_time_s", "comm time"},
 	{"comm.dp.bytes_per_rank", "DP sent/rank"},
 	{"comm.dp.time_s", "DP time"},
+	{"comm.fsdp.bytes_per_rank", "FSDP sent/rank"},
+	{"comm.fsdp.time_s", "FSDP time"},
 	{"step.time_s", "step time"},
 	{"step.tokens_per_s_per_gpu", "tokens/s/GPU"},
 	{"step.mfu", "MFU"},
@@ -678,6 +735,8 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 	}
 	if (diag->oom)
 		goto oom;
+	if (!metrics)
+		drop_unused_sharding(sw);
 
 	if (dc_report_take_warnings(r, diag) != 0)
 		goto oom;

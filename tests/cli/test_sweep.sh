@@ -264,6 +264,29 @@ done
 "$bin" --config "$gpus" --sweep cluster.num_nodes=1,2 --plot "$work/world.svg" >/dev/null 2>&1 &&
 	! grep -q "GPUs" "$work/world.svg" || fail "world: the chart draws the GPU count"
 
+# the default sharding columns follow the sharding: under FSDP the FSDP
+# pair (every point has FSDP traffic: dp 2 and 4 here), not two columns of
+# n/a for a DP group FSDP does not have; under none the DP pair alone;
+# across both, both
+for args in "--set parallel.sharding=fsdp|comm.fsdp.bytes_per_rank comm.fsdp.time_s" \
+	"--set parallel.sharding=none|comm.dp.bytes_per_rank comm.dp.time_s" \
+	"--sweep parallel.sharding=none,fsdp|comm.dp.bytes_per_rank comm.dp.time_s comm.fsdp.bytes_per_rank comm.fsdp.time_s"; do
+	want=${args#*|}
+	# shellcheck disable=SC2086
+	"$bin" --config "$gpus" --sweep cluster.num_nodes=2,4 ${args%|*} --format json >"$work/shard.json" 2>"$work/err" ||
+		fail "sharding: ${args%|*}: exit $?: $(cat "$work/err")"
+	got=$(python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))["sweep"]["rows"]
+keys = [k for k in rows[0] if k.startswith("comm.")]
+# a column shown has a value at some point
+print(" ".join(k for k in keys if any(r[k] is not None for r in rows)) if all(list(r) == list(rows[0]) for r in rows) else "ragged")' "$work/shard.json")
+	[ "$got" = "$want" ] || fail "sharding: ${args%|*}: columns '$got', want '$want'"
+done
+"$bin" --config "$gpus" --set parallel.sharding=fsdp --sweep cluster.num_nodes=2,4 >"$work/shard.txt" 2>/dev/null
+grep -q "FSDP sent/rank" "$work/shard.txt" && grep -q "FSDP time" "$work/shard.txt" && ! grep -q " DP sent/rank\| DP time" \
+	"$work/shard.txt" || fail "sharding: the table's labels: $(cat "$work/shard.txt")"
+
 # every row, without --all: 40 points are 40 rows in the table and in JSON
 "$bin" --config "$gpus" --sweep "parallel.tp=$(seq -s, 1 40)" --format json >"$work/forty.json" 2>/dev/null
 python3 -c '
