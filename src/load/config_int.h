@@ -112,6 +112,9 @@ void dc_cfg_errorf_at(struct loader *l, size_t pos, const char *fmt, ...) __attr
  * linear attention, its key heads (config_rules.c's rule_tp_heads). */
 int dc_cfg_tp_admits(const struct dc_model *m, uint64_t tp);
 void dc_cfg_warnf(struct loader *l, int ki, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The shortest "%.*g" text (15 to 17 digits) that reads back to v, so a
+ * message never shows 1.0000001 as "1" (config_values.c). */
+void dc_cfg_fmt_num(char *buf, size_t len, double v);
 void dc_cfg_line_col(const char *buf, size_t len, size_t pos, size_t *line, size_t *col, size_t *line_start);
 void dc_cfg_syntax_error(struct loader *l, size_t pos, const char *what);
 

@@ -1091,6 +1091,26 @@ static void fill_u64(struct loader *l, enum key_id k, uint64_t *f, uint64_t v, e
 	}
 }
 
+/* v (in base units) as a preset's value is worded, in `unit` (x 1/scale):
+ * as %g writes it ("370.8 GB/s", "3.4 us") where that needs no exponent;
+ * a value that large with its integer digits ("1234567 GB/s"); one that
+ * small (a unit left out: 989 FLOP/s is 9.89e-10 TFLOP/s) exactly in the
+ * base unit, as the config gave it ("989 FLOP/s"). */
+static void preset_value_text(char *buf, size_t len, double v, double scale, const char *unit)
+{
+	const char *sp = *unit ? " " : "";
+	char num[32];
+	snprintf(buf, len, "%g%s%s", v / scale, sp, unit);
+	if (!strchr(buf, 'e'))
+		return;
+	if (fabs(v / scale) >= 1) {
+		snprintf(buf, len, "%.0f%s%s", v / scale, sp, unit);
+		return;
+	}
+	dc_cfg_fmt_num(num, sizeof(num), v);
+	snprintf(buf, len, "%s %s", num, strstr(unit, "FLOP/s") ? "FLOP/s" : strstr(unit, "B/s") ? "B/s" : "s");
+}
+
 /* `scale` and `unit` word the values ("GB/s" at 1e9, "us" at 1e-6). */
 static void fill_f64(struct loader *l, enum key_id k, double *f, double v, enum dc_origin o, const char *pk,
 		     const char *pn, double scale, const char *unit)
@@ -1102,12 +1122,12 @@ static void fill_f64(struct loader *l, enum key_id k, double *f, double v, enum 
 	} else if (*f != v && v == 0) {
 		/* the preset has no such figure (an A100's FP8 peak): nothing
 		 * is overridden, but the value is the user's alone */
-		snprintf(a, sizeof(a), "%g%s%s", *f / scale, *unit ? " " : "", unit);
+		preset_value_text(a, sizeof(a), *f, scale, unit);
 		dc_cfg_warnf(l, (int)k, "'%s': %s from %s is taken, though %s \"%s\" gives none (it fills 0)",
 			     dc_cfg_keys[k].info.path, a, l->from_set[k] ? "--set" : "the config", pk, pn);
 	} else if (*f != v) {
-		snprintf(a, sizeof(a), "%g%s%s", *f / scale, *unit ? " " : "", unit);
-		snprintf(b, sizeof(b), "%g%s%s", v / scale, *unit ? " " : "", unit);
+		preset_value_text(a, sizeof(a), *f, scale, unit);
+		preset_value_text(b, sizeof(b), v, scale, unit);
 		preset_loses(l, k, pk, pn, a, b);
 	}
 }

@@ -141,9 +141,7 @@ const char *dc_cfg_type_name(const cJSON *v)
 	return "an unknown value";
 }
 
-/* Shortest "%.*g" text that reads back to the same double, so a message
- * never shows 1.0000001 as "1". */
-static void fmt_num(char *buf, size_t len, double v)
+void dc_cfg_fmt_num(char *buf, size_t len, double v)
 {
 	for (int prec = 15; prec <= 17; prec++) {
 		snprintf(buf, len, "%.*g", prec, v);
@@ -162,7 +160,7 @@ static const char *describe(struct loader *l, const cJSON *v)
 		else
 			snprintf(l->got, sizeof(l->got), "the string \"%s\"", v->valuestring);
 	} else if (cJSON_IsNumber(v) && isfinite(v->valuedouble)) {
-		fmt_num(l->got, sizeof(l->got), v->valuedouble);
+		dc_cfg_fmt_num(l->got, sizeof(l->got), v->valuedouble);
 	} else if (cJSON_IsBool(v)) {
 		snprintf(l->got, sizeof(l->got), "%s", cJSON_IsTrue(v) ? "true" : "false");
 	} else {
@@ -194,7 +192,7 @@ static void fmt_bound(char *buf, size_t len, double v)
 	if (v == DC_MAX_EXACT_INT)
 		snprintf(buf, len, "2^53 (9007199254740992)");
 	else
-		fmt_num(buf, len, v);
+		dc_cfg_fmt_num(buf, len, v);
 }
 
 /* A whole number in the row's bounds [lo, hi). */
@@ -210,7 +208,7 @@ static int read_integer(struct loader *l, int ki, const cJSON *v, uint64_t *out)
 	if (check_number(l, ki, v, &d) != 0)
 		return -1;
 	if (d != floor(d)) {
-		fmt_num(num, sizeof(num), d);
+		dc_cfg_fmt_num(num, sizeof(num), d);
 		dc_cfg_errorf(l, ki, "'%s': must be a whole number, got %s", k->info.path, num);
 		return -1;
 	}
@@ -353,15 +351,22 @@ static int read_real(struct loader *l, int ki, const cJSON *v, enum dc_quantity 
 	}
 	/* a plain number is in base units: flag the classic slip of writing
 	 * the number of a unit string without the unit */
-	if (cJSON_IsNumber(v) && q == DC_Q_TIME && *out >= 1e-3)
-		dc_cfg_warnf(l, ki, "'%s': %g is in seconds (a plain number is seconds); if you meant %g %s, write \"%g %s\"",
-		      k->info.path, *out, *out, strstr(k->info.default_text, " ms") ? "ms" : "us", *out,
-		      strstr(k->info.default_text, " ms") ? "ms" : "us");
+	/* the number as given, exactly: the text to write must be the same
+	 * number (%g would make 0.0012345678 "0.00123457") */
+	if (cJSON_IsNumber(v) && q == DC_Q_TIME && *out >= 1e-3) {
+		const char *unit = strstr(k->info.default_text, " ms") ? "ms" : "us";
+		char num[32];
+		dc_cfg_fmt_num(num, sizeof(num), *out);
+		dc_cfg_warnf(l, ki, "'%s': %s is in seconds (a plain number is seconds); if you meant %s %s, write \"%s %s\"",
+			     k->info.path, num, num, unit, num, unit);
+	}
 	if (cJSON_IsNumber(v) && q == DC_Q_BANDWIDTH && *out < 1e6) {
 		/* HBM runs at TB/s (2.039 TB/s on an A100): a small number is that */
 		const char *unit = ki == KEY_CLUSTER_HBM_BANDWIDTH && *out < 100 ? "TB/s" : "GB/s";
-		dc_cfg_warnf(l, ki, "'%s': %g is in bytes per second (a plain number is bytes/s); if you meant %g %s, write \"%g %s\"",
-		      k->info.path, *out, *out, unit, *out, unit);
+		char num[32];
+		dc_cfg_fmt_num(num, sizeof(num), *out);
+		dc_cfg_warnf(l, ki, "'%s': %s is in bytes per second (a plain number is bytes/s); if you meant %s %s, write \"%s %s\"",
+			     k->info.path, num, num, unit, num, unit);
 	}
 	return 0;
 }
@@ -442,7 +447,7 @@ static void read_list(struct loader *l, int ki, const cJSON *v)
 		/* 0: the model's first or last chunk of an interleaved
 		 * layout may hold none (dc_stage_split checks the rest) */
 		if (d != floor(d) || d < 0 || d >= DC_MAX_EXACT_INT) {
-			fmt_num(num, sizeof(num), d);
+			dc_cfg_fmt_num(num, sizeof(num), d);
 			dc_cfg_errorf(l, ki, "'%s': entry %llu: every stage needs a whole number of layers, at least 1, got %s",
 			       k->info.path, (unsigned long long)n + 1, num);
 			return;
@@ -560,7 +565,7 @@ static void read_ramp(struct loader *l, int ki, const cJSON *v)
 		}
 		if (!(e->valuedouble > 0 && e->valuedouble <= 1)) {
 			char num[40];
-			fmt_num(num, sizeof(num), e->valuedouble);
+			dc_cfg_fmt_num(num, sizeof(num), e->valuedouble);
 			dc_cfg_errorf(l, ki, "'%s': entry %d: a bandwidth factor must be above 0 and at most 1, got %s",
 				      k->info.path, n + 1, num);
 			return;
@@ -697,9 +702,15 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 				*(double *)field(l, k) = d;
 				/* a GPU peak runs at TFLOP/s: a number below 10^9 is
 				 * most likely TFLOP/s written without its 10^12 */
-				if ((ki == KEY_CLUSTER_PEAK_FLOPS || ki == KEY_CLUSTER_PEAK_FLOPS_FP8) && d < 1e9)
-					dc_cfg_warnf(l, ki, "'%s': %g is in FLOP/s (a plain number is FLOP/s); if you meant %g TFLOP/s, write %ge12",
-						     k->info.path, d, d, d);
+				if ((ki == KEY_CLUSTER_PEAK_FLOPS || ki == KEY_CLUSTER_PEAK_FLOPS_FP8) && d < 1e9) {
+					/* d is at least 1 (the row's lo), so its exact
+					 * text has no exponent and "e12" makes the JSON
+					 * number in TFLOP/s */
+					char num[32];
+					dc_cfg_fmt_num(num, sizeof(num), d);
+					dc_cfg_warnf(l, ki, "'%s': %s is in FLOP/s (a plain number is FLOP/s); if you meant %s TFLOP/s, write %se12",
+						     k->info.path, num, num, num);
+				}
 			}
 		}
 		break;
