@@ -815,6 +815,86 @@ START_TEST(test_reshard_prices_the_optimizer_alone)
 }
 END_TEST
 
+/* The optimizer on the host (parallel.offload "optimizer";
+ * docs/step-model.md, "The optimizer on the host"), Llama-2-7B
+ * (6,738,415,616 parameters) on systems.json's 2 nodes of 4 A100s, tp 1,
+ * dp 8, ZeRO-1: a rank's shard is 6,738,415,616 / 8 = 842,301,952
+ * parameters. Its 2-byte gradients, 1,684,603,904 B, cross the A100's
+ * PCIe Gen4 x16 (64 GB/s both ways on the data sheet, 32 GB/s one way) in
+ * 0.052643872 s, and its 2-byte parameters come back in as long; the
+ * node's CPUs step 4 x 842,301,952 = 3,369,207,808 parameters at
+ * DeepSpeed's CPU-Adam rate, 10^10 in 2.57 s (Ren et al. 2021, Table 4),
+ * 3.891e9 a second to four figures: 0.8658976633 s. 0.9711854073 s a
+ * step in all, where the GPU's step was
+ * 25,269,058,560 B through HBM (test_optimizer_step). With the keys given
+ * (25 GB/s, 2 x 10^9 parameters/s) and no sharding, every rank's shard is
+ * all 6,738,415,616: 13,476,831,232 B each way, 0.53907324928 s, and
+ * 4 x 6,738,415,616 / 2e9 = 13.476831232 s of Adam. */
+START_TEST(test_optimizer_on_the_host)
+{
+	static const char *const zero1[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8",
+					    "parallel.sharding=zero1", "parallel.offload=optimizer"};
+	static const char *const keys[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8",
+					   "parallel.offload=optimizer", "cluster.host_bandwidth=25 GB/s",
+					   "cluster.host_adam_rate=2e9"};
+	static const char *const on_gpu[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8",
+					     "parallel.sharding=zero1", "cluster.hbm_bandwidth=2 TB/s"};
+	struct run *x = run(SYSTEMS, zero1, 5);
+	const struct dc_compute *c = &x->r.compute;
+	ck_assert_int_eq(c->optimizer_on_host, 1);
+	ck_assert_double_eq(c->host_bandwidth, 32e9);
+	ck_assert_double_eq(c->host_adam_rate, 3.891e9);
+	ck_assert_double_eq(c->host_step[0].params, 842301952.0);
+	ck_assert_double_le(fabs(c->host_step[0].d2h_s - 0.052643872), 1e-12);
+	ck_assert_double_le(fabs(c->host_step[0].cpu_s - 0.8658976633), 1e-10);
+	ck_assert_double_le(fabs(c->host_step[0].h2d_s - 0.052643872), 1e-12);
+	ck_assert_double_le(fabs(c->optimizer_s[0] - 0.9711854073), 1e-10);
+	free(x);
+	x = run(SYSTEMS, keys, 6);
+	c = &x->r.compute;
+	ck_assert_double_eq(c->host_step[0].params, 6738415616.0);
+	ck_assert_double_le(fabs(c->host_step[0].d2h_s - 0.53907324928), 1e-12);
+	ck_assert_double_le(fabs(c->host_step[0].cpu_s - 13.476831232), 1e-9);
+	ck_assert_double_le(fabs(c->optimizer_s[0] - (2 * 0.53907324928 + 13.476831232)), 1e-9);
+	free(x);
+	/* without offload: the GPU's step, and no host parts */
+	x = run(SYSTEMS, on_gpu, 5);
+	c = &x->r.compute;
+	ck_assert_int_eq(c->optimizer_on_host, 0);
+	ck_assert_double_eq(c->host_step[0].cpu_s, 0);
+	ck_assert_double_le(fabs(c->optimizer_s[0] - (25269058560.0 / (2e12 * c->memory_efficiency) + c->memory_overhead_s)),
+			    1e-9);
+	free(x);
+}
+END_TEST
+
+/* dc_compute_reshard under offload: DDP's host step (every rank's shard
+ * the whole 6,738,415,616) moved to ZeRO-1 gives test_optimizer_on_the_host's
+ * 842,301,952-parameter figures, byte for byte the full computation's. */
+START_TEST(test_reshard_moves_the_host_step)
+{
+	static const char *const ddp[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8",
+					  "parallel.offload=optimizer"};
+	static const char *const zero1[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8",
+					    "parallel.offload=optimizer", "parallel.sharding=zero1"};
+	struct run *x = run(SYSTEMS, ddp, 4), *z = run(SYSTEMS, zero1, 5);
+	struct dc_plan *p = malloc(sizeof(*p));
+	struct dc_layout lay = x->plan.layout;
+	struct dc_compute c = x->r.compute;
+	ck_assert_ptr_nonnull(p);
+	ck_assert_double_eq(c.host_step[0].params, 6738415616.0);
+	lay.sharding = DC_SHARD_ZERO1;
+	ck_assert_int_eq(dc_plan_derive_from(&x->plan, &lay, p), 0);
+	dc_compute_reshard(p, &c);
+	ck_assert_double_eq(c.host_step[0].params, 842301952.0);
+	ck_assert_double_le(fabs(c.optimizer_s[0] - 0.9711854073), 1e-10);
+	ck_assert(memcmp(&c, &z->r.compute, sizeof(c)) == 0);
+	free(p);
+	free(z);
+	free(x);
+}
+END_TEST
+
 /* Flash attention writes no s x s tensor: the 22B layer's forward loses
  * the softmax and dropout traffic of eager, 64/8 heads x 4 x 2048^2 =
  * 134,217,728 scores on a rank at 4 + 5 bytes each, and its memory-bound
@@ -965,6 +1045,8 @@ int main(void)
 	tcase_add_test(tc, test_missing_keys);
 	tcase_add_test(tc, test_optimizer_step);
 	tcase_add_test(tc, test_reshard_prices_the_optimizer_alone);
+	tcase_add_test(tc, test_optimizer_on_the_host);
+	tcase_add_test(tc, test_reshard_moves_the_host_step);
 	tcase_add_test(tc, test_flash_versus_eager);
 	tcase_add_test(tc, test_recompute_policies);
 	tcase_add_test(tc, test_sliding_window_kernels);

@@ -81,19 +81,31 @@ struct dc_compute {
 	struct dc_work_time head;        /* last stage: final norm, logits, loss */
 
 	/* the optimizer step of the ranks of each plan segment
-	 * (plan.h: segment_first), once per step */
+	 * (plan.h: segment_first), once per step; under parallel.offload the
+	 * host's: host_step[i]'s three parts added up */
 	double optimizer_s[DC_PLAN_MAX_SEGMENTS];
 	/* 1 under parallel.offload: the step runs on the host (ZeRO-Offload's
-	 * CPU Adam), which is not modelled; optimizer_s is then the step as
-	 * the GPU would run it */
+	 * CPU-Adam, Ren et al. 2021; docs/step-model.md, "The optimizer on the
+	 * host"): a rank's gradient shard goes to host memory, the node's CPUs
+	 * step every shard of the node's GPUs, the updated parameters come
+	 * back; one after the other, nothing behind the backward */
 	int optimizer_on_host;
+	double host_bandwidth;  /* bytes/s one way: cluster.host_bandwidth, else the preset's */
+	double host_adam_rate;  /* parameters/s of a node's CPUs: cluster.host_adam_rate */
+	struct dc_host_step {
+		double params;  /* the parameters one rank's optimizer shard holds */
+		double d2h_s;   /* params x precision.grad_bytes / host_bandwidth */
+		double cpu_s;   /* params x gpus_per_node / host_adam_rate */
+		double h2d_s;   /* params x precision.param_bytes / host_bandwidth */
+	} host_step[DC_PLAN_MAX_SEGMENTS]; /* all 0 without offload */
 };
 
 /* Fills *c for the plan. Returns 0 (also when c->available is 0), or -1
  * with *error set to static text. No I/O, no allocation. */
 int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char **error);
 
-/* The one part of *c that the sharding changes: refills c->optimizer_s for
+/* The one part of *c that the sharding changes: refills c->optimizer_s
+ * (and c->host_step) for
  * p, where *c is dc_compute_compute's result for a plan that differs from
  * p in layout.sharding alone (every kernel but the optimizer step is the
  * same; plan.h: nothing else in a plan depends on the sharding). The same

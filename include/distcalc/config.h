@@ -291,6 +291,12 @@ struct dc_cluster {
 	 * only by --calibrate-compute (no key); 0: the GPU set's */
 	double attention_fwd_efficiency, attention_bwd_efficiency;
 	uint64_t host_mem_bytes; /* cluster.host_memory per node; 0: not checked */
+	/* parallel.offload's host optimizer (docs/step-model.md, "The optimizer
+	 * on the host"): one GPU's copy to or from host memory, one way, bytes/s
+	 * (0: the cluster.gpu preset's, the A100's without one); and the
+	 * parameters a node's CPUs step with Adam per second */
+	double host_bw_bytes_per_s;
+	double host_adam_params_per_s;
 	struct dc_link intra_node;  /* bandwidth per GPU, one way; latency per hop */
 	struct dc_link inter_node;  /* bandwidth per NIC, one way; latency per hop */
 	enum dc_system system;      /* cluster.system; its values fill keys the config leaves out */
@@ -721,6 +727,7 @@ struct dc_gpu_spec {
 	uint64_t sms;          /* streaming multiprocessors */
 	double nvlink_bw;      /* NVLink line rate per GPU, one way, bytes/s (a system preset sets the effective one) */
 	const char *no_fp8;    /* why precision.compute "fp8" is refused, or NULL */
+	double host_bw;        /* the GPU's link to host memory (PCIe, NVLink-C2C), one way, bytes/s */
 };
 /* NULL for DC_GPU_NONE. Static data, never freed. */
 const struct dc_gpu_spec *dc_gpu_spec(enum dc_gpu g);

@@ -927,6 +927,25 @@ static void head(struct ctx *x, struct dc_work_time *w)
 	w->bwd_s = pt.bwd_mm + pt.bwd_mem;
 }
 
+/* The parameters one rank's optimizer updates (its master shard) and
+ * the gradient elements its buffer holds (sharded from ZeRO-2 on). */
+static double step_params(const struct ctx *x, const struct dc_stage_params *sp, double *buffer)
+{
+	const struct dc_layout *lay = &x->p->layout;
+	double dense = (double)(sp->total - sp->expert_params), experts = (double)sp->expert_params;
+	double params = dense + experts;
+	*buffer = dense + experts;
+	if (lay->sharding >= DC_SHARD_ZERO1) {
+		struct dc_state_shards sh;
+		dc_axis_state_shards(x->p, &sh); /* as the axes shard the states (axis.h) */
+		params = ceil(dense / (double)sh.dense[DC_STATE_MASTER]) + ceil(experts / (double)sh.expert[DC_STATE_MASTER]);
+		if (lay->sharding >= DC_SHARD_ZERO2)
+			*buffer = ceil(dense / (double)sh.dense[DC_STATE_GRADS]) +
+				  ceil(experts / (double)sh.expert[DC_STATE_GRADS]);
+	}
+	return params;
+}
+
 /* Adam on the parameters one rank updates (its dp shard under ZeRO, the
  * experts' over dp / ep): read the gradient, read and write the master
  * copy and both moments, write the working parameters; the global-norm
@@ -942,23 +961,53 @@ static void head(struct ctx *x, struct dc_work_time *w)
 static double optimizer_s(const struct ctx *x, const struct dc_stage_params *sp)
 {
 	const struct dc_precision *pr = &x->p->in->precision;
-	const struct dc_layout *lay = &x->p->layout;
-	double dense = (double)(sp->total - sp->expert_params), experts = (double)sp->expert_params;
-	double params = dense + experts, per_param, buffer = dense + experts;
-	if (lay->sharding >= DC_SHARD_ZERO1) {
-		struct dc_state_shards sh;
-		dc_axis_state_shards(x->p, &sh); /* as the axes shard the states (axis.h) */
-		params = ceil(dense / (double)sh.dense[DC_STATE_MASTER]) + ceil(experts / (double)sh.expert[DC_STATE_MASTER]);
-		if (lay->sharding >= DC_SHARD_ZERO2)
-			buffer = ceil(dense / (double)sh.dense[DC_STATE_GRADS]) +
-				 ceil(experts / (double)sh.expert[DC_STATE_GRADS]);
-	}
+	double buffer, params = step_params(x, sp, &buffer), per_param;
 	per_param = 2.0 * (double)pr->grad_bytes + 2.0 * (double)pr->optimizer_bytes +
 		    (pr->master_bytes ? 2.0 * (double)pr->master_bytes + (double)pr->param_bytes
 				      : 2.0 * (double)pr->param_bytes);
 	if (pr->preset == DC_PRECISION_MEGATRON)
 		return mem_s(x, (per_param + (double)pr->master_bytes) * params + (double)pr->grad_bytes * buffer);
 	return mem_s(x, per_param * params);
+}
+
+/* The optimizer step on the host (parallel.offload; docs/step-model.md,
+ * "The optimizer on the host"), after ZeRO-Offload (Ren et al. 2021,
+ * sections 4.1-4.2): the rank's gradient shard goes device to host, the
+ * node's CPUs run Adam on every shard of its GPUs (the rank's, times
+ * gpus_per_node, as the host ledger counts them), the updated parameters
+ * come back. Serial: the one-step delayed update that hides the CPU
+ * (section 5.2) is opt-in and not modelled. */
+static void host_step(const struct ctx *x, const struct dc_compute *c, const struct dc_stage_params *sp,
+		      struct dc_host_step *h)
+{
+	const struct dc_precision *pr = &x->p->in->precision;
+	double buffer, params = step_params(x, sp, &buffer);
+	double node_params = params * (double)x->p->in->cluster.gpus_per_node;
+	h->params = params;
+	h->d2h_s = params * (double)pr->grad_bytes / c->host_bandwidth;
+	h->cpu_s = node_params / c->host_adam_rate;
+	h->h2d_s = params * (double)pr->param_bytes / c->host_bandwidth;
+}
+
+/* Fills c->optimizer_s (and c->host_step under offload) for every plan
+ * segment; a segment whose parameters overflow steps in 0. */
+static void optimizer_steps(const struct ctx *x, struct dc_compute *c)
+{
+	const struct dc_plan *p = x->p;
+	for (uint64_t i = 0; i < p->nsegments && i < DC_PLAN_MAX_SEGMENTS; i++) {
+		struct dc_host_step *h = &c->host_step[i];
+		memset(h, 0, sizeof(*h));
+		if (p->segment_overflow[i]) {
+			c->optimizer_s[i] = 0;
+			continue;
+		}
+		if (!c->optimizer_on_host) {
+			c->optimizer_s[i] = optimizer_s(x, &p->segment_params[i]);
+			continue;
+		}
+		host_step(x, c, &p->segment_params[i], h);
+		c->optimizer_s[i] = h->d2h_s + h->cpu_s + h->h2d_s;
+	}
 }
 
 /* Bytes an FP8 recipe moves per element of a GEMM input it casts (the
@@ -1168,8 +1217,14 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 		add_work(&c->head, &head_once, mtp);
 	}
 	c->optimizer_on_host = in->parallel.offload != DC_OFFLOAD_NONE;
-	for (uint64_t i = 0; i < p->nsegments && i < DC_PLAN_MAX_SEGMENTS; i++)
-		c->optimizer_s[i] = p->segment_overflow[i] ? 0 : optimizer_s(&x, &p->segment_params[i]);
+	if (c->optimizer_on_host) {
+		const struct dc_gpu_spec *gs = dc_gpu_spec(in->cluster.gpu);
+		c->host_bandwidth = in->cluster.host_bw_bytes_per_s > 0 ? in->cluster.host_bw_bytes_per_s
+					: gs ? gs->host_bw
+					     : dc_gpu_spec(DC_GPU_A100_SXM4_80GB)->host_bw;
+		c->host_adam_rate = in->cluster.host_adam_params_per_s;
+	}
+	optimizer_steps(&x, c);
 	return 0;
 }
 
@@ -1180,7 +1235,7 @@ static const struct dc_memo_field compute_fields[] = {
 	CF(matmul_efficiency), CF(matmul_efficiency_fp8), CF(attention_backend), CF(attention_fwd_efficiency),
 	CF(attention_bwd_efficiency), CF(fp8_cast_bytes), CF(matmul_overhead_s), CF(memory_efficiency),
 	CF(memory_overhead_s), CF(sm_count), CF(dense_layer_fwd_flops), CF(moe_layer_fwd_flops), CF(dense_layer),
-	CF(moe_layer), CF(embedding), CF(head), CF(optimizer_on_host),
+	CF(moe_layer), CF(embedding), CF(head), CF(optimizer_on_host), CF(host_bandwidth), CF(host_adam_rate),
 };
 #undef CF
 
@@ -1218,7 +1273,6 @@ void dc_compute_reshard(const struct dc_plan *p, struct dc_compute *c)
 	x.hbm = c->hbm_bandwidth;
 	x.mem_eff = c->memory_efficiency;
 	x.mem_t0 = c->memory_overhead_s;
-	for (uint64_t i = 0; i < p->nsegments && i < DC_PLAN_MAX_SEGMENTS; i++)
-		c->optimizer_s[i] = p->segment_overflow[i] ? 0 : optimizer_s(&x, &p->segment_params[i]);
+	optimizer_steps(&x, c);
 	DC_MEMO_VERIFY(reshard_verify(p, c));
 }

@@ -1156,18 +1156,21 @@ static int gpu_lacks_nvls(enum dc_gpu g)
 
 /* The vendor data sheets' figures (dense, no sparsity; docs/compute-model.md,
  * "The presets", each row's source there). A card sold as N GB holds N GiB
- * (warn_decimal_gpu_memory). */
+ * (warn_decimal_gpu_memory). host_bw, the last column: the data sheets' host link, halved to one
+ * way: PCIe Gen4 x16 64 GB/s (A100), PCIe Gen5 x16 128 GB/s (H100, H800,
+ * H200, B200), NVLink-C2C 900 GB/s (GH200; GB200's one C2C link to its
+ * Grace serves two B200s, so half of that each) */
 static const struct dc_gpu_spec gpu_specs[DC_GPU_COUNT] = {
-	[DC_GPU_A100_SXM4_40GB] = {40, 312e12, 0, 0, 1.555e12, 108, 300e9, "the A100 has no FP8 tensor cores"},
-	[DC_GPU_A100_SXM4_80GB] = {80, 312e12, 0, 0, 2.039e12, 108, 300e9, "the A100 has no FP8 tensor cores"},
-	[DC_GPU_H100_SXM5_80GB] = {80, 989e12, 1979e12, 0, 3.35e12, 132, 450e9, NULL},
-	[DC_GPU_H100_NVL_94GB] = {94, 835.5e12, 1670.5e12, 0, 3.9e12, 132, 300e9, NULL},
-	[DC_GPU_H100_PCIE_80GB] = {80, 756.5e12, 1513e12, 0, 2.0e12, 114, 300e9, NULL},
-	[DC_GPU_H800_SXM5_80GB] = {80, 989e12, 1979e12, 0, 3.35e12, 132, 200e9, NULL},
-	[DC_GPU_H200_SXM_141GB] = {141, 989e12, 1979e12, 0, 4.8e12, 132, 450e9, NULL},
-	[DC_GPU_GH200_96GB] = {96, 989e12, 1979e12, 0, 4.0e12, 132, 450e9, NULL},
-	[DC_GPU_B200_SXM_180GB] = {180, 2250e12, 4500e12, 9000e12, 8.0e12, 148, 900e9, NULL},
-	[DC_GPU_GB200] = {186, 2500e12, 5000e12, 10000e12, 8.0e12, 148, 900e9, NULL},
+	[DC_GPU_A100_SXM4_40GB] = {40, 312e12, 0, 0, 1.555e12, 108, 300e9, "the A100 has no FP8 tensor cores", 32e9},
+	[DC_GPU_A100_SXM4_80GB] = {80, 312e12, 0, 0, 2.039e12, 108, 300e9, "the A100 has no FP8 tensor cores", 32e9},
+	[DC_GPU_H100_SXM5_80GB] = {80, 989e12, 1979e12, 0, 3.35e12, 132, 450e9, NULL, 64e9},
+	[DC_GPU_H100_NVL_94GB] = {94, 835.5e12, 1670.5e12, 0, 3.9e12, 132, 300e9, NULL, 64e9},
+	[DC_GPU_H100_PCIE_80GB] = {80, 756.5e12, 1513e12, 0, 2.0e12, 114, 300e9, NULL, 64e9},
+	[DC_GPU_H800_SXM5_80GB] = {80, 989e12, 1979e12, 0, 3.35e12, 132, 200e9, NULL, 64e9},
+	[DC_GPU_H200_SXM_141GB] = {141, 989e12, 1979e12, 0, 4.8e12, 132, 450e9, NULL, 64e9},
+	[DC_GPU_GH200_96GB] = {96, 989e12, 1979e12, 0, 4.0e12, 132, 450e9, NULL, 450e9},
+	[DC_GPU_B200_SXM_180GB] = {180, 2250e12, 4500e12, 9000e12, 8.0e12, 148, 900e9, NULL, 64e9},
+	[DC_GPU_GB200] = {186, 2500e12, 5000e12, 10000e12, 8.0e12, 148, 900e9, NULL, 225e9},
 };
 
 const struct dc_gpu_spec *dc_gpu_spec(enum dc_gpu g)

@@ -36,6 +36,11 @@ struct view {
 	const char *attention_backend;
 	double attention_fwd_efficiency, attention_bwd_efficiency;
 	int fp8, fused_attention;
+	/* parallel.offload: the optimizer on the host, at its slowest segment */
+	int on_host;
+	const char *host_model;
+	double host_bandwidth, host_adam_rate;
+	struct dc_host_step host;
 };
 
 /* The bubble formula of the schedule's paper (step.h bubble_paper_s). */
@@ -155,6 +160,26 @@ static void view(const struct dc_run *run, void *out)
 	v->attention_bwd_efficiency = run->res->compute.attention_bwd_efficiency;
 	v->fp8 = in->precision.compute == DC_COMPUTE_FP8;
 	v->fused_attention = run->res->compute.attention_fwd_efficiency > 0;
+	v->on_host = s->available && run->res->compute.optimizer_on_host;
+	if (v->on_host) {
+		const struct dc_compute *c = &run->res->compute;
+		double worst = -1;
+		v->host_model = "per step, one after the other: the rank's gradient shard to the host, Adam on the node's "
+				"CPUs over every GPU's shard, the updated parameters back (ZeRO-Offload, Ren et al. 2021); "
+				"nothing behind the backward, no delayed update";
+		v->host_bandwidth = c->host_bandwidth;
+		v->host_adam_rate = c->host_adam_rate;
+		for (uint64_t i = 0; i < run->plan->nsegments && i < DC_PLAN_MAX_SEGMENTS; i++)
+			if (c->optimizer_s[i] > worst) {
+				worst = c->optimizer_s[i];
+				v->host = c->host_step[i];
+			}
+	}
+}
+
+static int is_on_host(const void *base)
+{
+	return ((const struct view *)base)->on_host;
 }
 
 static int is_available(const void *base)
@@ -353,6 +378,21 @@ static const struct dc_field fields[] = {
 	{"overlap_tp", "overlap: tp behind the matmuls", DC_U_NONE, DC_FT_BOOL, V(overlap_tp), .shown = is_available},
 	{"compute_slowdown", "compute slowdown while communication overlaps", DC_U_RATIO, DC_FT_F64, V(slowdown),
 	 .shown = is_available},
+	{"optimizer_on_host", "optimizer on the host (parallel.offload)", DC_U_NONE, DC_FT_BOOL, V(on_host),
+	 .shown = is_on_host},
+	{"host_optimizer_model", "host optimizer", DC_U_NONE, DC_FT_STR, V(host_model), .shown = is_on_host},
+	{"host_bandwidth_bytes_per_s", "host link, one way (cluster.host_bandwidth)", DC_U_BYTES_PER_S, DC_FT_F64,
+	 V(host_bandwidth), .shown = is_on_host},
+	{"host_adam_params_per_s", "host Adam: parameters/s of a node's CPUs", DC_U_PER_S, DC_FT_F64,
+	 V(host_adam_rate), .shown = is_on_host},
+	{"host_params", "host step (slowest stage): parameters of a rank's shard", DC_U_COUNT, DC_FT_F64,
+	 V(host.params), .shown = is_on_host},
+	{"host_grads_d2h_s", "host step: gradients to the host", DC_U_SECONDS, DC_FT_F64, V(host.d2h_s),
+	 .shown = is_on_host},
+	{"host_adam_s", "host step: Adam on the node's CPUs", DC_U_SECONDS, DC_FT_F64, V(host.cpu_s),
+	 .shown = is_on_host},
+	{"host_params_h2d_s", "host step: parameters back to the GPU", DC_U_SECONDS, DC_FT_F64, V(host.h2d_s),
+	 .shown = is_on_host},
 	{"time_s", "step time", DC_U_SECONDS, DC_FT_F64, SV(time_s), .shown = is_available},
 	{"pipeline_s", "pipeline schedule span", DC_U_SECONDS, DC_FT_F64, SV(pipeline_s), .shown = is_available},
 	{"tokens_per_s", "tokens/s", DC_U_PER_S, DC_FT_F64, SV(tokens_per_s), .shown = is_available},
@@ -394,12 +434,18 @@ static const struct dc_field fields[] = {
 
 _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 
-/* grad_accum_steps < pp: the pipeline never fills */
+/* grad_accum_steps < pp: the pipeline never fills; offload
+ * optimizer+params: FSDP's per-microbatch copies of the parameter shards
+ * are not priced */
 static void warn(const struct dc_plan *p, const struct dc_results *res, const char *config_name,
 		 struct dc_diag *diag)
 {
-	(void)res;
 	(void)config_name;
+	if (res->step.available && p->in->parallel.offload == DC_OFFLOAD_OPTIMIZER_PARAMS)
+		dc_diag_warn(diag,
+			     "'parallel.offload': \"optimizer+params\" keeps the parameter shards on the host, so every "
+			     "microbatch copies them to the GPU before its all_gathers and its gradient shards back; the "
+			     "step prices the host optimizer's copies and Adam once a step, not those per-microbatch copies");
 	if (p->layout.pp > 1 && p->layout.grad_accum_steps < p->layout.pp)
 		dc_diag_warn(diag,
 			     "'training.grad_accum_steps' (%llu) < 'parallel.pp' (%llu): the pipeline never fills, "
