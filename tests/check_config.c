@@ -1489,8 +1489,24 @@ START_TEST(test_attention_and_fp8_keys)
 		ck_assert_int_eq(cfg.cluster.gpu, DC_GPU_B200_SXM_180GB);
 		ck_assert_uint_eq(cfg.cluster.gpu_mem_bytes, 180ull << 30);
 		ck_assert_uint_eq(cfg.cluster.nvlink_domain, 8);
+		{
+			/* the domain of 8 is the preset's, as docs/network-model.md's
+			 * table lists it, not the default */
+			char buf[64];
+			int k = dc_config_key_index("cluster.nvlink_domain");
+			ck_assert_int_eq(cfg.origin[k], DC_ORIGIN_SYSTEM);
+			ck_assert_str_eq(dc_config_origin_text(&cfg, (size_t)k, buf, sizeof(buf)), "preset:dgx-b200");
+			dc_diag_release(&d);
+			/* a node of 4 given over the preset's 8: the domain follows
+			 * the node, the default, as before */
+			ck_assert_int_eq(load(sys, (const char *const[]){"cluster.system=dgx-b200", "cluster.gpus_per_node=4"}, 2,
+					      &cfg, &d), 0);
+			ck_assert_uint_eq(cfg.cluster.nvlink_domain, 4);
+			ck_assert_int_eq(cfg.origin[k], DC_ORIGIN_DEFAULT);
+		}
 		dc_diag_release(&d);
 		ck_assert_int_eq(load(sys, (const char *const[]){"cluster.system=hgx-h800"}, 1, &cfg, &d), 0);
+		ck_assert_int_eq(cfg.origin[dc_config_key_index("cluster.nvlink_domain")], DC_ORIGIN_SYSTEM);
 		ck_assert_int_eq(cfg.cluster.gpu, DC_GPU_H800_SXM5_80GB);
 		ck_assert_double_le(fabs(cfg.cluster.intra_node.bw_bytes_per_s - 164.8e9), 1e-3);
 		ck_assert_double_eq(cfg.cluster.inter_node.bw_bytes_per_s, 50e9);

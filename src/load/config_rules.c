@@ -1498,9 +1498,9 @@ static const struct system_preset presets[] = {
 	[DC_SYSTEM_DGX_A100] = {DC_GPU_A100_SXM4_80GB, 8, 8, 12 * 20.0e9, 3.4e-6, 200e9 / 8, 14e-6, 0, 0, DC_NETWORK_IB},
 	[DC_SYSTEM_DGX_H100] = {DC_GPU_H100_SXM5_80GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0, DC_NETWORK_IB},
 	[DC_SYSTEM_DGX_H200] = {DC_GPU_H200_SXM_141GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0, DC_NETWORK_IB},
-	[DC_SYSTEM_DGX_B200] = {DC_GPU_B200_SXM_180GB, 8, 8, 18 * 40.0e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0, DC_NETWORK_IB},
+	[DC_SYSTEM_DGX_B200] = {DC_GPU_B200_SXM_180GB, 8, 8, 18 * 40.0e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 8, DC_NETWORK_IB},
 	[DC_SYSTEM_GB200_NVL72] = {DC_GPU_GB200, 4, 4, 18 * 40.0e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 72, DC_NETWORK_IB},
-	[DC_SYSTEM_HGX_H800] = {DC_GPU_H800_SXM5_80GB, 8, 8, 8 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0, DC_NETWORK_IB},
+	[DC_SYSTEM_HGX_H800] = {DC_GPU_H800_SXM5_80GB, 8, 8, 8 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 8, DC_NETWORK_IB},
 	[DC_SYSTEM_AWS_P5] = {DC_GPU_H100_SXM5_80GB, 8, 32, 18 * 20.6e9, 3.4e-6, 100e9 / 8, 14e-6, 1, 0, DC_NETWORK_EFA},
 	[DC_SYSTEM_AWS_P5E] = {DC_GPU_H200_SXM_141GB, 8, 32, 18 * 20.6e9, 3.4e-6, 100e9 / 8, 14e-6, 1, 0, DC_NETWORK_EFA},
 	[DC_SYSTEM_GCP_A3_MEGA] = {DC_GPU_H100_SXM5_80GB, 8, 8, 18 * 20.6e9, 3.4e-6, 200e9 / 8, 14e-6, 1, 0,
@@ -1558,8 +1558,11 @@ void dc_cfg_apply_system(struct loader *l)
 	} else if (c->nvls != ps->nvls) {
 		preset_loses(l, KEY_CLUSTER_NVLS, pk, pn, c->nvls ? "true" : "false", ps->nvls ? "true" : "false");
 	}
-	/* an NVLink domain beyond the node (the NVL72 rack) */
-	if (ps->nvlink_domain)
+	/* the NVLink domain where the preset names one (docs/network-model.md,
+	 * "Systems"): beyond the node (the NVL72 rack), or the node itself
+	 * (dgx-b200, hgx-h800), which follows a gpus_per_node the config
+	 * gives instead of the preset's (its default, the node, then) */
+	if (ps->nvlink_domain && (ps->nvlink_domain != ps->gpus_per_node || c->gpus_per_node == ps->gpus_per_node))
 		fill_u64(l, KEY_CLUSTER_NVLINK_DOMAIN, &c->nvlink_domain, ps->nvlink_domain, o, pk, pn);
 }
 
