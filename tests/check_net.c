@@ -763,6 +763,92 @@ START_TEST(test_nvlink_domain_spans_nodes)
 }
 END_TEST
 
+/* Groups across NVLink domains (docs/network-model.md, "Groups across
+ * NVLink domains"): 36 trays of 4 GPUs, 720 GB/s NVLink, one 50 GB/s NIC
+ * per GPU, Ampere caps (no cluster.gpu), 8 channels; S = 1 GiB. */
+static void nvl_net(uint64_t domain, struct dc_net *net)
+{
+	struct dc_config c;
+	fixture_json(&c, "{" MODEL ", \"cluster\": {\"num_nodes\": 36, \"gpus_per_node\": 4, \"gpu_memory\": \"80 GiB\","
+			 " \"intra_node\": {\"bandwidth\": \"720 GB/s\", \"latency\": \"3.4 us\"},"
+			 " \"inter_node\": {\"bandwidth\": \"400 Gb/s\", \"latency\": \"14 us\"},"
+			 " \"nvlink_domain\": %llu}}", (unsigned long long)domain);
+	dc_net_init(&c, net);
+}
+
+START_TEST(test_groups_across_nvlink_domains)
+{
+	const double S = 1073741824.0;
+	struct dc_net net;
+	struct dc_net_group g, aligned;
+	struct dc_net_choice ch;
+
+	/* domain 72, ranks 64-79: 8 on rack 0, 8 on rack 1, 8 NICs a side.
+	 * AlltoAll (p2p, Simple): a rank sends 7/16 S over NVLink and 8/16 S
+	 * through its own NIC (400 GB/s / 8 ranks), the NIC sets it: 8.4 us +
+	 * 14 us (one network hop) + S / 2 / 50 GB/s = 10.759818 ms */
+	nvl_net(72, &net);
+	dc_net_group_progression(&net, 64, 1, 16, &g);
+	ck_assert_uint_eq(g.nodes, 2);
+	ck_assert_uint_eq(g.ranks_per_node, 8);
+	ck_assert_uint_eq(g.ranks_least, 8);
+	ck_assert_uint_eq(g.rails, 8);
+	ck_assert_uint_eq(g.concurrent, 1);
+	assert_rel(dc_net_node_bw(&net, &g), 400e9, 1e-15, "8 NICs");
+	ck_assert_int_eq(dc_net_time(&net, DC_COLL_ALL_TO_ALL, &g, (uint64_t)S, DC_NET_ALGO_AUTO, &ch), 0);
+	ck_assert_str_eq(ch.protocol, "Simple");
+	assert_rel(ch.time_s, 22.4e-6 + S / 2 / 50e9, 1e-12, "alltoall 8 | 8");
+	/* a ring AllReduce over it: min(720, 400) GB/s; latency (8.4 + 28 x
+	 * 3.4 + 2 x 14) x 1.4 = 184.24 us; 2 x 15/16 x S / 400 GB/s =
+	 * 5.0331648 ms */
+	ck_assert_int_eq(dc_net_time(&net, DC_COLL_ALL_REDUCE, &g, (uint64_t)S, DC_NET_ALGO_RING, &ch), 0);
+	ck_assert_str_eq(ch.protocol, "Simple");
+	assert_rel(ch.time_s, 184.24e-6 + 2.0 * 15.0 / 16.0 * S / 400e9, 1e-12, "ring 8 | 8");
+	/* the same shape as an aligned group of two 8-GPU domains */
+	nvl_net(8, &net);
+	dc_net_group_progression(&net, 0, 1, 16, &aligned);
+	ck_assert_uint_eq(aligned.nodes, g.nodes);
+	ck_assert_uint_eq(aligned.ranks_per_node, g.ranks_per_node);
+	ck_assert_uint_eq(aligned.rails, g.rails);
+	ck_assert_uint_eq(aligned.concurrent, g.concurrent);
+
+	/* domain 72, ranks 0-15: inside rack 0, unchanged: NVLink alone,
+	 * 8.4 + 3.4 us + 15/16 S / 720 GB/s */
+	nvl_net(72, &net);
+	dc_net_group_progression(&net, 0, 1, 16, &g);
+	ck_assert_uint_eq(g.nodes, 1);
+	ck_assert_uint_eq(g.ranks_per_node, 16);
+	ck_assert_uint_eq(g.ranks_least, 16);
+	ck_assert_int_eq(dc_net_time(&net, DC_COLL_ALL_TO_ALL, &g, (uint64_t)S, DC_NET_ALGO_AUTO, &ch), 0);
+	assert_rel(ch.time_s, 11.8e-6 + 15.0 / 16.0 * S / 720e9, 1e-12, "alltoall in a domain");
+	/* one domain of 144 prices ranks 64-79 the same way */
+	nvl_net(144, &net);
+	dc_net_group_progression(&net, 64, 1, 16, &g);
+	ck_assert_uint_eq(g.nodes, 1);
+	ck_assert_int_eq(dc_net_time(&net, DC_COLL_ALL_TO_ALL, &g, (uint64_t)S, DC_NET_ALGO_AUTO, &ch), 0);
+	assert_rel(ch.time_s, 11.8e-6 + 15.0 / 16.0 * S / 720e9, 1e-12, "alltoall in one 144 domain");
+
+	/* domain 36, ranks 32-47: 4 on domain 0, 12 on domain 1. The 4-rank
+	 * side is the slowest: each of its ranks sends 12/16 S through its
+	 * NIC, 22.4 us + 0.75 S / 50 GB/s = 16.128527 ms; the crossing has
+	 * that side's 4 NICs, 200 GB/s, so the ring takes 2 x 15/16 S /
+	 * 200 GB/s = 10.0663296 ms + 184.24 us */
+	nvl_net(36, &net);
+	dc_net_group_progression(&net, 32, 1, 16, &g);
+	ck_assert_uint_eq(g.nodes, 2);
+	ck_assert_uint_eq(g.ranks_per_node, 12);
+	ck_assert_uint_eq(g.ranks_least, 4);
+	ck_assert_uint_eq(g.rails, 4);
+	assert_rel(dc_net_node_bw(&net, &g), 200e9, 1e-15, "4 NICs");
+	ck_assert_int_eq(dc_net_time(&net, DC_COLL_ALL_TO_ALL, &g, (uint64_t)S, DC_NET_ALGO_AUTO, &ch), 0);
+	assert_rel(ch.time_s, 22.4e-6 + 0.75 * S / 50e9, 1e-12, "alltoall 4 | 12");
+	ck_assert_int_eq(dc_net_time(&net, DC_COLL_ALL_REDUCE, &g, (uint64_t)S, DC_NET_ALGO_RING, &ch), 0);
+	assert_rel(ch.time_s, 184.24e-6 + 2.0 * 15.0 / 16.0 * S / 200e9, 1e-12, "ring 4 | 12");
+	/* uneven: the hierarchy cannot run it (it needs equal domains) */
+	ck_assert_int_eq(dc_net_time(&net, DC_COLL_ALL_REDUCE, &g, (uint64_t)S, DC_NET_ALGO_HIER, &ch), -1);
+}
+END_TEST
+
 static Suite *net_suite(void)
 {
 	Suite *s = suite_create("net");
@@ -781,6 +867,7 @@ static Suite *net_suite(void)
 	tcase_add_test(tc, test_forced_and_trivial);
 	tcase_add_test(tc, test_presets);
 	tcase_add_test(tc, test_nvlink_domain_spans_nodes);
+	tcase_add_test(tc, test_groups_across_nvlink_domains);
 	tcase_add_test(tc, test_log_h100_4x8_large_sizes);
 	tcase_add_test(tc, test_channels_used);
 	tcase_add_test(tc, test_channel_cap);

@@ -185,6 +185,97 @@ START_TEST(test_derive_mixtral_ep)
 }
 END_TEST
 
+/* Two 72-GPU NVLink domains of 4-GPU trays (GB200 NVL72 racks), 144
+ * ranks, ep 16 out of dp 144: the EP groups are 0-15, 16-31, ..., 128-143
+ * (docs/network-model.md, "Groups across NVLink domains"). Each strategy
+ * prices its first group that spans domains, with the counts of the
+ * domains it spans:
+ *   domain 72: group 4, 64-79, spans racks 0 (64-71) and 1 (72-79): 8
+ *   and 8 ranks, 8 NICs a side, the network (inter_node);
+ *   domain 36: group 2, 32-47: 4 (32-35) and 12 (36-47): the 4-rank side
+ *   is the least filled, 4 NICs;
+ *   domain 144: every group on NVLink (intra_node), 16 ranks in one;
+ *   domain 4 (a tray): group 0 spans 4 trays of 4, 4 NICs each.
+ * TP 16 at domain 72 prices group 4 (64-79) the same way: two domains of
+ * 8, as every group at domain 8. */
+static void nvl_plan(uint64_t domain, uint64_t tp, uint64_t ep, struct dc_config *c, struct dc_plan *p)
+{
+	fixture_json(c,
+		     "{\"model\": {\"num_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 16,"
+		     " \"ffn_hidden_size\": 128, \"vocab_size\": 128, \"seq_length\": 16, \"num_experts\": 16,"
+		     " \"experts_per_token\": 2, \"moe_ffn_hidden_size\": 64},"
+		     " \"cluster\": {\"num_nodes\": 36, \"gpus_per_node\": 4, \"gpu_memory\": \"80 GiB\","
+		     " \"nvlink_domain\": %llu, \"intra_node\": {\"bandwidth\": \"720 GB/s\", \"latency\": \"3.4 us\"},"
+		     " \"inter_node\": {\"bandwidth\": \"400 Gb/s\", \"latency\": \"14 us\"}},"
+		     " \"parallel\": {\"tp\": %llu, \"ep\": %llu},"
+		     " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 1}}",
+		     (unsigned long long)domain, (unsigned long long)tp, (unsigned long long)ep);
+	fixture_plan(c, p);
+}
+
+START_TEST(test_derive_groups_across_nvlink_domains)
+{
+	struct dc_config c;
+	struct dc_plan p;
+	const struct dc_net_group *g;
+
+	nvl_plan(72, 1, 16, &c, &p);
+	ck_assert(!p.expert_folded);
+	g = &p.group[DC_GROUP_EP].net;
+	ck_assert_int_eq(p.group[DC_GROUP_EP].link.choice, DC_LINK_INTER);
+	ck_assert_double_eq(p.group[DC_GROUP_EP].link.params.bw_bytes_per_s, 50e9);
+	ck_assert_uint_eq(g->ranks, 16);
+	ck_assert_uint_eq(g->nodes, 2);
+	ck_assert_uint_eq(g->ranks_per_node, 8);
+	ck_assert_uint_eq(g->ranks_least, 8);
+	ck_assert_uint_eq(g->rails, 8);
+	ck_assert_uint_eq(g->concurrent, 1);
+
+	nvl_plan(36, 1, 16, &c, &p);
+	g = &p.group[DC_GROUP_EP].net;
+	ck_assert_int_eq(p.group[DC_GROUP_EP].link.choice, DC_LINK_INTER);
+	ck_assert_uint_eq(g->nodes, 2);
+	ck_assert_uint_eq(g->ranks_per_node, 12);
+	ck_assert_uint_eq(g->ranks_least, 4);
+	ck_assert_uint_eq(g->rails, 4);
+
+	nvl_plan(144, 1, 16, &c, &p);
+	g = &p.group[DC_GROUP_EP].net;
+	ck_assert_int_eq(p.group[DC_GROUP_EP].link.choice, DC_LINK_INTRA);
+	ck_assert_double_eq(p.group[DC_GROUP_EP].link.params.bw_bytes_per_s, 720e9);
+	ck_assert_uint_eq(g->nodes, 1);
+	ck_assert_uint_eq(g->ranks_per_node, 16);
+	ck_assert_uint_eq(g->ranks_least, 16);
+
+	nvl_plan(4, 1, 16, &c, &p);
+	g = &p.group[DC_GROUP_EP].net;
+	ck_assert_uint_eq(g->nodes, 4);
+	ck_assert_uint_eq(g->ranks_per_node, 4);
+	ck_assert_uint_eq(g->ranks_least, 4);
+	ck_assert_uint_eq(g->rails, 4);
+
+	/* tp 16 (dp 9, ep 1): only TP group 4 crosses a rack */
+	nvl_plan(72, 16, 1, &c, &p);
+	g = &p.group[DC_AXIS_TP].net;
+	ck_assert_int_eq(p.group[DC_AXIS_TP].link.choice, DC_LINK_INTER);
+	ck_assert_uint_eq(g->nodes, 2);
+	ck_assert_uint_eq(g->ranks_per_node, 8);
+	ck_assert_uint_eq(g->ranks_least, 8);
+	ck_assert_uint_eq(g->rails, 8);
+	/* the DP groups (16 apart, 9 ranks) span both racks: 5 and 4 ranks
+	 * (0, 16, ..., 64 | 80, ..., 128) */
+	g = &p.group[DC_AXIS_DP].net;
+	ck_assert_uint_eq(g->nodes, 2);
+	ck_assert_uint_eq(g->ranks_per_node, 5);
+	ck_assert_uint_eq(g->ranks_least, 4);
+	ck_assert_uint_eq(g->rails, 4);
+	nvl_plan(144, 16, 1, &c, &p);
+	ck_assert_int_eq(p.group[DC_AXIS_TP].link.choice, DC_LINK_INTRA);
+	ck_assert_uint_eq(p.group[DC_AXIS_TP].net.nodes, 1);
+	ck_assert_uint_eq(p.group[DC_AXIS_TP].net.ranks_per_node, 16);
+}
+END_TEST
+
 /* MoE parallel folding (Megatron-Core): the Mixtral config's stage of 8
  * ranks (tp 2 x dp 4, one node, pp the slowest axis) regrouped for its
  * expert layers.
@@ -920,6 +1011,7 @@ int main(void)
 	tcase_add_test(tc, test_derive_mixtral_ep);
 	tcase_add_test(tc, test_derive_copies_only_the_sharding);
 	tcase_add_test(tc, test_derive_expert_folding);
+	tcase_add_test(tc, test_derive_groups_across_nvlink_domains);
 	tcase_add_test(tc, test_uneven_interleaved_61_layers);
 	tcase_add_test(tc, test_uneven_interleaved_dense_segments);
 	tcase_add_test(tc, test_derive_layout_override);

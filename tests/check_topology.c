@@ -453,6 +453,74 @@ static void check_brute_force(const struct dc_topology *t, struct coverage *cov)
 	}
 }
 
+/* The NVLink-domain forms against brute force: *t with domains of k
+ * nodes, k = 1..4 (a world that is not a whole number of domains
+ * included), every group of every axis counted rank by rank, and the
+ * families carved out of dp (ep consecutive dp ranks, for every ep that
+ * divides dp) too. cov->odd_node counts the worlds that end inside a
+ * domain. */
+static void check_domains(struct dc_topology *t, struct coverage *cov)
+{
+	struct dc_config cfg;
+	struct dc_link link;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.cluster.intra_node.bw_bytes_per_s = 300e9;
+	cfg.cluster.inter_node.bw_bytes_per_s = 50e9;
+	for (uint64_t k = 1; k <= 4; k++) {
+		uint64_t dom = k * t->gpus_per_node;
+		t->nvlink_domain = dom;
+		HOLDS_EQ(dc_topology_domain(t), dom);
+		cov->odd_node += t->world % dom != 0;
+		for (int a = 0; a <= DC_AXIS_COUNT; a++) {
+			/* a == DC_AXIS_COUNT: dp's ep families */
+			uint64_t s = a < DC_AXIS_COUNT ? t->stride[a] : t->stride[DC_AXIS_DP];
+			for (uint64_t deg = 1; deg <= t->degree[a < DC_AXIS_COUNT ? a : DC_AXIS_DP]; deg++) {
+				uint64_t B, groups, crossing = 0, first = UINT64_MAX;
+				struct dc_group g, fg;
+				int crosses;
+				if (a < DC_AXIS_COUNT && deg != t->degree[a])
+					continue;
+				if (a == DC_AXIS_COUNT && t->degree[DC_AXIS_DP] % deg != 0)
+					continue;
+				B = s * deg;
+				groups = t->world / deg;
+				for (uint64_t i = 0; i < groups; i++) {
+					uint64_t doms = 0, last = UINT64_MAX;
+					g.axis = DC_AXIS_DP;
+					g.index = i;
+					g.first = i % s + i / s * B;
+					g.stride = s;
+					g.size = deg;
+					for (uint64_t m = 0; m < deg; m++) {
+						uint64_t d = dc_group_rank(&g, m) / dom;
+						doms += d != last;
+						last = d;
+					}
+					HOLDS_EQ(dc_group_domains(t, &g), doms);
+					HOLDS_EQ(dc_group_link(t, &g), doms > 1 ? DC_LINK_INTER : DC_LINK_INTRA);
+					if (doms > 1 && crossing++ == 0)
+						first = i;
+				}
+				crosses = dc_topology_first_domain_crossing(t, s, deg, &fg);
+				HOLDS_EQ((uint64_t)crosses, crossing > 0);
+				HOLDS_EQ(fg.index, crossing ? first : 0);
+				HOLDS_EQ(fg.first, crossing ? first % s + first / s * B : 0);
+				HOLDS_EQ(fg.stride, s);
+				HOLDS_EQ(fg.size, deg);
+				if (a == DC_AXIS_COUNT)
+					continue;
+				HOLDS_EQ(dc_topology_domain_crossing_groups(t, (enum dc_axis)a), crossing);
+				HOLDS_EQ((uint64_t)dc_topology_axis_crosses_domains(t, (enum dc_axis)a), crossing > 0);
+				HOLDS_EQ(dc_topology_axis_link(&cfg, t, (enum dc_axis)a, &link),
+					 crossing ? DC_LINK_INTER : DC_LINK_INTRA);
+				HOLDS_EQ((uint64_t)link.bw_bytes_per_s, crossing ? 50000000000u : 300000000000u);
+			}
+		}
+	}
+	t->nvlink_domain = 0;
+}
+
 /* A layout of 1..max_nodes nodes of 1..max_gpus GPUs, the world's prime
  * factors dealt to the five axes at random, in a random order. */
 static void random_layout(struct dc_rng *rng, struct dc_topology *t, uint64_t max_gpus, uint64_t max_nodes)
@@ -487,6 +555,15 @@ START_TEST(test_closed_forms_random_layouts)
 	for (int i = 0; i < 4000; i++) {
 		random_layout(&rng, &t, 24, 16);
 		check_brute_force(&t, &cov);
+	}
+	/* NVLink domains of 1 to 4 nodes over the same kind of layouts */
+	{
+		struct coverage dcov = {0};
+		for (int i = 0; i < 1500; i++) {
+			random_layout(&rng, &t, 24, 16);
+			check_domains(&t, &dcov);
+		}
+		ck_assert_uint_ge(dcov.odd_node, 1000); /* worlds ending inside a domain */
 	}
 	for (int i = 0; i < 200; i++) { /* larger nodes and worlds */
 		random_layout(&rng, &t, 96, 64);
@@ -684,6 +761,83 @@ START_TEST(test_crossing_worked_examples)
 }
 END_TEST
 
+START_TEST(test_domain_crossing_worked_examples)
+{
+	/* docs/network-model.md, "Groups across NVLink domains", by hand:
+	 * two GB200 NVL72 racks, 36 trays of 4 GPUs, tp 16 fastest, dp 9.
+	 * The TP groups are 0-15, 16-31, ..., 128-143; rack 0 holds ranks
+	 * 0-71, so only group 4 (64-79) spans two domains. */
+	struct dc_config c;
+	struct dc_topology t;
+	struct dc_group g;
+
+	course(&c, megatron, "tp-cp-ep-dp-pp");
+	c.cluster.num_nodes = 36;
+	c.cluster.gpus_per_node = 4;
+	c.cluster.nvlink_domain = 72;
+	c.world_size = 144;
+	c.parallel.tp = 16;
+	c.parallel.dp = 9;
+	dc_topology_init(&c, &t);
+	ck_assert_uint_eq(dc_topology_domain(&t), 72);
+	/* every TP group crosses a tray, one crosses a rack */
+	ck_assert_uint_eq(dc_topology_crossing_groups(&t, DC_AXIS_TP), 9);
+	ck_assert_uint_eq(dc_topology_domain_crossing_groups(&t, DC_AXIS_TP), 1);
+	ck_assert(dc_topology_axis_crosses_domains(&t, DC_AXIS_TP));
+	ck_assert_int_eq(dc_topology_first_domain_crossing(&t, 1, 16, &g), 1);
+	ck_assert_uint_eq(g.index, 4);
+	ck_assert_uint_eq(g.first, 64);
+	ck_assert_uint_eq(dc_group_domains(&t, &g), 2);
+	ck_assert_uint_eq(dc_group_nodes(&t, &g), 4);
+	ck_assert_int_eq(dc_group_link(&t, &g), DC_LINK_INTER);
+	dc_topology_group(&t, DC_AXIS_TP, 0, &g); /* 0-15: four trays of rack 0 */
+	ck_assert_uint_eq(dc_group_nodes(&t, &g), 4);
+	ck_assert_int_eq(dc_group_link(&t, &g), DC_LINK_INTRA);
+	/* dp members 16 apart over 128 ranks: every group spans both racks */
+	ck_assert_uint_eq(dc_topology_domain_crossing_groups(&t, DC_AXIS_DP), 16);
+
+	/* domains of 36: B = 16, g = gcd(16, 36) = 4, groups start at
+	 * multiples of 16 and cross at offsets 21..35 of a domain: 32-47
+	 * (32 into domain 0), 64-79 (28 into domain 1), 96-111 (24 into
+	 * domain 2); the first is group 2 */
+	c.cluster.nvlink_domain = 36;
+	dc_topology_init(&c, &t);
+	ck_assert_uint_eq(dc_topology_domain_crossing_groups(&t, DC_AXIS_TP), 3);
+	ck_assert_int_eq(dc_topology_first_domain_crossing(&t, 1, 16, &g), 1);
+	ck_assert_uint_eq(g.first, 32);
+
+	/* one domain of 144: nothing crosses; group 0 stands for the axis */
+	c.cluster.nvlink_domain = 144;
+	dc_topology_init(&c, &t);
+	ck_assert(!dc_topology_axis_crosses_domains(&t, DC_AXIS_TP));
+	ck_assert_uint_eq(dc_topology_domain_crossing_groups(&t, DC_AXIS_TP), 0);
+	ck_assert_int_eq(dc_topology_first_domain_crossing(&t, 1, 16, &g), 0);
+	ck_assert_uint_eq(g.first, 0);
+
+	/* 20 trays (80 GPUs, a rack and 8 GPUs): the world ends inside
+	 * domain 1; 64-79 still crosses, 1 of 5 */
+	c.cluster.nvlink_domain = 72;
+	c.cluster.num_nodes = 20;
+	c.world_size = 80;
+	c.parallel.dp = 5;
+	dc_topology_init(&c, &t);
+	ck_assert_uint_eq(dc_topology_domain_crossing_groups(&t, DC_AXIS_TP), 1);
+	ck_assert_int_eq(dc_topology_first_domain_crossing(&t, 1, 16, &g), 1);
+	ck_assert_uint_eq(g.first, 64);
+	/* 16 trays (64 GPUs): one domain, nothing crosses */
+	c.cluster.num_nodes = 16;
+	c.world_size = 64;
+	c.parallel.dp = 4;
+	dc_topology_init(&c, &t);
+	ck_assert_uint_eq(dc_topology_domain_crossing_groups(&t, DC_AXIS_TP), 0);
+	/* a domain of one node, as a config without nvlink_domain: the node */
+	c.cluster.nvlink_domain = 0;
+	dc_topology_init(&c, &t);
+	ck_assert_uint_eq(dc_topology_domain(&t), 4);
+	ck_assert_uint_eq(dc_topology_domain_crossing_groups(&t, DC_AXIS_TP), 4);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("topology");
@@ -698,6 +852,7 @@ int main(void)
 	tcase_add_test(tc, test_coords_and_nodes);
 	tcase_add_test(tc, test_dp_fastest_crosses_nodes);
 	tcase_add_test(tc, test_crossing_warning);
+	tcase_add_test(tc, test_domain_crossing_worked_examples);
 	tcase_add_test(tc, test_group_nodes_stride_below_node);
 	tcase_add_test(tc, test_large_world_is_cheap);
 	tcase_add_test(tc, test_group_text);

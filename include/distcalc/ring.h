@@ -52,8 +52,9 @@ struct dc_ring_event {
 void dc_ring_compute(uint64_t p, uint64_t msg_bytes, const struct dc_link *link,
 		     enum dc_link_choice link_used, struct dc_ring *r);
 
-/* The link the course's ring crosses for config `c`: global ranks 0..p-1 on
- * one node use intra_node, otherwise inter_node (the slowest hop sets every
+/* The link the course's ring crosses for config `c`: global ranks 0..p-1 in
+ * one NVLink domain (cluster.nvlink_domain, the node by default) use
+ * intra_node, otherwise inter_node (the slowest hop sets every
  * round). collective.link overrides "auto". dc_plan_derive calls it once. */
 enum dc_link_choice dc_ring_pick_link(const struct dc_config *c, uint64_t p,
 				      struct dc_link *link);

@@ -8,9 +8,12 @@
  * Every group along one axis is an arithmetic progression of ranks
  * (first, first + stride, ...), so a group is described by three numbers and
  * nothing here costs more than O(1) per rank or per group: no O(world^2).
- * Questions about all the groups of an axis (how many cross nodes, which is
- * the first, what link the axis needs) are answered in closed form, in
- * O(log gpus_per_node) at most, never by visiting the groups.
+ * Questions about all the groups of an axis (how many cross nodes or
+ * NVLink domains, which is the first, what link the axis needs) are
+ * answered in closed form, in O(log gpus_per_node) (O(nvlink_domain) for a
+ * world that ends inside a domain's period) at most, never by visiting
+ * the groups. The link is decided by domains: crossing nodes inside one
+ * NVLink domain (an NVL72 rack's trays) is NVLink.
  *
  * Every function takes a topology whose world is the product of the
  * degrees and a whole number of nodes (gpus_per_node divides it), with the
@@ -30,6 +33,10 @@
 struct dc_topology {
 	uint64_t world;
 	uint64_t gpus_per_node;
+	/* GPUs on one NVLink fabric (cluster.nvlink_domain), a multiple of
+	 * gpus_per_node: ranks of one domain talk over NVLink, ranks of two
+	 * over the network. 0 (a hand-built topology): the node. */
+	uint64_t nvlink_domain;
 	uint64_t degree[DC_AXIS_COUNT];  /* indexed by enum dc_axis */
 	uint64_t stride[DC_AXIS_COUNT];  /* rank distance between neighbours on the axis */
 	enum dc_axis order[DC_AXIS_COUNT]; /* order[0] varies fastest */
@@ -73,8 +80,19 @@ uint64_t dc_group_rank(const struct dc_group *g, uint64_t k);
  * not only a layout's groups). O(1). */
 uint64_t dc_group_nodes(const struct dc_topology *t, const struct dc_group *g);
 
-/* The link a ring over the group crosses: DC_LINK_INTRA when every member
- * shares a node (a group of one also counts), else DC_LINK_INTER. O(1). */
+/* GPUs per NVLink domain: t->nvlink_domain, or the node when that is 0
+ * or not a multiple of it. Domain d holds ranks d x domain .. (d + 1) x
+ * domain - 1; a world need not be a whole number of domains. */
+uint64_t dc_topology_domain(const struct dc_topology *t);
+
+/* Distinct NVLink domains the group's ranks sit on. O(1). */
+uint64_t dc_group_domains(const struct dc_topology *t, const struct dc_group *g);
+
+/* The link a ring over the group crosses: DC_LINK_INTRA (NVLink,
+ * cluster.intra_node) when every member shares an NVLink domain (a group
+ * of one also counts), else DC_LINK_INTER (the network,
+ * cluster.inter_node). With nvlink_domain = gpus_per_node, a domain is a
+ * node. O(1). */
 enum dc_link_choice dc_group_link(const struct dc_topology *t, const struct dc_group *g);
 
 /* 1 when some group along `axis` spans more than one node, else 0: when
@@ -89,8 +107,27 @@ uint64_t dc_topology_crossing_groups(const struct dc_topology *t, enum dc_axis a
  * dc_topology_group_count(t, axis) when none does. O(log gpus_per_node). */
 uint64_t dc_topology_first_crossing_group(const struct dc_topology *t, enum dc_axis axis);
 
+/* As the three above, for NVLink domains instead of nodes: 1 when some
+ * group along `axis` spans two domains; how many do; O(log domain), plus
+ * fewer than `domain` steps when the world is not a whole number of
+ * domains' periods. */
+int dc_topology_axis_crosses_domains(const struct dc_topology *t, enum dc_axis axis);
+uint64_t dc_topology_domain_crossing_groups(const struct dc_topology *t, enum dc_axis axis);
+
+/* The first group that spans two NVLink domains in the family of groups
+ * of `degree` ranks `stride` apart that start at every i + stride x
+ * degree x j (i < stride): an axis's groups (its stride and degree), or
+ * groups carved out of one (the expert-parallel groups: dp's stride, ep).
+ * stride x degree must divide the world. Fills *g (axis DC_AXIS_DP, its
+ * index in the family, first, stride, size) with it and returns 1, or
+ * with the family's group 0 and returns 0 when none spans two domains.
+ * O(log domain). */
+int dc_topology_first_domain_crossing(const struct dc_topology *t, uint64_t stride, uint64_t degree,
+				      struct dc_group *g);
+
 /* The slowest link any group along `axis` crosses (the synchronous step
- * waits for the slowest group); *link gets its parameters. O(1). */
+ * waits for the slowest group): DC_LINK_INTER when one spans two NVLink
+ * domains; *link gets its parameters. O(log domain). */
 enum dc_link_choice dc_topology_axis_link(const struct dc_config *cfg, const struct dc_topology *t,
 					  enum dc_axis axis, struct dc_link *link);
 

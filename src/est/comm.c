@@ -128,7 +128,8 @@ static const struct dc_memo_field coll_fields[] = {
 
 static const struct dc_memo_field group_fields[] = {
 	DC_MEMO_FIELD(struct dc_net_group, ranks),	    DC_MEMO_FIELD(struct dc_net_group, nodes),
-	DC_MEMO_FIELD(struct dc_net_group, ranks_per_node), DC_MEMO_FIELD(struct dc_net_group, rails),
+	DC_MEMO_FIELD(struct dc_net_group, ranks_per_node), DC_MEMO_FIELD(struct dc_net_group, ranks_least),
+	DC_MEMO_FIELD(struct dc_net_group, rails),
 	DC_MEMO_FIELD(struct dc_net_group, concurrent),	    DC_MEMO_FIELD(struct dc_net_group, cross_leaf),
 };
 

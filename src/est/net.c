@@ -146,6 +146,80 @@ static uint64_t domain_of(const struct dc_net *net)
 	return d ? d : 1;
 }
 
+/* The NICs `c` ranks of a progression of step `stride` use on one node
+ * (GPU i of a node uses NIC i mod nics: the progression visits
+ * nics / gcd(stride, nics) of them; with more NICs than GPUs each rank
+ * brings nics / gpn, as shape() says) */
+static uint64_t node_rails_of(uint64_t c, uint64_t stride, uint64_t gpn, uint64_t nics)
+{
+	uint64_t r = min_u64(c, nics / dc_gcd_u64(stride % nics ? stride % nics : nics, nics));
+	if (nics > gpn && stride < gpn)
+		r = c * (nics / gpn);
+	else if (nics > gpn)
+		r = nics / gpn;
+	return r ? r : 1;
+}
+
+/* Members of the progression first + k stride (k < size) in ranks
+ * [lo, hi), lo >= first */
+static uint64_t members_in(uint64_t first, uint64_t stride, uint64_t size, uint64_t lo, uint64_t hi)
+{
+	uint64_t last = first + (size - 1) * stride, a, b;
+	if (hi > last + 1)
+		hi = last + 1;
+	if (hi <= lo)
+		return 0;
+	a = (lo - first + stride - 1) / stride; /* the first k at or after lo */
+	b = (hi - first + stride - 1) / stride; /* the first k at or after hi */
+	return b - a;
+}
+
+/* A group that straddles a domain boundary off its alignment: its
+ * domains hold different counts (ranks 32-47 on 36-GPU domains: 4 and
+ * 12), or fewer than min(size, ceil(dom / stride)) (64-79 on 72: 8 and
+ * 8). The busiest domain's count is r; the least-filled domain's sets
+ * what the crossing gets: its ranks send the most over the network
+ * (AlltoAll) and its NICs are the fewest the group's traffic between
+ * domains can use (every algorithm's B_node). Its first, second and last
+ * domains are looked at (every middle domain holds the second's count,
+ * to one rank when stride does not divide dom). O(size). */
+static void shape_straddle(uint64_t dom, uint64_t gpn, uint64_t nics, uint64_t first, uint64_t stride,
+			   uint64_t size, struct dc_net_group *g)
+{
+	uint64_t last = first + (size - 1) * stride, d0 = first / dom, dl = last / dom;
+	uint64_t cnt[3], lo[3], least = 0, rails = 0, busiest = 0;
+	lo[0] = d0 * dom;
+	lo[1] = (d0 + 1) * dom;
+	lo[2] = dl * dom;
+	for (int k = 0; k < 3; k++) {
+		uint64_t from = lo[k] > first ? lo[k] : first;
+		cnt[k] = k == 1 && g->nodes < 3 ? 0 : members_in(first, stride, size, from, lo[k] + dom);
+		if (!cnt[k])
+			continue;
+		busiest = max_u64(busiest, cnt[k]);
+		if (!least || cnt[k] < cnt[least - 1])
+			least = (uint64_t)k + 1;
+	}
+	g->ranks_per_node = busiest;
+	g->ranks_least = cnt[least - 1];
+	/* the least-filled domain's NICs, node by node over the nodes its
+	 * members sit on (fewer than size + 1 when stride < gpn; one member
+	 * a node otherwise) */
+	if (stride >= gpn) {
+		rails = g->ranks_least * node_rails_of(1, stride, gpn, nics);
+	} else {
+		uint64_t from = lo[least - 1] > first ? lo[least - 1] : first;
+		uint64_t to = min_u64(lo[least - 1] + dom, last + 1);
+		for (uint64_t n = from / gpn; n * gpn < to; n++) {
+			uint64_t a = n * gpn > from ? n * gpn : from;
+			uint64_t c = members_in(first, stride, size, a, min_u64(n * gpn + gpn, to));
+			if (c)
+				rails += node_rails_of(c, stride, gpn, nics);
+		}
+	}
+	g->rails = rails ? rails : 1;
+}
+
 /* The shape of ranks first + k stride, k < size, and the flows through
  * each NIC when every GPU of a node belongs to a group like it
  * (`symmetric`), else alone. */
@@ -162,6 +236,7 @@ static void shape(const struct dc_net *net, uint64_t first, uint64_t stride, uin
 		g->ranks = 1;
 		g->nodes = 1;
 		g->ranks_per_node = 1;
+		g->ranks_least = 1;
 		g->rails = nics > gpn ? nics / gpn : 1;
 		g->concurrent = 1;
 		g->cross_leaf = 0;
@@ -192,6 +267,14 @@ static void shape(const struct dc_net *net, uint64_t first, uint64_t stride, uin
 		node_rails = nics / gpn;
 	/* a domain of several nodes holds ranks_per_node / node_ranks of them */
 	g->rails = node_rails * max_u64(1, g->ranks_per_node / node_ranks);
+	g->ranks_least = g->ranks_per_node;
+	/* a group whose first or last domain holds fewer than r (it straddles
+	 * a boundary off its alignment): its real counts and the least-filled
+	 * domain's NICs */
+	if (stride < dom && g->nodes > 1 &&
+	    (members_in(first, stride, size, first, (first / dom + 1) * dom) != g->ranks_per_node ||
+	     members_in(first, stride, size, last / dom * dom, last + 1) != g->ranks_per_node))
+		shape_straddle(dom, gpn, nics, first, stride, size, g);
 	/* every GPU of the node in a group like this one: a NIC serves
 	 * gpn / nics GPUs, node_ranks / node_rails of them ours */
 	g->concurrent = 1;
@@ -672,7 +755,9 @@ static unsigned p2p_runs(const struct dc_net *net, enum dc_coll_kind op, const s
 static void price_p2p_one(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
 		      const struct call *c, enum dc_net_proto pr, struct price *o)
 {
-	uint64_t p = g->ranks, r = g->ranks_per_node;
+	/* the slowest rank: on the least-filled domain (straddling groups),
+	 * the one that sends the most through its NIC share */
+	uint64_t p = g->ranks, r = g->ranks_least ? g->ranks_least : g->ranks_per_node;
 	double nv = net->nvlink_bw_bytes_per_s, nic = c->node_bw / (double)(r ? r : 1);
 	double share = (pr == DC_NET_PROTO_LL ? LL_SHARE_AR : 1) * size_factor(net, c), S = c->S, local, far;
 	int remote = g->nodes > 1;
@@ -820,7 +905,8 @@ void dc_net_memo_bind(struct dc_net_memo *m, const struct dc_net *net)
 static int same_group(const struct dc_net_group *a, const struct dc_net_group *b)
 {
 	return a->ranks == b->ranks && a->nodes == b->nodes && a->ranks_per_node == b->ranks_per_node &&
-	       a->rails == b->rails && a->concurrent == b->concurrent && a->cross_leaf == b->cross_leaf;
+	       a->ranks_least == b->ranks_least && a->rails == b->rails && a->concurrent == b->concurrent &&
+	       a->cross_leaf == b->cross_leaf;
 }
 
 static uint64_t mix(uint64_t h, uint64_t v)

@@ -88,8 +88,13 @@ void dc_ring_compute(uint64_t p, uint64_t msg_bytes, const struct dc_link *link,
 enum dc_link_choice dc_ring_pick_link(const struct dc_config *c, uint64_t p, struct dc_link *link)
 {
 	enum dc_link_choice choice = c->collective.link;
+	uint64_t gpn = c->cluster.gpus_per_node, dom = c->cluster.nvlink_domain;
+	/* ranks 0..p-1 stay on NVLink while they fit one domain (the node
+	 * unless cluster.nvlink_domain is larger: dc_topology_domain) */
+	if (!dom || !gpn || dom % gpn)
+		dom = gpn;
 	if (choice == DC_LINK_AUTO)
-		choice = p <= c->cluster.gpus_per_node ? DC_LINK_INTRA : DC_LINK_INTER;
+		choice = p <= dom ? DC_LINK_INTRA : DC_LINK_INTER;
 	*link = choice == DC_LINK_INTRA ? c->cluster.intra_node : c->cluster.inter_node;
 	return choice;
 }

@@ -122,8 +122,9 @@ static const struct dc_field fields[] = {
 _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 
 /* collective.link forcing a link the ring's ranks 0..p-1 do not use: a ring
- * that crosses nodes priced at the intra-node link (too fast), or one
- * inside a node priced at the inter-node link (too slow). The link they use
+ * that crosses NVLink domains (nodes, unless cluster.nvlink_domain is
+ * larger) priced at the intra-node link (too fast), or one inside a domain
+ * priced at the inter-node link (too slow). The link they use
  * is the one their group crosses (topology.h), what "auto" picks. */
 static void warn(const struct dc_plan *plan, const struct dc_results *res, const char *name,
 		 struct dc_diag *diag)
@@ -131,7 +132,7 @@ static void warn(const struct dc_plan *plan, const struct dc_results *res, const
 	const struct dc_config *c = plan->in;
 	struct dc_group g = {.axis = DC_AXIS_DP, .index = 0, .first = 0, .stride = 1, .size = plan->ring_ranks};
 	enum dc_link_choice used;
-	uint64_t nodes;
+	uint64_t nodes, dom;
 
 	(void)res;
 	(void)name;
@@ -140,17 +141,20 @@ static void warn(const struct dc_plan *plan, const struct dc_results *res, const
 	used = dc_group_link(&plan->topo, &g);
 	if (used == c->collective.link)
 		return;
-	nodes = dc_group_nodes(&plan->topo, &g);
+	nodes = dc_group_domains(&plan->topo, &g);
+	dom = dc_topology_domain(&plan->topo);
 	if (used == DC_LINK_INTER)
 		dc_diag_warn(diag,
-			     "'collective.link' \"intra_node\": the ring over ranks 0..%llu spans %llu nodes of %llu GPUs, so it crosses the inter-node link, but is priced at the intra-node one (%g GB/s, not %g GB/s); remove collective.link to price the link it uses",
+			     "'collective.link' \"intra_node\": the ring over ranks 0..%llu spans %llu %s of %llu GPUs, so it crosses the inter-node link, but is priced at the intra-node one (%g GB/s, not %g GB/s); remove collective.link to price the link it uses",
 			     (unsigned long long)(plan->ring_ranks - 1), (unsigned long long)nodes,
-			     (unsigned long long)c->cluster.gpus_per_node, c->cluster.intra_node.bw_bytes_per_s / 1e9,
+			     dom == plan->topo.gpus_per_node ? "nodes" : "NVLink domains", (unsigned long long)dom,
+			     c->cluster.intra_node.bw_bytes_per_s / 1e9,
 			     c->cluster.inter_node.bw_bytes_per_s / 1e9);
 	else
 		dc_diag_warn(diag,
-			     "'collective.link' \"inter_node\": the ring over ranks 0..%llu stays inside one node, so it uses the intra-node link, but is priced at the inter-node one (%g GB/s, not %g GB/s); remove collective.link to price the link it uses",
-			     (unsigned long long)(plan->ring_ranks - 1), c->cluster.inter_node.bw_bytes_per_s / 1e9,
+			     "'collective.link' \"inter_node\": the ring over ranks 0..%llu stays inside one %s, so it uses the intra-node link, but is priced at the inter-node one (%g GB/s, not %g GB/s); remove collective.link to price the link it uses",
+			     (unsigned long long)(plan->ring_ranks - 1),
+			     dom == plan->topo.gpus_per_node ? "node" : "NVLink domain", c->cluster.inter_node.bw_bytes_per_s / 1e9,
 			     c->cluster.intra_node.bw_bytes_per_s / 1e9);
 }
 

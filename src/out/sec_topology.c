@@ -99,19 +99,26 @@ static const struct dc_field fields[] = {
 
 _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 
-/* The warning for tensor-parallel groups that span nodes, with its cause:
- * tp larger than a node (unavoidable); gpus_per_node not a multiple of tp
- * (some contiguous group of tp ranks straddles a node boundary whatever the
- * order); or the order puts an axis of degree > 1 before tp, so a group's
- * ranks are stride apart. */
+/* The warning for tensor-parallel groups that span NVLink domains (nodes,
+ * unless cluster.nvlink_domain is larger), with its cause: tp larger than
+ * a domain (unavoidable); the domain not a multiple of tp (some
+ * contiguous group of tp ranks straddles a boundary whatever the order);
+ * or the order puts an axis of degree > 1 before tp, so a group's ranks
+ * are stride apart. Groups that cross nodes inside one NVLink domain (an
+ * NVL72 rack's trays) run on NVLink: no warning. */
 static void warn(const struct dc_plan *plan, const struct dc_results *res, const char *name,
 		 struct dc_diag *diag)
 {
 	const struct dc_topology *t = &plan->topo;
-	uint64_t tp = t->degree[DC_AXIS_TP], gpn = t->gpus_per_node;
+	uint64_t tp = t->degree[DC_AXIS_TP], dom = dc_topology_domain(t);
 	uint64_t n = dc_topology_group_count(t, DC_AXIS_TP);
-	uint64_t crossing = dc_topology_crossing_groups(t, DC_AXIS_TP);
+	uint64_t crossing = dc_topology_domain_crossing_groups(t, DC_AXIS_TP);
 	int tp_first = t->stride[DC_AXIS_TP] == 1; /* only axes of degree 1 before it */
+	int nodes = dom == t->gpus_per_node;
+	/* a domain of one node keeps the words it always had */
+	const char *key = nodes ? "cluster.gpus_per_node" : "cluster.nvlink_domain";
+	const char *key_short = nodes ? "gpus_per_node" : "nvlink_domain";
+	const char *span = nodes ? "nodes" : "NVLink domains";
 	struct dc_group g;
 	char text[160];
 
@@ -119,22 +126,22 @@ static void warn(const struct dc_plan *plan, const struct dc_results *res, const
 	(void)name;
 	if (crossing == 0 || tp < 2)
 		return;
-	dc_topology_group(t, DC_AXIS_TP, dc_topology_first_crossing_group(t, DC_AXIS_TP), &g);
+	dc_topology_first_domain_crossing(t, t->stride[DC_AXIS_TP], tp, &g);
 	dc_group_text(&g, text, sizeof(text));
-	if (tp > gpn) {
+	if (tp > dom) {
 		dc_diag_warn(diag,
-			     "'parallel.tp' (%llu) is larger than 'cluster.gpus_per_node' (%llu): every tensor-parallel group spans nodes, so the per-layer TP AllReduces run over the inter-node link",
-			     (unsigned long long)tp, (unsigned long long)gpn);
-	} else if (gpn % tp != 0) {
+			     "'parallel.tp' (%llu) is larger than '%s' (%llu): every tensor-parallel group spans %s, so the per-layer TP AllReduces run over the inter-node link",
+			     (unsigned long long)tp, key, (unsigned long long)dom, span);
+	} else if (dom % tp != 0) {
 		dc_diag_warn(diag,
-			     "'cluster.gpus_per_node' (%llu) is not a multiple of 'parallel.tp' (%llu): %llu of %llu tensor-parallel groups span nodes (group %llu: ranks %s), so the per-layer TP AllReduces run over the inter-node link; choose a tp that divides gpus_per_node%s",
-			     (unsigned long long)gpn, (unsigned long long)tp, (unsigned long long)crossing,
-			     (unsigned long long)n, (unsigned long long)g.index, text,
+			     "'%s' (%llu) is not a multiple of 'parallel.tp' (%llu): %llu of %llu tensor-parallel groups span %s (group %llu: ranks %s), so the per-layer TP AllReduces run over the inter-node link; choose a tp that divides %s%s",
+			     key, (unsigned long long)dom, (unsigned long long)tp, (unsigned long long)crossing,
+			     (unsigned long long)n, span, (unsigned long long)g.index, text, key_short,
 			     tp_first ? "" : ", and put tp first in parallel.order, as in \"tp-cp-ep-dp-pp\"");
 	} else {
 		dc_diag_warn(diag,
-			     "'parallel.order' \"%s\": %llu of %llu tensor-parallel groups span nodes (group %llu: ranks %s), so the per-layer TP AllReduces run over the inter-node link; put tp first, as in \"tp-cp-ep-dp-pp\"",
-			     plan->in->parallel.order_text, (unsigned long long)crossing, (unsigned long long)n,
+			     "'parallel.order' \"%s\": %llu of %llu tensor-parallel groups span %s (group %llu: ranks %s), so the per-layer TP AllReduces run over the inter-node link; put tp first, as in \"tp-cp-ep-dp-pp\"",
+			     plan->in->parallel.order_text, (unsigned long long)crossing, (unsigned long long)n, span,
 			     (unsigned long long)g.index, text);
 	}
 }
@@ -299,7 +306,9 @@ static void axis_row(const void *base, uint64_t i, void *out)
 	row->groups = dc_topology_group_count(t, a);
 	row->stride = t->stride[a];
 	row->crossing = dc_topology_crossing_groups(t, a);
-	row->link = t->degree[a] < 2 ? "none" : row->crossing ? "inter_node" : "intra_node";
+	/* the link priced: the network when a group spans NVLink domains
+	 * (crossing nodes inside one domain, an NVL72 rack's trays, is NVLink) */
+	row->link = t->degree[a] < 2 ? "none" : dc_topology_axis_crosses_domains(t, a) ? "inter_node" : "intra_node";
 }
 
 #define AR(m) offsetof(struct axis_row, m)

@@ -386,6 +386,42 @@ static void link_of(const struct dc_config *in, enum dc_link_choice c, struct dc
 	l->params = c == DC_LINK_INTRA ? in->cluster.intra_node : in->cluster.inter_node;
 }
 
+/* The family of groups of `size` ranks `stride` apart that starts at
+ * every i + stride x size x j (i < stride; dc_topology_first_domain_crossing):
+ * its first group that spans two NVLink domains, the slowest (the
+ * synchronous step waits for it), else its group 0. A family whose block
+ * does not divide the world (the dp x cp group of axes not adjacent in
+ * the order, an approximation already) keeps group 0. */
+static void family_group(const struct dc_topology *t, uint64_t stride, uint64_t size, struct dc_group *g)
+{
+	uint64_t b = stride * size; /* within the world: no overflow */
+	g->axis = DC_AXIS_DP;
+	g->index = 0;
+	g->first = 0;
+	g->stride = stride;
+	g->size = size;
+	if (size > 1 && b && t->world % b == 0)
+		dc_topology_first_domain_crossing(t, stride, size, g);
+}
+
+/* The link the family's slowest group crosses (the first that spans
+ * domains, else group 0: dc_group_link). */
+static enum dc_link_choice family_link(const struct dc_topology *t, uint64_t stride, uint64_t size)
+{
+	struct dc_group g;
+	family_group(t, stride, size, &g);
+	return dc_group_link(t, &g);
+}
+
+/* The network shape of the family's slowest group, with its neighbours
+ * on the wire (dc_net_group_progression). */
+static void family_net(const struct dc_plan *p, uint64_t stride, uint64_t size, struct dc_net_group *out)
+{
+	struct dc_group g;
+	family_group(&p->topo, stride, size, &g);
+	dc_net_group_progression(&p->net, g.first, g.stride ? g.stride : 1, size, out);
+}
+
 /* Degrees, strides and the slowest link of every axis: the layout's
  * degrees on the input's cluster and order (dc_topology_init_degrees, no
  * copy of the input). */
@@ -404,15 +440,21 @@ static void derive_topology(const struct dc_config *in, const struct dc_layout *
 
 /* The dp x cp group (Megatron-Core's data-parallel group with context
  * parallelism): every cp rank of every dp replica. Its ranks fill blocks
- * of stride x degree of the slower of the two axes; it stays on a node
- * when that block divides a node (conservative when the axes are not
- * adjacent in the order). */
+ * of stride x degree of the slower of the two axes; it stays in an NVLink
+ * domain when no such block straddles two (conservative when the axes
+ * are not adjacent in the order). */
+/* DC_LINK_INTER when some block of b consecutive ranks (0..b-1,
+ * b..2b-1, ...) straddles two NVLink domains */
+static enum dc_link_choice block_link(const struct dc_topology *t, uint64_t b)
+{
+	return b > 1 ? family_link(t, 1, b) : DC_LINK_INTRA;
+}
+
 static enum dc_link_choice dpcp_link(const struct dc_topology *t)
 {
 	uint64_t bd = t->stride[DC_AXIS_DP] * t->degree[DC_AXIS_DP];
 	uint64_t bc = t->stride[DC_AXIS_CP] * t->degree[DC_AXIS_CP];
-	uint64_t b = bd > bc ? bd : bc;
-	return t->gpus_per_node % b != 0 ? DC_LINK_INTER : DC_LINK_INTRA;
+	return block_link(t, bd > bc ? bd : bc);
 }
 
 /* Megatron-Core: an expert-parallel group is ep consecutive dp ranks; the
@@ -426,16 +468,14 @@ static void derive_expert_links(const struct dc_config *in, struct dc_plan *p)
 	uint64_t s = p->topo.stride[DC_AXIS_DP];
 	struct dc_plan_group *g = p->group;
 	int folded = p->expert_folded;
-	struct dc_group etp = {DC_AXIS_TP, 0, 0, 1, p->etp};
-	struct dc_group ep = {DC_AXIS_DP, 0, 0, folded ? p->etp : s, p->ep};
-	struct dc_group edp = {DC_AXIS_DP, 0, 0, folded ? p->etp * p->ep : s * p->ep,
-			       folded ? p->expert_dp_cp : p->expert_dp};
+	const struct dc_topology *t = &p->topo;
 	if (folded)
-		link_of(in, dc_group_link(&p->topo, &etp), &g[DC_GROUP_ETP].link);
+		link_of(in, family_link(t, 1, p->etp), &g[DC_GROUP_ETP].link);
 	else
 		g[DC_GROUP_ETP].link = g[DC_AXIS_TP].link;
-	link_of(in, dc_group_link(&p->topo, &ep), &g[DC_GROUP_EP].link);
-	link_of(in, dc_group_link(&p->topo, &edp), &g[DC_GROUP_EDP].link);
+	link_of(in, family_link(t, folded ? p->etp : s, p->ep), &g[DC_GROUP_EP].link);
+	link_of(in, family_link(t, folded ? p->etp * p->ep : s * p->ep, folded ? p->expert_dp_cp : p->expert_dp),
+		&g[DC_GROUP_EDP].link);
 	g[DC_GROUP_DP_CP].link = g[DC_AXIS_DP].link;
 	g[DC_GROUP_EDP_CP].link = g[DC_GROUP_EDP].link;
 	if (p->layout.cp > 1) {
@@ -449,7 +489,8 @@ static void derive_expert_links(const struct dc_config *in, struct dc_plan *p)
 }
 
 /* The network model's cluster and the groups each axis prices: the
- * first group that spans domains (the slowest), else group 0. `base`
+ * first group that spans NVLink domains (the slowest), else group 0, for
+ * the axes and for the groups carved out of them alike (family_net). `base`
  * (NULL: none), a plan derived from the same input without an error,
  * holds the cluster already: dc_net_init reads the input's cluster and
  * collective keys alone, so its net is the one dc_net_init would make,
@@ -462,21 +503,17 @@ static void derive_net(const struct dc_config *in, const struct dc_plan *base, s
 		p->net = base->net;
 	else
 		dc_net_init(in, &p->net);
-	for (int a = 0; a < DC_AXIS_COUNT; a++) {
-		uint64_t idx = 0;
-		if (p->topo.degree[a] > 1 && dc_topology_axis_crosses(&p->topo, (enum dc_axis)a))
-			idx = dc_topology_first_crossing_group(&p->topo, (enum dc_axis)a);
-		dc_net_group_axis(&p->net, &p->topo, (enum dc_axis)a, idx, &p->group[a].net);
-	}
+	for (int a = 0; a < DC_AXIS_COUNT; a++)
+		family_net(p, p->topo.stride[a], p->topo.degree[a], &p->group[a].net);
 	if (p->expert_folded) {
 		/* derive_expert_links: etp consecutive, ep etp apart, edp etp ep apart */
-		dc_net_group_progression(&p->net, 0, 1, p->etp, &p->group[DC_GROUP_ETP].net);
-		dc_net_group_progression(&p->net, 0, p->etp, p->ep, &p->group[DC_GROUP_EP].net);
-		dc_net_group_progression(&p->net, 0, p->etp * p->ep, p->expert_dp_cp, &p->group[DC_GROUP_EDP].net);
+		family_net(p, 1, p->etp, &p->group[DC_GROUP_ETP].net);
+		family_net(p, p->etp, p->ep, &p->group[DC_GROUP_EP].net);
+		family_net(p, p->etp * p->ep, p->expert_dp_cp, &p->group[DC_GROUP_EDP].net);
 	} else {
 		p->group[DC_GROUP_ETP].net = p->group[DC_AXIS_TP].net;
-		dc_net_group_progression(&p->net, 0, s, p->ep, &p->group[DC_GROUP_EP].net);
-		dc_net_group_progression(&p->net, 0, s * p->ep, p->expert_dp, &p->group[DC_GROUP_EDP].net);
+		family_net(p, s, p->ep, &p->group[DC_GROUP_EP].net);
+		family_net(p, s * p->ep, p->expert_dp, &p->group[DC_GROUP_EDP].net);
 	}
 	p->group[DC_GROUP_DP_CP].net = p->group[DC_AXIS_DP].net;
 	p->group[DC_GROUP_EDP_CP].net = p->group[DC_GROUP_EDP].net;
@@ -486,16 +523,17 @@ static void derive_net(const struct dc_config *in, const struct dc_plan *base, s
 		 * (tp-cp-ep-dp-pp: dp's stride is cp's x cp), an approximation of
 		 * its node span otherwise */
 		uint64_t sc = p->topo.stride[DC_AXIS_CP], fine = sc < s ? sc : s;
-		dc_net_group_progression(&p->net, 0, fine, p->layout.cp * p->topo.degree[DC_AXIS_DP], &p->group[DC_GROUP_DP_CP].net);
+		family_net(p, fine, p->layout.cp * p->topo.degree[DC_AXIS_DP], &p->group[DC_GROUP_DP_CP].net);
 		if (!p->expert_folded)
-			dc_net_group_progression(&p->net, 0, fine, p->layout.cp * p->expert_dp, &p->group[DC_GROUP_EDP_CP].net);
+			family_net(p, fine, p->layout.cp * p->expert_dp, &p->group[DC_GROUP_EDP_CP].net);
 	}
-	/* the first neighbouring pair of the first pp group that crosses:
-	 * stage k with the domain boundary between its rank and the next */
-	if (p->topo.degree[DC_AXIS_PP] > 1 && dc_topology_axis_crosses(&p->topo, DC_AXIS_PP)) {
+	/* the first neighbouring pair of the first pp group that crosses a
+	 * domain: stage k with the domain boundary between its rank and the
+	 * next */
+	if (p->topo.degree[DC_AXIS_PP] > 1 && dc_topology_axis_crosses_domains(&p->topo, DC_AXIS_PP)) {
 		struct dc_group g;
 		uint64_t dom = p->net.nvlink_domain, k;
-		dc_topology_group(&p->topo, DC_AXIS_PP, dc_topology_first_crossing_group(&p->topo, DC_AXIS_PP), &g);
+		dc_topology_first_domain_crossing(&p->topo, spp, p->topo.degree[DC_AXIS_PP], &g);
 		k = spp >= dom ? 0 : ((g.first / dom + 1) * dom - g.first - 1) / spp;
 		first = k + 1 < g.size ? g.first + k * spp : g.first;
 	}
@@ -514,7 +552,6 @@ static void derive_hsdp(const struct dc_config *in, struct dc_plan *p)
 	const struct dc_topology *t = &p->topo;
 	uint64_t r = p->dp_replicate, s = t->stride[DC_AXIS_DP], dsh = t->degree[DC_AXIS_DP] / r;
 	uint64_t cp = p->layout.cp;
-	struct dc_group rep = {DC_AXIS_DP, 0, 0, s * dsh, r};
 	p->group[DC_GROUP_SHARD].link = p->group[DC_GROUP_DP_CP].link;
 	p->group[DC_GROUP_ESHARD].link = p->group[DC_GROUP_EDP_CP].link;
 	p->group[DC_GROUP_SHARD].net = p->group[DC_GROUP_DP_CP].net;
@@ -526,32 +563,30 @@ static void derive_hsdp(const struct dc_config *in, struct dc_plan *p)
 		p->group[DC_GROUP_EREP].net = p->group[DC_GROUP_REP].net;
 		return;
 	}
-	link_of(in, dc_group_link(t, &rep), &p->group[DC_GROUP_REP].link);
-	dc_net_group_progression(&p->net, 0, s * dsh, r, &p->group[DC_GROUP_REP].net);
+	link_of(in, family_link(t, s * dsh, r), &p->group[DC_GROUP_REP].link);
+	family_net(p, s * dsh, r, &p->group[DC_GROUP_REP].net);
 	/* the dense states' shard group */
 	if (cp <= 1) {
-		struct dc_group sh = {DC_AXIS_DP, 0, 0, s, dsh};
-		link_of(in, dc_group_link(t, &sh), &p->group[DC_GROUP_SHARD].link);
-		dc_net_group_progression(&p->net, 0, s, dsh, &p->group[DC_GROUP_SHARD].net);
+		link_of(in, family_link(t, s, dsh), &p->group[DC_GROUP_SHARD].link);
+		family_net(p, s, dsh, &p->group[DC_GROUP_SHARD].net);
 	} else {
 		/* as the dp x cp group (derive_expert_links, derive_net): the
 		 * block of the slower axis decides the link, one progression at
 		 * the finer stride prices it */
 		uint64_t sc = t->stride[DC_AXIS_CP], fine = sc < s ? sc : s;
 		uint64_t bd = s * dsh, bc = sc * cp, blk = bd > bc ? bd : bc;
-		link_of(in, t->gpus_per_node % blk != 0 ? DC_LINK_INTER : DC_LINK_INTRA, &p->group[DC_GROUP_SHARD].link);
-		dc_net_group_progression(&p->net, 0, fine, cp * dsh, &p->group[DC_GROUP_SHARD].net);
+		link_of(in, block_link(t, blk), &p->group[DC_GROUP_SHARD].link);
+		family_net(p, fine, cp * dsh, &p->group[DC_GROUP_SHARD].net);
 	}
 	/* the routed experts' shard group and replicas */
 	if (p->expert_folded) {
 		/* the first expert_dp_cp / r of the expert-data-parallel group
 		 * (etp ep apart), its replicas the rest of it */
 		uint64_t st = p->etp * p->ep, esz = p->expert_dp_cp / r;
-		struct dc_group esh = {DC_AXIS_DP, 0, 0, st, esz}, erep = {DC_AXIS_DP, 0, 0, st * esz, r};
-		link_of(in, dc_group_link(t, &esh), &p->group[DC_GROUP_ESHARD].link);
-		link_of(in, dc_group_link(t, &erep), &p->group[DC_GROUP_EREP].link);
-		dc_net_group_progression(&p->net, 0, st, esz, &p->group[DC_GROUP_ESHARD].net);
-		dc_net_group_progression(&p->net, 0, st * esz, r, &p->group[DC_GROUP_EREP].net);
+		link_of(in, family_link(t, st, esz), &p->group[DC_GROUP_ESHARD].link);
+		link_of(in, family_link(t, st * esz, r), &p->group[DC_GROUP_EREP].link);
+		family_net(p, st, esz, &p->group[DC_GROUP_ESHARD].net);
+		family_net(p, st * esz, r, &p->group[DC_GROUP_EREP].net);
 		return;
 	}
 	/* ep (expert_dp / r) = dp / r: the experts' replicas are the dense ones */
@@ -559,19 +594,19 @@ static void derive_hsdp(const struct dc_config *in, struct dc_plan *p)
 	p->group[DC_GROUP_EREP].net = p->group[DC_GROUP_REP].net;
 	{
 		uint64_t edsh = p->expert_dp / r;
-		struct dc_group esh = {DC_AXIS_DP, 0, 0, s * p->ep, edsh};
+		enum dc_link_choice esh = family_link(t, s * p->ep, edsh);
 		if (cp <= 1) {
-			link_of(in, dc_group_link(t, &esh), &p->group[DC_GROUP_ESHARD].link);
-			dc_net_group_progression(&p->net, 0, s * p->ep, edsh, &p->group[DC_GROUP_ESHARD].net);
+			link_of(in, esh, &p->group[DC_GROUP_ESHARD].link);
+			family_net(p, s * p->ep, edsh, &p->group[DC_GROUP_ESHARD].net);
 		} else {
 			uint64_t sc = t->stride[DC_AXIS_CP], fine = sc < s ? sc : s;
 			link_of(in,
-				p->group[DC_GROUP_SHARD].link.choice == DC_LINK_INTER || dc_group_link(t, &esh) == DC_LINK_INTER ||
+				p->group[DC_GROUP_SHARD].link.choice == DC_LINK_INTER || esh == DC_LINK_INTER ||
 						p->group[DC_AXIS_CP].link.choice == DC_LINK_INTER
 					? DC_LINK_INTER
 					: DC_LINK_INTRA,
 				&p->group[DC_GROUP_ESHARD].link);
-			dc_net_group_progression(&p->net, 0, fine, cp * edsh, &p->group[DC_GROUP_ESHARD].net);
+			family_net(p, fine, cp * edsh, &p->group[DC_GROUP_ESHARD].net);
 		}
 	}
 }
@@ -1063,7 +1098,7 @@ static void layout_norm(const struct dc_layout *lay, struct dc_layout *norm)
  * the groups apart (only runs.n and nsegments of them are set; the
  * groups have padding) */
 static const struct dc_memo_field plan_fields[] = {
-	PF(in), PF(topo.world), PF(topo.gpus_per_node), PF(topo.degree), PF(topo.stride), PF(topo.order),
+	PF(in), PF(topo.world), PF(topo.gpus_per_node), PF(topo.nvlink_domain), PF(topo.degree), PF(topo.stride), PF(topo.order),
 	PF(num_nodes), PF(ep), PF(etp), PF(expert_folded), PF(params_total), PF(params_active), PF(ring_ranks),
 	PF(ring_msg_bytes), PF(error), PF(layout), PF(world), PF(expert_dp), PF(v), PF(layers_per_stage),
 	PF(layers_per_chunk), PF(runs.n), PF(chunks_uneven), PF(schedule), PF(schedule_set), PF(dp_cp),
@@ -1080,6 +1115,7 @@ static const struct dc_memo_field group_fields[] = {
 	DC_MEMO_FIELD(struct dc_plan_group, net.ranks),
 	DC_MEMO_FIELD(struct dc_plan_group, net.nodes),
 	DC_MEMO_FIELD(struct dc_plan_group, net.ranks_per_node),
+	DC_MEMO_FIELD(struct dc_plan_group, net.ranks_least),
 	DC_MEMO_FIELD(struct dc_plan_group, net.rails),
 	DC_MEMO_FIELD(struct dc_plan_group, net.concurrent),
 	DC_MEMO_FIELD(struct dc_plan_group, net.cross_leaf),
