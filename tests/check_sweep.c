@@ -71,14 +71,14 @@ START_TEST(test_grid_and_paths)
 					"\"status\": \"ok\", \"summary.fits\": true, "
 					"\"memory.per_rank.phases[0].phase\": \"forward\", "
 					"\"memory.per_rank.phases[7].total_bytes\": null, \"batch.global_batch_size\": 8, "
-					"\"error\": null}"));
+					"\"error\": null, \"values\": {\"cluster.num_nodes\": 1, \"parallel.sharding\": \"none\"}}"));
 	/* gpus.json is the course config, 8 microbatches of 1 sample a rank:
 	 * the global batch is 1 x 8 x dp, 8 on one node, 16 on two */
 	ck_assert_ptr_nonnull(strstr(j, "{\"point\": 3, \"cluster.num_nodes\": \"2\", \"parallel.sharding\": \"zero1\", "
 					"\"status\": \"ok\", \"summary.fits\": true, "
 					"\"memory.per_rank.phases[0].phase\": \"forward\", "
 					"\"memory.per_rank.phases[7].total_bytes\": null, \"batch.global_batch_size\": 16, "
-					"\"error\": null}"));
+					"\"error\": null, \"values\": {\"cluster.num_nodes\": 2, \"parallel.sharding\": \"zero1\"}}"));
 	ck_assert_ptr_nonnull(strstr(j, "\"axes\": \"cluster.num_nodes (2) x parallel.sharding (2)\""));
 	ck_assert_ptr_nonnull(strstr(j, "\"points\": 4,\n    \"valid\": 4,"));
 	dc_buf_release(&b);

@@ -331,10 +331,12 @@ struct sweep_row {
 	union dc_sweep_cell cell[DC_SWEEP_MAX_METRICS];
 	unsigned char null[DC_SWEEP_MAX_METRICS];
 	const char *error;
+	const char *values; /* the point's values_json */
 };
 
 _Static_assert(sizeof(struct sweep_row) <= DC_ROW_MAX, "sweep row too large");
-_Static_assert(1 + DC_SWEEP_MAX_AXES + 1 + DC_SWEEP_MAX_METRICS + 1 <= DC_MAX_COLUMNS, "too many columns");
+_Static_assert(DC_SWEEP_VALUES_JSON <= DC_CELL_MAX, "a point's values are one cell's text");
+_Static_assert(1 + DC_SWEEP_MAX_AXES + 1 + DC_SWEEP_MAX_METRICS + 2 <= DC_MAX_COLUMNS, "too many columns");
 
 static uint64_t rows_count(const void *base)
 {
@@ -347,6 +349,7 @@ static void row_at(const void *base, uint64_t i, void *out)
 	const struct dc_sweep_point *pt = &sw->points[i];
 	struct sweep_row *row = out;
 	row->point = i;
+	row->values = pt->values_json;
 	for (size_t a = 0; a < sw->naxes; a++)
 		row->value[a] = pt->value[a];
 	row->status = pt->ok ? "ok" : "invalid";
@@ -377,6 +380,55 @@ static int (*const null_fns[DC_SWEEP_MAX_METRICS])(const void *) = {
 	null_8, null_9, null_10, null_11, null_12, null_13, null_14, null_15,
 };
 
+/* Axis a's value as JSON, into b: as --set reads it (config_values.c), a
+ * strict JSON scalar (8, 1.5, true, null, "dgx-h100" in quotes) as it is,
+ * or an array for a list key; any other text ("80 GiB", dgx-h100) a
+ * string. */
+static void value_json(struct dc_buf *b, const char *path, const char *v)
+{
+	const struct dc_config_key_info *k = dc_config_key_find(path);
+	char lead = v[strspn(v, " \t\r\n")], what[8];
+	size_t line, col;
+	if (dc_json_check_strict(v, strlen(v), &line, &col, what, sizeof(what)) == 0 && lead != '{' &&
+	    (lead != '[' || (k && strcmp(k->kind, "list") == 0)))
+		dc_buf_puts(b, v);
+	else
+		dc_buf_json_string(b, v);
+}
+
+/* The row's swept values in their JSON types (the point's values_json). */
+static void values_text(const void *base, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", ((const struct sweep_row *)base)->values);
+}
+
+/* Point pt's values_json: an object of the swept paths and the values in
+ * their JSON types, {"cluster.num_nodes": 8, "cluster.system": "dgx-h100"}
+ * (the string columns keep the values as written); null where it would
+ * not fit a cell (4 values of 63 control characters). Returns 0, or -1
+ * when out of memory. */
+static int point_values_json(const struct dc_sweep *sw, struct dc_sweep_point *pt)
+{
+	struct dc_buf b;
+	int rc = 0;
+	dc_buf_init(&b);
+	dc_buf_putc(&b, '{');
+	for (size_t a = 0; a < sw->naxes; a++) {
+		if (a)
+			dc_buf_puts(&b, ", ");
+		dc_buf_json_string(&b, sw->axis[a]);
+		dc_buf_puts(&b, ": ");
+		value_json(&b, sw->axis[a], pt->value[a]);
+	}
+	dc_buf_putc(&b, '}');
+	if (b.failed)
+		rc = -1;
+	else
+		snprintf(pt->values_json, sizeof(pt->values_json), "%s", b.len < sizeof(pt->values_json) ? b.data : "null");
+	dc_buf_release(&b);
+	return rc;
+}
+
 static void sweep_title(const void *base, char *buf, size_t len)
 {
 	snprintf(buf, len, "Sweep over %s", ((const struct dc_sweep *)base)->axes_text);
@@ -401,6 +453,9 @@ static void build_fields(struct dc_sweep *sw)
 	}
 	c[n] = (struct dc_field){"error", "why not", DC_U_NONE, DC_FT_STR, offsetof(struct sweep_row, error)};
 	c[n++].is_null = error_null;
+	c[n] = (struct dc_field){"values", "values", DC_U_NONE, DC_FT_FN, 0};
+	c[n].text = values_text;
+	c[n++].json_value = 1;
 	sw->cols.f = sw->col_f;
 	sw->cols.n = n;
 
@@ -705,6 +760,8 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 			axis_value(axes[a], rest % nvalues[a], sw->points[i].value[a]);
 			rest /= nvalues[a];
 		}
+		if (point_values_json(sw, &sw->points[i]) != 0)
+			goto oom;
 	}
 	r->config_name = dc_strdup(info->config_name ? info->config_name : "");
 	if (!r->config_name)

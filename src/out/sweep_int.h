@@ -12,6 +12,8 @@
 /* Longest text kept of a string metric, and of a point's error. */
 #define DC_SWEEP_TEXT 64
 #define DC_SWEEP_ERROR 400
+/* Longest JSON text of a point's values (a cell's text: DC_CELL_MAX). */
+#define DC_SWEEP_VALUES_JSON 1024
 
 union dc_sweep_cell {
 	uint64_t u;
@@ -22,6 +24,7 @@ union dc_sweep_cell {
 
 struct dc_sweep_point {
 	char value[DC_SWEEP_MAX_AXES][DC_SWEEP_MAX_VALUE + 1];
+	char values_json[DC_SWEEP_VALUES_JSON]; /* the values in their JSON types: {"cluster.num_nodes": 8} */
 	int ok;                 /* the point loaded and ran */
 	char error[DC_SWEEP_ERROR]; /* why not, when !ok */
 	unsigned char null[DC_SWEEP_MAX_METRICS]; /* the metric is undefined here */
@@ -52,7 +55,7 @@ struct dc_sweep {
 	char axes_text[600];           /* "cluster.num_nodes x parallel.tp" */
 	/* the field tables the sinks walk (keys and labels point into the
 	 * members above) */
-	struct dc_field col_f[1 + DC_SWEEP_MAX_AXES + 1 + DC_SWEEP_MAX_METRICS + 1];
+	struct dc_field col_f[1 + DC_SWEEP_MAX_AXES + 1 + DC_SWEEP_MAX_METRICS + 2];
 	struct dc_fields cols;
 	struct dc_field obj_f[4];
 	struct dc_fields obj;

@@ -184,6 +184,8 @@ for c, j in zip(table, rows):
         t = "" if v is None else ("true" if v is True else "false" if v is False else str(v))
         if isinstance(v, float):
             ok = c[k] != "" and float(c[k]) == v
+        elif isinstance(v, dict):
+            ok = json.loads(c[k]) == v
         else:
             ok = c[k] == t
         if not ok:
@@ -236,6 +238,36 @@ import json, sys
 r = json.load(open(sys.argv[1]))["sweep"]["rows"][0]
 sys.exit(0 if r["step.time_s"] is None and r["step.mfu"] is None and r["status"] == "ok" else 1)' "$work/nostep.json" ||
 	fail "without a GPU preset the step metrics should be null"
+
+# the swept values in their JSON types beside the strings as written: a
+# count is a number, a boolean a boolean, a unit string or an enum name
+# (quoted or not) a string, as --set reads them; CSV carries the object as
+# its JSON text, the table leaves it out
+"$bin" --config "$gpus" --sweep cluster.num_nodes=1,2 --sweep 'cluster.gpu_memory=80 GiB,"40 GiB"' \
+	--sweep parallel.sequence_parallel=false --sweep 'parallel.sharding=none,"fsdp"' --sweep-metrics summary.fits \
+	--format json >"$work/typed.json" 2>/dev/null || fail "typed values: exit $?"
+python3 - "$work/typed.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+rows = json.load(open(sys.argv[1]))["sweep"]["rows"]
+bad = []
+for r in rows:
+    v = r.get("values")
+    want = {"cluster.num_nodes": int(r["cluster.num_nodes"]), "cluster.gpu_memory": r["cluster.gpu_memory"].strip('"'),
+            "parallel.sequence_parallel": False, "parallel.sharding": r["parallel.sharding"].strip('"')}
+    if v != want or type(v["cluster.num_nodes"]) is not int:
+        bad.append(f"point {r['point']}: values {v!r}, want {want!r}")
+    if not isinstance(r["cluster.num_nodes"], str):
+        bad.append(f"point {r['point']}: the value as written is no longer a string")
+if len(rows) != 8:
+    bad.append(f"{len(rows)} rows, want 8")
+for b in bad:
+    print("FAIL: typed values:", b)
+sys.exit(1 if bad else 0)
+PY
+"$bin" --config "$gpus" --sweep cluster.num_nodes=1,2 --sweep-metrics summary.fits --format csv 2>/dev/null | tr -d '\r' |
+	grep -qx '0,1,ok,true,,"{""cluster.num_nodes"": 1}"' || fail "typed values: csv"
+"$bin" --config "$gpus" --sweep cluster.num_nodes=1,2 --sweep-metrics summary.fits 2>/dev/null | grep -q 'values' &&
+	fail "typed values: the table shows them"
 
 # the GPU count is a default column when the swept key can change it: a
 # system preset sets the GPUs a node (dgx-h100 8, gb200-nvl72 4, by their
