@@ -91,6 +91,134 @@ static char *edit(const char *from, const char *to)
 	return buf;
 }
 
+/* Loads `text` with `sets` (and the layout search's opts when `search`)
+ * and returns its messages joined in `got`: 0 or -1 as the load. */
+static int load_said(const char *text, const char *const *sets, size_t nsets, int search, char *got, size_t len)
+{
+	struct dc_override ov[8];
+	struct dc_load_opts o;
+	struct dc_config cfg;
+	struct dc_diag d;
+	int rc;
+	ck_assert(nsets <= 8);
+	for (size_t i = 0; i < nsets; i++)
+		ov[i] = (struct dc_override){sets[i], 0};
+	memset(&o, 0, sizeof(o));
+	o.overrides = ov;
+	o.noverrides = nsets;
+	o.search = search;
+	dc_diag_init(&d);
+	rc = dc_config_load_buffer_opts(text, strlen(text), "t.json", &o, &cfg, &d);
+	joined(&d, got, len);
+	dc_diag_release(&d);
+	return rc;
+}
+
+/* A key given a value this layout never reads warns as the FP8 keys do
+ * under bf16: the key, its value, why, what to do; its default, or a
+ * layout that reads it, says nothing. */
+START_TEST(test_keys_without_effect)
+{
+	char got[2048], nomem[4096];
+	const char *fsdp_why = "applies to FSDP, but parallel.sharding is \"none\": it has no effect on this layout "
+			       "(the strategies section's fsdp row reads it); set parallel.sharding to \"fsdp\" or drop the key";
+	char want[1024];
+
+	snprintf(nomem, sizeof(nomem), "%s", edit("\"gpu_memory\": \"80 GiB\",", ""));
+	/* the FSDP keys without FSDP */
+	ck_assert_int_eq(load_said(base, (const char *const[]){"parallel.fsdp_unit=model"}, 1, 0, got, sizeof(got)), 0);
+	snprintf(want, sizeof(want), "--set: 'parallel.fsdp_unit': \"model\" %s", fsdp_why);
+	ck_assert_str_eq(got, want);
+	ck_assert_int_eq(load_said(base, (const char *const[]){"parallel.reshard_after_forward=false"}, 1, 0, got,
+				   sizeof(got)),
+			 0);
+	snprintf(want, sizeof(want), "--set: 'parallel.reshard_after_forward': false %s", fsdp_why);
+	ck_assert_str_eq(got, want);
+	ck_assert_int_eq(load_said(base, (const char *const[]){"overlap.fsdp_prefetch=false"}, 1, 0, got, sizeof(got)), 0);
+	snprintf(want, sizeof(want), "--set: 'overlap.fsdp_prefetch': false %s", fsdp_why);
+	ck_assert_str_eq(got, want);
+	/* from the file: the file's name */
+	ck_assert_int_eq(load_said(edit("\"tp\": 4}", "\"tp\": 4, \"fsdp_unit\": \"model\", \"sharding\": \"zero1\"}"),
+				   NULL, 0, 0, got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "t.json: 'parallel.fsdp_unit': \"model\" applies to FSDP, but parallel.sharding is \"zero1\": it has no effect on this layout (the strategies section's fsdp row reads it); set parallel.sharding to \"fsdp\" or drop the key");
+	/* under FSDP, at their defaults, or where the search tries FSDP: nothing */
+	ck_assert_int_eq(load_said(base, (const char *const[]){"parallel.sharding=fsdp", "parallel.fsdp_unit=model",
+							       "parallel.reshard_after_forward=false",
+							       "overlap.fsdp_prefetch=false"},
+				   4, 0, got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "");
+	ck_assert_int_eq(load_said(base, (const char *const[]){"parallel.fsdp_unit=layer", "overlap.fsdp_prefetch=true",
+							       "parallel.reshard_after_forward=true"},
+				   3, 0, got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "");
+	/* torchtitan's default with a pipeline is no resharding */
+	ck_assert_int_eq(load_said(base, (const char *const[]){"training.framework=torchtitan", "parallel.pp=2",
+							       "parallel.dp=1", "parallel.reshard_after_forward=false"},
+				   4, 0, got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "");
+	ck_assert_int_eq(load_said(base, (const char *const[]){"parallel.fsdp_unit=model"}, 1, 1, got, sizeof(got)), 0);
+	ck_assert_str_eq(got, "");
+	ck_assert_int_eq(load_said(base, (const char *const[]){"parallel.fsdp_unit=model",
+							       "search.space.sharding=[\"none\", \"zero1\"]"},
+				   2, 1, got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "--set: 'parallel.fsdp_unit': \"model\" applies to FSDP, but parallel.sharding is \"none\": it has no effect; set parallel.sharding to \"fsdp\" or drop the key");
+
+	/* cp_comm_type at cp 1; at cp 2 (seq 4096, 8 heads per tp rank) it acts */
+	ck_assert_int_eq(load_said(base, (const char *const[]){"parallel.cp_comm_type=a2a"}, 1, 0, got, sizeof(got)), 0);
+	ck_assert_str_eq(got, "--set: 'parallel.cp_comm_type': \"a2a\" applies to context parallelism, but parallel.cp is 1: it has no effect; set parallel.cp above 1 or drop the key");
+	ck_assert_int_eq(load_said(base, (const char *const[]){"parallel.cp_comm_type=a2a", "parallel.cp=2", "parallel.dp=1"},
+				   3, 0, got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "");
+	ck_assert_int_eq(load_said(base, (const char *const[]){"parallel.cp_comm_type=p2p"}, 1, 0, got, sizeof(got)), 0);
+	ck_assert_str_eq(got, "");
+	ck_assert_int_eq(load_said(base, (const char *const[]){"parallel.cp_comm_type=a2a"}, 1, 1, got, sizeof(got)), 0);
+	ck_assert_str_eq(got, "");
+	ck_assert_int_eq(load_said(base, (const char *const[]){"parallel.cp_comm_type=a2a", "search.space.cp=[1]"}, 2, 1,
+				   got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "--set: 'parallel.cp_comm_type': \"a2a\" applies to context parallelism, but parallel.cp is 1: it has no effect; set parallel.cp above 1 or drop the key");
+
+	/* NVLS on an A100 (no NVSwitch reductions), or with nvls false */
+	ck_assert_int_eq(load_said(nomem, (const char *const[]){"cluster.gpu=a100-sxm4-80gb", "collective.algorithm=nvls"}, 2,
+				   0, got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "--set: 'collective.algorithm': \"nvls\" needs NVLink SHARP, which 'cluster.gpu' \"a100-sxm4-80gb\" has not (no NVSwitch reductions): NVLS never runs, so every collective falls back to \"ring\", not to auto's choice; set collective.algorithm to \"auto\" or drop the key");
+	ck_assert_int_eq(load_said(nomem, (const char *const[]){"cluster.gpu=h100-sxm5-80gb", "collective.algorithm=nvls"}, 2,
+				   0, got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "--set: 'collective.algorithm': \"nvls\" needs NVLink SHARP, but cluster.nvls is false: NVLS never runs, so every collective falls back to \"ring\", not to auto's choice; set cluster.nvls true, or collective.algorithm to \"auto\"");
+	ck_assert_int_eq(load_said(nomem, (const char *const[]){"cluster.gpu=h100-sxm5-80gb", "cluster.nvls=true",
+								"collective.algorithm=nvls"},
+				   3, 0, got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "");
+
+	/* Megatron-LM runs neither ZeRO-2 nor torch.compile: priced as given */
+	ck_assert_int_eq(load_said(base, (const char *const[]){"training.framework=megatron", "parallel.sharding=zero2"}, 2,
+				   0, got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "--set: 'parallel.sharding': \"zero2\" is not a Megatron-LM sharding (its distributed optimizer is \"zero1\", --use-torch-fsdp2 \"fsdp\"), but training.framework is \"megatron\": it is priced as given, as ZeRO-2 (gradients reduce-scattered every microbatch, no overlap.param_gather); set parallel.sharding to \"zero1\" or \"fsdp\", or training.framework to \"deepspeed\"");
+	ck_assert_int_eq(load_said(base, (const char *const[]){"training.framework=megatron", "training.compile=true"}, 2, 0,
+				   got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "--set: 'training.compile': true is torch.compile of each block (torchtitan's [compile]), which Megatron-LM does not run, but training.framework is \"megatron\": it is priced as given, with Inductor's fusions; drop the key, or set training.framework to \"torchtitan\"");
+	ck_assert_int_eq(load_said(base, (const char *const[]){"training.framework=deepspeed", "parallel.sharding=zero2"}, 2,
+				   0, got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "");
+	ck_assert_int_eq(load_said(base, (const char *const[]){"training.framework=torchtitan", "training.compile=true"}, 2,
+				   0, got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "");
+}
+END_TEST
+
 START_TEST(test_systems_json)
 {
 	struct dc_config cfg;
@@ -1644,6 +1772,7 @@ Suite *s = suite_create("config");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_systems_json);
 	tcase_add_test(tc, test_attention_and_fp8_keys);
+	tcase_add_test(tc, test_keys_without_effect);
 	tcase_add_test(tc, test_sm_count_floor);
 	tcase_add_test(tc, test_count_auto_has_value);
 	tcase_add_test(tc, test_builtin_default_is_systems_json);

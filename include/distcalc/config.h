@@ -653,6 +653,11 @@ struct dc_load_opts {
 	 * takes the largest tp below it that does (and divides the world),
 	 * dp the rest, and says so in a warning. */
 	int auto_layout;
+	/* 1: the run is the layout search (--experiment search), which tries
+	 * the shardings and cp degrees of search.space itself: a key that
+	 * only an FSDP layout or cp > 1 reads draws no warning that the
+	 * config's own layout ignores it, where the space tries those. */
+	int search;
 };
 
 /* As dc_config_load_buffer / dc_config_load_file, with `opts` (NULL: none). */

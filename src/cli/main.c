@@ -1559,6 +1559,7 @@ int main(int argc, char **argv)
 	lo.noverrides = o.nsets - (imported ? import_sets_from(&o) : 0);
 	lo.model_file = o.model;
 	lo.auto_layout = o.model && !o.config && !o.import;
+	lo.search = strcmp(exp->name, "search") == 0;
 	if (imported) {
 		load_rc = dc_config_load_buffer_opts(imported, imported_len, imported_name, &lo, &cfg, &diag);
 		if (load_rc != 0) {

@@ -1352,6 +1352,92 @@ static int rule_whatif(struct loader *l)
 	return 0;
 }
 
+/* A key given a value other than its default that this layout never reads
+ * (or that no such framework runs) draws a warning, not an error, worded
+ * as rule_attention_fp8's for the FP8 keys: the key, its value, why.
+ * A default never warns; a sweep point warns only where it holds; the
+ * layout search (dc_load_opts.search) tries the FSDP and cp > 1 layouts
+ * of its space itself, so the keys those read are not said there. */
+static void warn_key(struct loader *l, enum key_id k, const char *why, const char *fix)
+{
+	char v[64];
+	if (dc_config_value_json(l->cfg, (size_t)k, v, sizeof(v)) != 0)
+		snprintf(v, sizeof(v), "?");
+	dc_cfg_warnf(l, (int)k, "'%s': %s %s; %s", dc_cfg_keys[k].info.path, v, why, fix);
+}
+
+static int search_tries_fsdp(const struct loader *l)
+{
+	uint32_t m = l->cfg->search.sharding_mask;
+	return l->opts && l->opts->search && (m == 0 || (m & (1u << DC_SHARD_FSDP)));
+}
+
+static int search_tries_cp(const struct loader *l)
+{
+	const struct dc_search_values *v = &l->cfg->search.cp;
+	if (!l->opts || !l->opts->search)
+		return 0;
+	for (uint32_t i = 0; i < v->n; i++)
+		if (v->v[i] > 1)
+			return 1;
+	return v->n == 0;
+}
+
+static int rule_no_effect(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	const struct dc_parallel *p = &c->parallel;
+	char why[192];
+
+	if (p->sharding != DC_SHARD_FSDP && !search_tries_fsdp(l)) {
+		int reshard_default = c->training.framework == DC_FRAMEWORK_TORCHTITAN ? p->pp < 2 : 1;
+		const struct {
+			enum key_id k;
+			int changed;
+		} fsdp[] = {
+			{KEY_PARALLEL_RESHARD_AFTER_FORWARD, p->reshard_after_forward != reshard_default},
+			{KEY_PARALLEL_FSDP_UNIT, p->fsdp_unit != DC_FSDP_UNIT_LAYER},
+			{KEY_OVERLAP_FSDP_PREFETCH, !c->overlap.fsdp_prefetch},
+		};
+		/* the report's strategies section prices an fsdp row with them;
+		 * the search (whose space tries no fsdp here) has no such row */
+		snprintf(why, sizeof(why), "applies to FSDP, but parallel.sharding is \"%s\": it has no effect%s",
+			 dc_sharding_name(p->sharding),
+			 l->opts && l->opts->search ? ""
+						    : " on this layout (the strategies section's fsdp row reads it)");
+		for (size_t i = 0; i < sizeof(fsdp) / sizeof(fsdp[0]); i++)
+			if (seen(l, fsdp[i].k) && fsdp[i].changed)
+				warn_key(l, fsdp[i].k, why, "set parallel.sharding to \"fsdp\" or drop the key");
+	}
+	if (p->cp < 2 && p->cp_comm_type != DC_CP_P2P && seen(l, KEY_PARALLEL_CP_COMM_TYPE) && !search_tries_cp(l))
+		warn_key(l, KEY_PARALLEL_CP_COMM_TYPE,
+			  "applies to context parallelism, but parallel.cp is 1: it has no effect",
+			  "set parallel.cp above 1 or drop the key");
+	if (c->collective.algorithm == DC_NET_ALGO_NVLS && !c->cluster.nvls && seen(l, KEY_COLLECTIVE_ALGORITHM)) {
+		if (gpu_lacks_nvls(c->cluster.gpu))
+			snprintf(why, sizeof(why),
+				 "needs NVLink SHARP, which 'cluster.gpu' \"%s\" has not (no NVSwitch reductions): NVLS never runs, so every collective falls back to \"ring\", not to auto's choice",
+				 dc_gpu_name(c->cluster.gpu));
+		else
+			snprintf(why, sizeof(why),
+				 "needs NVLink SHARP, but cluster.nvls is false: NVLS never runs, so every collective falls back to \"ring\", not to auto's choice");
+		warn_key(l, KEY_COLLECTIVE_ALGORITHM, why,
+			  gpu_lacks_nvls(c->cluster.gpu) ? "set collective.algorithm to \"auto\" or drop the key"
+							 : "set cluster.nvls true, or collective.algorithm to \"auto\"");
+	}
+	if (c->training.framework == DC_FRAMEWORK_MEGATRON) {
+		if (p->sharding == DC_SHARD_ZERO2 && seen(l, KEY_PARALLEL_SHARDING))
+			warn_key(l, KEY_PARALLEL_SHARDING,
+				  "is not a Megatron-LM sharding (its distributed optimizer is \"zero1\", --use-torch-fsdp2 \"fsdp\"), but training.framework is \"megatron\": it is priced as given, as ZeRO-2 (gradients reduce-scattered every microbatch, no overlap.param_gather)",
+				  "set parallel.sharding to \"zero1\" or \"fsdp\", or training.framework to \"deepspeed\"");
+		if (c->training.compile && seen(l, KEY_TRAINING_COMPILE))
+			warn_key(l, KEY_TRAINING_COMPILE,
+				  "is torch.compile of each block (torchtitan's [compile]), which Megatron-LM does not run, but training.framework is \"megatron\": it is priced as given, with Inductor's fusions",
+				  "drop the key, or set training.framework to \"torchtitan\"");
+	}
+	return 0;
+}
+
 #define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 static const struct rule rules[] = {
@@ -1452,6 +1538,11 @@ static const struct rule rules[] = {
 	  KEYS("search.space.tp", "search.space.cp", "search.space.pp", "search.space.dp", "search.space.ep",
 	       "search.space.virtual_pipeline", "search.space.micro_batch_size")},
 	 rule_search_space},
+	{{"a key given a value other than its default that the layout does not read draws a warning, not an error (a sweep over the key that reads it keeps it): reshard_after_forward, fsdp_unit and overlap.fsdp_prefetch without sharding fsdp, cp_comm_type at cp 1 (neither under the layout search when its space tries fsdp or cp > 1), collective.algorithm nvls without cluster.nvls (every collective falls back to ring); under framework megatron, sharding zero2 and training.compile, which Megatron-LM does not run, are priced as given, with a warning",
+	  KEYS("parallel.reshard_after_forward", "parallel.fsdp_unit", "overlap.fsdp_prefetch", "parallel.sharding",
+	       "parallel.cp_comm_type", "parallel.cp", "collective.algorithm", "cluster.nvls", "cluster.gpu",
+	       "training.framework", "training.compile")},
+	 rule_no_effect},
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))

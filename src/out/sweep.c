@@ -547,6 +547,7 @@ static int run_point(const struct dc_experiment *exp, const struct dc_sweep_load
 	lo.noverrides = load->nsets + sw->naxes;
 	lo.model_file = load->model_file;
 	lo.auto_layout = load->auto_layout;
+	lo.search = strcmp(exp->name, "search") == 0;
 	if (parsed)
 		loaded = dc_config_load_parsed(parsed, &lo, &cfg, &pd);
 	else
