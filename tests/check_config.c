@@ -1176,6 +1176,26 @@ START_TEST(test_gpu_presets)
 	/* a prefix of several presets: each of them (the review's "h100") */
 	expect_error(base, (const char *const[]){"cluster.gpu=h100"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'cluster.gpu': unknown value \"h100\"; did you mean \"h100-sxm5-80gb\", \"h100-nvl-94gb\" or \"h100-pcie-80gb\"? (expected one of \"a100-sxm4-40gb\", \"a100-sxm4-80gb\", \"h100-sxm5-80gb\", \"h100-nvl-94gb\", \"h100-pcie-80gb\", \"h800-sxm5-80gb\", \"h200-sxm-141gb\", \"gh200-96gb\", \"b200-sxm-180gb\", \"gb200\")");
+	/* a refused preset's error stands alone: no "required key is missing"
+	 * for what it would fill, no warning that the refused value overrides
+	 * the system's GPU (the trial's cluster.gpu=h100, cluster.system=gb200) */
+	{
+		static const char sys[] = "{\"model\": {\"num_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 4,"
+					  " \"vocab_size\": 100, \"seq_length\": 16}, \"cluster\": {\"num_nodes\": 2}}";
+		expect_error(sys, (const char *const[]){"cluster.system=dgx-h100", "cluster.gpu=h100"}, 2, DC_ERR_CONFIG,
+			     "--set: error: 'cluster.gpu': unknown value \"h100\"; did you mean \"h100-sxm5-80gb\", \"h100-nvl-94gb\" or \"h100-pcie-80gb\"? (expected one of \"a100-sxm4-40gb\", \"a100-sxm4-80gb\", \"h100-sxm5-80gb\", \"h100-nvl-94gb\", \"h100-pcie-80gb\", \"h800-sxm5-80gb\", \"h200-sxm-141gb\", \"gh200-96gb\", \"b200-sxm-180gb\", \"gb200\")");
+		expect_error(sys, (const char *const[]){"cluster.system=gb200"}, 1, DC_ERR_CONFIG,
+			     "--set: error: 'cluster.system': unknown value \"gb200\"; did you mean \"gb200-nvl72\"? (expected one of \"custom\", \"dgx-a100\", \"dgx-h100\", \"dgx-h200\", \"dgx-b200\", \"gb200-nvl72\", \"hgx-h800\", \"aws-p5\", \"aws-p5e\", \"gcp-a3-mega\", \"azure-nd-h100-v5\", \"oci-bm-gpu-h100\")");
+		/* a refused count the system would fill: its error alone */
+		expect_error(sys, (const char *const[]){"cluster.system=dgx-h100", "cluster.gpus_per_node=eight"}, 2,
+			     DC_ERR_CONFIG, "--set: error: 'cluster.gpus_per_node': expected an integer, got the string \"eight\"");
+		/* no system and no GPU preset: still missing, as before */
+		expect_error(sys, (const char *const[]){"cluster.system=custom"}, 1, DC_ERR_CONFIG,
+			     "t.json: error: 'cluster.gpus_per_node': required key is missing\n"
+			     "t.json: error: 'cluster.gpu_memory': required key is missing\n"
+			     "t.json: error: 'cluster.intra_node': required key is missing\n"
+			     "t.json: error: 'cluster.inter_node': required key is missing");
+	}
 	/* an enum's short word: one edit is a slip ("ful"); two are not ("no"
 	 * is 2 from "op" as from "none"), so "no" gets the choice it begins */
 	expect_error(base, (const char *const[]){"training.recompute=ful"}, 1, DC_ERR_CONFIG,

@@ -86,6 +86,8 @@ struct loader {
 	int from_hf[NKEYS];    /* the value came from the Hugging Face config */
 	int walked[NKEYS];     /* a section whose object was walked (not of a wrong type) */
 	int is_auto[NKEYS];    /* a K_COUNT_AUTO key given as "auto" */
+	int refused[NKEYS];    /* a value the walk refused: its error stands for what
+				* it would fill (a preset's keys, their "missing") */
 	size_t errors;
 	char got[96];          /* describe()'s text for the message being built */
 	const char *dir;       /* the config file's directory; NULL: the current one */

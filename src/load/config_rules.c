@@ -88,12 +88,17 @@ static int hf_named(const struct loader *l)
 	return l->hf_loaded || (l->opts && l->opts->model_file) || l->seen[KEY_MODEL_HF_CONFIG];
 }
 
+/* A cluster.gpu or cluster.system whose value was refused (an unknown
+ * preset) names a preset all the same: its error stands, and the keys
+ * that preset would fill are not reported missing on top of it. */
 static int is_required(const struct loader *l, size_t i)
 {
 	enum dc_config_need need = dc_cfg_keys[i].info.need;
+	int no_system = l->cfg->cluster.system == DC_SYSTEM_CUSTOM && !l->refused[KEY_CLUSTER_SYSTEM];
 	return need == DC_KEY_REQUIRED || (need == DC_KEY_REQUIRED_UNLESS_HF && !hf_named(l)) ||
-	       (need == DC_KEY_REQUIRED_UNLESS_GPU && l->cfg->cluster.gpu == DC_GPU_NONE) ||
-	       (need == DC_KEY_REQUIRED_UNLESS_SYSTEM && l->cfg->cluster.system == DC_SYSTEM_CUSTOM);
+	       (need == DC_KEY_REQUIRED_UNLESS_GPU && l->cfg->cluster.gpu == DC_GPU_NONE &&
+		!l->refused[KEY_CLUSTER_GPU] && no_system) ||
+	       (need == DC_KEY_REQUIRED_UNLESS_SYSTEM && no_system);
 }
 
 /* ---- cross-field rules ----
@@ -1063,10 +1068,13 @@ static int rule_pipeline_schedule(struct loader *l)
 
 /* A key the config (or --set) gives where the preset named in the same
  * run would fill another value: the explicit one wins, and a warning names
- * both, so a preset never loses silently. */
+ * both, so a preset never loses silently. A value the walk refused has
+ * its error, and no value to win with: nothing more is said. */
 static void preset_loses(struct loader *l, enum key_id k, const char *preset_key, const char *preset, const char *mine,
 			 const char *theirs)
 {
+	if (l->refused[k])
+		return;
 	dc_cfg_warnf(l, (int)k, "'%s': %s from %s overrides %s that %s \"%s\" would fill",
 		     dc_cfg_keys[k].info.path, mine, l->from_set[k] ? "--set" : "the config", theirs, preset_key, preset);
 }
@@ -1119,7 +1127,7 @@ static void fill_f64(struct loader *l, enum key_id k, double *f, double v, enum 
 	if (!seen(l, k)) {
 		*f = v;
 		l->filled[k] = (unsigned char)o;
-	} else if (*f != v && v == 0) {
+	} else if (*f != v && v == 0 && !l->refused[k]) {
 		/* the preset has no such figure (an A100's FP8 peak): nothing
 		 * is overridden, but the value is the user's alone */
 		preset_value_text(a, sizeof(a), *f, scale, unit);

@@ -865,7 +865,9 @@ void dc_cfg_walk(struct loader *l, const cJSON *obj, const char *prefix)
 				l->walked[ki] = 1;
 			}
 		} else {
+			size_t before = l->errors;
 			read_value(l, ki, c);
+			l->refused[ki] = l->errors != before;
 		}
 	}
 }
