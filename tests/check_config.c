@@ -1176,6 +1176,14 @@ START_TEST(test_gpu_presets)
 	/* a prefix of several presets: each of them (the review's "h100") */
 	expect_error(base, (const char *const[]){"cluster.gpu=h100"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'cluster.gpu': unknown value \"h100\"; did you mean \"h100-sxm5-80gb\", \"h100-nvl-94gb\" or \"h100-pcie-80gb\"? (expected one of \"a100-sxm4-40gb\", \"a100-sxm4-80gb\", \"h100-sxm5-80gb\", \"h100-nvl-94gb\", \"h100-pcie-80gb\", \"h800-sxm5-80gb\", \"h200-sxm-141gb\", \"gh200-96gb\", \"b200-sxm-180gb\", \"gb200\")");
+	/* every preset the value begins, or begins a word of, beside the
+	 * slips: the trial's "b200" got only the slip "gb200" */
+	expect_error(base, (const char *const[]){"cluster.gpu=b200"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.gpu': unknown value \"b200\"; did you mean \"b200-sxm-180gb\" or \"gb200\"? (expected one of \"a100-sxm4-40gb\", \"a100-sxm4-80gb\", \"h100-sxm5-80gb\", \"h100-nvl-94gb\", \"h100-pcie-80gb\", \"h800-sxm5-80gb\", \"h200-sxm-141gb\", \"gh200-96gb\", \"b200-sxm-180gb\", \"gb200\")");
+	expect_error(base, (const char *const[]){"cluster.system=nvl72"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.system': unknown value \"nvl72\"; did you mean \"gb200-nvl72\"? (expected one of \"custom\", \"dgx-a100\", \"dgx-h100\", \"dgx-h200\", \"dgx-b200\", \"gb200-nvl72\", \"hgx-h800\", \"aws-p5\", \"aws-p5e\", \"gcp-a3-mega\", \"azure-nd-h100-v5\", \"oci-bm-gpu-h100\")");
+	expect_error(base, (const char *const[]){"cluster.system=h100"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.system': unknown value \"h100\"; did you mean \"dgx-h100\", \"azure-nd-h100-v5\" or \"oci-bm-gpu-h100\"? (expected one of \"custom\", \"dgx-a100\", \"dgx-h100\", \"dgx-h200\", \"dgx-b200\", \"gb200-nvl72\", \"hgx-h800\", \"aws-p5\", \"aws-p5e\", \"gcp-a3-mega\", \"azure-nd-h100-v5\", \"oci-bm-gpu-h100\")");
 	/* a refused preset's error stands alone: no "required key is missing"
 	 * for what it would fill, no warning that the refused value overrides
 	 * the system's GPU (the trial's cluster.gpu=h100, cluster.system=gb200) */

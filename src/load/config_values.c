@@ -81,19 +81,31 @@ static const char *suggest(const char *prefix, const char *name)
 	return NULL;
 }
 
+/* Does `value` (nl bytes, at least 2) begin `choice` or one of its
+ * dash-separated words ("nvl72" in "gb200-nvl72")? */
+static int begins_word(const char *choice, const char *value, size_t nl)
+{
+	for (const char *w = choice; w; w = strchr(w, '-') ? strchr(w, '-') + 1 : NULL)
+		if (strncasecmp(w, value, nl) == 0)
+			return 1;
+	return 0;
+}
+
 /* Whether `choice` is one suggest_choice names: `best` edits from the
- * value for a slip, else one the value begins. */
+ * value when that is a slip, or one the value begins. */
 static int near_choice(const char *choice, const char *value, size_t nl, int slip, size_t best)
 {
-	return slip ? dc_edit_distance(value, nl, choice, 1) == best : strncasecmp(choice, value, nl) == 0;
+	return (slip && dc_edit_distance(value, nl, choice, 1) == best) || (nl >= 2 && begins_word(choice, value, nl));
 }
 
 /* The choices closest to an unknown enum value, quoted into `out` ("\"a\""
- * or "\"a\", \"b\" or \"c\""): those close enough to be a slip
- * ("h100-sxm-80gb" for "h100-sxm5-80gb"; within 2 edits for a preset's long
- * name, 1 for an enum's short word, where 2 would turn "no" into "op"), else
- * every choice the value begins ("h100": the three H100 presets). Case is
- * ignored, as for keys. Returns 0 when none is near (out is then ""). */
+ * or "\"a\", \"b\" or \"c\""), in the table's order: those close enough
+ * to be a slip ("h100-sxm-80gb" for "h100-sxm5-80gb"; within 2 edits for a
+ * preset's long name, 1 for an enum's short word, where 2 would turn "no"
+ * into "op"), and every choice the value begins, or begins a dash-separated
+ * word of ("h100": the three H100 presets; "b200": "b200-sxm-180gb" beside
+ * the slip "gb200"). Case is ignored, as for keys. Returns 0 when none is
+ * near (out is then ""). */
 static int suggest_choice(const char *const *choices, const char *value, int slack, char *out, size_t len)
 {
 	size_t best = 99, nl = strlen(value), used = 0, n = 0, last = 0;
@@ -104,7 +116,7 @@ static int suggest_choice(const char *const *choices, const char *value, int sla
 		if (d < best)
 			best = d;
 	}
-	/* the slips, every one as near ("zero4": "zero1" or "zero2"); else
+	/* the slips, every one as near ("zero4": "zero1" or "zero2"), and
 	 * the choices the value begins ("h100" for "h100-sxm5-80gb") */
 	slip = best <= (size_t)slack || (nl > 0 && best * 3 <= nl);
 	for (size_t i = 0; (slip || nl >= 2) && choices[i]; i++)
