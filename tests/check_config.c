@@ -1625,6 +1625,9 @@ START_TEST(test_attention_and_fp8_keys)
 	expect_error(nomem, (const char *const[]){"cluster.gpu=h100-sxm5-80gb", "precision.compute=fp8",
 						 "precision.attention=fp8"}, 3, DC_ERR_CONFIG,
 		     "--set: error: 'precision.attention': \"fp8\" needs an FP8 fused-attention kernel, training.attention_backend \"cudnn\" or \"fa3\", got \"sdpa\"");
+	/* Megatron's and torchao's name for "current": a hint, not an alias */
+	expect_error(base, (const char *const[]){"precision.fp8_recipe=tensorwise"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'precision.fp8_recipe': unknown value \"tensorwise\"; did you mean \"current\" (Megatron's and torchao's tensorwise)? (expected one of \"delayed\", \"current\", \"rowwise\", \"mxfp8\")");
 	/* a recipe other than the default under bf16: said, not an error */
 	ck_assert_int_eq(load(base, (const char *const[]){"precision.fp8_recipe=rowwise"}, 1, &cfg, &d), 0);
 	joined(&d, got, sizeof(got));

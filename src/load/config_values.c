@@ -134,6 +134,30 @@ static int suggest_choice(const char *const *choices, const char *value, int sla
 	return n > 0;
 }
 
+/* Other tools' names for a choice: a hint in the error, never an alias
+ * (the public values stay as documented). Megatron-LM's --fp8-recipe
+ * tensorwise is Transformer Engine's Float8CurrentScaling, and torchao's
+ * tensorwise its dynamic per-tensor scaling: both "current", as the
+ * importers map them (docs/importers.md). */
+static const struct {
+	enum key_id k;
+	const char *name, *choice, *whose;
+} foreign_names[] = {
+	{KEY_PRECISION_FP8_RECIPE, "tensorwise", "current", "Megatron's and torchao's tensorwise"},
+};
+
+/* The choice another tool calls `value`, quoted with whose name it is,
+ * into `out`; 0 when none. */
+static int foreign_choice(int ki, const char *value, char *out, size_t len)
+{
+	for (size_t i = 0; i < sizeof(foreign_names) / sizeof(foreign_names[0]); i++)
+		if ((int)foreign_names[i].k == ki && strcasecmp(foreign_names[i].name, value) == 0) {
+			snprintf(out, len, "\"%s\" (%s)", foreign_names[i].choice, foreign_names[i].whose);
+			return 1;
+		}
+	return 0;
+}
+
 /* ---- values ---- */
 
 const char *dc_cfg_type_name(const cJSON *v)
@@ -672,8 +696,8 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 		}
 		/* a preset name is long and easy to mistype, an enum's word
 		 * less so: a slip of 2 edits, or of 1 */
-		if (cJSON_IsString(v) &&
-		    suggest_choice(k->info.choices, v->valuestring, k->kind == K_GPU || ki == KEY_CLUSTER_SYSTEM ? 2 : 1, near, sizeof(near)))
+		if (cJSON_IsString(v) && (foreign_choice(ki, v->valuestring, near, sizeof(near)) ||
+		    suggest_choice(k->info.choices, v->valuestring, k->kind == K_GPU || ki == KEY_CLUSTER_SYSTEM ? 2 : 1, near, sizeof(near))))
 			dc_cfg_errorf(l, ki, "'%s': unknown value \"%s\"; did you mean %s? (expected one of %s)", k->info.path,
 			       v->valuestring, near, list);
 		else if (cJSON_IsString(v))
