@@ -229,6 +229,20 @@ static int has_total_tokens(const void *base)
 	return ((const struct view *)base)->has_total_tokens;
 }
 
+/* time_to_train_s for reading, beside the seconds: hours below two days,
+ * days from there, and Julian years (365.25 days) past one; the table's
+ * alone (JSON and CSV keep the seconds) */
+static void time_to_train_text(const void *base, char *buf, size_t len)
+{
+	double s = ((const struct view *)base)->s.time_to_train_s, days = s / 86400.0;
+	if (days < 2)
+		snprintf(buf, len, "%.1f hours", s / 3600.0);
+	else if (days < 365.25)
+		snprintf(buf, len, "%.1f days", days);
+	else
+		snprintf(buf, len, "%.1f days, %.2f years", days, days / 365.25);
+}
+
 /* ---- classes ---- */
 
 struct class_row {
@@ -426,6 +440,8 @@ static const struct dc_field fields[] = {
 	{"slowest_rank", "slowest rank (sets the step)", DC_U_COUNT, DC_FT_U64, SV(slowest_rank), .shown = is_available},
 	{"time_to_train_s", "time to train on training.total_tokens", DC_U_SECONDS, DC_FT_F64, SV(time_to_train_s),
 	 .shown = has_total_tokens},
+	{"time_to_train_shown", "time to train in hours, days or years", DC_U_NONE, DC_FT_FN, 0,
+	 .text = time_to_train_text, .shown = has_total_tokens, .table_only = 1},
 	{"classes", "Rank classes (stages of identical parameters), each at its slowest stage", DC_U_NONE, DC_FT_ROWS, 0,
 	 .sub = &class_table, .rows = &class_rows, .shown = is_available},
 	{"critical_path", "Critical path", DC_U_NONE, DC_FT_ROWS, 0, .sub = &path_table, .rows = &path_rows,
