@@ -1538,6 +1538,79 @@ END_TEST
  * (NCCL's 8 channels over the SMs: 8 / 132 = 0.060606 on Hopper, 8 / 148 =
  * 0.054054 on Blackwell; the A100 keeps 0.075); the attention backend
  * follows training.attention; the FP8 keys are checked against the GPU. */
+/* training.attention_backend not given: Megatron-Core runs attention
+ * through Transformer Engine (--transformer-impl transformer_engine,
+ * --attention-backend auto), whose get_attention_backend prefers the cuDNN
+ * FusedAttention to FlashAttention on compute capability 9.0 and above
+ * (TransformerEngine d0067d0d, transformer_engine/pytorch/attention/
+ * dot_product_attention/utils.py:1647-1653) and keeps FlashAttention(-2)
+ * on sm80. So megatron on H100 and B200: cudnn, its origin the framework;
+ * megatron on A100, torchtitan on H100, no preset: sdpa; a given backend
+ * and attention "eager" win. */
+START_TEST(test_attention_backend_from_framework)
+{
+	static const struct {
+		const char *gpu, *framework, *extra;
+		enum dc_attention_backend want;
+		enum dc_origin origin;
+	} cases[] = {
+		{"cluster.gpu=h100-sxm5-80gb", "training.framework=megatron", NULL, DC_ATTN_BACKEND_CUDNN,
+		 DC_ORIGIN_FRAMEWORK},
+		{"cluster.gpu=h200-sxm-141gb", "training.framework=megatron", NULL, DC_ATTN_BACKEND_CUDNN,
+		 DC_ORIGIN_FRAMEWORK},
+		{"cluster.gpu=b200-sxm-180gb", "training.framework=megatron", NULL, DC_ATTN_BACKEND_CUDNN,
+		 DC_ORIGIN_FRAMEWORK},
+		{"cluster.gpu=gb200", "training.framework=megatron", NULL, DC_ATTN_BACKEND_CUDNN, DC_ORIGIN_FRAMEWORK},
+		{"cluster.gpu=a100-sxm4-80gb", "training.framework=megatron", NULL, DC_ATTN_BACKEND_SDPA,
+		 DC_ORIGIN_DEFAULT},
+		{"cluster.gpu=h100-sxm5-80gb", "training.framework=torchtitan", NULL, DC_ATTN_BACKEND_SDPA,
+		 DC_ORIGIN_DEFAULT},
+		{"cluster.gpu=h100-sxm5-80gb", "training.framework=custom", NULL, DC_ATTN_BACKEND_SDPA,
+		 DC_ORIGIN_DEFAULT},
+		{"cluster.gpu=h100-sxm5-80gb", "training.framework=deepspeed", NULL, DC_ATTN_BACKEND_SDPA,
+		 DC_ORIGIN_DEFAULT},
+		{"cluster.gpu=h100-sxm5-80gb", "training.framework=megatron", "training.attention_backend=sdpa",
+		 DC_ATTN_BACKEND_SDPA, DC_ORIGIN_SET},
+		{"cluster.gpu=h100-sxm5-80gb", "training.framework=megatron", "training.attention_backend=fa3",
+		 DC_ATTN_BACKEND_FA3, DC_ORIGIN_SET},
+		{"cluster.gpu=h100-sxm5-80gb", "training.framework=megatron", "training.attention=eager",
+		 DC_ATTN_BACKEND_EAGER, DC_ORIGIN_DEFAULT},
+	};
+	int k = dc_config_key_index("training.attention_backend");
+	char nomem[4096], from[64];
+	struct dc_config cfg;
+	struct dc_diag d;
+
+	ck_assert_int_ge(k, 0);
+	snprintf(nomem, sizeof(nomem), "%s", edit("\"gpu_memory\": \"80 GiB\",", ""));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *sets[] = {cases[i].gpu, cases[i].framework, cases[i].extra};
+		ck_assert_msg(load(nomem, sets, cases[i].extra ? 3 : 2, &cfg, &d) == 0, "case %zu", i);
+		ck_assert_msg(cfg.training.attention_backend == cases[i].want, "case %zu: backend %d", i,
+			      (int)cfg.training.attention_backend);
+		ck_assert_msg(cfg.origin[k] == cases[i].origin, "case %zu: origin %d", i, (int)cfg.origin[k]);
+		dc_diag_release(&d);
+	}
+	/* the origin words why: the framework */
+	ck_assert_int_eq(load(nomem, (const char *const[]){"cluster.gpu=h100-sxm5-80gb", "training.framework=megatron"}, 2,
+			      &cfg, &d),
+			 0);
+	ck_assert_str_eq(dc_config_origin_text(&cfg, (size_t)k, from, sizeof(from)), "framework:megatron");
+	dc_diag_release(&d);
+	/* megatron with no GPU preset (the architecture unknown): sdpa */
+	ck_assert_int_eq(load(base, (const char *const[]){"training.framework=megatron"}, 1, &cfg, &d), 0);
+	ck_assert_int_eq(cfg.training.attention_backend, DC_ATTN_BACKEND_SDPA);
+	ck_assert_int_eq(cfg.origin[k], DC_ORIGIN_DEFAULT);
+	dc_diag_release(&d);
+	/* the config file's framework, the system preset's GPU */
+	ck_assert_int_eq(load(edit("\"tp\": 4}", "\"tp\": 4}, \"training\": {\"framework\": \"megatron\"}"),
+			      (const char *const[]){"cluster.system=dgx-h100", "cluster.num_nodes=1"}, 2, &cfg, &d),
+			 0);
+	ck_assert_int_eq(cfg.training.attention_backend, DC_ATTN_BACKEND_CUDNN);
+	dc_diag_release(&d);
+}
+END_TEST
+
 START_TEST(test_attention_and_fp8_keys)
 {
 	struct dc_config cfg;
@@ -1804,6 +1877,7 @@ Suite *s = suite_create("config");
 	tcase_add_test(tc, test_systems_json);
 	tcase_add_test(tc, test_attention_and_fp8_keys);
 	tcase_add_test(tc, test_keys_without_effect);
+	tcase_add_test(tc, test_attention_backend_from_framework);
 	tcase_add_test(tc, test_sm_count_floor);
 	tcase_add_test(tc, test_count_auto_has_value);
 	tcase_add_test(tc, test_builtin_default_is_systems_json);

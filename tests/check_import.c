@@ -389,6 +389,22 @@ START_TEST(framework_mapping)
 	ck_assert_str_eq(get("training.framework"), "\"megatron\"");
 	ck_assert_str_eq(get("overlap.param_gather"), "false");
 	ck_assert_str_eq(get("parallel.bucket_size"), "(unset)");
+	/* --attention-backend auto (the default) leaves the kernel to the
+	 * framework rule; fused is TE's cuDNN FusedAttention, flash its
+	 * FlashAttention (flash-attn 2), unfused the separate kernels */
+	ck_assert_str_eq(get("training.attention"), "\"flash\"");
+	ck_assert_str_eq(get("training.attention_backend"), "(unset)");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --position-embedding-type rope --attention-backend auto"), 0);
+	ck_assert_str_eq(get("training.attention_backend"), "(unset)");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --position-embedding-type rope --attention-backend fused"), 0);
+	ck_assert_str_eq(get("training.attention"), "\"flash\"");
+	ck_assert_str_eq(get("training.attention_backend"), "\"cudnn\"");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --position-embedding-type rope --attention-backend flash"), 0);
+	ck_assert_str_eq(get("training.attention_backend"), "\"sdpa\"");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --position-embedding-type rope --attention-backend unfused"), 0);
+	ck_assert_str_eq(get("training.attention"), "\"eager\"");
+	ck_assert_str_eq(get("training.attention_backend"), "(unset)");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --use-distributed-optimizer --position-embedding-type rope"), 0);
 	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --use-distributed-optimizer --overlap-grad-reduce "
 						   "--overlap-param-gather --position-embedding-type rope"),
 			 0);

@@ -586,6 +586,8 @@ enum dc_origin {
 	DC_ORIGIN_MODEL,      /* the Hugging Face config of --model */
 	DC_ORIGIN_TOPOLOGY,   /* the matrix of cluster.topology_file */
 	DC_ORIGIN_CALIBRATED, /* a --calibrate fit */
+	DC_ORIGIN_FRAMEWORK,  /* derived from training.framework (a value it
+			       * picks on this GPU, not the key's default) */
 };
 
 /* Rows the key table may grow to (config_keys.c asserts it). */
@@ -805,7 +807,8 @@ int dc_config_key_has_value(const struct dc_config *c, size_t i);
 
 /* Where row `i`'s value in `c` came from, as reports word it: "config",
  * "--set", "preset:<cluster.system>", "preset:<cluster.gpu>", "hf_config",
- * "--model", "topology_file", "calibrated" or "default". Static text or
+ * "--model", "topology_file", "calibrated", "framework:<training.framework>"
+ * or "default". Static text or
  * buf. */
 const char *dc_config_origin_text(const struct dc_config *c, size_t i, char *buf, size_t len);
 

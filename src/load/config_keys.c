@@ -525,6 +525,9 @@ const char *dc_config_origin_text(const struct dc_config *c, size_t i, char *buf
 	case DC_ORIGIN_MODEL: return "--model";
 	case DC_ORIGIN_TOPOLOGY: return "topology_file";
 	case DC_ORIGIN_CALIBRATED: return "calibrated";
+	case DC_ORIGIN_FRAMEWORK:
+		put3(buf, len, "framework:", dc_framework_name(c->training.framework), "");
+		return buf;
 	default: return "default";
 	}
 }

@@ -1285,9 +1285,22 @@ static int rule_attention_fp8(struct loader *l)
 	enum dc_gpu_arch arch = dc_gpu_arch(c->cluster.gpu);
 	enum dc_attention_backend b = c->training.attention_backend;
 	int fp8 = c->precision.compute == DC_COMPUTE_FP8;
-	if (!seen(l, KEY_TRAINING_ATTENTION_BACKEND))
+	if (!seen(l, KEY_TRAINING_ATTENTION_BACKEND)) {
 		b = c->training.attention == DC_ATTENTION_EAGER ? DC_ATTN_BACKEND_EAGER : DC_ATTN_BACKEND_SDPA;
-	else if (!seen(l, KEY_TRAINING_ATTENTION)) {
+		/* Megatron-Core runs attention through Transformer Engine
+		 * (--transformer-impl transformer_engine, --attention-backend
+		 * auto: both FlashAttention and FusedAttention allowed), and TE
+		 * drops FlashAttention for its cuDNN FusedAttention on compute
+		 * capability 9.0 and above (get_attention_backend, "Disabling
+		 * FlashAttention to give FusedAttention preference on Hopper+";
+		 * docs/compute-model.md, "Attention backends"); on sm80 it keeps
+		 * FlashAttention-2, "sdpa" */
+		if (b == DC_ATTN_BACKEND_SDPA && c->training.framework == DC_FRAMEWORK_MEGATRON &&
+		    (arch == DC_GPU_ARCH_HOPPER || arch == DC_GPU_ARCH_BLACKWELL)) {
+			b = DC_ATTN_BACKEND_CUDNN;
+			l->filled[KEY_TRAINING_ATTENTION_BACKEND] = DC_ORIGIN_FRAMEWORK;
+		}
+	} else if (!seen(l, KEY_TRAINING_ATTENTION)) {
 		c->training.attention = b == DC_ATTN_BACKEND_EAGER ? DC_ATTENTION_EAGER : DC_ATTENTION_FLASH;
 		/* its origin is the backend's, not the default: eager
 		 * stores the scores, and a report says where that came from */
@@ -1523,9 +1536,10 @@ static const struct rule rules[] = {
 	       "cluster.hbm_bandwidth", "cluster.sm_count", "overlap.compute_slowdown", "precision.compute")}, rule_gpu_preset},
 	{{"overlap.tp under framework megatron keeps 16 SMs for communication, so cluster.sm_count (given or from cluster.gpu) is above 16",
 	  KEYS("cluster.sm_count", "overlap.tp", "training.framework", "cluster.gpu")}, rule_tp_overlap_sms},
-	{{"attention_backend defaults from attention (eager: eager, flash: sdpa); a given backend sets attention when it is not given (eager: eager, else flash) and else agrees with it; fa3 needs a Hopper GPU; mxfp8 a Blackwell GPU; attention fp8 needs compute fp8 and backend cudnn or fa3; fp8_recipe or fp8_lm_head changed without compute fp8 has no effect and draws a warning, not an error (a sweep over compute keeps them)",
-	  KEYS("training.attention_backend", "training.attention", "cluster.gpu", "precision.compute",
-	       "precision.fp8_recipe", "precision.fp8_lm_head", "precision.attention")}, rule_attention_fp8},
+	{{"attention_backend defaults from attention (eager: eager, flash: sdpa, but cudnn under framework megatron on a Hopper or Blackwell cluster.gpu, where Transformer Engine picks its cuDNN fused attention); a given backend sets attention when it is not given (eager: eager, else flash) and else agrees with it; fa3 needs a Hopper GPU; mxfp8 a Blackwell GPU; attention fp8 needs compute fp8 and backend cudnn or fa3; fp8_recipe or fp8_lm_head changed without compute fp8 has no effect and draws a warning, not an error (a sweep over compute keeps them)",
+	  KEYS("training.attention_backend", "training.attention", "training.framework", "cluster.gpu",
+	       "precision.compute", "precision.fp8_recipe", "precision.fp8_lm_head", "precision.attention")},
+	 rule_attention_fp8},
 	{{"the sweep's step_factor is at least 2 and min_bytes at most max_bytes",
 	  KEYS("collective.step_factor", "collective.min_bytes", "collective.max_bytes")}, rule_sweep},
 	{{"the what-if node is below num_nodes, its factor at most 1, the slow data rank below the world size, and expert_imbalance at most num_experts / experts_per_token",

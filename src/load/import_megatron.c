@@ -801,13 +801,23 @@ static void map_training(struct mctx *m)
 			err(m, L(A_RECOMPUTE_METHOD), "'--recompute-method': block needs --recompute-num-layers");
 	}
 	if (G(A_ATT_BACKEND)) {
-		const char *b = V(A_ATT_BACKEND);
-		if (strcmp(b, "flash") == 0 || strcmp(b, "fused") == 0 || strcmp(b, "auto") == 0)
+		/* fused is TE's cuDNN FusedAttention, flash TE's FlashAttention
+		 * (flash-attn 2; FA3 only where installed on sm90: --set it);
+		 * auto is left to training.framework megatron, which derives
+		 * cudnn on Hopper and Blackwell as TE picks there */
+		const char *b = V(A_ATT_BACKEND), *kernel = NULL;
+		if (strcmp(b, "fused") == 0)
+			kernel = "cudnn";
+		else if (strcmp(b, "flash") == 0)
+			kernel = "sdpa";
+		if (kernel || strcmp(b, "auto") == 0)
 			set_str(m, "training.attention", "flash", "--attention-backend", L(A_ATT_BACKEND));
 		else if (strcmp(b, "unfused") == 0 || strcmp(b, "local") == 0)
 			set_str(m, "training.attention", "eager", "--attention-backend", L(A_ATT_BACKEND));
 		else
 			err(m, L(A_ATT_BACKEND), "'--attention-backend': expected flash, fused, unfused, local or auto, got '%s'", b);
+		if (kernel)
+			set_str(m, "training.attention_backend", kernel, "--attention-backend", L(A_ATT_BACKEND));
 	} else {
 		/* the default backend, auto, picks a fused kernel */
 		set_str(m, "training.attention", "flash", G(A_FLASH) ? "--use-flash-attn" : "no --attention-backend (auto)",

@@ -41,8 +41,8 @@ struct dc_key_list {
 	/* dc_config_origin_text of each origin a listed key has (NULL for
 	 * the others): it words an origin the same for every key, so it is
 	 * asked once per origin, into origin_buf when it is not static */
-	const char *origin[DC_ORIGIN_CALIBRATED + 1];
-	char origin_buf[DC_ORIGIN_CALIBRATED + 1][64];
+	const char *origin[DC_ORIGIN_FRAMEWORK + 1];
+	char origin_buf[DC_ORIGIN_FRAMEWORK + 1][64];
 };
 /* The keys under `prefix` in cfg with a value of their own. */
 void dc_key_list_fill(struct dc_key_list *l, const struct dc_config *cfg, const char *prefix);

@@ -34,6 +34,7 @@ struct view {
 	uint64_t sm_count;
 	double gemm_ceiling, in_situ, matmul_efficiency_fp8, fp8_cast_bytes;
 	const char *attention_backend;
+	const char *attention_backend_from; /* NULL: the config's, or the key's default */
 	double attention_fwd_efficiency, attention_bwd_efficiency;
 	int fp8, fused_attention;
 	/* parallel.offload: the optimizer on the host, at its slowest segment */
@@ -156,6 +157,15 @@ static void view(const struct dc_run *run, void *out)
 	v->matmul_efficiency_fp8 = run->res->compute.matmul_efficiency_fp8;
 	v->fp8_cast_bytes = run->res->compute.fp8_cast_bytes;
 	v->attention_backend = run->res->compute.attention_backend;
+	v->attention_backend_from = NULL;
+	{
+		int k = dc_config_key_index("training.attention_backend");
+		if (k >= 0 && in->origin[k] == DC_ORIGIN_FRAMEWORK)
+			v->attention_backend_from =
+				in->training.attention_backend == DC_ATTN_BACKEND_CUDNN
+					? "derived from training.framework \"megatron\": Transformer Engine prefers its cuDNN fused attention to FlashAttention on a Hopper or Blackwell GPU"
+					: "derived from training.framework";
+	}
 	v->attention_fwd_efficiency = run->res->compute.attention_fwd_efficiency;
 	v->attention_bwd_efficiency = run->res->compute.attention_bwd_efficiency;
 	v->fp8 = in->precision.compute == DC_COMPUTE_FP8;
@@ -180,6 +190,12 @@ static void view(const struct dc_run *run, void *out)
 static int is_on_host(const void *base)
 {
 	return ((const struct view *)base)->on_host;
+}
+
+static int has_backend_from(const void *base)
+{
+	const struct view *v = base;
+	return v->available && v->attention_backend_from;
 }
 
 static int is_available(const void *base)
@@ -359,6 +375,8 @@ static const struct dc_field fields[] = {
 	 V(fp8_cast_bytes),
 	 .shown = is_fp8},
 	{"attention_backend", "attention backend", DC_U_NONE, DC_FT_STR, V(attention_backend), .shown = is_available},
+	{"attention_backend_from", "attention backend from", DC_U_NONE, DC_FT_STR, V(attention_backend_from),
+	 .shown = has_backend_from},
 	{"attention_fwd_efficiency", "fused attention fwd: fraction of peak", DC_U_RATIO, DC_FT_F64,
 	 V(attention_fwd_efficiency), .shown = is_fused_attention},
 	{"attention_bwd_efficiency", "fused attention bwd: fraction of peak", DC_U_RATIO, DC_FT_F64,
