@@ -889,6 +889,34 @@ END_TEST
  * (P 175e9, T 300e9 tokens) on n 1024 A100s at X 140 TFLOP/s: 8 x 300e9 x
  * 175e9 / (1024 x 140e12) = 2.93e6 s, about 34 days. The layout: tp 8, pp
  * 8, dp 16, batch 1536, full recompute (what Eq. 3 and X count). */
+/* MFU under FP8, by hand: configs/llama-3-8b.json on H100s (cluster.gpu:
+ * 989 TFLOP/s BF16, 1979 FP8 dense), precision.compute fp8. The model's
+ * FLOPs per token, Korthikanti Eq. 7 counted for Llama-3-8B (L 32, h 4096,
+ * 8 kv heads of 128, ffn 14336, V 128256, untied): N = 32 (2·4096² +
+ * 2·4096·1024 + 3·4096·14336) + 128256·4096 = 7,504,658,432 matmul
+ * parameters, 6 N + 12 L s h = 45,027,950,592 + 12,884,901,888 =
+ * 57,912,852,480, times 16 × 2 × 8192 = 262,144 tokens a step, over the
+ * step's time × 16 GPUs × the peak: `mfu` over the FP8 peak the linear
+ * layers run at, `mfu_bf16_peak` over the BF16 one, twice as large
+ * (1979 / 989); under bf16 the two are one figure. */
+START_TEST(test_mfu_fp8_both_peaks)
+{
+	const char *fp8[] = {"cluster.gpu=h100-sxm5-80gb", "precision.compute=fp8", NULL};
+	const char *bf16[] = {"cluster.gpu=h100-sxm5-80gb", NULL};
+	double flops = 57912852480.0 * 262144.0, t;
+	run_config("llama-3-8b.json", fp8);
+	t = run_res.step.time_s;
+	ck_assert(t > 0);
+	ck_assert_double_eq_tol(run_res.step.mfu, flops / (t * 16 * 1979e12), 1e-12);
+	ck_assert_double_eq_tol(run_res.step.mfu_bf16_peak, flops / (t * 16 * 989e12), 1e-12);
+	ck_assert_double_eq_tol(run_res.step.mfu_bf16_peak / run_res.step.mfu, 1979.0 / 989.0, 1e-12);
+	run_config("llama-3-8b.json", bf16);
+	t = run_res.step.time_s;
+	ck_assert_double_eq_tol(run_res.step.mfu, flops / (t * 16 * 989e12), 1e-12);
+	ck_assert(run_res.step.mfu_bf16_peak == run_res.step.mfu);
+}
+END_TEST
+
 START_TEST(test_time_to_train_gpt3)
 {
 	const char *sets[] = {"cluster.num_nodes=128", "parallel.dp=16", "training.grad_accum_steps=96",
@@ -1377,6 +1405,7 @@ int main(void)
 	tcase_add_test(tc, test_closed_form_matches_timeline_overlap_off);
 	tcase_add_test(tc, test_bucket_size_u_shape);
 	tcase_add_test(tc, test_time_to_train_gpt3);
+	tcase_add_test(tc, test_mfu_fp8_both_peaks);
 	tcase_add_test(tc, test_korthikanti_table5);
 	tcase_add_test(tc, test_korthikanti_530b_data_parallel);
 	tcase_add_test(tc, test_megatron_table1);

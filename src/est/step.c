@@ -1639,6 +1639,11 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 			s->hfu = f->hardware_per_step / denom;
 			s->hardware_flops_paper = korthikanti_hardware_flops(p, b);
 			s->hfu_paper = s->hardware_flops_paper / denom;
+			/* the convention torchtitan printed under float8 (its
+			 * BF16 get_peak_flops) and the one FP8 and BF16 runs
+			 * compare on (docs/step-model.md section 4) */
+			if (p->in->cluster.peak_flops > 0)
+				s->mfu_bf16_peak = f->model_per_step / (s->time_s * world * p->in->cluster.peak_flops);
 		}
 		{
 			const struct dc_step_stage *cs = ops_of(x, critical);
