@@ -26,6 +26,7 @@ struct ledger_view {
 
 struct not_modeled {
 	const char *activations, *optimizer_step, *checkpoint_save, *ddp_bucket_copy, *other, *fragmentation;
+	const char *fp8; /* NULL (not shown) unless precision.compute "fp8" */
 };
 
 struct view {
@@ -72,6 +73,11 @@ static void view(const struct dc_run *run, void *out)
 	v->nm.ddp_bucket_copy = "PyTorch DDP with gradient_as_bucket_view=False (its default) keeps a flat copy of every gradient: add grads_bytes once more";
 	v->nm.other = "vocabulary padding, loss buffers, pipeline send/receive buffers";
 	v->nm.fragmentation = "beyond memory.allocator_reserve: fits is not a passed OOM test";
+	/* Transformer Engine's FP8 state (docs/memory-conventions.md, "FP8"):
+	 * the byte counts are TE's tensor layouts, not modelled here */
+	v->nm.fp8 = run->plan->in->precision.compute == DC_COMPUTE_FP8
+			    ? "precision.compute fp8 changes no byte of the ledger. Transformer Engine (Megatron-Core) keeps an FP8 copy of each FP8 linear layer's weights across a step's microbatches: 1 byte per parameter, plus 1 byte for its transpose on Hopper (none on Blackwell); under mxfp8 1 byte each way plus a 1-byte scale per 32 elements each way. It saves a linear layer's input for the backward in FP8, 1 byte where the ledger's activations count 2"
+			    : NULL;
 }
 
 static void activation_model(const void *base, char *buf, size_t len)
@@ -509,6 +515,11 @@ static const struct dc_field class_fields[] = {
 static const struct dc_fields class_table = DC_FIELDS(class_fields);
 static const struct dc_rows class_rows = {class_count, class_row, sizeof(struct class_row), "classes"};
 
+static int nm_has_fp8(const void *base)
+{
+	return ((const struct not_modeled *)base)->fp8 != NULL;
+}
+
 #define NM(m) offsetof(struct not_modeled, m)
 static const struct dc_field nm_fields[] = {
 	{"activations", NULL, DC_U_NONE, DC_FT_STR, NM(activations)},
@@ -517,6 +528,7 @@ static const struct dc_field nm_fields[] = {
 	{"ddp_bucket_copy", NULL, DC_U_NONE, DC_FT_STR, NM(ddp_bucket_copy)},
 	{"other", NULL, DC_U_NONE, DC_FT_STR, NM(other)},
 	{"fragmentation", NULL, DC_U_NONE, DC_FT_STR, NM(fragmentation)},
+	{"fp8", NULL, DC_U_NONE, DC_FT_STR, NM(fp8), .shown = nm_has_fp8},
 };
 static const struct dc_fields nm_obj = DC_FIELDS(nm_fields);
 
