@@ -144,9 +144,8 @@ START_TEST(test_keys_without_effect)
 	ck_assert_str_eq(got, "t.json: 'parallel.fsdp_unit': \"model\" applies to FSDP, but parallel.sharding is \"zero1\": it has no effect on this layout (the strategies section's fsdp row reads it); set parallel.sharding to \"fsdp\" or drop the key");
 	/* under FSDP, at their defaults, or where the search tries FSDP: nothing */
 	ck_assert_int_eq(load_said(base, (const char *const[]){"parallel.sharding=fsdp", "parallel.fsdp_unit=model",
-							       "parallel.reshard_after_forward=false",
-							       "overlap.fsdp_prefetch=false"},
-				   4, 0, got, sizeof(got)),
+							       "parallel.reshard_after_forward=false"},
+				   3, 0, got, sizeof(got)),
 			 0);
 	ck_assert_str_eq(got, "");
 	ck_assert_int_eq(load_said(base, (const char *const[]){"parallel.fsdp_unit=layer", "overlap.fsdp_prefetch=true",
@@ -213,6 +212,31 @@ START_TEST(test_keys_without_effect)
 			 0);
 	ck_assert_str_eq(got, "");
 	ck_assert_int_eq(load_said(base, (const char *const[]){"training.framework=torchtitan", "training.compile=true"}, 2,
+				   0, got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "");
+
+	/* one FSDP unit has nothing to prefetch */
+	ck_assert_int_eq(load_said(base, (const char *const[]){"parallel.sharding=fsdp", "parallel.fsdp_unit=model",
+								"overlap.fsdp_prefetch=false"},
+				   3, 0, got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "--set: 'overlap.fsdp_prefetch': false prefetches the next unit's AllGather, but parallel.fsdp_unit is \"model\": the one unit's gather is waited for either way, so it has no effect; set parallel.fsdp_unit to \"layer\" or drop the key");
+	ck_assert_int_eq(load_said(base, (const char *const[]){"parallel.sharding=fsdp", "overlap.fsdp_prefetch=false"}, 2,
+				   0, got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "");
+
+	/* torchtitan shards with FSDP2 or replicates (DDP): no ZeRO-1/2 */
+	ck_assert_int_eq(load_said(base, (const char *const[]){"training.framework=torchtitan", "parallel.sharding=zero1"}, 2,
+				   0, got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "--set: 'parallel.sharding': \"zero1\" is not a torchtitan sharding (it runs FSDP2's fully_shard, \"fsdp\", or replicated DDP, \"none\"), but training.framework is \"torchtitan\": it is priced as given, as ZeRO-1; set parallel.sharding to \"fsdp\" (reshard_after_forward false keeps the parameters gathered, as ZeRO-2 does) or \"none\", or training.framework to \"deepspeed\"");
+	ck_assert_int_eq(load_said(base, (const char *const[]){"training.framework=torchtitan", "parallel.sharding=zero2"}, 2,
+				   0, got, sizeof(got)),
+			 0);
+	ck_assert_msg(strstr(got, "priced as given, as ZeRO-2;") != NULL, "%s", got);
+	ck_assert_int_eq(load_said(base, (const char *const[]){"training.framework=torchtitan", "parallel.sharding=fsdp"}, 2,
 				   0, got, sizeof(got)),
 			 0);
 	ck_assert_str_eq(got, "");

@@ -1103,11 +1103,14 @@ static void fill_u64(struct loader *l, enum key_id k, uint64_t *f, uint64_t v, e
  * as %g writes it ("370.8 GB/s", "3.4 us") where that needs no exponent;
  * a value that large with its integer digits ("1234567 GB/s"); one that
  * small (a unit left out: 989 FLOP/s is 9.89e-10 TFLOP/s) exactly in the
- * base unit, as the config gave it ("989 FLOP/s"). */
+ * base unit, as the config gave it ("989 FLOP/s"), and where even that
+ * takes an exponent (1e-11 s) in plain decimals of `unit` to 15
+ * significant digits ("0.00001 us"). Never an exponent. */
 static void preset_value_text(char *buf, size_t len, double v, double scale, const char *unit)
 {
 	const char *sp = *unit ? " " : "";
-	char num[32];
+	char num[32], digits[24], *e;
+	size_t n = 0;
 	snprintf(buf, len, "%g%s%s", v / scale, sp, unit);
 	if (!strchr(buf, 'e'))
 		return;
@@ -1116,7 +1119,24 @@ static void preset_value_text(char *buf, size_t len, double v, double scale, con
 		return;
 	}
 	dc_cfg_fmt_num(num, sizeof(num), v);
-	snprintf(buf, len, "%s %s", num, strstr(unit, "FLOP/s") ? "FLOP/s" : strstr(unit, "B/s") ? "B/s" : "s");
+	if (!strchr(num, 'e')) {
+		snprintf(buf, len, "%s %s", num,
+			 strstr(unit, "FLOP/s") ? "FLOP/s" : strstr(unit, "B/s") ? "B/s" : "s");
+		return;
+	}
+	/* |v / scale| < 1e-4 here (%g took an exponent), so %.15g writes
+	 * d.ddde-XX with XX >= 5: 0. then XX - 1 zeros, then the digits */
+	snprintf(num, sizeof(num), "%.15g", fabs(v / scale));
+	e = strchr(num, 'e');
+	if (!e) { /* not reached: kept so that a change above cannot misprint */
+		snprintf(buf, len, "%s%s%s%s", v < 0 ? "-" : "", num, sp, unit);
+		return;
+	}
+	for (const char *c = num; c < e && n + 1 < sizeof(digits); c++)
+		if (*c != '.')
+			digits[n++] = *c;
+	digits[n] = '\0';
+	snprintf(buf, len, "%s0.%0*d%s%s%s", v < 0 ? "-" : "", -atoi(e + 1) - 1, 0, digits, sp, unit);
 }
 
 /* `scale` and `unit` word the values ("GB/s" at 1e9, "us" at 1e-6). */
@@ -1408,7 +1428,7 @@ static int rule_no_effect(struct loader *l)
 {
 	struct dc_config *c = l->cfg;
 	const struct dc_parallel *p = &c->parallel;
-	char why[192];
+	char why[320];
 
 	if (p->sharding != DC_SHARD_FSDP && !search_tries_fsdp(l)) {
 		int reshard_default = c->training.framework == DC_FRAMEWORK_TORCHTITAN ? p->pp < 2 : 1;
@@ -1429,6 +1449,12 @@ static int rule_no_effect(struct loader *l)
 		for (size_t i = 0; i < sizeof(fsdp) / sizeof(fsdp[0]); i++)
 			if (seen(l, fsdp[i].k) && fsdp[i].changed)
 				warn_key(l, fsdp[i].k, why, "set parallel.sharding to \"fsdp\" or drop the key");
+	} else if (p->fsdp_unit == DC_FSDP_UNIT_MODEL && !c->overlap.fsdp_prefetch && seen(l, KEY_OVERLAP_FSDP_PREFETCH)) {
+		/* one unit: its AllGather comes before the first forward, with
+		 * nothing before it to hide behind (step.c, ov_fsdp) */
+		warn_key(l, KEY_OVERLAP_FSDP_PREFETCH,
+			  "prefetches the next unit's AllGather, but parallel.fsdp_unit is \"model\": the one unit's gather is waited for either way, so it has no effect",
+			  "set parallel.fsdp_unit to \"layer\" or drop the key");
 	}
 	if (p->cp < 2 && p->cp_comm_type != DC_CP_P2P && seen(l, KEY_PARALLEL_CP_COMM_TYPE) && !search_tries_cp(l))
 		warn_key(l, KEY_PARALLEL_CP_COMM_TYPE,
@@ -1455,6 +1481,14 @@ static int rule_no_effect(struct loader *l)
 			warn_key(l, KEY_TRAINING_COMPILE,
 				  "is torch.compile of each block (torchtitan's [compile]), which Megatron-LM does not run, but training.framework is \"megatron\": it is priced as given, with Inductor's fusions",
 				  "drop the key, or set training.framework to \"torchtitan\"");
+	}
+	if (c->training.framework == DC_FRAMEWORK_TORCHTITAN &&
+	    (p->sharding == DC_SHARD_ZERO1 || p->sharding == DC_SHARD_ZERO2) && seen(l, KEY_PARALLEL_SHARDING)) {
+		snprintf(why, sizeof(why),
+			 "is not a torchtitan sharding (it runs FSDP2's fully_shard, \"fsdp\", or replicated DDP, \"none\"), but training.framework is \"torchtitan\": it is priced as given, as ZeRO-%d",
+			 p->sharding == DC_SHARD_ZERO1 ? 1 : 2);
+		warn_key(l, KEY_PARALLEL_SHARDING, why,
+			  "set parallel.sharding to \"fsdp\" (reshard_after_forward false keeps the parameters gathered, as ZeRO-2 does) or \"none\", or training.framework to \"deepspeed\"");
 	}
 	return 0;
 }
@@ -1560,7 +1594,7 @@ static const struct rule rules[] = {
 	  KEYS("search.space.tp", "search.space.cp", "search.space.pp", "search.space.dp", "search.space.ep",
 	       "search.space.virtual_pipeline", "search.space.micro_batch_size")},
 	 rule_search_space},
-	{{"a key given a value other than its default that the layout does not read draws a warning, not an error (a sweep over the key that reads it keeps it): reshard_after_forward, fsdp_unit and overlap.fsdp_prefetch without sharding fsdp, cp_comm_type at cp 1 (neither under the layout search when its space tries fsdp or cp > 1), collective.algorithm nvls without cluster.nvls (every collective falls back to ring); under framework megatron, sharding zero2 and training.compile, which Megatron-LM does not run, are priced as given, with a warning",
+	{{"a key given a value other than its default that the layout does not read draws a warning, not an error (a sweep over the key that reads it keeps it): reshard_after_forward, fsdp_unit and overlap.fsdp_prefetch without sharding fsdp, overlap.fsdp_prefetch false with fsdp_unit model, cp_comm_type at cp 1 (neither under the layout search when its space tries fsdp or cp > 1), collective.algorithm nvls without cluster.nvls (every collective falls back to ring); under framework megatron, sharding zero2 and training.compile, which Megatron-LM does not run, and under torchtitan, sharding zero1 and zero2, which torchtitan does not run, are priced as given, with a warning",
 	  KEYS("parallel.reshard_after_forward", "parallel.fsdp_unit", "overlap.fsdp_prefetch", "parallel.sharding",
 	       "parallel.cp_comm_type", "parallel.cp", "collective.algorithm", "cluster.nvls", "cluster.gpu",
 	       "training.framework", "training.compile")},
