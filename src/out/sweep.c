@@ -75,7 +75,7 @@ const char *dc_sweep_default_metrics(const struct dc_experiment *exp)
 	 * (drop_unused_sharding keeps the pair the points have) */
 	return "summary.peak_bytes,summary.fits,summary.comm_bytes_per_step,summary.comm_time_s,comm.dp.bytes_per_rank,"
 	       "comm.dp.time_s,comm.fsdp.bytes_per_rank,comm.fsdp.time_s,step.time_s,step.tokens_per_s_per_gpu,"
-	       "step.mfu";
+	       "step.mfu,step.mfu_bf16_peak";
 }
 
 /* The index of metric `path`, or -1. */
@@ -131,6 +131,23 @@ static void drop_unused_sharding(struct dc_sweep *sw)
 	drop_metric(sw, (size_t)drop);
 }
 
+/* The default MFU over the BF16 peak beside step.mfu (over the matmul
+ * peak, FP8's under fp8) only where some point that ran has them apart:
+ * a sweep over precision.compute compares BF16 and FP8 on the peak they
+ * share; one without FP8 shows one MFU column, as before. */
+static void drop_same_mfu(struct dc_sweep *sw)
+{
+	int k = metric_at(sw, "step.mfu"), b = metric_at(sw, "step.mfu_bf16_peak");
+	if (k < 0 || b < 0)
+		return;
+	for (size_t i = 0; i < sw->npoints; i++) {
+		const struct dc_sweep_point *pt = &sw->points[i];
+		if (pt->ok && (pt->null[k] != pt->null[b] || (!pt->null[k] && pt->cell[k].d != pt->cell[b].d)))
+			return;
+	}
+	drop_metric(sw, (size_t)b);
+}
+
 /* The config keys a sweep can change the GPU count with: the nodes, the
  * GPUs a node, and a system preset, which sets the GPUs a node. */
 static const char *const world_keys[] = {"cluster.num_nodes", "cluster.gpus_per_node", "cluster.system"};
@@ -173,6 +190,7 @@ static const struct {
 	{"step.time_s", "step time"},
 	{"step.tokens_per_s_per_gpu", "tokens/s/GPU"},
 	{"step.mfu", "MFU"},
+	{"step.mfu_bf16_peak", "MFU/BF16 peak"},
 	{"ring.time_s", "ring time"},
 	{"ring.busbw_GBps", "busbw"},
 	{"ring.bytes_sent_per_rank", "sent/rank"},
@@ -793,8 +811,10 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 	}
 	if (diag->oom)
 		goto oom;
-	if (!metrics)
+	if (!metrics) {
 		drop_unused_sharding(sw);
+		drop_same_mfu(sw);
+	}
 
 	if (dc_report_take_warnings(r, diag) != 0)
 		goto oom;

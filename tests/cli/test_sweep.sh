@@ -319,6 +319,26 @@ done
 grep -q "FSDP sent/rank" "$work/shard.txt" && grep -q "FSDP time" "$work/shard.txt" && ! grep -q " DP sent/rank\| DP time" \
 	"$work/shard.txt" || fail "sharding: the table's labels: $(cat "$work/shard.txt")"
 
+# the MFU over the BF16 peak is a default column only where some point has
+# it apart from step.mfu: under fp8 on an H100 mfu is over the FP8 peak,
+# 1979 TFLOP/s (the data sheet, docs/compute-model.md), mfu_bf16_peak over
+# 989, so their ratio is 1979 / 989 whatever the step; under bf16 both are
+# over 989 and one column shows
+"$bin" --config "$src/configs/llama-3-8b.json" --set cluster.gpu=h100-sxm5-80gb --sweep precision.compute=bf16,fp8 \
+	--format json >"$work/mfu.json" 2>"$work/err" || fail "mfu: exit $?: $(cat "$work/err")"
+python3 - "$work/mfu.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+rows = json.load(open(sys.argv[1]))["sweep"]["rows"]
+bf, f8 = rows
+ok = (bf["step.mfu"] == bf["step.mfu_bf16_peak"] and abs(f8["step.mfu_bf16_peak"] / f8["step.mfu"] - 1979 / 989) < 1e-12
+      and f8["step.mfu_bf16_peak"] > bf["step.mfu_bf16_peak"])
+if not ok:
+    print("FAIL: mfu columns:", rows)
+sys.exit(0 if ok else 1)
+PY
+"$bin" --config "$src/configs/llama-3-8b.json" --set cluster.gpu=h100-sxm5-80gb --sweep cluster.num_nodes=1,2 \
+	--format json 2>/dev/null | grep -q mfu_bf16_peak && fail "mfu: a BF16 sweep shows two equal MFU columns"
+
 # every row, without --all: 40 points are 40 rows in the table and in JSON
 "$bin" --config "$gpus" --sweep "parallel.tp=$(seq -s, 1 40)" --format json >"$work/forty.json" 2>/dev/null
 python3 -c '
