@@ -18,6 +18,7 @@
 #include "distcalc/rng.h"
 #include "distcalc/section.h"
 #include "distcalc/topology.h"
+#include "distcalc/util.h"
 
 #include "fixtures.h"
 
@@ -699,6 +700,25 @@ START_TEST(test_group_nodes_any_progression)
 }
 END_TEST
 
+/* dc_first_in_range, the Euclid step under the crossing forms and the
+ * NVLink-domain counts (net.c): every (a, m, lo, hi) with m <= 24 against
+ * the x < m counted one by one ((a x) mod m repeats with period m) */
+START_TEST(test_first_in_range_brute_force)
+{
+	snprintf(layout_text, sizeof(layout_text), "first_in_range");
+	for (uint64_t m = 1; m <= 24; m++)
+		for (uint64_t a = 0; a < 2 * m; a++)
+			for (uint64_t lo = 0; lo < m; lo++)
+				for (uint64_t hi = lo; hi < m; hi++) {
+					uint64_t want = UINT64_MAX;
+					for (uint64_t x = 0; x < m && want == UINT64_MAX; x++)
+						if (a * x % m >= lo && a * x % m <= hi)
+							want = x;
+					HOLDS_EQ(dc_first_in_range(a, m, lo, hi), want);
+				}
+}
+END_TEST
+
 START_TEST(test_crossing_worked_examples)
 {
 	/* docs/formulas-systems.md, "Rank layout", by hand. */
@@ -862,6 +882,7 @@ int main(void)
 	tcase_add_test(tc, test_closed_forms_every_order);
 	tcase_add_test(tc, test_closed_forms_loaded_configs);
 	tcase_add_test(tc, test_group_nodes_any_progression);
+	tcase_add_test(tc, test_first_in_range_brute_force);
 	tcase_add_test(tc, test_crossing_worked_examples);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

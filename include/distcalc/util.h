@@ -88,6 +88,10 @@ static inline uint64_t dc_ceil_div(uint64_t a, uint64_t b)
 	return a / b + (a % b != 0);
 }
 
+/* Smallest x >= 0 with lo <= (a x) mod m <= hi, for lo <= hi < m;
+ * UINT64_MAX when there is none. O(log m), no overflow for m < 2^32. */
+uint64_t dc_first_in_range(uint64_t a, uint64_t m, uint64_t lo, uint64_t hi);
+
 /* Largest integer a double holds exactly, 2^53. Config numbers above it are
  * rejected. */
 #define DC_MAX_EXACT_INT 9007199254740992.0

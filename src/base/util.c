@@ -1,4 +1,5 @@
-/* util.c - allocation wrappers, checked arithmetic, text buffer; see util.h. */
+/* util.c - allocation wrappers, checked arithmetic, text buffer, edit
+ * distance, modular search; see util.h. */
 #include "distcalc/util.h"
 
 #include <stdatomic.h>
@@ -266,4 +267,28 @@ size_t dc_edit_distance(const char *a, size_t la, const char *b, int fold)
 		}
 	}
 	return row[lb];
+}
+
+/* dc_first_in_range: Euclid on (m, a), O(log m) steps, every product
+ * below m^2 */
+uint64_t dc_first_in_range(uint64_t a, uint64_t m, uint64_t lo, uint64_t hi)
+{
+	uint64_t x, y;
+
+	a %= m;
+	if (lo == 0)
+		return 0;
+	if (a == 0)
+		return UINT64_MAX;
+	x = lo / a + (lo % a != 0); /* the first multiple of a from lo, no wrap */
+	if (x * a <= hi)
+		return x;
+	/* [lo, hi] lies strictly between two multiples of a, so
+	 * 0 < lo mod a <= hi mod a; a x = m y + v with v in [lo, hi] asks for a
+	 * multiple of a in [m y + lo, m y + hi], i.e. (m y) mod a in
+	 * [a - hi mod a, a - lo mod a]; the smallest y gives the smallest x */
+	y = dc_first_in_range(m % a, a, a - hi % a, a - lo % a);
+	if (y == UINT64_MAX)
+		return UINT64_MAX;
+	return (m * y + lo + a - 1) / a;
 }

@@ -145,31 +145,6 @@ static uint64_t fam_groups(const struct family *f)
 	return f->world / f->deg;
 }
 
-/* Smallest x >= 0 with lo <= (a x) mod m <= hi, for lo <= hi < m;
- * UINT64_MAX when there is none. Euclid on (m, a): O(log m) steps, and every
- * product stays below m^2. */
-static uint64_t first_in_range(uint64_t a, uint64_t m, uint64_t lo, uint64_t hi)
-{
-	uint64_t x, y;
-
-	a %= m;
-	if (lo == 0)
-		return 0;
-	if (a == 0)
-		return UINT64_MAX;
-	x = lo / a + (lo % a != 0); /* the first multiple of a from lo, no wrap */
-	if (x * a <= hi)
-		return x;
-	/* [lo, hi] lies strictly between two multiples of a, so
-	 * 0 < lo mod a <= hi mod a; a x = m y + v with v in [lo, hi] asks for a
-	 * multiple of a in [m y + lo, m y + hi], i.e. (m y) mod a in
-	 * [a - hi mod a, a - lo mod a]; the smallest y gives the smallest x */
-	y = first_in_range(m % a, a, a - hi % a, a - lo % a);
-	if (y == UINT64_MAX)
-		return UINT64_MAX;
-	return (m * y + lo + a - 1) / a;
-}
-
 /* Index of the family's first group that spans two units, or
  * fam_groups(f) when none does. */
 static uint64_t fam_first_crossing(const struct family *f)
@@ -189,7 +164,7 @@ static uint64_t fam_first_crossing(const struct family *f)
 	g = dc_gcd_u64(B, n);
 	need = n - L > s - 1 ? n - L - (s - 1) : 0;
 	lo = need / g + (need % g != 0);
-	j = first_in_range(B % n / g, n / g, lo, n / g - 1);
+	j = dc_first_in_range(B % n / g, n / g, lo, n / g - 1);
 	if (j == UINT64_MAX || j >= f->world / B)
 		return fam_groups(f);
 	r = B % n * j % n;
