@@ -12,6 +12,7 @@
 #include "distcalc/config.h"
 #include "distcalc/net.h"
 #include "distcalc/plan.h"
+#include "distcalc/rng.h"
 
 #include "fixtures.h"
 #include "fixtures_plan.h"
@@ -849,6 +850,149 @@ START_TEST(test_groups_across_nvlink_domains)
 }
 END_TEST
 
+/* A group whose stride does not divide the domain (docs/network-model.md,
+ * "Groups across NVLink domains", "Its counts"): 128 trays of 4 GPUs,
+ * 4 NICs of 50 GB/s a tray, domains of 72. DP group 0 of tp 4, pp 4,
+ * dp 32 in order tp-pp-cp-ep-dp is ranks 0, 16, ..., 496 (stride 16):
+ *   domain 0 (0-71):     0, 16, 32, 48, 64       5
+ *   domain 1 (72-143):   80, 96, 112, 128        4
+ *   domain 2 (144-215):  144, ..., 208           5
+ *   domain 3 (216-287):  224, 240, 256, 272      4
+ *   domain 4 (288-359):  288, ..., 352           5
+ *   domain 5 (360-431):  368, 384, 400, 416      4
+ *   domain 6 (432-503):  432, ..., 496           5
+ * Its ends hold 5 = ceil(72 / 16), its middle domains 1, 3 and 5 only 4:
+ * r = 5, r_min = 4, and the least-filled domain (1) has 4 members on 4
+ * trays, each on NIC 0 of its tray (local index 0): 4 rails, 200 GB/s. */
+static void tray_net(uint64_t nodes, struct dc_net *net)
+{
+	struct dc_config c;
+	fixture_json(&c, "{" MODEL ", \"cluster\": {\"num_nodes\": %llu, \"gpus_per_node\": 4, \"gpu_memory\": \"80 GiB\","
+			 " \"nics_per_node\": 4, \"intra_node\": {\"bandwidth\": \"720 GB/s\", \"latency\": \"3.4 us\"},"
+			 " \"inter_node\": {\"bandwidth\": \"400 Gb/s\", \"latency\": \"14 us\"},"
+			 " \"nvlink_domain\": 72}}", (unsigned long long)nodes);
+	dc_net_init(&c, net);
+}
+
+START_TEST(test_short_middle_domain)
+{
+	struct dc_net net;
+	struct dc_net_group g;
+
+	tray_net(128, &net);
+	dc_net_group_progression(&net, 0, 16, 32, &g);
+	ck_assert_uint_eq(g.ranks, 32);
+	ck_assert_uint_eq(g.nodes, 7);
+	ck_assert_uint_eq(g.ranks_per_node, 5);
+	ck_assert_uint_eq(g.ranks_least, 4);
+	ck_assert_uint_eq(g.rails, 4);
+	ck_assert_uint_eq(g.concurrent, 1);
+	assert_rel(dc_net_node_bw(&net, &g), 200e9, 1e-15, "4 NICs of the 4-rank domain");
+
+	/* stride 64 on the same domains, 64 ranks from 32810 (tray 8202,
+	 * local index 2): 64 < 72, so a domain holds 1 or 2 of them. Domain
+	 * 455 (32760-32831) holds 32810 alone, 456 (32832-32903) 32874 alone,
+	 * the last, 511 (36792-36863), 36842 alone; domain 461 (33192-33263)
+	 * holds 33194 and 33258 (32810 + 6 x 64 and + 7 x 64). 57 domains
+	 * (455-511), r = 2, r_min = 1: domain 455's one rank, NIC 2 of its
+	 * tray, 1 rail, 50 GB/s */
+	tray_net(9216, &net);
+	dc_net_group_progression(&net, 32810, 64, 64, &g);
+	ck_assert_uint_eq(g.nodes, 57);
+	ck_assert_uint_eq(g.ranks_per_node, 2);
+	ck_assert_uint_eq(g.ranks_least, 1);
+	ck_assert_uint_eq(g.rails, 1);
+	assert_rel(dc_net_node_bw(&net, &g), 50e9, 1e-15, "1 NIC");
+}
+END_TEST
+
+/* The NICs the members of `rank`'s node use, as a mask: GPU i of a node
+ * uses NIC i mod nics, and with more NICs than GPUs its own nics / gpn
+ * (docs/network-model.md, "Every NIC"; nics <= 64). */
+static uint64_t nic_mask(uint64_t rank, uint64_t gpn, uint64_t nics)
+{
+	uint64_t i = rank % gpn, per = nics / gpn;
+	if (nics <= gpn)
+		return 1ull << (i % nics);
+	return (per == 64 ? ~0ull : (1ull << per) - 1) << (i * per);
+}
+
+/* Every progression's per-domain counts, rank by rank: random first
+ * ranks, strides, sizes, nodes, NICs and domains (short middle domains,
+ * straddled ends, strides of a domain or more), against the domains the
+ * members fall in. The busiest and least counts always; the rails (the
+ * lowest-numbered least-filled domain's distinct NICs, node by node)
+ * whenever the counts differ. */
+START_TEST(test_domain_counts_brute_force)
+{
+	static const uint64_t gpns[] = {1, 2, 4, 6, 8};
+	static const uint64_t nicss[] = {1, 2, 3, 4, 8, 16, 32};
+	struct dc_net net;
+	struct dc_rng rng;
+	uint64_t uneven = 0, short_middle = 0;
+
+	tray_net(128, &net);
+	dc_rng_seed(&rng, 72);
+	for (int it = 0; it < 200000; it++) {
+		uint64_t gpn = gpns[dc_rng_range(&rng, 0, 4)], nics = nicss[dc_rng_range(&rng, 0, 6)];
+		uint64_t dom = gpn * dc_rng_range(&rng, 1, 20), stride = dc_rng_range(&rng, 1, 2 * dom + 1);
+		uint64_t size = dc_rng_range(&rng, 2, 80), first = dc_rng_range(&rng, 0, 40000);
+		uint64_t doms = 0, most = 0, least = UINT64_MAX, at = 0, run = 0, rails = 0, mask = 0;
+		struct dc_net_group g;
+
+		if (gpn % nics && nics % gpn)
+			continue;
+		net.gpus_per_node = gpn;
+		net.nics_per_node = nics;
+		net.nvlink_domain = dom;
+		dc_net_group_ranks(&net, first, stride, size, &g);
+		/* members increase: a domain's members are a run */
+		for (uint64_t k = 0; k < size; k++) {
+			uint64_t d = (first + k * stride) / dom;
+			run++;
+			if (k + 1 < size && (first + (k + 1) * stride) / dom == d)
+				continue;
+			doms++;
+			most = run > most ? run : most;
+			if (run < least) {
+				least = run;
+				at = d;
+			}
+			short_middle += k + 1 < size && k + 1 > run && run < (dom + stride - 1) / stride;
+			run = 0;
+		}
+		ck_assert_msg(g.nodes == doms && g.ranks_per_node == most && g.ranks_least == least,
+			      "first %llu stride %llu size %llu dom %llu: domains %llu, r %llu, r_min %llu;"
+			      " want %llu, %llu, %llu",
+			      (unsigned long long)first, (unsigned long long)stride, (unsigned long long)size,
+			      (unsigned long long)dom, (unsigned long long)g.nodes,
+			      (unsigned long long)g.ranks_per_node, (unsigned long long)g.ranks_least,
+			      (unsigned long long)doms, (unsigned long long)most, (unsigned long long)least);
+		if (most == least)
+			continue;
+		uneven++;
+		for (uint64_t k = 0; k < size; k++) {
+			uint64_t rank = first + k * stride;
+			if (rank / dom != at)
+				continue;
+			mask |= nic_mask(rank, gpn, nics);
+			if (k + 1 == size || (rank + stride) / gpn != rank / gpn || (rank + stride) / dom != at) {
+				rails += (uint64_t)__builtin_popcountll(mask);
+				mask = 0;
+			}
+		}
+		ck_assert_msg(g.rails == rails,
+			      "first %llu stride %llu size %llu dom %llu gpn %llu nics %llu: rails %llu, want %llu",
+			      (unsigned long long)first, (unsigned long long)stride, (unsigned long long)size,
+			      (unsigned long long)dom, (unsigned long long)gpn, (unsigned long long)nics,
+			      (unsigned long long)g.rails, (unsigned long long)rails);
+	}
+	/* the draw covers what it is for */
+	ck_assert_uint_gt(uneven, 10000);
+	ck_assert_uint_gt(short_middle, 1000);
+}
+END_TEST
+
 static Suite *net_suite(void)
 {
 	Suite *s = suite_create("net");
@@ -868,6 +1012,8 @@ static Suite *net_suite(void)
 	tcase_add_test(tc, test_presets);
 	tcase_add_test(tc, test_nvlink_domain_spans_nodes);
 	tcase_add_test(tc, test_groups_across_nvlink_domains);
+	tcase_add_test(tc, test_short_middle_domain);
+	tcase_add_test(tc, test_domain_counts_brute_force);
 	tcase_add_test(tc, test_log_h100_4x8_large_sizes);
 	tcase_add_test(tc, test_channels_used);
 	tcase_add_test(tc, test_channel_cap);

@@ -276,6 +276,43 @@ START_TEST(test_derive_groups_across_nvlink_domains)
 }
 END_TEST
 
+/* DP groups whose stride does not divide the domain: 128 trays of 4 GPUs,
+ * 4 NICs a tray, domains of 72; tp 4, pp 4, dp 32 in order
+ * tp-pp-cp-ep-dp, so the DP groups are 32 ranks 16 apart (i, i + 16,
+ * ..., i + 496) and all span domains. The one priced, group 0, holds 5,
+ * 4, 5, 4, 5, 4, 5 ranks on domains 0-6 (0-64 | 80-128 | 144-208 |
+ * 224-272 | 288-352 | 368-416 | 432-496): r = 5 on its ends, r_min = 4
+ * on domain 1, whose 4 ranks sit on 4 trays at local index 0, NIC 0 of
+ * each: 4 rails, 4 x 50 GB/s = 200 GB/s (docs/network-model.md, "Its
+ * counts"). */
+START_TEST(test_derive_dp_over_short_domains)
+{
+	struct dc_config c;
+	struct dc_plan p;
+	const struct dc_net_group *g;
+
+	fixture_json(&c,
+		     "{\"model\": {\"num_layers\": 4, \"hidden_size\": 64, \"num_attention_heads\": 16,"
+		     " \"ffn_hidden_size\": 128, \"vocab_size\": 128, \"seq_length\": 16},"
+		     " \"cluster\": {\"num_nodes\": 128, \"gpus_per_node\": 4, \"gpu_memory\": \"80 GiB\","
+		     " \"nics_per_node\": 4, \"nvlink_domain\": 72,"
+		     " \"intra_node\": {\"bandwidth\": \"720 GB/s\", \"latency\": \"3.4 us\"},"
+		     " \"inter_node\": {\"bandwidth\": \"400 Gb/s\", \"latency\": \"14 us\"}},"
+		     " \"parallel\": {\"tp\": 4, \"pp\": 4, \"dp\": 32, \"order\": \"tp-pp-cp-ep-dp\"},"
+		     " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 4}}");
+	fixture_plan(&c, &p);
+	ck_assert_int_eq(p.group[DC_AXIS_DP].link.choice, DC_LINK_INTER);
+	g = &p.group[DC_AXIS_DP].net;
+	ck_assert_uint_eq(g->ranks, 32);
+	ck_assert_uint_eq(g->nodes, 7);
+	ck_assert_uint_eq(g->ranks_per_node, 5);
+	ck_assert_uint_eq(g->ranks_least, 4);
+	ck_assert_uint_eq(g->rails, 4);
+	ck_assert_uint_eq(g->concurrent, 1);
+	ck_assert_double_eq_tol(dc_net_node_bw(&p.net, g), 200e9, 1e-3);
+}
+END_TEST
+
 /* MoE parallel folding (Megatron-Core): the Mixtral config's stage of 8
  * ranks (tp 2 x dp 4, one node, pp the slowest axis) regrouped for its
  * expert layers.
@@ -1012,6 +1049,7 @@ int main(void)
 	tcase_add_test(tc, test_derive_copies_only_the_sharding);
 	tcase_add_test(tc, test_derive_expert_folding);
 	tcase_add_test(tc, test_derive_groups_across_nvlink_domains);
+	tcase_add_test(tc, test_derive_dp_over_short_domains);
 	tcase_add_test(tc, test_uneven_interleaved_61_layers);
 	tcase_add_test(tc, test_uneven_interleaved_dense_segments);
 	tcase_add_test(tc, test_derive_layout_override);

@@ -138,7 +138,9 @@ struct dc_net_group {
 	uint64_t ranks_per_node; /* ranks of the group on its busiest domain */
 	/* ranks on its least-filled domain: ranks_per_node but for a group
 	 * that straddles a domain boundary off its alignment (ranks 32-47 on
-	 * 36-GPU domains: 4 and 12); 0 (a hand-built group): ranks_per_node */
+	 * 36-GPU domains: 4 and 12) or whose stride does not divide the
+	 * domain (0, 16, ..., 496 on 72: 5, 4, 5, 4, 5, 4, 5); 0 (a
+	 * hand-built group): ranks_per_node */
 	uint64_t ranks_least;
 	uint64_t rails;          /* distinct NICs the group's ranks of one domain use (the least-filled one), >= 1 */
 	uint64_t concurrent;     /* groups (this one included) moving data through each of those NICs at once, >= 1 */

@@ -174,44 +174,95 @@ static uint64_t members_in(uint64_t first, uint64_t stride, uint64_t size, uint6
 	return b - a;
 }
 
-/* A group that straddles a domain boundary off its alignment: its
- * domains hold different counts (ranks 32-47 on 36-GPU domains: 4 and
- * 12), or fewer than min(size, ceil(dom / stride)) (64-79 on 72: 8 and
- * 8). The busiest domain's count is r; the least-filled domain's sets
- * what the crossing gets: its ranks send the most over the network
- * (AlltoAll) and its NICs are the fewest the group's traffic between
- * domains can use (every algorithm's B_node). Its first, second and last
- * domains are looked at (every middle domain holds the second's count,
- * to one rank when stride does not divide dom). O(size). */
+/* The smallest x >= 0 with (phase + x step) mod s in [lo, hi] (phase < s,
+ * lo <= hi < s), UINT64_MAX when there is none: dc_first_in_range over
+ * the interval moved by -phase, which holds no 0 (and so does not wrap)
+ * once phase lies outside it. */
+static uint64_t first_phase_in(uint64_t phase, uint64_t step, uint64_t s, uint64_t lo, uint64_t hi)
+{
+	if (phase >= lo && phase <= hi)
+		return 0;
+	return dc_first_in_range(step, s, (lo + s - phase) % s, (hi + s - phase) % s);
+}
+
+/* The m middle domains d0 + 1 .. d0 + m of the progression first + k
+ * stride (stride < dom), each wholly inside its span. Domain j's first
+ * member sits phi_j = (first - j dom) mod stride into it, so it holds
+ * ceil((dom - phi_j) / stride) of them: q + 1 = ceil(dom / stride) when
+ * phi_j < dom mod stride, else q = floor(dom / stride); from one domain
+ * to the next phi steps by -dom mod stride, so the first domain of a
+ * kind is a dc_first_in_range away. Returns the fewest members a middle
+ * domain holds, the first one holding them in *at. O(log stride). */
+static uint64_t middle_least(uint64_t dom, uint64_t first, uint64_t stride, uint64_t d0, uint64_t m,
+			     uint64_t *at)
+{
+	uint64_t q = dom / stride, rem = dom % stride, lo = (d0 + 1) * dom;
+	uint64_t phase = (stride - (lo - first) % stride) % stride, x;
+
+	*at = d0 + 1;
+	if (!rem)
+		return q;
+	x = first_phase_in(phase, stride - rem, stride, rem, stride - 1);
+	if (x >= m)
+		return q + 1;
+	*at = d0 + 1 + x;
+	return q;
+}
+
+/* The most members one of those middle domains holds (as middle_least) */
+static uint64_t middle_most(uint64_t dom, uint64_t first, uint64_t stride, uint64_t d0, uint64_t m)
+{
+	uint64_t q = dom / stride, rem = dom % stride, lo = (d0 + 1) * dom;
+	uint64_t phase = (stride - (lo - first) % stride) % stride;
+
+	if (!rem)
+		return q;
+	return first_phase_in(phase, stride - rem, stride, 0, rem - 1) < m ? q + 1 : q;
+}
+
+/* A group whose domains hold different counts: one that straddles a
+ * boundary off its alignment (ranks 32-47 on 36-GPU domains: 4 and 12;
+ * 64-79 on 72: 8 and 8, fewer than min(size, ceil(dom / stride))), or
+ * whose stride does not divide dom (ranks 0, 16, ..., 496 on 72-GPU
+ * domains: 5, 4, 5, 4, 5, 4, 5). The busiest domain's count is r; the
+ * least-filled domain's sets what the crossing gets: its ranks send the
+ * most over the network (AlltoAll) and its NICs are the fewest the
+ * group's traffic between domains can use (every algorithm's B_node).
+ * Every domain is counted: the first and last exactly, the middle ones
+ * in closed form (middle_least); of several least-filled domains the
+ * lowest-numbered gives the NICs, node by node (O(dom / gpn)). */
 static void shape_straddle(uint64_t dom, uint64_t gpn, uint64_t nics, uint64_t first, uint64_t stride,
 			   uint64_t size, struct dc_net_group *g)
 {
 	uint64_t last = first + (size - 1) * stride, d0 = first / dom, dl = last / dom;
-	uint64_t cnt[3], lo[3], least = 0, rails = 0, busiest = 0;
-	lo[0] = d0 * dom;
-	lo[1] = (d0 + 1) * dom;
-	lo[2] = dl * dom;
-	for (int k = 0; k < 3; k++) {
-		uint64_t from = lo[k] > first ? lo[k] : first;
-		cnt[k] = k == 1 && g->nodes < 3 ? 0 : members_in(first, stride, size, from, lo[k] + dom);
-		if (!cnt[k])
-			continue;
-		busiest = max_u64(busiest, cnt[k]);
-		if (!least || cnt[k] < cnt[least - 1])
-			least = (uint64_t)k + 1;
+	uint64_t c0 = members_in(first, stride, size, first, (d0 + 1) * dom);
+	uint64_t cl = members_in(first, stride, size, dl * dom, last + 1);
+	uint64_t least = c0, busiest = max_u64(c0, cl), at = d0, rails = 0;
+
+	if (dl > d0 + 1) {
+		uint64_t mid_at, mid = middle_least(dom, first, stride, d0, dl - d0 - 1, &mid_at);
+		busiest = max_u64(busiest, middle_most(dom, first, stride, d0, dl - d0 - 1));
+		if (mid < least) {
+			least = mid;
+			at = mid_at;
+		}
+	}
+	if (cl < least) {
+		least = cl;
+		at = dl;
 	}
 	g->ranks_per_node = busiest;
-	g->ranks_least = cnt[least - 1];
+	g->ranks_least = least;
 	/* the least-filled domain's NICs, node by node over the nodes its
 	 * members sit on (fewer than size + 1 when stride < gpn; one member
 	 * a node otherwise) */
 	if (stride >= gpn) {
-		rails = g->ranks_least * node_rails_of(1, stride, gpn, nics);
+		rails = least * node_rails_of(1, stride, gpn, nics);
 	} else {
-		uint64_t from = lo[least - 1] > first ? lo[least - 1] : first;
-		uint64_t to = min_u64(lo[least - 1] + dom, last + 1);
+		uint64_t from = max_u64(at * dom, first);
+		uint64_t to = min_u64(at * dom + dom, last + 1);
 		for (uint64_t n = from / gpn; n * gpn < to; n++) {
-			uint64_t a = n * gpn > from ? n * gpn : from;
+			uint64_t a = max_u64(n * gpn, from);
 			uint64_t c = members_in(first, stride, size, a, min_u64(n * gpn + gpn, to));
 			if (c)
 				rails += node_rails_of(c, stride, gpn, nics);
@@ -268,13 +319,17 @@ static void shape(const struct dc_net *net, uint64_t first, uint64_t stride, uin
 	/* a domain of several nodes holds ranks_per_node / node_ranks of them */
 	g->rails = node_rails * max_u64(1, g->ranks_per_node / node_ranks);
 	g->ranks_least = g->ranks_per_node;
-	/* a group whose first or last domain holds fewer than r (it straddles
-	 * a boundary off its alignment): its real counts and the least-filled
-	 * domain's NICs */
-	if (stride < dom && g->nodes > 1 &&
-	    (members_in(first, stride, size, first, (first / dom + 1) * dom) != g->ranks_per_node ||
-	     members_in(first, stride, size, last / dom * dom, last + 1) != g->ranks_per_node))
-		shape_straddle(dom, gpn, nics, first, stride, size, g);
+	/* a group with a domain that holds fewer than r: its first or last
+	 * (it straddles a boundary off its alignment), or a middle one when
+	 * stride does not divide dom; its real counts and the least-filled
+	 * domain's NICs. An aligned group asks no more than its two ends. */
+	if (stride < dom && g->nodes > 1) {
+		uint64_t d0 = first / dom, dl = last / dom, r = g->ranks_per_node, at;
+		if (members_in(first, stride, size, first, (d0 + 1) * dom) != r ||
+		    members_in(first, stride, size, dl * dom, last + 1) != r ||
+		    (dl > d0 + 1 && dom % stride && middle_least(dom, first, stride, d0, dl - d0 - 1, &at) < r))
+			shape_straddle(dom, gpn, nics, first, stride, size, g);
+	}
 	/* every GPU of the node in a group like this one: a NIC serves
 	 * gpn / nics GPUs, node_ranks / node_rails of them ours */
 	g->concurrent = 1;
