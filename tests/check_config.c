@@ -1771,6 +1771,63 @@ START_TEST(test_attention_and_fp8_keys)
 }
 END_TEST
 
+/* The host side of parallel.offload from the presets (docs/step-model.md,
+ * "The optimizer on the host"), worked from the data sheets. CPU-Adam on
+ * ZeRO-Offload's DGX-2 stepped 3.891e9 parameters/s (Ren et al. 2021,
+ * Table 4) on 2 Xeon Platinum 8168 x 6 channels x 2666 MT/s x 8 B =
+ * 255.936 GB/s. A DGX H100's 2 Xeon Platinum 8480C x 8 x 4800 MT/s x 8 B =
+ * 614.4 GB/s: 3.891e9 x 614.4 / 255.936 = 2390.6304e9 / 255.936 =
+ * 9.340735184e9. A DGX A100's 2 EPYC 7742 x 8 x 3200 MT/s x 8 B =
+ * 409.6 GB/s: 3.891e9 x 409.6 / 255.936 = 1593.7536e9 / 255.936 =
+ * 6.227156790e9, and its GPUs share a PCIe Gen4 x16 uplink in pairs:
+ * 32 GB/s / 2 = 16 GB/s each. A GH200 brings its Grace, 512 GB/s: four
+ * on a node are 2048 GB/s, 3.891e9 x 2048 / 255.936 = 7968.768e9 /
+ * 255.936 = 31.135783946e9. The HGX H800 names no host CPU: the DGX-2's
+ * 3.891e9 stays, the key's default. */
+START_TEST(test_host_side_presets)
+{
+	static const char sys[] = "{\"model\": {\"num_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 4,"
+				  " \"vocab_size\": 100, \"seq_length\": 16}, \"cluster\": {\"num_nodes\": 2}}";
+	static const char gh[] = "{\"model\": {\"num_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 4,"
+				 " \"vocab_size\": 100, \"seq_length\": 16}, \"cluster\": {\"num_nodes\": 2,"
+				 " \"gpus_per_node\": 4, \"gpu\": \"gh200-96gb\", \"intra_node\": {\"bandwidth\": \"300 GB/s\"},"
+				 " \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}}}";
+	int kr = dc_config_key_index("cluster.host_adam_rate"), kb = dc_config_key_index("cluster.host_bandwidth");
+	struct dc_config cfg;
+	struct dc_diag d;
+	char got[512];
+	ck_assert_int_ge(kr, 0);
+	ck_assert_int_ge(kb, 0);
+	ck_assert_int_eq(load(sys, (const char *const[]){"cluster.system=dgx-h100"}, 1, &cfg, &d), 0);
+	ck_assert_double_le(fabs(cfg.cluster.host_adam_params_per_s - 9.340735184e9), 1);
+	ck_assert_int_eq(cfg.origin[kr], DC_ORIGIN_SYSTEM);
+	ck_assert_double_eq(cfg.cluster.host_bw_bytes_per_s, 0); /* the GPU preset's, in compute.c */
+	ck_assert_int_eq(cfg.origin[kb], DC_ORIGIN_DEFAULT);
+	dc_diag_release(&d);
+	ck_assert_int_eq(load(sys, (const char *const[]){"cluster.system=dgx-a100"}, 1, &cfg, &d), 0);
+	ck_assert_double_le(fabs(cfg.cluster.host_adam_params_per_s - 6.227156790e9), 1);
+	ck_assert_double_eq(cfg.cluster.host_bw_bytes_per_s, 16e9);
+	ck_assert_int_eq(cfg.origin[kb], DC_ORIGIN_SYSTEM);
+	dc_diag_release(&d);
+	ck_assert_int_eq(load(gh, NULL, 0, &cfg, &d), 0);
+	ck_assert_double_le(fabs(cfg.cluster.host_adam_params_per_s - 31.135783946e9), 1);
+	ck_assert_int_eq(cfg.origin[kr], DC_ORIGIN_GPU);
+	dc_diag_release(&d);
+	ck_assert_int_eq(load(sys, (const char *const[]){"cluster.system=hgx-h800"}, 1, &cfg, &d), 0);
+	ck_assert_double_eq(cfg.cluster.host_adam_params_per_s, 3.891e9);
+	ck_assert_int_eq(cfg.origin[kr], DC_ORIGIN_DEFAULT);
+	dc_diag_release(&d);
+	/* the key given wins, and says what it overrides */
+	ck_assert_int_eq(load(sys, (const char *const[]){"cluster.system=dgx-a100", "cluster.host_adam_rate=5e9"}, 2, &cfg,
+			      &d), 0);
+	ck_assert_double_eq(cfg.cluster.host_adam_params_per_s, 5e9);
+	ck_assert_int_eq(cfg.origin[kr], DC_ORIGIN_SET);
+	joined(&d, got, sizeof(got));
+	ck_assert_str_eq(got, "--set: 'cluster.host_adam_rate': 5000000000 param/s from --set overrides 6227156789 param/s that cluster.system \"dgx-a100\" would fill");
+	dc_diag_release(&d);
+}
+END_TEST
+
 /* A count-or-"auto" key has a value: parallel.dp "auto" on the base's 2
  * nodes x 4 GPUs with tp 4 is 8 / 4 = 2, and a given dp 2 is 2. */
 START_TEST(test_count_auto_has_value)
@@ -1899,6 +1956,7 @@ Suite *s = suite_create("config");
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_systems_json);
+	tcase_add_test(tc, test_host_side_presets);
 	tcase_add_test(tc, test_attention_and_fp8_keys);
 	tcase_add_test(tc, test_keys_without_effect);
 	tcase_add_test(tc, test_attention_backend_from_framework);

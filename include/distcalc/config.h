@@ -735,6 +735,10 @@ struct dc_gpu_spec {
 	double nvlink_bw;      /* NVLink line rate per GPU, one way, bytes/s (a system preset sets the effective one) */
 	const char *no_fp8;    /* why precision.compute "fp8" is refused, or NULL */
 	double host_bw;        /* the GPU's link to host memory (PCIe, NVLink-C2C), one way, bytes/s */
+	/* the CPU memory bandwidth that serves this GPU where the CPU is part
+	 * of the superchip (Grace), bytes/s; 0: an x86 host the GPU does not
+	 * fix (a cluster.system preset names it) */
+	double host_mem_bw;
 };
 /* NULL for DC_GPU_NONE. Static data, never freed. */
 const struct dc_gpu_spec *dc_gpu_spec(enum dc_gpu g);

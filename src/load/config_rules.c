@@ -1187,7 +1187,10 @@ static int gpu_lacks_nvls(enum dc_gpu g)
  * (warn_decimal_gpu_memory). host_bw, the last column: the data sheets' host link, halved to one
  * way: PCIe Gen4 x16 64 GB/s (A100), PCIe Gen5 x16 128 GB/s (H100, H800,
  * H200, B200), NVLink-C2C 900 GB/s (GH200; GB200's one C2C link to its
- * Grace serves two B200s, so half of that each) */
+ * Grace serves two B200s, so half of that each). host_mem_bw, after it:
+ * the Grace's LPDDR5X bandwidth a GPU has, for cluster.host_adam_rate
+ * (derive_host_adam_rate): GH200 512 GB/s (its data sheet), GB200 the
+ * NVL72 data sheet's 18.4 TB/s over its 72 GPUs */
 static const struct dc_gpu_spec gpu_specs[DC_GPU_COUNT] = {
 	[DC_GPU_A100_SXM4_40GB] = {40, 312e12, 0, 0, 1.555e12, 108, 300e9, "the A100 has no FP8 tensor cores", 32e9},
 	[DC_GPU_A100_SXM4_80GB] = {80, 312e12, 0, 0, 2.039e12, 108, 300e9, "the A100 has no FP8 tensor cores", 32e9},
@@ -1196,9 +1199,9 @@ static const struct dc_gpu_spec gpu_specs[DC_GPU_COUNT] = {
 	[DC_GPU_H100_PCIE_80GB] = {80, 756.5e12, 1513e12, 0, 2.0e12, 114, 300e9, NULL, 64e9},
 	[DC_GPU_H800_SXM5_80GB] = {80, 989e12, 1979e12, 0, 3.35e12, 132, 200e9, NULL, 64e9},
 	[DC_GPU_H200_SXM_141GB] = {141, 989e12, 1979e12, 0, 4.8e12, 132, 450e9, NULL, 64e9},
-	[DC_GPU_GH200_96GB] = {96, 989e12, 1979e12, 0, 4.0e12, 132, 450e9, NULL, 450e9},
+	[DC_GPU_GH200_96GB] = {96, 989e12, 1979e12, 0, 4.0e12, 132, 450e9, NULL, 450e9, 512e9},
 	[DC_GPU_B200_SXM_180GB] = {180, 2250e12, 4500e12, 9000e12, 8.0e12, 148, 900e9, NULL, 64e9},
-	[DC_GPU_GB200] = {186, 2500e12, 5000e12, 10000e12, 8.0e12, 148, 900e9, NULL, 225e9},
+	[DC_GPU_GB200] = {186, 2500e12, 5000e12, 10000e12, 8.0e12, 148, 900e9, NULL, 225e9, 18.4e12 / 72},
 };
 
 const struct dc_gpu_spec *dc_gpu_spec(enum dc_gpu g)
@@ -1248,6 +1251,40 @@ static void derive_slowdown(struct loader *l)
 	l->cfg->overlap.compute_slowdown = sd;
 }
 
+/* cluster.host_adam_rate from the CPU memory bandwidth of a node
+ * (docs/step-model.md, "The optimizer on the host"). CPU-Adam streams
+ * its operands (DeepSpeed csrc/includes/cpu_adam.h Step_AVX: FP32
+ * parameter, gradient and both moments read, parameter and moments
+ * written, 28 B a parameter), so its rate follows the memory's. The one
+ * measurement, ZeRO-Offload's DGX-2 (Ren et al. 2021, Table 4: 10^10
+ * parameters in 2.57 s, 3.891e9 a second), on two Xeon Platinum 8168 of
+ * 6 DDR4-2666 channels each (Intel's data sheet: 2 x 6 x 2666 MT/s x 8 B
+ * = 255.936 GB/s), fixes the fraction of that peak it reaches:
+ * 3.891e9 x 28 / 255.936e9 = 0.4257. A node of bandwidth B then steps
+ * B x 0.4257 / 28 = 3.891e9 x B / 255.936e9 parameters a second (the
+ * 28 B drop out: the same stream on a faster memory). */
+#define DGX2_ADAM_RATE 3.891e9
+#define DGX2_CPU_MEM_BW (2.0 * 6.0 * 2666e6 * 8.0)
+static double host_adam_rate_of(double node_mem_bw)
+{
+	return DGX2_ADAM_RATE * node_mem_bw / DGX2_CPU_MEM_BW;
+}
+
+/* cluster.host_adam_rate where neither the config nor the cluster.system
+ * preset (dc_cfg_apply_system) gave it: a Grace part's CPU comes with the
+ * GPU, so the node's rate is its GPUs' share of Grace memory, where no
+ * cluster.system names the host; else the DGX-2's measured rate. */
+static void derive_host_adam_rate(struct loader *l, const struct dc_gpu_spec *g)
+{
+	struct dc_cluster *c = &l->cfg->cluster;
+	if (g && g->host_mem_bw > 0 && c->system == DC_SYSTEM_CUSTOM && c->gpus_per_node > 0)
+		fill_f64(l, KEY_CLUSTER_HOST_ADAM_RATE, &c->host_adam_params_per_s,
+			 host_adam_rate_of(g->host_mem_bw * (double)c->gpus_per_node), DC_ORIGIN_GPU, "cluster.gpu",
+			 dc_gpu_name(c->gpu), 1, "param/s");
+	if (!seen(l, KEY_CLUSTER_HOST_ADAM_RATE) && !l->filled[KEY_CLUSTER_HOST_ADAM_RATE])
+		c->host_adam_params_per_s = DGX2_ADAM_RATE;
+}
+
 /* cluster.gpu fills what the config leaves out; precision.compute "fp8"
  * on a preset without FP8 (and no peak_flops_fp8 given) is refused. */
 static int rule_gpu_preset(struct loader *l)
@@ -1257,6 +1294,7 @@ static int rule_gpu_preset(struct loader *l)
 	const char *pk = "cluster.gpu", *pn;
 	enum dc_origin o = DC_ORIGIN_GPU;
 	if (!g) {
+		derive_host_adam_rate(l, NULL);
 		derive_slowdown(l);
 		return 0;
 	}
@@ -1270,6 +1308,7 @@ static int rule_gpu_preset(struct loader *l)
 	fill_f64(l, KEY_CLUSTER_PEAK_FLOPS_FP8, &c->peak_flops_fp8, g->peak_flops_fp8, o, pk, pn, 1e12, "TFLOP/s");
 	fill_f64(l, KEY_CLUSTER_HBM_BANDWIDTH, &c->hbm_bandwidth, g->hbm_bandwidth, o, pk, pn, 1e12, "TB/s");
 	fill_u64(l, KEY_CLUSTER_SM_COUNT, &c->sm_count, g->sms, o, pk, pn);
+	derive_host_adam_rate(l, g);
 	derive_slowdown(l);
 	if (l->cfg->precision.compute == DC_COMPUTE_FP8 && c->peak_flops_fp8 == 0)
 		dc_cfg_errorf(l, blame(l, KEY_PRECISION_COMPUTE, KEY_CLUSTER_GPU),
@@ -1565,9 +1604,10 @@ static const struct rule rules[] = {
 	  KEYS("training.recompute_layers", "training.recompute", "model.num_layers", "parallel.pp",
 	       "parallel.virtual_pipeline")},
 	 rule_recompute_layers},
-	{{"cluster.gpu fills gpu_memory, peak_flops, peak_flops_fp8, hbm_bandwidth, sm_count and overlap.compute_slowdown unless given (the derived slowdown needs more than 8 SMs); precision.compute \"fp8\" needs an FP8 peak",
+	{{"cluster.gpu fills gpu_memory, peak_flops, peak_flops_fp8, hbm_bandwidth, sm_count and overlap.compute_slowdown unless given (the derived slowdown needs more than 8 SMs), and host_adam_rate unless given or filled by cluster.system (a Grace part's from its CPU memory bandwidth, else the DGX-2's 3.891e9); precision.compute \"fp8\" needs an FP8 peak",
 	  KEYS("cluster.gpu", "cluster.gpu_memory", "cluster.peak_flops", "cluster.peak_flops_fp8",
-	       "cluster.hbm_bandwidth", "cluster.sm_count", "overlap.compute_slowdown", "precision.compute")}, rule_gpu_preset},
+	       "cluster.hbm_bandwidth", "cluster.sm_count", "overlap.compute_slowdown", "precision.compute",
+	       "cluster.host_adam_rate")}, rule_gpu_preset},
 	{{"overlap.tp under framework megatron keeps 16 SMs for communication, so cluster.sm_count (given or from cluster.gpu) is above 16",
 	  KEYS("cluster.sm_count", "overlap.tp", "training.framework", "cluster.gpu")}, rule_tp_overlap_sms},
 	{{"attention_backend defaults from attention (eager: eager, flash: sdpa, but cudnn under framework megatron on a Hopper or Blackwell cluster.gpu, where Transformer Engine picks its cuDNN fused attention); a given backend sets attention when it is not given (eager: eager, else flash) and else agrees with it; fa3 needs a Hopper GPU; mxfp8 a Blackwell GPU; attention fp8 needs compute fp8 and backend cudnn or fa3; fp8_recipe or fp8_lm_head changed without compute fp8 has no effect and draws a warning, not an error (a sweep over compute keeps them)",
@@ -1627,6 +1667,13 @@ struct system_preset {
 	int nvls;
 	uint64_t nvlink_domain; /* GPUs on one NVLink fabric; 0: the node */
 	enum dc_network network;
+	/* one GPU's link to host memory when every GPU copies at once, one
+	 * way, bytes/s; 0: the cluster.gpu preset's (each its own x16) */
+	double host_bw;
+	/* the node's CPU memory bandwidth, the data sheets' peak, bytes/s,
+	 * for cluster.host_adam_rate; 0: the CPU is not sourced (the DGX-2
+	 * default stays) */
+	double cpu_mem_bw;
 };
 
 /* dgx-b200: NVIDIA's DGX B200 user guide (8 B200, 8 ConnectX-7 at 400
@@ -1637,16 +1684,34 @@ struct system_preset {
  * (the H800's 400 GB/s both ways) at NCCL's 20.6 GB/s, 164.8 GB/s (DeepSeek-
  * V3 report section 3.2.2 measures 160 GB/s) and 400 Gb/s InfiniBand per
  * GPU (the same report: 50 GB/s). */
+/* host_bw: the DGX A100's four PCIe Gen4 switches each take two GPUs
+ * (and two NICs) to the CPU over one x16 uplink (NVIDIA DGX A100 System
+ * Architecture white paper, WP-10083-001, "First Accelerated System With
+ * All PCIe Gen4"), so with all eight copying at once each gets half of
+ * its 32 GB/s one way; the DGX H100, H200 and B200 give each GPU its own
+ * switch and uplink (their nvidia-smi topo: GPU to GPU NODE, not PXB),
+ * the GPU preset's figure. cpu_mem_bw: the host CPUs' data sheets, two
+ * sockets x channels x MT/s x 8 B (docs/step-model.md, "The optimizer
+ * on the host", cites each): DGX A100 2 x EPYC 7742, 8 DDR4-3200;
+ * DGX H100 and H200 2 x Xeon Platinum 8480C, 8 DDR5-4800; DGX B200 2 x
+ * Xeon Platinum 8570, 8 DDR5-5600; a GB200 NVL72 tray's two Grace, the
+ * rack data sheet's 18.4 TB/s over 36. The HGX H800 is a board without
+ * its host, and the clouds do not name a CPU with a data sheet: 0. */
 /* The clouds' machines (docs/network-model.md, "Systems", cites each
  * figure): GPUs and NICs per node and the NIC's line rate from the
  * provider's documentation; the NVLink and latency figures as the DGX
  * H100's (the same HGX H100 / H200 board). */
 static const struct system_preset presets[] = {
-	[DC_SYSTEM_DGX_A100] = {DC_GPU_A100_SXM4_80GB, 8, 8, 12 * 20.0e9, 3.4e-6, 200e9 / 8, 14e-6, 0, 0, DC_NETWORK_IB},
-	[DC_SYSTEM_DGX_H100] = {DC_GPU_H100_SXM5_80GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0, DC_NETWORK_IB},
-	[DC_SYSTEM_DGX_H200] = {DC_GPU_H200_SXM_141GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0, DC_NETWORK_IB},
-	[DC_SYSTEM_DGX_B200] = {DC_GPU_B200_SXM_180GB, 8, 8, 18 * 40.0e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 8, DC_NETWORK_IB},
-	[DC_SYSTEM_GB200_NVL72] = {DC_GPU_GB200, 4, 4, 18 * 40.0e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 72, DC_NETWORK_IB},
+	[DC_SYSTEM_DGX_A100] = {DC_GPU_A100_SXM4_80GB, 8, 8, 12 * 20.0e9, 3.4e-6, 200e9 / 8, 14e-6, 0, 0, DC_NETWORK_IB,
+			       32e9 / 2, 2 * 8 * 3200e6 * 8},
+	[DC_SYSTEM_DGX_H100] = {DC_GPU_H100_SXM5_80GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0, DC_NETWORK_IB,
+			       0, 2 * 8 * 4800e6 * 8},
+	[DC_SYSTEM_DGX_H200] = {DC_GPU_H200_SXM_141GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0, DC_NETWORK_IB,
+			       0, 2 * 8 * 4800e6 * 8},
+	[DC_SYSTEM_DGX_B200] = {DC_GPU_B200_SXM_180GB, 8, 8, 18 * 40.0e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 8, DC_NETWORK_IB,
+			       0, 2 * 8 * 5600e6 * 8},
+	[DC_SYSTEM_GB200_NVL72] = {DC_GPU_GB200, 4, 4, 18 * 40.0e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 72, DC_NETWORK_IB,
+				  0, 2 * 18.4e12 / 36},
 	[DC_SYSTEM_HGX_H800] = {DC_GPU_H800_SXM5_80GB, 8, 8, 8 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 8, DC_NETWORK_IB},
 	[DC_SYSTEM_AWS_P5] = {DC_GPU_H100_SXM5_80GB, 8, 32, 18 * 20.6e9, 3.4e-6, 100e9 / 8, 14e-6, 1, 0, DC_NETWORK_EFA},
 	[DC_SYSTEM_AWS_P5E] = {DC_GPU_H200_SXM_141GB, 8, 32, 18 * 20.6e9, 3.4e-6, 100e9 / 8, 14e-6, 1, 0, DC_NETWORK_EFA},
@@ -1711,6 +1776,13 @@ void dc_cfg_apply_system(struct loader *l)
 	 * gives instead of the preset's (its default, the node, then) */
 	if (ps->nvlink_domain && (ps->nvlink_domain != ps->gpus_per_node || c->gpus_per_node == ps->gpus_per_node))
 		fill_u64(l, KEY_CLUSTER_NVLINK_DOMAIN, &c->nvlink_domain, ps->nvlink_domain, o, pk, pn);
+	/* the host's side of parallel.offload (docs/step-model.md, "The
+	 * optimizer on the host"): a shared PCIe uplink, the CPUs' Adam rate */
+	if (ps->host_bw > 0)
+		fill_f64(l, KEY_CLUSTER_HOST_BANDWIDTH, &c->host_bw_bytes_per_s, ps->host_bw, o, pk, pn, 1e9, "GB/s");
+	if (ps->cpu_mem_bw > 0)
+		fill_f64(l, KEY_CLUSTER_HOST_ADAM_RATE, &c->host_adam_params_per_s, host_adam_rate_of(ps->cpu_mem_bw), o,
+			 pk, pn, 1, "param/s");
 }
 
 /* Every required key that is missing, reported whatever else is wrong. */
