@@ -868,6 +868,52 @@ START_TEST(test_optimizer_on_the_host)
 }
 END_TEST
 
+/* DeepSpeed ZeRO-1/2's host copies (training.framework deepspeed;
+ * deepspeed/runtime/zero/stage_1_and_2.py at 38327e07), on
+ * test_optimizer_on_the_host's layout: 842,301,952 parameters a rank,
+ * 32 GB/s one way, 0.8658976633 s of Adam. The boundary's gradients
+ * cross as FP32 (async_inplace_copy_grad_to_fp32_buffer_from_gpu casts
+ * them), 842,301,952 x 4 = 3,369,207,808 B in 0.105287744 s, and the FP32
+ * partition comes back as FP32 (step(): fp32_partition.to(device)), as
+ * long. At 8 micro steps ZeRO-2 (reducing each one) copies the 2-byte
+ * gradients out at the first and the host's sum back at each of the 7
+ * others (async_accumulate_grad_in_cpu_via_gpu): 8 x 1,684,603,904 B =
+ * 13,476,831,232 B, 0.421150976 s; 1.4976241273 s a step in all. ZeRO-1
+ * reduces at the boundary alone: one copy back, 0.052643872 s. One micro
+ * step: no such copies. */
+START_TEST(test_deepspeed_host_copies)
+{
+	static const char *const zero2[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8",
+					    "parallel.sharding=zero2", "parallel.offload=optimizer",
+					    "training.framework=deepspeed", "training.grad_accum_steps=8"};
+	static const char *const zero1[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8",
+					    "parallel.sharding=zero1", "parallel.offload=optimizer",
+					    "training.framework=deepspeed", "training.grad_accum_steps=8"};
+	static const char *const once[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8",
+					   "parallel.sharding=zero2", "parallel.offload=optimizer",
+					   "training.framework=deepspeed", "training.grad_accum_steps=1"};
+	struct run *x = run(SYSTEMS, zero2, 7);
+	const struct dc_host_step *h = &x->r.compute.host_step[0];
+	ck_assert_double_eq(h->params, 842301952.0);
+	ck_assert_double_le(fabs(h->accum_s - 0.421150976), 1e-12);
+	ck_assert_double_le(fabs(h->d2h_s - 0.105287744), 1e-12);
+	ck_assert_double_le(fabs(h->h2d_s - 0.105287744), 1e-12);
+	ck_assert_double_le(fabs(h->cpu_s - 0.8658976633), 1e-10);
+	ck_assert_double_le(fabs(x->r.compute.optimizer_s[0] - 1.4976241273), 1e-10);
+	free(x);
+	x = run(SYSTEMS, zero1, 7);
+	h = &x->r.compute.host_step[0];
+	ck_assert_double_le(fabs(h->accum_s - 0.052643872), 1e-12);
+	ck_assert_double_le(fabs(h->d2h_s - 0.105287744), 1e-12);
+	free(x);
+	x = run(SYSTEMS, once, 7);
+	h = &x->r.compute.host_step[0];
+	ck_assert_double_eq(h->accum_s, 0);
+	ck_assert_double_le(fabs(h->d2h_s - 0.105287744), 1e-12);
+	free(x);
+}
+END_TEST
+
 /* dc_compute_reshard under offload: DDP's host step (every rank's shard
  * the whole 6,738,415,616) moved to ZeRO-1 gives test_optimizer_on_the_host's
  * 842,301,952-parameter figures, byte for byte the full computation's. */
@@ -1047,6 +1093,7 @@ int main(void)
 	tcase_add_test(tc, test_reshard_prices_the_optimizer_alone);
 	tcase_add_test(tc, test_optimizer_on_the_host);
 	tcase_add_test(tc, test_reshard_moves_the_host_step);
+	tcase_add_test(tc, test_deepspeed_host_copies);
 	tcase_add_test(tc, test_flash_versus_eager);
 	tcase_add_test(tc, test_recompute_policies);
 	tcase_add_test(tc, test_sliding_window_kernels);

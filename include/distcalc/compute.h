@@ -82,7 +82,7 @@ struct dc_compute {
 
 	/* the optimizer step of the ranks of each plan segment
 	 * (plan.h: segment_first), once per step; under parallel.offload the
-	 * host's: host_step[i]'s three parts added up */
+	 * host's: host_step[i]'s parts added up */
 	double optimizer_s[DC_PLAN_MAX_SEGMENTS];
 	/* 1 under parallel.offload: the step runs on the host (ZeRO-Offload's
 	 * CPU-Adam, Ren et al. 2021; docs/step-model.md, "The optimizer on the
@@ -94,9 +94,13 @@ struct dc_compute {
 	double host_adam_rate;  /* parameters/s of a node's CPUs: cluster.host_adam_rate */
 	struct dc_host_step {
 		double params;  /* the parameters one rank's optimizer shard holds */
-		double d2h_s;   /* params x precision.grad_bytes / host_bandwidth */
+		/* DeepSpeed ZeRO-1/2's per-micro-step gradient copies under
+		 * gradient accumulation: params x copies x param_bytes /
+		 * host_bandwidth (ZeRO-2 m copies, ZeRO-1 one; 0 elsewhere) */
+		double accum_s;
+		double d2h_s;   /* params x precision.grad_bytes (deepspeed: 4) / host_bandwidth */
 		double cpu_s;   /* params x gpus_per_node / host_adam_rate */
-		double h2d_s;   /* params x precision.param_bytes / host_bandwidth */
+		double h2d_s;   /* params x precision.param_bytes (deepspeed: 4) / host_bandwidth */
 	} host_step[DC_PLAN_MAX_SEGMENTS]; /* all 0 without offload */
 };
 

@@ -976,17 +976,42 @@ static double optimizer_s(const struct ctx *x, const struct dc_stage_params *sp)
  * node's CPUs run Adam on every shard of its GPUs (the rank's, times
  * gpus_per_node, as the host ledger counts them), the updated parameters
  * come back. Serial: the one-step delayed update that hides the CPU
- * (section 5.2) is opt-in and not modelled. */
+ * (section 5.2) is opt-in and not modelled.
+ *
+ * Under training.framework deepspeed with ZeRO-1 or ZeRO-2, the copies
+ * DeepSpeed makes (deepspeed/runtime/zero/stage_1_and_2.py at 38327e07):
+ * the boundary's gradients cast to FP32 before they cross
+ * (async_inplace_copy_grad_to_fp32_buffer_from_gpu, src_tensor.float()),
+ * the FP32 partition back before the cast to the working precision
+ * (step(): fp32_partition.to(device)), both 4 B a parameter; and with
+ * grad_accum_steps m > 1 the per-micro-step copies of
+ * async_accumulate_grad_in_cpu_via_gpu, each param_bytes a parameter:
+ * ZeRO-2 reduces every micro step, so the first copies the gradients out
+ * and each of the m - 1 later ones copies the host's sum back to add to;
+ * ZeRO-1 reduces at the boundary alone, one copy back. They run in the
+ * backward's reduce_ipg_grads on the compute stream (overlap_comm false,
+ * DeepSpeed's default), so each is priced exposed. */
 static void host_step(const struct ctx *x, const struct dc_compute *c, const struct dc_stage_params *sp,
 		      struct dc_host_step *h)
 {
-	const struct dc_precision *pr = &x->p->in->precision;
+	const struct dc_config *in = x->p->in;
+	const struct dc_precision *pr = &in->precision;
+	enum dc_sharding sh = x->p->layout.sharding;
 	double buffer, params = step_params(x, sp, &buffer);
-	double node_params = params * (double)x->p->in->cluster.gpus_per_node;
+	double node_params = params * (double)in->cluster.gpus_per_node;
+	double out_bytes = (double)pr->grad_bytes, back_bytes = (double)pr->param_bytes, copies = 0;
+	uint64_t m = x->p->layout.grad_accum_steps;
+	if (in->training.framework == DC_FRAMEWORK_DEEPSPEED && (sh == DC_SHARD_ZERO1 || sh == DC_SHARD_ZERO2)) {
+		out_bytes = 4.0;
+		back_bytes = 4.0;
+		if (m > 1)
+			copies = sh == DC_SHARD_ZERO2 ? (double)m : 1.0;
+	}
 	h->params = params;
-	h->d2h_s = params * (double)pr->grad_bytes / c->host_bandwidth;
+	h->accum_s = params * copies * (double)pr->param_bytes / c->host_bandwidth;
+	h->d2h_s = params * out_bytes / c->host_bandwidth;
 	h->cpu_s = node_params / c->host_adam_rate;
-	h->h2d_s = params * (double)pr->param_bytes / c->host_bandwidth;
+	h->h2d_s = params * back_bytes / c->host_bandwidth;
 }
 
 /* Fills c->optimizer_s (and c->host_step under offload) for every plan
@@ -1006,7 +1031,7 @@ static void optimizer_steps(const struct ctx *x, struct dc_compute *c)
 			continue;
 		}
 		host_step(x, c, &p->segment_params[i], h);
-		c->optimizer_s[i] = h->d2h_s + h->cpu_s + h->h2d_s;
+		c->optimizer_s[i] = h->accum_s + h->d2h_s + h->cpu_s + h->h2d_s;
 	}
 }
 

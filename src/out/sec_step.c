@@ -177,6 +177,13 @@ static void view(const struct dc_run *run, void *out)
 		v->host_model = "per step, one after the other: the rank's gradient shard to the host, Adam on the node's "
 				"CPUs over every GPU's shard, the updated parameters back (ZeRO-Offload, Ren et al. 2021); "
 				"nothing behind the backward, no delayed update";
+		if (in->training.framework == DC_FRAMEWORK_DEEPSPEED &&
+		    (run->plan->layout.sharding == DC_SHARD_ZERO1 || run->plan->layout.sharding == DC_SHARD_ZERO2))
+			v->host_model = "DeepSpeed ZeRO-1/2 (stage_1_and_2.py), one after the other: under gradient "
+					"accumulation each micro step's gradient copies to or from the host (ZeRO-2: the first "
+					"out, each later one back; ZeRO-1: one back), on the compute stream; the boundary's "
+					"gradients cast to FP32 out, Adam on the node's CPUs over every GPU's shard, the FP32 "
+					"parameters back; no delayed update";
 		v->host_bandwidth = c->host_bandwidth;
 		v->host_adam_rate = c->host_adam_rate;
 		for (uint64_t i = 0; i < run->plan->nsegments && i < DC_PLAN_MAX_SEGMENTS; i++)
@@ -190,6 +197,12 @@ static void view(const struct dc_run *run, void *out)
 static int is_on_host(const void *base)
 {
 	return ((const struct view *)base)->on_host;
+}
+
+static int has_accum_copies(const void *base)
+{
+	const struct view *v = base;
+	return v->on_host && v->host.accum_s > 0;
 }
 
 static int has_backend_from(const void *base)
@@ -419,6 +432,8 @@ static const struct dc_field fields[] = {
 	 V(host_adam_rate), .shown = is_on_host},
 	{"host_params", "host step (slowest stage): parameters of a rank's shard", DC_U_COUNT, DC_FT_F64,
 	 V(host.params), .shown = is_on_host},
+	{"host_accum_copies_s", "host step: gradient copies of the micro steps (DeepSpeed)", DC_U_SECONDS, DC_FT_F64,
+	 V(host.accum_s), .shown = has_accum_copies},
 	{"host_grads_d2h_s", "host step: gradients to the host", DC_U_SECONDS, DC_FT_F64, V(host.d2h_s),
 	 .shown = is_on_host},
 	{"host_adam_s", "host step: Adam on the node's CPUs", DC_U_SECONDS, DC_FT_F64, V(host.cpu_s),
@@ -471,13 +486,48 @@ static const struct dc_field fields[] = {
 
 _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 
+/* parallel.offload "optimizer": the per-micro-step gradient copies the
+ * step does not price (docs/step-model.md, "The optimizer on the host").
+ * DeepSpeed ZeRO-1/2's are priced (compute.c host_step); Megatron-Core
+ * accumulates in the GPU's main_grad buffer and copies at the step
+ * alone, so it makes none; DeepSpeed ZeRO-3 copies every micro step's
+ * gradient partition to its host buffer and back to add the next one to
+ * (deepspeed/runtime/zero/stage3.py partition_grads), whatever the
+ * accumulation; another framework's are not known. */
+static void warn_offload_copies(const struct dc_plan *p, struct dc_diag *diag)
+{
+	const struct dc_config *in = p->in;
+	enum dc_sharding sh = p->layout.sharding;
+	enum dc_framework f = in->training.framework;
+	if (in->parallel.offload != DC_OFFLOAD_OPTIMIZER || f == DC_FRAMEWORK_MEGATRON)
+		return;
+	if (f == DC_FRAMEWORK_DEEPSPEED && sh == DC_SHARD_FSDP) {
+		dc_diag_warn(diag,
+			     "'parallel.offload': DeepSpeed ZeRO-3 (stage3.py partition_grads) copies every micro step's "
+			     "gradient partition to its host buffer and back to the GPU to add the next one to; the step "
+			     "prices the host optimizer's copies and Adam once a step, not those per-micro-step copies");
+		return;
+	}
+	if ((f == DC_FRAMEWORK_DEEPSPEED && (sh == DC_SHARD_ZERO1 || sh == DC_SHARD_ZERO2)) ||
+	    p->layout.grad_accum_steps < 2)
+		return;
+	dc_diag_warn(diag,
+		     "'parallel.offload': with %llu micro steps an offloading optimizer may copy each one's gradients "
+		     "to the host or back (DeepSpeed ZeRO-1/2 does, priced under training.framework \"deepspeed\"); "
+		     "under training.framework \"%s\" with sharding \"%s\" the step prices one copy each way a step, "
+		     "not such per-micro-step copies",
+		     (unsigned long long)p->layout.grad_accum_steps, dc_framework_name(f), dc_sharding_name(sh));
+}
+
 /* grad_accum_steps < pp: the pipeline never fills; offload
  * optimizer+params: FSDP's per-microbatch copies of the parameter shards
- * are not priced */
+ * are not priced; offload optimizer: warn_offload_copies */
 static void warn(const struct dc_plan *p, const struct dc_results *res, const char *config_name,
 		 struct dc_diag *diag)
 {
 	(void)config_name;
+	if (res->step.available)
+		warn_offload_copies(p, diag);
 	if (res->step.available && p->in->parallel.offload == DC_OFFLOAD_OPTIMIZER_PARAMS)
 		dc_diag_warn(diag,
 			     "'parallel.offload': \"optimizer+params\" keeps the parameter shards on the host, so every "
