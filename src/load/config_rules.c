@@ -159,6 +159,16 @@ static int rule_network(struct loader *l)
 		dc_cfg_errorf(l, blame(l, ki, KEY_CLUSTER_GPUS_PER_NODE),
 		       "'cluster.nvlink_domain': must be a multiple of cluster.gpus_per_node (%llu), got %llu",
 		       (unsigned long long)c->gpus_per_node, (unsigned long long)c->nvlink_domain);
+	} else if (c->nvlink_domain > c->gpus_per_node && c->num_nodes <= DC_MAX_WORLD / c->gpus_per_node) {
+		/* each strategy is priced on its first group across domains
+		 * (docs/network-model.md); with a partial last domain another
+		 * group can hold fewer ranks there, on fewer NICs */
+		uint64_t world = c->num_nodes * c->gpus_per_node;
+		if (world > c->nvlink_domain && world % c->nvlink_domain != 0)
+			dc_cfg_warnf(l, ki,
+				     "'cluster.nvlink_domain': %llu GPUs are not a whole number of %llu-GPU NVLink domains: the last domain holds %llu, and a group that reaches into it with fewer ranks than the group each strategy is priced on (its first across domains) uses fewer NICs, so that strategy may be slower than shown; at a multiple of %llu GPUs no domain is partial",
+				     (unsigned long long)world, (unsigned long long)c->nvlink_domain,
+				     (unsigned long long)(world % c->nvlink_domain), (unsigned long long)c->nvlink_domain);
 	}
 	return 0;
 }
@@ -1619,8 +1629,8 @@ static const struct rule rules[] = {
 	{{"the what-if node is below num_nodes, its factor at most 1, the slow data rank below the world size, and expert_imbalance at most num_experts / experts_per_token",
 	  KEYS("whatif.slow_network.node", "whatif.slow_network.factor", "whatif.slow_data_rank.rank",
 	       "whatif.expert_imbalance", "cluster.num_nodes", "model.num_experts")}, rule_whatif},
-	{{"nvlink_domain is a multiple of gpus_per_node",
-	  KEYS("cluster.nvlink_domain", "cluster.gpus_per_node", "cluster.nics_per_node")}, rule_network},
+	{{"nvlink_domain is a multiple of gpus_per_node; a world of more than one domain that is not a whole number of them warns (its last domain is partial)",
+	  KEYS("cluster.nvlink_domain", "cluster.gpus_per_node", "cluster.nics_per_node", "cluster.num_nodes")}, rule_network},
 	{{"checkpoint.gather \"gpu\" needs checkpoint.format \"full\"", KEYS("checkpoint.gather", "checkpoint.format")},
 	 rule_ckpt_gather},
 	{{"checkpoint.restore: degrees not given keep the saved ones (dp: the new world / (tp × pp × cp)); tp × pp × dp × cp is num_nodes × gpus_per_node, tp divides the heads, pp (when given) at most num_layers, cp divides seq_length, ep divides dp",
