@@ -114,6 +114,29 @@ static int load_said(const char *text, const char *const *sets, size_t nsets, in
 	return rc;
 }
 
+/* A world that is not a whole number of NVLink domains warns: 128 nodes
+ * of 4 are 512 GPUs, 7 domains of 72 (504) and 8 over; 36 nodes are 144,
+ * two whole domains; 16 nodes are 64, inside one domain */
+START_TEST(test_partial_nvlink_domain)
+{
+	char got[2048];
+	ck_assert_int_eq(load_said(base, (const char *const[]){"cluster.num_nodes=128", "cluster.nvlink_domain=72"}, 2, 0,
+				   got, sizeof(got)),
+			 0);
+	ck_assert_msg(strstr(got, "'cluster.nvlink_domain': 512 GPUs are not a whole number of 72-GPU NVLink domains: the "
+				  "last domain holds 8,") != NULL,
+		      "%s", got);
+	ck_assert_int_eq(load_said(base, (const char *const[]){"cluster.num_nodes=36", "cluster.nvlink_domain=72"}, 2, 0,
+				   got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "");
+	ck_assert_int_eq(load_said(base, (const char *const[]){"cluster.num_nodes=16", "cluster.nvlink_domain=72"}, 2, 0,
+				   got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "");
+}
+END_TEST
+
 /* A key given a value this layout never reads warns as the FP8 keys do
  * under bf16: the key, its value, why, what to do; its default, or a
  * layout that reads it, says nothing. */
@@ -1725,6 +1748,11 @@ START_TEST(test_attention_and_fp8_keys)
 	/* Megatron's and torchao's name for "current": a hint, not an alias */
 	expect_error(base, (const char *const[]){"precision.fp8_recipe=tensorwise"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'precision.fp8_recipe': unknown value \"tensorwise\"; did you mean \"current\" (Megatron's and torchao's tensorwise)? (expected one of \"delayed\", \"current\", \"rowwise\", \"mxfp8\")");
+	/* the course's and DeepSpeed's names for the shardings */
+	expect_error(base, (const char *const[]){"parallel.sharding=ZeRO-3"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.sharding': unknown value \"ZeRO-3\"; did you mean \"fsdp\" (ZeRO-3: parameters, gradients and optimizer states sharded)? (expected one of \"none\", \"zero1\", \"zero2\", \"fsdp\")");
+	expect_error(base, (const char *const[]){"parallel.sharding=ddp"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.sharding': unknown value \"ddp\"; did you mean \"none\" (DDP: every state replicated)? (expected one of \"none\", \"zero1\", \"zero2\", \"fsdp\")");
 	/* a recipe other than the default under bf16: said, not an error */
 	ck_assert_int_eq(load(base, (const char *const[]){"precision.fp8_recipe=rowwise"}, 1, &cfg, &d), 0);
 	joined(&d, got, sizeof(got));
@@ -1959,6 +1987,7 @@ Suite *s = suite_create("config");
 	tcase_add_test(tc, test_host_side_presets);
 	tcase_add_test(tc, test_attention_and_fp8_keys);
 	tcase_add_test(tc, test_keys_without_effect);
+	tcase_add_test(tc, test_partial_nvlink_domain);
 	tcase_add_test(tc, test_attention_backend_from_framework);
 	tcase_add_test(tc, test_sm_count_floor);
 	tcase_add_test(tc, test_count_auto_has_value);

@@ -118,6 +118,10 @@ START_TEST(test_bad_metrics)
 		const char *metrics, *error;
 	} cases[] = {
 		{"summary.peak", "distcalc: error: '--sweep-metrics': 'summary.peak': no field 'peak' there"},
+		{"summary.peak_byte", "distcalc: error: '--sweep-metrics': 'summary.peak_byte': no field 'peak_byte' there; "
+				      "did you mean 'summary.peak_bytes'?"},
+		{"memory.per_rank.peak_bytez", "distcalc: error: '--sweep-metrics': 'memory.per_rank.peak_bytez': no field "
+					       "'peak_bytez' there; did you mean 'memory.per_rank.peak_bytes'?"},
 		{"nosuch.x", "distcalc: error: '--sweep-metrics': 'nosuch.x': experiment 'systems' has no section 'nosuch'"},
 		{"memory.per_rank", "distcalc: error: '--sweep-metrics': 'memory.per_rank': not a number or text (an "
 				    "object, table or list)"},

@@ -9,6 +9,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "distcalc/units.h"
@@ -87,6 +88,9 @@ START_TEST(test_bytes_errors)
 	bytes_err("80G", "ambiguous unit 'G': write '80 GB' (10^9 bytes) or '80 GiB' (2^30 bytes)");
 	bytes_err("80 M", "ambiguous unit 'M': write '80 MB' (10^6 bytes) or '80 MiB' (2^20 bytes)");
 	bytes_err("80gb", "unknown unit 'gb' (units are case-sensitive): write '80 GB' (10^9 bytes) or '80 GiB' (2^30 bytes)");
+	bytes_err("80 mb", "unknown unit 'mb' (units are case-sensitive): write '80 MB' (10^6 bytes) or '80 MiB' (2^20 bytes)");
+	bytes_err("80 KB", "unknown unit 'KB' (units are case-sensitive): write '80 kB' (10^3 bytes) or '80 KiB' (2^10 bytes)");
+	bytes_err("80 gib", "unknown unit 'gib' (units are case-sensitive): write '80 GiB' (2^30 bytes)");
 	bytes_err("0.3 B", "'0.3 B' is not a whole number of bytes");
 	bytes_err("1.0000000001 kB", "'1.0000000001 kB' is not a whole number of bytes");
 	bytes_err("-1 GiB", "must not be negative, got '-1 GiB'");
@@ -102,6 +106,45 @@ START_TEST(test_bytes_errors)
 	/* an exponent out of range is named as such: 1e-400 GiB is not "too large" */
 	bytes_err("1e-400 GiB", "'1e-400 GiB': the exponent must be from -60 to 60");
 	bytes_err("nan B", "expected a number followed by a unit, like '80 GiB', got 'nan B'");
+}
+END_TEST
+
+/* Every spelling a hint offers is one the parser takes: each '...' quoted
+ * after "write" in the error for a wrong case or a "ps" unit, for every
+ * prefix letter in both cases */
+START_TEST(test_unit_hints_parse)
+{
+	static const char *const bw[] = {"bps", "Bps", "B/S", "b/S", "bit/S"};
+	static const char *const sz[] = {"b", "ib"};
+	const char prefixes[] = "kKmMgGtT";
+	for (size_t i = 0; i < sizeof(prefixes) - 1; i++) {
+		for (size_t j = 0; j < sizeof(bw) / sizeof(bw[0]) + sizeof(sz) / sizeof(sz[0]); j++) {
+			int is_bw = j < sizeof(bw) / sizeof(bw[0]);
+			char in[32], err[256] = "";
+			const char *q;
+			double d;
+			uint64_t u;
+			int rc;
+			snprintf(in, sizeof(in), "100 %c%s", prefixes[i], is_bw ? bw[j] : sz[j - sizeof(bw) / sizeof(bw[0])]);
+			rc = is_bw ? dc_units_parse_bandwidth(in, &d, err, sizeof(err))
+				   : dc_units_parse_bytes(in, &u, err, sizeof(err));
+			if (rc == 0)
+				continue; /* a spelling that is right: no hint */
+			q = strstr(err, "write '");
+			ck_assert_msg(q != NULL, "'%s': no hint in: %s", in, err);
+			for (q += 6; q; q = strstr(q + 1, " or '")) {
+				const char *start = strchr(q, '\'') + 1, *end = strchr(start, '\'');
+				char hint[64], e2[256] = "";
+				ck_assert(end && (size_t)(end - start) < sizeof(hint));
+				memcpy(hint, start, (size_t)(end - start));
+				hint[end - start] = '\0';
+				rc = is_bw ? dc_units_parse_bandwidth(hint, &d, e2, sizeof(e2))
+					   : dc_units_parse_bytes(hint, &u, e2, sizeof(e2));
+				ck_assert_msg(rc == 0, "'%s' hints '%s', which fails: %s", in, hint, e2);
+				q = end;
+			}
+		}
+	}
 }
 END_TEST
 
@@ -127,6 +170,14 @@ START_TEST(test_bandwidth_errors)
 	bw_err("10 Gbps", "ambiguous unit 'Gbps': write '10 GB/s' (bytes per second) or '10 Gb/s' (bits per second)");
 	bw_err("10 G", "ambiguous unit 'G': write '10 GB/s' (bytes per second) or '10 Gb/s' (bits per second)");
 	bw_err("10 gb/s", "unknown unit 'gb/s' (units are case-sensitive): write '10 GB/s' (10^9 bytes/s) or '10 Gb/s' (10^9 bits/s)");
+	/* the hints name the prefix the letters mean, in the case the parser
+	 * takes: m is M (no unit here is milli-), K is k for decimal units */
+	bw_err("100 mbps", "ambiguous unit 'mbps': write '100 MB/s' (bytes per second) or '100 Mb/s' (bits per second)");
+	bw_err("100 mB/s", "unknown unit 'mB/s' (units are case-sensitive): write '100 MB/s' (10^6 bytes/s) or '100 Mb/s' (10^6 bits/s)");
+	bw_err("100 Kbps", "ambiguous unit 'Kbps': write '100 kB/s' (bytes per second) or '100 kb/s' (bits per second)");
+	bw_err("100 KB/s", "unknown unit 'KB/s' (units are case-sensitive): write '100 kB/s' (10^3 bytes/s) or '100 kb/s' (10^3 bits/s)");
+	bw_err("100 gbit/s", "unknown unit 'gbit/s' (units are case-sensitive): write '100 Gbit/s'");
+	bw_err("100 kib/s", "unknown unit 'kib/s' (units are case-sensitive): write '100 KiB/s' (2^10 bytes/s)");
 	bw_err("10 GB", "'GB' is a size, not a bandwidth: write '10 GB/s'");
 	bw_err("-5 GB/s", "must not be negative, got '-5 GB/s'");
 	bw_err("1e999 GB/s", "'1e999 GB/s' is out of range");
@@ -158,6 +209,7 @@ int main(void)
 	tcase_add_test(tc, test_bytes);
 	tcase_add_test(tc, test_bytes_errors);
 	tcase_add_test(tc, test_bandwidth);
+	tcase_add_test(tc, test_unit_hints_parse);
 	tcase_add_test(tc, test_bandwidth_errors);
 	tcase_add_test(tc, test_time);
 	suite_add_tcase(s, tc);

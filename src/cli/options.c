@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "distcalc/check.h"
 #include "distcalc/experiment.h"
@@ -339,8 +340,19 @@ static int apply_sweep_metrics(struct dc_options *o, const char *v, struct dc_di
 	return 0;
 }
 
+/* The image formats a chart's name could promise that SVG is not: the
+ * chart would be SVG under a name that says otherwise. */
+static const char *const not_svg[] = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".pdf", ".bmp", ".tif", ".tiff", NULL};
+
 static int apply_plot(struct dc_options *o, const char *v, struct dc_diag *d)
 {
+	size_t n = strlen(v);
+	for (size_t i = 0; not_svg[i]; i++) {
+		size_t e = strlen(not_svg[i]);
+		if (n > e && strcasecmp(v + n - e, not_svg[i]) == 0)
+			return usage(d, "'--plot': the chart is SVG, but '%s' names a %s file; name it %.*s.svg (and convert it if you need %s)",
+				     v, not_svg[i] + 1, (int)(n - e), v, not_svg[i] + 1);
+	}
 	return file_name("--plot", v, &o->plot, d);
 }
 

@@ -636,11 +636,12 @@ static void auto_layout(struct loader *l)
 	p->tp = tp;
 	p->dp = world / (tp * rest);
 	dc_cfg_warnf(l, KEY_PARALLEL_TP,
-		     "'parallel.tp': the built-in layout's tp %llu does not divide the model's %llu query and %llu "
-		     "key/value heads; using tp %llu and dp %llu (choose with --set parallel.tp=N --set parallel.dp=M)",
+		     "'parallel.tp': the built-in layout's tp %llu does not split the model's heads evenly (%llu query, "
+		     "%llu key/value%s); using tp %llu and dp %llu (choose with --set parallel.tp=N --set parallel.dp=M)",
 		     (unsigned long long)old, (unsigned long long)m->num_attention_heads,
 		     (unsigned long long)(m->num_kv_heads ? m->num_kv_heads : m->num_attention_heads),
-		     (unsigned long long)tp, (unsigned long long)p->dp);
+		     m->linear_num_key_heads ? ", and the linear attention's key heads" : "", (unsigned long long)tp,
+		     (unsigned long long)p->dp);
 }
 
 /* dc_load_opts.auto_layout: the model's longest context in place of the

@@ -144,6 +144,10 @@ static const struct {
 	const char *name, *choice, *whose;
 } foreign_names[] = {
 	{KEY_PRECISION_FP8_RECIPE, "tensorwise", "current", "Megatron's and torchao's tensorwise"},
+	{KEY_PRECISION_FP8_RECIPE, "rowwise_with_gw_hp", "rowwise", "torchao's rowwise with the weight gradient in high precision"},
+	{KEY_PARALLEL_SHARDING, "zero3", "fsdp", "ZeRO-3: parameters, gradients and optimizer states sharded"},
+	{KEY_PARALLEL_SHARDING, "zero-3", "fsdp", "ZeRO-3: parameters, gradients and optimizer states sharded"},
+	{KEY_PARALLEL_SHARDING, "ddp", "none", "DDP: every state replicated"},
 };
 
 /* The choice another tool calls `value`, quoted with whose name it is,

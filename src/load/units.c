@@ -104,6 +104,32 @@ static int ieq(const char *a, const char *b)
 	return *a == *b;
 }
 
+/* The SI prefix letter a case-insensitive c means in a unit: k, M, G, T
+ * or P as the unit tables spell them; 0 for any other. */
+static char canon_prefix(char c)
+{
+	switch (tolower((unsigned char)c)) {
+	case 'k':
+		return 'k';
+	case 'm':
+		return 'M';
+	case 'g':
+		return 'G';
+	case 't':
+		return 'T';
+	case 'p':
+		return 'P';
+	default:
+		return 0;
+	}
+}
+
+/* 3 x the power of ten of prefix p (canon_prefix's): "10^9" for G */
+static int prefix_exp10(char p)
+{
+	return p == 'k' ? 3 : p == 'M' ? 6 : p == 'G' ? 9 : p == 'T' ? 12 : 15;
+}
+
 /* Explains an unrecognised unit for a quantity kind. */
 static void explain_unit(enum dc_quantity q, const struct split *sp, char *err, size_t errlen)
 {
@@ -147,14 +173,32 @@ static void explain_unit(enum dc_quantity q, const struct split *sp, char *err, 
 		if (ulen >= 3 && ulen <= 5 && strcmp(u + ulen - 2, "ps") == 0 &&
 		    (u[ulen - 3] == 'b' || u[ulen - 3] == 'B')) {
 			int pl = (int)ulen - 3;
-			snprintf(err, errlen, "ambiguous unit '%s': write '%.*s %.*sB/s' (bytes per second) or '%.*s %.*sb/s' (bits per second)",
-				 u, n, sp->num, pl, u, n, sp->num, pl, u);
+			/* one prefix letter in the tables' case ("mbps": M),
+			 * so that both hints are units the parser takes */
+			char pre[3] = {0};
+			if (pl == 1 && canon_prefix(u[0]) && canon_prefix(u[0]) != 'P')
+				pre[0] = canon_prefix(u[0]);
+			else
+				memcpy(pre, u, (size_t)pl);
+			snprintf(err, errlen, "ambiguous unit '%s': write '%.*s %sB/s' (bytes per second) or '%.*s %sb/s' (bits per second)",
+				 u, n, sp->num, pre, n, sp->num, pre);
 			return;
 		}
 		for (i = 0; i < COUNT(bw_units); i++) {
 			if (ieq(u, bw_units[i].name)) {
-				snprintf(err, errlen, "unknown unit '%s' (units are case-sensitive): write '%.*s GB/s' (10^9 bytes/s) or '%.*s Gb/s' (10^9 bits/s)",
-					 u, n, sp->num, n, sp->num);
+				/* the spellings it could mean, in the tables' case:
+				 * "mB/s" is MB/s or Mb/s, "gbit/s" Gbit/s */
+				char p = canon_prefix(u[0]);
+				int e = prefix_exp10(p);
+				if (bw_units[i].binary)
+					snprintf(err, errlen, "unknown unit '%s' (units are case-sensitive): write '%.*s %s' (2^%d bytes/s)",
+						 u, n, sp->num, bw_units[i].name, 10 * (int)bw_units[i].power);
+				else if (!p || strchr(u, 'i'))
+					snprintf(err, errlen, "unknown unit '%s' (units are case-sensitive): write '%.*s %s'", u, n,
+						 sp->num, bw_units[i].name);
+				else
+					snprintf(err, errlen, "unknown unit '%s' (units are case-sensitive): write '%.*s %cB/s' (10^%d bytes/s) or '%.*s %cb/s' (10^%d bits/s)",
+						 u, n, sp->num, p, e, n, sp->num, p, e);
 				return;
 			}
 		}
@@ -164,8 +208,19 @@ static void explain_unit(enum dc_quantity q, const struct split *sp, char *err, 
 	}
 	for (i = 0; i < COUNT(byte_units); i++) {
 		if (ieq(u, byte_units[i].name)) {
-			snprintf(err, errlen, "unknown unit '%s' (units are case-sensitive): write '%.*s GB' (10^9 bytes) or '%.*s GiB' (2^30 bytes)",
-				 u, n, sp->num, n, sp->num);
+			/* the prefix the letters mean, in the tables' case:
+			 * "mb" is MB or MiB, "gib" GiB */
+			char p = canon_prefix(u[0]);
+			if (byte_units[i].binary)
+				snprintf(err, errlen, "unknown unit '%s' (units are case-sensitive): write '%.*s %s' (2^%d bytes)",
+					 u, n, sp->num, byte_units[i].name, 10 * (int)byte_units[i].power);
+			else if (!p)
+				snprintf(err, errlen, "unknown unit '%s' (units are case-sensitive): write '%.*s B'", u, n,
+					 sp->num);
+			else
+				snprintf(err, errlen, "unknown unit '%s' (units are case-sensitive): write '%.*s %cB' (10^%d bytes) or '%.*s %ciB' (2^%d bytes)",
+					 u, n, sp->num, p, prefix_exp10(p), n, sp->num, p == 'k' ? 'K' : p,
+					 10 * (prefix_exp10(p) / 3));
 			return;
 		}
 	}

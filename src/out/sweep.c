@@ -4,6 +4,7 @@
  * run time (the columns depend on what was swept and picked), which the
  * sinks walk like any other. */
 #include "distcalc/sweep.h"
+#include "distcalc/util.h"
 
 #include <stdalign.h>
 #include <stddef.h>
@@ -271,8 +272,23 @@ static const struct dc_field *resolve_static(const struct dc_experiment *exp, co
 		if (next_step(&p, &s) != 0)
 			goto bad;
 		if (!fs || !(f = find_key(fs, &s))) {
-			snprintf(err, errlen, "'%.200s': no field '%.*s' there", path, (int)(s.len < 64 ? s.len : 64),
-				 s.key);
+			/* the nearest key there, 1 to 3 edits away, as the
+			 * budgets' did-you-mean (check.c) */
+			const char *near = NULL;
+			size_t best = 4;
+			for (size_t i = 0; fs && i < fs->n; i++) {
+				size_t d = dc_edit_distance(s.key, s.len, fs->f[i].key, 0);
+				if (d < best) {
+					best = d;
+					near = fs->f[i].key;
+				}
+			}
+			if (near)
+				snprintf(err, errlen, "'%.200s': no field '%.*s' there; did you mean '%.*s%s'?", path,
+					 (int)(s.len < 64 ? s.len : 64), s.key, (int)(s.key - path), path, near);
+			else
+				snprintf(err, errlen, "'%.200s': no field '%.*s' there", path,
+					 (int)(s.len < 64 ? s.len : 64), s.key);
 			return NULL;
 		}
 		if (f->type == DC_FT_ROWS && !s.has_index) {

@@ -400,6 +400,14 @@ grep -q "cannot create '$work/no/such/dir/x.svg'" "$work/err" || fail "missing d
 code=$?
 [ "$code" = 2 ] || fail "--plot over the config: exit $code, want 2"
 grep -q "'--plot': '.*' is the '--config' file" "$work/err" || fail "--plot over the config: $(cat "$work/err")"
+# a chart named as another image format is refused before anything runs
+"$bin" --config "$sys" --plot "$work/chart.png" >"$work/out" 2>"$work/err"
+code=$?
+[ "$code" = 2 ] || fail "--plot chart.png: exit $code, want 2"
+grep -q "'--plot': the chart is SVG, but '.*chart.png' names a png file; name it .*chart.svg" "$work/err" ||
+	fail "--plot chart.png: $(cat "$work/err")"
+[ -e "$work/chart.png" ] && fail "--plot chart.png wrote the file"
+[ -s "$work/out" ] && fail "--plot chart.png printed a report"
 
 # the pictures of README.md and docs/sweeps.md are what scripts/plots.sh
 # draws now: after a change that moves them, run it and commit docs/img/
