@@ -1011,8 +1011,26 @@ static void fixed_reference(char *buf, size_t len, double x, int prec)
 		memmove(buf, buf + 1, n);
 }
 
+/* A per-second rate's text as the table shows it: seven whole digits or
+ * more get commas between the thousands ("1,004,468.2") */
+static void grouped_reference(char *buf, size_t len)
+{
+	char tmp[400];
+	size_t start = buf[0] == '-', digits = strspn(buf + start, "0123456789"), o = 0;
+	if (digits < 7)
+		return;
+	for (size_t i = 0; buf[i] && o + 2 < sizeof(tmp); i++) {
+		tmp[o++] = buf[i];
+		if (i >= start && i < start + digits - 1 && (start + digits - 1 - i) % 3 == 0)
+			tmp[o++] = ',';
+	}
+	tmp[o] = '\0';
+	snprintf(buf, len, "%s", tmp);
+}
+
 /* Each unit the table shows at a fixed precision (ratios 4 decimals,
- * GB/s 3, 1/s 1, us 2, bytes/s as GB/s 3): hand-worked values (a sign
+ * GB/s 3, 1/s 1 with its thousands grouped from a million, us 2, bytes/s
+ * as GB/s 3): hand-worked values (a sign
  * dropped from a zero, a leading zero, a value past the integer path,
  * a tie-near value, nan), then seeded values of every magnitude from
  * 1e-7 to 1e12 and either sign against printf. */
@@ -1035,6 +1053,9 @@ START_TEST(test_table_fixed_matches_printf)
 		{DC_U_GBPS, 0.5, "0.500"},            {DC_U_GBPS, 1e9, "1000000000.000"}, {DC_U_GBPS, 300, "300.000"},
 		{DC_U_PER_S, 28938.54, "28938.5"},    {DC_U_PER_S, 0.25, "0.2"},          {DC_U_SECONDS_US, 2.5e-7, "0.25"},
 		{DC_U_SECONDS_US, 1.5, "1500000.00"}, {DC_U_BYTES_PER_S, 5e10, "50.000"}, {DC_U_GBPS, NAN, "nan"},
+		{DC_U_PER_S, 1004468.2, "1,004,468.2"}, {DC_U_PER_S, 999999.94, "999999.9"},
+		{DC_U_PER_S, 999999.96, "1,000,000.0"}, {DC_U_PER_S, -3891000000, "-3,891,000,000.0"},
+		{DC_U_PER_S, 123456.0, "123456.0"},
 	};
 	struct dc_rng rng;
 	unsigned long bad = 0;
@@ -1055,6 +1076,8 @@ START_TEST(test_table_fixed_matches_printf)
 		v = (dc_rng_next(&rng) & 1 ? -mag : mag) / units[u].mult * units[u].div;
 		f.unit = units[u].unit;
 		fixed_reference(want, sizeof(want), v * units[u].mult / units[u].div, units[u].prec);
+		if (units[u].unit == DC_U_PER_S)
+			grouped_reference(want, sizeof(want));
 		if (strcmp(dc_table_cell(buf, sizeof(buf), &f, &v, 0, 0, &unit), want) != 0 && bad++ < 5)
 			fprintf(stderr, "fixed %.17g: '%s', want '%s'\n", v, buf, want);
 	}

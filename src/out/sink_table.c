@@ -88,6 +88,31 @@ static size_t unsign_zero(char *buf, size_t n)
 	return n - 1;
 }
 
+/* Commas between the thousands of the whole part of the n-byte number
+ * text at buf ("-1234567.8" to "-1,234,567.8"), in place, when that part
+ * has `min_digits` digits or more; buf holds more than n + n / 3 bytes.
+ * Returns the new length. */
+static size_t group_thousands(char *buf, size_t n, size_t min_digits)
+{
+	size_t start = buf[0] == '-', whole = start, commas;
+	while (whole < n && buf[whole] >= '0' && buf[whole] <= '9')
+		whole++;
+	if (whole - start < min_digits || whole == start)
+		return n;
+	commas = (whole - start - 1) / 3;
+	if (!commas)
+		return n;
+	/* from the end: the fraction, then the whole part in groups of 3 */
+	memmove(buf + whole + commas, buf + whole, n - whole);
+	for (size_t src = whole, dst = whole + commas, k = 0; src > start; k++) {
+		if (k && k % 3 == 0)
+			buf[--dst] = ',';
+		buf[--dst] = buf[--src];
+	}
+	buf[n + commas] = '\0';
+	return n + commas;
+}
+
 static const char two_digits[201] = "0001020304050607080910111213141516171819202122232425262728293031323334353637383940"
 				    "4142434445464748495051525354555657585960616263646566676869707172737475767778798081"
 				    "828384858687888990919293949596979899";
@@ -295,6 +320,11 @@ static const char *cell_text(char *buf, size_t len, const struct dc_field *f, co
 		break;
 	case DC_U_PER_S:
 		n = fmt_fixed(buf, len, v, 1);
+		/* seven whole digits or more with the thousands grouped, as
+		 * counts are (1,004,468.2 tokens/s; 9,340,735,183.8
+		 * parameters/s); below a million as before (64463.5) */
+		if (n + n / 3 < len)
+			n = group_thousands(buf, n, 7);
 		break;
 	case DC_U_SECONDS_US:
 		n = fmt_fixed(buf, len, v * 1e6, 2);
