@@ -168,9 +168,11 @@ END_TEST
  * GiB GPU (tp 1, one node of 1): it reads all 94,337,818,624 B of states,
  * + 0 buffer (sharded: read through host memory) + the 536,870,912 B CUDA
  * context = 94,874,689,536 B > 85,899,345,920: fails. Onto the saved
- * layout each rank reads its 11,792,227,328 B + 536,870,912 =
- * 12,329,098,240: fits. A full checkpoint broadcast from rank 0 adds one
- * item's largest state, 202,383,360 x 8 = 1,619,066,880 B. */
+ * layout (sharding "none": DDP) each rank holds its tp shard of every
+ * state, 6,738,415,616 / 4 = 1,684,603,904 elements x 14 B =
+ * 23,584,454,656 B, + 536,870,912 = 24,121,325,568: fits. A full
+ * checkpoint broadcast from rank 0 adds one item's largest state,
+ * 202,383,360 x 8 = 1,619,066,880 B. */
 START_TEST(test_restore_memory_by_hand)
 {
 	static struct dc_config c, c2, c3;
@@ -190,41 +192,50 @@ START_TEST(test_restore_memory_by_hand)
 
 	fixture_systems(&c2);
 	run(&c2, &p2, &r2, DC_EST_CHECKPOINT);
-	ck_assert_uint_eq(r2.checkpoint.restore_read_max_bytes, 11792227328ull);
-	ck_assert_uint_eq(r2.checkpoint.restore_rank_bytes, 12329098240ull);
+	ck_assert_uint_eq(r2.checkpoint.restore_read_max_bytes, 23584454656ull);
+	ck_assert_uint_eq(r2.checkpoint.restore_rank_bytes, 24121325568ull);
 	ck_assert(r2.checkpoint.restore_fits);
 
 	systems_set(&c3, full, 1);
 	run(&c3, &p3, &r3, DC_EST_CHECKPOINT);
 	ck_assert_uint_eq(r3.checkpoint.restore_buffer_bytes, 1619066880ull);
-	ck_assert_uint_eq(r3.checkpoint.restore_rank_bytes, 12329098240ull + 1619066880ull);
+	ck_assert_uint_eq(r3.checkpoint.restore_rank_bytes, 24121325568ull + 1619066880ull);
 }
 END_TEST
 
 /* Saved on TP 4 x DP 2, restored on 3 nodes of 4 with TP 2, PP 2 (dp 3,
- * K' = 6): new rank 0 (stage 0: the embedding and layers 0..15, slice 0 of
- * 6) reads old slices 0 and 1 of 8. Embedding slice [0, 21,845,333): old
- * [0, 16,384,000) and [16,384,000, 32,768,000); each layer's slice of
- * 33,730,560: 25,297,920 + 8,432,640. Elements 21,845,333 + 16 x
- * 33,730,560 = 561,534,293. The global batch 16 does not split over dp 3:
- * the nearest that does, with the micro batch kept, is 15. */
+ * K' = 6). Under "none" (DDP) new rank 0 (stage 0: the embedding and
+ * layers 0..15, tp shard 0 of 2) holds half of each item: the embedding
+ * [0, 65,536,000), old slices 0..3 of 8 (16,384,000 each); each layer's
+ * 101,191,680 = 4 x 25,297,920, old slices 0..3 as well: 4 old shards,
+ * (tp 0, dp 0) to (tp 1, dp 1). Elements 65,536,000 + 16 x 101,191,680 =
+ * 1,684,602,880 of every state, x 14 B = 23,584,440,320 B. Under "fsdp"
+ * it holds slice 0 of 6: the embedding [0, 21,845,333), 16,384,000 from
+ * old slice 0 and 5,461,333 from slice 1; of each layer's 33,730,560,
+ * 25,297,920 and 8,432,640. Elements 21,845,333 + 16 x 33,730,560 =
+ * 561,534,293, x 14. The global batch 16 does not split over dp 3: the
+ * nearest that does, with the micro batch kept, is 15. */
 START_TEST(test_reshard_by_hand)
 {
-	static struct dc_config c;
-	static struct dc_plan p;
-	static struct dc_results r;
+	static struct dc_config c, cf;
+	static struct dc_plan p, pf;
+	static struct dc_results r, rf;
 	const char *const sets[] = {"checkpoint.restore.num_nodes=3", "checkpoint.restore.tp=2",
-				    "checkpoint.restore.pp=2"};
+				    "checkpoint.restore.pp=2", "parallel.sharding=\"fsdp\""};
 	struct dc_ckpt_read rd;
 
 	systems_set(&c, sets, 3);
 	ck_assert_uint_eq(c.checkpoint.restore.dp, 3);
 	run(&c, &p, &r, DC_EST_CHECKPOINT);
 	dc_ckpt_read_of(&p, &r.checkpoint, 0, &rd);
-	ck_assert_uint_eq(rd.old_shards, 2);
-	ck_assert_uint_eq(rd.elements, 561534293ull);
-	ck_assert_uint_eq(rd.bytes, 561534293ull * 14);
+	ck_assert_uint_eq(rd.old_shards, 4);
+	ck_assert_uint_eq(rd.params_elements, 1684602880ull);
+	ck_assert_uint_eq(rd.master_elements, 1684602880ull);
+	ck_assert_uint_eq(rd.optimizer_elements, 1684602880ull);
+	ck_assert_uint_eq(rd.bytes, 23584440320ull);
 	ck_assert_uint_eq(rd.first_tp, 0);
+	ck_assert_uint_eq(rd.first_dp, 0);
+	ck_assert_uint_eq(rd.last_tp, 1);
 	ck_assert_uint_eq(rd.last_dp, 1);
 	ck_assert(!r.checkpoint.batch_kept);
 	ck_assert_uint_eq(r.checkpoint.new_global_batch, 15);
@@ -232,13 +243,151 @@ START_TEST(test_reshard_by_hand)
 	/* new dp rank 2 (k' = 2 of stage 0) starts at 16,000 + 2 x 5 */
 	dc_ckpt_read_of(&p, &r.checkpoint, 2, &rd);
 	ck_assert_uint_eq(rd.next_sample, 16010);
-	ck_assert_uint_eq(r.checkpoint.read_bytes_total, r.checkpoint.states_bytes);
+	/* every state read by the 3 replicas of each tp shard */
+	ck_assert_uint_eq(r.checkpoint.params_readers, 3);
+	ck_assert_uint_eq(r.checkpoint.master_optimizer_readers, 3);
+	ck_assert_uint_eq(r.checkpoint.read_bytes_total, 3 * 94337818624ull);
+
+	systems_set(&cf, sets, 4);
+	run(&cf, &pf, &rf, DC_EST_CHECKPOINT);
+	dc_ckpt_read_of(&pf, &rf.checkpoint, 0, &rd);
+	ck_assert_uint_eq(rd.old_shards, 2);
+	ck_assert_uint_eq(rd.params_elements, 561534293ull);
+	ck_assert_uint_eq(rd.optimizer_elements, 561534293ull);
+	ck_assert_uint_eq(rd.bytes, 561534293ull * 14);
+	ck_assert_uint_eq(rd.first_tp, 0);
+	ck_assert_uint_eq(rd.last_dp, 1);
+	ck_assert_uint_eq(rf.checkpoint.read_bytes_total, rf.checkpoint.states_bytes);
 }
 END_TEST
 
-/* The sum over the new ranks of what each reads is the saved states,
- * element for element, for several pairs of layouts: both sums are made
- * here from the pairwise overlaps and the old ranks' slices. */
+/* The bug a user trial found: systems.json (sharding "none", DDP)
+ * restored onto tp 1, dp 8. Every rank holds the whole model's
+ * parameters, master copy and Adam states, 14 B x 6,738,415,616 =
+ * 94,337,818,624 B, + the 536,870,912 B CUDA context = 94,874,689,536 B >
+ * 85,899,345,920 (80 GiB): fails; each element is read by all 8 ranks,
+ * 754,702,548,992 B summed. Under "zero1" the parameters stay whole (2 B x
+ * 6,738,415,616 = 13,476,831,232) and the master copy and optimizer states
+ * are split 8 ways (12 B x 842,301,952 = 10,107,623,424): 23,584,454,656 B
+ * (3.5 B = 2 + 12/8 a parameter); read: 8 x 13,476,831,232 + 80,860,987,392
+ * = 188,675,637,248 B. Cross-check only: the memory section's model
+ * states (params + master + optimizer) of the same layout (tp 1, dp 8,
+ * accumulation 2 for the same global batch) are the same bytes; at tp 1
+ * no norm is replicated over tp, which the checkpoint counts once. */
+START_TEST(test_restore_ddp_and_zero1_by_hand)
+{
+	static struct dc_config c, cz, cm, cmz;
+	static struct dc_plan p, pz, pm, pmz;
+	static struct dc_results r, rz, rm, rmz;
+	const char *const ddp[] = {"checkpoint.restore.tp=1", "parallel.sharding=\"zero1\""};
+	const char *const mem[] = {"parallel.tp=1", "parallel.dp=8", "training.grad_accum_steps=2",
+				   "parallel.sharding=\"zero1\""};
+	const struct dc_mem_ledger *l;
+	struct dc_ckpt_read rd;
+
+	systems_set(&c, ddp, 1);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(r.checkpoint.restored.world, 8);
+	ck_assert_uint_eq(r.checkpoint.restore_read_max_bytes, 94337818624ull);
+	ck_assert_uint_eq(r.checkpoint.restore_rank_bytes, 94874689536ull);
+	ck_assert(!r.checkpoint.restore_fits);
+	ck_assert_uint_eq(r.checkpoint.params_readers, 8);
+	ck_assert_uint_eq(r.checkpoint.master_optimizer_readers, 8);
+	ck_assert_uint_eq(r.checkpoint.read_bytes_total, 754702548992ull);
+	dc_ckpt_read_of(&p, &r.checkpoint, 5, &rd);
+	ck_assert_uint_eq(rd.params_elements, SEVEN_B);
+	ck_assert_uint_eq(rd.bytes, 94337818624ull);
+	ck_assert_uint_eq(rd.old_shards, 8);
+
+	systems_set(&cz, ddp, 2);
+	run(&cz, &pz, &rz, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(rz.checkpoint.restore_read_max_bytes, 23584454656ull);
+	ck_assert(rz.checkpoint.restore_fits);
+	ck_assert_uint_eq(rz.checkpoint.params_readers, 8);
+	ck_assert_uint_eq(rz.checkpoint.master_optimizer_readers, 1);
+	ck_assert_uint_eq(rz.checkpoint.read_bytes_total, 188675637248ull);
+	dc_ckpt_read_of(&pz, &rz.checkpoint, 5, &rd);
+	ck_assert_uint_eq(rd.params_elements, SEVEN_B);
+	ck_assert_uint_eq(rd.master_elements, SLICE);
+	ck_assert_uint_eq(rd.optimizer_elements, SLICE);
+	ck_assert_uint_eq(rd.bytes, 23584454656ull);
+
+	/* the cross-check against the memory ledger of the restored layout */
+	systems_set(&cm, mem, 3);
+	run(&cm, &pm, &rm, DC_EST_MEMORY);
+	l = &rm.memory.top;
+	ck_assert_uint_eq(l->params_bytes + l->master_bytes + l->optimizer_bytes,
+			  r.checkpoint.restore_read_max_bytes);
+	systems_set(&cmz, mem, 4);
+	run(&cmz, &pmz, &rmz, DC_EST_MEMORY);
+	l = &rmz.memory.top;
+	ck_assert_uint_eq(l->params_bytes + l->master_bytes + l->optimizer_bytes,
+			  rz.checkpoint.restore_read_max_bytes);
+}
+END_TEST
+
+/* HSDP: systems.json under "fsdp" with parallel.dp_replicate 2 (dp 2: two
+ * replicas of a shard group of 1). Restored onto the saved layout (dp' 2,
+ * gcd(2, 2) = 2 replicas kept) every rank holds its tp shard of every
+ * state, 1,684,603,904 x 14 = 23,584,454,656 B, each element read by the
+ * 2 replicas; onto dp' 3 (3 nodes of 4, tp 4: gcd(2, 3) = 1) the states
+ * are split 3 ways within each tp shard: 1,684,603,904 / 3 rounded up over
+ * the items, the embedding's 32,768,000 / 3 -> 10,922,667, a layer's
+ * 50,595,840 / 3 = 16,865,280, the head's 32,769,024 / 3 = 10,923,008:
+ * the last slice 10,922,667 + 32 x 16,865,280 + 10,923,008 = 561,534,635
+ * elements, x 14 = 7,861,484,890 B. The embedding's 131,072,000 = 12 x
+ * 10,922,666 + 8 takes its ceiling first on slice ceil(12 / 8) - 1 = 1 of
+ * 12 (tp 0, g 1), where the layers and the head divide: new rank 1. */
+START_TEST(test_restore_hsdp_by_hand)
+{
+	static struct dc_config c, c3;
+	static struct dc_plan p, p3;
+	static struct dc_results r, r3;
+	const char *const sets[] = {"parallel.sharding=\"fsdp\"", "parallel.dp_replicate=2",
+				    "checkpoint.restore.num_nodes=3"};
+
+	systems_set(&c, sets, 2);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(r.checkpoint.restored.replicas, 2);
+	ck_assert_uint_eq(r.checkpoint.restored.shard, 1);
+	ck_assert_uint_eq(r.checkpoint.restore_read_max_bytes, 23584454656ull);
+	ck_assert_uint_eq(r.checkpoint.params_readers, 2);
+	ck_assert_uint_eq(r.checkpoint.master_optimizer_readers, 2);
+	ck_assert_uint_eq(r.checkpoint.read_bytes_total, 2 * 94337818624ull);
+
+	systems_set(&c3, sets, 3);
+	run(&c3, &p3, &r3, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(r3.checkpoint.restored.replicas, 1);
+	ck_assert_uint_eq(r3.checkpoint.restored.shard, 3);
+	ck_assert_uint_eq(r3.checkpoint.restore_read_max_bytes, 561534635ull * 14);
+	ck_assert_uint_eq(r3.checkpoint.restore_read_max_rank, 1);
+	ck_assert_uint_eq(r3.checkpoint.read_bytes_total, 94337818624ull);
+}
+END_TEST
+
+/* The shardings the restore tests run each pair under, appended to its
+ * overrides: DDP, ZeRO-1 (parameters whole, master and optimizer split),
+ * FSDP (everything split). */
+static const char *const shardings[] = {"parallel.sharding=\"none\"", "parallel.sharding=\"zero1\"",
+					"parallel.sharding=\"fsdp\""};
+
+static size_t with_sharding(const char *const *pair, size_t si, const char **out)
+{
+	size_t n = 0;
+	while (pair[n]) {
+		out[n] = pair[n];
+		n++;
+	}
+	out[n++] = shardings[si];
+	return n;
+}
+
+/* Each element is read by every new rank holding it: summed over the new
+ * ranks, each state's elements are the model's times the ranks holding
+ * one copy (dp' x cp' for a state held whole, the HSDP replicas for a
+ * sharded one, 1 without them), for several pairs of layouts under each
+ * sharding; the old ranks' slices add up to the model (every element
+ * written once). */
 START_TEST(test_reshard_conservation)
 {
 	static const char *const pairs[][8] = {
@@ -256,52 +405,64 @@ START_TEST(test_reshard_conservation)
 		{"parallel.tp=2", "parallel.pp=2", "parallel.virtual_pipeline=2", "checkpoint.restore.pp=3",
 		 "checkpoint.restore.num_nodes=3", NULL},
 	};
-	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		static struct dc_config c;
-		static struct dc_plan p;
-		static struct dc_results r;
-		const struct dc_checkpoint_result *k = &r.checkpoint;
-		uint64_t n = 0, read = 0, old = 0, shards = 0;
-		while (pairs[i][n])
-			n++;
-		systems_set(&c, pairs[i], n);
-		run(&c, &p, &r, DC_EST_CHECKPOINT);
-		for (uint64_t j = 0; j < k->restored.world; j++) {
-			struct dc_ckpt_read rd;
-			dc_ckpt_read_of(&p, k, j, &rd);
-			read += rd.elements;
-			shards += rd.old_shards;
-		}
-		for (uint64_t s = 0; s < k->saved.pp; s++)
-			for (uint64_t q = 0; q < k->saved.slices; q++) {
-				struct dc_ckpt_rank rk;
-				dc_ckpt_rank_of(&p, k, s, q, &rk);
-				old += rk.elements;
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+		for (size_t si = 0; si < 3; si++) {
+			static struct dc_config c;
+			static struct dc_plan p;
+			static struct dc_results r;
+			const struct dc_checkpoint_result *k = &r.checkpoint;
+			const char *ov[8];
+			uint64_t n = with_sharding(pairs[i], si, ov), rp = 0, rm = 0, ro = 0, bytes = 0, old = 0,
+				 shards = 0, D, whole;
+			systems_set(&c, ov, n);
+			run(&c, &p, &r, DC_EST_CHECKPOINT);
+			D = k->restored.dpcp;
+			for (uint64_t j = 0; j < k->restored.world; j++) {
+				struct dc_ckpt_read rd;
+				dc_ckpt_read_of(&p, k, j, &rd);
+				rp += rd.params_elements;
+				rm += rd.master_elements;
+				ro += rd.optimizer_elements;
+				bytes += rd.bytes;
+				shards += rd.old_shards;
 			}
-		ck_assert_msg(read == k->items.total, "pair %zu: read %llu of %llu", i, (unsigned long long)read,
-			      (unsigned long long)k->items.total);
-		ck_assert_uint_eq(old, k->items.total);
-		ck_assert_uint_eq(k->items.total, p.params_total);
-		ck_assert_uint_eq(k->read_bytes_total, k->states_bytes);
-		ck_assert_uint_eq(k->states_bytes, p.params_total * 14);
-		ck_assert(shards >= k->restored.world);
-	}
+			for (uint64_t s = 0; s < k->saved.pp; s++)
+				for (uint64_t q = 0; q < k->saved.slices; q++) {
+					struct dc_ckpt_rank rk;
+					dc_ckpt_rank_of(&p, k, s, q, &rk);
+					old += rk.elements;
+				}
+			/* none: every state whole; zero1: the parameters; fsdp: none
+			 * (no HSDP here: one replica of each shard) */
+			whole = si == 2 ? 1 : D;
+			ck_assert_msg(rp == k->items.total * whole, "pair %zu, %s: params read %llu of %llu", i,
+				      shardings[si], (unsigned long long)rp, (unsigned long long)k->items.total);
+			ck_assert_uint_eq(rm, k->items.total * (si == 0 ? D : 1));
+			ck_assert_uint_eq(ro, rm);
+			ck_assert_uint_eq(bytes, k->read_bytes_total);
+			ck_assert_uint_eq(k->read_bytes_total, rp * 2 + rm * 4 + ro * 8);
+			ck_assert_uint_eq(old, k->items.total);
+			ck_assert_uint_eq(k->items.total, p.params_total);
+			ck_assert_uint_eq(k->states_bytes, p.params_total * 14);
+			ck_assert(shards >= k->restored.world);
+		}
 }
 END_TEST
 
 /* The restore as the rank-by-rank walk it replaced would find it: every
  * new rank (s', k') against every old rank (s, k), the overlap of each
- * item of both stages summed from dc_ckpt_slice_overlap (models with
- * every layer alike: full_every 0, v = 1). */
+ * item of both stages with new slice kk of KK summed from
+ * dc_ckpt_slice_overlap (models with every layer alike: full_every 0, v =
+ * 1). */
 struct walk_read {
 	uint64_t elements, shards, first_k, last_k, first_s, last_s;
 };
 
-static void walk_reference(const struct dc_plan *p, const struct dc_checkpoint_result *k, uint64_t j,
-			   struct walk_read *w)
+static void walk_reference(const struct dc_plan *p, const struct dc_checkpoint_result *k, uint64_t j, uint64_t kk,
+			   uint64_t KK, struct walk_read *w)
 {
 	const struct dc_ckpt_items *it = &k->items;
-	uint64_t L = it->num_layers, K = k->saved.slices, K2 = k->restored.slices, s2 = j / K2, k2 = j % K2;
+	uint64_t L = it->num_layers, K = k->saved.slices, s2 = j / k->restored.slices;
 	uint64_t f2 = dc_ckpt_even_first_layer(L, k->restored.pp, s2), a, b;
 
 	memset(w, 0, sizeof(*w));
@@ -317,7 +478,7 @@ static void walk_reference(const struct dc_plan *p, const struct dc_checkpoint_r
 				uint64_t E = item == 0 ? it->embedding
 					   : item == L + 1 ? it->head
 					   : item - 1 < it->dense_layers ? it->dense_layer : it->moe_layer;
-				e += dc_ckpt_slice_overlap(E, q, K, k2, K2);
+				e += dc_ckpt_slice_overlap(E, q, K, kk, KK);
 			}
 			if (!e)
 				continue;
@@ -335,8 +496,11 @@ static void walk_reference(const struct dc_plan *p, const struct dc_checkpoint_r
 
 /* The closed forms (restore_reads, old_slices_met) against that walk, on
  * layouts whose slices do not divide the items (K' = 3, 5, 6, 7, 9: the
- * largest read is then not on slice 0) and on a model smaller than the
- * saved world's slices (items of 5 elements over K = 8: empty old slices). */
+ * largest read is then not on slice 0), on a model smaller than the saved
+ * world's slices (items of 5 elements over K = 8: empty old slices), each
+ * under DDP, ZeRO-1 and FSDP, and under HSDP. New rank k' = t' dp'cp' + d'
+ * holds its tp' shard (slice t' of tp') of a state held whole, slice
+ * t' G + d' mod G of tp' G of a sharded one (G the shard group). */
 START_TEST(test_restore_closed_form_matches_walk)
 {
 	static const char *const pairs[][8] = {
@@ -350,43 +514,64 @@ START_TEST(test_restore_closed_form_matches_walk)
 		 "checkpoint.restore.num_nodes=5", "checkpoint.restore.gpus_per_node=3", NULL},
 		{"model.params=3003", "checkpoint.restore.num_nodes=5", "checkpoint.restore.tp=1", NULL},
 		{"model.params=165", "checkpoint.restore.num_nodes=3", "checkpoint.restore.tp=2", NULL},
+		{"model.params=165", "checkpoint.restore.num_nodes=3", "checkpoint.restore.tp=1", "checkpoint.restore.pp=2", NULL},
+		/* HSDP: dp 2 = 2 replicas; dp' 6 keeps 2 of shard groups of 3,
+		 * dp' 9 keeps 1 */
+		{"parallel.dp_replicate=2", "checkpoint.restore.num_nodes=3", "checkpoint.restore.tp=2", NULL},
+		{"parallel.dp_replicate=2", "checkpoint.restore.num_nodes=9", "checkpoint.restore.tp=4", NULL},
 	};
-	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		static struct dc_config c;
-		static struct dc_plan p;
-		static struct dc_results r;
-		const struct dc_checkpoint_result *k = &r.checkpoint;
-		uint64_t n = 0, max_bytes = 0, max_rank = 0, total = 0;
-		while (pairs[i][n])
-			n++;
-		systems_set(&c, pairs[i], n);
-		run(&c, &p, &r, DC_EST_CHECKPOINT);
-		ck_assert_uint_eq(k->items.full_every, 0);
-		for (uint64_t j = 0; j < k->restored.world; j++) {
-			struct walk_read w;
-			struct dc_ckpt_read rd;
-			walk_reference(&p, k, j, &w);
-			dc_ckpt_read_of(&p, k, j, &rd);
-			ck_assert_msg(rd.elements == w.elements && rd.old_shards == w.shards,
-				      "pair %zu rank %llu: %llu elements from %llu shards, the walk %llu from %llu", i,
-				      (unsigned long long)j, (unsigned long long)rd.elements,
-				      (unsigned long long)rd.old_shards, (unsigned long long)w.elements,
-				      (unsigned long long)w.shards);
-			ck_assert_uint_eq(rd.first_stage, w.first_s);
-			ck_assert_uint_eq(rd.last_stage, w.last_s);
-			ck_assert_uint_eq(rd.first_tp * k->saved.dpcp + rd.first_dp, w.first_k);
-			ck_assert_uint_eq(rd.last_tp * k->saved.dpcp + rd.last_dp, w.last_k);
-			total += w.elements;
-			if (j == 0 || w.elements * k->state_bytes_per_element > max_bytes) {
-				max_bytes = w.elements * k->state_bytes_per_element;
-				max_rank = j;
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+		for (size_t si = 0; si < 3; si++) {
+			static struct dc_config c;
+			static struct dc_plan p;
+			static struct dc_results r;
+			const struct dc_checkpoint_result *k = &r.checkpoint;
+			const char *ov[8];
+			uint64_t n, max_bytes = 0, max_rank = 0, total = 0, D, G, TP;
+			if (i >= 8 && si == 0)
+				continue; /* HSDP needs a sharding */
+			n = with_sharding(pairs[i], si, ov);
+			systems_set(&c, ov, n);
+			run(&c, &p, &r, DC_EST_CHECKPOINT);
+			ck_assert_uint_eq(k->items.full_every, 0);
+			D = k->restored.dpcp;
+			G = k->restored.shard;
+			TP = k->restored.tp;
+			for (uint64_t j = 0; j < k->restored.world; j++) {
+				struct walk_read ww, ws;
+				const struct walk_read *wide;
+				struct dc_ckpt_read rd;
+				uint64_t k2 = j % k->restored.slices, t = k2 / D, g = (k2 % D) % G, wp, wm, bytes;
+				walk_reference(&p, k, j, t, TP, &ww);
+				walk_reference(&p, k, j, t * G + g, TP * G, &ws);
+				dc_ckpt_read_of(&p, k, j, &rd);
+				wp = si == 2 ? ws.elements : ww.elements;
+				wm = si == 0 ? ww.elements : ws.elements;
+				wide = si == 2 ? &ws : &ww;
+				ck_assert_msg(rd.params_elements == wp && rd.master_elements == wm &&
+						      rd.optimizer_elements == wm && rd.old_shards == wide->shards,
+					      "pair %zu, %s, rank %llu: %llu + %llu elements from %llu shards, the walk %llu + %llu from %llu",
+					      i, shardings[si], (unsigned long long)j, (unsigned long long)rd.params_elements,
+					      (unsigned long long)rd.master_elements, (unsigned long long)rd.old_shards,
+					      (unsigned long long)wp, (unsigned long long)wm, (unsigned long long)wide->shards);
+				ck_assert_uint_eq(rd.first_stage, wide->first_s);
+				ck_assert_uint_eq(rd.last_stage, wide->last_s);
+				ck_assert_uint_eq(rd.first_tp * k->saved.dpcp + rd.first_dp, wide->first_k);
+				ck_assert_uint_eq(rd.last_tp * k->saved.dpcp + rd.last_dp, wide->last_k);
+				bytes = wp * 2 + wm * 12;
+				ck_assert_uint_eq(rd.bytes, bytes);
+				total += bytes;
+				if (j == 0 || bytes > max_bytes) {
+					max_bytes = bytes;
+					max_rank = j;
+				}
 			}
+			ck_assert_uint_eq(total, k->read_bytes_total);
+			ck_assert_msg(k->restore_read_max_rank == max_rank, "pair %zu, %s: largest read on %llu, the walk %llu",
+				      i, shardings[si], (unsigned long long)k->restore_read_max_rank,
+				      (unsigned long long)max_rank);
+			ck_assert_uint_eq(k->restore_read_max_bytes, max_bytes);
 		}
-		ck_assert_uint_eq(total * k->state_bytes_per_element, k->read_bytes_total);
-		ck_assert_msg(k->restore_read_max_rank == max_rank, "pair %zu: largest read on %llu, the walk %llu", i,
-			      (unsigned long long)k->restore_read_max_rank, (unsigned long long)max_rank);
-		ck_assert_uint_eq(k->restore_read_max_bytes, max_bytes);
-	}
 }
 END_TEST
 
@@ -395,31 +580,48 @@ END_TEST
  * them.
  * Llama-2-7B's items: embedding 32,000 x 4,096 = 131,072,000, each of 32
  * layers 202,383,360, head 131,072,000 + the final norm 4,096 =
- * 131,076,096; all divide by 8, so every new rank reads 16,384,000 + 32 x
- * 25,297,920 + 16,384,512 = 842,301,952 elements x 14 B = 11,792,227,328
- * B and the largest is new rank 0. New rank k' reads the old slices
- * [k' 2^21, (k' + 1) 2^21): 2,097,152 old shards; for k' = 7 the old k
- * 14,680,064 = 3 x 2^22 + 2,097,152 (tp 3, dp x cp 2,097,152) to
- * 16,777,215 (tp 3, dp x cp 4,194,303). Summed: 6,738,415,616 x 14 =
- * 94,337,818,624 B. */
+ * 131,076,096; all divide by 4. Under "none" (DDP) every new rank holds
+ * its tp shard of every state, 32,768,000 + 32 x 50,595,840 + 32,769,024 =
+ * 1,684,603,904 elements x 14 B = 23,584,454,656 B, and the largest is new
+ * rank 0. New rank k' = 7 (tp 3) reads the old slices [3 x 2^22, 2^24):
+ * 4,194,304 old shards, from (tp 3, dp x cp 0) to (tp 3, dp x cp
+ * 4,194,303). Summed, every element twice (2 replicas): 2 x 6,738,415,616
+ * x 14 = 188,675,637,248 B. Under "fsdp" new rank 7 holds slice 7 of 8,
+ * 842,301,952 elements (11,792,227,328 B), from the 2,097,152 old shards
+ * (tp 3, 2,097,152) to (tp 3, 4,194,303), and the sum is the 94,337,818,624
+ * B saved. */
 START_TEST(test_restore_2_24_ranks_by_hand)
 {
-	static struct dc_config c;
-	static struct dc_plan p;
-	static struct dc_results r;
+	static struct dc_config c, cf;
+	static struct dc_plan p, pf;
+	static struct dc_results r, rf;
 	const char *const sets[] = {"cluster.num_nodes=2097152", "cluster.gpus_per_node=8", "parallel.dp=4194304",
-				    "checkpoint.restore.num_nodes=1", "checkpoint.restore.pp=1"};
+				    "checkpoint.restore.num_nodes=1", "checkpoint.restore.pp=1",
+				    "parallel.sharding=\"fsdp\""};
 	struct dc_ckpt_read rd;
 
 	systems_set(&c, sets, 5);
 	run(&c, &p, &r, DC_EST_CHECKPOINT);
 	ck_assert_uint_eq(r.checkpoint.saved.world, 16777216ull);
 	ck_assert_uint_eq(r.checkpoint.restored.slices, 8);
-	ck_assert_uint_eq(r.checkpoint.restore_read_max_bytes, 11792227328ull);
+	ck_assert_uint_eq(r.checkpoint.restore_read_max_bytes, 23584454656ull);
 	ck_assert_uint_eq(r.checkpoint.restore_read_max_rank, 0);
-	ck_assert_uint_eq(r.checkpoint.read_bytes_total, 94337818624ull);
+	ck_assert_uint_eq(r.checkpoint.read_bytes_total, 188675637248ull);
 	dc_ckpt_read_of(&p, &r.checkpoint, 7, &rd);
-	ck_assert_uint_eq(rd.elements, 842301952ull);
+	ck_assert_uint_eq(rd.params_elements, 1684603904ull);
+	ck_assert_uint_eq(rd.optimizer_elements, 1684603904ull);
+	ck_assert_uint_eq(rd.old_shards, 4194304ull);
+	ck_assert_uint_eq(rd.first_tp, 3);
+	ck_assert_uint_eq(rd.first_dp, 0);
+	ck_assert_uint_eq(rd.last_tp, 3);
+	ck_assert_uint_eq(rd.last_dp, 4194303ull);
+
+	systems_set(&cf, sets, 6);
+	run(&cf, &pf, &rf, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(rf.checkpoint.restore_read_max_bytes, 11792227328ull);
+	ck_assert_uint_eq(rf.checkpoint.read_bytes_total, 94337818624ull);
+	dc_ckpt_read_of(&pf, &rf.checkpoint, 7, &rd);
+	ck_assert_uint_eq(rd.params_elements, 842301952ull);
 	ck_assert_uint_eq(rd.old_shards, 2097152ull);
 	ck_assert_uint_eq(rd.first_tp, 3);
 	ck_assert_uint_eq(rd.first_dp, 2097152ull);
@@ -749,6 +951,8 @@ static Suite *suite(void)
 	tcase_add_test(t, test_full_gather_gpu_by_hand);
 	tcase_add_test(t, test_restore_memory_by_hand);
 	tcase_add_test(t, test_reshard_by_hand);
+	tcase_add_test(t, test_restore_ddp_and_zero1_by_hand);
+	tcase_add_test(t, test_restore_hsdp_by_hand);
 	tcase_add_test(t, test_reshard_conservation);
 	tcase_add_test(t, test_restore_closed_form_matches_walk);
 	tcase_add_test(t, test_restore_2_24_ranks_by_hand);

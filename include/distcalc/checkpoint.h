@@ -13,9 +13,13 @@
  * (PyTorch DCP) save writes each element once: replicated copies (DDP,
  * ZeRO-1 parameters) are deduplicated over the dp x cp group and spread
  * over it, as DCP's save planner does. A restore reads, for each new rank,
- * the overlap of its slices with every old rank's: the sum over new ranks
- * is the saved state exactly. Derivations, sources and worked examples:
- * docs/checkpoint-and-loss.md.
+ * what it holds on the new layout under parallel.sharding (kept by the
+ * restore): a state the sharding replicates over dp' x cp' (DDP: every
+ * state; ZeRO-1/2: the parameters) whole per tp' x pp' shard, slice t' of
+ * tp'; a sharded one, slice t' G + g of tp' G over its shard group G. A
+ * replicated element is read by each of its replicas, so the sum over new
+ * ranks is the saved state only when every state is sharded (FSDP).
+ * Derivations, sources and worked examples: docs/checkpoint-and-loss.md.
  *
  * Every function that can fail returns 0, or -1 with *error set to static
  * text naming the keys.
@@ -40,6 +44,9 @@ struct dc_ckpt_layout {
 	uint64_t tp, pp, dpcp, cp;
 	uint64_t slices; /* K = tp x dpcp */
 	uint64_t world;
+	/* the states' shard group G (ZeRO/FSDP: dp x cp / the HSDP replicas,
+	 * which divides dpcp) and its replicas dpcp / G; restored layout only */
+	uint64_t shard, replicas;
 };
 
 /* The items' element counts. */
@@ -71,8 +78,11 @@ struct dc_ckpt_read {
 	uint64_t old_shards;          /* old ranks whose shards it reads */
 	uint64_t first_stage, first_tp, first_dp; /* the first of them, in (stage, k) order */
 	uint64_t last_stage, last_tp, last_dp;    /* the last */
-	uint64_t elements;            /* the elements read, summed over those shards */
-	uint64_t bytes;               /* elements x the state bytes per element */
+	/* the elements of each state it reads, summed over those shards: its
+	 * tp' shard of its stage's items for a state held whole over dp' x
+	 * cp', its slice of tp' x G of them for a sharded one */
+	uint64_t params_elements, master_elements, optimizer_elements;
+	uint64_t bytes;               /* each state's elements x its bytes, summed */
 	uint64_t next_sample;         /* the first sample its data loader reads */
 };
 
@@ -101,8 +111,15 @@ struct dc_checkpoint_result {
 	uint64_t gpu_training_peak_bytes; /* its peak in the other phases */
 	uint64_t host_rank_bytes;         /* host memory of the save on the busiest rank */
 	uint64_t host_node_bytes;         /* on its node */
-	/* restore */
-	uint64_t read_bytes_total;        /* the sum over new ranks of their reads: = states_bytes */
+	/* restore: the states of the new layout's sharding (parallel.sharding,
+	 * kept), each held whole per tp' x pp' shard (replicated over dp' x cp')
+	 * or sharded over restored.shard */
+	enum dc_sharding sharding;        /* the plan's parallel.sharding, kept by the restore */
+	uint64_t whole_bytes_per_element; /* the bytes of the states held whole */
+	uint64_t shard_bytes_per_element; /* the bytes of the sharded ones */
+	uint64_t params_readers;          /* new ranks reading each parameter element: dp' x cp', or the replicas */
+	uint64_t master_optimizer_readers; /* the same for the master copy and optimizer states */
+	uint64_t read_bytes_total;        /* the sum over new ranks of their reads: each state x its readers */
 	uint64_t step;
 	uint64_t samples_consumed;        /* step x global batch */
 	uint64_t global_batch, new_global_batch;

@@ -360,19 +360,40 @@ static uint64_t old_slices_met(const struct dc_ckpt_items *it, uint64_t a, uint6
 	return count;
 }
 
+/* New slice k' = t' dpcp' + d' holds, of a state held whole, its tp'
+ * shard: slice t' of tp'; of a sharded one, slice t' G + (d' mod G) of tp'
+ * G, which lies inside it (floor(E t' G / (tp' G)) = floor(E t' / tp')). */
+static void new_slices(const struct dc_ckpt_layout *n, uint64_t k2, uint64_t *kw, uint64_t *kwn, uint64_t *ks,
+		       uint64_t *ksn)
+{
+	uint64_t t = k2 / n->dpcp, d = k2 % n->dpcp;
+	*kw = t;
+	*kwn = n->tp;
+	*ks = t * n->shard + d % n->shard;
+	*ksn = n->tp * n->shard;
+}
+
 void dc_ckpt_read_of(const struct dc_plan *p, const struct dc_checkpoint_result *c, uint64_t j,
 		     struct dc_ckpt_read *out)
 {
 	const struct dc_ckpt_layout *o = &c->saved, *n = &c->restored;
+	const struct dc_precision *pr = &p->in->precision;
+	enum dc_sharding sh = p->layout.sharding;
 	uint64_t L = c->items.num_layers, s2 = j / n->slices, k2 = j % n->slices, a, b, s_lo, s_hi;
 	uint64_t first2 = dc_ckpt_even_first_layer(L, n->pp, s2);
 	uint64_t layers2 = dc_ckpt_even_first_layer(L, n->pp, s2 + 1) - first2;
+	uint64_t kw, kwn, ks, ksn, whole = 0, shard = 0, km, kmn;
 	int any = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->stage = s2;
 	out->tp_rank = k2 / n->dpcp;
 	out->dp_rank = k2 % n->dpcp;
+	new_slices(n, k2, &kw, &kwn, &ks, &ksn);
+	/* the old shards met: those of its widest slice, the tp' shard when
+	 * any state is held whole (the sharded slices lie inside it) */
+	km = sh == DC_SHARD_FSDP ? ks : kw;
+	kmn = sh == DC_SHARD_FSDP ? ksn : kwn;
 	dc_ckpt_stage_items(L, n->pp, s2, first2, layers2, &a, &b);
 	saved_chunks_meeting(p, L, a, b, &s_lo, &s_hi);
 	for (uint64_t q = s_lo; q <= s_hi; q++) {
@@ -383,7 +404,7 @@ void dc_ckpt_read_of(const struct dc_plan *p, const struct dc_checkpoint_result 
 		if (cb <= ca)
 			continue;
 		{
-			uint64_t kf = 0, kl = 0, met = old_slices_met(&c->items, ca, cb, k2, o->slices, n->slices, &kf, &kl);
+			uint64_t kf = 0, kl = 0, met = old_slices_met(&c->items, ca, cb, km, o->slices, kmn, &kf, &kl);
 			if (!met)
 				continue;
 			if (!any) {
@@ -397,11 +418,15 @@ void dc_ckpt_read_of(const struct dc_plan *p, const struct dc_checkpoint_result 
 			out->last_dp = kl % o->dpcp;
 			out->old_shards += met;
 			/* the old slices partition every item: their overlaps
-			 * with slice k2 add up to it */
-			out->elements += dc_ckpt_items_slice(&c->items, ca, cb, k2, n->slices);
+			 * with a new slice add up to it */
+			whole += dc_ckpt_items_slice(&c->items, ca, cb, kw, kwn);
+			shard += dc_ckpt_items_slice(&c->items, ca, cb, ks, ksn);
 		}
 	}
-	out->bytes = out->elements * c->state_bytes_per_element;
+	out->params_elements = sh == DC_SHARD_FSDP ? shard : whole;
+	out->master_elements = out->optimizer_elements = sh == DC_SHARD_NONE ? whole : shard;
+	out->bytes = out->params_elements * pr->param_bytes + out->master_elements * pr->master_bytes +
+		     out->optimizer_elements * pr->optimizer_bytes;
 	/* the data: replica r of the new dp reads its block of each step */
 	out->next_sample = c->samples_consumed +
 			   (out->dp_rank / n->cp) * (c->new_global_batch / (n->dpcp / n->cp));
@@ -461,38 +486,73 @@ static void layout_of(uint64_t tp, uint64_t pp, uint64_t dp, uint64_t cp, struct
 	o->world = o->slices * pp;
 }
 
-/* The restore's reads without walking the new ranks. New rank (s', k')
- * reads, from each saved chunk q meeting its stage's items [a, b), the
- * overlaps of its slice k' of K' with the old slices k of K over [ca, cb)
- * = [a, b) cut to the chunk. The old slices partition every item and
- * dc_ckpt_read_of's k range holds every one with an overlap, so summed
- * over k they give slice k' of K' of each item: the rank reads
- * sum_q items_slice([ca, cb), k', K') elements (dc_ckpt_read_of computes
- * the same sum rank by rank). Hence:
- * - summed over k' the slices are each item whole, and over s' the new
- *   stages tile the items: the total is items.total x the state bytes,
- *   states_bytes exactly;
- * - slice K' - 1 of an item is ceil(E / K'), the most any slice holds, so
- *   a stage's largest read is its slice K' - 1, and the first k' reaching
- *   it is the first at which every kind whose E is not a multiple of K'
- *   takes its ceiling: one of the carry points ceil(m K' / r) - 1,
- *   m = 1..r, of the kind with the fewest (r = E mod K', the smallest).
+/* Of the kinds counted in n sliced K ways, the smallest non-zero r = E
+ * mod K: that kind takes its ceiling on slices ceil(m K / r) - 1, m =
+ * 1..r (carry_point), and every slice holding the most is among them; 0
+ * when every kind divides by K (every slice alike). */
+static uint64_t fewest_remainders(const uint64_t e[KIND_COUNT], const uint64_t n[KIND_COUNT], uint64_t K)
+{
+	uint64_t r = 0;
+	for (int i = 0; i < KIND_COUNT; i++)
+		if (n[i] && e[i] % K && (r == 0 || e[i] % K < r))
+			r = e[i] % K;
+	return r;
+}
+
+static uint64_t carry_point(uint64_t m, uint64_t K, uint64_t r)
+{
+	return (uint64_t)(((u128)m * K + r - 1) / r) - 1;
+}
+
+/* The first slice of K of the kinds n holding `target` elements, the
+ * most any holds (slice K - 1's). */
+static uint64_t first_largest(const uint64_t e[KIND_COUNT], const uint64_t n[KIND_COUNT], uint64_t K, uint64_t target)
+{
+	uint64_t r = fewest_remainders(e, n, K);
+	for (uint64_t m = 1; m <= r; m++) {
+		uint64_t k = carry_point(m, K, r);
+		if (kinds_slice(e, n, k, K) == target)
+			return k;
+	}
+	return r ? K - 1 : 0;
+}
+
+/* The restore's reads without walking the new ranks. New rank (s', k'),
+ * k' = t' dpcp' + d', holds of its stage's items [a, b) its tp' shard
+ * (slice t' of tp') of every state held whole and slice t' G + (d' mod G)
+ * of tp' G of every sharded one (new_slices); it reads, from each saved
+ * chunk q meeting [a, b), the overlaps of those slices with the old slices
+ * k of K over [ca, cb) = [a, b) cut to the chunk. The old slices
+ * partition every item and dc_ckpt_read_of's k range holds every one with
+ * an overlap, so summed over k they give the new slices of each item
+ * (dc_ckpt_read_of computes the same sums rank by rank). Hence:
+ * - summed over the dpcp' ranks of one t', a whole state is read dpcp'
+ *   times and a sharded one dpcp' / G times (its replicas); over t' and
+ *   s' the slices tile the items: read_bytes_total is each state's bytes
+ *   times its readers;
+ * - slice K - 1 of an item is ceil(E / K), the most any slice holds, so a
+ *   stage's largest read is t' = tp' - 1, d' = G - 1, and the first rank
+ *   reaching it is the first (t', d' mod G) at which every kind whose E
+ *   is not a multiple of the slice count takes its ceiling in both
+ *   slicings: for a sharded state one of the carry points ceil(m K / r) -
+ *   1, m = 1..r, of its kind with the fewest (r = E mod K, the smallest),
+ *   checked in order against the whole states' t' = k / G.
  * The largest rank is the first such k' of the first stage with the
- * largest read, as the walk in rank order found it (docs/checkpoint-and-loss.md,
+ * largest read, as the walk in rank order finds it (docs/checkpoint-and-loss.md,
  * "Restore into another layout"). */
 static void restore_reads(const struct dc_plan *p, struct dc_checkpoint_result *c)
 {
 	const struct dc_ckpt_layout *n = &c->restored;
 	const struct dc_ckpt_items *it = &c->items;
-	uint64_t L = it->num_layers, K2 = n->slices, best = 0, best_stage = 0;
+	uint64_t L = it->num_layers, KW = n->tp, KS = n->tp * n->shard, best = 0, best_stage = 0;
+	uint64_t wb = c->whole_bytes_per_element, sb = c->shard_bytes_per_element, tw = 0, ts = 0, kw, ks = 0;
 	uint64_t e[KIND_COUNT] = {it->embedding, it->head, it->dense_layer, it->moe_layer, it->linear_dense_layer,
 				  it->linear_moe_layer};
 	uint64_t bn[KIND_COUNT] = {0};
 
-	c->read_bytes_total = c->states_bytes;
 	for (uint64_t s2 = 0; s2 < n->pp; s2++) {
 		uint64_t first2 = dc_ckpt_even_first_layer(L, n->pp, s2);
-		uint64_t layers2 = dc_ckpt_even_first_layer(L, n->pp, s2 + 1) - first2, a, b, q_lo, q_hi, top;
+		uint64_t layers2 = dc_ckpt_even_first_layer(L, n->pp, s2 + 1) - first2, a, b, q_lo, q_hi, top, mw, ms;
 		uint64_t cnt[KIND_COUNT] = {0};
 		dc_ckpt_stage_items(L, n->pp, s2, first2, layers2, &a, &b);
 		saved_chunks_meeting(p, L, a, b, &q_lo, &q_hi);
@@ -501,34 +561,78 @@ static void restore_reads(const struct dc_plan *p, struct dc_checkpoint_result *
 			saved_chunk_items(p, L, q, &fa, &fb);
 			kinds_add(it, max_u64(fa, a), min_u64(fb, b), cnt);
 		}
-		top = kinds_slice(e, cnt, K2 - 1, K2) * c->state_bytes_per_element;
+		mw = kinds_slice(e, cnt, KW - 1, KW);
+		ms = kinds_slice(e, cnt, KS - 1, KS);
+		top = mw * wb + ms * sb;
 		if (s2 == 0 || top > best) {
 			best = top;
 			best_stage = s2;
+			tw = mw;
+			ts = ms;
 			memcpy(bn, cnt, sizeof(bn));
 		}
 	}
 	c->restore_read_max_bytes = best;
-	c->restore_read_max_rank = best_stage * K2;
-	if (c->state_bytes_per_element == 0)
+	c->restore_read_max_rank = best_stage * n->slices;
+	if (best == 0)
 		return; /* every read is 0 B: new rank 0 */
-	{
-		uint64_t r = 0, target = best / c->state_bytes_per_element;
-		for (int i = 0; i < KIND_COUNT; i++)
-			if (bn[i] && e[i] % K2 && (r == 0 || e[i] % K2 < r))
-				r = e[i] % K2;
-		if (r == 0)
-			return; /* every slice alike: k' = 0 */
-		for (uint64_t m = 1; m <= r; m++) {
-			uint64_t k = (uint64_t)(((u128)m * K2 + r - 1) / r) - 1;
-			if (kinds_slice(e, bn, k, K2) == target) {
-				c->restore_read_max_rank = best_stage * K2 + k;
-				return;
+	if (sb == 0 || fewest_remainders(e, bn, KS) == 0) {
+		/* the sharded slices all alike (or none): the first t' whose
+		 * whole slice is the largest, d' = 0 */
+		kw = wb ? first_largest(e, bn, KW, tw) : 0;
+	} else {
+		uint64_t r = fewest_remainders(e, bn, KS), m;
+		kw = KW - 1;
+		ks = KS - 1;
+		for (m = 1; m <= r; m++) {
+			uint64_t k = carry_point(m, KS, r);
+			if (kinds_slice(e, bn, k, KS) == ts && (wb == 0 || kinds_slice(e, bn, k / n->shard, KW) == tw)) {
+				kw = k / n->shard;
+				ks = k;
+				break;
 			}
 		}
+		ks %= n->shard;
 	}
+	c->restore_read_max_rank = best_stage * n->slices + kw * n->dpcp + ks;
 }
 
+/* The states the sharding holds whole per tp x pp shard (replicated over
+ * dp x cp) and those it shards over the shard group (memory's
+ * dc_axis_state_shards: ZeRO-1/2 the master copy and optimizer states,
+ * FSDP every state; gradients are not saved). The restore keeps
+ * parallel.sharding; an HSDP run keeps as many replicas as divide the new
+ * dp: gcd(dp_replicate, dp'). */
+static void restore_shards(const struct dc_plan *p, const struct dc_ckpt_restore *rs, struct dc_checkpoint_result *c)
+{
+	const struct dc_precision *pr = &p->in->precision;
+	enum dc_sharding sh = p->layout.sharding;
+	struct dc_ckpt_layout *n = &c->restored;
+	uint64_t r = dc_gcd_u64(p->layout.dp_replicate ? p->layout.dp_replicate : 1, rs->dp);
+
+	c->sharding = sh;
+
+	if (sh == DC_SHARD_NONE) {
+		n->shard = 1;
+		n->replicas = n->dpcp;
+		c->whole_bytes_per_element = pr->param_bytes + pr->master_bytes + pr->optimizer_bytes;
+		c->shard_bytes_per_element = 0;
+		c->params_readers = c->master_optimizer_readers = n->dpcp;
+		return;
+	}
+	n->replicas = r;
+	n->shard = n->dpcp / r;
+	if (sh == DC_SHARD_FSDP) {
+		c->whole_bytes_per_element = 0;
+		c->shard_bytes_per_element = pr->param_bytes + pr->master_bytes + pr->optimizer_bytes;
+		c->params_readers = c->master_optimizer_readers = r;
+		return;
+	}
+	c->whole_bytes_per_element = pr->param_bytes;
+	c->shard_bytes_per_element = pr->master_bytes + pr->optimizer_bytes;
+	c->params_readers = n->dpcp;
+	c->master_optimizer_readers = r;
+}
 
 int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result *m, const struct dc_batch *bt,
 			  struct dc_checkpoint_result *c, const char **error)
@@ -650,9 +754,14 @@ int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result
 		*error = "'checkpoint.step' x the global batch: samples consumed overflow 64 bits";
 		return -1;
 	}
-	/* every new rank's read, summed, and the largest: in closed form over
+	/* every new rank's read, summed (each state times the new ranks
+	 * holding it), and the largest: in closed form over
 	 * the new stages (restore_reads), the work O(stages + chunks), not
 	 * O(ranks) */
+	restore_shards(p, rs, c);
+	c->read_bytes_total = dc_ck_add(&k, dc_ck_mul(&k, c->params_bytes, c->params_readers),
+					dc_ck_mul(&k, dc_ck_add(&k, c->master_bytes, c->optimizer_bytes),
+						  c->master_optimizer_readers));
 	restore_reads(p, c);
 	/* the load's own GPU buffer: a sharded checkpoint is read into host
 	 * memory and copied into each rank's tensors in place (DCP

@@ -20,7 +20,7 @@ struct restore_view {
 	uint64_t tp, pp, dp, cp, ep, num_nodes, gpus_per_node, world;
 	uint64_t step, samples_consumed, global_batch, new_global_batch, new_micro_batch, new_grad_accum;
 	int batch_kept;
-	uint64_t read_bytes_total, states_bytes;
+	uint64_t read_bytes_total, states_bytes, params_readers, master_optimizer_readers;
 	int conserved;
 	const char *batch_note;
 	uint64_t read_max_rank, read_max_bytes, buffer_bytes, context_bytes, rank_bytes, gpu_mem_bytes;
@@ -176,6 +176,9 @@ static const struct dc_field restore_fields[] = {
 	{"world", "ranks", DC_U_COUNT, DC_FT_U64, RV(world)},
 	{"states_bytes", "saved states (parameters, master, optimizer)", DC_U_BYTES, DC_FT_U64, RV(states_bytes)},
 	{"read_bytes_total", "read by the new ranks, summed", DC_U_BYTES, DC_FT_U64, RV(read_bytes_total)},
+	{"params_readers", "new ranks reading each parameter", DC_U_COUNT, DC_FT_U64, RV(params_readers)},
+	{"master_optimizer_readers", "new ranks reading each master/optimizer value", DC_U_COUNT, DC_FT_U64,
+	 RV(master_optimizer_readers)},
 	{"every_element_once", "every element read exactly once", DC_U_NONE, DC_FT_BOOL, RV(conserved)},
 	{"largest_read_rank", "the new rank reading the most (stage x K' + k')", DC_U_COUNT, DC_FT_U64, RV(read_max_rank)},
 	{"largest_read_bytes", "its states", DC_U_BYTES, DC_FT_U64, RV(read_max_bytes)},
@@ -238,10 +241,18 @@ static void accept_text(const struct dc_checkpoint_result *c, uint64_t i, struct
 		break;
 	case 3:
 		r->scenario = re;
-		dc_text_fmt(r->condition, sizeof(r->condition),
-			    "every element read exactly once: the %llu new ranks read %llu bytes of parameters, master copy and optimizer states, summed, equal to the %llu saved (%s)",
-			    (unsigned long long)c->restored.world, (unsigned long long)c->read_bytes_total,
-			    (unsigned long long)c->states_bytes, c->read_bytes_total == c->states_bytes ? "holds" : "FAILS");
+		if (c->params_readers == 1 && c->master_optimizer_readers == 1)
+			dc_text_fmt(r->condition, sizeof(r->condition),
+				    "every element read exactly once: the %llu new ranks read %llu bytes of parameters, master copy and optimizer states, summed, equal to the %llu saved (%s)",
+				    (unsigned long long)c->restored.world, (unsigned long long)c->read_bytes_total,
+				    (unsigned long long)c->states_bytes,
+				    c->read_bytes_total == c->states_bytes ? "holds" : "FAILS");
+		else
+			dc_text_fmt(r->condition, sizeof(r->condition),
+				    "every element read by each new rank holding it, not once: each parameter by %llu new ranks, each master and optimizer element by %llu (their replicas under sharding %s), %llu bytes summed over the %llu new ranks against the %llu saved",
+				    (unsigned long long)c->params_readers, (unsigned long long)c->master_optimizer_readers,
+				    dc_sharding_name(c->sharding), (unsigned long long)c->read_bytes_total,
+				    (unsigned long long)c->restored.world, (unsigned long long)c->states_bytes);
 		break;
 	case 4:
 		r->scenario = re;
@@ -339,6 +350,8 @@ static void view(const struct dc_run *run, void *out)
 	r->world = c->restored.world;
 	r->states_bytes = c->states_bytes;
 	r->read_bytes_total = c->read_bytes_total;
+	r->params_readers = c->params_readers;
+	r->master_optimizer_readers = c->master_optimizer_readers;
 	r->conserved = c->read_bytes_total == c->states_bytes;
 	r->step = c->step;
 	r->samples_consumed = c->samples_consumed;
