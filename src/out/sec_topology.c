@@ -4,6 +4,7 @@
  * and the warning for tensor-parallel groups that cross nodes. */
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "distcalc/diag.h"
 #include "distcalc/plan.h"
@@ -158,6 +159,28 @@ const struct dc_section dc_section_topology = {
 static const enum dc_axis all_axes[] = {DC_AXIS_TP, DC_AXIS_CP, DC_AXIS_DP, DC_AXIS_PP};
 static const enum dc_axis plain_axes[] = {DC_AXIS_TP, DC_AXIS_DP, DC_AXIS_PP};
 
+/* A family of groups that is no rank axis: HSDP's shard and replica
+ * groups (plan.h, DC_GROUP_SHARD ...), as derive_hsdp prices them. Group
+ * k's members are base(k) + (j mod ni) si + (j / ni) so, j < ni no: one
+ * progression (no = 1), or a progression of progressions (with cp, the
+ * dp x cp ranks of a dp chunk), the finer stride inner so that members
+ * ascend (si ni <= so: the two are different axes' strides). base(k)
+ * reads k in mixed radix, digit i of radix[i] weighing stride[i], the
+ * first fastest: the family's own offsets, then every other axis of
+ * degree > 1 in the order. */
+#define FAM_DIGITS (DC_AXIS_COUNT + 2)
+
+enum fam_slot { FAM_SHARD, FAM_REP, FAM_ESHARD, FAM_EREP, FAM_MAX };
+
+struct family {
+	const char *name;      /* the row's axis column */
+	enum dc_group_id gid;  /* the plan's group comm prices it on */
+	uint64_t count, size;
+	uint64_t si, ni, so, no;
+	size_t ndig;
+	uint64_t radix[FAM_DIGITS], stride[FAM_DIGITS];
+};
+
 struct gview {
 	struct dc_topology t;
 	uint64_t ep;
@@ -167,7 +190,182 @@ struct gview {
 	uint64_t etp, edp, stage;
 	const enum dc_axis *axes; /* the listed axes */
 	size_t naxes;
+	/* HSDP (dp_replicate > 1): shard, replica and, when the experts
+	 * shard apart, expert shard and (folded) expert replica groups;
+	 * size 0: not shown */
+	struct family fam[FAM_MAX];
+	const char *link[FAM_MAX]; /* each family's priced link */
 };
+
+static void fam_digit(struct family *f, uint64_t radix, uint64_t stride)
+{
+	if (radix > 1 && f->ndig < FAM_DIGITS) {
+		f->radix[f->ndig] = radix;
+		f->stride[f->ndig] = stride;
+		f->ndig++;
+	}
+}
+
+/* every axis of degree > 1 but a and b, in the order (fastest first) */
+static void fam_others(struct family *f, const struct dc_topology *t, enum dc_axis a, enum dc_axis b)
+{
+	for (int i = 0; i < DC_AXIS_COUNT; i++) {
+		enum dc_axis x = t->order[i];
+		if (x != a && x != b)
+			fam_digit(f, t->degree[x], t->stride[x]);
+	}
+}
+
+/* members: one progression (stride s1, n1) or, with n2 > 1, the two,
+ * the finer inner */
+static void fam_members(struct family *f, uint64_t s1, uint64_t n1, uint64_t s2, uint64_t n2)
+{
+	if (n2 > 1 && s2 < s1) {
+		uint64_t s = s1, n = n1;
+		s1 = s2, n1 = n2, s2 = s, n2 = n;
+	}
+	f->si = s1, f->ni = n1, f->so = n2 > 1 ? s2 : 0, f->no = n2 > 1 ? n2 : 1;
+	f->size = f->ni * f->no;
+}
+
+static void fam_done(struct gview *v, enum fam_slot i, const struct dc_plan *p)
+{
+	struct family *f = &v->fam[i];
+	f->count = 1;
+	for (size_t d = 0; d < f->ndig; d++)
+		f->count *= f->radix[d];
+	v->link[i] = f->size < 2 ? "none" : dc_link_choice_name(p->group[f->gid].link.choice);
+}
+
+/* derive_hsdp's groups: a replica's shard group is dsh = dp / r
+ * consecutive dp ranks (stride s) and, with cp, all their cp ranks; the
+ * r ranks holding the same shard sit s dsh apart; an expert's shard is
+ * expert_dp / r of its expert-data-parallel ranks (ep dp ranks apart,
+ * inside the dense shard), its replicas the dense ones; folded, the
+ * first expert_dp_cp / r of an expert-data-parallel group (etp ep
+ * apart), its replicas the rest. */
+static void hsdp_families(struct gview *v, const struct dc_plan *p)
+{
+	const struct dc_topology *t = &p->topo;
+	uint64_t r = p->dp_replicate, s = t->stride[DC_AXIS_DP], dsh = t->degree[DC_AXIS_DP] / r;
+	uint64_t cp = t->degree[DC_AXIS_CP], sc = t->stride[DC_AXIS_CP];
+	struct family *f = v->fam;
+
+	for (int i = 0; i < FAM_MAX; i++)
+		v->fam[i] = (struct family){0};
+	if (r < 2)
+		return;
+	f[FAM_SHARD] = (struct family){.name = "shard", .gid = DC_GROUP_SHARD};
+	fam_members(&f[FAM_SHARD], s, dsh, sc, cp);
+	fam_digit(&f[FAM_SHARD], r, s * dsh);
+	fam_others(&f[FAM_SHARD], t, DC_AXIS_DP, DC_AXIS_CP);
+	fam_done(v, FAM_SHARD, p);
+
+	f[FAM_REP] = (struct family){.name = "replica", .gid = DC_GROUP_REP};
+	fam_members(&f[FAM_REP], s * dsh, r, 0, 1);
+	fam_digit(&f[FAM_REP], dsh, s);
+	fam_others(&f[FAM_REP], t, DC_AXIS_DP, DC_AXIS_DP);
+	fam_done(v, FAM_REP, p);
+
+	if (!p->in->model.num_experts || (p->ep < 2 && !p->expert_folded))
+		return;
+	f[FAM_ESHARD] = (struct family){.name = "expert_shard", .gid = DC_GROUP_ESHARD};
+	if (p->expert_folded) {
+		uint64_t st = p->etp * p->ep, esz = p->expert_dp_cp / r;
+		fam_members(&f[FAM_ESHARD], st, esz, 0, 1);
+		fam_digit(&f[FAM_ESHARD], st, 1);
+		fam_digit(&f[FAM_ESHARD], t->world / (st * esz), st * esz);
+		fam_done(v, FAM_ESHARD, p);
+		f[FAM_EREP] = (struct family){.name = "expert_replica", .gid = DC_GROUP_EREP};
+		fam_members(&f[FAM_EREP], st * esz, r, 0, 1);
+		fam_digit(&f[FAM_EREP], st * esz, 1);
+		fam_digit(&f[FAM_EREP], t->world / (st * esz * r), st * esz * r);
+		fam_done(v, FAM_EREP, p);
+		return;
+	}
+	fam_members(&f[FAM_ESHARD], s * p->ep, p->expert_dp / r, sc, cp);
+	fam_digit(&f[FAM_ESHARD], p->ep, s);
+	fam_digit(&f[FAM_ESHARD], r, s * dsh);
+	fam_others(&f[FAM_ESHARD], t, DC_AXIS_DP, DC_AXIS_CP);
+	fam_done(v, FAM_ESHARD, p);
+}
+
+static uint64_t fam_base(const struct family *f, uint64_t k)
+{
+	uint64_t base = 0;
+	for (size_t i = 0; i < f->ndig; i++) {
+		base += k % f->radix[i] * f->stride[i];
+		k /= f->radix[i];
+	}
+	return base;
+}
+
+static uint64_t fam_rank(const struct family *f, uint64_t base, uint64_t j)
+{
+	return base + j % f->ni * f->si + j / f->ni * f->so;
+}
+
+/* chunk c (c < no) of group `base`: a progression */
+static void fam_chunk(const struct family *f, uint64_t base, uint64_t c, struct dc_group *g)
+{
+	g->axis = DC_AXIS_DP;
+	g->index = 0;
+	g->first = base + c * f->so;
+	g->stride = f->si;
+	g->size = f->ni;
+}
+
+/* the members ascend: the group spans nodes (domains) when its first and
+ * last do not share one */
+static int fam_spans(const struct family *f, uint64_t base, uint64_t unit)
+{
+	return base / unit != fam_rank(f, base, f->size - 1) / unit;
+}
+
+static uint64_t fam_nodes(const struct dc_topology *t, const struct family *f, uint64_t base)
+{
+	uint64_t n = 0, last = 0;
+	for (uint64_t c = 0; c < f->no; c++) {
+		struct dc_group g;
+		fam_chunk(f, base, c, &g);
+		n += dc_group_nodes(t, &g);
+		if (c > 0 && dc_topology_node(t, g.first) == last)
+			n--; /* the previous chunk ended on this node */
+		last = dc_topology_node(t, dc_group_rank(&g, g.size - 1));
+	}
+	return n;
+}
+
+static void append(char *buf, size_t len, const char *text)
+{
+	size_t used = strlen(buf);
+	if (used + 1 < len)
+		snprintf(buf + used, len - used, "%s", text);
+}
+
+/* "0-3"; two levels "0-1, 8-9, 16-17, ..., 56-57" */
+static void fam_text(const struct family *f, uint64_t base, char *buf, size_t len)
+{
+	struct dc_group g;
+	char part[80];
+	if (f->no == 1 || f->so == f->si * f->ni) {
+		g = (struct dc_group){DC_AXIS_DP, 0, base, f->si, f->size};
+		dc_group_text(&g, buf, len);
+		return;
+	}
+	buf[0] = '\0';
+	for (uint64_t c = 0; c < f->no; c++) {
+		if (c > 0)
+			append(buf, len, ", ");
+		if (f->no > 4 && c == 3) {
+			append(buf, len, "..., ");
+			c = f->no - 1;
+		}
+		fam_chunk(f, base, c, &g);
+		dc_group_text(&g, part, sizeof(part));
+		append(buf, len, part);
+	}
+}
 
 static void gview(const struct dc_run *run, void *out)
 {
@@ -180,6 +378,7 @@ static void gview(const struct dc_run *run, void *out)
 	v->stage = run->plan->world / v->t.degree[DC_AXIS_PP];
 	v->axes = v->t.degree[DC_AXIS_CP] > 1 ? all_axes : plain_axes;
 	v->naxes = v->t.degree[DC_AXIS_CP] > 1 ? 4 : 3;
+	hsdp_families(v, run->plan);
 }
 
 /* groups.<axis>: the groups of one axis, each a list of ranks */
@@ -285,6 +484,59 @@ static uint64_t edp_item(const void *base, uint64_t i, uint64_t j)
 static const struct dc_lists ep_lists = {ep_count, ep_len, ep_item, "groups", "ranks"};
 static const struct dc_lists edp_lists = {edp_count, edp_len, edp_item, "groups", "ranks"};
 
+/* groups.shard, groups.replica, ...: HSDP's families */
+#define FAM_LISTS(name, slot)                                                                      \
+	static int name##_shown(const void *base)                                                  \
+	{                                                                                          \
+		return ((const struct gview *)base)->fam[slot].size > 0;                           \
+	}                                                                                          \
+	static uint64_t name##_count(const void *base)                                             \
+	{                                                                                          \
+		return ((const struct gview *)base)->fam[slot].count;                              \
+	}                                                                                          \
+	static uint64_t name##_len(const void *base, uint64_t i)                                   \
+	{                                                                                          \
+		(void)i;                                                                           \
+		return ((const struct gview *)base)->fam[slot].size;                               \
+	}                                                                                          \
+	static uint64_t name##_item(const void *base, uint64_t i, uint64_t j)                      \
+	{                                                                                          \
+		const struct family *f = &((const struct gview *)base)->fam[slot];                 \
+		return fam_rank(f, fam_base(f, i), j);                                             \
+	}                                                                                          \
+	static const struct dc_lists name##_lists = {name##_count, name##_len, name##_item, "groups", "ranks"};
+FAM_LISTS(shard, FAM_SHARD)
+FAM_LISTS(rep, FAM_REP)
+FAM_LISTS(eshard, FAM_ESHARD)
+FAM_LISTS(erep, FAM_EREP)
+
+/* groups of the family that span two nodes, one by one: O(groups) */
+static uint64_t fam_crossing(const struct dc_topology *t, const struct family *f)
+{
+	uint64_t n = 0;
+	for (uint64_t k = 0; k < f->count; k++)
+		n += (uint64_t)fam_spans(f, fam_base(f, k), t->gpus_per_node);
+	return n;
+}
+
+static uint64_t fam_rows(const struct gview *v)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < FAM_MAX; i++)
+		n += v->fam[i].size > 0;
+	return n;
+}
+
+/* the i-th shown family */
+static enum fam_slot fam_nth(const struct gview *v, uint64_t i)
+{
+	int k = 0;
+	for (; k < FAM_MAX; k++)
+		if (v->fam[k].size > 0 && i-- == 0)
+			break;
+	return (enum fam_slot)k;
+}
+
 /* groups.axes: one row per listed axis */
 struct axis_row {
 	const char *axis, *link;
@@ -293,14 +545,28 @@ struct axis_row {
 
 static uint64_t axis_count(const void *base)
 {
-	return ((const struct gview *)base)->naxes;
+	const struct gview *v = base;
+	return v->naxes + fam_rows(v);
 }
 
 static void axis_row(const void *base, uint64_t i, void *out)
 {
-	const struct dc_topology *t = &((const struct gview *)base)->t;
+	const struct gview *v = base;
+	const struct dc_topology *t = &v->t;
 	struct axis_row *row = out;
-	enum dc_axis a = ((const struct gview *)base)->axes[i];
+	enum dc_axis a;
+	if (i >= v->naxes) {
+		enum fam_slot k = fam_nth(v, i - v->naxes);
+		const struct family *f = &v->fam[k];
+		row->axis = f->name;
+		row->size = f->size;
+		row->groups = f->count;
+		row->stride = f->si;
+		row->crossing = fam_crossing(t, f);
+		row->link = v->link[k]; /* as comm prices it (plan.c, derive_hsdp) */
+		return;
+	}
+	a = v->axes[i];
 	row->axis = dc_axis_name(a);
 	row->size = t->degree[a];
 	row->groups = dc_topology_group_count(t, a);
@@ -336,7 +602,31 @@ static uint64_t group_count(const void *base)
 	uint64_t n = 0;
 	for (size_t i = 0; i < v->naxes; i++)
 		n += dc_topology_group_count(&v->t, v->axes[i]);
+	for (int k = 0; k < FAM_MAX; k++)
+		n += v->fam[k].size ? v->fam[k].count : 0;
 	return n;
+}
+
+/* row `index` of the families' groups */
+static void fam_group_row(const struct gview *v, uint64_t index, struct group_row *row)
+{
+	const struct family *f = v->fam;
+	uint64_t base, dom = dc_topology_domain(&v->t);
+	int k = 0;
+	for (; k + 1 < FAM_MAX; k++) {
+		uint64_t n = v->fam[k].size ? v->fam[k].count : 0;
+		if (index < n)
+			break;
+		index -= n;
+	}
+	f = &v->fam[k];
+	base = fam_base(f, index);
+	fam_text(f, base, row->ranks, sizeof(row->ranks));
+	row->axis = f->name;
+	row->group = index;
+	row->size = f->size;
+	row->nodes = fam_nodes(&v->t, f, base);
+	row->link = f->size < 2 ? "none" : fam_spans(f, base, dom) ? "inter_node" : "intra_node";
 }
 
 static void group_row(const void *base, uint64_t index, void *out)
@@ -345,7 +635,14 @@ static void group_row(const void *base, uint64_t index, void *out)
 	const struct dc_topology *t = &v->t;
 	struct group_row *row = out;
 	struct dc_group g;
+	uint64_t axes_groups = 0;
 
+	for (size_t i = 0; i < v->naxes; i++)
+		axes_groups += dc_topology_group_count(t, v->axes[i]);
+	if (index >= axes_groups) {
+		fam_group_row(v, index - axes_groups, row);
+		return;
+	}
 	for (size_t i = 0; i < v->naxes; i++) {
 		uint64_t n = dc_topology_group_count(t, v->axes[i]);
 		if (index < n || i + 1 == v->naxes) {
@@ -374,15 +671,33 @@ static const struct dc_field group_fields[] = {
 static const struct dc_fields group_table = DC_FIELDS(group_fields);
 static const struct dc_rows group_rows = {group_count, group_row, sizeof(struct group_row), "groups"};
 
+/* under HSDP the dp groups split the batch, and no collective runs on
+ * them: the shard and replica groups below carry the traffic */
+static void dp_label(const void *base, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s",
+		 ((const struct gview *)base)->fam[FAM_SHARD].size
+			 ? "dp groups (the batch; HSDP syncs in the groups below)"
+			 : "dp groups");
+}
+
 static const struct dc_field gfields[] = {
 	{"tp", "tp groups", DC_U_NONE, DC_FT_LISTS, 0, .lists = &tp_lists},
 	{"cp", "cp groups (one sequence split over them)", DC_U_NONE, DC_FT_LISTS, 0, .lists = &cp_lists,
 	 .shown = has_cp},
-	{"dp", "dp groups", DC_U_NONE, DC_FT_LISTS, 0, .lists = &dp_lists},
+	{"dp", "dp groups", DC_U_NONE, DC_FT_LISTS, 0, .lists = &dp_lists, .label_fn = dp_label},
 	{"pp", "pp groups", DC_U_NONE, DC_FT_LISTS, 0, .lists = &pp_lists},
 	{"ep", "ep groups (experts spread over)", DC_U_NONE, DC_FT_LISTS, 0, .lists = &ep_lists, .shown = has_ep},
 	{"edp", "expert data-parallel groups (replicas of an expert shard)", DC_U_NONE, DC_FT_LISTS, 0,
 	 .lists = &edp_lists, .shown = has_ep},
+	{"shard", "shard groups (HSDP: a replica's dp x cp ranks, states sharded over them)", DC_U_NONE,
+	 DC_FT_LISTS, 0, .lists = &shard_lists, .shown = shard_shown},
+	{"replica", "replica groups (HSDP: the ranks holding the same shard)", DC_U_NONE, DC_FT_LISTS, 0,
+	 .lists = &rep_lists, .shown = rep_shown},
+	{"expert_shard", "expert shard groups (HSDP: a replica's share of an expert's data-parallel ranks)",
+	 DC_U_NONE, DC_FT_LISTS, 0, .lists = &eshard_lists, .shown = eshard_shown},
+	{"expert_replica", "expert replica groups (HSDP: the ranks holding the same expert shard)", DC_U_NONE,
+	 DC_FT_LISTS, 0, .lists = &erep_lists, .shown = erep_shown},
 	{"axes", "Per axis", DC_U_NONE, DC_FT_ROWS, 0, .sub = &axis_table, .rows = &axis_rows},
 	{"list", "Every group and the link its ring crosses", DC_U_NONE, DC_FT_ROWS, 0, .sub = &group_table,
 	 .rows = &group_rows},
