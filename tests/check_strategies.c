@@ -125,6 +125,8 @@ START_TEST(test_rank_skips_what_does_not_fit)
 	static const double tps[DC_VARIANT_COUNT] = {3000, 2000, 1000};
 
 	memset(&r, 0, sizeof(r));
+	for (int v = 0; v < DC_VARIANT_COUNT; v++)
+		r.v[v].aligned = 1;
 	r.v[DC_VARIANT_DP].fits = 0;
 	r.v[DC_VARIANT_FSDP].fits = 1;
 	r.v[DC_VARIANT_CONFIGURED].fits = 1;
@@ -185,6 +187,54 @@ START_TEST(test_course_pure_dp_not_ranked)
 	ck_assert_uint_eq(o.rank[DC_VARIANT_DP], 0);
 	ck_assert_int_eq(o.order[DC_VARIANT_COUNT - 1], DC_VARIANT_DP);
 	ck_assert_uint_eq(o.rank[o.order[0]], 1);
+}
+END_TEST
+
+/* Not the same work, not ranked: the course at accum 1 has a global
+ * batch of 1 x 1 x 2 = 2 samples, 2 x 4096 = 8,192 tokens a step; 8
+ * replicas of pure DP or FSDP cannot split 2 samples, so each takes 1:
+ * 8 x 4096 = 32,768 tokens, four times the work. FSDP fits (and would
+ * rank first on tokens/s per GPU) but is not aligned: only the configured
+ * layout ranks; FSDP and pure DP follow it in variant order. */
+START_TEST(test_rank_skips_what_is_not_aligned)
+{
+	struct dc_config c;
+	struct dc_plan p;
+	struct dc_batch b;
+	struct dc_comm cm;
+	struct dc_memory_result mem;
+	struct dc_strategies_result sr;
+	struct dc_strategies_order o;
+	static const double tps[DC_VARIANT_COUNT] = {3000, 4000, 1000};
+	const char *err = NULL;
+
+	course(&c);
+	c.training.grad_accum_steps = 1;
+	fixture_plan(&c, &p);
+	ck_assert_int_eq(dc_batch_compute(&p, &b, &err), 0);
+	ck_assert_int_eq(dc_comm_compute(&p, &cm, &err), 0);
+	ck_assert_int_eq(dc_memory_compute(&p, &mem, &err), 0);
+	ck_assert_int_eq(dc_strategies_compute(&p, &b, &cm, &mem, &sr, &err), 0);
+	ck_assert_uint_eq(sr.v[DC_VARIANT_CONFIGURED].tokens_per_step, 8192);
+	ck_assert(sr.v[DC_VARIANT_CONFIGURED].aligned);
+	for (int v = DC_VARIANT_DP; v <= DC_VARIANT_FSDP; v++) {
+		ck_assert_uint_eq(sr.v[v].tokens_per_step, 32768);
+		ck_assert_uint_eq(sr.v[v].micro_batch_size, 1);
+		ck_assert_uint_eq(sr.v[v].grad_accum_steps, 1);
+		ck_assert(!sr.v[v].aligned);
+	}
+	ck_assert(sr.v[DC_VARIANT_FSDP].fits);
+	dc_strategies_rank(&sr, tps, &o);
+	ck_assert_uint_eq(o.rank[DC_VARIANT_CONFIGURED], 1);
+	ck_assert_uint_eq(o.rank[DC_VARIANT_FSDP], 0);
+	ck_assert_uint_eq(o.rank[DC_VARIANT_DP], 0);
+	ck_assert_int_eq(o.order[0], DC_VARIANT_CONFIGURED);
+	ck_assert_int_eq(o.order[1], DC_VARIANT_DP);
+	ck_assert_int_eq(o.order[2], DC_VARIANT_FSDP);
+	/* without step times likewise */
+	dc_strategies_rank(&sr, NULL, &o);
+	ck_assert_uint_eq(o.rank[DC_VARIANT_CONFIGURED], 1);
+	ck_assert_uint_eq(o.rank[DC_VARIANT_FSDP], 0);
 }
 END_TEST
 
@@ -312,6 +362,7 @@ int main(void)
 	tcase_add_test(tc, test_pure_dp_comm_per_token);
 	tcase_add_test(tc, test_rank_skips_what_does_not_fit);
 	tcase_add_test(tc, test_course_pure_dp_not_ranked);
+	tcase_add_test(tc, test_rank_skips_what_is_not_aligned);
 	tcase_add_test(tc, test_configured_needs_the_host);
 	tcase_add_test(tc, test_variant_that_is_the_configured_layout);
 	tcase_add_test(tc, test_step_variants_with_and_without_the_strategies_row);

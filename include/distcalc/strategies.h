@@ -4,9 +4,12 @@
  * The course's point (section 9): with the GPU count fixed, TP spends several
  * GPUs on one sample, so DP and TP process different token counts per step
  * unless the work is aligned first. Every variant keeps the configured
- * global batch: world ranks of pure DP/FSDP each take global_batch / world
- * samples, as micro_batch x grad_accum with micro_batch the largest divisor
- * of that count not above the configured micro batch. Each variant is a
+ * global batch when it can: world ranks of pure DP/FSDP each take
+ * global_batch / world samples, as micro_batch x grad_accum with
+ * micro_batch the largest divisor of that count not above the configured
+ * micro batch. When world does not divide the global batch they take
+ * floor(global_batch / world) samples, at least 1: other work, marked
+ * not aligned and never ranked (dc_strategies_rank). Each variant is a
  * layout (plan.h): the comparison derives a plan for it and runs the same
  * batch, comm and memory estimators as the report. Derivation:
  * docs/formulas-systems.md, "Aligned comparison".
@@ -39,7 +42,7 @@ struct dc_variant_result {
 	uint64_t micro_batch_size;
 	uint64_t grad_accum_steps;
 
-	int aligned;           /* tokens_per_step equals the configured one */
+	int aligned;           /* tokens_per_step equals the configured one (else never ranked) */
 	uint64_t tokens_per_step;
 	uint64_t peak_bytes;   /* most loaded rank */
 	int fits;
@@ -84,8 +87,10 @@ int dc_strategies_compute(const struct dc_plan *p, const struct dc_batch *b, con
 
 /* The order the report lists the variants in, and their ranks. A variant
  * that does not fit (dc_variant_result.fits: its most loaded rank's peak
- * above the GPU's memory) is never ranked: rank 0, listed after every one
- * that fits, in variant order. The ones that fit rank 1, 2, ... by
+ * above the GPU's memory) or is not aligned (dc_variant_result.aligned:
+ * it runs other tokens per step than the configured layout, so other
+ * work) is never ranked: rank 0, listed after every ranked one, in
+ * variant order. The ones that fit and are aligned rank 1, 2, ... by
  * tokens/s per GPU, highest first, when `tokens_per_s_per_gpu` is non-NULL
  * (the step variants: dc_step.variants, all available); else, without GPU
  * speeds, by communication time per token, lowest first (by_step 0). Ties

@@ -196,18 +196,27 @@ static int ranks_before(const struct dc_strategies_result *r, const double *tps,
 	return a < b;
 }
 
+/* a variant competes when it fits and runs the configured work: one that
+ * runs other tokens per step (its batch does not split over its
+ * replicas) is another experiment, not a faster or slower way to do this
+ * one */
+static int ranked(const struct dc_variant_result *x)
+{
+	return x->fits && x->aligned;
+}
+
 void dc_strategies_rank(const struct dc_strategies_result *r, const double *tokens_per_s_per_gpu,
 			struct dc_strategies_order *out)
 {
 	size_t n = 0;
 
 	out->by_step = tokens_per_s_per_gpu != NULL;
-	/* the ones that fit, by insertion into a ranked list of at most
-	 * DC_VARIANT_COUNT */
+	/* the ones that fit and do the configured work, by insertion into a
+	 * ranked list of at most DC_VARIANT_COUNT */
 	for (int v = 0; v < DC_VARIANT_COUNT; v++) {
 		size_t k;
 		out->rank[v] = 0;
-		if (!r->v[v].fits)
+		if (!ranked(&r->v[v]))
 			continue;
 		for (k = n; k > 0 && ranks_before(r, tokens_per_s_per_gpu, (enum dc_variant)v, out->order[k - 1]); k--)
 			out->order[k] = out->order[k - 1];
@@ -217,7 +226,7 @@ void dc_strategies_rank(const struct dc_strategies_result *r, const double *toke
 	for (size_t k = 0; k < n; k++)
 		out->rank[out->order[k]] = k + 1;
 	for (int v = 0; v < DC_VARIANT_COUNT; v++)
-		if (!r->v[v].fits)
+		if (!ranked(&r->v[v]))
 			out->order[n++] = (enum dc_variant)v;
 }
 

@@ -17,7 +17,42 @@ struct view {
 	uint64_t etp;
 	const char *note, *means, *ranked_by;
 	struct dc_strategies_order order;
+	char note_text[480];
 };
+
+/* The note when some variant could not keep the configured global batch
+ * (dc_variant_layout: world does not divide it, so each of its world
+ * replicas takes floor(B / world) samples, at least one): which rows run
+ * other work, how much, and why; NULL when every row is aligned. */
+static const char *unaligned_note(const struct dc_run *run, char *buf, size_t len)
+{
+	const struct dc_strategies_result *r = &run->res->strategies;
+	const struct dc_variant_result *own = &r->v[DC_VARIANT_CONFIGURED], *other = NULL;
+	char names[64] = "", own_tokens[32], tokens[32], samples[32], per[32], world[32];
+	size_t n = 0;
+	uint64_t global = own->micro_batch_size * own->grad_accum_steps * own->dp; /* the loader bounds it */
+
+	for (int v = 0; v < DC_VARIANT_COUNT; v++) {
+		if (r->v[v].aligned)
+			continue;
+		if (other)
+			n = dc_text_add(names, sizeof(names), n, " and ");
+		n = dc_text_add(names, sizeof(names), n, dc_variant_name((enum dc_variant)v));
+		other = &r->v[v];
+	}
+	if (!other)
+		return NULL;
+	dc_fmt_u64_grouped(own_tokens, own->tokens_per_step);
+	dc_fmt_u64_grouped(tokens, other->tokens_per_step);
+	dc_fmt_u64_grouped(samples, global);
+	uint64_t each = other->micro_batch_size * other->grad_accum_steps;
+	dc_fmt_u64_grouped(per, each);
+	dc_fmt_u64_grouped(world, run->plan->world);
+	dc_text_fmt(buf, len,
+		    "not the same work: the configured global batch, %s samples (%s tokens/step), does not split evenly over %s ranks at tp = pp = 1, so %s run %s sample%s a rank, %s tokens/step; they are not ranked. Compare memory, bytes and time per token of aligned rows, never step time alone",
+		    samples, own_tokens, world, names, per, each == 1 ? "" : "s", tokens);
+	return buf;
+}
 
 static void view(const struct dc_run *run, void *out)
 {
@@ -26,7 +61,9 @@ static void view(const struct dc_run *run, void *out)
 	v->step = &run->res->step;
 	v->ep = run->plan->ep;
 	v->etp = run->plan->layout.etp && run->plan->layout.etp != run->plan->layout.tp ? run->plan->layout.etp : 0;
-	v->note = "align the work first: every row keeps the configured global batch; compare memory, bytes and time per token, never step time alone";
+	v->note = unaligned_note(run, v->note_text, sizeof(v->note_text));
+	if (!v->note)
+		v->note = "align the work first: every row keeps the configured global batch; compare memory, bytes and time per token, never step time alone";
 	v->means = "bytes the busiest rank sends per step x world size / tokens per step";
 	{
 		/* ranked by tokens/s per GPU when every variant has a step time */
@@ -41,6 +78,10 @@ static void view(const struct dc_run *run, void *out)
 	v->ranked_by = v->order.by_step
 			       ? "tokens/s per GPU, highest first, among the variants that fit; one that does not fit is never ranked and comes after them"
 			       : "communication time per token, lowest first (no step time: give cluster.gpu), among the variants that fit; one that does not fit is never ranked and comes after them";
+	if (v->note == v->note_text) /* some row not aligned */
+		v->ranked_by = v->order.by_step
+				       ? "tokens/s per GPU, highest first, among the aligned variants that fit; one that runs other work (not aligned) or does not fit is never ranked and comes after them"
+				       : "communication time per token, lowest first (no step time: give cluster.gpu), among the aligned variants that fit; one that runs other work (not aligned) or does not fit is never ranked and comes after them";
 }
 
 /* a variant's result with the texts its row shows */
@@ -70,8 +111,8 @@ static void variant_row(const void *base, uint64_t i, void *out)
 	row->rank = v->order.rank[k];
 	if (row->rank)
 		dc_text_add_u64(row->rank_text, sizeof(row->rank_text), 0, row->rank);
-	else
-		dc_text_add(row->rank_text, sizeof(row->rank_text), 0, "does not fit");
+	else /* other work first: it would not rank even if it fit */
+		dc_text_add(row->rank_text, sizeof(row->rank_text), 0, x->aligned ? "does not fit" : "not aligned");
 	row->strategy = dc_variant_name(k);
 	n = dc_text_add_u64(row->layout, len, dc_text_add(row->layout, len, 0, "tp"), x->tp);
 	if (x->cp > 1)
