@@ -93,13 +93,25 @@ START_TEST(test_pure_dp_comm_per_token)
 	 * 2 microbatches x 3 x 7/8 x 13,476,831,232 = 70,753,363,968 B, less
 	 * the root unit's backward AllGather (embedding + head + norm,
 	 * 524,296,192 B, stays gathered: 2 x 7/8 x 524,296,192 = 917,518,336):
-	 * 69,835,845,632 B, about three times DDP's once-per-step AllReduce
-	 * (each unit's bytes divide by 8: layer 404,766,720 B). Its model
-	 * states shrink 8-fold, while pure DP's 16 B/param x 6.7e9 = 107.8e9 B
-	 * of states alone exceed 80 GiB */
+	 * 69,835,845,632 B, 2.96 times DDP's once-per-step AllReduce (each
+	 * unit's bytes divide by 8: layer 404,766,720 B). Its model states
+	 * shrink 8-fold, while pure DP's 16 B/param x 6.7e9 = 107.8e9 B of
+	 * states alone exceed 80 GiB */
 	ck_assert_uint_eq(r[DC_VARIANT_FSDP].comm_bytes_per_rank, 69835845632ull);
 	ck_assert(!r[DC_VARIANT_DP].fits);
 	ck_assert_uint_lt(r[DC_VARIANT_FSDP].peak_bytes, r[DC_VARIANT_DP].peak_bytes);
+	/* and FSDP fits at tp 1 (docs/formulas-systems.md, "Aligned
+	 * comparison"): states 16 x 6,738,415,616 / 8 = 13,476,831,232 B; a
+	 * layer's activations (flash attention, no dropout, sbh = 4096^2)
+	 * 16 sbh + 6 sbf + 4asb = 268,435,456 + 270,532,608 + 524,288 =
+	 * 539,492,352 B, x 32 = 17,263,755,264; the head's 591,396,864 and
+	 * the loss's FP32 grads 1,048,576,000; buffers: two layer units and
+	 * the root gathered (2 x 404,766,720 + 524,296,192), the root's grads
+	 * 524,296,192 and NCCL's 268,435,456 = 2,126,561,280; context and
+	 * workspace 805,306,368: 35,312,427,008 B, + 5 % reserve
+	 * 1,765,621,351 = 37,078,048,359 B (34.53 GiB < 80 GiB) */
+	ck_assert(r[DC_VARIANT_FSDP].fits);
+	ck_assert_uint_eq(r[DC_VARIANT_FSDP].peak_bytes, 37078048359ull);
 	/* each row carries its layout */
 	ck_assert_uint_eq(r[DC_VARIANT_DP].tp, 1);
 	ck_assert_uint_eq(r[DC_VARIANT_DP].dp, 8);
