@@ -170,7 +170,7 @@ static const enum dc_axis plain_axes[] = {DC_AXIS_TP, DC_AXIS_DP, DC_AXIS_PP};
  * degree > 1 in the order. */
 #define FAM_DIGITS (DC_AXIS_COUNT + 2)
 
-enum fam_slot { FAM_SHARD, FAM_REP, FAM_ESHARD, FAM_EREP, FAM_MAX };
+enum fam_slot { FAM_DPCP, FAM_EP, FAM_EDP, FAM_EDPCP, FAM_SHARD, FAM_REP, FAM_ESHARD, FAM_EREP, FAM_MAX };
 
 struct family {
 	const char *name;      /* the row's axis column */
@@ -251,8 +251,6 @@ static void hsdp_families(struct gview *v, const struct dc_plan *p)
 	uint64_t cp = t->degree[DC_AXIS_CP], sc = t->stride[DC_AXIS_CP];
 	struct family *f = v->fam;
 
-	for (int i = 0; i < FAM_MAX; i++)
-		v->fam[i] = (struct family){0};
 	if (r < 2)
 		return;
 	f[FAM_SHARD] = (struct family){.name = "shard", .gid = DC_GROUP_SHARD};
@@ -288,6 +286,60 @@ static void hsdp_families(struct gview *v, const struct dc_plan *p)
 	fam_digit(&f[FAM_ESHARD], r, s * dsh);
 	fam_others(&f[FAM_ESHARD], t, DC_AXIS_DP, DC_AXIS_CP);
 	fam_done(v, FAM_ESHARD, p);
+}
+
+/* The groups comm prices that are no axis's, HSDP's aside: with cp the
+ * dp x cp groups dense gradients sync over (DC_GROUP_DP_CP); with expert
+ * parallelism the ep groups (DC_GROUP_EP, the expert AlltoAlls) and the
+ * expert-data-parallel ones the routed experts' gradients sync over
+ * (DC_GROUP_EDP_CP: with cp, unfolded, their cp ranks too), in the order
+ * the ep and edp lists give them (ep_item, edp_item). Under HSDP the
+ * shard and replica groups take the place of dp x cp and expert-dp. */
+static void plan_families(struct gview *v, const struct dc_plan *p)
+{
+	const struct dc_topology *t = &p->topo;
+	uint64_t s = t->stride[DC_AXIS_DP], dp = t->degree[DC_AXIS_DP];
+	uint64_t cp = t->degree[DC_AXIS_CP], sc = t->stride[DC_AXIS_CP], pp = t->degree[DC_AXIS_PP];
+	uint64_t ep = p->ep, etp = p->etp, edp = p->expert_dp_cp, r = p->dp_replicate;
+	struct family *f = v->fam;
+
+	if (cp > 1 && r < 2) {
+		f[FAM_DPCP] = (struct family){.name = "dp_cp", .gid = DC_GROUP_DP_CP};
+		fam_members(&f[FAM_DPCP], s, dp, sc, cp);
+		fam_others(&f[FAM_DPCP], t, DC_AXIS_DP, DC_AXIS_CP);
+		fam_done(v, FAM_DPCP, p);
+	}
+	if (ep < 2)
+		return;
+	f[FAM_EP] = (struct family){.name = "ep", .gid = DC_GROUP_EP};
+	if (p->expert_folded) {
+		fam_members(&f[FAM_EP], etp, ep, 0, 1);
+		fam_digit(&f[FAM_EP], etp, 1);
+		fam_digit(&f[FAM_EP], edp, etp * ep);
+		fam_digit(&f[FAM_EP], pp, v->stage);
+	} else {
+		fam_members(&f[FAM_EP], s, ep, 0, 1);
+		fam_digit(&f[FAM_EP], dp / ep, s * ep);
+		fam_others(&f[FAM_EP], t, DC_AXIS_DP, DC_AXIS_DP);
+	}
+	fam_done(v, FAM_EP, p);
+	if (r >= 2)
+		return;
+	if (p->expert_folded) {
+		f[FAM_EDP] = (struct family){.name = "edp", .gid = DC_GROUP_EDP_CP};
+		fam_members(&f[FAM_EDP], etp * ep, edp, 0, 1);
+		fam_digit(&f[FAM_EDP], etp, 1);
+		fam_digit(&f[FAM_EDP], ep, etp);
+		fam_digit(&f[FAM_EDP], pp, v->stage);
+		fam_done(v, FAM_EDP, p);
+		return;
+	}
+	f[cp > 1 ? FAM_EDPCP : FAM_EDP] =
+		(struct family){.name = cp > 1 ? "edp_cp" : "edp", .gid = DC_GROUP_EDP_CP};
+	fam_members(&f[cp > 1 ? FAM_EDPCP : FAM_EDP], s * ep, dp / ep, sc, cp);
+	fam_digit(&f[cp > 1 ? FAM_EDPCP : FAM_EDP], ep, s);
+	fam_others(&f[cp > 1 ? FAM_EDPCP : FAM_EDP], t, DC_AXIS_DP, DC_AXIS_CP);
+	fam_done(v, cp > 1 ? FAM_EDPCP : FAM_EDP, p);
 }
 
 static uint64_t fam_base(const struct family *f, uint64_t k)
@@ -378,6 +430,9 @@ static void gview(const struct dc_run *run, void *out)
 	v->stage = run->plan->world / v->t.degree[DC_AXIS_PP];
 	v->axes = v->t.degree[DC_AXIS_CP] > 1 ? all_axes : plain_axes;
 	v->naxes = v->t.degree[DC_AXIS_CP] > 1 ? 4 : 3;
+	for (int i = 0; i < FAM_MAX; i++)
+		v->fam[i] = (struct family){0};
+	plan_families(v, run->plan);
 	hsdp_families(v, run->plan);
 }
 
