@@ -17,6 +17,7 @@ struct strat_view {
 	int crosses;            /* the priced group spans NVLink domains */
 	uint64_t nic_flows;     /* groups moving data through each of its NICs at once */
 	double node_bw_GBps;    /* what its share of a node's NICs carries */
+	char other_groups[240]; /* the note when some collective runs on other groups */
 };
 
 struct view {
@@ -54,6 +55,18 @@ static void view(const struct dc_run *run, void *out)
 			   : run->plan->layout.pp == 2
 				   ? "two stages: a rank sends v activations forward and v - 1 gradients back per microbatch (one direction without interleaving)"
 				   : "a middle stage sends both rows; the first and last stages send one";
+		/* HSDP's AllReduce across replicas runs on other groups than
+		 * the shard groups the header names: say so beside them */
+		for (size_t k = 0; !sv->note && st->in_play && k < st->ncoll; k++) {
+			const struct dc_coll *cl = &st->coll[k];
+			if (cl->link == st->link && cl->group_size == st->group_size)
+				continue;
+			snprintf(sv->other_groups, sizeof(sv->other_groups),
+				 "group size and link above are those of the %s rows' groups; the %s rows run on groups of %llu over %s (each row names its group and link)",
+				 dc_coll_what_label(st->coll[0].what), dc_coll_what_label(cl->what),
+				 (unsigned long long)cl->group_size, dc_link_choice_name(cl->link));
+			sv->note = sv->other_groups;
+		}
 	}
 }
 
