@@ -892,6 +892,9 @@ START_TEST(test_deepspeed_host_copies)
 	static const char *const once[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8",
 					   "parallel.sharding=zero2", "parallel.offload=optimizer",
 					   "training.framework=deepspeed", "training.grad_accum_steps=1"};
+	static const char *const zero3[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8",
+					    "parallel.sharding=fsdp", "parallel.offload=optimizer",
+					    "training.framework=deepspeed", "training.grad_accum_steps=8"};
 	struct run *x = run(SYSTEMS, zero2, 7);
 	const struct dc_host_step *h = &x->r.compute.host_step[0];
 	ck_assert_double_eq(h->params, 842301952.0);
@@ -910,6 +913,17 @@ START_TEST(test_deepspeed_host_copies)
 	h = &x->r.compute.host_step[0];
 	ck_assert_double_eq(h->accum_s, 0);
 	ck_assert_double_le(fabs(h->d2h_s - 0.105287744), 1e-12);
+	free(x);
+	/* ZeRO-3: the same 842,301,952-parameter shard; gradients out as
+	 * FP32, 4 B / 32 GB/s = 0.105287744 s, parameters back in BF16,
+	 * 2 B: 0.052643872 s; its per-micro-step copies are warned, not
+	 * priced */
+	x = run(SYSTEMS, zero3, 7);
+	h = &x->r.compute.host_step[0];
+	ck_assert_double_eq(h->params, 842301952.0);
+	ck_assert_double_eq(h->accum_s, 0);
+	ck_assert_double_le(fabs(h->d2h_s - 0.105287744), 1e-12);
+	ck_assert_double_le(fabs(h->h2d_s - 0.052643872), 1e-12);
 	free(x);
 }
 END_TEST

@@ -114,6 +114,29 @@ static int load_said(const char *text, const char *const *sets, size_t nsets, in
 	return rc;
 }
 
+/* A value that overrides a preset's is worded in the preset's unit
+ * without an exponent down to 20 zeros: 1.23456e-11 s is 0.0000123456 us,
+ * 1e-26 s is 0.00000000000000000001 us (1e-20, 19 zeros); 1e-40 s would take 33
+ * and keeps its exponent, 1e-34 us */
+START_TEST(test_tiny_override_text)
+{
+	static const struct {
+		const char *set, *text;
+	} cases[] = {
+		{"cluster.intra_node.latency=1.23456e-11", "'cluster.intra_node.latency': 0.0000123456 us from --set"},
+		{"cluster.intra_node.latency=1e-26", "'cluster.intra_node.latency': 0.00000000000000000001 us from --set"},
+		{"cluster.intra_node.latency=1e-40", "'cluster.intra_node.latency': 1e-34 us from --set"},
+	};
+	char got[4096];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_int_eq(load_said(base, (const char *const[]){"cluster.system=dgx-h100", cases[i].set}, 2, 0, got,
+					   sizeof(got)),
+				 0);
+		ck_assert_msg(strstr(got, cases[i].text) != NULL, "%s: %s", cases[i].set, got);
+	}
+}
+END_TEST
+
 /* A world that is not a whole number of NVLink domains warns: 128 nodes
  * of 4 are 512 GPUs, 7 domains of 72 (504) and 8 over; 36 nodes are 144,
  * two whole domains; 16 nodes are 64, inside one domain */
@@ -244,7 +267,7 @@ START_TEST(test_keys_without_effect)
 								"overlap.fsdp_prefetch=false"},
 				   3, 0, got, sizeof(got)),
 			 0);
-	ck_assert_str_eq(got, "--set: 'overlap.fsdp_prefetch': false prefetches the next unit's AllGather, but parallel.fsdp_unit is \"model\": the one unit's gather is waited for either way, so it has no effect; set parallel.fsdp_unit to \"layer\" or drop the key");
+	ck_assert_str_eq(got, "--set: 'overlap.fsdp_prefetch': false turns off prefetching the next unit's AllGather, but parallel.fsdp_unit is \"model\": the one unit's gather is waited for either way, so it has no effect; set parallel.fsdp_unit to \"layer\" or drop the key");
 	ck_assert_int_eq(load_said(base, (const char *const[]){"parallel.sharding=fsdp", "overlap.fsdp_prefetch=false"}, 2,
 				   0, got, sizeof(got)),
 			 0);
@@ -1988,6 +2011,7 @@ Suite *s = suite_create("config");
 	tcase_add_test(tc, test_attention_and_fp8_keys);
 	tcase_add_test(tc, test_keys_without_effect);
 	tcase_add_test(tc, test_partial_nvlink_domain);
+	tcase_add_test(tc, test_tiny_override_text);
 	tcase_add_test(tc, test_attention_backend_from_framework);
 	tcase_add_test(tc, test_sm_count_floor);
 	tcase_add_test(tc, test_count_auto_has_value);

@@ -122,6 +122,8 @@ START_TEST(test_bad_metrics)
 				      "did you mean 'summary.peak_bytes'?"},
 		{"memory.per_rank.peak_bytez", "distcalc: error: '--sweep-metrics': 'memory.per_rank.peak_bytez': no field "
 					       "'peak_bytez' there; did you mean 'memory.per_rank.peak_bytes'?"},
+		{"step.x", "distcalc: error: '--sweep-metrics': 'step.x': no field 'x' there"},
+		{"memory.totl", "distcalc: error: '--sweep-metrics': 'memory.totl': no field 'totl' there"},
 		{"nosuch.x", "distcalc: error: '--sweep-metrics': 'nosuch.x': experiment 'systems' has no section 'nosuch'"},
 		{"memory.per_rank", "distcalc: error: '--sweep-metrics': 'memory.per_rank': not a number or text (an "
 				    "object, table or list)"},

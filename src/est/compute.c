@@ -1006,6 +1006,11 @@ static void host_step(const struct ctx *x, const struct dc_compute *c, const str
 		back_bytes = 4.0;
 		if (m > 1)
 			copies = sh == DC_SHARD_ZERO2 ? (double)m : 1.0;
+	} else if (in->training.framework == DC_FRAMEWORK_DEEPSPEED && sh == DC_SHARD_FSDP) {
+		/* ZeRO-3 casts the gradient partition to FP32 on the GPU before
+		 * its copy to the host (stage3.py partition_grads, l.1515 at
+		 * 38327e07); the parameters come back in their own dtype */
+		out_bytes = 4.0;
 	}
 	h->params = params;
 	h->accum_s = params * copies * (double)pr->param_bytes / c->host_bandwidth;

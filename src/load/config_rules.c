@@ -164,8 +164,12 @@ static int rule_network(struct loader *l)
 		 * (docs/network-model.md); with a partial last domain another
 		 * group can hold fewer ranks there, on fewer NICs */
 		uint64_t world = c->num_nodes * c->gpus_per_node;
+		/* named after what the command line changed, where it did:
+		 * the nodes, or a system that filled the domain */
+		static const int why[] = {KEY_CLUSTER_NVLINK_DOMAIN, KEY_CLUSTER_NUM_NODES, KEY_CLUSTER_GPUS_PER_NODE,
+					  KEY_CLUSTER_SYSTEM};
 		if (world > c->nvlink_domain && world % c->nvlink_domain != 0)
-			dc_cfg_warnf(l, ki,
+			dc_cfg_warnf(l, dc_cfg_blame(l, ki, why, sizeof(why) / sizeof(why[0])),
 				     "'cluster.nvlink_domain': %llu GPUs are not a whole number of %llu-GPU NVLink domains: the last domain holds %llu, and a group that reaches into it with fewer ranks than the group each strategy is priced on (its first across domains) uses fewer NICs, so that strategy may be slower than shown; at a multiple of %llu GPUs no domain is partial",
 				     (unsigned long long)world, (unsigned long long)c->nvlink_domain,
 				     (unsigned long long)(world % c->nvlink_domain), (unsigned long long)c->nvlink_domain);
@@ -1115,7 +1119,8 @@ static void fill_u64(struct loader *l, enum key_id k, uint64_t *f, uint64_t v, e
  * small (a unit left out: 989 FLOP/s is 9.89e-10 TFLOP/s) exactly in the
  * base unit, as the config gave it ("989 FLOP/s"), and where even that
  * takes an exponent (1e-11 s) in plain decimals of `unit` to 15
- * significant digits ("0.00001 us"). Never an exponent. */
+ * significant digits ("0.00001 us"); an exponent only past 20 zeros
+ * there (1e-30 s), where the decimals would not fit. */
 static void preset_value_text(char *buf, size_t len, double v, double scale, const char *unit)
 {
 	const char *sp = *unit ? " " : "";
@@ -1135,10 +1140,12 @@ static void preset_value_text(char *buf, size_t len, double v, double scale, con
 		return;
 	}
 	/* |v / scale| < 1e-4 here (%g took an exponent), so %.15g writes
-	 * d.ddde-XX with XX >= 5: 0. then XX - 1 zeros, then the digits */
+	 * d.ddde-XX with XX >= 5: 0. then XX - 1 zeros, then the digits;
+	 * past 20 zeros (1e-21 us and less, no real rate or time) the
+	 * exponent form, which fits the callers' 48 bytes whole */
 	snprintf(num, sizeof(num), "%.15g", fabs(v / scale));
 	e = strchr(num, 'e');
-	if (!e) { /* not reached: kept so that a change above cannot misprint */
+	if (!e || atoi(e + 1) < -21) {
 		snprintf(buf, len, "%s%s%s%s", v < 0 ? "-" : "", num, sp, unit);
 		return;
 	}
@@ -1502,7 +1509,7 @@ static int rule_no_effect(struct loader *l)
 		/* one unit: its AllGather comes before the first forward, with
 		 * nothing before it to hide behind (step.c, ov_fsdp) */
 		warn_key(l, KEY_OVERLAP_FSDP_PREFETCH,
-			  "prefetches the next unit's AllGather, but parallel.fsdp_unit is \"model\": the one unit's gather is waited for either way, so it has no effect",
+			  "turns off prefetching the next unit's AllGather, but parallel.fsdp_unit is \"model\": the one unit's gather is waited for either way, so it has no effect",
 			  "set parallel.fsdp_unit to \"layer\" or drop the key");
 	}
 	if (p->cp < 2 && p->cp_comm_type != DC_CP_P2P && seen(l, KEY_PARALLEL_CP_COMM_TYPE) && !search_tries_cp(l))

@@ -3,6 +3,7 @@
  * objects with the unknown-key suggestions, and --set. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <ctype.h>
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -146,16 +147,34 @@ static const struct {
 	{KEY_PRECISION_FP8_RECIPE, "tensorwise", "current", "Megatron's and torchao's tensorwise"},
 	{KEY_PRECISION_FP8_RECIPE, "rowwise_with_gw_hp", "rowwise", "torchao's rowwise with the weight gradient in high precision"},
 	{KEY_PARALLEL_SHARDING, "zero3", "fsdp", "ZeRO-3: parameters, gradients and optimizer states sharded"},
-	{KEY_PARALLEL_SHARDING, "zero-3", "fsdp", "ZeRO-3: parameters, gradients and optimizer states sharded"},
+	{KEY_PARALLEL_SHARDING, "stage3", "fsdp", "ZeRO-3: parameters, gradients and optimizer states sharded"},
+	{KEY_PARALLEL_SHARDING, "stage1", "zero1", "ZeRO-1: optimizer states sharded"},
+	{KEY_PARALLEL_SHARDING, "stage2", "zero2", "ZeRO-2: gradients and optimizer states sharded"},
 	{KEY_PARALLEL_SHARDING, "ddp", "none", "DDP: every state replicated"},
 };
+
+/* 1 when a and b are the same name but for case and the separators '-',
+ * '_' and ' ' ("ZeRO-3", "zero_3" and "zero3") */
+static int same_name(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a == '-' || *a == '_' || *a == ' ')
+			a++;
+		while (*b == '-' || *b == '_' || *b == ' ')
+			b++;
+		if (!*a || !*b)
+			return !*a && !*b;
+		if (tolower((unsigned char)*a++) != tolower((unsigned char)*b++))
+			return 0;
+	}
+}
 
 /* The choice another tool calls `value`, quoted with whose name it is,
  * into `out`; 0 when none. */
 static int foreign_choice(int ki, const char *value, char *out, size_t len)
 {
 	for (size_t i = 0; i < sizeof(foreign_names) / sizeof(foreign_names[0]); i++)
-		if ((int)foreign_names[i].k == ki && strcasecmp(foreign_names[i].name, value) == 0) {
+		if ((int)foreign_names[i].k == ki && same_name(foreign_names[i].name, value)) {
 			snprintf(out, len, "\"%s\" (%s)", foreign_names[i].choice, foreign_names[i].whose);
 			return 1;
 		}

@@ -173,16 +173,22 @@ static void explain_unit(enum dc_quantity q, const struct split *sp, char *err, 
 		if (ulen >= 3 && ulen <= 5 && strcmp(u + ulen - 2, "ps") == 0 &&
 		    (u[ulen - 3] == 'b' || u[ulen - 3] == 'B')) {
 			int pl = (int)ulen - 3;
-			/* one prefix letter in the tables' case ("mbps": M),
-			 * so that both hints are units the parser takes */
-			char pre[3] = {0};
-			if (pl == 1 && canon_prefix(u[0]) && canon_prefix(u[0]) != 'P')
-				pre[0] = canon_prefix(u[0]);
-			else
-				memcpy(pre, u, (size_t)pl);
-			snprintf(err, errlen, "ambiguous unit '%s': write '%.*s %sB/s' (bytes per second) or '%.*s %sb/s' (bits per second)",
-				 u, n, sp->num, pre, n, sp->num, pre);
-			return;
+			/* the prefix in the tables' case ("mbps": M), so that
+			 * every hint is a unit the parser takes: k, M, G, T
+			 * for both, a binary Ki..Ti for bytes alone; another
+			 * (P, x) falls to the list of units below */
+			char p = pl ? canon_prefix(u[0]) : 0;
+			if (pl == 0 || (pl == 1 && p && p != 'P')) {
+				char pre[2] = {p, 0};
+				snprintf(err, errlen, "ambiguous unit '%s': write '%.*s %sB/s' (bytes per second) or '%.*s %sb/s' (bits per second)",
+					 u, n, sp->num, pre, n, sp->num, pre);
+				return;
+			}
+			if (pl == 2 && (u[1] == 'i' || u[1] == 'I') && p && p != 'P') {
+				snprintf(err, errlen, "unknown unit '%s': write '%.*s %ciB/s' (2^%d bytes per second; binary units have no bit rate)",
+					 u, n, sp->num, p == 'k' ? 'K' : p, 10 * (prefix_exp10(p) / 3));
+				return;
+			}
 		}
 		for (i = 0; i < COUNT(bw_units); i++) {
 			if (ieq(u, bw_units[i].name)) {

@@ -272,12 +272,14 @@ static const struct dc_field *resolve_static(const struct dc_experiment *exp, co
 		if (next_step(&p, &s) != 0)
 			goto bad;
 		if (!fs || !(f = find_key(fs, &s))) {
-			/* the nearest key there, 1 to 3 edits away, as the
-			 * budgets' did-you-mean (check.c) */
+			/* the nearest key there, 1 to 3 edits away and at
+			 * most half the key's length ("peak_byte": peak_bytes;
+			 * "x" suggests nothing), letters folded as the budgets'
+			 * did-you-mean (check.c) folds them */
 			const char *near = NULL;
-			size_t best = 4;
+			size_t best = s.len / 2 < 3 ? s.len / 2 + 1 : 4;
 			for (size_t i = 0; fs && i < fs->n; i++) {
-				size_t d = dc_edit_distance(s.key, s.len, fs->f[i].key, 0);
+				size_t d = dc_edit_distance(s.key, s.len, fs->f[i].key, 1);
 				if (d < best) {
 					best = d;
 					near = fs->f[i].key;
