@@ -543,6 +543,18 @@ START_TEST(test_budgets)
 	ck_assert_int_eq(dc_check_max_parse("x.round_time_s=2 ms", &m, err, sizeof(err)), 0);
 	ck_assert(fabs(m.limit - 2e-3) <= 1e-15);
 	free(m.path);
+	/* a rate ending in _per_s is not a time: a plain number, no warning
+	 * about seconds, no time unit; one in bytes a second is a bandwidth */
+	ck_assert_int_eq(dc_check_max_parse("summary.tokens_per_s=24000", &m, err, sizeof(err)), 0);
+	ck_assert(m.limit == 24000.0);
+	ck_assert_str_eq(m.warn, "");
+	free(m.path);
+	ck_assert_int_eq(dc_check_max_parse("summary.tokens_per_s=1 ms", &m, err, sizeof(err)), 0);
+	ck_assert_int_eq(m.no_unit, 1);
+	free(m.path);
+	ck_assert_int_eq(dc_check_max_parse("step.host_bandwidth_bytes_per_s=64 GB/s", &m, err, sizeof(err)), 0);
+	ck_assert(m.limit == 64e9);
+	free(m.path);
 	/* a unit on a field without one is reported by dc_check_budgets, once
 	 * the path is known to be a field (a typo is named as that first) */
 	ck_assert_int_eq(dc_check_max_parse("x.params_total=7 GiB", &m, err, sizeof(err)), 0);
@@ -560,11 +572,12 @@ START_TEST(test_floors_and_typos)
 {
 	const char *r = "{\"step\": {\"tokens_per_s_per_gpu\": 2999.5, \"time_s\": 2}, \"summary\": {\"peak_bytes\": 10, \"warnings\": 0}}";
 	static const char *const floors[] = {"step.tokens_per_s_per_gpu=3000", "step.time_s=2", NULL};
-	static const char *const typos[] = {"summary.peak_byte=80GiB", "step.tokens_per_s_per_gpuu=1", "summary.warnings=1 s", NULL};
+	static const char *const typos[] = {"summary.peak_byte=80GiB", "step.tokens_per_s_per_gpuu=1", "summary.warnings=1 s",
+					    "memory.per_rank.peak_bytes=80GiB", NULL};
 	struct dc_buf out;
 	struct dc_diag d;
 	size_t exceeded = 99;
-	struct dc_check_max m[3];
+	struct dc_check_max m[4];
 	char err[256];
 
 	/* 2999.5 is below the floor 3000; 2 s is not below 2 s */
@@ -583,10 +596,12 @@ START_TEST(test_floors_and_typos)
 	dc_diag_release(&d);
 
 	ck_assert_int_eq(budgets(r, typos, &out, &exceeded, &d), -1);
-	ck_assert_uint_eq(d.count, 3);
+	ck_assert_uint_eq(d.count, 4);
 	ck_assert_str_eq(d.entries[0].text, "distcalc: error: '--check-max': 'summary.peak_byte': not a field of the report; did you mean 'summary.peak_bytes'?");
 	ck_assert_str_eq(d.entries[1].text, "distcalc: error: '--check-max': 'step.tokens_per_s_per_gpuu': not a field of the report; did you mean 'step.tokens_per_s_per_gpu'?");
 	ck_assert_str_eq(d.entries[2].text, "distcalc: error: '--check-max': 'summary.warnings': the field has no unit: expected a plain number, got '1 s'");
+	/* a section the report lacks (left out by --only) is named as such */
+	ck_assert_str_eq(d.entries[3].text, "distcalc: error: '--check-max': 'memory.per_rank.peak_bytes': not in the report: it has no 'memory' (a section --only leaves out, or not one of this experiment's; a sweep's figures are under sweep.rows[i])");
 	dc_buf_release(&out);
 	dc_diag_release(&d);
 }

@@ -169,6 +169,8 @@ struct dc_check_max {
  * the field's base unit, or a quantity with a unit, whose kind the field's
  * key (the last component of PATH) names, as report keys carry their unit:
  *   a key ending in "_GBps"  a bandwidth ("50 GB/s", "400 Gb/s"), in GB/s;
+ *   a key ending in "_bytes_per_s" a bandwidth, in bytes/s;
+ *   a key ending in "_per_s" otherwise (tokens_per_s) a rate: a plain number;
  *   a key ending in "_s"     a time ("0.5 s", "5 us"), in seconds;
  *   a key naming "bytes"     a byte count ("80GiB", "1.5 GB"), in bytes;
  *   any other key            a plain number only.

@@ -1128,6 +1128,7 @@ enum budget_unit {
 	BUDGET_BYTES,
 	BUDGET_TIME,
 	BUDGET_GBPS,
+	BUDGET_BYTES_PER_S,
 };
 
 /* The unit the key at the end of `path` carries (check.h). */
@@ -1139,6 +1140,12 @@ static enum budget_unit budget_unit(const char *path)
 	n = strcspn(key, "[");
 	if (n >= 5 && strncmp(key + n - 5, "_GBps", 5) == 0)
 		return BUDGET_GBPS;
+	/* a rate, not a time: "bytes_per_s" a bandwidth in bytes/s, any
+	 * other "_per_s" (tokens_per_s) a plain count a second */
+	if (n >= 12 && strncmp(key + n - 12, "_bytes_per_s", 12) == 0)
+		return BUDGET_BYTES_PER_S;
+	if (n >= 6 && strncmp(key + n - 6, "_per_s", 6) == 0)
+		return BUDGET_PLAIN;
 	if (n >= 2 && strncmp(key + n - 2, "_s", 2) == 0)
 		return BUDGET_TIME;
 	for (size_t i = 0; i + 5 <= n; i++)
@@ -1211,6 +1218,9 @@ int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_
 		case BUDGET_GBPS:
 			ok = dc_units_parse_bandwidth(eq + 1, &limit, why, sizeof(why)) == 0;
 			limit /= DC_GB;
+			break;
+		case BUDGET_BYTES_PER_S:
+			ok = dc_units_parse_bandwidth(eq + 1, &limit, why, sizeof(why)) == 0;
 			break;
 		default:
 			/* a number with a unit: reported once the path is known
@@ -2345,6 +2355,15 @@ int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size
 				dc_diag_error(diag, DC_ERR_USAGE,
 					      "distcalc: error: '%s': '%s': not a field of the report; did you mean '%s'?", opt,
 					      m->path, b->near);
+			else if (b->near_depth <= 2)
+				/* its first component is no member of the report's
+				 * root object (depth 2: its members' candidates):
+				 * a section --only or the experiment leaves out */
+				dc_diag_error(diag, DC_ERR_USAGE,
+					      "distcalc: error: '%s': '%s': not in the report: it has no '%.*s' (a section --only "
+					      "leaves out, or not one of this experiment's; a sweep's figures are under "
+					      "sweep.rows[i])",
+					      opt, m->path, (int)strcspn(m->path, ".["), m->path);
 			else
 				dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '%s': '%s': not a field of the report", opt,
 					      m->path);
