@@ -993,6 +993,177 @@ START_TEST(test_domain_counts_brute_force)
 }
 END_TEST
 
+/* ---- groups of two axes not adjacent in the order ---- */
+
+/* The trial's Mixtral-8x7B layout (4 nodes x 8 H100, 8 x 400 Gb/s NICs a
+ * node, tp 1, cp 2, dp 16, ep 8, order tp-cp-ep-dp-pp): cp stride 1, dp
+ * stride 2, the expert-data-parallel ranks ep = 8 dp-strides apart (16),
+ * so the group the experts' FSDP gathers on is the lattice {0, 1} + {0,
+ * 16} = 0, 1, 16, 17: nodes 0 and 2, two ranks each on GPUs 0 and 1, so
+ * NICs 0 and 1 (two rails); every GPU of a node sits in such a group, a
+ * NIC's one GPU of it: concurrent 1. Its node reaches 2 x 50 = 100 GB/s
+ * between nodes. A ring AllGather of S = 352,321,536 B (the whole array)
+ * crosses the nodes on two of its four hops; each hop carries
+ * (p - 1) / p S = 264,241,152 B, at 100 GB/s 2.64241152 ms, plus the
+ * ring's base latency under Simple, 8.4 us, every hop latency zeroed:
+ * 2.65081152 ms (the 32 calls: 84.8 ms; 0..3, the old progression,
+ * stays on NVLink). The same bytes at cp 1 (ranks 0, 8, 16, 24: one a
+ * node, one NIC): 8.4 us + 264,241,152 / 50e9 = 5.29322304 ms. */
+START_TEST(test_lattice_mixtral_cp2)
+{
+	struct dc_config c;
+	struct dc_net net;
+	struct dc_net_group g, line;
+	struct dc_net_choice ch;
+	const uint64_t S = 352321536;
+
+	fixture_json(&c, "{" MODEL ", \"cluster\": {\"num_nodes\": 4, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+			 " \"intra_node\": {\"bandwidth\": \"450 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"},"
+			 " \"nics_per_node\": 8}}");
+	dc_net_init(&c, &net);
+	net.nvlink_latency_s = 0;
+	net.net_latency_s = 0;
+	net.plugin_latency_s = 0;
+	net.net_overhead_s = 0;
+	memset(net.ramp, 0, sizeof(net.ramp));
+	dc_net_group_lattice(&net, 0, 1, 2, 16, 2, &g);
+	ck_assert_uint_eq(g.ranks, 4);
+	ck_assert_uint_eq(g.nodes, 2);
+	ck_assert_uint_eq(g.ranks_per_node, 2);
+	ck_assert_uint_eq(g.ranks_least, 2);
+	ck_assert_uint_eq(g.rails, 2);
+	ck_assert_uint_eq(g.concurrent, 1);
+	ck_assert_int_eq(g.cross_leaf, 0);
+	assert_rel(dc_net_node_bw(&net, &g), 100e9, 1e-15, "two NICs");
+	ck_assert_int_eq(dc_net_time(&net, DC_COLL_ALL_GATHER, &g, S, DC_NET_ALGO_RING, &ch), 0);
+	ck_assert_str_eq(ch.protocol, "Simple");
+	assert_rel(ch.time_s, 8.4e-6 + 264241152.0 / 100e9, 1e-12, "cp 2 gather");
+	assert_rel(ch.time_s, 2.65081152e-3, 1e-12, "cp 2 gather, figure");
+	/* the old progression 0..3 sat on one node */
+	dc_net_group_progression(&net, 0, 1, 4, &line);
+	ck_assert_uint_eq(line.nodes, 1);
+	/* cp 1: 0, 8, 16, 24 */
+	dc_net_group_progression(&net, 0, 8, 4, &line);
+	ck_assert_int_eq(dc_net_time(&net, DC_COLL_ALL_GATHER, &line, S, DC_NET_ALGO_RING, &ch), 0);
+	assert_rel(ch.time_s, 5.29322304e-3, 1e-12, "cp 1 gather");
+	/* a na = b (cp next to dp: 0..3 at stride 1), or an axis of one:
+	 * the progression's shape, bit for bit */
+	dc_net_group_lattice(&net, 0, 1, 2, 2, 2, &g);
+	dc_net_group_progression(&net, 0, 1, 4, &line);
+	ck_assert(memcmp(&g, &line, sizeof(g)) == 0);
+	dc_net_group_lattice(&net, 3, 1, 1, 16, 2, &g);
+	dc_net_group_progression(&net, 3, 16, 2, &line);
+	ck_assert(memcmp(&g, &line, sizeof(g)) == 0);
+	dc_net_group_lattice(&net, 3, 2, 4, 16, 1, &g);
+	dc_net_group_progression(&net, 3, 2, 4, &line);
+	ck_assert(memcmp(&g, &line, sizeof(g)) == 0);
+}
+END_TEST
+
+/* Every lattice's shape against its members counted rank by rank: random
+ * first ranks, strides, sizes, node sizes, NICs and domains (multiples of
+ * a node and divisors of one; clusters straddling a domain or not,
+ * clusters wider than a domain, several clusters a domain): domains, the
+ * busiest and least-filled domain's counts, the least-filled
+ * (lowest-numbered) domain's distinct NICs node by node, the leaf span,
+ * and the concurrency a progression's rule gives for them. */
+START_TEST(test_lattice_brute_force)
+{
+	static const uint64_t gpns[] = {1, 2, 4, 6, 8};
+	static const uint64_t nicss[] = {1, 2, 3, 4, 8, 16, 32};
+	static uint64_t count[4096];
+	struct dc_net net;
+	struct dc_rng rng;
+	uint64_t straddled = 0, shared = 0, uneven = 0;
+
+	tray_net(128, &net);
+	net.nodes_per_leaf = 4;
+	dc_rng_seed(&rng, 2);
+	for (int it = 0; it < 40000; it++) {
+		uint64_t gpn = gpns[dc_rng_range(&rng, 0, 4)], nics = nicss[dc_rng_range(&rng, 0, 6)];
+		uint64_t dom = dc_rng_range(&rng, 0, 3) ? gpn * dc_rng_range(&rng, 1, 12) : 0;
+		uint64_t a, na, b, nb, first, last, lo, doms = 0, most = 0, least = UINT64_MAX, at = 0;
+		uint64_t rails = 0, mask = 0, node = UINT64_MAX, conc = 1, crossed = 0;
+		int small;
+		struct dc_net_group g;
+
+		if (gpn % nics && nics % gpn)
+			continue;
+		if (!dom) { /* a divisor of the node */
+			do
+				dom = dc_rng_range(&rng, 1, gpn);
+			while (gpn % dom);
+		}
+		/* half the draws small clusters, several of them a domain */
+		small = dc_rng_range(&rng, 0, 1);
+		a = small ? dc_rng_range(&rng, 1, dom / 4 + 1) : dc_rng_range(&rng, 1, 2 * dom + 2);
+		na = dc_rng_range(&rng, 2, small ? 4 : 9);
+		b = a * na + dc_rng_range(&rng, 1, small ? dom / 2 + 1 : 3 * dom + 3);
+		nb = dc_rng_range(&rng, 2, 12);
+		first = dc_rng_range(&rng, 0, 3000);
+		last = first + (nb - 1) * b + (na - 1) * a;
+		lo = first / dom;
+		if (last / dom - lo >= 4096)
+			continue;
+		net.gpus_per_node = gpn;
+		net.nics_per_node = nics;
+		net.nvlink_domain = dom;
+		dc_net_group_lattice(&net, first, a, na, b, nb, &g);
+		memset(count, 0, (last / dom - lo + 1) * sizeof(count[0]));
+		for (uint64_t j = 0; j < nb; j++) {
+			uint64_t c = first + j * b;
+			crossed += c / dom != (c + (na - 1) * a) / dom;
+			for (uint64_t i = 0; i < na; i++)
+				count[(c + i * a) / dom - lo]++;
+		}
+		for (uint64_t d = 0; d <= last / dom - lo; d++) {
+			if (!count[d])
+				continue;
+			doms++;
+			most = count[d] > most ? count[d] : most;
+			if (count[d] < least) {
+				least = count[d];
+				at = d + lo;
+			}
+		}
+		straddled += crossed > 0;
+		shared += b < dom;
+		uneven += most != least;
+		for (uint64_t j = 0; j < nb; j++)
+			for (uint64_t i = 0; i < na; i++) {
+				uint64_t r = first + j * b + i * a;
+				if (r / dom != at)
+					continue;
+				if (r / gpn != node) {
+					rails += (uint64_t)__builtin_popcountll(mask);
+					mask = 0;
+					node = r / gpn;
+				}
+				mask |= nic_mask(r, gpn, nics);
+			}
+		rails += (uint64_t)__builtin_popcountll(mask);
+		if (doms > 1 && gpn >= nics)
+			conc = (gpn * rails + nics * least - 1) / (nics * least);
+		ck_assert_msg(g.ranks == na * nb && g.nodes == doms && g.ranks_per_node == most &&
+				      g.ranks_least == least && g.rails == rails && g.concurrent == conc &&
+				      g.cross_leaf == (first / gpn / 4 != last / gpn / 4),
+			      "first %llu a %llu na %llu b %llu nb %llu gpn %llu dom %llu nics %llu: domains %llu"
+			      " r %llu least %llu rails %llu conc %llu; want %llu %llu %llu %llu %llu",
+			      (unsigned long long)first, (unsigned long long)a, (unsigned long long)na,
+			      (unsigned long long)b, (unsigned long long)nb, (unsigned long long)gpn,
+			      (unsigned long long)dom, (unsigned long long)nics, (unsigned long long)g.nodes,
+			      (unsigned long long)g.ranks_per_node, (unsigned long long)g.ranks_least,
+			      (unsigned long long)g.rails, (unsigned long long)g.concurrent, (unsigned long long)doms,
+			      (unsigned long long)most, (unsigned long long)least, (unsigned long long)rails,
+			      (unsigned long long)conc);
+	}
+	/* the draw covers what it is for */
+	ck_assert_uint_gt(straddled, 15000);
+	ck_assert_uint_gt(shared, 3500);
+	ck_assert_uint_gt(uneven, 8000);
+}
+END_TEST
+
 static Suite *net_suite(void)
 {
 	Suite *s = suite_create("net");
@@ -1022,6 +1193,8 @@ static Suite *net_suite(void)
 	tcase_add_test(tc, test_pat_one_gpu_per_node);
 	tcase_add_test(tc, test_every_nic);
 	tcase_add_test(tc, test_cloud_presets);
+	tcase_add_test(tc, test_lattice_mixtral_cp2);
+	tcase_add_test(tc, test_lattice_brute_force);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -183,6 +183,20 @@ void dc_net_group_ranks(const struct dc_net *net, uint64_t first, uint64_t strid
 void dc_net_group_progression(const struct dc_net *net, uint64_t first, uint64_t stride, uint64_t size,
 			      struct dc_net_group *g);
 
+/* As dc_net_group_progression, for the lattice first + i a + j b (i < na,
+ * j < nb) with a na <= b: the group of two axes of the layout that are
+ * not adjacent in the order (the dp x cp group with an axis between
+ * them, cp with the expert-data-parallel ranks, ep dp-strides apart): nb
+ * clusters of na ranks a apart, b apart. Its domains, busiest and
+ * least-filled counts are counted cluster by cluster; its rails are the
+ * least-filled (lowest-numbered of them) domain's NICs, node by node;
+ * concurrent as a progression's (a NIC's GPUs over the group's ranks per
+ * NIC there). a na = b (one progression of na nb ranks a apart), na = 1
+ * or nb = 1: dc_net_group_progression, bit for bit. O(nb min(na, span
+ * / domain) + domain). */
+void dc_net_group_lattice(const struct dc_net *net, uint64_t first, uint64_t a, uint64_t na, uint64_t b,
+			  uint64_t nb, struct dc_net_group *g);
+
 /* Prices one call of `op` on `bytes` (nccl-tests' S, above) over group `g`
  * with algorithm `force` (DC_NET_ALGO_AUTO: net->algorithm, and when that
  * is AUTO too, the fastest supported). Returns 0 with *out filled; -1 when

@@ -357,6 +357,130 @@ void dc_net_group_progression(const struct dc_net *net, uint64_t first, uint64_t
 	shape(net, first, stride, size, 1, g);
 }
 
+/* The NICs the lattice's members in ranks [lo, hi) use, node by node:
+ * on a node, its distinct NICs (GPU i uses NIC i mod nics, i the rank
+ * mod gpn), or nics / gpn per member with more NICs than GPUs (shape()).
+ * Walks the members, at most hi - lo of them. */
+static uint64_t lattice_rails(uint64_t gpn, uint64_t nics, uint64_t first, uint64_t a, uint64_t na, uint64_t b,
+			      uint64_t nb, uint64_t lo, uint64_t hi)
+{
+	uint64_t rails = 0, node = UINT64_MAX, seen[4] = {0}, members = 0;
+	uint64_t j0 = lo > first ? (lo - first) / b : 0;
+
+	for (uint64_t j = j0; j < nb; j++) {
+		uint64_t c = first + j * b;
+		if (c >= hi)
+			break;
+		for (uint64_t i = 0; i < na; i++) {
+			uint64_t r = c + i * a, k;
+			if (r >= hi)
+				break;
+			if (r < lo)
+				continue;
+			if (r / gpn != node) {
+				node = r / gpn;
+				memset(seen, 0, sizeof(seen));
+			}
+			members++;
+			if (nics > gpn)
+				continue;
+			k = r % gpn % nics;
+			if (k >= 256) { /* past the bitmap: count it as its own */
+				rails++;
+				continue;
+			}
+			if (!(seen[k / 64] >> (k % 64) & 1)) {
+				seen[k / 64] |= (uint64_t)1 << (k % 64);
+				rails++;
+			}
+		}
+	}
+	if (nics > gpn)
+		rails = members * (nics / gpn);
+	return rails ? rails : 1;
+}
+
+/* Domain counts of a walk that visits domains in increasing order: each
+ * domain's count is done when the walk leaves it. */
+struct domain_walk {
+	uint64_t cur, count, nodes, busiest, least, at;
+};
+
+static void walk_add(struct domain_walk *w, uint64_t d, uint64_t n)
+{
+	if (!n)
+		return;
+	if (d != w->cur && w->count) {
+		w->nodes++;
+		w->busiest = max_u64(w->busiest, w->count);
+		if (w->count < w->least) { /* strictly: the lowest-numbered of ties */
+			w->least = w->count;
+			w->at = w->cur;
+		}
+		w->count = 0;
+	}
+	w->cur = d;
+	w->count += n;
+}
+
+void dc_net_group_lattice(const struct dc_net *net, uint64_t first, uint64_t a, uint64_t na, uint64_t b,
+			  uint64_t nb, struct dc_net_group *g)
+{
+	uint64_t dom = domain_of(net), gpn = net->gpus_per_node ? net->gpus_per_node : 1;
+	uint64_t nics = net->nics_per_node ? net->nics_per_node : 1;
+	struct domain_walk w = {UINT64_MAX, 0, 0, 0, UINT64_MAX, 0};
+	uint64_t span, last;
+
+	if (a == 0)
+		a = 1;
+	if (na <= 1 || nb <= 1 || a * na == b) {
+		/* one progression (the axes adjacent, or one of them of
+		 * degree 1): shape() as it is, bit for bit */
+		if (na <= 1)
+			shape(net, first, b, nb, 1, g);
+		else if (nb <= 1)
+			shape(net, first, a, na, 1, g);
+		else
+			shape(net, first, a, na * nb, 1, g);
+		return;
+	}
+	assert(a * na < b);
+	span = (na - 1) * a;
+	last = first + (nb - 1) * b + span;
+	/* the clusters first + j b, j < nb, in increasing order and apart
+	 * (a na < b): the domains they visit never decrease. A cluster's
+	 * members a domain or more apart sit one a domain; closer ones are
+	 * counted domain by domain (members_in). */
+	for (uint64_t j = 0; j < nb; j++) {
+		uint64_t c = first + j * b, d0 = c / dom, dl = (c + span) / dom;
+		if (d0 == dl)
+			walk_add(&w, d0, na);
+		else if (a >= dom)
+			for (uint64_t i = 0; i < na; i++)
+				walk_add(&w, (c + i * a) / dom, 1);
+		else
+			for (uint64_t d = d0; d <= dl; d++)
+				walk_add(&w, d, members_in(c, a, na, max_u64(c, d * dom), d * dom + dom));
+	}
+	walk_add(&w, UINT64_MAX, 1); /* closes the last domain */
+	g->ranks = na * nb;
+	g->nodes = w.nodes;
+	g->ranks_per_node = w.busiest;
+	g->ranks_least = w.least;
+	/* the least-filled (lowest-numbered of them) domain's NICs */
+	g->rails = lattice_rails(gpn, nics, first, a, na, b, nb, max_u64(w.at * dom, first),
+				 min_u64(w.at * dom + dom, last + 1));
+	/* every GPU of a node in a group like this one: a NIC serves
+	 * gpn / nics GPUs, least / rails of them ours (shape()) */
+	g->concurrent = 1;
+	if (w.nodes > 1 && gpn >= nics) {
+		uint64_t num = gpn * g->rails, den = nics * w.least;
+		g->concurrent = max_u64(1, (num + den - 1) / den);
+	}
+	g->cross_leaf = net->nodes_per_leaf > 0 &&
+			first / gpn / net->nodes_per_leaf != last / gpn / net->nodes_per_leaf;
+}
+
 void dc_net_group_axis(const struct dc_net *net, const struct dc_topology *t, enum dc_axis axis,
 		       uint64_t index, struct dc_net_group *g)
 {
