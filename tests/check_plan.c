@@ -537,6 +537,102 @@ START_TEST(test_context_parallel_layout)
 }
 END_TEST
 
+/* A mixture-of-experts model on nodes of 8 GPUs with 8 NICs each, tp 1,
+ * FSDP, cp, dp, pp, ep and the order as given (cp dp pp / 8 nodes). */
+static void lattice_plan(uint64_t cp, uint64_t dp, uint64_t pp, uint64_t ep, const char *order, struct dc_config *c,
+			 struct dc_plan *p)
+{
+	fixture_json(c,
+		     "{\"model\": {\"num_layers\": 4, \"hidden_size\": 64, \"num_attention_heads\": 16,"
+		     " \"ffn_hidden_size\": 128, \"vocab_size\": 128, \"seq_length\": 16, \"num_experts\": 8,"
+		     " \"experts_per_token\": 2, \"moe_ffn_hidden_size\": 64},"
+		     " \"cluster\": {\"num_nodes\": %llu, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+		     " \"nics_per_node\": 8, \"intra_node\": {\"bandwidth\": \"450 GB/s\"},"
+		     " \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+		     " \"parallel\": {\"tp\": 1, \"cp\": %llu, \"dp\": %llu, \"pp\": %llu, \"ep\": %llu,"
+		     " \"sharding\": \"fsdp\", \"order\": \"%s\"},"
+		     " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 1}}",
+		     (unsigned long long)(cp * dp * pp / 8), (unsigned long long)cp, (unsigned long long)dp,
+		     (unsigned long long)pp, (unsigned long long)ep, order);
+	fixture_plan(c, p);
+}
+
+/* Groups of two axes not adjacent in the order are lattices, priced by
+ * their real members (docs/network-model.md, "Groups of two axes"):
+ *   - the trial's layout, cp 2, dp 16, ep 8 (tp-cp-ep-dp-pp): cp stride
+ *     1, dp 2, the expert-data-parallel ranks 8 dp-strides (16) apart:
+ *     the experts' FSDP group is 0, 1, 16, 17: nodes 0 and 2, GPUs 0 and
+ *     1 on each (NICs 0 and 1), inter_node; the dp x cp group, cp next to
+ *     dp, is ranks 0..31, one progression as before: 4 nodes of 8;
+ *   - cp 2, pp 2, dp 8 in order tp-cp-pp-ep-dp: cp stride 1, pp 2, dp 4:
+ *     the dp x cp group is 0, 1, 4, 5, ..., 28, 29: 4 nodes of 4 ranks on
+ *     GPUs 0, 1, 4, 5 (4 NICs), a NIC's one GPU of it (concurrent 1); one
+ *     progression 0..15 would have been 2 nodes of 8;
+ *   - HSDP's shard group with cp (below);
+ *   - cp 2, dp 4, ep 2 on 8 ranks: the experts' group 0, 1, 4, 5 stays on
+ *     node 0: intra_node. */
+START_TEST(test_two_axis_groups)
+{
+	struct dc_config c;
+	struct dc_plan p;
+	const struct dc_net_group *g;
+
+	lattice_plan(2, 16, 1, 8, "tp-cp-ep-dp-pp", &c, &p);
+	ck_assert(!p.expert_folded);
+	ck_assert_uint_eq(p.expert_dp, 2);
+	g = &p.group[DC_GROUP_EDP_CP].net;
+	ck_assert_int_eq(p.group[DC_GROUP_EDP_CP].link.choice, DC_LINK_INTER);
+	ck_assert_uint_eq(g->ranks, 4);
+	ck_assert_uint_eq(g->nodes, 2);
+	ck_assert_uint_eq(g->ranks_per_node, 2);
+	ck_assert_uint_eq(g->ranks_least, 2);
+	ck_assert_uint_eq(g->rails, 2);
+	ck_assert_uint_eq(g->concurrent, 1);
+	g = &p.group[DC_GROUP_DP_CP].net;
+	ck_assert_int_eq(p.group[DC_GROUP_DP_CP].link.choice, DC_LINK_INTER);
+	ck_assert_uint_eq(g->ranks, 32);
+	ck_assert_uint_eq(g->nodes, 4);
+	ck_assert_uint_eq(g->ranks_per_node, 8);
+	ck_assert_uint_eq(g->rails, 8);
+
+	lattice_plan(2, 8, 2, 1, "tp-cp-pp-ep-dp", &c, &p);
+	ck_assert_uint_eq(p.topo.stride[DC_AXIS_PP], 2);
+	ck_assert_uint_eq(p.topo.stride[DC_AXIS_DP], 4);
+	g = &p.group[DC_GROUP_DP_CP].net;
+	ck_assert_int_eq(p.group[DC_GROUP_DP_CP].link.choice, DC_LINK_INTER);
+	ck_assert_uint_eq(g->ranks, 16);
+	ck_assert_uint_eq(g->nodes, 4);
+	ck_assert_uint_eq(g->ranks_per_node, 4);
+	ck_assert_uint_eq(g->ranks_least, 4);
+	ck_assert_uint_eq(g->rails, 4);
+	ck_assert_uint_eq(g->concurrent, 1);
+
+	/* HSDP, 2 replicas, dp 8 (stride 1) before cp 4 (stride 8): a
+	 * replica's shard group is dp ranks 0-3 with every cp rank, 0-3,
+	 * 8-11, 16-19, 24-27: 4 nodes of 4 on GPUs 0-3 (4 NICs), concurrent
+	 * 1; one progression 0..15 would have been 2 nodes of 8 */
+	lattice_plan(4, 8, 1, 1, "tp-dp-cp-ep-pp", &c, &p);
+	c.parallel.dp_replicate = 2;
+	fixture_plan(&c, &p);
+	g = &p.group[DC_GROUP_SHARD].net;
+	ck_assert_int_eq(p.group[DC_GROUP_SHARD].link.choice, DC_LINK_INTER);
+	ck_assert_uint_eq(g->ranks, 16);
+	ck_assert_uint_eq(g->nodes, 4);
+	ck_assert_uint_eq(g->ranks_per_node, 4);
+	ck_assert_uint_eq(g->ranks_least, 4);
+	ck_assert_uint_eq(g->rails, 4);
+	ck_assert_uint_eq(g->concurrent, 1);
+
+	lattice_plan(2, 4, 1, 2, "tp-cp-ep-dp-pp", &c, &p);
+	ck_assert_uint_eq(p.world, 8);
+	g = &p.group[DC_GROUP_EDP_CP].net;
+	ck_assert_int_eq(p.group[DC_GROUP_EDP_CP].link.choice, DC_LINK_INTRA);
+	ck_assert_uint_eq(g->ranks, 4);
+	ck_assert_uint_eq(g->nodes, 1);
+	ck_assert_uint_eq(g->ranks_per_node, 4);
+}
+END_TEST
+
 START_TEST(test_explicit_params)
 {
 	/* an explicit count: the total and the active count are it; a rank of
@@ -1054,6 +1150,7 @@ int main(void)
 	tcase_add_test(tc, test_uneven_interleaved_dense_segments);
 	tcase_add_test(tc, test_derive_layout_override);
 	tcase_add_test(tc, test_context_parallel_layout);
+	tcase_add_test(tc, test_two_axis_groups);
 	tcase_add_test(tc, test_explicit_params);
 	tcase_add_test(tc, test_dense_layers_closed_form);
 	tcase_add_test(tc, test_classes_match_brute_force);

@@ -390,8 +390,7 @@ static void link_of(const struct dc_config *in, enum dc_link_choice c, struct dc
  * every i + stride x size x j (i < stride; dc_topology_first_domain_crossing):
  * its first group that spans two NVLink domains, the slowest (the
  * synchronous step waits for it), else its group 0. A family whose block
- * does not divide the world (the dp x cp group of axes not adjacent in
- * the order, an approximation already) keeps group 0. */
+ * does not divide the world keeps group 0. */
 static void family_group(const struct dc_topology *t, uint64_t stride, uint64_t size, struct dc_group *g)
 {
 	uint64_t b = stride * size; /* within the world: no overflow */
@@ -438,23 +437,90 @@ static void derive_topology(const struct dc_config *in, const struct dc_layout *
 	}
 }
 
-/* The dp x cp group (Megatron-Core's data-parallel group with context
- * parallelism): every cp rank of every dp replica. Its ranks fill blocks
- * of stride x degree of the slower of the two axes; it stays in an NVLink
- * domain when no such block straddles two (conservative when the axes
- * are not adjacent in the order). */
-/* DC_LINK_INTER when some block of b consecutive ranks (0..b-1,
- * b..2b-1, ...) straddles two NVLink domains */
-static enum dc_link_choice block_link(const struct dc_topology *t, uint64_t b)
+/* A group of two axes' ranks, (s1, n1) and (s2, n2): the lattice
+ * f + i a + j b (i < na, j < nb), (a, na) the axis of the finer stride,
+ * a na <= b (b is a stride of an axis later in the order, or of a group
+ * carved out of one, a product holding a's block): the dp x cp group
+ * (Megatron-Core's data-parallel group with context parallelism), cp
+ * with the expert-data-parallel ranks, HSDP's shard groups with cp. The
+ * axes adjacent (a na = b) or one of degree 1, it is one progression, a
+ * family of its own (family_group). Otherwise its family is the groups at
+ * every f with both coordinates 0; one of them spans NVLink domains iff
+ * some progression b apart (nb ranks) or some cluster a apart (na ranks)
+ * does, every member sitting with its cluster's start, every start with
+ * the coordinate-0 one's: the first of the progressions' family that
+ * crosses, else the first of the clusters', names the group priced (its
+ * lattice holds that crossing), else group 0 (no lattice crosses). */
+struct lattice {
+	uint64_t a, na, b, nb;
+};
+
+static void lattice_of(uint64_t s1, uint64_t n1, uint64_t s2, uint64_t n2, struct lattice *l)
 {
-	return b > 1 ? family_link(t, 1, b) : DC_LINK_INTRA;
+	int swap = s2 < s1;
+	l->a = swap ? s2 : s1;
+	l->na = swap ? n2 : n1;
+	l->b = swap ? s1 : s2;
+	l->nb = swap ? n1 : n2;
 }
 
-static enum dc_link_choice dpcp_link(const struct dc_topology *t)
+/* one progression: its stride and size, else 0 */
+static uint64_t lattice_line(const struct lattice *l, uint64_t *size)
 {
-	uint64_t bd = t->stride[DC_AXIS_DP] * t->degree[DC_AXIS_DP];
-	uint64_t bc = t->stride[DC_AXIS_CP] * t->degree[DC_AXIS_CP];
-	return block_link(t, bd > bc ? bd : bc);
+	*size = l->na * l->nb;
+	if (l->na <= 1)
+		return l->b;
+	if (l->nb <= 1 || l->a * l->na == l->b)
+		return l->a;
+	return 0;
+}
+
+/* The first rank of the family's group priced (above); returns its link. */
+static enum dc_link_choice lattice_first(const struct dc_topology *t, const struct lattice *l, uint64_t *first)
+{
+	struct dc_group g;
+	*first = 0;
+	family_group(t, l->b, l->nb, &g);
+	if (dc_group_link(t, &g) == DC_LINK_INTER) {
+		*first = g.first - g.first / l->a % l->na * l->a;
+		return DC_LINK_INTER;
+	}
+	family_group(t, l->a, l->na, &g);
+	if (dc_group_link(t, &g) == DC_LINK_INTER) {
+		*first = g.first - g.first / l->b % l->nb * l->b;
+		return DC_LINK_INTER;
+	}
+	return DC_LINK_INTRA;
+}
+
+/* The link of the two axes' group (its priced group's, lattice_net) */
+static enum dc_link_choice lattice_link(const struct dc_topology *t, uint64_t s1, uint64_t n1, uint64_t s2,
+					uint64_t n2)
+{
+	struct lattice l;
+	uint64_t size, first, line;
+	lattice_of(s1, n1, s2, n2, &l);
+	line = lattice_line(&l, &size);
+	if (line)
+		return size > 1 ? family_link(t, line, size) : DC_LINK_INTRA;
+	return lattice_first(t, &l, &first);
+}
+
+/* The network shape of the two axes' group (dc_net_group_lattice), with
+ * its neighbours on the wire */
+static void lattice_net(const struct dc_plan *p, uint64_t s1, uint64_t n1, uint64_t s2, uint64_t n2,
+			struct dc_net_group *out)
+{
+	struct lattice l;
+	uint64_t size, first, line;
+	lattice_of(s1, n1, s2, n2, &l);
+	line = lattice_line(&l, &size);
+	if (line) {
+		family_net(p, line, size, out);
+		return;
+	}
+	lattice_first(&p->topo, &l, &first);
+	dc_net_group_lattice(&p->net, first, l.a, l.na, l.b, l.nb, out);
 }
 
 /* Megatron-Core: an expert-parallel group is ep consecutive dp ranks; the
@@ -479,12 +545,14 @@ static void derive_expert_links(const struct dc_config *in, struct dc_plan *p)
 	g[DC_GROUP_DP_CP].link = g[DC_AXIS_DP].link;
 	g[DC_GROUP_EDP_CP].link = g[DC_GROUP_EDP].link;
 	if (p->layout.cp > 1) {
-		enum dc_link_choice c = dpcp_link(&p->topo);
-		link_of(in, c, &g[DC_GROUP_DP_CP].link);
-		/* unfolded, the expert-data-parallel group spans cp too */
-		if (!folded && (c == DC_LINK_INTER || g[DC_GROUP_EDP].link.choice == DC_LINK_INTER ||
-				g[DC_AXIS_CP].link.choice == DC_LINK_INTER))
-			link_of(in, DC_LINK_INTER, &g[DC_GROUP_EDP_CP].link);
+		uint64_t sc = t->stride[DC_AXIS_CP], cp = p->layout.cp;
+		link_of(in, lattice_link(t, sc, cp, s, t->degree[DC_AXIS_DP]), &g[DC_GROUP_DP_CP].link);
+		/* unfolded, the expert-data-parallel group spans cp too (with
+		 * ep 1 it is the dp x cp group) */
+		if (!folded && p->ep <= 1)
+			g[DC_GROUP_EDP_CP].link = g[DC_GROUP_DP_CP].link;
+		else if (!folded)
+			link_of(in, lattice_link(t, sc, cp, s * p->ep, p->expert_dp), &g[DC_GROUP_EDP_CP].link);
 	}
 }
 
@@ -518,14 +586,16 @@ static void derive_net(const struct dc_config *in, const struct dc_plan *base, s
 	p->group[DC_GROUP_DP_CP].net = p->group[DC_AXIS_DP].net;
 	p->group[DC_GROUP_EDP_CP].net = p->group[DC_GROUP_EDP].net;
 	if (p->layout.cp > 1) {
-		/* the dp x cp group priced as one progression at the finer of the
-		 * two strides: exact when cp and dp are adjacent in the order
-		 * (tp-cp-ep-dp-pp: dp's stride is cp's x cp), an approximation of
-		 * its node span otherwise */
-		uint64_t sc = p->topo.stride[DC_AXIS_CP], fine = sc < s ? sc : s;
-		family_net(p, fine, p->layout.cp * p->topo.degree[DC_AXIS_DP], &p->group[DC_GROUP_DP_CP].net);
-		if (!p->expert_folded)
-			family_net(p, fine, p->layout.cp * p->expert_dp, &p->group[DC_GROUP_EDP_CP].net);
+		/* the dp x cp group: one progression when cp and dp are adjacent
+		 * in the order (tp-cp-ep-dp-pp: dp's stride is cp's x cp), a
+		 * lattice otherwise; cp with the expert-data-parallel ranks (ep
+		 * dp-strides apart) is a lattice whenever ep > 1 */
+		uint64_t sc = p->topo.stride[DC_AXIS_CP], cp = p->layout.cp;
+		lattice_net(p, sc, cp, s, p->topo.degree[DC_AXIS_DP], &p->group[DC_GROUP_DP_CP].net);
+		if (!p->expert_folded && p->ep <= 1)
+			p->group[DC_GROUP_EDP_CP].net = p->group[DC_GROUP_DP_CP].net;
+		else if (!p->expert_folded)
+			lattice_net(p, sc, cp, s * p->ep, p->expert_dp, &p->group[DC_GROUP_EDP_CP].net);
 	}
 	/* the first neighbouring pair of the first pp group that crosses a
 	 * domain: stage k with the domain boundary between its rank and the
@@ -570,13 +640,11 @@ static void derive_hsdp(const struct dc_config *in, struct dc_plan *p)
 		link_of(in, family_link(t, s, dsh), &p->group[DC_GROUP_SHARD].link);
 		family_net(p, s, dsh, &p->group[DC_GROUP_SHARD].net);
 	} else {
-		/* as the dp x cp group (derive_expert_links, derive_net): the
-		 * block of the slower axis decides the link, one progression at
-		 * the finer stride prices it */
-		uint64_t sc = t->stride[DC_AXIS_CP], fine = sc < s ? sc : s;
-		uint64_t bd = s * dsh, bc = sc * cp, blk = bd > bc ? bd : bc;
-		link_of(in, block_link(t, blk), &p->group[DC_GROUP_SHARD].link);
-		family_net(p, fine, cp * dsh, &p->group[DC_GROUP_SHARD].net);
+		/* as the dp x cp group (derive_expert_links, derive_net): a
+		 * lattice of the cp ranks and the dsh dp ranks */
+		uint64_t sc = t->stride[DC_AXIS_CP];
+		link_of(in, lattice_link(t, sc, cp, s, dsh), &p->group[DC_GROUP_SHARD].link);
+		lattice_net(p, sc, cp, s, dsh, &p->group[DC_GROUP_SHARD].net);
 	}
 	/* the routed experts' shard group and replicas */
 	if (p->expert_folded) {
@@ -594,19 +662,15 @@ static void derive_hsdp(const struct dc_config *in, struct dc_plan *p)
 	p->group[DC_GROUP_EREP].net = p->group[DC_GROUP_REP].net;
 	{
 		uint64_t edsh = p->expert_dp / r;
-		enum dc_link_choice esh = family_link(t, s * p->ep, edsh);
 		if (cp <= 1) {
-			link_of(in, esh, &p->group[DC_GROUP_ESHARD].link);
+			link_of(in, family_link(t, s * p->ep, edsh), &p->group[DC_GROUP_ESHARD].link);
 			family_net(p, s * p->ep, edsh, &p->group[DC_GROUP_ESHARD].net);
 		} else {
-			uint64_t sc = t->stride[DC_AXIS_CP], fine = sc < s ? sc : s;
-			link_of(in,
-				p->group[DC_GROUP_SHARD].link.choice == DC_LINK_INTER || esh == DC_LINK_INTER ||
-						p->group[DC_AXIS_CP].link.choice == DC_LINK_INTER
-					? DC_LINK_INTER
-					: DC_LINK_INTRA,
-				&p->group[DC_GROUP_ESHARD].link);
-			family_net(p, fine, cp * edsh, &p->group[DC_GROUP_ESHARD].net);
+			/* cp with the shard's expert-data-parallel ranks, ep
+			 * dp-strides apart: a lattice */
+			uint64_t sc = t->stride[DC_AXIS_CP];
+			link_of(in, lattice_link(t, sc, cp, s * p->ep, edsh), &p->group[DC_GROUP_ESHARD].link);
+			lattice_net(p, sc, cp, s * p->ep, edsh, &p->group[DC_GROUP_ESHARD].net);
 		}
 	}
 }
