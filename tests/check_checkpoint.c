@@ -630,6 +630,31 @@ START_TEST(test_restore_2_24_ranks_by_hand)
 }
 END_TEST
 
+/* The reads summed can pass 2^64 while every rank's own read fits: the
+ * course shape at hidden 65,536 over 128 layers holds over 10^12
+ * parameters, so its states pass 2^40 B; restored under DDP onto 2^24 ranks
+ * at tp 1, pp 1, each is read by all 2^24 ranks: past 2^40 x 2^24 = 2^64.
+ * Flagged, the total null, not an error; one rank reads every state. */
+START_TEST(test_restore_read_sum_past_2_64)
+{
+	static struct dc_config c;
+	static struct dc_plan p;
+	static struct dc_results r;
+	const char *const sets[] = {"model.hidden_size=65536", "model.num_attention_heads=512", "model.num_layers=128",
+				    "checkpoint.restore.num_nodes=2097152", "checkpoint.restore.gpus_per_node=8",
+				    "checkpoint.restore.tp=1", "checkpoint.restore.pp=1"};
+	systems_set(&c, sets, 7);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(r.checkpoint.restored.world, 16777216ull);
+	ck_assert_uint_eq(r.checkpoint.params_readers, 16777216ull);
+	ck_assert_int_eq(r.checkpoint.read_total_overflow, 1);
+	ck_assert_uint_eq(r.checkpoint.read_bytes_total, 0);
+	/* at tp 1 and pp 1 a rank holds every state whole */
+	ck_assert_uint_eq(r.checkpoint.restore_read_max_bytes, r.checkpoint.states_bytes);
+	ck_assert(r.checkpoint.states_bytes > (1ull << 40));
+}
+END_TEST
+
 /* Layer kinds in the checkpoint's items: Qwen3-Next-80B-A3B on pp 8 (6
  * layers a stage, every layer MoE, every fourth softmax). A MoE layer with
  * gated softmax attention: 27,263,488 + norms 4,096 + experts, shared
@@ -956,6 +981,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_reshard_conservation);
 	tcase_add_test(t, test_restore_closed_form_matches_walk);
 	tcase_add_test(t, test_restore_2_24_ranks_by_hand);
+	tcase_add_test(t, test_restore_read_sum_past_2_64);
 	tcase_add_test(t, test_slices);
 	tcase_add_test(t, test_items_layer_kinds);
 	tcase_add_test(t, test_loss_tiny_by_hand);

@@ -120,6 +120,7 @@ struct dc_checkpoint_result {
 	uint64_t params_readers;          /* new ranks reading each parameter element: dp' x cp', or the replicas */
 	uint64_t master_optimizer_readers; /* the same for the master copy and optimizer states */
 	uint64_t read_bytes_total;        /* the sum over new ranks of their reads: each state x its readers */
+	int read_total_overflow;          /* that sum passes 2^64 (read_bytes_total 0): the report says so */
 	uint64_t step;
 	uint64_t samples_consumed;        /* step x global batch */
 	uint64_t global_batch, new_global_batch;

@@ -759,9 +759,17 @@ int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result
 	 * the new stages (restore_reads), the work O(stages + chunks), not
 	 * O(ranks) */
 	restore_shards(p, rs, c);
-	c->read_bytes_total = dc_ck_add(&k, dc_ck_mul(&k, c->params_bytes, c->params_readers),
-					dc_ck_mul(&k, dc_ck_add(&k, c->master_bytes, c->optimizer_bytes),
-						  c->master_optimizer_readers));
+	{
+		/* the sum alone can pass 2^64 (a 1T model's states read by
+		 * 2^21 replicas): flagged, not an error, as every rank's own
+		 * read still fits */
+		struct dc_ck kt = {0};
+		uint64_t total = dc_ck_add(&kt, dc_ck_mul(&kt, c->params_bytes, c->params_readers),
+					   dc_ck_mul(&kt, dc_ck_add(&kt, c->master_bytes, c->optimizer_bytes),
+						     c->master_optimizer_readers));
+		c->read_total_overflow = kt.overflow;
+		c->read_bytes_total = kt.overflow ? 0 : total;
+	}
 	restore_reads(p, c);
 	/* the load's own GPU buffer: a sharded checkpoint is read into host
 	 * memory and copied into each rank's tensors in place (DCP

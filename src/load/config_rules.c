@@ -1141,7 +1141,7 @@ static void preset_value_text(char *buf, size_t len, double v, double scale, con
 	}
 	/* |v / scale| < 1e-4 here (%g took an exponent), so %.15g writes
 	 * d.ddde-XX with XX >= 5: 0. then XX - 1 zeros, then the digits;
-	 * past 20 zeros (1e-21 us and less, no real rate or time) the
+	 * past 20 zeros (1e-22 us and less, no real rate or time) the
 	 * exponent form, which fits the callers' 48 bytes whole */
 	snprintf(num, sizeof(num), "%.15g", fabs(v / scale));
 	e = strchr(num, 'e');

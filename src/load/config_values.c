@@ -151,6 +151,10 @@ static const struct {
 	{KEY_PARALLEL_SHARDING, "stage1", "zero1", "ZeRO-1: optimizer states sharded"},
 	{KEY_PARALLEL_SHARDING, "stage2", "zero2", "ZeRO-2: gradients and optimizer states sharded"},
 	{KEY_PARALLEL_SHARDING, "ddp", "none", "DDP: every state replicated"},
+	{KEY_PARALLEL_SHARDING, "full_shard", "fsdp", "FSDP's FULL_SHARD"},
+	{KEY_PARALLEL_SHARDING, "shard_grad_op", "zero2", "FSDP's SHARD_GRAD_OP: gradients and optimizer states sharded"},
+	{KEY_PARALLEL_SHARDING, "no_shard", "none", "FSDP's NO_SHARD"},
+	{KEY_PARALLEL_SHARDING, "hybrid_shard", "fsdp", "FSDP's HYBRID_SHARD, with parallel.dp_replicate for its replicas"},
 };
 
 /* 1 when a and b are the same name but for case and the separators '-',

@@ -59,12 +59,21 @@ static void view(const struct dc_run *run, void *out)
 		 * the shard groups the header names: say so beside them */
 		for (size_t k = 0; !sv->note && st->in_play && k < st->ncoll; k++) {
 			const struct dc_coll *cl = &st->coll[k];
+			int more = 0;
 			if (cl->link == st->link && cl->group_size == st->group_size)
 				continue;
+			/* another kind of row on yet other groups: named as
+			 * "and others" (each row names its group and link) */
+			for (size_t j = k + 1; j < st->ncoll && !more; j++) {
+				const struct dc_coll *o = &st->coll[j];
+				more = (o->link != st->link || o->group_size != st->group_size) &&
+				       (o->link != cl->link || o->group_size != cl->group_size);
+			}
 			snprintf(sv->other_groups, sizeof(sv->other_groups),
-				 "group size and link above are those of the %s rows' groups; the %s rows run on groups of %llu over %s (each row names its group and link)",
+				 "group size and link above are those of the %s rows' groups; the %s rows run on groups of %llu over %s%s (each row names its group and link)",
 				 dc_coll_what_label(st->coll[0].what), dc_coll_what_label(cl->what),
-				 (unsigned long long)cl->group_size, dc_link_choice_name(cl->link));
+				 (unsigned long long)cl->group_size, dc_link_choice_name(cl->link),
+				 more ? ", and other rows on other groups" : "");
 			sv->note = sv->other_groups;
 		}
 	}
