@@ -700,6 +700,74 @@ START_TEST(test_fsdp_expert_units)
 }
 END_TEST
 
+/* The heaviest stage holds no MoE layer (DeepSeek-V3's dense first layers
+ * with the embedding): configs/mixtral-8x7b-ep.json cut to 7 layers, the
+ * first 3 dense (model.dense_layers), tp 1, pp 4 as [3, 2, 1, 1], dp 8,
+ * ep 8 (one local expert a rank). Stage 0 holds the embedding (32000 x
+ * 4096) and 3 dense layers of about 218 M parameters, stage 1 two MoE
+ * layers of as many, so stage 0 is analysed; the EP rows count stage 1's
+ * 2 MoE layers, the most of any stage. Each call carries 4096 tokens x
+ * top-2 x h 4096 x 2 B = 67,108,864 B, 7/8 of it sent: 58,720,256 B;
+ * 2 calls x 2 layers x 16 microbatches = 64 forward and 64 backward:
+ * 128 x 58,720,256 = 7,516,192,768 B. One node's NVLink (300 GB/s, 5 us)
+ * carries each point to point in 8.4 + 5 us + 58,720,256 / 3e11 s =
+ * 209.134186667 us: 128 calls 26.7691758933 ms. Before, stage 0's 0 MoE
+ * layers left EP out of play. */
+START_TEST(test_ep_on_the_stage_with_moe_layers)
+{
+	static const char *const sets[] = {"model.num_layers=7", "model.dense_layers=3", "parallel.tp=1",
+					   "parallel.pp=4", "parallel.dp=8", "parallel.ep=8",
+					   "parallel.pipeline_layers=[3,2,1,1]"};
+	struct dc_override ov[7];
+	struct dc_config c;
+	struct dc_diag d;
+	struct dc_comm m;
+	char path[512];
+	for (size_t i = 0; i < 7; i++)
+		ov[i] = (struct dc_override){sets[i], 0};
+	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, ov, 7, &c, &d), 0);
+	dc_diag_release(&d);
+	m = compute(&c);
+	ck_assert_uint_eq(m.stage, 0);
+	ck_assert_uint_eq(m.ep_stage, 1);
+	ck_assert_uint_eq(m.layers, 3);
+	ck_assert_uint_eq(m.moe_layers, 2);
+	ck_assert(m.s[DC_STRAT_EP].in_play);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].group_size, 8);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].ncoll, 2);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].coll[0].count, 64);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].coll[1].count, 64);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].coll[0].msg_bytes, 67108864ull);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 7516192768ull);
+	ck_assert_double_eq_tol(m.s[DC_STRAT_EP].time_s, 128 * (13.4e-6 + 58720256 / 3e11), 1e-12);
+	/* dense_layers 6: layer 7 alone has experts, on stage 3: 32 + 32
+	 * calls, 64 x 58,720,256 = 3,758,096,384 B */
+	ov[1] = (struct dc_override){"model.dense_layers=6", 0};
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, ov, 7, &c, &d), 0);
+	dc_diag_release(&d);
+	m = compute(&c);
+	ck_assert_uint_eq(m.stage, 0);
+	ck_assert_uint_eq(m.ep_stage, 3);
+	ck_assert_uint_eq(m.moe_layers, 1);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 3758096384ull);
+	/* [4, 1, 1, 1] with 3 dense layers: stage 0 holds a MoE layer and
+	 * is priced as before, its own */
+	ov[1] = (struct dc_override){"model.dense_layers=3", 0};
+	ov[6] = (struct dc_override){"parallel.pipeline_layers=[4,1,1,1]", 0};
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, ov, 7, &c, &d), 0);
+	dc_diag_release(&d);
+	m = compute(&c);
+	ck_assert_uint_eq(m.stage, 0);
+	ck_assert_uint_eq(m.ep_stage, 0);
+	ck_assert_uint_eq(m.moe_layers, 1);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 3758096384ull);
+}
+END_TEST
+
 START_TEST(test_overflow_is_an_error)
 {
 	struct dc_config c;
@@ -796,6 +864,7 @@ int main(void)
 	tcase_add_test(tc, test_expert_parallel);
 	tcase_add_test(tc, test_context_parallel_kv);
 	tcase_add_test(tc, test_fsdp_expert_units);
+	tcase_add_test(tc, test_ep_on_the_stage_with_moe_layers);
 	tcase_add_test(tc, test_overflow_is_an_error);
 	tcase_add_test(tc, test_reshard_emits_the_data_parallel_axes_alone);
 	suite_add_tcase(s, tc);

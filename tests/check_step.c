@@ -1320,6 +1320,32 @@ START_TEST(test_ep_a2a_1f1b_two_layers)
 }
 END_TEST
 
+/* The heaviest stage holds no MoE layer (check_comm's
+ * test_ep_on_the_stage_with_moe_layers: configs/mixtral-8x7b-ep.json cut
+ * to 7 layers, 3 dense, tp 1, pp 4 as [3, 2, 1, 1], dp 8, ep 8). One MoE
+ * layer's AlltoAlls of one microbatch are 2 forward and 2 backward point
+ * to point calls of 7/8 x 67,108,864 B on one node's NVLink, 13.4 us +
+ * 58,720,256 / 3e11 s each, all on the critical path (overlap.ep none):
+ * over 16 microbatches stage 1 (2 MoE layers) waits 128 of them,
+ * 26.7691758933 ms, stages 2 and 3 (1 each) 64, stage 0 (dense) none.
+ * Before, stage 0's 0 MoE layers priced every stage's at 0. */
+START_TEST(test_ep_on_stages_without_the_most_parameters)
+{
+	const char *sets[] = {"cluster.gpu=a100-sxm4-80gb", "model.num_layers=7", "model.dense_layers=3",
+			      "parallel.tp=1", "parallel.pp=4", "parallel.dp=8", "parallel.ep=8",
+			      "parallel.pipeline_layers=[3,2,1,1]", NULL};
+	double call = 13.4e-6 + 58720256 / 3e11;
+	run_config("mixtral-8x7b-ep.json", sets);
+	ck_assert_uint_eq(run_res.step.nclasses, 4);
+	for (uint64_t i = 0; i < 4; i++)
+		ck_assert_uint_eq(run_res.step.classes[i].stage_first, i);
+	ck_assert(run_res.step.classes[0].exposed_s[DC_STRAT_EP] == 0);
+	ck_assert_double_eq_tol(run_res.step.classes[1].exposed_s[DC_STRAT_EP], 128 * call, 1e-12);
+	ck_assert_double_eq_tol(run_res.step.classes[2].exposed_s[DC_STRAT_EP], 64 * call, 1e-12);
+	ck_assert_double_eq_tol(run_res.step.classes[3].exposed_s[DC_STRAT_EP], 64 * call, 1e-12);
+}
+END_TEST
+
 /* Uneven stages (parallel.pipeline_layers [24, 8] on pp 2, tp 4): with no
  * slowdown from overlap each stage's compute per step is m x (its layers x
  * one dense layer's forward, backward and recompute, plus the embedding on
@@ -1422,6 +1448,7 @@ int main(void)
 	tcase_add_test(tc, test_uneven_interleaved_bound_extends_the_steady_state);
 	tcase_add_test(tc, test_trace_extended_prefix_is_the_schedule);
 	tcase_add_test(tc, test_uneven_stage_compute);
+	tcase_add_test(tc, test_ep_on_stages_without_the_most_parameters);
 	tcase_add_test(tc, test_no_negative_time_at_pp1);
 	tcase_add_test(tc, test_step_memo_changes_nothing);
 	tcase_add_test(tc, test_step_without_flops_is_the_steps_time);

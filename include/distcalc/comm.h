@@ -158,8 +158,13 @@ struct dc_comm_strategy {
 
 struct dc_comm {
 	uint64_t stage; /* the pipeline stage analysed: the one with the most parameters */
-	/* its rank's transformer layers and MoE layers, every stage it holds
-	 * (two under DualPipe and DualPipeV): what the per-layer calls count */
+	/* the stage whose MoE layers the EP calls count: `stage`, or when
+	 * that holds none the one with the most MoE layers (the first on a
+	 * tie; `stage` when no stage holds any) */
+	uint64_t ep_stage;
+	/* the transformer layers of stage's rank and the MoE layers of
+	 * ep_stage's, every stage it holds (two under DualPipe and
+	 * DualPipeV): what the per-layer calls count */
 	uint64_t layers, moe_layers;
 	struct dc_comm_strategy s[DC_STRAT_COUNT];
 	uint64_t bytes_per_rank; /* sum over strategies */

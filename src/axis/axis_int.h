@@ -36,13 +36,16 @@ struct dc_axis_memo {
 };
 
 /* What an axis's emitter reads and writes: the plan, the stage the comm
- * result analyses (the one with the most parameters), the strategy it
- * fills, the overflow flag of the whole computation and the calls priced
- * so far (NULL: none kept). */
+ * result analyses (the one with the most parameters), the stage whose MoE
+ * layers the per-MoE-layer calls count (comm.h ep_stage: `best`, or when
+ * that holds none the one with the most), the strategy it fills, the
+ * overflow flag of the whole computation and the calls priced so far
+ * (NULL: none kept). */
 struct dc_axis_ctx {
 	struct dc_ck *b;
 	const struct dc_plan *p;
 	const struct dc_stage_params *best;
+	const struct dc_stage_params *moe;
 	struct dc_comm_strategy *s;
 	enum dc_strategy axis;
 	struct dc_axis_memo *memo;

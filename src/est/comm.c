@@ -84,7 +84,7 @@ static int reads_sharding(enum dc_strategy s)
  * axes that do not read the sharding are kept. */
 static void comm_clear(struct dc_comm *c, int reshard)
 {
-	c->stage = 0;
+	c->stage = c->ep_stage = 0;
 	c->layers = c->moe_layers = 0;
 	c->bytes_per_rank = 0;
 	c->time_s = 0;
@@ -135,6 +135,7 @@ static const struct dc_memo_field group_fields[] = {
 
 static const struct dc_memo_field comm_fields[] = {
 	DC_MEMO_FIELD(struct dc_comm, stage),
+	DC_MEMO_FIELD(struct dc_comm, ep_stage),
 	DC_MEMO_FIELD(struct dc_comm, layers),
 	DC_MEMO_FIELD(struct dc_comm, moe_layers),
 	DC_MEMO_FIELD(struct dc_comm, bytes_per_rank),
@@ -178,19 +179,40 @@ static void reshard_verify(const struct dc_plan *p, const struct dc_comm *c)
 }
 #endif
 
+/* The stage whose MoE layers the EP axis prices when the analysed one
+ * holds none (DeepSeek-V3's dense first layers with the embedding, the
+ * heaviest stage): the one with the most MoE layers, the first on a tie.
+ * A segment's stages hold the same layers (plan.h). Returns its
+ * parameters, NULL when no stage holds a MoE layer. */
+static const struct dc_stage_params *most_moe_stage(const struct dc_plan *p, uint64_t *stage)
+{
+	const struct dc_stage_params *moe = NULL;
+	for (uint64_t i = 0; i < p->nsegments; i++) {
+		const struct dc_stage_params *sp = &p->segment_params[i];
+		if (!p->segment_overflow[i] && sp->moe_layers > (moe ? moe->moe_layers : 0)) {
+			moe = sp;
+			*stage = p->segment_first[i];
+		}
+	}
+	return moe;
+}
+
 static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **error, int reshard)
 {
 	struct dc_ck b = {0};
 	/* the stage with the most parameters sends the most DP/FSDP bytes */
-	struct dc_stage_params best = p->most;
+	struct dc_stage_params best = p->most, rank_moe;
+	const struct dc_stage_params *moe = NULL;
+	uint64_t moe_stage = 0;
 	enum dc_pipe_schedule sch = dc_pipeline_schedule(p);
+	int dual = sch == DC_PIPE_DUALPIPE || sch == DC_PIPE_DUALPIPEV;
 	struct dc_axis_memo memo;
 
 	comm_clear(c, reshard);
 	c->stage = p->most_stage;
 	if (p->most_overflow)
 		b.overflow = 1;
-	if (sch == DC_PIPE_DUALPIPE || sch == DC_PIPE_DUALPIPEV) {
+	if (dual) {
 		/* a DualPipe rank holds two stages, a DualPipeV rank two
 		 * chunks: their gradients all sync over dp (memory.h) */
 		for (uint64_t s = 0; s < p->layout.pp; s++) {
@@ -203,15 +225,30 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 				best = r;
 				c->stage = s;
 			}
+			if (r.moe_layers > (moe ? moe->moe_layers : 0)) {
+				rank_moe = r;
+				moe = &rank_moe;
+				moe_stage = s;
+			}
 		}
 	}
 	c->layers = best.layers;
-	c->moe_layers = best.moe_layers;
+	/* the EP calls are per MoE layer: priced on a stage that holds
+	 * some when the analysed one holds none (a MoE model's segments
+	 * searched only then) */
+	c->ep_stage = c->stage;
+	if (best.moe_layers == 0 && !dual && p->in->model.num_experts > 0)
+		moe = most_moe_stage(p, &moe_stage);
+	if (best.moe_layers == 0 && moe)
+		c->ep_stage = moe_stage;
+	else
+		moe = &best;
+	c->moe_layers = moe->moe_layers;
 	/* each axis emits its own calls (src/axis/) */
 	memo.used = memo.next = 0;
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
 		const struct dc_axis_row *row = &dc_axis_rows[i];
-		struct dc_axis_ctx x = {&b, p, &best, &c->s[row->strategy], row->strategy, &memo};
+		struct dc_axis_ctx x = {&b, p, &best, moe, &c->s[row->strategy], row->strategy, &memo};
 		if (reshard && !reads_sharding(row->strategy))
 			continue; /* kept, summed when it was emitted */
 		row->comm(&x);

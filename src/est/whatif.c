@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "distcalc/net.h"
+#include "distcalc/params.h"
 #include "distcalc/rng.h"
 
 static const char *const scenario_names[DC_WHATIF_COUNT] = {
@@ -315,7 +316,7 @@ static int expert_imbalance(const struct dc_plan *base, const struct dc_results 
 
 	s->rank_first = s->rank_last = 0;
 	s->phase = "forward and backward: the MoE layers' experts and their AlltoAlls";
-	if (!in->model.num_experts || !base->most.moe_layers) {
+	if (!in->model.num_experts || !dc_params_moe_layers(&in->model)) {
 		s->missing = "model.num_experts: a dense model has no experts to load unevenly";
 		return 0;
 	}

@@ -22,7 +22,7 @@ struct strat_view {
 
 struct view {
 	const char *model;
-	uint64_t stage, bytes_per_rank;
+	uint64_t stage, ep_stage, bytes_per_rank;
 	double time_s;
 	struct strat_view s[DC_STRAT_COUNT];
 };
@@ -34,6 +34,7 @@ static void view(const struct dc_run *run, void *out)
 
 	v->model = "network model (docs/network-model.md): the algorithm and protocol NCCL's tuner would pick for each call on each strategy's slowest group, all its groups at once; bytes one rank sends on a ring; nothing overlapped with compute";
 	v->stage = c->stage;
+	v->ep_stage = c->ep_stage;
 	v->bytes_per_rank = c->bytes_per_rank;
 	v->time_s = c->time_s;
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
@@ -170,10 +171,19 @@ static void tp_title(const void *base, char *buf, size_t len)
 			 : "Tensor parallel (Megatron f/g: AllReduce of each layer's output)");
 }
 
+/* the EP rows count another stage's MoE layers (comm.h ep_stage) */
+static int ep_elsewhere(const void *base)
+{
+	const struct view *v = base;
+	return v->s[DC_STRAT_EP].in_play && v->ep_stage != v->stage;
+}
+
 #define V(m) offsetof(struct view, m)
 static const struct dc_field fields[] = {
 	{"model", "model", DC_U_NONE, DC_FT_STR, V(model)},
 	{"stage", "pipeline stage analysed for dp/fsdp/tp/ep (most parameters)", DC_U_COUNT, DC_FT_U64, V(stage)},
+	{"ep_stage", "pipeline stage analysed for ep (most MoE layers)", DC_U_COUNT,
+	 DC_FT_U64, V(ep_stage), .shown = ep_elsewhere},
 	{"bytes_per_rank", "bytes sent per rank per step (all strategies)", DC_U_BYTES, DC_FT_U64, V(bytes_per_rank)},
 	{"time_s", "time per step if nothing overlaps", DC_U_SECONDS, DC_FT_F64, V(time_s)},
 	{"dp", "Data parallel (gradient synchronisation)", DC_U_NONE, DC_FT_OBJECT, V(s[DC_STRAT_DP]),
