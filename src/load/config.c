@@ -27,6 +27,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "distcalc/catalogue.h"
 #include "distcalc/hf.h"
@@ -82,6 +83,13 @@ int dc_cfg_find_key(const char *path)
 		if (strcmp(dc_cfg_keys[key_slot[h] - 1].info.path, path) == 0)
 			return key_slot[h] - 1;
 	return -1;
+}
+
+/* 1 when `path` names a symbolic link */
+static int is_symlink(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
 }
 
 static const char *origin(const struct loader *l, int ki)
@@ -446,9 +454,16 @@ static void load_hf(struct loader *l)
 		return;
 	}
 	{
-		char via[320];
+		char via[400];
 		if (o && o->model_file)
 			snprintf(via, sizeof(via), "named by --model");
+		else if (rel[0] != '/' && len > 0 && l->name && !l->from_set[k_hf] && is_symlink(l->name) &&
+			 access(path, F_OK) != 0)
+			/* a relative path from a linked config is read beside
+			 * the link, as the file was named, not beside its target */
+			snprintf(via, sizeof(via),
+				 "named by 'model.hf_config' in %.200s, a symbolic link: its relative paths are read from the link's directory, not its target's",
+				 l->name);
 		else
 			snprintf(via, sizeof(via), "named by 'model.hf_config' in %.256s", origin(l, k_hf));
 		buf = read_limited(path, via, o && o->model_file ? NULL : "model.hf_config", &n, l->diag);

@@ -117,5 +117,15 @@ else
 	echo "skip: duplicate_flood's work check (valgrind cannot run this build)"
 fi
 
+# a config reached through a symbolic link reads its relative hf_config
+# beside the link, and the error says so when the file is not there
+mkdir -p "$work/linked" && ln -sf "$src/configs/llama-3-8b.json" "$work/linked/link.json"
+(cd "$work/linked" && "$bin" --config link.json --only summary) >/dev/null 2>"$work/link.err"
+rc=$?
+if [ "$rc" != 4 ] || ! grep -q "named by 'model.hf_config' in link.json, a symbolic link: its relative paths are read from the link's directory, not its target's" "$work/link.err"; then
+	echo "FAIL: linked config: exit $rc: $(cat "$work/link.err")"
+	fails=$((fails + 1))
+fi
+
 [ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
 exit 0
