@@ -575,6 +575,177 @@ START_TEST(test_restore_closed_form_matches_walk)
 }
 END_TEST
 
+/* configs/mixtral-8x7b-ep.json with `sets` */
+static void moe_set(struct dc_config *c, const char *const *sets, size_t n)
+{
+	char path[512];
+	struct dc_override ov[8];
+	struct dc_diag d;
+	for (size_t i = 0; i < n; i++)
+		ov[i] = (struct dc_override){sets[i], 0};
+	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	if (dc_config_load_file(path, ov, n, c, &d) != 0)
+		ck_abort_msg("rejected: %s", d.count ? d.entries[0].text : "?");
+	dc_diag_release(&d);
+}
+
+/* Mixtral-8x7B (hidden 4,096, 32 heads, 8 KV heads, FFN 14,336, 8
+ * experts, 32 layers, vocab 32,000) restored, every item worked by hand:
+ * a layer's attention 2 x 4,096^2 + 2 x 4,096 x 1,024 = 41,943,040, two
+ * norms 8,192 and the router 4,096 x 8 = 32,768: D = 41,984,000 elements
+ * outside the experts; the 8 experts 8 x 3 x 4,096 x 14,336 = X =
+ * 1,409,286,144. The embedding 131,072,000, the head 131,076,096 (with the
+ * final norm); the model 46,702,792,704, of it 32 X = 45,097,156,608 in
+ * experts and 1,605,636,096 outside.
+ * Onto the saved layout (tp 2, pp 4, dp 4, ep 4, etp = tp = 2, ZeRO-1):
+ * stage 3 holds 8 layers and the head. A rank holds the parameters (2 B)
+ * of its tp shard, D / 2 = 20,992,000 a layer and 65,538,048 of the head,
+ * and of its expert slice of ep x etp = 8, X / 8 = 176,160,768 a layer:
+ * 65,538,048 + 8 x 197,152,768 = 1,642,760,192 elements; master and
+ * optimizer (12 B) over tp x dp = 8 outside the experts, 5,248,000 a
+ * layer and 16,384,512 of the head, and over ep x etp x the expert
+ * shard group (dp / ep = 1) = 8 in them, 176,160,768: 16,384,512 + 8 x
+ * 181,408,768 = 1,467,654,656. 3,285,520,384 + 17,611,855,872 =
+ * 20,897,376,256 B on every rank of stage 3 (stage 0's embedding is 2,048
+ * elements less): the largest is new rank 3 x 8 + 0 = 24. Each parameter
+ * outside the experts is read by dp = 4 ranks, each expert parameter by
+ * its one expert-data-parallel rank, every master and optimizer value
+ * once: 1,605,636,096 x 2 x 4 + 45,097,156,608 x 2 + 46,702,792,704 x 12
+ * = 663,472,914,432 B.
+ * Onto ep' 2 (etp' = tp' = 2: 4 expert slices, each on 2 ranks): the
+ * expert parameters X / 4 = 352,321,536 a layer, 65,538,048 + 8 x
+ * 373,313,536 = 3,052,046,336 elements; the master and optimizer slices
+ * unchanged (4 x the shard group 2 = 8): 6,104,092,672 + 17,611,855,872 =
+ * 23,715,948,544 B on new rank 24, and the sum 12,845,088,768 + 2 x
+ * 90,194,313,216 + 560,433,512,448 = 753,667,227,648 B.
+ * Under DDP onto the saved layout every state of those slices whole, 14
+ * B: 1,642,760,192 x 14 = 22,998,642,688 B. */
+START_TEST(test_restore_moe_by_hand)
+{
+	static struct dc_config c;
+	static struct dc_plan p;
+	static struct dc_results r;
+	const struct dc_checkpoint_result *k = &r.checkpoint;
+	static const char *const ep2[] = {"checkpoint.restore.ep=2"};
+	static const char *const ddp[] = {"parallel.sharding=\"none\""};
+	struct dc_ckpt_read rd;
+
+	moe_set(&c, NULL, 0);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(k->items.total, 46702792704ull);
+	ck_assert_uint_eq(k->expert_elements, 45097156608ull);
+	ck_assert_uint_eq(k->params_readers, 4);
+	ck_assert_uint_eq(k->master_optimizer_readers, 1);
+	ck_assert_uint_eq(k->expert_params_readers, 1);
+	ck_assert_uint_eq(k->expert_master_optimizer_readers, 1);
+	ck_assert_uint_eq(k->restore_read_max_bytes, 20897376256ull);
+	ck_assert_uint_eq(k->restore_read_max_rank, 24);
+	ck_assert_uint_eq(k->read_bytes_total, 663472914432ull);
+	dc_ckpt_read_of(&p, k, 24, &rd);
+	ck_assert_uint_eq(rd.params_elements, 1642760192ull);
+	ck_assert_uint_eq(rd.master_elements, 1467654656ull);
+	ck_assert_uint_eq(rd.bytes, 20897376256ull);
+	dc_ckpt_read_of(&p, k, 0, &rd);
+	ck_assert_uint_eq(rd.params_elements, 1642760192ull - 2048);
+	ck_assert_uint_eq(rd.master_elements, 1467654656ull - 512);
+
+	moe_set(&c, ep2, 1);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(k->expert_params_readers, 2);
+	ck_assert_uint_eq(k->expert_master_optimizer_readers, 1);
+	ck_assert_uint_eq(k->restore_read_max_bytes, 23715948544ull);
+	ck_assert_uint_eq(k->restore_read_max_rank, 24);
+	ck_assert_uint_eq(k->read_bytes_total, 753667227648ull);
+	dc_ckpt_read_of(&p, k, 31, &rd);
+	ck_assert_uint_eq(rd.params_elements, 3052046336ull);
+	ck_assert_uint_eq(rd.master_elements, 1467654656ull);
+
+	moe_set(&c, ddp, 1);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(k->expert_params_readers, 1);
+	ck_assert_uint_eq(k->master_optimizer_readers, 4);
+	ck_assert_uint_eq(k->restore_read_max_bytes, 22998642688ull);
+	ck_assert_uint_eq(k->restore_read_max_rank, 24);
+}
+END_TEST
+
+/* A MoE model's restore, every new rank walked, onto several layouts
+ * (ep' 1 to 8, etp' = tp' and etp 1), each under DDP, ZeRO-1 and FSDP: the reads
+ * add up to each part's elements times its readers (outside the experts
+ * dp' x cp' for a state held whole, 1 sharded; the routed experts K' /
+ * (ep' x etp') held whole, 1 sharded), and the largest read is the walk's
+ * (its first rank, or, when both parts slice unevenly, the stage's last
+ * rank, which holds as much). */
+START_TEST(test_restore_moe_walk)
+{
+	static const char *const pairs[][8] = {
+		{NULL},
+		{"checkpoint.restore.ep=2", NULL},
+		{"checkpoint.restore.ep=8", "checkpoint.restore.tp=1", NULL},
+		{"checkpoint.restore.ep=1", "checkpoint.restore.pp=2", "checkpoint.restore.num_nodes=3", NULL},
+		{"checkpoint.restore.ep=3", "checkpoint.restore.tp=1", "checkpoint.restore.pp=1",
+		 "checkpoint.restore.num_nodes=3", "checkpoint.restore.gpus_per_node=1", NULL},
+		/* etp 1: the experts folded over tp x dp */
+		{"parallel.etp=1", "parallel.sequence_parallel=true", "checkpoint.restore.ep=8", NULL},
+		{"parallel.etp=1", "parallel.sequence_parallel=true", "checkpoint.restore.ep=3", "checkpoint.restore.tp=1",
+		 "checkpoint.restore.pp=5", "checkpoint.restore.num_nodes=5", "checkpoint.restore.gpus_per_node=3", NULL},
+		/* HSDP: 2 replicas kept */
+		{"parallel.ep=2", "parallel.dp_replicate=2", "checkpoint.restore.ep=4", NULL},
+	};
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+		for (size_t si = 0; si < 3; si++) {
+			static struct dc_config c;
+			static struct dc_plan p;
+			static struct dc_results r;
+			const struct dc_checkpoint_result *k = &r.checkpoint;
+			const char *ov[8];
+			uint64_t n = with_sharding(pairs[i], si, ov), rp = 0, rm = 0, bytes = 0, max = 0, max_rank = 0;
+			uint64_t X, D, dpcp, erep, rr, re;
+			if (i == 7 && si == 0)
+				continue; /* HSDP needs a sharding */
+			moe_set(&c, ov, n);
+			run(&c, &p, &r, DC_EST_CHECKPOINT);
+			X = k->expert_elements;
+			D = k->items.total - X;
+			dpcp = k->restored.dpcp;
+			erep = k->restored.slices / (c.checkpoint.restore.ep * (c.parallel.etp ? c.parallel.etp : k->restored.tp));
+			/* HSDP: the replicas kept, gcd(dp_replicate, dp') */
+			rr = k->restored.replicas;
+			/* the experts' replicas: gcd(rr, erep), those of rr the erep
+			 * expert-data-parallel ranks can keep */
+			re = rr;
+			for (uint64_t b0 = erep, t0; b0; re = t0) {
+				t0 = b0;
+				b0 = re % b0;
+			}
+			ck_assert(X > 0);
+			for (uint64_t j = 0; j < k->restored.world; j++) {
+				struct dc_ckpt_read rd;
+				dc_ckpt_read_of(&p, k, j, &rd);
+				rp += rd.params_elements;
+				rm += rd.master_elements;
+				bytes += rd.bytes;
+				ck_assert(rd.old_shards >= 1);
+				if (j == 0 || rd.bytes > max) {
+					max = rd.bytes;
+					max_rank = j;
+				}
+			}
+			ck_assert_uint_eq(rp, (si == 2 ? D * rr + X * re : D * dpcp + X * erep));
+			ck_assert_uint_eq(rm, (si == 0 ? D * dpcp + X * erep : D * rr + X * re));
+			ck_assert_uint_eq(bytes, k->read_bytes_total);
+			ck_assert_uint_eq(max, k->restore_read_max_bytes);
+			ck_assert(max_rank <= k->restore_read_max_rank);
+			{
+				struct dc_ckpt_read rd;
+				dc_ckpt_read_of(&p, k, k->restore_read_max_rank, &rd);
+				ck_assert_uint_eq(rd.bytes, max);
+			}
+		}
+}
+END_TEST
+
 /* 2^24 saved ranks (2^21 nodes of 8, tp 4, dp 2^22: K = 2^24 slices)
  * restored onto one node of 8 (tp 4, dp 2, pp 1, K' = 8), without walking
  * them.
@@ -980,6 +1151,8 @@ static Suite *suite(void)
 	tcase_add_test(t, test_restore_hsdp_by_hand);
 	tcase_add_test(t, test_reshard_conservation);
 	tcase_add_test(t, test_restore_closed_form_matches_walk);
+	tcase_add_test(t, test_restore_moe_by_hand);
+	tcase_add_test(t, test_restore_moe_walk);
 	tcase_add_test(t, test_restore_2_24_ranks_by_hand);
 	tcase_add_test(t, test_restore_read_sum_past_2_64);
 	tcase_add_test(t, test_slices);

@@ -47,6 +47,10 @@ struct dc_ckpt_layout {
 	/* the states' shard group G (ZeRO/FSDP: dp x cp / the HSDP replicas,
 	 * which divides dpcp) and its replicas dpcp / G; restored layout only */
 	uint64_t shard, replicas;
+	/* the routed experts (restored layout only): split over ee = ep' x
+	 * etp' expert slices, each held by erep = K / ee ranks of a stage
+	 * (the expert-data-parallel ones), sharded over eshard of them */
+	uint64_t ee, erep, eshard;
 };
 
 /* The items' element counts. */
@@ -58,6 +62,9 @@ struct dc_ckpt_items {
 	 * linear layers are counted as its MoE ones first (a layer's size adds
 	 * its attention and MLP kinds, so a range's total is exact) */
 	uint64_t full_every, linear_dense_layer, linear_moe_layer;
+	/* of an MoE layer (softmax or linear) and of the head, the routed
+	 * experts' elements (0 for a dense model) */
+	uint64_t layer_experts, head_experts;
 	uint64_t total; /* = the model's parameters */
 };
 
@@ -80,7 +87,9 @@ struct dc_ckpt_read {
 	uint64_t last_stage, last_tp, last_dp;    /* the last */
 	/* the elements of each state it reads, summed over those shards: its
 	 * tp' shard of its stage's items for a state held whole over dp' x
-	 * cp', its slice of tp' x G of them for a sharded one */
+	 * cp', its slice of tp' x G of them for a sharded one; of the routed
+	 * experts its slice of ep' x etp', or of ep' x etp' x the expert
+	 * shard group */
 	uint64_t params_elements, master_elements, optimizer_elements;
 	uint64_t bytes;               /* each state's elements x its bytes, summed */
 	uint64_t next_sample;         /* the first sample its data loader reads */
@@ -119,6 +128,9 @@ struct dc_checkpoint_result {
 	uint64_t shard_bytes_per_element; /* the bytes of the sharded ones */
 	uint64_t params_readers;          /* new ranks reading each parameter element: dp' x cp', or the replicas */
 	uint64_t master_optimizer_readers; /* the same for the master copy and optimizer states */
+	uint64_t expert_elements;         /* the routed experts' elements of the model */
+	uint64_t expert_params_readers;   /* new ranks reading each routed expert's parameter element */
+	uint64_t expert_master_optimizer_readers; /* the same for its master copy and optimizer states */
 	uint64_t read_bytes_total;        /* the sum over new ranks of their reads: each state x its readers */
 	int read_total_overflow;          /* that sum passes 2^64 (read_bytes_total 0): the report says so */
 	uint64_t step;

@@ -99,25 +99,6 @@ uint64_t dc_ckpt_items_slice(const struct dc_ckpt_items *it, uint64_t a, uint64_
 	       lin[0] * dc_ckpt_slice(it->linear_dense_layer, k, K) + lin[1] * dc_ckpt_slice(it->linear_moe_layer, k, K);
 }
 
-static uint64_t items_overlap(const struct dc_ckpt_items *it, uint64_t a, uint64_t b, uint64_t k, uint64_t K,
-			      uint64_t k2, uint64_t K2)
-{
-	int emb, head;
-	uint64_t la, lb, nd, nm, lin[2], n = 0;
-	if (b <= a)
-		return 0;
-	item_span(it, a, b, &emb, &la, &lb, &head);
-	layer_kinds(it, la, lb, &nd, &nm, lin);
-	if (emb)
-		n += dc_ckpt_slice_overlap(it->embedding, k, K, k2, K2);
-	if (head)
-		n += dc_ckpt_slice_overlap(it->head, k, K, k2, K2);
-	return n + nd * dc_ckpt_slice_overlap(it->dense_layer, k, K, k2, K2) +
-	       nm * dc_ckpt_slice_overlap(it->moe_layer, k, K, k2, K2) +
-	       lin[0] * dc_ckpt_slice_overlap(it->linear_dense_layer, k, K, k2, K2) +
-	       lin[1] * dc_ckpt_slice_overlap(it->linear_moe_layer, k, K, k2, K2);
-}
-
 int dc_ckpt_items_of(const struct dc_plan *p, struct dc_ckpt_items *it, const char **error)
 {
 	const struct dc_model *m = &p->in->model;
@@ -148,6 +129,8 @@ int dc_ckpt_items_of(const struct dc_plan *p, struct dc_ckpt_items *it, const ch
 		uint64_t moe = dc_ck_add(&c, dc_ck_mul(&c, m->num_experts, expert),
 					 dc_ck_add(&c, dc_ck_add(&c, ly->router.split, ly->router.replicated),
 						   dc_ck_add(&c, ly->shared_experts.split, ly->shared_experts.replicated)));
+		it->layer_experts = dc_ck_mul(&c, m->num_experts, expert);
+		it->head_experts = p->terms.mtp_experts;
 		it->dense_layer = dc_ck_add(&c, dc_ck_add(&c, attn, norms), mlp);
 		it->moe_layer = dc_ck_add(&c, dc_ck_add(&c, attn, norms), moe);
 		it->full_every = m->full_attention_interval;
@@ -292,85 +275,130 @@ static uint64_t kinds_slice(const uint64_t e[KIND_COUNT], const uint64_t n[KIND_
 	return sum;
 }
 
-/* The old slices k of K that slice k' of K' of items [a, b) meets with a
- * non-empty overlap: how many, the first and the last; 0 when none. Each
- * kind of item of E >= K elements has every old slice non-empty, and
- * floor(E k / K) < B <=> k <= ceil(B K / E) - 1, floor(E (k+1) / K) > A
- * <=> k >= ceil((A + 1) K / E) - 1 for its new slice [A, B): the old
- * slices it meets are that interval, and the kinds' intervals merged are
- * the answer, O(kinds). A kind under K elements has empty old slices
- * among its interval: then the slices are walked, at most K / K' + 2. */
-static uint64_t old_slices_met(const struct dc_ckpt_items *it, uint64_t a, uint64_t b, uint64_t k2, uint64_t K,
-			       uint64_t K2, uint64_t *first, uint64_t *last)
+/* What new slice k' = t' dpcp' + d' holds of an item of each kind: its
+ * non-expert part (the item's first D elements) as slice kd of KD, its
+ * routed experts (the last X) as slice kx of KX. A state held whole: the
+ * tp' shard, slice t' of tp', and the expert slice x = k' / erep of ee =
+ * ep' x etp' (the erep expert-data-parallel ranks holding one expert
+ * slice are consecutive in k'); a sharded one: slice t' G + (d' mod G) of
+ * tp' G and x Ge + (k' mod Ge) of ee Ge, each inside the whole one. */
+struct nslice {
+	uint64_t kd, KD, kx, KX;
+};
+
+static void new_slices(const struct dc_ckpt_layout *n, uint64_t k2, struct nslice *w, struct nslice *sh)
 {
-	uint64_t e[KIND_COUNT] = {it->embedding, it->head, it->dense_layer, it->moe_layer, it->linear_dense_layer,
-				  it->linear_moe_layer};
-	uint64_t cnt[KIND_COUNT] = {0}, lo[KIND_COUNT], hi[KIND_COUNT], count = 0;
+	uint64_t t = k2 / n->dpcp, d = k2 % n->dpcp, x = k2 / n->erep;
+	w->kd = t;
+	w->KD = n->tp;
+	w->kx = x;
+	w->KX = n->ee;
+	sh->kd = t * n->shard + d % n->shard;
+	sh->KD = n->tp * n->shard;
+	sh->kx = x * n->eshard + k2 % n->eshard;
+	sh->KX = n->ee * n->eshard;
+}
+
+static void kind_sizes(const struct dc_ckpt_items *it, uint64_t e[KIND_COUNT], uint64_t x[KIND_COUNT])
+{
+	e[KIND_EMB] = it->embedding;
+	e[KIND_HEAD] = it->head;
+	e[KIND_DENSE] = it->dense_layer;
+	e[KIND_MOE] = it->moe_layer;
+	e[KIND_LIN_DENSE] = it->linear_dense_layer;
+	e[KIND_LIN_MOE] = it->linear_moe_layer;
+	memset(x, 0, KIND_COUNT * sizeof(x[0]));
+	x[KIND_HEAD] = it->head_experts;
+	x[KIND_MOE] = it->layer_experts;
+	x[KIND_LIN_MOE] = it->full_every ? it->layer_experts : 0;
+}
+
+/* the elements slice `ns` holds of the kinds counted in n */
+static uint64_t kinds_nslice(const uint64_t e[KIND_COUNT], const uint64_t x[KIND_COUNT], const uint64_t n[KIND_COUNT],
+			     const struct nslice *ns)
+{
+	uint64_t sum = 0;
+	for (int i = 0; i < KIND_COUNT; i++)
+		if (n[i])
+			sum += n[i] * (dc_ckpt_slice(e[i] - x[i], ns->kd, ns->KD) + dc_ckpt_slice(x[i], ns->kx, ns->KX));
+	return sum;
+}
+
+/* The old slices k of K that new slice `ns` of items [a, b) meets with a
+ * non-empty overlap: how many, the first and the last; 0 when none. The
+ * slice is two ranges [A, B) of each kind's item (its non-expert part and
+ * its experts); of an item of E elements, the old slices meeting [A, B)
+ * are k in [ceil((A + 1) K / E) - 1, ceil(B K / E) - 1] (floor(E k / K)
+ * < B, floor(E (k+1) / K) > A), each non-empty when E >= K: the ranges'
+ * intervals merged are the answer, O(kinds). A kind under K elements has
+ * empty old slices among its interval: then the intervals are walked, at
+ * most their length each. */
+static uint64_t old_slices_met(const struct dc_ckpt_items *it, uint64_t a, uint64_t b, const struct nslice *ns,
+			       uint64_t K, uint64_t *first, uint64_t *last)
+{
+	uint64_t e[KIND_COUNT], x[KIND_COUNT], cnt[KIND_COUNT] = {0};
+	uint64_t lo[2 * KIND_COUNT], hi[2 * KIND_COUNT], ra[2 * KIND_COUNT], rb[2 * KIND_COUNT], re[2 * KIND_COUNT];
+	uint64_t count = 0;
 	int m = 0, small = 0;
 
+	kind_sizes(it, e, x);
 	kinds_add(it, a, b, cnt);
 	for (int i = 0; i < KIND_COUNT; i++) {
-		uint64_t A, B;
+		uint64_t D = e[i] - x[i];
+		uint64_t A[2] = {cut(D, ns->kd, ns->KD), D + cut(x[i], ns->kx, ns->KX)};
+		uint64_t B[2] = {cut(D, ns->kd + 1, ns->KD), D + cut(x[i], ns->kx + 1, ns->KX)};
 		if (!cnt[i] || !e[i])
 			continue;
-		if (e[i] < K) {
+		if (e[i] < K)
 			small = 1;
-			break;
+		for (int h = 0; h < 2; h++) {
+			if (A[h] >= B[h])
+				continue;
+			lo[m] = (uint64_t)(((u128)(A[h] + 1) * K + e[i] - 1) / e[i]) - 1;
+			hi[m] = (uint64_t)(((u128)B[h] * K + e[i] - 1) / e[i]) - 1;
+			ra[m] = A[h];
+			rb[m] = B[h];
+			re[m] = e[i];
+			m++;
 		}
-		A = cut(e[i], k2, K2);
-		B = cut(e[i], k2 + 1, K2);
-		if (A >= B)
-			continue;
-		lo[m] = (uint64_t)(((u128)(A + 1) * K + e[i] - 1) / e[i]) - 1;
-		hi[m] = (uint64_t)(((u128)B * K + e[i] - 1) / e[i]) - 1;
-		m++;
 	}
-	if (small) {
-		uint64_t k_lo = cut(K, k2, K2);
-		uint64_t k_hi = min_u64(K, (uint64_t)(((u128)K * (k2 + 1) + K2 - 1) / K2)) - 1;
-		for (uint64_t k = k_lo; k <= k_hi; k++) {
-			if (!items_overlap(it, a, b, k, K, k2, K2))
+	/* sort by start (m <= 12), then sweep */
+	for (int i = 1; i < m; i++)
+		for (int j = i; j > 0 && lo[j] < lo[j - 1]; j--) {
+			uint64_t t;
+#define SWAP(v) (t = v[j], v[j] = v[j - 1], v[j - 1] = t)
+			SWAP(lo);
+			SWAP(hi);
+			SWAP(ra);
+			SWAP(rb);
+			SWAP(re);
+#undef SWAP
+		}
+	for (int i = 0; i < m;) {
+		uint64_t s0 = lo[i], e0 = hi[i];
+		int i0 = i;
+		for (i++; i < m && lo[i] <= e0 + 1; i++)
+			e0 = max_u64(e0, hi[i]);
+		if (!small) {
+			if (!count)
+				*first = s0;
+			*last = max_u64(count ? *last : e0, e0);
+			count += e0 - s0 + 1;
+			continue;
+		}
+		for (uint64_t k = s0; k <= e0; k++) {
+			int hit = 0;
+			for (int h = i0; h < i && !hit; h++)
+				hit = min_u64(cut(re[h], k + 1, K), rb[h]) > max_u64(cut(re[h], k, K), ra[h]);
+			if (!hit)
 				continue;
 			if (!count)
 				*first = k;
 			*last = k;
 			count++;
 		}
-		return count;
-	}
-	/* merge the intervals: sort by start (m <= 6), then sweep */
-	for (int i = 1; i < m; i++)
-		for (int j = i; j > 0 && lo[j] < lo[j - 1]; j--) {
-			uint64_t t = lo[j];
-			lo[j] = lo[j - 1];
-			lo[j - 1] = t;
-			t = hi[j];
-			hi[j] = hi[j - 1];
-			hi[j - 1] = t;
-		}
-	for (int i = 0; i < m;) {
-		uint64_t s0 = lo[i], e0 = hi[i];
-		for (i++; i < m && lo[i] <= e0 + 1; i++)
-			e0 = max_u64(e0, hi[i]);
-		if (!count)
-			*first = s0;
-		*last = max_u64(count ? *last : e0, e0);
-		count += e0 - s0 + 1;
 	}
 	return count;
-}
-
-/* New slice k' = t' dpcp' + d' holds, of a state held whole, its tp'
- * shard: slice t' of tp'; of a sharded one, slice t' G + (d' mod G) of tp'
- * G, which lies inside it (floor(E t' G / (tp' G)) = floor(E t' / tp')). */
-static void new_slices(const struct dc_ckpt_layout *n, uint64_t k2, uint64_t *kw, uint64_t *kwn, uint64_t *ks,
-		       uint64_t *ksn)
-{
-	uint64_t t = k2 / n->dpcp, d = k2 % n->dpcp;
-	*kw = t;
-	*kwn = n->tp;
-	*ks = t * n->shard + d % n->shard;
-	*ksn = n->tp * n->shard;
 }
 
 void dc_ckpt_read_of(const struct dc_plan *p, const struct dc_checkpoint_result *c, uint64_t j,
@@ -382,18 +410,20 @@ void dc_ckpt_read_of(const struct dc_plan *p, const struct dc_checkpoint_result 
 	uint64_t L = c->items.num_layers, s2 = j / n->slices, k2 = j % n->slices, a, b, s_lo, s_hi;
 	uint64_t first2 = dc_ckpt_even_first_layer(L, n->pp, s2);
 	uint64_t layers2 = dc_ckpt_even_first_layer(L, n->pp, s2 + 1) - first2;
-	uint64_t kw, kwn, ks, ksn, whole = 0, shard = 0, km, kmn;
+	uint64_t whole = 0, shard = 0, e[KIND_COUNT], x[KIND_COUNT];
+	struct nslice w, sl;
+	const struct nslice *wide;
 	int any = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->stage = s2;
 	out->tp_rank = k2 / n->dpcp;
 	out->dp_rank = k2 % n->dpcp;
-	new_slices(n, k2, &kw, &kwn, &ks, &ksn);
-	/* the old shards met: those of its widest slice, the tp' shard when
+	new_slices(n, k2, &w, &sl);
+	kind_sizes(&c->items, e, x);
+	/* the old shards met: those of its widest slice, the whole one when
 	 * any state is held whole (the sharded slices lie inside it) */
-	km = sh == DC_SHARD_FSDP ? ks : kw;
-	kmn = sh == DC_SHARD_FSDP ? ksn : kwn;
+	wide = sh == DC_SHARD_FSDP ? &sl : &w;
 	dc_ckpt_stage_items(L, n->pp, s2, first2, layers2, &a, &b);
 	saved_chunks_meeting(p, L, a, b, &s_lo, &s_hi);
 	for (uint64_t q = s_lo; q <= s_hi; q++) {
@@ -404,7 +434,8 @@ void dc_ckpt_read_of(const struct dc_plan *p, const struct dc_checkpoint_result 
 		if (cb <= ca)
 			continue;
 		{
-			uint64_t kf = 0, kl = 0, met = old_slices_met(&c->items, ca, cb, km, o->slices, kmn, &kf, &kl);
+			uint64_t kf = 0, kl = 0, met = old_slices_met(&c->items, ca, cb, wide, o->slices, &kf, &kl);
+			uint64_t cnt[KIND_COUNT] = {0};
 			if (!met)
 				continue;
 			if (!any) {
@@ -419,8 +450,9 @@ void dc_ckpt_read_of(const struct dc_plan *p, const struct dc_checkpoint_result 
 			out->old_shards += met;
 			/* the old slices partition every item: their overlaps
 			 * with a new slice add up to it */
-			whole += dc_ckpt_items_slice(&c->items, ca, cb, kw, kwn);
-			shard += dc_ckpt_items_slice(&c->items, ca, cb, ks, ksn);
+			kinds_add(&c->items, ca, cb, cnt);
+			whole += kinds_nslice(e, x, cnt, &w);
+			shard += kinds_nslice(e, x, cnt, &sl);
 		}
 	}
 	out->params_elements = sh == DC_SHARD_FSDP ? shard : whole;
@@ -517,6 +549,35 @@ static uint64_t first_largest(const uint64_t e[KIND_COUNT], const uint64_t n[KIN
 	return r ? K - 1 : 0;
 }
 
+/* Of a part of the items (sizes e, counts n) sliced as the new ranks
+ * hold it: k' in blocks of `blk` (the whole slice k' / blk of KW, the
+ * sharded one (k' / blk) G + (k' mod G) of KW G): the first k' whose
+ * slices hold the most, tw whole and ts sharded. */
+static uint64_t first_top(const uint64_t e[KIND_COUNT], const uint64_t n[KIND_COUNT], uint64_t KW, uint64_t G,
+			  uint64_t blk, uint64_t wb, uint64_t sb, uint64_t tw, uint64_t ts)
+{
+	uint64_t KS = KW * G, kw, ks = 0;
+	if (sb == 0 || fewest_remainders(e, n, KS) == 0) {
+		/* the sharded slices all alike (or none): the first whole
+		 * slice that is the largest, its first rank */
+		kw = wb ? first_largest(e, n, KW, tw) : 0;
+	} else {
+		uint64_t r = fewest_remainders(e, n, KS), m;
+		kw = KW - 1;
+		ks = KS - 1;
+		for (m = 1; m <= r; m++) {
+			uint64_t k = carry_point(m, KS, r);
+			if (kinds_slice(e, n, k, KS) == ts && (wb == 0 || kinds_slice(e, n, k / G, KW) == tw)) {
+				kw = k / G;
+				ks = k;
+				break;
+			}
+		}
+		ks %= G;
+	}
+	return kw * blk + ks;
+}
+
 /* The restore's reads without walking the new ranks. New rank (s', k'),
  * k' = t' dpcp' + d', holds of its stage's items [a, b) its tp' shard
  * (slice t' of tp') of every state held whole and slice t' G + (d' mod G)
@@ -539,17 +600,23 @@ static uint64_t first_largest(const uint64_t e[KIND_COUNT], const uint64_t n[KIN
  *   checked in order against the whole states' t' = k / G.
  * The largest rank is the first such k' of the first stage with the
  * largest read, as the walk in rank order finds it (docs/checkpoint-and-loss.md,
- * "Restore into another layout"). */
+ * "Restore into another layout"). A stage holding routed experts (sliced
+ * over ep' x etp', x = k' / erep: new_slices) has its largest read on its
+ * last rank too, every part's last slice; the first rank with it is found
+ * as above over whichever part, the non-expert one or the experts,
+ * slices unevenly when the other slices evenly; when both do, the stage's
+ * last rank is shown (the bytes exact, the tie not always its first). */
 static void restore_reads(const struct dc_plan *p, struct dc_checkpoint_result *c)
 {
 	const struct dc_ckpt_layout *n = &c->restored;
 	const struct dc_ckpt_items *it = &c->items;
 	uint64_t L = it->num_layers, KW = n->tp, KS = n->tp * n->shard, best = 0, best_stage = 0;
-	uint64_t wb = c->whole_bytes_per_element, sb = c->shard_bytes_per_element, tw = 0, ts = 0, kw, ks = 0;
-	uint64_t e[KIND_COUNT] = {it->embedding, it->head, it->dense_layer, it->moe_layer, it->linear_dense_layer,
-				  it->linear_moe_layer};
-	uint64_t bn[KIND_COUNT] = {0};
+	uint64_t wb = c->whole_bytes_per_element, sb = c->shard_bytes_per_element;
+	uint64_t e[KIND_COUNT], x[KIND_COUNT], bn[KIND_COUNT] = {0}, bx = 0;
+	struct nslice lw, ls;
 
+	kind_sizes(it, e, x);
+	new_slices(n, n->slices - 1, &lw, &ls);
 	for (uint64_t s2 = 0; s2 < n->pp; s2++) {
 		uint64_t first2 = dc_ckpt_even_first_layer(L, n->pp, s2);
 		uint64_t layers2 = dc_ckpt_even_first_layer(L, n->pp, s2 + 1) - first2, a, b, q_lo, q_hi, top, mw, ms;
@@ -561,14 +628,18 @@ static void restore_reads(const struct dc_plan *p, struct dc_checkpoint_result *
 			saved_chunk_items(p, L, q, &fa, &fb);
 			kinds_add(it, max_u64(fa, a), min_u64(fb, b), cnt);
 		}
-		mw = kinds_slice(e, cnt, KW - 1, KW);
-		ms = kinds_slice(e, cnt, KS - 1, KS);
+		/* the stage's last rank holds the last slice of every kind and
+		 * part: ceil(E / K) each, the most */
+		mw = kinds_nslice(e, x, cnt, &lw);
+		ms = kinds_nslice(e, x, cnt, &ls);
 		top = mw * wb + ms * sb;
 		if (s2 == 0 || top > best) {
+			uint64_t ex = 0;
+			for (int i = 0; i < KIND_COUNT; i++)
+				ex |= cnt[i] && x[i];
 			best = top;
 			best_stage = s2;
-			tw = mw;
-			ts = ms;
+			bx = ex;
 			memcpy(bn, cnt, sizeof(bn));
 		}
 	}
@@ -576,25 +647,31 @@ static void restore_reads(const struct dc_plan *p, struct dc_checkpoint_result *
 	c->restore_read_max_rank = best_stage * n->slices;
 	if (best == 0)
 		return; /* every read is 0 B: new rank 0 */
-	if (sb == 0 || fewest_remainders(e, bn, KS) == 0) {
-		/* the sharded slices all alike (or none): the first t' whose
-		 * whole slice is the largest, d' = 0 */
-		kw = wb ? first_largest(e, bn, KW, tw) : 0;
-	} else {
-		uint64_t r = fewest_remainders(e, bn, KS), m;
-		kw = KW - 1;
-		ks = KS - 1;
-		for (m = 1; m <= r; m++) {
-			uint64_t k = carry_point(m, KS, r);
-			if (kinds_slice(e, bn, k, KS) == ts && (wb == 0 || kinds_slice(e, bn, k / n->shard, KW) == tw)) {
-				kw = k / n->shard;
-				ks = k;
-				break;
-			}
+	{
+		uint64_t d[KIND_COUNT], KX = n->ee, KXS = n->ee * n->eshard;
+		int dense_even, expert_even;
+		for (int i = 0; i < KIND_COUNT; i++)
+			d[i] = e[i] - x[i];
+		dense_even = (wb == 0 || fewest_remainders(d, bn, KW) == 0) && (sb == 0 || fewest_remainders(d, bn, KS) == 0);
+		expert_even = !bx || ((wb == 0 || fewest_remainders(x, bn, KX) == 0) &&
+				      (sb == 0 || fewest_remainders(x, bn, KXS) == 0));
+		if (expert_even) {
+			/* every rank holds as much of the experts: the first
+			 * rank whose non-expert slices are the largest */
+			c->restore_read_max_rank += first_top(d, bn, KW, n->shard, n->dpcp, wb, sb,
+							       kinds_slice(d, bn, KW - 1, KW), kinds_slice(d, bn, KS - 1, KS));
+		} else if (dense_even) {
+			/* the same over the expert slices: x = k' / erep, the
+			 * sharded x Ge + (k' mod Ge) */
+			c->restore_read_max_rank += first_top(x, bn, KX, n->eshard, n->erep, wb, sb,
+							       kinds_slice(x, bn, KX - 1, KX), kinds_slice(x, bn, KXS - 1, KXS));
+		} else {
+			/* both parts sliced unevenly: the stage's last rank,
+			 * which holds the last slice of each (not always the
+			 * first with that read) */
+			c->restore_read_max_rank += n->slices - 1;
 		}
-		ks %= n->shard;
 	}
-	c->restore_read_max_rank = best_stage * n->slices + kw * n->dpcp + ks;
 }
 
 /* The states the sharding holds whole per tp x pp shard (replicated over
@@ -608,30 +685,46 @@ static void restore_shards(const struct dc_plan *p, const struct dc_ckpt_restore
 	const struct dc_precision *pr = &p->in->precision;
 	enum dc_sharding sh = p->layout.sharding;
 	struct dc_ckpt_layout *n = &c->restored;
-	uint64_t r = dc_gcd_u64(p->layout.dp_replicate ? p->layout.dp_replicate : 1, rs->dp);
+	uint64_t r = dc_gcd_u64(p->layout.dp_replicate ? p->layout.dp_replicate : 1, rs->dp), re;
+	/* the routed experts as the ledger holds them on the new layout:
+	 * over ep' x etp' (parallel.etp, else the new tp: the loader's
+	 * rule), replicated over the K' / (ep' x etp') expert-data-parallel
+	 * ranks of a stage */
+	uint64_t etp = p->in->parallel.etp ? p->in->parallel.etp : rs->tp;
 
 	c->sharding = sh;
+	n->ee = (rs->ep ? rs->ep : 1) * etp;
+	if (n->ee == 0 || n->slices % n->ee != 0)
+		n->ee = n->tp; /* not reached for a valid restore (rule_restore) */
+	n->erep = n->slices / n->ee;
+	re = dc_gcd_u64(r, n->erep);
 
 	if (sh == DC_SHARD_NONE) {
 		n->shard = 1;
 		n->replicas = n->dpcp;
+		n->eshard = 1;
 		c->whole_bytes_per_element = pr->param_bytes + pr->master_bytes + pr->optimizer_bytes;
 		c->shard_bytes_per_element = 0;
 		c->params_readers = c->master_optimizer_readers = n->dpcp;
+		c->expert_params_readers = c->expert_master_optimizer_readers = n->erep;
 		return;
 	}
 	n->replicas = r;
 	n->shard = n->dpcp / r;
+	n->eshard = n->erep / re;
 	if (sh == DC_SHARD_FSDP) {
 		c->whole_bytes_per_element = 0;
 		c->shard_bytes_per_element = pr->param_bytes + pr->master_bytes + pr->optimizer_bytes;
 		c->params_readers = c->master_optimizer_readers = r;
+		c->expert_params_readers = c->expert_master_optimizer_readers = re;
 		return;
 	}
 	c->whole_bytes_per_element = pr->param_bytes;
 	c->shard_bytes_per_element = pr->master_bytes + pr->optimizer_bytes;
 	c->params_readers = n->dpcp;
 	c->master_optimizer_readers = r;
+	c->expert_params_readers = n->erep;
+	c->expert_master_optimizer_readers = re;
 }
 
 int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result *m, const struct dc_batch *bt,
@@ -649,6 +742,12 @@ int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result
 		return -1;
 	layout_of(p->layout.tp, p->layout.pp, p->layout.dp, p->layout.cp, &c->saved);
 	layout_of(rs->tp, rs->pp, rs->dp, rs->cp, &c->restored);
+	{
+		uint64_t nd, nm, nl[2];
+		const struct dc_ckpt_items *it = &c->items;
+		layer_kinds(it, 0, it->num_layers, &nd, &nm, nl);
+		c->expert_elements = (nm + (it->full_every ? nl[1] : 0)) * it->layer_experts + it->head_experts;
+	}
 	c->state_bytes_per_element = pr->param_bytes + pr->master_bytes + pr->optimizer_bytes;
 	c->params_bytes = dc_ck_mul(&k, c->items.total, pr->param_bytes);
 	c->master_bytes = dc_ck_mul(&k, c->items.total, pr->master_bytes);
@@ -764,9 +863,12 @@ int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result
 		 * 2^21 replicas): flagged, not an error, as every rank's own
 		 * read still fits */
 		struct dc_ck kt = {0};
-		uint64_t total = dc_ck_add(&kt, dc_ck_mul(&kt, c->params_bytes, c->params_readers),
-					   dc_ck_mul(&kt, dc_ck_add(&kt, c->master_bytes, c->optimizer_bytes),
-						     c->master_optimizer_readers));
+		uint64_t X = c->expert_elements, D = c->items.total - X, mo = pr->master_bytes + pr->optimizer_bytes;
+		uint64_t total = dc_ck_add(&kt, dc_ck_mul(&kt, dc_ck_mul(&kt, D, pr->param_bytes), c->params_readers),
+					   dc_ck_mul(&kt, dc_ck_mul(&kt, D, mo), c->master_optimizer_readers));
+		total = dc_ck_add(&kt, total,
+				  dc_ck_add(&kt, dc_ck_mul(&kt, dc_ck_mul(&kt, X, pr->param_bytes), c->expert_params_readers),
+					    dc_ck_mul(&kt, dc_ck_mul(&kt, X, mo), c->expert_master_optimizer_readers)));
 		c->read_total_overflow = kt.overflow;
 		c->read_bytes_total = kt.overflow ? 0 : total;
 	}

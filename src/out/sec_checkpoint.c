@@ -21,6 +21,7 @@ struct restore_view {
 	uint64_t step, samples_consumed, global_batch, new_global_batch, new_micro_batch, new_grad_accum;
 	int batch_kept;
 	uint64_t read_bytes_total, states_bytes, params_readers, master_optimizer_readers;
+	uint64_t expert_elements, expert_params_readers, expert_master_optimizer_readers;
 	int read_total_overflow; /* the sum passes 2^64: null */
 	int conserved;
 	const char *batch_note;
@@ -170,6 +171,12 @@ static int total_overflows(const void *base)
 	return ((const struct restore_view *)base)->read_total_overflow;
 }
 
+/* the routed experts' reader counts: a MoE model's alone */
+static int has_experts(const void *base)
+{
+	return ((const struct restore_view *)base)->expert_elements != 0;
+}
+
 #define RV(m) offsetof(struct restore_view, m)
 static const struct dc_field restore_fields[] = {
 	{"tp", "tp", DC_U_COUNT, DC_FT_U64, RV(tp)},
@@ -186,6 +193,10 @@ static const struct dc_field restore_fields[] = {
 	{"params_readers", "new ranks reading each parameter", DC_U_COUNT, DC_FT_U64, RV(params_readers)},
 	{"master_optimizer_readers", "new ranks reading each master/optimizer value", DC_U_COUNT, DC_FT_U64,
 	 RV(master_optimizer_readers)},
+	{"expert_params_readers", "new ranks reading each expert parameter", DC_U_COUNT, DC_FT_U64,
+	 RV(expert_params_readers), .shown = has_experts},
+	{"expert_master_optimizer_readers", "new ranks reading each expert master/opt. value",
+	 DC_U_COUNT, DC_FT_U64, RV(expert_master_optimizer_readers), .shown = has_experts},
 	{"every_element_once", "every element read exactly once", DC_U_NONE, DC_FT_BOOL, RV(conserved)},
 	{"largest_read_rank", "the new rank reading the most (stage x K' + k')", DC_U_COUNT, DC_FT_U64, RV(read_max_rank)},
 	{"largest_read_bytes", "its states", DC_U_BYTES, DC_FT_U64, RV(read_max_bytes)},
@@ -248,12 +259,29 @@ static void accept_text(const struct dc_checkpoint_result *c, uint64_t i, struct
 		break;
 	case 3:
 		r->scenario = re;
-		if (c->params_readers == 1 && c->master_optimizer_readers == 1)
+		if (c->params_readers == 1 && c->master_optimizer_readers == 1 &&
+		    (!c->expert_elements ||
+		     (c->expert_params_readers == 1 && c->expert_master_optimizer_readers == 1)))
 			dc_text_fmt(r->condition, sizeof(r->condition),
 				    "every element read exactly once: the %llu new ranks read %llu bytes of parameters, master copy and optimizer states, summed, equal to the %llu saved (%s)",
 				    (unsigned long long)c->restored.world, (unsigned long long)c->read_bytes_total,
 				    (unsigned long long)c->states_bytes,
 				    c->read_bytes_total == c->states_bytes ? "holds" : "FAILS");
+		else if (c->expert_elements && !c->read_total_overflow)
+			dc_text_fmt(r->condition, sizeof(r->condition),
+				    "every element read by each new rank holding it, not once: each parameter by %llu new ranks and each master and optimizer element by %llu (their replicas under sharding %s), of the routed experts by %llu and %llu (the expert-data-parallel ranks), %llu bytes summed over the %llu new ranks against the %llu saved",
+				    (unsigned long long)c->params_readers, (unsigned long long)c->master_optimizer_readers,
+				    dc_sharding_name(c->sharding), (unsigned long long)c->expert_params_readers,
+				    (unsigned long long)c->expert_master_optimizer_readers,
+				    (unsigned long long)c->read_bytes_total, (unsigned long long)c->restored.world,
+				    (unsigned long long)c->states_bytes);
+		else if (c->expert_elements)
+			dc_text_fmt(r->condition, sizeof(r->condition),
+				    "every element read by each new rank holding it, not once: each parameter by %llu new ranks and each master and optimizer element by %llu (their replicas under sharding %s), of the routed experts by %llu and %llu (the expert-data-parallel ranks), more than 2^64 bytes summed over the %llu new ranks against the %llu saved",
+				    (unsigned long long)c->params_readers, (unsigned long long)c->master_optimizer_readers,
+				    dc_sharding_name(c->sharding), (unsigned long long)c->expert_params_readers,
+				    (unsigned long long)c->expert_master_optimizer_readers,
+				    (unsigned long long)c->restored.world, (unsigned long long)c->states_bytes);
 		else if (c->read_total_overflow)
 			dc_text_fmt(r->condition, sizeof(r->condition),
 				    "every element read by each new rank holding it, not once: each parameter by %llu new ranks, each master and optimizer element by %llu (their replicas under sharding %s), more than 2^64 bytes summed over the %llu new ranks against the %llu saved",
@@ -365,6 +393,9 @@ static void view(const struct dc_run *run, void *out)
 	r->read_bytes_total = c->read_bytes_total;
 	r->params_readers = c->params_readers;
 	r->master_optimizer_readers = c->master_optimizer_readers;
+	r->expert_elements = c->expert_elements;
+	r->expert_params_readers = c->expert_params_readers;
+	r->expert_master_optimizer_readers = c->expert_master_optimizer_readers;
 	r->conserved = !c->read_total_overflow && c->read_bytes_total == c->states_bytes;
 	r->read_total_overflow = c->read_total_overflow;
 	r->step = c->step;
@@ -426,26 +457,8 @@ static const struct dc_field fields[] = {
 
 _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 
-/* Routed experts: the restore splits every item over tp' and the shard
- * group alone, where the memory ledger holds experts over ep x etp and
- * replicates them over the expert-data-parallel ranks only */
-static void warn(const struct dc_plan *p, const struct dc_results *res, const char *config_name,
-		 struct dc_diag *diag)
-{
-	const struct dc_config *in = p->in;
-	(void)res;
-	(void)config_name;
-	if (in->model.num_experts && (p->layout.ep > 1 || in->checkpoint.restore.ep > 1))
-		dc_diag_warn(diag,
-			     "'checkpoint.restore': the routed experts are restored as the dense layers are, whole per "
-			     "tp' shard and read by every dp' x cp' rank (or split over the shard group), not split over "
-			     "ep' x etp' and replicated over the expert-data-parallel ranks as the memory ledger holds "
-			     "them: the restore's states per rank, its fits line and its reader counts overstate a MoE "
-			     "rank's, the experts' share by up to ep (docs/checkpoint-and-loss.md)");
-}
-
 const struct dc_section dc_section_checkpoint = {
 	"checkpoint", "Checkpoint",
 	"checkpoint save by rank and kind, time, save-phase memory, restore map, acceptance",
-	DC_EST_BIT(DC_EST_CHECKPOINT), sizeof(struct view), view, DC_FIELDS(fields), NULL, warn,
+	DC_EST_BIT(DC_EST_CHECKPOINT), sizeof(struct view), view, DC_FIELDS(fields), NULL, NULL,
 };
