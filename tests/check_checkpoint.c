@@ -15,18 +15,25 @@
 
 /* configs/systems.json (Llama-2-7B shape, 2 nodes x 4 GPUs, TP 4, DP 2)
  * with --set overrides */
-static void systems_set(struct dc_config *c, const char *const *sets, size_t n)
+/* configs/NAME with `sets` (at most 8) */
+static void config_set(const char *name, struct dc_config *c, const char *const *sets, size_t n)
 {
 	char path[512];
 	struct dc_override ov[8];
 	struct dc_diag d;
+	ck_assert(n <= 8);
 	for (size_t i = 0; i < n; i++)
 		ov[i] = (struct dc_override){sets[i], 0};
-	snprintf(path, sizeof(path), "%s/configs/systems.json", DC_SOURCE_DIR);
+	snprintf(path, sizeof(path), "%s/configs/%s", DC_SOURCE_DIR, name);
 	dc_diag_init(&d);
 	if (dc_config_load_file(path, ov, n, c, &d) != 0)
 		ck_abort_msg("rejected: %s", d.count ? d.entries[0].text : "?");
 	dc_diag_release(&d);
+}
+
+static void systems_set(struct dc_config *c, const char *const *sets, size_t n)
+{
+	config_set("systems.json", c, sets, n);
 }
 
 static void run(const struct dc_config *c, struct dc_plan *p, struct dc_results *r, uint32_t what)
@@ -578,16 +585,7 @@ END_TEST
 /* configs/mixtral-8x7b-ep.json with `sets` */
 static void moe_set(struct dc_config *c, const char *const *sets, size_t n)
 {
-	char path[512];
-	struct dc_override ov[8];
-	struct dc_diag d;
-	for (size_t i = 0; i < n; i++)
-		ov[i] = (struct dc_override){sets[i], 0};
-	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
-	dc_diag_init(&d);
-	if (dc_config_load_file(path, ov, n, c, &d) != 0)
-		ck_abort_msg("rejected: %s", d.count ? d.entries[0].text : "?");
-	dc_diag_release(&d);
+	config_set("mixtral-8x7b-ep.json", c, sets, n);
 }
 
 /* Mixtral-8x7B (hidden 4,096, 32 heads, 8 KV heads, FFN 14,336, 8
