@@ -765,6 +765,20 @@ START_TEST(test_ep_on_the_stage_with_moe_layers)
 	ck_assert_uint_eq(m.ep_stage, 0);
 	ck_assert_uint_eq(m.moe_layers, 1);
 	ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 3758096384ull);
+	/* 8 layers, [4, 2, 1, 1]: stage 0, the heaviest, holds one MoE layer
+	 * and stage 1 two: EP on stage 1's two, the first case's 64 + 64
+	 * calls and 7,516,192,768 B */
+	ov[0] = (struct dc_override){"model.num_layers=8", 0};
+	ov[6] = (struct dc_override){"parallel.pipeline_layers=[4,2,1,1]", 0};
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, ov, 7, &c, &d), 0);
+	dc_diag_release(&d);
+	m = compute(&c);
+	ck_assert_uint_eq(m.stage, 0);
+	ck_assert_uint_eq(m.ep_stage, 1);
+	ck_assert_uint_eq(m.moe_layers, 2);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].coll[0].count, 64);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 7516192768ull);
 }
 END_TEST
 

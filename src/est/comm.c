@@ -180,7 +180,7 @@ static void reshard_verify(const struct dc_plan *p, const struct dc_comm *c)
 #endif
 
 /* The stage whose MoE layers the EP axis prices when the analysed one
- * holds none (DeepSeek-V3's dense first layers with the embedding, the
+ * holds fewer (DeepSeek-V3's dense first layers with the embedding, the
  * heaviest stage): the one with the most MoE layers, the first on a tie.
  * A segment's stages hold the same layers (plan.h). Returns its
  * parameters, NULL when no stage holds a MoE layer. */
@@ -233,13 +233,13 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 		}
 	}
 	c->layers = best.layers;
-	/* the EP calls are per MoE layer: priced on a stage that holds
-	 * some when the analysed one holds none (a MoE model's segments
-	 * searched only then) */
+	/* the EP calls are per MoE layer: priced on the stage that holds
+	 * the most (a MoE model's segments searched), the analysed one
+	 * when it holds as many */
 	c->ep_stage = c->stage;
-	if (best.moe_layers == 0 && !dual && p->in->model.num_experts > 0)
+	if (!dual && p->in->model.num_experts > 0)
 		moe = most_moe_stage(p, &moe_stage);
-	if (best.moe_layers == 0 && moe)
+	if (moe && moe->moe_layers > best.moe_layers)
 		c->ep_stage = moe_stage;
 	else
 		moe = &best;
