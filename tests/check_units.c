@@ -114,8 +114,8 @@ END_TEST
  * prefix letter in both cases */
 START_TEST(test_unit_hints_parse)
 {
-	static const char *const bw[] = {"bps", "Bps", "B/S", "b/S", "bit/S", "iBps", "ibps", "IBps"};
-	static const char *const sz[] = {"b", "ib"};
+	static const char *const bw[] = {"", "bps", "Bps", "B/S", "b/S", "bit/S", "iBps", "ibps", "IBps"};
+	static const char *const sz[] = {"", "b", "ib"};
 	const char prefixes[] = "kKmMgGtTpPx";
 	for (size_t i = 0; i < sizeof(prefixes) - 1; i++) {
 		for (size_t j = 0; j < sizeof(bw) / sizeof(bw[0]) + sizeof(sz) / sizeof(sz[0]); j++) {
@@ -181,6 +181,7 @@ START_TEST(test_bandwidth_errors)
 	bw_err("100 kib/s", "unknown unit 'kib/s' (units are case-sensitive): write '100 KiB/s' (2^10 bytes/s)");
 	bw_err("10 GiBps", "unknown unit 'GiBps': write '10 GiB/s' (2^30 bytes per second; binary units have no bit rate)");
 	bw_err("10 Pbps", "unknown bandwidth unit 'Pbps': use B/s, kB/s, MB/s, GB/s, TB/s, KiB/s..TiB/s, or bits b/s, kb/s, Mb/s, Gb/s, Tb/s");
+	bw_err("10 P", "unknown bandwidth unit 'P': use B/s, kB/s, MB/s, GB/s, TB/s, KiB/s..TiB/s, or bits b/s, kb/s, Mb/s, Gb/s, Tb/s");
 	bw_err("10 bps", "ambiguous unit 'bps': write '10 B/s' (bytes per second) or '10 b/s' (bits per second)");
 	bw_err("10 GB", "'GB' is a size, not a bandwidth: write '10 GB/s'");
 	bw_err("-5 GB/s", "must not be negative, got '-5 GB/s'");

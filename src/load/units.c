@@ -148,14 +148,13 @@ static void explain_unit(enum dc_quantity q, const struct split *sp, char *err, 
 			 u, n, sp->num);
 		return;
 	}
-	/* a bare prefix: "80G", "80 M" */
-	if (strlen(u) == 1 && strchr("kKMGTP", *u)) {
-		char up = *u == 'k' ? 'k' : (char)toupper((unsigned char)*u);
-		char bi = up == 'k' ? 'K' : up;
+	/* a bare prefix: "80G", "80 M" (no bandwidth unit has P: the list) */
+	if (strlen(u) == 1 && strchr("kKMGTP", *u) && (q == DC_Q_BYTES || *u != 'P')) {
+		char up = canon_prefix(*u);
+		int e = prefix_exp10(up);
 		if (q == DC_Q_BYTES)
 			snprintf(err, errlen, "ambiguous unit '%s': write '%.*s %cB' (10^%d bytes) or '%.*s %ciB' (2^%d bytes)",
-				 u, n, sp->num, up, up == 'k' ? 3 : up == 'M' ? 6 : up == 'G' ? 9 : up == 'T' ? 12 : 15,
-				 n, sp->num, bi, up == 'k' ? 10 : up == 'M' ? 20 : up == 'G' ? 30 : up == 'T' ? 40 : 50);
+				 u, n, sp->num, up, e, n, sp->num, up == 'k' ? 'K' : up, 10 * (e / 3));
 		else
 			snprintf(err, errlen, "ambiguous unit '%s': write '%.*s %cB/s' (bytes per second) or '%.*s %cb/s' (bits per second)",
 				 u, n, sp->num, up, n, sp->num, up);
@@ -229,11 +228,6 @@ static void explain_unit(enum dc_quantity q, const struct split *sp, char *err, 
 					 10 * (prefix_exp10(p) / 3));
 			return;
 		}
-	}
-	if (strcmp(u, "KB") == 0 || strcmp(u, "Kb") == 0) {
-		snprintf(err, errlen, "ambiguous unit '%s': write '%.*s kB' (10^3 bytes) or '%.*s KiB' (2^10 bytes)",
-			 u, n, sp->num, n, sp->num);
-		return;
 	}
 	snprintf(err, errlen, "unknown size unit '%s': use B, kB, MB, GB, TB, PB or KiB, MiB, GiB, TiB, PiB", u);
 }
