@@ -713,6 +713,16 @@ END_TEST
  * carries each point to point in 8.4 + 5 us + 58,720,256 / 3e11 s =
  * 209.134186667 us: 128 calls 26.7691758933 ms. Before, stage 0's 0 MoE
  * layers left EP out of play. */
+/* configs at `path` under the seven overrides `ov`, its comm */
+static struct dc_comm ep_compute(const char *path, const struct dc_override *ov, struct dc_config *c)
+{
+	struct dc_diag d;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, ov, 7, c, &d), 0);
+	dc_diag_release(&d);
+	return compute(c);
+}
+
 START_TEST(test_ep_on_the_stage_with_moe_layers)
 {
 	static const char *const sets[] = {"model.num_layers=7", "model.dense_layers=3", "parallel.tp=1",
@@ -720,16 +730,12 @@ START_TEST(test_ep_on_the_stage_with_moe_layers)
 					   "parallel.pipeline_layers=[3,2,1,1]"};
 	struct dc_override ov[7];
 	struct dc_config c;
-	struct dc_diag d;
 	struct dc_comm m;
 	char path[512];
 	for (size_t i = 0; i < 7; i++)
 		ov[i] = (struct dc_override){sets[i], 0};
 	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
-	dc_diag_init(&d);
-	ck_assert_int_eq(dc_config_load_file(path, ov, 7, &c, &d), 0);
-	dc_diag_release(&d);
-	m = compute(&c);
+	m = ep_compute(path, ov, &c);
 	ck_assert_uint_eq(m.stage, 0);
 	ck_assert_uint_eq(m.ep_stage, 1);
 	ck_assert_uint_eq(m.layers, 3);
@@ -745,10 +751,7 @@ START_TEST(test_ep_on_the_stage_with_moe_layers)
 	/* dense_layers 6: layer 7 alone has experts, on stage 3: 32 + 32
 	 * calls, 64 x 58,720,256 = 3,758,096,384 B */
 	ov[1] = (struct dc_override){"model.dense_layers=6", 0};
-	dc_diag_init(&d);
-	ck_assert_int_eq(dc_config_load_file(path, ov, 7, &c, &d), 0);
-	dc_diag_release(&d);
-	m = compute(&c);
+	m = ep_compute(path, ov, &c);
 	ck_assert_uint_eq(m.stage, 0);
 	ck_assert_uint_eq(m.ep_stage, 3);
 	ck_assert_uint_eq(m.moe_layers, 1);
@@ -757,10 +760,7 @@ START_TEST(test_ep_on_the_stage_with_moe_layers)
 	 * is priced as before, its own */
 	ov[1] = (struct dc_override){"model.dense_layers=3", 0};
 	ov[6] = (struct dc_override){"parallel.pipeline_layers=[4,1,1,1]", 0};
-	dc_diag_init(&d);
-	ck_assert_int_eq(dc_config_load_file(path, ov, 7, &c, &d), 0);
-	dc_diag_release(&d);
-	m = compute(&c);
+	m = ep_compute(path, ov, &c);
 	ck_assert_uint_eq(m.stage, 0);
 	ck_assert_uint_eq(m.ep_stage, 0);
 	ck_assert_uint_eq(m.moe_layers, 1);
@@ -770,10 +770,7 @@ START_TEST(test_ep_on_the_stage_with_moe_layers)
 	 * calls and 7,516,192,768 B */
 	ov[0] = (struct dc_override){"model.num_layers=8", 0};
 	ov[6] = (struct dc_override){"parallel.pipeline_layers=[4,2,1,1]", 0};
-	dc_diag_init(&d);
-	ck_assert_int_eq(dc_config_load_file(path, ov, 7, &c, &d), 0);
-	dc_diag_release(&d);
-	m = compute(&c);
+	m = ep_compute(path, ov, &c);
 	ck_assert_uint_eq(m.stage, 0);
 	ck_assert_uint_eq(m.ep_stage, 1);
 	ck_assert_uint_eq(m.moe_layers, 2);
