@@ -6,6 +6,7 @@
 #include "distcalc/sweep.h"
 #include "distcalc/util.h"
 
+#include <math.h>
 #include <stdalign.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -147,6 +148,29 @@ static void drop_same_mfu(struct dc_sweep *sw)
 			return;
 	}
 	drop_metric(sw, (size_t)b);
+}
+
+/* A byte column's table cells are GiB to three decimals, so a value under
+ * half a MiB (a ring swept from 1 KiB) would read 0.000 beside gigabytes:
+ * such a column shows whole bytes, grouped (1,792 and 1,879,048,192). Its
+ * JSON and CSV values are bytes either way. */
+static void small_bytes_raw(struct dc_sweep *sw)
+{
+	for (size_t k = 0; k < sw->nmetrics; k++) {
+		if (sw->metric[k].unit != DC_U_BYTES)
+			continue;
+		for (size_t i = 0; i < sw->npoints; i++) {
+			const struct dc_sweep_point *pt = &sw->points[i];
+			double v;
+			if (!pt->ok || pt->null[k])
+				continue;
+			v = sw->metric[k].type == DC_FT_U64 ? (double)pt->cell[k].u : fabs(pt->cell[k].d);
+			if (v > 0 && v < 0.0005 * DC_GIB) {
+				sw->metric[k].unit = DC_U_BYTES_RAW;
+				break;
+			}
+		}
+	}
 }
 
 /* The config keys a sweep can change the GPU count with: the nodes, the
@@ -833,6 +857,7 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 		drop_unused_sharding(sw);
 		drop_same_mfu(sw);
 	}
+	small_bytes_raw(sw);
 
 	if (dc_report_take_warnings(r, diag) != 0)
 		goto oom;
