@@ -333,6 +333,54 @@ START_TEST(test_restore_ddp_and_zero1_by_hand)
 }
 END_TEST
 
+/* parallel.offload keeps the master copy and the optimizer states in host
+ * memory (and under "optimizer+params" the parameter shards): the restore
+ * reads them into the host tensors, the GPU holds the rest. systems.json
+ * (tp 4, dp 2) restored onto its own layout, by hand:
+ * - zero1 + optimizer: each rank reads its tp shard of the parameters whole,
+ *   SEVEN_B / 4 x 2 B = 3,369,207,808 B, and half of its tp shard of the
+ *   12 B states, SEVEN_B / 8 x 12 = 10,107,623,424 B: 13,476,831,232 B read,
+ *   3,369,207,808 of them into the GPU; with the 512 MiB context
+ *   3,906,078,720 B. Without offload all 13,476,831,232 + 536,870,912.
+ * - fsdp + optimizer+params: every state sharded and offloaded, SLICE x 14 =
+ *   11,792,227,328 B read, none into the GPU: the context alone.
+ * - none (DDP) + optimizer: the tp shard of everything whole, 1,684,603,904 x
+ *   14 = 23,584,454,656 B read, the parameters' 3,369,207,808 into the GPU. */
+START_TEST(test_restore_offload_by_hand)
+{
+	static struct dc_config c;
+	static struct dc_plan p;
+	static struct dc_results r;
+	const char *const z1[] = {"parallel.sharding=\"zero1\"", "parallel.offload=\"optimizer\""};
+	const char *const fs[] = {"parallel.sharding=\"fsdp\"", "parallel.offload=\"optimizer+params\""};
+	const char *const dd[] = {"parallel.sharding=\"none\"", "parallel.offload=\"optimizer\""};
+
+	systems_set(&c, z1, 1);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(r.checkpoint.restore_read_max_bytes, 13476831232ull);
+	ck_assert_uint_eq(r.checkpoint.restore_gpu_read_max_bytes, 13476831232ull);
+	ck_assert_uint_eq(r.checkpoint.restore_rank_bytes, 13476831232ull + 536870912ull);
+
+	systems_set(&c, z1, 2);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(r.checkpoint.restore_read_max_bytes, 13476831232ull);
+	ck_assert_uint_eq(r.checkpoint.restore_gpu_read_max_bytes, 3369207808ull);
+	ck_assert_uint_eq(r.checkpoint.restore_rank_bytes, 3906078720ull);
+	ck_assert(r.checkpoint.restore_fits);
+
+	systems_set(&c, fs, 2);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(r.checkpoint.restore_read_max_bytes, SLICE * 14);
+	ck_assert_uint_eq(r.checkpoint.restore_gpu_read_max_bytes, 0);
+	ck_assert_uint_eq(r.checkpoint.restore_rank_bytes, 536870912ull);
+
+	systems_set(&c, dd, 2);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(r.checkpoint.restore_read_max_bytes, 23584454656ull);
+	ck_assert_uint_eq(r.checkpoint.restore_gpu_read_max_bytes, 3369207808ull);
+}
+END_TEST
+
 /* HSDP: systems.json under "fsdp" with parallel.dp_replicate 2 (dp 2: two
  * replicas of a shard group of 1). Restored onto the saved layout (dp' 2,
  * gcd(2, 2) = 2 replicas kept) every rank holds its tp shard of every
@@ -1146,6 +1194,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_restore_memory_by_hand);
 	tcase_add_test(t, test_reshard_by_hand);
 	tcase_add_test(t, test_restore_ddp_and_zero1_by_hand);
+	tcase_add_test(t, test_restore_offload_by_hand);
 	tcase_add_test(t, test_restore_hsdp_by_hand);
 	tcase_add_test(t, test_reshard_conservation);
 	tcase_add_test(t, test_restore_closed_form_matches_walk);

@@ -126,6 +126,10 @@ struct dc_checkpoint_result {
 	enum dc_sharding sharding;        /* the plan's parallel.sharding, kept by the restore */
 	uint64_t whole_bytes_per_element; /* the bytes of the states held whole */
 	uint64_t shard_bytes_per_element; /* the bytes of the sharded ones */
+	/* of them, those the ledger keeps on the GPU (parallel.offload keeps
+	 * the master copy and optimizer states, and with "optimizer+params"
+	 * the parameters too, in host memory) */
+	uint64_t whole_gpu_bytes_per_element, shard_gpu_bytes_per_element;
 	uint64_t params_readers;          /* new ranks reading each parameter element: dp' x cp', or the replicas */
 	uint64_t master_optimizer_readers; /* the same for the master copy and optimizer states */
 	uint64_t expert_elements;         /* the routed experts' elements of the model */
@@ -142,9 +146,10 @@ struct dc_checkpoint_result {
 	/* the restore's GPU memory on the new layout (the same GPU model) */
 	uint64_t restore_read_max_bytes;  /* the largest new rank's states read */
 	uint64_t restore_read_max_rank;   /* that new rank j = stage x K' + k' (the first on a tie) */
+	uint64_t restore_gpu_read_max_bytes; /* the most a new rank reads into GPU memory (= read_max without offload) */
 	uint64_t restore_buffer_bytes;    /* the load's own GPU buffer: 0 sharded; full, one item's largest state */
 	uint64_t restore_context_bytes;   /* memory.cuda_context */
-	uint64_t restore_rank_bytes;      /* states + buffer + context on that rank */
+	uint64_t restore_rank_bytes;      /* GPU states + buffer + context on that rank */
 	uint64_t restore_gpu_mem_bytes;   /* cluster.gpu_memory */
 	int restore_fits;                 /* restore_rank_bytes <= restore_gpu_mem_bytes */
 };

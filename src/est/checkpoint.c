@@ -612,6 +612,7 @@ static void restore_reads(const struct dc_plan *p, struct dc_checkpoint_result *
 	const struct dc_ckpt_items *it = &c->items;
 	uint64_t L = it->num_layers, KW = n->tp, KS = n->tp * n->shard, best = 0, best_stage = 0;
 	uint64_t wb = c->whole_bytes_per_element, sb = c->shard_bytes_per_element;
+	uint64_t wg = c->whole_gpu_bytes_per_element, sg = c->shard_gpu_bytes_per_element, gpu = 0;
 	uint64_t e[KIND_COUNT], x[KIND_COUNT], bn[KIND_COUNT] = {0}, bx = 0;
 	struct nslice lw, ls;
 
@@ -633,6 +634,10 @@ static void restore_reads(const struct dc_plan *p, struct dc_checkpoint_result *
 		mw = kinds_nslice(e, x, cnt, &lw);
 		ms = kinds_nslice(e, x, cnt, &ls);
 		top = mw * wb + ms * sb;
+		/* the GPU's share: the same slices, the states not offloaded
+		 * (the most of any stage, which need not be the largest read's) */
+		if (mw * wg + ms * sg > gpu)
+			gpu = mw * wg + ms * sg;
 		if (s2 == 0 || top > best) {
 			uint64_t ex = 0;
 			for (int i = 0; i < KIND_COUNT; i++)
@@ -644,6 +649,7 @@ static void restore_reads(const struct dc_plan *p, struct dc_checkpoint_result *
 		}
 	}
 	c->restore_read_max_bytes = best;
+	c->restore_gpu_read_max_bytes = gpu;
 	c->restore_read_max_rank = best_stage * n->slices;
 	if (best == 0)
 		return; /* every read is 0 B: new rank 0 */
@@ -671,6 +677,29 @@ static void restore_reads(const struct dc_plan *p, struct dc_checkpoint_result *
 			 * first with that read) */
 			c->restore_read_max_rank += n->slices - 1;
 		}
+	}
+}
+
+/* Of the bytes per element held whole and sharded, those on the GPU: the
+ * ledger's offload (memory.c) moves the master copy and the optimizer
+ * states to host memory, and "optimizer+params" (FSDP only) the parameter
+ * shards as well; a restore reads those into the host tensors they live
+ * in (DCP's in-place load), so the GPU holds only the rest. */
+static void gpu_share(const struct dc_plan *p, struct dc_checkpoint_result *c)
+{
+	const struct dc_precision *pr = &p->in->precision;
+	enum dc_offload o = p->in->parallel.offload;
+	uint64_t off = o == DC_OFFLOAD_NONE ? 0 : pr->master_bytes + pr->optimizer_bytes;
+	if (o == DC_OFFLOAD_OPTIMIZER_PARAMS)
+		off += pr->param_bytes;
+	/* the offloaded states lie among the sharded ones, or with sharding
+	 * none among the whole (a DDP rank offloads its whole copy) */
+	if (c->shard_bytes_per_element) {
+		c->whole_gpu_bytes_per_element = c->whole_bytes_per_element;
+		c->shard_gpu_bytes_per_element = c->shard_bytes_per_element - off;
+	} else {
+		c->whole_gpu_bytes_per_element = c->whole_bytes_per_element - off;
+		c->shard_gpu_bytes_per_element = 0;
 	}
 }
 
@@ -707,6 +736,7 @@ static void restore_shards(const struct dc_plan *p, const struct dc_ckpt_restore
 		c->shard_bytes_per_element = 0;
 		c->params_readers = c->master_optimizer_readers = n->dpcp;
 		c->expert_params_readers = c->expert_master_optimizer_readers = n->erep;
+		gpu_share(p, c);
 		return;
 	}
 	n->replicas = r;
@@ -717,6 +747,7 @@ static void restore_shards(const struct dc_plan *p, const struct dc_ckpt_restore
 		c->shard_bytes_per_element = pr->param_bytes + pr->master_bytes + pr->optimizer_bytes;
 		c->params_readers = c->master_optimizer_readers = r;
 		c->expert_params_readers = c->expert_master_optimizer_readers = re;
+		gpu_share(p, c);
 		return;
 	}
 	c->whole_bytes_per_element = pr->param_bytes;
@@ -725,6 +756,7 @@ static void restore_shards(const struct dc_plan *p, const struct dc_ckpt_restore
 	c->master_optimizer_readers = r;
 	c->expert_params_readers = n->erep;
 	c->expert_master_optimizer_readers = re;
+	gpu_share(p, c);
 }
 
 int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result *m, const struct dc_batch *bt,
@@ -883,7 +915,7 @@ int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result
 			dc_ck_mul(&k, largest_item(&c->items),
 				  max_u64(pr->param_bytes, max_u64(pr->master_bytes, pr->optimizer_bytes)));
 	c->restore_context_bytes = cfg->memory.cuda_context_bytes;
-	c->restore_rank_bytes = dc_ck_add(&k, dc_ck_add(&k, c->restore_read_max_bytes, c->restore_buffer_bytes),
+	c->restore_rank_bytes = dc_ck_add(&k, dc_ck_add(&k, c->restore_gpu_read_max_bytes, c->restore_buffer_bytes),
 					  c->restore_context_bytes);
 	c->restore_gpu_mem_bytes = cfg->cluster.gpu_mem_bytes;
 	c->restore_fits = !k.overflow && c->restore_rank_bytes <= c->restore_gpu_mem_bytes;

@@ -25,8 +25,8 @@ struct restore_view {
 	int read_total_overflow; /* the sum passes 2^64: null */
 	int conserved;
 	const char *batch_note;
-	uint64_t read_max_rank, read_max_bytes, buffer_bytes, context_bytes, rank_bytes, gpu_mem_bytes;
-	int fits;
+	uint64_t read_max_rank, read_max_bytes, gpu_read_max_bytes, buffer_bytes, context_bytes, rank_bytes, gpu_mem_bytes;
+	int fits, offloaded;
 };
 
 struct view {
@@ -177,6 +177,11 @@ static int has_experts(const void *base)
 	return ((const struct restore_view *)base)->expert_elements != 0;
 }
 
+static int offloaded(const void *base)
+{
+	return ((const struct restore_view *)base)->offloaded;
+}
+
 #define RV(m) offsetof(struct restore_view, m)
 static const struct dc_field restore_fields[] = {
 	{"tp", "tp", DC_U_COUNT, DC_FT_U64, RV(tp)},
@@ -200,6 +205,8 @@ static const struct dc_field restore_fields[] = {
 	{"every_element_once", "every element read exactly once", DC_U_NONE, DC_FT_BOOL, RV(conserved)},
 	{"largest_read_rank", "the new rank reading the most (stage x K' + k')", DC_U_COUNT, DC_FT_U64, RV(read_max_rank)},
 	{"largest_read_bytes", "its states", DC_U_BYTES, DC_FT_U64, RV(read_max_bytes)},
+	{"largest_gpu_read_bytes", "the most read into GPU memory (offload: the rest to host)",
+	 DC_U_BYTES, DC_FT_U64, RV(gpu_read_max_bytes), .shown = offloaded},
 	{"restore_buffer_bytes", "the load's GPU buffer (full: one gathered item)", DC_U_BYTES, DC_FT_U64,
 	 RV(buffer_bytes)},
 	{"cuda_context_bytes", "CUDA context (memory.cuda_context)", DC_U_BYTES, DC_FT_U64, RV(context_bytes)},
@@ -297,6 +304,15 @@ static void accept_text(const struct dc_checkpoint_result *c, uint64_t i, struct
 		break;
 	case 4:
 		r->scenario = re;
+		if (c->restore_gpu_read_max_bytes != c->restore_read_max_bytes) {
+			/* parallel.offload: the offloaded states go to host memory */
+			snprintf(r->condition, sizeof(r->condition),
+				 "every new rank's states fit its GPU: the most a new rank reads into GPU memory, %.2f GiB of states (of the largest read, new rank %llu's %.2f GiB; the offloaded states go to host memory, parallel.offload), + %.2f GiB of load buffer + %.2f GiB of CUDA context = %.2f GiB against %.2f GiB (%s)",
+				 gib(c->restore_gpu_read_max_bytes), (unsigned long long)c->restore_read_max_rank,
+				 gib(c->restore_read_max_bytes), gib(c->restore_buffer_bytes), gib(c->restore_context_bytes),
+				 gib(c->restore_rank_bytes), gib(c->restore_gpu_mem_bytes), c->restore_fits ? "holds" : "FAILS");
+			break;
+		}
 		snprintf(r->condition, sizeof(r->condition),
 			 "every new rank's states fit its GPU: the largest read, new rank %llu's %.2f GiB of states, + %.2f GiB of load buffer + %.2f GiB of CUDA context = %.2f GiB against %.2f GiB (%s)",
 			 (unsigned long long)c->restore_read_max_rank, gib(c->restore_read_max_bytes),
@@ -407,6 +423,8 @@ static void view(const struct dc_run *run, void *out)
 	r->batch_kept = c->batch_kept;
 	r->read_max_rank = c->restore_read_max_rank;
 	r->read_max_bytes = c->restore_read_max_bytes;
+	r->gpu_read_max_bytes = c->restore_gpu_read_max_bytes;
+	r->offloaded = in->parallel.offload != DC_OFFLOAD_NONE;
 	r->buffer_bytes = c->restore_buffer_bytes;
 	r->context_bytes = c->restore_context_bytes;
 	r->rank_bytes = c->restore_rank_bytes;
