@@ -381,6 +381,57 @@ START_TEST(test_restore_offload_by_hand)
 }
 END_TEST
 
+/* The new stages' split (docs/checkpoint-and-loss.md, "Restore into
+ * another layout"), systems.json under DDP, by hand. A layer is
+ * 202,383,360 elements, the embedding 131,072,000, the head and final norm
+ * 131,076,096; every item divides by tp 4.
+ * - restore.pp 2, pipeline_layers [20, 12] (tp 4, dp 1): stage 0 holds
+ *   (131,072,000 + 20 x 202,383,360) / 4 = 1,044,684,800 elements a rank,
+ *   x 14 = 14,625,587,200 B on new rank 0; stage 1 (12 x 202,383,360 +
+ *   131,076,096) / 4 = 639,919,104.
+ * - restore.pp 2 left to split evenly, 16 | 16: stage 0 842,301,440 a rank,
+ *   stage 1 842,302,464 (x 14 = 11,792,234,496 B), the largest, new rank 4.
+ * - saved at pp 2 with [20, 12], restored at tp 2 (dp 2) keeping pp: the
+ *   saved stages, stage 0 4,178,739,200 / 2 x 14 = 29,251,174,400 B. */
+START_TEST(test_restore_pipeline_layers_by_hand)
+{
+	static struct dc_config c;
+	static struct dc_plan p;
+	static struct dc_results r;
+	const char *const given[] = {"checkpoint.restore.pp=2", "checkpoint.restore.pipeline_layers=[20,12]"};
+	const char *const saved[] = {"parallel.pp=2", "parallel.dp=1", "parallel.pipeline_layers=[20,12]",
+				     "checkpoint.restore.tp=2"};
+	struct dc_ckpt_read rd;
+	uint64_t first, layers;
+
+	systems_set(&c, given, 2);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_int_eq(r.checkpoint.new_stages, DC_CKPT_STAGES_GIVEN);
+	dc_ckpt_new_stage(&p, &r.checkpoint, 1, &first, &layers);
+	ck_assert_uint_eq(first, 20);
+	ck_assert_uint_eq(layers, 12);
+	ck_assert_uint_eq(r.checkpoint.restore_read_max_rank, 0);
+	ck_assert_uint_eq(r.checkpoint.restore_read_max_bytes, 14625587200ull);
+	dc_ckpt_read_of(&p, &r.checkpoint, 5, &rd);
+	ck_assert_uint_eq(rd.stage, 1);
+	ck_assert_uint_eq(rd.params_elements, 639919104ull);
+
+	systems_set(&c, given, 1);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_int_eq(r.checkpoint.new_stages, DC_CKPT_STAGES_EVEN);
+	ck_assert_uint_eq(r.checkpoint.restore_read_max_rank, 4);
+	ck_assert_uint_eq(r.checkpoint.restore_read_max_bytes, 11792234496ull);
+	dc_ckpt_read_of(&p, &r.checkpoint, 0, &rd);
+	ck_assert_uint_eq(rd.params_elements, 842301440ull);
+
+	systems_set(&c, saved, 4);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_int_eq(r.checkpoint.new_stages, DC_CKPT_STAGES_SAVED);
+	ck_assert_uint_eq(r.checkpoint.restore_read_max_rank, 0);
+	ck_assert_uint_eq(r.checkpoint.restore_read_max_bytes, 29251174400ull);
+}
+END_TEST
+
 /* HSDP: systems.json under "fsdp" with parallel.dp_replicate 2 (dp 2: two
  * replicas of a shard group of 1). Restored onto the saved layout (dp' 2,
  * gcd(2, 2) = 2 replicas kept) every rank holds its tp shard of every
@@ -1195,6 +1246,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_reshard_by_hand);
 	tcase_add_test(t, test_restore_ddp_and_zero1_by_hand);
 	tcase_add_test(t, test_restore_offload_by_hand);
+	tcase_add_test(t, test_restore_pipeline_layers_by_hand);
 	tcase_add_test(t, test_restore_hsdp_by_hand);
 	tcase_add_test(t, test_reshard_conservation);
 	tcase_add_test(t, test_restore_closed_form_matches_walk);

@@ -95,9 +95,16 @@ struct dc_ckpt_read {
 	uint64_t next_sample;         /* the first sample its data loader reads */
 };
 
+enum dc_ckpt_stages {
+	DC_CKPT_STAGES_EVEN,  /* the first L mod pp' stages one layer more */
+	DC_CKPT_STAGES_GIVEN, /* checkpoint.restore.pipeline_layers */
+	DC_CKPT_STAGES_SAVED, /* the saved stages' (pp' = pp, one chunk a stage) */
+};
+
 struct dc_checkpoint_result {
 	struct dc_ckpt_items items;
 	struct dc_ckpt_layout saved, restored;
+	enum dc_ckpt_stages new_stages;   /* how the new stages split the layers */
 	uint64_t state_bytes_per_element; /* param + master + optimizer bytes */
 	uint64_t states_bytes;            /* items.total x that: parameters, master, optimizer */
 	uint64_t params_bytes, master_bytes, optimizer_bytes; /* of them, by kind */
@@ -173,6 +180,13 @@ void dc_ckpt_stage_items(uint64_t num_layers, uint64_t pp, uint64_t s, uint64_t 
 /* The first layer of stage s of an even split of L over pp (the first L mod
  * pp stages one more). */
 uint64_t dc_ckpt_even_first_layer(uint64_t L, uint64_t pp, uint64_t s);
+/* How the restore's new stages split the layers (dc_ckpt_new_stages): as
+ * checkpoint.restore.pipeline_layers gives them, as the saved stages do
+ * (the saved pp kept, no interleaving), or evenly. */
+enum dc_ckpt_stages dc_ckpt_new_stages(const struct dc_plan *p);
+/* New stage s's first transformer layer and its layer count. */
+void dc_ckpt_new_stage(const struct dc_plan *p, const struct dc_checkpoint_result *c, uint64_t s,
+		       uint64_t *first, uint64_t *layers);
 
 /* Elements of slice k of K summed over items [a, b). */
 uint64_t dc_ckpt_items_slice(const struct dc_ckpt_items *it, uint64_t a, uint64_t b, uint64_t k, uint64_t K);

@@ -523,6 +523,10 @@ enum dc_ckpt_gather {
 struct dc_ckpt_restore {
 	uint64_t tp, pp, dp, cp, ep;
 	uint64_t num_nodes, gpus_per_node;
+	/* the new stages' layers (checkpoint.restore.pipeline_layers), pp
+	 * entries; 0 entries: the saved stages' at the saved pp, else even */
+	uint64_t pipeline_layers[DC_MAX_PIPELINE_LIST];
+	uint64_t pipeline_layers_n;
 };
 
 struct dc_checkpoint {

@@ -52,6 +52,40 @@ uint64_t dc_ckpt_even_first_layer(uint64_t L, uint64_t pp, uint64_t s)
 	return s * (L / pp) + min_u64(s, L % pp);
 }
 
+enum dc_ckpt_stages dc_ckpt_new_stages(const struct dc_plan *p)
+{
+	const struct dc_ckpt_restore *rs = &p->in->checkpoint.restore;
+	if (rs->pipeline_layers_n)
+		return DC_CKPT_STAGES_GIVEN;
+	if (rs->pp == p->layout.pp && p->layout.virtual_pipeline == 1)
+		return DC_CKPT_STAGES_SAVED;
+	return DC_CKPT_STAGES_EVEN;
+}
+
+void dc_ckpt_new_stage(const struct dc_plan *p, const struct dc_checkpoint_result *c, uint64_t s,
+		       uint64_t *first, uint64_t *layers)
+{
+	const struct dc_ckpt_restore *rs = &p->in->checkpoint.restore;
+	uint64_t L = c->items.num_layers, pp = c->restored.pp;
+	switch (c->new_stages) {
+	case DC_CKPT_STAGES_GIVEN:
+		/* the loader checked pp entries adding up to L */
+		*first = 0;
+		for (uint64_t i = 0; i < s; i++)
+			*first += rs->pipeline_layers[i];
+		*layers = rs->pipeline_layers[s];
+		return;
+	case DC_CKPT_STAGES_SAVED:
+		*first = dc_plan_stage_first_layer(p, s);
+		*layers = dc_plan_stage_layers(p, s);
+		return;
+	case DC_CKPT_STAGES_EVEN:
+		break;
+	}
+	*first = dc_ckpt_even_first_layer(L, pp, s);
+	*layers = dc_ckpt_even_first_layer(L, pp, s + 1) - *first;
+}
+
 /* dense and MoE layers among layers [a, b), and of them those with a
  * Gated DeltaNet block (lin[0] dense, lin[1] MoE; not in dense, moe) */
 static void layer_kinds(const struct dc_ckpt_items *it, uint64_t a, uint64_t b, uint64_t *dense, uint64_t *moe,
@@ -408,14 +442,14 @@ void dc_ckpt_read_of(const struct dc_plan *p, const struct dc_checkpoint_result 
 	const struct dc_precision *pr = &p->in->precision;
 	enum dc_sharding sh = p->layout.sharding;
 	uint64_t L = c->items.num_layers, s2 = j / n->slices, k2 = j % n->slices, a, b, s_lo, s_hi;
-	uint64_t first2 = dc_ckpt_even_first_layer(L, n->pp, s2);
-	uint64_t layers2 = dc_ckpt_even_first_layer(L, n->pp, s2 + 1) - first2;
+	uint64_t first2, layers2;
 	uint64_t whole = 0, shard = 0, e[KIND_COUNT], x[KIND_COUNT];
 	struct nslice w, sl;
 	const struct nslice *wide;
 	int any = 0;
 
 	memset(out, 0, sizeof(*out));
+	dc_ckpt_new_stage(p, c, s2, &first2, &layers2);
 	out->stage = s2;
 	out->tp_rank = k2 / n->dpcp;
 	out->dp_rank = k2 % n->dpcp;
@@ -619,9 +653,9 @@ static void restore_reads(const struct dc_plan *p, struct dc_checkpoint_result *
 	kind_sizes(it, e, x);
 	new_slices(n, n->slices - 1, &lw, &ls);
 	for (uint64_t s2 = 0; s2 < n->pp; s2++) {
-		uint64_t first2 = dc_ckpt_even_first_layer(L, n->pp, s2);
-		uint64_t layers2 = dc_ckpt_even_first_layer(L, n->pp, s2 + 1) - first2, a, b, q_lo, q_hi, top, mw, ms;
+		uint64_t first2, layers2, a, b, q_lo, q_hi, top, mw, ms;
 		uint64_t cnt[KIND_COUNT] = {0};
+		dc_ckpt_new_stage(p, c, s2, &first2, &layers2);
 		dc_ckpt_stage_items(L, n->pp, s2, first2, layers2, &a, &b);
 		saved_chunks_meeting(p, L, a, b, &q_lo, &q_hi);
 		for (uint64_t q = q_lo; q <= q_hi; q++) {
@@ -774,6 +808,7 @@ int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result
 		return -1;
 	layout_of(p->layout.tp, p->layout.pp, p->layout.dp, p->layout.cp, &c->saved);
 	layout_of(rs->tp, rs->pp, rs->dp, rs->cp, &c->restored);
+	c->new_stages = dc_ckpt_new_stages(p);
 	{
 		uint64_t nd, nm, nl[2];
 		const struct dc_ckpt_items *it = &c->items;

@@ -757,6 +757,21 @@ static int rule_restore(struct loader *l)
 		       (unsigned long long)r->cp, (unsigned long long)world);
 		return 0;
 	}
+	if (r->pipeline_layers_n) {
+		/* one entry per new stage, adding up to the model's layers */
+		uint64_t sum = 0;
+		int kl = KEY_CHECKPOINT_RESTORE_PIPELINE_LAYERS;
+		for (uint64_t i = 0; i < r->pipeline_layers_n; i++)
+			sum += r->pipeline_layers[i]; /* each < 2^53, at most 256 */
+		if (r->pipeline_layers_n != r->pp)
+			dc_cfg_errorf(l, blame(l, kl, KEY_CHECKPOINT_RESTORE_PP),
+				      "'checkpoint.restore.pipeline_layers': expected one entry per new pipeline stage (checkpoint.restore.pp = %llu), got %llu",
+				      (unsigned long long)r->pp, (unsigned long long)r->pipeline_layers_n);
+		else if (c->model.num_layers && sum != c->model.num_layers)
+			dc_cfg_errorf(l, blame(l, kl, KEY_MODEL_NUM_LAYERS),
+				      "'checkpoint.restore.pipeline_layers': the entries must add up to model.num_layers (%llu), got %llu",
+				      (unsigned long long)c->model.num_layers, (unsigned long long)sum);
+	}
 	if (!r->dp)
 		r->dp = world / mp;
 	else if (r->dp != world / mp)
@@ -1640,9 +1655,10 @@ static const struct rule rules[] = {
 	  KEYS("cluster.nvlink_domain", "cluster.gpus_per_node", "cluster.nics_per_node", "cluster.num_nodes")}, rule_network},
 	{{"checkpoint.gather \"gpu\" needs checkpoint.format \"full\"", KEYS("checkpoint.gather", "checkpoint.format")},
 	 rule_ckpt_gather},
-	{{"checkpoint.restore: degrees not given keep the saved ones (dp: the new world / (tp × pp × cp)); tp × pp × dp × cp is num_nodes × gpus_per_node, tp divides the heads, pp (when given) at most num_layers, cp divides seq_length, ep divides dp",
+	{{"checkpoint.restore: degrees not given keep the saved ones (dp: the new world / (tp × pp × cp)); tp × pp × dp × cp is num_nodes × gpus_per_node, tp divides the heads, pp (when given) at most num_layers, cp divides seq_length, ep divides dp; pipeline_layers has pp entries adding up to num_layers",
 	  KEYS("checkpoint.restore.tp", "checkpoint.restore.pp", "checkpoint.restore.dp", "checkpoint.restore.cp",
-	       "checkpoint.restore.ep", "checkpoint.restore.num_nodes", "checkpoint.restore.gpus_per_node")},
+	       "checkpoint.restore.ep", "checkpoint.restore.num_nodes", "checkpoint.restore.gpus_per_node",
+	       "checkpoint.restore.pipeline_layers")},
 	 rule_restore},
 	{{"loss.tokens: min_length at most max_length at most seq_length; token_loss above 0 and below 1000",
 	  KEYS("loss.tokens.min_length", "loss.tokens.max_length", "model.seq_length", "loss.token_loss")},

@@ -480,12 +480,15 @@ static int parse_order(struct loader *l, int ki, const char *s)
 	return 0;
 }
 
-/* parallel.pipeline_layers: a JSON array of 1..DC_MAX_PIPELINE_LIST
- * whole numbers >= 1, each entry checked as a count. */
+/* parallel.pipeline_layers and checkpoint.restore.pipeline_layers: a JSON
+ * array of 1..DC_MAX_PIPELINE_LIST whole numbers >= 1, each entry checked
+ * as a count. */
 static void read_list(struct loader *l, int ki, const cJSON *v)
 {
 	const struct key *k = &dc_cfg_keys[ki];
-	struct dc_parallel *p = &l->cfg->parallel;
+	int restore = ki == KEY_CHECKPOINT_RESTORE_PIPELINE_LAYERS;
+	uint64_t *list = restore ? l->cfg->checkpoint.restore.pipeline_layers : l->cfg->parallel.pipeline_layers;
+	uint64_t *count = restore ? &l->cfg->checkpoint.restore.pipeline_layers_n : &l->cfg->parallel.pipeline_layers_n;
 	uint64_t n = 0;
 	char num[40];
 
@@ -508,20 +511,21 @@ static void read_list(struct loader *l, int ki, const cJSON *v)
 		if (check_number(l, ki, e, &d) != 0)
 			return;
 		/* 0: the model's first or last chunk of an interleaved
-		 * layout may hold none (dc_stage_split checks the rest) */
-		if (d != floor(d) || d < 0 || d >= DC_MAX_EXACT_INT) {
+		 * layout may hold none (dc_stage_split checks the rest); a
+		 * restored stage is one chunk and holds at least 1 */
+		if (d != floor(d) || d < (restore ? 1 : 0) || d >= DC_MAX_EXACT_INT) {
 			dc_cfg_fmt_num(num, sizeof(num), d);
 			dc_cfg_errorf(l, ki, "'%s': entry %llu: every stage needs a whole number of layers, at least 1, got %s",
 			       k->info.path, (unsigned long long)n + 1, num);
 			return;
 		}
-		p->pipeline_layers[n] = (uint64_t)d;
+		list[n] = (uint64_t)d;
 	}
 	if (n == 0) {
 		dc_cfg_errorf(l, ki, "'%s': expected one entry per pipeline stage, got an empty array", k->info.path);
 		return;
 	}
-	p->pipeline_layers_n = n;
+	*count = n;
 }
 
 /* search.space lists: a non-empty JSON array of at most

@@ -25,6 +25,7 @@ struct restore_view {
 	int read_total_overflow; /* the sum passes 2^64: null */
 	int conserved;
 	const char *batch_note;
+	const char *stages; /* how the new stages split the layers */
 	uint64_t read_max_rank, read_max_bytes, gpu_read_max_bytes, buffer_bytes, context_bytes, rank_bytes, gpu_mem_bytes;
 	int fits, offloaded;
 };
@@ -186,6 +187,7 @@ static int offloaded(const void *base)
 static const struct dc_field restore_fields[] = {
 	{"tp", "tp", DC_U_COUNT, DC_FT_U64, RV(tp)},
 	{"pp", "pp", DC_U_COUNT, DC_FT_U64, RV(pp)},
+	{"stages", "the new stages' layers", DC_U_NONE, DC_FT_STR, RV(stages)},
 	{"dp", "dp", DC_U_COUNT, DC_FT_U64, RV(dp)},
 	{"cp", "cp", DC_U_COUNT, DC_FT_U64, RV(cp)},
 	{"ep", "ep", DC_U_COUNT, DC_FT_U64, RV(ep)},
@@ -405,6 +407,9 @@ static void view(const struct dc_run *run, void *out)
 	r->num_nodes = in->checkpoint.restore.num_nodes;
 	r->gpus_per_node = in->checkpoint.restore.gpus_per_node;
 	r->world = c->restored.world;
+	r->stages = c->new_stages == DC_CKPT_STAGES_GIVEN   ? "as given (checkpoint.restore.pipeline_layers)"
+		    : c->new_stages == DC_CKPT_STAGES_SAVED ? "as saved (the same pp, one chunk a stage)"
+							    : "even (the first num_layers mod pp stages one more)";
 	r->states_bytes = c->states_bytes;
 	r->read_bytes_total = c->read_bytes_total;
 	r->params_readers = c->params_readers;
