@@ -55,6 +55,8 @@ static void view(const struct dc_run *run, void *out)
 		sv->note = i != DC_STRAT_PP ? NULL
 			   : run->plan->layout.pp == 2
 				   ? "two stages: a rank sends v activations forward and v - 1 gradients back per microbatch (one direction without interleaving)"
+			   : run->plan->layout.virtual_pipeline > 1
+				   ? "interleaved: every stage sends both rows, the chunks wrapping from the last stage to the first"
 				   : "a middle stage sends both rows; the first and last stages send one";
 		/* HSDP's AllReduce across replicas runs on other groups than
 		 * the shard groups the header names: say so beside them */
@@ -70,11 +72,20 @@ static void view(const struct dc_run *run, void *out)
 				more = (o->link != st->link || o->group_size != st->group_size) &&
 				       (o->link != cl->link || o->group_size != cl->group_size);
 			}
-			snprintf(sv->other_groups, sizeof(sv->other_groups),
-				 "group size and link above are those of the %s rows' groups; the %s rows run on groups of %llu over %s%s (each row names its group and link)",
-				 dc_coll_what_label(st->coll[0].what), dc_coll_what_label(cl->what),
-				 (unsigned long long)cl->group_size, dc_link_choice_name(cl->link),
-				 more ? ", and other rows on other groups" : "");
+			if (k == 0)
+				/* no row runs on the header's groups (ring
+				 * attention's sends go to one neighbour of the
+				 * cp group): the header is the whole group's */
+				snprintf(sv->other_groups, sizeof(sv->other_groups),
+					 "group size and link above are the whole group's; the %s rows run on groups of %llu over %s%s (each row names its group and link)",
+					 dc_coll_what_label(cl->what), (unsigned long long)cl->group_size,
+					 dc_link_choice_name(cl->link), more ? ", and other rows on other groups" : "");
+			else
+				snprintf(sv->other_groups, sizeof(sv->other_groups),
+					 "group size and link above are those of the %s rows' groups; the %s rows run on groups of %llu over %s%s (each row names its group and link)",
+					 dc_coll_what_label(st->coll[0].what), dc_coll_what_label(cl->what),
+					 (unsigned long long)cl->group_size, dc_link_choice_name(cl->link),
+					 more ? ", and other rows on other groups" : "");
 			sv->note = sv->other_groups;
 		}
 	}
