@@ -26,6 +26,10 @@ struct view {
 	const struct dc_config *cfg;
 	const char *hf_config, *params_source, *attention, *norm;
 	uint64_t params_total, params_active, num_experts, experts_per_token;
+	/* the counts model cards headline: without the MTP modules (DeepSeek-V3's
+	 * 671B of 685B), and a MoE model's active count without the input
+	 * embedding (gpt-oss's 5.1B); 0 and not shown under model.params */
+	uint64_t params_without_mtp, params_active_without_mtp, params_active_non_embedding;
 	struct terms_view terms;
 	struct rank_view rank;
 	struct dc_key_list keys; /* with a Hugging Face config */
@@ -49,12 +53,37 @@ static void view(const struct dc_run *run, void *out)
 	v->num_experts = m->num_experts;
 	v->experts_per_token = m->num_experts ? m->experts_per_token : 0;
 	v->terms.t = run->res->model.terms;
+	if (!m->params_explicit) {
+		const struct dc_param_terms *t = &run->res->model.terms;
+		v->params_without_mtp = t->total - t->mtp;
+		v->params_active_without_mtp = t->active - t->mtp_active;
+		v->params_active_non_embedding = v->params_active_without_mtp - t->embedding - t->position;
+	}
 	v->terms.m = m;
 	v->rank.p = run->res->model.most;
 	v->rank.stage = run->res->model.most_stage;
 	v->rank.par = &run->plan->layout;
 	if (m->hf_config[0])
 		dc_key_list_fill(&v->keys, run->plan->in, "model.");
+}
+
+static int has_mtp_count(const void *base)
+{
+	const struct view *v = base;
+	return !v->m->params_explicit && v->terms.t.mtp != 0;
+}
+
+static int has_experts_count(const void *base)
+{
+	const struct view *v = base;
+	return !v->m->params_explicit && v->m->num_experts != 0;
+}
+
+static void non_embedding_label(const void *base, char *buf, size_t len)
+{
+	dc_text_fmt(buf, len, "%s", ((const struct view *)base)->terms.t.mtp
+					 ? "active without the MTP modules and the input embedding"
+					 : "active without the input embedding");
 }
 
 static void family(const void *base, char *buf, size_t len)
@@ -168,6 +197,12 @@ static const struct dc_field fields[] = {
 	{"params_source", "parameter count from", DC_U_NONE, DC_FT_STR, V(params_source)},
 	{"params_total", "parameters (total)", DC_U_COUNT, DC_FT_U64, V(params_total)},
 	{"params_active", "parameters one token uses (active)", DC_U_COUNT, DC_FT_U64, V(params_active)},
+	{"params_without_mtp", "of them without the MTP modules: total", DC_U_COUNT, DC_FT_U64, V(params_without_mtp),
+	 .shown = has_mtp_count},
+	{"params_active_without_mtp", "of them without the MTP modules: active", DC_U_COUNT, DC_FT_U64,
+	 V(params_active_without_mtp), .shown = has_mtp_count},
+	{"params_active_non_embedding", "active without the input embedding", DC_U_COUNT, DC_FT_U64,
+	 V(params_active_non_embedding), .shown = has_experts_count, .label_fn = non_embedding_label},
 	{"dense_layers", "layers with a dense MLP", DC_U_COUNT, DC_FT_U64, V(terms.t.dense_layers)},
 	{"moe_layers", "layers with routed experts", DC_U_COUNT, DC_FT_U64, V(terms.t.moe_layers)},
 	{"num_experts", "routed experts per MoE layer", DC_U_COUNT, DC_FT_U64, V(num_experts)},
