@@ -309,6 +309,180 @@ START_TEST(test_dualpipe_syncs_both_stages)
 }
 END_TEST
 
+/* The calls of `what` in strategy `s`, summed over its rows */
+static uint64_t calls_of(const struct dc_comm *m, enum dc_strategy s, enum dc_coll_what what)
+{
+	uint64_t n = 0;
+	for (uint64_t i = 0; i < m->s[s].ncoll; i++)
+		if (m->s[s].coll[i].what == what)
+			n += m->s[s].coll[i].count;
+	return n;
+}
+
+/* configs/mixtral-8x7b-ep.json under `sched`, at pp 4 (as shipped) or pp 2
+ * (dp 8), its comm */
+static struct dc_comm mixtral_comm(const char *sched, int pp2)
+{
+	char path[512], s[64];
+	struct dc_override ov[3] = {{s, 0}, {"parallel.pp=2", 0}, {"parallel.dp=8", 0}};
+	struct dc_config c;
+	struct dc_diag d;
+	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+	snprintf(s, sizeof(s), "parallel.pipeline_schedule=%s", sched);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, ov, pp2 ? 3 : 1, &c, &d), 0);
+	dc_diag_release(&d);
+	return compute(&c);
+}
+
+/* DualPipe (DeepSeek-V3 section 3.2.1; deepseek-ai/DualPipe step()): rank
+ * s holds stage s of the forward direction and stage pp - 1 - s of the
+ * reverse one, and each direction carries half of the m microbatches
+ * (step() scatters its inputs into num_chunks / 2 on each end rank; rank
+ * s runs 2 (pp/2 - h - 1) + (h + 1) + (m/2 - pp + h + 1) = m / 2 forwards
+ * of each stage, h = min(s, pp - 1 - s)). A per-layer, per-microbatch
+ * call is made (L/pp) x m/2 times for each of the two stages, (L/pp) x m
+ * in all: as often as on a 1F1B rank, which holds one stage run by all m.
+ * By hand on configs/mixtral-8x7b-ep.json (32 MoE layers, tp 2, ep 4,
+ * 16 microbatches of 4096 tokens, top-2, h 4096):
+ *   pp 4: 1F1B 8 layers x 16; DualPipe (8 + 8) layers x 8. EP: 2 AlltoAlls
+ *   a MoE layer each way, 2 x 8 x 16 = 2 x 16 x 8 = 256 calls each way
+ *   of M = 4096 x 2 x 4096 x 2 = 67,108,864 B, 3/4 of it sent:
+ *   512 x 50,331,648 = 25,769,803,776 B (the review found 512 calls and
+ *   twice the bytes under DualPipe: both stages counted for all 16).
+ *   TP: 2 AllReduces a layer each way, 256 calls each way of
+ *   4096 x 4096 x 2 = 33,554,432 B, a 2-rank AllReduce sending M:
+ *   17,179,869,184 B. PP: a middle rank sends each stage's activations on
+ *   and its gradients back, 2 x 8 = 16 each way, as 1F1B's middle stage.
+ *   pp 2 (dp 8): 1F1B 16 layers x 16, DualPipe (16 + 16) x 8: EP 512
+ *   calls each way, 1024 x 50,331,648 = 51,539,607,552 B; TP 512 each way,
+ *   34,359,738,368 B. PP: 1F1B's rank 0 sends 16 activations and no
+ *   gradient; a DualPipe rank's two stages are a first (8 activations
+ *   on) and a last (8 gradients back): 16 x 33,554,432 = 536,870,912 B
+ *   either way. */
+START_TEST(test_dualpipe_runs_each_stage_half_the_microbatches)
+{
+	static const char *const sched[] = {"1f1b", "dualpipe"};
+	for (int i = 0; i < 2; i++) {
+		struct dc_comm m = mixtral_comm(sched[i], 0);
+		ck_assert_uint_eq(m.moe_layers, i == 0 ? 8 : 16);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_DISPATCH_COMBINE), 256);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_GRADIENTS), 256);
+		ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 25769803776ull);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_OUTPUT_FG), 256);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_INPUT_GRAD_FG), 256);
+		ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 17179869184ull);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_PP, DC_CW_PP_ACTIVATIONS), 16);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_PP, DC_CW_PP_GRADIENTS), 16);
+
+		m = mixtral_comm(sched[i], 1);
+		ck_assert_uint_eq(m.layers, i == 0 ? 16 : 32);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_DISPATCH_COMBINE), 512);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_GRADIENTS), 512);
+		ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 51539607552ull);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_OUTPUT_FG), 512);
+		ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 34359738368ull);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_PP, DC_CW_PP_ACTIVATIONS), i == 0 ? 16 : 8);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_PP, DC_CW_PP_GRADIENTS), i == 0 ? 0 : 8);
+		ck_assert_uint_eq(m.s[DC_STRAT_PP].bytes_per_rank, 536870912ull);
+	}
+}
+END_TEST
+
+/* The other per-microbatch axes under DualPipe, by hand: 8 layers, h
+ * 1024, 8 heads of 128 (8 KV heads), s 1024, tp 2, cp 2 (p2p), pp 4, 8
+ * microbatches of b 1, sequence parallelism, full recompute of 1 layer a
+ * chunk (training.recompute_layers; a chunk is a stage, L / pp = 2
+ * layers). 1F1B: 2 layers x 8 microbatches; DualPipe: (2 + 2) x 4.
+ *   TP (SP): AllGather and ReduceScatter twice a layer each way, the
+ *   backward's re-gather twice, 2 x 2 x 8 = 2 x 4 x 4 = 32 calls each;
+ *   the recomputed forward's AllGather and ReduceScatter for 1 layer of
+ *   each chunk, 2 x 1 x 8 = 2 x (1 + 1) x 4 = 16 each. M = b (s/cp) h x
+ *   2 = 512 x 1024 x 2 = 1,048,576 B, half of it sent on 2 ranks:
+ *   (5 x 32 + 2 x 16) x 524,288 = 100,663,296 B.
+ *   CP (p2p, 2 ranks): K/V chunk C = 512 tokens x 4 KV heads x (128 +
+ *   128) x 2 B = 1,048,576 B, passed once a layer forward, once again and
+ *   dK/dV once backward, and once more for the recomputed forward (every
+ *   layer's: cp.c), 2 x 8 = 4 x 4 = 16 sends each: 64 C = 67,108,864 B.
+ *   PP: a middle rank, 8 sends each way (DualPipe: 4 of each stage) of
+ *   the s/t slice, 524,288 B: 8,388,608 B.
+ * Before, DualPipe counted both stages for all 8 microbatches: twice the
+ * TP's non-recomputed calls and the CP's sends. */
+START_TEST(test_dualpipe_tp_cp_per_chunk_microbatch)
+{
+	static const char *const sched[] = {"1f1b", "dualpipe"};
+	for (int i = 0; i < 2; i++) {
+		struct dc_config c;
+		struct dc_comm m;
+		fixture_json(&c,
+			     "{\"model\": {\"num_layers\": 8, \"hidden_size\": 1024, \"num_attention_heads\": 8,"
+			     " \"num_kv_heads\": 8, \"ffn_hidden_size\": 4096, \"vocab_size\": 1000, \"seq_length\": 1024},"
+			     " \"cluster\": {\"num_nodes\": 2, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+			     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+			     " \"parallel\": {\"tp\": 2, \"cp\": 2, \"pp\": 4, \"sequence_parallel\": true,"
+			     " \"cp_comm_type\": \"p2p\", \"pipeline_schedule\": \"%s\"},"
+			     " \"training\": {\"grad_accum_steps\": 8, \"recompute\": \"full\", \"recompute_layers\": 1}}",
+			     sched[i]);
+		m = compute(&c);
+		ck_assert_uint_eq(m.layers, i == 0 ? 2 : 4);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_SEQ_IN_G), 32);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_INPUT_REGATHER), 32);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_SEQ_RECOMPUTED), 16);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_OUTPUT_RECOMPUTED), 16);
+		ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 100663296ull);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_CP, DC_CW_CP_KV_NEXT), 16);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_CP, DC_CW_CP_DKV_HOME), 16);
+		ck_assert_uint_eq(m.s[DC_STRAT_CP].bytes_per_rank, 67108864ull);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_PP, DC_CW_PP_ACTIVATIONS), 8);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_PP, DC_CW_PP_GRADIENTS), 8);
+		ck_assert_uint_eq(m.s[DC_STRAT_PP].bytes_per_rank, 8388608ull);
+	}
+}
+END_TEST
+
+/* The data-parallel axes that reduce every microbatch, under DualPipe:
+ * the test above's 64e6 parameters given over 8 layers on pp 4 (16e6 a
+ * stage, 8e6 a layer), dp 2, 8 microbatches, 2-byte gradients and
+ * parameters, one bucket. ZeRO-2 reduce-scatters a chunk's gradients
+ * every microbatch it runs: 1F1B 8 x 32e6 B, DualPipe 4 x (32e6 + 32e6)
+ * B, half of each sent on 2 ranks, 128e6 B either way, and gathers the
+ * updated parameters once, 16e6 (1F1B) or 32e6 B (both stages): 144e6
+ * and 160e6 B (before: DualPipe 8 x 64e6 / 2 + 32e6 = 288e6). FSDP gathers
+ * each layer unit before forward and backward and reduce-scatters its
+ * gradients every microbatch its chunk runs: 3 x 2 units x 8 = 3 x 4
+ * units x 4 = 48 calls of 16e6 B, 48 x 8e6 = 384e6 B either way (before:
+ * 768e6 under DualPipe). */
+START_TEST(test_dualpipe_reduces_per_chunk_microbatch)
+{
+	static const char *const sched[] = {"1f1b", "dualpipe"};
+	static const uint64_t zero2[] = {144000000ull, 160000000ull};
+	for (int i = 0; i < 2; i++) {
+		for (int fsdp = 0; fsdp < 2; fsdp++) {
+			struct dc_config c;
+			struct dc_comm m;
+			fixture_json(&c,
+				     "{\"model\": {\"params\": 64000000, \"num_layers\": 8, \"hidden_size\": 1024,"
+				     " \"num_attention_heads\": 8, \"vocab_size\": 32000, \"seq_length\": 1024},"
+				     " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+				     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+				     " \"parallel\": {\"pp\": 4, \"dp\": 2, \"pipeline_schedule\": \"%s\", \"sharding\": \"%s\","
+				     " \"bucket_size\": \"1 GiB\"},"
+				     " \"training\": {\"grad_accum_steps\": 8}}",
+				     sched[i], fsdp ? "fsdp" : "zero2");
+			m = compute(&c);
+			if (fsdp) {
+				ck_assert_uint_eq(calls_of(&m, DC_STRAT_FSDP, DC_CW_UNIT_PARAMS), 32);
+				ck_assert_uint_eq(calls_of(&m, DC_STRAT_FSDP, DC_CW_UNIT_GRADS), 16);
+				ck_assert_uint_eq(m.s[DC_STRAT_FSDP].bytes_per_rank, 384000000ull);
+			} else {
+				ck_assert_uint_eq(calls_of(&m, DC_STRAT_DP, DC_CW_GRAD_BUCKET), i == 0 ? 8 : 4);
+				ck_assert_uint_eq(m.s[DC_STRAT_DP].bytes_per_rank, zero2[i]);
+			}
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_ddp_buckets)
 {
 	/* 128,000,000 B of grads in 25 MiB (26,214,400 B) buckets: 4 full
@@ -866,6 +1040,9 @@ int main(void)
 	tcase_add_test(tc, test_hsdp_2x4);
 	tcase_add_test(tc, test_pipeline_sends_per_schedule);
 	tcase_add_test(tc, test_dualpipe_syncs_both_stages);
+	tcase_add_test(tc, test_dualpipe_runs_each_stage_half_the_microbatches);
+	tcase_add_test(tc, test_dualpipe_tp_cp_per_chunk_microbatch);
+	tcase_add_test(tc, test_dualpipe_reduces_per_chunk_microbatch);
 	tcase_add_test(tc, test_expert_folding_comm);
 	tcase_add_test(tc, test_tp_bytes_per_layer);
 	tcase_add_test(tc, test_pp_boundaries);

@@ -251,6 +251,40 @@ START_TEST(test_dualpipe_bubble_by_hand)
 }
 END_TEST
 
+/* The step prices one layer's collectives for one microbatch from the
+ * comm result's rows over the layer-microbatches they count: a DualPipe
+ * rank's two stages, each run by m / 2 microbatches (deepseek-ai/DualPipe
+ * step()). By hand on configs/mixtral-8x7b-ep.json (pp 4, tp 2 without
+ * sequence parallelism) under full recompute of 1 layer of each stage's 8
+ * (training.recompute_layers): forward, 2 AllReduces of t each, 2t;
+ * backward, the 2 input-gradient AllReduces and the recomputed forward's
+ * 2 on 1 layer in 8, 2t + 2t / 8 = 2.25t: 1.125 times the forward under
+ * 1F1B and DualPipe alike. Before, DualPipe's rows counted both stages for
+ * all 16 microbatches except the recomputed ones (1 layer of each of its
+ * 2 stages for 8, as now), so the step spread them over twice the
+ * layer-microbatches: 2t + 2t / 16, 1.0625 times the forward. */
+START_TEST(test_dualpipe_tp_layer_per_chunk_microbatch)
+{
+	static const char *const sched[] = {"parallel.pipeline_schedule=1f1b", "parallel.pipeline_schedule=dualpipe"};
+	for (int i = 0; i < 2; i++) {
+		const char *sets[] = {"cluster.gpu=a100-sxm4-80gb", sched[i], "training.recompute=full",
+				      "training.recompute_layers=1", NULL};
+		const struct dc_comm_strategy *s;
+		struct dc_step_tp_layer tp;
+		double t = 0;
+		run_config("mixtral-8x7b-ep.json", sets);
+		s = &run_res.comm.s[DC_STRAT_TP];
+		for (uint64_t j = 0; j < s->ncoll; j++)
+			if (s->coll[j].what == DC_CW_TP_OUTPUT_FG)
+				t = s->coll[j].time_s / (double)s->coll[j].count;
+		ck_assert(t > 0);
+		dc_step_tp_layer(&run_plan, &run_res.comm, &tp);
+		ck_assert_double_eq_tol(tp.fwd_s, 2.0 * t, 1e-12 * t);
+		ck_assert_double_eq_tol(tp.bwd_s, 2.25 * t, 1e-12 * t);
+	}
+}
+END_TEST
+
 /* What the trace sink sees of a timeline: per stage and track, events in
  * time order that never overlap; per stage the compute track tiling
  * [0, step]; and the schedule's own ops by name. */
@@ -1445,6 +1479,7 @@ int main(void)
 	tcase_add_test(tc, test_trace_prefix_is_the_schedule);
 	tcase_add_test(tc, test_trace_memory_held_by_hand);
 	tcase_add_test(tc, test_dualpipe_bound_extends_the_steady_state);
+	tcase_add_test(tc, test_dualpipe_tp_layer_per_chunk_microbatch);
 	tcase_add_test(tc, test_uneven_interleaved_bound_extends_the_steady_state);
 	tcase_add_test(tc, test_trace_extended_prefix_is_the_schedule);
 	tcase_add_test(tc, test_uneven_stage_compute);

@@ -141,6 +141,18 @@ enum dc_pipe_schedule dc_pipeline_schedule(const struct dc_plan *p);
  * stage and the mirror stage; DualPipeV: two chunks of a V), else 1. */
 uint64_t dc_pipeline_chunks(const struct dc_plan *p);
 
+/* Microbatches each model chunk of a pipeline rank runs per step, forward
+ * and backward: grad_accum_steps m, but m / 2 under DualPipe, whose two
+ * directions each carry half (deepseek-ai/DualPipe step() scatters the
+ * inputs into num_chunks / 2 on each end rank, and rank r runs
+ * 2 (pp/2 - h - 1) + (h + 1) + (m/2 - pp + h + 1) = m / 2 forwards of
+ * each phase, h = min(r, pp - 1 - r)). Interleaved and DualPipeV chunks
+ * see every microbatch (DualPipeV's V: m - 2pp + r + 1 steady pairs plus
+ * the warm-up's forwards, m of each chunk). What a per-layer,
+ * per-microbatch collective counts on a rank: its layers (every chunk's)
+ * times this (docs/formulas-systems.md, "Communication per step"). */
+uint64_t dc_pipeline_chunk_microbatches(const struct dc_plan *p);
+
 /* Chunk c of pipeline rank `stage`: its model layers [first_layer,
  * first_layer + layers), and whether it holds the embedding (the model's
  * first chunk) or the final norm, head and loss (its last). DualPipe: chunk

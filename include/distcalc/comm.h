@@ -164,7 +164,9 @@ struct dc_comm {
 	uint64_t ep_stage;
 	/* the transformer layers of stage's rank and the MoE layers of
 	 * ep_stage's, every stage it holds (two under DualPipe and
-	 * DualPipeV): what the per-layer calls count */
+	 * DualPipeV): what the per-layer calls count, each layer for the
+	 * microbatches its chunk runs (activation.h
+	 * dc_pipeline_chunk_microbatches: m / 2 under DualPipe) */
 	uint64_t layers, moe_layers;
 	struct dc_comm_strategy s[DC_STRAT_COUNT];
 	uint64_t bytes_per_rank; /* sum over strategies */

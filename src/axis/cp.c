@@ -19,12 +19,13 @@ void dc_axis_cp_comm(struct dc_axis_ctx *x)
 	const struct dc_config *cfg = p->in;
 	const struct dc_model *m = &cfg->model;
 	struct dc_ck *b = x->b;
-	uint64_t cp = p->layout.cp, tp = p->layout.tp, gas = p->layout.grad_accum_steps;
+	/* each chunk's microbatches: m / 2 under DualPipe (activation.h) */
+	uint64_t cp = p->layout.cp, tp = p->layout.tp, mb = dc_pipeline_chunk_microbatches(p);
 	uint64_t per_mb, steps, d_qk, d_v, kv_heads, heads, tok, kv;
 	int refwd = cfg->training.recompute == DC_RECOMPUTE_FULL;
 	if (cp < 2)
 		return;
-	per_mb = dc_ck_mul(b, x->best->layers, gas);
+	per_mb = dc_ck_mul(b, x->best->layers, mb);
 	steps = dc_ck_mul(b, per_mb, cp - 1);
 	d_qk = m->kv_lora_rank ? m->qk_nope_head_dim + m->qk_rope_head_dim : m->head_dim;
 	d_v = m->kv_lora_rank ? m->v_head_dim : m->head_dim;

@@ -40,7 +40,10 @@ static void dp_sync(struct dc_axis_ctx *x, uint64_t params, int expert, const st
 	 * updated parameters' AllGather's */
 	uint64_t bucket = dc_framework_grad_bucket_bytes(p), pbucket = dc_framework_param_bucket_bytes(p);
 	enum dc_sharding sharding = p->layout.sharding;
-	uint64_t gas = p->layout.grad_accum_steps, r = p->dp_replicate;
+	/* ZeRO-2 reduce-scatters each chunk's gradients every microbatch it
+	 * runs: m / 2 under DualPipe (its rank's two stages, one direction's
+	 * half each: activation.h) */
+	uint64_t gas = dc_pipeline_chunk_microbatches(p), r = p->dp_replicate;
 	uint64_t grads = dc_ck_mul(b, params, pr->grad_bytes);
 	uint64_t weights = dc_ck_mul(b, params, pr->param_bytes);
 	enum dc_coll_what grad_what = expert ? DC_CW_EXPERT_GRAD_BUCKET : DC_CW_GRAD_BUCKET;

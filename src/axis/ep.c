@@ -1,8 +1,9 @@
 /* ep.c - the expert-parallel axis: MoE token dispatch and combine, an
  * AlltoAll each in forward and again in backward, per MoE layer per
- * microbatch, over the ep ranks that hold the experts (ep consecutive dp
- * ranks, or Megatron-Core's folded expert groups: plan.h), and with etp > 1
- * the expert tp group's gathers.
+ * microbatch (the microbatches its chunk runs: m / 2 under DualPipe), over
+ * the ep ranks that hold the experts (ep consecutive dp ranks, or
+ * Megatron-Core's folded expert groups: plan.h), and with etp > 1 the
+ * expert tp group's gathers.
  * docs/formulas-systems.md, "Communication per step". */
 #include "axis_int.h"
 
@@ -11,6 +12,9 @@ void dc_axis_ep_comm(struct dc_axis_ctx *x)
 	const struct dc_plan *p = x->p;
 	const struct dc_config *cfg = p->in;
 	struct dc_ck *b = x->b;
+	/* moe_layers: every stage the rank holds (both under DualPipe), each
+	 * run for its chunks' microbatches (m / 2 under DualPipe) */
+	uint64_t mb = dc_pipeline_chunk_microbatches(p);
 	uint64_t calls, msg;
 	int etp_gathers = p->etp > 1 && (p->layout.sequence_parallel || p->etp != p->layout.tp);
 	if (x->moe->moe_layers == 0 || (p->layout.ep < 2 && !etp_gathers))
@@ -18,7 +22,7 @@ void dc_axis_ep_comm(struct dc_axis_ctx *x)
 	/* each call carries the microbatch's tokens on this rank (s/t of them
 	 * under sequence parallelism) x top-k x h values in the working
 	 * precision; routing is assumed uniform, M/ep to each peer */
-	calls = dc_ck_mul(b, dc_ck_mul(b, 2, x->moe->moe_layers), p->layout.grad_accum_steps);
+	calls = dc_ck_mul(b, dc_ck_mul(b, 2, x->moe->moe_layers), mb);
 	msg = dc_ck_mul(b, dc_ck_mul(b, p->tokens_per_microbatch_rank, cfg->model.experts_per_token),
 			dc_ck_mul(b, cfg->model.hidden_size, cfg->precision.working_bytes));
 	dc_axis_setup(x, p->layout.ep, &p->group[DC_GROUP_EP].link, &p->group[DC_GROUP_EP].net);
@@ -35,7 +39,7 @@ void dc_axis_ep_comm(struct dc_axis_ctx *x)
 	 * group whenever it has more than one rank). With etp = tp and no
 	 * sequence parallelism the tp ranks hold the same tokens already. */
 	if (etp_gathers) {
-		uint64_t per = dc_ck_mul(b, x->moe->moe_layers, p->layout.grad_accum_steps);
+		uint64_t per = dc_ck_mul(b, x->moe->moe_layers, mb);
 		uint64_t full = dc_ck_mul(b, p->etp, msg);
 		x->s->group_size = p->etp;
 		dc_axis_use_link(x->s, &p->group[DC_GROUP_ETP].link, &p->group[DC_GROUP_ETP].net);

@@ -35,7 +35,9 @@ static void fsdp_units(struct dc_axis_ctx *x, uint64_t units, uint64_t q, uint64
 	const struct dc_plan *p = x->p;
 	const struct dc_precision *pr = &p->in->precision;
 	struct dc_ck *b = x->b;
-	uint64_t gas = p->layout.grad_accum_steps;
+	/* per unit per microbatch of its chunk: m / 2 under DualPipe, whose
+	 * rank holds two stages' units, each run by one direction's half */
+	uint64_t gas = dc_pipeline_chunk_microbatches(p);
 	enum dc_coll_what params = expert ? DC_CW_EXPERT_UNIT_PARAMS : DC_CW_UNIT_PARAMS;
 	enum dc_coll_what grads = expert ? DC_CW_EXPERT_UNIT_GRADS : DC_CW_UNIT_GRADS;
 	uint64_t w = pr->working_bytes, gb = pr->grad_bytes, shard = x->s->group_size;

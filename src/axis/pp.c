@@ -9,6 +9,7 @@ void dc_axis_pp_comm(struct dc_axis_ctx *x)
 	const struct dc_layout *par = &p->layout;
 	struct dc_ck *b = x->b;
 	uint64_t gas = par->grad_accum_steps, v = p->v, act, msg;
+	enum dc_pipe_schedule sch = dc_pipeline_schedule(p);
 	if (par->pp < 2)
 		return;
 	/* with sequence parallelism each tp rank holds and sends only its s/t
@@ -21,19 +22,25 @@ void dc_axis_pp_comm(struct dc_axis_ctx *x)
 	 * back per microbatch; with two stages the ring of chunks folds: rank
 	 * 0 sends v forward and v - 1 back, rank 1 the reverse, 2v - 1 in all
 	 * (v = 1: one direction only) */
-	if (dc_pipeline_schedule(p) == DC_PIPE_DUALPIPEV) {
+	if (sch == DC_PIPE_DUALPIPEV || sch == DC_PIPE_DUALPIPE) {
 		/* DualPipeV (activation.h): rank s holds chunks s and 2pp - 1 - s
 		 * of a V, so a middle rank sends each microbatch on twice each
 		 * way (chunk s to rank s + 1, chunk 2pp - 1 - s to rank s - 1);
 		 * the V's turn (chunks pp - 1 and pp, both on rank pp - 1) and
 		 * its ends send once: with two stages every rank sends once.
-		 * DualPipe's two directions each carry half the microbatches:
-		 * a rank sends each microbatch once each way, as 1F1B. */
-		uint64_t per = par->pp == 2 ? 1 : 2;
+		 * DualPipe: rank s holds stage s of the forward direction and
+		 * pp - 1 - s of the reverse, each run by m / 2 microbatches
+		 * (dc_pipeline_chunk_microbatches); a middle rank sends both
+		 * stages' activations and gradients on, m / 2 x 2 = m each way
+		 * as 1F1B's middle stage; an end rank's two stages are a first
+		 * and a last (rank 0: stage 0 sends activations, stage pp - 1
+		 * gradients), so with two stages a rank sends m / 2 of each
+		 * where 1F1B's sends m one way. */
+		uint64_t per = par->pp == 2 ? 1 : 2, mb = dc_pipeline_chunk_microbatches(p);
 		dc_axis_push(x, DC_COLL_SEND, DC_CW_PP_ACTIVATIONS, DC_CPHASE_FORWARD, DC_OVL_PIPELINE,
-			     dc_ck_mul(b, gas, per), msg);
+			     dc_ck_mul(b, mb, per), msg);
 		dc_axis_push(x, DC_COLL_SEND, DC_CW_PP_GRADIENTS, DC_CPHASE_BACKWARD, DC_OVL_PIPELINE,
-			     dc_ck_mul(b, gas, per), msg);
+			     dc_ck_mul(b, mb, per), msg);
 		x->s->group_size = par->pp;
 		return;
 	}

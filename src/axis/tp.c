@@ -1,7 +1,8 @@
 /* tp.c - the tensor-parallel axis (Megatron-LM): per layer per microbatch
  * two AllReduces forward and two backward, or with sequence parallelism
  * an AllGather and a ReduceScatter each (Korthikanti et al. 2022 section
- * 4.2.2). docs/formulas-systems.md, "Communication per step". */
+ * 4.2.2); a layer counts the microbatches its chunk runs (DualPipe: m / 2).
+ * docs/formulas-systems.md, "Communication per step". */
 #include "axis_int.h"
 
 void dc_axis_tp_comm(struct dc_axis_ctx *x)
@@ -9,7 +10,9 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	const struct dc_plan *p = x->p;
 	const struct dc_config *cfg = p->in;
 	struct dc_ck *b = x->b;
-	uint64_t gas = p->layout.grad_accum_steps, layers = x->best->layers;
+	/* layers: every stage the rank holds (both under DualPipe), each run
+	 * for its chunks' microbatches (m / 2 under DualPipe: activation.h) */
+	uint64_t mb = dc_pipeline_chunk_microbatches(p), layers = x->best->layers;
 	uint64_t act, per_mb, re_mb;
 	/* full recompute runs every layer's forward again in backward, and
 	 * with it the forward's collectives */
@@ -17,14 +20,16 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	if (p->layout.tp < 2)
 		return;
 	act = dc_axis_act_bytes(x);
-	per_mb = dc_ck_mul(b, dc_ck_mul(b, 2, layers), gas);
+	per_mb = dc_ck_mul(b, dc_ck_mul(b, 2, layers), mb);
 	/* training.recompute_layers: only N layers of each chunk (uneven
-	 * chunks chunk by chunk: plan.h) */
+	 * chunks chunk by chunk: plan.h), of each of a DualPipe rank's two
+	 * stages (plan.h's chunk: L / (pp v)) */
 	if (p->chunks_uneven) {
-		re_mb = dc_ck_mul(b, dc_ck_mul(b, 2, dc_plan_recomputed_layers(p, p->most_stage)), gas);
+		re_mb = dc_ck_mul(b, dc_ck_mul(b, 2, dc_plan_recomputed_layers(p, p->most_stage)), mb);
 	} else {
-		uint64_t chunk = layers / p->v, n_re = cfg->training.recompute_layers;
-		re_mb = n_re && n_re < chunk ? dc_ck_mul(b, dc_ck_mul(b, 2, p->v * n_re), gas) : per_mb;
+		uint64_t stages = dc_pipeline_schedule(p) == DC_PIPE_DUALPIPE ? 2 : 1;
+		uint64_t chunk = layers / (p->v * stages), n_re = cfg->training.recompute_layers;
+		re_mb = n_re && n_re < chunk ? dc_ck_mul(b, dc_ck_mul(b, 2, stages * p->v * n_re), mb) : per_mb;
 	}
 	dc_axis_setup(x, p->topo.degree[DC_AXIS_TP], &p->group[DC_AXIS_TP].link, &p->group[DC_AXIS_TP].net);
 	/* Megatron runs the backward's input-gradient collective behind the

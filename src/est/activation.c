@@ -324,6 +324,13 @@ uint64_t dc_pipeline_chunks(const struct dc_plan *p)
 	return 1;
 }
 
+uint64_t dc_pipeline_chunk_microbatches(const struct dc_plan *p)
+{
+	uint64_t m = p->layout.grad_accum_steps;
+	/* the schedule needs an even m (dc_layout_schedule) */
+	return dc_pipeline_schedule(p) == DC_PIPE_DUALPIPE ? m / 2 : m;
+}
+
 void dc_pipeline_chunk(const struct dc_plan *p, uint64_t stage, uint64_t c, struct dc_pipeline_chunk *out)
 {
 	uint64_t pp = p->layout.pp, L = p->in->model.num_layers, last = pp - 1, st = stage;

@@ -215,9 +215,12 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 		       const struct dc_comm *comm)
 {
 	const struct dc_config *in = p->in;
-	double gas = (double)p->layout.grad_accum_steps;
-	/* the comm result prices the stage it analyses (comm.h: stage) */
-	uint64_t analysed = comm->layers; /* every stage its rank holds (comm.h) */
+	/* the comm result prices the stage it analyses (comm.h: stage): its
+	 * per-layer calls count every stage its rank holds (comm.h layers),
+	 * each run for its chunk's microbatches (m / 2 under DualPipe), so
+	 * one layer's one microbatch is the total over layers x those */
+	double gas = (double)dc_pipeline_chunk_microbatches(p);
+	uint64_t analysed = comm->layers;
 	double layers = (double)(analysed ? analysed : 1), f, b;
 	memset(k, 0, sizeof(*k));
 	k->p = p;
@@ -986,7 +989,9 @@ struct dp_calls {
 static void dp_calls(const struct dc_plan *p, const struct dc_comm *comm, struct dp_calls *d)
 {
 	const struct dc_comm_strategy *s = &comm->s[DC_STRAT_DP];
-	uint64_t gas = p->layout.grad_accum_steps;
+	/* ZeRO-2: a reduce-scatter of each chunk's buckets every microbatch it
+	 * runs (src/axis/dp.c) */
+	uint64_t gas = dc_pipeline_chunk_microbatches(p);
 	uint64_t per = p->layout.sharding == DC_SHARD_ZERO2 ? gas : 1;
 	/* the groups' arrays are read up to ngroups alone: the sums zeroed */
 	d->last.ngroups = d->post.ngroups = 0;

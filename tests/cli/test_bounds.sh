@@ -172,15 +172,21 @@ PY
 # chunks (2pp x grad_accum_steps) a prefix is simulated and every rank's
 # end moved on by its steady state's cycle. Whole, 2^24 microbatches on pp
 # 2 took 4.7 GB; bounded, the prefix of 2^18 / 4 = 65536 microbatches (and
-# under 840 pairs more) holds about 20 MB. The most this config takes:
-# DualPipeV 5609753202, DualPipe (two copies of the parameters, so about
-# half) 2848475718; the next count each takes overflows the step's
-# communication bytes (exit 3). Each run alone under its own python3 parent, its peak from getrusage
+# under 840 pairs more) holds about 20 MB. The most this config takes, by
+# hand: a DualPipe rank holds two stages of 16 layers, each run by m / 2
+# microbatches, a DualPipeV rank two chunks of 8, each run by m, so either
+# makes 2 AllReduces a layer each way, 64 m a step, of 4096 x 4096 x 2 B
+# on tp 4, 2 x 3/4 x 33,554,432 = 50,331,648 B each, and pipeline sends of
+# 33,554,432 B, m a step (DualPipe, m / 2 each way) or 2m (DualPipeV):
+# 3,254,779,904 and 3,288,334,336 B a microbatch, and (2^64 - 1) over
+# those is 5667585710 (DualPipe, even) and 5609753202 (DualPipeV); the
+# next count each takes overflows the step's communication bytes (exit
+# 3). Each run alone under its own python3 parent, its peak from getrusage
 # (RUSAGE_CHILDREN: the one child) under 64 MiB; work, not wall-clock. The
 # step grows by the steady state's time a microbatch: 2^24 microbatches take
 # 16 times 2^20's less the fixed warm-up, cool-down and optimizer (under 1%
 # of 2^20's), so between 15.8 and 16 times.
-for run in dualpipe:2848475718:2848475720 dualpipev:5609753202:5609753203; do
+for run in dualpipe:5667585710:5667585712 dualpipev:5609753202:5609753203; do
 	sched=${run%%:*}
 	most=${run#*:}
 	over=${most#*:}
