@@ -383,6 +383,75 @@ START_TEST(test_layer_kind_errors)
 }
 END_TEST
 
+/* The file at `json` loads with this window and pattern. */
+static void expect_window(const char *json, uint64_t window, uint64_t pattern)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+	char model[512];
+	const char *path = temp_hf(json);
+	snprintf(model, sizeof(model), "\"hf_config\": \"%s\", \"seq_length\": 1024", path);
+	ck_assert_int_eq(load(model, NULL, &cfg, &d), 0);
+	ck_assert_msg(cfg.model.sliding_window == window, "%s: window %llu", json,
+		      (unsigned long long)cfg.model.sliding_window);
+	ck_assert_uint_eq(cfg.model.sliding_window_pattern, pattern);
+	dc_diag_release(&d);
+	unlink(path);
+}
+
+/* A null is what transformers makes of None (docs/models.md, "null"). */
+START_TEST(test_null_keys)
+{
+	/* MistralModel, MixtralModel: create_causal_mask when
+	 * config.sliding_window is None; a missing key is MistralConfig's 4096 */
+	expect_window("{\"model_type\": \"mistral\", \"sliding_window\": null}", 0, 0);
+	expect_window("{\"model_type\": \"mistral\"}", 4096, 0);
+	expect_window("{\"model_type\": \"mixtral\", \"sliding_window\": null}", 0, 0);
+	/* Qwen2Config, Qwen3Config: no layer slides when the window is None,
+	 * whatever max_window_layers (28 is refused with a window) */
+	expect_window("{\"model_type\": \"qwen2\", \"use_sliding_window\": true, \"sliding_window\": null, "
+		      "\"max_window_layers\": 28}",
+		      0, 0);
+	expect_window("{\"model_type\": \"qwen3_moe\", \"use_sliding_window\": true, \"sliding_window\": null}", 0, 0);
+	expect_hf_error("{\"model_type\": \"qwen3\", \"num_hidden_layers\": 2, \"use_sliding_window\": true, "
+			"\"sliding_window\": null, \"layer_types\": [\"sliding_attention\", \"full_attention\"]}",
+			DC_ERR_CONFIG,
+			"%s: error: 'sliding_window': null with sliding layers in 'layer_types'; transformers' sliding "
+			"mask needs a window");
+	/* Gemma 2 and 3, gpt-oss build a sliding mask for their sliding
+	 * layers, and create_sliding_window_causal_mask raises on None */
+	expect_hf_error("{\"model_type\": \"gemma2\", \"sliding_window\": null}", DC_ERR_CONFIG,
+			"%s: error: 'sliding_window': null leaves this family's sliding layers without a window "
+			"(transformers' create_sliding_window_causal_mask refuses it); give the window, or a "
+			"'layer_types' of \"full_attention\" only");
+	expect_hf_error("{\"model_type\": \"gpt_oss\", \"sliding_window\": null}", DC_ERR_CONFIG,
+			"%s: error: 'sliding_window': null leaves this family's sliding layers without a window "
+			"(transformers' create_sliding_window_causal_mask refuses it); give the window, or a "
+			"'layer_types' of \"full_attention\" only");
+	expect_hf_error("{\"model_type\": \"gemma3\", \"text_config\": {\"sliding_window\": null}}", DC_ERR_CONFIG,
+			"%s: error: 'sliding_window': null leaves this family's sliding layers without a window "
+			"(transformers' create_sliding_window_causal_mask refuses it); give the window, or a "
+			"'layer_types' of \"full_attention\" only");
+	/* ... unless no layer slides */
+	expect_window("{\"model_type\": \"gemma3_text\", \"sliding_window\": null, \"sliding_window_pattern\": 1}", 0, 0);
+	expect_window("{\"model_type\": \"gemma2\", \"num_hidden_layers\": 2, \"sliding_window\": null, "
+		      "\"layer_types\": [\"full_attention\", \"full_attention\"]}",
+		      0, 0);
+	/* Llama 4's chunked layers: create_chunked_causal_mask raises on None */
+	expect_hf_error("{\"model_type\": \"llama4\", \"text_config\": {\"attention_chunk_size\": null}}", DC_ERR_CONFIG,
+			"%s: error: 'attention_chunk_size': null leaves the chunked layers without a chunk "
+			"(transformers' create_chunked_causal_mask refuses it); give the chunk size\n"
+			"%s: 'attention_chunk_size': chunked attention (8192 tokens) on three layers of four is priced as "
+			"a sliding window of that many keys (model.sliding_window)");
+	/* num_key_value_heads None is multi-head attention (MistralConfig:
+	 * "for backward compatibility"), not the class's 8: Mistral-7B's k and
+	 * v grow from 4096 x 1024 to 4096 x 4096 each, 2 x 4096 x 3072 =
+	 * 25,165,824 a layer, x 32 = 805,306,368 over 7,241,732,096 */
+	expect_total("{\"model_type\": \"mistral\", \"num_key_value_heads\": null}", "mistral", 8047038464ull);
+	expect_total("{\"model_type\": \"mistral\"}", "mistral", 7241732096ull);
+}
+END_TEST
+
 /* model.dropout from the dropout rates: any above 0 turns it on */
 static int hf_dropout(const char *json, const char *model_extra)
 {
@@ -575,6 +644,7 @@ static Suite *hf_suite(void)
 	tcase_add_test(tc, test_new_families_published);
 	tcase_add_test(tc, test_layer_kinds_read);
 	tcase_add_test(tc, test_layer_kind_errors);
+	tcase_add_test(tc, test_null_keys);
 	tcase_add_test(tc, test_explicit_keys_override);
 	tcase_add_test(tc, test_dropout);
 	tcase_add_test(tc, test_model_option_replaces_shape);

@@ -3,10 +3,10 @@
  * Internal to the loader: only config.c calls it. config.c reads the file
  * (the loader's limits: 1 MiB, no NUL bytes, strict JSON) and parses it;
  * dc_hf_model_read() maps the parsed tree to struct dc_model and never lets
- * cJSON out. Families: Llama 2/3, Mistral, Mixtral, Qwen2/2.5, Qwen2-MoE,
- * Qwen3-MoE, GPT-2, Gemma and DeepSeek-V3 (docs/models.md lists every key
- * read, its default and the modeling file it follows). Keys distcalc does
- * not use are ignored; the keys it reads are validated like config keys.
+ * cJSON out. Families: docs/models.md lists them (dc_hf_supported()), with
+ * every key read, its default, what a null in it means and the modeling
+ * file it follows. Keys distcalc does not use are ignored; the keys it
+ * reads are validated like config keys.
  */
 #ifndef DISTCALC_HF_H
 #define DISTCALC_HF_H
@@ -19,7 +19,8 @@
 struct cJSON;
 
 /* Fills every shape field of *m (the family's defaults where a key is
- * missing or null; seq_length and params are left 0) from the JSON object
+ * missing, a null read as transformers reads None: docs/models.md, "null";
+ * seq_length and params are left 0) from the JSON object
  * `root` of the file `name`, parsed from text[len] (NULL: not at hand; a
  * duplicate key's message then names no line:column). Returns 0, or -1
  * with every problem recorded in `diag` as DC_ERR_CONFIG, each line naming

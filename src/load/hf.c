@@ -1,7 +1,10 @@
 /* hf.c - Hugging Face config.json -> struct dc_model; see hf.h and
  * docs/models.md. Family defaults are those of transformers'
- * configuration_<family>.py, used when a key is missing or null, as
- * transformers itself does. */
+ * configuration_<family>.py, used when a key is missing. A null is
+ * read as transformers reads None where None has a meaning there
+ * (sliding_window, num_key_value_heads, head_dim, q_lora_rank,
+ * n_inner); for the other keys (sizes, counts) transformers has no use
+ * for None, and distcalc takes the default. */
 #include "distcalc/hf.h"
 
 #include <cjson/cJSON.h>
@@ -235,6 +238,12 @@ static void read_dense(struct hf *r, struct dc_model *m, const struct dense_defa
 	m->num_layers = get_uint(r, "num_hidden_layers", 1, d->layers);
 	m->num_attention_heads = get_uint(r, "num_attention_heads", 1, d->heads);
 	m->num_kv_heads = get_uint(r, "num_key_value_heads", 1, d->kv ? d->kv : m->num_attention_heads);
+	/* None is multi-head attention, whatever the class's default
+	 * (LlamaConfig, MistralConfig "for backward compatibility",
+	 * Qwen2Config, Qwen3Config, GptOssConfig); the classes
+	 * that keep None would fail on it, and are read the same way */
+	if (is_null(r, "num_key_value_heads"))
+		m->num_kv_heads = m->num_attention_heads;
 	m->head_dim = get_uint(r, "head_dim", 1, d->head_dim);
 	m->tie_word_embeddings = get_bool(r, "tie_word_embeddings", d->tie);
 	m->dropout = get_dropout(r, (const char *const[]){"attention_dropout", NULL}, 0);
@@ -309,17 +318,34 @@ static void read_layer_types(struct hf *r, const struct dc_model *m, const char 
 	*every = n;
 }
 
+/* What a null sliding_window is in the family's transformers classes. */
+enum null_window {
+	/* None: no window on any layer (MistralModel and MixtralModel
+	 * pick create_causal_mask when config.sliding_window is None;
+	 * Qwen2Config and its kin then list no sliding layer) */
+	NULL_NO_WINDOW,
+	/* None leaves the family's sliding layers without a window:
+	 * masking_utils.create_sliding_window_causal_mask raises (Gemma 2
+	 * and 3, gpt-oss build that mask for their sliding layers) */
+	NULL_REFUSED,
+};
+
 /* Sliding windows: sliding_window tokens on every layer but each
  * `pattern`-th (layer_types overrides the family's pattern). A window
  * no shorter than max_position_embeddings still counts as a window. */
-static void read_sliding(struct hf *r, struct dc_model *m, uint64_t dflt_window, uint64_t pattern)
+static void read_sliding(struct hf *r, struct dc_model *m, uint64_t dflt_window, uint64_t pattern,
+			 enum null_window null)
 {
 	int given;
 	m->sliding_window = get_uint(r, "sliding_window", 1, dflt_window);
+	if (is_null(r, "sliding_window"))
+		m->sliding_window = 0;
 	read_layer_types(r, m, "sliding_attention", &pattern, &given);
 	m->sliding_window_pattern = pattern;
 	if (pattern == 1) /* every layer full */
 		m->sliding_window = 0;
+	else if (null == NULL_REFUSED && is_null(r, "sliding_window"))
+		hf_error(r, "'sliding_window': null leaves this family's sliding layers without a window (transformers' create_sliding_window_causal_mask refuses it); give the window, or a 'layer_types' of \"full_attention\" only");
 	if (!m->sliding_window)
 		m->sliding_window_pattern = 0;
 }
@@ -338,6 +364,14 @@ static void read_qwen_sliding(struct hf *r, struct dc_model *m)
 			hf_error(r, "'layer_types': sliding layers without 'use_sliding_window': true; give one or the other");
 		return;
 	}
+	if (is_null(r, "sliding_window")) {
+		/* Qwen2Config and Qwen3Config list no sliding layer when the
+		 * window is None, whatever max_window_layers */
+		read_layer_types(r, m, "sliding_attention", &every, &given);
+		if (given && every != 1)
+			hf_error(r, "'sliding_window': null with sliding layers in 'layer_types'; transformers' sliding mask needs a window");
+		return;
+	}
 	from = get_uint(r, "max_window_layers", 0, 28);
 	if (from >= m->num_layers) /* no layer from there on: none slides */
 		return;
@@ -346,7 +380,7 @@ static void read_qwen_sliding(struct hf *r, struct dc_model *m)
 			 (unsigned long long)m->num_layers, (unsigned long long)from);
 		return;
 	}
-	read_sliding(r, m, 4096, 0);
+	read_sliding(r, m, 4096, 0, NULL_NO_WINDOW);
 }
 
 /* num_nextn_predict_layers (DeepSeek-V3, GLM-4.5, Qwen3-Next): the
@@ -367,14 +401,20 @@ static void read_llama(struct hf *r, struct dc_model *m)
 	m->mlp_bias = get_bool(r, "mlp_bias", 0);
 }
 
-/* MistralConfig: no biases (modeling_mistral.py). */
+/* MistralConfig: no biases (modeling_mistral.py). sliding_window (4096
+ * when missing) slides every layer; null (v0.2 and later, Nemo,
+ * Small 3.x) is no window: MistralModel builds create_causal_mask when
+ * config.sliding_window is None. */
+static void read_mistral_shape(struct hf *r, struct dc_model *m, const struct dense_defaults *d, uint64_t dflt_window)
+{
+	read_dense(r, m, d);
+	read_sliding(r, m, dflt_window, 0, NULL_NO_WINDOW);
+}
+
 static void read_mistral(struct hf *r, struct dc_model *m)
 {
 	static const struct dense_defaults d = {32000, 4096, 14336, 32, 32, 8, 0, 0};
-	read_dense(r, m, &d);
-	/* MistralConfig.sliding_window (4096 by default; v0.2 and later: null,
-	 * none): every layer slides (modeling_mistral.py) */
-	read_sliding(r, m, 4096, 0);
+	read_mistral_shape(r, m, &d, 4096);
 }
 
 /* MixtralConfig: every layer's MLP is num_local_experts experts of
@@ -386,7 +426,7 @@ static void read_mixtral(struct hf *r, struct dc_model *m)
 	m->num_experts = get_uint(r, "num_local_experts", 1, 8);
 	read_top_k(r, m, 2);
 	m->moe_ffn_hidden_size = m->ffn_hidden_size;
-	read_sliding(r, m, 0, 0); /* MixtralConfig.sliding_window: none by default */
+	read_sliding(r, m, 0, 0, NULL_NO_WINDOW); /* MixtralConfig.sliding_window: none by default */
 }
 
 /* Qwen2Config: q, k and v are biased, o is not (modeling_qwen2.py). */
@@ -540,7 +580,7 @@ static void read_gemma2(struct hf *r, struct dc_model *m)
 	read_dense(r, m, &d);
 	m->qkv_bias = m->out_bias = get_bool(r, "attention_bias", 0);
 	m->sandwich_norm = 1;
-	read_sliding(r, m, 4096, 2);
+	read_sliding(r, m, 4096, 2, NULL_REFUSED);
 }
 
 /* Gemma3TextConfig (modeling_gemma3.py): Gemma 2's layer with q_norm and
@@ -553,7 +593,7 @@ static void read_gemma3_text(struct hf *r, struct dc_model *m)
 	m->qkv_bias = m->out_bias = get_bool(r, "attention_bias", 0);
 	m->sandwich_norm = 1;
 	m->qk_norm = 1;
-	read_sliding(r, m, 4096, get_uint(r, "sliding_window_pattern", 1, 6));
+	read_sliding(r, m, 4096, get_uint(r, "sliding_window_pattern", 1, 6), NULL_REFUSED);
 }
 
 /* A multimodal wrapper: its text model sits in text_config (missing: the
@@ -622,6 +662,8 @@ static void read_llama4_text(struct hf *r, struct dc_model *m)
 				 (unsigned long long)step, (unsigned long long)(step - 1), (unsigned long long)(2 * step - 1));
 	}
 	chunk = get_uint(r, "attention_chunk_size", 1, 8192);
+	if (is_null(r, "attention_chunk_size"))
+		hf_error(r, "'attention_chunk_size': null leaves the chunked layers without a chunk (transformers' create_chunked_causal_mask refuses it); give the chunk size");
 	if (nr && !(cJSON_IsArray(nr) && cJSON_GetArraySize(nr) == 0)) {
 		const cJSON *e;
 		uint64_t i = 0;
@@ -664,7 +706,7 @@ static void read_gpt_oss(struct hf *r, struct dc_model *m)
 	m->moe_ffn_hidden_size = m->ffn_hidden_size;
 	m->mlp_bias = 1; /* the experts' (there is no dense MLP) */
 	m->router_bias = 1;
-	read_sliding(r, m, 128, 2);
+	read_sliding(r, m, 128, 2, NULL_REFUSED);
 }
 
 /* Glm4MoeConfig (modeling_glm4_moe.py): DeepSeek-V3's MoE layout
