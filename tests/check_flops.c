@@ -247,22 +247,28 @@ START_TEST(test_mtp_on_last_stage)
 }
 END_TEST
 
-/* A model from configs/models/<name>.json at `seq` tokens on one node of
- * 8 GPUs with the parallel section `parallel` (JSON members). */
-static void load_hf_model(const char *name, uint64_t seq, const char *parallel, struct dc_config *c)
+/* A model from <dir>/<name>.json under the source tree at `seq` tokens on
+ * one node of 8 GPUs with the parallel section `parallel` (JSON members). */
+static void load_hf_file(const char *dir, const char *name, uint64_t seq, const char *parallel, struct dc_config *c)
 {
 	char json[1024];
 	struct dc_diag d;
 	snprintf(json, sizeof(json),
-		 "{\"model\": {\"hf_config\": \"%s/configs/models/%s.json\", \"seq_length\": %llu},"
+		 "{\"model\": {\"hf_config\": \"%s/%s/%s.json\", \"seq_length\": %llu},"
 		 " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
 		 " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
 		 " \"parallel\": {%s}, \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 8}}",
-		 DC_SOURCE_DIR, name, (unsigned long long)seq, parallel);
+		 DC_SOURCE_DIR, dir, name, (unsigned long long)seq, parallel);
 	dc_diag_init(&d);
 	if (dc_config_load_buffer(json, strlen(json), "m.json", NULL, 0, c, &d) != 0)
 		ck_abort_msg("config rejected: %s", d.count ? d.entries[0].text : "?");
 	dc_diag_release(&d);
+}
+
+/* configs/models/<name>.json, as load_hf_file */
+static void load_hf_model(const char *name, uint64_t seq, const char *parallel, struct dc_config *c)
+{
+	load_hf_file("configs/models", name, seq, parallel, c);
 }
 
 START_TEST(test_sliding_window_mistral_32k)
@@ -291,6 +297,29 @@ START_TEST(test_sliding_window_mistral_32k)
 	load_hf_model("mistral-7b-v0.1", 4096, "\"tp\": 8", &c);
 	ck_assert_int_eq(flops_of(&c, &f), 0);
 	ck_assert_double_eq(f.attention_core_fwd_per_token, 32.0 * 2.0 * 4096 * 32 * 256);
+}
+END_TEST
+
+START_TEST(test_sliding_window_null_mistral_small)
+{
+	/* Mistral-Small-3.1-24B (sliding_window null: no window, as
+	 * MistralModel builds the full causal mask for None) at s 32768: every
+	 * one of the 40 layers meets all 32768 keys, 2 x 32768 x 32 heads x
+	 * (128 + 128) = 536,870,912 a layer and token forward, x 40 =
+	 * 21,474,836,480. Matmul parameters: 23,572,403,200 - the embedding
+	 * 671,088,640 - norms 40 x 2 x 5120 + 5120 = 414,720 =
+	 * 22,900,899,840. Model FLOPs per token 6 x 22,900,899,840 + 3 x
+	 * 21,474,836,480 = 137,405,399,040 + 64,424,509,440 = 201,829,908,480
+	 * (= 6 N + 12 L s a d). Read as a 4096-token window it was
+	 * 145,458,462,720. */
+	struct dc_config c;
+	struct dc_flops f;
+	load_hf_file("tests/inputs", "hf_mistral_small_3_1", 32768, "\"tp\": 8", &c);
+	ck_assert_uint_eq(c.model.sliding_window, 0);
+	ck_assert_int_eq(flops_of(&c, &f), 0);
+	ck_assert_uint_eq(f.matmul_params, 22900899840ull);
+	ck_assert_double_eq(f.attention_core_fwd_per_token, 21474836480.0);
+	ck_assert_double_eq(f.model_per_token, 201829908480.0);
 }
 END_TEST
 
@@ -362,6 +391,7 @@ int main(void)
 	tcase_add_test(tc, test_per_rank_dense_and_moe_layers);
 	tcase_add_test(tc, test_mtp_on_last_stage);
 	tcase_add_test(tc, test_sliding_window_mistral_32k);
+	tcase_add_test(tc, test_sliding_window_null_mistral_small);
 	tcase_add_test(tc, test_sliding_window_gemma2_alternating);
 	tcase_add_test(tc, test_gated_deltanet_qwen3_next);
 	suite_add_tcase(s, tc);

@@ -452,6 +452,68 @@ START_TEST(test_null_keys)
 }
 END_TEST
 
+/* The file tests/inputs/<name>.json through model.hf_config: its family
+ * and total, and that its warnings hold `warning` (NULL: none). */
+static void expect_input(const char *name, const char *family, uint64_t total, const char *warning)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+	char model[512], got[4096];
+	snprintf(model, sizeof(model), "\"hf_config\": \"%s/tests/inputs/%s.json\", \"seq_length\": 4096",
+		 DC_SOURCE_DIR, name);
+	ck_assert_int_eq(load(model, NULL, &cfg, &d), 0);
+	ck_assert_str_eq(cfg.model.family, family);
+	ck_assert_uint_eq(plan_of(&cfg)->params_total, total);
+	ck_assert_uint_eq(plan_of(&cfg)->params_active, total);
+	joined(&d, got, sizeof(got));
+	if (warning)
+		ck_assert_msg(strstr(got, warning) != NULL, "%s: warnings \"%s\"", name, got);
+	else
+		ck_assert_str_eq(got, "");
+	dc_diag_release(&d);
+}
+
+/* Mistral3ForConditionalGeneration (Mistral-Small-3.1 and 3.2): the text
+ * model is the MistralConfig in text_config. Mistral-Small-3.1-24B
+ * (tests/inputs/hf_mistral_small_3_1.json, its config.json): h 5120, 40
+ * layers, 32 heads of 128, 8 KV heads, f 32768, V 131072 untied,
+ * sliding_window null. Layer: q 5120 x 4096 = 20,971,520, k and v 5120 x
+ * 1024 = 5,242,880 each, o 4096 x 5120 = 20,971,520 (52,428,800), MLP 3 x
+ * 5120 x 32768 = 503,316,480, norms 2 x 5120 = 10,240: 555,755,520; x 40
+ * = 22,230,220,800; embedding and head 2 x 671,088,640 = 1,342,177,280;
+ * final norm 5,120: 23,572,403,200, the card's "24B" without the Pixtral
+ * tower. */
+START_TEST(test_mistral3)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+	char model[512];
+	expect_input("hf_mistral_small_3_1", "mistral3", 23572403200ull,
+		     "'vision_config': the vision tower and its projector are not counted; distcalc models the text "
+		     "model in 'text_config'");
+	snprintf(model, sizeof(model), "\"hf_config\": \"%s/tests/inputs/hf_mistral_small_3_1.json\", \"seq_length\": 4096",
+		 DC_SOURCE_DIR);
+	ck_assert_int_eq(load(model, NULL, &cfg, &d), 0);
+	ck_assert_uint_eq(cfg.model.sliding_window, 0);
+	ck_assert_uint_eq(cfg.model.num_kv_heads, 8);
+	ck_assert_uint_eq(cfg.model.head_dim, 128);
+	dc_diag_release(&d);
+	/* no text_config: Mistral3Config builds Mistral-Small-3.1's, no window */
+	expect_total("{\"model_type\": \"mistral3\"}", "mistral3", 23572403200ull);
+	expect_window("{\"model_type\": \"mistral3\"}", 0, 0);
+	/* a text_config of its own: MistralConfig's defaults for its missing
+	 * keys (Mistral-7B, a 4096 window) */
+	expect_total("{\"model_type\": \"mistral3\", \"text_config\": {}}", "mistral3", 7241732096ull);
+	expect_window("{\"model_type\": \"mistral3\", \"text_config\": {}}", 4096, 0);
+	/* by architecture alone */
+	expect_total("{\"architectures\": [\"Mistral3ForConditionalGeneration\"]}", "mistral3", 23572403200ull);
+	/* Ministral 3's text model is not a MistralConfig */
+	expect_hf_error("{\"model_type\": \"mistral3\", \"text_config\": {\"model_type\": \"ministral3\"}}", DC_ERR_CONFIG,
+			"%s: error: 'text_config.model_type': distcalc reads a mistral3 model's text model as "
+			"\"mistral\" (MistralConfig), got \"ministral3\"");
+}
+END_TEST
+
 /* model.dropout from the dropout rates: any above 0 turns it on */
 static int hf_dropout(const char *json, const char *model_extra)
 {
@@ -571,9 +633,9 @@ START_TEST(test_errors)
 			"%s: error: 'hidden_size': must be at least 1, got -4096\n"
 			"%s: error: 'num_hidden_layers': expected an integer, got \"x\"");
 	expect_hf_error("{\"model_type\": \"t5\"}", DC_ERR_CONFIG,
-			"%s: error: 'model_type': unsupported architecture \"t5\"; supported: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, gpt2, gemma, gemma2, gemma3, gemma3_text, llama4, llama4_text, gpt_oss, glm4_moe, deepseek_v3");
+			"%s: error: 'model_type': unsupported architecture \"t5\"; supported: llama, mistral, mistral3, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, gpt2, gemma, gemma2, gemma3, gemma3_text, llama4, llama4_text, gpt_oss, glm4_moe, deepseek_v3");
 	expect_hf_error("{\"hidden_size\": 8}", DC_ERR_CONFIG,
-			"%s: error: 'model_type': missing, and no 'architectures' entry names the model; supported: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, gpt2, gemma, gemma2, gemma3, gemma3_text, llama4, llama4_text, gpt_oss, glm4_moe, deepseek_v3");
+			"%s: error: 'model_type': missing, and no 'architectures' entry names the model; supported: llama, mistral, mistral3, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, gpt2, gemma, gemma2, gemma3, gemma3_text, llama4, llama4_text, gpt_oss, glm4_moe, deepseek_v3");
 	expect_hf_error("{\"model_type\": \"llama\", \"num_attention_heads\": 32, \"num_key_value_heads\": 5}",
 			DC_ERR_CONFIG, "%s: error: 'num_key_value_heads': must divide num_attention_heads (32), got 5");
 	expect_hf_error("{\"model_type\": \"deepseek_v3\", \"first_k_dense_replace\": 61, \"moe_layer_freq\": 2}",
@@ -645,6 +707,7 @@ static Suite *hf_suite(void)
 	tcase_add_test(tc, test_layer_kinds_read);
 	tcase_add_test(tc, test_layer_kind_errors);
 	tcase_add_test(tc, test_null_keys);
+	tcase_add_test(tc, test_mistral3);
 	tcase_add_test(tc, test_explicit_keys_override);
 	tcase_add_test(tc, test_dropout);
 	tcase_add_test(tc, test_model_option_replaces_shape);

@@ -690,6 +690,34 @@ static void read_llama4(struct hf *r, struct dc_model *m)
 	read_wrapped(r, m, read_llama4_text);
 }
 
+/* Mistral3Config (configuration_mistral3.py; Mistral-Small-3.1 and
+ * 3.2): text_config is a MistralConfig. Without text_config the class
+ * builds Mistral-Small-3.1's text model (these defaults, no window);
+ * a text_config of another model_type (Ministral 3's "ministral3") is
+ * not read. The Pixtral tower and the projector are not counted. */
+static void read_mistral3_text(struct hf *r, struct dc_model *m)
+{
+	static const struct dense_defaults d = {32000, 4096, 14336, 32, 32, 8, 0, 0};
+	static const struct dense_defaults small = {131072, 5120, 32768, 40, 32, 8, 128, 0};
+	const cJSON *mt;
+	char got[64];
+
+	if (r->root == r->top) {
+		read_mistral_shape(r, m, &small, 0);
+		return;
+	}
+	mt = get(r, "model_type");
+	if (mt && !(cJSON_IsString(mt) && strcmp(mt->valuestring, "mistral") == 0))
+		hf_error(r, "'text_config.model_type': distcalc reads a mistral3 model's text model as \"mistral\" (MistralConfig), got %s",
+			 describe(mt, got, sizeof(got)));
+	read_mistral_shape(r, m, &d, 4096);
+}
+
+static void read_mistral3(struct hf *r, struct dc_model *m)
+{
+	read_wrapped(r, m, read_mistral3_text);
+}
+
 /* GptOssConfig (modeling_gpt_oss.py): every layer MoE, q, k, v and o
  * biased, a learned sink per head, routed experts with biases on
  * gate_up (2f) and down (h), a router with a bias, 128-token windows on
@@ -796,6 +824,7 @@ static const struct family families[] = {
 	{"gemma2", "Gemma2ForCausalLM", read_gemma2, DENSE_SIZES},
 	{"gemma3", "Gemma3ForConditionalGeneration", read_gemma3, "text_config's " DENSE_SIZES},
 	{"gemma3_text", "Gemma3ForCausalLM", read_gemma3_text, DENSE_SIZES},
+	{"mistral3", "Mistral3ForConditionalGeneration", read_mistral3, "text_config's " DENSE_SIZES},
 	{"llama4", "Llama4ForConditionalGeneration", read_llama4,
 	 "text_config's hidden_size, intermediate_size, intermediate_size_mlp, num_local_experts, vocab_size and num_hidden_layers"},
 	{"llama4_text", "Llama4ForCausalLM", read_llama4_text,
@@ -820,8 +849,8 @@ const char *dc_hf_size_keys(const char *model_type)
 
 const char *dc_hf_supported(void)
 {
-	return "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, gpt2, gemma, gemma2, gemma3, "
-	       "gemma3_text, llama4, llama4_text, gpt_oss, glm4_moe, deepseek_v3";
+	return "llama, mistral, mistral3, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, gpt2, gemma, gemma2, "
+	       "gemma3, gemma3_text, llama4, llama4_text, gpt_oss, glm4_moe, deepseek_v3";
 }
 
 /* The family named by model_type, else by the first of architectures. */
