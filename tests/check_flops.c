@@ -323,6 +323,25 @@ START_TEST(test_sliding_window_null_mistral_small)
 }
 END_TEST
 
+START_TEST(test_sliding_window_phi3_mini)
+{
+	/* Phi-3-mini-4k (sliding_window 2047 on all 32 layers, as Phi3Model
+	 * passes it to every layer) at s 4096: a query meets 2047 keys, 2 x
+	 * 2047 x 32 heads x (96 + 96) = 25,153,536 a layer and token forward,
+	 * x 32 = 804,913,152. Matmul parameters: 3,821,079,552 - the embedding
+	 * 98,500,608 - norms 32 x 2 x 3072 + 3072 = 199,680 = 3,722,379,264.
+	 * Model FLOPs per token 6 x 3,722,379,264 + 3 x 804,913,152 =
+	 * 22,334,275,584 + 2,414,739,456 = 24,749,015,040. */
+	struct dc_config c;
+	struct dc_flops f;
+	load_hf_file("tests/inputs", "hf_phi_3_mini_4k_instruct", 4096, "\"tp\": 8", &c);
+	ck_assert_int_eq(flops_of(&c, &f), 0);
+	ck_assert_uint_eq(f.matmul_params, 3722379264ull);
+	ck_assert_double_eq(f.attention_core_fwd_per_token, 804913152.0);
+	ck_assert_double_eq(f.model_per_token, 24749015040.0);
+}
+END_TEST
+
 START_TEST(test_sliding_window_gemma2_alternating)
 {
 	/* Gemma-2-9B at s 8192: the odd layers (1, 3, ... from 1) slide over
@@ -392,6 +411,7 @@ int main(void)
 	tcase_add_test(tc, test_mtp_on_last_stage);
 	tcase_add_test(tc, test_sliding_window_mistral_32k);
 	tcase_add_test(tc, test_sliding_window_null_mistral_small);
+	tcase_add_test(tc, test_sliding_window_phi3_mini);
 	tcase_add_test(tc, test_sliding_window_gemma2_alternating);
 	tcase_add_test(tc, test_gated_deltanet_qwen3_next);
 	suite_add_tcase(s, tc);

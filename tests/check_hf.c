@@ -514,6 +514,43 @@ START_TEST(test_mistral3)
 }
 END_TEST
 
+/* Phi3ForCausalLM: Llama's layer, q, k, v fused in qkv_proj and gate and
+ * up in gate_up_proj with the same shapes, no bias anywhere.
+ * microsoft/phi-4 (tests/inputs/hf_phi_4.json): h 5120, 40 layers, 40
+ * heads of 128, 10 KV, f 17920, V 100352 untied. Layer: qkv_proj 5120 x
+ * (5120 + 2 x 1280) = 39,321,600, o 5120 x 5120 = 26,214,400 (65,536,000),
+ * gate_up_proj 5120 x 35840 + down 17920 x 5120 = 275,251,200, norms
+ * 10,240: 340,797,440; x 40 = 13,631,897,600; embedding and head 2 x
+ * 513,802,240 = 1,027,604,480; final norm 5,120: 14,659,507,200 (the
+ * card's 14.7B).
+ * microsoft/Phi-3-mini-4k-instruct (tests/inputs/hf_phi_3_mini_4k_instruct
+ * .json): h 3072, 32 layers, 32 heads of 96, KV 32, f 8192, V 32064.
+ * Layer: attention 4 x 3072^2 = 37,748,736, MLP 3 x 3072 x 8192 =
+ * 75,497,472, norms 6,144: 113,252,352; x 32 = 3,624,075,264; embedding
+ * and head 2 x 98,500,608 = 197,001,216; final norm 3,072: 3,821,079,552
+ * (the card's 3.8B). Its sliding_window 2047 windows every layer. */
+START_TEST(test_phi3)
+{
+	expect_input("hf_phi_4", "phi3", 14659507200ull, NULL);
+	expect_window("{\"model_type\": \"phi3\", \"sliding_window\": null}", 0, 0);
+	expect_input("hf_phi_3_mini_4k_instruct", "phi3", 3821079552ull, NULL);
+	expect_window("{\"model_type\": \"phi3\", \"sliding_window\": 2047}", 2047, 0);
+	/* Phi3Config's defaults are Phi-3-mini's shape (num_key_value_heads
+	 * None: as many as the heads), no window */
+	expect_total("{\"model_type\": \"phi3\"}", "phi3", 3821079552ull);
+	expect_window("{\"model_type\": \"phi3\"}", 0, 0);
+	/* Phi3Attention reads no attention_bias; the RoPE keys hold no weights */
+	expect_total("{\"model_type\": \"phi3\", \"attention_bias\": true, \"partial_rotary_factor\": 0.75, "
+		     "\"original_max_position_embeddings\": 4096, \"max_position_embeddings\": 131072, "
+		     "\"rope_scaling\": {\"type\": \"longrope\", \"short_factor\": [1.0], \"long_factor\": [1.0]}}",
+		     "phi3", 3821079552ull);
+	/* a tied head (Phi-4-mini's tie_word_embeddings): minus 98,500,608 */
+	expect_total("{\"model_type\": \"phi3\", \"tie_word_embeddings\": true}", "phi3", 3722578944ull);
+	/* by architecture alone */
+	expect_total("{\"architectures\": [\"Phi3ForCausalLM\"]}", "phi3", 3821079552ull);
+}
+END_TEST
+
 /* model.dropout from the dropout rates: any above 0 turns it on */
 static int hf_dropout(const char *json, const char *model_extra)
 {
@@ -539,6 +576,11 @@ START_TEST(test_dropout)
 	ck_assert_int_eq(hf_dropout("{\"model_type\": \"gpt2\"}", ""), 1);
 	ck_assert_int_eq(hf_dropout("{\"model_type\": \"gpt2\", \"attn_pdrop\": 0, \"resid_pdrop\": 0, \"embd_pdrop\": 0}", ""), 0);
 	ck_assert_int_eq(hf_dropout("{\"model_type\": \"gpt2\", \"attn_pdrop\": 0, \"resid_pdrop\": 0.1, \"embd_pdrop\": 0}", ""), 1);
+	/* Phi3DecoderLayer drops both residual branches at resid_pdrop;
+	 * Phi3Model has no module for embd_pdrop */
+	ck_assert_int_eq(hf_dropout("{\"model_type\": \"phi3\"}", ""), 0);
+	ck_assert_int_eq(hf_dropout("{\"model_type\": \"phi3\", \"resid_pdrop\": 0.1}", ""), 1);
+	ck_assert_int_eq(hf_dropout("{\"model_type\": \"phi3\", \"embd_pdrop\": 0.1}", ""), 0);
 	/* the config's own key wins over the file's rates */
 	ck_assert_int_eq(hf_dropout("{\"model_type\": \"gpt2\"}", ", \"dropout\": false"), 0);
 	expect_hf_error("{\"model_type\": \"llama\", \"attention_dropout\": 1.5}", DC_ERR_CONFIG,
@@ -633,9 +675,9 @@ START_TEST(test_errors)
 			"%s: error: 'hidden_size': must be at least 1, got -4096\n"
 			"%s: error: 'num_hidden_layers': expected an integer, got \"x\"");
 	expect_hf_error("{\"model_type\": \"t5\"}", DC_ERR_CONFIG,
-			"%s: error: 'model_type': unsupported architecture \"t5\"; supported: llama, mistral, mistral3, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, gpt2, gemma, gemma2, gemma3, gemma3_text, llama4, llama4_text, gpt_oss, glm4_moe, deepseek_v3");
+			"%s: error: 'model_type': unsupported architecture \"t5\"; supported: llama, mistral, mistral3, mixtral, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, gpt2, gemma, gemma2, gemma3, gemma3_text, llama4, llama4_text, gpt_oss, glm4_moe, deepseek_v3");
 	expect_hf_error("{\"hidden_size\": 8}", DC_ERR_CONFIG,
-			"%s: error: 'model_type': missing, and no 'architectures' entry names the model; supported: llama, mistral, mistral3, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, gpt2, gemma, gemma2, gemma3, gemma3_text, llama4, llama4_text, gpt_oss, glm4_moe, deepseek_v3");
+			"%s: error: 'model_type': missing, and no 'architectures' entry names the model; supported: llama, mistral, mistral3, mixtral, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, gpt2, gemma, gemma2, gemma3, gemma3_text, llama4, llama4_text, gpt_oss, glm4_moe, deepseek_v3");
 	expect_hf_error("{\"model_type\": \"llama\", \"num_attention_heads\": 32, \"num_key_value_heads\": 5}",
 			DC_ERR_CONFIG, "%s: error: 'num_key_value_heads': must divide num_attention_heads (32), got 5");
 	expect_hf_error("{\"model_type\": \"deepseek_v3\", \"first_k_dense_replace\": 61, \"moe_layer_freq\": 2}",
@@ -708,6 +750,7 @@ static Suite *hf_suite(void)
 	tcase_add_test(tc, test_layer_kind_errors);
 	tcase_add_test(tc, test_null_keys);
 	tcase_add_test(tc, test_mistral3);
+	tcase_add_test(tc, test_phi3);
 	tcase_add_test(tc, test_explicit_keys_override);
 	tcase_add_test(tc, test_dropout);
 	tcase_add_test(tc, test_model_option_replaces_shape);

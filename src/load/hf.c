@@ -240,7 +240,7 @@ static void read_dense(struct hf *r, struct dc_model *m, const struct dense_defa
 	m->num_kv_heads = get_uint(r, "num_key_value_heads", 1, d->kv ? d->kv : m->num_attention_heads);
 	/* None is multi-head attention, whatever the class's default
 	 * (LlamaConfig, MistralConfig "for backward compatibility",
-	 * Qwen2Config, Qwen3Config, GptOssConfig); the classes
+	 * Qwen2Config, Qwen3Config, Phi3Config, GptOssConfig); the classes
 	 * that keep None would fail on it, and are read the same way */
 	if (is_null(r, "num_key_value_heads"))
 		m->num_kv_heads = m->num_attention_heads;
@@ -320,9 +320,9 @@ static void read_layer_types(struct hf *r, const struct dc_model *m, const char 
 
 /* What a null sliding_window is in the family's transformers classes. */
 enum null_window {
-	/* None: no window on any layer (MistralModel and MixtralModel
-	 * pick create_causal_mask when config.sliding_window is None;
-	 * Qwen2Config and its kin then list no sliding layer) */
+	/* None: no window on any layer (MistralModel, Phi3Model and
+	 * MixtralModel pick create_causal_mask when config.sliding_window is
+	 * None; Qwen2Config and its kin then list no sliding layer) */
 	NULL_NO_WINDOW,
 	/* None leaves the family's sliding layers without a window:
 	 * masking_utils.create_sliding_window_causal_mask raises (Gemma 2
@@ -427,6 +427,23 @@ static void read_mixtral(struct hf *r, struct dc_model *m)
 	read_top_k(r, m, 2);
 	m->moe_ffn_hidden_size = m->ffn_hidden_size;
 	read_sliding(r, m, 0, 0, NULL_NO_WINDOW); /* MixtralConfig.sliding_window: none by default */
+}
+
+/* Phi3Config (modeling_phi3.py; Phi-3, Phi-3.5 mini and medium, phi-4):
+ * Llama's layer with q, k and v fused in one qkv_proj of h x (a + 2k) d
+ * and gate and up in one gate_up_proj of h x 2f: the same shapes and
+ * counts. No bias anywhere (Phi3Attention does not read attention_bias).
+ * sliding_window (None when missing or null) windows every layer, as
+ * Mistral's does (Phi3Model is MistralModel's). resid_pdrop drops both
+ * residual branches; embd_pdrop has no module in Phi3Model. RoPE keys
+ * (partial_rotary_factor, rope_scaling's longrope factors,
+ * original_max_position_embeddings) hold no weights and no matmul. */
+static void read_phi3(struct hf *r, struct dc_model *m)
+{
+	static const struct dense_defaults d = {32064, 3072, 8192, 32, 32, 0, 0, 0};
+	read_dense(r, m, &d);
+	m->dropout = get_dropout(r, (const char *const[]){"attention_dropout", "resid_pdrop", NULL}, 0);
+	read_sliding(r, m, 0, 0, NULL_NO_WINDOW);
 }
 
 /* Qwen2Config: q, k and v are biased, o is not (modeling_qwen2.py). */
@@ -825,6 +842,7 @@ static const struct family families[] = {
 	{"gemma3", "Gemma3ForConditionalGeneration", read_gemma3, "text_config's " DENSE_SIZES},
 	{"gemma3_text", "Gemma3ForCausalLM", read_gemma3_text, DENSE_SIZES},
 	{"mistral3", "Mistral3ForConditionalGeneration", read_mistral3, "text_config's " DENSE_SIZES},
+	{"phi3", "Phi3ForCausalLM", read_phi3, DENSE_SIZES},
 	{"llama4", "Llama4ForConditionalGeneration", read_llama4,
 	 "text_config's hidden_size, intermediate_size, intermediate_size_mlp, num_local_experts, vocab_size and num_hidden_layers"},
 	{"llama4_text", "Llama4ForCausalLM", read_llama4_text,
@@ -849,8 +867,8 @@ const char *dc_hf_size_keys(const char *model_type)
 
 const char *dc_hf_supported(void)
 {
-	return "llama, mistral, mistral3, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, gpt2, gemma, gemma2, "
-	       "gemma3, gemma3_text, llama4, llama4_text, gpt_oss, glm4_moe, deepseek_v3";
+	return "llama, mistral, mistral3, mixtral, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, gpt2, gemma, "
+	       "gemma2, gemma3, gemma3_text, llama4, llama4_text, gpt_oss, glm4_moe, deepseek_v3";
 }
 
 /* The family named by model_type, else by the first of architectures. */
