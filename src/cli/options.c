@@ -419,9 +419,10 @@ const struct dc_option dc_option_table[] = {
 				  "of configs/systems.json)",
 	 apply_config},
 	{"--model", 'm', "FILE|NAME", "read the model shape from a Hugging Face config.json\n"
-				 "(Llama 2/3, Mistral, Mixtral, Qwen2/2.5, Qwen2-MoE,\n"
-				 "Qwen3, Qwen3-MoE, Qwen3-Next, GPT-2, Gemma 1/2/3,\n"
-				 "Llama 4, gpt-oss, GLM-4.5, DeepSeek-V3, Kimi K2;\n"
+				 "(Llama 2/3, Mistral, Mistral Small 3.x, Mixtral,\n"
+				 "Phi-3, phi-4, Qwen2/2.5, Qwen2-MoE, Qwen3, Qwen3-MoE,\n"
+				 "Qwen3-Next, GPT-2, Gemma 1/2/3, Llama 4, gpt-oss,\n"
+				 "GLM-4.5, DeepSeek-V3, Kimi K2;\n"
 				 "docs/models.md); cluster, layout, training and\n"
 				 "model.seq_length stay the config's. A NAME without\n"
 				 "'/' or .json is the catalogue's (--list-models).\n"
