@@ -19,6 +19,7 @@ struct rank_view {
 	struct dc_stage_params p;
 	uint64_t stage;
 	const struct dc_layout *par;
+	int mtp; /* its stage holds the MTP modules (the last) */
 };
 
 struct view {
@@ -63,6 +64,7 @@ static void view(const struct dc_run *run, void *out)
 	v->rank.p = run->res->model.most;
 	v->rank.stage = run->res->model.most_stage;
 	v->rank.par = &run->plan->layout;
+	v->rank.mtp = m->mtp_layers && v->rank.stage + 1 == run->plan->layout.pp;
 	if (m->hf_config[0])
 		dc_key_list_fill(&v->keys, run->plan->in, "model.");
 }
@@ -77,6 +79,15 @@ static int has_experts_count(const void *base)
 {
 	const struct view *v = base;
 	return !v->m->params_explicit && v->m->num_experts != 0;
+}
+
+/* the rank's parameters outside its layers: with MTP modules on its
+ * stage (the last), their non-expert part too (memory.c) */
+static void other_label(const void *base, char *buf, size_t len)
+{
+	const struct rank_view *v = base;
+	dc_text_fmt(buf, len, "%s", v->mtp ? "embedding / head / final norm / MTP non-experts held"
+					    : "embedding / head / final norm held");
 }
 
 static void non_embedding_label(const void *base, char *buf, size_t len)
@@ -166,7 +177,8 @@ static const struct dc_field rank_fields[] = {
 	{"params", "parameters held", DC_U_COUNT, DC_FT_U64, P(total)},
 	{"layers", "layers held", DC_U_COUNT, DC_FT_U64, P(layers)},
 	{"expert_params", "routed-expert parameters held", DC_U_COUNT, DC_FT_U64, P(expert_params)},
-	{"other_params", "embedding / head / final norm held", DC_U_COUNT, DC_FT_U64, P(other_params)},
+	{"other_params", "embedding / head / final norm held", DC_U_COUNT, DC_FT_U64, P(other_params),
+	 .label_fn = other_label},
 	{"layout", "layout", DC_U_NONE, DC_FT_FN, 0, .text = layout},
 };
 static const struct dc_fields rank = DC_FIELDS(rank_fields);
