@@ -628,6 +628,193 @@ START_TEST(test_dualpipev_v_placement)
 }
 END_TEST
 
+/* pp 8 ranks of the four_stages layer, 16 layers: two a stage */
+static void eight_stages(struct dc_config *c, enum dc_pipe_schedule s)
+{
+	four_stages(c, s);
+	c->model.num_layers = 16;
+	c->parallel.pp = 8;
+	c->cluster.num_nodes = 2;
+	c->world_size = 8;
+	c->training.grad_accum_steps = 16;
+}
+
+START_TEST(test_zero_bubble_deferred_w_by_hand)
+{
+	/* ZB-H1, pp 8, m 16, two layers a stage of s 1024, b 1, h 1024, 8
+	 * heads of 128, GELU f 4096, flash attention, tp 1, no dropout: sbh
+	 * 1,048,576, sbf 4,194,304. A layer keeps norm inputs 4sbh, Q/K/V
+	 * input 2sbh, Q and K 4sbh, V 2sbh, the logsumexp 4asb = 32,768, the
+	 * attention output 2sbh, the MLP input 2sbh, fc1's output and GELU's
+	 * 2sbf each: 32sbh + 32,768 = 33,587,200. Its W reads the inputs of
+	 * QKV, the projection, fc1 and fc2 (2sbh, 2sbh, 2sbh, 2sbf) and their
+	 * output gradients (6sbh, 2sbh, 2sbf, 2sbh): 32sbh = 33,554,432, less
+	 * than a whole microbatch by the logsumexp alone. Stage 7 runs F(j),
+	 * B(j), W(j - 7): at its forward it holds microbatch j whole and 7
+	 * awaiting W. A microbatch whole there: 2 layers and the head's
+	 * outputs (4sbh + 4sbV = 4,194,304 + 4,096,000), 75,464,704; its W
+	 * 2 x 33,554,432 + the head's (2sbh + 2sbV = 2,097,152 + 2,048,000),
+	 * 71,254,016. So 7 x 71,254,016 = 498,778,112 more than 1F1B's
+	 * 75,464,704: 574,242,816 of activations, where stage 0 (no W
+	 * deferred) holds 8 x 67,174,400 = 537,395,200: the peak moves to
+	 * stage 7. Stage 3 (W deferred by 3, 5 whole): 3 x 67,108,864 =
+	 * 201,326,592 more */
+	struct dc_config c;
+	struct dc_mem_ledger l;
+	struct dc_memory_result m;
+	const char *err = NULL;
+	uint64_t w;
+	eight_stages(&c, DC_PIPE_ZERO_BUBBLE);
+	ck_assert_int_eq(dc_act_layer_wgrad_bytes(plan_of(&c), 0, &w), 0);
+	ck_assert_uint_eq(w, 33554432ull);
+	ck_assert_int_eq(dc_act_head_wgrad_bytes(plan_of(&c), &w), 0);
+	ck_assert_uint_eq(w, 4145152ull);
+	l = stage_ledger(&c, 7);
+	ck_assert_uint_eq(l.in_flight, 1);
+	ck_assert_uint_eq(l.activation_layers_bytes + l.activation_output_bytes, 75464704ull);
+	ck_assert_uint_eq(l.activation_wgrad_bytes_per_microbatch, 71254016ull);
+	ck_assert_uint_eq(l.activation_wgrad_microbatches, 7);
+	ck_assert_uint_eq(l.activation_wgrad_bytes, 498778112ull);
+	ck_assert_uint_eq(l.activations_bytes, 574242816ull);
+	l = stage_ledger(&c, 3);
+	ck_assert_uint_eq(l.in_flight, 5);
+	ck_assert_uint_eq(l.activation_wgrad_microbatches, 3);
+	ck_assert_uint_eq(l.activation_wgrad_bytes, 201326592ull);
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.activation_wgrad_microbatches, 0);
+	ck_assert_uint_eq(l.activation_wgrad_bytes, 0);
+	ck_assert_uint_eq(l.activations_bytes, 537395200ull);
+	ck_assert_int_eq(dc_memory_compute(plan_of(&c), &m, &err), 0);
+	ck_assert_uint_eq(m.top.stage_first, 7);
+	ck_assert_uint_eq(m.top.activations_bytes, 574242816ull);
+	/* 1F1B on the same stages: nothing deferred, the peak on stage 0 */
+	eight_stages(&c, DC_PIPE_1F1B);
+	l = stage_ledger(&c, 7);
+	ck_assert_uint_eq(l.activation_wgrad_bytes, 0);
+	ck_assert_uint_eq(l.activations_bytes, 75464704ull);
+	ck_assert_int_eq(dc_memory_compute(plan_of(&c), &m, &err), 0);
+	ck_assert_uint_eq(m.top.stage_first, 0);
+	/* full recompute: a layer keeps its input, 2sbh = 2,097,152, and
+	 * the W still reads 32sbh (B rebuilt the layer). Stage 0's W is not
+	 * deferred, but runs after the stage's whole B: just after B, 7
+	 * whole and one awaiting W, 7 x 4,194,304 + 67,108,864 =
+	 * 96,468,992 against 1F1B's 8 x 4,194,304 = 33,554,432: 62,914,560
+	 * more. Stage 7 peaks just after a B, 8 awaiting W and none whole:
+	 * 8 x 71,254,016 = 570,032,128 against 2 x 2,097,152 + 8,290,304 =
+	 * 12,484,608 */
+	eight_stages(&c, DC_PIPE_ZERO_BUBBLE);
+	c.training.recompute = DC_RECOMPUTE_FULL;
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.activation_wgrad_microbatches, 1);
+	ck_assert_uint_eq(l.activation_wgrad_bytes, 62914560ull);
+	l = stage_ledger(&c, 7);
+	ck_assert_uint_eq(l.activation_wgrad_microbatches, 8);
+	ck_assert_uint_eq(l.activation_wgrad_bytes, 557547520ull);
+	ck_assert_uint_eq(l.activations_bytes, 570032128ull);
+}
+END_TEST
+
+START_TEST(test_zero_bubble_w_is_qi_table1)
+{
+	/* Qi et al. Table 1 per transformer layer (as sail-sg's runtime
+	 * encodes it: f_mem 34h + 5as a token, W's -32h): B needs
+	 * Korthikanti's 34sbh + 5as^2b, W 32sbh. The GPT layer (eager
+	 * attention with dropout, a 4h MLP of GELU, a d = h, tp 1), h 1024,
+	 * a 8, s 1024, b 1: sbh 1,048,576, 32sbh = 33,554,432, 34sbh +
+	 * 5as^2b = 35,651,584 + 41,943,040 = 77,594,624. With tp 2 and
+	 * sequence parallelism each rank's W holds the inputs sbh (QKV),
+	 * sbh (projection), sbh (fc1), 4sbh (fc2) and the output gradients
+	 * 3sbh (QKV), 2sbh (the projection's, whole), 4sbh (fc1), 2sbh
+	 * (fc2's, whole): 18sbh = 18,874,368 */
+	struct dc_config c;
+	uint64_t w, kept;
+	four_stages(&c, DC_PIPE_ZERO_BUBBLE);
+	c.training.attention = DC_ATTENTION_EAGER;
+	c.model.dropout = 1;
+	ck_assert_int_eq(dc_act_layer_wgrad_bytes(plan_of(&c), 0, &w), 0);
+	ck_assert_uint_eq(w, 33554432ull);
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 0, &kept), 0);
+	ck_assert_uint_eq(kept, 77594624ull);
+	c.parallel.tp = 2;
+	c.parallel.pp = 2;
+	c.parallel.sequence_parallel = 1;
+	ck_assert_int_eq(dc_act_layer_wgrad_bytes(plan_of(&c), 0, &w), 0);
+	ck_assert_uint_eq(w, 18874368ull);
+}
+END_TEST
+
+/* ZB-H1's op order on one stage drawn out (gen_zb, as the paper's
+ * Figure 3 top): the largest a whole + b wgrad over it */
+static void zb_walk(uint64_t p, uint64_t s, uint64_t m, uint64_t whole, uint64_t wgrad, uint64_t *best)
+{
+	uint64_t w = p - s - 1 < m ? p - s - 1 : m, a = 0, b = 0, nb = 0, nw = 0;
+	*best = 0;
+#define ZB_AT()                                    \
+	do {                                       \
+		uint64_t v_ = a * whole + b * wgrad; \
+		if (v_ > *best)                    \
+			*best = v_;                \
+	} while (0)
+	for (uint64_t i = 0; i < m; i++) {
+		a++; /* F */
+		ZB_AT();
+		if (i < w)
+			continue;
+		a--, b++, nb++; /* B */
+		ZB_AT();
+		if (nb - nw > s)
+			b--, nw++; /* W */
+	}
+	while (nb < m) {
+		a--, b++, nb++;
+		ZB_AT();
+		if (nb - nw > s)
+			b--, nw++;
+	}
+#undef ZB_AT
+}
+
+START_TEST(test_zero_bubble_deferred_states)
+{
+	/* pp 2, m 3 (docs/step-model.md's worked example): stage 1 runs F0
+	 * B0 F1 B1 W0 F2 B2 W1 W2, its states (a whole, b awaiting W) (1,0)
+	 * (0,1) (1,1) (0,2) (0,1) (1,1) (0,2) (0,1) (0,0). Whole 10, W 9: the
+	 * largest is (1,1), 19: one pending, 9 over 1F1B's 10. W 25: (0,2),
+	 * 50: two pending, 40 more. Stage 0 runs F0 F1 B0 W0 F2 B1 W1 B2 W2:
+	 * (2,0) 20 unless W > whole: (1,1) 35, 15 more. pp 4, m 2, stage 1:
+	 * F0 F1 B0 B1 W0 W1: (2,0) (1,1) (0,2) (0,1): with W 25 (0,2), 50,
+	 * 30 over 1F1B's 2 x 10 */
+	uint64_t n, x, best;
+	ck_assert_int_eq(dc_pipeline_zb_deferred(2, 1, 3, 10, 9, &n, &x), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(x, 9);
+	ck_assert_int_eq(dc_pipeline_zb_deferred(2, 1, 3, 10, 25, &n, &x), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(x, 40);
+	ck_assert_int_eq(dc_pipeline_zb_deferred(2, 0, 3, 10, 9, &n, &x), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_uint_eq(x, 0);
+	ck_assert_int_eq(dc_pipeline_zb_deferred(2, 0, 3, 10, 25, &n, &x), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(x, 15);
+	ck_assert_int_eq(dc_pipeline_zb_deferred(4, 1, 2, 10, 25, &n, &x), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(x, 30);
+	ck_assert_int_eq(dc_pipeline_zb_deferred(4, 1, 2, 10, 9, &n, &x), 0);
+	ck_assert_uint_eq(x, 0);
+	/* every stage of pp 2..10, m 1..24, against the walk */
+	for (uint64_t p = 2; p <= 10; p++)
+		for (uint64_t m = 1; m <= 24; m++)
+			for (uint64_t s = 0; s < p; s++)
+				for (int k = 0; k < 5; k++) {
+					static const uint64_t ws[5] = {0, 3, 9, 10, 31};
+					zb_walk(p, s, m, 10, ws[k], &best);
+					ck_assert_int_eq(dc_pipeline_zb_deferred(p, s, m, 10, ws[k], &n, &x), 0);
+					ck_assert_uint_eq(x, best - 10 * (p - s < m ? p - s : m));
+				}
+}
+END_TEST
+
 START_TEST(test_classes_by_stage)
 {
 	/* pp 4, accum 2: in flight min(4 - s, 2) = 2, 2, 2, 1. Stage 0 holds the
@@ -1043,6 +1230,9 @@ int main(void)
 	tcase_add_test(tc, test_fsdp_pipeline_holds_stage_grads);
 	tcase_add_test(tc, test_dualpipe_two_stages_pp_plus_one);
 	tcase_add_test(tc, test_dualpipev_v_placement);
+	tcase_add_test(tc, test_zero_bubble_deferred_w_by_hand);
+	tcase_add_test(tc, test_zero_bubble_w_is_qi_table1);
+	tcase_add_test(tc, test_zero_bubble_deferred_states);
 	tcase_add_test(tc, test_classes_by_stage);
 	tcase_add_test(tc, test_expert_states_shard_over_expert_dp);
 	tcase_add_test(tc, test_uneven_stage_ledgers);

@@ -124,6 +124,26 @@ int dc_act_output_bytes(const struct dc_plan *p, uint64_t *out);
  * place and needs only its 16-bit copy, 2sbV/t). */
 int dc_act_head_backward_bytes(const struct dc_plan *p, uint64_t *out);
 
+/* One layer, one microbatch: what its weight-gradient pass (W) reads
+ * when it runs apart from the backward's input gradients (B), as ZB-H1
+ * does (Qi et al. 2023, section 2): for each linear Y = XW, dW = X^T dY
+ * needs X and dY (Megatron's WeightGradStore keeps exactly those). In the
+ * terms above: the inputs Q/K/V input, attention output, MLP input, MLP
+ * activation and (MoE) the routed copies; the output gradients the size of
+ * Q and K, V and MLP up, plus 2sbh for each row-parallel linear's output,
+ * whole on every tp rank: the attention projection's and the MLP's second
+ * GEMM (MoE: the routed copies' size, and 2sbh more for shared experts).
+ * The same under any recompute policy: B rebuilds what W reads. For
+ * the GPT layer of Korthikanti et al. (4h MLP, a d = h) it is 32sbh, the
+ * W pass's memory in Qi et al. Table 1 (beside B's 34sbh + 5as^2b).
+ * Returns 0, or -1 on overflow. */
+int dc_act_layer_wgrad_bytes(const struct dc_plan *p, int moe, uint64_t *out);
+
+/* Last stage, one microbatch: the head's W, its input (2sbh, /t with
+ * sequence parallelism) and the logits' gradient (2sbV/t). Returns 0, or
+ * -1 on overflow. */
+int dc_act_head_wgrad_bytes(const struct dc_plan *p, uint64_t *out);
+
 /* ---- the pipeline schedule's placement and what it holds ----
  *
  * One home for what the step model (step.h) and the memory ledger
@@ -167,7 +187,8 @@ void dc_pipeline_chunk(const struct dc_plan *p, uint64_t stage, uint64_t c, stru
 
 /* Microbatches of chunk c whose activations rank `stage` holds at its
  * peak, and their sum over the rank's chunks:
- *   1F1B, ZB-H1     min(pp - s, m)                   (Megatron-LM 2021 section 2.2.1; Qi et al. 2023 section 2.1)
+ *   1F1B, ZB-H1     min(pp - s, m)                   (Megatron-LM 2021 section 2.2.1; Qi et al. 2023 section 2.1;
+ *                   ZB-H1's deferred weight gradients: dc_pipeline_zb_deferred)
  *   interleaved     of min(m v, 2(pp - s - 1) + (v - 1) pp + 1) chunk-microbatches (Megatron-Core's
  *                   warm-up count plus the first steady forward), those of chunk c (blocks of pp a chunk)
  *   DualPipe        pp - s of chunk 0 (the forward direction's stage s), s + 1 of chunk 1 (the
@@ -177,6 +198,21 @@ void dc_pipeline_chunk(const struct dc_plan *p, uint64_t stage, uint64_t c, stru
  * DualPipeV). 1 when pp = 1. */
 uint64_t dc_pipeline_in_flight_chunk(const struct dc_plan *p, uint64_t stage, uint64_t c);
 uint64_t dc_pipeline_chunks_in_flight(const struct dc_plan *p, uint64_t stage);
+
+/* ZB-H1, stage s of pp, m microbatches (the step model's order, gen_zb:
+ * w = min(pp - s - 1, m) warm-up forwards, then forward, B, and W of the
+ * microbatch s before, the last s W's at the end): the stage's largest
+ * a whole + b W (a microbatches run forward and not yet B, b run B and
+ * not yet W), `whole` and `wgrad` the stage's bytes of one microbatch of
+ * each. *pending: b at that peak; *extra: the peak less 1F1B's
+ * min(pp - s, m) whole (0 or more). With wgrad <= whole the peak is
+ * min(pp - s, m) whole and min(m - pp + s, s) pending (0 when negative):
+ * pp in all on every stage once m >= pp, the paper's "same number of
+ * in-flight microbatches"; with wgrad > whole (recompute) the state
+ * just after a B, one whole fewer and one W more. Returns 0, or -1 on
+ * overflow. */
+int dc_pipeline_zb_deferred(uint64_t pp, uint64_t s, uint64_t m, uint64_t whole, uint64_t wgrad,
+			    uint64_t *pending, uint64_t *extra);
 
 /* Layer-microbatches of activations pipeline rank `stage` holds at its
  * peak: each chunk's layers times its microbatches in flight (above). At
@@ -207,6 +243,11 @@ struct dc_act_plan {
 	uint64_t output_bytes;
 	int output_bad;
 	uint64_t head_backward_bytes; /* dc_act_head_backward_bytes */
+	/* what a weight-gradient pass deferred past its backward holds
+	 * (ZB-H1): dc_act_layer_wgrad_bytes of a dense [0] and a MoE [1]
+	 * layer, and dc_act_head_wgrad_bytes; wgrad_bad: overflow */
+	uint64_t wgrad[2], head_wgrad_bytes;
+	int wgrad_bad;
 };
 
 /* Fills *out for the plan (its layout, shape and memory keys). */

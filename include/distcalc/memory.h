@@ -84,7 +84,15 @@ struct dc_mem_ledger {
 	uint64_t activation_output_bytes;       /* last stage: final norm, head input, logits */
 	uint64_t activation_recompute_bytes;    /* one layer rebuilt during backward */
 	uint64_t activation_head_backward_bytes; /* last stage: the loss's FP32 gradients in its backward */
-	uint64_t activations_bytes;             /* layers + embedding + output */
+	/* ZB-H1 (0 under other schedules): what one microbatch's deferred
+	 * weight gradients hold on this stage (its layers' and head's
+	 * dc_act_*_wgrad_bytes), how many await their W at the stage's peak,
+	 * and what they add over 1F1B's whole microbatches there
+	 * (dc_pipeline_zb_deferred) */
+	uint64_t activation_wgrad_bytes_per_microbatch;
+	uint64_t activation_wgrad_microbatches;
+	uint64_t activation_wgrad_bytes;
+	uint64_t activations_bytes; /* layers + embedding + output (+ ZB-H1's deferred W) */
 
 	/* FSDP working set (0 unless sharding is fsdp) */
 	uint64_t fsdp_unit_params;

@@ -259,6 +259,54 @@ int dc_act_layer_kept_rebuilt(const struct dc_plan *pl, int moe, uint64_t *kept,
 	return kept_rebuilt_of(pl, &p, kept, rebuilt);
 }
 
+/* What one layer's deferred W reads (activation.h,
+ * dc_act_layer_wgrad_bytes), from its parts: the linears' inputs and
+ * output gradients, each as the rank holds it. */
+static int wgrad_of(const struct dc_plan *pl, const struct dc_act_layer *p, int moe, uint64_t *out)
+{
+	const struct dc_model *m = &pl->in->model;
+	const uint64_t *t = p->term_bytes;
+	struct dc_ck c = {0};
+	/* a row-parallel linear's output gradient: the whole 2sbh on every
+	 * tp rank (the backward of its all-reduce or reduce-scatter) */
+	uint64_t row_out = dc_ck_mul(&c, 2, dc_ck_mul(&c, pl->tokens_per_microbatch_cp, m->hidden_size));
+	uint64_t x, dy;
+	/* X: Q/K/V's, the projection's, the MLP's first GEMM's (the router's
+	 * and shared experts' under MoE), its second's, the experts' copies */
+	x = dc_ck_add(&c, dc_ck_add(&c, t[DC_ACT_ATTN_INPUT], t[DC_ACT_PROJ_INPUT]),
+		      dc_ck_add(&c, dc_ck_add(&c, t[DC_ACT_MLP_INPUT], t[DC_ACT_MLP_ACT]), t[DC_ACT_ROUTED]));
+	/* dY: Q/K/V's outputs, the projection's, the first GEMM's (gate and
+	 * up), the second's: 2sbh dense; MoE the routed copies' gradients and
+	 * 2sbh for shared experts */
+	dy = dc_ck_add(&c, dc_ck_add(&c, t[DC_ACT_QK], t[DC_ACT_V]), dc_ck_add(&c, row_out, t[DC_ACT_MLP_UP]));
+	if (!moe)
+		dy = dc_ck_add(&c, dy, row_out);
+	else
+		dy = dc_ck_add(&c, dy, dc_ck_add(&c, t[DC_ACT_ROUTED], m->shared_expert_ffn_hidden_size ? row_out : 0));
+	*out = dc_ck_add(&c, x, dy);
+	return c.overflow ? -1 : 0;
+}
+
+int dc_act_layer_wgrad_bytes(const struct dc_plan *pl, int moe, uint64_t *out)
+{
+	struct dc_act_layer p;
+	if (dc_act_layer_parts(pl, moe, &p) != 0)
+		return -1;
+	return wgrad_of(pl, &p, moe, out);
+}
+
+int dc_act_head_wgrad_bytes(const struct dc_plan *p, uint64_t *out)
+{
+	struct dc_ck c = {0};
+	uint64_t sb = p->tokens_per_microbatch_cp;
+	uint64_t in = dc_ck_mul(&c, 2, dc_ck_mul(&c, sb, p->in->model.hidden_size));
+	uint64_t dlogits = dc_ceil_div(dc_ck_mul(&c, 2, dc_ck_mul(&c, sb, p->in->model.vocab_size)), p->layout.tp);
+	if (p->layout.sequence_parallel)
+		in = dc_ceil_div(in, p->layout.tp);
+	*out = dc_ck_add(&c, in, dlogits);
+	return c.overflow ? -1 : 0;
+}
+
 int dc_act_layer_bytes(const struct dc_plan *p, int moe, uint64_t *out)
 {
 	uint64_t rebuilt;
@@ -416,11 +464,61 @@ uint64_t dc_pipeline_in_flight_chunk(const struct dc_plan *p, uint64_t stage, ui
 	case DC_PIPE_ZERO_BUBBLE:
 		/* 1F1B: stage s runs p - s forwards before its first backward.
 		 * ZB-H1 keeps the same count of whole activations (Qi et al.
-		 * 2023 section 2.1); the weight gradients it defers hold their
-		 * GEMMs' inputs, less than a microbatch each */
+		 * 2023 section 2.1); what its deferred weight gradients hold
+		 * comes on top (dc_pipeline_zb_deferred) */
 		break;
 	}
 	return c == 0 ? (pp - stage < m ? pp - stage : m) : 0;
+}
+
+/* a whole + b wgrad, the larger of it and *best kept with its b */
+static void zb_state(uint64_t a, uint64_t b, uint64_t whole, uint64_t wgrad, struct dc_ck *c, uint64_t *best,
+		     uint64_t *best_b)
+{
+	uint64_t v = dc_ck_add(c, dc_ck_mul(c, a, whole), dc_ck_mul(c, b, wgrad));
+	if (v > *best) {
+		*best = v;
+		*best_b = b;
+	}
+}
+
+int dc_pipeline_zb_deferred(uint64_t pp, uint64_t s, uint64_t m, uint64_t whole, uint64_t wgrad,
+			    uint64_t *pending, uint64_t *extra)
+{
+	/* gen_zb (step.c): w warm-up forwards; k = m - w rounds of F, B
+	 * and (once more than s await it) the oldest W, b after round i
+	 * min(i, s) (stage 0 runs each W at once: 1F1B); then w more B's,
+	 * each with the oldest W once more than s await; then the W's left.
+	 * a + b never falls across a B, so the peak is one of: a round's
+	 * forward (a = w + 1, its b the most, min(k - 1, s)), the state just
+	 * after a round's B (a = w, b = min(k, s + 1)), or one after a
+	 * drain B (a = w - j, b = min(b_k + j - 1, s) + 1, linear in j up
+	 * to the cap: j = 1, j = w and the cap's j bound it) */
+	uint64_t w = pp - s - 1 < m ? pp - s - 1 : m, k = m - w, bk, best = 0, best_b = 0;
+	struct dc_ck c = {0};
+	uint64_t js[3];
+	if (k >= 1) {
+		zb_state(w + 1, k - 1 < s ? k - 1 : s, whole, wgrad, &c, &best, &best_b);
+		zb_state(w, k < s + 1 ? k : s + 1, whole, wgrad, &c, &best, &best_b);
+		bk = k < s ? k : s;
+	} else {
+		zb_state(w, 0, whole, wgrad, &c, &best, &best_b);
+		bk = 0;
+	}
+	js[0] = 1;
+	js[1] = w;
+	js[2] = s + 1 - bk; /* bk <= s */
+	for (int i = 0; i < 3 && w >= 1; i++) {
+		uint64_t j = js[i], b;
+		if (j < 1 || j > w)
+			continue;
+		b = bk + j - 1 < s ? bk + j - 1 : s;
+		zb_state(w - j, b + 1, whole, wgrad, &c, &best, &best_b);
+	}
+	/* the first state is 1F1B's min(pp - s, m) whole and a b >= 0 */
+	*pending = best_b;
+	*extra = best - dc_ck_mul(&c, k >= 1 ? w + 1 : m, whole);
+	return c.overflow ? -1 : 0;
 }
 
 uint64_t dc_pipeline_chunks_in_flight(const struct dc_plan *p, uint64_t stage)
@@ -486,6 +584,7 @@ static int layer_kinds(const struct dc_plan *p, int moe, struct dc_act_plan *x)
 	for (int i = 0; i < DC_ACT_TERM_COUNT; i++)
 		x->all[moe] = dc_ck_add(&c, x->all[moe], parts.term_bytes[i]);
 	x->input_bytes = parts.input_bytes;
+	x->wgrad_bad |= wgrad_of(p, &parts, moe, &x->wgrad[moe]) != 0;
 	return c.overflow ? -1 : 0;
 }
 
@@ -517,6 +616,7 @@ void dc_act_plan_compute(const struct dc_plan *p, struct dc_act_plan *x)
 	x->embedding_bad = dc_act_embedding_bytes(p, &x->embedding_bytes) != 0;
 	x->embedding_bytes = dc_ck_mul(&c, x->embedding_bytes, dc_act_first_stage_microbatches(p));
 	x->embedding_bad |= c.overflow;
+	x->wgrad_bad |= dc_act_head_wgrad_bytes(p, &x->head_wgrad_bytes) != 0;
 	x->output_bad = dc_act_output_bytes(p, &x->output_bytes) != 0;
 	x->output_bad |= dc_act_head_backward_bytes(p, &x->head_backward_bytes) != 0;
 	if (cfg->model.mtp_layers && !cfg->model.params_explicit) {

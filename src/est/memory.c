@@ -403,6 +403,23 @@ static int act_part(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledg
 	l->activation_layers_bytes = dc_ck_mul(&c, act_layer, l->activation_layer_microbatches);
 	l->activations_bytes = dc_ck_add(&c, dc_ck_add(&c, l->activation_layers_bytes, l->activation_embedding_bytes),
 				   l->activation_output_bytes);
+	l->activation_wgrad_bytes_per_microbatch = l->activation_wgrad_microbatches = l->activation_wgrad_bytes = 0;
+	if (dc_pipeline_schedule(pl) == DC_PIPE_ZERO_BUBBLE && pl->layout.pp > 1) {
+		/* ZB-H1 defers stage s's weight gradients by s microbatches:
+		 * one microbatch whole (what the ledger counts a layer, and the
+		 * head's outputs) against what its pending W holds
+		 * (activation.h, dc_pipeline_zb_deferred) */
+		uint64_t whole = dc_ck_add(&c, dc_ck_mul(&c, act_layer, l->p.layers), l->activation_output_bytes);
+		uint64_t *w = &l->activation_wgrad_bytes_per_microbatch;
+		bad |= x->wgrad_bad;
+		*w = dc_ck_add(&c, dc_ck_mul(&c, l->p.layers - l->p.moe_layers, x->wgrad[0]),
+			       dc_ck_mul(&c, l->p.moe_layers, x->wgrad[1]));
+		if (has_head)
+			*w = dc_ck_add(&c, *w, x->head_wgrad_bytes);
+		bad |= dc_pipeline_zb_deferred(pl->layout.pp, stage, pl->layout.grad_accum_steps, whole, *w,
+					       &l->activation_wgrad_microbatches, &l->activation_wgrad_bytes);
+		l->activations_bytes = dc_ck_add(&c, l->activations_bytes, l->activation_wgrad_bytes);
+	}
 
 	return bad || c.overflow ? -1 : 0;
 }
@@ -472,6 +489,7 @@ struct act_plan_key {
 /* act_part's results */
 struct act_vals {
 	uint64_t in_flight, layer_microbatches, per_layer, layers, embedding, output, recompute, head_backward, all;
+	uint64_t wgrad_per_mb, wgrad_mbs, wgrad;
 };
 
 /* What states_part reads of the plan: the shards, the precision's bytes
@@ -625,6 +643,9 @@ static int act_memo_take(const struct dc_plan *pl, uint64_t stage, int slot, str
 	l->activation_output_bytes = v->output;
 	l->activation_recompute_bytes = v->recompute;
 	l->activation_head_backward_bytes = v->head_backward;
+	l->activation_wgrad_bytes_per_microbatch = v->wgrad_per_mb;
+	l->activation_wgrad_microbatches = v->wgrad_mbs;
+	l->activation_wgrad_bytes = v->wgrad;
 	l->activations_bytes = v->all;
 	return 1;
 }
@@ -648,6 +669,9 @@ static void act_memo_put(const struct dc_plan *pl, uint64_t stage, int slot, con
 	v->output = l->activation_output_bytes;
 	v->recompute = l->activation_recompute_bytes;
 	v->head_backward = l->activation_head_backward_bytes;
+	v->wgrad_per_mb = l->activation_wgrad_bytes_per_microbatch;
+	v->wgrad_mbs = l->activation_wgrad_microbatches;
+	v->wgrad = l->activation_wgrad_bytes;
 	v->all = l->activations_bytes;
 	m->slot[slot].have = 1;
 }
@@ -723,6 +747,9 @@ static const struct dc_memo_field act_fields[] = {
 	DC_MEMO_FIELD(struct dc_mem_ledger, activation_output_bytes),
 	DC_MEMO_FIELD(struct dc_mem_ledger, activation_recompute_bytes),
 	DC_MEMO_FIELD(struct dc_mem_ledger, activation_head_backward_bytes),
+	DC_MEMO_FIELD(struct dc_mem_ledger, activation_wgrad_bytes_per_microbatch),
+	DC_MEMO_FIELD(struct dc_mem_ledger, activation_wgrad_microbatches),
+	DC_MEMO_FIELD(struct dc_mem_ledger, activation_wgrad_bytes),
 	DC_MEMO_FIELD(struct dc_mem_ledger, activations_bytes),
 };
 
@@ -954,6 +981,22 @@ static uint64_t candidates(const struct dc_plan *p, uint64_t *cand)
 			n = add_candidate(cand, n, pp, pp - 1 - f);
 			n = add_candidate(cand, n, pp, pp - 1 - l);
 			n = add_candidate(cand, n, pp, l);
+		}
+	}
+	if (s == DC_PIPE_ZERO_BUBBLE) {
+		/* a stage's deferred W's grow with it (s of them): the peak
+		 * within a segment is linear in the stage between kinks where
+		 * the warm-up covers every microbatch (pp - m - 1, pp - m) and
+		 * where the pending count stops growing (m - 1): the segments'
+		 * ends and those bound it */
+		uint64_t m = p->layout.grad_accum_steps;
+		for (uint64_t i = 0; i < p->nsegments; i++)
+			n = add_candidate(cand, n, pp, p->segment_first[i + 1] - 1);
+		for (uint64_t d = 0; d < 3; d++) {
+			if (m + d >= 2)
+				n = add_candidate(cand, n, pp, m + d - 2);
+			if (pp + d >= m + 1)
+				n = add_candidate(cand, n, pp, pp + d - m - 1);
 		}
 	}
 	if (s == DC_PIPE_DUALPIPEV) {

@@ -27,6 +27,7 @@ struct ledger_view {
 struct not_modeled {
 	const char *activations, *optimizer_step, *checkpoint_save, *ddp_bucket_copy, *other, *fragmentation;
 	const char *fp8; /* NULL (not shown) unless precision.compute "fp8" */
+	const char *zero_bubble; /* NULL (not shown) unless the schedule is ZB-H1 */
 };
 
 struct view {
@@ -78,6 +79,12 @@ static void view(const struct dc_run *run, void *out)
 	v->nm.fp8 = run->plan->in->precision.compute == DC_COMPUTE_FP8
 			    ? "precision.compute fp8 changes no byte of the ledger. Transformer Engine (Megatron-Core) keeps an FP8 copy of each FP8 linear layer's weights across a step's microbatches: 1 byte per parameter, plus 1 byte for its transpose on Hopper (none on Blackwell); under mxfp8 1 byte each way plus a 1-byte scale per 32 elements each way. It saves a linear layer's input for the backward in FP8, 1 byte where the ledger's activations count 2"
 			    : NULL;
+	/* what ZB-H1's deferred weight gradients hold beyond the linears'
+	 * inputs and output gradients (docs/memory-conventions.md, "ZB-H1") */
+	v->nm.zero_bubble =
+		dc_pipeline_schedule(run->plan) == DC_PIPE_ZERO_BUBBLE
+			? "ZB-H1's deferred weight gradients are counted as each linear's input and output gradient; the router's, the MTP modules' and the embedding's, and the state midway through a B (some layers' W inputs, the rest whole), are not"
+			: NULL;
 }
 
 static void activation_model(const void *base, char *buf, size_t len)
@@ -253,6 +260,8 @@ static void in_flight_label(const void *base, char *buf, size_t len)
 	if (s == DC_PIPE_DUALPIPE || s == DC_PIPE_DUALPIPEV)
 		dc_text_fmt(buf, len, "chunk-microbatches in flight (%s: %s)", schedule_label(p),
 			    s == DC_PIPE_DUALPIPE ? "pp + 1" : "2pp + 1");
+	else if (s == DC_PIPE_ZERO_BUBBLE)
+		dc_text_fmt(buf, len, "microbatches in flight (ZB-H1: whole, B not run)");
 	else
 		dc_text_fmt(buf, len, "microbatches in flight");
 }
@@ -279,6 +288,11 @@ static void reserve_label(const void *base, char *buf, size_t len)
 			    v->peak_phase);
 	else
 		snprintf(buf, len, "allocator reserve (%.0f%% of the %s subtotal)", pct, v->peak_phase);
+}
+
+static int is_zero_bubble(const void *base)
+{
+	return dc_pipeline_schedule(((const struct ledger_view *)base)->plan) == DC_PIPE_ZERO_BUBBLE;
 }
 
 static int is_fsdp(const void *base)
@@ -428,6 +442,13 @@ static const struct dc_field top_fields[] = {
 	{"activation_embedding_bytes", "embedding dropout masks (first stage, with dropout)", DC_U_BYTES, DC_FT_U64,
 	 L(activation_embedding_bytes)},
 	{"activation_output_bytes", NULL, DC_U_BYTES, DC_FT_U64, L(activation_output_bytes), .label_fn = output_label},
+	{"activation_wgrad_bytes_per_microbatch",
+	 "ZB-H1: deferred W of one microbatch (linears' X and dY)", DC_U_BYTES,
+	 DC_FT_U64, L(activation_wgrad_bytes_per_microbatch), .shown = is_zero_bubble},
+	{"activation_wgrad_microbatches", "ZB-H1: microbatches awaiting W at the peak", DC_U_COUNT,
+	 DC_FT_U64, L(activation_wgrad_microbatches), .shown = is_zero_bubble},
+	{"activation_wgrad_bytes", "ZB-H1: deferred W over 1F1B's activations", DC_U_BYTES, DC_FT_U64,
+	 L(activation_wgrad_bytes), .shown = is_zero_bubble},
 	{"activations_bytes", "= activations (assumed)", DC_U_BYTES, DC_FT_U64, L(activations_bytes)},
 	{"activation_recompute_bytes", "one layer rebuilt during backward (recompute)", DC_U_BYTES, DC_FT_U64,
 	 L(activation_recompute_bytes)},
@@ -520,6 +541,11 @@ static int nm_has_fp8(const void *base)
 	return ((const struct not_modeled *)base)->fp8 != NULL;
 }
 
+static int nm_has_zero_bubble(const void *base)
+{
+	return ((const struct not_modeled *)base)->zero_bubble != NULL;
+}
+
 #define NM(m) offsetof(struct not_modeled, m)
 static const struct dc_field nm_fields[] = {
 	{"activations", NULL, DC_U_NONE, DC_FT_STR, NM(activations)},
@@ -529,6 +555,7 @@ static const struct dc_field nm_fields[] = {
 	{"other", NULL, DC_U_NONE, DC_FT_STR, NM(other)},
 	{"fragmentation", NULL, DC_U_NONE, DC_FT_STR, NM(fragmentation)},
 	{"fp8", NULL, DC_U_NONE, DC_FT_STR, NM(fp8), .shown = nm_has_fp8},
+	{"zero_bubble", NULL, DC_U_NONE, DC_FT_STR, NM(zero_bubble), .shown = nm_has_zero_bubble},
 };
 static const struct dc_fields nm_obj = DC_FIELDS(nm_fields);
 
