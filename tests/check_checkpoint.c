@@ -957,6 +957,38 @@ START_TEST(test_items_layer_kinds)
 }
 END_TEST
 
+/* Llama-4-Maverick (tests/inputs/llama-4-maverick-pp4.json: MoE on layers
+ * 1, 3, ..., 47) saved from pp 4 as [11, 13, 13, 11]. Whole layers: dense
+ * attention 62,914,560 + norms 10,240 + MLP 3 x 5120 x 16384
+ * (251,658,240) = 314,583,040; MoE 62,914,560 + 10,240 + 128 experts x
+ * 125,829,120 (16,106,127,360) + router 655,360 + shared expert
+ * 125,829,120 = 16,295,536,640. Stage 1, items 12-24 (layers 11-23):
+ * 6 dense + 7 MoE = 115,956,254,720. Stage 0, the embedding 202048 x
+ * 5120 = 1,034,485,760 and layers 0-10 (6 dense, 5 MoE):
+ * 84,399,667,200. The whole: 400,711,848,960. */
+START_TEST(test_items_moe_interval)
+{
+	char path[512];
+	struct dc_override ov[1] = {{"parallel.pipeline_layers=[11,13,13,11]", 0}};
+	struct dc_config c;
+	struct dc_diag d;
+	struct dc_ckpt_items it;
+	const char *err = NULL;
+	snprintf(path, sizeof(path), "%s/tests/inputs/llama-4-maverick-pp4.json", DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, ov, 1, &c, &d), 0);
+	dc_diag_release(&d);
+	ck_assert_int_eq(dc_ckpt_items_of(plan_of(&c), &it, &err), 0);
+	ck_assert_uint_eq(it.total, 400711848960ull);
+	ck_assert_uint_eq(dc_ckpt_items_slice(&it, 12, 25, 0, 1), 115956254720ull);
+	ck_assert_uint_eq(dc_ckpt_items_slice(&it, 0, 12, 0, 1), 84399667200ull);
+	ck_assert_uint_eq(dc_ckpt_items_slice(&it, 0, 50, 0, 1), 400711848960ull);
+	/* one layer at a time: 24 of each kind, the odd ones MoE */
+	for (uint64_t i = 0; i < 48; i++)
+		ck_assert_uint_eq(dc_ckpt_items_slice(&it, i + 1, i + 2, 0, 1), i % 2 ? 16295536640ull : 314583040ull);
+}
+END_TEST
+
 START_TEST(test_slices)
 {
 	/* 10 elements over 3: [0,3) [3,6) [6,10); over 4: [0,2) [2,5) [5,7) [7,10) */
@@ -1256,6 +1288,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_restore_read_sum_past_2_64);
 	tcase_add_test(t, test_slices);
 	tcase_add_test(t, test_items_layer_kinds);
+	tcase_add_test(t, test_items_moe_interval);
 	tcase_add_test(t, test_loss_tiny_by_hand);
 	tcase_add_test(t, test_loss_determinism);
 	tcase_add_test(t, test_loss_packing_bounds);

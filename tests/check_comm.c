@@ -953,6 +953,46 @@ START_TEST(test_ep_on_the_stage_with_moe_layers)
 }
 END_TEST
 
+/* MoE on every second layer (Llama 4's interleave_moe_layer_step 2):
+ * the same cut Mixtral, 8 layers with routed experts on layers 1, 3, 5, 7
+ * (model.moe_layer_interval 2, no dense_layers), pp 4 as [3, 3, 1, 1]:
+ * stage 0 holds layers 0-2 (MoE 1: one), stage 1 layers 3-5 (3 and 5:
+ * two), stage 2 layer 6 (none), stage 3 layer 7 (one). Stage 0, with the
+ * embedding, holds the most parameters and one MoE layer; EP is priced
+ * on stage 1's two: 64 + 64 calls, 7,516,192,768 B, as the first case
+ * of test_ep_on_the_stage_with_moe_layers. Dense first would have put
+ * layers 0-3 dense and given stage 0 none, stage 1 two (4, 5) all the
+ * same, so [2, 2, 2, 2] tells them apart: stages of layers 0-1, 2-3,
+ * 4-5, 6-7 hold one MoE layer each (dense first: 0, 0, 2, 2), and EP
+ * prices one: 32 + 32 calls, 3,758,096,384 B. */
+START_TEST(test_ep_on_the_stage_with_moe_layers_interleaved)
+{
+	static const char *const sets[] = {"model.num_layers=8", "model.moe_layer_interval=2", "parallel.tp=1",
+					   "parallel.pp=4", "parallel.dp=8", "parallel.ep=8",
+					   "parallel.pipeline_layers=[3,3,1,1]"};
+	struct dc_override ov[7];
+	struct dc_config c;
+	struct dc_comm m;
+	char path[512];
+	for (size_t i = 0; i < 7; i++)
+		ov[i] = (struct dc_override){sets[i], 0};
+	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+	m = ep_compute(path, ov, &c);
+	ck_assert_uint_eq(m.stage, 0);
+	ck_assert_uint_eq(m.ep_stage, 1);
+	ck_assert_uint_eq(m.layers, 3);
+	ck_assert_uint_eq(m.moe_layers, 2);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].coll[0].count, 64);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].coll[1].count, 64);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 7516192768ull);
+	ov[6] = (struct dc_override){"parallel.pipeline_layers=[2,2,2,2]", 0};
+	m = ep_compute(path, ov, &c);
+	ck_assert_uint_eq(m.moe_layers, 1);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].coll[0].count, 32);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 3758096384ull);
+}
+END_TEST
+
 START_TEST(test_overflow_is_an_error)
 {
 	struct dc_config c;
@@ -1053,6 +1093,7 @@ int main(void)
 	tcase_add_test(tc, test_context_parallel_kv);
 	tcase_add_test(tc, test_fsdp_expert_units);
 	tcase_add_test(tc, test_ep_on_the_stage_with_moe_layers);
+	tcase_add_test(tc, test_ep_on_the_stage_with_moe_layers_interleaved);
 	tcase_add_test(tc, test_overflow_is_an_error);
 	tcase_add_test(tc, test_reshard_emits_the_data_parallel_axes_alone);
 	suite_add_tcase(s, tc);

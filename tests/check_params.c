@@ -308,6 +308,176 @@ START_TEST(test_placement_dense_layers_pp)
 }
 END_TEST
 
+/* The MoE layers of a range, layer by layer: layer i has routed experts
+ * when i >= dense and every divides i + 1 (every <= 1: each from dense) */
+static uint64_t moe_span_loop(uint64_t dense, uint64_t every, uint64_t first, uint64_t n)
+{
+	uint64_t k = 0;
+	for (uint64_t i = first; i < first + n; i++)
+		k += i >= dense && (every <= 1 || (i + 1) % every == 0);
+	return k;
+}
+
+START_TEST(test_moe_span_closed_form)
+{
+	/* every (dense, every, first, n) up to 40 layers against the loop */
+	for (uint64_t dense = 0; dense <= 6; dense++)
+		for (uint64_t every = 0; every <= 5; every++)
+			for (uint64_t first = 0; first <= 40; first++)
+				for (uint64_t n = 0; first + n <= 40; n++)
+					ck_assert_msg(dc_params_moe_span(dense, every, first, n) ==
+							      moe_span_loop(dense, every, first, n),
+						      "dense %llu every %llu first %llu n %llu", (unsigned long long)dense,
+						      (unsigned long long)every, (unsigned long long)first,
+						      (unsigned long long)n);
+	/* Llama-4-Maverick: layers 1, 3, ..., 47 of 48 */
+	ck_assert_uint_eq(dc_params_moe_span(0, 2, 0, 48), 24);
+	ck_assert_uint_eq(dc_params_moe_span(0, 2, 0, 11), 5);  /* 1, 3, 5, 7, 9 */
+	ck_assert_uint_eq(dc_params_moe_span(0, 2, 11, 13), 7); /* 11, 13, ..., 23 */
+	ck_assert_uint_eq(dc_params_moe_span(0, 2, 24, 13), 6); /* 25, ..., 35 */
+	ck_assert_uint_eq(dc_params_moe_span(0, 2, 37, 11), 6); /* 37, ..., 47 */
+}
+END_TEST
+
+/* Llama-4-Maverick's text model (tests/inputs/llama-4-maverick-pp4.json:
+ * h 5120, 48 layers, 40 heads of 128, kv 8, dense MLP 16384, 128 experts
+ * of 8192 and a shared one, MoE on layers 1, 3, ..., 47, vocab 202048) at
+ * tp 8, ep 8 (etp 8), `pp` stages split as `list` ("" even), stage by
+ * stage. On one rank:
+ *   attention q, o 5120 x 5120, k, v 5120 x 1024: 62,914,560 / 8 = 7,864,320
+ *   norms 2 x 5120 = 10,240 whole
+ *   dense layer: 7,864,320 + 3 x 5120 x 16384 / 8 (31,457,280) + 10,240
+ *     = 39,331,840
+ *   MoE layer: 7,864,320 + 128 / 8 experts x 3 x 5120 x 8192 / 8
+ *     (251,658,240) + shared 125,829,120 / 8 (15,728,640) + router
+ *     5120 x 128 (655,360) + 10,240 = 275,916,800
+ *   embedding 202048 x 5120 / 8 = 129,310,720 on stage 0; the head as
+ *     much and the final norm 5,120 on the last */
+static void maverick(const char *list, const char *pp, const char *dp, struct dc_config *c)
+{
+	struct dc_override ov[4] = {{pp, 0}, {dp, 0}, {"parallel.ep=2", 0}, {list, 0}};
+	struct dc_diag d;
+	char path[512];
+	size_t n = pp[0] ? 3 : 0;
+	if (list[0])
+		ov[n++] = (struct dc_override){list, 0};
+	snprintf(path, sizeof(path), "%s/tests/inputs/llama-4-maverick-pp4.json", DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, ov, n, c, &d), 0);
+	dc_diag_release(&d);
+}
+
+#define MAV_DENSE 39331840ull
+#define MAV_MOE 275916800ull
+#define MAV_EMB 129310720ull
+
+static void expect_stage(const struct dc_plan *p, uint64_t s, uint64_t dense, uint64_t moe, uint64_t other)
+{
+	struct dc_stage_params sp;
+	ck_assert_int_eq(dc_stage_params_compute(p, s, &sp), 0);
+	ck_assert_uint_eq(sp.dense_layers, dense);
+	ck_assert_uint_eq(sp.moe_layers, moe);
+	ck_assert_uint_eq(sp.expert_params, moe * 251658240ull);
+	ck_assert_uint_eq(sp.total, dense * MAV_DENSE + moe * MAV_MOE + other);
+	/* the plan's segment of the stage holds the same */
+	ck_assert_uint_eq(dc_plan_stage_params(p, s)->total, sp.total);
+	ck_assert_uint_eq(dc_plan_stage_params(p, s)->moe_layers, moe);
+}
+
+START_TEST(test_placement_moe_interval_pp)
+{
+	struct dc_config c;
+	struct dc_plan p;
+	struct dc_stage_params most;
+	uint64_t stage;
+
+	/* pp 4 even: layers 12 s .. 12 s + 11, MoE the odd ones: 6 dense and
+	 * 6 MoE a stage; stage 3 the most, 6 x 315,248,640 + 129,315,840 =
+	 * 2,020,807,680 */
+	maverick("", "", "", &c);
+	fixture_plan(&c, &p);
+	expect_stage(&p, 0, 6, 6, MAV_EMB);
+	expect_stage(&p, 1, 6, 6, 0);
+	expect_stage(&p, 2, 6, 6, 0);
+	expect_stage(&p, 3, 6, 6, MAV_EMB + 5120);
+	ck_assert_int_eq(dc_stage_params_most_loaded(&p, &most, &stage), 0);
+	ck_assert_uint_eq(stage, 3);
+	ck_assert_uint_eq(most.total, 2020807680ull);
+	ck_assert_uint_eq(p.nsegments, 3); /* 0, 1-2, 3 */
+
+	/* [13, 12, 12, 11]: layers 0-12 (MoE 1, ..., 11: 6 of 13), 13-24
+	 * (13, ..., 23: 6 of 12), 25-36 (25, ..., 35: 6 of 12), 37-47 (37,
+	 * ..., 47: 6 of 11); stage 0 the most: 7 x 39,331,840 + 6 x
+	 * 275,916,800 + 129,310,720 = 2,060,134,400 */
+	maverick("parallel.pipeline_layers=[13,12,12,11]", "", "", &c);
+	fixture_plan(&c, &p);
+	expect_stage(&p, 0, 7, 6, MAV_EMB);
+	expect_stage(&p, 1, 6, 6, 0);
+	expect_stage(&p, 2, 6, 6, 0);
+	expect_stage(&p, 3, 5, 6, MAV_EMB + 5120);
+	ck_assert_int_eq(dc_stage_params_most_loaded(&p, &most, &stage), 0);
+	ck_assert_uint_eq(stage, 0);
+	ck_assert_uint_eq(most.total, 2060134400ull);
+
+	/* [11, 13, 13, 11]: layers 0-10 (MoE 1, ..., 9: 5), 11-23 (11, ...,
+	 * 23: 7), 24-36 (25, ..., 35: 6), 37-47 (6): the stages differ in
+	 * MoE layers; stage 1 the most: 6 x 39,331,840 + 7 x 275,916,800 =
+	 * 2,167,408,640 (dense first would give stage 0 all 11 dense) */
+	maverick("parallel.pipeline_layers=[11,13,13,11]", "", "", &c);
+	fixture_plan(&c, &p);
+	expect_stage(&p, 0, 6, 5, MAV_EMB);
+	expect_stage(&p, 1, 6, 7, 0);
+	expect_stage(&p, 2, 7, 6, 0);
+	expect_stage(&p, 3, 5, 6, MAV_EMB + 5120);
+	ck_assert_int_eq(dc_stage_params_most_loaded(&p, &most, &stage), 0);
+	ck_assert_uint_eq(stage, 1);
+	ck_assert_uint_eq(most.total, 2167408640ull);
+
+	/* pp 16 even: 3 layers a stage, 3 s .. 3 s + 2: MoE 1 on even
+	 * stages (3 s + 1), 2 on odd ones (3 s, 3 s + 2): 16 segments */
+	maverick("", "parallel.pp=16", "parallel.dp=2", &c);
+	fixture_plan(&c, &p);
+	ck_assert_uint_eq(p.nsegments, 16);
+	for (uint64_t s = 0; s < 16; s++)
+		ck_assert_uint_eq(dc_plan_stage_params(&p, s)->moe_layers, s % 2 ? 2 : 1);
+}
+END_TEST
+
+/* The memory ledger of each stage of Maverick at [11, 13, 13, 11] (the
+ * placement above): T parameters a rank of which E routed experts (5, 7,
+ * 6, 6 MoE layers x 251,658,240), D = T - E dense ones. ZeRO-1 over dp 8
+ * with ep 8 (expert data parallel 1): params and grads 2 B x T, master
+ * 4 B and Adam 8 B x (D / 8 + E). Full recompute with sequence
+ * parallelism keeps a layer's input, 2 s b h / tp = 2 x 4096 x 5120 / 8
+ * = 5,242,880 B, for each of pp - s microbatches in flight under 1F1B. */
+START_TEST(test_memory_moe_interval_stages)
+{
+	static const uint64_t T[4] = {1744885760ull, 2167408640ull, 1930823680ull, 1981475840ull};
+	static const uint64_t moe[4] = {5, 7, 6, 6}, layers[4] = {11, 13, 13, 11};
+	struct dc_config c;
+	struct dc_plan p;
+	struct dc_mem_ledger l;
+	const char *err = NULL;
+	maverick("parallel.pipeline_layers=[11,13,13,11]", "", "", &c);
+	fixture_plan(&c, &p);
+	for (uint64_t s = 0; s < 4; s++) {
+		uint64_t E = moe[s] * 251658240ull, D = T[s] - E;
+		ck_assert_int_eq(dc_memory_stage(&p, s, &l, &err), 0);
+		ck_assert_uint_eq(l.p.total, T[s]);
+		ck_assert_uint_eq(l.params_bytes, 2 * T[s]);
+		ck_assert_uint_eq(l.grads_bytes, 2 * T[s]);
+		ck_assert_uint_eq(l.master_bytes, 4 * (D / 8 + E));
+		ck_assert_uint_eq(l.optimizer_bytes, 8 * (D / 8 + E));
+		ck_assert_uint_eq(l.activation_layer_microbatches, layers[s] * (4 - s));
+		ck_assert_uint_eq(l.activation_layers_bytes, layers[s] * (4 - s) * 5242880ull);
+	}
+	/* stage 1: 7,249,331,200 B of master weights, 14,498,662,400 of Adam */
+	ck_assert_int_eq(dc_memory_stage(&p, 1, &l, &err), 0);
+	ck_assert_uint_eq(l.master_bytes, 7249331200ull);
+	ck_assert_uint_eq(l.optimizer_bytes, 14498662400ull);
+}
+END_TEST
+
 static Suite *params_suite(void)
 {
 	Suite *s = suite_create("params");
@@ -321,6 +491,9 @@ static Suite *params_suite(void)
 	tcase_add_test(tc, test_placement_tp);
 	tcase_add_test(tc, test_placement_ep);
 	tcase_add_test(tc, test_placement_dense_layers_pp);
+	tcase_add_test(tc, test_moe_span_closed_form);
+	tcase_add_test(tc, test_placement_moe_interval_pp);
+	tcase_add_test(tc, test_memory_moe_interval_stages);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -696,6 +696,187 @@ START_TEST(test_dense_layers_closed_form)
 }
 END_TEST
 
+/* ---- MoE on every n-th layer: the stages' counts, layer by layer ---- */
+
+/* Layer i (from 0) of a model whose first `dense` layers are dense and
+ * then every `every`-th (i + 1 a multiple) holds experts: 1 if dense */
+static int layer_dense(uint64_t dense, uint64_t every, uint64_t i)
+{
+	return i < dense || (i + 1) % every != 0;
+}
+
+/* A small MoE model of L layers, MoE every `every`-th after `dense`, on
+ * pp GPUs (tp 1, dp 1), v chunks a stage, the stages `list` ("": even) */
+static int interval_load(uint64_t L, uint64_t every, uint64_t dense, uint64_t pp, uint64_t v, const char *list,
+			 struct dc_config *c)
+{
+	char json[1024];
+	struct dc_diag d;
+	int rc;
+	snprintf(json, sizeof(json),
+		 "{\"model\": {\"num_layers\": %llu, \"hidden_size\": 64, \"num_attention_heads\": 4,"
+		 " \"ffn_hidden_size\": 128, \"vocab_size\": 1000, \"seq_length\": 128, \"num_experts\": 4,"
+		 " \"experts_per_token\": 1, \"moe_ffn_hidden_size\": 32, \"dense_layers\": %llu,"
+		 " \"moe_layer_interval\": %llu},"
+		 " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": %llu, \"gpu_memory\": \"80 GiB\","
+		 " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"}},"
+		 " \"parallel\": {\"pp\": %llu, \"dp\": 1, \"virtual_pipeline\": %llu%s%s%s},"
+		 " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": %llu}}",
+		 (unsigned long long)L, (unsigned long long)dense, (unsigned long long)every, (unsigned long long)pp,
+		 (unsigned long long)pp, (unsigned long long)v, list[0] ? ", \"pipeline_layers\": [" : "", list,
+		 list[0] ? "]" : "", (unsigned long long)(2 * pp));
+	dc_diag_init(&d);
+	rc = dc_config_load_buffer(json, strlen(json), "t.json", NULL, 0, c, &d);
+	dc_diag_release(&d);
+	return rc;
+}
+
+/* Every stage of the plan against the layers it holds, walked one by one:
+ * chunk c of stage s holds `len[c pp + s]` layers from `start[c pp + s]`
+ * (virtual stages in model order) */
+static void interval_check(const struct dc_config *c, const uint64_t *start, const uint64_t *len, const char *what)
+{
+	struct dc_plan p;
+	uint64_t pp = c->parallel.pp, v = c->parallel.virtual_pipeline ? c->parallel.virtual_pipeline : 1;
+	uint64_t D = c->model.dense_layers, n = c->model.moe_layer_interval, total_moe = 0;
+	fixture_plan(c, &p);
+	for (uint64_t s = 0; s < pp; s++) {
+		uint64_t dense = 0, layers = 0;
+		for (uint64_t k = 0; k < v; k++) {
+			uint64_t a = start[k * pp + s], m = len[k * pp + s], cd = 0;
+			ck_assert_uint_eq(dc_plan_chunk_start(&p, s, k), a);
+			ck_assert_uint_eq(dc_plan_chunk_layers(&p, s, k), m);
+			for (uint64_t i = a; i < a + m; i++)
+				cd += (uint64_t)layer_dense(D, n, i);
+			ck_assert_msg(dc_plan_dense_in(&p, a, m) == cd, "%s: stage %llu chunk %llu", what,
+				      (unsigned long long)s, (unsigned long long)k);
+			dense += cd;
+			layers += m;
+		}
+		ck_assert_msg(dc_plan_stage_dense_layers(&p, s) == dense, "%s: stage %llu dense %llu, want %llu", what,
+			      (unsigned long long)s, (unsigned long long)dc_plan_stage_dense_layers(&p, s),
+			      (unsigned long long)dense);
+		/* the stage's segment holds its counts */
+		ck_assert_msg(dc_plan_stage_params(&p, s)->dense_layers == dense &&
+				      dc_plan_stage_params(&p, s)->moe_layers == layers - dense,
+			      "%s: stage %llu's segment", what, (unsigned long long)s);
+		total_moe += layers - dense;
+	}
+	ck_assert_uint_eq(total_moe, c->model.num_layers - p.dense_limit);
+	ck_assert_uint_eq(dc_layout_moe_segments(c, pp, v), p.nsegments);
+}
+
+START_TEST(test_moe_interval_brute_force)
+{
+	uint64_t start[64], len[64], cases = 0;
+	char what[160];
+	/* even splits: every (interval, dense layers, pp, v, layers a chunk) */
+	for (uint64_t n = 2; n <= 4; n++)
+		for (uint64_t D = 0; D <= 3; D += 3)
+			for (uint64_t pp = 1; pp <= 8; pp++)
+				for (uint64_t v = 1; v <= (pp > 1 ? 3 : 1); v++)
+					for (uint64_t k = 1; k <= 5; k++) {
+						struct dc_config c;
+						uint64_t L = pp * v * k;
+						if (D >= L || interval_load(L, n, D, pp, v, "", &c) != 0)
+							continue;
+						for (uint64_t q = 0; q < pp * v; q++) {
+							start[q] = q * k;
+							len[q] = k;
+						}
+						snprintf(what, sizeof(what), "L %llu n %llu D %llu pp %llu v %llu",
+							 (unsigned long long)L, (unsigned long long)n, (unsigned long long)D,
+							 (unsigned long long)pp, (unsigned long long)v);
+						interval_check(&c, start, len, what);
+						cases++;
+					}
+	/* uneven stages (v = 1): every list of 2 to 4 stages of 1 to 4
+	 * layers, the stages consecutive */
+	for (uint64_t pp = 2; pp <= 4; pp++) {
+		uint64_t combos = 1;
+		for (uint64_t i = 0; i < pp; i++)
+			combos *= 4;
+		for (uint64_t x = 0; x < combos; x++)
+			for (uint64_t n = 2; n <= 3; n++)
+				for (uint64_t D = 0; D <= 2; D += 2) {
+					struct dc_config c;
+					char list[64];
+					size_t o = 0;
+					uint64_t L = 0, y = x;
+					for (uint64_t i = 0; i < pp; i++, y /= 4) {
+						len[i] = y % 4 + 1;
+						start[i] = L;
+						L += len[i];
+						o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%llu", i ? ", " : "",
+								      (unsigned long long)len[i]);
+					}
+					if (D >= L)
+						continue;
+					ck_assert_msg(interval_load(L, n, D, pp, 1, list, &c) == 0, "[%s]", list);
+					snprintf(what, sizeof(what), "[%s] n %llu D %llu", list, (unsigned long long)n,
+						 (unsigned long long)D);
+					interval_check(&c, start, len, what);
+					cases++;
+				}
+	}
+	ck_assert_uint_gt(cases, 1000);
+}
+END_TEST
+
+/* Llama-4-Maverick's 48 layers, MoE every second, pp 4 [11, 13, 13, 11]:
+ * 5, 7, 6, 6 MoE layers (layers 1-9, 11-23, 25-35, 37-47 odd), so 4
+ * segments; pp 48 (a layer a stage, MoE on the odd stages) needs 48 kinds
+ * of stage, more than the 20 kept: the loader names it */
+START_TEST(test_moe_interval_rules)
+{
+	struct dc_config c;
+	struct dc_diag d;
+	const char *json =
+		"{\"model\": {\"num_layers\": 48, \"hidden_size\": 64, \"num_attention_heads\": 4,"
+		" \"ffn_hidden_size\": 128, \"vocab_size\": 1000, \"seq_length\": 128, \"num_experts\": 4,"
+		" \"experts_per_token\": 1, \"moe_ffn_hidden_size\": 32, \"moe_layer_interval\": 2},"
+		" \"cluster\": {\"num_nodes\": 6, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+		" \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"}},"
+		" \"parallel\": {\"pp\": 48, \"dp\": 1}}";
+	ck_assert_int_eq(interval_load(48, 2, 0, 4, 1, "11, 13, 13, 11", &c), 0);
+	ck_assert_uint_eq(dc_layout_moe_segments(&c, 4, 1), 4);
+	ck_assert_uint_eq(dc_layout_moe_segments(&c, 4, 2), 0); /* the list runs at v 1 alone */
+	ck_assert_uint_eq(dc_layout_moe_segments(&c, 2, 2), 2); /* even: 12 layers a chunk, 6 MoE each */
+	/* pp 8 v 2: chunk q holds layers 3q .. 3q + 2, MoE 1 (q even) or 2
+	 * (q odd); stage s chunks s and s + 8: 2 or 4, alternating */
+	ck_assert_uint_eq(dc_layout_moe_segments(&c, 8, 2), 8);
+	ck_assert_int_eq(dc_layout_fault_outer(&c, 1, 1, 4), DC_LF_NONE);
+	/* even stages from here on */
+	ck_assert_int_eq(interval_load(48, 2, 0, 4, 1, "", &c), 0);
+	/* pp 4 v 3: chunk q holds layers 4q .. 4q + 3, 2 MoE each: stage 0,
+	 * 1-2, 3 */
+	ck_assert_uint_eq(dc_layout_moe_segments(&c, 4, 3), 3);
+	ck_assert_int_eq(dc_layout_fault_outer(&c, 1, 1, 16), DC_LF_NONE); /* 16 kinds: 1 and 2 MoE alternate */
+	ck_assert_uint_eq(dc_layout_moe_segments(&c, 16, 1), 16);
+	ck_assert_uint_eq(dc_layout_moe_segments(&c, 24, 1), 3);  /* 2 layers a stage, 1 MoE each */
+	ck_assert_uint_eq(dc_layout_moe_segments(&c, 48, 1), 48);
+	ck_assert_int_eq(dc_layout_fault_outer(&c, 1, 1, 48), DC_LF_PP);
+	{
+		/* a plan derived past the rules says so */
+		static struct dc_plan base, p;
+		struct dc_layout lay;
+		fixture_plan(&c, &base);
+		lay = base.layout;
+		lay.pp = 48;
+		lay.dp = 1;
+		lay.grad_accum_steps = 96;
+		ck_assert_int_eq(dc_plan_derive_layout(&c, &lay, &p), -1);
+		ck_assert_str_eq(p.error, "'parallel.pp': with MoE on every n-th layer (model.moe_layer_interval) the stages hold more than 20 different mixes of dense and MoE layers");
+	}
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(json, strlen(json), "t.json", NULL, 0, &c, &d), -1);
+	ck_assert_uint_eq(d.count, 1);
+	ck_assert_str_eq(d.entries[0].text,
+			 "t.json: error: 'parallel.pp': with MoE on every n-th layer (model.moe_layer_interval 2) these stages hold 48 different mixes of dense and MoE layers, more than the 20 kinds of stage distcalc keeps; give each stage (or model chunk) a multiple of 2 layers, got pp 48");
+	dc_diag_release(&d);
+}
+END_TEST
+
 /* ---- generated configs ---- */
 
 static uint64_t env_u64(const char *name, uint64_t dflt)
@@ -727,7 +908,7 @@ static void gen(struct dc_rng *r, char *buf, size_t len)
 	static const char *const orders[] = {"tp-cp-ep-dp-pp", "dp-tp-pp", "tp-pp-dp", "pp-dp-tp"};
 	uint64_t gpn = gpn_choices[dc_rng_range(r, 0, 3)], nodes = dc_rng_range(r, 1, 8);
 	uint64_t world = gpn * nodes, tp, pp, dp, vp = 1, gas, layers, heads, hidden, experts = 0, ep = 1;
-	uint64_t dense = 0;
+	uint64_t dense = 0, every;
 	int moe = dc_rng_range(r, 0, 1) == 1, sp;
 	char moe_text[256] = "", extra[1024] = "", mem_text[96] = "";
 	uint64_t cp = 1;
@@ -797,12 +978,14 @@ static void gen(struct dc_rng *r, char *buf, size_t len)
 			ep = dc_rng_range(r, 1, g);
 		while (g % ep != 0);
 		dense = dc_rng_range(r, 0, 2) ? dc_rng_range(r, 0, layers - 1) : 0;
+		/* MoE on every layer, or (Llama 4) on every second or third */
+		every = dc_rng_range(r, 0, 2) ? 1 : dc_rng_range(r, 2, 3);
 		snprintf(moe_text, sizeof(moe_text),
 			 ", \"num_experts\": %llu, \"experts_per_token\": %llu, \"moe_ffn_hidden_size\": %llu,"
-			 " \"dense_layers\": %llu, \"shared_expert_ffn_hidden_size\": %llu",
+			 " \"dense_layers\": %llu, \"shared_expert_ffn_hidden_size\": %llu, \"moe_layer_interval\": %llu",
 			 (unsigned long long)experts, (unsigned long long)dc_rng_range(r, 1, experts < 2 ? experts : 2),
 			 (unsigned long long)(hidden * dc_rng_range(r, 1, 2) / 2), (unsigned long long)dense,
-			 (unsigned long long)(dc_rng_range(r, 0, 1) ? hidden : 0));
+			 (unsigned long long)(dc_rng_range(r, 0, 1) ? hidden : 0), (unsigned long long)every);
 	} else if (dc_rng_range(r, 0, 5) == 0) {
 		snprintf(moe_text, sizeof(moe_text), ", \"params\": %llu",
 			 (unsigned long long)dc_rng_range(r, 1000000, 100000000000ull));
@@ -886,7 +1069,8 @@ START_TEST(test_classes_match_brute_force)
 		{
 			/* the stages' layers: the list's entries, adding up to L,
 			 * each stage starting where the one before ended, its dense
-			 * layers those below dense_limit (v = 1) */
+			 * layers those below dense_layers and, MoE every n-th
+			 * layer, the others n does not divide (v = 1) */
 			uint64_t start = 0;
 			for (uint64_t s = 0; s < pp; s++) {
 				uint64_t k = dc_plan_stage_layers(&p, s);
@@ -896,7 +1080,8 @@ START_TEST(test_classes_match_brute_force)
 					uint64_t dense = 0;
 					ck_assert_uint_eq(dc_plan_stage_first_layer(&p, s), start);
 					for (uint64_t x = start; x < start + k; x++)
-						dense += x < p.dense_limit || c.model.params_explicit;
+						dense += !c.model.num_experts || c.model.params_explicit ||
+							 layer_dense(c.model.dense_layers, c.model.moe_layer_interval, x);
 					ck_assert_msg(dc_plan_stage_dense_layers(&p, s) == dense, "stage %llu dense\n%s",
 						      (unsigned long long)s, json);
 				}
@@ -1153,6 +1338,8 @@ int main(void)
 	tcase_add_test(tc, test_two_axis_groups);
 	tcase_add_test(tc, test_explicit_params);
 	tcase_add_test(tc, test_dense_layers_closed_form);
+	tcase_add_test(tc, test_moe_interval_brute_force);
+	tcase_add_test(tc, test_moe_interval_rules);
 	tcase_add_test(tc, test_classes_match_brute_force);
 	tcase_add_test(tc, test_registry_order);
 	tcase_add_test(tc, test_estimate_needs_and_results);

@@ -56,6 +56,9 @@ struct dc_ckpt_layout {
 /* The items' element counts. */
 struct dc_ckpt_items {
 	uint64_t num_layers, dense_layers; /* the first dense_layers are dense */
+	/* > 1: after them, only every moe_every-th layer has routed experts
+	 * (model.moe_layer_interval; dc_params_moe_span); 0: all of them */
+	uint64_t moe_every;
 	uint64_t embedding, dense_layer, moe_layer, head; /* head: final norm, output head, MTP modules */
 	/* Gated DeltaNet layers (every full_every-th layer is softmax; 0:
 	 * none): dense and MoE layers with that block for attention; a range's

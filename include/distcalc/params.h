@@ -62,8 +62,21 @@ int dc_params_router(const struct dc_model *m, struct dc_param_part *out);
 int dc_params_shared_experts(const struct dc_model *m, struct dc_param_part *out);
 
 /* Layers with routed experts: L - dense_layers when num_experts > 0 (of
- * those, every moe_layer_interval-th), else 0. */
+ * those, every moe_layer_interval-th), else 0. dc_params_moe_in(m, 0, L). */
 uint64_t dc_params_moe_layers(const struct dc_model *m);
+
+/* Of model layers [first, first + n) (counting from 0), those with routed
+ * experts when the first `dense` layers are dense and, after them, layer
+ * i holds experts when `every` divides i + 1 (Llama 4's
+ * interleave_moe_layer_step: layers every - 1, 2 every - 1, ...); every 0
+ * or 1: each layer from `dense` on. In O(1): the multiples of `every` in
+ * (max(first, dense), first + n]. No overflow: first + n <= L. */
+uint64_t dc_params_moe_span(uint64_t dense, uint64_t every, uint64_t first, uint64_t n);
+
+/* dc_params_moe_span of the model (its dense_layers, moe_layer_interval);
+ * 0 for a dense model (num_experts 0). The one count of MoE layers in a
+ * range that the stages, chunks and checkpoint items all read. */
+uint64_t dc_params_moe_in(const struct dc_model *m, uint64_t first, uint64_t n);
 
 /* One Gated DeltaNet layer's projections, convolution, decay and norm; 0
  * without linear attention (full_attention_interval 0). */

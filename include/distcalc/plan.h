@@ -86,14 +86,28 @@ enum dc_layout_fault {
 	DC_LF_NONE,
 	DC_LF_TP_HEADS,  /* tp divides the query and the key/value heads */
 	DC_LF_CP,        /* 2 cp divides the sequence (a2a: cp divides it and the heads of a tp rank) */
-	DC_LF_PP,        /* pp divides the layers, or is the input's own with its uneven stages */
+	DC_LF_PP,        /* pp divides the layers, or is the input's own with its uneven stages; MoE every
+			  * n-th layer: its stages fit DC_PLAN_MAX_SEGMENTS (dc_layout_moe_segments) */
 	DC_LF_EXPERT,    /* dc_layout_expert_error; sequence parallelism where etp differs from tp > 1 */
 	DC_LF_REPLICATE, /* dp_replicate divides dp and the expert-data-parallel ranks */
 	DC_LF_BATCH,     /* a whole number of microbatches (grad_accum_steps 0: the batch did not divide) */
-	DC_LF_VP,        /* v > 1: pp > 1, m a multiple of pp, and the chunks fit the layers */
+	DC_LF_VP,        /* v > 1: pp > 1, m a multiple of pp, the chunks fit the layers (and, MoE every
+			  * n-th layer, the stages DC_PLAN_MAX_SEGMENTS) */
 	DC_LF_SP,        /* sequence parallelism needs tp > 1 */
-	DC_LF_SCHEDULE,  /* with a pipeline, the input's zero_bubble / dualpipe / dualpipev can run (dc_layout_schedule) */
+	DC_LF_SCHEDULE,  /* with a pipeline, the input's zero_bubble / dualpipe / dualpipev can run (dc_layout_schedule);
+			  * dualpipev with MoE every n-th layer: pp <= DC_PLAN_MAX_SEGMENTS */
 };
+
+/* The kinds of stage (segments, dc_plan) the input's model needs at
+ * pipeline degree pp and v model chunks a stage when MoE sits on every
+ * n-th layer (model.moe_layer_interval > 1, a shaped model): the second
+ * and the last stage, and every stage whose layers or MoE layers differ
+ * from the stage before it, plus stage 0; the stages are the input's
+ * own split when pp is its own, else even. 0 when the model has no such
+ * interleave or another rule refuses the stages (pp not dividing the
+ * layers, chunks not fitting). O(pp v runs). The layout rules hold it to
+ * DC_PLAN_MAX_SEGMENTS: PP for v = 1, VP for v > 1. */
+uint64_t dc_layout_moe_segments(const struct dc_config *in, uint64_t pp, uint64_t v);
 
 /* The rules of (tp, cp, pp) alone: TP_HEADS, CP, PP. */
 enum dc_layout_fault dc_layout_fault_outer(const struct dc_config *in, uint64_t tp, uint64_t cp, uint64_t pp);
@@ -220,8 +234,11 @@ double dc_plan_recompute_share(const struct dc_plan *p);
 int dc_stages_uneven(const struct dc_parallel *par);
 
 /* segments: every run boundary, the first and last stage, and the two
- * stages around the partly dense one */
+ * stages around the partly dense one (MoE every n-th layer: the layout
+ * rules keep its stages within it, dc_layout_moe_segments) */
 #define DC_PLAN_MAX_SEGMENTS (DC_MAX_PIPELINE_RUNS + 4)
+/* the rules' texts (config_rules.c, search.c, plan.c) name it */
+_Static_assert(DC_PLAN_MAX_SEGMENTS == 20, "the MoE-interval rule texts name 20 kinds of stage");
 
 struct dc_plan {
 	const struct dc_config *in; /* the input, borrowed: it must outlive the plan */
@@ -256,7 +273,8 @@ struct dc_plan {
 	uint64_t dp_replicate;      /* layout.dp_replicate (HSDP), >= 1 */
 	uint64_t shard_dp_cp;       /* dp_cp / dp_replicate: the ranks sharded states split over */
 	uint64_t expert_shard_dp_cp;/* expert_dp_cp / dp_replicate: the same for a routed expert's */
-	uint64_t dense_limit;       /* the model's first layers with a dense MLP (all: dense model) */
+	uint64_t dense_limit;       /* the model's first layers with a dense MLP (all: dense model); MoE every
+				     * n-th layer: the count of dense layers alone (dc_plan_dense_in) */
 	uint64_t tokens_per_microbatch;      /* b s, one replica */
 	uint64_t seq_per_cp_rank;            /* s / cp: the sequence one context-parallel rank holds */
 	uint64_t tokens_per_microbatch_cp;   /* b s / cp: one context-parallel rank's share */
@@ -351,11 +369,24 @@ uint64_t dc_plan_stage_layers(const struct dc_plan *p, uint64_t stage);
 /* The first layer stage `stage` holds (v = 1). O(runs). */
 uint64_t dc_plan_stage_first_layer(const struct dc_plan *p, uint64_t stage);
 
+/* Dense-MLP layers among model layers [first, first + n): n less
+ * dc_params_moe_in. The one count every consumer of a stage's or a
+ * chunk's layer kinds reads; O(1). With model.moe_layer_interval > 1 the
+ * dense and MoE layers interleave (Llama 4), else the dense ones are the
+ * model's first dense_limit. */
+uint64_t dc_plan_dense_in(const struct dc_plan *p, uint64_t first, uint64_t n);
+
+/* 1 when the plan's model has MoE on every n-th layer (moe_layer_interval
+ * > 1, a shaped model): its dense and MoE layers interleave, so which of
+ * a range's layers are dense is dc_plan_dense_in's to say, not a prefix */
+int dc_plan_moe_interleaved(const struct dc_plan *p);
+
 /* Dense-MLP layers among those rank `stage` holds, in O(1): with v model
  * chunks (interleaved 1F1B, Megatron-LM 2021 section 2.2.2) it holds
  * chunks stage, stage + pp, ..., each of L / (pp v) consecutive layers,
  * and the dense ones are the model's first dense_limit layers. Uneven
- * stages (v = 1): those of its layers below dense_limit, O(runs). */
+ * stages (v = 1): those of its layers below dense_limit, O(runs). MoE on
+ * every n-th layer: dc_plan_dense_in of each chunk, O(v runs). */
 uint64_t dc_plan_stage_dense_layers(const struct dc_plan *p, uint64_t stage);
 
 /* The segment holding `stage`, and the parameters of its ranks (NULL when

@@ -91,9 +91,10 @@ void dc_ckpt_new_stage(const struct dc_plan *p, const struct dc_checkpoint_resul
 static void layer_kinds(const struct dc_ckpt_items *it, uint64_t a, uint64_t b, uint64_t *dense, uint64_t *moe,
 			uint64_t lin[2])
 {
-	uint64_t d_end = min_u64(b, it->dense_layers), d_start = min_u64(a, it->dense_layers), n;
-	*dense = d_end - d_start;
-	*moe = (b - a) - *dense;
+	uint64_t n;
+	*moe = it->moe_every > 1 ? dc_params_moe_span(it->dense_layers, it->moe_every, a, b - a)
+				 : (b - a) - (min_u64(b, it->dense_layers) - min_u64(a, it->dense_layers));
+	*dense = (b - a) - *moe;
 	lin[0] = lin[1] = 0;
 	if (!it->full_every)
 		return;
@@ -151,6 +152,11 @@ int dc_ckpt_items_of(const struct dc_plan *p, struct dc_ckpt_items *it, const ch
 		return 0;
 	}
 	it->dense_layers = p->dense_limit < L ? p->dense_limit : L;
+	if (dc_plan_moe_interleaved(p)) {
+		/* MoE every n-th layer after the first dense ones (Llama 4) */
+		it->dense_layers = m->dense_layers;
+		it->moe_every = m->moe_layer_interval;
+	}
 	it->embedding = dc_ck_add(&c, p->terms.embedding, p->terms.position);
 	/* the MTP modules follow the last layer on the last stage */
 	it->head = dc_ck_add(&c, dc_ck_add(&c, ly->norm, p->terms.lm_head), p->terms.mtp);

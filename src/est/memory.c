@@ -155,7 +155,8 @@ static int states_bytes(const struct dc_stage_params *p, uint64_t bytes_per_para
  * recompute with training.recompute_layers = N (Megatron's block method),
  * the first N layers of each of its v model chunks keep only their input
  * and the rest keep everything; the recomputed ones are taken from the
- * dense layers first (they come first in the model). */
+ * dense layers first (they come first in the model), or with MoE on
+ * every n-th layer counted chunk by chunk (dc_plan_dense_in). */
 static uint64_t stage_kept_sum(const struct dc_plan *pl, uint64_t stage, const struct dc_stage_params *sp,
 			       const struct dc_act_plan *x, struct dc_ck *c)
 {
@@ -167,19 +168,20 @@ static uint64_t stage_kept_sum(const struct dc_plan *pl, uint64_t stage, const s
 	r = pl->chunks_uneven ? dc_plan_recomputed_layers(pl, stage)
 			      : dc_ck_mul(c, dc_pipeline_chunks(pl), n < chunk ? n : chunk);
 	rd = r < dense ? r : dense;
+	if (dc_plan_moe_interleaved(pl)) {
+		/* MoE on every n-th layer: the dense ones among each chunk's
+		 * first N, counted */
+		rd = 0;
+		for (uint64_t k = 0; k < pl->v; k++) {
+			uint64_t kl = dc_plan_chunk_layers(pl, stage, k);
+			rd += dc_plan_dense_in(pl, dc_plan_chunk_start(pl, stage, k), n < kl ? n : kl);
+		}
+	}
 	return dc_ck_add(c, dc_ck_mul(c, r, x->input_bytes),
 			 dc_ck_add(c, dc_ck_mul(c, dense - rd, x->all[0]),
 				   dc_ck_mul(c, sp->moe_layers - (r - rd), x->all[1])));
 }
 
-/* Dense layers among model layers [first, first + n): the model's first
- * dense_limit layers are dense. */
-static uint64_t dense_in(const struct dc_plan *pl, uint64_t first, uint64_t n)
-{
-	if (pl->dense_limit <= first)
-		return 0;
-	return pl->dense_limit - first < n ? pl->dense_limit - first : n;
-}
 
 /* The parameters of one rank of pipeline rank `stage` under the plan's
  * schedule: the plan's stage (dc_stage_params_compute), but for DualPipe
@@ -228,7 +230,7 @@ int dc_memory_rank_params(const struct dc_plan *pl, uint64_t stage, struct dc_st
 		struct dc_pipeline_chunk ch;
 		uint64_t d;
 		dc_pipeline_chunk(pl, stage, k, &ch);
-		d = dense_in(pl, ch.first_layer, ch.layers);
+		d = dc_plan_dense_in(pl, ch.first_layer, ch.layers);
 		out->layers += ch.layers;
 		out->dense_layers += d;
 		if (m->full_attention_interval)
@@ -259,18 +261,19 @@ int dc_memory_rank_params(const struct dc_plan *pl, uint64_t stage, struct dc_st
 	return c.overflow ? -1 : 0;
 }
 
-/* What `dense` dense and `moe` MoE layers of one model chunk keep for one
- * microbatch each, its first recompute_layers recomputed under full
- * recompute (dense first: they come first in the model), as
+/* What `dense` dense and `moe` MoE layers of one model chunk, from model
+ * layer `first`, keep for one microbatch each, its first recompute_layers
+ * recomputed under full recompute (dense first: they come first in the
+ * model; MoE every n-th layer: counted, dc_plan_dense_in), as
  * stage_kept_sum for one chunk. */
-static uint64_t chunk_kept_sum(const struct dc_plan *pl, uint64_t dense, uint64_t moe, const struct dc_act_plan *x,
-			       struct dc_ck *c)
+static uint64_t chunk_kept_sum(const struct dc_plan *pl, uint64_t first, uint64_t dense, uint64_t moe,
+			       const struct dc_act_plan *x, struct dc_ck *c)
 {
 	uint64_t n = pl->in->training.recompute_layers, r, rd;
 	if (pl->in->training.recompute != DC_RECOMPUTE_FULL || n == 0)
 		return dc_ck_add(c, dc_ck_mul(c, dense, x->kept[0]), dc_ck_mul(c, moe, x->kept[1]));
 	r = n < dense + moe ? n : dense + moe;
-	rd = r < dense ? r : dense;
+	rd = dc_plan_moe_interleaved(pl) ? dc_plan_dense_in(pl, first, r) : r < dense ? r : dense;
 	return dc_ck_add(c, dc_ck_mul(c, r, x->input_bytes),
 			 dc_ck_add(c, dc_ck_mul(c, dense - rd, x->all[0]), dc_ck_mul(c, moe - (r - rd), x->all[1])));
 }
@@ -287,10 +290,10 @@ static uint64_t two_chunk_kept_per_layer(const struct dc_plan *pl, uint64_t stag
 		struct dc_pipeline_chunk ch;
 		uint64_t d;
 		dc_pipeline_chunk(pl, stage, k, &ch);
-		d = pl->in->model.params_explicit ? ch.layers : dense_in(pl, ch.first_layer, ch.layers);
+		d = pl->in->model.params_explicit ? ch.layers : dc_plan_dense_in(pl, ch.first_layer, ch.layers);
 		sum = dc_ck_add(c, sum,
 				dc_ck_mul(c, dc_pipeline_in_flight_chunk(pl, stage, k),
-					  chunk_kept_sum(pl, d, ch.layers - d, x, c)));
+					  chunk_kept_sum(pl, ch.first_layer, d, ch.layers - d, x, c)));
 	}
 	return layer_mbs ? dc_ck_add(c, sum / layer_mbs, sum % layer_mbs != 0) : x->kept[0];
 }
@@ -999,7 +1002,13 @@ static uint64_t candidates(const struct dc_plan *p, uint64_t *cand)
 				n = add_candidate(cand, n, pp, pp + d - m - 1);
 		}
 	}
-	if (s == DC_PIPE_DUALPIPEV) {
+	if (s == DC_PIPE_DUALPIPEV && dc_plan_moe_interleaved(p)) {
+		/* MoE every n-th layer: a rank's two chunks' MoE layers change
+		 * from rank to rank, so every rank (pp <= DC_PLAN_MAX_SEGMENTS:
+		 * the layout rules) */
+		for (uint64_t r = 0; r < pp; r++)
+			n = add_candidate(cand, n, pp, r);
+	} else if (s == DC_PIPE_DUALPIPEV) {
 		uint64_t cl = p->in->model.num_layers / (2 * pp), q = cl ? p->dense_limit / cl : 0;
 		for (uint64_t d = 0; d < 3; d++) {
 			if (q + d >= 1)

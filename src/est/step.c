@@ -19,20 +19,29 @@
 
 /* Model chunk `c` of pipeline rank `stage` under the plan's schedule
  * (activation.h: interleaved chunks, DualPipe's mirror stage, DualPipeV's
- * V), with its dense-MLP layers: the model's first dense_limit. */
+ * V), with its dense-MLP layers (dc_plan_dense_in: the model's first
+ * dense_limit, or with MoE on every n-th layer interleaved with the MoE
+ * ones) and the kinds of its first and last layer (1: MoE), which a
+ * forward and a backward run first. */
 struct chunk {
 	struct dc_pipeline_chunk at;
 	uint64_t dense;
+	int moe_first, moe_last;
 };
 
 static void chunk_of(const struct dc_plan *p, uint64_t stage, uint64_t c, struct chunk *o)
 {
 	dc_pipeline_chunk(p, stage, c, &o->at);
-	if (p->dense_limit <= o->at.first_layer)
-		o->dense = 0;
-	else
-		o->dense = p->dense_limit - o->at.first_layer < o->at.layers ? p->dense_limit - o->at.first_layer
-									     : o->at.layers;
+	o->dense = dc_plan_dense_in(p, o->at.first_layer, o->at.layers);
+	if (dc_plan_moe_interleaved(p) && o->at.layers) {
+		o->moe_first = dc_plan_dense_in(p, o->at.first_layer, 1) == 0;
+		o->moe_last = dc_plan_dense_in(p, o->at.first_layer + o->at.layers - 1, 1) == 0;
+	} else {
+		/* dense first: the first is MoE when none is dense, the last
+		 * when any is MoE */
+		o->moe_first = o->dense == 0;
+		o->moe_last = o->at.layers > o->dense;
+	}
 }
 
 /* ---- what each op costs ---- */
@@ -455,8 +464,8 @@ static double ep_share(const struct costs *k, uint64_t stage, int paired)
  * the same (the layers of a kind are priced once and counted). */
 static int same_chunk_cost(const struct chunk *a, const struct chunk *b)
 {
-	return a->at.layers == b->at.layers && a->dense == b->dense && a->at.embedding == b->at.embedding &&
-	       a->at.head == b->at.head;
+	return a->at.layers == b->at.layers && a->dense == b->dense && a->moe_first == b->moe_first &&
+	       a->moe_last == b->moe_last && a->at.embedding == b->at.embedding && a->at.head == b->at.head;
 }
 
 /* 1 when layer_cost's `first` can change its result: a layer after the
@@ -483,9 +492,10 @@ static void chunk_layers_cost(const struct costs *k, uint64_t stage, const struc
 	e = n - d;
 	memset(o, 0, sizeof(*o));
 	if (n > 0) {
-		/* forward runs the chunk's first layer first (dense when it has
-		 * any), backward its last (MoE when it has any) */
-		int first_moe = bwd ? e > 0 : d == 0;
+		/* forward runs the chunk's first layer first (dense first:
+		 * dense when it has any), backward its last (MoE when it has
+		 * any) */
+		int first_moe = bwd ? ch.moe_last : ch.moe_first;
 		layer_cost(k, first_moe ? &k->c->moe_layer : &k->c->dense_layer, share, first_moe, bwd, 1, &one);
 		cost_acc(o, &one);
 		/* the rest of the first one's kind cost what it does where
@@ -539,6 +549,7 @@ static void chunk_cost(const struct costs *k, uint64_t stage, uint64_t c, int bw
 struct layers_memo {
 	int have;
 	uint64_t layers, dense;
+	int moe_first, moe_last;
 	double share;
 	struct cost f, b;
 };
@@ -574,12 +585,15 @@ static void layers_of(const struct costs *k, uint64_t stage, const struct chunk 
 		      struct cost *f, struct cost *b)
 {
 	double share = ep_share(k, stage, 0);
-	if (!lm->have || lm->layers != ch->at.layers || lm->dense != ch->dense || lm->share != share) {
+	if (!lm->have || lm->layers != ch->at.layers || lm->dense != ch->dense || lm->moe_first != ch->moe_first ||
+	    lm->moe_last != ch->moe_last || lm->share != share) {
 		chunk_layers_cost(k, stage, ch, 0, 0, &lm->f);
 		chunk_layers_cost(k, stage, ch, 1, 0, &lm->b);
 		lm->have = 1;
 		lm->layers = ch->at.layers;
 		lm->dense = ch->dense;
+		lm->moe_first = ch->moe_first;
+		lm->moe_last = ch->moe_last;
 		lm->share = share;
 	} else {
 		DC_MEMO_VERIFY(chunk_verify("a chunk's layers priced once (step.c layers_of)", k, stage, ch, 1, &lm->f,
@@ -649,7 +663,8 @@ static void stage_ops(const struct costs *k, uint64_t stage, struct dc_step_stag
 	 * dense layers of chunk c never grow with c; so when chunks 1 and
 	 * v - 2 cost alike, so do all between them (chunks 2 .. alike_to - 1
 	 * are not looked up) */
-	if (k->sched == DC_PIPE_INTERLEAVED && v > 3 && !k->p->chunks_uneven && k->p->runs.n <= 1) {
+	if (k->sched == DC_PIPE_INTERLEAVED && v > 3 && !k->p->chunks_uneven && k->p->runs.n <= 1 &&
+	    !dc_plan_moe_interleaved(k->p)) { /* MoE every n-th layer: no order among the chunks */
 		struct chunk end;
 		chunk_of(k->p, stage, 1, &one);
 		chunk_of(k->p, stage, v - 2, &end);
@@ -2476,17 +2491,22 @@ static double emit_op(struct emitter *em, const struct costs *k, uint64_t stage,
 	double share = ep_share(k, rep, paired);
 	const char *tag = paired ? " (F&B pair)" : "";
 	uint64_t n, d;
+	int moe_every;
 	chunk_of(k->p, stage, c, &ch);
 	chunk_of(k->p, rep, c, &rc);
 	n = ch.at.layers;
 	d = rc.dense; /* the layers as the simulation priced them */
+	moe_every = dc_plan_moe_interleaved(k->p);
 	if (!bwd && ch.at.embedding)
 		t = emit_work(em, stage, &k->c->embedding, 0, part, "embedding", mb, tag, t);
 	if (bwd && ch.at.head)
 		t = emit_work(em, stage, &k->c->head, 1, part, "head and loss", mb, tag, t);
 	for (uint64_t j = 0; j < n; j++) {
 		uint64_t i = bwd ? n - 1 - j : j;
-		t = emit_layer(em, k, stage, ch.at.first_layer + i, mb, i >= d, bwd, j == 0, share, part, tag, t);
+		/* dense first, or MoE every n-th layer: the priced chunk's own
+		 * layer i */
+		int moe = moe_every && i < rc.at.layers ? dc_plan_dense_in(k->p, rc.at.first_layer + i, 1) == 0 : i >= d;
+		t = emit_layer(em, k, stage, ch.at.first_layer + i, mb, moe, bwd, j == 0, share, part, tag, t);
 	}
 	if (!bwd && ch.at.head)
 		t = emit_work(em, stage, &k->c->head, 0, part, "head and loss", mb, tag, t);

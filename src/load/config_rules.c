@@ -563,15 +563,27 @@ static int rule_pp_layers(struct loader *l)
 	return 0;
 }
 
-/* MoE every n-th layer (Llama 4): the stage machinery places the dense
- * layers first, so the interleave runs on one stage only */
+/* MoE every n-th layer (Llama 4): the stages' dense and MoE layers are
+ * counted (dc_plan_dense_in) in at most DC_PLAN_MAX_SEGMENTS kinds of
+ * stage; DualPipeV gives each rank its own kind */
 static int rule_moe_interval_pp(struct loader *l)
 {
 	const struct dc_config *c = l->cfg;
-	if (c->model.num_experts && c->model.moe_layer_interval > 1 && c->parallel.pp > 1)
+	const struct dc_parallel *p = &c->parallel;
+	uint64_t v = p->virtual_pipeline ? p->virtual_pipeline : 1;
+	uint64_t kinds;
+	if (!c->model.num_experts || c->model.moe_layer_interval <= 1 || c->model.params_explicit || p->pp <= 1)
+		return 0;
+	kinds = dc_layout_moe_segments(c, p->pp, v);
+	if (kinds > DC_PLAN_MAX_SEGMENTS)
 		dc_cfg_errorf(l, blame(l, KEY_PARALLEL_PP, KEY_MODEL_MOE_LAYER_INTERVAL),
-			      "'parallel.pp': distcalc's stages hold a model's dense layers first, so MoE on every n-th layer (model.moe_layer_interval %llu) needs pp 1, got %llu",
-			      (unsigned long long)c->model.moe_layer_interval, (unsigned long long)c->parallel.pp);
+			      "'parallel.pp': with MoE on every n-th layer (model.moe_layer_interval %llu) these stages hold %llu different mixes of dense and MoE layers, more than the %d kinds of stage distcalc keeps; give each stage (or model chunk) a multiple of %llu layers, got pp %llu",
+			      (unsigned long long)c->model.moe_layer_interval, (unsigned long long)kinds,
+			      DC_PLAN_MAX_SEGMENTS, (unsigned long long)c->model.moe_layer_interval, (unsigned long long)p->pp);
+	else if (p->pipeline_schedule == DC_PIPE_DUALPIPEV && p->pp > DC_PLAN_MAX_SEGMENTS)
+		dc_cfg_errorf(l, blame(l, KEY_PARALLEL_PP, KEY_MODEL_MOE_LAYER_INTERVAL),
+			      "'parallel.pp': dualpipev with MoE on every n-th layer (model.moe_layer_interval %llu) prices every rank on its own, at most %d, got %llu",
+			      (unsigned long long)c->model.moe_layer_interval, DC_PLAN_MAX_SEGMENTS, (unsigned long long)p->pp);
 	return 0;
 }
 
@@ -1606,7 +1618,7 @@ static const struct rule rules[] = {
 	 rule_pp_layers},
 	{{"sequence_parallel needs tp > 1", KEYS("parallel.sequence_parallel", "parallel.tp")},
 	 rule_sequence_parallel},
-	{{"MoE on every n-th layer (moe_layer_interval > 1) runs on one pipeline stage",
+	{{"MoE on every n-th layer (moe_layer_interval > 1): the stages hold at most 20 different mixes of dense and MoE layers (dualpipev: pp at most 20)",
 	  KEYS("parallel.pp", "model.moe_layer_interval")}, rule_moe_interval_pp},
 	{{"overlap.ep a2a_1f1b needs ep > 1, with pp > 1 virtual_pipeline > 1, and no full recompute; dualpipe needs ep > 1 and pipeline_schedule dualpipe or dualpipev",
 	  KEYS("overlap.ep", "parallel.ep", "parallel.pp", "parallel.virtual_pipeline", "parallel.pipeline_schedule",

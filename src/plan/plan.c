@@ -326,7 +326,7 @@ enum dc_layout_fault dc_layout_fault_outer(const struct dc_config *in, uint64_t 
 		return DC_LF_CP;
 	if (dc_stages_uneven(&in->parallel) ? pp != in->parallel.pp : m->num_layers % pp != 0)
 		return DC_LF_PP;
-	if (pp > 1 && m->num_experts && m->moe_layer_interval > 1) /* the loader's rule_moe_interval_pp */
+	if (dc_layout_moe_segments(in, pp, 1) > DC_PLAN_MAX_SEGMENTS) /* the loader's rule_moe_interval_pp */
 		return DC_LF_PP;
 	return DC_LF_NONE;
 }
@@ -350,6 +350,8 @@ enum dc_layout_fault dc_layout_fault_inner(const struct dc_config *in, const str
 		return DC_LF_VP;
 	if (!dc_layout_chunks_fit(in, lay->pp, v))
 		return DC_LF_VP;
+	if (v > 1 && dc_layout_moe_segments(in, lay->pp, v) > DC_PLAN_MAX_SEGMENTS)
+		return DC_LF_VP; /* v = 1: dc_layout_fault_outer's */
 	if (lay->sequence_parallel && lay->tp < 2)
 		return DC_LF_SP;
 	{
@@ -359,6 +361,11 @@ enum dc_layout_fault dc_layout_fault_inner(const struct dc_config *in, const str
 		int even = !(lay->pp == in->parallel.pp && dc_stages_uneven(&in->parallel));
 		if ((s == DC_PIPE_ZERO_BUBBLE || s == DC_PIPE_DUALPIPE || s == DC_PIPE_DUALPIPEV) && lay->pp >= 2 &&
 		    dc_layout_schedule(in, lay, even) != s)
+			return DC_LF_SCHEDULE;
+		/* DualPipeV with MoE on every n-th layer: each rank its own
+		 * kind, at most DC_PLAN_MAX_SEGMENTS (dc_layout_moe_segments) */
+		if (s == DC_PIPE_DUALPIPEV && lay->pp > DC_PLAN_MAX_SEGMENTS && in->model.num_experts &&
+		    in->model.moe_layer_interval > 1 && !in->model.params_explicit)
 			return DC_LF_SCHEDULE;
 	}
 	return DC_LF_NONE;
@@ -802,11 +809,27 @@ double dc_plan_recompute_share(const struct dc_plan *p)
 	return (double)sum / (double)L;
 }
 
+uint64_t dc_plan_dense_in(const struct dc_plan *p, uint64_t first, uint64_t n)
+{
+	return n - dc_params_moe_in(&p->in->model, first, n);
+}
+
+int dc_plan_moe_interleaved(const struct dc_plan *p)
+{
+	const struct dc_model *m = &p->in->model;
+	return m->num_experts && m->moe_layer_interval > 1 && !m->params_explicit;
+}
+
 uint64_t dc_plan_stage_dense_layers(const struct dc_plan *p, uint64_t stage)
 {
 	uint64_t pc = p->layers_per_chunk, pp = p->layout.pp, v = p->v;
 	uint64_t q, r, n = 0;
 
+	if (dc_plan_moe_interleaved(p)) {
+		for (uint64_t c = 0; c < v; c++)
+			n += dc_plan_dense_in(p, dc_plan_chunk_start(p, stage, c), dc_plan_chunk_layers(p, stage, c));
+		return n;
+	}
 	if (p->chunks_uneven) {
 		/* interleaved uneven chunks: each chunk's layers below dense_limit */
 		if (p->in->model.params_explicit)
@@ -838,15 +861,73 @@ uint64_t dc_plan_stage_dense_layers(const struct dc_plan *p, uint64_t stage)
 	return n;
 }
 
+/* Whether stage s (0 < s < pp) of a shaped model starts a segment: the
+ * second and the last stage always (the embedding and the head set the
+ * first and last apart), else where its layers or dense layers change.
+ * With MoE on every n-th layer two stages of one segment hold the same
+ * dense and MoE layers, but their chunks may split them differently and
+ * start or end on another kind: the step prices the segment's chunks as
+ * its first stage's (docs/step-model.md) */
+static int segment_starts(const struct dc_plan *p, uint64_t s)
+{
+	return s == 1 || s == p->layout.pp - 1 || dc_plan_stage_dense_layers(p, s) != dc_plan_stage_dense_layers(p, s - 1) ||
+	       dc_plan_stage_layers(p, s) != dc_plan_stage_layers(p, s - 1);
+}
+
+static int derive_stages(const struct dc_config *in, uint64_t pp, struct dc_plan *p);
+
+uint64_t dc_layout_moe_segments(const struct dc_config *in, uint64_t pp, uint64_t v)
+{
+	struct dc_plan p; /* its stages alone: what the chunk and dense counts read */
+	const struct dc_model *m = &in->model;
+	uint64_t n = 1;
+	int own = pp == in->parallel.pp && dc_stages_uneven(&in->parallel);
+	v = v ? v : 1;
+	if (!m->num_experts || m->moe_layer_interval <= 1 || m->params_explicit)
+		return 0;
+	if (!pp || (!own && m->num_layers % pp != 0) || !dc_layout_chunks_fit(in, pp, v))
+		return 0; /* another rule refuses the stages */
+	memset(&p, 0, sizeof(p));
+	p.in = in;
+	p.v = v;
+	p.layout.pp = pp;
+	if (derive_stages(in, pp, &p) != 0)
+		return 0;
+	for (uint64_t s = 1; s < pp; s++)
+		n += (uint64_t)segment_starts(&p, s);
+	return n;
+}
+
 /* Segments of identical parameters: stages differ by being first or last
  * and by their dense layers, which change only around the stage holding
  * the chunk that is partly dense (plan.h). */
-static void derive_segments(struct dc_plan *p)
+static int derive_segments(struct dc_plan *p)
 {
 	uint64_t pp = p->layout.pp, pc = p->layers_per_chunk, n = 1;
 	uint64_t cand[DC_PLAN_MAX_SEGMENTS + 1], ncand = 0;
 
 	p->segment_first[0] = 0;
+	if (dc_plan_moe_interleaved(p)) {
+		/* MoE on every n-th layer: the stages' MoE counts may change
+		 * anywhere, so every stage is looked at (O(pp v runs)); the
+		 * layout rules keep them within DC_PLAN_MAX_SEGMENTS
+		 * (dc_layout_moe_segments) */
+		for (uint64_t s = 1; s < pp; s++) {
+			if (!segment_starts(p, s))
+				continue;
+			if (n == DC_PLAN_MAX_SEGMENTS) {
+				p->error = "'parallel.pp': with MoE on every n-th layer (model.moe_layer_interval) the stages hold more than 20 different mixes of dense and MoE layers";
+				return -1;
+			}
+			p->segment_first[n++] = s;
+		}
+		p->nsegments = n;
+		p->segment_first[n] = pp;
+		for (uint64_t i = 0; i < n; i++)
+			p->segment_overflow[i] =
+				dc_stage_params_compute(p, p->segment_first[i], &p->segment_params[i]) != 0;
+		return 0;
+	}
 	cand[ncand++] = 1;
 	if (p->runs.n > 1 || p->chunks_uneven) {
 		/* uneven: every run boundary, and around the stage holding
@@ -905,6 +986,7 @@ static void derive_segments(struct dc_plan *p)
 	p->segment_first[n] = pp;
 	for (uint64_t i = 0; i < n; i++)
 		p->segment_overflow[i] = dc_stage_params_compute(p, p->segment_first[i], &p->segment_params[i]) != 0;
+	return 0;
 }
 
 uint64_t dc_plan_stage_every(const struct dc_plan *p, uint64_t stage, uint64_t every)
@@ -968,6 +1050,38 @@ uint64_t dc_plan_stage_class(const struct dc_plan *p, uint64_t stage)
 	return dc_plan_stage_segment(p, stage); /* the flat region's classes are its segments */
 }
 
+/* The stages' layers of `in` at pipeline degree pp and p->v: p's
+ * layers_per_stage, layers_per_chunk, runs and chunks_uneven (the input's
+ * own split when pp is its own, else even). Reads p->v alone. Returns 0,
+ * or -1 with p->error set. */
+static int derive_stages(const struct dc_config *in, uint64_t pp, struct dc_plan *p)
+{
+	const struct dc_model *m = &in->model;
+	p->layers_per_stage = m->num_layers / pp;
+	p->layers_per_chunk = p->layers_per_stage / p->v;
+	/* the input's own split when the layout keeps its pp, else even */
+	p->runs.n = 0;
+	p->chunks_uneven = 0;
+	if (pp == in->parallel.pp && dc_stages_uneven(&in->parallel)) {
+		const char *key;
+		char err[8];
+		/* at the layout's v (a what-if's or the search's may differ) */
+		int rc = dc_stage_split(&in->parallel, m->num_layers, p->v, &p->runs, &key, err, sizeof(err));
+		if (rc != 0) {
+			p->error = "'parallel.pipeline_layers': the stages do not hold model.num_layers";
+			return -1;
+		}
+		if (p->runs.n == 1) {
+			p->layers_per_stage = p->runs.layers[0];
+			p->layers_per_chunk = p->layers_per_stage / p->v;
+		}
+		/* interleaved chunks other than an even split of every stage */
+		p->chunks_uneven = p->v > 1 && (p->runs.n > 1 || p->runs.vfirst * p->v != p->runs.layers[0] ||
+						 p->runs.vlast * p->v != p->runs.layers[0]);
+	}
+	return 0;
+}
+
 static int derive(const struct dc_config *in, const struct dc_layout *lay, const struct dc_plan *base,
 		  struct dc_plan *p)
 {
@@ -1020,33 +1134,14 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 	p->layout.dp_replicate = p->dp_replicate;
 	p->shard_dp_cp = p->dp_cp / p->dp_replicate;
 	p->expert_shard_dp_cp = p->expert_dp_cp / p->dp_replicate;
-	p->layers_per_stage = m->num_layers / lay->pp;
-	p->layers_per_chunk = p->layers_per_stage / p->v;
-	/* the input's own split when the layout keeps its pp, else even */
-	p->runs.n = 0;
-	p->chunks_uneven = 0;
-	if (lay->pp == in->parallel.pp && dc_stages_uneven(&in->parallel)) {
-		const char *key;
-		char err[8];
-		/* at the layout's v (a what-if's or the search's may differ) */
-		int rc = dc_stage_split(&in->parallel, m->num_layers, p->v, &p->runs, &key, err, sizeof(err));
-		if (rc != 0) {
-			p->error = "'parallel.pipeline_layers': the stages do not hold model.num_layers";
-			return -1;
-		}
-		if (p->runs.n == 1) {
-			p->layers_per_stage = p->runs.layers[0];
-			p->layers_per_chunk = p->layers_per_stage / p->v;
-		}
-		/* interleaved chunks other than an even split of every stage */
-		p->chunks_uneven = p->v > 1 && (p->runs.n > 1 || p->runs.vfirst * p->v != p->runs.layers[0] ||
-						 p->runs.vlast * p->v != p->runs.layers[0]);
-	}
+	if (derive_stages(in, lay->pp, p) != 0)
+		return -1;
 	p->schedule = dc_layout_schedule(in, &p->layout, p->runs.n <= 1);
 	p->schedule_set = 1;
 	p->dense_limit = m->num_experts ? m->dense_layers : m->num_layers;
-	/* MoE every n-th layer (Llama 4): one stage (the layout rules refuse
-	 * pp > 1), so only the count matters */
+	/* MoE every n-th layer (Llama 4): the dense layers are no prefix of
+	 * the model, and dense_limit is their count alone; a stage's or a
+	 * chunk's come from dc_plan_dense_in */
 	if (m->num_experts && m->moe_layer_interval > 1)
 		p->dense_limit = m->num_layers - dc_params_moe_layers(m);
 	p->tokens_per_microbatch = dc_ck_mul(&c, lay->micro_batch_size, m->seq_length);
@@ -1110,7 +1205,8 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 	p->params_active = m->params_explicit ? m->params : p->terms.active;
 	derive_shard(in, p);
 	dc_act_plan_compute(p, &p->act);
-	derive_segments(p);
+	if (derive_segments(p) != 0)
+		return -1;
 	derive_classes(p);
 	p->most_overflow = dc_stage_params_most_loaded(p, &p->most, &p->most_stage) != 0;
 
