@@ -195,6 +195,54 @@ START_TEST(test_counts_by_hand)
 }
 END_TEST
 
+/* The toy space above with sizes tp 2 cannot split: the same 20
+ * enumerated. An MLP of 255 (odd): tp 2 no longer divides it, so the 3
+ * triples with tp 2 go too, 4 triples left, all tp 1, each valid with sp
+ * false only: 4 valid, 16 refused. A sequence of 5 tokens instead: 2 cp
+ * = 4 does not divide it, so cp 2 goes ((1, 2, 1), (2, 2, 1), (1, 2, 2)),
+ * 4 triples left, 2 of them with tp 2 ((2, 1, 1), (2, 1, 2)); sequence
+ * parallelism would split the 5 tokens over 2 tp ranks, so sp true is
+ * refused there too: 4 valid, 16 refused (with sequence 4: 10 valid). */
+START_TEST(test_counts_by_hand_mlp_and_sequence)
+{
+	static const char *const odd_mlp[] = {
+		"model.num_layers=2", "model.hidden_size=64", "model.num_attention_heads=2", "model.num_kv_heads=2", "model.ffn_hidden_size=255",
+		"model.vocab_size=128", "model.seq_length=4", "cluster.num_nodes=1", "cluster.gpus_per_node=4",
+		"cluster.gpu=a100-sxm4-80gb", "cluster.gpu_memory=80 GiB", "parallel.tp=1", "parallel.pp=1",
+		"parallel.cp=1", "parallel.dp=4", "parallel.sharding=none", "parallel.virtual_pipeline=1",
+		"parallel.sequence_parallel=false", "parallel.ep=1", "training.micro_batch_size=1",
+		"training.global_batch_size=8", "training.grad_accum_steps=2", "training.recompute=none",
+		"search.space.micro_batch_size=[1]", "search.space.virtual_pipeline=[1]",
+		"search.space.sharding=[\"none\"]", "search.space.recompute=[\"none\"]", "search.top=100", NULL};
+	static const char *const odd_seq[] = {
+		"model.num_layers=2", "model.hidden_size=64", "model.num_attention_heads=2", "model.num_kv_heads=2", "model.ffn_hidden_size=256",
+		"model.vocab_size=128", "model.seq_length=5", "cluster.num_nodes=1", "cluster.gpus_per_node=4",
+		"cluster.gpu=a100-sxm4-80gb", "cluster.gpu_memory=80 GiB", "parallel.tp=1", "parallel.pp=1",
+		"parallel.cp=1", "parallel.dp=4", "parallel.sharding=none", "parallel.virtual_pipeline=1",
+		"parallel.sequence_parallel=false", "parallel.ep=1", "training.micro_batch_size=1",
+		"training.global_batch_size=8", "training.grad_accum_steps=2", "training.recompute=none",
+		"search.space.micro_batch_size=[1]", "search.space.virtual_pipeline=[1]",
+		"search.space.sharding=[\"none\"]", "search.space.recompute=[\"none\"]", "search.top=100", NULL};
+	struct dc_search_result *r = search("configs/systems.json", odd_mlp, 1);
+	ck_assert_uint_eq(r->counts.enumerated, 20);
+	ck_assert_uint_eq(r->counts.rejected_by_rules, 16);
+	ck_assert_uint_eq(r->counts.valid, 4);
+	ck_assert_uint_eq(r->nbest, 4);
+	for (size_t i = 0; i < r->nbest; i++) {
+		ck_assert_uint_eq(r->best[i].l.layout.tp, 1);
+		ck_assert_int_eq(r->best[i].l.layout.sequence_parallel, 0);
+	}
+	free(r);
+	r = search("configs/systems.json", odd_seq, 1);
+	ck_assert_uint_eq(r->counts.enumerated, 20);
+	ck_assert_uint_eq(r->counts.rejected_by_rules, 16);
+	ck_assert_uint_eq(r->counts.valid, 4);
+	for (size_t i = 0; i < r->nbest; i++)
+		ck_assert_int_eq(r->best[i].l.layout.sequence_parallel, 0);
+	free(r);
+}
+END_TEST
+
 /* The same toy space, 20 enumerated and 10 valid as above, where nothing
  * fits (1 MiB of GPU memory holds no layout of a 2-layer model with a
  * 128-token vocabulary: its CUDA context alone is larger): each valid
@@ -503,6 +551,7 @@ static Suite *suite(void)
 	tcase_set_timeout(c, 600);
 	tcase_add_test(c, test_layout_text);
 	tcase_add_test(c, test_counts_by_hand);
+	tcase_add_test(c, test_counts_by_hand_mlp_and_sequence);
 	tcase_add_test(c, test_priced_counts_by_hand);
 	tcase_add_test(c, test_tight_by_hand);
 	tcase_add_test(c, test_tight_layout_flagged);

@@ -849,6 +849,19 @@ size_t dc_config_rule_count(void);
 /* Rule `i`, or NULL when i >= dc_config_rule_count(). Static. */
 const struct dc_config_rule_info *dc_config_rule_at(size_t i);
 
+/* Layout rules of the model's sizes, shared by the loader (which words
+ * each failure) and the layout search (which counts the layouts that
+ * break them). dc_config_tp_splits_mlp: does tensor parallelism split
+ * every MLP inner size evenly, model.ffn_hidden_size (where a dense MLP
+ * runs) and shared_expert_ffn_hidden_size over tp, moe_ffn_hidden_size
+ * over the expert tp group `etp` (0: tp), as Megatron-Core's row-parallel
+ * linears assert (docs/config.md, "Rules between keys")?
+ * dc_config_sp_splits_tokens: with sequence parallelism, does tp divide
+ * the tokens of a cp rank, seq_length / cp (Megatron-Core's scatter to the
+ * sequence-parallel region asserts it)? 1 yes, 0 no; a degree of 0 is 0. */
+int dc_config_tp_splits_mlp(const struct dc_model *m, uint64_t tp, uint64_t etp);
+int dc_config_sp_splits_tokens(const struct dc_model *m, uint64_t tp, uint64_t cp);
+
 /* The loader's strict JSON check (RFC 8259: no leading zeros, no raw
  * controls or invalid UTF-8 in strings, no comments, no NaN/Infinity,
  * nesting at most 64 deep, nothing but whitespace after the one value; a

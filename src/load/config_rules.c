@@ -411,10 +411,30 @@ int dc_cfg_tp_admits(const struct dc_model *m, uint64_t tp)
 	       (!m->full_attention_interval || m->linear_num_key_heads % tp == 0);
 }
 
-/* The largest tp below p->tp the model admits (dc_cfg_tp_admits) that
- * divides the world over pp x cp, as "; --set parallel.tp=T --set
- * parallel.dp=D would fit the heads" in hint[n]; "" when none. */
-static void tp_hint(const struct loader *l, char *hint, size_t n)
+int dc_config_tp_splits_mlp(const struct dc_model *m, uint64_t tp, uint64_t etp)
+{
+	uint64_t moe = dc_params_moe_layers(m);
+	if (!etp)
+		etp = tp;
+	if (!tp)
+		return 0;
+	if (moe < m->num_layers && m->ffn_hidden_size % tp != 0)
+		return 0; /* a dense MLP runs */
+	if (!m->num_experts)
+		return 1;
+	return m->shared_expert_ffn_hidden_size % tp == 0 && m->moe_ffn_hidden_size % etp == 0;
+}
+
+int dc_config_sp_splits_tokens(const struct dc_model *m, uint64_t tp, uint64_t cp)
+{
+	return tp && cp && m->seq_length % cp == 0 && (m->seq_length / cp) % tp == 0;
+}
+
+/* The largest tp below p->tp the model admits (dc_cfg_tp_admits, and
+ * its MLP sizes: dc_config_tp_splits_mlp) that divides the world over
+ * pp x cp, as "; --set parallel.tp=T --set parallel.dp=D would fit
+ * WHAT" in hint[n]; "" when none. */
+static void tp_hint(const struct loader *l, char *hint, size_t n, const char *what)
 {
 	const struct dc_parallel *p = &l->cfg->parallel;
 	const struct dc_cluster *c = &l->cfg->cluster;
@@ -424,9 +444,10 @@ static void tp_hint(const struct loader *l, char *hint, size_t n)
 	    !rest)
 		return;
 	for (uint64_t t = p->tp - 1; t >= 1; t--) {
-		if (dc_cfg_tp_admits(&l->cfg->model, t) && world % (t * rest) == 0) {
-			snprintf(hint, n, "; --set parallel.tp=%llu --set parallel.dp=%llu would fit the heads",
-				 (unsigned long long)t, (unsigned long long)(world / (t * rest)));
+		if (dc_cfg_tp_admits(&l->cfg->model, t) && dc_config_tp_splits_mlp(&l->cfg->model, t, p->etp) &&
+		    world % (t * rest) == 0) {
+			snprintf(hint, n, "; --set parallel.tp=%llu --set parallel.dp=%llu would fit %s",
+				 (unsigned long long)t, (unsigned long long)(world / (t * rest)), what);
 			return;
 		}
 	}
@@ -439,7 +460,7 @@ static int rule_tp_heads(struct loader *l)
 	int k_tp = KEY_PARALLEL_TP;
 	char hint[96] = "";
 	if (!dc_cfg_tp_admits(m, p->tp))
-		tp_hint(l, hint, sizeof(hint));
+		tp_hint(l, hint, sizeof(hint), "the heads");
 	if (m->num_attention_heads % p->tp != 0)
 		dc_cfg_errorf(l, blame(l, k_tp, KEY_MODEL_NUM_ATTENTION_HEADS),
 		       "'parallel.tp': must divide model.num_attention_heads (%llu), got %llu%s",
@@ -508,6 +529,78 @@ static int rule_ep(struct loader *l)
 		dc_cfg_errorf(l, blame(l, k_etp, KEY_PARALLEL_SEQUENCE_PARALLEL),
 		       "'parallel.etp': an expert tp group other than tp (%llu) regroups the attention's tokens, which Megatron-Core does only with sequence parallelism; set parallel.sequence_parallel, got etp %llu",
 		       (unsigned long long)p->tp, (unsigned long long)etp);
+	return 0;
+}
+
+/* Tensor parallelism splits each MLP's inner size evenly over its ranks:
+ * the dense MLP's (where the model has a dense layer) and the shared
+ * experts' over tp (Megatron-Core moe/shared_experts.py:131 builds them
+ * on the tp group), each routed expert's over the expert tp group, etp
+ * (moe/experts.py:210 and :1448, pg_collection.expt_tp). Megatron-Core
+ * asserts it where the inner size is the row-parallel input
+ * (tensor_parallel/layers.py:1408, RowParallelLinear's
+ * input_size_per_partition = divide(input_size, world_size);
+ * extensions/transformer_engine.py:2470-2472, the experts' grouped
+ * linears), divide() failing with "N is not divisible by T"
+ * (core/utils.py:590-599); Megatron-LM d98e8a6. */
+static int rule_tp_mlp(struct loader *l)
+{
+	const struct dc_model *m = &l->cfg->model;
+	const struct dc_parallel *p = &l->cfg->parallel;
+	uint64_t etp = p->etp ? p->etp : p->tp;
+	int moe_seen = seen(l, KEY_MODEL_MOE_FFN_HIDDEN_SIZE), dense_bad = 0;
+	const struct {
+		int size_key, deg_key;
+		uint64_t size, deg;
+		const char *whose;
+	} mlp[] = {
+		{KEY_MODEL_FFN_HIDDEN_SIZE, KEY_PARALLEL_TP, dc_params_moe_layers(m) < m->num_layers ? m->ffn_hidden_size : 0,
+		 p->tp, "the dense MLP's inner size"},
+		{KEY_MODEL_SHARED_EXPERT_FFN_HIDDEN_SIZE, KEY_PARALLEL_TP,
+		 m->num_experts ? m->shared_expert_ffn_hidden_size : 0, p->tp, "the shared experts' inner size"},
+		/* moe_ffn_hidden_size left out is ffn_hidden_size (rule_moe_mla) */
+		{moe_seen ? KEY_MODEL_MOE_FFN_HIDDEN_SIZE : KEY_MODEL_FFN_HIDDEN_SIZE,
+		 p->etp ? KEY_PARALLEL_ETP : KEY_PARALLEL_TP, m->num_experts ? m->moe_ffn_hidden_size : 0, etp,
+		 "each routed expert's inner size"},
+	};
+
+	if (!p->tp || !etp)
+		return 0;
+	for (size_t i = 0; i < sizeof(mlp) / sizeof(mlp[0]); i++) {
+		const char *size_path = dc_cfg_keys[mlp[i].size_key].info.path;
+		const char *deg_path = dc_cfg_keys[mlp[i].deg_key].info.path;
+		const char *group = mlp[i].deg_key == KEY_PARALLEL_ETP ? "expert tp" : "tp";
+		/* the routed experts' size as the config names it */
+		const char *what = i == 2 ? "model.moe_ffn_hidden_size" : size_path;
+		const char *why = i == 2 && !moe_seen ? " (model.moe_ffn_hidden_size, left out, is ffn_hidden_size; Megatron-Core's row-parallel linears assert it)"
+						      : " (Megatron-Core's row-parallel linears assert it)";
+		char hint[112] = "";
+		int ki;
+		if (!mlp[i].size || mlp[i].size % mlp[i].deg == 0)
+			continue;
+		/* a tp that fails the heads has its error (rule_tp_heads), and
+		 * its hint a tp that fits the MLP too */
+		if (mlp[i].deg_key == KEY_PARALLEL_TP && !dc_cfg_tp_admits(m, p->tp))
+			continue;
+		if (i == 0)
+			dense_bad = 1;
+		else if (i == 2 && !moe_seen && !p->etp && dense_bad)
+			continue; /* the same ffn_hidden_size over the same tp: said */
+		ki = blame(l, mlp[i].deg_key, (enum key_id)mlp[i].size_key);
+		if (ki == mlp[i].size_key) {
+			dc_cfg_errorf(l, ki,
+				      "'%s': each %s rank holds an equal share of %s%s, so it must be a multiple of %s (%llu), got %llu",
+				      size_path, group, mlp[i].whose, why, deg_path, (unsigned long long)mlp[i].deg,
+				      (unsigned long long)mlp[i].size);
+			continue;
+		}
+		if (mlp[i].deg_key == KEY_PARALLEL_TP)
+			tp_hint(l, hint, sizeof(hint), "the heads and the MLP");
+		dc_cfg_errorf(l, ki,
+			      "'%s': must divide %s (%llu): each %s rank holds an equal share of %s%s, got %llu%s",
+			      deg_path, what, (unsigned long long)mlp[i].size, group, mlp[i].whose, why,
+			      (unsigned long long)mlp[i].deg, hint);
+	}
 	return 0;
 }
 
@@ -587,13 +680,49 @@ static int rule_moe_interval_pp(struct loader *l)
 	return 0;
 }
 
+/* Sequence parallelism splits a cp rank's tokens, seq_length / cp, over
+ * the tp ranks: Megatron-Core's scatter to the sequence-parallel region
+ * asserts "First dimension of the tensor should be divisible by tensor
+ * parallel size" (megatron/core/tensor_parallel/mappings.py:72-74,
+ * _split_along_first_dim; Megatron-LM d98e8a6). */
 static int rule_sequence_parallel(struct loader *l)
 {
+	const struct dc_model *m = &l->cfg->model;
 	const struct dc_parallel *p = &l->cfg->parallel;
-	if (p->sequence_parallel && p->tp < 2)
+	uint64_t cp = p->cp ? p->cp : 1;
+	if (!p->sequence_parallel)
+		return 0;
+	if (p->tp < 2) {
 		dc_cfg_errorf(l, blame(l, KEY_PARALLEL_SEQUENCE_PARALLEL, KEY_PARALLEL_TP),
 		       "'parallel.sequence_parallel': needs parallel.tp > 1 (it splits the tp group's activations), got tp %llu",
 		       (unsigned long long)p->tp);
+	} else if (m->seq_length % cp == 0 && !dc_config_sp_splits_tokens(m, p->tp, cp)) {
+		/* blamed on what the command line changed, else on sp; the
+		 * lengths that fit: multiples of tp x cp (and of 2 cp where
+		 * the cp ranks hold two chunks each, rule_cp) */
+		static const int why[] = {KEY_MODEL_SEQ_LENGTH, KEY_PARALLEL_TP, KEY_PARALLEL_CP};
+		int ki = dc_cfg_blame(l, KEY_PARALLEL_SEQUENCE_PARALLEL, why, sizeof(why) / sizeof(why[0]));
+		uint64_t unit = p->tp * cp, below;
+		char tokens[96], fits[48];
+		if (cp > 1 && p->cp_comm_type != DC_CP_A2A && p->tp % 2 != 0 && unit <= UINT64_MAX / 2)
+			unit *= 2;
+		below = m->seq_length / unit * unit;
+		if (cp > 1)
+			snprintf(tokens, sizeof(tokens), "a cp rank's %llu tokens (model.seq_length %llu / cp %llu)",
+				 (unsigned long long)(m->seq_length / cp), (unsigned long long)m->seq_length,
+				 (unsigned long long)cp);
+		else
+			snprintf(tokens, sizeof(tokens), "the %llu tokens of model.seq_length",
+				 (unsigned long long)m->seq_length);
+		if (below)
+			snprintf(fits, sizeof(fits), "%llu or %llu", (unsigned long long)below,
+				 (unsigned long long)(below + unit));
+		else
+			snprintf(fits, sizeof(fits), "%llu", (unsigned long long)unit);
+		dc_cfg_errorf(l, ki,
+			      "'%s': sequence parallelism splits %s over the tp ranks, so parallel.tp (%llu) must divide them (Megatron-Core asserts it); a seq_length that is a multiple of %llu fits (%s)",
+			      dc_cfg_keys[ki].info.path, tokens, (unsigned long long)p->tp, (unsigned long long)unit, fits);
+	}
 	return 0;
 }
 
@@ -1607,6 +1736,10 @@ static const struct rule rules[] = {
 	{{"ep > 1 or etp other than tp: a mixture-of-experts model, ep divides num_experts, ep × etp divides tp × dp × cp, pp the slowest axis when folded, sequence_parallel when etp ≠ tp > 1",
 	  KEYS("parallel.ep", "parallel.etp", "parallel.dp", "parallel.tp", "parallel.cp", "parallel.order",
 	       "parallel.sequence_parallel", "model.num_experts")}, rule_ep},
+	{{"tp divides the MLP inner sizes it splits, ffn_hidden_size (where a layer has a dense MLP) and shared_expert_ffn_hidden_size, and etp (tp unless given) moe_ffn_hidden_size, as Megatron-Core's row-parallel linears assert (megatron/core/tensor_parallel/layers.py:1408 and extensions/transformer_engine.py:2470-2472 through core/utils.py:590-599's divide(), Megatron-LM d98e8a6)",
+	  KEYS("parallel.tp", "parallel.etp", "model.ffn_hidden_size", "model.shared_expert_ffn_hidden_size",
+	       "model.moe_ffn_hidden_size", "model.num_experts", "model.dense_layers", "model.moe_layer_interval")},
+	 rule_tp_mlp},
 	{{"dp_replicate > 1 divides dp (and dp / ep), with sharding zero1, zero2 or fsdp",
 	  KEYS("parallel.dp_replicate", "parallel.dp", "parallel.ep", "parallel.sharding")}, rule_dp_replicate},
 	{{"2 × cp divides seq_length (a2a: cp divides seq_length and the heads per tp rank)",
@@ -1616,7 +1749,8 @@ static const struct rule rules[] = {
 	  KEYS("parallel.pp", "model.num_layers", "parallel.pipeline_layers", "parallel.first_stage_layers",
 	       "parallel.last_stage_layers", "parallel.account_for_embedding", "parallel.account_for_loss")},
 	 rule_pp_layers},
-	{{"sequence_parallel needs tp > 1", KEYS("parallel.sequence_parallel", "parallel.tp")},
+	{{"sequence_parallel needs tp > 1 and tp dividing the tokens of a cp rank, seq_length / cp, as Megatron-Core's scatter to the sequence-parallel region asserts (megatron/core/tensor_parallel/mappings.py:72-74, Megatron-LM d98e8a6)",
+	  KEYS("parallel.sequence_parallel", "parallel.tp", "model.seq_length", "parallel.cp")},
 	 rule_sequence_parallel},
 	{{"MoE on every n-th layer (moe_layer_interval > 1): the stages hold at most 20 different mixes of dense and MoE layers (dualpipev: pp at most 20)",
 	  KEYS("parallel.pp", "model.moe_layer_interval")}, rule_moe_interval_pp},

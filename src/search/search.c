@@ -20,6 +20,7 @@
 /* why a tuple was refused: the counts name the tightest rule when none is valid */
 enum reject {
 	R_TP_HEADS,   /* tp divides the query and key/value heads */
+	R_TP_MLP,     /* tp (etp) divides the MLP inner sizes: dc_config_tp_splits_mlp */
 	R_TP_DOMAIN,  /* tp within the NVLink domain */
 	R_CP,         /* 2 cp divides seq_length (a2a: cp the sequence and heads per tp rank) */
 	R_PP,         /* pp divides num_layers (or the input's uneven pp) */
@@ -28,7 +29,7 @@ enum reject {
 	R_EP,         /* the expert layout: dc_layout_expert_error */
 	R_REPLICATE,  /* parallel.dp_replicate divides dp and dp / ep */
 	R_VP,         /* virtual_pipeline: pp > 1, the chunks fit the layers (chunks_fit), m a multiple of pp */
-	R_SP,         /* sequence_parallel needs tp > 1 */
+	R_SP,         /* sequence_parallel needs tp > 1 dividing seq_length / cp */
 	R_OFFLOAD,    /* offload optimizer+params needs fsdp */
 	R_RECOMPUTE,  /* recompute_layers needs full and fits a chunk */
 	R_SCHEDULE,   /* the input's named pipeline schedule runs on the layout */
@@ -38,6 +39,7 @@ enum reject {
 
 static const char *const reject_text[R_COUNT] = {
 	[R_TP_HEADS] = "parallel.tp must divide model.num_attention_heads and model.num_kv_heads (and model.linear_num_key_heads)",
+	[R_TP_MLP] = "parallel.tp must divide model.ffn_hidden_size (where a dense MLP runs) and model.shared_expert_ffn_hidden_size, and parallel.etp (tp unless given) model.moe_ffn_hidden_size",
 	[R_TP_DOMAIN] = "parallel.tp must stay within the NVLink domain (cluster.nvlink_domain; search.tp_across_nodes lifts it)",
 	[R_CP] = "2 x parallel.cp must divide model.seq_length",
 	[R_PP] = "parallel.pp must divide model.num_layers (with model.moe_layer_interval > 1, its stages hold at most 20 different mixes of dense and MoE layers)",
@@ -46,7 +48,7 @@ static const char *const reject_text[R_COUNT] = {
 	[R_EP] = "parallel.ep must divide model.num_experts and ep x etp the ranks tp x dp x cp (folded: pp the slowest axis, and sequence_parallel where etp differs from tp > 1)",
 	[R_REPLICATE] = "parallel.dp_replicate (HSDP, kept from the input for sharded layouts) must divide parallel.dp and dp / ep",
 	[R_VP] = "parallel.virtual_pipeline > 1 needs pp > 1, its chunks to fit the layers (pp x virtual_pipeline dividing model.num_layers, or the input's own uneven stages at its own virtual_pipeline; with model.moe_layer_interval > 1, at most 20 different mixes of dense and MoE layers) and grad_accum_steps a multiple of pp",
-	[R_SP] = "parallel.sequence_parallel needs tp > 1",
+	[R_SP] = "parallel.sequence_parallel needs tp > 1 dividing a cp rank's tokens (model.seq_length / cp)",
 	[R_OFFLOAD] = "parallel.offload \"optimizer+params\" needs parallel.sharding \"fsdp\"",
 	[R_SCHEDULE] = "parallel.pipeline_schedule (the input's zero_bubble, dualpipe or dualpipev) must run on the layout: dualpipe an even pp and an even grad_accum_steps of at least 2 pp, dualpipev at least 2 pp (and pp at most 20 with model.moe_layer_interval > 1), both without interleaving",
 	[R_RECOMPUTE] = "training.recompute_layers needs training.recompute \"full\" and at most the layers of a model chunk",
@@ -282,6 +284,8 @@ static int outer_reject(const struct space *s, uint64_t tp, uint64_t cp, uint64_
 	 * between tp's and cp's, as the counts have always been kept */
 	if (f == DC_LF_TP_HEADS)
 		*why = R_TP_HEADS;
+	else if (!dc_config_tp_splits_mlp(&in->model, tp, in->parallel.etp))
+		*why = R_TP_MLP;
 	else if (!in->search.tp_across_nodes && (tp > dom || dom % tp))
 		*why = R_TP_DOMAIN;
 	else if (f == DC_LF_CP)
@@ -485,7 +489,8 @@ static void run_outer(struct worker *w, const struct outer *o)
 							reject = R_BATCH;
 						else if (f == DC_LF_VP)
 							reject = R_VP;
-						else if (f == DC_LF_SP)
+						else if (f == DC_LF_SP ||
+							 (y->sequence_parallel && !dc_config_sp_splits_tokens(&in->model, y->tp, y->cp)))
 							reject = R_SP;
 						else if (f == DC_LF_SCHEDULE)
 							reject = R_SCHEDULE;
