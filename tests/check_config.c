@@ -657,9 +657,10 @@ START_TEST(test_stage_and_cp_errors)
 					   "model.num_layers=35"},
 		     3, DC_ERR_CONFIG,
 		     "--set: error: 'parallel.pipeline_schedule': \"dualpipe\" places stages of equal layers itself; drop pipeline_layers, first_stage_layers, last_stage_layers and account_for_*");
-	/* cp: into the world, the sequence in 2 cp chunks, a2a by heads */
+	/* cp: into the world, the sequence in 2 cp chunks, a2a by heads; tp
+	 * 4 divides the 8 GPUs, cp 3 does not: the world's error names cp */
 	expect_error(edit("\"tp\": 4", "\"tp\": 4, \"cp\": 3"), NULL, 0, DC_ERR_CONFIG,
-		     "t.json: error: 'parallel.tp': tp x cp x pp (12) must divide the world size num_nodes x gpus_per_node (8)\n"
+		     "t.json: error: 'parallel.cp': tp x cp x pp (12) must divide the world size num_nodes x gpus_per_node (8)\n"
 		     "t.json: error: 'parallel.cp': 2 x cp must divide model.seq_length (4096): each cp rank holds two of 2 x cp equal chunks, got cp 3");
 	expect_error(edit("\"tp\": 4", "\"tp\": 2, \"cp\": 4"), (const char *const[]){"model.seq_length=4100"}, 1,
 		     DC_ERR_CONFIG,

@@ -316,6 +316,30 @@ static int rule_tp_pp(struct loader *l)
 	return 0;
 }
 
+/* The key to name when tp x cp x pp does not divide the world: one of
+ * them above 1 (a degree of 1 divides anything), one whose degree alone
+ * does not divide the world before one that only breaks the product, and
+ * then the command line's (--set, --unset) before the file's; the first
+ * of tp, cp, pp when nothing tells them apart. */
+static int layout_culprit(const struct loader *l)
+{
+	const struct dc_parallel *p = &l->cfg->parallel;
+	const int keys[] = {KEY_PARALLEL_TP, KEY_PARALLEL_CP, KEY_PARALLEL_PP};
+	const uint64_t deg[] = {p->tp, p->cp ? p->cp : 1, p->pp};
+	int best = KEY_PARALLEL_TP, best_score = -1;
+	for (size_t i = 0; i < 3; i++) {
+		int ki = keys[i], score;
+		if (deg[i] <= 1)
+			continue;
+		score = 2 * (l->cfg->world_size % deg[i] != 0) + (l->from_set[ki] || l->unset[ki]);
+		if (score > best_score) {
+			best = ki;
+			best_score = score;
+		}
+	}
+	return best;
+}
+
 /* dp x tp x cp x pp = world; dp, when absent, is what makes it so. */
 static int rule_layout(struct loader *l)
 {
@@ -329,16 +353,15 @@ static int rule_layout(struct loader *l)
 	p->dp_explicit = l->seen[k_dp] && !l->is_auto[k_dp];
 	if (!p->dp_explicit) {
 		if (c->world_size % tp_pp != 0) {
-			int ki = l->from_set[k_cp] && !l->from_set[k_tp] ? k_cp
-				 : l->from_set[k_pp] && !l->from_set[k_tp] ? k_pp : k_tp;
+			int ki = layout_culprit(l);
 			if (p->cp > 1)
 				dc_cfg_errorf(l, ki,
-				       "'parallel.tp': tp x cp x pp (%llu) must divide the world size num_nodes x gpus_per_node (%llu)",
-				       (unsigned long long)tp_pp, (unsigned long long)c->world_size);
+				       "'%s': tp x cp x pp (%llu) must divide the world size num_nodes x gpus_per_node (%llu)",
+				       dc_cfg_keys[ki].info.path, (unsigned long long)tp_pp, (unsigned long long)c->world_size);
 			else
 				dc_cfg_errorf(l, ki,
-				       "'parallel.tp': tp x pp (%llu) must divide the world size num_nodes x gpus_per_node (%llu)",
-				       (unsigned long long)tp_pp, (unsigned long long)c->world_size);
+				       "'%s': tp x pp (%llu) must divide the world size num_nodes x gpus_per_node (%llu)",
+				       dc_cfg_keys[ki].info.path, (unsigned long long)tp_pp, (unsigned long long)c->world_size);
 		} else {
 			p->dp = c->world_size / tp_pp;
 		}
