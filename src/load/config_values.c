@@ -155,6 +155,28 @@ static const struct {
 	{KEY_PARALLEL_SHARDING, "shard_grad_op", "zero2", "FSDP's SHARD_GRAD_OP: gradients and optimizer states sharded"},
 	{KEY_PARALLEL_SHARDING, "no_shard", "none", "FSDP's NO_SHARD"},
 	{KEY_PARALLEL_SHARDING, "hybrid_shard", "fsdp", "FSDP's HYBRID_SHARD, with parallel.dp_replicate for its replicas"},
+	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zbh1", "zero_bubble", "Qi et al. 2023's ZB-H1"},
+	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zero_bubble_h1", "zero_bubble", "Qi et al. 2023's ZB-H1"},
+	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zb1p", "zero_bubble", "the DualPipe README's ZB1P, Qi et al. 2023's ZB-H1"},
+};
+
+/* Other tools' names for what no choice models: the error says so rather
+ * than suggest a near name ("zero_bubble_h2" is one edit from ZB-H1's
+ * "zero_bubble", a schedule with another bubble and memory). */
+static const struct {
+	enum key_id k;
+	const char *name, *why;
+} unmodelled_names[] = {
+	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zbh2",
+	 "Qi et al. 2023's ZB-H2 (about 2pp - 1 microbatches of activations for a near-zero bubble) is not modelled; \"zero_bubble\" is ZB-H1, with 1F1B's activations and a bubble of (pp - 1)(F + B - 2W)"},
+	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zero_bubble_h2",
+	 "Qi et al. 2023's ZB-H2 (about 2pp - 1 microbatches of activations for a near-zero bubble) is not modelled; \"zero_bubble\" is ZB-H1, with 1F1B's activations and a bubble of (pp - 1)(F + B - 2W)"},
+	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zb2p",
+	 "the DualPipe README's ZB2P, Qi et al. 2023's ZB-H2, is not modelled; \"zero_bubble\" is ZB-H1 (ZB1P), with 1F1B's activations and a bubble of (pp - 1)(F + B - 2W)"},
+	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zbv",
+	 "the V-shaped zero-bubble schedule ZB-V (Qi et al. 2024) is not modelled; \"dualpipev\" runs the same V placement of two chunks a rank with DualPipe's schedule, and \"zero_bubble\" is ZB-H1"},
+	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zero_bubble_v",
+	 "the V-shaped zero-bubble schedule ZB-V (Qi et al. 2024) is not modelled; \"dualpipev\" runs the same V placement of two chunks a rank with DualPipe's schedule, and \"zero_bubble\" is ZB-H1"},
 };
 
 /* 1 when a and b are the same name but for case and the separators '-',
@@ -183,6 +205,16 @@ static int foreign_choice(int ki, const char *value, char *out, size_t len)
 			return 1;
 		}
 	return 0;
+}
+
+/* Why what another tool calls `value` has no choice here; NULL when it
+ * is no such name. */
+static const char *unmodelled_choice(int ki, const char *value)
+{
+	for (size_t i = 0; i < sizeof(unmodelled_names) / sizeof(unmodelled_names[0]); i++)
+		if ((int)unmodelled_names[i].k == ki && same_name(unmodelled_names[i].name, value))
+			return unmodelled_names[i].why;
+	return NULL;
 }
 
 /* ---- values ---- */
@@ -727,7 +759,10 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 		}
 		/* a preset name is long and easy to mistype, an enum's word
 		 * less so: a slip of 2 edits, or of 1 */
-		if (cJSON_IsString(v) && (foreign_choice(ki, v->valuestring, near, sizeof(near)) ||
+		if (cJSON_IsString(v) && unmodelled_choice(ki, v->valuestring))
+			dc_cfg_errorf(l, ki, "'%s': unknown value \"%s\": %s (expected one of %s)", k->info.path,
+				      v->valuestring, unmodelled_choice(ki, v->valuestring), list);
+		else if (cJSON_IsString(v) && (foreign_choice(ki, v->valuestring, near, sizeof(near)) ||
 		    suggest_choice(k->info.choices, v->valuestring, k->kind == K_GPU || ki == KEY_CLUSTER_SYSTEM ? 2 : 1, near, sizeof(near))))
 			dc_cfg_errorf(l, ki, "'%s': unknown value \"%s\"; did you mean %s? (expected one of %s)", k->info.path,
 			       v->valuestring, near, list);
