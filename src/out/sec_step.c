@@ -533,11 +533,21 @@ static void warn(const struct dc_plan *p, const struct dc_results *res, const ch
 			     "'parallel.offload': \"optimizer+params\" keeps the parameter shards on the host, so every "
 			     "microbatch copies them to the GPU before its all_gathers and its gradient shards back; the "
 			     "step prices the host optimizer's copies and Adam once a step, not those per-microbatch copies");
-	if (p->layout.pp > 1 && p->layout.grad_accum_steps < p->layout.pp)
+	/* the schedules the loader lets run with m < pp: 1F1B, and ZB-H1,
+	 * whose paper bubble assumes m >= pp (interleaved needs m a multiple
+	 * of pp, DualPipe and DualPipeV at least 2 pp) */
+	if (p->layout.pp > 1 && p->layout.grad_accum_steps < p->layout.pp) {
+		enum dc_pipe_schedule s = res->step.available ? res->step.schedule : p->in->parallel.pipeline_schedule;
 		dc_diag_warn(diag,
 			     "'training.grad_accum_steps' (%llu) < 'parallel.pp' (%llu): the pipeline never fills, "
-			     "so every stage idles for most of the step (1F1B wants at least pp microbatches)",
-			     (unsigned long long)p->layout.grad_accum_steps, (unsigned long long)p->layout.pp);
+			     "so every stage idles for most of the step (%s)",
+			     (unsigned long long)p->layout.grad_accum_steps, (unsigned long long)p->layout.pp,
+			     s == DC_PIPE_ZERO_BUBBLE
+				     ? "ZB-H1, as 1F1B, wants at least pp microbatches; its paper bubble (p - 1)(F + B - 2W), "
+				       "bubble_paper_s, assumes that many and understates the idle time here, where the deferred "
+				       "weight-gradient passes cannot fill it: the simulated bubble_s is the schedule's"
+				     : "1F1B wants at least pp microbatches");
+	}
 }
 
 const struct dc_section dc_section_step = {
