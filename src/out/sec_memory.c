@@ -476,7 +476,7 @@ static const struct dc_fields top_obj = DC_FIELDS(top_fields);
 /* ---- the classes, generated from the plan one at a time ---- */
 
 struct class_row {
-	uint64_t index, num_ranks, layers, in_flight, params, grads, master, optim, states, activ, buffers, peak;
+	uint64_t index, num_ranks, layers, in_flight, layer_mb, params, grads, master, optim, states, activ, buffers, peak;
 	const char *phase;
 	int fits;
 	char stages[48], ranks[160];
@@ -502,6 +502,7 @@ static void class_row(const void *base, uint64_t i, void *out)
 	row->num_ranks = (l.stage_last - l.stage_first + 1) * (t->world / t->degree[DC_AXIS_PP]);
 	row->layers = l.p.layers;
 	row->in_flight = l.in_flight;
+	row->layer_mb = l.activation_layer_microbatches;
 	row->params = l.params_bytes;
 	row->grads = l.grads_bytes;
 	row->master = l.master_bytes;
@@ -522,6 +523,9 @@ static const struct dc_field class_fields[] = {
 	{"num_ranks", "#ranks", DC_U_COUNT, DC_FT_U64, CR(num_ranks)},
 	{"layers", "layers", DC_U_COUNT, DC_FT_U64, CR(layers)},
 	{"in_flight_microbatches", "in flight", DC_U_COUNT, DC_FT_U64, CR(in_flight)},
+	/* what the activations count: under interleaving (and the two-chunk
+	 * schedules) not layers x in flight (1F1B's, which the classes key on) */
+	{"activation_layer_microbatches", "layer-mb", DC_U_COUNT, DC_FT_U64, CR(layer_mb)},
 	{"params_bytes", "params", DC_U_BYTES, DC_FT_U64, CR(params)},
 	{"grads_bytes", "grads", DC_U_BYTES, DC_FT_U64, CR(grads)},
 	{"master_bytes", "master", DC_U_BYTES, DC_FT_U64, CR(master)},
