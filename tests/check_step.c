@@ -342,6 +342,52 @@ START_TEST(test_trace_shows_the_schedule)
 }
 END_TEST
 
+/* Which stage runs each layer and which layers dispatch tokens: the
+ * timeline's events by layer */
+struct by_layer {
+	int stage[64];    /* the stage of its forward (-1: none seen) */
+	int a2a[64];      /* an ep all_to_all event with time on it */
+};
+
+static int layer_event(void *ctx, const struct dc_step_event *e)
+{
+	struct by_layer *x = ctx;
+	unsigned long long i;
+	if (sscanf(e->name, "layer %llu", &i) != 1 || i >= 64)
+		return 0;
+	if (e->track == DC_TRACK_COMPUTE && strstr(e->name, " fwd mb "))
+		x->stage[i] = (int)e->stage;
+	if (e->track == DC_TRACK_EP && e->duration_s > 0)
+		x->a2a[i] = 1;
+	return 0;
+}
+
+/* Llama-4-Maverick (tests/inputs/llama-4-maverick-pp4.json), MoE on
+ * layers 1, 3, ..., 47, pp 4 as [11, 13, 13, 11], 4 microbatches: the
+ * stages run layers 0-10, 11-23, 24-36, 37-47, and exactly the odd layers
+ * carry an EP AlltoAll, on every stage (dense first would have sent none
+ * before layer 24) */
+START_TEST(test_trace_moe_interval_layers)
+{
+	static struct by_layer x;
+	const char *sets[] = {"parallel.pipeline_layers=[11,13,13,11]", "training.grad_accum_steps=4", NULL};
+	struct dc_step tl;
+	const char *err = NULL;
+	for (int i = 0; i < 64; i++)
+		x.stage[i] = -1;
+	run_config("../tests/inputs/llama-4-maverick-pp4.json", sets);
+	ck_assert_int_eq(dc_step_timeline(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops, &run_res.batch,
+					  &tl, NULL, layer_event, &x, &err),
+			 0);
+	for (int i = 0; i < 48; i++) {
+		int want = i < 11 ? 0 : i < 24 ? 1 : i < 37 ? 2 : 3;
+		ck_assert_msg(x.stage[i] == want, "layer %d on stage %d, want %d", i, x.stage[i], want);
+		ck_assert_msg(x.a2a[i] == (i % 2), "layer %d: all_to_all %d", i, x.a2a[i]);
+	}
+	ck_assert_int_eq(x.stage[48], -1);
+}
+END_TEST
+
 /* The events dc_step_trace shows before each stage's summary, in order. */
 struct shown {
 	struct dc_step_event ev[4096];
@@ -1476,6 +1522,7 @@ int main(void)
 	tcase_add_test(tc, test_zero_bubble_schedules_measured);
 	tcase_add_test(tc, test_ep_a2a_1f1b_two_layers);
 	tcase_add_test(tc, test_trace_shows_the_schedule);
+	tcase_add_test(tc, test_trace_moe_interval_layers);
 	tcase_add_test(tc, test_trace_prefix_is_the_schedule);
 	tcase_add_test(tc, test_trace_memory_held_by_hand);
 	tcase_add_test(tc, test_dualpipe_bound_extends_the_steady_state);
