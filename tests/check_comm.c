@@ -993,6 +993,187 @@ START_TEST(test_ep_on_the_stage_with_moe_layers_interleaved)
 }
 END_TEST
 
+/* Megatron-Core's full recompute checkpoints whole transformer layers
+ * (transformer_block.py _checkpointed_forward), and a MoE layer's forward
+ * dispatches and combines inside it (moe_layer.py forward,
+ * token_dispatcher.py token_dispatch / token_combine), so backward runs
+ * the forward's two AlltoAlls again: 6 a MoE layer and microbatch, not 4.
+ * Selective recompute (core attention) replays none.
+ *   The stage-1 case above (7 layers, 3 dense, [3, 2, 1, 1], ep 8, M =
+ *   67,108,864 B, 7/8 sent): none and selective 64 + 64 calls, 128 x
+ *   58,720,256 = 7,516,192,768 B; full + 2 x 2 x 16 = 64 replayed,
+ *   192 x 58,720,256 = 11,274,289,152 B. recompute_layers 1: stage 1's
+ *   first layer of its 2, a MoE layer, + 2 x 1 x 16 = 32: 160 x
+ *   58,720,256 = 9,395,240,960 B. With [4, 1, 1, 1] EP is priced on
+ *   stage 0 (layers 0-3, the first 3 dense): recompute_layers 1 reruns
+ *   dense layer 0 alone, no AlltoAll (64 x 58,720,256 = 3,758,096,384 B);
+ *   recompute_layers 4 reruns MoE layer 3 too: + 2 x 1 x 16 = 32, 96 x
+ *   58,720,256 = 5,637,144,576 B. */
+START_TEST(test_ep_replayed_under_full_recompute)
+{
+	static const char *const sets[] = {"model.num_layers=7", "model.dense_layers=3", "parallel.tp=1",
+					   "parallel.pp=4", "parallel.dp=8", "parallel.ep=8",
+					   "parallel.pipeline_layers=[3,2,1,1]"};
+	static const enum dc_recompute modes[] = {DC_RECOMPUTE_NONE, DC_RECOMPUTE_SELECTIVE};
+	struct dc_override ov[7];
+	struct dc_config c;
+	struct dc_comm m;
+	const struct dc_comm_strategy *s;
+	char path[512];
+	for (size_t i = 0; i < 7; i++)
+		ov[i] = (struct dc_override){sets[i], 0};
+	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+	ep_compute(path, ov, &c);
+	for (int i = 0; i < 2; i++) {
+		c.training.recompute = modes[i];
+		m = compute(&c);
+		ck_assert_uint_eq(m.s[DC_STRAT_EP].ncoll, 2);
+		ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 7516192768ull);
+	}
+	c.training.recompute = DC_RECOMPUTE_FULL;
+	m = compute(&c);
+	s = &m.s[DC_STRAT_EP];
+	ck_assert_uint_eq(m.ep_stage, 1);
+	ck_assert_uint_eq(s->ncoll, 3);
+	ck_assert_int_eq(s->coll[2].what, DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED);
+	ck_assert_int_eq(s->coll[2].kind, DC_COLL_ALL_TO_ALL);
+	ck_assert_int_eq(s->coll[2].phase, DC_CPHASE_BACKWARD);
+	ck_assert_int_eq(s->coll[2].overlap, DC_OVL_EXPERT_A2A);
+	ck_assert_uint_eq(s->coll[2].count, 64);
+	ck_assert_uint_eq(s->coll[2].msg_bytes, 67108864ull);
+	ck_assert_uint_eq(s->bytes_per_rank, 11274289152ull);
+	ck_assert_double_eq_tol(s->time_s, 192 * (13.4e-6 + 58720256 / 3e11), 1e-12);
+	c.training.recompute_layers = 1;
+	m = compute(&c);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED), 32);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 9395240960ull);
+
+	ov[6] = (struct dc_override){"parallel.pipeline_layers=[4,1,1,1]", 0};
+	ep_compute(path, ov, &c);
+	c.training.recompute = DC_RECOMPUTE_FULL;
+	c.training.recompute_layers = 1;
+	m = compute(&c);
+	ck_assert_uint_eq(m.ep_stage, 0);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED), 0);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 3758096384ull);
+	c.training.recompute_layers = 4;
+	m = compute(&c);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED), 32);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 5637144576ull);
+}
+END_TEST
+
+/* The replayed layers' kinds with MoE on every second layer (the
+ * interleaved case above: 8 layers, routed experts on 1, 3, 5, 7, pp 4
+ * as [3, 3, 1, 1], EP on stage 1's layers 3-5, MoE 3 and 5, 7/8 x
+ * 67,108,864 B a call, 128 calls without recompute): recompute_layers 1
+ * reruns layer 3, a MoE layer, + 2 x 1 x 16 = 32 calls, 160 x 58,720,256
+ * = 9,395,240,960 B; 2 reruns layers 3 and 4 (dense), the same 32;
+ * 3 reruns 3-5, + 64, 192 x 58,720,256 = 11,274,289,152 B (dense
+ * first would have counted layer 4 first and replayed none at 1).
+ * [2, 2, 2, 2]: every stage holds one MoE layer, EP on the analysed
+ * stage 3 (the head's: the most parameters), layers 6-7, MoE 7 (64
+ * calls, 3,758,096,384 B): recompute_layers 1 reruns dense layer 6
+ * alone, no replay; 2 reruns layer 7 too, + 32, 96 x 58,720,256 =
+ * 5,637,144,576 B. */
+START_TEST(test_ep_replayed_interleaved_moe)
+{
+	static const char *const sets[] = {"model.num_layers=8", "model.moe_layer_interval=2", "parallel.tp=1",
+					   "parallel.pp=4", "parallel.dp=8", "parallel.ep=8",
+					   "parallel.pipeline_layers=[3,3,1,1]"};
+	static const uint64_t n13[] = {1, 2, 3}, calls13[] = {32, 32, 64};
+	static const uint64_t bytes13[] = {9395240960ull, 9395240960ull, 11274289152ull};
+	struct dc_override ov[7];
+	struct dc_config c;
+	struct dc_comm m;
+	char path[512];
+	for (size_t i = 0; i < 7; i++)
+		ov[i] = (struct dc_override){sets[i], 0};
+	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+	ep_compute(path, ov, &c);
+	c.training.recompute = DC_RECOMPUTE_FULL;
+	for (int i = 0; i < 3; i++) {
+		c.training.recompute_layers = n13[i];
+		m = compute(&c);
+		ck_assert_uint_eq(m.ep_stage, 1);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED), calls13[i]);
+		ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, bytes13[i]);
+	}
+	ov[6] = (struct dc_override){"parallel.pipeline_layers=[2,2,2,2]", 0};
+	ep_compute(path, ov, &c);
+	c.training.recompute = DC_RECOMPUTE_FULL;
+	c.training.recompute_layers = 1;
+	m = compute(&c);
+	ck_assert_uint_eq(m.stage, 3);
+	ck_assert_uint_eq(m.ep_stage, 3);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED), 0);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 3758096384ull);
+	c.training.recompute_layers = 2;
+	m = compute(&c);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED), 32);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 5637144576ull);
+}
+END_TEST
+
+/* The expert tp group's gathers replay with the AlltoAlls
+ * (token_dispatcher.py dispatch_postprocess's all-gather and
+ * combine_preprocess's reduce-scatter run inside the MoE layer's
+ * forward): configs/mixtral-8x7b-ep.json (tp 2 = etp, pp 4, ep 4, 8 MoE
+ * layers a stage, 16 microbatches) with sequence parallelism. Each
+ * AlltoAll carries 4096 / 2 tokens x top-2 x 4096 x 2 B = 33,554,432 B,
+ * 3/4 sent; each etp gather and reduce-scatter 2 x that, 67,108,864 B,
+ * 1/2 sent: 33,554,432 B.
+ *   none: 2 x 8 x 16 = 256 AlltoAlls each way and 8 x 16 = 128 of each
+ *   of the 4 etp calls: 512 x 25,165,824 + 512 x 33,554,432 =
+ *   30,064,771,072 B.
+ *   full: + 256 AlltoAlls and 128 + 128 etp calls, 1.5 x:
+ *   768 x 25,165,824 + 768 x 33,554,432 = 45,097,156,608 B.
+ *   full, recompute_layers 2 of the stage's 8: + 2 x 2 x 16 = 64
+ *   AlltoAlls and 32 + 32: 576 x (25,165,824 + 33,554,432) =
+ *   33,822,867,456 B. */
+START_TEST(test_etp_replayed_under_full_recompute)
+{
+	struct dc_override ov[1] = {{"parallel.sequence_parallel=true", 0}};
+	struct dc_config c;
+	struct dc_diag d;
+	struct dc_comm m;
+	char path[512];
+	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, ov, 1, &c, &d), 0);
+	dc_diag_release(&d);
+	c.training.recompute = DC_RECOMPUTE_NONE;
+	m = compute(&c);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].ncoll, 6);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_ETP_TOKENS), 128);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 30064771072ull);
+	c.training.recompute = DC_RECOMPUTE_FULL;
+	m = compute(&c);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].ncoll, 9);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED), 256);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_ETP_TOKENS_RECOMPUTED), 128);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_ETP_OUTPUTS_RECOMPUTED), 128);
+	for (uint64_t i = 0; i < m.s[DC_STRAT_EP].ncoll; i++) {
+		const struct dc_coll *cl = &m.s[DC_STRAT_EP].coll[i];
+		if (cl->what == DC_CW_ETP_TOKENS_RECOMPUTED)
+			ck_assert_int_eq(cl->kind, DC_COLL_ALL_GATHER);
+		if (cl->what == DC_CW_ETP_OUTPUTS_RECOMPUTED)
+			ck_assert_int_eq(cl->kind, DC_COLL_REDUCE_SCATTER);
+		if (cl->what == DC_CW_ETP_TOKENS_RECOMPUTED || cl->what == DC_CW_ETP_OUTPUTS_RECOMPUTED) {
+			ck_assert_int_eq(cl->phase, DC_CPHASE_BACKWARD);
+			ck_assert_uint_eq(cl->msg_bytes, 67108864ull);
+			ck_assert_uint_eq(cl->group_size, 2);
+		}
+	}
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 45097156608ull);
+	c.training.recompute_layers = 2;
+	m = compute(&c);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED), 64);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_ETP_OUTPUTS_RECOMPUTED), 32);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 33822867456ull);
+}
+END_TEST
+
 START_TEST(test_overflow_is_an_error)
 {
 	struct dc_config c;
@@ -1094,6 +1275,9 @@ int main(void)
 	tcase_add_test(tc, test_fsdp_expert_units);
 	tcase_add_test(tc, test_ep_on_the_stage_with_moe_layers);
 	tcase_add_test(tc, test_ep_on_the_stage_with_moe_layers_interleaved);
+	tcase_add_test(tc, test_ep_replayed_under_full_recompute);
+	tcase_add_test(tc, test_etp_replayed_under_full_recompute);
+	tcase_add_test(tc, test_ep_replayed_interleaved_moe);
 	tcase_add_test(tc, test_overflow_is_an_error);
 	tcase_add_test(tc, test_reshard_emits_the_data_parallel_axes_alone);
 	suite_add_tcase(s, tc);

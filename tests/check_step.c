@@ -1426,6 +1426,27 @@ START_TEST(test_ep_on_stages_without_the_most_parameters)
 }
 END_TEST
 
+/* The same under full recompute: backward runs each MoE layer's forward
+ * again, its dispatch and combine with it (check_comm's
+ * test_ep_replayed_under_full_recompute), 2 more calls a MoE layer and
+ * microbatch, waited for in backward as the others (overlap.ep none):
+ * stage 1 waits 128 + 2 x 2 x 16 = 192 calls, 40.1537638400 ms, stages 2
+ * and 3 64 + 32 = 96, stage 0 none. */
+START_TEST(test_ep_replayed_in_the_backward)
+{
+	const char *sets[] = {"cluster.gpu=a100-sxm4-80gb", "model.num_layers=7", "model.dense_layers=3",
+			      "parallel.tp=1", "parallel.pp=4", "parallel.dp=8", "parallel.ep=8",
+			      "parallel.pipeline_layers=[3,2,1,1]", "training.recompute=full", NULL};
+	double call = 13.4e-6 + 58720256 / 3e11;
+	run_config("mixtral-8x7b-ep.json", sets);
+	ck_assert_uint_eq(run_res.step.nclasses, 4);
+	ck_assert(run_res.step.classes[0].exposed_s[DC_STRAT_EP] == 0);
+	ck_assert_double_eq_tol(run_res.step.classes[1].exposed_s[DC_STRAT_EP], 192 * call, 1e-12);
+	ck_assert_double_eq_tol(run_res.step.classes[2].exposed_s[DC_STRAT_EP], 96 * call, 1e-12);
+	ck_assert_double_eq_tol(run_res.step.classes[3].exposed_s[DC_STRAT_EP], 96 * call, 1e-12);
+}
+END_TEST
+
 /* Uneven stages (parallel.pipeline_layers [24, 8] on pp 2, tp 4): with no
  * slowdown from overlap each stage's compute per step is m x (its layers x
  * one dense layer's forward, backward and recompute, plus the embedding on
@@ -1531,6 +1552,7 @@ int main(void)
 	tcase_add_test(tc, test_trace_extended_prefix_is_the_schedule);
 	tcase_add_test(tc, test_uneven_stage_compute);
 	tcase_add_test(tc, test_ep_on_stages_without_the_most_parameters);
+	tcase_add_test(tc, test_ep_replayed_in_the_backward);
 	tcase_add_test(tc, test_no_negative_time_at_pp1);
 	tcase_add_test(tc, test_step_memo_changes_nothing);
 	tcase_add_test(tc, test_step_without_flops_is_the_steps_time);

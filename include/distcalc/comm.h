@@ -112,10 +112,13 @@ enum dc_coll_what {
 	/* ep */
 	DC_CW_EP_DISPATCH_COMBINE,
 	DC_CW_EP_GRADIENTS,
+	DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED, /* full recompute: the forward's, again in backward */
 	DC_CW_ETP_TOKENS,        /* the routed tokens gathered over the expert tp group */
 	DC_CW_ETP_OUTPUTS,       /* the experts' outputs reduce-scattered over it */
 	DC_CW_ETP_TOKEN_GRADS,   /* backward: the outputs' gradients gathered */
 	DC_CW_ETP_INPUT_GRADS,   /* backward: the tokens' gradients reduce-scattered */
+	DC_CW_ETP_TOKENS_RECOMPUTED,  /* full recompute: the forward's gather, again in backward */
+	DC_CW_ETP_OUTPUTS_RECOMPUTED, /* and its reduce-scatter */
 	DC_CW_COUNT,
 };
 

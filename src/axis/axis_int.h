@@ -40,7 +40,8 @@ struct dc_axis_memo {
  * layers the per-MoE-layer calls count (comm.h ep_stage: `best`, or when
  * that holds none the one with the most), the strategy it fills, the
  * overflow flag of the whole computation and the calls priced so far
- * (NULL: none kept). */
+ * (NULL: none kept); `stage` and `moe_stage` are best's and moe's pipeline
+ * ranks (comm.h stage and ep_stage). */
 struct dc_axis_ctx {
 	struct dc_ck *b;
 	const struct dc_plan *p;
@@ -49,6 +50,7 @@ struct dc_axis_ctx {
 	struct dc_comm_strategy *s;
 	enum dc_strategy axis;
 	struct dc_axis_memo *memo;
+	uint64_t stage, moe_stage;
 };
 
 struct dc_axis_row {
@@ -88,6 +90,19 @@ void dc_axis_use_link(struct dc_comm_strategy *s, const struct dc_plan_link *l, 
 /* In play on `group_size` ranks of link `l` / group `g` of the plan's network. */
 void dc_axis_setup(struct dc_axis_ctx *x, uint64_t group_size, const struct dc_plan_link *l,
 		   const struct dc_net_group *g);
+
+/* Of the layers the rank of `best` holds (`moe`: the MoE layers of the
+ * rank of `moe`), those whose forward full recompute runs again in
+ * backward, and with it the forward's collectives: all of them, or with
+ * training.recompute_layers = N the first N of each model chunk
+ * (Megatron-Core's block method: transformer_block.py
+ * _checkpointed_forward), a chunk as plan.h's dc_plan_recomputed_layers
+ * counts it (DualPipe: each of the rank's two stages; DualPipeV: the
+ * rank's L / pp layers, its V's two chunks in turn). Which of them are
+ * MoE layers: plan.h's dc_plan_dense_in (MoE on every n-th layer
+ * interleaves them). All of them when training.recompute is not
+ * "full". O(chunks runs). */
+uint64_t dc_axis_recomputed_layers(struct dc_axis_ctx *x, int moe);
 
 /* The activations of one microbatch on this context-parallel rank,
  * b (s / cp) h in the layers' working precision: what TP's collectives

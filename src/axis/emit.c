@@ -126,3 +126,32 @@ uint64_t dc_axis_act_bytes(struct dc_axis_ctx *x)
 	return dc_ck_mul(x->b, dc_ck_mul(x->b, x->p->tokens_per_microbatch_cp, x->p->in->model.hidden_size),
 			 x->p->in->precision.working_bytes);
 }
+
+/* Dense-MLP layers among model layers [first, first + n): plan.h's
+ * count (the model's first dense layers, or MoE on every n-th layer);
+ * explicit parameters hold no MoE layer, as memory.c counts them */
+static uint64_t dense_among(const struct dc_plan *p, uint64_t first, uint64_t n)
+{
+	return p->in->model.params_explicit ? n : dc_plan_dense_in(p, first, n);
+}
+
+uint64_t dc_axis_recomputed_layers(struct dc_axis_ctx *x, int moe)
+{
+	const struct dc_plan *p = x->p;
+	uint64_t all = moe ? x->moe->moe_layers : x->best->layers, stage = moe ? x->moe_stage : x->stage;
+	uint64_t n = p->in->training.recompute_layers, chunks = dc_pipeline_chunks(p), left = n, sum = 0;
+	int v_shape = dc_pipeline_schedule(p) == DC_PIPE_DUALPIPEV;
+	if (p->in->training.recompute != DC_RECOMPUTE_FULL || n == 0)
+		return all;
+	for (uint64_t c = 0; c < chunks; c++) {
+		struct dc_pipeline_chunk ch;
+		uint64_t r;
+		dc_pipeline_chunk(p, stage, c, &ch);
+		if (!v_shape)
+			left = n; /* N of each chunk; DualPipeV: N of the rank's two */
+		r = left < ch.layers ? left : ch.layers;
+		left -= r;
+		sum += moe ? r - dense_among(p, ch.first_layer, r) : r;
+	}
+	return sum < all ? sum : all;
+}

@@ -3,7 +3,11 @@
  * microbatch (the microbatches its chunk runs: m / 2 under DualPipe), over
  * the ep ranks that hold the experts (ep consecutive dp ranks, or
  * Megatron-Core's folded expert groups: plan.h), and with etp > 1 the
- * expert tp group's gathers.
+ * expert tp group's gathers. Full recompute reruns the MoE layer's
+ * forward in backward, token dispatcher included, so the forward's calls
+ * run again for the MoE layers it recomputes (Megatron-Core's
+ * transformer_block.py _checkpointed_forward checkpoints whole layers;
+ * moe_layer.py's forward dispatches and combines inside them).
  * docs/formulas-systems.md, "Communication per step". */
 #include "axis_int.h"
 
@@ -15,7 +19,7 @@ void dc_axis_ep_comm(struct dc_axis_ctx *x)
 	/* moe_layers: every stage the rank holds (both under DualPipe), each
 	 * run for its chunks' microbatches (m / 2 under DualPipe) */
 	uint64_t mb = dc_pipeline_chunk_microbatches(p);
-	uint64_t calls, msg;
+	uint64_t calls, msg, re = 0;
 	int etp_gathers = p->etp > 1 && (p->layout.sequence_parallel || p->etp != p->layout.tp);
 	if (x->moe->moe_layers == 0 || (p->layout.ep < 2 && !etp_gathers))
 		return;
@@ -23,12 +27,19 @@ void dc_axis_ep_comm(struct dc_axis_ctx *x)
 	 * under sequence parallelism) x top-k x h values in the working
 	 * precision; routing is assumed uniform, M/ep to each peer */
 	calls = dc_ck_mul(b, dc_ck_mul(b, 2, x->moe->moe_layers), mb);
+	/* the MoE layer-microbatches full recompute reruns (recompute_layers:
+	 * the MoE layers among each chunk's first N) */
+	if (cfg->training.recompute == DC_RECOMPUTE_FULL)
+		re = dc_ck_mul(b, dc_axis_recomputed_layers(x, 1), mb);
 	msg = dc_ck_mul(b, dc_ck_mul(b, p->tokens_per_microbatch_rank, cfg->model.experts_per_token),
 			dc_ck_mul(b, cfg->model.hidden_size, cfg->precision.working_bytes));
 	dc_axis_setup(x, p->layout.ep, &p->group[DC_GROUP_EP].link, &p->group[DC_GROUP_EP].net);
 	dc_axis_push(x, DC_COLL_ALL_TO_ALL, DC_CW_EP_DISPATCH_COMBINE, DC_CPHASE_FORWARD, DC_OVL_EXPERT_A2A, calls,
 		     msg);
 	dc_axis_push(x, DC_COLL_ALL_TO_ALL, DC_CW_EP_GRADIENTS, DC_CPHASE_BACKWARD, DC_OVL_EXPERT_A2A, calls, msg);
+	/* the replay is a forward's dispatch and combine, run in backward */
+	dc_axis_push(x, DC_COLL_ALL_TO_ALL, DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED, DC_CPHASE_BACKWARD,
+		     DC_OVL_EXPERT_A2A, dc_ck_mul(b, 2, re), msg);
 	/* Expert tensor parallelism where each rank's tokens are its own
 	 * (sequence parallelism, or an expert tp group other than the
 	 * attention's): after the dispatch the etp ranks of an expert gather
@@ -49,6 +60,10 @@ void dc_axis_ep_comm(struct dc_axis_ctx *x)
 			     full);
 		dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_ETP_INPUT_GRADS, DC_CPHASE_BACKWARD, DC_OVL_EXPERT_A2A, per,
 			     full);
+		dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_ETP_TOKENS_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_EXPERT_A2A,
+			     re, full);
+		dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_ETP_OUTPUTS_RECOMPUTED, DC_CPHASE_BACKWARD,
+			     DC_OVL_EXPERT_A2A, re, full);
 		x->s->group_size = p->layout.ep;
 		dc_axis_use_link(x->s, &p->group[DC_GROUP_EP].link, &p->group[DC_GROUP_EP].net);
 	}

@@ -24,13 +24,7 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	/* training.recompute_layers: only N layers of each chunk (uneven
 	 * chunks chunk by chunk: plan.h), of each of a DualPipe rank's two
 	 * stages (plan.h's chunk: L / (pp v)) */
-	if (p->chunks_uneven) {
-		re_mb = dc_ck_mul(b, dc_ck_mul(b, 2, dc_plan_recomputed_layers(p, p->most_stage)), mb);
-	} else {
-		uint64_t stages = dc_pipeline_schedule(p) == DC_PIPE_DUALPIPE ? 2 : 1;
-		uint64_t chunk = layers / (p->v * stages), n_re = cfg->training.recompute_layers;
-		re_mb = n_re && n_re < chunk ? dc_ck_mul(b, dc_ck_mul(b, 2, stages * p->v * n_re), mb) : per_mb;
-	}
+	re_mb = dc_ck_mul(b, dc_ck_mul(b, 2, dc_axis_recomputed_layers(x, 0)), mb);
 	dc_axis_setup(x, p->topo.degree[DC_AXIS_TP], &p->group[DC_AXIS_TP].link, &p->group[DC_AXIS_TP].net);
 	/* Megatron runs the backward's input-gradient collective behind the
 	 * weight-gradient GEMM, and the input's re-gather behind the

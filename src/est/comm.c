@@ -248,7 +248,8 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 	memo.used = memo.next = 0;
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
 		const struct dc_axis_row *row = &dc_axis_rows[i];
-		struct dc_axis_ctx x = {&b, p, &best, moe, &c->s[row->strategy], row->strategy, &memo};
+		struct dc_axis_ctx x = {&b, p, &best, moe, &c->s[row->strategy], row->strategy, &memo, c->stage,
+					 c->ep_stage};
 		if (reshard && !reads_sharding(row->strategy))
 			continue; /* kept, summed when it was emitted */
 		row->comm(&x);
@@ -339,10 +340,13 @@ const char *dc_coll_what_label(enum dc_coll_what w)
 		[DC_CW_CP_OUT_RECOMPUTED] = "output, recomputed",
 		[DC_CW_EP_DISPATCH_COMBINE] = "token dispatch and combine",
 		[DC_CW_EP_GRADIENTS] = "their gradients",
+		[DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED] = "token dispatch and combine, recomputed",
 		[DC_CW_ETP_TOKENS] = "routed tokens gathered over etp",
 		[DC_CW_ETP_OUTPUTS] = "expert outputs reduce-scattered over etp",
 		[DC_CW_ETP_TOKEN_GRADS] = "output grads gathered over etp",
 		[DC_CW_ETP_INPUT_GRADS] = "token grads reduce-scattered over etp",
+		[DC_CW_ETP_TOKENS_RECOMPUTED] = "routed tokens gathered over etp, recomputed",
+		[DC_CW_ETP_OUTPUTS_RECOMPUTED] = "expert outputs reduce-scattered over etp, recomputed",
 	};
 	return (unsigned)w < DC_CW_COUNT && labels[w] ? labels[w] : "?";
 }
