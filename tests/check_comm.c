@@ -402,8 +402,10 @@ END_TEST
  *   (5 x 32 + 2 x 16) x 524,288 = 100,663,296 B.
  *   CP (p2p, 2 ranks): K/V chunk C = 512 tokens x 4 KV heads x (128 +
  *   128) x 2 B = 1,048,576 B, passed once a layer forward, once again and
- *   dK/dV once backward, and once more for the recomputed forward (every
- *   layer's: cp.c), 2 x 8 = 4 x 4 = 16 sends each: 64 C = 67,108,864 B.
+ *   dK/dV once backward, 2 x 8 = 4 x 4 = 16 sends each, and once more
+ *   for the recomputed forward of 1 layer of each chunk, as TP's, 1 x 8 =
+ *   (1 + 1) x 4 = 8 sends: 56 C = 58,720,256 B (before, every layer's
+ *   forward was replayed: 64 C).
  *   PP: a middle rank, 8 sends each way (DualPipe: 4 of each stage) of
  *   the s/t slice, 524,288 B: 8,388,608 B.
  * Before, DualPipe counted both stages for all 8 microbatches: twice the
@@ -432,7 +434,8 @@ START_TEST(test_dualpipe_tp_cp_per_chunk_microbatch)
 		ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 100663296ull);
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_CP, DC_CW_CP_KV_NEXT), 16);
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_CP, DC_CW_CP_DKV_HOME), 16);
-		ck_assert_uint_eq(m.s[DC_STRAT_CP].bytes_per_rank, 67108864ull);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_CP, DC_CW_CP_KV_NEXT_RECOMPUTED), 8);
+		ck_assert_uint_eq(m.s[DC_STRAT_CP].bytes_per_rank, 58720256ull);
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_PP, DC_CW_PP_ACTIVATIONS), 8);
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_PP, DC_CW_PP_GRADIENTS), 8);
 		ck_assert_uint_eq(m.s[DC_STRAT_PP].bytes_per_rank, 8388608ull);
@@ -800,9 +803,24 @@ START_TEST(test_context_parallel_kv)
 	 * gradients sync over dp x cp = 4 ranks */
 	ck_assert_uint_eq(m.s[DC_STRAT_TP].coll[0].msg_bytes, 4194304);
 	ck_assert_uint_eq(m.s[DC_STRAT_DP].group_size, 4);
-	/* full recompute repeats the forward's 6 sends */
+	/* full recompute repeats the forward's 6 sends: 24 C = 25,165,824 B */
 	cp_config(&c, "p2p", "full", 4);
 	m = compute(&c);
+	ck_assert_uint_eq(m.s[DC_STRAT_CP].bytes_per_rank, 25165824ull);
+	/* of 1 layer of the chunk's 2 (training.recompute_layers 1): the
+	 * forward's 3 sends of that layer, 21 C = 22,020,096 B */
+	c.training.recompute_layers = 1;
+	m = compute(&c);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_CP, DC_CW_CP_KV_NEXT_RECOMPUTED), 3);
+	ck_assert_uint_eq(m.s[DC_STRAT_CP].bytes_per_rank, 22020096ull);
+	/* selective recompute reruns core attention, TransformerEngine's
+	 * ring inside it (AttnFuncWithCPAndKVP2P.forward): every layer's 3
+	 * forward sends again, 24 C as full */
+	cp_config(&c, "p2p", "selective", 4);
+	m = compute(&c);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_CP, DC_CW_CP_KV_NEXT_RECOMPUTED), 6);
+	ck_assert_int_eq(m.s[DC_STRAT_CP].coll[4].phase, DC_CPHASE_BACKWARD);
+	ck_assert_int_eq(m.s[DC_STRAT_CP].coll[4].overlap, DC_OVL_RING);
 	ck_assert_uint_eq(m.s[DC_STRAT_CP].bytes_per_rank, 25165824ull);
 	/* all_gather: the whole sequence's K/V, 4 x 1,048,576 B, gathered in
 	 * forward and backward and reduce-scattered, once per layer each:
@@ -815,6 +833,19 @@ START_TEST(test_context_parallel_kv)
 	ck_assert_uint_eq(s->coll[0].msg_bytes, 4194304);
 	ck_assert_int_eq(s->coll[2].kind, DC_COLL_REDUCE_SCATTER);
 	ck_assert_uint_eq(s->bytes_per_rank, 18874368ull);
+	/* selective: the forward's gather once more a layer, in backward
+	 * and waited for (AttnFuncWithCPAndKVAllGather.forward inside core
+	 * attention): 8 x 3,145,728 = 25,165,824 B */
+	cp_config(&c, "all_gather", "selective", 4);
+	m = compute(&c);
+	s = &m.s[DC_STRAT_CP];
+	ck_assert_uint_eq(s->ncoll, 4);
+	ck_assert_int_eq(s->coll[3].what, DC_CW_CP_KV_RECOMPUTED);
+	ck_assert_int_eq(s->coll[3].kind, DC_COLL_ALL_GATHER);
+	ck_assert_int_eq(s->coll[3].phase, DC_CPHASE_BACKWARD);
+	ck_assert_int_eq(s->coll[3].overlap, DC_OVL_EXPOSED);
+	ck_assert_uint_eq(s->coll[3].count, 2);
+	ck_assert_uint_eq(s->bytes_per_rank, 25165824ull);
 	/* a2a (Ulysses) needs cp to divide the KV heads per tp rank: with 8
 	 * KV heads, q, k, v of 8 query and 4 KV heads per tp rank are 2048
 	 * tokens x (8 x 64 + 4 x 128) x 2 B = 4,194,304 B, the output 2048 x
@@ -828,6 +859,21 @@ START_TEST(test_context_parallel_kv)
 	ck_assert_uint_eq(s->coll[0].msg_bytes, 4194304);
 	ck_assert_uint_eq(s->coll[1].msg_bytes, 2097152);
 	ck_assert_uint_eq(s->bytes_per_rank, 18874368ull);
+	/* selective: TransformerEngine's AttnFuncWithCPAndQKVOA2A.forward
+	 * runs both AlltoAlls (q, k, v to head shards, the output back)
+	 * inside core attention, so both run again: + 2 layers x (3,145,728
+	 * + 1,572,864) = 9,437,184 B, 28,311,552 B */
+	cp_config(&c, "a2a", "selective", 8);
+	m = compute(&c);
+	s = &m.s[DC_STRAT_CP];
+	ck_assert_uint_eq(s->ncoll, 6);
+	ck_assert_int_eq(s->coll[4].what, DC_CW_CP_QKV_RECOMPUTED);
+	ck_assert_uint_eq(s->coll[4].msg_bytes, 4194304);
+	ck_assert_uint_eq(s->coll[4].count, 2);
+	ck_assert_int_eq(s->coll[5].what, DC_CW_CP_OUT_RECOMPUTED);
+	ck_assert_uint_eq(s->coll[5].msg_bytes, 2097152);
+	ck_assert_uint_eq(s->coll[5].count, 2);
+	ck_assert_uint_eq(s->bytes_per_rank, 28311552ull);
 }
 END_TEST
 

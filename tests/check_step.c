@@ -1166,12 +1166,22 @@ START_TEST(test_context_parallel_exposure)
 			    "parallel.cp_comm_type=all_gather", NULL};
 	const char *ring[] = {"cluster.gpu=a100-sxm4-80gb", "parallel.dp=1", "parallel.cp=2",
 			      "parallel.cp_comm_type=p2p", NULL};
-	double cp_time, exposed;
+	const char *ag_sel[] = {"cluster.gpu=a100-sxm4-80gb", "parallel.dp=1", "parallel.cp=2",
+				"parallel.cp_comm_type=all_gather", "training.recompute=selective", NULL};
+	double cp_time, exposed, gather;
 	run_config("systems.json", ag);
 	cp_time = run_res.comm.s[DC_STRAT_CP].time_s;
 	exposed = run_res.step.classes[0].exposed_s[DC_STRAT_CP];
 	ck_assert(cp_time > 0);
 	ck_assert_double_eq_tol(exposed, cp_time, 1e-9 * cp_time);
+	/* selective recompute gathers each layer's K/V once more in
+	 * backward (core attention rerun, TransformerEngine's gather inside
+	 * it), waited for like the forward's: the step's exposed CP grows by
+	 * the forward gathers' time */
+	gather = run_res.comm.s[DC_STRAT_CP].coll[0].time_s;
+	ck_assert_int_eq(run_res.comm.s[DC_STRAT_CP].coll[0].what, DC_CW_CP_KV_WHOLE);
+	run_config("systems.json", ag_sel);
+	ck_assert_double_eq_tol(run_res.step.classes[0].exposed_s[DC_STRAT_CP], exposed + gather, 1e-9 * cp_time);
 	run_config("systems.json", ring);
 	cp_time = run_res.comm.s[DC_STRAT_CP].time_s;
 	exposed = run_res.step.classes[0].exposed_s[DC_STRAT_CP];

@@ -9,8 +9,14 @@
  * 2(cp - 1) chunks in cp sends (the middle cp - 2 carry both). all_gather
  * (Llama 3 section 3.3.2): K/V all-gathered in forward and again in
  * backward, dK/dV reduce-scattered. a2a (Ulysses): q, k, v to head shards
- * and the output back, and their gradients in backward. Full recompute
- * repeats the forward's share. */
+ * and the output back, and their gradients in backward.
+ *
+ * Recompute replays the forward's share in backward: TransformerEngine
+ * runs every cp_comm_type's exchange inside core attention (its
+ * AttnFuncWithCP* functions, the a2a's included), which selective
+ * recompute checkpoints (Megatron-Core attention.py
+ * _checkpointed_attention_forward): every layer's; full recompute the
+ * layers it reruns (dc_axis_recomputed_layers). */
 #include "axis_int.h"
 
 void dc_axis_cp_comm(struct dc_axis_ctx *x)
@@ -21,12 +27,15 @@ void dc_axis_cp_comm(struct dc_axis_ctx *x)
 	struct dc_ck *b = x->b;
 	/* each chunk's microbatches: m / 2 under DualPipe (activation.h) */
 	uint64_t cp = p->layout.cp, tp = p->layout.tp, mb = dc_pipeline_chunk_microbatches(p);
-	uint64_t per_mb, steps, d_qk, d_v, kv_heads, heads, tok, kv;
-	int refwd = cfg->training.recompute == DC_RECOMPUTE_FULL;
+	uint64_t per_mb, steps, re_mb = 0, d_qk, d_v, kv_heads, heads, tok, kv;
 	if (cp < 2)
 		return;
 	per_mb = dc_ck_mul(b, x->best->layers, mb);
 	steps = dc_ck_mul(b, per_mb, cp - 1);
+	if (cfg->training.recompute == DC_RECOMPUTE_SELECTIVE)
+		re_mb = per_mb;
+	else if (cfg->training.recompute == DC_RECOMPUTE_FULL)
+		re_mb = dc_ck_mul(b, dc_axis_recomputed_layers(x, 0), mb);
 	d_qk = m->kv_lora_rank ? m->qk_nope_head_dim + m->qk_rope_head_dim : m->head_dim;
 	d_v = m->kv_lora_rank ? m->v_head_dim : m->head_dim;
 	kv_heads = (m->kv_lora_rank ? m->num_attention_heads : m->num_kv_heads) / tp;
@@ -45,9 +54,9 @@ void dc_axis_cp_comm(struct dc_axis_ctx *x)
 		dc_axis_push(x, DC_COLL_SEND, DC_CW_CP_KV_AND_DKV, DC_CPHASE_BACKWARD, DC_OVL_RING,
 			     dc_ck_mul(b, per_mb, cp - 2), dc_ck_mul(b, 2, kv));
 		dc_axis_push(x, DC_COLL_SEND, DC_CW_CP_DKV_HOME, DC_CPHASE_BACKWARD, DC_OVL_RING, per_mb, kv);
-		if (refwd)
-			dc_axis_push(x, DC_COLL_SEND, DC_CW_CP_KV_NEXT_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_RING, steps,
-				     kv);
+		if (re_mb)
+			dc_axis_push(x, DC_COLL_SEND, DC_CW_CP_KV_NEXT_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_RING,
+				     dc_ck_mul(b, re_mb, cp - 1), kv);
 		x->s->group_size = cp;
 		break;
 	case DC_CP_ALL_GATHER: {
@@ -57,9 +66,9 @@ void dc_axis_cp_comm(struct dc_axis_ctx *x)
 			     full);
 		dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_CP_DKV_SCATTER, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, per_mb,
 			     full);
-		if (refwd)
+		if (re_mb)
 			dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_CP_KV_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED,
-				     per_mb, full);
+				     re_mb, full);
 		break;
 	}
 	case DC_CP_A2A: {
@@ -71,11 +80,11 @@ void dc_axis_cp_comm(struct dc_axis_ctx *x)
 			     out);
 		dc_axis_push(x, DC_COLL_ALL_TO_ALL, DC_CW_CP_DQKV_TO_SEQ, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, per_mb,
 			     qkv);
-		if (refwd) {
+		if (re_mb) {
 			dc_axis_push(x, DC_COLL_ALL_TO_ALL, DC_CW_CP_QKV_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED,
-				     per_mb, qkv);
+				     re_mb, qkv);
 			dc_axis_push(x, DC_COLL_ALL_TO_ALL, DC_CW_CP_OUT_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED,
-				     per_mb, out);
+				     re_mb, out);
 		}
 		break;
 	}
