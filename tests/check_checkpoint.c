@@ -401,6 +401,8 @@ START_TEST(test_restore_pipeline_layers_by_hand)
 	const char *const given[] = {"checkpoint.restore.pp=2", "checkpoint.restore.pipeline_layers=[20,12]"};
 	const char *const saved[] = {"parallel.pp=2", "parallel.dp=1", "parallel.pipeline_layers=[20,12]",
 				     "checkpoint.restore.tp=2"};
+	const char *const repp[] = {"parallel.pp=2", "parallel.dp=1", "parallel.pipeline_layers=[20,12]",
+				    "checkpoint.restore.tp=2", "checkpoint.restore.pp=4"};
 	struct dc_ckpt_read rd;
 	uint64_t first, layers;
 
@@ -429,6 +431,16 @@ START_TEST(test_restore_pipeline_layers_by_hand)
 	ck_assert_int_eq(r.checkpoint.new_stages, DC_CKPT_STAGES_SAVED);
 	ck_assert_uint_eq(r.checkpoint.restore_read_max_rank, 0);
 	ck_assert_uint_eq(r.checkpoint.restore_read_max_bytes, 29251174400ull);
+
+	/* the same save restored onto pp 4 (tp 2, dp 1): the saved stages do
+	 * not carry over, 8 layers a stage; the last holds the head:
+	 * (8 x 202,383,360 + 131,076,096) / 2 x 14 = 12,251,000,832 B on new
+	 * rank 3 x 2 = 6 */
+	systems_set(&c, repp, 5);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_int_eq(r.checkpoint.new_stages, DC_CKPT_STAGES_EVEN);
+	ck_assert_uint_eq(r.checkpoint.restore_read_max_rank, 6);
+	ck_assert_uint_eq(r.checkpoint.restore_read_max_bytes, 12251000832ull);
 }
 END_TEST
 

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "distcalc/activation.h"
 #include "distcalc/batch.h"
 #include "distcalc/memory.h"
 #include "distcalc/params.h"
@@ -57,7 +58,10 @@ enum dc_ckpt_stages dc_ckpt_new_stages(const struct dc_plan *p)
 	const struct dc_ckpt_restore *rs = &p->in->checkpoint.restore;
 	if (rs->pipeline_layers_n)
 		return DC_CKPT_STAGES_GIVEN;
-	if (rs->pp == p->layout.pp && p->layout.virtual_pipeline == 1)
+	/* one run of layers a rank, as saved: not DualPipe's two stages a
+	 * rank nor DualPipeV's two chunks */
+	if (rs->pp == p->layout.pp && p->layout.virtual_pipeline == 1 &&
+	    dc_pipeline_schedule(p) != DC_PIPE_DUALPIPE && dc_pipeline_schedule(p) != DC_PIPE_DUALPIPEV)
 		return DC_CKPT_STAGES_SAVED;
 	return DC_CKPT_STAGES_EVEN;
 }

@@ -929,8 +929,9 @@ static int rule_restore(struct loader *l)
 			sum += r->pipeline_layers[i]; /* each < 2^53, at most 256 */
 		if (r->pipeline_layers_n != r->pp)
 			dc_cfg_errorf(l, blame(l, kl, KEY_CHECKPOINT_RESTORE_PP),
-				      "'checkpoint.restore.pipeline_layers': expected one entry per new pipeline stage (checkpoint.restore.pp = %llu), got %llu",
-				      (unsigned long long)r->pp, (unsigned long long)r->pipeline_layers_n);
+				      "'checkpoint.restore.pipeline_layers': expected one entry per new pipeline stage (checkpoint.restore.pp = %llu%s), got %llu",
+				      (unsigned long long)r->pp, l->seen[KEY_CHECKPOINT_RESTORE_PP] ? "" : ", the saved parallel.pp",
+				      (unsigned long long)r->pipeline_layers_n);
 		else if (c->model.num_layers && sum != c->model.num_layers)
 			dc_cfg_errorf(l, blame(l, kl, KEY_MODEL_NUM_LAYERS),
 				      "'checkpoint.restore.pipeline_layers': the entries must add up to model.num_layers (%llu), got %llu",

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "distcalc/activation.h"
 #include "distcalc/net.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
@@ -37,6 +38,10 @@ static void view(const struct dc_run *run, void *out)
 	v->ep_stage = c->ep_stage;
 	v->bytes_per_rank = c->bytes_per_rank;
 	v->time_s = c->time_s;
+	/* DualPipe feeds both ends, DualPipeV folds the chunks back: every
+	 * rank sends activations and gradients both */
+	enum dc_pipe_schedule sched = dc_pipeline_schedule(run->plan);
+
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
 		const struct dc_comm_strategy *st = &c->s[i];
 		struct strat_view *sv = &v->s[i];
@@ -53,6 +58,10 @@ static void view(const struct dc_run *run, void *out)
 		sv->nic_flows = sv->crosses ? st->net_group->concurrent : 0;
 		sv->node_bw_GBps = sv->crosses ? dc_net_node_bw(st->net, st->net_group) / 1e9 : 0;
 		sv->note = i != DC_STRAT_PP ? NULL
+			   : sched == DC_PIPE_DUALPIPE
+				   ? "DualPipe: every rank sends both rows, the microbatches fed from both ends"
+			   : sched == DC_PIPE_DUALPIPEV
+				   ? "DualPipeV: every rank sends both rows, its second chunk's activations coming back down the ranks"
 			   : run->plan->layout.pp == 2
 				   ? "two stages: a rank sends v activations forward and v - 1 gradients back per microbatch (one direction without interleaving)"
 			   : run->plan->layout.virtual_pipeline > 1

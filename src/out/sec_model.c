@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "distcalc/activation.h"
+#include "distcalc/memory.h"
 #include "distcalc/params.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
@@ -64,7 +66,28 @@ static void view(const struct dc_run *run, void *out)
 	v->rank.p = run->res->model.most;
 	v->rank.stage = run->res->model.most_stage;
 	v->rank.par = &run->plan->layout;
-	v->rank.mtp = m->mtp_layers && v->rank.stage + 1 == run->plan->layout.pp;
+	{
+		/* DualPipe puts stages s and pp - 1 - s on rank s, DualPipeV
+		 * chunks s and 2pp - 1 - s: the rank's parameters are both
+		 * (memory.h), the first rank with the most shown; the MTP
+		 * modules follow the last layer, on the ranks holding it */
+		enum dc_pipe_schedule sc = dc_pipeline_schedule(run->plan);
+		uint64_t pp = run->plan->layout.pp, last = v->rank.stage + 1 == pp;
+		if (sc == DC_PIPE_DUALPIPE || sc == DC_PIPE_DUALPIPEV) {
+			for (uint64_t st = 0; st < pp; st++) {
+				struct dc_stage_params sp;
+				if (dc_memory_rank_params(run->plan, st, &sp) != 0)
+					break; /* the memory section says why */
+				if (st == 0 || sp.total > v->rank.p.total) {
+					v->rank.p = sp;
+					v->rank.stage = st;
+				}
+			}
+			last = sc == DC_PIPE_DUALPIPEV ? v->rank.stage == 0
+						       : v->rank.stage == 0 || v->rank.stage + 1 == pp;
+		}
+		v->rank.mtp = m->mtp_layers && last;
+	}
 	if (m->hf_config[0])
 		dc_key_list_fill(&v->keys, run->plan->in, "model.");
 }
