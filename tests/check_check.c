@@ -276,26 +276,67 @@ END_TEST
 START_TEST(test_absurd_expected)
 {
 	struct dc_buf out;
-	/* 1e400 overflows a double: cJSON reads inf, and inf > rtol * inf is
-	 * false, so a tolerance test alone would pass it against anything */
+	/* 1e400 overflows a double: it reads as inf, and inf > rtol * inf is
+	 * false, so a tolerance test alone would pass it against anything;
+	 * the line shows the stored text, not the inf it reads as */
 	ck_assert_uint_eq(run("{\"t\": 1e400}", "{\"t\": 0.5}", 1e-9, &out), 1);
-	ck_assert_str_eq(out.data, "t: expected inf, got 0.5 (the stored value is not a plausible number)\n");
+	ck_assert_str_eq(out.data, "t: the stored value 1e400 is not a plausible number (it reads as inf); got 0.5\n");
 	dc_buf_release(&out);
 	ck_assert_uint_eq(run("{\"t\": -1e400}", "{\"t\": -1e400}", 1, &out), 1);
-	ck_assert_str_eq(out.data, "t: expected -inf, got -inf (the stored value is not a plausible number)\n");
-	dc_buf_release(&out);
-	/* a byte count above 2^53 = 9007199254740992 is no count distcalc
-	 * writes, even when the new report holds the same number */
-	ck_assert_uint_eq(run("{\"m\": {\"peak_bytes\": 1e20}}", "{\"m\": {\"peak_bytes\": 1e20}}", 1e-9, &out), 1);
 	ck_assert_str_eq(out.data,
-			 "m.peak_bytes: expected 1e+20, got 1e+20 (the stored value is not a plausible number)\n");
-	dc_buf_release(&out);
-	ck_assert_uint_eq(run("{\"bytes_sent\": 9007199254740994}", "{\"bytes_sent\": 9007199254740994}", 0, &out), 1);
+			 "t: the stored value -1e400 is not a plausible number (it reads as -inf); got -1e400\n");
 	dc_buf_release(&out);
 	/* 2^53 itself is still a count; a huge time is only compared */
 	ck_assert_uint_eq(run("{\"bytes\": 9007199254740992}", "{\"bytes\": 9007199254740992}", 0, &out), 0);
 	dc_buf_release(&out);
 	ck_assert_uint_eq(run("{\"time_s\": 1e300}", "{\"time_s\": 1e300}", 1e-9, &out), 0);
+	dc_buf_release(&out);
+}
+END_TEST
+
+/* Above 2^53 = 9007199254740992 a double stops holding every integer
+ * (2^53 + 1 reads as 2^53): a count written as its digits is compared
+ * digit for digit, the same digits are equal whatever their size (a ring
+ * of 8 PiB sends 15762598695796736 bytes a rank, and its report checks
+ * against itself), and a line never reads "expected X, got X" */
+START_TEST(test_integers_above_2_53)
+{
+	struct dc_buf out;
+	ck_assert_uint_eq(run("{\"bytes_sent\": 15762598695796736}", "{\"bytes_sent\": 15762598695796736}", 0, &out),
+			  0);
+	dc_buf_release(&out);
+	ck_assert_uint_eq(run("{\"m\": {\"peak_bytes\": 1e20}}", "{\"m\": {\"peak_bytes\": 1e20}}", 1e-9, &out), 0);
+	dc_buf_release(&out);
+	ck_assert_uint_eq(run("{\"bytes_sent\": 9007199254740993}", "{\"bytes_sent\": 9007199254740992}", 0.5, &out),
+			  1);
+	ck_assert_str_eq(out.data, "bytes_sent: expected 9007199254740993, got 9007199254740992\n");
+	dc_buf_release(&out);
+	/* a field typed as a count (the toy predicate's world_size) up to
+	 * 2^64 - 1, the stored report read whole and streamed */
+	both_ways("{" HEADER ", \"topology\": {\"world_size\": 18446744073709551615}}",
+		  "{" HEADER ", \"topology\": {\"world_size\": 18446744073709551614}}", 1e-9, 1);
+	both_ways("{" HEADER ", \"topology\": {\"world_size\": 18446744073709551615}}",
+		  "{" HEADER ", \"topology\": {\"world_size\": 18446744073709551615}}", 1e-9, 0);
+	/* a double that is no count keeps its tolerance above 2^53 too: a
+	 * FLOP count of 1.5744e16 is a product of doubles */
+	ck_assert_uint_eq(run("{\"flops\": 15744456753938432}", "{\"flops\": 15744456753938434}", 1e-9, &out), 0);
+	dc_buf_release(&out);
+}
+END_TEST
+
+/* A seed names a stream of draws: a changed seed is a changed value, not
+ * a percentage ("+20%" for 5 against 6), and above 2^53 its digits
+ * count */
+START_TEST(test_seed_is_a_value)
+{
+	struct dc_buf out;
+	ck_assert_uint_eq(run("{\"loss\": {\"seed\": 5}}", "{\"loss\": {\"seed\": 6}}", 1e-9, &out), 1);
+	ck_assert_str_eq(out.data, "loss.seed: expected 5, got 6\n");
+	dc_buf_release(&out);
+	ck_assert_uint_eq(
+		run("{\"loss\": {\"seed\": 9007199254740993}}", "{\"loss\": {\"seed\": 9007199254740992}}", 1e-9, &out),
+		1);
+	ck_assert_str_eq(out.data, "loss.seed: expected 9007199254740993, got 9007199254740992\n");
 	dc_buf_release(&out);
 }
 END_TEST
@@ -693,6 +734,8 @@ int main(void)
 	tcase_add_test(tc, test_one_side_only_and_types);
 	tcase_add_test(tc, test_version_and_config_ignored);
 	tcase_add_test(tc, test_absurd_expected);
+	tcase_add_test(tc, test_integers_above_2_53);
+	tcase_add_test(tc, test_seed_is_a_value);
 	tcase_add_test(tc, test_bad_expected);
 	tcase_add_test(tc, test_trailing_bytes);
 	tcase_add_test(tc, test_duplicate_keys);

@@ -4,9 +4,14 @@
  * it with the stored file field by field:
  *   - numbers that are whole on both sides, and every field the new report
  *     types as a count (a caller's is_count: byte counts, ranks, world
- *     sizes, batch sizes, tokens, events) or whose key names bytes or
- *     params, must be equal exactly whatever rtol: 8.000000001 ranks is a
- *     change, not rounding;
+ *     sizes, batch sizes, tokens, events), a seed ("seed", "*_seed"), or
+ *     whose key names bytes or params, must be equal exactly whatever
+ *     rtol: 8.000000001 ranks is a change, not rounding. Two such numbers
+ *     written as integer digits are compared digit for digit, so above
+ *     2^53 (where doubles stop holding every integer) 9007199254740993 is
+ *     not 9007199254740992, and up to 2^64 - 1 (a seed) and beyond;
+ *   - a difference line gives the change in percent for a quantity, none
+ *     for a seed (a changed value);
  *   - other numbers must agree within a relative tolerance rtol:
  *     |got - expected| <= rtol * max(|got|, |expected|);
  *   - strings, booleans and null must match exactly, except that a string
@@ -16,8 +21,8 @@
  *   - a field present on one side only is a difference;
  *   - a stored number no report can hold is always a difference, whatever
  *     the tolerance: one that is not finite (1e400 reads as inf, and
- *     inf > rtol * inf is false) or, in a field whose key names "bytes", one
- *     above 2^53 (no byte count distcalc writes is larger);
+ *     inf > rtol * inf is false): "PATH: the stored value 1e400 is not a
+ *     plausible number (it reads as inf); got X";
  *   - "distcalc_version" is not compared (a new release is not a budget
  *     change), nor the paths of the files a report names: "config",
  *     "model.hf_config", and the value and text of a keys row whose key is

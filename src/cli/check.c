@@ -154,6 +154,56 @@ static int whole(double v)
 	return isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0;
 }
 
+/* The text a number was written as, kept where its double may not say it:
+ * an integer of 16 digits or more (at 2^53 and above a double stops
+ * holding every integer: 9007199254740993 reads as 9007199254740992) and
+ * a number that reads as no finite double (1e400). sp_leaf keeps it in the
+ * node's valuestring, which cJSON_Delete frees with the node. NULL when
+ * none was kept: the double says it. */
+static const char *num_text(const cJSON *v)
+{
+	return v && cJSON_IsNumber(v) ? v->valuestring : NULL;
+}
+
+/* 1 when the number text `t` is an integer written as its digits. */
+static int digits_only(const char *t)
+{
+	if (*t == '-')
+		t++;
+	if (!*t)
+		return 0;
+	for (; *t; t++)
+		if (*t < '0' || *t > '9')
+			return 0;
+	return 1;
+}
+
+/* Does the number text `t` (n bytes) need keeping (num_text)? */
+static int keep_num_text(const char *t, size_t n, double v)
+{
+	size_t digits = n - (t[0] == '-');
+	if (!isfinite(v))
+		return 1;
+	if (digits < 16)
+		return 0;
+	for (size_t i = n - digits; i < n; i++)
+		if (t[i] < '0' || t[i] > '9')
+			return 0;
+	return 1;
+}
+
+/* A seed (the header's "seed", "loss.seed"): a name for a stream of draws,
+ * not a quantity, so a change to it is a changed value, never a
+ * percentage. */
+static int identity_field(const char *path)
+{
+	const char *key = strrchr(path, '.');
+	size_t n;
+	key = key ? key + 1 : path;
+	n = strlen(key);
+	return strcmp(key, "seed") == 0 || (n > 5 && strcmp(key + n - 5, "_seed") == 0);
+}
+
 /* Is the field at `path` a whole count by its key: a key naming bytes
  * (not a rate: "_per_s", "GBps", "per_token") or ending in "params"? */
 static int integer_field(const char *path)
@@ -179,6 +229,8 @@ static void value_text(const cJSON *v, char *buf, size_t len)
 {
 	if (!v) {
 		snprintf(buf, len, "(absent)");
+	} else if (num_text(v)) {
+		snprintf(buf, len, "%.200s", num_text(v));
 	} else if (cJSON_IsNumber(v) && !isfinite(v->valuedouble)) {
 		snprintf(buf, len, "%s", isnan(v->valuedouble) ? "nan" : v->valuedouble > 0 ? "inf" : "-inf");
 	} else if (cJSON_IsNumber(v)) {
@@ -196,14 +248,13 @@ static void value_text(const cJSON *v, char *buf, size_t len)
 	}
 }
 
-/* A stored number no distcalc report can hold: not finite (a number text
- * such as 1e400 reads as inf), or a byte count (a key naming "bytes") above
- * 2^53, where doubles stop holding every integer. */
-static int absurd(const char *path, double v)
+/* A stored number no distcalc report can hold: one that is not finite (a
+ * number text such as 1e400 reads as inf, and inf > rtol * inf is false).
+ * A byte count above 2^53 is not one: a ring of 8 PiB messages sends
+ * more, and the report writes it as its digits, compared as such. */
+static int absurd(double v)
 {
-	const char *key = strrchr(path, '.');
-	key = key ? key + 1 : path;
-	return !isfinite(v) || (strstr(key, "bytes") && fabs(v) > 9007199254740992.0);
+	return !isfinite(v);
 }
 
 static void diff(struct cmp *c, const cJSON *e, const cJSON *a)
@@ -214,10 +265,18 @@ static void diff(struct cmp *c, const cJSON *e, const cJSON *a)
 	value_text(e, et, sizeof(et));
 	value_text(a, at, sizeof(at));
 	c->res->differences++;
-	if (e && cJSON_IsNumber(e) && absurd(c->path, e->valuedouble)) {
-		dc_buf_printf(&line, "%s: expected %s, got %s (the stored value is not a plausible number)",
-			 c->path, et, at);
-	} else if (e && a && cJSON_IsNumber(e) && cJSON_IsNumber(a) && e->valuedouble != 0) {
+	if (e && cJSON_IsNumber(e) && absurd(e->valuedouble)) {
+		char reads[8];
+		snprintf(reads, sizeof(reads), "%s",
+			 isnan(e->valuedouble) ? "nan" : e->valuedouble > 0 ? "inf" : "-inf");
+		if (strcmp(et, reads) == 0)
+			dc_buf_printf(&line, "%s: the stored value %s is not a plausible number; got %s", c->path, et,
+				      at);
+		else
+			dc_buf_printf(&line, "%s: the stored value %s is not a plausible number (it reads as %s); got %s",
+				      c->path, et, reads, at);
+	} else if (e && a && cJSON_IsNumber(e) && cJSON_IsNumber(a) && e->valuedouble != 0 &&
+		   a->valuedouble != e->valuedouble && !identity_field(c->path)) {
 		double rel = (a->valuedouble - e->valuedouble) / fabs(e->valuedouble);
 		dc_buf_printf(&line, "%s: expected %s, got %s (change %+.6g%%)", c->path, et, at, rel * 100);
 	} else if (!a) {
@@ -331,16 +390,20 @@ static void compare(struct cmp *c, const cJSON *e, const cJSON *a)
 	c->res->compared++;
 	if (cJSON_IsNumber(e) && cJSON_IsNumber(a)) {
 		double ev = e->valuedouble, av = a->valuedouble;
-		if (absurd(c->path, ev) || !isfinite(av)) {
+		const char *et = num_text(e), *at = num_text(a);
+		if (absurd(ev) || !isfinite(av)) {
 			/* inf > inf is false: never let a tolerance pass these */
 			diff(c, e, a);
-		} else if ((whole(ev) && whole(av)) || integer_field(c->path) ||
+		} else if ((whole(ev) && whole(av)) || integer_field(c->path) || identity_field(c->path) ||
 			   (c->is_count && c->is_count(c->count_ctx, c->path))) {
 			/* a whole number on both sides, or a field the report
 			 * types as a count or whose key names one (bytes,
-			 * parameters), is exact whatever --rtol: 30.5 bytes or
-			 * 8.000000001 ranks is a change, not rounding */
-			if (ev != av)
+			 * parameters) or a seed, is exact whatever --rtol: 30.5 bytes or
+			 * 8.000000001 ranks is a change, not rounding. Above
+			 * 2^53 a double no longer tells integers apart: two
+			 * written as their digits (the JSON sink writes a count
+			 * so) are compared digit for digit */
+			if (et && at && digits_only(et) && digits_only(at) ? strcmp(et, at) != 0 : ev != av)
 				diff(c, e, a);
 		} else if (fabs(av - ev) > c->rtol * fmax(fabs(av), fabs(ev))) {
 			diff(c, e, a);
@@ -412,6 +475,11 @@ static int find_duplicate(const cJSON *v, char *path, size_t len)
 	return found;
 }
 
+/* The text of valid JSON (dc_json_check_strict passed it) as a tree, its
+ * numbers' texts kept where a double may not say them (num_text); NULL
+ * when out of memory. */
+static cJSON *parse_whole(const char *text, size_t len);
+
 /* Parses a stored report strictly: the whole text one JSON object (the
  * loader's strict check: nothing after it but whitespace), no duplicate
  * key, and the header fields of a distcalc report. Returns the tree, or
@@ -433,8 +501,8 @@ static cJSON *read_report(const char *text, size_t len, const char *name, struct
 		text += 3;
 		len -= 3;
 	}
-	/* the text is valid JSON, so only a failed allocation stops cJSON */
-	if (!(e = cJSON_ParseWithLength(text, len))) {
+	/* the text is valid JSON, so only a failed allocation stops the parse */
+	if (!(e = parse_whole(text, len))) {
 		dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory while checking '%s'", name);
 		return NULL;
 	}
@@ -843,6 +911,20 @@ static cJSON *sp_leaf(struct sp *s, struct dc_buf *text)
 		}
 		v = n ? strtod(t->data, &end) : 0;
 		bad = n == 0 || end != t->data + n || (s->read && !json_number(t->data));
+		if (!bad && keep_num_text(t->data, n, v)) {
+			/* the text the double may not say (num_text) */
+			cJSON *num = cJSON_CreateNumber(v);
+			char *kept = num ? cJSON_malloc(n + 1) : NULL;
+			if (kept) {
+				memcpy(kept, t->data, n + 1);
+				num->valuestring = kept;
+			}
+			if (!text)
+				dc_buf_release(&own);
+			if (!kept)
+				cJSON_Delete(num);
+			return kept ? num : NULL;
+		}
 		if (!text)
 			dc_buf_release(&own);
 		if (bad) {
@@ -1429,6 +1511,24 @@ static cJSON *sp_tree(struct sp *s, struct dc_buf *text)
 	if (s->bad) {
 		cJSON_Delete(v);
 		return NULL;
+	}
+	return v;
+}
+
+static cJSON *parse_whole(const char *text, size_t len)
+{
+	struct sp s;
+	struct dc_buf t;
+	cJSON *v;
+	memset(&s, 0, sizeof(s));
+	s.p = text;
+	s.end = text + len;
+	dc_buf_init(&t);
+	v = sp_tree(&s, &t);
+	dc_buf_release(&t);
+	if (v && (s.bad || sp_peek(&s) != -1)) {
+		cJSON_Delete(v);
+		v = NULL;
 	}
 	return v;
 }

@@ -79,7 +79,7 @@ grep -qx "ring.bytes_sent_per_rank: expected 5896812545, got 5896812544 (change 
 sed 's/"time_s": 0.1180762508[0-9]*/"time_s": 1e400/' budget.json >overflow.json
 cmp -s budget.json overflow.json && fail "overflow: sed did not change the file"
 expect 6 "overflowing number" "$bin" --config "$cfg" --seed 7 --check overflow.json
-grep -q "^ring.time_s: expected inf, got 0.1180762508[0-9]* (the stored value is not a plausible number)$" out.txt ||
+grep -q "^ring.time_s: the stored value 1e400 is not a plausible number (it reads as inf); got 0.1180762508[0-9]*$" out.txt ||
 	fail "overflowing number: got: $(cat out.txt)"
 
 # 4. floats use --rtol: the ring's time_s (0.11807625088 s) stored rounded
@@ -268,6 +268,43 @@ grep -q " 0 moved" err.txt || fail "files: another catalogue: $(cat out.txt)"
 expect 6 "files: another model" env DISTCALC_DATA_DIR=$work/data2 "$bin" "$@" --set model.hf_config=llama-3-8b --check cat.json
 grep -q "^model.params_total: " out.txt || fail "files: another model: $(cat out.txt)"
 grep -q "^model.hf_config\|^model.keys\[0\]" out.txt && fail "files: another model: the path compared: $(cat out.txt)"
+
+# 16. whole numbers above 2^53 = 9007199254740992, where a double stops
+# holding every integer, are compared as the digits the report writes.
+# A ring of 8 PiB = 2^53 bytes over 8 ranks sends 2 x 7/8 x 2^53 =
+# 15762598695796736 bytes a rank: the report checks against itself (it
+# failed as "not a plausible number", "expected X, got X")
+set -- --config "$cfg" --experiment ring --set 'collective.message_size=8 PiB'
+expect 0 "above 2^53: write" "$bin" "$@" --format json --output big53.json
+grep -q '"bytes_sent_per_rank": 15762598695796736,' big53.json || fail "above 2^53: $(grep bytes_sent big53.json)"
+expect 0 "above 2^53: round trip" "$bin" "$@" --check big53.json
+grep -q " 0 moved" err.txt || fail "above 2^53: round trip: $(cat out.txt err.txt)"
+# one byte more in the stored file is a difference, as it is below 2^53
+sed 's/"bytes_sent_per_rank": 15762598695796736,/"bytes_sent_per_rank": 15762598695796737,/' big53.json >big53t.json
+expect 6 "above 2^53: one byte" "$bin" "$@" --check big53t.json
+grep -qx "ring.bytes_sent_per_rank: expected 15762598695796737, got 15762598695796736" out.txt ||
+	fail "above 2^53: one byte: $(cat out.txt)"
+# seeds: 2^53 + 1 against 2^53 and 2^64 - 1 against 2^64 - 2 differ (as
+# doubles each pair is one number); a seed is a name, not a quantity: a
+# changed value, no percentage. The header's seed and loss.seed both
+for pair in "9007199254740993 9007199254740992" "18446744073709551615 18446744073709551614" "5 6"; do
+	# shellcheck disable=SC2086
+	set -- $pair
+	expect 0 "seed $1: write" "$bin" --config "$cfg" --experiment loss --seed "$1" --format json --output seed.json
+	expect 6 "seed $1 against $2" "$bin" --config "$cfg" --experiment loss --seed "$2" --check seed.json --check-only seed,loss.seed
+	[ "$(cat out.txt)" = "seed: expected $1, got $2
+loss.seed: expected $1, got $2" ] || fail "seed $1 against $2: $(cat out.txt)"
+	expect 0 "seed $1 against itself" "$bin" --config "$cfg" --experiment loss --seed "$1" --check seed.json
+done
+# the same through the streamed comparison (a stored report above 1 MiB:
+# a 128-rank ring, every event)
+set -- --config "$cfg" --experiment ring --set cluster.num_nodes=16 --set parallel.dp=auto --all
+expect 0 "streamed seed: write" "$bin" "$@" --seed 18446744073709551615 --format json --output seedbig.json
+[ "$(wc -c <seedbig.json)" -gt 1048576 ] || fail "streamed seed: the report is not above 1 MiB"
+expect 6 "streamed seed" "$bin" "$@" --seed 18446744073709551614 --check seedbig.json
+[ "$(cat out.txt)" = "seed: expected 18446744073709551615, got 18446744073709551614" ] ||
+	fail "streamed seed: $(cat out.txt)"
+expect 0 "streamed seed: itself" "$bin" "$@" --seed 18446744073709551615 --check seedbig.json
 
 if [ "$fails" = 0 ]; then
 	echo "ok: --check"
