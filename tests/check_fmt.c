@@ -1614,6 +1614,55 @@ START_TEST(test_double_trailing_zeros)
 }
 END_TEST
 
+/* dc_json_string_text gives what a JSON reader gets from a string
+ * literal, written by hand: escapes decoded (a pair of \u escapes one
+ * code point), in place too; anything but one string refused. And it
+ * undoes dc_buf_json_string. */
+START_TEST(test_json_string_text)
+{
+	static const struct {
+		const char *json, *text;
+	} cases[] = {
+		{"\"\"", ""},
+		{"\"m,o\\\"d<e>l.json\"", "m,o\"d<e>l.json"},
+		{"\"a\\\\b\\/c\"", "a\\b/c"},
+		{"\"\\n\\t\\r\\b\\f\"", "\n\t\r\b\f"},
+		{"\"\\u00e9\\u20ac\"", "\xc3\xa9\xe2\x82\xac"},     /* e-acute, euro sign */
+		{"\"\\ud83d\\ude00\"", "\xf0\x9f\x98\x80"},          /* U+1F600 from its pair */
+		{"\"\\ud83d\"", "\xef\xbf\xbd"},                   /* a lone surrogate: U+FFFD */
+		{"\"\xc3\xa9\"", "\xc3\xa9"},                         /* UTF-8 as it is */
+	};
+	static const char *const refused[] = {"", "\"", "x", "{\"a\": 1}", "\"a\" \"b\"", "\"\\x\"", "\"\\u12\"",
+					      "\"\\u0000\"", "\"a\\\""};
+	char buf[64];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = strlen(cases[i].json);
+		ck_assert_uint_eq(dc_json_string_text(buf, sizeof(buf), cases[i].json, n), strlen(cases[i].text));
+		ck_assert_str_eq(buf, cases[i].text);
+		memcpy(buf, cases[i].json, n + 1); /* in place */
+		ck_assert_uint_eq(dc_json_string_text(buf, sizeof(buf), buf, n), strlen(cases[i].text));
+		ck_assert_str_eq(buf, cases[i].text);
+	}
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		ck_assert_msg(dc_json_string_text(buf, sizeof(buf), refused[i], strlen(refused[i])) == (size_t)-1,
+			      "took %s", refused[i]);
+	/* cut at cap - 1 bytes, as snprintf */
+	ck_assert_uint_eq(dc_json_string_text(buf, 3, "\"abcd\"", 6), 2);
+	ck_assert_str_eq(buf, "ab");
+	/* the inverse of dc_buf_json_string */
+	{
+		struct dc_buf b;
+		const char *s = "q\"uo\\te\x01\n<>\xc3\xa9";
+		dc_buf_init(&b);
+		dc_buf_json_string(&b, s);
+		ck_assert(!b.failed);
+		ck_assert_uint_eq(dc_json_string_text(buf, sizeof(buf), b.data, b.len), strlen(s));
+		ck_assert_str_eq(buf, s);
+		dc_buf_release(&b);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("fmt");
@@ -1624,6 +1673,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_fmt_gib);
 	tcase_add_test(tc, test_text_fmt_matches_snprintf);
 	tcase_add_test(tc, test_json_string_and_printable_match_byte_loops);
+	tcase_add_test(tc, test_json_string_text);
 	tcase_add_test(tc, test_whole_doubles_match_printf);
 	tcase_add_test(tc, test_table_wrap_line_at_a_time);
 	tcase_add_test(tc, test_buf_room);

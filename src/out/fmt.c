@@ -9,6 +9,7 @@
  * doubles and on the hard cases (ties, powers of two and of ten).
  */
 #include "distcalc/section.h"
+#include "report_int.h"
 
 #include <assert.h>
 #include <math.h>
@@ -719,6 +720,103 @@ static int json_plain(const unsigned char *s, size_t n)
 		if (!json_plain_word(s + i))
 			return 0;
 	return i == n || json_plain_word(s + n - 8);
+}
+
+static int hex_digit(char h)
+{
+	if (h >= '0' && h <= '9')
+		return h - '0';
+	if (h >= 'a' && h <= 'f')
+		return h - 'a' + 10;
+	if (h >= 'A' && h <= 'F')
+		return h - 'A' + 10;
+	return -1;
+}
+
+/* Four hex digits at p as a number, or -1. */
+static long hex4_at(const char *p, const char *end)
+{
+	long v = 0;
+	if (end - p < 4)
+		return -1;
+	for (int i = 0; i < 4; i++) {
+		int d = hex_digit(p[i]);
+		if (d < 0)
+			return -1;
+		v = v * 16 + d;
+	}
+	return v;
+}
+
+size_t dc_json_string_text(char *dst, size_t cap, const char *t, size_t n)
+{
+	const char *p = t + 1, *end = t + n - 1;
+	size_t o = 0;
+	if (n < 2 || t[0] != '"' || t[n - 1] != '"' || !cap)
+		return (size_t)-1;
+	while (p < end) {
+		char u[4];
+		size_t k = 1;
+		long cp;
+		if (*p == '"')
+			return (size_t)-1; /* a quote ends the string before t does */
+		if (*p != '\\') {
+			u[0] = *p++;
+		} else {
+			if (end - p < 2)
+				return (size_t)-1;
+			p += 2; /* the escape; a \\u's four digits after it */
+			switch (p[-1]) {
+			case '"': u[0] = '"'; break;
+			case '\\': u[0] = '\\'; break;
+			case '/': u[0] = '/'; break;
+			case 'b': u[0] = '\b'; break;
+			case 'f': u[0] = '\f'; break;
+			case 'n': u[0] = '\n'; break;
+			case 'r': u[0] = '\r'; break;
+			case 't': u[0] = '\t'; break;
+			case 'u':
+				if ((cp = hex4_at(p, end)) <= 0)
+					return (size_t)-1; /* not hex, or a NUL that would cut the text */
+				p += 4;
+				if (cp >= 0xd800 && cp < 0xdc00 && end - p >= 6 && p[0] == '\\' && p[1] == 'u') {
+					long lo = hex4_at(p + 2, end);
+					if (lo >= 0xdc00 && lo < 0xe000) {
+						cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+						p += 6;
+					}
+				}
+				if (cp >= 0xd800 && cp < 0xe000)
+					cp = 0xfffd; /* a lone surrogate: the replacement character */
+				if (cp < 0x80) {
+					u[0] = (char)cp;
+				} else if (cp < 0x800) {
+					u[0] = (char)(0xc0 | (cp >> 6));
+					u[1] = (char)(0x80 | (cp & 0x3f));
+					k = 2;
+				} else if (cp < 0x10000) {
+					u[0] = (char)(0xe0 | (cp >> 12));
+					u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+					u[2] = (char)(0x80 | (cp & 0x3f));
+					k = 3;
+				} else {
+					u[0] = (char)(0xf0 | (cp >> 18));
+					u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+					u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+					u[3] = (char)(0x80 | (cp & 0x3f));
+					k = 4;
+				}
+				break;
+			default:
+				return (size_t)-1;
+			}
+		}
+		/* the text is never longer than its JSON: dst may be t */
+		for (size_t i = 0; i < k && o + 1 < cap; i++)
+			dst[o++] = u[i];
+	}
+	dst[o] = '\0';
+	return o;
 }
 
 void dc_buf_json_string(struct dc_buf *b, const char *s)

@@ -251,6 +251,15 @@ void dc_row_doubles_init(struct dc_row_doubles *d, const struct dc_fields *cf);
  * not (dc_report_row_check then says which). */
 int dc_row_doubles_finite(const struct dc_row_doubles *d, const void *row);
 
+/* The text of the JSON string literal t[0..n) (quotes included), its
+ * escapes decoded, into dst (cap bytes, NUL-terminated, cut at cap - 1):
+ * what a JSON reader gets from it. dst may be t (the text is never longer
+ * than its JSON). Returns its length, or (size_t)-1 when t[0..n) is not
+ * one JSON string (an object, a number, "a" "b") or holds \u0000. The
+ * sinks show a JSON-valued string field (struct dc_field.json_value) so,
+ * as they show any other string (fmt.c). */
+size_t dc_json_string_text(char *dst, size_t cap, const char *t, size_t n);
+
 /* Rows [*from, *to) are left out of an excerpt of n rows. */
 void dc_excerpt_bounds(uint64_t n, const struct dc_render_opts *o, uint64_t *from, uint64_t *to);
 

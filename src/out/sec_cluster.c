@@ -142,8 +142,9 @@ static void value_json(const void *base, char *buf, size_t len)
 		copy_text(buf, len, "null", 4);
 }
 
-/* The value for the table: a string without its quotes, null as the
- * default's words. */
+/* The value for the table: a string as its text (the quotes gone, its
+ * escapes decoded: a path holding '"' shows it, as model.hf_config
+ * does), null as the default's words. */
 static void value_text(const void *base, char *buf, size_t len)
 {
 	const struct row *r = base;
@@ -160,8 +161,8 @@ static void value_text(const void *base, char *buf, size_t len)
 		value_json(base, buf, len);
 		n = strlen(buf);
 	}
-	if (n >= 2 && t[0] == '"' && t[n - 1] == '"')
-		copy_text(buf, len, t + 1, n - 2);
+	if (n >= 2 && t[0] == '"' && t[n - 1] == '"' && dc_json_string_text(buf, len, t, n) != (size_t)-1)
+		return;
 	else if (n == 4 && memcmp(t, "null", 4) == 0)
 		copy_text(buf, len, "(none)", 6);
 	else if (t != buf)

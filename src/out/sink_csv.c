@@ -1,6 +1,6 @@
 /* sink_csv.c - RFC 4180 CSV for spreadsheets and pandas; see report.h.
  *
- *   # distcalc_version: 0.1.0          header fields as comment lines
+ *   # distcalc_version: "0.1.0"        header fields as comment lines (JSON values)
  *   # section: memory                  one block per section:
  *   key,value,unit                       its scalars, nested keys joined by '.'
  *   fits,true,
@@ -187,16 +187,21 @@ static void csv_value(struct dc_buf *b, const struct dc_field *f, const void *ba
 	case DC_FT_FN: {
 		const char *t = dc_fld_text(f, base, text, sizeof(text));
 		size_t n = strlen(t);
-		/* a JSON-valued scalar as CSV writes any value: a string
-		 * without its quotes (when it holds no escape), null empty; an
-		 * object or array stays its JSON text */
+		/* a JSON-valued scalar as CSV writes any value: a string as
+		 * the text JSON's reader gets (its quotes gone, its escapes
+		 * decoded), null empty; an object or array stays its JSON text */
 		if (f->json_value && strcmp(t, "null") == 0)
 			break;
-		if (f->json_value && n >= 2 && t[0] == '"' && t[n - 1] == '"' && !memchr(t, '\\', n) && n < sizeof(text)) {
-			memmove(text, t + 1, n - 2);
-			text[n - 2] = '\0';
-			csv_text_n(b, text, n - 2);
-			break;
+		if (f->json_value && n >= 2 && t[0] == '"' && t[n - 1] == '"' && n < sizeof(text)) {
+			size_t m;
+			if (t != text) {
+				memcpy(text, t, n + 1);
+				t = text;
+			}
+			if ((m = dc_json_string_text(text, sizeof(text), text, n)) != (size_t)-1) {
+				csv_text_n(b, text, m);
+				break;
+			}
 		}
 		csv_text_n(b, t, n);
 		break;
@@ -539,12 +544,15 @@ int dc_report_render_csv(struct dc_report *r, const struct dc_render_opts *o, st
 		if (!dc_fld_shown(f, base))
 			continue;
 		if (dc_fld_scalar(f)) {
-			/* header fields: comment lines, control bytes escaped as JSON */
+			/* header fields: comment lines, each value its JSON text
+			 * (a string quoted, control bytes escaped; "all": true) */
 			dc_buf_add(out, "# ", 2);
 			dc_buf_puts(out, f->key);
 			dc_buf_add(out, ": ", 2);
 			if (f->type == DC_FT_U64)
 				dc_buf_add(out, text, dc_fmt_u64(text, *(const uint64_t *)dc_fld_ptr(base, f)));
+			else if (f->type == DC_FT_BOOL)
+				dc_buf_puts(out, *(const int *)dc_fld_ptr(base, f) ? "true" : "false");
 			else
 				dc_buf_json_string(out, dc_fld_text(f, base, text, sizeof(text)));
 			eol(out);

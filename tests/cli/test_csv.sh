@@ -57,12 +57,12 @@ for line in raw.split("\r\n"):
         cur.append(line)  # the ring's O(p^2) events beside other sections
     elif line.startswith("# "):
         k, _, v = line[2:].partition(": ")
-        header[k] = json.loads(v) if v.startswith('"') else int(v)
+        header[k] = json.loads(v)  # each a JSON value ("all": true)
     elif line == "":
         continue
     else:
         cur[1].append(line)
-for k in ("distcalc_version", "experiment", "config", "seed"):
+for k in ("distcalc_version", "experiment", "config", "seed", "all"):
     if header.get(k) != report[k]:
         bad.append("header %s: %r vs %r" % (k, header.get(k), report[k]))
 if not raw.endswith("\r\n"):
@@ -149,5 +149,46 @@ secs=$(printf '%s\n' "$out" | grep '^# section: ' | tr -d '\r' | tr '\n' ' ')
 [ "$secs" = "# section: batch # section: strategies " ] || { echo "FAIL: --only csv sections: $secs"; fails=$((fails + 1)); }
 printf '%s\n' "$out" | grep -q '^# distcalc_version' || { echo "FAIL: --only csv lost its header comments"; fails=$((fails + 1)); }
 printf '%s\n' "$out" | grep -q '^# table: warnings' && { echo "FAIL: --only csv keeps the warnings"; fails=$((fails + 1)); }
+# the header comments are the JSON header's values: "all": true is "# all: true"
+"$bin" --all --only batch --format csv 2>/dev/null | tr -d '\r' | grep -qx '# all: true' ||
+	{ echo "FAIL: --all csv header: $("$bin" --all --only batch --format csv 2>/dev/null | grep '^# all')"; fails=$((fails + 1)); }
+# a model.keys value holding '"', ',', '<' (a --model path): the same text
+# in every format, as model.hf_config shows it (no backslash; CSV's value
+# cell the text, not its JSON), and its origin is --model, as the keys the
+# file fills
+mpath="$work/m,o\"d<e>l.json"
+cp "$src/configs/models/llama-3-8b.json" "$mpath"
+for f in json csv table markdown html; do
+	"$bin" --model "$mpath" --only model --format $f >"$work/quote.$f" 2>/dev/null || { echo "FAIL: quote: $f exits $?"; fails=$((fails + 1)); }
+done
+python3 - "$work" "$mpath" <<'PY' || fails=$((fails + 1))
+import csv, html, io, json, sys
+work, path = sys.argv[1:3]
+bad = []
+j = json.load(open(work + "/quote.json"))
+row = [r for r in j["model"]["keys"] if r["key"] == "model.hf_config"][0]
+for k in ("value", "text"):
+    if row[k] != path:
+        bad.append("json %s: %r" % (k, row[k]))
+if row["origin"] != "--model":
+    bad.append("json origin: %r" % row["origin"])
+if j["model"]["hf_config"] != path:
+    bad.append("json hf_config: %r" % j["model"]["hf_config"])
+raw = open(work + "/quote.csv", newline="").read()
+rows = list(csv.reader(io.StringIO(raw)))
+keys = [r for r in rows if r and r[0] == "model.hf_config"]
+if not keys or keys[0][1] != path or keys[0][2] != path or keys[0][4] != "--model":
+    bad.append("csv keys row: %r" % (keys[:1],))
+for f in ("table", "markdown"):
+    t = open(work + "/quote." + f).read()
+    if "\\" in t or t.count(path.replace("<", "&lt;") if f == "markdown" else path) < 2:
+        bad.append("%s: the path is not shown twice as it is" % f)
+t = html.unescape(open(work + "/quote.html").read())
+if "\\" in t or t.count(path) < 2:
+    bad.append("html: the path is not shown twice as it is")
+for b in bad:
+    print("FAIL: quote: " + b)
+sys.exit(1 if bad else 0)
+PY
 [ "$fails" = 0 ] && echo "ok: csv reads back for every config" && exit 0
 exit 1
