@@ -732,6 +732,8 @@ static int load_root(struct loader *l, cJSON *root, const char *name)
 		enum dc_origin o = DC_ORIGIN_DEFAULT;
 		if (l->from_set[i])
 			o = DC_ORIGIN_SET;
+		else if (i == KEY_MODEL_HF_CONFIG && opts && opts->model_file && l->hf_loaded)
+			o = DC_ORIGIN_MODEL; /* the file's path is --model's, as the keys it fills */
 		else if (l->from_hf[i])
 			o = opts && opts->model_file ? DC_ORIGIN_MODEL : DC_ORIGIN_HF;
 		else if (l->seen[i])
