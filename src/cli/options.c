@@ -449,7 +449,8 @@ const struct dc_option dc_option_table[] = {
 	 apply_emit_config},
 	{"--list-models", 0, NULL, "print the model catalogue (configs/models, or\n"
 				   "$DISTCALC_DATA_DIR/models) with each model's parameter\n"
-				   "total, and exit",
+				   "total as a text table, and exit; it takes no other\n"
+				   "option (a --format or --only is refused)",
 	 apply_list_models},
 	{"--experiment", 'e', "NAME", "what to compute (default: systems); see below", apply_experiment},
 	{"--seed", 0, "N", "seed for every random choice (default: 0); recorded in\n"
@@ -471,7 +472,10 @@ const struct dc_option dc_option_table[] = {
 			       "a process per pipeline stage (at most 16), compute,\n"
 			       "communication and memory tracks, 32 microbatches\n"
 			       "shown, the rest summarised; --experiment ring:\n"
-			       "the ring's rounds (docs/step-model.md)",
+			       "the ring's rounds (docs/step-model.md). Any other\n"
+			       "experiment (search, whatif, loss, ...) traces the\n"
+			       "config's own layout, not the search's winner or a\n"
+			       "what-if scenario: --set a layout to trace it",
 	 apply_trace},
 	{"--set", 's', "PATH=VALUE", "override one config value, validated as if it were in\n"
 				     "the file; repeatable, applied in order. Examples:\n"
@@ -639,8 +643,19 @@ int dc_options_parse(int argc, const char *const *argv, struct dc_options *o,
 		}
 		if (r->apply(o, v, diag) != 0)
 			return -1;
-		if (o->action != DC_OPTIONS_RUN)
+		if (o->action != DC_OPTIONS_RUN && o->action != DC_OPTIONS_LIST_MODELS)
 			return 0;
+	}
+	if (o->action == DC_OPTIONS_LIST_MODELS) {
+		/* the catalogue is a text table of its own, not a report: an
+		 * option of a report (--format json, --only, --output) would
+		 * be dropped without a word, so it is refused, as
+		 * --emit-config refuses one */
+		for (int i = 1; i < argc; i++)
+			if (strcmp(argv[i], "--list-models") != 0)
+				return usage(diag, "'--list-models' prints the model catalogue as a text table, not a report: it takes no other option (got '%s')",
+					     argv[i]);
+		return 0;
 	}
 	if (o->emit_config && !o->import)
 		return usage(diag, "'--emit-config' only applies with '--from-megatron', '--from-torchtitan' or '--from-deepspeed'");
