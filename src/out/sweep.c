@@ -730,7 +730,12 @@ static int pick_metrics(const struct dc_experiment *exp, struct dc_sweep *sw, co
 		m->unit = f->unit;
 		m->type = f->type == DC_FT_U64 || f->type == DC_FT_F64 || f->type == DC_FT_BOOL ? f->type : DC_FT_STR;
 		last = strrchr(m->path, '.');
-		snprintf(m->label, sizeof(m->label), "%.47s", last ? last + 1 : m->path);
+		/* a table's row by index keeps the row in its label
+		 * (events[3].bytes, not a bare "bytes") */
+		if (last && last > m->path && last[-1] == ']')
+			two_keys(m->path, m->label, sizeof(m->label));
+		else
+			snprintf(m->label, sizeof(m->label), "%.47s", last ? last + 1 : m->path);
 		/* two metrics ending in the same key (comm.tp.bytes_per_rank,
 		 * comm.dp.bytes_per_rank) are told apart by the key above it */
 		for (size_t i = 0; i < sw->nmetrics; i++) {
