@@ -407,6 +407,13 @@ grep -qF -- "--set parallel.dp=auto (or drop the --set of parallel.dp) to derive
 	fail "--unset parallel.dp sweep exits $?"
 grep -q '"valid": 3' "$work/unset.json" || fail "--unset parallel.dp: not every point ran"
 
+# a metric on a table's row keeps the row in its table label: one event
+# of a 1 MiB ring over 8 ranks moves a chunk of 1 MiB / 8 = 131,072 B
+"$bin" --config "$sys" --experiment ring --sweep 'collective.message_size=1 MiB' --sweep-metrics 'ring.events[3].bytes' \
+	>"$work/evlabel.txt" 2>/dev/null || fail "event metric exits $?"
+grep -q ' events\[3\]\.bytes ' "$work/evlabel.txt" || fail "event metric label: $(grep -A1 'point ' "$work/evlabel.txt")"
+grep -q ' 131,072 ' "$work/evlabel.txt" || fail "event metric value: $(cat "$work/evlabel.txt")"
+
 # a table's row by index is a metric too
 "$bin" --config "$gpus" --sweep cluster.num_nodes=1 --sweep-metrics 'memory.per_rank.phases[3].phase,memory.per_rank.phases[9].total_bytes' \
 	--format json >"$work/idx.json" 2>/dev/null || fail "indexed metric exits $?"
