@@ -324,6 +324,30 @@ START_TEST(test_integers_above_2_53)
 }
 END_TEST
 
+/* Two texts that part past the 200 bytes a line shows are shown from a
+ * little (40 bytes) before where they part */
+START_TEST(test_long_texts_part_late)
+{
+	struct dc_buf out;
+	char e[400], a[400], want[700];
+	memset(e, 'x', 300);
+	memcpy(a, e, 300);
+	a[250] = 'y';
+	strcpy(e + 300, "\"}");
+	strcpy(a + 300, "\"}");
+	{
+		char eo[420], ao[420];
+		snprintf(eo, sizeof(eo), "{\"w\": \"%s", e);
+		snprintf(ao, sizeof(ao), "{\"w\": \"%s", a);
+		ck_assert_uint_eq(run(eo, ao, 0, &out), 1);
+	}
+	/* 210 + 40 bytes alike: shown from byte 210, 90 bytes each */
+	snprintf(want, sizeof(want), "w: expected \"...%.90s\", got \"...%.40sy%.49s\"\n", e + 210, e, e);
+	ck_assert_str_eq(out.data, want);
+	dc_buf_release(&out);
+}
+END_TEST
+
 /* A seed names a stream of draws: a changed seed is a changed value, not
  * a percentage ("+20%" for 5 against 6), and above 2^53 its digits
  * count */
@@ -736,6 +760,7 @@ int main(void)
 	tcase_add_test(tc, test_absurd_expected);
 	tcase_add_test(tc, test_integers_above_2_53);
 	tcase_add_test(tc, test_seed_is_a_value);
+	tcase_add_test(tc, test_long_texts_part_late);
 	tcase_add_test(tc, test_bad_expected);
 	tcase_add_test(tc, test_trailing_bytes);
 	tcase_add_test(tc, test_duplicate_keys);

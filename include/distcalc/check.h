@@ -11,7 +11,9 @@
  *     2^53 (where doubles stop holding every integer) 9007199254740993 is
  *     not 9007199254740992, and up to 2^64 - 1 (a seed) and beyond;
  *   - a difference line gives the change in percent for a quantity, none
- *     for a seed (a changed value);
+ *     for a seed (a changed value); two texts that part past the 200
+ *     bytes a line shows are shown from 40 bytes before where they part,
+ *     so a line never reads "expected X, got X";
  *   - other numbers must agree within a relative tolerance rtol:
  *     |got - expected| <= rtol * max(|got|, |expected|);
  *   - strings, booleans and null must match exactly, except that a string
