@@ -1269,12 +1269,14 @@ int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_
 		ok = 1;
 		switch (budget_unit(path)) {
 		case BUDGET_BYTES:
-			/* as a config's plain byte counts: none of the report's
-			 * byte fields is a count of bytes that small, nor a
-			 * whole number above 2^53 */
+			/* as a config's plain byte counts: a budget is a whole
+			 * number of bytes below 2^53, where a double holds every
+			 * integer (a report may hold more: a ring of 8 PiB
+			 * messages sends 1.75 x 2^53 bytes a rank) */
 			if (limit >= 9007199254740992.0) {
 				/* 2^53 + 1 reads as 2^53: refused at 2^53 itself */
-				snprintf(why, sizeof(why), "'%s' is 2^53 bytes or more, above any byte count distcalc writes",
+				snprintf(why, sizeof(why),
+					 "'%s' is 2^53 bytes or more; a byte budget is below 2^53, as a config's byte counts are",
 					 eq + 1);
 				ok = 0;
 			} else if (limit > 0 && limit < 1048576.0) {
