@@ -161,8 +161,9 @@ int dc_report_only_table(struct dc_report *r, const struct dc_fields *fs, const 
 void dc_report_table_paths(const struct dc_fields *fs, const char *prefix, struct dc_buf *out, const char *want,
 			   char *scratch, size_t *best);
 
-/* The root fields a table or CSV shows: with --only, the sections alone
- * (JSON keeps the header and the warnings). */
+/* The root fields the table and Markdown/HTML pages show: with --only,
+ * the sections alone (JSON keeps the header and the warnings, CSV its
+ * header comments, the pages their header table). */
 const struct dc_fields *dc_report_fields_shown(struct dc_report *r, const void **base);
 
 /* A value as the table sink shows it (sink_table.c), into buf (len >=
