@@ -440,15 +440,30 @@ START_TEST(test_null_keys)
 	/* Llama 4's chunked layers: create_chunked_causal_mask raises on None */
 	expect_hf_error("{\"model_type\": \"llama4\", \"text_config\": {\"attention_chunk_size\": null}}", DC_ERR_CONFIG,
 			"%s: error: 'attention_chunk_size': null leaves the chunked layers without a chunk "
-			"(transformers' create_chunked_causal_mask refuses it); give the chunk size\n"
-			"%s: 'attention_chunk_size': chunked attention (8192 tokens) on three layers of four is priced as "
-			"a sliding window of that many keys (model.sliding_window)");
+			"(transformers' create_chunked_causal_mask refuses it); give the chunk size");
 	/* num_key_value_heads None is multi-head attention (MistralConfig:
 	 * "for backward compatibility"), not the class's 8: Mistral-7B's k and
 	 * v grow from 4096 x 1024 to 4096 x 4096 each, 2 x 4096 x 3072 =
 	 * 25,165,824 a layer, x 32 = 805,306,368 over 7,241,732,096 */
 	expect_total("{\"model_type\": \"mistral\", \"num_key_value_heads\": null}", "mistral", 8047038464ull);
 	expect_total("{\"model_type\": \"mistral\"}", "mistral", 7241732096ull);
+	/* Gemma's and Llama 4's classes keep None (no multi-head rule) */
+	expect_hf_error("{\"model_type\": \"gemma2\", \"num_key_value_heads\": null}", DC_ERR_CONFIG,
+			"%s: error: 'num_key_value_heads': null; this family's configuration class keeps None (no "
+			"multi-head fallback) and the attention cannot be built with it: give the number, or leave the "
+			"key out for the default");
+	expect_hf_error("{\"model_type\": \"llama4\", \"text_config\": {\"num_key_value_heads\": null}}",
+			DC_ERR_CONFIG,
+			"%s: error: 'num_key_value_heads': null; this family's configuration class keeps None (no "
+			"multi-head fallback) and the attention cannot be built with it: give the number, or leave the "
+			"key out for the default\n"
+			"%s: 'attention_chunk_size': chunked attention (8192 tokens) on three layers of four is priced as "
+			"a sliding window of that many keys (model.sliding_window)");
+	/* a size's None reaches the model, not the class's default: Mistral's
+	 * hidden_size */
+	expect_hf_error("{\"model_type\": \"mistral\", \"hidden_size\": null}", DC_ERR_CONFIG,
+			"%s: error: 'hidden_size': null; transformers passes None on (not its default of 4096), and the "
+			"model cannot be built with it: give the number, or leave the key out for the default");
 }
 END_TEST
 

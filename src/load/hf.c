@@ -132,14 +132,32 @@ static int is_null(struct hf *r, const char *key)
 	return 0;
 }
 
-/* An integer >= min, or `dflt` when absent. */
+/* The count and size keys whose None transformers' classes give a
+ * meaning (docs/models.md, "null"); their readers handle the null. */
+static int null_has_meaning(const char *key)
+{
+	static const char *const keys[] = {"n_inner", "head_dim", "q_lora_rank", "sliding_window",
+					   "attention_chunk_size", "num_key_value_heads"};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(key, keys[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* An integer >= min, or `dflt` when absent. A null where None means
+ * nothing is an error: the class passes None on, not its default, and
+ * the model cannot be built from it. */
 static uint64_t get_uint(struct hf *r, const char *key, uint64_t min, uint64_t dflt)
 {
 	const cJSON *v = get(r, key);
 	char got[64];
 	double d;
-	if (!v)
+	if (!v) {
+		if (is_null(r, key) && !null_has_meaning(key))
+			hf_error(r, "'%s': null; transformers passes None on (not its default of %llu), and the model cannot be built with it: give the number, or leave the key out for the default",
+				 key, (unsigned long long)dflt);
 		return dflt;
+	}
 	if (!cJSON_IsNumber(v)) {
 		hf_error(r, "'%s': expected an integer, got %s", key, describe(v, got, sizeof(got)));
 		return dflt;
@@ -522,12 +540,22 @@ static void read_gpt2(struct hf *r, struct dc_model *m)
 		hf_error(r, "'n_embd': 4 x n_embd (the default n_inner) overflows 64 bits");
 }
 
+/* Gemma 1/2/3 and Llama 4 keep a None num_key_value_heads (their
+ * configuration classes have no "None: multi-head" rule) and the
+ * attention then fails on it: refused, not read as multi-head. */
+static void kv_null_refused(struct hf *r)
+{
+	if (is_null(r, "num_key_value_heads"))
+		hf_error(r, "'num_key_value_heads': null; this family's configuration class keeps None (no multi-head fallback) and the attention cannot be built with it: give the number, or leave the key out for the default");
+}
+
 /* GemmaConfig (modeling_gemma.py): GeGLU MLP (3 matrices), head_dim 256,
  * the head tied to the embedding. */
 static void read_gemma(struct hf *r, struct dc_model *m)
 {
 	static const struct dense_defaults d = {256000, 3072, 24576, 28, 16, 16, 256, 1};
 	read_dense(r, m, &d);
+	kv_null_refused(r);
 	m->qkv_bias = m->out_bias = get_bool(r, "attention_bias", 0);
 }
 
@@ -595,6 +623,7 @@ static void read_gemma2(struct hf *r, struct dc_model *m)
 {
 	static const struct dense_defaults d = {256000, 2304, 9216, 26, 8, 4, 256, 1};
 	read_dense(r, m, &d);
+	kv_null_refused(r);
 	m->qkv_bias = m->out_bias = get_bool(r, "attention_bias", 0);
 	m->sandwich_norm = 1;
 	read_sliding(r, m, 4096, 2, NULL_REFUSED);
@@ -607,6 +636,7 @@ static void read_gemma3_text(struct hf *r, struct dc_model *m)
 {
 	static const struct dense_defaults d = {262208, 2304, 9216, 26, 8, 4, 256, 1};
 	read_dense(r, m, &d);
+	kv_null_refused(r);
 	m->qkv_bias = m->out_bias = get_bool(r, "attention_bias", 0);
 	m->sandwich_norm = 1;
 	m->qk_norm = 1;
@@ -652,6 +682,7 @@ static void read_llama4_text(struct hf *r, struct dc_model *m)
 	uint64_t chunk, step;
 
 	read_dense(r, m, &d);
+	kv_null_refused(r);
 	m->ffn_hidden_size = get_uint(r, "intermediate_size_mlp", 1, 16384);
 	m->moe_ffn_hidden_size = get_uint(r, "intermediate_size", 1, 8192);
 	m->shared_expert_ffn_hidden_size = m->moe_ffn_hidden_size;
@@ -679,8 +710,10 @@ static void read_llama4_text(struct hf *r, struct dc_model *m)
 				 (unsigned long long)step, (unsigned long long)(step - 1), (unsigned long long)(2 * step - 1));
 	}
 	chunk = get_uint(r, "attention_chunk_size", 1, 8192);
-	if (is_null(r, "attention_chunk_size"))
+	if (is_null(r, "attention_chunk_size")) {
 		hf_error(r, "'attention_chunk_size': null leaves the chunked layers without a chunk (transformers' create_chunked_causal_mask refuses it); give the chunk size");
+		return; /* no chunk to price, nor to warn about */
+	}
 	if (nr && !(cJSON_IsArray(nr) && cJSON_GetArraySize(nr) == 0)) {
 		const cJSON *e;
 		uint64_t i = 0;
