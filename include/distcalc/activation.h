@@ -171,7 +171,7 @@ uint64_t dc_pipeline_chunks(const struct dc_plan *p);
  * the warm-up's forwards, m of each chunk). What a per-layer,
  * per-microbatch collective counts on a rank: its layers (every chunk's)
  * times this (docs/formulas-systems.md, "Communication per step"). */
-uint64_t dc_pipeline_chunk_microbatches(const struct dc_plan *p);
+static inline uint64_t dc_pipeline_chunk_microbatches(const struct dc_plan *p); /* plan.h */
 
 /* Chunk c of pipeline rank `stage`: its model layers [first_layer,
  * first_layer + layers), and whether it holds the embedding (the model's

@@ -71,12 +71,29 @@ uint64_t dc_params_moe_layers(const struct dc_model *m);
  * interleave_moe_layer_step: layers every - 1, 2 every - 1, ...); every 0
  * or 1: each layer from `dense` on. In O(1): the multiples of `every` in
  * (max(first, dense), first + n]. No overflow: first + n <= L. */
-uint64_t dc_params_moe_span(uint64_t dense, uint64_t every, uint64_t first, uint64_t n);
+static inline uint64_t dc_params_moe_span(uint64_t dense, uint64_t every, uint64_t first, uint64_t n)
+{
+	uint64_t lo = first > dense ? first : dense, hi = first + n;
+	if (hi <= lo)
+		return 0;
+	if (every <= 1)
+		return hi - lo;
+	/* layer i holds experts when every divides i + 1: the multiples of
+	 * every among lo + 1 .. hi */
+	return hi / every - lo / every;
+}
 
 /* dc_params_moe_span of the model (its dense_layers, moe_layer_interval);
  * 0 for a dense model (num_experts 0). The one count of MoE layers in a
  * range that the stages, chunks and checkpoint items all read. */
-uint64_t dc_params_moe_in(const struct dc_model *m, uint64_t first, uint64_t n);
+static inline uint64_t dc_params_moe_in(const struct dc_model *m, uint64_t first, uint64_t n)
+{
+	if (!m->num_experts)
+		return 0;
+	/* Llama 4 (configuration_llama4.py moe_layers): layers step - 1,
+	 * 2 step - 1, ... counting from 0 */
+	return dc_params_moe_span(m->dense_layers, m->moe_layer_interval, first, n);
+}
 
 /* One Gated DeltaNet layer's projections, convolution, decay and norm; 0
  * without linear attention (full_attention_interval 0). */

@@ -374,12 +374,31 @@ uint64_t dc_plan_stage_first_layer(const struct dc_plan *p, uint64_t stage);
  * chunk's layer kinds reads; O(1). With model.moe_layer_interval > 1 the
  * dense and MoE layers interleave (Llama 4), else the dense ones are the
  * model's first dense_limit. */
-uint64_t dc_plan_dense_in(const struct dc_plan *p, uint64_t first, uint64_t n);
+static inline uint64_t dc_plan_dense_in(const struct dc_plan *p, uint64_t first, uint64_t n)
+{
+	/* in line: the step reads it for every chunk of every layout the
+	 * search prices */
+	return n - dc_params_moe_in(&p->in->model, first, n);
+}
 
 /* 1 when the plan's model has MoE on every n-th layer (moe_layer_interval
  * > 1, a shaped model): its dense and MoE layers interleave, so which of
  * a range's layers are dense is dc_plan_dense_in's to say, not a prefix */
-int dc_plan_moe_interleaved(const struct dc_plan *p);
+/* activation.h's, here where the plan is whole (the schedule derive set,
+ * else as derive finds it) */
+static inline uint64_t dc_pipeline_chunk_microbatches(const struct dc_plan *p)
+{
+	uint64_t m = p->layout.grad_accum_steps;
+	enum dc_pipe_schedule s = p->schedule_set ? p->schedule : dc_pipeline_schedule(p);
+	/* the schedule needs an even m (dc_layout_schedule) */
+	return s == DC_PIPE_DUALPIPE ? m / 2 : m;
+}
+
+static inline int dc_plan_moe_interleaved(const struct dc_plan *p)
+{
+	const struct dc_model *m = &p->in->model;
+	return m->num_experts && m->moe_layer_interval > 1 && !m->params_explicit;
+}
 
 /* Dense-MLP layers among those rank `stage` holds, in O(1): with v model
  * chunks (interleaved 1F1B, Megatron-LM 2021 section 2.2.2) it holds

@@ -372,13 +372,6 @@ uint64_t dc_pipeline_chunks(const struct dc_plan *p)
 	return 1;
 }
 
-uint64_t dc_pipeline_chunk_microbatches(const struct dc_plan *p)
-{
-	uint64_t m = p->layout.grad_accum_steps;
-	/* the schedule needs an even m (dc_layout_schedule) */
-	return dc_pipeline_schedule(p) == DC_PIPE_DUALPIPE ? m / 2 : m;
-}
-
 void dc_pipeline_chunk(const struct dc_plan *p, uint64_t stage, uint64_t c, struct dc_pipeline_chunk *out)
 {
 	uint64_t pp = p->layout.pp, L = p->in->model.num_layers, last = pp - 1, st = stage;
@@ -584,7 +577,9 @@ static int layer_kinds(const struct dc_plan *p, int moe, struct dc_act_plan *x)
 	for (int i = 0; i < DC_ACT_TERM_COUNT; i++)
 		x->all[moe] = dc_ck_add(&c, x->all[moe], parts.term_bytes[i]);
 	x->input_bytes = parts.input_bytes;
-	x->wgrad_bad |= wgrad_of(p, &parts, moe, &x->wgrad[moe]) != 0;
+	/* what a deferred W holds: read under ZB-H1 alone (memory.c) */
+	if (dc_pipeline_schedule(p) == DC_PIPE_ZERO_BUBBLE && p->layout.pp > 1)
+		x->wgrad_bad |= wgrad_of(p, &parts, moe, &x->wgrad[moe]) != 0;
 	return c.overflow ? -1 : 0;
 }
 
@@ -616,7 +611,8 @@ void dc_act_plan_compute(const struct dc_plan *p, struct dc_act_plan *x)
 	x->embedding_bad = dc_act_embedding_bytes(p, &x->embedding_bytes) != 0;
 	x->embedding_bytes = dc_ck_mul(&c, x->embedding_bytes, dc_act_first_stage_microbatches(p));
 	x->embedding_bad |= c.overflow;
-	x->wgrad_bad |= dc_act_head_wgrad_bytes(p, &x->head_wgrad_bytes) != 0;
+	if (dc_pipeline_schedule(p) == DC_PIPE_ZERO_BUBBLE && p->layout.pp > 1)
+		x->wgrad_bad |= dc_act_head_wgrad_bytes(p, &x->head_wgrad_bytes) != 0;
 	x->output_bad = dc_act_output_bytes(p, &x->output_bytes) != 0;
 	x->output_bad |= dc_act_head_backward_bytes(p, &x->head_backward_bytes) != 0;
 	if (cfg->model.mtp_layers && !cfg->model.params_explicit) {

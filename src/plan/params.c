@@ -198,27 +198,6 @@ int dc_params_shared_experts(const struct dc_model *m, struct dc_param_part *out
 	return c.overflow ? -1 : 0;
 }
 
-uint64_t dc_params_moe_span(uint64_t dense, uint64_t every, uint64_t first, uint64_t n)
-{
-	uint64_t lo = first > dense ? first : dense, hi = first + n;
-	if (hi <= lo)
-		return 0;
-	if (every <= 1)
-		return hi - lo;
-	/* layer i holds experts when every divides i + 1: the multiples of
-	 * every among lo + 1 .. hi */
-	return hi / every - lo / every;
-}
-
-uint64_t dc_params_moe_in(const struct dc_model *m, uint64_t first, uint64_t n)
-{
-	if (!m->num_experts)
-		return 0;
-	/* Llama 4 (configuration_llama4.py moe_layers): layers step - 1,
-	 * 2 step - 1, ... counting from 0 */
-	return dc_params_moe_span(m->dense_layers, m->moe_layer_interval, first, n);
-}
-
 uint64_t dc_params_moe_layers(const struct dc_model *m)
 {
 	return dc_params_moe_in(m, 0, m->num_layers);

@@ -809,17 +809,6 @@ double dc_plan_recompute_share(const struct dc_plan *p)
 	return (double)sum / (double)L;
 }
 
-uint64_t dc_plan_dense_in(const struct dc_plan *p, uint64_t first, uint64_t n)
-{
-	return n - dc_params_moe_in(&p->in->model, first, n);
-}
-
-int dc_plan_moe_interleaved(const struct dc_plan *p)
-{
-	const struct dc_model *m = &p->in->model;
-	return m->num_experts && m->moe_layer_interval > 1 && !m->params_explicit;
-}
-
 uint64_t dc_plan_stage_dense_layers(const struct dc_plan *p, uint64_t stage)
 {
 	uint64_t pc = p->layers_per_chunk, pp = p->layout.pp, v = p->v;
