@@ -450,15 +450,18 @@ START_TEST(test_null_keys)
 	/* Gemma's and Llama 4's classes keep None (no multi-head rule) */
 	expect_hf_error("{\"model_type\": \"gemma2\", \"num_key_value_heads\": null}", DC_ERR_CONFIG,
 			"%s: error: 'num_key_value_heads': null; this family's configuration class keeps None (no "
-			"multi-head fallback) and the attention cannot be built with it: give the number, or leave the "
+			"fallback) and the attention cannot be built with it: give the number, or leave the "
 			"key out for the default");
 	expect_hf_error("{\"model_type\": \"llama4\", \"text_config\": {\"num_key_value_heads\": null}}",
 			DC_ERR_CONFIG,
 			"%s: error: 'num_key_value_heads': null; this family's configuration class keeps None (no "
-			"multi-head fallback) and the attention cannot be built with it: give the number, or leave the "
+			"fallback) and the attention cannot be built with it: give the number, or leave the "
 			"key out for the default\n"
 			"%s: 'attention_chunk_size': chunked attention (8192 tokens) on three layers of four is priced as "
 			"a sliding window of that many keys (model.sliding_window)");
+	expect_hf_error("{\"model_type\": \"gemma2\", \"head_dim\": null}", DC_ERR_CONFIG,
+			"%s: error: 'head_dim': null; this family's configuration class keeps None (no fallback) and "
+			"the attention cannot be built with it: give the number, or leave the key out for the default");
 	/* a size's None reaches the model, not the class's default: Mistral's
 	 * hidden_size */
 	expect_hf_error("{\"model_type\": \"mistral\", \"hidden_size\": null}", DC_ERR_CONFIG,

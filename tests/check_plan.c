@@ -872,7 +872,7 @@ START_TEST(test_moe_interval_rules)
 	ck_assert_int_eq(dc_config_load_buffer(json, strlen(json), "t.json", NULL, 0, &c, &d), -1);
 	ck_assert_uint_eq(d.count, 1);
 	ck_assert_str_eq(d.entries[0].text,
-			 "t.json: error: 'parallel.pp': with MoE on every n-th layer (model.moe_layer_interval 2) these stages hold 48 different mixes of dense and MoE layers, more than the 20 kinds of stage distcalc keeps; give each stage (or model chunk) a multiple of 2 layers, got pp 48");
+			 "t.json: error: 'parallel.pp': with MoE on every n-th layer (model.moe_layer_interval 2) these stages make 48 runs of differing dense and MoE layer mixes, more than the 20 kinds of stage distcalc keeps; give fewer stages, or each stage (or model chunk) a multiple of 2 layers, got pp 48");
 	dc_diag_release(&d);
 }
 END_TEST

@@ -175,7 +175,7 @@ START_TEST(test_zero_bubble_h1_by_hand)
 	 *   stage 1: F0 [1,2] B0 [2,3] F1 [3,4] B1 [4,5] W0 [5,6] F2 [6,7] B2 [7,8] W1 [8,9] W2 [9,10]
 	 *   stage 0: F0 [0,1] F1 [1,2] B0 [3,4] W0 [4,5] F2 [5,6] B1 [6,7] W1 [7,8] B2 [8,9] W2 [9,10]
 	 * a span of 10 against 1F1B's (m + p - 1)(f + b) = 12: the bubble
-	 * (p - 1)(f + b - 2W) = 1 (Qi et al. 2023, the DualPipe README's
+	 * (p - 1)(f + b - 2W) = 1 (Qi et al. 2024, the DualPipe README's
 	 * ZB1P row), a third of 1F1B's (p - 1)(f + b) = 3 */
 	struct dc_step_stage st[4];
 	struct dc_step_pipe pp = {2, 3, 1, 0, st, DC_PIPE_ZERO_BUBBLE};

@@ -126,7 +126,7 @@ int dc_act_head_backward_bytes(const struct dc_plan *p, uint64_t *out);
 
 /* One layer, one microbatch: what its weight-gradient pass (W) reads
  * when it runs apart from the backward's input gradients (B), as ZB-H1
- * does (Qi et al. 2023, section 2): for each linear Y = XW, dW = X^T dY
+ * does (Qi et al. 2024, section 2): for each linear Y = XW, dW = X^T dY
  * needs X and dY (Megatron's WeightGradStore keeps exactly those). In the
  * terms above: the inputs Q/K/V input, attention output, MLP input, MLP
  * activation and (MoE) the routed copies; the output gradients the size of
@@ -187,7 +187,7 @@ void dc_pipeline_chunk(const struct dc_plan *p, uint64_t stage, uint64_t c, stru
 
 /* Microbatches of chunk c whose activations rank `stage` holds at its
  * peak, and their sum over the rank's chunks:
- *   1F1B, ZB-H1     min(pp - s, m)                   (Megatron-LM 2021 section 2.2.1; Qi et al. 2023 section 2.1;
+ *   1F1B, ZB-H1     min(pp - s, m)                   (Megatron-LM 2021 section 2.2.1; Qi et al. 2024 section 2.1;
  *                   ZB-H1's deferred weight gradients: dc_pipeline_zb_deferred)
  *   interleaved     of min(m v, 2(pp - s - 1) + (v - 1) pp + 1) chunk-microbatches (Megatron-Core's
  *                   warm-up count plus the first steady forward), those of chunk c (blocks of pp a chunk)

@@ -341,7 +341,7 @@ enum dc_pipe_schedule {
 	DC_PIPE_INTERLEAVED, /* Megatron-Core's interleaved 1F1B: virtual_pipeline > 1 */
 	DC_PIPE_DUALPIPE,    /* DeepSeek-V3's bidirectional DualPipe: two stages a rank */
 	DC_PIPE_DUALPIPEV,   /* DualPipe cut in half (Sea AI Lab): a V of two chunks a rank */
-	DC_PIPE_ZERO_BUBBLE, /* Qi et al. 2023 ZB-H1: 1F1B with the weight gradients deferred */
+	DC_PIPE_ZERO_BUBBLE, /* Qi et al. 2024 ZB-H1: 1F1B with the weight gradients deferred */
 };
 
 struct dc_parallel {

@@ -760,7 +760,7 @@ static double run_stage_at(const struct dc_step_stage *sp, uint64_t p, uint64_t 
 	       dk * (sp->fwd_s + sp->bwd_s) / (double)v + 2.0 * (double)(p - 1 - k) * c;
 }
 
-/* ZB-H1 (Qi et al. 2023, section 2.1), stage k: 1F1B's order with each
+/* ZB-H1 (Qi et al. 2024, section 2.1), stage k: 1F1B's order with each
  * backward split into B (input gradients, x = b - W) and W (weight
  * gradients), stage k deferring its W by k (every stage holds pp
  * microbatches that await their W); the first microbatch's round trip
@@ -1903,7 +1903,7 @@ static void gen_fb(struct gen *g, uint64_t fphase, uint64_t bphase)
 	put(g, OP_FB, cf, mf, cb, mb);
 }
 
-/* ZB-H1 (Qi et al. 2023, section 2.1, Figure 3 top): 1F1B's warm-up of
+/* ZB-H1 (Qi et al. 2024, section 2.1, Figure 3 top): 1F1B's warm-up of
  * p - s - 1 forwards and its forward-backward pairs with each backward's
  * weight gradients deferred by s, so that every stage holds p
  * microbatches awaiting their W (the first stage, which holds the most

@@ -337,6 +337,12 @@ static int layout_culprit(const struct loader *l)
 			best_score = score;
 		}
 	}
+	/* no degree changed on the command line but the world did: the
+	 * --set that broke it */
+	if (!l->from_set[best] && !l->unset[best]) {
+		const int world[] = {KEY_CLUSTER_NUM_NODES, KEY_CLUSTER_GPUS_PER_NODE, KEY_CLUSTER_SYSTEM};
+		best = dc_cfg_blame(l, best, world, 3);
+	}
 	return best;
 }
 
@@ -693,7 +699,7 @@ static int rule_moe_interval_pp(struct loader *l)
 	kinds = dc_layout_moe_segments(c, p->pp, v);
 	if (kinds > DC_PLAN_MAX_SEGMENTS)
 		dc_cfg_errorf(l, blame(l, KEY_PARALLEL_PP, KEY_MODEL_MOE_LAYER_INTERVAL),
-			      "'parallel.pp': with MoE on every n-th layer (model.moe_layer_interval %llu) these stages hold %llu different mixes of dense and MoE layers, more than the %d kinds of stage distcalc keeps; give each stage (or model chunk) a multiple of %llu layers, got pp %llu",
+			      "'parallel.pp': with MoE on every n-th layer (model.moe_layer_interval %llu) these stages make %llu runs of differing dense and MoE layer mixes, more than the %d kinds of stage distcalc keeps; give fewer stages, or each stage (or model chunk) a multiple of %llu layers, got pp %llu",
 			      (unsigned long long)c->model.moe_layer_interval, (unsigned long long)kinds,
 			      DC_PLAN_MAX_SEGMENTS, (unsigned long long)c->model.moe_layer_interval, (unsigned long long)p->pp);
 	else if (p->pipeline_schedule == DC_PIPE_DUALPIPEV && p->pp > DC_PLAN_MAX_SEGMENTS)

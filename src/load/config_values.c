@@ -155,9 +155,9 @@ static const struct {
 	{KEY_PARALLEL_SHARDING, "shard_grad_op", "zero2", "FSDP's SHARD_GRAD_OP: gradients and optimizer states sharded"},
 	{KEY_PARALLEL_SHARDING, "no_shard", "none", "FSDP's NO_SHARD"},
 	{KEY_PARALLEL_SHARDING, "hybrid_shard", "fsdp", "FSDP's HYBRID_SHARD, with parallel.dp_replicate for its replicas"},
-	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zbh1", "zero_bubble", "Qi et al. 2023's ZB-H1"},
-	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zero_bubble_h1", "zero_bubble", "Qi et al. 2023's ZB-H1"},
-	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zb1p", "zero_bubble", "the DualPipe README's ZB1P, Qi et al. 2023's ZB-H1"},
+	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zbh1", "zero_bubble", "Qi et al. 2024's ZB-H1"},
+	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zero_bubble_h1", "zero_bubble", "Qi et al. 2024's ZB-H1"},
+	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zb1p", "zero_bubble", "the DualPipe README's ZB1P, Qi et al. 2024's ZB-H1"},
 };
 
 /* Other tools' names for what no choice models: the error says so rather
@@ -168,11 +168,11 @@ static const struct {
 	const char *name, *why;
 } unmodelled_names[] = {
 	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zbh2",
-	 "Qi et al. 2023's ZB-H2 (about 2pp - 1 microbatches of activations for a near-zero bubble) is not modelled; \"zero_bubble\" is ZB-H1, with 1F1B's activations and a bubble of (pp - 1)(F + B - 2W)"},
+	 "Qi et al. 2024's ZB-H2 (about 2pp - 1 microbatches of activations for a near-zero bubble) is not modelled; \"zero_bubble\" is ZB-H1, with 1F1B's activations and each stage's deferred weight gradients, and a bubble of (pp - 1)(F + B - 2W)"},
 	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zero_bubble_h2",
-	 "Qi et al. 2023's ZB-H2 (about 2pp - 1 microbatches of activations for a near-zero bubble) is not modelled; \"zero_bubble\" is ZB-H1, with 1F1B's activations and a bubble of (pp - 1)(F + B - 2W)"},
+	 "Qi et al. 2024's ZB-H2 (about 2pp - 1 microbatches of activations for a near-zero bubble) is not modelled; \"zero_bubble\" is ZB-H1, with 1F1B's activations and each stage's deferred weight gradients, and a bubble of (pp - 1)(F + B - 2W)"},
 	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zb2p",
-	 "the DualPipe README's ZB2P, Qi et al. 2023's ZB-H2, is not modelled; \"zero_bubble\" is ZB-H1 (ZB1P), with 1F1B's activations and a bubble of (pp - 1)(F + B - 2W)"},
+	 "the DualPipe README's ZB2P, Qi et al. 2024's ZB-H2, is not modelled; \"zero_bubble\" is ZB-H1 (ZB1P), with 1F1B's activations and each stage's deferred weight gradients, and a bubble of (pp - 1)(F + B - 2W)"},
 	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zbv",
 	 "the V-shaped zero-bubble schedule ZB-V (Qi et al. 2024) is not modelled; \"dualpipev\" runs the same V placement of two chunks a rank with DualPipe's schedule, and \"zero_bubble\" is ZB-H1"},
 	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zero_bubble_v",

@@ -259,7 +259,7 @@ static void read_dense(struct hf *r, struct dc_model *m, const struct dense_defa
 	/* None is multi-head attention, whatever the class's default
 	 * (LlamaConfig, MistralConfig "for backward compatibility",
 	 * Qwen2Config, Qwen3Config, Phi3Config, GptOssConfig); the classes
-	 * that keep None would fail on it, and are read the same way */
+	 * that keep None (Gemma's, Llama 4's) refuse it: kv_null_refused */
 	if (is_null(r, "num_key_value_heads"))
 		m->num_kv_heads = m->num_attention_heads;
 	m->head_dim = get_uint(r, "head_dim", 1, d->head_dim);
@@ -540,13 +540,17 @@ static void read_gpt2(struct hf *r, struct dc_model *m)
 		hf_error(r, "'n_embd': 4 x n_embd (the default n_inner) overflows 64 bits");
 }
 
-/* Gemma 1/2/3 and Llama 4 keep a None num_key_value_heads (their
- * configuration classes have no "None: multi-head" rule) and the
- * attention then fails on it: refused, not read as multi-head. */
+/* Gemma 1/2/3 and Llama 4 keep a None num_key_value_heads or head_dim
+ * (their configuration classes have no "None: multi-head" or "None:
+ * h / a" rule; Gemma2Config's head_dim is a strict int) and the attention
+ * then fails on it: refused, not read as the other families read it. */
 static void kv_null_refused(struct hf *r)
 {
-	if (is_null(r, "num_key_value_heads"))
-		hf_error(r, "'num_key_value_heads': null; this family's configuration class keeps None (no multi-head fallback) and the attention cannot be built with it: give the number, or leave the key out for the default");
+	static const char *const keys[] = {"num_key_value_heads", "head_dim"};
+	for (size_t i = 0; i < 2; i++)
+		if (is_null(r, keys[i]))
+			hf_error(r, "'%s': null; this family's configuration class keeps None (no fallback) and the attention cannot be built with it: give the number, or leave the key out for the default",
+				 keys[i]);
 }
 
 /* GemmaConfig (modeling_gemma.py): GeGLU MLP (3 matrices), head_dim 256,

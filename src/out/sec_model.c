@@ -74,14 +74,20 @@ static void view(const struct dc_run *run, void *out)
 		enum dc_pipe_schedule sc = dc_pipeline_schedule(run->plan);
 		uint64_t pp = run->plan->layout.pp, last = v->rank.stage + 1 == pp;
 		if (sc == DC_PIPE_DUALPIPE || sc == DC_PIPE_DUALPIPEV) {
-			for (uint64_t st = 0; st < pp; st++) {
+			struct dc_stage_params most = v->rank.p;
+			uint64_t at = v->rank.stage, st;
+			for (st = 0; st < pp; st++) {
 				struct dc_stage_params sp;
 				if (dc_memory_rank_params(run->plan, st, &sp) != 0)
 					break; /* the memory section says why */
-				if (st == 0 || sp.total > v->rank.p.total) {
-					v->rank.p = sp;
-					v->rank.stage = st;
+				if (st == 0 || sp.total > most.total) {
+					most = sp;
+					at = st;
 				}
+			}
+			if (st == pp) { /* every rank's count, else the plan's stage */
+				v->rank.p = most;
+				v->rank.stage = at;
 			}
 			last = sc == DC_PIPE_DUALPIPEV ? v->rank.stage == 0
 						       : v->rank.stage == 0 || v->rank.stage + 1 == pp;

@@ -49,7 +49,7 @@ static const char *paper_formula(enum dc_pipe_schedule s)
 {
 	switch (s) {
 	case DC_PIPE_ZERO_BUBBLE:
-		return "(p - 1)(F + B - 2W): Qi et al. 2023 (arXiv 2401.10241) ZB-H1, the DualPipe README's ZB1P row";
+		return "(p - 1)(F + B - 2W): Qi et al. 2024 (arXiv 2401.10241) ZB-H1, the DualPipe README's ZB1P row";
 	case DC_PIPE_DUALPIPE:
 		return "(p/2 - 1)(F&B + B - 3W), 2x parameters, p + 1 activations: DeepSeek-V3 (arXiv 2412.19437) Table 2, deepseek-ai/DualPipe README";
 	case DC_PIPE_DUALPIPEV:

@@ -297,7 +297,7 @@ loss.seed: expected $1, got $2" ] || fail "seed $1 against $2: $(cat out.txt)"
 	expect 0 "seed $1 against itself" "$bin" --config "$cfg" --experiment loss --seed "$1" --check seed.json
 done
 # the same through the streamed comparison (a stored report above 1 MiB:
-# a 128-rank ring, every event)
+# a 64-rank ring, every event)
 set -- --config "$cfg" --experiment ring --set cluster.num_nodes=16 --set parallel.dp=auto --all
 expect 0 "streamed seed: write" "$bin" "$@" --seed 18446744073709551615 --format json --output seedbig.json
 [ "$(wc -c <seedbig.json)" -gt 1048576 ] || fail "streamed seed: the report is not above 1 MiB"
