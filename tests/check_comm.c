@@ -1050,11 +1050,14 @@ END_TEST
  *   58,720,256 = 7,516,192,768 B; full + 2 x 2 x 16 = 64 replayed,
  *   192 x 58,720,256 = 11,274,289,152 B. recompute_layers 1: stage 1's
  *   first layer of its 2, a MoE layer, + 2 x 1 x 16 = 32: 160 x
- *   58,720,256 = 9,395,240,960 B. With [4, 1, 1, 1] EP is priced on
- *   stage 0 (layers 0-3, the first 3 dense): recompute_layers 1 reruns
- *   dense layer 0 alone, no AlltoAll (64 x 58,720,256 = 3,758,096,384 B);
- *   recompute_layers 4 reruns MoE layer 3 too: + 2 x 1 x 16 = 32, 96 x
- *   58,720,256 = 5,637,144,576 B. */
+ *   58,720,256 = 9,395,240,960 B. With [4, 1, 1, 1] every stage holds
+ *   one MoE layer and EP is priced on stage 0 (layers 0-3, the first 3
+ *   dense; the most parameters): recompute_layers 1 reruns its dense
+ *   layer 0 alone, no AlltoAll (64 calls), while stages 1-3 rerun their
+ *   one layer, a MoE layer: 64 + 32 = 96 calls, the busiest EP rank, so
+ *   EP moves to stage 1: 96 x 58,720,256 = 5,637,144,576 B;
+ *   recompute_layers 4 reruns stage 0's MoE layer 3 too, 96 calls
+ *   everywhere, stage 0 kept: the same bytes. */
 START_TEST(test_ep_replayed_under_full_recompute)
 {
 	static const char *const sets[] = {"model.num_layers=7", "model.dense_layers=3", "parallel.tp=1",
@@ -1099,11 +1102,12 @@ START_TEST(test_ep_replayed_under_full_recompute)
 	c.training.recompute = DC_RECOMPUTE_FULL;
 	c.training.recompute_layers = 1;
 	m = compute(&c);
-	ck_assert_uint_eq(m.ep_stage, 0);
-	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED), 0);
-	ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 3758096384ull);
+	ck_assert_uint_eq(m.ep_stage, 1);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED), 32);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 5637144576ull);
 	c.training.recompute_layers = 4;
 	m = compute(&c);
+	ck_assert_uint_eq(m.ep_stage, 0);
 	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED), 32);
 	ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 5637144576ull);
 }

@@ -197,6 +197,51 @@ static const struct dc_stage_params *most_moe_stage(const struct dc_plan *p, uin
 	return moe;
 }
 
+/* Full recompute of the first training.recompute_layers layers of each
+ * chunk replays their MoE layers' AlltoAlls in backward (src/axis/ep.c):
+ * a rank sends 2 calls a MoE layer and 1 more a replayed one (dispatch and
+ * combine each), so the busiest EP rank is the one with the most of those,
+ * which a stage of fewer MoE layers, all of them replayed, can be. Moves
+ * *moe and *stage there when one holds strictly more; with every layer
+ * replayed (or none) the stage with the most MoE layers stays. O(pp). */
+static void replay_stage(const struct dc_plan *p, int dual, struct dc_ck *b, const struct dc_stage_params *best,
+			 const struct dc_stage_params **moe, struct dc_stage_params *keep, uint64_t *stage)
+{
+	const struct dc_training *t = &p->in->training;
+	struct dc_axis_ctx x = {.b = b, .p = p, .best = best};
+	uint64_t top;
+	if (!p->in->model.num_experts || p->in->model.params_explicit || t->recompute != DC_RECOMPUTE_FULL ||
+	    !t->recompute_layers || !(*moe)->moe_layers)
+		return;
+	x.moe = *moe;
+	x.moe_stage = *stage;
+	top = 2 * (*moe)->moe_layers + dc_axis_recomputed_layers(&x, 1);
+	for (uint64_t s = 0; s < p->layout.pp; s++) {
+		struct dc_stage_params r;
+		const struct dc_stage_params *sp;
+		uint64_t w;
+		if (dual) {
+			if (dc_memory_rank_params(p, s, &r) != 0)
+				return;
+		} else {
+			if (!(sp = dc_plan_stage_params(p, s)))
+				return;
+			r = *sp;
+		}
+		if (!r.moe_layers)
+			continue;
+		x.moe = &r;
+		x.moe_stage = s;
+		w = 2 * r.moe_layers + dc_axis_recomputed_layers(&x, 1);
+		if (w > top) {
+			top = w;
+			*keep = r;
+			*moe = keep;
+			*stage = s;
+		}
+	}
+}
+
 static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **error, int reshard)
 {
 	struct dc_ck b = {0};
@@ -243,6 +288,7 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 		c->ep_stage = moe_stage;
 	else
 		moe = &best;
+	replay_stage(p, dual, &b, &best, &moe, &rank_moe, &c->ep_stage);
 	c->moe_layers = moe->moe_layers;
 	/* each axis emits its own calls (src/axis/) */
 	memo.used = memo.next = 0;
