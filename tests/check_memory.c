@@ -714,6 +714,42 @@ START_TEST(test_zero_bubble_deferred_w_by_hand)
 }
 END_TEST
 
+/* ZB-H1 below m = pp: 1F1B's stages 0..pp - m hold m microbatches each
+ * and share a class, but their deferred W's differ once a W holds more
+ * than a microbatch's layers keep (full recompute), so each is its own
+ * class. The eight stages above at m 4 under full recompute: a stage
+ * keeps A = 2 x 2,097,152 = 4,194,304 a microbatch, its W reads W = 2 x
+ * 33,554,432 = 67,108,864. Following ZB-H1's drain at m 4 (stage s runs
+ * its W's s microbatches late): stage 1 peaks at 2A + 2W =
+ * 142,606,336, stage 2 at A + 3W = 205,520,896, stages 3 and 4 at 4W =
+ * 268,435,456 (korthikanti-175b's rows have the same form: 2A + 2W,
+ * A + 3W, 4W, 4W). */
+START_TEST(test_zero_bubble_classes_below_pp)
+{
+	static const uint64_t act[] = {0, 142606336ull, 205520896ull, 268435456ull, 268435456ull};
+	struct dc_config c;
+	struct dc_memory_result m;
+	const char *err = NULL;
+	eight_stages(&c, DC_PIPE_ZERO_BUBBLE);
+	c.training.recompute = DC_RECOMPUTE_FULL;
+	c.training.grad_accum_steps = 4;
+	ck_assert_int_eq(dc_memory_compute(plan_of(&c), &m, &err), 0);
+	ck_assert_uint_eq(plan_of(&c)->nclasses, 8);
+	for (uint64_t i = 1; i <= 4; i++) {
+		struct dc_mem_ledger l;
+		ck_assert_int_eq(dc_memory_class_at(plan_of(&c), &m, i, &l), 0);
+		ck_assert_uint_eq(l.stage_first, i);
+		ck_assert_uint_eq(l.stage_last, i);
+		ck_assert_uint_eq(l.activations_bytes, act[i]);
+	}
+	/* 1F1B keeps its flat region 0..4 (m in flight on each): stage 0
+	 * (the embedding's segment) and 1..4 one class each, then 5, 6, 7 */
+	eight_stages(&c, DC_PIPE_1F1B);
+	c.training.grad_accum_steps = 4;
+	ck_assert_uint_eq(plan_of(&c)->nclasses, 5);
+}
+END_TEST
+
 START_TEST(test_zero_bubble_w_is_qi_table1)
 {
 	/* Qi et al. Table 1 per transformer layer (as sail-sg's runtime
@@ -1231,6 +1267,7 @@ int main(void)
 	tcase_add_test(tc, test_dualpipe_two_stages_pp_plus_one);
 	tcase_add_test(tc, test_dualpipev_v_placement);
 	tcase_add_test(tc, test_zero_bubble_deferred_w_by_hand);
+	tcase_add_test(tc, test_zero_bubble_classes_below_pp);
 	tcase_add_test(tc, test_zero_bubble_w_is_qi_table1);
 	tcase_add_test(tc, test_zero_bubble_deferred_states);
 	tcase_add_test(tc, test_classes_by_stage);

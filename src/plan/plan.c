@@ -1008,11 +1008,15 @@ const struct dc_stage_params *dc_plan_stage_params(const struct dc_plan *p, uint
  * min((v + 1) pp - 2s - 1, m v) chunks (dc_act_layer_microbatches), and
  * at s = pp - m the first is (v - 1)(pp - m) + m - 1 + m v >= m v: its cap
  * holds across the same stages, so they share the layer-microbatches as
- * well. */
+ * well. ZB-H1 adds each stage's deferred weight gradients, which grow
+ * with s inside that region when a W holds more than a microbatch's
+ * layers keep (recompute: activation.h dc_pipeline_zb_deferred): no flat
+ * region, every stage its own class. */
 static void derive_classes(struct dc_plan *p)
 {
 	uint64_t pp = p->layout.pp, m = p->layout.grad_accum_steps, k = 0;
-	uint64_t t = pp > 1 && m < pp ? pp - m : 0;
+	int zb = p->schedule_set && p->schedule == DC_PIPE_ZERO_BUBBLE;
+	uint64_t t = pp > 1 && m < pp && !zb ? pp - m : 0;
 
 	while (k < p->nsegments && p->segment_first[k] <= t)
 		k++;
