@@ -933,6 +933,14 @@ END_TEST
  * carries each point to point in 8.4 + 5 us + 58,720,256 / 3e11 s =
  * 209.134186667 us: 128 calls 26.7691758933 ms. Before, stage 0's 0 MoE
  * layers left EP out of play. */
+/* The cut Mixtral's seven overrides `sets` as `ov`, and its path */
+static void ep_overrides(const char *const *sets, struct dc_override *ov, char *path, size_t len)
+{
+	for (size_t i = 0; i < 7; i++)
+		ov[i] = (struct dc_override){sets[i], 0};
+	snprintf(path, len, "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+}
+
 /* configs at `path` under the seven overrides `ov`, its comm */
 static struct dc_comm ep_compute(const char *path, const struct dc_override *ov, struct dc_config *c)
 {
@@ -952,9 +960,7 @@ START_TEST(test_ep_on_the_stage_with_moe_layers)
 	struct dc_config c;
 	struct dc_comm m;
 	char path[512];
-	for (size_t i = 0; i < 7; i++)
-		ov[i] = (struct dc_override){sets[i], 0};
-	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+	ep_overrides(sets, ov, path, sizeof(path));
 	m = ep_compute(path, ov, &c);
 	ck_assert_uint_eq(m.stage, 0);
 	ck_assert_uint_eq(m.ep_stage, 1);
@@ -1020,9 +1026,7 @@ START_TEST(test_ep_on_the_stage_with_moe_layers_interleaved)
 	struct dc_config c;
 	struct dc_comm m;
 	char path[512];
-	for (size_t i = 0; i < 7; i++)
-		ov[i] = (struct dc_override){sets[i], 0};
-	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+	ep_overrides(sets, ov, path, sizeof(path));
 	m = ep_compute(path, ov, &c);
 	ck_assert_uint_eq(m.stage, 0);
 	ck_assert_uint_eq(m.ep_stage, 1);
@@ -1069,9 +1073,7 @@ START_TEST(test_ep_replayed_under_full_recompute)
 	struct dc_comm m;
 	const struct dc_comm_strategy *s;
 	char path[512];
-	for (size_t i = 0; i < 7; i++)
-		ov[i] = (struct dc_override){sets[i], 0};
-	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+	ep_overrides(sets, ov, path, sizeof(path));
 	ep_compute(path, ov, &c);
 	for (int i = 0; i < 2; i++) {
 		c.training.recompute = modes[i];
@@ -1137,9 +1139,7 @@ START_TEST(test_ep_replayed_interleaved_moe)
 	struct dc_config c;
 	struct dc_comm m;
 	char path[512];
-	for (size_t i = 0; i < 7; i++)
-		ov[i] = (struct dc_override){sets[i], 0};
-	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+	ep_overrides(sets, ov, path, sizeof(path));
 	ep_compute(path, ov, &c);
 	c.training.recompute = DC_RECOMPUTE_FULL;
 	for (int i = 0; i < 3; i++) {
