@@ -8,7 +8,8 @@
 #include "distcalc/plan.h"
 
 /* The model's terms and its most loaded rank: both derived with the plan
- * (the ring's default message needs the latter), shown here. */
+ * (the ring's default message needs the latter), shown here; under the
+ * DualPipes the rank holding the most of its two stages or chunks. */
 static int model_compute(const struct dc_plan *p, struct dc_results *r)
 {
 	if (p->most_overflow) {
@@ -18,6 +19,26 @@ static int model_compute(const struct dc_plan *p, struct dc_results *r)
 	r->model.terms = p->terms;
 	r->model.most = p->most;
 	r->model.most_stage = p->most_stage;
+	{
+		/* DualPipe puts stages s and pp - 1 - s on rank s, DualPipeV
+		 * chunks s and 2pp - 1 - s: a rank's parameters are both
+		 * (memory.h dc_memory_rank_params), the first rank with the
+		 * most */
+		enum dc_pipe_schedule sc = dc_pipeline_schedule(p);
+		if (sc != DC_PIPE_DUALPIPE && sc != DC_PIPE_DUALPIPEV)
+			return 0;
+		for (uint64_t s = 0; s < p->layout.pp; s++) {
+			struct dc_stage_params sp;
+			if (dc_memory_rank_params(p, s, &sp) != 0) {
+				r->error = "'model': parameter count overflows 64 bits";
+				return -1;
+			}
+			if (s == 0 || sp.total > r->model.most.total) {
+				r->model.most = sp;
+				r->model.most_stage = s;
+			}
+		}
+	}
 	return 0;
 }
 

@@ -5,7 +5,6 @@
 #include <stdio.h>
 
 #include "distcalc/activation.h"
-#include "distcalc/memory.h"
 #include "distcalc/params.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
@@ -67,31 +66,14 @@ static void view(const struct dc_run *run, void *out)
 	v->rank.stage = run->res->model.most_stage;
 	v->rank.par = &run->plan->layout;
 	{
-		/* DualPipe puts stages s and pp - 1 - s on rank s, DualPipeV
-		 * chunks s and 2pp - 1 - s: the rank's parameters are both
-		 * (memory.h), the first rank with the most shown; the MTP
-		 * modules follow the last layer, on the ranks holding it */
+		/* the MTP modules follow the last layer, on the ranks holding
+		 * it: the last stage's, DualPipe's first and last ranks (its
+		 * two directions), DualPipeV's first (its V's end) */
 		enum dc_pipe_schedule sc = dc_pipeline_schedule(run->plan);
-		uint64_t pp = run->plan->layout.pp, last = v->rank.stage + 1 == pp;
-		if (sc == DC_PIPE_DUALPIPE || sc == DC_PIPE_DUALPIPEV) {
-			struct dc_stage_params most = v->rank.p;
-			uint64_t at = v->rank.stage, st;
-			for (st = 0; st < pp; st++) {
-				struct dc_stage_params sp;
-				if (dc_memory_rank_params(run->plan, st, &sp) != 0)
-					break; /* the memory section says why */
-				if (st == 0 || sp.total > most.total) {
-					most = sp;
-					at = st;
-				}
-			}
-			if (st == pp) { /* every rank's count, else the plan's stage */
-				v->rank.p = most;
-				v->rank.stage = at;
-			}
-			last = sc == DC_PIPE_DUALPIPEV ? v->rank.stage == 0
-						       : v->rank.stage == 0 || v->rank.stage + 1 == pp;
-		}
+		uint64_t s = v->rank.stage, pp = run->plan->layout.pp;
+		int last = sc == DC_PIPE_DUALPIPEV ? s == 0
+			   : sc == DC_PIPE_DUALPIPE ? s == 0 || s + 1 == pp
+						     : s + 1 == pp;
 		v->rank.mtp = m->mtp_layers && last;
 	}
 	if (m->hf_config[0])
