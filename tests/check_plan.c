@@ -213,66 +213,52 @@ static void nvl_plan(uint64_t domain, uint64_t tp, uint64_t ep, struct dc_config
 	fixture_plan(c, p);
 }
 
+/* Group `gi`'s link and shape: its ranks, nodes, ranks on the fullest
+ * and the least-filled node, NICs and groups sharing one (ANY, and a
+ * link of -1: not asserted) */
+#define ANY UINT64_MAX
+static void expect_group(const struct dc_plan *p, int gi, int link, uint64_t ranks, uint64_t nodes,
+			 uint64_t per_node, uint64_t least, uint64_t rails, uint64_t concurrent)
+{
+	const struct dc_net_group *g = &p->group[gi].net;
+	const uint64_t got[] = {g->ranks, g->nodes, g->ranks_per_node, g->ranks_least, g->rails, g->concurrent};
+	const uint64_t want[] = {ranks, nodes, per_node, least, rails, concurrent};
+	if (link >= 0)
+		ck_assert_int_eq(p->group[gi].link.choice, link);
+	for (size_t i = 0; i < 6; i++)
+		if (want[i] != ANY)
+			ck_assert_msg(got[i] == want[i], "group %d field %zu: %llu, expected %llu", gi, i,
+				      (unsigned long long)got[i], (unsigned long long)want[i]);
+}
+
 START_TEST(test_derive_groups_across_nvlink_domains)
 {
 	struct dc_config c;
 	struct dc_plan p;
-	const struct dc_net_group *g;
 
 	nvl_plan(72, 1, 16, &c, &p);
 	ck_assert(!p.expert_folded);
-	g = &p.group[DC_GROUP_EP].net;
-	ck_assert_int_eq(p.group[DC_GROUP_EP].link.choice, DC_LINK_INTER);
+	expect_group(&p, DC_GROUP_EP, DC_LINK_INTER, 16, 2, 8, 8, 8, 1);
 	ck_assert_double_eq(p.group[DC_GROUP_EP].link.params.bw_bytes_per_s, 50e9);
-	ck_assert_uint_eq(g->ranks, 16);
-	ck_assert_uint_eq(g->nodes, 2);
-	ck_assert_uint_eq(g->ranks_per_node, 8);
-	ck_assert_uint_eq(g->ranks_least, 8);
-	ck_assert_uint_eq(g->rails, 8);
-	ck_assert_uint_eq(g->concurrent, 1);
 
 	nvl_plan(36, 1, 16, &c, &p);
-	g = &p.group[DC_GROUP_EP].net;
-	ck_assert_int_eq(p.group[DC_GROUP_EP].link.choice, DC_LINK_INTER);
-	ck_assert_uint_eq(g->nodes, 2);
-	ck_assert_uint_eq(g->ranks_per_node, 12);
-	ck_assert_uint_eq(g->ranks_least, 4);
-	ck_assert_uint_eq(g->rails, 4);
+	expect_group(&p, DC_GROUP_EP, DC_LINK_INTER, ANY, 2, 12, 4, 4, ANY);
 
 	nvl_plan(144, 1, 16, &c, &p);
-	g = &p.group[DC_GROUP_EP].net;
-	ck_assert_int_eq(p.group[DC_GROUP_EP].link.choice, DC_LINK_INTRA);
+	expect_group(&p, DC_GROUP_EP, DC_LINK_INTRA, ANY, 1, 16, 16, ANY, ANY);
 	ck_assert_double_eq(p.group[DC_GROUP_EP].link.params.bw_bytes_per_s, 720e9);
-	ck_assert_uint_eq(g->nodes, 1);
-	ck_assert_uint_eq(g->ranks_per_node, 16);
-	ck_assert_uint_eq(g->ranks_least, 16);
 
 	nvl_plan(4, 1, 16, &c, &p);
-	g = &p.group[DC_GROUP_EP].net;
-	ck_assert_uint_eq(g->nodes, 4);
-	ck_assert_uint_eq(g->ranks_per_node, 4);
-	ck_assert_uint_eq(g->ranks_least, 4);
-	ck_assert_uint_eq(g->rails, 4);
+	expect_group(&p, DC_GROUP_EP, -1, ANY, 4, 4, 4, 4, ANY);
 
 	/* tp 16 (dp 9, ep 1): only TP group 4 crosses a rack */
 	nvl_plan(72, 16, 1, &c, &p);
-	g = &p.group[DC_AXIS_TP].net;
-	ck_assert_int_eq(p.group[DC_AXIS_TP].link.choice, DC_LINK_INTER);
-	ck_assert_uint_eq(g->nodes, 2);
-	ck_assert_uint_eq(g->ranks_per_node, 8);
-	ck_assert_uint_eq(g->ranks_least, 8);
-	ck_assert_uint_eq(g->rails, 8);
+	expect_group(&p, DC_AXIS_TP, DC_LINK_INTER, ANY, 2, 8, 8, 8, ANY);
 	/* the DP groups (16 apart, 9 ranks) span both racks: 5 and 4 ranks
 	 * (0, 16, ..., 64 | 80, ..., 128) */
-	g = &p.group[DC_AXIS_DP].net;
-	ck_assert_uint_eq(g->nodes, 2);
-	ck_assert_uint_eq(g->ranks_per_node, 5);
-	ck_assert_uint_eq(g->ranks_least, 4);
-	ck_assert_uint_eq(g->rails, 4);
+	expect_group(&p, DC_AXIS_DP, -1, ANY, 2, 5, 4, 4, ANY);
 	nvl_plan(144, 16, 1, &c, &p);
-	ck_assert_int_eq(p.group[DC_AXIS_TP].link.choice, DC_LINK_INTRA);
-	ck_assert_uint_eq(p.group[DC_AXIS_TP].net.nodes, 1);
-	ck_assert_uint_eq(p.group[DC_AXIS_TP].net.ranks_per_node, 16);
+	expect_group(&p, DC_AXIS_TP, DC_LINK_INTRA, ANY, 1, 16, ANY, ANY, ANY);
 }
 END_TEST
 
@@ -289,7 +275,6 @@ START_TEST(test_derive_dp_over_short_domains)
 {
 	struct dc_config c;
 	struct dc_plan p;
-	const struct dc_net_group *g;
 
 	fixture_json(&c,
 		     "{\"model\": {\"num_layers\": 4, \"hidden_size\": 64, \"num_attention_heads\": 16,"
@@ -301,15 +286,8 @@ START_TEST(test_derive_dp_over_short_domains)
 		     " \"parallel\": {\"tp\": 4, \"pp\": 4, \"dp\": 32, \"order\": \"tp-pp-cp-ep-dp\"},"
 		     " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 4}}");
 	fixture_plan(&c, &p);
-	ck_assert_int_eq(p.group[DC_AXIS_DP].link.choice, DC_LINK_INTER);
-	g = &p.group[DC_AXIS_DP].net;
-	ck_assert_uint_eq(g->ranks, 32);
-	ck_assert_uint_eq(g->nodes, 7);
-	ck_assert_uint_eq(g->ranks_per_node, 5);
-	ck_assert_uint_eq(g->ranks_least, 4);
-	ck_assert_uint_eq(g->rails, 4);
-	ck_assert_uint_eq(g->concurrent, 1);
-	ck_assert_double_eq_tol(dc_net_node_bw(&p.net, g), 200e9, 1e-3);
+	expect_group(&p, DC_AXIS_DP, DC_LINK_INTER, 32, 7, 5, 4, 4, 1);
+	ck_assert_double_eq_tol(dc_net_node_bw(&p.net, &p.group[DC_AXIS_DP].net), 200e9, 1e-3);
 }
 END_TEST
 
@@ -575,37 +553,17 @@ START_TEST(test_two_axis_groups)
 {
 	struct dc_config c;
 	struct dc_plan p;
-	const struct dc_net_group *g;
 
 	lattice_plan(2, 16, 1, 8, "tp-cp-ep-dp-pp", &c, &p);
 	ck_assert(!p.expert_folded);
 	ck_assert_uint_eq(p.expert_dp, 2);
-	g = &p.group[DC_GROUP_EDP_CP].net;
-	ck_assert_int_eq(p.group[DC_GROUP_EDP_CP].link.choice, DC_LINK_INTER);
-	ck_assert_uint_eq(g->ranks, 4);
-	ck_assert_uint_eq(g->nodes, 2);
-	ck_assert_uint_eq(g->ranks_per_node, 2);
-	ck_assert_uint_eq(g->ranks_least, 2);
-	ck_assert_uint_eq(g->rails, 2);
-	ck_assert_uint_eq(g->concurrent, 1);
-	g = &p.group[DC_GROUP_DP_CP].net;
-	ck_assert_int_eq(p.group[DC_GROUP_DP_CP].link.choice, DC_LINK_INTER);
-	ck_assert_uint_eq(g->ranks, 32);
-	ck_assert_uint_eq(g->nodes, 4);
-	ck_assert_uint_eq(g->ranks_per_node, 8);
-	ck_assert_uint_eq(g->rails, 8);
+	expect_group(&p, DC_GROUP_EDP_CP, DC_LINK_INTER, 4, 2, 2, 2, 2, 1);
+	expect_group(&p, DC_GROUP_DP_CP, DC_LINK_INTER, 32, 4, 8, ANY, 8, ANY);
 
 	lattice_plan(2, 8, 2, 1, "tp-cp-pp-ep-dp", &c, &p);
 	ck_assert_uint_eq(p.topo.stride[DC_AXIS_PP], 2);
 	ck_assert_uint_eq(p.topo.stride[DC_AXIS_DP], 4);
-	g = &p.group[DC_GROUP_DP_CP].net;
-	ck_assert_int_eq(p.group[DC_GROUP_DP_CP].link.choice, DC_LINK_INTER);
-	ck_assert_uint_eq(g->ranks, 16);
-	ck_assert_uint_eq(g->nodes, 4);
-	ck_assert_uint_eq(g->ranks_per_node, 4);
-	ck_assert_uint_eq(g->ranks_least, 4);
-	ck_assert_uint_eq(g->rails, 4);
-	ck_assert_uint_eq(g->concurrent, 1);
+	expect_group(&p, DC_GROUP_DP_CP, DC_LINK_INTER, 16, 4, 4, 4, 4, 1);
 
 	/* HSDP, 2 replicas, dp 8 (stride 1) before cp 4 (stride 8): a
 	 * replica's shard group is dp ranks 0-3 with every cp rank, 0-3,
@@ -614,22 +572,11 @@ START_TEST(test_two_axis_groups)
 	lattice_plan(4, 8, 1, 1, "tp-dp-cp-ep-pp", &c, &p);
 	c.parallel.dp_replicate = 2;
 	fixture_plan(&c, &p);
-	g = &p.group[DC_GROUP_SHARD].net;
-	ck_assert_int_eq(p.group[DC_GROUP_SHARD].link.choice, DC_LINK_INTER);
-	ck_assert_uint_eq(g->ranks, 16);
-	ck_assert_uint_eq(g->nodes, 4);
-	ck_assert_uint_eq(g->ranks_per_node, 4);
-	ck_assert_uint_eq(g->ranks_least, 4);
-	ck_assert_uint_eq(g->rails, 4);
-	ck_assert_uint_eq(g->concurrent, 1);
+	expect_group(&p, DC_GROUP_SHARD, DC_LINK_INTER, 16, 4, 4, 4, 4, 1);
 
 	lattice_plan(2, 4, 1, 2, "tp-cp-ep-dp-pp", &c, &p);
 	ck_assert_uint_eq(p.world, 8);
-	g = &p.group[DC_GROUP_EDP_CP].net;
-	ck_assert_int_eq(p.group[DC_GROUP_EDP_CP].link.choice, DC_LINK_INTRA);
-	ck_assert_uint_eq(g->ranks, 4);
-	ck_assert_uint_eq(g->nodes, 1);
-	ck_assert_uint_eq(g->ranks_per_node, 4);
+	expect_group(&p, DC_GROUP_EDP_CP, DC_LINK_INTRA, 4, 1, 4, ANY, ANY, ANY);
 }
 END_TEST
 
