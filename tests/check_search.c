@@ -158,6 +158,28 @@ START_TEST(test_every_jobs_gives_the_same_result)
 }
 END_TEST
 
+/* The toy space of test_counts_by_hand (80 GiB, search.top 100) as
+ * --set overrides, NULL-terminated */
+static const char *const toy_space[] = {
+	"model.num_layers=2", "model.hidden_size=64", "model.num_attention_heads=2", "model.num_kv_heads=2", "model.ffn_hidden_size=256",
+	"model.vocab_size=128", "model.seq_length=4", "cluster.num_nodes=1", "cluster.gpus_per_node=4",
+	"cluster.gpu=a100-sxm4-80gb", "cluster.gpu_memory=80 GiB", "parallel.tp=1", "parallel.pp=1",
+	"parallel.cp=1", "parallel.dp=4", "parallel.sharding=none", "parallel.virtual_pipeline=1",
+	"parallel.sequence_parallel=false", "parallel.ep=1", "training.micro_batch_size=1",
+	"training.global_batch_size=8", "training.grad_accum_steps=2", "training.recompute=none",
+	"search.space.micro_batch_size=[1]", "search.space.virtual_pipeline=[1]",
+	"search.space.sharding=[\"none\"]", "search.space.recompute=[\"none\"]", "search.top=100", NULL};
+
+/* toy_space with the one override `set` in place of the entry for its key */
+static const char *const *toy_with(const char *set, const char **out)
+{
+	size_t key = strcspn(set, "="), n = 0;
+	for (; toy_space[n]; n++)
+		out[n] = strncmp(toy_space[n], set, key + 1) == 0 ? set : toy_space[n];
+	out[n] = NULL;
+	return out;
+}
+
 /* A toy space worked by hand: 4 GPUs on one node, 2 heads, 2 layers,
  * sequence 4, global batch 8; micro batch 1, v 1, no sharding, no
  * recompute. (tp, cp, pp) with tp cp pp dividing 4: exponents of 2
@@ -167,16 +189,7 @@ END_TEST
  * sp true needs tp 2: 7 + 3 = 10 valid. Every one fits 80 GiB. */
 START_TEST(test_counts_by_hand)
 {
-	static const char *const toy[] = {
-		"model.num_layers=2", "model.hidden_size=64", "model.num_attention_heads=2", "model.num_kv_heads=2", "model.ffn_hidden_size=256",
-		"model.vocab_size=128", "model.seq_length=4", "cluster.num_nodes=1", "cluster.gpus_per_node=4",
-		"cluster.gpu=a100-sxm4-80gb", "cluster.gpu_memory=80 GiB", "parallel.tp=1", "parallel.pp=1",
-		"parallel.cp=1", "parallel.dp=4", "parallel.sharding=none", "parallel.virtual_pipeline=1",
-		"parallel.sequence_parallel=false", "parallel.ep=1", "training.micro_batch_size=1",
-		"training.global_batch_size=8", "training.grad_accum_steps=2", "training.recompute=none",
-		"search.space.micro_batch_size=[1]", "search.space.virtual_pipeline=[1]",
-		"search.space.sharding=[\"none\"]", "search.space.recompute=[\"none\"]", "search.top=100", NULL};
-	struct dc_search_result *r = search("configs/systems.json", toy, 1);
+	struct dc_search_result *r = search("configs/systems.json", toy_space, 1);
 	ck_assert_uint_eq(r->counts.enumerated, 20);
 	ck_assert_uint_eq(r->counts.valid, 10);
 	ck_assert_uint_eq(r->counts.fit, 10);
@@ -205,25 +218,8 @@ END_TEST
  * refused there too: 4 valid, 16 refused (with sequence 4: 10 valid). */
 START_TEST(test_counts_by_hand_mlp_and_sequence)
 {
-	static const char *const odd_mlp[] = {
-		"model.num_layers=2", "model.hidden_size=64", "model.num_attention_heads=2", "model.num_kv_heads=2", "model.ffn_hidden_size=255",
-		"model.vocab_size=128", "model.seq_length=4", "cluster.num_nodes=1", "cluster.gpus_per_node=4",
-		"cluster.gpu=a100-sxm4-80gb", "cluster.gpu_memory=80 GiB", "parallel.tp=1", "parallel.pp=1",
-		"parallel.cp=1", "parallel.dp=4", "parallel.sharding=none", "parallel.virtual_pipeline=1",
-		"parallel.sequence_parallel=false", "parallel.ep=1", "training.micro_batch_size=1",
-		"training.global_batch_size=8", "training.grad_accum_steps=2", "training.recompute=none",
-		"search.space.micro_batch_size=[1]", "search.space.virtual_pipeline=[1]",
-		"search.space.sharding=[\"none\"]", "search.space.recompute=[\"none\"]", "search.top=100", NULL};
-	static const char *const odd_seq[] = {
-		"model.num_layers=2", "model.hidden_size=64", "model.num_attention_heads=2", "model.num_kv_heads=2", "model.ffn_hidden_size=256",
-		"model.vocab_size=128", "model.seq_length=5", "cluster.num_nodes=1", "cluster.gpus_per_node=4",
-		"cluster.gpu=a100-sxm4-80gb", "cluster.gpu_memory=80 GiB", "parallel.tp=1", "parallel.pp=1",
-		"parallel.cp=1", "parallel.dp=4", "parallel.sharding=none", "parallel.virtual_pipeline=1",
-		"parallel.sequence_parallel=false", "parallel.ep=1", "training.micro_batch_size=1",
-		"training.global_batch_size=8", "training.grad_accum_steps=2", "training.recompute=none",
-		"search.space.micro_batch_size=[1]", "search.space.virtual_pipeline=[1]",
-		"search.space.sharding=[\"none\"]", "search.space.recompute=[\"none\"]", "search.top=100", NULL};
-	struct dc_search_result *r = search("configs/systems.json", odd_mlp, 1);
+	const char *sets[32];
+	struct dc_search_result *r = search("configs/systems.json", toy_with("model.ffn_hidden_size=255", sets), 1);
 	ck_assert_uint_eq(r->counts.enumerated, 20);
 	ck_assert_uint_eq(r->counts.rejected_by_rules, 16);
 	ck_assert_uint_eq(r->counts.valid, 4);
@@ -233,7 +229,7 @@ START_TEST(test_counts_by_hand_mlp_and_sequence)
 		ck_assert_int_eq(r->best[i].l.layout.sequence_parallel, 0);
 	}
 	free(r);
-	r = search("configs/systems.json", odd_seq, 1);
+	r = search("configs/systems.json", toy_with("model.seq_length=5", sets), 1);
 	ck_assert_uint_eq(r->counts.enumerated, 20);
 	ck_assert_uint_eq(r->counts.rejected_by_rules, 16);
 	ck_assert_uint_eq(r->counts.valid, 4);
