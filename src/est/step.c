@@ -1681,16 +1681,14 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
  * clears the figures up to the classes, and the counts and variants after
  * them: the classes and path arrays (most of the ~3.2 KB) are left as they
  * were, nclasses and npath 0 saying none is filled */
-static void step_header(const struct dc_plan *p, const struct dc_compute *c, const struct dc_flops *f,
+static void step_header(const struct dc_plan *p, const struct dc_compute *c,
 			struct dc_step *s)
 {
-	if (f) {
-		memset(s, 0, sizeof(*s));
-	} else {
-		memset(s, 0, offsetof(struct dc_step, classes));
-		s->npath = 0;
-		memset(s->variants, 0, sizeof(s->variants));
-	}
+	/* classes[] and path[] are read only below nclasses and npath, and
+	 * compose fills each one it counts: the rest (3 KB) is left as it is */
+	memset(s, 0, offsetof(struct dc_step, classes));
+	s->npath = 0;
+	memset(s->variants, 0, sizeof(s->variants));
 	s->available = c->available;
 	s->missing = c->missing;
 	s->p = p->layout.pp;
@@ -1782,7 +1780,7 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
 		struct dc_step_bound bound = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
 		return dc_step_compute_bounded(p, c, comm, f, b, s, &bound, error);
 	}
-	step_header(p, c, f, s);
+	step_header(p, c, s);
 	if (!c->available)
 		return 0;
 	ctx_init(&x, p, c, comm, p->step_memo, &hit);
@@ -3386,7 +3384,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 	uint64_t msim;
 	struct dc_step_bound trace_bound;
 
-	step_header(p, c, f, s);
+	step_header(p, c, s);
 	if (!c->available)
 		return 0;
 	ctx_init(&x, p, c, comm, NULL, &hit);
