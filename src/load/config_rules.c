@@ -862,6 +862,44 @@ static int rule_ckpt_gather(struct loader *l)
 	return 0;
 }
 
+/* The restored tp splits what parallel.tp does (rule_tp_heads, rule_tp_mlp):
+ * the heads and the MLP sizes, each rank an equal share; the routed experts
+ * over parallel.etp when given, else over the new tp. The first size that
+ * does not split is named. */
+static void restore_tp_splits(struct loader *l, uint64_t tp)
+{
+	const struct dc_model *m = &l->cfg->model;
+	uint64_t etp = l->cfg->parallel.etp ? l->cfg->parallel.etp : tp;
+	const struct {
+		const char *path;
+		uint64_t size, deg;
+		const char *whose;
+	} sz[] = {
+		{"model.num_attention_heads", m->num_attention_heads, tp, NULL},
+		{"model.num_kv_heads", m->num_kv_heads, tp, NULL},
+		{"model.linear_num_key_heads", m->full_attention_interval ? m->linear_num_key_heads : 0, tp,
+		 "the Gated DeltaNet heads"},
+		{"model.ffn_hidden_size", dc_params_moe_layers(m) < m->num_layers ? m->ffn_hidden_size : 0, tp,
+		 "the dense MLP's inner size"},
+		{"model.shared_expert_ffn_hidden_size", m->num_experts ? m->shared_expert_ffn_hidden_size : 0, tp,
+		 "the shared experts' inner size"},
+		{"model.moe_ffn_hidden_size", m->num_experts && !l->cfg->parallel.etp ? m->moe_ffn_hidden_size : 0, etp,
+		 "each routed expert's inner size (parallel.etp is not given, so the experts split over tp)"},
+	};
+	for (size_t i = 0; i < sizeof(sz) / sizeof(sz[0]); i++) {
+		if (!sz[i].size || sz[i].size % sz[i].deg == 0)
+			continue;
+		if (sz[i].whose)
+			dc_cfg_errorf(l, KEY_CHECKPOINT_RESTORE_TP,
+				      "'checkpoint.restore.tp': must divide %s (%llu): each tp rank holds an equal share of %s, got %llu",
+				      sz[i].path, (unsigned long long)sz[i].size, sz[i].whose, (unsigned long long)sz[i].deg);
+		else
+			dc_cfg_errorf(l, KEY_CHECKPOINT_RESTORE_TP, "'checkpoint.restore.tp': must divide %s (%llu), got %llu",
+				      sz[i].path, (unsigned long long)sz[i].size, (unsigned long long)sz[i].deg);
+		return;
+	}
+}
+
 /* checkpoint.restore: the saved layout unless given; dp from the new world */
 static int rule_restore(struct loader *l)
 {
@@ -892,10 +930,7 @@ static int rule_restore(struct loader *l)
 		       (unsigned long long)r->num_nodes, (unsigned long long)r->gpus_per_node);
 		return 0;
 	}
-	if (c->model.num_attention_heads && c->model.num_attention_heads % r->tp != 0)
-		dc_cfg_errorf(l, KEY_CHECKPOINT_RESTORE_TP,
-		       "'checkpoint.restore.tp': must divide model.num_attention_heads (%llu), got %llu",
-		       (unsigned long long)c->model.num_attention_heads, (unsigned long long)r->tp);
+	restore_tp_splits(l, r->tp);
 	if (c->model.num_layers && r->pp > c->model.num_layers && l->seen[KEY_CHECKPOINT_RESTORE_PP])
 		dc_cfg_errorf(l, KEY_CHECKPOINT_RESTORE_PP,
 		       "'checkpoint.restore.pp': must be at most model.num_layers (%llu), got %llu",
