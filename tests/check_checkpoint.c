@@ -345,7 +345,11 @@ END_TEST
  * - fsdp + optimizer+params: every state sharded and offloaded, SLICE x 14 =
  *   11,792,227,328 B read, none into the GPU: the context alone.
  * - none (DDP) + optimizer: the tp shard of everything whole, 1,684,603,904 x
- *   14 = 23,584,454,656 B read, the parameters' 3,369,207,808 into the GPU. */
+ *   14 = 23,584,454,656 B read, the parameters' 3,369,207,808 into the GPU.
+ * The host holds the rest of each read: 10,107,623,424 B, all 11,792,227,328
+ * and 1,684,603,904 x 12 = 20,215,246,848 B, and 4 GPUs a node four times
+ * that; zero1's 40,430,493,696 B a node do not fit 40 GB of host memory
+ * (cluster.host_memory), and so the restore does not, though its GPU does. */
 START_TEST(test_restore_offload_by_hand)
 {
 	static struct dc_config c;
@@ -366,18 +370,34 @@ START_TEST(test_restore_offload_by_hand)
 	ck_assert_uint_eq(r.checkpoint.restore_read_max_bytes, 13476831232ull);
 	ck_assert_uint_eq(r.checkpoint.restore_gpu_read_max_bytes, 3369207808ull);
 	ck_assert_uint_eq(r.checkpoint.restore_rank_bytes, 3906078720ull);
+	ck_assert_uint_eq(r.checkpoint.restore_host_rank_bytes, 10107623424ull);
+	ck_assert_uint_eq(r.checkpoint.restore_host_node_bytes, 40430493696ull);
+	ck_assert(r.checkpoint.restore_host_fits); /* cluster.host_memory not given */
 	ck_assert(r.checkpoint.restore_fits);
+	{
+		const char *const z1h[] = {"parallel.sharding=\"zero1\"", "parallel.offload=\"optimizer\"",
+					   "cluster.host_memory=\"40GB\""};
+		systems_set(&c, z1h, 3);
+		run(&c, &p, &r, DC_EST_CHECKPOINT);
+		ck_assert_uint_eq(r.checkpoint.restore_host_mem_bytes, 40000000000ull);
+		ck_assert(!r.checkpoint.restore_host_fits);
+		ck_assert(!r.checkpoint.restore_fits);
+		ck_assert_uint_le(r.checkpoint.restore_rank_bytes, r.checkpoint.restore_gpu_mem_bytes);
+	}
 
 	systems_set(&c, fs, 2);
 	run(&c, &p, &r, DC_EST_CHECKPOINT);
 	ck_assert_uint_eq(r.checkpoint.restore_read_max_bytes, SLICE * 14);
 	ck_assert_uint_eq(r.checkpoint.restore_gpu_read_max_bytes, 0);
 	ck_assert_uint_eq(r.checkpoint.restore_rank_bytes, 536870912ull);
+	ck_assert_uint_eq(r.checkpoint.restore_host_rank_bytes, SLICE * 14);
 
 	systems_set(&c, dd, 2);
 	run(&c, &p, &r, DC_EST_CHECKPOINT);
 	ck_assert_uint_eq(r.checkpoint.restore_read_max_bytes, 23584454656ull);
 	ck_assert_uint_eq(r.checkpoint.restore_gpu_read_max_bytes, 3369207808ull);
+	ck_assert_uint_eq(r.checkpoint.restore_host_rank_bytes, 20215246848ull);
+	ck_assert_uint_eq(r.checkpoint.restore_host_node_bytes, 80860987392ull);
 }
 END_TEST
 

@@ -161,7 +161,14 @@ struct dc_checkpoint_result {
 	uint64_t restore_context_bytes;   /* memory.cuda_context */
 	uint64_t restore_rank_bytes;      /* GPU states + buffer + context on that rank */
 	uint64_t restore_gpu_mem_bytes;   /* cluster.gpu_memory */
-	int restore_fits;                 /* restore_rank_bytes <= restore_gpu_mem_bytes */
+	/* parallel.offload: the states not read into GPU memory go to host
+	 * memory, on every new rank of a node (as memory.h's host ledger) */
+	uint64_t restore_host_rank_bytes; /* the most a new rank reads into host memory */
+	uint64_t restore_host_node_bytes; /* x restore_gpus_per_node */
+	uint64_t restore_gpus_per_node;   /* checkpoint.restore.gpus_per_node */
+	uint64_t restore_host_mem_bytes;  /* cluster.host_memory (0: not given) */
+	int restore_host_fits;            /* node bytes <= host memory, or host memory not given */
+	int restore_fits;                 /* restore_rank_bytes <= restore_gpu_mem_bytes, and restore_host_fits */
 };
 
 /* The items of `p`'s model. Returns 0, or -1 on overflow. */

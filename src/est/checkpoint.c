@@ -656,7 +656,7 @@ static void restore_reads(const struct dc_plan *p, struct dc_checkpoint_result *
 	const struct dc_ckpt_items *it = &c->items;
 	uint64_t L = it->num_layers, KW = n->tp, KS = n->tp * n->shard, best = 0, best_stage = 0;
 	uint64_t wb = c->whole_bytes_per_element, sb = c->shard_bytes_per_element;
-	uint64_t wg = c->whole_gpu_bytes_per_element, sg = c->shard_gpu_bytes_per_element, gpu = 0;
+	uint64_t wg = c->whole_gpu_bytes_per_element, sg = c->shard_gpu_bytes_per_element, gpu = 0, host = 0;
 	uint64_t e[KIND_COUNT], x[KIND_COUNT], bn[KIND_COUNT] = {0}, bx = 0;
 	struct nslice lw, ls;
 
@@ -682,6 +682,9 @@ static void restore_reads(const struct dc_plan *p, struct dc_checkpoint_result *
 		 * (the most of any stage, which need not be the largest read's) */
 		if (mw * wg + ms * sg > gpu)
 			gpu = mw * wg + ms * sg;
+		/* and the host's: the offloaded rest of those slices */
+		if (top - (mw * wg + ms * sg) > host)
+			host = top - (mw * wg + ms * sg);
 		if (s2 == 0 || top > best) {
 			uint64_t ex = 0;
 			for (int i = 0; i < KIND_COUNT; i++)
@@ -694,6 +697,7 @@ static void restore_reads(const struct dc_plan *p, struct dc_checkpoint_result *
 	}
 	c->restore_read_max_bytes = best;
 	c->restore_gpu_read_max_bytes = gpu;
+	c->restore_host_rank_bytes = host;
 	c->restore_read_max_rank = best_stage * n->slices;
 	if (best == 0)
 		return; /* every read is 0 B: new rank 0 */
@@ -963,7 +967,11 @@ int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result
 	c->restore_rank_bytes = dc_ck_add(&k, dc_ck_add(&k, c->restore_gpu_read_max_bytes, c->restore_buffer_bytes),
 					  c->restore_context_bytes);
 	c->restore_gpu_mem_bytes = cfg->cluster.gpu_mem_bytes;
-	c->restore_fits = !k.overflow && c->restore_rank_bytes <= c->restore_gpu_mem_bytes;
+	c->restore_gpus_per_node = cfg->checkpoint.restore.gpus_per_node;
+	c->restore_host_node_bytes = dc_ck_mul(&k, c->restore_host_rank_bytes, c->restore_gpus_per_node);
+	c->restore_host_mem_bytes = cfg->cluster.host_mem_bytes;
+	c->restore_host_fits = !c->restore_host_mem_bytes || c->restore_host_node_bytes <= c->restore_host_mem_bytes;
+	c->restore_fits = !k.overflow && c->restore_rank_bytes <= c->restore_gpu_mem_bytes && c->restore_host_fits;
 	if (k.overflow) {
 		*error = "'checkpoint.restore': the restored rank's bytes overflow 64 bits";
 		return -1;

@@ -27,8 +27,11 @@ struct restore_view {
 	const char *batch_note;
 	const char *stages; /* how the new stages split the layers */
 	uint64_t read_max_rank, read_max_bytes, gpu_read_max_bytes, buffer_bytes, context_bytes, rank_bytes, gpu_mem_bytes;
+	uint64_t host_rank_bytes, host_node_bytes, host_mem_bytes;
 	int fits, offloaded;
 };
+
+#define NACCEPT 8u
 
 struct view {
 	const struct dc_plan *plan;
@@ -41,7 +44,10 @@ struct view {
 	double write_time_s, gather_time_s, staging_time_s, blocking_time_s, save_time_s;
 	uint64_t gpu_extra_bytes, gpu_peak_bytes, gpu_training_peak_bytes, host_rank_bytes, host_node_bytes;
 	struct restore_view restore;
-	char accept[8][440]; /* "scenario: condition", one a line */
+	/* "scenario: condition", one a line, each from accept_at[i] in one
+	 * pool (the lines differ much in length) */
+	uint16_t accept_at[NACCEPT];
+	char accept[3200];
 };
 
 /* ---- every rank's bytes ---- */
@@ -183,6 +189,13 @@ static int offloaded(const void *base)
 	return ((const struct restore_view *)base)->offloaded;
 }
 
+/* the host's memory is checked when given (cluster.host_memory) */
+static int host_checked(const void *base)
+{
+	const struct restore_view *r = base;
+	return r->offloaded && r->host_mem_bytes;
+}
+
 #define RV(m) offsetof(struct restore_view, m)
 static const struct dc_field restore_fields[] = {
 	{"tp", "tp", DC_U_COUNT, DC_FT_U64, RV(tp)},
@@ -209,6 +222,12 @@ static const struct dc_field restore_fields[] = {
 	{"largest_read_bytes", "its states", DC_U_BYTES, DC_FT_U64, RV(read_max_bytes)},
 	{"largest_gpu_read_bytes", "the most read into GPU memory (offload: the rest to host)",
 	 DC_U_BYTES, DC_FT_U64, RV(gpu_read_max_bytes), .shown = offloaded},
+	{"largest_host_read_bytes", "the most read into host memory (offloaded states)", DC_U_BYTES, DC_FT_U64,
+	 RV(host_rank_bytes), .shown = offloaded},
+	{"host_node_read_bytes", "on its node (x GPUs per node)", DC_U_BYTES, DC_FT_U64, RV(host_node_bytes),
+	 .shown = offloaded},
+	{"host_memory_bytes", "host memory (cluster.host_memory)", DC_U_BYTES, DC_FT_U64, RV(host_mem_bytes),
+	 .shown = host_checked},
 	{"restore_buffer_bytes", "the load's GPU buffer (full: one gathered item)", DC_U_BYTES, DC_FT_U64,
 	 RV(buffer_bytes)},
 	{"cuda_context_bytes", "CUDA context (memory.cuda_context)", DC_U_BYTES, DC_FT_U64, RV(context_bytes)},
@@ -229,7 +248,6 @@ static const struct dc_fields restore_table = DC_FIELDS(restore_fields);
 
 /* ---- acceptance conditions ---- */
 
-#define NACCEPT 8u
 
 static double gib(uint64_t b)
 {
@@ -238,7 +256,7 @@ static double gib(uint64_t b)
 
 struct accept_row {
 	const char *scenario;
-	char condition[400];
+	char condition[560];
 };
 
 /* condition i with this layout's numbers */
@@ -308,11 +326,21 @@ static void accept_text(const struct dc_checkpoint_result *c, uint64_t i, struct
 		r->scenario = re;
 		if (c->restore_gpu_read_max_bytes != c->restore_read_max_bytes) {
 			/* parallel.offload: the offloaded states go to host memory */
+			char host[200];
+			int gpu_fits = c->restore_rank_bytes <= c->restore_gpu_mem_bytes;
+			if (c->restore_host_mem_bytes)
+				snprintf(host, sizeof(host), "; on the host, %.2f GiB a rank x %llu GPUs a node = %.2f GiB against %.2f GiB (cluster.host_memory; %s)",
+					 gib(c->restore_host_rank_bytes), (unsigned long long)c->restore_gpus_per_node,
+					 gib(c->restore_host_node_bytes), gib(c->restore_host_mem_bytes),
+					 c->restore_host_fits ? "holds" : "FAILS");
+			else
+				snprintf(host, sizeof(host), "; on the host, %.2f GiB a rank, %.2f GiB a node (cluster.host_memory not given: not checked)",
+					 gib(c->restore_host_rank_bytes), gib(c->restore_host_node_bytes));
 			snprintf(r->condition, sizeof(r->condition),
-				 "every new rank's states fit its GPU: the most a new rank reads into GPU memory, %.2f GiB of states (of the largest read, new rank %llu's %.2f GiB; the offloaded states go to host memory, parallel.offload), + %.2f GiB of load buffer + %.2f GiB of CUDA context = %.2f GiB against %.2f GiB (%s)",
+				 "every new rank's states fit its GPU: the most a new rank reads into GPU memory, %.2f GiB of states (of the largest read, new rank %llu's %.2f GiB; the offloaded states go to host memory, parallel.offload), + %.2f GiB of load buffer + %.2f GiB of CUDA context = %.2f GiB against %.2f GiB (%s)%s",
 				 gib(c->restore_gpu_read_max_bytes), (unsigned long long)c->restore_read_max_rank,
 				 gib(c->restore_read_max_bytes), gib(c->restore_buffer_bytes), gib(c->restore_context_bytes),
-				 gib(c->restore_rank_bytes), gib(c->restore_gpu_mem_bytes), c->restore_fits ? "holds" : "FAILS");
+				 gib(c->restore_rank_bytes), gib(c->restore_gpu_mem_bytes), gpu_fits ? "holds" : "FAILS", host);
 			break;
 		}
 		snprintf(r->condition, sizeof(r->condition),
@@ -355,7 +383,8 @@ static uint64_t accept_count(const void *base)
 
 static const char *accept_at(const void *base, uint64_t i)
 {
-	return ((const struct view *)base)->accept[i];
+	const struct view *v = base;
+	return v->accept + v->accept_at[i];
 }
 
 static const struct dc_prose accept_prose = {accept_count, accept_at};
@@ -429,16 +458,26 @@ static void view(const struct dc_run *run, void *out)
 	r->read_max_rank = c->restore_read_max_rank;
 	r->read_max_bytes = c->restore_read_max_bytes;
 	r->gpu_read_max_bytes = c->restore_gpu_read_max_bytes;
+	r->host_rank_bytes = c->restore_host_rank_bytes;
+	r->host_node_bytes = c->restore_host_node_bytes;
+	r->host_mem_bytes = c->restore_host_mem_bytes;
 	r->offloaded = in->parallel.offload != DC_OFFLOAD_NONE;
 	r->buffer_bytes = c->restore_buffer_bytes;
 	r->context_bytes = c->restore_context_bytes;
 	r->rank_bytes = c->restore_rank_bytes;
 	r->gpu_mem_bytes = c->restore_gpu_mem_bytes;
 	r->fits = c->restore_fits;
-	for (uint64_t i = 0; i < NACCEPT; i++) {
+	for (size_t i = 0, at = 0; i < NACCEPT; i++) {
 		struct accept_row a;
+		size_t room = sizeof(v->accept) - at;
 		accept_text(c, i, &a);
-		dc_text_fmt(v->accept[i], sizeof(v->accept[i]), "%s: %s", a.scenario, a.condition);
+		/* what a line cannot hold is cut, as its own buffer would (the
+		 * room left is at least a condition's, so never 0) */
+		v->accept_at[i] = (uint16_t)at;
+		dc_text_fmt(v->accept + at, room, "%s: %s", a.scenario, a.condition);
+		at += strlen(v->accept + at) + 1;
+		if (at > sizeof(v->accept) - 1)
+			at = sizeof(v->accept) - 1;
 	}
 	r->batch_note = c->batch_kept
 				? "nothing: the same samples per step, each replica's share split into micro batch x grad accum steps"
