@@ -187,6 +187,72 @@ START_TEST(test_ring_sweep_chart)
 }
 END_TEST
 
+/* Every experiment has default metrics: the checkpoint's are its saved
+ * bytes, save time, blocking time, save-phase peak and whether the
+ * restore fits. A synchronous sharded save (gpus.json) writes every byte
+ * at checkpoint.storage_bandwidth and blocks for all of it, so each
+ * point's save and blocking time are its saved bytes over that bandwidth:
+ * 10 x as long at 1 GB/s as at 10 GB/s, the bytes the same. */
+static double number_after(const char *j, const char *key, int nth)
+{
+	const char *p = j;
+	for (int i = 0; i <= nth; i++) {
+		p = strstr(p, key);
+		ck_assert_ptr_nonnull(p);
+		p += strlen(key);
+	}
+	return strtod(p, NULL);
+}
+
+START_TEST(test_checkpoint_default_metrics)
+{
+	static const char *const axes[] = {"checkpoint.storage_bandwidth=1 GB/s,10 GB/s"};
+	struct dc_sweep_load sl = {GPUS, NULL, 0, NULL, NULL, NULL, 0, 0};
+	struct dc_run_info info = {"checkpoint", "gpus.json", 7};
+	struct dc_diag d;
+	struct dc_buf b;
+	struct dc_report *r;
+	const char *j;
+	double saved[2], save[2], block[2];
+
+	dc_diag_init(&d);
+	r = dc_sweep_run(dc_experiment_find("checkpoint"), &sl, axes, 1, NULL, &info, &d);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(dc_sweep_valid_points(r), 2);
+	j = json_of(r, &b);
+	for (int i = 0; i < 2; i++) {
+		saved[i] = number_after(j, "\"checkpoint.saved_bytes\": ", i);
+		save[i] = number_after(j, "\"checkpoint.save_time_s\": ", i);
+		block[i] = number_after(j, "\"checkpoint.blocking_time_s\": ", i);
+	}
+	ck_assert_double_eq(saved[0], saved[1]);
+	ck_assert_double_eq_tol(save[0], saved[0] / 1e9, 1e-9);
+	ck_assert_double_eq_tol(save[1], saved[1] / 1e10, 1e-9);
+	ck_assert_double_eq(block[0], save[0]);
+	ck_assert_double_eq(block[1], save[1]);
+	ck_assert_ptr_nonnull(strstr(j, "\"checkpoint.restore.restore_fits\": true"));
+	ck_assert_ptr_nonnull(strstr(j, "\"checkpoint.gpu_peak_bytes\": "));
+	dc_buf_release(&b);
+	dc_report_free(r);
+	dc_diag_release(&d);
+	/* and the others' default columns name fields their reports have:
+	 * a sweep of each runs without --sweep-metrics */
+	{
+		static const char *const names[] = {"loss", "collectives", "search", "whatif"};
+		static const char *const one[] = {"cluster.num_nodes=2"};
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			struct dc_run_info in = {names[i], "gpus.json", 7};
+			dc_diag_init(&d);
+			r = dc_sweep_run(dc_experiment_find(names[i]), &sl, one, 1, NULL, &in, &d);
+			ck_assert_msg(r != NULL, "%s", names[i]);
+			ck_assert_uint_eq(dc_sweep_valid_points(r), 1);
+			dc_report_free(r);
+			dc_diag_release(&d);
+		}
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sweep");
@@ -200,6 +266,7 @@ int main(void)
 	tcase_add_test(tc, test_nothing_runs);
 	tcase_add_test(tc, test_bad_metrics);
 	tcase_add_test(tc, test_ring_sweep_chart);
+	tcase_add_test(tc, test_checkpoint_default_metrics);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -72,6 +72,20 @@ const char *dc_sweep_default_metrics(const struct dc_experiment *exp)
 {
 	if (strcmp(exp->name, "ring") == 0)
 		return "ring.time_s,ring.busbw_GBps,ring.bytes_sent_per_rank";
+	/* each other experiment's headline figures (docs/sweeps.md) */
+	if (strcmp(exp->name, "checkpoint") == 0)
+		return "checkpoint.saved_bytes,checkpoint.save_time_s,checkpoint.blocking_time_s,checkpoint.gpu_peak_bytes,"
+		       "checkpoint.restore.restore_fits";
+	if (strcmp(exp->name, "loss") == 0)
+		return "loss.global_mean,loss.rank_rel_error,loss.microbatch_rel_error";
+	if (strcmp(exp->name, "collectives") == 0)
+		return "collectives.avg_busbw_GBps";
+	if (strcmp(exp->name, "search") == 0)
+		return "search.counts.fit,search.best[0].step_time_s,search.best[0].tokens_per_s_per_gpu,"
+		       "search.best[0].peak_bytes";
+	if (strcmp(exp->name, "whatif") == 0)
+		return "whatif.scenarios[0].ratio,whatif.scenarios[1].ratio,whatif.scenarios[2].ratio,"
+		       "whatif.scenarios[3].ratio,whatif.scenarios[4].ratio,whatif.scenarios[5].ratio";
 	/* the DP group's bytes and time a rank: what a GPU-count sweep
 	 * changes (more ranks, more rounds of latency); FSDP's under FSDP
 	 * (drop_unused_sharding keeps the pair the points have) */
@@ -219,6 +233,26 @@ static const struct {
 	{"ring.time_s", "ring time"},
 	{"ring.busbw_GBps", "busbw"},
 	{"ring.bytes_sent_per_rank", "sent/rank"},
+	{"checkpoint.saved_bytes", "saved"},
+	{"checkpoint.save_time_s", "save time"},
+	{"checkpoint.blocking_time_s", "blocking"},
+	{"checkpoint.gpu_peak_bytes", "save peak/rank"},
+	{"checkpoint.restore.restore_fits", "restore fits"},
+	{"loss.global_mean", "global mean"},
+	{"loss.rank_rel_error", "rank-mean error"},
+	{"loss.microbatch_rel_error", "microbatch-mean error"},
+	{"collectives.avg_busbw_GBps", "avg busbw"},
+	{"search.counts.fit", "layouts fit"},
+	{"search.best[0].step_time_s", "best step time"},
+	{"search.best[0].tokens_per_s_per_gpu", "best tokens/s/GPU"},
+	{"search.best[0].peak_bytes", "best peak/rank"},
+	/* the scenarios in their fixed order (src/est/whatif.c) */
+	{"whatif.scenarios[0].ratio", "slow network x"},
+	{"whatif.scenarios[1].ratio", "slow data rank x"},
+	{"whatif.scenarios[2].ratio", "whole-model AllGather x"},
+	{"whatif.scenarios[3].ratio", "save peak x"},
+	{"whatif.scenarios[4].ratio", "expert imbalance x"},
+	{"whatif.scenarios[5].ratio", "stragglers x"},
 };
 
 /* One step of a metric path: a key and, for a table, a row index. */
