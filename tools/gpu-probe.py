@@ -42,14 +42,58 @@ def read_json(path):
         fail("'%s': %s" % (path, e))
 
 
+CATALOGUE_ENV = "DISTCALC_DATA_DIR"
+CATALOGUE_NAME_MAX = 96
+
+
+def is_catalogue_name(s):
+    """A name without a path, as distcalc reads one (src/load/catalogue.c,
+    dc_catalogue_is_name): no '/', not starting with '.', not ending in
+    ".json", at most 96 bytes."""
+    n = len(s.encode("utf-8"))
+    return 0 < n <= CATALOGUE_NAME_MAX and "/" not in s and not s.startswith(".") and not s.endswith(".json")
+
+
+def catalogue_path(name):
+    """<data>/models/NAME.json, the data directory found as distcalc finds
+    it (include/distcalc/catalogue.h): $DISTCALC_DATA_DIR when set and not
+    empty, else the source tree's configs/ (beside this tools/ folder), else
+    the installed /usr/local/share/distcalc."""
+    env = os.environ.get(CATALOGUE_ENV, "")
+    if env:
+        cands = [env]
+    else:
+        here = os.path.dirname(os.path.abspath(__file__))
+        cands = [os.path.join(os.path.dirname(here), "configs"), "/usr/local/share/distcalc"]
+    for d in cands:
+        if os.path.isdir(os.path.join(d, "models")):
+            path = os.path.join(d, "models", name + ".json")
+            if not os.path.isfile(path):
+                names = sorted(f[:-5] for f in os.listdir(os.path.join(d, "models")) if f.endswith(".json"))
+                fail("'model.hf_config': no model '%s' in the catalogue (%s); known: %s"
+                     % (name, os.path.join(d, "models"), ", ".join(names)))
+            return path
+    fail("'model.hf_config': \"%s\" is a catalogue name, but no model catalogue was found (%s)"
+         % (name, "$%s is %s" % (CATALOGUE_ENV, env) if env else "set $%s to a folder holding models/" % CATALOGUE_ENV))
+
+
+def hf_config_path(config_path, hf):
+    """The file model.hf_config names: a catalogue name ("llama-3-8b"), or
+    a path, relative ones read beside the config (as distcalc reads them)."""
+    if is_catalogue_name(hf):
+        return catalogue_path(hf)
+    return os.path.join(os.path.dirname(os.path.abspath(config_path)), hf)
+
+
 def layer_shape(config_path, tp_override):
     """The per-rank layer of a distcalc config (its model section, or the
-    Hugging Face config it names in model.hf_config)."""
+    Hugging Face config it names in model.hf_config: a path or a name of
+    distcalc's model catalogue)."""
     cfg = read_json(config_path)
     model = dict(cfg.get("model", {}))
     hf = model.get("hf_config")
     if hf:
-        h = read_json(os.path.join(os.path.dirname(os.path.abspath(config_path)), hf))
+        h = read_json(hf_config_path(config_path, hf))
         names = {"hidden_size": "hidden_size", "num_attention_heads": "num_attention_heads",
                  "num_key_value_heads": "num_kv_heads", "intermediate_size": "ffn_hidden_size",
                  "head_dim": "head_dim"}

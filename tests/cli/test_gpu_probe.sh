@@ -4,17 +4,35 @@
 # 8B at tp 8 (configs/llama-3-8b.json), 8,192 tokens: q k v 8192 x 768 x
 # 4096 ((32 + 2 x 8) x 128 / 8 = 768), fc1 8192 x 3584 x 4096 (2 x 14,336
 # / 8), 2 x 8192 x 3584 x 4096 = 241 GFLOP; 12 GEMMs (4 linears x forward,
-# input and weight gradient). A config without the shape is refused.
+# input and weight gradient). A config without the shape is refused. A
+# model.hf_config that is a catalogue name ("llama-3-8b", as distcalc reads
+# it: configs/models/, or $DISTCALC_DATA_DIR/models/) gives the same plan
+# as the path; a name the catalogue lacks is refused, naming it.
 set -eu
 src=$2
 command -v python3 >/dev/null 2>&1 || exit 77
 out=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/configs/llama-3-8b.json")
+tmpd=$(mktemp -d "${TMPDIR:-/tmp}/probe-cat.XXXXXX")
+trap 'rm -rf "$tmpd"' EXIT
+sed 's|"models/llama-3-8b.json"|"llama-3-8b"|' "$src/configs/llama-3-8b.json" >"$tmpd/by-name.json"
+grep -q '"hf_config": "llama-3-8b"' "$tmpd/by-name.json" || { echo "could not write the by-name config"; exit 1; }
+by_name=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$tmpd/by-name.json")
+[ "$by_name" = "$out" ] || { echo "the catalogue name planned otherwise: $by_name"; exit 1; }
+mkdir "$tmpd/data" "$tmpd/data/models"
+printf '{"hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128}\n' \
+	>"$tmpd/data/models/llama-3-8b.json"
+env_out=$(DISTCALC_DATA_DIR="$tmpd/data" python3 "$src/tools/gpu-probe.py" --dry-run --config "$tmpd/by-name.json" --tp 2)
+echo "$env_out" | grep -q "hidden 64, heads 4 / tp 2" || { echo "DISTCALC_DATA_DIR not read: $env_out"; exit 1; }
+sed 's|"models/llama-3-8b.json"|"no-such-model"|' "$src/configs/llama-3-8b.json" >"$tmpd/unknown.json"
+if err=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$tmpd/unknown.json" 2>&1); then
+	echo "an unknown catalogue name was accepted"; exit 1
+fi
+echo "$err" | grep -q "no model 'no-such-model' in the catalogue" || { echo "unknown name: $err"; exit 1; }
 echo "$out" | grep -q "q k v forward *8192 x *768 x *4096" || { echo "no q k v row: $out"; exit 1; }
 echo "$out" | grep -q "fc1 forward *8192 x *3584 x *4096  241 GFLOP" || { echo "no fc1 row: $out"; exit 1; }
 [ "$(echo "$out" | grep -c ' GFLOP$')" -eq 12 ] || { echo "not 12 GEMMs: $out"; exit 1; }
 echo "$out" | grep -q "heads 4 (kv 1), seq 8192" || { echo "attention shape: $out"; exit 1; }
-tmp=$(mktemp "${TMPDIR:-/tmp}/probe.XXXXXX")
-trap 'rm -f "$tmp"' EXIT
+tmp=$tmpd/no-heads.json
 echo '{"model": {"hidden_size": 64}}' > "$tmp"
 if python3 "$src/tools/gpu-probe.py" --dry-run --config "$tmp" 2>/dev/null; then
 	echo "a config without num_attention_heads was accepted"; exit 1
