@@ -169,25 +169,33 @@ START_TEST(test_attention_levels_by_hand)
 }
 END_TEST
 
-/* The layer compares only at the probe's own shape: the 8B at tp 1,
- * micro batch 1, 8,192 tokens, not at tp 8. */
+/* The layer compares only at the probe's own shape and precision: the 8B
+ * at tp 1, micro batch 1, 8,192 tokens, BF16; not at tp 8 (the reason
+ * names both tps), not under FP8. */
 START_TEST(test_layer_matches)
 {
 	const char *tp1[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.tp=1", "parallel.dp=16", NULL};
 	const char *tp8[] = {"cluster.gpu=h100-sxm5-80gb", NULL};
+	const char *fp8[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.tp=1", "parallel.dp=16", "precision.compute=fp8",
+			     NULL};
 	static struct dc_plan plan;
 	struct dc_diag d;
-	const char *why;
+	char why[320];
 	dc_diag_init(&d);
 	ck_assert_int_eq(dc_compute_profile_read(SAMPLE, &prof, &d), 0);
 	dc_diag_release(&d);
 	load(tp1);
 	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
-	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, &why), 1);
+	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 1);
 	load(tp8);
 	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
-	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, &why), 0);
-	ck_assert_msg(strstr(why, "tp") != NULL, "%s", why);
+	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 0);
+	ck_assert_msg(strstr(why, "tp 1, this run's 8") != NULL, "%s", why);
+	/* the probe's layer runs BF16: an FP8 prediction is not its like */
+	load(fp8);
+	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
+	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 0);
+	ck_assert_msg(strstr(why, "precision.compute is \"fp8\"") != NULL, "%s", why);
 }
 END_TEST
 
@@ -195,8 +203,8 @@ END_TEST
 START_TEST(test_apply_refusals)
 {
 	const char *given[] = {"cluster.gpu=h100-sxm5-80gb", "cluster.matmul_efficiency=0.6", NULL};
-	const char *a100[] = {"cluster.gpu=a100-sxm4-80gb", NULL};
-	const char *fp8[] = {"cluster.gpu=a100-sxm4-80gb", "cluster.peak_flops_fp8=1979e12",
+	const char *a100[] = {"cluster.peak_flops=312e12", "cluster.hbm_bandwidth=2.039 TB/s", NULL};
+	const char *fp8[] = {"cluster.gpu=h100-sxm5-80gb", "cluster.hbm_bandwidth=2.039 TB/s",
 			     "precision.compute=fp8", NULL};
 	struct dc_diag d;
 	dc_diag_init(&d);
@@ -205,15 +213,155 @@ START_TEST(test_apply_refusals)
 	ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
 	ck_assert_msg(strstr(d.entries[d.count - 1].text, "cluster.matmul_efficiency"), "%s", d.entries[d.count - 1].text);
 	ck_assert_double_eq(cfg.cluster.matmul_efficiency, 0.6);
-	/* the A100's 312 TFLOP/s: the H100 figures are 2.5 x its peak */
+	/* an A100's 312 TFLOP/s given by hand (no cluster.gpu, so no name
+	 * to compare): the H100 figures are 2.5 x its peak */
 	load(a100);
 	ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
 	ck_assert_msg(strstr(d.entries[d.count - 1].text, "another GPU"), "%s", d.entries[d.count - 1].text);
-	/* FP8: one row of 2 x 8192^3 at 1,348.5e12 over 1,979e12 = 0.6814,
-	 * but 0.71 x 3.35e12 over the A100's 2.039e12 HBM is above 1 */
+	/* FP8: BF16 0.794977 and FP8 0.6814 of the H100's peaks, but 0.71 x
+	 * 3.35e12 over an HBM given as 2.039e12 is above 1 */
 	load(fp8);
 	ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
 	ck_assert_msg(strstr(d.entries[d.count - 1].text, "element-wise"), "%s", d.entries[d.count - 1].text);
+	dc_diag_release(&d);
+}
+END_TEST
+
+/* Under precision.compute "fp8" each measured level lands where it is
+ * priced: the BF16 rows set the BF16 level (the LM head and the router
+ * stay BF16), the FP8 rows the FP8 one; neither is rescaled by the set's
+ * FP8 / BF16 ratio (it once was: the FP8 fraction went into
+ * matmul_efficiency, then FP8 took 0.6814 x 0.6520 / 0.7456 = 0.5959,
+ * and a faster measured FP8 GEMM gave a slower step).
+ *
+ * Levels, H100 preset (989 / 1979 TFLOP/s): BF16 0.794977
+ * (test_levels_by_hand); FP8, the sample's one row 2 x 8192^3 at
+ * 1,348.5 TFLOP/s: 1348.5 / 1979 = 0.681405.
+ *
+ * The LM head, Llama-3-8B at tp 1, micro batch 1, 8,192 tokens:
+ * [8192 x 4096] x [4096 x 128256], 2 x 8192 x 4096 x 128256 =
+ * 8,607,114,461,184 FLOPs; its 8192 x 128256 output is 32 x 1002 =
+ * 32,064 tiles of 256 x 128, 243 waves of 132 SMs with a tail of 120,
+ * over half a wave (whole tiles, no stream-K): q = 32064 / 32076 =
+ * 0.999626. The fixed cost follows the BF16 level: 1.024e9 / (312e12 x
+ * 0.794977) = 4.1285 us (docs/compute-model.md, "One kernel"). BF16
+ * head: 8.6071e12 / (989e12 x 0.794977 x 0.999626) + 4.1285 us =
+ * 10.9555 ms; with precision.fp8_lm_head, 8.6071e12 / (1979e12 x
+ * 0.681405 x 0.999626) + 4.1285 us = 6.3892 ms.
+ *
+ * The step (configs/llama-3-8b.json at tp 1, dp 16): both measured levels
+ * are above the set's (0.7456, 0.6520), so the calibrated FP8 step is
+ * shorter than the uncalibrated FP8 step, and shorter than the
+ * calibrated BF16 step. */
+START_TEST(test_fp8_levels_by_hand)
+{
+	const char *fp8[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.tp=1", "parallel.dp=16", "precision.compute=fp8",
+			     NULL};
+	const char *head8[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.tp=1", "parallel.dp=16",
+			       "precision.compute=fp8", "precision.fp8_lm_head=true", NULL};
+	const char *bf16[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.tp=1", "parallel.dp=16", NULL};
+	static struct dc_plan plan;
+	static struct dc_results res;
+	struct dc_diag d;
+	double step_cal, step_plain, step_bf16;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_compute_profile_read(SAMPLE, &prof, &d), 0);
+	/* uncalibrated first */
+	load(fp8);
+	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
+	ck_assert_int_eq(dc_estimate(&plan, DC_EST_ALL, &res), 0);
+	step_plain = res.step.time_s;
+	/* calibrated: the levels */
+	load(fp8);
+	ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	ck_assert_double_eq_tol(cfg.cluster.matmul_efficiency, 0.794977, 2e-6);
+	ck_assert_double_eq_tol(cfg.cluster.matmul_efficiency_fp8, 0.681405, 1e-6);
+	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
+	ck_assert_int_eq(dc_estimate(&plan, DC_EST_ALL, &res), 0);
+	ck_assert_double_eq_tol(res.compute.matmul_efficiency, 0.794977, 2e-6);
+	ck_assert_double_eq_tol(res.compute.matmul_efficiency_fp8, 0.681405, 1e-6);
+	ck_assert_double_le(fabs(res.compute.matmul_overhead_s / 4.1285e-6 - 1), 1e-4);
+	ck_assert_double_le(fabs(res.compute.head.fwd_matmul_s / 10.9555e-3 - 1), 1e-4);
+	step_cal = res.step.time_s;
+	/* the head in FP8 */
+	load(head8);
+	ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
+	ck_assert_int_eq(dc_estimate(&plan, DC_EST_BIT(DC_EST_COMPUTE), &res), 0);
+	ck_assert_double_le(fabs(res.compute.head.fwd_matmul_s / 6.3892e-3 - 1), 1e-4);
+	/* BF16: no FP8 level set */
+	load(bf16);
+	ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	ck_assert_double_eq(cfg.cluster.matmul_efficiency_fp8, 0);
+	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
+	ck_assert_int_eq(dc_estimate(&plan, DC_EST_ALL, &res), 0);
+	step_bf16 = res.step.time_s;
+	ck_assert_msg(step_cal < step_plain, "calibrated FP8 step %g s, uncalibrated %g s", step_cal, step_plain);
+	ck_assert_msg(step_cal < step_bf16, "calibrated FP8 step %g s, calibrated BF16 %g s", step_cal, step_bf16);
+	/* FP8 needs the BF16 rows too (the head, the router) */
+	{
+		const char *only8 = "{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": true, \"device\": {\"name\": \"x\"}, "
+				    "\"gemm\": [{\"m\": 8192, \"n\": 8192, \"k\": 8192, \"dtype\": \"fp8\", \"flops_per_s\": 1.3e15}], "
+				    "\"elementwise\": {\"bytes_per_s\": 2.4e12}}";
+		ck_assert_int_eq(dc_compute_profile_parse(only8, strlen(only8), "only8.json", &prof, &d), 0);
+		load(fp8);
+		ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+		ck_assert_msg(strstr(d.entries[d.count - 1].text, "no \"bf16\" GEMM rows"), "%s", d.entries[d.count - 1].text);
+	}
+	dc_diag_release(&d);
+}
+END_TEST
+
+/* A profile of another GPU is refused, naming both: the sample (an H100
+ * by its device.name) on the B200 preset, whose levels it would set to
+ * 0.35 of the matmul peak (a step 46% slower than the preset's); a
+ * device.sm_count of 114 (an H100 PCIe) on the H100 SXM5 preset's 132;
+ * the same count on a GPU given by hand without cluster.sm_count (the
+ * A100 set's 108). A name that names no preset is not compared. */
+START_TEST(test_other_gpu)
+{
+	const char *b200[] = {"cluster.gpu=b200-sxm-180gb", NULL};
+	const char *h100[] = {"cluster.gpu=h100-sxm5-80gb", NULL};
+	const char *hand[] = {"cluster.peak_flops=989e12", "cluster.hbm_bandwidth=3.35 TB/s", NULL};
+	const char *hand132[] = {"cluster.peak_flops=989e12", "cluster.hbm_bandwidth=3.35 TB/s", "cluster.sm_count=132",
+				 NULL};
+	const char *pcie = "{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": false, "
+			   "\"device\": {\"name\": \"NVIDIA H100 PCIe\", \"sm_count\": 114}, "
+			   "\"gemm\": [{\"m\": 8192, \"n\": 8192, \"k\": 8192, \"dtype\": \"bf16\", \"flops_per_s\": 6e14}], "
+			   "\"elementwise\": {\"bytes_per_s\": 1.4e12}}";
+	const char *sxm = "{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": false, "
+			  "\"device\": {\"name\": \"NVIDIA H100 80GB HBM3\", \"sm_count\": 132}, "
+			  "\"gemm\": [{\"m\": 8192, \"n\": 8192, \"k\": 8192, \"dtype\": \"bf16\", \"flops_per_s\": 7e14}], "
+			  "\"elementwise\": {\"bytes_per_s\": 2.4e12}}";
+	struct dc_diag d;
+	const char *e;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_compute_profile_read(SAMPLE, &prof, &d), 0);
+	load(b200);
+	ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	e = d.entries[d.count - 1].text;
+	ck_assert_msg(strstr(e, "H100 SXM5") && strstr(e, "cluster.gpu \"b200-sxm-180gb\""), "%s", e);
+	ck_assert_double_eq(cfg.cluster.matmul_efficiency, 0);
+	/* the SM counts */
+	ck_assert_int_eq(dc_compute_profile_parse(pcie, strlen(pcie), "pcie.json", &prof, &d), 0);
+	ck_assert_uint_eq(prof.device_sm_count, 114);
+	load(h100);
+	ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	e = d.entries[d.count - 1].text;
+	/* the name already differs (PCIe against the SXM5 preset) */
+	ck_assert_msg(strstr(e, "NVIDIA H100 PCIe") && strstr(e, "h100-sxm5-80gb"), "%s", e);
+	load(hand);
+	ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	e = d.entries[d.count - 1].text;
+	ck_assert_msg(strstr(e, "has 114 SMs") && strstr(e, "the config's 108"), "%s", e);
+	/* the SXM5's own profile: taken on the preset and by hand at 132 */
+	ck_assert_int_eq(dc_compute_profile_parse(sxm, strlen(sxm), "sxm.json", &prof, &d), 0);
+	load(h100);
+	ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	load(hand132);
+	ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	load(hand);
+	ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
 	dc_diag_release(&d);
 }
 END_TEST
@@ -268,6 +416,8 @@ int main(void)
 	tcase_add_test(tc, test_layer_matches);
 	tcase_add_test(tc, test_attention_levels_by_hand);
 	tcase_add_test(tc, test_apply_refusals);
+	tcase_add_test(tc, test_fp8_levels_by_hand);
+	tcase_add_test(tc, test_other_gpu);
 	tcase_add_test(tc, test_bad_profiles);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -6,8 +6,11 @@
  * kernels per backend, the element-wise bandwidth and one transformer
  * layer's forward + backward at a stated shape. distcalc prices with:
  *
- *   matmul_efficiency = Σ FLOPs / (Σ seconds × peak)   over the GEMMs of
- *                       the run's precision.compute dtype ("bf16", "fp8")
+ *   matmul_efficiency = Σ FLOPs / (Σ seconds × peak_flops)  over the
+ *                       "bf16" GEMMs
+ *   matmul_efficiency_fp8 = Σ FLOPs / (Σ seconds × peak_flops_fp8) over
+ *                       the "fp8" GEMMs, under precision.compute "fp8"
+ *                       only (no key: cluster.matmul_efficiency_fp8)
  *   memory_efficiency = element-wise bytes/s / cluster.hbm_bandwidth
  *
  *   attention levels = Σ FLOPs / (Σ seconds × BF16 peak), forward and
@@ -46,6 +49,7 @@ struct dc_compute_profile {
 	char name[256];         /* the file as given, printable */
 	int synthetic;          /* "synthetic": true: derived from published figures, not measured */
 	char device[128];       /* "device.name" */
+	uint64_t device_sm_count; /* "device.sm_count"; 0 when absent */
 	size_t ngemm[2];        /* GEMM rows per dtype: [0] bf16, [1] fp8 */
 	double gemm_flops[2], gemm_s[2]; /* their FLOPs and seconds summed (seconds = FLOPs / FLOP/s) */
 	size_t nattention;      /* attention rows */
@@ -70,21 +74,26 @@ int dc_compute_profile_parse(const char *buf, size_t len, const char *name, stru
 int dc_compute_profile_read(const char *path, struct dc_compute_profile *out, struct dc_diag *diag);
 
 /* The levels the profile gives `cfg` (the header's formulas), written
- * into cfg->cluster.matmul_efficiency and memory_efficiency, and, under a
- * fused attention backend the profile has rows of, into
+ * into cfg->cluster.matmul_efficiency and memory_efficiency, under
+ * precision.compute "fp8" into cfg->cluster.matmul_efficiency_fp8, and,
+ * under a fused attention backend the profile has rows of, into
  * cfg->cluster.attention_fwd_efficiency and attention_bwd_efficiency (the
  * forward left to the kernel set under precision.attention "fp8": the
  * probe times BF16). Returns 0, or -1 with one error in `diag`
- * (DC_ERR_CONFIG): the config already gives one of the two keys (the
- * profile would override it), the peak or HBM bandwidth is unknown, the
- * profile has no GEMM of the run's dtype or no element-wise figure, or a
- * level is not in [0.01, 1). *cfg unchanged then. */
+ * (DC_ERR_CONFIG): the profile's GPU is not the config's (device.name
+ * names another cluster.gpu preset's GPU, or device.sm_count is not the
+ * config's SM count), the config already gives one of the two keys (the
+ * profile would override it), a peak or the HBM bandwidth is unknown, the
+ * profile has no "bf16" GEMM, no "fp8" one under FP8, or no element-wise
+ * figure, or a level is not in [0.01, 1). *cfg unchanged then. */
 int dc_compute_profile_apply(const struct dc_compute_profile *p, struct dc_config *cfg, struct dc_diag *diag);
 
 /* Does the profile's layer have this plan's per-rank layer shape (dense
- * layer, cp 1)? 1 yes; 0 with a static reason in *why. */
+ * layer, cp 1) and precision (the probe runs BF16)? 1 yes ("" in why); 0
+ * with the reason in why[n], naming each setting that differs with both
+ * values ("tp 1, this run's 2"). */
 struct dc_plan;
-int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const struct dc_plan *plan,
-				     const char **why);
+int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const struct dc_plan *plan, char *why,
+				     size_t n);
 
 #endif

@@ -290,6 +290,10 @@ struct dc_cluster {
 	/* the fused attention core's levels, fractions of the BF16 peak, set
 	 * only by --calibrate-compute (no key); 0: the GPU set's */
 	double attention_fwd_efficiency, attention_bwd_efficiency;
+	/* the FP8 GEMMs' level, a fraction of peak_flops_fp8, set only by
+	 * --calibrate-compute under precision.compute "fp8" (no key); 0: the
+	 * GPU set's, scaled as matmul_efficiency scales the BF16 one */
+	double matmul_efficiency_fp8;
 	uint64_t host_mem_bytes; /* cluster.host_memory per node; 0: not checked */
 	/* parallel.offload's host optimizer (docs/step-model.md, "The optimizer
 	 * on the host"): one GPU's copy to or from host memory, one way, bytes/s

@@ -1142,13 +1142,16 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 	x.mem_eff = in->cluster.memory_efficiency > 0 ? in->cluster.memory_efficiency : x.e->mem_eff;
 	x.sms = in->cluster.sm_count > 0 ? (double)in->cluster.sm_count : x.e->sms;
 	/* the sustained GEMM levels: isolated ceiling x in situ, or
-	 * cluster.matmul_efficiency for BF16 with FP8 keeping its ratio */
+	 * cluster.matmul_efficiency for BF16 with FP8 keeping its ratio; the
+	 * FP8 one measured on the user's GPU (--calibrate-compute) as it is */
 	x.bf16.eff = x.e->gemm * x.e->in_situ;
 	x.fp8.eff = (x.e->gemm_fp8 > 0 ? x.e->gemm_fp8 : x.e->gemm) * x.e->in_situ;
 	if (in->cluster.matmul_efficiency > 0) {
 		x.fp8.eff *= in->cluster.matmul_efficiency / x.bf16.eff;
 		x.bf16.eff = in->cluster.matmul_efficiency;
 	}
+	if (in->cluster.matmul_efficiency_fp8 > 0)
+		x.fp8.eff = in->cluster.matmul_efficiency_fp8;
 	/* the half-efficiency sizes are the A100's curves, so their times are
 	 * too: carried over to other GPUs as times (launch and ramp-up) */
 	x.mm_t0 = x.e->mm_f0 / (A100_PEAK * x.bf16.eff);

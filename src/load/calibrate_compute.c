@@ -276,6 +276,8 @@ int dc_compute_profile_parse(const char *buf, size_t len, const char *name, stru
 	} else {
 		members(&r, v, "device.", dev_known);
 		snprintf(out->device, sizeof(out->device), "%s", str(&r, v, "name", "device."));
+		if (cJSON_GetObjectItemCaseSensitive(v, "sm_count"))
+			out->device_sm_count = (uint64_t)num(&r, v, "sm_count", "device.", 1, 65536);
 	}
 	v = cJSON_GetObjectItemCaseSensitive(root, "gemm");
 	if (v)
@@ -385,44 +387,145 @@ static int layer_level(const struct dc_compute_profile *p, const struct dc_confi
 	return 0;
 }
 
+/* Is `word` in `s`, ignoring case? */
+static int has_word(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+	for (; *s; s++) {
+		size_t i = 0;
+		while (i < n && s[i] && (s[i] | 0x20) == (word[i] | 0x20))
+			i++;
+		if (i == n)
+			return 1;
+	}
+	return 0;
+}
+
+#define GPU_BIT(g) (1u << (g))
+/* The cluster.gpu presets whose GPU a profile's device.name names, as a
+ * mask of GPU_BIT(enum dc_gpu); 0 when it names none of them. The names
+ * are PyTorch's (torch.cuda.get_device_properties().name: "NVIDIA H100
+ * 80GB HBM3", "NVIDIA H100 PCIe", "NVIDIA H100 NVL", "NVIDIA H200",
+ * "NVIDIA GH200 480GB", "NVIDIA B200", "NVIDIA A100-SXM4-80GB"), or the
+ * presets' own; GH200 and GB200 are looked for before H200 and B200,
+ * which they contain. */
+static unsigned named_gpus(const char *name)
+{
+	if (has_word(name, "gh200"))
+		return GPU_BIT(DC_GPU_GH200_96GB);
+	if (has_word(name, "gb200"))
+		return GPU_BIT(DC_GPU_GB200);
+	if (has_word(name, "b200"))
+		return GPU_BIT(DC_GPU_B200_SXM_180GB);
+	if (has_word(name, "h200"))
+		return GPU_BIT(DC_GPU_H200_SXM_141GB);
+	if (has_word(name, "h800"))
+		return GPU_BIT(DC_GPU_H800_SXM5_80GB);
+	if (has_word(name, "h100"))
+		return has_word(name, "pcie") ? GPU_BIT(DC_GPU_H100_PCIE_80GB)
+		       : has_word(name, "nvl") ? GPU_BIT(DC_GPU_H100_NVL_94GB)
+					       : GPU_BIT(DC_GPU_H100_SXM5_80GB);
+	if (has_word(name, "a100"))
+		return has_word(name, "40gb")   ? GPU_BIT(DC_GPU_A100_SXM4_40GB)
+		       : has_word(name, "80gb") ? GPU_BIT(DC_GPU_A100_SXM4_80GB)
+						: GPU_BIT(DC_GPU_A100_SXM4_40GB) | GPU_BIT(DC_GPU_A100_SXM4_80GB);
+	return 0;
+}
+
+/* The profile's GPU against the config's: the levels are the measured
+ * GPU's fractions of the config's peaks, so another GPU's profile prices
+ * this one wrong (an H100's on a B200 config: 0.35 of its matmul peak).
+ * Refused when device.name names another preset's GPU than cluster.gpu,
+ * or when device.sm_count is not the config's SM count (cluster.sm_count,
+ * the preset's, or the A100 set's 108 without either). A name that names
+ * no preset, or no sm_count, is not checked. 0, or -1 with an error
+ * naming both GPUs. */
+static int same_gpu(const struct dc_compute_profile *p, const struct dc_config *cfg, struct dc_diag *diag)
+{
+	const struct dc_cluster *c = &cfg->cluster;
+	unsigned named = named_gpus(p->device);
+	uint64_t sms = c->sm_count ? c->sm_count : 108;
+	if (c->gpu > DC_GPU_NONE && c->gpu < DC_GPU_COUNT && named && !(named & GPU_BIT(c->gpu))) {
+		dc_diag_error(diag, DC_ERR_CONFIG,
+			      "%s: error: the profile was measured on \"%.100s\" (device.name), the config's GPU is cluster.gpu \"%s\": its levels would price this GPU with another's speeds; measure on the config's GPU (tools/gpu-probe.py), or set cluster.gpu to the profile's",
+			      p->name, p->device, dc_gpu_name(c->gpu));
+		return -1;
+	}
+	if (p->device_sm_count && p->device_sm_count != sms) {
+		dc_diag_error(diag, DC_ERR_CONFIG,
+			      "%s: error: the profile's GPU \"%.100s\" has %llu SMs (device.sm_count), the config's %llu (%s%s%s): its levels would price this GPU with another's speeds; measure on the config's GPU (tools/gpu-probe.py), or give cluster.sm_count %llu if it is that GPU",
+			      p->name, p->device, (unsigned long long)p->device_sm_count, (unsigned long long)sms,
+			      given(cfg, "cluster.sm_count") ? "cluster.sm_count"
+			      : c->sm_count                  ? "cluster.gpu \""
+							     : "the A100 set's, without cluster.gpu or cluster.sm_count",
+			      !given(cfg, "cluster.sm_count") && c->sm_count ? dc_gpu_name(c->gpu) : "",
+			      !given(cfg, "cluster.sm_count") && c->sm_count ? "\"" : "",
+			      (unsigned long long)p->device_sm_count);
+		return -1;
+	}
+	return 0;
+}
+
+/* A GEMM level: the rows of dtype `d` (0 bf16, 1 fp8) over `peak`. 0
+ * with it in *out, or -1 with an error. */
+static int gemm_level(const struct dc_compute_profile *p, int d, double peak, double *out, struct dc_diag *diag)
+{
+	static const char *const dt[] = {"bf16", "fp8"};
+	static const char *const key[] = {"cluster.peak_flops", "cluster.peak_flops_fp8"};
+	double mm;
+	if (p->ngemm[d] == 0) {
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: no \"%s\" GEMM rows%s", p->name, dt[d],
+			      d ? " for precision.compute \"fp8\""
+				: " (the BF16 level prices the GEMMs that stay BF16 under FP8 too: the LM head, the router)");
+		return -1;
+	}
+	mm = p->gemm_flops[d] / (p->gemm_s[d] * peak);
+	if (!(mm >= 0.01 && mm < 1)) {
+		dc_diag_error(diag, DC_ERR_CONFIG,
+			      "%s: error: the measured %s level %.4g is not at least 0.01 and below 1 of the config's %s: was the profile taken on another GPU?",
+			      p->name, dt[d], mm, key[d]);
+		return -1;
+	}
+	*out = mm;
+	return 0;
+}
+
 int dc_compute_profile_apply(const struct dc_compute_profile *p, struct dc_config *cfg, struct dc_diag *diag)
 {
 	struct dc_cluster *c = &cfg->cluster;
 	int fp8 = cfg->precision.compute == DC_COMPUTE_FP8;
-	double peak = fp8 ? c->peak_flops_fp8 : c->peak_flops, mm, mem;
-	const char *dt = fp8 ? "fp8" : "bf16";
+	double mm = 0, mm8 = 0, mem;
+	if (same_gpu(p, cfg, diag) != 0)
+		return -1;
 	if (given(cfg, "cluster.matmul_efficiency") || given(cfg, "cluster.memory_efficiency")) {
 		dc_diag_error(diag, DC_ERR_CONFIG,
 			      "%s: error: the config gives cluster.%s; the profile's measured level would replace it (leave the key out, or the profile)",
 			      p->name, given(cfg, "cluster.matmul_efficiency") ? "matmul_efficiency" : "memory_efficiency");
 		return -1;
 	}
-	if (!(peak > 0) || !(c->hbm_bandwidth > 0)) {
+	if (!(c->peak_flops > 0) || (fp8 && !(c->peak_flops_fp8 > 0)) || !(c->hbm_bandwidth > 0)) {
 		dc_diag_error(diag, DC_ERR_CONFIG,
-			      "%s: error: the levels are fractions of cluster.%s and cluster.hbm_bandwidth: set cluster.gpu or both",
-			      p->name, fp8 ? "peak_flops_fp8" : "peak_flops");
+			      "%s: error: the levels are fractions of cluster.peak_flops%s and cluster.hbm_bandwidth: set cluster.gpu or them",
+			      p->name, fp8 ? ", cluster.peak_flops_fp8" : "");
 		return -1;
 	}
-	if (p->ngemm[fp8] == 0 || !(p->elementwise_bytes_per_s > 0)) {
-		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", p->name,
-			      p->ngemm[fp8] == 0 ? (fp8 ? "no \"fp8\" GEMM rows for precision.compute \"fp8\""
-							: "no \"bf16\" GEMM rows")
-						 : "no 'elementwise.bytes_per_s'");
+	if (!(p->elementwise_bytes_per_s > 0)) {
+		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: no 'elementwise.bytes_per_s'", p->name);
 		return -1;
 	}
-	mm = p->gemm_flops[fp8] / (p->gemm_s[fp8] * peak);
+	if (gemm_level(p, 0, c->peak_flops, &mm, diag) != 0 || (fp8 && gemm_level(p, 1, c->peak_flops_fp8, &mm8, diag) != 0))
+		return -1;
 	mem = p->elementwise_bytes_per_s / c->hbm_bandwidth;
-	if (!(mm >= 0.01 && mm < 1) || !(mem >= 0.01 && mem < 1)) {
-		int bad_mm = !(mm >= 0.01 && mm < 1);
+	if (!(mem >= 0.01 && mem < 1)) {
 		dc_diag_error(diag, DC_ERR_CONFIG,
-			      "%s: error: the measured %s level %.4g is not at least 0.01 and below 1 of the config's %s: was the profile taken on another GPU?",
-			      p->name, bad_mm ? dt : "element-wise", bad_mm ? mm : mem,
-			      bad_mm ? (fp8 ? "cluster.peak_flops_fp8" : "cluster.peak_flops") : "cluster.hbm_bandwidth");
+			      "%s: error: the measured element-wise level %.4g is not at least 0.01 and below 1 of the config's cluster.hbm_bandwidth: was the profile taken on another GPU?",
+			      p->name, mem);
 		return -1;
 	}
 	if (attention_levels(p, cfg, diag) != 0 || layer_level(p, cfg, diag) != 0)
 		return -1;
 	c->matmul_efficiency = mm;
+	c->matmul_efficiency_fp8 = mm8;
 	c->memory_efficiency = mem;
 	dc_config_set_origin(cfg, "cluster.matmul_efficiency", DC_ORIGIN_CALIBRATED);
 	dc_config_set_origin(cfg, "cluster.memory_efficiency", DC_ORIGIN_CALIBRATED);
@@ -430,31 +533,55 @@ int dc_compute_profile_apply(const struct dc_compute_profile *p, struct dc_confi
 	return 0;
 }
 
-int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const struct dc_plan *plan,
-				     const char **why)
+/* Appends ", NAME PROFILE's (this run's RUN)" to why[n] when they differ. */
+static void differs(char *why, size_t n, const char *name, uint64_t profile, uint64_t run)
 {
-	const struct dc_model *m = &plan->in->model;
+	size_t len = strlen(why);
+	if (profile == run || len >= n)
+		return;
+	snprintf(why + len, n - len, "%s%s %llu, this run's %llu", len ? "; " : "", name, (unsigned long long)profile,
+		 (unsigned long long)run);
+}
+
+int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const struct dc_plan *plan, char *why,
+				     size_t n)
+{
+	const struct dc_config *in = plan->in;
+	const struct dc_model *m = &in->model;
 	const struct dc_profile_layer *l = &p->layer;
 	uint64_t d = m->head_dim ? m->head_dim : m->hidden_size / (m->num_attention_heads ? m->num_attention_heads : 1);
 	uint64_t kv = m->num_kv_heads ? m->num_kv_heads : m->num_attention_heads;
+	char diff[256] = "";
 	if (!p->has_layer) {
-		*why = "the profile has no layer";
+		snprintf(why, n, "the profile has no layer");
 		return 0;
 	}
 	if (m->num_experts || m->kv_lora_rank) {
-		*why = "the profile's layer is a dense GQA layer; this model's is not";
+		snprintf(why, n, "the profile's layer is a dense GQA layer; this model's is not");
 		return 0;
 	}
-	if (l->hidden_size != m->hidden_size || l->num_attention_heads != m->num_attention_heads || l->num_kv_heads != kv ||
-	    l->head_dim != d || l->ffn_hidden_size != m->ffn_hidden_size || l->mlp != m->mlp) {
-		*why = "the profile's layer has another shape (hidden, heads, kv heads, head_dim, ffn, mlp)";
+	differs(diff, sizeof(diff), "hidden", l->hidden_size, m->hidden_size);
+	differs(diff, sizeof(diff), "heads", l->num_attention_heads, m->num_attention_heads);
+	differs(diff, sizeof(diff), "kv heads", l->num_kv_heads, kv);
+	differs(diff, sizeof(diff), "head_dim", l->head_dim, d);
+	differs(diff, sizeof(diff), "ffn", l->ffn_hidden_size, m->ffn_hidden_size);
+	if (l->mlp != m->mlp)
+		snprintf(diff + strlen(diff), sizeof(diff) - strlen(diff), "%smlp %s, this run's %s", *diff ? "; " : "",
+			 l->mlp == DC_MLP_GELU ? "gelu" : "swiglu", m->mlp == DC_MLP_GELU ? "gelu" : "swiglu");
+	differs(diff, sizeof(diff), "sequence", l->seq_length, m->seq_length);
+	differs(diff, sizeof(diff), "micro batch", l->micro_batch_size, plan->layout.micro_batch_size);
+	differs(diff, sizeof(diff), "tp", l->tp, plan->layout.tp);
+	differs(diff, sizeof(diff), "cp", 1, plan->layout.cp);
+	if (*diff) {
+		snprintf(why, n, "the profile's layer ran another shape: %s", diff);
 		return 0;
 	}
-	if (l->seq_length != m->seq_length || l->micro_batch_size != plan->layout.micro_batch_size ||
-	    l->tp != plan->layout.tp || plan->layout.cp > 1) {
-		*why = "the profile's layer ran another micro batch, sequence, tp or cp";
+	if (in->precision.compute == DC_COMPUTE_FP8) {
+		snprintf(why, n, "the probe times its layer in BF16; this run's precision.compute is \"fp8\"%s",
+			 in->precision.attention == DC_ATTN_PRECISION_FP8 ? " (and precision.attention \"fp8\")" : "");
 		return 0;
 	}
-	*why = "";
+	if (n)
+		*why = 0;
 	return 1;
 }

@@ -24,6 +24,10 @@ struct view {
 	/* --calibrate-compute (calibrate_compute.h) */
 	int has_profile, layer_compared, layer_not_compared;
 	const char *profile, *profile_device, *layer_why, *profile_attention;
+	char why[200];
+	/* the levels that are not the set's ceiling x in situ; NULL: none */
+	const char *levels_from;
+	const char *kernel_set_from; /* NULL: cluster.gpu's set */
 	int profile_synthetic;
 	double layer_measured_s, layer_predicted_s, layer_error;
 	double slowdown;
@@ -64,6 +68,50 @@ static const char *paper_formula(enum dc_pipe_schedule s)
 static int is_new_schedule(const void *base)
 {
 	return ((const struct view *)base)->new_schedule;
+}
+
+/* Which levels the step prices with are not the kernel set's isolated
+ * ceiling x in situ printed above them: the matmul level the config gives
+ * (cluster.matmul_efficiency; FP8 keeps the set's ratio to it), or the
+ * levels --calibrate-compute measured (taken as they are). NULL when none. */
+static void levels_from(struct view *v, const struct dc_config *in)
+{
+	/* [matmuls: none, BF16, BF16 and FP8][attention: none, bwd, both] */
+	static const char *const measured[3][3] = {
+		{NULL, "measured (--calibrate-compute): attention bwd, not the ceiling x in situ above",
+		 "measured (--calibrate-compute): attention fwd and bwd, not the ceiling x in situ above"},
+		{"measured (--calibrate-compute): BF16 matmuls, not the ceiling x in situ above",
+		 "measured (--calibrate-compute): BF16 matmuls, attention bwd, not the ceiling x in situ above",
+		 "measured (--calibrate-compute): BF16 matmuls, attention fwd and bwd, not the ceiling x in situ above"},
+		{"measured (--calibrate-compute): BF16 and FP8 matmuls, not the ceiling x in situ above",
+		 "measured (--calibrate-compute): BF16 and FP8 matmuls, attention bwd, not the ceiling x in situ above",
+		 "measured (--calibrate-compute): BF16 and FP8 matmuls, attention fwd and bwd, not the ceiling x in situ "
+		 "above"},
+	};
+	int k = dc_config_key_index("cluster.matmul_efficiency");
+	int o = k >= 0 ? in->origin[k] : DC_ORIGIN_DEFAULT;
+	int mm = 0, attn = 0;
+	if (o == DC_ORIGIN_CALIBRATED)
+		mm = v->fp8 && in->cluster.matmul_efficiency_fp8 > 0 ? 2 : 1;
+	if (in->cluster.attention_bwd_efficiency > 0)
+		attn = in->cluster.attention_fwd_efficiency > 0 ? 2 : 1;
+	v->levels_from = measured[mm][attn];
+	if (!v->levels_from && (o == DC_ORIGIN_CONFIG || o == DC_ORIGIN_SET))
+		v->levels_from = v->fp8 ? "cluster.matmul_efficiency given: the BF16 matmuls at it, the FP8 ones at the set's "
+					  "FP8 level scaled by as much, not the ceiling x in situ above"
+					: "cluster.matmul_efficiency given: the matmuls at it, not the ceiling x in situ above";
+}
+
+static int has_levels_from(const void *base)
+{
+	const struct view *v = base;
+	return v->available && v->levels_from;
+}
+
+static int has_kernel_set_from(const void *base)
+{
+	const struct view *v = base;
+	return v->available && v->kernel_set_from;
 }
 
 static void view(const struct dc_run *run, void *out)
@@ -113,7 +161,8 @@ static void view(const struct dc_run *run, void *out)
 		v->profile = pr->name;
 		v->profile_device = pr->device;
 		v->profile_synthetic = pr->synthetic;
-		v->layer_compared = dc_compute_profile_layer_matches(pr, run->plan, &v->layer_why);
+		v->layer_compared = dc_compute_profile_layer_matches(pr, run->plan, v->why, sizeof(v->why));
+		v->layer_why = v->why;
 		if (in->cluster.attention_bwd_efficiency > 0)
 			v->profile_attention = in->cluster.attention_fwd_efficiency > 0
 						       ? "calibrated: the profile's rows of the backend"
@@ -170,6 +219,12 @@ static void view(const struct dc_run *run, void *out)
 	v->attention_bwd_efficiency = run->res->compute.attention_bwd_efficiency;
 	v->fp8 = in->precision.compute == DC_COMPUTE_FP8;
 	v->fused_attention = run->res->compute.attention_fwd_efficiency > 0;
+	levels_from(v, in);
+	if (v->fp8 && (in->cluster.gpu == DC_GPU_NONE || in->cluster.gpu >= DC_GPU_COUNT) &&
+	    !(in->cluster.matmul_efficiency_fp8 > 0))
+		v->kernel_set_from = "no cluster.gpu: the A100's set, which has no FP8 level of its own: its FP8 matmuls run at "
+				     "its BF16 level over the FP8 peak (docs/compute-model.md, \"Parameters\"); set cluster.gpu, "
+				     "or calibrate (--calibrate-compute)";
 	v->on_host = s->available && run->res->compute.optimizer_on_host;
 	if (v->on_host) {
 		const struct dc_compute *c = &run->res->compute;
@@ -376,10 +431,14 @@ static const struct dc_field fields[] = {
 	{"schedule", "schedule", DC_U_NONE, DC_FT_TEXT, V(schedule), .shown = is_available},
 	{"kernel_set", "kernel parameter set (docs/compute-model.md)", DC_U_NONE, DC_FT_STR, V(kernel_set),
 	 .shown = is_available},
+	{"kernel_set_from", "kernel parameter set from", DC_U_NONE, DC_FT_STR, V(kernel_set_from),
+	 .shown = has_kernel_set_from},
 	{"gemm_ceiling", "matmuls alone (isolated): fraction of peak", DC_U_RATIO, DC_FT_F64, V(gemm_ceiling),
 	 .shown = is_available},
 	{"in_situ", "in situ: share of isolated levels kept", DC_U_RATIO, DC_FT_F64, V(in_situ),
 	 .shown = is_available},
+	{"kernel_levels_from", "levels below come from", DC_U_NONE, DC_FT_STR, V(levels_from),
+	 .shown = has_levels_from},
 	{"matmul_efficiency", "matmuls: fraction of peak on whole waves", DC_U_RATIO, DC_FT_F64, V(matmul_efficiency),
 	 .shown = is_available},
 	{"matmul_efficiency_fp8", "FP8 matmuls: fraction of the FP8 peak", DC_U_RATIO, DC_FT_F64,
