@@ -678,6 +678,123 @@ START_TEST(test_tp_sequence_parallel_and_recompute)
 }
 END_TEST
 
+/* Under precision.compute "fp8" the sequence-parallel AllGathers that
+ * feed a linear layer's GEMM carry its quantized input or output gradient
+ * (Transformer Engine d0067d0d: layernorm_linear.py 283-313 and
+ * linear.py 371-412 quantize the local shard and gather it,
+ * base.py 1719-1751 the output gradient, linear.py 979-998 and
+ * layernorm_linear.py 766-795 the backward's re-gather; distributed.py
+ * 989-1081 gathers one byte an element and no scale, 1618-1662 MXFP8's
+ * row-wise and column-wise data with their E8M0 scales); the
+ * ReduceScatters carry GEMM outputs and input gradients, in BF16.
+ * The tp test's shape: b 2, s 1024, h 2048, t 4, 4 layers, 3
+ * microbatches: b s h = 4,194,304 elements, 24 calls of each kind (two a
+ * layer a microbatch). Figures by hand:
+ *   BF16 message 4,194,304 x 2 = 8,388,608 B, each call sends 3/4 of it,
+ *     6,291,456 B; the ReduceScatters 2 x 24 x 6,291,456 = 301,989,888 B
+ *   FP8 (delayed, current): 4,194,304 B, sends 3,145,728 B; three
+ *     gathers (g, the output gradient's g-bar, the re-gather):
+ *     3 x 24 x 3,145,728 = 226,492,416; total 528,482,304 B (BF16:
+ *     754,974,720, test_tp_sequence_parallel_and_recompute)
+ *   MXFP8: a row of 2048 B and 2048 / 32 = 64 scale bytes, 2112 B;
+ *     g and the re-gather 2048 x 2112 = 4,325,376 B (sends 3,244,032),
+ *     the output gradient both copies, 8,650,752 B (sends 6,488,064):
+ *     24 x (2 x 3,244,032 + 6,488,064) = 311,427,072; total
+ *     613,416,960 B
+ *   full recompute under FP8: the forward's g again, 24 x 3,145,728,
+ *     and its ReduceScatter, 24 x 6,291,456: + 226,492,416 =
+ *     754,974,720 B
+ *   MoE layers 3 and 4 (dense_layers 2): their MLP's gathers stay BF16,
+ *     6 of a microbatch's 8 of each kind FP8: 18 x 3,145,728 + 6 x
+ *     6,291,456 = 94,371,840 a kind; 3 x 94,371,840 + 301,989,888 =
+ *     585,105,408 B */
+START_TEST(test_tp_fp8_gathers)
+{
+	struct dc_config c;
+	struct dc_comm m;
+	const struct dc_comm_strategy *s;
+
+	tp_config(&c);
+	c.parallel.sequence_parallel = 1;
+	c.precision.compute = DC_COMPUTE_FP8;
+	c.precision.fp8_recipe = DC_FP8_DELAYED;
+	c.training.framework = DC_FRAMEWORK_MEGATRON;
+	m = compute(&c);
+	s = &m.s[DC_STRAT_TP];
+	ck_assert_uint_eq(s->ncoll, 5);
+	ck_assert_uint_eq(s->coll[0].msg_bytes, 4194304ull);
+	ck_assert_uint_eq(s->coll[1].msg_bytes, 8388608ull);
+	ck_assert_uint_eq(s->coll[2].msg_bytes, 4194304ull);
+	ck_assert_uint_eq(s->coll[3].msg_bytes, 8388608ull);
+	ck_assert_uint_eq(s->coll[4].msg_bytes, 4194304ull);
+	ck_assert_uint_eq(s->bytes_per_rank, 528482304ull);
+	/* current scaling: the same bytes; custom and deepspeed run
+	 * Transformer Engine's recipes as megatron does */
+	c.precision.fp8_recipe = DC_FP8_CURRENT;
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 528482304ull);
+	c.training.framework = DC_FRAMEWORK_CUSTOM;
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 528482304ull);
+	c.training.framework = DC_FRAMEWORK_DEEPSPEED;
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 528482304ull);
+	/* torchtitan: torchao's float8 TP styles gather FP8 under tensorwise
+	 * scaling (current) only */
+	c.training.framework = DC_FRAMEWORK_TORCHTITAN;
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 528482304ull);
+	c.precision.fp8_recipe = DC_FP8_DELAYED;
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 754974720ull);
+	c.precision.fp8_recipe = DC_FP8_ROWWISE;
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 754974720ull);
+	c.precision.fp8_recipe = DC_FP8_MXFP8;
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 754974720ull);
+	/* Transformer Engine's MXFP8 */
+	c.training.framework = DC_FRAMEWORK_MEGATRON;
+	m = compute(&c);
+	s = &m.s[DC_STRAT_TP];
+	ck_assert_uint_eq(s->coll[0].msg_bytes, 4325376ull);
+	ck_assert_uint_eq(s->coll[2].msg_bytes, 8650752ull);
+	ck_assert_uint_eq(s->coll[4].msg_bytes, 4325376ull);
+	ck_assert_uint_eq(s->bytes_per_rank, 613416960ull);
+	/* rowwise is torchao's: BF16 gathers under any framework */
+	c.precision.fp8_recipe = DC_FP8_ROWWISE;
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 754974720ull);
+	/* full recompute gathers the quantized input again */
+	c.precision.fp8_recipe = DC_FP8_DELAYED;
+	c.training.recompute = DC_RECOMPUTE_FULL;
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 754974720ull);
+	c.training.recompute = DC_RECOMPUTE_SELECTIVE;
+	/* without sequence parallelism the AllReduces carry GEMM outputs:
+	 * 603,979,776 B as under BF16 (test_tp_bytes_per_layer) */
+	c.parallel.sequence_parallel = 0;
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 603979776ull);
+	c.parallel.sequence_parallel = 1;
+	/* MoE on layers 3 and 4: a row of 18 FP8 and one of 6 BF16 calls
+	 * for each gather */
+	c.model.num_experts = 4;
+	c.model.experts_per_token = 2;
+	c.model.moe_ffn_hidden_size = 1024;
+	c.model.dense_layers = 2;
+	m = compute(&c);
+	s = &m.s[DC_STRAT_TP];
+	ck_assert_uint_eq(s->ncoll, 8);
+	ck_assert_uint_eq(s->coll[0].count, 18);
+	ck_assert_uint_eq(s->coll[0].msg_bytes, 4194304ull);
+	ck_assert_uint_eq(s->coll[1].count, 6);
+	ck_assert_uint_eq(s->coll[1].msg_bytes, 8388608ull);
+	ck_assert_uint_eq(s->bytes_per_rank, 585105408ull);
+	/* full recompute of the first 3 layers of the chunk, one of them
+	 * (layer 3) MoE: 2 x 3 x 3 = 18 recomputed gathers, 3 of them BF16:
+	 * 15 x 3,145,728 + 3 x 6,291,456 = 66,060,288, and 18 ReduceScatters
+	 * 113,246,208: + 179,306,496 = 764,411,904 B; of the first layer
+	 * alone (dense): 6 x 3,145,728 + 6 x 6,291,456 = 56,623,104 more,
+	 * 641,728,512 B */
+	c.training.recompute = DC_RECOMPUTE_FULL;
+	c.training.recompute_layers = 3;
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 764411904ull);
+	c.training.recompute_layers = 1;
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 641728512ull);
+}
+END_TEST
+
 START_TEST(test_pp_interleaved)
 {
 	/* Megatron-LM 2021 2.2.2: with v chunks per rank every microbatch
@@ -1319,6 +1436,7 @@ int main(void)
 	tcase_add_test(tc, test_pp_boundaries);
 	tcase_add_test(tc, test_zero2_reduces_every_microbatch);
 	tcase_add_test(tc, test_tp_sequence_parallel_and_recompute);
+	tcase_add_test(tc, test_tp_fp8_gathers);
 	tcase_add_test(tc, test_pp_interleaved);
 	tcase_add_test(tc, test_expert_parallel);
 	tcase_add_test(tc, test_context_parallel_kv);

@@ -2,8 +2,92 @@
  * two AllReduces forward and two backward, or with sequence parallelism
  * an AllGather and a ReduceScatter each (Korthikanti et al. 2022 section
  * 4.2.2); a layer counts the microbatches its chunk runs (DualPipe: m / 2).
+ * Under precision.compute "fp8" the AllGathers that feed a linear layer's
+ * FP8 GEMM may carry the quantized tensor (tp_gather_format).
  * docs/formulas-systems.md, "Communication per step". */
 #include "axis_int.h"
+
+/* What a sequence-parallel AllGather feeding a linear layer's GEMM
+ * carries (docs/formulas-systems.md, "Tensor parallel", FP8 gathers). */
+enum tp_gather_format {
+	TP_GATHER_WORKING, /* the activations' working precision (BF16) */
+	TP_GATHER_FP8,     /* one byte an element, a per-tensor scale */
+	TP_GATHER_MXFP8,   /* one byte an element and an E8M0 scale per 32 */
+};
+
+static enum tp_gather_format tp_gather_format(const struct dc_config *c)
+{
+	if (c->precision.compute != DC_COMPUTE_FP8)
+		return TP_GATHER_WORKING;
+	/* torchtitan: torchao's Float8ColwiseParallel, Float8RowwiseParallel
+	 * and PrepareFloat8ModuleInput gather FP8 for tensorwise (dynamic
+	 * per-tensor) scaling only; rowwise and MXFP8 run plain DTensor TP,
+	 * gathering BF16, and the float8 styles refuse delayed scaling */
+	if (c->training.framework == DC_FRAMEWORK_TORCHTITAN)
+		return c->precision.fp8_recipe == DC_FP8_CURRENT ? TP_GATHER_FP8 : TP_GATHER_WORKING;
+	/* megatron, deepspeed, custom: delayed, current and mxfp8 are
+	 * Transformer Engine's recipes, whose linears quantize the local shard
+	 * and gather it; rowwise is torchao's (BF16 gathers) */
+	switch (c->precision.fp8_recipe) {
+	case DC_FP8_DELAYED:
+	case DC_FP8_CURRENT:
+		return TP_GATHER_FP8;
+	case DC_FP8_MXFP8:
+		return TP_GATHER_MXFP8;
+	case DC_FP8_ROWWISE:
+		break;
+	}
+	return TP_GATHER_WORKING;
+}
+
+/* The message of one such AllGather of `tokens` x `hidden` elements
+ * (gathered: the whole b s h), in format f; `grad`: the row-parallel
+ * output gradient's, of which MXFP8 gathers two copies. */
+static uint64_t tp_gather_bytes(struct dc_ck *b, enum tp_gather_format f, uint64_t tokens, uint64_t hidden,
+				uint64_t working_bytes, int grad)
+{
+	uint64_t row;
+	switch (f) {
+	case TP_GATHER_WORKING:
+		return dc_ck_mul(b, dc_ck_mul(b, tokens, hidden), working_bytes);
+	case TP_GATHER_FP8:
+		/* one byte an element; the per-tensor scale is one FP32
+		 * scalar the ranks share, not gathered */
+		return dc_ck_mul(b, tokens, hidden);
+	case TP_GATHER_MXFP8:
+		/* a row of h FP8 bytes and one E8M0 scale per 32 of them;
+		 * the output gradient gathers both the row-wise and the
+		 * column-wise copy */
+		row = dc_ck_add(b, hidden, (hidden + 31) / 32);
+		return dc_ck_mul(b, dc_ck_mul(b, tokens, row), grad ? 2 : 1);
+	}
+	return 0;
+}
+
+/* A sequence-parallel AllGather, `calls` of them: `quant` in the gather
+ * format's `q_bytes`, the rest in the working precision's `act`; one row
+ * when they all carry the same. */
+static void push_gathers(struct dc_axis_ctx *x, enum dc_coll_what what, enum dc_coll_phase phase,
+			 enum dc_overlap_class overlap, uint64_t calls, uint64_t quant, uint64_t q_bytes, uint64_t act)
+{
+	if (q_bytes == act || quant == 0) {
+		dc_axis_push(x, DC_COLL_ALL_GATHER, what, phase, overlap, calls, act);
+		return;
+	}
+	dc_axis_push(x, DC_COLL_ALL_GATHER, what, phase, overlap, quant, q_bytes);
+	dc_axis_push(x, DC_COLL_ALL_GATHER, what, phase, overlap, calls - quant, act);
+}
+
+/* Of a layer's two gathers, those that feed an FP8 GEMM, over `layers`
+ * layers `moe` of them MoE: the attention's (QKV) unless the model's
+ * attention is MLA, whose latent projections were not examined, and
+ * the MLP's (FC1) on a dense layer; a MoE layer's tokens reach the
+ * experts through the token dispatcher, which moves BF16. */
+static uint64_t quantized_gathers(struct dc_axis_ctx *x, uint64_t layers, uint64_t moe)
+{
+	uint64_t attn = x->p->in->model.kv_lora_rank ? 0 : layers;
+	return dc_ck_add(x->b, attn, layers - (moe < layers ? moe : layers));
+}
 
 void dc_axis_tp_comm(struct dc_axis_ctx *x)
 {
@@ -13,7 +97,9 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	/* layers: every stage the rank holds (both under DualPipe), each run
 	 * for its chunks' microbatches (m / 2 under DualPipe: activation.h) */
 	uint64_t mb = dc_pipeline_chunk_microbatches(p), layers = x->best->layers;
-	uint64_t act, per_mb, re_mb;
+	uint64_t act, per_mb, re_mb, re_layers, re_moe, q_mb, q_re_mb, in_bytes, grad_bytes;
+	enum tp_gather_format fmt = tp_gather_format(cfg);
+	struct dc_axis_ctx own = *x;
 	/* full recompute runs every layer's forward again in backward, and
 	 * with it the forward's collectives */
 	int refwd = cfg->training.recompute == DC_RECOMPUTE_FULL;
@@ -24,7 +110,8 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	/* training.recompute_layers: only N layers of each chunk (uneven
 	 * chunks chunk by chunk: plan.h), of each of a DualPipe rank's two
 	 * stages (plan.h's chunk: L / (pp v)) */
-	re_mb = dc_ck_mul(b, dc_ck_mul(b, 2, dc_axis_recomputed_layers(x, 0)), mb);
+	re_layers = dc_axis_recomputed_layers(x, 0);
+	re_mb = dc_ck_mul(b, dc_ck_mul(b, 2, re_layers), mb);
 	dc_axis_setup(x, p->topo.degree[DC_AXIS_TP], &p->group[DC_AXIS_TP].link, &p->group[DC_AXIS_TP].net);
 	/* Megatron runs the backward's input-gradient collective behind the
 	 * weight-gradient GEMM, and the input's re-gather behind the
@@ -33,6 +120,8 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	 * section 4.2.2): DC_OVL_BEHIND_GEMM. The output-gradient AllGather
 	 * (g-bar) and a recomputed forward's collectives are waited for. */
 	if (!p->layout.sequence_parallel) {
+		/* the AllReduces carry GEMM outputs and input gradients: the
+		 * working precision under FP8 too */
 		dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_OUTPUT_FG, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, per_mb, act);
 		dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_INPUT_GRAD_FG, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, per_mb,
 			     act);
@@ -41,18 +130,32 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 				     DC_OVL_EXPOSED, re_mb, act);
 		return;
 	}
-	dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_TP_SEQ_IN_G, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, per_mb, act);
+	/* under FP8 the AllGathers that feed a linear layer's GEMM carry its
+	 * quantized input (the column-parallel linear's) or output gradient
+	 * (the row-parallel one's); the ReduceScatters carry GEMM outputs and
+	 * input gradients, in the working precision */
+	in_bytes = tp_gather_bytes(b, fmt, p->tokens_per_microbatch_cp, cfg->model.hidden_size,
+				   cfg->precision.working_bytes, 0);
+	grad_bytes = tp_gather_bytes(b, fmt, p->tokens_per_microbatch_cp, cfg->model.hidden_size,
+				     cfg->precision.working_bytes, 1);
+	q_mb = dc_ck_mul(b, quantized_gathers(x, layers, x->best->moe_layers), mb);
+	/* the recomputed MoE layers of best's rank (x->moe may be another
+	 * stage's: the EP axis's) */
+	own.moe = x->best;
+	own.moe_stage = x->stage;
+	re_moe = x->best->moe_layers ? dc_axis_recomputed_layers(&own, 1) : 0;
+	q_re_mb = dc_ck_mul(b, quantized_gathers(x, re_layers, re_moe), mb);
+	push_gathers(x, DC_CW_TP_SEQ_IN_G, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, per_mb, q_mb, in_bytes, act);
 	dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_TP_OUTPUT_GBAR, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, per_mb, act);
-	dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_TP_OUTPUT_GRAD_GBAR, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, per_mb,
-		     act);
+	push_gathers(x, DC_CW_TP_OUTPUT_GRAD_GBAR, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, per_mb, q_mb, grad_bytes, act);
 	dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_TP_INPUT_GRAD_G, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, per_mb,
 		     act);
 	/* the gathered input is not kept (activations hold s/t): Megatron
-	 * gathers it again for the weight gradients */
-	dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_TP_INPUT_REGATHER, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, per_mb,
-		     act);
+	 * gathers it again for the weight gradients, quantized as the
+	 * forward's (Transformer Engine keeps the FP8 shard) */
+	push_gathers(x, DC_CW_TP_INPUT_REGATHER, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, per_mb, q_mb, in_bytes, act);
 	if (refwd) {
-		dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_TP_SEQ_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, re_mb,
+		push_gathers(x, DC_CW_TP_SEQ_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, re_mb, q_re_mb, in_bytes,
 			     act);
 		dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_TP_OUTPUT_RECOMPUTED, DC_CPHASE_BACKWARD,
 			     DC_OVL_EXPOSED, re_mb, act);
