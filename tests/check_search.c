@@ -208,6 +208,37 @@ START_TEST(test_counts_by_hand)
 }
 END_TEST
 
+/* The toy space under training.framework deepspeed, sharding zero2 only:
+ * DeepSpeed's pipeline engine asserts a ZeRO stage below 2
+ * (deepspeed/runtime/pipe/engine.py:76-77), so the layouts with pp 2 go.
+ * Of the 7 triples test_counts_by_hand keeps, 3 have pp 2 ((1, 1, 2),
+ * (2, 1, 2), (1, 2, 2)), one of them with tp 2 (sp true too): 4 of the
+ * 10 valid layouts go, 6 valid, 14 refused. Under custom the same space
+ * keeps all 10. */
+START_TEST(test_counts_deepspeed_pipeline_zero2)
+{
+	const char *sets[40];
+	size_t n = 0;
+	struct dc_search_result *r;
+	toy_with("search.space.sharding=[\"zero2\"]", sets);
+	while (sets[n])
+		n++;
+	r = search("configs/systems.json", sets, 1);
+	ck_assert_uint_eq(r->counts.enumerated, 20);
+	ck_assert_uint_eq(r->counts.valid, 10);
+	free(r);
+	sets[n] = "training.framework=deepspeed";
+	sets[n + 1] = NULL;
+	r = search("configs/systems.json", sets, 1);
+	ck_assert_uint_eq(r->counts.enumerated, 20);
+	ck_assert_uint_eq(r->counts.rejected_by_rules, 14);
+	ck_assert_uint_eq(r->counts.valid, 6);
+	for (size_t i = 0; i < r->nbest; i++)
+		ck_assert_uint_eq(r->best[i].l.layout.pp, 1);
+	free(r);
+}
+END_TEST
+
 /* The toy space above with sizes tp 2 cannot split: the same 20
  * enumerated. An MLP of 255 (odd): tp 2 no longer divides it, so the 3
  * triples with tp 2 go too, 4 triples left, all tp 1, each valid with sp
@@ -548,6 +579,7 @@ static Suite *suite(void)
 	tcase_add_test(c, test_layout_text);
 	tcase_add_test(c, test_counts_by_hand);
 	tcase_add_test(c, test_counts_by_hand_mlp_and_sequence);
+	tcase_add_test(c, test_counts_deepspeed_pipeline_zero2);
 	tcase_add_test(c, test_priced_counts_by_hand);
 	tcase_add_test(c, test_tight_by_hand);
 	tcase_add_test(c, test_tight_layout_flagged);

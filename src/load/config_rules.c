@@ -786,6 +786,17 @@ static int rule_framework(struct loader *l)
 		c->parallel.reshard_after_forward = 1;
 	if (!c->overlap.dp_given)
 		c->overlap.dp = 1;
+	/* precision.fp8_recipe left out under torchtitan: its Float8
+	 * converter's default, "rowwise" (torchtitan/components/quantization/
+	 * float8.py:58 at b5bcd76c, recipe_name Literal["rowwise",
+	 * "rowwise_with_gw_hp"] = "rowwise"; Transformer Engine's delayed
+	 * scaling, the default elsewhere, is no torchtitan recipe), where its
+	 * FP8 matmuls run */
+	if (!seen(l, KEY_PRECISION_FP8_RECIPE) && f == DC_FRAMEWORK_TORCHTITAN &&
+	    c->precision.compute == DC_COMPUTE_FP8) {
+		c->precision.fp8_recipe = DC_FP8_ROWWISE;
+		l->filled[KEY_PRECISION_FP8_RECIPE] = DC_ORIGIN_FRAMEWORK;
+	}
 	if (c->overlap.param_gather) {
 		if (f != DC_FRAMEWORK_MEGATRON)
 			dc_cfg_errorf(l, blame(l, KEY_OVERLAP_PARAM_GATHER, KEY_TRAINING_FRAMEWORK),
@@ -935,10 +946,30 @@ static int rule_restore(struct loader *l)
 		dc_cfg_errorf(l, KEY_CHECKPOINT_RESTORE_PP,
 		       "'checkpoint.restore.pp': must be at most model.num_layers (%llu), got %llu",
 		       (unsigned long long)c->model.num_layers, (unsigned long long)r->pp);
-	if (c->model.seq_length && c->model.seq_length % r->cp != 0)
+	/* cp as parallel.cp (rule_cp): 2 x cp chunks, two a rank, unless the
+	 * AlltoAll form, which also splits the heads of a new tp rank */
+	if (r->cp > 1 && c->parallel.cp_comm_type != DC_CP_A2A && c->model.seq_length % (2 * r->cp) != 0)
+		dc_cfg_errorf(l, KEY_CHECKPOINT_RESTORE_CP,
+		       "'checkpoint.restore.cp': 2 x cp must divide model.seq_length (%llu): each cp rank holds two of 2 x cp equal chunks, got cp %llu",
+		       (unsigned long long)c->model.seq_length, (unsigned long long)r->cp);
+	else if (r->cp > 1 && c->parallel.cp_comm_type == DC_CP_A2A && c->model.seq_length % r->cp != 0)
 		dc_cfg_errorf(l, KEY_CHECKPOINT_RESTORE_CP,
 		       "'checkpoint.restore.cp': must divide model.seq_length (%llu), got %llu",
 		       (unsigned long long)c->model.seq_length, (unsigned long long)r->cp);
+	else if (r->cp > 1 && c->parallel.cp_comm_type == DC_CP_A2A && r->tp &&
+		 c->model.num_attention_heads % r->tp == 0 && c->model.num_kv_heads % r->tp == 0 &&
+		 (c->model.num_attention_heads / r->tp % r->cp != 0 || c->model.num_kv_heads / r->tp % r->cp != 0))
+		dc_cfg_errorf(l, KEY_CHECKPOINT_RESTORE_CP,
+		       "'checkpoint.restore.cp': with parallel.cp_comm_type \"a2a\" cp must divide the heads of each new tp rank (%llu query, %llu key/value heads), got %llu",
+		       (unsigned long long)(c->model.num_attention_heads / r->tp),
+		       (unsigned long long)(c->model.num_kv_heads / r->tp), (unsigned long long)r->cp);
+	/* ep as parallel.ep (rule_ep): a mixture-of-experts model (the
+	 * restore's slices take an ep that does not divide the experts,
+	 * src/est/checkpoint.c) */
+	if (r->ep > 1 && !c->model.num_experts)
+		dc_cfg_errorf(l, KEY_CHECKPOINT_RESTORE_EP,
+		       "'checkpoint.restore.ep': needs a mixture-of-experts model (model.num_experts), got ep %llu",
+		       (unsigned long long)r->ep);
 	if (dc_mul_u64(r->tp, r->pp, &mp) != 0 || dc_mul_u64(mp, r->cp, &mp) != 0)
 		mp = UINT64_MAX;
 	if (mp > world || world % mp != 0) {
@@ -988,7 +1019,7 @@ static int rule_restore(struct loader *l)
 		/* as parallel.ep (rule_ep): out of dp, or folded over tp dp cp
 		 * with the expert tp group (parallel.etp, else the new tp) */
 		uint64_t etp = c->parallel.etp ? c->parallel.etp : r->tp;
-		if (r->dp && (r->tp * r->dp * r->cp) % (r->ep * etp) != 0)
+		if ((r->ep <= 1 || c->model.num_experts) && r->dp && (r->tp * r->dp * r->cp) % (r->ep * etp) != 0)
 			dc_cfg_errorf(l, KEY_CHECKPOINT_RESTORE_EP,
 			       "'checkpoint.restore.ep': ep x etp (%llu x %llu) must divide the new tp x dp x cp (%llu x %llu x %llu), got ep %llu",
 			       (unsigned long long)r->ep, (unsigned long long)etp, (unsigned long long)r->tp,
@@ -1572,6 +1603,48 @@ static int rule_tp_overlap_sms(struct loader *l)
 	return 0;
 }
 
+static void warn_key(struct loader *l, enum key_id k, const char *why, const char *fix);
+static void warn_key_by(struct loader *l, enum key_id k, int by, const char *why, const char *fix);
+
+/* precision.attention "fp8" on a backend that has an FP8 kernel, on
+ * Hopper or Blackwell: where Transformer Engine's backend selection
+ * (transformer_engine/pytorch/attention/dot_product_attention/utils.py,
+ * get_attention_backend, NVIDIA/TransformerEngine d0067d0d) turns that
+ * kernel off, no FP8 attention runs: it falls back to another backend
+ * (BF16), which the estimate does not price; a warning, as rule 36's. */
+static void fp8_attention_runs(struct loader *l, enum dc_attention_backend b, enum dc_gpu_arch arch)
+{
+	const struct dc_config *c = l->cfg;
+	char why[400];
+	/* utils.py:657-660: "Disabling FlashAttention 3 for FP8 training" */
+	if (b == DC_ATTN_BACKEND_FA3) {
+		warn_key_by(l, KEY_PRECISION_ATTENTION, blame(l, KEY_PRECISION_ATTENTION, KEY_TRAINING_ATTENTION_BACKEND),
+			 "with training.attention_backend \"fa3\": Transformer Engine turns FlashAttention-3 off for FP8 attention in training (transformer_engine/pytorch/attention/dot_product_attention/utils.py:657-660 at d0067d0d, \"Disabling FlashAttention 3 for FP8 training\"), so no FA3 FP8 attention runs; it is priced as given, at the FP8 fused-attention speed",
+			 "set training.attention_backend to \"cudnn\" (with fp8_recipe \"delayed\" on Hopper) or precision.attention to \"bf16\"");
+		return;
+	}
+	if (arch != DC_GPU_ARCH_HOPPER)
+		return;
+	/* utils.py:686-689: "Disabling FusedAttention for FP8 current
+	 * scaling on arch < sm100" */
+	if (c->precision.fp8_recipe == DC_FP8_CURRENT) {
+		snprintf(why, sizeof(why),
+			 "with precision.fp8_recipe \"current\" on 'cluster.gpu' \"%s\" (Hopper): Transformer Engine turns its cuDNN FP8 fused attention off for current scaling below sm100 (transformer_engine/pytorch/attention/dot_product_attention/utils.py:686-689 at d0067d0d), so no FP8 attention runs; it is priced as given",
+			 dc_gpu_name(c->cluster.gpu));
+		warn_key_by(l, KEY_PRECISION_ATTENTION, blame(l, KEY_PRECISION_ATTENTION, KEY_PRECISION_FP8_RECIPE), why,
+			    "set precision.fp8_recipe to \"delayed\" or precision.attention to \"bf16\"");
+	}
+	/* utils.py:1344-1354: no FP8 FusedAttention with a sliding window
+	 * on sm < 100 */
+	if (c->model.sliding_window) {
+		snprintf(why, sizeof(why),
+			 "with model.sliding_window %llu on 'cluster.gpu' \"%s\" (Hopper): Transformer Engine's cuDNN fused attention has no FP8 sliding-window kernel below sm100 (transformer_engine/pytorch/attention/dot_product_attention/utils.py:1344-1354 at d0067d0d), so the windowed layers run no FP8 attention; it is priced as given",
+			 (unsigned long long)c->model.sliding_window, dc_gpu_name(c->cluster.gpu));
+		warn_key_by(l, KEY_PRECISION_ATTENTION, blame(l, KEY_PRECISION_ATTENTION, KEY_MODEL_SLIDING_WINDOW), why,
+			    "set precision.attention to \"bf16\"");
+	}
+}
+
 /* training.attention_backend agrees with training.attention (or sets it),
  * runs on the preset's architecture; the FP8 keys come with
  * precision.compute "fp8", mxfp8 on Blackwell, FP8 attention with a fused
@@ -1641,7 +1714,17 @@ static int rule_attention_fp8(struct loader *l)
 		else if (arch != DC_GPU_ARCH_HOPPER && arch != DC_GPU_ARCH_BLACKWELL)
 			dc_cfg_errorf(l, blame(l, KEY_PRECISION_ATTENTION, KEY_CLUSTER_GPU),
 			       "'precision.attention': \"fp8\" is priced at a measured FP8 fused-attention level, known for the Hopper and Blackwell presets; 'cluster.gpu' names none of them");
+		else
+			fp8_attention_runs(l, b, arch);
 	}
+	/* FlashAttention-3 has no dropout: Transformer Engine turns it off
+	 * when the attention dropout is on (dot_product_attention/utils.py:
+	 * 1105-1108, "Disabling FlashAttention 3 for dropout"), and falls
+	 * back to a slower backend */
+	if (b == DC_ATTN_BACKEND_FA3 && arch == DC_GPU_ARCH_HOPPER && l->cfg->model.dropout)
+		warn_key_by(l, KEY_TRAINING_ATTENTION_BACKEND, blame(l, KEY_TRAINING_ATTENTION_BACKEND, KEY_MODEL_DROPOUT),
+			 "is FlashAttention-3, which has no dropout, but model.dropout is true: Transformer Engine turns FA3 off for attention dropout (transformer_engine/pytorch/attention/dot_product_attention/utils.py:1105-1108 at d0067d0d) and runs another backend; it is priced as given, at FA3's speed",
+			 "set training.attention_backend to \"cudnn\", or model.dropout false");
 	return 0;
 }
 
@@ -1675,13 +1758,19 @@ static int rule_whatif(struct loader *l)
  * as rule_attention_fp8's for the FP8 keys: the key, its value, why.
  * A default never warns; a sweep point warns only where it holds; the
  * layout search (dc_load_opts.search) tries the FSDP and cp > 1 layouts
- * of its space itself, so the keys those read are not said there. */
-static void warn_key(struct loader *l, enum key_id k, const char *why, const char *fix)
+ * of its space itself, so the keys those read are not said there.
+ * warn_key_by says it where `by` came from (the --set that made it hold). */
+static void warn_key_by(struct loader *l, enum key_id k, int by, const char *why, const char *fix)
 {
 	char v[64];
 	if (dc_config_value_json(l->cfg, (size_t)k, v, sizeof(v)) != 0)
 		snprintf(v, sizeof(v), "?");
-	dc_cfg_warnf(l, (int)k, "'%s': %s %s; %s", dc_cfg_keys[k].info.path, v, why, fix);
+	dc_cfg_warnf(l, by, "'%s': %s %s; %s", dc_cfg_keys[k].info.path, v, why, fix);
+}
+
+static void warn_key(struct loader *l, enum key_id k, const char *why, const char *fix)
+{
+	warn_key_by(l, k, (int)k, why, fix);
 }
 
 static int search_tries_fsdp(const struct loader *l)
@@ -1749,6 +1838,21 @@ static int rule_no_effect(struct loader *l)
 			  gpu_lacks_nvls(c->cluster.gpu) ? "set collective.algorithm to \"auto\" or drop the key"
 							 : "set cluster.nvls true, or collective.algorithm to \"auto\"");
 	}
+	/* a sharding over one data-parallel rank: the states shard over dp x
+	 * cp (an expert's over its expert-data-parallel ranks), so at 1
+	 * every rank holds them whole, as under "none" (the search changes
+	 * dp itself) */
+	if (p->sharding != DC_SHARD_NONE && seen(l, KEY_PARALLEL_SHARDING) && !(l->opts && l->opts->search) &&
+	    p->dp * (p->cp ? p->cp : 1) == 1) {
+		static const int layout[] = {KEY_PARALLEL_DP, KEY_PARALLEL_TP, KEY_PARALLEL_PP, KEY_PARALLEL_CP,
+					     KEY_CLUSTER_NUM_NODES, KEY_CLUSTER_GPUS_PER_NODE, KEY_CLUSTER_SYSTEM};
+		uint64_t ep = p->ep ? p->ep : 1, etp = p->etp ? p->etp : p->tp;
+		if (!c->model.num_experts || ep * etp >= p->tp)
+			warn_key_by(l, KEY_PARALLEL_SHARDING,
+				    dc_cfg_blame(l, KEY_PARALLEL_SHARDING, layout, sizeof(layout) / sizeof(layout[0])),
+				    "shards the states over the data-parallel ranks (dp x cp), but there is one (dp 1, cp 1): it has no effect, every rank holding its whole states as under \"none\"",
+				    "set parallel.dp above 1 or drop the key");
+	}
 	if (c->training.framework == DC_FRAMEWORK_MEGATRON) {
 		if (p->sharding == DC_SHARD_ZERO2 && seen(l, KEY_PARALLEL_SHARDING))
 			warn_key(l, KEY_PARALLEL_SHARDING,
@@ -1766,6 +1870,91 @@ static int rule_no_effect(struct loader *l)
 			 p->sharding == DC_SHARD_ZERO1 ? 1 : 2);
 		warn_key(l, KEY_PARALLEL_SHARDING, why,
 			  "set parallel.sharding to \"fsdp\" (reshard_after_forward false keeps the parameters gathered, as ZeRO-2 does) or \"none\", or training.framework to \"deepspeed\"");
+	}
+	return 0;
+}
+
+/* What the named framework runs (training.framework), each checked
+ * against its source at the commits the docs cite: a combination it
+ * cannot express is priced as given, with a warning, as rule_no_effect's
+ * Megatron ZeRO-2; one its code refuses (an assert, a raise) is an
+ * error, as rule_framework's torchtitan async TP without compile. */
+static int rule_framework_runs(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	const struct dc_parallel *p = &c->parallel;
+	enum dc_framework f = c->training.framework;
+	int fp8 = c->precision.compute == DC_COMPUTE_FP8;
+
+	if (f == DC_FRAMEWORK_MEGATRON) {
+		/* Megatron's recipes: megatron/core/enums.py:12-19 (Fp8Recipe:
+		 * delayed, tensorwise, mxfp8, blockwise, custom) and
+		 * transformer_config.py:594, the Literal its --fp8-recipe takes
+		 * (Megatron-LM d98e8a64); rowwise is torchao's */
+		if (fp8 && c->precision.fp8_recipe == DC_FP8_ROWWISE && seen(l, KEY_PRECISION_FP8_RECIPE))
+			warn_key(l, KEY_PRECISION_FP8_RECIPE,
+				 "is torchao's rowwise scaling, not a Megatron-LM recipe (--fp8-recipe takes delayed, tensorwise, mxfp8, blockwise or custom: megatron/core/transformer/transformer_config.py:594, enums.py:12-19 at d98e8a64), but training.framework is \"megatron\": it is priced as given, with rowwise casts",
+				 "set precision.fp8_recipe to \"delayed\" or \"current\" (Megatron's tensorwise), or training.framework to \"torchtitan\"");
+		/* the LM head in FP8 is Megatron's fp8_output_proj, which
+		 * TransformerConfig refuses outside MXFP8 (transformer_config.py:
+		 * 1572-1575 raises "fp8_output_proj requires fp8_recipe='mxfp8'";
+		 * gpt_model.py:272-276 builds the TE head only then) */
+		if (fp8 && c->precision.fp8_lm_head && c->precision.fp8_recipe != DC_FP8_MXFP8) {
+			static const int keys[] = {KEY_PRECISION_FP8_LM_HEAD, KEY_PRECISION_FP8_RECIPE,
+						   KEY_TRAINING_FRAMEWORK, KEY_PRECISION_COMPUTE};
+			dc_cfg_errorf(l, dc_cfg_blame(l, KEY_PRECISION_FP8_LM_HEAD, keys, sizeof(keys) / sizeof(keys[0])),
+				      "'precision.fp8_lm_head': Megatron-LM runs the LM head in FP8 (--fp8-output-proj) only with fp8_recipe \"mxfp8\" (megatron/core/transformer/transformer_config.py:1572-1575 at d98e8a64 raises otherwise), but training.framework is \"megatron\" and fp8_recipe \"%s\"; set fp8_lm_head false or fp8_recipe \"mxfp8\"",
+				      dc_fp8_recipe_name(c->precision.fp8_recipe));
+		}
+		/* Megatron-Core's schedules: get_forward_backward_func picks
+		 * 1F1B, interleaved or none (pipeline_parallel/schedules.py:161-168
+		 * at d98e8a64); no DualPipe or zero-bubble schedule is in the tree */
+		if ((p->pipeline_schedule == DC_PIPE_DUALPIPE || p->pipeline_schedule == DC_PIPE_DUALPIPEV ||
+		     p->pipeline_schedule == DC_PIPE_ZERO_BUBBLE) &&
+		    seen(l, KEY_PARALLEL_PIPELINE_SCHEDULE))
+			warn_key(l, KEY_PARALLEL_PIPELINE_SCHEDULE,
+				 "is not a Megatron-LM schedule (Megatron-Core runs 1F1B or the interleaved schedule: megatron/core/pipeline_parallel/schedules.py:161-168 at d98e8a64), but training.framework is \"megatron\": it is priced as given",
+				 "set parallel.pipeline_schedule to \"1f1b\" or \"interleaved\", or training.framework to \"custom\"");
+		/* --recompute-granularity full or selective
+		 * (transformer_config.py:532); torch's per-op policy is torchtitan's */
+		if (c->training.recompute == DC_RECOMPUTE_OP && seen(l, KEY_TRAINING_RECOMPUTE))
+			warn_key(l, KEY_TRAINING_RECOMPUTE,
+				 "is torch's per-op selective policy as torchtitan configures it, which Megatron-LM does not run (--recompute-granularity is full or selective: megatron/core/transformer/transformer_config.py:532 at d98e8a64), but training.framework is \"megatron\": it is priced as given",
+				 "set training.recompute to \"selective\" or \"full\", or training.framework to \"torchtitan\"");
+	}
+	/* DeepSpeed's PipelineEngine asserts zero_optimization_stage() <
+	 * ZeroStageEnum.gradients, "ZeRO-2 and ZeRO-3 are incompatible with
+	 * pipeline parallelism" (deepspeed/runtime/pipe/engine.py:76-77 at
+	 * edaa7221) */
+	if (f == DC_FRAMEWORK_DEEPSPEED && p->pp > 1 && (p->sharding == DC_SHARD_ZERO2 || p->sharding == DC_SHARD_FSDP)) {
+		static const int keys[] = {KEY_PARALLEL_SHARDING, KEY_PARALLEL_PP, KEY_TRAINING_FRAMEWORK};
+		dc_cfg_errorf(l, dc_cfg_blame(l, KEY_PARALLEL_SHARDING, keys, sizeof(keys) / sizeof(keys[0])),
+			      "'parallel.sharding': DeepSpeed's pipeline engine asserts ZeRO stage below 2 (\"ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism\", deepspeed/runtime/pipe/engine.py:76-77 at edaa7221), but training.framework is \"deepspeed\" with pp %llu and sharding \"%s\" (ZeRO-%d); use sharding \"zero1\" or \"none\", or pp 1",
+			      (unsigned long long)p->pp, dc_sharding_name(p->sharding), p->sharding == DC_SHARD_ZERO2 ? 2 : 3);
+	}
+	if (f == DC_FRAMEWORK_TORCHTITAN) {
+		/* torchtitan's Float8 converter takes recipe_name "rowwise" or
+		 * "rowwise_with_gw_hp" (torchtitan/components/quantization/
+		 * float8.py:58 at b5bcd76c), none of them delayed */
+		if (fp8 && c->precision.fp8_recipe == DC_FP8_DELAYED && seen(l, KEY_PRECISION_FP8_RECIPE))
+			warn_key(l, KEY_PRECISION_FP8_RECIPE,
+				 "is Transformer Engine's delayed scaling, which torchtitan does not run (its Float8 converter takes recipe_name \"rowwise\" or \"rowwise_with_gw_hp\": torchtitan/components/quantization/float8.py:58 at b5bcd76c), but training.framework is \"torchtitan\": it is priced as given",
+				 "set precision.fp8_recipe to \"rowwise\" (torchtitan's default, what a left-out fp8_recipe takes under torchtitan), or training.framework to \"megatron\"");
+		/* the converter swaps the Linear layers (and grouped experts)
+		 * only (float8.py:151-172): attention stays BF16 */
+		if (c->precision.attention == DC_ATTN_PRECISION_FP8)
+			warn_key(l, KEY_PRECISION_ATTENTION,
+				 "is Transformer Engine's FP8 attention, which torchtitan does not run (its Float8 converter swaps the Linear layers only: torchtitan/components/quantization/float8.py:151-172 at b5bcd76c), but training.framework is \"torchtitan\": it is priced as given, at the FP8 fused-attention speed",
+				 "set precision.attention to \"bf16\", or training.framework to \"megatron\"");
+	}
+	/* FSDP2's CPUOffloadPolicy moves the sharded parameters, gradients
+	 * and optimizer states to the host together, the step on the CPU
+	 * (torch/distributed/fsdp/_fully_shard/_fsdp_api.py, CPUOffloadPolicy's
+	 * docstring): there is no optimizer-only offload */
+	if (c->precision.preset == DC_PRECISION_FSDP2 && p->offload == DC_OFFLOAD_OPTIMIZER) {
+		warn_key_by(l, KEY_PARALLEL_OFFLOAD, blame(l, KEY_PARALLEL_OFFLOAD, KEY_PRECISION_PRESET),
+			 "offloads only the optimizer (ZeRO-Offload's split), which FSDP2 has not: its CPUOffloadPolicy moves the sharded parameters, gradients and optimizer states to the host together (torch/distributed/fsdp/_fully_shard/_fsdp_api.py), but precision.preset is \"fsdp2\": it is priced as given, the FP32 parameter shard kept on the GPU",
+			 "set parallel.offload to \"optimizer+params\" (FSDP2's CPUOffloadPolicy; with sharding \"fsdp\"), or drop the key");
 	}
 	return 0;
 }
@@ -1823,10 +2012,10 @@ static const struct rule rules[] = {
 	  KEYS("overlap.ep", "parallel.ep", "parallel.pp", "parallel.virtual_pipeline", "parallel.pipeline_schedule",
 	       "training.recompute")},
 	 rule_ep_overlap},
-	{{"training.framework derives bucket_size, reshard_after_forward, overlap.dp and overlap.param_gather where they are not given; overlap.param_gather needs framework megatron and sharding zero1; overlap.tp under megatron or torchtitan needs sequence_parallel, and under torchtitan training.compile",
+	{{"training.framework derives bucket_size, reshard_after_forward, overlap.dp and overlap.param_gather where they are not given, and fp8_recipe under torchtitan with compute fp8 (rowwise, torchtitan's Float8 default: torchtitan/components/quantization/float8.py:58, torchtitan b5bcd76c); overlap.param_gather needs framework megatron and sharding zero1; overlap.tp under megatron or torchtitan needs sequence_parallel, and under torchtitan training.compile",
 	  KEYS("training.framework", "parallel.bucket_size", "parallel.reshard_after_forward", "overlap.dp",
 	       "overlap.param_gather", "overlap.tp", "parallel.sharding", "parallel.sequence_parallel",
-	       "training.compile")},
+	       "training.compile", "precision.fp8_recipe", "precision.compute")},
 	 rule_framework},
 	{{"global_batch_size, when given, is a multiple of micro_batch_size × dp and gives grad_accum_steps (which, when also given, must agree)",
 	  KEYS("training.global_batch_size", "training.micro_batch_size", "parallel.dp", "training.grad_accum_steps")},
@@ -1853,9 +2042,10 @@ static const struct rule rules[] = {
 	       "cluster.host_adam_rate")}, rule_gpu_preset},
 	{{"overlap.tp under framework megatron keeps 16 SMs for communication, so cluster.sm_count (given or from cluster.gpu) is above 16",
 	  KEYS("cluster.sm_count", "overlap.tp", "training.framework", "cluster.gpu")}, rule_tp_overlap_sms},
-	{{"attention_backend defaults from attention (eager: eager, flash: sdpa, but cudnn under framework megatron on a Hopper or Blackwell cluster.gpu, where Transformer Engine picks its cuDNN fused attention); a given backend sets attention when it is not given (eager: eager, else flash) and else agrees with it; fa3 needs a Hopper GPU; mxfp8 a Blackwell GPU; attention fp8 needs compute fp8 and backend cudnn or fa3; fp8_recipe or fp8_lm_head changed without compute fp8 has no effect and draws a warning, not an error (a sweep over compute keeps them)",
+	{{"attention_backend defaults from attention (eager: eager, flash: sdpa, but cudnn under framework megatron on a Hopper or Blackwell cluster.gpu, where Transformer Engine picks its cuDNN fused attention); a given backend sets attention when it is not given (eager: eager, else flash) and else agrees with it; fa3 needs a Hopper GPU; mxfp8 a Blackwell GPU; attention fp8 needs compute fp8 and backend cudnn or fa3; fp8_recipe or fp8_lm_head changed without compute fp8 has no effect and draws a warning, not an error (a sweep over compute keeps them); attention fp8 where Transformer Engine turns the FP8 kernel off warns, priced as given: with fa3 (no FA3 FP8 attention in training), and on Hopper with fp8_recipe current or a sliding window (transformer_engine/pytorch/attention/dot_product_attention/utils.py:657-660, 686-689 and 1344-1354, TransformerEngine d0067d0d); so does fa3 with model.dropout (FA3 has no dropout: utils.py:1105-1108)",
 	  KEYS("training.attention_backend", "training.attention", "training.framework", "cluster.gpu",
-	       "precision.compute", "precision.fp8_recipe", "precision.fp8_lm_head", "precision.attention")},
+	       "precision.compute", "precision.fp8_recipe", "precision.fp8_lm_head", "precision.attention",
+	       "model.sliding_window", "model.dropout")},
 	 rule_attention_fp8},
 	{{"the sweep's step_factor is at least 2 and min_bytes at most max_bytes",
 	  KEYS("collective.step_factor", "collective.min_bytes", "collective.max_bytes")}, rule_sweep},
@@ -1866,10 +2056,10 @@ static const struct rule rules[] = {
 	  KEYS("cluster.nvlink_domain", "cluster.gpus_per_node", "cluster.nics_per_node", "cluster.num_nodes")}, rule_network},
 	{{"checkpoint.gather \"gpu\" needs checkpoint.format \"full\"", KEYS("checkpoint.gather", "checkpoint.format")},
 	 rule_ckpt_gather},
-	{{"checkpoint.restore: degrees not given keep the saved ones (dp: the new world / (tp × pp × cp)); tp × pp × dp × cp is num_nodes × gpus_per_node, tp divides the heads, pp (when given) at most num_layers, cp divides seq_length, ep divides dp; pipeline_layers has pp entries adding up to num_layers",
+	{{"checkpoint.restore: degrees not given keep the saved ones (dp: the new world / (tp × pp × cp)); tp × pp × dp × cp is num_nodes × gpus_per_node, tp divides the heads, pp (when given) at most num_layers, 2 × cp divides seq_length (a2a: cp divides seq_length and the heads per new tp rank), ep > 1 a mixture-of-experts model, ep × etp divides tp × dp × cp; pipeline_layers has pp entries adding up to num_layers",
 	  KEYS("checkpoint.restore.tp", "checkpoint.restore.pp", "checkpoint.restore.dp", "checkpoint.restore.cp",
 	       "checkpoint.restore.ep", "checkpoint.restore.num_nodes", "checkpoint.restore.gpus_per_node",
-	       "checkpoint.restore.pipeline_layers")},
+	       "checkpoint.restore.pipeline_layers", "model.seq_length", "model.num_experts", "parallel.cp_comm_type")},
 	 rule_restore},
 	{{"loss.tokens: min_length at most max_length at most seq_length; token_loss above 0 and below 1000",
 	  KEYS("loss.tokens.min_length", "loss.tokens.max_length", "model.seq_length", "loss.token_loss")},
@@ -1878,11 +2068,16 @@ static const struct rule rules[] = {
 	  KEYS("search.space.tp", "search.space.cp", "search.space.pp", "search.space.dp", "search.space.ep",
 	       "search.space.virtual_pipeline", "search.space.micro_batch_size")},
 	 rule_search_space},
-	{{"a key given a value other than its default that the layout does not read draws a warning, not an error (a sweep over the key that reads it keeps it): reshard_after_forward, fsdp_unit and overlap.fsdp_prefetch without sharding fsdp, overlap.fsdp_prefetch false with fsdp_unit model, cp_comm_type at cp 1 (neither under the layout search when its space tries fsdp or cp > 1), collective.algorithm nvls without cluster.nvls (every collective falls back to ring); under framework megatron, sharding zero2 and training.compile, which Megatron-LM does not run, and under torchtitan, sharding zero1 and zero2, which torchtitan does not run, are priced as given, with a warning",
+	{{"a key given a value other than its default that the layout does not read draws a warning, not an error (a sweep over the key that reads it keeps it): reshard_after_forward, fsdp_unit and overlap.fsdp_prefetch without sharding fsdp, overlap.fsdp_prefetch false with fsdp_unit model, cp_comm_type at cp 1 (neither under the layout search when its space tries fsdp or cp > 1), collective.algorithm nvls without cluster.nvls (every collective falls back to ring); sharding zero1, zero2 or fsdp with dp × cp 1 (and no expert-data-parallel ranks; not under the layout search); under framework megatron, sharding zero2 and training.compile, which Megatron-LM does not run, and under torchtitan, sharding zero1 and zero2, which torchtitan does not run, are priced as given, with a warning",
 	  KEYS("parallel.reshard_after_forward", "parallel.fsdp_unit", "overlap.fsdp_prefetch", "parallel.sharding",
 	       "parallel.cp_comm_type", "parallel.cp", "collective.algorithm", "cluster.nvls", "cluster.gpu",
-	       "training.framework", "training.compile")},
+	       "training.framework", "training.compile", "parallel.dp")},
 	 rule_no_effect},
+	{{"what training.framework runs: under megatron, fp8_recipe rowwise, pipeline_schedule dualpipe, dualpipev or zero_bubble and recompute op, which Megatron-LM does not run, are priced as given, with a warning, and fp8_lm_head with compute fp8 needs fp8_recipe mxfp8 (megatron/core/transformer/transformer_config.py:1572-1575, Megatron-LM d98e8a64); under deepspeed, pp > 1 needs sharding none or zero1 (deepspeed/runtime/pipe/engine.py:76-77, DeepSpeed edaa7221); under torchtitan, fp8_recipe delayed and attention fp8 are priced as given, with a warning; precision.preset fsdp2 with offload optimizer (FSDP2 offloads parameters too) warns",
+	  KEYS("training.framework", "precision.fp8_recipe", "precision.fp8_lm_head", "precision.compute",
+	       "precision.attention", "parallel.pipeline_schedule", "training.recompute", "parallel.pp",
+	       "parallel.sharding", "precision.preset", "parallel.offload")},
+	 rule_framework_runs},
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))

@@ -61,7 +61,20 @@ static int is_child(size_t i, const char *prefix)
  * ("Tp" is tp, not dp), then counts it to break ties. */
 static const char *suggest(const char *prefix, const char *name)
 {
+	/* other tools' names for a key, too far from it to be a slip:
+	 * DeepSpeed's ZeRO stage ("zero_optimization": {"stage": 3}) is
+	 * parallel.sharding's zero1, zero2 or fsdp */
+	static const struct {
+		const char *prefix, *name, *key;
+	} alias[] = {
+		{"parallel", "zero", "parallel.sharding"},
+		{"parallel", "zero_stage", "parallel.sharding"},
+		{"parallel", "zero_optimization", "parallel.sharding"},
+	};
 	size_t best = 99, best_case = 99, bi = 0;
+	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
+		if (strcasecmp(prefix, alias[i].prefix) == 0 && strcasecmp(name, alias[i].name) == 0)
+			return alias[i].key;
 	for (size_t i = 0; i < NKEYS; i++) {
 		if (!is_child(i, prefix))
 			continue;
