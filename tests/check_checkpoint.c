@@ -103,16 +103,27 @@ START_TEST(test_systems_full_and_async_by_hand)
 	run(&c, &p, &r, DC_EST_CHECKPOINT);
 	ck_assert_uint_eq(k->writers, 1);
 	ck_assert_uint_eq(k->rank0.elements, SEVEN_B);
-	/* rank 0 gets 3/8 of the states over NVLink (300 GB/s) and 4/8 over
-	 * its NIC (400 Gb/s = 50 GB/s) */
-	gather = 94337818624.0 * 3 / 8 / 300e9 + 94337818624.0 * 4 / 8 / 50e9;
-	ck_assert(fabs(k->gather_time_s - gather) < 1e-6);
-	ck_assert(fabs(k->gather_time_s - 1.0613004595) < 1e-9);
-	/* the largest unit (a layer) gathered whole, one state at a time at
-	 * the largest state's 8 bytes: 202,383,360 x 8 */
-	ck_assert_uint_eq(k->gpu_extra_bytes, 1619066880ull);
+	/* DDP, tp 4 x dp 2 on 2 nodes of 4: rank 0 holds tp shard 0 of every
+	 * state; its node holds the other 3 (ranks 1-3, tp 1-3 of dp 0), so
+	 * it receives 3/4 x 94,337,818,624 = 70,753,363,968 B over NVLink
+	 * (300 GB/s) and nothing over its NIC: 0.23584454656 s (the old
+	 * every-rank-a-distinct-1/8 model gave 3/8 over NVLink + 4/8 over
+	 * the NIC, 1.0613 s) */
+	gather = 94337818624.0 * 3 / 4 / 300e9;
+	ck_assert_uint_eq(k->gather_intra_bytes, 70753363968ull);
+	ck_assert_uint_eq(k->gather_inter_bytes, 0);
+	ck_assert(fabs(k->gather_time_s - gather) < 1e-12);
+	ck_assert(fabs(k->gather_time_s - 0.23584454656) < 1e-12);
+	ck_assert(fabs(k->save_time_s - (0.23584454656 + 9.4337859328)) < 1e-9);
+	/* one gathered tensor at a time (tp 4: every state is a DTensor):
+	 * the largest tensor is the embedding (or head), 32,000 x 4,096 =
+	 * 131,072,000 elements (a layer's largest, an MLP matrix, is 4,096
+	 * x 11,008 = 45,088,768), at the most bytes one tensor's element has:
+	 * master 4, exp_avg 4 (Adam's 8 B are two 4-byte tensors), param 2:
+	 * 524,288,000 B (the old whole-layer x 8 B figure was 1,619,066,880) */
+	ck_assert_uint_eq(k->gpu_extra_bytes, 524288000ull);
 	ck_assert_uint_eq(r.memory.top.phase_subtotal_bytes[DC_MEM_CHECKPOINT],
-			  r.memory.top.phase_subtotal_bytes[DC_MEM_OPTIMIZER] + 1619066880ull);
+			  r.memory.top.phase_subtotal_bytes[DC_MEM_OPTIMIZER] + 524288000ull);
 	ck_assert_uint_eq(k->host_rank_bytes, 94337818624ull + 5080 + 64);
 
 	systems_set(&cs, async, 1);
@@ -123,6 +134,215 @@ START_TEST(test_systems_full_and_async_by_hand)
 	ck_assert(fabs(rs.checkpoint.save_time_s - (11792232472.0 / 25e9 + 9.4337859328)) < 1e-9);
 	ck_assert_uint_eq(rs.checkpoint.host_rank_bytes, 11792232472ull);
 	ck_assert_uint_eq(rs.checkpoint.host_node_bytes, 4 * 11792232472ull);
+	/* no cluster.host_bandwidth in systems.json: the 25 GB/s default */
+	ck_assert(rs.checkpoint.staging_bw_bytes_per_s == 25e9);
+	ck_assert_int_eq(rs.checkpoint.staging_bw_from, DC_CKPT_STAGING_DEFAULT);
+}
+END_TEST
+
+/* The gather of a full save from what each rank holds, on systems.json
+ * (2 nodes x 4 GPUs, NVLink 300 GB/s, NIC 50 GB/s, E = 6,738,415,616
+ * elements; parameters 2 B, master 4 B, optimizer 8 B: 2E = 13,476,831,232,
+ * 12E = 80,860,987,392, 14E = 94,337,818,624), by hand:
+ * - DDP, tp 1, dp 8: rank 0 holds every state whole: 0 B, 0 s. gather
+ *   "gpu" copies nothing (plain tensors pass through _gather_state_dict's
+ *   _identity_func) and gather "cpu" gathers nothing on the GPU: 0 B.
+ * - ZeRO-1, tp 1, dp 8: the parameters are whole on rank 0 (0 B); the
+ *   master and optimizer (12 B) are 1/8 a rank: ranks 1-3 of its node
+ *   send 3/8 x 12E = 30,322,870,272 B over NVLink, the other node's 4
+ *   ranks 4/8 x 12E = 40,430,493,696 B through the NIC: 0.10107623424 +
+ *   0.80860987392 = 0.90968610816 s. gather "gpu" keeps the gathered
+ *   master and optimizer states, 12E = 80,860,987,392 B; "cpu" one
+ *   tensor, the embedding's master or exp_avg, 131,072,000 x 4 =
+ *   524,288,000 B.
+ * - ZeRO-1, tp 4, dp 2: node 0 is tp 0-3 of dp 0. Parameters: 3/4 x 2E =
+ *   10,107,623,424 B over NVLink; master and optimizer, slice t x 2 + d
+ *   of 8: node 0 holds d = 0 of each t, 4/8, rank 0 1/8: 3/8 x 12E =
+ *   30,322,870,272 B over NVLink and 4/8 x 12E = 40,430,493,696 B through
+ *   the NIC: 40,430,493,696 / 300e9 + 40,430,493,696 / 50e9 =
+ *   0.13476831232 + 0.80860987392 = 0.94337818624 s.
+ * - FSDP, tp 1, dp 8: every state 1/8 a rank: 3/8 x 14E = 35,376,681,984
+ *   B over NVLink, 4/8 x 14E = 47,168,909,312 B through the NIC: 0.11792227328
+ *   + 0.94337818624 = 1.06130045952 s (the old formula's, right here).
+ * - DDP, tp 4, pp 2, dp 1: node 0 is stage 0 (tp 0-3), 131,072,000 + 16 x
+ *   202,383,360 = 3,369,205,760 elements, rank 0 1/4 of them: 3/4 x 14 x
+ *   3,369,205,760 = 35,376,660,480 B over NVLink; stage 1, 3,369,209,856
+ *   elements x 14 = 47,168,937,984 B through the NIC: 0.1179222016 +
+ *   0.94337875968 = 1.06130096128 s. */
+START_TEST(test_full_gather_by_holding)
+{
+	static struct dc_config c;
+	static struct dc_plan p;
+	static struct dc_results r;
+	const struct dc_checkpoint_result *k = &r.checkpoint;
+	struct case_ {
+		const char *sharding, *tp, *dp, *pp;
+		uint64_t intra, inter;
+		double t;
+	} cases[] = {
+		{"parallel.sharding=\"none\"", "parallel.tp=1", "parallel.dp=8", "parallel.pp=1", 0, 0, 0.0},
+		{"parallel.sharding=\"zero1\"", "parallel.tp=1", "parallel.dp=8", "parallel.pp=1", 30322870272ull,
+		 40430493696ull, 0.90968610816},
+		{"parallel.sharding=\"zero1\"", "parallel.tp=4", "parallel.dp=2", "parallel.pp=1", 40430493696ull,
+		 40430493696ull, 0.94337818624},
+		{"parallel.sharding=\"fsdp\"", "parallel.tp=1", "parallel.dp=8", "parallel.pp=1", 35376681984ull,
+		 47168909312ull, 1.06130045952},
+		{"parallel.sharding=\"none\"", "parallel.tp=4", "parallel.dp=1", "parallel.pp=2", 35376660480ull,
+		 47168937984ull, 1.06130096128},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *const sets[] = {"checkpoint.format=\"full\"", cases[i].sharding, cases[i].tp, cases[i].dp,
+					    cases[i].pp};
+		systems_set(&c, sets, 5);
+		run(&c, &p, &r, DC_EST_CHECKPOINT);
+		ck_assert_uint_eq(k->gather_intra_bytes, cases[i].intra);
+		ck_assert_uint_eq(k->gather_inter_bytes, cases[i].inter);
+		ck_assert_msg(fabs(k->gather_time_s - cases[i].t) < 1e-9, "case %zu: %.12f", i, k->gather_time_s);
+		if (i == 0)
+			ck_assert_uint_eq(k->gpu_extra_bytes, 0);
+		if (i == 1)
+			ck_assert_uint_eq(k->gpu_extra_bytes, 524288000ull);
+	}
+	{
+		const char *const ddp[] = {"checkpoint.format=\"full\"", "checkpoint.gather=\"gpu\"",
+					   "parallel.tp=1", "parallel.dp=8"};
+		const char *const zero1[] = {"checkpoint.format=\"full\"", "checkpoint.gather=\"gpu\"", "parallel.tp=1",
+					     "parallel.dp=8", "parallel.sharding=\"zero1\""};
+		systems_set(&c, ddp, 4);
+		run(&c, &p, &r, DC_EST_CHECKPOINT);
+		ck_assert_uint_eq(k->gpu_extra_bytes, 0);
+		ck_assert(k->gather_time_s == 0.0);
+		ck_assert_uint_eq(k->gpu_peak_bytes, r.memory.top.phase_bytes[DC_MEM_OPTIMIZER]);
+		systems_set(&c, zero1, 5);
+		run(&c, &p, &r, DC_EST_CHECKPOINT);
+		ck_assert_uint_eq(k->gpu_extra_bytes, 80860987392ull);
+	}
+}
+END_TEST
+
+/* The largest gathered tensor of Mixtral-8x7B (configs/mixtral-8x7b-ep.json:
+ * h 4,096, V 32,000, one expert's f 14,336; tp 2, ep 4, ZeRO-1): the
+ * embedding and the head are 32,000 x 4,096 = 131,072,000 elements; one
+ * expert's w1, w2 or w3 4,096 x 14,336 = 58,720,256; so 131,072,000 x 4
+ * = 524,288,000 B, as for the restore's broadcast buffer (the old whole
+ * MoE layer x 8 B was 11,610,161,152). Under training.framework
+ * "torchtitan" GroupedExperts holds a layer's 8 experts in one E x f x h
+ * tensor, 8 x 58,720,256 = 469,762,048 elements: 1,879,048,192 B. */
+START_TEST(test_full_largest_tensor_moe)
+{
+	static struct dc_config c;
+	static struct dc_plan p;
+	static struct dc_results r;
+	const char *const full[] = {"checkpoint.format=\"full\""};
+	const char *const titan[] = {"checkpoint.format=\"full\"", "training.framework=\"torchtitan\""};
+
+	config_set("mixtral-8x7b-ep.json", &c, full, 1);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(r.checkpoint.gpu_extra_bytes, 524288000ull);
+	ck_assert_uint_eq(r.checkpoint.restore_buffer_bytes, 524288000ull);
+	config_set("mixtral-8x7b-ep.json", &c, titan, 2);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(r.checkpoint.gpu_extra_bytes, 1879048192ull);
+	ck_assert_uint_eq(r.checkpoint.restore_buffer_bytes, 1879048192ull);
+}
+END_TEST
+
+/* Async staging at cluster.host_bandwidth when the cluster keys give it:
+ * systems.json's largest rank stages 11,792,232,472 B; at 16 GB/s (a
+ * dgx-a100's shared PCIe uplink) 0.7370145295 s, 25/16 = 1.5625 x the 25
+ * GB/s default's 0.47168929888 s. A staging_bandwidth given wins. */
+START_TEST(test_staging_bandwidth_default)
+{
+	static struct dc_config c;
+	static struct dc_plan p;
+	static struct dc_results r;
+	const char *const host[] = {"checkpoint.async=true", "cluster.host_bandwidth=\"16 GB/s\""};
+	const char *const both[] = {"checkpoint.async=true", "cluster.host_bandwidth=\"16 GB/s\"",
+				    "checkpoint.staging_bandwidth=\"25 GB/s\""};
+
+	systems_set(&c, host, 2);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert(r.checkpoint.staging_bw_bytes_per_s == 16e9);
+	ck_assert_int_eq(r.checkpoint.staging_bw_from, DC_CKPT_STAGING_HOST);
+	ck_assert(fabs(r.checkpoint.staging_time_s - 0.7370145295) < 1e-12);
+	ck_assert(fabs(r.checkpoint.blocking_time_s - 0.7370145295) < 1e-12);
+	systems_set(&c, both, 3);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert(r.checkpoint.staging_bw_bytes_per_s == 25e9);
+	ck_assert_int_eq(r.checkpoint.staging_bw_from, DC_CKPT_STAGING_KEY);
+	ck_assert(fabs(r.checkpoint.staging_time_s - 0.47168929888) < 1e-12);
+}
+END_TEST
+
+/* A new dp that does not divide the global batch: the nearest multiple of
+ * dp', its share split as when dp' divides it (the micro batch the gcd of
+ * the share and the saved one). systems.json with micro batch 4 x 2
+ * accumulation steps x dp 2 = 16: on 3 nodes of 4 at tp 4 (dp' 3) 16 / 3
+ * = 5.33, so 5 a replica, 15 in all (-6%), micro batch gcd(5, 4) = 1, 5
+ * steps (keeping micro batch 4 gave 12, -25%); on 6 nodes (dp' 6) 16 / 6
+ * = 2.67, 3 a replica, 18 (+12.5%; the old rule's 24 was +50%), micro
+ * batch gcd(3, 4) = 1, 3 steps. */
+START_TEST(test_restore_batch_nearest)
+{
+	static struct dc_config c;
+	static struct dc_plan p;
+	static struct dc_results r;
+	const char *const three[] = {"training.micro_batch_size=4", "training.grad_accum_steps=2",
+				     "checkpoint.restore.num_nodes=3", "checkpoint.restore.tp=4"};
+	const char *const six[] = {"training.micro_batch_size=4", "training.grad_accum_steps=2",
+				   "checkpoint.restore.num_nodes=6", "checkpoint.restore.tp=4"};
+
+	systems_set(&c, three, 4);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(r.checkpoint.global_batch, 16);
+	ck_assert(!r.checkpoint.batch_kept);
+	ck_assert_uint_eq(r.checkpoint.new_global_batch, 15);
+	ck_assert_uint_eq(r.checkpoint.new_micro_batch, 1);
+	ck_assert_uint_eq(r.checkpoint.new_grad_accum, 5);
+	/* 1000 x 16 = 16,000 samples, 16,000 mod 15 = 10 */
+	ck_assert_uint_eq(r.checkpoint.remaining_check, 10);
+	systems_set(&c, six, 4);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(r.checkpoint.new_global_batch, 18);
+	ck_assert_uint_eq(r.checkpoint.new_micro_batch, 1);
+	ck_assert_uint_eq(r.checkpoint.new_grad_accum, 3);
+}
+END_TEST
+
+/* The save's host memory against cluster.host_memory (systems.json):
+ * async, a node stages 4 x 11,792,232,472 = 47,168,929,888 B: above 32
+ * GiB (34,359,738,368), below 64 GiB (68,719,476,736); full, rank 0's
+ * node holds its state dict, 94,337,818,624 + 5,080 + 64 = 94,337,823,768
+ * B: above 64 GiB, below 128 GiB (137,438,953,472). Without host_memory
+ * nothing is checked. */
+START_TEST(test_save_host_memory)
+{
+	static struct dc_config c;
+	static struct dc_plan p;
+	static struct dc_results r;
+	struct {
+		const char *what, *mem;
+		uint64_t node;
+		int fits;
+	} cases[] = {
+		{"checkpoint.async=true", "cluster.host_memory=\"32 GiB\"", 47168929888ull, 0},
+		{"checkpoint.async=true", "cluster.host_memory=\"64 GiB\"", 47168929888ull, 1},
+		{"checkpoint.format=\"full\"", "cluster.host_memory=\"64 GiB\"", 94337823768ull, 0},
+		{"checkpoint.format=\"full\"", "cluster.host_memory=\"128 GiB\"", 94337823768ull, 1},
+	};
+	const char *const none[] = {"checkpoint.format=\"full\""};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *const sets[] = {cases[i].what, cases[i].mem};
+		systems_set(&c, sets, 2);
+		run(&c, &p, &r, DC_EST_CHECKPOINT);
+		ck_assert_uint_eq(r.checkpoint.host_node_bytes, cases[i].node);
+		ck_assert_int_eq(r.checkpoint.save_host_fits, cases[i].fits);
+	}
+	ck_assert_uint_eq(r.checkpoint.save_host_mem_bytes, 137438953472ull);
+	systems_set(&c, none, 1);
+	run(&c, &p, &r, DC_EST_CHECKPOINT);
+	ck_assert_uint_eq(r.checkpoint.save_host_mem_bytes, 0);
+	ck_assert(r.checkpoint.save_host_fits);
 }
 END_TEST
 
@@ -178,8 +398,9 @@ END_TEST
  * layout (sharding "none": DDP) each rank holds its tp shard of every
  * state, 6,738,415,616 / 4 = 1,684,603,904 elements x 14 B =
  * 23,584,454,656 B, + 536,870,912 = 24,121,325,568: fits. A full
- * checkpoint broadcast from rank 0 adds one item's largest state,
- * 202,383,360 x 8 = 1,619,066,880 B. */
+ * checkpoint broadcast from rank 0 adds one tensor at a time, the
+ * largest (the embedding, 131,072,000 elements) at the most bytes of one
+ * tensor's element (master or exp_avg, 4): 524,288,000 B. */
 START_TEST(test_restore_memory_by_hand)
 {
 	static struct dc_config c, c2, c3;
@@ -205,8 +426,8 @@ START_TEST(test_restore_memory_by_hand)
 
 	systems_set(&c3, full, 1);
 	run(&c3, &p3, &r3, DC_EST_CHECKPOINT);
-	ck_assert_uint_eq(r3.checkpoint.restore_buffer_bytes, 1619066880ull);
-	ck_assert_uint_eq(r3.checkpoint.restore_rank_bytes, 24121325568ull + 1619066880ull);
+	ck_assert_uint_eq(r3.checkpoint.restore_buffer_bytes, 524288000ull);
+	ck_assert_uint_eq(r3.checkpoint.restore_rank_bytes, 24121325568ull + 524288000ull);
 }
 END_TEST
 
@@ -1306,6 +1527,11 @@ static Suite *suite(void)
 	tcase_add_test(t, test_systems_save_by_hand);
 	tcase_add_test(t, test_systems_full_and_async_by_hand);
 	tcase_add_test(t, test_full_gather_gpu_by_hand);
+	tcase_add_test(t, test_full_gather_by_holding);
+	tcase_add_test(t, test_full_largest_tensor_moe);
+	tcase_add_test(t, test_staging_bandwidth_default);
+	tcase_add_test(t, test_save_host_memory);
+	tcase_add_test(t, test_restore_batch_nearest);
 	tcase_add_test(t, test_restore_memory_by_hand);
 	tcase_add_test(t, test_reshard_by_hand);
 	tcase_add_test(t, test_restore_ddp_and_zero1_by_hand);

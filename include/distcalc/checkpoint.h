@@ -98,6 +98,16 @@ struct dc_ckpt_read {
 	uint64_t next_sample;         /* the first sample its data loader reads */
 };
 
+/* checkpoint.staging_bandwidth when not given: cluster.host_bandwidth
+ * when the cluster keys give it, else this (PCIe 4.0 x16 in practice). */
+#define DC_CKPT_STAGING_BW 25e9
+
+enum dc_ckpt_staging_from {
+	DC_CKPT_STAGING_KEY,     /* checkpoint.staging_bandwidth */
+	DC_CKPT_STAGING_HOST,    /* cluster.host_bandwidth (config, --set or cluster.system preset) */
+	DC_CKPT_STAGING_DEFAULT, /* DC_CKPT_STAGING_BW */
+};
+
 enum dc_ckpt_stages {
 	DC_CKPT_STAGES_EVEN,  /* the first L mod pp' stages one layer more */
 	DC_CKPT_STAGES_GIVEN, /* checkpoint.restore.pipeline_layers */
@@ -119,7 +129,11 @@ struct dc_checkpoint_result {
 	uint64_t writers;                 /* ranks writing model and optimizer state */
 	/* time */
 	double write_time_s;              /* the bytes at checkpoint.storage_bandwidth */
-	double gather_time_s;             /* full: the state to rank 0 over its links */
+	double gather_time_s;             /* full: what rank 0 does not hold, over its links */
+	uint64_t gather_intra_bytes;      /* of it, from rank 0's NVLink domain (cluster.intra_node) */
+	uint64_t gather_inter_bytes;      /* and through its NIC (cluster.inter_node) */
+	double staging_bw_bytes_per_s;    /* the staging copy's bandwidth used */
+	enum dc_ckpt_staging_from staging_bw_from; /* where it came from */
 	double staging_time_s;            /* async: the largest rank's copy to host */
 	double blocking_time_s;           /* what training waits for */
 	double save_time_s;               /* until the checkpoint is on storage */
@@ -130,6 +144,8 @@ struct dc_checkpoint_result {
 	uint64_t gpu_training_peak_bytes; /* its peak in the other phases */
 	uint64_t host_rank_bytes;         /* host memory of the save on the busiest rank */
 	uint64_t host_node_bytes;         /* on its node */
+	uint64_t save_host_mem_bytes;     /* cluster.host_memory (0: not given) */
+	int save_host_fits;               /* host_node_bytes <= it, or it not given */
 	/* restore: the states of the new layout's sharding (parallel.sharding,
 	 * kept), each held whole per tp' x pp' shard (replicated over dp' x cp')
 	 * or sharded over restored.shard */
@@ -157,7 +173,7 @@ struct dc_checkpoint_result {
 	uint64_t restore_read_max_bytes;  /* the largest new rank's states read */
 	uint64_t restore_read_max_rank;   /* that new rank j = stage x K' + k' (the first on a tie) */
 	uint64_t restore_gpu_read_max_bytes; /* the most a new rank reads into GPU memory (= read_max without offload) */
-	uint64_t restore_buffer_bytes;    /* the load's own GPU buffer: 0 sharded; full, one item's largest state */
+	uint64_t restore_buffer_bytes;    /* the load's GPU buffer: 0 sharded; full, the largest tensor x its bytes */
 	uint64_t restore_context_bytes;   /* memory.cuda_context */
 	uint64_t restore_rank_bytes;      /* GPU states + buffer + context on that rank */
 	uint64_t restore_gpu_mem_bytes;   /* cluster.gpu_memory */
@@ -211,11 +227,16 @@ void dc_ckpt_read_of(const struct dc_plan *p, const struct dc_checkpoint_result 
 
 /* The checkpoint_save phase's bytes above the optimizer step on a rank of
  * pipeline stage `stage` (memory.h): 0 for a sharded save (DCP writes the
- * tensors in place, an async one stages into host memory); under full
- * with checkpoint.gather "cpu", the largest item gathered whole, one
- * state at a time: max item x max(param, master, optimizer bytes); with
- * "gpu", the stage's items whole, every state: the stage's elements x
- * (param + master + optimizer bytes). Returns 0, or -1 on overflow. */
+ * tensors in place, an async one stages into host memory). Under full
+ * only a state a rank holds part of (tp > 1, or sharded over more than
+ * one rank: a DTensor) is gathered into a new tensor; one held whole (a
+ * plain tensor: DDP, ZeRO's parameters, at tp 1) is passed through. With
+ * checkpoint.gather "cpu" one gathered tensor at a time: the model's
+ * largest tensor x its largest per-tensor element (Adam's moments are
+ * two tensors of optimizer_bytes / 2); with "gpu", the stage's items
+ * whole of every split state: the stage's elements x those states'
+ * bytes. Routed experts under ep > 1 are split whatever the sharding.
+ * Returns 0, or -1 on overflow. */
 int dc_ckpt_gpu_extra(const struct dc_plan *p, uint64_t stage, uint64_t *out);
 
 /* The estimator. Needs the memory result (its ledger's checkpoint_save

@@ -15,8 +15,8 @@
  * The checkpoint_save phase follows checkpoint.format and checkpoint.gather
  * (dc_ckpt_gpu_extra in checkpoint.h): a sharded save adds nothing to the
  * optimizer step's states, a full one gathered to the host the largest
- * unit gathered whole, one state at a time, one kept on the GPU the
- * stage's whole state dict.
+ * gathered tensor (one at a time), one kept on the GPU the stage's whole
+ * state dict of every state a rank holds only part of.
  *
  * Not modelled (said in the report too): optimizer-step temporaries, DDP's flat bucket copy of all
  * gradients when gradient_as_bucket_view is false, vocabulary padding, loss

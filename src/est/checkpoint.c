@@ -515,24 +515,183 @@ static uint64_t largest_item(const struct dc_ckpt_items *it)
 		       max_u64(it->linear_dense_layer, it->linear_moe_layer));
 }
 
-/* the elements of the items stage s holds (every chunk of it, whole) */
-static uint64_t stage_elements(const struct dc_plan *p, const struct dc_ckpt_items *it, uint64_t s)
+/* The elements of stage s's items (every chunk of it) in slice k of K. */
+static uint64_t stage_slice(const struct dc_plan *p, const struct dc_ckpt_items *it, uint64_t s, uint64_t k,
+			    uint64_t K)
 {
 	uint64_t n = 0;
 	for (uint64_t q = s; q < saved_chunks(p); q += p->layout.pp) {
 		uint64_t a, b;
 		saved_chunk_items(p, it->num_layers, q, &a, &b);
-		n += dc_ckpt_items_slice(it, a, b, 0, 1);
+		n += dc_ckpt_items_slice(it, a, b, k, K);
 	}
 	return n;
 }
 
+/* The elements of stage s's items in slices k0 .. k0 + n - 1 of K
+ * together: each item's [floor(E k0 / K), floor(E (k0 + n) / K)). */
+static uint64_t stage_slices(const struct dc_plan *p, const struct dc_ckpt_items *it, uint64_t s, uint64_t k0,
+			     uint64_t n, uint64_t K)
+{
+	uint64_t e[KIND_COUNT], x[KIND_COUNT], cnt[KIND_COUNT] = {0}, sum = 0;
+	kind_sizes(it, e, x);
+	for (uint64_t q = s; q < saved_chunks(p); q += p->layout.pp) {
+		uint64_t a, b;
+		saved_chunk_items(p, it->num_layers, q, &a, &b);
+		kinds_add(it, a, b, cnt);
+	}
+	for (int i = 0; i < KIND_COUNT; i++)
+		if (cnt[i])
+			sum += cnt[i] * (cut(e[i], k0 + n, K) - cut(e[i], k0, K));
+	return sum;
+}
+
+/* the elements of the items stage s holds (every chunk of it, whole) */
+static uint64_t stage_elements(const struct dc_plan *p, const struct dc_ckpt_items *it, uint64_t s)
+{
+	return stage_slice(p, it, s, 0, 1);
+}
+
+/* the routed experts' elements among stage s's items */
+static uint64_t stage_expert_elements(const struct dc_plan *p, const struct dc_ckpt_items *it, uint64_t s)
+{
+	uint64_t e[KIND_COUNT], x[KIND_COUNT], cnt[KIND_COUNT] = {0}, n = 0;
+	kind_sizes(it, e, x);
+	for (uint64_t q = s; q < saved_chunks(p); q += p->layout.pp) {
+		uint64_t a, b;
+		saved_chunk_items(p, it->num_layers, q, &a, &b);
+		kinds_add(it, a, b, cnt);
+	}
+	for (int i = 0; i < KIND_COUNT; i++)
+		n += cnt[i] * x[i];
+	return n;
+}
+
+/* The states, in order parameters, master copy, optimizer states. */
+enum { ST_PARAMS, ST_MASTER, ST_OPT, ST_COUNT };
+
+/* Each state's bytes per element, and per element of one tensor: Adam's
+ * optimizer_bytes are two tensors, exp_avg and exp_avg_sq
+ * (precision.optimizer_bytes "Adam: 2 x 4"), so one of them has half
+ * (the larger half when odd). */
+static void state_bytes(const struct dc_precision *pr, uint64_t b[ST_COUNT], uint64_t tb[ST_COUNT])
+{
+	b[ST_PARAMS] = tb[ST_PARAMS] = pr->param_bytes;
+	b[ST_MASTER] = tb[ST_MASTER] = pr->master_bytes;
+	b[ST_OPT] = pr->optimizer_bytes;
+	tb[ST_OPT] = (pr->optimizer_bytes + 1) / 2;
+}
+
+/* How the saved layout holds each state (memory's dc_axis_state_shards):
+ * sharded[i] over the shard group of G = dp x cp / dp_replicate ranks
+ * (ZeRO-1/2: the master copy and optimizer states, FSDP: every state),
+ * else replicated over dp x cp; either way split over tp. split[i]: a
+ * rank holds only part of state i (tp > 1, or sharded over G > 1), so it
+ * is a DTensor whose full_tensor() gathers a new copy; a state every
+ * rank of its stage holds whole (DDP, or ZeRO's parameters, at tp 1) is
+ * a plain tensor, which _gather_state_dict passes through
+ * (_identity_func). */
+static void saved_holding(const struct dc_plan *p, int sharded[ST_COUNT], int split[ST_COUNT], uint64_t *G)
+{
+	enum dc_sharding sh = p->layout.sharding;
+	uint64_t dpcp = p->layout.dp * (p->layout.cp ? p->layout.cp : 1);
+	uint64_t r = p->layout.dp_replicate ? p->layout.dp_replicate : 1;
+	*G = dpcp % r == 0 ? dpcp / r : dpcp;
+	sharded[ST_PARAMS] = sh == DC_SHARD_FSDP;
+	sharded[ST_MASTER] = sharded[ST_OPT] = sh != DC_SHARD_NONE;
+	for (int i = 0; i < ST_COUNT; i++)
+		split[i] = p->layout.tp > 1 || (sharded[i] && *G > 1);
+}
+
+static uint64_t saved_ep(const struct dc_plan *p)
+{
+	return p->topo.degree[DC_AXIS_EP] ? p->topo.degree[DC_AXIS_EP] : 1;
+}
+
+/* The model's largest single tensors, elements: *dense the largest
+ * that is not a routed expert's, *expert a routed expert's. The tensors
+ * (docs/checkpoint-and-loss.md, "Save-phase memory"): the embedding V x h
+ * and a learned position table P x h; the output head V x h (untied);
+ * attention's q h x a d (x 2 with an output gate), k and v h x kv d, o
+ * a d x h, or MLA's q_a h x q_lora, q_b q_lora x a (nope + rope) (or q h
+ * x a (nope + rope)), kv_a h x (kv_lora + rope), kv_b kv_lora x a (nope
+ * + v), o a v x h; Gated DeltaNet's in_proj_qkvz h x (2 k_dim + 2 v_dim)
+ * and out_proj v_dim x h; a dense MLP's h x f matrices (each of gate, up
+ * and down its own tensor); the shared experts' h x f_shared; the router
+ * h x E; a routed expert's h x f_moe, or under training.framework
+ * "torchtitan" all E of a layer in one (GroupedExperts' w1, w2, w3 are
+ * E x f_moe x h). Without a shape (model.params) the largest item
+ * stands for them. */
+static void largest_tensors(const struct dc_plan *p, const struct dc_ckpt_items *it, uint64_t *dense,
+			    uint64_t *expert)
+{
+	const struct dc_model *m = &p->in->model;
+	uint64_t h = m->hidden_size, a = m->num_attention_heads, L = it->num_layers, d = 0, x = 0;
+	uint64_t nd, nm, lin[2];
+
+	*dense = *expert = 0;
+	if (m->params_explicit) {
+		*dense = largest_item(it);
+		return;
+	}
+	layer_kinds(it, 0, L, &nd, &nm, lin);
+	d = max_u64(max_u64(p->terms.embedding, p->terms.position), p->terms.lm_head);
+	if (!it->full_every || L >= it->full_every) {
+		if (m->kv_lora_rank) {
+			uint64_t qk = m->qk_nope_head_dim + m->qk_rope_head_dim;
+			d = max_u64(d, m->q_lora_rank ? max_u64(h * m->q_lora_rank, m->q_lora_rank * a * qk) : h * a * qk);
+			d = max_u64(d, h * (m->kv_lora_rank + m->qk_rope_head_dim));
+			d = max_u64(d, m->kv_lora_rank * a * (m->qk_nope_head_dim + m->v_head_dim));
+			d = max_u64(d, a * m->v_head_dim * h);
+		} else {
+			uint64_t q = h * a * m->head_dim;
+			d = max_u64(d, m->attention_output_gate ? 2 * q : q);
+			d = max_u64(d, h * m->num_kv_heads * m->head_dim);
+		}
+	}
+	if (it->full_every) {
+		uint64_t kd = m->linear_num_key_heads * m->linear_key_head_dim;
+		uint64_t vd = m->linear_num_value_heads * m->linear_value_head_dim;
+		d = max_u64(d, h * 2 * (kd + vd));
+	}
+	if (nd + lin[0])
+		d = max_u64(d, h * m->ffn_hidden_size);
+	if (nm + lin[1] || it->head_experts) {
+		d = max_u64(d, max_u64(h * m->shared_expert_ffn_hidden_size, h * m->num_experts));
+		x = h * m->moe_ffn_hidden_size;
+		if (p->in->training.framework == DC_FRAMEWORK_TORCHTITAN)
+			x *= m->num_experts;
+	}
+	if (m->mtp_layers)
+		d = max_u64(d, 2 * h * h); /* DeepSeek-V3's eh_proj 2h -> h */
+	*dense = d;
+	*expert = x;
+}
+
+/* The largest tensor full_tensor() gathers, x its bytes per element
+ * (state_bytes' tb): of every split state its largest tensor; of the
+ * others, under ep > 1, the routed experts' (split over ep). 0 when no
+ * state is split: nothing is gathered. */
+static uint64_t largest_gathered(const struct dc_plan *p, const struct dc_ckpt_items *it)
+{
+	uint64_t b[ST_COUNT], tb[ST_COUNT], G, dense, expert, most = 0;
+	int sharded[ST_COUNT], split[ST_COUNT];
+	state_bytes(&p->in->precision, b, tb);
+	saved_holding(p, sharded, split, &G);
+	largest_tensors(p, it, &dense, &expert);
+	for (int i = 0; i < ST_COUNT; i++) {
+		if (split[i])
+			most = max_u64(most, max_u64(dense, expert) * tb[i]);
+		else if (saved_ep(p) > 1)
+			most = max_u64(most, expert * tb[i]);
+	}
+	return most;
+}
+
 int dc_ckpt_gpu_extra(const struct dc_plan *p, uint64_t stage, uint64_t *out)
 {
-	const struct dc_precision *pr = &p->in->precision;
 	struct dc_ckpt_items it;
 	const char *e = NULL;
-	uint64_t bytes;
 
 	*out = 0;
 	if (p->in->checkpoint.format != DC_CKPT_FULL)
@@ -543,13 +702,81 @@ int dc_ckpt_gpu_extra(const struct dc_plan *p, uint64_t stage, uint64_t *out)
 		/* get_state_dict(full_state_dict=True, cpu_offload=False):
 		 * every DTensor's full_tensor() stays on the device and every
 		 * rank keeps the result (ranks_only empty), model and
-		 * optimizer both: the stage's items whole, every state */
-		uint64_t per = pr->param_bytes + pr->master_bytes + pr->optimizer_bytes;
-		return dc_mul_u64(stage_elements(p, &it, stage), per, out);
+		 * optimizer both: the stage's items whole of every split
+		 * state; a plain tensor is passed through, no copy (under ep
+		 * > 1 its routed experts are split still) */
+		uint64_t b[ST_COUNT], tb[ST_COUNT], G, all = stage_elements(p, &it, stage), sum = 0;
+		uint64_t ex = saved_ep(p) > 1 ? stage_expert_elements(p, &it, stage) : 0;
+		int sharded[ST_COUNT], split[ST_COUNT];
+		struct dc_ck k = {0};
+		state_bytes(&p->in->precision, b, tb);
+		saved_holding(p, sharded, split, &G);
+		for (int i = 0; i < ST_COUNT; i++)
+			sum = dc_ck_add(&k, sum, dc_ck_mul(&k, split[i] ? all : ex, b[i]));
+		*out = sum;
+		return k.overflow ? -1 : 0;
 	}
 	/* cpu_offload=True: each gathered tensor goes to the host at once */
-	bytes = max_u64(pr->param_bytes, max_u64(pr->master_bytes, pr->optimizer_bytes));
-	return dc_mul_u64(largest_item(&it), bytes, out);
+	*out = largest_gathered(p, &it);
+	return 0;
+}
+
+/* The bytes rank 0 of a full save receives, by link: every element of
+ * every state it does not hold, from a rank of its NVLink domain (the
+ * first g = min(cluster.nvlink_domain, world) ranks: rank 0's node, or
+ * its NVL rack) when one of them holds it, else through its NIC. A rank
+ * (s, t, d) holds of stage s's items slice t of tp of a replicated state
+ * and slice t G + (d mod G) of tp G of a sharded one (saved_holding).
+ * The domain holds (s, t) exactly when s S_pp + t S_tp < g (the least
+ * rank with those coordinates has the others 0, and a rank grows with
+ * each coordinate), and (s, t, j = d mod G) when s S_pp + t S_tp + the
+ * offset of d = j < g (G is a multiple of cp x ep, so j's cp and ep
+ * coordinates are d's and its least d is j itself). Routed experts are
+ * sliced as the rest of their layer, as the save's slices are. */
+static void gather_bytes(const struct dc_plan *p, const struct dc_checkpoint_result *c, uint64_t *on,
+			 uint64_t *off)
+{
+	const struct dc_topology *t = &p->topo;
+	const struct dc_ckpt_items *it = &c->items;
+	uint64_t b[ST_COUNT], tb[ST_COUNT], G, tp = c->saved.tp, cp = c->saved.cp, ep = saved_ep(p);
+	uint64_t dom = t->nvlink_domain ? t->nvlink_domain : t->gpus_per_node;
+	uint64_t g = min_u64(dom ? dom : 1, c->saved.world), whole = 0, shard = 0;
+	int sharded[ST_COUNT], split[ST_COUNT];
+
+	state_bytes(&p->in->precision, b, tb);
+	saved_holding(p, sharded, split, &G);
+	for (uint64_t s = 0; s < c->saved.pp && s * t->stride[DC_AXIS_PP] < g; s++) {
+		for (uint64_t tr = 0; tr < tp; tr++) {
+			uint64_t base = s * t->stride[DC_AXIS_PP] + tr * t->stride[DC_AXIS_TP];
+			if (base >= g)
+				break;
+			whole += stage_slice(p, it, s, tr, tp);
+			/* the sharded slices present: j = (dpc ep + epc) cp + cpc */
+			for (uint64_t cc = 0; sharded[ST_OPT] && cc < cp && base + cc * t->stride[DC_AXIS_CP] < g; cc++)
+				for (uint64_t ec = 0; ec < ep; ec++) {
+					uint64_t b2 = base + cc * t->stride[DC_AXIS_CP] + ec * t->stride[DC_AXIS_EP];
+					if (b2 >= g)
+						break;
+					/* the dp coordinates present: 0 .. n - 1 */
+					uint64_t n = min_u64(G / (cp * ep), (g - b2 + t->stride[DC_AXIS_DP] - 1) /
+										 t->stride[DC_AXIS_DP]);
+					if (cp * ep == 1) {
+						/* consecutive slices: one range */
+						shard += stage_slices(p, it, s, tr * G, n, tp * G);
+						continue;
+					}
+					for (uint64_t dc = 0; dc < n; dc++)
+						shard += stage_slice(p, it, s, tr * G + (dc * ep + ec) * cp + cc, tp * G);
+				}
+		}
+	}
+	*on = *off = 0;
+	for (int i = 0; i < ST_COUNT; i++) {
+		uint64_t K = sharded[i] ? tp * G : tp, u = sharded[i] ? shard : whole;
+		uint64_t held = stage_slice(p, it, 0, 0, K);
+		*on += (u - held) * b[i];
+		*off += (it->total - u) * b[i];
+	}
 }
 
 static void layout_of(uint64_t tp, uint64_t pp, uint64_t dp, uint64_t cp, struct dc_ckpt_layout *o)
@@ -815,7 +1042,7 @@ int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result
 	const struct dc_precision *pr = &cfg->precision;
 	const struct dc_ckpt_restore *rs = &ck->restore;
 	struct dc_ck k = {0};
-	uint64_t gpn = cfg->cluster.gpus_per_node, on_node0, off_node0, per_replica, new_dp;
+	uint64_t gpn = cfg->cluster.gpus_per_node, per_replica, new_dp;
 
 	memset(c, 0, sizeof(*c));
 	if (dc_ckpt_items_of(p, &c->items, error) != 0)
@@ -864,18 +1091,30 @@ int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result
 	/* time: every byte through the storage's aggregate bandwidth */
 	c->write_time_s = (double)c->saved_bytes / ck->storage_bw_bytes_per_s;
 	if (ck->format == DC_CKPT_FULL) {
-		/* rank 0 receives every other rank's share: node 0's over NVLink,
-		 * the rest over its NIC */
-		double world = (double)c->saved.world, node0 = (double)min_u64(gpn, c->saved.world);
-		on_node0 = (uint64_t)((double)c->states_bytes * (node0 - 1) / world);
-		off_node0 = (uint64_t)((double)c->states_bytes * (world - node0) / world);
-		c->gather_time_s = (double)on_node0 / cfg->cluster.intra_node.bw_bytes_per_s +
-				   (double)off_node0 / cfg->cluster.inter_node.bw_bytes_per_s;
+		/* rank 0 receives what it does not hold: from its NVLink
+		 * domain over NVLink, the rest over its NIC (gather_bytes) */
+		gather_bytes(p, c, &c->gather_intra_bytes, &c->gather_inter_bytes);
+		c->gather_time_s = (double)c->gather_intra_bytes / cfg->cluster.intra_node.bw_bytes_per_s +
+				   (double)c->gather_inter_bytes / cfg->cluster.inter_node.bw_bytes_per_s;
+	}
+	/* the staging copy's bandwidth: the key when given, else
+	 * cluster.host_bandwidth when the cluster keys give it (the config,
+	 * a --set or the cluster.system preset: every GPU of a node copying
+	 * at once, as an async save's staging does), else 25 GB/s */
+	if (ck->staging_bw_bytes_per_s > 0) {
+		c->staging_bw_bytes_per_s = ck->staging_bw_bytes_per_s;
+		c->staging_bw_from = DC_CKPT_STAGING_KEY;
+	} else if (cfg->cluster.host_bw_bytes_per_s > 0) {
+		c->staging_bw_bytes_per_s = cfg->cluster.host_bw_bytes_per_s;
+		c->staging_bw_from = DC_CKPT_STAGING_HOST;
+	} else {
+		c->staging_bw_bytes_per_s = DC_CKPT_STAGING_BW;
+		c->staging_bw_from = DC_CKPT_STAGING_DEFAULT;
 	}
 	if (ck->async && ck->format != DC_CKPT_FULL) {
 		/* a full state dict is gathered into host memory already: no
 		 * staging copy, the write alone goes on in the background */
-		c->staging_time_s = (double)c->largest.total_bytes / ck->staging_bw_bytes_per_s;
+		c->staging_time_s = (double)c->largest.total_bytes / c->staging_bw_bytes_per_s;
 		c->blocking_time_s = c->gather_time_s + c->staging_time_s;
 		c->save_time_s = c->blocking_time_s + c->write_time_s;
 	} else if (ck->async) {
@@ -909,6 +1148,10 @@ int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result
 		c->host_rank_bytes = c->largest.total_bytes;
 		c->host_node_bytes = dc_ck_mul(&k, c->host_rank_bytes, gpn);
 	}
+	/* against the host's memory, as the restore's (cluster.host_memory;
+	 * 0: not given, not checked) */
+	c->save_host_mem_bytes = cfg->cluster.host_mem_bytes;
+	c->save_host_fits = !c->save_host_mem_bytes || c->host_node_bytes <= c->save_host_mem_bytes;
 
 	/* the data position: samples consumed, split over the new dp */
 	c->step = ck->step;
@@ -922,12 +1165,18 @@ int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result
 		c->new_micro_batch = dc_gcd_u64(per_replica, p->layout.micro_batch_size);
 		c->new_grad_accum = per_replica / c->new_micro_batch;
 	} else {
-		/* the nearest global batch the new dp can run, the micro batch kept */
-		uint64_t unit = dc_ck_mul(&k, new_dp, p->layout.micro_batch_size);
-		uint64_t steps = (c->global_batch + unit / 2) / unit;
-		c->new_global_batch = dc_ck_mul(&k, steps ? steps : 1, unit);
-		c->new_micro_batch = p->layout.micro_batch_size;
-		c->new_grad_accum = steps ? steps : 1;
+		/* the nearest global batch the new dp can run (a multiple of
+		 * dp', half up), its share split as above: the micro batch
+		 * the greatest common divisor of the share and the saved one,
+		 * never above it (keeping the micro batch instead would move
+		 * the batch to a multiple of dp' x micro batch: 16 -> 12, not
+		 * 15, on dp' 3 with micro batch 4) */
+		per_replica = (c->global_batch + new_dp / 2) / new_dp;
+		if (!per_replica)
+			per_replica = 1;
+		c->new_global_batch = dc_ck_mul(&k, per_replica, new_dp);
+		c->new_micro_batch = dc_gcd_u64(per_replica, p->layout.micro_batch_size);
+		c->new_grad_accum = per_replica / c->new_micro_batch;
 	}
 	c->remaining_check = c->samples_consumed % c->new_global_batch;
 	if (k.overflow) {
@@ -958,11 +1207,16 @@ int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result
 	 * memory and copied into each rank's tensors in place (DCP
 	 * FileSystemReader, narrow + copy_); a full one is broadcast from
 	 * rank 0 one full tensor at a time and then sharded
-	 * (set_state_dict broadcast_from_rank0: _broadcast_state_dict) */
-	if (ck->format == DC_CKPT_FULL)
-		c->restore_buffer_bytes =
-			dc_ck_mul(&k, largest_item(&c->items),
-				  max_u64(pr->param_bytes, max_u64(pr->master_bytes, pr->optimizer_bytes)));
+	 * (set_state_dict broadcast_from_rank0: _broadcast_state_dict):
+	 * the model's largest tensor at the most bytes of one tensor's
+	 * element (state_bytes) */
+	if (ck->format == DC_CKPT_FULL) {
+		uint64_t b[ST_COUNT], tb[ST_COUNT], dense, expert;
+		state_bytes(pr, b, tb);
+		largest_tensors(p, &c->items, &dense, &expert);
+		c->restore_buffer_bytes = dc_ck_mul(&k, max_u64(dense, expert),
+						    max_u64(tb[ST_PARAMS], max_u64(tb[ST_MASTER], tb[ST_OPT])));
+	}
 	c->restore_context_bytes = cfg->memory.cuda_context_bytes;
 	c->restore_rank_bytes = dc_ck_add(&k, dc_ck_add(&k, c->restore_gpu_read_max_bytes, c->restore_buffer_bytes),
 					  c->restore_context_bytes);

@@ -296,7 +296,7 @@ static void checkpoint_peak(const struct dc_plan *base, const struct dc_results 
 		       ? "the save phase against the optimizer step: a sharded save adds nothing on the GPU"
 	       : base->in->checkpoint.gather == DC_CKPT_GATHER_GPU
 		       ? "the save phase against the optimizer step: the stage's full state dict kept on the GPU"
-		       : "the save phase against the optimizer step: one gathered item's largest state",
+		       : "the save phase against the optimizer step: the largest gathered tensor",
 	       DC_WHATIF_BYTES, (double)l->phase_bytes[DC_MEM_OPTIMIZER], (double)l->phase_bytes[DC_MEM_CHECKPOINT]);
 	scn_set(s, DC_WHATIF_BYTES, (double)train, (double)l->phase_bytes[DC_MEM_CHECKPOINT]);
 }

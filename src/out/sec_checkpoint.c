@@ -42,7 +42,12 @@ struct view {
 	uint64_t writers, params_bytes, master_bytes, optimizer_bytes, extra_bytes, saved_bytes;
 	uint64_t largest_rank, largest_bytes;
 	double write_time_s, gather_time_s, staging_time_s, blocking_time_s, save_time_s;
+	uint64_t gather_intra_bytes, gather_inter_bytes;
+	double staging_bw_bytes_per_s;
+	const char *staging_bw_from;
 	uint64_t gpu_extra_bytes, gpu_peak_bytes, gpu_training_peak_bytes, host_rank_bytes, host_node_bytes;
+	uint64_t save_host_mem_bytes;
+	int save_host_fits, full, staged;
 	struct restore_view restore;
 	/* "scenario: condition", one a line, each from accept_at[i] in one
 	 * pool (the lines differ much in length) */
@@ -228,7 +233,7 @@ static const struct dc_field restore_fields[] = {
 	 .shown = offloaded},
 	{"host_memory_bytes", "host memory (cluster.host_memory)", DC_U_BYTES, DC_FT_U64, RV(host_mem_bytes),
 	 .shown = host_checked},
-	{"restore_buffer_bytes", "the load's GPU buffer (full: one gathered item)", DC_U_BYTES, DC_FT_U64,
+	{"restore_buffer_bytes", "the load's GPU buffer (full: largest tensor)", DC_U_BYTES, DC_FT_U64,
 	 RV(buffer_bytes)},
 	{"cuda_context_bytes", "CUDA context (memory.cuda_context)", DC_U_BYTES, DC_FT_U64, RV(context_bytes)},
 	{"restore_rank_bytes", "its GPU memory to restore", DC_U_BYTES, DC_FT_U64, RV(rank_bytes)},
@@ -274,9 +279,22 @@ static void accept_text(const struct dc_checkpoint_result *c, uint64_t i, struct
 		break;
 	case 1:
 		r->scenario = fail;
-		snprintf(r->condition, sizeof(r->condition),
-			 "the previous checkpoint stays loadable: it is deleted only after step %llu is committed, so storage holds two checkpoints (%.2f GiB) and a failed save at %.1f s leaves the last one whole",
-			 S, gib(c->saved_bytes) * 2, c->save_time_s);
+		{
+			/* the save's host memory (full: rank 0's state dict;
+			 * async: the node's staging copies), as the restore's */
+			char host[240] = "";
+			const char *what = c->writers == 1 ? "rank 0's state dict" : "the node's staging copies";
+			if (c->host_node_bytes && c->save_host_mem_bytes)
+				snprintf(host, sizeof(host), "; the save's host memory, %s, %.2f GiB against %.2f GiB (cluster.host_memory; %s)",
+					 what, gib(c->host_node_bytes), gib(c->save_host_mem_bytes),
+					 c->save_host_fits ? "holds" : "FAILS");
+			else if (c->host_node_bytes)
+				snprintf(host, sizeof(host), "; the save's host memory, %s, %.2f GiB (cluster.host_memory not given: not checked)",
+					 what, gib(c->host_node_bytes));
+			snprintf(r->condition, sizeof(r->condition),
+				 "the previous checkpoint stays loadable: it is deleted only after step %llu is committed, so storage holds two checkpoints (%.2f GiB) and a failed save at %.1f s leaves the last one whole%s",
+				 S, gib(c->saved_bytes) * 2, c->save_time_s, host);
+		}
 		break;
 	case 2:
 		r->scenario = fail;
@@ -420,6 +438,16 @@ static void view(const struct dc_run *run, void *out)
 	v->staging_time_s = c->staging_time_s;
 	v->blocking_time_s = c->blocking_time_s;
 	v->save_time_s = c->save_time_s;
+	v->gather_intra_bytes = c->gather_intra_bytes;
+	v->gather_inter_bytes = c->gather_inter_bytes;
+	v->staging_bw_bytes_per_s = c->staging_bw_bytes_per_s;
+	v->staging_bw_from = c->staging_bw_from == DC_CKPT_STAGING_KEY    ? "checkpoint.staging_bandwidth"
+			     : c->staging_bw_from == DC_CKPT_STAGING_HOST ? "cluster.host_bandwidth"
+									  : "default (25 GB/s)";
+	v->full = in->checkpoint.format == DC_CKPT_FULL;
+	v->staged = in->checkpoint.async && !v->full;
+	v->save_host_mem_bytes = c->save_host_mem_bytes;
+	v->save_host_fits = c->save_host_fits;
 	v->gpu_extra_bytes = c->gpu_extra_bytes;
 	v->gpu_peak_bytes = c->gpu_peak_bytes;
 	v->gpu_training_peak_bytes = c->gpu_training_peak_bytes;
@@ -484,6 +512,23 @@ static void view(const struct dc_run *run, void *out)
 				: "the global batch cannot stay (the new dp does not divide it): tokens per step change, so rescale the learning rate (linear or square-root rule), count the schedule's warmup and decay in samples, and expect a different loss curve from here";
 }
 
+static int is_full(const void *base)
+{
+	return ((const struct view *)base)->full;
+}
+
+static int is_staged(const void *base)
+{
+	return ((const struct view *)base)->staged;
+}
+
+/* the save holds host memory and cluster.host_memory is given */
+static int save_host_checked(const void *base)
+{
+	const struct view *v = base;
+	return v->host_node_bytes && v->save_host_mem_bytes;
+}
+
 #define V(m) offsetof(struct view, m)
 static const struct dc_field fields[] = {
 	{"format", "format (checkpoint.format)", DC_U_NONE, DC_FT_STR, V(format)},
@@ -500,7 +545,14 @@ static const struct dc_field fields[] = {
 	{"largest_rank_bytes", "its bytes", DC_U_BYTES, DC_FT_U64, V(largest_bytes)},
 	{"storage_bandwidth_bytes_per_s", "storage bandwidth (aggregate)", DC_U_BYTES_PER_S, DC_FT_F64,
 	 V(storage_bw_bytes_per_s)},
+	{"gather_intra_bytes", "rank 0 receives from its NVLink domain (full)", DC_U_BYTES, DC_FT_U64,
+	 V(gather_intra_bytes), .shown = is_full},
+	{"gather_inter_bytes", "rank 0 receives through its NIC (full)", DC_U_BYTES, DC_FT_U64, V(gather_inter_bytes),
+	 .shown = is_full},
 	{"gather_time_s", "gather to rank 0 (full)", DC_U_SECONDS, DC_FT_F64, V(gather_time_s)},
+	{"staging_bandwidth_bytes_per_s", "staging bandwidth (async)", DC_U_BYTES_PER_S, DC_FT_F64,
+	 V(staging_bw_bytes_per_s), .shown = is_staged},
+	{"staging_bandwidth_from", "its origin", DC_U_NONE, DC_FT_STR, V(staging_bw_from), .shown = is_staged},
 	{"staging_time_s", "copy to host (async)", DC_U_SECONDS, DC_FT_F64, V(staging_time_s)},
 	{"write_time_s", "write to storage", DC_U_SECONDS, DC_FT_F64, V(write_time_s)},
 	{"blocking_time_s", "training waits", DC_U_SECONDS, DC_FT_F64, V(blocking_time_s)},
@@ -512,6 +564,10 @@ static const struct dc_field fields[] = {
 	 V(gpu_training_peak_bytes)},
 	{"host_rank_bytes", "save-phase host memory, busiest rank", DC_U_BYTES, DC_FT_U64, V(host_rank_bytes)},
 	{"host_node_bytes", "save-phase host memory, its node", DC_U_BYTES, DC_FT_U64, V(host_node_bytes)},
+	{"save_host_memory_bytes", "host memory (cluster.host_memory)", DC_U_BYTES, DC_FT_U64, V(save_host_mem_bytes),
+	 .shown = save_host_checked},
+	{"save_host_fits", "the save's host memory fits", DC_U_NONE, DC_FT_BOOL, V(save_host_fits),
+	 .shown = save_host_checked},
 	{"ranks", "Bytes each rank writes", DC_U_NONE, DC_FT_ROWS, 0, .sub = &rank_table, .rows = &rank_rows},
 	{"restore", "Restore (checkpoint.restore)", DC_U_NONE, DC_FT_OBJECT, V(restore), .sub = &restore_table},
 	{"acceptance", "Acceptance conditions", DC_U_NONE, DC_FT_PROSE, 0, .prose = &accept_prose},
