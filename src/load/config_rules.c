@@ -1619,7 +1619,7 @@ static void fp8_attention_runs(struct loader *l, enum dc_attention_backend b, en
 	/* utils.py:657-660: "Disabling FlashAttention 3 for FP8 training" */
 	if (b == DC_ATTN_BACKEND_FA3) {
 		warn_key_by(l, KEY_PRECISION_ATTENTION, blame(l, KEY_PRECISION_ATTENTION, KEY_TRAINING_ATTENTION_BACKEND),
-			 "with training.attention_backend \"fa3\": Transformer Engine turns FlashAttention-3 off for FP8 attention in training (transformer_engine/pytorch/attention/dot_product_attention/utils.py:657-660 at d0067d0d, \"Disabling FlashAttention 3 for FP8 training\"), so no FA3 FP8 attention runs; it is priced as given, at the FP8 fused-attention speed",
+			 "with training.attention_backend \"fa3\": Transformer Engine turns FlashAttention-3 off for FP8 attention in training (transformer_engine/pytorch/attention/dot_product_attention/utils.py:657-660 at d0067d0d), so no FA3 FP8 attention runs; it is priced as given, at the FP8 fused-attention speed",
 			 "set training.attention_backend to \"cudnn\" (with fp8_recipe \"delayed\" on Hopper) or precision.attention to \"bf16\"");
 		return;
 	}
