@@ -422,7 +422,7 @@ static void view(const struct dc_run *run, void *out)
 	v->note = in->checkpoint.format != DC_CKPT_FULL
 			  ? "sharded (PyTorch DCP): every rank writes its slice once, replicated copies deduplicated over dp x cp"
 		  : in->checkpoint.gather == DC_CKPT_GATHER_GPU
-			  ? "full, gathered on the GPU (get_state_dict cpu_offload=False): every rank keeps its stage's whole state dict on the GPU before rank 0 writes; the save phase holds it"
+			  ? "full, gathered on the GPU (get_state_dict cpu_offload=False): every rank keeps its stage's whole state dict on the GPU before rank 0 writes (a state it holds whole is not copied); the save phase holds it"
 			  : "full, gathered to the host (cpu_offload=True): one tensor at a time on the GPU, rank 0 keeps the state dict in host memory and writes it";
 	v->storage_bw_bytes_per_s = in->checkpoint.storage_bw_bytes_per_s;
 	v->writers = c->writers;

@@ -70,7 +70,7 @@ static void view(const struct dc_run *run, void *out)
 	terms_fill(&v->top);
 	v->nm.activations = "assumed (Korthikanti et al. 2022 Table 2, generalised to GQA, SwiGLU and flash attention, or the override); framework temporaries and a non-fused SwiGLU's extra silu output are not counted";
 	v->nm.optimizer_step = "foreach/fused Adam scratch and gradient-clipping buffers";
-	v->nm.checkpoint_save = "the phase follows checkpoint.format and checkpoint.gather (full adds the largest unit gathered whole, or under gather gpu the stage's whole state dict); an async save's staging copy is host memory: --experiment checkpoint";
+	v->nm.checkpoint_save = "the phase follows checkpoint.format and checkpoint.gather (full adds the largest gathered tensor, or under gather gpu the stage's gathered state dict); an async save's staging copy is host memory: --experiment checkpoint";
 	v->nm.ddp_bucket_copy = "PyTorch DDP with gradient_as_bucket_view=False (its default) keeps a flat copy of every gradient: add grads_bytes once more";
 	v->nm.other = "vocabulary padding, loss buffers, pipeline send/receive buffers";
 	v->nm.fragmentation = "beyond memory.allocator_reserve: fits is not a passed OOM test";

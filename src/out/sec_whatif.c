@@ -156,10 +156,10 @@ static void change_text(const struct view *v, enum dc_whatif_scenario s, char *b
 		else if (in->checkpoint.gather == DC_CKPT_GATHER_GPU)
 			dc_text_fmt(buf, len, "a full state dict gathered on the GPU after the optimizer step "
 				    "(checkpoint.gather \"gpu\", cpu_offload=False): every rank holds its stage's whole "
-				    "states");
+				    "states, of each state it held only part of");
 		else
 			dc_text_fmt(buf, len, "a full state dict gathered after the optimizer step, each tensor moved to "
-				    "the host at once (checkpoint.gather \"cpu\"): one item's largest state on the GPU");
+				    "the host at once (checkpoint.gather \"cpu\"): the largest gathered tensor on the GPU");
 		break;
 	case DC_WHATIF_EXPERT_IMBALANCE:
 		snprintf(buf, len, "the busiest expert takes %g x the uniform share of tokens: the ranks holding it run "
