@@ -486,6 +486,40 @@ START_TEST(test_dualpipe_reduces_per_chunk_microbatch)
 }
 END_TEST
 
+/* The calls of one phase of the FSDP strategy that move `what`. */
+static uint64_t fsdp_calls_in(const struct dc_comm *m, enum dc_coll_what what, enum dc_coll_phase ph)
+{
+	uint64_t n = 0;
+	for (uint64_t i = 0; i < m->s[DC_STRAT_FSDP].ncoll; i++)
+		if (m->s[DC_STRAT_FSDP].coll[i].what == what && m->s[DC_STRAT_FSDP].coll[i].phase == ph)
+			n += m->s[DC_STRAT_FSDP].coll[i].count;
+	return n;
+}
+
+/* fsdp_unit "model": one fully_shard(model), the root, which FSDP2 never
+ * reshards after forward (FSDPState._lazy_init): the ZeRO config's psi =
+ * 64e6 parameters, 128e6 B, gathered once and reduce-scattered once a
+ * microbatch on 8 ranks: 2 x 7/8 x 128e6 = 224e6 B (336e6 B when it was
+ * gathered again for backward); 4 microbatches: 896e6 B. Resharding
+ * after forward (the key's default) does not apply to the root. */
+START_TEST(test_fsdp_whole_model_is_root)
+{
+	struct dc_config c;
+	struct dc_comm m;
+	zero_comm_config(&c, DC_SHARD_FSDP);
+	c.parallel.fsdp_unit = DC_FSDP_UNIT_MODEL;
+	m = compute(&c);
+	ck_assert_uint_eq(fsdp_calls_in(&m, DC_CW_UNIT_PARAMS, DC_CPHASE_FORWARD), 1);
+	ck_assert_uint_eq(fsdp_calls_in(&m, DC_CW_UNIT_PARAMS, DC_CPHASE_BACKWARD), 0);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_FSDP, DC_CW_UNIT_GRADS), 1);
+	ck_assert_uint_eq(m.s[DC_STRAT_FSDP].coll[0].msg_bytes, 128000000ull);
+	ck_assert_uint_eq(m.s[DC_STRAT_FSDP].bytes_per_rank, 224000000ull);
+	c.training.grad_accum_steps = 4;
+	m = compute(&c);
+	ck_assert_uint_eq(m.s[DC_STRAT_FSDP].bytes_per_rank, 896000000ull);
+}
+END_TEST
+
 START_TEST(test_ddp_buckets)
 {
 	/* 128,000,000 B of grads in 25 MiB (26,214,400 B) buckets: 4 full
@@ -1441,6 +1475,7 @@ int main(void)
 	tcase_add_test(tc, test_expert_parallel);
 	tcase_add_test(tc, test_context_parallel_kv);
 	tcase_add_test(tc, test_fsdp_expert_units);
+	tcase_add_test(tc, test_fsdp_whole_model_is_root);
 	tcase_add_test(tc, test_ep_on_the_stage_with_moe_layers);
 	tcase_add_test(tc, test_ep_on_the_stage_with_moe_layers_interleaved);
 	tcase_add_test(tc, test_ep_replayed_under_full_recompute);

@@ -1,10 +1,32 @@
 /* fsdp.c - the fully sharded axis (FSDP2 / ZeRO-3) over dp x cp ranks:
  * per unit per microbatch an AllGather of its parameters before forward,
  * again before backward when resharded, and a ReduceScatter of its
- * gradients. docs/formulas-systems.md, "Communication per step". */
+ * gradients; the root unit gathered once per microbatch (unit_calls).
+ * docs/formulas-systems.md, "Communication per step", "FSDP". */
 #include "axis_int.h"
 
 #include "distcalc/framework.h"
+
+/* How often one step gathers a unit (before forwards, before backwards)
+ * and reduce-scatters its gradients, for the chunk's gas microbatches. */
+struct unit_calls {
+	uint64_t fwd, bwd, rs;
+};
+
+/* The root unit (`root`: the embedding and head, or a whole-model unit,
+ * one fully_shard(model)) is never resharded after forward ("for the
+ * root, do not reshard after forward", FSDPState._lazy_init): one gather
+ * a microbatch. A layer unit is gathered again before backward when
+ * resharded after forward. */
+static void unit_calls(const struct dc_axis_ctx *x, int root, struct unit_calls *u)
+{
+	const struct dc_plan *p = x->p;
+	uint64_t gas = dc_pipeline_chunk_microbatches(p);
+	int reshard = !root && dc_framework_reshard_after_forward(p);
+	u->fwd = gas;
+	u->bwd = reshard ? gas : 0;
+	u->rs = gas;
+}
 
 /* HSDP (parallel.dp_replicate > 1, FSDP2 on a 2-D mesh): after each
  * ReduceScatter of M gradient bytes over the shard group, FSDP2
@@ -27,43 +49,45 @@ static void replicas(struct dc_axis_ctx *x, enum dc_coll_what what, uint64_t cal
 
 /* `units` units of q parameters, r of them one more; `other` parameters in
  * the root unit (embedding, head), which stays gathered through backward:
- * FSDP2 never reshards the root after forward. The strategy's current
- * group is the shard group (l, g). */
+ * FSDP2 never reshards the root after forward. `whole`: the units are the
+ * root (fsdp_unit "model"). The strategy's current group is the shard
+ * group (l, g). */
 static void fsdp_units(struct dc_axis_ctx *x, uint64_t units, uint64_t q, uint64_t r, uint64_t other, int expert,
-		       const struct dc_plan_link *l, const struct dc_net_group *g)
+		       int whole, const struct dc_plan_link *l, const struct dc_net_group *g)
 {
-	const struct dc_plan *p = x->p;
-	const struct dc_precision *pr = &p->in->precision;
+	const struct dc_precision *pr = &x->p->in->precision;
 	struct dc_ck *b = x->b;
 	/* per unit per microbatch of its chunk: m / 2 under DualPipe, whose
 	 * rank holds two stages' units, each run by one direction's half */
-	uint64_t gas = dc_pipeline_chunk_microbatches(p);
+	struct unit_calls u, root;
 	enum dc_coll_what params = expert ? DC_CW_EXPERT_UNIT_PARAMS : DC_CW_UNIT_PARAMS;
 	enum dc_coll_what grads = expert ? DC_CW_EXPERT_UNIT_GRADS : DC_CW_UNIT_GRADS;
 	uint64_t w = pr->working_bytes, gb = pr->grad_bytes, shard = x->s->group_size;
 	enum dc_coll_what rep = expert ? DC_CW_REPLICA_EXPERT_GRAD_BUCKET : DC_CW_REPLICA_GRAD_BUCKET;
 
-	dc_axis_push(x, DC_COLL_ALL_GATHER, params, DC_CPHASE_FORWARD, DC_OVL_PREFETCH, dc_ck_mul(b, units - r, gas),
+	unit_calls(x, whole, &u);
+	unit_calls(x, 1, &root);
+	dc_axis_push(x, DC_COLL_ALL_GATHER, params, DC_CPHASE_FORWARD, DC_OVL_PREFETCH, dc_ck_mul(b, units - r, u.fwd),
 		     dc_ck_mul(b, q, w));
-	dc_axis_push(x, DC_COLL_ALL_GATHER, params, DC_CPHASE_FORWARD, DC_OVL_PREFETCH, dc_ck_mul(b, r, gas),
+	dc_axis_push(x, DC_COLL_ALL_GATHER, params, DC_CPHASE_FORWARD, DC_OVL_PREFETCH, dc_ck_mul(b, r, u.fwd),
 		     dc_ck_mul(b, q + 1, w));
-	dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_ROOT_PARAMS, DC_CPHASE_FORWARD, DC_OVL_PREFETCH, gas,
+	dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_ROOT_PARAMS, DC_CPHASE_FORWARD, DC_OVL_PREFETCH, root.fwd,
 		     dc_ck_mul(b, other, w));
-	if (dc_framework_reshard_after_forward(p)) {
+	if (u.bwd) {
 		dc_axis_push(x, DC_COLL_ALL_GATHER, params, DC_CPHASE_BACKWARD, DC_OVL_PREFETCH,
-			     dc_ck_mul(b, units - r, gas), dc_ck_mul(b, q, w));
-		dc_axis_push(x, DC_COLL_ALL_GATHER, params, DC_CPHASE_BACKWARD, DC_OVL_PREFETCH, dc_ck_mul(b, r, gas),
+			     dc_ck_mul(b, units - r, u.bwd), dc_ck_mul(b, q, w));
+		dc_axis_push(x, DC_COLL_ALL_GATHER, params, DC_CPHASE_BACKWARD, DC_OVL_PREFETCH, dc_ck_mul(b, r, u.bwd),
 			     dc_ck_mul(b, q + 1, w));
 	}
 	dc_axis_push(x, DC_COLL_REDUCE_SCATTER, grads, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC,
-		     dc_ck_mul(b, units - r, gas), dc_ck_mul(b, q, gb));
-	dc_axis_push(x, DC_COLL_REDUCE_SCATTER, grads, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, dc_ck_mul(b, r, gas),
+		     dc_ck_mul(b, units - r, u.rs), dc_ck_mul(b, q, gb));
+	dc_axis_push(x, DC_COLL_REDUCE_SCATTER, grads, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, dc_ck_mul(b, r, u.rs),
 		     dc_ck_mul(b, q + 1, gb));
-	dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_ROOT_GRADS, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, gas,
+	dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_ROOT_GRADS, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, root.rs,
 		     dc_ck_mul(b, other, gb));
-	replicas(x, rep, dc_ck_mul(b, units - r, gas), dc_ck_mul(b, q, gb), shard, l, g);
-	replicas(x, rep, dc_ck_mul(b, r, gas), dc_ck_mul(b, q + 1, gb), shard, l, g);
-	replicas(x, rep, other ? gas : 0, dc_ck_mul(b, other, gb), shard, l, g);
+	replicas(x, rep, dc_ck_mul(b, units - r, u.rs), dc_ck_mul(b, q, gb), shard, l, g);
+	replicas(x, rep, dc_ck_mul(b, r, u.rs), dc_ck_mul(b, q + 1, gb), shard, l, g);
+	replicas(x, rep, other ? root.rs : 0, dc_ck_mul(b, other, gb), shard, l, g);
 }
 
 void dc_axis_fsdp_comm(struct dc_axis_ctx *x)
@@ -95,14 +119,14 @@ void dc_axis_fsdp_comm(struct dc_axis_ctx *x)
 		layer_total += experts;
 		experts = 0;
 	}
-	fsdp_units(x, layer_units, layer_total / layer_units, layer_total % layer_units, other_params, 0,
+	fsdp_units(x, layer_units, layer_total / layer_units, layer_total % layer_units, other_params, 0, whole,
 		   &p->group[DC_GROUP_SHARD].link, &p->group[DC_GROUP_SHARD].net);
 	if (experts > 0 && (edp > 1 || p->dp_replicate > 1)) {
 		/* the MoE layers' expert parts, one per MoE layer */
 		uint64_t n = whole || !best->moe_layers ? 1 : best->moe_layers;
 		x->s->group_size = edp;
 		dc_axis_use_link(x->s, &p->group[DC_GROUP_ESHARD].link, &p->group[DC_GROUP_ESHARD].net);
-		fsdp_units(x, n, experts / n, experts % n, 0, 1, &p->group[DC_GROUP_ESHARD].link, &p->group[DC_GROUP_ESHARD].net);
+		fsdp_units(x, n, experts / n, experts % n, 0, 1, whole, &p->group[DC_GROUP_ESHARD].link, &p->group[DC_GROUP_ESHARD].net);
 		x->s->group_size = p->shard_dp_cp;
 		dc_axis_use_link(x->s, &p->group[DC_GROUP_SHARD].link, &p->group[DC_GROUP_SHARD].net);
 	}
