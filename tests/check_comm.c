@@ -450,11 +450,15 @@ END_TEST
  * every microbatch it runs: 1F1B 8 x 32e6 B, DualPipe 4 x (32e6 + 32e6)
  * B, half of each sent on 2 ranks, 128e6 B either way, and gathers the
  * updated parameters once, 16e6 (1F1B) or 32e6 B (both stages): 144e6
- * and 160e6 B (before: DualPipe 8 x 64e6 / 2 + 32e6 = 288e6). FSDP gathers
- * each layer unit before forward and backward and reduce-scatters its
- * gradients every microbatch its chunk runs: 3 x 2 units x 8 = 3 x 4
- * units x 4 = 48 calls of 16e6 B, 48 x 8e6 = 384e6 B either way (before:
- * 768e6 under DualPipe). */
+ * and 160e6 B (before: DualPipe 8 x 64e6 / 2 + 32e6 = 288e6). FSDP under
+ * a pipeline reduce-scatters each unit once a step, after the last
+ * backward, and (resharding after forward, the custom default) gathers a
+ * unit before the chunk's first op and again after each of its forwards,
+ * 1 + the microbatches its chunk runs: 1F1B 2 units x (9 + 1) = 20 calls,
+ * DualPipe 4 units x (5 + 1) = 24 calls of 16e6 B, 8e6 B sent each:
+ * 160e6 and 192e6 B (before: 3 x 2 x 8 = 3 x 4 x 4 = 48 calls, 384e6 B,
+ * a gather before every forward and backward and a reduce-scatter every
+ * microbatch). */
 START_TEST(test_dualpipe_reduces_per_chunk_microbatch)
 {
 	static const char *const sched[] = {"1f1b", "dualpipe"};
@@ -474,9 +478,9 @@ START_TEST(test_dualpipe_reduces_per_chunk_microbatch)
 				     sched[i], fsdp ? "fsdp" : "zero2");
 			m = compute(&c);
 			if (fsdp) {
-				ck_assert_uint_eq(calls_of(&m, DC_STRAT_FSDP, DC_CW_UNIT_PARAMS), 32);
-				ck_assert_uint_eq(calls_of(&m, DC_STRAT_FSDP, DC_CW_UNIT_GRADS), 16);
-				ck_assert_uint_eq(m.s[DC_STRAT_FSDP].bytes_per_rank, 384000000ull);
+				ck_assert_uint_eq(calls_of(&m, DC_STRAT_FSDP, DC_CW_UNIT_PARAMS), i == 0 ? 18 : 20);
+				ck_assert_uint_eq(calls_of(&m, DC_STRAT_FSDP, DC_CW_UNIT_GRADS), i == 0 ? 2 : 4);
+				ck_assert_uint_eq(m.s[DC_STRAT_FSDP].bytes_per_rank, i == 0 ? 160000000ull : 192000000ull);
 			} else {
 				ck_assert_uint_eq(calls_of(&m, DC_STRAT_DP, DC_CW_GRAD_BUCKET), i == 0 ? 8 : 4);
 				ck_assert_uint_eq(m.s[DC_STRAT_DP].bytes_per_rank, zero2[i]);
@@ -495,6 +499,75 @@ static uint64_t fsdp_calls_in(const struct dc_comm *m, enum dc_coll_what what, e
 			n += m->s[DC_STRAT_FSDP].coll[i].count;
 	return n;
 }
+
+/* FSDP under a pipeline (torch.distributed.pipelining: every backward
+ * with reshard_after_backward and requires_gradient_sync false, one
+ * post-backward after the last; stage.py backward_maybe_with_nosync,
+ * _post_backward). The test above's pp 4 x dp 2, m 8, 1F1B, stage 0
+ * analysed: 2 layer units of 8e6 parameters, 16e6 B, 8e6 B sent a call
+ * on 2 ranks.
+ *   torchtitan (reshard_after_forward false under pp): each unit
+ *   gathered once, before the first forward, and reduce-scattered once:
+ *   4 calls, 32e6 B (before: 2 x 2 x 8 = 32 calls, 256e6 B).
+ *   torchtitan with reshard_after_forward true: 1 + 8 gathers a unit,
+ *   the 4 forwards before stage 0's first backward (min(pp - s, m))
+ *   taken as forward, the 5 after as backward: 8 forward, 10 backward
+ *   and 2 reduce-scatter calls, 160e6 B. */
+START_TEST(test_fsdp_pipeline_reduces_once)
+{
+	for (int reshard = 0; reshard < 2; reshard++) {
+		struct dc_config c;
+		struct dc_comm m;
+		fixture_json(&c,
+			     "{\"model\": {\"params\": 64000000, \"num_layers\": 8, \"hidden_size\": 1024,"
+			     " \"num_attention_heads\": 8, \"vocab_size\": 32000, \"seq_length\": 1024},"
+			     " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+			     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+			     " \"parallel\": {\"pp\": 4, \"dp\": 2, \"sharding\": \"fsdp\"%s},"
+			     " \"training\": {\"grad_accum_steps\": 8, \"framework\": \"torchtitan\"}}",
+			     reshard ? ", \"reshard_after_forward\": true" : "");
+		m = compute(&c);
+		ck_assert_uint_eq(m.stage, 0);
+		ck_assert_uint_eq(fsdp_calls_in(&m, DC_CW_UNIT_PARAMS, DC_CPHASE_FORWARD), reshard ? 8 : 2);
+		ck_assert_uint_eq(fsdp_calls_in(&m, DC_CW_UNIT_PARAMS, DC_CPHASE_BACKWARD), reshard ? 10 : 0);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_FSDP, DC_CW_UNIT_GRADS), 2);
+		ck_assert_uint_eq(m.s[DC_STRAT_FSDP].bytes_per_rank, reshard ? 160000000ull : 32000000ull);
+	}
+}
+END_TEST
+
+/* A torchtitan Llama-3-70B on 8 DGX H100: tp 8 + SP, pp 2,
+ * FSDP dp 4, global batch 128 (m 32), fsdp2 preset (2 B gathered
+ * parameters, 4 B reduced gradients). Stage 1 (the head) is analysed:
+ * 40 layers of (2 x 8192^2 + 2 x 8192 x 1024 + 3 x 8192 x 28672) / 8 +
+ * 2 x 8192 = 106,971,136 parameters a rank, and the root's head and
+ * final norm, 128,256 x 8192 / 8 + 8192 = 131,342,336. Under the
+ * pipeline each unit is gathered once and reduce-scattered once a step:
+ * 41 AllGathers and 41 ReduceScatters (1,280 + 32 of each before), 3/4
+ * of each message sent: 3/4 x (40 x (213,942,272 + 427,884,544) +
+ * 262,684,672 + 525,369,344) = 19,845,844,992 B (32 times that,
+ * 635,067,039,744 B, before). */
+START_TEST(test_fsdp_pipeline_llama3_70b)
+{
+	struct dc_config c;
+	struct dc_comm m;
+	fixture_json(&c, "{\"model\": {\"hf_config\": \"llama-3-70b\", \"seq_length\": 8192},"
+			 " \"cluster\": {\"system\": \"dgx-h100\", \"num_nodes\": 8},"
+			 " \"parallel\": {\"tp\": 8, \"pp\": 2, \"dp\": 4, \"sharding\": \"fsdp\","
+			 " \"sequence_parallel\": true},"
+			 " \"training\": {\"micro_batch_size\": 1, \"global_batch_size\": 128,"
+			 " \"framework\": \"torchtitan\", \"recompute\": \"op\"},"
+			 " \"precision\": {\"preset\": \"fsdp2\"}}");
+	m = compute(&c);
+	ck_assert_uint_eq(m.stage, 1);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_FSDP, DC_CW_UNIT_PARAMS), 40);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_FSDP, DC_CW_ROOT_PARAMS), 1);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_FSDP, DC_CW_UNIT_GRADS), 40);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_FSDP, DC_CW_ROOT_GRADS), 1);
+	ck_assert_uint_eq(m.s[DC_STRAT_FSDP].coll[0].msg_bytes, 213942272ull);
+	ck_assert_uint_eq(m.s[DC_STRAT_FSDP].bytes_per_rank, 19845844992ull);
+}
+END_TEST
 
 /* fsdp_unit "model": one fully_shard(model), the root, which FSDP2 never
  * reshards after forward (FSDPState._lazy_init): the ZeRO config's psi =
@@ -1475,6 +1548,8 @@ int main(void)
 	tcase_add_test(tc, test_expert_parallel);
 	tcase_add_test(tc, test_context_parallel_kv);
 	tcase_add_test(tc, test_fsdp_expert_units);
+	tcase_add_test(tc, test_fsdp_pipeline_reduces_once);
+	tcase_add_test(tc, test_fsdp_pipeline_llama3_70b);
 	tcase_add_test(tc, test_fsdp_whole_model_is_root);
 	tcase_add_test(tc, test_ep_on_the_stage_with_moe_layers);
 	tcase_add_test(tc, test_ep_on_the_stage_with_moe_layers_interleaved);

@@ -1253,6 +1253,47 @@ START_TEST(test_path_splits_the_tail_as_the_classes_do)
 }
 END_TEST
 
+/* FSDP under a pipeline (systems.json at tp 2 x pp 2 x dp 2, torchtitan,
+ * 1F1B, m 8): torch.distributed.pipelining reduce-scatters each unit once,
+ * in the stage's _post_backward after its last backward, behind no
+ * compute (docs/formulas-systems.md, "FSDP"). Stage 0 ends the schedule,
+ * so the step runs exactly those reduce-scatters past the pipeline span,
+ * before the optimizer: the critical path's gradient-synchronisation row
+ * is their time, and stage 0's class shows it as exposed FSDP. */
+START_TEST(test_fsdp_pipeline_reduces_after_the_last_backward)
+{
+	static const char *const sets[] = {"parallel.tp=2", "parallel.pp=2", "parallel.dp=2", "parallel.sharding=fsdp",
+					   "training.framework=torchtitan", NULL};
+	const struct dc_step *st = &run_res.step;
+	const struct dc_comm_strategy *f;
+	double rs = 0, row = -1;
+	uint64_t calls = 0;
+	run_config("systems.json", sets);
+	f = &run_res.comm.s[DC_STRAT_FSDP];
+	for (uint64_t i = 0; i < f->ncoll; i++)
+		if (f->coll[i].kind == DC_COLL_REDUCE_SCATTER) {
+			calls += f->coll[i].count;
+			rs += f->coll[i].time_s;
+		}
+	ck_assert_uint_eq(calls, 17); /* stage 1's 16 layer units and its root, once a step each */
+	ck_assert_double_gt(rs, 0);
+	for (uint64_t i = 0; i < st->npath; i++)
+		if (strstr(st->path[i].what, "FSDP reduce_scatter"))
+			row = st->path[i].duration_s;
+	ck_assert_msg(fabs(row - rs) <= 1e-9 * rs, "path row %.17g, reduce-scatters %.17g", row, rs);
+	ck_assert_uint_eq(st->classes[0].stage_first, 0);
+	ck_assert_double_ge(st->classes[0].exposed_s[DC_STRAT_FSDP], rs * (1 - 1e-12));
+	for (uint64_t k = 0; k < st->nclasses; k++) {
+		const struct dc_step_class *c = &st->classes[k];
+		double sum = c->compute_s + c->bubble_s + c->tail_wait_s + c->optimizer_s;
+		for (int j = 0; j < DC_STRAT_COUNT; j++)
+			sum += c->exposed_s[j];
+		ck_assert_msg(fabs(sum - c->total_s) <= 1e-9 * c->total_s, "class %llu: parts %.17g, total %.17g",
+			      (unsigned long long)k, sum, c->total_s);
+	}
+}
+END_TEST
+
 /* Issue 21's context-parallel sweep: Llama-3-8B on one node of 8 H100
  * (the torchtitan config's 95 GiB parts), 32,768 tokens a rank (sequence
  * 32,768 c), micro batch 1, full recompute, dp 8 / c, torchtitan's rules.
@@ -1550,6 +1591,7 @@ int main(void)
 	tcase_add_test(tc, test_context_parallel_exposure);
 	tcase_add_test(tc, test_context_parallel_sweep_ratios);
 	tcase_add_test(tc, test_path_splits_the_tail_as_the_classes_do);
+	tcase_add_test(tc, test_fsdp_pipeline_reduces_after_the_last_backward);
 	tcase_add_test(tc, test_zero_bubble_schedules_measured);
 	tcase_add_test(tc, test_ep_a2a_1f1b_two_layers);
 	tcase_add_test(tc, test_trace_shows_the_schedule);

@@ -1,10 +1,12 @@
 /* fsdp.c - the fully sharded axis (FSDP2 / ZeRO-3) over dp x cp ranks:
  * per unit per microbatch an AllGather of its parameters before forward,
  * again before backward when resharded, and a ReduceScatter of its
- * gradients; the root unit gathered once per microbatch (unit_calls).
+ * gradients; the root unit gathered once per microbatch; with a pipeline
+ * every unit stays gathered and reduces once per step (unit_calls).
  * docs/formulas-systems.md, "Communication per step", "FSDP". */
 #include "axis_int.h"
 
+#include "distcalc/activation.h"
 #include "distcalc/framework.h"
 
 /* How often one step gathers a unit (before forwards, before backwards)
@@ -17,15 +19,37 @@ struct unit_calls {
  * one fully_shard(model)) is never resharded after forward ("for the
  * root, do not reshard after forward", FSDPState._lazy_init): one gather
  * a microbatch. A layer unit is gathered again before backward when
- * resharded after forward. */
+ * resharded after forward. With a pipeline (pp > 1, the memory ledger's
+ * fsdp_holds_stage) torch.distributed.pipelining runs every backward
+ * with set_reshard_after_backward(False) and
+ * set_requires_gradient_sync(False) and reduce-scatters once, in the
+ * stage's _post_backward after the last one (stage.py): one
+ * ReduceScatter a unit a step, and a unit gathered again only after a
+ * forward resharded it. Then a chunk's ops start with a forward and
+ * every forward is followed by another op of the chunk, so a resharding
+ * unit is gathered 1 + gas times: the forwards before the chunk's first
+ * backward (its in-flight microbatches, 1F1B's min(pp - s, m)) and the
+ * ops after a forward from there on, taken as backward; without
+ * resharding (torchtitan's default under pp) once. */
 static void unit_calls(const struct dc_axis_ctx *x, int root, struct unit_calls *u)
 {
 	const struct dc_plan *p = x->p;
 	uint64_t gas = dc_pipeline_chunk_microbatches(p);
 	int reshard = !root && dc_framework_reshard_after_forward(p);
-	u->fwd = gas;
-	u->bwd = reshard ? gas : 0;
-	u->rs = gas;
+	if (p->layout.pp < 2) {
+		u->fwd = gas;
+		u->bwd = reshard ? gas : 0;
+		u->rs = gas;
+		return;
+	}
+	u->rs = 1;
+	u->fwd = 1;
+	u->bwd = 0;
+	if (reshard) {
+		uint64_t ahead = dc_pipeline_in_flight_chunk(p, x->stage, 0);
+		u->fwd = ahead < gas ? ahead : gas;
+		u->bwd = gas + 1 - u->fwd;
+	}
 }
 
 /* HSDP (parallel.dp_replicate > 1, FSDP2 on a 2-D mesh): after each

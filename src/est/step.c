@@ -55,6 +55,7 @@ struct costs {
 	double tp_b_async;           /* of tp_b: what Megatron runs behind the backward's GEMMs */
 	double ep_f, ep_b;           /* one MoE layer's AlltoAlls */
 	double ag_f, ag_b, rs_b;     /* one FSDP unit's gathers and reduce-scatter */
+	double fsdp_tail_s;          /* pp > 1: the stage's reduce-scatters after its last backward */
 	double cp_f, cp_b;           /* one layer's context-parallel K/V exchange */
 	int cp_hide;                 /* p2p: the ring's sends run behind the layer's kernels */
 	double send_s;               /* one pipeline send */
@@ -275,6 +276,13 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 		phase_times(s, DC_COLL_REDUCE_SCATTER, &f, &rs);
 		phase_times(s, DC_COLL_ALL_REDUCE, &f, &ar);
 		k->rs_b = (rs + ar) / (layers * gas);
+		if (p->layout.pp > 1) {
+			/* with a pipeline they run once, in the stage's
+			 * _post_backward after its last backward (src/axis/fsdp.c
+			 * unit_calls), behind no compute: stage_sync's tail */
+			k->fsdp_tail_s = rs + ar;
+			k->rs_b = 0;
+		}
 	}
 	if (comm->s[DC_STRAT_CP].in_play) {
 		/* ring attention (cp_comm_type p2p) sends the next K/V block
@@ -1359,19 +1367,21 @@ static const struct dc_step_stage *ctx_run(const void *ctx, uint64_t i, uint64_t
 
 /* After the schedule: a stage's last backward ends at `end`; its buckets
  * run behind that backward (overlap.dp) and only their tail is exposed;
- * the hidden part slows the backward by the slowdown fraction. */
+ * the hidden part slows the backward by the slowdown fraction. FSDP with
+ * a pipeline reduce-scatters its units then, all exposed (fsdp_tail_s). */
 static void stage_sync(const struct step_ctx *x, const struct dc_step_stage *st, double *tail, double *pen,
 		       double *hidden)
 {
 	const struct dp_calls *d = &x->dp;
 	if (!x->k.ov_dp) {
-		*tail = d->last.total_s + d->earlier_s;
+		*tail = d->last.total_s + d->earlier_s + x->k.fsdp_tail_s;
 		*pen = 0;
 		*hidden = 0;
 		return;
 	}
 	*tail = dc_step_bucket_tail(&d->last, st->bwd_s);
 	*hidden = d->last.total_s - *tail + d->earlier_s;
+	*tail += x->k.fsdp_tail_s;
 	*pen = x->k.slow * *hidden;
 }
 
@@ -1598,7 +1608,14 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 		 * by rounding, which made a -4.4e-16 s "exposed pp" (gpt-1.7B at
 		 * pp 1); time is never negative */
 		cl->exposed_s[DC_STRAT_PP] = max0(span - busy - cl->bubble_s);
-		cl->exposed_s[DC_STRAT_DP] = after - pen_part + post;
+		/* what is past the span: FSDP's reduce-scatters under a
+		 * pipeline (no DP buckets then), else the DP buckets' tail */
+		{
+			double past = after - pen_part;
+			double fs = past < x->k.fsdp_tail_s ? past : x->k.fsdp_tail_s;
+			cl->exposed_s[DC_STRAT_FSDP] += fs;
+			cl->exposed_s[DC_STRAT_DP] = past - fs + post;
+		}
 		cl->optimizer_s = opt;
 		cl->tail_wait_s = s->time_s - ((ready > span ? ready : span) + opt + post);
 		cl->hidden_s = sy->hid + (double)m * st->hidden_s;
@@ -1639,7 +1656,7 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 				path[n++] = (struct dc_step_path){"slowdown: the kernels slowed by the buckets hidden behind them", ready_stage, t, pen_k};
 			t += pen_k;
 			if (after > pen_k)
-				path[n++] = (struct dc_step_path){"gradient synchronisation: the exposed tail of the slowest stage's buckets", ready_stage, t, after - pen_k};
+				path[n++] = (struct dc_step_path){x->k.fsdp_tail_s > 0 ? "gradient synchronisation: the slowest stage's FSDP reduce_scatters after its last backward" : "gradient synchronisation: the exposed tail of the slowest stage's buckets", ready_stage, t, after - pen_k};
 		}
 		t = sync;
 		if (opt_max > 0)
@@ -2724,10 +2741,13 @@ static void emit_stage(struct emitter *em, const struct step_ctx *x, const struc
 				   p->layout.sharding == DC_SHARD_NONE ? "all_reduce" : "reduce_scatter");
 				busy += b->call_s[g];
 			}
-	} else {
-		ev(em, s, DC_TRACK_DP, t, tail, "dp gradient buckets (not overlapped)");
+	} else if (tail > x->k.fsdp_tail_s) {
+		ev(em, s, DC_TRACK_DP, t, tail - x->k.fsdp_tail_s, "dp gradient buckets (not overlapped)");
 	}
-	ev(em, s, DC_TRACK_COMPUTE, t, tail, "wait: dp gradient buckets' tail");
+	ev(em, s, DC_TRACK_FSDP_REDUCE, t + tail - x->k.fsdp_tail_s, x->k.fsdp_tail_s,
+	   "fsdp reduce_scatter of the stage's units (after its last backward)");
+	ev(em, s, DC_TRACK_COMPUTE, t, tail, "wait: %s",
+	   x->k.fsdp_tail_s > 0 ? "fsdp reduce_scatters" : "dp gradient buckets' tail");
 	t += tail;
 	ev(em, s, DC_TRACK_COMPUTE, t, sync - t, "wait: gradient sync with the slowest stage");
 	t = sync;
