@@ -168,7 +168,12 @@ END_TEST
  *   202,383,360 = 3,369,205,760 elements, rank 0 1/4 of them: 3/4 x 14 x
  *   3,369,205,760 = 35,376,660,480 B over NVLink; stage 1, 3,369,209,856
  *   elements x 14 = 47,168,937,984 B through the NIC: 0.1179222016 +
- *   0.94337875968 = 1.06130096128 s. */
+ *   0.94337875968 = 1.06130096128 s.
+ * - HSDP, tp 1, dp 8, dp_replicate 2 (G = 4): rank 0's node is one
+ *   replica's shard group, d = 0-3, so it holds every state whole: 3/4 x
+ *   14E = 70,753,363,968 B over NVLink, none through the NIC: 0.23584454656 s.
+ * - cp 2 (tp 1, dp 4): FSDP shards over dp x cp = 8, the same 1.06130045952
+ *   s as dp 8; DDP replicates the states over cp too: 0 s. */
 START_TEST(test_full_gather_by_holding)
 {
 	static struct dc_config c;
@@ -176,24 +181,30 @@ START_TEST(test_full_gather_by_holding)
 	static struct dc_results r;
 	const struct dc_checkpoint_result *k = &r.checkpoint;
 	struct case_ {
-		const char *sharding, *tp, *dp, *pp;
+		const char *sharding, *tp, *dp, *pp, *more;
 		uint64_t intra, inter;
 		double t;
 	} cases[] = {
-		{"parallel.sharding=\"none\"", "parallel.tp=1", "parallel.dp=8", "parallel.pp=1", 0, 0, 0.0},
-		{"parallel.sharding=\"zero1\"", "parallel.tp=1", "parallel.dp=8", "parallel.pp=1", 30322870272ull,
-		 40430493696ull, 0.90968610816},
-		{"parallel.sharding=\"zero1\"", "parallel.tp=4", "parallel.dp=2", "parallel.pp=1", 40430493696ull,
-		 40430493696ull, 0.94337818624},
-		{"parallel.sharding=\"fsdp\"", "parallel.tp=1", "parallel.dp=8", "parallel.pp=1", 35376681984ull,
-		 47168909312ull, 1.06130045952},
-		{"parallel.sharding=\"none\"", "parallel.tp=4", "parallel.dp=1", "parallel.pp=2", 35376660480ull,
-		 47168937984ull, 1.06130096128},
+		{"parallel.sharding=\"none\"", "parallel.tp=1", "parallel.dp=8", "parallel.pp=1", NULL, 0, 0, 0.0},
+		{"parallel.sharding=\"zero1\"", "parallel.tp=1", "parallel.dp=8", "parallel.pp=1", NULL,
+		 30322870272ull, 40430493696ull, 0.90968610816},
+		{"parallel.sharding=\"zero1\"", "parallel.tp=4", "parallel.dp=2", "parallel.pp=1", NULL,
+		 40430493696ull, 40430493696ull, 0.94337818624},
+		{"parallel.sharding=\"fsdp\"", "parallel.tp=1", "parallel.dp=8", "parallel.pp=1", NULL,
+		 35376681984ull, 47168909312ull, 1.06130045952},
+		{"parallel.sharding=\"none\"", "parallel.tp=4", "parallel.dp=1", "parallel.pp=2", NULL,
+		 35376660480ull, 47168937984ull, 1.06130096128},
+		{"parallel.sharding=\"fsdp\"", "parallel.tp=1", "parallel.dp=8", "parallel.pp=1",
+		 "parallel.dp_replicate=2", 70753363968ull, 0, 0.23584454656},
+		{"parallel.sharding=\"fsdp\"", "parallel.tp=1", "parallel.dp=4", "parallel.pp=1", "parallel.cp=2",
+		 35376681984ull, 47168909312ull, 1.06130045952},
+		{"parallel.sharding=\"none\"", "parallel.tp=1", "parallel.dp=4", "parallel.pp=1", "parallel.cp=2", 0,
+		 0, 0.0},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *const sets[] = {"checkpoint.format=\"full\"", cases[i].sharding, cases[i].tp, cases[i].dp,
-					    cases[i].pp};
-		systems_set(&c, sets, 5);
+					    cases[i].pp, cases[i].more};
+		systems_set(&c, sets, cases[i].more ? 6 : 5);
 		run(&c, &p, &r, DC_EST_CHECKPOINT);
 		ck_assert_uint_eq(k->gather_intra_bytes, cases[i].intra);
 		ck_assert_uint_eq(k->gather_inter_bytes, cases[i].inter);
