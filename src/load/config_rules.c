@@ -1853,6 +1853,17 @@ static int rule_no_effect(struct loader *l)
 				    "shards the states over the data-parallel ranks (dp x cp), but there is one (dp 1, cp 1): it has no effect, every rank holding its whole states as under \"none\"",
 				    "set parallel.dp above 1 or drop the key");
 	}
+	/* the override replaces every layer's kept activations (memory.c,
+	 * ledger), whatever the recompute keeps; the replay's own layer in
+	 * backward stays the model's */
+	if (seen(l, KEY_MEMORY_ACTIVATION_BYTES_PER_TOKEN_PER_LAYER) && c->training.recompute != DC_RECOMPUTE_NONE) {
+		snprintf(why, sizeof(why),
+			 "replaces the activations every layer keeps, whatever training.recompute (\"%s\") keeps: the ledger holds this figure a token a layer, and only the layer rebuilt in backward is still the model's",
+			 dc_cfg_recompute_names[c->training.recompute]);
+		warn_key_by(l, KEY_MEMORY_ACTIVATION_BYTES_PER_TOKEN_PER_LAYER,
+			    blame(l, KEY_MEMORY_ACTIVATION_BYTES_PER_TOKEN_PER_LAYER, KEY_TRAINING_RECOMPUTE), why,
+			    "give the bytes a layer keeps under that recompute (a memory profile of the run), or drop the key");
+	}
 	if (c->training.framework == DC_FRAMEWORK_MEGATRON) {
 		if (p->sharding == DC_SHARD_ZERO2 && seen(l, KEY_PARALLEL_SHARDING))
 			warn_key(l, KEY_PARALLEL_SHARDING,
@@ -2068,10 +2079,11 @@ static const struct rule rules[] = {
 	  KEYS("search.space.tp", "search.space.cp", "search.space.pp", "search.space.dp", "search.space.ep",
 	       "search.space.virtual_pipeline", "search.space.micro_batch_size")},
 	 rule_search_space},
-	{{"a key given a value other than its default that the layout does not read draws a warning, not an error (a sweep over the key that reads it keeps it): reshard_after_forward, fsdp_unit and overlap.fsdp_prefetch without sharding fsdp, overlap.fsdp_prefetch false with fsdp_unit model, cp_comm_type at cp 1 (neither under the layout search when its space tries fsdp or cp > 1), collective.algorithm nvls without cluster.nvls (every collective falls back to ring); sharding zero1, zero2 or fsdp with dp × cp 1 (and no expert-data-parallel ranks; not under the layout search); under framework megatron, sharding zero2 and training.compile, which Megatron-LM does not run, and under torchtitan, sharding zero1 and zero2, which torchtitan does not run, are priced as given, with a warning",
+	{{"a key given a value other than its default that the layout does not read draws a warning, not an error (a sweep over the key that reads it keeps it): reshard_after_forward, fsdp_unit and overlap.fsdp_prefetch without sharding fsdp, overlap.fsdp_prefetch false with fsdp_unit model, cp_comm_type at cp 1 (neither under the layout search when its space tries fsdp or cp > 1), collective.algorithm nvls without cluster.nvls (every collective falls back to ring); sharding zero1, zero2 or fsdp with dp × cp 1 (and no expert-data-parallel ranks; not under the layout search); memory.activation_bytes_per_token_per_layer under recompute selective, full or op (it replaces what the recompute keeps); under framework megatron, sharding zero2 and training.compile, which Megatron-LM does not run, and under torchtitan, sharding zero1 and zero2, which torchtitan does not run, are priced as given, with a warning",
 	  KEYS("parallel.reshard_after_forward", "parallel.fsdp_unit", "overlap.fsdp_prefetch", "parallel.sharding",
 	       "parallel.cp_comm_type", "parallel.cp", "collective.algorithm", "cluster.nvls", "cluster.gpu",
-	       "training.framework", "training.compile", "parallel.dp")},
+	       "training.framework", "training.compile", "parallel.dp", "memory.activation_bytes_per_token_per_layer",
+	       "training.recompute")},
 	 rule_no_effect},
 	{{"what training.framework runs: under megatron, fp8_recipe rowwise, pipeline_schedule dualpipe, dualpipev or zero_bubble and recompute op, which Megatron-LM does not run, are priced as given, with a warning, and fp8_lm_head with compute fp8 needs fp8_recipe mxfp8 (megatron/core/transformer/transformer_config.py:1572-1575, Megatron-LM d98e8a64); under deepspeed, pp > 1 needs sharding none or zero1 (deepspeed/runtime/pipe/engine.py:76-77, DeepSpeed edaa7221); under torchtitan, fp8_recipe delayed and attention fp8 are priced as given, with a warning; precision.preset fsdp2 with offload optimizer (FSDP2 offloads parameters too) warns",
 	  KEYS("training.framework", "precision.fp8_recipe", "precision.fp8_lm_head", "precision.compute",
