@@ -1943,6 +1943,19 @@ static int rule_framework_runs(struct loader *l)
 			      "'parallel.sharding': DeepSpeed's pipeline engine asserts ZeRO stage below 2 (\"ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism\", deepspeed/runtime/pipe/engine.py:76-77 at edaa7221), but training.framework is \"deepspeed\" with pp %llu and sharding \"%s\" (ZeRO-%d); use sharding \"zero1\" or \"none\", or pp 1",
 			      (unsigned long long)p->pp, dc_sharding_name(p->sharding), p->sharding == DC_SHARD_ZERO2 ? 2 : 3);
 	}
+	/* DeepSpeed's PipelineEngine runs one schedule, TrainSchedule
+	 * (deepspeed/runtime/pipe/engine.py:389 builds it for train_batch;
+	 * schedule.py:189 at edaa7221 is 1F1B over one stage a rank): no
+	 * interleaved chunks, DualPipe or zero bubble */
+	if (f == DC_FRAMEWORK_DEEPSPEED && p->pp > 1 && p->pipeline_schedule != DC_PIPE_1F1B &&
+	    (seen(l, KEY_PARALLEL_PIPELINE_SCHEDULE) || seen(l, KEY_PARALLEL_VIRTUAL_PIPELINE))) {
+		char why[400];
+		snprintf(why, sizeof(why),
+			 "gives the schedule \"%s\", which DeepSpeed does not run (its pipeline engine runs TrainSchedule, 1F1B over one stage a rank: deepspeed/runtime/pipe/engine.py:389, schedule.py:189 at edaa7221), but training.framework is \"deepspeed\": it is priced as given",
+			 dc_cfg_pipe_schedule_names[p->pipeline_schedule]);
+		warn_key(l, seen(l, KEY_PARALLEL_PIPELINE_SCHEDULE) ? KEY_PARALLEL_PIPELINE_SCHEDULE : KEY_PARALLEL_VIRTUAL_PIPELINE,
+			 why, "set parallel.pipeline_schedule to \"1f1b\" (virtual_pipeline 1), or training.framework to \"megatron\" or \"custom\"");
+	}
 	if (f == DC_FRAMEWORK_TORCHTITAN) {
 		/* torchtitan's Float8 converter takes recipe_name "rowwise" or
 		 * "rowwise_with_gw_hp" (torchtitan/components/quantization/
@@ -2085,7 +2098,7 @@ static const struct rule rules[] = {
 	       "training.framework", "training.compile", "parallel.dp", "memory.activation_bytes_per_token_per_layer",
 	       "training.recompute")},
 	 rule_no_effect},
-	{{"what training.framework runs: under megatron, fp8_recipe rowwise, pipeline_schedule dualpipe, dualpipev or zero_bubble and recompute op, which Megatron-LM does not run, are priced as given, with a warning, and fp8_lm_head with compute fp8 needs fp8_recipe mxfp8 (megatron/core/transformer/transformer_config.py:1572-1575, Megatron-LM d98e8a64); under deepspeed, pp > 1 needs sharding none or zero1 (deepspeed/runtime/pipe/engine.py:76-77, DeepSpeed edaa7221); under torchtitan, fp8_recipe delayed and attention fp8 are priced as given, with a warning; precision.preset fsdp2 with offload optimizer (FSDP2 offloads parameters too) warns",
+	{{"what training.framework runs: under megatron, fp8_recipe rowwise, pipeline_schedule dualpipe, dualpipev or zero_bubble and recompute op, which Megatron-LM does not run, are priced as given, with a warning, and fp8_lm_head with compute fp8 needs fp8_recipe mxfp8 (megatron/core/transformer/transformer_config.py:1572-1575, Megatron-LM d98e8a64); under deepspeed, pp > 1 needs sharding none or zero1 (deepspeed/runtime/pipe/engine.py:76-77, DeepSpeed edaa7221) and a schedule other than 1f1b (interleaved, dualpipe, dualpipev, zero_bubble; engine.py:389 runs TrainSchedule) is priced as given, with a warning; under torchtitan, fp8_recipe delayed and attention fp8 are priced as given, with a warning; precision.preset fsdp2 with offload optimizer (FSDP2 offloads parameters too) warns",
 	  KEYS("training.framework", "precision.fp8_recipe", "precision.fp8_lm_head", "precision.compute",
 	       "precision.attention", "parallel.pipeline_schedule", "training.recompute", "parallel.pp",
 	       "parallel.sharding", "precision.preset", "parallel.offload")},
