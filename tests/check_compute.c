@@ -223,14 +223,31 @@ END_TEST
  * 4.40 us = 503.83 us.
  *
  * The delayed recipe's casts (Transformer Engine: read BF16, write FP8 and
- * its FP8 transpose, 4 B per element): forward, each linear's input X,
- * T = 8192 tokens by k = 6144 (q, k, v), 768 (output projection), 6144
- * (fc1), 3072 (fc2): 4 x 8192 x 16,128 = 528,482,304 B in 4 kernels,
- * 528,482,304 / 2.52920e12 + 4 x 1.47636 us = 214.858 us; backward, each
- * dY, n = 2304, 6144, 3072, 6144: 4 x 8192 x 17,664 = 578,813,952 B,
- * 234.758 us. torchao's rowwise recipe casts each input along both axes,
- * reading it twice per cast (10 B): forward 10 x 8192 x 16,128 B, 528.286
- * us. */
+ * its FP8 transpose, 4 B per element). Without sequence parallelism each
+ * cast runs on the whole tensor: forward, each linear's input X, T = 8192
+ * tokens by k = 6144 (q, k, v), 768 (output projection), 6144 (fc1), 3072
+ * (fc2): 4 x 8192 x 16,128 = 528,482,304 B in 4 kernels, 528,482,304 /
+ * 2.52920e12 + 4 x 1.47636 us = 214.858 us; backward, each dY, n = 2304,
+ * 6144, 3072, 6144: 4 x 8192 x 17,664 = 578,813,952 B, 234.758 us.
+ *
+ * The 22B runs sequence parallelism at tp 8, and Transformer Engine
+ * gathers FP8 (transformer_engine/pytorch/distributed.py _all_gather_fp8
+ * at d0067d0d): each rank casts its 8192 / 8 = 1024 tokens before the
+ * AllGather, reading BF16 and writing FP8 only (3 B), and the H100's TN-only
+ * FP8 GEMMs get the transpose from the gathered FP8 tensor, a kernel of
+ * its own reading 1 B and writing 1 B an element, in backward (after the
+ * re-gather for X, after the gather for dY). Gathered: q, k, v's and fc1's
+ * X, the output projection's and fc2's dY. Forward: 3 x 1024 x 6144 (q,
+ * k, v) + 4 x 8192 x 768 + 3 x 1024 x 6144 (fc1) + 4 x 8192 x 3072 =
+ * 163,577,856 B in 4 kernels, 64.676 + 4 x 1.47636 = 70.581 us. Backward:
+ * q, k, v's dY 4 x 8192 x 2304 and X's transpose 2 x 8192 x 6144; the
+ * projection's dY 3 x 1024 x 6144 and its transpose 2 x 8192 x 6144;
+ * fc1's dY 4 x 8192 x 3072 and X's transpose 2 x 8192 x 6144; fc2's dY
+ * like the projection's: 75,497,472 + 4 x 100,663,296 + 100,663,296 + 2 x
+ * 18,874,368 = 616,562,688 B in 8 kernels, 243.778 + 8 x 1.47636 =
+ * 255.589 us. torchao's rowwise recipe gathers BF16 and casts each input
+ * along both axes on the whole tensor, reading it twice per cast (10 B):
+ * forward 10 x 8192 x 16,128 B, 528.286 us. */
 START_TEST(test_presets_and_fp8)
 {
 	static const char *const bf16[] = {"cluster.gpu=h100-sxm5-80gb"};
@@ -239,8 +256,13 @@ START_TEST(test_presets_and_fp8)
 					    "precision.fp8_lm_head=true"};
 	static const char *const row[] = {"cluster.gpu=h100-sxm5-80gb", "precision.compute=fp8",
 					  "precision.fp8_recipe=rowwise"};
+	static const char *const bf16_nosp[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.sequence_parallel=false"};
+	static const char *const fp8_nosp[] = {"cluster.gpu=h100-sxm5-80gb", "precision.compute=fp8",
+					       "parallel.sequence_parallel=false"};
 	struct run *a = run(K22B, bf16, 1), *b = run(K22B, fp8, 2), *h = run(K22B, head8, 3), *r = run(K22B, row, 3);
+	struct run *an = run(K22B, bf16_nosp, 2), *bn = run(K22B, fp8_nosp, 3);
 	const struct dc_compute *ca = &a->r.compute, *cb = &b->r.compute, *ch = &h->r.compute;
+	const struct dc_work_time *dan = &an->r.compute.dense_layer, *dbn = &bn->r.compute.dense_layer;
 	double fwd_mem_a = ca->dense_layer.fwd_s - ca->dense_layer.fwd_matmul_s;
 	double bwd_mem_a = ca->dense_layer.bwd_s - ca->dense_layer.bwd_matmul_s;
 
@@ -262,8 +284,15 @@ START_TEST(test_presets_and_fp8)
 	ck_assert_double_gt(cb->dense_layer.fwd_matmul_s, 0.5 * ca->dense_layer.fwd_matmul_s);
 	/* the casts: the only memory-bound work fp8 adds */
 	ck_assert_double_eq(cb->fp8_cast_bytes, 4);
-	ck_assert_double_le(fabs((cb->dense_layer.fwd_s - cb->dense_layer.fwd_matmul_s - fwd_mem_a) / 214.858e-6 - 1), 1e-4);
-	ck_assert_double_le(fabs((cb->dense_layer.bwd_s - cb->dense_layer.bwd_matmul_s - bwd_mem_a) / 234.758e-6 - 1), 1e-4);
+	/* sequence parallel: the casts on the shard, the transposes on the
+	 * gathered tensor */
+	ck_assert_double_le(fabs((cb->dense_layer.fwd_s - cb->dense_layer.fwd_matmul_s - fwd_mem_a) / 70.581e-6 - 1), 1e-4);
+	ck_assert_double_le(fabs((cb->dense_layer.bwd_s - cb->dense_layer.bwd_matmul_s - bwd_mem_a) / 255.589e-6 - 1), 1e-4);
+	/* without it: every cast on the whole tensor */
+	ck_assert_double_le(fabs((dbn->fwd_s - dbn->fwd_matmul_s - (dan->fwd_s - dan->fwd_matmul_s)) / 214.858e-6 - 1),
+			    1e-4);
+	ck_assert_double_le(fabs((dbn->bwd_s - dbn->bwd_matmul_s - (dan->bwd_s - dan->bwd_matmul_s)) / 234.758e-6 - 1),
+			    1e-4);
 	ck_assert_double_eq(r->r.compute.fp8_cast_bytes, 10);
 	ck_assert_double_le(
 		fabs((r->r.compute.dense_layer.fwd_s - r->r.compute.dense_layer.fwd_matmul_s - fwd_mem_a) / 528.286e-6 - 1),
@@ -272,6 +301,8 @@ START_TEST(test_presets_and_fp8)
 	free(b);
 	free(h);
 	free(r);
+	free(an);
+	free(bn);
 }
 END_TEST
 

@@ -202,6 +202,12 @@ struct ctx {
 	int rope;           /* rotary positions (no learned table) */
 	int compile;        /* training.compile: Inductor's fused element-wise kernels */
 	int eager_rmsnorm;  /* torchtitan eager: its RMSNorm as written, op by op */
+	/* FP8 sequence-parallel gathers (fp8_gathers): each rank casts its
+	 * 1/t shard before the AllGather, cast_shard bytes an element, and
+	 * the transpose, where the recipe makes one, runs on the gathered
+	 * FP8 tensor, cast_gathered bytes an element (linear_in) */
+	int fp8_gather;
+	double cast_shard, cast_gathered;
 };
 
 /* Times of one block, each split into matmul and memory-bound parts. */
@@ -401,6 +407,12 @@ struct lin_gemms {
 	double fwd, dgrad;
 };
 
+/* linear_in's `gathered`: the tensors a sequence-parallel AllGather
+ * brings to the layer (tp.c: the column-parallel QKV and FC1's input,
+ * the row-parallel output projection and FC2's output gradient) */
+#define LIN_GATHERED_X 1u
+#define LIN_GATHERED_DY 2u
+
 /* A linear layer y = x W, x [tokens x k], W [k x n]: forward one GEMM,
  * backward the input gradient [tokens x n] x [n x k] and the weight
  * gradient [k x tokens] x [tokens x n], each as many FLOPs as forward.
@@ -408,11 +420,15 @@ struct lin_gemms {
  * format `pr`: under an FP8 recipe, casting X before the forward and dY
  * before the backward is one element-wise kernel each (cast_x, cast_dy
  * bytes per element; the weights' casts are left out, "FP8 recipes").
+ * Where an FP8 AllGather brings X or dY (`gathered`, x->fp8_gather),
+ * its cast runs on this rank's tokens / t before the gather and the
+ * transpose on the gathered tensor in backward (Transformer Engine's
+ * _all_gather_fp8: "FP8 recipes", sequence parallelism).
  * `flip`, when not NULL: the times of the layer just priced in the same
  * format, on the same tokens and batch, whose shape is this one's
  * transposed (n and k swapped); `out`, when not NULL, gets this one's. */
 static void linear_in(struct ctx *x, const struct prec *pr, struct part *pt, double tokens, double n, double k,
-		      double batch, const struct lin_gemms *flip, struct lin_gemms *out)
+		      double batch, const struct lin_gemms *flip, struct lin_gemms *out, unsigned gathered)
 {
 	double dgrad, wgrad, fwd;
 	x->cur = pr;
@@ -444,15 +460,36 @@ static void linear_in(struct ctx *x, const struct prec *pr, struct part *pt, dou
 	pt->bwd_wgrad += wgrad;
 	pt->fwd_flops += 2.0 * tokens * n * k * batch;
 	if (pr->cast_x > 0) {
-		pt->fwd_mem += mem_s(x, pr->cast_x * tokens * k * batch);
-		pt->bwd_mem += mem_s(x, pr->cast_dy * tokens * n * batch);
+		if (!x->fp8_gather || pr != &x->fp8)
+			gathered = 0;
+		/* X: the forward casts the shard; the backward's re-gather
+		 * brings the FP8 shards back and transposes them for the
+		 * weight gradient */
+		if (gathered & LIN_GATHERED_X) {
+			pt->fwd_mem += mem_s(x, x->cast_shard * (tokens / x->t) * k * batch);
+			pt->bwd_mem += mem_s(x, x->cast_gathered * tokens * k * batch);
+		} else {
+			pt->fwd_mem += mem_s(x, pr->cast_x * tokens * k * batch);
+		}
+		/* dY: the shard's cast before the gather, the transpose after */
+		if (gathered & LIN_GATHERED_DY)
+			pt->bwd_mem += mem_s(x, x->cast_shard * (tokens / x->t) * n * batch) +
+				       mem_s(x, x->cast_gathered * tokens * n * batch);
+		else
+			pt->bwd_mem += mem_s(x, pr->cast_dy * tokens * n * batch);
 	}
 }
 
 /* A linear layer of the model's blocks: in the precision.compute format. */
 static void linear(struct ctx *x, struct part *pt, double tokens, double n, double k, double batch)
 {
-	linear_in(x, x->lin, pt, tokens, n, k, batch, NULL, NULL);
+	linear_in(x, x->lin, pt, tokens, n, k, batch, NULL, NULL, 0);
+}
+
+/* One that a sequence-parallel AllGather feeds (`gathered`, linear_in) */
+static void linear_sp(struct ctx *x, struct part *pt, double tokens, double n, double k, unsigned gathered)
+{
+	linear_in(x, x->lin, pt, tokens, n, k, 1, NULL, NULL, gathered);
 }
 
 /* The norm before a sub-block and the residual add after it, on the
@@ -524,7 +561,7 @@ static void attention(struct ctx *x, struct part *pt)
 		linear(x, pt, T, kv_lora + rope, h, 1);
 		linear(x, pt, T, a * (nope + (double)m->v_head_dim) / t, kv_lora, 1);
 	} else {
-		linear(x, pt, T, (x->heads + 2.0 * x->kv_heads) * x->d_qk, h, 1);
+		linear_sp(x, pt, T, (x->heads + 2.0 * x->kv_heads) * x->d_qk, h, LIN_GATHERED_X);
 		if (m->qkv_bias) /* the bias gradient reads dq, dk, dv */
 			pt->bwd_mem += mem_s(x, 2.0 * T * (x->heads + 2.0 * x->kv_heads) * x->d_qk);
 	}
@@ -601,7 +638,8 @@ static void attention(struct ctx *x, struct part *pt)
 	pt->fwd_mem += pt->core_mem;
 	/* QK^T and AV: 2 s d FLOPs per score each; flash runs half (causal) */
 	pt->fwd_flops += (x->eager ? 1.0 : 0.5 * sk_flash / sk) * 2.0 * scores * (x->d_qk + x->d_v);
-	linear(x, pt, T, h, x->heads * x->d_v, 1);
+	/* MLA's gathers stay in the working precision (tp.c) */
+	linear_sp(x, pt, T, h, x->heads * x->d_v, m->kv_lora_rank ? 0 : LIN_GATHERED_DY);
 }
 
 /* Gated DeltaNet (modeling_qwen3_next.py Qwen3NextGatedDeltaNet, its
@@ -626,7 +664,7 @@ static void gated_deltanet(struct ctx *x, struct part *pt)
 	double bh = x->b * ceil(x->s_q / C) * nv, core, cvc, ckc;
 
 	norm_residual(x, pt, 0, 0);
-	linear(x, pt, T, 2.0 * nk * dk + 2.0 * nv * dv + 2.0 * nv, h, 1);
+	linear_sp(x, pt, T, 2.0 * nk * dk + 2.0 * nv * dv + 2.0 * nv, h, LIN_GATHERED_X);
 	pt->fwd_mem += mem_s(x, 4.0 * conv);
 	pt->bwd_mem += mem_s(x, 6.0 * conv);
 	x->cur = &x->bf16; /* the chunked core stays BF16, as attention does under FP8 */
@@ -645,7 +683,7 @@ static void gated_deltanet(struct ctx *x, struct part *pt)
 	pt->bwd_mm += 2.0 * core;
 	pt->bwd_mem += mem_s(x, 4.0 * io) + mem_s(x, 10.0 * T * nv * dv);
 	pt->fwd_flops += T * nv * (2.0 * C * (3.0 * dk + 2.0 * dv) + 6.0 * dk * dv);
-	linear(x, pt, T, h, nv * dv, 1);
+	linear_sp(x, pt, T, h, nv * dv, LIN_GATHERED_DY);
 }
 
 /* a = wa a + wb b, field by field: a layer's mean over its kinds */
@@ -691,19 +729,22 @@ static void add_work(struct dc_work_time *w, const struct dc_work_time *l, doubl
  * SwiGLU), the activation, fc2. Activation: GELU (bias fused) reads and
  * writes each inner element (4 bytes), backward reads x and dy and writes
  * dx (6); SwiGLU reads gate and up and writes their product (6), backward
- * reads gate, up and dy and writes both gradients (10). */
-static void mlp(struct ctx *x, struct part *pt, double tokens, double f, double batch)
+ * reads gate, up and dy and writes both gradients (10). `sp`: a dense
+ * layer's, fed by the sequence-parallel AllGathers (linear_in's
+ * `gathered`: fc1's input, fc2's output gradient); a MoE layer's experts
+ * and shared experts are not (tp.c: the dispatcher's gathers are BF16). */
+static void mlp(struct ctx *x, struct part *pt, double tokens, double f, double batch, int sp)
 {
 	int gated = x->m->mlp == DC_MLP_SWIGLU;
 	double inner = tokens * f * batch;
 	struct lin_gemms fc1;
-	linear_in(x, x->lin, pt, tokens, (gated ? 2.0 : 1.0) * f, x->h, batch, NULL, &fc1);
+	linear_in(x, x->lin, pt, tokens, (gated ? 2.0 : 1.0) * f, x->h, batch, NULL, &fc1, sp ? LIN_GATHERED_X : 0);
 	pt->fwd_mem += mem_s(x, (gated ? 6.0 : 4.0) * inner);
 	pt->bwd_mem += mem_s(x, (gated ? 10.0 : 6.0) * inner);
 	if (x->m->mlp_bias)
 		pt->bwd_mem += mem_s(x, 2.0 * inner);
 	/* fc2 [f -> h] is fc1 [h -> f] transposed when fc1 has no gate */
-	linear_in(x, x->lin, pt, tokens, x->h, f, batch, gated ? NULL : &fc1, NULL);
+	linear_in(x, x->lin, pt, tokens, x->h, f, batch, gated ? NULL : &fc1, NULL, sp ? LIN_GATHERED_DY : 0);
 }
 
 /* A MoE layer's MLP part (Megatron-Core): the router (h -> E, whole, on
@@ -722,14 +763,14 @@ static void moe(struct ctx *x, struct part *pt)
 	double copies = x->tokens_sp * k * x->h;
 	/* the router stays BF16 under FP8 recipes (Megatron-Core's TopKRouter
 	 * is a plain GEMM, not a Transformer Engine layer) */
-	linear_in(x, &x->bf16, pt, x->tokens_sp, E, x->h, 1, NULL, NULL);
+	linear_in(x, &x->bf16, pt, x->tokens_sp, E, x->h, 1, NULL, NULL, 0);
 	pt->fwd_mem += mem_s(x, 8.0 * x->tokens_sp * E);
 	pt->bwd_mem += mem_s(x, 8.0 * x->tokens_sp * E);
 	pt->fwd_mem += 2.0 * mem_s(x, 4.0 * copies);
 	pt->bwd_mem += 2.0 * mem_s(x, 4.0 * copies);
-	mlp(x, pt, ep * etp / x->t * x->tokens * k / E, (double)m->moe_ffn_hidden_size / etp, E / ep);
+	mlp(x, pt, ep * etp / x->t * x->tokens * k / E, (double)m->moe_ffn_hidden_size / etp, E / ep, 0);
 	if (m->shared_expert_ffn_hidden_size)
-		mlp(x, pt, x->tokens, (double)m->shared_expert_ffn_hidden_size / x->t, 1);
+		mlp(x, pt, x->tokens, (double)m->shared_expert_ffn_hidden_size / x->t, 1, 0);
 }
 
 /* Tiled TP overlap (Megatron's --tp-comm-overlap, torchtitan's async TP;
@@ -916,7 +957,7 @@ static void head(struct ctx *x, struct dc_work_time *w)
 	/* BF16 unless precision.fp8_lm_head: Megatron-Core's output layer is
 	 * a plain ColumnParallelLinear (megatron/core/models/gpt/gpt_model.py),
 	 * torchtitan's float8 filter leaves out `output` */
-	linear_in(x, x->p->in->precision.fp8_lm_head ? x->lin : &x->bf16, &pt, x->tokens, V, x->h, 1, NULL, NULL);
+	linear_in(x, x->p->in->precision.fp8_lm_head ? x->lin : &x->bf16, &pt, x->tokens, V, x->h, 1, NULL, NULL, 0);
 	pt.fwd_mem += mem_s(x, 4.0 * n) + mem_s(x, fwd_b * logits);
 	pt.bwd_mem += mem_s(x, 6.0 * n) + mem_s(x, bwd_b * logits);
 	memset(w, 0, sizeof(*w));
@@ -1062,9 +1103,34 @@ static void optimizer_steps(const struct ctx *x, struct dc_compute *c)
  *   mxfp8    one read, the rowwise and the columnwise FP8 copies (their
  *            1 x 32 and 32 x 1 blocks differ: mxfp8.rst lines 80-89) and
  *            one E8M0 scale per 32 elements for each: 2 + 2 + 2 / 32 */
+/* Of those, the FP8 transpose's write: Hopper's FP8 GEMMs take only the
+ * TN layout, so a per-tensor recipe writes the transposed copy the
+ * weight gradient (X) and input gradient (dY) read; Blackwell's take
+ * either (docs/compute-model.md, "FP8 recipes") */
+static double fp8_cast_transpose(enum dc_fp8_recipe r, enum dc_gpu_arch arch)
+{
+	return (r == DC_FP8_DELAYED || r == DC_FP8_CURRENT) && arch != DC_GPU_ARCH_BLACKWELL ? 1.0 : 0.0;
+}
+
+/* Whether the sequence-parallel AllGathers before the blocks' linear
+ * layers carry the FP8 tensor, each rank quantizing its own shard before
+ * them: src/axis/tp.c's tp_gather_format other than the working
+ * precision (docs/formulas-systems.md, "FP8 gathers"): Transformer
+ * Engine's delayed, current and mxfp8 under megatron, deepspeed and
+ * custom, torchao's tensorwise (current) under torchtitan; at tp 1
+ * nothing is gathered. */
+static int fp8_gathers(const struct dc_config *in, const struct dc_plan *p)
+{
+	if (in->precision.compute != DC_COMPUTE_FP8 || !p->layout.sequence_parallel || p->layout.tp < 2)
+		return 0;
+	if (in->training.framework == DC_FRAMEWORK_TORCHTITAN)
+		return in->precision.fp8_recipe == DC_FP8_CURRENT;
+	return in->precision.fp8_recipe != DC_FP8_ROWWISE;
+}
+
 static double fp8_cast_bytes(enum dc_fp8_recipe r, enum dc_gpu_arch arch)
 {
-	double transpose = arch == DC_GPU_ARCH_BLACKWELL ? 0.0 : 1.0;
+	double transpose = fp8_cast_transpose(r, arch);
 	switch (r) {
 	case DC_FP8_DELAYED:
 		return 3.0 + transpose;
@@ -1184,6 +1250,13 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 	x.attn_peak = in->precision.attention == DC_ATTN_PRECISION_FP8 && x.e->attn_fp8_fwd > 0 ? x.fp8.peak : x.bf16.peak;
 	x.attn_bwd_peak = x.bf16.peak;
 	c->fp8_cast_bytes = in->precision.compute == DC_COMPUTE_FP8 ? x.fp8.cast_x : 0;
+	/* the cast less its transpose on the shard; the transpose a kernel
+	 * of its own on the gathered FP8 copy, reading it and writing the
+	 * transposed one (Transformer Engine's _create_transpose; torchao's
+	 * .contiguous() copies for torch._scaled_mm) */
+	x.fp8_gather = fp8_gathers(in, p);
+	x.cast_gathered = 2.0 * fp8_cast_transpose(in->precision.fp8_recipe, dc_gpu_arch(g));
+	x.cast_shard = x.fp8.cast_x - x.cast_gathered / 2.0;
 	c->peak_flops = x.lin->peak;
 	c->hbm_bandwidth = x.hbm;
 	x.t = (double)p->layout.tp;
@@ -1220,7 +1293,7 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 		}
 		dense = attn;
 		norm_residual(&x, &dense, m->mlp_bias, 1);
-		mlp(&x, &dense, x.tokens, (double)m->ffn_hidden_size / x.t, 1);
+		mlp(&x, &dense, x.tokens, (double)m->ffn_hidden_size / x.t, 1, 1);
 		layer_time(&x, &dense, &c->dense_layer);
 		tp_tiled(&x, 1, &c->dense_layer.tp_tiled_fwd_s, &c->dense_layer.tp_tiled_bwd_s);
 		c->dense_layer_fwd_flops = dense.fwd_flops;
