@@ -239,6 +239,39 @@ START_TEST(test_counts_deepspeed_pipeline_zero2)
 }
 END_TEST
 
+/* The toy space at 4 layers with v 1 or 2: DeepSpeed's pipeline engine
+ * runs 1F1B alone (deepspeed/runtime/pipe/engine.py:389), so its layouts
+ * with v 2 go. By hand: (tp, cp, pp) triples dividing 4, 10; refused tp
+ * 4 (2 heads) and cp 4 (2 cp = 8 does not divide 4): 8 left, pp 4 now
+ * among them; sp true on the 3 with tp 2: 11 valid at v 1. v 2 needs pp
+ * 2 (pp 4 x 2 = 8 does not divide 4 layers), m a multiple of pp (8 / dp,
+ * dp 2 or 1: 4 or 8): (1, 1, 2), (2, 1, 2) with sp false and true,
+ * (1, 2, 2): 4. Custom: 15 valid of 40; deepspeed 11. */
+START_TEST(test_counts_deepspeed_interleaved)
+{
+	const char *sets[40];
+	size_t n = 0;
+	struct dc_search_result *r;
+	toy_with("search.space.virtual_pipeline=[1,2]", sets);
+	while (sets[n])
+		n++;
+	sets[n] = "model.num_layers=4";
+	sets[n + 1] = NULL;
+	r = search("configs/systems.json", sets, 1);
+	ck_assert_uint_eq(r->counts.enumerated, 40);
+	ck_assert_uint_eq(r->counts.valid, 15);
+	free(r);
+	sets[n + 1] = "training.framework=deepspeed";
+	sets[n + 2] = NULL;
+	r = search("configs/systems.json", sets, 1);
+	ck_assert_uint_eq(r->counts.enumerated, 40);
+	ck_assert_uint_eq(r->counts.valid, 11);
+	for (size_t i = 0; i < r->nbest; i++)
+		ck_assert_uint_eq(r->best[i].l.layout.virtual_pipeline, 1);
+	free(r);
+}
+END_TEST
+
 /* The toy space above with sizes tp 2 cannot split: the same 20
  * enumerated. An MLP of 255 (odd): tp 2 no longer divides it, so the 3
  * triples with tp 2 go too, 4 triples left, all tp 1, each valid with sp
@@ -580,6 +613,7 @@ static Suite *suite(void)
 	tcase_add_test(c, test_counts_by_hand);
 	tcase_add_test(c, test_counts_by_hand_mlp_and_sequence);
 	tcase_add_test(c, test_counts_deepspeed_pipeline_zero2);
+	tcase_add_test(c, test_counts_deepspeed_interleaved);
 	tcase_add_test(c, test_priced_counts_by_hand);
 	tcase_add_test(c, test_tight_by_hand);
 	tcase_add_test(c, test_tight_layout_flagged);
