@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 struct dc_plan;
+struct dc_config;
 
 /* Megatron-Core's default bucket, in parameters: max(40,000,000,
  * 1,000,000 x dp_cp) (megatron/training/training.py, the dp x cp group;
@@ -51,5 +52,19 @@ enum dc_tp_overlap {
 };
 
 enum dc_tp_overlap dc_framework_tp_overlap(const struct dc_plan *p);
+
+/* What a sequence-parallel AllGather feeding a linear layer's GEMM
+ * carries (docs/formulas-systems.md, "Tensor parallel", FP8 gathers): the
+ * working precision, or under precision.compute "fp8" the tensor each
+ * rank quantized on its own shard before the gather, where the
+ * framework's recipe does (the TP collectives, src/axis/tp.c, and the
+ * casts' cost, src/est/compute.c, read the same answer). */
+enum dc_tp_gather_format {
+	DC_TP_GATHER_WORKING, /* the activations' working precision (BF16) */
+	DC_TP_GATHER_FP8,     /* one byte an element, a per-tensor scale */
+	DC_TP_GATHER_MXFP8,   /* one byte an element and an E8M0 scale per 32 */
+};
+
+enum dc_tp_gather_format dc_framework_tp_gather_format(const struct dc_config *c);
 
 #endif

@@ -3,58 +3,27 @@
  * an AllGather and a ReduceScatter each (Korthikanti et al. 2022 section
  * 4.2.2); a layer counts the microbatches its chunk runs (DualPipe: m / 2).
  * Under precision.compute "fp8" the AllGathers that feed a linear layer's
- * FP8 GEMM may carry the quantized tensor (tp_gather_format).
+ * FP8 GEMM may carry the quantized tensor (framework.h,
+ * dc_framework_tp_gather_format).
  * docs/formulas-systems.md, "Communication per step". */
 #include "axis_int.h"
-
-/* What a sequence-parallel AllGather feeding a linear layer's GEMM
- * carries (docs/formulas-systems.md, "Tensor parallel", FP8 gathers). */
-enum tp_gather_format {
-	TP_GATHER_WORKING, /* the activations' working precision (BF16) */
-	TP_GATHER_FP8,     /* one byte an element, a per-tensor scale */
-	TP_GATHER_MXFP8,   /* one byte an element and an E8M0 scale per 32 */
-};
-
-static enum tp_gather_format tp_gather_format(const struct dc_config *c)
-{
-	if (c->precision.compute != DC_COMPUTE_FP8)
-		return TP_GATHER_WORKING;
-	/* torchtitan: torchao's Float8ColwiseParallel, Float8RowwiseParallel
-	 * and PrepareFloat8ModuleInput gather FP8 for tensorwise (dynamic
-	 * per-tensor) scaling only; rowwise and MXFP8 run plain DTensor TP,
-	 * gathering BF16, and the float8 styles refuse delayed scaling */
-	if (c->training.framework == DC_FRAMEWORK_TORCHTITAN)
-		return c->precision.fp8_recipe == DC_FP8_CURRENT ? TP_GATHER_FP8 : TP_GATHER_WORKING;
-	/* megatron, deepspeed, custom: delayed, current and mxfp8 are
-	 * Transformer Engine's recipes, whose linears quantize the local shard
-	 * and gather it; rowwise is torchao's (BF16 gathers) */
-	switch (c->precision.fp8_recipe) {
-	case DC_FP8_DELAYED:
-	case DC_FP8_CURRENT:
-		return TP_GATHER_FP8;
-	case DC_FP8_MXFP8:
-		return TP_GATHER_MXFP8;
-	case DC_FP8_ROWWISE:
-		break;
-	}
-	return TP_GATHER_WORKING;
-}
+#include "distcalc/framework.h"
 
 /* The message of one such AllGather of `tokens` x `hidden` elements
  * (gathered: the whole b s h), in format f; `grad`: the row-parallel
  * output gradient's, of which MXFP8 gathers two copies. */
-static uint64_t tp_gather_bytes(struct dc_ck *b, enum tp_gather_format f, uint64_t tokens, uint64_t hidden,
+static uint64_t tp_gather_bytes(struct dc_ck *b, enum dc_tp_gather_format f, uint64_t tokens, uint64_t hidden,
 				uint64_t working_bytes, int grad)
 {
 	uint64_t row;
 	switch (f) {
-	case TP_GATHER_WORKING:
+	case DC_TP_GATHER_WORKING:
 		return dc_ck_mul(b, dc_ck_mul(b, tokens, hidden), working_bytes);
-	case TP_GATHER_FP8:
+	case DC_TP_GATHER_FP8:
 		/* one byte an element; the per-tensor scale is one FP32
 		 * scalar the ranks share, not gathered */
 		return dc_ck_mul(b, tokens, hidden);
-	case TP_GATHER_MXFP8:
+	case DC_TP_GATHER_MXFP8:
 		/* a row of h FP8 bytes and one E8M0 scale per 32 of them;
 		 * the output gradient gathers both the row-wise and the
 		 * column-wise copy */
@@ -98,7 +67,7 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	 * for its chunks' microbatches (m / 2 under DualPipe: activation.h) */
 	uint64_t mb = dc_pipeline_chunk_microbatches(p), layers = x->best->layers;
 	uint64_t act, per_mb, re_mb, re_layers, re_moe, q_mb, q_re_mb, in_bytes, grad_bytes;
-	enum tp_gather_format fmt = tp_gather_format(cfg);
+	enum dc_tp_gather_format fmt = dc_framework_tp_gather_format(cfg);
 	struct dc_axis_ctx own = *x;
 	/* full recompute runs every layer's forward again in backward, and
 	 * with it the forward's collectives */

@@ -1114,18 +1114,15 @@ static double fp8_cast_transpose(enum dc_fp8_recipe r, enum dc_gpu_arch arch)
 
 /* Whether the sequence-parallel AllGathers before the blocks' linear
  * layers carry the FP8 tensor, each rank quantizing its own shard before
- * them: src/axis/tp.c's tp_gather_format other than the working
+ * them: dc_framework_tp_gather_format (framework.h) other than the working
  * precision (docs/formulas-systems.md, "FP8 gathers"): Transformer
  * Engine's delayed, current and mxfp8 under megatron, deepspeed and
  * custom, torchao's tensorwise (current) under torchtitan; at tp 1
  * nothing is gathered. */
 static int fp8_gathers(const struct dc_config *in, const struct dc_plan *p)
 {
-	if (in->precision.compute != DC_COMPUTE_FP8 || !p->layout.sequence_parallel || p->layout.tp < 2)
-		return 0;
-	if (in->training.framework == DC_FRAMEWORK_TORCHTITAN)
-		return in->precision.fp8_recipe == DC_FP8_CURRENT;
-	return in->precision.fp8_recipe != DC_FP8_ROWWISE;
+	return p->layout.sequence_parallel && p->layout.tp > 1 &&
+	       dc_framework_tp_gather_format(in) != DC_TP_GATHER_WORKING;
 }
 
 static double fp8_cast_bytes(enum dc_fp8_recipe r, enum dc_gpu_arch arch)

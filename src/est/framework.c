@@ -116,3 +116,28 @@ enum dc_tp_overlap dc_framework_tp_overlap(const struct dc_plan *p)
 	}
 	return c->overlap.tp ? DC_TP_ALL : DC_TP_ASYNC_BWD;
 }
+
+enum dc_tp_gather_format dc_framework_tp_gather_format(const struct dc_config *c)
+{
+	if (c->precision.compute != DC_COMPUTE_FP8)
+		return DC_TP_GATHER_WORKING;
+	/* torchtitan: torchao's Float8ColwiseParallel, Float8RowwiseParallel
+	 * and PrepareFloat8ModuleInput gather FP8 for tensorwise (dynamic
+	 * per-tensor) scaling only; rowwise and MXFP8 run plain DTensor TP,
+	 * gathering BF16, and the float8 styles refuse delayed scaling */
+	if (c->training.framework == DC_FRAMEWORK_TORCHTITAN)
+		return c->precision.fp8_recipe == DC_FP8_CURRENT ? DC_TP_GATHER_FP8 : DC_TP_GATHER_WORKING;
+	/* megatron, deepspeed, custom: delayed, current and mxfp8 are
+	 * Transformer Engine's recipes, whose linears quantize the local shard
+	 * and gather it; rowwise is torchao's (BF16 gathers) */
+	switch (c->precision.fp8_recipe) {
+	case DC_FP8_DELAYED:
+	case DC_FP8_CURRENT:
+		return DC_TP_GATHER_FP8;
+	case DC_FP8_MXFP8:
+		return DC_TP_GATHER_MXFP8;
+	case DC_FP8_ROWWISE:
+		break;
+	}
+	return DC_TP_GATHER_WORKING;
+}
