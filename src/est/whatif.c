@@ -269,8 +269,10 @@ static int whole_model(const struct dc_plan *base, struct dc_whatif *w, const ch
 	s->phase = dc_mem_phase_name(w->wm_phase[1]);
 	detail(w, id, "FSDP communication per step (nothing overlapped)", DC_WHATIF_SECONDS, fsdp[0], fsdp[1]);
 	if (avail) {
-		detail(w, id, "exposed FSDP communication per step (the prefetch overlap lost)", DC_WHATIF_SECONDS,
-		       exposed[0], exposed[1]);
+		detail(w, id,
+		       base->layout.pp > 1 ? "exposed FSDP communication per step (under the pipeline: one gather a step)"
+					   : "exposed FSDP communication per step (the prefetch overlap lost)",
+		       DC_WHATIF_SECONDS, exposed[0], exposed[1]);
 		detail(w, id, "step time", DC_WHATIF_SECONDS, step[0], step[1]);
 	}
 	scn_set(s, DC_WHATIF_BYTES, peak[0], peak[1]);
