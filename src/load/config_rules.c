@@ -1815,7 +1815,16 @@ static int rule_no_effect(struct loader *l)
 		for (size_t i = 0; i < sizeof(fsdp) / sizeof(fsdp[0]); i++)
 			if (seen(l, fsdp[i].k) && fsdp[i].changed)
 				warn_key(l, fsdp[i].k, why, "set parallel.sharding to \"fsdp\" or drop the key");
-	} else if (p->fsdp_unit == DC_FSDP_UNIT_MODEL && !c->overlap.fsdp_prefetch && seen(l, KEY_OVERLAP_FSDP_PREFETCH)) {
+	} else if (p->fsdp_unit == DC_FSDP_UNIT_MODEL && p->reshard_after_forward &&
+		   seen(l, KEY_PARALLEL_RESHARD_AFTER_FORWARD)) {
+		/* the one unit is the root, which FSDP2's lazy init leaves
+		 * unresharded (docs/formulas-systems.md, "FSDP working set") */
+		warn_key(l, KEY_PARALLEL_RESHARD_AFTER_FORWARD,
+			  "reshards units after forward, but parallel.fsdp_unit is \"model\": the one unit is FSDP2's root, which is priced never resharded (gathered once a microbatch), so it has no effect",
+			  "set parallel.fsdp_unit to \"layer\" or drop the key");
+	}
+	if ((p->sharding == DC_SHARD_FSDP || search_tries_fsdp(l)) && p->fsdp_unit == DC_FSDP_UNIT_MODEL &&
+	    !c->overlap.fsdp_prefetch && seen(l, KEY_OVERLAP_FSDP_PREFETCH)) {
 		/* one unit: its AllGather comes before the first forward, with
 		 * nothing before it to hide behind (step.c, ov_fsdp) */
 		warn_key(l, KEY_OVERLAP_FSDP_PREFETCH,
@@ -2092,7 +2101,7 @@ static const struct rule rules[] = {
 	  KEYS("search.space.tp", "search.space.cp", "search.space.pp", "search.space.dp", "search.space.ep",
 	       "search.space.virtual_pipeline", "search.space.micro_batch_size")},
 	 rule_search_space},
-	{{"a key given a value other than its default that the layout does not read draws a warning, not an error (a sweep over the key that reads it keeps it): reshard_after_forward, fsdp_unit and overlap.fsdp_prefetch without sharding fsdp, overlap.fsdp_prefetch false with fsdp_unit model, cp_comm_type at cp 1 (neither under the layout search when its space tries fsdp or cp > 1), collective.algorithm nvls without cluster.nvls (every collective falls back to ring); sharding zero1, zero2 or fsdp with dp × cp 1 (and no expert-data-parallel ranks; not under the layout search); memory.activation_bytes_per_token_per_layer under recompute selective, full or op (it replaces what the recompute keeps); under framework megatron, sharding zero2 and training.compile, which Megatron-LM does not run, and under torchtitan, sharding zero1 and zero2, which torchtitan does not run, are priced as given, with a warning",
+	{{"a key given a value other than its default that the layout does not read draws a warning, not an error (a sweep over the key that reads it keeps it): reshard_after_forward, fsdp_unit and overlap.fsdp_prefetch without sharding fsdp, overlap.fsdp_prefetch false or reshard_after_forward true with fsdp_unit model (the root, never resharded), cp_comm_type at cp 1 (neither under the layout search when its space tries fsdp or cp > 1), collective.algorithm nvls without cluster.nvls (every collective falls back to ring); sharding zero1, zero2 or fsdp with dp × cp 1 (and no expert-data-parallel ranks; not under the layout search); memory.activation_bytes_per_token_per_layer under recompute selective, full or op (it replaces what the recompute keeps); under framework megatron, sharding zero2 and training.compile, which Megatron-LM does not run, and under torchtitan, sharding zero1 and zero2, which torchtitan does not run, are priced as given, with a warning",
 	  KEYS("parallel.reshard_after_forward", "parallel.fsdp_unit", "overlap.fsdp_prefetch", "parallel.sharding",
 	       "parallel.cp_comm_type", "parallel.cp", "collective.algorithm", "cluster.nvls", "cluster.gpu",
 	       "training.framework", "training.compile", "parallel.dp", "memory.activation_bytes_per_token_per_layer",
