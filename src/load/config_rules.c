@@ -1973,6 +1973,14 @@ static int rule_framework_runs(struct loader *l)
 			warn_key(l, KEY_PRECISION_FP8_RECIPE,
 				 "is Transformer Engine's delayed scaling, which torchtitan does not run (its Float8 converter takes recipe_name \"rowwise\" or \"rowwise_with_gw_hp\": torchtitan/components/quantization/float8.py:58 at b5bcd76c), but training.framework is \"torchtitan\": it is priced as given",
 				 "set precision.fp8_recipe to \"rowwise\" (torchtitan's default, what a left-out fp8_recipe takes under torchtitan), or training.framework to \"megatron\"");
+		/* tensorwise (current) scaling: float8.py's recipe_name took
+		 * "tensorwise" until 6348d93d (2026-04-27; its parent's
+		 * float8.py:40-42), and the converter at b5bcd76c takes the
+		 * rowwise recipes alone (float8.py:58) */
+		if (fp8 && c->precision.fp8_recipe == DC_FP8_CURRENT && seen(l, KEY_PRECISION_FP8_RECIPE))
+			warn_key(l, KEY_PRECISION_FP8_RECIPE,
+				 "is tensorwise scaling, which torchtitan ran until 6348d93d (2026-04-27; float8.py's recipe_name took \"tensorwise\") and no longer does (its Float8 converter takes \"rowwise\" or \"rowwise_with_gw_hp\": torchtitan/components/quantization/float8.py:58 at b5bcd76c), but training.framework is \"torchtitan\": it is priced as that earlier torchtitan ran it, the TP gathers in FP8",
+				 "set precision.fp8_recipe to \"rowwise\" for today's torchtitan, or keep it to price an earlier one");
 		/* the converter swaps the Linear layers (and grouped experts)
 		 * only (float8.py:151-172): attention stays BF16 */
 		if (c->precision.attention == DC_ATTN_PRECISION_FP8)
@@ -2107,7 +2115,7 @@ static const struct rule rules[] = {
 	       "training.framework", "training.compile", "parallel.dp", "memory.activation_bytes_per_token_per_layer",
 	       "training.recompute")},
 	 rule_no_effect},
-	{{"what training.framework runs: under megatron, fp8_recipe rowwise, pipeline_schedule dualpipe, dualpipev or zero_bubble and recompute op, which Megatron-LM does not run, are priced as given, with a warning, and fp8_lm_head with compute fp8 needs fp8_recipe mxfp8 (megatron/core/transformer/transformer_config.py:1572-1575, Megatron-LM d98e8a64); under deepspeed, pp > 1 needs sharding none or zero1 (deepspeed/runtime/pipe/engine.py:76-77, DeepSpeed edaa7221) and a schedule other than 1f1b (interleaved, dualpipe, dualpipev, zero_bubble; engine.py:389 runs TrainSchedule) is priced as given, with a warning; under torchtitan, fp8_recipe delayed and attention fp8 are priced as given, with a warning; precision.preset fsdp2 with offload optimizer (FSDP2 offloads parameters too) warns",
+	{{"what training.framework runs: under megatron, fp8_recipe rowwise, pipeline_schedule dualpipe, dualpipev or zero_bubble and recompute op, which Megatron-LM does not run, are priced as given, with a warning, and fp8_lm_head with compute fp8 needs fp8_recipe mxfp8 (megatron/core/transformer/transformer_config.py:1572-1575, Megatron-LM d98e8a64); under deepspeed, pp > 1 needs sharding none or zero1 (deepspeed/runtime/pipe/engine.py:76-77, DeepSpeed edaa7221) and a schedule other than 1f1b (interleaved, dualpipe, dualpipev, zero_bubble; engine.py:389 runs TrainSchedule) is priced as given, with a warning; under torchtitan, fp8_recipe delayed and current (tensorwise, which torchtitan ran until 6348d93d) and attention fp8 are priced as given, with a warning; precision.preset fsdp2 with offload optimizer (FSDP2 offloads parameters too) warns",
 	  KEYS("training.framework", "precision.fp8_recipe", "precision.fp8_lm_head", "precision.compute",
 	       "precision.attention", "parallel.pipeline_schedule", "training.recompute", "parallel.pp",
 	       "parallel.sharding", "precision.preset", "parallel.offload")},
