@@ -362,6 +362,25 @@ START_TEST(test_other_gpu)
 	ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
 	load(hand);
 	ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	/* a name is read by whole words: "RTX A1000" names no A100 (so, with
+	 * no sm_count, nothing is compared), "GH200" no H200 */
+	{
+		const char *a1000 = "{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": false, "
+				    "\"device\": {\"name\": \"NVIDIA RTX A1000\"}, "
+				    "\"gemm\": [{\"m\": 8192, \"n\": 8192, \"k\": 8192, \"dtype\": \"bf16\", \"flops_per_s\": 7e14}], "
+				    "\"elementwise\": {\"bytes_per_s\": 2.4e12}}";
+		const char *gh200 = "{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": false, "
+				    "\"device\": {\"name\": \"NVIDIA GH200 480GB\"}, "
+				    "\"gemm\": [{\"m\": 8192, \"n\": 8192, \"k\": 8192, \"dtype\": \"bf16\", \"flops_per_s\": 7e14}], "
+				    "\"elementwise\": {\"bytes_per_s\": 2.4e12}}";
+		const char *h200[] = {"cluster.gpu=h200-sxm-141gb", NULL};
+		ck_assert_int_eq(dc_compute_profile_parse(a1000, strlen(a1000), "a1000.json", &prof, &d), 0);
+		load(h100);
+		ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+		ck_assert_int_eq(dc_compute_profile_parse(gh200, strlen(gh200), "gh200.json", &prof, &d), 0);
+		load(h200);
+		ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	}
 	dc_diag_release(&d);
 }
 END_TEST

@@ -388,14 +388,23 @@ static int layer_level(const struct dc_compute_profile *p, const struct dc_confi
 }
 
 /* Is `word` in `s`, ignoring case? */
+static int alnum(char c)
+{
+	return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+}
+
+/* `word` in s, any case, as a whole word: neither end touching a letter
+ * or a digit ("RTX A1000" names no A100, "GH200" no H200) */
 static int has_word(const char *s, const char *word)
 {
 	size_t n = strlen(word);
-	for (; *s; s++) {
+	for (const char *t = s; *t; t++) {
 		size_t i = 0;
-		while (i < n && s[i] && (s[i] | 0x20) == (word[i] | 0x20))
+		if (t > s && alnum(t[-1]))
+			continue;
+		while (i < n && t[i] && (t[i] | 0x20) == (word[i] | 0x20))
 			i++;
-		if (i == n)
+		if (i == n && !alnum(t[n]))
 			return 1;
 	}
 	return 0;
@@ -407,8 +416,7 @@ static int has_word(const char *s, const char *word)
  * are PyTorch's (torch.cuda.get_device_properties().name: "NVIDIA H100
  * 80GB HBM3", "NVIDIA H100 PCIe", "NVIDIA H100 NVL", "NVIDIA H200",
  * "NVIDIA GH200 480GB", "NVIDIA B200", "NVIDIA A100-SXM4-80GB"), or the
- * presets' own; GH200 and GB200 are looked for before H200 and B200,
- * which they contain. */
+ * presets' own, each a whole word (has_word). */
 static unsigned named_gpus(const char *name)
 {
 	if (has_word(name, "gh200"))
