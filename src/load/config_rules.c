@@ -1790,6 +1790,14 @@ static int search_tries_cp(const struct loader *l)
 	return v->n == 0;
 }
 
+/* whether the layout search tries a recompute other than none (its
+ * space's recompute list, else none, selective and full: search.c) */
+static int search_tries_recompute(const struct loader *l)
+{
+	uint32_t m = l->cfg->search.recompute_mask;
+	return l->opts && l->opts->search && (m == 0 || (m & ~(1u << DC_RECOMPUTE_NONE)));
+}
+
 static int rule_no_effect(struct loader *l)
 {
 	struct dc_config *c = l->cfg;
@@ -1820,7 +1828,8 @@ static int rule_no_effect(struct loader *l)
 		/* the one unit is the root, which FSDP2's lazy init leaves
 		 * unresharded (docs/formulas-systems.md, "FSDP working set") */
 		warn_key(l, KEY_PARALLEL_RESHARD_AFTER_FORWARD,
-			  "reshards units after forward, but parallel.fsdp_unit is \"model\": the one unit is FSDP2's root, which is priced never resharded (gathered once a microbatch), so it has no effect",
+			  p->pp > 1 ? "reshards units after forward, but parallel.fsdp_unit is \"model\": the one unit is FSDP2's root, which is priced never resharded (under the pipeline gathered once a step), so it has no effect"
+				    : "reshards units after forward, but parallel.fsdp_unit is \"model\": the one unit is FSDP2's root, which is priced never resharded (gathered once a microbatch), so it has no effect",
 			  "set parallel.fsdp_unit to \"layer\" or drop the key");
 	}
 	if ((p->sharding == DC_SHARD_FSDP || search_tries_fsdp(l)) && p->fsdp_unit == DC_FSDP_UNIT_MODEL &&
@@ -1865,10 +1874,15 @@ static int rule_no_effect(struct loader *l)
 	/* the override replaces every layer's kept activations (memory.c,
 	 * ledger), whatever the recompute keeps; the replay's own layer in
 	 * backward stays the model's */
-	if (seen(l, KEY_MEMORY_ACTIVATION_BYTES_PER_TOKEN_PER_LAYER) && c->training.recompute != DC_RECOMPUTE_NONE) {
-		snprintf(why, sizeof(why),
-			 "replaces the activations every layer keeps, whatever training.recompute (\"%s\") keeps: the ledger holds this figure a token a layer, and only the layer rebuilt in backward is still the model's",
-			 dc_cfg_recompute_names[c->training.recompute]);
+	if (seen(l, KEY_MEMORY_ACTIVATION_BYTES_PER_TOKEN_PER_LAYER) &&
+	    (l->opts && l->opts->search ? search_tries_recompute(l) : c->training.recompute != DC_RECOMPUTE_NONE)) {
+		if (l->opts && l->opts->search)
+			snprintf(why, sizeof(why),
+				 "replaces the activations every layer keeps, whatever the recompute the search tries keeps: each layout's ledger holds this figure a token a layer, so a recompute buys no memory, only time");
+		else
+			snprintf(why, sizeof(why),
+				 "replaces the activations every layer keeps, whatever training.recompute (\"%s\") keeps: the ledger holds this figure a token a layer, and only the layer rebuilt in backward is still the model's",
+				 dc_cfg_recompute_names[c->training.recompute]);
 		warn_key_by(l, KEY_MEMORY_ACTIVATION_BYTES_PER_TOKEN_PER_LAYER,
 			    blame(l, KEY_MEMORY_ACTIVATION_BYTES_PER_TOKEN_PER_LAYER, KEY_TRAINING_RECOMPUTE), why,
 			    "give the bytes a layer keeps under that recompute (a memory profile of the run), or drop the key");

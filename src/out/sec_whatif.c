@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "distcalc/framework.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
 #include "distcalc/section.h"
@@ -146,7 +147,14 @@ static void change_text(const struct view *v, enum dc_whatif_scenario s, char *b
 			 (unsigned long long)v->plan->layout.grad_accum_steps);
 		break;
 	case DC_WHATIF_WHOLE_MODEL_ALLGATHER:
-		if (v->plan->layout.pp > 1)
+		if (v->plan->layout.pp > 1 && !dc_framework_reshard_after_forward(v->plan))
+			/* the layer units kept gathered after forward too */
+			dc_text_fmt(buf, len, "FSDP over dp x cp = %llu with the whole model as one AllGather unit, against one "
+				    "transformer layer per unit (baseline); with pp %llu every unit stays gathered from its "
+				    "first backward either way and no unit reshards after forward, so each is gathered once "
+				    "a step: the scenario changes little",
+				    (unsigned long long)v->plan->dp_cp, (unsigned long long)v->plan->layout.pp);
+		else if (v->plan->layout.pp > 1)
 			/* docs/memory-conventions.md, "FSDP with a pipeline" */
 			dc_text_fmt(buf, len, "FSDP over dp x cp = %llu with the whole model as one AllGather unit, against one "
 				    "transformer layer per unit (baseline); with pp %llu every unit stays gathered from its "

@@ -53,7 +53,7 @@ static const char *const reject_text[R_COUNT] = {
 	[R_OFFLOAD] = "parallel.offload \"optimizer+params\" needs parallel.sharding \"fsdp\"",
 	[R_SCHEDULE] = "parallel.pipeline_schedule (the input's zero_bubble, dualpipe or dualpipev) must run on the layout: dualpipe an even pp and an even grad_accum_steps of at least 2 pp, dualpipev at least 2 pp (and pp at most 20 with model.moe_layer_interval > 1), both without interleaving",
 	[R_RECOMPUTE] = "training.recompute_layers needs training.recompute \"full\" and at most the layers of a model chunk",
-	[R_FRAMEWORK] = "training.framework \"deepspeed\" with pp > 1 needs parallel.sharding \"none\" or \"zero1\" (DeepSpeed's pipeline engine asserts a ZeRO stage below 2) and one model chunk a rank (it runs 1F1B alone)",
+	[R_FRAMEWORK] = "training.framework \"deepspeed\" with pp > 1 needs parallel.sharding \"none\" or \"zero1\" (DeepSpeed's pipeline engine asserts a ZeRO stage below 2) and the 1F1B schedule, one model chunk a rank (its pipeline engine runs TrainSchedule alone)",
 	[R_OVERFLOW] = "a count of the layout overflows 64 bits",
 };
 
@@ -500,8 +500,10 @@ static void run_outer(struct worker *w, const struct outer *o)
 							 s->shard[ish] != DC_SHARD_FSDP)
 							reject = R_OFFLOAD;
 						else if (in->training.framework == DC_FRAMEWORK_DEEPSPEED && y->pp > 1 &&
-							 (y->sharding == DC_SHARD_ZERO2 || y->sharding == DC_SHARD_FSDP || v > 1))
-							reject = R_FRAMEWORK; /* as the loader's rule 37 (v > 1: its warning) */
+							 (y->sharding == DC_SHARD_ZERO2 || y->sharding == DC_SHARD_FSDP || v > 1 ||
+							  (in->parallel.pipeline_schedule != DC_PIPE_1F1B &&
+							   in->parallel.pipeline_schedule != DC_PIPE_INTERLEAVED)))
+							reject = R_FRAMEWORK; /* as the loader's rule 37 (a schedule but 1F1B: its warning) */
 						else if (in->training.recompute_layers &&
 							 (o->rc != DC_RECOMPUTE_FULL ||
 							  /* the input's own uneven stages at its v: the loader checked */
