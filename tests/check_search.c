@@ -72,7 +72,8 @@ static void same_as_report(const char *path, const char *const *sets, const stru
 		if (*t)
 			*t++ = 0;
 	}
-	ck_assert_uint_eq(k, 12);
+	/* with a named schedule, the schedule each layout ran under */
+	ck_assert_uint_eq(k, e->l.schedule_named ? 13 : 12);
 	for (size_t i = 0; i < k; i++)
 		ov[n++] = words[i];
 	ov[n] = NULL;
@@ -108,6 +109,13 @@ START_TEST(test_best_and_pareto_are_the_reports_numbers)
 	/* dense GPT with learned positions, pp, v, cp; a MoE model's ep; Llama */
 	check_report_path("configs/korthikanti-175b.json", none);
 	check_report_path("configs/korthikanti-22b.json", none);
+	{
+		/* a named zero_bubble: a layout without a pipeline runs 1f1b,
+		 * one with interleaved chunks the interleaved schedule, and
+		 * each reloads as such */
+		static const char *const zb[] = {"parallel.virtual_pipeline=1", "parallel.pipeline_schedule=zero_bubble", NULL};
+		check_report_path("configs/korthikanti-175b.json", zb);
+	}
 	check_report_path("configs/llama-3-8b.json", none);
 	check_report_path("configs/mixtral-8x7b-ep.json", none);
 	/* the memory objective, with headroom */
@@ -523,6 +531,13 @@ START_TEST(test_layout_text)
 			      "\"parallel.sequence_parallel\": true, "
 			      "\"parallel.sharding\": \"zero1\", \"training.micro_batch_size\": 2, "
 			      "\"training.grad_accum_steps\": 16, \"training.recompute\": \"selective\"}");
+	l.schedule = DC_PIPE_ZERO_BUBBLE;
+	l.schedule_named = 1;
+	dc_search_layout_text(&l, 0, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, "training.recompute=selective parallel.pipeline_schedule=zero_bubble"));
+	dc_search_layout_text(&l, 1, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, "\"training.recompute\": \"selective\", \"parallel.pipeline_schedule\": \"zero_bubble\"}"));
+	l.schedule_named = 0;
 	/* truncation keeps the text terminated */
 	ck_assert_uint_eq(dc_search_layout_text(&l, 0, buf, 8), 7);
 	ck_assert_str_eq(buf, "paralle");

@@ -43,6 +43,12 @@
 struct dc_search_layout {
 	struct dc_layout layout;
 	enum dc_recompute recompute;
+	/* the schedule the layout was priced with (plan.h, schedule); named
+	 * in its text only when the input names parallel.pipeline_schedule,
+	 * which a --set of the layout must then restate (a named zero_bubble
+	 * on a pp 1 layout is 1f1b there) */
+	enum dc_pipe_schedule schedule;
+	int schedule_named;
 	uint64_t index; /* enumeration order: the last tie-break */
 };
 

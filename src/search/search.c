@@ -79,6 +79,7 @@ struct space {
 	const struct dc_config *in;
 	uint64_t world, gbs, limit_bytes;
 	int step_available, by_memory;
+	int schedule_named; /* the input names parallel.pipeline_schedule */
 	/* the inner dimensions' value lists */
 	uint64_t ep[MAX_DIVISORS], v[MAX_DIVISORS], mbs[MAX_DIVISORS];
 	size_t nep, nv, nmbs;
@@ -327,6 +328,13 @@ size_t dc_search_layout_text(const struct dc_search_layout *l, int json, char *b
 			     "parallel.virtual_pipeline=%llu parallel.sequence_parallel=%s parallel.sharding=%s "
 			     "training.micro_batch_size=%llu training.grad_accum_steps=%llu training.recompute=%s",
 			     tp, cp, pp, dp, ep, rep, v, sp, sh, mbs, gas, rc);
+	/* the schedule last, in place of the object's closing brace */
+	if (n > 0 && l->schedule_named && (size_t)n < len) {
+		const char *name = dc_pipe_schedule_name(l->schedule);
+		int k = json ? snprintf(buf + n - 1, len - (size_t)n + 1, ", \"parallel.pipeline_schedule\": \"%s\"}", name)
+			     : snprintf(buf + n, len - (size_t)n, " parallel.pipeline_schedule=%s", name);
+		n = k < 0 ? k : n + k - (json ? 1 : 0);
+	}
 	if (n < 0)
 		return 0;
 	return (size_t)n < len ? (size_t)n : len ? len - 1 : 0;
@@ -384,6 +392,8 @@ static int eval_memory(struct worker *w, const struct dc_plan *from, struct dc_s
 	}
 	if (dc_estimate(&w->plan, MEMORY_ROWS, r) != 0)
 		return 1;
+	e->l.schedule = w->plan.schedule;
+	e->l.schedule_named = w->sp->schedule_named;
 	e->peak_bytes = r->memory.top.peak_bytes;
 	/* offloaded states must fit the host too, as summary.fits says
 	 * (memory.host_fits: true when cluster.host_memory is not given) */
@@ -615,6 +625,7 @@ static int space_init(struct space *s, const struct dc_config *in, const char **
 	struct dc_search_values one = {1, {1}};
 
 	s->in = in;
+	s->schedule_named = in->origin[dc_config_key_index("parallel.pipeline_schedule")] != DC_ORIGIN_DEFAULT;
 	s->world = in->world_size;
 	s->gbs = in->training.global_batch_size
 			 ? in->training.global_batch_size
@@ -865,6 +876,8 @@ int dc_search_run(const struct dc_config *in, unsigned jobs, const struct dc_sea
 	memset(&s->input, 0, sizeof(s->input));
 	s->input.l.layout = s->input_layout;
 	s->input.l.recompute = in->training.recompute;
+	s->input.l.schedule = in->parallel.pipeline_schedule;
+	s->input.l.schedule_named = s->schedule_named;
 	s->input.l.index = UINT64_MAX;
 	if (!s->have[in->training.recompute]) {
 		/* a policy left out of the space: its plan is the input's own */
