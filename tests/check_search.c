@@ -280,6 +280,29 @@ START_TEST(test_counts_deepspeed_interleaved)
 }
 END_TEST
 
+/* Nothing fits the host: the toy space's optimizer offloaded onto 1 MB
+ * of host memory a node. Every layout's GPU peak is within 80 GiB, so the
+ * reason names the host, not the GPU limit. */
+START_TEST(test_nothing_fits_the_host)
+{
+	const char *sets[40];
+	size_t n = 0;
+	struct dc_search_result *r;
+	while (toy_space[n]) {
+		sets[n] = toy_space[n];
+		n++;
+	}
+	sets[n] = "parallel.offload=optimizer";
+	sets[n + 1] = "cluster.host_memory=1MB";
+	sets[n + 2] = NULL;
+	r = search("configs/systems.json", sets, 1);
+	ck_assert_uint_eq(r->counts.valid, 10);
+	ck_assert_uint_eq(r->counts.fit, 0);
+	ck_assert_msg(strstr(r->why, "no layout fits GPU and host memory together") != NULL, "%s", r->why);
+	free(r);
+}
+END_TEST
+
 /* The toy space above with sizes tp 2 cannot split: the same 20
  * enumerated. An MLP of 255 (odd): tp 2 no longer divides it, so the 3
  * triples with tp 2 go too, 4 triples left, all tp 1, each valid with sp
@@ -629,6 +652,7 @@ static Suite *suite(void)
 	tcase_add_test(c, test_counts_by_hand_mlp_and_sequence);
 	tcase_add_test(c, test_counts_deepspeed_pipeline_zero2);
 	tcase_add_test(c, test_counts_deepspeed_interleaved);
+	tcase_add_test(c, test_nothing_fits_the_host);
 	tcase_add_test(c, test_priced_counts_by_hand);
 	tcase_add_test(c, test_tight_by_hand);
 	tcase_add_test(c, test_tight_layout_flagged);

@@ -787,10 +787,17 @@ static int finish(struct space *s, struct worker *w, unsigned n, struct dc_searc
 	} else if (out->counts.fit == 0) {
 		char lay[400];
 		describe_layout(&out->tightest, lay, sizeof(lay));
-		snprintf(out->why, sizeof(out->why),
-			 "no layout fits: the smallest peak is %.3f GiB (%.400s), above the limit %.3f GiB (gpu_memory x (1 - search.headroom))",
-			 (double)out->tightest.peak_bytes / (1024.0 * 1024.0 * 1024.0), lay,
-			 (double)s->limit_bytes / (1024.0 * 1024.0 * 1024.0));
+		if (out->tightest.peak_bytes <= s->limit_bytes)
+			/* the GPU holds it: the host does not (eval_memory's fit) */
+			snprintf(out->why, sizeof(out->why),
+				 "no layout fits GPU and host memory together: the smallest peak, %.3f GiB (%.400s), is within the limit %.3f GiB (gpu_memory x (1 - search.headroom)), but its offloaded states need more than cluster.host_memory per node (the report's summary.host_shortfall_bytes)",
+				 (double)out->tightest.peak_bytes / (1024.0 * 1024.0 * 1024.0), lay,
+				 (double)s->limit_bytes / (1024.0 * 1024.0 * 1024.0));
+		else
+			snprintf(out->why, sizeof(out->why),
+				 "no layout fits: the smallest peak is %.3f GiB (%.400s), above the limit %.3f GiB (gpu_memory x (1 - search.headroom))",
+				 (double)out->tightest.peak_bytes / (1024.0 * 1024.0 * 1024.0), lay,
+				 (double)s->limit_bytes / (1024.0 * 1024.0 * 1024.0));
 		/* the smallest peaks, priced in full, none fitting (the
 		 * tightest is the first of them, priced again for itself) */
 		for (size_t k = 0; k < lowk.n; k++) {
