@@ -303,6 +303,27 @@ START_TEST(test_nothing_fits_the_host)
 }
 END_TEST
 
+/* The config's own layout outside the space says why: the toy space
+ * searches recompute none and sharding none only. */
+START_TEST(test_input_outside_says_why)
+{
+	const char *sets[40];
+	struct dc_search_result *r;
+	r = search("configs/systems.json", toy_with("training.recompute=selective", sets), 1);
+	ck_assert_int_eq(r->input_in_space, 0);
+	ck_assert_str_eq(r->input_outside, "its training.recompute \"selective\" is not in search.space.recompute");
+	free(r);
+	r = search("configs/systems.json", toy_with("parallel.sharding=zero1", sets), 1);
+	ck_assert_int_eq(r->input_in_space, 0);
+	ck_assert_str_eq(r->input_outside, "its parallel.sharding \"zero1\" is not in the space's shardings");
+	free(r);
+	r = search("configs/systems.json", toy_space, 1);
+	ck_assert_int_eq(r->input_in_space, 1);
+	ck_assert_str_eq(r->input_outside, "");
+	free(r);
+}
+END_TEST
+
 /* The toy space above with sizes tp 2 cannot split: the same 20
  * enumerated. An MLP of 255 (odd): tp 2 no longer divides it, so the 3
  * triples with tp 2 go too, 4 triples left, all tp 1, each valid with sp
@@ -653,6 +674,7 @@ static Suite *suite(void)
 	tcase_add_test(c, test_counts_deepspeed_pipeline_zero2);
 	tcase_add_test(c, test_counts_deepspeed_interleaved);
 	tcase_add_test(c, test_nothing_fits_the_host);
+	tcase_add_test(c, test_input_outside_says_why);
 	tcase_add_test(c, test_priced_counts_by_hand);
 	tcase_add_test(c, test_tight_by_hand);
 	tcase_add_test(c, test_tight_layout_flagged);

@@ -96,6 +96,7 @@ struct dc_search_result {
 	struct dc_search_entry input;
 	uint64_t input_rank;
 	int input_in_space;
+	char input_outside[256];   /* "" when the space holds it; else the first dimension that leaves it out */
 	char why[1024];            /* "" when some layout fits; else why none does */
 };
 

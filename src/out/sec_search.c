@@ -24,6 +24,7 @@ struct input {
 	uint64_t rank, peak_bytes;
 	int in_space, fits, tight, step_available;
 	double step_time_s, tokens_per_s_per_gpu, mfu;
+	const char *outside_why; /* why the space leaves it out (search.h input_outside) */
 };
 
 struct view {
@@ -177,6 +178,11 @@ static int has_command(const void *base)
 	return ((const struct view *)base)->has_command;
 }
 
+static int input_outside_shown(const void *base)
+{
+	return !((const struct input *)base)->in_space;
+}
+
 /* ranked only when it fits and the space holds it */
 static int input_unranked(const void *base)
 {
@@ -193,6 +199,7 @@ static int input_no_step(const void *base)
 static const struct dc_field input_fields[] = {
 	{"rank", "its rank among the layouts that fit", DC_U_COUNT, DC_FT_U64, IV(rank), .is_null = input_unranked},
 	{"in_space", "in the space searched", DC_U_NONE, DC_FT_BOOL, IV(in_space)},
+	{"outside_why", "why not", DC_U_NONE, DC_FT_STR, IV(outside_why), .shown = input_outside_shown},
 	{"step_time_s", "step time", DC_U_SECONDS, DC_FT_F64, IV(step_time_s), .is_null = input_no_step},
 	{"tokens_per_s_per_gpu", "tokens/s per GPU", DC_U_PER_S, DC_FT_F64, IV(tokens_per_s_per_gpu),
 	 .is_null = input_no_step},
@@ -330,6 +337,7 @@ static void view(const struct dc_run *run, void *out)
 	v->counts.tight = r->counts.tight;
 	v->input.rank = r->input_rank;
 	v->input.in_space = r->input_in_space;
+	v->input.outside_why = r->input_outside;
 	v->input.fits = r->input.fits;
 	v->input.tight = r->input.tight;
 	v->input.step_available = r->input.step_available;

@@ -721,6 +721,52 @@ static void describe_layout(const struct dc_search_entry *e, char *buf, size_t l
 	dc_search_layout_text(&e->l, 0, buf, len);
 }
 
+static int has_u64(const uint64_t *v, size_t n, uint64_t x)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return 1;
+	return 0;
+}
+
+/* Why the space does not hold the input's own layout, into buf: the
+ * first of its values the space's lists leave out, else the rules. */
+static void input_outside(const struct space *s, char *buf, size_t len)
+{
+	const struct dc_config *in = s->in;
+	const struct dc_layout *y = &s->input_layout;
+	int outer = 0, shard = 0, sp = 0;
+	for (size_t i = 0; i < s->nouter; i++)
+		outer |= s->outer[i].tp == y->tp && s->outer[i].cp == y->cp && s->outer[i].pp == y->pp &&
+			 s->outer[i].rc == (unsigned)in->training.recompute;
+	for (unsigned i = 0; i < s->nshard; i++)
+		shard |= s->shard[i] == (unsigned)y->sharding;
+	for (unsigned i = 0; i < s->nsp; i++)
+		sp |= s->sp[i] == y->sequence_parallel;
+	if (in->search.recompute_mask && !(in->search.recompute_mask & (1u << in->training.recompute)))
+		snprintf(buf, len, "its training.recompute \"%s\" is not in search.space.recompute",
+			 dc_recompute_name(in->training.recompute));
+	else if (!in->search.recompute_mask && in->training.recompute == DC_RECOMPUTE_OP)
+		snprintf(buf, len, "its training.recompute \"op\" is searched only when search.space.recompute lists it (the default tries none, selective and full)");
+	else if (!shard)
+		snprintf(buf, len, "its parallel.sharding \"%s\" is not in the space's shardings", dc_sharding_name(y->sharding));
+	else if (!sp)
+		snprintf(buf, len, "its parallel.sequence_parallel %s is not in the space", y->sequence_parallel ? "true" : "false");
+	else if (!has_u64(s->v, s->nv, y->virtual_pipeline ? y->virtual_pipeline : 1))
+		snprintf(buf, len, "its parallel.virtual_pipeline %llu is not in the space's",
+			 (unsigned long long)(y->virtual_pipeline ? y->virtual_pipeline : 1));
+	else if (!has_u64(s->mbs, s->nmbs, y->micro_batch_size))
+		snprintf(buf, len, "its training.micro_batch_size %llu is not in the space's",
+			 (unsigned long long)y->micro_batch_size);
+	else if (!has_u64(s->ep, s->nep, y->ep ? y->ep : 1))
+		snprintf(buf, len, "its parallel.ep %llu is not in the space's", (unsigned long long)(y->ep ? y->ep : 1));
+	else if (!outer)
+		snprintf(buf, len, "its tp %llu x cp %llu x pp %llu is not among the space's (search.space and the rules on tp, cp and pp: docs/search.md)",
+			 (unsigned long long)y->tp, (unsigned long long)y->cp, (unsigned long long)y->pp);
+	else
+		snprintf(buf, len, "a rule of the space refuses it (docs/search.md, the space's table)");
+}
+
 /* Merges the workers into *out. */
 static int finish(struct space *s, struct worker *w, unsigned n, struct dc_search_result *out, const char **error)
 {
@@ -758,6 +804,9 @@ static int finish(struct space *s, struct worker *w, unsigned n, struct dc_searc
 			out->has_tightest = 1;
 		}
 	}
+	out->input_outside[0] = '\0';
+	if (!out->input_in_space)
+		input_outside(s, out->input_outside, sizeof(out->input_outside));
 	out->limit_bytes = s->limit_bytes;
 	out->step_available = s->step_available;
 	out->nbest = best.n;
