@@ -178,14 +178,28 @@ static const char *const toy_space[] = {
 	"search.space.micro_batch_size=[1]", "search.space.virtual_pipeline=[1]",
 	"search.space.sharding=[\"none\"]", "search.space.recompute=[\"none\"]", "search.top=100", NULL};
 
-/* toy_space with the one override `set` in place of the entry for its key */
-static const char *const *toy_with(const char *set, const char **out)
+/* toy_space with each of the NULL-terminated overrides `over` in place of
+ * the entry for its key, or after the space's entries when it has none */
+static const char *const *toy_with_all(const char *const *over, const char **out)
 {
-	size_t key = strcspn(set, "="), n = 0;
+	size_t n = 0;
 	for (; toy_space[n]; n++)
-		out[n] = strncmp(toy_space[n], set, key + 1) == 0 ? set : toy_space[n];
+		out[n] = toy_space[n];
+	for (const char *const *o = over; *o; o++) {
+		size_t key = strcspn(*o, "="), i = 0;
+		while (i < n && strncmp(out[i], *o, key + 1) != 0)
+			i++;
+		out[i] = *o;
+		n += i == n;
+	}
 	out[n] = NULL;
 	return out;
+}
+
+/* toy_space with the one override `set` */
+static const char *const *toy_with(const char *set, const char **out)
+{
+	return toy_with_all((const char *const[]){set, NULL}, out);
 }
 
 /* A toy space worked by hand: 4 GPUs on one node, 2 heads, 2 layers,
@@ -226,18 +240,14 @@ END_TEST
 START_TEST(test_counts_deepspeed_pipeline_zero2)
 {
 	const char *sets[40];
-	size_t n = 0;
+	const char *over[] = {"search.space.sharding=[\"zero2\"]", NULL, NULL};
 	struct dc_search_result *r;
-	toy_with("search.space.sharding=[\"zero2\"]", sets);
-	while (sets[n])
-		n++;
-	r = search("configs/systems.json", sets, 1);
+	r = search("configs/systems.json", toy_with_all(over, sets), 1);
 	ck_assert_uint_eq(r->counts.enumerated, 20);
 	ck_assert_uint_eq(r->counts.valid, 10);
 	free(r);
-	sets[n] = "training.framework=deepspeed";
-	sets[n + 1] = NULL;
-	r = search("configs/systems.json", sets, 1);
+	over[1] = "training.framework=deepspeed";
+	r = search("configs/systems.json", toy_with_all(over, sets), 1);
 	ck_assert_uint_eq(r->counts.enumerated, 20);
 	ck_assert_uint_eq(r->counts.rejected_by_rules, 14);
 	ck_assert_uint_eq(r->counts.valid, 6);
@@ -258,20 +268,14 @@ END_TEST
 START_TEST(test_counts_deepspeed_interleaved)
 {
 	const char *sets[40];
-	size_t n = 0;
+	const char *over[] = {"search.space.virtual_pipeline=[1,2]", "model.num_layers=4", NULL, NULL};
 	struct dc_search_result *r;
-	toy_with("search.space.virtual_pipeline=[1,2]", sets);
-	while (sets[n])
-		n++;
-	sets[n] = "model.num_layers=4";
-	sets[n + 1] = NULL;
-	r = search("configs/systems.json", sets, 1);
+	r = search("configs/systems.json", toy_with_all(over, sets), 1);
 	ck_assert_uint_eq(r->counts.enumerated, 40);
 	ck_assert_uint_eq(r->counts.valid, 15);
 	free(r);
-	sets[n + 1] = "training.framework=deepspeed";
-	sets[n + 2] = NULL;
-	r = search("configs/systems.json", sets, 1);
+	over[2] = "training.framework=deepspeed";
+	r = search("configs/systems.json", toy_with_all(over, sets), 1);
 	ck_assert_uint_eq(r->counts.enumerated, 40);
 	ck_assert_uint_eq(r->counts.valid, 11);
 	for (size_t i = 0; i < r->nbest; i++)
@@ -286,16 +290,9 @@ END_TEST
 START_TEST(test_nothing_fits_the_host)
 {
 	const char *sets[40];
-	size_t n = 0;
+	const char *over[] = {"parallel.offload=optimizer", "cluster.host_memory=1MB", NULL};
 	struct dc_search_result *r;
-	while (toy_space[n]) {
-		sets[n] = toy_space[n];
-		n++;
-	}
-	sets[n] = "parallel.offload=optimizer";
-	sets[n + 1] = "cluster.host_memory=1MB";
-	sets[n + 2] = NULL;
-	r = search("configs/systems.json", sets, 1);
+	r = search("configs/systems.json", toy_with_all(over, sets), 1);
 	ck_assert_uint_eq(r->counts.valid, 10);
 	ck_assert_uint_eq(r->counts.fit, 0);
 	ck_assert_msg(strstr(r->why, "no layout fits GPU and host memory together") != NULL, "%s", r->why);
@@ -612,30 +609,14 @@ END_TEST
  * 42,949,672,960 B, and a peak of that toy (well under 1 GiB) is not. */
 START_TEST(test_tight_layout_flagged)
 {
-	static const char *const toy[] = {
-		"model.num_layers=2", "model.hidden_size=64", "model.num_attention_heads=2", "model.num_kv_heads=2", "model.ffn_hidden_size=256",
-		"model.vocab_size=128", "model.seq_length=4", "cluster.num_nodes=1", "cluster.gpus_per_node=4",
-		"cluster.gpu=a100-sxm4-80gb", "parallel.tp=1", "parallel.pp=1",
-		"parallel.cp=1", "parallel.dp=4", "parallel.sharding=none", "parallel.virtual_pipeline=1",
-		"parallel.sequence_parallel=false", "parallel.ep=1", "training.micro_batch_size=1",
-		"training.global_batch_size=8", "training.grad_accum_steps=2", "training.recompute=none",
-		"search.space.micro_batch_size=[1]", "search.space.virtual_pipeline=[1]",
-		"search.space.sharding=[\"none\"]", "search.space.recompute=[\"none\"]", "search.top=100", NULL};
 	const char *sets[MAX_SETS];
+	const char *over[] = {"cluster.gpu_memory=80 GiB", "search.headroom=0.5", NULL};
 	char mem[64];
-	size_t n = 0;
 	struct dc_search_result *r;
 	uint64_t peak;
 	size_t examined;
 
-	while (toy[n]) {
-		sets[n] = toy[n];
-		n++;
-	}
-	sets[n] = "cluster.gpu_memory=80 GiB";
-	sets[n + 1] = "search.headroom=0.5";
-	sets[n + 2] = NULL;
-	r = search("configs/systems.json", sets, 1);
+	r = search("configs/systems.json", toy_with_all(over, sets), 1);
 	ck_assert_uint_eq(r->limit_bytes, 42949672960ull);
 	ck_assert_uint_gt(r->nbest, 0);
 	ck_assert_int_eq(r->best[0].tight, 0);
@@ -643,9 +624,10 @@ START_TEST(test_tight_layout_flagged)
 	peak = r->best[0].peak_bytes;
 	free(r);
 	snprintf(mem, sizeof(mem), "cluster.gpu_memory=%llu B", (unsigned long long)(peak + peak / 100));
-	sets[n] = mem;
-	sets[n + 1] = NULL;
-	r = search("configs/systems.json", sets, 1);
+	/* the default headroom, 0: the limit is all of it */
+	over[0] = mem;
+	over[1] = NULL;
+	r = search("configs/systems.json", toy_with_all(over, sets), 1);
 	ck_assert_uint_eq(r->limit_bytes, peak + peak / 100);
 	ck_assert_uint_gt(r->nbest, 0);
 	examined = 0;
