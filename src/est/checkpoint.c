@@ -528,18 +528,26 @@ static uint64_t stage_slice(const struct dc_plan *p, const struct dc_ckpt_items 
 	return n;
 }
 
-/* The elements of stage s's items in slices k0 .. k0 + n - 1 of K
- * together: each item's [floor(E k0 / K), floor(E (k0 + n) / K)). */
-static uint64_t stage_slices(const struct dc_plan *p, const struct dc_ckpt_items *it, uint64_t s, uint64_t k0,
-			     uint64_t n, uint64_t K)
+/* How many items of each kind stage s holds (every chunk of it), into
+ * cnt[] (zeroed first). */
+static void stage_kinds(const struct dc_plan *p, const struct dc_ckpt_items *it, uint64_t s, uint64_t cnt[KIND_COUNT])
 {
-	uint64_t e[KIND_COUNT], x[KIND_COUNT], cnt[KIND_COUNT] = {0}, sum = 0;
-	kind_sizes(it, e, x);
+	memset(cnt, 0, KIND_COUNT * sizeof(cnt[0]));
 	for (uint64_t q = s; q < saved_chunks(p); q += p->layout.pp) {
 		uint64_t a, b;
 		saved_chunk_items(p, it->num_layers, q, &a, &b);
 		kinds_add(it, a, b, cnt);
 	}
+}
+
+/* The elements of stage s's items in slices k0 .. k0 + n - 1 of K
+ * together: each item's [floor(E k0 / K), floor(E (k0 + n) / K)). */
+static uint64_t stage_slices(const struct dc_plan *p, const struct dc_ckpt_items *it, uint64_t s, uint64_t k0,
+			     uint64_t n, uint64_t K)
+{
+	uint64_t e[KIND_COUNT], x[KIND_COUNT], cnt[KIND_COUNT], sum = 0;
+	kind_sizes(it, e, x);
+	stage_kinds(p, it, s, cnt);
 	for (int i = 0; i < KIND_COUNT; i++)
 		if (cnt[i])
 			sum += cnt[i] * (cut(e[i], k0 + n, K) - cut(e[i], k0, K));
@@ -555,13 +563,9 @@ static uint64_t stage_elements(const struct dc_plan *p, const struct dc_ckpt_ite
 /* the routed experts' elements among stage s's items */
 static uint64_t stage_expert_elements(const struct dc_plan *p, const struct dc_ckpt_items *it, uint64_t s)
 {
-	uint64_t e[KIND_COUNT], x[KIND_COUNT], cnt[KIND_COUNT] = {0}, n = 0;
+	uint64_t e[KIND_COUNT], x[KIND_COUNT], cnt[KIND_COUNT], n = 0;
 	kind_sizes(it, e, x);
-	for (uint64_t q = s; q < saved_chunks(p); q += p->layout.pp) {
-		uint64_t a, b;
-		saved_chunk_items(p, it->num_layers, q, &a, &b);
-		kinds_add(it, a, b, cnt);
-	}
+	stage_kinds(p, it, s, cnt);
 	for (int i = 0; i < KIND_COUNT; i++)
 		n += cnt[i] * x[i];
 	return n;
