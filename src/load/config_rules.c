@@ -472,13 +472,24 @@ static void tp_hint(const struct loader *l, char *hint, size_t n, const char *wh
 	if (dc_mul_u64(c->num_nodes, c->gpus_per_node, &world) || dc_mul_u64(p->pp ? p->pp : 1, p->cp ? p->cp : 1, &rest) ||
 	    !rest)
 		return;
-	for (uint64_t t = p->tp - 1; t >= 1; t--) {
-		if (dc_cfg_tp_admits(&l->cfg->model, t) && dc_config_tp_splits_mlp(&l->cfg->model, t, p->etp) &&
-		    world % (t * rest) == 0) {
-			snprintf(hint, n, "; --set parallel.tp=%llu --set parallel.dp=%llu would fit %s",
-				 (unsigned long long)t, (unsigned long long)(world / (t * rest)), what);
-			return;
+	if (world > DC_MAX_WORLD || world % rest != 0)
+		return; /* rule_world says why; t x rest must divide the world */
+	/* t divides world / rest (at most 2^24): its divisors in pairs up
+	 * to the square root, not every value below a tp of any size */
+	{
+		uint64_t q = world / rest, best = 0;
+		for (uint64_t i = 1; i * i <= q; i++) {
+			uint64_t d[2] = {i, q / i};
+			if (q % i != 0)
+				continue;
+			for (int k = 0; k < 2; k++)
+				if (d[k] < p->tp && d[k] > best && dc_cfg_tp_admits(&l->cfg->model, d[k]) &&
+				    dc_config_tp_splits_mlp(&l->cfg->model, d[k], p->etp))
+					best = d[k];
 		}
+		if (best)
+			snprintf(hint, n, "; --set parallel.tp=%llu --set parallel.dp=%llu would fit %s",
+				 (unsigned long long)best, (unsigned long long)(q / best), what);
 	}
 }
 
