@@ -362,6 +362,30 @@ START_TEST(test_other_gpu)
 	ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
 	load(hand);
 	ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	/* the H800 SXM5 is the H100 SXM5's part and HBM3 (NVIDIA's H800 data
+	 * sheet: 989 / 1,979 TFLOP/s, 3.35 TB/s, the H100 SXM5's) with fewer
+	 * NVLink links, which the probe does not measure: the H100's profile
+	 * prices the h800 preset and an H800's the h100 preset; neither an
+	 * H200 */
+	{
+		const char *h800[] = {"cluster.gpu=h800-sxm5-80gb", NULL};
+		const char *h200[] = {"cluster.gpu=h200-sxm-141gb", NULL};
+		const char *h800p = "{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": false, "
+				    "\"device\": {\"name\": \"NVIDIA H800\", \"sm_count\": 132}, "
+				    "\"gemm\": [{\"m\": 8192, \"n\": 8192, \"k\": 8192, \"dtype\": \"bf16\", \"flops_per_s\": 7e14}], "
+				    "\"elementwise\": {\"bytes_per_s\": 2.4e12}}";
+		load(h800);
+		ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+		/* 7e14 of the H800's 989e12 BF16 peak, as on the H100 */
+		ck_assert(fabs(cfg.cluster.matmul_efficiency - 7e14 / 989e12) < 1e-12);
+		ck_assert_int_eq(dc_compute_profile_parse(h800p, strlen(h800p), "h800.json", &prof, &d), 0);
+		load(h100);
+		ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+		load(h200);
+		ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+		e = d.entries[d.count - 1].text;
+		ck_assert_msg(strstr(e, "NVIDIA H800") && strstr(e, "h200-sxm-141gb"), "%s", e);
+	}
 	/* a name is read by whole words: "RTX A1000" names no A100 (so, with
 	 * no sm_count, nothing is compared), "GH200" no H200 */
 	{

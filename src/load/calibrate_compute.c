@@ -411,12 +411,13 @@ static int has_word(const char *s, const char *word)
 }
 
 #define GPU_BIT(g) (1u << (g))
+#define H100_SXM5_PART (GPU_BIT(DC_GPU_H100_SXM5_80GB) | GPU_BIT(DC_GPU_H800_SXM5_80GB))
 /* The cluster.gpu presets whose GPU a profile's device.name names, as a
  * mask of GPU_BIT(enum dc_gpu); 0 when it names none of them. The names
  * are PyTorch's (torch.cuda.get_device_properties().name: "NVIDIA H100
  * 80GB HBM3", "NVIDIA H100 PCIe", "NVIDIA H100 NVL", "NVIDIA H200",
- * "NVIDIA GH200 480GB", "NVIDIA B200", "NVIDIA A100-SXM4-80GB"), or the
- * presets' own, each a whole word (has_word). */
+ * "NVIDIA GH200 480GB", "NVIDIA B200", "NVIDIA A100-SXM4-80GB", "NVIDIA
+ * H800"), or the presets' own, each a whole word (has_word). */
 static unsigned named_gpus(const char *name)
 {
 	if (has_word(name, "gh200"))
@@ -427,12 +428,16 @@ static unsigned named_gpus(const char *name)
 		return GPU_BIT(DC_GPU_B200_SXM_180GB);
 	if (has_word(name, "h200"))
 		return GPU_BIT(DC_GPU_H200_SXM_141GB);
+	/* the H800 SXM5 is the H100 SXM5's part, clocks and HBM3 with fewer
+	 * NVLink links (its data sheet; compute.c gives both one kernel set),
+	 * and the probe measures no link: either's profile prices the other.
+	 * The H800 PCIe is the H100 PCIe's part (114 SMs) */
 	if (has_word(name, "h800"))
-		return GPU_BIT(DC_GPU_H800_SXM5_80GB);
+		return has_word(name, "pcie") ? GPU_BIT(DC_GPU_H100_PCIE_80GB) : H100_SXM5_PART;
 	if (has_word(name, "h100"))
 		return has_word(name, "pcie") ? GPU_BIT(DC_GPU_H100_PCIE_80GB)
 		       : has_word(name, "nvl") ? GPU_BIT(DC_GPU_H100_NVL_94GB)
-					       : GPU_BIT(DC_GPU_H100_SXM5_80GB);
+					       : H100_SXM5_PART;
 	if (has_word(name, "a100"))
 		return has_word(name, "40gb")   ? GPU_BIT(DC_GPU_A100_SXM4_40GB)
 		       : has_word(name, "80gb") ? GPU_BIT(DC_GPU_A100_SXM4_80GB)
