@@ -106,11 +106,16 @@ def main():
     elif "--tt-mid" in sys.argv:
         tt["cluster"]["peak_flops"] = (835.5e12 + 989e12) / 2
         tt["cluster"]["peak_flops_fp8"] = (1670.5e12 + 1979e12) / 2
-    # after: training.framework torchtitan; the FP8 row was measured compiled, the BF16 one eager
-    for name, tok, sets in [("torchtitan 8B FSDP8 BF16 (eager)", 5762, ("training.framework=torchtitan",)),
+    # after: training.framework torchtitan; the FP8 row was measured compiled, the BF16 one eager.
+    # Measured at the end of 2024, before torchtitan asked PyTorch for cuDNN's attention first
+    # (3b85aa31, May 2025, on sm100; 6a3a9da9, October 2025, everywhere): its SDPA then ran
+    # PyTorch's default order, FlashAttention-2 first, so the rows give "sdpa", not the
+    # framework's present default "cudnn" (docs/compute-model.md, "Attention backends")
+    old = ("training.framework=torchtitan", "training.attention_backend=sdpa")
+    for name, tok, sets in [("torchtitan 8B FSDP8 BF16 (eager)", 5762, old),
                             ("torchtitan 8B FSDP8 FP8 rowwise (compiled)", 8532,
-                             ("training.framework=torchtitan", "training.compile=true", "precision.compute=fp8",
-                              "precision.fp8_recipe=rowwise"))]:
+                             old + ("training.compile=true", "precision.compute=fp8",
+                                    "precision.fp8_recipe=rowwise"))]:
         measured = 16 * 8192 / (tok * 8)
         if fw("torchtitan") is None:
             sets = tuple(x for x in sets if not x.startswith("training.framework"))
