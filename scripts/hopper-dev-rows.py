@@ -107,10 +107,9 @@ def main():
         tt["cluster"]["peak_flops"] = (835.5e12 + 989e12) / 2
         tt["cluster"]["peak_flops_fp8"] = (1670.5e12 + 1979e12) / 2
     # after: training.framework torchtitan; the FP8 row was measured compiled, the BF16 one eager.
-    # Measured at the end of 2024, before torchtitan asked PyTorch for cuDNN's attention first
-    # (3b85aa31, May 2025, on sm100; 6a3a9da9, October 2025, everywhere): its SDPA then ran
-    # PyTorch's default order, FlashAttention-2 first, so the rows give "sdpa", not the
-    # framework's present default "cudnn" (docs/compute-model.md, "Attention backends")
+    # Measured at the end of 2024, when torchtitan's SDPA ran PyTorch's default order,
+    # FlashAttention-2 first: "sdpa", stated here as torchtitan's default may not stay it
+    # (docs/compute-model.md, "Attention backends")
     old = ("training.framework=torchtitan", "training.attention_backend=sdpa")
     for name, tok, sets in [("torchtitan 8B FSDP8 BF16 (eager)", 5762, old),
                             ("torchtitan 8B FSDP8 FP8 rowwise (compiled)", 8532,

@@ -529,14 +529,10 @@ END_TEST
 START_TEST(test_torchtitan_eager_rmsnorm)
 {
 	const char *cu[] = {"cluster.gpu=h100-sxm5-80gb"};
-	/* the attention kernel held at custom's sdpa: torchtitan's own
-	 * default is cuDNN's (test_attention_backend_from_framework) */
-	const char *tt[] = {"cluster.gpu=h100-sxm5-80gb", "training.framework=torchtitan",
-			    "training.attention_backend=sdpa"};
-	const char *ttc[] = {"cluster.gpu=h100-sxm5-80gb", "training.framework=torchtitan", "training.compile=true",
-			     "training.attention_backend=sdpa"};
+	const char *tt[] = {"cluster.gpu=h100-sxm5-80gb", "training.framework=torchtitan"};
+	const char *ttc[] = {"cluster.gpu=h100-sxm5-80gb", "training.framework=torchtitan", "training.compile=true"};
 	const char *cuc[] = {"cluster.gpu=h100-sxm5-80gb", "training.compile=true"};
-	struct run *a = run(NO_GPU, cu, 1), *b = run(NO_GPU, tt, 3), *c = run(NO_GPU, ttc, 4), *d = run(NO_GPU, cuc, 2);
+	struct run *a = run(NO_GPU, cu, 1), *b = run(NO_GPU, tt, 2), *c = run(NO_GPU, ttc, 3), *d = run(NO_GPU, cuc, 2);
 	const struct dc_work_time *wa = &a->r.compute.dense_layer, *wb = &b->r.compute.dense_layer;
 	ck_assert_double_le(fabs((wb->fwd_s - wa->fwd_s) / 863.840e-6 - 1), 1e-5);
 	ck_assert_double_le(fabs((wb->bwd_s - wa->bwd_s) / 1671.660e-6 - 1), 1e-5);

@@ -1615,11 +1615,11 @@ END_TEST
  * FusedAttention to FlashAttention on compute capability 9.0 and above
  * (TransformerEngine d0067d0d, transformer_engine/pytorch/attention/
  * dot_product_attention/utils.py:1647-1653) and keeps FlashAttention(-2)
- * on sm80. torchtitan's SDPA module puts cuDNN's attention first on
- * every GPU (torchtitan b5bcd76c, torchtitan/models/common/attention.py:
- * 382-391, 417). So megatron on H100 and B200, torchtitan on H100, B200
- * and A100: cudnn, its origin the framework; megatron on A100, custom and
- * deepspeed: sdpa; a given backend and attention "eager" win. */
+ * on sm80. torchtitan's language models run FlexAttention (torchtitan
+ * 169545712; models/common/config_utils.py get_attention_config at
+ * b5bcd76c), FlashAttention-2's class: sdpa. So megatron on H100 and
+ * B200: cudnn, its origin the framework; megatron on A100, torchtitan,
+ * custom and deepspeed: sdpa; a given backend and attention "eager" win. */
 START_TEST(test_attention_backend_from_framework)
 {
 	static const struct {
@@ -1636,14 +1636,12 @@ START_TEST(test_attention_backend_from_framework)
 		{"cluster.gpu=gb200", "training.framework=megatron", NULL, DC_ATTN_BACKEND_CUDNN, DC_ORIGIN_FRAMEWORK},
 		{"cluster.gpu=a100-sxm4-80gb", "training.framework=megatron", NULL, DC_ATTN_BACKEND_SDPA,
 		 DC_ORIGIN_DEFAULT},
-		{"cluster.gpu=h100-sxm5-80gb", "training.framework=torchtitan", NULL, DC_ATTN_BACKEND_CUDNN,
-		 DC_ORIGIN_FRAMEWORK},
-		{"cluster.gpu=b200-sxm-180gb", "training.framework=torchtitan", NULL, DC_ATTN_BACKEND_CUDNN,
-		 DC_ORIGIN_FRAMEWORK},
-		{"cluster.gpu=a100-sxm4-80gb", "training.framework=torchtitan", NULL, DC_ATTN_BACKEND_CUDNN,
-		 DC_ORIGIN_FRAMEWORK},
-		{"cluster.gpu=h100-sxm5-80gb", "training.framework=torchtitan", "training.attention_backend=sdpa",
-		 DC_ATTN_BACKEND_SDPA, DC_ORIGIN_SET},
+		{"cluster.gpu=h100-sxm5-80gb", "training.framework=torchtitan", NULL, DC_ATTN_BACKEND_SDPA,
+		 DC_ORIGIN_DEFAULT},
+		{"cluster.gpu=b200-sxm-180gb", "training.framework=torchtitan", NULL, DC_ATTN_BACKEND_SDPA,
+		 DC_ORIGIN_DEFAULT},
+		{"cluster.gpu=h100-sxm5-80gb", "training.framework=torchtitan", "training.attention_backend=cudnn",
+		 DC_ATTN_BACKEND_CUDNN, DC_ORIGIN_SET},
 		{"cluster.gpu=h100-sxm5-80gb", "training.framework=custom", NULL, DC_ATTN_BACKEND_SDPA,
 		 DC_ORIGIN_DEFAULT},
 		{"cluster.gpu=h100-sxm5-80gb", "training.framework=deepspeed", NULL, DC_ATTN_BACKEND_SDPA,

@@ -1675,15 +1675,13 @@ static int rule_attention_fp8(struct loader *l)
 		 * capability 9.0 and above (get_attention_backend, "Disabling
 		 * FlashAttention to give FusedAttention preference on Hopper+";
 		 * docs/compute-model.md, "Attention backends"); on sm80 it keeps
-		 * FlashAttention-2, "sdpa". torchtitan's SDPA module asks
-		 * PyTorch for cuDNN's attention first on every GPU
-		 * (torchtitan/models/common/attention.py:382-391 and 417 at
-		 * b5bcd76c, since 6a3a9da9, October 2025), which runs the
-		 * shapes distcalc prices (PyTorch's can_use_cudnn_attention) */
-		if (b == DC_ATTN_BACKEND_SDPA &&
-		    ((c->training.framework == DC_FRAMEWORK_MEGATRON &&
-		      (arch == DC_GPU_ARCH_HOPPER || arch == DC_GPU_ARCH_BLACKWELL)) ||
-		     c->training.framework == DC_FRAMEWORK_TORCHTITAN)) {
+		 * FlashAttention-2, "sdpa". torchtitan keeps "sdpa": its
+		 * language models run FlexAttention, a Triton kernel of
+		 * FlashAttention-2's class, since 169545712 (June 2026), and
+		 * ran cuDNN's through SDPA only from 6a3a9da9 (October 2025) to
+		 * then (docs/compute-model.md, "Attention backends") */
+		if (b == DC_ATTN_BACKEND_SDPA && c->training.framework == DC_FRAMEWORK_MEGATRON &&
+		    (arch == DC_GPU_ARCH_HOPPER || arch == DC_GPU_ARCH_BLACKWELL)) {
 			b = DC_ATTN_BACKEND_CUDNN;
 			l->filled[KEY_TRAINING_ATTENTION_BACKEND] = DC_ORIGIN_FRAMEWORK;
 		}
@@ -2114,7 +2112,7 @@ static const struct rule rules[] = {
 	       "cluster.host_adam_rate")}, rule_gpu_preset},
 	{{"overlap.tp under framework megatron keeps 16 SMs for communication, so cluster.sm_count (given or from cluster.gpu) is above 16",
 	  KEYS("cluster.sm_count", "overlap.tp", "training.framework", "cluster.gpu")}, rule_tp_overlap_sms},
-	{{"attention_backend defaults from attention (eager: eager, flash: sdpa, but cudnn under framework megatron on a Hopper or Blackwell cluster.gpu, where Transformer Engine picks its cuDNN fused attention, and under framework torchtitan, whose SDPA asks for cuDNN first); a given backend sets attention when it is not given (eager: eager, else flash) and else agrees with it; fa3 needs a Hopper GPU; mxfp8 a Blackwell GPU; attention fp8 needs compute fp8 and backend cudnn or fa3; fp8_recipe or fp8_lm_head changed without compute fp8 has no effect and draws a warning, not an error (a sweep over compute keeps them); attention fp8 where Transformer Engine turns the FP8 kernel off warns, priced as given: with fa3 (no FA3 FP8 attention in training), and on Hopper with fp8_recipe current or a sliding window (transformer_engine/pytorch/attention/dot_product_attention/utils.py:657-660, 686-689 and 1344-1354, TransformerEngine d0067d0d); so does fa3 with model.dropout (FA3 has no dropout: utils.py:1105-1108)",
+	{{"attention_backend defaults from attention (eager: eager, flash: sdpa, but cudnn under framework megatron on a Hopper or Blackwell cluster.gpu, where Transformer Engine picks its cuDNN fused attention); a given backend sets attention when it is not given (eager: eager, else flash) and else agrees with it; fa3 needs a Hopper GPU; mxfp8 a Blackwell GPU; attention fp8 needs compute fp8 and backend cudnn or fa3; fp8_recipe or fp8_lm_head changed without compute fp8 has no effect and draws a warning, not an error (a sweep over compute keeps them); attention fp8 where Transformer Engine turns the FP8 kernel off warns, priced as given: with fa3 (no FA3 FP8 attention in training), and on Hopper with fp8_recipe current or a sliding window (transformer_engine/pytorch/attention/dot_product_attention/utils.py:657-660, 686-689 and 1344-1354, TransformerEngine d0067d0d); so does fa3 with model.dropout (FA3 has no dropout: utils.py:1105-1108)",
 	  KEYS("training.attention_backend", "training.attention", "training.framework", "cluster.gpu",
 	       "precision.compute", "precision.fp8_recipe", "precision.fp8_lm_head", "precision.attention",
 	       "model.sliding_window", "model.dropout")},
