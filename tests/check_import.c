@@ -157,6 +157,13 @@ START_TEST(megatron_errors)
 	ck_assert_str_eq(diag.entries[diag.count - 1].text,
 			 "t:2: error: '--moe-expert-capacity-factor': not mapped (distcalc routes every token: no capacity, "
 			 "no drops)");
+	/* no dispatcher named: Megatron-Core's default, allgather
+	 * (transformer_config.py:891 at d98e8a64), not priced: refused at
+	 * the --num-experts line */
+	ck_assert_str_eq(diag.entries[diag.count - 2].text,
+			 "t:2: error: '--num-experts': without --moe-token-dispatcher-type Megatron-Core dispatches tokens "
+			 "with allgather, which distcalc does not price; give --moe-token-dispatcher-type alltoall to price "
+			 "the alltoall dispatcher");
 	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "echo hello\n"), -1);
 }
 END_TEST

@@ -698,6 +698,13 @@ static void map_moe(struct mctx *m)
 	if (G(A_DISPATCHER) && strcmp(V(A_DISPATCHER), "alltoall") != 0)
 		err(m, L(A_DISPATCHER), "'--moe-token-dispatcher-type': '%s' is not mapped (distcalc prices the alltoall dispatcher)",
 		    V(A_DISPATCHER));
+	/* left out, Megatron-Core dispatches with allgather
+	 * (TransformerConfig.moe_token_dispatcher_type, transformer_config.py:891
+	 * at d98e8a64), which distcalc does not price either */
+	if (!G(A_DISPATCHER))
+		err(m, L(A_EXPERTS),
+		    "'--num-experts': without --moe-token-dispatcher-type Megatron-Core dispatches tokens with allgather, which "
+		    "distcalc does not price; give --moe-token-dispatcher-type alltoall to price the alltoall dispatcher");
 	if (G(A_CAPACITY))
 		err(m, L(A_CAPACITY), "'--moe-expert-capacity-factor': not mapped (distcalc routes every token: no capacity, "
 				      "no drops)");
