@@ -31,9 +31,10 @@ static uint64_t bucket_of(uint64_t elements, uint64_t bytes)
 	return out ? out : 1;
 }
 
-/* torchtitan's replicate wraps each transformer block as its own module
- * (torchtitan commit e1847f439, "per-module wrapping"): one block's
- * gradients are reduced as one; the largest layer of the stage analysed */
+/* torchtitan reduces each transformer block's gradients as one: its
+ * replicate wrapped each block as its own module (commit e1847f439,
+ * "per-module wrapping"), and since 00b7f5693 fully_shard does per block
+ * on a mesh of shard degree 1; the largest layer of the stage analysed */
 static uint64_t block_params(const struct dc_plan *p)
 {
 	const struct dc_stage_params *sp = dc_plan_stage_params(p, p->most_stage);
