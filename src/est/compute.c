@@ -202,6 +202,7 @@ struct ctx {
 	int rope;           /* rotary positions (no learned table) */
 	int compile;        /* training.compile: Inductor's fused element-wise kernels */
 	int eager_rmsnorm;  /* torchtitan eager: its RMSNorm as written, op by op */
+	int titan_eager;    /* torchtitan uncompiled: its SwiGLU, rotation and repeat_kv as written, op by op */
 	/* FP8 sequence-parallel gathers (fp8_gathers): each rank casts its
 	 * 1/t shard before the AllGather, cast_shard bytes an element, and
 	 * the transpose, where the recipe makes one, runs on the gathered
@@ -392,6 +393,13 @@ static double mem_s(const struct ctx *x, double bytes)
 	return bytes > 0 ? bytes / (x->hbm * x->mem_eff) + x->mem_t0 : 0;
 }
 
+/* `passes` element-wise kernels moving `bytes` between them: one launch
+ * each (an eager chain that a fused kernel would run as one). */
+static double mem_passes_s(const struct ctx *x, double bytes, double passes)
+{
+	return bytes > 0 ? bytes / (x->hbm * x->mem_eff) + passes * x->mem_t0 : 0;
+}
+
 #ifdef DISTCALC_VERIFY_MEMOS
 /* An equal GEMM's time kept for this one (`reused`) against gemm_s on
  * this one's own arguments */
@@ -532,6 +540,38 @@ static void norm_residual(const struct ctx *x, struct part *pt, int bias, int af
 		pt->bwd_mem += mem_s(x, 2.0 * n);
 }
 
+/* torchtitan's attention block uncompiled, beside the GEMMs and the
+ * flash kernel, as the benchmark's torchtitan (9dec370) writes it
+ * (docs/compute-model.md, "torchtitan's eager SwiGLU, rotation and
+ * repeat_kv"): qn = T (a/t) d query and kn = T (kv/t) d key elements.
+ * The rotation, apply_rotary_emb (torchtitan/models/llama/model.py:108-113
+ * at 9dec370; ComplexRoPE.apply_rotary_emb, torchtitan/models/common/
+ * rope.py:253-264 at b5bcd76c, the same ops), on q and on k apart:
+ * x.float() (read 2, write 4), the complex64 product with freqs_cis (read
+ * 4, write 4, and the table once: s_q d/2 complex values, 4 s_q d bytes),
+ * type_as (read 4, write 2): 20 bytes an element in 3 passes each;
+ * backward autograd runs the same three (type_as's cast of the gradient
+ * to FP32, the product with the table's conjugate, float()'s cast back),
+ * 20 bytes and the table again. repeat_kv (model.py:116-125 and 201-202
+ * at 9dec370), where a > kv: expand, then reshape copies k and v to every
+ * query head (read the kv heads, write the a heads), one pass each;
+ * backward the expand's sum back over the copies, the same bytes. wq, wk
+ * and wv are three linears of one input (model.py:189): autograd sums
+ * their three input gradients, 2 passes of 6 bytes per T x h element. */
+static void titan_attention_eager(const struct ctx *x, struct part *pt)
+{
+	double T = x->tokens, qn = T * x->heads * x->d_qk, kn = T * x->kv_heads * x->d_qk;
+	double table = 4.0 * x->s_q * x->d_qk;
+	double rot = 20.0 * (qn + kn) + 2.0 * table;
+	pt->fwd_mem += mem_passes_s(x, rot, 6);
+	pt->bwd_mem += mem_passes_s(x, rot, 6) + mem_passes_s(x, 12.0 * T * x->h, 2);
+	if (x->heads > x->kv_heads) {
+		double kv = T * x->kv_heads * (x->d_qk + x->d_v), rep = T * x->heads * (x->d_qk + x->d_v);
+		pt->fwd_mem += mem_passes_s(x, 2.0 * (kv + rep), 2);
+		pt->bwd_mem += mem_passes_s(x, 2.0 * (kv + rep), 2);
+	}
+}
+
 /* Attention: the q, k, v projections, the core, the output projection.
  * Standard (GQA) attention projects h to (a + 2 kv) d / t in one GEMM;
  * MLA (DeepSeek-V2) projects through its low-rank latents, the
@@ -565,7 +605,10 @@ static void attention(struct ctx *x, struct part *pt)
 		if (m->qkv_bias) /* the bias gradient reads dq, dk, dv */
 			pt->bwd_mem += mem_s(x, 2.0 * T * (x->heads + 2.0 * x->kv_heads) * x->d_qk);
 	}
-	if (x->rope) { /* rotary positions on q and k: read and write, both ways */
+	if (x->titan_eager && x->rope && !m->kv_lora_rank && !m->qk_norm) {
+		/* torchtitan's Llama attention (no MLA, no q/k norm) uncompiled */
+		titan_attention_eager(x, pt);
+	} else if (x->rope) { /* rotary positions on q and k: read and write, both ways */
 		double qk = T * (x->heads + x->kv_heads) * x->d_qk;
 		pt->fwd_mem += mem_s(x, 4.0 * qk);
 		pt->bwd_mem += mem_s(x, 4.0 * qk);
@@ -739,8 +782,21 @@ static void mlp(struct ctx *x, struct part *pt, double tokens, double f, double 
 	double inner = tokens * f * batch;
 	struct lin_gemms fc1;
 	linear_in(x, x->lin, pt, tokens, (gated ? 2.0 : 1.0) * f, x->h, batch, NULL, &fc1, sp ? LIN_GATHERED_X : 0);
-	pt->fwd_mem += mem_s(x, (gated ? 6.0 : 4.0) * inner);
-	pt->bwd_mem += mem_s(x, (gated ? 10.0 : 6.0) * inner);
+	if (gated && x->titan_eager) {
+		/* torchtitan's FeedForward uncompiled, w2(F.silu(w1(x)) * w3(x))
+		 * (torchtitan/models/common/feed_forward.py:53-54 at b5bcd76c,
+		 * models/llama/model.py:252-253 at 9dec370): silu (read 2,
+		 * write 2) and the product (read 4, write 2), 10 bytes in 2
+		 * passes; backward the product's two multiplies (12) and
+		 * silu_backward (read the gradient and the input, write: 6), 18
+		 * bytes in 3, and autograd's sum of w1's and w3's input
+		 * gradients (6 bytes per tokens x h element, one pass) */
+		pt->fwd_mem += mem_passes_s(x, 10.0 * inner, 2);
+		pt->bwd_mem += mem_passes_s(x, 18.0 * inner, 3) + mem_s(x, 6.0 * tokens * x->h * batch);
+	} else {
+		pt->fwd_mem += mem_s(x, (gated ? 6.0 : 4.0) * inner);
+		pt->bwd_mem += mem_s(x, (gated ? 10.0 : 6.0) * inner);
+	}
 	if (x->m->mlp_bias)
 		pt->bwd_mem += mem_s(x, 2.0 * inner);
 	/* fc2 [f -> h] is fc1 [h -> f] transposed when fc1 has no gate */
@@ -1274,7 +1330,8 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 	x.dropout = m->dropout;
 	x.rope = m->position_embeddings == 0;
 	x.compile = in->training.compile;
-	x.eager_rmsnorm = !x.compile && in->training.framework == DC_FRAMEWORK_TORCHTITAN && m->norm == DC_NORM_RMSNORM;
+	x.titan_eager = !x.compile && in->training.framework == DC_FRAMEWORK_TORCHTITAN;
+	x.eager_rmsnorm = x.titan_eager && m->norm == DC_NORM_RMSNORM;
 	x.s_k = flash_keys(m, x.s);
 
 	{
