@@ -811,6 +811,11 @@ END_TEST
  *   full recompute under FP8: the forward's g again, 24 x 3,145,728,
  *     and its ReduceScatter, 24 x 6,291,456: + 226,492,416 =
  *     754,974,720 B
+ *   current scaling adds one amax AllReduce (max) of one FP32, 4 B, per
+ *     FP8 gather the shard is cast for: the forward's g and the output
+ *     gradient's g-bar, 24 each (the re-gather moves FP8 shards cast in
+ *     the forward); each sends 2 (4 - floor(4 / 4)) = 6 B: 48 x 6 = 288
+ *     B more, 528,482,592 B
  *   MoE layers 3 and 4 (dense_layers 2): their MLP's gathers stay BF16,
  *     6 of a microbatch's 8 of each kind FP8: 18 x 3,145,728 + 6 x
  *     6,291,456 = 94,371,840 a kind; 3 x 94,371,840 + 301,989,888 =
@@ -835,18 +840,39 @@ START_TEST(test_tp_fp8_gathers)
 	ck_assert_uint_eq(s->coll[3].msg_bytes, 8388608ull);
 	ck_assert_uint_eq(s->coll[4].msg_bytes, 4194304ull);
 	ck_assert_uint_eq(s->bytes_per_rank, 528482304ull);
-	/* current scaling: the same bytes; custom and deepspeed run
-	 * Transformer Engine's recipes as megatron does */
+	/* current scaling: the same gathers and the amax AllReduces, 24
+	 * forward and 24 backward of 4 B, on the compute stream; custom and
+	 * deepspeed run Transformer Engine's recipes as megatron does */
 	c.precision.fp8_recipe = DC_FP8_CURRENT;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 528482304ull);
+	m = compute(&c);
+	s = &m.s[DC_STRAT_TP];
+	ck_assert_uint_eq(s->ncoll, 7);
+	ck_assert_int_eq(s->coll[5].kind, DC_COLL_ALL_REDUCE);
+	ck_assert_int_eq(s->coll[5].what, DC_CW_TP_AMAX);
+	ck_assert_int_eq(s->coll[5].phase, DC_CPHASE_FORWARD);
+	ck_assert_int_eq(s->coll[5].overlap, DC_OVL_INLINE);
+	ck_assert_uint_eq(s->coll[5].count, 24);
+	ck_assert_uint_eq(s->coll[5].msg_bytes, 4);
+	ck_assert_int_eq(s->coll[6].phase, DC_CPHASE_BACKWARD);
+	ck_assert_uint_eq(s->coll[6].count, 24);
+	ck_assert_uint_eq(s->bytes_per_rank, 528482592ull);
 	c.training.framework = DC_FRAMEWORK_CUSTOM;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 528482304ull);
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 528482592ull);
 	c.training.framework = DC_FRAMEWORK_DEEPSPEED;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 528482304ull);
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 528482592ull);
+	/* full recompute casts the recomputed forward's shards again: 24
+	 * more, 144 B, beside the gathers' 226,492,416 (below) */
+	c.training.recompute = DC_RECOMPUTE_FULL;
+	m = compute(&c);
+	ck_assert_uint_eq(m.s[DC_STRAT_TP].ncoll, 10);
+	ck_assert_int_eq(m.s[DC_STRAT_TP].coll[9].what, DC_CW_TP_AMAX_RECOMPUTED);
+	ck_assert_uint_eq(m.s[DC_STRAT_TP].coll[9].count, 24);
+	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 754974720ull + 432ull);
+	c.training.recompute = DC_RECOMPUTE_SELECTIVE;
 	/* torchtitan: torchao's float8 TP styles gather FP8 under tensorwise
-	 * scaling (current) only */
+	 * scaling (current) only, and DTensor reduces each shard's amax */
 	c.training.framework = DC_FRAMEWORK_TORCHTITAN;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 528482304ull);
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 528482592ull);
 	c.precision.fp8_recipe = DC_FP8_DELAYED;
 	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 754974720ull);
 	c.precision.fp8_recipe = DC_FP8_ROWWISE;

@@ -410,6 +410,64 @@ START_TEST(test_async_tp_tiles_by_hand)
 }
 END_TEST
 
+/* Current scaling's amax reductions (framework.h
+ * dc_framework_tp_amax_reduced; Transformer Engine d0067d0d
+ * csrc/quantizer.cpp:1014-1021): configs/llama-3-8b.json (32 layers, tp 8
+ * in one node, 16 microbatches) with sequence parallelism and FP8 under
+ * megatron. One layer and microbatch casts four FP8 shards it gathers:
+ * the QKV and FC1 inputs forward, the output projection's and FC2's output
+ * gradients backward; each first reduces its amax, one FP32 (4 B), over
+ * the 8 ranks: 2 x 32 x 16 = 1,024 calls a step forward and 1,024
+ * backward. One call, by the network model's rules
+ * (docs/network-model.md, "Protocols"): a ring with LL in one node, start-up
+ * 6.6 us and 2 x 7 = 14 hops at 0.6 / 3.4 of the config's 5 us, plus its
+ * 2 x 7/8 x 4 = 7 bus bytes on one of 16 channels at 1/4 (LL) of
+ * 450 GB/s / 16: 6.6 + 12.352941 + 0.000996 = 18.953937 us (the tree:
+ * 6.8 + 12.352941 us, slower). They sit on the compute stream between the
+ * amax and the cast (the reduction's wait()), so no overlap mode hides
+ * them: a layer's exposed TP time grows by 2 x 18.953937 us each way over
+ * delayed scaling (the same FP8 gathers, no reduction), the step's by
+ * 2,048 x 18.953937 us = 38.817663 ms, under Megatron's asynchronous
+ * backward, its --tp-comm-overlap, and custom's overlap.tp, which hides
+ * every other TP collective there (the rest is 0 s). */
+START_TEST(test_tp_amax_reductions_by_hand)
+{
+	static const char *const modes[][2] = {{"training.framework=megatron", "overlap.tp=false"},
+					       {"training.framework=megatron", "overlap.tp=true"},
+					       {"training.framework=custom", "overlap.tp=true"}};
+	const double one = 6.6e-6 + 14.0 * 0.6 / 3.4 * 5e-6 + 7.0 / (450e9 / 16.0 / 4.0);
+	for (int i = 0; i < 3; i++) {
+		const char *cur[] = {"parallel.sequence_parallel=true", "precision.compute=fp8", "precision.fp8_recipe=current",
+				     "cluster.gpu=h100-sxm5-80gb", modes[i][0], modes[i][1], NULL};
+		const char *del[] = {"parallel.sequence_parallel=true", "precision.compute=fp8", "precision.fp8_recipe=delayed",
+				     "cluster.gpu=h100-sxm5-80gb", modes[i][0], modes[i][1], NULL};
+		const struct dc_comm_strategy *s;
+		struct dc_step_tp_layer cl, dl;
+		double ex_cur, ex_del;
+		int rows = 0;
+		run_config("llama-3-8b.json", cur);
+		s = &run_res.comm.s[DC_STRAT_TP];
+		for (uint64_t j = 0; j < s->ncoll; j++)
+			if (s->coll[j].what == DC_CW_TP_AMAX) {
+				ck_assert_uint_eq(s->coll[j].count, 1024);
+				ck_assert_uint_eq(s->coll[j].msg_bytes, 4);
+				ck_assert_int_eq(s->coll[j].overlap, DC_OVL_INLINE);
+				ck_assert_double_eq_tol(s->coll[j].time_s / 1024.0, one, 1e-6 * one);
+				rows++;
+			}
+		ck_assert_int_eq(rows, 2);
+		dc_step_tp_layer(&run_plan, &run_res.comm, &cl);
+		ex_cur = run_res.step.classes[0].exposed_s[DC_STRAT_TP];
+		run_config("llama-3-8b.json", del);
+		dc_step_tp_layer(&run_plan, &run_res.comm, &dl);
+		ex_del = run_res.step.classes[0].exposed_s[DC_STRAT_TP];
+		ck_assert_double_eq_tol(cl.fwd_s - dl.fwd_s, 2.0 * one, 1e-6 * one);
+		ck_assert_double_eq_tol(cl.bwd_s - dl.bwd_s, 2.0 * one, 1e-6 * one);
+		ck_assert_double_eq_tol(ex_cur - ex_del, 2048.0 * one, 1e-6 * 2048.0 * one);
+	}
+}
+END_TEST
+
 /* Korthikanti et al. 2022 Table 5 under training.framework megatron (the
  * paper's software): no worse than the bound check_step.c holds under
  * custom (mean 3%, max 5%; measured there 2.32% / 4.14%). The rows run
@@ -480,6 +538,7 @@ int main(void)
 	tcase_add_test(tc, test_tiled_exposed_by_hand);
 	tcase_add_test(tc, test_async_tp_by_hand);
 	tcase_add_test(tc, test_async_tp_tiles_by_hand);
+	tcase_add_test(tc, test_tp_amax_reductions_by_hand);
 	tcase_add_test(tc, test_framework_errors);
 	tcase_add_test(tc, test_korthikanti_table5_megatron);
 	suite_add_tcase(s, tc);

@@ -60,6 +60,7 @@ enum dc_overlap_class {
 	DC_OVL_RING,        /* ring attention's send behind the current block's attention (cp p2p) */
 	DC_OVL_EXPERT_A2A,  /* an expert dispatch or combine: behind another microbatch's compute (overlap.ep) */
 	DC_OVL_PIPELINE,    /* a stage boundary's send: the schedule's own critical path */
+	DC_OVL_INLINE,      /* blocking between two kernels of the compute stream (an FP8 amax reduction): never hidden */
 	DC_OVL_COUNT,
 };
 
@@ -90,6 +91,8 @@ enum dc_coll_what {
 	DC_CW_TP_INPUT_GRAD_G,
 	DC_CW_TP_INPUT_REGATHER,
 	DC_CW_TP_SEQ_RECOMPUTED,
+	DC_CW_TP_AMAX,            /* an FP8 shard's amax, reduced (max) before its cast (current scaling) */
+	DC_CW_TP_AMAX_RECOMPUTED, /* full recompute: the forward's, again in backward */
 	/* pp */
 	DC_CW_PP_ACTIVATIONS,
 	DC_CW_PP_GRADIENTS,

@@ -67,4 +67,14 @@ enum dc_tp_gather_format {
 
 enum dc_tp_gather_format dc_framework_tp_gather_format(const struct dc_config *c);
 
+/* Whether each FP8 shard's amax is reduced over the tp group (one small
+ * AllReduce, max) before the shard is cast and gathered: per-tensor
+ * current scaling with FP8 gathers (Transformer Engine's
+ * Float8CurrentScalingQuantizer with the tp group as its amax reduction
+ * group; torchao's tensorwise cast of a sequence-sharded DTensor, whose
+ * partial max DTensor reduces). Delayed scaling reduces its amaxes once a
+ * step, MXFP8 has no per-tensor amax (docs/formulas-systems.md, "FP8
+ * gathers", the amax reductions). */
+int dc_framework_tp_amax_reduced(const struct dc_config *c);
+
 #endif

@@ -9,6 +9,10 @@
 #include "axis_int.h"
 #include "distcalc/framework.h"
 
+/* An amax reduction's message: one FP32 scalar (Transformer Engine's
+ * amax buffer, csrc/quantizer.cpp:1035-1040 at d0067d0d) */
+#define TP_AMAX_BYTES 4u
+
 /* The message of one such AllGather of `tokens` x `hidden` elements
  * (gathered: the whole b s h), in format f; `grad`: the row-parallel
  * output gradient's, of which MXFP8 gathers two copies. */
@@ -128,5 +132,20 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 			     act);
 		dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_TP_OUTPUT_RECOMPUTED, DC_CPHASE_BACKWARD,
 			     DC_OVL_EXPOSED, re_mb, act);
+	}
+	/* current scaling: before each FP8 shard is cast and gathered its
+	 * amax, one FP32, is reduced (max) over the tp group, on the compute
+	 * stream between the amax and the cast (framework.h,
+	 * dc_framework_tp_amax_reduced): one for each quantized gather of the
+	 * forward (the QKV and FC1 inputs) and of the backward (the output
+	 * projection's and FC2's output gradients), and the recomputed
+	 * forward's; the backward's re-gather brings FP8 shards kept from the
+	 * forward, cast already */
+	if (dc_framework_tp_amax_reduced(cfg)) {
+		dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX, DC_CPHASE_FORWARD, DC_OVL_INLINE, q_mb, TP_AMAX_BYTES);
+		dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX, DC_CPHASE_BACKWARD, DC_OVL_INLINE, q_mb, TP_AMAX_BYTES);
+		if (refwd)
+			dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_INLINE,
+				     q_re_mb, TP_AMAX_BYTES);
 	}
 }

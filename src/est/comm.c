@@ -367,6 +367,8 @@ const char *dc_coll_what_label(enum dc_coll_what w)
 		[DC_CW_TP_INPUT_GRAD_G] = "input grad (g)",
 		[DC_CW_TP_INPUT_REGATHER] = "input re-gathered for weight grads",
 		[DC_CW_TP_SEQ_RECOMPUTED] = "sequence shards, recomputed",
+		[DC_CW_TP_AMAX] = "FP8 shard amax (max)",
+		[DC_CW_TP_AMAX_RECOMPUTED] = "FP8 shard amax, recomputed",
 		[DC_CW_PP_ACTIVATIONS] = "activations to next stage",
 		[DC_CW_PP_GRADIENTS] = "gradients to previous stage",
 		[DC_CW_CP_KV_NEXT] = "K/V chunk to next cp rank",
@@ -406,6 +408,6 @@ const char *dc_coll_phase_name(enum dc_coll_phase ph)
 const char *dc_overlap_class_name(enum dc_overlap_class o)
 {
 	static const char *const names[DC_OVL_COUNT] = {"exposed",     "grad_sync", "prefetch",  "behind_gemm",
-							"ring",        "expert_a2a", "pipeline"};
+							"ring",        "expert_a2a", "pipeline",  "inline"};
 	return (unsigned)o < DC_OVL_COUNT ? names[o] : "?";
 }

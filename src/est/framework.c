@@ -142,3 +142,22 @@ enum dc_tp_gather_format dc_framework_tp_gather_format(const struct dc_config *c
 	}
 	return DC_TP_GATHER_WORKING;
 }
+
+int dc_framework_tp_amax_reduced(const struct dc_config *c)
+{
+	/* Transformer Engine d0067d0d: module/linear.py:350-355 (forward,
+	 * column-parallel input) and 809-822 (backward, row-parallel output
+	 * gradient), module/layernorm_linear.py:233-237,
+	 * module/layernorm_mlp.py:407-410 and 1155-1158 set the tp group on
+	 * the quantizer; module/_common.py:20-32 sets it only on a quantizer
+	 * with with_amax_reduction, Float8CurrentScalingQuantizer
+	 * (tensor/float8_tensor.py:197-253), whose quantize reduces the amax
+	 * (csrc/quantizer.cpp:1014-1021). torchao 36027d82: the float8 TP
+	 * styles cast the sequence-sharded DTensor input
+	 * (float8_tensor_parallel.py:60, 124, 232) and, in backward, the
+	 * sequence-sharded output gradient (:83, 146;
+	 * float8_scaling_utils.py:109-112); its max is a partial max that
+	 * DTensor reduces with one all-reduce at the first non-linear op
+	 * (fsdp_utils.py:70-74 says so of the same pattern). */
+	return dc_framework_tp_gather_format(c) == DC_TP_GATHER_FP8 && c->precision.fp8_recipe == DC_FP8_CURRENT;
+}

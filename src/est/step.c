@@ -53,6 +53,7 @@ struct costs {
 	const struct dc_compute *c;
 	double tp_f, tp_b;           /* one layer's TP collectives, forward / backward */
 	double tp_b_async;           /* of tp_b: what Megatron runs behind the backward's GEMMs */
+	double tp_f_inline, tp_b_inline; /* of tp_f, tp_b: DC_OVL_INLINE calls, never hidden (FP8 amax reductions) */
 	double ep_f, ep_b;           /* one MoE layer's AlltoAlls */
 	double ag_f, ag_b, rs_b;     /* one FSDP unit's gathers and reduce-scatter */
 	double fsdp_tail_s;          /* pp > 1: the stage's reduce-scatters after its last backward */
@@ -142,6 +143,8 @@ static void tp_tiled_init(struct costs *k, const struct dc_comm_strategy *s, dou
 	for (uint64_t i = 0; i < s->ncoll; i++) {
 		const struct dc_coll *cl = &s->coll[i];
 		double one = cl->time_s / per / 2.0;
+		if (cl->overlap == DC_OVL_INLINE)
+			continue; /* tp_f_inline, tp_b_inline */
 		switch (cl->what) {
 		case DC_CW_TP_SEQ_IN_G:
 			k->c_ag_f += one;
@@ -198,7 +201,8 @@ static double tp_tiled_layer(const struct costs *k, int moe, int bwd)
 	 * re-gather in bulk beside whole GEMMs (compute.c tp_tiled) */
 	double n = k->tiles, n_rs = k->te ? 4.0 : n, ex;
 	if (!bwd) {
-		ex = dc_step_tiled_exposed(k->c_ag_f, k->g_qkv, n) + dc_step_tiled_exposed(k->c_rs_f, k->g_o, n_rs);
+		ex = k->tp_f_inline + dc_step_tiled_exposed(k->c_ag_f, k->g_qkv, n) +
+		     dc_step_tiled_exposed(k->c_rs_f, k->g_o, n_rs);
 		if (moe)
 			return ex + k->c_ag_f + k->c_rs_f;
 		return ex + dc_step_tiled_exposed(k->c_ag_f, k->g_fc1, n) + dc_step_tiled_exposed(k->c_rs_f, k->g_fc2, n_rs);
@@ -208,7 +212,7 @@ static double tp_tiled_layer(const struct costs *k, int moe, int bwd)
 	 * the column-parallel GEMM's (Transformer Engine: in bulk beside its
 	 * weight gradient), the input's re-gather beside its weight gradient
 	 * (Transformer Engine: in bulk beside the input gradient) */
-	ex = k->tp_b_exposed + dc_step_tiled_exposed(k->c_gbar_b, k->g_o, n);
+	ex = k->tp_b_inline + k->tp_b_exposed + dc_step_tiled_exposed(k->c_gbar_b, k->g_o, n);
 	if (k->te)
 		ex += bulk_exposed(k->c_rs_b, k->g_qkv) + bulk_exposed(k->c_regather_b, k->g_qkv);
 	else
@@ -251,9 +255,14 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 		phase_times(&comm->s[DC_STRAT_TP], -1, &f, &b);
 		k->tp_f = f / (layers * gas);
 		k->tp_b = b / (layers * gas);
-		for (uint64_t i = 0; i < comm->s[DC_STRAT_TP].ncoll; i++)
-			if (tp_async(&comm->s[DC_STRAT_TP].coll[i]))
-				k->tp_b_async += comm->s[DC_STRAT_TP].coll[i].time_s / (layers * gas);
+		for (uint64_t i = 0; i < comm->s[DC_STRAT_TP].ncoll; i++) {
+			const struct dc_coll *cl = &comm->s[DC_STRAT_TP].coll[i];
+			if (tp_async(cl))
+				k->tp_b_async += cl->time_s / (layers * gas);
+			else if (cl->overlap == DC_OVL_INLINE)
+				*(cl->phase == DC_CPHASE_FORWARD ? &k->tp_f_inline : &k->tp_b_inline) +=
+					cl->time_s / (layers * gas);
+		}
 		if (k->tp_mode == DC_TP_TILED)
 			tp_tiled_init(k, &comm->s[DC_STRAT_TP], layers * gas);
 	}
@@ -406,9 +415,10 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 		hid += cp - ex_cp;
 	}
 	if (k->tp_mode == DC_TP_ALL) {
-		/* custom overlap.tp: every TP collective behind the layer's GEMMs */
-		double mm = bwd ? w->bwd_matmul_s : w->fwd_matmul_s;
-		ex_tp = max0(tp - mm);
+		/* custom overlap.tp: every TP collective behind the layer's
+		 * GEMMs, but an inline one (an amax reduction) */
+		double mm = bwd ? w->bwd_matmul_s : w->fwd_matmul_s, inl = bwd ? k->tp_b_inline : k->tp_f_inline;
+		ex_tp = max0(tp - inl - mm) + inl;
 		hid += tp - ex_tp;
 	} else if (k->tp_mode == DC_TP_TILED) {
 		/* Megatron's TP overlap, torchtitan's async TP: each collective
