@@ -306,6 +306,57 @@ START_TEST(test_presets_and_fp8)
 }
 END_TEST
 
+/* Transformer Engine's norm and cast (compute.c te_norm_quantizes;
+ * layernorm_linear.py:244-266 and csrc/extensions/normalization.cpp
+ * :95-133 at d0067d0d): under training.framework megatron q, k, v and
+ * fc1 are TELayerNormColumnParallelLinear, and the norm before each
+ * quantizes its own output. On the 22B (h 6144, T 8192 tokens, tp 8) on
+ * an H100 (2.52920e12 B/s, t0_mem 1.47636 us: test_presets_and_fp8),
+ * eager attention both ways, against custom, which keeps the
+ * norm (read 2, write 2) and a separate cast:
+ *   delayed, sequence parallel (1024 tokens a rank): the norm writes FP8
+ *     (2 + 1 = 3 B) and no cast kernel runs, where custom moves 4 + 3 B
+ *     in two kernels: 2 x 4 x 1024 x 6144 = 50,331,648 B and 2 kernels
+ *     less, 19.9002 + 2.9527 = 22.8529 us a layer's forward
+ *   delayed, no sequence parallelism (8192 tokens): norm 3 B and a
+ *     transpose kernel of the FP8 copy (read 1, write 1), where custom
+ *     moves 4 + 4 B (the cast+transpose): 2 x 3 x 8192 x 6144 =
+ *     301,989,888 B less in as many kernels, 119.4013 us
+ *   current: the norm writes BF16 and the amax in one pass; the cast no
+ *     longer reads the tensor for its amax: 2 B less an element, on the
+ *     shard 2 x 2 x 1024 x 6144 = 25,165,824 B, 9.9501 us; on the whole
+ *     tensor 201,326,592 B, 79.6009 us
+ *   mxfp8 is not fused by default (normalization.cpp:108-113) and is
+ *     refused on Hopper anyway; rowwise is torchao's: nothing changes.
+ * The backward does not change. */
+START_TEST(test_te_norm_cast_by_hand)
+{
+	static const struct {
+		const char *recipe, *sp;
+		double saved_s;
+	} cases[] = {{"precision.fp8_recipe=delayed", "parallel.sequence_parallel=true", 22.8529e-6},
+		     {"precision.fp8_recipe=delayed", "parallel.sequence_parallel=false", 119.4013e-6},
+		     {"precision.fp8_recipe=current", "parallel.sequence_parallel=true", 9.9501e-6},
+		     {"precision.fp8_recipe=current", "parallel.sequence_parallel=false", 79.6009e-6},
+		     {"precision.fp8_recipe=rowwise", "parallel.sequence_parallel=true", 0}};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *custom[] = {"cluster.gpu=h100-sxm5-80gb", "precision.compute=fp8", cases[i].recipe, cases[i].sp};
+		const char *megatron[] = {"cluster.gpu=h100-sxm5-80gb", "precision.compute=fp8", cases[i].recipe,
+					  cases[i].sp, "training.framework=megatron"};
+		struct run *a = run(K22B, custom, 4), *b = run(K22B, megatron, 5);
+		const struct dc_work_time *la = &a->r.compute.dense_layer, *lb = &b->r.compute.dense_layer;
+		ck_assert_double_eq(la->fwd_matmul_s, lb->fwd_matmul_s);
+		ck_assert_double_eq(la->bwd_s, lb->bwd_s);
+		if (cases[i].saved_s > 0)
+			ck_assert_double_le(fabs((la->fwd_s - lb->fwd_s) / cases[i].saved_s - 1), 1e-5);
+		else
+			ck_assert_double_eq(la->fwd_s, lb->fwd_s);
+		free(a);
+		free(b);
+	}
+}
+END_TEST
+
 /* Megatron's vocabulary-parallel cross entropy as
  * megatron/core/tensor_parallel/cross_entropy.py runs it, kernel by kernel
  * (training.framework megatron): forward the FP32 copy of the BF16 logits
@@ -1153,6 +1204,7 @@ int main(void)
 	tcase_add_test(tc, test_small_layer_flops);
 	tcase_add_test(tc, test_context_parallel_halves_the_work);
 	tcase_add_test(tc, test_presets_and_fp8);
+	tcase_add_test(tc, test_te_norm_cast_by_hand);
 	tcase_add_test(tc, test_megatron_cross_entropy);
 	tcase_add_test(tc, test_torchtitan_cross_entropy);
 	tcase_add_test(tc, test_attention_backends);

@@ -209,6 +209,13 @@ struct ctx {
 	 * FP8 tensor, cast_gathered bytes an element (linear_in) */
 	int fp8_gather;
 	double cast_shard, cast_gathered;
+	/* megatron's Transformer Engine norm before q, k, v and fc1
+	 * (te_norm_quantizes): te_norm set, the norm writes norm_out_bytes
+	 * an element (1: its FP8 copy, else BF16) and the cast of the
+	 * linear's X moves cast_x_norm (cast_shard_norm on a gathered
+	 * shard) in place of cast_x (cast_shard) */
+	int te_norm;
+	double norm_out_bytes, cast_x_norm, cast_shard_norm;
 };
 
 /* Times of one block, each split into matmul and memory-bound parts. */
@@ -420,6 +427,9 @@ struct lin_gemms {
  * the row-parallel output projection and FC2's output gradient) */
 #define LIN_GATHERED_X 1u
 #define LIN_GATHERED_DY 2u
+/* and whether X is the output of Transformer Engine's fused norm
+ * (ctx te_norm): its cast is the norm's business in part */
+#define LIN_NORM_X 4u
 
 /* A linear layer y = x W, x [tokens x k], W [k x n]: forward one GEMM,
  * backward the input gradient [tokens x n] x [n x k] and the weight
@@ -468,16 +478,18 @@ static void linear_in(struct ctx *x, const struct prec *pr, struct part *pt, dou
 	pt->bwd_wgrad += wgrad;
 	pt->fwd_flops += 2.0 * tokens * n * k * batch;
 	if (pr->cast_x > 0) {
+		/* X from Transformer Engine's norm: what of its cast is left */
+		int norm = (gathered & LIN_NORM_X) && x->te_norm && pr == &x->fp8;
 		if (!x->fp8_gather || pr != &x->fp8)
 			gathered = 0;
 		/* X: the forward casts the shard; the backward's re-gather
 		 * brings the FP8 shards back and transposes them for the
-		 * weight gradient */
+		 * weight gradient (mem_s of 0 bytes is no kernel) */
 		if (gathered & LIN_GATHERED_X) {
-			pt->fwd_mem += mem_s(x, x->cast_shard * (tokens / x->t) * k * batch);
+			pt->fwd_mem += mem_s(x, (norm ? x->cast_shard_norm : x->cast_shard) * (tokens / x->t) * k * batch);
 			pt->bwd_mem += mem_s(x, x->cast_gathered * tokens * k * batch);
 		} else {
-			pt->fwd_mem += mem_s(x, pr->cast_x * tokens * k * batch);
+			pt->fwd_mem += mem_s(x, (norm ? x->cast_x_norm : pr->cast_x) * tokens * k * batch);
 		}
 		/* dY: the shard's cast before the gather, the transpose after */
 		if (gathered & LIN_GATHERED_DY)
@@ -502,7 +514,9 @@ static void linear_sp(struct ctx *x, struct part *pt, double tokens, double n, d
 
 /* The norm before a sub-block and the residual add after it, on the
  * tokens_sp x h stream (Megatron's fused bias-dropout-add): forward the
- * norm reads and writes 2 bytes per element, the add reads the branch and
+ * norm reads and writes 2 bytes per element (`te`: the norm of
+ * Transformer Engine's LayerNormLinear before q, k, v or fc1, which
+ * under ctx te_norm writes norm_out_bytes), the add reads the branch and
  * the residual and writes the sum (6), the dropout mask adds 1 byte;
  * backward the norm reads x and dy and writes dx (6), the two gradient
  * paths are summed (6), the dropout backward reads dy and the mask and
@@ -517,10 +531,10 @@ static void linear_sp(struct ctx *x, struct part *pt, double tokens, double n, d
  * residual add is in the same compiled block, so this norm joins its
  * kernel: the sum's pass writes the normed copy too (2 bytes more), and
  * the norm has no pass or launch of its own. */
-static void norm_residual(const struct ctx *x, struct part *pt, int bias, int after_add)
+static void norm_residual(const struct ctx *x, struct part *pt, int bias, int after_add, int te)
 {
-	double n = x->tokens_sp * x->h;
-	double norm_fwd = x->compile && after_add ? 2.0 * n / (x->hbm * x->mem_eff) : mem_s(x, 4.0 * n);
+	double n = x->tokens_sp * x->h, out = te && x->te_norm ? x->norm_out_bytes : 2.0;
+	double norm_fwd = x->compile && after_add ? out * n / (x->hbm * x->mem_eff) : mem_s(x, (2.0 + out) * n);
 	double norm_bwd = mem_s(x, 6.0 * n);
 	if (x->eager_rmsnorm) {
 		/* torchtitan's RMSNorm uncompiled (torchtitan/models/norms.py,
@@ -587,7 +601,8 @@ static void attention(struct ctx *x, struct part *pt)
 	double scores = x->b * x->heads * sq * sk; /* score elements on this rank */
 	double sk_flash = x->s_k; /* a window skips blocks in a flash kernel, not in eager attention's mask */
 
-	norm_residual(x, pt, m->out_bias, 0);
+	/* Megatron-Core's MLA keeps its input norm apart (gpt_layer_specs.py) */
+	norm_residual(x, pt, m->out_bias, 0, !m->kv_lora_rank);
 	if (m->kv_lora_rank) {
 		double a = (double)m->num_attention_heads;
 		double q_lora = (double)m->q_lora_rank, kv_lora = (double)m->kv_lora_rank;
@@ -601,7 +616,7 @@ static void attention(struct ctx *x, struct part *pt)
 		linear(x, pt, T, kv_lora + rope, h, 1);
 		linear(x, pt, T, a * (nope + (double)m->v_head_dim) / t, kv_lora, 1);
 	} else {
-		linear_sp(x, pt, T, (x->heads + 2.0 * x->kv_heads) * x->d_qk, h, LIN_GATHERED_X);
+		linear_sp(x, pt, T, (x->heads + 2.0 * x->kv_heads) * x->d_qk, h, LIN_GATHERED_X | LIN_NORM_X);
 		if (m->qkv_bias) /* the bias gradient reads dq, dk, dv */
 			pt->bwd_mem += mem_s(x, 2.0 * T * (x->heads + 2.0 * x->kv_heads) * x->d_qk);
 	}
@@ -706,7 +721,7 @@ static void gated_deltanet(struct ctx *x, struct part *pt)
 	double conv = T * (2.0 * nk * dk + nv * dv), io = T * (2.0 * nk * dk + 2.0 * nv * dv + 2.0 * nv);
 	double bh = x->b * ceil(x->s_q / C) * nv, core, cvc, ckc;
 
-	norm_residual(x, pt, 0, 0);
+	norm_residual(x, pt, 0, 0, 0);
 	linear_sp(x, pt, T, 2.0 * nk * dk + 2.0 * nv * dv + 2.0 * nv, h, LIN_GATHERED_X);
 	pt->fwd_mem += mem_s(x, 4.0 * conv);
 	pt->bwd_mem += mem_s(x, 6.0 * conv);
@@ -781,7 +796,8 @@ static void mlp(struct ctx *x, struct part *pt, double tokens, double f, double 
 	int gated = x->m->mlp == DC_MLP_SWIGLU;
 	double inner = tokens * f * batch;
 	struct lin_gemms fc1;
-	linear_in(x, x->lin, pt, tokens, (gated ? 2.0 : 1.0) * f, x->h, batch, NULL, &fc1, sp ? LIN_GATHERED_X : 0);
+	linear_in(x, x->lin, pt, tokens, (gated ? 2.0 : 1.0) * f, x->h, batch, NULL, &fc1,
+		  sp ? LIN_GATHERED_X | LIN_NORM_X : 0);
 	if (gated && x->titan_eager) {
 		/* torchtitan's FeedForward uncompiled, w2(F.silu(w1(x)) * w3(x))
 		 * (torchtitan/models/common/feed_forward.py:53-54 at b5bcd76c,
@@ -1168,6 +1184,48 @@ static double fp8_cast_transpose(enum dc_fp8_recipe r, enum dc_gpu_arch arch)
 	return (r == DC_FP8_DELAYED || r == DC_FP8_CURRENT) && arch != DC_GPU_ARCH_BLACKWELL ? 1.0 : 0.0;
 }
 
+/* Megatron-Core's Transformer Engine layers (megatron/core/models/gpt/
+ * gpt_layer_specs.py at d98e8a64: linear_qkv and a dense MLP's linear_fc1
+ * are TELayerNormColumnParallelLinear, the norm inside; a MoE layer's
+ * pre_mlp_layernorm and MLA's input norm stay apart) run the norm and
+ * the quantization of its output together (Transformer Engine d0067d0d
+ * module/layernorm_linear.py:244-266, with_quantized_norm; csrc/
+ * extensions/normalization.cpp:95-133 layernorm_fwd, 332-370
+ * rmsnorm_fwd),
+ * by recipe:
+ *   delayed  FULLY_FUSED: the norm kernel writes the FP8 copy, not BF16
+ *            (1 byte an element, not 2), and no cast kernel runs; a
+ *            transpose, where the GPU needs one and the gather does not
+ *            make it, is its own kernel reading the FP8 copy and writing
+ *            its transpose (common/normalization/rmsnorm/rmsnorm_api.cpp
+ *            :100-108): 2 bytes, on Blackwell none
+ *   current  FUSED_NORM_AMAX_FP8: the norm writes BF16 and its amax in
+ *            the same pass; quantize_with_amax casts without reading the
+ *            tensor for its amax (csrc/quantizer.cpp:1042-1048, 1008-
+ *            1012): the cast less its amax read, 2 bytes
+ *   mxfp8    UNFUSED unless NVTE_NORM_FWD_USE_CUDNN is set (off by
+ *            default, common/util/system.h:61-64): the cast as before
+ * docs/compute-model.md, "Transformer Engine's norm and cast". */
+static void te_norm_quantizes(const struct dc_config *in, enum dc_gpu_arch arch, struct ctx *x)
+{
+	double transpose = fp8_cast_transpose(in->precision.fp8_recipe, arch);
+	x->te_norm = in->training.framework == DC_FRAMEWORK_MEGATRON && in->precision.compute == DC_COMPUTE_FP8 &&
+		     (in->precision.fp8_recipe == DC_FP8_DELAYED || in->precision.fp8_recipe == DC_FP8_CURRENT);
+	x->norm_out_bytes = 2.0;
+	x->cast_x_norm = x->fp8.cast_x;
+	x->cast_shard_norm = x->cast_shard;
+	if (!x->te_norm)
+		return;
+	if (in->precision.fp8_recipe == DC_FP8_DELAYED) {
+		x->norm_out_bytes = 1.0;
+		x->cast_x_norm = 2.0 * transpose;
+		x->cast_shard_norm = 0.0;
+	} else {
+		x->cast_x_norm = x->fp8.cast_x - 2.0;
+		x->cast_shard_norm = x->cast_shard - 2.0;
+	}
+}
+
 /* Whether the sequence-parallel AllGathers before the blocks' linear
  * layers carry the FP8 tensor, each rank quantizing its own shard before
  * them: dc_framework_tp_gather_format (framework.h) other than the working
@@ -1310,6 +1368,7 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 	x.fp8_gather = fp8_gathers(in, p);
 	x.cast_gathered = 2.0 * fp8_cast_transpose(in->precision.fp8_recipe, dc_gpu_arch(g));
 	x.cast_shard = x.fp8.cast_x - x.cast_gathered / 2.0;
+	te_norm_quantizes(in, dc_gpu_arch(g), &x);
 	c->peak_flops = x.lin->peak;
 	c->hbm_bandwidth = x.hbm;
 	x.t = (double)p->layout.tp;
@@ -1346,14 +1405,14 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 			blend(&attn, &lin, 1.0 - share, share);
 		}
 		dense = attn;
-		norm_residual(&x, &dense, m->mlp_bias, 1);
+		norm_residual(&x, &dense, m->mlp_bias, 1, 1);
 		mlp(&x, &dense, x.tokens, (double)m->ffn_hidden_size / x.t, 1, 1);
 		layer_time(&x, &dense, &c->dense_layer);
 		tp_tiled(&x, 1, &c->dense_layer.tp_tiled_fwd_s, &c->dense_layer.tp_tiled_bwd_s);
 		c->dense_layer_fwd_flops = dense.fwd_flops;
 		if (m->num_experts) {
 			moe_pt = attn;
-			norm_residual(&x, &moe_pt, 0, 1);
+			norm_residual(&x, &moe_pt, 0, 1, 0);
 			moe(&x, &moe_pt);
 			layer_time(&x, &moe_pt, &c->moe_layer);
 			tp_tiled(&x, 0, &c->moe_layer.tp_tiled_fwd_s, &c->moe_layer.tp_tiled_bwd_s);
@@ -1368,7 +1427,7 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 		struct part e = {0};
 		struct dc_work_time ew = {0}, head_once = c->head;
 		double mtp = (double)m->mtp_layers;
-		norm_residual(&x, &e, 0, 0);
+		norm_residual(&x, &e, 0, 0, 0);
 		linear(&x, &e, x.tokens, x.h / x.t, 2.0 * x.h, 1);
 		layer_time(&x, &e, &ew);
 		ew.recompute_s = 0;
