@@ -369,6 +369,55 @@ START_TEST(test_flash_vs_eager_small)
 }
 END_TEST
 
+/* torchtitan keeps what its sequence-parallel AllGathers bring (the
+ * stock linear's matmul saves its gathered input: framework.h
+ * dc_framework_tp_keeps_gathered_input), where Megatron keeps the s/t
+ * shard and gathers it again: the Q/K/V input and the MLP input, 2sbh
+ * each, are not split over t. GPT-3 175B (t 8, SP): each is 2 sbh, not
+ * 2 sbh / 8, 2 x 2 x 7/8 = 3.5 sbh more a layer: none 14.25 + 3.5 =
+ * 17.75 sbh = 446,693,376; selective 4.25 + 3.5 = 7.75 sbh = 195,035,136;
+ * full keeps the input shard (2 sbh / 8 = 6,291,456) and rebuilds the
+ * whole layer, now 17.75 sbh; without SP nothing changes (the inputs are
+ * whole already): 23 sbh. */
+static void gpt3_titan(struct dc_config *c, const char *recompute, int sp)
+{
+	fixture_json(c,
+		     "{\"model\": {\"num_layers\": 96, \"hidden_size\": 12288, \"num_attention_heads\": 96,"
+		     " \"ffn_hidden_size\": 49152, \"vocab_size\": 51200, \"seq_length\": 2048, \"mlp\": \"gelu\","
+		     " \"dropout\": true},"
+		     " \"cluster\": {\"num_nodes\": 8, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+		     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"200 Gb/s\"}},"
+		     " \"parallel\": {\"tp\": 8, \"pp\": 8, \"dp\": 1, \"sequence_parallel\": %s},"
+		     " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 64, \"recompute\": \"%s\","
+		     " \"attention\": \"eager\", \"framework\": \"torchtitan\"}}",
+		     sp ? "true" : "false", recompute);
+}
+
+START_TEST(test_torchtitan_keeps_gathered_inputs)
+{
+	struct dc_config c;
+	struct dc_act_layer t;
+	uint64_t kept, rebuilt;
+	gpt3_titan(&c, "none", 1);
+	ck_assert_int_eq(dc_act_layer_parts(plan_of(&c), 0, &t), 0);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_ATTN_INPUT], 2 * SBH);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_MLP_INPUT], 2 * SBH);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_NORM_INPUTS], 4 * SBH / 8);
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 0, &kept), 0);
+	ck_assert_uint_eq(kept, 446693376ull);
+	gpt3_titan(&c, "selective", 1);
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 0, &kept), 0);
+	ck_assert_uint_eq(kept, 195035136ull);
+	gpt3_titan(&c, "full", 1);
+	ck_assert_int_eq(dc_act_layer_kept_rebuilt(plan_of(&c), 0, &kept, &rebuilt), 0);
+	ck_assert_uint_eq(kept, 6291456ull);
+	ck_assert_uint_eq(rebuilt, 446693376ull);
+	gpt3_titan(&c, "none", 0);
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 0, &kept), 0);
+	ck_assert_uint_eq(kept, 23 * SBH);
+}
+END_TEST
+
 /* torchtitan's per-op policy on the small layer (flash, no dropout): it
  * keeps the layer input 2sbh = 8,192, the outputs of the 1st, 3rd, 5th and
  * 7th matmuls (wq: 2sb a d = 8,192; wv: 4,096; w1, the gate: 2sbf =
@@ -556,6 +605,7 @@ int main(void)
 	tcase_add_test(tc, test_ledger_uses_schedule);
 	tcase_add_test(tc, test_flash_vs_eager_small);
 	tcase_add_test(tc, test_op_policy_one_layer);
+	tcase_add_test(tc, test_torchtitan_keeps_gathered_inputs);
 	tcase_add_test(tc, test_recompute_layers);
 	tcase_add_test(tc, test_figure1);
 	tcase_add_test(tc, test_context_parallel_layer);

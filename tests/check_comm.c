@@ -782,6 +782,23 @@ START_TEST(test_tp_sequence_parallel_and_recompute)
 	c.training.recompute = DC_RECOMPUTE_SELECTIVE;
 	m = compute(&c);
 	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 603979776ull);
+	/* torchtitan keeps the gathered inputs its linears saved (framework.h
+	 * dc_framework_tp_keeps_gathered_input): with SP no re-gather, 4 x
+	 * 24 x 6,291,456 = 603,979,776 B; full recompute's forward gathers
+	 * again what the backward reads: + 301,989,888 = 905,969,664 B; its
+	 * per-op policy saves no all-gather, so the recompute gathers the
+	 * inputs again, the 24 re-gathers: 754,974,720 B */
+	c.parallel.sequence_parallel = 1;
+	c.training.framework = DC_FRAMEWORK_TORCHTITAN;
+	m = compute(&c);
+	ck_assert_uint_eq(m.s[DC_STRAT_TP].ncoll, 4);
+	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 603979776ull);
+	c.training.recompute = DC_RECOMPUTE_NONE;
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 603979776ull);
+	c.training.recompute = DC_RECOMPUTE_FULL;
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 905969664ull);
+	c.training.recompute = DC_RECOMPUTE_OP;
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 754974720ull);
 }
 END_TEST
 
@@ -870,15 +887,18 @@ START_TEST(test_tp_fp8_gathers)
 	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 754974720ull + 432ull);
 	c.training.recompute = DC_RECOMPUTE_SELECTIVE;
 	/* torchtitan: torchao's float8 TP styles gather FP8 under tensorwise
-	 * scaling (current) only, and DTensor reduces each shard's amax */
+	 * scaling (current) only, and DTensor reduces each shard's amax;
+	 * torchtitan keeps the gathered inputs, so no re-gather: 528,482,592
+	 * - 24 x 3,145,728 = 452,985,120 B; BF16 gathers 754,974,720 - 24 x
+	 * 6,291,456 = 603,979,776 B */
 	c.training.framework = DC_FRAMEWORK_TORCHTITAN;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 528482592ull);
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 452985120ull);
 	c.precision.fp8_recipe = DC_FP8_DELAYED;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 754974720ull);
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 603979776ull);
 	c.precision.fp8_recipe = DC_FP8_ROWWISE;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 754974720ull);
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 603979776ull);
 	c.precision.fp8_recipe = DC_FP8_MXFP8;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 754974720ull);
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 603979776ull);
 	/* Transformer Engine's MXFP8 */
 	c.training.framework = DC_FRAMEWORK_MEGATRON;
 	m = compute(&c);

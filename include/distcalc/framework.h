@@ -77,4 +77,14 @@ enum dc_tp_gather_format dc_framework_tp_gather_format(const struct dc_config *c
  * gathers", the amax reductions). */
 int dc_framework_tp_amax_reduced(const struct dc_config *c);
 
+/* Whether, under sequence parallelism, a column-parallel linear keeps its
+ * gathered input (all b s h of it, autograd's saved tensor) for its weight
+ * gradient instead of the s/t shard it gathers again in backward
+ * (Megatron's): torchtitan's (DTensor/spmd_types TP and torch's async TP
+ * leave the gathered tensor to the stock linear, whose matmul saves it).
+ * The comm (src/axis/tp.c: no re-gather) and the activation ledger
+ * (activation.c: the Q/K/V and MLP inputs gathered) read it
+ * (docs/formulas-systems.md, "Tensor parallel"). */
+int dc_framework_tp_keeps_gathered_input(const struct dc_config *c);
+
 #endif

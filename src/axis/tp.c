@@ -125,8 +125,15 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 		     act);
 	/* the gathered input is not kept (activations hold s/t): Megatron
 	 * gathers it again for the weight gradients, quantized as the
-	 * forward's (Transformer Engine keeps the FP8 shard) */
-	push_gathers(x, DC_CW_TP_INPUT_REGATHER, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, per_mb, q_mb, in_bytes, act);
+	 * forward's (Transformer Engine keeps the FP8 shard). torchtitan
+	 * keeps it (framework.h, dc_framework_tp_keeps_gathered_input), and
+	 * full recompute's forward gathers it anew for the backward; under
+	 * its per-op policy, whose save list holds no all-gather
+	 * (torchtitan b5bcd76c distributed/activation_checkpoint.py:60-63),
+	 * the recompute gathers it again: this row */
+	if (!dc_framework_tp_keeps_gathered_input(cfg) || cfg->training.recompute == DC_RECOMPUTE_OP)
+		push_gathers(x, DC_CW_TP_INPUT_REGATHER, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, per_mb, q_mb, in_bytes,
+			     act);
 	if (refwd) {
 		push_gathers(x, DC_CW_TP_SEQ_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, re_mb, q_re_mb, in_bytes,
 			     act);

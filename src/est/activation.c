@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "distcalc/framework.h"
 #include "distcalc/plan.h"
 #include "distcalc/util.h"
 
@@ -134,6 +135,10 @@ int dc_act_layer_parts(const struct dc_plan *p, int moe, struct dc_act_layer *ou
 	uint64_t as2b = dc_ck_mul(&c, dc_ck_mul(&c, m->num_attention_heads, dc_ck_mul(&c, p->seq_per_cp_rank, m->seq_length)),
 				  p->layout.micro_batch_size);
 	uint64_t inner_f = m->ffn_hidden_size;
+	/* under sequence parallelism the Q/K/V and MLP inputs are the
+	 * gathered norm outputs: Megatron keeps the s/t shard and gathers it
+	 * again, torchtitan keeps what it gathered (framework.h) */
+	int gathered_kept = t > 1 && dc_framework_tp_keeps_gathered_input(p->in);
 
 	/* replicated over tp: the two norms' inputs, their outputs (the
 	 * Q/K/V and MLP inputs), and with dropout the two residual masks
@@ -181,6 +186,8 @@ int dc_act_layer_parts(const struct dc_plan *p, int moe, struct dc_act_layer *ou
 		uint64_t b = raw[i];
 		if (i == DC_ACT_MLP_OUTPUT)
 			b = 0;
+		else if (sp && gathered_kept && (i == DC_ACT_ATTN_INPUT || i == DC_ACT_MLP_INPUT))
+			b = raw[i]; /* the gathered b s h: torchtitan's saved matmul input */
 		else if (terms[i].group != DC_ACT_GROUP_REPLICATED || sp)
 			b = dc_ceil_div(b, t);
 		out->term_bytes[i] = b;

@@ -161,3 +161,21 @@ int dc_framework_tp_amax_reduced(const struct dc_config *c)
 	 * (fsdp_utils.py:70-74 says so of the same pattern). */
 	return dc_framework_tp_gather_format(c) == DC_TP_GATHER_FP8 && c->precision.fp8_recipe == DC_FP8_CURRENT;
 }
+
+int dc_framework_tp_keeps_gathered_input(const struct dc_config *c)
+{
+	/* torchtitan 9dec370 (end 2024): PrepareModuleInput to Replicate
+	 * before attention and the FFN, then ColwiseParallel nn.Linears
+	 * (parallelisms/parallelize_llama.py:176-192): autograd saves the
+	 * replicated DTensor. b5bcd76c: the block boundary gathers the
+	 * sequence shard (models/common/decoder_sharding.py:236, 330, in_dst_shardings
+	 * Replicate; protocols/module.py:581, 621) and the stock Linear
+	 * (models/common/linear.py:26-40, nn.Linear; the default
+	 * tp_gemm_backend, models/common/config_utils.py:199, 287) multiplies
+	 * the gathered tensor, which autograd's mm saves for the weight
+	 * gradient (pytorch tools/autograd/derivatives.yaml, mm: mat2's
+	 * gradient reads self). Its opt-in dist_gemm backend saves a shard
+	 * and gathers it again (distributed/linear.py:67-69, 133-139), as
+	 * Megatron does: not modelled. */
+	return c->training.framework == DC_FRAMEWORK_TORCHTITAN;
+}
