@@ -318,6 +318,65 @@ static void small_layer(struct dc_config *c, const char *attention, int dropout,
 		     dropout ? "true" : "false", attention, recompute);
 }
 
+/* training.loss_chunks (docs/formulas.md, "Chunked loss"): h 256, V 1000,
+ * tp 2, micro 2 x s 512 = 1,024 tokens a microbatch, sbh = 262,144. */
+static void chunked_head(struct dc_config *c, uint64_t seq, uint64_t micro, int sp, uint64_t chunks)
+{
+	fixture_json(c,
+		     "{\"model\": {\"num_layers\": 2, \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		     " \"ffn_hidden_size\": 1024, \"vocab_size\": 1000, \"seq_length\": %llu},"
+		     " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 2, \"gpu_memory\": \"80 GiB\","
+		     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"200 Gb/s\"}},"
+		     " \"parallel\": {\"tp\": 2, \"dp\": 1, \"sequence_parallel\": %s},"
+		     " \"training\": {\"micro_batch_size\": %llu, \"loss_chunks\": %llu}}",
+		     (unsigned long long)seq, sp ? "true" : "false", (unsigned long long)micro, (unsigned long long)chunks);
+}
+
+START_TEST(test_loss_chunks_head_terms)
+{
+	struct dc_config c;
+	uint64_t v;
+	/* loss_chunks 1, as before: held 4sbh + 4sbV/t = 1,048,576 + 4 x
+	 * 1,024 x 1,000 / 2 = 2,048,000: 3,096,576; the loss's backward
+	 * 8sbV/t = 4,096,000 */
+	chunked_head(&c, 512, 2, 0, 1);
+	ck_assert_int_eq(dc_act_output_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 3096576ull);
+	ck_assert_int_eq(dc_act_head_backward_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 4096000ull);
+	/* loss_chunks 8, c = 1,024 / 8 = 128 tokens a chunk. Held: the norm's
+	 * input 2sbh = 524,288 and the gathered 16-bit gradient 2sbh =
+	 * 524,288: 1,048,576. The loss call over it: in the loop 4sbh =
+	 * 1,048,576 (norm output 2 + FP32 buffer 4 - the 16-bit gradient not
+	 * made yet 2) and one chunk's 14cV/t = 14 x 128 x 1,000 / 2 = 896,000:
+	 * 1,944,576; at the cast 6sbh = 1,572,864; the larger 1,944,576 */
+	chunked_head(&c, 512, 2, 0, 8);
+	ck_assert_int_eq(dc_act_output_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 1048576ull);
+	ck_assert_int_eq(dc_act_head_backward_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 1944576ull);
+	/* with SP the norm's input is split, 524,288 / 2 = 262,144; the
+	 * gradient stays whole (the chunks enter the head replicated):
+	 * 786,432; the loss call's line is unchanged */
+	chunked_head(&c, 512, 2, 1, 8);
+	ck_assert_int_eq(dc_act_output_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 786432ull);
+	ck_assert_int_eq(dc_act_head_backward_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 1944576ull);
+	/* 16 chunks of 64: loop 1,048,576 + 14 x 64 x 1,000 / 2 = 448,000 =
+	 * 1,496,576 is below the cast's 6sbh = 1,572,864, which wins */
+	chunked_head(&c, 512, 2, 0, 16);
+	ck_assert_int_eq(dc_act_head_backward_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 1572864ull);
+	/* uneven: s 500, micro 1, 8 chunks, the largest ceil(500 / 8) = 63
+	 * tokens: 4 x 500 x 256 = 512,000 + 14 x 63 x 1,000 / 2 = 441,000:
+	 * 953,000 (the cast: 6 x 128,000 = 768,000) */
+	chunked_head(&c, 500, 1, 0, 8);
+	ck_assert_int_eq(dc_act_head_backward_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 953000ull);
+}
+END_TEST
+
 START_TEST(test_flash_vs_eager_small)
 {
 	struct dc_config c;
@@ -604,6 +663,7 @@ int main(void)
 	tcase_add_test(tc, test_moe_layer);
 	tcase_add_test(tc, test_ledger_uses_schedule);
 	tcase_add_test(tc, test_flash_vs_eager_small);
+	tcase_add_test(tc, test_loss_chunks_head_terms);
 	tcase_add_test(tc, test_op_policy_one_layer);
 	tcase_add_test(tc, test_torchtitan_keeps_gathered_inputs);
 	tcase_add_test(tc, test_recompute_layers);

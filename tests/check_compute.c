@@ -386,6 +386,48 @@ START_TEST(test_megatron_cross_entropy)
 }
 END_TEST
 
+/* training.loss_chunks 8 (docs/compute-model.md, "Chunked head and
+ * loss") on the 22B's logits at tp 8 on the A100 preset (108 SMs, no
+ * stream-K; custom's 16 and 6 B a logit): 8192 tokens of h 6144 against
+ * 6400 vocabulary columns, f = 2 x 8192 x 6400 x 6144 = 644,245,094,400
+ * FLOPs a GEMM, each chunk 1024 tokens and f / 8. Forward [1024 x 6144] x
+ * [6144 x 6400]: 4 x 50 = 200 tiles of 256 x 128, 2 waves of 108, q =
+ * 200 / 216 (the whole: 1600 / 1620; 128 x 128 gives 0.75 x 400 / 432
+ * less), so the waves cost 6.7% more and 7 launches come on top. Input
+ * gradient [1024 x 6400] x [6400 x 6144]: 4 x 48 = 192 tiles, q = 192 /
+ * 216 (the whole 1536 / 1620); weight gradient [6144 x 1024] x [1024 x
+ * 6400]: 24 x 50 = 1,200 tiles, 12 waves, q = 1200 / 1296 for chunk and
+ * whole alike. The loss kernels: the same bytes, 7 launches more each way;
+ * the backward adds the FP32 buffer, 24 B x 8192 x 6144 = 1,207,959,552
+ * B (zero fill 4, per chunk cast 2 + 4 and slice copy 4 + 4, the cast
+ * back 4 + 2) in 2 x 8 + 2 = 18 launches: 25 launches more. */
+START_TEST(test_loss_chunks_head_time)
+{
+	static const char *const one[] = {"cluster.gpu=a100-sxm4-80gb"};
+	static const char *const eight[] = {"cluster.gpu=a100-sxm4-80gb", "training.loss_chunks=8"};
+	struct run *a = run(K22B, one, 1), *b = run(K22B, eight, 2);
+	const struct dc_compute *c = &b->r.compute;
+	const struct dc_work_time *ha = &a->r.compute.head, *hb = &c->head;
+	double f = 644245094400.0, pe = 312e12 * c->matmul_efficiency, t0 = c->matmul_overhead_s;
+	double B = 2.039e12 * c->memory_efficiency, t0m = c->memory_overhead_s;
+	double fwd = 8 * (f / 8 / (pe * 200.0 / 216.0) + t0);
+	double bwd = 8 * (f / 8 / (pe * 192.0 / 216.0) + t0) + 8 * (f / 8 / (pe * 1200.0 / 1296.0) + t0);
+	ck_assert_double_eq(c->sm_count, 108);
+	ck_assert_double_le(fabs(ha->fwd_matmul_s / (f / (pe * 1600.0 / 1620.0) + t0) - 1), 1e-12);
+	ck_assert_double_le(fabs(hb->fwd_matmul_s / fwd - 1), 1e-12);
+	ck_assert_double_le(fabs(hb->bwd_matmul_s / bwd - 1), 1e-12);
+	ck_assert_double_le(fabs(hb->bwd_wgrad_s / (8 * (f / 8 / (pe * 1200.0 / 1296.0) + t0)) - 1), 1e-12);
+	ck_assert_double_le(fabs(((hb->fwd_s - hb->fwd_matmul_s) - (ha->fwd_s - ha->fwd_matmul_s)) / (7 * t0m) - 1),
+			    1e-9);
+	ck_assert_double_le(fabs(((hb->bwd_s - hb->bwd_matmul_s) - (ha->bwd_s - ha->bwd_matmul_s)) /
+				     (1207959552.0 / B + 25 * t0m) -
+				 1),
+			    1e-9);
+	free(a);
+	free(b);
+}
+END_TEST
+
 /* torchtitan's cross entropy (training.framework torchtitan), as its
  * train.py loss at 9dec370 runs it, uncompiled. At tp 1 PyTorch's eager
  * log_softmax and nll_loss: forward the FP32 copy (read 2, write 4) and
@@ -1207,6 +1249,7 @@ int main(void)
 	tcase_add_test(tc, test_te_norm_cast_by_hand);
 	tcase_add_test(tc, test_megatron_cross_entropy);
 	tcase_add_test(tc, test_torchtitan_cross_entropy);
+	tcase_add_test(tc, test_loss_chunks_head_time);
 	tcase_add_test(tc, test_attention_backends);
 	tcase_add_test(tc, test_blackwell_levels);
 	tcase_add_test(tc, test_compile_fusion);

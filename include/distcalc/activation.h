@@ -111,9 +111,21 @@ int dc_act_layer_kept_rebuilt(const struct dc_plan *p, int moe, uint64_t *kept, 
  * Korthikanti section 4.3. */
 int dc_act_embedding_bytes(const struct dc_plan *p, uint64_t *out);
 
+/* training.loss_chunks as a microbatch of this plan runs it: the chunks
+ * (the key, or the tokens of a cp rank's microbatch where a searched
+ * layout has fewer) and the tokens of the largest, ceil(sb / chunks);
+ * 1 and sb when the key is 1. */
+uint64_t dc_act_loss_chunks(const struct dc_plan *p);
+uint64_t dc_act_loss_chunk_tokens(const struct dc_plan *p);
+
 /* Last stage, per microbatch: the final norm's input and the output
  * layer's input, 2sbh each (/t with sequence parallelism), and the FP32
- * logits of the vocabulary-parallel head, 4sbV/t. Korthikanti section 4.3. */
+ * logits of the vocabulary-parallel head, 4sbV/t. Korthikanti section 4.3.
+ * With training.loss_chunks above 1 the logits are gone when the loss
+ * call returns: the final norm's input, 2sbh (/t with sequence
+ * parallelism), and the head input's gradient the chunks gathered, kept
+ * in 16 bits for the decoder's backward, 2sbh on every tp rank
+ * (torchtitan loss.py:711 and :792 at b5bcd76c). */
 int dc_act_output_bytes(const struct dc_plan *p, uint64_t *out);
 
 /* Last stage, while the loss and the head run backward, over the FP32
@@ -123,6 +135,17 @@ int dc_act_output_bytes(const struct dc_plan *p, uint64_t *out);
  * (docs/formulas.md; Megatron's fused vocab-parallel cross entropy works in
  * place and needs only its 16-bit copy, 2sbV/t). */
 int dc_act_head_backward_bytes(const struct dc_plan *p, uint64_t *out);
+/* With training.loss_chunks n above 1 this line is the chunked loss
+ * call's peak over the held line (dc_act_output_bytes), the larger of two
+ * moments. In the loop: the final norm's 16-bit output and the FP32
+ * gradient buffer (2sbh + 4sbh on every tp rank), less the 16-bit
+ * gradient the held line counts but the loop has not made yet (2sbh), and
+ * one chunk of c = ceil(sb / n) tokens: its 16-bit logits, which the
+ * wrapper's loop variable keeps through the chunk's backward (2cV/t), the
+ * FP32 log-softmax output (4cV/t) and the loss's backward (8cV/t): 4sbh +
+ * 14cV/t. At the cast after it: the output and the buffer beside the
+ * 16-bit copy the held line counts, 6sbh (docs/formulas.md, "Chunked
+ * loss"). */
 
 /* One layer, one microbatch: what its weight-gradient pass (W) reads
  * when it runs apart from the backward's input gradients (B), as ZB-H1

@@ -402,6 +402,7 @@ struct dc_training {
 	double jitter;         /* training.jitter: coefficient of variation of a rank's per-step compute (whatif.h) */
 	enum dc_framework framework; /* training.framework */
 	int compile;                 /* training.compile: torch.compile's fused element-wise kernels */
+	uint64_t loss_chunks;        /* training.loss_chunks: the head and loss on tokens / n at a time; 1: whole */
 };
 
 /* What the step model lets run behind compute (docs/step-model.md). */

@@ -336,13 +336,36 @@ int dc_act_embedding_bytes(const struct dc_plan *p, uint64_t *out)
 	return c.overflow ? -1 : 0;
 }
 
+uint64_t dc_act_loss_chunks(const struct dc_plan *p)
+{
+	uint64_t n = p->in->training.loss_chunks, sb = p->tokens_per_microbatch_cp;
+	if (n < 1)
+		n = 1;
+	return sb && n > sb ? sb : n;
+}
+
+uint64_t dc_act_loss_chunk_tokens(const struct dc_plan *p)
+{
+	return dc_ceil_div(p->tokens_per_microbatch_cp, dc_act_loss_chunks(p));
+}
+
 int dc_act_output_bytes(const struct dc_plan *p, uint64_t *out)
 {
 	struct dc_ck c = {0};
 	uint64_t t = p->layout.tp;
 	uint64_t sb = p->tokens_per_microbatch_cp;
-	uint64_t norm_and_head_inputs = dc_ck_mul(&c, 4, dc_ck_mul(&c, sb, p->in->model.hidden_size));
+	uint64_t sbh = dc_ck_mul(&c, sb, p->in->model.hidden_size);
+	uint64_t norm_and_head_inputs = dc_ck_mul(&c, 4, sbh);
 	uint64_t logits = dc_ceil_div(dc_ck_mul(&c, 4, dc_ck_mul(&c, sb, p->in->model.vocab_size)), t);
+	if (dc_act_loss_chunks(p) > 1) {
+		/* chunked: the norm's input and the gathered 16-bit gradient of
+		 * the head input (replicated over tp: loss.py:528-531) */
+		uint64_t norm_in = dc_ck_mul(&c, 2, sbh);
+		if (p->layout.sequence_parallel)
+			norm_in = dc_ceil_div(norm_in, t);
+		*out = dc_ck_add(&c, norm_in, dc_ck_mul(&c, 2, sbh));
+		return c.overflow ? -1 : 0;
+	}
 	if (p->layout.sequence_parallel)
 		norm_and_head_inputs = dc_ceil_div(norm_and_head_inputs, t);
 	*out = dc_ck_add(&c, norm_and_head_inputs, logits);
@@ -354,6 +377,19 @@ int dc_act_head_backward_bytes(const struct dc_plan *p, uint64_t *out)
 	struct dc_ck c = {0};
 	/* this context-parallel rank's tokens (cp x too many before) */
 	uint64_t sbv = dc_ck_mul(&c, p->tokens_per_microbatch_cp, p->in->model.vocab_size);
+	if (dc_act_loss_chunks(p) > 1) {
+		/* over the held line (norm input, 16-bit gathered gradient):
+		 * in the loop the norm's output and the FP32 buffer, 2 + 4
+		 * bytes a hidden element, and one chunk's logits, 2 + 4 + 8
+		 * bytes each, before the 16-bit gradient exists (-2); after
+		 * it, that cast beside the two (6) */
+		uint64_t sbh = dc_ck_mul(&c, p->tokens_per_microbatch_cp, p->in->model.hidden_size);
+		uint64_t cv = dc_ck_mul(&c, dc_act_loss_chunk_tokens(p), p->in->model.vocab_size);
+		uint64_t loop = dc_ck_add(&c, dc_ck_mul(&c, 4, sbh), dc_ceil_div(dc_ck_mul(&c, 14, cv), p->layout.tp));
+		uint64_t cast = dc_ck_mul(&c, 6, sbh);
+		*out = loop > cast ? loop : cast;
+		return c.overflow ? -1 : 0;
+	}
 	*out = dc_ceil_div(dc_ck_mul(&c, 8, sbv), p->layout.tp);
 	return c.overflow ? -1 : 0;
 }

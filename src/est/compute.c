@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "distcalc/activation.h"
 #include "distcalc/axis.h"
 #include "distcalc/config.h"
 #include "distcalc/framework.h"
@@ -1013,6 +1014,31 @@ static void embedding(const struct ctx *x, struct dc_work_time *w)
  * and read the FP32 exponentials (16 bytes), backward the softmax minus
  * the one-hot (6); docs/compute-model.md ("Head") gives what the full
  * count would move. */
+/* training.loss_chunks n above 1 (torchtitan's ChunkedLossWrapper,
+ * components/loss.py:501-548 at b5bcd76c): the logits GEMM and the loss
+ * kernels run n times on tokens / n each, so the FLOPs and bytes are the
+ * whole's and each kernel launches n times, its waves counted on the
+ * chunk's shape (gemm_s). The head input's gradient gathers in an FP32
+ * buffer: zeros_like once (4 bytes a hidden element, loss.py:432), per
+ * chunk the 16-bit gradient cast to FP32 (2 + 4) and written into its
+ * slice (4 + 4; :464-473), and once the cast back to 16 bits (4 + 2,
+ * :711): 4 + 14 + 6 bytes a hidden element over the tokens, 2n + 2
+ * launches, in the backward with the rest of the head's. */
+static void head_chunked(struct ctx *x, struct part *pt, double V, double fwd_b, double bwd_b)
+{
+	struct part one = {0};
+	double runs = (double)dc_act_loss_chunks(x->p), c = x->tokens / runs, ch = c * x->h;
+	linear_in(x, x->p->in->precision.fp8_lm_head ? x->lin : &x->bf16, &one, c, V, x->h, 1, NULL, NULL, 0);
+	one.fwd_mem += mem_s(x, fwd_b * c * V);
+	one.bwd_mem += mem_s(x, bwd_b * c * V) + mem_s(x, 6.0 * ch) + mem_s(x, 8.0 * ch);
+	pt->fwd_mm += runs * one.fwd_mm;
+	pt->fwd_mem += runs * one.fwd_mem;
+	pt->bwd_mm += runs * one.bwd_mm;
+	pt->bwd_mem += runs * one.bwd_mem + mem_s(x, 4.0 * x->tokens * x->h) + mem_s(x, 6.0 * x->tokens * x->h);
+	pt->bwd_wgrad += runs * one.bwd_wgrad;
+	pt->fwd_flops += runs * one.fwd_flops;
+}
+
 static void head(struct ctx *x, struct dc_work_time *w)
 {
 	struct part pt = {0};
@@ -1029,9 +1055,15 @@ static void head(struct ctx *x, struct dc_work_time *w)
 	/* BF16 unless precision.fp8_lm_head: Megatron-Core's output layer is
 	 * a plain ColumnParallelLinear (megatron/core/models/gpt/gpt_model.py),
 	 * torchtitan's float8 filter leaves out `output` */
-	linear_in(x, x->p->in->precision.fp8_lm_head ? x->lin : &x->bf16, &pt, x->tokens, V, x->h, 1, NULL, NULL, 0);
-	pt.fwd_mem += mem_s(x, 4.0 * n) + mem_s(x, fwd_b * logits);
-	pt.bwd_mem += mem_s(x, 6.0 * n) + mem_s(x, bwd_b * logits);
+	if (dc_act_loss_chunks(x->p) > 1) {
+		head_chunked(x, &pt, V, fwd_b, bwd_b);
+		pt.fwd_mem += mem_s(x, 4.0 * n);
+		pt.bwd_mem += mem_s(x, 6.0 * n);
+	} else {
+		linear_in(x, x->p->in->precision.fp8_lm_head ? x->lin : &x->bf16, &pt, x->tokens, V, x->h, 1, NULL, NULL, 0);
+		pt.fwd_mem += mem_s(x, 4.0 * n) + mem_s(x, fwd_b * logits);
+		pt.bwd_mem += mem_s(x, 6.0 * n) + mem_s(x, bwd_b * logits);
+	}
 	memset(w, 0, sizeof(*w));
 	w->fwd_matmul_s = pt.fwd_mm;
 	w->fwd_s = pt.fwd_mm + pt.fwd_mem;

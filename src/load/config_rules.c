@@ -1208,6 +1208,37 @@ static int rule_offload(struct loader *l)
 	return 0;
 }
 
+/* training.loss_chunks: a chunk holds at least one token of a cp rank's
+ * microbatch; the chunked loss has no MTP heads (torchtitan's MTP decoder
+ * refuses _skip_lm_head: models/deepseek_v3/mtp.py:268-272 at b5bcd76c)
+ * and runs each chunk's weight gradient inside the loss call, so no
+ * zero-bubble schedule can defer the head's W. */
+static int rule_loss_chunks(struct loader *l)
+{
+	const struct dc_config *c = l->cfg;
+	int k = KEY_TRAINING_LOSS_CHUNKS;
+	uint64_t n = c->training.loss_chunks, cp = c->parallel.cp ? c->parallel.cp : 1, tokens;
+	if (n <= 1)
+		return 0;
+	if (dc_mul_u64(c->training.micro_batch_size, c->model.seq_length, &tokens))
+		return 0; /* the batch rules said why */
+	tokens /= cp;
+	if (n > tokens)
+		dc_cfg_errorf(l, blame(l, k, KEY_TRAINING_MICRO_BATCH_SIZE),
+		       "'training.loss_chunks': must be at most the %llu tokens of a microbatch on a cp rank (micro_batch_size %llu x seq_length %llu / cp %llu), got %llu",
+		       (unsigned long long)tokens, (unsigned long long)c->training.micro_batch_size,
+		       (unsigned long long)c->model.seq_length, (unsigned long long)cp, (unsigned long long)n);
+	if (c->model.mtp_layers)
+		dc_cfg_errorf(l, blame(l, k, KEY_MODEL_MTP_LAYERS),
+		       "'training.loss_chunks': above 1 needs model.mtp_layers 0 (torchtitan's chunked loss takes no MTP heads, models/deepseek_v3/mtp.py:268-272 at b5bcd76c, and distcalc does not price chunked MTP heads), got %llu chunks with %llu MTP layers",
+		       (unsigned long long)n, (unsigned long long)c->model.mtp_layers);
+	if (c->parallel.pipeline_schedule == DC_PIPE_ZERO_BUBBLE)
+		dc_cfg_errorf(l, blame(l, k, KEY_PARALLEL_PIPELINE_SCHEDULE),
+		       "'training.loss_chunks': above 1 cannot run under parallel.pipeline_schedule \"zero_bubble\" (each chunk's backward, the head's weight gradient with it, runs inside the loss call, so the head's W cannot be deferred), got %llu",
+		       (unsigned long long)n);
+	return 0;
+}
+
 static int rule_recompute_layers(struct loader *l)
 {
 	const struct dc_config *c = l->cfg;
@@ -2144,6 +2175,10 @@ static const struct rule rules[] = {
 	       "training.framework", "training.compile", "parallel.dp", "memory.activation_bytes_per_token_per_layer",
 	       "training.recompute")},
 	 rule_no_effect},
+	{{"training.loss_chunks above 1: at most micro_batch_size x seq_length / cp (a chunk holds a token at least), with model.mtp_layers 0 and a pipeline_schedule other than zero_bubble",
+	  KEYS("training.loss_chunks", "training.micro_batch_size", "model.seq_length", "parallel.cp", "model.mtp_layers",
+	       "parallel.pipeline_schedule")},
+	 rule_loss_chunks},
 	{{"what training.framework runs: under megatron, fp8_recipe rowwise, pipeline_schedule dualpipe, dualpipev or zero_bubble and recompute op, which Megatron-LM does not run, are priced as given, with a warning, and fp8_lm_head with compute fp8 needs fp8_recipe mxfp8 (megatron/core/transformer/transformer_config.py:1572-1575, Megatron-LM d98e8a64); under deepspeed, pp > 1 needs sharding none or zero1 (deepspeed/runtime/pipe/engine.py:76-77, DeepSpeed edaa7221) and a schedule other than 1f1b (interleaved, dualpipe, dualpipev, zero_bubble; engine.py:389 runs TrainSchedule) is priced as given, with a warning; under torchtitan, fp8_recipe delayed and current (tensorwise, which torchtitan ran until 6348d93d) and attention fp8 are priced as given, with a warning; precision.preset fsdp2 with offload optimizer (FSDP2 offloads parameters too) warns",
 	  KEYS("training.framework", "precision.fp8_recipe", "precision.fp8_lm_head", "precision.compute",
 	       "precision.attention", "parallel.pipeline_schedule", "training.recompute", "parallel.pp",

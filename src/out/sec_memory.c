@@ -406,9 +406,20 @@ static const struct dc_rows term_rows = {term_count, term_row, sizeof(struct ter
 static void output_label(const void *base, char *buf, size_t len)
 {
 	const struct ledger_view *v = base;
-	dc_text_fmt(buf, len, "%s", v->plan->in->model.mtp_layers
-				      ? "final norm, head input, FP32 logits, MTP modules (last stage)"
-				      : "final norm, head input, FP32 logits (last stage)");
+	if (v->plan->in->training.loss_chunks > 1) /* no MTP with it (the loader's rule) */
+		dc_text_fmt(buf, len, "%s", "final norm input, head input gradient (last stage)");
+	else
+		dc_text_fmt(buf, len, "%s", v->plan->in->model.mtp_layers
+					      ? "final norm, head input, FP32 logits, MTP modules (last stage)"
+					      : "final norm, head input, FP32 logits (last stage)");
+}
+
+static void head_backward_label(const void *base, char *buf, size_t len)
+{
+	const struct ledger_view *v = base;
+	dc_text_fmt(buf, len, "%s", v->plan->in->training.loss_chunks > 1
+				      ? "one loss chunk's logits and gradients (last stage)"
+				      : "the loss's FP32 gradients in its backward (last stage)");
 }
 
 #define L(m) offsetof(struct ledger_view, l.m)
@@ -452,8 +463,8 @@ static const struct dc_field top_fields[] = {
 	{"activations_bytes", "= activations (assumed)", DC_U_BYTES, DC_FT_U64, L(activations_bytes)},
 	{"activation_recompute_bytes", "one layer rebuilt during backward (recompute)", DC_U_BYTES, DC_FT_U64,
 	 L(activation_recompute_bytes)},
-	{"activation_head_backward_bytes", "the loss's FP32 gradients in its backward (last stage)", DC_U_BYTES,
-	 DC_FT_U64, L(activation_head_backward_bytes)},
+	{"activation_head_backward_bytes", NULL, DC_U_BYTES, DC_FT_U64, L(activation_head_backward_bytes),
+	 .label_fn = head_backward_label},
 	{"fsdp_unit_params", "FSDP unit parameters", DC_U_COUNT, DC_FT_U64, L(fsdp_unit_params), .shown = is_fsdp},
 	{"fsdp_forward_params_bytes", "FSDP gathered params in forward", DC_U_BYTES, DC_FT_U64,
 	 L(fsdp_forward_params_bytes), .shown = is_fsdp},
