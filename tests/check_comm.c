@@ -722,6 +722,34 @@ START_TEST(test_zero2_reduces_every_microbatch)
 }
 END_TEST
 
+/* The same buffers under training.framework deepspeed, which all-reduces
+ * each ZeRO-1/2 gradient bucket (use_multi_rank_bucket_allreduce,
+ * deepspeed/runtime/zero/stage_1_and_2.py average_tensor at edaa7221):
+ * ZeRO-1 one AllReduce of 128e6 B, 2 x 7/8 x 128e6 = 224e6 B, plus the
+ * AllGather's 112e6: 336e6 B; ZeRO-2 one a microbatch, 4 x 224e6, plus
+ * the AllGather: 1,008e6 B. */
+START_TEST(test_deepspeed_zero_reduces_with_allreduce)
+{
+	struct dc_config c;
+	struct dc_comm m;
+
+	zero_comm_config(&c, DC_SHARD_ZERO1);
+	c.training.grad_accum_steps = 4;
+	c.training.framework = DC_FRAMEWORK_DEEPSPEED;
+	m = compute(&c);
+	ck_assert_int_eq(m.s[DC_STRAT_DP].coll[0].kind, DC_COLL_ALL_REDUCE);
+	ck_assert_uint_eq(m.s[DC_STRAT_DP].coll[0].count, 1);
+	ck_assert_uint_eq(m.s[DC_STRAT_DP].bytes_per_rank, 336000000ull);
+	zero_comm_config(&c, DC_SHARD_ZERO2);
+	c.training.grad_accum_steps = 4;
+	c.training.framework = DC_FRAMEWORK_DEEPSPEED;
+	m = compute(&c);
+	ck_assert_int_eq(m.s[DC_STRAT_DP].coll[0].kind, DC_COLL_ALL_REDUCE);
+	ck_assert_uint_eq(m.s[DC_STRAT_DP].coll[0].count, 4);
+	ck_assert_uint_eq(m.s[DC_STRAT_DP].bytes_per_rank, 1008000000ull);
+}
+END_TEST
+
 /* the tp test's shape: 4 layers, h 2048, b 2, s 1024, 3 microbatches,
  * tp 4 x dp 2; each b s h message is 8,388,608 B */
 static void tp_config(struct dc_config *c)
@@ -1588,6 +1616,7 @@ int main(void)
 	tcase_add_test(tc, test_tp_bytes_per_layer);
 	tcase_add_test(tc, test_pp_boundaries);
 	tcase_add_test(tc, test_zero2_reduces_every_microbatch);
+	tcase_add_test(tc, test_deepspeed_zero_reduces_with_allreduce);
 	tcase_add_test(tc, test_tp_sequence_parallel_and_recompute);
 	tcase_add_test(tc, test_tp_fp8_gathers);
 	tcase_add_test(tc, test_pp_interleaved);

@@ -135,10 +135,11 @@ END_TEST
 
 /* DeepSpeed ZeRO-1: reduce_bucket_size and allgather_bucket_size 5e8
  * elements (deepspeed/runtime/zero/config.py): 8,030,261,248 / 5e8 = 16
- * full buckets (8e9) of 1e9 B and the same 60,522,496 B rest. overlap_comm
- * defaults to false below ZeRO-3, so every reduce-scatter waits after the
- * backward: the exposed dp time is all of the gradient reduce-scatters
- * and the AllGather after the optimizer. */
+ * full buckets (8e9) of 1e9 B and the same 60,522,496 B rest, each
+ * all-reduced (use_multi_rank_bucket_allreduce: test_deepspeed_zero_allreduce).
+ * overlap_comm defaults to false below ZeRO-3, so every bucket's
+ * AllReduce waits after the backward: the exposed dp time is all of the
+ * gradient AllReduces and the AllGather after the optimizer. */
 START_TEST(test_deepspeed_buckets_after_backward)
 {
 	const char *sets[] = {"cluster.num_nodes=8", "parallel.tp=1", "parallel.dp=64", "cluster.gpu=h100-sxm5-80gb",
@@ -147,7 +148,8 @@ START_TEST(test_deepspeed_buckets_after_backward)
 	double t[4], all = 0;
 	int n;
 	run_config("llama-3-8b.json", sets);
-	n = dp_rows(DC_COLL_REDUCE_SCATTER, DC_CPHASE_BACKWARD, count, bytes, t);
+	ck_assert_int_eq(dp_rows(DC_COLL_REDUCE_SCATTER, DC_CPHASE_BACKWARD, count, bytes, t), 0);
+	n = dp_rows(DC_COLL_ALL_REDUCE, DC_CPHASE_BACKWARD, count, bytes, t);
 	ck_assert_int_eq(n, 2);
 	ck_assert_uint_eq(count[0], 16);
 	ck_assert_uint_eq(bytes[0], 1000000000u);
@@ -157,6 +159,67 @@ START_TEST(test_deepspeed_buckets_after_backward)
 	ck_assert_int_eq(n, 2);
 	all += t[0] + t[1];
 	ck_assert_double_eq_tol(run_res.step.classes[0].exposed_s[DC_STRAT_DP], all, 1e-9 * all);
+}
+END_TEST
+
+/* DeepSpeed ZeRO-1/2 all-reduce each gradient bucket, each rank keeping
+ * its slice (stage_1_and_2.py average_tensor, :1443-1460 at edaa7221:
+ * use_multi_rank_bucket_allreduce, default true, zero/config.py:119),
+ * where Megatron's distributed optimizer reduce-scatters
+ * (test_megatron_bucket_count_dp64). configs/llama-3-8b.json: tp 8 over a
+ * node's NVLink, dp 2 across the 2 nodes (50 GB/s, 400 Gb/s), 16 micro
+ * steps. A rank's parameters: the embedding and head 1,050,673,152 / 8 =
+ * 131,334,144; a layer (218,112,000 - 8,192) / 8 + 8,192 (its norms,
+ * whole) = 27,271,168, x 32 = 872,677,376; the final norm 4,096:
+ * 1,004,015,616, 2,008,031,232 B of 2-byte gradients = 2 buckets of 5e8 x
+ * 2 = 1e9 B and a rest of 8,031,232 B. ZeRO-2 reduces every micro step:
+ * 2 x 16 = 32 calls of 1e9 B and 16 of 8,031,232 B; ZeRO-1 at the
+ * boundary alone: 2 and 1. An AllReduce of M over p = 2 ranks sends
+ * 2(M - M/2) = M a rank (a ReduceScatter M/2): 32 x 1e9 = 32e9 B and
+ * 16 x 8,031,232 = 128,499,712 B. Its ring carries 2(p-1)/p x M = 1e9 B
+ * over the 50 GB/s link: 20 ms a call plus tens of microseconds of hop
+ * latency (the ReduceScatter's 10 ms doubled). ZeRO-3 (stage3.py
+ * __avg_scatter_grads, :1791-1826: reduce_scatter_coalesced) still
+ * reduce-scatters. */
+START_TEST(test_deepspeed_zero_allreduce)
+{
+	const char *z2[] = {"cluster.gpu=h100-sxm5-80gb", "training.framework=deepspeed", "parallel.sharding=zero2",
+			    NULL};
+	const char *z1[] = {"cluster.gpu=h100-sxm5-80gb", "training.framework=deepspeed", "parallel.sharding=zero1",
+			    NULL};
+	const char *z3[] = {"cluster.gpu=h100-sxm5-80gb", "training.framework=deepspeed", "parallel.sharding=fsdp",
+			    NULL};
+	uint64_t count[4], bytes[4];
+	double t[4];
+	const struct dc_comm_strategy *s;
+	int rs = 0;
+	run_config("llama-3-8b.json", z2);
+	ck_assert_int_eq(dp_rows(DC_COLL_REDUCE_SCATTER, DC_CPHASE_BACKWARD, count, bytes, t), 0);
+	ck_assert_int_eq(dp_rows(DC_COLL_ALL_REDUCE, DC_CPHASE_BACKWARD, count, bytes, t), 2);
+	ck_assert_uint_eq(count[0], 32);
+	ck_assert_uint_eq(bytes[0], 1000000000u);
+	ck_assert_uint_eq(count[1], 16);
+	ck_assert_uint_eq(bytes[1], 8031232u);
+	s = &run_res.comm.s[DC_STRAT_DP];
+	ck_assert_int_eq(s->coll[0].kind, DC_COLL_ALL_REDUCE);
+	ck_assert_int_eq(s->coll[1].kind, DC_COLL_ALL_REDUCE);
+	ck_assert_uint_eq(s->coll[0].bytes_per_rank, 32000000000u);
+	ck_assert_uint_eq(s->coll[1].bytes_per_rank, 128499712u);
+	ck_assert_double_ge(t[0] / 32, 0.020);
+	ck_assert_double_le(t[0] / 32, 0.0201);
+	run_config("llama-3-8b.json", z1);
+	ck_assert_int_eq(dp_rows(DC_COLL_ALL_REDUCE, DC_CPHASE_BACKWARD, count, bytes, t), 2);
+	ck_assert_uint_eq(count[0], 2);
+	ck_assert_uint_eq(bytes[0], 1000000000u);
+	ck_assert_uint_eq(count[1], 1);
+	run_config("llama-3-8b.json", z3);
+	s = &run_res.comm.s[DC_STRAT_FSDP];
+	for (uint64_t i = 0; i < s->ncoll; i++)
+		if (s->coll[i].kind == DC_COLL_REDUCE_SCATTER && s->coll[i].count > 0)
+			rs++;
+		else
+			ck_assert_int_ne(s->coll[i].kind, DC_COLL_ALL_REDUCE);
+	ck_assert_int_gt(rs, 0);
 }
 END_TEST
 
@@ -532,6 +595,7 @@ int main(void)
 	tcase_add_test(tc, test_megatron_bucket_params);
 	tcase_add_test(tc, test_megatron_bucket_count_dp64);
 	tcase_add_test(tc, test_deepspeed_buckets_after_backward);
+	tcase_add_test(tc, test_deepspeed_zero_allreduce);
 	tcase_add_test(tc, test_torchtitan_reshard_policy);
 	tcase_add_test(tc, test_param_gather_by_hand);
 	tcase_add_test(tc, test_param_gather_overlap_step);

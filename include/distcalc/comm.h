@@ -33,7 +33,7 @@ enum dc_coll_kind {
 };
 
 enum dc_strategy {
-	DC_STRAT_DP,   /* DDP AllReduce, or ZeRO-1/2 ReduceScatter + AllGather */
+	DC_STRAT_DP,   /* DDP AllReduce, or ZeRO-1/2 ReduceScatter (DeepSpeed: AllReduce) + AllGather */
 	DC_STRAT_FSDP, /* ZeRO-3 / FSDP */
 	DC_STRAT_TP,
 	DC_STRAT_PP,

@@ -17,7 +17,7 @@ struct dc_config;
  * megatron/core/distributed/distributed_data_parallel.py). */
 uint64_t dc_framework_megatron_bucket_params(uint64_t dp_cp);
 
-/* The gradient bucket in bytes (DDP AllReduce, ZeRO-1/2 ReduceScatter):
+/* The gradient bucket in bytes (DDP AllReduce, ZeRO-1/2's collective below):
  * parallel.bucket_size when given or under "custom", else the framework's
  * (megatron: the bucket above x grad_bytes; deepspeed: 5 x 10^8 elements
  * x grad_bytes; torchtitan: one transformer block's gradients, its
@@ -33,6 +33,13 @@ uint64_t dc_framework_param_bucket_bytes(const struct dc_plan *p);
 /* overlap.dp as given, else the framework's: false under deepspeed but
  * for ZeRO-3 (its overlap_comm default), true otherwise. */
 int dc_framework_overlap_dp(const struct dc_plan *p);
+
+/* 1 when ZeRO-1/2 reduce each gradient bucket with an AllReduce of the
+ * whole bucket, each rank keeping its own slice: DeepSpeed's default
+ * (use_multi_rank_bucket_allreduce, deepspeed/runtime/zero/config.py:119,
+ * stage_1_and_2.py average_tensor at edaa7221); 0 for a ReduceScatter
+ * (Megatron's distributed optimizer, custom, torchtitan). */
+int dc_framework_zero_grad_allreduce(const struct dc_plan *p);
 
 /* overlap.param_gather as given, else true under megatron with sharding
  * zero1 (the recipes' --overlap-param-gather), else false; false for a

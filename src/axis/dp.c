@@ -1,5 +1,6 @@
 /* dp.c - the data-parallel axis: DDP's gradient AllReduce, or ZeRO-1/2's
- * ReduceScatter of the gradients and AllGather of the updated parameters,
+ * ReduceScatter of the gradients (DeepSpeed's AllReduce of each bucket:
+ * framework.h) and AllGather of the updated parameters,
  * over dp x cp ranks (context-parallel ranks hold the same weights and
  * join the sync, Megatron-Core); routed experts over the
  * expert-data-parallel group. Under HSDP (parallel.dp_replicate = r > 1,
@@ -26,7 +27,9 @@ static void on(struct dc_axis_ctx *x, uint64_t size, enum dc_group_id g)
 
 /* Gradient synchronisation of `params` parameters: DDP AllReduce per
  * bucket once per step (no_sync while accumulating); ZeRO-1/2
- * ReduceScatter of the grads and AllGather of the updated params. ZeRO-1
+ * ReduceScatter of the grads (under DeepSpeed an AllReduce of each
+ * bucket, every rank keeping its slice: dc_framework_zero_grad_allreduce)
+ * and AllGather of the updated params. ZeRO-1
  * keeps full gradients and reduces once per step; ZeRO-2 keeps only its
  * shard, so it reduce-scatters every microbatch (DeepSpeed stage 2). HSDP
  * all-reduces each reduce-scatter's shard, ceil(M / shard) bytes, across
@@ -49,6 +52,7 @@ static void dp_sync(struct dc_axis_ctx *x, uint64_t params, int expert, const st
 	enum dc_coll_what grad_what = expert ? DC_CW_EXPERT_GRAD_BUCKET : DC_CW_GRAD_BUCKET;
 	uint64_t times = sharding == DC_SHARD_ZERO2 ? gas : 1;
 	uint64_t full = dc_ck_mul(b, grads / bucket, times), rest = grads % bucket;
+	enum dc_coll_kind reduce = dc_framework_zero_grad_allreduce(p) ? DC_COLL_ALL_REDUCE : DC_COLL_REDUCE_SCATTER;
 	if (sharding == DC_SHARD_NONE) {
 		on(x, g->shard, g->shard_g);
 		dc_axis_push_buckets(x, DC_COLL_ALL_REDUCE, grad_what, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, grads,
@@ -57,8 +61,8 @@ static void dp_sync(struct dc_axis_ctx *x, uint64_t params, int expert, const st
 	}
 	if (g->shard > 1) {
 		on(x, g->shard, g->shard_g);
-		dc_axis_push(x, DC_COLL_REDUCE_SCATTER, grad_what, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, full, bucket);
-		dc_axis_push(x, DC_COLL_REDUCE_SCATTER, grad_what, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, times, rest);
+		dc_axis_push(x, reduce, grad_what, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, full, bucket);
+		dc_axis_push(x, reduce, grad_what, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, times, rest);
 	}
 	if (r > 1) {
 		enum dc_coll_what w = expert ? DC_CW_REPLICA_EXPERT_GRAD_BUCKET : DC_CW_REPLICA_GRAD_BUCKET;

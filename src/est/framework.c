@@ -87,6 +87,17 @@ int dc_framework_overlap_dp(const struct dc_plan *p)
 	return p->layout.sharding == DC_SHARD_FSDP;
 }
 
+/* DeepSpeed's average_tensor (stage_1_and_2.py:1443-1460 at edaa7221)
+ * puts every rank's slices of the reduce bucket under one ("allreduce",
+ * group) key when use_multi_rank_bucket_allreduce is set (its default,
+ * zero/config.py:119), and allreduce_and_scatter (:1314-1348) all-reduces
+ * the flattened bucket (allreduce_bucket, :1858), each rank copying out
+ * its own slice (:1305-1312) */
+int dc_framework_zero_grad_allreduce(const struct dc_plan *p)
+{
+	return p->in->training.framework == DC_FRAMEWORK_DEEPSPEED;
+}
+
 int dc_framework_param_gather(const struct dc_plan *p)
 {
 	const struct dc_config *c = p->in;
