@@ -1020,18 +1020,24 @@ START_TEST(test_optimizer_on_the_host)
 END_TEST
 
 /* DeepSpeed ZeRO-1/2's host copies (training.framework deepspeed;
- * deepspeed/runtime/zero/stage_1_and_2.py at 38327e07), on
+ * deepspeed/runtime/zero/stage_1_and_2.py at edaa7221), on
  * test_optimizer_on_the_host's layout: 842,301,952 parameters a rank,
- * 32 GB/s one way, 0.8658976633 s of Adam. The boundary's gradients
- * cross as FP32 (async_inplace_copy_grad_to_fp32_buffer_from_gpu casts
- * them), 842,301,952 x 4 = 3,369,207,808 B in 0.105287744 s, and the FP32
- * partition comes back as FP32 (step(): fp32_partition.to(device)), as
- * long. At 8 micro steps ZeRO-2 (reducing each one) copies the 2-byte
- * gradients out at the first and the host's sum back at each of the 7
- * others (async_accumulate_grad_in_cpu_via_gpu): 8 x 1,684,603,904 B =
- * 13,476,831,232 B, 0.421150976 s; 1.4976241273 s a step in all. ZeRO-1
- * reduces at the boundary alone: one copy back, 0.052643872 s. One micro
- * step: no such copies. */
+ * 4 GPUs a node, 32 GB/s one way, 3.891e9 parameters/s of CPU-Adam:
+ * 4 x 842,301,952 / 3.891e9 = 0.8658976633 s of Adam. The boundary's
+ * gradients cross as FP32 (async_inplace_copy_grad_to_fp32_buffer_from_gpu
+ * casts them to the FP32 master dtype on the GPU), 842,301,952 x 4 =
+ * 3,369,207,808 B in 0.105287744 s. The updated FP32 partition is cast to
+ * BF16 on the CPU and comes back in 2 B (step(): the bit16 host buffer),
+ * 1,684,603,904 B in 0.052643872 s; the node's cast streams 4 + 2 = 6 B a
+ * parameter at CPU-Adam's rate for its 28: 3,369,207,808 x 6 / 28 /
+ * 3.891e9 = 0.1855494993 s. At 8 micro steps ZeRO-2 (reducing each one)
+ * copies the 2-byte gradients out at every micro step and the host's sum
+ * back at each of the 7 after the first (async_accumulate_grad_in_cpu_via_gpu):
+ * 15 x 1,684,603,904 B = 25,269,058,560 B, 0.78965808 s; in all
+ * 0.78965808 + 0.105287744 + 0.8658976633 + 0.1855494993 + 0.052643872 =
+ * 1.9990368586 s. ZeRO-1 reduces at the boundary alone, with micro_step_id
+ * still 0: no micro-step copies, 1.2093787786 s. One micro step: none
+ * either. */
 START_TEST(test_deepspeed_host_copies)
 {
 	static const char *const zero2[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8",
@@ -1049,21 +1055,26 @@ START_TEST(test_deepspeed_host_copies)
 	struct run *x = run(SYSTEMS, zero2, 7);
 	const struct dc_host_step *h = &x->r.compute.host_step[0];
 	ck_assert_double_eq(h->params, 842301952.0);
-	ck_assert_double_le(fabs(h->accum_s - 0.421150976), 1e-12);
+	ck_assert_double_le(fabs(h->accum_s - 0.78965808), 1e-12);
 	ck_assert_double_le(fabs(h->d2h_s - 0.105287744), 1e-12);
-	ck_assert_double_le(fabs(h->h2d_s - 0.105287744), 1e-12);
 	ck_assert_double_le(fabs(h->cpu_s - 0.8658976633), 1e-10);
-	ck_assert_double_le(fabs(x->r.compute.optimizer_s[0] - 1.4976241273), 1e-10);
+	ck_assert_double_le(fabs(h->cast_s - 0.1855494993), 1e-10);
+	ck_assert_double_le(fabs(h->h2d_s - 0.052643872), 1e-12);
+	ck_assert_double_le(fabs(x->r.compute.optimizer_s[0] - 1.9990368586), 1e-10);
 	free(x);
 	x = run(SYSTEMS, zero1, 7);
 	h = &x->r.compute.host_step[0];
-	ck_assert_double_le(fabs(h->accum_s - 0.052643872), 1e-12);
+	ck_assert_double_eq(h->accum_s, 0);
 	ck_assert_double_le(fabs(h->d2h_s - 0.105287744), 1e-12);
+	ck_assert_double_le(fabs(h->cast_s - 0.1855494993), 1e-10);
+	ck_assert_double_le(fabs(h->h2d_s - 0.052643872), 1e-12);
+	ck_assert_double_le(fabs(x->r.compute.optimizer_s[0] - 1.2093787786), 1e-10);
 	free(x);
 	x = run(SYSTEMS, once, 7);
 	h = &x->r.compute.host_step[0];
 	ck_assert_double_eq(h->accum_s, 0);
 	ck_assert_double_le(fabs(h->d2h_s - 0.105287744), 1e-12);
+	ck_assert_double_le(fabs(x->r.compute.optimizer_s[0] - 1.2093787786), 1e-10);
 	free(x);
 	/* ZeRO-3: the same 842,301,952-parameter shard; gradients out as
 	 * FP32, 4 B / 32 GB/s = 0.105287744 s, parameters back in BF16,

@@ -94,13 +94,17 @@ struct dc_compute {
 	double host_adam_rate;  /* parameters/s of a node's CPUs: cluster.host_adam_rate */
 	struct dc_host_step {
 		double params;  /* the parameters one rank's optimizer shard holds */
-		/* DeepSpeed ZeRO-1/2's per-micro-step gradient copies under
-		 * gradient accumulation: params x copies x param_bytes /
-		 * host_bandwidth (ZeRO-2 m copies, ZeRO-1 one; 0 elsewhere) */
+		/* DeepSpeed ZeRO-2's per-micro-step gradient copies under
+		 * gradient accumulation: params x (2m - 1) x param_bytes /
+		 * host_bandwidth (0 elsewhere, ZeRO-1 included) */
 		double accum_s;
 		double d2h_s;   /* params x precision.grad_bytes (deepspeed: 4) / host_bandwidth */
 		double cpu_s;   /* params x gpus_per_node / host_adam_rate */
-		double h2d_s;   /* params x precision.param_bytes (deepspeed: 4) / host_bandwidth */
+		/* DeepSpeed ZeRO-1/2: the node's CPUs cast the FP32 partitions
+		 * to param_bytes before they go back, params x gpus_per_node x
+		 * (4 + param_bytes) / 28 / host_adam_rate (0 elsewhere) */
+		double cast_s;
+		double h2d_s;   /* params x precision.param_bytes / host_bandwidth */
 	} host_step[DC_PLAN_MAX_SEGMENTS]; /* all 0 without offload */
 };
 

@@ -1115,6 +1115,23 @@ static double optimizer_s(const struct ctx *x, const struct dc_stage_params *sp)
 	return mem_s(x, per_param * params);
 }
 
+/* The bytes a parameter CPU-Adam streams through host memory: it reads
+ * the FP32 parameter, gradient and both moments and writes the parameter
+ * and the moments (DeepSpeed csrc/includes/cpu_adam.h, Step_AVX,
+ * :166-198 at edaa7221): cluster.host_adam_rate is this stream's rate
+ * (docs/step-model.md, "The optimizer on the host") */
+#define CPU_ADAM_BYTES_PER_PARAM 28.0
+
+/* Seconds the node's CPUs take to cast `node_params` FP32 values to
+ * `to_bytes` each: a stream of 4 + to_bytes bytes a parameter, priced at
+ * CPU-Adam's rate for its 28 (the same memory at the same fraction of its
+ * peak, the assumption host_adam_rate's derivation rests on). */
+static double host_cast_s(double node_params, double to_bytes, double adam_rate)
+{
+	double stream_bytes = 4.0 + to_bytes;
+	return node_params * stream_bytes / CPU_ADAM_BYTES_PER_PARAM / adam_rate;
+}
+
 /* The optimizer step on the host (parallel.offload; docs/step-model.md,
  * "The optimizer on the host"), after ZeRO-Offload (Ren et al. 2021,
  * sections 4.1-4.2): the rank's gradient shard goes device to host, the
@@ -1124,18 +1141,23 @@ static double optimizer_s(const struct ctx *x, const struct dc_stage_params *sp)
  * (section 5.2) is opt-in and not modelled.
  *
  * Under training.framework deepspeed with ZeRO-1 or ZeRO-2, the copies
- * DeepSpeed makes (deepspeed/runtime/zero/stage_1_and_2.py at 38327e07):
- * the boundary's gradients cast to FP32 before they cross
- * (async_inplace_copy_grad_to_fp32_buffer_from_gpu, src_tensor.float()),
- * the FP32 partition back before the cast to the working precision
- * (step(): fp32_partition.to(device)), both 4 B a parameter; and with
- * grad_accum_steps m > 1 the per-micro-step copies of
- * async_accumulate_grad_in_cpu_via_gpu, each param_bytes a parameter:
- * ZeRO-2 reduces every micro step, so the first copies the gradients out
- * and each of the m - 1 later ones copies the host's sum back to add to;
- * ZeRO-1 reduces at the boundary alone, one copy back. They run in the
- * backward's reduce_ipg_grads on the compute stream (overlap_comm false,
- * DeepSpeed's default), so each is priced exposed. */
+ * DeepSpeed makes (deepspeed/runtime/zero/stage_1_and_2.py at edaa7221):
+ * the boundary's gradients cast to the FP32 master dtype on the GPU
+ * before they cross (async_inplace_copy_grad_to_fp32_buffer_from_gpu,
+ * :1590-1605), 4 B a parameter; the updated FP32 partition cast to the
+ * 16-bit dtype on the CPU into a host buffer (step(), :2338-2341; the
+ * buffer :495-507), then copied back, param_bytes a parameter; and with
+ * grad_accum_steps m > 1 under ZeRO-2 the copies of
+ * async_accumulate_grad_in_cpu_via_gpu (:1516-1560), param_bytes a
+ * parameter each: copy_grads_in_partition (:1650-1665) calls it in every
+ * micro step's reduction but a lone boundary one, and it copies the
+ * host's sum back to add to when micro_step_id > 0 and the gradients out
+ * every time: m out and m - 1 back, 2m - 1. ZeRO-1 reduces at the
+ * boundary alone, where its micro_step_id is still 0 (setup_buckets,
+ * :2493-2495, raises it only after _release_ipg_buffers, :828-835, which
+ * its non-boundary micro steps never reach), so it makes none. They run
+ * in the backward's reduce_ipg_grads on the compute stream (overlap_comm
+ * false, DeepSpeed's default: :1719-1727), so each is priced exposed. */
 static void host_step(const struct ctx *x, const struct dc_compute *c, const struct dc_stage_params *sp,
 		      struct dc_host_step *h)
 {
@@ -1145,22 +1167,25 @@ static void host_step(const struct ctx *x, const struct dc_compute *c, const str
 	double buffer, params = step_params(x, sp, &buffer);
 	double node_params = params * (double)in->cluster.gpus_per_node;
 	double out_bytes = (double)pr->grad_bytes, back_bytes = (double)pr->param_bytes, copies = 0;
+	int cpu_cast = 0;
 	uint64_t m = x->p->layout.grad_accum_steps;
 	if (in->training.framework == DC_FRAMEWORK_DEEPSPEED && (sh == DC_SHARD_ZERO1 || sh == DC_SHARD_ZERO2)) {
 		out_bytes = 4.0;
-		back_bytes = 4.0;
-		if (m > 1)
-			copies = sh == DC_SHARD_ZERO2 ? (double)m : 1.0;
+		cpu_cast = 1;
+		if (sh == DC_SHARD_ZERO2 && m > 1)
+			copies = 2.0 * (double)m - 1.0;
 	} else if (in->training.framework == DC_FRAMEWORK_DEEPSPEED && sh == DC_SHARD_FSDP) {
 		/* ZeRO-3 casts the gradient partition to FP32 on the GPU before
-		 * its copy to the host (stage3.py partition_grads, l.1515 at
-		 * 38327e07); the parameters come back in their own dtype */
+		 * its copy to the host (stage3.py _offload_grad_partition_at_boundary,
+		 * :1393-1407 at edaa7221); the parameters come back in their own
+		 * dtype */
 		out_bytes = 4.0;
 	}
 	h->params = params;
 	h->accum_s = params * copies * (double)pr->param_bytes / c->host_bandwidth;
 	h->d2h_s = params * out_bytes / c->host_bandwidth;
 	h->cpu_s = node_params / c->host_adam_rate;
+	h->cast_s = cpu_cast ? host_cast_s(node_params, (double)pr->param_bytes, c->host_adam_rate) : 0;
 	h->h2d_s = params * back_bytes / c->host_bandwidth;
 }
 
@@ -1181,7 +1206,7 @@ static void optimizer_steps(const struct ctx *x, struct dc_compute *c)
 			continue;
 		}
 		host_step(x, c, &p->segment_params[i], h);
-		c->optimizer_s[i] = h->accum_s + h->d2h_s + h->cpu_s + h->h2d_s;
+		c->optimizer_s[i] = h->accum_s + h->d2h_s + h->cpu_s + h->cast_s + h->h2d_s;
 	}
 }
 

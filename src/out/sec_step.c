@@ -235,10 +235,10 @@ static void view(const struct dc_run *run, void *out)
 		if (in->training.framework == DC_FRAMEWORK_DEEPSPEED &&
 		    (run->plan->layout.sharding == DC_SHARD_ZERO1 || run->plan->layout.sharding == DC_SHARD_ZERO2))
 			v->host_model = "DeepSpeed ZeRO-1/2 (stage_1_and_2.py), one after the other: under gradient "
-					"accumulation each micro step's gradient copies to or from the host (ZeRO-2: the first "
-					"out, each later one back; ZeRO-1: one back), on the compute stream; the boundary's "
-					"gradients cast to FP32 out, Adam on the node's CPUs over every GPU's shard, the FP32 "
-					"parameters back; no delayed update";
+					"accumulation ZeRO-2's micro-step gradient copies on the compute stream (every micro "
+					"step's out, each later one's sum back; ZeRO-1 none); the boundary's gradients cast to "
+					"FP32 out, Adam on the node's CPUs over every GPU's shard, the parameters cast to their "
+					"16-bit dtype on those CPUs and back; no delayed update";
 		v->host_bandwidth = c->host_bandwidth;
 		v->host_adam_rate = c->host_adam_rate;
 		for (uint64_t i = 0; i < run->plan->nsegments && i < DC_PLAN_MAX_SEGMENTS; i++)
@@ -258,6 +258,12 @@ static int has_accum_copies(const void *base)
 {
 	const struct view *v = base;
 	return v->on_host && v->host.accum_s > 0;
+}
+
+static int has_host_cast(const void *base)
+{
+	const struct view *v = base;
+	return v->on_host && v->host.cast_s > 0;
 }
 
 static int has_backend_from(const void *base)
@@ -497,6 +503,8 @@ static const struct dc_field fields[] = {
 	 .shown = is_on_host},
 	{"host_adam_s", "host step: Adam on the node's CPUs", DC_U_SECONDS, DC_FT_F64, V(host.cpu_s),
 	 .shown = is_on_host},
+	{"host_params_cast_s", "host step: parameters cast on the node's CPUs (DeepSpeed)", DC_U_SECONDS, DC_FT_F64,
+	 V(host.cast_s), .shown = has_host_cast},
 	{"host_params_h2d_s", "host step: parameters back to the GPU", DC_U_SECONDS, DC_FT_F64, V(host.h2d_s),
 	 .shown = is_on_host},
 	{"time_s", "step time", DC_U_SECONDS, DC_FT_F64, SV(time_s), .shown = is_available},
@@ -547,7 +555,8 @@ _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 
 /* parallel.offload "optimizer": the per-micro-step gradient copies the
  * step does not price (docs/step-model.md, "The optimizer on the host").
- * DeepSpeed ZeRO-1/2's are priced (compute.c host_step); Megatron-Core
+ * DeepSpeed ZeRO-2's are priced (compute.c host_step; ZeRO-1 makes none
+ * at edaa7221); Megatron-Core
  * accumulates in the GPU's main_grad buffer and copies at the step
  * alone, so it makes none; DeepSpeed ZeRO-3 copies every micro step's
  * gradient partition to its host buffer and back to add the next one to
@@ -572,7 +581,7 @@ static void warn_offload_copies(const struct dc_plan *p, struct dc_diag *diag)
 		return;
 	dc_diag_warn(diag,
 		     "'parallel.offload': with %llu micro steps an offloading optimizer may copy each one's gradients "
-		     "to the host or back (DeepSpeed ZeRO-1/2 does, priced under training.framework \"deepspeed\"); "
+		     "to the host or back (DeepSpeed ZeRO-2 does, priced under training.framework \"deepspeed\"); "
 		     "under training.framework \"%s\" with sharding \"%s\" the step prices one copy each way a step, "
 		     "not such per-micro-step copies",
 		     (unsigned long long)p->layout.grad_accum_steps, dc_framework_name(f), dc_sharding_name(sh));
