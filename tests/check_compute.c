@@ -1077,15 +1077,18 @@ START_TEST(test_deepspeed_host_copies)
 	ck_assert_double_le(fabs(x->r.compute.optimizer_s[0] - 1.2093787786), 1e-10);
 	free(x);
 	/* ZeRO-3: the same 842,301,952-parameter shard; gradients out as
-	 * FP32, 4 B / 32 GB/s = 0.105287744 s, parameters back in BF16,
-	 * 2 B: 0.052643872 s; its per-micro-step copies are warned, not
-	 * priced */
+	 * FP32, 4 B / 32 GB/s = 0.105287744 s, parameters cast to BF16 on
+	 * the CPUs (PyTorch's blocking copy_ converts there) in the same
+	 * 0.1855494993 s and back in 2 B: 0.052643872 s; 1.2093787786 s with
+	 * Adam; its per-micro-step copies are warned, not priced */
 	x = run(SYSTEMS, zero3, 7);
 	h = &x->r.compute.host_step[0];
 	ck_assert_double_eq(h->params, 842301952.0);
 	ck_assert_double_eq(h->accum_s, 0);
 	ck_assert_double_le(fabs(h->d2h_s - 0.105287744), 1e-12);
+	ck_assert_double_le(fabs(h->cast_s - 0.1855494993), 1e-10);
 	ck_assert_double_le(fabs(h->h2d_s - 0.052643872), 1e-12);
+	ck_assert_double_le(fabs(x->r.compute.optimizer_s[0] - 1.2093787786), 1e-10);
 	free(x);
 }
 END_TEST

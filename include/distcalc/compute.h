@@ -100,9 +100,10 @@ struct dc_compute {
 		double accum_s;
 		double d2h_s;   /* params x precision.grad_bytes (deepspeed: 4) / host_bandwidth */
 		double cpu_s;   /* params x gpus_per_node / host_adam_rate */
-		/* DeepSpeed ZeRO-1/2: the node's CPUs cast the FP32 partitions
-		 * to param_bytes before they go back, params x gpus_per_node x
-		 * (4 + param_bytes) / 28 / host_adam_rate (0 elsewhere) */
+		/* DeepSpeed ZeRO-1/2 and ZeRO-3: the node's CPUs cast the FP32
+		 * partitions to param_bytes before they go back, params x
+		 * gpus_per_node x (4 + param_bytes) / 28 / host_adam_rate (0
+		 * elsewhere) */
 		double cast_s;
 		double h2d_s;   /* params x precision.param_bytes / host_bandwidth */
 	} host_step[DC_PLAN_MAX_SEGMENTS]; /* all 0 without offload */

@@ -1178,8 +1178,14 @@ static void host_step(const struct ctx *x, const struct dc_compute *c, const str
 		/* ZeRO-3 casts the gradient partition to FP32 on the GPU before
 		 * its copy to the host (stage3.py _offload_grad_partition_at_boundary,
 		 * :1393-1407 at edaa7221); the parameters come back in their own
-		 * dtype */
+		 * dtype through a blocking copy_ of the FP32 partition into the
+		 * 16-bit one (_reassign_or_swap_out_partitioned_parameters,
+		 * :2585-2593), which PyTorch converts on the CPU before the copy
+		 * (copy_kernel_cuda, aten/src/ATen/native/cuda/Copy.cu at
+		 * 007aa8ae: "For blocking transfers conversions are performed on
+		 * CPU") */
 		out_bytes = 4.0;
+		cpu_cast = 1;
 	}
 	h->params = params;
 	h->accum_s = params * copies * (double)pr->param_bytes / c->host_bandwidth;
