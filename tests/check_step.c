@@ -880,6 +880,47 @@ static void step_with(const char *name, const char *const *sets, struct dc_step_
 	*out = run_res.step;
 }
 
+/* A search's step (plan.h step_rank_only) is the report's time, token
+ * rates and MFU bit for bit, on every schedule the closed form and the
+ * timeline compose; the figures a search never reads are left out (no
+ * classes, no path, no HFU). */
+START_TEST(test_step_rank_only_same_figures)
+{
+	static const char *const interleaved[] = {"parallel.virtual_pipeline=2", NULL};
+	static const char *const zb[] = {"parallel.pipeline_schedule=zero_bubble", "parallel.virtual_pipeline=1", NULL};
+	static const char *const dualpipe[] = {"parallel.pipeline_schedule=dualpipe", "parallel.virtual_pipeline=1",
+					       NULL};
+	static const char *const fsdp[] = {"parallel.sharding=fsdp", NULL};
+	static const struct {
+		const char *name;
+		const char *const *sets;
+	} runs[] = {
+		{"korthikanti-175b.json", NULL}, {"korthikanti-175b.json", interleaved}, {"korthikanti-175b.json", zb},
+		{"korthikanti-175b.json", dualpipe}, {"korthikanti-175b.json", fsdp}, {"systems.json", NULL},
+	};
+	static struct dc_step full, only;
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		step_with(runs[i].name, runs[i].sets, NULL, &full);
+		load_and_run(runs[i].name, runs[i].sets, 0);
+		run_plan.step_rank_only = 1;
+		if (dc_estimate(&run_plan, DC_EST_BIT(DC_EST_STEP), &run_res) != 0)
+			ck_abort_msg("%s: %s", runs[i].name, run_res.error);
+		only = run_res.step;
+		ck_assert_msg(full.available && only.available, "run %zu (%s): no step time", i, runs[i].name);
+		ck_assert_msg(memcmp(&full.time_s, &only.time_s, sizeof(double)) == 0 &&
+				      memcmp(&full.tokens_per_s_per_gpu, &only.tokens_per_s_per_gpu, sizeof(double)) == 0 &&
+				      memcmp(&full.tokens_per_s, &only.tokens_per_s, sizeof(double)) == 0 &&
+				      memcmp(&full.mfu, &only.mfu, sizeof(double)) == 0,
+			      "run %zu (%s): %.17g s, mfu %.17g in full; %.17g s, mfu %.17g ranked only", i, runs[i].name,
+			      full.time_s, full.mfu, only.time_s, only.mfu);
+		ck_assert_msg(full.nclasses > 0 && full.npath > 0 && full.hfu > 0,
+			      "run %zu (%s): the full step has its classes, path and hfu", i, runs[i].name);
+		ck_assert_msg(only.nclasses == 0 && only.npath == 0 && only.hfu == 0,
+			      "run %zu (%s): the ranked-only step left its classes, path and hfu out", i, runs[i].name);
+	}
+}
+END_TEST
+
 /* A search's step memo (step.h) gives every layout the step it has
  * without one, bit for bit, whatever it held before: the same layout
  * again (every input the same), a sharding that keeps the layers' costs
@@ -1608,6 +1649,7 @@ int main(void)
 	tcase_add_test(tc, test_ep_replayed_in_the_backward);
 	tcase_add_test(tc, test_no_negative_time_at_pp1);
 	tcase_add_test(tc, test_step_memo_changes_nothing);
+	tcase_add_test(tc, test_step_rank_only_same_figures);
 	tcase_add_test(tc, test_step_without_flops_is_the_steps_time);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -304,6 +304,10 @@ struct dc_plan {
 	 * stages' activation part and of its model states for each sharding
 	 * (memory.h), passed on as step_memo is */
 	struct dc_mem_memo *mem_memo;
+	/* 1 in a search, 0 elsewhere: the step fills only what a search
+	 * reads of it (step.h dc_step_compute: the time, the token rates and
+	 * the MFU), passed on as the memos are */
+	int step_rank_only;
 	struct dc_plan_group group[DC_GROUP_COUNT];
 	struct dc_plan_link ring_link; /* the teaching ring over ranks 0..ring_ranks-1 */
 

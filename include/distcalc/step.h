@@ -211,7 +211,9 @@ void dc_step_memo_corrupt(struct dc_step_memo *m);
  * batch results; f NULL: the step time, the pipeline's span and the token
  * rates alone, no classes, path, MFU or schedule figures (the strategies
  * comparison's variants: dc_step_variants; nclasses and npath 0, the
- * classes and path arrays left as they were). Returns 0 (also when
+ * classes and path arrays left as they were); p->step_rank_only (a
+ * search's plans): the same and the MFU, the figures a search reads,
+ * no HFU, bubble or paper figures. Returns 0 (also when
  * c->available is 0: then
  * s->available is 0 and s->missing says why), or -1 with *error set to
  * static text. No I/O; no allocation under 1F1B, interleaved (even

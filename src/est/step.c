@@ -1523,6 +1523,28 @@ static void step_rates(struct dc_step *s, const struct dc_batch *b, double world
 	s->gpu_s_per_token = tokens > 0 ? s->time_s * world / tokens : 0;
 }
 
+/* The FLOPs over step x world x peak: MFU, and unless `mfu_only` HFU,
+ * the paper's HFU and MFU over the BF16 peak */
+static void step_utilisation(struct dc_step *s, const struct dc_plan *p, const struct dc_compute *c,
+			     const struct dc_flops *f, const struct dc_batch *b, double world, int mfu_only)
+{
+	double denom;
+	if (!(s->time_s > 0 && c->peak_flops > 0))
+		return;
+	denom = s->time_s * world * c->peak_flops;
+	s->mfu = f->model_per_step / denom;
+	if (mfu_only)
+		return;
+	s->hfu = f->hardware_per_step / denom;
+	s->hardware_flops_paper = korthikanti_hardware_flops(p, b);
+	s->hfu_paper = s->hardware_flops_paper / denom;
+	/* the convention torchtitan printed under float8 (its BF16
+	 * get_peak_flops) and the one FP8 and BF16 runs compare on
+	 * (docs/step-model.md section 4) */
+	if (p->in->cluster.peak_flops > 0)
+		s->mfu_bf16_peak = f->model_per_step / (s->time_s * world * p->in->cluster.peak_flops);
+}
+
 static void compose(const struct step_ctx *x, const struct dc_compute *c, const struct dc_flops *f,
 		    const struct dc_batch *b, double span, uint64_t critical, double fill, const double *end,
 		    struct dc_step *s)
@@ -1589,6 +1611,12 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 	s->slowest_rank = slow_stage * p->topo.stride[DC_AXIS_PP];
 	if (!f) {
 		step_rates(s, b, world); /* no FLOPs: the time and its rates alone (step.h) */
+		return;
+	}
+	if (p->step_rank_only) {
+		/* a search's: the time, its rates and the MFU alone (plan.h) */
+		step_rates(s, b, world);
+		step_utilisation(s, p, c, f, b, world, 1);
 		return;
 	}
 
@@ -1680,18 +1708,7 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 	/* rates */
 	{
 		step_rates(s, b, world);
-		if (s->time_s > 0 && c->peak_flops > 0) {
-			double denom = s->time_s * world * c->peak_flops;
-			s->mfu = f->model_per_step / denom;
-			s->hfu = f->hardware_per_step / denom;
-			s->hardware_flops_paper = korthikanti_hardware_flops(p, b);
-			s->hfu_paper = s->hardware_flops_paper / denom;
-			/* the convention torchtitan printed under float8 (its
-			 * BF16 get_peak_flops) and the one FP8 and BF16 runs
-			 * compare on (docs/step-model.md section 4) */
-			if (p->in->cluster.peak_flops > 0)
-				s->mfu_bf16_peak = f->model_per_step / (s->time_s * world * p->in->cluster.peak_flops);
-		}
+		step_utilisation(s, p, c, f, b, world, 0);
 		{
 			const struct dc_step_stage *cs = ops_of(x, critical);
 			double busy = (double)m * (cs->fwd_s + cs->bwd_s);

@@ -545,6 +545,9 @@ static void run_outer(struct worker *w, const struct outer *o)
 							/* and the ledgers' activation parts, which
 							 * read no sharding */
 							w->outer_plan.mem_memo = w->mem_memo;
+							/* a search reads the step's time,
+							 * rates and MFU alone (plan.h) */
+							w->outer_plan.step_rank_only = 1;
 							outer_ready = 1;
 						}
 						if (eval_memory(w, &w->outer_plan, &e, &plan_here) != 0) {
