@@ -5,11 +5,14 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "distcalc/comm.h"
 #include "distcalc/config.h"
 #include "distcalc/diag.h"
+#include "distcalc/net.h"
+#include "distcalc/plan.h"
 
 #include "fixtures.h"
 #include "fixtures_plan.h"
@@ -1596,6 +1599,89 @@ START_TEST(test_reshard_emits_the_data_parallel_axes_alone)
 }
 END_TEST
 
+/* configs/NAME with `sets` (NULL-ended), derived into *p with the net
+ * memo bound to its network and `cm` lent (NULL: none), as a search lends
+ * them */
+static void memo_plan(const char *name, const char *const *sets, struct dc_config *c, struct dc_plan *p,
+		      struct dc_net_memo *nm, struct dc_comm_memo *cm)
+{
+	char path[512];
+	struct dc_override ov[8];
+	size_t n = 0;
+	struct dc_diag d;
+	snprintf(path, sizeof(path), "%s/configs/%s", DC_SOURCE_DIR, name);
+	while (sets && sets[n] && n < 8) {
+		ov[n] = (struct dc_override){sets[n], 0};
+		n++;
+	}
+	dc_diag_init(&d);
+	if (dc_config_load_file(path, ov, n, c, &d) != 0)
+		ck_abort_msg("%s rejected: %s", name, d.count ? d.entries[0].text : "?");
+	dc_diag_release(&d);
+	fixture_plan(c, p);
+	dc_net_memo_bind(nm, &p->net);
+	p->net_memo = nm;
+	p->comm_memo = cm;
+}
+
+/* A search's memo of the data-parallel axes' calls (comm.h) gives every
+ * layout the collectives it has without one, whatever it held before:
+ * each sharding once and again, ZeRO-2 and FSDP on another microbatch
+ * count (their calls a microbatch), HSDP, a pipeline, another model and
+ * network, and back; through dc_comm_compute and dc_comm_reshard. */
+START_TEST(test_comm_memo_changes_nothing)
+{
+	static const char *const none[] = {"parallel.sharding=none", NULL};
+	static const char *const zero1[] = {"parallel.sharding=zero1", NULL};
+	static const char *const zero2[] = {"parallel.sharding=zero2", NULL};
+	static const char *const fsdp[] = {"parallel.sharding=fsdp", NULL};
+	static const char *const zero2_gas[] = {"parallel.sharding=zero2", "training.micro_batch_size=2", NULL};
+	static const char *const fsdp_gas[] = {"parallel.sharding=fsdp", "training.micro_batch_size=2", NULL};
+	static const char *const hsdp[] = {"parallel.sharding=fsdp", "parallel.dp_replicate=2", NULL};
+	static const char *const dp2_none[] = {"parallel.sharding=none", "parallel.tp=4", "parallel.dp=2", NULL};
+	static const char *const dp2_fsdp[] = {"parallel.sharding=fsdp", "parallel.tp=4", "parallel.dp=2", NULL};
+	/* DeepSpeed all-reduces ZeRO's gradient buckets (framework.h): the
+	 * same values but the framework */
+	static const char *const zero1_ds[] = {"parallel.sharding=zero1", "training.framework=deepspeed",
+					       "parallel.bucket_size=1 GiB", NULL};
+	static const char *const zero1_mg[] = {"parallel.sharding=zero1", "parallel.bucket_size=1 GiB", NULL};
+	static const struct {
+		const char *name;
+		const char *const *sets;
+	} runs[] = {
+		{"mixtral-8x7b-ep.json", none},	 {"mixtral-8x7b-ep.json", zero1},     {"mixtral-8x7b-ep.json", zero2},
+		{"mixtral-8x7b-ep.json", fsdp},	 {"mixtral-8x7b-ep.json", none},      {"mixtral-8x7b-ep.json", zero2_gas},
+		{"mixtral-8x7b-ep.json", zero2}, {"mixtral-8x7b-ep.json", fsdp_gas},  {"mixtral-8x7b-ep.json", fsdp},
+		{"llama-3-8b.json", fsdp},	 {"llama-3-8b.json", hsdp},	      {"llama-3-8b.json", zero1},
+		{"korthikanti-175b.json", dp2_none}, {"korthikanti-175b.json", dp2_fsdp}, {"mixtral-8x7b-ep.json", zero1},
+		{"mixtral-8x7b-ep.json", fsdp},	 {"llama-3-8b.json", zero1_mg},	      {"llama-3-8b.json", zero1_ds},
+	};
+	static struct dc_config c;
+	static struct dc_plan p;
+	static struct dc_comm fresh, memoised, resharded;
+	struct dc_net_memo *nm = calloc(1, sizeof(*nm));
+	struct dc_comm_memo *cm = dc_comm_memo_new();
+	const char *err = NULL;
+	ck_assert(nm && cm);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		memo_plan(runs[i].name, runs[i].sets, &c, &p, nm, NULL);
+		ck_assert_int_eq(dc_comm_compute(&p, &fresh, &err), 0);
+		p.comm_memo = cm;
+		ck_assert_int_eq(dc_comm_compute(&p, &memoised, &err), 0);
+		assert_same_comm(&memoised, &fresh);
+		/* and from the last layout's collectives, the sharding's again */
+		if (i > 0 && strcmp(runs[i].name, runs[i - 1].name) == 0 && runs[i].sets[1] == NULL &&
+		    runs[i - 1].sets[1] == NULL) {
+			ck_assert_int_eq(dc_comm_reshard(&p, &resharded, &err), 0);
+			assert_same_comm(&resharded, &fresh);
+		}
+		resharded = memoised;
+	}
+	dc_comm_memo_free(cm);
+	free(nm);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("comm");
@@ -1633,6 +1719,7 @@ int main(void)
 	tcase_add_test(tc, test_ep_replayed_interleaved_moe);
 	tcase_add_test(tc, test_overflow_is_an_error);
 	tcase_add_test(tc, test_reshard_emits_the_data_parallel_axes_alone);
+	tcase_add_test(tc, test_comm_memo_changes_nothing);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "distcalc/comm.h"
 #include "distcalc/config.h"
 #include "distcalc/diag.h"
 #include "distcalc/memory.h"
@@ -31,16 +32,19 @@ static struct dc_results res;
 static struct dc_step_memo *step_memo;
 static struct dc_mem_memo *mem_memo;
 static struct dc_net_memo *net_memo;
+static struct dc_comm_memo *comm_memo;
 
 /* configs/korthikanti-175b.json (pp 8, interleaved: the step memo and the
- * ledger memo both apply) as a search's plan: every memo lent */
-static void load(void)
+ * ledger memo both apply) as a search's plan: every memo lent; `dp2`: on
+ * tp 4 x dp 2, so that the data-parallel axis has calls */
+static void load(int dp2)
 {
+	static const struct dc_override ov[] = {{"parallel.tp=4", 0}, {"parallel.dp=2", 0}};
 	char path[512];
 	struct dc_diag d;
 	snprintf(path, sizeof(path), "%s/configs/korthikanti-175b.json", DC_SOURCE_DIR);
 	dc_diag_init(&d);
-	if (dc_config_load_file(path, NULL, 0, &cfg, &d) != 0)
+	if (dc_config_load_file(path, dp2 ? ov : NULL, dp2 ? 2 : 0, &cfg, &d) != 0)
 		ck_abort_msg("%s: does not load", path);
 	dc_diag_release(&d);
 	if (dc_plan_derive(&cfg, &plan) != 0)
@@ -48,11 +52,13 @@ static void load(void)
 	step_memo = dc_step_memo_new();
 	mem_memo = dc_mem_memo_new();
 	net_memo = calloc(1, sizeof(*net_memo));
-	ck_assert(step_memo && mem_memo && net_memo);
+	comm_memo = dc_comm_memo_new();
+	ck_assert(step_memo && mem_memo && net_memo && comm_memo);
 	dc_net_memo_bind(net_memo, &plan.net);
 	plan.step_memo = step_memo;
 	plan.mem_memo = mem_memo;
 	plan.net_memo = net_memo;
+	plan.comm_memo = comm_memo;
 }
 
 /* the report's step (and what it needs: the ledger, the collectives) */
@@ -62,13 +68,13 @@ static void step(void)
 		ck_abort_msg("estimate: %s", res.error);
 }
 
-enum corrupt { NONE, STEP, MEM, NET };
+enum corrupt { NONE, STEP, MEM, NET, COMM, NONE_DP2 };
 
 /* In a child: the step once (the memos filled), `what` corrupted, the
  * step again (every memo hit). Exits 0 when nothing aborted. */
 static void child(enum corrupt what)
 {
-	load();
+	load(what == COMM || what == NONE_DP2);
 	step();
 	if (what == STEP)
 		dc_step_memo_corrupt(step_memo);
@@ -76,6 +82,8 @@ static void child(enum corrupt what)
 		dc_mem_memo_corrupt(mem_memo);
 	else if (what == NET)
 		dc_net_memo_corrupt(net_memo);
+	else if (what == COMM)
+		dc_comm_memo_corrupt(comm_memo);
 	step();
 	exit(0);
 }
@@ -117,12 +125,16 @@ static void assert_aborts(enum corrupt what, const char *memo, const char *membe
 	ck_assert_msg(strstr(err, member) != NULL, "member '%s' not named; stderr: %s", member, err);
 }
 
-/* Honest hits (the same plan's step twice) pass the check */
+/* Honest hits (the same plan's step twice) pass the check, with and
+ * without data-parallel calls */
 START_TEST(test_honest_hits_pass)
 {
 	static char err[8192];
 	int status = run_child(NONE, err, sizeof(err));
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d; stderr: %s", status, err);
+	ck_assert_str_eq(err, "");
+	status = run_child(NONE_DP2, err, sizeof(err));
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "dp 2: status %d; stderr: %s", status, err);
 	ck_assert_str_eq(err, "");
 }
 END_TEST
@@ -148,6 +160,13 @@ START_TEST(test_net_memo_corrupted_aborts)
 }
 END_TEST
 
+/* Every call the data-parallel axes' memo keeps one ulp slower */
+START_TEST(test_comm_memo_corrupted_aborts)
+{
+	assert_aborts(COMM, "data-parallel axes' calls", "s[dp].coll[0].time_s differs");
+}
+END_TEST
+
 static Suite *memo_verify_suite(void)
 {
 	Suite *s = suite_create("memo_verify");
@@ -157,6 +176,7 @@ static Suite *memo_verify_suite(void)
 	tcase_add_test(tc, test_step_memo_corrupted_aborts);
 	tcase_add_test(tc, test_mem_memo_corrupted_aborts);
 	tcase_add_test(tc, test_net_memo_corrupted_aborts);
+	tcase_add_test(tc, test_comm_memo_corrupted_aborts);
 	suite_add_tcase(s, tc);
 	return s;
 }

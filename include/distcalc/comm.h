@@ -208,6 +208,29 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
  * layout search reuses across its shardings. */
 int dc_comm_reshard(const struct dc_plan *p, struct dc_comm *c, const char **error);
 
+/* A search's memo of the data-parallel axes' calls (one per thread, lent
+ * to its plans as plan.h comm_memo): for up to DC_COMM_MEMO_SLOTS sets
+ * of inputs dp.c and fsdp.c read (the sharding, the chunk's microbatches
+ * and the stage's in flight, the analysed stage's parameters, the
+ * degrees, the buckets and their collective, the precision's bytes,
+ * compared as values, on the groups and network of the last plan, whose
+ * change empties them), the dp and fsdp strategies they emitted.
+ * dc_comm_compute and dc_comm_reshard on a plan
+ * whose dp and fsdp axes read the same take those strategies whole: the
+ * same calls and sums bit for bit (a sharding's calls repeat over a
+ * (tp, cp, pp)'s virtual pipelines, micro batches and sequence
+ * parallelism). dc_comm_memo_new returns NULL when out of memory;
+ * dc_comm_memo_free(NULL) does nothing. */
+#define DC_COMM_MEMO_SLOTS 64
+struct dc_comm_memo;
+struct dc_comm_memo *dc_comm_memo_new(void);
+void dc_comm_memo_free(struct dc_comm_memo *m);
+#ifdef DISTCALC_VERIFY_MEMOS
+/* Tests of the switch only (memo_verify.h): moves the time of every
+ * kept call by one ulp, so the next hit differs from a fresh emission. */
+void dc_comm_memo_corrupt(struct dc_comm_memo *m);
+#endif
+
 const char *dc_coll_kind_name(enum dc_coll_kind k);
 const char *dc_strategy_name(enum dc_strategy s);
 /* Display text of the enums above (static strings). */

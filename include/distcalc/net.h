@@ -238,6 +238,10 @@ struct dc_net_memo_slot {
 struct dc_net_memo {
 	struct dc_net net; /* the network the slots were priced on */
 	int bound;
+	/* the binds that took another network (and emptied the slots): with
+	 * the memo's address it names net's content for a caller that keeps
+	 * prices of its own (comm.h dc_comm_memo) */
+	uint64_t binds;
 	uint64_t hits, misses;
 	struct dc_net_memo_slot slot[DC_NET_MEMO_SLOTS];
 };

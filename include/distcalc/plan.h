@@ -47,6 +47,7 @@
 
 struct dc_step_memo; /* step.h */
 struct dc_mem_memo;  /* memory.h */
+struct dc_comm_memo; /* comm.h */
 
 /* The layout a plan is evaluated for. */
 struct dc_layout {
@@ -304,6 +305,9 @@ struct dc_plan {
 	 * stages' activation part and of its model states for each sharding
 	 * (memory.h), passed on as step_memo is */
 	struct dc_mem_memo *mem_memo;
+	/* borrowed, NULL but in a search: the data-parallel axes' calls for
+	 * the inputs they read (comm.h), passed on as step_memo is */
+	struct dc_comm_memo *comm_memo;
 	/* 1 in a search, 0 elsewhere: the step fills only what a search
 	 * reads of it (step.h dc_step_compute: the time, the token rates and
 	 * the MFU), passed on as the memos are */

@@ -2,10 +2,13 @@
  * docs/formulas-systems.md, "Communication per step". */
 #include "distcalc/comm.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "distcalc/activation.h"
+#include "distcalc/framework.h"
 #include "distcalc/memo_verify.h"
 #include "distcalc/memory.h"
 #include "distcalc/net.h"
@@ -142,19 +145,22 @@ static const struct dc_memo_field comm_fields[] = {
 	DC_MEMO_FIELD(struct dc_comm, time_s),
 };
 
-/* The collectives kept from another sharding's, the data-parallel
- * axes' emitted again (dc_comm_reshard), against dc_comm_compute's: each
- * strategy's header and its ncoll calls */
-static void reshard_verify(const struct dc_plan *p, const struct dc_comm *c)
+static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **error, int reshard,
+		    struct dc_comm_memo *cm);
+
+/* Collectives kept from earlier work (`memo` names it: another
+ * sharding's, dc_comm_reshard; the data-parallel axes' from the search's
+ * memo) against dc_comm_compute's with no memo: each strategy's header
+ * and its ncoll calls */
+static void comm_verify(const char *memo, const struct dc_plan *p, const struct dc_comm *c)
 {
-	static const char memo[] = "collectives kept across shardings (src/est/comm.c dc_comm_reshard)";
 	/* not dc_malloc: outside the allocations a test counts or fails */
 	struct dc_comm *fresh = malloc(sizeof(*fresh));
 	const char *err = NULL;
 	char what[48];
 	if (!fresh)
 		abort(); /* a debug build's check: no way on without it */
-	if (dc_comm_compute(p, fresh, &err) != 0)
+	if (comm_run(p, fresh, &err, 0, NULL) != 0)
 		dc_memo_verify_u64(memo, "dc_comm_compute's return", 0, (uint64_t)-1);
 	dc_memo_verify_fields(memo, "comm", c, fresh, comm_fields, sizeof(comm_fields) / sizeof(comm_fields[0]));
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
@@ -176,6 +182,196 @@ static void reshard_verify(const struct dc_plan *p, const struct dc_comm *c)
 		}
 	}
 	free(fresh);
+}
+#endif
+
+/* ---- the data-parallel axes' calls memoised across a search's layouts ---- */
+
+/* What dp.c and fsdp.c read, as values (comm.h dc_comm_memo), but the
+ * groups and the network (the memo's context): the sharding; the chunk's
+ * microbatches where they are read (ZeRO-2 reduces every microbatch,
+ * FSDP gathers every microbatch), and for an FSDP unit under a pipeline
+ * the analysed stage's forwards in flight (fsdp.c unit_calls), 0
+ * elsewhere; whether units reshard after forward; the degrees; the
+ * buckets and whether ZeRO all-reduces them (framework.h); the
+ * precision's bytes and the FSDP unit; the analysed stage and its
+ * parameters. Every member a uint64_t: no padding, compared as bytes. */
+struct sharded_key {
+	uint64_t sharding, chunk_mbs, in_flight, stage, pp, reshard_fwd, zero_allreduce;
+	uint64_t dp_cp, shard_dp_cp, expert_dp_cp, expert_shard_dp_cp, dp_replicate;
+	uint64_t grad_bucket, param_bucket, grad_bytes, param_bytes, working_bytes, fsdp_unit;
+	struct dc_stage_params best;
+};
+
+/* dp's and fsdp's strategies (kept[0], kept[1]) as comm_run left them,
+ * summed, for key; `overflow`: their emission's; group_of[i]: the plan
+ * group kept[i] priced its last calls on (its net_group), -1 when none */
+struct sharded_slot {
+	int have, overflow;
+	int group_of[2];
+	struct sharded_key key;
+	struct dc_comm_strategy kept[2];
+};
+
+/* The groups dp.c and fsdp.c price their calls on */
+static const enum dc_group_id sharded_groups[] = {DC_GROUP_DP_CP, DC_GROUP_SHARD,  DC_GROUP_REP,
+						  DC_GROUP_EDP_CP, DC_GROUP_ESHARD, DC_GROUP_EREP};
+#define NSHARDED_GROUPS (sizeof(sharded_groups) / sizeof(sharded_groups[0]))
+
+/* The slots hold calls priced on `group` (sharded_groups') and on the
+ * network net_memo was bound to the net_binds-th time (net.h: the plan's
+ * network is its net memo's), the context: a plan with other groups or
+ * another network empties them */
+struct dc_comm_memo {
+	int have_context;
+	const struct dc_net_memo *net_memo;
+	uint64_t net_binds;
+	struct dc_plan_group group[NSHARDED_GROUPS];
+	struct sharded_slot slot[DC_COMM_MEMO_SLOTS];
+};
+
+struct dc_comm_memo *dc_comm_memo_new(void)
+{
+	return dc_calloc(1, sizeof(struct dc_comm_memo));
+}
+
+void dc_comm_memo_free(struct dc_comm_memo *m)
+{
+	free(m);
+}
+
+static const enum dc_strategy sharded_axes[2] = {DC_STRAT_DP, DC_STRAT_FSDP};
+
+static void sharded_key_of(const struct dc_plan *p, const struct dc_stage_params *best, uint64_t stage,
+			   struct sharded_key *k)
+{
+	const struct dc_config *in = p->in;
+	enum dc_sharding sh = p->layout.sharding;
+	k->sharding = (uint64_t)sh;
+	k->chunk_mbs = sh == DC_SHARD_ZERO2 || sh == DC_SHARD_FSDP ? dc_pipeline_chunk_microbatches(p) : 0;
+	k->in_flight = sh == DC_SHARD_FSDP && p->layout.pp > 1 ? dc_pipeline_in_flight_chunk(p, stage, 0) : 0;
+	k->stage = stage;
+	k->pp = p->layout.pp;
+	k->reshard_fwd = (uint64_t)dc_framework_reshard_after_forward(p);
+	k->zero_allreduce = (uint64_t)dc_framework_zero_grad_allreduce(p);
+	k->dp_cp = p->dp_cp;
+	k->shard_dp_cp = p->shard_dp_cp;
+	k->expert_dp_cp = p->expert_dp_cp;
+	k->expert_shard_dp_cp = p->expert_shard_dp_cp;
+	k->dp_replicate = p->dp_replicate;
+	k->grad_bucket = dc_framework_grad_bucket_bytes(p);
+	k->param_bucket = dc_framework_param_bucket_bytes(p);
+	k->grad_bytes = in->precision.grad_bytes;
+	k->param_bytes = in->precision.param_bytes;
+	k->working_bytes = in->precision.working_bytes;
+	k->fsdp_unit = (uint64_t)in->parallel.fsdp_unit;
+	k->best = *best;
+}
+
+/* The slot key maps to (its sharding, microbatches, stage and
+ * parameters mixed) */
+static struct sharded_slot *sharded_slot_of(struct dc_comm_memo *m, const struct sharded_key *k)
+{
+	uint64_t h = (k->sharding + 1) * 0x9e3779b97f4a7c15ull ^ (k->chunk_mbs + 3 * k->in_flight) * 0xff51afd7ed558ccdull ^
+		     (k->stage + k->best.total) * 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 29;
+	return &m->slot[h % DC_COMM_MEMO_SLOTS];
+}
+
+/* a and b alike member by member (their link's doubles bit for bit) */
+static int same_plan_group(const struct dc_plan_group *a, const struct dc_plan_group *b)
+{
+	return a->link.choice == b->link.choice && memcmp(&a->link.params, &b->link.params, sizeof(a->link.params)) == 0 &&
+	       a->net.ranks == b->net.ranks && a->net.nodes == b->net.nodes &&
+	       a->net.ranks_per_node == b->net.ranks_per_node && a->net.ranks_least == b->net.ranks_least &&
+	       a->net.rails == b->net.rails && a->net.concurrent == b->net.concurrent &&
+	       a->net.cross_leaf == b->net.cross_leaf;
+}
+
+/* The slot holding key for p's groups and network (p has a net memo),
+ * NULL: none. A plan of another context empties the slots and becomes
+ * the memo's context */
+static const struct sharded_slot *sharded_find(struct dc_comm_memo *m, const struct dc_plan *p,
+					       const struct sharded_key *key)
+{
+	const struct sharded_slot *sl = sharded_slot_of(m, key);
+	int same = m->have_context && m->net_memo == p->net_memo && m->net_binds == p->net_memo->binds;
+	for (size_t g = 0; same && g < NSHARDED_GROUPS; g++)
+		same = same_plan_group(&m->group[g], &p->group[sharded_groups[g]]);
+	if (!same) {
+		for (unsigned i = 0; i < DC_COMM_MEMO_SLOTS; i++)
+			m->slot[i].have = 0;
+		for (size_t g = 0; g < NSHARDED_GROUPS; g++)
+			m->group[g] = p->group[sharded_groups[g]];
+		m->net_memo = p->net_memo;
+		m->net_binds = p->net_memo->binds;
+		m->have_context = 1;
+		return NULL;
+	}
+	return sl->have && memcmp(&sl->key, key, sizeof(*key)) == 0 ? sl : NULL;
+}
+
+/* a strategy's header and its ncoll calls (the calls past them are never
+ * read) */
+static void strategy_copy(struct dc_comm_strategy *to, const struct dc_comm_strategy *from)
+{
+	to->in_play = from->in_play;
+	to->group_size = from->group_size;
+	to->link = from->link;
+	to->link_params = from->link_params;
+	to->net = from->net;
+	to->net_group = from->net_group;
+	to->ncoll = from->ncoll;
+	memcpy(to->coll, from->coll, (size_t)from->ncoll * sizeof(from->coll[0]));
+	to->bytes_per_rank = from->bytes_per_rank;
+	to->time_s = from->time_s;
+}
+
+/* c's dp and fsdp strategies from the slot, borrowing p's network and
+ * groups as an emission on p would */
+static void sharded_take(const struct sharded_slot *sl, const struct dc_plan *p, struct dc_comm *c)
+{
+	for (int i = 0; i < 2; i++) {
+		struct dc_comm_strategy *s = &c->s[sharded_axes[i]];
+		strategy_copy(s, &sl->kept[i]);
+		s->net = sl->kept[i].in_play ? &p->net : NULL;
+		s->net_group = sl->group_of[i] >= 0 ? &p->group[sl->group_of[i]].net : NULL;
+	}
+}
+
+/* Keeps c's dp and fsdp strategies, emitted on p (the memo's context)
+ * for key, in key's slot (not when a strategy borrowed a network or group
+ * outside p) */
+static void sharded_put(struct dc_comm_memo *m, const struct dc_plan *p, const struct sharded_key *key,
+			const struct dc_comm *c, int overflow)
+{
+	struct sharded_slot *sl = sharded_slot_of(m, key);
+	int group_of[2];
+	for (int i = 0; i < 2; i++) {
+		const struct dc_comm_strategy *s = &c->s[sharded_axes[i]];
+		group_of[i] = -1;
+		for (int g = 0; s->net_group && g < DC_GROUP_COUNT; g++)
+			if (s->net_group == &p->group[g].net)
+				group_of[i] = g;
+		if ((s->net_group && group_of[i] < 0) || (s->net && s->net != &p->net) || (!s->in_play && s->net))
+			return;
+	}
+	sl->have = 1;
+	sl->overflow = overflow;
+	sl->key = *key;
+	for (int i = 0; i < 2; i++) {
+		sl->group_of[i] = group_of[i];
+		strategy_copy(&sl->kept[i], &c->s[sharded_axes[i]]);
+	}
+}
+
+#ifdef DISTCALC_VERIFY_MEMOS
+void dc_comm_memo_corrupt(struct dc_comm_memo *m)
+{
+	for (unsigned i = 0; i < DC_COMM_MEMO_SLOTS; i++)
+		for (int k = 0; k < 2; k++)
+			for (uint64_t j = 0; j < m->slot[i].kept[k].ncoll; j++)
+				m->slot[i].kept[k].coll[j].time_s = nextafter(m->slot[i].kept[k].coll[j].time_s, INFINITY);
 }
 #endif
 
@@ -242,9 +438,15 @@ static void replay_stage(const struct dc_plan *p, int dual, struct dc_ck *b, con
 	}
 }
 
-static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **error, int reshard)
+/* `cm`: the search's memo of the data-parallel axes' calls (NULL: none) */
+static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **error, int reshard,
+		    struct dc_comm_memo *cm)
 {
-	struct dc_ck b = {0};
+	/* the data-parallel axes' overflow apart (bs), so that the memo
+	 * keeps theirs */
+	struct dc_ck b = {0}, bs = {0};
+	struct sharded_key key;
+	const struct sharded_slot *hit = NULL;
 	/* the stage with the most parameters sends the most DP/FSDP bytes */
 	struct dc_stage_params best = p->most, rank_moe;
 	const struct dc_stage_params *moe = NULL;
@@ -290,26 +492,44 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 		moe = &best;
 	replay_stage(p, dual, &b, &best, &moe, &rank_moe, &c->ep_stage);
 	c->moe_layers = moe->moe_layers;
-	/* each axis emits its own calls (src/axis/) */
+	/* each axis emits its own calls (src/axis/): dp's and fsdp's from
+	 * the search's memo when it holds them for what they read */
 	memo.used = memo.next = 0;
+	if (cm && p->net_memo) { /* the network known by its net memo */
+		sharded_key_of(p, &best, c->stage, &key);
+		if ((hit = sharded_find(cm, p, &key)) != NULL) {
+			sharded_take(hit, p, c);
+			bs.overflow = hit->overflow;
+		}
+	}
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
 		const struct dc_axis_row *row = &dc_axis_rows[i];
-		struct dc_axis_ctx x = {&b, p, &best, moe, &c->s[row->strategy], row->strategy, &memo, c->stage,
-					 c->ep_stage};
-		if (reshard && !reads_sharding(row->strategy))
+		int sharded = reads_sharding(row->strategy);
+		struct dc_axis_ctx x;
+		if ((reshard && !sharded) || (hit && sharded))
 			continue; /* kept, summed when it was emitted */
+		x = (struct dc_axis_ctx){sharded ? &bs : &b, p, &best, moe, &c->s[row->strategy], row->strategy, &memo,
+					 c->stage, c->ep_stage};
 		row->comm(&x);
 	}
 	/* each strategy's sums, then the totals, in strategy order */
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
 		uint64_t tmp;
-		if (!reshard || reads_sharding((enum dc_strategy)i))
-			sum_strategy(&b, &c->s[i]);
+		int sharded = reads_sharding((enum dc_strategy)i);
+		if ((!reshard || sharded) && !(hit && sharded))
+			sum_strategy(sharded ? &bs : &b, &c->s[i]);
 		if (dc_add_u64(c->bytes_per_rank, c->s[i].bytes_per_rank, &tmp))
 			b.overflow = 1;
 		c->bytes_per_rank = tmp;
 		c->time_s += c->s[i].time_s;
 	}
+	if (cm && p->net_memo && !hit)
+		sharded_put(cm, p, &key, c, bs.overflow);
+	if (bs.overflow)
+		b.overflow = 1;
+	if (hit && !b.overflow)
+		DC_MEMO_VERIFY(comm_verify("the data-parallel axes' calls kept for their inputs (src/est/comm.c comm_memo)",
+					   p, c));
 	if (b.overflow) {
 		*error = "'model' x 'training' x 'precision': communication bytes per step overflow 64 bits";
 		return -1;
@@ -319,14 +539,14 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 
 int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **error)
 {
-	return comm_run(p, c, error, 0);
+	return comm_run(p, c, error, 0, p->comm_memo);
 }
 
 int dc_comm_reshard(const struct dc_plan *p, struct dc_comm *c, const char **error)
 {
-	int rc = comm_run(p, c, error, 1);
+	int rc = comm_run(p, c, error, 1, p->comm_memo);
 	if (rc == 0)
-		DC_MEMO_VERIFY(reshard_verify(p, c));
+		DC_MEMO_VERIFY(comm_verify("collectives kept across shardings (src/est/comm.c dc_comm_reshard)", p, c));
 	return rc;
 }
 

@@ -1077,6 +1077,7 @@ void dc_net_memo_bind(struct dc_net_memo *m, const struct dc_net *net)
 		return;
 	m->net = *net;
 	m->bound = 1;
+	m->binds++;
 	for (size_t i = 0; i < DC_NET_MEMO_SLOTS; i++)
 		m->slot[i].used = 0;
 }

@@ -1088,6 +1088,7 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 	p->net_memo = base ? base->net_memo : NULL;
 	p->step_memo = base ? base->step_memo : NULL;
 	p->mem_memo = base ? base->mem_memo : NULL;
+	p->comm_memo = base ? base->comm_memo : NULL;
 	p->step_rank_only = base ? base->step_rank_only : 0;
 	p->in = in;
 	p->layout = *lay;

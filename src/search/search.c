@@ -109,6 +109,7 @@ struct worker {
 	struct dc_net_memo *memo; /* this thread's collective prices (net.h) */
 	struct dc_step_memo *step_memo; /* this thread's last step's stages (step.h) */
 	struct dc_mem_memo *mem_memo; /* this thread's last ledgers' activation parts (memory.h) */
+	struct dc_comm_memo *comm_memo; /* this thread's data-parallel axes' calls (comm.h) */
 	struct dc_results res;
 	struct dc_search_counts counts;
 	uint64_t better;       /* ranked layouts strictly better than the input's */
@@ -545,6 +546,9 @@ static void run_outer(struct worker *w, const struct outer *o)
 							/* and the ledgers' activation parts, which
 							 * read no sharding */
 							w->outer_plan.mem_memo = w->mem_memo;
+							/* and the dp and fsdp calls, which
+							 * repeat over a sharding's layouts */
+							w->outer_plan.comm_memo = w->comm_memo;
 							/* a search reads the step's time,
 							 * rates and MFU alone (plan.h) */
 							w->outer_plan.step_rank_only = 1;
@@ -904,7 +908,8 @@ int dc_search_run(const struct dc_config *in, unsigned jobs, const struct dc_sea
 		w[i].memo = dc_calloc(1, sizeof(*w[i].memo));
 		w[i].step_memo = dc_step_memo_new();
 		w[i].mem_memo = dc_mem_memo_new();
-		if (!w[i].memo || !w[i].step_memo || !w[i].mem_memo) {
+		w[i].comm_memo = dc_comm_memo_new();
+		if (!w[i].memo || !w[i].step_memo || !w[i].mem_memo || !w[i].comm_memo) {
 			*error = "out of memory";
 			goto done;
 		}
@@ -977,6 +982,7 @@ done:
 		free(w[i].memo);
 		dc_step_memo_free(w[i].step_memo);
 		dc_mem_memo_free(w[i].mem_memo);
+		dc_comm_memo_free(w[i].comm_memo);
 	}
 	free(w);
 	free(s->outer);
