@@ -1073,20 +1073,21 @@ static void head(struct ctx *x, struct dc_work_time *w)
 }
 
 /* The parameters one rank's optimizer updates (its master shard) and
- * the gradient elements its buffer holds (sharded from ZeRO-2 on). */
-static double step_params(const struct ctx *x, const struct dc_stage_params *sp, double *buffer)
+ * the gradient elements its buffer holds (sharded from ZeRO-2 on); `sh`:
+ * the states' shards, as the axes shard them (axis.h) */
+static double step_params(const struct ctx *x, const struct dc_state_shards *sh, const struct dc_stage_params *sp,
+			  double *buffer)
 {
 	const struct dc_layout *lay = &x->p->layout;
 	double dense = (double)(sp->total - sp->expert_params), experts = (double)sp->expert_params;
 	double params = dense + experts;
 	*buffer = dense + experts;
 	if (lay->sharding >= DC_SHARD_ZERO1) {
-		struct dc_state_shards sh;
-		dc_axis_state_shards(x->p, &sh); /* as the axes shard the states (axis.h) */
-		params = ceil(dense / (double)sh.dense[DC_STATE_MASTER]) + ceil(experts / (double)sh.expert[DC_STATE_MASTER]);
+		params = ceil(dense / (double)sh->dense[DC_STATE_MASTER]) +
+			 ceil(experts / (double)sh->expert[DC_STATE_MASTER]);
 		if (lay->sharding >= DC_SHARD_ZERO2)
-			*buffer = ceil(dense / (double)sh.dense[DC_STATE_GRADS]) +
-				  ceil(experts / (double)sh.expert[DC_STATE_GRADS]);
+			*buffer = ceil(dense / (double)sh->dense[DC_STATE_GRADS]) +
+				  ceil(experts / (double)sh->expert[DC_STATE_GRADS]);
 	}
 	return params;
 }
@@ -1103,10 +1104,10 @@ static double step_params(const struct ctx *x, const struct dc_stage_params *sp,
  * the stage's unless ZeRO-2 or FSDP shards the gradients (Megatron-LM
  * 2022: _copy_main_params_to_model_params in megatron/optimizer/
  * optimizer.py, zero_grad_buffer in megatron/model/distributed.py). */
-static double optimizer_s(const struct ctx *x, const struct dc_stage_params *sp)
+static double optimizer_s(const struct ctx *x, const struct dc_state_shards *sh, const struct dc_stage_params *sp)
 {
 	const struct dc_precision *pr = &x->p->in->precision;
-	double buffer, params = step_params(x, sp, &buffer), per_param;
+	double buffer, params = step_params(x, sh, sp, &buffer), per_param;
 	per_param = 2.0 * (double)pr->grad_bytes + 2.0 * (double)pr->optimizer_bytes +
 		    (pr->master_bytes ? 2.0 * (double)pr->master_bytes + (double)pr->param_bytes
 				      : 2.0 * (double)pr->param_bytes);
@@ -1158,13 +1159,13 @@ static double host_cast_s(double node_params, double to_bytes, double adam_rate)
  * its non-boundary micro steps never reach), so it makes none. They run
  * in the backward's reduce_ipg_grads on the compute stream (overlap_comm
  * false, DeepSpeed's default: :1719-1727), so each is priced exposed. */
-static void host_step(const struct ctx *x, const struct dc_compute *c, const struct dc_stage_params *sp,
-		      struct dc_host_step *h)
+static void host_step(const struct ctx *x, const struct dc_compute *c, const struct dc_state_shards *shards,
+		      const struct dc_stage_params *sp, struct dc_host_step *h)
 {
 	const struct dc_config *in = x->p->in;
 	const struct dc_precision *pr = &in->precision;
 	enum dc_sharding sh = x->p->layout.sharding;
-	double buffer, params = step_params(x, sp, &buffer);
+	double buffer, params = step_params(x, shards, sp, &buffer);
 	double node_params = params * (double)in->cluster.gpus_per_node;
 	double out_bytes = (double)pr->grad_bytes, back_bytes = (double)pr->param_bytes, copies = 0;
 	int cpu_cast = 0;
@@ -1200,6 +1201,11 @@ static void host_step(const struct ctx *x, const struct dc_compute *c, const str
 static void optimizer_steps(const struct ctx *x, struct dc_compute *c)
 {
 	const struct dc_plan *p = x->p;
+	struct dc_state_shards sh = {{0}, {0}};
+	/* the states' shards, the same on every stage: read from ZeRO-1 on
+	 * (step_params) */
+	if (p->layout.sharding >= DC_SHARD_ZERO1)
+		dc_axis_state_shards(p, &sh);
 	for (uint64_t i = 0; i < p->nsegments && i < DC_PLAN_MAX_SEGMENTS; i++) {
 		struct dc_host_step *h = &c->host_step[i];
 		memset(h, 0, sizeof(*h));
@@ -1208,10 +1214,10 @@ static void optimizer_steps(const struct ctx *x, struct dc_compute *c)
 			continue;
 		}
 		if (!c->optimizer_on_host) {
-			c->optimizer_s[i] = optimizer_s(x, &p->segment_params[i]);
+			c->optimizer_s[i] = optimizer_s(x, &sh, &p->segment_params[i]);
 			continue;
 		}
-		host_step(x, c, &p->segment_params[i], h);
+		host_step(x, c, &sh, &p->segment_params[i], h);
 		c->optimizer_s[i] = h->accum_s + h->d2h_s + h->cpu_s + h->cast_s + h->h2d_s;
 	}
 }
