@@ -1599,6 +1599,60 @@ START_TEST(test_reshard_emits_the_data_parallel_axes_alone)
 }
 END_TEST
 
+static void memo_plan(const char *name, const char *const *sets, struct dc_config *c, struct dc_plan *p,
+		      struct dc_net_memo *nm, struct dc_comm_memo *cm);
+
+/* dc_comm_rechunk from v 3 to v 2 on the 175B (pp 8, 64 microbatches):
+ * the pipeline's sends are emitted again, 64 x 3 = 192 activations a
+ * rank a step become 64 x 2 = 128 (Megatron-LM 2021 section 2.2.2: a
+ * microbatch crosses a rank's boundary once a chunk); tp's calls are
+ * kept (one layer's AllReduces read no chunk); every number is
+ * dc_comm_compute's for the v 2 plan. Under full recompute of
+ * training.recompute_layers 2, tp's replayed forwards count each chunk's
+ * first 2 layers, 3 x 2 = 6 of a stage's 12 on v 3, 2 x 2 = 4 on v 2: tp
+ * is emitted again, and the same holds. A MoE model (mixtral, pp 4,
+ * v 2 to 1) emits every axis again. */
+START_TEST(test_rechunk_emits_the_pipeline_again)
+{
+	static const char *const v3[] = {"parallel.virtual_pipeline=3", NULL};
+	static const char *const v3_full[] = {"parallel.virtual_pipeline=3", "training.recompute=full",
+					      "training.recompute_layers=2", NULL};
+	static const char *const moe_v2[] = {"parallel.virtual_pipeline=2", NULL};
+	static const struct {
+		const char *name;
+		const char *const *sets;
+		uint64_t v;
+	} runs[] = {
+		{"korthikanti-175b.json", v3, 2}, {"korthikanti-175b.json", v3_full, 2}, {"mixtral-8x7b-ep.json", moe_v2, 1}};
+	static struct dc_config c;
+	static struct dc_plan p, q;
+	static struct dc_comm a, b, full;
+	struct dc_net_memo *nm = calloc(1, sizeof(*nm));
+	const char *err = NULL;
+	ck_assert_ptr_nonnull(nm);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		struct dc_layout lay;
+		memo_plan(runs[i].name, runs[i].sets, &c, &p, nm, NULL);
+		ck_assert_int_eq(dc_comm_compute(&p, &a, &err), 0);
+		lay = p.layout;
+		lay.virtual_pipeline = runs[i].v;
+		ck_assert_int_eq(dc_plan_derive_from(&p, &lay, &q), 0);
+		b = a;
+		ck_assert_int_eq(dc_comm_rechunk(&q, &b, &err), 0);
+		ck_assert_int_eq(dc_comm_compute(&q, &full, &err), 0);
+		assert_same_comm(&b, &full);
+		if (i == 0) {
+			ck_assert_uint_eq(a.s[DC_STRAT_PP].coll[0].count, 192);
+			ck_assert_uint_eq(b.s[DC_STRAT_PP].coll[0].count, 128);
+			ck_assert(a.s[DC_STRAT_TP].time_s == b.s[DC_STRAT_TP].time_s);
+		}
+		if (i == 1)
+			ck_assert(a.s[DC_STRAT_TP].time_s > b.s[DC_STRAT_TP].time_s);
+	}
+	free(nm);
+}
+END_TEST
+
 /* configs/NAME with `sets` (NULL-ended), derived into *p with the net
  * memo bound to its network and `cm` lent (NULL: none), as a search lends
  * them */
@@ -1720,6 +1774,7 @@ int main(void)
 	tcase_add_test(tc, test_overflow_is_an_error);
 	tcase_add_test(tc, test_reshard_emits_the_data_parallel_axes_alone);
 	tcase_add_test(tc, test_comm_memo_changes_nothing);
+	tcase_add_test(tc, test_rechunk_emits_the_pipeline_again);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

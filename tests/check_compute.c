@@ -966,6 +966,47 @@ START_TEST(test_reshard_prices_the_optimizer_alone)
 }
 END_TEST
 
+/* dc_compute_rechunk: the 175B's kernel times on v 3 moved to v 2 are
+ * v 2's, byte for byte, the optimizer step refilled. Under full recompute
+ * of training.recompute_layers 2 the layers' recompute time is their
+ * chunk's share, 2 of 96 / (8 x 3) = 4 layers on v 3 and 2 of 96 / (8 x 2)
+ * = 6 on v 2 (plan.h dc_plan_recompute_share), so the kernels are
+ * computed again: a half and a third of a layer's forward. */
+START_TEST(test_rechunk_keeps_the_kernels)
+{
+	static const char *const v3[] = {"parallel.virtual_pipeline=3"};
+	static const char *const v2[] = {"parallel.virtual_pipeline=2"};
+	static const char *const v3_full[] = {"parallel.virtual_pipeline=3", "training.recompute=full",
+					      "training.recompute_layers=2"};
+	static const char *const v2_full[] = {"parallel.virtual_pipeline=2", "training.recompute=full",
+					      "training.recompute_layers=2"};
+	const char *k175 = DC_SOURCE_DIR "/configs/korthikanti-175b.json";
+	struct run *runs[2][2] = {{run(k175, v3, 1), run(k175, v2, 1)}, {run(k175, v3_full, 3), run(k175, v2_full, 3)}};
+	struct dc_plan *p = malloc(sizeof(*p));
+	const char *err = NULL;
+	ck_assert_ptr_nonnull(p);
+	for (int i = 0; i < 2; i++) {
+		struct run *x = runs[i][0], *z = runs[i][1];
+		struct dc_layout lay = x->plan.layout;
+		struct dc_compute c = x->r.compute;
+		lay.virtual_pipeline = 2;
+		ck_assert_int_eq(dc_plan_derive_from(&x->plan, &lay, p), 0);
+		ck_assert_int_eq(dc_compute_rechunk(p, &c, &err), 0);
+		ck_assert(memcmp(&c, &z->r.compute, sizeof(c)) == 0);
+	}
+	{
+		const struct dc_work_time *a = &runs[1][0]->r.compute.dense_layer, *b = &runs[1][1]->r.compute.dense_layer;
+		ck_assert_double_le(fabs(a->recompute_s - a->fwd_s / 2.0), 1e-15);
+		ck_assert_double_le(fabs(b->recompute_s - b->fwd_s / 3.0), 1e-15);
+	}
+	free(p);
+	for (int i = 0; i < 2; i++) {
+		free(runs[i][0]);
+		free(runs[i][1]);
+	}
+}
+END_TEST
+
 /* The optimizer on the host (parallel.offload "optimizer";
  * docs/step-model.md, "The optimizer on the host"), Llama-2-7B
  * (6,738,415,616 parameters) on systems.json's 2 nodes of 4 A100s, tp 1,
@@ -1272,6 +1313,7 @@ int main(void)
 	tcase_add_test(tc, test_missing_keys);
 	tcase_add_test(tc, test_optimizer_step);
 	tcase_add_test(tc, test_reshard_prices_the_optimizer_alone);
+	tcase_add_test(tc, test_rechunk_keeps_the_kernels);
 	tcase_add_test(tc, test_optimizer_on_the_host);
 	tcase_add_test(tc, test_reshard_moves_the_host_step);
 	tcase_add_test(tc, test_deepspeed_host_copies);

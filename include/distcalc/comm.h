@@ -208,6 +208,17 @@ int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **err
  * layout search reuses across its shardings. */
 int dc_comm_reshard(const struct dc_plan *p, struct dc_comm *c, const char **error);
 
+/* As dc_comm_compute(p, c, error), where *c is dc_comm_compute's result
+ * (returned 0) for a plan that differs from p in its virtual pipeline
+ * (and sharding) alone: the pipeline's calls, which cross every chunk's
+ * boundary, and the data-parallel axes' are emitted again; tp's, cp's and
+ * ep's are kept where they read nothing the chunks change (a model
+ * without experts, no full recompute of training.recompute_layers, no
+ * DualPipe named, the same analysed stage and layers), else emitted again
+ * too. The same numbers bit for bit: what a layout search reuses across
+ * the virtual pipelines of a micro batch. */
+int dc_comm_rechunk(const struct dc_plan *p, struct dc_comm *c, const char **error);
+
 /* A search's memo of the data-parallel axes' calls (one per thread, lent
  * to its plans as plan.h comm_memo): for up to DC_COMM_MEMO_SLOTS sets
  * of inputs dp.c and fsdp.c read (the sharding, the chunk's microbatches

@@ -122,4 +122,14 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
  * what a layout search reuses across its shardings. */
 void dc_compute_reshard(const struct dc_plan *p, struct dc_compute *c);
 
+/* As dc_compute_compute(p, c, error), where *c is dc_compute_compute's
+ * result for a plan that differs from p in its virtual pipeline (and
+ * sharding) alone: the kernels read no model chunk but through full
+ * recompute's training.recompute_layers (plan.h dc_plan_recompute_share),
+ * so without those only the optimizer step is refilled (as
+ * dc_compute_reshard), else all of *c is computed again. The same numbers
+ * bit for bit: what a layout search reuses across the virtual pipelines
+ * of a micro batch. */
+int dc_compute_rechunk(const struct dc_plan *p, struct dc_compute *c, const char **error);
+
 #endif

@@ -82,10 +82,20 @@ static int reads_sharding(enum dc_strategy s)
 	return s == DC_STRAT_DP || s == DC_STRAT_FSDP;
 }
 
+/* What comm_run emits: every axis; those that read the sharding
+ * (dc_comm_reshard); those and the pipeline's, which reads the model
+ * chunks (dc_comm_rechunk) */
+enum comm_mode { COMM_ALL, COMM_RESHARD, COMM_RECHUNK };
+
+static int emitted(enum comm_mode mode, enum dc_strategy s)
+{
+	return mode == COMM_ALL || reads_sharding(s) || (mode == COMM_RECHUNK && s == DC_STRAT_PP);
+}
+
 /* Zeroes what the strategies' sums and the readers rely on; calls past
- * each strategy's ncoll are never read. `reshard`: the strategies of the
- * axes that do not read the sharding are kept. */
-static void comm_clear(struct dc_comm *c, int reshard)
+ * each strategy's ncoll are never read. The strategies of the axes `mode`
+ * does not emit are kept. */
+static void comm_clear(struct dc_comm *c, enum comm_mode mode)
 {
 	c->stage = c->ep_stage = 0;
 	c->layers = c->moe_layers = 0;
@@ -93,7 +103,7 @@ static void comm_clear(struct dc_comm *c, int reshard)
 	c->time_s = 0;
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
 		struct dc_comm_strategy *s = &c->s[i];
-		if (reshard && !reads_sharding((enum dc_strategy)i))
+		if (!emitted(mode, (enum dc_strategy)i))
 			continue;
 		s->in_play = 0;
 		s->group_size = 0;
@@ -145,7 +155,7 @@ static const struct dc_memo_field comm_fields[] = {
 	DC_MEMO_FIELD(struct dc_comm, time_s),
 };
 
-static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **error, int reshard,
+static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **error, enum comm_mode mode,
 		    struct dc_comm_memo *cm);
 
 /* Collectives kept from earlier work (`memo` names it: another
@@ -160,7 +170,7 @@ static void comm_verify(const char *memo, const struct dc_plan *p, const struct 
 	char what[48];
 	if (!fresh)
 		abort(); /* a debug build's check: no way on without it */
-	if (comm_run(p, fresh, &err, 0, NULL) != 0)
+	if (comm_run(p, fresh, &err, COMM_ALL, NULL) != 0)
 		dc_memo_verify_u64(memo, "dc_comm_compute's return", 0, (uint64_t)-1);
 	dc_memo_verify_fields(memo, "comm", c, fresh, comm_fields, sizeof(comm_fields) / sizeof(comm_fields[0]));
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
@@ -438,8 +448,27 @@ static void replay_stage(const struct dc_plan *p, int dual, struct dc_ck *b, con
 	}
 }
 
+/* Under COMM_RECHUNK (*c computed for a plan that differs from p in its
+ * virtual pipeline and sharding alone), whether tp's, cp's and ep's calls
+ * read nothing the model chunks change: a model without experts (no MoE
+ * layer to move between stages), no full recompute of
+ * training.recompute_layers of each chunk (dc_axis_recomputed_layers), no
+ * DualPipe, whose chunks run half the microbatches (the input names it
+ * for either plan: dc_layout_schedule; without it both analyse the stage
+ * with the most parameters, p->most: comm_run), and the same analysed
+ * stage and layers as c's */
+static int rechunk_keeps(const struct dc_plan *p, const struct dc_comm *c)
+{
+	const struct dc_config *in = p->in;
+	enum dc_pipe_schedule named = in->parallel.pipeline_schedule;
+	return !in->model.num_experts &&
+	       !(in->training.recompute == DC_RECOMPUTE_FULL && in->training.recompute_layers) &&
+	       named != DC_PIPE_DUALPIPE && named != DC_PIPE_DUALPIPEV && c->stage == p->most_stage &&
+	       c->layers == p->most.layers;
+}
+
 /* `cm`: the search's memo of the data-parallel axes' calls (NULL: none) */
-static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **error, int reshard,
+static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **error, enum comm_mode mode,
 		    struct dc_comm_memo *cm)
 {
 	/* the data-parallel axes' overflow apart (bs), so that the memo
@@ -455,7 +484,9 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 	int dual = sch == DC_PIPE_DUALPIPE || sch == DC_PIPE_DUALPIPEV;
 	struct dc_axis_memo memo;
 
-	comm_clear(c, reshard);
+	if (mode == COMM_RECHUNK && !rechunk_keeps(p, c))
+		mode = COMM_ALL; /* the kept axes read the chunks: every axis again */
+	comm_clear(c, mode);
 	c->stage = p->most_stage;
 	if (p->most_overflow)
 		b.overflow = 1;
@@ -506,7 +537,7 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 		const struct dc_axis_row *row = &dc_axis_rows[i];
 		int sharded = reads_sharding(row->strategy);
 		struct dc_axis_ctx x;
-		if ((reshard && !sharded) || (hit && sharded))
+		if (!emitted(mode, row->strategy) || (hit && sharded))
 			continue; /* kept, summed when it was emitted */
 		x = (struct dc_axis_ctx){sharded ? &bs : &b, p, &best, moe, &c->s[row->strategy], row->strategy, &memo,
 					 c->stage, c->ep_stage};
@@ -516,7 +547,7 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
 		uint64_t tmp;
 		int sharded = reads_sharding((enum dc_strategy)i);
-		if ((!reshard || sharded) && !(hit && sharded))
+		if (emitted(mode, (enum dc_strategy)i) && !(hit && sharded))
 			sum_strategy(sharded ? &bs : &b, &c->s[i]);
 		if (dc_add_u64(c->bytes_per_rank, c->s[i].bytes_per_rank, &tmp))
 			b.overflow = 1;
@@ -539,14 +570,23 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 
 int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **error)
 {
-	return comm_run(p, c, error, 0, p->comm_memo);
+	return comm_run(p, c, error, COMM_ALL, p->comm_memo);
 }
 
 int dc_comm_reshard(const struct dc_plan *p, struct dc_comm *c, const char **error)
 {
-	int rc = comm_run(p, c, error, 1, p->comm_memo);
+	int rc = comm_run(p, c, error, COMM_RESHARD, p->comm_memo);
 	if (rc == 0)
 		DC_MEMO_VERIFY(comm_verify("collectives kept across shardings (src/est/comm.c dc_comm_reshard)", p, c));
+	return rc;
+}
+
+int dc_comm_rechunk(const struct dc_plan *p, struct dc_comm *c, const char **error)
+{
+	int rc = comm_run(p, c, error, COMM_RECHUNK, p->comm_memo);
+	if (rc == 0)
+		DC_MEMO_VERIFY(comm_verify("collectives kept across virtual pipelines (src/est/comm.c dc_comm_rechunk)", p,
+					   c));
 	return rc;
 }
 

@@ -1527,11 +1527,11 @@ static const struct dc_memo_field compute_fields[] = {
 };
 #undef CF
 
-/* A plan's kernels kept from another sharding's, their optimizer step
- * refilled (dc_compute_reshard), against dc_compute_compute's */
-static void reshard_verify(const struct dc_plan *p, const struct dc_compute *c)
+/* A plan's kernels kept from another sharding's (or virtual pipeline's),
+ * their optimizer step refilled (`memo` names which), against
+ * dc_compute_compute's */
+static void reshard_verify(const char *memo, const struct dc_plan *p, const struct dc_compute *c)
 {
-	static const char memo[] = "kernels kept across shardings (src/est/compute.c dc_compute_reshard)";
 	struct dc_compute fresh;
 	const char *err = NULL;
 	char what[32];
@@ -1549,11 +1549,10 @@ static void reshard_verify(const struct dc_plan *p, const struct dc_compute *c)
 }
 #endif
 
-void dc_compute_reshard(const struct dc_plan *p, struct dc_compute *c)
+/* c's optimizer step refilled for p */
+static void optimizer_refill(const struct dc_plan *p, struct dc_compute *c)
 {
 	struct ctx x;
-	if (!c->available)
-		return; /* every time 0, the optimizer's too */
 	/* what optimizer_s reads: the plan and mem_s's rates, as
 	 * dc_compute_compute kept them in *c (the same doubles) */
 	memset(&x, 0, sizeof(x));
@@ -1562,5 +1561,25 @@ void dc_compute_reshard(const struct dc_plan *p, struct dc_compute *c)
 	x.mem_eff = c->memory_efficiency;
 	x.mem_t0 = c->memory_overhead_s;
 	optimizer_steps(&x, c);
-	DC_MEMO_VERIFY(reshard_verify(p, c));
+}
+
+void dc_compute_reshard(const struct dc_plan *p, struct dc_compute *c)
+{
+	if (!c->available)
+		return; /* every time 0, the optimizer's too */
+	optimizer_refill(p, c);
+	DC_MEMO_VERIFY(reshard_verify("kernels kept across shardings (src/est/compute.c dc_compute_reshard)", p, c));
+}
+
+int dc_compute_rechunk(const struct dc_plan *p, struct dc_compute *c, const char **error)
+{
+	const struct dc_training *t = &p->in->training;
+	if (t->recompute == DC_RECOMPUTE_FULL && t->recompute_layers)
+		return dc_compute_compute(p, c, error); /* a chunk's recomputed share */
+	if (!c->available)
+		return 0;
+	optimizer_refill(p, c);
+	DC_MEMO_VERIFY(reshard_verify("kernels kept across virtual pipelines (src/est/compute.c dc_compute_rechunk)", p,
+				      c));
+	return 0;
 }

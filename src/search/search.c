@@ -111,6 +111,11 @@ struct worker {
 	struct dc_mem_memo *mem_memo; /* this thread's last ledgers' activation parts (memory.h) */
 	struct dc_comm_memo *comm_memo; /* this thread's data-parallel axes' calls (comm.h) */
 	struct dc_results res;
+	/* when have_kept: res's kernels, collectives and FLOPs are those of
+	 * a plan of kept_in with layout `kept` (eval_step) */
+	int have_kept;
+	const struct dc_config *kept_in;
+	struct dc_layout kept;
 	struct dc_search_counts counts;
 	uint64_t better;       /* ranked layouts strictly better than the input's */
 	int input_seen;
@@ -343,6 +348,15 @@ size_t dc_search_layout_text(const struct dc_search_layout *l, int json, char *b
 
 /* ---- evaluation: the report's estimators on the report's plan ---- */
 
+/* a and b (derived plans' layouts) alike but in their virtual pipeline
+ * and sharding */
+static int same_but_chunks(const struct dc_layout *a, const struct dc_layout *b)
+{
+	return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->cp == b->cp && a->ep == b->ep &&
+	       a->etp == b->etp && a->dp_replicate == b->dp_replicate && a->sequence_parallel == b->sequence_parallel &&
+	       a->micro_batch_size == b->micro_batch_size && a->grad_accum_steps == b->grad_accum_steps;
+}
+
 /* what eval_memory prices on every valid layout: what a layout's peak
  * needs */
 #define MEMORY_ROWS (DC_EST_BIT(DC_EST_BATCH) | DC_EST_BIT(DC_EST_MEMORY))
@@ -357,6 +371,8 @@ static int eval_step(struct worker *w, struct dc_search_entry *e, int resharded)
 {
 	struct dc_results *r = &w->res;
 	uint32_t have = MEMORY_ROWS;
+	int rechunk = !resharded && w->have_kept && w->kept_in == w->plan.in && same_but_chunks(&w->kept, &w->plan.layout);
+	w->have_kept = 0; /* until this step's are priced */
 	if (resharded) {
 		/* the kernels, the FLOPs and the collectives of the axes but
 		 * dp and fsdp read nothing the sharding changes */
@@ -364,9 +380,22 @@ static int eval_step(struct worker *w, struct dc_search_entry *e, int resharded)
 		if (dc_comm_reshard(&w->plan, &r->comm, &r->error) != 0)
 			return -1;
 		have |= DC_EST_BIT(DC_EST_COMPUTE) | DC_EST_BIT(DC_EST_COMM) | DC_EST_BIT(DC_EST_FLOPS);
+	} else if (rechunk) {
+		/* the last step's plan differs in its virtual pipeline (and
+		 * sharding) alone: its kernels and the collectives that read
+		 * no chunk carry over (compute.h, comm.h); the FLOPs, summed
+		 * chunk by chunk, are counted again */
+		if (dc_compute_rechunk(&w->plan, &r->compute, &r->error) != 0 ||
+		    dc_comm_rechunk(&w->plan, &r->comm, &r->error) != 0)
+			return -1;
+		have |= DC_EST_BIT(DC_EST_COMPUTE) | DC_EST_BIT(DC_EST_COMM);
 	}
 	if (dc_estimate_with(&w->plan, DC_EST_BIT(DC_EST_STEP), have, r) != 0)
 		return -1;
+	/* w->res's kernels and collectives are this plan's */
+	w->have_kept = 1;
+	w->kept_in = w->plan.in;
+	w->kept = w->plan.layout;
 	e->step_available = r->step.available;
 	e->step_time_s = r->step.time_s;
 	e->tokens_per_s_per_gpu = r->step.tokens_per_s_per_gpu;
@@ -431,7 +460,7 @@ static void run_outer(struct worker *w, const struct outer *o)
 {
 	struct space *s = w->sp;
 	const struct dc_config *in = &s->cfg[o->rc];
-	uint64_t dp = s->world / (o->tp * o->cp * o->pp), index = o->first_index;
+	uint64_t dp = s->world / (o->tp * o->cp * o->pp), index;
 	enum reject why;
 	struct dc_search_entry e;
 	struct dc_layout *y = &e.l.layout;
@@ -449,10 +478,14 @@ static void run_outer(struct worker *w, const struct outer *o)
 	y->cp = o->cp;
 	y->pp = o->pp;
 	y->dp = dp;
+	/* the virtual pipelines of a micro batch and sp in turn, so that a
+	 * layout's kernels and the collectives that read no chunk carry
+	 * over from the last one (eval_step); each layout keeps its place in
+	 * the enumeration, ep, v, micro batch, sp, sharding (`index`) */
 	for (size_t ie = 0; ie < s->nep; ie++) {
-		for (size_t iv = 0; iv < s->nv; iv++) {
-			for (size_t ib = 0; ib < s->nmbs; ib++) {
-				for (unsigned isp = 0; isp < s->nsp; isp++) {
+		for (size_t ib = 0; ib < s->nmbs; ib++) {
+			for (unsigned isp = 0; isp < s->nsp; isp++) {
+				for (size_t iv = 0; iv < s->nv; iv++) {
 					struct dc_search_entry prev = {0};
 					uint64_t prev_low_peak = 0;
 					int have_prev = 0, have_low = 0;
@@ -469,6 +502,7 @@ static void run_outer(struct worker *w, const struct outer *o)
 					uint64_t fault_rep = 0; /* 0: none kept */
 					uint64_t ep = s->ep[ie], v = s->v[iv], mbs = s->mbs[ib];
 					uint64_t gas = s->gbs % (dp * mbs) ? 0 : s->gbs / (dp * mbs);
+					index = o->first_index + (((ie * s->nv + iv) * s->nmbs + ib) * s->nsp + isp) * s->nshard;
 					for (unsigned ish = 0; ish < s->nshard; ish++, index++) {
 						int reject = -1;
 						w->counts.enumerated++;
