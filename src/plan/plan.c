@@ -1165,28 +1165,40 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 			return -1;
 		}
 	}
-	derive_expert_links(in, p);
-	if (same_topo && !base->error && base->ep == p->ep && base->etp == p->etp &&
-	    base->expert_folded == p->expert_folded && base->expert_dp == p->expert_dp &&
-	    base->expert_dp_cp == p->expert_dp_cp) {
-		/* what derive_net reads is the base's (the input's cluster, the
-		 * topology, the expert and cp degrees): its network and groups */
-		static const enum dc_group_id from_net[] = {DC_GROUP_ETP, DC_GROUP_EP, DC_GROUP_EDP,
-							    DC_GROUP_DP_CP, DC_GROUP_EDP_CP, DC_GROUP_PP_PAIR};
+	int same_net = same_topo && !base->error && base->ep == p->ep && base->etp == p->etp &&
+		       base->expert_folded == p->expert_folded && base->expert_dp == p->expert_dp &&
+		       base->expert_dp_cp == p->expert_dp_cp;
+	if (same_net && base->dp_replicate == p->dp_replicate) {
+		/* what derive_expert_links, derive_net and derive_hsdp read is
+		 * the base's (the input's cluster, the topology, the expert, cp
+		 * and replica degrees): its network and every group */
 		p->net = base->net;
-		for (int a = 0; a < DC_AXIS_COUNT; a++)
-			p->group[a].net = base->group[a].net;
-		for (size_t i = 0; i < sizeof(from_net) / sizeof(from_net[0]); i++)
-			p->group[from_net[i]].net = base->group[from_net[i]].net;
+		for (int g = 0; g < DC_GROUP_COUNT; g++)
+			p->group[g] = base->group[g];
 	} else {
-		derive_net(in, base, p);
-		/* the memo the base lent holds the prices of the network it
-		 * was bound to: kept only when this plan's network is the
-		 * same (dc_net_time_memo answers for its bound network only) */
-		if (p->net_memo && memcmp(&p->net, &p->net_memo->net, sizeof(p->net)) != 0)
-			p->net_memo = NULL;
+		derive_expert_links(in, p);
+		if (same_net) {
+			/* what derive_net reads is the base's (the input's
+			 * cluster, the topology, the expert and cp degrees): its
+			 * network and groups */
+			static const enum dc_group_id from_net[] = {DC_GROUP_ETP, DC_GROUP_EP, DC_GROUP_EDP,
+								    DC_GROUP_DP_CP, DC_GROUP_EDP_CP, DC_GROUP_PP_PAIR};
+			p->net = base->net;
+			for (int a = 0; a < DC_AXIS_COUNT; a++)
+				p->group[a].net = base->group[a].net;
+			for (size_t i = 0; i < sizeof(from_net) / sizeof(from_net[0]); i++)
+				p->group[from_net[i]].net = base->group[from_net[i]].net;
+		} else {
+			derive_net(in, base, p);
+			/* the memo the base lent holds the prices of the network
+			 * it was bound to: kept only when this plan's network is
+			 * the same (dc_net_time_memo answers for its bound network
+			 * only) */
+			if (p->net_memo && memcmp(&p->net, &p->net_memo->net, sizeof(p->net)) != 0)
+				p->net_memo = NULL;
+		}
+		derive_hsdp(in, p);
 	}
-	derive_hsdp(in, p);
 
 	if (base) {
 		p->parts = base->parts;
