@@ -216,11 +216,24 @@ static int dominates(const struct dc_search_entry *a, const struct dc_search_ent
 /* The front sorted by peak ascending (so step descending). */
 static void front_add(struct front *f, const struct dc_search_entry *e)
 {
-	size_t i, w = 0;
-	for (i = 0; i < f->n; i++)
+	size_t i, w, lo = 0, hi = f->n;
+	/* a dominates b only with a peak no larger than b's: e only by the
+	 * entries up to its peak, [0, lo), the last of them first (the
+	 * front's steps fall as its peaks grow), and e only those from its
+	 * peak on (the ones before stay where they are) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->e[mid].peak_bytes <= e->peak_bytes)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i-- > 0;)
 		if (dominates(&f->e[i], e))
 			return;
-	for (i = 0; i < f->n; i++)
+	for (w = lo; w > 0 && f->e[w - 1].peak_bytes == e->peak_bytes; w--)
+		;
+	for (i = w; i < f->n; i++)
 		if (!dominates(e, &f->e[i]))
 			f->e[w++] = f->e[i];
 	f->n = w;
