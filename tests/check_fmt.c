@@ -535,6 +535,57 @@ START_TEST(test_json_row_plan)
 }
 END_TEST
 
+/* A column's double memo (report_int.h): the text of each double as
+ * dc_fmt_double writes it, a repeat kept (its bits unchanged), a shorter
+ * text after a longer one cut at its own length, and 0 after -0 (other
+ * bits, the same text). Then the JSON rows through it: a row written
+ * again after another reads as it did the first time. */
+START_TEST(test_f64_memo)
+{
+	static const struct dc_fields fs = DC_FIELDS(jrow_fields);
+	struct dc_json_row_plan plan;
+	struct jrow r1 = {1, 0.1 + 0.2, "a", 1, 0.0, "x"};
+	struct jrow r2 = {2, 2.5, "b", 0, 0.0, "y"};
+	const char *w1 = "{\"a\": 1, \"bb\": 0.30000000000000004, \"s\": \"a\", \"flag\": true, \"gone\": null, "
+			 "\"t\": \"x\"}";
+	const char *w2 = "{\"a\": 2, \"bb\": 2.5, \"s\": \"b\", \"flag\": false, \"gone\": null, \"t\": \"y\"}";
+	struct dc_f64_memo m;
+	struct dc_buf b;
+
+	dc_f64_memo_init(&m);
+	ck_assert_uint_eq(m.len, 0);
+	dc_f64_memo_set(&m, 0.1 + 0.2);
+	ck_assert_str_eq(m.text, "0.30000000000000004");
+	ck_assert_uint_eq(m.len, 19);
+	dc_f64_memo_set(&m, 0.1 + 0.2);
+	ck_assert_str_eq(m.text, "0.30000000000000004");
+	ck_assert_uint_eq(m.len, 19);
+	dc_f64_memo_set(&m, 1e300);
+	ck_assert_str_eq(m.text, "1e+300");
+	ck_assert_uint_eq(m.len, 6);
+	dc_f64_memo_set(&m, -0.0);
+	ck_assert_str_eq(m.text, "0");
+	dc_f64_memo_set(&m, 0.0);
+	ck_assert_str_eq(m.text, "0");
+	ck_assert_uint_eq(m.len, 1);
+
+	ck_assert_int_eq(dc_json_row_plan_init(&plan, &fs), 0);
+	dc_buf_init(&b);
+	dc_json_row_write(&b, &plan, &r1);
+	ck_assert_str_eq(b.data, w1);
+	b.len = 0;
+	dc_json_row_write(&b, &plan, &r1);
+	ck_assert_str_eq(b.data, w1);
+	b.len = 0;
+	dc_json_row_write(&b, &plan, &r2);
+	ck_assert_str_eq(b.data, w2);
+	b.len = 0;
+	dc_json_row_write(&b, &plan, &r1);
+	ck_assert_str_eq(b.data, w1);
+	dc_buf_release(&b);
+}
+END_TEST
+
 /* Its bounds: a piece of DC_JSON_PIECE_MAX (48) bytes is the longest
  * planned (a first key of 43 bytes: "{\"" + 43 + "\": "; a later one of 42:
  * ", \"" + 42 + "\": "); DC_MAX_COLUMNS columns, and none, as the table
@@ -889,14 +940,14 @@ struct crow {
 static uint64_t crow_count(const void *base)
 {
 	(void)base;
-	return 3;
+	return 4;
 }
 
 static void crow_row(const void *base, uint64_t i, void *out)
 {
-	static const double v[3] = {0.7, -2.5, 0}, w[3] = {1.5e-5, 1e20, 123456789.5};
-	static const uint64_t n[3] = {12, UINT64_MAX, 0}, z[3] = {5, 6, 7};
-	static const char *const str[3] = {"a, b", NULL, "plain"}, *const text[3] = {"x", "#y", ""};
+	static const double v[4] = {0.7, -2.5, 0, 0.7}, w[4] = {1.5e-5, 1e20, 123456789.5, 123456789.5};
+	static const uint64_t n[4] = {12, UINT64_MAX, 0, 12}, z[4] = {5, 6, 7, 8};
+	static const char *const str[4] = {"a, b", NULL, "plain", "plain"}, *const text[4] = {"x", "#y", "", "z"};
 	struct crow *r = out;
 	(void)base;
 	r->v = v[i];
@@ -973,7 +1024,9 @@ static const struct dc_field croot_fields[] = {
  * it), a count, a column the table alone shows (left out), doubles in the
  * fixed and exponent forms, 2^64 - 1, a nullable count (empty when
  * null), then a string (quoted for its comma, NULL empty) and a text in
- * the row (quoted for its '#', "" empty: the line ends in its comma). */
+ * the row (quoted for its '#', "" empty: the line ends in its comma). The
+ * last row repeats the double above it in w (its memo's text) and v's
+ * of two rows up. */
 START_TEST(test_csv_row_numbers)
 {
 	struct dc_report *r = calloc(1, sizeof(*r));
@@ -985,7 +1038,8 @@ START_TEST(test_csv_row_numbers)
 			   "# table: sec.nums\r\nv,n,w,z,s,t\r\n"
 			   "0.7,12,1.5e-05,5,\"a, b\",x\r\n"
 			   "-2.5,18446744073709551615,1e+20,,,\"#y\"\r\n"
-			   "0,0,123456789.5,7,plain,\r\n";
+			   "0,0,123456789.5,7,plain,\r\n"
+			   "0.7,12,123456789.5,8,plain,z\r\n";
 
 	ck_assert_ptr_nonnull(r);
 	r->root.f = croot_fields;
@@ -1680,6 +1734,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_text_add_bounds);
 	tcase_add_test(tc, test_json_row_plan);
 	tcase_add_test(tc, test_json_row_plan_bounds);
+	tcase_add_test(tc, test_f64_memo);
 	tcase_add_test(tc, test_csv_plain);
 	tcase_add_test(tc, test_csv_row_numbers);
 	tcase_add_test(tc, test_row_doubles);

@@ -644,6 +644,15 @@ size_t dc_fmt_double(char *buf, size_t len, double v)
 	return strlen(buf);
 }
 
+void dc_f64_memo_verify(const struct dc_f64_memo *m, double v)
+{
+	static const char memo[] = "a cell's double text (src/out/report_int.h dc_f64_memo_set)";
+	char fresh[DC_F64_MEMO_TEXT] = {0};
+	size_t n = dc_fmt_double(fresh, sizeof(fresh), v);
+	dc_memo_verify_u64(memo, "length", m->len, n);
+	dc_memo_verify_bytes(memo, "text", m->text, fresh, n + 1, NULL, 0);
+}
+
 /* Length of the well-formed UTF-8 sequence at p (1 to 4), or 0 when the
  * byte at p does not start one (a stray continuation byte, an overlong
  * form, a surrogate, a code point above U+10FFFF, a sequence cut short by

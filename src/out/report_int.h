@@ -5,9 +5,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "distcalc/config.h"
 #include "distcalc/experiment.h"
+#include "distcalc/memo_verify.h"
 #include "distcalc/plan.h"
 #include "distcalc/report.h"
 #include "distcalc/results.h"
@@ -185,6 +187,43 @@ void dc_table_wrap_text(struct dc_buf *b, const char *s, size_t col, size_t widt
  * in about n / len steps and the words that cross them. */
 int dc_table_has_word(const char *s, size_t n, size_t len);
 
+/* A table column's last double and its text, so that a cell equal to the
+ * one above it is copied instead of formatted again: a report's tables
+ * repeat a column's value from row to row (a ring's rounds share their
+ * times, identical ranks their figures), and a double's text costs more
+ * than anything else a row writes. The text is dc_fmt_double's for the
+ * number, its NUL, then what earlier numbers left (zeros at first): a
+ * sink copies it as DC_F64_MEMO_TEXT bytes of which len count. */
+#define DC_F64_MEMO_TEXT 32
+struct dc_f64_memo {
+	uint64_t bits; /* the double's (0 and -0 differ) */
+	size_t len; /* 0: none yet */
+	char text[DC_F64_MEMO_TEXT];
+};
+
+static inline void dc_f64_memo_init(struct dc_f64_memo *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+/* DISTCALC_VERIFY_MEMOS: m's text for v, formatted again and compared
+ * (fmt.c; aborts when they differ) */
+void dc_f64_memo_verify(const struct dc_f64_memo *m, double v);
+
+/* Makes m hold v and its text: kept when v is m's double already, else
+ * formatted. */
+static inline void dc_f64_memo_set(struct dc_f64_memo *m, double v)
+{
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof(bits));
+	if (m->len && bits == m->bits) {
+		DC_MEMO_VERIFY(dc_f64_memo_verify(m, v));
+		return;
+	}
+	m->bits = bits;
+	m->len = dc_fmt_double(m->text, sizeof(m->text), v);
+}
+
 /* The JSON sink's rows (sink_json.c). A table's rows repeat the same keys,
  * four in five of a report's, so each shown column's member start
  * ("{\"key\": " for the first, ", \"key\": " after it) is written once per
@@ -193,7 +232,8 @@ int dc_table_has_word(const char *s, size_t n, size_t len);
  * DC_JSON_PIECE_MAX bytes of which only the piece's length counts, which
  * relies on `text` holding that many bytes from any piece's start: init
  * zeroes that many bytes after the last piece, and `text` has room for
- * one more piece than there are columns. */
+ * one more piece than there are columns. A column's doubles go through
+ * its memo (struct dc_f64_memo): one equal to the row above's is copied. */
 #define DC_JSON_PIECE_MAX 48
 struct dc_json_row_plan {
 	size_t n; /* the columns JSON shows (not table_only) */
@@ -201,14 +241,16 @@ struct dc_json_row_plan {
 	uint16_t at[DC_MAX_COLUMNS]; /* each piece's start in text */
 	uint8_t len[DC_MAX_COLUMNS];
 	char text[(DC_MAX_COLUMNS + 1) * DC_JSON_PIECE_MAX];
+	struct dc_f64_memo dbl[DC_MAX_COLUMNS];
 };
 /* Returns 0, or -1 (n = 0) when a piece is longer than DC_JSON_PIECE_MAX
  * (a key of more than 42 bytes), there are more than DC_MAX_COLUMNS
  * columns, or none: the caller writes such a table's rows member by
  * member. */
 int dc_json_row_plan_init(struct dc_json_row_plan *p, const struct dc_fields *cf);
-/* Appends the row as the JSON sink writes it: "{\"a\": 1, \"b\": 0.5}". */
-void dc_json_row_write(struct dc_buf *b, const struct dc_json_row_plan *p, const void *row);
+/* Appends the row as the JSON sink writes it: "{\"a\": 1, \"b\": 0.5}";
+ * keeps its doubles in the plan's memos. */
+void dc_json_row_write(struct dc_buf *b, struct dc_json_row_plan *p, const void *row);
 
 /* 1 when the CSV sink writes the n bytes of s as they are: printable
  * ASCII (0x20 to 0x7e) with no comma, quote or '#', and no space at

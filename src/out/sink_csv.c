@@ -338,9 +338,10 @@ static void table_line(struct dc_buf *b, const struct path *p)
 
 /* A row's number (a U64 or F64 field that is never null), after a comma
  * unless it leads the row, as csv_value writes it but in one piece, with
- * no text buffer: most of a table's cells. Returns 0 for any other field,
- * which csv_value writes. */
-static int csv_number(struct dc_buf *b, const struct dc_field *f, const void *row, int comma)
+ * no text buffer: most of a table's cells. A double's text comes from the
+ * column's memo `m` (the row above's, when equal; NULL: none). Returns 0
+ * for any other field, which csv_value writes. */
+static int csv_number(struct dc_buf *b, const struct dc_field *f, const void *row, int comma, struct dc_f64_memo *m)
 {
 	const void *p;
 	char *o;
@@ -348,8 +349,8 @@ static int csv_number(struct dc_buf *b, const struct dc_field *f, const void *ro
 	if (f->is_null || (f->type != DC_FT_U64 && f->type != DC_FT_F64))
 		return 0;
 	p = dc_fld_ptr(row, f);
-	/* a comma, then 20 digits and a NUL, or dc_fmt_double's 32 bytes */
-	if (!(o = dc_buf_room(b, 1 + 32)))
+	/* a comma, then 20 digits and a NUL, or a double's 32 bytes */
+	if (!(o = dc_buf_room(b, 1 + DC_F64_MEMO_TEXT)))
 		return 1;
 	if (comma)
 		o[k++] = ',';
@@ -360,8 +361,15 @@ static int csv_number(struct dc_buf *b, const struct dc_field *f, const void *ro
 	} else {
 		double v;
 		memcpy(&v, p, sizeof(v));
-		if (isfinite(v)) /* else "null": an empty field */
+		if (!isfinite(v)) {
+			/* "null": an empty field */
+		} else if (m) {
+			dc_f64_memo_set(m, v);
+			memcpy(o + k, m->text, DC_F64_MEMO_TEXT);
+			k += m->len;
+		} else {
 			k += dc_fmt_double(o + k, 32, v);
+		}
 	}
 	dc_buf_commit(b, k);
 	return 1;
@@ -398,8 +406,12 @@ static void csv_rows(struct dc_buf *b, struct dc_report *r, const struct dc_fiel
 	const struct dc_fields *cf = f->sub;
 	uint64_t n = shown ? f->rows->count(base) : 0, from, to;
 	struct dc_row_doubles dbl;
+	struct dc_f64_memo memo[DC_MAX_COLUMNS]; /* the first columns' doubles */
 
 	dc_row_doubles_init(&dbl, cf);
+	for (size_t c = 0; c < cf->n && c < DC_MAX_COLUMNS; c++)
+		if (cf->f[c].type == DC_FT_F64)
+			dc_f64_memo_init(&memo[c]);
 	dc_excerpt_bounds_max(n, dc_rows_limit(r, f->rows, 0), &from, &to);
 	if (to > from) {
 		/* the ring's O(p^2) events beside other sections */
@@ -429,7 +441,8 @@ static void csv_rows(struct dc_buf *b, struct dc_report *r, const struct dc_fiel
 		for (size_t c = 0, sep = 0; c < cf->n; c++) {
 			if (cf->f[c].table_only)
 				continue;
-			if (csv_number(b, &cf->f[c], row, sep++ != 0) || csv_static_text(b, &cf->f[c], row, sep > 1))
+			if (csv_number(b, &cf->f[c], row, sep++ != 0, c < DC_MAX_COLUMNS ? &memo[c] : NULL) ||
+			    csv_static_text(b, &cf->f[c], row, sep > 1))
 				continue;
 			if (sep > 1)
 				dc_buf_putc(b, ',');

@@ -125,6 +125,8 @@ int dc_json_row_plan_init(struct dc_json_row_plan *p, const struct dc_fields *cf
 			return -1;
 		}
 		p->f[p->n] = f;
+		if (f->type == DC_FT_F64)
+			dc_f64_memo_init(&p->dbl[p->n]);
 		p->at[p->n] = (uint16_t)at;
 		p->len[p->n] = (uint8_t)(lead + k + 4);
 		memcpy(o, p->n ? ", \"" : "{\"\"", 3); /* "{\"" then the key over the third byte */
@@ -138,15 +140,15 @@ int dc_json_row_plan_init(struct dc_json_row_plan *p, const struct dc_fields *cf
 	return p->n ? 0 : -1;
 }
 
-void dc_json_row_write(struct dc_buf *b, const struct dc_json_row_plan *p, const void *row)
+void dc_json_row_write(struct dc_buf *b, struct dc_json_row_plan *p, const void *row)
 {
 	for (size_t c = 0; c < p->n; c++) {
 		const struct dc_field *f = p->f[c];
 		size_t len = p->len[c];
 		const void *v = dc_fld_ptr(row, f);
-		/* the piece, then a number's text in place (20 digits, or
-		 * dc_fmt_double's 32 bytes) */
-		char *o = dc_buf_room(b, DC_JSON_PIECE_MAX + 32);
+		/* the piece, then a number's text in place (20 digits), or a
+		 * double's from its memo (32 bytes) */
+		char *o = dc_buf_room(b, DC_JSON_PIECE_MAX + DC_F64_MEMO_TEXT);
 		uint64_t u;
 		double d;
 		if (!o)
@@ -156,8 +158,11 @@ void dc_json_row_write(struct dc_buf *b, const struct dc_json_row_plan *p, const
 			memcpy(&u, v, sizeof(u));
 			dc_buf_commit(b, len + dc_fmt_u64(o + len, u));
 		} else if (f->type == DC_FT_F64 && !dc_fld_null(f, row)) {
+			struct dc_f64_memo *m = &p->dbl[c];
 			memcpy(&d, v, sizeof(d));
-			dc_buf_commit(b, len + dc_fmt_double(o + len, 32, d));
+			dc_f64_memo_set(m, d);
+			memcpy(o + len, m->text, DC_F64_MEMO_TEXT);
+			dc_buf_commit(b, len + m->len);
 		} else {
 			dc_buf_commit(b, len);
 			j_scalar(b, f, row);
