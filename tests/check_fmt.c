@@ -928,6 +928,78 @@ START_TEST(test_table_column_kinds)
 }
 END_TEST
 
+/* A table's cells equal to the ones above them (sink_table.c,
+ * cache_same): a count, bytes in GiB, a string, a scaled time and a
+ * ratio repeated from row to row, each repeat the text of the cell
+ * above; a change back and forth, a NULL string repeated (empty). The
+ * lines worked by hand: widths 9, 5, 5, 7 ("500.000" ms: the largest
+ * time is 0.5 s) and 6, two spaces between, right-aligned. */
+struct rrow {
+	uint64_t n, b;
+	const char *s;
+	double t, r;
+};
+
+static uint64_t rrow_count(const void *base)
+{
+	(void)base;
+	return 4;
+}
+
+static void rrow_row(const void *base, uint64_t i, void *out)
+{
+	static const struct rrow rows[4] = {{1234567, 1073741824, "alpha", 0.5, 0.25},
+					    {1234567, 1073741824, "alpha", 0.5, 0.25},
+					    {5, 1073741824, NULL, 0.25, 0.25},
+					    {5, 0, NULL, 0.25, 1}};
+	(void)base;
+	*(struct rrow *)out = rows[i];
+}
+
+static const struct dc_field rrow_fields[] = {
+	{"n", NULL, DC_U_COUNT, DC_FT_U64, offsetof(struct rrow, n)},
+	{"b", NULL, DC_U_BYTES, DC_FT_U64, offsetof(struct rrow, b)},
+	{"s", NULL, DC_U_NONE, DC_FT_STR, offsetof(struct rrow, s)},
+	{"t", NULL, DC_U_SECONDS, DC_FT_F64, offsetof(struct rrow, t)},
+	{"r", NULL, DC_U_RATIO, DC_FT_F64, offsetof(struct rrow, r)},
+};
+static const struct dc_fields rrow_fs = DC_FIELDS(rrow_fields);
+static const struct dc_rows rrow_rows = {rrow_count, rrow_row, sizeof(struct rrow), "rows", 1, 0, 0};
+static const struct dc_field rsec_fields[] = {
+	{"repeats", "Repeats", DC_U_NONE, DC_FT_ROWS, 0, .sub = &rrow_fs, .rows = &rrow_rows},
+};
+static const struct dc_fields rsec_fs = DC_FIELDS(rsec_fields);
+static const struct dc_field rroot_fields[] = {
+	{"sec", "Sec", DC_U_NONE, DC_FT_OBJECT, 0, .sub = &rsec_fs},
+};
+
+START_TEST(test_table_repeated_cells)
+{
+	struct dc_report *r = calloc(1, sizeof(*r));
+	struct dc_render_opts o = {0, 0};
+	struct dc_buf b;
+	static unsigned char view[8];
+	const char *want = "\nSec\n===\n  Repeats\n"
+			   "            n      b      s        t       r\n"
+			   "               [GiB]            [ms]        \n"
+			   "    1,234,567  1.000  alpha  500.000  0.2500\n"
+			   "    1,234,567  1.000  alpha  500.000  0.2500\n"
+			   "            5  1.000         250.000  0.2500\n"
+			   "            5  0.000         250.000  1.0000\n";
+
+	ck_assert_ptr_nonnull(r);
+	r->root.f = rroot_fields;
+	r->root.n = 1;
+	r->views = view;
+	r->nsec = 1;
+	dc_buf_init(&b);
+	ck_assert_int_eq(dc_report_render_table(r, &o, &b), 0);
+	ck_assert_str_eq(b.data, want);
+	dc_buf_release(&b);
+	free(r);
+}
+END_TEST
+
 /* ---- CSV's numbers in a row, each written in one piece ---- */
 
 struct crow {
@@ -1740,6 +1812,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_row_doubles);
 	tcase_add_test(tc, test_table_cache_past_its_rows);
 	tcase_add_test(tc, test_table_column_kinds);
+	tcase_add_test(tc, test_table_repeated_cells);
 	tcase_add_test(tc, test_table_fixed_matches_printf);
 	tcase_add_test(tc, test_table_scalar_block);
 	tcase_add_test(tc, test_table_scalar_texts);

@@ -995,16 +995,37 @@ static inline char *cache_room(struct cell_cache *c, uint64_t slot, char *scratc
 	return slot < c->rows && CACHE_BYTES - c->used >= DC_CELL_MAX ? c->text + c->used : scratch;
 }
 
-static inline void cache_put(struct cell_cache *c, uint64_t slot, size_t col, const char *text, size_t len)
+/* Keeps the cell; returns 1, or 0 when it is not kept (a row past the
+ * cache's, or no room). */
+static inline int cache_put(struct cell_cache *c, uint64_t slot, size_t col, const char *text, size_t len)
 {
 	if (slot >= c->rows || c->used + len > CACHE_BYTES)
-		return;
+		return 0;
 	if (text != c->text + c->used) /* else formatted in place (cache_room) */
 		memcpy(c->text + c->used, text, len);
 	c->off[slot][col] = (uint16_t)c->used;
 	c->len[slot][col] = (uint16_t)len;
 	c->cells[slot]++;
 	c->used += len;
+	return 1;
+}
+
+/* Row `slot`'s cell of column `col` (slot > 0) is the cached cell above
+ * it, the same value: it points at that text, neither formatted nor
+ * copied again, and is no wider. A table's columns often repeat from row
+ * to row (a ring's phases, rounds and chunk bytes, identical ranks). */
+static inline void cache_same(struct cell_cache *c, uint64_t slot, size_t col)
+{
+	c->off[slot][col] = c->off[slot - 1][col];
+	c->len[slot][col] = c->len[slot - 1][col];
+	c->cells[slot]++;
+}
+
+/* 1 when a column's text is its 8-byte value's alone: a number that is
+ * never null (its unit and scale are the column's) */
+static int cell_is_number(const struct dc_field *f)
+{
+	return (f->type == DC_FT_U64 || f->type == DC_FT_F64) && !f->is_null;
 }
 
 /* The cells of column `i` (one of a fixed display unit) in the stored
@@ -1016,12 +1037,16 @@ static inline void cache_put(struct cell_cache *c, uint64_t slot, size_t col, co
  * their own kind; the rest of a column (a column of any other kind:
  * doubles, bytes in GiB, a field that can be null; from a text that needs
  * an escape on; or once the cache has too little room for the loop) goes
- * cell by cell through cell_text. `scratch`: DC_CELL_MAX bytes. */
+ * cell by cell through cell_text. A number, or a static text (the same
+ * pointer), equal to the cell above it takes that cell's text
+ * (cache_same). `scratch`: DC_CELL_MAX bytes. */
 static void cache_column(struct cell_cache *cc, struct col *col, size_t i, const struct dc_field *f,
 			 const unsigned char *rows, size_t stride, size_t nrows, char *scratch)
 {
 	size_t used = cc->used, width = col->width, s = 0;
 	const unsigned char *p = rows + f->off; /* the field in row s */
+	uint64_t above = 0; /* the number (or a STR's pointer) of the cell above, when kept */
+	int kept = 0, number = cell_is_number(f);
 
 	switch (col->kind) {
 	case CK_COUNT:
@@ -1031,6 +1056,11 @@ static void cache_column(struct cell_cache *cc, struct col *col, size_t i, const
 			uint64_t u;
 			size_t l;
 			memcpy(&u, p, sizeof(u));
+			if (s && u == above) {
+				cache_same(cc, s, i);
+				continue;
+			}
+			above = u;
 			l = u < 1000 ? put_u32_digits(cc->text + used, (uint32_t)u)
 				     : dc_fmt_u64_grouped(cc->text + used, u);
 			if (l > width)
@@ -1047,7 +1077,14 @@ static void cache_column(struct cell_cache *cc, struct col *col, size_t i, const
 			const char *text = (const char *)p;
 			size_t l;
 			if (col->kind == CK_STR) {
+				/* the stored rows are apart: the same pointer is
+				 * the same static text */
 				memcpy(&text, p, sizeof(text));
+				if (s && (uint64_t)(uintptr_t)text == above) {
+					cache_same(cc, s, i);
+					continue;
+				}
+				above = (uint64_t)(uintptr_t)text;
 				if (!text)
 					text = "";
 			}
@@ -1085,13 +1122,23 @@ static void cache_column(struct cell_cache *cc, struct col *col, size_t i, const
 	}
 	cc->used = used;
 	for (; s < nrows; s++) {
-		const void *row = rows + s * stride;
+		const unsigned char *row = rows + s * stride;
 		char *dst = cache_room(cc, s, scratch);
 		size_t l;
-		const char *c = cell_text(dst, DC_CELL_MAX, f, row, &col->ts, 0, &l);
+		const char *c;
+		if (number) {
+			uint64_t v;
+			memcpy(&v, row + f->off, sizeof(v));
+			if (kept && v == above) {
+				cache_same(cc, s, i);
+				continue;
+			}
+			above = v;
+		}
+		c = cell_text(dst, DC_CELL_MAX, f, row, &col->ts, 0, &l);
 		if (l > width)
 			width = l;
-		cache_put(cc, s, i, c, l);
+		kept = cache_put(cc, s, i, c, l);
 	}
 	col->width = width;
 }
@@ -1370,12 +1417,23 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	for (size_t si = 0; si < nscaled; si++) {
 		const struct dc_field *sf = &cf->f[scaled_col[si]];
 		struct col *col = &cols[scaled_col[si]];
+		uint64_t above = 0; /* the cell above's double, when kept */
+		int above_kept = 0;
 		col->ts = scale_for(sf->unit, col->max_abs);
 		for (slot = 0; slot < nstored; slot++) {
 			const unsigned char *sr = store + slot * stride;
 			char *dst = cache_room(&cc, slot, cell);
 			const char *text = dst;
 			size_t l;
+			if (cell_is_number(sf)) { /* equal to the cell above: its text */
+				uint64_t v;
+				memcpy(&v, sr + sf->off, sizeof(v));
+				if (above_kept && v == above) {
+					cache_same(&cc, slot, scaled_col[si]);
+					continue;
+				}
+				above = v;
+			}
 			if (sf->type != DC_FT_F64) {
 				text = cell_text(dst, DC_CELL_MAX, sf, sr, &col->ts, 0, &l);
 			} else if (dc_fld_null(sf, sr)) { /* as cell_text writes a null */
@@ -1386,7 +1444,7 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 				memcpy(&v, sr + sf->off, sizeof(v));
 				l = scaled_text(dst, DC_CELL_MAX, v, &col->ts);
 			}
-			cache_put(&cc, slot, scaled_col[si], text, l);
+			above_kept = cache_put(&cc, slot, scaled_col[si], text, l);
 			if (l > col->width)
 				col->width = l;
 		}
