@@ -163,6 +163,13 @@ void dc_json_row_write(struct dc_buf *b, struct dc_json_row_plan *p, const void 
 			dc_f64_memo_set(m, d);
 			memcpy(o + len, m->text, DC_F64_MEMO_TEXT);
 			dc_buf_commit(b, len + m->len);
+		} else if ((f->type == DC_FT_STR || f->type == DC_FT_TEXT) && !dc_fld_null(f, row)) {
+			/* the row's own text, as j_scalar writes it (NULL as "") */
+			const char *t = v;
+			if (f->type == DC_FT_STR)
+				memcpy(&t, v, sizeof(t));
+			dc_buf_commit(b, len);
+			dc_buf_json_string(b, t);
 		} else {
 			dc_buf_commit(b, len);
 			j_scalar(b, f, row);
