@@ -336,66 +336,106 @@ static void table_line(struct dc_buf *b, const struct path *p)
 	eol(b);
 }
 
-/* A row's number (a U64 or F64 field that is never null), after a comma
- * unless it leads the row, as csv_value writes it but in one piece, with
- * no text buffer: most of a table's cells. A double's text comes from the
- * column's memo `m` (the row above's, when equal; NULL: none). Returns 0
- * for any other field, which csv_value writes. */
-static int csv_number(struct dc_buf *b, const struct dc_field *f, const void *row, int comma, struct dc_f64_memo *m)
+/* How a table's cells are written: a number or a row's own text that is
+ * never null (nor a JSON value) in one piece, without csv_value's text
+ * buffer (most of a table's cells); anything else by csv_value. */
+enum { CSV_U64, CSV_F64, CSV_TEXT, CSV_OTHER };
+
+static int csv_kind(const struct dc_field *f)
 {
-	const void *p;
-	char *o;
-	size_t k = 0;
-	if (f->is_null || (f->type != DC_FT_U64 && f->type != DC_FT_F64))
-		return 0;
-	p = dc_fld_ptr(row, f);
-	/* a comma, then 20 digits and a NUL, or a double's 32 bytes */
-	if (!(o = dc_buf_room(b, 1 + DC_F64_MEMO_TEXT)))
-		return 1;
-	if (comma)
-		o[k++] = ',';
-	if (f->type == DC_FT_U64) {
-		uint64_t u;
-		memcpy(&u, p, sizeof(u));
-		k += dc_fmt_u64(o + k, u);
-	} else {
-		double v;
-		memcpy(&v, p, sizeof(v));
-		if (!isfinite(v)) {
-			/* "null": an empty field */
-		} else if (m) {
-			dc_f64_memo_set(m, v);
-			memcpy(o + k, m->text, DC_F64_MEMO_TEXT);
-			k += m->len;
-		} else {
-			k += dc_fmt_double(o + k, 32, v);
-		}
+	if (f->is_null)
+		return CSV_OTHER;
+	switch (f->type) {
+	case DC_FT_U64: return CSV_U64;
+	case DC_FT_F64: return CSV_F64;
+	case DC_FT_STR:
+	case DC_FT_TEXT: return f->json_value ? CSV_OTHER : CSV_TEXT;
+	default: return CSV_OTHER;
 	}
-	dc_buf_commit(b, k);
-	return 1;
 }
 
-/* A row's STR or TEXT field that is never null (nor a JSON value), after
- * a comma unless it
- * leads the row, as csv_value writes it (NULL as an empty field) but
- * without its text buffer: the text is the row's own. Returns 0 for any
- * other field. */
-static int csv_static_text(struct dc_buf *b, const struct dc_field *f, const void *row, int comma)
+/* A table's columns CSV writes (not table_only) and each one's kind,
+ * found once per table; a column's doubles go through its memo (the row
+ * above's text when equal). n is 0 for a table of more than
+ * DC_MAX_COLUMNS columns (check_report.c allows none), written column by
+ * column with no memo. */
+struct csv_plan {
+	size_t n;
+	const struct dc_field *f[DC_MAX_COLUMNS];
+	int kind[DC_MAX_COLUMNS];
+	struct dc_f64_memo memo[DC_MAX_COLUMNS];
+};
+
+static void csv_plan_init(struct csv_plan *p, const struct dc_fields *cf)
 {
-	const char *t;
-	if (f->is_null || f->json_value || (f->type != DC_FT_STR && f->type != DC_FT_TEXT))
-		return 0;
-	if (f->type == DC_FT_STR) {
-		memcpy(&t, dc_fld_ptr(row, f), sizeof(t));
-		if (!t)
-			t = "";
-	} else {
-		t = dc_fld_ptr(row, f);
+	p->n = 0;
+	if (cf->n > DC_MAX_COLUMNS)
+		return;
+	for (size_t c = 0; c < cf->n; c++) {
+		if (cf->f[c].table_only)
+			continue;
+		p->f[p->n] = &cf->f[c];
+		p->kind[p->n] = csv_kind(&cf->f[c]);
+		if (p->kind[p->n] == CSV_F64)
+			dc_f64_memo_init(&p->memo[p->n]);
+		p->n++;
 	}
-	if (comma)
-		dc_buf_putc(b, ',');
-	csv_text_n(b, t, strlen(t));
-	return 1;
+}
+
+/* A row's cell of `kind`, after a comma unless it leads the row; a
+ * double's text from the memo `m` (NULL: formatted). In line: called
+ * once a cell, most of which are a few bytes. */
+static inline __attribute__((always_inline)) void csv_cell(struct dc_buf *b, const struct dc_field *f, int kind, const void *row, int comma,
+		     struct dc_f64_memo *m)
+{
+	const void *p = dc_fld_ptr(row, f);
+	const char *t;
+	char *o;
+	size_t k = 0;
+	uint64_t u;
+	double v;
+
+	switch (kind) {
+	case CSV_U64:
+	case CSV_F64:
+		/* a comma, then 20 digits and a NUL, or a double's 32 bytes */
+		if (!(o = dc_buf_room(b, 1 + DC_F64_MEMO_TEXT)))
+			return;
+		if (comma)
+			o[k++] = ',';
+		if (kind == CSV_U64) {
+			memcpy(&u, p, sizeof(u));
+			k += dc_fmt_u64(o + k, u);
+		} else {
+			memcpy(&v, p, sizeof(v));
+			if (!isfinite(v)) {
+				/* "null": an empty field */
+			} else if (m) {
+				dc_f64_memo_set(m, v);
+				memcpy(o + k, m->text, DC_F64_MEMO_TEXT);
+				k += m->len;
+			} else {
+				k += dc_fmt_double(o + k, 32, v);
+			}
+		}
+		dc_buf_commit(b, k);
+		return;
+	case CSV_TEXT: /* the row's own text (NULL as an empty field) */
+		t = p;
+		if (f->type == DC_FT_STR) {
+			memcpy(&t, p, sizeof(t));
+			if (!t)
+				t = "";
+		}
+		if (comma)
+			dc_buf_putc(b, ',');
+		csv_text_n(b, t, strlen(t));
+		return;
+	default:
+		if (comma)
+			dc_buf_putc(b, ',');
+		csv_value(b, f, row);
+	}
 }
 
 /* a ROWS table's header row and rows (every row but an O(p^2) excerpt) */
@@ -406,12 +446,10 @@ static void csv_rows(struct dc_buf *b, struct dc_report *r, const struct dc_fiel
 	const struct dc_fields *cf = f->sub;
 	uint64_t n = shown ? f->rows->count(base) : 0, from, to;
 	struct dc_row_doubles dbl;
-	struct dc_f64_memo memo[DC_MAX_COLUMNS]; /* the first columns' doubles */
+	struct csv_plan plan;
 
 	dc_row_doubles_init(&dbl, cf);
-	for (size_t c = 0; c < cf->n && c < DC_MAX_COLUMNS; c++)
-		if (cf->f[c].type == DC_FT_F64)
-			dc_f64_memo_init(&memo[c]);
+	csv_plan_init(&plan, cf);
 	dc_excerpt_bounds_max(n, dc_rows_limit(r, f->rows, 0), &from, &to);
 	if (to > from) {
 		/* the ring's O(p^2) events beside other sections */
@@ -438,16 +476,11 @@ static void csv_rows(struct dc_buf *b, struct dc_report *r, const struct dc_fiel
 		f->rows->row(base, k, row);
 		if (!dc_row_doubles_finite(&dbl, row) && dc_report_row_check(r, f, base, k, row, b) != 0)
 			break;
-		for (size_t c = 0, sep = 0; c < cf->n; c++) {
-			if (cf->f[c].table_only)
-				continue;
-			if (csv_number(b, &cf->f[c], row, sep++ != 0, c < DC_MAX_COLUMNS ? &memo[c] : NULL) ||
-			    csv_static_text(b, &cf->f[c], row, sep > 1))
-				continue;
-			if (sep > 1)
-				dc_buf_putc(b, ',');
-			csv_value(b, &cf->f[c], row);
-		}
+		for (size_t c = 0; c < plan.n; c++)
+			csv_cell(b, plan.f[c], plan.kind[c], row, c != 0, &plan.memo[c]);
+		for (size_t c = 0, sep = 0; !plan.n && c < cf->n; c++)
+			if (!cf->f[c].table_only)
+				csv_cell(b, &cf->f[c], csv_kind(&cf->f[c]), row, sep++ != 0, NULL);
 		eol(b);
 	}
 }
