@@ -538,9 +538,11 @@ END_TEST
 /* A column's double memo (report_int.h): the text of each double as
  * dc_fmt_double writes it, a repeat kept (its bits unchanged), a shorter
  * text after a longer one cut at its own length, and 0 after -0 (other
- * bits, the same text). Then the JSON rows through it: a row written
- * again after another reads as it did the first time. */
-START_TEST(test_f64_memo)
+ * bits, the same text). Then the JSON rows through it and the text memo:
+ * a row written again after another reads as it did the first time, and
+ * a string that points into the row buffer itself is read afresh when
+ * the buffer holds the next row (the same pointer, another text). */
+START_TEST(test_row_memos)
 {
 	static const struct dc_fields fs = DC_FIELDS(jrow_fields);
 	struct dc_json_row_plan plan;
@@ -582,6 +584,17 @@ START_TEST(test_f64_memo)
 	b.len = 0;
 	dc_json_row_write(&b, &plan, &r1);
 	ck_assert_str_eq(b.data, w1);
+
+	/* one row buffer, as the sink's, its string pointing into it */
+	r2.s = r2.t;
+	b.len = 0;
+	dc_json_row_write(&b, &plan, &r2);
+	ck_assert_str_eq(b.data, "{\"a\": 2, \"bb\": 2.5, \"s\": \"y\", \"flag\": false, \"gone\": null, \"t\": \"y\"}");
+	memcpy(r2.t, "zzz", 4);
+	b.len = 0;
+	dc_json_row_write(&b, &plan, &r2);
+	ck_assert_str_eq(b.data,
+			 "{\"a\": 2, \"bb\": 2.5, \"s\": \"zzz\", \"flag\": false, \"gone\": null, \"t\": \"zzz\"}");
 	dc_buf_release(&b);
 }
 END_TEST
@@ -1806,7 +1819,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_text_add_bounds);
 	tcase_add_test(tc, test_json_row_plan);
 	tcase_add_test(tc, test_json_row_plan_bounds);
-	tcase_add_test(tc, test_f64_memo);
+	tcase_add_test(tc, test_row_memos);
 	tcase_add_test(tc, test_csv_plain);
 	tcase_add_test(tc, test_csv_row_numbers);
 	tcase_add_test(tc, test_row_doubles);

@@ -653,6 +653,11 @@ void dc_f64_memo_verify(const struct dc_f64_memo *m, double v)
 	dc_memo_verify_bytes(memo, "text", m->text, fresh, n + 1, NULL, 0);
 }
 
+void dc_str_memo_verify(const struct dc_str_memo *m, const char *s)
+{
+	dc_memo_verify_u64("a cell's static text (src/out/report_int.h dc_str_memo_hit)", "length", m->len, strlen(s));
+}
+
 /* Length of the well-formed UTF-8 sequence at p (1 to 4), or 0 when the
  * byte at p does not start one (a stray continuation byte, an overlong
  * form, a surrogate, a code point above U+10FFFF, a sequence cut short by
@@ -830,19 +835,18 @@ size_t dc_json_string_text(char *dst, size_t cap, const char *t, size_t n)
 
 void dc_buf_json_string(struct dc_buf *b, const char *s)
 {
+	(void)dc_json_string_put(b, s);
+}
+
+size_t dc_json_string_put(struct dc_buf *b, const char *s)
+{
 	const unsigned char *p = (const unsigned char *)(s ? s : ""), *run, *end;
 	size_t len = strlen((const char *)p);
-	char *o;
 
 	/* the common case, a string with nothing to escape, in one piece */
 	if (json_plain(p, len)) {
-		if (!(o = dc_buf_room(b, len + 2)))
-			return;
-		o[0] = '"';
-		memcpy(o + 1, p, len);
-		o[len + 1] = '"';
-		dc_buf_commit(b, len + 2);
-		return;
+		dc_json_string_plain(b, (const char *)p, len);
+		return len;
 	}
 	end = p + len;
 	dc_buf_putc(b, '"');
@@ -876,6 +880,7 @@ void dc_buf_json_string(struct dc_buf *b, const char *s)
 		p++;
 	}
 	dc_buf_putc(b, '"');
+	return (size_t)-1;
 }
 
 /* The escape of the unit at p, in esc (at most 4 bytes and a NUL), and the

@@ -224,6 +224,58 @@ static inline void dc_f64_memo_set(struct dc_f64_memo *m, double v)
 	m->len = dc_fmt_double(m->text, sizeof(m->text), v);
 }
 
+/* dc_buf_json_string (fmt.c) that says how it wrote s: its length when
+ * it wrote it as it is, between quotes (nothing to escape), else
+ * (size_t)-1. */
+size_t dc_json_string_put(struct dc_buf *b, const char *s);
+/* The n bytes of s between quotes: dc_buf_json_string for a text it
+ * writes as it is (dc_json_string_put said so). */
+static inline void dc_json_string_plain(struct dc_buf *b, const char *s, size_t n)
+{
+	char *o = dc_buf_room(b, n + 2);
+	if (!o)
+		return;
+	o[0] = '"';
+	memcpy(o + 1, s, n);
+	o[n + 1] = '"';
+	dc_buf_commit(b, n + 2);
+}
+
+/* A table column's last static text that a sink wrote as it is (nothing
+ * to escape or quote), and its length: a STR field's pointer outside the
+ * row being written (a literal, or text in the section's view, which no
+ * row rewrites), so that the same pointer in the next row is the same
+ * text, written again without measuring or checking it. Rows repeat a
+ * column's names (a ring's phases, a group's axis and link). s NULL:
+ * none. */
+struct dc_str_memo {
+	const char *s;
+	size_t len;
+};
+
+/* DISTCALC_VERIFY_MEMOS: s measured again against m's length (fmt.c;
+ * aborts when they differ) */
+void dc_str_memo_verify(const struct dc_str_memo *m, const char *s);
+
+/* 1 when s is m's text: its length is m->len and it is written as it is */
+static inline int dc_str_memo_hit(const struct dc_str_memo *m, const char *s)
+{
+	if (!s || s != m->s)
+		return 0;
+	DC_MEMO_VERIFY(dc_str_memo_verify(m, s));
+	return 1;
+}
+
+/* Keeps s (len bytes), a text the sink wrote as it is, unless it lies in
+ * the row buffer `row` (DC_ROW_MAX bytes), which the next row rewrites;
+ * plain 0 (the sink escaped or quoted it) keeps none. */
+static inline void dc_str_memo_keep(struct dc_str_memo *m, const char *s, size_t len, int plain, const void *row)
+{
+	int in_row = (uintptr_t)s - (uintptr_t)row < DC_ROW_MAX;
+	m->s = plain && !in_row ? s : NULL;
+	m->len = len;
+}
+
 /* The JSON sink's rows (sink_json.c). A table's rows repeat the same keys,
  * four in five of a report's, so each shown column's member start
  * ("{\"key\": " for the first, ", \"key\": " after it) is written once per
@@ -233,7 +285,8 @@ static inline void dc_f64_memo_set(struct dc_f64_memo *m, double v)
  * relies on `text` holding that many bytes from any piece's start: init
  * zeroes that many bytes after the last piece, and `text` has room for
  * one more piece than there are columns. A column's doubles go through
- * its memo (struct dc_f64_memo): one equal to the row above's is copied. */
+ * its memo (struct dc_f64_memo): one equal to the row above's is copied;
+ * its static texts through its text memo (struct dc_str_memo). */
 #define DC_JSON_PIECE_MAX 48
 struct dc_json_row_plan {
 	size_t n; /* the columns JSON shows (not table_only) */
@@ -242,14 +295,16 @@ struct dc_json_row_plan {
 	uint8_t len[DC_MAX_COLUMNS];
 	char text[(DC_MAX_COLUMNS + 1) * DC_JSON_PIECE_MAX];
 	struct dc_f64_memo dbl[DC_MAX_COLUMNS];
+	struct dc_str_memo str[DC_MAX_COLUMNS];
 };
 /* Returns 0, or -1 (n = 0) when a piece is longer than DC_JSON_PIECE_MAX
  * (a key of more than 42 bytes), there are more than DC_MAX_COLUMNS
  * columns, or none: the caller writes such a table's rows member by
  * member. */
 int dc_json_row_plan_init(struct dc_json_row_plan *p, const struct dc_fields *cf);
-/* Appends the row as the JSON sink writes it: "{\"a\": 1, \"b\": 0.5}";
- * keeps its doubles in the plan's memos. */
+/* Appends the row (a buffer of DC_ROW_MAX bytes) as the JSON sink writes
+ * it: "{\"a\": 1, \"b\": 0.5}"; keeps its doubles and static texts in
+ * the plan's memos. */
 void dc_json_row_write(struct dc_buf *b, struct dc_json_row_plan *p, const void *row);
 
 /* 1 when the CSV sink writes the n bytes of s as they are: printable

@@ -106,8 +106,9 @@ int dc_csv_plain(const char *text, size_t n)
 	return i == n || csv_plain_word(s + n - 8);
 }
 
-/* raw (n bytes, NUL-terminated after them) as a field */
-static void csv_text_n(struct dc_buf *b, const char *raw, size_t n)
+/* raw (n bytes, NUL-terminated after them) as a field; returns 1 when
+ * it is written as it is (dc_csv_plain), else 0 */
+static int csv_text_n(struct dc_buf *b, const char *raw, size_t n)
 {
 	struct dc_buf esc;
 	const char *s = raw;
@@ -116,7 +117,7 @@ static void csv_text_n(struct dc_buf *b, const char *raw, size_t n)
 	/* the common case, a field written as it is, in one scan */
 	if (dc_csv_plain(raw, n)) {
 		dc_buf_add(b, raw, n);
-		return;
+		return 1;
 	}
 	/* printable ASCII, which needs no escape (dc_text_printable) and
 	 * holds no CR or LF, but is quoted */
@@ -127,7 +128,7 @@ static void csv_text_n(struct dc_buf *b, const char *raw, size_t n)
 			dc_buf_add(b, raw, n);
 		else
 			csv_quoted(b, raw, n);
-		return;
+		return 0;
 	}
 	quote = 0;
 	/* no raw control bytes: a file name's newline or ESC is written
@@ -138,7 +139,7 @@ static void csv_text_n(struct dc_buf *b, const char *raw, size_t n)
 		if (esc.failed) {
 			b->failed = 1;
 			dc_buf_release(&esc);
-			return;
+			return 0;
 		}
 		s = esc.data;
 	}
@@ -152,11 +153,12 @@ static void csv_text_n(struct dc_buf *b, const char *raw, size_t n)
 	else
 		csv_quoted(b, s, n);
 	dc_buf_release(&esc);
+	return 0;
 }
 
 static void csv_text(struct dc_buf *b, const char *raw)
 {
-	csv_text_n(b, raw, strlen(raw));
+	(void)csv_text_n(b, raw, strlen(raw));
 }
 
 static void csv_value(struct dc_buf *b, const struct dc_field *f, const void *base)
@@ -199,11 +201,11 @@ static void csv_value(struct dc_buf *b, const struct dc_field *f, const void *ba
 				t = text;
 			}
 			if ((m = dc_json_string_text(text, sizeof(text), text, n)) != (size_t)-1) {
-				csv_text_n(b, text, m);
+				(void)csv_text_n(b, text, m);
 				break;
 			}
 		}
-		csv_text_n(b, t, n);
+		(void)csv_text_n(b, t, n);
 		break;
 	}
 	default:
@@ -356,14 +358,15 @@ static int csv_kind(const struct dc_field *f)
 
 /* A table's columns CSV writes (not table_only) and each one's kind,
  * found once per table; a column's doubles go through its memo (the row
- * above's text when equal). n is 0 for a table of more than
- * DC_MAX_COLUMNS columns (check_report.c allows none), written column by
- * column with no memo. */
+ * above's text when equal), its static texts through its text memo. n
+ * is 0 for a table of more than DC_MAX_COLUMNS columns (check_report.c
+ * allows none), written column by column with no memo. */
 struct csv_plan {
 	size_t n;
 	const struct dc_field *f[DC_MAX_COLUMNS];
 	int kind[DC_MAX_COLUMNS];
 	struct dc_f64_memo memo[DC_MAX_COLUMNS];
+	struct dc_str_memo str[DC_MAX_COLUMNS];
 };
 
 static void csv_plan_init(struct csv_plan *p, const struct dc_fields *cf)
@@ -378,15 +381,18 @@ static void csv_plan_init(struct csv_plan *p, const struct dc_fields *cf)
 		p->kind[p->n] = csv_kind(&cf->f[c]);
 		if (p->kind[p->n] == CSV_F64)
 			dc_f64_memo_init(&p->memo[p->n]);
+		p->str[p->n].s = NULL;
 		p->n++;
 	}
 }
 
-/* A row's cell of `kind`, after a comma unless it leads the row; a
- * double's text from the memo `m` (NULL: formatted). In line: called
- * once a cell, most of which are a few bytes. */
-static inline __attribute__((always_inline)) void csv_cell(struct dc_buf *b, const struct dc_field *f, int kind, const void *row, int comma,
-		     struct dc_f64_memo *m)
+/* A row's cell of `kind`, after a comma unless it leads the row (a
+ * buffer of DC_ROW_MAX bytes); a double's text from the memo `m`, a
+ * static text through the memo `ms` (NULL: formatted and measured). In
+ * line: called once a cell, most of which are a few bytes. */
+static inline __attribute__((always_inline)) void csv_cell(struct dc_buf *b, const struct dc_field *f, int kind,
+							   const void *row, int comma, struct dc_f64_memo *m,
+							   struct dc_str_memo *ms)
 {
 	const void *p = dc_fld_ptr(row, f);
 	const char *t;
@@ -421,15 +427,23 @@ static inline __attribute__((always_inline)) void csv_cell(struct dc_buf *b, con
 		dc_buf_commit(b, k);
 		return;
 	case CSV_TEXT: /* the row's own text (NULL as an empty field) */
-		t = p;
-		if (f->type == DC_FT_STR) {
-			memcpy(&t, p, sizeof(t));
-			if (!t)
-				t = "";
-		}
 		if (comma)
 			dc_buf_putc(b, ',');
-		csv_text_n(b, t, strlen(t));
+		if (f->type == DC_FT_TEXT) {
+			(void)csv_text_n(b, p, strlen(p));
+			return;
+		}
+		memcpy(&t, p, sizeof(t));
+		if (ms && dc_str_memo_hit(ms, t)) {
+			dc_buf_add(b, t, ms->len);
+			return;
+		}
+		k = t ? strlen(t) : 0;
+		if (!t)
+			t = "";
+		k = csv_text_n(b, t, k) ? k : (size_t)-1;
+		if (ms)
+			dc_str_memo_keep(ms, t, k, k != (size_t)-1, row);
 		return;
 	default:
 		if (comma)
@@ -477,10 +491,10 @@ static void csv_rows(struct dc_buf *b, struct dc_report *r, const struct dc_fiel
 		if (!dc_row_doubles_finite(&dbl, row) && dc_report_row_check(r, f, base, k, row, b) != 0)
 			break;
 		for (size_t c = 0; c < plan.n; c++)
-			csv_cell(b, plan.f[c], plan.kind[c], row, c != 0, &plan.memo[c]);
+			csv_cell(b, plan.f[c], plan.kind[c], row, c != 0, &plan.memo[c], &plan.str[c]);
 		for (size_t c = 0, sep = 0; !plan.n && c < cf->n; c++)
 			if (!cf->f[c].table_only)
-				csv_cell(b, &cf->f[c], csv_kind(&cf->f[c]), row, sep++ != 0, NULL);
+				csv_cell(b, &cf->f[c], csv_kind(&cf->f[c]), row, sep++ != 0, NULL, NULL);
 		eol(b);
 	}
 }

@@ -127,6 +127,7 @@ int dc_json_row_plan_init(struct dc_json_row_plan *p, const struct dc_fields *cf
 		p->f[p->n] = f;
 		if (f->type == DC_FT_F64)
 			dc_f64_memo_init(&p->dbl[p->n]);
+		p->str[p->n].s = NULL;
 		p->at[p->n] = (uint16_t)at;
 		p->len[p->n] = (uint8_t)(lead + k + 4);
 		memcpy(o, p->n ? ", \"" : "{\"\"", 3); /* "{\"" then the key over the third byte */
@@ -164,12 +165,23 @@ void dc_json_row_write(struct dc_buf *b, struct dc_json_row_plan *p, const void 
 			memcpy(o + len, m->text, DC_F64_MEMO_TEXT);
 			dc_buf_commit(b, len + m->len);
 		} else if ((f->type == DC_FT_STR || f->type == DC_FT_TEXT) && !dc_fld_null(f, row)) {
-			/* the row's own text, as j_scalar writes it (NULL as "") */
+			/* the row's own text, as j_scalar writes it (NULL as ""),
+			 * a static one the row above wrote from its memo */
+			struct dc_str_memo *m = &p->str[c];
 			const char *t = v;
-			if (f->type == DC_FT_STR)
-				memcpy(&t, v, sizeof(t));
+			size_t n;
 			dc_buf_commit(b, len);
-			dc_buf_json_string(b, t);
+			if (f->type == DC_FT_TEXT) {
+				dc_buf_json_string(b, t);
+				continue;
+			}
+			memcpy(&t, v, sizeof(t));
+			if (dc_str_memo_hit(m, t)) {
+				dc_json_string_plain(b, t, m->len);
+				continue;
+			}
+			n = dc_json_string_put(b, t);
+			dc_str_memo_keep(m, t, n, n != (size_t)-1, row);
 		} else {
 			dc_buf_commit(b, len);
 			j_scalar(b, f, row);
