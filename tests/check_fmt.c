@@ -1013,6 +1013,97 @@ START_TEST(test_table_repeated_cells)
 }
 END_TEST
 
+/* ---- the table's inline lists (process groups) ---- */
+
+static uint64_t lists_n, lists_len = 3; /* how many lists, of how many items */
+
+static uint64_t lists_count(const void *base)
+{
+	(void)base;
+	return lists_n;
+}
+
+static uint64_t lists_len_of(const void *base, uint64_t i)
+{
+	(void)base;
+	(void)i;
+	return lists_len;
+}
+
+static uint64_t lists_item(const void *base, uint64_t i, uint64_t j)
+{
+	(void)base;
+	return lists_len * i + j;
+}
+
+static const struct dc_lists lists_def = {lists_count, lists_len_of, lists_item, "groups", "ranks"};
+static const struct dc_field lsec_fields[] = {
+	{"l", "L", DC_U_NONE, DC_FT_LISTS, 0, .lists = &lists_def},
+};
+static const struct dc_fields lsec_fs = DC_FIELDS(lsec_fields);
+static const struct dc_field lroot_fields[] = {
+	{"sec", "Sec", DC_U_NONE, DC_FT_OBJECT, 0, .sub = &lsec_fs},
+};
+
+/* The table of `lists_n` lists rendered with the options {max_rows, width} */
+static char *render_lists(uint64_t max_rows, size_t width)
+{
+	struct dc_report *r = calloc(1, sizeof(*r));
+	struct dc_render_opts o = {max_rows, width};
+	static unsigned char view[8];
+	struct dc_buf b;
+	ck_assert_ptr_nonnull(r);
+	r->root.f = lroot_fields;
+	r->root.n = 1;
+	r->views = view;
+	r->nsec = 1;
+	dc_buf_init(&b);
+	ck_assert_int_eq(dc_report_render_table(r, &o, &b), 0);
+	free(r);
+	return b.data;
+}
+
+/* Lists on their line ("  L  [" then the lists from column 6), as they
+ * are when they fit: two lists of three with no width; the same wrapped
+ * at 20 columns (the second list, 10 bytes, would end at column 26, so it
+ * starts a line of its own under the first); four of six with a marker
+ * for the two left out (max_rows 4); and 300 lists of one, a text of
+ * 1,691 bytes with its brackets, longer than the table gathers before
+ * it hands the text on to its wrap. */
+START_TEST(test_table_lists)
+{
+	char *got, want[2048];
+	size_t o;
+
+	lists_n = 2;
+	lists_len = 3;
+	got = render_lists(0, 0);
+	ck_assert_str_eq(got, "\nSec\n===\n  L  [[0, 1, 2] [3, 4, 5]]\n");
+	free(got);
+	got = render_lists(0, 20);
+	ck_assert_str_eq(got, "\nSec\n===\n  L  [[0, 1, 2]\n      [3, 4, 5]]\n");
+	free(got);
+	lists_n = 6;
+	got = render_lists(4, 0);
+	ck_assert_str_eq(got, "\nSec\n===\n  L  [[0, 1, 2] [3, 4, 5] ... (2 more groups) [12, 13, 14] [15, 16, 17]]\n");
+	free(got);
+
+	/* "[0]" to "[9]" 3 bytes each, "[10]" to "[99]" 4, "[100]" to
+	 * "[299]" 5, 299 spaces between: 30 + 360 + 1000 + 299 = 1689,
+	 * and the brackets around them */
+	lists_n = 300;
+	lists_len = 1;
+	o = (size_t)snprintf(want, sizeof(want), "\nSec\n===\n  L  [");
+	for (int i = 0; i < 300; i++)
+		o += (size_t)snprintf(want + o, sizeof(want) - o, i ? " [%d]" : "[%d]", i);
+	snprintf(want + o, sizeof(want) - o, "]\n");
+	ck_assert_uint_eq(strlen(want) - strlen("\nSec\n===\n  L  [") - 2, 1689);
+	got = render_lists(0, 0);
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+END_TEST
+
 /* ---- CSV's numbers in a row, each written in one piece ---- */
 
 struct crow {
@@ -1826,6 +1917,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_table_cache_past_its_rows);
 	tcase_add_test(tc, test_table_column_kinds);
 	tcase_add_test(tc, test_table_repeated_cells);
+	tcase_add_test(tc, test_table_lists);
 	tcase_add_test(tc, test_table_fixed_matches_printf);
 	tcase_add_test(tc, test_table_scalar_block);
 	tcase_add_test(tc, test_table_scalar_texts);

@@ -1521,6 +1521,57 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	(void)any_unit;
 }
 
+/* The text of inline lists as the wrap takes it (GLUE inside a list),
+ * gathered in `s` and handed to the wrap a bufferful at a time: most
+ * process groups fit on their line, and a text that fits is written as
+ * it is, its GLUE as spaces, which is what the wrap writes for it (no
+ * word passes the width, so no line breaks; a glued run longer than the
+ * wrap's buffer breaks at a glue, which a space then separates). */
+struct list_text {
+	struct wrap *w;
+	size_t n;
+	int handed; /* part of the text went to the wrap */
+	char s[1024];
+};
+
+static void lt_add(struct list_text *lt, const char *s, size_t n)
+{
+	if (lt->n + n > sizeof(lt->s)) {
+		wr_put(lt->w, lt->s, lt->n);
+		lt->n = 0;
+		lt->handed = 1;
+		if (n > sizeof(lt->s)) {
+			wr_put(lt->w, s, n);
+			return;
+		}
+	}
+	memcpy(lt->s + lt->n, s, n);
+	lt->n += n;
+}
+
+static void lt_adds(struct list_text *lt, const char *s)
+{
+	lt_add(lt, s, strlen(s));
+}
+
+/* Writes what lt holds: as it is when it is the whole text and fits on
+ * the wrap's line, else through the wrap */
+static void lt_end(struct list_text *lt)
+{
+	struct wrap *w = lt->w;
+	char *o;
+	if (lt->handed || (w->width && w->col + lt->n > w->width)) {
+		wr_put(w, lt->s, lt->n);
+		wr_word(w);
+		return;
+	}
+	if (!(o = dc_buf_room(w->b, lt->n)))
+		return;
+	for (size_t i = 0; i < lt->n; i++)
+		o[i] = lt->s[i] == GLUE ? ' ' : lt->s[i];
+	dc_buf_commit(w->b, lt->n);
+}
+
 /* Inline lists: "label  [[0, 1, 2] [3, 4, 5]]", excerpted at both levels,
  * wrapped under the first list. */
 static void t_lists(struct tctx *t, const struct dc_field *f, const void *base, int depth)
@@ -1530,6 +1581,7 @@ static void t_lists(struct tctx *t, const struct dc_field *f, const void *base, 
 	char lb[256], num[40];
 	const char *label = dc_fld_label(f, base, lb, sizeof(lb));
 	struct wrap wr;
+	struct list_text lt;
 	int gap;
 
 	dc_buf_pad(t->b, (size_t)depth * 2);
@@ -1542,38 +1594,41 @@ static void t_lists(struct tctx *t, const struct dc_field *f, const void *base, 
 	dc_excerpt_bounds(n, t->o, &from, &to);
 	dc_buf_putc(t->b, '[');
 	wr_init(&wr, t->b, (size_t)depth * 2 + strlen(label) + 3, t->o->width);
+	lt.w = &wr;
+	lt.n = 0;
+	lt.handed = 0;
 	/* lines break between lists; a list breaks only when longer than a line */
 	for (uint64_t i = 0, first = 1; next_row(&i, from, to, n, &gap); i++, first = 0) {
 		uint64_t m = ls->len(base, i), f2, t2;
 		if (!first)
-			wr_put(&wr, " ", 1);
+			lt_add(&lt, " ", 1);
 		if (gap) {
 			dc_fmt_u64_grouped(num, to - from);
-			wr_puts(&wr, "...\x01(");
-			wr_puts(&wr, num);
-			wr_puts(&wr, "\x01more\x01");
-			wr_puts(&wr, ls->what ? ls->what : "lists");
-			wr_puts(&wr, ") ");
+			lt_adds(&lt, "...\x01(");
+			lt_adds(&lt, num);
+			lt_adds(&lt, "\x01more\x01");
+			lt_adds(&lt, ls->what ? ls->what : "lists");
+			lt_adds(&lt, ") ");
 		}
 		dc_excerpt_bounds(m, t->o, &f2, &t2);
-		wr_put(&wr, "[", 1);
+		lt_add(&lt, "[", 1);
 		for (uint64_t j = 0, jfirst = 1; next_row(&j, f2, t2, m, &gap); j++, jfirst = 0) {
 			if (!jfirst)
-				wr_put(&wr, ",\x01", 2);
+				lt_add(&lt, ",\x01", 2);
 			if (gap) {
 				dc_fmt_u64_grouped(num, t2 - f2);
-				wr_puts(&wr, "...\x01(");
-				wr_puts(&wr, num);
-				wr_puts(&wr, "\x01more\x01");
-				wr_puts(&wr, ls->item_what ? ls->item_what : "items");
-				wr_puts(&wr, ")\x01");
+				lt_adds(&lt, "...\x01(");
+				lt_adds(&lt, num);
+				lt_adds(&lt, "\x01more\x01");
+				lt_adds(&lt, ls->item_what ? ls->item_what : "items");
+				lt_adds(&lt, ")\x01");
 			}
-			wr_put(&wr, num, dc_fmt_u64(num, ls->item(base, i, j)));
+			lt_add(&lt, num, dc_fmt_u64(num, ls->item(base, i, j)));
 		}
-		wr_put(&wr, "]", 1);
+		lt_add(&lt, "]", 1);
 	}
-	wr_put(&wr, "]", 1);
-	wr_word(&wr);
+	lt_add(&lt, "]", 1);
+	lt_end(&lt);
 	dc_buf_putc(t->b, '\n');
 }
 
