@@ -535,10 +535,11 @@ START_TEST(test_json_row_plan)
 }
 END_TEST
 
-/* A column's double memo (report_int.h): the text of each double as
+/* A column's number memo (report_int.h): the text of each double as
  * dc_fmt_double writes it, a repeat kept (its bits unchanged), a shorter
  * text after a longer one cut at its own length, and 0 after -0 (other
- * bits, the same text). Then the JSON rows through it and the text memo:
+ * bits, the same text); counts as dc_fmt_u64 writes them, 2^64 - 1 the
+ * longest. Then the JSON rows through it and the text memo:
  * a row written again after another reads as it did the first time, and
  * a string that points into the row buffer itself is read afresh when
  * the buffer holds the next row (the same pointer, another text). */
@@ -546,30 +547,39 @@ START_TEST(test_row_memos)
 {
 	static const struct dc_fields fs = DC_FIELDS(jrow_fields);
 	struct dc_json_row_plan plan;
-	struct jrow r1 = {1, 0.1 + 0.2, "a", 1, 0.0, "x"};
+	struct jrow r1 = {5896812544, 0.1 + 0.2, "a", 1, 0.0, "x"};
 	struct jrow r2 = {2, 2.5, "b", 0, 0.0, "y"};
-	const char *w1 = "{\"a\": 1, \"bb\": 0.30000000000000004, \"s\": \"a\", \"flag\": true, \"gone\": null, "
-			 "\"t\": \"x\"}";
+	const char *w1 = "{\"a\": 5896812544, \"bb\": 0.30000000000000004, \"s\": \"a\", \"flag\": true, "
+			 "\"gone\": null, \"t\": \"x\"}";
 	const char *w2 = "{\"a\": 2, \"bb\": 2.5, \"s\": \"b\", \"flag\": false, \"gone\": null, \"t\": \"y\"}";
-	struct dc_f64_memo m;
+	struct dc_num_memo m;
 	struct dc_buf b;
 
-	dc_f64_memo_init(&m);
+	dc_num_memo_init(&m);
 	ck_assert_uint_eq(m.len, 0);
-	dc_f64_memo_set(&m, 0.1 + 0.2);
+	dc_num_memo_f64(&m, 0.1 + 0.2);
 	ck_assert_str_eq(m.text, "0.30000000000000004");
 	ck_assert_uint_eq(m.len, 19);
-	dc_f64_memo_set(&m, 0.1 + 0.2);
+	dc_num_memo_f64(&m, 0.1 + 0.2);
 	ck_assert_str_eq(m.text, "0.30000000000000004");
 	ck_assert_uint_eq(m.len, 19);
-	dc_f64_memo_set(&m, 1e300);
+	dc_num_memo_f64(&m, 1e300);
 	ck_assert_str_eq(m.text, "1e+300");
 	ck_assert_uint_eq(m.len, 6);
-	dc_f64_memo_set(&m, -0.0);
+	dc_num_memo_f64(&m, -0.0);
 	ck_assert_str_eq(m.text, "0");
-	dc_f64_memo_set(&m, 0.0);
+	dc_num_memo_f64(&m, 0.0);
 	ck_assert_str_eq(m.text, "0");
 	ck_assert_uint_eq(m.len, 1);
+	dc_num_memo_init(&m);
+	dc_num_memo_u64(&m, UINT64_MAX);
+	ck_assert_str_eq(m.text, "18446744073709551615");
+	ck_assert_uint_eq(m.len, 20);
+	dc_num_memo_u64(&m, UINT64_MAX);
+	ck_assert_str_eq(m.text, "18446744073709551615");
+	dc_num_memo_u64(&m, 1000);
+	ck_assert_str_eq(m.text, "1000");
+	ck_assert_uint_eq(m.len, 4);
 
 	ck_assert_int_eq(dc_json_row_plan_init(&plan, &fs), 0);
 	dc_buf_init(&b);

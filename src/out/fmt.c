@@ -644,11 +644,11 @@ size_t dc_fmt_double(char *buf, size_t len, double v)
 	return strlen(buf);
 }
 
-void dc_f64_memo_verify(const struct dc_f64_memo *m, double v)
+void dc_num_memo_verify(const struct dc_num_memo *m, int is_double, double v, uint64_t u)
 {
-	static const char memo[] = "a cell's double text (src/out/report_int.h dc_f64_memo_set)";
-	char fresh[DC_F64_MEMO_TEXT] = {0};
-	size_t n = dc_fmt_double(fresh, sizeof(fresh), v);
+	static const char memo[] = "a cell's number text (src/out/report_int.h dc_num_memo_f64, dc_num_memo_u64)";
+	char fresh[DC_NUM_MEMO_TEXT] = {0};
+	size_t n = is_double ? dc_fmt_double(fresh, sizeof(fresh), v) : dc_fmt_u64(fresh, u);
 	dc_memo_verify_u64(memo, "length", m->len, n);
 	dc_memo_verify_bytes(memo, "text", m->text, fresh, n + 1, NULL, 0);
 }

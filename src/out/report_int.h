@@ -187,41 +187,56 @@ void dc_table_wrap_text(struct dc_buf *b, const char *s, size_t col, size_t widt
  * in about n / len steps and the words that cross them. */
 int dc_table_has_word(const char *s, size_t n, size_t len);
 
-/* A table column's last double and its text, so that a cell equal to the
+/* A table column's last number and its text, so that a cell equal to the
  * one above it is copied instead of formatted again: a report's tables
  * repeat a column's value from row to row (a ring's rounds share their
- * times, identical ranks their figures), and a double's text costs more
- * than anything else a row writes. The text is dc_fmt_double's for the
- * number, its NUL, then what earlier numbers left (zeros at first): a
- * sink copies it as DC_F64_MEMO_TEXT bytes of which len count. */
-#define DC_F64_MEMO_TEXT 32
-struct dc_f64_memo {
-	uint64_t bits; /* the double's (0 and -0 differ) */
+ * times and chunk bytes, identical ranks their figures), and a number's
+ * text costs more than anything else a row writes. The text is
+ * dc_fmt_double's for a double, dc_fmt_u64's for a count, its NUL, then
+ * what earlier numbers left (zeros at first): a sink copies it as
+ * DC_NUM_MEMO_TEXT bytes of which len count. A column holds one type, so
+ * the value's bits are its key. */
+#define DC_NUM_MEMO_TEXT 32
+struct dc_num_memo {
+	uint64_t bits; /* the count, or the double's bits (0 and -0 differ) */
 	size_t len; /* 0: none yet */
-	char text[DC_F64_MEMO_TEXT];
+	char text[DC_NUM_MEMO_TEXT];
 };
 
-static inline void dc_f64_memo_init(struct dc_f64_memo *m)
+static inline void dc_num_memo_init(struct dc_num_memo *m)
 {
 	memset(m, 0, sizeof(*m));
 }
 
-/* DISTCALC_VERIFY_MEMOS: m's text for v, formatted again and compared
- * (fmt.c; aborts when they differ) */
-void dc_f64_memo_verify(const struct dc_f64_memo *m, double v);
+/* DISTCALC_VERIFY_MEMOS: m's text for the double v or the count u
+ * (is_double 0), formatted again and compared (fmt.c; aborts when they
+ * differ) */
+void dc_num_memo_verify(const struct dc_num_memo *m, int is_double, double v, uint64_t u);
 
-/* Makes m hold v and its text: kept when v is m's double already, else
- * formatted. */
-static inline void dc_f64_memo_set(struct dc_f64_memo *m, double v)
+/* Makes m hold the double v and its text: kept when v is m's number
+ * already, else formatted. */
+static inline void dc_num_memo_f64(struct dc_num_memo *m, double v)
 {
 	uint64_t bits;
 	memcpy(&bits, &v, sizeof(bits));
 	if (m->len && bits == m->bits) {
-		DC_MEMO_VERIFY(dc_f64_memo_verify(m, v));
+		DC_MEMO_VERIFY(dc_num_memo_verify(m, 1, v, 0));
 		return;
 	}
 	m->bits = bits;
 	m->len = dc_fmt_double(m->text, sizeof(m->text), v);
+}
+
+/* The same for the count u. A count under 1000 is cheaper written than
+ * compared: the sinks write those themselves. */
+static inline void dc_num_memo_u64(struct dc_num_memo *m, uint64_t u)
+{
+	if (m->len && u == m->bits) {
+		DC_MEMO_VERIFY(dc_num_memo_verify(m, 0, 0, u));
+		return;
+	}
+	m->bits = u;
+	m->len = dc_fmt_u64(m->text, u);
 }
 
 /* dc_buf_json_string (fmt.c) that says how it wrote s: its length when
@@ -284,8 +299,8 @@ static inline void dc_str_memo_keep(struct dc_str_memo *m, const char *s, size_t
  * DC_JSON_PIECE_MAX bytes of which only the piece's length counts, which
  * relies on `text` holding that many bytes from any piece's start: init
  * zeroes that many bytes after the last piece, and `text` has room for
- * one more piece than there are columns. A column's doubles go through
- * its memo (struct dc_f64_memo): one equal to the row above's is copied;
+ * one more piece than there are columns. A column's numbers go through
+ * its memo (struct dc_num_memo): one equal to the row above's is copied;
  * its static texts through its text memo (struct dc_str_memo). */
 #define DC_JSON_PIECE_MAX 48
 struct dc_json_row_plan {
@@ -294,7 +309,7 @@ struct dc_json_row_plan {
 	uint16_t at[DC_MAX_COLUMNS]; /* each piece's start in text */
 	uint8_t len[DC_MAX_COLUMNS];
 	char text[(DC_MAX_COLUMNS + 1) * DC_JSON_PIECE_MAX];
-	struct dc_f64_memo dbl[DC_MAX_COLUMNS];
+	struct dc_num_memo num[DC_MAX_COLUMNS];
 	struct dc_str_memo str[DC_MAX_COLUMNS];
 };
 /* Returns 0, or -1 (n = 0) when a piece is longer than DC_JSON_PIECE_MAX
@@ -303,7 +318,7 @@ struct dc_json_row_plan {
  * member. */
 int dc_json_row_plan_init(struct dc_json_row_plan *p, const struct dc_fields *cf);
 /* Appends the row (a buffer of DC_ROW_MAX bytes) as the JSON sink writes
- * it: "{\"a\": 1, \"b\": 0.5}"; keeps its doubles and static texts in
+ * it: "{\"a\": 1, \"b\": 0.5}"; keeps its numbers and static texts in
  * the plan's memos. */
 void dc_json_row_write(struct dc_buf *b, struct dc_json_row_plan *p, const void *row);
 

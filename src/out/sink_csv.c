@@ -357,7 +357,7 @@ static int csv_kind(const struct dc_field *f)
 }
 
 /* A table's columns CSV writes (not table_only) and each one's kind,
- * found once per table; a column's doubles go through its memo (the row
+ * found once per table; a column's numbers go through its memo (the row
  * above's text when equal), its static texts through its text memo. n
  * is 0 for a table of more than DC_MAX_COLUMNS columns (check_report.c
  * allows none), written column by column with no memo. */
@@ -365,7 +365,7 @@ struct csv_plan {
 	size_t n;
 	const struct dc_field *f[DC_MAX_COLUMNS];
 	int kind[DC_MAX_COLUMNS];
-	struct dc_f64_memo memo[DC_MAX_COLUMNS];
+	struct dc_num_memo memo[DC_MAX_COLUMNS];
 	struct dc_str_memo str[DC_MAX_COLUMNS];
 };
 
@@ -379,19 +379,19 @@ static void csv_plan_init(struct csv_plan *p, const struct dc_fields *cf)
 			continue;
 		p->f[p->n] = &cf->f[c];
 		p->kind[p->n] = csv_kind(&cf->f[c]);
-		if (p->kind[p->n] == CSV_F64)
-			dc_f64_memo_init(&p->memo[p->n]);
+		if (p->kind[p->n] == CSV_F64 || p->kind[p->n] == CSV_U64)
+			dc_num_memo_init(&p->memo[p->n]);
 		p->str[p->n].s = NULL;
 		p->n++;
 	}
 }
 
 /* A row's cell of `kind`, after a comma unless it leads the row (a
- * buffer of DC_ROW_MAX bytes); a double's text from the memo `m`, a
+ * buffer of DC_ROW_MAX bytes); a number's text from the memo `m`, a
  * static text through the memo `ms` (NULL: formatted and measured). In
  * line: called once a cell, most of which are a few bytes. */
 static inline __attribute__((always_inline)) void csv_cell(struct dc_buf *b, const struct dc_field *f, int kind,
-							   const void *row, int comma, struct dc_f64_memo *m,
+							   const void *row, int comma, struct dc_num_memo *m,
 							   struct dc_str_memo *ms)
 {
 	const void *p = dc_fld_ptr(row, f);
@@ -404,21 +404,28 @@ static inline __attribute__((always_inline)) void csv_cell(struct dc_buf *b, con
 	switch (kind) {
 	case CSV_U64:
 	case CSV_F64:
-		/* a comma, then 20 digits and a NUL, or a double's 32 bytes */
-		if (!(o = dc_buf_room(b, 1 + DC_F64_MEMO_TEXT)))
+		/* a comma, then a count under 1000 in place, or a number's 32
+		 * bytes from its memo */
+		if (!(o = dc_buf_room(b, 1 + DC_NUM_MEMO_TEXT)))
 			return;
 		if (comma)
 			o[k++] = ',';
 		if (kind == CSV_U64) {
 			memcpy(&u, p, sizeof(u));
-			k += dc_fmt_u64(o + k, u);
+			if (u < 1000 || !m) {
+				k += dc_fmt_u64(o + k, u);
+			} else {
+				dc_num_memo_u64(m, u);
+				memcpy(o + k, m->text, DC_NUM_MEMO_TEXT);
+				k += m->len;
+			}
 		} else {
 			memcpy(&v, p, sizeof(v));
 			if (!isfinite(v)) {
 				/* "null": an empty field */
 			} else if (m) {
-				dc_f64_memo_set(m, v);
-				memcpy(o + k, m->text, DC_F64_MEMO_TEXT);
+				dc_num_memo_f64(m, v);
+				memcpy(o + k, m->text, DC_NUM_MEMO_TEXT);
 				k += m->len;
 			} else {
 				k += dc_fmt_double(o + k, 32, v);

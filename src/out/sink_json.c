@@ -125,8 +125,8 @@ int dc_json_row_plan_init(struct dc_json_row_plan *p, const struct dc_fields *cf
 			return -1;
 		}
 		p->f[p->n] = f;
-		if (f->type == DC_FT_F64)
-			dc_f64_memo_init(&p->dbl[p->n]);
+		if (f->type == DC_FT_F64 || f->type == DC_FT_U64)
+			dc_num_memo_init(&p->num[p->n]);
 		p->str[p->n].s = NULL;
 		p->at[p->n] = (uint16_t)at;
 		p->len[p->n] = (uint8_t)(lead + k + 4);
@@ -147,9 +147,10 @@ void dc_json_row_write(struct dc_buf *b, struct dc_json_row_plan *p, const void 
 		const struct dc_field *f = p->f[c];
 		size_t len = p->len[c];
 		const void *v = dc_fld_ptr(row, f);
-		/* the piece, then a number's text in place (20 digits), or a
-		 * double's from its memo (32 bytes) */
-		char *o = dc_buf_room(b, DC_JSON_PIECE_MAX + DC_F64_MEMO_TEXT);
+		/* the piece, then a count under 1000 in place, or a number's
+		 * text from its memo (32 bytes) */
+		char *o = dc_buf_room(b, DC_JSON_PIECE_MAX + DC_NUM_MEMO_TEXT);
+		struct dc_num_memo *m = &p->num[c];
 		uint64_t u;
 		double d;
 		if (!o)
@@ -157,17 +158,22 @@ void dc_json_row_write(struct dc_buf *b, struct dc_json_row_plan *p, const void 
 		memcpy(o, p->text + p->at[c], DC_JSON_PIECE_MAX);
 		if (f->type == DC_FT_U64 && !dc_fld_null(f, row)) {
 			memcpy(&u, v, sizeof(u));
-			dc_buf_commit(b, len + dc_fmt_u64(o + len, u));
+			if (u < 1000) {
+				dc_buf_commit(b, len + dc_fmt_u64(o + len, u));
+				continue;
+			}
+			dc_num_memo_u64(m, u);
+			memcpy(o + len, m->text, DC_NUM_MEMO_TEXT);
+			dc_buf_commit(b, len + m->len);
 		} else if (f->type == DC_FT_F64 && !dc_fld_null(f, row)) {
-			struct dc_f64_memo *m = &p->dbl[c];
 			memcpy(&d, v, sizeof(d));
-			dc_f64_memo_set(m, d);
-			memcpy(o + len, m->text, DC_F64_MEMO_TEXT);
+			dc_num_memo_f64(m, d);
+			memcpy(o + len, m->text, DC_NUM_MEMO_TEXT);
 			dc_buf_commit(b, len + m->len);
 		} else if ((f->type == DC_FT_STR || f->type == DC_FT_TEXT) && !dc_fld_null(f, row)) {
 			/* the row's own text, as j_scalar writes it (NULL as ""),
 			 * a static one the row above wrote from its memo */
-			struct dc_str_memo *m = &p->str[c];
+			struct dc_str_memo *sm = &p->str[c];
 			const char *t = v;
 			size_t n;
 			dc_buf_commit(b, len);
@@ -176,12 +182,12 @@ void dc_json_row_write(struct dc_buf *b, struct dc_json_row_plan *p, const void 
 				continue;
 			}
 			memcpy(&t, v, sizeof(t));
-			if (dc_str_memo_hit(m, t)) {
-				dc_json_string_plain(b, t, m->len);
+			if (dc_str_memo_hit(sm, t)) {
+				dc_json_string_plain(b, t, sm->len);
 				continue;
 			}
 			n = dc_json_string_put(b, t);
-			dc_str_memo_keep(m, t, n, n != (size_t)-1, row);
+			dc_str_memo_keep(sm, t, n, n != (size_t)-1, row);
 		} else {
 			dc_buf_commit(b, len);
 			j_scalar(b, f, row);
