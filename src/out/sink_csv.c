@@ -71,7 +71,7 @@ static const unsigned char csv_special[256] = {
 
 /* 1 when no byte of the 8 at s is csv_special (may be 0 for a plain
  * word: see dc_csv_plain) */
-static int csv_plain_word(const unsigned char *s)
+static inline int csv_plain_word(const unsigned char *s)
 {
 	const uint64_t one = 0x0101010101010101u, top = 0x8080808080808080u, lo = 0x2020202020202020u,
 		       quote_or_hash = 0x2323232323232323u, comma = 0x2c2c2c2c2c2c2c2cu;
