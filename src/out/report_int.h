@@ -239,6 +239,45 @@ static inline void dc_num_memo_u64(struct dc_num_memo *m, uint64_t u)
 	m->len = dc_fmt_u64(m->text, u);
 }
 
+/* n bytes of s at o in fixed-size moves that read and write [0, n) alone
+ * (two overlapping ones at most): a label, a value or a key is mostly
+ * under 64 bytes, where a call to memcpy costs more than the copy. */
+static inline void dc_copy_short(char *o, const char *s, size_t n)
+{
+	if (n >= 16) {
+		if (n > 64) {
+			memcpy(o, s, n);
+		} else if (n > 32) {
+			memcpy(o, s, 32);
+			memcpy(o + n - 32, s + n - 32, 32);
+		} else {
+			memcpy(o, s, 16);
+			memcpy(o + n - 16, s + n - 16, 16);
+		}
+	} else if (n >= 8) {
+		memcpy(o, s, 8);
+		memcpy(o + n - 8, s + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(o, s, 4);
+		memcpy(o + n - 4, s + n - 4, 4);
+	} else if (n >= 2) {
+		memcpy(o, s, 2);
+		memcpy(o + n - 2, s + n - 2, 2);
+	} else if (n) {
+		o[0] = s[0];
+	}
+}
+
+/* dc_buf_add of a short text, copied by dc_copy_short */
+static inline void dc_buf_add_short(struct dc_buf *b, const char *s, size_t n)
+{
+	char *o = dc_buf_room(b, n);
+	if (!o)
+		return;
+	dc_copy_short(o, s, n);
+	dc_buf_commit(b, n);
+}
+
 /* dc_buf_json_string (fmt.c) that says how it wrote s: its length when
  * it wrote it as it is, between quotes (nothing to escape), else
  * (size_t)-1. */
@@ -251,7 +290,7 @@ static inline void dc_json_string_plain(struct dc_buf *b, const char *s, size_t 
 	if (!o)
 		return;
 	o[0] = '"';
-	memcpy(o + 1, s, n);
+	dc_copy_short(o + 1, s, n);
 	o[n + 1] = '"';
 	dc_buf_commit(b, n + 2);
 }

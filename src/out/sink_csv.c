@@ -116,7 +116,7 @@ static int csv_text_n(struct dc_buf *b, const char *raw, size_t n)
 
 	/* the common case, a field written as it is, in one scan */
 	if (dc_csv_plain(raw, n)) {
-		dc_buf_add(b, raw, n);
+		dc_buf_add_short(b, raw, n);
 		return 1;
 	}
 	/* printable ASCII, which needs no escape (dc_text_printable) and
@@ -272,11 +272,11 @@ static int csv_scalar_number(struct dc_buf *b, const struct dc_field *f, const v
 	if (!(o = dc_buf_room(b, pre + 1 + k + 1 + 32 + 1 + u + 2)))
 		return 1;
 	if (pre) {
-		memcpy(o, p->s + p->tail, pre);
+		dc_copy_short(o, p->s + p->tail, pre);
 		o[pre] = '.';
 		n = pre + 1;
 	}
-	memcpy(o + n, f->key, k);
+	dc_copy_short(o + n, f->key, k);
 	n += k;
 	assert(dc_csv_plain(o, n));
 	o[n++] = ',';
@@ -292,7 +292,7 @@ static int csv_scalar_number(struct dc_buf *b, const struct dc_field *f, const v
 			n += dc_fmt_double(o + n, 32, x);
 	}
 	o[n++] = ',';
-	memcpy(o + n, unit, u);
+	dc_copy_short(o + n, unit, u);
 	n += u;
 	memcpy(o + n, "\r\n", 2);
 	dc_buf_commit(b, n + 2);
@@ -442,7 +442,7 @@ static inline __attribute__((always_inline)) void csv_cell(struct dc_buf *b, con
 		}
 		memcpy(&t, p, sizeof(t));
 		if (ms && dc_str_memo_hit(ms, t)) {
-			dc_buf_add(b, t, ms->len);
+			dc_buf_add_short(b, t, ms->len);
 			return;
 		}
 		k = t ? strlen(t) : 0;

@@ -95,7 +95,7 @@ static void j_key(struct dc_buf *b, const char *lead, size_t lead_n, size_t pad,
 		memset(o, ' ', pad);
 	o += pad;
 	*o++ = '"';
-	memcpy(o, key, k);
+	dc_copy_short(o, key, k);
 	o += k;
 	memcpy(o, "\": ", 3);
 	dc_buf_commit(b, (size_t)(o + 3 - start));
@@ -131,7 +131,7 @@ int dc_json_row_plan_init(struct dc_json_row_plan *p, const struct dc_fields *cf
 		p->at[p->n] = (uint16_t)at;
 		p->len[p->n] = (uint8_t)(lead + k + 4);
 		memcpy(o, p->n ? ", \"" : "{\"\"", 3); /* "{\"" then the key over the third byte */
-		memcpy(o + lead + 1, f->key, k);
+		dc_copy_short(o + lead + 1, f->key, k);
 		memcpy(o + lead + 1 + k, "\": ", 3);
 		at += lead + k + 4;
 		p->n++;

@@ -626,34 +626,8 @@ static int is_textual(const struct dc_field *f)
 	return f->type == DC_FT_STR || f->type == DC_FT_TEXT || f->type == DC_FT_FN;
 }
 
-/* n bytes of s at o in fixed-size moves that read and write [0, n) alone
- * (two overlapping ones at most): a label or a value is mostly under 64
- * bytes, where a call to memcpy costs more than the copy. */
-static inline void copy_short(char *o, const char *s, size_t n)
-{
-	if (n >= 16) {
-		if (n > 64) {
-			memcpy(o, s, n);
-		} else if (n > 32) {
-			memcpy(o, s, 32);
-			memcpy(o + n - 32, s + n - 32, 32);
-		} else {
-			memcpy(o, s, 16);
-			memcpy(o + n - 16, s + n - 16, 16);
-		}
-	} else if (n >= 8) {
-		memcpy(o, s, 8);
-		memcpy(o + n - 8, s + n - 8, 8);
-	} else if (n >= 4) {
-		memcpy(o, s, 4);
-		memcpy(o + n - 4, s + n - 4, 4);
-	} else if (n >= 2) {
-		memcpy(o, s, 2);
-		memcpy(o + n - 2, s + n - 2, 2);
-	} else if (n) {
-		o[0] = s[0];
-	}
-}
+/* the sinks' short copy (report_int.h) */
+#define copy_short dc_copy_short
 
 /* n spaces at o, as SPACES_COPY of them when n is no more: the caller
  * leaves that much room, and what lies past n is written over after */
