@@ -888,26 +888,24 @@ static void put_cell(struct dc_buf *b, size_t width, size_t gap, const char *c, 
 /* A line of a panel's heading: `indent` spaces, each text[k] (len[k]
  * bytes) right-aligned in its column after its gap (a text wider than
  * its column, a wrapped one's label, pushes the rest right), a newline;
- * in one piece of at most `line` bytes (the caller's sum), each column's
- * padding a fixed-size copy of spaces. */
+ * in one piece of at most `line` bytes (the caller's sum), spaces
+ * first (fixed-size copies), then each text in its place. */
 static void put_heading(struct dc_buf *b, size_t indent, const struct panel_col *pc, size_t np,
 			const char *const *text, const size_t *len, size_t line)
 {
 	static const char spaces[32] = "                                ";
 	char *o, *start;
-	if (!(o = start = dc_buf_room(b, line + SPACES_COPY)))
+	if (!(o = start = dc_buf_room(b, line + sizeof(spaces))))
 		return;
-	put_spaces(o, indent);
+	for (size_t i = 0; i < line; i += sizeof(spaces))
+		memcpy(o + i, spaces, sizeof(spaces));
 	o += indent;
 	for (size_t k = 0; k < np; k++) {
 		size_t pad = (pc[k].width > len[k] ? pc[k].width - len[k] : 0) + pc[k].step - pc[k].width;
-		if (pad <= sizeof(spaces))
-			memcpy(o, spaces, sizeof(spaces));
-		else
-			memset(o, ' ', pad);
 		copy_short(o + pad, text[k], len[k]);
 		o += pad + len[k];
 	}
+	assert((size_t)(o - start) < line);
 	*o++ = '\n';
 	dc_buf_commit(b, (size_t)(o - start));
 }
