@@ -345,6 +345,7 @@ static inline void dc_str_memo_keep(struct dc_str_memo *m, const char *s, size_t
 struct dc_json_row_plan {
 	size_t n; /* the columns JSON shows (not table_only) */
 	const struct dc_field *f[DC_MAX_COLUMNS];
+	unsigned char kind[DC_MAX_COLUMNS]; /* how its cells are written (sink_json.c) */
 	uint16_t at[DC_MAX_COLUMNS]; /* each piece's start in text */
 	uint8_t len[DC_MAX_COLUMNS];
 	char text[(DC_MAX_COLUMNS + 1) * DC_JSON_PIECE_MAX];

@@ -109,6 +109,24 @@ static void j_member(struct dc_buf *b, int first, int depth, const char *key)
 
 static void j_members(struct jctx *j, const struct dc_fields *fs, const void *base, int depth);
 
+/* How a row's cell is written: a count, a double or a row's own text
+ * that is never null in line (a number through its column's memo, a
+ * static text through its text memo), anything else by j_scalar. */
+enum { J_U64, J_F64, J_STR, J_TEXT, J_OTHER };
+
+static unsigned char j_kind(const struct dc_field *f)
+{
+	if (f->is_null)
+		return J_OTHER;
+	switch (f->type) {
+	case DC_FT_U64: return J_U64;
+	case DC_FT_F64: return J_F64;
+	case DC_FT_STR: return J_STR;
+	case DC_FT_TEXT: return J_TEXT;
+	default: return J_OTHER;
+	}
+}
+
 int dc_json_row_plan_init(struct dc_json_row_plan *p, const struct dc_fields *cf)
 {
 	size_t at = 0;
@@ -125,7 +143,8 @@ int dc_json_row_plan_init(struct dc_json_row_plan *p, const struct dc_fields *cf
 			return -1;
 		}
 		p->f[p->n] = f;
-		if (f->type == DC_FT_F64 || f->type == DC_FT_U64)
+		p->kind[p->n] = j_kind(f);
+		if (p->kind[p->n] == J_F64 || p->kind[p->n] == J_U64)
 			dc_num_memo_init(&p->num[p->n]);
 		p->str[p->n].s = NULL;
 		p->at[p->n] = (uint16_t)at;
@@ -151,44 +170,47 @@ void dc_json_row_write(struct dc_buf *b, struct dc_json_row_plan *p, const void 
 		 * text from its memo (32 bytes) */
 		char *o = dc_buf_room(b, DC_JSON_PIECE_MAX + DC_NUM_MEMO_TEXT);
 		struct dc_num_memo *m = &p->num[c];
+		struct dc_str_memo *sm = &p->str[c];
+		const char *t;
 		uint64_t u;
 		double d;
+		size_t n;
 		if (!o)
 			return;
 		memcpy(o, p->text + p->at[c], DC_JSON_PIECE_MAX);
-		if (f->type == DC_FT_U64 && !dc_fld_null(f, row)) {
+		switch (p->kind[c]) {
+		case J_U64:
 			memcpy(&u, v, sizeof(u));
 			if (u < 1000) {
 				dc_buf_commit(b, len + dc_fmt_u64(o + len, u));
-				continue;
+				break;
 			}
 			dc_num_memo_u64(m, u);
 			memcpy(o + len, m->text, DC_NUM_MEMO_TEXT);
 			dc_buf_commit(b, len + m->len);
-		} else if (f->type == DC_FT_F64 && !dc_fld_null(f, row)) {
+			break;
+		case J_F64:
 			memcpy(&d, v, sizeof(d));
 			dc_num_memo_f64(m, d);
 			memcpy(o + len, m->text, DC_NUM_MEMO_TEXT);
 			dc_buf_commit(b, len + m->len);
-		} else if ((f->type == DC_FT_STR || f->type == DC_FT_TEXT) && !dc_fld_null(f, row)) {
-			/* the row's own text, as j_scalar writes it (NULL as ""),
-			 * a static one the row above wrote from its memo */
-			struct dc_str_memo *sm = &p->str[c];
-			const char *t = v;
-			size_t n;
+			break;
+		case J_STR: /* as j_scalar writes it (NULL as ""), a static text
+			     * the row above wrote from its memo */
 			dc_buf_commit(b, len);
-			if (f->type == DC_FT_TEXT) {
-				dc_buf_json_string(b, t);
-				continue;
-			}
 			memcpy(&t, v, sizeof(t));
 			if (dc_str_memo_hit(sm, t)) {
 				dc_json_string_plain(b, t, sm->len);
-				continue;
+				break;
 			}
 			n = dc_json_string_put(b, t);
 			dc_str_memo_keep(sm, t, n, n != (size_t)-1, row);
-		} else {
+			break;
+		case J_TEXT: /* the row's own text */
+			dc_buf_commit(b, len);
+			dc_buf_json_string(b, v);
+			break;
+		default:
 			dc_buf_commit(b, len);
 			j_scalar(b, f, row);
 		}
