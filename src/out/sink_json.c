@@ -349,13 +349,14 @@ static void j_members(struct jctx *j, const struct dc_fields *fs, const void *ba
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct dc_field *f = &fs->f[i];
 		uint64_t gone, members_gone = 0;
-		if (!dc_fld_shown(f, base) && j_only_chain(j, f)) {
+		int shown = dc_fld_shown(f, base); /* asked once: a hook's call */
+		if (!shown && j_only_chain(j, f)) {
 			j_member(j->b, first, depth + 1, f->key);
 			first = 0;
 			j_empty_path(j, f, depth + 1);
 			continue;
 		}
-		if (!dc_fld_shown(f, base) || f->table_only)
+		if (!shown || f->table_only)
 			continue;
 		j_member(j->b, first, depth + 1, f->key);
 		first = 0;
