@@ -480,12 +480,17 @@ static void csv_rows(struct dc_buf *b, struct dc_report *r, const struct dc_fiel
 		dc_buf_printf(b, "# excerpt: the first and last %s of %s rows; --only %.*s prints every one\r\n", a, c,
 			      (int)strcspn(p->s, "."), p->s);
 	}
+	/* the header row: field keys, [A-Za-z0-9_] (check_report.c
+	 * keys_unique, "CSV unquoted"), or a sweep's config and metric paths
+	 * (letters, digits, '_', '.', '[', ']'): written as they are */
 	for (size_t c = 0, sep = 0; c < cf->n; c++) {
+		const char *key = cf->f[c].key;
 		if (cf->f[c].table_only)
 			continue;
 		if (sep++)
 			dc_buf_putc(b, ',');
-		csv_text(b, cf->f[c].key);
+		assert(dc_csv_plain(key, strlen(key)));
+		dc_buf_add_short(b, key, strlen(key));
 	}
 	eol(b);
 	for (uint64_t k = 0; k < n; k++) {
