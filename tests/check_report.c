@@ -902,6 +902,28 @@ START_TEST(test_sinks_escape_names)
 }
 END_TEST
 
+/* A table's static title is simple text: printable ASCII, single spaces,
+ * none at either end, which the table sink writes as it is when it fits
+ * on its line (sink_table.c t_rows), as its wrap would; a title made at
+ * render time (label_fn) goes through the wrap. */
+static void table_titles_simple(const struct dc_fields *fs, const char *where)
+{
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct dc_field *f = &fs->f[i];
+		size_t n;
+		if (f->type == DC_FT_OBJECT)
+			table_titles_simple(f->sub, f->key);
+		if (f->type != DC_FT_ROWS || f->label_fn || !f->label)
+			continue;
+		n = strlen(f->label);
+		ck_assert_msg(n > 0 && f->label[0] != ' ' && f->label[n - 1] != ' ' && !strstr(f->label, "  "),
+			      "%s.%s: title '%s' has a space at an end or two in a row", where, f->key, f->label);
+		for (size_t k = 0; k < n; k++)
+			ck_assert_msg(f->label[k] >= 0x20 && f->label[k] < 0x7f, "%s.%s: title byte %zu not printable",
+				      where, f->key, k);
+	}
+}
+
 START_TEST(test_sections_field_tables)
 {
 	for (size_t i = 0; dc_sections[i]; i++) {
@@ -915,6 +937,7 @@ START_TEST(test_sections_field_tables)
 				      strlen(dc_sections[i]->name),
 			      "section name '%s' is not [a-z0-9_]", dc_sections[i]->name);
 		keys_unique(&dc_sections[i]->fields, dc_sections[i]->name);
+		table_titles_simple(&dc_sections[i]->fields, dc_sections[i]->name);
 		/* every section is part of some experiment */
 		for (size_t e = 0; dc_experiments[e]; e++)
 			for (size_t k = 0; dc_experiments[e]->sections[k]; k++)

@@ -1305,11 +1305,20 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	}
 	dc_buf_pad(t->b, (size_t)depth * 2);
 	{
-		/* a long label wraps at the width, its lines indented alike */
+		/* a long label wraps at the width, its lines indented alike; a
+		 * static one is simple text (printable ASCII, single spaces,
+		 * none at either end: check_report.c), which the wrap writes
+		 * as it is when it fits */
+		const char *label = dc_fld_label(f, base, lb, sizeof(lb));
+		size_t ll = strlen(label);
 		struct wrap wr;
-		wr_init(&wr, t->b, (size_t)depth * 2, t->o->width);
-		wr_puts_data(&wr, dc_fld_label(f, base, lb, sizeof(lb)));
-		wr_word(&wr);
+		if (!f->label_fn && (!t->o->width || (size_t)depth * 2 + ll <= t->o->width)) {
+			dc_buf_add_short(t->b, label, ll);
+		} else {
+			wr_init(&wr, t->b, (size_t)depth * 2, t->o->width);
+			wr_puts_data(&wr, label);
+			wr_word(&wr);
+		}
 	}
 	if (n == 0) {
 		dc_buf_puts(t->b, ": none\n");
