@@ -223,6 +223,19 @@ static __attribute__((noinline)) size_t escaped_text(char *buf, size_t len, cons
 	return dc_fmt_printable(buf, len, text);
 }
 
+/* A byte count as a key-value block shows it: GiB to three decimals and
+ * the exact bytes after them, "1.500 GiB (1,610,612,736 B)" (buf: len >=
+ * DC_CELL_MAX) */
+static size_t gib_exact(char *buf, size_t len, uint64_t u)
+{
+	size_t n = fmt_fixed(buf, len, (double)u / DC_GIB, 3);
+	memcpy(buf + n, " GiB (", 6);
+	n += 6;
+	n += dc_fmt_u64_grouped(buf + n, u);
+	memcpy(buf + n, " B)", 4);
+	return n + 3;
+}
+
 /* A cell's value (without unit). A scalar in a key-value block gets the
  * exact byte count after GiB. Returns the text (buf or the field's own)
  * and its length in *out_len, which the formatters know: the passes that
@@ -264,14 +277,7 @@ static const char *cell_text(char *buf, size_t len, const struct dc_field *f, co
 		uint64_t u;
 		memcpy(&u, p, sizeof(u));
 		if (f->unit == DC_U_BYTES) {
-			n = fmt_fixed(buf, len, (double)u / DC_GIB, 3);
-			if (scalar) {
-				memcpy(buf + n, " GiB (", 6);
-				n += 6;
-				n += dc_fmt_u64_grouped(buf + n, u);
-				memcpy(buf + n, " B)", 4);
-				n += 3;
-			}
+			n = scalar ? gib_exact(buf, len, u) : fmt_fixed(buf, len, (double)u / DC_GIB, 3);
 		} else {
 			n = dc_fmt_u64_grouped(buf, u);
 		}
@@ -724,10 +730,19 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 		value_len[i] = 0;
 		if (!is_textual(f)) {
 			size_t vl;
-			/* a count, as a column of counts formats it (what cell_text
-			 * writes for it), else cell_text with a scalar's bytes */
-			const char *v = col_kind(f) == CK_COUNT ? col_cell(CK_COUNT, vals + at, f, base, &ts[i], &vl)
-								: cell_text(vals + at, DC_CELL_MAX, f, base, &ts[i], 1, &vl);
+			uint64_t u;
+			/* a count, as a column of counts formats it, and bytes
+			 * never null as GiB and exact bytes (what cell_text
+			 * writes for them), else cell_text with a scalar's bytes */
+			const char *v = vals + at;
+			if (col_kind(f) == CK_COUNT) {
+				v = col_cell(CK_COUNT, vals + at, f, base, &ts[i], &vl);
+			} else if (f->type == DC_FT_U64 && f->unit == DC_U_BYTES && !f->is_null) {
+				memcpy(&u, dc_fld_ptr(base, f), sizeof(u));
+				vl = gib_exact(vals + at, DC_CELL_MAX, u);
+			} else {
+				v = cell_text(vals + at, DC_CELL_MAX, f, base, &ts[i], 1, &vl);
+			}
 			value_len[i] = vl;
 			kept[i] = vl < VALUE_KEPT;
 			value[i] = v;
