@@ -7,6 +7,9 @@
 
 #include "report_int.h"
 
+/* the sinks' short copy (report_int.h) */
+#define copy_short dc_copy_short
+
 struct tscale {
 	double mult;
 	const char *unit;
@@ -551,6 +554,18 @@ static int has_double_space(const char *s, size_t n)
 	return 0;
 }
 
+/* n spaces at o, as SPACES_COPY of them when n is no more: the caller
+ * leaves that much room, and what lies past n is written over after */
+#define SPACES_COPY 64
+static inline void put_spaces(char *o, size_t n)
+{
+	static const char spaces[SPACES_COPY] = "                                                                ";
+	if (n <= SPACES_COPY)
+		memcpy(o, spaces, SPACES_COPY);
+	else
+		memset(o, ' ', n);
+}
+
 /* wr_puts for a text (n bytes, NUL-terminated after them, as the caller
  * measured it) that is all the wrap holds, when it is single spaces
  * between words shorter than the word buffer, none at either end: what
@@ -573,8 +588,9 @@ static int wr_simple(struct wrap *w, const char *s, size_t n)
 		return 0;
 	for (;;) {
 		size_t limit = w->width > w->col ? w->width - w->col : 0, e;
+		char *o;
 		if (!w->width || n - pos <= limit) { /* the rest fits */
-			dc_buf_add(w->b, s + pos, n - pos);
+			dc_buf_add_short(w->b, s + pos, n - pos);
 			w->col += n - pos;
 			return 1;
 		}
@@ -583,13 +599,18 @@ static int wr_simple(struct wrap *w, const char *s, size_t n)
 		if (e == pos) /* the first word alone is wider: it ends the line */
 			for (e = pos + 1; e < n && s[e] != ' '; e++)
 				;
-		dc_buf_add(w->b, s + pos, e - pos);
 		if (e == n) {
+			dc_buf_add_short(w->b, s + pos, e - pos);
 			w->col += e - pos;
 			return 1;
 		}
-		dc_buf_putc(w->b, '\n');
-		dc_buf_pad(w->b, w->start);
+		/* the line, its newline and the next one's indent in one piece */
+		if (!(o = dc_buf_room(w->b, e - pos + 1 + w->start + SPACES_COPY)))
+			return 1; /* the buffer failed: nothing more is written */
+		copy_short(o, s + pos, e - pos);
+		o[e - pos] = '\n';
+		put_spaces(o + e - pos + 1, w->start);
+		dc_buf_commit(w->b, e - pos + 1 + w->start);
 		w->col = w->start;
 		pos = e + 1;
 	}
@@ -632,20 +653,6 @@ static int is_textual(const struct dc_field *f)
 	return f->type == DC_FT_STR || f->type == DC_FT_TEXT || f->type == DC_FT_FN;
 }
 
-/* the sinks' short copy (report_int.h) */
-#define copy_short dc_copy_short
-
-/* n spaces at o, as SPACES_COPY of them when n is no more: the caller
- * leaves that much room, and what lies past n is written over after */
-#define SPACES_COPY 64
-static inline void put_spaces(char *o, size_t n)
-{
-	static const char spaces[SPACES_COPY] = "                                                                ";
-	if (n <= SPACES_COPY)
-		memcpy(o, spaces, SPACES_COPY);
-	else
-		memset(o, ' ', n);
-}
 
 /* The kinds of cell the table formats itself, without cell_text's
  * dispatch on type and unit: what cell_text writes for them, done in line
