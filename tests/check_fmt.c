@@ -1823,6 +1823,39 @@ START_TEST(test_table_has_word)
 }
 END_TEST
 
+/* dc_table_has_double_space against a byte loop: texts of 0 to 40 bytes
+ * of letters and single spaces (every third byte), then with two spaces
+ * at every position, so that a pair falls inside each 8-byte word, across
+ * two, and in the last word, which overlaps the one before. */
+static int double_space_reference(const char *s, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (s[i] == ' ' && s[i - 1] == ' ')
+			return 1;
+	return 0;
+}
+
+START_TEST(test_table_has_double_space)
+{
+	char t[48] = {0};
+	for (size_t n = 0; n <= 40; n++) {
+		for (size_t i = 0; i < n; i++)
+			t[i] = i % 3 == 2 ? ' ' : 'a';
+		ck_assert_int_eq(dc_table_has_double_space(t, n), double_space_reference(t, n));
+		ck_assert_int_eq(dc_table_has_double_space(t, n), 0);
+		for (size_t at = 0; at + 2 <= n; at++) {
+			char keep[2] = {t[at], t[at + 1]};
+			t[at] = t[at + 1] = ' ';
+			ck_assert_msg(dc_table_has_double_space(t, n) == 1, "n %zu at %zu", n, at);
+			t[at] = keep[0];
+			t[at + 1] = keep[1];
+		}
+	}
+	ck_assert_int_eq(dc_table_has_double_space("a b  ", 5), 1);
+	ck_assert_int_eq(dc_table_has_double_space(" a b c d e f g h", 16), 0);
+}
+END_TEST
+
 /* dc_fmt_double drops %g's trailing zeros from the rounded digits before
  * writing them (two at a time, then one): hand-worked texts with an even
  * and an odd count of zeros dropped, none, and all but the first digit,
@@ -1937,6 +1970,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_table_scalar_counts);
 	tcase_add_test(tc, test_scans_last_word);
 	tcase_add_test(tc, test_table_has_word);
+	tcase_add_test(tc, test_table_has_double_space);
 	tcase_add_test(tc, test_double_trailing_zeros);
 	suite_add_tcase(s, tc);
 	return s;

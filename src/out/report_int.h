@@ -187,6 +187,11 @@ void dc_table_wrap_text(struct dc_buf *b, const char *s, size_t col, size_t widt
  * in about n / len steps and the words that cross them. */
 int dc_table_has_word(const char *s, size_t n, size_t len);
 
+/* 1 when s[0..n) holds two spaces in a row: the table's check that a
+ * text's words are single-spaced, as its wrap would write them
+ * (sink_table.c). */
+int dc_table_has_double_space(const char *s, size_t n);
+
 /* A table column's last number and its text, so that a cell equal to the
  * one above it is copied instead of formatted again: a report's tables
  * repeat a column's value from row to row (a ring's rounds share their

@@ -541,17 +541,38 @@ int dc_table_has_word(const char *s, size_t n, size_t len)
 	return 0;
 }
 
-/* 1 when s[0..n) (NUL-terminated after them) holds two spaces in a row:
- * a short text byte by byte, where strstr's setup costs more than the
- * scan, a longer one by strstr, which reads it 16 bytes a step. */
-static int has_double_space(const char *s, size_t n)
+/* 1 when one of the byte pairs (0, 1) to (6, 7) of the 8 bytes at s is
+ * two spaces: y = x ^ 0x20.. is zero at a space, y | y >> 8 at the first
+ * of two (byte 7 set apart: it pairs with the next word), and a zero
+ * byte of z shows in (z - 0x01..) & ~z & 0x80.., exactly whether there
+ * is one (a borrow only runs on from a zero byte). */
+static inline int double_space_word(const char *s)
 {
-	if (n >= 16)
-		return strstr(s, "  ") != NULL;
-	for (size_t i = 1; i < n; i++)
-		if (s[i] == ' ' && s[i - 1] == ' ')
+	const uint64_t one = 0x0101010101010101u, top = 0x8080808080808080u, spaces = 0x2020202020202020u;
+	uint64_t x, y, z;
+	memcpy(&x, s, 8);
+	y = x ^ spaces;
+	z = y | y >> 8 | (uint64_t)0xff << 56;
+	return ((z - one) & ~z & top) != 0;
+}
+
+/* A text of 8 bytes or more a word at a time, 7 bytes a step so that
+ * each pair lies within a word, the last pairs in the word that ends it;
+ * a shorter one byte by byte. (strstr's "  " counted fewer instructions
+ * but took longer: about 1.5 us of a 30 us table render.) */
+int dc_table_has_double_space(const char *s, size_t n)
+{
+	size_t i = 0;
+	if (n < 8) {
+		for (i = 1; i < n; i++)
+			if (s[i] == ' ' && s[i - 1] == ' ')
+				return 1;
+		return 0;
+	}
+	for (; i + 8 <= n; i += 7)
+		if (double_space_word(s + i))
 			return 1;
-	return 0;
+	return double_space_word(s + n - 8);
 }
 
 /* n spaces at o, as SPACES_COPY of them when n is no more: the caller
@@ -580,7 +601,7 @@ static int wr_simple(struct wrap *w, const char *s, size_t n)
 	size_t pos = 0;
 	if (w->wlen || w->sep || w->col != w->start || s[0] == ' ')
 		return 0;
-	if ((n && s[n - 1] == ' ') || has_double_space(s, n))
+	if ((n && s[n - 1] == ' ') || dc_table_has_double_space(s, n))
 		return 0;
 	/* a word as long as the buffer is left to wr_put (only a text that
 	 * long can hold one) */
@@ -804,7 +825,7 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 			char *o;
 			wr_init(&wr, t->b, col, t->o->width);
 			if (tl && tl < wr.cap && (!t->o->width || col + tl <= t->o->width) && text[0] != ' ' &&
-			    text[tl - 1] != ' ' && !has_double_space(text, tl) && dc_text_printable_fast(text, tl)) {
+			    text[tl - 1] != ' ' && !dc_table_has_double_space(text, tl) && dc_text_printable_fast(text, tl)) {
 				if (!(o = dc_buf_room(t->b, need + SPACES_COPY)))
 					return;
 				put_spaces(o, indent);
