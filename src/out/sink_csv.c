@@ -474,11 +474,16 @@ static void csv_rows(struct dc_buf *b, struct dc_report *r, const struct dc_fiel
 	dc_excerpt_bounds_max(n, dc_rows_limit(r, f->rows, 0), &from, &to);
 	if (to > from) {
 		/* the ring's O(p^2) events beside other sections */
-		char a[32], c[32];
-		dc_fmt_u64(a, from);
-		dc_fmt_u64(c, n);
-		dc_buf_printf(b, "# excerpt: the first and last %s of %s rows; --only %.*s prints every one\r\n", a, c,
-			      (int)strcspn(p->s, "."), p->s);
+		char num[32];
+		/* "# excerpt: the first and last N of M rows; --only SECTION
+		 * prints every one", piece by piece, not through printf */
+		dc_buf_puts(b, "# excerpt: the first and last ");
+		dc_buf_add(b, num, dc_fmt_u64(num, from));
+		dc_buf_add(b, " of ", 4);
+		dc_buf_add(b, num, dc_fmt_u64(num, n));
+		dc_buf_puts(b, " rows; --only ");
+		dc_buf_add(b, p->s, strcspn(p->s, "."));
+		dc_buf_puts(b, " prints every one\r\n");
 	}
 	/* the header row: field keys, [A-Za-z0-9_] (check_report.c
 	 * keys_unique, "CSV unquoted"), or a sweep's config and metric paths

@@ -1251,13 +1251,19 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 		if (gap) {
 			dc_buf_pad(t->b, (size_t)depth * 2 + 2);
 			char num[32];
-			dc_fmt_u64_grouped(num, to - from);
-			if (rs->quadratic && t->r->nsec > 1)
-				dc_buf_printf(t->b, "... %s %s not shown (--only %s --all prints every one) ...\n",
-					      num, rs->what ? rs->what : "rows", t->section ? t->section : "?");
-			else
-				dc_buf_printf(t->b, "... %s %s not shown (--all prints every row) ...\n", num,
-					      rs->what ? rs->what : "rows");
+			/* "... N rows not shown (...) ...", piece by piece, not
+			 * through printf */
+			dc_buf_add(t->b, "... ", 4);
+			dc_buf_add(t->b, num, dc_fmt_u64_grouped(num, to - from));
+			dc_buf_putc(t->b, ' ');
+			dc_buf_puts(t->b, rs->what ? rs->what : "rows");
+			if (rs->quadratic && t->r->nsec > 1) {
+				dc_buf_puts(t->b, " not shown (--only ");
+				dc_buf_puts(t->b, t->section ? t->section : "?");
+				dc_buf_puts(t->b, " --all prints every one) ...\n");
+			} else {
+				dc_buf_puts(t->b, " not shown (--all prints every row) ...\n");
+			}
 		}
 		cached = cached && cc->cells[slot] == cc->ncols;
 		if (cached && !wraps && put_cached_row(t->b, cc, slot, pc, np, (size_t)depth * 2 + 2, line))
