@@ -730,10 +730,10 @@ static const struct dc_rows group_rows = {group_count, group_row, sizeof(struct 
  * them: the shard and replica groups below carry the traffic */
 static void dp_label(const void *base, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s",
-		 ((const struct gview *)base)->fam[FAM_SHARD].size
-			 ? "dp groups (the batch; HSDP syncs in the groups below)"
-			 : "dp groups");
+	(void)dc_text_add(buf, len, 0,
+			  ((const struct gview *)base)->fam[FAM_SHARD].size
+				  ? "dp groups (the batch; HSDP syncs in the groups below)"
+				  : "dp groups");
 }
 
 static const struct dc_field gfields[] = {
