@@ -368,12 +368,9 @@ START_TEST(test_loss_chunks_head_terms)
 	chunked_head(&c, 512, 2, 0, 16);
 	ck_assert_int_eq(dc_act_head_backward_bytes(plan_of(&c), &v), 0);
 	ck_assert_uint_eq(v, 1572864ull);
-	/* uneven: s 500, micro 1, 8 chunks, the largest ceil(500 / 8) = 63
-	 * tokens: 4 x 500 x 256 = 512,000 + 14 x 63 x 1,000 / 2 = 441,000:
-	 * 953,000 (the cast: 6 x 128,000 = 768,000) */
-	chunked_head(&c, 500, 1, 0, 8);
-	ck_assert_int_eq(dc_act_head_backward_bytes(plan_of(&c), &v), 0);
-	ck_assert_uint_eq(v, 953000ull);
+	/* an n that does not divide the tokens (s 500, micro 1, 8 chunks:
+	 * 500 = 8 x 62 + 4) is the loader's error, as torchtitan's
+	 * torch._check is (tests/cli/cases/bad_loss_chunks_uneven) */
 }
 END_TEST
 

@@ -112,9 +112,11 @@ int dc_act_layer_kept_rebuilt(const struct dc_plan *p, int moe, uint64_t *kept, 
 int dc_act_embedding_bytes(const struct dc_plan *p, uint64_t *out);
 
 /* training.loss_chunks as a microbatch of this plan runs it: the chunks
- * (the key, or the tokens of a cp rank's microbatch where a searched
- * layout has fewer) and the tokens of the largest, ceil(sb / chunks);
- * 1 and sb when the key is 1. */
+ * and the tokens of one, sb / chunks; 1 and sb when the key is 1. The
+ * loader and the layout search require the key to divide sb (torchtitan's
+ * equal chunks); a layout that neither checks (strategies.h's variants,
+ * which split the batch anew) runs at most sb chunks, the largest
+ * ceil(sb / chunks) tokens. */
 uint64_t dc_act_loss_chunks(const struct dc_plan *p);
 uint64_t dc_act_loss_chunk_tokens(const struct dc_plan *p);
 

@@ -1208,8 +1208,10 @@ static int rule_offload(struct loader *l)
 	return 0;
 }
 
-/* training.loss_chunks: a chunk holds at least one token of a cp rank's
- * microbatch; the chunked loss has no MTP heads (torchtitan's MTP decoder
+/* training.loss_chunks: n divides a cp rank's microbatch tokens, as
+ * torchtitan's ChunkedLossWrapper checks before it splits them into n
+ * equal chunks (torch._check, components/loss.py:602-611 at b5bcd76c);
+ * the chunked loss has no MTP heads (torchtitan's MTP decoder
  * refuses _skip_lm_head: models/deepseek_v3/mtp.py:268-272 at b5bcd76c)
  * and runs each chunk's weight gradient inside the loss call, so no
  * zero-bubble schedule can defer the head's W. */
@@ -1223,9 +1225,9 @@ static int rule_loss_chunks(struct loader *l)
 	if (dc_mul_u64(c->training.micro_batch_size, c->model.seq_length, &tokens))
 		return 0; /* the batch rules said why */
 	tokens /= cp;
-	if (n > tokens)
+	if (tokens % n)
 		dc_cfg_errorf(l, blame(l, k, KEY_TRAINING_MICRO_BATCH_SIZE),
-		       "'training.loss_chunks': must be at most the %llu tokens of a microbatch on a cp rank (micro_batch_size %llu x seq_length %llu / cp %llu), got %llu",
+		       "'training.loss_chunks': must divide the %llu tokens of a microbatch on a cp rank (micro_batch_size %llu x seq_length %llu / cp %llu), as torchtitan's ChunkedLossWrapper requires of its equal chunks (components/loss.py:602-611 at b5bcd76c), got %llu",
 		       (unsigned long long)tokens, (unsigned long long)c->training.micro_batch_size,
 		       (unsigned long long)c->model.seq_length, (unsigned long long)cp, (unsigned long long)n);
 	if (c->model.mtp_layers)
@@ -2175,7 +2177,7 @@ static const struct rule rules[] = {
 	       "training.framework", "training.compile", "parallel.dp", "memory.activation_bytes_per_token_per_layer",
 	       "training.recompute")},
 	 rule_no_effect},
-	{{"training.loss_chunks above 1: at most micro_batch_size x seq_length / cp (a chunk holds a token at least), with model.mtp_layers 0 and a pipeline_schedule other than zero_bubble",
+	{{"training.loss_chunks above 1: divides micro_batch_size x seq_length / cp (torchtitan splits a cp rank's tokens into equal chunks), with model.mtp_layers 0 and a pipeline_schedule other than zero_bubble",
 	  KEYS("training.loss_chunks", "training.micro_batch_size", "model.seq_length", "parallel.cp", "model.mtp_layers",
 	       "parallel.pipeline_schedule")},
 	 rule_loss_chunks},
