@@ -257,6 +257,51 @@ START_TEST(test_counts_deepspeed_pipeline_zero2)
 }
 END_TEST
 
+/* The toy space with micro batches 1 and 2 and training.loss_chunks 4
+ * (torchtitan's equal chunks: n divides a cp rank's tokens, mbs x 4 /
+ * cp). Without chunks: test_counts_by_hand's 10 valid layouts for each
+ * micro batch (2 x dp divides 8 for dp 4, 2, 1), 20 of 40. With 4
+ * chunks: at micro batch 1 the cp-2 rank holds 1 x 4 / 2 = 2 tokens,
+ * which 4 does not divide; the valid triples with cp 2 are (1, 2, 1),
+ * (2, 2, 1), (1, 2, 2), the one with tp 2 with sp true too (2 divides
+ * 2 tokens): 4 layouts go. At micro batch 2 every rank holds 4 or 8
+ * tokens: all 10 stay. 16 valid, 24 refused. */
+START_TEST(test_counts_loss_chunks)
+{
+	const char *sets[40];
+	const char *over[] = {"search.space.micro_batch_size=[1,2]", NULL, NULL, NULL, NULL};
+	struct dc_search_result *r;
+	r = search("configs/systems.json", toy_with_all(over, sets), 1);
+	ck_assert_uint_eq(r->counts.enumerated, 40);
+	ck_assert_uint_eq(r->counts.valid, 20);
+	free(r);
+	over[1] = "training.loss_chunks=4";
+	r = search("configs/systems.json", toy_with_all(over, sets), 1);
+	ck_assert_uint_eq(r->counts.enumerated, 40);
+	ck_assert_uint_eq(r->counts.rejected_by_rules, 24);
+	ck_assert_uint_eq(r->counts.valid, 16);
+	ck_assert_uint_eq(r->nbest, 16);
+	for (size_t i = 0; i < r->nbest; i++)
+		ck_assert(!(r->best[i].l.layout.micro_batch_size == 1 && r->best[i].l.layout.cp == 2));
+	free(r);
+	/* 8 chunks on an input of micro batch 2 (gas 1, cp 1: 8 tokens):
+	 * micro batch 1 holds 4 or 2 tokens, micro batch 2 at cp 2 holds 4;
+	 * only micro batch 2 at cp 1 stays, the 4 triples without cp 2 and
+	 * sp true on the 2 of them with tp 2 ((2, 1, 1), (2, 1, 2)): 6 */
+	over[1] = "training.loss_chunks=8";
+	over[2] = "training.micro_batch_size=2";
+	over[3] = "training.grad_accum_steps=1";
+	r = search("configs/systems.json", toy_with_all(over, sets), 1);
+	ck_assert_uint_eq(r->counts.enumerated, 40);
+	ck_assert_uint_eq(r->counts.valid, 6);
+	for (size_t i = 0; i < r->nbest; i++) {
+		ck_assert_uint_eq(r->best[i].l.layout.micro_batch_size, 2);
+		ck_assert_uint_eq(r->best[i].l.layout.cp, 1);
+	}
+	free(r);
+}
+END_TEST
+
 /* The toy space at 4 layers with v 1 or 2: DeepSpeed's pipeline engine
  * runs 1F1B alone (deepspeed/runtime/pipe/engine.py:389), so its layouts
  * with v 2 go. By hand: (tp, cp, pp) triples dividing 4, 10; refused tp
@@ -654,6 +699,7 @@ static Suite *suite(void)
 	tcase_add_test(c, test_counts_by_hand);
 	tcase_add_test(c, test_counts_by_hand_mlp_and_sequence);
 	tcase_add_test(c, test_counts_deepspeed_pipeline_zero2);
+	tcase_add_test(c, test_counts_loss_chunks);
 	tcase_add_test(c, test_counts_deepspeed_interleaved);
 	tcase_add_test(c, test_nothing_fits_the_host);
 	tcase_add_test(c, test_input_outside_says_why);

@@ -34,6 +34,7 @@ enum reject {
 	R_RECOMPUTE,  /* recompute_layers needs full and fits a chunk */
 	R_SCHEDULE,   /* the input's named pipeline schedule runs on the layout */
 	R_FRAMEWORK,  /* the input's training.framework runs the layout (deepspeed: no ZeRO-2/3 with pp) */
+	R_LOSS_CHUNKS, /* training.loss_chunks divides micro_batch_size x seq_length / cp */
 	R_OVERFLOW,   /* a count overflows 64 bits */
 	R_COUNT,
 };
@@ -54,6 +55,7 @@ static const char *const reject_text[R_COUNT] = {
 	[R_SCHEDULE] = "parallel.pipeline_schedule (the input's zero_bubble, dualpipe or dualpipev) must run on the layout: dualpipe an even pp and an even grad_accum_steps of at least 2 pp, dualpipev at least 2 pp (and pp at most 20 with model.moe_layer_interval > 1), both without interleaving",
 	[R_RECOMPUTE] = "training.recompute_layers needs training.recompute \"full\" and at most the layers of a model chunk",
 	[R_FRAMEWORK] = "training.framework \"deepspeed\" with pp > 1 needs parallel.sharding \"none\" or \"zero1\" (DeepSpeed's pipeline engine asserts a ZeRO stage below 2) and the 1F1B schedule, one model chunk a rank (its pipeline engine runs TrainSchedule alone)",
+	[R_LOSS_CHUNKS] = "training.loss_chunks must divide the tokens of a microbatch on a cp rank (micro_batch_size x model.seq_length / cp), which torchtitan's ChunkedLossWrapper splits into equal chunks",
 	[R_OVERFLOW] = "a count of the layout overflows 64 bits",
 };
 
@@ -469,6 +471,22 @@ static void fault_verify(const struct dc_config *in, const struct dc_layout *y, 
 }
 #endif
 
+/* The loader's rule on training.loss_chunks n (config_rules.c
+ * rule_loss_chunks) on this layout's tokens: n divides a cp rank's
+ * microbatch, mbs x s / cp (2 cp divides s: outer_reject), as torchtitan
+ * splits it into n equal chunks (components/loss.py:602-611 at
+ * b5bcd76c). Returns -1 when it does (or n is 1), else the reason:
+ * R_LOSS_CHUNKS, or R_OVERFLOW for a product past 64 bits. */
+static int loss_chunks_reject(const struct dc_config *in, uint64_t mbs, uint64_t cp)
+{
+	uint64_t n = in->training.loss_chunks, tokens;
+	if (n <= 1)
+		return -1;
+	if (__builtin_mul_overflow(mbs, in->model.seq_length / cp, &tokens))
+		return R_OVERFLOW;
+	return tokens % n ? R_LOSS_CHUNKS : -1;
+}
+
 static void run_outer(struct worker *w, const struct outer *o)
 {
 	struct space *s = w->sp;
@@ -569,6 +587,8 @@ static void run_outer(struct worker *w, const struct outer *o)
 							     v == (in->parallel.virtual_pipeline ? in->parallel.virtual_pipeline : 1)) &&
 							   in->training.recompute_layers > in->model.num_layers / (o->pp * v))))
 							reject = R_RECOMPUTE;
+						else
+							reject = loss_chunks_reject(in, mbs, o->cp);
 						if (reject >= 0) {
 							w->rejected[reject]++;
 							w->counts.rejected_by_rules++;
