@@ -1013,7 +1013,7 @@ double dc_step_param_gather_exposed(const struct dc_step_buckets *b, double wind
  * what earlier microbatches reduce (ZeRO-2), what follows the optimizer. */
 struct dp_calls {
 	struct dc_step_buckets last;
-	double earlier_s; /* ZeRO-2: the reduce-scatters of the microbatches before */
+	double earlier_s; /* ZeRO-2: the gradient calls of the microbatches before (dp_calls) */
 	double post_s;    /* after the optimizer step: ZeRO's AllGather of the updated params */
 	uint64_t post_calls;
 	struct dc_step_buckets post; /* its calls (overlap.param_gather) */
@@ -1022,8 +1022,9 @@ struct dp_calls {
 static void dp_calls(const struct dc_plan *p, const struct dc_comm *comm, struct dp_calls *d)
 {
 	const struct dc_comm_strategy *s = &comm->s[DC_STRAT_DP];
-	/* ZeRO-2: a reduce-scatter of each chunk's buckets every microbatch it
-	 * runs (src/axis/dp.c) */
+	/* ZeRO-2: each chunk's buckets reduced every microbatch it runs, a
+	 * ReduceScatter each, or an AllReduce each under training.framework
+	 * deepspeed (src/axis/dp.c); the step reads their phase, not the op */
 	uint64_t gas = dc_pipeline_chunk_microbatches(p);
 	uint64_t per = p->layout.sharding == DC_SHARD_ZERO2 ? gas : 1;
 	/* the groups' arrays are read up to ngroups alone: the sums zeroed */
