@@ -2027,6 +2027,23 @@ static int rule_framework_runs(struct loader *l)
 		warn_key(l, seen(l, KEY_PARALLEL_PIPELINE_SCHEDULE) ? KEY_PARALLEL_PIPELINE_SCHEDULE : KEY_PARALLEL_VIRTUAL_PIPELINE,
 			 why, "set parallel.pipeline_schedule to \"1f1b\" (virtual_pipeline 1), or training.framework to \"megatron\" or \"custom\"");
 	}
+	/* DeepSpeed's ZeRO-1 and ZeRO-2 (DeepSpeedZeroOptimizer) shard over
+	 * the engine's whole data-parallel group, seq_data_parallel_group
+	 * (deepspeed/runtime/engine.py:2382-2410 at edaa7221): no replica
+	 * group. Its hybrid sharding, MiCS (mics_shard_size), is a ZeRO-3
+	 * optimizer (engine.py:2434, 2468-2469; runtime/zero/mics.py), and
+	 * ZeRO++'s hpZ (zero_hpz_partition_size) a secondary partition of the
+	 * ZeRO-3 parameters (partition_parameters.py:1105-1106), neither a
+	 * replicated ZeRO-1/2: a combination it cannot express, a warning */
+	if (f == DC_FRAMEWORK_DEEPSPEED && p->dp_replicate > 1 &&
+	    (p->sharding == DC_SHARD_ZERO1 || p->sharding == DC_SHARD_ZERO2)) {
+		char why[400];
+		snprintf(why, sizeof(why),
+			 "with parallel.sharding \"%s\" is hybrid sharding, which DeepSpeed's ZeRO-1/2 do not run: they shard over the whole dp group (deepspeed/runtime/engine.py:2382-2410 at edaa7221); its hybrid sharding, MiCS, is ZeRO-3's (engine.py:2468-2469); but training.framework is \"deepspeed\": it is priced as given",
+			 dc_sharding_name(p->sharding));
+		warn_key_by(l, KEY_PARALLEL_DP_REPLICATE, blame(l, KEY_PARALLEL_DP_REPLICATE, KEY_TRAINING_FRAMEWORK), why,
+			    "set parallel.dp_replicate to 1, or parallel.sharding to \"fsdp\" (ZeRO-3 with MiCS)");
+	}
 	if (f == DC_FRAMEWORK_TORCHTITAN) {
 		/* torchtitan's Float8 converter takes recipe_name "rowwise" or
 		 * "rowwise_with_gw_hp" (torchtitan/components/quantization/
@@ -2181,10 +2198,10 @@ static const struct rule rules[] = {
 	  KEYS("training.loss_chunks", "training.micro_batch_size", "model.seq_length", "parallel.cp", "model.mtp_layers",
 	       "parallel.pipeline_schedule")},
 	 rule_loss_chunks},
-	{{"what training.framework runs: under megatron, fp8_recipe rowwise, pipeline_schedule dualpipe, dualpipev or zero_bubble and recompute op, which Megatron-LM does not run, are priced as given, with a warning, and fp8_lm_head with compute fp8 needs fp8_recipe mxfp8 (megatron/core/transformer/transformer_config.py:1572-1575, Megatron-LM d98e8a64); under deepspeed, pp > 1 needs sharding none or zero1 (deepspeed/runtime/pipe/engine.py:76-77, DeepSpeed edaa7221) and a schedule other than 1f1b (interleaved, dualpipe, dualpipev, zero_bubble; engine.py:389 runs TrainSchedule) is priced as given, with a warning; under torchtitan, fp8_recipe delayed and current (tensorwise, which torchtitan ran until 6348d93d) and attention fp8 are priced as given, with a warning; precision.preset fsdp2 with offload optimizer (FSDP2 offloads parameters too) warns",
+	{{"what training.framework runs: under megatron, fp8_recipe rowwise, pipeline_schedule dualpipe, dualpipev or zero_bubble and recompute op, which Megatron-LM does not run, are priced as given, with a warning, and fp8_lm_head with compute fp8 needs fp8_recipe mxfp8 (megatron/core/transformer/transformer_config.py:1572-1575, Megatron-LM d98e8a64); under deepspeed, pp > 1 needs sharding none or zero1 (deepspeed/runtime/pipe/engine.py:76-77, DeepSpeed edaa7221) and a schedule other than 1f1b (interleaved, dualpipe, dualpipev, zero_bubble; engine.py:389 runs TrainSchedule) is priced as given, with a warning, as is dp_replicate > 1 with sharding zero1 or zero2 (DeepSpeed's ZeRO-1/2 shard over the whole dp group, engine.py:2382-2410; its hybrid sharding, MiCS, is ZeRO-3's: engine.py:2468-2469); under torchtitan, fp8_recipe delayed and current (tensorwise, which torchtitan ran until 6348d93d) and attention fp8 are priced as given, with a warning; precision.preset fsdp2 with offload optimizer (FSDP2 offloads parameters too) warns",
 	  KEYS("training.framework", "precision.fp8_recipe", "precision.fp8_lm_head", "precision.compute",
 	       "precision.attention", "parallel.pipeline_schedule", "training.recompute", "parallel.pp",
-	       "parallel.sharding", "precision.preset", "parallel.offload")},
+	       "parallel.sharding", "precision.preset", "parallel.offload", "parallel.dp_replicate")},
 	 rule_framework_runs},
 };
 
