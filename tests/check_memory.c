@@ -343,6 +343,62 @@ START_TEST(test_offload_host_ledger)
 }
 END_TEST
 
+/* DeepSpeed ZeRO-1/2's pinned 16-bit host buffers (docs/memory-conventions.md,
+ * "DeepSpeed's host buffers") on the offload layout above: P =
+ * 1,684,803,584 parameters a rank, dp 2, a partition of P / 2 =
+ * 842,401,792 elements, 2-byte parameters.
+ *   the return buffer (stage_1_and_2.py:495-507): 842,401,792 x 2 =
+ *     1,684,803,584 under ZeRO-1 and ZeRO-2, at any grad_accum_steps;
+ *   ZeRO-2 at grad_accum_steps 4, accumulated_grads_in_cpu (:1524-1528)
+ *     as much again: 3,369,607,168;
+ *   the rank's host: 8P / 2 = 13,478,428,672 as before, + 1,684,803,584 =
+ *     15,163,232,256 (ZeRO-1), + 3,369,607,168 = 16,848,035,840 (ZeRO-2,
+ *     m 4); the node's 4 GPUs 67,392,143,360 (ZeRO-2, m 4): over 62 GiB
+ *     (66,571,993,088), which the 53,913,714,688 without them fitted;
+ *   under framework custom: none. */
+static void ds_offload_config(struct dc_config *c, const char *framework, const char *sharding, unsigned gas)
+{
+	fixture_json(c,
+		     "{\"model\": {\"num_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+		     " \"ffn_hidden_size\": 11008, \"vocab_size\": 32000, \"seq_length\": 4096},"
+		     " \"cluster\": {\"num_nodes\": 2, \"gpus_per_node\": 4, \"gpu_memory\": \"80 GiB\","
+		     " \"host_memory\": \"62 GiB\","
+		     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+		     " \"parallel\": {\"tp\": 4, \"sharding\": \"%s\", \"offload\": \"optimizer\"},"
+		     " \"training\": {\"framework\": \"%s\", \"grad_accum_steps\": %u}}",
+		     sharding, framework, gas);
+}
+
+START_TEST(test_offload_deepspeed_host_buffers)
+{
+	struct dc_config c;
+	struct dc_memory_result m;
+	const char *err = NULL;
+	struct dc_mem_ledger l;
+	ds_offload_config(&c, "deepspeed", "zero1", 4);
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.host_buffers_bytes, 1684803584ull);
+	ck_assert_uint_eq(l.host_bytes, 15163232256ull);
+	ds_offload_config(&c, "deepspeed", "zero2", 1);
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.host_buffers_bytes, 1684803584ull);
+	ds_offload_config(&c, "deepspeed", "zero2", 4);
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.host_master_bytes + l.host_optimizer_bytes + l.host_grads_bytes, 13478428672ull);
+	ck_assert_uint_eq(l.host_buffers_bytes, 3369607168ull);
+	ck_assert_uint_eq(l.host_bytes, 16848035840ull);
+	ck_assert_int_eq(dc_memory_compute(plan_of(&c), &m, &err), 0);
+	ck_assert_uint_eq(m.host_node_bytes, 67392143360ull);
+	ck_assert(m.host_checked && !m.host_fits);
+	ds_offload_config(&c, "custom", "zero2", 4);
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.host_buffers_bytes, 0);
+	ck_assert_uint_eq(l.host_bytes, 13478428672ull);
+	ck_assert_int_eq(dc_memory_compute(plan_of(&c), &m, &err), 0);
+	ck_assert(m.host_fits);
+}
+END_TEST
+
 /* ZeRO-Offload's FP32 gradient copy is the master's partition (Ren et al.
  * 2021, section 4.1): on a MoE model at dp 2, cp 2, ep 2 the dense part
  * shards over dp x cp = 4 ranks and the routed experts over
@@ -1260,6 +1316,7 @@ int main(void)
 	tcase_add_test(tc, test_course_ledger);
 	tcase_add_test(tc, test_precision_presets_ledger);
 	tcase_add_test(tc, test_offload_host_ledger);
+	tcase_add_test(tc, test_offload_deepspeed_host_buffers);
 	tcase_add_test(tc, test_offload_host_grads_moe_cp);
 	tcase_add_test(tc, test_hsdp_2x4_states);
 	tcase_add_test(tc, test_fsdp_working_set);

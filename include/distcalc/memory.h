@@ -74,6 +74,11 @@ struct dc_mem_ledger {
 	uint64_t host_grads_bytes;     /* the gradient shard, or ZeRO-Offload's FP32 copy */
 	uint64_t host_master_bytes;
 	uint64_t host_optimizer_bytes;
+	/* DeepSpeed ZeRO-1/2's pinned 16-bit staging buffers (offload
+	 * optimizer under training.framework deepspeed; 0 otherwise): the
+	 * return buffer, and ZeRO-2's accumulation buffers at
+	 * grad_accum_steps > 1 (docs/memory-conventions.md) */
+	uint64_t host_buffers_bytes;
 	uint64_t host_bytes;
 
 	/* activations: per layer per microbatch, and held (activation.h) */

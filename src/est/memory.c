@@ -427,6 +427,45 @@ static int act_part(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledg
 	return bad || c.overflow ? -1 : 0;
 }
 
+/* DeepSpeed ZeRO-1/2 under CPU offload of the optimizer allocates, beside
+ * the FP32 master partition, its gradient and the CPU-Adam states (the
+ * ledger's host_master, host_grads, host_optimizer), host buffers in the
+ * parameters' 16-bit dtype, pinned by default (offload_config.py:75, read
+ * at stage_1_and_2.py:188; deepspeed/runtime/zero/stage_1_and_2.py at
+ * edaa7221):
+ * - the buffer the updated FP32 partition is cast into before it goes
+ *   back, one a partition, shaped as the master's (:495-507; step(),
+ *   :2338-2341): the master's elements x param_bytes;
+ * - under ZeRO-2 with grad_accum_steps m > 1, where
+ *   copy_grads_in_partition calls async_accumulate_grad_in_cpu_via_gpu
+ *   (:1650-1665), a buffer of each of the partition's parameters, kept in
+ *   accumulated_grads_in_cpu (:1524-1528, :1555-1556): the partition's
+ *   elements x param_bytes again. A parameter that straddles the
+ *   partition's edge gets a buffer of its whole size there, so this is a
+ *   lower bound by at most the two edge parameters' parts outside it.
+ *   ZeRO-1 never calls it (docs/step-model.md, "DeepSpeed's copies").
+ * Not counted: temp_grad_buffer_for_cpu_offload (:585-590), pinned, the
+ * rank's largest parameter x param_bytes, whose size depends on how the
+ * model's code splits its tensors. Returns 0, or -1 on overflow. */
+static int deepspeed_host_buffers(const struct dc_plan *pl, const struct dc_state_shards *shards,
+				  struct dc_mem_ledger *l)
+{
+	const struct dc_config *cfg = pl->in;
+	enum dc_sharding sh = pl->layout.sharding;
+	uint64_t one = 0;
+	int bad;
+	l->host_buffers_bytes = 0;
+	if (cfg->parallel.offload != DC_OFFLOAD_OPTIMIZER || cfg->training.framework != DC_FRAMEWORK_DEEPSPEED ||
+	    (sh != DC_SHARD_ZERO1 && sh != DC_SHARD_ZERO2))
+		return 0;
+	bad = states_bytes(&l->p, cfg->precision.param_bytes, shards, DC_STATE_MASTER, &one);
+	l->host_buffers_bytes = one;
+	if (sh == DC_SHARD_ZERO2 && pl->layout.grad_accum_steps > 1 &&
+	    __builtin_add_overflow(one, one, &l->host_buffers_bytes))
+		bad = -1;
+	return bad;
+}
+
 /* The ledger's model states from l->p (its *_bytes states, host_* and
  * model_states_bytes), sharded as `shards` says. Returns 0, or -1 on
  * overflow. */
@@ -465,8 +504,10 @@ static int states_part(const struct dc_plan *pl, const struct dc_state_shards *s
 			bad |= states_bytes(&l->p, 4, shards, DC_STATE_MASTER, &l->host_grads_bytes);
 		}
 	}
+	bad |= deepspeed_host_buffers(pl, shards, l);
 	l->host_bytes = dc_ck_add(&c, dc_ck_add(&c, l->host_params_bytes, l->host_grads_bytes),
 			      dc_ck_add(&c, l->host_master_bytes, l->host_optimizer_bytes));
+	l->host_bytes = dc_ck_add(&c, l->host_bytes, l->host_buffers_bytes);
 	l->model_states_bytes = dc_ck_add(&c, dc_ck_add(&c, l->params_bytes, l->grads_bytes),
 				    dc_ck_add(&c, l->master_bytes, l->optimizer_bytes));
 	return bad || c.overflow ? -1 : 0;
@@ -502,12 +543,14 @@ struct states_plan_key {
 	struct dc_state_shards shards;
 	uint64_t param_bytes, grad_bytes, master_bytes, optimizer_bytes;
 	enum dc_offload offload;
+	enum dc_framework framework;
+	int accumulates; /* grad_accum_steps > 1: DeepSpeed ZeRO-2's host buffers */
 };
 
 /* states_part's results */
 struct states_vals {
 	uint64_t params, grads, master, optimizer, model_states;
-	uint64_t host_params, host_grads, host_master, host_optimizer, host;
+	uint64_t host_params, host_grads, host_master, host_optimizer, host_buffers, host;
 };
 
 struct dc_mem_memo {
@@ -585,7 +628,8 @@ static int states_plan_same(const struct states_plan_key *k, const struct dc_pla
 	const struct dc_precision *pr = &pl->in->precision;
 	return k->param_bytes == pr->param_bytes && k->grad_bytes == pr->grad_bytes &&
 	       k->master_bytes == pr->master_bytes && k->optimizer_bytes == pr->optimizer_bytes &&
-	       k->offload == pl->in->parallel.offload && memcmp(&k->shards, shards, sizeof(*shards)) == 0;
+	       k->offload == pl->in->parallel.offload && k->framework == pl->in->training.framework &&
+	       k->accumulates == (pl->layout.grad_accum_steps > 1) && memcmp(&k->shards, shards, sizeof(*shards)) == 0;
 }
 
 static void states_plan_put(struct states_plan_key *k, const struct dc_plan *pl, const struct dc_state_shards *shards)
@@ -598,6 +642,8 @@ static void states_plan_put(struct states_plan_key *k, const struct dc_plan *pl,
 	k->master_bytes = pr->master_bytes;
 	k->optimizer_bytes = pr->optimizer_bytes;
 	k->offload = pl->in->parallel.offload;
+	k->framework = pl->in->training.framework;
+	k->accumulates = pl->layout.grad_accum_steps > 1;
 }
 
 /* Readies the memo for one computation of the plan's ledgers: its slots
@@ -699,6 +745,7 @@ static int states_memo_take(const struct dc_plan *pl, int slot, struct dc_mem_le
 	l->host_grads_bytes = v->host_grads;
 	l->host_master_bytes = v->host_master;
 	l->host_optimizer_bytes = v->host_optimizer;
+	l->host_buffers_bytes = v->host_buffers;
 	l->host_bytes = v->host;
 	return 1;
 }
@@ -722,6 +769,7 @@ static void states_memo_put(const struct dc_plan *pl, int slot, const struct dc_
 	v->host_grads = l->host_grads_bytes;
 	v->host_master = l->host_master_bytes;
 	v->host_optimizer = l->host_optimizer_bytes;
+	v->host_buffers = l->host_buffers_bytes;
 	v->host = l->host_bytes;
 	m->states[m->row].slot[slot].have = 1;
 }
@@ -738,6 +786,7 @@ static const struct dc_memo_field states_fields[] = {
 	DC_MEMO_FIELD(struct dc_mem_ledger, host_grads_bytes),
 	DC_MEMO_FIELD(struct dc_mem_ledger, host_master_bytes),
 	DC_MEMO_FIELD(struct dc_mem_ledger, host_optimizer_bytes),
+	DC_MEMO_FIELD(struct dc_mem_ledger, host_buffers_bytes),
 	DC_MEMO_FIELD(struct dc_mem_ledger, host_bytes),
 };
 

@@ -213,6 +213,12 @@ static int is_offloaded(const void *base)
 	return ((const struct ledger_view *)base)->plan->in->parallel.offload != DC_OFFLOAD_NONE;
 }
 
+/* DeepSpeed ZeRO-1/2's offload buffers (memory.h), where it makes them */
+static int has_host_buffers(const void *base)
+{
+	return ((const struct ledger_view *)base)->l.host_buffers_bytes > 0;
+}
+
 static int view_offloaded(const void *base)
 {
 	return ((const struct view *)base)->plan->in->parallel.offload != DC_OFFLOAD_NONE;
@@ -441,6 +447,8 @@ static const struct dc_field top_fields[] = {
 	{"host_master_bytes", "host: master copy", DC_U_BYTES, DC_FT_U64, L(host_master_bytes), .shown = is_offloaded},
 	{"host_optimizer_bytes", "host: optimizer states", DC_U_BYTES, DC_FT_U64, L(host_optimizer_bytes),
 	 .shown = is_offloaded},
+	{"host_buffers_bytes", "host: DeepSpeed's pinned 16-bit buffers", DC_U_BYTES, DC_FT_U64, L(host_buffers_bytes),
+	 .shown = has_host_buffers},
 	{"host_bytes", "= host memory of this rank", DC_U_BYTES, DC_FT_U64, L(host_bytes), .shown = is_offloaded},
 	{"activation_bytes_per_layer", NULL, DC_U_BYTES, DC_FT_U64, L(activation_bytes_per_layer),
 	 .label_fn = act_label},
