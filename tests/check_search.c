@@ -118,6 +118,29 @@ START_TEST(test_best_and_pareto_are_the_reports_numbers)
 	}
 	check_report_path("configs/llama-3-8b.json", none);
 	check_report_path("configs/mixtral-8x7b-ep.json", none);
+	{
+		/* the input's overlaps, which the loader checks against each
+		 * layout: Megatron's --tp-comm-overlap and --overlap-param-gather
+		 * (sequence parallelism, the distributed optimizer), its
+		 * a2a_1f1b and DualPipe expert overlaps (ep > 1, interleaving or
+		 * a pipeline, no full recompute), torchtitan's async TP (a
+		 * compile pass): every ranked layout reloads with them */
+		static const char *const mg[] = {"training.framework=megatron", "overlap.tp=true", "parallel.sequence_parallel=true",
+						 "overlap.param_gather=true", "cluster.gpu=h100-sxm5-80gb", NULL};
+		static const char *const a2a[] = {"training.framework=megatron", "overlap.ep=a2a_1f1b",
+						  "parallel.virtual_pipeline=2", "cluster.gpu=h100-sxm5-80gb",
+						  "cluster.gpu_memory=80 GiB", NULL};
+		static const char *const dualpipe[] = {"training.framework=megatron", "overlap.ep=dualpipe",
+						       "parallel.pipeline_schedule=dualpipe", "cluster.gpu=h100-sxm5-80gb",
+						       "cluster.gpu_memory=80 GiB", NULL};
+		static const char *const tt[] = {"training.framework=torchtitan", "overlap.tp=true", "parallel.tp=1",
+						 "parallel.dp=16", "parallel.sequence_parallel=false",
+						 "cluster.gpu=h100-sxm5-80gb", NULL};
+		check_report_path("configs/llama-3-8b.json", mg);
+		check_report_path("configs/mixtral-8x7b-ep.json", a2a);
+		check_report_path("configs/mixtral-8x7b-ep.json", dualpipe);
+		check_report_path("configs/llama-3-8b.json", tt);
+	}
 	/* the memory objective, with headroom */
 	{
 		static const char *const mem[] = {"search.objective=memory", "search.headroom=0.1", NULL};
@@ -298,6 +321,43 @@ START_TEST(test_counts_loss_chunks)
 		ck_assert_uint_eq(r->best[i].l.layout.micro_batch_size, 2);
 		ck_assert_uint_eq(r->best[i].l.layout.cp, 1);
 	}
+	free(r);
+}
+END_TEST
+
+/* The toy space under training.framework megatron with the input's
+ * overlap keys, which the loader checks against the layout: a layout
+ * that cannot run them is refused, as its report would be.
+ * overlap.param_gather (the distributed optimizer's AllGather) with the
+ * shardings none and zero1: test_counts_by_hand's 10 valid layouts each,
+ * 20 of 40; with the overlap the 10 without sharding go. overlap.tp
+ * (--tp-comm-overlap needs sequence parallelism) at zero1 alone: of the 7
+ * triples, the 3 with tp 2 lose their sp-false layout, 10 - 3 = 7. */
+START_TEST(test_counts_overlap_keys)
+{
+	const char *sets[40];
+	const char *over[] = {"search.space.sharding=[\"none\",\"zero1\"]", "parallel.sharding=zero1",
+			      "training.framework=megatron", NULL, NULL};
+	struct dc_search_result *r;
+	r = search("configs/systems.json", toy_with_all(over, sets), 1);
+	ck_assert_uint_eq(r->counts.enumerated, 40);
+	ck_assert_uint_eq(r->counts.valid, 20);
+	free(r);
+	over[3] = "overlap.param_gather=true";
+	r = search("configs/systems.json", toy_with_all(over, sets), 1);
+	ck_assert_uint_eq(r->counts.enumerated, 40);
+	ck_assert_uint_eq(r->counts.rejected_by_rules, 30);
+	ck_assert_uint_eq(r->counts.valid, 10);
+	for (size_t i = 0; i < r->nbest; i++)
+		ck_assert_int_eq(r->best[i].l.layout.sharding, DC_SHARD_ZERO1);
+	free(r);
+	over[0] = "search.space.sharding=[\"zero1\"]";
+	over[3] = "overlap.tp=true";
+	r = search("configs/systems.json", toy_with_all(over, sets), 1);
+	ck_assert_uint_eq(r->counts.enumerated, 20);
+	ck_assert_uint_eq(r->counts.valid, 7);
+	for (size_t i = 0; i < r->nbest; i++)
+		ck_assert(r->best[i].l.layout.tp == 1 || r->best[i].l.layout.sequence_parallel);
 	free(r);
 }
 END_TEST
@@ -700,6 +760,7 @@ static Suite *suite(void)
 	tcase_add_test(c, test_counts_by_hand_mlp_and_sequence);
 	tcase_add_test(c, test_counts_deepspeed_pipeline_zero2);
 	tcase_add_test(c, test_counts_loss_chunks);
+	tcase_add_test(c, test_counts_overlap_keys);
 	tcase_add_test(c, test_counts_deepspeed_interleaved);
 	tcase_add_test(c, test_nothing_fits_the_host);
 	tcase_add_test(c, test_input_outside_says_why);

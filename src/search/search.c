@@ -35,6 +35,7 @@ enum reject {
 	R_SCHEDULE,   /* the input's named pipeline schedule runs on the layout */
 	R_FRAMEWORK,  /* the input's training.framework runs the layout (deepspeed: no ZeRO-2/3 with pp) */
 	R_LOSS_CHUNKS, /* training.loss_chunks divides micro_batch_size x seq_length / cp */
+	R_OVERLAP,    /* the input's overlap.param_gather, overlap.tp and overlap.ep run on the layout */
 	R_OVERFLOW,   /* a count overflows 64 bits */
 	R_COUNT,
 };
@@ -56,6 +57,7 @@ static const char *const reject_text[R_COUNT] = {
 	[R_RECOMPUTE] = "training.recompute_layers needs training.recompute \"full\" and at most the layers of a model chunk",
 	[R_FRAMEWORK] = "training.framework \"deepspeed\" with pp > 1 needs parallel.sharding \"none\" or \"zero1\" (DeepSpeed's pipeline engine asserts a ZeRO stage below 2) and the 1F1B schedule, one model chunk a rank (its pipeline engine runs TrainSchedule alone)",
 	[R_LOSS_CHUNKS] = "training.loss_chunks must divide the tokens of a microbatch on a cp rank (micro_batch_size x model.seq_length / cp), which torchtitan's ChunkedLossWrapper splits into equal chunks",
+	[R_OVERLAP] = "the input's overlaps must run on the layout: overlap.param_gather needs parallel.sharding \"zero1\"; overlap.tp under training.framework megatron or torchtitan needs sequence_parallel where tp > 1 (and torch.compile under torchtitan); overlap.ep \"dualpipe\" needs ep > 1 and a pipeline, \"a2a_1f1b\" ep > 1, interleaving where pp > 1 and a recompute other than full",
 	[R_OVERFLOW] = "a count of the layout overflows 64 bits",
 };
 
@@ -487,6 +489,29 @@ static int loss_chunks_reject(const struct dc_config *in, uint64_t mbs, uint64_t
 	return tokens % n ? R_LOSS_CHUNKS : -1;
 }
 
+/* The loader's overlap rules that read the layout (src/load/config_rules.c,
+ * rule_framework and rule_ep_overlap), so that a layout the search ranks
+ * reloads through --set with the input's overlap keys: the estimators
+ * would price a layout that cannot run an overlap without it, but the
+ * report of the same layout refuses the key. A named DualPipe schedule
+ * runs on every layout with a pipeline (R_SCHEDULE), 1F1B without one. */
+static int overlap_reject(const struct dc_config *in, const struct dc_layout *y, enum dc_recompute rc)
+{
+	const struct dc_overlap *o = &in->overlap;
+	enum dc_framework f = in->training.framework;
+	uint64_t v = y->virtual_pipeline ? y->virtual_pipeline : 1;
+	if (o->param_gather && y->sharding != DC_SHARD_ZERO1)
+		return R_OVERLAP;
+	if (o->tp && y->tp > 1 && (f == DC_FRAMEWORK_MEGATRON || f == DC_FRAMEWORK_TORCHTITAN) &&
+	    (!y->sequence_parallel || (f == DC_FRAMEWORK_TORCHTITAN && !in->training.compile)))
+		return R_OVERLAP;
+	if (o->ep == DC_EP_OVERLAP_DUALPIPE && (y->ep < 2 || y->pp < 2))
+		return R_OVERLAP;
+	if (o->ep == DC_EP_OVERLAP_A2A_1F1B && (y->ep < 2 || (y->pp > 1 && v < 2) || rc == DC_RECOMPUTE_FULL))
+		return R_OVERLAP;
+	return -1;
+}
+
 static void run_outer(struct worker *w, const struct outer *o)
 {
 	struct space *s = w->sp;
@@ -587,8 +612,8 @@ static void run_outer(struct worker *w, const struct outer *o)
 							     v == (in->parallel.virtual_pipeline ? in->parallel.virtual_pipeline : 1)) &&
 							   in->training.recompute_layers > in->model.num_layers / (o->pp * v))))
 							reject = R_RECOMPUTE;
-						else
-							reject = loss_chunks_reject(in, mbs, o->cp);
+						else if ((reject = loss_chunks_reject(in, mbs, o->cp)) < 0)
+							reject = overlap_reject(in, y, (enum dc_recompute)o->rc);
 						if (reject >= 0) {
 							w->rejected[reject]++;
 							w->counts.rejected_by_rules++;
