@@ -64,6 +64,55 @@ static void stage_eq(struct dc_step_stage *s, double f, double b, uint64_t v)
 	s->compute_s = f + b;
 }
 
+/* training.loss_chunks 8 at tp 2 (configs/llama-3-8b-torchtitan.json on
+ * an H100, torchtitan, dp 4; docs/compute-model.md, "Chunked head and
+ * loss"): T = 2 x 8192 = 16,384 tokens a microbatch, c = 2,048 a chunk;
+ * each chunk's _LossParallelCrossEntropy all-reduces three FP32 columns
+ * of 2,048 entries, 8,192 B each: 3 x 8 = 24 a microbatch, x m 2 = 48
+ * calls, each sending 2 (8192 - 8192 / 2) = 8,192 B, 393,216 B in all.
+ * One such call, by hand from docs/network-model.md ("Protocols",
+ * "Channels"): an 8 KiB AllReduce on 2 ranks runs NCCL's ring LL on one
+ * channel (8,192 B is not below 1 x 512 threads x 8 B x 2 ranks); its
+ * start-up 6.6 us, 2 (n - 1) = 2 hops of the config's 5 us x 0.6 / 3.4 =
+ * 0.882353 us; LL's quarter of 450 GB/s on 1 of its 16 channels
+ * (2 x 8 NICs), 7.03125 GB/s, at n / (2 (n - 1)) = 1: 8,192 B / 7.03125
+ * GB/s = 1.165084 us; 6.6 + 1.764706 + 1.165084 = 9.529790 us, x 48 =
+ * 457.430 us a step, all of it on the step's exposed tp time (n = 1
+ * prices none of the whole loss's reductions). */
+START_TEST(test_loss_chunk_tp_reductions)
+{
+	static const char *const one[] = {"cluster.gpu=h100-sxm5-80gb", "training.framework=torchtitan",
+					  "parallel.tp=2", "parallel.dp=auto", "training.loss_chunks=1", NULL};
+	static const char *const eight[] = {"cluster.gpu=h100-sxm5-80gb", "training.framework=torchtitan",
+					    "parallel.tp=2", "parallel.dp=auto", "training.loss_chunks=8", NULL};
+	const double call_s = 6.6e-6 + 2.0 * 5e-6 * 0.6 / 3.4 + 8192.0 / (450e9 / 4.0 / 16.0);
+	const struct dc_comm_strategy *s;
+	const struct dc_coll *row = NULL;
+	double exposed_one;
+	run_config("llama-3-8b-torchtitan.json", one);
+	s = &run_res.comm.s[DC_STRAT_TP];
+	for (uint64_t i = 0; i < s->ncoll; i++)
+		ck_assert_int_ne(s->coll[i].what, DC_CW_TP_LOSS_CHUNK);
+	exposed_one = run_res.step.classes[0].exposed_s[DC_STRAT_TP];
+	run_config("llama-3-8b-torchtitan.json", eight);
+	s = &run_res.comm.s[DC_STRAT_TP];
+	for (uint64_t i = 0; i < s->ncoll; i++)
+		if (s->coll[i].what == DC_CW_TP_LOSS_CHUNK)
+			row = &s->coll[i];
+	ck_assert_ptr_nonnull(row);
+	ck_assert_int_eq(row->kind, DC_COLL_ALL_REDUCE);
+	ck_assert_int_eq(row->phase, DC_CPHASE_FORWARD);
+	ck_assert_uint_eq(row->count, 48);
+	ck_assert_uint_eq(row->msg_bytes, 8192);
+	ck_assert_uint_eq(row->group_size, 2);
+	ck_assert_uint_eq(row->bytes_per_rank, 393216ull);
+	ck_assert_double_eq_tol(row->time_s, 48.0 * call_s, 1e-9 * 48.0 * call_s);
+	ck_assert_double_eq_tol(48.0 * call_s, 457.430e-6, 1e-9);
+	ck_assert_double_eq_tol(run_res.step.classes[0].exposed_s[DC_STRAT_TP] - exposed_one, 48.0 * call_s,
+				1e-9 * exposed_one);
+}
+END_TEST
+
 /* Megatron-LM 2021's 1.7B row runs at pp 1: no stage sends to another, so
  * no time is exposed on pp, exactly 0 s, and no class shows a negative
  * time (the pipeline's span and m x (fwd + bwd) add the same times in
@@ -1648,6 +1697,7 @@ int main(void)
 	tcase_add_test(tc, test_ep_on_stages_without_the_most_parameters);
 	tcase_add_test(tc, test_ep_replayed_in_the_backward);
 	tcase_add_test(tc, test_no_negative_time_at_pp1);
+	tcase_add_test(tc, test_loss_chunk_tp_reductions);
 	tcase_add_test(tc, test_step_memo_changes_nothing);
 	tcase_add_test(tc, test_step_rank_only_same_figures);
 	tcase_add_test(tc, test_step_without_flops_is_the_steps_time);

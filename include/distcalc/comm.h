@@ -93,6 +93,7 @@ enum dc_coll_what {
 	DC_CW_TP_SEQ_RECOMPUTED,
 	DC_CW_TP_AMAX,            /* an FP8 shard's amax, reduced (max) before its cast (current scaling) */
 	DC_CW_TP_AMAX_RECOMPUTED, /* full recompute: the forward's, again in backward */
+	DC_CW_TP_LOSS_CHUNK,      /* training.loss_chunks: each chunk's vocabulary-parallel loss reductions (the head's) */
 	/* pp */
 	DC_CW_PP_ACTIVATIONS,
 	DC_CW_PP_GRADIENTS,

@@ -7,6 +7,7 @@
  * dc_framework_tp_gather_format).
  * docs/formulas-systems.md, "Communication per step". */
 #include "axis_int.h"
+#include "distcalc/activation.h"
 #include "distcalc/framework.h"
 
 /* An amax reduction's message: one FP32 scalar (Transformer Engine's
@@ -62,6 +63,36 @@ static uint64_t quantized_gathers(struct dc_axis_ctx *x, uint64_t layers, uint64
 	return dc_ck_add(x->b, attn, layers - (moe < layers ? moe : layers));
 }
 
+/* training.loss_chunks n > 1 (torchtitan's ChunkedLossWrapper): at tp > 1
+ * each chunk's cross entropy is _LossParallelCrossEntropy on the chunk's
+ * V / t logits (components/loss.py:39-55, 65-216 at b5bcd76c), whose
+ * forward all-reduces three FP32 columns of the chunk's c tokens over the
+ * tp group, 4c bytes each: the row maxima (:146-149), the sums of the
+ * shifted exponentials (:153-156) and the target's log-probability, 0 on
+ * the ranks that do not hold it (:168-172); its backward none (:189-216).
+ * funcol's all_reduce is waited for at the next op that reads it, at once:
+ * exposed. 3n calls a microbatch of the head's chunk, on the rank whose
+ * stage holds the head (the analysed stage's, comm.h: none elsewhere).
+ * The whole loss's (n = 1: DTensor's loss_parallel, Megatron's
+ * vocabulary-parallel cross entropy) are not priced. */
+static void loss_chunk_reduces(struct dc_axis_ctx *x)
+{
+	const struct dc_plan *p = x->p;
+	uint64_t n = dc_act_loss_chunks(p), head = 0;
+	if (n <= 1)
+		return;
+	for (uint64_t c = 0; c < dc_pipeline_chunks(p); c++) {
+		struct dc_pipeline_chunk ch;
+		dc_pipeline_chunk(p, x->stage, c, &ch);
+		head |= ch.head != 0;
+	}
+	if (!head)
+		return;
+	dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_LOSS_CHUNK, DC_CPHASE_FORWARD, DC_OVL_EXPOSED,
+		     dc_ck_mul(x->b, dc_ck_mul(x->b, 3, n), dc_pipeline_chunk_microbatches(p)),
+		     dc_ck_mul(x->b, 4, dc_act_loss_chunk_tokens(p)));
+}
+
 void dc_axis_tp_comm(struct dc_axis_ctx *x)
 {
 	const struct dc_plan *p = x->p;
@@ -101,6 +132,7 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 		if (refwd)
 			dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_OUTPUT_RECOMPUTED, DC_CPHASE_BACKWARD,
 				     DC_OVL_EXPOSED, re_mb, act);
+		loss_chunk_reduces(x);
 		return;
 	}
 	/* under FP8 the AllGathers that feed a linear layer's GEMM carry its
@@ -155,4 +187,5 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 			dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_INLINE,
 				     q_re_mb, TP_AMAX_BYTES);
 	}
+	loss_chunk_reduces(x);
 }

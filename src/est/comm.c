@@ -629,6 +629,7 @@ const char *dc_coll_what_label(enum dc_coll_what w)
 		[DC_CW_TP_SEQ_RECOMPUTED] = "sequence shards, recomputed",
 		[DC_CW_TP_AMAX] = "FP8 shard amax (max)",
 		[DC_CW_TP_AMAX_RECOMPUTED] = "FP8 shard amax, recomputed",
+		[DC_CW_TP_LOSS_CHUNK] = "loss chunk's max, sum and target logit (head)",
 		[DC_CW_PP_ACTIVATIONS] = "activations to next stage",
 		[DC_CW_PP_GRADIENTS] = "gradients to previous stage",
 		[DC_CW_CP_KV_NEXT] = "K/V chunk to next cp rank",

@@ -54,6 +54,7 @@ struct costs {
 	double tp_f, tp_b;           /* one layer's TP collectives, forward / backward */
 	double tp_b_async;           /* of tp_b: what Megatron runs behind the backward's GEMMs */
 	double tp_f_inline, tp_b_inline; /* of tp_f, tp_b: DC_OVL_INLINE calls, never hidden (FP8 amax reductions) */
+	double tp_loss_f;            /* the head's, not a layer's: a microbatch's loss-chunk AllReduces (tp.c), exposed */
 	double ep_f, ep_b;           /* one MoE layer's AlltoAlls */
 	double ag_f, ag_b, rs_b;     /* one FSDP unit's gathers and reduce-scatter */
 	double fsdp_tail_s;          /* pp > 1: the stage's reduce-scatters after its last backward */
@@ -253,10 +254,19 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 	k->slow = in->overlap.compute_slowdown;
 	if (comm->s[DC_STRAT_TP].in_play) {
 		phase_times(&comm->s[DC_STRAT_TP], -1, &f, &b);
+		/* the chunked loss's reductions run with the head, once a
+		 * microbatch of its chunk, not in a layer */
+		for (uint64_t i = 0; i < comm->s[DC_STRAT_TP].ncoll; i++)
+			if (comm->s[DC_STRAT_TP].coll[i].what == DC_CW_TP_LOSS_CHUNK) {
+				f -= comm->s[DC_STRAT_TP].coll[i].time_s;
+				k->tp_loss_f += comm->s[DC_STRAT_TP].coll[i].time_s / gas;
+			}
 		k->tp_f = f / (layers * gas);
 		k->tp_b = b / (layers * gas);
 		for (uint64_t i = 0; i < comm->s[DC_STRAT_TP].ncoll; i++) {
 			const struct dc_coll *cl = &comm->s[DC_STRAT_TP].coll[i];
+			if (cl->what == DC_CW_TP_LOSS_CHUNK)
+				continue;
 			if (tp_async(cl))
 				k->tp_b_async += cl->time_s / (layers * gas);
 			else if (cl->overlap == DC_OVL_INLINE)
@@ -542,6 +552,12 @@ static void chunk_ends_cost(const struct costs *k, const struct chunk *ch, int b
 	}
 	if (ch->at.head) {
 		work_cost(&k->c->head, bwd, &one);
+		if (!bwd) {
+			/* the chunked loss's tp reductions, waited for */
+			one.ex[DC_STRAT_TP] = k->tp_loss_f;
+			one.tp_comm = k->tp_loss_f;
+			one.dur += k->tp_loss_f;
+		}
 		cost_acc(o, &one);
 	}
 }
@@ -2551,8 +2567,15 @@ static double emit_op(struct emitter *em, const struct costs *k, uint64_t stage,
 		int moe = moe_every && i < rc.at.layers ? dc_plan_dense_in(k->p, rc.at.first_layer + i, 1) == 0 : i >= d;
 		t = emit_layer(em, k, stage, ch.at.first_layer + i, mb, moe, bwd, j == 0, share, part, tag, t);
 	}
-	if (!bwd && ch.at.head)
+	if (!bwd && ch.at.head) {
 		t = emit_work(em, stage, &k->c->head, 0, part, "head and loss", mb, tag, t);
+		/* the chunked loss's tp reductions (chunk_ends_cost) */
+		ev(em, stage, DC_TRACK_COMPUTE, t, k->tp_loss_f, "head and loss fwd mb %llu%s: wait for communication",
+		   (unsigned long long)mb, tag);
+		ev(em, stage, DC_TRACK_TP, t, k->tp_loss_f, "head and loss fwd mb %llu loss chunks' tp all_reduce",
+		   (unsigned long long)mb);
+		t += k->tp_loss_f;
+	}
 	if (bwd && ch.at.embedding)
 		t = emit_work(em, stage, &k->c->embedding, 1, part, "embedding", mb, tag, t);
 	return t;
