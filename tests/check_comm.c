@@ -924,6 +924,16 @@ START_TEST(test_tp_fp8_gathers)
 	 * 6,291,456 = 603,979,776 B */
 	c.training.framework = DC_FRAMEWORK_TORCHTITAN;
 	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 452985120ull);
+	/* per-op recompute gathers the inputs again (its save list holds no
+	 * all-gather), cast anew: their 24 amax AllReduces run again too,
+	 * 24 x 3,145,728 + 24 x 6 = 75,497,616 B more */
+	c.training.recompute = DC_RECOMPUTE_OP;
+	m = compute(&c);
+	s = &m.s[DC_STRAT_TP];
+	ck_assert_int_eq(s->coll[s->ncoll - 1].what, DC_CW_TP_AMAX_RECOMPUTED);
+	ck_assert_uint_eq(s->coll[s->ncoll - 1].count, 24);
+	ck_assert_uint_eq(s->bytes_per_rank, 452985120ull + 75497616ull);
+	c.training.recompute = DC_RECOMPUTE_SELECTIVE;
 	c.precision.fp8_recipe = DC_FP8_DELAYED;
 	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 603979776ull);
 	c.precision.fp8_recipe = DC_FP8_ROWWISE;

@@ -178,14 +178,21 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	 * dc_framework_tp_amax_reduced): one for each quantized gather of the
 	 * forward (the QKV and FC1 inputs) and of the backward (the output
 	 * projection's and FC2's output gradients), and the recomputed
-	 * forward's; the backward's re-gather brings FP8 shards kept from the
-	 * forward, cast already */
+	 * forward's; Megatron's re-gather brings FP8 shards kept from the
+	 * forward, cast already. torchtitan's per-op recompute casts them
+	 * anew for its re-gather: its save list keeps the local amax
+	 * (aten.max) but no all_reduce (torchtitan b5bcd76c
+	 * distributed/activation_checkpoint.py:40-70), so each reduction of
+	 * the forward's runs again */
 	if (dc_framework_tp_amax_reduced(cfg)) {
 		dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX, DC_CPHASE_FORWARD, DC_OVL_INLINE, q_mb, TP_AMAX_BYTES);
 		dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX, DC_CPHASE_BACKWARD, DC_OVL_INLINE, q_mb, TP_AMAX_BYTES);
 		if (refwd)
 			dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_INLINE,
 				     q_re_mb, TP_AMAX_BYTES);
+		else if (dc_framework_tp_keeps_gathered_input(cfg) && cfg->training.recompute == DC_RECOMPUTE_OP)
+			dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_INLINE,
+				     q_mb, TP_AMAX_BYTES);
 	}
 	loss_chunk_reduces(x);
 }
