@@ -216,6 +216,27 @@ START_TEST(torchtitan_local_global)
 }
 END_TEST
 
+/* [model] hf_assets_path (torchtitan fd5a87fa on; job_config.py:81-86 at
+ * 08b8b244f, the trainer's hf_assets_path at b5bcd76c, trainer.py:79-84)
+ * names where the tokenizer and a Hugging Face checkpoint are read: it
+ * maps to nothing, draws no diagnostic, and changes no mapped key */
+START_TEST(torchtitan_hf_assets_path)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n"
+						     "hf_assets_path = \"./assets/hf/Llama-3.1-8B\"\n"
+						     "[activation_checkpoint]\nmode = \"none\"\n"),
+			 0);
+	ck_assert_uint_eq(diag.count, 0);
+	ck_assert_str_eq(get("model.hf_config"), "\"llama-3-8b\"");
+	ck_assert_str_eq(get("training.recompute"), "\"none\"");
+	/* a key torchtitan's [model] does not have is still refused */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nhf_asset_path = \"x\"\n"), -1);
+	ck_assert_str_eq(diag.entries[diag.count - 1].text,
+			 "t:2: error: [model] hf_asset_path: not a torchtitan setting distcalc maps or knows to change "
+			 "nothing it computes (docs/importers.md lists both)");
+}
+END_TEST
+
 START_TEST(toml_errors)
 {
 	static const struct {
@@ -561,6 +582,7 @@ int main(void)
 	tcase_add_test(tc, megatron_errors);
 	tcase_add_test(tc, torchtitan_mapping);
 	tcase_add_test(tc, torchtitan_local_global);
+	tcase_add_test(tc, torchtitan_hf_assets_path);
 	tcase_add_test(tc, toml_errors);
 	tcase_add_test(tc, deepspeed_mapping);
 	tcase_add_test(tc, deepspeed_duplicates);

@@ -593,7 +593,14 @@ static void map_model(struct tctx *c)
 		} else if (e->i > 0)
 			merr(c, e, "only [\"float8\"] is mapped (FP8 matmuls)");
 	}
+	/* where the tokenizer and a Hugging Face checkpoint are read from:
+	 * tokenizer_path, and hf_assets_path, its replacement from fd5a87fa
+	 * (torchtitan/config/job_config.py:81-89 at 08b8b244f; at b5bcd76c
+	 * the trainer's top-level hf_assets_path, torchtitan/trainer.py:79-84,
+	 * read for the tokenizer, :555, and the checkpoint's state-dict
+	 * adapter, :575): nothing distcalc computes */
 	get(c, "model", "tokenizer_path");
+	get(c, "model", "hf_assets_path");
 	get(c, "model", "print_after_conversion");
 }
 
