@@ -329,6 +329,84 @@ START_TEST(fp8_recipes)
 }
 END_TEST
 
+/* torchtitan's MX converter, converters = ["mx"] (job_config.py:594-618,
+ * components/quantization/mx.py:27-112 at 08b8b244f): torchao's recipe
+ * names (pytorch/ao c993d64d mx_formats/config.py:46-51) mxfp8_cublas (the
+ * default), mxfp8_cublas_rceil and torchtitan's earlier "mxfp8" are the
+ * 1x32 block-scaled FP8 GEMM, distcalc's mxfp8; emulated and FP4 recipes
+ * are refused; filter_fqns defaults to ["output"], so the head stays BF16
+ * unless the list names no substring of "output" */
+START_TEST(torchtitan_mx)
+{
+	static const char *const tt = "[model]\nname = \"llama3\"\nflavor = \"8B\"\nconverters = [\"mx\"]\n"
+				      "[activation_checkpoint]\nmode = \"none\"\n";
+	char toml[512];
+	size_t warned = 0;
+	/* no [mx] table: mxfp8_cublas, the head filtered by the default */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, tt), 0);
+	ck_assert_str_eq(get("precision.compute"), "\"fp8\"");
+	ck_assert_str_eq(get("precision.fp8_recipe"), "\"mxfp8\"");
+	ck_assert_str_eq(get("precision.fp8_lm_head"), "(unset)");
+	/* one warning: torchao's two casts per input against TE's one,
+	 * 2 x (2 + 1 + 1/32) = 6.0625 B against 2 + 1 + 1 + 2/32 = 4.0625 B */
+	for (size_t i = 0; i < diag.count; i++)
+		warned += diag.entries[i].severity == DC_SEV_WARNING && strstr(diag.entries[i].text, "t:4: [model] converters: ") &&
+			  strstr(diag.entries[i].text, "(4.0625 B an element)") && strstr(diag.entries[i].text, "6.0625 B");
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert_uint_eq(warned, 1);
+	/* rceil rounds the E8M0 scales another way: the same GEMM; a filter
+	 * that names no part of "output" converts the head */
+	snprintf(toml, sizeof(toml),
+		 "%s[mx]\nrecipe_name = \"mxfp8_cublas_rceil\"\nfilter_fqns = [\"attention.wq\"]\n"
+		 "mxfp8_dim1_cast_kernel_choice = \"cuda\"\nmoe_fqns_prototype = []\n",
+		 tt);
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, toml), 0);
+	ck_assert_str_eq(get("precision.fp8_recipe"), "\"mxfp8\"");
+	ck_assert_str_eq(get("precision.fp8_lm_head"), "true");
+	/* torchtitan's name before 48d8dcde, read as mxfp8_cublas */
+	snprintf(toml, sizeof(toml), "%s[mx]\nrecipe_name = \"mxfp8\"\nfilter_fqns = [\"output\"]\n", tt);
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, toml), 0);
+	ck_assert_str_eq(get("precision.fp8_recipe"), "\"mxfp8\"");
+	ck_assert_str_eq(get("precision.fp8_lm_head"), "(unset)");
+	/* what distcalc cannot price: the key, the value and why */
+	snprintf(toml, sizeof(toml), "%s[mx]\nrecipe_name = \"mxfp8_emulated\"\n", tt);
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, toml), -1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:8: error: [mx] recipe_name: \"mxfp8_emulated\" dequantizes the MX tensors and multiplies in high "
+			 "precision (torchao mx_formats/config.py:184-185), a GEMM distcalc does not price; give "
+			 "\"mxfp8_cublas\"");
+	snprintf(toml, sizeof(toml), "%s[mx]\nrecipe_name = \"mxfp4_cutlass\"\n", tt);
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, toml), -1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:8: error: [mx] recipe_name: \"mxfp4_cutlass\" casts to FP4 (torchao mx_formats/config.py:195-201), "
+			 "and distcalc prices FP8 and BF16 GEMMs only; give \"mxfp8_cublas\"");
+	snprintf(toml, sizeof(toml), "%s[mx]\nrecipe_name = \"nvfp4\"\n", tt);
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, toml), -1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:8: error: [mx] recipe_name: \"nvfp4\" is not a torchao MX recipe distcalc prices (mxfp8_cublas, "
+			 "mxfp8_cublas_rceil, and mxfp8, torchtitan's earlier name of mxfp8_cublas)");
+	/* two converters: not mapped */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nconverters = [\"float8\", \"mx\"]\n"), -1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:2: error: [model] converters: only [\"float8\"] or [\"mx\"] is mapped (FP8 matmuls)");
+	/* [mx] without the converter changes nothing */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n"
+						     "[activation_checkpoint]\nmode = \"none\"\n[mx]\nrecipe_name = \"mxfp4_cutlass\"\n"),
+			 0);
+	ck_assert_str_eq(get("precision.compute"), "(unset)");
+	ck_assert_uint_eq(diag.count, 0);
+	/* tp 2 with the model compiled: torchtitan f3e2a75e to 2b976ee8
+	 * asserts; a warning naming the converters line */
+	snprintf(toml, sizeof(toml), "%s[parallelism]\ntensor_parallel_degree = 2\n[compile]\nenable = true\n", tt);
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, toml), 0);
+	ck_assert_uint_eq(diag.count, 2);
+	ck_assert_str_eq(diag.entries[1].text,
+			 "t:4: [model] converters: with tensor_parallel_degree 2 and the model compiled: torchtitan from "
+			 "f3e2a75e to 2b976ee8 refuses it (\"TP not yet supported with torch.compile for mxfp8\", "
+			 "components/quantization/mx.py:54-61 at 08b8b244f); priced as given");
+}
+END_TEST
+
 /* The reader evaluates no shell condition: each mapped argument inside an
  * `if` or `case` block warns with its line and the block's; one outside,
  * an ignored one and an `if` that is only a word (an echo's) do not */
@@ -583,6 +661,7 @@ int main(void)
 	tcase_add_test(tc, torchtitan_mapping);
 	tcase_add_test(tc, torchtitan_local_global);
 	tcase_add_test(tc, torchtitan_hf_assets_path);
+	tcase_add_test(tc, torchtitan_mx);
 	tcase_add_test(tc, toml_errors);
 	tcase_add_test(tc, deepspeed_mapping);
 	tcase_add_test(tc, deepspeed_duplicates);

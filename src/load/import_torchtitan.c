@@ -397,6 +397,7 @@ struct tctx {
 	struct toml *t;
 	struct dc_import *imp;
 	int errors;
+	const struct entry *mx; /* [model] converters when it is ["mx"] */
 };
 
 static struct entry *get(struct tctx *c, const char *table, const char *k)
@@ -510,6 +511,23 @@ static const struct {
 	{"llama3", "70B", "llama-3-70b"},
 };
 
+/* Whether an item of a filter_fqns array is a substring of "output", the
+ * LM head's name: torchtitan's module filter skips a Linear whose name
+ * contains an item (torchtitan/components/quantization/utils.py:24-25 at
+ * 08b8b244f). Items '\n'-separated. */
+static int filters_output(const struct entry *ff)
+{
+	const char *p = ff->text;
+	for (long long k = 0; k < ff->i; k++) {
+		size_t n = strcspn(p, "\n");
+		for (size_t at = 0; at + n <= 6; at++)
+			if (strncmp(&"output"[at], p, n) == 0)
+				return 1;
+		p += n + (p[n] != '\0');
+	}
+	return 0;
+}
+
 /* The float8 converter (torchtitan/components/float8.py, Float8Converter):
  * torchao's Float8LinearConfig from [float8] recipe_name (config_manager.py
  * Float8: "tensorwise", "rowwise", "rowwise_with_gw_hp"), else its default,
@@ -543,19 +561,71 @@ static void map_float8(struct tctx *c, const struct entry *conv)
 		merr(c, ff, "expected an array of module names");
 		return;
 	}
-	if (ff) {
-		/* items '\n'-separated */
-		const char *p = ff->text;
-		for (long long k = 0; k < ff->i && head; k++) {
-			size_t n = strcspn(p, "\n");
-			for (size_t at = 0; at + n <= 6 && head; at++)
-				head = strncmp(&"output"[at], p, n) != 0;
-			p += n + (p[n] != '\0');
-		}
-	}
+	if (ff)
+		head = !filters_output(ff);
 	if (head)
 		setj(c, "precision.fp8_lm_head", "true", ff ? ff : NULL,
 		     ff ? NULL : "[model] converters float8 (no [float8] filter_fqns: the LM head 'output' is converted)");
+}
+
+/* The MX converter, converters = ["mx"] with its [mx] table (torchtitan
+ * f3e2a75e to 08b8b244f, before 5b5d4685 renamed it quantize.dense.mx;
+ * torchtitan/config/job_config.py:594-618 and components/quantization/
+ * mx.py:27-112 at 08b8b244f): torchao's MXLinear on every nn.Linear
+ * whose name contains no item of [mx] filter_fqns (default ["output"],
+ * job_config.py:605: the LM head stays BF16; quantization/utils.py:10-27),
+ * with MXLinearConfig.from_recipe_name([mx] recipe_name) (mx.py:76;
+ * default "mxfp8_cublas", job_config.py:599; before 48d8dcde the only
+ * name was "mxfp8", read as "mxfp8_cublas"). torchao's names (pytorch/ao
+ * c993d64d, torchao/prototype/mx_formats/config.py:46-51, 184-201):
+ * mxfp8_cublas and mxfp8_cublas_rceil run the 1x32 block-scaled FP8 GEMM
+ * (E8M0 scales; rceil rounds the scales another way), distcalc's
+ * "mxfp8"; mxfp8_emulated dequantizes and multiplies in high precision,
+ * mxfp4_* casts to FP4: neither is priced. The converter asserts sm100
+ * (mx.py:49-52; still at b5bcd76c, quantization/mx.py:70-71), which the
+ * loader's refusal of mxfp8 off Blackwell matches. */
+static void map_mx(struct tctx *c, const struct entry *conv)
+{
+	struct entry *rn = get(c, "mx", "recipe_name"), *ff = get(c, "mx", "filter_fqns");
+	if (!rn || (rn->type == T_STRING && (strcmp(rn->text, "mxfp8") == 0 || strcmp(rn->text, "mxfp8_cublas") == 0 ||
+					     strcmp(rn->text, "mxfp8_cublas_rceil") == 0)))
+		sets(c, "precision.fp8_recipe", "mxfp8", rn ? rn : conv,
+		     rn ? NULL : "[model] converters mx (no [mx] recipe_name: mxfp8_cublas)");
+	else if (rn->type != T_STRING)
+		merr(c, rn, "expected \"mxfp8_cublas\", \"mxfp8_cublas_rceil\" or \"mxfp8\"");
+	else if (strcmp(rn->text, "mxfp8_emulated") == 0)
+		merr(c, rn, "\"mxfp8_emulated\" dequantizes the MX tensors and multiplies in high precision (torchao "
+			    "mx_formats/config.py:184-185), a GEMM distcalc does not price; give \"mxfp8_cublas\"");
+	else if (strcmp(rn->text, "mxfp4_emulated") == 0 || strcmp(rn->text, "mxfp4_cutlass") == 0)
+		merr(c, rn, "\"%s\" casts to FP4 (torchao mx_formats/config.py:195-201), and distcalc prices FP8 and BF16 "
+			    "GEMMs only; give \"mxfp8_cublas\"",
+		     rn->text);
+	else
+		merr(c, rn, "\"%.40s\" is not a torchao MX recipe distcalc prices (mxfp8_cublas, mxfp8_cublas_rceil, and "
+			    "mxfp8, torchtitan's earlier name of mxfp8_cublas)",
+		     rn->text);
+	mwarn(c, conv, "priced as Transformer Engine's mxfp8 casts, one read of each input for its row- and column-wise "
+		       "copies (4.0625 B an element); torchao's MXLinear casts each input once per axis, each cast "
+		       "reading it (torchao/prototype/mx_formats/mx_linear.py:130-143, 167-238 at pytorch/ao c993d64d), "
+		       "6.0625 B: the casts come out short");
+	if (ff && ff->type != T_ARRAY)
+		merr(c, ff, "expected an array of module names");
+	else if (ff && !filters_output(ff))
+		setj(c, "precision.fp8_lm_head", "true", ff, NULL);
+	c->mx = conv;
+}
+
+/* torchtitan f3e2a75e to 2b976ee8 asserts "TP not yet supported with
+ * torch.compile for mxfp8" (components/quantization/mx.py:54-61 at
+ * 08b8b244f); the converter before f3e2a75e runs it: a warning */
+static void check_mx_tp(struct tctx *c)
+{
+	const char *tp = dc_import_get(c->imp, "parallel.tp"), *comp = dc_import_get(c->imp, "training.compile");
+	if (c->mx && tp && strcmp(tp, "1") != 0 && comp && strcmp(comp, "true") == 0)
+		mwarn(c, c->mx, "with tensor_parallel_degree %s and the model compiled: torchtitan from f3e2a75e to 2b976ee8 "
+				"refuses it (\"TP not yet supported with torch.compile for mxfp8\", components/quantization/"
+				"mx.py:54-61 at 08b8b244f); priced as given",
+		      tp);
 }
 
 static void map_model(struct tctx *c)
@@ -590,8 +660,11 @@ static void map_model(struct tctx *c)
 		else if (e->i == 1 && strcmp(e->text, "float8") == 0) {
 			sets(c, "precision.compute", "fp8", e, NULL);
 			map_float8(c, e);
+		} else if (e->i == 1 && strcmp(e->text, "mx") == 0) {
+			sets(c, "precision.compute", "fp8", e, NULL);
+			map_mx(c, e);
 		} else if (e->i > 0)
-			merr(c, e, "only [\"float8\"] is mapped (FP8 matmuls)");
+			merr(c, e, "only [\"float8\"] or [\"mx\"] is mapped (FP8 matmuls)");
 	}
 	/* where the tokenizer and a Hugging Face checkpoint are read from:
 	 * tokenizer_path, and hf_assets_path, its replacement from fd5a87fa
@@ -840,7 +913,12 @@ static const char *const ignored_keys[] = {
 	"training.gc_freq", "training.seed", "training.deterministic", "optimizer.lr", "optimizer.eps",
 	"optimizer.implementation", "optimizer.early_step_in_backward", "optimizer.weight_decay", "optimizer.beta1",
 	"optimizer.beta2", "float8.enable_fsdp_float8_all_gather", "float8.precompute_float8_dynamic_scale_for_fsdp",
-	"float8.force_recompute_fp8_weight_in_bwd", "float8.recipe_name", "float8.filter_fqns", NULL,
+	"float8.force_recompute_fp8_weight_in_bwd", "float8.recipe_name", "float8.filter_fqns",
+	/* [mx] (job_config.py:594-618 at 08b8b244f): its cast kernel (distcalc
+	 * prices the bytes a cast moves, not which kernel moves them); the MoE
+	 * experts it converts (distcalc prices the experts in FP8 with the
+	 * other linears); recipe_name and filter_fqns without the converter */
+	"mx.mxfp8_dim1_cast_kernel_choice", "mx.moe_fqns_prototype", "mx.recipe_name", "mx.filter_fqns", NULL,
 };
 
 int dc_import_torchtitan(const char *buf, size_t len, const char *name, struct dc_import *imp, struct dc_diag *diag)
@@ -863,8 +941,10 @@ int dc_import_torchtitan(const char *buf, size_t len, const char *name, struct d
 	c.t = &t;
 	c.imp = imp;
 	c.errors = 0;
+	c.mx = NULL;
 	map_model(&c);
 	pp = map_parallel(&c);
+	check_mx_tp(&c);
 	map_training(&c, pp);
 	map_ac(&c);
 	/* whose overlap rules (docs/step-model.md, "Framework rules"); --set

@@ -114,6 +114,18 @@ printf '[model]\nname = "llama3"\nflavor = "405B"\n' >flavor.toml
 "$bin" --from-torchtitan flavor.toml >/dev/null 2>err.txt
 [ $? = 3 ] || fail "unknown flavor: exit $?"
 grep -q 'flavor "405B" (line 3) has no catalogue entry' err.txt || fail "flavor: $(cat err.txt)"
+# torchtitan's MX converter (converters = ["mx"]): distcalc's mxfp8, which
+# the loader refuses off Blackwell, as the converter asserts sm100
+# (torchtitan components/quantization/mx.py:49-52 at 08b8b244f)
+printf '[model]\nname = "llama3"\nflavor = "8B"\nhf_assets_path = "./assets/hf/Llama-3.1-8B"\nconverters = ["mx"]\n[activation_checkpoint]\nmode = "none"\n[mx]\nrecipe_name = "mxfp8_cublas"\n' >mx.toml
+"$bin" --config "$I/h100_1x8.json" --from-torchtitan mx.toml --only model >/dev/null 2>err.txt
+[ $? = 3 ] || fail "mx on H100: exit $?"
+grep -q "^mx.toml (as imported): error: 'precision.fp8_recipe': \"mxfp8\" needs the block-scaled FP8 GEMMs of Blackwell GPUs, but 'cluster.gpu' is \"h100-sxm5-80gb\"" err.txt ||
+	fail "mx on H100: $(cat err.txt)"
+grep -q "'precision.fp8_recipe' came from '\[mx\] recipe_name' on line 9 of mx.toml" err.txt || fail "mx note: $(cat err.txt)"
+"$bin" --config "$I/h100_1x8.json" --set cluster.system=dgx-b200 --from-torchtitan mx.toml --emit-config >mx.json 2>err.txt ||
+	fail "mx on B200: exit $?: $(cat err.txt)"
+grep -q '"fp8_recipe": "mxfp8"' mx.json && grep -q '"compute": "fp8"' mx.json || fail "mx not mapped: $(cat mx.json)"
 printf '{\n  "train_micro_batch_size_per_gpu": "auto",\n  "zero_optimization": {"stage": 3, "stage3_magic": 1}\n}\n' >auto.json
 "$bin" --from-deepspeed auto.json >/dev/null 2>err.txt
 [ $? = 3 ] || fail "deepspeed auto: exit $?"
