@@ -1838,6 +1838,27 @@ static int search_tries_cp(const struct loader *l)
 	return v->n == 0;
 }
 
+/* whether the layout search tries a sharding other than fsdp, whose
+ * data-parallel buckets read parallel.bucket_size */
+static int search_tries_buckets(const struct loader *l)
+{
+	uint32_t m = l->cfg->search.sharding_mask;
+	return l->opts && l->opts->search && (m == 0 || (m & ~(1u << DC_SHARD_FSDP)));
+}
+
+/* whether the layout search tries tp > 1 (its space's tp list, else
+ * every divisor: search.c) */
+static int search_tries_tp(const struct loader *l)
+{
+	const struct dc_search_values *v = &l->cfg->search.tp;
+	if (!l->opts || !l->opts->search)
+		return 0;
+	for (uint32_t i = 0; i < v->n; i++)
+		if (v->v[i] > 1)
+			return 1;
+	return v->n == 0;
+}
+
 /* whether the layout search tries a recompute other than none (its
  * space's recompute list, else none, selective and full: search.c) */
 static int search_tries_recompute(const struct loader *l)
@@ -1888,6 +1909,25 @@ static int rule_no_effect(struct loader *l)
 			  "turns off prefetching the next unit's AllGather, but parallel.fsdp_unit is \"model\": the one unit's gather is waited for either way, so it has no effect",
 			  "set parallel.fsdp_unit to \"layer\" or drop the key");
 	}
+	/* FSDP reduce-scatters each unit's gradients as one (src/axis/fsdp.c)
+	 * and keeps no DDP buckets (memory.c): the bucket sizes only the
+	 * data-parallel syncs of none, zero1 and zero2 (src/axis/dp.c) */
+	if (p->sharding == DC_SHARD_FSDP && seen(l, KEY_PARALLEL_BUCKET_SIZE) && !search_tries_buckets(l))
+		warn_key(l, KEY_PARALLEL_BUCKET_SIZE,
+			  l->opts && l->opts->search
+				  ? "sizes the gradient buckets of sharding none, zero1 and zero2, but the search tries sharding \"fsdp\" only, which reduce-scatters each unit's gradients as one (parallel.fsdp_unit): it has no effect"
+				  : "sizes the gradient buckets of sharding none, zero1 and zero2, but parallel.sharding is \"fsdp\", which reduce-scatters each unit's gradients as one (parallel.fsdp_unit): it has no effect on this layout (the strategies section's pure_dp row reads it)",
+			  l->opts && l->opts->search ? "add \"none\", \"zero1\" or \"zero2\" to search.space.sharding, or drop the key"
+						     : "set parallel.sharding to \"none\", \"zero1\" or \"zero2\", or drop the key");
+	/* at tp 1 there are no TP collectives to overlap (src/axis/tp.c),
+	 * and the tiled GEMMs need tp > 1 (compute.c) */
+	if (c->overlap.tp && seen(l, KEY_OVERLAP_TP) && p->tp < 2 && !search_tries_tp(l))
+		warn_key(l, KEY_OVERLAP_TP,
+			  l->opts && l->opts->search
+				  ? "overlaps the tensor-parallel collectives, but the search tries tp 1 only: there are none, so it has no effect"
+				  : "overlaps the tensor-parallel collectives, but parallel.tp is 1: there are none, so it has no effect",
+			  l->opts && l->opts->search ? "add a tp above 1 to search.space.tp, or drop the key"
+						     : "set parallel.tp above 1 or drop the key");
 	if (p->cp < 2 && p->cp_comm_type != DC_CP_P2P && seen(l, KEY_PARALLEL_CP_COMM_TYPE) && !search_tries_cp(l))
 		warn_key(l, KEY_PARALLEL_CP_COMM_TYPE,
 			  "applies to context parallelism, but parallel.cp is 1: it has no effect",
@@ -2188,11 +2228,11 @@ static const struct rule rules[] = {
 	  KEYS("search.space.tp", "search.space.cp", "search.space.pp", "search.space.dp", "search.space.ep",
 	       "search.space.virtual_pipeline", "search.space.micro_batch_size")},
 	 rule_search_space},
-	{{"a key given a value other than its default that the layout does not read draws a warning, not an error (a sweep over the key that reads it keeps it): reshard_after_forward, fsdp_unit and overlap.fsdp_prefetch without sharding fsdp, overlap.fsdp_prefetch false or reshard_after_forward true with fsdp_unit model (the root, never resharded), cp_comm_type at cp 1 (neither under the layout search when its space tries fsdp or cp > 1), collective.algorithm nvls without cluster.nvls (every collective falls back to ring); sharding zero1, zero2 or fsdp with dp × cp 1 (and no expert-data-parallel ranks; not under the layout search); memory.activation_bytes_per_token_per_layer under recompute selective, full or op (it replaces what the recompute keeps); under framework megatron, sharding zero2 and training.compile, which Megatron-LM does not run, and under torchtitan, sharding zero1 and zero2, which torchtitan does not run, are priced as given, with a warning",
+	{{"a key given a value other than its default that the layout does not read draws a warning, not an error (a sweep over the key that reads it keeps it): reshard_after_forward, fsdp_unit and overlap.fsdp_prefetch without sharding fsdp, overlap.fsdp_prefetch false or reshard_after_forward true with fsdp_unit model (the root, never resharded), cp_comm_type at cp 1 (neither under the layout search when its space tries fsdp or cp > 1), collective.algorithm nvls without cluster.nvls (every collective falls back to ring); bucket_size given under sharding fsdp (FSDP reduce-scatters each unit's gradients as one; the buckets are none, zero1 and zero2's; not under the layout search when its space tries another sharding), overlap.tp true at tp 1 (no TP collectives; not under the layout search when its space tries tp > 1); sharding zero1, zero2 or fsdp with dp × cp 1 (and no expert-data-parallel ranks; not under the layout search); memory.activation_bytes_per_token_per_layer under recompute selective, full or op (it replaces what the recompute keeps); under framework megatron, sharding zero2 and training.compile, which Megatron-LM does not run, and under torchtitan, sharding zero1 and zero2, which torchtitan does not run, are priced as given, with a warning",
 	  KEYS("parallel.reshard_after_forward", "parallel.fsdp_unit", "overlap.fsdp_prefetch", "parallel.sharding",
 	       "parallel.cp_comm_type", "parallel.cp", "collective.algorithm", "cluster.nvls", "cluster.gpu",
 	       "training.framework", "training.compile", "parallel.dp", "memory.activation_bytes_per_token_per_layer",
-	       "training.recompute")},
+	       "training.recompute", "parallel.bucket_size", "overlap.tp", "parallel.tp")},
 	 rule_no_effect},
 	{{"training.loss_chunks above 1: divides micro_batch_size x seq_length / cp (torchtitan splits a cp rank's tokens into equal chunks), with model.mtp_layers 0 and a pipeline_schedule other than zero_bubble",
 	  KEYS("training.loss_chunks", "training.micro_batch_size", "model.seq_length", "parallel.cp", "model.mtp_layers",
