@@ -20,7 +20,9 @@ struct view {
 	int has_framework; /* training.framework other than custom */
 	const char *framework, *tp_overlap;
 	int overlap_param_gather;
+	int has_bucket; /* a data-parallel sync reads the gradient bucket */
 	uint64_t grad_bucket_bytes;
+	const char *grad_bucket_from;
 	/* --calibrate-compute (calibrate_compute.h) */
 	int has_profile, layer_compared, layer_not_compared;
 	const char *profile, *profile_device, *layer_why, *profile_attention;
@@ -114,6 +116,49 @@ static int has_kernel_set_from(const void *base)
 	return v->available && v->kernel_set_from;
 }
 
+/* Where the gradient bucket comes from, and whether a data-parallel sync
+ * reads it: src/axis/dp.c buckets the syncs of sharding none, zero1 and
+ * zero2 over dp x cp > 1; FSDP reduce-scatters each unit as one
+ * (src/axis/fsdp.c); the framework rules are src/est/framework.c's. */
+static void grad_bucket_from(struct view *v, const struct dc_plan *p)
+{
+	const struct dc_config *in = p->in;
+	enum dc_sharding sh = p->layout.sharding;
+	v->has_bucket = sh != DC_SHARD_FSDP && p->dp_cp > 1;
+	if (sh == DC_SHARD_FSDP)
+		v->grad_bucket_from =
+			in->training.framework == DC_FRAMEWORK_DEEPSPEED
+				? "none: ZeRO-3 is priced as FSDP, each unit's gradients reduce-scattered as one; DeepSpeed's own "
+				  "stage-3 buckets of reduce_bucket_size elements (deepspeed/runtime/zero/stage3.py:1533 at "
+				  "edaa7221) are not modelled"
+				: "none: sharding fsdp reduce-scatters each unit's gradients as one";
+	else if (p->dp_cp < 2)
+		v->grad_bucket_from = "none: one data-parallel rank (dp x cp 1), no gradient sync";
+	else if (in->parallel.bucket_given)
+		v->grad_bucket_from = "parallel.bucket_size";
+	else
+		switch (in->training.framework) {
+		case DC_FRAMEWORK_MEGATRON:
+			v->grad_bucket_from = "Megatron's max(40M, 1M x dp x cp) parameters x grad_bytes "
+					      "(megatron/training/training.py:2189)";
+			break;
+		case DC_FRAMEWORK_DEEPSPEED:
+			v->grad_bucket_from =
+				sh == DC_SHARD_NONE
+					? "DeepSpeed's all-reduce bucket, 5 x 10^8 elements x grad_bytes (MEMORY_OPT_ALLREDUCE_SIZE, "
+					  "deepspeed/runtime/engine.py:160)"
+					: "DeepSpeed's reduce_bucket_size default, 5 x 10^8 elements x grad_bytes "
+					  "(deepspeed/runtime/zero/config.py:113)";
+			break;
+		case DC_FRAMEWORK_TORCHTITAN:
+			v->grad_bucket_from = "torchtitan's: one transformer block's gradients (per-block replicate)";
+			break;
+		case DC_FRAMEWORK_CUSTOM:
+			v->grad_bucket_from = "PyTorch DDP's 25 MiB (bucket_cap_mb)";
+			break;
+		}
+}
+
 static void view(const struct dc_run *run, void *out)
 {
 	struct view *v = out;
@@ -180,20 +225,26 @@ static void view(const struct dc_run *run, void *out)
 		}
 	}
 	v->grad_bucket_bytes = dc_framework_grad_bucket_bytes(run->plan);
-	switch (dc_framework_tp_overlap(run->plan)) {
-	case DC_TP_WAIT_ALL:
-		v->tp_overlap = "every collective waited for (DTensor TP)";
-		break;
-	case DC_TP_ASYNC_BWD:
-		v->tp_overlap = "the backward's input-gradient collectives behind its GEMMs (Megatron async)";
-		break;
-	case DC_TP_ALL:
-		v->tp_overlap = "every collective behind the layer's matmuls";
-		break;
-	case DC_TP_TILED:
-		v->tp_overlap = "tiled: tp tiles beside each collective's GEMM, one tile exposed";
-		break;
-	}
+	grad_bucket_from(v, run->plan);
+	if (run->plan->layout.tp < 2)
+		v->tp_overlap = "none (tp 1)";
+	else
+		switch (dc_framework_tp_overlap(run->plan)) {
+		case DC_TP_WAIT_ALL:
+			v->tp_overlap = "every collective waited for (DTensor TP)";
+			break;
+		case DC_TP_ASYNC_BWD:
+			v->tp_overlap = in->training.framework == DC_FRAMEWORK_MEGATRON
+						? "the backward's input-gradient collectives behind its GEMMs (Megatron async)"
+						: "the backward's input-gradient collectives behind its GEMMs (Megatron's async rule)";
+			break;
+		case DC_TP_ALL:
+			v->tp_overlap = "every collective behind the layer's matmuls";
+			break;
+		case DC_TP_TILED:
+			v->tp_overlap = "tiled: tp tiles beside each collective's GEMM, one tile exposed";
+			break;
+		}
 	v->overlap_fsdp = in->overlap.fsdp_prefetch;
 	v->overlap_tp = in->overlap.tp;
 	v->slowdown = in->overlap.compute_slowdown;
@@ -280,6 +331,12 @@ static int is_available(const void *base)
 static int has_framework(const void *base)
 {
 	return ((const struct view *)base)->has_framework;
+}
+
+static int has_bucket(const void *base)
+{
+	const struct view *v = base;
+	return v->has_framework && v->has_bucket;
 }
 
 static int is_fp8(const void *base)
@@ -463,7 +520,8 @@ static const struct dc_field fields[] = {
 	 .shown = is_available},
 	{"sm_count", "SMs (one wave of GEMM tiles)", DC_U_COUNT, DC_FT_U64, V(sm_count), .shown = is_available},
 	{"framework", "framework (training.framework)", DC_U_NONE, DC_FT_STR, V(framework), .shown = has_framework},
-	{"grad_bucket_bytes", "gradient bucket (the framework's)", DC_U_BYTES, DC_FT_U64, V(grad_bucket_bytes),
+	{"grad_bucket_bytes", "gradient bucket", DC_U_BYTES, DC_FT_U64, V(grad_bucket_bytes), .shown = has_bucket},
+	{"grad_bucket_from", "gradient bucket from", DC_U_NONE, DC_FT_STR, V(grad_bucket_from),
 	 .shown = has_framework},
 	{"overlap_param_gather", "overlap: updated params all_gather behind the next forward", DC_U_NONE, DC_FT_BOOL,
 	 V(overlap_param_gather), .shown = has_framework},
