@@ -573,6 +573,32 @@ START_TEST(test_attention_backends)
 }
 END_TEST
 
+/* FP8 attention on Hopper, the layer of test_attention_backends (forward
+ * 68,719,476,736 FLOPs, q = 256 / 264, in situ 1830 / 1980, the matmul
+ * overhead 4.4022 us that test's cudnn 130.410 us less its 126.008 us of
+ * FLOPs). Under delayed scaling cuDNN's FP8 kernel runs, at
+ * FlashAttention-3's "close to 1.2 PFLOP/s" of 1979: 68.72e9 / (1200e12 x
+ * 0.924242 x 0.969697) = 63.896 us, + 4.402 = 68.299 us. Under current
+ * scaling Transformer Engine runs no FP8 attention on Hopper (the loader
+ * refuses it, check_config); the alternative the error names, BF16
+ * attention (cudnn), takes 130.410 us: before the refusal, current + FP8
+ * attention was priced at the 68.299 us of a kernel that does not run. */
+START_TEST(test_fp8_attention_hopper)
+{
+	static const char *const fp8[] = {"cluster.gpu=h100-sxm5-80gb", "training.recompute=selective",
+					  "training.attention_backend=cudnn", "precision.compute=fp8",
+					  "precision.fp8_recipe=delayed", "precision.attention=fp8"};
+	static const char *const bf16[] = {"cluster.gpu=h100-sxm5-80gb", "training.recompute=selective",
+					   "training.attention_backend=cudnn", "precision.compute=fp8",
+					   "precision.fp8_recipe=current", "precision.attention=bf16"};
+	struct run *f = run(NO_GPU, fp8, 6), *b = run(NO_GPU, bf16, 6);
+	ck_assert_double_le(fabs(f->r.compute.dense_layer.recompute_s / 68.299e-6 - 1), 1e-4);
+	ck_assert_double_le(fabs(b->r.compute.dense_layer.recompute_s / 130.410e-6 - 1), 1e-4);
+	free(f);
+	free(b);
+}
+END_TEST
+
 /* training.compile: the element-wise passes of one Llama-3-8B layer on
  * an H100 at tp 8 (no sequence parallelism, micro batch 1, s 8192: T =
  * 8192 tokens), by hand. n = T h = 8192 x 4096 = 33,554,432 elements of
@@ -1306,6 +1332,7 @@ int main(void)
 	tcase_add_test(tc, test_torchtitan_cross_entropy);
 	tcase_add_test(tc, test_loss_chunks_head_time);
 	tcase_add_test(tc, test_attention_backends);
+	tcase_add_test(tc, test_fp8_attention_hopper);
 	tcase_add_test(tc, test_blackwell_levels);
 	tcase_add_test(tc, test_compile_fusion);
 	tcase_add_test(tc, test_torchtitan_eager_ops);

@@ -1775,6 +1775,13 @@ START_TEST(test_attention_and_fp8_keys)
 	expect_error(nomem, (const char *const[]){"cluster.gpu=h100-sxm5-80gb", "precision.compute=fp8",
 						 "precision.attention=fp8"}, 3, DC_ERR_CONFIG,
 		     "--set: error: 'precision.attention': \"fp8\" needs an FP8 fused-attention kernel, training.attention_backend \"cudnn\" or \"fa3\", got \"sdpa\"");
+	/* current scaling's FP8 attention on Hopper: Transformer Engine turns
+	 * every backend off (utils.py:650-689 at d0067d0d) and raises
+	 * (dot_product_attention.py:2159-2164): refused, never priced */
+	expect_error(nomem, (const char *const[]){"cluster.gpu=h100-sxm5-80gb", "precision.compute=fp8",
+						 "precision.fp8_recipe=current", "training.attention_backend=cudnn",
+						 "precision.attention=fp8"}, 5, DC_ERR_CONFIG,
+		     "--set: error: 'precision.attention': \"fp8\" with precision.fp8_recipe \"current\" on 'cluster.gpu' \"h100-sxm5-80gb\" does not run: Transformer Engine turns off cuDNN FP8 attention for current scaling below sm100 and every other backend for FP8 attention in training (transformer_engine/pytorch/attention/dot_product_attention/utils.py:650-689 at d0067d0d), so it raises \"No dot product attention backend is available\" (dot_product_attention.py:2159-2164); set precision.attention to \"bf16\" or fp8_recipe to \"delayed\"");
 	/* Megatron's and torchao's name for "current": a hint, not an alias */
 	expect_error(base, (const char *const[]){"precision.fp8_recipe=tensorwise"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'precision.fp8_recipe': unknown value \"tensorwise\"; did you mean \"current\" (Megatron's and torchao's tensorwise)? (expected one of \"delayed\", \"current\", \"rowwise\", \"mxfp8\")");

@@ -1670,14 +1670,21 @@ static void fp8_attention_runs(struct loader *l, enum dc_attention_backend b, en
 	if (arch != DC_GPU_ARCH_HOPPER)
 		return;
 	/* utils.py:686-689: "Disabling FusedAttention for FP8 current
-	 * scaling on arch < sm100" */
-	if (c->precision.fp8_recipe == DC_FP8_CURRENT) {
-		snprintf(why, sizeof(why),
-			 "with precision.fp8_recipe \"current\" on 'cluster.gpu' \"%s\" (Hopper): Transformer Engine turns its cuDNN FP8 fused attention off for current scaling below sm100 (transformer_engine/pytorch/attention/dot_product_attention/utils.py:686-689 at d0067d0d), so no FP8 attention runs; it is priced as given",
-			 dc_gpu_name(c->cluster.gpu));
-		warn_key_by(l, KEY_PRECISION_ATTENTION, blame(l, KEY_PRECISION_ATTENTION, KEY_PRECISION_FP8_RECIPE), why,
-			    "set precision.fp8_recipe to \"delayed\" or precision.attention to \"bf16\"");
-	}
+	 * scaling on arch < sm100" (the attention's recipe is the linears'
+	 * current scaling for q, k, v, o and their gradients,
+	 * dot_product_attention.py:1012-1026 and 1099-1101, and
+	 * get_attention_backend reads that one, utils.py:647-649). FP8
+	 * attention in training has no other backend: FlashAttention 2 and
+	 * 4 are off for FP8, 3 for FP8 training, the unfused one unless
+	 * NVTE_UnfusedDPA_Emulate_FP8 (utils.py:650-674); with none left,
+	 * DotProductAttention raises "No dot product attention backend is
+	 * available" (dot_product_attention.py:2159-2164). An error, as a
+	 * run that raises: not a BF16 fallback to price. torchtitan runs no
+	 * Transformer Engine attention: rule_framework_runs warns there. */
+	if (c->precision.fp8_recipe == DC_FP8_CURRENT && c->training.framework != DC_FRAMEWORK_TORCHTITAN)
+		dc_cfg_errorf(l, blame(l, KEY_PRECISION_ATTENTION, KEY_PRECISION_FP8_RECIPE),
+		       "'precision.attention': \"fp8\" with precision.fp8_recipe \"current\" on 'cluster.gpu' \"%s\" does not run: Transformer Engine turns off cuDNN FP8 attention for current scaling below sm100 and every other backend for FP8 attention in training (transformer_engine/pytorch/attention/dot_product_attention/utils.py:650-689 at d0067d0d), so it raises \"No dot product attention backend is available\" (dot_product_attention.py:2159-2164); set precision.attention to \"bf16\" or fp8_recipe to \"delayed\"",
+		       dc_gpu_name(c->cluster.gpu));
 	/* utils.py:1344-1354: no FP8 FusedAttention with a sliding window
 	 * on sm < 100 */
 	if (c->model.sliding_window) {
@@ -2202,7 +2209,7 @@ static const struct rule rules[] = {
 	       "cluster.host_adam_rate")}, rule_gpu_preset},
 	{{"overlap.tp under framework megatron keeps 16 SMs for communication, so cluster.sm_count (given or from cluster.gpu) is above 16",
 	  KEYS("cluster.sm_count", "overlap.tp", "training.framework", "cluster.gpu")}, rule_tp_overlap_sms},
-	{{"attention_backend defaults from attention (eager: eager, flash: sdpa, but cudnn under framework megatron on a Hopper or Blackwell cluster.gpu, where Transformer Engine picks its cuDNN fused attention); a given backend sets attention when it is not given (eager: eager, else flash) and else agrees with it; fa3 needs a Hopper GPU; mxfp8 a Blackwell GPU; attention fp8 needs compute fp8 and backend cudnn or fa3; fp8_recipe or fp8_lm_head changed without compute fp8 has no effect and draws a warning, not an error (a sweep over compute keeps them); attention fp8 where Transformer Engine turns the FP8 kernel off warns, priced as given: with fa3 (no FA3 FP8 attention in training), and on Hopper with fp8_recipe current or a sliding window (transformer_engine/pytorch/attention/dot_product_attention/utils.py:657-660, 686-689 and 1344-1354, TransformerEngine d0067d0d); so does fa3 with model.dropout (FA3 has no dropout: utils.py:1105-1108)",
+	{{"attention_backend defaults from attention (eager: eager, flash: sdpa, but cudnn under framework megatron on a Hopper or Blackwell cluster.gpu, where Transformer Engine picks its cuDNN fused attention); a given backend sets attention when it is not given (eager: eager, else flash) and else agrees with it; fa3 needs a Hopper GPU; mxfp8 a Blackwell GPU; attention fp8 needs compute fp8 and backend cudnn or fa3; fp8_recipe or fp8_lm_head changed without compute fp8 has no effect and draws a warning, not an error (a sweep over compute keeps them); attention fp8 where Transformer Engine turns the FP8 kernel off warns, priced as given: with fa3 (no FA3 FP8 attention in training), and on Hopper with a sliding window (transformer_engine/pytorch/attention/dot_product_attention/utils.py:657-660 and 1344-1354, TransformerEngine d0067d0d); on Hopper with fp8_recipe current (outside framework torchtitan) it is an error: TE turns every backend off (utils.py:650-689) and raises (dot_product_attention.py:2159-2164); so does fa3 with model.dropout (FA3 has no dropout: utils.py:1105-1108)",
 	  KEYS("training.attention_backend", "training.attention", "training.framework", "cluster.gpu",
 	       "precision.compute", "precision.fp8_recipe", "precision.fp8_lm_head", "precision.attention",
 	       "model.sliding_window", "model.dropout")},
