@@ -20,8 +20,20 @@
  *                       "cudnn", "fa3"); FLOPs 4 b h s² d (half when
  *                       causal) forward, 2.5 × that backward
  *
- * and the step section shows the layer's measured time beside the one the
- * model predicts for the same shape.
+ * each measured on its own, an isolated figure, so each then takes the
+ * part of the GPU set's in-situ share that its measurement has not paid
+ * (docs/compute-model.md, "Parameters" and "Calibrating from a probe"):
+ *
+ *   - the GEMM and attention levels: x the set's in-situ factor (on Hopper
+ *     a clock ratio, 1830 / 1980 MHz) when the profile's "clocks" is
+ *     "boost" (short runs at the boost clock; the default), as measured
+ *     when it is "sustained" (gpu-probe.py --sustain held the GPU at its
+ *     power limit first);
+ *   - the element-wise level: x the set's streaming share (0.8230, the
+ *     A100 fit's, no clock) in either case: no probe run pays it.
+ *
+ * The step section shows the layer's measured time beside the one the
+ * model predicts for the same shape at the same clocks.
  */
 #ifndef DISTCALC_CALIBRATE_COMPUTE_H
 #define DISTCALC_CALIBRATE_COMPUTE_H
@@ -48,8 +60,10 @@ struct dc_profile_layer {
 struct dc_compute_profile {
 	char name[256];         /* the file as given, printable */
 	int synthetic;          /* "synthetic": true: derived from published figures, not measured */
+	int sustained;          /* "clocks": 1 "sustained", 0 "boost" (the default when absent) */
 	char device[128];       /* "device.name" */
 	uint64_t device_sm_count; /* "device.sm_count"; 0 when absent */
+	double device_sm_clock_mhz; /* "device.sm_clock_mhz" (for the record, read by nothing); 0 when absent */
 	size_t ngemm[2];        /* GEMM rows per dtype: [0] bf16, [1] fp8 */
 	double gemm_flops[2], gemm_s[2]; /* their FLOPs and seconds summed (seconds = FLOPs / FLOP/s) */
 	size_t nattention;      /* attention rows */
@@ -73,7 +87,8 @@ int dc_compute_profile_parse(const char *buf, size_t len, const char *name, stru
 /* Reads the file at `path` (at most DC_PROFILE_MAX_BYTES) and parses it. */
 int dc_compute_profile_read(const char *path, struct dc_compute_profile *out, struct dc_diag *diag);
 
-/* The levels the profile gives `cfg` (the header's formulas), written
+/* The levels the profile gives `cfg` (the header's formulas, times the
+ * in-situ shares above for cluster.gpu's set, the A100's without one), written
  * into cfg->cluster.matmul_efficiency and memory_efficiency, under
  * precision.compute "fp8" into cfg->cluster.matmul_efficiency_fp8, and,
  * under a fused attention backend the profile has rows of, into
@@ -95,5 +110,25 @@ int dc_compute_profile_apply(const struct dc_compute_profile *p, struct dc_confi
 struct dc_plan;
 int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const struct dc_plan *plan, char *why,
 				     size_t n);
+
+/* The model's forward + backward of the probe's layer (c->dense_layer, no
+ * recomputation, for a plan the layer matches) at the clocks the profile
+ * ran at, so that it compares with layer.fwd_bwd_s like with like:
+ * "sustained", the layer as the step prices it; "boost", its clock-bound
+ * part (fwd_matmul_s + bwd_matmul_s: the GEMMs and the attention core,
+ * each priced at a level that is an isolated figure x c->in_situ, its
+ * time inversely proportional to that level while compute-bound) times
+ * c->in_situ, the memory-bound rest as it is (the element-wise level has
+ * no clock in it). */
+struct dc_compute;
+double dc_compute_profile_layer_predicted_s(const struct dc_compute_profile *p, const struct dc_compute *c);
+
+/* |predicted / measured - 1| above which the layer comparison warns: the
+ * model's largest error against a published Hopper run is 25.9% (11 rows,
+ * mean 10.1%: docs/compute-model.md, "Hopper rows"), on whole steps with
+ * communication; one layer on one GPU is simpler, so a layer further off
+ * than that is more than the model's known error: the levels measured in
+ * isolation do not hold in the layer, or the layer ran something else. */
+#define DC_PROFILE_LAYER_WARN 0.25
 
 #endif

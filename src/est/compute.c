@@ -1345,7 +1345,8 @@ static void attention_levels(const struct dc_config *in, struct ctx *x, struct d
 	x->attn_bwd = x->e->attn_bwd[b] * x->e->in_situ;
 	if (in->precision.attention == DC_ATTN_PRECISION_FP8 && x->e->attn_fp8_fwd > 0)
 		x->attn_fwd = x->e->attn_fp8_fwd * x->e->in_situ;
-	/* measured on the user's GPU (--calibrate-compute): as they are */
+	/* measured on the user's GPU (--calibrate-compute), the loader's
+	 * in-situ share already applied (calibrate_compute.h) */
 	if (in->cluster.attention_fwd_efficiency > 0)
 		x->attn_fwd = in->cluster.attention_fwd_efficiency;
 	if (in->cluster.attention_bwd_efficiency > 0)
@@ -1389,7 +1390,8 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 	x.sms = in->cluster.sm_count > 0 ? (double)in->cluster.sm_count : x.e->sms;
 	/* the sustained GEMM levels: isolated ceiling x in situ, or
 	 * cluster.matmul_efficiency for BF16 with FP8 keeping its ratio; the
-	 * FP8 one measured on the user's GPU (--calibrate-compute) as it is */
+	 * FP8 one measured on the user's GPU (--calibrate-compute) as the
+	 * loader gives it (x in situ there for a boost profile) */
 	x.bf16.eff = x.e->gemm * x.e->in_situ;
 	x.fp8.eff = (x.e->gemm_fp8 > 0 ? x.e->gemm_fp8 : x.e->gemm) * x.e->in_situ;
 	if (in->cluster.matmul_efficiency > 0) {
@@ -1582,4 +1584,11 @@ int dc_compute_rechunk(const struct dc_plan *p, struct dc_compute *c, const char
 	DC_MEMO_VERIFY(reshard_verify("kernels kept across virtual pipelines (src/est/compute.c dc_compute_rechunk)", p,
 				      c));
 	return 0;
+}
+
+void dc_compute_in_situ(enum dc_gpu g, double *gemm, double *mem)
+{
+	const struct gpu_eff *e = &gpu_effs[g > DC_GPU_NONE && g < DC_GPU_COUNT ? g : DC_GPU_NONE];
+	*gemm = e->in_situ;
+	*mem = MEM_IN_SITU;
 }

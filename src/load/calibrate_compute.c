@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "distcalc/compute.h"
 #include "distcalc/plan.h"
 #include "distcalc/textfile.h"
 
@@ -233,9 +234,10 @@ static void read_layer(struct rd *r, const cJSON *o, struct dc_compute_profile *
 int dc_compute_profile_parse(const char *buf, size_t len, const char *name, struct dc_compute_profile *out,
 			     struct dc_diag *diag)
 {
-	static const char *const known[] = {"schema", "synthetic", "source", "device", "gemm", "attention",
+	static const char *const known[] = {"schema", "synthetic", "source", "clocks", "device", "gemm", "attention",
 					    "elementwise", "layer", NULL};
-	static const char *const dev_known[] = {"name", "sm_count", "driver", "torch", "cuda", "cudnn", NULL};
+	static const char *const dev_known[] = {"name",  "sm_count", "driver",      "torch",
+						"cuda",  "cudnn",    "sm_clock_mhz", NULL};
 	static const char *const ew_known[] = {"bytes_per_s", "bytes", NULL};
 	struct rd r = {name, diag, 0};
 	size_t line = 0, col = 0;
@@ -270,6 +272,15 @@ int dc_compute_profile_parse(const char *buf, size_t len, const char *name, stru
 	v = cJSON_GetObjectItemCaseSensitive(root, "source");
 	if (v && !cJSON_IsString(v))
 		fail(&r, "'source': expected a string");
+	/* the clocks its kernels ran at: "boost" (short runs, the default:
+	 * what every profile before the member was), or "sustained" (after
+	 * gpu-probe.py --sustain held the GPU at its power limit) */
+	v = cJSON_GetObjectItemCaseSensitive(root, "clocks");
+	if (v && !(cJSON_IsString(v) && (strcmp(v->valuestring, "boost") == 0 || strcmp(v->valuestring, "sustained") == 0)))
+		fail(&r, "'clocks': expected \"boost\" (short runs, the default) or \"sustained\" (gpu-probe.py --sustain), got %s%.40s%s",
+		     cJSON_IsString(v) ? "\"" : "", cJSON_IsString(v) ? v->valuestring : "a non-string", cJSON_IsString(v) ? "\"" : "");
+	else
+		out->sustained = v && strcmp(v->valuestring, "sustained") == 0;
 	v = cJSON_GetObjectItemCaseSensitive(root, "device");
 	if (!cJSON_IsObject(v)) {
 		fail(&r, "'device': expected an object with at least \"name\"");
@@ -278,6 +289,8 @@ int dc_compute_profile_parse(const char *buf, size_t len, const char *name, stru
 		snprintf(out->device, sizeof(out->device), "%s", str(&r, v, "name", "device."));
 		if (cJSON_GetObjectItemCaseSensitive(v, "sm_count"))
 			out->device_sm_count = (uint64_t)num(&r, v, "sm_count", "device.", 1, 65536);
+		if (cJSON_GetObjectItemCaseSensitive(v, "sm_clock_mhz"))
+			out->device_sm_clock_mhz = num(&r, v, "sm_clock_mhz", "device.", 0, 100000);
 	}
 	v = cJSON_GetObjectItemCaseSensitive(root, "gemm");
 	if (v)
@@ -322,9 +335,12 @@ static int given(const struct dc_config *cfg, const char *path)
 
 /* The fused attention levels of the run's backend (the loader's derived
  * one; none under attention "eager", whose products are GEMMs), where the
- * profile has its rows: forward unless precision.attention "fp8". 0, or -1
- * with an error for a level outside [0.01, 1). */
-static int attention_levels(const struct dc_compute_profile *p, struct dc_config *cfg, struct dc_diag *diag)
+ * profile has its rows: forward unless precision.attention "fp8"; each
+ * measured level times `clock` (the set's in-situ factor for a boost
+ * profile, 1 for a sustained one). 0, or -1 with an error for a measured
+ * level outside [0.01, 1). */
+static int attention_levels(const struct dc_compute_profile *p, struct dc_config *cfg, double clock,
+			    struct dc_diag *diag)
 {
 	enum dc_attention_backend b = cfg->training.attention_backend;
 	double peak = cfg->cluster.peak_flops, fwd, bwd;
@@ -347,8 +363,8 @@ static int attention_levels(const struct dc_compute_profile *p, struct dc_config
 		return -1;
 	}
 	if (cfg->precision.attention != DC_ATTN_PRECISION_FP8)
-		cfg->cluster.attention_fwd_efficiency = fwd;
-	cfg->cluster.attention_bwd_efficiency = bwd;
+		cfg->cluster.attention_fwd_efficiency = fwd * clock;
+	cfg->cluster.attention_bwd_efficiency = bwd * clock;
 	return 0;
 }
 
@@ -507,7 +523,7 @@ int dc_compute_profile_apply(const struct dc_compute_profile *p, struct dc_confi
 {
 	struct dc_cluster *c = &cfg->cluster;
 	int fp8 = cfg->precision.compute == DC_COMPUTE_FP8;
-	double mm = 0, mm8 = 0, mem;
+	double mm = 0, mm8 = 0, mem, clock, mem_share;
 	if (same_gpu(p, cfg, diag) != 0)
 		return -1;
 	if (given(cfg, "cluster.matmul_efficiency") || given(cfg, "cluster.memory_efficiency")) {
@@ -535,11 +551,18 @@ int dc_compute_profile_apply(const struct dc_compute_profile *p, struct dc_confi
 			      p->name, mem);
 		return -1;
 	}
-	if (attention_levels(p, cfg, diag) != 0 || layer_level(p, cfg, diag) != 0)
+	/* the measurements are isolated kernels: a boost profile's GEMMs and
+	 * attention take the set's in-situ factor, as the set's own isolated
+	 * ceilings do; a sustained one has paid it; element-wise always takes
+	 * the set's streaming share, which is no clock (calibrate_compute.h) */
+	dc_compute_in_situ(c->gpu, &clock, &mem_share);
+	if (p->sustained)
+		clock = 1.0;
+	if (attention_levels(p, cfg, clock, diag) != 0 || layer_level(p, cfg, diag) != 0)
 		return -1;
-	c->matmul_efficiency = mm;
-	c->matmul_efficiency_fp8 = mm8;
-	c->memory_efficiency = mem;
+	c->matmul_efficiency = mm * clock;
+	c->matmul_efficiency_fp8 = mm8 * clock;
+	c->memory_efficiency = mem * mem_share;
 	dc_config_set_origin(cfg, "cluster.matmul_efficiency", DC_ORIGIN_CALIBRATED);
 	dc_config_set_origin(cfg, "cluster.memory_efficiency", DC_ORIGIN_CALIBRATED);
 	cfg->compute_profile = p;
@@ -597,4 +620,12 @@ int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const s
 	if (n)
 		*why = 0;
 	return 1;
+}
+
+double dc_compute_profile_layer_predicted_s(const struct dc_compute_profile *p, const struct dc_compute *c)
+{
+	const struct dc_work_time *w = &c->dense_layer;
+	double clock_bound = w->fwd_matmul_s + w->bwd_matmul_s;
+	double rest = w->fwd_s + w->bwd_s - clock_bound;
+	return (p->sustained ? 1.0 : c->in_situ) * clock_bound + rest;
 }

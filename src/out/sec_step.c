@@ -1,6 +1,7 @@
 /* sec_step.c - the step section: step time, tokens/s, MFU and HFU, the
  * bubble, the classes of ranks and the critical path (step.h,
  * docs/step-model.md). */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -27,6 +28,8 @@ struct view {
 	int has_profile, layer_compared, layer_not_compared;
 	const char *profile, *profile_device, *layer_why, *profile_attention;
 	char why[200];
+	char levels_buf[160];
+	const char *profile_clocks, *layer_predicted_at;
 	/* the levels that are not the set's ceiling x in situ; NULL: none */
 	const char *levels_from;
 	const char *kernel_set_from; /* NULL: cluster.gpu's set */
@@ -75,21 +78,14 @@ static int is_new_schedule(const void *base)
 /* Which levels the step prices with are not the kernel set's isolated
  * ceiling x in situ printed above them: the matmul level the config gives
  * (cluster.matmul_efficiency; FP8 keeps the set's ratio to it), or the
- * levels --calibrate-compute measured (taken as they are). NULL when none. */
+ * levels --calibrate-compute measured: at boost clocks times the in situ
+ * above, at sustained clocks as they are (calibrate_compute.h). NULL when
+ * none. */
 static void levels_from(struct view *v, const struct dc_config *in)
 {
-	/* [matmuls: none, BF16, BF16 and FP8][attention: none, bwd, both] */
-	static const char *const measured[3][3] = {
-		{NULL, "measured (--calibrate-compute): attention bwd, not the ceiling x in situ above",
-		 "measured (--calibrate-compute): attention fwd and bwd, not the ceiling x in situ above"},
-		{"measured (--calibrate-compute): BF16 matmuls, not the ceiling x in situ above",
-		 "measured (--calibrate-compute): BF16 matmuls, attention bwd, not the ceiling x in situ above",
-		 "measured (--calibrate-compute): BF16 matmuls, attention fwd and bwd, not the ceiling x in situ above"},
-		{"measured (--calibrate-compute): BF16 and FP8 matmuls, not the ceiling x in situ above",
-		 "measured (--calibrate-compute): BF16 and FP8 matmuls, attention bwd, not the ceiling x in situ above",
-		 "measured (--calibrate-compute): BF16 and FP8 matmuls, attention fwd and bwd, not the ceiling x in situ "
-		 "above"},
-	};
+	/* [matmuls: none, BF16, BF16 and FP8], [attention: none, bwd, both] */
+	static const char *const mms[3] = {"", "BF16 matmuls", "BF16 and FP8 matmuls"};
+	static const char *const attns[3] = {"", "attention bwd", "attention fwd and bwd"};
 	int k = dc_config_key_index("cluster.matmul_efficiency");
 	int o = k >= 0 ? in->origin[k] : DC_ORIGIN_DEFAULT;
 	int mm = 0, attn = 0;
@@ -97,7 +93,14 @@ static void levels_from(struct view *v, const struct dc_config *in)
 		mm = v->fp8 && in->cluster.matmul_efficiency_fp8 > 0 ? 2 : 1;
 	if (in->cluster.attention_bwd_efficiency > 0)
 		attn = in->cluster.attention_fwd_efficiency > 0 ? 2 : 1;
-	v->levels_from = measured[mm][attn];
+	v->levels_from = NULL;
+	if (mm || attn) {
+		int boost = !(in->compute_profile && in->compute_profile->sustained);
+		dc_text_fmt(v->levels_buf, sizeof(v->levels_buf), "measured at %s clocks (--calibrate-compute): %s%s%s, %s",
+			    boost ? "boost" : "sustained", mms[mm], mm && attn ? ", " : "", attns[attn],
+			    boost ? "each x the in situ above, not the ceiling" : "as measured, not the ceiling x in situ above");
+		v->levels_from = v->levels_buf;
+	}
 	if (!v->levels_from && (o == DC_ORIGIN_CONFIG || o == DC_ORIGIN_SET))
 		v->levels_from = v->fp8 ? "cluster.matmul_efficiency given: the BF16 matmuls at it, the FP8 ones at the set's "
 					  "FP8 level scaled by as much, not the ceiling x in situ above"
@@ -201,7 +204,6 @@ static void view(const struct dc_run *run, void *out)
 	v->overlap_param_gather = dc_framework_param_gather(run->plan);
 	if (in->compute_profile && s->available) {
 		const struct dc_compute_profile *pr = in->compute_profile;
-		const struct dc_work_time *w = &run->res->compute.dense_layer;
 		v->has_profile = 1;
 		v->profile = pr->name;
 		v->profile_device = pr->device;
@@ -217,11 +219,22 @@ static void view(const struct dc_run *run, void *out)
 		else
 			v->profile_attention = "eager: its products are GEMMs";
 		v->layer_not_compared = !v->layer_compared;
+		/* calibrate_compute.h: the shares each measured level takes */
+		v->profile_clocks = pr->sustained
+					    ? "sustained (\"clocks\"): GEMM and attention levels as measured; element-wise "
+					      "x the sets' streaming share, 0.8230 (no clock)"
+					    : "boost (\"clocks\" absent or \"boost\": short runs): GEMM and attention levels x "
+					      "the in situ above; element-wise x the sets' streaming share, 0.8230 (no clock)";
 		if (v->layer_compared) {
-			/* the probe's layer: forward then backward, no recompute */
+			/* the probe's layer: forward then backward, no recompute,
+			 * predicted at the clocks it ran at */
 			v->layer_measured_s = pr->layer.fwd_bwd_s;
-			v->layer_predicted_s = w->fwd_s + w->bwd_s;
+			v->layer_predicted_s = dc_compute_profile_layer_predicted_s(pr, &run->res->compute);
 			v->layer_error = v->layer_predicted_s / v->layer_measured_s - 1.0;
+			v->layer_predicted_at = pr->sustained
+							? "sustained clocks: the layer as the step prices it"
+							: "boost clocks, as the probe ran it: its matmuls and attention at the measured "
+							  "levels before the in situ";
 		}
 	}
 	v->grad_bucket_bytes = dc_framework_grad_bucket_bytes(run->plan);
@@ -533,10 +546,13 @@ static const struct dc_field fields[] = {
 	 V(profile_synthetic), .shown = has_profile},
 	{"compute_profile_attention", "attention levels", DC_U_NONE, DC_FT_STR, V(profile_attention),
 	 .shown = has_profile},
+	{"compute_profile_clocks", "profile's clocks", DC_U_NONE, DC_FT_STR, V(profile_clocks), .shown = has_profile},
 	{"profile_layer_measured_s", "probe's layer fwd+bwd, measured", DC_U_SECONDS, DC_FT_F64, V(layer_measured_s),
 	 .shown = layer_compared},
 	{"profile_layer_predicted_s", "probe's layer fwd+bwd, predicted", DC_U_SECONDS, DC_FT_F64,
 	 V(layer_predicted_s), .shown = layer_compared},
+	{"profile_layer_predicted_at", "probe's layer predicted at", DC_U_NONE, DC_FT_STR, V(layer_predicted_at),
+	 .shown = layer_compared},
 	{"profile_layer_error", "probe's layer: predicted / measured - 1", DC_U_RATIO, DC_FT_F64, V(layer_error),
 	 .shown = layer_compared},
 	{"profile_layer_not_compared", "probe's layer not compared", DC_U_NONE, DC_FT_STR, V(layer_why),
@@ -648,10 +664,30 @@ static void warn_offload_copies(const struct dc_plan *p, struct dc_diag *diag)
 /* grad_accum_steps < pp: the pipeline never fills; offload
  * optimizer+params: FSDP's per-microbatch copies of the parameter shards
  * are not priced; offload optimizer: warn_offload_copies */
+/* --calibrate-compute: the probe's layer against the model's at the same
+ * clocks, further off than DC_PROFILE_LAYER_WARN (calibrate_compute.h) */
+static void warn_profile_layer(const struct dc_plan *p, const struct dc_results *res, struct dc_diag *diag)
+{
+	const struct dc_compute_profile *pr = p->in->compute_profile;
+	char why[200];
+	double measured, predicted;
+	if (!pr || !res->step.available || !dc_compute_profile_layer_matches(pr, p, why, sizeof(why)))
+		return;
+	measured = pr->layer.fwd_bwd_s;
+	predicted = dc_compute_profile_layer_predicted_s(pr, &res->compute);
+	if (fabs(predicted / measured - 1.0) > DC_PROFILE_LAYER_WARN)
+		dc_diag_warn(diag,
+			     "'%s': the probe's layer took %.3f ms forward and backward, the model predicts %.3f ms at the "
+			     "same clocks (%+.0f%%): the kernel levels measured in isolation may not hold in the layer, nor "
+			     "in the step priced with them (docs/compute-model.md, \"Calibrating from a probe\")",
+			     pr->name, measured * 1e3, predicted * 1e3, (predicted / measured - 1.0) * 100.0);
+}
+
 static void warn(const struct dc_plan *p, const struct dc_results *res, const char *config_name,
 		 struct dc_diag *diag)
 {
 	(void)config_name;
+	warn_profile_layer(p, res, diag);
 	if (res->step.available)
 		warn_offload_copies(p, diag);
 	if (res->step.available && p->in->parallel.offload == DC_OFFLOAD_OPTIMIZER_PARAMS)
