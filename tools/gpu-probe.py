@@ -14,6 +14,13 @@ tokens), then times on the GPU:
   * element-wise bandwidth (a BF16 add over 1 GiB read, 0.5 GiB written);
   * one transformer layer of that shape, forward then backward.
 
+Each kernel is timed over short runs (5 warm-up, 20 timed), so the GPU runs
+at its boost clock: isolated figures, written as "clocks": "boost", which
+distcalc multiplies by the GPU set's in-situ factor. --sustain SECONDS first
+runs back-to-back 8192^3 BF16 GEMMs for that long (and for min(SECONDS, 1)
+s again before each kernel it times) so the clocks settle at the power
+limit, and writes "clocks": "sustained", which distcalc takes as measured.
+
 and writes a profile (schema "distcalc-gpu-profile/1", documented in
 docs/compute-model.md, "Calibrating from a probe") that
 `distcalc --calibrate-compute PROFILE.json` reads. --dry-run prints what it
@@ -27,6 +34,7 @@ import os
 import sys
 
 SCHEMA = "distcalc-gpu-profile/1"
+HEAT_N = 8192  # the square BF16 GEMM --sustain runs back to back
 
 
 def fail(msg):
@@ -139,7 +147,7 @@ def gemm_shapes(L):
     return out
 
 
-def plan(L):
+def plan(L, sustain=0.0):
     b, s = L["micro_batch_size"], L["seq_length"]
     heads, kv = L["num_attention_heads"] // L["tp"], L["num_kv_heads"] // L["tp"]
     return {
@@ -149,12 +157,23 @@ def plan(L):
                       "backends": ["sdpa-flash", "sdpa-efficient", "sdpa-cudnn", "fa3 (if flash_attn_interface imports)"]},
         "elementwise_bytes": 3 * (1 << 29),
         "layer": L,
+        "sustain_s": sustain,
     }
 
 
-def dry_run(p):
+def clocks_text(p, warmup, iters):
+    """The clock regime the plan measures in, as the dry run and the
+    profile's source say it."""
+    if p["sustain_s"] > 0:
+        return ("sustained: %g s of back-to-back %d^3 BF16 GEMMs first, and %g s again before each kernel, "
+                "then %d warm-up and %d timed runs" % (p["sustain_s"], HEAT_N, min(p["sustain_s"], 1.0), warmup, iters))
+    return "boost: %d warm-up and %d timed runs each, no sustained load first (isolated figures)" % (warmup, iters)
+
+
+def dry_run(p, warmup, iters):
     L = p["layer"]
     print("gpu-probe: dry run (no GPU, no PyTorch): would measure")
+    print("clocks: %s" % clocks_text(p, warmup, iters))
     print("layer (one tp rank): hidden %d, heads %d / tp %d, kv heads %d, head_dim %d, ffn %d (%s), "
           "micro batch %d x %d tokens" % (L["hidden_size"], L["num_attention_heads"], L["tp"], L["num_kv_heads"],
                                          L["head_dim"], L["ffn_hidden_size"], L["mlp"], L["micro_batch_size"],
@@ -169,8 +188,31 @@ def dry_run(p):
     print("one layer forward + backward of the shape above")
 
 
+def heat(torch, seconds, state):
+    """Back-to-back HEAT_N^3 BF16 GEMMs for `seconds` of wall time, so the
+    clocks settle at the power limit (what a training step runs at). state
+    holds the operands, made once."""
+    import time
+    if seconds <= 0:
+        return
+    if "a" not in state:
+        state["a"] = torch.randn(HEAT_N, HEAT_N, device="cuda", dtype=torch.bfloat16)
+        state["b"] = torch.randn(HEAT_N, HEAT_N, device="cuda", dtype=torch.bfloat16)
+    a, b = state["a"], state["b"]
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        for _ in range(8):
+            torch.matmul(a, b)
+        torch.cuda.synchronize()
+
+
+HEAT = {"before_each_s": 0.0, "state": {}}
+
+
 def timed(torch, fn, warmup, iters):
-    """Mean seconds of fn() over `iters` calls after `warmup`, by CUDA events."""
+    """Mean seconds of fn() over `iters` calls after `warmup`, by CUDA events
+    (after HEAT["before_each_s"] of sustained load under --sustain)."""
+    heat(torch, HEAT["before_each_s"], HEAT["state"])
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
@@ -196,13 +238,18 @@ def measure(p, warmup, iters):
     dev = torch.device("cuda")
     props = torch.cuda.get_device_properties(dev)
     bf16 = torch.bfloat16
+    sustain = p["sustain_s"]
     out = {"schema": SCHEMA, "synthetic": False,
-           "source": "tools/gpu-probe.py, %d warm-up and %d timed runs each, CUDA events" % (warmup, iters),
+           "source": "tools/gpu-probe.py, CUDA events; clocks %s" % clocks_text(p, warmup, iters),
+           "clocks": "sustained" if sustain > 0 else "boost",
            "device": {"name": props.name, "sm_count": props.multi_processor_count,
                       "torch": torch.__version__, "cuda": str(torch.version.cuda),
                       "cudnn": str(torch.backends.cudnn.version())},
            "gemm": [], "attention": []}
 
+    if sustain > 0:
+        heat(torch, sustain, HEAT["state"])
+        HEAT["before_each_s"] = min(sustain, 1.0)
     fp8_ok = hasattr(torch, "_scaled_mm") and torch.cuda.get_device_capability(dev) >= (8, 9)
     for what, m, n, k in p["gemm"]:
         a = torch.randn(m, k, device=dev, dtype=bf16)
@@ -282,7 +329,22 @@ def measure(p, warmup, iters):
     L = dict(p["layer"])
     out["layer"] = L
     L["fwd_bwd_s"] = layer_time(torch, F, L, dev, warmup, iters)
+    HEAT["state"].clear()
+    mhz = sm_clock_mhz(torch)
+    if mhz:
+        out["device"]["sm_clock_mhz"] = mhz
     return out
+
+
+def sm_clock_mhz(torch):
+    """The SM clock right after the last timed kernel, where
+    torch.cuda.clock_rate() answers (it needs pynvml); None otherwise. For
+    the record only: distcalc reads "clocks", not this."""
+    try:
+        mhz = torch.cuda.clock_rate()
+    except Exception:  # no pynvml, no NVML, an older torch: optional
+        return None
+    return mhz if isinstance(mhz, (int, float)) and mhz > 0 else None
 
 
 def layer_time(torch, F, L, dev, warmup, iters):
@@ -332,13 +394,19 @@ def main(argv):
     ap.add_argument("--output", default="gpu-profile.json", help="where to write the profile")
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--sustain", type=float, default=None, metavar="SECONDS",
+                    help="run back-to-back 8192^3 BF16 GEMMs this long first (and up to 1 s before each kernel) "
+                         "so the clocks settle at the power limit; writes \"clocks\": \"sustained\" "
+                         "(default: none, \"boost\")")
     ap.add_argument("--dry-run", action="store_true", help="print what would be measured; needs no GPU or PyTorch")
     a = ap.parse_args(argv)
     if a.warmup < 0 or a.iters < 1:
         fail("--warmup must be at least 0 and --iters at least 1")
-    p = plan(layer_shape(a.config, a.tp))
+    if a.sustain is not None and not (0 < a.sustain < 86400):
+        fail("--sustain: expected seconds above 0 and below a day (86400), got %g" % a.sustain)
+    p = plan(layer_shape(a.config, a.tp), a.sustain or 0.0)
     if a.dry_run:
-        dry_run(p)
+        dry_run(p, a.warmup, a.iters)
         return 0
     prof = measure(p, a.warmup, a.iters)
     tmp = a.output + ".tmp"
@@ -346,7 +414,7 @@ def main(argv):
         json.dump(prof, f, indent=2)
         f.write("\n")
     os.replace(tmp, a.output)
-    print("gpu-probe: wrote %s (%s)" % (a.output, prof["device"]["name"]))
+    print("gpu-probe: wrote %s (%s, clocks %s)" % (a.output, prof["device"]["name"], prof["clocks"]))
     return 0
 
 

@@ -7,7 +7,10 @@
 # input and weight gradient). A config without the shape is refused. A
 # model.hf_config that is a catalogue name ("llama-3-8b", as distcalc reads
 # it: configs/models/, or $DISTCALC_DATA_DIR/models/) gives the same plan
-# as the path; a name the catalogue lacks is refused, naming it.
+# as the path; a name the catalogue lacks is refused, naming it. The plan
+# says the clocks it measures at: "boost" by default (short runs),
+# "sustained" with --sustain SECONDS (back-to-back GEMMs that long first);
+# a --sustain not above 0 is refused, naming it.
 set -eu
 src=$2
 command -v python3 >/dev/null 2>&1 || exit 77
@@ -32,6 +35,15 @@ echo "$out" | grep -q "q k v forward *8192 x *768 x *4096" || { echo "no q k v r
 echo "$out" | grep -q "fc1 forward *8192 x *3584 x *4096  241 GFLOP" || { echo "no fc1 row: $out"; exit 1; }
 [ "$(echo "$out" | grep -c ' GFLOP$')" -eq 12 ] || { echo "not 12 GEMMs: $out"; exit 1; }
 echo "$out" | grep -q "heads 4 (kv 1), seq 8192" || { echo "attention shape: $out"; exit 1; }
+echo "$out" | grep -q "^clocks: boost: 5 warm-up and 20 timed runs each" || { echo "no boost clocks line: $out"; exit 1; }
+sus=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/configs/llama-3-8b.json" --sustain 60)
+echo "$sus" | grep -q "^clocks: sustained: 60 s of back-to-back 8192^3 BF16 GEMMs first, and 1 s again before each kernel" ||
+	{ echo "no sustained clocks line: $sus"; exit 1; }
+[ "$(echo "$sus" | grep -v '^clocks:')" = "$(echo "$out" | grep -v '^clocks:')" ] || { echo "--sustain changed the shapes"; exit 1; }
+if err=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/configs/llama-3-8b.json" --sustain 0 2>&1); then
+	echo "--sustain 0 was accepted"; exit 1
+fi
+echo "$err" | grep -q "\-\-sustain: expected seconds above 0" || { echo "--sustain 0: $err"; exit 1; }
 tmp=$tmpd/no-heads.json
 echo '{"model": {"hidden_size": 64}}' > "$tmp"
 if python3 "$src/tools/gpu-probe.py" --dry-run --config "$tmp" 2>/dev/null; then
