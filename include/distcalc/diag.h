@@ -46,6 +46,10 @@ struct dc_diag {
 void dc_diag_init(struct dc_diag *d);
 void dc_diag_release(struct dc_diag *d);
 
+/* Records that memory ran out while reporting: the run fails with
+ * DC_ERR_INTERNAL, as when an entry cannot be added. */
+void dc_diag_oom(struct dc_diag *d);
+
 /* Appends a formatted line. `status` classifies an error (ignored for
  * warnings). Never fails visibly: on allocation failure `oom` is set and the
  * status becomes DC_ERR_INTERNAL. */

@@ -68,6 +68,13 @@ oom:
 		d->errors++;
 }
 
+void dc_diag_oom(struct dc_diag *d)
+{
+	d->oom = 1;
+	d->errors++;
+	d->status = DC_ERR_INTERNAL;
+}
+
 void dc_diag_add(struct dc_diag *d, enum dc_severity sev, enum dc_status status,
 		 const char *fmt, ...)
 {

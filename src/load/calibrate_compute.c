@@ -13,6 +13,7 @@
 #include "distcalc/compute.h"
 #include "distcalc/plan.h"
 #include "distcalc/textfile.h"
+#include "distcalc/util.h"
 
 #define SCHEMA "distcalc-gpu-profile/1"
 
@@ -25,13 +26,18 @@ struct rd {
 static void fail(struct rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void fail(struct rd *r, const char *fmt, ...)
 {
-	char msg[400];
+	char *msg;
+	const char *text;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg = dc_vasprintf(fmt, ap);
+	text = msg ? msg : "(out of memory formatting a message)";
+	if (!msg)
+		dc_diag_oom(r->diag);
 	va_end(ap);
-	dc_diag_error(r->diag, DC_ERR_CONFIG, "%s: error: %s", r->name, msg);
+	dc_diag_error(r->diag, DC_ERR_CONFIG, "%s: error: %s", r->name, text);
 	r->bad = 1;
+	free(msg);
 }
 
 /* An object's members, each name once and each one of `known`

@@ -129,7 +129,9 @@ static void verrorf(struct loader *l, int ki, const size_t *at, const char *fmt,
 
 static void verrorf(struct loader *l, int ki, const size_t *at, const char *fmt, va_list ap)
 {
-	char msg[512], key[512], place[48] = "";
+	char key[512], place[48] = "";
+	char *msg;
+	const char *text;
 
 	l->errors++;
 	if (l->errors > MAX_ERRORS) {
@@ -138,10 +140,13 @@ static void verrorf(struct loader *l, int ki, const size_t *at, const char *fmt,
 				      l->name, MAX_ERRORS);
 		return;
 	}
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg = dc_vasprintf(fmt, ap);
+	text = msg ? msg : "(out of memory formatting a message)";
+	if (!msg)
+		dc_diag_oom(l->diag);
 	/* keys and strings from the file may hold escaped control characters:
 	 * never send them to a terminal */
-	for (char *p = msg; *p; p++)
+	for (char *p = msg; p && *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
 	if (at) {
@@ -149,8 +154,9 @@ static void verrorf(struct loader *l, int ki, const size_t *at, const char *fmt,
 		dc_cfg_line_col(l->buf, l->len, *at, &line, &col, &ls);
 		snprintf(place, sizeof(place), ":%zu:%zu", line, col);
 	}
-	dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, subject(msg, key, sizeof(key)), "%s%s: error: %s",
-			at ? l->name : origin(l, ki), place, msg);
+	dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, subject(text, key, sizeof(key)), "%s%s: error: %s",
+			at ? l->name : origin(l, ki), place, text);
+	free(msg);
 }
 
 void dc_cfg_errorf(struct loader *l, int ki, const char *fmt, ...)
@@ -174,12 +180,18 @@ void dc_cfg_warnf(struct loader *l, int ki, const char *fmt, ...) __attribute__(
 /* A value that is valid but probably not what was meant; as errorf. */
 void dc_cfg_warnf(struct loader *l, int ki, const char *fmt, ...)
 {
-	char msg[512], key[512];
+	char key[512];
+	char *msg;
+	const char *text;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg = dc_vasprintf(fmt, ap);
+	text = msg ? msg : "(out of memory formatting a message)";
+	if (!msg)
+		dc_diag_oom(l->diag);
 	va_end(ap);
-	dc_diag_add_key(l->diag, DC_SEV_WARNING, DC_OK, subject(msg, key, sizeof(key)), "%s: %s", origin(l, ki), msg);
+	dc_diag_add_key(l->diag, DC_SEV_WARNING, DC_OK, subject(text, key, sizeof(key)), "%s: %s", origin(l, ki), text);
+	free(msg);
 }
 
 /* ---- positions and syntax errors ---- */

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "distcalc/util.h"
@@ -34,17 +35,22 @@ static void hf_error(struct hf *r, const char *fmt, ...) __attribute__((format(p
 
 static void hf_error(struct hf *r, const char *fmt, ...)
 {
-	char msg[512];
+	char *msg;
+	const char *text;
 	va_list ap;
 	r->errors++;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg = dc_vasprintf(fmt, ap);
+	text = msg ? msg : "(out of memory formatting a message)";
+	if (!msg)
+		dc_diag_oom(r->diag);
 	va_end(ap);
 	/* values from the file may hold control characters: never print them */
-	for (char *p = msg; *p; p++)
+	for (char *p = msg; p && *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
-	dc_diag_error(r->diag, DC_ERR_CONFIG, "%s: error: %s", r->name, msg);
+	dc_diag_error(r->diag, DC_ERR_CONFIG, "%s: error: %s", r->name, text);
+	free(msg);
 }
 
 static void hf_warn(struct hf *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -53,15 +59,20 @@ static void hf_warn(struct hf *r, const char *fmt, ...) __attribute__((format(pr
  * naming the key, never a silent drop. */
 static void hf_warn(struct hf *r, const char *fmt, ...)
 {
-	char msg[512];
+	char *msg;
+	const char *text;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg = dc_vasprintf(fmt, ap);
+	text = msg ? msg : "(out of memory formatting a message)";
+	if (!msg)
+		dc_diag_oom(r->diag);
 	va_end(ap);
-	for (char *p = msg; *p; p++)
+	for (char *p = msg; p && *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
-	dc_diag_warn(r->diag, "%s: %s", r->name, msg);
+	dc_diag_warn(r->diag, "%s: %s", r->name, text);
+	free(msg);
 }
 
 /* What the file holds, for "got X". */

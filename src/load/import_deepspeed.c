@@ -47,14 +47,20 @@ static void err(struct dctx *d, const char *key, const char *fmt, ...) __attribu
 
 static void err(struct dctx *d, const char *key, const char *fmt, ...)
 {
-	char at[600], msg[600];
+	char at[600];
+	char *msg;
+	const char *text;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg = dc_vasprintf(fmt, ap);
+	text = msg ? msg : "(out of memory formatting a message)";
+	if (!msg)
+		dc_diag_oom(d->diag);
 	va_end(ap);
 	dc_diag_error(d->diag, DC_ERR_CONFIG, "%s: error: '%s': %s", dc_import_where(at, sizeof(at), d->name, line_of(d, key)),
-		      key, msg);
+		      key, text);
 	d->errors++;
+	free(msg);
 }
 
 /* The line of the `nth` (0-based) "key": in the text, 0 when not found
@@ -169,12 +175,18 @@ static void warn(struct dctx *d, const char *key, const char *fmt, ...) __attrib
 
 static void warn(struct dctx *d, const char *key, const char *fmt, ...)
 {
-	char at[600], msg[600];
+	char at[600];
+	char *msg;
+	const char *text;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg = dc_vasprintf(fmt, ap);
+	text = msg ? msg : "(out of memory formatting a message)";
+	if (!msg)
+		dc_diag_oom(d->diag);
 	va_end(ap);
-	dc_diag_warn(d->diag, "%s: '%s': %s", dc_import_where(at, sizeof(at), d->name, line_of(d, key)), key, msg);
+	dc_diag_warn(d->diag, "%s: '%s': %s", dc_import_where(at, sizeof(at), d->name, line_of(d, key)), key, text);
+	free(msg);
 }
 
 static void set(struct dctx *d, const char *path, const char *json, const char *key)

@@ -480,25 +480,37 @@ static void err(struct mctx *m, unsigned line, const char *fmt, ...) __attribute
 
 static void err(struct mctx *m, unsigned line, const char *fmt, ...)
 {
-	char at[600], msg[700];
+	char at[600];
+	char *msg;
+	const char *text;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg = dc_vasprintf(fmt, ap);
+	text = msg ? msg : "(out of memory formatting a message)";
+	if (!msg)
+		dc_diag_oom(m->diag);
 	va_end(ap);
-	dc_diag_error(m->diag, DC_ERR_CONFIG, "%s: error: %s", dc_import_where(at, sizeof(at), m->name, line), msg);
+	dc_diag_error(m->diag, DC_ERR_CONFIG, "%s: error: %s", dc_import_where(at, sizeof(at), m->name, line), text);
 	m->errors++;
+	free(msg);
 }
 
 static void warn(struct mctx *m, unsigned line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static void warn(struct mctx *m, unsigned line, const char *fmt, ...)
 {
-	char at[600], msg[700];
+	char at[600];
+	char *msg;
+	const char *text;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg = dc_vasprintf(fmt, ap);
+	text = msg ? msg : "(out of memory formatting a message)";
+	if (!msg)
+		dc_diag_oom(m->diag);
 	va_end(ap);
-	dc_diag_warn(m->diag, "%s: %s", dc_import_where(at, sizeof(at), m->name, line), msg);
+	dc_diag_warn(m->diag, "%s: %s", dc_import_where(at, sizeof(at), m->name, line), text);
+	free(msg);
 }
 
 /* A whole number from 1 (0 when `zero`) to 2^53 in argument `a`. */

@@ -54,13 +54,19 @@ static int terr(struct toml *t, const char *fmt, ...) __attribute__((format(prin
 
 static int terr(struct toml *t, const char *fmt, ...)
 {
-	char at[600], msg[400];
+	char at[600];
+	char *msg;
+	const char *text;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg = dc_vasprintf(fmt, ap);
+	text = msg ? msg : "(out of memory formatting a message)";
+	if (!msg)
+		dc_diag_oom(t->diag);
 	va_end(ap);
-	dc_diag_error(t->diag, DC_ERR_CONFIG, "%s: error: %s", dc_import_where(at, sizeof(at), t->name, t->line), msg);
+	dc_diag_error(t->diag, DC_ERR_CONFIG, "%s: error: %s", dc_import_where(at, sizeof(at), t->name, t->line), text);
 	t->failed = 1;
+	free(msg);
 	return -1;
 }
 
@@ -416,30 +422,42 @@ static void merr(struct tctx *c, const struct entry *e, const char *fmt, ...) __
 
 static void merr(struct tctx *c, const struct entry *e, const char *fmt, ...)
 {
-	char at[600], msg[500];
+	char at[600];
+	char *msg;
+	const char *text;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg = dc_vasprintf(fmt, ap);
+	text = msg ? msg : "(out of memory formatting a message)";
+	if (!msg)
+		dc_diag_oom(c->t->diag);
 	va_end(ap);
 	if (e)
 		dc_diag_error(c->t->diag, DC_ERR_CONFIG, "%s: error: [%s] %s: %s",
-			      dc_import_where(at, sizeof(at), c->t->name, e->line), e->table, e->key, msg);
+			      dc_import_where(at, sizeof(at), c->t->name, e->line), e->table, e->key, text);
 	else
-		dc_diag_error(c->t->diag, DC_ERR_CONFIG, "%s: error: %s", dc_import_where(at, sizeof(at), c->t->name, 0), msg);
+		dc_diag_error(c->t->diag, DC_ERR_CONFIG, "%s: error: %s", dc_import_where(at, sizeof(at), c->t->name, 0), text);
 	c->errors++;
+	free(msg);
 }
 
 static void mwarn(struct tctx *c, const struct entry *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static void mwarn(struct tctx *c, const struct entry *e, const char *fmt, ...)
 {
-	char at[600], msg[500];
+	char at[600];
+	char *msg;
+	const char *text;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg = dc_vasprintf(fmt, ap);
+	text = msg ? msg : "(out of memory formatting a message)";
+	if (!msg)
+		dc_diag_oom(c->t->diag);
 	va_end(ap);
 	dc_diag_warn(c->t->diag, "%s: [%s] %s: %s", dc_import_where(at, sizeof(at), c->t->name, e->line), e->table, e->key,
-		     msg);
+		     text);
+	free(msg);
 }
 
 static void setj(struct tctx *c, const char *path, const char *json, const struct entry *e, const char *from)
