@@ -415,7 +415,6 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 	double ag = bwd ? k->ag_b : k->ag_f, rs = bwd ? k->rs_b : 0;
 	double cp = bwd ? k->cp_b : k->cp_f;
 	double ex_tp = tp, ex_fs = ag + rs, ex_cp = cp, ex_ep = ep, hid = 0, hid_ce = 0;
-	memset(o, 0, sizeof(*o));
 	if (moe && k->ep_mode != DC_EP_OVERLAP_NONE && ep > 0) {
 		ex_ep = ep_exposed(k, w, bwd, share);
 		hid += ep - ex_ep;
@@ -456,6 +455,10 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 	o->comp = comp + k->slow * hid;
 	o->hidden = hid + hid_ce;
 	o->wgrad = bwd ? w->bwd_wgrad_s : 0;
+	/* every member set (no memset: three a chunk, three chunks a step):
+	 * a layer's dp and pp calls are the stage's, not its own */
+	o->ex[DC_STRAT_DP] = 0;
+	o->ex[DC_STRAT_PP] = 0;
 	o->ex[DC_STRAT_TP] = ex_tp;
 	o->ex[DC_STRAT_EP] = ex_ep;
 	o->ex[DC_STRAT_FSDP] = ex_fs;
@@ -541,25 +544,31 @@ static void chunk_layers_cost(const struct costs *k, uint64_t stage, const struc
 	}
 }
 
+/* cost_acc(o, work_cost(w, bwd)) without the struct, with `tp_wait`
+ * (tp collectives waited for: +0 for none) in its duration and its
+ * exposed and own tp time: every other member of a work's cost is +0,
+ * and adding +0 leaves a member as it was but -0, which o's never are
+ * (its sums start from memset's +0 and only add: a sum is -0 only when
+ * both terms are) */
+static void work_acc(const struct dc_work_time *w, int bwd, double tp_wait, struct cost *o)
+{
+	double comp = bwd ? w->bwd_s + w->recompute_s : w->fwd_s;
+	o->dur += comp + tp_wait;
+	o->comp += comp;
+	o->wgrad += bwd ? w->bwd_wgrad_s : 0;
+	o->ex[DC_STRAT_TP] += tp_wait;
+	o->tp_comm += tp_wait;
+}
+
 /* The embedding on the model's first chunk, the head on its last, added
  * to o (the chunk's layers' part) */
 static void chunk_ends_cost(const struct costs *k, const struct chunk *ch, int bwd, struct cost *o)
 {
-	struct cost one;
-	if (ch->at.embedding) {
-		work_cost(&k->c->embedding, bwd, &one);
-		cost_acc(o, &one);
-	}
-	if (ch->at.head) {
-		work_cost(&k->c->head, bwd, &one);
-		if (!bwd) {
-			/* the chunked loss's tp reductions, waited for */
-			one.ex[DC_STRAT_TP] = k->tp_loss_f;
-			one.tp_comm = k->tp_loss_f;
-			one.dur += k->tp_loss_f;
-		}
-		cost_acc(o, &one);
-	}
+	if (ch->at.embedding)
+		work_acc(&k->c->embedding, bwd, 0, o);
+	/* the head's forward: the chunked loss's tp reductions, waited for */
+	if (ch->at.head)
+		work_acc(&k->c->head, bwd, bwd ? 0 : k->tp_loss_f, o);
 }
 
 static void chunk_cost_of(const struct costs *k, uint64_t stage, const struct chunk *chp, int bwd, int paired,
@@ -690,7 +699,8 @@ static void stage_ops(const struct costs *k, uint64_t stage, struct dc_step_stag
 	struct stage_sum sum = {0};
 	uint64_t v = k->chunks, alike_to = 0;
 	int have_one = 0;
-	memset(st, 0, sizeof(*st));
+	/* every member set below but DualPipe's pairs (no memset) */
+	st->fwd_pair_first_s = st->fwd_pair_last_s = st->bwd_pair_first_s = st->bwd_pair_last_s = 0;
 	/* an even interleaved split (plan.h dc_plan_chunk_start): every
 	 * chunk holds L / (pp v) layers, only chunk 0 of stage 0 the
 	 * embedding and only the last of stage pp - 1 the head, and the
