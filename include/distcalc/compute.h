@@ -82,7 +82,8 @@ struct dc_compute {
 
 	/* the optimizer step of the ranks of each plan segment
 	 * (plan.h: segment_first), once per step; under parallel.offload the
-	 * host's: host_step[i]'s parts added up */
+	 * host's: host_step[i]'s parts added up. Set for the plan's
+	 * nsegments first ones alone, as host_step (the rest unset) */
 	double optimizer_s[DC_PLAN_MAX_SEGMENTS];
 	/* 1 under parallel.offload: the step runs on the host (ZeRO-Offload's
 	 * CPU-Adam, Ren et al. 2021; docs/step-model.md, "The optimizer on the
@@ -106,7 +107,7 @@ struct dc_compute {
 		 * elsewhere) */
 		double cast_s;
 		double h2d_s;   /* params x precision.param_bytes / host_bandwidth */
-	} host_step[DC_PLAN_MAX_SEGMENTS]; /* all 0 without offload */
+	} host_step[DC_PLAN_MAX_SEGMENTS]; /* the plan's nsegments first ones; all 0 without offload */
 };
 
 /* Fills *c for the plan. Returns 0 (also when c->available is 0), or -1

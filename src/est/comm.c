@@ -483,6 +483,7 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 	enum dc_pipe_schedule sch = dc_pipeline_schedule(p);
 	int dual = sch == DC_PIPE_DUALPIPE || sch == DC_PIPE_DUALPIPEV;
 	struct dc_axis_memo memo;
+	struct dc_axis_ctx x;
 
 	if (mode == COMM_RECHUNK && !rechunk_keeps(p, c))
 		mode = COMM_ALL; /* the kept axes read the chunks: every axis again */
@@ -533,14 +534,17 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 			bs.overflow = hit->overflow;
 		}
 	}
+	/* one context for every axis (no emitter writes its members): each
+	 * axis its own strategy and overflow flag */
+	x = (struct dc_axis_ctx){&b, p, &best, moe, NULL, DC_STRAT_DP, &memo, c->stage, c->ep_stage};
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
 		const struct dc_axis_row *row = &dc_axis_rows[i];
 		int sharded = reads_sharding(row->strategy);
-		struct dc_axis_ctx x;
 		if (!emitted(mode, row->strategy) || (hit && sharded))
 			continue; /* kept, summed when it was emitted */
-		x = (struct dc_axis_ctx){sharded ? &bs : &b, p, &best, moe, &c->s[row->strategy], row->strategy, &memo,
-					 c->stage, c->ep_stage};
+		x.b = sharded ? &bs : &b;
+		x.s = &c->s[row->strategy];
+		x.axis = row->strategy;
 		row->comm(&x);
 	}
 	/* each strategy's sums, then the totals, in strategy order */

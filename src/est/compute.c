@@ -23,6 +23,7 @@
 
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -1383,7 +1384,14 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 	enum dc_gpu g = in->cluster.gpu < DC_GPU_COUNT ? in->cluster.gpu : DC_GPU_NONE;
 
 	(void)error;
-	memset(c, 0, sizeof(*c));
+	/* every member up to the optimizer's per-segment arrays, which
+	 * optimizer_steps fills for the plan's segments (a search's layout
+	 * has a few of DC_PLAN_MAX_SEGMENTS), and the host's figures beside
+	 * them */
+	memset(c, 0, offsetof(struct dc_compute, optimizer_s));
+	c->optimizer_on_host = 0;
+	c->host_bandwidth = 0;
+	c->host_adam_rate = 0;
 	x.e = &gpu_effs[g];
 	c->gpu = x.e->name;
 	x.mem_eff = in->cluster.memory_efficiency > 0 ? in->cluster.memory_efficiency : x.e->mem_eff;
@@ -1415,8 +1423,12 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 	c->sm_count = x.sms;
 	attention_levels(in, &x, c);
 	c->missing = missing_keys(in);
-	if (c->missing)
+	if (c->missing) {
+		/* no kernel times: the optimizer's none either */
+		memset(c->optimizer_s, 0, sizeof(c->optimizer_s));
+		memset(c->host_step, 0, sizeof(c->host_step));
 		return 0;
+	}
 	c->available = 1;
 	x.p = p;
 	x.m = m;

@@ -586,10 +586,12 @@ static double knot_value(const double knots[DC_NET_RAMP_KNOTS], int k)
 double dc_net_ramp_factor(const double knots[DC_NET_RAMP_KNOTS], uint64_t bytes)
 {
 	double x, lo_at, hi_at, lo_v, hi_v;
-	int set = 0, i;
-	for (int k = 0; k < DC_NET_RAMP_KNOTS; k++)
-		set |= knots[k] > 0;
-	if (!set || bytes == 0)
+	int i = 0;
+	/* the first knot set, if any (a network without a fitted ramp, the
+	 * usual one, has none: every call looks at all of them) */
+	while (i < DC_NET_RAMP_KNOTS && !(knots[i] > 0))
+		i++;
+	if (i == DC_NET_RAMP_KNOTS || bytes == 0)
 		return 1.0;
 	x = log2((double)bytes);
 	if (x <= DC_NET_RAMP_LOG2_FIRST)

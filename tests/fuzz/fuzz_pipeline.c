@@ -136,7 +136,7 @@ static void check_results(const struct dc_plan *p)
 			finite(w[i]->bwd_s);
 			finite(w[i]->recompute_s);
 		}
-		for (int i = 0; i < DC_PLAN_MAX_SEGMENTS; i++)
+		for (uint64_t i = 0; i < p->nsegments && i < DC_PLAN_MAX_SEGMENTS; i++)
 			finite(r.compute.optimizer_s[i]);
 	}
 	for (int v = 0; v < DC_VARIANT_COUNT; v++) {
