@@ -350,6 +350,42 @@ START_TEST(test_derive_expert_folding)
 }
 END_TEST
 
+/* The expert-data-parallel group, ranks s ep apart, ep dp-strides
+ * apart: with ep 1 it is the dp group itself, and derive takes dp's
+ * shape for it rather than finding it again (plan.c derive_net); with
+ * ep > 1 it is not, and must not take it.
+ *   configs/systems.json: tp 4 x dp 2 on 2 nodes of 4 GPUs, one NIC a
+ *   node, ep 1: dp and expert dp are {0, 4}, one rank on each node, the
+ *   node's NIC shared by its 4 GPUs' groups (4 concurrent).
+ *   Its pure-DP variant, dp 8: {0..7}, 4 ranks a node on its one NIC,
+ *   every GPU of the node in this group (1 concurrent).
+ *   configs/mixtral-8x7b-ep.json: dp 4 (ranks 0, 2, 4, 6 of node 0), ep
+ *   4 out of it: expert dp 4 / 4 = 1 rank, not dp's 4. */
+START_TEST(test_derive_expert_dp_group_ep_1)
+{
+	struct dc_config c;
+	struct dc_plan p, v;
+	struct dc_layout lay;
+	int aligned;
+
+	load_path("configs/systems.json", &c);
+	fixture_plan(&c, &p);
+	ck_assert_uint_eq(p.ep, 1);
+	expect_group(&p, DC_AXIS_DP, -1, 2, 2, 1, 1, 1, 4);
+	expect_group(&p, DC_GROUP_EDP, -1, 2, 2, 1, 1, 1, 4);
+	dc_variant_layout(&p, DC_VARIANT_DP, &lay, &aligned);
+	ck_assert_int_eq(dc_plan_derive_from(&p, &lay, &v), 0);
+	expect_group(&v, DC_AXIS_DP, -1, 8, 2, 4, 4, 1, 1);
+	expect_group(&v, DC_GROUP_EDP, -1, 8, 2, 4, 4, 1, 1);
+
+	load_path("configs/mixtral-8x7b-ep.json", &c);
+	fixture_plan(&c, &p);
+	ck_assert_uint_eq(p.ep, 4);
+	expect_group(&p, DC_AXIS_DP, -1, 4, 1, 4, 4, ANY, 1);
+	expect_group(&p, DC_GROUP_EDP, -1, 1, 1, 1, 1, ANY, 1);
+}
+END_TEST
+
 /* A 61-layer model on pp 8, virtual_pipeline 4 (DeepSeek-V3's depth on
  * Megatron-Bridge's PP 8 VP 4): 61 layers cannot fill 32 equal chunks, nor
  * Megatron's first/last forms (first and last multiples of 4, the six
@@ -1276,6 +1312,7 @@ int main(void)
 	tcase_add_test(tc, test_derive_mixtral_ep);
 	tcase_add_test(tc, test_derive_copies_only_the_sharding);
 	tcase_add_test(tc, test_derive_expert_folding);
+	tcase_add_test(tc, test_derive_expert_dp_group_ep_1);
 	tcase_add_test(tc, test_derive_groups_across_nvlink_domains);
 	tcase_add_test(tc, test_derive_dp_over_short_domains);
 	tcase_add_test(tc, test_uneven_interleaved_61_layers);

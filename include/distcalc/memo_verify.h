@@ -1,7 +1,8 @@
 /* memo_verify.h - the DISTCALC_VERIFY_MEMOS debug switch: every reuse of
  * earlier work (the search's step, ledger and data-parallel call memos,
- * the network price memos, the equal GEMMs priced once, the resharded
- * plans and kernels; docs/search.md, "Speed") computed again fresh on
+ * the network price memos, the equal GEMMs priced once, an equal
+ * group's shape found once, the resharded plans and kernels;
+ * docs/search.md, "Speed") computed again fresh on
  * each hit and compared
  * with what was reused, bit for bit.
  *

@@ -428,6 +428,27 @@ static void family_net(const struct dc_plan *p, uint64_t stride, uint64_t size, 
 	dc_net_group_progression(&p->net, g.first, g.stride ? g.stride : 1, size, out);
 }
 
+#ifdef DISTCALC_VERIFY_MEMOS
+/* A family's shape taken from an equal call's (`kept`) against
+ * family_net on its own stride and size */
+static void family_verify(const struct dc_plan *p, uint64_t stride, uint64_t size, const struct dc_net_group *kept)
+{
+	static const struct dc_memo_field fields[] = {
+		DC_MEMO_FIELD(struct dc_net_group, ranks),
+		DC_MEMO_FIELD(struct dc_net_group, nodes),
+		DC_MEMO_FIELD(struct dc_net_group, ranks_per_node),
+		DC_MEMO_FIELD(struct dc_net_group, ranks_least),
+		DC_MEMO_FIELD(struct dc_net_group, rails),
+		DC_MEMO_FIELD(struct dc_net_group, concurrent),
+		DC_MEMO_FIELD(struct dc_net_group, cross_leaf),
+	};
+	struct dc_net_group fresh;
+	family_net(p, stride, size, &fresh);
+	dc_memo_verify_fields("an equal family's shape found once (src/plan/plan.c derive_net)", "net", kept, &fresh,
+			      fields, sizeof(fields) / sizeof(fields[0]));
+}
+#endif
+
 /* Degrees, strides and the slowest link of every axis: the layout's
  * degrees on the input's cluster and order (dc_topology_init_degrees, no
  * copy of the input). */
@@ -588,7 +609,15 @@ static void derive_net(const struct dc_config *in, const struct dc_plan *base, s
 	} else {
 		p->group[DC_GROUP_ETP].net = p->group[DC_AXIS_TP].net;
 		family_net(p, s, p->ep, &p->group[DC_GROUP_EP].net);
-		family_net(p, s * p->ep, p->expert_dp, &p->group[DC_GROUP_EDP].net);
+		/* ep 1 (every dense model): the expert-data-parallel family is
+		 * dp's own, family_net's call on the same stride and size, so
+		 * its shape */
+		if (p->ep == 1 && p->expert_dp == p->topo.degree[DC_AXIS_DP]) {
+			p->group[DC_GROUP_EDP].net = p->group[DC_AXIS_DP].net;
+			DC_MEMO_VERIFY(family_verify(p, s, p->expert_dp, &p->group[DC_GROUP_EDP].net));
+		} else {
+			family_net(p, s * p->ep, p->expert_dp, &p->group[DC_GROUP_EDP].net);
+		}
 	}
 	p->group[DC_GROUP_DP_CP].net = p->group[DC_AXIS_DP].net;
 	p->group[DC_GROUP_EDP_CP].net = p->group[DC_GROUP_EDP].net;
