@@ -422,6 +422,18 @@ START_TEST(test_other_gpu)
 		load(h200);
 		ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
 	}
+	/* an H800 PCIe names no preset (no data sheet ties it to one): with
+	 * no sm_count nothing is compared, even on an H200 config */
+	{
+		const char *h800pcie = "{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": false, "
+				       "\"device\": {\"name\": \"NVIDIA H800 PCIe\"}, "
+				       "\"gemm\": [{\"m\": 8192, \"n\": 8192, \"k\": 8192, \"dtype\": \"bf16\", \"flops_per_s\": 7e14}], "
+				       "\"elementwise\": {\"bytes_per_s\": 2.4e12}}";
+		const char *h200[] = {"cluster.gpu=h200-sxm-141gb", NULL};
+		ck_assert_int_eq(dc_compute_profile_parse(h800pcie, strlen(h800pcie), "h800pcie.json", &prof, &d), 0);
+		load(h200);
+		ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	}
 	dc_diag_release(&d);
 }
 END_TEST

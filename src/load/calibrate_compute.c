@@ -453,9 +453,10 @@ static unsigned named_gpus(const char *name)
 	/* the H800 SXM5 is the H100 SXM5's part, clocks and HBM3 with fewer
 	 * NVLink links (its data sheet; compute.c gives both one kernel set),
 	 * and the probe measures no link: either's profile prices the other.
-	 * The H800 PCIe is the H100 PCIe's part (114 SMs) */
+	 * An H800 PCIe names none: no data sheet of it is at hand to tie it
+	 * to a preset (its sm_count is still compared) */
 	if (has_word(name, "h800"))
-		return has_word(name, "pcie") ? GPU_BIT(DC_GPU_H100_PCIE_80GB) : H100_SXM5_PART;
+		return has_word(name, "pcie") ? 0 : H100_SXM5_PART;
 	if (has_word(name, "h100"))
 		return has_word(name, "pcie") ? GPU_BIT(DC_GPU_H100_PCIE_80GB)
 		       : has_word(name, "nvl") ? GPU_BIT(DC_GPU_H100_NVL_94GB)
