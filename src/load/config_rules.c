@@ -1659,7 +1659,6 @@ static void warn_key_by(struct loader *l, enum key_id k, int by, const char *why
 static void fp8_attention_runs(struct loader *l, enum dc_attention_backend b, enum dc_gpu_arch arch)
 {
 	const struct dc_config *c = l->cfg;
-	char why[400];
 	/* utils.py:657-660: "Disabling FlashAttention 3 for FP8 training" */
 	if (b == DC_ATTN_BACKEND_FA3) {
 		warn_key_by(l, KEY_PRECISION_ATTENTION, blame(l, KEY_PRECISION_ATTENTION, KEY_TRAINING_ATTENTION_BACKEND),
@@ -1686,14 +1685,13 @@ static void fp8_attention_runs(struct loader *l, enum dc_attention_backend b, en
 		       "'precision.attention': \"fp8\" with precision.fp8_recipe \"current\" on 'cluster.gpu' \"%s\" does not run: Transformer Engine turns off cuDNN FP8 attention for current scaling below sm100 and every other backend for FP8 attention in training (transformer_engine/pytorch/attention/dot_product_attention/utils.py:650-689 at d0067d0d), so it raises \"No dot product attention backend is available\" (dot_product_attention.py:2159-2164); set precision.attention to \"bf16\" or fp8_recipe to \"delayed\"",
 		       dc_gpu_name(c->cluster.gpu));
 	/* utils.py:1344-1354: no FP8 FusedAttention with a sliding window
-	 * on sm < 100 */
-	if (c->model.sliding_window) {
-		snprintf(why, sizeof(why),
-			 "with model.sliding_window %llu on 'cluster.gpu' \"%s\" (Hopper): Transformer Engine's cuDNN fused attention has no FP8 sliding-window kernel below sm100 (transformer_engine/pytorch/attention/dot_product_attention/utils.py:1344-1354 at d0067d0d), so the windowed layers run no FP8 attention; it is priced as given",
-			 (unsigned long long)c->model.sliding_window, dc_gpu_name(c->cluster.gpu));
-		warn_key_by(l, KEY_PRECISION_ATTENTION, blame(l, KEY_PRECISION_ATTENTION, KEY_MODEL_SLIDING_WINDOW), why,
-			    "set precision.attention to \"bf16\"");
-	}
+	 * on sm < 100, and, as for current scaling above, no other backend
+	 * for FP8 attention in training (utils.py:650-674): the windowed
+	 * layers raise (dot_product_attention.py:2159-2164) */
+	else if (c->model.sliding_window && c->training.framework != DC_FRAMEWORK_TORCHTITAN)
+		dc_cfg_errorf(l, blame(l, KEY_PRECISION_ATTENTION, KEY_MODEL_SLIDING_WINDOW),
+		       "'precision.attention': \"fp8\" with model.sliding_window %llu on 'cluster.gpu' \"%s\" does not run: Transformer Engine turns off cuDNN FP8 attention with a sliding window below sm100 (transformer_engine/pytorch/attention/dot_product_attention/utils.py:1344-1354 at d0067d0d) and every other backend for FP8 attention in training (utils.py:650-674), so the windowed layers raise \"No dot product attention backend is available\" (dot_product_attention.py:2159-2164); set precision.attention to \"bf16\"",
+		       (unsigned long long)c->model.sliding_window, dc_gpu_name(c->cluster.gpu));
 }
 
 /* training.attention_backend agrees with training.attention (or sets it),
@@ -2217,7 +2215,7 @@ static const struct rule rules[] = {
 	       "cluster.host_adam_rate")}, rule_gpu_preset},
 	{{"overlap.tp under framework megatron keeps 16 SMs for communication, so cluster.sm_count (given or from cluster.gpu) is above 16",
 	  KEYS("cluster.sm_count", "overlap.tp", "training.framework", "cluster.gpu")}, rule_tp_overlap_sms},
-	{{"attention_backend defaults from attention (eager: eager, flash: sdpa, but cudnn under framework megatron on a Hopper or Blackwell cluster.gpu, where Transformer Engine picks its cuDNN fused attention); a given backend sets attention when it is not given (eager: eager, else flash) and else agrees with it; fa3 needs a Hopper GPU; mxfp8 a Blackwell GPU; attention fp8 needs compute fp8 and backend cudnn or fa3; fp8_recipe or fp8_lm_head changed without compute fp8 has no effect and draws a warning, not an error (a sweep over compute keeps them); attention fp8 where Transformer Engine turns the FP8 kernel off warns, priced as given: with fa3 (no FA3 FP8 attention in training), and on Hopper with a sliding window (transformer_engine/pytorch/attention/dot_product_attention/utils.py:657-660 and 1344-1354, TransformerEngine d0067d0d); on Hopper with fp8_recipe current (outside framework torchtitan) it is an error: TE turns every backend off (utils.py:650-689) and raises (dot_product_attention.py:2159-2164); so does fa3 with model.dropout (FA3 has no dropout: utils.py:1105-1108)",
+	{{"attention_backend defaults from attention (eager: eager, flash: sdpa, but cudnn under framework megatron on a Hopper or Blackwell cluster.gpu, where Transformer Engine picks its cuDNN fused attention); a given backend sets attention when it is not given (eager: eager, else flash) and else agrees with it; fa3 needs a Hopper GPU; mxfp8 a Blackwell GPU; attention fp8 needs compute fp8 and backend cudnn or fa3; fp8_recipe or fp8_lm_head changed without compute fp8 has no effect and draws a warning, not an error (a sweep over compute keeps them); attention fp8 where Transformer Engine turns the FP8 kernel off warns, priced as given: with fa3 (no FA3 FP8 attention in training), (transformer_engine/pytorch/attention/dot_product_attention/utils.py:657-660, TransformerEngine d0067d0d); on Hopper with fp8_recipe current or a sliding window (outside framework torchtitan) it is an error: TE turns every backend off (utils.py:650-689, 1344-1354) and raises (dot_product_attention.py:2159-2164); so does fa3 with model.dropout (FA3 has no dropout: utils.py:1105-1108)",
 	  KEYS("training.attention_backend", "training.attention", "training.framework", "cluster.gpu",
 	       "precision.compute", "precision.fp8_recipe", "precision.fp8_lm_head", "precision.attention",
 	       "model.sliding_window", "model.dropout")},
