@@ -399,6 +399,60 @@ START_TEST(test_offload_deepspeed_host_buffers)
 }
 END_TEST
 
+/* DeepSpeed ZeRO-3's host ledger under offload (docs/memory-conventions.md,
+ * "DeepSpeed's host buffers"; deepspeed/runtime/zero/stage3.py at
+ * edaa7221), on ds_offload_config's model at tp 4, dp 2: P = 1,684,803,584
+ * parameters a rank, a partition of P / 2 = 842,401,792 elements.
+ *   "optimizer": FP32 master 4 x 842,401,792 = 3,369,607,168, Adam 8 x =
+ *     6,739,214,336, the FP32 gradient CPU-Adam reads (:1287-1292) 4 x =
+ *     3,369,607,168, the 16-bit gradient partitions accumulated each micro
+ *     step (grad_partitions_flat_buffer, :742-746, on the CPU) 2 x =
+ *     1,684,803,584: 18 x 842,401,792 = 15,163,232,256; the GPU keeps no
+ *     gradient shard (it held 2 x 842,401,792 before);
+ *   "optimizer+params": the 16-bit parameter partitions too
+ *     (param_groups_fp16_flat_cpu_memory, :857-858), 2 x = 1,684,803,584:
+ *     20 x 842,401,792 = 16,848,035,840 (it counted 16 x = 13,478,428,672
+ *     with the 16-bit gradient shard standing for the FP32 copy);
+ *   under framework custom "optimizer+params": 16 x, as before. */
+static void ds3_offload_config(struct dc_config *c, const char *framework, const char *offload)
+{
+	fixture_json(c,
+		     "{\"model\": {\"num_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+		     " \"ffn_hidden_size\": 11008, \"vocab_size\": 32000, \"seq_length\": 4096},"
+		     " \"cluster\": {\"num_nodes\": 2, \"gpus_per_node\": 4, \"gpu_memory\": \"80 GiB\","
+		     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+		     " \"parallel\": {\"tp\": 4, \"sharding\": \"fsdp\", \"offload\": \"%s\"},"
+		     " \"training\": {\"framework\": \"%s\", \"grad_accum_steps\": 4}}",
+		     offload, framework);
+}
+
+START_TEST(test_offload_deepspeed_zero3_host)
+{
+	struct dc_config c;
+	struct dc_mem_ledger l;
+	ds3_offload_config(&c, "deepspeed", "optimizer");
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.host_master_bytes, 3369607168ull);
+	ck_assert_uint_eq(l.host_optimizer_bytes, 6739214336ull);
+	ck_assert_uint_eq(l.host_grads_bytes, 3369607168ull);
+	ck_assert_uint_eq(l.host_buffers_bytes, 1684803584ull);
+	ck_assert_uint_eq(l.host_params_bytes, 0);
+	ck_assert_uint_eq(l.host_bytes, 15163232256ull);
+	ck_assert_uint_eq(l.grads_bytes, 0);
+	ds3_offload_config(&c, "deepspeed", "optimizer+params");
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.host_params_bytes, 1684803584ull);
+	ck_assert_uint_eq(l.host_grads_bytes, 3369607168ull);
+	ck_assert_uint_eq(l.host_buffers_bytes, 1684803584ull);
+	ck_assert_uint_eq(l.host_bytes, 16848035840ull);
+	ck_assert_uint_eq(l.params_bytes + l.grads_bytes, 0);
+	ds3_offload_config(&c, "custom", "optimizer+params");
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.host_buffers_bytes, 0);
+	ck_assert_uint_eq(l.host_bytes, 13478428672ull);
+}
+END_TEST
+
 /* ZeRO-Offload's FP32 gradient copy is the master's partition (Ren et al.
  * 2021, section 4.1): on a MoE model at dp 2, cp 2, ep 2 the dense part
  * shards over dp x cp = 4 ranks and the routed experts over
@@ -1317,6 +1371,7 @@ int main(void)
 	tcase_add_test(tc, test_precision_presets_ledger);
 	tcase_add_test(tc, test_offload_host_ledger);
 	tcase_add_test(tc, test_offload_deepspeed_host_buffers);
+	tcase_add_test(tc, test_offload_deepspeed_zero3_host);
 	tcase_add_test(tc, test_offload_host_grads_moe_cp);
 	tcase_add_test(tc, test_hsdp_2x4_states);
 	tcase_add_test(tc, test_fsdp_working_set);

@@ -427,6 +427,34 @@ static int act_part(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledg
 	return bad || c.overflow ? -1 : 0;
 }
 
+/* DeepSpeed ZeRO-3 under CPU offload (either parallel.offload) keeps on
+ * the host, pinned by default (offload_config.py:75), the partition's
+ * gradients twice (deepspeed/runtime/zero/stage3.py at edaa7221):
+ * - the FP32 gradient CPU-Adam reads, one buffer a sub-group set as the
+ *   FP32 master's .grad (initialize_optimizer_states, :1287-1292): 4 B
+ *   an element of the master's partition, in host_grads_bytes;
+ * - the gradient partitions each micro step accumulates into
+ *   (grad_partitions_flat_buffer, :742-746, in the gradient-accumulation
+ *   dtype, the model's by default: engine.py:1492-1493; on self.device,
+ *   the CPU when offloading the optimizer, :328): the partition's
+ *   elements x grad_bytes, in host_buffers_bytes. It is the rank's only
+ *   persistent gradient shard, so the GPU holds none (grads_bytes 0).
+ * With "optimizer+params" the 16-bit parameter partitions live in pinned
+ * host buffers (param_groups_fp16_flat_cpu_memory, :857-858, pinned
+ * whatever pin_memory says), host_params_bytes as for any framework.
+ * So 4 + 8 + 4 + 2 = 18 B a parameter of the partition under the course
+ * preset, 20 with the parameters; DeepSpeed's own estimator
+ * (estimate_zero3_model_states_mem_needs, :3744-3780) says 16 and 18: it
+ * leaves out the 16-bit gradient buffer. Returns 0, or -1 on overflow. */
+static int zero3_host_grads(const struct dc_plan *pl, const struct dc_state_shards *shards,
+			    struct dc_mem_ledger *l)
+{
+	int bad = states_bytes(&l->p, 4, shards, DC_STATE_MASTER, &l->host_grads_bytes);
+	bad |= states_bytes(&l->p, pl->in->precision.grad_bytes, shards, DC_STATE_GRADS, &l->host_buffers_bytes);
+	l->grads_bytes = 0;
+	return bad;
+}
+
 /* DeepSpeed ZeRO-1/2 under CPU offload of the optimizer allocates, beside
  * the FP32 master partition, its gradient and the CPU-Adam states (the
  * ledger's host_master, host_grads, host_optimizer), host buffers in the
@@ -455,6 +483,9 @@ static int deepspeed_host_buffers(const struct dc_plan *pl, const struct dc_stat
 	uint64_t one = 0;
 	int bad;
 	l->host_buffers_bytes = 0;
+	if (cfg->parallel.offload != DC_OFFLOAD_NONE && cfg->training.framework == DC_FRAMEWORK_DEEPSPEED &&
+	    sh == DC_SHARD_FSDP)
+		return zero3_host_grads(pl, shards, l);
 	if (cfg->parallel.offload != DC_OFFLOAD_OPTIMIZER || cfg->training.framework != DC_FRAMEWORK_DEEPSPEED ||
 	    (sh != DC_SHARD_ZERO1 && sh != DC_SHARD_ZERO2))
 		return 0;
