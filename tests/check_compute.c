@@ -1147,7 +1147,10 @@ START_TEST(test_deepspeed_host_copies)
 	 * FP32, 4 B / 32 GB/s = 0.105287744 s, parameters cast to BF16 on
 	 * the CPUs (PyTorch's blocking copy_ converts there) in the same
 	 * 0.1855494993 s and back in 2 B: 0.052643872 s; 1.2093787786 s with
-	 * Adam; its per-micro-step copies are warned, not priced */
+	 * Adam; its per-micro-step copies ride the FSDP streams (check_step.c
+	 * test_deepspeed_zero3_host_copies). With "optimizer+params" the cast
+	 * lands in the parameters' host buffer and nothing comes back:
+	 * 1.2093787786 - 0.052643872 = 1.1567349066 s */
 	x = run(SYSTEMS, zero3, 7);
 	h = &x->r.compute.host_step[0];
 	ck_assert_double_eq(h->params, 842301952.0);
@@ -1157,6 +1160,17 @@ START_TEST(test_deepspeed_host_copies)
 	ck_assert_double_le(fabs(h->h2d_s - 0.052643872), 1e-12);
 	ck_assert_double_le(fabs(x->r.compute.optimizer_s[0] - 1.2093787786), 1e-10);
 	free(x);
+	{
+		static const char *const zero3p[] = {"parallel.tp=1", "parallel.pp=1", "parallel.dp=8",
+						     "parallel.sharding=fsdp", "parallel.offload=optimizer+params",
+						     "training.framework=deepspeed", "training.grad_accum_steps=8"};
+		x = run(SYSTEMS, zero3p, 7);
+		h = &x->r.compute.host_step[0];
+		ck_assert_double_eq(h->h2d_s, 0);
+		ck_assert_double_le(fabs(h->cast_s - 0.1855494993), 1e-10);
+		ck_assert_double_le(fabs(x->r.compute.optimizer_s[0] - 1.1567349066), 1e-10);
+		free(x);
+	}
 }
 END_TEST
 

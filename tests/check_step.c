@@ -64,6 +64,59 @@ static void stage_eq(struct dc_step_stage *s, double f, double b, uint64_t v)
 	s->compute_s = f + b;
 }
 
+/* DeepSpeed ZeRO-3's copies on the host link (docs/step-model.md,
+ * "ZeRO-3's copies on the host link"): systems.json on one node, tp 1,
+ * dp 4 (N = 4), micro batch 2, m = 8, 32 GB/s one way. Llama-2-7B: 32
+ * layers of 202,383,360 parameters (6,476,267,520) and 262,148,096 in the
+ * embedding, head and final norm (6,738,415,616 in all), 2 B each.
+ * Every gather copies the rank's partition up first ("optimizer+params"):
+ * a microbatch gathers the layers before forward and again before
+ * backward, the root once:
+ *   forward  8 x 6,738,415,616 / 4 x 2 = 26,953,662,464 B, 0.842301952 s
+ *   backward 8 x 6,476,267,520 / 4 x 2 = 25,905,070,080 B, 0.809533440 s
+ *   host_param_copies_s = 1.651835392 s.
+ * Every micro step's gradient partitions go out and back, under either
+ * offload: 2 x 8 x 6,738,415,616 / 4 x 2 = 53,907,324,928 B, 1.684603904 s.
+ * With fsdp prefetch the layers' kernels hide each layer's copies but the
+ * first one's of each forward and backward, whose gather is waited for
+ * whole: per layer and microbatch 1/256 of each, so the exposed FSDP time
+ * rises by (0.842301952 + 0.809533440) / 32 = 0.051619856 s from
+ * "optimizer" (whose gradient copies are the same) to "optimizer+params",
+ * whose parameters no longer come back after the step (0.105287744 s:
+ * 1,684,603,904 x 2 B at 32 GB/s): the step changes by 0.051619856 -
+ * 0.105287744 = -0.053667888 s. The hidden copies run on the copy
+ * engines and slow no kernel. Under framework custom nothing is copied. */
+START_TEST(test_deepspeed_zero3_host_copies)
+{
+	static const char *const params[] = {"cluster.num_nodes=1", "parallel.tp=1", "parallel.dp=4",
+					     "parallel.sharding=fsdp", "training.framework=deepspeed",
+					     "training.micro_batch_size=2", "parallel.offload=optimizer+params", NULL};
+	static const char *const opt[] = {"cluster.num_nodes=1", "parallel.tp=1", "parallel.dp=4",
+					  "parallel.sharding=fsdp", "training.framework=deepspeed",
+					  "training.micro_batch_size=2", "parallel.offload=optimizer", NULL};
+	static const char *const custom[] = {"cluster.num_nodes=1", "parallel.tp=1", "parallel.dp=4",
+					     "parallel.sharding=fsdp", "training.framework=custom",
+					     "training.micro_batch_size=2", "parallel.offload=optimizer+params", NULL};
+	double t_params, ex_params;
+	run_config("systems.json", params);
+	ck_assert_int_eq(run_res.step.available, 1);
+	ck_assert_double_le(fabs(run_res.step.host_param_copies_s - 1.651835392), 1e-9);
+	ck_assert_double_le(fabs(run_res.step.host_grad_copies_s - 1.684603904), 1e-9);
+	ck_assert_double_eq(run_res.compute.host_step[0].h2d_s, 0);
+	t_params = run_res.step.time_s;
+	ex_params = run_res.step.classes[0].exposed_s[DC_STRAT_FSDP];
+	run_config("systems.json", opt);
+	ck_assert_double_eq(run_res.step.host_param_copies_s, 0);
+	ck_assert_double_le(fabs(run_res.step.host_grad_copies_s - 1.684603904), 1e-9);
+	ck_assert_double_le(fabs(run_res.compute.host_step[0].h2d_s - 0.105287744), 1e-12);
+	ck_assert_double_le(fabs(ex_params - run_res.step.classes[0].exposed_s[DC_STRAT_FSDP] - 0.051619856), 1e-9);
+	ck_assert_double_le(fabs(t_params - run_res.step.time_s + 0.053667888), 1e-9);
+	run_config("systems.json", custom);
+	ck_assert_double_eq(run_res.step.host_param_copies_s, 0);
+	ck_assert_double_eq(run_res.step.host_grad_copies_s, 0);
+}
+END_TEST
+
 /* training.loss_chunks 8 at tp 2 (configs/llama-3-8b-torchtitan.json on
  * an H100, torchtitan, dp 4; docs/compute-model.md, "Chunked head and
  * loss"): T = 2 x 8192 = 16,384 tokens a microbatch, c = 2,048 a chunk;
@@ -1698,6 +1751,7 @@ int main(void)
 	tcase_add_test(tc, test_ep_replayed_in_the_backward);
 	tcase_add_test(tc, test_no_negative_time_at_pp1);
 	tcase_add_test(tc, test_loss_chunk_tp_reductions);
+	tcase_add_test(tc, test_deepspeed_zero3_host_copies);
 	tcase_add_test(tc, test_step_memo_changes_nothing);
 	tcase_add_test(tc, test_step_rank_only_same_figures);
 	tcase_add_test(tc, test_step_without_flops_is_the_steps_time);

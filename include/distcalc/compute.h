@@ -106,7 +106,10 @@ struct dc_compute {
 		 * gpus_per_node x (4 + param_bytes) / 28 / host_adam_rate (0
 		 * elsewhere) */
 		double cast_s;
-		double h2d_s;   /* params x precision.param_bytes / host_bandwidth */
+		/* params x precision.param_bytes / host_bandwidth; 0 under
+		 * DeepSpeed ZeRO-3 with offload "optimizer+params", whose
+		 * parameters stay on the host (step.h host_param_copies_s) */
+		double h2d_s;
 	} host_step[DC_PLAN_MAX_SEGMENTS]; /* the plan's nsegments first ones; all 0 without offload */
 };
 

@@ -165,6 +165,14 @@ struct dc_step {
 	double gpu_s_per_token;
 	int few_microbatches; /* grad_accum_steps < pp */
 	double time_to_train_s; /* training.total_tokens / tokens_per_s; 0 when not given */
+	/* DeepSpeed ZeRO-3 under parallel.offload (docs/step-model.md,
+	 * "ZeRO-3's copies on the host link"): a step's copies of the
+	 * parameter partitions to the GPU before each gather ("optimizer+
+	 * params") and of the gradient partitions out and back each micro
+	 * step, at cluster.host_bandwidth; they run on the gathers' and the
+	 * reduce-scatters' streams, so what shows of them is in
+	 * exposed_s[DC_STRAT_FSDP]. 0 elsewhere. */
+	double host_param_copies_s, host_grad_copies_s;
 	uint64_t nclasses;
 	struct dc_step_class classes[DC_PLAN_MAX_SEGMENTS];
 	uint64_t npath;

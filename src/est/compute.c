@@ -1188,6 +1188,14 @@ static void host_step(const struct ctx *x, const struct dc_compute *c, const str
 		 * CPU") */
 		out_bytes = 4.0;
 		cpu_cast = 1;
+		/* with offload_param that 16-bit partition is the pinned host
+		 * buffer the parameters live in (param_groups_fp16_flat_cpu_memory,
+		 * stage3.py:857-858, narrowed into fp16_partitioned_groups_flat
+		 * and the parameters moved into it at :926-962): the cast stays on the host and nothing goes back; the
+		 * next forward's gathers copy the partition up (step.c
+		 * zero3_host_copies) */
+		if (in->parallel.offload == DC_OFFLOAD_OPTIMIZER_PARAMS)
+			back_bytes = 0;
 	}
 	h->params = params;
 	h->accum_s = params * copies * (double)pr->param_bytes / c->host_bandwidth;

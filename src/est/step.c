@@ -58,6 +58,10 @@ struct costs {
 	double ep_f, ep_b;           /* one MoE layer's AlltoAlls */
 	double ag_f, ag_b, rs_b;     /* one FSDP unit's gathers and reduce-scatter */
 	double fsdp_tail_s;          /* pp > 1: the stage's reduce-scatters after its last backward */
+	/* DeepSpeed ZeRO-3 offload (zero3_host_copies): a step's host-link
+	 * copies on the gather and reduce streams, also in ag_f, ag_b, rs_b */
+	double host_param_s, host_grad_s;
+	double host_ag_f, host_ag_b, host_rs_b; /* of ag_f, ag_b, rs_b: those copies */
 	double cp_f, cp_b;           /* one layer's context-parallel K/V exchange */
 	int cp_hide;                 /* p2p: the ring's sends run behind the layer's kernels */
 	double send_s;               /* one pipeline send */
@@ -226,6 +230,68 @@ static double tp_tiled_layer(const struct costs *k, int moe, int bwd)
 	return ex + dc_step_tiled_exposed(k->c_rs_b, k->g_fc1, n) + dc_step_tiled_exposed(k->c_regather_b, k->g_fc1, n);
 }
 
+/* DeepSpeed ZeRO-3 under CPU offload (docs/step-model.md, "ZeRO-3's
+ * copies on the host link"), deepspeed/ at edaa7221:
+ * - offload_param ("optimizer+params"): each gather first copies the
+ *   rank's 16-bit partition from its pinned host buffer to the GPU, a
+ *   blocking .to(device) inside _all_gather_dtype
+ *   (runtime/zero/partition_parameters.py:1331-1334), issued under the
+ *   coordinator's all-gather stream (partitioned_param_coordinator.py
+ *   :606-609) just before the gather on it: every gather call (forward,
+ *   and backward's after the forward released the parameters) moves
+ *   M / N x param_bytes / working_bytes bytes up, on the gather's stream.
+ *   The host waits for each, but only after launching the previous
+ *   module's kernels, so a module's gather and copy run behind the
+ *   previous module's compute as the gather alone does (prefetch), and
+ *   the stream carries copy + gather;
+ * - offload_optimizer (both modes): partition_grads (runtime/zero/
+ *   stage3.py:1886-1934) puts each reduce-scattered gradient partition
+ *   into its pinned host buffer (:742-746, on the CPU: self.device,
+ *   :328) and brings it back every micro step: at micro_step_id 0 a
+ *   copy out and one back (:1904-1908), later one back, the add on the
+ *   GPU and one out (:1912-1916), 2 x M / N bytes a ReduceScatter, non-
+ *   blocking on reduce_and_partition_stream (:1591, overlap_comm's
+ *   default for stage 3: zero/config.py:383-385), after the bucket's
+ *   ReduceScatter there.
+ * So the copies ride the FSDP gathers' and reduce-scatters' time per
+ * layer and microbatch, hidden or exposed as those are (layer_cost).
+ * host_param_s, host_grad_s: their seconds a step at
+ * cluster.host_bandwidth. */
+static void zero3_host_copies(struct costs *k, const struct dc_plan *p, const struct dc_compute *c,
+			      const struct dc_comm_strategy *s, double per)
+{
+	const struct dc_config *in = p->in;
+	const struct dc_precision *pr = &in->precision;
+	double up_f = 0, up_b = 0, grads = 0, bw;
+	if (!c || !c->optimizer_on_host || in->training.framework != DC_FRAMEWORK_DEEPSPEED ||
+	    p->layout.sharding != DC_SHARD_FSDP || !(c->host_bandwidth > 0))
+		return;
+	bw = c->host_bandwidth;
+	for (uint64_t i = 0; i < s->ncoll; i++) {
+		const struct dc_coll *cl = &s->coll[i];
+		double part = (double)cl->count * (double)cl->msg_bytes / (double)(cl->group_size ? cl->group_size : 1);
+		if (cl->kind == DC_COLL_ALL_GATHER && in->parallel.offload == DC_OFFLOAD_OPTIMIZER_PARAMS &&
+		    pr->working_bytes > 0) {
+			part = part / (double)pr->working_bytes * (double)pr->param_bytes;
+			*(cl->phase == DC_CPHASE_FORWARD ? &up_f : &up_b) += part;
+		} else if (cl->kind == DC_COLL_REDUCE_SCATTER) {
+			grads += 2.0 * part;
+		}
+	}
+	k->host_param_s = (up_f + up_b) / bw;
+	k->host_grad_s = grads / bw;
+	k->host_ag_f = up_f / bw / per;
+	k->host_ag_b = up_b / bw / per;
+	k->ag_f += k->host_ag_f;
+	k->ag_b += k->host_ag_b;
+	if (p->layout.pp > 1) {
+		k->fsdp_tail_s += k->host_grad_s; /* not reached: the loader refuses ZeRO-3 with pp */
+	} else {
+		k->host_rs_b = k->host_grad_s / per;
+		k->rs_b += k->host_rs_b;
+	}
+}
+
 static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc_compute *c,
 		       const struct dc_comm *comm)
 {
@@ -302,6 +368,7 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 			k->fsdp_tail_s = rs + ar;
 			k->rs_b = 0;
 		}
+		zero3_host_copies(k, p, c, s, layers * gas);
 	}
 	if (comm->s[DC_STRAT_CP].in_play) {
 		/* ring attention (cp_comm_type p2p) sends the next K/V block
@@ -449,8 +516,13 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 	}
 	if (k->ov_fsdp && !first) {
 		double busiest = ag > rs ? ag : rs;
+		/* of ag + rs: DeepSpeed ZeRO-3's host copies (zero3_host_copies),
+		 * on the copy engines, so their hidden share takes no SMs */
+		double copies = bwd ? k->host_ag_b + k->host_rs_b : k->host_ag_f, fs;
 		ex_fs = max0(busiest - comp);
-		hid += ag + rs - ex_fs;
+		fs = ag + rs - ex_fs;
+		hid += ag + rs > 0 ? fs * (1.0 - copies / (ag + rs)) : 0;
+		hid_ce += ag + rs > 0 ? fs * copies / (ag + rs) : 0;
 	}
 	o->comp = comp + k->slow * hid;
 	o->hidden = hid + hid_ce;
@@ -1746,6 +1818,8 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 		if (p->in->training.total_tokens > 0 && s->tokens_per_s > 0)
 			s->time_to_train_s = (double)p->in->training.total_tokens / s->tokens_per_s;
 	}
+	s->host_param_copies_s = x->k.host_param_s;
+	s->host_grad_copies_s = x->k.host_grad_s;
 }
 
 /* f NULL (a strategies variant's step: its time and rates alone, step.h)

@@ -303,6 +303,13 @@ static void view(const struct dc_run *run, void *out)
 					"step's out, each later one's sum back; ZeRO-1 none); the boundary's gradients cast to "
 					"FP32 out, Adam on the node's CPUs over every GPU's shard, the parameters cast to their "
 					"16-bit dtype on those CPUs and back; no delayed update";
+		if (in->training.framework == DC_FRAMEWORK_DEEPSPEED && run->plan->layout.sharding == DC_SHARD_FSDP)
+			v->host_model = "DeepSpeed ZeRO-3 (stage3.py): each micro step's gradient partitions out to their host "
+					"buffer and back on the reduce stream, and with \"optimizer+params\" the parameter "
+					"partitions up before each gather on its stream, both beside those collectives; then "
+					"one after the other the boundary's gradients cast to FP32 out, Adam on the node's CPUs "
+					"over every GPU's shard, the parameters cast to their 16-bit dtype on those CPUs and back "
+					"(with \"optimizer+params\" into their host buffer, nothing back); no delayed update";
 		v->host_bandwidth = c->host_bandwidth;
 		v->host_adam_rate = c->host_adam_rate;
 		for (uint64_t i = 0; i < run->plan->nsegments && i < DC_PLAN_MAX_SEGMENTS; i++)
@@ -322,6 +329,18 @@ static int has_accum_copies(const void *base)
 {
 	const struct view *v = base;
 	return v->on_host && v->host.accum_s > 0;
+}
+
+static int has_param_copies(const void *base)
+{
+	const struct view *v = base;
+	return v->on_host && v->s.host_param_copies_s > 0;
+}
+
+static int has_grad_copies(const void *base)
+{
+	const struct view *v = base;
+	return v->on_host && v->s.host_grad_copies_s > 0;
 }
 
 static int has_host_cast(const void *base)
@@ -581,6 +600,10 @@ static const struct dc_field fields[] = {
 	 V(host.cast_s), .shown = has_host_cast},
 	{"host_params_h2d_s", "host step: parameters back to the GPU", DC_U_SECONDS, DC_FT_F64, V(host.h2d_s),
 	 .shown = is_on_host},
+	{"host_param_copies_s", "host link: parameter partitions up, every gather (ZeRO-3)",
+	 DC_U_SECONDS, DC_FT_F64, SV(host_param_copies_s), .shown = has_param_copies},
+	{"host_grad_copies_s", "host link: gradient partitions out and back (ZeRO-3)",
+	 DC_U_SECONDS, DC_FT_F64, SV(host_grad_copies_s), .shown = has_grad_copies},
 	{"time_s", "step time", DC_U_SECONDS, DC_FT_F64, SV(time_s), .shown = is_available},
 	{"pipeline_s", "pipeline schedule span", DC_U_SECONDS, DC_FT_F64, SV(pipeline_s), .shown = is_available},
 	{"tokens_per_s", "tokens/s", DC_U_PER_S, DC_FT_F64, SV(tokens_per_s), .shown = is_available},
@@ -630,12 +653,11 @@ _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 /* parallel.offload "optimizer": the per-micro-step gradient copies the
  * step does not price (docs/step-model.md, "The optimizer on the host").
  * DeepSpeed ZeRO-2's are priced (compute.c host_step; ZeRO-1 makes none
- * at edaa7221); Megatron-Core
+ * at edaa7221), and ZeRO-3's, every micro step's gradient partition out
+ * to its host buffer and back (stage3.py partition_grads; step.c
+ * zero3_host_copies); Megatron-Core
  * accumulates in the GPU's main_grad buffer and copies at the step
- * alone, so it makes none; DeepSpeed ZeRO-3 copies every micro step's
- * gradient partition to its host buffer and back to add the next one to
- * (deepspeed/runtime/zero/stage3.py partition_grads), whatever the
- * accumulation; another framework's are not known. */
+ * alone, so it makes none; another framework's are not known. */
 static void warn_offload_copies(const struct dc_plan *p, struct dc_diag *diag)
 {
 	const struct dc_config *in = p->in;
@@ -643,13 +665,8 @@ static void warn_offload_copies(const struct dc_plan *p, struct dc_diag *diag)
 	enum dc_framework f = in->training.framework;
 	if (in->parallel.offload != DC_OFFLOAD_OPTIMIZER || f == DC_FRAMEWORK_MEGATRON)
 		return;
-	if (f == DC_FRAMEWORK_DEEPSPEED && sh == DC_SHARD_FSDP) {
-		dc_diag_warn(diag,
-			     "'parallel.offload': DeepSpeed ZeRO-3 (stage3.py partition_grads) copies every micro step's "
-			     "gradient partition to its host buffer and back to the GPU to add the next one to; the step "
-			     "prices the host optimizer's copies and Adam once a step, not those per-micro-step copies");
-		return;
-	}
+	if (f == DC_FRAMEWORK_DEEPSPEED && sh == DC_SHARD_FSDP)
+		return; /* priced: step.c zero3_host_copies */
 	if ((f == DC_FRAMEWORK_DEEPSPEED && (sh == DC_SHARD_ZERO1 || sh == DC_SHARD_ZERO2)) ||
 	    p->layout.grad_accum_steps < 2)
 		return;
@@ -663,7 +680,8 @@ static void warn_offload_copies(const struct dc_plan *p, struct dc_diag *diag)
 
 /* grad_accum_steps < pp: the pipeline never fills; offload
  * optimizer+params: FSDP's per-microbatch copies of the parameter shards
- * are not priced; offload optimizer: warn_offload_copies */
+ * are not priced but under DeepSpeed (step.c zero3_host_copies); offload
+ * optimizer: warn_offload_copies */
 /* --calibrate-compute: the probe's layer against the model's at the same
  * clocks, further off than DC_PROFILE_LAYER_WARN (calibrate_compute.h) */
 static void warn_profile_layer(const struct dc_plan *p, const struct dc_results *res, struct dc_diag *diag)
@@ -690,7 +708,8 @@ static void warn(const struct dc_plan *p, const struct dc_results *res, const ch
 	warn_profile_layer(p, res, diag);
 	if (res->step.available)
 		warn_offload_copies(p, diag);
-	if (res->step.available && p->in->parallel.offload == DC_OFFLOAD_OPTIMIZER_PARAMS)
+	if (res->step.available && p->in->parallel.offload == DC_OFFLOAD_OPTIMIZER_PARAMS &&
+	    p->in->training.framework != DC_FRAMEWORK_DEEPSPEED)
 		dc_diag_warn(diag,
 			     "'parallel.offload': \"optimizer+params\" keeps the parameter shards on the host, so every "
 			     "microbatch copies them to the GPU before its all_gathers and its gradient shards back; the "
