@@ -36,13 +36,17 @@ static struct dc_comm_memo *comm_memo;
 
 /* configs/korthikanti-175b.json (pp 8, interleaved: the step memo and the
  * ledger memo both apply) as a search's plan: every memo lent; `dp2`: on
- * tp 4 x dp 2, so that the data-parallel axis has calls */
-static void load(int dp2)
+ * tp 4 x dp 2, so that the data-parallel axis has calls; `uneven`:
+ * configs/deepseek-v3-bridge-h100.json instead (uneven chunks: the step
+ * simulated, its op order and simulation memoised) */
+static void load(int dp2, int uneven)
 {
 	static const struct dc_override ov[] = {{"parallel.tp=4", 0}, {"parallel.dp=2", 0}};
 	char path[512];
 	struct dc_diag d;
-	snprintf(path, sizeof(path), "%s/configs/korthikanti-175b.json", DC_SOURCE_DIR);
+	snprintf(path, sizeof(path), "%s/configs/%s", DC_SOURCE_DIR,
+		 uneven ? "deepseek-v3-bridge-h100.json" : "korthikanti-175b.json");
+	dp2 = dp2 && !uneven;
 	dc_diag_init(&d);
 	if (dc_config_load_file(path, dp2 ? ov : NULL, dp2 ? 2 : 0, &cfg, &d) != 0)
 		ck_abort_msg("%s: does not load", path);
@@ -68,15 +72,17 @@ static void step(void)
 		ck_abort_msg("estimate: %s", res.error);
 }
 
-enum corrupt { NONE, STEP, MEM, NET, COMM, NONE_DP2 };
+enum corrupt { NONE, STEP, MEM, NET, COMM, NONE_DP2, NONE_UNEVEN, ORDER, SIM };
 
 /* In a child: the step once (the memos filled), `what` corrupted, the
  * step again (every memo hit). Exits 0 when nothing aborted. */
 static void child(enum corrupt what)
 {
-	load(what == COMM || what == NONE_DP2);
+	load(what == COMM || what == NONE_DP2, what == NONE_UNEVEN || what == ORDER || what == SIM);
 	step();
-	if (what == STEP)
+	if (what == ORDER || what == SIM)
+		dc_step_memo_corrupt_sim(step_memo, what == ORDER);
+	else if (what == STEP)
 		dc_step_memo_corrupt(step_memo);
 	else if (what == MEM)
 		dc_mem_memo_corrupt(mem_memo);
@@ -136,6 +142,9 @@ START_TEST(test_honest_hits_pass)
 	status = run_child(NONE_DP2, err, sizeof(err));
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "dp 2: status %d; stderr: %s", status, err);
 	ck_assert_str_eq(err, "");
+	status = run_child(NONE_UNEVEN, err, sizeof(err));
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "uneven: status %d; stderr: %s", status, err);
+	ck_assert_str_eq(err, "");
 }
 END_TEST
 
@@ -143,6 +152,21 @@ END_TEST
 START_TEST(test_step_memo_corrupted_aborts)
 {
 	assert_aborts(STEP, "step memo", "first.bwd_first_s differs");
+}
+END_TEST
+
+/* Rank 0's first op one microbatch on in the kept op order of a
+ * simulated step (uneven chunks) */
+START_TEST(test_order_memo_corrupted_aborts)
+{
+	assert_aborts(ORDER, "op order memo", "stage 0's differs");
+}
+END_TEST
+
+/* The span of the last simulation one ulp off */
+START_TEST(test_sim_memo_corrupted_aborts)
+{
+	assert_aborts(SIM, "simulation memo", "span differs");
 }
 END_TEST
 
@@ -174,6 +198,8 @@ static Suite *memo_verify_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_honest_hits_pass);
 	tcase_add_test(tc, test_step_memo_corrupted_aborts);
+	tcase_add_test(tc, test_order_memo_corrupted_aborts);
+	tcase_add_test(tc, test_sim_memo_corrupted_aborts);
 	tcase_add_test(tc, test_mem_memo_corrupted_aborts);
 	tcase_add_test(tc, test_net_memo_corrupted_aborts);
 	tcase_add_test(tc, test_comm_memo_corrupted_aborts);

@@ -1056,6 +1056,65 @@ START_TEST(test_step_memo_changes_nothing)
 }
 END_TEST
 
+/* The simulated schedules' memos (uneven chunks, DualPipe: the op orders
+ * and the last simulation, step.c) give every step what it has without
+ * them, bit for bit, whatever they held before: a step alike in all the
+ * simulation reads (no sharding after ZeRO-1: the last simulation
+ * reused), and steps that differ from the one before in what a reuse
+ * keys on: the microbatches m alone (half the batch), the op times alone
+ * (full recomputation), the chunks a rank v, the send and the op times
+ * (shorter sequences), the send alone (slower links between nodes: tp 8
+ * within a node, no expert parallelism, so the same ops), the ranks p,
+ * the schedule. A key that missed one would hand the step before's
+ * schedule on, or crash. */
+START_TEST(test_sim_memos_key_every_input)
+{
+	static const char *const none[] = {"parallel.sharding=none", NULL};
+	static const char *const m64[] = {"training.global_batch_size=4096", NULL};
+	static const char *const v2[] = {"parallel.virtual_pipeline=2",
+					 "parallel.pipeline_layers=[1,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4]", NULL};
+	static const char *const slow[] = {"parallel.pipeline_schedule=dualpipe", "parallel.virtual_pipeline=1",
+					   "cluster.inter_node.bandwidth=100 Gb/s", NULL};
+	static const char *const fast[] = {"model.seq_length=2048", NULL};
+	static const char *const full[] = {"training.recompute=full", "training.global_batch_size=4096", NULL};
+	static const char *const dual[] = {"parallel.pipeline_schedule=dualpipe", "parallel.virtual_pipeline=1", NULL};
+	static const char *const dual4[] = {"parallel.pipeline_schedule=dualpipe", "parallel.virtual_pipeline=1",
+					    "cluster.inter_node.bandwidth=100 Gb/s", "parallel.pp=4", "parallel.dp=2", NULL};
+	static const char *const dualv4[] = {"parallel.pipeline_schedule=dualpipev", "parallel.virtual_pipeline=1",
+					     "cluster.inter_node.bandwidth=100 Gb/s", "parallel.pp=4", "parallel.dp=2", NULL};
+	static const struct {
+		const char *name;
+		const char *const *sets;
+	} runs[] = {
+		{"deepseek-v3-bridge-h100.json", NULL}, {"deepseek-v3-bridge-h100.json", NULL},
+		{"deepseek-v3-bridge-h100.json", none}, {"deepseek-v3-bridge-h100.json", m64},
+		{"deepseek-v3-bridge-h100.json", full}, {"deepseek-v3-bridge-h100.json", v2},
+		{"deepseek-v3-bridge-h100.json", fast},
+		{"korthikanti-175b.json", dual},        {"korthikanti-175b.json", slow},
+		{"korthikanti-175b.json", dual4},       {"korthikanti-175b.json", dualv4},
+		{"deepseek-v3-bridge-h100.json", NULL},
+	};
+	static struct dc_step fresh, memoised;
+	struct dc_step_memo *memo = dc_step_memo_new();
+	ck_assert_ptr_nonnull(memo);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		step_with(runs[i].name, runs[i].sets, NULL, &fresh);
+		step_with(runs[i].name, runs[i].sets, memo, &memoised);
+		ck_assert_msg(fresh.available && memcmp(&fresh, &memoised, sizeof(fresh)) == 0,
+			      "run %zu (%s): %.17g s without the memos, %.17g s with them", i, runs[i].name, fresh.time_s,
+			      memoised.time_s);
+		if (i > 2 && i + 1 != sizeof(runs) / sizeof(runs[0])) {
+			/* each run's schedule differs from the one before */
+			static struct dc_step before;
+			step_with(runs[i - 1].name, runs[i - 1].sets, NULL, &before);
+			ck_assert_msg(memcmp(&before.time_s, &fresh.time_s, sizeof(double)) != 0,
+				      "run %zu (%s): the same step time as the run before tests no key", i, runs[i].name);
+		}
+	}
+	dc_step_memo_free(memo);
+}
+END_TEST
+
 START_TEST(test_closed_form_matches_timeline)
 {
 	/* the shipped configs as they are, and under ZB-H1 (pp > 1: 1T,
@@ -1753,6 +1812,7 @@ int main(void)
 	tcase_add_test(tc, test_loss_chunk_tp_reductions);
 	tcase_add_test(tc, test_deepspeed_zero3_host_copies);
 	tcase_add_test(tc, test_step_memo_changes_nothing);
+	tcase_add_test(tc, test_sim_memos_key_every_input);
 	tcase_add_test(tc, test_step_rank_only_same_figures);
 	tcase_add_test(tc, test_step_without_flops_is_the_steps_time);
 	suite_add_tcase(s, tc);

@@ -213,6 +213,10 @@ void dc_step_memo_free(struct dc_step_memo *m);
  * holds (stage 0's first backward) by one ulp, so its next hit differs
  * from a fresh computation. */
 void dc_step_memo_corrupt(struct dc_step_memo *m);
+/* The same for the simulated schedules (uneven chunks, DualPipe): order
+ * 1 moves the last kept op order's first op one microbatch on, 0 the
+ * last simulation's span by one ulp. */
+void dc_step_memo_corrupt_sim(struct dc_step_memo *m, int order);
 #endif
 
 /* Fills *s in closed form for the plan from the compute, comm, flops and

@@ -1249,7 +1249,14 @@ struct step_key {
 	uint64_t segment_first[DC_PLAN_MAX_SEGMENTS + 1];
 };
 
+struct sim_orders; /* the schedules' op orders (the timeline below) */
+struct sim_memo;   /* the last simulated schedule's times (the timeline below) */
+static void orders_free(struct sim_orders *c);
+static void sim_memo_free(struct sim_memo *sm);
+
 struct dc_step_memo {
+	struct sim_orders *orders; /* the simulated schedules' op orders (order_get); NULL until one is kept */
+	struct sim_memo *sim;      /* the last simulation's times (sim_memo_take); NULL until one is kept */
 	int have;   /* key and the values below are the last stored */
 	int probed; /* key is this step's (memo_take missed), its values not yet stored */
 	struct step_key key;
@@ -1266,6 +1273,10 @@ struct dc_step_memo *dc_step_memo_new(void)
 
 void dc_step_memo_free(struct dc_step_memo *m)
 {
+	if (!m)
+		return;
+	orders_free(m->orders);
+	sim_memo_free(m->sim);
 	free(m);
 }
 
@@ -1957,7 +1968,7 @@ enum op_kind { OP_F, OP_B, OP_BX, OP_W, OP_FB };
 
 struct pop {
 	enum op_kind kind;
-	uint64_t cf, cb, mf, mb;
+	uint32_t cf, cb, mf, mb; /* order_build: m and v below 2^32 */
 };
 
 /* Op `i` of stage `s` in Megatron's order: *fwd, microbatch, chunk.
@@ -2011,7 +2022,7 @@ struct gen {
 
 static void put(struct gen *g, enum op_kind kind, uint64_t cf, uint64_t mf, uint64_t cb, uint64_t mb)
 {
-	g->o[g->n++] = (struct pop){kind, cf, cb, mf, mb};
+	g->o[g->n++] = (struct pop){kind, (uint32_t)cf, (uint32_t)cb, (uint32_t)mf, (uint32_t)mb};
 }
 
 static void gen_f(struct gen *g, uint64_t phase)
@@ -2156,23 +2167,46 @@ static void gen_dualpipe(struct gen *g, uint64_t p, uint64_t m, uint64_t r, int 
 		gen_w(g);
 }
 
+/* A schedule's op order: every rank's ops, a function of (sched, p, m,
+ * v) alone, so that a search's layouts of the same ones share it
+ * (order_get). */
+struct sim_order {
+	enum dc_pipe_schedule sched;
+	uint64_t p, m, v;
+	uint64_t cap;               /* ops a rank at most: the rows' stride */
+	struct pop *ops;            /* [s][cap], the first nops[s] of a row set */
+	uint64_t *nops;             /* [s] */
+	/* [s] DualPipe: the op its second steady pair starts at, the pairs
+	 * (two ops each: FB, FB) from there */
+	uint64_t *steady_at, *steady_n;
+};
+
+/* Where an op's input is (sim_run): end_at[at + mb] for microbatch mb,
+ * one send later when `send`; has 0 when it needs none (dep_of). */
+struct sim_dep {
+	size_t at;
+	int has, send;
+};
+
 /* The simulated schedule: every rank's ops and their times. */
 struct sim {
 	enum dc_pipe_schedule sched;
 	uint64_t p, m, v;           /* v: chunks a rank */
 	uint64_t cap;               /* ops a rank at most */
-	struct pop *ops;            /* [s][cap] */
-	uint64_t *nops;             /* [s] */
-	double *op_start, *op_end;  /* [s][cap] */
-	double *end_f, *end_b;      /* [s][c][mb]: a forward's end, its input gradients' (-1: not yet) */
+	const struct pop *ops;      /* [s][cap] (the order's) */
+	const uint64_t *nops;       /* [s] */
+	double *op_start, *op_end;  /* [s][cap], set for the first nops[s] by sim_run */
+	/* [2][s][c][mb]: a forward's end, then its input gradients' (-1: not
+	 * yet; sim_run) */
+	double *end_at;
+	struct sim_dep *dep;        /* [s][c][2]: a forward's input, a backward's */
 	/* [s][c]: a chunk's forward, backward and weight gradients alone, and
 	 * its forward and backward in a DualPipe pair */
 	double *dur_f, *dur_b, *dur_w, *dur_fp, *dur_bp;
 	double send_s;
-	/* [s] DualPipe: the op its second steady pair starts at, the pairs
-	 * (two ops each: FB, FB) from there */
-	uint64_t *steady_at, *steady_n;
+	const uint64_t *steady_at, *steady_n; /* [s] (the order's) */
 	uint64_t m_whole; /* the whole schedule's m, when a prefix of it runs (the trace's numbering) */
+	struct sim_order own; /* the order when no memo keeps it (else zeroes) */
 };
 
 static size_t at3(const struct sim *x, uint64_t s, uint64_t c, uint64_t mb)
@@ -2180,65 +2214,44 @@ static size_t at3(const struct sim *x, uint64_t s, uint64_t c, uint64_t mb)
 	return (size_t)((s * x->v + c) * x->m + mb);
 }
 
-static void sim_free(struct sim *x)
+static void order_free(struct sim_order *o)
 {
-	free(x->ops);
-	free(x->nops);
-	free(x->op_start);
-	free(x->op_end);
-	free(x->end_f);
-	free(x->end_b);
-	free(x->dur_f);
-	free(x->dur_b);
-	free(x->dur_w);
-	free(x->dur_fp);
-	free(x->dur_bp);
-	free(x->steady_at);
-	free(x->steady_n);
+	free(o->ops);
+	free(o->nops);
+	free(o->steady_at);
+	free(o->steady_n);
+	memset(o, 0, sizeof(*o));
 }
 
-/* Allocates the simulation of `sched` on p ranks, m microbatches, v chunks
- * a rank, and builds every rank's op order. Returns 0, or -1 when out of
- * memory. */
-static int sim_alloc(struct sim *x, enum dc_pipe_schedule sched, uint64_t p, uint64_t m, uint64_t v, double send_s)
+/* Builds the op order of `sched` on p ranks, m microbatches, v chunks a
+ * rank into *o: 0, or -1 when out of memory (*o zeroes). */
+static int order_build(struct sim_order *o, enum dc_pipe_schedule sched, uint64_t p, uint64_t m, uint64_t v)
 {
-	size_t n, cells = (size_t)(p * v);
-	uint64_t *wq = NULL;
-	memset(x, 0, sizeof(*x));
-	x->sched = sched;
-	x->p = p;
-	x->m = m;
-	x->v = v;
-	x->send_s = send_s;
+	uint64_t *wq;
+	memset(o, 0, sizeof(*o));
+	if (m > UINT32_MAX || v > UINT32_MAX)
+		return -1; /* struct pop's counts; far above any allocation */
+	o->sched = sched;
+	o->p = p;
+	o->m = m;
+	o->v = v;
 	/* 1F1B, interleaved: 2 m v ops; ZB-H1: 3 m; DualPipe: at most 3 m */
-	x->cap = 3 * m * v + 4;
-	n = (size_t)(p * x->cap);
-	x->ops = dc_calloc(n, sizeof(*x->ops));
-	x->nops = dc_calloc((size_t)p, sizeof(*x->nops));
-	x->op_start = dc_calloc(n, sizeof(double));
-	x->op_end = dc_calloc(n, sizeof(double));
-	x->end_f = dc_malloc((size_t)(p * v * m) * sizeof(double));
-	x->end_b = dc_malloc((size_t)(p * v * m) * sizeof(double));
-	x->dur_f = dc_calloc(cells, sizeof(double));
-	x->dur_b = dc_calloc(cells, sizeof(double));
-	x->dur_w = dc_calloc(cells, sizeof(double));
-	x->dur_fp = dc_calloc(cells, sizeof(double));
-	x->dur_bp = dc_calloc(cells, sizeof(double));
-	x->steady_at = dc_calloc((size_t)p, sizeof(*x->steady_at));
-	x->steady_n = dc_calloc((size_t)p, sizeof(*x->steady_n));
+	o->cap = sched == DC_PIPE_1F1B || sched == DC_PIPE_INTERLEAVED ? 2 * m * v : 3 * m * v + 4;
+	/* every op a rank runs is written (put), and no more are read */
+	o->ops = dc_malloc((size_t)(p * o->cap) * sizeof(*o->ops));
+	o->nops = dc_calloc((size_t)p, sizeof(*o->nops));
+	o->steady_at = dc_calloc((size_t)p, sizeof(*o->steady_at));
+	o->steady_n = dc_calloc((size_t)p, sizeof(*o->steady_n));
 	wq = dc_calloc((size_t)(2 * m * v + 2), sizeof(*wq));
-	if (!x->ops || !x->nops || !x->op_start || !x->op_end || !x->end_f || !x->end_b || !x->dur_f || !x->dur_b ||
-	    !x->dur_w || !x->dur_fp || !x->dur_bp || !x->steady_at || !x->steady_n || !wq) {
+	if (!o->ops || !o->nops || !o->steady_at || !o->steady_n || !wq) {
 		free(wq);
-		sim_free(x);
+		order_free(o);
 		return -1;
 	}
-	for (size_t i = 0; i < (size_t)(p * v * m); i++)
-		x->end_f[i] = x->end_b[i] = -1;
 	for (uint64_t s = 0; s < p; s++) {
 		struct gen g;
 		memset(&g, 0, sizeof(g));
-		g.o = &x->ops[s * x->cap];
+		g.o = &o->ops[s * o->cap];
 		g.wq_c = wq;
 		g.wq_m = wq + m * v + 1;
 		switch (sched) {
@@ -2262,11 +2275,177 @@ static int sim_alloc(struct sim *x, enum dc_pipe_schedule sched, uint64_t p, uin
 			}
 			break;
 		}
-		x->nops[s] = g.n;
-		x->steady_at[s] = g.steady_at;
-		x->steady_n[s] = g.steady_n;
+		o->nops[s] = g.n;
+		o->steady_at[s] = g.steady_at;
+		o->steady_n[s] = g.steady_n;
 	}
 	free(wq);
+	return 0;
+}
+
+static uint64_t order_bytes(const struct sim_order *o)
+{
+	return o->p * (o->cap * sizeof(*o->ops) + 3 * sizeof(uint64_t));
+}
+
+/* A search's op orders (one set per thread, in its step memo): the last
+ * SIM_ORDERS built, SIM_ORDERS_BYTES together at most (an order above
+ * that is built for its step alone), the least recently taken dropped
+ * first. A search's layouts cycle through a few (pp, m, v): the
+ * shipped DeepSeek-V3 search's 1,507 simulated steps take 10 orders. */
+#define SIM_ORDERS 16
+#define SIM_ORDERS_BYTES (UINT64_C(48) << 20)
+
+struct sim_orders {
+	struct sim_order o[SIM_ORDERS];
+	uint64_t used[SIM_ORDERS]; /* when last taken (tick); 0: empty */
+	uint64_t tick, bytes;
+};
+
+static void orders_free(struct sim_orders *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < SIM_ORDERS; i++)
+		order_free(&c->o[i]);
+	free(c);
+}
+
+#ifdef DISTCALC_VERIFY_MEMOS
+/* A kept order against one built fresh: the same ops, bit for bit. */
+static void order_verify(const struct sim_order *o)
+{
+	static const char memo[] = "op order memo (src/est/step.c)";
+	struct sim_order f;
+	char what[64];
+	if (order_build(&f, o->sched, o->p, o->m, o->v) != 0)
+		return; /* out of memory: nothing to compare against */
+	for (uint64_t s = 0; s < o->p; s++) {
+		snprintf(what, sizeof(what), "stage %llu's", (unsigned long long)s);
+		dc_memo_verify_u64(memo, "nops", o->nops[s], f.nops[s]);
+		dc_memo_verify_u64(memo, "steady_at", o->steady_at[s], f.steady_at[s]);
+		dc_memo_verify_u64(memo, "steady_n", o->steady_n[s], f.steady_n[s]);
+		dc_memo_verify_bytes(memo, what, &o->ops[s * o->cap], &f.ops[s * f.cap],
+				     (size_t)o->nops[s] * sizeof(*o->ops), NULL, 0);
+	}
+	order_free(&f);
+}
+#endif
+
+/* The op order of (sched, p, m, v): the memo's when it keeps it, else
+ * built (and kept when it fits) or, with no memo or too large to keep,
+ * built into *own (the caller frees it). NULL when out of memory. */
+static const struct sim_order *order_get(struct dc_step_memo *memo, enum dc_pipe_schedule sched, uint64_t p,
+					 uint64_t m, uint64_t v, struct sim_order *own)
+{
+	struct sim_orders *c;
+	struct sim_order o;
+	int slot = 0;
+	memset(own, 0, sizeof(*own));
+	if (memo && !memo->orders)
+		memo->orders = dc_calloc(1, sizeof(*memo->orders)); /* none kept when out of memory */
+	c = memo ? memo->orders : NULL;
+	for (int i = 0; c && i < SIM_ORDERS; i++)
+		if (c->used[i] && c->o[i].sched == sched && c->o[i].p == p && c->o[i].m == m && c->o[i].v == v) {
+			c->used[i] = ++c->tick;
+			DC_MEMO_VERIFY(order_verify(&c->o[i]));
+			return &c->o[i];
+		}
+	if (order_build(&o, sched, p, m, v) != 0)
+		return NULL;
+	if (!c || order_bytes(&o) > SIM_ORDERS_BYTES) {
+		*own = o;
+		return own;
+	}
+	for (;;) {
+		/* an empty slot when the order fits beside the kept ones, else
+		 * the least recently taken dropped */
+		int empty = -1, old = -1;
+		for (int i = 0; i < SIM_ORDERS; i++) {
+			if (!c->used[i] && empty < 0)
+				empty = i;
+			if (c->used[i] && (old < 0 || c->used[i] < c->used[old]))
+				old = i;
+		}
+		if (empty >= 0 && c->bytes + order_bytes(&o) <= SIM_ORDERS_BYTES) {
+			slot = empty;
+			break;
+		}
+		c->bytes -= order_bytes(&c->o[old]);
+		order_free(&c->o[old]);
+		c->used[old] = 0;
+	}
+	c->o[slot] = o;
+	c->used[slot] = ++c->tick;
+	c->bytes += order_bytes(&o);
+	return &c->o[slot];
+}
+
+static int dep_of(const struct sim *x, uint64_t s, uint64_t c, int bwd, uint64_t *ds, uint64_t *dc, int *dbwd,
+		  int *send);
+
+static void sim_free(struct sim *x)
+{
+	order_free(&x->own);
+	free(x->op_start);
+	free(x->op_end);
+	free(x->end_at);
+	free(x->dep);
+	free(x->dur_f);
+	free(x->dur_b);
+	free(x->dur_w);
+	free(x->dur_fp);
+	free(x->dur_bp);
+}
+
+/* Allocates the simulation of `sched` on p ranks, m microbatches, v chunks
+ * a rank, its op order from `memo` (a search's step memo; may be NULL).
+ * Returns 0, or -1 when out of memory. */
+static int sim_alloc(struct sim *x, enum dc_pipe_schedule sched, uint64_t p, uint64_t m, uint64_t v, double send_s,
+		     struct dc_step_memo *memo)
+{
+	size_t n, cells = (size_t)(p * v);
+	const struct sim_order *o;
+	memset(x, 0, sizeof(*x));
+	x->sched = sched;
+	x->p = p;
+	x->m = m;
+	x->v = v;
+	x->send_s = send_s;
+	o = order_get(memo, sched, p, m, v, &x->own);
+	if (!o)
+		return -1;
+	x->cap = o->cap;
+	x->ops = o->ops;
+	x->nops = o->nops;
+	x->steady_at = o->steady_at;
+	x->steady_n = o->steady_n;
+	n = (size_t)(p * x->cap);
+	/* sim_run sets every op's times it runs, and no more are read */
+	x->op_start = dc_malloc(n * sizeof(double));
+	x->op_end = dc_malloc(n * sizeof(double));
+	x->end_at = dc_malloc(2 * (size_t)(p * v * m) * sizeof(double));
+	x->dep = dc_malloc(2 * cells * sizeof(*x->dep));
+	x->dur_f = dc_calloc(cells, sizeof(double));
+	x->dur_b = dc_calloc(cells, sizeof(double));
+	x->dur_w = dc_calloc(cells, sizeof(double));
+	x->dur_fp = dc_calloc(cells, sizeof(double));
+	x->dur_bp = dc_calloc(cells, sizeof(double));
+	if (!x->op_start || !x->op_end || !x->end_at || !x->dep || !x->dur_f || !x->dur_b || !x->dur_w || !x->dur_fp ||
+	    !x->dur_bp) {
+		sim_free(x);
+		return -1;
+	}
+	for (uint64_t s = 0; s < p; s++)
+		for (uint64_t c = 0; c < v; c++)
+			for (int bwd = 0; bwd < 2; bwd++) {
+				struct sim_dep *d = &x->dep[(s * v + c) * 2 + (uint64_t)bwd];
+				uint64_t ds = 0, dc = 0;
+				int dbwd = 0, send = 0;
+				d->has = dep_of(x, s, c, bwd, &ds, &dc, &dbwd, &send);
+				d->send = send;
+				d->at = d->has ? (dbwd ? (size_t)(p * v * m) : 0) + at3(x, ds, dc, 0) : 0;
+			}
 	return 0;
 }
 
@@ -2356,17 +2535,16 @@ static int dep_of(const struct sim *x, uint64_t s, uint64_t c, int bwd, uint64_t
 
 /* When (s, c, mb, bwd)'s input is there: 0 when it needs none, -1 when it
  * is not there yet. */
-static double ready_of(const struct sim *x, uint64_t s, uint64_t c, uint64_t mb, int bwd)
+static inline double ready_of(const struct sim *x, uint64_t s, uint64_t c, uint64_t mb, int bwd)
 {
-	uint64_t ds, dc;
-	int dbwd, send;
+	const struct sim_dep *d = &x->dep[(s * x->v + c) * 2 + (uint64_t)bwd];
 	double e;
-	if (!dep_of(x, s, c, bwd, &ds, &dc, &dbwd, &send))
+	if (!d->has)
 		return 0;
-	e = dbwd ? x->end_b[at3(x, ds, dc, mb)] : x->end_f[at3(x, ds, dc, mb)];
+	e = x->end_at[d->at + mb];
 	if (e < 0)
 		return -1;
-	return e + (send ? x->send_s : 0);
+	return e + (d->send ? x->send_s : 0);
 }
 
 /* An op's duration on stage s: a pair takes its forward's and its
@@ -2396,6 +2574,7 @@ static double op_dur(const struct sim *x, uint64_t s, const struct pop *o)
 static int sim_run(struct sim *x, double *end_s, double *span_s)
 {
 	uint64_t p = x->p, left = p;
+	size_t fwds = (size_t)(p * x->v * x->m);
 	uint64_t *next = dc_calloc(p, sizeof(*next));
 	double *free_at = dc_calloc(p, sizeof(*free_at));
 	double span = 0;
@@ -2404,6 +2583,8 @@ static int sim_run(struct sim *x, double *end_s, double *span_s)
 		free(free_at);
 		return -1;
 	}
+	for (size_t i = 0; i < 2 * fwds; i++)
+		x->end_at[i] = -1;
 	for (uint64_t s = 0; s < p; s++)
 		if (x->nops[s] == 0) {
 			left--;
@@ -2436,9 +2617,9 @@ static int sim_run(struct sim *x, double *end_s, double *span_s)
 					x->op_start[ix] = st;
 					x->op_end[ix] = st + d;
 					if (o->kind == OP_F || o->kind == OP_FB)
-						x->end_f[at3(x, s, o->cf, o->mf)] = st + d;
+						x->end_at[at3(x, s, o->cf, o->mf)] = st + d;
 					if (o->kind == OP_B || o->kind == OP_BX || o->kind == OP_FB)
-						x->end_b[at3(x, s, o->cb, o->mb)] = st + d;
+						x->end_at[fwds + at3(x, s, o->cb, o->mb)] = st + d;
 					free_at[s] = st + d;
 					next[s]++;
 					progress = 1;
@@ -2462,6 +2643,156 @@ static int sim_run(struct sim *x, double *end_s, double *span_s)
 	free(free_at);
 	return 0;
 }
+
+/* ---- the last simulation memoised across a search's layouts ---- */
+
+/* What sim_run reads (the schedule, its shape, the send, every chunk's
+ * op times: its op order and inputs are functions of these) and what the
+ * step reads of its result (every rank's end, the span, every rank's
+ * first op's start: the fill). Layouts alike in all the step reads (the
+ * sharding, the optimizer's placement) run the same simulation: 557 of
+ * the 1,507 in the shipped DeepSeek-V3 search of tp [1, 2], each right
+ * after its twin. Durations compared as bytes (-0 and +0 differ). */
+struct sim_memo {
+	int have;
+	enum dc_pipe_schedule sched;
+	uint64_t p, m, v;
+	double send_s;
+	double *dur;        /* [5][p][v]: dur_f, dur_b, dur_w, dur_fp, dur_bp */
+	double *end, *head; /* [p]: each rank's end, its first op's start */
+	double span;
+};
+
+static void sim_memo_free(struct sim_memo *sm)
+{
+	if (!sm)
+		return;
+	free(sm->dur);
+	free(sm->end);
+	free(sm->head);
+	free(sm);
+}
+
+static void sim_durs(const struct sim *x, const double *d[5])
+{
+	d[0] = x->dur_f;
+	d[1] = x->dur_b;
+	d[2] = x->dur_w;
+	d[3] = x->dur_fp;
+	d[4] = x->dur_bp;
+}
+
+/* 1 when the memo holds x's simulation: its ends in end_s[], its span in
+ * *span_s and every rank's first op's start in x->op_start (no other op's
+ * time set); else 0. */
+static int sim_memo_take(const struct sim_memo *sm, struct sim *x, double *end_s, double *span_s)
+{
+	const double *d[5];
+	size_t cells = (size_t)(x->p * x->v);
+	if (!sm || !sm->have || sm->sched != x->sched || sm->p != x->p || sm->m != x->m || sm->v != x->v ||
+	    memcmp(&sm->send_s, &x->send_s, sizeof(double)) != 0)
+		return 0;
+	sim_durs(x, d);
+	for (int j = 0; j < 5; j++)
+		if (memcmp(&sm->dur[(size_t)j * cells], d[j], cells * sizeof(double)) != 0)
+			return 0;
+	for (uint64_t s = 0; s < x->p; s++) {
+		end_s[s] = sm->end[s];
+		x->op_start[s * x->cap] = sm->head[s];
+	}
+	*span_s = sm->span;
+	return 1;
+}
+
+/* Keeps x's simulation (sim_run's ends and span) in *memo's; nothing kept
+ * when out of memory. */
+static void sim_memo_put(struct dc_step_memo *memo, const struct sim *x, const double *end_s, double span_s)
+{
+	struct sim_memo *sm = memo->sim;
+	const double *d[5];
+	size_t cells = (size_t)(x->p * x->v);
+	if (!sm) {
+		sm = memo->sim = dc_calloc(1, sizeof(*sm));
+		if (!sm)
+			return;
+	}
+	if (!sm->have || sm->p != x->p || sm->v != x->v) {
+		free(sm->dur);
+		free(sm->end);
+		free(sm->head);
+		sm->dur = dc_malloc(5 * cells * sizeof(double));
+		sm->end = dc_malloc((size_t)x->p * sizeof(double));
+		sm->head = dc_malloc((size_t)x->p * sizeof(double));
+	}
+	sm->have = 0;
+	if (!sm->dur || !sm->end || !sm->head) {
+		free(sm->dur);
+		free(sm->end);
+		free(sm->head);
+		sm->dur = sm->end = sm->head = NULL;
+		return;
+	}
+	sm->sched = x->sched;
+	sm->p = x->p;
+	sm->m = x->m;
+	sm->v = x->v;
+	sm->send_s = x->send_s;
+	sim_durs(x, d);
+	for (int j = 0; j < 5; j++)
+		memcpy(&sm->dur[(size_t)j * cells], d[j], cells * sizeof(double));
+	for (uint64_t s = 0; s < x->p; s++) {
+		sm->end[s] = end_s[s];
+		sm->head[s] = x->nops[s] ? x->op_start[s * x->cap] : 0;
+	}
+	sm->span = span_s;
+	sm->have = 1;
+}
+
+#ifdef DISTCALC_VERIFY_MEMOS
+/* A simulation memo hit (end_s, span_s, x's first starts) against x
+ * simulated afresh (x's op times are then the fresh ones). */
+static void sim_memo_verify(struct sim *x, const double *end_s, double span_s)
+{
+	static const char memo[] = "simulation memo (src/est/step.c)";
+	double *end = dc_calloc((size_t)x->p, sizeof(double)), *head = dc_calloc((size_t)x->p, sizeof(double)), span = 0;
+	char what[64];
+	if (!end || !head) {
+		free(end);
+		free(head);
+		return; /* out of memory: nothing to compare against */
+	}
+	for (uint64_t s = 0; s < x->p; s++)
+		head[s] = x->op_start[s * x->cap];
+	if (sim_run(x, end, &span) != 0)
+		dc_memo_verify_u64(memo, "the fresh simulation's failure", 1, 0);
+	dc_memo_verify_double(memo, "span", span_s, span);
+	for (uint64_t s = 0; s < x->p; s++) {
+		snprintf(what, sizeof(what), "rank %llu's end", (unsigned long long)s);
+		dc_memo_verify_double(memo, what, end_s[s], end[s]);
+		snprintf(what, sizeof(what), "rank %llu's first start", (unsigned long long)s);
+		dc_memo_verify_double(memo, what, head[s], x->nops[s] ? x->op_start[s * x->cap] : 0);
+	}
+	free(end);
+	free(head);
+}
+
+void dc_step_memo_corrupt_sim(struct dc_step_memo *m, int order)
+{
+	if (order) {
+		/* the last kept order's first rank's first op, one microbatch on */
+		struct sim_orders *c = m->orders;
+		int last = 0;
+		for (int i = 0; c && i < SIM_ORDERS; i++)
+			if (c->used[i] > c->used[last])
+				last = i;
+		if (c && c->used[last] && c->o[last].nops[0])
+			c->o[last].ops[0].mf++;
+		return;
+	}
+	if (m->sim)
+		m->sim->span = nextafter(m->sim->span, INFINITY);
+}
+#endif
 
 /* A chunk's op time from the stage's totals: chunk 0 and chunk v - 1 as
  * given, the chunks between share the rest. */
@@ -2492,7 +2823,7 @@ int dc_step_pipeline_simulate(const struct dc_step_pipe *pp, double *end_s, doub
 	if (sched == DC_PIPE_1F1B && pp->v > 1)
 		sched = DC_PIPE_INTERLEAVED;
 	v = sched_chunks(sched, pp->v);
-	if (sim_alloc(&x, sched, pp->p, pp->m, v, pp->send_s) != 0)
+	if (sim_alloc(&x, sched, pp->p, pp->m, v, pp->send_s, NULL) != 0)
 		return -1;
 	for (uint64_t s = 0; s < pp->p; s++) {
 		const struct dc_step_stage *st = &pp->stage[s];
@@ -3633,7 +3964,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 		show->extended = bound->extended;
 		show->periods = periods;
 	}
-	if (sim_alloc(&sm, x.k.sched, pp, msim, v, x.k.send_s) != 0) {
+	if (sim_alloc(&sm, x.k.sched, pp, msim, v, x.k.send_s, p->step_memo) != 0) {
 		*error = "out of memory";
 		return -1;
 	}
@@ -3678,7 +4009,20 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 		if (dual)
 			dev_stage(&sm, r, fa, ba, fp, bp, periods, x.k.m, &dev[r]);
 	}
-	rc = sim_run(&sm, end, &span);
+	if (p->step_memo && periods == 0 && !show && !emit) {
+		/* a search's step: its layouts alike in all the simulation
+		 * reads run it once (sim_memo) */
+		if (sim_memo_take(p->step_memo->sim, &sm, end, &span)) {
+			DC_MEMO_VERIFY(sim_memo_verify(&sm, end, span));
+			rc = 0;
+		} else {
+			rc = sim_run(&sm, end, &span);
+			if (rc == 0)
+				sim_memo_put(p->step_memo, &sm, end, span);
+		}
+	} else {
+		rc = sim_run(&sm, end, &span);
+	}
 	if (rc == 0 && periods > 0 && !dual) {
 		/* uneven interleaved chunks: every stage's end from the max-plus
 		 * power of its steady period (docs/step-model.md, "Uneven
