@@ -634,8 +634,10 @@ static void call_size(const struct dc_net *net, enum dc_coll_kind op, const stru
 static uint64_t pair_channels(const struct dc_net *net, enum dc_net_algo a, enum dc_net_proto p,
 			      const struct dc_net_group *g, const struct call *c, double *ch_share)
 {
-	uint64_t nc = dc_net_channels_used(net, a, p, g->ranks, c->bytes);
-	*ch_share = (double)nc / (double)(net->channels ? net->channels : 1);
+	uint64_t nc = dc_net_channels_used(net, a, p, g->ranks, c->bytes), all = net->channels ? net->channels : 1;
+	/* every channel (a large call): the quotient is 1 exactly, without
+	 * the division */
+	*ch_share = nc == all ? 1.0 : (double)nc / (double)all;
 	return nc;
 }
 
@@ -822,6 +824,8 @@ static void price_tree(const struct dc_net *net, enum dc_coll_kind op, const str
 	uint64_t N = g->nodes, r = g->ranks_per_node;
 	int ni = nodes_index(N);
 	double link = net->nvlink_bw_bytes_per_s / 2.0;
+	/* the hops inside a domain and between domains, converted once */
+	double hops_in = (double)(r > 0 ? r - 1 : 0), hops_out = (double)log2_floor(N);
 	enum dc_net_proto pr;
 	(void)op;
 	if (r <= 1 && N > 1)
@@ -844,8 +848,8 @@ static void price_tree(const struct dc_net *net, enum dc_coll_kind op, const str
 		}
 		rate *= tree_factor(net, pr, c) * size_factor(net, c);
 		o->lat_s = base_lat_s[DC_NET_ALGO_TREE][pr] +
-			   2.0 * ((double)(r > 0 ? r - 1 : 0) * hop_in(net, DC_NET_ALGO_TREE, pr) +
-				  (double)log2_floor(N) * hop_out(net, DC_NET_ALGO_TREE, pr, r <= 1));
+			   2.0 * (hops_in * hop_in(net, DC_NET_ALGO_TREE, pr) +
+				  hops_out * hop_out(net, DC_NET_ALGO_TREE, pr, r <= 1));
 		o->bw_s = c->S / rate;
 	}
 }

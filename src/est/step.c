@@ -956,8 +956,12 @@ static double pipe_closed(const void *ctx, run_fn run_at, uint64_t nruns, uint64
 		double after_a = (total - pre_fb - fb) / (double)v;
 		double f = sp->fwd_s, bw = sp->bwd_s, delta = f + bw + 2.0 * c;
 		int n = 0;
+		/* a run of one stage has one end: the same k twice would give
+		 * the same value, which takes nothing from the first (a tie
+		 * keeps the lower k, and k is not lower than itself) */
 		cand[n++] = a;
-		cand[n++] = b;
+		if (b != a)
+			cand[n++] = b;
 		if (zb) {
 			/* ZB-H1: the round trip crosses F and B (x = b - W) of the
 			 * stages below; a stage advances the fill by f + c, the
