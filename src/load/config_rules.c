@@ -1832,15 +1832,21 @@ static int search_tries_fsdp(const struct loader *l)
 	return l->opts && l->opts->search && (m == 0 || (m & (1u << DC_SHARD_FSDP)));
 }
 
-static int search_tries_cp(const struct loader *l)
+/* whether the layout search tries a value above 1 of the dimension whose
+ * space list is `v` (empty: every divisor of the world, search.c) */
+static int search_tries_above_one(const struct loader *l, const struct dc_search_values *v)
 {
-	const struct dc_search_values *v = &l->cfg->search.cp;
 	if (!l->opts || !l->opts->search)
 		return 0;
 	for (uint32_t i = 0; i < v->n; i++)
 		if (v->v[i] > 1)
 			return 1;
 	return v->n == 0;
+}
+
+static int search_tries_cp(const struct loader *l)
+{
+	return search_tries_above_one(l, &l->cfg->search.cp);
 }
 
 /* whether the layout search tries a sharding other than fsdp, whose
@@ -1855,13 +1861,7 @@ static int search_tries_buckets(const struct loader *l)
  * every divisor: search.c) */
 static int search_tries_tp(const struct loader *l)
 {
-	const struct dc_search_values *v = &l->cfg->search.tp;
-	if (!l->opts || !l->opts->search)
-		return 0;
-	for (uint32_t i = 0; i < v->n; i++)
-		if (v->v[i] > 1)
-			return 1;
-	return v->n == 0;
+	return search_tries_above_one(l, &l->cfg->search.tp);
 }
 
 /* whether the layout search tries a recompute other than none (its
