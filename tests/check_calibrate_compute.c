@@ -207,6 +207,16 @@ START_TEST(test_layer_matches)
 	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
 	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 0);
 	ck_assert_msg(strstr(why, "precision.compute is \"fp8\"") != NULL, "%s", why);
+	/* the probe's layer runs PyTorch's SDPA: a cuDNN or FA3 or eager
+	 * prediction is not its like */
+	{
+		const char *cudnn[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.tp=1", "parallel.dp=16",
+				       "training.attention_backend=cudnn", NULL};
+		load(cudnn);
+		ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
+		ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 0);
+		ck_assert_msg(strstr(why, "this run's is \"cudnn\"") != NULL, "%s", why);
+	}
 }
 END_TEST
 

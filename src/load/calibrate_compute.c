@@ -619,6 +619,13 @@ int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const s
 		snprintf(why, n, "the profile's layer ran another shape: %s", diff);
 		return 0;
 	}
+	/* tools/gpu-probe.py's layer calls F.scaled_dot_product_attention with
+	 * PyTorch's own kernel order: the "sdpa" backend, not the run's */
+	if (in->training.attention_backend != DC_ATTN_BACKEND_SDPA) {
+		snprintf(why, n, "the probe's layer runs PyTorch's SDPA (training.attention_backend \"sdpa\"); this run's is \"%s\"",
+			 dc_attention_backend_name(in->training.attention_backend));
+		return 0;
+	}
 	if (in->precision.compute == DC_COMPUTE_FP8) {
 		snprintf(why, n, "the probe times its layer in BF16; this run's precision.compute is \"fp8\"%s",
 			 in->precision.attention == DC_ATTN_PRECISION_FP8 ? " (and precision.attention \"fp8\")" : "");

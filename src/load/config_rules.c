@@ -1651,11 +1651,14 @@ static void warn_key(struct loader *l, enum key_id k, const char *why, const cha
 static void warn_key_by(struct loader *l, enum key_id k, int by, const char *why, const char *fix);
 
 /* precision.attention "fp8" on a backend that has an FP8 kernel, on
- * Hopper or Blackwell: where Transformer Engine's backend selection
+ * Hopper or Blackwell, against Transformer Engine's backend selection
  * (transformer_engine/pytorch/attention/dot_product_attention/utils.py,
- * get_attention_backend, NVIDIA/TransformerEngine d0067d0d) turns that
- * kernel off, no FP8 attention runs: it falls back to another backend
- * (BF16), which the estimate does not price; a warning, as rule 36's. */
+ * get_attention_backend, NVIDIA/TransformerEngine d0067d0d): FA3 turned
+ * off for FP8 training leaves cuDNN's FP8 kernel, a warning; on Hopper,
+ * current scaling or a sliding window turns cuDNN's off too, and no
+ * backend is left: an error, as TE raises. On Blackwell the sliding
+ * window needs cuDNN 9.21 or later (utils.py:1344-1354), which is
+ * assumed: distcalc knows no cuDNN version. */
 static void fp8_attention_runs(struct loader *l, enum dc_attention_backend b, enum dc_gpu_arch arch)
 {
 	const struct dc_config *c = l->cfg;

@@ -687,7 +687,7 @@ static void warn_offload_copies(const struct dc_plan *p, struct dc_diag *diag)
 static void warn_profile_layer(const struct dc_plan *p, const struct dc_results *res, struct dc_diag *diag)
 {
 	const struct dc_compute_profile *pr = p->in->compute_profile;
-	char why[200];
+	char why[512];
 	double measured, predicted;
 	if (!pr || !res->step.available || !dc_compute_profile_layer_matches(pr, p, why, sizeof(why)))
 		return;
