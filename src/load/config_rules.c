@@ -1961,7 +1961,19 @@ static int rule_no_effect(struct loader *l)
 		static const int layout[] = {KEY_PARALLEL_DP, KEY_PARALLEL_TP, KEY_PARALLEL_PP, KEY_PARALLEL_CP,
 					     KEY_CLUSTER_NUM_NODES, KEY_CLUSTER_GPUS_PER_NODE, KEY_CLUSTER_SYSTEM};
 		uint64_t ep = p->ep ? p->ep : 1, etp = p->etp ? p->etp : p->tp;
-		if (!c->model.num_experts || ep * etp >= p->tp)
+		if (p->offload != DC_OFFLOAD_NONE) {
+			/* the sharding carries the offload (ZeRO-Offload on one
+			 * rank); DeepSpeed ZeRO-3's per-microbatch host copies
+			 * ride the FSDP collectives (step.c, zero3_host_copies),
+			 * of which one rank has none, though DeepSpeed copies
+			 * there too (partition_parameters.py:60-75 at edaa7221,
+			 * NoGatherHandle) */
+			if (c->training.framework == DC_FRAMEWORK_DEEPSPEED && p->sharding == DC_SHARD_FSDP)
+				warn_key_by(l, KEY_PARALLEL_OFFLOAD,
+					    dc_cfg_blame(l, KEY_PARALLEL_OFFLOAD, layout, sizeof(layout) / sizeof(layout[0])),
+					    "under DeepSpeed ZeRO-3 on one data-parallel rank (dp 1, cp 1): the step prices the host optimizer, not ZeRO-3's per-microbatch host copies of parameter and gradient partitions, which it prices beside the FSDP collectives only where there are some",
+					    "set parallel.dp above 1 to see them priced");
+		} else if (!c->model.num_experts || ep * etp >= p->tp)
 			warn_key_by(l, KEY_PARALLEL_SHARDING,
 				    dc_cfg_blame(l, KEY_PARALLEL_SHARDING, layout, sizeof(layout) / sizeof(layout[0])),
 				    "shards the states over the data-parallel ranks (dp x cp), but there is one (dp 1, cp 1): it has no effect, every rank holding its whole states as under \"none\"",
@@ -2244,7 +2256,7 @@ static const struct rule rules[] = {
 	  KEYS("search.space.tp", "search.space.cp", "search.space.pp", "search.space.dp", "search.space.ep",
 	       "search.space.virtual_pipeline", "search.space.micro_batch_size")},
 	 rule_search_space},
-	{{"a key given a value other than its default that the layout does not read draws a warning, not an error (a sweep over the key that reads it keeps it): reshard_after_forward, fsdp_unit and overlap.fsdp_prefetch without sharding fsdp, overlap.fsdp_prefetch false or reshard_after_forward true with fsdp_unit model (the root, never resharded), cp_comm_type at cp 1 (neither under the layout search when its space tries fsdp or cp > 1), collective.algorithm nvls without cluster.nvls (every collective falls back to ring); bucket_size given under sharding fsdp (FSDP reduce-scatters each unit's gradients as one; the buckets are none, zero1 and zero2's; not under the layout search when its space tries another sharding), overlap.tp true at tp 1 (no TP collectives; not under the layout search when its space tries tp > 1); sharding zero1, zero2 or fsdp with dp × cp 1 (and no expert-data-parallel ranks; not under the layout search); memory.activation_bytes_per_token_per_layer under recompute selective, full or op (it replaces what the recompute keeps); under framework megatron, sharding zero2 and training.compile, which Megatron-LM does not run, and under torchtitan, sharding zero1 and zero2, which torchtitan does not run, are priced as given, with a warning",
+	{{"a key given a value other than its default that the layout does not read draws a warning, not an error (a sweep over the key that reads it keeps it): reshard_after_forward, fsdp_unit and overlap.fsdp_prefetch without sharding fsdp, overlap.fsdp_prefetch false or reshard_after_forward true with fsdp_unit model (the root, never resharded), cp_comm_type at cp 1 (neither under the layout search when its space tries fsdp or cp > 1), collective.algorithm nvls without cluster.nvls (every collective falls back to ring); bucket_size given under sharding fsdp (FSDP reduce-scatters each unit's gradients as one; the buckets are none, zero1 and zero2's; not under the layout search when its space tries another sharding), overlap.tp true at tp 1 (no TP collectives; not under the layout search when its space tries tp > 1); sharding zero1, zero2 or fsdp with dp × cp 1 (and no expert-data-parallel ranks; not under the layout search; with an offload, which the sharding carries, only DeepSpeed ZeRO-3's warns: its per-microbatch host copies are priced beside the FSDP collectives, of which one rank has none); memory.activation_bytes_per_token_per_layer under recompute selective, full or op (it replaces what the recompute keeps); under framework megatron, sharding zero2 and training.compile, which Megatron-LM does not run, and under torchtitan, sharding zero1 and zero2, which torchtitan does not run, are priced as given, with a warning",
 	  KEYS("parallel.reshard_after_forward", "parallel.fsdp_unit", "overlap.fsdp_prefetch", "parallel.sharding",
 	       "parallel.cp_comm_type", "parallel.cp", "collective.algorithm", "cluster.nvls", "cluster.gpu",
 	       "training.framework", "training.compile", "parallel.dp", "memory.activation_bytes_per_token_per_layer",
