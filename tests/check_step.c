@@ -1023,6 +1023,21 @@ START_TEST(test_step_rank_only_same_figures)
 }
 END_TEST
 
+/* Run i, `name` with `sets`, priced without a step memo and with `memo`
+ * (which keeps what the runs before left in it): the same step, bit for
+ * bit. Returns the fresh step (static: valid until the next call). */
+static const struct dc_step *same_with_memo(size_t i, const char *name, const char *const *sets,
+					    struct dc_step_memo *memo)
+{
+	static struct dc_step fresh, memoised;
+	step_with(name, sets, NULL, &fresh);
+	step_with(name, sets, memo, &memoised);
+	ck_assert_msg(fresh.available && memcmp(&fresh, &memoised, sizeof(fresh)) == 0,
+		      "run %zu (%s): %.17g s without the memos, %.17g s with them", i, name, fresh.time_s,
+		      memoised.time_s);
+	return &fresh;
+}
+
 /* A search's step memo (step.h) gives every layout the step it has
  * without one, bit for bit, whatever it held before: the same layout
  * again (every input the same), a sharding that keeps the layers' costs
@@ -1042,16 +1057,10 @@ START_TEST(test_step_memo_changes_nothing)
 		{"korthikanti-175b.json", fsdp}, {"korthikanti-175b.json", zero1}, {"korthikanti-175b.json", zb},
 		{"korthikanti-530b.json", NULL}, {"korthikanti-175b.json", none},
 	};
-	static struct dc_step fresh, memoised;
 	struct dc_step_memo *memo = dc_step_memo_new();
 	ck_assert_ptr_nonnull(memo);
-	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
-		step_with(runs[i].name, runs[i].sets, NULL, &fresh);
-		step_with(runs[i].name, runs[i].sets, memo, &memoised);
-		ck_assert_msg(fresh.available && memcmp(&fresh, &memoised, sizeof(fresh)) == 0,
-			      "run %zu (%s): %.17g s without the memo, %.17g s with it", i, runs[i].name, fresh.time_s,
-			      memoised.time_s);
-	}
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++)
+		same_with_memo(i, runs[i].name, runs[i].sets, memo);
 	dc_step_memo_free(memo);
 }
 END_TEST
@@ -1094,20 +1103,15 @@ START_TEST(test_sim_memos_key_every_input)
 		{"korthikanti-175b.json", dual4},       {"korthikanti-175b.json", dualv4},
 		{"deepseek-v3-bridge-h100.json", NULL},
 	};
-	static struct dc_step fresh, memoised;
 	struct dc_step_memo *memo = dc_step_memo_new();
 	ck_assert_ptr_nonnull(memo);
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
-		step_with(runs[i].name, runs[i].sets, NULL, &fresh);
-		step_with(runs[i].name, runs[i].sets, memo, &memoised);
-		ck_assert_msg(fresh.available && memcmp(&fresh, &memoised, sizeof(fresh)) == 0,
-			      "run %zu (%s): %.17g s without the memos, %.17g s with them", i, runs[i].name, fresh.time_s,
-			      memoised.time_s);
+		const struct dc_step *fresh = same_with_memo(i, runs[i].name, runs[i].sets, memo);
 		if (i > 2 && i + 1 != sizeof(runs) / sizeof(runs[0])) {
 			/* each run's schedule differs from the one before */
 			static struct dc_step before;
 			step_with(runs[i - 1].name, runs[i - 1].sets, NULL, &before);
-			ck_assert_msg(memcmp(&before.time_s, &fresh.time_s, sizeof(double)) != 0,
+			ck_assert_msg(memcmp(&before.time_s, &fresh->time_s, sizeof(double)) != 0,
 				      "run %zu (%s): the same step time as the run before tests no key", i, runs[i].name);
 		}
 	}
