@@ -363,6 +363,45 @@ START_TEST(test_summary_condenses_memory_and_comm)
 }
 END_TEST
 
+/* Warnings printed before the run (an importer's, --model over an
+ * import's model: dc_run_info.early_warnings) are the report's too: listed
+ * first, in their order, and counted by the summary; an early line lost
+ * to memory fails the run rather than drop it. */
+START_TEST(test_early_warnings_are_reported)
+{
+	struct dc_diag d, early;
+	struct dc_config cfg;
+	struct dc_run_info info = {"systems", "t.json", 7, "summary"};
+	struct dc_report *r;
+	cJSON *root, *w;
+
+	dc_diag_init(&d);
+	dc_diag_init(&early);
+	dc_diag_add(&early, DC_SEV_WARNING, DC_OK, "importer: first");
+	dc_diag_add(&early, DC_SEV_WARNING, DC_OK, "importer: second");
+	ck_assert_int_eq(dc_config_load_buffer(dc_default_config, dc_default_config_len, "t.json", NULL, 0, &cfg, &d), 0);
+	ck_assert_uint_eq(d.count, 0); /* the default config warns of nothing */
+	info.early_warnings = &early;
+	r = dc_experiment_run(dc_experiment_find("systems"), &cfg, &info, &d);
+	ck_assert(r != NULL);
+	root = json_of(r);
+	w = cJSON_GetObjectItemCaseSensitive(root, "warnings");
+	ck_assert_int_eq(cJSON_GetArraySize(w), 2);
+	ck_assert_str_eq(cJSON_GetArrayItem(w, 0)->valuestring, "importer: first");
+	ck_assert_str_eq(cJSON_GetArrayItem(w, 1)->valuestring, "importer: second");
+	ck_assert(num(cJSON_GetObjectItemCaseSensitive(root, "summary"), "warnings") == 2);
+	cJSON_Delete(root);
+	dc_report_free(r);
+
+	dc_diag_oom(&early);
+	r = dc_experiment_run(dc_experiment_find("systems"), &cfg, &info, &d);
+	ck_assert(r == NULL);
+	ck_assert_int_eq(d.status, DC_ERR_INTERNAL);
+	dc_diag_release(&early);
+	dc_diag_release(&d);
+}
+END_TEST
+
 /* --all (max_rows 0) prints every row of every table but the ring's
  * O(p^2) events, which stay excerpted beside other sections: 8 ranks make
  * 2 x 7 x 8 = 112 events, 32 shown, 80 left out; alone they all print. */
@@ -963,6 +1002,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_only_keeps_header_and_chosen_sections);
 	tcase_add_test(tc, test_only_unknown_section_lists_known);
 	tcase_add_test(tc, test_summary_condenses_memory_and_comm);
+	tcase_add_test(tc, test_early_warnings_are_reported);
 	tcase_add_test(tc, test_sections_field_tables);
 	tcase_add_test(tc, test_nonfinite_result_is_internal_error);
 	tcase_add_test(tc, test_finite_check_walks_objects_and_row_ends);

@@ -45,6 +45,11 @@ struct dc_run_info {
 	/* --all: every row shown; the JSON header records it ("all": true)
 	 * so that --check compares the same rows */
 	int all_rows;
+	/* warnings printed before the run (an importer's, --model replacing
+	 * an import's model, a synthetic --calibrate-compute profile): the
+	 * report lists and counts them ahead of its own. Read only while the
+	 * report is made; NULL: none */
+	const struct dc_diag *early_warnings;
 };
 
 struct dc_experiment {

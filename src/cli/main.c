@@ -170,6 +170,35 @@ static void print_diag(const struct dc_diag *d, size_t from)
 		fprintf(stderr, "distcalc: error: out of memory while reporting errors\n");
 }
 
+/* A warning made before the run (the importer's, --model over an
+ * import's model, a synthetic profile): printed at once, where it arises,
+ * and kept in `early`, which the report lists and counts with its own
+ * (dc_run_info.early_warnings). */
+static void keep_warnings(struct dc_diag *early, const struct dc_diag *d)
+{
+	for (size_t i = 0; i < d->count; i++)
+		if (d->entries[i].severity == DC_SEV_WARNING)
+			dc_diag_add(early, DC_SEV_WARNING, DC_OK, "%s", d->entries[i].text);
+}
+
+static void early_warning(struct dc_diag *early, char *text)
+{
+	if (!text) {
+		dc_diag_oom(early);
+		return;
+	}
+	print_line("distcalc: warning: ", text);
+	dc_diag_add(early, DC_SEV_WARNING, DC_OK, "%s", text);
+	free(text);
+}
+
+/* a --calibrate-compute profile that says it was not measured: a heap
+ * text for early_warning (NULL out of memory) */
+static char *synthetic_profile(const char *path)
+{
+	return dc_asprintf("'%s' says it is synthetic (derived from published figures, not measured)", path);
+}
+
 /* After a failed dc_options_parse: the error, then for a usage error the
  * synopsis and a hint. Returns the exit code. */
 static int parse_failed(const struct dc_diag *d)
@@ -1174,7 +1203,7 @@ static void sweep_finish(void *ctx, struct dc_run_info *info)
 static size_t import_sets_from(const struct dc_options *o);
 
 static int sweep(const struct dc_experiment *exp, const struct dc_options *o, const char *imported, size_t imported_len,
-		 const char *imported_name)
+		 const char *imported_name, struct dc_diag *early)
 {
 	struct dc_sweep_load sl;
 	struct dc_run_info info;
@@ -1209,6 +1238,7 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o, co
 	info.experiment = exp->name;
 	info.config_name = imported_name ? imported_name : o->config ? o->config : "built-in default (configs/systems.json)";
 	info.seed = o->seed;
+	info.early_warnings = early;
 	info.only = o->only;
 	dc_diag_init(&diag);
 	{
@@ -1257,9 +1287,7 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o, co
 		} else {
 			sc.profile = &profile;
 			if (profile.synthetic)
-				fprintf(stderr,
-					"distcalc: warning: '%s' says it is synthetic (derived from published figures, not measured)\n",
-					o->calibrate_compute);
+				early_warning(early, synthetic_profile(o->calibrate_compute));
 		}
 	}
 	if (rc != EXIT_OK) {
@@ -1349,7 +1377,8 @@ static void import_blame(const struct dc_import *imp, const char *file, const st
  * built-in default), and writes the equivalent distcalc config into *text
  * (owned) and its name into *name (owned). Returns an exit code after
  * printing why. */
-static int import_config(const struct dc_options *o, struct dc_import *imp, char **text, size_t *len, char **name)
+static int import_config(const struct dc_options *o, struct dc_import *imp, char **text, size_t *len, char **name,
+			 struct dc_diag *early)
 {
 	struct dc_diag d;
 	struct dc_buf out;
@@ -1373,6 +1402,7 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 		goto done;
 	}
 	print_diag(&d, 0); /* warnings */
+	keep_warnings(early, &d);
 	dc_diag_release(&d);
 	dc_diag_init(&d);
 	/* --set on top, so that --emit-config prints it too (the loader
@@ -1398,8 +1428,8 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 		/* the file named a model of its own: --model wins (docs/config.md,
 		 * "Which value wins"), said so rather than silently */
 		const char *hf = dc_import_get(imp, "model.hf_config");
-		fprintf(stderr, "distcalc: warning: '--model %s' replaces the model '%s' gives%s%s%s\n", o->model, o->import,
-			hf ? " (" : "", hf ? hf : "", hf ? ")" : "");
+		early_warning(early, dc_asprintf("'--model %s' replaces the model '%s' gives%s%s%s", o->model, o->import,
+						 hf ? " (" : "", hf ? hf : "", hf ? ")" : ""));
 	}
 	if (imp->format == DC_IMPORT_MEGATRON && !dc_import_get(imp, "model.vocab_size") && !o->model) {
 		int given = 0;
@@ -1478,7 +1508,7 @@ int main(int argc, char **argv)
 {
 	struct dc_options o;
 	struct dc_config cfg;
-	struct dc_diag diag;
+	struct dc_diag diag, early;
 	struct dc_report *report = NULL;
 	struct dc_render_opts ro;
 	struct side_out trace = {.open = 0}, chart = {.open = 0};
@@ -1510,6 +1540,7 @@ int main(int argc, char **argv)
 		return EXIT_OUTPUT;
 	}
 	dc_diag_init(&diag);
+	dc_diag_init(&early);
 	memset(&imp, 0, sizeof(imp));
 	memset(&cal, 0, sizeof(cal));
 	memset(&info, 0, sizeof(info));
@@ -1547,10 +1578,10 @@ int main(int argc, char **argv)
 	}
 	if ((rc = output_not_input(&o)) != EXIT_OK)
 		goto done;
-	if (o.import && (rc = import_config(&o, &imp, &imported, &imported_len, &imported_name)) != EXIT_OK)
+	if (o.import && (rc = import_config(&o, &imp, &imported, &imported_len, &imported_name, &early)) != EXIT_OK)
 		goto done;
 	if (o.nsweeps) {
-		rc = sweep(exp, &o, imported, imported_len, imported_name);
+		rc = sweep(exp, &o, imported, imported_len, imported_name, &early);
 		goto done;
 	}
 	memset(&lo, 0, sizeof(lo));
@@ -1607,12 +1638,12 @@ int main(int argc, char **argv)
 			goto done;
 		}
 		if (profile.synthetic)
-			fprintf(stderr, "distcalc: warning: '%s' says it is synthetic (derived from published figures, not measured)\n",
-				o.calibrate_compute);
+			early_warning(&early, synthetic_profile(o.calibrate_compute));
 	}
 	info.experiment = exp->name;
 	info.config_name = imported_name ? imported_name : o.config ? o.config : "built-in default (configs/systems.json)";
 	info.seed = o.seed;
+	info.early_warnings = &early;
 	info.only = o.only;
 	if (o.check && dc_check_stream_wanted(o.check)) {
 		/* a large stored report is streamed, never read whole */
@@ -1704,6 +1735,7 @@ done:
 	dc_report_free(report);
 	dc_calibration_release(&cal);
 	dc_diag_release(&diag);
+	dc_diag_release(&early);
 	dc_options_release(&o);
 	return rc;
 }

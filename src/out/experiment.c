@@ -141,23 +141,36 @@ const struct dc_field dc_header_fields[] = {
 };
 const size_t dc_header_nfields = sizeof(dc_header_fields) / sizeof(dc_header_fields[0]);
 
-int dc_report_take_warnings(struct dc_report *r, const struct dc_diag *diag)
+static size_t count_warnings(const struct dc_diag *d)
 {
 	size_t nw = 0;
-	for (size_t i = 0; i < diag->count; i++)
-		nw += diag->entries[i].severity == DC_SEV_WARNING;
-	if (nw == 0)
-		return 0;
-	if (!(r->warnings = dc_calloc(nw, sizeof(*r->warnings))))
-		return -1;
-	for (size_t i = 0; i < diag->count; i++) {
-		if (diag->entries[i].severity != DC_SEV_WARNING)
+	for (size_t i = 0; d && i < d->count; i++)
+		nw += d->entries[i].severity == DC_SEV_WARNING;
+	return nw;
+}
+
+static int copy_warnings(struct dc_report *r, const struct dc_diag *d)
+{
+	for (size_t i = 0; d && i < d->count; i++) {
+		if (d->entries[i].severity != DC_SEV_WARNING)
 			continue;
-		if (!(r->warnings[r->nwarnings] = dc_strdup(diag->entries[i].text)))
+		if (!(r->warnings[r->nwarnings] = dc_strdup(d->entries[i].text)))
 			return -1;
 		r->nwarnings++;
 	}
 	return 0;
+}
+
+int dc_report_take_warnings(struct dc_report *r, const struct dc_diag *early, const struct dc_diag *diag)
+{
+	size_t nw = count_warnings(early) + count_warnings(diag);
+	if (early && early->oom)
+		return -1; /* one of them is lost: out of memory, as for a line of `diag` */
+	if (nw == 0)
+		return 0;
+	if (!(r->warnings = dc_calloc(nw, sizeof(*r->warnings))))
+		return -1;
+	return copy_warnings(r, early) != 0 || copy_warnings(r, diag) != 0 ? -1 : 0;
 }
 
 const struct dc_field dc_warnings_field = {
@@ -616,7 +629,7 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp_in, const st
 			exp->sections[i]->warn(&r->plan, &r->res, r->config_name, diag);
 	if (diag->oom)
 		goto oom;
-	if (dc_report_take_warnings(r, diag) != 0)
+	if (dc_report_take_warnings(r, info->early_warnings, diag) != 0)
 		goto oom;
 	/* the layout search: its own plans and estimators per layout (search.h) */
 	for (size_t i = 0; i < r->nsec; i++) {

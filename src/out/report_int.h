@@ -104,10 +104,12 @@ extern const struct dc_field dc_header_fields[];
 extern const size_t dc_header_nfields;
 extern const struct dc_field dc_warnings_field;
 
-/* Copies every warning of `diag` into r->warnings (r->nwarnings of them).
+/* Copies every warning of `early` (NULL: none; those printed before the
+ * run, dc_run_info) and then of `diag` into r->warnings (r->nwarnings of
+ * them).
  * Returns 0, or -1 out of memory (what was copied stays, for the report's
  * release). */
-int dc_report_take_warnings(struct dc_report *r, const struct dc_diag *diag);
+int dc_report_take_warnings(struct dc_report *r, const struct dc_diag *early, const struct dc_diag *diag);
 
 /* Longest cell text: strings in a config are at most 256 bytes, warnings
  * and notes a few hundred. */

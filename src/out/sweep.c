@@ -626,6 +626,8 @@ static int run_point(const struct dc_experiment *exp, const struct dc_sweep_load
 	struct dc_report *r = NULL;
 	int rc = 0, loaded, prepared = 0;
 
+	pi.early_warnings = NULL; /* the sweep's report takes them, once */
+
 	dc_diag_init(&pd);
 	if (!ov)
 		goto oom;
@@ -898,7 +900,7 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 	}
 	small_bytes_raw(sw);
 
-	if (dc_report_take_warnings(r, diag) != 0)
+	if (dc_report_take_warnings(r, info->early_warnings, diag) != 0)
 		goto oom;
 
 	sw->npoints_u = npoints;
