@@ -1386,6 +1386,7 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 	size_t base_len = 0;
 	int rc = EXIT_OK;
 	const char *base_name = o->config ? o->config : "configs/systems.json";
+	int gives_model = 0;
 
 	*text = NULL;
 	*name = NULL;
@@ -1404,6 +1405,12 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 	print_diag(&d, 0); /* warnings */
 	keep_warnings(early, &d);
 	dc_diag_release(&d);
+	/* whether the file gives a model (Megatron's shape arguments,
+	 * torchtitan's name and flavor), before --set adds to it: a DeepSpeed
+	 * config names none, and --model is how one gives it */
+	for (size_t i = 0; i < imp->nkeys; i++)
+		gives_model |= strncmp(imp->keys[i].path, "model.", 6) == 0 &&
+			       strcmp(imp->keys[i].path, "model.seq_length") != 0;
 	dc_diag_init(&d);
 	/* --set on top, so that --emit-config prints it too (the loader
 	 * applies it again, to the same value) */
@@ -1424,7 +1431,7 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 	}
 	if (!o->config)
 		fprintf(stderr, "distcalc: no --config given; the cluster is the built-in default's (configs/systems.json)\n");
-	if (o->model && !imp->model_unresolved[0]) {
+	if (o->model && gives_model && !imp->model_unresolved[0]) {
 		/* the file named a model of its own: --model wins (docs/config.md,
 		 * "Which value wins"), said so rather than silently */
 		const char *hf = dc_import_get(imp, "model.hf_config");

@@ -162,6 +162,11 @@ grep -q '"framework": "custom"' e2.json || fail "--set training.framework lost: 
 "$bin" --config "$I/a100_2x8_gpt2.json" --from-deepspeed "$I/deepspeed_ds_zero3_config.json" --only model >/dev/null 2>err.txt
 grep -q "deepspeed_ds_zero3_config.json:7: 'reduce_bucket_size': changes nothing distcalc computes at ZeRO stage 3" err.txt ||
 	fail "reduce_bucket_size warning: $(cat err.txt)"
+# a DeepSpeed config names no model: --model gives it, and replaces nothing
+"$bin" --config "$I/a100_2x8_gpt2.json" --from-deepspeed "$I/deepspeed_ds_zero3_config.json" \
+	--model "$src/configs/models/gpt2.json" --only model >/dev/null 2>err.txt ||
+	fail "deepspeed with --model: exit $?: $(cat err.txt)"
+grep -q "replaces the model" err.txt && fail "deepspeed with --model: $(grep 'replaces the model' err.txt)"
 grep -q '"tp"' e.json && fail "--set then --unset parallel.tp left it in"
 grep -q '"bandwidth": "200 GB/s"' e.json || fail "a --set of a cluster key is not in the emitted config"
 grep -q "nothing to remove" err.txt && fail "an --unset the import applied warned again: $(cat err.txt)"
