@@ -39,6 +39,13 @@ static void llama_config(struct dc_config *c)
 	fixture_systems(c);
 }
 
+/* what one layer of the plan keeps a microbatch: dense (0) or MoE (1) */
+static uint64_t pl_kept(const struct dc_plan *p, int moe)
+{
+	ck_assert_int_eq(p->act.kept_bad[moe], 0);
+	return p->act.kept[moe];
+}
+
 static struct dc_mem_ledger stage_ledger(const struct dc_config *c, uint64_t stage)
 {
 	struct dc_mem_ledger l;
@@ -1212,6 +1219,90 @@ START_TEST(test_dualpipev_mtp_on_head_rank)
 }
 END_TEST
 
+/* Interleaved 1F1B with dense and MoE layers: each chunk's layers at that
+ * chunk's own microbatches in flight (docs/memory-conventions.md,
+ * "Pipeline schedules"). 8 layers of the small GELU shape (h 1024, 8 heads
+ * of 128, f 4096, s 1024, b 1, flash attention, tp 1, no dropout: sbh
+ * 1,048,576), the first 2 dense, the rest MoE with 4 experts of 2048, top
+ * 2 (f = 2 x 2048 = 4096, as the dense MLP). A dense layer keeps norm
+ * inputs 4sbh, Q/K/V input 2sbh, Q and K 4sbh, V 2sbh, the logsumexp 4asb =
+ * 32,768, the attention output 2sbh, the MLP input 2sbh, fc1's output and
+ * GELU's 2sbf each (8sbh each): 32sbh + 32,768 = D = 33,587,200; a MoE
+ * layer the same and its 2 routed copies 2sbkh = 4sbh: M = 37,781,504.
+ * pp 2, v 2, 2 layers a chunk: stage 0 holds layers 0-1 (dense, chunk 0)
+ * and 4-5 (MoE, chunk 1), stage 1 layers 2-3 and 6-7 (MoE). m 8: stage 0
+ * holds n = min(16, 2 x 1 + 1 x 2 + 1) = 5 chunk-microbatches, blocks of
+ * pp = 2 a chunk: chunk 0 holds 2 + 1 = 3, chunk 1 2; stage 1 n = 3: 2 and
+ * 1. Stage 0: 2 x 3 x D + 2 x 2 x M = 201,523,200 + 151,126,016 =
+ * 352,649,216 over 10 layer-microbatches (the stage's average layer times
+ * 10 would say 10 x (2D + 2M) / 4 = 356,843,520); stage 1: 6M =
+ * 226,689,024. Full recompute with recompute_layers 1 (the first layer of
+ * each chunk keeps its input 2sbh = 2,097,152): stage 0's chunk 0 keeps
+ * I + D for 3 microbatches, chunk 1 I + M for 2: 5 x 2,097,152 + 3 x D + 2 x
+ * M = 10,485,760 + 100,761,600 + 75,563,008 = 186,810,368. */
+START_TEST(test_interleaved_dense_and_moe_chunks)
+{
+	struct dc_config c;
+	struct dc_mem_ledger l;
+	const struct dc_plan *p;
+	fixture_json(&c, "{\"model\": {\"num_layers\": 8, \"hidden_size\": 1024, \"num_attention_heads\": 8,"
+			 " \"ffn_hidden_size\": 4096, \"mlp\": \"gelu\", \"vocab_size\": 1000, \"seq_length\": 1024,"
+			 " \"num_experts\": 4, \"experts_per_token\": 2, \"moe_ffn_hidden_size\": 2048,"
+			 " \"dense_layers\": 2},"
+			 " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 2, \"gpu_memory\": \"80 GiB\","
+			 " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"}},"
+			 " \"parallel\": {\"pp\": 2, \"virtual_pipeline\": 2},"
+			 " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 8}}");
+	p = plan_of(&c);
+	ck_assert_int_eq(dc_pipeline_schedule(p), DC_PIPE_INTERLEAVED);
+	ck_assert_uint_eq(pl_kept(p, 0), 33587200ull);
+	ck_assert_uint_eq(pl_kept(p, 1), 37781504ull);
+	ck_assert_uint_eq(dc_pipeline_in_flight_chunk(p, 0, 0), 3);
+	ck_assert_uint_eq(dc_pipeline_in_flight_chunk(p, 0, 1), 2);
+	ck_assert_uint_eq(dc_pipeline_in_flight_chunk(p, 1, 0), 2);
+	ck_assert_uint_eq(dc_pipeline_in_flight_chunk(p, 1, 1), 1);
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.p.dense_layers, 2);
+	ck_assert_uint_eq(l.activation_layer_microbatches, 10);
+	ck_assert_uint_eq(l.activation_layers_bytes, 352649216ull);
+	l = stage_ledger(&c, 1);
+	ck_assert_uint_eq(l.activation_layer_microbatches, 6);
+	ck_assert_uint_eq(l.activation_layers_bytes, 226689024ull);
+	c.training.recompute = DC_RECOMPUTE_FULL;
+	c.training.recompute_layers = 1;
+	ck_assert_uint_eq(stage_ledger(&c, 0).activation_layers_bytes, 186810368ull);
+}
+END_TEST
+
+/* configs/deepseek-v3-bridge-h100.json (pp 8, v 4, m 128; Megatron-Core's
+ * layout: chunk 0 of stage 0 one layer, every other chunk 2): a dense
+ * layer keeps D = 679,477,248 B a microbatch, a MoE layer M = 914,358,272
+ * (the dense one and 2sbkh/t = 234,881,024 of routed copies: s 4096, h
+ * 7168, k 8, t 2). Stage 0 holds n = 2 x 7 + 3 x 8 + 1 = 39
+ * chunk-microbatches: 8 + 7 = 15 of chunk 0 (layer 0, dense), 8 of each
+ * later chunk (2 MoE layers): 15D + 48M = 54,081,355,776. Stage 1, n = 37:
+ * 13 of chunk 0 (layers 1-2, dense) and 8 of each of 3 MoE chunks: 26D +
+ * 48M = 61,555,605,504. Stage 2 holds only MoE layers: n = 35, 70
+ * layer-microbatches, 70M = 64,005,079,040. */
+START_TEST(test_deepseek_v3_interleaved_dense_chunk)
+{
+	struct dc_config c;
+	struct dc_diag d;
+	const struct dc_plan *p;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(DC_SOURCE_DIR "/configs/deepseek-v3-bridge-h100.json", NULL, 0, &c, &d), 0);
+	dc_diag_release(&d);
+	p = plan_of(&c);
+	ck_assert_uint_eq(pl_kept(p, 0), 679477248ull);
+	ck_assert_uint_eq(pl_kept(p, 1), 914358272ull);
+	ck_assert_uint_eq(dc_pipeline_in_flight_chunk(p, 0, 0), 15);
+	ck_assert_uint_eq(dc_pipeline_in_flight_chunk(p, 1, 0), 13);
+	ck_assert_uint_eq(stage_ledger(&c, 0).activation_layers_bytes, 54081355776ull);
+	ck_assert_uint_eq(stage_ledger(&c, 1).activation_layers_bytes, 61555605504ull);
+	ck_assert_uint_eq(stage_ledger(&c, 2).activation_layers_bytes, 64005079040ull);
+}
+END_TEST
+
 START_TEST(test_activation_override)
 {
 	/* 1000.5 bytes per token per layer, micro 2, s 1000: ceil(1000.5 x 2000)
@@ -1388,6 +1479,8 @@ int main(void)
 	tcase_add_test(tc, test_llama_405b_first_last_forms);
 	tcase_add_test(tc, test_deepseek_v3_pp16_ep64);
 	tcase_add_test(tc, test_activation_override);
+	tcase_add_test(tc, test_interleaved_dense_and_moe_chunks);
+	tcase_add_test(tc, test_deepseek_v3_interleaved_dense_chunk);
 	tcase_add_test(tc, test_overflow_names_keys);
 	tcase_add_test(tc, test_dualpipev_mtp_on_head_rank);
 	tcase_add_test(tc, test_mem_memo_changes_nothing);

@@ -480,8 +480,12 @@ uint64_t dc_pipeline_in_flight_chunk(const struct dc_plan *p, uint64_t stage, ui
 	if (pp <= 1)
 		return c == 0 ? 1 : 0;
 	switch (dc_pipeline_schedule(p)) {
-	case DC_PIPE_INTERLEAVED:
-		return interleaved_of_chunk(pp, v, interleaved_in_flight(p, stage), c);
+	case DC_PIPE_INTERLEAVED: {
+		/* all m v in flight: every chunk holds its m (the blocks of pp
+		 * give the same when pp divides m, as the loader asks) */
+		uint64_t n = interleaved_in_flight(p, stage);
+		return n == m * v ? m : interleaved_of_chunk(pp, v, n, c);
+	}
 	case DC_PIPE_DUALPIPE:
 		/* deepseek-ai/DualPipe step(): with h = min(s, pp - 1 - s),
 		 * steps 1-2 leave pp - h - 1 forwards of the rank's nearer

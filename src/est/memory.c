@@ -151,38 +151,6 @@ static int states_bytes(const struct dc_stage_params *p, uint64_t bytes_per_para
 	return dc_add_u64(dense, experts, out);
 }
 
-/* What the layers of a stage keep for one microbatch each. Under full
- * recompute with training.recompute_layers = N (Megatron's block method),
- * the first N layers of each of its v model chunks keep only their input
- * and the rest keep everything; the recomputed ones are taken from the
- * dense layers first (they come first in the model), or with MoE on
- * every n-th layer counted chunk by chunk (dc_plan_dense_in). */
-static uint64_t stage_kept_sum(const struct dc_plan *pl, uint64_t stage, const struct dc_stage_params *sp,
-			       const struct dc_act_plan *x, struct dc_ck *c)
-{
-	uint64_t dense = sp->layers - sp->moe_layers, n = pl->in->training.recompute_layers, chunk, r, rd;
-	if (pl->in->training.recompute != DC_RECOMPUTE_FULL || n == 0)
-		return dc_ck_add(c, dc_ck_mul(c, dense, x->kept[0]), dc_ck_mul(c, sp->moe_layers, x->kept[1]));
-	chunk = sp->layers / dc_pipeline_chunks(pl);
-	/* uneven interleaved chunks: N of each, chunk by chunk (plan.h) */
-	r = pl->chunks_uneven ? dc_plan_recomputed_layers(pl, stage)
-			      : dc_ck_mul(c, dc_pipeline_chunks(pl), n < chunk ? n : chunk);
-	rd = r < dense ? r : dense;
-	if (dc_plan_moe_interleaved(pl)) {
-		/* MoE on every n-th layer: the dense ones among each chunk's
-		 * first N, counted */
-		rd = 0;
-		for (uint64_t k = 0; k < pl->v; k++) {
-			uint64_t kl = dc_plan_chunk_layers(pl, stage, k);
-			rd += dc_plan_dense_in(pl, dc_plan_chunk_start(pl, stage, k), n < kl ? n : kl);
-		}
-	}
-	return dc_ck_add(c, dc_ck_mul(c, r, x->input_bytes),
-			 dc_ck_add(c, dc_ck_mul(c, dense - rd, x->all[0]),
-				   dc_ck_mul(c, sp->moe_layers - (r - rd), x->all[1])));
-}
-
-
 /* The parameters of one rank of pipeline rank `stage` under the plan's
  * schedule: the plan's stage (dc_stage_params_compute), but for DualPipe
  * (stage s and stage pp - 1 - s: twice a stage, DeepSeek-V3 section
@@ -278,24 +246,29 @@ static uint64_t chunk_kept_sum(const struct dc_plan *pl, uint64_t first, uint64_
 			 dc_ck_add(c, dc_ck_mul(c, dense - rd, x->all[0]), dc_ck_mul(c, moe - (r - rd), x->all[1])));
 }
 
-/* DualPipe and DualPipeV: each chunk's kept bytes times its
- * microbatches in flight (the two chunks of a rank hold different counts,
- * activation.h), over all the layer-microbatches: the per-layer average
- * the ledger multiplies back. */
-static uint64_t two_chunk_kept_per_layer(const struct dc_plan *pl, uint64_t stage, uint64_t layer_mbs,
-					 const struct dc_act_plan *x, struct dc_ck *c)
+/* What the layers of rank `stage` keep: each model chunk's layers, by
+ * kind (dense, MoE) and recompute, times that chunk's microbatches in
+ * flight (dc_pipeline_in_flight_chunk: the chunks of an interleaved or a
+ * DualPipe rank hold different counts, and a rank's chunks can hold
+ * different kinds, DeepSeek-V3's dense first layers in chunk 0), summed
+ * exactly; *one: the same layers for one microbatch each (ZB-H1's whole
+ * microbatch). Without a pipeline the one chunk holds one microbatch. */
+static uint64_t chunks_kept_held(const struct dc_plan *pl, uint64_t stage, const struct dc_act_plan *x,
+				 uint64_t *one, struct dc_ck *c)
 {
-	uint64_t sum = 0;
-	for (uint64_t k = 0; k < 2; k++) {
+	uint64_t sum = 0, chunks = dc_pipeline_chunks(pl);
+	*one = 0;
+	for (uint64_t k = 0; k < chunks; k++) {
 		struct dc_pipeline_chunk ch;
-		uint64_t d;
+		uint64_t d, kept;
 		dc_pipeline_chunk(pl, stage, k, &ch);
+		/* no shape: every layer counts as dense (plan.c) */
 		d = pl->in->model.params_explicit ? ch.layers : dc_plan_dense_in(pl, ch.first_layer, ch.layers);
-		sum = dc_ck_add(c, sum,
-				dc_ck_mul(c, dc_pipeline_in_flight_chunk(pl, stage, k),
-					  chunk_kept_sum(pl, ch.first_layer, d, ch.layers - d, x, c)));
+		kept = chunk_kept_sum(pl, ch.first_layer, d, ch.layers - d, x, c);
+		*one = dc_ck_add(c, *one, kept);
+		sum = dc_ck_add(c, sum, dc_ck_mul(c, dc_pipeline_in_flight_chunk(pl, stage, k), kept));
 	}
-	return layer_mbs ? dc_ck_add(c, sum / layer_mbs, sum % layer_mbs != 0) : x->kept[0];
+	return sum;
 }
 
 /* Under FSDP with a pipeline (pp > 1) PyTorch's pipelining schedules,
@@ -338,7 +311,7 @@ static int act_part(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledg
 {
 	const struct dc_act_plan *x = &pl->act;
 	const struct dc_config *cfg = pl->in;
-	uint64_t act_layer = 0;
+	uint64_t act_layer = 0, one_mb = 0;
 	struct dc_ck c = {0};
 	int bad = 0, has_embedding, has_head;
 
@@ -358,16 +331,17 @@ static int act_part(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledg
 	if (cfg->memory.activation_explicit) {
 		bad |= x->explicit_bad;
 		act_layer = x->explicit_bytes;
-	} else if (dc_pipeline_chunks(pl) == 2 && dc_pipeline_schedule(pl) != DC_PIPE_INTERLEAVED) {
-		bad |= x->kept_bad[0] | (l->p.moe_layers ? x->kept_bad[1] : 0);
-		act_layer = two_chunk_kept_per_layer(pl, stage, l->activation_layer_microbatches, x, &c);
+		l->activation_layers_bytes = dc_ck_mul(&c, act_layer, l->activation_layer_microbatches);
+		one_mb = dc_ck_mul(&c, act_layer, l->p.layers);
 	} else {
-		/* dense and MoE layers keep different activations: the stage's
-		 * per-layer figure is their average over the layers it holds */
-		uint64_t sum;
+		/* dense and MoE layers keep different activations, and a rank's
+		 * chunks hold different microbatches: each chunk's layers at its
+		 * own count; the per-layer figure is their average over the
+		 * layer-microbatches, rounded up */
+		uint64_t mbs = l->activation_layer_microbatches;
 		bad |= x->kept_bad[0] | (l->p.moe_layers ? x->kept_bad[1] : 0);
-		sum = stage_kept_sum(pl, stage, &l->p, x, &c);
-		act_layer = l->p.layers ? dc_ceil_div(sum, l->p.layers) : x->kept[0];
+		l->activation_layers_bytes = chunks_kept_held(pl, stage, x, &one_mb, &c);
+		act_layer = mbs ? dc_ceil_div(l->activation_layers_bytes, mbs) : x->kept[0];
 	}
 	bad |= x->kept_bad[l->p.moe_layers > 0];
 	l->activation_recompute_bytes = x->rebuilt[l->p.moe_layers > 0];
@@ -403,7 +377,6 @@ static int act_part(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledg
 		l->activation_head_backward_bytes = x->head_backward_bytes;
 	}
 	l->activation_bytes_per_layer = act_layer;
-	l->activation_layers_bytes = dc_ck_mul(&c, act_layer, l->activation_layer_microbatches);
 	l->activations_bytes = dc_ck_add(&c, dc_ck_add(&c, l->activation_layers_bytes, l->activation_embedding_bytes),
 				   l->activation_output_bytes);
 	l->activation_wgrad_bytes_per_microbatch = l->activation_wgrad_microbatches = l->activation_wgrad_bytes = 0;
@@ -412,7 +385,7 @@ static int act_part(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledg
 		 * one microbatch whole (what the ledger counts a layer, and the
 		 * head's outputs) against what its pending W holds
 		 * (activation.h, dc_pipeline_zb_deferred) */
-		uint64_t whole = dc_ck_add(&c, dc_ck_mul(&c, act_layer, l->p.layers), l->activation_output_bytes);
+		uint64_t whole = dc_ck_add(&c, one_mb, l->activation_output_bytes);
 		uint64_t *w = &l->activation_wgrad_bytes_per_microbatch;
 		bad |= x->wgrad_bad;
 		*w = dc_ck_add(&c, dc_ck_mul(&c, l->p.layers - l->p.moe_layers, x->wgrad[0]),
