@@ -524,10 +524,14 @@ static int states_part(const struct dc_plan *pl, const struct dc_state_shards *s
 /* What every stage's activation part reads of the plan (act_part, on a
  * plan memo_fits admits): the pipeline's shape, the schedule as
  * dc_pipeline_schedule finds it, the keys of the input it reads and the
- * plan's activation figures, compared as bytes. A slot adds the stage
- * and what act_part reads of its parameters, its layers and MoE layers. */
+ * plan's activation figures, compared as bytes, and where the model's
+ * dense layers sit (which of a chunk's layers keep what: chunks_kept_held).
+ * A slot adds the stage and what act_part reads of its parameters, its
+ * layers and MoE layers. */
 struct act_plan_key {
 	uint64_t pp, v, gas, layers_per_stage, layers_per_chunk, num_layers, recompute_layers;
+	uint64_t dense_layers, moe_layer_interval, num_experts;
+	int params_explicit;
 	enum dc_pipe_schedule schedule;
 	enum dc_recompute recompute;
 	int activation_explicit;
@@ -606,6 +610,8 @@ static int act_plan_same(const struct act_plan_key *k, const struct dc_plan *pl,
 	return k->pp == pl->layout.pp && k->v == pl->v && k->gas == pl->layout.grad_accum_steps &&
 	       k->layers_per_stage == pl->layers_per_stage && k->layers_per_chunk == pl->layers_per_chunk &&
 	       k->num_layers == cfg->model.num_layers && k->recompute_layers == cfg->training.recompute_layers &&
+	       k->dense_layers == cfg->model.dense_layers && k->moe_layer_interval == cfg->model.moe_layer_interval &&
+	       k->num_experts == cfg->model.num_experts && k->params_explicit == cfg->model.params_explicit &&
 	       k->schedule == s && k->recompute == cfg->training.recompute &&
 	       k->activation_explicit == cfg->memory.activation_explicit && memcmp(&k->x, &pl->act, sizeof(k->x)) == 0;
 }
@@ -620,6 +626,10 @@ static void act_plan_put(struct act_plan_key *k, const struct dc_plan *pl, enum 
 	k->layers_per_chunk = pl->layers_per_chunk;
 	k->num_layers = pl->in->model.num_layers;
 	k->recompute_layers = pl->in->training.recompute_layers;
+	k->dense_layers = pl->in->model.dense_layers;
+	k->moe_layer_interval = pl->in->model.moe_layer_interval;
+	k->num_experts = pl->in->model.num_experts;
+	k->params_explicit = pl->in->model.params_explicit;
 	k->schedule = s;
 	k->recompute = pl->in->training.recompute;
 	k->activation_explicit = pl->in->memory.activation_explicit;
