@@ -56,7 +56,11 @@ static const double hop_inter[DC_NET_ALGO_COUNT][DC_NET_PROTO_COUNT] = {
  * 1/4 of the rate for an AllReduce or across nodes, 1/3 otherwise, and no
  * more bus bandwidth than NCCL's llMaxBws (tuning.cc v2.26.2 L151-156):
  * in one node by GPU generation, across nodes by CPU (Intel hosts' row:
- * 39.0 GB/s on two nodes, 20.4 on more). */
+ * 39.0 GB/s on two nodes, 20.4 on more). The ceiling bounds the rate of
+ * every channel together (NCCL applies it when it fills comm->bandwidths,
+ * L256 and L259, and scales that by the channels a call uses afterwards,
+ * v2.21.5 L436): a call on fewer channels gets its share of the ceiling
+ * (proto_rate, price_tree). */
 #define LL_SHARE_AR 0.25
 #define LL_SHARE (1.0 / 3.0)
 static const double ll_max_one_node[DC_NET_GEN_COUNT] = {39.0, 87.7, 141.0, 2 * 141.0};
@@ -652,13 +656,17 @@ static double tree_factor(const struct dc_net *net, enum dc_net_proto p, const s
 	return c->knot >= 0 && net->tree_factor[p][c->knot] > 0 ? net->tree_factor[p][c->knot] : 1.0;
 }
 
-/* A bus rate after the protocol: its share, and LL's ceiling. */
+/* A bus rate after the protocol: its share, and LL's ceiling. `rate` is
+ * already the share ch_share of the full-channel rate (pair_channels);
+ * the ceiling bounds the full-channel rate, so it scales by the same share
+ * (min(R, cap) x share = min(R x share, cap x share); ch_share 1 for a
+ * call on every channel, or a rate without channels). */
 static double proto_rate(const struct dc_net *net, enum dc_net_proto p, enum dc_coll_kind op, uint64_t nodes,
-			 double rate)
+			 double rate, double ch_share)
 {
 	double r = rate * ring_share(p, op, nodes);
 	if (p == DC_NET_PROTO_LL)
-		r = min_d(r, ll_cap_bytes_per_s(net, nodes));
+		r = min_d(r, ll_cap_bytes_per_s(net, nodes) * ch_share);
 	return r;
 }
 
@@ -742,7 +750,7 @@ static void price_ring(const struct dc_net *net, enum dc_coll_kind op, const str
 		double rate, intra_lat, ch_share;
 		uint64_t nc = pair_channels(net, DC_NET_ALGO_RING, pr, g, c, &ch_share);
 		rate = link * ch_share;
-		rate = proto_rate(net, pr, op, N, rate);
+		rate = proto_rate(net, pr, op, N, rate, ch_share);
 		if (pr == DC_NET_PROTO_LL128)
 			rate = min_d(rate, (double)nc * per_ch_ring_ll128[net->gen][nodes_index(N)] * GBPS);
 		rate *= size_factor(net, c);
@@ -788,8 +796,8 @@ static void price_hier_one(const struct dc_net *net, enum dc_coll_kind op, const
 {
 	uint64_t r = g->ranks_per_node, N = g->nodes;
 	double rn = (double)r, nn = (double)N, S = c->S;
-	double nv = proto_rate(net, pr, op, N, net->nvlink_bw_bytes_per_s) * size_factor(net, c);
-	double nic = proto_rate(net, pr, op, N, c->node_bw) * size_factor(net, c);
+	double nv = proto_rate(net, pr, op, N, net->nvlink_bw_bytes_per_s, 1.0) * size_factor(net, c);
+	double nic = proto_rate(net, pr, op, N, c->node_bw, 1.0) * size_factor(net, c);
 	double intra_phases, intra_bytes, inter_bytes, hi = hop_in(net, DC_NET_ALGO_HIER, pr),
 						      ho = hop_out(net, DC_NET_ALGO_HIER, pr, 0);
 	if (op == DC_COLL_ALL_REDUCE) {
@@ -838,10 +846,12 @@ static void price_tree(const struct dc_net *net, enum dc_coll_kind op, const str
 		nc = (double)pair_channels(net, DC_NET_ALGO_TREE, pr, g, c, &ch_share);
 		rate = link * ch_share;
 		/* NCCL's bus rate is twice this (its ratio 0.5, tuning.cc
-		 * L294): the per-channel caps halve */
+		 * L294): the per-channel caps halve, and so does LL's ceiling,
+		 * which bounds every channel together: the nc used get their
+		 * share of it (ll_cap_bytes_per_s) */
 		rate = min_d(rate * TREE_SHARE, nc * per_ch_tree[net->gen][ni] * GBPS / 2.0);
 		if (pr == DC_NET_PROTO_LL)
-			rate = min_d(rate * TREE_LL_SHARE, ll_cap_bytes_per_s(net, N) / 2.0);
+			rate = min_d(rate * TREE_LL_SHARE, ll_cap_bytes_per_s(net, N) / 2.0 * ch_share);
 		else if (pr == DC_NET_PROTO_LL128) {
 			share = N == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
 			rate = min_d(rate * share, nc * per_ch_tree_ll128[net->gen][ni] * GBPS / 2.0);
