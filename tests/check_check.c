@@ -625,6 +625,12 @@ START_TEST(test_budgets)
 	ck_assert_int_eq(dc_check_max_parse("x.params_total=7 GiB", &m, err, sizeof(err)), 0);
 	ck_assert_int_eq(m.no_unit, 1);
 	free(m.path);
+	/* a negative budget is refused as a unit's parser refuses one, on
+	 * a field without a unit too (not "expected a plain number") */
+	ck_assert_int_eq(dc_check_max_parse("summary.warnings=-1", &m, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "must not be negative, got '-1'");
+	ck_assert_int_eq(dc_check_max_parse("summary.peak_bytes=-1", &m, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "must not be negative, got '-1'");
 	dc_alloc_fail_at(1);
 	ck_assert_int_eq(dc_check_max_parse("x.params_total=7", &m, err, sizeof(err)), -1);
 	dc_alloc_fail_at(0);

@@ -1324,6 +1324,10 @@ int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_
 			if ((eq[1] >= '0' && eq[1] <= '9') || eq[1] == '.') {
 				no_unit = 1;
 				ok = 1;
+			} else if (eq[1] == '-' && dc_check_parse_decimal(eq + 2, &limit) == 0) {
+				/* as a unit's parser says it of "-1 GiB" */
+				snprintf(why, sizeof(why), "must not be negative, got '%s'", eq + 1);
+				ok = 0;
 			} else {
 				snprintf(why, sizeof(why), "the field has no unit: expected a plain number, got '%s'", eq + 1);
 				ok = 0;
