@@ -1551,8 +1551,8 @@ int dc_report_render_svg_why(const struct dc_report *r, struct dc_buf *out, cons
 	} else if (r->res.done & DC_EST_BIT(DC_EST_RING)) {
 		draw_ring(r, out);
 	} else {
-		*why = "nothing to draw: the sections shown have no chart (the memory or ring section, or an "
-		       "experiment's own)";
+		*why = "nothing to draw: the sections shown have no chart (the memory ledger's, drawn with the memory, "
+		       "summary or strategies section; the ring section's; or an experiment's own)";
 		return -1;
 	}
 	if (rc != 0)

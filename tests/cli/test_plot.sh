@@ -28,6 +28,11 @@ draw() { # NAME ARGS...: writes $work/NAME.svg, twice, and compares
 }
 draw systems --config "$sys" --only memory
 "$bin" --config "$sys" --only memory --format json >"$work/systems.json" 2>/dev/null || fail "systems json exits $?"
+# the summary prices the ledger and the step, so it draws the chart of the
+# memory and step sections
+draw summary --config "$sys" --only summary
+draw memory_step --config "$sys" --only memory,step
+cmp -s "$work/summary.svg" "$work/memory_step.svg" || fail "--only summary draws another chart than --only memory,step"
 draw systems_step --config "$sys" --set cluster.gpu=a100-sxm4-80gb
 draw ring --config "$sys" --experiment ring --set collective.ranks=4
 draw ring_only --config "$sys" --only ring --set collective.ranks=4
