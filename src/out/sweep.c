@@ -213,7 +213,8 @@ static const char *default_metrics(const struct dc_experiment *exp, const struct
 }
 
 /* Short table labels for the headline metrics; any other metric is
- * labelled with its last key. */
+ * labelled with its last key, or its last two below a section's
+ * sub-object (pick_metrics). */
 static const struct {
 	const char *path, *label;
 } short_labels[] = {
@@ -767,8 +768,10 @@ static int pick_metrics(const struct dc_experiment *exp, struct dc_sweep *sw, co
 		m->type = f->type == DC_FT_U64 || f->type == DC_FT_F64 || f->type == DC_FT_BOOL ? f->type : DC_FT_STR;
 		last = strrchr(m->path, '.');
 		/* a table's row by index keeps the row in its label
-		 * (events[3].bytes, not a bare "bytes") */
-		if (last && last > m->path && last[-1] == ']')
+		 * (events[3].bytes, not a bare "bytes"), and a key below a
+		 * section's sub-object the object's (comm.cp.time_s: cp.time_s,
+		 * not a bare "time_s" beside the step's time) */
+		if (last && last > m->path && (last[-1] == ']' || memchr(m->path, '.', (size_t)(last - m->path))))
 			two_keys(m->path, m->label, sizeof(m->label));
 		else
 			snprintf(m->label, sizeof(m->label), "%.47s", last ? last + 1 : m->path);

@@ -414,6 +414,15 @@ grep -q '"valid": 3' "$work/unset.json" || fail "--unset parallel.dp: not every 
 grep -q ' events\[3\]\.bytes ' "$work/evlabel.txt" || fail "event metric label: $(grep -A1 'point ' "$work/evlabel.txt")"
 grep -q ' 131,072 ' "$work/evlabel.txt" || fail "event metric value: $(cat "$work/evlabel.txt")"
 
+# a key below a section's sub-object keeps the object in its label
+# (cp.time_s, not a bare time_s beside the step time); a section's own key
+# is its last
+"$bin" --config "$src/configs/llama-3-8b.json" --sweep parallel.cp=1,2 \
+	--sweep-metrics step.time_s,comm.cp.time_s,batch.tokens_per_step >"$work/cplabel.txt" 2>/dev/null ||
+	fail "cp metric exits $?"
+grep -q ' step time  *cp\.time_s  *tokens_per_step$' "$work/cplabel.txt" ||
+	fail "sub-object metric labels: $(grep 'point ' "$work/cplabel.txt")"
+
 # a table's row by index is a metric too
 "$bin" --config "$gpus" --sweep cluster.num_nodes=1 --sweep-metrics 'memory.per_rank.phases[3].phase,memory.per_rank.phases[9].total_bytes' \
 	--format json >"$work/idx.json" 2>/dev/null || fail "indexed metric exits $?"
