@@ -431,6 +431,16 @@ static double max0(double x)
 	return x > 0 ? x : 0;
 }
 
+/* `d`, a part of the span `span` found as its difference from sums of
+ * the same per-microbatch times in another order: where no bubble
+ * separates them (pp 1) a difference within rounding (2^-40 of the span,
+ * under a picosecond a second) is none, not a 2.2e-16 s bubble in the
+ * report; time is never negative */
+static double past(double d, double span)
+{
+	return d > span * 0x1p-40 ? d : 0;
+}
+
 /* One transformer layer for one microbatch: its kernels, then the
  * collectives it waits for. TP (overlap.tp false) and EP sit on the
  * critical path; with overlap.tp the TP collectives hide behind the
@@ -1754,12 +1764,12 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 		cl->compute_s = (double)m * st->compute_s + pen_part;
 		for (int j = 0; j < DC_STRAT_COUNT; j++)
 			cl->exposed_s[j] = (double)m * st->exposed_s[j];
-		cl->bubble_s = max0(span - busy - sends * x->k.send_s);
+		cl->bubble_s = past(span - busy - sends * x->k.send_s, span);
 		/* span adds up the same per-microbatch times as busy = m (fwd +
 		 * bwd) in another order: with no sends (pp 1) the two differ only
 		 * by rounding, which made a -4.4e-16 s "exposed pp" (gpt-1.7B at
 		 * pp 1); time is never negative */
-		cl->exposed_s[DC_STRAT_PP] = max0(span - busy - cl->bubble_s);
+		cl->exposed_s[DC_STRAT_PP] = past(span - busy - cl->bubble_s, span);
 		/* what is past the span: FSDP's reduce-scatters under a
 		 * pipeline (no DP buckets then), else the DP buckets' tail */
 		{
@@ -1826,8 +1836,8 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 		{
 			const struct dc_step_stage *cs = ops_of(x, critical);
 			double busy = (double)m * (cs->fwd_s + cs->bwd_s);
-			s->bubble_fraction = busy > 0 ? max0(span - busy) / busy : 0;
-			s->bubble_s = max0(span - busy);
+			s->bubble_s = past(span - busy, span);
+			s->bubble_fraction = busy > 0 ? s->bubble_s / busy : 0;
 			paper(x, cs, s);
 		}
 		if (p->in->training.total_tokens > 0 && s->tokens_per_s > 0)
