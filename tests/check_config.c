@@ -807,7 +807,7 @@ START_TEST(test_attention_dropout_global_batch)
 	/* both given: they must agree (64 / (1 x 2) = 32) */
 	expect_error(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64, \"grad_accum_steps\": 8"),
 		     NULL, 0, DC_ERR_CONFIG,
-		     "t.json: error: 'training.grad_accum_steps': 8 disagrees with training.global_batch_size (64 = 1 x 2 x 32); leave it out (--unset training.grad_accum_steps) to derive it");
+		     "t.json: error: 'training.grad_accum_steps': 8 disagrees with training.global_batch_size: 64 = micro_batch_size 1 x dp 2 x 32 accumulation steps; leave it out (--unset training.grad_accum_steps) to derive it");
 	ck_assert_int_eq(load(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64, \"grad_accum_steps\": 32"),
 			      NULL, 0, &cfg, &d), 0);
 	ck_assert_uint_eq(d.count, 0);

@@ -1164,7 +1164,7 @@ static int rule_global_batch(struct loader *l)
 		      (unsigned long long)c->parallel.dp);
 	} else if (l->seen[ka] && t->grad_accum_steps != t->global_batch_size / per_micro) {
 		dc_cfg_errorf(l, l->from_set[ka] ? ka : who,
-		       "'training.grad_accum_steps': %llu disagrees with training.global_batch_size (%llu = %llu x %llu x %llu); leave it out (%s) to derive it",
+		       "'training.grad_accum_steps': %llu disagrees with training.global_batch_size: %llu = micro_batch_size %llu x dp %llu x %llu accumulation steps; leave it out (%s) to derive it",
 		       (unsigned long long)t->grad_accum_steps, (unsigned long long)t->global_batch_size,
 		       (unsigned long long)t->micro_batch_size, (unsigned long long)c->parallel.dp,
 		       (unsigned long long)(t->global_batch_size / per_micro),

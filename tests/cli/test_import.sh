@@ -99,7 +99,7 @@ grep -q "^dup.json:6: error: 'stage' given twice (first on line 6): DeepSpeed's 
 printf '{\n"train_batch_size": 16,\n"train_micro_batch_size_per_gpu": 1,\n"gradient_accumulation_steps": 2\n}\n' >gas.json
 "$bin" --config "$I/a100_2x8_gpt2.json" --from-deepspeed gas.json --emit-config >/dev/null 2>err.txt
 [ $? = 3 ] || fail "gas.json: exit $?"
-grep -q "'training.grad_accum_steps': 2 disagrees with training.global_batch_size (16 = 1 x 16 x 1)" err.txt ||
+grep -q "'training.grad_accum_steps': 2 disagrees with training.global_batch_size: 16 = micro_batch_size 1 x dp 16 x 1 accumulation steps" err.txt ||
 	fail "inconsistent DeepSpeed batch: $(cat err.txt)"
 grep -q "note: 'training.grad_accum_steps' came from 'gradient_accumulation_steps' on line 4 of gas.json" err.txt ||
 	fail "inconsistent DeepSpeed batch, no line: $(cat err.txt)"
