@@ -70,11 +70,12 @@ enum dc_act_group {
 };
 
 /* The term's name ("softmax output"), its group, and its formula as the
- * paper writes it for this shape ("2as^2b"), before the tp split. Static
- * text. */
+ * paper writes it for this shape ("2as^2b"), before the tp split; `moe`:
+ * a MoE layer's, whose MLP terms run k routed experts of f_e and the
+ * shared experts' f_s. Static text. */
 const char *dc_act_term_name(enum dc_act_term t);
 enum dc_act_group dc_act_term_group(enum dc_act_term t);
-const char *dc_act_term_formula(enum dc_act_term t, const struct dc_config *in);
+const char *dc_act_term_formula(enum dc_act_term t, const struct dc_config *in, int moe);
 
 /* The three parts of one layer's activations for one microbatch on one
  * rank, before recomputation drops any of them, and every term. */

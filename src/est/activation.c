@@ -40,10 +40,10 @@ enum dc_act_group dc_act_term_group(enum dc_act_term t)
 	return terms[t].group;
 }
 
-const char *dc_act_term_formula(enum dc_act_term t, const struct dc_config *in)
+const char *dc_act_term_formula(enum dc_act_term t, const struct dc_config *in, int moe)
 {
 	const struct dc_model *m = &in->model;
-	int gated = m->mlp == DC_MLP_SWIGLU;
+	int gated = m->mlp == DC_MLP_SWIGLU, shared = m->shared_expert_ffn_hidden_size > 0;
 	switch (t) {
 	case DC_ACT_NORM_INPUTS:
 		return "2 x 2sbh";
@@ -66,8 +66,16 @@ const char *dc_act_term_formula(enum dc_act_term t, const struct dc_config *in)
 	case DC_ACT_PROJ_INPUT:
 		return m->kv_lora_rank ? "2sb a d_v" : "2sb a d";
 	case DC_ACT_MLP_UP:
+		/* a MoE layer's inner size: its top-k routed experts' and the
+		 * shared experts' (dc_act_layer_parts) */
+		if (moe)
+			return gated ? (shared ? "4sb(k f_e + f_s) (gate and up)" : "4sbk f_e (gate and up)")
+				     : (shared ? "2sb(k f_e + f_s) (fc1)" : "2sbk f_e (fc1)");
 		return gated ? "4sbf (gate and up)" : "2sbf (fc1)";
 	case DC_ACT_MLP_ACT:
+		if (moe)
+			return gated ? (shared ? "2sb(k f_e + f_s) (silu(gate) x up)" : "2sbk f_e (silu(gate) x up)")
+				     : (shared ? "2sb(k f_e + f_s) (GELU)" : "2sbk f_e (GELU)");
 		return gated ? "2sbf (silu(gate) x up)" : "2sbf (GELU)";
 	case DC_ACT_ROUTED:
 		return "2sbkh";

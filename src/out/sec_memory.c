@@ -390,7 +390,7 @@ static void term_row(const void *base, uint64_t i, void *out)
 	if (!t || (k = nth_term(t, i)) < 0)
 		return; /* counted from the same terms: it cannot fail now */
 	row->term = dc_act_term_name((enum dc_act_term)k);
-	row->formula = dc_act_term_formula((enum dc_act_term)k, v->plan->in);
+	row->formula = dc_act_term_formula((enum dc_act_term)k, v->plan->in, v->l.p.moe_layers > 0);
 	row->split = splits[dc_act_term_group((enum dc_act_term)k)];
 	row->bytes = t->term_bytes[k];
 	row->kept = t->kept_bytes[k];
@@ -452,7 +452,7 @@ static const struct dc_field top_fields[] = {
 	{"host_bytes", "= host memory of this rank", DC_U_BYTES, DC_FT_U64, L(host_bytes), .shown = is_offloaded},
 	{"activation_bytes_per_layer", NULL, DC_U_BYTES, DC_FT_U64, L(activation_bytes_per_layer),
 	 .label_fn = act_label},
-	{"activation_terms", "One layer, one microbatch, term by term (held: no recompute; kept: under it; split: replicated over tp unless SP, split over tp, attention core)", DC_U_NONE,
+	{"activation_terms", "One layer, one microbatch, term by term (held: no recompute; kept: under it; split: replicated = whole unless SP, then 1/tp; tp = 1/tp; core = the attention core's, 1/tp)", DC_U_NONE,
 	 DC_FT_ROWS, 0, .sub = &term_table, .rows = &term_rows},
 	{"in_flight_microbatches", NULL, DC_U_COUNT, DC_FT_U64, L(in_flight), .label_fn = in_flight_label},
 	{"activation_layer_microbatches", NULL, DC_U_COUNT, DC_FT_U64, L(activation_layer_microbatches),
