@@ -864,10 +864,20 @@ END_TEST
  *     gradient's g-bar, 24 each (the re-gather moves FP8 shards cast in
  *     the forward); each sends 2 (4 - floor(4 / 4)) = 6 B: 48 x 6 = 288
  *     B more, 528,482,592 B
- *   MoE layers 3 and 4 (dense_layers 2): their MLP's gathers stay BF16,
- *     6 of a microbatch's 8 of each kind FP8: 18 x 3,145,728 + 6 x
- *     6,291,456 = 94,371,840 a kind; 3 x 94,371,840 + 301,989,888 =
- *     585,105,408 B */
+ *   MoE layers 3 and 4 (dense_layers 2), no shared expert: their MLP
+ *     takes no TP pair (the token dispatcher regroups over the expert
+ *     tp group: src/axis/tp.c), so a microbatch's calls of each kind are
+ *     2 x 2 + 2 x 1 = 6, all FP8 (the attention's and the dense MLPs'):
+ *     18 a kind, 3 x 18 x 3,145,728 + 2 x 18 x 6,291,456 = 396,361,728 B;
+ *     full recompute of the first 3 layers (layer 3 MoE): 2 x 2 + 1 = 5
+ *     gathers a microbatch, 15 FP8 and 15 ReduceScatters, + 47,185,920 +
+ *     94,371,840 = 537,919,488 B; of the first layer alone (dense): 6
+ *     and 6, + 18,874,368 + 37,748,736 = 452,984,832 B
+ *   with a shared expert (shared_expert_ffn_hidden_size 1024) its pair
+ *     over the tp group, gathering the BF16 block input: 8 calls of each
+ *     kind a microbatch, 6 of the gathers FP8: 18 x 3,145,728 + 6 x
+ *     6,291,456 = 94,371,840 a gather kind; 3 x 94,371,840 + 301,989,888
+ *     = 585,105,408 B */
 START_TEST(test_tp_fp8_gathers)
 {
 	struct dc_config c;
@@ -961,12 +971,28 @@ START_TEST(test_tp_fp8_gathers)
 	c.parallel.sequence_parallel = 0;
 	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 603979776ull);
 	c.parallel.sequence_parallel = 1;
-	/* MoE on layers 3 and 4: a row of 18 FP8 and one of 6 BF16 calls
-	 * for each gather */
+	/* MoE on layers 3 and 4: the attention's pair alone, FP8 */
 	c.model.num_experts = 4;
 	c.model.experts_per_token = 2;
 	c.model.moe_ffn_hidden_size = 1024;
 	c.model.dense_layers = 2;
+	m = compute(&c);
+	s = &m.s[DC_STRAT_TP];
+	ck_assert_uint_eq(s->ncoll, 5);
+	ck_assert_uint_eq(s->coll[0].count, 18);
+	ck_assert_uint_eq(s->coll[0].msg_bytes, 4194304ull);
+	ck_assert_uint_eq(s->coll[1].count, 18);
+	ck_assert_uint_eq(s->bytes_per_rank, 396361728ull);
+	c.training.recompute = DC_RECOMPUTE_FULL;
+	c.training.recompute_layers = 3;
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 537919488ull);
+	c.training.recompute_layers = 1;
+	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 452984832ull);
+	c.training.recompute = DC_RECOMPUTE_SELECTIVE;
+	c.training.recompute_layers = 0;
+	/* a shared expert: a row of 18 FP8 and one of 6 BF16 calls for each
+	 * gather */
+	c.model.shared_expert_ffn_hidden_size = 1024;
 	m = compute(&c);
 	s = &m.s[DC_STRAT_TP];
 	ck_assert_uint_eq(s->ncoll, 8);
@@ -975,17 +1001,6 @@ START_TEST(test_tp_fp8_gathers)
 	ck_assert_uint_eq(s->coll[1].count, 6);
 	ck_assert_uint_eq(s->coll[1].msg_bytes, 8388608ull);
 	ck_assert_uint_eq(s->bytes_per_rank, 585105408ull);
-	/* full recompute of the first 3 layers of the chunk, one of them
-	 * (layer 3) MoE: 2 x 3 x 3 = 18 recomputed gathers, 3 of them BF16:
-	 * 15 x 3,145,728 + 3 x 6,291,456 = 66,060,288, and 18 ReduceScatters
-	 * 113,246,208: + 179,306,496 = 764,411,904 B; of the first layer
-	 * alone (dense): 6 x 3,145,728 + 6 x 6,291,456 = 56,623,104 more,
-	 * 641,728,512 B */
-	c.training.recompute = DC_RECOMPUTE_FULL;
-	c.training.recompute_layers = 3;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 764411904ull);
-	c.training.recompute_layers = 1;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 641728512ull);
 }
 END_TEST
 
@@ -1535,6 +1550,72 @@ START_TEST(test_etp_replayed_under_full_recompute)
 }
 END_TEST
 
+/* Under sequence parallelism a MoE layer's MLP takes a TP gather and
+ * reduce-scatter only where a shared expert gathers over the attention's
+ * tp group (Megatron-Core's token dispatcher regroups over the expert tp
+ * group: ep.c's etp rows), or under torchtitan with ep 1, whose MoE block
+ * gathers its input as a dense MLP would (framework.h,
+ * dc_framework_moe_tp_calls). configs/mixtral-8x7b-ep.json with
+ * sequence parallelism: tp 2, pp 4, ep 4, 8 MoE layers a stage, 16
+ * microbatches of b s = 4096 tokens, h 4096, BF16: every TP call carries
+ * M = 4096 x 4096 x 2 = 33,554,432 B, of which a rank sends M / 2 =
+ * 16,777,216 B; no recompute rows (selective), and the custom framework
+ * re-gathers the input for the weight gradients.
+ *   no shared expert: the attention's pair only, 8 x 16 = 128 calls of
+ *   each of the 5 rows (g, g-bar, the output gradients' gather, the input
+ *   gradients' reduce-scatter, the re-gather): 640 x 16,777,216 =
+ *   10,737,418,240 B (before: 256 of each, twice that);
+ *   a shared expert (model.shared_expert_ffn_hidden_size 14336): its
+ *   pair too, 256 of each: 1280 x 16,777,216 = 21,474,836,480 B;
+ *   torchtitan, ep 1: the block's gather and the routed experts'
+ *   reduce-scatter, 256 of each of the 4 rows (torchtitan keeps the
+ *   gathered input: no re-gather), 1024 x 16,777,216 =
+ *   17,179,869,184 B, and no etp rows; with a shared expert its own
+ *   reduce-scatter too: g 2 and g-bar 3 a layer, forward 256 gathers and
+ *   384 reduce-scatters, backward 384 gathers and 256 reduce-scatters,
+ *   1280 x 16,777,216 B again. */
+START_TEST(test_moe_layer_tp_pair)
+{
+	static const char *const shared[] = {"model.shared_expert_ffn_hidden_size=0",
+					     "model.shared_expert_ffn_hidden_size=14336"};
+	struct dc_override ov[3] = {{"parallel.sequence_parallel=true", 0}, {NULL, 0}, {"parallel.ep=1", 0}};
+	struct dc_config c;
+	struct dc_diag d;
+	struct dc_comm m;
+	char path[512];
+	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+	for (int i = 0; i < 2; i++) {
+		ov[1].text = shared[i];
+		dc_diag_init(&d);
+		ck_assert_int_eq(dc_config_load_file(path, ov, 2, &c, &d), 0);
+		dc_diag_release(&d);
+		m = compute(&c);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_SEQ_IN_G), i ? 256 : 128);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_OUTPUT_GBAR), i ? 256 : 128);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_OUTPUT_GRAD_GBAR), i ? 256 : 128);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_INPUT_GRAD_G), i ? 256 : 128);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_INPUT_REGATHER), i ? 256 : 128);
+		ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, i ? 21474836480ull : 10737418240ull);
+		/* the dispatcher's gathers over the expert tp group (etp = tp 2)
+		 * stay the EP axis's */
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_ETP_TOKENS), 128);
+		/* torchtitan, ep 1 */
+		dc_diag_init(&d);
+		ck_assert_int_eq(dc_config_load_file(path, ov, 3, &c, &d), 0);
+		dc_diag_release(&d);
+		c.training.framework = DC_FRAMEWORK_TORCHTITAN;
+		m = compute(&c);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_SEQ_IN_G), 256);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_OUTPUT_GBAR), i ? 384 : 256);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_OUTPUT_GRAD_GBAR), i ? 384 : 256);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_INPUT_GRAD_G), 256);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_INPUT_REGATHER), 0);
+		ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, i ? 21474836480ull : 17179869184ull);
+		ck_assert_int_eq(m.s[DC_STRAT_EP].in_play, 0);
+	}
+}
+END_TEST
+
 START_TEST(test_overflow_is_an_error)
 {
 	struct dc_config c;
@@ -1780,6 +1861,7 @@ int main(void)
 	tcase_add_test(tc, test_ep_on_the_stage_with_moe_layers_interleaved);
 	tcase_add_test(tc, test_ep_replayed_under_full_recompute);
 	tcase_add_test(tc, test_etp_replayed_under_full_recompute);
+	tcase_add_test(tc, test_moe_layer_tp_pair);
 	tcase_add_test(tc, test_ep_replayed_interleaved_moe);
 	tcase_add_test(tc, test_overflow_is_an_error);
 	tcase_add_test(tc, test_reshard_emits_the_data_parallel_axes_alone);

@@ -387,6 +387,55 @@ START_TEST(test_dualpipe_tp_layer_per_chunk_microbatch)
 }
 END_TEST
 
+/* A MoE layer without a shared expert takes only its attention's TP pair
+ * under sequence parallelism (src/axis/tp.c), a dense layer both. On
+ * configs/mixtral-8x7b-ep.json with sequence parallelism, t_g and t_r
+ * one AllGather's and one ReduceScatter's time (each layer's calls carry
+ * the same b s h):
+ *   as shipped (every layer MoE): forward t_g + t_r, backward the output
+ *   gradients' gather, the input gradients' reduce-scatter and the
+ *   re-gather, 2 t_g + t_r (before: twice each);
+ *   pp 1, dp 16, the first 8 of 32 layers dense: the analysed rank holds
+ *   8 dense and 24 MoE layers, (8 x 2 + 24) x 16 = 640 calls of each; a
+ *   dense layer takes 2 (t_g + t_r) forward, 2 (2 t_g + t_r) backward;
+ *   pp 4 with the first 2 layers dense: the analysed (last) stage holds
+ *   MoE layers only, and the first stage's dense layers take the same
+ *   2 (t_g + t_r) forward, priced per call. */
+START_TEST(test_moe_layer_tp_pair_in_the_step)
+{
+	static const char *const runs[][4] = {
+		{"parallel.sequence_parallel=true", NULL, NULL, NULL},
+		{"parallel.sequence_parallel=true", "parallel.pp=1", "parallel.dp=16", "model.dense_layers=8"},
+		{"parallel.sequence_parallel=true", "model.dense_layers=2", NULL, NULL},
+	};
+	for (int i = 0; i < 3; i++) {
+		const char *sets[6] = {"cluster.gpu=a100-sxm4-80gb", runs[i][0], runs[i][1], runs[i][2], runs[i][3], NULL};
+		const struct dc_comm_strategy *s;
+		struct dc_step_tp_layer tp;
+		double tg = 0, tr = 0, mult = i == 0 ? 1.0 : 2.0;
+		run_config("mixtral-8x7b-ep.json", sets);
+		s = &run_res.comm.s[DC_STRAT_TP];
+		for (uint64_t j = 0; j < s->ncoll; j++) {
+			if (s->coll[j].what == DC_CW_TP_SEQ_IN_G)
+				tg = s->coll[j].time_s / (double)s->coll[j].count;
+			if (s->coll[j].what == DC_CW_TP_OUTPUT_GBAR) {
+				tr = s->coll[j].time_s / (double)s->coll[j].count;
+				ck_assert_uint_eq(s->coll[j].count, i == 1 ? 640 : 128);
+			}
+		}
+		ck_assert(tg > 0 && tr > 0);
+		dc_step_tp_layer(&run_plan, &run_res.comm, &tp);
+		if (i == 2) {
+			/* the analysed stage holds MoE layers only: the MoE layer's */
+			ck_assert_double_eq_tol(tp.fwd_s, tg + tr, 1e-12 * tg);
+			continue;
+		}
+		ck_assert_double_eq_tol(tp.fwd_s, mult * (tg + tr), 1e-12 * tg);
+		ck_assert_double_eq_tol(tp.bwd_s, mult * (2.0 * tg + tr), 1e-12 * tg);
+	}
+}
+END_TEST
+
 /* What the trace sink sees of a timeline: per stage and track, events in
  * time order that never overlap; per stage the compute track tiling
  * [0, step]; and the schedule's own ops by name. */
@@ -1807,6 +1856,7 @@ int main(void)
 	tcase_add_test(tc, test_trace_memory_held_by_hand);
 	tcase_add_test(tc, test_dualpipe_bound_extends_the_steady_state);
 	tcase_add_test(tc, test_dualpipe_tp_layer_per_chunk_microbatch);
+	tcase_add_test(tc, test_moe_layer_tp_pair_in_the_step);
 	tcase_add_test(tc, test_uneven_interleaved_bound_extends_the_steady_state);
 	tcase_add_test(tc, test_trace_extended_prefix_is_the_schedule);
 	tcase_add_test(tc, test_uneven_stage_compute);

@@ -144,6 +144,12 @@ struct dc_coll {
 	double time_s;           /* count x time of one call */
 	const char *algorithm;   /* static: the network model's choice (net.h), "ring", ... */
 	const char *protocol;    /* static: "LL", "LL128", "Simple" */
+	/* a layer's call (tp.c): how many of it one dense layer [0] and one
+	 * MoE layer [1] issue a microbatch (a recomputed forward's: times
+	 * the share of the analysed rank's layers of that kind it reruns),
+	 * by which the step model splits its time between the two kinds;
+	 * 0 and 0 for every other call */
+	double per_layer[2];
 };
 
 #define DC_COMM_MAX_COLL 24
@@ -175,6 +181,9 @@ struct dc_comm {
 	 * microbatches its chunk runs (activation.h
 	 * dc_pipeline_chunk_microbatches: m / 2 under DualPipe) */
 	uint64_t layers, moe_layers;
+	/* of `layers`, the MoE layers of stage's rank (what the TP calls
+	 * count; moe_layers may be another stage's) */
+	uint64_t stage_moe_layers;
 	struct dc_comm_strategy s[DC_STRAT_COUNT];
 	uint64_t bytes_per_rank; /* sum over strategies */
 	double time_s;

@@ -94,4 +94,23 @@ int dc_framework_tp_amax_reduced(const struct dc_config *c);
  * (docs/formulas-systems.md, "Tensor parallel"). */
 int dc_framework_tp_keeps_gathered_input(const struct dc_config *c);
 
+/* Under sequence parallelism, the collectives a MoE layer's MLP issues
+ * over the attention's tp group in its forward, each on the b s h hidden
+ * state in the working precision and mirrored in backward: `*gathers`
+ * AllGathers of its input and `*scatters` ReduceScatters of its output
+ * (a dense layer's MLP: one and one). The routed experts' own gathers
+ * over the expert tp group are the EP axis's (src/axis/ep.c).
+ * - megatron, custom, deepspeed, and torchtitan with ep > 1: the routed
+ *   experts take the rank's s/t tokens as they are (Megatron-Core's token
+ *   dispatcher regroups them over the expert tp group only; torchtitan's
+ *   routed experts run on the local sequence shard); only a shared expert
+ *   gathers them and reduce-scatters its output: one and one, else none;
+ * - torchtitan with ep 1 (the experts tp-sharded as a dense MLP): the MoE
+ *   block gathers its input, the routed experts reduce-scatter their
+ *   output, and a shared expert reduce-scatters its own: one, and one or
+ *   two.
+ * Sources: docs/formulas-systems.md, "Tensor parallel (Megatron)", MoE
+ * layers. */
+void dc_framework_moe_tp_calls(const struct dc_plan *p, uint64_t *gathers, uint64_t *scatters);
+
 #endif

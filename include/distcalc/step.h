@@ -192,7 +192,9 @@ struct dc_step {
  * GEMMs (the input-gradient AllReduce or ReduceScatter and the input's
  * re-gather). So a layer as Korthikanti et al. 2022 Table 4 measured it
  * takes compute + fwd_s forward and compute + bwd_s - bwd_async_s
- * backward while the hidden ones fit behind the GEMMs. All 0 without TP. */
+ * backward while the hidden ones fit behind the GEMMs. A dense layer's,
+ * or a MoE layer's where the analysed stage holds only those (a MoE
+ * layer's MLP may take no TP pair: src/axis/tp.c). All 0 without TP. */
 struct dc_step_tp_layer {
 	double fwd_s, bwd_s, bwd_async_s;
 };

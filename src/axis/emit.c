@@ -96,6 +96,7 @@ void dc_axis_push(struct dc_axis_ctx *x, enum dc_coll_kind kind, enum dc_coll_wh
 	c->time_s = (double)count * ch.time_s;
 	c->algorithm = ch.algorithm;
 	c->protocol = ch.protocol;
+	c->per_layer[0] = c->per_layer[1] = 0;
 }
 
 void dc_axis_push_buckets(struct dc_axis_ctx *x, enum dc_coll_kind kind, enum dc_coll_what what,

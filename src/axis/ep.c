@@ -20,7 +20,13 @@ void dc_axis_ep_comm(struct dc_axis_ctx *x)
 	 * run for its chunks' microbatches (m / 2 under DualPipe) */
 	uint64_t mb = dc_pipeline_chunk_microbatches(p);
 	uint64_t calls, msg, re = 0;
-	int etp_gathers = p->etp > 1 && (p->layout.sequence_parallel || p->etp != p->layout.tp);
+	/* torchtitan has no expert tp group: with ep 1 its MoE block gathers
+	 * over the tp group as a dense MLP does (tp.c, framework.h
+	 * dc_framework_moe_tp_calls), with ep > 1 its routed experts are
+	 * whole on their ep rank (models/common/moe_sharding.py:29-47 at
+	 * b5bcd76c) */
+	int etp_gathers = p->etp > 1 && (p->layout.sequence_parallel || p->etp != p->layout.tp) &&
+			  cfg->training.framework != DC_FRAMEWORK_TORCHTITAN;
 	if (x->moe->moe_layers == 0 || (p->layout.ep < 2 && !etp_gathers))
 		return;
 	/* each call carries the microbatch's tokens on this rank (s/t of them

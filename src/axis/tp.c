@@ -2,6 +2,10 @@
  * two AllReduces forward and two backward, or with sequence parallelism
  * an AllGather and a ReduceScatter each (Korthikanti et al. 2022 section
  * 4.2.2); a layer counts the microbatches its chunk runs (DualPipe: m / 2).
+ * Under sequence parallelism a MoE layer's MLP takes the pair only where
+ * its framework gathers over the tp group (framework.h,
+ * dc_framework_moe_tp_calls: a shared expert's, torchtitan's dense-style
+ * experts); the routed experts' tokens are the EP axis's.
  * Under precision.compute "fp8" the AllGathers that feed a linear layer's
  * FP8 GEMM may carry the quantized tensor (framework.h,
  * dc_framework_tp_gather_format).
@@ -38,25 +42,48 @@ static uint64_t tp_gather_bytes(struct dc_ck *b, enum dc_tp_gather_format f, uin
 	return 0;
 }
 
-/* A sequence-parallel AllGather, `calls` of them: `quant` in the gather
- * format's `q_bytes`, the rest in the working precision's `act`; one row
- * when they all carry the same. */
-static void push_gathers(struct dc_axis_ctx *x, enum dc_coll_what what, enum dc_coll_phase phase,
-			 enum dc_overlap_class overlap, uint64_t calls, uint64_t quant, uint64_t q_bytes, uint64_t act)
+/* dc_axis_push, and on the call it appended the calls of it one dense and
+ * one MoE layer issue a microbatch (comm.h per_layer) */
+static void push_layer(struct dc_axis_ctx *x, enum dc_coll_kind kind, enum dc_coll_what what, enum dc_coll_phase phase,
+		       enum dc_overlap_class overlap, uint64_t calls, uint64_t bytes, const double per[2])
 {
-	if (q_bytes == act || quant == 0) {
-		dc_axis_push(x, DC_COLL_ALL_GATHER, what, phase, overlap, calls, act);
-		return;
+	uint64_t n = x->s->ncoll;
+	dc_axis_push(x, kind, what, phase, overlap, calls, bytes);
+	if (x->s->ncoll > n) {
+		x->s->coll[n].per_layer[0] = per[0];
+		x->s->coll[n].per_layer[1] = per[1];
 	}
-	dc_axis_push(x, DC_COLL_ALL_GATHER, what, phase, overlap, quant, q_bytes);
-	dc_axis_push(x, DC_COLL_ALL_GATHER, what, phase, overlap, calls - quant, act);
 }
 
-/* Of a layer's two gathers, those that feed an FP8 GEMM, over `layers`
+/* A sequence-parallel AllGather, `calls` of them: `quant` in the gather
+ * format's `q_bytes`, the rest in the working precision's `act`; one row
+ * when they all carry the same. `qper`, `aper`: the quantized ones and the
+ * rest a dense and a MoE layer issue; one row carries both (the step
+ * model prices a kind of layer the analysed rank lacks by its calls). */
+static void push_gathers(struct dc_axis_ctx *x, enum dc_coll_what what, enum dc_coll_phase phase,
+			 enum dc_overlap_class overlap, uint64_t calls, uint64_t quant, uint64_t q_bytes, uint64_t act,
+			 const double qper[2], const double aper[2])
+{
+	double both[2] = {qper[0] + aper[0], qper[1] + aper[1]};
+	if (q_bytes == act || quant == 0) {
+		push_layer(x, DC_COLL_ALL_GATHER, what, phase, overlap, calls, act, both);
+		return;
+	}
+	if (quant == calls) {
+		push_layer(x, DC_COLL_ALL_GATHER, what, phase, overlap, calls, q_bytes, both);
+		return;
+	}
+	push_layer(x, DC_COLL_ALL_GATHER, what, phase, overlap, quant, q_bytes, qper);
+	push_layer(x, DC_COLL_ALL_GATHER, what, phase, overlap, calls - quant, act, aper);
+}
+
+/* Of the layers' gathers, those that feed an FP8 GEMM, over `layers`
  * layers `moe` of them MoE: the attention's (QKV) unless the model's
  * attention is MLA, whose latent projections were not examined, and
  * the MLP's (FC1) on a dense layer; a MoE layer's tokens reach the
- * experts through the token dispatcher, which moves BF16. */
+ * experts through the token dispatcher, which moves BF16, and a shared
+ * expert's or torchtitan's MoE block's gather is of the block's BF16
+ * input, before any linear casts it. */
 static uint64_t quantized_gathers(struct dc_axis_ctx *x, uint64_t layers, uint64_t moe)
 {
 	uint64_t attn = x->p->in->model.kv_lora_rank ? 0 : layers;
@@ -93,6 +120,23 @@ static void loss_chunk_reduces(struct dc_axis_ctx *x)
 		     dc_ck_mul(x->b, 4, dc_act_loss_chunk_tokens(p)));
 }
 
+/* A layer's calls in `p` per dense and per MoE layer, `d` and `m`, and
+ * over the analysed rank's layers those of the recomputed forward: each
+ * kind's times the share of its layers that rerun (`re` of `n`; the
+ * analysed rank's share over all when it holds none of the kind) */
+static void per_of(double out[2], double d, double m)
+{
+	out[0] = d;
+	out[1] = m;
+}
+
+static double re_share(uint64_t re, uint64_t n, uint64_t re_all, uint64_t all)
+{
+	if (n)
+		return (double)re / (double)n;
+	return all ? (double)re_all / (double)all : 0;
+}
+
 void dc_axis_tp_comm(struct dc_axis_ctx *x)
 {
 	const struct dc_plan *p = x->p;
@@ -101,7 +145,13 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	/* layers: every stage the rank holds (both under DualPipe), each run
 	 * for its chunks' microbatches (m / 2 under DualPipe: activation.h) */
 	uint64_t mb = dc_pipeline_chunk_microbatches(p), layers = x->best->layers;
-	uint64_t act, per_mb, re_mb, re_layers, re_moe, q_mb, q_re_mb, in_bytes, grad_bytes;
+	uint64_t moe = x->best->moe_layers < layers ? x->best->moe_layers : layers, dense = layers - moe;
+	uint64_t act, per_mb, g_mb, r_mb, re_mb, re_g_mb, re_r_mb, re_layers, re_moe, re_dense, q_mb, q_re_mb;
+	uint64_t in_bytes, grad_bytes, mg = 0, mr = 0;
+	/* a layer's attention gather feeds an FP8 GEMM unless its attention
+	 * is MLA (quantized_gathers) */
+	double aq = cfg->model.kv_lora_rank ? 0.0 : 1.0, fd, fm;
+	double pair[2], g[2], r[2], qg[2], ug[2], ur[2], qr[2], re_pair[2], re_g[2], re_r[2], re_qg[2], re_ug[2];
 	enum dc_tp_gather_format fmt = dc_framework_tp_gather_format(cfg);
 	struct dc_axis_ctx own = *x;
 	/* full recompute runs every layer's forward again in backward, and
@@ -113,9 +163,20 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	per_mb = dc_ck_mul(b, dc_ck_mul(b, 2, layers), mb);
 	/* training.recompute_layers: only N layers of each chunk (uneven
 	 * chunks chunk by chunk: plan.h), of each of a DualPipe rank's two
-	 * stages (plan.h's chunk: L / (pp v)) */
+	 * stages (plan.h's chunk: L / (pp v)); the recomputed MoE layers of
+	 * best's rank (x->moe may be another stage's: the EP axis's) */
 	re_layers = dc_axis_recomputed_layers(x, 0);
 	re_mb = dc_ck_mul(b, dc_ck_mul(b, 2, re_layers), mb);
+	own.moe = x->best;
+	own.moe_stage = x->stage;
+	re_moe = moe ? dc_axis_recomputed_layers(&own, 1) : 0;
+	if (re_moe > re_layers)
+		re_moe = re_layers;
+	re_dense = re_layers - re_moe;
+	fd = re_share(re_dense, dense, re_layers, layers);
+	fm = re_share(re_moe, moe, re_layers, layers);
+	per_of(pair, 2, 2);
+	per_of(re_pair, 2 * fd, 2 * fm);
 	dc_axis_setup(x, p->topo.degree[DC_AXIS_TP], &p->group[DC_AXIS_TP].link, &p->group[DC_AXIS_TP].net);
 	/* Megatron runs the backward's input-gradient collective behind the
 	 * weight-gradient GEMM, and the input's re-gather behind the
@@ -125,16 +186,40 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	 * (g-bar) and a recomputed forward's collectives are waited for. */
 	if (!p->layout.sequence_parallel) {
 		/* the AllReduces carry GEMM outputs and input gradients: the
-		 * working precision under FP8 too */
-		dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_OUTPUT_FG, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, per_mb, act);
-		dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_INPUT_GRAD_FG, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, per_mb,
-			     act);
+		 * working precision under FP8 too. A MoE layer's MLP keeps its
+		 * pair: Megatron-Core refuses MoE under tp without sequence
+		 * parallelism in training (moe_layer.py:636-640 at d98e8a64),
+		 * so no source says what it would send */
+		push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_OUTPUT_FG, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, per_mb, act,
+			   pair);
+		push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_INPUT_GRAD_FG, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, per_mb,
+			   act, pair);
 		if (refwd)
-			dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_OUTPUT_RECOMPUTED, DC_CPHASE_BACKWARD,
-				     DC_OVL_EXPOSED, re_mb, act);
+			push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_OUTPUT_RECOMPUTED, DC_CPHASE_BACKWARD,
+				   DC_OVL_EXPOSED, re_mb, act, re_pair);
 		loss_chunk_reduces(x);
 		return;
 	}
+	/* a dense layer: the attention's gather and reduce-scatter and the
+	 * MLP's; a MoE layer: the attention's and its MLP's over the tp group
+	 * (mg gathers, mr reduce-scatters: framework.h) */
+	if (moe)
+		dc_framework_moe_tp_calls(p, &mg, &mr);
+	g_mb = dc_ck_mul(b, dc_ck_add(b, dc_ck_mul(b, 2, dense), dc_ck_mul(b, 1 + mg, moe)), mb);
+	r_mb = dc_ck_mul(b, dc_ck_add(b, dc_ck_mul(b, 2, dense), dc_ck_mul(b, 1 + mr, moe)), mb);
+	re_g_mb = dc_ck_mul(b, dc_ck_add(b, dc_ck_mul(b, 2, re_dense), dc_ck_mul(b, 1 + mg, re_moe)), mb);
+	re_r_mb = dc_ck_mul(b, dc_ck_add(b, dc_ck_mul(b, 2, re_dense), dc_ck_mul(b, 1 + mr, re_moe)), mb);
+	per_of(g, 2, 1.0 + (double)mg);
+	per_of(r, 2, 1.0 + (double)mr);
+	/* of them, FP8's: the attention's (aq) and a dense MLP's */
+	per_of(qg, aq + 1.0, aq);
+	per_of(ug, 1.0 - aq, 1.0 - aq + (double)mg);
+	per_of(qr, aq + 1.0, aq);
+	per_of(ur, 1.0 - aq, 1.0 - aq + (double)mr);
+	per_of(re_g, g[0] * fd, g[1] * fm);
+	per_of(re_r, r[0] * fd, r[1] * fm);
+	per_of(re_qg, qg[0] * fd, qg[1] * fm);
+	per_of(re_ug, ug[0] * fd, ug[1] * fm);
 	/* under FP8 the AllGathers that feed a linear layer's GEMM carry its
 	 * quantized input (the column-parallel linear's) or output gradient
 	 * (the row-parallel one's); the ReduceScatters carry GEMM outputs and
@@ -143,18 +228,14 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 				   cfg->precision.working_bytes, 0);
 	grad_bytes = tp_gather_bytes(b, fmt, p->tokens_per_microbatch_cp, cfg->model.hidden_size,
 				     cfg->precision.working_bytes, 1);
-	q_mb = dc_ck_mul(b, quantized_gathers(x, layers, x->best->moe_layers), mb);
-	/* the recomputed MoE layers of best's rank (x->moe may be another
-	 * stage's: the EP axis's) */
-	own.moe = x->best;
-	own.moe_stage = x->stage;
-	re_moe = x->best->moe_layers ? dc_axis_recomputed_layers(&own, 1) : 0;
+	q_mb = dc_ck_mul(b, quantized_gathers(x, layers, moe), mb);
 	q_re_mb = dc_ck_mul(b, quantized_gathers(x, re_layers, re_moe), mb);
-	push_gathers(x, DC_CW_TP_SEQ_IN_G, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, per_mb, q_mb, in_bytes, act);
-	dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_TP_OUTPUT_GBAR, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, per_mb, act);
-	push_gathers(x, DC_CW_TP_OUTPUT_GRAD_GBAR, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, per_mb, q_mb, grad_bytes, act);
-	dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_TP_INPUT_GRAD_G, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, per_mb,
-		     act);
+	push_gathers(x, DC_CW_TP_SEQ_IN_G, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, g_mb, q_mb, in_bytes, act, qg, ug);
+	push_layer(x, DC_COLL_REDUCE_SCATTER, DC_CW_TP_OUTPUT_GBAR, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, r_mb, act, r);
+	push_gathers(x, DC_CW_TP_OUTPUT_GRAD_GBAR, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, r_mb, q_mb, grad_bytes, act, qr,
+		     ur);
+	push_layer(x, DC_COLL_REDUCE_SCATTER, DC_CW_TP_INPUT_GRAD_G, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, g_mb, act,
+		   g);
 	/* the gathered input is not kept (activations hold s/t): Megatron
 	 * gathers it again for the weight gradients, quantized as the
 	 * forward's (Transformer Engine keeps the FP8 shard). torchtitan
@@ -164,13 +245,13 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	 * (torchtitan b5bcd76c distributed/activation_checkpoint.py:60-63),
 	 * the recompute gathers it again: this row */
 	if (!dc_framework_tp_keeps_gathered_input(cfg) || cfg->training.recompute == DC_RECOMPUTE_OP)
-		push_gathers(x, DC_CW_TP_INPUT_REGATHER, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, per_mb, q_mb, in_bytes,
-			     act);
+		push_gathers(x, DC_CW_TP_INPUT_REGATHER, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, g_mb, q_mb, in_bytes,
+			     act, qg, ug);
 	if (refwd) {
-		push_gathers(x, DC_CW_TP_SEQ_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, re_mb, q_re_mb, in_bytes,
-			     act);
-		dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_TP_OUTPUT_RECOMPUTED, DC_CPHASE_BACKWARD,
-			     DC_OVL_EXPOSED, re_mb, act);
+		push_gathers(x, DC_CW_TP_SEQ_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, re_g_mb, q_re_mb, in_bytes,
+			     act, re_qg, re_ug);
+		push_layer(x, DC_COLL_REDUCE_SCATTER, DC_CW_TP_OUTPUT_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED,
+			   re_r_mb, act, re_r);
 	}
 	/* current scaling: before each FP8 shard is cast and gathered its
 	 * amax, one FP32, is reduced (max) over the tp group, on the compute
@@ -185,14 +266,15 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	 * distributed/activation_checkpoint.py:40-70), so each reduction of
 	 * the forward's runs again */
 	if (dc_framework_tp_amax_reduced(cfg)) {
-		dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX, DC_CPHASE_FORWARD, DC_OVL_INLINE, q_mb, TP_AMAX_BYTES);
-		dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX, DC_CPHASE_BACKWARD, DC_OVL_INLINE, q_mb, TP_AMAX_BYTES);
+		push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX, DC_CPHASE_FORWARD, DC_OVL_INLINE, q_mb, TP_AMAX_BYTES, qg);
+		push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX, DC_CPHASE_BACKWARD, DC_OVL_INLINE, q_mb, TP_AMAX_BYTES,
+			   qg);
 		if (refwd)
-			dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_INLINE,
-				     q_re_mb, TP_AMAX_BYTES);
+			push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_INLINE,
+				   q_re_mb, TP_AMAX_BYTES, re_qg);
 		else if (dc_framework_tp_keeps_gathered_input(cfg) && cfg->training.recompute == DC_RECOMPUTE_OP)
-			dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_INLINE,
-				     q_mb, TP_AMAX_BYTES);
+			push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_INLINE,
+				   q_mb, TP_AMAX_BYTES, qg);
 	}
 	loss_chunk_reduces(x);
 }

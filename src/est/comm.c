@@ -98,7 +98,7 @@ static int emitted(enum comm_mode mode, enum dc_strategy s)
 static void comm_clear(struct dc_comm *c, enum comm_mode mode)
 {
 	c->stage = c->ep_stage = 0;
-	c->layers = c->moe_layers = 0;
+	c->layers = c->moe_layers = c->stage_moe_layers = 0;
 	c->bytes_per_rank = 0;
 	c->time_s = 0;
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
@@ -136,7 +136,7 @@ static const struct dc_memo_field coll_fields[] = {
 	DC_MEMO_FIELD(struct dc_coll, msg_bytes), DC_MEMO_FIELD(struct dc_coll, group_size),
 	DC_MEMO_FIELD(struct dc_coll, link),      DC_MEMO_FIELD(struct dc_coll, bytes_per_rank),
 	DC_MEMO_FIELD(struct dc_coll, time_s),    DC_MEMO_FIELD(struct dc_coll, algorithm),
-	DC_MEMO_FIELD(struct dc_coll, protocol),
+	DC_MEMO_FIELD(struct dc_coll, protocol),  DC_MEMO_FIELD(struct dc_coll, per_layer),
 };
 
 static const struct dc_memo_field group_fields[] = {
@@ -151,6 +151,7 @@ static const struct dc_memo_field comm_fields[] = {
 	DC_MEMO_FIELD(struct dc_comm, ep_stage),
 	DC_MEMO_FIELD(struct dc_comm, layers),
 	DC_MEMO_FIELD(struct dc_comm, moe_layers),
+	DC_MEMO_FIELD(struct dc_comm, stage_moe_layers),
 	DC_MEMO_FIELD(struct dc_comm, bytes_per_rank),
 	DC_MEMO_FIELD(struct dc_comm, time_s),
 };
@@ -512,6 +513,7 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 		}
 	}
 	c->layers = best.layers;
+	c->stage_moe_layers = best.moe_layers;
 	/* the EP calls are per MoE layer: priced on the stage that holds
 	 * the most (a MoE model's segments searched), the analysed one
 	 * when it holds as many */

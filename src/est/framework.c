@@ -190,3 +190,28 @@ int dc_framework_tp_keeps_gathered_input(const struct dc_config *c)
 	 * Megatron does: not modelled. */
 	return c->training.framework == DC_FRAMEWORK_TORCHTITAN;
 }
+
+void dc_framework_moe_tp_calls(const struct dc_plan *p, uint64_t *gathers, uint64_t *scatters)
+{
+	int shared = p->in->model.shared_expert_ffn_hidden_size != 0;
+	if (p->in->training.framework == DC_FRAMEWORK_TORCHTITAN && p->layout.ep < 2) {
+		/* torchtitan b5bcd76c models/common/moe_sharding.py, EP off:
+		 * the MoE block's input Shard(1) to Replicate (:286-288, an
+		 * all-gather), the routed experts' Partial output to Shard(1)
+		 * (:230-239, a reduce-scatter), the shared experts' w2 Partial
+		 * to Shard(1) too (:185-189, 196) */
+		*gathers = 1;
+		*scatters = shared ? 2 : 1;
+		return;
+	}
+	/* Megatron-LM d98e8a64: the token dispatcher's tp group is the
+	 * expert tp group (transformer/moe/token_dispatcher.py:85-90,
+	 * gathers :741-750, reduce-scatters :824-831); the attention's
+	 * (moe_layer.py:181) only the shared expert uses, gathering its
+	 * input and reduce-scattering its output (shared_experts.py:246-253,
+	 * 347-353). torchtitan with EP on: the block's input stays Shard(1)
+	 * (moe_sharding.py:286-288), the routed experts' output is Shard(1)
+	 * (:230-239), the shared experts gather to Replicate and
+	 * reduce-scatter Partial to Shard(1) (:177-189) */
+	*gathers = *scatters = shared ? 1 : 0;
+}

@@ -51,9 +51,11 @@ static void chunk_of(const struct dc_plan *p, uint64_t stage, uint64_t c, struct
 struct costs {
 	const struct dc_plan *p;
 	const struct dc_compute *c;
-	double tp_f, tp_b;           /* one layer's TP collectives, forward / backward */
-	double tp_b_async;           /* of tp_b: what Megatron runs behind the backward's GEMMs */
-	double tp_f_inline, tp_b_inline; /* of tp_f, tp_b: DC_OVL_INLINE calls, never hidden (FP8 amax reductions) */
+	/* the TP members below indexed by the layer's kind, [0] dense and
+	 * [1] MoE (tp.c: a MoE layer's MLP may take no TP pair) */
+	double tp_f[2], tp_b[2];     /* one layer's TP collectives, forward / backward */
+	double tp_b_async[2];        /* of tp_b: what Megatron runs behind the backward's GEMMs */
+	double tp_f_inline[2], tp_b_inline[2]; /* of tp_f, tp_b: DC_OVL_INLINE calls, never hidden (FP8 amax reductions) */
 	double tp_loss_f;            /* the head's, not a layer's: a microbatch's loss-chunk AllReduces (tp.c), exposed */
 	double ep_f, ep_b;           /* one MoE layer's AlltoAlls */
 	double ag_f, ag_b, rs_b;     /* one FSDP unit's gathers and reduce-scatter */
@@ -68,10 +70,12 @@ struct costs {
 	int ov_fsdp, ov_dp;
 	enum dc_tp_overlap tp_mode; /* framework.h: how TP meets the GEMMs */
 	/* DC_TP_TILED: one call of each TP collective, per layer and
-	 * microbatch (two of each a layer: attention's and the MLP's), and
-	 * the GEMM each is tiled beside (tp_pair_gemms) */
-	double c_ag_f, c_rs_f, c_gbar_b, c_rs_b, c_regather_b;
-	double tp_b_exposed;           /* of tp_b: what is always waited for (a recomputed forward's) */
+	 * microbatch (a dense layer's two of each: attention's and the MLP's;
+	 * a MoE layer's n_*: attention's and its MLP's, tp.c), and the GEMM
+	 * each is tiled beside (tp_pair_gemms) */
+	double c_ag_f[2], c_rs_f[2], c_gbar_b[2], c_rs_b[2], c_regather_b[2];
+	double n_ag_f[2], n_rs_f[2], n_gbar_b[2], n_rs_b[2], n_regather_b[2];
+	double tp_b_exposed[2];        /* of tp_b: what is always waited for (a recomputed forward's) */
 	double g_qkv, g_o, g_fc1, g_fc2; /* a dense layer's TP-paired GEMMs, forward, one each */
 	double tiles;                  /* tp: the tiles each collective is cut into */
 	int te;                        /* megatron: Transformer Engine's cuts (compute.c tp_tiled) */
@@ -140,36 +144,79 @@ static void tp_pair_gemms(struct costs *k, const struct dc_plan *p, const struct
 	k->g_fc2 = 2.0 * T * f * h / t / rate;
 }
 
-/* DC_TP_TILED: each TP collective's time per call, by what it carries
- * (tp.c: two calls of each a layer and microbatch); a recomputed
- * forward's collectives are waited for. */
-static void tp_tiled_init(struct costs *k, const struct dc_comm_strategy *s, double per)
+static double max0(double x)
 {
-	for (uint64_t i = 0; i < s->ncoll; i++) {
-		const struct dc_coll *cl = &s->coll[i];
-		double one = cl->time_s / per / 2.0;
-		if (cl->overlap == DC_OVL_INLINE)
-			continue; /* tp_f_inline, tp_b_inline */
-		switch (cl->what) {
-		case DC_CW_TP_SEQ_IN_G:
-			k->c_ag_f += one;
-			break;
-		case DC_CW_TP_OUTPUT_GBAR:
-			k->c_rs_f += one;
-			break;
-		case DC_CW_TP_OUTPUT_GRAD_GBAR:
-			k->c_gbar_b += one;
-			break;
-		case DC_CW_TP_INPUT_GRAD_G:
-			k->c_rs_b += one;
-			break;
-		case DC_CW_TP_INPUT_REGATHER:
-			k->c_regather_b += one;
-			break;
-		default:
-			k->tp_b_exposed += cl->phase == DC_CPHASE_BACKWARD ? 2.0 * one : 0.0;
-			break;
+	return x > 0 ? x : 0;
+}
+
+/* A layer's TP call's seconds for the layers of kind `c` (0 dense, 1
+ * MoE; comm.h per_layer): with `n[c]` such layers in the analysed rank,
+ * their share of the call's time, which the caller divides by their
+ * layer-microbatches (all of it when the rank's layers are of one kind:
+ * the sum and the division as before MoE layers were told apart); with
+ * none, what one such layer takes a microbatch, its calls at the call's
+ * time each. */
+static double tp_part(const struct dc_coll *cl, int c, const double n[2])
+{
+	double w0 = cl->per_layer[0] * n[0], w1 = cl->per_layer[1] * n[1], mine = c ? w1 : w0;
+	if (n[c] > 0) {
+		if (mine == w0 + w1)
+			return cl->time_s;
+		return w0 + w1 > 0 ? cl->time_s * (mine / (w0 + w1)) : 0;
+	}
+	return cl->count ? cl->per_layer[c] * (cl->time_s / (double)cl->count) : 0;
+}
+
+/* What divides tp_part's sums into one layer's microbatch */
+static double tp_per(int c, const double n[2], double gas)
+{
+	return n[c] > 0 ? n[c] * gas : 1.0;
+}
+
+/* DC_TP_TILED: each TP collective's time per call, by what it carries
+ * (tp.c: per layer and microbatch a dense layer's two calls of each, a
+ * MoE layer's per_layer[1]); a recomputed forward's collectives are
+ * waited for. */
+static void tp_tiled_init(struct costs *k, const struct dc_comm_strategy *s, const double n[2], double gas)
+{
+	for (int c = 0; c < 2; c++) {
+		double per = tp_per(c, n, gas);
+		for (uint64_t i = 0; i < s->ncoll; i++) {
+			const struct dc_coll *cl = &s->coll[i];
+			double *to = NULL, *calls = NULL;
+			if (cl->overlap == DC_OVL_INLINE || cl->what == DC_CW_TP_LOSS_CHUNK)
+				continue; /* tp_f_inline, tp_b_inline; the head's */
+			switch (cl->what) {
+			case DC_CW_TP_SEQ_IN_G:
+				to = &k->c_ag_f[c], calls = &k->n_ag_f[c];
+				break;
+			case DC_CW_TP_OUTPUT_GBAR:
+				to = &k->c_rs_f[c], calls = &k->n_rs_f[c];
+				break;
+			case DC_CW_TP_OUTPUT_GRAD_GBAR:
+				to = &k->c_gbar_b[c], calls = &k->n_gbar_b[c];
+				break;
+			case DC_CW_TP_INPUT_GRAD_G:
+				to = &k->c_rs_b[c], calls = &k->n_rs_b[c];
+				break;
+			case DC_CW_TP_INPUT_REGATHER:
+				to = &k->c_regather_b[c], calls = &k->n_regather_b[c];
+				break;
+			default:
+				k->tp_b_exposed[c] += cl->phase == DC_CPHASE_BACKWARD ? tp_part(cl, c, n) / per : 0.0;
+				break;
+			}
+			if (to) {
+				*to += tp_part(cl, c, n) / per;
+				*calls += cl->per_layer[c];
+			}
 		}
+		/* the sums to one call's time */
+		k->c_ag_f[c] = k->n_ag_f[c] > 0 ? k->c_ag_f[c] / k->n_ag_f[c] : 0;
+		k->c_rs_f[c] = k->n_rs_f[c] > 0 ? k->c_rs_f[c] / k->n_rs_f[c] : 0;
+		k->c_gbar_b[c] = k->n_gbar_b[c] > 0 ? k->c_gbar_b[c] / k->n_gbar_b[c] : 0;
+		k->c_rs_b[c] = k->n_rs_b[c] > 0 ? k->c_rs_b[c] / k->n_rs_b[c] : 0;
+		k->c_regather_b[c] = k->n_regather_b[c] > 0 ? k->c_regather_b[c] / k->n_regather_b[c] : 0;
 	}
 	k->tiles = (double)k->p->layout.tp;
 	k->te = k->p->in->training.framework == DC_FRAMEWORK_MEGATRON;
@@ -197,37 +244,43 @@ double dc_step_tiled_exposed(double c_s, double g_s, double tiles)
 }
 
 /* DC_TP_TILED for one layer, forward or backward: its attention pairs,
- * and the MLP's for a dense layer. A MoE layer's MLP collectives wait:
- * the token dispatch stands between them and the experts' GEMMs. */
+ * and the MLP's for a dense layer. A MoE layer's MLP collectives (its
+ * calls past the attention's: tp.c) wait: the token dispatch stands
+ * between them and the experts' GEMMs. */
 static double tp_tiled_layer(const struct costs *k, int moe, int bwd)
 {
 	/* Transformer Engine cuts the forward ReduceScatters' GEMMs in 4
 	 * ("pipeline" num_splits) and runs the backward's ReduceScatter and
 	 * re-gather in bulk beside whole GEMMs (compute.c tp_tiled) */
 	double n = k->tiles, n_rs = k->te ? 4.0 : n, ex;
+	int c = moe != 0;
 	if (!bwd) {
-		ex = k->tp_f_inline + dc_step_tiled_exposed(k->c_ag_f, k->g_qkv, n) +
-		     dc_step_tiled_exposed(k->c_rs_f, k->g_o, n_rs);
+		ex = k->tp_f_inline[c] + dc_step_tiled_exposed(k->c_ag_f[c], k->g_qkv, n) +
+		     dc_step_tiled_exposed(k->c_rs_f[c], k->g_o, n_rs);
 		if (moe)
-			return ex + k->c_ag_f + k->c_rs_f;
-		return ex + dc_step_tiled_exposed(k->c_ag_f, k->g_fc1, n) + dc_step_tiled_exposed(k->c_rs_f, k->g_fc2, n_rs);
+			return ex + max0(k->n_ag_f[c] - 1.0) * k->c_ag_f[c] + max0(k->n_rs_f[c] - 1.0) * k->c_rs_f[c];
+		return ex + dc_step_tiled_exposed(k->c_ag_f[c], k->g_fc1, n) +
+		       dc_step_tiled_exposed(k->c_rs_f[c], k->g_fc2, n_rs);
 	}
 	/* backward: the output gradient's AllGather beside the row-parallel
 	 * GEMM's input gradient, the input gradient's ReduceScatter beside
 	 * the column-parallel GEMM's (Transformer Engine: in bulk beside its
 	 * weight gradient), the input's re-gather beside its weight gradient
 	 * (Transformer Engine: in bulk beside the input gradient) */
-	ex = k->tp_b_inline + k->tp_b_exposed + dc_step_tiled_exposed(k->c_gbar_b, k->g_o, n);
+	ex = k->tp_b_inline[c] + k->tp_b_exposed[c] + dc_step_tiled_exposed(k->c_gbar_b[c], k->g_o, n);
 	if (k->te)
-		ex += bulk_exposed(k->c_rs_b, k->g_qkv) + bulk_exposed(k->c_regather_b, k->g_qkv);
+		ex += bulk_exposed(k->c_rs_b[c], k->g_qkv) + bulk_exposed(k->c_regather_b[c], k->g_qkv);
 	else
-		ex += dc_step_tiled_exposed(k->c_rs_b, k->g_qkv, n) + dc_step_tiled_exposed(k->c_regather_b, k->g_qkv, n);
+		ex += dc_step_tiled_exposed(k->c_rs_b[c], k->g_qkv, n) +
+		      dc_step_tiled_exposed(k->c_regather_b[c], k->g_qkv, n);
 	if (moe)
-		return ex + k->c_gbar_b + k->c_rs_b + k->c_regather_b;
-	ex += dc_step_tiled_exposed(k->c_gbar_b, k->g_fc2, n);
+		return ex + max0(k->n_gbar_b[c] - 1.0) * k->c_gbar_b[c] + max0(k->n_rs_b[c] - 1.0) * k->c_rs_b[c] +
+		       max0(k->n_regather_b[c] - 1.0) * k->c_regather_b[c];
+	ex += dc_step_tiled_exposed(k->c_gbar_b[c], k->g_fc2, n);
 	if (k->te)
-		return ex + bulk_exposed(k->c_rs_b, k->g_fc1) + bulk_exposed(k->c_regather_b, k->g_fc1);
-	return ex + dc_step_tiled_exposed(k->c_rs_b, k->g_fc1, n) + dc_step_tiled_exposed(k->c_regather_b, k->g_fc1, n);
+		return ex + bulk_exposed(k->c_rs_b[c], k->g_fc1) + bulk_exposed(k->c_regather_b[c], k->g_fc1);
+	return ex + dc_step_tiled_exposed(k->c_rs_b[c], k->g_fc1, n) +
+	       dc_step_tiled_exposed(k->c_regather_b[c], k->g_fc1, n);
 }
 
 /* DeepSpeed ZeRO-3 under CPU offload (docs/step-model.md, "ZeRO-3's
@@ -319,28 +372,45 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 		k->ep_mode = DC_EP_OVERLAP_NONE; /* a derived layout without the schedule (activation.h) */
 	k->slow = in->overlap.compute_slowdown;
 	if (comm->s[DC_STRAT_TP].in_play) {
-		phase_times(&comm->s[DC_STRAT_TP], -1, &f, &b);
-		/* the chunked loss's reductions run with the head, once a
-		 * microbatch of its chunk, not in a layer */
-		for (uint64_t i = 0; i < comm->s[DC_STRAT_TP].ncoll; i++)
-			if (comm->s[DC_STRAT_TP].coll[i].what == DC_CW_TP_LOSS_CHUNK) {
-				f -= comm->s[DC_STRAT_TP].coll[i].time_s;
-				k->tp_loss_f += comm->s[DC_STRAT_TP].coll[i].time_s / gas;
+		/* per layer of each kind: the analysed rank's dense and MoE
+		 * layers (tp_part) */
+		const struct dc_comm_strategy *s = &comm->s[DC_STRAT_TP];
+		uint64_t moe = comm->stage_moe_layers < analysed ? comm->stage_moe_layers : analysed;
+		double n[2] = {(double)(analysed - moe), (double)moe};
+		if (!analysed)
+			n[0] = 1.0;
+		for (int kind = 0; kind < 2; kind++) {
+			double per = tp_per(kind, n, gas), loss = 0;
+			f = b = 0;
+			/* the chunked loss's reductions run with the head, once a
+			 * microbatch of its chunk, not in a layer */
+			for (uint64_t i = 0; i < s->ncoll; i++) {
+				const struct dc_coll *cl = &s->coll[i];
+				double part = cl->what == DC_CW_TP_LOSS_CHUNK ? (n[kind] > 0 ? cl->time_s : 0) : tp_part(cl, kind, n);
+				if (cl->what == DC_CW_TP_LOSS_CHUNK && kind == 0)
+					k->tp_loss_f += cl->time_s / gas;
+				if (cl->what == DC_CW_TP_LOSS_CHUNK)
+					loss += part;
+				if (cl->phase == DC_CPHASE_FORWARD)
+					f += part;
+				else if (cl->phase == DC_CPHASE_BACKWARD)
+					b += part;
 			}
-		k->tp_f = f / (layers * gas);
-		k->tp_b = b / (layers * gas);
-		for (uint64_t i = 0; i < comm->s[DC_STRAT_TP].ncoll; i++) {
-			const struct dc_coll *cl = &comm->s[DC_STRAT_TP].coll[i];
-			if (cl->what == DC_CW_TP_LOSS_CHUNK)
-				continue;
-			if (tp_async(cl))
-				k->tp_b_async += cl->time_s / (layers * gas);
-			else if (cl->overlap == DC_OVL_INLINE)
-				*(cl->phase == DC_CPHASE_FORWARD ? &k->tp_f_inline : &k->tp_b_inline) +=
-					cl->time_s / (layers * gas);
+			k->tp_f[kind] = (f - loss) / per;
+			k->tp_b[kind] = b / per;
+			for (uint64_t i = 0; i < s->ncoll; i++) {
+				const struct dc_coll *cl = &s->coll[i];
+				if (cl->what == DC_CW_TP_LOSS_CHUNK)
+					continue;
+				if (tp_async(cl))
+					k->tp_b_async[kind] += tp_part(cl, kind, n) / per;
+				else if (cl->overlap == DC_OVL_INLINE)
+					*(cl->phase == DC_CPHASE_FORWARD ? &k->tp_f_inline[kind] : &k->tp_b_inline[kind]) +=
+						tp_part(cl, kind, n) / per;
+			}
 		}
 		if (k->tp_mode == DC_TP_TILED)
-			tp_tiled_init(k, &comm->s[DC_STRAT_TP], layers * gas);
+			tp_tiled_init(k, s, n, gas);
 	}
 	if (comm->s[DC_STRAT_EP].in_play && comm->moe_layers > 0) {
 		double moe = (double)comm->moe_layers;
@@ -426,11 +496,6 @@ static void cost_acc(struct cost *a, const struct cost *b)
 	a->rs += b->rs;
 }
 
-static double max0(double x)
-{
-	return x > 0 ? x : 0;
-}
-
 /* `d`, a part of the span `span` found as its difference from sums of
  * the same per-microbatch times in another order: where no bubble
  * separates them (pp 1) a difference within rounding (2^-40 of the span,
@@ -487,7 +552,7 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 		       int first, struct cost *o)
 {
 	double comp = bwd ? w->bwd_s + w->recompute_s : w->fwd_s;
-	double tp = bwd ? k->tp_b : k->tp_f;
+	double tp = bwd ? k->tp_b[moe != 0] : k->tp_f[moe != 0];
 	double ep = moe ? (bwd ? k->ep_b : k->ep_f) : 0;
 	double ag = bwd ? k->ag_b : k->ag_f, rs = bwd ? k->rs_b : 0;
 	double cp = bwd ? k->cp_b : k->cp_f;
@@ -503,7 +568,7 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 	if (k->tp_mode == DC_TP_ALL) {
 		/* custom overlap.tp: every TP collective behind the layer's
 		 * GEMMs, but an inline one (an amax reduction) */
-		double mm = bwd ? w->bwd_matmul_s : w->fwd_matmul_s, inl = bwd ? k->tp_b_inline : k->tp_f_inline;
+		double mm = bwd ? w->bwd_matmul_s : w->fwd_matmul_s, inl = bwd ? k->tp_b_inline[moe != 0] : k->tp_f_inline[moe != 0];
 		ex_tp = max0(tp - inl - mm) + inl;
 		hid += tp - ex_tp;
 	} else if (k->tp_mode == DC_TP_TILED) {
@@ -520,7 +585,7 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 	} else if (bwd && k->tp_mode == DC_TP_ASYNC_BWD) {
 		/* Megatron's asynchronous backward collectives, behind the
 		 * backward's GEMMs */
-		double async = k->tp_b_async, shown = max0(async - w->bwd_matmul_s);
+		double async = k->tp_b_async[moe != 0], shown = max0(async - w->bwd_matmul_s);
 		ex_tp = tp - async + shown;
 		hid += async - shown;
 	}
@@ -1244,9 +1309,12 @@ void dc_step_tp_layer(const struct dc_plan *p, const struct dc_comm *comm, struc
 {
 	struct costs k;
 	costs_init(&k, p, NULL, comm);
-	t->fwd_s = k.tp_f;
-	t->bwd_s = k.tp_b;
-	t->bwd_async_s = k.tp_b_async;
+	/* a dense layer's, or a MoE layer's where the analysed rank holds
+	 * only those */
+	int c = comm->stage_moe_layers && comm->stage_moe_layers >= comm->layers;
+	t->fwd_s = k.tp_f[c];
+	t->bwd_s = k.tp_b[c];
+	t->bwd_async_s = k.tp_b_async[c];
 }
 
 /* ---- the stages' ops memoised across a search's layouts ---- */
