@@ -157,6 +157,9 @@ START_TEST(test_llama2_7b_default)
 	ck_assert_int_eq(flops_of(&c, &f), 0);
 	ck_assert_uint_eq(f.matmul_params, 6607077376ull);
 	ck_assert_double_eq(f.model_per_token, 46084915200.0);
+	/* Megatron-LM's count halves the causal core: 46,084,915,200 -
+	 * 6,442,450,944 / 2 = 42,863,689,728 */
+	ck_assert_double_eq(f.model_causal_per_token, 42863689728.0);
 	ck_assert_double_eq_tol(f.model_per_step, 3020221002547200.0, 1);
 	ck_assert_double_eq_tol(f.model_per_rank, 377527625318400.0, 1);
 }
@@ -387,6 +390,9 @@ START_TEST(test_gated_deltanet_qwen3_next)
 	load_hf_model("qwen3-next-80b-a3b", 4096, "\"tp\": 1, \"pp\": 8", &c);
 	ck_assert_int_eq(flops_of(&c, &f), 0);
 	ck_assert_double_eq(f.attention_core_fwd_per_token, 1012924416.0);
+	/* the causal count halves the softmax layers' core only, not the
+	 * Gated DeltaNet's: 1.5 x 805,306,368 = 1,207,959,552 less */
+	ck_assert_double_eq(f.model_per_token - f.model_causal_per_token, 1207959552.0);
 	ck_assert_uint_eq(f.busiest_stage, 7);
 	ck_assert_uint_eq(f.tokens_per_step, 32768);
 	ck_assert_double_eq_tol(f.model_per_rank, 4758784512.0 * 32768.0, 1e-9 * f.model_per_rank);

@@ -34,6 +34,10 @@ struct dc_flops {
 	uint64_t tokens_per_step;
 	double model_per_step;
 	double hardware_per_step;
+	/* the model FLOPs with the softmax layers' attention core halved for
+	 * the causal mask, as Megatron-LM counts them (the others count it
+	 * whole, as the papers and torchtitan do) */
+	double model_causal_per_token, model_causal_per_step;
 	/* one rank of the busiest pipeline stage: its tp share of its layers
 	 * (dense and MoE layers counted apart) and, on the last stage, the
 	 * head, for its dp replica's tokens */

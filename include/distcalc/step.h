@@ -158,6 +158,7 @@ struct dc_step {
 	 * peak_flops: the FP8 one under precision.compute "fp8") */
 	double mfu, hfu, hfu_paper;
 	double mfu_bf16_peak; /* mfu over the BF16/FP16 dense peak (cluster.peak_flops), whatever the format */
+	double mfu_causal;    /* mfu with the causal attention core halved (flops.h: Megatron-LM's count) */
 	double hardware_flops_paper; /* Korthikanti Eq. 8 (selective), Eq. 3 (full), Eq. 7 (none) */
 	double bubble_fraction; /* idle / busy time of the critical stage during the pipeline */
 	uint64_t critical_stage;

@@ -86,6 +86,15 @@ static void cores_of(const struct dc_config *in, uint64_t first, uint64_t n, dou
 				   sl * (2.0 * keys_per_query(m, 1) * (double)m->num_attention_heads * d_qk);
 }
 
+/* The softmax layers' attention core (global and sliding-window layers:
+ * cores_of without the Gated DeltaNet ones), over layers [first, first + n) */
+static double softmax_core_of(const struct dc_model *m, uint64_t first, uint64_t n)
+{
+	double g, sl, lin;
+	layer_kinds(m, first, n, &g, &sl, &lin);
+	return g * attention_core_fwd_keys(m, keys_per_query(m, 0)) + sl * attention_core_fwd_keys(m, keys_per_query(m, 1));
+}
+
 /* Matmul parameters a Gated DeltaNet layer has over a softmax one (the
  * layer_mm_params below count softmax attention), negative when fewer. */
 static double linear_mm_delta(const struct dc_plan *p)
@@ -299,6 +308,14 @@ int dc_flops_compute(const struct dc_plan *p, const struct dc_batch *b, struct d
 	}
 	f->hardware_per_token = f->model_per_token + f->recompute_per_token + f->flash_backward_per_token;
 	f->model_per_step = f->model_per_token * (double)f->tokens_per_step;
+	/* Megatron-LM's count halves a causal softmax layer's core, QK^T and
+	 * AV ("only half of the mask is non-zero": megatron/training/
+	 * training.py:1163-1169 at d98e8a64); the MTP modules' are softmax
+	 * layers too */
+	f->model_causal_per_token =
+		f->model_per_token -
+		1.5 * (softmax_core_of(m, 0, m->num_layers) + (double)m->mtp_layers * attention_core_fwd(m));
+	f->model_causal_per_step = f->model_causal_per_token * (double)f->tokens_per_step;
 	f->hardware_per_step = f->hardware_per_token * (double)f->tokens_per_step;
 
 	/* per rank: the stage's layers (dense and MoE ones counted apart) and,

@@ -1727,6 +1727,7 @@ static void step_utilisation(struct dc_step *s, const struct dc_plan *p, const s
 	s->mfu = f->model_per_step / denom;
 	if (mfu_only)
 		return;
+	s->mfu_causal = f->model_causal_per_step / denom;
 	s->hfu = f->hardware_per_step / denom;
 	s->hardware_flops_paper = korthikanti_hardware_flops(p, b);
 	s->hfu_paper = s->hardware_flops_paper / denom;
