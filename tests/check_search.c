@@ -127,12 +127,14 @@ START_TEST(test_best_and_pareto_are_the_reports_numbers)
 		 * compile pass): every ranked layout reloads with them */
 		static const char *const mg[] = {"training.framework=megatron", "overlap.tp=true", "parallel.sequence_parallel=true",
 						 "overlap.param_gather=true", "cluster.gpu=h100-sxm5-80gb", NULL};
+		/* (a MoE model at tp 2 under Megatron: sequence parallelism, which
+		 * its MoE layer needs) */
 		static const char *const a2a[] = {"training.framework=megatron", "overlap.ep=a2a_1f1b",
 						  "parallel.virtual_pipeline=2", "cluster.gpu=h100-sxm5-80gb",
-						  "cluster.gpu_memory=80 GiB", NULL};
+						  "cluster.gpu_memory=80 GiB", "parallel.sequence_parallel=true", NULL};
 		static const char *const dualpipe[] = {"training.framework=megatron", "overlap.ep=dualpipe",
 						       "parallel.pipeline_schedule=dualpipe", "cluster.gpu=h100-sxm5-80gb",
-						       "cluster.gpu_memory=80 GiB", NULL};
+						       "cluster.gpu_memory=80 GiB", "parallel.sequence_parallel=true", NULL};
 		static const char *const tt[] = {"training.framework=torchtitan", "overlap.tp=true", "parallel.tp=1",
 						 "parallel.dp=16", "parallel.sequence_parallel=false",
 						 "cluster.gpu=h100-sxm5-80gb", NULL};
@@ -356,6 +358,35 @@ START_TEST(test_counts_overlap_keys)
 	r = search("configs/systems.json", toy_with_all(over, sets), 1);
 	ck_assert_uint_eq(r->counts.enumerated, 20);
 	ck_assert_uint_eq(r->counts.valid, 7);
+	for (size_t i = 0; i < r->nbest; i++)
+		ck_assert(r->best[i].l.layout.tp == 1 || r->best[i].l.layout.sequence_parallel);
+	free(r);
+}
+END_TEST
+
+/* The toy space with 4 experts of 64 (top 2) in every layer, etp = tp:
+ * ep x tp must divide a stage's 4 / pp ranks. Of the 7 (tp, cp, pp)
+ * triples of test_counts_by_hand: (1,1,1) ep 1, 2, 4; (2,1,1) ep 1, 2,
+ * with sp false and true: 4; (1,2,1) 3; (1,1,2) 2; (2,2,1) 4; (2,1,2)
+ * ep 1: 2; (1,2,2) 2: 20 valid of 3 x 20 = 60 under custom. Under
+ * megatron a MoE model at tp > 1 needs sequence parallelism
+ * (moe_layer.py:636-640 raises in training): the 2 + 2 + 1 tp-2 layouts
+ * with sp false go, 15 valid, each tp 1 or with sp. */
+START_TEST(test_counts_megatron_moe_needs_sp)
+{
+	const char *sets[40];
+	const char *over[] = {"model.num_experts=4", "model.experts_per_token=2", "model.moe_ffn_hidden_size=64",
+			      NULL, NULL};
+	struct dc_search_result *r;
+	r = search("configs/systems.json", toy_with_all(over, sets), 1);
+	ck_assert_uint_eq(r->counts.enumerated, 60);
+	ck_assert_uint_eq(r->counts.valid, 20);
+	free(r);
+	over[3] = "training.framework=megatron";
+	r = search("configs/systems.json", toy_with_all(over, sets), 1);
+	ck_assert_uint_eq(r->counts.enumerated, 60);
+	ck_assert_uint_eq(r->counts.rejected_by_rules, 45);
+	ck_assert_uint_eq(r->counts.valid, 15);
 	for (size_t i = 0; i < r->nbest; i++)
 		ck_assert(r->best[i].l.layout.tp == 1 || r->best[i].l.layout.sequence_parallel);
 	free(r);
@@ -761,6 +792,7 @@ static Suite *suite(void)
 	tcase_add_test(c, test_counts_deepspeed_pipeline_zero2);
 	tcase_add_test(c, test_counts_loss_chunks);
 	tcase_add_test(c, test_counts_overlap_keys);
+	tcase_add_test(c, test_counts_megatron_moe_needs_sp);
 	tcase_add_test(c, test_counts_deepspeed_interleaved);
 	tcase_add_test(c, test_nothing_fits_the_host);
 	tcase_add_test(c, test_input_outside_says_why);

@@ -2065,14 +2065,19 @@ static int rule_framework_runs(struct loader *l)
 			warn_key(l, KEY_TRAINING_LOSS_CHUNKS,
 				 "is torchtitan's chunked loss (ChunkedLossWrapper, components/loss.py:501-548 at b5bcd76c), which Megatron-LM does not run (its output layer and cross entropy take the whole microbatch's logits: megatron/core/models/gpt/gpt_model.py:839, common/language_module/language_module.py:161-200 at d98e8a64), but training.framework is \"megatron\": it is priced as given",
 				 "set training.loss_chunks to 1, or training.framework to \"torchtitan\"");
-		/* expert and tensor parallelism without sequence parallelism:
-		 * Megatron-Core warns (model_parallel_config.py:560-565 at
-		 * d98e8a64), its YAML arguments assert (training/yaml_arguments.py:
-		 * 335-338); every tp rank then dispatches the whole microbatch */
-		if (p->ep > 1 && p->tp > 1 && !p->sequence_parallel)
-			warn_key(l, KEY_PARALLEL_SEQUENCE_PARALLEL,
-				 "with ep > 1 and tp > 1, where Megatron-Core warns \"sequence parallelism must be used\" (megatron/core/model_parallel_config.py:560-565 at d98e8a64) and Megatron-LM's YAML arguments assert it (megatron/training/yaml_arguments.py:335-338): every tp rank dispatches the whole microbatch's tokens; it is priced as given",
-				 "set parallel.sequence_parallel to true");
+		/* a MoE layer under tensor parallelism without sequence
+		 * parallelism: Megatron-Core's MoELayer.forward raises in training
+		 * (megatron/core/transformer/moe/moe_layer.py:636-640 at d98e8a64,
+		 * "During training, performance may degrade if MoE and tensor
+		 * parallelism are enabled without also enabling sequence
+		 * parallelism") */
+		if (c->model.num_experts && p->tp > 1 && !p->sequence_parallel) {
+			static const int keys[] = {KEY_PARALLEL_SEQUENCE_PARALLEL, KEY_PARALLEL_TP, KEY_TRAINING_FRAMEWORK,
+						   KEY_MODEL_NUM_EXPERTS};
+			dc_cfg_errorf(l, dc_cfg_blame(l, KEY_PARALLEL_SEQUENCE_PARALLEL, keys, sizeof(keys) / sizeof(keys[0])),
+				      "'parallel.sequence_parallel': Megatron-Core's MoE layer raises in training when tp > 1 runs without sequence parallelism (megatron/core/transformer/moe/moe_layer.py:636-640 at d98e8a64), but training.framework is \"megatron\" with %llu experts at tp %llu and sequence_parallel false; set it true, or tp 1",
+				      (unsigned long long)c->model.num_experts, (unsigned long long)p->tp);
+		}
 		/* --recompute-granularity full or selective
 		 * (transformer_config.py:532); torch's per-op policy is torchtitan's */
 		if (c->training.recompute == DC_RECOMPUTE_OP && seen(l, KEY_TRAINING_RECOMPUTE))
@@ -2274,7 +2279,7 @@ static const struct rule rules[] = {
 	  KEYS("training.loss_chunks", "training.micro_batch_size", "model.seq_length", "parallel.cp", "model.mtp_layers",
 	       "parallel.pipeline_schedule")},
 	 rule_loss_chunks},
-	{{"what training.framework runs: under megatron, fp8_recipe rowwise, pipeline_schedule dualpipe, dualpipev or zero_bubble, recompute op and loss_chunks above 1, which Megatron-LM does not run, are priced as given, with a warning, as is sequence_parallel false with ep > 1 and tp > 1 (Megatron-Core warns that sequence parallelism must be used: megatron/core/model_parallel_config.py:560-565), and fp8_lm_head with compute fp8 needs fp8_recipe mxfp8 (megatron/core/transformer/transformer_config.py:1572-1575, Megatron-LM d98e8a64); under deepspeed, pp > 1 needs sharding none or zero1 (deepspeed/runtime/pipe/engine.py:76-77, DeepSpeed edaa7221) and a schedule other than 1f1b (interleaved, dualpipe, dualpipev, zero_bubble; engine.py:389 runs TrainSchedule) is priced as given, with a warning, as is dp_replicate > 1 with sharding zero1 or zero2 (DeepSpeed's ZeRO-1/2 shard over the whole dp group, engine.py:2382-2410; its hybrid sharding, MiCS, is ZeRO-3's: engine.py:2468-2469); under torchtitan, fp8_recipe delayed and current (tensorwise, which torchtitan ran until 6348d93d) and attention fp8 are priced as given, with a warning; precision.preset fsdp2 with offload optimizer (FSDP2 offloads parameters too) warns",
+	{{"what training.framework runs: under megatron, fp8_recipe rowwise, pipeline_schedule dualpipe, dualpipev or zero_bubble, recompute op and loss_chunks above 1, which Megatron-LM does not run, are priced as given, with a warning, and a MoE model at tp > 1 needs sequence_parallel (Megatron-Core's MoE layer raises in training without it: megatron/core/transformer/moe/moe_layer.py:636-640), and fp8_lm_head with compute fp8 needs fp8_recipe mxfp8 (megatron/core/transformer/transformer_config.py:1572-1575, Megatron-LM d98e8a64); under deepspeed, pp > 1 needs sharding none or zero1 (deepspeed/runtime/pipe/engine.py:76-77, DeepSpeed edaa7221) and a schedule other than 1f1b (interleaved, dualpipe, dualpipev, zero_bubble; engine.py:389 runs TrainSchedule) is priced as given, with a warning, as is dp_replicate > 1 with sharding zero1 or zero2 (DeepSpeed's ZeRO-1/2 shard over the whole dp group, engine.py:2382-2410; its hybrid sharding, MiCS, is ZeRO-3's: engine.py:2468-2469); under torchtitan, fp8_recipe delayed and current (tensorwise, which torchtitan ran until 6348d93d) and attention fp8 are priced as given, with a warning; precision.preset fsdp2 with offload optimizer (FSDP2 offloads parameters too) warns",
 	  KEYS("training.framework", "precision.fp8_recipe", "precision.fp8_lm_head", "precision.compute",
 	       "precision.attention", "parallel.pipeline_schedule", "training.recompute", "parallel.pp",
 	       "parallel.sharding", "precision.preset", "parallel.offload", "parallel.dp_replicate",
