@@ -245,13 +245,15 @@ START_TEST(test_full_largest_tensor_moe)
 	static struct dc_plan p;
 	static struct dc_results r;
 	const char *const full[] = {"checkpoint.format=\"full\""};
-	const char *const titan[] = {"checkpoint.format=\"full\"", "training.framework=\"torchtitan\""};
+	/* (torchtitan's EP at tp 2: its default sequence parallelism) */
+	const char *const titan[] = {"checkpoint.format=\"full\"", "training.framework=\"torchtitan\"",
+				     "parallel.sequence_parallel=true"};
 
 	config_set("mixtral-8x7b-ep.json", &c, full, 1);
 	run(&c, &p, &r, DC_EST_CHECKPOINT);
 	ck_assert_uint_eq(r.checkpoint.gpu_extra_bytes, 524288000ull);
 	ck_assert_uint_eq(r.checkpoint.restore_buffer_bytes, 524288000ull);
-	config_set("mixtral-8x7b-ep.json", &c, titan, 2);
+	config_set("mixtral-8x7b-ep.json", &c, titan, 3);
 	run(&c, &p, &r, DC_EST_CHECKPOINT);
 	ck_assert_uint_eq(r.checkpoint.gpu_extra_bytes, 1879048192ull);
 	ck_assert_uint_eq(r.checkpoint.restore_buffer_bytes, 1879048192ull);

@@ -1405,6 +1405,33 @@ static int memory_with(const char *name, const char *const *sets, struct dc_mem_
  * recompute policy and its layer count, the schedule, an explicit
  * activation figure), DualPipeV and uneven stages (never memoised), and
  * another model. */
+/* torchtitan has no expert tensor-parallel size: with EP its experts take
+ * their tokens whole (etp 1), so on configs/mixtral-8x7b-ep.json (tp 2,
+ * ep 4, pp 4: 8 layers a stage) a rank holds 8 / 4 = 2 whole experts of
+ * 3 x 4096 x 14336 = 176,160,768 parameters in each of its 8 layers,
+ * 2,818,572,288, where Megatron's default etp = tp = 2 splits each in
+ * two: 1,409,286,144. A given etp other than 1 at ep > 1 is refused under
+ * torchtitan; 1 is accepted. */
+START_TEST(test_torchtitan_experts_whole_with_ep)
+{
+	static const char *const meg[] = {"training.framework=megatron", "parallel.sequence_parallel=true", NULL};
+	static const char *const tt[] = {"training.framework=torchtitan", "parallel.sequence_parallel=true", NULL};
+	static const char *const tt2[] = {"training.framework=torchtitan", "parallel.sequence_parallel=true",
+					  "parallel.etp=2", NULL};
+	static const char *const tt1[] = {"training.framework=torchtitan", "parallel.sequence_parallel=true",
+					  "parallel.etp=1", NULL};
+	struct dc_memory_result m, t;
+	ck_assert(memory_with("mixtral-8x7b-ep.json", meg, NULL, &m));
+	ck_assert_uint_eq(m.top.p.expert_params, 1409286144ull);
+	ck_assert(memory_with("mixtral-8x7b-ep.json", tt, NULL, &t));
+	ck_assert_uint_eq(t.top.p.expert_params, 2818572288ull);
+	ck_assert_uint_eq(t.top.p.total - m.top.p.total, 1409286144ull);
+	ck_assert(!memory_with("mixtral-8x7b-ep.json", tt2, NULL, &t));
+	ck_assert(memory_with("mixtral-8x7b-ep.json", tt1, NULL, &t));
+	ck_assert_uint_eq(t.top.p.expert_params, 2818572288ull);
+}
+END_TEST
+
 START_TEST(test_mem_memo_changes_nothing)
 {
 	static const char *const none[] = {"parallel.sharding=none", NULL};
@@ -1484,6 +1511,7 @@ int main(void)
 	tcase_add_test(tc, test_overflow_names_keys);
 	tcase_add_test(tc, test_dualpipev_mtp_on_head_rank);
 	tcase_add_test(tc, test_mem_memo_changes_nothing);
+	tcase_add_test(tc, test_torchtitan_experts_whole_with_ep);
 	tcase_add_test(tc, test_reserve_rounding);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

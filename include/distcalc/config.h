@@ -867,6 +867,16 @@ const struct dc_config_rule_info *dc_config_rule_at(size_t i);
 int dc_config_tp_splits_mlp(const struct dc_model *m, uint64_t tp, uint64_t etp);
 int dc_config_sp_splits_tokens(const struct dc_model *m, uint64_t tp, uint64_t cp);
 
+/* The expert tensor-parallel size of a layout of tp and ep under the
+ * config: parallel.etp where given; else, under training.framework
+ * torchtitan with ep > 1, 1 (its EP borrows the ranks of dp_shard x cp x
+ * tp and splits no expert over tp: torchtitan/config/configs.py:282-289,
+ * distributed/parallel_dims.py:185-191 at b5bcd76c); else tp (Megatron's
+ * default). dc_config_layout_etp is the same as a layout holds it: 0
+ * where it follows tp. */
+uint64_t dc_config_etp(const struct dc_config *c, uint64_t tp, uint64_t ep);
+uint64_t dc_config_layout_etp(const struct dc_config *c, uint64_t ep);
+
 /* The loader's strict JSON check (RFC 8259: no leading zeros, no raw
  * controls or invalid UTF-8 in strings, no comments, no NaN/Infinity,
  * nesting at most 64 deep, nothing but whitespace after the one value; a

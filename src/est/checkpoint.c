@@ -998,7 +998,7 @@ static void restore_shards(const struct dc_plan *p, const struct dc_ckpt_restore
 	 * over ep' x etp' (parallel.etp, else the new tp: the loader's
 	 * rule), replicated over the K' / (ep' x etp') expert-data-parallel
 	 * ranks of a stage */
-	uint64_t etp = p->in->parallel.etp ? p->in->parallel.etp : rs->tp;
+	uint64_t etp = dc_config_etp(p->in, rs->tp, rs->ep ? rs->ep : 1);
 
 	c->sharding = sh;
 	n->ee = (rs->ep ? rs->ep : 1) * etp;

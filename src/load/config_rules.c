@@ -454,6 +454,19 @@ int dc_config_tp_splits_mlp(const struct dc_model *m, uint64_t tp, uint64_t etp)
 	return m->shared_expert_ffn_hidden_size % tp == 0 && m->moe_ffn_hidden_size % etp == 0;
 }
 
+uint64_t dc_config_layout_etp(const struct dc_config *c, uint64_t ep)
+{
+	if (c->parallel.etp)
+		return c->parallel.etp;
+	return c->training.framework == DC_FRAMEWORK_TORCHTITAN && ep > 1 ? 1 : 0;
+}
+
+uint64_t dc_config_etp(const struct dc_config *c, uint64_t tp, uint64_t ep)
+{
+	uint64_t etp = dc_config_layout_etp(c, ep);
+	return etp ? etp : tp;
+}
+
 int dc_config_sp_splits_tokens(const struct dc_model *m, uint64_t tp, uint64_t cp)
 {
 	return tp && cp && m->seq_length % cp == 0 && (m->seq_length / cp) % tp == 0;
@@ -522,10 +535,22 @@ static int rule_ep(struct loader *l)
 	const struct dc_model *m = &l->cfg->model;
 	const struct dc_parallel *p = &l->cfg->parallel;
 	int k_ep = KEY_PARALLEL_EP, k_etp = KEY_PARALLEL_ETP;
-	uint64_t ep = p->ep ? p->ep : 1, etp = p->etp ? p->etp : p->tp, cp = p->cp ? p->cp : 1;
+	uint64_t ep = p->ep ? p->ep : 1, etp = dc_config_etp(l->cfg, p->tp, ep), cp = p->cp ? p->cp : 1;
 	struct dc_layout lay;
 	int outer = 1, seen_pp = 0;
 	const char *why;
+	/* torchtitan has no expert tensor-parallel group: with EP its experts
+	 * take the tokens of dp_shard x cp x tp whole (etp 1), without it they
+	 * split over tp as the dense MLP does (torchtitan/config/configs.py:
+	 * 282-289, models/common/moe_sharding.py at b5bcd76c) */
+	if (l->cfg->training.framework == DC_FRAMEWORK_TORCHTITAN && p->etp && m->num_experts &&
+	    p->etp != (ep > 1 ? 1 : p->tp)) {
+		static const int keys[] = {KEY_PARALLEL_ETP, KEY_PARALLEL_EP, KEY_PARALLEL_TP, KEY_TRAINING_FRAMEWORK};
+		dc_cfg_errorf(l, dc_cfg_blame(l, k_etp, keys, sizeof(keys) / sizeof(keys[0])),
+			      "'parallel.etp': torchtitan has no expert tensor-parallel size: its experts split over tp without expert parallelism and not at all with it (its EP borrows the ranks of dp_shard x cp x tp: torchtitan/config/configs.py:282-289 at b5bcd76c), so under training.framework \"torchtitan\" at ep %llu etp is %llu, got %llu; leave it out",
+			      (unsigned long long)ep, (unsigned long long)(ep > 1 ? 1 : p->tp), (unsigned long long)p->etp);
+		return 0;
+	}
 	if (ep <= 1 && etp == p->tp)
 		return 0;
 	if (!p->dp)
@@ -545,7 +570,7 @@ static int rule_ep(struct loader *l)
 	lay.cp = cp;
 	lay.pp = p->pp;
 	lay.ep = ep;
-	lay.etp = p->etp;
+	lay.etp = dc_config_layout_etp(l->cfg, ep);
 	why = dc_layout_expert_error(&lay, m->num_experts, outer);
 	if (!why)
 		;
@@ -565,7 +590,16 @@ static int rule_ep(struct loader *l)
 		       (unsigned long long)p->dp, (unsigned long long)cp);
 	if (why)
 		return 0;
-	if (etp != p->tp && p->tp > 1 && !p->sequence_parallel)
+	if (etp != p->tp && p->tp > 1 && !p->sequence_parallel && l->cfg->training.framework == DC_FRAMEWORK_TORCHTITAN)
+		/* torchtitan's EP takes the tp ranks' tokens whole (etp 1); its
+		 * sequence parallelism is on by default (enable_sequence_parallel,
+		 * torchtitan/config/configs.py:169 at b5bcd76c); without it each
+		 * tp rank's routed experts take a slice of the replicated tokens
+		 * (models/common/moe_sharding.py), which is not modelled */
+		dc_cfg_errorf(l, blame(l, KEY_PARALLEL_SEQUENCE_PARALLEL, KEY_PARALLEL_EP),
+		       "'parallel.sequence_parallel': distcalc prices torchtitan's expert parallelism at tp > 1 with sequence parallelism, torchtitan's default (enable_sequence_parallel, torchtitan/config/configs.py:169 at b5bcd76c); without it each tp rank's routed experts take a slice of the replicated tokens, which is not modelled; set it true, got false at tp %llu, ep %llu",
+		       (unsigned long long)p->tp, (unsigned long long)ep);
+	else if (etp != p->tp && p->tp > 1 && !p->sequence_parallel)
 		dc_cfg_errorf(l, blame(l, k_etp, KEY_PARALLEL_SEQUENCE_PARALLEL),
 		       "'parallel.etp': an expert tp group other than tp (%llu) regroups the attention's tokens, which Megatron-Core does only with sequence parallelism; set parallel.sequence_parallel, got etp %llu",
 		       (unsigned long long)p->tp, (unsigned long long)etp);
@@ -587,7 +621,7 @@ static int rule_tp_mlp(struct loader *l)
 {
 	const struct dc_model *m = &l->cfg->model;
 	const struct dc_parallel *p = &l->cfg->parallel;
-	uint64_t etp = p->etp ? p->etp : p->tp;
+	uint64_t etp = dc_config_etp(l->cfg, p->tp, p->ep ? p->ep : 1);
 	int moe_seen = seen(l, KEY_MODEL_MOE_FFN_HIDDEN_SIZE), dense_bad = 0;
 	const struct {
 		int size_key, deg_key;
@@ -663,7 +697,7 @@ static int rule_dp_replicate(struct loader *l)
 		       (unsigned long long)r);
 	else {
 		/* the expert-data-parallel ranks: dp / ep, or tp dp cp / (ep etp) folded */
-		uint64_t etp = p->etp ? p->etp : p->tp, cp = p->cp ? p->cp : 1;
+		uint64_t etp = dc_config_etp(l->cfg, p->tp, ep), cp = p->cp ? p->cp : 1;
 		uint64_t edp = etp == p->tp && p->dp % ep == 0 ? p->dp / ep : p->tp * p->dp * cp / (ep * etp);
 		if ((ep > 1 || etp != p->tp) && (p->tp * p->dp * cp) % (ep * etp) == 0 && edp % r != 0)
 			dc_cfg_errorf(l, blame(l, k, KEY_PARALLEL_EP),
@@ -891,7 +925,7 @@ static int rule_ckpt_gather(struct loader *l)
 static void restore_tp_splits(struct loader *l, uint64_t tp)
 {
 	const struct dc_model *m = &l->cfg->model;
-	uint64_t etp = l->cfg->parallel.etp ? l->cfg->parallel.etp : tp;
+	uint64_t etp = dc_config_etp(l->cfg, tp, l->cfg->checkpoint.restore.ep ? l->cfg->checkpoint.restore.ep : 1);
 	const struct {
 		const char *path;
 		uint64_t size, deg;
@@ -1029,7 +1063,7 @@ static int rule_restore(struct loader *l)
 	{
 		/* as parallel.ep (rule_ep): out of dp, or folded over tp dp cp
 		 * with the expert tp group (parallel.etp, else the new tp) */
-		uint64_t etp = c->parallel.etp ? c->parallel.etp : r->tp;
+		uint64_t etp = dc_config_etp(c, r->tp, r->ep);
 		if ((r->ep <= 1 || c->model.num_experts) && r->dp && (r->tp * r->dp * r->cp) % (r->ep * etp) != 0)
 			dc_cfg_errorf(l, KEY_CHECKPOINT_RESTORE_EP,
 			       "'checkpoint.restore.ep': ep x etp (%llu x %llu) must divide the new tp x dp x cp (%llu x %llu x %llu), got ep %llu",
@@ -1960,7 +1994,7 @@ static int rule_no_effect(struct loader *l)
 	    p->dp * (p->cp ? p->cp : 1) == 1) {
 		static const int layout[] = {KEY_PARALLEL_DP, KEY_PARALLEL_TP, KEY_PARALLEL_PP, KEY_PARALLEL_CP,
 					     KEY_CLUSTER_NUM_NODES, KEY_CLUSTER_GPUS_PER_NODE, KEY_CLUSTER_SYSTEM};
-		uint64_t ep = p->ep ? p->ep : 1, etp = p->etp ? p->etp : p->tp;
+		uint64_t ep = p->ep ? p->ep : 1, etp = dc_config_etp(c, p->tp, ep);
 		if (p->offload != DC_OFFLOAD_NONE) {
 			/* the sharding carries the offload (ZeRO-Offload on one
 			 * rank); DeepSpeed ZeRO-3's per-microbatch host copies
@@ -2188,7 +2222,7 @@ static const struct rule rules[] = {
 	 rule_layout},
 	{{"tp divides num_attention_heads and num_kv_heads",
 	  KEYS("parallel.tp", "model.num_attention_heads", "model.num_kv_heads")}, rule_tp_heads},
-	{{"ep > 1 or etp other than tp: a mixture-of-experts model, ep divides num_experts, ep × etp divides tp × dp × cp, pp the slowest axis when folded, sequence_parallel when etp ≠ tp > 1",
+	{{"ep > 1 or etp other than tp: a mixture-of-experts model, ep divides num_experts, ep × etp divides tp × dp × cp, pp the slowest axis when folded, sequence_parallel when etp ≠ tp > 1; under training.framework torchtitan, which has no expert tensor-parallel size, a given etp is 1 at ep > 1 and tp at ep 1, and ep > 1 at tp > 1 needs sequence_parallel (its default; the other case is not modelled)",
 	  KEYS("parallel.ep", "parallel.etp", "parallel.dp", "parallel.tp", "parallel.cp", "parallel.order",
 	       "parallel.sequence_parallel", "model.num_experts")}, rule_ep},
 	{{"tp divides the MLP inner sizes it splits, ffn_hidden_size (where a layer has a dense MLP) and shared_expert_ffn_hidden_size, and etp (tp unless given) moe_ffn_hidden_size, as Megatron-Core's row-parallel linears assert (megatron/core/tensor_parallel/layers.py:1408 and extensions/transformer_engine.py:2470-2472 through core/utils.py:590-599's divide(), Megatron-LM d98e8a6)",

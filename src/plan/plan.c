@@ -379,7 +379,7 @@ void dc_layout_of(const struct dc_config *in, struct dc_layout *o)
 	o->cp = in->parallel.cp ? in->parallel.cp : 1;
 	o->ep = in->parallel.ep ? in->parallel.ep : 1;
 	o->dp_replicate = in->parallel.dp_replicate ? in->parallel.dp_replicate : 1;
-	o->etp = in->parallel.etp; /* 0: follow tp */
+	o->etp = dc_config_layout_etp(in, o->ep); /* 0: follow tp */
 	o->virtual_pipeline = in->parallel.virtual_pipeline ? in->parallel.virtual_pipeline : 1;
 	o->sequence_parallel = in->parallel.sequence_parallel;
 	o->sharding = in->parallel.sharding;
