@@ -94,6 +94,14 @@ enum dc_coll_what {
 	DC_CW_TP_AMAX,            /* an FP8 shard's amax, reduced (max) before its cast (current scaling) */
 	DC_CW_TP_AMAX_RECOMPUTED, /* full recompute: the forward's, again in backward */
 	DC_CW_TP_LOSS_CHUNK,      /* training.loss_chunks: each chunk's vocabulary-parallel loss reductions (the head's) */
+	/* a multi-token-prediction module's eh_proj (the head's, not a layer's) */
+	DC_CW_TP_MTP_IN,          /* its [enorm(e), hnorm(h)] input, 2h wide, gathered over the sequence */
+	DC_CW_TP_MTP_OUT,         /* its h / t output columns gathered to h */
+	DC_CW_TP_MTP_OUT_GRAD,    /* backward: the scatter's gradient gathered over the sequence */
+	DC_CW_TP_MTP_IN_GRAD,     /* backward: its input gradient, 2h wide (reduce-scattered, or all-reduced without SP) */
+	DC_CW_TP_MTP_REGATHER,    /* backward: its input gathered again for its weight gradient */
+	DC_CW_TP_MTP_RECOMPUTED,  /* full recompute: its forward gathers, again in backward */
+	DC_CW_TP_MTP_AMAX,        /* current scaling: its input shard's amax before the FP8 gather (and recomputed) */
 	/* pp */
 	DC_CW_PP_ACTIVATIONS,
 	DC_CW_PP_GRADIENTS,
@@ -184,10 +192,20 @@ struct dc_comm {
 	/* of `layers`, the MoE layers of stage's rank (what the TP calls
 	 * count; moe_layers may be another stage's) */
 	uint64_t stage_moe_layers;
+	/* the multi-token-prediction modules stage's rank runs (model.mtp_layers
+	 * where its chunk holds the head, else 0): the TP calls count each
+	 * module's layer beside `layers` (a MoE layer when the model has
+	 * experts, a dense one else) and its eh_proj's calls in rows of their
+	 * own; moe_layers counts ep_stage's modules' layers when they are MoE */
+	uint64_t mtp_layers;
 	struct dc_comm_strategy s[DC_STRAT_COUNT];
 	uint64_t bytes_per_rank; /* sum over strategies */
 	double time_s;
 };
+
+/* Whether the plan's MTP modules' layers are MoE layers (comm.h
+ * mtp_layers: the model has experts and a shape), else dense ones. */
+int dc_comm_mtp_moe(const struct dc_plan *p);
 
 /* Named formulas (teaching ring, docs/formulas-systems.md; the ring lab's
  * alpha-beta model, not what dc_comm_compute prices with). */

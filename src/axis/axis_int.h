@@ -51,6 +51,10 @@ struct dc_axis_ctx {
 	enum dc_strategy axis;
 	struct dc_axis_memo *memo;
 	uint64_t stage, moe_stage;
+	/* the multi-token-prediction modules best's rank runs and, when they
+	 * are MoE layers, moe's (dc_axis_mtp_layers): a layer each, beside
+	 * best->layers and moe->moe_layers */
+	uint64_t mtp, moe_mtp;
 };
 
 struct dc_axis_row {
@@ -103,6 +107,27 @@ void dc_axis_setup(struct dc_axis_ctx *x, uint64_t group_size, const struct dc_p
  * interleaves them). All of them when training.recompute is not
  * "full". O(chunks runs). */
 uint64_t dc_axis_recomputed_layers(struct dc_axis_ctx *x, int moe);
+
+/* The multi-token-prediction modules (model.mtp_layers) rank `stage`
+ * runs: all of them on the rank whose chunk holds the head, none
+ * elsewhere. Megatron-Core builds them on the last pipeline stage, its
+ * last virtual chunk (multi_token_prediction.py:864-884, mtp_on_this_rank
+ * :826-829 at d98e8a64), after the decoder; DualPipe and DualPipeV put the
+ * head, and with it the modules, where dc_pipeline_chunk says. O(chunks). */
+uint64_t dc_axis_mtp_layers(const struct dc_plan *p, uint64_t stage);
+
+/* Of `mtp` modules on a rank, those whose forward full recompute runs
+ * again in backward: all of them when training.recompute is "full" with
+ * no training.recompute_layers (Megatron-Core's uniform method, which
+ * checkpoints a module's eh_proj and layer together, :1621-1629), none
+ * with recompute_layers (the block method, which Megatron-Core skips for
+ * the modules with a warning, :1630-1634) or another recompute. */
+uint64_t dc_axis_mtp_recomputed(const struct dc_plan *p, uint64_t mtp);
+
+/* Whether the modules' layers are MoE layers (plan.c derive_shard: a MoE
+ * layer when the model has experts, as memory.c counts a stage's layers;
+ * explicit parameters hold none) */
+int dc_axis_mtp_moe(const struct dc_plan *p);
 
 /* The activations of one microbatch on this context-parallel rank,
  * b (s / cp) h in the layers' working precision: what TP's collectives

@@ -156,3 +156,28 @@ uint64_t dc_axis_recomputed_layers(struct dc_axis_ctx *x, int moe)
 	}
 	return sum < all ? sum : all;
 }
+
+uint64_t dc_axis_mtp_layers(const struct dc_plan *p, uint64_t stage)
+{
+	uint64_t n = p->in->model.mtp_layers;
+	if (!n)
+		return 0;
+	for (uint64_t c = 0; c < dc_pipeline_chunks(p); c++) {
+		struct dc_pipeline_chunk ch;
+		dc_pipeline_chunk(p, stage, c, &ch);
+		if (ch.head)
+			return n;
+	}
+	return 0;
+}
+
+uint64_t dc_axis_mtp_recomputed(const struct dc_plan *p, uint64_t mtp)
+{
+	const struct dc_training *t = &p->in->training;
+	return t->recompute == DC_RECOMPUTE_FULL && t->recompute_layers == 0 ? mtp : 0;
+}
+
+int dc_axis_mtp_moe(const struct dc_plan *p)
+{
+	return p->in->model.num_experts > 0 && !p->in->model.params_explicit;
+}

@@ -7,7 +7,13 @@
  * forward in backward, token dispatcher included, so the forward's calls
  * run again for the MoE layers it recomputes (Megatron-Core's
  * transformer_block.py _checkpointed_forward checkpoints whole layers;
- * moe_layer.py's forward dispatches and combines inside them).
+ * moe_layer.py's forward dispatches and combines inside them). A
+ * multi-token-prediction module's layer is a MoE layer where the model has
+ * experts, on the rank that runs the modules: its calls count beside the
+ * stage's (x->moe_mtp; Megatron-Core builds it from the decoder's layer
+ * spec with the model's expert parallelism, multi_token_prediction.py
+ * :1222-1230 at d98e8a64); full recompute reruns it only under the
+ * uniform method (axis_int.h dc_axis_mtp_recomputed).
  * docs/formulas-systems.md, "Communication per step". */
 #include "axis_int.h"
 
@@ -18,7 +24,7 @@ void dc_axis_ep_comm(struct dc_axis_ctx *x)
 	struct dc_ck *b = x->b;
 	/* moe_layers: every stage the rank holds (both under DualPipe), each
 	 * run for its chunks' microbatches (m / 2 under DualPipe) */
-	uint64_t mb = dc_pipeline_chunk_microbatches(p);
+	uint64_t mb = dc_pipeline_chunk_microbatches(p), layers = x->moe->moe_layers + x->moe_mtp;
 	uint64_t calls, msg, re = 0;
 	/* torchtitan has no expert tp group: with ep 1 its MoE block gathers
 	 * over the tp group as a dense MLP does (tp.c, framework.h
@@ -27,16 +33,19 @@ void dc_axis_ep_comm(struct dc_axis_ctx *x)
 	 * b5bcd76c) */
 	int etp_gathers = p->etp > 1 && (p->layout.sequence_parallel || p->etp != p->layout.tp) &&
 			  cfg->training.framework != DC_FRAMEWORK_TORCHTITAN;
-	if (x->moe->moe_layers == 0 || (p->layout.ep < 2 && !etp_gathers))
+	if (layers == 0 || (p->layout.ep < 2 && !etp_gathers))
 		return;
 	/* each call carries the microbatch's tokens on this rank (s/t of them
 	 * under sequence parallelism) x top-k x h values in the working
 	 * precision; routing is assumed uniform, M/ep to each peer */
-	calls = dc_ck_mul(b, dc_ck_mul(b, 2, x->moe->moe_layers), mb);
+	calls = dc_ck_mul(b, dc_ck_mul(b, 2, layers), mb);
 	/* the MoE layer-microbatches full recompute reruns (recompute_layers:
 	 * the MoE layers among each chunk's first N) */
 	if (cfg->training.recompute == DC_RECOMPUTE_FULL)
-		re = dc_ck_mul(b, dc_axis_recomputed_layers(x, 1), mb);
+		re = dc_ck_mul(b,
+			       dc_ck_add(b, x->moe->moe_layers ? dc_axis_recomputed_layers(x, 1) : 0,
+					 dc_axis_mtp_recomputed(p, x->moe_mtp)),
+			       mb);
 	msg = dc_ck_mul(b, dc_ck_mul(b, p->tokens_per_microbatch_rank, cfg->model.experts_per_token),
 			dc_ck_mul(b, cfg->model.hidden_size, cfg->precision.working_bytes));
 	dc_axis_setup(x, p->layout.ep, &p->group[DC_GROUP_EP].link, &p->group[DC_GROUP_EP].net);
@@ -56,7 +65,7 @@ void dc_axis_ep_comm(struct dc_axis_ctx *x)
 	 * group whenever it has more than one rank). With etp = tp and no
 	 * sequence parallelism the tp ranks hold the same tokens already. */
 	if (etp_gathers) {
-		uint64_t per = dc_ck_mul(b, x->moe->moe_layers, mb);
+		uint64_t per = dc_ck_mul(b, layers, mb);
 		uint64_t full = dc_ck_mul(b, p->etp, msg);
 		x->s->group_size = p->etp;
 		dc_axis_use_link(x->s, &p->group[DC_GROUP_ETP].link, &p->group[DC_GROUP_ETP].net);

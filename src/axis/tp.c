@@ -6,6 +6,9 @@
  * its framework gathers over the tp group (framework.h,
  * dc_framework_moe_tp_calls: a shared expert's, torchtitan's dense-style
  * experts); the routed experts' tokens are the EP axis's.
+ * A multi-token-prediction module on the rank (axis_int.h
+ * dc_axis_mtp_layers) runs one more layer of the model's kind, its calls
+ * as any layer's, and its eh_proj's own (mtp_eh_proj).
  * Under precision.compute "fp8" the AllGathers that feed a linear layer's
  * FP8 GEMM may carry the quantized tensor (framework.h,
  * dc_framework_tp_gather_format).
@@ -120,6 +123,69 @@ static void loss_chunk_reduces(struct dc_axis_ctx *x)
 		     dc_ck_mul(x->b, 4, dc_act_loss_chunk_tokens(p)));
 }
 
+/* A multi-token-prediction module's eh_proj, on the rank that runs the
+ * modules (x->mtp of them), per microbatch. Megatron-Core at d98e8a64,
+ * megatron/core/transformer/multi_token_prediction.py: eh_proj is the
+ * backend's column-parallel linear, 2h in, h out, gather_output False
+ * (:773-780, :1174-1187); _concat_embeddings concatenates enorm(e) and
+ * hnorm(h), runs eh_proj, gathers its h / t output columns over the tp
+ * group (gather_from_tensor_model_parallel_region, :1353-1355) and, under
+ * sequence parallelism, splits the sequence again
+ * (scatter_to_sequence_parallel_region, :1357-1358); the module's
+ * transformer layer follows (the layer rows). So, M for b s h elements:
+ * - with sequence parallelism: forward the column-parallel linear's input
+ *   gather, 2M (the FP8 gather format's bytes under fp8: it runs in the
+ *   fp8 context, :1397-1399), and the output's gather over h, M;
+ *   backward the scatter's gradient gathered, M, the input gradient
+ *   reduce-scattered, 2M (behind the weight-gradient GEMM), and the
+ *   input gathered again for the weight gradient, 2M (as a layer's:
+ *   dc_framework_tp_keeps_gathered_input); current scaling reduces the
+ *   input shard's amax before its FP8 gather;
+ * - without: forward the output's gather, M; backward the input
+ *   gradient's AllReduce (the linear's f), 2M;
+ * - full recompute (uniform: dc_axis_mtp_recomputed) reruns the forward's
+ *   gathers (and amax) in backward.
+ * The split of the gathered output (and the gather's backward split) moves
+ * nothing. The module's embedding lookup and its pass through the shared
+ * head are not priced, as the model's own embedding and head are not
+ * (docs/formulas-systems.md, "Tensor parallel"). Rows of their own, with
+ * per_layer 0: the step model adds them to the head (src/est/step.c). */
+static void mtp_eh_proj(struct dc_axis_ctx *x, uint64_t mb, enum dc_tp_gather_format fmt, int refwd)
+{
+	const struct dc_plan *p = x->p;
+	const struct dc_config *cfg = p->in;
+	struct dc_ck *b = x->b;
+	uint64_t calls, re, act, act2, in2;
+	if (!x->mtp)
+		return;
+	calls = dc_ck_mul(b, x->mtp, mb);
+	re = refwd ? dc_ck_mul(b, dc_axis_mtp_recomputed(p, x->mtp), mb) : 0;
+	act = dc_axis_act_bytes(x);
+	act2 = dc_ck_mul(b, 2, act);
+	if (!p->layout.sequence_parallel) {
+		dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_TP_MTP_OUT, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, calls, act);
+		dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_MTP_IN_GRAD, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, calls,
+			     act2);
+		dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_TP_MTP_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, re, act);
+		return;
+	}
+	in2 = tp_gather_bytes(b, fmt, p->tokens_per_microbatch_cp, dc_ck_mul(b, 2, cfg->model.hidden_size),
+			      cfg->precision.working_bytes, 0);
+	dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_TP_MTP_IN, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, calls, in2);
+	dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_TP_MTP_OUT, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, calls, act);
+	dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_TP_MTP_OUT_GRAD, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, calls, act);
+	dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_TP_MTP_IN_GRAD, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, calls,
+		     act2);
+	if (!dc_framework_tp_keeps_gathered_input(cfg) || cfg->training.recompute == DC_RECOMPUTE_OP)
+		dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_TP_MTP_REGATHER, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM,
+			     calls, in2);
+	dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_TP_MTP_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, re, in2);
+	dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_TP_MTP_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, re, act);
+	if (dc_framework_tp_amax_reduced(cfg) && fmt != DC_TP_GATHER_WORKING)
+		dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_MTP_AMAX, DC_CPHASE_FORWARD, DC_OVL_INLINE,
+			     dc_ck_add(b, calls, re), TP_AMAX_BYTES);
+}
+
 /* A layer's calls in `p` per dense and per MoE layer, `d` and `m`, and
  * over the analysed rank's layers those of the recomputed forward: each
  * kind's times the share of its layers that rerun (`re` of `n`; the
@@ -144,8 +210,13 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	struct dc_ck *b = x->b;
 	/* layers: every stage the rank holds (both under DualPipe), each run
 	 * for its chunks' microbatches (m / 2 under DualPipe: activation.h) */
-	uint64_t mb = dc_pipeline_chunk_microbatches(p), layers = x->best->layers;
-	uint64_t moe = x->best->moe_layers < layers ? x->best->moe_layers : layers, dense = layers - moe;
+	/* with the rank's MTP modules' layers, each a layer of the model's
+	 * kind (axis_int.h dc_axis_mtp_moe), and of them those full recompute
+	 * reruns (dc_axis_mtp_recomputed) */
+	uint64_t mtp = x->mtp, mtp_moe = dc_axis_mtp_moe(p) ? mtp : 0, re_mtp = dc_axis_mtp_recomputed(p, mtp);
+	uint64_t mb = dc_pipeline_chunk_microbatches(p), layers = x->best->layers + mtp;
+	uint64_t moe = (x->best->moe_layers < x->best->layers ? x->best->moe_layers : x->best->layers) + mtp_moe;
+	uint64_t dense = layers - moe;
 	uint64_t act, per_mb, g_mb, r_mb, re_mb, re_g_mb, re_r_mb, re_layers, re_moe, re_dense, q_mb, q_re_mb;
 	uint64_t in_bytes, grad_bytes, mg = 0, mr = 0;
 	/* a layer's attention gather feeds an FP8 GEMM unless its attention
@@ -166,12 +237,14 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	 * stages (plan.h's chunk: L / (pp v)); the recomputed MoE layers of
 	 * best's rank (x->moe may be another stage's: the EP axis's) */
 	re_layers = dc_axis_recomputed_layers(x, 0);
-	re_mb = dc_ck_mul(b, dc_ck_mul(b, 2, re_layers), mb);
 	own.moe = x->best;
 	own.moe_stage = x->stage;
-	re_moe = moe ? dc_axis_recomputed_layers(&own, 1) : 0;
+	re_moe = x->best->moe_layers ? dc_axis_recomputed_layers(&own, 1) : 0;
 	if (re_moe > re_layers)
 		re_moe = re_layers;
+	re_layers += re_mtp;
+	re_moe += mtp_moe ? re_mtp : 0;
+	re_mb = dc_ck_mul(b, dc_ck_mul(b, 2, re_layers), mb);
 	re_dense = re_layers - re_moe;
 	fd = re_share(re_dense, dense, re_layers, layers);
 	fm = re_share(re_moe, moe, re_layers, layers);
@@ -197,6 +270,7 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 		if (refwd)
 			push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_OUTPUT_RECOMPUTED, DC_CPHASE_BACKWARD,
 				   DC_OVL_EXPOSED, re_mb, act, re_pair);
+		mtp_eh_proj(x, mb, fmt, refwd);
 		loss_chunk_reduces(x);
 		return;
 	}
@@ -276,5 +350,6 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 			push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_INLINE,
 				   q_mb, TP_AMAX_BYTES, qg);
 	}
+	mtp_eh_proj(x, mb, fmt, refwd);
 	loss_chunk_reduces(x);
 }

@@ -98,7 +98,7 @@ static int emitted(enum comm_mode mode, enum dc_strategy s)
 static void comm_clear(struct dc_comm *c, enum comm_mode mode)
 {
 	c->stage = c->ep_stage = 0;
-	c->layers = c->moe_layers = c->stage_moe_layers = 0;
+	c->layers = c->moe_layers = c->stage_moe_layers = c->mtp_layers = 0;
 	c->bytes_per_rank = 0;
 	c->time_s = 0;
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
@@ -152,6 +152,7 @@ static const struct dc_memo_field comm_fields[] = {
 	DC_MEMO_FIELD(struct dc_comm, layers),
 	DC_MEMO_FIELD(struct dc_comm, moe_layers),
 	DC_MEMO_FIELD(struct dc_comm, stage_moe_layers),
+	DC_MEMO_FIELD(struct dc_comm, mtp_layers),
 	DC_MEMO_FIELD(struct dc_comm, bytes_per_rank),
 	DC_MEMO_FIELD(struct dc_comm, time_s),
 };
@@ -386,19 +387,34 @@ void dc_comm_memo_corrupt(struct dc_comm_memo *m)
 }
 #endif
 
+/* The MoE layers of the multi-token-prediction modules rank `stage` runs
+ * (src/axis/emit.c dc_axis_mtp_layers): one a module where the model has
+ * experts, which the EP axis counts beside the stage's own */
+static uint64_t ep_mtp(const struct dc_plan *p, uint64_t stage)
+{
+	return dc_axis_mtp_moe(p) ? dc_axis_mtp_layers(p, stage) : 0;
+}
+
 /* The stage whose MoE layers the EP axis prices when the analysed one
  * holds fewer (DeepSeek-V3's dense first layers with the embedding, the
- * heaviest stage): the one with the most MoE layers, the first on a tie.
- * A segment's stages hold the same layers (plan.h). Returns its
+ * heaviest stage): the one with the most MoE layers, its MTP modules'
+ * included (*mtp: those), the first on a tie. A segment's stages hold the
+ * same layers (plan.h); the last stage, which runs the modules (no
+ * DualPipe here: comm_run), counts them beside its segment's. Returns its
  * parameters, NULL when no stage holds a MoE layer. */
-static const struct dc_stage_params *most_moe_stage(const struct dc_plan *p, uint64_t *stage)
+static const struct dc_stage_params *most_moe_stage(const struct dc_plan *p, uint64_t *stage, uint64_t *mtp)
 {
 	const struct dc_stage_params *moe = NULL;
+	uint64_t top = 0, last = p->layout.pp - 1, head = ep_mtp(p, last);
 	for (uint64_t i = 0; i < p->nsegments; i++) {
 		const struct dc_stage_params *sp = &p->segment_params[i];
-		if (!p->segment_overflow[i] && sp->moe_layers > (moe ? moe->moe_layers : 0)) {
+		int has_last = p->segment_first[i + 1] > last;
+		uint64_t n = sp->moe_layers + (has_last ? head : 0);
+		if (!p->segment_overflow[i] && n > top) {
 			moe = sp;
-			*stage = p->segment_first[i];
+			top = n;
+			*stage = has_last && head ? last : p->segment_first[i];
+			*mtp = has_last ? head : 0;
 		}
 	}
 	return moe;
@@ -410,9 +426,12 @@ static const struct dc_stage_params *most_moe_stage(const struct dc_plan *p, uin
  * combine each), so the busiest EP rank is the one with the most of those,
  * which a stage of fewer MoE layers, all of them replayed, can be. Moves
  * *moe and *stage there when one holds strictly more; with every layer
- * replayed (or none) the stage with the most MoE layers stays. O(pp). */
+ * replayed (or none) the stage with the most MoE layers stays. A rank's
+ * MTP modules count as MoE layers that are never replayed (the block
+ * method skips them: dc_axis_mtp_recomputed); *mtp: the chosen rank's.
+ * O(pp). */
 static void replay_stage(const struct dc_plan *p, int dual, struct dc_ck *b, const struct dc_stage_params *best,
-			 const struct dc_stage_params **moe, struct dc_stage_params *keep, uint64_t *stage)
+			 const struct dc_stage_params **moe, struct dc_stage_params *keep, uint64_t *stage, uint64_t *mtp)
 {
 	const struct dc_training *t = &p->in->training;
 	struct dc_axis_ctx x = {.b = b, .p = p, .best = best};
@@ -422,11 +441,11 @@ static void replay_stage(const struct dc_plan *p, int dual, struct dc_ck *b, con
 		return;
 	x.moe = *moe;
 	x.moe_stage = *stage;
-	top = 2 * (*moe)->moe_layers + dc_axis_recomputed_layers(&x, 1);
+	top = 2 * ((*moe)->moe_layers + *mtp) + dc_axis_recomputed_layers(&x, 1);
 	for (uint64_t s = 0; s < p->layout.pp; s++) {
 		struct dc_stage_params r;
 		const struct dc_stage_params *sp;
-		uint64_t w;
+		uint64_t w, n;
 		if (dual) {
 			if (dc_memory_rank_params(p, s, &r) != 0)
 				return;
@@ -439,12 +458,14 @@ static void replay_stage(const struct dc_plan *p, int dual, struct dc_ck *b, con
 			continue;
 		x.moe = &r;
 		x.moe_stage = s;
-		w = 2 * r.moe_layers + dc_axis_recomputed_layers(&x, 1);
+		n = ep_mtp(p, s);
+		w = 2 * (r.moe_layers + n) + dc_axis_recomputed_layers(&x, 1);
 		if (w > top) {
 			top = w;
 			*keep = r;
 			*moe = keep;
 			*stage = s;
+			*mtp = n;
 		}
 	}
 }
@@ -452,7 +473,8 @@ static void replay_stage(const struct dc_plan *p, int dual, struct dc_ck *b, con
 /* Under COMM_RECHUNK (*c computed for a plan that differs from p in its
  * virtual pipeline and sharding alone), whether tp's, cp's and ep's calls
  * read nothing the model chunks change: a model without experts (no MoE
- * layer to move between stages), no full recompute of
+ * layer to move between stages) and without MTP modules (they follow the
+ * head's chunk), no full recompute of
  * training.recompute_layers of each chunk (dc_axis_recomputed_layers), no
  * DualPipe, whose chunks run half the microbatches (the input names it
  * for either plan: dc_layout_schedule; without it both analyse the stage
@@ -462,7 +484,7 @@ static int rechunk_keeps(const struct dc_plan *p, const struct dc_comm *c)
 {
 	const struct dc_config *in = p->in;
 	enum dc_pipe_schedule named = in->parallel.pipeline_schedule;
-	return !in->model.num_experts &&
+	return !in->model.num_experts && !in->model.mtp_layers &&
 	       !(in->training.recompute == DC_RECOMPUTE_FULL && in->training.recompute_layers) &&
 	       named != DC_PIPE_DUALPIPE && named != DC_PIPE_DUALPIPEV && c->stage == p->most_stage &&
 	       c->layers == p->most.layers;
@@ -480,7 +502,7 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 	/* the stage with the most parameters sends the most DP/FSDP bytes */
 	struct dc_stage_params best = p->most, rank_moe;
 	const struct dc_stage_params *moe = NULL;
-	uint64_t moe_stage = 0;
+	uint64_t moe_stage = 0, moe_mtp = 0, moe_n = 0, best_n;
 	enum dc_pipe_schedule sch = dc_pipeline_schedule(p);
 	int dual = sch == DC_PIPE_DUALPIPE || sch == DC_PIPE_DUALPIPEV;
 	struct dc_axis_memo memo;
@@ -505,10 +527,13 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 				best = r;
 				c->stage = s;
 			}
-			if (r.moe_layers > (moe ? moe->moe_layers : 0)) {
+			/* the rank's MoE layers, its MTP modules' included */
+			if (r.moe_layers + ep_mtp(p, s) > moe_n) {
 				rank_moe = r;
 				moe = &rank_moe;
 				moe_stage = s;
+				moe_mtp = ep_mtp(p, s);
+				moe_n = r.moe_layers + moe_mtp;
 			}
 		}
 	}
@@ -518,14 +543,20 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 	 * the most (a MoE model's segments searched), the analysed one
 	 * when it holds as many */
 	c->ep_stage = c->stage;
-	if (!dual && p->in->model.num_experts > 0)
-		moe = most_moe_stage(p, &moe_stage);
-	if (moe && moe->moe_layers > best.moe_layers)
+	c->mtp_layers = dc_axis_mtp_layers(p, c->stage);
+	best_n = best.moe_layers + (dc_axis_mtp_moe(p) ? c->mtp_layers : 0);
+	if (!dual && p->in->model.num_experts > 0) {
+		moe = most_moe_stage(p, &moe_stage, &moe_mtp);
+		moe_n = moe ? moe->moe_layers + moe_mtp : 0;
+	}
+	if (moe && moe_n > best_n) {
 		c->ep_stage = moe_stage;
-	else
+	} else {
 		moe = &best;
-	replay_stage(p, dual, &b, &best, &moe, &rank_moe, &c->ep_stage);
-	c->moe_layers = moe->moe_layers;
+		moe_mtp = best_n - best.moe_layers;
+	}
+	replay_stage(p, dual, &b, &best, &moe, &rank_moe, &c->ep_stage, &moe_mtp);
+	c->moe_layers = moe->moe_layers + moe_mtp;
 	/* each axis emits its own calls (src/axis/): dp's and fsdp's from
 	 * the search's memo when it holds them for what they read */
 	memo.used = memo.next = 0;
@@ -538,7 +569,7 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 	}
 	/* one context for every axis (no emitter writes its members): each
 	 * axis its own strategy and overflow flag */
-	x = (struct dc_axis_ctx){&b, p, &best, moe, NULL, DC_STRAT_DP, &memo, c->stage, c->ep_stage};
+	x = (struct dc_axis_ctx){&b, p, &best, moe, NULL, DC_STRAT_DP, &memo, c->stage, c->ep_stage, c->mtp_layers, moe_mtp};
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
 		const struct dc_axis_row *row = &dc_axis_rows[i];
 		int sharded = reads_sharding(row->strategy);
@@ -572,6 +603,11 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 		return -1;
 	}
 	return 0;
+}
+
+int dc_comm_mtp_moe(const struct dc_plan *p)
+{
+	return dc_axis_mtp_moe(p);
 }
 
 int dc_comm_compute(const struct dc_plan *p, struct dc_comm *c, const char **error)
@@ -636,6 +672,13 @@ const char *dc_coll_what_label(enum dc_coll_what w)
 		[DC_CW_TP_AMAX] = "FP8 shard amax (max)",
 		[DC_CW_TP_AMAX_RECOMPUTED] = "FP8 shard amax, recomputed",
 		[DC_CW_TP_LOSS_CHUNK] = "loss chunk's max, sum and target logit (head)",
+		[DC_CW_TP_MTP_IN] = "MTP eh_proj input (2h) gathered",
+		[DC_CW_TP_MTP_OUT] = "MTP eh_proj output gathered over h",
+		[DC_CW_TP_MTP_OUT_GRAD] = "MTP eh_proj output grad gathered",
+		[DC_CW_TP_MTP_IN_GRAD] = "MTP eh_proj input grad (2h)",
+		[DC_CW_TP_MTP_REGATHER] = "MTP eh_proj input re-gathered",
+		[DC_CW_TP_MTP_RECOMPUTED] = "MTP eh_proj gathers, recomputed",
+		[DC_CW_TP_MTP_AMAX] = "MTP eh_proj FP8 input amax (max)",
 		[DC_CW_PP_ACTIVATIONS] = "activations to next stage",
 		[DC_CW_PP_GRADIENTS] = "gradients to previous stage",
 		[DC_CW_CP_KV_NEXT] = "K/V chunk to next cp rank",

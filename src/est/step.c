@@ -57,6 +57,13 @@ struct costs {
 	double tp_b_async[2];        /* of tp_b: what Megatron runs behind the backward's GEMMs */
 	double tp_f_inline[2], tp_b_inline[2]; /* of tp_f, tp_b: DC_OVL_INLINE calls, never hidden (FP8 amax reductions) */
 	double tp_loss_f;            /* the head's, not a layer's: a microbatch's loss-chunk AllReduces (tp.c), exposed */
+	/* the head's too: a microbatch's MTP modules (comm.h mtp_layers), the
+	 * eh_proj's TP calls (tp.c mtp_eh_proj), waited for, and their layers'
+	 * collectives as a layer of their kind pays them, beside the kernels
+	 * the head's work holds already (mtp_layers_cost) */
+	double tp_mtp_f, tp_mtp_b;
+	uint64_t mtp;
+	int mtp_moe;
 	double ep_f, ep_b;           /* one MoE layer's AlltoAlls */
 	double ag_f, ag_b, rs_b;     /* one FSDP unit's gathers and reduce-scatter */
 	double fsdp_tail_s;          /* pp > 1: the stage's reduce-scatters after its last backward */
@@ -105,6 +112,13 @@ static void phase_times(const struct dc_comm_strategy *s, int kind, double *fwd,
 	}
 	*fwd = f;
 	*bwd = b;
+}
+
+/* A TP call the head makes, not a layer (the step adds it to the head):
+ * the chunked loss's reductions, an MTP module's eh_proj's */
+static int tp_head_row(const struct dc_coll *c)
+{
+	return c->what == DC_CW_TP_LOSS_CHUNK || (c->what >= DC_CW_TP_MTP_IN && c->what <= DC_CW_TP_MTP_AMAX);
 }
 
 /* The backward TP collectives Megatron-LM issues asynchronously behind a
@@ -184,7 +198,7 @@ static void tp_tiled_init(struct costs *k, const struct dc_comm_strategy *s, con
 		for (uint64_t i = 0; i < s->ncoll; i++) {
 			const struct dc_coll *cl = &s->coll[i];
 			double *to = NULL, *calls = NULL;
-			if (cl->overlap == DC_OVL_INLINE || cl->what == DC_CW_TP_LOSS_CHUNK)
+			if (cl->overlap == DC_OVL_INLINE || tp_head_row(cl))
 				continue; /* tp_f_inline, tp_b_inline; the head's */
 			switch (cl->what) {
 			case DC_CW_TP_SEQ_IN_G:
@@ -371,14 +385,25 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 	if (k->ep_mode == DC_EP_OVERLAP_DUALPIPE && k->sched != DC_PIPE_DUALPIPE && k->sched != DC_PIPE_DUALPIPEV)
 		k->ep_mode = DC_EP_OVERLAP_NONE; /* a derived layout without the schedule (activation.h) */
 	k->slow = in->overlap.compute_slowdown;
+	k->mtp = comm->mtp_layers;
+	k->mtp_moe = dc_comm_mtp_moe(p);
 	if (comm->s[DC_STRAT_TP].in_play) {
 		/* per layer of each kind: the analysed rank's dense and MoE
 		 * layers (tp_part) */
 		const struct dc_comm_strategy *s = &comm->s[DC_STRAT_TP];
 		uint64_t moe = comm->stage_moe_layers < analysed ? comm->stage_moe_layers : analysed;
 		double n[2] = {(double)(analysed - moe), (double)moe};
-		if (!analysed)
+		/* the rank's MTP modules' layers, one of their kind each, whose
+		 * calls the rows hold (tp.c) */
+		n[k->mtp_moe] += (double)k->mtp;
+		if (!analysed && !k->mtp)
 			n[0] = 1.0;
+		for (uint64_t i = 0; i < s->ncoll; i++) {
+			const struct dc_coll *cl = &s->coll[i];
+			if (!tp_head_row(cl) || cl->what == DC_CW_TP_LOSS_CHUNK)
+				continue;
+			*(cl->phase == DC_CPHASE_FORWARD ? &k->tp_mtp_f : &k->tp_mtp_b) += cl->time_s / gas;
+		}
 		for (int kind = 0; kind < 2; kind++) {
 			double per = tp_per(kind, n, gas), loss = 0;
 			f = b = 0;
@@ -386,7 +411,10 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 			 * microbatch of its chunk, not in a layer */
 			for (uint64_t i = 0; i < s->ncoll; i++) {
 				const struct dc_coll *cl = &s->coll[i];
-				double part = cl->what == DC_CW_TP_LOSS_CHUNK ? (n[kind] > 0 ? cl->time_s : 0) : tp_part(cl, kind, n);
+				double part;
+				if (tp_head_row(cl) && cl->what != DC_CW_TP_LOSS_CHUNK)
+					continue; /* tp_mtp_f, tp_mtp_b */
+				part = cl->what == DC_CW_TP_LOSS_CHUNK ? (n[kind] > 0 ? cl->time_s : 0) : tp_part(cl, kind, n);
 				if (cl->what == DC_CW_TP_LOSS_CHUNK && kind == 0)
 					k->tp_loss_f += cl->time_s / gas;
 				if (cl->what == DC_CW_TP_LOSS_CHUNK)
@@ -400,7 +428,7 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 			k->tp_b[kind] = b / per;
 			for (uint64_t i = 0; i < s->ncoll; i++) {
 				const struct dc_coll *cl = &s->coll[i];
-				if (cl->what == DC_CW_TP_LOSS_CHUNK)
+				if (tp_head_row(cl))
 					continue;
 				if (tp_async(cl))
 					k->tp_b_async[kind] += tp_part(cl, kind, n) / per;
@@ -707,22 +735,49 @@ static void work_acc(const struct dc_work_time *w, int bwd, double tp_wait, stru
 	o->tp_comm += tp_wait;
 }
 
+/* The MTP modules' part of the head (k->mtp of them, comm.h mtp_layers),
+ * added to o: their layers' collectives as a layer of their kind pays
+ * them (layer_cost, with `share` of its AlltoAlls paired), less the
+ * layer's kernels, which the head's work holds already (compute.c); and
+ * their eh_proj's TP calls, waited for. The modules have no FSDP unit or
+ * CP exchange of their own in the comm rows, so none here. */
+static void mtp_cost(const struct costs *k, double share, int bwd, struct cost *o)
+{
+	const struct dc_work_time *w = k->mtp_moe ? &k->c->moe_layer : &k->c->dense_layer;
+	double raw = bwd ? w->bwd_s + w->recompute_s : w->fwd_s, eh = bwd ? k->tp_mtp_b : k->tp_mtp_f;
+	struct costs z = *k;
+	struct cost one;
+	z.ag_f = z.ag_b = z.rs_b = z.cp_f = z.cp_b = 0;
+	z.ov_fsdp = z.cp_hide = 0;
+	layer_cost(&z, w, share, k->mtp_moe, bwd, 0, &one);
+	one.dur -= raw;
+	one.comp -= raw;
+	one.wgrad = 0;
+	cost_add(o, &one, (double)k->mtp);
+	o->dur += eh;
+	o->ex[DC_STRAT_TP] += eh;
+	o->tp_comm += eh;
+}
+
 /* The embedding on the model's first chunk, the head on its last, added
- * to o (the chunk's layers' part) */
-static void chunk_ends_cost(const struct costs *k, const struct chunk *ch, int bwd, struct cost *o)
+ * to o (the chunk's layers' part); `share`: the EP share that pairs
+ * (ep_share) for the head's MTP modules */
+static void chunk_ends_cost(const struct costs *k, const struct chunk *ch, int bwd, double share, struct cost *o)
 {
 	if (ch->at.embedding)
 		work_acc(&k->c->embedding, bwd, 0, o);
 	/* the head's forward: the chunked loss's tp reductions, waited for */
 	if (ch->at.head)
 		work_acc(&k->c->head, bwd, bwd ? 0 : k->tp_loss_f, o);
+	if (ch->at.head && k->mtp)
+		mtp_cost(k, share, bwd, o);
 }
 
 static void chunk_cost_of(const struct costs *k, uint64_t stage, const struct chunk *chp, int bwd, int paired,
 			  struct cost *o)
 {
 	chunk_layers_cost(k, stage, chp, bwd, paired, o);
-	chunk_ends_cost(k, chp, bwd, o);
+	chunk_ends_cost(k, chp, bwd, ep_share(k, stage, paired), o);
 }
 
 static void chunk_cost(const struct costs *k, uint64_t stage, uint64_t c, int bwd, int paired, struct cost *o)
@@ -823,8 +878,9 @@ static void chunk_costs(const struct costs *k, uint64_t stage, const struct chun
 {
 	layers_of(k, stage, ch, lm, f, b);
 	if (ch->at.embedding || ch->at.head) {
-		chunk_ends_cost(k, ch, 0, f);
-		chunk_ends_cost(k, ch, 1, b);
+		double share = ep_share(k, stage, 0);
+		chunk_ends_cost(k, ch, 0, share, f);
+		chunk_ends_cost(k, ch, 1, share, b);
 	}
 }
 
@@ -3038,6 +3094,23 @@ static double emit_work(struct emitter *em, uint64_t stage, const struct dc_work
 	return t + d;
 }
 
+/* The head's MTP modules' collectives (mtp_cost) as one wait after the
+ * head's work, on the input-gradient part of a split backward */
+static double emit_mtp(struct emitter *em, const struct costs *k, uint64_t stage, uint64_t mb, int bwd, enum part part,
+		       double share, const char *tag, double t)
+{
+	struct cost o;
+	if (!k->mtp || part == PART_WEIGHT)
+		return t;
+	memset(&o, 0, sizeof(o));
+	mtp_cost(k, share, bwd, &o);
+	ev(em, stage, DC_TRACK_COMPUTE, t, o.dur, "head and loss %s mb %llu%s: MTP modules' collectives",
+	   bwd ? "bwd" : "fwd", (unsigned long long)mb, tag);
+	ev(em, stage, DC_TRACK_TP, t, clamp_to(o.tp_comm, o.dur), "head and loss %s mb %llu MTP modules' tp collectives",
+	   bwd ? "bwd" : "fwd", (unsigned long long)mb);
+	return t + o.dur;
+}
+
 /* Chunk c of `stage` for one microbatch, forward or backward (or a part
  * of it), from t; `rep`: the stage whose ops priced it (rep_stage), for
  * its share of paired AlltoAlls. Returns where it ends. */
@@ -3056,8 +3129,10 @@ static double emit_op(struct emitter *em, const struct costs *k, uint64_t stage,
 	moe_every = dc_plan_moe_interleaved(k->p);
 	if (!bwd && ch.at.embedding)
 		t = emit_work(em, stage, &k->c->embedding, 0, part, "embedding", mb, tag, t);
-	if (bwd && ch.at.head)
+	if (bwd && ch.at.head) {
 		t = emit_work(em, stage, &k->c->head, 1, part, "head and loss", mb, tag, t);
+		t = emit_mtp(em, k, stage, mb, 1, part, share, tag, t);
+	}
 	for (uint64_t j = 0; j < n; j++) {
 		uint64_t i = bwd ? n - 1 - j : j;
 		/* dense first, or MoE every n-th layer: the priced chunk's own
@@ -3073,6 +3148,7 @@ static double emit_op(struct emitter *em, const struct costs *k, uint64_t stage,
 		ev(em, stage, DC_TRACK_TP, t, k->tp_loss_f, "head and loss fwd mb %llu loss chunks' tp all_reduce",
 		   (unsigned long long)mb);
 		t += k->tp_loss_f;
+		t = emit_mtp(em, k, stage, mb, 0, part, share, tag, t);
 	}
 	if (bwd && ch.at.embedding)
 		t = emit_work(em, stage, &k->c->embedding, 1, part, "embedding", mb, tag, t);
