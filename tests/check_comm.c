@@ -1616,6 +1616,102 @@ START_TEST(test_moe_layer_tp_pair)
 }
 END_TEST
 
+/* A multi-token-prediction module (model.mtp_layers 1) on the rank that
+ * runs the head: one more layer of the model's kind and its eh_proj
+ * (Megatron-Core d98e8a64 multi_token_prediction.py, docs/formulas-
+ * systems.md "Tensor parallel", "Expert parallel"). Worked by hand:
+ * configs/mixtral-8x7b-ep.json with sequence parallelism: tp 2, pp 4,
+ * 8 MoE layers a stage (no shared expert: one pair a MoE layer), 16
+ * microbatches, s 4096, h 4096, M = 4096 x 4096 x 2 = 33,554,432 B (a
+ * rank sends M / 2). The last stage (3, the most parameters) runs the
+ * module: 9 layers x 16 = 144 calls of each of the five layer rows,
+ * 5 x 144 x 16,777,216 = 12,079,595,520 B (8 layers: 10,737,418,240);
+ * its eh_proj 16 calls each of the input gather (2M = 67,108,864 B),
+ * the output gather (M), the output gradient's gather (M), the input
+ * gradient's reduce-scatter (2M) and the re-gather (2M): 16 x (3 x
+ * 33,554,432 + 2 x 16,777,216) = 2,147,483,648 B; TP 14,227,079,168 B.
+ * EP (ep 4, etp 2): its MoE layer on stage 3, now the stage with the
+ * most (9): 2 x 9 x 16 = 288 AlltoAlls of 2048 tokens x top-2 x 4096 x
+ * 2 B = 33,554,432 B, each sending 3/4 of it, 25,165,824; 144 of each
+ * of the four etp rows of 2 x that, each sending 33,554,432 B:
+ * 576 x 25,165,824 + 576 x 33,554,432 = 33,822,867,456 B (was
+ * 30,064,771,072). Full recompute of every layer (Megatron's uniform
+ * method) reruns the module: 144 recomputed gathers and reduce-scatters
+ * and the eh_proj's two gathers, 16 each; with recompute_layers 1 (the
+ * block method, which Megatron-Core skips for the module) one layer a
+ * chunk, 16, and none of the eh_proj's.
+ * Without sequence parallelism, configs/llama-3-8b.json (dense, tp 8,
+ * pp 1, s 8192, h 4096, 32 layers, 16 microbatches; M = 67,108,864 B, an
+ * AllReduce sends 2 x 7/8 M = 117,440,512 B): 2 x 33 x 16 = 1,056 of
+ * each AllReduce row, 2 x 1,056 x 117,440,512 = 248,034,361,344 B; the
+ * eh_proj's output gather, 16 of M (7/8 M = 58,720,256 B sent), and its
+ * input gradient's AllReduce, 16 of 2M (234,881,024 B sent):
+ * 4,697,620,480 B; TP 252,731,981,824 B. */
+START_TEST(test_mtp_module_tp_ep)
+{
+	struct dc_override ov[4] = {{"parallel.sequence_parallel=true", 0},
+				    {"model.mtp_layers=1", 0},
+				    {"training.recompute=\"full\"", 0},
+				    {"training.recompute_layers=1", 0}};
+	struct dc_config c;
+	struct dc_diag d;
+	struct dc_comm m;
+	char path[512];
+	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, ov, 2, &c, &d), 0);
+	dc_diag_release(&d);
+	m = compute(&c);
+	ck_assert_uint_eq(m.stage, 3);
+	ck_assert_uint_eq(m.mtp_layers, 1);
+	ck_assert_uint_eq(m.layers, 8);
+	ck_assert_uint_eq(m.ep_stage, 3);
+	ck_assert_uint_eq(m.moe_layers, 9);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_SEQ_IN_G), 144);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_OUTPUT_GBAR), 144);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_OUTPUT_GRAD_GBAR), 144);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_INPUT_GRAD_G), 144);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_INPUT_REGATHER), 144);
+	for (int w = DC_CW_TP_MTP_IN; w <= DC_CW_TP_MTP_REGATHER; w++)
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, (enum dc_coll_what)w), 16);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_MTP_RECOMPUTED), 0);
+	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 14227079168ull);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_DISPATCH_COMBINE), 288);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_ETP_TOKENS), 144);
+	ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 33822867456ull);
+	/* full recompute, every layer (uniform): the module reruns */
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, ov, 3, &c, &d), 0);
+	dc_diag_release(&d);
+	m = compute(&c);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_SEQ_RECOMPUTED), 144);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_OUTPUT_RECOMPUTED), 144);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_MTP_RECOMPUTED), 32);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED), 288);
+	/* recompute_layers 1 (block): one layer a chunk, not the module */
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, ov, 4, &c, &d), 0);
+	dc_diag_release(&d);
+	m = compute(&c);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_SEQ_RECOMPUTED), 16);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_MTP_RECOMPUTED), 0);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED), 32);
+	/* a dense model without sequence parallelism */
+	snprintf(path, sizeof(path), "%s/configs/llama-3-8b.json", DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, ov + 1, 1, &c, &d), 0);
+	dc_diag_release(&d);
+	m = compute(&c);
+	ck_assert_uint_eq(m.mtp_layers, 1);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_OUTPUT_FG), 1056);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_INPUT_GRAD_FG), 1056);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_MTP_OUT), 16);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_MTP_IN_GRAD), 16);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_MTP_IN), 0);
+	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 252731981824ull);
+}
+END_TEST
+
 START_TEST(test_overflow_is_an_error)
 {
 	struct dc_config c;
@@ -1862,6 +1958,7 @@ int main(void)
 	tcase_add_test(tc, test_ep_replayed_under_full_recompute);
 	tcase_add_test(tc, test_etp_replayed_under_full_recompute);
 	tcase_add_test(tc, test_moe_layer_tp_pair);
+	tcase_add_test(tc, test_mtp_module_tp_ep);
 	tcase_add_test(tc, test_ep_replayed_interleaved_moe);
 	tcase_add_test(tc, test_overflow_is_an_error);
 	tcase_add_test(tc, test_reshard_emits_the_data_parallel_axes_alone);

@@ -12,7 +12,7 @@
  * experts, on the rank that runs the modules: its calls count beside the
  * stage's (x->moe_mtp; Megatron-Core builds it from the decoder's layer
  * spec with the model's expert parallelism, multi_token_prediction.py
- * :1222-1230 at d98e8a64); full recompute reruns it only under the
+ * :1220-1228 at d98e8a64, with the model's process groups); full recompute reruns it only under the
  * uniform method (axis_int.h dc_axis_mtp_recomputed).
  * docs/formulas-systems.md, "Communication per step". */
 #include "axis_int.h"

@@ -127,7 +127,7 @@ static void loss_chunk_reduces(struct dc_axis_ctx *x)
  * modules (x->mtp of them), per microbatch. Megatron-Core at d98e8a64,
  * megatron/core/transformer/multi_token_prediction.py: eh_proj is the
  * backend's column-parallel linear, 2h in, h out, gather_output False
- * (:773-780, :1174-1187); _concat_embeddings concatenates enorm(e) and
+ * (:773-783, :1174-1187); _concat_embeddings concatenates enorm(e) and
  * hnorm(h), runs eh_proj, gathers its h / t output columns over the tp
  * group (gather_from_tensor_model_parallel_region, :1353-1355) and, under
  * sequence parallelism, splits the sequence again
@@ -135,7 +135,7 @@ static void loss_chunk_reduces(struct dc_axis_ctx *x)
  * transformer layer follows (the layer rows). So, M for b s h elements:
  * - with sequence parallelism: forward the column-parallel linear's input
  *   gather, 2M (the FP8 gather format's bytes under fp8: it runs in the
- *   fp8 context, :1397-1399), and the output's gather over h, M;
+ *   fp8 context, :1387-1397), and the output's gather over h, M;
  *   backward the scatter's gradient gathered, M, the input gradient
  *   reduce-scattered, 2M (behind the weight-gradient GEMM), and the
  *   input gathered again for the weight gradient, 2M (as a layer's:
