@@ -292,6 +292,10 @@ START_TEST(test_sliding_window_mistral_32k)
 	ck_assert_uint_eq(f.matmul_params, 7110393856ull);
 	ck_assert_double_eq(f.attention_core_fwd_per_token, 2147483648.0);
 	ck_assert_double_eq(f.model_per_token, 49104814080.0);
+	/* Megatron-LM's count has no window: every layer at half the whole
+	 * sequence's core, 32 x 536,870,912 / 2 = 8,589,934,592 forward,
+	 * x 3: 42,662,363,136 + 25,769,803,776 = 68,432,166,912 */
+	ck_assert_double_eq(f.model_causal_per_token, 68432166912.0);
 	/* without the window every layer meets all 32768 keys */
 	c.model.sliding_window = 0;
 	ck_assert_int_eq(flops_of(&c, &f), 0);

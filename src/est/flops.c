@@ -86,8 +86,19 @@ static void cores_of(const struct dc_config *in, uint64_t first, uint64_t n, dou
 				   sl * (2.0 * keys_per_query(m, 1) * (double)m->num_attention_heads * d_qk);
 }
 
-/* The softmax layers' attention core (global and sliding-window layers:
- * cores_of without the Gated DeltaNet ones), over layers [first, first + n) */
+/* The softmax layers' attention core as Megatron-LM's count has it: every
+ * softmax layer (global or sliding-window) over the whole sequence, for
+ * num_floating_point_operations has no window term (training.py:802-1200
+ * at d98e8a64), Gated DeltaNet layers apart, over layers [first, first + n) */
+static double softmax_core_whole(const struct dc_model *m, uint64_t first, uint64_t n)
+{
+	double g, sl, lin;
+	layer_kinds(m, first, n, &g, &sl, &lin);
+	return (g + sl) * attention_core_fwd_keys(m, (double)m->seq_length);
+}
+
+/* The same layers' core as distcalc counts it (cores_of without the Gated
+ * DeltaNet ones): a sliding-window layer over its window */
 static double softmax_core_of(const struct dc_model *m, uint64_t first, uint64_t n)
 {
 	double g, sl, lin;
@@ -308,13 +319,14 @@ int dc_flops_compute(const struct dc_plan *p, const struct dc_batch *b, struct d
 	}
 	f->hardware_per_token = f->model_per_token + f->recompute_per_token + f->flash_backward_per_token;
 	f->model_per_step = f->model_per_token * (double)f->tokens_per_step;
-	/* Megatron-LM's count halves a causal softmax layer's core, QK^T and
-	 * AV ("only half of the mask is non-zero": megatron/training/
-	 * training.py:1163-1169 at d98e8a64); the MTP modules' are softmax
-	 * layers too */
+	/* Megatron-LM's count: a causal softmax layer's core, QK^T and AV, at
+	 * half the whole sequence's ("only half of the mask is non-zero":
+	 * megatron/training/training.py:1163-1169 at d98e8a64), a sliding
+	 * window's too (its count has no window); the MTP modules' are
+	 * softmax layers too */
 	f->model_causal_per_token =
-		f->model_per_token -
-		1.5 * (softmax_core_of(m, 0, m->num_layers) + (double)m->mtp_layers * attention_core_fwd(m));
+		f->model_per_token - 3.0 * softmax_core_of(m, 0, m->num_layers) +
+		1.5 * softmax_core_whole(m, 0, m->num_layers) - 1.5 * (double)m->mtp_layers * attention_core_fwd(m);
 	f->model_causal_per_step = f->model_causal_per_token * (double)f->tokens_per_step;
 	f->hardware_per_step = f->hardware_per_token * (double)f->tokens_per_step;
 

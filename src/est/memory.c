@@ -232,8 +232,8 @@ int dc_memory_rank_params(const struct dc_plan *pl, uint64_t stage, struct dc_st
 /* What `dense` dense and `moe` MoE layers of one model chunk, from model
  * layer `first`, keep for one microbatch each, its first recompute_layers
  * recomputed under full recompute (dense first: they come first in the
- * model; MoE every n-th layer: counted, dc_plan_dense_in), as
- * stage_kept_sum for one chunk. */
+ * model; MoE every n-th layer: counted, dc_plan_dense_in); chunks_kept_held
+ * weighs each chunk by its microbatches in flight. */
 static uint64_t chunk_kept_sum(const struct dc_plan *pl, uint64_t first, uint64_t dense, uint64_t moe,
 			       const struct dc_act_plan *x, struct dc_ck *c)
 {
