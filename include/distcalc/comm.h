@@ -172,6 +172,9 @@ struct dc_comm_strategy {
 	const struct dc_net *net;
 	const struct dc_net_group *net_group;
 	uint64_t ncoll;
+	/* a call past DC_COMM_MAX_COLL rows: the run fails (comm.c), never
+	 * drops it */
+	int full;
 	struct dc_coll coll[DC_COMM_MAX_COLL];
 	uint64_t bytes_per_rank; /* per step, the busiest rank */
 	double time_s;           /* per step, nothing overlapped */

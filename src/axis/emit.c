@@ -79,8 +79,12 @@ void dc_axis_push(struct dc_axis_ctx *x, enum dc_coll_kind kind, enum dc_coll_wh
 	struct dc_comm_strategy *s = x->s;
 	struct dc_coll *c;
 	struct dc_net_choice ch;
-	if (count == 0 || msg_bytes == 0 || s->group_size < 2 || s->ncoll == DC_COMM_MAX_COLL)
+	if (count == 0 || msg_bytes == 0 || s->group_size < 2)
 		return;
+	if (s->ncoll == DC_COMM_MAX_COLL) {
+		s->full = 1;
+		return;
+	}
 	c = &s->coll[s->ncoll++];
 	c->axis = x->axis;
 	c->kind = kind;

@@ -113,6 +113,7 @@ static void comm_clear(struct dc_comm *c, enum comm_mode mode)
 		s->net = NULL;
 		s->net_group = NULL;
 		s->ncoll = 0;
+		s->full = 0;
 		s->bytes_per_rank = 0;
 		s->time_s = 0;
 	}
@@ -125,6 +126,7 @@ static const struct dc_memo_field strategy_fields[] = {
 	DC_MEMO_FIELD(struct dc_comm_strategy, link),
 	DC_MEMO_FIELD(struct dc_comm_strategy, link_params),
 	DC_MEMO_FIELD(struct dc_comm_strategy, ncoll),
+	DC_MEMO_FIELD(struct dc_comm_strategy, full),
 	DC_MEMO_FIELD(struct dc_comm_strategy, bytes_per_rank),
 	DC_MEMO_FIELD(struct dc_comm_strategy, time_s),
 };
@@ -602,6 +604,12 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 		*error = "'model' x 'training' x 'precision': communication bytes per step overflow 64 bits";
 		return -1;
 	}
+	for (int i = 0; i < DC_STRAT_COUNT; i++)
+		if (c->s[i].full) {
+			*error = "internal: an axis issues more kinds of collective than distcalc holds (DC_COMM_MAX_COLL, "
+				 "include/distcalc/comm.h); please report the config";
+			return -1;
+		}
 	return 0;
 }
 
