@@ -80,17 +80,32 @@ static void push_gathers(struct dc_axis_ctx *x, enum dc_coll_what what, enum dc_
 	push_layer(x, DC_COLL_ALL_GATHER, what, phase, overlap, calls - quant, act, aper);
 }
 
+/* Whether a MoE layer's gathers over the tp group (a shared expert's)
+ * feed an FP8 GEMM: under Megatron-LM (and custom and DeepSpeed, which run
+ * Transformer Engine's recipes as it does) the shared expert is an
+ * ordinary MLP whose Transformer Engine linears gather their cast input
+ * (moe_layer.py:507-530, shared_experts.py:200-207 at d98e8a64: MLP.forward
+ * unless --moe-shared-expert-overlap, off by default, transformer_config.py
+ * :717); torchtitan's gathers the block's BF16 input at its FeedForward
+ * boundary, before any linear casts it (models/common/moe_sharding.py:
+ * 172-189 at b5bcd76c), as does its EP-off MoE block */
+static int moe_gathers_quantized(const struct dc_plan *p)
+{
+	return p->in->model.shared_expert_ffn_hidden_size != 0 && p->in->training.framework != DC_FRAMEWORK_TORCHTITAN;
+}
+
 /* Of the layers' gathers, those that feed an FP8 GEMM, over `layers`
  * layers `moe` of them MoE: the attention's (QKV) unless the model's
- * attention is MLA, whose latent projections were not examined, and
- * the MLP's (FC1) on a dense layer; a MoE layer's tokens reach the
- * experts through the token dispatcher, which moves BF16, and a shared
- * expert's or torchtitan's MoE block's gather is of the block's BF16
- * input, before any linear casts it. */
+ * attention is MLA, whose latent projections were not examined, the
+ * MLP's (FC1) on a dense layer, and a MoE layer's shared expert's where
+ * moe_gathers_quantized; the routed tokens reach the experts through the
+ * token dispatcher, which moves BF16. */
 static uint64_t quantized_gathers(struct dc_axis_ctx *x, uint64_t layers, uint64_t moe)
 {
 	uint64_t attn = x->p->in->model.kv_lora_rank ? 0 : layers;
-	return dc_ck_add(x->b, attn, layers - (moe < layers ? moe : layers));
+	if (moe > layers)
+		moe = layers;
+	return dc_ck_add(x->b, attn, moe_gathers_quantized(x->p) ? layers : layers - moe);
 }
 
 /* training.loss_chunks n > 1 (torchtitan's ChunkedLossWrapper): at tp > 1
@@ -221,7 +236,7 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	uint64_t in_bytes, grad_bytes, mg = 0, mr = 0;
 	/* a layer's attention gather feeds an FP8 GEMM unless its attention
 	 * is MLA (quantized_gathers) */
-	double aq = cfg->model.kv_lora_rank ? 0.0 : 1.0, fd, fm;
+	double aq = cfg->model.kv_lora_rank ? 0.0 : 1.0, sq, fd, fm;
 	double pair[2], g[2], r[2], qg[2], ug[2], ur[2], qr[2], re_pair[2], re_g[2], re_r[2], re_qg[2], re_ug[2];
 	enum dc_tp_gather_format fmt = dc_framework_tp_gather_format(cfg);
 	struct dc_axis_ctx own = *x;
@@ -285,11 +300,13 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	re_r_mb = dc_ck_mul(b, dc_ck_add(b, dc_ck_mul(b, 2, re_dense), dc_ck_mul(b, 1 + mr, re_moe)), mb);
 	per_of(g, 2, 1.0 + (double)mg);
 	per_of(r, 2, 1.0 + (double)mr);
-	/* of them, FP8's: the attention's (aq) and a dense MLP's */
-	per_of(qg, aq + 1.0, aq);
-	per_of(ug, 1.0 - aq, 1.0 - aq + (double)mg);
-	per_of(qr, aq + 1.0, aq);
-	per_of(ur, 1.0 - aq, 1.0 - aq + (double)mr);
+	/* of them, FP8's: the attention's (aq), a dense MLP's and a shared
+	 * expert's under Transformer Engine (sq: moe_gathers_quantized) */
+	sq = moe && moe_gathers_quantized(p) ? 1.0 : 0.0;
+	per_of(qg, aq + 1.0, aq + sq);
+	per_of(ug, 1.0 - aq, 1.0 - aq + (double)mg - sq);
+	per_of(qr, aq + 1.0, aq + sq);
+	per_of(ur, 1.0 - aq, 1.0 - aq + (double)mr - sq);
 	per_of(re_g, g[0] * fd, g[1] * fm);
 	per_of(re_r, r[0] * fd, r[1] * fm);
 	per_of(re_qg, qg[0] * fd, qg[1] * fm);

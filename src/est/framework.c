@@ -207,9 +207,11 @@ void dc_framework_moe_tp_calls(const struct dc_plan *p, uint64_t *gathers, uint6
 	/* Megatron-LM d98e8a64: the token dispatcher's tp group is the
 	 * expert tp group (transformer/moe/token_dispatcher.py:85-90,
 	 * gathers :741-750, reduce-scatters :824-831); the attention's
-	 * (moe_layer.py:181) only the shared expert uses, gathering its
-	 * input and reduce-scattering its output (shared_experts.py:246-253,
-	 * 347-353). torchtitan with EP on: the block's input stays Shard(1)
+	 * (moe_layer.py:181) only the shared expert uses: an ordinary MLP
+	 * (moe_layer.py:507-530, shared_experts.py:200-207) gathering its
+	 * input and reduce-scattering its output (with
+	 * --moe-shared-expert-overlap the same pair explicitly,
+	 * shared_experts.py:246-253, 347-353). torchtitan with EP on: the block's input stays Shard(1)
 	 * (moe_sharding.py:286-288), the routed experts' output is Shard(1)
 	 * (:230-239), the shared experts gather to Replicate and
 	 * reduce-scatter Partial to Shard(1) (:177-189) */
