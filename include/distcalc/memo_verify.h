@@ -1,6 +1,7 @@
 /* memo_verify.h - the DISTCALC_VERIFY_MEMOS debug switch: every reuse of
  * earlier work (the search's step, ledger and data-parallel call memos,
- * the network price memos, the equal GEMMs priced once, an equal
+ * the network price memos, the equal GEMMs priced once, a one-kind
+ * stage's activations as a product, an equal
  * group's shape found once, the resharded plans and kernels;
  * docs/search.md, "Speed") computed again fresh on
  * each hit and compared

@@ -271,6 +271,22 @@ static uint64_t chunks_kept_held(const struct dc_plan *pl, uint64_t stage, const
 	return sum;
 }
 
+#ifdef DISTCALC_VERIFY_MEMOS
+/* act_part's one-kind product against the chunk walk it stands for */
+static void uniform_kept_verify(const struct dc_plan *pl, uint64_t stage, const struct dc_act_plan *x,
+				uint64_t held, uint64_t one)
+{
+	struct dc_ck c = {0};
+	uint64_t w_one, w = chunks_kept_held(pl, stage, x, &w_one, &c);
+	if (!c.overflow && (w != held || w_one != one)) {
+		fprintf(stderr, "distcalc: memo verify: act_part's one-kind activations %llu (one microbatch %llu) against the chunk walk's %llu (%llu), stage %llu\n",
+			(unsigned long long)held, (unsigned long long)one, (unsigned long long)w, (unsigned long long)w_one,
+			(unsigned long long)stage);
+		abort();
+	}
+}
+#endif
+
 /* Under FSDP with a pipeline (pp > 1) PyTorch's pipelining schedules,
  * torchtitan's only pipeline, run every microbatch but the last with
  * resharding after backward and the gradient sync off
@@ -339,8 +355,20 @@ static int act_part(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledg
 		 * own count; the per-layer figure is their average over the
 		 * layer-microbatches, rounded up */
 		uint64_t mbs = l->activation_layer_microbatches;
+		int kind = !cfg->model.params_explicit && l->p.moe_layers && l->p.moe_layers >= l->p.layers;
 		bad |= x->kept_bad[0] | (l->p.moe_layers ? x->kept_bad[1] : 0);
-		l->activation_layers_bytes = chunks_kept_held(pl, stage, x, &one_mb, &c);
+		if ((l->p.moe_layers == 0 || kind) &&
+		    (cfg->training.recompute != DC_RECOMPUTE_FULL || cfg->training.recompute_layers == 0)) {
+			/* every layer of the stage one kind, none recomputed apart:
+			 * each chunk's layers x its count sum to the
+			 * layer-microbatches, so the chunk walk's sum is this
+			 * product (a search's most common case, in O(1)) */
+			l->activation_layers_bytes = dc_ck_mul(&c, x->kept[kind], mbs);
+			one_mb = dc_ck_mul(&c, x->kept[kind], l->p.layers);
+			DC_MEMO_VERIFY(uniform_kept_verify(pl, stage, x, l->activation_layers_bytes, one_mb));
+		} else {
+			l->activation_layers_bytes = chunks_kept_held(pl, stage, x, &one_mb, &c);
+		}
 		act_layer = mbs ? dc_ceil_div(l->activation_layers_bytes, mbs) : x->kept[0];
 	}
 	bad |= x->kept_bad[l->p.moe_layers > 0];

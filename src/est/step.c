@@ -191,9 +191,10 @@ static double tp_per(int c, const double n[2], double gas)
  * (tp.c: per layer and microbatch a dense layer's two calls of each, a
  * MoE layer's per_layer[1]); a recomputed forward's collectives are
  * waited for. */
-static void tp_tiled_init(struct costs *k, const struct dc_comm_strategy *s, const double n[2], double gas)
+static void tp_tiled_init(struct costs *k, const struct dc_comm_strategy *s, const double n[2], double gas,
+			  int kinds)
 {
-	for (int c = 0; c < 2; c++) {
+	for (int c = 0; c < kinds; c++) {
 		double per = tp_per(c, n, gas);
 		for (uint64_t i = 0; i < s->ncoll; i++) {
 			const struct dc_coll *cl = &s->coll[i];
@@ -404,7 +405,10 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 				continue;
 			*(cl->phase == DC_CPHASE_FORWARD ? &k->tp_mtp_f : &k->tp_mtp_b) += cl->time_s / gas;
 		}
-		for (int kind = 0; kind < 2; kind++) {
+		/* a model without MoE layers has no layer of kind 1 on any
+		 * stage: its costs stay 0, unread */
+		int kinds = in->model.num_experts ? 2 : 1;
+		for (int kind = 0; kind < kinds; kind++) {
 			double per = tp_per(kind, n, gas), loss = 0;
 			f = b = 0;
 			/* the chunked loss's reductions run with the head, once a
@@ -438,7 +442,7 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 			}
 		}
 		if (k->tp_mode == DC_TP_TILED)
-			tp_tiled_init(k, s, n, gas);
+			tp_tiled_init(k, s, n, gas, kinds);
 	}
 	if (comm->s[DC_STRAT_EP].in_play && comm->moe_layers > 0) {
 		double moe = (double)comm->moe_layers;
