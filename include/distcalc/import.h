@@ -41,6 +41,10 @@ struct dc_import {
 	/* a model the file names that the catalogue lacks: why, for main.c
 	 * to report unless --model gives the shape; "" when none */
 	char model_unresolved[256];
+	/* Megatron: --sequence-parallel given on this line (0: not) with the
+	 * script's tp 1, which Megatron-LM turns off; dc_import_finish
+	 * decides it on the tp the --set overrides leave */
+	unsigned sp_at_tp1_line;
 };
 
 /* The option that selects `f` ("--from-megatron") and the framework's name
@@ -75,6 +79,14 @@ int dc_import_unset(struct dc_import *imp, const char *path, struct dc_diag *dia
 
 /* The value set for `path`, as JSON text, or NULL. */
 const char *dc_import_get(const struct dc_import *imp, const char *path);
+
+/* After the --set overrides, the decisions that read them: Megatron-LM's
+ * arguments.py turns sequence parallelism off at tp 1 on the final
+ * arguments, so a --sequence-parallel of a tp-1 script holds where a
+ * --set makes tp > 1 (unless a --set says otherwise) and is dropped with
+ * a warning naming the file `name` and its line where tp stays 1.
+ * Returns 0, or -1 (recorded in `diag`). */
+int dc_import_finish(struct dc_import *imp, const char *name, struct dc_diag *diag);
 
 /* Appends to `out` the equivalent distcalc config as JSON (two-space
  * indent, a newline at the end): a description naming `import_name` and

@@ -1422,6 +1422,16 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 			goto done;
 		}
 	}
+	/* what reads the --set's: Megatron's sequence parallelism at tp 1 */
+	if (dc_import_finish(imp, o->import, &d) != 0) {
+		print_diag(&d, 0);
+		rc = exit_for(d.status);
+		goto done;
+	}
+	print_diag(&d, 0); /* its warning */
+	keep_warnings(early, &d);
+	dc_diag_release(&d);
+	dc_diag_init(&d);
 	if (imp->model_unresolved[0] && !o->model) {
 		char *msg = dc_asprintf("%s: error: %s", o->import, imp->model_unresolved);
 		print_line("", msg ? msg : imp->model_unresolved);

@@ -50,6 +50,23 @@ const char *dc_import_get(const struct dc_import *imp, const char *path)
 	return NULL;
 }
 
+int dc_import_finish(struct dc_import *imp, const char *name, struct dc_diag *diag)
+{
+	const char *tp = dc_import_get(imp, "parallel.tp");
+	char at[600];
+	if (!imp->sp_at_tp1_line)
+		return 0;
+	if (tp && strtoull(tp, NULL, 10) > 1) {
+		if (dc_import_get(imp, "parallel.sequence_parallel"))
+			return 0; /* a --set gives it */
+		return dc_import_set(imp, "parallel.sequence_parallel", "true", "--sequence-parallel", imp->sp_at_tp1_line,
+				     name, diag);
+	}
+	dc_diag_warn(diag, "%s: '--sequence-parallel': off at tensor-model-parallel-size 1, as Megatron-LM turns it off",
+		     dc_import_where(at, sizeof(at), name, imp->sp_at_tp1_line));
+	return 0;
+}
+
 int dc_import_set(struct dc_import *imp, const char *path, const char *json, const char *from, unsigned line,
 		  const char *name, struct dc_diag *diag)
 {

@@ -760,11 +760,12 @@ static void map_parallel(struct mctx *m)
 		set_json(m, "parallel.account_for_embedding", "true", args[A_ACC_EMB].name, L(A_ACC_EMB));
 	if (G(A_ACC_LOSS))
 		set_json(m, "parallel.account_for_loss", "true", args[A_ACC_LOSS].name, L(A_ACC_LOSS));
-	/* arguments.py turns sequence parallelism off at tp 1 */
+	/* arguments.py turns sequence parallelism off at tp 1, on the final
+	 * arguments: a --set of tp may still make it hold */
 	if (G(A_SP) && tp > 1)
 		set_json(m, "parallel.sequence_parallel", "true", "--sequence-parallel", L(A_SP));
 	else if (G(A_SP))
-		warn(m, L(A_SP), "'--sequence-parallel': off at tensor-model-parallel-size 1, as Megatron-LM turns it off");
+		m->imp->sp_at_tp1_line = L(A_SP); /* decided on the final tp: dc_import_finish */
 	if (G(A_FSDP2) && G(A_DIST_OPT))
 		err(m, L(A_FSDP2), "'--use-torch-fsdp2': with --use-distributed-optimizer on line %u: give one", L(A_DIST_OPT));
 	else if (G(A_FSDP2))

@@ -74,6 +74,17 @@ grep -q "megatron_train_llama3_8b_h100_fp8.sh:108: '--fp8-format': inside the sh
 grep -q "megatron_train_llama3_8b_h100_fp8.sh:111: '--fp8-param-gather': inside the shell 'if' of line 106" err.txt ||
 	fail "no warning for the second argument inside an if: $(cat err.txt)"
 grep -q "120: '--sequence-parallel': inside" err.txt && fail "an argument outside any if warned: $(cat err.txt)"
+# Megatron-LM turns it off on the final arguments: a --set of tp 2 keeps
+# the script's --sequence-parallel (a MoE model at tp > 1 needs it), with no
+# warning; a --set of it wins
+"$bin" --config "$I/a100_8x8.json" --from-megatron "$I/megatron_train_mixtral_8x7b_distributed.sh" --set parallel.tp=2 \
+	--set parallel.ep=4 --set model.vocab_size=32000 --emit-config >sp.json 2>err.txt ||
+	fail "--sequence-parallel at a --set tp 2: exit $?: $(cat err.txt)"
+grep -q '"sequence_parallel": true' sp.json || fail "--sequence-parallel at a --set tp 2: not kept"
+grep -q "off at tensor-model-parallel-size 1" err.txt && fail "--sequence-parallel at a --set tp 2: warned off"
+"$bin" --config "$I/h100_1x8.json" --from-megatron "$I/megatron_train_llama3_8b_h100_fp8.sh" --set parallel.tp=2 \
+	--set parallel.sequence_parallel=false --emit-config >sp.json 2>/dev/null
+grep -q '"sequence_parallel": false' sp.json || fail "a --set sequence_parallel false over the script's: lost"
 # --fp8-recipe is priced, never dropped: mxfp8 on the H100 is refused by
 # the loader, with a note naming the script's line
 sed 's/--fp8-format hybrid"/--fp8-format hybrid --fp8-recipe mxfp8"/' "$I/megatron_train_llama3_8b_h100_fp8.sh" >mx.sh
