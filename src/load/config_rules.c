@@ -1116,7 +1116,7 @@ static void space_left_out(struct loader *l, enum key_id k, const struct dc_sear
 					      (unsigned long long)v->v[i]);
 	}
 	if (bad)
-		dc_cfg_warnf(l, k, "'%s': %s %s %s, so no layout takes %s: left out of the search%s",
+		dc_cfg_warnf(l, (int)k, "'%s': %s %s %s, so no layout takes %s: left out of the search%s",
 			     dc_cfg_keys[k].info.path, list, bad > 1 ? "do not divide" : "does not divide", what,
 			     bad > 1 ? "them" : "it", bad == v->n ? ", which then has no layout" : "");
 }
