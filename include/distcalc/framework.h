@@ -113,4 +113,11 @@ int dc_framework_tp_keeps_gathered_input(const struct dc_config *c);
  * layers. */
 void dc_framework_moe_tp_calls(const struct dc_plan *p, uint64_t *gathers, uint64_t *scatters);
 
+/* Whether those gathers (a shared expert's) feed an FP8 GEMM, cast before
+ * the gather as a dense MLP's: under megatron, custom and deepspeed (a
+ * shared expert is an ordinary MLP of Transformer Engine linears), not
+ * under torchtitan (its MoE block gathers the BF16 input). Sources:
+ * docs/formulas-systems.md, "Which gathers". */
+int dc_framework_moe_tp_gathers_quantized(const struct dc_plan *p);
+
 #endif

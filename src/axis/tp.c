@@ -80,32 +80,18 @@ static void push_gathers(struct dc_axis_ctx *x, enum dc_coll_what what, enum dc_
 	push_layer(x, DC_COLL_ALL_GATHER, what, phase, overlap, calls - quant, act, aper);
 }
 
-/* Whether a MoE layer's gathers over the tp group (a shared expert's)
- * feed an FP8 GEMM: under Megatron-LM (and custom and DeepSpeed, which run
- * Transformer Engine's recipes as it does) the shared expert is an
- * ordinary MLP whose Transformer Engine linears gather their cast input
- * (moe_layer.py:507-530, shared_experts.py:200-207 at d98e8a64: MLP.forward
- * unless --moe-shared-expert-overlap, off by default, transformer_config.py
- * :717); torchtitan's gathers the block's BF16 input at its FeedForward
- * boundary, before any linear casts it (models/common/moe_sharding.py:
- * 172-189 at b5bcd76c), as does its EP-off MoE block */
-static int moe_gathers_quantized(const struct dc_plan *p)
-{
-	return p->in->model.shared_expert_ffn_hidden_size != 0 && p->in->training.framework != DC_FRAMEWORK_TORCHTITAN;
-}
-
 /* Of the layers' gathers, those that feed an FP8 GEMM, over `layers`
  * layers `moe` of them MoE: the attention's (QKV) unless the model's
  * attention is MLA, whose latent projections were not examined, the
  * MLP's (FC1) on a dense layer, and a MoE layer's shared expert's where
- * moe_gathers_quantized; the routed tokens reach the experts through the
- * token dispatcher, which moves BF16. */
+ * dc_framework_moe_tp_gathers_quantized (framework.h); the routed tokens
+ * reach the experts through the token dispatcher, which moves BF16. */
 static uint64_t quantized_gathers(struct dc_axis_ctx *x, uint64_t layers, uint64_t moe)
 {
 	uint64_t attn = x->p->in->model.kv_lora_rank ? 0 : layers;
 	if (moe > layers)
 		moe = layers;
-	return dc_ck_add(x->b, attn, moe_gathers_quantized(x->p) ? layers : layers - moe);
+	return dc_ck_add(x->b, attn, dc_framework_moe_tp_gathers_quantized(x->p) ? layers : layers - moe);
 }
 
 /* training.loss_chunks n > 1 (torchtitan's ChunkedLossWrapper): at tp > 1
@@ -301,8 +287,8 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	per_of(g, 2, 1.0 + (double)mg);
 	per_of(r, 2, 1.0 + (double)mr);
 	/* of them, FP8's: the attention's (aq), a dense MLP's and a shared
-	 * expert's under Transformer Engine (sq: moe_gathers_quantized) */
-	sq = moe && moe_gathers_quantized(p) ? 1.0 : 0.0;
+	 * expert's under Transformer Engine (sq: framework.h) */
+	sq = moe && dc_framework_moe_tp_gathers_quantized(p) ? 1.0 : 0.0;
 	per_of(qg, aq + 1.0, aq + sq);
 	per_of(ug, 1.0 - aq, 1.0 - aq + (double)mg - sq);
 	per_of(qr, aq + 1.0, aq + sq);

@@ -211,9 +211,23 @@ void dc_framework_moe_tp_calls(const struct dc_plan *p, uint64_t *gathers, uint6
 	 * (moe_layer.py:507-530, shared_experts.py:200-207) gathering its
 	 * input and reduce-scattering its output (with
 	 * --moe-shared-expert-overlap the same pair explicitly,
-	 * shared_experts.py:246-253, 347-353). torchtitan with EP on: the block's input stays Shard(1)
-	 * (moe_sharding.py:286-288), the routed experts' output is Shard(1)
+	 * shared_experts.py:246-253, 347-353). torchtitan with EP on: the
+	 * block's input stays Shard(1) (moe_sharding.py:286-288), the routed
+	 * experts' output is Shard(1)
 	 * (:230-239), the shared experts gather to Replicate and
 	 * reduce-scatter Partial to Shard(1) (:177-189) */
 	*gathers = *scatters = shared ? 1 : 0;
+}
+
+/* Under Megatron-LM (and custom and DeepSpeed, which run
+ * Transformer Engine's recipes as it does) the shared expert is an
+ * ordinary MLP whose Transformer Engine linears gather their cast input
+ * (moe_layer.py:507-530, shared_experts.py:200-207 at d98e8a64: MLP.forward
+ * unless --moe-shared-expert-overlap, off by default, transformer_config.py
+ * :717); torchtitan's gathers the block's BF16 input at its FeedForward
+ * boundary, before any linear casts it (models/common/moe_sharding.py:
+ * 172-189 at b5bcd76c), as does its EP-off MoE block */
+int dc_framework_moe_tp_gathers_quantized(const struct dc_plan *p)
+{
+	return p->in->model.shared_expert_ffn_hidden_size != 0 && p->in->training.framework != DC_FRAMEWORK_TORCHTITAN;
 }
