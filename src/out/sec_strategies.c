@@ -15,7 +15,7 @@ struct view {
 	 * (0 otherwise); the pure-DP and FSDP variants keep whole experts
 	 * (dc_variant_layout), so only the configured row shows it */
 	uint64_t etp;
-	const char *note, *means, *ranked_by;
+	const char *note, *means, *time_means, *ranked_by;
 	struct dc_strategies_order order;
 	char note_text[480];
 };
@@ -65,6 +65,8 @@ static void view(const struct dc_run *run, void *out)
 	if (!v->note)
 		v->note = "align the work first: every row keeps the configured global batch; compare memory, bytes and time per token, never step time alone";
 	v->means = "bytes the busiest rank sends per step x world size / tokens per step";
+	v->time_means = "that rank's communication time per step, nothing overlapped / tokens per step: one rank's "
+			"time, not x world size";
 	{
 		/* ranked by tokens/s per GPU when every variant has a step time */
 		double tps[DC_VARIANT_COUNT];
@@ -177,6 +179,7 @@ static const struct dc_rows variant_rows = {variant_count, variant_row, sizeof(s
 static const struct dc_field fields[] = {
 	{"note", "note", DC_U_NONE, DC_FT_STR, V(note)},
 	{"comm_bytes_per_token_means", "comm/token", DC_U_NONE, DC_FT_STR, V(means)},
+	{"comm_time_per_token_means", "comm time/token", DC_U_NONE, DC_FT_STR, V(time_means)},
 	{"ranked_by", "ranked by", DC_U_NONE, DC_FT_STR, V(ranked_by)},
 	{"variants", "Side by side", DC_U_NONE, DC_FT_ROWS, 0, .sub = &variant_table, .rows = &variant_rows},
 };
