@@ -436,6 +436,134 @@ START_TEST(test_moe_layer_tp_pair_in_the_step)
 }
 END_TEST
 
+/* One AllGather's and one ReduceScatter's time of the last run's TP rows
+ * (each layer's calls carry the same b s h, so every call of a kind takes
+ * the same) */
+static void tp_call_times(double *tg, double *tr)
+{
+	const struct dc_comm_strategy *s = &run_res.comm.s[DC_STRAT_TP];
+	*tg = *tr = 0;
+	for (uint64_t j = 0; j < s->ncoll; j++) {
+		if (s->coll[j].what == DC_CW_TP_SEQ_IN_G)
+			*tg = s->coll[j].time_s / (double)s->coll[j].count;
+		if (s->coll[j].what == DC_CW_TP_OUTPUT_GBAR)
+			*tr = s->coll[j].time_s / (double)s->coll[j].count;
+	}
+	ck_assert(*tg > 0 && *tr > 0);
+}
+
+/* dc_step_tp_layer_of(moe) is fwd, bwd and async, to 1e-12 of each */
+static void tp_kind_eq(int moe, double fwd, double bwd, double async)
+{
+	struct dc_step_tp_layer t;
+	dc_step_tp_layer_of(&run_plan, &run_res.comm, moe, &t);
+	ck_assert_msg(fabs(t.fwd_s - fwd) <= 1e-12 * fwd, "kind %d fwd %.17g, by hand %.17g", moe, t.fwd_s, fwd);
+	ck_assert_msg(fabs(t.bwd_s - bwd) <= 1e-12 * bwd, "kind %d bwd %.17g, by hand %.17g", moe, t.bwd_s, bwd);
+	ck_assert_msg(fabs(t.bwd_async_s - async) <= 1e-12 * async, "kind %d async %.17g, by hand %.17g", moe,
+		      t.bwd_async_s, async);
+}
+
+/* step.classes[i]'s exposed TP time is `want`, to 1e-12 */
+static void class_tp_eq(uint64_t i, uint64_t first, uint64_t last, double want)
+{
+	const struct dc_step_class *c = &run_res.step.classes[i];
+	ck_assert_uint_gt(run_res.step.nclasses, i);
+	ck_assert_uint_eq(c->stage_first, first);
+	ck_assert_uint_eq(c->stage_last, last);
+	ck_assert_msg(fabs(c->exposed_s[DC_STRAT_TP] - want) <= 1e-12 * want, "class %llu: exposed tp %.17g, by hand %.17g",
+		      (unsigned long long)i, c->exposed_s[DC_STRAT_TP], want);
+}
+
+/* The TP time of each kind of layer on every stage (docs/step-model.md,
+ * "TP per layer kind"), worked by hand on configs/mixtral-8x7b-ep.json
+ * with sequence parallelism (tp 2, m 16, 8 layers a stage at pp 4) and
+ * the first layers dense. t_g, t_r: one AllGather's and one
+ * ReduceScatter's time (the comm result's rows, per call). Per layer and
+ * microbatch a dense layer sends 2 gathers and 2 reduce-scatters forward
+ * and backward 2 output-gradient gathers, 2 input-gradient
+ * reduce-scatters and 2 re-gathers; a MoE layer without a shared expert
+ * one of each (src/axis/tp.c). So
+ *   dense: forward 2 (t_g + t_r), backward 2 (2 t_g + t_r), of it
+ *          asynchronous (input gradients, re-gathers) 2 (t_g + t_r);
+ *   MoE:   forward t_g + t_r, backward 2 t_g + t_r, async t_g + t_r.
+ * Under framework custom without overlap.tp the asynchronous ones hide
+ * behind the backward's GEMMs (a Mixtral layer's are milliseconds, the
+ * pair tens of microseconds: asserted), so a layer shows its forward and
+ * its output-gradient gathers: a dense layer 2 (2 t_g + t_r), a MoE layer
+ * 2 t_g + t_r = u, half.
+ * (a) pp 1, dp 16, the first 8 of 32 layers dense: the analysed rank
+ *     holds both kinds, each priced as above; the stage shows
+ *     16 x (8 x 2u + 24 u) = 640 u.
+ * (b) pp 4, the first 2 layers dense: stage 0 holds 2 dense and 6 MoE
+ *     layers, the others 8 MoE; the analysed stage (the most parameters)
+ *     is a MoE one, so a dense layer is priced per call, the same as in
+ *     (a). Stage 0 shows 16 x (2 x 2u + 6u) = 160 u, stages 1-2 and 3
+ *     16 x 8u = 128 u.
+ * (c) (b) under DualPipe: ranks 0 and 3 hold stages 0 and 3 (2 dense,
+ *     14 MoE), ranks 1 and 2 stages 1 and 2 (16 MoE), each stage run by
+ *     m / 2 = 8 microbatches: 8 x (2 x 2u + 14u) = 144 u on the classes
+ *     of stages 0 and 3, 8 x 16u = 128 u on 1-2.
+ * (d) (b) with 2 chunks a rank (4 layers each) under full recompute of 1
+ *     layer a chunk: the analysed MoE rank reruns 2 of its 8 layers, so
+ *     a MoE layer's recomputed forward is 1/4 of its pair, t_g + t_r over
+ *     4; a dense layer, which that rank lacks, takes the rank's share
+ *     over all its layers (tp.c re_share), 1/4 of its 2 (t_g + t_r): 
+ *     backward 2 (2 t_g + t_r) + (t_g + t_r) / 2 and 2 t_g + t_r +
+ *     (t_g + t_r) / 4, all of the recomputed forward waited for. Stage 0
+ *     shows 16 x (2 x (2u + (t_g + t_r) / 2) + 6 x (u + (t_g + t_r) / 4))
+ *     = 16 x (10u + 5 (t_g + t_r) / 2), the others 16 x (8u + 2 (t_g +
+ *     t_r)). */
+START_TEST(test_tp_per_layer_kind_on_every_stage)
+{
+	static const char *const runs[][5] = {
+		{"parallel.pp=1", "parallel.dp=16", "model.dense_layers=8", NULL, NULL},
+		{"model.dense_layers=2", NULL, NULL, NULL, NULL},
+		{"model.dense_layers=2", "parallel.pipeline_schedule=dualpipe", NULL, NULL, NULL},
+		{"model.dense_layers=2", "parallel.virtual_pipeline=2", "training.recompute=full",
+		 "training.recompute_layers=1", NULL},
+	};
+	for (int i = 0; i < 4; i++) {
+		const char *sets[8] = {"cluster.gpu=a100-sxm4-80gb", "parallel.sequence_parallel=true", runs[i][0],
+				       runs[i][1],                  runs[i][2],                        runs[i][3],
+				       NULL};
+		double tg, tr, u, pair, re_d, re_m;
+		run_config("mixtral-8x7b-ep.json", sets);
+		tp_call_times(&tg, &tr);
+		u = 2.0 * tg + tr;
+		pair = tg + tr;
+		ck_assert(run_res.compute.moe_layer.bwd_matmul_s > 2.0 * pair);
+		ck_assert(run_res.compute.dense_layer.bwd_matmul_s > 2.0 * pair);
+		/* the analysed rank: both kinds in (a), MoE layers only else */
+		ck_assert_uint_eq(run_res.comm.stage_moe_layers, i == 0 ? 24 : run_res.comm.layers);
+		re_d = i == 3 ? pair / 2.0 : 0;
+		re_m = i == 3 ? pair / 4.0 : 0;
+		tp_kind_eq(0, 2.0 * pair, 2.0 * u + re_d, 2.0 * pair);
+		tp_kind_eq(1, pair, u + re_m, pair);
+		switch (i) {
+		case 0:
+			ck_assert_uint_eq(run_res.step.nclasses, 1);
+			class_tp_eq(0, 0, 0, 640.0 * u);
+			break;
+		case 1:
+			class_tp_eq(0, 0, 0, 160.0 * u);
+			class_tp_eq(1, 1, 2, 128.0 * u);
+			class_tp_eq(2, 3, 3, 128.0 * u);
+			break;
+		case 2:
+			class_tp_eq(0, 0, 0, 144.0 * u);
+			class_tp_eq(1, 1, 2, 128.0 * u);
+			class_tp_eq(2, 3, 3, 144.0 * u);
+			break;
+		default:
+			class_tp_eq(0, 0, 0, 16.0 * (10.0 * u + 2.5 * pair));
+			class_tp_eq(1, 1, 2, 16.0 * (8.0 * u + 2.0 * pair));
+			class_tp_eq(2, 3, 3, 16.0 * (8.0 * u + 2.0 * pair));
+			break;
+		}
+	}
+}
+END_TEST
+
 /* What the trace sink sees of a timeline: per stage and track, events in
  * time order that never overlap; per stage the compute track tiling
  * [0, step]; and the schedule's own ops by name. */
@@ -1857,6 +1985,7 @@ int main(void)
 	tcase_add_test(tc, test_dualpipe_bound_extends_the_steady_state);
 	tcase_add_test(tc, test_dualpipe_tp_layer_per_chunk_microbatch);
 	tcase_add_test(tc, test_moe_layer_tp_pair_in_the_step);
+	tcase_add_test(tc, test_tp_per_layer_kind_on_every_stage);
 	tcase_add_test(tc, test_uneven_interleaved_bound_extends_the_steady_state);
 	tcase_add_test(tc, test_trace_extended_prefix_is_the_schedule);
 	tcase_add_test(tc, test_uneven_stage_compute);

@@ -1365,16 +1365,21 @@ static const struct dc_step_stage *ops_of(const struct step_ctx *x, uint64_t sta
 	return &x->mid[dc_plan_stage_segment(x->k.p, stage)];
 }
 
-void dc_step_tp_layer(const struct dc_plan *p, const struct dc_comm *comm, struct dc_step_tp_layer *t)
+void dc_step_tp_layer_of(const struct dc_plan *p, const struct dc_comm *comm, int moe, struct dc_step_tp_layer *t)
 {
 	struct costs k;
+	int c = moe != 0;
 	costs_init(&k, p, NULL, comm);
-	/* a dense layer's, or a MoE layer's where the analysed rank holds
-	 * only those */
-	int c = comm->stage_moe_layers && comm->stage_moe_layers >= comm->layers;
 	t->fwd_s = k.tp_f[c];
 	t->bwd_s = k.tp_b[c];
 	t->bwd_async_s = k.tp_b_async[c];
+}
+
+void dc_step_tp_layer(const struct dc_plan *p, const struct dc_comm *comm, struct dc_step_tp_layer *t)
+{
+	/* a dense layer's, or a MoE layer's where the analysed rank holds
+	 * only those */
+	dc_step_tp_layer_of(p, comm, comm->stage_moe_layers && comm->stage_moe_layers >= comm->layers, t);
 }
 
 /* ---- the stages' ops memoised across a search's layouts ---- */
