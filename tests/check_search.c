@@ -142,6 +142,13 @@ START_TEST(test_best_and_pareto_are_the_reports_numbers)
 		check_report_path("configs/mixtral-8x7b-ep.json", a2a);
 		check_report_path("configs/mixtral-8x7b-ep.json", dualpipe);
 		check_report_path("configs/llama-3-8b.json", tt);
+		/* torchtitan's experts whole at ep > 1 (etp 1): an expert inner
+		 * size no tp > 1 splits (odd) leaves tp > 1 to the layouts with
+		 * expert parallelism, which rank on the front's memory end */
+		static const char *const ttmoe[] = {"training.framework=torchtitan", "parallel.sharding=fsdp",
+						    "parallel.sequence_parallel=true", "model.moe_ffn_hidden_size=14335",
+						    "cluster.gpu=h100-sxm5-80gb", NULL};
+		check_report_path("configs/mixtral-8x7b-ep.json", ttmoe);
 	}
 	/* the memory objective, with headroom */
 	{
@@ -389,6 +396,129 @@ START_TEST(test_counts_megatron_moe_needs_sp)
 	ck_assert_uint_eq(r->counts.valid, 15);
 	for (size_t i = 0; i < r->nbest; i++)
 		ck_assert(r->best[i].l.layout.tp == 1 || r->best[i].l.layout.sequence_parallel);
+	free(r);
+}
+END_TEST
+
+/* 1 when the loader accepts `path` with `sets` and then `extra` */
+static int loads(const char *path, const char *const *sets, const char *const *extra)
+{
+	struct dc_override ov[MAX_SETS];
+	struct dc_config *cfg = malloc(sizeof(*cfg));
+	struct dc_diag d;
+	char full[512];
+	size_t n = 0;
+	int ok;
+	ck_assert_ptr_nonnull(cfg);
+	for (size_t i = 0; sets && sets[i]; i++)
+		ov[n++] = (struct dc_override){sets[i], 0};
+	for (size_t i = 0; extra && extra[i]; i++)
+		ov[n++] = (struct dc_override){extra[i], 0};
+	snprintf(full, sizeof(full), "%s/%s", DC_SOURCE_DIR, path);
+	dc_diag_init(&d);
+	ok = dc_config_load_file(full, ov, n, cfg, &d) == 0;
+	dc_diag_release(&d);
+	free(cfg);
+	return ok;
+}
+
+/* Every (tp, cp, pp, ep, sp) of the toy space that the loader accepts
+ * is one of the search's best[] (all of them: everything valid fits, and
+ * search.top 100 holds them), and it shows no other: `valid` of them */
+static void toy_loader_agrees(const char *const *sets, const struct dc_search_result *r, uint64_t valid)
+{
+	static const uint64_t tcp[][3] = {{1, 1, 1}, {2, 1, 1}, {1, 2, 1}, {1, 1, 2}, {4, 1, 1},
+					  {1, 4, 1}, {1, 1, 4}, {2, 2, 1}, {2, 1, 2}, {1, 2, 2}};
+	uint64_t accepted = 0;
+	ck_assert_uint_eq(r->nbest, valid);
+	for (size_t i = 0; i < 10; i++)
+		for (uint64_t ep = 1; ep <= 4; ep *= 2)
+			for (int sp = 0; sp < 2; sp++) {
+				char t[5][48];
+				const char *extra[7];
+				uint64_t dp = 4 / (tcp[i][0] * tcp[i][1] * tcp[i][2]);
+				int seen = 0;
+				snprintf(t[0], sizeof(t[0]), "parallel.tp=%llu", (unsigned long long)tcp[i][0]);
+				snprintf(t[1], sizeof(t[1]), "parallel.cp=%llu", (unsigned long long)tcp[i][1]);
+				snprintf(t[2], sizeof(t[2]), "parallel.pp=%llu", (unsigned long long)tcp[i][2]);
+				snprintf(t[3], sizeof(t[3]), "parallel.dp=%llu", (unsigned long long)dp);
+				snprintf(t[4], sizeof(t[4]), "parallel.ep=%llu", (unsigned long long)ep);
+				for (int k = 0; k < 5; k++)
+					extra[k] = t[k];
+				extra[5] = sp ? "parallel.sequence_parallel=true" : "parallel.sequence_parallel=false";
+				extra[6] = NULL;
+				/* grad_accum_steps 2 at dp 4: 8 / dp in general */
+				for (size_t b = 0; b < r->nbest; b++) {
+					const struct dc_layout *l = &r->best[b].l.layout;
+					seen |= l->tp == tcp[i][0] && l->cp == tcp[i][1] && l->pp == tcp[i][2] &&
+						(l->ep ? l->ep : 1) == ep && l->sequence_parallel == sp;
+				}
+				{
+					char gas[48];
+					const char *with_gas[8];
+					snprintf(gas, sizeof(gas), "training.grad_accum_steps=%llu", (unsigned long long)(8 / dp));
+					for (int k = 0; k < 6; k++)
+						with_gas[k] = extra[k];
+					with_gas[6] = gas;
+					with_gas[7] = NULL;
+					ck_assert_msg(loads("configs/systems.json", sets, with_gas) == seen,
+						      "tp %llu cp %llu pp %llu ep %llu sp %d: the loader %s it, the search %s",
+						      (unsigned long long)tcp[i][0], (unsigned long long)tcp[i][1],
+						      (unsigned long long)tcp[i][2], (unsigned long long)ep, sp,
+						      seen ? "refuses" : "accepts", seen ? "ranks it" : "does not");
+					accepted += (uint64_t)seen;
+				}
+			}
+	ck_assert_uint_eq(accepted, valid);
+}
+
+/* training.framework torchtitan has no expert tensor-parallel size: at
+ * ep > 1 its experts are whole (etp 1), at ep 1 they split over tp
+ * (dc_config_layout_etp), so model.moe_ffn_hidden_size binds tp only at
+ * ep 1. The toy space of test_counts_megatron_moe_needs_sp (4 experts,
+ * every layer MoE, 60 enumerated), by hand per (tp, cp, pp) triple with
+ * dp = 4 / (tp cp pp); ep x etp must divide tp x dp x cp, and etp other
+ * than tp > 1 needs sp true:
+ *   inner size 64 under torchtitan: (1,1,1) ep 1, 2, 4: 3; (2,1,1) ep 1
+ *   (etp 2) with sp false and true, ep 2 and 4 (etp 1) with sp: 4;
+ *   (1,2,1) 3; (1,1,2) ep 1, 2: 2; (2,2,1) as (2,1,1): 4; (2,1,2) (2
+ *   ranks) ep 1 twice, ep 2 with sp: 3; (1,2,2) 2: 21 valid.
+ *   inner size 63 (odd): tp 2 splits it nowhere, so under custom (etp =
+ *   tp) the tp-2 triples go whole: 20 - (4 + 4 + 2) = 10. Under
+ *   torchtitan only their ep-1 layouts go: (2,1,1) and (2,2,1) keep ep 2
+ *   and 4 with sp, (2,1,2) ep 2 with sp: 21 - 11 + 5 = 15 valid, every
+ *   tp-2 one at ep > 1. Before, the search refused tp 2 for the inner
+ *   size before it knew ep: 10, 5 fewer than the loader accepts. */
+START_TEST(test_counts_torchtitan_experts_whole_at_ep)
+{
+	const char *sets[40];
+	const char *over[] = {"model.num_experts=4", "model.experts_per_token=2", "model.moe_ffn_hidden_size=64",
+			      "training.framework=torchtitan", NULL};
+	struct dc_search_result *r;
+	r = search("configs/systems.json", toy_with_all(over, sets), 1);
+	ck_assert_uint_eq(r->counts.enumerated, 60);
+	ck_assert_uint_eq(r->counts.valid, 21);
+	toy_loader_agrees(sets, r, 21);
+	free(r);
+	over[2] = "model.moe_ffn_hidden_size=63";
+	over[3] = "training.framework=custom";
+	r = search("configs/systems.json", toy_with_all(over, sets), 1);
+	ck_assert_uint_eq(r->counts.enumerated, 60);
+	ck_assert_uint_eq(r->counts.valid, 10);
+	toy_loader_agrees(sets, r, 10);
+	for (size_t i = 0; i < r->nbest; i++)
+		ck_assert_uint_eq(r->best[i].l.layout.tp, 1);
+	free(r);
+	over[3] = "training.framework=torchtitan";
+	r = search("configs/systems.json", toy_with_all(over, sets), 1);
+	ck_assert_uint_eq(r->counts.enumerated, 60);
+	ck_assert_uint_eq(r->counts.rejected_by_rules, 45);
+	ck_assert_uint_eq(r->counts.valid, 15);
+	toy_loader_agrees(sets, r, 15);
+	for (size_t i = 0; i < r->nbest; i++) {
+		const struct dc_layout *l = &r->best[i].l.layout;
+		ck_assert(l->tp == 1 || (l->ep > 1 && l->sequence_parallel));
+	}
 	free(r);
 }
 END_TEST
@@ -793,6 +923,7 @@ static Suite *suite(void)
 	tcase_add_test(c, test_counts_loss_chunks);
 	tcase_add_test(c, test_counts_overlap_keys);
 	tcase_add_test(c, test_counts_megatron_moe_needs_sp);
+	tcase_add_test(c, test_counts_torchtitan_experts_whole_at_ep);
 	tcase_add_test(c, test_counts_deepspeed_interleaved);
 	tcase_add_test(c, test_nothing_fits_the_host);
 	tcase_add_test(c, test_input_outside_says_why);

@@ -497,7 +497,8 @@ static void tp_hint(const struct loader *l, char *hint, size_t n, const char *wh
 				continue;
 			for (int k = 0; k < 2; k++)
 				if (d[k] < p->tp && d[k] > best && dc_cfg_tp_admits(&l->cfg->model, d[k]) &&
-				    dc_config_tp_splits_mlp(&l->cfg->model, d[k], p->etp))
+				    dc_config_tp_splits_mlp(&l->cfg->model, d[k],
+							    dc_config_layout_etp(l->cfg, p->ep ? p->ep : 1)))
 					best = d[k];
 		}
 		if (best)
@@ -2225,9 +2226,10 @@ static const struct rule rules[] = {
 	{{"ep > 1 or etp other than tp: a mixture-of-experts model, ep divides num_experts, ep × etp divides tp × dp × cp, pp the slowest axis when folded, sequence_parallel when etp ≠ tp > 1; under training.framework torchtitan, which has no expert tensor-parallel size, a given etp is 1 at ep > 1 and tp at ep 1, and ep > 1 at tp > 1 needs sequence_parallel (its default; the other case is not modelled)",
 	  KEYS("parallel.ep", "parallel.etp", "parallel.dp", "parallel.tp", "parallel.cp", "parallel.order",
 	       "parallel.sequence_parallel", "model.num_experts")}, rule_ep},
-	{{"tp divides the MLP inner sizes it splits, ffn_hidden_size (where a layer has a dense MLP) and shared_expert_ffn_hidden_size, and etp (tp unless given) moe_ffn_hidden_size, as Megatron-Core's row-parallel linears assert (megatron/core/tensor_parallel/layers.py:1408 and extensions/transformer_engine.py:2470-2472 through core/utils.py:590-599's divide(), Megatron-LM d98e8a6)",
-	  KEYS("parallel.tp", "parallel.etp", "model.ffn_hidden_size", "model.shared_expert_ffn_hidden_size",
-	       "model.moe_ffn_hidden_size", "model.num_experts", "model.dense_layers", "model.moe_layer_interval")},
+	{{"tp divides the MLP inner sizes it splits, ffn_hidden_size (where a layer has a dense MLP) and shared_expert_ffn_hidden_size, and etp moe_ffn_hidden_size (etp: as given, else tp, or 1 under training.framework torchtitan at ep > 1, whose experts are whole there), as Megatron-Core's row-parallel linears assert (megatron/core/tensor_parallel/layers.py:1408 and extensions/transformer_engine.py:2470-2472 through core/utils.py:590-599's divide(), Megatron-LM d98e8a6)",
+	  KEYS("parallel.tp", "parallel.etp", "parallel.ep", "training.framework", "model.ffn_hidden_size",
+	       "model.shared_expert_ffn_hidden_size", "model.moe_ffn_hidden_size", "model.num_experts",
+	       "model.dense_layers", "model.moe_layer_interval")},
 	 rule_tp_mlp},
 	{{"dp_replicate > 1 divides dp (and dp / ep), with sharding zero1, zero2 or fsdp",
 	  KEYS("parallel.dp_replicate", "parallel.dp", "parallel.ep", "parallel.sharding")}, rule_dp_replicate},

@@ -42,7 +42,7 @@ enum reject {
 
 static const char *const reject_text[R_COUNT] = {
 	[R_TP_HEADS] = "parallel.tp must divide model.num_attention_heads and model.num_kv_heads (and model.linear_num_key_heads)",
-	[R_TP_MLP] = "parallel.tp must divide model.ffn_hidden_size (where a dense MLP runs) and model.shared_expert_ffn_hidden_size, and parallel.etp (tp unless given) model.moe_ffn_hidden_size",
+	[R_TP_MLP] = "parallel.tp must divide model.ffn_hidden_size (where a dense MLP runs) and model.shared_expert_ffn_hidden_size, and the expert tp size model.moe_ffn_hidden_size (parallel.etp where given; else tp, or 1 under training.framework torchtitan at ep > 1)",
 	[R_TP_DOMAIN] = "parallel.tp must stay within the NVLink domain (cluster.nvlink_domain; search.tp_across_nodes lifts it)",
 	[R_CP] = "2 x parallel.cp must divide model.seq_length",
 	[R_PP] = "parallel.pp must divide model.num_layers (with model.moe_layer_interval > 1, its stages hold at most 20 different mixes of dense and MoE layers)",
@@ -91,6 +91,11 @@ struct space {
 	int sp[2];
 	unsigned nsp;
 	uint64_t inner; /* nep x nv x nmbs x nshard x nsp */
+	/* the experts' tp group rests on ep (dc_config_layout_etp: under
+	 * training.framework torchtitan without a given parallel.etp, 1 at ep
+	 * > 1 and tp at ep 1), so moe_ffn_hidden_size is checked per ep, in
+	 * the inner loop, not with tp's other sizes in outer_reject */
+	int etp_by_ep;
 	const char *empty; /* the dimension search.space left without a value, NULL: none */
 	struct outer *outer;
 	size_t nouter;
@@ -310,7 +315,9 @@ static int outer_reject(const struct space *s, uint64_t tp, uint64_t cp, uint64_
 	 * between tp's and cp's, as the counts have always been kept */
 	if (f == DC_LF_TP_HEADS)
 		*why = R_TP_HEADS;
-	else if (!dc_config_tp_splits_mlp(&in->model, tp, in->parallel.etp))
+	/* the routed experts' size where their tp group is known without ep
+	 * (etp 1 divides every size: the inner loop checks it, etp_by_ep) */
+	else if (!dc_config_tp_splits_mlp(&in->model, tp, s->etp_by_ep ? 1 : in->parallel.etp))
 		*why = R_TP_MLP;
 	else if (!in->search.tp_across_nodes && (tp > dom || dom % tp))
 		*why = R_TP_DOMAIN;
@@ -584,7 +591,9 @@ static void run_outer(struct worker *w, const struct outer *o)
 							DC_MEMO_VERIFY(fault_verify(in, y, fault));
 						}
 						f = fault;
-						if (f == DC_LF_EXPERT)
+						if (s->etp_by_ep && !dc_config_tp_splits_mlp(&in->model, y->tp, dc_config_etp(in, y->tp, ep)))
+							reject = R_TP_MLP; /* as the loader's rule_tp_mlp, at this ep's etp */
+						else if (f == DC_LF_EXPERT)
 							reject = R_EP;
 						else if (f == DC_LF_REPLICATE)
 							reject = R_REPLICATE;
@@ -763,6 +772,7 @@ static int space_init(struct space *s, const struct dc_config *in, const char **
 		if (!q->sequence_parallel_mask || (q->sequence_parallel_mask >> i & 1))
 			s->sp[s->nsp++] = (int)i;
 	s->inner = (uint64_t)s->nep * s->nv * s->nmbs * s->nshard * s->nsp;
+	s->etp_by_ep = in->model.num_experts && dc_config_layout_etp(in, 1) != dc_config_layout_etp(in, 2);
 	s->empty = !s->nep ? "no value of search.space.ep divides the experts"
 		   : !s->nv ? "no value of search.space.virtual_pipeline divides the layers"
 		   : !s->nmbs ? "no value of search.space.micro_batch_size divides the global batch"
