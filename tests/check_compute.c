@@ -1259,6 +1259,84 @@ START_TEST(test_recompute_policies)
 }
 END_TEST
 
+/* An MTP module's recompute, as Megatron-Core at d98e8a64 reruns it
+ * (multi_token_prediction.py): under full recompute the uniform method
+ * checkpoints enorm, hnorm, eh_proj and the layer together (:1621-1629),
+ * the block method runs the module without a checkpoint (:1630-1634); the
+ * module's pass through the shared head is outside the checkpoint. Mixtral
+ * (configs/mixtral-8x7b-ep.json: 32 MoE layers, pp 4, so 8 a stage, 16
+ * microbatches) with one module on an H100, no compute slowdown. By hand:
+ * - the head's forward with the module is head + (norms and eh_proj, E) +
+ *   a MoE layer (F) + head again, so E + F = head_fwd(1) - 2 head_fwd(0);
+ * - uniform: the head reruns E + F (before: F alone, eh_proj left out);
+ *   its layer reruns F, as a decoder layer does;
+ * - block with recompute_layers 2 of the 8: a decoder layer reruns F / 4
+ *   (2 of 8), the module nothing (before: F / 4 too);
+ * - the step: the last stage runs 16 microbatches, so full recompute adds
+ *   16 x (8 x F + E + F) to its kernels over none (uniform), 16 x 8 x F /
+ *   4 = 32 F (block); and the rest of its step's kernels are the same. */
+START_TEST(test_mtp_recompute_rule)
+{
+#define MTP_SETS "cluster.gpu=h100-sxm5-80gb", "parallel.sequence_parallel=true", "overlap.compute_slowdown=0"
+	static const char *const none0[] = {MTP_SETS, "training.recompute=none", "model.mtp_layers=0"};
+	static const char *const none1[] = {MTP_SETS, "training.recompute=none", "model.mtp_layers=1"};
+	static const char *const unif1[] = {MTP_SETS, "training.recompute=full", "model.mtp_layers=1"};
+	static const char *const block1[] = {MTP_SETS, "training.recompute=full", "training.recompute_layers=2",
+					     "model.mtp_layers=1"};
+	static const char *const sel1[] = {MTP_SETS, "training.recompute=selective", "model.mtp_layers=1"};
+#undef MTP_SETS
+	const char *mix = DC_SOURCE_DIR "/configs/mixtral-8x7b-ep.json";
+#define N(a) (sizeof(a) / sizeof(a[0]))
+	struct run *n0 = run(mix, none0, N(none0)), *n1 = run(mix, none1, N(none1)), *u1 = run(mix, unif1, N(unif1)),
+		   *b1 = run(mix, block1, N(block1)), *s1 = run(mix, sel1, N(sel1));
+#undef N
+	const struct dc_compute *c = &n1->r.compute;
+	double F = c->moe_layer.fwd_s, E = c->head.fwd_s - 2.0 * n0->r.compute.head.fwd_s - F;
+	double last_n, last_u, last_b;
+	ck_assert(c->available);
+	ck_assert_double_gt(E, 0);
+	/* none: nothing reruns */
+	ck_assert_double_eq(c->head.recompute_s, 0);
+	ck_assert_double_eq(c->mtp_layer.recompute_s, 0);
+	/* uniform: all of the module but its head pass */
+	ck_assert_double_le(fabs(u1->r.compute.head.recompute_s / (E + F) - 1), 1e-12);
+	ck_assert_double_eq(u1->r.compute.mtp_layer.recompute_s, F);
+	ck_assert_double_eq(u1->r.compute.moe_layer.recompute_s, F);
+	/* block: the decoder's layers a quarter, the module nothing */
+	ck_assert_double_le(fabs(b1->r.compute.moe_layer.recompute_s - F / 4.0), 1e-15);
+	ck_assert_double_eq(b1->r.compute.mtp_layer.recompute_s, 0);
+	ck_assert_double_eq(b1->r.compute.head.recompute_s, 0);
+	/* selective: the module's layer its attention core, as any layer; no
+	 * eh_proj */
+	ck_assert_double_gt(s1->r.compute.moe_layer.recompute_s, 0);
+	ck_assert_double_eq(s1->r.compute.mtp_layer.recompute_s, s1->r.compute.moe_layer.recompute_s);
+	ck_assert_double_le(fabs(s1->r.compute.head.recompute_s - s1->r.compute.moe_layer.recompute_s), 1e-18);
+	/* recomputation never changes the forward */
+	ck_assert_double_eq(u1->r.compute.head.fwd_s, c->head.fwd_s);
+	/* the step: the last stage's kernels */
+	{
+		struct run *sn = n1, *su = u1, *sb = b1;
+		struct dc_results *rs[3] = {&sn->r, &su->r, &sb->r};
+		double *last[3] = {&last_n, &last_u, &last_b};
+		for (int i = 0; i < 3; i++) {
+			const struct dc_step_class *k;
+			struct dc_plan *pl = i == 0 ? &sn->plan : i == 1 ? &su->plan : &sb->plan;
+			ck_assert_int_eq(dc_estimate(pl, DC_EST_BIT(DC_EST_STEP), rs[i]), 0);
+			k = &rs[i]->step.classes[rs[i]->step.nclasses - 1];
+			ck_assert_uint_eq(k->stage_last, 3);
+			*last[i] = k->compute_s;
+		}
+	}
+	ck_assert_double_le(fabs((last_u - last_n) / (16.0 * (8.0 * F + E + F)) - 1), 1e-9);
+	ck_assert_double_le(fabs((last_b - last_n) / (32.0 * F) - 1), 1e-9);
+	free(n0);
+	free(n1);
+	free(u1);
+	free(b1);
+	free(s1);
+}
+END_TEST
+
 /* Layer kinds in the kernels (docs/models.md, "Layer kinds"). A sliding
  * window: a flash kernel runs only the blocks inside each query's window.
  * Mistral-7B's shape at s 32768 with its 4096-token window, tp 4, micro
@@ -1360,6 +1438,7 @@ int main(void)
 	tcase_add_test(tc, test_deepspeed_host_copies);
 	tcase_add_test(tc, test_flash_versus_eager);
 	tcase_add_test(tc, test_recompute_policies);
+	tcase_add_test(tc, test_mtp_recompute_rule);
 	tcase_add_test(tc, test_sliding_window_kernels);
 	tcase_add_test(tc, test_gated_deltanet_kernels);
 	suite_add_tcase(s, tc);

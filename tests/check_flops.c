@@ -250,6 +250,67 @@ START_TEST(test_mtp_on_last_stage)
 }
 END_TEST
 
+/* DeepSeek-V3 on tp 8 x pp 61 (above) with `mtp` MTP modules under
+ * training.recompute `rc` and training.recompute_layers `k`. */
+static void deepseek_pp61(uint64_t mtp, const char *rc, uint64_t k, struct dc_flops *f)
+{
+	char json[1024];
+	struct dc_config c;
+	struct dc_diag d;
+	snprintf(json, sizeof(json),
+		 "{\"model\": {\"hf_config\": \"%s/configs/models/deepseek-v3.json\", \"seq_length\": 4096,"
+		 " \"mtp_layers\": %llu},"
+		 " \"cluster\": {\"num_nodes\": 61, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+		 " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+		 " \"parallel\": {\"tp\": 8, \"pp\": 61, \"dp\": 1},"
+		 " \"training\": {\"recompute\": \"%s\", \"recompute_layers\": %llu}}",
+		 DC_SOURCE_DIR, (unsigned long long)mtp, rc, (unsigned long long)k);
+	dc_diag_init(&d);
+	if (dc_config_load_buffer(json, strlen(json), "ds.json", NULL, 0, &c, &d) != 0)
+		ck_abort_msg("config rejected: %s", d.count ? d.entries[0].text : "?");
+	dc_diag_release(&d);
+	ck_assert_int_eq(flops_of(&c, f), 0);
+	ck_assert_uint_eq(f->busiest_stage, 60);
+}
+
+START_TEST(test_mtp_recompute_flops)
+{
+	/* The MTP module's recompute, as Megatron-Core at d98e8a64 reruns it
+	 * (multi_token_prediction.py): full recompute's uniform method
+	 * checkpoints eh_proj and the layer together (:1621-1629), the block
+	 * method skips the module (:1630-1634); the shared head after it is
+	 * never rerun. From test_mtp_on_last_stage's figures: the module's
+	 * matmuls without the head, a MoE layer 585,304,320 + eh_proj
+	 * 102,760,448 = 688,064,768, and its core 335,544,320. Uniform
+	 * (recompute_layers 0) reruns 2 x 688,064,768 + 335,544,320 =
+	 * 1,711,673,856 a token (before: 2 x 1,614,743,808 + 335,544,320 =
+	 * 3,565,031,936, the head's 926,679,040 included); on the last stage x
+	 * 4096 / 8 = 876,377,014,272 a rank. Block with recompute_layers 1
+	 * (every stage's one layer, as uniform for the decoder) reruns none of
+	 * it (before: the same as uniform). Selective: its layer's core,
+	 * 335,544,320, as any layer's. */
+	struct dc_flops u1, u0, b1, b0, n1, n0, s1, s0;
+	deepseek_pp61(1, "full", 0, &u1);
+	deepseek_pp61(0, "full", 0, &u0);
+	deepseek_pp61(1, "full", 1, &b1);
+	deepseek_pp61(0, "full", 1, &b0);
+	deepseek_pp61(1, "none", 0, &n1);
+	deepseek_pp61(0, "none", 0, &n0);
+	deepseek_pp61(1, "selective", 0, &s1);
+	deepseek_pp61(0, "selective", 0, &s0);
+	ck_assert_double_eq(u1.recompute_per_token - u0.recompute_per_token, 1711673856.0);
+	ck_assert_double_eq(b1.recompute_per_token - b0.recompute_per_token, 0.0);
+	ck_assert_double_eq(s1.recompute_per_token - s0.recompute_per_token, 335544320.0);
+	ck_assert_double_eq(n1.recompute_per_token, 0.0);
+	/* the decoder's layers rerun alike under both methods here */
+	ck_assert_double_eq(u0.recompute_per_token, b0.recompute_per_token);
+	ck_assert_double_eq((u1.hardware_per_rank - n1.hardware_per_rank) - (u0.hardware_per_rank - n0.hardware_per_rank),
+			    876377014272.0);
+	ck_assert_double_eq((b1.hardware_per_rank - n1.hardware_per_rank) - (b0.hardware_per_rank - n0.hardware_per_rank),
+			    0.0);
+}
+END_TEST
+
 /* A model from <dir>/<name>.json under the source tree at `seq` tokens on
  * one node of 8 GPUs with the parallel section `parallel` (JSON members). */
 static void load_hf_file(const char *dir, const char *name, uint64_t seq, const char *parallel, struct dc_config *c)
@@ -419,6 +480,7 @@ int main(void)
 	tcase_add_test(tc, test_per_rank_pipeline);
 	tcase_add_test(tc, test_per_rank_dense_and_moe_layers);
 	tcase_add_test(tc, test_mtp_on_last_stage);
+	tcase_add_test(tc, test_mtp_recompute_flops);
 	tcase_add_test(tc, test_sliding_window_mistral_32k);
 	tcase_add_test(tc, test_sliding_window_null_mistral_small);
 	tcase_add_test(tc, test_sliding_window_phi3_mini);

@@ -78,7 +78,14 @@ struct dc_compute {
 	struct dc_work_time dense_layer; /* one transformer layer with a dense MLP */
 	struct dc_work_time moe_layer;   /* one MoE layer (its experts' share of the tokens) */
 	struct dc_work_time embedding;   /* first stage: token (and position) embedding */
-	struct dc_work_time head;        /* last stage: final norm, logits, loss */
+	struct dc_work_time head;        /* last stage: final norm, logits, loss (and the MTP modules) */
+	/* one MTP module's layer (model.mtp_layers; all 0 without them): its
+	 * kind's kernels (moe_layer with experts, else dense_layer), recomputed
+	 * as Megatron-Core recomputes a module (plan.h dc_plan_mtp_recomputed:
+	 * its whole forward under the uniform method, nothing under the block
+	 * method, the attention core under selective, the kind's share under
+	 * op); `head` holds it once a module */
+	struct dc_work_time mtp_layer;
 
 	/* the optimizer step of the ranks of each plan segment
 	 * (plan.h: segment_first), once per step; under parallel.offload the

@@ -231,6 +231,16 @@ uint64_t dc_plan_recomputed_layers(const struct dc_plan *p, uint64_t stage);
  * layers of every stage over L (N / (L / (pp v)) for even chunks). */
 double dc_plan_recompute_share(const struct dc_plan *p);
 
+/* 1 when full recompute reruns the multi-token-prediction modules
+ * (model.mtp_layers): training.recompute "full" with no
+ * training.recompute_layers, Megatron-Core's uniform method, which
+ * checkpoints each module's enorm, hnorm, eh_proj and layer together
+ * (multi_token_prediction.py:1621-1629 at d98e8a64; the head and loss
+ * after it run outside the checkpoint); 0 with recompute_layers (the block
+ * method, which Megatron-Core skips for the modules with a warning,
+ * :1630-1634) and under every other policy. */
+int dc_plan_mtp_recomputed(const struct dc_plan *p);
+
 /* 1 when `par` asks for uneven stages (a list or a first/last form). */
 int dc_stages_uneven(const struct dc_parallel *par);
 

@@ -177,8 +177,7 @@ uint64_t dc_axis_mtp_layers(const struct dc_plan *p, uint64_t stage)
 
 uint64_t dc_axis_mtp_recomputed(const struct dc_plan *p, uint64_t mtp)
 {
-	const struct dc_training *t = &p->in->training;
-	return t->recompute == DC_RECOMPUTE_FULL && t->recompute_layers == 0 ? mtp : 0;
+	return dc_plan_mtp_recomputed(p) ? mtp : 0;
 }
 
 int dc_axis_mtp_moe(const struct dc_plan *p)

@@ -962,6 +962,30 @@ static void layer_time(const struct ctx *x, const struct part *pt, struct dc_wor
 	}
 }
 
+/* What training.recompute reruns of an MTP module: `ew` its enorm,
+ * hnorm and eh_proj, `layer` its layer (a copy of its kind's). Megatron-
+ * Core at d98e8a64 (multi_token_prediction.py): under full recompute in
+ * training (:1705-1720) the uniform method checkpoints the module's
+ * _proj_and_transformer_layer, norms, eh_proj and layer together
+ * (:1621-1629), so all of their forward runs again; the block method runs
+ * it without a checkpoint (:1630-1634), so nothing does, whatever
+ * recompute_layers leaves the decoder's layers. Selective (and torch's op
+ * policy) reach the layer's own modules as any layer's of its kind, never
+ * the norms or eh_proj, which are not in a layer. The head after the
+ * module is outside the checkpoint: never rerun. */
+static void mtp_recompute(const struct dc_plan *p, struct dc_work_time *ew, struct dc_work_time *layer)
+{
+	ew->recompute_s = 0;
+	if (p->in->training.recompute != DC_RECOMPUTE_FULL)
+		return;
+	if (dc_plan_mtp_recomputed(p)) {
+		ew->recompute_s = ew->fwd_s;
+		layer->recompute_s = layer->fwd_s;
+	} else {
+		layer->recompute_s = 0;
+	}
+}
+
 /* First stage: the vocabulary-parallel lookup (each tp rank writes its
  * masked b s x h share, reading the rows it holds: 4 bytes per element),
  * a learned position table added (read it, the sum's read and write: 6),
@@ -1521,9 +1545,10 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 		norm_residual(&x, &e, 0, 0, 0);
 		linear(&x, &e, x.tokens, x.h / x.t, 2.0 * x.h, 1);
 		layer_time(&x, &e, &ew);
-		ew.recompute_s = 0;
+		c->mtp_layer = m->num_experts ? c->moe_layer : c->dense_layer;
+		mtp_recompute(x.p, &ew, &c->mtp_layer);
 		add_work(&c->head, &ew, mtp);
-		add_work(&c->head, m->num_experts ? &c->moe_layer : &c->dense_layer, mtp);
+		add_work(&c->head, &c->mtp_layer, mtp);
 		add_work(&c->head, &head_once, mtp);
 	}
 	c->optimizer_on_host = in->parallel.offload != DC_OFFLOAD_NONE;
@@ -1545,7 +1570,7 @@ static const struct dc_memo_field compute_fields[] = {
 	CF(matmul_efficiency), CF(matmul_efficiency_fp8), CF(attention_backend), CF(attention_fwd_efficiency),
 	CF(attention_bwd_efficiency), CF(fp8_cast_bytes), CF(matmul_overhead_s), CF(memory_efficiency),
 	CF(memory_overhead_s), CF(sm_count), CF(dense_layer_fwd_flops), CF(moe_layer_fwd_flops), CF(dense_layer),
-	CF(moe_layer), CF(embedding), CF(head), CF(optimizer_on_host), CF(host_bandwidth), CF(host_adam_rate),
+	CF(moe_layer), CF(embedding), CF(head), CF(mtp_layer), CF(optimizer_on_host), CF(host_bandwidth), CF(host_adam_rate),
 };
 #undef CF
 

@@ -217,6 +217,33 @@ static double layer_recompute(const struct dc_plan *p, int moe, double mm, doubl
 	return 0;
 }
 
+/* Forward FLOPs per token that recomputation runs again in one MTP
+ * module (`mm`: its matmul parameters without the shared head's, `eh` of
+ * them its eh_proj's 2h h, `core_fwd`: its attention core), as
+ * Megatron-Core reruns it (plan.h dc_plan_mtp_recomputed): under full
+ * recompute its whole checkpointed forward, norms, eh_proj and layer, by
+ * the uniform method, none by the block method; under the others its
+ * layer as a layer of its kind, eh_proj never; the head, outside the
+ * checkpoint, never. */
+static double mtp_recompute(const struct dc_plan *p, int moe, double mm, double eh, double core_fwd)
+{
+	if (p->in->training.recompute != DC_RECOMPUTE_FULL)
+		return layer_recompute(p, moe, mm - eh, core_fwd);
+	return dc_plan_mtp_recomputed(p) ? 2.0 * mm + core_fwd : 0;
+}
+
+/* One MTP module's matmul parameters per token without the shared
+ * head's (mtp_mm's, over the modules) and of them eh_proj's; 0 and 0
+ * without them or without a shape */
+static void mtp_module_mm(const struct dc_model *m, double mtp, double head, double *mm, double *eh)
+{
+	*mm = *eh = 0;
+	if (!m->mtp_layers || mtp <= 0)
+		return;
+	*mm = mtp / (double)m->mtp_layers - head;
+	*eh = 2.0 * (double)m->hidden_size * (double)m->hidden_size;
+}
+
 /* What a flash kernel's backward adds per layer and token: it rebuilds
  * S = QK^T tile by tile (FlashAttention-2, Dao 2023, section 3.1.2: five
  * matmuls in backward against the four of standard attention), 2 s a d_qk
@@ -255,12 +282,13 @@ static void stage_flops(const struct dc_plan *p, const struct dc_stage_params *s
 	if (stage == p->layout.pp - 1) {
 		const struct dc_model *m = &p->in->model;
 		double mtp_core = (double)m->mtp_layers * attention_core_fwd(m);
-		double mtp_flash = (double)m->mtp_layers * flash_backward_extra(p->in);
+		double mtp_flash = (double)m->mtp_layers * flash_backward_extra(p->in), mod_mm, eh;
+		mtp_module_mm(m, mtp, head, &mod_mm, &eh);
 		*model += 6.0 * head + 6.0 * mtp + 3.0 * mtp_core;
-		/* recomputation treats an MTP module as a MoE (or dense) layer */
+		/* the modules rerun as Megatron-Core reruns them (mtp_recompute) */
 		*hw += 6.0 * head + 6.0 * mtp + 3.0 * mtp_core + mtp_flash +
-		       (m->mtp_layers ? layer_recompute(p, m->num_experts > 0, mtp / (double)m->mtp_layers,
-							attention_core_fwd(m)) * (double)m->mtp_layers
+		       (m->mtp_layers ? mtp_recompute(p, m->num_experts > 0, mod_mm, eh, attention_core_fwd(m)) *
+						(double)m->mtp_layers
 				      : 0);
 	}
 }
@@ -302,20 +330,18 @@ int dc_flops_compute(const struct dc_plan *p, const struct dc_batch *b, struct d
 	/* Korthikanti Eq. 7: 3 x (2 N + core) = 6 N + 12 L s a d */
 	f->model_per_token = 6.0 * (double)f->matmul_params + 3.0 * core;
 	{
-		/* the whole model: its dense and MoE layers (and MTP modules,
-		 * recomputed as layers of their kind) */
-		double dense_mm, moe_mm, per_core = core / (double)(m->num_layers + m->mtp_layers);
+		/* the whole model: its dense and MoE layers and its MTP modules
+		 * (rerun as Megatron-Core reruns them: mtp_recompute) */
+		double dense_mm, moe_mm, per_core = core / (double)(m->num_layers + m->mtp_layers), mod_mm, eh;
 		double n_moe = m->num_experts && !m->params_explicit ? (double)t->moe_layers : 0;
 		double n_dense = (double)m->num_layers - n_moe;
 		if (layer_mm_params(p, &dense_mm, &moe_mm) != 0)
 			dense_mm = moe_mm = layers_mm / (double)m->num_layers;
-		if (m->num_experts)
-			n_moe += (double)m->mtp_layers;
-		else
-			n_dense += (double)m->mtp_layers;
+		mtp_module_mm(m, mtp, head, &mod_mm, &eh);
 		f->recompute_per_token = n_dense * layer_recompute(p, 0, dense_mm, per_core) +
 					 n_moe * layer_recompute(p, 1, moe_mm, per_core) +
-					 recompute_mm(p, (double)t->linear_attention_layers * linear_mm_delta(p));
+					 recompute_mm(p, (double)t->linear_attention_layers * linear_mm_delta(p)) +
+					 (double)m->mtp_layers * mtp_recompute(p, m->num_experts > 0, mod_mm, eh, per_core);
 	}
 	f->hardware_per_token = f->model_per_token + f->recompute_per_token + f->flash_backward_per_token;
 	f->model_per_step = f->model_per_token * (double)f->tokens_per_step;

@@ -747,7 +747,7 @@ static void work_acc(const struct dc_work_time *w, int bwd, double tp_wait, stru
  * CP exchange of their own in the comm rows, so none here. */
 static void mtp_cost(const struct costs *k, double share, int bwd, struct cost *o)
 {
-	const struct dc_work_time *w = k->mtp_moe ? &k->c->moe_layer : &k->c->dense_layer;
+	const struct dc_work_time *w = &k->c->mtp_layer; /* recomputed as a module is (compute.h) */
 	double raw = bwd ? w->bwd_s + w->recompute_s : w->fwd_s, eh = bwd ? k->tp_mtp_b : k->tp_mtp_f;
 	struct costs z = *k;
 	struct cost one;

@@ -838,6 +838,12 @@ double dc_plan_recompute_share(const struct dc_plan *p)
 	return (double)sum / (double)L;
 }
 
+int dc_plan_mtp_recomputed(const struct dc_plan *p)
+{
+	const struct dc_training *t = &p->in->training;
+	return t->recompute == DC_RECOMPUTE_FULL && t->recompute_layers == 0;
+}
+
 uint64_t dc_plan_stage_dense_layers(const struct dc_plan *p, uint64_t stage)
 {
 	uint64_t pc = p->layers_per_chunk, pp = p->layout.pp, v = p->v;
