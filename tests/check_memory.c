@@ -1143,15 +1143,24 @@ END_TEST
  *               + the MTP module (num_nextn_predict_layers 1, after the
  *               last layer): a MoE layer 409,157,888 + eh_proj 2 x 7168^2
  *               102,760,448 + 3 norms 21,504 = 511,939,840 = 1,847,783,936
+ *               + the module's own embedding, 926,679,040 (Megatron-Core
+ *               builds a LanguageModelEmbedding on the chunk that runs the
+ *               modules: gpt_model.py:173 at d98e8a64) = 2,774,462,976
  * ZeRO-1 on stage 1: the 931,988,480 non-expert parameters' master and
  * Adam states over 128 ranks (7,281,160 each), the 704,643,072 expert ones
  * over 2 (352,321,536): master 4 x 359,602,696 = 1,438,410,784 B, Adam
- * 2,876,821,568 B. 120 microbatches >= 16 stages: every stage holds a
- * different number in flight (16 - s), so each is its own class. */
+ * 2,876,821,568 B. Stage 15: the copy is a parameter as any other there,
+ * BF16 weights and gradients, 2 x 2,774,462,976 = 5,548,925,952 B each;
+ * its experts 2 x 4 x 44,040,192 = 352,321,536 over 2 (176,160,768), the
+ * other 2,422,141,440 over 128 (18,922,980): master 4 x 195,083,748 =
+ * 780,334,992 B, Adam 1,560,669,984 B (without the copy: 1,495,462,400 /
+ * 128 = 11,683,300, master 751,376,272 B). 120 microbatches >= 16 stages:
+ * every stage holds a different number in flight (16 - s), so each is its
+ * own class. */
 START_TEST(test_deepseek_v3_pp16_ep64)
 {
 	static const uint64_t layers[] = {4, 4, 1};
-	static const uint64_t params[] = {3086287104ull, 1636631552ull, 1847783936ull};
+	static const uint64_t params[] = {3086287104ull, 1636631552ull, 2774462976ull};
 	struct dc_config c;
 	struct dc_diag d;
 	struct dc_plan p;
@@ -1181,6 +1190,12 @@ START_TEST(test_deepseek_v3_pp16_ep64)
 			ck_assert_uint_eq(l.master_bytes, 1438410784ull);
 			ck_assert_uint_eq(l.optimizer_bytes, 2876821568ull);
 		}
+		if (s == 15) {
+			ck_assert_uint_eq(l.params_bytes, 5548925952ull);
+			ck_assert_uint_eq(l.grads_bytes, 5548925952ull);
+			ck_assert_uint_eq(l.master_bytes, 780334992ull);
+			ck_assert_uint_eq(l.optimizer_bytes, 1560669984ull);
+		}
 	}
 }
 END_TEST
@@ -1191,8 +1206,11 @@ END_TEST
  * 2 x 583,483,392 + 2 x 3,051,569,408 (a MoE layer with 64 local experts,
  * check_params.c) + the embedding 926,679,040 + final norm 7,168 + head
  * 926,679,040 + the MTP module after layer 7 (a MoE layer 3,051,569,408 +
- * eh_proj 102,760,448 + 3 norms 21,504 = 3,154,351,360) = 12,277,822,208,
- * of which routed experts 3 x 64 x 44,040,192 = 8,455,716,864. */
+ * eh_proj 102,760,448 + 3 norms 21,504 = 3,154,351,360) = 12,277,822,208
+ * + the module's own embedding on chunk 3, which is not the embedding's
+ * chunk (Megatron-Core builds one per model chunk that runs the modules,
+ * gpt_model.py:173 at d98e8a64) 926,679,040 = 13,204,501,248, of which
+ * routed experts 3 x 64 x 44,040,192 = 8,455,716,864. */
 START_TEST(test_dualpipev_mtp_on_head_rank)
 {
 	char json[1024];
@@ -1214,8 +1232,57 @@ START_TEST(test_dualpipev_mtp_on_head_rank)
 	ck_assert_int_eq(dc_memory_rank_params(plan_of(&c), 0, &r), 0);
 	ck_assert_uint_eq(r.layers, 4);
 	ck_assert_uint_eq(r.dense_layers, 2);
-	ck_assert_uint_eq(r.total, 12277822208ull);
+	ck_assert_uint_eq(r.total, 13204501248ull);
 	ck_assert_uint_eq(r.expert_params, 8455716864ull);
+}
+END_TEST
+
+/* The MTP modules' own embedding (Megatron-Core at d98e8a64): a model
+ * chunk that runs the modules builds a LanguageModelEmbedding when it is
+ * not the first (gpt_model.py:173, `pre_process or mtp_process`); without
+ * a pipeline the one chunk holds one table. DeepSeek-V3's shape cut to 8
+ * layers (check_params.c test_placement_dense_layers_pp), ep 4, tp 1:
+ *   pp 2: stage 1 = 4 MoE layers 12,206,277,632 + final norm 7,168 + head
+ *         926,679,040 + MTP module 3,154,351,360 + its embedding
+ *         926,679,040 = 17,213,994,240
+ *   pp 1: stage 0 = 3 dense 1,750,450,176 + 5 MoE 15,257,847,040 +
+ *         embedding 926,679,040 + final norm 7,168 + head 926,679,040 +
+ *         MTP module 3,154,351,360 = 22,016,013,824 (one table for both)
+ *   tied embeddings, pp 2: the same 17,213,994,240 on stage 1 (the tied
+ *         head's output weight is still allocated there, pre_process
+ *         false: gpt_model.py:289-290, beside the module's embedding)
+ *   without the module (mtp_layers 0), pp 2: 13,132,963,840 (no copy). */
+START_TEST(test_mtp_embedding_copy)
+{
+	static const struct {
+		uint64_t pp, mtp;
+		const char *tie;
+		uint64_t last;
+	} rows[] = {
+		{2, 1, "false", 17213994240ull},
+		{1, 1, "false", 22016013824ull},
+		{2, 1, "true", 17213994240ull},
+		{2, 0, "false", 13132963840ull},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char json[1024];
+		struct dc_config c;
+		struct dc_diag d;
+		struct dc_stage_params sp;
+		snprintf(json, sizeof(json),
+			 "{\"model\": {\"hf_config\": \"%s/configs/models/deepseek-v3.json\", \"seq_length\": 4096,"
+			 " \"num_layers\": 8, \"mtp_layers\": %llu, \"tie_word_embeddings\": %s},"
+			 " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+			 "   \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"}},"
+			 " \"parallel\": {\"pp\": %llu, \"ep\": 4}}",
+			 DC_SOURCE_DIR, (unsigned long long)rows[i].mtp, rows[i].tie, (unsigned long long)rows[i].pp);
+		dc_diag_init(&d);
+		ck_assert_msg(dc_config_load_buffer(json, strlen(json), "t.json", NULL, 0, &c, &d) == 0, "%s",
+			      d.count ? d.entries[0].text : "?");
+		dc_diag_release(&d);
+		ck_assert_int_eq(dc_stage_params_compute(plan_of(&c), rows[i].pp - 1, &sp), 0);
+		ck_assert_msg(sp.total == rows[i].last, "row %zu: %llu", i, (unsigned long long)sp.total);
+	}
 }
 END_TEST
 
@@ -1510,6 +1577,7 @@ int main(void)
 	tcase_add_test(tc, test_deepseek_v3_interleaved_dense_chunk);
 	tcase_add_test(tc, test_overflow_names_keys);
 	tcase_add_test(tc, test_dualpipev_mtp_on_head_rank);
+	tcase_add_test(tc, test_mtp_embedding_copy);
 	tcase_add_test(tc, test_mem_memo_changes_nothing);
 	tcase_add_test(tc, test_torchtitan_experts_whole_with_ep);
 	tcase_add_test(tc, test_reserve_rounding);

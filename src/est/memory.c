@@ -40,6 +40,21 @@ uint64_t dc_pipeline_in_flight(uint64_t pp, uint64_t stage, uint64_t grad_accum_
 	return n < grad_accum_steps ? n : grad_accum_steps;
 }
 
+/* The MTP modules' embedding: Megatron-Core builds a LanguageModelEmbedding
+ * on every model chunk that runs the modules as well as on the first
+ * (megatron/core/models/gpt/gpt_model.py:173-181 at d98e8a64, `pre_process
+ * or mtp_process`; each virtual chunk its own GPTModel), so a chunk that
+ * holds them and not the model's first layer allocates a second
+ * vocabulary-parallel table, V h / tp, and the learned position table
+ * whole where the model has one (language_model_embedding.py:47-78). It
+ * is a parameter like any other there: zero-filled, then all-reduced with
+ * the first stage's (language_module.py:279-313), its gradient in the
+ * data-parallel buffers and the optimizer's shards, kept in step with the
+ * first stage's by the embedding group's AllReduce. Without a pipeline
+ * the one chunk holds both and the table is one. The same holds under a
+ * tied head: its output layer's weight is allocated as well (pre_process
+ * false: gpt_model.py:289-290), unused. */
+
 int dc_stage_params_compute(const struct dc_plan *pl, uint64_t stage, struct dc_stage_params *p)
 {
 	const struct dc_model *m = &pl->in->model;
@@ -86,6 +101,12 @@ int dc_stage_params_compute(const struct dc_plan *pl, uint64_t stage, struct dc_
 		/* an untied head; a tied one is copied to the last stage when pp > 1 */
 		if (!m->tie_word_embeddings || pp > 1)
 			p->other_params = dc_ck_add(&c, p->other_params, sh->embedding);
+		/* the MTP modules' own embedding (mtp_embedding) */
+		if (m->mtp_layers && pp > 1) {
+			if (sh->position_overflow)
+				return -1;
+			p->other_params = dc_ck_add(&c, p->other_params, dc_ck_add(&c, sh->embedding, sh->position));
+		}
 	}
 	p->total = dc_ck_add(&c,
 			     dc_ck_add(&c, dc_ck_mul(&c, p->dense_layers - (lin - lin_moe), sh->dense_layer),
@@ -209,9 +230,12 @@ int dc_memory_rank_params(const struct dc_plan *pl, uint64_t stage, struct dc_st
 			out->other_params = dc_ck_add(&c, out->other_params, pl->parts.norm);
 			if (!m->tie_word_embeddings) /* a tied head is the embedding's table, here on the same rank */
 				out->other_params = dc_ck_add(&c, out->other_params, sh->embedding);
-			/* the MTP modules after the last layer */
+			/* the MTP modules after the last layer, and on their own
+			 * chunk their own embedding (mtp_embedding) */
 			out->other_params = dc_ck_add(&c, out->other_params, sh->mtp - sh->mtp_experts);
 			mtp_experts = sh->mtp_experts;
+			if (m->mtp_layers && !ch.embedding)
+				out->other_params = dc_ck_add(&c, out->other_params, dc_ck_add(&c, sh->embedding, sh->position));
 		}
 	}
 	out->moe_layers = out->layers - out->dense_layers;
