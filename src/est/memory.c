@@ -48,12 +48,18 @@ uint64_t dc_pipeline_in_flight(uint64_t pp, uint64_t stage, uint64_t grad_accum_
  * vocabulary-parallel table, V h / tp, and the learned position table
  * whole where the model has one (language_model_embedding.py:47-78). It
  * is a parameter like any other there: zero-filled, then all-reduced with
- * the first stage's (language_module.py:279-313), its gradient in the
+ * the first stage's (language_module.py:253-314), its gradient in the
  * data-parallel buffers and the optimizer's shards, kept in step with the
  * first stage's by the embedding group's AllReduce. Without a pipeline
  * the one chunk holds both and the table is one. The same holds under a
  * tied head: its output layer's weight is allocated as well (pre_process
- * false: gpt_model.py:289-290), unused. */
+ * false: gpt_model.py:289-290), unused. The table's parameters on such a
+ * chunk, 0 without the modules; the caller checks position_overflow. */
+static uint64_t mtp_embedding(const struct dc_plan *pl, struct dc_ck *c)
+{
+	const struct dc_plan_shard *sh = &pl->shard;
+	return pl->in->model.mtp_layers ? dc_ck_add(c, sh->embedding, sh->position) : 0;
+}
 
 int dc_stage_params_compute(const struct dc_plan *pl, uint64_t stage, struct dc_stage_params *p)
 {
@@ -101,11 +107,11 @@ int dc_stage_params_compute(const struct dc_plan *pl, uint64_t stage, struct dc_
 		/* an untied head; a tied one is copied to the last stage when pp > 1 */
 		if (!m->tie_word_embeddings || pp > 1)
 			p->other_params = dc_ck_add(&c, p->other_params, sh->embedding);
-		/* the MTP modules' own embedding (mtp_embedding) */
+		/* the MTP modules' own embedding, off the first stage */
 		if (m->mtp_layers && pp > 1) {
 			if (sh->position_overflow)
 				return -1;
-			p->other_params = dc_ck_add(&c, p->other_params, dc_ck_add(&c, sh->embedding, sh->position));
+			p->other_params = dc_ck_add(&c, p->other_params, mtp_embedding(pl, &c));
 		}
 	}
 	p->total = dc_ck_add(&c,
@@ -230,12 +236,12 @@ int dc_memory_rank_params(const struct dc_plan *pl, uint64_t stage, struct dc_st
 			out->other_params = dc_ck_add(&c, out->other_params, pl->parts.norm);
 			if (!m->tie_word_embeddings) /* a tied head is the embedding's table, here on the same rank */
 				out->other_params = dc_ck_add(&c, out->other_params, sh->embedding);
-			/* the MTP modules after the last layer, and on their own
-			 * chunk their own embedding (mtp_embedding) */
+			/* the MTP modules after the last layer, and on a chunk
+			 * other than the embedding's their own embedding */
 			out->other_params = dc_ck_add(&c, out->other_params, sh->mtp - sh->mtp_experts);
 			mtp_experts = sh->mtp_experts;
-			if (m->mtp_layers && !ch.embedding)
-				out->other_params = dc_ck_add(&c, out->other_params, dc_ck_add(&c, sh->embedding, sh->position));
+			if (!ch.embedding)
+				out->other_params = dc_ck_add(&c, out->other_params, mtp_embedding(pl, &c));
 		}
 	}
 	out->moe_layers = out->layers - out->dense_layers;
