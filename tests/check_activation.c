@@ -268,6 +268,52 @@ START_TEST(test_moe_layer)
 }
 END_TEST
 
+/* An MTP module's activations on the last stage under each recompute, as
+ * Megatron-Core runs it (multi_token_prediction.py at d98e8a64). Mixtral
+ * (test_moe_layer: tp 2, no sequence parallelism, s 4096, b 1, sbh =
+ * 16,777,216; a MoE layer keeps 562,298,880 B with flash and no dropout)
+ * with one module. The last stage's output terms hold the head's, O, and
+ * the module's own head copy O with its body B, so B = O(1) - 2 O(0):
+ * - none: the layer's all and enorm, hnorm and eh_proj's inputs, 2 + 2 +
+ *   4 = 8 sbh = 134,217,728: 696,516,608;
+ * - block (full with recompute_layers 2 of the 8 a chunk): the module runs
+ *   without a checkpoint (:1630-1634), so the same 696,516,608 (before:
+ *   a recomputed layer's input 2 sbh + 8 sbh = 167,772,160);
+ * - uniform (full, recompute_layers 0): only the checkpoint's inputs, the
+ *   hidden states and the embedding, 2 sbh each (:1621-1629):
+ *   67,108,864 (before: 167,772,160). */
+START_TEST(test_mtp_module_activations)
+{
+	static const struct {
+		enum dc_recompute rc;
+		uint64_t layers, body;
+	} rows[] = {
+		{DC_RECOMPUTE_NONE, 0, 696516608ull},
+		{DC_RECOMPUTE_FULL, 2, 696516608ull},
+		{DC_RECOMPUTE_FULL, 0, 67108864ull},
+	};
+	struct dc_config c;
+	struct dc_diag d;
+	char path[512];
+	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, NULL, 0, &c, &d), 0);
+	dc_diag_release(&d);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct dc_act_plan x0, x1;
+		c.training.recompute = rows[i].rc;
+		c.training.recompute_layers = rows[i].layers;
+		c.model.mtp_layers = 0;
+		dc_act_plan_compute(plan_of(&c), &x0);
+		c.model.mtp_layers = 1;
+		dc_act_plan_compute(plan_of(&c), &x1);
+		ck_assert(!x0.output_bad && !x1.output_bad);
+		ck_assert_msg(x1.output_bytes - 2 * x0.output_bytes == rows[i].body, "row %zu: %llu", i,
+			      (unsigned long long)(x1.output_bytes - 2 * x0.output_bytes));
+	}
+}
+END_TEST
+
 START_TEST(test_ledger_uses_schedule)
 {
 	/* the ledger's first stage: 124 layer-microbatches x 4.25 sbh
@@ -658,6 +704,7 @@ int main(void)
 	tcase_add_test(tc, test_embedding_and_output_terms);
 	tcase_add_test(tc, test_gqa_swiglu_generalisation);
 	tcase_add_test(tc, test_moe_layer);
+	tcase_add_test(tc, test_mtp_module_activations);
 	tcase_add_test(tc, test_ledger_uses_schedule);
 	tcase_add_test(tc, test_flash_vs_eager_small);
 	tcase_add_test(tc, test_loss_chunks_head_terms);

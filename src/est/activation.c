@@ -672,16 +672,28 @@ void dc_act_plan_compute(const struct dc_plan *p, struct dc_act_plan *x)
 	x->output_bad |= dc_act_head_backward_bytes(p, &x->head_backward_bytes) != 0;
 	if (cfg->model.mtp_layers && !cfg->model.params_explicit) {
 		/* each MTP module after the last layer (DeepSeek-V3 section 2.2)
-		 * keeps, for the microbatch the last stage runs, what a layer of
-		 * its kind keeps, its own logits and head inputs (as the head's),
-		 * and the inputs of enorm, hnorm and eh_proj: 2 + 2 + 4 bytes a
-		 * hidden element (tp-split under sequence parallelism) */
+		 * keeps, for the microbatch the last stage runs, its own logits
+		 * and head inputs (as the head's) and, as Megatron-Core runs it
+		 * (multi_token_prediction.py at d98e8a64, plan.h
+		 * dc_plan_mtp_recomputed): under full recompute's uniform method
+		 * only its checkpoint's two inputs, the hidden states and the
+		 * embedding, a layer input each (:1621-1629); else what a layer
+		 * of its kind keeps (all of it under the block method, which
+		 * skips the module's recompute, :1630-1634) and the inputs of
+		 * enorm, hnorm and eh_proj: 2 + 2 + 4 bytes a hidden element
+		 * (tp-split under sequence parallelism) */
+		int kind = cfg->model.num_experts ? 1 : 0;
 		uint64_t sbh = dc_ck_mul(&c, p->tokens_per_microbatch_cp, cfg->model.hidden_size);
-		uint64_t proj = dc_ck_mul(&c, 8, sbh), one;
+		uint64_t proj = dc_ck_mul(&c, 8, sbh), one, body;
 		if (p->layout.sequence_parallel)
 			proj = dc_ceil_div(proj, p->layout.tp);
-		one = dc_ck_add(&c, dc_ck_add(&c, x->kept[cfg->model.num_experts ? 1 : 0], x->output_bytes), proj);
+		if (dc_plan_mtp_recomputed(p))
+			body = dc_ck_mul(&c, 2, x->input_bytes);
+		else
+			body = dc_ck_add(&c, cfg->training.recompute == DC_RECOMPUTE_FULL ? x->all[kind] : x->kept[kind],
+					 proj);
+		one = dc_ck_add(&c, body, x->output_bytes);
 		x->output_bytes = dc_ck_add(&c, x->output_bytes, dc_ck_mul(&c, cfg->model.mtp_layers, one));
-		x->output_bad |= c.overflow || x->kept_bad[cfg->model.num_experts ? 1 : 0];
+		x->output_bad |= c.overflow || x->kept_bad[kind];
 	}
 }
