@@ -128,6 +128,23 @@ static int blame(const struct loader *l, int ki, enum key_id other)
 	return ki >= 0 && (l->from_set[ki] || !l->from_set[other]) ? ki : (int)other;
 }
 
+/* As blame() against parallel.dp: `ki`, unless only dp came from --set,
+ * or, where dp is derived (left out or "auto", rule_layout), a key it is
+ * derived from did (the GPU count, tp, pp, cp): a --set of num_nodes that
+ * moves dp is the override that broke a rule on dp. */
+static int blame_dp(const struct loader *l, int ki)
+{
+	static const int from[] = {KEY_CLUSTER_NUM_NODES, KEY_CLUSTER_SYSTEM, KEY_CLUSTER_GPUS_PER_NODE,
+				   KEY_PARALLEL_TP, KEY_PARALLEL_PP, KEY_PARALLEL_CP};
+	if (ki >= 0 && l->from_set[ki])
+		return ki;
+	if (l->from_set[KEY_PARALLEL_DP])
+		return KEY_PARALLEL_DP;
+	if (l->cfg->parallel.dp_explicit)
+		return ki;
+	return dc_cfg_blame(l, ki, from, sizeof(from) / sizeof(from[0]));
+}
+
 /* The report lists every rank and group: O(world) work and output, so the
  * world is capped at 2^24 ranks (today's largest clusters are ~10^5 GPUs)
  * to keep a typo from running for minutes. */
@@ -585,7 +602,7 @@ static int rule_ep(struct loader *l)
 		dc_cfg_errorf(l, KEY_PARALLEL_ORDER, "%s, got \"%s\" with pp %llu", why, p->order_text,
 		       (unsigned long long)p->pp);
 	else
-		dc_cfg_errorf(l, blame(l, k_ep, KEY_PARALLEL_DP),
+		dc_cfg_errorf(l, blame_dp(l, k_ep),
 		       "'parallel.ep': ep x etp (%llu x %llu) must divide tp x dp x cp (%llu x %llu x %llu), the ranks of a stage that the expert layers regroup (Megatron-Core's MoE parallel folding)",
 		       (unsigned long long)ep, (unsigned long long)etp, (unsigned long long)p->tp,
 		       (unsigned long long)p->dp, (unsigned long long)cp);
@@ -690,7 +707,7 @@ static int rule_dp_replicate(struct loader *l)
 	if (r <= 1 || !p->dp)
 		return 0;
 	if (p->dp % r != 0)
-		dc_cfg_errorf(l, blame(l, k, KEY_PARALLEL_DP), "'parallel.dp_replicate': must divide parallel.dp (%llu), got %llu",
+		dc_cfg_errorf(l, blame_dp(l, k), "'parallel.dp_replicate': must divide parallel.dp (%llu), got %llu",
 		       (unsigned long long)p->dp, (unsigned long long)r);
 	else if (p->sharding == DC_SHARD_NONE)
 		dc_cfg_errorf(l, blame(l, k, KEY_PARALLEL_SHARDING),
@@ -1181,7 +1198,7 @@ static int rule_global_batch(struct loader *l)
 	if (!l->seen[kg] || c->parallel.dp == 0)
 		return 0;
 	/* blame the --set that broke the division, if one did */
-	who = l->from_set[kg] ? kg : l->from_set[kb] ? kb : l->from_set[kd] ? kd : kg;
+	who = l->from_set[kg] ? kg : l->from_set[kb] ? kb : blame_dp(l, kg);
 	if (dc_mul_u64(t->micro_batch_size, c->parallel.dp, &per_micro) || t->global_batch_size % per_micro != 0) {
 		dc_cfg_errorf(l, who,
 		       "'training.global_batch_size': must be a multiple of training.micro_batch_size x parallel.dp (%llu x %llu), got %llu",
