@@ -1143,6 +1143,38 @@ START_TEST(test_search_space_left_out)
 }
 END_TEST
 
+/* An explicit model.params the shape does not give warns, naming both
+ * counts and which figures follow which. configs/systems.json's shape by
+ * hand (docs/formulas-systems.md, the strategies' worked example): 32
+ * layers of 4 x 4096^2 + 3 x 4096 x 11008 + 2 x 4096 = 202,383,360 and
+ * the root (embedding and head 2 x 32,000 x 4096, final norm 4096)
+ * 262,148,096: 6,738,415,616. 7 x 10^9 / 6,738,415,616 = 1.0388: +3.9%.
+ * The shape's own count is quiet. */
+START_TEST(test_params_differing_from_the_shape_warn)
+{
+	size_t len;
+	char *buf = read_all(SYSTEMS, &len);
+	struct dc_config cfg;
+	struct dc_diag d;
+	char got[2048];
+	const char *differs[] = {"model.params=7000000000"}, *same[] = {"model.params=6738415616"};
+	buf[len] = '\0';
+	ck_assert_int_eq(load(buf, differs, 1, &cfg, &d), 0);
+	joined(&d, got, sizeof(got));
+	ck_assert_uint_eq(dc_diag_warnings(&d), 1);
+	ck_assert_str_eq(got, "--set: 'model.params': 7000000000 differs from the shape's 6738415616 (+3.9%); the "
+			      "model-state memory, the DP, FSDP, ring and checkpoint bytes and the model FLOPs (so MFU) "
+			      "follow model.params, while the activations, the TP, PP, CP and EP bytes and the kernel "
+			      "times (so the step time) follow the shape; leave model.params out for one model");
+	ck_assert_str_eq(d.entries[0].key, "model.params");
+	dc_diag_release(&d);
+	ck_assert_int_eq(load(buf, same, 1, &cfg, &d), 0);
+	ck_assert_uint_eq(d.count, 0);
+	dc_diag_release(&d);
+	free(buf);
+}
+END_TEST
+
 /* Decimal GPU memory at a card's marketed size: read as written, with a
  * warning; 80 x 10^9 / 2^30 = 74.5 GiB. */
 START_TEST(test_gpu_memory_decimal_warning)
@@ -2044,6 +2076,7 @@ Suite *s = suite_create("config");
 	tcase_add_test(tc, test_allocation_failures);
 	tcase_add_test(tc, test_dotted_member_names);
 	tcase_add_test(tc, test_gpu_memory_decimal_warning);
+	tcase_add_test(tc, test_params_differing_from_the_shape_warn);
 	tcase_add_test(tc, test_search_space_left_out);
 	tcase_add_test(tc, test_gpu_presets);
 	tcase_add_test(tc, test_unset);

@@ -2585,7 +2585,7 @@ void dc_cfg_cross_check(struct loader *l)
 	/* parameters: explicit or from the shape (blamed on the Hugging Face
 	 * file when it gave every size). The loader only validates
 	 * the count; the plan (plan.h) derives it */
-	uint64_t params;
+	uint64_t params, shape_params = 0;
 	m->params_explicit = l->seen[KEY_MODEL_PARAMS];
 	if (!m->params_explicit)
 		m->params = 0; /* dropped by --model: the shape's count applies */
@@ -2600,6 +2600,7 @@ void dc_cfg_cross_check(struct loader *l)
 			return;
 		}
 		params = m->params_explicit ? m->params : t.total;
+		shape_params = t.total;
 	}
 	/* model-state bytes must be representable (overflow guard for the ledger) */
 	{
@@ -2633,6 +2634,16 @@ void dc_cfg_cross_check(struct loader *l)
 					      what,
 					      strncmp(dc_cfg_keys[ki].info.path, "precision.", 10) == 0 || m->params_explicit ? ""
 					      : "; check hidden_size, ffn_hidden_size, vocab_size, num_layers and the expert sizes");
+		} else if (m->params_explicit && m->params != shape_params) {
+			/* an explicit count the shape does not give: the report
+			 * rests on two models, and says which figure follows which */
+			dc_cfg_warnf(l, KEY_MODEL_PARAMS,
+				     "'model.params': %llu differs from the shape's %llu (%+.1f%%); the model-state memory, the DP, "
+				     "FSDP, ring and checkpoint bytes and the model FLOPs (so MFU) follow model.params, while the "
+				     "activations, the TP, PP, CP and EP bytes and the kernel times (so the step time) follow the "
+				     "shape; leave model.params out for one model",
+				     (unsigned long long)m->params, (unsigned long long)shape_params,
+				     100.0 * ((double)m->params - (double)shape_params) / (double)shape_params);
 		}
 	}
 	{
