@@ -228,51 +228,61 @@ START_TEST(test_ll_ceiling_bounds_every_channel)
 	/* NCCL's LL ceiling (llMaxBws, tuning.cc v2.26.2 L151-156: 39.0 GB/s
 	 * of bus bandwidth on two nodes) bounds the rate of all the channels
 	 * together (L256, L259); a call on fewer channels gets their share of
-	 * it (v2.21.5 L436). 2 x 8 H100 (dgx-h100: B = 370.8 GB/s, B_node =
-	 * 8 x 50 = 400 GB/s, 16 channels), AllReduce on 16 ranks.
+	 * it (v2.21.5 L436). NCCL picks the pair on every channel
+	 * (ncclTopoGetAlgoTime reads comm->bandwidths whole, L530-545; the
+	 * cheapest, enqueue.cc v2.26.2 L1654-1708) and cuts the channels of
+	 * the pair it picked afterwards (L1734-1774). 2 x 8 H100 (dgx-h100:
+	 * B = 370.8 GB/s, B_node = 8 x 50 = 400 GB/s, 16 channels), AllReduce
+	 * on 16 ranks.
 	 *
 	 * Ring, 64 KiB: bus bytes 2 x 15/16 x 65,536 = 122,880 B; 30 steps,
-	 * 2 of them between nodes.
-	 * - LL: 6.6 + 28 x max(0.6, 1 us overhead) + 2 x 2.7 = 40.0 us; the
-	 *   full-channel rate min(370.8 / 4 = 92.7, 39.0) = 39.0 GB/s; one
-	 *   channel of 16 (512 threads x 8 B x 16 ranks = 64 KiB a channel):
-	 *   39.0 / 16 = 2.4375 GB/s; 122,880 / 2.4375 GB/s = 50.41 us: 90.41 us
-	 *   (before: 40.0 + 122,880 / (92.7 / 16) = 61.21 us, the ceiling
-	 *   tested on 5.79 GB/s).
-	 * - LL128: 14 + 28 x 1.9 + 2 x 4.0 = 75.2 us; 12 channels (65,536 /
-	 *   5,120 = 12.8): 0.92 x 370.8 x 12/16 = 255.852 GB/s (under 12 x
-	 *   36.7): 0.48 us, 75.68 us, so the ring takes LL128.
-	 * - Simple: (8.4 + 28 x 3.4 + 2 x 14) x 1.4 (the plateau) = 184.24 us
-	 *   plus its bytes: slower. */
+	 * 2 of them between nodes. The pick, every pair on 16 channels:
+	 * - LL: 6.6 + 28 x max(0.6, 1 us overhead) + 2 x 2.7 = 40.0 us; rate
+	 *   min(370.8 / 4 = 92.7, 39.0) = 39.0 GB/s: 122,880 / 39.0 GB/s =
+	 *   3.15 us, 43.15 us (NCCL's own estimate, the same ceiling);
+	 * - LL128: 14 + 28 x 1.9 + 2 x 4.0 = 75.2 us; 0.92 x 370.8 = 341.136
+	 *   GB/s (under 16 x 36.7): 0.36 us, 75.56 us;
+	 * - Simple: (8.4 + 28 x 3.4 + 2 x 14) x 1.4 (the plateau, 65,536 /
+	 *   (16 x 16) = 256 B >= 64) = 184.24 us plus its bytes;
+	 * so the ring runs LL. It runs on one channel of 16 (512 threads x 8 B
+	 * x 16 ranks = 64 KiB a channel): 39.0 / 16 = 2.4375 GB/s, 122,880 B in
+	 * 50.41 us: 90.41 us. (Picking on the cut channels instead, as the
+	 * model did before, LL128 on its 12 channels (65,536 / 5,120 = 12.8):
+	 * 0.92 x 370.8 x 12/16 = 255.852 GB/s, 0.48 us, 75.68 us, would have
+	 * won: not NCCL's pick.) With LL left out (NCCL_PROTO=LL128,Simple)
+	 * the ring runs LL128 on its 12 channels: 75.68 us. */
 	struct dc_net net;
 	struct dc_net_choice ch;
 	double ll = 40.0e-6 + 122880.0 / (39.0e9 / 16), ll128 = 75.2e-6 + 122880.0 / (0.92 * 370.8e9 * 12 / 16);
 	system_net("dgx-h100", 2, &net);
 	ch = run(&net, DC_COLL_ALL_REDUCE, 16, 64u << 10, DC_NET_ALGO_RING);
-	ck_assert_str_eq(ch.protocol, "LL128");
-	assert_rel(ch.time_s, ll128, 1e-12, "ring 64 KiB");
-	assert_rel(ll128, 75.68e-6, 1e-4, "ring LL128 by hand");
-	net.protocols = 1u << DC_NET_PROTO_LL;
-	ch = run(&net, DC_COLL_ALL_REDUCE, 16, 64u << 10, DC_NET_ALGO_RING);
 	ck_assert_str_eq(ch.protocol, "LL");
-	assert_rel(ch.time_s, ll, 1e-12, "ring LL 64 KiB");
+	assert_rel(ch.time_s, ll, 1e-12, "ring 64 KiB");
 	assert_rel(ll, 90.41e-6, 1e-4, "ring LL by hand");
+	net.protocols = (1u << DC_NET_PROTO_LL128) | (1u << DC_NET_PROTO_SIMPLE);
+	ch = run(&net, DC_COLL_ALL_REDUCE, 16, 64u << 10, DC_NET_ALGO_RING);
+	ck_assert_str_eq(ch.protocol, "LL128");
+	assert_rel(ch.time_s, ll128, 1e-12, "ring LL128 64 KiB");
+	assert_rel(ll128, 75.68e-6, 1e-4, "ring LL128 by hand");
 	/* 16 channels (1 MiB: 1,048,576 / 65,536): the whole ceiling, 39.0
 	 * GB/s, 40.0 + 1,966,080 / 39.0 GB/s = 90.41 us as well */
+	net.protocols = 1u << DC_NET_PROTO_LL;
 	ch = run(&net, DC_COLL_ALL_REDUCE, 16, 1u << 20, DC_NET_ALGO_RING);
+	ck_assert_str_eq(ch.protocol, "LL");
 	assert_rel(ch.time_s, 40.0e-6 + 1966080.0 / 39.0e9, 1e-12, "ring LL 1 MiB");
 
-	/* Tree, 8 KiB (auto): LL runs 8,192 / (512 x 8) = 2 channels of 16.
-	 * Full-channel rate: link min(370.8 / 2, 400) = 185.4 GB/s, x 0.92 =
-	 * 170.568 (under 16 x 41.4 / 2 = 331.2), LL min(170.568 / 3.8 =
-	 * 44.886, 39.0 / 2 = 19.5) = 19.5 GB/s; 2 channels: 2.4375 GB/s;
-	 * the size factor at knot log2(8,192 / 64) = 7 is LL's 0.7:
-	 * 1.70625 GB/s, 8,192 B in 4.80 us; latency 6.8 + 2 x (7 x 0.6 +
-	 * 5.0) = 25.2 us: 30.00 us (before: 19.5 tested against 44.886 x
-	 * 2/16 = 5.61 GB/s, 27.29 us; the log measures 31.67 us). LL128
-	 * starts at 14 + 2 x (7 x 1.25 + 8.5) = 48.5 us, the ring's LL at 40
-	 * us plus 8,192 x 30/16 / (39.0 / 16 GB/s) = 6.30 us: the tree's LL
-	 * wins. */
+	/* Tree, 8 KiB (auto), where the pick does not change. Full-channel
+	 * rate: link min(370.8 / 2, 400) = 185.4 GB/s, x 0.92 = 170.568
+	 * (under 16 x 41.4 / 2 = 331.2), LL min(170.568 / 3.8 = 44.886,
+	 * 39.0 / 2 = 19.5) = 19.5 GB/s; the size factor at knot log2(8,192 /
+	 * 64) = 7 is LL's 0.7: 13.65 GB/s; latency 6.8 + 2 x (7 x 0.6 + 5.0)
+	 * = 25.2 us. The pick on 16 channels: the tree's LL 25.2 + 8,192 /
+	 * 13.65 GB/s = 25.80 us; its LL128 starts at 14 + 2 x (7 x 1.25 +
+	 * 8.5) = 48.5 us, the ring's LL at 40 us plus 8,192 x 30/16 / 39.0
+	 * GB/s = 0.39 us, NVLS at 25 + 2 x 14 = 53 us: the tree's LL, as it
+	 * was on the cut channels. It runs 8,192 / (512 x 8) = 2 channels of
+	 * 16: 19.5 x 2/16 x 0.7 = 1.70625 GB/s, 8,192 B in 4.80 us: 30.00 us
+	 * (the log measures 31.67 us). */
 	net.protocols = 0;
 	ch = run(&net, DC_COLL_ALL_REDUCE, 16, 8u << 10, DC_NET_ALGO_AUTO);
 	ck_assert_str_eq(ch.algorithm, "tree");

@@ -516,9 +516,28 @@ static int near_le(double a, double b)
 	return a <= b * (1 + 1e-12);
 }
 
+/* Whether strategy s's calls (every strategy's, s < 0) run the same
+ * algorithm and protocol in a and b */
+static int picks_kept(const struct dc_comm *a, const struct dc_comm *b, int s)
+{
+	for (int i = s < 0 ? 0 : s; i < (s < 0 ? DC_STRAT_COUNT : s + 1); i++) {
+		if (a->s[i].ncoll != b->s[i].ncoll)
+			return 0;
+		for (uint64_t k = 0; k < a->s[i].ncoll; k++)
+			if (strcmp(a->s[i].coll[k].algorithm, b->s[i].coll[k].algorithm) != 0 ||
+			    strcmp(a->s[i].coll[k].protocol, b->s[i].coll[k].protocol) != 0)
+				return 0;
+	}
+	return 1;
+}
+
 /* Communication: every time non-negative and finite, never below bytes /
  * bandwidth, each call's bytes = count x what the ring sends; doubling every
- * link's bandwidth never increases any time and changes no byte count. */
+ * link's bandwidth changes no byte count and never increases a time whose
+ * calls keep their algorithm and protocol. A call whose pick moves can be
+ * slower: NCCL picks on every channel and runs the pick on the channels a
+ * small call uses (docs/network-model.md, "The pick first, then the
+ * channels"). */
 START_TEST(test_comm_invariants)
 {
 	struct dc_rng rng;
@@ -542,7 +561,7 @@ START_TEST(test_comm_invariants)
 		HOLDS(dc_comm_compute(&pl, &c, &err) == 0);
 		HOLDS(dc_comm_compute(&fast_pl, &fast, &err) == 0);
 		HOLDS(isfinite(c.time_s) && c.time_s >= 0);
-		HOLDS(near_le(fast.time_s, c.time_s));
+		HOLDS(!picks_kept(&c, &fast, -1) || near_le(fast.time_s, c.time_s));
 		HOLDS_EQ(fast.bytes_per_rank, c.bytes_per_rank);
 		/* strategies in play follow the layout */
 		HOLDS((c.s[DC_STRAT_TP].in_play) == (cfg.parallel.tp > 1));
@@ -555,7 +574,7 @@ START_TEST(test_comm_invariants)
 			const struct dc_comm_strategy *st = &c.s[s], *ft = &fast.s[s];
 			double bw = st->link_params.bw_bytes_per_s;
 			HOLDS(isfinite(st->time_s) && st->time_s >= 0);
-			HOLDS(near_le(ft->time_s, st->time_s));
+			HOLDS(!picks_kept(&c, &fast, s) || near_le(ft->time_s, st->time_s));
 			HOLDS_EQ(ft->bytes_per_rank, st->bytes_per_rank);
 			HOLDS_EQ(ft->ncoll, st->ncoll);
 			sum += st->bytes_per_rank;
@@ -587,7 +606,10 @@ START_TEST(test_comm_invariants)
 				}
 				HOLDS_EQ(x->bytes_per_rank, x->count * per_call);
 				HOLDS(isfinite(x->time_s) && x->time_s >= 0);
-				HOLDS(near_le(ft->coll[k].time_s, x->time_s));
+				/* faster links never slow a call that keeps its pair */
+				if (strcmp(ft->coll[k].algorithm, x->algorithm) == 0 &&
+				    strcmp(ft->coll[k].protocol, x->protocol) == 0)
+					HOLDS(near_le(ft->coll[k].time_s, x->time_s));
 				/* never faster than half the ring's bytes over every link
 				 * the rank has at once (NVLS and the hierarchical
 				 * algorithm move fewer bytes than the ring, never less

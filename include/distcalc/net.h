@@ -199,7 +199,11 @@ void dc_net_group_lattice(const struct dc_net *net, uint64_t first, uint64_t a, 
 
 /* Prices one call of `op` on `bytes` (nccl-tests' S, above) over group `g`
  * with algorithm `force` (DC_NET_ALGO_AUTO: net->algorithm, and when that
- * is AUTO too, the fastest supported). Returns 0 with *out filled; -1 when
+ * is AUTO too, the supported one NCCL's tuner picks). The algorithm and
+ * protocol are picked as NCCL picks them, the cheapest with every pair
+ * priced on all its channels; the time is the picked pair's on the
+ * channels it runs on (fewer for a small call: docs/network-model.md,
+ * "Channels"), which can exceed another pair's. Returns 0 with *out filled; -1 when
  * the forced algorithm cannot run `op` on this group (NVLS without
  * cluster.nvls, a tree for anything but AllReduce), *out then unchanged.
  * A group of one rank or 0 bytes costs 0 s ("none"/"none"). Supported:

@@ -571,11 +571,15 @@ uint64_t dc_net_channels_used(const struct dc_net *net, enum dc_net_algo a, enum
  * (algorithm, protocol) pair it tries, so found once (call_size): its size
  * knot and ramp, one node's rate between domains and nccl-tests' bus
  * bytes. The channels a pair runs on depend on the pair: each price
- * function that needs them asks (pair_channels). */
+ * function that needs them asks (pair_channels). A call marked `tuner` is
+ * priced as NCCL's tuner prices it to choose the pair: on every channel
+ * (comm->bandwidths, tuning.cc v2.26.2 L253-297, read whole by
+ * ncclTopoGetAlgoTime, L530-545; dc_net_time). */
 struct call {
 	double S;
 	uint64_t bytes;
 	int knot;
+	int tuner;        /* every channel: the tuner's price */
 	double ramp;      /* the fitted ramp's factor (1 without one) */
 	double node_bw;   /* dc_net_node_bw(net, g) */
 	double busbw;     /* dc_net_busbw_factor(op, g->ranks) */
@@ -627,6 +631,7 @@ static void call_size(const struct dc_net *net, enum dc_coll_kind op, const stru
 	c->S = (double)bytes;
 	c->bytes = bytes;
 	c->knot = dc_net_size_knot(bytes);
+	c->tuner = 0;
 	c->ramp = dc_net_ramp_factor(net->ramp[g->nodes > 1 ? 1 : 0], bytes);
 	c->node_bw = dc_net_node_bw(net, g);
 	c->busbw = dc_net_busbw_factor(op, g->ranks);
@@ -634,11 +639,12 @@ static void call_size(const struct dc_net *net, enum dc_coll_kind op, const stru
 }
 
 /* The channels pair (a, p) runs the call on, and their share of the
- * full-channel rate */
+ * full-channel rate; every channel for the tuner's price */
 static uint64_t pair_channels(const struct dc_net *net, enum dc_net_algo a, enum dc_net_proto p,
 			      const struct dc_net_group *g, const struct call *c, double *ch_share)
 {
-	uint64_t nc = dc_net_channels_used(net, a, p, g->ranks, c->bytes), all = net->channels ? net->channels : 1;
+	uint64_t all = net->channels ? net->channels : 1;
+	uint64_t nc = c->tuner ? all : dc_net_channels_used(net, a, p, g->ranks, c->bytes);
 	/* every channel (a large call): the quotient is 1 exactly, without
 	 * the division */
 	*ch_share = nc == all ? 1.0 : (double)nc / (double)all;
@@ -1029,7 +1035,7 @@ int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_
 	int p2p = op == DC_COLL_SEND || op == DC_COLL_ALL_TO_ALL;
 	const struct algo_row *rows = p2p ? p2p_algos : algos;
 	unsigned allowed = net->protocols ? net->protocols : PROTO_ALL; /* NCCL_PROTO's */
-	struct call c;
+	struct call c, tune;
 	struct price pc[DC_NET_PROTO_COUNT];
 	enum dc_net_proto pr;
 
@@ -1048,7 +1054,18 @@ int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_
 	/* hierarchical on one domain, or one rank per domain, is the ring */
 	if (want == DC_NET_ALGO_HIER && (g->nodes < 2 || g->ranks_per_node < 2) && op != DC_COLL_BROADCAST)
 		want = DC_NET_ALGO_RING;
+	/* NCCL picks the pair on its tuner's prices, every pair on every
+	 * channel (updateCollCostTable, then the cheapest: src/enqueue.cc
+	 * v2.26.2 L1654-1708), and only then cuts the channels the picked
+	 * pair runs on (L1734-1774); v2.21.5 too (topoGetAlgoInfo with
+	 * info->nChannels still 0, L1484-1538, L1548; channels after,
+	 * L1566-1595). So the pick is made on `tune`, and the picked pair
+	 * alone is priced again on the channels it runs on. A fitted ramp
+	 * (none in the presets), which NCCL does not know, stays in the
+	 * pick: it is one factor on every pair's rate. */
 	call_size(net, op, g, bytes, &c);
+	tune = c;
+	tune.tuner = 1;
 	/* in order of algorithm, then protocol, the first of equal times
 	 * kept: the pairs a runs function refuses were never priced */
 	for (int a = DC_NET_ALGO_RING; a < DC_NET_ALGO_COUNT; a++) {
@@ -1063,7 +1080,7 @@ int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_
 		protos = rows[a].runs(net, op, g) & allowed;
 		if (!protos)
 			continue;
-		rows[a].price(net, op, g, &c, protos, pc);
+		rows[a].price(net, op, g, &tune, protos, pc);
 		/* the protocols it runs, lowest first (the lowest bit set) */
 		EACH_PROTO(pr, protos) {
 			double t = pc[pr].lat_s + pc[pr].bw_s;
@@ -1076,7 +1093,8 @@ int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_
 	}
 	if (best < 0)
 		return -1;
-	fill(best, best_a, best_p, p2p, &c, out);
+	rows[best_a].price(net, op, g, &c, PROTO_BIT(best_p), pc);
+	fill(pc[best_p].lat_s + pc[best_p].bw_s, best_a, best_p, p2p, &c, out);
 	return 0;
 }
 
