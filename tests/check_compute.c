@@ -16,10 +16,12 @@
  * A measured layer time holds its tensor-parallel collectives too. They
  * come from the comm estimator (the network model), composed as
  * Megatron-LM runs them (docs/compute-model.md, "Table 4"): every forward
- * collective is on the critical path; in backward the AllReduce (or, with
- * sequence parallelism, the ReduceScatter and the re-gather) runs behind
- * the weight-gradient GEMM, while sequence parallelism's AllGather of the
- * output gradient and the collectives of a recomputed forward are exposed.
+ * collective is on the critical path; in backward each column-parallel
+ * linear's input-gradient AllReduce (or, with sequence parallelism,
+ * ReduceScatter) runs behind that linear's weight-gradient GEMM and its
+ * input's re-gather behind its input-gradient GEMM, while sequence
+ * parallelism's AllGather of the output gradient and the collectives of a
+ * recomputed forward are exposed.
  */
 #include <check.h>
 #include <math.h>
@@ -28,6 +30,7 @@
 #include <string.h>
 
 #include "distcalc/config.h"
+#include "distcalc/framework.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
 #include "distcalc/step.h"
@@ -80,7 +83,7 @@ START_TEST(test_korthikanti_table4)
 		struct run *x;
 		struct dc_step_tp_layer tp;
 		const struct dc_work_time *w;
-		double fwd_ms, bwd_ms;
+		double fwd_ms, bwd_ms, shown;
 
 		memcpy(sets, megatron_gpt, sizeof(megatron_gpt));
 		snprintf(sp, sizeof(sp), "parallel.sequence_parallel=%s", row->sp);
@@ -91,17 +94,112 @@ START_TEST(test_korthikanti_table4)
 		ck_assert(x->r.compute.available);
 		ck_assert(x->r.comm.s[DC_STRAT_TP].in_play);
 		dc_step_tp_layer(&x->plan, &x->r.comm, &tp);
-		/* every forward collective waits; in backward the asynchronous
-		 * ones hide behind the GEMMs (they are shorter here) */
-		ck_assert_double_lt(tp.bwd_async_s, x->r.compute.dense_layer.bwd_matmul_s);
 		w = &x->r.compute.dense_layer;
+		/* every forward collective waits; in backward each asynchronous
+		 * one hides behind its own linear's GEMM (each is shorter here) */
+		shown = 0;
+		for (int j = 0; j < 2; j++) {
+			ck_assert_double_lt(tp.bwd_async_grad_s[j], w->tp_col_wgrad_s[j]);
+			ck_assert_double_lt(tp.bwd_async_regather_s[j], w->tp_col_dgrad_s[j]);
+			shown += fmax(0, tp.bwd_async_grad_s[j] - w->tp_col_wgrad_s[j]) +
+				 fmax(0, tp.bwd_async_regather_s[j] - w->tp_col_dgrad_s[j]);
+		}
 		fwd_ms = (w->fwd_s + tp.fwd_s) * 1e3;
-		bwd_ms = (w->bwd_s + w->recompute_s + tp.bwd_s - tp.bwd_async_s) * 1e3;
+		bwd_ms = (w->bwd_s + w->recompute_s + tp.bwd_s - tp.bwd_async_s + shown) * 1e3;
 		ck_assert_msg(fabs(fwd_ms / row->fwd_ms - 1) <= 0.05, "%s: forward %.2f ms, published %.1f ms", row->name,
 			      fwd_ms, row->fwd_ms);
 		ck_assert_msg(fabs(bwd_ms / row->bwd_ms - 1) <= 0.05, "%s: backward %.2f ms, published %.1f ms",
 			      row->name, bwd_ms, row->bwd_ms);
 		free(x);
+	}
+}
+END_TEST
+
+/* Megatron's asynchronous backward TP collectives each hide behind a GEMM
+ * of the column-parallel linear that issues them, not behind all of the
+ * layer's (docs/step-model.md, "TP backward"; Megatron-LM d98e8a64
+ * tensor_parallel/layers.py:674-808). configs/llama-3-8b.json on the H100
+ * preset (custom framework, overlap.tp false: DC_TP_ASYNC_BWD), tp 8, T =
+ * 8192 tokens, h 4096, q, k, v (32 + 2 x 8) x 128 / 8 = 768 columns, fc1
+ * (gate and up) 2 x 14336 / 8 = 3584. By hand from docs/compute-model.md
+ * ("One kernel", "Waves of tiles", "Stream-K on Hopper"; the H100 set's
+ * e_mm = (797.8 / 989)(1830 / 1980) = 0.745562, t0_mm = 1.024e9 / (312e12
+ * e_mm) = 4.402118 us, P = 989e12; every one compute-bound):
+ *   qkv wgrad [4096 x 8192] . [8192 x 768], F = 51,539,607,552: 96 tiles
+ *     of 256 x 128 fill 96 / 132 (q 0.727); 192 of 128 x 128 run stream-K
+ *     (tail 60 < 66, 128 k-tiles): 132 units, ceil(192 x 128 / 132) / 128
+ *     = 187 / 128 waves, q = 0.75 x 192 / (132 x 187 / 128) = 0.746719;
+ *     F / (P e_mm q) = 93.606122 us, + t0 = 98.008240 us
+ *   fc1 wgrad [4096 x 8192] . [8192 x 3584], F = 240,518,168,576: 448
+ *     tiles of 256 x 128, 3 full waves and a tail of 52: dp 2, sk 184,
+ *     ceil(184 x 128 / 132) = 179 of 128, waves 2 + 179 / 128 = 3.398438,
+ *     q = 448 / (132 x 3.398438) = 0.998676; 326.620291 + t0 = 331.022409 us
+ *   qkv dgrad [8192 x 768] . [768 x 4096]: 1024 tiles, 8 waves (tail 100,
+ *     data-parallel), q = 1024 / 1056 = 0.969697; 72.081719 + t0 =
+ *     76.483838 us
+ *   fc1 dgrad [8192 x 3584] . [3584 x 4096]: the same tiles, 336.381357 +
+ *     t0 = 340.783476 us.
+ * Without sequence parallelism a layer's backward runs two input-gradient
+ * AllReduces of c (the comm estimator's, 336.79 us each), one behind each
+ * wgrad: what shows is max(0, c - 98.008) + max(0, c - 331.022), 244.55
+ * us a layer-microbatch (the old rule hid all 673.58 us behind the
+ * 2,342 us of backward matmuls). With it, two ReduceScatters and two
+ * re-gathers of c' (173.89 us each): max(0, c' - 98.008) + max(0, c' -
+ * 76.484) from the attention's, none from fc1's. The step's exposed TP is
+ * 512 layer-microbatches (32 layers, 16 microbatches) of the forward's
+ * TP, all waited for, and the backward's less what hides. */
+START_TEST(test_async_tp_own_linear_by_hand)
+{
+	static const double qkv_wgrad = 98.008240e-6, fc1_wgrad = 331.022409e-6;
+	static const double qkv_dgrad = 76.483838e-6, fc1_dgrad = 340.783476e-6;
+	static const char *const sets[2][2] = {
+		{"cluster.gpu=h100-sxm5-80gb", "parallel.sequence_parallel=false"},
+		{"cluster.gpu=h100-sxm5-80gb", "parallel.sequence_parallel=true"},
+	};
+	for (int sp = 0; sp < 2; sp++) {
+		struct dc_config cfg;
+		struct dc_plan plan;
+		struct dc_results *r = calloc(1, sizeof(*r));
+		struct dc_override ov[2] = {{sets[sp][0], 0}, {sets[sp][1], 0}};
+		struct dc_diag d;
+		struct dc_step_tp_layer tp;
+		const struct dc_work_time *w;
+		double c, hidden, want;
+		ck_assert_ptr_nonnull(r);
+		dc_diag_init(&d);
+		ck_assert_int_eq(dc_config_load_file(NO_GPU, ov, 2, &cfg, &d), 0);
+		dc_diag_release(&d);
+		ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
+		ck_assert_int_eq(dc_estimate(&plan, DC_EST_BIT(DC_EST_STEP), r), 0);
+		ck_assert_int_eq(dc_framework_tp_overlap(&plan), DC_TP_ASYNC_BWD);
+		w = &r->compute.dense_layer;
+		ck_assert_double_eq_tol(w->tp_col_wgrad_s[0], qkv_wgrad, 1e-6 * qkv_wgrad);
+		ck_assert_double_eq_tol(w->tp_col_wgrad_s[1], fc1_wgrad, 1e-6 * fc1_wgrad);
+		ck_assert_double_eq_tol(w->tp_col_dgrad_s[0], qkv_dgrad, 1e-6 * qkv_dgrad);
+		ck_assert_double_eq_tol(w->tp_col_dgrad_s[1], fc1_dgrad, 1e-6 * fc1_dgrad);
+		dc_step_tp_layer(&plan, &r->comm, &tp);
+		/* one call of each per linear, all of one size */
+		c = tp.bwd_async_grad_s[0];
+		ck_assert_double_eq_tol(tp.bwd_async_grad_s[1], c, 1e-12);
+		if (sp) {
+			ck_assert_double_eq_tol(tp.bwd_async_regather_s[0], c, 1e-12);
+			ck_assert_double_eq_tol(tp.bwd_async_regather_s[1], c, 1e-12);
+			ck_assert_double_eq_tol(tp.bwd_async_s, 4.0 * c, 1e-12);
+			ck_assert_double_eq_tol(c, 173.89e-6, 0.01e-6);
+			/* the attention's two show, fc1's hide */
+			hidden = qkv_wgrad + qkv_dgrad + 2.0 * c;
+		} else {
+			ck_assert_double_eq(tp.bwd_async_regather_s[0], 0);
+			ck_assert_double_eq(tp.bwd_async_regather_s[1], 0);
+			ck_assert_double_eq_tol(tp.bwd_async_s, 2.0 * c, 1e-12);
+			ck_assert_double_eq_tol(c, 336.79e-6, 0.01e-6);
+			/* each AllReduce beyond its wgrad shows: 244.55 us */
+			hidden = qkv_wgrad + fc1_wgrad;
+			ck_assert_double_eq_tol(tp.bwd_async_s - hidden, 244.55e-6, 0.01e-6);
+		}
+		want = 512.0 * (tp.fwd_s + tp.bwd_s - hidden);
+		ck_assert_double_eq_tol(r->step.classes[0].exposed_s[DC_STRAT_TP], want, 1e-6 * want);
+		free(r);
 	}
 }
 END_TEST
@@ -1412,6 +1510,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_korthikanti_table4);
+	tcase_add_test(tc, test_async_tp_own_linear_by_hand);
 	tcase_add_test(tc, test_wave_quantization);
 	tcase_add_test(tc, test_stream_k_thin_gemm);
 	tcase_add_test(tc, test_efficiency_keys);

@@ -30,6 +30,15 @@ struct dc_work_time {
 	double fwd_matmul_s; /* the matmul part of fwd_s (the rest is memory-bound) */
 	double bwd_matmul_s; /* the matmul part of bwd_s */
 	double bwd_wgrad_s;  /* of bwd_s: the weight-gradient GEMMs (all of the embedding's), W of a zero-bubble schedule */
+	/* of bwd_matmul_s: the input-gradient and weight-gradient GEMMs of the
+	 * layer's column-parallel linears, whose backward issues the
+	 * asynchronous TP collectives (framework.h DC_TP_ASYNC_BWD; Megatron's
+	 * ColumnParallelLinear): [0] the attention's (q, k, v; MLA's up
+	 * projections together; a hybrid layer's the mean over its kinds, as
+	 * every time here), [1] the MLP's fc1 (a MoE layer's shared expert's
+	 * fc1, 0 without one: the routed experts issue none). 0 for the
+	 * embedding and the head */
+	double tp_col_dgrad_s[2], tp_col_wgrad_s[2];
 	/* tiled TP overlap only (framework.h DC_TP_TILED; 0 otherwise): what
 	 * cutting the TP-paired GEMMs into tp row tiles adds to fwd_s and
 	 * bwd_s (each tile's waves and launch), with torch's ReduceScatter

@@ -189,15 +189,21 @@ struct dc_step {
 
 /* One transformer layer's tensor-parallel collectives for one microbatch,
  * as the step composes them: the forward's (all waited for), the
- * backward's, and of those the ones Megatron-LM runs behind the backward's
- * GEMMs (the input-gradient AllReduce or ReduceScatter and the input's
- * re-gather). So a layer as Korthikanti et al. 2022 Table 4 measured it
- * takes compute + fwd_s forward and compute + bwd_s - bwd_async_s
- * backward while the hidden ones fit behind the GEMMs. A dense layer's,
+ * backward's, and of those the ones Megatron-LM runs behind a GEMM of the
+ * linear that issues them (the input-gradient AllReduce or ReduceScatter
+ * and the input's re-gather). So a layer as Korthikanti et al. 2022 Table
+ * 4 measured it takes compute + fwd_s forward and compute + bwd_s -
+ * bwd_async_s + what of each async one exceeds its GEMM backward. A dense layer's,
  * or a MoE layer's where the analysed stage holds only those (a MoE
  * layer's MLP may take no TP pair: src/axis/tp.c). All 0 without TP. */
 struct dc_step_tp_layer {
 	double fwd_s, bwd_s, bwd_async_s;
+	/* of bwd_async_s, by the column-parallel linear that issues it ([0]
+	 * the attention's, [1] the MLP's fc1): the input-gradient AllReduce
+	 * or ReduceScatter, which hides only behind that linear's
+	 * weight-gradient GEMM (compute.h tp_col_wgrad_s), and the input's
+	 * re-gather, only behind its input-gradient GEMM (tp_col_dgrad_s) */
+	double bwd_async_grad_s[2], bwd_async_regather_s[2];
 };
 void dc_step_tp_layer(const struct dc_plan *p, const struct dc_comm *comm, struct dc_step_tp_layer *t);
 /* The same for a layer of one kind, `moe` 0 (dense) or not (MoE), as the

@@ -225,6 +225,10 @@ struct part {
 	double fwd_mm, fwd_mem;
 	double bwd_mm, bwd_mem;
 	double bwd_wgrad; /* of bwd_mm: the weight-gradient GEMMs */
+	/* of bwd_mm: the column-parallel linears' input- and weight-gradient
+	 * GEMMs, [0] the attention's, [1] the MLP's fc1 (compute.h
+	 * tp_col_dgrad_s) */
+	double col_dgrad[2], col_wgrad[2];
 	double core_mm, core_mem; /* the attention core's forward: what selective recompute reruns */
 	double fwd_flops;
 };
@@ -419,9 +423,10 @@ static void gemm_verify(const struct ctx *x, const char *what, double reused, do
 }
 #endif
 
-/* A linear layer's forward and input-gradient GEMM times (linear_in) */
+/* A linear layer's forward, input-gradient and weight-gradient GEMM
+ * times (linear_in) */
 struct lin_gemms {
-	double fwd, dgrad;
+	double fwd, dgrad, wgrad;
 };
 
 /* linear_in's `gathered`: the tensors a sequence-parallel AllGather
@@ -474,6 +479,7 @@ static void linear_in(struct ctx *x, const struct prec *pr, struct part *pt, dou
 	if (out) {
 		out->fwd = fwd;
 		out->dgrad = dgrad;
+		out->wgrad = wgrad;
 	}
 	pt->fwd_mm += fwd;
 	pt->bwd_mm += dgrad + wgrad;
@@ -508,10 +514,20 @@ static void linear(struct ctx *x, struct part *pt, double tokens, double n, doub
 	linear_in(x, x->lin, pt, tokens, n, k, batch, NULL, NULL, 0);
 }
 
-/* One that a sequence-parallel AllGather feeds (`gathered`, linear_in) */
-static void linear_sp(struct ctx *x, struct part *pt, double tokens, double n, double k, unsigned gathered)
+/* One that a sequence-parallel AllGather feeds (`gathered`, linear_in);
+ * `out` as linear_in's */
+static void linear_sp(struct ctx *x, struct part *pt, double tokens, double n, double k, unsigned gathered,
+		      struct lin_gemms *out)
 {
-	linear_in(x, x->lin, pt, tokens, n, k, 1, NULL, NULL, gathered);
+	linear_in(x, x->lin, pt, tokens, n, k, 1, NULL, out, gathered);
+}
+
+/* Records `g` as the backward GEMMs of the layer's column-parallel linear
+ * `which` (part col_dgrad), added to what is there (MLA's two) */
+static void tp_col(struct part *pt, int which, const struct lin_gemms *g)
+{
+	pt->col_dgrad[which] += g->dgrad;
+	pt->col_wgrad[which] += g->wgrad;
 }
 
 /* The norm before a sub-block and the residual add after it, on the
@@ -609,16 +625,25 @@ static void attention(struct ctx *x, struct part *pt)
 		double a = (double)m->num_attention_heads;
 		double q_lora = (double)m->q_lora_rank, kv_lora = (double)m->kv_lora_rank;
 		double rope = (double)m->qk_rope_head_dim, nope = (double)m->qk_nope_head_dim;
+		/* the column-parallel ones, split over tp (Megatron-Core's
+		 * linear_q_proj or linear_q_up_proj and linear_kv_up_proj,
+		 * multi_latent_attention.py:510-613 at d98e8a64), are the
+		 * attention's tp_col */
+		struct lin_gemms g;
 		if (q_lora > 0) {
 			linear(x, pt, T, q_lora, h, 1);
-			linear(x, pt, T, a * (nope + rope) / t, q_lora, 1);
+			linear_in(x, x->lin, pt, T, a * (nope + rope) / t, q_lora, 1, NULL, &g, 0);
 		} else {
-			linear(x, pt, T, a * (nope + rope) / t, h, 1);
+			linear_in(x, x->lin, pt, T, a * (nope + rope) / t, h, 1, NULL, &g, 0);
 		}
+		tp_col(pt, 0, &g);
 		linear(x, pt, T, kv_lora + rope, h, 1);
-		linear(x, pt, T, a * (nope + (double)m->v_head_dim) / t, kv_lora, 1);
+		linear_in(x, x->lin, pt, T, a * (nope + (double)m->v_head_dim) / t, kv_lora, 1, NULL, &g, 0);
+		tp_col(pt, 0, &g);
 	} else {
-		linear_sp(x, pt, T, (x->heads + 2.0 * x->kv_heads) * x->d_qk, h, LIN_GATHERED_X | LIN_NORM_X);
+		struct lin_gemms g;
+		linear_sp(x, pt, T, (x->heads + 2.0 * x->kv_heads) * x->d_qk, h, LIN_GATHERED_X | LIN_NORM_X, &g);
+		tp_col(pt, 0, &g);
 		if (m->qkv_bias) /* the bias gradient reads dq, dk, dv */
 			pt->bwd_mem += mem_s(x, 2.0 * T * (x->heads + 2.0 * x->kv_heads) * x->d_qk);
 	}
@@ -699,7 +724,7 @@ static void attention(struct ctx *x, struct part *pt)
 	/* QK^T and AV: 2 s d FLOPs per score each; flash runs half (causal) */
 	pt->fwd_flops += (x->eager ? 1.0 : 0.5 * sk_flash / sk) * 2.0 * scores * (x->d_qk + x->d_v);
 	/* MLA's gathers stay in the working precision (tp.c) */
-	linear_sp(x, pt, T, h, x->heads * x->d_v, m->kv_lora_rank ? 0 : LIN_GATHERED_DY);
+	linear_sp(x, pt, T, h, x->heads * x->d_v, m->kv_lora_rank ? 0 : LIN_GATHERED_DY, NULL);
 }
 
 /* Gated DeltaNet (modeling_qwen3_next.py Qwen3NextGatedDeltaNet, its
@@ -722,9 +747,12 @@ static void gated_deltanet(struct ctx *x, struct part *pt)
 	double dk = (double)m->linear_key_head_dim, dv = (double)m->linear_value_head_dim;
 	double conv = T * (2.0 * nk * dk + nv * dv), io = T * (2.0 * nk * dk + 2.0 * nv * dv + 2.0 * nv);
 	double bh = x->b * ceil(x->s_q / C) * nv, core, cvc, ckc;
+	struct lin_gemms g;
 
 	norm_residual(x, pt, 0, 0, 0);
-	linear_sp(x, pt, T, 2.0 * nk * dk + 2.0 * nv * dv + 2.0 * nv, h, LIN_GATHERED_X);
+	/* in_proj: the block's column-parallel linear */
+	linear_sp(x, pt, T, 2.0 * nk * dk + 2.0 * nv * dv + 2.0 * nv, h, LIN_GATHERED_X, &g);
+	tp_col(pt, 0, &g);
 	pt->fwd_mem += mem_s(x, 4.0 * conv);
 	pt->bwd_mem += mem_s(x, 6.0 * conv);
 	x->cur = &x->bf16; /* the chunked core stays BF16, as attention does under FP8 */
@@ -743,7 +771,7 @@ static void gated_deltanet(struct ctx *x, struct part *pt)
 	pt->bwd_mm += 2.0 * core;
 	pt->bwd_mem += mem_s(x, 4.0 * io) + mem_s(x, 10.0 * T * nv * dv);
 	pt->fwd_flops += T * nv * (2.0 * C * (3.0 * dk + 2.0 * dv) + 6.0 * dk * dv);
-	linear_sp(x, pt, T, h, nv * dv, LIN_GATHERED_DY);
+	linear_sp(x, pt, T, h, nv * dv, LIN_GATHERED_DY, NULL);
 }
 
 /* a = wa a + wb b, field by field: a layer's mean over its kinds */
@@ -754,6 +782,10 @@ static void blend(struct part *a, const struct part *b, double wa, double wb)
 	a->bwd_mm = wa * a->bwd_mm + wb * b->bwd_mm;
 	a->bwd_mem = wa * a->bwd_mem + wb * b->bwd_mem;
 	a->bwd_wgrad = wa * a->bwd_wgrad + wb * b->bwd_wgrad;
+	for (int i = 0; i < 2; i++) {
+		a->col_dgrad[i] = wa * a->col_dgrad[i] + wb * b->col_dgrad[i];
+		a->col_wgrad[i] = wa * a->col_wgrad[i] + wb * b->col_wgrad[i];
+	}
 	a->core_mm = wa * a->core_mm + wb * b->core_mm;
 	a->core_mem = wa * a->core_mem + wb * b->core_mem;
 	a->fwd_flops = wa * a->fwd_flops + wb * b->fwd_flops;
@@ -782,6 +814,10 @@ static void add_work(struct dc_work_time *w, const struct dc_work_time *l, doubl
 	w->fwd_matmul_s += n * l->fwd_matmul_s;
 	w->bwd_matmul_s += n * l->bwd_matmul_s;
 	w->bwd_wgrad_s += n * l->bwd_wgrad_s;
+	for (int i = 0; i < 2; i++) {
+		w->tp_col_dgrad_s[i] += n * l->tp_col_dgrad_s[i];
+		w->tp_col_wgrad_s[i] += n * l->tp_col_wgrad_s[i];
+	}
 }
 
 /* An MLP of inner size f / t on `tokens` tokens, `batch` experts of it
@@ -792,14 +828,20 @@ static void add_work(struct dc_work_time *w, const struct dc_work_time *l, doubl
  * reads gate, up and dy and writes both gradients (10). `sp`: a dense
  * layer's, fed by the sequence-parallel AllGathers (linear_in's
  * `gathered`: fc1's input, fc2's output gradient); a MoE layer's experts
- * and shared experts are not (tp.c: the dispatcher's gathers are BF16). */
-static void mlp(struct ctx *x, struct part *pt, double tokens, double f, double batch, int sp)
+ * and shared experts are not (tp.c: the dispatcher's gathers are BF16).
+ * `col`: its fc1 is the layer's column-parallel MLP linear (part
+ * col_dgrad: a dense MLP's, a shared expert's; not the routed experts',
+ * whose linears take explicit_expert_comm and issue no TP collective,
+ * Megatron-LM d98e8a64 tensor_parallel/layers.py:1235, 1252). */
+static void mlp(struct ctx *x, struct part *pt, double tokens, double f, double batch, int sp, int col)
 {
 	int gated = x->m->mlp == DC_MLP_SWIGLU;
 	double inner = tokens * f * batch;
 	struct lin_gemms fc1;
 	linear_in(x, x->lin, pt, tokens, (gated ? 2.0 : 1.0) * f, x->h, batch, NULL, &fc1,
 		  sp ? LIN_GATHERED_X | LIN_NORM_X : 0);
+	if (col)
+		tp_col(pt, 1, &fc1);
 	if (gated && x->titan_eager) {
 		/* torchtitan's FeedForward uncompiled, w2(F.silu(w1(x)) * w3(x))
 		 * (torchtitan/models/common/feed_forward.py:53-54 at b5bcd76c,
@@ -842,9 +884,9 @@ static void moe(struct ctx *x, struct part *pt)
 	pt->bwd_mem += mem_s(x, 8.0 * x->tokens_sp * E);
 	pt->fwd_mem += 2.0 * mem_s(x, 4.0 * copies);
 	pt->bwd_mem += 2.0 * mem_s(x, 4.0 * copies);
-	mlp(x, pt, ep * etp / x->t * x->tokens * k / E, (double)m->moe_ffn_hidden_size / etp, E / ep, 0);
+	mlp(x, pt, ep * etp / x->t * x->tokens * k / E, (double)m->moe_ffn_hidden_size / etp, E / ep, 0, 0);
 	if (m->shared_expert_ffn_hidden_size)
-		mlp(x, pt, x->tokens, (double)m->shared_expert_ffn_hidden_size / x->t, 1, 0);
+		mlp(x, pt, x->tokens, (double)m->shared_expert_ffn_hidden_size / x->t, 1, 0, 1);
 }
 
 /* Tiled TP overlap (Megatron's --tp-comm-overlap, torchtitan's async TP;
@@ -936,6 +978,10 @@ static void layer_time(const struct ctx *x, const struct part *pt, struct dc_wor
 	w->fwd_s = pt->fwd_mm + pt->fwd_mem;
 	w->bwd_matmul_s = pt->bwd_mm;
 	w->bwd_wgrad_s = pt->bwd_wgrad;
+	for (int i = 0; i < 2; i++) {
+		w->tp_col_dgrad_s[i] = pt->col_dgrad[i];
+		w->tp_col_wgrad_s[i] = pt->col_wgrad[i];
+	}
 	w->bwd_s = pt->bwd_mm + pt->bwd_mem;
 	switch (x->p->in->training.recompute) {
 	case DC_RECOMPUTE_NONE:
@@ -1521,7 +1567,7 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 		}
 		dense = attn;
 		norm_residual(&x, &dense, m->mlp_bias, 1, 1);
-		mlp(&x, &dense, x.tokens, (double)m->ffn_hidden_size / x.t, 1, 1);
+		mlp(&x, &dense, x.tokens, (double)m->ffn_hidden_size / x.t, 1, 1, 1);
 		layer_time(&x, &dense, &c->dense_layer);
 		tp_tiled(&x, 1, &c->dense_layer.tp_tiled_fwd_s, &c->dense_layer.tp_tiled_bwd_s);
 		c->dense_layer_fwd_flops = dense.fwd_flops;

@@ -55,6 +55,12 @@ struct costs {
 	 * [1] MoE (tp.c: a MoE layer's MLP may take no TP pair) */
 	double tp_f[2], tp_b[2];     /* one layer's TP collectives, forward / backward */
 	double tp_b_async[2];        /* of tp_b: what Megatron runs behind the backward's GEMMs */
+	/* of tp_b_async, per layer and microbatch, by the column-parallel
+	 * linear whose backward issues it ([kind][0] the attention's, [1] the
+	 * MLP's: compute.h tp_col_dgrad_s): the input-gradient AllReduce or
+	 * ReduceScatter (behind that linear's weight-gradient GEMM) and the
+	 * input's re-gather (behind its input-gradient GEMM; tp_async_split) */
+	double as_grad[2][2], as_regather[2][2];
 	double tp_f_inline[2], tp_b_inline[2]; /* of tp_f, tp_b: DC_OVL_INLINE calls, never hidden (FP8 amax reductions) */
 	double tp_loss_f;            /* the head's, not a layer's: a microbatch's loss-chunk AllReduces (tp.c), exposed */
 	/* the head's too: a microbatch's MTP modules (comm.h mtp_layers), the
@@ -179,6 +185,38 @@ static double tp_part(const struct dc_coll *cl, int c, const double n[2])
 		return w0 + w1 > 0 ? cl->time_s * (mine / (w0 + w1)) : 0;
 	}
 	return cl->count ? cl->per_layer[c] * (cl->time_s / (double)cl->count) : 0;
+}
+
+/* tp_async's calls of one layer of kind `kind` split by the linear that
+ * issues them (costs as_grad, as_regather): the attention's column-parallel
+ * linear issues one of each a layer, the MLP's fc1 the rest (tp.c: a dense
+ * layer's second, a MoE layer's shared expert's). Where a collective's
+ * calls come in two rows (an FP8 re-gather beside a BF16 one, tp.c
+ * push_gathers: under MLA the attention's is the BF16 one), the
+ * attention's call is the row with the largest message; every row of
+ * these carries one message size otherwise. */
+static void tp_async_split(struct costs *k, const struct dc_comm_strategy *s, int kind, const double n[2], double per)
+{
+	double total[2] = {0, 0}, attn[2] = {0, 0};
+	uint64_t msg[2] = {0, 0};
+	for (uint64_t i = 0; i < s->ncoll; i++) {
+		const struct dc_coll *cl = &s->coll[i];
+		double v, calls = cl->per_layer[kind];
+		int g;
+		if (tp_head_row(cl) || !tp_async(cl) || !(calls > 0))
+			continue;
+		g = cl->what == DC_CW_TP_INPUT_REGATHER;
+		v = tp_part(cl, kind, n) / per;
+		total[g] += v;
+		if (cl->msg_bytes > msg[g]) {
+			msg[g] = cl->msg_bytes;
+			attn[g] = v / calls;
+		}
+	}
+	k->as_grad[kind][0] = attn[0];
+	k->as_grad[kind][1] = max0(total[0] - attn[0]);
+	k->as_regather[kind][0] = attn[1];
+	k->as_regather[kind][1] = max0(total[1] - attn[1]);
 }
 
 /* What divides tp_part's sums into one layer's microbatch */
@@ -440,6 +478,7 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 					*(cl->phase == DC_CPHASE_FORWARD ? &k->tp_f_inline[kind] : &k->tp_b_inline[kind]) +=
 						tp_part(cl, kind, n) / per;
 			}
+			tp_async_split(k, s, kind, n, per);
 		}
 		if (k->tp_mode == DC_TP_TILED)
 			tp_tiled_init(k, s, n, gas, kinds);
@@ -577,6 +616,25 @@ static double ep_exposed(const struct costs *k, const struct dc_work_time *w, in
 	return share * pair + (1.0 - share) * e;
 }
 
+/* DC_TP_ASYNC_BWD: what shows of a layer's asynchronous backward TP
+ * collectives (costs as_grad, as_regather) of kind `c`. Megatron-LM
+ * (d98e8a64 tensor_parallel/layers.py, LinearWithGradAccumulationAnd
+ * AsyncCommunication.backward) and Transformer Engine (d0067d0d
+ * module/linear.py, layernorm_linear.py) issue them inside one
+ * column-parallel linear's backward and wait before it returns: the
+ * input's re-gather beside that linear's input-gradient GEMM
+ * (layers.py:674-687), the input gradient's AllReduce or ReduceScatter
+ * beside its weight-gradient GEMM (:694-782, waited at :789-808). So each
+ * hides behind its own GEMM only: the sum over them of max(0, c - g)
+ * (docs/step-model.md, "TP backward"). */
+static double tp_async_shown(const struct costs *k, const struct dc_work_time *w, int c)
+{
+	double shown = 0;
+	for (int i = 0; i < 2; i++)
+		shown += max0(k->as_grad[c][i] - w->tp_col_wgrad_s[i]) + max0(k->as_regather[c][i] - w->tp_col_dgrad_s[i]);
+	return shown;
+}
+
 /* `share`: of this op's MoE layers, the share whose AlltoAlls pair with
  * another microbatch's compute (ep_paired_share under a2a_1f1b; 1 in a
  * DualPipe pair, 0 alone). */
@@ -615,9 +673,9 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 		hid_ce = tp - ex_tp;
 		comp += bwd ? w->tp_tiled_bwd_s : w->tp_tiled_fwd_s;
 	} else if (bwd && k->tp_mode == DC_TP_ASYNC_BWD) {
-		/* Megatron's asynchronous backward collectives, behind the
-		 * backward's GEMMs */
-		double async = k->tp_b_async[moe != 0], shown = max0(async - w->bwd_matmul_s);
+		/* Megatron's asynchronous backward collectives, each behind a
+		 * GEMM of the linear that issues it */
+		double shown = tp_async_shown(k, w, moe != 0), async = k->tp_b_async[moe != 0];
 		ex_tp = tp - async + shown;
 		hid += async - shown;
 	}
@@ -1373,6 +1431,10 @@ void dc_step_tp_layer_of(const struct dc_plan *p, const struct dc_comm *comm, in
 	t->fwd_s = k.tp_f[c];
 	t->bwd_s = k.tp_b[c];
 	t->bwd_async_s = k.tp_b_async[c];
+	for (int i = 0; i < 2; i++) {
+		t->bwd_async_grad_s[i] = k.as_grad[c][i];
+		t->bwd_async_regather_s[i] = k.as_regather[c][i];
+	}
 }
 
 void dc_step_tp_layer(const struct dc_plan *p, const struct dc_comm *comm, struct dc_step_tp_layer *t)
