@@ -248,8 +248,8 @@ static void view(const struct dc_run *run, void *out)
 			break;
 		case DC_TP_ASYNC_BWD:
 			v->tp_overlap = in->training.framework == DC_FRAMEWORK_MEGATRON
-						? "the backward's input-gradient collectives behind its GEMMs (Megatron async)"
-						: "the backward's input-gradient collectives behind its GEMMs (Megatron's async rule)";
+						? "the backward's input-gradient collectives, each behind its own linear's GEMM (Megatron async)"
+						: "the backward's input-gradient collectives, each behind its own linear's GEMM (Megatron's async rule)";
 			break;
 		case DC_TP_ALL:
 			v->tp_overlap = "every collective behind the layer's matmuls";
