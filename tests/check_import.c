@@ -152,6 +152,10 @@ START_TEST(megatron_errors)
 	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--num-layers two --fancy\n--num-experts 8 --moe-expert-capacity-factor 1.0\n"), -1);
 	ck_assert_str_eq(diag.entries[0].text, "t:1: error: '--fancy': not an argument distcalc maps or knows to change "
 					       "nothing it computes (docs/importers.md lists both); remove it to import the rest");
+	/* a slip of a known argument (one letter left out: 1 edit) is named */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--num-layers 2 --sequence-paralel\n"), -1);
+	ck_assert_str_eq(diag.entries[0].text, "t:1: error: '--sequence-paralel': not an argument distcalc maps or knows "
+					       "to change nothing it computes; did you mean '--sequence-parallel'?");
 	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--num-layers two\n--num-experts 8 --moe-expert-capacity-factor 1.0\n"), -1);
 	ck_assert_str_eq(diag.entries[0].text, "t:1: error: '--num-layers': expected a whole number from 1, got 'two'");
 	ck_assert_str_eq(diag.entries[diag.count - 1].text,

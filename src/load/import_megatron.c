@@ -458,6 +458,33 @@ static int is_ignored(const char *name)
 	return 0;
 }
 
+/* The mapped or ignored argument nearest an unknown `name` (within 2
+ * edits, or a third of its length), for the error's suggestion; NULL when
+ * none is near. A prefix of the ignored list ("--no-") is never offered. */
+static const char *nearest_arg(const char *name)
+{
+	size_t best = 99, nl = strlen(name);
+	const char *near = NULL;
+	for (int a = 0; a < A_COUNT; a++) {
+		size_t d = dc_edit_distance(name, nl, args[a].name, 0);
+		if (d < best) {
+			best = d;
+			near = args[a].name;
+		}
+	}
+	for (size_t i = 0; ignored[i]; i++) {
+		size_t n = strlen(ignored[i]), d;
+		if (ignored[i][n - 1] == '-' || ignored[i][n - 1] == '_')
+			continue;
+		d = dc_edit_distance(name, nl, ignored[i], 0);
+		if (d < best) {
+			best = d;
+			near = ignored[i];
+		}
+	}
+	return best <= 2 || best * 3 <= nl ? near : NULL;
+}
+
 struct given {
 	int set;
 	char value[MAX_VALUE];
@@ -986,10 +1013,17 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 				break;
 		if (a == A_COUNT) {
 			if (!is_ignored(argname)) {
-				err(m, ws.w[i].line,
-				    "'%s': not an argument distcalc maps or knows to change nothing it computes "
-				    "(docs/importers.md lists both); remove it to import the rest",
-				    argname);
+				const char *near = nearest_arg(argname);
+				if (near)
+					err(m, ws.w[i].line,
+					    "'%s': not an argument distcalc maps or knows to change nothing it computes; "
+					    "did you mean '%s'?",
+					    argname, near);
+				else
+					err(m, ws.w[i].line,
+					    "'%s': not an argument distcalc maps or knows to change nothing it computes "
+					    "(docs/importers.md lists both); remove it to import the rest",
+					    argname);
 				continue;
 			}
 			/* an ignored argument's value, if it has one, is skipped */
