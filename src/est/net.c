@@ -1093,6 +1093,15 @@ int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_
 	}
 	if (best < 0)
 		return -1;
+	/* a pair that runs on every channel (a large call; PAT, the
+	 * hierarchical ring) or whose price reads no channel count (NVLS:
+	 * its own channels whatever the size) costs what the tuner priced */
+	if (best_a == DC_NET_ALGO_NVLS ||
+	    dc_net_channels_used(net, best_a, best_p, g->ranks, c.bytes) ==
+		    (net->channels ? net->channels : 1)) {
+		fill(best, best_a, best_p, p2p, &c, out);
+		return 0;
+	}
 	rows[best_a].price(net, op, g, &c, PROTO_BIT(best_p), pc);
 	fill(pc[best_p].lat_s + pc[best_p].bw_s, best_a, best_p, p2p, &c, out);
 	return 0;
