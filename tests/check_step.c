@@ -166,6 +166,36 @@ START_TEST(test_loss_chunk_tp_reductions)
 }
 END_TEST
 
+/* The same reductions where the comm analyses another stage than the
+ * head's: pp 2 as [20, 12], stage 0 (20 layers and the embedding) the
+ * most parameters. The head's stage 1 still runs 24 calls of call_s a
+ * microbatch (comm.h tp_head), m x 24 x 9.529790 us more exposed tp than
+ * at loss_chunks 1; stage 0 none (before: both none, the analysed stage
+ * holding no head). */
+START_TEST(test_loss_chunk_tp_reductions_on_the_head_stage)
+{
+	static const char *const one[] = {"cluster.gpu=h100-sxm5-80gb", "training.framework=torchtitan",
+					  "parallel.tp=2", "parallel.pp=2", "parallel.pipeline_layers=[20,12]",
+					  "parallel.dp=auto", "training.loss_chunks=1", NULL};
+	static const char *const eight[] = {"cluster.gpu=h100-sxm5-80gb", "training.framework=torchtitan",
+					    "parallel.tp=2", "parallel.pp=2", "parallel.pipeline_layers=[20,12]",
+					    "parallel.dp=auto", "training.loss_chunks=8", NULL};
+	const double call_s = 6.6e-6 + 2.0 * 5e-6 * 0.6 / 3.4 + 8192.0 / (450e9 / 4.0 / 16.0);
+	double ex0, ex1, m;
+	run_config("llama-3-8b-torchtitan.json", one);
+	ck_assert_uint_eq(run_res.step.nclasses, 2);
+	ex0 = run_res.step.classes[0].exposed_s[DC_STRAT_TP];
+	ex1 = run_res.step.classes[1].exposed_s[DC_STRAT_TP];
+	run_config("llama-3-8b-torchtitan.json", eight);
+	ck_assert_uint_eq(run_res.comm.stage, 0);
+	ck_assert_uint_eq(run_res.step.nclasses, 2);
+	m = (double)run_plan.layout.grad_accum_steps;
+	ck_assert_double_eq_tol(run_res.step.classes[0].exposed_s[DC_STRAT_TP], ex0, 1e-12);
+	ck_assert_double_eq_tol(run_res.step.classes[1].exposed_s[DC_STRAT_TP] - ex1, m * 24.0 * call_s,
+				1e-9 * ex1);
+}
+END_TEST
+
 /* Megatron-LM 2021's 1.7B row runs at pp 1: no stage sends to another, so
  * no time is exposed on pp, exactly 0 s, and no class shows a negative
  * time (the pipeline's span and m x (fwd + bwd) add the same times in
@@ -1861,6 +1891,150 @@ START_TEST(test_ep_on_stages_without_the_most_parameters)
 }
 END_TEST
 
+/* The class that holds pipeline stage `stage` */
+static const struct dc_step_class *class_of(uint64_t stage)
+{
+	for (uint64_t i = 0; i < run_res.step.nclasses; i++)
+		if (run_res.step.classes[i].stage_first <= stage && stage <= run_res.step.classes[i].stage_last)
+			return &run_res.step.classes[i];
+	ck_abort_msg("no class holds stage %llu", (unsigned long long)stage);
+	return NULL;
+}
+
+/* The MTP module is priced on the stage that holds the head whichever
+ * stage the comm analyses (docs/step-model.md, "MTP modules"). The case
+ * above with model.mtp_layers 1: stage 3 holds layer 6 (MoE), the head
+ * and the module, whose layer is a MoE layer, with its own embedding
+ * copy and its eh_proj. Parameters a rank holds (ep 8: one expert of
+ * 3 x 4,096 x 14,336 = 176,160,768; attention 2 x 4,096^2 + 2 x 4,096 x
+ * 1,024 = 41,943,040; a dense MLP 176,160,768; an embedding or head
+ * 32,000 x 4,096 = 131,072,000; eh_proj 2 x 4,096^2 = 33,554,432), norms
+ * and routers aside: [3, 2, 1, 1] puts the most on stage 0, 3 x
+ * 218,103,808 + 131,072,000 = 785,383,424, against stage 3's 2 x
+ * 218,103,808 + 2 x 131,072,000 + 33,554,432 = 731,906,048; [2, 3, 1, 1]
+ * on stage 3 (stage 0 567,279,616, stage 1 654,311,424); stage 3's
+ * content is the same in both. Its AlltoAlls: layer 6's and the
+ * module's, 2 MoE layers x 4 calls x 16 microbatches = 128 calls of
+ * 13.4 us + 58,720,256 / 3e11 s, 26.7691758933 ms, in both (before: 64
+ * calls, 13.3845879467 ms, with stage 0 analysed: the module's dropped). */
+START_TEST(test_mtp_priced_on_the_head_stage_whichever_is_analysed)
+{
+	const char *splits[2] = {"parallel.pipeline_layers=[3,2,1,1]", "parallel.pipeline_layers=[2,3,1,1]"};
+	const uint64_t analysed[2] = {0, 3};
+	double call = 13.4e-6 + 58720256 / 3e11;
+	for (int i = 0; i < 2; i++) {
+		const char *sets[] = {"cluster.gpu=a100-sxm4-80gb", "model.num_layers=7", "model.dense_layers=3",
+				      "model.mtp_layers=1", "parallel.tp=1", "parallel.pp=4", "parallel.dp=8",
+				      "parallel.ep=8", splits[i], NULL};
+		run_config("mixtral-8x7b-ep.json", sets);
+		ck_assert_uint_eq(run_res.comm.stage, analysed[i]);
+		ck_assert_double_eq_tol(class_of(3)->exposed_s[DC_STRAT_EP], 128 * call, 1e-12);
+		ck_assert_double_eq_tol(class_of(2)->exposed_s[DC_STRAT_EP], 64 * call, 1e-12);
+	}
+}
+END_TEST
+
+/* The same module's TP calls, tp 2 with sequence parallelism (dp 4, ep
+ * 4: two experts a rank), on the A100 preset's NVLink: an AllGather or
+ * ReduceScatter of M bytes over 2 ranks takes 13.4 us + (M / 2) / 3e11 s,
+ * t = 69.3240533 us for a layer's M = 4,096 x 4,096 x 2 = 33,554,432 B,
+ * t2 = 125.2481067 us for eh_proj's 2h-wide 67,108,864 B. Per layer
+ * (custom framework, Mixtral's MoE MLP takes no tp call): forward the
+ * attention's gather and reduce-scatter, 2t; backward the output
+ * gradient's gather, t, waited for, and the input gradient's
+ * reduce-scatter and the input's re-gather, hidden behind the backward's
+ * GEMMs. The module's eh_proj (tp.c mtp_eh_proj), waited for: forward
+ * its input gathered (t2) and its output (t), backward its output
+ * gradient (t), its input gradient reduce-scattered (t2) and its input
+ * re-gathered (t2). Stage 3 (layer 6 and the module's layer, both MoE,
+ * and eh_proj): 16 x (2 x 3t + 3 t2 + 2t) = 16 x (8t + 3 t2) =
+ * 14.8853879 ms, with stage 0 analysed ([4, 1, 1, 1]: 3 dense + 1 MoE +
+ * the embedding, about 590 M parameters a rank against stage 3's 542 M) as with
+ * stage 3 ([2, 3, 1, 1]). Before, with stage 0 analysed the module was
+ * not priced: 16 x 3t = 3.3275546 ms. */
+START_TEST(test_mtp_tp_on_the_head_stage_whichever_is_analysed)
+{
+	const char *splits[2] = {"parallel.pipeline_layers=[4,1,1,1]", "parallel.pipeline_layers=[2,3,1,1]"};
+	const uint64_t analysed[2] = {0, 3};
+	double t = 13.4e-6 + 16777216 / 3e11, t2 = 13.4e-6 + 33554432 / 3e11;
+	for (int i = 0; i < 2; i++) {
+		const char *sets[] = {"cluster.gpu=a100-sxm4-80gb", "model.num_layers=7", "model.dense_layers=3",
+				      "model.mtp_layers=1", "parallel.tp=2", "parallel.pp=4", "parallel.dp=4",
+				      "parallel.ep=4", "parallel.sequence_parallel=true", splits[i], NULL};
+		run_config("mixtral-8x7b-ep.json", sets);
+		ck_assert_uint_eq(run_res.comm.stage, analysed[i]);
+		ck_assert_double_eq_tol(class_of(3)->exposed_s[DC_STRAT_TP], 16 * (8 * t + 3 * t2), 1e-12);
+		ck_assert_double_eq_tol(class_of(3)->exposed_s[DC_STRAT_TP], 14.8853879e-3, 1e-10);
+	}
+}
+END_TEST
+
+/* A layer kind the analysed stage lacks takes its own gather formats
+ * under FP8 (comm.h tp_kind; tpsplit's known gap). DeepSeek-V3 as
+ * tests/inputs/deepseek-v3-dense-stage0.json at tp 2, dp 64 with
+ * sequence parallelism under torchtitan's current scaling (FSDP): MLA
+ * attention gathers BF16 (M = 4,096 x 7,168 x 2 = 58,720,256 B), and with
+ * ep 64 so does the shared expert, so the analysed stage 15 (MoE layers,
+ * the head, the MTP module and its embedding copy) sends no FP8 gather
+ * and no amax reduction. A dense layer gathers its attention's input in
+ * BF16 and its FC1 input in FP8 (29,360,128 B) after reducing the
+ * shard's amax (4 B), and reduce-scatters twice: forward
+ * t_g16 + t_g8 + 2 t_r + t_a; backward its two output gradients the
+ * same way (FC2's in FP8, its amax), t_g8 + t_g16 + 2 t_r + t_a, of which
+ * the reduce-scatters, 2 t_r, hide (torchtitan keeps the gathered
+ * input: no re-gather). A MoE layer 2 t_g16 + 2 t_r either way. The
+ * per-call times are the rows' of [4, ..., 4, 1], whose analysed stage 0
+ * (3 dense layers, a MoE one, the embedding) sends both formats:
+ * 90.98 us (58,720,256 B), 51.39 us (29,360,128 B), 7.80 us (4 B), so a
+ * dense layer 0.3321 ms forward on both layouts (before: 0.3639 ms with
+ * stage 15 analysed, 4 x 90.98 us). */
+START_TEST(test_fp8_lacking_kind_takes_its_own_formats)
+{
+	const char *base[] = {"../tests/inputs/deepseek-v3-dense-stage0.json"};
+	const char *pl = "parallel.pipeline_layers=[4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,1]";
+	double tg16 = 0, tg8 = 0, tr = 0, ta = 0;
+	struct dc_step_tp_layer dense, moe;
+	for (int i = 1; i >= 0; i--) {
+		const char *sets[] = {"training.framework=torchtitan", "precision.fp8_recipe=current",
+				      "parallel.sharding=fsdp", "parallel.tp=2", "parallel.dp=64",
+				      "parallel.sequence_parallel=true", i ? pl : NULL, NULL};
+		const struct dc_comm_strategy *s;
+		run_config(base[0], sets);
+		s = &run_res.comm.s[DC_STRAT_TP];
+		if (i) {
+			ck_assert_uint_eq(run_res.comm.stage, 0);
+			for (uint64_t k = 0; k < s->ncoll; k++) {
+				const struct dc_coll *c = &s->coll[k];
+				double one = c->time_s / (double)c->count;
+				if (c->kind == DC_COLL_ALL_GATHER && c->msg_bytes == 58720256)
+					tg16 = one;
+				else if (c->kind == DC_COLL_ALL_GATHER && c->msg_bytes == 29360128)
+					tg8 = one;
+				else if (c->kind == DC_COLL_REDUCE_SCATTER && c->msg_bytes == 58720256)
+					tr = one;
+				else if (c->kind == DC_COLL_ALL_REDUCE && c->msg_bytes == 4)
+					ta = one;
+			}
+			ck_assert(tg16 > 0 && tg8 > 0 && tr > 0 && ta > 0);
+		} else {
+			ck_assert_uint_eq(run_res.comm.stage, 15);
+			for (uint64_t k = 0; k < s->ncoll; k++)
+				ck_assert(s->coll[k].kind != DC_COLL_ALL_GATHER || s->coll[k].per_layer[1] == 0 ||
+					  s->coll[k].msg_bytes == 58720256);
+		}
+		dc_step_tp_layer_of(&run_plan, &run_res.comm, 0, &dense);
+		dc_step_tp_layer_of(&run_plan, &run_res.comm, 1, &moe);
+		ck_assert_double_eq_tol(dense.fwd_s, tg16 + tg8 + 2 * tr + ta, 1e-15);
+		ck_assert_double_eq_tol(dense.bwd_s, tg8 + tg16 + 2 * tr + ta, 1e-15);
+		ck_assert_double_eq_tol(dense.bwd_async_s, 2 * tr, 1e-15);
+		ck_assert_double_eq_tol(dense.fwd_s, 0.3321e-3, 0.00005e-3);
+		ck_assert_double_eq_tol(moe.fwd_s, 2 * tg16 + 2 * tr, 1e-15);
+		ck_assert_double_eq_tol(moe.fwd_s, 0.3639e-3, 0.00005e-3);
+	}
+}
+END_TEST
+
+
 /* The same under full recompute: backward runs each MoE layer's forward
  * again, its dispatch and combine with it (check_comm's
  * test_ep_replayed_under_full_recompute), 2 more calls a MoE layer and
@@ -1991,8 +2165,12 @@ int main(void)
 	tcase_add_test(tc, test_uneven_stage_compute);
 	tcase_add_test(tc, test_ep_on_stages_without_the_most_parameters);
 	tcase_add_test(tc, test_ep_replayed_in_the_backward);
+	tcase_add_test(tc, test_mtp_priced_on_the_head_stage_whichever_is_analysed);
+	tcase_add_test(tc, test_mtp_tp_on_the_head_stage_whichever_is_analysed);
+	tcase_add_test(tc, test_fp8_lacking_kind_takes_its_own_formats);
 	tcase_add_test(tc, test_no_negative_time_at_pp1);
 	tcase_add_test(tc, test_loss_chunk_tp_reductions);
+	tcase_add_test(tc, test_loss_chunk_tp_reductions_on_the_head_stage);
 	tcase_add_test(tc, test_deepspeed_zero3_host_copies);
 	tcase_add_test(tc, test_step_memo_changes_nothing);
 	tcase_add_test(tc, test_sim_memos_key_every_input);

@@ -199,9 +199,27 @@ struct dc_comm {
 	 * where its chunk holds the head, else 0): the TP calls count each
 	 * module's layer beside `layers` (a MoE layer when the model has
 	 * experts, a dense one else) and its eh_proj's calls in rows of their
-	 * own; moe_layers counts ep_stage's modules' layers when they are MoE */
+	 * own; moe_layers counts ep_stage's modules' layers when they are MoE.
+	 * The step prices the modules on the head's stage whichever stage is
+	 * analysed (tp_head below) */
 	uint64_t mtp_layers;
 	struct dc_comm_strategy s[DC_STRAT_COUNT];
+	/* Not displayed: what the step model prices the content of a stage
+	 * other than `stage` from (docs/step-model.md, "TP per layer kind"),
+	 * TP calls whose time does not depend on the stage that issues them.
+	 * tp_kind[c], for a layer kind c (0 dense, 1 MoE, a model with
+	 * experts) that stage's rank holds none of (MTP modules' layers
+	 * included): one layer's TP calls a microbatch, a row each call
+	 * format, with count 1 (time_s: one call's) and per_layer[c] the
+	 * calls (a recomputed forward's at the rank's share over all its
+	 * layers, as s[DC_STRAT_TP]'s); ncoll 0 for a kind the rank holds.
+	 * tp_head: the head's TP calls as the rank whose chunk holds it
+	 * issues them, whichever rank was analysed: the model.mtp_layers
+	 * modules' eh_proj calls and the chunked loss's reductions (rows
+	 * of s[DC_STRAT_TP] too where `stage` holds the head). Both in play
+	 * with s[DC_STRAT_TP], on its group. */
+	struct dc_comm_strategy tp_kind[2];
+	struct dc_comm_strategy tp_head;
 	uint64_t bytes_per_rank; /* sum over strategies */
 	double time_s;
 };

@@ -209,7 +209,7 @@ void dc_step_tp_layer(const struct dc_plan *p, const struct dc_comm *comm, struc
 /* The same for a layer of one kind, `moe` 0 (dense) or not (MoE), as the
  * step prices it on every stage that holds one (docs/step-model.md, "TP
  * per layer kind"): its share of the TP rows where the analysed stage
- * holds that kind, else its calls at the rows' time per call. A model
+ * holds that kind, else one such layer's own calls (comm.h tp_kind). A model
  * without experts has no MoE layer: all 0 for one. */
 void dc_step_tp_layer_of(const struct dc_plan *p, const struct dc_comm *comm, int moe, struct dc_step_tp_layer *t);
 

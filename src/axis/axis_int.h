@@ -55,6 +55,9 @@ struct dc_axis_ctx {
 	 * are MoE layers, moe's (dc_axis_mtp_layers): a layer each, beside
 	 * best->layers and moe->moe_layers */
 	uint64_t mtp, moe_mtp;
+	/* tp.c's rows of the content of the stages not analysed, which the
+	 * step model prices them from (comm.h tp_kind[2], tp_head) */
+	struct dc_comm_strategy *kind_rows, *head_rows;
 };
 
 struct dc_axis_row {

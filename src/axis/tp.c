@@ -103,16 +103,17 @@ static uint64_t quantized_gathers(struct dc_axis_ctx *x, uint64_t layers, uint64
  * the ranks that do not hold it (:168-172); its backward none (:189-216).
  * funcol's all_reduce is waited for at the next op that reads it, at once:
  * exposed. 3n calls a microbatch of the head's chunk, on the rank whose
- * stage holds the head (the analysed stage's, comm.h: none elsewhere).
+ * stage holds the head (`head`: the rank does, comm.h tp_head; else
+ * the analysed stage's, comm.h: none elsewhere).
  * The whole loss's (n = 1: DTensor's loss_parallel, Megatron's
  * vocabulary-parallel cross entropy) are not priced. */
-static void loss_chunk_reduces(struct dc_axis_ctx *x)
+static void loss_chunk_reduces(struct dc_axis_ctx *x, int head)
 {
 	const struct dc_plan *p = x->p;
-	uint64_t n = dc_act_loss_chunks(p), head = 0;
+	uint64_t n = dc_act_loss_chunks(p);
 	if (n <= 1)
 		return;
-	for (uint64_t c = 0; c < dc_pipeline_chunks(p); c++) {
+	for (uint64_t c = 0; !head && c < dc_pipeline_chunks(p); c++) {
 		struct dc_pipeline_chunk ch;
 		dc_pipeline_chunk(p, x->stage, c, &ch);
 		head |= ch.head != 0;
@@ -125,7 +126,7 @@ static void loss_chunk_reduces(struct dc_axis_ctx *x)
 }
 
 /* A multi-token-prediction module's eh_proj, on the rank that runs the
- * modules (x->mtp of them), per microbatch. Megatron-Core at d98e8a64,
+ * modules (`mtp` of them), per microbatch. Megatron-Core at d98e8a64,
  * megatron/core/transformer/multi_token_prediction.py: eh_proj is the
  * backend's column-parallel linear, 2h in, h out, gather_output False
  * (:773-783, :1174-1187); _concat_embeddings concatenates enorm(e) and
@@ -151,16 +152,16 @@ static void loss_chunk_reduces(struct dc_axis_ctx *x)
  * head are not priced, as the model's own embedding and head are not
  * (docs/formulas-systems.md, "Tensor parallel"). Rows of their own, with
  * per_layer 0: the step model adds them to the head (src/est/step.c). */
-static void mtp_eh_proj(struct dc_axis_ctx *x, uint64_t mb, enum dc_tp_gather_format fmt, int refwd)
+static void mtp_eh_proj(struct dc_axis_ctx *x, uint64_t mtp, uint64_t mb, enum dc_tp_gather_format fmt, int refwd)
 {
 	const struct dc_plan *p = x->p;
 	const struct dc_config *cfg = p->in;
 	struct dc_ck *b = x->b;
 	uint64_t calls, re, act, act2, in2;
-	if (!x->mtp)
+	if (!mtp)
 		return;
-	calls = dc_ck_mul(b, x->mtp, mb);
-	re = refwd ? dc_ck_mul(b, dc_axis_mtp_recomputed(p, x->mtp), mb) : 0;
+	calls = dc_ck_mul(b, mtp, mb);
+	re = refwd ? dc_ck_mul(b, dc_axis_mtp_recomputed(p, mtp), mb) : 0;
 	act = dc_axis_act_bytes(x);
 	act2 = dc_ck_mul(b, 2, act);
 	if (!p->layout.sequence_parallel) {
@@ -204,6 +205,106 @@ static double re_share(uint64_t re, uint64_t n, uint64_t re_all, uint64_t all)
 	return all ? (double)re_all / (double)all : 0;
 }
 
+/* What one layer of each kind issues a microbatch (comm.h per_layer),
+ * and the bytes of its calls: what dc_axis_tp_comm's rows carry for the
+ * analysed rank's layers, and kind_rows for one layer of a kind that rank
+ * lacks */
+struct layer_calls {
+	int sp, refwd, regather, amax, amax_op; /* which rows there are */
+	uint64_t act, in_bytes, grad_bytes;
+	/* without sequence parallelism: the pair, and its recomputed share */
+	double pair[2], re_pair[2];
+	/* with it: gathers g and reduce-scatters r, of them the quantized
+	 * (qg, qr) and the rest (ug, ur) gathers, and the recomputed ones */
+	double g[2], r[2], qg[2], ug[2], qr[2], ur[2], re_g[2], re_r[2], re_qg[2], re_ug[2];
+};
+
+/* On x->s one call of `kind` on `bytes`, `per` of them a layer of kind
+ * c: count 1, time one call's, per_layer[c] = per (none when per is 0) */
+static void push_one(struct dc_axis_ctx *x, int c, enum dc_coll_kind kind, enum dc_coll_what what,
+		     enum dc_coll_phase phase, enum dc_overlap_class overlap, double per, uint64_t bytes)
+{
+	double two[2] = {0, 0};
+	if (!(per > 0))
+		return;
+	two[c] = per;
+	push_layer(x, kind, what, phase, overlap, 1, bytes, two);
+}
+
+/* push_one for a gather row of which `q` calls carry `q_bytes` and `u`
+ * the working precision's `act`: one row when both carry the same */
+static void push_one_gathers(struct dc_axis_ctx *x, int c, enum dc_coll_what what, enum dc_coll_phase phase,
+			     enum dc_overlap_class overlap, double q, uint64_t q_bytes, double u, uint64_t act)
+{
+	if (q_bytes == act) {
+		push_one(x, c, DC_COLL_ALL_GATHER, what, phase, overlap, q + u, act);
+		return;
+	}
+	push_one(x, c, DC_COLL_ALL_GATHER, what, phase, overlap, q, q_bytes);
+	push_one(x, c, DC_COLL_ALL_GATHER, what, phase, overlap, u, act);
+}
+
+/* comm.h tp_kind[c]: one layer of kind c's rows of dc_axis_tp_comm, a
+ * microbatch, in its own formats (a dense layer's FC1 input in FP8 where
+ * the analysed rank's gathers are all BF16, its amax reductions), with
+ * count 1 and per_layer[c] the calls; on the tp group */
+static void kind_rows(struct dc_axis_ctx *x, int c, const struct layer_calls *l)
+{
+	struct dc_axis_ctx k = *x;
+	k.s = &x->kind_rows[c];
+	dc_axis_setup(&k, x->s->group_size, &x->p->group[DC_AXIS_TP].link, x->s->net_group);
+	if (!l->sp) {
+		push_one(&k, c, DC_COLL_ALL_REDUCE, DC_CW_TP_OUTPUT_FG, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, l->pair[c],
+			 l->act);
+		push_one(&k, c, DC_COLL_ALL_REDUCE, DC_CW_TP_INPUT_GRAD_FG, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM,
+			 l->pair[c], l->act);
+		if (l->refwd)
+			push_one(&k, c, DC_COLL_ALL_REDUCE, DC_CW_TP_OUTPUT_RECOMPUTED, DC_CPHASE_BACKWARD,
+				 DC_OVL_EXPOSED, l->re_pair[c], l->act);
+		return;
+	}
+	push_one_gathers(&k, c, DC_CW_TP_SEQ_IN_G, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, l->qg[c], l->in_bytes, l->ug[c],
+			 l->act);
+	push_one(&k, c, DC_COLL_REDUCE_SCATTER, DC_CW_TP_OUTPUT_GBAR, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, l->r[c], l->act);
+	push_one_gathers(&k, c, DC_CW_TP_OUTPUT_GRAD_GBAR, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, l->qr[c], l->grad_bytes,
+			 l->ur[c], l->act);
+	push_one(&k, c, DC_COLL_REDUCE_SCATTER, DC_CW_TP_INPUT_GRAD_G, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, l->g[c],
+		 l->act);
+	if (l->regather)
+		push_one_gathers(&k, c, DC_CW_TP_INPUT_REGATHER, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, l->qg[c],
+				 l->in_bytes, l->ug[c], l->act);
+	if (l->refwd) {
+		push_one_gathers(&k, c, DC_CW_TP_SEQ_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, l->re_qg[c],
+				 l->in_bytes, l->re_ug[c], l->act);
+		push_one(&k, c, DC_COLL_REDUCE_SCATTER, DC_CW_TP_OUTPUT_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED,
+			 l->re_r[c], l->act);
+	}
+	if (l->amax) {
+		push_one(&k, c, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX, DC_CPHASE_FORWARD, DC_OVL_INLINE, l->qg[c],
+			 TP_AMAX_BYTES);
+		push_one(&k, c, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX, DC_CPHASE_BACKWARD, DC_OVL_INLINE, l->qg[c],
+			 TP_AMAX_BYTES);
+		if (l->refwd)
+			push_one(&k, c, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_INLINE,
+				 l->re_qg[c], TP_AMAX_BYTES);
+		else if (l->amax_op)
+			push_one(&k, c, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_INLINE,
+				 l->qg[c], TP_AMAX_BYTES);
+	}
+}
+
+/* comm.h tp_head: the head's calls as the rank whose chunk holds it
+ * issues them (model.mtp_layers modules' eh_proj, the chunked loss's),
+ * whichever rank x analyses; on the tp group */
+static void head_rows(struct dc_axis_ctx *x, uint64_t mb, enum dc_tp_gather_format fmt, int refwd)
+{
+	struct dc_axis_ctx k = *x;
+	k.s = x->head_rows;
+	dc_axis_setup(&k, x->s->group_size, &x->p->group[DC_AXIS_TP].link, x->s->net_group);
+	mtp_eh_proj(&k, x->p->in->model.mtp_layers, mb, fmt, refwd);
+	loss_chunk_reduces(&k, 1);
+}
+
 void dc_axis_tp_comm(struct dc_axis_ctx *x)
 {
 	const struct dc_plan *p = x->p;
@@ -219,13 +320,16 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	uint64_t moe = (x->best->moe_layers < x->best->layers ? x->best->moe_layers : x->best->layers) + mtp_moe;
 	uint64_t dense = layers - moe;
 	uint64_t act, per_mb, g_mb, r_mb, re_mb, re_g_mb, re_r_mb, re_layers, re_moe, re_dense, q_mb, q_re_mb;
-	uint64_t in_bytes, grad_bytes, mg = 0, mr = 0;
+	uint64_t mg = 0, mr = 0;
 	/* a layer's attention gather feeds an FP8 GEMM unless its attention
 	 * is MLA (quantized_gathers) */
 	double aq = cfg->model.kv_lora_rank ? 0.0 : 1.0, sq, fd, fm;
-	double pair[2], g[2], r[2], qg[2], ug[2], ur[2], qr[2], re_pair[2], re_g[2], re_r[2], re_qg[2], re_ug[2];
+	struct layer_calls lc = {0};
 	enum dc_tp_gather_format fmt = dc_framework_tp_gather_format(cfg);
 	struct dc_axis_ctx own = *x;
+	/* the kinds of layer the model has: a model without experts none of
+	 * kind 1 on any stage (comm.h tp_kind) */
+	int kinds = cfg->model.num_experts ? 2 : 1;
 	/* full recompute runs every layer's forward again in backward, and
 	 * with it the forward's collectives */
 	int refwd = cfg->training.recompute == DC_RECOMPUTE_FULL;
@@ -249,8 +353,10 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	re_dense = re_layers - re_moe;
 	fd = re_share(re_dense, dense, re_layers, layers);
 	fm = re_share(re_moe, moe, re_layers, layers);
-	per_of(pair, 2, 2);
-	per_of(re_pair, 2 * fd, 2 * fm);
+	lc.refwd = refwd;
+	lc.act = act;
+	per_of(lc.pair, 2, 2);
+	per_of(lc.re_pair, 2 * fd, 2 * fm);
 	dc_axis_setup(x, p->topo.degree[DC_AXIS_TP], &p->group[DC_AXIS_TP].link, &p->group[DC_AXIS_TP].net);
 	/* Megatron runs the backward's input-gradient collective behind the
 	 * weight-gradient GEMM, and the input's re-gather behind the
@@ -265,54 +371,61 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 		 * parallelism in training (moe_layer.py:636-640 at d98e8a64),
 		 * so no source says what it would send */
 		push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_OUTPUT_FG, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, per_mb, act,
-			   pair);
+			   lc.pair);
 		push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_INPUT_GRAD_FG, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, per_mb,
-			   act, pair);
+			   act, lc.pair);
 		if (refwd)
 			push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_OUTPUT_RECOMPUTED, DC_CPHASE_BACKWARD,
-				   DC_OVL_EXPOSED, re_mb, act, re_pair);
-		mtp_eh_proj(x, mb, fmt, refwd);
-		loss_chunk_reduces(x);
+				   DC_OVL_EXPOSED, re_mb, act, lc.re_pair);
+		mtp_eh_proj(x, x->mtp, mb, fmt, refwd);
+		loss_chunk_reduces(x, 0);
+		head_rows(x, mb, fmt, refwd);
+		for (int c = 0; c < kinds; c++)
+			if (!(c ? moe : dense))
+				kind_rows(x, c, &lc);
 		return;
 	}
 	/* a dense layer: the attention's gather and reduce-scatter and the
 	 * MLP's; a MoE layer: the attention's and its MLP's over the tp group
-	 * (mg gathers, mr reduce-scatters: framework.h) */
-	if (moe)
+	 * (mg gathers, mr reduce-scatters: framework.h); computed for the
+	 * kind the rank lacks too (kind_rows) */
+	if (kinds > 1)
 		dc_framework_moe_tp_calls(p, &mg, &mr);
 	g_mb = dc_ck_mul(b, dc_ck_add(b, dc_ck_mul(b, 2, dense), dc_ck_mul(b, 1 + mg, moe)), mb);
 	r_mb = dc_ck_mul(b, dc_ck_add(b, dc_ck_mul(b, 2, dense), dc_ck_mul(b, 1 + mr, moe)), mb);
 	re_g_mb = dc_ck_mul(b, dc_ck_add(b, dc_ck_mul(b, 2, re_dense), dc_ck_mul(b, 1 + mg, re_moe)), mb);
 	re_r_mb = dc_ck_mul(b, dc_ck_add(b, dc_ck_mul(b, 2, re_dense), dc_ck_mul(b, 1 + mr, re_moe)), mb);
-	per_of(g, 2, 1.0 + (double)mg);
-	per_of(r, 2, 1.0 + (double)mr);
+	per_of(lc.g, 2, 1.0 + (double)mg);
+	per_of(lc.r, 2, 1.0 + (double)mr);
 	/* of them, FP8's: the attention's (aq), a dense MLP's and a shared
 	 * expert's under Transformer Engine (sq: framework.h) */
-	sq = moe && dc_framework_moe_tp_gathers_quantized(p) ? 1.0 : 0.0;
-	per_of(qg, aq + 1.0, aq + sq);
-	per_of(ug, 1.0 - aq, 1.0 - aq + (double)mg - sq);
-	per_of(qr, aq + 1.0, aq + sq);
-	per_of(ur, 1.0 - aq, 1.0 - aq + (double)mr - sq);
-	per_of(re_g, g[0] * fd, g[1] * fm);
-	per_of(re_r, r[0] * fd, r[1] * fm);
-	per_of(re_qg, qg[0] * fd, qg[1] * fm);
-	per_of(re_ug, ug[0] * fd, ug[1] * fm);
+	sq = kinds > 1 && dc_framework_moe_tp_gathers_quantized(p) ? 1.0 : 0.0;
+	per_of(lc.qg, aq + 1.0, aq + sq);
+	per_of(lc.ug, 1.0 - aq, 1.0 - aq + (double)mg - sq);
+	per_of(lc.qr, aq + 1.0, aq + sq);
+	per_of(lc.ur, 1.0 - aq, 1.0 - aq + (double)mr - sq);
+	per_of(lc.re_g, lc.g[0] * fd, lc.g[1] * fm);
+	per_of(lc.re_r, lc.r[0] * fd, lc.r[1] * fm);
+	per_of(lc.re_qg, lc.qg[0] * fd, lc.qg[1] * fm);
+	per_of(lc.re_ug, lc.ug[0] * fd, lc.ug[1] * fm);
 	/* under FP8 the AllGathers that feed a linear layer's GEMM carry its
 	 * quantized input (the column-parallel linear's) or output gradient
 	 * (the row-parallel one's); the ReduceScatters carry GEMM outputs and
 	 * input gradients, in the working precision */
-	in_bytes = tp_gather_bytes(b, fmt, p->tokens_per_microbatch_cp, cfg->model.hidden_size,
-				   cfg->precision.working_bytes, 0);
-	grad_bytes = tp_gather_bytes(b, fmt, p->tokens_per_microbatch_cp, cfg->model.hidden_size,
-				     cfg->precision.working_bytes, 1);
+	lc.sp = 1;
+	lc.in_bytes = tp_gather_bytes(b, fmt, p->tokens_per_microbatch_cp, cfg->model.hidden_size,
+				      cfg->precision.working_bytes, 0);
+	lc.grad_bytes = tp_gather_bytes(b, fmt, p->tokens_per_microbatch_cp, cfg->model.hidden_size,
+					cfg->precision.working_bytes, 1);
 	q_mb = dc_ck_mul(b, quantized_gathers(x, layers, moe), mb);
 	q_re_mb = dc_ck_mul(b, quantized_gathers(x, re_layers, re_moe), mb);
-	push_gathers(x, DC_CW_TP_SEQ_IN_G, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, g_mb, q_mb, in_bytes, act, qg, ug);
-	push_layer(x, DC_COLL_REDUCE_SCATTER, DC_CW_TP_OUTPUT_GBAR, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, r_mb, act, r);
-	push_gathers(x, DC_CW_TP_OUTPUT_GRAD_GBAR, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, r_mb, q_mb, grad_bytes, act, qr,
-		     ur);
+	push_gathers(x, DC_CW_TP_SEQ_IN_G, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, g_mb, q_mb, lc.in_bytes, act, lc.qg,
+		     lc.ug);
+	push_layer(x, DC_COLL_REDUCE_SCATTER, DC_CW_TP_OUTPUT_GBAR, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, r_mb, act, lc.r);
+	push_gathers(x, DC_CW_TP_OUTPUT_GRAD_GBAR, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, r_mb, q_mb, lc.grad_bytes, act,
+		     lc.qr, lc.ur);
 	push_layer(x, DC_COLL_REDUCE_SCATTER, DC_CW_TP_INPUT_GRAD_G, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, g_mb, act,
-		   g);
+		   lc.g);
 	/* the gathered input is not kept (activations hold s/t): Megatron
 	 * gathers it again for the weight gradients, quantized as the
 	 * forward's (Transformer Engine keeps the FP8 shard). torchtitan
@@ -321,14 +434,15 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	 * its per-op policy, whose save list holds no all-gather
 	 * (torchtitan b5bcd76c distributed/activation_checkpoint.py:60-63),
 	 * the recompute gathers it again: this row */
-	if (!dc_framework_tp_keeps_gathered_input(cfg) || cfg->training.recompute == DC_RECOMPUTE_OP)
-		push_gathers(x, DC_CW_TP_INPUT_REGATHER, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, g_mb, q_mb, in_bytes,
-			     act, qg, ug);
+	lc.regather = !dc_framework_tp_keeps_gathered_input(cfg) || cfg->training.recompute == DC_RECOMPUTE_OP;
+	if (lc.regather)
+		push_gathers(x, DC_CW_TP_INPUT_REGATHER, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, g_mb, q_mb, lc.in_bytes,
+			     act, lc.qg, lc.ug);
 	if (refwd) {
-		push_gathers(x, DC_CW_TP_SEQ_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, re_g_mb, q_re_mb, in_bytes,
-			     act, re_qg, re_ug);
+		push_gathers(x, DC_CW_TP_SEQ_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, re_g_mb, q_re_mb,
+			     lc.in_bytes, act, lc.re_qg, lc.re_ug);
 		push_layer(x, DC_COLL_REDUCE_SCATTER, DC_CW_TP_OUTPUT_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED,
-			   re_r_mb, act, re_r);
+			   re_r_mb, act, lc.re_r);
 	}
 	/* current scaling: before each FP8 shard is cast and gathered its
 	 * amax, one FP32, is reduced (max) over the tp group, on the compute
@@ -342,17 +456,24 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	 * (aten.max) but no all_reduce (torchtitan b5bcd76c
 	 * distributed/activation_checkpoint.py:40-70), so each reduction of
 	 * the forward's runs again */
-	if (dc_framework_tp_amax_reduced(cfg)) {
-		push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX, DC_CPHASE_FORWARD, DC_OVL_INLINE, q_mb, TP_AMAX_BYTES, qg);
+	lc.amax = dc_framework_tp_amax_reduced(cfg);
+	lc.amax_op = dc_framework_tp_keeps_gathered_input(cfg) && cfg->training.recompute == DC_RECOMPUTE_OP;
+	if (lc.amax) {
+		push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX, DC_CPHASE_FORWARD, DC_OVL_INLINE, q_mb, TP_AMAX_BYTES,
+			   lc.qg);
 		push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX, DC_CPHASE_BACKWARD, DC_OVL_INLINE, q_mb, TP_AMAX_BYTES,
-			   qg);
+			   lc.qg);
 		if (refwd)
 			push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_INLINE,
-				   q_re_mb, TP_AMAX_BYTES, re_qg);
-		else if (dc_framework_tp_keeps_gathered_input(cfg) && cfg->training.recompute == DC_RECOMPUTE_OP)
+				   q_re_mb, TP_AMAX_BYTES, lc.re_qg);
+		else if (lc.amax_op)
 			push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_INLINE,
-				   q_mb, TP_AMAX_BYTES, qg);
+				   q_mb, TP_AMAX_BYTES, lc.qg);
 	}
-	mtp_eh_proj(x, mb, fmt, refwd);
-	loss_chunk_reduces(x);
+	mtp_eh_proj(x, x->mtp, mb, fmt, refwd);
+	loss_chunk_reduces(x, 0);
+	head_rows(x, mb, fmt, refwd);
+	for (int c = 0; c < kinds; c++)
+		if (!(c ? moe : dense))
+			kind_rows(x, c, &lc);
 }

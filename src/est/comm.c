@@ -95,27 +95,45 @@ static int emitted(enum comm_mode mode, enum dc_strategy s)
 /* Zeroes what the strategies' sums and the readers rely on; calls past
  * each strategy's ncoll are never read. The strategies of the axes `mode`
  * does not emit are kept. */
+static void strategy_clear(struct dc_comm_strategy *s)
+{
+	s->in_play = 0;
+	s->group_size = 0;
+	s->link = DC_LINK_AUTO;
+	s->link_params.bw_bytes_per_s = 0;
+	s->link_params.latency_s = 0;
+	s->net = NULL;
+	s->net_group = NULL;
+	s->ncoll = 0;
+	s->full = 0;
+	s->bytes_per_rank = 0;
+	s->time_s = 0;
+}
+
+/* tp.c's rows besides the displayed ones (comm.h tp_kind, tp_head):
+ * emitted, and cleared, with the tp axis's */
+static const struct dc_comm_strategy *tp_extra(const struct dc_comm *c, int i)
+{
+	return i < 2 ? &c->tp_kind[i] : &c->tp_head;
+}
+#define NTP_EXTRA 3
+
 static void comm_clear(struct dc_comm *c, enum comm_mode mode)
 {
 	c->stage = c->ep_stage = 0;
 	c->layers = c->moe_layers = c->stage_moe_layers = c->mtp_layers = 0;
 	c->bytes_per_rank = 0;
 	c->time_s = 0;
+	if (emitted(mode, DC_STRAT_TP)) {
+		strategy_clear(&c->tp_kind[0]);
+		strategy_clear(&c->tp_kind[1]);
+		strategy_clear(&c->tp_head);
+	}
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
 		struct dc_comm_strategy *s = &c->s[i];
 		if (!emitted(mode, (enum dc_strategy)i))
 			continue;
-		s->in_play = 0;
-		s->group_size = 0;
-		s->link = DC_LINK_AUTO;
-		s->link_params.bw_bytes_per_s = 0;
-		s->link_params.latency_s = 0;
-		s->net = NULL;
-		s->net_group = NULL;
-		s->ncoll = 0;
-		s->full = 0;
-		s->bytes_per_rank = 0;
-		s->time_s = 0;
+		strategy_clear(s);
 	}
 }
 
@@ -177,21 +195,25 @@ static void comm_verify(const char *memo, const struct dc_plan *p, const struct 
 	if (comm_run(p, fresh, &err, COMM_ALL, NULL) != 0)
 		dc_memo_verify_u64(memo, "dc_comm_compute's return", 0, (uint64_t)-1);
 	dc_memo_verify_fields(memo, "comm", c, fresh, comm_fields, sizeof(comm_fields) / sizeof(comm_fields[0]));
-	for (int i = 0; i < DC_STRAT_COUNT; i++) {
-		snprintf(what, sizeof(what), "s[%s]", dc_strategy_name((enum dc_strategy)i));
-		dc_memo_verify_fields(memo, what, &c->s[i], &fresh->s[i], strategy_fields,
+	for (int i = 0; i < DC_STRAT_COUNT + NTP_EXTRA; i++) {
+		const struct dc_comm_strategy *s = i < DC_STRAT_COUNT ? &c->s[i] : tp_extra(c, i - DC_STRAT_COUNT);
+		const struct dc_comm_strategy *f =
+			i < DC_STRAT_COUNT ? &fresh->s[i] : tp_extra(fresh, i - DC_STRAT_COUNT);
+		static const char *const extra[NTP_EXTRA] = {"tp_kind[0]", "tp_kind[1]", "tp_head"};
+		const char *name = i < DC_STRAT_COUNT ? dc_strategy_name((enum dc_strategy)i) : extra[i - DC_STRAT_COUNT];
+		snprintf(what, sizeof(what), "s[%s]", name);
+		dc_memo_verify_fields(memo, what, s, f, strategy_fields,
 				      sizeof(strategy_fields) / sizeof(strategy_fields[0]));
 		/* the network and group a kept strategy borrowed: another
 		 * plan's (a copy's) may hold them, so compared by content */
-		if (c->s[i].in_play && fresh->s[i].in_play) {
-			dc_memo_verify_bytes(memo, what, c->s[i].net, fresh->s[i].net, sizeof(*c->s[i].net), NULL, 0);
-			dc_memo_verify_fields(memo, what, c->s[i].net_group, fresh->s[i].net_group, group_fields,
+		if (s->in_play && f->in_play) {
+			dc_memo_verify_bytes(memo, what, s->net, f->net, sizeof(*s->net), NULL, 0);
+			dc_memo_verify_fields(memo, what, s->net_group, f->net_group, group_fields,
 					      sizeof(group_fields) / sizeof(group_fields[0]));
 		}
-		for (uint64_t k = 0; k < c->s[i].ncoll && k < DC_COMM_MAX_COLL; k++) {
-			snprintf(what, sizeof(what), "s[%s].coll[%llu]", dc_strategy_name((enum dc_strategy)i),
-				 (unsigned long long)k);
-			dc_memo_verify_fields(memo, what, &c->s[i].coll[k], &fresh->s[i].coll[k], coll_fields,
+		for (uint64_t k = 0; k < s->ncoll && k < DC_COMM_MAX_COLL; k++) {
+			snprintf(what, sizeof(what), "s[%s].coll[%llu]", name, (unsigned long long)k);
+			dc_memo_verify_fields(memo, what, &s->coll[k], &f->coll[k], coll_fields,
 					      sizeof(coll_fields) / sizeof(coll_fields[0]));
 		}
 	}
@@ -571,7 +593,8 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 	}
 	/* one context for every axis (no emitter writes its members): each
 	 * axis its own strategy and overflow flag */
-	x = (struct dc_axis_ctx){&b, p, &best, moe, NULL, DC_STRAT_DP, &memo, c->stage, c->ep_stage, c->mtp_layers, moe_mtp};
+	x = (struct dc_axis_ctx){&b,	     p,		   &best,	   moe,	     NULL,	 DC_STRAT_DP, &memo,
+				 c->stage, c->ep_stage, c->mtp_layers, moe_mtp, c->tp_kind, &c->tp_head};
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
 		const struct dc_axis_row *row = &dc_axis_rows[i];
 		int sharded = reads_sharding(row->strategy);
@@ -604,8 +627,8 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 		*error = "'model' x 'training' x 'precision': communication bytes per step overflow 64 bits";
 		return -1;
 	}
-	for (int i = 0; i < DC_STRAT_COUNT; i++)
-		if (c->s[i].full) {
+	for (int i = 0; i < DC_STRAT_COUNT + NTP_EXTRA; i++)
+		if (i < DC_STRAT_COUNT ? c->s[i].full : tp_extra(c, i - DC_STRAT_COUNT)->full) {
 			*error = "internal: an axis issues more kinds of collective than distcalc holds (DC_COMM_MAX_COLL, "
 				 "include/distcalc/comm.h); please report the config";
 			return -1;

@@ -174,8 +174,9 @@ static double max0(double x)
  * their share of the call's time, which the caller divides by their
  * layer-microbatches (all of it when the rank's layers are of one kind:
  * the sum and the division as before MoE layers were told apart); with
- * none, what one such layer takes a microbatch, its calls at the call's
- * time each. */
+ * none, `cl` is a row of comm.h tp_kind[c] (one such layer's calls in
+ * its own format, count 1): what one such layer takes a microbatch, its
+ * calls at the call's time each. */
 static double tp_part(const struct dc_coll *cl, int c, const double n[2])
 {
 	double w0 = cl->per_layer[0] * n[0], w1 = cl->per_layer[1] * n[1], mine = c ? w1 : w0;
@@ -229,11 +230,13 @@ static double tp_per(int c, const double n[2], double gas)
  * (tp.c: per layer and microbatch a dense layer's two calls of each, a
  * MoE layer's per_layer[1]); a recomputed forward's collectives are
  * waited for. */
-static void tp_tiled_init(struct costs *k, const struct dc_comm_strategy *s, const double n[2], double gas,
-			  int kinds)
+static void tp_tiled_init(struct costs *k, const struct dc_comm *comm, const double n[2], double gas, int kinds)
 {
 	for (int c = 0; c < kinds; c++) {
 		double per = tp_per(c, n, gas);
+		/* a kind the analysed rank lacks: one such layer's calls
+		 * (comm.h tp_kind) */
+		const struct dc_comm_strategy *s = n[c] > 0 ? &comm->s[DC_STRAT_TP] : &comm->tp_kind[c];
 		for (uint64_t i = 0; i < s->ncoll; i++) {
 			const struct dc_coll *cl = &s->coll[i];
 			double *to = NULL, *calls = NULL;
@@ -424,41 +427,46 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 	if (k->ep_mode == DC_EP_OVERLAP_DUALPIPE && k->sched != DC_PIPE_DUALPIPE && k->sched != DC_PIPE_DUALPIPEV)
 		k->ep_mode = DC_EP_OVERLAP_NONE; /* a derived layout without the schedule (activation.h) */
 	k->slow = in->overlap.compute_slowdown;
-	k->mtp = comm->mtp_layers;
+	/* the model's MTP modules, on the chunk that holds the head,
+	 * whichever stage the comm analysed (chunk_ends_cost) */
+	k->mtp = in->model.mtp_layers;
 	k->mtp_moe = dc_comm_mtp_moe(p);
 	if (comm->s[DC_STRAT_TP].in_play) {
 		/* per layer of each kind: the analysed rank's dense and MoE
 		 * layers (tp_part) */
-		const struct dc_comm_strategy *s = &comm->s[DC_STRAT_TP];
+		const struct dc_comm_strategy *s = &comm->s[DC_STRAT_TP], *hs = &comm->tp_head;
 		uint64_t moe = comm->stage_moe_layers < analysed ? comm->stage_moe_layers : analysed;
 		double n[2] = {(double)(analysed - moe), (double)moe};
-		/* the rank's MTP modules' layers, one of their kind each, whose
-		 * calls the rows hold (tp.c) */
-		n[k->mtp_moe] += (double)k->mtp;
-		if (!analysed && !k->mtp)
-			n[0] = 1.0;
-		for (uint64_t i = 0; i < s->ncoll; i++) {
-			const struct dc_coll *cl = &s->coll[i];
-			if (!tp_head_row(cl) || cl->what == DC_CW_TP_LOSS_CHUNK)
-				continue;
-			*(cl->phase == DC_CPHASE_FORWARD ? &k->tp_mtp_f : &k->tp_mtp_b) += cl->time_s / gas;
+		/* the analysed rank's MTP modules' layers, one of their kind
+		 * each, whose calls the rows hold (tp.c) */
+		n[k->mtp_moe] += (double)comm->mtp_layers;
+		/* the head's calls as its rank issues them (comm.h tp_head):
+		 * the MTP modules' eh_proj, the chunked loss's reductions, a
+		 * microbatch's */
+		for (uint64_t i = 0; i < hs->ncoll; i++) {
+			const struct dc_coll *cl = &hs->coll[i];
+			if (cl->what == DC_CW_TP_LOSS_CHUNK)
+				k->tp_loss_f += cl->time_s / gas;
+			else
+				*(cl->phase == DC_CPHASE_FORWARD ? &k->tp_mtp_f : &k->tp_mtp_b) += cl->time_s / gas;
 		}
 		/* a model without MoE layers has no layer of kind 1 on any
 		 * stage: its costs stay 0, unread */
 		int kinds = in->model.num_experts ? 2 : 1;
 		for (int kind = 0; kind < kinds; kind++) {
 			double per = tp_per(kind, n, gas), loss = 0;
+			/* a kind the analysed rank lacks: one such layer's own
+			 * calls (comm.h tp_kind) */
+			const struct dc_comm_strategy *ks = n[kind] > 0 ? s : &comm->tp_kind[kind];
 			f = b = 0;
 			/* the chunked loss's reductions run with the head, once a
 			 * microbatch of its chunk, not in a layer */
-			for (uint64_t i = 0; i < s->ncoll; i++) {
-				const struct dc_coll *cl = &s->coll[i];
+			for (uint64_t i = 0; i < ks->ncoll; i++) {
+				const struct dc_coll *cl = &ks->coll[i];
 				double part;
 				if (tp_head_row(cl) && cl->what != DC_CW_TP_LOSS_CHUNK)
 					continue; /* tp_mtp_f, tp_mtp_b */
-				part = cl->what == DC_CW_TP_LOSS_CHUNK ? (n[kind] > 0 ? cl->time_s : 0) : tp_part(cl, kind, n);
-				if (cl->what == DC_CW_TP_LOSS_CHUNK && kind == 0)
-					k->tp_loss_f += cl->time_s / gas;
+				part = cl->what == DC_CW_TP_LOSS_CHUNK ? cl->time_s : tp_part(cl, kind, n);
 				if (cl->what == DC_CW_TP_LOSS_CHUNK)
 					loss += part;
 				if (cl->phase == DC_CPHASE_FORWARD)
@@ -468,8 +476,8 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 			}
 			k->tp_f[kind] = (f - loss) / per;
 			k->tp_b[kind] = b / per;
-			for (uint64_t i = 0; i < s->ncoll; i++) {
-				const struct dc_coll *cl = &s->coll[i];
+			for (uint64_t i = 0; i < ks->ncoll; i++) {
+				const struct dc_coll *cl = &ks->coll[i];
 				if (tp_head_row(cl))
 					continue;
 				if (tp_async(cl))
@@ -478,10 +486,10 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 					*(cl->phase == DC_CPHASE_FORWARD ? &k->tp_f_inline[kind] : &k->tp_b_inline[kind]) +=
 						tp_part(cl, kind, n) / per;
 			}
-			tp_async_split(k, s, kind, n, per);
+			tp_async_split(k, ks, kind, n, per);
 		}
 		if (k->tp_mode == DC_TP_TILED)
-			tp_tiled_init(k, s, n, gas, kinds);
+			tp_tiled_init(k, comm, n, gas, kinds);
 	}
 	if (comm->s[DC_STRAT_EP].in_play && comm->moe_layers > 0) {
 		double moe = (double)comm->moe_layers;
