@@ -111,6 +111,44 @@ START_TEST(megatron_defaults)
 }
 END_TEST
 
+/* Megatron's recompute methods (megatron/core/recompute.py:157-181 at
+ * d98e8a64): block n keeps n layers of a chunk recomputed, as
+ * training.recompute_layers n; uniform 1 is distcalc's every layer;
+ * uniform n > 1 checkpoints each run of n layers, which distcalc does not
+ * price: a warning naming the argument, the method left as uniform 1 */
+START_TEST(megatron_recompute_methods)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--position-embedding-type rope --recompute-granularity full --recompute-method block "
+						   "--recompute-num-layers 2\n"),
+			 0);
+	ck_assert_str_eq(get("training.recompute_layers"), "2");
+	ck_assert_uint_eq(diag.count, 0);
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--position-embedding-type rope --recompute-granularity full --recompute-method uniform "
+						   "--recompute-num-layers 1\n"),
+			 0);
+	ck_assert_str_eq(get("training.recompute_layers"), "(unset)");
+	ck_assert_uint_eq(diag.count, 0);
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--position-embedding-type rope --recompute-granularity full --recompute-method uniform "
+						   "--recompute-num-layers 4\n"),
+			 0);
+	ck_assert_str_eq(get("training.recompute"), "\"full\"");
+	ck_assert_str_eq(get("training.recompute_layers"), "(unset)");
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:1: '--recompute-num-layers': 4 under --recompute-method uniform checkpoints each run of 4 "
+			 "layers' input and reruns the run (megatron/core/recompute.py:157-165); distcalc prices "
+			 "--recompute-num-layers 1 (one input kept a layer, one layer rebuilt at a time), so its "
+			 "activations differ from the run's");
+	/* block 0 would recompute no layer, where recompute_layers 0 means
+	 * every one: refused, and only once */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--position-embedding-type rope --recompute-granularity full --recompute-method block "
+						   "--recompute-num-layers 0\n"),
+			 -1);
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert_str_eq(diag.entries[0].text, "t:1: error: '--recompute-num-layers': expected a whole number from 1, got '0'");
+}
+END_TEST
+
 /* A launch script: arrays, quoted groups, comments, line continuations,
  * variables with defaults; the virtual pipeline from layers per stage
  * (32 layers / (pp 4 x 2 per virtual stage) = 4 chunks) */
@@ -155,7 +193,14 @@ START_TEST(megatron_errors)
 	/* a slip of a known argument (one letter left out: 1 edit) is named */
 	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--num-layers 2 --sequence-paralel\n"), -1);
 	ck_assert_str_eq(diag.entries[0].text, "t:1: error: '--sequence-paralel': not an argument distcalc maps or knows "
-					       "to change nothing it computes; did you mean '--sequence-parallel'?");
+					       "to change nothing it computes (docs/importers.md lists both); did you mean "
+					       "'--sequence-parallel'? Else remove it to import the rest");
+	/* another real argument a word away is no slip: Megatron's
+	 * --window-size is 4 edits from --hidden-size, so nothing is offered */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--num-layers 2 --window-size 4096\n"), -1);
+	ck_assert_str_eq(diag.entries[0].text, "t:1: error: '--window-size': not an argument distcalc maps or knows to "
+					       "change nothing it computes (docs/importers.md lists both); remove it to import "
+					       "the rest");
 	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--num-layers two\n--num-experts 8 --moe-expert-capacity-factor 1.0\n"), -1);
 	ck_assert_str_eq(diag.entries[0].text, "t:1: error: '--num-layers': expected a whole number from 1, got 'two'");
 	ck_assert_str_eq(diag.entries[diag.count - 1].text,
@@ -659,6 +704,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, megatron_vocab_padding);
 	tcase_add_test(tc, megatron_ffn_default);
+	tcase_add_test(tc, megatron_recompute_methods);
 	tcase_add_test(tc, megatron_defaults);
 	tcase_add_test(tc, megatron_script_words);
 	tcase_add_test(tc, megatron_errors);

@@ -458,9 +458,11 @@ static int is_ignored(const char *name)
 	return 0;
 }
 
-/* The mapped or ignored argument nearest an unknown `name` (within 2
- * edits, or a third of its length), for the error's suggestion; NULL when
- * none is near. A prefix of the ignored list ("--no-") is never offered. */
+/* The mapped or ignored argument nearest an unknown `name`, within 2
+ * edits (a slip, not another argument: Megatron has many whose names
+ * differ in one word, --window-size and --hidden-size), for the error's
+ * suggestion; NULL when none is that near. A prefix of the ignored list
+ * ("--no-") is never offered. */
 static const char *nearest_arg(const char *name)
 {
 	size_t best = 99, nl = strlen(name);
@@ -482,7 +484,7 @@ static const char *nearest_arg(const char *name)
 			near = ignored[i];
 		}
 	}
-	return best <= 2 || best * 3 <= nl ? near : NULL;
+	return best <= 2 ? near : NULL;
 }
 
 struct given {
@@ -840,11 +842,25 @@ static void map_training(struct mctx *m)
 			err(m, L(A_RECOMPUTE_METHOD), "'--recompute-method': only with --recompute-granularity full");
 		else if (strcmp(V(A_RECOMPUTE_METHOD), "block") == 0 && G(A_RECOMPUTE_LAYERS) &&
 			 number(m, A_RECOMPUTE_LAYERS, 0, &n) == 0)
+			/* block checkpoints layers 0 .. n - 1 of each chunk
+			 * (megatron/core/recompute.py:167-181 at d98e8a64); n 0,
+			 * none, is refused by number() */
 			set_u64(m, "training.recompute_layers", n, A_RECOMPUTE_LAYERS);
+		else if (strcmp(V(A_RECOMPUTE_METHOD), "uniform") == 0 && G(A_RECOMPUTE_LAYERS) &&
+			   number(m, A_RECOMPUTE_LAYERS, 0, &n) == 0 && n != 1)
+			/* uniform checkpoints the input of each run of n layers and
+			 * reruns the run (recompute.py:157-165): distcalc prices one
+			 * checkpoint a layer, uniform's n 1 */
+			warn(m, L(A_RECOMPUTE_LAYERS),
+			     "'--recompute-num-layers': %llu under --recompute-method uniform checkpoints each run of %llu "
+			     "layers' input and reruns the run (megatron/core/recompute.py:157-165); distcalc prices "
+			     "--recompute-num-layers 1 (one input kept a layer, one layer rebuilt at a time), so its "
+			     "activations differ from the run's",
+			     n, n);
 		else if (strcmp(V(A_RECOMPUTE_METHOD), "uniform") != 0 && strcmp(V(A_RECOMPUTE_METHOD), "block") != 0)
 			err(m, L(A_RECOMPUTE_METHOD), "'--recompute-method': expected 'uniform' or 'block', got '%s'",
 			    V(A_RECOMPUTE_METHOD));
-		else if (strcmp(V(A_RECOMPUTE_METHOD), "block") == 0)
+		else if (strcmp(V(A_RECOMPUTE_METHOD), "block") == 0 && !G(A_RECOMPUTE_LAYERS))
 			err(m, L(A_RECOMPUTE_METHOD), "'--recompute-method': block needs --recompute-num-layers");
 	}
 	if (G(A_ATT_BACKEND)) {
@@ -1016,8 +1032,8 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 				const char *near = nearest_arg(argname);
 				if (near)
 					err(m, ws.w[i].line,
-					    "'%s': not an argument distcalc maps or knows to change nothing it computes; "
-					    "did you mean '%s'?",
+					    "'%s': not an argument distcalc maps or knows to change nothing it computes "
+					    "(docs/importers.md lists both); did you mean '%s'? Else remove it to import the rest",
 					    argname, near);
 				else
 					err(m, ws.w[i].line,
