@@ -1163,9 +1163,10 @@ START_TEST(test_params_differing_from_the_shape_warn)
 	joined(&d, got, sizeof(got));
 	ck_assert_uint_eq(dc_diag_warnings(&d), 1);
 	ck_assert_str_eq(got, "--set: 'model.params': 7000000000 differs from the shape's 6738415616 (+3.9%); the "
-			      "model-state memory, the DP, FSDP, ring and checkpoint bytes and the model FLOPs (so MFU) "
-			      "follow model.params, while the activations, the TP, PP, CP and EP bytes and the kernel "
-			      "times (so the step time) follow the shape; leave model.params out for one model");
+			      "model-state memory, the DP, FSDP, ring and checkpoint bytes, the optimizer step and the "
+			      "model FLOPs (so MFU) follow model.params, while the activations, the TP, PP, CP and EP "
+			      "bytes and the layers' kernel times follow the shape, so the step time mixes the two; leave "
+			      "model.params out for one model");
 	ck_assert_str_eq(d.entries[0].key, "model.params");
 	dc_diag_release(&d);
 	ck_assert_int_eq(load(buf, same, 1, &cfg, &d), 0);

@@ -2639,9 +2639,9 @@ void dc_cfg_cross_check(struct loader *l)
 			 * rests on two models, and says which figure follows which */
 			dc_cfg_warnf(l, KEY_MODEL_PARAMS,
 				     "'model.params': %llu differs from the shape's %llu (%+.1f%%); the model-state memory, the DP, "
-				     "FSDP, ring and checkpoint bytes and the model FLOPs (so MFU) follow model.params, while the "
-				     "activations, the TP, PP, CP and EP bytes and the kernel times (so the step time) follow the "
-				     "shape; leave model.params out for one model",
+				     "FSDP, ring and checkpoint bytes, the optimizer step and the model FLOPs (so MFU) follow "
+				     "model.params, while the activations, the TP, PP, CP and EP bytes and the layers' kernel times "
+				     "follow the shape, so the step time mixes the two; leave model.params out for one model",
 				     (unsigned long long)m->params, (unsigned long long)shape_params,
 				     100.0 * ((double)m->params - (double)shape_params) / (double)shape_params);
 		}
