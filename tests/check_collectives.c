@@ -301,6 +301,8 @@ START_TEST(calibrate_two_logs)
 	 * NVLink at the hardware's rate and misses the synthetic log's 1 KiB
 	 * row by 26.5%) */
 	ck_assert_uint_eq(d.count, cal.nwarnings);
+	for (size_t i = 0; i < d.count; i++)
+		ck_assert_msg(!strstr(d.entries[i].text, "ranks per host"), "%s", d.entries[i].text);
 	dc_calibration_release(&cal);
 	dc_diag_release(&d);
 	dc_diag_init(&d);
@@ -765,21 +767,31 @@ START_TEST(calibrate_warns)
 	ck_assert(cfg.cluster.inter_node.bw_bytes_per_s <= 50e9);
 	dc_calibration_release(&cal);
 	dc_nccl_log_release(&log);
-	/* a network hop of 40 us, twice what a hop can take (the fit's
-	 * relaxed search is local: from 60 us on, where a pick made on every
-	 * channel moves at a different latency than the channels' times do,
-	 * it can stop short of the want) */
-	two_nic_config(&cfg);
-	truth = cfg;
-	truth.cluster.inter_node.latency_s = 40e-6;
-	synth_log(&truth, 2, 8, DC_NET_ALGO_AUTO, NULL, 0, &log);
-	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
-	ck_assert_msg(has_warning(&cal, "network hop latency (cluster.inter_node.latency) of ") &&
-			      has_warning(&cal, "above the 20 us a hop can take: held at 20 us"),
-		      "%s", cal.nwarnings ? cal.warnings[0] : "no warning");
-	ck_assert(cfg.cluster.inter_node.latency_s <= 20e-6);
-	dc_calibration_release(&cal);
-	dc_nccl_log_release(&log);
+	/* a network hop of 40, 60, 80 and 100 us, 2 to 5 times what a hop can
+	 * take: each warns, naming the latency the log was made with within
+	 * 10% (the relaxed search starts again at 2, 5 and 20 times the bound:
+	 * a pick made on every channel makes the price a step function of the
+	 * latency, and one start stopped at 12.7 us for 60 us) */
+	for (int k = 0; k < 4; k++) {
+		static const double hop_us[] = {40, 60, 80, 100};
+		double want = 0;
+		const char *w = NULL;
+		two_nic_config(&cfg);
+		truth = cfg;
+		truth.cluster.inter_node.latency_s = hop_us[k] * 1e-6;
+		synth_log(&truth, 2, 8, DC_NET_ALGO_AUTO, NULL, 0, &log);
+		ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
+		for (size_t i = 0; i < cal.nwarnings && !w; i++)
+			w = strstr(cal.warnings[i], "network hop latency (cluster.inter_node.latency) of ");
+		ck_assert_msg(w && has_warning(&cal, "above the 20 us a hop can take: held at 20 us"), "%.0f us: %s",
+			      hop_us[k], cal.nwarnings ? cal.warnings[0] : "no warning");
+		ck_assert_int_eq(sscanf(w + strlen("network hop latency (cluster.inter_node.latency) of "), "%lf", &want),
+				 1);
+		ck_assert_msg(fabs(want / hop_us[k] - 1) < 0.10, "%.0f us fitted as %.1f us", hop_us[k], want);
+		ck_assert(cfg.cluster.inter_node.latency_s <= 20e-6);
+		dc_calibration_release(&cal);
+		dc_nccl_log_release(&log);
+	}
 	/* every other size 2.5 x slower: no model follows that */
 	two_nic_config(&cfg);
 	synth_log(&cfg, 2, 8, DC_NET_ALGO_AUTO, NULL, 2.5, &log);

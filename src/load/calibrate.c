@@ -798,6 +798,26 @@ static void check_range(struct fit *f, const double *x, double bounded, struct d
 		p->hi_value = exp(p->hi);
 	}
 	relaxed = search(&r, y);
+	/* a call's price is a step function of the rates and latencies (the
+	 * pick is made on every channel, the time on the pick's: net.c), so
+	 * the relaxed search, local, can stop below a latency the logs want:
+	 * it starts again with each hop latency at 2, 5 and 20 times the
+	 * bound and keeps the lowest objective */
+	for (size_t i = 0; i < r.n && !r.oom; i++) {
+		static const double at[] = {2.0, 5.0, 20.0};
+		if (r.p[i].kind != P_INTRA_LAT && r.p[i].kind != P_INTER_LAT)
+			continue;
+		for (size_t k = 0; k < sizeof(at) / sizeof(at[0]); k++) {
+			double z[MAX_PARAMS], v;
+			memcpy(z, x, sizeof(z));
+			z[i] = log(at[k] * DC_CALIB_HOP_LATENCY_MAX);
+			v = search(&r, z);
+			if (v < relaxed) {
+				relaxed = v;
+				memcpy(y, z, sizeof(y));
+			}
+		}
+	}
 	f->evals = r.evals;
 	f->oom |= r.oom;
 	if (f->oom)
