@@ -558,7 +558,7 @@ static const struct dc_field fields[] = {
 	{"blocking_time_s", "training waits", DC_U_SECONDS, DC_FT_F64, V(blocking_time_s)},
 	{"save_time_s", "save time (until on storage)", DC_U_SECONDS, DC_FT_F64, V(save_time_s)},
 	{"gpu_extra_bytes", "save phase above the optimizer step, GPU", DC_U_BYTES, DC_FT_U64, V(gpu_extra_bytes)},
-	{"gpu_peak_bytes", "save-phase peak, GPU (memory ledger checkpoint_save)", DC_U_BYTES, DC_FT_U64,
+	{"gpu_peak_bytes", "save-phase peak, GPU, most loaded rank (ledger)", DC_U_BYTES, DC_FT_U64,
 	 V(gpu_peak_bytes)},
 	{"gpu_training_peak_bytes", "training peak, GPU (other phases)", DC_U_BYTES, DC_FT_U64,
 	 V(gpu_training_peak_bytes)},
