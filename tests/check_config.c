@@ -800,10 +800,12 @@ START_TEST(test_attention_dropout_global_batch)
 	/* 64 / (3 x 2) does not divide; the --set that broke it is blamed */
 	expect_error(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64"),
 		     (const char *const[]){"training.micro_batch_size=3"}, 1, DC_ERR_CONFIG,
-		     "--set: error: 'training.global_batch_size': must be a multiple of training.micro_batch_size x parallel.dp (3 x 2), got 64");
+		     "--set: error: 'training.global_batch_size': must be a multiple of training.micro_batch_size x parallel.dp (3 x 2), got 64; "
+		     "parallel.dp 2 is derived: num_nodes x gpus_per_node (8) / (tp x cp x pp) (4)");
 	expect_error(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 7"), NULL, 0,
 		     DC_ERR_CONFIG,
-		     "t.json: error: 'training.global_batch_size': must be a multiple of training.micro_batch_size x parallel.dp (1 x 2), got 7");
+		     "t.json: error: 'training.global_batch_size': must be a multiple of training.micro_batch_size x parallel.dp (1 x 2), got 7; "
+		     "parallel.dp 2 is derived: num_nodes x gpus_per_node (8) / (tp x cp x pp) (4)");
 	/* both given: they must agree (64 / (1 x 2) = 32) */
 	expect_error(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64, \"grad_accum_steps\": 8"),
 		     NULL, 0, DC_ERR_CONFIG,

@@ -145,6 +145,21 @@ static int blame_dp(const struct loader *l, int ki)
 	return dc_cfg_blame(l, ki, from, sizeof(from) / sizeof(from[0]));
 }
 
+/* "" when dp was given; else how it was derived, for a rule's message on
+ * it: "; parallel.dp 48 is derived: num_nodes x gpus_per_node (768) / (tp
+ * x cp x pp) (16)" */
+static const char *dp_derived(const struct loader *l, char *buf, size_t len)
+{
+	const struct dc_config *c = l->cfg;
+	const struct dc_parallel *p = &c->parallel;
+	if (p->dp_explicit)
+		return "";
+	snprintf(buf, len, "; parallel.dp %llu is derived: num_nodes x gpus_per_node (%llu) / (tp x cp x pp) (%llu)",
+		 (unsigned long long)p->dp, (unsigned long long)c->world_size,
+		 (unsigned long long)(p->tp * p->cp * p->pp));
+	return buf;
+}
+
 /* The report lists every rank and group: O(world) work and output, so the
  * world is capped at 2^24 ranks (today's largest clusters are ~10^5 GPUs)
  * to keep a typo from running for minutes. */
@@ -601,11 +616,13 @@ static int rule_ep(struct loader *l)
 	else if (strncmp(why, "'parallel.order'", 16) == 0)
 		dc_cfg_errorf(l, KEY_PARALLEL_ORDER, "%s, got \"%s\" with pp %llu", why, p->order_text,
 		       (unsigned long long)p->pp);
-	else
+	else {
+		char d[160];
 		dc_cfg_errorf(l, blame_dp(l, k_ep),
-		       "'parallel.ep': ep x etp (%llu x %llu) must divide tp x dp x cp (%llu x %llu x %llu), the ranks of a stage that the expert layers regroup (Megatron-Core's MoE parallel folding)",
+		       "'parallel.ep': ep x etp (%llu x %llu) must divide tp x dp x cp (%llu x %llu x %llu), the ranks of a stage that the expert layers regroup (Megatron-Core's MoE parallel folding)%s",
 		       (unsigned long long)ep, (unsigned long long)etp, (unsigned long long)p->tp,
-		       (unsigned long long)p->dp, (unsigned long long)cp);
+		       (unsigned long long)p->dp, (unsigned long long)cp, dp_derived(l, d, sizeof(d)));
+	}
 	if (why)
 		return 0;
 	if (etp != p->tp && p->tp > 1 && !p->sequence_parallel && l->cfg->training.framework == DC_FRAMEWORK_TORCHTITAN)
@@ -1200,10 +1217,11 @@ static int rule_global_batch(struct loader *l)
 	/* blame the --set that broke the division, if one did */
 	who = l->from_set[kg] ? kg : l->from_set[kb] ? kb : blame_dp(l, kg);
 	if (dc_mul_u64(t->micro_batch_size, c->parallel.dp, &per_micro) || t->global_batch_size % per_micro != 0) {
+		char d[160];
 		dc_cfg_errorf(l, who,
-		       "'training.global_batch_size': must be a multiple of training.micro_batch_size x parallel.dp (%llu x %llu), got %llu",
+		       "'training.global_batch_size': must be a multiple of training.micro_batch_size x parallel.dp (%llu x %llu), got %llu%s",
 		       (unsigned long long)t->micro_batch_size, (unsigned long long)c->parallel.dp,
-		       (unsigned long long)t->global_batch_size);
+		       (unsigned long long)t->global_batch_size, dp_derived(l, d, sizeof(d)));
 		return -1;
 	}
 	if (l->seen[ka] && t->grad_accum_steps != t->global_batch_size / per_micro && !l->from_set[ka] &&
