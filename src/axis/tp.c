@@ -305,6 +305,21 @@ static void head_rows(struct dc_axis_ctx *x, uint64_t mb, enum dc_tp_gather_form
 	loss_chunk_reduces(&k, 1);
 }
 
+/* After the analysed rank's layers: the MTP modules' eh_proj, the
+ * chunked loss's reductions, the head's own rows (head_rows) and one
+ * layer of each kind the rank lacks (kind_rows; `dense`, `moe`: the
+ * rank's layers of each kind). */
+static void rank_tail(struct dc_axis_ctx *x, uint64_t mb, enum dc_tp_gather_format fmt, int refwd, int kinds,
+		      uint64_t dense, uint64_t moe, const struct layer_calls *lc)
+{
+	mtp_eh_proj(x, x->mtp, mb, fmt, refwd);
+	loss_chunk_reduces(x, 0);
+	head_rows(x, mb, fmt, refwd);
+	for (int c = 0; c < kinds; c++)
+		if (!(c ? moe : dense))
+			kind_rows(x, c, lc);
+}
+
 void dc_axis_tp_comm(struct dc_axis_ctx *x)
 {
 	const struct dc_plan *p = x->p;
@@ -377,12 +392,7 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 		if (refwd)
 			push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_OUTPUT_RECOMPUTED, DC_CPHASE_BACKWARD,
 				   DC_OVL_EXPOSED, re_mb, act, lc.re_pair);
-		mtp_eh_proj(x, x->mtp, mb, fmt, refwd);
-		loss_chunk_reduces(x, 0);
-		head_rows(x, mb, fmt, refwd);
-		for (int c = 0; c < kinds; c++)
-			if (!(c ? moe : dense))
-				kind_rows(x, c, &lc);
+		rank_tail(x, mb, fmt, refwd, kinds, dense, moe, &lc);
 		return;
 	}
 	/* a dense layer: the attention's gather and reduce-scatter and the
@@ -470,10 +480,5 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 			push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_INLINE,
 				   q_mb, TP_AMAX_BYTES, lc.qg);
 	}
-	mtp_eh_proj(x, x->mtp, mb, fmt, refwd);
-	loss_chunk_reduces(x, 0);
-	head_rows(x, mb, fmt, refwd);
-	for (int c = 0; c < kinds; c++)
-		if (!(c ? moe : dense))
-			kind_rows(x, c, &lc);
+	rank_tail(x, mb, fmt, refwd, kinds, dense, moe, &lc);
 }
