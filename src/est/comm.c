@@ -593,8 +593,8 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 	}
 	/* one context for every axis (no emitter writes its members): each
 	 * axis its own strategy and overflow flag */
-	x = (struct dc_axis_ctx){&b,	     p,		   &best,	   moe,	     NULL,	 DC_STRAT_DP, &memo,
-				 c->stage, c->ep_stage, c->mtp_layers, moe_mtp, c->tp_kind, &c->tp_head};
+	x = (struct dc_axis_ctx){&b, p, &best, moe, NULL, DC_STRAT_DP, &memo, c->stage, c->ep_stage, c->mtp_layers,
+				 moe_mtp, c->tp_kind, &c->tp_head};
 	for (int i = 0; i < DC_STRAT_COUNT; i++) {
 		const struct dc_axis_row *row = &dc_axis_rows[i];
 		int sharded = reads_sharding(row->strategy);

@@ -59,7 +59,7 @@ struct costs {
 	 * linear whose backward issues it ([kind][0] the attention's, [1] the
 	 * MLP's: compute.h tp_col_dgrad_s): the input-gradient AllReduce or
 	 * ReduceScatter (behind that linear's weight-gradient GEMM) and the
-	 * input's re-gather (behind its input-gradient GEMM; tp_async_split) */
+	 * input's re-gather (behind its input-gradient GEMM; tp_async_inline) */
 	double as_grad[2][2], as_regather[2][2];
 	double tp_f_inline[2], tp_b_inline[2]; /* of tp_f, tp_b: DC_OVL_INLINE calls, never hidden (FP8 amax reductions) */
 	double tp_loss_f;            /* the head's, not a layer's: a microbatch's loss-chunk AllReduces (tp.c), exposed */
@@ -188,15 +188,17 @@ static double tp_part(const struct dc_coll *cl, int c, const double n[2])
 	return cl->count ? cl->per_layer[c] * (cl->time_s / (double)cl->count) : 0;
 }
 
-/* tp_async's calls of one layer of kind `kind` split by the linear that
- * issues them (costs as_grad, as_regather): the attention's column-parallel
+/* One layer of kind `kind`'s asynchronous TP calls (costs tp_b_async)
+ * and inline ones (tp_f_inline, tp_b_inline), in one pass; the
+ * asynchronous ones split by the linear that issues them (as_grad,
+ * as_regather): the attention's column-parallel
  * linear issues one of each a layer, the MLP's fc1 the rest (tp.c: a dense
  * layer's second, a MoE layer's shared expert's). Where a collective's
  * calls come in two rows (an FP8 re-gather beside a BF16 one, tp.c
  * push_gathers: under MLA the attention's is the BF16 one), the
  * attention's call is the row with the largest message; every row of
  * these carries one message size otherwise. */
-static void tp_async_split(struct costs *k, const struct dc_comm_strategy *s, int kind, const double n[2], double per)
+static void tp_async_inline(struct costs *k, const struct dc_comm_strategy *s, int kind, const double n[2], double per)
 {
 	double total[2] = {0, 0}, attn[2] = {0, 0};
 	uint64_t msg[2] = {0, 0};
@@ -204,10 +206,20 @@ static void tp_async_split(struct costs *k, const struct dc_comm_strategy *s, in
 		const struct dc_coll *cl = &s->coll[i];
 		double v, calls = cl->per_layer[kind];
 		int g;
-		if (tp_head_row(cl) || !tp_async(cl) || !(calls > 0))
+		if (tp_head_row(cl))
+			continue;
+		if (cl->overlap == DC_OVL_INLINE && !tp_async(cl)) {
+			*(cl->phase == DC_CPHASE_FORWARD ? &k->tp_f_inline[kind] : &k->tp_b_inline[kind]) +=
+				tp_part(cl, kind, n) / per;
+			continue;
+		}
+		if (!tp_async(cl))
+			continue;
+		v = tp_part(cl, kind, n) / per;
+		k->tp_b_async[kind] += v;
+		if (!(calls > 0))
 			continue;
 		g = cl->what == DC_CW_TP_INPUT_REGATHER;
-		v = tp_part(cl, kind, n) / per;
 		total[g] += v;
 		if (cl->msg_bytes > msg[g]) {
 			msg[g] = cl->msg_bytes;
@@ -476,17 +488,7 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 			}
 			k->tp_f[kind] = (f - loss) / per;
 			k->tp_b[kind] = b / per;
-			for (uint64_t i = 0; i < ks->ncoll; i++) {
-				const struct dc_coll *cl = &ks->coll[i];
-				if (tp_head_row(cl))
-					continue;
-				if (tp_async(cl))
-					k->tp_b_async[kind] += tp_part(cl, kind, n) / per;
-				else if (cl->overlap == DC_OVL_INLINE)
-					*(cl->phase == DC_CPHASE_FORWARD ? &k->tp_f_inline[kind] : &k->tp_b_inline[kind]) +=
-						tp_part(cl, kind, n) / per;
-			}
-			tp_async_split(k, ks, kind, n, per);
+			tp_async_inline(k, ks, kind, n, per);
 		}
 		if (k->tp_mode == DC_TP_TILED)
 			tp_tiled_init(k, comm, n, gas, kinds);
