@@ -564,11 +564,91 @@ START_TEST(test_fsdp_pipeline_llama3_70b)
 	m = compute(&c);
 	ck_assert_uint_eq(m.stage, 1);
 	ck_assert_uint_eq(calls_of(&m, DC_STRAT_FSDP, DC_CW_UNIT_PARAMS), 40);
-	ck_assert_uint_eq(calls_of(&m, DC_STRAT_FSDP, DC_CW_ROOT_PARAMS), 1);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_FSDP, DC_CW_HEAD_PARAMS), 1);
 	ck_assert_uint_eq(calls_of(&m, DC_STRAT_FSDP, DC_CW_UNIT_GRADS), 40);
-	ck_assert_uint_eq(calls_of(&m, DC_STRAT_FSDP, DC_CW_ROOT_GRADS), 1);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_FSDP, DC_CW_HEAD_GRADS), 1);
 	ck_assert_uint_eq(m.s[DC_STRAT_FSDP].coll[0].msg_bytes, 213942272ull);
 	ck_assert_uint_eq(m.s[DC_STRAT_FSDP].bytes_per_rank, 19845844992ull);
+	/* "always" (reshard_after_forward true under pp): [norm, lm_head]
+	 * reshards too, gathered 1 + 32 times like a layer unit, the
+	 * min(pp - 1, m) = 1 before stage 1's first backward as forward */
+	c.parallel.reshard_after_forward = 1;
+	c.parallel.reshard_given = 1;
+	m = compute(&c);
+	ck_assert_uint_eq(fsdp_calls_in(&m, DC_CW_HEAD_PARAMS, DC_CPHASE_FORWARD), 1);
+	ck_assert_uint_eq(fsdp_calls_in(&m, DC_CW_HEAD_PARAMS, DC_CPHASE_BACKWARD), 32);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_FSDP, DC_CW_HEAD_GRADS), 1);
+}
+END_TEST
+
+/* torchtitan's own units for the embedding and the head
+ * (torchtitan/distributed/fsdp.py:238-265 at b5bcd76c): Llama-3-8B,
+ * untied, on 8 ranks (dp 8, tp 1), fsdp2 preset (2 B gathered, 4 B
+ * reduced). tok_embeddings, 128,256 x 4,096 = 525,336,576 parameters, is
+ * a unit under the layers' policy (resharded at pp 1): gathered before
+ * its forward and again before its backward, 1,050,673,152 B each, and
+ * reduce-scattered, 2,101,346,304 B. [norm, lm_head], 525,336,576 +
+ * 4,096 = 525,340,672 parameters, is not resharded after forward: one
+ * gather of 1,050,681,344 B, one reduce-scatter of 2,101,362,688 B, a
+ * microbatch: with 2 microbatches every count doubles. Tied weights:
+ * the three are one
+ * unit, resharded only under "always": the root's single gather. Under
+ * framework custom the root unit is unchanged: one gather of both,
+ * 2,101,354,496 B. */
+START_TEST(test_fsdp_torchtitan_embedding_and_head_units)
+{
+	static const char *const fw[] = {"torchtitan", "custom"};
+	for (int m = 1; m <= 2; m++)
+		for (int f = 0; f < 2; f++) {
+			struct dc_config c;
+			struct dc_comm r;
+			uint64_t n = (uint64_t)m;
+			fixture_json(&c,
+				     "{\"model\": {\"hf_config\": \"llama-3-8b\", \"seq_length\": 8192},"
+				     " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8, \"gpu_memory\": \"95 GiB\","
+				     " \"intra_node\": {\"bandwidth\": \"450 GB/s\", \"latency\": \"5 us\"},"
+				     " \"inter_node\": {\"bandwidth\": \"400 Gb/s\", \"latency\": \"10 us\"}},"
+				     " \"parallel\": {\"dp\": 8, \"sharding\": \"fsdp\"},"
+				     " \"training\": {\"micro_batch_size\": 2, \"global_batch_size\": %d,"
+				     " \"recompute\": \"op\", \"framework\": \"%s\"},"
+				     " \"precision\": {\"preset\": \"fsdp2\"}}",
+				     16 * m, fw[f]);
+			r = compute(&c);
+			if (f == 1) {
+				ck_assert_uint_eq(fsdp_calls_in(&r, DC_CW_ROOT_PARAMS, DC_CPHASE_FORWARD), n);
+				ck_assert_uint_eq(fsdp_calls_in(&r, DC_CW_ROOT_PARAMS, DC_CPHASE_BACKWARD), 0);
+				ck_assert_uint_eq(calls_of(&r, DC_STRAT_FSDP, DC_CW_EMBED_PARAMS), 0);
+				ck_assert_uint_eq(calls_of(&r, DC_STRAT_FSDP, DC_CW_HEAD_PARAMS), 0);
+				continue;
+			}
+			ck_assert_uint_eq(calls_of(&r, DC_STRAT_FSDP, DC_CW_ROOT_PARAMS), 0);
+			ck_assert_uint_eq(calls_of(&r, DC_STRAT_FSDP, DC_CW_ROOT_GRADS), 0);
+			ck_assert_uint_eq(fsdp_calls_in(&r, DC_CW_EMBED_PARAMS, DC_CPHASE_FORWARD), n);
+			ck_assert_uint_eq(fsdp_calls_in(&r, DC_CW_EMBED_PARAMS, DC_CPHASE_BACKWARD), n);
+			ck_assert_uint_eq(fsdp_calls_in(&r, DC_CW_HEAD_PARAMS, DC_CPHASE_FORWARD), n);
+			ck_assert_uint_eq(fsdp_calls_in(&r, DC_CW_HEAD_PARAMS, DC_CPHASE_BACKWARD), 0);
+			ck_assert_uint_eq(calls_of(&r, DC_STRAT_FSDP, DC_CW_EMBED_GRADS), n);
+			ck_assert_uint_eq(calls_of(&r, DC_STRAT_FSDP, DC_CW_HEAD_GRADS), n);
+			for (uint64_t i = 0; i < r.s[DC_STRAT_FSDP].ncoll; i++) {
+				const struct dc_coll *row = &r.s[DC_STRAT_FSDP].coll[i];
+				if (row->what == DC_CW_EMBED_PARAMS)
+					ck_assert_uint_eq(row->msg_bytes, 1050673152ull);
+				else if (row->what == DC_CW_EMBED_GRADS)
+					ck_assert_uint_eq(row->msg_bytes, 2101346304ull);
+				else if (row->what == DC_CW_HEAD_PARAMS)
+					ck_assert_uint_eq(row->msg_bytes, 1050681344ull);
+				else if (row->what == DC_CW_HEAD_GRADS)
+					ck_assert_uint_eq(row->msg_bytes, 2101362688ull);
+			}
+			if (m == 1) {
+				/* tied: one unit of all three, kept through backward */
+				c.model.tie_word_embeddings = 1;
+				r = compute(&c);
+				ck_assert_uint_eq(fsdp_calls_in(&r, DC_CW_ROOT_PARAMS, DC_CPHASE_FORWARD), 1);
+				ck_assert_uint_eq(fsdp_calls_in(&r, DC_CW_ROOT_PARAMS, DC_CPHASE_BACKWARD), 0);
+				ck_assert_uint_eq(calls_of(&r, DC_STRAT_FSDP, DC_CW_EMBED_PARAMS), 0);
+			}
+		}
 }
 END_TEST
 
@@ -1953,6 +2033,7 @@ int main(void)
 	tcase_add_test(tc, test_fsdp_expert_units);
 	tcase_add_test(tc, test_fsdp_pipeline_reduces_once);
 	tcase_add_test(tc, test_fsdp_pipeline_llama3_70b);
+	tcase_add_test(tc, test_fsdp_torchtitan_embedding_and_head_units);
 	tcase_add_test(tc, test_fsdp_whole_model_is_root);
 	tcase_add_test(tc, test_ep_on_the_stage_with_moe_layers);
 	tcase_add_test(tc, test_ep_on_the_stage_with_moe_layers_interleaved);

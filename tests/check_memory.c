@@ -303,6 +303,34 @@ START_TEST(test_precision_presets_ledger)
 }
 END_TEST
 
+/* The same layout under training.framework torchtitan (fsdp2, fsdp, dp 2,
+ * pp 1: resharded after forward): tok_embeddings is its own unit,
+ * resharded with the layers, and [norm, lm_head] another, kept
+ * (torchtitan/distributed/fsdp.py:252-265 at b5bcd76c). The embedding is
+ * gathered before layer 0's forward and after layer 0's backward, when
+ * the head's unit is not: what stays gathered is the head's 32,768,000 +
+ * 4,096 = 32,772,096 and two layers, (32,772,096 + 2 x 50,601,984) x 2 B
+ * = 267,952,128 (333,488,128 with the embedding too); one unit's grads
+ * before ReduceScatter, the larger, a layer's: 50,601,984 x 4 B =
+ * 202,407,936 (the root's 262,160,384 before). */
+START_TEST(test_torchtitan_embedding_unit_ledger)
+{
+	struct dc_config c;
+	struct dc_mem_ledger l;
+	fixture_json(&c,
+		     "{\"model\": {\"num_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+		     " \"ffn_hidden_size\": 11008, \"vocab_size\": 32000, \"seq_length\": 4096},"
+		     " \"cluster\": {\"num_nodes\": 2, \"gpus_per_node\": 4, \"gpu_memory\": \"80 GiB\","
+		     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+		     " \"parallel\": {\"tp\": 4, \"sharding\": \"fsdp\"}, \"precision\": {\"preset\": \"fsdp2\"},"
+		     " \"training\": {\"framework\": \"torchtitan\"}}");
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.fsdp_forward_params_bytes, 267952128ull);
+	ck_assert_uint_eq(l.fsdp_backward_params_bytes, 267952128ull);
+	ck_assert_uint_eq(l.fsdp_unsharded_grads_bytes, 202407936ull);
+}
+END_TEST
+
 /* CPU offload on the course's layout (P = 1,684,803,584 a rank, dp 2):
  *   optimizer, zero1: the GPU keeps params and grads 2P + 2P =
  *     6,739,214,336; the host the master 4P/2, Adam 8P/2 and ZeRO-Offload's
@@ -1554,6 +1582,7 @@ int main(void)
 	tcase_add_test(tc, test_stage_params_llama);
 	tcase_add_test(tc, test_course_ledger);
 	tcase_add_test(tc, test_precision_presets_ledger);
+	tcase_add_test(tc, test_torchtitan_embedding_unit_ledger);
 	tcase_add_test(tc, test_offload_host_ledger);
 	tcase_add_test(tc, test_offload_deepspeed_host_buffers);
 	tcase_add_test(tc, test_offload_deepspeed_zero3_host);

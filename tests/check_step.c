@@ -1666,6 +1666,38 @@ START_TEST(test_path_splits_the_tail_as_the_classes_do)
 }
 END_TEST
 
+/* torchtitan's embedding unit (audit O3; configs/llama-3-8b-torchtitan.json
+ * on an H100 with compile, m 1, dp 8, fsdp2: docs/step-model.md, "FSDP's
+ * embedding unit"). Each AllGather or ReduceScatter on 8 ranks runs the
+ * Simple ring: 8.4 us start-up + 7 hops x 5 us = 43.4 us, plus 7 x
+ * ceil(M / 8) / 450 GB/s (docs/network-model.md, "Protocols"):
+ *   layer unit, 218,112,000 params: AG of 436,224,000 B 891.613333 us,
+ *     RS of 872,448,000 B 1,739.826667 us;
+ *   embedding unit, 525,336,576 params: AG 2,086.375573 us (forward,
+ *     and again before its backward), RS 2,101,346,304 B 4,129.351147 us;
+ *   [norm, lm_head], 525,340,672 params: AG 2,086.391502 us (forward
+ *     only), RS 4,129.383004 us.
+ * Prefetch hides every unit but the first a direction (14 ms or more of
+ * compute each against 2 ms of communication). What waits: the
+ * embedding's gather before the forward, 2,086.375573; layer 0's gather
+ * with the head's spread over 32 layers, 891.613333 + 2,086.391502 / 32
+ * = 956.813068; layer 31's backward gather with the embedding's second
+ * one spread, 891.613333 + 2,086.375573 / 32 = 956.812570, and its
+ * reduce-scatter with the head's, 1,739.826667 + 4,129.383004 / 32 =
+ * 1,868.869886; the embedding's reduce-scatter after the backward,
+ * 4,129.351147: 9,998.222243 us exposed (3,908.825247 when the root
+ * unit's rows were all spread over the layers). */
+START_TEST(test_fsdp_torchtitan_embedding_unit_exposed)
+{
+	static const char *const sets[] = {"cluster.gpu=h100-sxm5-80gb", "training.compile=true", NULL};
+	run_config("llama-3-8b-torchtitan.json", sets);
+	ck_assert_uint_eq(run_plan.layout.grad_accum_steps, 1);
+	ck_assert_uint_eq(run_res.step.nclasses, 1);
+	ck_assert_msg(fabs(run_res.step.classes[0].exposed_s[DC_STRAT_FSDP] - 9998.222243e-6) <= 1e-9,
+		      "exposed fsdp %.17g", run_res.step.classes[0].exposed_s[DC_STRAT_FSDP]);
+}
+END_TEST
+
 /* FSDP under a pipeline (systems.json at tp 2 x pp 2 x dp 2, torchtitan,
  * 1F1B, m 8): torch.distributed.pipelining reduce-scatters each unit once,
  * in the stage's _post_backward after its last backward, behind no
@@ -2149,6 +2181,7 @@ int main(void)
 	tcase_add_test(tc, test_context_parallel_exposure);
 	tcase_add_test(tc, test_context_parallel_sweep_ratios);
 	tcase_add_test(tc, test_path_splits_the_tail_as_the_classes_do);
+	tcase_add_test(tc, test_fsdp_torchtitan_embedding_unit_exposed);
 	tcase_add_test(tc, test_fsdp_pipeline_reduces_after_the_last_backward);
 	tcase_add_test(tc, test_zero_bubble_schedules_measured);
 	tcase_add_test(tc, test_ep_a2a_1f1b_two_layers);

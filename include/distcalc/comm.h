@@ -81,6 +81,10 @@ enum dc_coll_what {
 	DC_CW_EXPERT_UNIT_GRADS,
 	DC_CW_ROOT_PARAMS,
 	DC_CW_ROOT_GRADS,
+	DC_CW_EMBED_PARAMS, /* torchtitan: tok_embeddings' own unit */
+	DC_CW_EMBED_GRADS,
+	DC_CW_HEAD_PARAMS,  /* torchtitan: [norm, lm_head]'s unit (tied: with tok_embeddings) */
+	DC_CW_HEAD_GRADS,
 	/* tp */
 	DC_CW_TP_OUTPUT_FG,
 	DC_CW_TP_INPUT_GRAD_FG,
@@ -160,7 +164,7 @@ struct dc_coll {
 	double per_layer[2];
 };
 
-#define DC_COMM_MAX_COLL 24
+#define DC_COMM_MAX_COLL 28
 
 struct dc_comm_strategy {
 	int in_play;

@@ -50,6 +50,14 @@ int dc_framework_param_gather(const struct dc_plan *p);
  * policy (reshard only without a pipeline), else true. */
 int dc_framework_reshard_after_forward(const struct dc_plan *p);
 
+/* Of `other` (a stage's parameters outside its layer units: embedding,
+ * final norm, head), those torchtitan wraps as tok_embeddings' own FSDP
+ * unit, under the layers' reshard policy (torchtitan/distributed/
+ * fsdp.py:252-257 at b5bcd76c): the embedding on stage 0 with untied
+ * weights under training.framework torchtitan and fsdp_unit layer; 0
+ * otherwise (the root unit holds all of `other`). */
+uint64_t dc_framework_fsdp_embedding_unit(const struct dc_plan *p, uint64_t stage, uint64_t other);
+
 /* How the TP collectives meet the GEMMs (step.c). */
 enum dc_tp_overlap {
 	DC_TP_WAIT_ALL,  /* torchtitan's DTensor TP: every collective waited for */

@@ -71,6 +71,93 @@ static void replicas(struct dc_axis_ctx *x, enum dc_coll_what what, uint64_t cal
 	dc_axis_use_link(x->s, l, g);
 }
 
+/* The stage's parameters outside the layer units (`other`: the
+ * embedding, final norm and head) as FSDP units. Every framework but
+ * torchtitan leaves them to the root (fully_shard(model)), never
+ * resharded after forward: one unit. torchtitan wraps them itself
+ * (torchtitan/distributed/fsdp.py:238-265 at b5bcd76c): untied,
+ * tok_embeddings is its own unit under the layers' policy (:252-257)
+ * and [norm, lm_head] another, resharded only under "always"
+ * (:258-265); tied, the three are one unit under the "always" rule
+ * (:238-250). distcalc's boolean reshard_after_forward reads true as
+ * "always" only under a pipeline, where "default" is false (:129-132).
+ * Splits `other` into the embedding's unit (*embed, 0 when it has none)
+ * and the rest, with how each is called. */
+struct root_units {
+	uint64_t embed, head;
+	enum dc_coll_what embed_params, embed_grads, head_params, head_grads;
+	struct unit_calls e, h;
+};
+
+static void root_units(const struct dc_axis_ctx *x, uint64_t other, struct root_units *o)
+{
+	const struct dc_plan *p = x->p;
+	int tt = p->in->training.framework == DC_FRAMEWORK_TORCHTITAN;
+	o->embed = 0;
+	o->head = other;
+	o->head_params = DC_CW_ROOT_PARAMS;
+	o->head_grads = DC_CW_ROOT_GRADS;
+	o->embed_params = DC_CW_EMBED_PARAMS;
+	o->embed_grads = DC_CW_EMBED_GRADS;
+	unit_calls(x, 1, &o->h);
+	o->e = o->h;
+	if (!tt || !other)
+		return;
+	/* the head's unit (or the tied one) reshards only under "always" */
+	unit_calls(x, p->layout.pp < 2, &o->h);
+	if (p->in->model.tie_word_embeddings)
+		return;
+	o->head_params = DC_CW_HEAD_PARAMS;
+	o->head_grads = DC_CW_HEAD_GRADS;
+	/* the first stage's embedding (and a learned position table,
+	 * which torchtitan's models lack: kept with it) */
+	o->embed = dc_framework_fsdp_embedding_unit(p, x->stage, other);
+	o->head = other - o->embed;
+	unit_calls(x, 0, &o->e);
+}
+
+/* The root's (or torchtitan's embedding and head units') AllGathers
+ * (`grads` 0, w bytes a parameter) or ReduceScatters (gb) */
+static void root_gathers(struct dc_axis_ctx *x, uint64_t other, int grads, uint64_t bytes)
+{
+	struct dc_ck *b = x->b;
+	struct root_units r;
+	root_units(x, other, &r);
+	if (!grads) {
+		if (r.embed) {
+			dc_axis_push(x, DC_COLL_ALL_GATHER, r.embed_params, DC_CPHASE_FORWARD, DC_OVL_PREFETCH, r.e.fwd,
+				     dc_ck_mul(b, r.embed, bytes));
+			if (r.e.bwd)
+				dc_axis_push(x, DC_COLL_ALL_GATHER, r.embed_params, DC_CPHASE_BACKWARD, DC_OVL_PREFETCH,
+					     r.e.bwd, dc_ck_mul(b, r.embed, bytes));
+		}
+		dc_axis_push(x, DC_COLL_ALL_GATHER, r.head_params, DC_CPHASE_FORWARD, DC_OVL_PREFETCH, r.h.fwd,
+			     dc_ck_mul(b, r.head, bytes));
+		if (r.h.bwd)
+			dc_axis_push(x, DC_COLL_ALL_GATHER, r.head_params, DC_CPHASE_BACKWARD, DC_OVL_PREFETCH, r.h.bwd,
+				     dc_ck_mul(b, r.head, bytes));
+		return;
+	}
+	if (r.embed)
+		dc_axis_push(x, DC_COLL_REDUCE_SCATTER, r.embed_grads, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, r.e.rs,
+			     dc_ck_mul(b, r.embed, bytes));
+	dc_axis_push(x, DC_COLL_REDUCE_SCATTER, r.head_grads, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, r.h.rs,
+		     dc_ck_mul(b, r.head, bytes));
+}
+
+/* HSDP's AllReduces of the root's (torchtitan: the embedding's and the
+ * head's units') gradient shards (replicas) */
+static void root_replicas(struct dc_axis_ctx *x, enum dc_coll_what rep, uint64_t other, uint64_t gb, uint64_t shard,
+			  const struct dc_plan_link *l, const struct dc_net_group *g)
+{
+	struct dc_ck *b = x->b;
+	struct root_units r;
+	root_units(x, other, &r);
+	if (r.embed)
+		replicas(x, rep, r.e.rs, dc_ck_mul(b, r.embed, gb), shard, l, g);
+	replicas(x, rep, other ? r.h.rs : 0, dc_ck_mul(b, r.head, gb), shard, l, g);
+}
+
 /* `units` units of q parameters, r of them one more; `other` parameters in
  * the root unit (embedding, head), which stays gathered through backward:
  * FSDP2 never reshards the root after forward. `whole`: the units are the
@@ -83,20 +170,18 @@ static void fsdp_units(struct dc_axis_ctx *x, uint64_t units, uint64_t q, uint64
 	struct dc_ck *b = x->b;
 	/* per unit per microbatch of its chunk: m / 2 under DualPipe, whose
 	 * rank holds two stages' units, each run by one direction's half */
-	struct unit_calls u, root;
+	struct unit_calls u;
 	enum dc_coll_what params = expert ? DC_CW_EXPERT_UNIT_PARAMS : DC_CW_UNIT_PARAMS;
 	enum dc_coll_what grads = expert ? DC_CW_EXPERT_UNIT_GRADS : DC_CW_UNIT_GRADS;
 	uint64_t w = pr->working_bytes, gb = pr->grad_bytes, shard = x->s->group_size;
 	enum dc_coll_what rep = expert ? DC_CW_REPLICA_EXPERT_GRAD_BUCKET : DC_CW_REPLICA_GRAD_BUCKET;
 
 	unit_calls(x, whole, &u);
-	unit_calls(x, 1, &root);
 	dc_axis_push(x, DC_COLL_ALL_GATHER, params, DC_CPHASE_FORWARD, DC_OVL_PREFETCH, dc_ck_mul(b, units - r, u.fwd),
 		     dc_ck_mul(b, q, w));
 	dc_axis_push(x, DC_COLL_ALL_GATHER, params, DC_CPHASE_FORWARD, DC_OVL_PREFETCH, dc_ck_mul(b, r, u.fwd),
 		     dc_ck_mul(b, q + 1, w));
-	dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_ROOT_PARAMS, DC_CPHASE_FORWARD, DC_OVL_PREFETCH, root.fwd,
-		     dc_ck_mul(b, other, w));
+	root_gathers(x, other, 0, w);
 	if (u.bwd) {
 		dc_axis_push(x, DC_COLL_ALL_GATHER, params, DC_CPHASE_BACKWARD, DC_OVL_PREFETCH,
 			     dc_ck_mul(b, units - r, u.bwd), dc_ck_mul(b, q, w));
@@ -107,11 +192,10 @@ static void fsdp_units(struct dc_axis_ctx *x, uint64_t units, uint64_t q, uint64
 		     dc_ck_mul(b, units - r, u.rs), dc_ck_mul(b, q, gb));
 	dc_axis_push(x, DC_COLL_REDUCE_SCATTER, grads, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, dc_ck_mul(b, r, u.rs),
 		     dc_ck_mul(b, q + 1, gb));
-	dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_ROOT_GRADS, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, root.rs,
-		     dc_ck_mul(b, other, gb));
+	root_gathers(x, other, 1, gb);
 	replicas(x, rep, dc_ck_mul(b, units - r, u.rs), dc_ck_mul(b, q, gb), shard, l, g);
 	replicas(x, rep, dc_ck_mul(b, r, u.rs), dc_ck_mul(b, q + 1, gb), shard, l, g);
-	replicas(x, rep, other ? root.rs : 0, dc_ck_mul(b, other, gb), shard, l, g);
+	root_replicas(x, rep, other, gb, shard, l, g);
 }
 
 void dc_axis_fsdp_comm(struct dc_axis_ctx *x)

@@ -114,6 +114,16 @@ int dc_framework_reshard_after_forward(const struct dc_plan *p)
 	return p->layout.pp < 2;
 }
 
+uint64_t dc_framework_fsdp_embedding_unit(const struct dc_plan *p, uint64_t stage, uint64_t other)
+{
+	const struct dc_config *c = p->in;
+	uint64_t e = p->shard.embedding + p->shard.position;
+	if (c->training.framework != DC_FRAMEWORK_TORCHTITAN || c->parallel.fsdp_unit == DC_FSDP_UNIT_MODEL ||
+	    c->model.tie_word_embeddings || stage != 0)
+		return 0;
+	return e < other ? e : other;
+}
+
 enum dc_tp_overlap dc_framework_tp_overlap(const struct dc_plan *p)
 {
 	const struct dc_config *c = p->in;

@@ -971,13 +971,22 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, const struct dc_stat
 			l->fsdp_unsharded_grads_bytes = dc_ck_mul(&c, l->p.total, pr->grad_bytes);
 		} else {
 			uint64_t window = l->p.layers < 2 ? l->p.layers : 2;
+			/* torchtitan's embedding unit (its own, resharded with
+			 * the layers): gathered before the first layer's forward
+			 * and after the first layer's backward, never beside
+			 * the head at either peak, so what stays gathered is the
+			 * rest of the root ([norm, lm_head]; src/axis/fsdp.c
+			 * root_units), the larger of the two */
+			uint64_t emb = dc_framework_reshard_after_forward(pl)
+					       ? dc_framework_fsdp_embedding_unit(pl, stage, l->p.other_params)
+					       : 0;
+			uint64_t root = max_u64(l->p.other_params - emb, emb);
 			l->fsdp_unit_params = l->p.layer_params;
 			/* the root, the layer computing now and the prefetched next */
-			resident = dc_ck_mul(&c, dc_ck_add(&c, l->p.other_params,
-							   dc_ck_mul(&c, window, l->p.layer_params)),
+			resident = dc_ck_mul(&c, dc_ck_add(&c, root, dc_ck_mul(&c, window, l->p.layer_params)),
 					     pr->working_bytes);
 			l->fsdp_unsharded_grads_bytes =
-				dc_ck_mul(&c, max_u64(l->p.layer_params, l->p.other_params), pr->grad_bytes);
+				dc_ck_mul(&c, max_u64(l->p.layer_params, root), pr->grad_bytes);
 		}
 		l->fsdp_backward_params_bytes = resident;
 		/* without resharding every unit stays gathered from forward on */

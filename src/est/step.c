@@ -72,6 +72,10 @@ struct costs {
 	int mtp_moe;
 	double ep_f, ep_b;           /* one MoE layer's AlltoAlls */
 	double ag_f, ag_b, rs_b;     /* one FSDP unit's gathers and reduce-scatter */
+	/* torchtitan's embedding unit, a microbatch: its forward gather,
+	 * before the embedding, and its ReduceScatter, after the embedding's
+	 * backward (pp 1; under a pipeline in fsdp_tail_s), both waited for */
+	double emb_ag_f, emb_rs;
 	double fsdp_tail_s;          /* pp > 1: the stage's reduce-scatters after its last backward */
 	/* DeepSpeed ZeRO-3 offload (zero3_host_copies): a step's host-link
 	 * copies on the gather and reduce streams, also in ag_f, ag_b, rs_b */
@@ -118,6 +122,31 @@ static void phase_times(const struct dc_comm_strategy *s, int kind, double *fwd,
 	}
 	*fwd = f;
 	*bwd = b;
+}
+
+/* phase_times of the FSDP rows of kind `kind` less torchtitan's
+ * embedding unit's forward gather and its ReduceScatter (src/axis/fsdp.c
+ * root_units), which the step prices at the embedding, not spread over
+ * the layers (docs/step-model.md, "FSDP's embedding unit"): their sum in
+ * *embed. The embedding's backward gather stays with the layers': FSDP2
+ * prefetches it behind the first layer's backward like any unit's. */
+static void fsdp_spread_times(const struct dc_comm_strategy *s, int kind, double *fwd, double *bwd, double *embed)
+{
+	double f = 0, b = 0, e = 0;
+	for (uint64_t i = 0; i < s->ncoll; i++) {
+		const struct dc_coll *c = &s->coll[i];
+		if ((int)c->kind != kind)
+			continue;
+		if ((c->what == DC_CW_EMBED_PARAMS && c->phase == DC_CPHASE_FORWARD) || c->what == DC_CW_EMBED_GRADS)
+			e += c->time_s;
+		else if (c->phase == DC_CPHASE_FORWARD)
+			f += c->time_s;
+		else if (c->phase == DC_CPHASE_BACKWARD)
+			b += c->time_s;
+	}
+	*fwd = f;
+	*bwd = b;
+	*embed = e;
 }
 
 /* A TP call the head makes, not a layer (the step adds it to the head):
@@ -503,21 +532,24 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 		/* per layer, a whole-model unit spread over the layers too
 		 * (it is never prefetched: ov_fsdp) */
 		const struct dc_comm_strategy *s = &comm->s[DC_STRAT_FSDP];
-		double rs, ar;
-		phase_times(s, DC_COLL_ALL_GATHER, &f, &b);
+		double rs, ar, ef, ers;
+		fsdp_spread_times(s, DC_COLL_ALL_GATHER, &f, &b, &ef);
 		k->ag_f = f / (layers * gas);
 		k->ag_b = b / (layers * gas);
+		k->emb_ag_f = ef / gas;
 		/* the units' gradient sync: their ReduceScatters and, under
 		 * HSDP, the AllReduces of the shards across replicas */
-		phase_times(s, DC_COLL_REDUCE_SCATTER, &f, &rs);
+		fsdp_spread_times(s, DC_COLL_REDUCE_SCATTER, &f, &rs, &ers);
 		phase_times(s, DC_COLL_ALL_REDUCE, &f, &ar);
 		k->rs_b = (rs + ar) / (layers * gas);
+		k->emb_rs = ers / gas;
 		if (p->layout.pp > 1) {
 			/* with a pipeline they run once, in the stage's
 			 * _post_backward after its last backward (src/axis/fsdp.c
 			 * unit_calls), behind no compute: stage_sync's tail */
-			k->fsdp_tail_s = rs + ar;
+			k->fsdp_tail_s = rs + ers + ar;
 			k->rs_b = 0;
+			k->emb_rs = 0;
 		}
 		zero3_host_copies(k, p, c, s, layers * gas);
 	}
@@ -836,8 +868,16 @@ static void mtp_cost(const struct costs *k, double share, int bwd, struct cost *
  * (ep_share) for the head's MTP modules */
 static void chunk_ends_cost(const struct costs *k, const struct chunk *ch, int bwd, double share, struct cost *o)
 {
-	if (ch->at.embedding)
+	if (ch->at.embedding) {
+		/* torchtitan's embedding unit: its gather is the forward's
+		 * first op and its ReduceScatter the backward's last, with no
+		 * compute beside either to hide them */
+		double fs = bwd ? k->emb_rs : k->emb_ag_f;
 		work_acc(&k->c->embedding, bwd, 0, o);
+		o->dur += fs;
+		o->ex[DC_STRAT_FSDP] += fs;
+		*(bwd ? &o->rs : &o->ag) += fs;
+	}
 	/* the head's forward: the chunked loss's tp reductions, waited for */
 	if (ch->at.head)
 		work_acc(&k->c->head, bwd, bwd ? 0 : k->tp_loss_f, o);
@@ -3208,8 +3248,15 @@ static double emit_op(struct emitter *em, const struct costs *k, uint64_t stage,
 	n = ch.at.layers;
 	d = rc.dense; /* the layers as the simulation priced them */
 	moe_every = dc_plan_moe_interleaved(k->p);
-	if (!bwd && ch.at.embedding)
+	if (!bwd && ch.at.embedding) {
+		/* torchtitan's embedding unit's gather first (chunk_ends_cost) */
+		ev(em, stage, DC_TRACK_COMPUTE, t, k->emb_ag_f, "embedding fwd mb %llu%s: wait for communication",
+		   (unsigned long long)mb, tag);
+		ev(em, stage, DC_TRACK_FSDP_GATHER, t, k->emb_ag_f, "embedding fwd mb %llu fsdp all_gather",
+		   (unsigned long long)mb);
+		t += k->emb_ag_f;
 		t = emit_work(em, stage, &k->c->embedding, 0, part, "embedding", mb, tag, t);
+	}
 	if (bwd && ch.at.head) {
 		t = emit_work(em, stage, &k->c->head, 1, part, "head and loss", mb, tag, t);
 		t = emit_mtp(em, k, stage, mb, 1, part, share, tag, t);
@@ -3231,8 +3278,15 @@ static double emit_op(struct emitter *em, const struct costs *k, uint64_t stage,
 		t += k->tp_loss_f;
 		t = emit_mtp(em, k, stage, mb, 0, part, share, tag, t);
 	}
-	if (bwd && ch.at.embedding)
+	if (bwd && ch.at.embedding) {
 		t = emit_work(em, stage, &k->c->embedding, 1, part, "embedding", mb, tag, t);
+		/* and its ReduceScatter last (pp 1: no split backward) */
+		ev(em, stage, DC_TRACK_COMPUTE, t, k->emb_rs, "embedding bwd mb %llu%s: wait for communication",
+		   (unsigned long long)mb, tag);
+		ev(em, stage, DC_TRACK_FSDP_REDUCE, t, k->emb_rs, "embedding bwd mb %llu fsdp reduce_scatter",
+		   (unsigned long long)mb);
+		t += k->emb_rs;
+	}
 	return t;
 }
 
