@@ -1748,7 +1748,7 @@ END_TEST
  * memory within 10%. Achieved (docs/compute-model.md, "Context
  * parallelism"): 1 : 1.53 : 2.60 : 4.74 (1 : 1.55 : 2.66 : 4.86 before
  * torchtitan's eager SwiGLU, rotation and repeat_kv were priced),
- * 82.0 GiB. Before the kernels were priced on a rank's s / c tokens it
+ * 78.9 GiB (82.0 before torchtitan's embedding and head units). Before the kernels were priced on a rank's s / c tokens it
  * stepped 1 : 2.7 : 8.3 : 28 and cp 8 peaked at 310 GiB. */
 START_TEST(test_context_parallel_sweep_ratios)
 {
