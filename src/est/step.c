@@ -107,37 +107,22 @@ struct costs {
 };
 
 /* The forward's and the backward's collectives of kind `kind` (< 0: all),
- * summed in the strategy's order, in one pass */
-static void phase_times(const struct dc_comm_strategy *s, int kind, double *fwd, double *bwd)
-{
-	double f = 0, b = 0;
-	for (uint64_t i = 0; i < s->ncoll; i++) {
-		const struct dc_coll *c = &s->coll[i];
-		if (kind >= 0 && (int)c->kind != kind)
-			continue;
-		if (c->phase == DC_CPHASE_FORWARD)
-			f += c->time_s;
-		else if (c->phase == DC_CPHASE_BACKWARD)
-			b += c->time_s;
-	}
-	*fwd = f;
-	*bwd = b;
-}
-
-/* phase_times of the FSDP rows of kind `kind` less torchtitan's
+ * summed in the strategy's order, in one pass. With `embed`, torchtitan's
  * embedding unit's forward gather and its ReduceScatter (src/axis/fsdp.c
- * root_units), which the step prices at the embedding, not spread over
- * the layers (docs/step-model.md, "FSDP's embedding unit"): their sum in
- * *embed. The embedding's backward gather stays with the layers': FSDP2
- * prefetches it behind the first layer's backward like any unit's. */
-static void fsdp_spread_times(const struct dc_comm_strategy *s, int kind, double *fwd, double *bwd, double *embed)
+ * root_units) are left out of both and summed there: the step prices them
+ * at the embedding, not spread over the layers (docs/step-model.md,
+ * "FSDP's embedding unit"). The embedding's backward gather stays with
+ * the layers': FSDP2 prefetches it behind the first layer's backward like
+ * any unit's. */
+static void phase_times(const struct dc_comm_strategy *s, int kind, double *fwd, double *bwd, double *embed)
 {
 	double f = 0, b = 0, e = 0;
 	for (uint64_t i = 0; i < s->ncoll; i++) {
 		const struct dc_coll *c = &s->coll[i];
-		if ((int)c->kind != kind)
+		if (kind >= 0 && (int)c->kind != kind)
 			continue;
-		if ((c->what == DC_CW_EMBED_PARAMS && c->phase == DC_CPHASE_FORWARD) || c->what == DC_CW_EMBED_GRADS)
+		if (embed && ((c->what == DC_CW_EMBED_PARAMS && c->phase == DC_CPHASE_FORWARD) ||
+			      c->what == DC_CW_EMBED_GRADS))
 			e += c->time_s;
 		else if (c->phase == DC_CPHASE_FORWARD)
 			f += c->time_s;
@@ -146,7 +131,8 @@ static void fsdp_spread_times(const struct dc_comm_strategy *s, int kind, double
 	}
 	*fwd = f;
 	*bwd = b;
-	*embed = e;
+	if (embed)
+		*embed = e;
 }
 
 /* A TP call the head makes, not a layer (the step adds it to the head):
@@ -524,7 +510,7 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 	}
 	if (comm->s[DC_STRAT_EP].in_play && comm->moe_layers > 0) {
 		double moe = (double)comm->moe_layers;
-		phase_times(&comm->s[DC_STRAT_EP], -1, &f, &b);
+		phase_times(&comm->s[DC_STRAT_EP], -1, &f, &b, NULL);
 		k->ep_f = f / (moe * gas);
 		k->ep_b = b / (moe * gas);
 	}
@@ -533,14 +519,14 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 		 * (it is never prefetched: ov_fsdp) */
 		const struct dc_comm_strategy *s = &comm->s[DC_STRAT_FSDP];
 		double rs, ar, ef, ers;
-		fsdp_spread_times(s, DC_COLL_ALL_GATHER, &f, &b, &ef);
+		phase_times(s, DC_COLL_ALL_GATHER, &f, &b, &ef);
 		k->ag_f = f / (layers * gas);
 		k->ag_b = b / (layers * gas);
 		k->emb_ag_f = ef / gas;
 		/* the units' gradient sync: their ReduceScatters and, under
 		 * HSDP, the AllReduces of the shards across replicas */
-		fsdp_spread_times(s, DC_COLL_REDUCE_SCATTER, &f, &rs, &ers);
-		phase_times(s, DC_COLL_ALL_REDUCE, &f, &ar);
+		phase_times(s, DC_COLL_REDUCE_SCATTER, &f, &rs, &ers);
+		phase_times(s, DC_COLL_ALL_REDUCE, &f, &ar, NULL);
 		k->rs_b = (rs + ar) / (layers * gas);
 		k->emb_rs = ers / gas;
 		if (p->layout.pp > 1) {
@@ -557,7 +543,7 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 		/* ring attention (cp_comm_type p2p) sends the next K/V block
 		 * while the current one is computed; all_gather and a2a are
 		 * waited for */
-		phase_times(&comm->s[DC_STRAT_CP], -1, &f, &b);
+		phase_times(&comm->s[DC_STRAT_CP], -1, &f, &b, NULL);
 		k->cp_f = f / (layers * gas);
 		k->cp_b = b / (layers * gas);
 		k->cp_hide = in->parallel.cp_comm_type == DC_CP_P2P;
