@@ -85,7 +85,7 @@ static void replicas(struct dc_axis_ctx *x, enum dc_coll_what what, uint64_t cal
  * and the rest, with how each is called. */
 struct root_units {
 	uint64_t embed, head;
-	enum dc_coll_what embed_params, embed_grads, head_params, head_grads;
+	enum dc_coll_what head_params, head_grads; /* the embedding's: DC_CW_EMBED_PARAMS, _GRADS */
 	struct unit_calls e, h;
 };
 
@@ -97,8 +97,6 @@ static void root_units(const struct dc_axis_ctx *x, uint64_t other, struct root_
 	o->head = other;
 	o->head_params = DC_CW_ROOT_PARAMS;
 	o->head_grads = DC_CW_ROOT_GRADS;
-	o->embed_params = DC_CW_EMBED_PARAMS;
-	o->embed_grads = DC_CW_EMBED_GRADS;
 	unit_calls(x, 1, &o->h);
 	o->e = o->h;
 	if (!tt || !other)
@@ -125,10 +123,10 @@ static void root_gathers(struct dc_axis_ctx *x, uint64_t other, int grads, uint6
 	root_units(x, other, &r);
 	if (!grads) {
 		if (r.embed) {
-			dc_axis_push(x, DC_COLL_ALL_GATHER, r.embed_params, DC_CPHASE_FORWARD, DC_OVL_PREFETCH, r.e.fwd,
+			dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_EMBED_PARAMS, DC_CPHASE_FORWARD, DC_OVL_PREFETCH, r.e.fwd,
 				     dc_ck_mul(b, r.embed, bytes));
 			if (r.e.bwd)
-				dc_axis_push(x, DC_COLL_ALL_GATHER, r.embed_params, DC_CPHASE_BACKWARD, DC_OVL_PREFETCH,
+				dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_EMBED_PARAMS, DC_CPHASE_BACKWARD, DC_OVL_PREFETCH,
 					     r.e.bwd, dc_ck_mul(b, r.embed, bytes));
 		}
 		dc_axis_push(x, DC_COLL_ALL_GATHER, r.head_params, DC_CPHASE_FORWARD, DC_OVL_PREFETCH, r.h.fwd,
@@ -139,7 +137,7 @@ static void root_gathers(struct dc_axis_ctx *x, uint64_t other, int grads, uint6
 		return;
 	}
 	if (r.embed)
-		dc_axis_push(x, DC_COLL_REDUCE_SCATTER, r.embed_grads, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, r.e.rs,
+		dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_EMBED_GRADS, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, r.e.rs,
 			     dc_ck_mul(b, r.embed, bytes));
 	dc_axis_push(x, DC_COLL_REDUCE_SCATTER, r.head_grads, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, r.h.rs,
 		     dc_ck_mul(b, r.head, bytes));
