@@ -29,6 +29,7 @@
 
 #include "distcalc/activation.h"
 #include "distcalc/axis.h"
+#include "distcalc/comm.h"
 #include "distcalc/config.h"
 #include "distcalc/framework.h"
 #include "distcalc/memo_verify.h"
@@ -1591,7 +1592,8 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 		norm_residual(&x, &e, 0, 0, 0);
 		linear(&x, &e, x.tokens, x.h / x.t, 2.0 * x.h, 1);
 		layer_time(&x, &e, &ew);
-		c->mtp_layer = m->num_experts ? c->moe_layer : c->dense_layer;
+		/* the layer's kind as the comm and step take it (comm.h) */
+		c->mtp_layer = dc_comm_mtp_moe(p) ? c->moe_layer : c->dense_layer;
 		mtp_recompute(x.p, &ew, &c->mtp_layer);
 		add_work(&c->head, &ew, mtp);
 		add_work(&c->head, &c->mtp_layer, mtp);
