@@ -19,13 +19,16 @@
 #define MAX_SETS 40
 
 /* Loads `path` (relative to the source) with `sets` and then `extra`
- * overrides (NULL-terminated lists). */
-static void load(const char *path, const char *const *sets, const char *const *extra, struct dc_config *cfg)
+ * overrides (NULL-terminated lists) into *cfg: 0, else -1 with the first
+ * message in `why` (when given) */
+static int try_load(const char *path, const char *const *sets, const char *const *extra, struct dc_config *cfg,
+		    char *why, size_t len)
 {
 	struct dc_override ov[MAX_SETS];
 	struct dc_diag d;
 	char full[512];
 	size_t n = 0;
+	int rc;
 
 	for (size_t i = 0; sets && sets[i]; i++)
 		ov[n++] = (struct dc_override){sets[i], 0};
@@ -33,9 +36,18 @@ static void load(const char *path, const char *const *sets, const char *const *e
 		ov[n++] = (struct dc_override){extra[i], 0};
 	snprintf(full, sizeof(full), "%s/%s", DC_SOURCE_DIR, path);
 	dc_diag_init(&d);
-	ck_assert_msg(dc_config_load_file(full, ov, n, cfg, &d) == 0, "%s: %s", path,
-		      d.count ? d.entries[0].text : "?");
+	rc = dc_config_load_file(full, ov, n, cfg, &d) == 0 ? 0 : -1;
+	if (why)
+		snprintf(why, len, "%s", d.count ? d.entries[0].text : "?");
 	dc_diag_release(&d);
+	return rc;
+}
+
+/* try_load, which must succeed */
+static void load(const char *path, const char *const *sets, const char *const *extra, struct dc_config *cfg)
+{
+	char why[512];
+	ck_assert_msg(try_load(path, sets, extra, cfg, why, sizeof(why)) == 0, "%s: %s", path, why);
 }
 
 static struct dc_search_result *search(const char *path, const char *const *sets, unsigned jobs)
@@ -403,21 +415,10 @@ END_TEST
 /* 1 when the loader accepts `path` with `sets` and then `extra` */
 static int loads(const char *path, const char *const *sets, const char *const *extra)
 {
-	struct dc_override ov[MAX_SETS];
 	struct dc_config *cfg = malloc(sizeof(*cfg));
-	struct dc_diag d;
-	char full[512];
-	size_t n = 0;
 	int ok;
 	ck_assert_ptr_nonnull(cfg);
-	for (size_t i = 0; sets && sets[i]; i++)
-		ov[n++] = (struct dc_override){sets[i], 0};
-	for (size_t i = 0; extra && extra[i]; i++)
-		ov[n++] = (struct dc_override){extra[i], 0};
-	snprintf(full, sizeof(full), "%s/%s", DC_SOURCE_DIR, path);
-	dc_diag_init(&d);
-	ok = dc_config_load_file(full, ov, n, cfg, &d) == 0;
-	dc_diag_release(&d);
+	ok = try_load(path, sets, extra, cfg, NULL, 0) == 0;
 	free(cfg);
 	return ok;
 }
