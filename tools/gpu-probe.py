@@ -12,7 +12,8 @@ tokens), then times on the GPU:
     (SDPA's flash, memory-efficient and cuDNN kernels; FlashAttention-3 when
     flash_attn_interface imports);
   * element-wise bandwidth (a BF16 add over 1 GiB read, 0.5 GiB written);
-  * one transformer layer of that shape, forward then backward.
+  * one transformer layer of that shape, forward then backward: torchtitan's
+    Llama block in eager PyTorch (layer_step), and which kernel SDPA ran.
 
 Each kernel is timed over short runs (5 warm-up, 20 timed), so the GPU runs
 at its boost clock: isolated figures, written as "clocks": "boost", which
@@ -31,7 +32,9 @@ when measuring. PyTorch and the standard library only.
 import argparse
 import json
 import os
+import subprocess
 import sys
+import time
 
 SCHEMA = "distcalc-gpu-profile/1"
 HEAT_N = 8192  # the square BF16 GEMM --sustain runs back to back
@@ -185,14 +188,16 @@ def dry_run(p, warmup, iters):
     print("attention, causal, forward and backward: batch %d, heads %d (kv %d), seq %d, head_dim %d; backends: %s"
           % (a["batch"], a["heads"], a["kv_heads"], a["seq"], a["head_dim"], ", ".join(a["backends"])))
     print("element-wise: BF16 add, %d bytes moved a call" % p["elementwise_bytes"])
+    print("which kernel SDPA runs by default (one forward under torch.profiler): the layer's attention_backend")
     print("one layer forward + backward of the shape above")
+    if p.get("layer_kernels"):
+        print("that layer again under torch.profiler: its kernels, by name and kind, written to %s" % p["layer_kernels"])
 
 
 def heat(torch, seconds, state):
     """Back-to-back HEAT_N^3 BF16 GEMMs for `seconds` of wall time, so the
     clocks settle at the power limit (what a training step runs at). state
     holds the operands, made once."""
-    import time
     if seconds <= 0:
         return
     if "a" not in state:
@@ -240,13 +245,17 @@ def measure(p, warmup, iters):
     bf16 = torch.bfloat16
     sustain = p["sustain_s"]
     out = {"schema": SCHEMA, "synthetic": False,
-           "source": "tools/gpu-probe.py, CUDA events; clocks %s" % clocks_text(p, warmup, iters),
+           "source": "tools/gpu-probe.py, CUDA events, started %s; clocks %s"
+                     % (time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), clocks_text(p, warmup, iters)),
            "clocks": "sustained" if sustain > 0 else "boost",
            "device": {"name": props.name, "sm_count": props.multi_processor_count,
                       "torch": torch.__version__, "cuda": str(torch.version.cuda),
                       "cudnn": str(torch.backends.cudnn.version())},
            "gemm": [], "attention": []}
 
+    drv = driver_version()
+    if drv:
+        out["device"]["driver"] = drv
     if sustain > 0:
         heat(torch, sustain, HEAT["state"])
         HEAT["before_each_s"] = min(sustain, 1.0)
@@ -316,6 +325,7 @@ def measure(p, warmup, iters):
                                  "fwd_flops_per_s": fl_fwd / tf, "bwd_flops_per_s": 2.5 * fl_fwd / max(tfb - tf, 1e-9)})
     except ImportError:
         pass
+    sdpa_default = sdpa_default_kernel(torch, F, q, k, v)
     del q, k, v
 
     n = p["elementwise_bytes"] // 6  # read two BF16 tensors, write one: 6 bytes an element
@@ -328,12 +338,41 @@ def measure(p, warmup, iters):
 
     L = dict(p["layer"])
     out["layer"] = L
+    if sdpa_default:
+        L["attention_backend"] = sdpa_default
+    else:
+        sys.stderr.write("gpu-probe: which kernel SDPA runs by default was not found; the profile's layer "
+                         "leaves layer.attention_backend out (distcalc then takes \"sdpa-flash\")\n")
     L["fwd_bwd_s"] = layer_time(torch, F, L, dev, warmup, iters)
+    if p.get("layer_kernels"):
+        k = layer_kernels(torch, F, p["layer"], dev, warmup, min(iters, 5), p["layer_kernels"])
+        sys.stderr.write("gpu-probe: layer kernels: %.3f ms a layer on the GPU (%s), %.3f ms idle; wrote %s\n"
+                         % (k["busy_s"] * 1e3, ", ".join("%s %.3f" % (n, t * 1e3) for n, t in sorted(k["kinds_s"].items())),
+                            k["idle_s"] * 1e3, p["layer_kernels"]))
     HEAT["state"].clear()
     mhz = sm_clock_mhz(torch)
     if mhz:
         out["device"]["sm_clock_mhz"] = mhz
     return out
+
+
+def driver_version():
+    """The NVIDIA driver's version, from NVML (nvidia-ml-py) or else
+    nvidia-smi; None where neither answers. For the record only."""
+    try:
+        import pynvml
+        pynvml.nvmlInit()
+        v = pynvml.nvmlSystemGetDriverVersion()
+        return v.decode() if isinstance(v, bytes) else str(v)
+    except Exception:  # no pynvml or no NVML: try nvidia-smi
+        pass
+    try:
+        r = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                           capture_output=True, text=True, timeout=30)
+        v = r.stdout.strip().splitlines()[0].strip() if r.returncode == 0 and r.stdout.strip() else ""
+        return v or None
+    except (OSError, subprocess.SubprocessError):
+        return None
 
 
 def sm_clock_mhz(torch):
@@ -348,42 +387,167 @@ def sm_clock_mhz(torch):
 
 
 def layer_time(torch, F, L, dev, warmup, iters):
-    """One pre-norm transformer layer of one tp rank's shard: RMSNorm, q k v,
-    causal SDPA (grouped KV heads), o, residual, RMSNorm, the MLP, residual;
-    forward then backward, no recomputation, no communication."""
+    """One pre-norm transformer layer of one tp rank's shard (layer_step),
+    forward then backward: mean seconds."""
+    return timed(torch, layer_step(torch, F, L, dev), warmup, iters)
+
+
+def layer_step(torch, F, L, dev):
+    """One tp rank's shard of torchtitan's Llama block in eager PyTorch, as
+    torchtitan 9dec370 writes it (torchtitan/models/llama/model.py,
+    torchtitan/models/norms.py; the version of its H100 benchmark):
+    RMSNorm (`_norm(x.float()).type_as(x) * weight`, each op its own
+    kernel), wq wk wv, the complex rotation of q and k, repeat_kv, causal
+    SDPA, wo, the residual, RMSNorm, w2(silu(w1 x) * w3 x) (a GELU model:
+    w2(gelu(w1 x))), the residual. Returns a function running it forward
+    then backward: no recomputation, no communication, no torch.compile.
+    distcalc compares it with its model of that block
+    (training.framework "torchtitan", training.compile false)."""
     bf16 = torch.bfloat16
     tp, h, d = L["tp"], L["hidden_size"], L["head_dim"]
     H, KV, f = L["num_attention_heads"] // tp, L["num_kv_heads"] // tp, L["ffn_hidden_size"] // tp
     B, S = L["micro_batch_size"], L["seq_length"]
     gated = L["mlp"] == "swiglu"
     mk = lambda *s: (torch.randn(*s, device=dev, dtype=bf16) * 0.02).requires_grad_()
-    w_qkv, w_o = mk(h, (H + 2 * KV) * d), mk(H * d, h)
-    w_up, w_down = mk(h, (2 if gated else 1) * f), mk(f, h)
+    wq, wk, wv, wo = mk(h, H * d), mk(h, KV * d), mk(h, KV * d), mk(H * d, h)
+    w1, w2 = mk(h, f), mk(f, h)
+    w3 = mk(h, f) if gated else None
     n1 = torch.ones(h, device=dev, dtype=bf16, requires_grad=True)
     n2 = torch.ones(h, device=dev, dtype=bf16, requires_grad=True)
     x = torch.randn(B, S, h, device=dev, dtype=bf16, requires_grad=True)
+    # precompute_freqs_cis: theta 500000 (Llama 3), complex64 [S, d/2]
+    inv = 1.0 / (500000.0 ** (torch.arange(0, d, 2, device=dev, dtype=torch.float32) / d))
+    ang = torch.outer(torch.arange(S, device=dev, dtype=torch.float32), inv)
+    freqs = torch.polar(torch.ones_like(ang), ang).view(1, S, 1, d // 2)
 
     def rms(t, w):
-        return t * torch.rsqrt(t.float().pow(2).mean(-1, keepdim=True) + 1e-5).to(t.dtype) * w
+        y = t.float()
+        return (y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + 1e-5)).type_as(t) * w
+
+    def rope(t):
+        c = torch.view_as_complex(t.float().reshape(*t.shape[:-1], -1, 2))
+        return torch.view_as_real(c * freqs).flatten(3).type_as(t)
+
+    def repeat_kv(t):
+        n = H // KV
+        if n == 1:
+            return t
+        return t[:, :, :, None, :].expand(B, S, KV, n, d).reshape(B, S, KV * n, d)
 
     def fwd():
-        a = rms(x, n1) @ w_qkv
-        q, k, v = a.split([H * d, KV * d, KV * d], dim=-1)
-        q = q.view(B, S, H, d).transpose(1, 2)
-        k = k.view(B, S, KV, d).transpose(1, 2).repeat_interleave(H // KV, dim=1)
-        v = v.view(B, S, KV, d).transpose(1, 2).repeat_interleave(H // KV, dim=1)
-        o = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(B, S, H * d)
-        r = x + o @ w_o
-        u = rms(r, n2) @ w_up
-        if gated:
-            g, up = u.chunk(2, dim=-1)
-            u = F.silu(g) * up
-        else:
-            u = F.gelu(u)
-        return r + u @ w_down
+        a = rms(x, n1)
+        q, k, v = (a @ wq).view(B, S, H, d), (a @ wk).view(B, S, KV, d), (a @ wv).view(B, S, KV, d)
+        q, k = rope(q), rope(k)
+        k, v = repeat_kv(k), repeat_kv(v)
+        o = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=True)
+        r = x + o.transpose(1, 2).contiguous().view(B, S, H * d) @ wo
+        m = rms(r, n2)
+        u = F.silu(m @ w1) * (m @ w3) if gated else F.gelu(m @ w1)
+        return r + u @ w2
 
     g = torch.randn(B, S, h, device=dev, dtype=bf16)
-    return timed(torch, lambda: fwd().backward(g), warmup, iters)
+    return lambda: fwd().backward(g)
+
+
+def sdpa_default_kernel(torch, F, q, k, v):
+    """The kernel F.scaled_dot_product_attention runs with PyTorch's own
+    priority order (no sdpa_kernel context), as the layer calls it: one
+    causal forward under torch.profiler, named by its kernels: "sdpa-cudnn"
+    (cuDNN's fused attention, which PyTorch's sdp_utils.cpp puts first on
+    Hopper and Blackwell with cuDNN 9.9 or later), "sdpa-flash"
+    (FlashAttention-2), "sdpa-efficient"; None when the trace names none."""
+    try:
+        from torch.profiler import ProfilerActivity, profile
+        with torch.no_grad():
+            F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            torch.cuda.synchronize()
+            with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+                F.scaled_dot_product_attention(q, k, v, is_causal=True)
+                torch.cuda.synchronize()
+        names = " ".join(e.name.lower() for e in prof.events())
+    except Exception as e:  # no profiler, or it failed: the member is optional
+        why = str(e).splitlines()[0] if str(e) else type(e).__name__
+        sys.stderr.write("gpu-probe: SDPA's default kernel not found: %s\n" % why)
+        return None
+    if "cudnn" in names:
+        return "sdpa-cudnn"
+    if "flash" in names:
+        return "sdpa-flash"
+    if "fmha" in names or "efficient" in names or "cutlass" in names:
+        return "sdpa-efficient"
+    return None
+
+
+KERNEL_KINDS = (  # (kind, words in a kernel's name, lower case), first match wins
+    ("attention", ("flash", "fmha", "attention", "attn", "sdpa", "cudnn")),
+    ("gemm", ("gemm", "nvjet", "xmma", "cutlass", "cublas", "matmul", "sm90_", "sm80_")),
+)
+
+
+def kernel_kind(name):
+    n = name.lower()
+    for kind, words in KERNEL_KINDS:
+        if any(w in n for w in words):
+            return kind
+    return "other"
+
+
+def layer_kernels(torch, F, L, dev, warmup, iters, path):
+    """The layer's kernels as the GPU ran them, from torch.profiler's trace:
+    per kernel name its calls and GPU time, the GPU time by kind (gemm,
+    attention, other: element-wise, reductions, copies; by the kernel's
+    name, KERNEL_KINDS), and per iteration the span from the first kernel's
+    start to the last one's end against the time some kernel was running
+    (span - busy: the GPU idle, waiting for launches). Written to `path` as
+    JSON; distcalc does not read it (docs/compute-model.md, "A measured
+    H200")."""
+    import tempfile
+    from torch.profiler import ProfilerActivity, profile
+    step = layer_step(torch, F, L, dev)
+    for _ in range(warmup):
+        step()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for _ in range(iters):
+            step()
+        torch.cuda.synchronize()
+    fd, tmp = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    try:
+        prof.export_chrome_trace(tmp)
+        trace = read_json(tmp)
+    finally:
+        os.unlink(tmp)
+    ev = trace.get("traceEvents", trace) if isinstance(trace, dict) else trace
+    ks = sorted(((float(e["ts"]), float(e["dur"]), e.get("name", "?")) for e in ev
+                 if isinstance(e, dict) and e.get("cat") == "kernel" and "dur" in e and "ts" in e))
+    if not ks:
+        fail("--layer-kernels: the profiler's trace holds no kernel events")
+    by = {}
+    busy, end = 0.0, None
+    for ts, dur, name in ks:
+        c = by.setdefault(name, [0, 0.0])
+        c[0] += 1
+        c[1] += dur
+        lo = ts if end is None else max(ts, end)
+        if ts + dur > lo:
+            busy += ts + dur - lo
+        end = ts + dur if end is None else max(end, ts + dur)
+    span = end - ks[0][0]
+    kinds = {}
+    for name, (n, us) in by.items():
+        kinds[kernel_kind(name)] = kinds.get(kernel_kind(name), 0.0) + us * 1e-6 / iters
+    out = {"layer": L, "iterations": iters, "kernels_per_iteration": len(ks) / iters,
+           "span_s": span * 1e-6 / iters, "busy_s": busy * 1e-6 / iters, "idle_s": (span - busy) * 1e-6 / iters,
+           "kinds_s": kinds,
+           "kernels": [{"name": name, "kind": kernel_kind(name), "calls": n / iters, "s": us * 1e-6 / iters}
+                       for name, (n, us) in sorted(by.items(), key=lambda kv: -kv[1][1])]}
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(out, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, path)
+    return out
 
 
 def main(argv):
@@ -398,6 +562,9 @@ def main(argv):
                     help="run back-to-back 8192^3 BF16 GEMMs this long first (and up to 1 s before each kernel) "
                          "so the clocks settle at the power limit; writes \"clocks\": \"sustained\" "
                          "(default: none, \"boost\")")
+    ap.add_argument("--layer-kernels", metavar="FILE", default=None,
+                    help="also run the layer under torch.profiler and write its kernels (GPU time per kernel and "
+                         "per kind, idle time between them) to FILE as JSON")
     ap.add_argument("--dry-run", action="store_true", help="print what would be measured; needs no GPU or PyTorch")
     a = ap.parse_args(argv)
     if a.warmup < 0 or a.iters < 1:
@@ -405,6 +572,7 @@ def main(argv):
     if a.sustain is not None and not (0 < a.sustain < 86400):
         fail("--sustain: expected seconds above 0 and below a day (86400), got %g" % a.sustain)
     p = plan(layer_shape(a.config, a.tp), a.sustain or 0.0)
+    p["layer_kernels"] = a.layer_kernels
     if a.dry_run:
         dry_run(p, a.warmup, a.iters)
         return 0
