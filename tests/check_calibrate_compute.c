@@ -15,6 +15,11 @@
 #include "distcalc/results.h"
 
 #define SAMPLE DC_SOURCE_DIR "/tests/data/gpu-profile-sample-synthetic.json"
+/* measured on an H200 (data/profiles/, docs/compute-model.md, "A measured
+ * H200"); its twelve BF16 GEMM rows, by hand: sum of 2 m n k =
+ * 10,720,238,370,816 FLOPs over the sum of their seconds, 0.0154741280 s */
+#define H200_PROFILE "h200-llama-3-8b-tp1-boost.json"
+#define H200_BF16_FLOPS_PER_S 692784649890028.8
 
 static struct dc_config cfg;
 static struct dc_compute_profile prof;
@@ -180,15 +185,22 @@ START_TEST(test_attention_levels_by_hand)
 }
 END_TEST
 
-/* The layer compares only at the probe's own shape and precision: the 8B
- * at tp 1, micro batch 1, 8,192 tokens, BF16; not at tp 8 (the reason
- * names both tps), not under FP8. */
+/* The layer compares only at the probe's own shape, precision and code:
+ * the 8B at tp 1, micro batch 1, 8,192 tokens, BF16, torchtitan's eager
+ * block; not at tp 8 (the reason names both tps), not under FP8, not
+ * under another framework or compiled, not for a model with biases. */
 START_TEST(test_layer_matches)
 {
-	const char *tp1[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.tp=1", "parallel.dp=16", NULL};
-	const char *tp8[] = {"cluster.gpu=h100-sxm5-80gb", NULL};
+	const char *tp1[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.tp=1", "parallel.dp=16",
+			     "training.framework=torchtitan", "parallel.sharding=fsdp", NULL};
+	const char *tp8[] = {"cluster.gpu=h100-sxm5-80gb", "training.framework=torchtitan", "parallel.sharding=fsdp", NULL};
 	const char *fp8[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.tp=1", "parallel.dp=16", "precision.compute=fp8",
-			     NULL};
+			     "training.framework=torchtitan", "parallel.sharding=fsdp", NULL};
+	const char *custom[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.tp=1", "parallel.dp=16", NULL};
+	const char *compiled[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.tp=1", "parallel.dp=16",
+				  "training.framework=torchtitan", "parallel.sharding=fsdp", "training.compile=true", NULL};
+	const char *bias[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.tp=1", "parallel.dp=16",
+			      "training.framework=torchtitan", "parallel.sharding=fsdp", "model.qkv_bias=true", NULL};
 	static struct dc_plan plan;
 	struct dc_diag d;
 	char why[320];
@@ -207,16 +219,71 @@ START_TEST(test_layer_matches)
 	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
 	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 0);
 	ck_assert_msg(strstr(why, "precision.compute is \"fp8\"") != NULL, "%s", why);
-	/* the probe's layer runs PyTorch's SDPA: a cuDNN or FA3 or eager
-	 * prediction is not its like */
+	/* the probe's layer is torchtitan's eager block: Megatron's fused
+	 * kernels (custom), compiled kernels or a biased GPT layer are not
+	 * its like */
+	load(custom);
+	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
+	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 0);
+	ck_assert_msg(strstr(why, "this run's is \"custom\"") != NULL, "%s", why);
+	load(compiled);
+	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
+	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 0);
+	ck_assert_msg(strstr(why, "\"torchtitan\", compiled") != NULL, "%s", why);
+	load(bias);
+	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
+	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 0);
+	ck_assert_msg(strstr(why, "Llama block") != NULL, "%s", why);
+	/* the sample names no layer.attention_backend: its layer ran
+	 * FlashAttention-2 (the "sdpa" backend); a cuDNN prediction is not its
+	 * like */
 	{
 		const char *cudnn[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.tp=1", "parallel.dp=16",
+				       "training.framework=torchtitan", "parallel.sharding=fsdp",
 				       "training.attention_backend=cudnn", NULL};
 		load(cudnn);
 		ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
 		ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 0);
-		ck_assert_msg(strstr(why, "this run's is \"cudnn\"") != NULL, "%s", why);
+		ck_assert_msg(strstr(why, "FlashAttention-2 kernel (training.attention_backend \"sdpa\"); this run's is \"cudnn\"") != NULL,
+			      "%s", why);
 	}
+}
+END_TEST
+
+/* The measured H200 profile of data/profiles/ (gpu-probe.py on an H200,
+ * 2026-12-04): its layer ran cuDNN's kernel (layer.attention_backend
+ * "sdpa-cudnn", read back), so it compares under attention_backend
+ * "cudnn" only. Its BF16 level: H200_BF16_FLOPS_PER_S over the H200's
+ * 989 TFLOP/s, x 1830 / 1980 (a boost profile). */
+START_TEST(test_h200_profile)
+{
+	const char *sdpa[] = {"cluster.gpu=h200-sxm-141gb", "cluster.gpu_memory=141 GiB", "parallel.tp=1",
+			      "parallel.dp=16", "training.framework=torchtitan", "parallel.sharding=fsdp", NULL};
+	const char *cudnn[] = {"cluster.gpu=h200-sxm-141gb", "cluster.gpu_memory=141 GiB", "parallel.tp=1",
+			       "parallel.dp=16", "training.framework=torchtitan", "parallel.sharding=fsdp",
+			       "training.attention_backend=cudnn", NULL};
+	char path[512];
+	static struct dc_plan plan;
+	struct dc_diag d;
+	char why[320];
+	snprintf(path, sizeof(path), "%s/data/profiles/" H200_PROFILE, DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_compute_profile_read(path, &prof, &d), 0);
+	ck_assert_int_eq(prof.layer.attention, DC_ATTN_BACKEND_CUDNN);
+	ck_assert_int_eq((int)prof.ngemm[0], 12);
+	ck_assert_int_eq(prof.sustained, 0);
+	ck_assert_double_eq_tol(prof.gemm_flops[0], 10720238370816.0, 1.0); /* 6 x 8192 x 218,103,808 */
+	load(sdpa);
+	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
+	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 0);
+	ck_assert_msg(strstr(why, "cuDNN kernel (training.attention_backend \"cudnn\"); this run's is \"sdpa\"") != NULL,
+		      "%s", why);
+	load(cudnn);
+	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
+	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 1);
+	ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	ck_assert_double_eq_tol(cfg.cluster.matmul_efficiency, H200_BF16_FLOPS_PER_S / 989e12 * 1830.0 / 1980.0, 1e-9);
+	dc_diag_release(&d);
 }
 END_TEST
 
@@ -613,6 +680,7 @@ int main(void)
 	tcase_add_test(tc, test_sample_reads);
 	tcase_add_test(tc, test_levels_by_hand);
 	tcase_add_test(tc, test_layer_matches);
+	tcase_add_test(tc, test_h200_profile);
 	tcase_add_test(tc, test_attention_levels_by_hand);
 	tcase_add_test(tc, test_apply_refusals);
 	tcase_add_test(tc, test_fp8_levels_by_hand);

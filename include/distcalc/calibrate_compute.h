@@ -54,6 +54,12 @@ struct dc_profile_layer {
 	uint64_t hidden_size, num_attention_heads, num_kv_heads, head_dim, ffn_hidden_size;
 	uint64_t seq_length, micro_batch_size, tp;
 	enum dc_mlp mlp;
+	/* the training.attention_backend of the kernel SDPA ran in the layer
+	 * ("layer.attention_backend": "sdpa-flash" DC_ATTN_BACKEND_SDPA,
+	 * "sdpa-cudnn" DC_ATTN_BACKEND_CUDNN, "fa3" DC_ATTN_BACKEND_FA3;
+	 * "sdpa-efficient" DC_ATTN_BACKEND_EAGER, standing for none);
+	 * DC_ATTN_BACKEND_SDPA when absent */
+	int attention;
 	double fwd_bwd_s; /* measured: forward then backward, mean of the timed runs */
 };
 

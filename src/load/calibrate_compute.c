@@ -210,9 +210,10 @@ static void read_layer(struct rd *r, const cJSON *o, struct dc_compute_profile *
 {
 	static const char *const known[] = {"hidden_size", "num_attention_heads", "num_kv_heads", "head_dim",
 					    "ffn_hidden_size", "mlp", "seq_length", "micro_batch_size", "tp",
-					    "fwd_bwd_s", "config", NULL};
+					    "fwd_bwd_s", "config", "attention_backend", NULL};
 	struct dc_profile_layer *l = &p->layer;
 	const char *mlp;
+	const cJSON *be;
 	if (!cJSON_IsObject(o)) {
 		fail(r, "'layer': expected an object");
 		return;
@@ -234,6 +235,19 @@ static void read_layer(struct rd *r, const cJSON *o, struct dc_compute_profile *
 		l->mlp = DC_MLP_GELU;
 	else if (*mlp)
 		fail(r, "'layer.mlp': expected \"swiglu\" or \"gelu\", got \"%.40s\"", mlp);
+	/* the kernel PyTorch's SDPA dispatched the layer's attention to; a
+	 * profile written before the member: FlashAttention-2, "sdpa-flash" */
+	l->attention = DC_ATTN_BACKEND_SDPA;
+	be = cJSON_GetObjectItemCaseSensitive(o, "attention_backend");
+	if (be) {
+		int b = cJSON_IsString(be) ? backend_of(be->valuestring) : -1;
+		if (b < 0)
+			fail(r, "'layer.attention_backend': expected \"sdpa-flash\", \"sdpa-efficient\", \"sdpa-cudnn\" or \"fa3\" (the kernel SDPA ran, as tools/gpu-probe.py names it)%s%.40s%s",
+			     cJSON_IsString(be) ? ", got \"" : ", got a non-string", cJSON_IsString(be) ? be->valuestring : "",
+			     cJSON_IsString(be) ? "\"" : "");
+		else
+			l->attention = b; /* 0 (DC_ATTN_BACKEND_EAGER): "sdpa-efficient", which no backend prices */
+	}
 	p->has_layer = 1;
 }
 
@@ -619,10 +633,38 @@ int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const s
 		snprintf(why, n, "the profile's layer ran another shape: %s", diff);
 		return 0;
 	}
+	/* tools/gpu-probe.py's layer is torchtitan's Llama block in eager
+	 * PyTorch: RMSNorm, rotary positions, no biases, no q/k norm, no
+	 * dropout, every layer global */
+	if (m->norm != DC_NORM_RMSNORM || m->qkv_bias || m->out_bias || m->mlp_bias || m->qk_norm || m->dropout ||
+	    m->position_embeddings || m->sliding_window) {
+		snprintf(why, n, "the probe's layer is a Llama block (RMSNorm, rotary positions, no biases, q/k norm, "
+				 "dropout or sliding window); this model's layer is not");
+		return 0;
+	}
+	if (in->training.framework != DC_FRAMEWORK_TORCHTITAN || in->training.compile) {
+		snprintf(why, n, "the probe's layer is torchtitan's block in eager PyTorch (training.framework \"torchtitan\", "
+				 "training.compile false); this run's is \"%s\"%s",
+			 dc_framework_name(in->training.framework), in->training.compile ? ", compiled" : "");
+		return 0;
+	}
 	/* tools/gpu-probe.py's layer calls F.scaled_dot_product_attention with
-	 * PyTorch's own kernel order: the "sdpa" backend, not the run's */
-	if (in->training.attention_backend != DC_ATTN_BACKEND_SDPA) {
-		snprintf(why, n, "the probe's layer runs PyTorch's SDPA (training.attention_backend \"sdpa\"); this run's is \"%s\"",
+	 * PyTorch's own kernel order, and the profile names the kernel it ran
+	 * (layer.attention_backend): FlashAttention-2 is the "sdpa" backend,
+	 * cuDNN's the "cudnn" one (PyTorch's sdp_utils.cpp puts it first on
+	 * Hopper and Blackwell with cuDNN 9.9 or later), FA3 "fa3"; the
+	 * memory-efficient kernel is none of distcalc's backends */
+	if (l->attention == DC_ATTN_BACKEND_EAGER) {
+		snprintf(why, n, "the probe's layer ran SDPA's memory-efficient kernel (layer.attention_backend "
+				 "\"sdpa-efficient\"), which no training.attention_backend prices");
+		return 0;
+	}
+	if ((int)in->training.attention_backend != l->attention) {
+		snprintf(why, n, "the probe's layer ran SDPA's %s kernel (training.attention_backend \"%s\"); this run's is \"%s\"",
+			 l->attention == DC_ATTN_BACKEND_CUDNN ? "cuDNN"
+			 : l->attention == DC_ATTN_BACKEND_FA3 ? "FlashAttention-3"
+							       : "FlashAttention-2",
+			 dc_attention_backend_name((enum dc_attention_backend)l->attention),
 			 dc_attention_backend_name(in->training.attention_backend));
 		return 0;
 	}
