@@ -13,7 +13,10 @@ tokens), then times on the GPU:
     flash_attn_interface imports);
   * element-wise bandwidth (a BF16 add over 1 GiB read, 0.5 GiB written);
   * one transformer layer of that shape, forward then backward: torchtitan's
-    Llama block in eager PyTorch (layer_step), and which kernel SDPA ran.
+    Llama block in eager PyTorch (layer_step), its gradients cleared before
+    each run, and which kernel SDPA ran; with --compile the same block
+    through torch.compile too; with --layer-kernels FILE its kernels, from
+    torch.profiler, written to FILE.
 
 Each kernel is timed over short runs (5 warm-up, 20 timed), so the GPU runs
 at its boost clock: isolated figures, written as "clocks": "boost", which
@@ -190,6 +193,8 @@ def dry_run(p, warmup, iters):
     print("element-wise: BF16 add, %d bytes moved a call" % p["elementwise_bytes"])
     print("which kernel SDPA runs by default (one forward under torch.profiler): the layer's attention_backend")
     print("one layer forward + backward of the shape above")
+    if p.get("compile"):
+        print("that layer again through torch.compile (each block compiled, as torchtitan's [compile])")
     if p.get("layer_kernels"):
         print("that layer again under torch.profiler: its kernels, by name and kind, written to %s" % p["layer_kernels"])
 
@@ -343,9 +348,19 @@ def measure(p, warmup, iters):
     else:
         sys.stderr.write("gpu-probe: which kernel SDPA runs by default was not found; the profile's layer "
                          "leaves layer.attention_backend out (distcalc then takes \"sdpa-flash\")\n")
-    L["fwd_bwd_s"] = layer_time(torch, F, L, dev, warmup, iters)
+    step = layer_step(torch, F, p["layer"], dev)
+    L["fwd_bwd_s"] = timed(torch, step, warmup, iters)
+    cstep = None
+    if p.get("compile"):
+        try:
+            cstep = layer_step(torch, F, p["layer"], dev, compiled=True)
+            L["compiled_fwd_bwd_s"] = timed(torch, cstep, max(warmup, 3), iters)
+        except Exception as e:  # noqa: BLE001 - torch.compile failing leaves the member out, saying why
+            cstep = None
+            sys.stderr.write("gpu-probe: the compiled layer was not timed (layer.compiled_fwd_bwd_s left out): %s\n"
+                             % (str(e).splitlines()[0] if str(e) else type(e).__name__))
     if p.get("layer_kernels"):
-        k = layer_kernels(torch, F, p["layer"], dev, warmup, min(iters, 5), p["layer_kernels"])
+        k = layer_kernels(torch, p["layer"], step, cstep, warmup, min(iters, 5), p["layer_kernels"])
         sys.stderr.write("gpu-probe: layer kernels: %.3f ms a layer on the GPU (%s), %.3f ms idle; wrote %s\n"
                          % (k["busy_s"] * 1e3, ", ".join("%s %.3f" % (n, t * 1e3) for n, t in sorted(k["kinds_s"].items())),
                             k["idle_s"] * 1e3, p["layer_kernels"]))
@@ -386,13 +401,7 @@ def sm_clock_mhz(torch):
     return mhz if isinstance(mhz, (int, float)) and mhz > 0 else None
 
 
-def layer_time(torch, F, L, dev, warmup, iters):
-    """One pre-norm transformer layer of one tp rank's shard (layer_step),
-    forward then backward: mean seconds."""
-    return timed(torch, layer_step(torch, F, L, dev), warmup, iters)
-
-
-def layer_step(torch, F, L, dev):
+def layer_step(torch, F, L, dev, compiled=False):
     """One tp rank's shard of torchtitan's Llama block in eager PyTorch, as
     torchtitan 9dec370 writes it (torchtitan/models/llama/model.py,
     torchtitan/models/norms.py; the version of its H100 benchmark):
@@ -400,9 +409,11 @@ def layer_step(torch, F, L, dev):
     kernel), wq wk wv, the complex rotation of q and k, repeat_kv, causal
     SDPA, wo, the residual, RMSNorm, w2(silu(w1 x) * w3 x) (a GELU model:
     w2(gelu(w1 x))), the residual. Returns a function running it forward
-    then backward: no recomputation, no communication, no torch.compile.
-    distcalc compares it with its model of that block
-    (training.framework "torchtitan", training.compile false)."""
+    then backward: no recomputation, no communication. compiled: the block
+    through torch.compile, as torchtitan's [compile] compiles each block
+    (torchtitan/distributed/compile.py, apply_compile). distcalc compares
+    it with its model of that block (training.framework "torchtitan",
+    training.compile false, or true for the compiled time)."""
     bf16 = torch.bfloat16
     tp, h, d = L["tp"], L["hidden_size"], L["head_dim"]
     H, KV, f = L["num_attention_heads"] // tp, L["num_kv_heads"] // tp, L["ffn_hidden_size"] // tp
@@ -434,7 +445,7 @@ def layer_step(torch, F, L, dev):
             return t
         return t[:, :, :, None, :].expand(B, S, KV, n, d).reshape(B, S, KV * n, d)
 
-    def fwd():
+    def block(x, n1, n2, wq, wk, wv, wo, w1, w2, w3):
         a = rms(x, n1)
         q, k, v = (a @ wq).view(B, S, H, d), (a @ wk).view(B, S, KV, d), (a @ wv).view(B, S, KV, d)
         q, k = rope(q), rope(k)
@@ -445,8 +456,18 @@ def layer_step(torch, F, L, dev):
         u = F.silu(m @ w1) * (m @ w3) if gated else F.gelu(m @ w1)
         return r + u @ w2
 
+    run = torch.compile(block) if compiled else block
     g = torch.randn(B, S, h, device=dev, dtype=bf16)
-    return lambda: fwd().backward(g)
+    leaves = [t for t in (x, n1, n2, wq, wk, wv, wo, w1, w2, w3) if t is not None]
+
+    def step():
+        # each run's gradients written afresh, as one micro-batch's are:
+        # gradients left from the run before would be added to (one add
+        # kernel per weight and one for x, which no layer of a model has)
+        for t in leaves:
+            t.grad = None
+        run(x, n1, n2, wq, wk, wv, wo, w1, w2, w3).backward(g)
+    return step
 
 
 def sdpa_default_kernel(torch, F, q, k, v):
@@ -492,7 +513,7 @@ def kernel_kind(name):
     return "other"
 
 
-def layer_kernels(torch, F, L, dev, warmup, iters, path):
+def layer_kernels(torch, L, step, cstep, warmup, iters, path):
     """The layer's kernels as the GPU ran them, from torch.profiler's trace:
     per kernel name its calls and GPU time, the GPU time by kind (gemm,
     attention, other: element-wise, reductions, copies; by the kernel's
@@ -500,10 +521,29 @@ def layer_kernels(torch, F, L, dev, warmup, iters, path):
     start to the last one's end against the time some kernel was running
     (span - busy: the GPU idle, waiting for launches). Written to `path` as
     JSON; distcalc does not read it (docs/compute-model.md, "A measured
-    H200")."""
+    H200"). step: the eager layer (layer_step); cstep, when not None, the
+    compiled one, its kernels under "compiled"."""
+    out = kernel_trace(torch, step, warmup, iters)
+    out["layer"] = L
+    if cstep is not None:
+        try:
+            out["compiled"] = kernel_trace(torch, cstep, warmup, iters)
+        except Exception as e:  # noqa: BLE001 - the compiled trace is optional; say why it is missing
+            sys.stderr.write("gpu-probe: the compiled layer's kernels were not traced: %s\n"
+                             % (str(e).splitlines()[0] if str(e) else type(e).__name__))
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(out, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, path)
+    return out
+
+
+def kernel_trace(torch, step, warmup, iters):
+    """step() run `iters` times under torch.profiler after `warmup`: the
+    summary layer_kernels writes."""
     import tempfile
     from torch.profiler import ProfilerActivity, profile
-    step = layer_step(torch, F, L, dev)
     for _ in range(warmup):
         step()
     torch.cuda.synchronize()
@@ -519,10 +559,22 @@ def layer_kernels(torch, F, L, dev, warmup, iters, path):
     finally:
         os.unlink(tmp)
     ev = trace.get("traceEvents", trace) if isinstance(trace, dict) else trace
-    ks = sorted(((float(e["ts"]), float(e["dur"]), e.get("name", "?")) for e in ev
+    out = summarize_kernels(ev, iters)
+    if out is None:
+        fail("--layer-kernels: the profiler's trace holds no kernel events")
+    return out
+
+
+def summarize_kernels(events, iters):
+    """A Chrome trace's kernel events ("cat": "kernel", "ts" and "dur" in
+    microseconds) over `iters` runs: per run the span from the first
+    kernel's start to the last one's end, the time some kernel was running
+    (the union of their intervals) and the rest (idle), the GPU time per
+    kind (kernel_kind) and per kernel name; None without kernels."""
+    ks = sorted(((float(e["ts"]), float(e["dur"]), e.get("name", "?")) for e in events
                  if isinstance(e, dict) and e.get("cat") == "kernel" and "dur" in e and "ts" in e))
     if not ks:
-        fail("--layer-kernels: the profiler's trace holds no kernel events")
+        return None
     by = {}
     busy, end = 0.0, None
     for ts, dur, name in ks:
@@ -537,17 +589,11 @@ def layer_kernels(torch, F, L, dev, warmup, iters, path):
     kinds = {}
     for name, (n, us) in by.items():
         kinds[kernel_kind(name)] = kinds.get(kernel_kind(name), 0.0) + us * 1e-6 / iters
-    out = {"layer": L, "iterations": iters, "kernels_per_iteration": len(ks) / iters,
-           "span_s": span * 1e-6 / iters, "busy_s": busy * 1e-6 / iters, "idle_s": (span - busy) * 1e-6 / iters,
-           "kinds_s": kinds,
-           "kernels": [{"name": name, "kind": kernel_kind(name), "calls": n / iters, "s": us * 1e-6 / iters}
-                       for name, (n, us) in sorted(by.items(), key=lambda kv: -kv[1][1])]}
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(out, f, indent=2)
-        f.write("\n")
-    os.replace(tmp, path)
-    return out
+    return {"iterations": iters, "kernels_per_iteration": len(ks) / iters,
+            "span_s": span * 1e-6 / iters, "busy_s": busy * 1e-6 / iters, "idle_s": (span - busy) * 1e-6 / iters,
+            "kinds_s": kinds,
+            "kernels": [{"name": name, "kind": kernel_kind(name), "calls": n / iters, "s": us * 1e-6 / iters}
+                        for name, (n, us) in sorted(by.items(), key=lambda kv: -kv[1][1])]}
 
 
 def main(argv):
@@ -565,6 +611,9 @@ def main(argv):
     ap.add_argument("--layer-kernels", metavar="FILE", default=None,
                     help="also run the layer under torch.profiler and write its kernels (GPU time per kernel and "
                          "per kind, idle time between them) to FILE as JSON")
+    ap.add_argument("--compile", action="store_true",
+                    help="also time the layer through torch.compile, as torchtitan's [compile] runs each block "
+                         "(layer.compiled_fwd_bwd_s)")
     ap.add_argument("--dry-run", action="store_true", help="print what would be measured; needs no GPU or PyTorch")
     a = ap.parse_args(argv)
     if a.warmup < 0 or a.iters < 1:
@@ -573,6 +622,7 @@ def main(argv):
         fail("--sustain: expected seconds above 0 and below a day (86400), got %g" % a.sustain)
     p = plan(layer_shape(a.config, a.tp), a.sustain or 0.0)
     p["layer_kernels"] = a.layer_kernels
+    p["compile"] = a.compile
     if a.dry_run:
         dry_run(p, a.warmup, a.iters)
         return 0

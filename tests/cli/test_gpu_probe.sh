@@ -10,7 +10,13 @@
 # as the path; a name the catalogue lacks is refused, naming it. The plan
 # says the clocks it measures at: "boost" by default (short runs),
 # "sustained" with --sustain SECONDS (back-to-back GEMMs that long first);
-# a --sustain not above 0 is refused, naming it.
+# a --sustain not above 0 is refused, naming it. --compile and
+# --layer-kernels FILE add their lines and change no shape. The kernel
+# trace's summary (summarize_kernels, no PyTorch needed), by hand: over 2
+# runs, GEMMs at 0-80 and 100-180 us, a cuDNN attention kernel at 200-250
+# and an element-wise one at 240-270 (overlapping it by 10), a CPU op
+# ignored: span 270 us, busy 80 + 80 + 50 + 20 = 230, idle 40; per run
+# 135, 115 and 20 us; GEMM 80, attention 25, other 15 us per run.
 set -eu
 src=$2
 command -v python3 >/dev/null 2>&1 || exit 77
@@ -44,6 +50,27 @@ if err=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/configs/llam
 	echo "--sustain 0 was accepted"; exit 1
 fi
 echo "$err" | grep -q "\-\-sustain: expected seconds above 0" || { echo "--sustain 0: $err"; exit 1; }
+more=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/configs/llama-3-8b.json" --compile --layer-kernels k.json)
+echo "$more" | grep -q "^that layer again through torch.compile" || { echo "no --compile line: $more"; exit 1; }
+echo "$more" | grep -q "kind, written to k.json$" || { echo "no --layer-kernels line: $more"; exit 1; }
+[ "$(echo "$more" | grep -v '^that layer again')" = "$out" ] || { echo "--compile or --layer-kernels changed the plan"; exit 1; }
+sum=$(cd "$src/tools" && PYTHONDONTWRITEBYTECODE=1 python3 -c '
+import importlib.util, json
+spec = importlib.util.spec_from_file_location("probe", "gpu-probe.py")
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+ev = [{"cat": "kernel", "name": "nvjet_sm90_tst_256x128", "ts": 0, "dur": 80},
+      {"cat": "kernel", "name": "nvjet_sm90_tst_256x128", "ts": 100, "dur": 80},
+      {"cat": "kernel", "name": "cudnn_generated_fort_native_sdpa_sm90_flash_fprop", "ts": 200, "dur": 50},
+      {"cat": "kernel", "name": "vectorized_elementwise_kernel", "ts": 240, "dur": 30},
+      {"cat": "cpu_op", "name": "aten::mm", "ts": 0, "dur": 500}]
+r = m.summarize_kernels(ev, 2)
+k = r["kinds_s"]
+print("%.1f %.1f %.1f %.1f %.1f %.1f %d" % (r["span_s"] * 1e6, r["busy_s"] * 1e6, r["idle_s"] * 1e6,
+      k["gemm"] * 1e6, k["attention"] * 1e6, k["other"] * 1e6, len(r["kernels"])))
+print(m.summarize_kernels([{"cat": "cpu_op", "ts": 0, "dur": 1}], 1))')
+[ "$sum" = "135.0 115.0 20.0 80.0 25.0 15.0 3
+None" ] || { echo "kernel summary: $sum"; exit 1; }
 tmp=$tmpd/no-heads.json
 echo '{"model": {"hidden_size": 64}}' > "$tmp"
 if python3 "$src/tools/gpu-probe.py" --dry-run --config "$tmp" 2>/dev/null; then
