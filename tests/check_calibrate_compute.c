@@ -176,6 +176,25 @@ START_TEST(test_attention_levels_by_hand)
 	ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
 	ck_assert_msg(strstr(d.entries[d.count - 1].text, "attention forward"), "%s", d.entries[d.count - 1].text);
 	dc_diag_release(&d);
+	/* the layer's kernel and compiled time, each checked and named */
+	{
+		static const char *const bad[][2] = {
+			{"\"attention_backend\": \"flash2\"", "'layer.attention_backend': expected \"sdpa-flash\""},
+			{"\"attention_backend\": 3", "'layer.attention_backend': expected \"sdpa-flash\""},
+			{"\"compiled_fwd_bwd_s\": -1", "'layer.compiled_fwd_bwd_s': expected a number above 0"},
+			{"\"compiled_fwd_bwd_s\": \"fast\"", "'layer.compiled_fwd_bwd_s': expected a number"},
+		};
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			char text[1024];
+			snprintf(text, sizeof(text),
+				 "{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": true, \"device\": {\"name\": \"x\"}, "
+				 "\"layer\": {\"hidden_size\": 4096, \"num_attention_heads\": 32, \"num_kv_heads\": 8, "
+				 "\"head_dim\": 128, \"ffn_hidden_size\": 14336, \"mlp\": \"swiglu\", \"seq_length\": 8192, "
+				 "\"micro_batch_size\": 1, \"tp\": 1, \"fwd_bwd_s\": 0.024, %s}}",
+				 bad[i][0]);
+			ck_assert_msg(strstr(parse_error(text), bad[i][1]), "%s: %s", bad[i][0], parse_error(text));
+		}
+	}
 	/* a backend the probe does not name */
 	ck_assert_msg(strstr(parse_error("{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": true, \"device\": {\"name\": \"x\"}, "
 					  "\"attention\": [{\"backend\": \"flash2\", \"batch\": 1, \"heads\": 1, \"seq\": 8, "
@@ -226,10 +245,19 @@ START_TEST(test_layer_matches)
 	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
 	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 0);
 	ck_assert_msg(strstr(why, "this run's is \"custom\"") != NULL, "%s", why);
+	/* compiled: only against a compiled layer (gpu-probe.py --compile),
+	 * which is then the measured time; the eager one otherwise */
 	load(compiled);
 	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
 	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 0);
-	ck_assert_msg(strstr(why, "\"torchtitan\", compiled") != NULL, "%s", why);
+	ck_assert_msg(strstr(why, "no compiled layer (layer.compiled_fwd_bwd_s") != NULL, "%s", why);
+	prof.layer.compiled_fwd_bwd_s = 0.03;
+	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 1);
+	ck_assert_double_eq(dc_compute_profile_layer_measured_s(&prof, &plan), 0.03);
+	load(tp1);
+	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
+	ck_assert_double_eq(dc_compute_profile_layer_measured_s(&prof, &plan), prof.layer.fwd_bwd_s);
+	prof.layer.compiled_fwd_bwd_s = 0;
 	load(bias);
 	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
 	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 0);

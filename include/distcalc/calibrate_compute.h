@@ -61,6 +61,7 @@ struct dc_profile_layer {
 	 * DC_ATTN_BACKEND_SDPA when absent */
 	int attention;
 	double fwd_bwd_s; /* measured: forward then backward, mean of the timed runs */
+	double compiled_fwd_bwd_s; /* the same through torch.compile ("compiled_fwd_bwd_s"); 0 when absent */
 };
 
 struct dc_compute_profile {
@@ -127,6 +128,10 @@ int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const s
  * c->in_situ, the memory-bound rest as it is (the element-wise level has
  * no clock in it). */
 struct dc_compute;
+/* The probe's measured layer this plan compares with: the compiled one
+ * under training.compile, else the eager one. */
+double dc_compute_profile_layer_measured_s(const struct dc_compute_profile *p, const struct dc_plan *plan);
+
 double dc_compute_profile_layer_predicted_s(const struct dc_compute_profile *p, const struct dc_compute *c);
 
 /* |predicted / measured - 1| above which the layer comparison warns: the

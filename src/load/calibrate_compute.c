@@ -210,7 +210,7 @@ static void read_layer(struct rd *r, const cJSON *o, struct dc_compute_profile *
 {
 	static const char *const known[] = {"hidden_size", "num_attention_heads", "num_kv_heads", "head_dim",
 					    "ffn_hidden_size", "mlp", "seq_length", "micro_batch_size", "tp",
-					    "fwd_bwd_s", "config", "attention_backend", NULL};
+					    "fwd_bwd_s", "config", "attention_backend", "compiled_fwd_bwd_s", NULL};
 	struct dc_profile_layer *l = &p->layer;
 	const char *mlp;
 	const cJSON *be;
@@ -228,6 +228,10 @@ static void read_layer(struct rd *r, const cJSON *o, struct dc_compute_profile *
 	l->micro_batch_size = (uint64_t)num(r, o, "micro_batch_size", "layer.", 1, BIG);
 	l->tp = (uint64_t)num(r, o, "tp", "layer.", 1, BIG);
 	l->fwd_bwd_s = num(r, o, "fwd_bwd_s", "layer.", 0, 3600);
+	/* the same layer through torch.compile (gpu-probe.py --compile); 0 absent */
+	l->compiled_fwd_bwd_s = cJSON_GetObjectItemCaseSensitive(o, "compiled_fwd_bwd_s")
+					? num(r, o, "compiled_fwd_bwd_s", "layer.", 0, 3600)
+					: 0;
 	mlp = str(r, o, "mlp", "layer.");
 	if (strcmp(mlp, "swiglu") == 0)
 		l->mlp = DC_MLP_SWIGLU;
@@ -412,13 +416,19 @@ static int layer_level(const struct dc_compute_profile *p, const struct dc_confi
 		     (l->mlp == DC_MLP_GELU ? 2.0 : 3.0) * (double)l->ffn_hidden_size) /
 		    (double)l->tp;
 	flops = 3.0 * 2.0 * tokens * per_token;
-	level = flops / (l->fwd_bwd_s * peak);
-	if (!(level >= DC_PROFILE_LAYER_LEVEL_MIN && level < 1)) {
-		dc_diag_error(diag, DC_ERR_CONFIG,
-			      "%s: error: 'layer.fwd_bwd_s': %g s for the layer's %.4g GEMM FLOPs is %.4g of the config's "
-			      "cluster.peak_flops, not at least %g and below 1: was the profile taken on another GPU?",
-			      p->name, l->fwd_bwd_s, flops, level, DC_PROFILE_LAYER_LEVEL_MIN);
-		return -1;
+	for (int c = 0; c < 2; c++) {
+		double t = c ? l->compiled_fwd_bwd_s : l->fwd_bwd_s;
+		if (c && !(t > 0))
+			break; /* no compiled layer */
+		level = flops / (t * peak);
+		if (!(level >= DC_PROFILE_LAYER_LEVEL_MIN && level < 1)) {
+			dc_diag_error(diag, DC_ERR_CONFIG,
+				      "%s: error: 'layer.%s': %g s for the layer's %.4g GEMM FLOPs is %.4g of the config's "
+				      "cluster.peak_flops, not at least %g and below 1: was the profile taken on another GPU?",
+				      p->name, c ? "compiled_fwd_bwd_s" : "fwd_bwd_s", t, flops, level,
+				      DC_PROFILE_LAYER_LEVEL_MIN);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -642,10 +652,14 @@ int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const s
 				 "dropout or sliding window); this model's layer is not");
 		return 0;
 	}
-	if (in->training.framework != DC_FRAMEWORK_TORCHTITAN || in->training.compile) {
-		snprintf(why, n, "the probe's layer is torchtitan's block in eager PyTorch (training.framework \"torchtitan\", "
-				 "training.compile false); this run's is \"%s\"%s",
-			 dc_framework_name(in->training.framework), in->training.compile ? ", compiled" : "");
+	if (in->training.framework != DC_FRAMEWORK_TORCHTITAN) {
+		snprintf(why, n, "the probe's layer is torchtitan's block (training.framework \"torchtitan\"); this run's is \"%s\"",
+			 dc_framework_name(in->training.framework));
+		return 0;
+	}
+	if (in->training.compile && !(l->compiled_fwd_bwd_s > 0)) {
+		snprintf(why, n, "this run is compiled (training.compile true) and the profile has no compiled layer "
+				 "(layer.compiled_fwd_bwd_s: gpu-probe.py --compile)");
 		return 0;
 	}
 	/* tools/gpu-probe.py's layer calls F.scaled_dot_product_attention with
@@ -676,6 +690,11 @@ int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const s
 	if (n)
 		*why = 0;
 	return 1;
+}
+
+double dc_compute_profile_layer_measured_s(const struct dc_compute_profile *p, const struct dc_plan *plan)
+{
+	return plan->in->training.compile ? p->layer.compiled_fwd_bwd_s : p->layer.fwd_bwd_s;
 }
 
 double dc_compute_profile_layer_predicted_s(const struct dc_compute_profile *p, const struct dc_compute *c)

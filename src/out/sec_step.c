@@ -228,13 +228,21 @@ static void view(const struct dc_run *run, void *out)
 		if (v->layer_compared) {
 			/* the probe's layer: forward then backward, no recompute,
 			 * predicted at the clocks it ran at */
-			v->layer_measured_s = pr->layer.fwd_bwd_s;
+			v->layer_measured_s = dc_compute_profile_layer_measured_s(pr, run->plan);
 			v->layer_predicted_s = dc_compute_profile_layer_predicted_s(pr, &run->res->compute);
 			v->layer_error = v->layer_predicted_s / v->layer_measured_s - 1.0;
-			v->layer_predicted_at = pr->sustained
-							? "sustained clocks: the layer as the step prices it"
-							: "boost clocks, as the probe ran it: its matmuls and attention at the measured "
-							  "levels before the in situ";
+			if (run->plan->in->training.compile)
+				v->layer_predicted_at =
+					pr->sustained ? "sustained clocks: the layer as the step prices it; the probe's "
+							"compiled layer (training.compile)"
+						      : "boost clocks, as the probe ran it: its matmuls and attention at the "
+							"measured levels before the in situ; the probe's compiled layer "
+							"(training.compile)";
+			else
+				v->layer_predicted_at = pr->sustained
+								? "sustained clocks: the layer as the step prices it"
+								: "boost clocks, as the probe ran it: its matmuls and attention at "
+								  "the measured levels before the in situ";
 		}
 	}
 	v->grad_bucket_bytes = dc_framework_grad_bucket_bytes(run->plan);
@@ -693,7 +701,7 @@ static void warn_profile_layer(const struct dc_plan *p, const struct dc_results 
 	double measured, predicted;
 	if (!pr || !res->step.available || !dc_compute_profile_layer_matches(pr, p, why, sizeof(why)))
 		return;
-	measured = pr->layer.fwd_bwd_s;
+	measured = dc_compute_profile_layer_measured_s(pr, p);
 	predicted = dc_compute_profile_layer_predicted_s(pr, &res->compute);
 	if (fabs(predicted / measured - 1.0) > DC_PROFILE_LAYER_WARN)
 		dc_diag_warn(diag,
