@@ -110,17 +110,29 @@ int dc_compute_profile_read(const char *path, struct dc_compute_profile *out, st
  * figure, or a level is not in [0.01, 1). *cfg unchanged then. */
 int dc_compute_profile_apply(const struct dc_compute_profile *p, struct dc_config *cfg, struct dc_diag *diag);
 
-/* Does the profile's layer have this plan's per-rank layer shape (dense
- * layer, cp 1) and precision (the probe runs BF16)? 1 yes ("" in why); 0
- * with the reason in why[n], naming each setting that differs with both
- * values ("tp 1, this run's 2"). */
+/* Is this plan's per-rank layer the probe's, priced as the probe ran it?
+ * The same shape (dense layer, cp 1), a Llama block (RMSNorm, rotary
+ * positions, none of biases, q/k norm, dropout, a window, a sandwich norm,
+ * sinks, an output gate or linear attention), training.framework
+ * "torchtitan" (the probe runs torchtitan's block), a compiled layer in
+ * the profile when training.compile is true, the attention backend of the
+ * kernel SDPA ran (layer.attention_backend) and BF16. 1 yes ("" in why);
+ * 0 with the reason in why[n], naming each setting that differs with both
+ * values ("tp 1, this run's 2") or the first feature or setting that
+ * does. */
 struct dc_plan;
 int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const struct dc_plan *plan, char *why,
 				     size_t n);
 
+/* The probe's measured layer a plan the layer matches compares with
+ * (call it only after dc_compute_profile_layer_matches returned 1): the
+ * compiled one (layer.compiled_fwd_bwd_s) under training.compile, else
+ * the eager one (layer.fwd_bwd_s). */
+double dc_compute_profile_layer_measured_s(const struct dc_compute_profile *p, const struct dc_plan *plan);
+
 /* The model's forward + backward of the probe's layer (c->dense_layer, no
  * recomputation, for a plan the layer matches) at the clocks the profile
- * ran at, so that it compares with layer.fwd_bwd_s like with like:
+ * ran at, so that it compares with the measured layer like with like:
  * "sustained", the layer as the step prices it; "boost", its clock-bound
  * part (fwd_matmul_s + bwd_matmul_s: the GEMMs and the attention core,
  * each priced at a level that is an isolated figure x c->in_situ, its
@@ -128,10 +140,6 @@ int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const s
  * c->in_situ, the memory-bound rest as it is (the element-wise level has
  * no clock in it). */
 struct dc_compute;
-/* The probe's measured layer this plan compares with: the compiled one
- * under training.compile, else the eager one. */
-double dc_compute_profile_layer_measured_s(const struct dc_compute_profile *p, const struct dc_plan *plan);
-
 double dc_compute_profile_layer_predicted_s(const struct dc_compute_profile *p, const struct dc_compute *c);
 
 /* |predicted / measured - 1| above which the layer comparison warns: the

@@ -247,8 +247,11 @@ static void read_layer(struct rd *r, const cJSON *o, struct dc_compute_profile *
 		int b = cJSON_IsString(be) ? backend_of(be->valuestring) : -1;
 		if (b < 0)
 			fail(r, "'layer.attention_backend': expected \"sdpa-flash\", \"sdpa-efficient\", \"sdpa-cudnn\" or \"fa3\" (the kernel SDPA ran, as tools/gpu-probe.py names it)%s%.40s%s",
-			     cJSON_IsString(be) ? ", got \"" : ", got a non-string", cJSON_IsString(be) ? be->valuestring : "",
-			     cJSON_IsString(be) ? "\"" : "");
+			     cJSON_IsString(be)	 ? ", got \""
+			     : cJSON_IsNull(be)	 ? ", got null"
+			     : cJSON_IsNumber(be) ? ", got a number"
+						  : ", got a non-string",
+			     cJSON_IsString(be) ? be->valuestring : "", cJSON_IsString(be) ? "\"" : "");
 		else
 			l->attention = b; /* 0 (DC_ATTN_BACKEND_EAGER): "sdpa-efficient", which no backend prices */
 	}
@@ -643,14 +646,27 @@ int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const s
 		snprintf(why, n, "the profile's layer ran another shape: %s", diff);
 		return 0;
 	}
-	/* tools/gpu-probe.py's layer is torchtitan's Llama block in eager
-	 * PyTorch: RMSNorm, rotary positions, no biases, no q/k norm, no
-	 * dropout, every layer global */
-	if (m->norm != DC_NORM_RMSNORM || m->qkv_bias || m->out_bias || m->mlp_bias || m->qk_norm || m->dropout ||
-	    m->position_embeddings || m->sliding_window) {
-		snprintf(why, n, "the probe's layer is a Llama block (RMSNorm, rotary positions, no biases, q/k norm, "
-				 "dropout or sliding window); this model's layer is not");
-		return 0;
+	/* tools/gpu-probe.py's layer is torchtitan's Llama block: RMSNorm,
+	 * rotary positions, softmax attention in every layer, and none of the
+	 * features below; the first the model has is named */
+	{
+		const char *off = m->norm != DC_NORM_RMSNORM	  ? "model.norm is \"layernorm\""
+				  : m->qkv_bias			  ? "model.qkv_bias is true"
+				  : m->out_bias			  ? "model.out_bias is true"
+				  : m->mlp_bias			  ? "model.mlp_bias is true"
+				  : m->qk_norm			  ? "model.qk_norm is true"
+				  : m->dropout			  ? "model.dropout is true"
+				  : m->position_embeddings	  ? "model.position_embeddings is not 0"
+				  : m->sliding_window		  ? "model.sliding_window is not 0"
+				  : m->sandwich_norm		  ? "model.sandwich_norm is true"
+				  : m->attention_sinks		  ? "model.attention_sinks is true"
+				  : m->attention_output_gate	  ? "model.attention_output_gate is true"
+				  : m->full_attention_interval ? "model.full_attention_interval is not 0"
+							       : NULL;
+		if (off) {
+			snprintf(why, n, "the probe's layer is a Llama block; this model's is not (%s)", off);
+			return 0;
+		}
 	}
 	if (in->training.framework != DC_FRAMEWORK_TORCHTITAN) {
 		snprintf(why, n, "the probe's layer is torchtitan's block (training.framework \"torchtitan\"); this run's is \"%s\"",
@@ -665,8 +681,10 @@ int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const s
 	/* tools/gpu-probe.py's layer calls F.scaled_dot_product_attention with
 	 * PyTorch's own kernel order, and the profile names the kernel it ran
 	 * (layer.attention_backend): FlashAttention-2 is the "sdpa" backend,
-	 * cuDNN's the "cudnn" one (PyTorch's sdp_utils.cpp puts it first on
-	 * Hopper and Blackwell with cuDNN 9.9 or later), FA3 "fa3"; the
+	 * cuDNN's the "cudnn" one (PyTorch's sdp_utils.cpp,
+	 * check_prefer_cudnn_attention, puts it first on sm90 and sm10x with a
+	 * recent cuDNN: newer than 9.15.0 at pytorch 001f694a;
+	 * docs/compute-model.md, "Attention backends"), FA3 "fa3"; the
 	 * memory-efficient kernel is none of distcalc's backends */
 	if (l->attention == DC_ATTN_BACKEND_EAGER) {
 		snprintf(why, n, "the probe's layer ran SDPA's memory-efficient kernel (layer.attention_backend "

@@ -705,10 +705,11 @@ static void warn_profile_layer(const struct dc_plan *p, const struct dc_results 
 	predicted = dc_compute_profile_layer_predicted_s(pr, &res->compute);
 	if (fabs(predicted / measured - 1.0) > DC_PROFILE_LAYER_WARN)
 		dc_diag_warn(diag,
-			     "'%s': the probe's layer took %.3f ms forward and backward, the model predicts %.3f ms at the "
+			     "'%s': the probe's %slayer took %.3f ms forward and backward, the model predicts %.3f ms at the "
 			     "same clocks (%+.0f%%): the kernel levels measured in isolation may not hold in the layer, nor "
 			     "in the step priced with them (docs/compute-model.md, \"Calibrating from a probe\")",
-			     pr->name, measured * 1e3, predicted * 1e3, (predicted / measured - 1.0) * 100.0);
+			     pr->name, p->in->training.compile ? "compiled " : "", measured * 1e3, predicted * 1e3,
+			     (predicted / measured - 1.0) * 100.0);
 }
 
 static void warn(const struct dc_plan *p, const struct dc_results *res, const char *config_name,
