@@ -25,7 +25,7 @@ runs back-to-back 8192^3 BF16 GEMMs for that long (and for min(SECONDS, 1)
 s again before each kernel it times) so the clocks settle at the power
 limit, and writes "clocks": "sustained", which distcalc takes as measured.
 
-and writes a profile (schema "distcalc-gpu-profile/1", documented in
+It writes a profile (schema "distcalc-gpu-profile/1", documented in
 docs/compute-model.md, "Calibrating from a probe") that
 `distcalc --calibrate-compute PROFILE.json` reads. --dry-run prints what it
 would measure and needs neither a GPU nor PyTorch: torch is imported only
@@ -305,6 +305,9 @@ def measure(p, warmup, iters):
                 tf = timed(torch, lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True), warmup, iters)
 
                 def fb():
+                    # gradients written afresh each run: left from the run
+                    # before, three adds would join the backward's time
+                    q.grad = k.grad = v.grad = None
                     y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
                     y.backward(g)
                 tfb = timed(torch, fb, warmup, iters)
@@ -325,12 +328,15 @@ def measure(p, warmup, iters):
             y = flash_attn_interface.flash_attn_func(q3, k3, v3, causal=True)
             return y[0] if isinstance(y, tuple) else y
         tf = timed(torch, f3, warmup, iters)
-        tfb = timed(torch, lambda: f3().backward(g3), warmup, iters)
+
+        def fb3():
+            q3.grad = k3.grad = v3.grad = None
+            f3().backward(g3)
+        tfb = timed(torch, fb3, warmup, iters)
         out["attention"].append({"backend": "fa3", "batch": B, "heads": H, "seq": S, "head_dim": D, "causal": True,
                                  "fwd_flops_per_s": fl_fwd / tf, "bwd_flops_per_s": 2.5 * fl_fwd / max(tfb - tf, 1e-9)})
     except ImportError:
         pass
-    sdpa_default = sdpa_default_kernel(torch, F, q, k, v)
     del q, k, v
 
     n = p["elementwise_bytes"] // 6  # read two BF16 tensors, write one: 6 bytes an element
@@ -343,27 +349,35 @@ def measure(p, warmup, iters):
 
     L = dict(p["layer"])
     out["layer"] = L
+    step = layer_step(torch, F, p["layer"], dev)
+    sdpa_default = sdpa_default_kernel(torch, step)
     if sdpa_default:
         L["attention_backend"] = sdpa_default
     else:
         sys.stderr.write("gpu-probe: which kernel SDPA runs by default was not found; the profile's layer "
                          "leaves layer.attention_backend out (distcalc then takes \"sdpa-flash\")\n")
-    step = layer_step(torch, F, p["layer"], dev)
     L["fwd_bwd_s"] = timed(torch, step, warmup, iters)
     cstep = None
     if p.get("compile"):
         try:
             cstep = layer_step(torch, F, p["layer"], dev, compiled=True)
+            cstep()  # compiles it (CPU time, the GPU idle) before timed() heats the GPU under --sustain
+            torch.cuda.synchronize()
             L["compiled_fwd_bwd_s"] = timed(torch, cstep, max(warmup, 3), iters)
         except Exception as e:  # noqa: BLE001 - torch.compile failing leaves the member out, saying why
             cstep = None
             sys.stderr.write("gpu-probe: the compiled layer was not timed (layer.compiled_fwd_bwd_s left out): %s\n"
                              % (str(e).splitlines()[0] if str(e) else type(e).__name__))
     if p.get("layer_kernels"):
-        k = layer_kernels(torch, p["layer"], step, cstep, warmup, min(iters, 5), p["layer_kernels"])
-        sys.stderr.write("gpu-probe: layer kernels: %.3f ms a layer on the GPU (%s), %.3f ms idle; wrote %s\n"
-                         % (k["busy_s"] * 1e3, ", ".join("%s %.3f" % (n, t * 1e3) for n, t in sorted(k["kinds_s"].items())),
-                            k["idle_s"] * 1e3, p["layer_kernels"]))
+        try:
+            k = layer_kernels(torch, p["layer"], step, cstep, warmup, min(iters, 5), p["layer_kernels"])
+            sys.stderr.write("gpu-probe: layer kernels: %.3f ms a layer on the GPU (%s), %.3f ms idle; wrote %s\n"
+                             % (k["busy_s"] * 1e3,
+                                ", ".join("%s %.3f" % (n, t * 1e3) for n, t in sorted(k["kinds_s"].items())),
+                                k["idle_s"] * 1e3, p["layer_kernels"]))
+        except Exception as e:  # noqa: BLE001 - the trace is extra: the profile is still written
+            sys.stderr.write("gpu-probe: --layer-kernels: no trace written: %s\n"
+                             % (str(e).splitlines()[0] if str(e) else type(e).__name__))
     HEAT["state"].clear()
     mhz = sm_clock_mhz(torch)
     if mhz:
@@ -410,8 +424,9 @@ def layer_step(torch, F, L, dev, compiled=False):
     SDPA, wo, the residual, RMSNorm, w2(silu(w1 x) * w3 x) (a GELU model:
     w2(gelu(w1 x))), the residual. Returns a function running it forward
     then backward: no recomputation, no communication. compiled: the block
-    through torch.compile, as torchtitan's [compile] compiles each block
-    (torchtitan/distributed/compile.py, apply_compile). distcalc compares
+    through torch.compile(fullgraph=True), as torchtitan's [compile]
+    compiles each block (apply_compile, torchtitan/parallelisms/
+    parallelize_llama.py:297-304 at 9dec370). distcalc compares
     it with its model of that block (training.framework "torchtitan",
     training.compile false, or true for the compiled time)."""
     bf16 = torch.bfloat16
@@ -420,9 +435,10 @@ def layer_step(torch, F, L, dev, compiled=False):
     B, S = L["micro_batch_size"], L["seq_length"]
     gated = L["mlp"] == "swiglu"
     mk = lambda *s: (torch.randn(*s, device=dev, dtype=bf16) * 0.02).requires_grad_()
-    wq, wk, wv, wo = mk(h, H * d), mk(h, KV * d), mk(h, KV * d), mk(H * d, h)
-    w1, w2 = mk(h, f), mk(f, h)
-    w3 = mk(h, f) if gated else None
+    # nn.Linear's weights, [out, in], applied as F.linear (x W^T)
+    wq, wk, wv, wo = mk(H * d, h), mk(KV * d, h), mk(KV * d, h), mk(h, H * d)
+    w1, w2 = mk(f, h), mk(h, f)
+    w3 = mk(f, h) if gated else None
     n1 = torch.ones(h, device=dev, dtype=bf16, requires_grad=True)
     n2 = torch.ones(h, device=dev, dtype=bf16, requires_grad=True)
     x = torch.randn(B, S, h, device=dev, dtype=bf16, requires_grad=True)
@@ -447,16 +463,17 @@ def layer_step(torch, F, L, dev, compiled=False):
 
     def block(x, n1, n2, wq, wk, wv, wo, w1, w2, w3):
         a = rms(x, n1)
-        q, k, v = (a @ wq).view(B, S, H, d), (a @ wk).view(B, S, KV, d), (a @ wv).view(B, S, KV, d)
+        q = F.linear(a, wq).view(B, S, H, d)
+        k, v = F.linear(a, wk).view(B, S, KV, d), F.linear(a, wv).view(B, S, KV, d)
         q, k = rope(q), rope(k)
         k, v = repeat_kv(k), repeat_kv(v)
         o = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=True)
-        r = x + o.transpose(1, 2).contiguous().view(B, S, H * d) @ wo
+        r = x + F.linear(o.transpose(1, 2).contiguous().view(B, S, H * d), wo)
         m = rms(r, n2)
-        u = F.silu(m @ w1) * (m @ w3) if gated else F.gelu(m @ w1)
-        return r + u @ w2
+        u = F.silu(F.linear(m, w1)) * F.linear(m, w3) if gated else F.gelu(F.linear(m, w1))
+        return r + F.linear(u, w2)
 
-    run = torch.compile(block) if compiled else block
+    run = torch.compile(block, fullgraph=True) if compiled else block
     g = torch.randn(B, S, h, device=dev, dtype=bf16)
     leaves = [t for t in (x, n1, n2, wq, wk, wv, wo, w1, w2, w3) if t is not None]
 
@@ -470,32 +487,35 @@ def layer_step(torch, F, L, dev, compiled=False):
     return step
 
 
-def sdpa_default_kernel(torch, F, q, k, v):
-    """The kernel F.scaled_dot_product_attention runs with PyTorch's own
-    priority order (no sdpa_kernel context), as the layer calls it: one
-    causal forward under torch.profiler, named by its kernels: "sdpa-cudnn"
-    (cuDNN's fused attention, which PyTorch's sdp_utils.cpp puts first on
-    Hopper and Blackwell with cuDNN 9.9 or later), "sdpa-flash"
-    (FlashAttention-2), "sdpa-efficient"; None when the trace names none."""
+def sdpa_default_kernel(torch, step):
+    """The kernel the layer's F.scaled_dot_product_attention runs with
+    PyTorch's own priority order (no sdpa_kernel context): one run of the
+    layer, forward and backward, under torch.profiler, named by its
+    operators (aten::_scaled_dot_product_cudnn_attention, _flash_,
+    _efficient_) or else its kernels' names: "sdpa-cudnn" (cuDNN's fused
+    attention, which PyTorch's sdp_utils.cpp, check_prefer_cudnn_attention,
+    puts first on sm90 and sm10x with a recent cuDNN), "sdpa-flash"
+    (FlashAttention-2), "sdpa-efficient"; None when neither names one."""
     try:
         from torch.profiler import ProfilerActivity, profile
-        with torch.no_grad():
-            F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        step()
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            step()
             torch.cuda.synchronize()
-            with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-                F.scaled_dot_product_attention(q, k, v, is_causal=True)
-                torch.cuda.synchronize()
-        names = " ".join(e.name.lower() for e in prof.events())
-    except Exception as e:  # no profiler, or it failed: the member is optional
+        names = [e.name.lower() for e in prof.events()]
+    except Exception as e:  # noqa: BLE001 - no profiler, or it failed: the member is optional
         why = str(e).splitlines()[0] if str(e) else type(e).__name__
         sys.stderr.write("gpu-probe: SDPA's default kernel not found: %s\n" % why)
         return None
-    if "cudnn" in names:
-        return "sdpa-cudnn"
-    if "flash" in names:
-        return "sdpa-flash"
-    if "fmha" in names or "efficient" in names or "cutlass" in names:
-        return "sdpa-efficient"
+    ops = " ".join(n for n in names if "scaled_dot_product" in n)
+    for text in (ops, " ".join(names)):
+        if "cudnn" in text:
+            return "sdpa-cudnn"
+        if "flash" in text:
+            return "sdpa-flash"
+        if "efficient" in text or "fmha" in text:
+            return "sdpa-efficient"
     return None
 
 
@@ -561,7 +581,7 @@ def kernel_trace(torch, step, warmup, iters):
     ev = trace.get("traceEvents", trace) if isinstance(trace, dict) else trace
     out = summarize_kernels(ev, iters)
     if out is None:
-        fail("--layer-kernels: the profiler's trace holds no kernel events")
+        raise RuntimeError("the profiler's trace holds no kernel events (no CUPTI?)")
     return out
 
 
@@ -601,16 +621,17 @@ def main(argv):
                                              "and write a profile for distcalc --calibrate-compute.")
     ap.add_argument("--config", required=True, help="a distcalc config: the layer shape one rank runs")
     ap.add_argument("--tp", type=int, default=0, help="tensor-parallel degree of the shard (default: the config's)")
-    ap.add_argument("--output", default="gpu-profile.json", help="where to write the profile")
-    ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--output", default="gpu-profile.json", help="where to write the profile (default: %(default)s)")
+    ap.add_argument("--warmup", type=int, default=5, help="untimed runs before each timing (default: %(default)s)")
+    ap.add_argument("--iters", type=int, default=20, help="timed runs, averaged (default: %(default)s)")
     ap.add_argument("--sustain", type=float, default=None, metavar="SECONDS",
                     help="run back-to-back 8192^3 BF16 GEMMs this long first (and up to 1 s before each kernel) "
                          "so the clocks settle at the power limit; writes \"clocks\": \"sustained\" "
                          "(default: none, \"boost\")")
     ap.add_argument("--layer-kernels", metavar="FILE", default=None,
-                    help="also run the layer under torch.profiler and write its kernels (GPU time per kernel and "
-                         "per kind, idle time between them) to FILE as JSON")
+                    help="also run the layer (and the compiled one, with --compile) five more times under "
+                         "torch.profiler and write its kernels (GPU time per kernel and per kind, idle time between "
+                         "them) to FILE as JSON")
     ap.add_argument("--compile", action="store_true",
                     help="also time the layer through torch.compile, as torchtitan's [compile] runs each block "
                          "(layer.compiled_fwd_bwd_s)")
@@ -620,6 +641,9 @@ def main(argv):
         fail("--warmup must be at least 0 and --iters at least 1")
     if a.sustain is not None and not (0 < a.sustain < 86400):
         fail("--sustain: expected seconds above 0 and below a day (86400), got %g" % a.sustain)
+    for what, path in (("--output", a.output), ("--layer-kernels", a.layer_kernels)):
+        if path and not a.dry_run and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+            fail("%s: no folder '%s' to write %s in" % (what, os.path.dirname(os.path.abspath(path)), path))
     p = plan(layer_shape(a.config, a.tp), a.sustain or 0.0)
     p["layer_kernels"] = a.layer_kernels
     p["compile"] = a.compile

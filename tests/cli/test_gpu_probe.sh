@@ -17,7 +17,12 @@
 # and an element-wise one at 240-270 (overlapping it by 10), a CPU op
 # ignored: span 270 us, busy 80 + 80 + 50 + 20 = 230, idle 40; per run
 # 135, 115 and 20 us; GEMM 80, attention 25, other 15 us per run.
+# distcalc compares a compiled run with the profile's compiled layer
+# (layer.compiled_fwd_bwd_s, 0.0047224159240722655 s in the H200's 7.1B
+# profile), an eager one with its eager layer (0.0061289440155029296 s),
+# and a compiled run against a profile without a compiled layer not at all.
 set -eu
+dc=$1
 src=$2
 command -v python3 >/dev/null 2>&1 || exit 77
 out=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/configs/llama-3-8b.json")
@@ -71,6 +76,18 @@ print("%.1f %.1f %.1f %.1f %.1f %.1f %d" % (r["span_s"] * 1e6, r["busy_s"] * 1e6
 print(m.summarize_kernels([{"cat": "cpu_op", "ts": 0, "dur": 1}], 1))')
 [ "$sum" = "135.0 115.0 20.0 80.0 25.0 15.0 3
 None" ] || { echo "kernel summary: $sum"; exit 1; }
+h200() {
+	"$dc" --config "$src/data/profiles/configs/megatron-gpt-7b-tp2.json" --set training.framework=torchtitan \
+		--set parallel.sharding=fsdp --set training.attention_backend=cudnn --set "training.compile=$1" \
+		--calibrate-compute "$src/data/profiles/$2" --only step --format json
+}
+j=$(h200 true h200-megatron-gpt-7b-tp2-compiled-boost.json)
+echo "$j" | grep -q '"profile_layer_measured_s": 0.0047224159240722655,' || { echo "compiled layer: $j"; exit 1; }
+echo "$j" | grep -q "the probe's compiled layer (training.compile)" || { echo "compiled predicted_at: $j"; exit 1; }
+j=$(h200 false h200-megatron-gpt-7b-tp2-compiled-boost.json)
+echo "$j" | grep -q '"profile_layer_measured_s": 0.0061289440155029296,' || { echo "eager layer: $j"; exit 1; }
+j=$(h200 true h200-megatron-gpt-7b-tp2-boost.json)
+echo "$j" | grep -q 'no compiled layer (layer.compiled_fwd_bwd_s: gpu-probe.py --compile)' || { echo "no compiled layer: $j"; exit 1; }
 tmp=$tmpd/no-heads.json
 echo '{"model": {"hidden_size": 64}}' > "$tmp"
 if python3 "$src/tools/gpu-probe.py" --dry-run --config "$tmp" 2>/dev/null; then
