@@ -197,6 +197,10 @@ START_TEST(test_attention_levels_by_hand)
 			ck_assert_msg(strstr(parse_error(text), bad[i][1]), "%s: %s", bad[i][0], parse_error(text));
 		}
 	}
+	/* the --layer-kernels trace beside a profile, given for it: one line */
+	ck_assert_msg(strstr(parse_error("{\"iterations\": 5, \"kinds_s\": {}, \"kernels\": [], \"layer\": {}}"),
+			     "p.json: error: a tools/gpu-probe.py --layer-kernels trace, not a profile"),
+		      "%s", parse_error("{\"kinds_s\": {}, \"kernels\": []}"));
 	/* a backend the probe does not name */
 	ck_assert_msg(strstr(parse_error("{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": true, \"device\": {\"name\": \"x\"}, "
 					  "\"attention\": [{\"backend\": \"flash2\", \"batch\": 1, \"heads\": 1, \"seq\": 8, "
@@ -283,8 +287,10 @@ START_TEST(test_layer_matches)
 		load(cudnn);
 		ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
 		ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 0);
-		ck_assert_msg(strstr(why, "FlashAttention-2 kernel (training.attention_backend \"sdpa\"); this run's is \"cudnn\"") != NULL,
+		ck_assert_msg(strstr(why, "does not say which kernel the probe's SDPA ran (no layer.attention_backend") != NULL &&
+				      strstr(why, "taken as FlashAttention-2 (training.attention_backend \"sdpa\"); this run's is \"cudnn\"") != NULL,
 			      "%s", why);
+		ck_assert_int_eq(prof.layer.attention_given, 0);
 	}
 }
 END_TEST
@@ -518,6 +524,29 @@ START_TEST(test_other_gpu)
 		ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
 		e = d.entries[d.count - 1].text;
 		ck_assert_msg(strstr(e, "NVIDIA H800") && strstr(e, "h200-sxm-141gb"), "%s", e);
+	}
+	/* the H200 NVL is the PCIe part (NVIDIA's H200 data sheet: at most
+	 * 600 W, 835 dense BF16 TFLOP/s to the SXM's 989) with the SXM's 132
+	 * SMs: no preset describes it, so it prices the h200-sxm-141gb preset
+	 * no more than another preset's; by hand (no cluster.gpu) at 132 SMs
+	 * it is taken */
+	{
+		const char *h200[] = {"cluster.gpu=h200-sxm-141gb", NULL};
+		const char *nvl = "{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": false, "
+				  "\"device\": {\"name\": \"NVIDIA H200 NVL\", \"sm_count\": 132}, "
+				  "\"gemm\": [{\"m\": 8192, \"n\": 8192, \"k\": 8192, \"dtype\": \"bf16\", \"flops_per_s\": 6e14}], "
+				  "\"elementwise\": {\"bytes_per_s\": 4e12}}";
+		const char *hand200[] = {"cluster.peak_flops=835e12", "cluster.hbm_bandwidth=4.8 TB/s",
+					 "cluster.sm_count=132", NULL};
+		ck_assert_int_eq(dc_compute_profile_parse(nvl, strlen(nvl), "nvl.json", &prof, &d), 0);
+		load(h200);
+		ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+		e = d.entries[d.count - 1].text;
+		ck_assert_msg(strstr(e, "\"NVIDIA H200 NVL\" (device.name), a part no cluster.gpu preset describes") &&
+				      strstr(e, "h200-sxm-141gb"),
+			      "%s", e);
+		load(hand200);
+		ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
 	}
 	/* a name is read by whole words: "RTX A1000" names no A100 (so, with
 	 * no sm_count, nothing is compared), "GH200" no H200 */

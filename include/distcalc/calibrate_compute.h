@@ -60,6 +60,7 @@ struct dc_profile_layer {
 	 * "sdpa-efficient" DC_ATTN_BACKEND_EAGER, standing for none);
 	 * DC_ATTN_BACKEND_SDPA when absent */
 	int attention;
+	int attention_given; /* 1 when the profile names it (layer.attention_backend) */
 	double fwd_bwd_s; /* measured: forward then backward, mean of the timed runs */
 	double compiled_fwd_bwd_s; /* the same through torch.compile ("compiled_fwd_bwd_s"); 0 when absent */
 };

@@ -243,6 +243,7 @@ static void read_layer(struct rd *r, const cJSON *o, struct dc_compute_profile *
 	 * profile written before the member: FlashAttention-2, "sdpa-flash" */
 	l->attention = DC_ATTN_BACKEND_SDPA;
 	be = cJSON_GetObjectItemCaseSensitive(o, "attention_backend");
+	l->attention_given = be != NULL;
 	if (be) {
 		int b = cJSON_IsString(be) ? backend_of(be->valuestring) : -1;
 		if (b < 0)
@@ -284,6 +285,15 @@ int dc_compute_profile_parse(const char *buf, size_t len, const char *name, stru
 	}
 	if (!cJSON_IsObject(root)) {
 		fail(&r, "expected a JSON object (a gpu-probe.py profile)");
+		cJSON_Delete(root);
+		return -1;
+	}
+	/* gpu-probe.py --layer-kernels writes its trace beside the profile:
+	 * one line for it, not a member-by-member list */
+	if (!cJSON_GetObjectItemCaseSensitive(root, "schema") && cJSON_GetObjectItemCaseSensitive(root, "kinds_s") &&
+	    cJSON_GetObjectItemCaseSensitive(root, "kernels")) {
+		fail(&r, "a tools/gpu-probe.py --layer-kernels trace, not a profile (distcalc does not read traces): "
+			 "give the profile the probe wrote with --output");
 		cJSON_Delete(root);
 		return -1;
 	}
@@ -461,6 +471,8 @@ static int has_word(const char *s, const char *word)
 
 #define GPU_BIT(g) (1u << (g))
 #define H100_SXM5_PART (GPU_BIT(DC_GPU_H100_SXM5_80GB) | GPU_BIT(DC_GPU_H800_SXM5_80GB))
+/* a GPU named for sure that no cluster.gpu preset describes */
+#define NO_PRESET_PART (1u << 31)
 /* The cluster.gpu presets whose GPU a profile's device.name names, as a
  * mask of GPU_BIT(enum dc_gpu); 0 when it names none of them. The names
  * are PyTorch's (torch.cuda.get_device_properties().name: "NVIDIA H100
@@ -475,8 +487,11 @@ static unsigned named_gpus(const char *name)
 		return GPU_BIT(DC_GPU_GB200);
 	if (has_word(name, "b200"))
 		return GPU_BIT(DC_GPU_B200_SXM_180GB);
+	/* the H200 NVL is the PCIe part, at most 600 W (NVIDIA's H200 data
+	 * sheet: 835 dense BF16 TFLOP/s against the SXM's 989): no preset
+	 * describes it, so it prices no preset's GPU */
 	if (has_word(name, "h200"))
-		return GPU_BIT(DC_GPU_H200_SXM_141GB);
+		return has_word(name, "nvl") || has_word(name, "pcie") ? NO_PRESET_PART : GPU_BIT(DC_GPU_H200_SXM_141GB);
 	/* the H800 SXM5 is the H100 SXM5's part, clocks and HBM3 with fewer
 	 * NVLink links (its data sheet; compute.c gives both one kernel set),
 	 * and the probe measures no link: either's profile prices the other.
@@ -508,6 +523,12 @@ static int same_gpu(const struct dc_compute_profile *p, const struct dc_config *
 	const struct dc_cluster *c = &cfg->cluster;
 	unsigned named = named_gpus(p->device);
 	uint64_t sms = c->sm_count ? c->sm_count : 108;
+	if (c->gpu > DC_GPU_NONE && c->gpu < DC_GPU_COUNT && named == NO_PRESET_PART) {
+		dc_diag_error(diag, DC_ERR_CONFIG,
+			      "%s: error: the profile was measured on \"%.100s\" (device.name), a part no cluster.gpu preset describes, and the config's GPU is cluster.gpu \"%s\": its levels would price this GPU with another's speeds; measure on the config's GPU (tools/gpu-probe.py), or describe the profile's GPU by hand (cluster.peak_flops, cluster.hbm_bandwidth, cluster.sm_count) without cluster.gpu",
+			      p->name, p->device, dc_gpu_name(c->gpu));
+		return -1;
+	}
 	if (c->gpu > DC_GPU_NONE && c->gpu < DC_GPU_COUNT && named && !(named & GPU_BIT(c->gpu))) {
 		dc_diag_error(diag, DC_ERR_CONFIG,
 			      "%s: error: the profile was measured on \"%.100s\" (device.name), the config's GPU is cluster.gpu \"%s\": its levels would price this GPU with another's speeds; measure on the config's GPU (tools/gpu-probe.py), or set cluster.gpu to the profile's",
@@ -689,6 +710,13 @@ int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const s
 	if (l->attention == DC_ATTN_BACKEND_EAGER) {
 		snprintf(why, n, "the probe's layer ran SDPA's memory-efficient kernel (layer.attention_backend "
 				 "\"sdpa-efficient\"), which no training.attention_backend prices");
+		return 0;
+	}
+	if ((int)in->training.attention_backend != l->attention && !l->attention_given) {
+		snprintf(why, n, "the profile does not say which kernel the probe's SDPA ran (no layer.attention_backend: "
+				 "a profile written before the probe recorded it), taken as FlashAttention-2 "
+				 "(training.attention_backend \"sdpa\"); this run's is \"%s\"",
+			 dc_attention_backend_name(in->training.attention_backend));
 		return 0;
 	}
 	if ((int)in->training.attention_backend != l->attention) {

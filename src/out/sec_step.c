@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "distcalc/calibrate_compute.h"
 #include "distcalc/framework.h"
@@ -692,6 +693,31 @@ static void warn_offload_copies(const struct dc_plan *p, struct dc_diag *diag)
  * optimizer+params: FSDP's per-microbatch copies of the parameter shards
  * are not priced but under DeepSpeed (step.c zero3_host_copies); offload
  * optimizer: warn_offload_copies */
+/* The probe saw SDPA run a kernel (layer.attention_backend) other than
+ * the one this run prices by default (training.attention_backend not
+ * given, or derived from the framework): a warning naming both and the
+ * --set, since the probe's PyTorch ran that kernel on this GPU (PyTorch's
+ * sdp_utils.cpp puts cuDNN first on Hopper and Blackwell with a recent
+ * cuDNN; docs/compute-model.md, "Attention backends"). */
+static void profile_backend_note(const struct dc_plan *p, struct dc_diag *diag)
+{
+	const struct dc_compute_profile *pr = p->in->compute_profile;
+	const struct dc_config *in = p->in;
+	int k = dc_config_key_index("training.attention_backend");
+	int b = pr->layer.attention;
+	if (!pr->has_layer || !pr->layer.attention_given || b == DC_ATTN_BACKEND_EAGER ||
+	    (int)in->training.attention_backend == b || in->training.attention_backend == DC_ATTN_BACKEND_EAGER || k < 0 ||
+	    (in->origin[k] != DC_ORIGIN_DEFAULT && in->origin[k] != DC_ORIGIN_FRAMEWORK))
+		return;
+	dc_diag_warn(diag,
+		     "'%s': the probe saw PyTorch's SDPA run %s's kernel on this GPU (layer.attention_backend), and this "
+		     "run prices training.attention_backend \"%s\" by default; if it runs the probe's PyTorch, give "
+		     "--set training.attention_backend=%s",
+		     pr->name, b == DC_ATTN_BACKEND_CUDNN ? "cuDNN" : b == DC_ATTN_BACKEND_FA3 ? "FlashAttention-3" : "FlashAttention-2",
+		     dc_attention_backend_name(in->training.attention_backend),
+		     dc_attention_backend_name((enum dc_attention_backend)b));
+}
+
 /* --calibrate-compute: the probe's layer against the model's at the same
  * clocks, further off than DC_PROFILE_LAYER_WARN (calibrate_compute.h) */
 static void warn_profile_layer(const struct dc_plan *p, const struct dc_results *res, struct dc_diag *diag)
@@ -699,8 +725,20 @@ static void warn_profile_layer(const struct dc_plan *p, const struct dc_results 
 	const struct dc_compute_profile *pr = p->in->compute_profile;
 	char why[512];
 	double measured, predicted;
-	if (!pr || !res->step.available || !dc_compute_profile_layer_matches(pr, p, why, sizeof(why)))
+	if (!pr || !res->step.available)
 		return;
+	profile_backend_note(p, diag);
+	if (!dc_compute_profile_layer_matches(pr, p, why, sizeof(why))) {
+		/* levels of another layer price this one: say so, with the shapes */
+		static const char shape[] = "the profile's layer ran another shape: ";
+		if (strncmp(why, shape, sizeof(shape) - 1) == 0)
+			dc_diag_warn(diag,
+				     "'%s': its levels were measured on another layer than this run's (%s) and price this "
+				     "run all the same; for levels of this run's own layer, run tools/gpu-probe.py --config "
+				     "on this config (docs/compute-model.md, \"Calibrating from a probe\")",
+				     pr->name, why + sizeof(shape) - 1);
+		return;
+	}
 	measured = dc_compute_profile_layer_measured_s(pr, p);
 	predicted = dc_compute_profile_layer_predicted_s(pr, &res->compute);
 	if (fabs(predicted / measured - 1.0) > DC_PROFILE_LAYER_WARN)
