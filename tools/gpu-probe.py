@@ -126,7 +126,7 @@ def layer_shape(config_path, tp_override):
     head_dim = int(model.get("head_dim", hidden // heads))
     ffn = int(model.get("ffn_hidden_size", 4 * hidden))
     par = cfg.get("parallel", {})
-    tp = int(tp_override or par.get("tp", 1))
+    tp = int(tp_override if tp_override is not None else par.get("tp", 1))
     mb = int(cfg.get("training", {}).get("micro_batch_size", 1))
     if heads % tp or kv % tp or ffn % tp:
         fail("tp %d must divide the heads (%d), KV heads (%d) and ffn (%d)" % (tp, heads, kv, ffn))
@@ -616,11 +616,17 @@ def summarize_kernels(events, iters):
                         for name, (n, us) in sorted(by.items(), key=lambda kv: -kv[1][1])]}
 
 
+def config_compiled(path):
+    """Does the distcalc config set training.compile true?"""
+    t = read_json(path).get("training", {})
+    return isinstance(t, dict) and t.get("compile") is True
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description="Measure the kernel levels distcalc prices with on this GPU "
                                              "and write a profile for distcalc --calibrate-compute.")
     ap.add_argument("--config", required=True, help="a distcalc config: the layer shape one rank runs")
-    ap.add_argument("--tp", type=int, default=0, help="tensor-parallel degree of the shard (default: the config's)")
+    ap.add_argument("--tp", type=int, default=None, help="tensor-parallel degree of the shard (default: the config's)")
     ap.add_argument("--output", default="gpu-profile.json", help="where to write the profile (default: %(default)s)")
     ap.add_argument("--warmup", type=int, default=5, help="untimed runs before each timing (default: %(default)s)")
     ap.add_argument("--iters", type=int, default=20, help="timed runs, averaged (default: %(default)s)")
@@ -639,16 +645,23 @@ def main(argv):
     a = ap.parse_args(argv)
     if a.warmup < 0 or a.iters < 1:
         fail("--warmup must be at least 0 and --iters at least 1")
+    if a.tp is not None and a.tp < 1:
+        fail("--tp: expected a whole number of at least 1, got %d" % a.tp)
     if a.sustain is not None and not (0 < a.sustain < 86400):
         fail("--sustain: expected seconds above 0 and below a day (86400), got %g" % a.sustain)
     for what, path in (("--output", a.output), ("--layer-kernels", a.layer_kernels)):
-        if path and not a.dry_run and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
             fail("%s: no folder '%s' to write %s in" % (what, os.path.dirname(os.path.abspath(path)), path))
     p = plan(layer_shape(a.config, a.tp), a.sustain or 0.0)
     p["layer_kernels"] = a.layer_kernels
     p["compile"] = a.compile
     if a.dry_run:
         dry_run(p, a.warmup, a.iters)
+        print("profile: would be written to %s%s" % (a.output, " (and the trace to %s)" % a.layer_kernels
+                                                       if a.layer_kernels else ""))
+        if config_compiled(a.config) and not a.compile:
+            print("note: the config sets training.compile; distcalc compares a compiled run only with a compiled "
+                  "layer: add --compile")
         return 0
     prof = measure(p, a.warmup, a.iters)
     tmp = a.output + ".tmp"
@@ -661,4 +674,8 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except BrokenPipeError:  # the output's reader went away (| head): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)

@@ -21,6 +21,11 @@
 # (layer.compiled_fwd_bwd_s, 0.0047224159240722655 s in the H200's 7.1B
 # profile), an eager one with its eager layer (0.0061289440155029296 s),
 # and a compiled run against a profile without a compiled layer not at all.
+# A run at another tp than the profile's (the 8B at tp 2 with the tp-1
+# profile) is warned that levels of another layer price it, naming the
+# shapes; a run pricing SDPA as FlashAttention-2 by default, where the
+# probe saw cuDNN's kernel run, is told to give cudnn; not when it gave
+# the backend itself.
 set -eu
 dc=$1
 src=$2
@@ -58,7 +63,18 @@ echo "$err" | grep -q "\-\-sustain: expected seconds above 0" || { echo "--susta
 more=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/configs/llama-3-8b.json" --compile --layer-kernels k.json)
 echo "$more" | grep -q "^that layer again through torch.compile" || { echo "no --compile line: $more"; exit 1; }
 echo "$more" | grep -q "kind, written to k.json$" || { echo "no --layer-kernels line: $more"; exit 1; }
-[ "$(echo "$more" | grep -v '^that layer again')" = "$out" ] || { echo "--compile or --layer-kernels changed the plan"; exit 1; }
+[ "$(echo "$more" | grep -v '^that layer again' | grep -v '^profile:')" = "$(echo "$out" | grep -v '^profile:')" ] ||
+	{ echo "--compile or --layer-kernels changed the plan"; exit 1; }
+echo "$more" | grep -q "^profile: would be written to gpu-profile.json (and the trace to k.json)$" || { echo "no profile line: $more"; exit 1; }
+# a compiled config is told to add --compile; a tp below 1 is refused
+sed 's|"micro_batch_size": 1,|"micro_batch_size": 1, "compile": true,|' "$tmpd/by-name.json" >"$tmpd/compiled.json"
+grep -q '"compile": true' "$tmpd/compiled.json" || { echo "could not write the compiled config"; exit 1; }
+python3 "$src/tools/gpu-probe.py" --dry-run --config "$tmpd/compiled.json" | grep -q "^note: the config sets training.compile; .*add --compile" ||
+	{ echo "no --compile note"; exit 1; }
+if err=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/configs/llama-3-8b.json" --tp 0 2>&1); then
+	echo "--tp 0 was accepted"; exit 1
+fi
+echo "$err" | grep -q "\-\-tp: expected a whole number of at least 1, got 0" || { echo "--tp 0: $err"; exit 1; }
 sum=$(cd "$src/tools" && PYTHONDONTWRITEBYTECODE=1 python3 -c '
 import importlib.util, json
 spec = importlib.util.spec_from_file_location("probe", "gpu-probe.py")
@@ -88,6 +104,18 @@ j=$(h200 false h200-megatron-gpt-7b-tp2-compiled-boost.json)
 echo "$j" | grep -q '"profile_layer_measured_s": 0.0061289440155029296,' || { echo "eager layer: $j"; exit 1; }
 j=$(h200 true h200-megatron-gpt-7b-tp2-boost.json)
 echo "$j" | grep -q 'no compiled layer (layer.compiled_fwd_bwd_s: gpu-probe.py --compile)' || { echo "no compiled layer: $j"; exit 1; }
+tp2() {
+	"$dc" --config "$src/configs/llama-3-8b.json" --set cluster.gpu=h200-sxm-141gb --unset cluster.gpu_memory \
+		--set parallel.tp=2 --set parallel.dp=8 --set training.framework=torchtitan --set parallel.sharding=fsdp \
+		--calibrate-compute "$src/data/profiles/h200-llama-3-8b-tp1-sustained.json" --only step "$@" 2>&1 >/dev/null
+}
+w=$(tp2)
+echo "$w" | grep -q "its levels were measured on another layer than this run's (tp 1, this run's 2) and price this run all the same" ||
+	{ echo "no other-shape warning: $w"; exit 1; }
+echo "$w" | grep -q "SDPA run cuDNN's kernel on this GPU (layer.attention_backend), and this run prices training.attention_backend \"sdpa\" by default; .*--set training.attention_backend=cudnn" ||
+	{ echo "no backend warning: $w"; exit 1; }
+w=$(tp2 --set training.attention_backend=sdpa)
+if echo "$w" | grep -q "by default"; then echo "backend warning though the run gave it: $w"; exit 1; fi
 tmp=$tmpd/no-heads.json
 echo '{"model": {"hidden_size": 64}}' > "$tmp"
 if python3 "$src/tools/gpu-probe.py" --dry-run --config "$tmp" 2>/dev/null; then
