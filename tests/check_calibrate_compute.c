@@ -491,13 +491,20 @@ START_TEST(test_other_gpu)
 	load(hand);
 	ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
 	e = d.entries[d.count - 1].text;
-	ck_assert_msg(strstr(e, "has 114 SMs") && strstr(e, "the config's 108"), "%s", e);
+	ck_assert_msg(strstr(e, "has 114 SMs") && strstr(e, "the config's 108") &&
+			      strstr(e, "(or cluster.gpu \"h100-pcie-80gb\", its preset)"),
+		      "%s", e);
 	/* the SXM5's own profile: taken on the preset and by hand at 132 */
 	ck_assert_int_eq(dc_compute_profile_parse(sxm, strlen(sxm), "sxm.json", &prof, &d), 0);
 	load(h100);
 	ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
 	load(hand132);
 	ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	/* taken, with a warning that the GPU it names has a preset */
+	e = d.entries[d.count - 1].text;
+	ck_assert_msg(strstr(e, "names no cluster.gpu: its kernels take the A100 set's in-situ factor") &&
+			      strstr(e, "set cluster.gpu \"h100-sxm5-80gb\""),
+		      "%s", e);
 	load(hand);
 	ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
 	/* the H800 SXM5 is the H100 SXM5's part and HBM3 (NVIDIA's H800 data

@@ -518,11 +518,23 @@ static unsigned named_gpus(const char *name)
  * the preset's, or the A100 set's 108 without either). A name that names
  * no preset, or no sm_count, is not checked. 0, or -1 with an error
  * naming both GPUs. */
+/* The first cluster.gpu preset in a named_gpus() mask, or NULL. */
+static const char *named_preset(unsigned named)
+{
+	if (named == NO_PRESET_PART)
+		return NULL;
+	for (int g = DC_GPU_NONE + 1; g < DC_GPU_COUNT; g++)
+		if (named & GPU_BIT(g))
+			return dc_gpu_name((enum dc_gpu)g);
+	return NULL;
+}
+
 static int same_gpu(const struct dc_compute_profile *p, const struct dc_config *cfg, struct dc_diag *diag)
 {
 	const struct dc_cluster *c = &cfg->cluster;
 	unsigned named = named_gpus(p->device);
 	uint64_t sms = c->sm_count ? c->sm_count : 108;
+	const char *preset = named_preset(named);
 	if (c->gpu > DC_GPU_NONE && c->gpu < DC_GPU_COUNT && named == NO_PRESET_PART) {
 		dc_diag_error(diag, DC_ERR_CONFIG,
 			      "%s: error: the profile was measured on \"%.100s\" (device.name), a part no cluster.gpu preset describes, and the config's GPU is cluster.gpu \"%s\": its levels would price this GPU with another's speeds; measure on the config's GPU (tools/gpu-probe.py), or describe the profile's GPU by hand (cluster.peak_flops, cluster.hbm_bandwidth, cluster.sm_count) without cluster.gpu",
@@ -537,16 +549,28 @@ static int same_gpu(const struct dc_compute_profile *p, const struct dc_config *
 	}
 	if (p->device_sm_count && p->device_sm_count != sms) {
 		dc_diag_error(diag, DC_ERR_CONFIG,
-			      "%s: error: the profile's GPU \"%.100s\" has %llu SMs (device.sm_count), the config's %llu (%s%s%s): its levels would price this GPU with another's speeds; measure on the config's GPU (tools/gpu-probe.py), or give cluster.sm_count %llu if it is that GPU",
+			      "%s: error: the profile's GPU \"%.100s\" has %llu SMs (device.sm_count), the config's %llu (%s%s%s): its levels would price this GPU with another's speeds; measure on the config's GPU (tools/gpu-probe.py), or give cluster.sm_count %llu if it is that GPU%s%s%s",
 			      p->name, p->device, (unsigned long long)p->device_sm_count, (unsigned long long)sms,
 			      given(cfg, "cluster.sm_count") ? "cluster.sm_count"
 			      : c->sm_count                  ? "cluster.gpu \""
 							     : "the A100 set's, without cluster.gpu or cluster.sm_count",
 			      !given(cfg, "cluster.sm_count") && c->sm_count ? dc_gpu_name(c->gpu) : "",
 			      !given(cfg, "cluster.sm_count") && c->sm_count ? "\"" : "",
-			      (unsigned long long)p->device_sm_count);
+			      (unsigned long long)p->device_sm_count,
+			      preset && !(c->gpu > DC_GPU_NONE && c->gpu < DC_GPU_COUNT) ? " (or cluster.gpu \"" : "",
+			      preset && !(c->gpu > DC_GPU_NONE && c->gpu < DC_GPU_COUNT) ? preset : "",
+			      preset && !(c->gpu > DC_GPU_NONE && c->gpu < DC_GPU_COUNT) ? "\", its preset)" : "");
 		return -1;
 	}
+	/* a GPU by hand where the profile names a preset's: the A100 set's
+	 * in-situ factor and fixed costs price it (compute.c), not that
+	 * preset's */
+	if (preset && !(c->gpu > DC_GPU_NONE && c->gpu < DC_GPU_COUNT))
+		dc_diag_warn(diag,
+			     "%s: the profile names \"%.100s\" (device.name), the cluster.gpu preset \"%s\"'s GPU, and this "
+			     "config names no cluster.gpu: its kernels take the A100 set's in-situ factor and fixed costs; "
+			     "set cluster.gpu \"%s\" for that GPU's",
+			     p->name, p->device, preset, preset);
 	return 0;
 }
 
