@@ -128,6 +128,8 @@ def layer_shape(config_path, tp_override):
     par = cfg.get("parallel", {})
     tp = int(tp_override if tp_override is not None else par.get("tp", 1))
     mb = int(cfg.get("training", {}).get("micro_batch_size", 1))
+    if tp < 1:
+        fail("'%s': parallel.tp %d: expected a whole number of at least 1" % (config_path, tp))
     if heads % tp or kv % tp or ffn % tp:
         fail("tp %d must divide the heads (%d), KV heads (%d) and ffn (%d)" % (tp, heads, kv, ffn))
     return {"config": config_path, "hidden_size": hidden, "num_attention_heads": heads, "num_kv_heads": kv,

@@ -471,8 +471,10 @@ static int has_word(const char *s, const char *word)
 
 #define GPU_BIT(g) (1u << (g))
 #define H100_SXM5_PART (GPU_BIT(DC_GPU_H100_SXM5_80GB) | GPU_BIT(DC_GPU_H800_SXM5_80GB))
-/* a GPU named for sure that no cluster.gpu preset describes */
+/* a GPU named for sure that no cluster.gpu preset describes: a bit no
+ * preset's GPU_BIT takes */
 #define NO_PRESET_PART (1u << 31)
+_Static_assert(DC_GPU_COUNT < 31, "NO_PRESET_PART must be a bit no cluster.gpu preset has");
 /* The cluster.gpu presets whose GPU a profile's device.name names, as a
  * mask of GPU_BIT(enum dc_gpu); 0 when it names none of them. The names
  * are PyTorch's (torch.cuda.get_device_properties().name: "NVIDIA H100

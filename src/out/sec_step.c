@@ -689,10 +689,6 @@ static void warn_offload_copies(const struct dc_plan *p, struct dc_diag *diag)
 		     (unsigned long long)p->layout.grad_accum_steps, dc_framework_name(f), dc_sharding_name(sh));
 }
 
-/* grad_accum_steps < pp: the pipeline never fills; offload
- * optimizer+params: FSDP's per-microbatch copies of the parameter shards
- * are not priced but under DeepSpeed (step.c zero3_host_copies); offload
- * optimizer: warn_offload_copies */
 /* The probe saw SDPA run a kernel (layer.attention_backend) other than
  * the one this run prices by default (training.attention_backend not
  * given, or derived from the framework): a warning naming both and the
@@ -705,9 +701,12 @@ static void profile_backend_note(const struct dc_plan *p, struct dc_diag *diag)
 	const struct dc_config *in = p->in;
 	int k = dc_config_key_index("training.attention_backend");
 	int b = pr->layer.attention;
+	/* Megatron's derived "cudnn" is Transformer Engine's choice, not
+	 * SDPA's: what the probe's SDPA ran says nothing about it */
 	if (!pr->has_layer || !pr->layer.attention_given || b == DC_ATTN_BACKEND_EAGER ||
 	    (int)in->training.attention_backend == b || in->training.attention_backend == DC_ATTN_BACKEND_EAGER || k < 0 ||
-	    (in->origin[k] != DC_ORIGIN_DEFAULT && in->origin[k] != DC_ORIGIN_FRAMEWORK))
+	    (in->origin[k] != DC_ORIGIN_DEFAULT && in->origin[k] != DC_ORIGIN_FRAMEWORK) ||
+	    in->training.framework == DC_FRAMEWORK_MEGATRON)
 		return;
 	dc_diag_warn(diag,
 		     "'%s': the probe saw PyTorch's SDPA run %s's kernel on this GPU (layer.attention_backend), and this "
@@ -729,14 +728,23 @@ static void warn_profile_layer(const struct dc_plan *p, const struct dc_results 
 		return;
 	profile_backend_note(p, diag);
 	if (!dc_compute_profile_layer_matches(pr, p, why, sizeof(why))) {
-		/* levels of another layer price this one: say so, with the shapes */
+		/* levels of another layer price this one: say so, with the shapes
+		 * or the kind (calibrate_compute.c words both reasons) */
 		static const char shape[] = "the profile's layer ran another shape: ";
+		static const char kind[] = "the profile's layer is a dense GQA layer";
 		if (strncmp(why, shape, sizeof(shape) - 1) == 0)
 			dc_diag_warn(diag,
 				     "'%s': its levels were measured on another layer than this run's (%s) and price this "
-				     "run all the same; for levels of this run's own layer, run tools/gpu-probe.py --config "
-				     "on this config (docs/compute-model.md, \"Calibrating from a probe\")",
-				     pr->name, why + sizeof(shape) - 1);
+				     "run all the same; for levels of this run's own layer, run tools/gpu-probe.py on it "
+				     "(--config with this run's model, --tp %llu) (docs/compute-model.md, \"Calibrating from "
+				     "a probe\")",
+				     pr->name, why + sizeof(shape) - 1, (unsigned long long)p->layout.tp);
+		else if (strncmp(why, kind, sizeof(kind) - 1) == 0)
+			dc_diag_warn(diag,
+				     "'%s': its levels were measured on a dense layer and price this run's (mixture-of-experts "
+				     "or latent-attention) layers all the same; tools/gpu-probe.py measures dense layers only "
+				     "(docs/compute-model.md, \"Calibrating from a probe\")",
+				     pr->name);
 		return;
 	}
 	measured = dc_compute_profile_layer_measured_s(pr, p);
@@ -750,6 +758,10 @@ static void warn_profile_layer(const struct dc_plan *p, const struct dc_results 
 			     (predicted / measured - 1.0) * 100.0);
 }
 
+/* grad_accum_steps < pp: the pipeline never fills; offload
+ * optimizer+params: FSDP's per-microbatch copies of the parameter shards
+ * are not priced but under DeepSpeed (step.c zero3_host_copies); offload
+ * optimizer: warn_offload_copies */
 static void warn(const struct dc_plan *p, const struct dc_results *res, const char *config_name,
 		 struct dc_diag *diag)
 {

@@ -116,6 +116,19 @@ echo "$w" | grep -q "SDPA run cuDNN's kernel on this GPU (layer.attention_backen
 	{ echo "no backend warning: $w"; exit 1; }
 w=$(tp2 --set training.attention_backend=sdpa)
 if echo "$w" | grep -q "by default"; then echo "backend warning though the run gave it: $w"; exit 1; fi
+# Megatron's derived cuDNN is Transformer Engine's, not SDPA's: a profile
+# whose SDPA ran FlashAttention-2 says nothing about it
+sed 's|"attention_backend": "sdpa-cudnn"|"attention_backend": "sdpa-flash"|' \
+	"$src/data/profiles/h200-llama-3-8b-tp1-sustained.json" >"$tmpd/flash.json"
+w=$("$dc" --config "$src/configs/llama-3-8b.json" --set cluster.gpu=h200-sxm-141gb --unset cluster.gpu_memory \
+	--set parallel.tp=2 --set parallel.dp=8 --set training.framework=megatron --calibrate-compute "$tmpd/flash.json" \
+	--only step 2>&1 >/dev/null)
+if echo "$w" | grep -q "by default"; then echo "backend warning under megatron: $w"; exit 1; fi
+# a MoE model priced from a dense layer's profile is warned too
+w=$("$dc" --config "$src/configs/mixtral-8x7b-ep.json" --set cluster.gpu=h200-sxm-141gb --unset cluster.gpu_memory \
+	--calibrate-compute "$src/data/profiles/h200-llama-3-8b-tp1-sustained.json" --only step 2>&1 >/dev/null)
+echo "$w" | grep -q "its levels were measured on a dense layer and price this run's (mixture-of-experts" ||
+	{ echo "no dense-layer warning: $w"; exit 1; }
 tmp=$tmpd/no-heads.json
 echo '{"model": {"hidden_size": 64}}' > "$tmp"
 if python3 "$src/tools/gpu-probe.py" --dry-run --config "$tmp" 2>/dev/null; then
