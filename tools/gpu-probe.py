@@ -665,6 +665,9 @@ def main(argv):
             print("note: the config sets training.compile; distcalc compares a compiled run only with a compiled "
                   "layer: add --compile")
         return 0
+    if config_compiled(a.config) and not a.compile:
+        sys.stderr.write("gpu-probe: note: the config sets training.compile; distcalc compares a compiled run only "
+                         "with a compiled layer: add --compile\n")
     prof = measure(p, a.warmup, a.iters)
     tmp = a.output + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
@@ -680,4 +683,4 @@ if __name__ == "__main__":
         sys.exit(main(sys.argv[1:]))
     except BrokenPipeError:  # the output's reader went away (| head): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(0)
+        sys.exit(1)
