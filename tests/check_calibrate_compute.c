@@ -212,6 +212,16 @@ START_TEST(test_attention_levels_by_hand)
 }
 END_TEST
 
+/* Loads `sets` (into cfg and fit_plan) and says how the profile's layer
+ * fits that run, with the reason in why. */
+static struct dc_plan fit_plan;
+static enum dc_profile_layer_fit fit_of(const char *const *sets, char *why, size_t n)
+{
+	load(sets);
+	ck_assert_int_eq(dc_plan_derive(&cfg, &fit_plan), 0);
+	return dc_compute_profile_layer_fit(&prof, &fit_plan, why, n);
+}
+
 /* The layer compares only at the probe's own shape, precision and code:
  * the 8B at tp 1, micro batch 1, 8,192 tokens, BF16, torchtitan's eager
  * block; not at tp 8 (the reason names both tps), not under FP8, not
@@ -228,67 +238,51 @@ START_TEST(test_layer_matches)
 				  "training.framework=torchtitan", "parallel.sharding=fsdp", "training.compile=true", NULL};
 	const char *bias[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.tp=1", "parallel.dp=16",
 			      "training.framework=torchtitan", "parallel.sharding=fsdp", "model.qkv_bias=true", NULL};
-	static struct dc_plan plan;
 	struct dc_diag d;
 	char why[320];
 	dc_diag_init(&d);
 	ck_assert_int_eq(dc_compute_profile_read(SAMPLE, &prof, &d), 0);
 	dc_diag_release(&d);
-	load(tp1);
-	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
-	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 1);
-	load(tp8);
-	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
-	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 0);
+	ck_assert_int_eq(fit_of(tp1, why, sizeof(why)), DC_LAYER_FITS);
+	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &fit_plan, why, sizeof(why)), 1);
+	ck_assert_int_eq(fit_of(tp8, why, sizeof(why)), DC_LAYER_OTHER_SHAPE);
+	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &fit_plan, why, sizeof(why)), 0);
 	ck_assert_msg(strstr(why, "tp 1, this run's 8") != NULL, "%s", why);
 	/* the probe's layer runs BF16: an FP8 prediction is not its like */
-	load(fp8);
-	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
-	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 0);
+	ck_assert_int_eq(fit_of(fp8, why, sizeof(why)), DC_LAYER_UNLIKE);
 	ck_assert_msg(strstr(why, "precision.compute is \"fp8\"") != NULL, "%s", why);
 	/* the probe's layer is torchtitan's eager block: Megatron's fused
 	 * kernels (custom), compiled kernels or a biased GPT layer are not
 	 * its like */
-	load(custom);
-	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
-	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 0);
+	ck_assert_int_eq(fit_of(custom, why, sizeof(why)), DC_LAYER_UNLIKE);
 	ck_assert_msg(strstr(why, "this run's is \"custom\"") != NULL, "%s", why);
 	/* compiled: only against a compiled layer (gpu-probe.py --compile),
 	 * which is then the measured time; the eager one otherwise */
-	load(compiled);
-	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
-	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 0);
+	ck_assert_int_eq(fit_of(compiled, why, sizeof(why)), DC_LAYER_UNLIKE);
 	ck_assert_msg(strstr(why, "no compiled layer (layer.compiled_fwd_bwd_s") != NULL, "%s", why);
 	prof.layer.compiled_fwd_bwd_s = 0.03;
-	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 1);
-	ck_assert_double_eq(dc_compute_profile_layer_measured_s(&prof, &plan), 0.03);
-	load(tp1);
-	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
-	ck_assert_double_eq(dc_compute_profile_layer_measured_s(&prof, &plan), prof.layer.fwd_bwd_s);
+	ck_assert_int_eq(dc_compute_profile_layer_fit(&prof, &fit_plan, why, sizeof(why)), DC_LAYER_FITS);
+	ck_assert_double_eq(dc_compute_profile_layer_measured_s(&prof, &fit_plan), 0.03);
+	ck_assert_int_eq(fit_of(tp1, why, sizeof(why)), DC_LAYER_FITS);
+	ck_assert_double_eq(dc_compute_profile_layer_measured_s(&prof, &fit_plan), prof.layer.fwd_bwd_s);
 	prof.layer.compiled_fwd_bwd_s = 0;
-	load(bias);
-	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
-	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 0);
+	ck_assert_int_eq(fit_of(bias, why, sizeof(why)), DC_LAYER_UNLIKE);
 	ck_assert_msg(strstr(why, "Llama block; this model's is not (model.qkv_bias is true)") != NULL, "%s", why);
 	{
 		const char *sandwich[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.tp=1", "parallel.dp=16",
 					  "training.framework=torchtitan", "parallel.sharding=fsdp",
 					  "model.sandwich_norm=true", NULL};
-		load(sandwich);
-		ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
-		ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 0);
+		ck_assert_int_eq(fit_of(sandwich, why, sizeof(why)), DC_LAYER_UNLIKE);
 		ck_assert_msg(strstr(why, "(model.sandwich_norm is true)") != NULL, "%s", why);
 	}
-	/* the sample names no layer.attention_backend: its layer ran
-	 * FlashAttention-2 (the "sdpa" backend); a cuDNN prediction is not its
-	 * like */
+	/* the sample names no layer.attention_backend: its layer is taken to
+	 * have run FlashAttention-2 (the "sdpa" backend), and the reason says
+	 * it is an assumption; a cuDNN prediction is not its like */
 	{
 		const char *cudnn[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.tp=1", "parallel.dp=16",
 				       "training.framework=torchtitan", "parallel.sharding=fsdp",
 				       "training.attention_backend=cudnn", NULL};
-		load(cudnn);
-		ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
-		ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 0);
+		ck_assert_int_eq(fit_of(cudnn, why, sizeof(why)), DC_LAYER_UNLIKE);
 		ck_assert_msg(strstr(why, "does not say which kernel the probe's SDPA ran (no layer.attention_backend") != NULL &&
 				      strstr(why, "taken as FlashAttention-2 (training.attention_backend \"sdpa\"); this run's is \"cudnn\"") != NULL,
 			      "%s", why);
@@ -310,7 +304,6 @@ START_TEST(test_h200_profile)
 			       "parallel.dp=16", "training.framework=torchtitan", "parallel.sharding=fsdp",
 			       "training.attention_backend=cudnn", NULL};
 	char path[512];
-	static struct dc_plan plan;
 	struct dc_diag d;
 	char why[320];
 	snprintf(path, sizeof(path), "%s/data/profiles/" H200_PROFILE, DC_SOURCE_DIR);
@@ -320,14 +313,10 @@ START_TEST(test_h200_profile)
 	ck_assert_int_eq((int)prof.ngemm[0], 12);
 	ck_assert_int_eq(prof.sustained, 0);
 	ck_assert_double_eq_tol(prof.gemm_flops[0], 10720238370816.0, 1.0); /* 6 x 8192 x 218,103,808 */
-	load(sdpa);
-	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
-	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 0);
+	ck_assert_int_eq(fit_of(sdpa, why, sizeof(why)), DC_LAYER_UNLIKE);
 	ck_assert_msg(strstr(why, "cuDNN kernel (training.attention_backend \"cudnn\"); this run's is \"sdpa\"") != NULL,
 		      "%s", why);
-	load(cudnn);
-	ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
-	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &plan, why, sizeof(why)), 1);
+	ck_assert_int_eq(fit_of(cudnn, why, sizeof(why)), DC_LAYER_FITS);
 	ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
 	ck_assert_double_eq_tol(cfg.cluster.matmul_efficiency, H200_BF16_FLOPS_PER_S / 989e12 * 1830.0 / 1980.0, 1e-9);
 	dc_diag_release(&d);

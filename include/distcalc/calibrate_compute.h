@@ -111,7 +111,8 @@ int dc_compute_profile_read(const char *path, struct dc_compute_profile *out, st
  * figure, or a level is not in [0.01, 1). *cfg unchanged then. */
 int dc_compute_profile_apply(const struct dc_compute_profile *p, struct dc_config *cfg, struct dc_diag *diag);
 
-/* Is this plan's per-rank layer the probe's, priced as the probe ran it?
+/* Is this plan's per-rank layer the probe's, priced as the probe ran it
+ * (dc_compute_profile_layer_fit says which way it is not)?
  * The same shape (dense layer, cp 1), a Llama block (RMSNorm, rotary
  * positions, none of biases, q/k norm, dropout, a window, a sandwich norm,
  * sinks, an output gate or linear attention), training.framework
@@ -122,8 +123,21 @@ int dc_compute_profile_apply(const struct dc_compute_profile *p, struct dc_confi
  * values ("tp 1, this run's 2") or the first feature or setting that
  * does. */
 struct dc_plan;
+enum dc_profile_layer_fit {
+	DC_LAYER_FITS,        /* it compares */
+	DC_LAYER_OTHER_SHAPE, /* a dense layer of another shape: the levels still price the run */
+	DC_LAYER_OTHER_KIND,  /* a MoE or MLA model: the probe measures dense layers only */
+	DC_LAYER_UNLIKE,      /* no layer, or the same layer priced otherwise (framework, kernel, precision) */
+};
+enum dc_profile_layer_fit dc_compute_profile_layer_fit(const struct dc_compute_profile *p, const struct dc_plan *plan,
+						       char *why, size_t n);
+/* dc_compute_profile_layer_fit(...) == DC_LAYER_FITS */
 int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const struct dc_plan *plan, char *why,
 				     size_t n);
+
+/* The kernel a training.attention_backend stands for, in words ("cuDNN",
+ * "FlashAttention-3", else "FlashAttention-2"). */
+const char *dc_attention_kernel_text(enum dc_attention_backend b);
 
 /* The probe's measured layer a plan the layer matches compares with
  * (call it only after dc_compute_profile_layer_matches returned 1): the

@@ -512,14 +512,6 @@ static unsigned named_gpus(const char *name)
 	return 0;
 }
 
-/* The profile's GPU against the config's: the levels are the measured
- * GPU's fractions of the config's peaks, so another GPU's profile prices
- * this one wrong (an H100's on a B200 config: 0.35 of its matmul peak).
- * Refused when device.name names another preset's GPU than cluster.gpu,
- * or when device.sm_count is not the config's SM count (cluster.sm_count,
- * the preset's, or the A100 set's 108 without either). A name that names
- * no preset, or no sm_count, is not checked. 0, or -1 with an error
- * naming both GPUs. */
 /* The first cluster.gpu preset in a named_gpus() mask, or NULL. */
 static const char *named_preset(unsigned named)
 {
@@ -531,19 +523,28 @@ static const char *named_preset(unsigned named)
 	return NULL;
 }
 
+/* The profile's GPU against the config's: the levels are the measured
+ * GPU's fractions of the config's peaks, so another GPU's profile prices
+ * this one wrong (an H100's on a B200 config: 0.35 of its matmul peak).
+ * Refused when device.name names another preset's GPU than cluster.gpu,
+ * or when device.sm_count is not the config's SM count (cluster.sm_count,
+ * the preset's, or the A100 set's 108 without either). A name that names
+ * no preset, or no sm_count, is not checked. 0, or -1 with an error
+ * naming both GPUs. */
 static int same_gpu(const struct dc_compute_profile *p, const struct dc_config *cfg, struct dc_diag *diag)
 {
 	const struct dc_cluster *c = &cfg->cluster;
 	unsigned named = named_gpus(p->device);
 	uint64_t sms = c->sm_count ? c->sm_count : 108;
 	const char *preset = named_preset(named);
-	if (c->gpu > DC_GPU_NONE && c->gpu < DC_GPU_COUNT && named == NO_PRESET_PART) {
+	int on_preset = c->gpu > DC_GPU_NONE && c->gpu < DC_GPU_COUNT; /* a cluster.gpu preset, not a GPU by hand */
+	if (on_preset && named == NO_PRESET_PART) {
 		dc_diag_error(diag, DC_ERR_CONFIG,
 			      "%s: error: the profile was measured on \"%.100s\" (device.name), a part no cluster.gpu preset describes, and the config's GPU is cluster.gpu \"%s\": its levels would price this GPU with another's speeds; measure on the config's GPU (tools/gpu-probe.py), or describe the profile's GPU by hand (cluster.peak_flops, cluster.hbm_bandwidth, cluster.sm_count) without cluster.gpu",
 			      p->name, p->device, dc_gpu_name(c->gpu));
 		return -1;
 	}
-	if (c->gpu > DC_GPU_NONE && c->gpu < DC_GPU_COUNT && named && !(named & GPU_BIT(c->gpu))) {
+	if (on_preset && named && !(named & GPU_BIT(c->gpu))) {
 		dc_diag_error(diag, DC_ERR_CONFIG,
 			      "%s: error: the profile was measured on \"%.100s\" (device.name), the config's GPU is cluster.gpu \"%s\": its levels would price this GPU with another's speeds; measure on the config's GPU (tools/gpu-probe.py), or set cluster.gpu to the profile's",
 			      p->name, p->device, dc_gpu_name(c->gpu));
@@ -559,15 +560,14 @@ static int same_gpu(const struct dc_compute_profile *p, const struct dc_config *
 			      !given(cfg, "cluster.sm_count") && c->sm_count ? dc_gpu_name(c->gpu) : "",
 			      !given(cfg, "cluster.sm_count") && c->sm_count ? "\"" : "",
 			      (unsigned long long)p->device_sm_count,
-			      preset && !(c->gpu > DC_GPU_NONE && c->gpu < DC_GPU_COUNT) ? " (or cluster.gpu \"" : "",
-			      preset && !(c->gpu > DC_GPU_NONE && c->gpu < DC_GPU_COUNT) ? preset : "",
-			      preset && !(c->gpu > DC_GPU_NONE && c->gpu < DC_GPU_COUNT) ? "\", its preset)" : "");
+			      preset && !on_preset ? " (or cluster.gpu \"" : "", preset && !on_preset ? preset : "",
+			      preset && !on_preset ? "\", its preset)" : "");
 		return -1;
 	}
 	/* a GPU by hand where the profile names a preset's: the A100 set's
 	 * in-situ factor and fixed costs price it (compute.c), not that
 	 * preset's */
-	if (preset && !(c->gpu > DC_GPU_NONE && c->gpu < DC_GPU_COUNT))
+	if (preset && !on_preset)
 		dc_diag_warn(diag,
 			     "%s: the profile names \"%.100s\" (device.name), the cluster.gpu preset \"%s\"'s GPU, and this "
 			     "config names no cluster.gpu: its kernels take the A100 set's in-situ factor and fixed costs; "
@@ -660,8 +660,8 @@ static void differs(char *why, size_t n, const char *name, uint64_t profile, uin
 		 (unsigned long long)run);
 }
 
-int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const struct dc_plan *plan, char *why,
-				     size_t n)
+enum dc_profile_layer_fit dc_compute_profile_layer_fit(const struct dc_compute_profile *p, const struct dc_plan *plan,
+						       char *why, size_t n)
 {
 	const struct dc_config *in = plan->in;
 	const struct dc_model *m = &in->model;
@@ -671,11 +671,11 @@ int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const s
 	char diff[256] = "";
 	if (!p->has_layer) {
 		snprintf(why, n, "the profile has no layer");
-		return 0;
+		return DC_LAYER_UNLIKE;
 	}
 	if (m->num_experts || m->kv_lora_rank) {
 		snprintf(why, n, "the profile's layer is a dense GQA layer; this model's is not");
-		return 0;
+		return DC_LAYER_OTHER_KIND;
 	}
 	differs(diff, sizeof(diff), "hidden", l->hidden_size, m->hidden_size);
 	differs(diff, sizeof(diff), "heads", l->num_attention_heads, m->num_attention_heads);
@@ -691,7 +691,7 @@ int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const s
 	differs(diff, sizeof(diff), "cp", 1, plan->layout.cp);
 	if (*diff) {
 		snprintf(why, n, "the profile's layer ran another shape: %s", diff);
-		return 0;
+		return DC_LAYER_OTHER_SHAPE;
 	}
 	/* tools/gpu-probe.py's layer is torchtitan's Llama block: RMSNorm,
 	 * rotary positions, softmax attention in every layer, and none of the
@@ -712,18 +712,18 @@ int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const s
 							       : NULL;
 		if (off) {
 			snprintf(why, n, "the probe's layer is a Llama block; this model's is not (%s)", off);
-			return 0;
+			return DC_LAYER_UNLIKE;
 		}
 	}
 	if (in->training.framework != DC_FRAMEWORK_TORCHTITAN) {
 		snprintf(why, n, "the probe's layer is torchtitan's block (training.framework \"torchtitan\"); this run's is \"%s\"",
 			 dc_framework_name(in->training.framework));
-		return 0;
+		return DC_LAYER_UNLIKE;
 	}
 	if (in->training.compile && !(l->compiled_fwd_bwd_s > 0)) {
 		snprintf(why, n, "this run is compiled (training.compile true) and the profile has no compiled layer "
 				 "(layer.compiled_fwd_bwd_s: gpu-probe.py --compile)");
-		return 0;
+		return DC_LAYER_UNLIKE;
 	}
 	/* tools/gpu-probe.py's layer calls F.scaled_dot_product_attention with
 	 * PyTorch's own kernel order, and the profile names the kernel it ran
@@ -736,32 +736,41 @@ int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const s
 	if (l->attention == DC_ATTN_BACKEND_EAGER) {
 		snprintf(why, n, "the probe's layer ran SDPA's memory-efficient kernel (layer.attention_backend "
 				 "\"sdpa-efficient\"), which no training.attention_backend prices");
-		return 0;
+		return DC_LAYER_UNLIKE;
 	}
 	if ((int)in->training.attention_backend != l->attention && !l->attention_given) {
 		snprintf(why, n, "the profile does not say which kernel the probe's SDPA ran (no layer.attention_backend: "
 				 "a profile written before the probe recorded it), taken as FlashAttention-2 "
 				 "(training.attention_backend \"sdpa\"); this run's is \"%s\"",
 			 dc_attention_backend_name(in->training.attention_backend));
-		return 0;
+		return DC_LAYER_UNLIKE;
 	}
 	if ((int)in->training.attention_backend != l->attention) {
 		snprintf(why, n, "the probe's layer ran SDPA's %s kernel (training.attention_backend \"%s\"); this run's is \"%s\"",
-			 l->attention == DC_ATTN_BACKEND_CUDNN ? "cuDNN"
-			 : l->attention == DC_ATTN_BACKEND_FA3 ? "FlashAttention-3"
-							       : "FlashAttention-2",
+			 dc_attention_kernel_text((enum dc_attention_backend)l->attention),
 			 dc_attention_backend_name((enum dc_attention_backend)l->attention),
 			 dc_attention_backend_name(in->training.attention_backend));
-		return 0;
+		return DC_LAYER_UNLIKE;
 	}
 	if (in->precision.compute == DC_COMPUTE_FP8) {
 		snprintf(why, n, "the probe times its layer in BF16; this run's precision.compute is \"fp8\"%s",
 			 in->precision.attention == DC_ATTN_PRECISION_FP8 ? " (and precision.attention \"fp8\")" : "");
-		return 0;
+		return DC_LAYER_UNLIKE;
 	}
 	if (n)
 		*why = 0;
-	return 1;
+	return DC_LAYER_FITS;
+}
+
+int dc_compute_profile_layer_matches(const struct dc_compute_profile *p, const struct dc_plan *plan, char *why,
+				     size_t n)
+{
+	return dc_compute_profile_layer_fit(p, plan, why, n) == DC_LAYER_FITS;
+}
+
+const char *dc_attention_kernel_text(enum dc_attention_backend b)
+{
+	return b == DC_ATTN_BACKEND_CUDNN ? "cuDNN" : b == DC_ATTN_BACKEND_FA3 ? "FlashAttention-3" : "FlashAttention-2";
 }
 
 double dc_compute_profile_layer_measured_s(const struct dc_compute_profile *p, const struct dc_plan *plan)

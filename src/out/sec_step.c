@@ -712,7 +712,7 @@ static void profile_backend_note(const struct dc_plan *p, struct dc_diag *diag)
 		     "'%s': the probe saw PyTorch's SDPA run %s's kernel on this GPU (layer.attention_backend), and this "
 		     "run prices training.attention_backend \"%s\" by default; if it runs the probe's PyTorch, give "
 		     "--set training.attention_backend=%s",
-		     pr->name, b == DC_ATTN_BACKEND_CUDNN ? "cuDNN" : b == DC_ATTN_BACKEND_FA3 ? "FlashAttention-3" : "FlashAttention-2",
+		     pr->name, dc_attention_kernel_text((enum dc_attention_backend)b),
 		     dc_attention_backend_name(in->training.attention_backend),
 		     dc_attention_backend_name((enum dc_attention_backend)b));
 }
@@ -724,22 +724,23 @@ static void warn_profile_layer(const struct dc_plan *p, const struct dc_results 
 	const struct dc_compute_profile *pr = p->in->compute_profile;
 	char why[512];
 	double measured, predicted;
+	enum dc_profile_layer_fit fit;
 	if (!pr || !res->step.available)
 		return;
 	profile_backend_note(p, diag);
-	if (!dc_compute_profile_layer_matches(pr, p, why, sizeof(why))) {
-		/* levels of another layer price this one: say so, with the shapes
-		 * or the kind (calibrate_compute.c words both reasons) */
+	fit = dc_compute_profile_layer_fit(pr, p, why, sizeof(why));
+	if (fit != DC_LAYER_FITS) {
+		/* levels of another layer price this one: say so, with the shapes */
 		static const char shape[] = "the profile's layer ran another shape: ";
-		static const char kind[] = "the profile's layer is a dense GQA layer";
-		if (strncmp(why, shape, sizeof(shape) - 1) == 0)
+		if (fit == DC_LAYER_OTHER_SHAPE)
 			dc_diag_warn(diag,
 				     "'%s': its levels were measured on another layer than this run's (%s) and price this "
 				     "run all the same; for levels of this run's own layer, run tools/gpu-probe.py on it "
 				     "(--config with this run's model, --tp %llu) (docs/compute-model.md, \"Calibrating from "
 				     "a probe\")",
-				     pr->name, why + sizeof(shape) - 1, (unsigned long long)p->layout.tp);
-		else if (strncmp(why, kind, sizeof(kind) - 1) == 0)
+				     pr->name, strncmp(why, shape, sizeof(shape) - 1) == 0 ? why + sizeof(shape) - 1 : why,
+				     (unsigned long long)p->layout.tp);
+		else if (fit == DC_LAYER_OTHER_KIND)
 			dc_diag_warn(diag,
 				     "'%s': its levels were measured on a dense layer and price this run's (mixture-of-experts "
 				     "or latent-attention) layers all the same; tools/gpu-probe.py measures dense layers only "
