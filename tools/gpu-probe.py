@@ -48,6 +48,21 @@ def fail(msg):
     sys.exit(2)
 
 
+def first_line(e):
+    """An exception's first line of text, or its type's name."""
+    return str(e).splitlines()[0] if str(e) else type(e).__name__
+
+
+def write_json(path, obj):
+    """obj as indented JSON at path, written beside it first and then
+    moved, so a failed write leaves no half file."""
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(obj, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
 def read_json(path):
     try:
         with open(path, "r", encoding="utf-8") as f:
@@ -282,7 +297,7 @@ def measure(p, warmup, iters):
                 out["gemm"].append({"what": what, "m": m, "n": n, "k": k, "dtype": "fp8",
                                     "flops_per_s": 2.0 * m * n * k / t})
             except RuntimeError as e:
-                sys.stderr.write("gpu-probe: FP8 GEMM %s skipped: %s\n" % (what, str(e).splitlines()[0]))
+                sys.stderr.write("gpu-probe: FP8 GEMM %s skipped: %s\n" % (what, first_line(e)))
         del a, b
 
     at = p["attention"]
@@ -314,7 +329,7 @@ def measure(p, warmup, iters):
                     y.backward(g)
                 tfb = timed(torch, fb, warmup, iters)
         except RuntimeError as e:
-            sys.stderr.write("gpu-probe: attention backend %s skipped: %s\n" % (name, str(e).splitlines()[0]))
+            sys.stderr.write("gpu-probe: attention backend %s skipped: %s\n" % (name, first_line(e)))
             continue
         tb = max(tfb - tf, 1e-9)
         out["attention"].append({"backend": name, "batch": B, "heads": H, "seq": S, "head_dim": D, "causal": True,
@@ -369,7 +384,7 @@ def measure(p, warmup, iters):
         except Exception as e:  # noqa: BLE001 - torch.compile failing leaves the member out, saying why
             cstep = None
             sys.stderr.write("gpu-probe: the compiled layer was not timed (layer.compiled_fwd_bwd_s left out): %s\n"
-                             % (str(e).splitlines()[0] if str(e) else type(e).__name__))
+                             % first_line(e))
     if p.get("layer_kernels"):
         try:
             k = layer_kernels(torch, p["layer"], step, cstep, warmup, min(iters, 5), p["layer_kernels"])
@@ -379,7 +394,7 @@ def measure(p, warmup, iters):
                                 k["idle_s"] * 1e3, p["layer_kernels"]))
         except Exception as e:  # noqa: BLE001 - the trace is extra: the profile is still written
             sys.stderr.write("gpu-probe: --layer-kernels: no trace written: %s\n"
-                             % (str(e).splitlines()[0] if str(e) else type(e).__name__))
+                             % first_line(e))
     HEAT["state"].clear()
     mhz = sm_clock_mhz(torch)
     if mhz:
@@ -507,8 +522,7 @@ def sdpa_default_kernel(torch, step):
             torch.cuda.synchronize()
         names = [e.name.lower() for e in prof.events()]
     except Exception as e:  # noqa: BLE001 - no profiler, or it failed: the member is optional
-        why = str(e).splitlines()[0] if str(e) else type(e).__name__
-        sys.stderr.write("gpu-probe: SDPA's default kernel not found: %s\n" % why)
+        sys.stderr.write("gpu-probe: SDPA's default kernel not found: %s\n" % first_line(e))
         return None
     ops = " ".join(n for n in names if "scaled_dot_product" in n)
     for text in (ops, " ".join(names)):
@@ -552,12 +566,8 @@ def layer_kernels(torch, L, step, cstep, warmup, iters, path):
             out["compiled"] = kernel_trace(torch, cstep, warmup, iters)
         except Exception as e:  # noqa: BLE001 - the compiled trace is optional; say why it is missing
             sys.stderr.write("gpu-probe: the compiled layer's kernels were not traced: %s\n"
-                             % (str(e).splitlines()[0] if str(e) else type(e).__name__))
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(out, f, indent=2)
-        f.write("\n")
-    os.replace(tmp, path)
+                             % first_line(e))
+    write_json(path, out)
     return out
 
 
@@ -669,11 +679,7 @@ def main(argv):
         sys.stderr.write("gpu-probe: note: the config sets training.compile; distcalc compares a compiled run only "
                          "with a compiled layer: add --compile\n")
     prof = measure(p, a.warmup, a.iters)
-    tmp = a.output + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(prof, f, indent=2)
-        f.write("\n")
-    os.replace(tmp, a.output)
+    write_json(a.output, prof)
     print("gpu-probe: wrote %s (%s, clocks %s)" % (a.output, prof["device"]["name"], prof["clocks"]))
     return 0
 
