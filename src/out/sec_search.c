@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "distcalc/calibrate.h"
+#include "distcalc/calibrate_compute.h"
 #include "distcalc/config.h"
 #include "distcalc/experiment.h"
 #include "distcalc/plan.h"
@@ -31,6 +33,7 @@ struct view {
 	const struct dc_search_result *r;
 	struct input input;
 	const char *objective, *ranked_by, *headroom_source;
+	const char *profile; /* --calibrate-compute's file; NULL: none */
 	uint64_t world, global_batch_size, gpu_mem_bytes, reserve_bytes, limit_bytes, tight_bytes;
 	double headroom;
 	int fits, has_command;
@@ -173,6 +176,11 @@ static int has_why(const void *base)
 	return why_text(base)[0] != 0;
 }
 
+static int has_profile(const void *base)
+{
+	return ((const struct view *)base)->profile != NULL;
+}
+
 static int has_command(const void *base)
 {
 	return ((const struct view *)base)->has_command;
@@ -214,6 +222,8 @@ static const struct dc_fields input_table = DC_FIELDS(input_fields);
 static const struct dc_field fields[] = {
 	{"objective", "objective (search.objective)", DC_U_NONE, DC_FT_STR, V(objective)},
 	{"ranked_by", "ranked by", DC_U_NONE, DC_FT_STR, V(ranked_by)},
+	{"compute_profile", "kernel levels from (--calibrate-compute)", DC_U_NONE, DC_FT_STR, V(profile),
+	 .shown = has_profile},
 	{"world", "GPUs (num_nodes x gpus_per_node)", DC_U_COUNT, DC_FT_U64, V(world)},
 	{"global_batch_size", "global batch (samples)", DC_U_COUNT, DC_FT_U64, V(global_batch_size)},
 	{"gpu_memory_bytes", "GPU memory (cluster.gpu_memory)", DC_U_BYTES, DC_FT_U64, V(gpu_mem_bytes)},
@@ -263,7 +273,8 @@ static void add_arg(char *buf, size_t len, const char *arg)
 	buf[n] = 0;
 }
 
-/* distcalc --config FILE [--model FILE] [--set ...] the winner's --set */
+/* distcalc --config FILE [--model FILE] [--set ...] [--calibrate LOG]...
+ * [--calibrate-compute PROFILE] the winner's --set */
 static void command(const struct dc_run *run, const struct dc_search_entry *e, char *buf, size_t len)
 {
 	const struct dc_run_info *info = run->info;
@@ -290,6 +301,16 @@ static void command(const struct dc_run *run, const struct dc_search_entry *e, c
 		add_arg(buf, len, info->sets[i].unset ? "--unset" : "--set");
 		add_arg(buf, len, info->sets[i].text);
 	}
+	/* the fits every layout was priced with: without them the winner's
+	 * report prices other levels and another step */
+	for (size_t i = 0; info->calibration && i < info->calibration->nlogs; i++) {
+		add_arg(buf, len, "--calibrate");
+		add_arg(buf, len, info->calibration->logs[i].name);
+	}
+	if (run->plan->in->compute_profile) {
+		add_arg(buf, len, "--calibrate-compute");
+		add_arg(buf, len, run->plan->in->compute_profile->name);
+	}
 	dc_search_layout_text(&e->l, 0, lay, sizeof(lay));
 	for (tok = lay; *tok; tok = end) {
 		size_t n = strcspn(tok, " ");
@@ -310,6 +331,7 @@ static void view(const struct dc_run *run, void *out)
 
 	v->r = r;
 	v->objective = dc_search_objective_name(in->search.objective);
+	v->profile = in->compute_profile ? in->compute_profile->name : NULL;
 	/* without the GPU's speeds the step is unknown: by peak memory */
 	v->ranked_by = in->search.objective == DC_SEARCH_MEMORY ? "peak memory, then step time"
 		       : r->step_available			  ? "step time (tokens/s), then peak memory"

@@ -56,6 +56,30 @@ m = re.search(r"search: (\d+) layouts enumerated, (\d+) rejected by the rules, (
 assert m and [int(x) for x in m.groups()] == [c[k] for k in ("enumerated", "rejected_by_rules", "priced_memory", "priced_time", "fit")], m
 PY
 
+# a search priced with --calibrate and --calibrate-compute names them, and
+# its winner's command repeats both: without them the report prices other
+# levels (this layout: 0.687 s instead of the search's 0.722)
+prof=data/profiles/h200-megatron-gpt-7b-tp2-sustained.json
+log=tests/data/nccl-tests-h100-2x8-ib.txt
+"$bin" --config data/profiles/configs/megatron-gpt-7b-tp2.json --experiment search --calibrate "$log" \
+	--calibrate-compute "$prof" --format json >"$work/c.json" 2>/dev/null || fail "calibrated search: exit $?"
+cmdline=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["search"]["command"])' "$work/c.json") ||
+	fail "calibrated search: no command"
+case $cmdline in *" --calibrate $log --calibrate-compute $prof "*) ;; *) fail "calibrated command: $cmdline" ;; esac
+eval "\"\$bin\" ${cmdline#distcalc } --format json --only step" >"$work/cr.json" 2>"$work/cr.err" ||
+	fail "the calibrated winner's report: exit $? $(cat "$work/cr.err")"
+python3 - "$work/c.json" "$work/cr.json" "$prof" <<'PY' || fail "the calibrated report's step is not the search's"
+import json, sys
+s = json.load(open(sys.argv[1]))["search"]
+rep = json.load(open(sys.argv[2]))
+assert s["compute_profile"] == sys.argv[3], s.get("compute_profile")
+assert rep["step"]["time_s"] == s["best"][0]["step_time_s"], (rep["step"]["time_s"], s["best"][0]["step_time_s"])
+PY
+"$bin" --config data/profiles/configs/megatron-gpt-7b-tp2.json --experiment search --format json >"$work/u.json" 2>/dev/null ||
+	fail "uncalibrated search: exit $?"
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["search"]; sys.exit("compute_profile" in s or "calibrate" in s["command"])' \
+	"$work/u.json" || fail "an uncalibrated search names a profile"
+
 # a CSV of the search is whole CSV (the layout column quoted)
 "$bin" --config "$cfg" --experiment search --format csv >"$work/s.csv" 2>/dev/null || fail "csv: exit $?"
 python3 - "$work/s.csv" <<'PY' || fail "csv"
