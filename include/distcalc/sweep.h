@@ -56,6 +56,12 @@ struct dc_sweep_load {
 	int (*prepare)(void *ctx, struct dc_config *cfg, struct dc_run_info *info, struct dc_diag *diag);
 	void (*finish)(void *ctx, struct dc_run_info *info);
 	void *ctx;
+	/* the files `prepare` applies, named in the report (sweep.calibrate,
+	 * sweep.compute_profile): --calibrate's logs and --calibrate-compute's
+	 * profile, as given; 0 and NULL: none */
+	const char *const *calibrate_logs;
+	size_t ncalibrate_logs;
+	const char *compute_profile;
 };
 
 /* Checks one "--sweep" argument: "PATH=V1,V2,...", PATH a key of the

@@ -1296,6 +1296,9 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o, co
 		dc_diag_release(&diag);
 		return rc;
 	}
+	sl.calibrate_logs = o->calibrate;
+	sl.ncalibrate_logs = o->ncalibrate;
+	sl.compute_profile = o->calibrate_compute;
 	if (sc.nlogs || sc.profile) {
 		sl.prepare = sweep_prepare;
 		sl.finish = sweep_finish;

@@ -529,6 +529,18 @@ static void sweep_title(const void *base, char *buf, size_t len)
 	snprintf(buf, len, "Sweep over %s", ((const struct dc_sweep *)base)->axes_text);
 }
 
+/* every point applied these files (sweep_load's calibrate_logs and
+ * compute_profile) */
+static int has_calibrate(const void *base)
+{
+	return ((const struct dc_sweep *)base)->calibrate_text[0] != 0;
+}
+
+static int has_profile(const void *base)
+{
+	return ((const struct dc_sweep *)base)->profile[0] != 0;
+}
+
 static void build_fields(struct dc_sweep *sw)
 {
 	struct dc_field *c = sw->col_f;
@@ -561,11 +573,17 @@ static void build_fields(struct dc_sweep *sw)
 					 offsetof(struct dc_sweep, npoints_u)};
 	sw->obj_f[2] = (struct dc_field){"valid", "points that ran", DC_U_COUNT, DC_FT_U64,
 					 offsetof(struct dc_sweep, valid_u)};
-	sw->obj_f[3] = (struct dc_field){"rows", "points", DC_U_NONE, DC_FT_ROWS, 0};
-	sw->obj_f[3].sub = &sw->cols;
-	sw->obj_f[3].rows = &sweep_rows;
+	sw->obj_f[3] = (struct dc_field){"calibrate", "network fitted to (--calibrate)", DC_U_NONE, DC_FT_TEXT,
+					 offsetof(struct dc_sweep, calibrate_text)};
+	sw->obj_f[3].shown = has_calibrate;
+	sw->obj_f[4] = (struct dc_field){"compute_profile", "kernel levels from (--calibrate-compute)", DC_U_NONE,
+					 DC_FT_TEXT, offsetof(struct dc_sweep, profile)};
+	sw->obj_f[4].shown = has_profile;
+	sw->obj_f[5] = (struct dc_field){"rows", "points", DC_U_NONE, DC_FT_ROWS, 0};
+	sw->obj_f[5].sub = &sw->cols;
+	sw->obj_f[5].rows = &sweep_rows;
 	sw->obj.f = sw->obj_f;
-	sw->obj.n = 4;
+	sw->obj.n = 6;
 }
 
 /* ---- running the points ---- */
@@ -854,6 +872,15 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 		used += (size_t)snprintf(sw->axes_text + used, sizeof(sw->axes_text) - used, "%s%s (%zu)",
 					 a ? " x " : "", sw->axis[a], nvalues[a]);
 	}
+	used = 0;
+	for (size_t i = 0; i < load->ncalibrate_logs && used + 1 < sizeof(sw->calibrate_text); i++) {
+		used += (size_t)snprintf(sw->calibrate_text + used, sizeof(sw->calibrate_text) - used, "%s%s",
+					 i ? ", " : "", load->calibrate_logs[i]);
+		if (used >= sizeof(sw->calibrate_text))
+			used = sizeof(sw->calibrate_text) - 1; /* cut: the text ends at the buffer */
+	}
+	if (load->compute_profile)
+		snprintf(sw->profile, sizeof(sw->profile), "%s", load->compute_profile);
 	if (pick_metrics(exp, sw, metrics ? metrics : default_metrics(exp, sw, defaults, sizeof(defaults)), diag) != 0)
 		goto fail;
 	if (!metrics && strcmp(sw->metric[0].path, "topology.world_size") == 0)

@@ -48,6 +48,16 @@ for cal in "--calibrate $log" "--calibrate-compute $prof" "--calibrate $log --ca
 	done
 done
 
+# the report names the files every point applied (sweep.calibrate,
+# sweep.compute_profile), and names none when there are none
+"$bin" --config "$cfg" --calibrate "$log" --calibrate-compute "$prof" --sweep training.micro_batch_size=1,2 \
+	--format json >named.json 2>/dev/null || fail "named sweep: exit $?"
+grep -q "^    \"calibrate\": \"$log\",\$" named.json || fail "sweep.calibrate does not name $log"
+grep -q "^    \"compute_profile\": \"$prof\",\$" named.json || fail "sweep.compute_profile does not name $prof"
+"$bin" --config "$cfg" --sweep training.micro_batch_size=1,2 --format json >plain.json 2>/dev/null ||
+	fail "plain sweep: exit $?"
+grep -q '"calibrate"\|"compute_profile"' plain.json && fail "a sweep without files names one"
+
 # a log or profile a single run refuses: the same exit and message, no row
 printf 'not a log\n' >bad.txt
 printf '{\n' >bad.json
