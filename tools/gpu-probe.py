@@ -628,10 +628,56 @@ def summarize_kernels(events, iters):
                         for name, (n, us) in sorted(by.items(), key=lambda kv: -kv[1][1])]}
 
 
-def config_compiled(path):
-    """Does the distcalc config set training.compile true?"""
-    t = read_json(path).get("training", {})
-    return isinstance(t, dict) and t.get("compile") is True
+# The model features that make distcalc's layer other than torchtitan's
+# Llama block, which the probe runs: with any of them distcalc takes the
+# profile's levels but does not compare the layer (calibrate_compute.c,
+# dc_compute_profile_layer_fit, names the first; the same order here).
+UNLIKE_FEATURES = (("norm", lambda v: v == "layernorm", 'model.norm is "layernorm"'),
+                   ("qkv_bias", lambda v: v is True, "model.qkv_bias is true"),
+                   ("out_bias", lambda v: v is True, "model.out_bias is true"),
+                   ("mlp_bias", lambda v: v is True, "model.mlp_bias is true"),
+                   ("qk_norm", lambda v: v is True, "model.qk_norm is true"),
+                   ("dropout", lambda v: v is True, "model.dropout is true"),
+                   ("position_embeddings", lambda v: bool(v), "model.position_embeddings is not 0"),
+                   ("sliding_window", lambda v: bool(v), "model.sliding_window is not 0"),
+                   ("sandwich_norm", lambda v: v is True, "model.sandwich_norm is true"),
+                   ("attention_sinks", lambda v: v is True, "model.attention_sinks is true"),
+                   ("attention_output_gate", lambda v: v is True, "model.attention_output_gate is true"),
+                   ("full_attention_interval", lambda v: bool(v), "model.full_attention_interval is not 0"))
+
+
+def comparison_notes(path, compile_given):
+    """What in the config keeps distcalc from comparing the probe's layer
+    with its own (the levels apply all the same), as lines to print. Read
+    from the config's own members, and a model.hf_config's experts or
+    latent attention; the other features distcalc's import takes from a
+    Hugging Face config are left to distcalc, which says why it does not
+    compare."""
+    cfg = read_json(path)
+    sec = lambda k: cfg.get(k) if isinstance(cfg.get(k), dict) else {}
+    model, training, precision = sec("model"), sec("training"), sec("precision")
+    hf = read_json(hf_config_path(path, model["hf_config"])) if model.get("hf_config") else {}
+    notes = []
+    if (model.get("num_experts") or model.get("kv_lora_rank") or hf.get("kv_lora_rank")
+            or any(hf.get(k) for k in ("num_local_experts", "n_routed_experts", "num_experts"))):
+        notes.append("the config's model is a mixture of experts or latent attention; the probe's layer is a dense "
+                     "GQA block, so distcalc takes its levels but compares no layer")
+    else:
+        off = [text for key, unlike, text in UNLIKE_FEATURES if key in model and unlike(model[key])]
+        if off:
+            notes.append("the probe's layer is torchtitan's Llama block; this model's is not (%s), so distcalc "
+                         "takes the profile's levels but compares no layer" % off[0])
+    if training.get("framework", "custom") != "torchtitan":
+        notes.append("distcalc compares the layer only under training.framework \"torchtitan\" (the probe runs "
+                     "torchtitan's block); this config's is \"%s\": add --set training.framework=torchtitan to "
+                     "the distcalc run" % training.get("framework", "custom"))
+    if training.get("compile") is True and not compile_given:
+        notes.append("the config sets training.compile; distcalc compares a compiled run only with a compiled "
+                     "layer: add --compile")
+    if precision.get("compute") == "fp8":
+        notes.append("the probe times its layer in BF16; distcalc compares no layer of a precision.compute "
+                     "\"fp8\" run")
+    return notes
 
 
 def main(argv):
@@ -671,13 +717,11 @@ def main(argv):
         dry_run(p, a.warmup, a.iters)
         print("profile: would be written to %s%s" % (a.output, " (and the trace to %s)" % a.layer_kernels
                                                        if a.layer_kernels else ""))
-        if config_compiled(a.config) and not a.compile:
-            print("note: the config sets training.compile; distcalc compares a compiled run only with a compiled "
-                  "layer: add --compile")
+        for note in comparison_notes(a.config, a.compile):
+            print("note: " + note)
         return 0
-    if config_compiled(a.config) and not a.compile:
-        sys.stderr.write("gpu-probe: note: the config sets training.compile; distcalc compares a compiled run only "
-                         "with a compiled layer: add --compile\n")
+    for note in comparison_notes(a.config, a.compile):
+        sys.stderr.write("gpu-probe: note: %s\n" % note)
     prof = measure(p, a.warmup, a.iters)
     write_json(a.output, prof)
     print("gpu-probe: wrote %s (%s, clocks %s)" % (a.output, prof["device"]["name"], prof["clocks"]))

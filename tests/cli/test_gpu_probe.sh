@@ -71,6 +71,20 @@ sed 's|"micro_batch_size": 1,|"micro_batch_size": 1, "compile": true,|' "$tmpd/b
 grep -q '"compile": true' "$tmpd/compiled.json" || { echo "could not write the compiled config"; exit 1; }
 python3 "$src/tools/gpu-probe.py" --dry-run --config "$tmpd/compiled.json" | grep -q "^note: the config sets training.compile; .*add --compile" ||
 	{ echo "no --compile note"; exit 1; }
+# what keeps distcalc from comparing the layer is said before a GPU is used:
+# a LayerNorm GPT with biases (the first feature, as distcalc names it), a
+# mixture of experts (from its Hugging Face config), a framework other than
+# torchtitan; a config distcalc compares as it is gets no note
+notes=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/configs/korthikanti-22b.json" | grep "^note:")
+echo "$notes" | grep -q "^note: the probe's layer is torchtitan's Llama block; this model's is not (model.norm is \"layernorm\")" ||
+	{ echo "no Llama-block note: $notes"; exit 1; }
+echo "$notes" | grep -q "^note: distcalc compares the layer only under training.framework \"torchtitan\" .* this config's is \"custom\"" ||
+	{ echo "no framework note: $notes"; exit 1; }
+notes=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/configs/mixtral-8x7b-ep.json" --tp 1 | grep "^note:")
+echo "$notes" | grep -q "^note: the config's model is a mixture of experts or latent attention" ||
+	{ echo "no MoE note: $notes"; exit 1; }
+notes=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/data/profiles/configs/megatron-gpt-7b-tp2.json" | { grep "^note:" || true; })
+[ -z "$notes" ] || { echo "a comparable config got notes: $notes"; exit 1; }
 if err=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/configs/llama-3-8b.json" --tp 0 2>&1); then
 	echo "--tp 0 was accepted"; exit 1
 fi
