@@ -38,6 +38,11 @@ struct dc_run_info {
 	const char *model_file;
 	const struct dc_override *sets;
 	size_t nsets;
+	/* --calibrate's logs and --calibrate-compute's profile as given (NULL
+	 * and 0: none), which the winner's command line repeats. Borrowed. */
+	const char *const *calibrate_logs;
+	size_t ncalibrate_logs;
+	const char *compute_profile;
 	/* --from-megatron/--from-torchtitan/--from-deepspeed: the option and
 	 * its file, which the winner's command line repeats, and the --config
 	 * the cluster came from (NULL: the built-in default). NULL: no import */

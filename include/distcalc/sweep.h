@@ -58,7 +58,8 @@ struct dc_sweep_load {
 	void *ctx;
 	/* the files `prepare` applies, named in the report (sweep.calibrate,
 	 * sweep.compute_profile): --calibrate's logs and --calibrate-compute's
-	 * profile, as given; 0 and NULL: none */
+	 * profile, as given, borrowed until the report is freed; 0 and NULL:
+	 * none */
 	const char *const *calibrate_logs;
 	size_t ncalibrate_logs;
 	const char *compute_profile;

@@ -1702,6 +1702,9 @@ int main(int argc, char **argv)
 		info.import_base = o.config;
 	}
 	info.model_file = o.model;
+	info.calibrate_logs = o.calibrate;
+	info.ncalibrate_logs = o.ncalibrate;
+	info.compute_profile = o.calibrate_compute;
 	info.sets = o.sets;
 	info.nsets = o.nsets;
 	if (strcmp(exp->name, "search") == 0 && isatty(STDERR_FILENO))

@@ -36,7 +36,7 @@ struct view {
 	const char *profile; /* --calibrate-compute's file; NULL: none */
 	uint64_t world, global_batch_size, gpu_mem_bytes, reserve_bytes, limit_bytes, tight_bytes;
 	double headroom;
-	int fits, has_command;
+	int fits, has_command, command_too_long;
 	struct counts counts;
 	char command[COMMAND_MAX];
 };
@@ -186,6 +186,19 @@ static int has_command(const void *base)
 	return ((const struct view *)base)->has_command;
 }
 
+static int command_too_long(const void *base)
+{
+	return ((const struct view *)base)->command_too_long;
+}
+
+static void omitted_fn(const void *base, char *buf, size_t len)
+{
+	(void)base;
+	dc_text_fmt(buf, len, "not shown: its command line is longer than %d bytes (long file names); give the best "
+			      "layout's --set values (search.best[0].layout) to the same command",
+		    COMMAND_MAX - 1);
+}
+
 static int input_outside_shown(const void *base)
 {
 	return !((const struct input *)base)->in_space;
@@ -241,26 +254,30 @@ static const struct dc_field fields[] = {
 	{"pareto", "Pareto front: no other layout is both smaller and faster", DC_U_NONE, DC_FT_ROWS, 0,
 	 .sub = &row_table, .rows = &pareto_rows},
 	{"command", "the winner's full report", DC_U_NONE, DC_FT_TEXT, V(command), .shown = has_command},
+	{"command_omitted", "the winner's full report", DC_U_NONE, DC_FT_FN, 0, .text = omitted_fn,
+	 .shown = command_too_long},
 };
 
 /* Appends " ARG" to the command, single-quoted when the shell would split
- * or expand it. */
-static void add_arg(char *buf, size_t len, const char *arg)
+ * or expand it. Returns -1, the command cut, when it does not fit. */
+static int add_arg(char *buf, size_t len, const char *arg)
 {
 	size_t n = strlen(buf);
 	int plain = *arg != 0;
 	for (const char *c = arg; *c; c++)
 		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._=/:,+-", *c))
 			plain = 0;
-	if (n + 1 >= len)
-		return;
-	if (plain) {
-		dc_text_fmt(buf + n, len - n, " %s", arg);
-		return;
-	}
+	if (plain)
+		return n + 1 + strlen(arg) < len ? (dc_text_fmt(buf + n, len - n, " %s", arg), 0) : -1;
+	if (n + 3 >= len)
+		return -1;
 	buf[n++] = ' ';
 	buf[n++] = '\'';
-	for (const char *c = arg; *c && n + 5 < len; c++) {
+	for (const char *c = arg; *c; c++) {
+		if (n + 6 >= len) {
+			buf[n] = 0;
+			return -1;
+		}
 		if (*c == '\'') {
 			memcpy(buf + n, "'\\''", 4);
 			n += 4;
@@ -268,57 +285,70 @@ static void add_arg(char *buf, size_t len, const char *arg)
 			buf[n++] = *c;
 		}
 	}
-	if (n + 1 < len)
-		buf[n++] = '\'';
+	buf[n++] = '\'';
 	buf[n] = 0;
+	return 0;
+}
+
+/* The --calibrate-compute file the search priced with, as given (NULL:
+ * none): the command line's, else the profile's own name (a caller that
+ * fills no dc_run_info.compute_profile). */
+static const char *profile_path(const struct dc_run *run)
+{
+	const struct dc_compute_profile *p = run->plan->in->compute_profile;
+	return !p ? NULL : run->info->compute_profile ? run->info->compute_profile : p->name;
 }
 
 /* distcalc --config FILE [--model FILE] [--set ...] [--calibrate LOG]...
- * [--calibrate-compute PROFILE] the winner's --set */
-static void command(const struct dc_run *run, const struct dc_search_entry *e, char *buf, size_t len)
+ * [--calibrate-compute PROFILE] the winner's --set. Returns -1 when it
+ * does not fit `len` (long file names): no command then, not a cut one. */
+static int command(const struct dc_run *run, const struct dc_search_entry *e, char *buf, size_t len)
 {
 	const struct dc_run_info *info = run->info;
+	const struct dc_calibration *cal = info->calibration;
+	const char *profile = profile_path(run);
 	char lay[512], *tok, *end;
-
+	int rc = 0;
 
 	dc_text_fmt(buf, len, "distcalc");
 	if (info->import_option && info->import_file) {
 		if (info->import_base) {
-			add_arg(buf, len, "--config");
-			add_arg(buf, len, info->import_base);
+			rc |= add_arg(buf, len, "--config");
+			rc |= add_arg(buf, len, info->import_base);
 		}
-		add_arg(buf, len, info->import_option);
-		add_arg(buf, len, info->import_file);
+		rc |= add_arg(buf, len, info->import_option);
+		rc |= add_arg(buf, len, info->import_file);
 	} else if (info->config_name && strncmp(info->config_name, "built-in default", 16) != 0) {
-		add_arg(buf, len, "--config");
-		add_arg(buf, len, info->config_name);
+		rc |= add_arg(buf, len, "--config");
+		rc |= add_arg(buf, len, info->config_name);
 	}
 	if (info->model_file) {
-		add_arg(buf, len, "--model");
-		add_arg(buf, len, info->model_file);
+		rc |= add_arg(buf, len, "--model");
+		rc |= add_arg(buf, len, info->model_file);
 	}
 	for (size_t i = 0; i < info->nsets; i++) {
-		add_arg(buf, len, info->sets[i].unset ? "--unset" : "--set");
-		add_arg(buf, len, info->sets[i].text);
+		rc |= add_arg(buf, len, info->sets[i].unset ? "--unset" : "--set");
+		rc |= add_arg(buf, len, info->sets[i].text);
 	}
-	/* the fits every layout was priced with: without them the winner's
-	 * report prices other levels and another step */
-	for (size_t i = 0; info->calibration && i < info->calibration->nlogs; i++) {
-		add_arg(buf, len, "--calibrate");
-		add_arg(buf, len, info->calibration->logs[i].name);
+	/* the fits every layout was priced with, by the names given: without
+	 * them the winner's report prices other levels and another step */
+	for (size_t i = 0; cal && i < cal->nlogs; i++) {
+		rc |= add_arg(buf, len, "--calibrate");
+		rc |= add_arg(buf, len, i < info->ncalibrate_logs ? info->calibrate_logs[i] : cal->logs[i].name);
 	}
-	if (run->plan->in->compute_profile) {
-		add_arg(buf, len, "--calibrate-compute");
-		add_arg(buf, len, run->plan->in->compute_profile->name);
+	if (profile) {
+		rc |= add_arg(buf, len, "--calibrate-compute");
+		rc |= add_arg(buf, len, profile);
 	}
 	dc_search_layout_text(&e->l, 0, lay, sizeof(lay));
 	for (tok = lay; *tok; tok = end) {
 		size_t n = strcspn(tok, " ");
 		end = tok + n + (tok[n] != 0);
 		tok[n] = 0;
-		add_arg(buf, len, "--set");
-		add_arg(buf, len, tok);
+		rc |= add_arg(buf, len, "--set");
+		rc |= add_arg(buf, len, tok);
 	}
+	return rc ? -1 : 0;
 }
 
 static void view(const struct dc_run *run, void *out)
@@ -331,7 +361,7 @@ static void view(const struct dc_run *run, void *out)
 
 	v->r = r;
 	v->objective = dc_search_objective_name(in->search.objective);
-	v->profile = in->compute_profile ? in->compute_profile->name : NULL;
+	v->profile = profile_path(run);
 	/* without the GPU's speeds the step is unknown: by peak memory */
 	v->ranked_by = in->search.objective == DC_SEARCH_MEMORY ? "peak memory, then step time"
 		       : r->step_available			  ? "step time (tokens/s), then peak memory"
@@ -367,9 +397,8 @@ static void view(const struct dc_run *run, void *out)
 	v->input.tokens_per_s_per_gpu = r->input.tokens_per_s_per_gpu;
 	v->input.mfu = r->input.mfu;
 	v->input.peak_bytes = r->input.peak_bytes;
-	v->has_command = r->nbest > 0;
-	if (r->nbest)
-		command(run, &r->best[0], v->command, sizeof(v->command));
+	v->has_command = r->nbest > 0 && command(run, &r->best[0], v->command, sizeof(v->command)) == 0;
+	v->command_too_long = r->nbest > 0 && !v->has_command;
 }
 
 static void title(const void *base, char *buf, size_t len)

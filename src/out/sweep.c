@@ -538,7 +538,7 @@ static int has_calibrate(const void *base)
 
 static int has_profile(const void *base)
 {
-	return ((const struct dc_sweep *)base)->profile[0] != 0;
+	return ((const struct dc_sweep *)base)->profile != NULL;
 }
 
 static void build_fields(struct dc_sweep *sw)
@@ -577,7 +577,7 @@ static void build_fields(struct dc_sweep *sw)
 					 offsetof(struct dc_sweep, calibrate_text)};
 	sw->obj_f[3].shown = has_calibrate;
 	sw->obj_f[4] = (struct dc_field){"compute_profile", "kernel levels from (--calibrate-compute)", DC_U_NONE,
-					 DC_FT_TEXT, offsetof(struct dc_sweep, profile)};
+					 DC_FT_STR, offsetof(struct dc_sweep, profile)};
 	sw->obj_f[4].shown = has_profile;
 	sw->obj_f[5] = (struct dc_field){"rows", "points", DC_U_NONE, DC_FT_ROWS, 0};
 	sw->obj_f[5].sub = &sw->cols;
@@ -879,8 +879,7 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 		if (used >= sizeof(sw->calibrate_text))
 			used = sizeof(sw->calibrate_text) - 1; /* cut: the text ends at the buffer */
 	}
-	if (load->compute_profile)
-		snprintf(sw->profile, sizeof(sw->profile), "%s", load->compute_profile);
+	sw->profile = load->compute_profile;
 	if (pick_metrics(exp, sw, metrics ? metrics : default_metrics(exp, sw, defaults, sizeof(defaults)), diag) != 0)
 		goto fail;
 	if (!metrics && strcmp(sw->metric[0].path, "topology.world_size") == 0)

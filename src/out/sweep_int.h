@@ -54,7 +54,7 @@ struct dc_sweep {
 	struct dc_sweep_point *points; /* npoints, in grid order */
 	char axes_text[600];           /* "cluster.num_nodes x parallel.tp" */
 	char calibrate_text[600];      /* --calibrate's logs, ", "-joined; "" none */
-	char profile[256];             /* --calibrate-compute's profile; "" none */
+	const char *profile;           /* --calibrate-compute's profile as given (borrowed); NULL none */
 	/* the field tables the sinks walk (keys and labels point into the
 	 * members above) */
 	struct dc_field col_f[1 + DC_SWEEP_MAX_AXES + 1 + DC_SWEEP_MAX_METRICS + 2];

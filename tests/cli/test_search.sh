@@ -75,6 +75,34 @@ rep = json.load(open(sys.argv[2]))
 assert s["compute_profile"] == sys.argv[3], s.get("compute_profile")
 assert rep["step"]["time_s"] == s["best"][0]["step_time_s"], (rep["step"]["time_s"], s["best"][0]["step_time_s"])
 PY
+# the files by the names given, however long or quoted: a profile under a
+# folder whose name has a quote and a space, 300 bytes deep (a profile's
+# own recorded name stops at 255)
+long=$work/"it's a dir"/$(printf '%0200d' 0)/$(printf '%050d' 1)
+mkdir -p "$long" && cp "$prof" "$long/p.json" || exit 2
+"$bin" --config data/profiles/configs/megatron-gpt-7b-tp2.json --experiment search --calibrate-compute "$long/p.json" \
+	--format json >"$work/l.json" 2>/dev/null || fail "search with a long profile path: exit $?"
+cmdline=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["search"]["command"])' "$work/l.json") ||
+	fail "long path: no command"
+eval "\"\$bin\" ${cmdline#distcalc } --format json --only step" >"$work/lr.json" 2>"$work/lr.err" ||
+	fail "the long path's winner's report: exit $? $(cat "$work/lr.err")"
+python3 - "$work/l.json" "$work/lr.json" "$long/p.json" <<'PY' || fail "the long path's report is not the search's"
+import json, sys
+s = json.load(open(sys.argv[1]))["search"]
+assert s["compute_profile"] == sys.argv[3], s["compute_profile"]
+assert json.load(open(sys.argv[2]))["step"]["time_s"] == s["best"][0]["step_time_s"]
+PY
+# a command longer than its 2,047 bytes is not printed cut: a config 2,100
+# bytes deep gets search.command_omitted instead
+deep=$work
+for i in 1 2 3 4 5 6 7 8 9; do deep=$deep/$(printf '%0230d' "$i"); done
+mkdir -p "$deep" && cp "$src/configs/systems.json" "$deep/c.json" || exit 2
+"$bin" --config "$deep/c.json" --experiment search --format json >"$work/d.json" 2>/dev/null || fail "deep config: exit $?"
+python3 - "$work/d.json" <<'PY' || fail "an overlong command was printed"
+import json, sys
+s = json.load(open(sys.argv[1]))["search"]
+assert "command" not in s and s["command_omitted"].startswith("not shown: its command line is longer than 2047 bytes"), s.get("command")
+PY
 "$bin" --config data/profiles/configs/megatron-gpt-7b-tp2.json --experiment search --format json >"$work/u.json" 2>/dev/null ||
 	fail "uncalibrated search: exit $?"
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["search"]; sys.exit("compute_profile" in s or "calibrate" in s["command"])' \
