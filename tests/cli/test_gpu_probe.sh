@@ -18,8 +18,8 @@
 # ignored: span 270 us, busy 80 + 80 + 50 + 20 = 230, idle 40; per run
 # 135, 115 and 20 us; GEMM 80, attention 25, other 15 us per run.
 # distcalc compares a compiled run with the profile's compiled layer
-# (layer.compiled_fwd_bwd_s, 0.0047224159240722655 s in the H200's 7.1B
-# profile), an eager one with its eager layer (0.0061289440155029296 s),
+# (layer.compiled_fwd_bwd_s, 0.004657572937011719 s in the H200's 7.1B
+# profile), an eager one with its eager layer (0.005862614440917969 s),
 # and a compiled run against a profile without a compiled layer not at all.
 # A run at another tp than the profile's (the 8B at tp 2 with the tp-1
 # profile) is warned that levels of another layer price it, naming the
