@@ -34,6 +34,8 @@ struct view {
 	struct input input;
 	const char *objective, *ranked_by, *headroom_source;
 	const char *profile; /* --calibrate-compute's file; NULL: none */
+	const char *logs[DC_CALIB_MAX_LOGS]; /* --calibrate's, as given */
+	size_t nlogs;
 	uint64_t world, global_batch_size, gpu_mem_bytes, reserve_bytes, limit_bytes, tight_bytes;
 	double headroom;
 	int fits, has_command, command_too_long;
@@ -176,6 +178,31 @@ static int has_why(const void *base)
 	return why_text(base)[0] != 0;
 }
 
+struct log_row {
+	const char *log;
+};
+
+static uint64_t log_count(const void *base)
+{
+	return ((const struct view *)base)->nlogs;
+}
+
+static void log_row(const void *base, uint64_t i, void *row)
+{
+	((struct log_row *)row)->log = ((const struct view *)base)->logs[i];
+}
+
+static int has_logs(const void *base)
+{
+	return ((const struct view *)base)->nlogs > 0;
+}
+
+static const struct dc_field log_fields[] = {
+	{"log", "log", DC_U_NONE, DC_FT_STR, offsetof(struct log_row, log)},
+};
+static const struct dc_fields log_table = DC_FIELDS(log_fields);
+static const struct dc_rows log_rows = {log_count, log_row, sizeof(struct log_row), "logs", 1, 0, .every = 1};
+
 static int has_profile(const void *base)
 {
 	return ((const struct view *)base)->profile != NULL;
@@ -235,6 +262,8 @@ static const struct dc_fields input_table = DC_FIELDS(input_fields);
 static const struct dc_field fields[] = {
 	{"objective", "objective (search.objective)", DC_U_NONE, DC_FT_STR, V(objective)},
 	{"ranked_by", "ranked by", DC_U_NONE, DC_FT_STR, V(ranked_by)},
+	{"calibrate", "network fitted to (--calibrate)", DC_U_NONE, DC_FT_ROWS, 0, .sub = &log_table,
+	 .rows = &log_rows, .shown = has_logs},
 	{"compute_profile", "kernel levels from (--calibrate-compute)", DC_U_NONE, DC_FT_STR, V(profile),
 	 .shown = has_profile},
 	{"world", "GPUs (num_nodes x gpus_per_node)", DC_U_COUNT, DC_FT_U64, V(world)},
@@ -299,6 +328,14 @@ static const char *profile_path(const struct dc_run *run)
 	return !p ? NULL : run->info->compute_profile ? run->info->compute_profile : p->name;
 }
 
+/* --calibrate's log i as given: the command line's, else the fit's own
+ * name of it */
+static const char *log_name(const struct dc_run *run, size_t i)
+{
+	const struct dc_run_info *info = run->info;
+	return i < info->ncalibrate_logs ? info->calibrate_logs[i] : info->calibration->logs[i].name;
+}
+
 /* distcalc --config FILE [--model FILE] [--set ...] [--calibrate LOG]...
  * [--calibrate-compute PROFILE] the winner's --set. Returns -1 when it
  * does not fit `len` (long file names): no command then, not a cut one. */
@@ -334,7 +371,7 @@ static int command(const struct dc_run *run, const struct dc_search_entry *e, ch
 	 * them the winner's report prices other levels and another step */
 	for (size_t i = 0; cal && i < cal->nlogs; i++) {
 		rc |= add_arg(buf, len, "--calibrate");
-		rc |= add_arg(buf, len, i < info->ncalibrate_logs ? info->calibrate_logs[i] : cal->logs[i].name);
+		rc |= add_arg(buf, len, log_name(run, i));
 	}
 	if (profile) {
 		rc |= add_arg(buf, len, "--calibrate-compute");
@@ -362,6 +399,8 @@ static void view(const struct dc_run *run, void *out)
 	v->r = r;
 	v->objective = dc_search_objective_name(in->search.objective);
 	v->profile = profile_path(run);
+	for (size_t i = 0; run->info->calibration && i < run->info->calibration->nlogs && i < DC_CALIB_MAX_LOGS; i++)
+		v->logs[v->nlogs++] = log_name(run, i);
 	/* without the GPU's speeds the step is unknown: by peak memory */
 	v->ranked_by = in->search.objective == DC_SEARCH_MEMORY ? "peak memory, then step time"
 		       : r->step_available			  ? "step time (tokens/s), then peak memory"

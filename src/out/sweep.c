@@ -533,8 +533,28 @@ static void sweep_title(const void *base, char *buf, size_t len)
  * compute_profile) */
 static int has_calibrate(const void *base)
 {
-	return ((const struct dc_sweep *)base)->calibrate_text[0] != 0;
+	return ((const struct dc_sweep *)base)->nlogs > 0;
 }
+
+struct log_row {
+	const char *log;
+};
+
+static uint64_t log_count(const void *base)
+{
+	return ((const struct dc_sweep *)base)->nlogs;
+}
+
+static void log_row(const void *base, uint64_t i, void *row)
+{
+	((struct log_row *)row)->log = ((const struct dc_sweep *)base)->logs[i];
+}
+
+static const struct dc_field log_fields[] = {
+	{"log", "log", DC_U_NONE, DC_FT_STR, offsetof(struct log_row, log)},
+};
+static const struct dc_fields log_table = DC_FIELDS(log_fields);
+static const struct dc_rows log_rows = {log_count, log_row, sizeof(struct log_row), "logs", 1, 0, .every = 1};
 
 static int has_profile(const void *base)
 {
@@ -573,8 +593,9 @@ static void build_fields(struct dc_sweep *sw)
 					 offsetof(struct dc_sweep, npoints_u)};
 	sw->obj_f[2] = (struct dc_field){"valid", "points that ran", DC_U_COUNT, DC_FT_U64,
 					 offsetof(struct dc_sweep, valid_u)};
-	sw->obj_f[3] = (struct dc_field){"calibrate", "network fitted to (--calibrate)", DC_U_NONE, DC_FT_TEXT,
-					 offsetof(struct dc_sweep, calibrate_text)};
+	sw->obj_f[3] = (struct dc_field){"calibrate", "network fitted to (--calibrate)", DC_U_NONE, DC_FT_ROWS, 0};
+	sw->obj_f[3].sub = &log_table;
+	sw->obj_f[3].rows = &log_rows;
 	sw->obj_f[3].shown = has_calibrate;
 	sw->obj_f[4] = (struct dc_field){"compute_profile", "kernel levels from (--calibrate-compute)", DC_U_NONE,
 					 DC_FT_STR, offsetof(struct dc_sweep, profile)};
@@ -872,13 +893,8 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 		used += (size_t)snprintf(sw->axes_text + used, sizeof(sw->axes_text) - used, "%s%s (%zu)",
 					 a ? " x " : "", sw->axis[a], nvalues[a]);
 	}
-	used = 0;
-	for (size_t i = 0; i < load->ncalibrate_logs && used + 1 < sizeof(sw->calibrate_text); i++) {
-		used += (size_t)snprintf(sw->calibrate_text + used, sizeof(sw->calibrate_text) - used, "%s%s",
-					 i ? ", " : "", load->calibrate_logs[i]);
-		if (used >= sizeof(sw->calibrate_text))
-			used = sizeof(sw->calibrate_text) - 1; /* cut: the text ends at the buffer */
-	}
+	sw->logs = load->calibrate_logs;
+	sw->nlogs = load->ncalibrate_logs;
 	sw->profile = load->compute_profile;
 	if (pick_metrics(exp, sw, metrics ? metrics : default_metrics(exp, sw, defaults, sizeof(defaults)), diag) != 0)
 		goto fail;

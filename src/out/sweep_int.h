@@ -53,7 +53,8 @@ struct dc_sweep {
 	struct dc_sweep_metric metric[DC_SWEEP_MAX_METRICS];
 	struct dc_sweep_point *points; /* npoints, in grid order */
 	char axes_text[600];           /* "cluster.num_nodes x parallel.tp" */
-	char calibrate_text[600];      /* --calibrate's logs, ", "-joined; "" none */
+	const char *const *logs;       /* --calibrate's logs as given (borrowed) */
+	size_t nlogs;
 	const char *profile;           /* --calibrate-compute's profile as given (borrowed); NULL none */
 	/* the field tables the sinks walk (keys and labels point into the
 	 * members above) */

@@ -73,7 +73,25 @@ import json, sys
 s = json.load(open(sys.argv[1]))["search"]
 rep = json.load(open(sys.argv[2]))
 assert s["compute_profile"] == sys.argv[3], s.get("compute_profile")
+assert s["calibrate"] == [{"log": "tests/data/nccl-tests-h100-2x8-ib.txt"}], s["calibrate"]
 assert rep["step"]["time_s"] == s["best"][0]["step_time_s"], (rep["step"]["time_s"], s["best"][0]["step_time_s"])
+PY
+# where the fit moves the step (two nodes of 8 H100s: the winner 0.40014 s
+# fitted, 0.39970 s not), the command's report is the fitted one
+"$bin" --config tests/inputs/dgx_h100_2x8.json --experiment search --calibrate "$log" --format json >"$work/n.json" \
+	2>/dev/null || fail "fitted search: exit $?"
+cmdline=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["search"]["command"])' "$work/n.json") ||
+	fail "fitted search: no command"
+eval "\"\$bin\" ${cmdline#distcalc } --format json --only step" >"$work/nr.json" 2>"$work/nr.err" ||
+	fail "the fitted winner's report: exit $? $(cat "$work/nr.err")"
+eval "\"\$bin\" $(echo "${cmdline#distcalc }" | sed "s| --calibrate $log||") --format json --only step" \
+	>"$work/nu.json" 2>/dev/null || fail "the winner's report unfitted: exit $?"
+python3 - "$work/n.json" "$work/nr.json" "$work/nu.json" <<'PY' || fail "the fitted report's step is not the search's"
+import json, sys
+best = json.load(open(sys.argv[1]))["search"]["best"][0]
+fitted, plain = (json.load(open(f))["step"]["time_s"] for f in sys.argv[2:4])
+assert fitted == best["step_time_s"], (fitted, best["step_time_s"])
+assert plain != fitted, "the fit does not move this step: the check proves nothing"
 PY
 # the files by the names given, however long or quoted: a profile under a
 # folder whose name has a quote and a space, 300 bytes deep (a profile's

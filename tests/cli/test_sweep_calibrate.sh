@@ -52,8 +52,12 @@ done
 # sweep.compute_profile), and names none when there are none
 "$bin" --config "$cfg" --calibrate "$log" --calibrate-compute "$prof" --sweep training.micro_batch_size=1,2 \
 	--format json >named.json 2>/dev/null || fail "named sweep: exit $?"
-grep -q "^    \"calibrate\": \"$log\",\$" named.json || fail "sweep.calibrate does not name $log"
-grep -q "^    \"compute_profile\": \"$prof\",\$" named.json || fail "sweep.compute_profile does not name $prof"
+python3 - named.json "$log" "$prof" <<'PY' || fail "sweep.calibrate or sweep.compute_profile does not name the files"
+import json, sys
+s = json.load(open(sys.argv[1]))["sweep"]
+assert s["calibrate"] == [{"log": sys.argv[2]}], s["calibrate"]
+assert s["compute_profile"] == sys.argv[3], s["compute_profile"]
+PY
 "$bin" --config "$cfg" --sweep training.micro_batch_size=1,2 --format json >plain.json 2>/dev/null ||
 	fail "plain sweep: exit $?"
 grep -q '"calibrate"\|"compute_profile"' plain.json && fail "a sweep without files names one"
