@@ -178,7 +178,7 @@ err "did you mean 'strategies.variants'?" --only strategies.variant
 err "did you mean 'memory.per_rank.phases'?" --only memory.per_rank.phase
 err "'--only': 'strategy.variants' is not a table of experiment 'systems'; did you mean 'strategies.variants'?" --only strategy.variants
 err "give 'strategies.variants' by itself, without other sections" --only memory,strategies.variants
-err "its tables: search.best, search.pareto" --experiment search --only search.rows
+err "its tables: search.calibrate, search.best, search.pareto" --experiment search --only search.rows
 err "a sweep's report has the section 'sweep' and the table 'sweep.rows', not 'memory'" --sweep cluster.num_nodes=2 --only memory
 [ "$fails" = 0 ] || exit 1
 echo "ok"
