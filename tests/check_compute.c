@@ -118,12 +118,15 @@ END_TEST
 /* The H200 preset against layers measured on an H200 (data/profiles/,
  * tools/gpu-probe.py at 33105cb, 2026-12-04; docs/compute-model.md, "A
  * measured H200"): torchtitan's Llama block, eager and compiled, forward +
- * backward, its SDPA on cuDNN's kernel; ms, eager boost, eager sustained,
- * compiled boost. The preset (no profile) prices the layer in situ. One
- * card's layer moves between runs: the same nine layers measured hours
- * apart (data/profiles/gradient-add-runs/, less their adds) differ by up
- * to 4.2%, so each row must be within 7.5% and the nine's mean |error|
- * within 3% (today -6.0% to +2.7%, mean 2.5%). */
+ * backward, its SDPA on cuDNN's kernel; ms, eager boost, eager sustained
+ * (0: not measured), compiled boost. The preset (no profile) prices the
+ * layer in situ. One card's layer moves between runs: the same nine
+ * layers measured hours apart (data/profiles/gradient-add-runs/, less
+ * their adds) differ by up to 4.2%, so each row must be within 7.5% and
+ * the fourteen's mean |error| within 3% (today -6.9% to +2.7%, mean
+ * 2.4%). Left out: the 1.7B's layer at micro batch 1, whose GPU waits for
+ * eager PyTorch's launches (host-bound: docs/compute-model.md, "A
+ * measured H200"), which the model does not price. */
 START_TEST(test_measured_h200_layers)
 {
 	static const struct {
@@ -143,6 +146,14 @@ START_TEST(test_measured_h200_layers)
 		 {"cluster.gpu=h200-sxm-141gb", NULL, NULL, NULL},
 		 {5.7651, 6.0836},
 		 3.5715},
+		{DC_SOURCE_DIR "/data/profiles/configs/megatron-gpt-16b-tp4.json",
+		 {"cluster.gpu=h200-sxm-141gb", NULL, NULL, NULL},
+		 {6.7435, 6.9269},
+		 4.8299},
+		{DC_SOURCE_DIR "/data/profiles/configs/megatron-gpt-1.7b-tp1-mb4.json",
+		 {"cluster.gpu=h200-sxm-141gb", NULL, NULL, NULL},
+		 {13.0913, 0},
+		 10.8704},
 	};
 	double sum = 0;
 	int n_err = 0;
@@ -163,6 +174,8 @@ START_TEST(test_measured_h200_layers)
 			ms = (x->r.compute.dense_layer.fwd_s + x->r.compute.dense_layer.bwd_s) * 1e3;
 			for (int k = 0; k < (compiled ? 1 : 2); k++) {
 				double measured = compiled ? rows[i].compiled_ms : rows[i].eager_ms[k];
+				if (measured == 0)
+					continue;
 				ck_assert_msg(fabs(ms / measured - 1) <= 0.075, "%s%s: predicted %.3f ms, measured %.3f ms",
 					      rows[i].config, compiled ? " compiled" : "", ms, measured);
 				sum += fabs(ms / measured - 1);
@@ -170,7 +183,7 @@ START_TEST(test_measured_h200_layers)
 			}
 			free(x);
 		}
-	ck_assert_int_eq(n_err, 9);
+	ck_assert_int_eq(n_err, 14);
 	ck_assert_msg(sum / n_err <= 0.03, "mean |error| %.4f", sum / n_err);
 }
 END_TEST
