@@ -185,6 +185,13 @@ START_TEST(test_attention_levels_by_hand)
 			{"\"attention_backend\": null", "(the kernel SDPA ran, as tools/gpu-probe.py names it), got null"},
 			{"\"compiled_fwd_bwd_s\": -1", "'layer.compiled_fwd_bwd_s': expected a number above 0"},
 			{"\"compiled_fwd_bwd_s\": \"fast\"", "'layer.compiled_fwd_bwd_s': expected a number"},
+			/* the GPU busy time: a number, beside its layer time, at
+			 * most 1.5 x it (0.024 x 1.5 = 0.036) */
+			{"\"gpu_busy_s\": 0", "'layer.gpu_busy_s': expected a number above 0"},
+			{"\"gpu_busy_s\": 0.0361", "'layer.gpu_busy_s': 0.0361 s is more than 1.5 x the layer's 0.024 s"},
+			{"\"compiled_gpu_busy_s\": 0.01", "'layer.compiled_gpu_busy_s': given without 'layer.compiled_fwd_bwd_s'"},
+			{"\"compiled_fwd_bwd_s\": 0.02, \"compiled_gpu_busy_s\": 0.031",
+			 "'layer.compiled_gpu_busy_s': 0.031 s is more than 1.5 x the layer's 0.02 s"},
 		};
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 			char text[1024];
@@ -196,6 +203,21 @@ START_TEST(test_attention_levels_by_hand)
 				 bad[i][0]);
 			ck_assert_msg(strstr(parse_error(text), bad[i][1]), "%s: %s", bad[i][0], parse_error(text));
 		}
+	}
+	/* read back: 0.036 is 1.5 x 0.024, the most a busy time may be */
+	{
+		static const char ok[] =
+			"{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": true, \"device\": {\"name\": \"x\"}, "
+			"\"layer\": {\"hidden_size\": 4096, \"num_attention_heads\": 32, \"num_kv_heads\": 8, "
+			"\"head_dim\": 128, \"ffn_hidden_size\": 14336, \"mlp\": \"swiglu\", \"seq_length\": 8192, "
+			"\"micro_batch_size\": 1, \"tp\": 1, \"fwd_bwd_s\": 0.024, \"gpu_busy_s\": 0.036, "
+			"\"compiled_fwd_bwd_s\": 0.02, \"compiled_gpu_busy_s\": 0.015}}";
+		struct dc_diag d2;
+		dc_diag_init(&d2);
+		ck_assert_int_eq(dc_compute_profile_parse(ok, strlen(ok), "ok.json", &prof, &d2), 0);
+		dc_diag_release(&d2);
+		ck_assert_double_eq(prof.layer.gpu_busy_s, 0.036);
+		ck_assert_double_eq(prof.layer.compiled_gpu_busy_s, 0.015);
 	}
 	/* the --layer-kernels trace beside a profile, given for it: one line */
 	{

@@ -388,6 +388,11 @@ def measure(p, warmup, iters):
     if p.get("layer_kernels"):
         try:
             k = layer_kernels(torch, p["layer"], step, cstep, warmup, min(iters, 5), p["layer_kernels"])
+            # the layer's GPU time in its kernels: less than fwd_bwd_s when
+            # the GPU waited for the host's launches (distcalc says so)
+            L["gpu_busy_s"] = k["busy_s"]
+            if "compiled" in k:
+                L["compiled_gpu_busy_s"] = k["compiled"]["busy_s"]
             sys.stderr.write("gpu-probe: layer kernels: %.3f ms a layer on the GPU (%s), %.3f ms idle; wrote %s\n"
                              % (k["busy_s"] * 1e3,
                                 ", ".join("%s %.3f" % (n, t * 1e3) for n, t in sorted(k["kinds_s"].items())),
@@ -695,7 +700,7 @@ def main(argv):
     ap.add_argument("--layer-kernels", metavar="FILE", default=None,
                     help="also run the layer (and the compiled one, with --compile) five more times under "
                          "torch.profiler and write its kernels (GPU time per kernel and per kind, idle time between "
-                         "them) to FILE as JSON")
+                         "them) to FILE as JSON; the profile gets the layer's GPU busy time (layer.gpu_busy_s)")
     ap.add_argument("--compile", action="store_true",
                     help="also time the layer through torch.compile, as torchtitan's [compile] runs each block "
                          "(layer.compiled_fwd_bwd_s)")

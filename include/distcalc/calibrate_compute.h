@@ -63,6 +63,10 @@ struct dc_profile_layer {
 	int attention_given; /* 1 when the profile names it (layer.attention_backend) */
 	double fwd_bwd_s; /* measured: forward then backward, mean of the timed runs */
 	double compiled_fwd_bwd_s; /* the same through torch.compile ("compiled_fwd_bwd_s"); 0 when absent */
+	/* the GPU time in the layer's kernels (gpu-probe.py --layer-kernels'
+	 * trace: "gpu_busy_s", "compiled_gpu_busy_s"); less than the layer's
+	 * time when the GPU waited for the host to launch them; 0 absent */
+	double gpu_busy_s, compiled_gpu_busy_s;
 };
 
 struct dc_compute_profile {
@@ -145,6 +149,10 @@ const char *dc_attention_kernel_text(enum dc_attention_backend b);
  * the eager one (layer.fwd_bwd_s). */
 double dc_compute_profile_layer_measured_s(const struct dc_compute_profile *p, const struct dc_plan *plan);
 
+/* The GPU busy time of that layer (layer.compiled_gpu_busy_s under
+ * training.compile, else layer.gpu_busy_s); 0 when the profile has none. */
+double dc_compute_profile_layer_busy_s(const struct dc_compute_profile *p, const struct dc_plan *plan);
+
 /* The model's forward + backward of the probe's layer (c->dense_layer, no
  * recomputation, for a plan the layer matches) at the clocks the profile
  * ran at, so that it compares with the measured layer like with like:
@@ -164,5 +172,18 @@ double dc_compute_profile_layer_predicted_s(const struct dc_compute_profile *p, 
  * than that is more than the model's known error: the levels measured in
  * isolation do not hold in the layer, or the layer ran something else. */
 #define DC_PROFILE_LAYER_WARN 0.25
+
+/* The share of the probe's layer its kernels kept the GPU busy below
+ * which distcalc says the layer waited for its host (host-bound): a
+ * warning threshold, not a figure of the model; the H200's layers ran at
+ * 0.92-1 of theirs when GPU-bound and 0.66-0.72 when host-bound
+ * (docs/compute-model.md, "A measured H200"). */
+#define DC_PROFILE_LAYER_BUSY_WARN 0.85
+
+/* The largest GPU busy time a profile may give, over its layer's time:
+ * the trace's runs are separate from the timed ones (and run under the
+ * profiler), so a little above 1 is measurement; far above is a profile
+ * whose members do not belong together. */
+#define DC_PROFILE_LAYER_BUSY_MAX 1.5
 
 #endif

@@ -210,7 +210,8 @@ static void read_layer(struct rd *r, const cJSON *o, struct dc_compute_profile *
 {
 	static const char *const known[] = {"hidden_size", "num_attention_heads", "num_kv_heads", "head_dim",
 					    "ffn_hidden_size", "mlp", "seq_length", "micro_batch_size", "tp",
-					    "fwd_bwd_s", "config", "attention_backend", "compiled_fwd_bwd_s", NULL};
+					    "fwd_bwd_s", "config", "attention_backend", "compiled_fwd_bwd_s",
+					    "gpu_busy_s", "compiled_gpu_busy_s", NULL};
 	struct dc_profile_layer *l = &p->layer;
 	const char *mlp;
 	const cJSON *be;
@@ -232,6 +233,20 @@ static void read_layer(struct rd *r, const cJSON *o, struct dc_compute_profile *
 	l->compiled_fwd_bwd_s = cJSON_GetObjectItemCaseSensitive(o, "compiled_fwd_bwd_s")
 					? num(r, o, "compiled_fwd_bwd_s", "layer.", 0, 3600)
 					: 0;
+	/* the GPU time in the layer's kernels (gpu-probe.py --layer-kernels);
+	 * 0 absent; each beside the layer time it is of, and not far above it */
+	for (int c = 0; c < 2; c++) {
+		const char *key = c ? "compiled_gpu_busy_s" : "gpu_busy_s";
+		double t = c ? l->compiled_fwd_bwd_s : l->fwd_bwd_s, *busy = c ? &l->compiled_gpu_busy_s : &l->gpu_busy_s;
+		*busy = cJSON_GetObjectItemCaseSensitive(o, key) ? num(r, o, key, "layer.", 0, 3600) : 0;
+		if (*busy > 0 && !(t > 0))
+			fail(r, "'layer.%s': given without 'layer.%s', the layer time it is part of", key,
+			     c ? "compiled_fwd_bwd_s" : "fwd_bwd_s");
+		else if (*busy > DC_PROFILE_LAYER_BUSY_MAX * t)
+			fail(r, "'layer.%s': %g s is more than %g x the layer's %g s ('layer.%s'): the GPU cannot be busy "
+				"longer than the layer took", key, *busy, DC_PROFILE_LAYER_BUSY_MAX, t,
+			     c ? "compiled_fwd_bwd_s" : "fwd_bwd_s");
+	}
 	mlp = str(r, o, "mlp", "layer.");
 	if (strcmp(mlp, "swiglu") == 0)
 		l->mlp = DC_MLP_SWIGLU;
@@ -776,6 +791,11 @@ const char *dc_attention_kernel_text(enum dc_attention_backend b)
 double dc_compute_profile_layer_measured_s(const struct dc_compute_profile *p, const struct dc_plan *plan)
 {
 	return plan->in->training.compile ? p->layer.compiled_fwd_bwd_s : p->layer.fwd_bwd_s;
+}
+
+double dc_compute_profile_layer_busy_s(const struct dc_compute_profile *p, const struct dc_plan *plan)
+{
+	return plan->in->training.compile ? p->layer.compiled_gpu_busy_s : p->layer.gpu_busy_s;
 }
 
 double dc_compute_profile_layer_predicted_s(const struct dc_compute_profile *p, const struct dc_compute *c)

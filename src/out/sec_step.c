@@ -36,6 +36,7 @@ struct view {
 	const char *kernel_set_from; /* NULL: cluster.gpu's set */
 	int profile_synthetic;
 	double layer_measured_s, layer_predicted_s, layer_error;
+	double layer_busy_s, layer_busy_error; /* 0: the profile gives no GPU busy time */
 	double slowdown;
 	/* the kernel model's parameters (compute.h), so a reader can see
 	 * which set priced the kernels and override it */
@@ -232,6 +233,9 @@ static void view(const struct dc_run *run, void *out)
 			v->layer_measured_s = dc_compute_profile_layer_measured_s(pr, run->plan);
 			v->layer_predicted_s = dc_compute_profile_layer_predicted_s(pr, &run->res->compute);
 			v->layer_error = v->layer_predicted_s / v->layer_measured_s - 1.0;
+			v->layer_busy_s = dc_compute_profile_layer_busy_s(pr, run->plan);
+			if (v->layer_busy_s > 0)
+				v->layer_busy_error = v->layer_predicted_s / v->layer_busy_s - 1.0;
 			if (run->plan->in->training.compile)
 				v->layer_predicted_at =
 					pr->sustained ? "sustained clocks: the layer as the step prices it; the probe's "
@@ -400,6 +404,12 @@ static int has_profile(const void *base)
 static int layer_compared(const void *base)
 {
 	return ((const struct view *)base)->layer_compared;
+}
+
+static int layer_busy_shown(const void *base)
+{
+	const struct view *v = base;
+	return v->layer_compared && v->layer_busy_s > 0;
 }
 
 static int layer_not_compared(const void *base)
@@ -583,6 +593,10 @@ static const struct dc_field fields[] = {
 	 .shown = layer_compared},
 	{"profile_layer_error", "probe's layer: predicted / measured - 1", DC_U_RATIO, DC_FT_F64, V(layer_error),
 	 .shown = layer_compared},
+	{"profile_layer_gpu_busy_s", "probe's layer: GPU busy in its kernels", DC_U_SECONDS, DC_FT_F64,
+	 V(layer_busy_s), .shown = layer_busy_shown},
+	{"profile_layer_busy_error", "probe's layer: predicted / GPU busy - 1", DC_U_RATIO, DC_FT_F64,
+	 V(layer_busy_error), .shown = layer_busy_shown},
 	{"profile_layer_not_compared", "probe's layer not compared", DC_U_NONE, DC_FT_STR, V(layer_why),
 	 .shown = layer_not_compared},
 	{"overlap_dp", "overlap: dp buckets behind the backward", DC_U_NONE, DC_FT_BOOL, V(overlap_dp), .shown = is_available},
@@ -723,7 +737,7 @@ static void warn_profile_layer(const struct dc_plan *p, const struct dc_results 
 {
 	const struct dc_compute_profile *pr = p->in->compute_profile;
 	char why[512];
-	double measured, predicted;
+	double measured, predicted, busy;
 	enum dc_profile_layer_fit fit;
 	if (!pr || !res->step.available)
 		return;
@@ -750,12 +764,28 @@ static void warn_profile_layer(const struct dc_plan *p, const struct dc_results 
 	}
 	measured = dc_compute_profile_layer_measured_s(pr, p);
 	predicted = dc_compute_profile_layer_predicted_s(pr, &res->compute);
+	busy = dc_compute_profile_layer_busy_s(pr, p);
+	if (busy > 0 && busy < DC_PROFILE_LAYER_BUSY_WARN * measured) {
+		/* host-bound: the model prices the GPU's time, which the busy
+		 * time is; against the layer's it would blame the levels */
+		dc_diag_warn(diag,
+			     "'%s': the probe's %slayer kept the GPU busy %.3f ms of its %.3f ms: for %.0f%% of it the GPU "
+			     "waited for the host to launch its kernels, which the model does not price (it predicts "
+			     "%.3f ms, %+.0f%% of the busy time); a step of such layers on that host is slower than "
+			     "priced (docs/compute-model.md, \"A measured H200\")",
+			     pr->name, p->in->training.compile ? "compiled " : "", busy * 1e3, measured * 1e3,
+			     (1.0 - busy / measured) * 100.0, predicted * 1e3, (predicted / busy - 1.0) * 100.0);
+		measured = busy;
+	} else {
+		busy = 0;
+	}
 	if (fabs(predicted / measured - 1.0) > DC_PROFILE_LAYER_WARN)
 		dc_diag_warn(diag,
-			     "'%s': the probe's %slayer took %.3f ms forward and backward, the model predicts %.3f ms at the "
+			     "'%s': the probe's %slayer %s %.3f ms forward and backward, the model predicts %.3f ms at the "
 			     "same clocks (%+.0f%%): the kernel levels measured in isolation may not hold in the layer, nor "
 			     "in the step priced with them (docs/compute-model.md, \"Calibrating from a probe\")",
-			     pr->name, p->in->training.compile ? "compiled " : "", measured * 1e3, predicted * 1e3,
+			     pr->name, p->in->training.compile ? "compiled " : "",
+			     busy > 0 ? "kept the GPU busy" : "took", measured * 1e3, predicted * 1e3,
 			     (predicted / measured - 1.0) * 100.0);
 }
 

@@ -143,6 +143,29 @@ w=$("$dc" --config "$src/configs/mixtral-8x7b-ep.json" --set cluster.gpu=h200-sx
 	--calibrate-compute "$src/data/profiles/h200-llama-3-8b-tp1-sustained.json" --only step 2>&1 >/dev/null)
 echo "$w" | grep -q "its levels were measured on a dense layer and price this run's (mixture-of-experts" ||
 	{ echo "no dense-layer warning: $w"; exit 1; }
+# the layer's GPU busy time (layer.gpu_busy_s, from --layer-kernels): shown
+# beside the measured layer; a layer the GPU was busy for under 0.85 of is
+# said to have waited for its host, and the model's time is held against
+# the busy time. The fourth H200 run's 1.7B layer was GPU-bound (3.409 of
+# 3.503 ms); the second run's, given its own trace's busy time, was not
+# (3.276 of 4.566 ms: 28% waiting)
+b17() {
+	"$dc" --config "$src/data/profiles/configs/megatron-gpt-1.7b-tp1.json" --calibrate-compute "$1" --only step 2>&1
+}
+o=$(b17 "$src/data/profiles/h200-megatron-gpt-1.7b-tp1-busy-compiled-boost.json")
+echo "$o" | grep -q "probe's layer: GPU busy in its kernels  *3.409 ms" || { echo "no busy line: $o"; exit 1; }
+if echo "$o" | grep -q "waited for the host"; then echo "a GPU-bound layer said to wait: $o"; exit 1; fi
+python3 - "$src/data/profiles/h200-megatron-gpt-1.7b-tp1-compiled-boost.json" \
+	"$src/data/profiles/h200-megatron-gpt-1.7b-tp1-compiled-boost-kernels.json" "$tmpd/host.json" <<'PY'
+import json, sys
+p, k = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+p["layer"]["gpu_busy_s"] = k["busy_s"]
+json.dump(p, open(sys.argv[3], "w"))
+PY
+o=$(b17 "$tmpd/host.json")
+echo "$o" | grep -q "the probe's layer kept the GPU busy 3.276 ms of its 4.566 ms: for 28% of it the GPU waited for the host to launch its kernels" ||
+	{ echo "no host-bound warning: $o"; exit 1; }
+if echo "$o" | grep -q "measured in isolation may not hold"; then echo "the host wait blamed on the levels: $o"; exit 1; fi
 tmp=$tmpd/no-heads.json
 echo '{"model": {"hidden_size": 64}}' > "$tmp"
 if python3 "$src/tools/gpu-probe.py" --dry-run --config "$tmp" 2>/dev/null; then
