@@ -116,6 +116,10 @@ struct dc_field {
 	 * formatted for reading whose exact value another field carries in
 	 * JSON and CSV (json_value on a number hides that one from the table) */
 	int table_only;
+	/* a shell command line: the table wraps it between its words only
+	 * (never inside a single-quoted one), each line but the last ending
+	 * in " \\", so that pasted into a shell the lines are one command */
+	int shell_words;
 };
 
 struct dc_plan;

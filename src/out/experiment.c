@@ -622,15 +622,6 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp_in, const st
 		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", error_origin(r, e), e);
 		goto fail;
 	}
-	/* the warnings the results call for, then every warning so far: the
-	 * loader's (implausible values) and these */
-	for (size_t i = 0; exp->sections[i]; i++)
-		if (exp->sections[i]->warn)
-			exp->sections[i]->warn(&r->plan, &r->res, r->config_name, diag);
-	if (diag->oom)
-		goto oom;
-	if (dc_report_take_warnings(r, info->early_warnings, diag) != 0)
-		goto oom;
 	/* the layout search: its own plans and estimators per layout (search.h) */
 	for (size_t i = 0; i < r->nsec; i++) {
 		const char *err = NULL;
@@ -650,6 +641,17 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp_in, const st
 			goto fail;
 		}
 	}
+	/* the warnings the results call for, then every warning so far: the
+	 * loader's (implausible values) and these */
+	for (size_t i = 0; exp->sections[i]; i++)
+		if (exp->sections[i]->warn)
+			exp->sections[i]->warn(&r->plan, &r->res, r->config_name, diag);
+	if (r->search)
+		dc_search_warn(&r->plan, r->search, diag);
+	if (diag->oom)
+		goto oom;
+	if (dc_report_take_warnings(r, info->early_warnings, diag) != 0)
+		goto oom;
 	r->run.search = r->search;
 	r->run.plan = &r->plan;
 	r->run.res = &r->res;

@@ -435,4 +435,15 @@ uint64_t dc_rows_limit(const struct dc_report *r, const struct dc_rows *rows, ui
 /* As dc_excerpt_bounds for at most `max` rows (0: all). */
 void dc_excerpt_bounds_max(uint64_t n, uint64_t max, uint64_t *from, uint64_t *to);
 
+/* --calibrate-compute: warns when the probe saw PyTorch's SDPA run another
+ * kernel than the one the plan prices by default (sec_step.c; the step
+ * section's warnings and the search's). */
+void dc_profile_backend_note(const struct dc_plan *p, struct dc_diag *diag);
+
+/* The warnings a finished layout search calls for (sec_search.c): with
+ * --calibrate-compute, the profile's SDPA kernel against the run's
+ * default, and a winner whose layer is not the profile's. */
+struct dc_search_result;
+void dc_search_warn(const struct dc_plan *plan, const struct dc_search_result *s, struct dc_diag *diag);
+
 #endif

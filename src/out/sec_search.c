@@ -15,6 +15,7 @@
 #include "distcalc/search.h"
 #include "distcalc/section.h"
 #include "distcalc/util.h"
+#include "report_int.h"
 
 #define COMMAND_MAX 2048
 
@@ -282,7 +283,7 @@ static const struct dc_field fields[] = {
 	{"best", "Best layouts", DC_U_NONE, DC_FT_ROWS, 0, .sub = &row_table, .rows = &best_rows},
 	{"pareto", "Pareto front: no other layout is both smaller and faster", DC_U_NONE, DC_FT_ROWS, 0,
 	 .sub = &row_table, .rows = &pareto_rows},
-	{"command", "the winner's full report", DC_U_NONE, DC_FT_TEXT, V(command), .shown = has_command},
+	{"command", "the winner's full report", DC_U_NONE, DC_FT_TEXT, V(command), .shown = has_command, .shell_words = 1},
 	{"command_omitted", "the winner's full report", DC_U_NONE, DC_FT_FN, 0, .text = omitted_fn,
 	 .shown = command_too_long},
 };
@@ -446,6 +447,37 @@ static void title(const void *base, char *buf, size_t len)
 	dc_text_fmt(buf, len, "Layout search: %llu GPUs, global batch %llu, by %s", (unsigned long long)v->world,
 		    (unsigned long long)v->global_batch_size,
 		    v->r->step_available || strcmp(v->objective, "memory") == 0 ? v->objective : "memory (no GPU speeds)");
+}
+
+void dc_search_warn(const struct dc_plan *plan, const struct dc_search_result *s, struct dc_diag *diag)
+{
+	const struct dc_compute_profile *pr = plan->in->compute_profile;
+	const struct dc_layout *w;
+	if (!pr || !s->step_available)
+		return;
+	dc_profile_backend_note(plan, diag);
+	if (!pr->has_layer || !s->nbest || !s->best[0].fits)
+		return;
+	/* the levels of one layer priced every layout; the winner's own layer
+	 * is another when its tp or micro batch differs (the model and the
+	 * sequence are the config's, the same in every layout) */
+	w = &s->best[0].l.layout;
+	if (plan->in->model.num_experts || plan->in->model.kv_lora_rank)
+		dc_diag_warn(diag,
+			     "'%s': its levels were measured on a dense layer and priced every layout of this search's "
+			     "(mixture-of-experts or latent-attention) model all the same; tools/gpu-probe.py measures "
+			     "dense layers only (docs/compute-model.md, \"Calibrating from a probe\")",
+			     pr->name);
+	else if (w->tp != pr->layer.tp || w->micro_batch_size != pr->layer.micro_batch_size || w->cp != 1)
+		dc_diag_warn(diag,
+			     "'%s': its levels were measured on one layer (tp %llu, micro batch %llu, cp 1) and priced "
+			     "every layout the search tried; the winner's is tp %llu, micro batch %llu, cp %llu: for levels "
+			     "of its own layer, run tools/gpu-probe.py on the winner's config (--tp %llu, and its "
+			     "training.micro_batch_size) and search again (docs/compute-model.md, \"Calibrating from a "
+			     "probe\")",
+			     pr->name, (unsigned long long)pr->layer.tp, (unsigned long long)pr->layer.micro_batch_size,
+			     (unsigned long long)w->tp, (unsigned long long)w->micro_batch_size, (unsigned long long)w->cp,
+			     (unsigned long long)w->tp);
 }
 
 const struct dc_section dc_section_search = {

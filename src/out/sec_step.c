@@ -11,6 +11,7 @@
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
 #include "distcalc/section.h"
+#include "report_int.h"
 
 struct view {
 	struct dc_step s;
@@ -709,7 +710,7 @@ static void warn_offload_copies(const struct dc_plan *p, struct dc_diag *diag)
  * --set, since the probe's PyTorch ran that kernel on this GPU (PyTorch's
  * sdp_utils.cpp puts cuDNN first on Hopper and Blackwell with a recent
  * cuDNN; docs/compute-model.md, "Attention backends"). */
-static void profile_backend_note(const struct dc_plan *p, struct dc_diag *diag)
+void dc_profile_backend_note(const struct dc_plan *p, struct dc_diag *diag)
 {
 	const struct dc_compute_profile *pr = p->in->compute_profile;
 	const struct dc_config *in = p->in;
@@ -741,7 +742,7 @@ static void warn_profile_layer(const struct dc_plan *p, const struct dc_results 
 	enum dc_profile_layer_fit fit;
 	if (!pr || !res->step.available)
 		return;
-	profile_backend_note(p, diag);
+	dc_profile_backend_note(p, diag);
 	fit = dc_compute_profile_layer_fit(pr, p, why, sizeof(why));
 	if (fit != DC_LAYER_FITS) {
 		/* levels of another layer price this one: say so, with the shapes */

@@ -389,6 +389,53 @@ struct tctx {
 static void t_object(struct tctx *t, const struct dc_fields *fs, const void *base, const char *title,
 		     int depth);
 
+/* The end of the shell word at s (see shell_lines). */
+static const char *shell_word_end(const char *s)
+{
+	int quoted = 0;
+	while (*s && (quoted || *s != ' ')) {
+		if (*s == '\'')
+			quoted = !quoted;
+		else if (*s == '\\' && !quoted && s[1])
+			s++; /* an escaped character: \' is no quote */
+		s++;
+	}
+	return s;
+}
+
+/* A command line (dc_field.shell_words) from column `col`, wrapped before
+ * `width` (0: never) between its words, a word being a run without
+ * spaces outside single quotes (a backslash outside them escaping the
+ * next character, as add_arg's '\\'' does), an option and the value
+ * after it kept together; each line but the last ends in " \\" and the
+ * next starts at `col`. A word longer than a line gets one of its own. */
+static void shell_lines(struct dc_buf *b, const char *s, size_t col, size_t width)
+{
+	size_t at = col;
+	while (*s) {
+		/* an option and its value ("--set PATH=V") stay on one line */
+		const char *w = s, *e = shell_word_end(s);
+		size_t n;
+		if (*w == '-' && *e == ' ' && e[1] && e[1] != '-')
+			e = shell_word_end(e + 1);
+		n = (size_t)(e - w);
+		if (at > col && width && at + 1 + n + 2 > width) {
+			dc_buf_add(b, " \\\n", 3);
+			dc_buf_pad(b, col);
+			at = col;
+		}
+		if (at > col) {
+			dc_buf_putc(b, ' ');
+			at++;
+		}
+		dc_buf_add(b, w, n);
+		at += n;
+		s = e;
+		while (*s == ' ')
+			s++;
+	}
+}
+
 /* Text that wraps at spaces before `width`, continuation lines indented to
  * `start`: long group lists and notes. Streams: a word at a time. GLUE is a
  * space that does not break (inside one group); a word longer than a line
@@ -853,7 +900,9 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 		} else {
 			dc_buf_pad(t->b, w - l + 2);
 		}
-		if (text) {
+		if (text && f->shell_words && dc_text_printable_fast(text, strlen(text))) {
+			shell_lines(t->b, text, indent + w + 2, t->o->width);
+		} else if (text) {
 			struct wrap wr;
 			wr_init(&wr, t->b, indent + w + 2, t->o->width);
 			wr_puts_data(&wr, text);

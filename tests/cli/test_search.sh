@@ -110,6 +110,27 @@ s = json.load(open(sys.argv[1]))["search"]
 assert s["compute_profile"] == sys.argv[3], s["compute_profile"]
 assert json.load(open(sys.argv[2]))["step"]["time_s"] == s["best"][0]["step_time_s"]
 PY
+# the table's command, wrapped between its words with " \" line ends, is
+# one command pasted into a shell as printed (the quoted folder name too)
+"$bin" --config data/profiles/configs/megatron-gpt-7b-tp2.json --experiment search --calibrate-compute "$long/p.json" \
+	>"$work/l.txt" 2>/dev/null || fail "table search with a long profile path: exit $?"
+sed -n "/^  the winner's full report  /,/^[^ ]/p" "$work/l.txt" | sed -e '$d' -e "s/^  the winner's full report  //" \
+	-e 's|^distcalc |"$bin" |' >"$work/pasted.sh"
+[ "$(wc -l <"$work/pasted.sh")" -gt 1 ] || fail "the table's command is not wrapped: $(cat "$work/pasted.sh")"
+sed '$ s/$/ --format json --only step/' "$work/pasted.sh" >"$work/pasted-run.sh"
+bin=$bin sh "$work/pasted-run.sh" >"$work/p.json" 2>"$work/p.err" || fail "the pasted command: exit $? $(cat "$work/p.err")"
+python3 - "$work/l.json" "$work/p.json" <<'PY' || fail "the pasted command's step is not the search's"
+import json, sys
+assert json.load(open(sys.argv[2]))["step"]["time_s"] == json.load(open(sys.argv[1]))["search"]["best"][0]["step_time_s"]
+PY
+python3 - "$work/l.json" "$work/pasted.sh" <<'PY' || fail "the pasted table command is not the JSON one: $(cat "$work/pasted.sh")"
+import json, sys
+want = json.load(open(sys.argv[1]))["search"]["command"]
+lines = open(sys.argv[2]).read().replace('"$bin"', "distcalc", 1).splitlines()
+assert all(l.endswith(" \\") for l in lines[:-1]), lines
+got = " ".join(l.strip().removesuffix(" \\").strip() for l in lines)
+assert got == want, (got, want)
+PY
 # a command longer than its 2,047 bytes is not printed cut: a config 2,100
 # bytes deep gets search.command_omitted instead
 deep=$work
