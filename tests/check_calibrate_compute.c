@@ -219,6 +219,10 @@ START_TEST(test_attention_levels_by_hand)
 		ck_assert_double_eq(prof.layer.gpu_busy_s, 0.036);
 		ck_assert_double_eq(prof.layer.compiled_gpu_busy_s, 0.015);
 	}
+	/* an nccl-tests log given for a profile: one line naming --calibrate */
+	ck_assert_msg(strstr(parse_error("# nThread 1 nGpus 1 minBytes 8 maxBytes 1024\n#  Rank  0\n"),
+			     "p.json: error: an nccl-tests log, not a GPU profile: --calibrate LOG fits the network to it"),
+		      "%s", parse_error("# nThread 1\n"));
 	/* the --layer-kernels trace beside a profile, given for it: one line */
 	{
 		static const char trace[] = "{\"iterations\": 5, \"kinds_s\": {}, \"kernels\": [], \"layer\": {}}";
@@ -492,6 +496,9 @@ START_TEST(test_other_gpu)
 	ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
 	e = d.entries[d.count - 1].text;
 	ck_assert_msg(strstr(e, "H100 SXM5") && strstr(e, "cluster.gpu \"b200-sxm-180gb\""), "%s", e);
+	/* naming the presets of the profile's GPU: the H100 SXM5's part is
+	 * the H800 SXM5's too */
+	ck_assert_msg(strstr(e, "or set cluster.gpu to the profile's, \"h100-sxm5-80gb\" or \"h800-sxm5-80gb\""), "%s", e);
 	ck_assert_double_eq(cfg.cluster.matmul_efficiency, 0);
 	/* the SM counts */
 	ck_assert_int_eq(dc_compute_profile_parse(pcie, strlen(pcie), "pcie.json", &prof, &d), 0);

@@ -123,13 +123,16 @@ def layer_shape(config_path, tp_override):
     hf = model.get("hf_config")
     if hf:
         h = read_json(hf_config_path(config_path, hf))
+        # Llama-style names, and GPT-2's (n_embd, n_head, n_inner: null
+        # is 4 n_embd; activation_function), as distcalc's hf.c reads them
         names = {"hidden_size": "hidden_size", "num_attention_heads": "num_attention_heads",
                  "num_key_value_heads": "num_kv_heads", "intermediate_size": "ffn_hidden_size",
-                 "head_dim": "head_dim"}
+                 "head_dim": "head_dim", "n_embd": "hidden_size", "n_head": "num_attention_heads",
+                 "n_inner": "ffn_hidden_size"}
         for src, dst in names.items():
-            if src in h and dst not in model:
+            if h.get(src) is not None and dst not in model:
                 model[dst] = h[src]
-        act = h.get("hidden_act", "silu")
+        act = h.get("hidden_act", h.get("activation_function", "silu"))
         model.setdefault("mlp", "swiglu" if act in ("silu", "swish") else "gelu")
     need = ["hidden_size", "num_attention_heads", "seq_length"]
     for k in need:
@@ -651,13 +654,37 @@ UNLIKE_FEATURES = (("norm", lambda v: v == "layernorm", 'model.norm is "layernor
                    ("full_attention_interval", lambda v: bool(v), "model.full_attention_interval is not 0"))
 
 
-def comparison_notes(path, compile_given):
+# training.attention_backend of the kernel the probe's SDPA ran
+BACKEND_OF_KERNEL = {"sdpa-cudnn": "cudnn", "sdpa-flash": "sdpa", "fa3": "fa3"}
+
+
+def backend_note(path, kernel):
+    """After a run: the training.attention_backend distcalc compares the
+    layer under, when the config prices another (given, or its
+    framework's default: "cudnn" under Megatron, else "sdpa"); None when
+    they agree or the kernel is none of distcalc's."""
+    want = BACKEND_OF_KERNEL.get(kernel)
+    training = read_json(path).get("training", {})
+    training = training if isinstance(training, dict) else {}
+    has = training.get("attention_backend") or ("cudnn" if training.get("framework") == "megatron" else "sdpa")
+    if want is None or has == want:
+        return None
+    return ("SDPA ran %s here (layer.attention_backend \"%s\"): distcalc compares this layer only under "
+            "training.attention_backend \"%s\", and the config prices \"%s\"; if the run uses this PyTorch, give "
+            "--set training.attention_backend=%s" % ("cuDNN's kernel" if want == "cudnn" else kernel, kernel, want,
+                                                     has, want))
+
+
+def comparison_notes(path, compile_given, dry=False):
     """What in the config keeps distcalc from comparing the probe's layer
     with its own (the levels apply all the same), as lines to print. Read
-    from the config's own members, and a model.hf_config's experts or
-    latent attention; the other features distcalc's import takes from a
-    Hugging Face config are left to distcalc, which says why it does not
-    compare."""
+    from the config's own members, and a model.hf_config's experts, latent
+    attention or GPT-2 LayerNorm; the other features distcalc's import
+    takes from a Hugging Face config are left to distcalc, which says why
+    it does not compare. The framework is named only when nothing else
+    stands in the way; dry (--dry-run) adds that the attention kernel is
+    read at run time, when the config gives no training.attention_backend
+    (a real run names it: backend_note)."""
     cfg = read_json(path)
     sec = lambda k: cfg.get(k) if isinstance(cfg.get(k), dict) else {}
     model, training, precision = sec("model"), sec("training"), sec("precision")
@@ -669,16 +696,23 @@ def comparison_notes(path, compile_given):
                      "GQA block, so distcalc takes its levels but compares no layer")
     else:
         off = [text for key, unlike, text in UNLIKE_FEATURES if key in model and unlike(model[key])]
+        if not off and hf.get("model_type") == "gpt2":
+            off = ['model.norm is "layernorm" (GPT-2\'s, from model.hf_config)']
         if off:
             notes.append("the probe's layer is torchtitan's Llama block; this model's is not (%s), so distcalc "
-                         "takes the profile's levels but compares no layer" % off[0])
-    if training.get("framework", "custom") != "torchtitan":
+                         "takes the profile's levels but compares no layer" % ", ".join(off))
+    if not notes and training.get("framework", "custom") != "torchtitan":
         notes.append("distcalc compares the layer only under training.framework \"torchtitan\" (the probe runs "
-                     "torchtitan's block); this config's is \"%s\": add --set training.framework=torchtitan to "
-                     "the distcalc run" % training.get("framework", "custom"))
+                     "torchtitan's block), and this config's is \"%s\": if the run is torchtitan's, give it "
+                     "training.framework \"torchtitan\"; otherwise the levels apply and no layer is compared"
+                     % training.get("framework", "custom"))
     if training.get("compile") is True and not compile_given:
         notes.append("the config sets training.compile; distcalc compares a compiled run only with a compiled "
                      "layer: add --compile")
+    if dry and not notes and not training.get("attention_backend"):
+        notes.append("which kernel SDPA runs is read when the probe runs (layer.attention_backend): distcalc "
+                     "compares the layer only under the training.attention_backend of that kernel (\"cudnn\" for "
+                     "cuDNN's, \"sdpa\" for FlashAttention-2); the run says which")
     if precision.get("compute") == "fp8":
         notes.append("the probe times its layer in BF16; distcalc compares no layer of a precision.compute "
                      "\"fp8\" run")
@@ -722,13 +756,16 @@ def main(argv):
         dry_run(p, a.warmup, a.iters)
         print("profile: would be written to %s%s" % (a.output, " (and the trace to %s)" % a.layer_kernels
                                                        if a.layer_kernels else ""))
-        for note in comparison_notes(a.config, a.compile):
+        for note in comparison_notes(a.config, a.compile, dry=True):
             print("note: " + note)
         return 0
     for note in comparison_notes(a.config, a.compile):
         sys.stderr.write("gpu-probe: note: %s\n" % note)
     prof = measure(p, a.warmup, a.iters)
     write_json(a.output, prof)
+    note = backend_note(a.config, prof["layer"].get("attention_backend"))
+    if note:
+        sys.stderr.write("gpu-probe: note: %s\n" % note)
     print("gpu-probe: wrote %s (%s, clocks %s)" % (a.output, prof["device"]["name"], prof["clocks"]))
     return 0
 

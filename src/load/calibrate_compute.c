@@ -274,6 +274,17 @@ static void read_layer(struct rd *r, const cJSON *o, struct dc_compute_profile *
 	p->has_layer = 1;
 }
 
+/* Does buf[0..len) hold `word` in its first 4 KiB (an nccl-tests log's
+ * header names nThread and out-of-place there)? */
+static int holds(const char *buf, size_t len, const char *word)
+{
+	size_t n = strlen(word), end = len < 4096 ? len : 4096;
+	for (size_t i = 0; i + n <= end; i++)
+		if (memcmp(buf + i, word, n) == 0)
+			return 1;
+	return 0;
+}
+
 int dc_compute_profile_parse(const char *buf, size_t len, const char *name, struct dc_compute_profile *out,
 			     struct dc_diag *diag)
 {
@@ -290,7 +301,14 @@ int dc_compute_profile_parse(const char *buf, size_t len, const char *name, stru
 	memset(out, 0, sizeof(*out));
 	snprintf(out->name, sizeof(out->name), "%s", name);
 	if (dc_json_check_strict(buf, len, &line, &col, what, sizeof(what)) != 0) {
-		dc_diag_error(diag, DC_ERR_CONFIG, "%s:%zu:%zu: error: %s", name, line, col, what);
+		/* the other calibration's input given here: one line for it */
+		if (len && buf[0] == '#' && (holds(buf, len, "nThread") || holds(buf, len, "out-of-place")))
+			dc_diag_error(diag, DC_ERR_CONFIG,
+				      "%s: error: an nccl-tests log, not a GPU profile: --calibrate LOG fits the network to "
+				      "it; --calibrate-compute takes the JSON profile tools/gpu-probe.py writes",
+				      name);
+		else
+			dc_diag_error(diag, DC_ERR_CONFIG, "%s:%zu:%zu: error: %s", name, line, col, what);
 		return -1;
 	}
 	root = cJSON_ParseWithLength(buf, len);
@@ -538,6 +556,20 @@ static const char *named_preset(unsigned named)
 	return NULL;
 }
 
+/* The cluster.gpu presets in a named_gpus() mask as text: "\"a\"" or
+ * "\"a\" or \"b\"" (into buf; "" for none). */
+static const char *named_presets_text(unsigned named, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (int g = DC_GPU_NONE + 1; g < DC_GPU_COUNT && named != NO_PRESET_PART; g++)
+		if (named & GPU_BIT(g) && n < len) {
+			int k = snprintf(buf + n, len - n, "%s\"%s\"", n ? " or " : "", dc_gpu_name((enum dc_gpu)g));
+			n = k < 0 ? len : n + (size_t)k;
+		}
+	return buf;
+}
+
 /* The profile's GPU against the config's: the levels are the measured
  * GPU's fractions of the config's peaks, so another GPU's profile prices
  * this one wrong (an H100's on a B200 config: 0.35 of its matmul peak).
@@ -560,9 +592,10 @@ static int same_gpu(const struct dc_compute_profile *p, const struct dc_config *
 		return -1;
 	}
 	if (on_preset && named && !(named & GPU_BIT(c->gpu))) {
+		char presets[160];
 		dc_diag_error(diag, DC_ERR_CONFIG,
-			      "%s: error: the profile was measured on \"%.100s\" (device.name), the config's GPU is cluster.gpu \"%s\": its levels would price this GPU with another's speeds; measure on the config's GPU (tools/gpu-probe.py), or set cluster.gpu to the profile's",
-			      p->name, p->device, dc_gpu_name(c->gpu));
+			      "%s: error: the profile was measured on \"%.100s\" (device.name), the config's GPU is cluster.gpu \"%s\": its levels would price this GPU with another's speeds; measure on the config's GPU (tools/gpu-probe.py), or set cluster.gpu to the profile's, %s",
+			      p->name, p->device, dc_gpu_name(c->gpu), named_presets_text(named, presets, sizeof(presets)));
 		return -1;
 	}
 	if (p->device_sm_count && p->device_sm_count != sms) {

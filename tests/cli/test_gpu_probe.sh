@@ -72,19 +72,39 @@ grep -q '"compile": true' "$tmpd/compiled.json" || { echo "could not write the c
 python3 "$src/tools/gpu-probe.py" --dry-run --config "$tmpd/compiled.json" | grep -q "^note: the config sets training.compile; .*add --compile" ||
 	{ echo "no --compile note"; exit 1; }
 # what keeps distcalc from comparing the layer is said before a GPU is used:
-# a LayerNorm GPT with biases (the first feature, as distcalc names it), a
-# mixture of experts (from its Hugging Face config), a framework other than
-# torchtitan; a config distcalc compares as it is gets no note
+# a LayerNorm GPT with biases (every feature, as distcalc names them; GPT-2's
+# LayerNorm from its Hugging Face config), a mixture of experts (from its
+# Hugging Face config), a framework other than torchtitan (only when nothing
+# else is in the way), and with no training.attention_backend that the kernel
+# is read at run time; a config distcalc compares as it is gets no note
 notes=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/configs/korthikanti-22b.json" | grep "^note:")
-echo "$notes" | grep -q "^note: the probe's layer is torchtitan's Llama block; this model's is not (model.norm is \"layernorm\")" ||
+echo "$notes" | grep -q "^note: the probe's layer is torchtitan's Llama block; this model's is not (model.norm is \"layernorm\", model.qkv_bias is true, model.out_bias is true, model.mlp_bias is true, model.dropout is true, model.position_embeddings is not 0)" ||
 	{ echo "no Llama-block note: $notes"; exit 1; }
-echo "$notes" | grep -q "^note: distcalc compares the layer only under training.framework \"torchtitan\" .* this config's is \"custom\"" ||
+if echo "$notes" | grep -q "training.framework"; then echo "a framework note where the model is in the way: $notes"; exit 1; fi
+notes=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/configs/gpt2.json" | grep "^note:")
+echo "$notes" | grep -q "this model's is not (model.norm is \"layernorm\" (GPT-2's, from model.hf_config))" ||
+	{ echo "no GPT-2 note: $notes"; exit 1; }
+notes=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/configs/llama-3-8b.json" | grep "^note:")
+echo "$notes" | grep -q "^note: distcalc compares the layer only under training.framework \"torchtitan\" .* this config's is \"custom\": if the run is torchtitan's" ||
 	{ echo "no framework note: $notes"; exit 1; }
 notes=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/configs/mixtral-8x7b-ep.json" --tp 1 | grep "^note:")
 echo "$notes" | grep -q "^note: the config's model is a mixture of experts or latent attention" ||
 	{ echo "no MoE note: $notes"; exit 1; }
+notes=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/configs/llama-3-8b-torchtitan.json" | grep "^note:")
+echo "$notes" | grep -q "^note: which kernel SDPA runs is read when the probe runs" || { echo "no backend note: $notes"; exit 1; }
 notes=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/data/profiles/configs/megatron-gpt-7b-tp2.json" | { grep "^note:" || true; })
 [ -z "$notes" ] || { echo "a comparable config got notes: $notes"; exit 1; }
+# after a run, the backend its SDPA kernel stands for, when the config prices another
+abs=$(cd "$src" && pwd)
+bn=$(cd "$src/tools" && PYTHONDONTWRITEBYTECODE=1 python3 -c '
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("probe", "gpu-probe.py")
+m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
+print(m.backend_note(sys.argv[1], "sdpa-cudnn")); print(m.backend_note(sys.argv[2], "sdpa-cudnn"))' \
+	"$abs/configs/llama-3-8b.json" "$abs/data/profiles/configs/megatron-gpt-7b-tp2.json")
+echo "$bn" | head -1 | grep -q "training.attention_backend \"cudnn\", and the config prices \"sdpa\"; .*--set training.attention_backend=cudnn$" ||
+	{ echo "no backend note after a run: $bn"; exit 1; }
+[ "$(echo "$bn" | tail -1)" = None ] || { echo "a backend note where the config agrees: $bn"; exit 1; }
 if err=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/configs/llama-3-8b.json" --tp 0 2>&1); then
 	echo "--tp 0 was accepted"; exit 1
 fi
