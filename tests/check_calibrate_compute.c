@@ -220,7 +220,8 @@ START_TEST(test_attention_levels_by_hand)
 		ck_assert_double_eq(prof.layer.compiled_gpu_busy_s, 0.015);
 	}
 	/* an nccl-tests log given for a profile: one line naming --calibrate */
-	ck_assert_msg(strstr(parse_error("# nThread 1 nGpus 1 minBytes 8 maxBytes 1024\n#  Rank  0\n"),
+	ck_assert_msg(strstr(parse_error("mpirun -np 8 all_reduce_perf\n# nThread 1 nGpus 1 minBytes 8 maxBytes 1024\n"
+					 "#                      out-of-place                       in-place\n"),
 			     "p.json: error: an nccl-tests log, not a GPU profile: --calibrate LOG fits the network to it"),
 		      "%s", parse_error("# nThread 1\n"));
 	/* the --layer-kernels trace beside a profile, given for it: one line */

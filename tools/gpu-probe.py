@@ -666,7 +666,13 @@ def backend_note(path, kernel):
     want = BACKEND_OF_KERNEL.get(kernel)
     training = read_json(path).get("training", {})
     training = training if isinstance(training, dict) else {}
-    has = training.get("attention_backend") or ("cudnn" if training.get("framework") == "megatron" else "sdpa")
+    # Megatron's default depends on the GPU (cuDNN on Hopper and
+    # Blackwell presets) and eager attention prices no kernel: said only
+    # where the config's backend is known here
+    if training.get("attention") == "eager" or (not training.get("attention_backend")
+                                                and training.get("framework") == "megatron"):
+        return None
+    has = training.get("attention_backend") or "sdpa"
     if want is None or has == want:
         return None
     return ("SDPA ran %s here (layer.attention_backend \"%s\"): distcalc compares this layer only under "
@@ -697,25 +703,26 @@ def comparison_notes(path, compile_given, dry=False):
     else:
         off = [text for key, unlike, text in UNLIKE_FEATURES if key in model and unlike(model[key])]
         if not off and hf.get("model_type") == "gpt2":
-            off = ['model.norm is "layernorm" (GPT-2\'s, from model.hf_config)']
+            off = ["GPT-2's LayerNorm, biases, dropout and learned positions, from model.hf_config"]
         if off:
             notes.append("the probe's layer is torchtitan's Llama block; this model's is not (%s), so distcalc "
                          "takes the profile's levels but compares no layer" % ", ".join(off))
-    if not notes and training.get("framework", "custom") != "torchtitan":
+    if training.get("compile") is True and not compile_given:
+        notes.append("the config sets training.compile; distcalc compares a compiled run only with a compiled "
+                     "layer: add --compile")
+    if precision.get("compute") == "fp8":
+        notes.append("the probe times its layer in BF16; distcalc compares no layer of a precision.compute "
+                     "\"fp8\" run")
+    blocked = bool(notes)
+    if not blocked and training.get("framework", "custom") != "torchtitan":
         notes.append("distcalc compares the layer only under training.framework \"torchtitan\" (the probe runs "
                      "torchtitan's block), and this config's is \"%s\": if the run is torchtitan's, give it "
                      "training.framework \"torchtitan\"; otherwise the levels apply and no layer is compared"
                      % training.get("framework", "custom"))
-    if training.get("compile") is True and not compile_given:
-        notes.append("the config sets training.compile; distcalc compares a compiled run only with a compiled "
-                     "layer: add --compile")
-    if dry and not notes and not training.get("attention_backend"):
+    if dry and not blocked and not training.get("attention_backend"):
         notes.append("which kernel SDPA runs is read when the probe runs (layer.attention_backend): distcalc "
                      "compares the layer only under the training.attention_backend of that kernel (\"cudnn\" for "
                      "cuDNN's, \"sdpa\" for FlashAttention-2); the run says which")
-    if precision.get("compute") == "fp8":
-        notes.append("the probe times its layer in BF16; distcalc compares no layer of a precision.compute "
-                     "\"fp8\" run")
     return notes
 
 

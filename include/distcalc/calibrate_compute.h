@@ -176,7 +176,7 @@ double dc_compute_profile_layer_predicted_s(const struct dc_compute_profile *p, 
 /* The share of the probe's layer its kernels kept the GPU busy below
  * which distcalc says the layer waited for its host (host-bound): a
  * warning threshold, not a figure of the model; the H200's layers ran at
- * 0.92-1 of theirs when GPU-bound and 0.66-0.72 when host-bound
+ * 0.92-1.06 of theirs when GPU-bound and 0.66-0.72 when host-bound
  * (docs/compute-model.md, "A measured H200"). */
 #define DC_PROFILE_LAYER_BUSY_WARN 0.85
 

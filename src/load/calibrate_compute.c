@@ -239,10 +239,10 @@ static void read_layer(struct rd *r, const cJSON *o, struct dc_compute_profile *
 		const char *key = c ? "compiled_gpu_busy_s" : "gpu_busy_s";
 		double t = c ? l->compiled_fwd_bwd_s : l->fwd_bwd_s, *busy = c ? &l->compiled_gpu_busy_s : &l->gpu_busy_s;
 		*busy = cJSON_GetObjectItemCaseSensitive(o, key) ? num(r, o, key, "layer.", 0, 3600) : 0;
-		if (*busy > 0 && !(t > 0))
+		if (*busy > 0 && !cJSON_GetObjectItemCaseSensitive(o, c ? "compiled_fwd_bwd_s" : "fwd_bwd_s"))
 			fail(r, "'layer.%s': given without 'layer.%s', the layer time it is part of", key,
 			     c ? "compiled_fwd_bwd_s" : "fwd_bwd_s");
-		else if (*busy > DC_PROFILE_LAYER_BUSY_MAX * t)
+		else if (t > 0 && *busy > DC_PROFILE_LAYER_BUSY_MAX * t)
 			fail(r, "'layer.%s': %g s is more than %g x the layer's %g s ('layer.%s'): the GPU cannot be busy "
 				"longer than the layer took", key, *busy, DC_PROFILE_LAYER_BUSY_MAX, t,
 			     c ? "compiled_fwd_bwd_s" : "fwd_bwd_s");
@@ -302,7 +302,7 @@ int dc_compute_profile_parse(const char *buf, size_t len, const char *name, stru
 	snprintf(out->name, sizeof(out->name), "%s", name);
 	if (dc_json_check_strict(buf, len, &line, &col, what, sizeof(what)) != 0) {
 		/* the other calibration's input given here: one line for it */
-		if (len && buf[0] == '#' && (holds(buf, len, "nThread") || holds(buf, len, "out-of-place")))
+		if (holds(buf, len, "nThread") && holds(buf, len, "out-of-place"))
 			dc_diag_error(diag, DC_ERR_CONFIG,
 				      "%s: error: an nccl-tests log, not a GPU profile: --calibrate LOG fits the network to "
 				      "it; --calibrate-compute takes the JSON profile tools/gpu-probe.py writes",

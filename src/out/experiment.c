@@ -622,6 +622,10 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp_in, const st
 		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: %s", error_origin(r, e), e);
 		goto fail;
 	}
+	/* the warnings the results call for */
+	for (size_t i = 0; exp->sections[i]; i++)
+		if (exp->sections[i]->warn)
+			exp->sections[i]->warn(&r->plan, &r->res, r->config_name, diag);
 	/* the layout search: its own plans and estimators per layout (search.h) */
 	for (size_t i = 0; i < r->nsec; i++) {
 		const char *err = NULL;
@@ -641,11 +645,8 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp_in, const st
 			goto fail;
 		}
 	}
-	/* the warnings the results call for, then every warning so far: the
-	 * loader's (implausible values) and these */
-	for (size_t i = 0; exp->sections[i]; i++)
-		if (exp->sections[i]->warn)
-			exp->sections[i]->warn(&r->plan, &r->res, r->config_name, diag);
+	/* the search's own, then every warning so far: the loader's
+	 * (implausible values) and these */
 	if (r->search)
 		dc_search_warn(&r->plan, r->search, diag);
 	if (diag->oom)

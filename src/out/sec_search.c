@@ -5,6 +5,7 @@
  * winner's full report. docs/search.md. */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "distcalc/calibrate.h"
@@ -452,32 +453,51 @@ static void title(const void *base, char *buf, size_t len)
 void dc_search_warn(const struct dc_plan *plan, const struct dc_search_result *s, struct dc_diag *diag)
 {
 	const struct dc_compute_profile *pr = plan->in->compute_profile;
-	const struct dc_layout *w;
+	static const char shape[] = "the profile's layer ran another shape: ";
+	const struct dc_search_entry *w;
+	struct dc_config *cfg;
+	struct dc_plan *base, *wp;
+	char why[512];
+	enum dc_profile_layer_fit fit;
 	if (!pr || !s->step_available)
 		return;
 	dc_profile_backend_note(plan, diag);
-	if (!pr->has_layer || !s->nbest || !s->best[0].fits)
+	if (!pr->has_layer || !s->nbest)
 		return;
-	/* the levels of one layer priced every layout; the winner's own layer
-	 * is another when its tp or micro batch differs (the model and the
-	 * sequence are the config's, the same in every layout) */
-	w = &s->best[0].l.layout;
-	if (plan->in->model.num_experts || plan->in->model.kv_lora_rank)
+	/* the levels of one layer priced every layout: the winner's own layer
+	 * against the profile's, as its single run compares them (the winner
+	 * is best[0]; when nothing fits, the smallest peak) */
+	w = &s->best[0];
+	cfg = dc_calloc(1, sizeof(*cfg));
+	base = dc_calloc(1, sizeof(*base));
+	wp = dc_calloc(1, sizeof(*wp));
+	if (!cfg || !base || !wp) {
+		dc_diag_oom(diag);
+		goto out;
+	}
+	*cfg = *plan->in;
+	cfg->training.recompute = w->l.recompute;
+	if (dc_plan_derive(cfg, base) != 0 || dc_plan_derive_from(base, &w->l.layout, wp) != 0)
+		goto out; /* the search derived it: cannot fail here */
+	fit = dc_compute_profile_layer_fit(pr, wp, why, sizeof(why));
+	if (fit == DC_LAYER_OTHER_SHAPE)
+		dc_diag_warn(diag,
+			     "'%s': its levels were measured on another layer than the %s's (%s) and priced every layout "
+			     "the search tried; for levels of that layer, run tools/gpu-probe.py on its config (--tp %llu) "
+			     "and search again (docs/compute-model.md, \"Calibrating from a probe\")",
+			     pr->name, w->fits ? "winner" : "smallest layout",
+			     strncmp(why, shape, sizeof(shape) - 1) == 0 ? why + sizeof(shape) - 1 : why,
+			     (unsigned long long)w->l.layout.tp);
+	else if (fit == DC_LAYER_OTHER_KIND)
 		dc_diag_warn(diag,
 			     "'%s': its levels were measured on a dense layer and priced every layout of this search's "
 			     "(mixture-of-experts or latent-attention) model all the same; tools/gpu-probe.py measures "
 			     "dense layers only (docs/compute-model.md, \"Calibrating from a probe\")",
 			     pr->name);
-	else if (w->tp != pr->layer.tp || w->micro_batch_size != pr->layer.micro_batch_size || w->cp != 1)
-		dc_diag_warn(diag,
-			     "'%s': its levels were measured on one layer (tp %llu, micro batch %llu, cp 1) and priced "
-			     "every layout the search tried; the winner's is tp %llu, micro batch %llu, cp %llu: for levels "
-			     "of its own layer, run tools/gpu-probe.py on the winner's config (--tp %llu, and its "
-			     "training.micro_batch_size) and search again (docs/compute-model.md, \"Calibrating from a "
-			     "probe\")",
-			     pr->name, (unsigned long long)pr->layer.tp, (unsigned long long)pr->layer.micro_batch_size,
-			     (unsigned long long)w->tp, (unsigned long long)w->micro_batch_size, (unsigned long long)w->cp,
-			     (unsigned long long)w->tp);
+out:
+	free(wp);
+	free(base);
+	free(cfg);
 }
 
 const struct dc_section dc_section_search = {

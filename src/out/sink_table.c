@@ -416,8 +416,11 @@ static void shell_lines(struct dc_buf *b, const char *s, size_t col, size_t widt
 		/* an option and its value ("--set PATH=V") stay on one line */
 		const char *w = s, *e = shell_word_end(s);
 		size_t n;
-		if (*w == '-' && *e == ' ' && e[1] && e[1] != '-')
-			e = shell_word_end(e + 1);
+		if (*w == '-' && *e == ' ' && e[1] && e[1] != '-') {
+			const char *v = shell_word_end(e + 1);
+			if (!width || col + (size_t)(v - w) + 2 <= width)
+				e = v; /* the pair fits a line: kept together */
+		}
 		n = (size_t)(e - w);
 		if (at > col && width && at + 1 + n + 2 > width) {
 			dc_buf_add(b, " \\\n", 3);

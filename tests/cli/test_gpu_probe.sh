@@ -82,7 +82,7 @@ echo "$notes" | grep -q "^note: the probe's layer is torchtitan's Llama block; t
 	{ echo "no Llama-block note: $notes"; exit 1; }
 if echo "$notes" | grep -q "training.framework"; then echo "a framework note where the model is in the way: $notes"; exit 1; fi
 notes=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/configs/gpt2.json" | grep "^note:")
-echo "$notes" | grep -q "this model's is not (model.norm is \"layernorm\" (GPT-2's, from model.hf_config))" ||
+echo "$notes" | grep -q "this model's is not (GPT-2's LayerNorm, biases, dropout and learned positions, from model.hf_config)" ||
 	{ echo "no GPT-2 note: $notes"; exit 1; }
 notes=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/configs/llama-3-8b.json" | grep "^note:")
 echo "$notes" | grep -q "^note: distcalc compares the layer only under training.framework \"torchtitan\" .* this config's is \"custom\": if the run is torchtitan's" ||

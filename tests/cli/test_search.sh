@@ -131,6 +131,29 @@ assert all(l.endswith(" \\") for l in lines[:-1]), lines
 got = " ".join(l.strip().removesuffix(" \\").strip() for l in lines)
 assert got == want, (got, want)
 PY
+# with a profile the search warns as the winner's single run would: a
+# winner whose layer the profile did not measure (the 7.1B's tp-2 profile,
+# winner tp 1 at micro batch 2), none when the space holds only the
+# profile's own tp and micro batch, a mixture of experts, and the SDPA
+# kernel's backend once where the config takes the default
+ws() { "$bin" "$@" --experiment search 2>&1 >/dev/null | grep "warning:"; }
+w=$(ws --config data/profiles/configs/megatron-gpt-7b-tp2.json --calibrate-compute "$prof")
+echo "$w" | grep -q "its levels were measured on another layer than the winner's (micro batch 1, this run's 2; tp 2, this run's 1) and priced every layout the search tried" ||
+	fail "no winner-layer warning: $w"
+own="--set search.space.tp=[2] --set search.space.micro_batch_size=[1]"
+# shellcheck disable=SC2086
+"$bin" --config data/profiles/configs/megatron-gpt-7b-tp2.json --calibrate-compute "$prof" $own --experiment search \
+	>/dev/null 2>"$work/own.err" || fail "the profile's own layout searched: exit $? $(cat "$work/own.err")"
+grep -q "warning:" "$work/own.err" && fail "a winner of the profile's own layer warned: $(cat "$work/own.err")"
+w=$(ws --config configs/mixtral-8x7b-ep.json --set cluster.gpu=h200-sxm-141gb --unset cluster.gpu_memory --calibrate-compute "$prof")
+echo "$w" | grep -q "its levels were measured on a dense layer and priced every layout of this search's (mixture-of-experts" ||
+	fail "no dense-layer warning: $w"
+[ "$(echo "$w" | grep -c "SDPA run cuDNN's kernel")" = 1 ] || fail "the backend note not once: $w"
+# the table's command stays within 100 columns with a shipped profile
+"$bin" --config data/profiles/configs/megatron-gpt-7b-tp2.json --experiment search --calibrate-compute "$prof" \
+	>"$work/w.txt" 2>/dev/null || fail "width search: exit $?"
+awk 'length > 100 { print; bad = 1 } END { exit bad }' "$work/w.txt" || fail "a line of the search table is over 100 columns"
+
 # a command longer than its 2,047 bytes is not printed cut: a config 2,100
 # bytes deep gets search.command_omitted instead
 deep=$work
