@@ -177,6 +177,11 @@ const struct dc_field dc_warnings_field = {
 	"warnings", "Warnings", DC_U_NONE, DC_FT_PROSE, 0, .prose = &warnings_prose,
 };
 
+static const struct dc_field log_row_fields[] = {
+	{"log", "log", DC_U_NONE, DC_FT_STR, offsetof(struct dc_log_row, log)},
+};
+const struct dc_fields dc_log_row_table = DC_FIELDS(log_row_fields);
+
 /* ---- the runner ---- */
 
 /* One unknown --only name: why, and what the experiment has instead. */

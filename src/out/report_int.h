@@ -104,6 +104,13 @@ extern const struct dc_field dc_header_fields[];
 extern const size_t dc_header_nfields;
 extern const struct dc_field dc_warnings_field;
 
+/* A row of search.calibrate and sweep.calibrate: one --calibrate log, as
+ * given; dc_log_row_table its one column */
+struct dc_log_row {
+	const char *log;
+};
+extern const struct dc_fields dc_log_row_table;
+
 /* Copies every warning of `early` (NULL: none; those printed before the
  * run, dc_run_info) and then of `diag` into r->warnings (r->nwarnings of
  * them).

@@ -180,10 +180,6 @@ static int has_why(const void *base)
 	return why_text(base)[0] != 0;
 }
 
-struct log_row {
-	const char *log;
-};
-
 static uint64_t log_count(const void *base)
 {
 	return ((const struct view *)base)->nlogs;
@@ -191,7 +187,7 @@ static uint64_t log_count(const void *base)
 
 static void log_row(const void *base, uint64_t i, void *row)
 {
-	((struct log_row *)row)->log = ((const struct view *)base)->logs[i];
+	((struct dc_log_row *)row)->log = ((const struct view *)base)->logs[i];
 }
 
 static int has_logs(const void *base)
@@ -199,11 +195,7 @@ static int has_logs(const void *base)
 	return ((const struct view *)base)->nlogs > 0;
 }
 
-static const struct dc_field log_fields[] = {
-	{"log", "log", DC_U_NONE, DC_FT_STR, offsetof(struct log_row, log)},
-};
-static const struct dc_fields log_table = DC_FIELDS(log_fields);
-static const struct dc_rows log_rows = {log_count, log_row, sizeof(struct log_row), "logs", 1, 0, .every = 1};
+static const struct dc_rows log_rows = {log_count, log_row, sizeof(struct dc_log_row), "logs", 1, 0, .every = 1};
 
 static int has_profile(const void *base)
 {
@@ -264,7 +256,7 @@ static const struct dc_fields input_table = DC_FIELDS(input_fields);
 static const struct dc_field fields[] = {
 	{"objective", "objective (search.objective)", DC_U_NONE, DC_FT_STR, V(objective)},
 	{"ranked_by", "ranked by", DC_U_NONE, DC_FT_STR, V(ranked_by)},
-	{"calibrate", "network fitted to (--calibrate)", DC_U_NONE, DC_FT_ROWS, 0, .sub = &log_table,
+	{"calibrate", "network fitted to (--calibrate)", DC_U_NONE, DC_FT_ROWS, 0, .sub = &dc_log_row_table,
 	 .rows = &log_rows, .shown = has_logs},
 	{"compute_profile", "kernel levels from (--calibrate-compute)", DC_U_NONE, DC_FT_STR, V(profile),
 	 .shown = has_profile},

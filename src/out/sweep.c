@@ -536,10 +536,6 @@ static int has_calibrate(const void *base)
 	return ((const struct dc_sweep *)base)->nlogs > 0;
 }
 
-struct log_row {
-	const char *log;
-};
-
 static uint64_t log_count(const void *base)
 {
 	return ((const struct dc_sweep *)base)->nlogs;
@@ -547,14 +543,10 @@ static uint64_t log_count(const void *base)
 
 static void log_row(const void *base, uint64_t i, void *row)
 {
-	((struct log_row *)row)->log = ((const struct dc_sweep *)base)->logs[i];
+	((struct dc_log_row *)row)->log = ((const struct dc_sweep *)base)->logs[i];
 }
 
-static const struct dc_field log_fields[] = {
-	{"log", "log", DC_U_NONE, DC_FT_STR, offsetof(struct log_row, log)},
-};
-static const struct dc_fields log_table = DC_FIELDS(log_fields);
-static const struct dc_rows log_rows = {log_count, log_row, sizeof(struct log_row), "logs", 1, 0, .every = 1};
+static const struct dc_rows log_rows = {log_count, log_row, sizeof(struct dc_log_row), "logs", 1, 0, .every = 1};
 
 static int has_profile(const void *base)
 {
@@ -594,7 +586,7 @@ static void build_fields(struct dc_sweep *sw)
 	sw->obj_f[2] = (struct dc_field){"valid", "points that ran", DC_U_COUNT, DC_FT_U64,
 					 offsetof(struct dc_sweep, valid_u)};
 	sw->obj_f[3] = (struct dc_field){"calibrate", "network fitted to (--calibrate)", DC_U_NONE, DC_FT_ROWS, 0};
-	sw->obj_f[3].sub = &log_table;
+	sw->obj_f[3].sub = &dc_log_row_table;
 	sw->obj_f[3].rows = &log_rows;
 	sw->obj_f[3].shown = has_calibrate;
 	sw->obj_f[4] = (struct dc_field){"compute_profile", "kernel levels from (--calibrate-compute)", DC_U_NONE,
