@@ -128,7 +128,7 @@ def layer_shape(config_path, tp_override):
         names = {"hidden_size": "hidden_size", "num_attention_heads": "num_attention_heads",
                  "num_key_value_heads": "num_kv_heads", "intermediate_size": "ffn_hidden_size",
                  "head_dim": "head_dim", "n_embd": "hidden_size", "n_head": "num_attention_heads",
-                 "n_inner": "ffn_hidden_size"}
+                 "n_inner": "ffn_hidden_size", "vocab_size": "vocab_size"}
         for src, dst in names.items():
             if h.get(src) is not None and dst not in model:
                 model[dst] = h[src]
@@ -150,9 +150,12 @@ def layer_shape(config_path, tp_override):
         fail("'%s': parallel.tp %d: expected a whole number of at least 1" % (config_path, tp))
     if heads % tp or kv % tp or ffn % tp:
         fail("tp %d must divide the heads (%d), KV heads (%d) and ffn (%d)" % (tp, heads, kv, ffn))
-    return {"config": config_path, "hidden_size": hidden, "num_attention_heads": heads, "num_kv_heads": kv,
-            "head_dim": head_dim, "ffn_hidden_size": ffn, "mlp": model.get("mlp", "swiglu"),
-            "seq_length": int(model["seq_length"]), "micro_batch_size": mb, "tp": tp}
+    L = {"config": config_path, "hidden_size": hidden, "num_attention_heads": heads, "num_kv_heads": kv,
+         "head_dim": head_dim, "ffn_hidden_size": ffn, "mlp": model.get("mlp", "swiglu"),
+         "seq_length": int(model["seq_length"]), "micro_batch_size": mb, "tp": tp}
+    # the vocabulary rides beside the layer (the head's, --ends), never in it
+    vocab = model.get("vocab_size")
+    return L, (int(vocab) if vocab is not None else None)
 
 
 def gemm_shapes(L):
@@ -173,7 +176,7 @@ def gemm_shapes(L):
     return out
 
 
-def plan(L, sustain=0.0):
+def plan(L, sustain=0.0, vocab=None, ends=False):
     b, s = L["micro_batch_size"], L["seq_length"]
     heads, kv = L["num_attention_heads"] // L["tp"], L["num_kv_heads"] // L["tp"]
     return {
@@ -184,7 +187,31 @@ def plan(L, sustain=0.0):
         "elementwise_bytes": 3 * (1 << 29),
         "layer": L,
         "sustain_s": sustain,
+        "ends": ends_plan(L, vocab) if ends else None,
     }
+
+
+def layer_weights(L):
+    """The shapes of one tp rank's weights of the layer, [out, in] as
+    nn.Linear holds them, and its two norms' [h]."""
+    tp, h, d = L["tp"], L["hidden_size"], L["head_dim"]
+    H, KV, f = L["num_attention_heads"] // tp, L["num_kv_heads"] // tp, L["ffn_hidden_size"] // tp
+    w = [(H * d, h), (KV * d, h), (KV * d, h), (h, H * d), (f, h), (h, f)]
+    if L["mlp"] == "swiglu":
+        w.append((f, h))
+    return w + [(h,), (h,)]
+
+
+def ends_plan(L, vocab):
+    """--ends: the head and loss (tp 1 only: at tp > 1 torchtitan's loss
+    runs across the tp ranks, which one GPU cannot) and the optimizer step
+    over one layer's parameters."""
+    n = sum(a * (b[0] if b else 1) for a, *b in layer_weights(L))
+    head = None
+    if L["tp"] == 1:
+        head = {"tokens": L["micro_batch_size"] * L["seq_length"], "hidden_size": L["hidden_size"],
+                "vocab_size": vocab}
+    return {"head": head, "optimizer_params": n, "tensors": len(layer_weights(L))}
 
 
 def clocks_text(p, warmup, iters):
@@ -217,6 +244,16 @@ def dry_run(p, warmup, iters):
         print("that layer again through torch.compile (each block compiled, as torchtitan's [compile])")
     if p.get("layer_kernels"):
         print("that layer again under torch.profiler: its kernels, by name and kind, written to %s" % p["layer_kernels"])
+    e = p.get("ends")
+    if e:
+        if e["head"]:
+            print("the head: final RMSNorm, the output projection %d -> %d and cross entropy in FP32 "
+                  "(cross_entropy(logits.float())), forward and forward + backward over %d tokens"
+                  % (e["head"]["hidden_size"], e["head"]["vocab_size"], e["head"]["tokens"]))
+        else:
+            print("the head: not measured at tp %d (torchtitan's loss runs across the tp ranks)" % L["tp"])
+        print("the optimizer: one AdamW step over %d FP32 parameters (%d tensors, one layer's shard), "
+              "foreach and fused, and clip_grad_norm_ (foreach)" % (e["optimizer_params"], e["tensors"]))
 
 
 def heat(torch, seconds, state):
@@ -254,6 +291,71 @@ def timed(torch, fn, warmup, iters):
     end.record()
     torch.cuda.synchronize()
     return start.elapsed_time(end) / 1000.0 / iters
+
+
+def rms_norm(t, w):
+    """torchtitan 9dec370's RMSNorm: _norm(x.float()).type_as(x) * weight."""
+    y = t.float()
+    return (y * y.pow(2).mean(-1, keepdim=True).add(1e-5).rsqrt()).type_as(t) * w
+
+
+def measure_ends(torch, F, p, dev, warmup, iters, out):
+    """--ends: the head and loss forward and forward + backward as
+    torchtitan 9dec370 runs them (the model's final norm and output
+    Linear in BF16; train.py's loss_fn, cross_entropy(pred.flatten(0, 1)
+    .float(), labels.flatten(0, 1))), and one AdamW step (lr 3e-4, betas
+    0.9 / 0.95, weight decay 0.1, as torchtitan's defaults) over FP32
+    parameters shaped like one layer's shard, foreach and fused, and
+    clip_grad_norm_(foreach=True). The parameters are FP32, as FSDP2's
+    sharded parameters and gradients are under its mixed precision."""
+    e = p["ends"]
+    bf16, f32 = torch.bfloat16, torch.float32
+    hd = e["head"]
+    traces = {}  # what --layer-kernels traces besides the layer
+    if hd:
+        T, h, V = hd["tokens"], hd["hidden_size"], hd["vocab_size"]
+        x = torch.randn(T, h, device=dev, dtype=bf16, requires_grad=True)
+        nw = torch.ones(h, device=dev, dtype=bf16, requires_grad=True)
+        w = (torch.randn(V, h, device=dev, dtype=bf16) * 0.02).requires_grad_()
+        labels = torch.randint(0, V, (T,), device=dev)
+
+        def fwd():
+            return F.cross_entropy(F.linear(rms_norm(x, nw), w).float(), labels)
+
+        def fb():
+            x.grad = nw.grad = w.grad = None
+            fwd().backward()
+        res = dict(hd)
+        res["fwd_s"] = timed(torch, fwd, warmup, iters)
+        res["fwd_bwd_s"] = timed(torch, fb, warmup, iters)
+        out["head"] = res
+        traces["head"] = fb
+    params = []
+    for shape in layer_weights(p["layer"]):
+        t = (torch.randn(*shape, device=dev, dtype=f32) * 0.02).requires_grad_()
+        t.grad = torch.randn_like(t) * 1e-3
+        params.append(t)
+    kw = {"lr": 3e-4, "betas": (0.9, 0.95), "weight_decay": 0.1, "eps": 1e-8}
+    res = {"params": e["optimizer_params"], "tensors": len(params), "dtype": "fp32"}
+    for name, opt in (("foreach_step_s", torch.optim.AdamW(params, foreach=True, **kw)),
+                      ("fused_step_s", torch.optim.AdamW(params, fused=True, **kw))):
+        opt.step()  # the moments allocated before the timing
+        res[name] = timed(torch, opt.step, warmup, iters)
+        traces["optimizer_" + name[:-len("_step_s")]] = opt.step
+    clip = lambda: torch.nn.utils.clip_grad_norm_(params, 1.0, foreach=True)  # noqa: E731
+    res["clip_grad_norm_s"] = timed(torch, clip, warmup, iters)
+    traces["clip_grad_norm"] = clip
+    out["optimizer"] = res
+    path = p.get("layer_kernels")
+    if path and os.path.isfile(path):
+        try:
+            k = read_json(path)
+            for what, fn in traces.items():
+                k[what] = kernel_trace(torch, fn, 2, min(iters, 5))
+            write_json(path, k)
+        except Exception as ex:  # noqa: BLE001 - the traces are extra: the profile is still written
+            sys.stderr.write("gpu-probe: --layer-kernels: the head's and optimizer's kernels not traced: %s\n"
+                             % first_line(ex))
 
 
 def measure(p, warmup, iters):
@@ -403,6 +505,9 @@ def measure(p, warmup, iters):
         except Exception as e:  # noqa: BLE001 - the trace is extra: the profile is still written
             sys.stderr.write("gpu-probe: --layer-kernels: no trace written: %s\n"
                              % first_line(e))
+    if p.get("ends"):
+        del step, cstep
+        measure_ends(torch, F, p, dev, warmup, iters, out)
     HEAT["state"].clear()
     mhz = sm_clock_mhz(torch)
     if mhz:
@@ -745,6 +850,10 @@ def main(argv):
     ap.add_argument("--compile", action="store_true",
                     help="also time the layer through torch.compile, as torchtitan's [compile] runs each block "
                          "(layer.compiled_fwd_bwd_s)")
+    ap.add_argument("--ends", action="store_true",
+                    help="also time the head and loss (final norm, output projection, FP32 cross entropy; tp 1 "
+                         "only) and one AdamW step over one layer's parameters, foreach and fused, with "
+                         "clip_grad_norm_ (the profile's head and optimizer)")
     ap.add_argument("--dry-run", action="store_true", help="print what would be measured; needs no GPU or PyTorch")
     a = ap.parse_args(argv)
     if a.warmup < 0 or a.iters < 1:
@@ -756,7 +865,10 @@ def main(argv):
     for what, path in (("--output", a.output), ("--layer-kernels", a.layer_kernels)):
         if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
             fail("%s: no folder '%s' to write %s in" % (what, os.path.dirname(os.path.abspath(path)), path))
-    p = plan(layer_shape(a.config, a.tp), a.sustain or 0.0)
+    L, vocab = layer_shape(a.config, a.tp)
+    if a.ends and L["tp"] == 1 and vocab is None:
+        fail("--ends: the head needs model.vocab_size (or a model.hf_config giving vocab_size) in '%s'" % a.config)
+    p = plan(L, a.sustain or 0.0, vocab, a.ends)
     p["layer_kernels"] = a.layer_kernels
     p["compile"] = a.compile
     if a.dry_run:
