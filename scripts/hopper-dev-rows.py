@@ -110,7 +110,10 @@ def main():
     # Measured at the end of 2024, when torchtitan's SDPA ran PyTorch's default order,
     # FlashAttention-2 first: "sdpa", stated here as torchtitan's default may not stay it
     # (docs/compute-model.md, "Attention backends")
-    old = ("training.framework=torchtitan", "training.attention_backend=sdpa")
+    # torchtitan at 9dec370 stepped torch's foreach AdamW (its fused one is the default since
+    # 6e498855, February 2025; docs/compute-model.md, "Optimizer step")
+    old = ("training.framework=torchtitan", "training.attention_backend=sdpa",
+           "training.optimizer_implementation=foreach")
     for name, tok, sets in [("torchtitan 8B FSDP8 BF16 (eager)", 5762, old),
                             ("torchtitan 8B FSDP8 FP8 rowwise (compiled)", 8532,
                              old + ("training.compile=true", "precision.compute=fp8",

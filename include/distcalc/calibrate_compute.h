@@ -69,6 +69,23 @@ struct dc_profile_layer {
 	double gpu_busy_s, compiled_gpu_busy_s;
 };
 
+/* The head and loss as the probe ran them (gpu-probe.py --ends; tp 1):
+ * the final RMSNorm, the output projection [tokens x hidden] x [hidden x
+ * vocab] in BF16 and cross_entropy(logits.float()), torchtitan's. */
+struct dc_profile_head {
+	uint64_t tokens, hidden_size, vocab_size;
+	double fwd_s, fwd_bwd_s; /* measured: forward; forward then backward */
+};
+
+/* One AdamW step over `params` FP32 parameters in `tensors` tensors (one
+ * layer's shard) as torch.optim.AdamW runs it, foreach and fused, and
+ * torch.nn.utils.clip_grad_norm_(foreach=True) over the same gradients
+ * (gpu-probe.py --ends). */
+struct dc_profile_optimizer {
+	uint64_t params, tensors;
+	double foreach_step_s, fused_step_s, clip_grad_norm_s;
+};
+
 struct dc_compute_profile {
 	char name[256];         /* the file as given, printable */
 	int synthetic;          /* "synthetic": true: derived from published figures, not measured */
@@ -88,6 +105,9 @@ struct dc_compute_profile {
 	double elementwise_bytes_per_s;
 	int has_layer;
 	struct dc_profile_layer layer;
+	int has_head, has_optimizer; /* "head", "optimizer": gpu-probe.py --ends */
+	struct dc_profile_head head;
+	struct dc_profile_optimizer optimizer;
 };
 
 /* Parses `len` bytes of profile JSON named `name` into *out. Returns 0, or

@@ -81,6 +81,13 @@ enum dc_framework {
 	DC_FRAMEWORK_DEEPSPEED,  /* DeepSpeed's ZeRO engine */
 };
 
+/* training.optimizer_implementation: how Adam's update runs over the
+ * parameters (docs/compute-model.md, "Optimizer step") */
+enum dc_optimizer_impl {
+	DC_OPT_IMPL_FUSED,   /* one multi-tensor kernel: torch's fused AdamW, Apex / TE FusedAdam */
+	DC_OPT_IMPL_FOREACH, /* torch's foreach AdamW: eight multi-tensor passes */
+};
+
 enum dc_axis {
 	DC_AXIS_TP,
 	DC_AXIS_CP,
@@ -402,6 +409,7 @@ struct dc_training {
 	double jitter;         /* training.jitter: coefficient of variation of a rank's per-step compute (whatif.h) */
 	enum dc_framework framework; /* training.framework */
 	int compile;                 /* training.compile: torch.compile's fused element-wise kernels */
+	enum dc_optimizer_impl optimizer_implementation; /* training.optimizer_implementation */
 	uint64_t loss_chunks;        /* training.loss_chunks: the head and loss on tokens / n at a time; 1: whole */
 };
 

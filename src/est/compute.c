@@ -1176,16 +1176,53 @@ static double step_params(const struct ctx *x, const struct dc_state_shards *sh,
  * the stage's unless ZeRO-2 or FSDP shards the gradients (Megatron-LM
  * 2022: _copy_main_params_to_model_params in megatron/optimizer/
  * optimizer.py, zero_grad_buffer in megatron/model/distributed.py). */
+/* training.optimizer_implementation "foreach" (torch's _multi_tensor_adamw
+ * at torchtitan 9dec370's PyTorch, the same ops in adam.py's decoupled
+ * branch since): the weight decay's mul_ of the parameters (read, write),
+ * the first moment's lerp_ with the gradient (read both, write), the
+ * second moment's mul_ (read, write) and addcmul_ with the gradient
+ * (read both, write), its sqrt into a new list (read, write), that list's
+ * div_ and add_ of eps (read, write each), and the parameters' addcdiv_
+ * (read the parameter, the first moment and the list, write): per
+ * parameter 4 of the updated tensor, 2 of the gradient, 3 of the first
+ * moment and 11 of the second's width, eight passes (80 B in FP32; the
+ * fused kernel reads the four and writes three, 28 B, in one). */
+#define FOREACH_PASSES 8.0
+
+/* Adam's bytes per updated parameter and its kernel passes (see
+ * optimizer_s): `upd` the tensor the update writes (the master, or the
+ * parameters without one), the gradient's and each moment's width */
+static double adam_bytes(enum dc_optimizer_impl impl, double upd, double grad, double moment, double *passes)
+{
+	if (impl == DC_OPT_IMPL_FOREACH) {
+		*passes = FOREACH_PASSES;
+		return 4.0 * upd + 2.0 * grad + 14.0 * moment;
+	}
+	*passes = 1.0;
+	return 2.0 * upd + grad + 4.0 * moment;
+}
+
 static double optimizer_s(const struct ctx *x, const struct dc_state_shards *sh, const struct dc_stage_params *sp)
 {
 	const struct dc_precision *pr = &x->p->in->precision;
-	double buffer, params = step_params(x, sh, sp, &buffer), per_param;
-	per_param = 2.0 * (double)pr->grad_bytes + 2.0 * (double)pr->optimizer_bytes +
-		    (pr->master_bytes ? 2.0 * (double)pr->master_bytes + (double)pr->param_bytes
-				      : 2.0 * (double)pr->param_bytes);
+	double buffer, params = step_params(x, sh, sp, &buffer), per_param, passes;
+	double upd = (double)(pr->master_bytes ? pr->master_bytes : pr->param_bytes);
+	per_param = adam_bytes(x->p->in->training.optimizer_implementation, upd, (double)pr->grad_bytes,
+			       (double)pr->optimizer_bytes / 2.0, &passes);
+	/* the clip's norm reads the gradient; the master's update is copied
+	 * into the working parameters */
+	per_param += (double)pr->grad_bytes + (pr->master_bytes ? (double)pr->param_bytes : 0.0);
+	/* torch's clip_grad_norm_ multiplies every gradient by the clamped
+	 * coefficient, 1 or not (no host sync: torch/nn/utils/clip_grad.py),
+	 * which torchtitan calls each step (train.py at 9dec370) */
+	if (x->p->in->training.framework == DC_FRAMEWORK_TORCHTITAN) {
+		per_param += 2.0 * (double)pr->grad_bytes;
+		passes += 1.0;
+	}
 	if (pr->preset == DC_PRECISION_MEGATRON)
-		return mem_s(x, (per_param + (double)pr->master_bytes) * params + (double)pr->grad_bytes * buffer);
-	return mem_s(x, per_param * params);
+		return mem_passes_s(x, (per_param + (double)pr->master_bytes) * params + (double)pr->grad_bytes * buffer,
+				    passes);
+	return mem_passes_s(x, per_param * params, passes);
 }
 
 /* The bytes a parameter CPU-Adam streams through host memory: it reads

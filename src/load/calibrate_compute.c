@@ -274,6 +274,54 @@ static void read_layer(struct rd *r, const cJSON *o, struct dc_compute_profile *
 	p->has_layer = 1;
 }
 
+/* "head" (gpu-probe.py --ends): its shape and two times, the forward
+ * no longer than forward + backward */
+static void read_head(struct rd *r, const cJSON *o, struct dc_compute_profile *p)
+{
+	static const char *const known[] = {"tokens", "hidden_size", "vocab_size", "fwd_s", "fwd_bwd_s", NULL};
+	struct dc_profile_head *h = &p->head;
+	if (!cJSON_IsObject(o)) {
+		fail(r, "'head': expected an object");
+		return;
+	}
+	members(r, o, "head.", known);
+	h->tokens = (uint64_t)num(r, o, "tokens", "head.", 1, BIG);
+	h->hidden_size = (uint64_t)num(r, o, "hidden_size", "head.", 1, BIG);
+	h->vocab_size = (uint64_t)num(r, o, "vocab_size", "head.", 1, BIG);
+	h->fwd_s = num(r, o, "fwd_s", "head.", 0, 3600);
+	h->fwd_bwd_s = num(r, o, "fwd_bwd_s", "head.", 0, 3600);
+	if (h->fwd_s > 0 && h->fwd_bwd_s > 0 && h->fwd_s > h->fwd_bwd_s)
+		fail(r, "'head.fwd_s': %g s is more than the forward + backward's %g s ('head.fwd_bwd_s')", h->fwd_s,
+		     h->fwd_bwd_s);
+	p->has_head = 1;
+}
+
+/* "optimizer" (gpu-probe.py --ends): FP32 parameters, three times */
+static void read_optimizer(struct rd *r, const cJSON *o, struct dc_compute_profile *p)
+{
+	static const char *const known[] = {"params",	    "tensors",		"dtype", "foreach_step_s",
+					    "fused_step_s", "clip_grad_norm_s", NULL};
+	struct dc_profile_optimizer *op = &p->optimizer;
+	const char *dtype;
+	if (!cJSON_IsObject(o)) {
+		fail(r, "'optimizer': expected an object");
+		return;
+	}
+	members(r, o, "optimizer.", known);
+	op->params = (uint64_t)num(r, o, "params", "optimizer.", 1, BIG);
+	op->tensors = (uint64_t)num(r, o, "tensors", "optimizer.", 1, BIG);
+	dtype = str(r, o, "dtype", "optimizer.");
+	if (*dtype && strcmp(dtype, "fp32") != 0)
+		fail(r, "'optimizer.dtype': expected \"fp32\" (the probe's parameters and states), got \"%.40s\"", dtype);
+	op->foreach_step_s = num(r, o, "foreach_step_s", "optimizer.", 0, 3600);
+	op->fused_step_s = num(r, o, "fused_step_s", "optimizer.", 0, 3600);
+	op->clip_grad_norm_s = num(r, o, "clip_grad_norm_s", "optimizer.", 0, 3600);
+	if (op->tensors > op->params && op->params > 0)
+		fail(r, "'optimizer.tensors': %llu tensors hold more than the %llu parameters ('optimizer.params')",
+		     (unsigned long long)op->tensors, (unsigned long long)op->params);
+	p->has_optimizer = 1;
+}
+
 /* Does buf[0..len) hold `word` in its first 4 KiB (an nccl-tests log's
  * header names nThread and out-of-place there)? */
 static int holds(const char *buf, size_t len, const char *word)
@@ -289,7 +337,7 @@ int dc_compute_profile_parse(const char *buf, size_t len, const char *name, stru
 			     struct dc_diag *diag)
 {
 	static const char *const known[] = {"schema", "synthetic", "source", "clocks", "device", "gemm", "attention",
-					    "elementwise", "layer", NULL};
+					    "elementwise", "layer", "head", "optimizer", NULL};
 	static const char *const dev_known[] = {"name",  "sm_count", "driver",      "torch",
 						"cuda",  "cudnn",    "sm_clock_mhz", NULL};
 	static const char *const ew_known[] = {"bytes_per_s", "bytes", NULL};
@@ -380,6 +428,12 @@ int dc_compute_profile_parse(const char *buf, size_t len, const char *name, stru
 	v = cJSON_GetObjectItemCaseSensitive(root, "layer");
 	if (v)
 		read_layer(&r, v, out);
+	v = cJSON_GetObjectItemCaseSensitive(root, "head");
+	if (v)
+		read_head(&r, v, out);
+	v = cJSON_GetObjectItemCaseSensitive(root, "optimizer");
+	if (v)
+		read_optimizer(&r, v, out);
 	cJSON_Delete(root);
 	return r.bad ? -1 : 0;
 }

@@ -51,6 +51,7 @@ static const char *const gpu_names[] = {"a100-sxm4-40gb", "a100-sxm4-80gb", "h10
 					"b200-sxm-180gb", "gb200", NULL};
 /* enum dc_attention_backend, dc_fp8_recipe and dc_attention_precision order */
 static const char *const attention_backend_names[] = {"eager", "sdpa", "cudnn", "fa3", NULL};
+static const char *const optimizer_impl_names[] = {"fused", "foreach", NULL};
 static const char *const fp8_recipe_names[] = {"delayed", "current", "rowwise", "mxfp8", NULL};
 static const char *const attention_precision_names[] = {"bf16", "fp8", NULL};
 static const char *const compute_precision_names[] = {"bf16", "fp8", NULL};
