@@ -185,6 +185,35 @@ double dc_compute_profile_layer_busy_s(const struct dc_compute_profile *p, const
 struct dc_compute;
 double dc_compute_profile_layer_predicted_s(const struct dc_compute_profile *p, const struct dc_compute *c);
 
+/* The probe's head and loss (gpu-probe.py --ends) against this run's: 1
+ * when they are the same work (training.framework "torchtitan", whose
+ * loss the probe runs; tp 1; training.loss_chunks 1; no MTP modules; a
+ * BF16 head; RMSNorm; the same tokens a microbatch on a cp rank, hidden
+ * size and vocabulary), else 0 with the reason in why[n]; 0 and "" when
+ * the profile has no head. */
+int dc_compute_profile_head_matches(const struct dc_compute_profile *p, const struct dc_plan *plan, char *why,
+				    size_t n);
+
+/* The model's forward + backward of that head (c->head) at the profile's
+ * clocks, as dc_compute_profile_layer_predicted_s prices the layer. */
+double dc_compute_profile_head_predicted_s(const struct dc_compute_profile *p, const struct dc_compute *c);
+
+/* The probe's optimizer step against this run's: 1 when they run the
+ * same code on the same states (training.framework "torchtitan", which
+ * calls torch's AdamW and clip_grad_norm_; FP32 parameters or master,
+ * gradients and moments; the step on the GPU), else 0 with the reason in
+ * why[n]; 0 and "" when the profile has none. */
+int dc_compute_profile_optimizer_matches(const struct dc_compute_profile *p, const struct dc_plan *plan, char *why,
+					 size_t n);
+
+/* The measured step of the probe's parameters by the run's
+ * training.optimizer_implementation (optimizer.foreach_step_s or
+ * fused_step_s) and the clip (clip_grad_norm_s), and the model's time for
+ * as many parameters (compute.h optimizer_bytes_per_param and
+ * optimizer_passes). */
+double dc_compute_profile_optimizer_measured_s(const struct dc_compute_profile *p, const struct dc_plan *plan);
+double dc_compute_profile_optimizer_predicted_s(const struct dc_compute_profile *p, const struct dc_compute *c);
+
 /* |predicted / measured - 1| above which the layer comparison warns: the
  * model's largest error against a published Hopper run is 25.9% (11 rows,
  * mean 10.1%: docs/compute-model.md, "Hopper rows"), on whole steps with

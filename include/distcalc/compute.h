@@ -101,6 +101,11 @@ struct dc_compute {
 	 * host's: host_step[i]'s parts added up. Set for the plan's
 	 * nsegments first ones alone, as host_step (the rest unset) */
 	double optimizer_s[DC_PLAN_MAX_SEGMENTS];
+	/* the device step's bytes through HBM per updated parameter and its
+	 * kernel passes (training.optimizer_implementation, the framework's
+	 * clip; without Megatron's extra master read and buffer zeroing):
+	 * what the step of a given count costs, as the probe's is compared */
+	double optimizer_bytes_per_param, optimizer_passes;
 	/* 1 under parallel.offload: the step runs on the host (ZeRO-Offload's
 	 * CPU-Adam, Ren et al. 2021; docs/step-model.md, "The optimizer on the
 	 * host"): a rank's gradient shard goes to host memory, the node's CPUs

@@ -142,7 +142,7 @@ struct dc_run {
 
 /* Largest view struct a section may have (checked by a static assert in
  * each section file). */
-#define DC_VIEW_MAX 4096
+#define DC_VIEW_MAX 8192
 /* Largest row struct, and most fields a row may have (the table sink keeps
  * one width per column; tests/check_report.c checks every table). */
 #define DC_ROW_MAX 1024

@@ -1202,23 +1202,34 @@ static double adam_bytes(enum dc_optimizer_impl impl, double upd, double grad, d
 	return 2.0 * upd + grad + 4.0 * moment;
 }
 
-static double optimizer_s(const struct ctx *x, const struct dc_state_shards *sh, const struct dc_stage_params *sp)
+/* The device step's bytes per updated parameter and its passes (compute.h
+ * optimizer_bytes_per_param), Megatron's extras aside (optimizer_s) */
+static double step_bytes_per_param(const struct dc_config *in, double *passes)
 {
-	const struct dc_precision *pr = &x->p->in->precision;
-	double buffer, params = step_params(x, sh, sp, &buffer), per_param, passes;
+	const struct dc_precision *pr = &in->precision;
 	double upd = (double)(pr->master_bytes ? pr->master_bytes : pr->param_bytes);
-	per_param = adam_bytes(x->p->in->training.optimizer_implementation, upd, (double)pr->grad_bytes,
-			       (double)pr->optimizer_bytes / 2.0, &passes);
+	double per_param = adam_bytes(in->training.optimizer_implementation, upd, (double)pr->grad_bytes,
+				      (double)pr->optimizer_bytes / 2.0, passes);
 	/* the clip's norm reads the gradient; the master's update is copied
 	 * into the working parameters */
 	per_param += (double)pr->grad_bytes + (pr->master_bytes ? (double)pr->param_bytes : 0.0);
 	/* torch's clip_grad_norm_ multiplies every gradient by the clamped
 	 * coefficient, 1 or not (no host sync: torch/nn/utils/clip_grad.py),
-	 * which torchtitan calls each step (train.py at 9dec370) */
-	if (x->p->in->training.framework == DC_FRAMEWORK_TORCHTITAN) {
+	 * which torchtitan calls each step (train.py at 9dec370); Megatron's
+	 * scales only when the norm is above the bound (megatron/core/
+	 * optimizer/clip_grads.py at core_r0.8.0) */
+	if (in->training.framework == DC_FRAMEWORK_TORCHTITAN) {
 		per_param += 2.0 * (double)pr->grad_bytes;
-		passes += 1.0;
+		*passes += 1.0;
 	}
+	return per_param;
+}
+
+static double optimizer_s(const struct ctx *x, const struct dc_state_shards *sh, const struct dc_stage_params *sp)
+{
+	const struct dc_precision *pr = &x->p->in->precision;
+	double buffer, params = step_params(x, sh, sp, &buffer), passes;
+	double per_param = step_bytes_per_param(x->p->in, &passes);
 	if (pr->preset == DC_PRECISION_MEGATRON)
 		return mem_passes_s(x, (per_param + (double)pr->master_bytes) * params + (double)pr->grad_bytes * buffer,
 				    passes);
@@ -1319,6 +1330,7 @@ static void optimizer_steps(const struct ctx *x, struct dc_compute *c)
 {
 	const struct dc_plan *p = x->p;
 	struct dc_state_shards sh = {{0}, {0}};
+	c->optimizer_bytes_per_param = step_bytes_per_param(p->in, &c->optimizer_passes);
 	/* the states' shards, the same on every stage: read from ZeRO-1 on
 	 * (step_params) */
 	if (p->layout.sharding >= DC_SHARD_ZERO1)
@@ -1542,6 +1554,7 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 	if (c->missing) {
 		/* no kernel times: the optimizer's none either */
 		memset(c->optimizer_s, 0, sizeof(c->optimizer_s));
+		c->optimizer_bytes_per_param = c->optimizer_passes = 0;
 		memset(c->host_step, 0, sizeof(c->host_step));
 		return 0;
 	}
@@ -1655,7 +1668,8 @@ static const struct dc_memo_field compute_fields[] = {
 	CF(matmul_efficiency), CF(matmul_efficiency_fp8), CF(attention_backend), CF(attention_fwd_efficiency),
 	CF(attention_bwd_efficiency), CF(fp8_cast_bytes), CF(matmul_overhead_s), CF(memory_efficiency),
 	CF(memory_overhead_s), CF(sm_count), CF(dense_layer_fwd_flops), CF(moe_layer_fwd_flops), CF(dense_layer),
-	CF(moe_layer), CF(embedding), CF(head), CF(mtp_layer), CF(optimizer_on_host), CF(host_bandwidth), CF(host_adam_rate),
+	CF(moe_layer), CF(embedding), CF(head), CF(mtp_layer), CF(optimizer_on_host), CF(optimizer_bytes_per_param),
+	CF(optimizer_passes), CF(host_bandwidth), CF(host_adam_rate),
 };
 #undef CF
 

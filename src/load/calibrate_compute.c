@@ -892,3 +892,130 @@ double dc_compute_profile_layer_predicted_s(const struct dc_compute_profile *p, 
 	double rest = w->fwd_s + w->bwd_s - clock_bound;
 	return (p->sustained ? 1.0 : c->in_situ) * clock_bound + rest;
 }
+
+/* Appends ", " and the formatted text to why[n] (the first without the
+ * comma). */
+static void why_add(char *why, size_t n, const char *fmt, ...)
+{
+	size_t len = strlen(why);
+	va_list ap;
+	if (len + 3 >= n)
+		return;
+	if (len) {
+		memcpy(why + len, ", ", 3);
+		len += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(why + len, n - len, fmt, ap);
+	va_end(ap);
+}
+
+int dc_compute_profile_head_matches(const struct dc_compute_profile *p, const struct dc_plan *plan, char *why,
+				    size_t n)
+{
+	const struct dc_config *in = plan->in;
+	const struct dc_profile_head *h = &p->head;
+	uint64_t cp = plan->layout.cp ? plan->layout.cp : 1;
+	uint64_t tokens = in->training.micro_batch_size * in->model.seq_length / cp;
+	why[0] = 0;
+	if (!p->has_head)
+		return 0;
+	if (in->training.framework != DC_FRAMEWORK_TORCHTITAN) {
+		snprintf(why, n, "the probe runs torchtitan's head and loss; this run's training.framework is \"%s\"",
+			 dc_framework_name(in->training.framework));
+		return 0;
+	}
+	if (plan->layout.tp != 1) {
+		snprintf(why, n, "tp %llu: the probe's head is one GPU's, tp 1 (at tp > 1 torchtitan's loss runs across "
+				 "the tp ranks)",
+			 (unsigned long long)plan->layout.tp);
+		return 0;
+	}
+	if (in->training.loss_chunks > 1) {
+		snprintf(why, n, "training.loss_chunks %llu: the probe runs the whole logits at once",
+			 (unsigned long long)in->training.loss_chunks);
+		return 0;
+	}
+	if (in->model.mtp_layers) {
+		snprintf(why, n, "model.mtp_layers %llu: this run's head holds the MTP modules too",
+			 (unsigned long long)in->model.mtp_layers);
+		return 0;
+	}
+	if (in->precision.fp8_lm_head) {
+		snprintf(why, n, "precision.fp8_lm_head: the probe's output projection is BF16");
+		return 0;
+	}
+	if (in->model.norm != DC_NORM_RMSNORM) {
+		snprintf(why, n, "model.norm is not \"rmsnorm\": the probe's final norm is torchtitan's RMSNorm");
+		return 0;
+	}
+	if (h->tokens != tokens)
+		why_add(why, n, "tokens %llu, this run's %llu (micro batch x seq / cp)", (unsigned long long)h->tokens,
+			(unsigned long long)tokens);
+	if (h->hidden_size != in->model.hidden_size)
+		why_add(why, n, "hidden %llu, this run's %llu", (unsigned long long)h->hidden_size,
+			(unsigned long long)in->model.hidden_size);
+	if (h->vocab_size != in->model.vocab_size)
+		why_add(why, n, "vocab %llu, this run's %llu", (unsigned long long)h->vocab_size,
+			(unsigned long long)in->model.vocab_size);
+	if (why[0]) {
+		char shape[200];
+		snprintf(shape, sizeof(shape), "the profile's head ran another shape: %s", why);
+		snprintf(why, n, "%s", shape);
+		return 0;
+	}
+	return 1;
+}
+
+double dc_compute_profile_head_predicted_s(const struct dc_compute_profile *p, const struct dc_compute *c)
+{
+	const struct dc_work_time *w = &c->head;
+	double clock_bound = w->fwd_matmul_s + w->bwd_matmul_s;
+	double rest = w->fwd_s + w->bwd_s - clock_bound;
+	return (p->sustained ? 1.0 : c->in_situ) * clock_bound + rest;
+}
+
+int dc_compute_profile_optimizer_matches(const struct dc_compute_profile *p, const struct dc_plan *plan, char *why,
+					 size_t n)
+{
+	const struct dc_config *in = plan->in;
+	const struct dc_precision *pr = &in->precision;
+	uint64_t upd = pr->master_bytes ? pr->master_bytes : pr->param_bytes;
+	why[0] = 0;
+	if (!p->has_optimizer)
+		return 0;
+	if (in->training.framework != DC_FRAMEWORK_TORCHTITAN) {
+		snprintf(why, n,
+			 "the probe runs torch's AdamW and clip_grad_norm_, as torchtitan calls them; this run's "
+			 "training.framework is \"%s\"",
+			 dc_framework_name(in->training.framework));
+		return 0;
+	}
+	if (in->parallel.offload != DC_OFFLOAD_NONE) {
+		snprintf(why, n, "parallel.offload: this run's step runs on the host");
+		return 0;
+	}
+	if (upd != 4 || pr->grad_bytes != 4 || pr->optimizer_bytes != 8) {
+		snprintf(why, n,
+			 "the probe's states are FP32 (4-byte parameters and gradients, 8 bytes of moments); this run "
+			 "updates %llu-byte %s with %llu-byte gradients and %llu bytes of moments",
+			 (unsigned long long)upd, pr->master_bytes ? "masters" : "parameters",
+			 (unsigned long long)pr->grad_bytes, (unsigned long long)pr->optimizer_bytes);
+		return 0;
+	}
+	return 1;
+}
+
+double dc_compute_profile_optimizer_measured_s(const struct dc_compute_profile *p, const struct dc_plan *plan)
+{
+	const struct dc_profile_optimizer *o = &p->optimizer;
+	return (plan->in->training.optimizer_implementation == DC_OPT_IMPL_FOREACH ? o->foreach_step_s
+										    : o->fused_step_s) +
+	       o->clip_grad_norm_s;
+}
+
+double dc_compute_profile_optimizer_predicted_s(const struct dc_compute_profile *p, const struct dc_compute *c)
+{
+	double bytes = (double)p->optimizer.params * c->optimizer_bytes_per_param;
+	return bytes / (c->hbm_bandwidth * c->memory_efficiency) + c->optimizer_passes * c->memory_overhead_s;
+}

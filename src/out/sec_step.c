@@ -38,6 +38,12 @@ struct view {
 	int profile_synthetic;
 	double layer_measured_s, layer_predicted_s, layer_error;
 	double layer_busy_s, layer_busy_error; /* 0: the profile gives no GPU busy time */
+	/* the probe's head and optimizer step (gpu-probe.py --ends) */
+	int head_shown, head_compared, opt_shown, opt_compared;
+	char head_why[240], opt_why[240];
+	double head_measured_s, head_predicted_s, head_error;
+	double opt_measured_s, opt_predicted_s, opt_error;
+	uint64_t opt_params;
 	double slowdown;
 	/* the kernel model's parameters (compute.h), so a reader can see
 	 * which set priced the kernels and override it */
@@ -251,6 +257,26 @@ static void view(const struct dc_run *run, void *out)
 								  "the measured levels before the in situ";
 		}
 	}
+	if (in->compute_profile && s->available) {
+		const struct dc_compute_profile *pr = in->compute_profile;
+		const struct dc_compute *c = &run->res->compute;
+		v->head_shown = pr->has_head;
+		v->head_compared = dc_compute_profile_head_matches(pr, run->plan, v->head_why, sizeof(v->head_why));
+		if (v->head_compared) {
+			v->head_measured_s = pr->head.fwd_bwd_s;
+			v->head_predicted_s = dc_compute_profile_head_predicted_s(pr, c);
+			v->head_error = v->head_predicted_s / v->head_measured_s - 1.0;
+		}
+		v->opt_shown = pr->has_optimizer;
+		v->opt_compared =
+			dc_compute_profile_optimizer_matches(pr, run->plan, v->opt_why, sizeof(v->opt_why));
+		if (v->opt_compared) {
+			v->opt_params = pr->optimizer.params;
+			v->opt_measured_s = dc_compute_profile_optimizer_measured_s(pr, run->plan);
+			v->opt_predicted_s = dc_compute_profile_optimizer_predicted_s(pr, c);
+			v->opt_error = v->opt_predicted_s / v->opt_measured_s - 1.0;
+		}
+	}
 	v->grad_bucket_bytes = dc_framework_grad_bucket_bytes(run->plan);
 	grad_bucket_from(v, run->plan);
 	if (run->plan->layout.tp < 2)
@@ -416,6 +442,28 @@ static int layer_busy_shown(const void *base)
 static int layer_not_compared(const void *base)
 {
 	return ((const struct view *)base)->layer_not_compared;
+}
+
+static int head_compared(const void *base)
+{
+	return ((const struct view *)base)->head_compared;
+}
+
+static int head_not_compared(const void *base)
+{
+	const struct view *v = base;
+	return v->head_shown && !v->head_compared;
+}
+
+static int opt_compared(const void *base)
+{
+	return ((const struct view *)base)->opt_compared;
+}
+
+static int opt_not_compared(const void *base)
+{
+	const struct view *v = base;
+	return v->opt_shown && !v->opt_compared;
 }
 
 static int is_unavailable(const void *base)
@@ -600,6 +648,24 @@ static const struct dc_field fields[] = {
 	 V(layer_busy_error), .shown = layer_busy_shown},
 	{"profile_layer_not_compared", "probe's layer not compared", DC_U_NONE, DC_FT_STR, V(layer_why),
 	 .shown = layer_not_compared},
+	{"profile_head_measured_s", "probe's head and loss fwd+bwd, measured", DC_U_SECONDS, DC_FT_F64,
+	 V(head_measured_s), .shown = head_compared},
+	{"profile_head_predicted_s", "probe's head and loss fwd+bwd, predicted", DC_U_SECONDS, DC_FT_F64,
+	 V(head_predicted_s), .shown = head_compared},
+	{"profile_head_error", "probe's head: predicted / measured - 1", DC_U_RATIO, DC_FT_F64, V(head_error),
+	 .shown = head_compared},
+	{"profile_head_not_compared", "probe's head not compared", DC_U_NONE, DC_FT_STR, V(head_why),
+	 .shown = head_not_compared},
+	{"profile_optimizer_params", "probe's optimizer step: parameters", DC_U_NONE, DC_FT_U64, V(opt_params),
+	 .shown = opt_compared},
+	{"profile_optimizer_measured_s", "probe's optimizer step and clip, measured", DC_U_SECONDS, DC_FT_F64,
+	 V(opt_measured_s), .shown = opt_compared},
+	{"profile_optimizer_predicted_s", "probe's optimizer step and clip, predicted", DC_U_SECONDS, DC_FT_F64,
+	 V(opt_predicted_s), .shown = opt_compared},
+	{"profile_optimizer_error", "probe's optimizer step: predicted / measured - 1", DC_U_RATIO, DC_FT_F64,
+	 V(opt_error), .shown = opt_compared},
+	{"profile_optimizer_not_compared", "probe's optimizer step not compared", DC_U_NONE, DC_FT_STR, V(opt_why),
+	 .shown = opt_not_compared},
 	{"overlap_dp", "overlap: dp buckets behind the backward", DC_U_NONE, DC_FT_BOOL, V(overlap_dp), .shown = is_available},
 	{"overlap_fsdp_prefetch", "overlap: fsdp prefetch", DC_U_NONE, DC_FT_BOOL, V(overlap_fsdp), .shown = is_available},
 	{"overlap_tp", "overlap: tp behind the matmuls", DC_U_NONE, DC_FT_BOOL, V(overlap_tp), .shown = is_available},

@@ -186,6 +186,30 @@ o=$(b17 "$tmpd/host.json")
 echo "$o" | grep -q "the probe's layer kept the GPU busy 3.276 ms of its 4.566 ms: for 28% of it the GPU waited for the host to launch its kernels" ||
 	{ echo "no host-bound warning: $o"; exit 1; }
 if echo "$o" | grep -q "measured in isolation may not hold"; then echo "the host wait blamed on the levels: $o"; exit 1; fi
+# --ends: the head at tp 1 over the config's vocabulary (the 8B's 128,256
+# from its Hugging Face config), one layer's parameters by hand: q 4096 x
+# 4096, k and v 1024 x 4096 each, o 4096 x 4096, w1 and w3 14,336 x 4096,
+# w2 4096 x 14,336, two norms of 4096: 218,112,000 in 9 tensors; at tp 8
+# no head (the loss runs across the tp ranks) and an eighth of the
+# matrices, 27,271,168 (the norms whole); a config without a vocabulary
+# is refused at tp 1, naming model.vocab_size; the dry run without
+# --ends says nothing of them
+e=$(python3 "$src/tools/gpu-probe.py" --dry-run --ends --config "$src/configs/llama-3-8b.json" --tp 1)
+echo "$e" | grep -q "the head: final RMSNorm, the output projection 4096 -> 128256 and cross entropy in FP32 (cross_entropy(logits.float())), forward and forward + backward over 8192 tokens" ||
+	{ echo "no head line: $e"; exit 1; }
+echo "$e" | grep -q "one AdamW step over 218112000 FP32 parameters (9 tensors" || { echo "no optimizer line: $e"; exit 1; }
+e=$(python3 "$src/tools/gpu-probe.py" --dry-run --ends --config "$src/configs/llama-3-8b.json")
+echo "$e" | grep -q "the head: not measured at tp 8" || { echo "a tp-8 head: $e"; exit 1; }
+echo "$e" | grep -q "one AdamW step over 27271168 FP32 parameters" || { echo "tp-8 optimizer: $e"; exit 1; }
+if python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/configs/llama-3-8b.json" | grep -q "AdamW"; then
+	echo "the optimizer planned without --ends"; exit 1
+fi
+novocab=$tmpd/no-vocab.json
+echo '{"model": {"hidden_size": 64, "num_attention_heads": 4, "seq_length": 128}}' > "$novocab"
+if err=$(python3 "$src/tools/gpu-probe.py" --dry-run --ends --config "$novocab" 2>&1); then
+	echo "--ends without a vocabulary was accepted"; exit 1
+fi
+echo "$err" | grep -q "the head needs model.vocab_size" || { echo "no vocabulary: $err"; exit 1; }
 tmp=$tmpd/no-heads.json
 echo '{"model": {"hidden_size": 64}}' > "$tmp"
 if python3 "$src/tools/gpu-probe.py" --dry-run --config "$tmp" 2>/dev/null; then
