@@ -438,6 +438,82 @@ START_TEST(test_h200_ends)
 }
 END_TEST
 
+/* A layer that waited for its host (docs/compute-model.md): the H200's
+ * 1.7B layer in the fifth lease kept the GPU busy 3.304 ms of its
+ * 4.765284729003906 ms (layer.gpu_busy_s 0.0033038658203125, 0.69 of it,
+ * under 0.85), so each dense layer of that block is priced at no less
+ * than 4.765 ms: at micro batch 1 and tp 1 (the probe's own layer, whose
+ * GPU time the model puts at 3.3 ms) and at tp 2 (the same kernels,
+ * each on half the heads and ffn) fwd + bwd is 4.765 ms, every time of
+ * the layer stretched by one factor; at micro batch 4 the GPU's time is
+ * longer and nothing moves. No floor from the GPU-bound Llama layer
+ * (23.349 of 23.508 ms busy), for a compiled run against a profile
+ * without a compiled busy time, nor for another attention kernel than
+ * the one the probe's SDPA ran. */
+START_TEST(test_host_floor)
+{
+	static const struct {
+		const char *profile, *set;
+		double floor_ms; /* 0: none; -1: the floor, but the GPU's time is longer */
+	} rows[] = {
+		{"h200-megatron-gpt-1.7b-tp1-ends-boost.json", "parallel.tp=1", 4.765284729003906},
+		{"h200-megatron-gpt-1.7b-tp1-ends-boost.json", "parallel.tp=2", 4.765284729003906},
+		{"h200-megatron-gpt-1.7b-tp1-ends-boost.json", "training.micro_batch_size=4", -1},
+		{"h200-megatron-gpt-1.7b-tp1-ends-boost.json", "training.compile=true", 0},
+		{"h200-megatron-gpt-1.7b-tp1-ends-boost.json", "training.attention_backend=sdpa", 0},
+		{"h200-llama-3-8b-tp1-ends-boost.json", "parallel.tp=1", 0},
+	};
+	static struct dc_plan plan, bare_plan;
+	static struct dc_results res, bare;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const char *sets[] = {"cluster.gpu=h200-sxm-141gb", "parallel.dp=auto", "precision.preset=fsdp2", rows[i].set,
+				      NULL};
+		char path[512];
+		struct dc_diag d;
+		const struct dc_work_time *w = &res.compute.dense_layer, *b = &bare.compute.dense_layer;
+		double f;
+		snprintf(path, sizeof(path), "%s/data/profiles/configs/megatron-gpt-1.7b-tp1.json", DC_SOURCE_DIR);
+		load_at(path, sets);
+		snprintf(path, sizeof(path), "%s/data/profiles/%s", DC_SOURCE_DIR, rows[i].profile);
+		dc_diag_init(&d);
+		ck_assert_int_eq(dc_compute_profile_read(path, &prof, &d), 0);
+		ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+		dc_diag_release(&d);
+		/* the same levels without the profile: no floor */
+		ck_assert_int_eq(dc_plan_derive(&cfg, &plan), 0);
+		ck_assert_int_eq(dc_estimate(&plan, DC_EST_BIT(DC_EST_COMPUTE), &res), 0);
+		cfg.compute_profile = NULL;
+		ck_assert_int_eq(dc_plan_derive(&cfg, &bare_plan), 0);
+		ck_assert_int_eq(dc_estimate(&bare_plan, DC_EST_BIT(DC_EST_COMPUTE), &bare), 0);
+		ck_assert_double_eq(bare.compute.dense_layer_host_floor_s, 0);
+		if (rows[i].floor_ms == 0) {
+			ck_assert_msg(res.compute.dense_layer_host_floor_s == 0, "%s %s: floor %g", rows[i].profile,
+				      rows[i].set, res.compute.dense_layer_host_floor_s);
+			ck_assert(memcmp(w, b, sizeof(*w)) == 0);
+			continue;
+		}
+		ck_assert_double_eq_tol(res.compute.dense_layer_host_floor_s * 1e3, 4.765284729003906, 1e-12);
+		if (rows[i].floor_ms < 0) {
+			ck_assert_double_gt(b->fwd_s + b->bwd_s, res.compute.dense_layer_host_floor_s);
+			ck_assert_double_eq(res.compute.dense_layer_host_factor, 1.0);
+			ck_assert(memcmp(w, b, sizeof(*w)) == 0);
+			continue;
+		}
+		ck_assert_msg(fabs((w->fwd_s + w->bwd_s) * 1e3 / rows[i].floor_ms - 1) <= 1e-12, "%s: %.9f ms", rows[i].set,
+			      (w->fwd_s + w->bwd_s) * 1e3);
+		f = res.compute.dense_layer_host_factor;
+		ck_assert_double_gt(f, 1.0);
+		ck_assert_double_eq_tol(f, rows[i].floor_ms / ((b->fwd_s + b->bwd_s) * 1e3), 1e-12);
+		ck_assert_double_eq_tol(w->fwd_s / b->fwd_s, f, 1e-12);
+		ck_assert_double_eq_tol(w->fwd_matmul_s / b->fwd_matmul_s, f, 1e-12);
+		ck_assert_double_eq_tol(w->bwd_wgrad_s / b->bwd_wgrad_s, f, 1e-12);
+		/* the comparison stays the GPU's: the layer before the floor */
+		if (strcmp(rows[i].set, "parallel.tp=1") == 0)
+			ck_assert_double_lt(dc_compute_profile_layer_predicted_s(&prof, &res.compute) * 1e3, 3.4);
+	}
+}
+END_TEST
+
 /* What keeps the probe's head and optimizer step from comparing, each
  * named. */
 START_TEST(test_ends_not_compared)
@@ -947,6 +1023,7 @@ int main(void)
 	tcase_add_test(tc, test_bad_profiles);
 	tcase_add_test(tc, test_h200_ends);
 	tcase_add_test(tc, test_ends_not_compared);
+	tcase_add_test(tc, test_host_floor);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

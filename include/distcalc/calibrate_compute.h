@@ -174,7 +174,8 @@ double dc_compute_profile_layer_measured_s(const struct dc_compute_profile *p, c
 double dc_compute_profile_layer_busy_s(const struct dc_compute_profile *p, const struct dc_plan *plan);
 
 /* The model's forward + backward of the probe's layer (c->dense_layer, no
- * recomputation, for a plan the layer matches) at the clocks the profile
+ * recomputation, for a plan the layer matches; the GPU's time, before a
+ * host floor, dc_compute_profile_host_floor_s) at the clocks the profile
  * ran at, so that it compares with the measured layer like with like:
  * "sustained", the layer as the step prices it; "boost", its clock-bound
  * part (fwd_matmul_s + bwd_matmul_s: the GEMMs and the attention core,
@@ -184,6 +185,18 @@ double dc_compute_profile_layer_busy_s(const struct dc_compute_profile *p, const
  * no clock in it). */
 struct dc_compute;
 double dc_compute_profile_layer_predicted_s(const struct dc_compute_profile *p, const struct dc_compute *c);
+
+/* The time the host took to issue one layer of the probe's block, where
+ * the probe's layer waited for it (host-bound: its kernels kept the GPU
+ * busy under DC_PROFILE_LAYER_BUSY_WARN of its time; layer.gpu_busy_s, or
+ * compiled_gpu_busy_s under training.compile): the layer's measured time,
+ * the host's, since the GPU finished first. Taken for any layer of this
+ * run that is the same block whatever its shape (the same dense Llama
+ * block under torchtitan, the same MLP kind, attention kernel, precision
+ * and compile mode: the same kernels, so the same launches), as each
+ * layer's least time on that host (compute.h dense_layer_host_floor_s).
+ * 0 otherwise: no busy time, a GPU-bound layer, another block. */
+double dc_compute_profile_host_floor_s(const struct dc_compute_profile *p, const struct dc_plan *plan);
 
 /* The probe's head and loss (gpu-probe.py --ends) against this run's: 1
  * when they are the same work (training.framework "torchtitan", whose
@@ -223,10 +236,12 @@ double dc_compute_profile_optimizer_predicted_s(const struct dc_compute_profile 
 #define DC_PROFILE_LAYER_WARN 0.25
 
 /* The share of the probe's layer its kernels kept the GPU busy below
- * which distcalc says the layer waited for its host (host-bound): a
- * warning threshold, not a figure of the model; the H200's layers ran at
- * 0.92-1.06 of theirs when GPU-bound and 0.66-0.72 when host-bound
- * (docs/compute-model.md, "A measured H200"). */
+ * which distcalc takes the layer as waiting for its host (host-bound):
+ * it says so, and takes the layer's time as the host's
+ * (dc_compute_profile_host_floor_s). A threshold between the two regimes,
+ * not fitted to a time: the H200's layers ran at 0.92-1.06 of theirs when
+ * GPU-bound and 0.66-0.72 when host-bound (docs/compute-model.md, "A
+ * measured H200"). */
 #define DC_PROFILE_LAYER_BUSY_WARN 0.85
 
 /* The largest GPU busy time a profile may give, over its layer's time:

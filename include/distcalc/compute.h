@@ -83,6 +83,12 @@ struct dc_compute {
 	 * (backward runs twice this; recompute what training.recompute adds) */
 	double dense_layer_fwd_flops;
 	double moe_layer_fwd_flops;
+	/* --calibrate-compute with a profile whose layer waited for its host
+	 * (calibrate_compute.h dc_compute_profile_host_floor_s): that layer's
+	 * time, the least a dense layer of the same block takes on that host,
+	 * and what dense_layer's times were multiplied by to reach it (1: the
+	 * GPU's time was longer; floor 0: none) */
+	double dense_layer_host_floor_s, dense_layer_host_factor;
 
 	struct dc_work_time dense_layer; /* one transformer layer with a dense MLP */
 	struct dc_work_time moe_layer;   /* one MoE layer (its experts' share of the tokens) */

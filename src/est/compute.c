@@ -21,7 +21,6 @@
  * and dropouts. */
 #include "distcalc/compute.h"
 
-
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -29,6 +28,7 @@
 
 #include "distcalc/activation.h"
 #include "distcalc/axis.h"
+#include "distcalc/calibrate_compute.h"
 #include "distcalc/comm.h"
 #include "distcalc/config.h"
 #include "distcalc/framework.h"
@@ -1033,6 +1033,36 @@ static void mtp_recompute(const struct dc_plan *p, struct dc_work_time *ew, stru
 	}
 }
 
+/* A dense layer no shorter than the host's time to issue it, where the
+ * profile's layer of the same block waited for its host (compute.h
+ * dense_layer_host_floor_s): every time of the layer stretched by the
+ * same factor, its kernels' share of it kept (docs/compute-model.md, "A
+ * layer that waited for its host") */
+static void host_floor(const struct ctx *x, struct dc_compute *c)
+{
+	struct dc_work_time *w = &c->dense_layer;
+	const struct dc_compute_profile *pr = x->p->in->compute_profile;
+	double floor = pr ? dc_compute_profile_host_floor_s(pr, x->p) : 0, t = w->fwd_s + w->bwd_s, f;
+	c->dense_layer_host_floor_s = floor;
+	c->dense_layer_host_factor = 1.0;
+	if (!(floor > t && t > 0))
+		return;
+	f = floor / t;
+	c->dense_layer_host_factor = f;
+	w->fwd_s *= f;
+	w->bwd_s *= f;
+	w->recompute_s *= f;
+	w->fwd_matmul_s *= f;
+	w->bwd_matmul_s *= f;
+	w->bwd_wgrad_s *= f;
+	for (int i = 0; i < 2; i++) {
+		w->tp_col_dgrad_s[i] *= f;
+		w->tp_col_wgrad_s[i] *= f;
+	}
+	w->tp_tiled_fwd_s *= f;
+	w->tp_tiled_bwd_s *= f;
+}
+
 /* First stage: the vocabulary-parallel lookup (each tp rank writes its
  * masked b s x h share, reading the rows it holds: 4 bytes per element),
  * a learned position table added (read it, the sum's read and write: 6),
@@ -1631,6 +1661,7 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 			c->moe_layer_fwd_flops = moe_pt.fwd_flops;
 		}
 	}
+	host_floor(&x, c);
 	embedding(&x, &c->embedding);
 	head(&x, &c->head);
 	if (m->mtp_layers) {
@@ -1667,7 +1698,8 @@ static const struct dc_memo_field compute_fields[] = {
 	CF(missing), CF(peak_flops), CF(hbm_bandwidth), CF(gpu), CF(gemm_ceiling), CF(gemm_ceiling_fp8), CF(in_situ),
 	CF(matmul_efficiency), CF(matmul_efficiency_fp8), CF(attention_backend), CF(attention_fwd_efficiency),
 	CF(attention_bwd_efficiency), CF(fp8_cast_bytes), CF(matmul_overhead_s), CF(memory_efficiency),
-	CF(memory_overhead_s), CF(sm_count), CF(dense_layer_fwd_flops), CF(moe_layer_fwd_flops), CF(dense_layer),
+	CF(memory_overhead_s), CF(sm_count), CF(dense_layer_fwd_flops), CF(moe_layer_fwd_flops),
+	CF(dense_layer_host_floor_s), CF(dense_layer_host_factor), CF(dense_layer),
 	CF(moe_layer), CF(embedding), CF(head), CF(mtp_layer), CF(optimizer_on_host), CF(optimizer_bytes_per_param),
 	CF(optimizer_passes), CF(host_bandwidth), CF(host_adam_rate),
 };

@@ -762,6 +762,9 @@ static void differs(char *why, size_t n, const char *name, uint64_t profile, uin
 		 (unsigned long long)run);
 }
 
+static enum dc_profile_layer_fit kind_fit(const struct dc_compute_profile *p, const struct dc_plan *plan, char *why,
+					  size_t n);
+
 enum dc_profile_layer_fit dc_compute_profile_layer_fit(const struct dc_compute_profile *p, const struct dc_plan *plan,
 						       char *why, size_t n)
 {
@@ -795,6 +798,17 @@ enum dc_profile_layer_fit dc_compute_profile_layer_fit(const struct dc_compute_p
 		snprintf(why, n, "the profile's layer ran another shape: %s", diff);
 		return DC_LAYER_OTHER_SHAPE;
 	}
+	return kind_fit(p, plan, why, n);
+}
+
+/* The probe's block against the run's, the shape aside: DC_LAYER_FITS or
+ * DC_LAYER_UNLIKE with the first difference named */
+static enum dc_profile_layer_fit kind_fit(const struct dc_compute_profile *p, const struct dc_plan *plan, char *why,
+					  size_t n)
+{
+	const struct dc_config *in = plan->in;
+	const struct dc_model *m = &in->model;
+	const struct dc_profile_layer *l = &p->layer;
 	/* tools/gpu-probe.py's layer is torchtitan's Llama block: RMSNorm,
 	 * rotary positions, softmax attention in every layer, and none of the
 	 * features below; the first the model has is named */
@@ -890,7 +904,9 @@ double dc_compute_profile_layer_predicted_s(const struct dc_compute_profile *p, 
 	const struct dc_work_time *w = &c->dense_layer;
 	double clock_bound = w->fwd_matmul_s + w->bwd_matmul_s;
 	double rest = w->fwd_s + w->bwd_s - clock_bound;
-	return (p->sustained ? 1.0 : c->in_situ) * clock_bound + rest;
+	/* the GPU's time, before a host floor stretched it (compute.h) */
+	double f = c->dense_layer_host_factor > 1.0 ? c->dense_layer_host_factor : 1.0;
+	return ((p->sustained ? 1.0 : c->in_situ) * clock_bound + rest) / f;
 }
 
 /* Appends ", " and the formatted text to why[n] (the first without the
@@ -1018,4 +1034,20 @@ double dc_compute_profile_optimizer_predicted_s(const struct dc_compute_profile 
 {
 	double bytes = (double)p->optimizer.params * c->optimizer_bytes_per_param;
 	return bytes / (c->hbm_bandwidth * c->memory_efficiency) + c->optimizer_passes * c->memory_overhead_s;
+}
+
+double dc_compute_profile_host_floor_s(const struct dc_compute_profile *p, const struct dc_plan *plan)
+{
+	const struct dc_model *m = &plan->in->model;
+	int compiled = plan->in->training.compile;
+	double wall = compiled ? p->layer.compiled_fwd_bwd_s : p->layer.fwd_bwd_s;
+	double busy = compiled ? p->layer.compiled_gpu_busy_s : p->layer.gpu_busy_s;
+	char why[8];
+	if (!p->has_layer || !(wall > 0 && busy > 0) || busy >= DC_PROFILE_LAYER_BUSY_WARN * wall)
+		return 0;
+	/* the same block, so the same kernels in the same order, at any shape */
+	if (m->num_experts || m->kv_lora_rank || p->layer.mlp != m->mlp ||
+	    kind_fit(p, plan, why, sizeof(why)) != DC_LAYER_FITS)
+		return 0;
+	return wall;
 }

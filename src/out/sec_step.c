@@ -41,9 +41,11 @@ struct view {
 	/* the probe's head and optimizer step (gpu-probe.py --ends) */
 	int head_shown, head_compared, opt_shown, opt_compared;
 	char head_why[240], opt_why[240];
+	const char *head_why_text, *opt_why_text; /* the two above, as the string fields read them */
 	double head_measured_s, head_predicted_s, head_error;
 	double opt_measured_s, opt_predicted_s, opt_error;
 	uint64_t opt_params;
+	double host_floor_s, host_factor; /* compute.h dense_layer_host_floor_s; floor 0: none */
 	double slowdown;
 	/* the kernel model's parameters (compute.h), so a reader can see
 	 * which set priced the kernels and override it */
@@ -260,6 +262,10 @@ static void view(const struct dc_run *run, void *out)
 	if (in->compute_profile && s->available) {
 		const struct dc_compute_profile *pr = in->compute_profile;
 		const struct dc_compute *c = &run->res->compute;
+		v->host_floor_s = c->dense_layer_host_floor_s;
+		v->host_factor = c->dense_layer_host_factor;
+		v->head_why_text = v->head_why;
+		v->opt_why_text = v->opt_why;
 		v->head_shown = pr->has_head;
 		v->head_compared = dc_compute_profile_head_matches(pr, run->plan, v->head_why, sizeof(v->head_why));
 		if (v->head_compared) {
@@ -442,6 +448,11 @@ static int layer_busy_shown(const void *base)
 static int layer_not_compared(const void *base)
 {
 	return ((const struct view *)base)->layer_not_compared;
+}
+
+static int host_floor_shown(const void *base)
+{
+	return ((const struct view *)base)->host_floor_s > 0;
 }
 
 static int head_compared(const void *base)
@@ -648,13 +659,17 @@ static const struct dc_field fields[] = {
 	 V(layer_busy_error), .shown = layer_busy_shown},
 	{"profile_layer_not_compared", "probe's layer not compared", DC_U_NONE, DC_FT_STR, V(layer_why),
 	 .shown = layer_not_compared},
+	{"profile_layer_host_floor_s", "a layer at least (its host's time: the probe's layer waited for it)",
+	 DC_U_SECONDS, DC_FT_F64, V(host_floor_s), .shown = host_floor_shown},
+	{"profile_layer_host_factor", "layer's kernel times x (1: the GPU's time was longer)", DC_U_RATIO, DC_FT_F64,
+	 V(host_factor), .shown = host_floor_shown},
 	{"profile_head_measured_s", "probe's head and loss fwd+bwd, measured", DC_U_SECONDS, DC_FT_F64,
 	 V(head_measured_s), .shown = head_compared},
 	{"profile_head_predicted_s", "probe's head and loss fwd+bwd, predicted", DC_U_SECONDS, DC_FT_F64,
 	 V(head_predicted_s), .shown = head_compared},
 	{"profile_head_error", "probe's head: predicted / measured - 1", DC_U_RATIO, DC_FT_F64, V(head_error),
 	 .shown = head_compared},
-	{"profile_head_not_compared", "probe's head not compared", DC_U_NONE, DC_FT_STR, V(head_why),
+	{"profile_head_not_compared", "probe's head not compared", DC_U_NONE, DC_FT_STR, V(head_why_text),
 	 .shown = head_not_compared},
 	{"profile_optimizer_params", "probe's optimizer step: parameters", DC_U_NONE, DC_FT_U64, V(opt_params),
 	 .shown = opt_compared},
@@ -664,7 +679,8 @@ static const struct dc_field fields[] = {
 	 V(opt_predicted_s), .shown = opt_compared},
 	{"profile_optimizer_error", "probe's optimizer step: predicted / measured - 1", DC_U_RATIO, DC_FT_F64,
 	 V(opt_error), .shown = opt_compared},
-	{"profile_optimizer_not_compared", "probe's optimizer step not compared", DC_U_NONE, DC_FT_STR, V(opt_why),
+	{"profile_optimizer_not_compared", "probe's optimizer step not compared", DC_U_NONE, DC_FT_STR,
+	 V(opt_why_text),
 	 .shown = opt_not_compared},
 	{"overlap_dp", "overlap: dp buckets behind the backward", DC_U_NONE, DC_FT_BOOL, V(overlap_dp), .shown = is_available},
 	{"overlap_fsdp_prefetch", "overlap: fsdp prefetch", DC_U_NONE, DC_FT_BOOL, V(overlap_fsdp), .shown = is_available},
@@ -821,6 +837,14 @@ static void warn_profile_layer(const struct dc_plan *p, const struct dc_results 
 				     "a probe\")",
 				     pr->name, strncmp(why, shape, sizeof(shape) - 1) == 0 ? why + sizeof(shape) - 1 : why,
 				     (unsigned long long)p->layout.tp);
+		if (fit == DC_LAYER_OTHER_SHAPE && res->compute.dense_layer_host_factor > 1.0)
+			dc_diag_warn(diag,
+				     "'%s': the probe's layer waited for its host, which took %.3f ms to issue it; this "
+				     "run's layers are the same block, its kernels at another shape, so each is priced at "
+				     "no less than that, %.4g x the GPU's time (step.profile_layer_host_floor_s; "
+				     "docs/compute-model.md, \"A layer that waited for its host\")",
+				     pr->name, res->compute.dense_layer_host_floor_s * 1e3,
+				     res->compute.dense_layer_host_factor);
 		else if (fit == DC_LAYER_OTHER_KIND)
 			dc_diag_warn(diag,
 				     "'%s': its levels were measured on a dense layer and price this run's (mixture-of-experts "
@@ -837,11 +861,13 @@ static void warn_profile_layer(const struct dc_plan *p, const struct dc_results 
 		 * time is; against the layer's it would blame the levels */
 		dc_diag_warn(diag,
 			     "'%s': the probe's %slayer kept the GPU busy %.3f ms of its %.3f ms: for %.0f%% of it the GPU "
-			     "waited for the host to launch its kernels, which the model does not price (it predicts "
-			     "%.3f ms, %+.0f%% of the busy time); a step of such layers on that host is slower than "
-			     "priced (docs/compute-model.md, \"A measured H200\")",
+			     "waited for the host to launch its kernels (the model's GPU time is %.3f ms, %+.0f%% of the "
+			     "busy time); each layer of this block is priced at no less than the %.3f ms that host took "
+			     "(step.profile_layer_host_floor_s; docs/compute-model.md, \"A layer that waited for its "
+			     "host\")",
 			     pr->name, p->in->training.compile ? "compiled " : "", busy * 1e3, measured * 1e3,
-			     (1.0 - busy / measured) * 100.0, predicted * 1e3, (predicted / busy - 1.0) * 100.0);
+			     (1.0 - busy / measured) * 100.0, predicted * 1e3, (predicted / busy - 1.0) * 100.0,
+			     measured * 1e3);
 		measured = busy;
 	} else {
 		busy = 0;
