@@ -389,7 +389,7 @@ START_TEST(test_h200_ends)
 		{"h200-llama-3-8b-tp1-ends-boost.json", "configs/llama-3-8b.json", 51.633130, 5.6057551, 2.5383759},
 		{"h200-llama-3-8b-tp1-ends-sustained.json", "configs/llama-3-8b.json", 51.625374, 5.6542992, 2.6104128},
 		{"h200-megatron-gpt-1.7b-tp1-ends-boost.json", "data/profiles/configs/megatron-gpt-1.7b-tp1.json", 15.973134,
-		 0, 0},
+		 1.5221392, 0.7663952},
 	};
 	static struct dc_plan plan;
 	static struct dc_results res;
@@ -425,13 +425,16 @@ START_TEST(test_h200_ends)
 			ck_assert_msg(fabs(head / rows[i].head_ms - 1) <= 0.05, "%s: head %.3f ms, measured %.3f",
 				      rows[i].profile, head, rows[i].head_ms);
 			ck_assert_double_eq_tol(prof.head.fwd_bwd_s * 1e3, rows[i].head_ms, 1e-5);
+			/* the step and the clip, as the profile has them */
 			measured = impl ? rows[i].foreach_ms : rows[i].fused_ms;
-			ck_assert_double_eq_tol(dc_compute_profile_optimizer_measured_s(&prof, &plan) * 1e3,
-						i < 2 ? measured : dc_compute_profile_optimizer_measured_s(&prof, &plan) * 1e3,
-						1e-5);
-			if (measured == 0)
-				continue;
+			ck_assert_double_eq_tol(dc_compute_profile_optimizer_measured_s(&prof, &plan) * 1e3, measured, 1e-6);
 			opt = dc_compute_profile_optimizer_predicted_s(&prof, &res.compute) * 1e3;
+			if (i == 2) {
+				/* host-bound: the model, GPU time only, is short of it */
+				ck_assert_msg(opt < measured, "1.7B %s: step %.4f ms, measured %.4f", impl ? "foreach" : "fused",
+					      opt, measured);
+				continue;
+			}
 			ck_assert_msg(fabs(opt / measured - 1) <= (impl ? 0.05 : 0.10), "%s %s: step %.4f ms, measured %.4f",
 				      rows[i].profile, impl ? "foreach" : "fused", opt, measured);
 		}
@@ -527,11 +530,16 @@ START_TEST(test_ends_not_compared)
 		{"precision.fp8_lm_head=true", "precision.fp8_lm_head", NULL},
 		{"model.seq_length=4096", "the profile's head ran another shape: tokens 8192, this run's 4096", NULL},
 		{"precision.preset=course", NULL, "this run updates 4-byte masters with 2-byte gradients and 8 bytes of moments"},
+		{"precision.preset=megatron", NULL, "the probe steps FP32 parameters with no master copy"},
+		{"parallel.tp=2", "tp 2: the probe's head is one GPU's, tp 1", NULL},
+		{"model.mtp_layers=1", "model.mtp_layers 1: this run's head holds the MTP modules too", NULL},
+		{"model.norm=layernorm", "model.norm is not \"rmsnorm\"", NULL},
+		{"model.vocab_size=32000", "the profile's head ran another shape: vocab 128256, this run's 32000", NULL},
 		{"parallel.offload=optimizer", NULL, "parallel.offload"},
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const char *sets[] = {"cluster.gpu=h200-sxm-141gb",	  "cluster.gpu_memory=141 GiB", "parallel.tp=1",
-				      "parallel.dp=16",			  "training.framework=torchtitan", "parallel.sharding=fsdp",
+				      "parallel.dp=auto",			  "training.framework=torchtitan", "parallel.sharding=fsdp",
 				      "precision.preset=fsdp2",		  "training.attention_backend=cudnn", rows[i].set,
 				      NULL};
 		static struct dc_plan plan;

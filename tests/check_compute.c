@@ -1144,7 +1144,9 @@ END_TEST
  * and gradients 4 bytes, the moments 8 together, no master). Fused (torch's fused AdamW): read p, g, m, v, write p, m, v,
  * 28 B, and the clip's norm reads g, 4: 32 B, one pass, as before the key.
  * Under torchtitan the clip also multiplies every gradient, read and
- * write (torch/nn/utils/clip_grad.py): 40 B, two passes. Foreach (torch's
+ * write (torch/nn/utils/clip_grad.py), as DeepSpeed's ZeRO unscales
+ * (unscale_and_clip_grads): 40 B, two passes; not Megatron's, which
+ * scales only above the bound: 32 B. Foreach (torch's
  * _multi_tensor_adamw): mul_ p 8, lerp_ m with g 12, mul_ v 8, addcmul_ v
  * with g 12, sqrt v into t 8, div_ t 8, add_ t 8, addcdiv_ p with m, t 16:
  * 80 B in eight passes, 84 with the norm, 92 and nine passes under
@@ -1159,6 +1161,8 @@ START_TEST(test_optimizer_implementations)
 	} rows[] = {
 		{"training.framework=custom", "training.optimizer_implementation=fused", 32.0, 1},
 		{"training.framework=torchtitan", "training.optimizer_implementation=fused", 40.0, 2},
+		{"training.framework=deepspeed", "training.optimizer_implementation=fused", 40.0, 2},
+		{"training.framework=megatron", "training.optimizer_implementation=fused", 32.0, 1},
 		{"training.framework=custom", "training.optimizer_implementation=foreach", 84.0, 8},
 		{"training.framework=torchtitan", "training.optimizer_implementation=foreach", 92.0, 9},
 	};

@@ -1194,18 +1194,6 @@ static double step_params(const struct ctx *x, const struct dc_state_shards *sh,
 	return params;
 }
 
-/* Adam on the parameters one rank updates (its dp shard under ZeRO, the
- * experts' over dp / ep): read the gradient, read and write the master
- * copy and both moments, write the working parameters; the global-norm
- * clip reads the gradient once more. Without a master copy the working
- * parameters are read and written instead. Megatron-LM's mixed-precision
- * optimizer (the megatron preset) copies the master to the working
- * parameters in a kernel of its own, reading the master again, and zeroes
- * its FP32 gradient buffer before each step's backward: a master more per
- * updated parameter and a gradient per parameter the buffer holds, all of
- * the stage's unless ZeRO-2 or FSDP shards the gradients (Megatron-LM
- * 2022: _copy_main_params_to_model_params in megatron/optimizer/
- * optimizer.py, zero_grad_buffer in megatron/model/distributed.py). */
 /* training.optimizer_implementation "foreach" (torch's _multi_tensor_adamw
  * at torchtitan 9dec370's PyTorch, the same ops in adam.py's decoupled
  * branch since): the weight decay's mul_ of the parameters (read, write),
@@ -1245,16 +1233,32 @@ static double step_bytes_per_param(const struct dc_config *in, double *passes)
 	per_param += (double)pr->grad_bytes + (pr->master_bytes ? (double)pr->param_bytes : 0.0);
 	/* torch's clip_grad_norm_ multiplies every gradient by the clamped
 	 * coefficient, 1 or not (no host sync: torch/nn/utils/clip_grad.py),
-	 * which torchtitan calls each step (train.py at 9dec370); Megatron's
-	 * scales only when the norm is above the bound (megatron/core/
-	 * optimizer/clip_grads.py at core_r0.8.0) */
-	if (in->training.framework == DC_FRAMEWORK_TORCHTITAN) {
+	 * which torchtitan calls each step (train.py at 9dec370); DeepSpeed's
+	 * ZeRO unscales every step by the loss scale and the clip together
+	 * (unscale_and_clip_grads: deepspeed/runtime/zero/stage_1_and_2.py:
+	 * 2443-2449, stage3.py:2705 at edaa7221); Megatron's scales only when
+	 * the norm is above the bound (megatron/core/optimizer/clip_grads.py
+	 * at core_r0.8.0). The norm's own kernel is left in the update's pass */
+	enum dc_framework fw = in->training.framework;
+	if (fw == DC_FRAMEWORK_TORCHTITAN || fw == DC_FRAMEWORK_DEEPSPEED) {
 		per_param += 2.0 * (double)pr->grad_bytes;
 		*passes += 1.0;
 	}
 	return per_param;
 }
 
+/* Adam on the parameters one rank updates (its dp shard under ZeRO, the
+ * experts' over dp / ep): read the gradient, read and write the master
+ * copy and both moments, write the working parameters; the global-norm
+ * clip reads the gradient once more. Without a master copy the working
+ * parameters are read and written instead. Megatron-LM's mixed-precision
+ * optimizer (the megatron preset) copies the master to the working
+ * parameters in a kernel of its own, reading the master again, and zeroes
+ * its FP32 gradient buffer before each step's backward: a master more per
+ * updated parameter and a gradient per parameter the buffer holds, all of
+ * the stage's unless ZeRO-2 or FSDP shards the gradients (Megatron-LM
+ * 2022: _copy_main_params_to_model_params in megatron/optimizer/
+ * optimizer.py, zero_grad_buffer in megatron/model/distributed.py). */
 static double optimizer_s(const struct ctx *x, const struct dc_state_shards *sh, const struct dc_stage_params *sp)
 {
 	const struct dc_precision *pr = &x->p->in->precision;

@@ -975,7 +975,7 @@ int dc_compute_profile_head_matches(const struct dc_compute_profile *p, const st
 		why_add(why, n, "vocab %llu, this run's %llu", (unsigned long long)h->vocab_size,
 			(unsigned long long)in->model.vocab_size);
 	if (why[0]) {
-		char shape[200];
+		char shape[240];
 		snprintf(shape, sizeof(shape), "the profile's head ran another shape: %s", why);
 		snprintf(why, n, "%s", shape);
 		return 0;
@@ -1011,10 +1011,12 @@ int dc_compute_profile_optimizer_matches(const struct dc_compute_profile *p, con
 		snprintf(why, n, "parallel.offload: this run's step runs on the host");
 		return 0;
 	}
-	if (upd != 4 || pr->grad_bytes != 4 || pr->optimizer_bytes != 8) {
+	/* FSDP2's states: the FP32 shard is the master, no copy to make */
+	if (pr->master_bytes || upd != 4 || pr->grad_bytes != 4 || pr->optimizer_bytes != 8) {
 		snprintf(why, n,
-			 "the probe's states are FP32 (4-byte parameters and gradients, 8 bytes of moments); this run "
-			 "updates %llu-byte %s with %llu-byte gradients and %llu bytes of moments",
+			 "the probe steps FP32 parameters with no master copy (4-byte parameters and gradients, 8 bytes "
+			 "of moments: precision.preset \"fsdp2\", torchtitan's); this run updates %llu-byte %s with "
+			 "%llu-byte gradients and %llu bytes of moments",
 			 (unsigned long long)upd, pr->master_bytes ? "masters" : "parameters",
 			 (unsigned long long)pr->grad_bytes, (unsigned long long)pr->optimizer_bytes);
 		return 0;

@@ -2075,6 +2075,15 @@ static int rule_no_effect(struct loader *l)
 				  "is torch.compile of each block (torchtitan's [compile]), which Megatron-LM does not run, but training.framework is \"megatron\": it is priced as given, with Inductor's fusions",
 				  "drop the key, or set training.framework to \"torchtitan\"");
 	}
+	/* the host's CPU-Adam steps the states under an offload: the device
+	 * update, fused or foreach, does not run (compute.c optimizer_steps) */
+	if (p->offload != DC_OFFLOAD_NONE && c->training.optimizer_implementation != DC_OPT_IMPL_FUSED &&
+	    seen(l, KEY_TRAINING_OPTIMIZER_IMPLEMENTATION))
+		warn_key_by(l, KEY_TRAINING_OPTIMIZER_IMPLEMENTATION, blame(l, KEY_TRAINING_OPTIMIZER_IMPLEMENTATION,
+										KEY_PARALLEL_OFFLOAD),
+			    "is the GPU's Adam, but parallel.offload steps the optimizer on the host (CPU-Adam), which it "
+			    "does not change",
+			    "drop the key, or set parallel.offload to \"none\"");
 	if (c->training.framework == DC_FRAMEWORK_TORCHTITAN &&
 	    (p->sharding == DC_SHARD_ZERO1 || p->sharding == DC_SHARD_ZERO2) && seen(l, KEY_PARALLEL_SHARDING)) {
 		snprintf(why, sizeof(why),
@@ -2340,11 +2349,12 @@ static const struct rule rules[] = {
 	  KEYS("search.space.tp", "search.space.cp", "search.space.pp", "search.space.dp", "search.space.ep",
 	       "search.space.virtual_pipeline", "search.space.micro_batch_size")},
 	 rule_search_space},
-	{{"a key given a value other than its default that the layout does not read draws a warning, not an error (a sweep over the key that reads it keeps it): reshard_after_forward, fsdp_unit and overlap.fsdp_prefetch without sharding fsdp, overlap.fsdp_prefetch false or reshard_after_forward true with fsdp_unit model (the root, never resharded), cp_comm_type at cp 1 (neither under the layout search when its space tries fsdp or cp > 1), collective.algorithm nvls without cluster.nvls (every collective falls back to ring); bucket_size given under sharding fsdp (FSDP reduce-scatters each unit's gradients as one; the buckets are none, zero1 and zero2's; not under the layout search when its space tries another sharding), overlap.tp true at tp 1 (no TP collectives; not under the layout search when its space tries tp > 1); sharding zero1, zero2 or fsdp with dp × cp 1 (and no expert-data-parallel ranks; not under the layout search; with an offload, which the sharding carries, only DeepSpeed ZeRO-3's warns: its per-microbatch host copies are priced beside the FSDP collectives, of which one rank has none); memory.activation_bytes_per_token_per_layer under recompute selective, full or op (it replaces what the recompute keeps); under framework megatron, sharding zero2 and training.compile, which Megatron-LM does not run, and under torchtitan, sharding zero1 and zero2, which torchtitan does not run, are priced as given, with a warning",
+	{{"a key given a value other than its default that the layout does not read draws a warning, not an error (a sweep over the key that reads it keeps it): reshard_after_forward, fsdp_unit and overlap.fsdp_prefetch without sharding fsdp, overlap.fsdp_prefetch false or reshard_after_forward true with fsdp_unit model (the root, never resharded), cp_comm_type at cp 1 (neither under the layout search when its space tries fsdp or cp > 1), collective.algorithm nvls without cluster.nvls (every collective falls back to ring); bucket_size given under sharding fsdp (FSDP reduce-scatters each unit's gradients as one; the buckets are none, zero1 and zero2's; not under the layout search when its space tries another sharding), overlap.tp true at tp 1 (no TP collectives; not under the layout search when its space tries tp > 1); sharding zero1, zero2 or fsdp with dp × cp 1 (and no expert-data-parallel ranks; not under the layout search; with an offload, which the sharding carries, only DeepSpeed ZeRO-3's warns: its per-microbatch host copies are priced beside the FSDP collectives, of which one rank has none); memory.activation_bytes_per_token_per_layer under recompute selective, full or op (it replaces what the recompute keeps); training.optimizer_implementation foreach under an offload (the host's CPU-Adam steps the states); under framework megatron, sharding zero2 and training.compile, which Megatron-LM does not run, and under torchtitan, sharding zero1 and zero2, which torchtitan does not run, are priced as given, with a warning",
 	  KEYS("parallel.reshard_after_forward", "parallel.fsdp_unit", "overlap.fsdp_prefetch", "parallel.sharding",
 	       "parallel.cp_comm_type", "parallel.cp", "collective.algorithm", "cluster.nvls", "cluster.gpu",
 	       "training.framework", "training.compile", "parallel.dp", "memory.activation_bytes_per_token_per_layer",
-	       "training.recompute", "parallel.bucket_size", "overlap.tp", "parallel.tp")},
+	       "training.recompute", "parallel.bucket_size", "overlap.tp", "parallel.tp",
+	       "training.optimizer_implementation", "parallel.offload")},
 	 rule_no_effect},
 	{{"training.loss_chunks above 1: divides micro_batch_size x seq_length / cp (torchtitan splits a cp rank's tokens into equal chunks), with model.mtp_layers 0 and a pipeline_schedule other than zero_bubble",
 	  KEYS("training.loss_chunks", "training.micro_batch_size", "model.seq_length", "parallel.cp", "model.mtp_layers",

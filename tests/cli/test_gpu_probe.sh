@@ -210,6 +210,13 @@ if err=$(python3 "$src/tools/gpu-probe.py" --dry-run --ends --config "$novocab" 
 	echo "--ends without a vocabulary was accepted"; exit 1
 fi
 echo "$err" | grep -q "the head needs model.vocab_size" || { echo "no vocabulary: $err"; exit 1; }
+for v in 0 1000.5 '"abc"' true; do
+	echo "{\"model\": {\"hidden_size\": 64, \"num_attention_heads\": 4, \"seq_length\": 128, \"vocab_size\": $v}}" > "$novocab"
+	if err=$(python3 "$src/tools/gpu-probe.py" --dry-run --ends --config "$novocab" 2>&1); then
+		echo "vocab_size $v was accepted"; exit 1
+	fi
+	echo "$err" | grep -q "model.vocab_size .*: expected a whole number of at least 1" || { echo "vocab_size $v: $err"; exit 1; }
+done
 tmp=$tmpd/no-heads.json
 echo '{"model": {"hidden_size": 64}}' > "$tmp"
 if python3 "$src/tools/gpu-probe.py" --dry-run --config "$tmp" 2>/dev/null; then
