@@ -236,6 +236,16 @@ START_TEST(test_course_ledger)
 	ck_assert_uint_eq(l.headroom_bytes, 48014802944ull);
 	/* optimizer step: states + NCCL + context + workspace = 28,030,599,168 */
 	ck_assert_uint_eq(l.phase_subtotal_bytes[DC_MEM_OPTIMIZER], 28030599168ull);
+	ck_assert_uint_eq(l.optimizer_temp_bytes, 0);
+	/* torch's foreach AdamW: the square roots of the second moments, a new
+	 * list each step, one moment's bytes: 13,478,428,672 / 2 =
+	 * 6,739,214,336; 34,769,813,504 at the step, still under backward's */
+	c.training.optimizer_implementation = DC_OPT_IMPL_FOREACH;
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.optimizer_temp_bytes, 6739214336ull);
+	ck_assert_uint_eq(l.phase_subtotal_bytes[DC_MEM_OPTIMIZER], 34769813504ull);
+	ck_assert_int_eq(l.peak_phase, DC_MEM_BACKWARD);
+	c.training.optimizer_implementation = DC_OPT_IMPL_FUSED;
 	/* 32 GiB cards: 37,884,542,976 - 34,359,738,368 = 3,524,804,608 short */
 	c.cluster.gpu_mem_bytes = 32ull << 30;
 	l = stage_ledger(&c, 0);

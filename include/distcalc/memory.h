@@ -111,6 +111,11 @@ struct dc_mem_ledger {
 	uint64_t buffers_bytes; /* ddp buckets + FSDP working set at its largest + comm */
 	uint64_t cuda_context_bytes;
 	uint64_t workspace_bytes;
+	/* the optimizer step's own: torch's foreach AdamW (training.
+	 * optimizer_implementation "foreach") allocates the square roots of
+	 * the second moments as a new list each step, one moment's bytes of
+	 * the states on the GPU (optimizer_bytes / 2); 0 otherwise */
+	uint64_t optimizer_temp_bytes;
 
 	/* per phase: subtotal, allocator reserve on it, and their sum */
 	uint64_t phase_subtotal_bytes[DC_MEM_PHASE_COUNT];

@@ -1037,7 +1037,10 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, const struct dc_stat
 			dc_ck_add(&c, dc_ck_add(&c, dc_ck_add(&c, base, l->activations_bytes), l->ddp_buckets_bytes),
 			    dc_ck_add(&c, dc_ck_add(&c, l->fsdp_backward_params_bytes, l->fsdp_unsharded_grads_bytes),
 				max_u64(l->activation_recompute_bytes, l->activation_head_backward_bytes)));
-		sub[DC_MEM_OPTIMIZER] = base;
+		/* foreach AdamW's list of square roots (compute.c adam_bytes) */
+		l->optimizer_temp_bytes =
+			cfg->training.optimizer_implementation == DC_OPT_IMPL_FOREACH ? l->optimizer_bytes / 2 : 0;
+		sub[DC_MEM_OPTIMIZER] = dc_ck_add(&c, base, l->optimizer_temp_bytes);
 		/* the save: the optimizer step's states and, under a full state
 		 * dict, what checkpoint.gather keeps on the GPU (checkpoint.h) */
 		{

@@ -69,7 +69,7 @@ static void view(const struct dc_run *run, void *out)
 	v->top.peak_phase = dc_mem_phase_name(m->top.peak_phase);
 	terms_fill(&v->top);
 	v->nm.activations = "assumed (Korthikanti et al. 2022 Table 2, generalised to GQA, SwiGLU and flash attention, or the override); framework temporaries and a non-fused SwiGLU's extra silu output are not counted";
-	v->nm.optimizer_step = "foreach/fused Adam scratch and gradient-clipping buffers";
+	v->nm.optimizer_step = "the gradient clip's and the fused Adam kernel's scratch (foreach Adam's list of square roots is counted, optimizer_temp_bytes)";
 	v->nm.checkpoint_save = "the phase follows checkpoint.format and checkpoint.gather (full adds the largest gathered tensor, or under gather gpu the stage's gathered state dict); an async save's staging copy is host memory: --experiment checkpoint";
 	v->nm.ddp_bucket_copy = "PyTorch DDP with gradient_as_bucket_view=False (its default) keeps a flat copy of every gradient: add grads_bytes once more";
 	v->nm.other = "vocabulary padding, loss buffers, pipeline send/receive buffers";
@@ -301,6 +301,11 @@ static int is_zero_bubble(const void *base)
 	return dc_pipeline_schedule(((const struct ledger_view *)base)->plan) == DC_PIPE_ZERO_BUBBLE;
 }
 
+static int has_optimizer_temp(const void *base)
+{
+	return ((const struct ledger_view *)base)->l.optimizer_temp_bytes > 0;
+}
+
 static int is_fsdp(const void *base)
 {
 	return ((const struct ledger_view *)base)->plan->layout.sharding == DC_SHARD_FSDP;
@@ -485,6 +490,8 @@ static const struct dc_field top_fields[] = {
 	{"buffers_bytes", "= buffers (buckets + FSDP + comm)", DC_U_BYTES, DC_FT_U64, L(buffers_bytes)},
 	{"cuda_context_bytes", "CUDA context", DC_U_BYTES, DC_FT_U64, L(cuda_context_bytes)},
 	{"workspace_bytes", "framework workspace", DC_U_BYTES, DC_FT_U64, L(workspace_bytes)},
+	{"optimizer_temp_bytes", "optimizer step: foreach AdamW's square roots", DC_U_BYTES, DC_FT_U64,
+	 L(optimizer_temp_bytes), .shown = has_optimizer_temp},
 	{"allocator_reserve_bytes", NULL, DC_U_BYTES, DC_FT_U64, LV(reserve_bytes), .label_fn = reserve_label},
 	{"peak_bytes", "= peak", DC_U_BYTES, DC_FT_U64, L(peak_bytes)},
 	{"peak_phase", "peak phase", DC_U_NONE, DC_FT_STR, LV(peak_phase)},
