@@ -486,6 +486,14 @@ void dc_search_warn(const struct dc_plan *plan, const struct dc_search_result *s
 			     "(mixture-of-experts or latent-attention) model all the same; tools/gpu-probe.py measures "
 			     "dense layers only (docs/compute-model.md, \"Calibrating from a probe\")",
 			     pr->name);
+	/* the host's time as each layer's least (compute.c host_floor), for
+	 * every layout of this block the search priced */
+	if (dc_compute_profile_host_floor_s(pr, wp) > 0)
+		dc_diag_warn(diag,
+			     "'%s': the probe's layer waited for its host, which took %.3f ms to issue it: every layout "
+			     "the search tried priced each of its layers at no less than that (docs/compute-model.md, "
+			     "\"A layer that waited for its host\")",
+			     pr->name, dc_compute_profile_host_floor_s(pr, wp) * 1e3);
 out:
 	free(wp);
 	free(base);

@@ -217,6 +217,14 @@ for v in 0 1000.5 '"abc"' true; do
 	fi
 	echo "$err" | grep -q "model.vocab_size .*: expected a whole number of at least 1" || { echo "vocab_size $v: $err"; exit 1; }
 done
+# the fifth lease's 1.7B layer waited for its host (3.304 of 4.765 ms
+# busy): the search prices each layer of that block at no less than 4.765
+# ms, and says so
+o=$("$dc" --config "$src/data/profiles/configs/megatron-gpt-1.7b-tp1.json" --set precision.preset=fsdp2 \
+	--set training.global_batch_size=32 --experiment search \
+	--calibrate-compute "$src/data/profiles/h200-megatron-gpt-1.7b-tp1-ends-boost.json" 2>&1 >/dev/null)
+echo "$o" | grep -q "the probe's layer waited for its host, which took 4.765 ms to issue it: every layout the search tried priced each of its layers at no less than that" ||
+	{ echo "no host floor in the search: $o"; exit 1; }
 tmp=$tmpd/no-heads.json
 echo '{"model": {"hidden_size": 64}}' > "$tmp"
 if python3 "$src/tools/gpu-probe.py" --dry-run --config "$tmp" 2>/dev/null; then
