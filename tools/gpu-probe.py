@@ -796,7 +796,7 @@ def backend_note(path, kernel):
                                                      has, want))
 
 
-def comparison_notes(path, compile_given, dry=False):
+def comparison_notes(path, compile_given, dry=False, ends=False):
     """What in the config keeps distcalc from comparing the probe's layer
     with its own (the levels apply all the same), as lines to print. Read
     from the config's own members, and a model.hf_config's experts, latent
@@ -834,6 +834,20 @@ def comparison_notes(path, compile_given, dry=False):
                      "torchtitan's block), and this config's is \"%s\": if the run is torchtitan's, give it "
                      "training.framework \"torchtitan\"; otherwise the levels apply and no layer is compared"
                      % training.get("framework", "custom"))
+    if ends:
+        # distcalc compares the optimizer step with FP32 states and no master
+        # (precision.preset "fsdp2", torchtitan's): the preset's bytes, or the
+        # byte keys the config gives
+        preset = precision.get("preset", "course")
+        states = {"course": (2, 2, 4, 8), "megatron": (2, 4, 4, 8), "fsdp2": (4, 4, 0, 8),
+                  "deepseek_v3": (2, 4, 4, 4)}.get(preset)
+        if states is not None:
+            keys = ("param_bytes", "grad_bytes", "master_bytes", "optimizer_bytes")
+            states = tuple(precision.get(k, v) for k, v in zip(keys, states))
+        if states is not None and states != (4, 4, 0, 8):
+            notes.append("distcalc compares the optimizer step only with the probe's FP32 states and no master copy "
+                         "(precision.preset \"fsdp2\", torchtitan's); this config's precision (\"%s\") is not: "
+                         "give it precision.preset \"fsdp2\" to see that comparison" % preset)
     if dry and not blocked and not training.get("attention_backend"):
         notes.append("which kernel SDPA runs is read when the probe runs (layer.attention_backend): distcalc "
                      "compares the layer only under the training.attention_backend of that kernel (\"cudnn\" for "
@@ -885,10 +899,10 @@ def main(argv):
         dry_run(p, a.warmup, a.iters)
         print("profile: would be written to %s%s" % (a.output, " (and the trace to %s)" % a.layer_kernels
                                                        if a.layer_kernels else ""))
-        for note in comparison_notes(a.config, a.compile, dry=True):
+        for note in comparison_notes(a.config, a.compile, dry=True, ends=a.ends):
             print("note: " + note)
         return 0
-    for note in comparison_notes(a.config, a.compile):
+    for note in comparison_notes(a.config, a.compile, ends=a.ends):
         sys.stderr.write("gpu-probe: note: %s\n" % note)
     prof = measure(p, a.warmup, a.iters)
     write_json(a.output, prof)

@@ -192,8 +192,8 @@ double dc_compute_profile_layer_predicted_s(const struct dc_compute_profile *p, 
  * compiled_gpu_busy_s under training.compile): the layer's measured time,
  * the host's, since the GPU finished first. Taken for any layer of this
  * run that is the same block whatever its shape (the same dense Llama
- * block under torchtitan, the same MLP kind, attention kernel, precision
- * and compile mode: the same kernels, so the same launches), as each
+ * block under torchtitan, the same MLP kind, precision and compile mode,
+ * any attention kernel: the same kernels launched), as each
  * layer's least time on that host (compute.h dense_layer_host_floor_s).
  * 0 otherwise: no busy time, a GPU-bound layer, another block. */
 double dc_compute_profile_host_floor_s(const struct dc_compute_profile *p, const struct dc_plan *plan);

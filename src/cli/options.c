@@ -527,7 +527,10 @@ const struct dc_option dc_option_table[] = {
 						    "the attention backend's forward and backward,\n"
 						    "its element-wise bytes/s over the HBM bandwidth);\n"
 						    "the step section then shows the probe's layer time,\n"
-						    "measured and predicted (docs/compute-model.md)",
+						    "measured and predicted, and with gpu-probe.py --ends\n"
+						    "its head and optimizer step; a layer that waited for\n"
+						    "its host makes that host's time each layer's least\n"
+						    "(docs/compute-model.md)",
 	 apply_calibrate_compute},
 	{"--sweep", 0, "PATH=V1,V2,...", "run the experiment once per value of config key PATH\n"
 					 "(each applied as a --set after the others; an invalid\n"

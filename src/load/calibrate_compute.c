@@ -763,7 +763,7 @@ static void differs(char *why, size_t n, const char *name, uint64_t profile, uin
 }
 
 static enum dc_profile_layer_fit kind_fit(const struct dc_compute_profile *p, const struct dc_plan *plan, char *why,
-					  size_t n);
+					  size_t n, int backend);
 
 enum dc_profile_layer_fit dc_compute_profile_layer_fit(const struct dc_compute_profile *p, const struct dc_plan *plan,
 						       char *why, size_t n)
@@ -798,13 +798,14 @@ enum dc_profile_layer_fit dc_compute_profile_layer_fit(const struct dc_compute_p
 		snprintf(why, n, "the profile's layer ran another shape: %s", diff);
 		return DC_LAYER_OTHER_SHAPE;
 	}
-	return kind_fit(p, plan, why, n);
+	return kind_fit(p, plan, why, n, 1);
 }
 
 /* The probe's block against the run's, the shape aside: DC_LAYER_FITS or
- * DC_LAYER_UNLIKE with the first difference named */
+ * DC_LAYER_UNLIKE with the first difference named; `backend` 0 leaves the
+ * attention kernel aside too (the same launches either way) */
 static enum dc_profile_layer_fit kind_fit(const struct dc_compute_profile *p, const struct dc_plan *plan, char *why,
-					  size_t n)
+					  size_t n, int backend)
 {
 	const struct dc_config *in = plan->in;
 	const struct dc_model *m = &in->model;
@@ -849,6 +850,8 @@ static enum dc_profile_layer_fit kind_fit(const struct dc_compute_profile *p, co
 	 * recent cuDNN: newer than 9.15.0 at pytorch 001f694a;
 	 * docs/compute-model.md, "Attention backends"), FA3 "fa3"; the
 	 * memory-efficient kernel is none of distcalc's backends */
+	if (!backend)
+		goto precision;
 	if (l->attention == DC_ATTN_BACKEND_EAGER) {
 		snprintf(why, n, "the probe's layer ran SDPA's memory-efficient kernel (layer.attention_backend "
 				 "\"sdpa-efficient\"), which no training.attention_backend prices");
@@ -868,6 +871,7 @@ static enum dc_profile_layer_fit kind_fit(const struct dc_compute_profile *p, co
 			 dc_attention_backend_name(in->training.attention_backend));
 		return DC_LAYER_UNLIKE;
 	}
+precision:
 	if (in->precision.compute == DC_COMPUTE_FP8) {
 		snprintf(why, n, "the probe times its layer in BF16; this run's precision.compute is \"fp8\"%s",
 			 in->precision.attention == DC_ATTN_PRECISION_FP8 ? " (and precision.attention \"fp8\")" : "");
@@ -1049,7 +1053,7 @@ double dc_compute_profile_host_floor_s(const struct dc_compute_profile *p, const
 		return 0;
 	/* the same block, so the same kernels in the same order, at any shape */
 	if (m->num_experts || m->kv_lora_rank || p->layer.mlp != m->mlp ||
-	    kind_fit(p, plan, why, sizeof(why)) != DC_LAYER_FITS)
+	    kind_fit(p, plan, why, sizeof(why), 0) != DC_LAYER_FITS)
 		return 0;
 	return wall;
 }

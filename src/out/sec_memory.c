@@ -490,11 +490,11 @@ static const struct dc_field top_fields[] = {
 	{"buffers_bytes", "= buffers (buckets + FSDP + comm)", DC_U_BYTES, DC_FT_U64, L(buffers_bytes)},
 	{"cuda_context_bytes", "CUDA context", DC_U_BYTES, DC_FT_U64, L(cuda_context_bytes)},
 	{"workspace_bytes", "framework workspace", DC_U_BYTES, DC_FT_U64, L(workspace_bytes)},
-	{"optimizer_temp_bytes", "optimizer step: foreach AdamW's square roots", DC_U_BYTES, DC_FT_U64,
-	 L(optimizer_temp_bytes), .shown = has_optimizer_temp},
 	{"allocator_reserve_bytes", NULL, DC_U_BYTES, DC_FT_U64, LV(reserve_bytes), .label_fn = reserve_label},
 	{"peak_bytes", "= peak", DC_U_BYTES, DC_FT_U64, L(peak_bytes)},
 	{"peak_phase", "peak phase", DC_U_NONE, DC_FT_STR, LV(peak_phase)},
+	{"optimizer_temp_bytes", "optimizer_step phase only: foreach AdamW's square roots", DC_U_BYTES, DC_FT_U64,
+	 L(optimizer_temp_bytes), .shown = has_optimizer_temp},
 	{"phases", "Peak by phase", DC_U_NONE, DC_FT_ROWS, 0, .sub = &phase_table, .rows = &phase_rows},
 };
 static const struct dc_fields top_obj = DC_FIELDS(top_fields);

@@ -814,6 +814,40 @@ void dc_profile_backend_note(const struct dc_plan *p, struct dc_diag *diag)
 		     dc_attention_backend_name((enum dc_attention_backend)b));
 }
 
+/* --calibrate-compute with gpu-probe.py --ends: the probe's head and
+ * optimizer step against the model's, further off than
+ * DC_PROFILE_LAYER_WARN; where the probe's layer waited for its host, the
+ * step's small kernels may have too */
+static void warn_profile_ends(const struct dc_plan *p, const struct dc_results *res, struct dc_diag *diag)
+{
+	const struct dc_compute_profile *pr = p->in->compute_profile;
+	char why[240];
+	int host = pr->layer.gpu_busy_s > 0 && pr->layer.gpu_busy_s < DC_PROFILE_LAYER_BUSY_WARN * pr->layer.fwd_bwd_s;
+	if (dc_compute_profile_head_matches(pr, p, why, sizeof(why))) {
+		double m = pr->head.fwd_bwd_s, q = dc_compute_profile_head_predicted_s(pr, &res->compute);
+		if (fabs(q / m - 1.0) > DC_PROFILE_LAYER_WARN)
+			dc_diag_warn(diag,
+				     "'%s': the probe's head and loss took %.3f ms forward and backward, the model predicts "
+				     "%.3f ms at the same clocks (%+.0f%%): the levels may not hold in it, nor in the step "
+				     "(docs/compute-model.md, \"The head and the optimizer step, measured\")",
+				     pr->name, m * 1e3, q * 1e3, (q / m - 1.0) * 100.0);
+	}
+	if (dc_compute_profile_optimizer_matches(pr, p, why, sizeof(why))) {
+		double m = dc_compute_profile_optimizer_measured_s(pr, p);
+		double q = dc_compute_profile_optimizer_predicted_s(pr, &res->compute);
+		if (fabs(q / m - 1.0) > DC_PROFILE_LAYER_WARN)
+			dc_diag_warn(diag,
+				     "'%s': the probe's optimizer step and clip took %.3f ms for %llu parameters, the model "
+				     "predicts %.3f ms (%+.0f%%)%s (docs/compute-model.md, \"The head and the optimizer "
+				     "step, measured\")",
+				     pr->name, m * 1e3, (unsigned long long)pr->optimizer.params, q * 1e3,
+				     (q / m - 1.0) * 100.0,
+				     host && q < m ? ": the probe's layer waited for its host, and the step's many small "
+						     "kernels may have too, which the model does not price"
+						   : ": its bytes per parameter may not be what this framework's step moves");
+	}
+}
+
 /* --calibrate-compute: the probe's layer against the model's at the same
  * clocks, further off than DC_PROFILE_LAYER_WARN (calibrate_compute.h) */
 static void warn_profile_layer(const struct dc_plan *p, const struct dc_results *res, struct dc_diag *diag)
@@ -825,6 +859,17 @@ static void warn_profile_layer(const struct dc_plan *p, const struct dc_results 
 	if (!pr || !res->step.available)
 		return;
 	dc_profile_backend_note(p, diag);
+	warn_profile_ends(p, res, diag);
+	/* a host-bound eager layer says nothing of a compiled one's host */
+	if (p->in->training.compile && !(pr->layer.compiled_gpu_busy_s > 0) && pr->layer.gpu_busy_s > 0 &&
+	    pr->layer.gpu_busy_s < DC_PROFILE_LAYER_BUSY_WARN * pr->layer.fwd_bwd_s)
+		dc_diag_warn(diag,
+			     "'%s': the probe's eager layer waited for its host (its kernels busy %.3f ms of %.3f ms), "
+			     "but this run is compiled (training.compile), whose fused kernels launch fewer, and the "
+			     "profile has no compiled layer's busy time: no host time floors this run's layers, which "
+			     "may be short on that host; probe with --compile --layer-kernels (docs/compute-model.md, "
+			     "\"A layer that waited for its host\")",
+			     pr->name, pr->layer.gpu_busy_s * 1e3, pr->layer.fwd_bwd_s * 1e3);
 	fit = dc_compute_profile_layer_fit(pr, p, why, sizeof(why));
 	if (fit != DC_LAYER_FITS) {
 		/* levels of another layer price this one: say so, with the shapes */
