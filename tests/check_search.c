@@ -551,6 +551,49 @@ START_TEST(test_counts_deepspeed_interleaved)
 }
 END_TEST
 
+/* search.space.sharding left out: the shardings training.framework runs
+ * (docs/search.md). The toy space at 4 GPUs with every sharding: custom
+ * tries all four; torchtitan none and fsdp (FSDP2 or DDP), half the
+ * layouts; megatron none, zero1 and fsdp (its distributed optimizer or
+ * FSDP2; no ZeRO-2), three quarters; deepspeed all four. */
+START_TEST(test_counts_framework_shardings)
+{
+	static const struct {
+		const char *framework;
+		uint64_t quarters;
+		uint32_t allowed; /* bits of enum dc_sharding */
+	} rows[] = {
+		{"training.framework=custom", 4, 15},
+		{"training.framework=torchtitan", 2, (1u << DC_SHARD_NONE) | (1u << DC_SHARD_FSDP)},
+		{"training.framework=megatron", 3, (1u << DC_SHARD_NONE) | (1u << DC_SHARD_ZERO1) | (1u << DC_SHARD_FSDP)},
+		{"training.framework=deepspeed", 4, 15},
+	};
+	const char *sets[40];
+	uint64_t all = 0;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const char *over[] = {rows[i].framework, NULL};
+		struct dc_search_result *r;
+		size_t n = 0;
+		/* the toy space but its search.space.sharding */
+		toy_with_all(over, sets);
+		for (size_t k = 0; sets[k]; k++)
+			if (strncmp(sets[k], "search.space.sharding=", 22) != 0)
+				sets[n++] = sets[k];
+		sets[n] = NULL;
+		r = search("configs/systems.json", sets, 1);
+		if (i == 0)
+			all = r->counts.enumerated;
+		ck_assert_uint_eq(r->counts.enumerated * 4, all * rows[i].quarters);
+		ck_assert_uint_gt(r->nbest, 0);
+		for (size_t k = 0; k < r->nbest; k++)
+			ck_assert_msg(rows[i].allowed >> r->best[k].l.layout.sharding & 1, "%s: %s", rows[i].framework,
+				      dc_sharding_name(r->best[k].l.layout.sharding));
+		free(r);
+	}
+	ck_assert_uint_gt(all, 0);
+}
+END_TEST
+
 /* Nothing fits the host: the toy space's optimizer offloaded onto 1 MB
  * of host memory a node. Every layout's GPU peak is within 80 GiB, so the
  * reason names the host, not the GPU limit. */
@@ -926,6 +969,7 @@ static Suite *suite(void)
 	tcase_add_test(c, test_counts_megatron_moe_needs_sp);
 	tcase_add_test(c, test_counts_torchtitan_experts_whole_at_ep);
 	tcase_add_test(c, test_counts_deepspeed_interleaved);
+	tcase_add_test(c, test_counts_framework_shardings);
 	tcase_add_test(c, test_nothing_fits_the_host);
 	tcase_add_test(c, test_input_outside_says_why);
 	tcase_add_test(c, test_priced_counts_by_hand);

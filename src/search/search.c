@@ -729,6 +729,26 @@ static void *work(void *arg)
 	return NULL;
 }
 
+
+/* The shardings the search tries: search.space.sharding, or the ones
+ * training.framework runs (docs/search.md): torchtitan FSDP2's fully_shard
+ * or replicated DDP; Megatron-LM DDP, its distributed optimizer (zero1)
+ * or --use-torch-fsdp2; DeepSpeed and custom all four */
+static uint32_t shardings_tried(const struct dc_config *in)
+{
+	const uint32_t none = 1u << DC_SHARD_NONE, fsdp = 1u << DC_SHARD_FSDP;
+	if (in->search.sharding_mask)
+		return in->search.sharding_mask;
+	switch (in->training.framework) {
+	case DC_FRAMEWORK_TORCHTITAN:
+		return none | fsdp;
+	case DC_FRAMEWORK_MEGATRON:
+		return none | (1u << DC_SHARD_ZERO1) | fsdp;
+	default:
+		return (1u << NSHARD) - 1u;
+	}
+}
+
 static int space_init(struct space *s, const struct dc_config *in, const char **error)
 {
 	const struct dc_search *q = &in->search;
@@ -765,7 +785,7 @@ static int space_init(struct space *s, const struct dc_config *in, const char **
 	s->nmbs = divisors(s->gbs, &q->micro_batch_size, s->mbs);
 	s->nshard = 0;
 	for (unsigned i = 0; i < NSHARD; i++)
-		if (!q->sharding_mask || (q->sharding_mask >> i & 1))
+		if (shardings_tried(in) >> i & 1)
 			s->shard[s->nshard++] = i;
 	s->nsp = 0;
 	for (unsigned i = 0; i < 2; i++)
