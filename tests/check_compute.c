@@ -1145,8 +1145,9 @@ END_TEST
  * 28 B, and the clip's norm reads g, 4: 32 B, one pass, as before the key.
  * Under torchtitan the clip also multiplies every gradient, read and
  * write (torch/nn/utils/clip_grad.py), as DeepSpeed's ZeRO unscales
- * (unscale_and_clip_grads): 40 B, two passes; not Megatron's, which
- * scales only above the bound: 32 B. Foreach (torch's
+ * with ZeRO (unscale_and_clip_grads): 40 B, two passes; not Megatron's,
+ * nor DeepSpeed's without ZeRO (this DDP layout), which scale only above
+ * the bound: 32 B. Foreach (torch's
  * _multi_tensor_adamw): mul_ p 8, lerp_ m with g 12, mul_ v 8, addcmul_ v
  * with g 12, sqrt v into t 8, div_ t 8, add_ t 8, addcdiv_ p with m, t 16:
  * 80 B in eight passes, 84 with the norm, 92 and nine passes under
@@ -1161,7 +1162,7 @@ START_TEST(test_optimizer_implementations)
 	} rows[] = {
 		{"training.framework=custom", "training.optimizer_implementation=fused", 32.0, 1},
 		{"training.framework=torchtitan", "training.optimizer_implementation=fused", 40.0, 2},
-		{"training.framework=deepspeed", "training.optimizer_implementation=fused", 40.0, 2},
+		{"training.framework=deepspeed", "training.optimizer_implementation=fused", 32.0, 1},
 		{"training.framework=megatron", "training.optimizer_implementation=fused", 32.0, 1},
 		{"training.framework=custom", "training.optimizer_implementation=foreach", 84.0, 8},
 		{"training.framework=torchtitan", "training.optimizer_implementation=foreach", 92.0, 9},
@@ -1186,6 +1187,28 @@ START_TEST(test_optimizer_implementations)
 			      rows[i].passes * c->memory_overhead_s;
 		ck_assert_msg(fabs(c->optimizer_s[0] / want - 1) <= 1e-12, "%s %s: %.17g s, by hand %.17g", rows[i].framework,
 			      rows[i].impl, c->optimizer_s[0], want);
+		free(x);
+	}
+	{
+		/* DeepSpeed with ZeRO-1 over the 8 ranks: its update steps a
+		 * rank's 842,301,952 of them and unscales every gradient, 40 B
+		 * in two passes */
+		const char *sets[] = {"parallel.tp=1",
+				      "parallel.pp=1",
+				      "parallel.dp=8",
+				      "cluster.peak_flops=312e12",
+				      "cluster.hbm_bandwidth=2 TB/s",
+				      "precision.param_bytes=4",
+				      "precision.grad_bytes=4",
+				      "precision.master_bytes=0",
+				      "precision.optimizer_bytes=8",
+				      "parallel.sharding=zero1",
+				      "training.framework=deepspeed"};
+		struct run *x = run(SYSTEMS, sets, 11);
+		const struct dc_compute *c = &x->r.compute;
+		double want = 842301952.0 * 40.0 / (2e12 * c->memory_efficiency) + 2.0 * c->memory_overhead_s;
+		ck_assert_msg(fabs(c->optimizer_s[0] / want - 1) <= 1e-12, "deepspeed zero1: %.17g s, by hand %.17g",
+			      c->optimizer_s[0], want);
 		free(x);
 	}
 }

@@ -1059,8 +1059,8 @@ static void host_floor(const struct ctx *x, struct dc_compute *c)
 		w->tp_col_dgrad_s[i] *= f;
 		w->tp_col_wgrad_s[i] *= f;
 	}
-	w->tp_tiled_fwd_s *= f;
-	w->tp_tiled_bwd_s *= f;
+	/* tiled TP's extra tiles are not in the probe's layer: added as
+	 * priced (tp_tiled_*), not stretched */
 }
 
 /* First stage: the vocabulary-parallel lookup (each tp rank writes its
@@ -1222,8 +1222,9 @@ static double adam_bytes(enum dc_optimizer_impl impl, double upd, double grad, d
 
 /* The device step's bytes per updated parameter and its passes (compute.h
  * optimizer_bytes_per_param), Megatron's extras aside (optimizer_s) */
-static double step_bytes_per_param(const struct dc_config *in, double *passes)
+static double step_bytes_per_param(const struct dc_plan *p, double *passes)
 {
+	const struct dc_config *in = p->in;
 	const struct dc_precision *pr = &in->precision;
 	double upd = (double)(pr->master_bytes ? pr->master_bytes : pr->param_bytes);
 	double per_param = adam_bytes(in->training.optimizer_implementation, upd, (double)pr->grad_bytes,
@@ -1236,11 +1237,13 @@ static double step_bytes_per_param(const struct dc_config *in, double *passes)
 	 * which torchtitan calls each step (train.py at 9dec370); DeepSpeed's
 	 * ZeRO unscales every step by the loss scale and the clip together
 	 * (unscale_and_clip_grads: deepspeed/runtime/zero/stage_1_and_2.py:
-	 * 2443-2449, stage3.py:2705 at edaa7221); Megatron's scales only when
-	 * the norm is above the bound (megatron/core/optimizer/clip_grads.py
-	 * at core_r0.8.0). The norm's own kernel is left in the update's pass */
+	 * 2443-2449, stage3.py:2705 at edaa7221; without ZeRO its
+	 * BF16_Optimizer clips only above the bound, runtime/utils.py:969-970);
+	 * Megatron's scales only when the norm is above the bound (megatron/
+	 * core/optimizer/clip_grads.py at core_r0.8.0). The norm's own kernel
+	 * is left in the update's pass */
 	enum dc_framework fw = in->training.framework;
-	if (fw == DC_FRAMEWORK_TORCHTITAN || fw == DC_FRAMEWORK_DEEPSPEED) {
+	if (fw == DC_FRAMEWORK_TORCHTITAN || (fw == DC_FRAMEWORK_DEEPSPEED && p->layout.sharding != DC_SHARD_NONE)) {
 		per_param += 2.0 * (double)pr->grad_bytes;
 		*passes += 1.0;
 	}
@@ -1263,7 +1266,7 @@ static double optimizer_s(const struct ctx *x, const struct dc_state_shards *sh,
 {
 	const struct dc_precision *pr = &x->p->in->precision;
 	double buffer, params = step_params(x, sh, sp, &buffer), passes;
-	double per_param = step_bytes_per_param(x->p->in, &passes);
+	double per_param = step_bytes_per_param(x->p, &passes);
 	if (pr->preset == DC_PRECISION_MEGATRON)
 		return mem_passes_s(x, (per_param + (double)pr->master_bytes) * params + (double)pr->grad_bytes * buffer,
 				    passes);
@@ -1364,7 +1367,7 @@ static void optimizer_steps(const struct ctx *x, struct dc_compute *c)
 {
 	const struct dc_plan *p = x->p;
 	struct dc_state_shards sh = {{0}, {0}};
-	c->optimizer_bytes_per_param = step_bytes_per_param(p->in, &c->optimizer_passes);
+	c->optimizer_bytes_per_param = step_bytes_per_param(p, &c->optimizer_passes);
 	/* the states' shards, the same on every stage: read from ZeRO-1 on
 	 * (step_params) */
 	if (p->layout.sharding >= DC_SHARD_ZERO1)

@@ -882,12 +882,13 @@ static void warn_profile_layer(const struct dc_plan *p, const struct dc_results 
 				     "a probe\")",
 				     pr->name, strncmp(why, shape, sizeof(shape) - 1) == 0 ? why + sizeof(shape) - 1 : why,
 				     (unsigned long long)p->layout.tp);
-		if (fit == DC_LAYER_OTHER_SHAPE && res->compute.dense_layer_host_factor > 1.0)
+		if (res->compute.dense_layer_host_factor > 1.0)
 			dc_diag_warn(diag,
 				     "'%s': the probe's layer waited for its host, which took %.3f ms to issue it; this "
-				     "run's layers are the same block, its kernels at another shape, so each is priced at "
-				     "no less than that, %.4g x the GPU's time (step.profile_layer_host_floor_s; "
-				     "docs/compute-model.md, \"A layer that waited for its host\")",
+				     "run's layers are the same block (at another shape or attention kernel: the same "
+				     "launches), so each is priced at no less than that, %.4g x the GPU's time "
+				     "(step.profile_layer_host_floor_s; docs/compute-model.md, \"A layer that waited for "
+				     "its host\")",
 				     pr->name, res->compute.dense_layer_host_floor_s * 1e3,
 				     res->compute.dense_layer_host_factor);
 		else if (fit == DC_LAYER_OTHER_KIND)
@@ -906,7 +907,7 @@ static void warn_profile_layer(const struct dc_plan *p, const struct dc_results 
 		 * time is; against the layer's it would blame the levels */
 		dc_diag_warn(diag,
 			     "'%s': the probe's %slayer kept the GPU busy %.3f ms of its %.3f ms: for %.0f%% of it the GPU "
-			     "waited for the host to launch its kernels (the model's GPU time is %.3f ms, %+.0f%% of the "
+			     "waited for the host to launch its kernels (the model's GPU time is %.3f ms, %+.1f%% of the "
 			     "busy time); each layer of this block is priced at no less than the %.3f ms that host took "
 			     "(step.profile_layer_host_floor_s; docs/compute-model.md, \"A layer that waited for its "
 			     "host\")",

@@ -203,10 +203,14 @@ echo "$e" | grep -q "the head: not measured at tp 8" || { echo "a tp-8 head: $e"
 echo "$e" | grep -q "one AdamW step over 27271168 FP32 parameters" || { echo "tp-8 optimizer: $e"; exit 1; }
 echo "$e" | grep -q "note: distcalc compares the optimizer step only with the probe's FP32 states and no master copy (precision.preset \"fsdp2\", torchtitan's); this config's precision (\"course\") is not" ||
 	{ echo "no states note: $e"; exit 1; }
-if python3 "$src/tools/gpu-probe.py" --dry-run --ends --config "$src/data/profiles/configs/megatron-gpt-1.7b-tp1.json" | grep -q "FP32 states"; then
+e=$(python3 "$src/tools/gpu-probe.py" --dry-run --ends --config "$src/data/profiles/configs/megatron-gpt-1.7b-tp1.json")
+echo "$e" | grep -q "one AdamW step over 50335744 FP32 parameters" || { echo "1.7B dry run: $e"; exit 1; }
+if echo "$e" | grep -q "FP32 states"; then
 	echo "a states note for an fsdp2 config"; exit 1
 fi
-if python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/configs/llama-3-8b.json" | grep -q "AdamW"; then
+e=$(python3 "$src/tools/gpu-probe.py" --dry-run --config "$src/configs/llama-3-8b.json")
+echo "$e" | grep -q "one layer forward + backward" || { echo "8B dry run: $e"; exit 1; }
+if echo "$e" | grep -q "AdamW"; then
 	echo "the optimizer planned without --ends"; exit 1
 fi
 novocab=$tmpd/no-vocab.json
