@@ -915,6 +915,7 @@ double dc_compute_profile_layer_predicted_s(const struct dc_compute_profile *p, 
 
 /* Appends ", " and the formatted text to why[n] (the first without the
  * comma). */
+static void why_add(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void why_add(char *why, size_t n, const char *fmt, ...)
 {
 	size_t len = strlen(why);

@@ -822,7 +822,8 @@ static void warn_profile_ends(const struct dc_plan *p, const struct dc_results *
 {
 	const struct dc_compute_profile *pr = p->in->compute_profile;
 	char why[240];
-	int host = pr->layer.gpu_busy_s > 0 && pr->layer.gpu_busy_s < DC_PROFILE_LAYER_BUSY_WARN * pr->layer.fwd_bwd_s;
+	double busy = pr->layer.gpu_busy_s;
+	int host = busy > 0 && busy < DC_PROFILE_LAYER_BUSY_WARN * pr->layer.fwd_bwd_s;
 	if (dc_compute_profile_head_matches(pr, p, why, sizeof(why))) {
 		double m = pr->head.fwd_bwd_s, q = dc_compute_profile_head_predicted_s(pr, &res->compute);
 		if (fabs(q / m - 1.0) > DC_PROFILE_LAYER_WARN)
