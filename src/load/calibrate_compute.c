@@ -801,6 +801,33 @@ enum dc_profile_layer_fit dc_compute_profile_layer_fit(const struct dc_compute_p
 	return kind_fit(p, plan, why, n, 1);
 }
 
+/* The attention kernel the probe's SDPA ran against the run's backend:
+ * DC_LAYER_FITS, or DC_LAYER_UNLIKE with why */
+static enum dc_profile_layer_fit backend_fit(const struct dc_profile_layer *l, const struct dc_config *in, char *why,
+					     size_t n)
+{
+	if (l->attention == DC_ATTN_BACKEND_EAGER) {
+		snprintf(why, n, "the probe's layer ran SDPA's memory-efficient kernel (layer.attention_backend "
+				 "\"sdpa-efficient\"), which no training.attention_backend prices");
+		return DC_LAYER_UNLIKE;
+	}
+	if ((int)in->training.attention_backend != l->attention && !l->attention_given) {
+		snprintf(why, n, "the profile does not say which kernel the probe's SDPA ran (no layer.attention_backend: "
+				 "a profile written before the probe recorded it), taken as FlashAttention-2 "
+				 "(training.attention_backend \"sdpa\"); this run's is \"%s\"",
+			 dc_attention_backend_name(in->training.attention_backend));
+		return DC_LAYER_UNLIKE;
+	}
+	if ((int)in->training.attention_backend != l->attention) {
+		snprintf(why, n, "the probe's layer ran SDPA's %s kernel (training.attention_backend \"%s\"); this run's is \"%s\"",
+			 dc_attention_kernel_text((enum dc_attention_backend)l->attention),
+			 dc_attention_backend_name((enum dc_attention_backend)l->attention),
+			 dc_attention_backend_name(in->training.attention_backend));
+		return DC_LAYER_UNLIKE;
+	}
+	return DC_LAYER_FITS;
+}
+
 /* The probe's block against the run's, the shape aside: DC_LAYER_FITS or
  * DC_LAYER_UNLIKE with the first difference named; `backend` 0 leaves the
  * attention kernel aside too (the same launches either way) */
@@ -850,28 +877,8 @@ static enum dc_profile_layer_fit kind_fit(const struct dc_compute_profile *p, co
 	 * recent cuDNN: newer than 9.15.0 at pytorch 001f694a;
 	 * docs/compute-model.md, "Attention backends"), FA3 "fa3"; the
 	 * memory-efficient kernel is none of distcalc's backends */
-	if (!backend)
-		goto precision;
-	if (l->attention == DC_ATTN_BACKEND_EAGER) {
-		snprintf(why, n, "the probe's layer ran SDPA's memory-efficient kernel (layer.attention_backend "
-				 "\"sdpa-efficient\"), which no training.attention_backend prices");
+	if (backend && backend_fit(l, in, why, n) != DC_LAYER_FITS)
 		return DC_LAYER_UNLIKE;
-	}
-	if ((int)in->training.attention_backend != l->attention && !l->attention_given) {
-		snprintf(why, n, "the profile does not say which kernel the probe's SDPA ran (no layer.attention_backend: "
-				 "a profile written before the probe recorded it), taken as FlashAttention-2 "
-				 "(training.attention_backend \"sdpa\"); this run's is \"%s\"",
-			 dc_attention_backend_name(in->training.attention_backend));
-		return DC_LAYER_UNLIKE;
-	}
-	if ((int)in->training.attention_backend != l->attention) {
-		snprintf(why, n, "the probe's layer ran SDPA's %s kernel (training.attention_backend \"%s\"); this run's is \"%s\"",
-			 dc_attention_kernel_text((enum dc_attention_backend)l->attention),
-			 dc_attention_backend_name((enum dc_attention_backend)l->attention),
-			 dc_attention_backend_name(in->training.attention_backend));
-		return DC_LAYER_UNLIKE;
-	}
-precision:
 	if (in->precision.compute == DC_COMPUTE_FP8) {
 		snprintf(why, n, "the probe times its layer in BF16; this run's precision.compute is \"fp8\"%s",
 			 in->precision.attention == DC_ATTN_PRECISION_FP8 ? " (and precision.attention \"fp8\")" : "");
@@ -903,14 +910,22 @@ double dc_compute_profile_layer_busy_s(const struct dc_compute_profile *p, const
 	return plan->in->training.compile ? p->layer.compiled_gpu_busy_s : p->layer.gpu_busy_s;
 }
 
-double dc_compute_profile_layer_predicted_s(const struct dc_compute_profile *p, const struct dc_compute *c)
+/* w's forward + backward at the profile's clocks: its clock-bound part
+ * (fwd_matmul_s + bwd_matmul_s) x c->in_situ for a boost profile, the
+ * memory-bound rest as it is (dc_compute_profile_layer_predicted_s) */
+static double at_probe_clocks(const struct dc_compute_profile *p, const struct dc_compute *c,
+			      const struct dc_work_time *w)
 {
-	const struct dc_work_time *w = &c->dense_layer;
 	double clock_bound = w->fwd_matmul_s + w->bwd_matmul_s;
 	double rest = w->fwd_s + w->bwd_s - clock_bound;
+	return (p->sustained ? 1.0 : c->in_situ) * clock_bound + rest;
+}
+
+double dc_compute_profile_layer_predicted_s(const struct dc_compute_profile *p, const struct dc_compute *c)
+{
 	/* the GPU's time, before a host floor stretched it (compute.h) */
 	double f = c->dense_layer_host_factor > 1.0 ? c->dense_layer_host_factor : 1.0;
-	return ((p->sustained ? 1.0 : c->in_situ) * clock_bound + rest) / f;
+	return at_probe_clocks(p, c, &c->dense_layer) / f;
 }
 
 /* Appends ", " and the formatted text to why[n] (the first without the
@@ -990,10 +1005,7 @@ int dc_compute_profile_head_matches(const struct dc_compute_profile *p, const st
 
 double dc_compute_profile_head_predicted_s(const struct dc_compute_profile *p, const struct dc_compute *c)
 {
-	const struct dc_work_time *w = &c->head;
-	double clock_bound = w->fwd_matmul_s + w->bwd_matmul_s;
-	double rest = w->fwd_s + w->bwd_s - clock_bound;
-	return (p->sustained ? 1.0 : c->in_situ) * clock_bound + rest;
+	return at_probe_clocks(p, c, &c->head);
 }
 
 int dc_compute_profile_optimizer_matches(const struct dc_compute_profile *p, const struct dc_plan *plan, char *why,

@@ -41,7 +41,6 @@ struct view {
 	/* the probe's head and optimizer step (gpu-probe.py --ends) */
 	int head_shown, head_compared, opt_shown, opt_compared;
 	char head_why[240], opt_why[240];
-	const char *head_why_text, *opt_why_text; /* the two above, as the string fields read them */
 	double head_measured_s, head_predicted_s, head_error;
 	double opt_measured_s, opt_predicted_s, opt_error;
 	uint64_t opt_params;
@@ -264,8 +263,6 @@ static void view(const struct dc_run *run, void *out)
 		const struct dc_compute *c = &run->res->compute;
 		v->host_floor_s = c->dense_layer_host_floor_s;
 		v->host_factor = c->dense_layer_host_factor;
-		v->head_why_text = v->head_why;
-		v->opt_why_text = v->opt_why;
 		v->head_shown = pr->has_head;
 		v->head_compared = dc_compute_profile_head_matches(pr, run->plan, v->head_why, sizeof(v->head_why));
 		if (v->head_compared) {
@@ -669,7 +666,7 @@ static const struct dc_field fields[] = {
 	 V(head_predicted_s), .shown = head_compared},
 	{"profile_head_error", "probe's head: predicted / measured - 1", DC_U_RATIO, DC_FT_F64, V(head_error),
 	 .shown = head_compared},
-	{"profile_head_not_compared", "probe's head not compared", DC_U_NONE, DC_FT_STR, V(head_why_text),
+	{"profile_head_not_compared", "probe's head not compared", DC_U_NONE, DC_FT_TEXT, V(head_why),
 	 .shown = head_not_compared},
 	{"profile_optimizer_params", "probe's optimizer step: parameters", DC_U_NONE, DC_FT_U64, V(opt_params),
 	 .shown = opt_compared},
@@ -679,9 +676,8 @@ static const struct dc_field fields[] = {
 	 V(opt_predicted_s), .shown = opt_compared},
 	{"profile_optimizer_error", "probe's optimizer step: predicted / measured - 1", DC_U_RATIO, DC_FT_F64,
 	 V(opt_error), .shown = opt_compared},
-	{"profile_optimizer_not_compared", "probe's optimizer step not compared", DC_U_NONE, DC_FT_STR,
-	 V(opt_why_text),
-	 .shown = opt_not_compared},
+	{"profile_optimizer_not_compared", "probe's optimizer step not compared", DC_U_NONE, DC_FT_TEXT,
+	 V(opt_why), .shown = opt_not_compared},
 	{"overlap_dp", "overlap: dp buckets behind the backward", DC_U_NONE, DC_FT_BOOL, V(overlap_dp), .shown = is_available},
 	{"overlap_fsdp_prefetch", "overlap: fsdp prefetch", DC_U_NONE, DC_FT_BOOL, V(overlap_fsdp), .shown = is_available},
 	{"overlap_tp", "overlap: tp behind the matmuls", DC_U_NONE, DC_FT_BOOL, V(overlap_tp), .shown = is_available},
