@@ -314,6 +314,9 @@ def measure_ends(torch, F, p, dev, warmup, iters, out):
     bf16, f32 = torch.bfloat16, torch.float32
     hd = e["head"]
     traces = {}  # what --layer-kernels traces besides the layer
+    if not hd:
+        sys.stderr.write("gpu-probe: --ends: the head is not measured at tp %d (torchtitan's loss runs across the "
+                         "tp ranks; probe with --tp 1 for it)\n" % p["layer"]["tp"])
     if hd:
         T, h, V = hd["tokens"], hd["hidden_size"], hd["vocab_size"]
         x = torch.randn(T, h, device=dev, dtype=bf16, requires_grad=True)
