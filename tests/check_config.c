@@ -1673,8 +1673,17 @@ START_TEST(test_attention_backend_from_framework)
 		 DC_ORIGIN_DEFAULT},
 		{"cluster.gpu=h100-sxm5-80gb", "training.framework=torchtitan", NULL, DC_ATTN_BACKEND_SDPA,
 		 DC_ORIGIN_DEFAULT},
-		{"cluster.gpu=b200-sxm-180gb", "training.framework=torchtitan", NULL, DC_ATTN_BACKEND_SDPA,
-		 DC_ORIGIN_DEFAULT},
+		/* Blackwell under any framework: cuDNN's (PyTorch's and
+		 * torchtitan's order there), unless a backend is given */
+		{"cluster.gpu=b200-sxm-180gb", "training.framework=torchtitan", NULL, DC_ATTN_BACKEND_CUDNN,
+		 DC_ORIGIN_GPU},
+		{"cluster.gpu=gb200", "training.framework=custom", NULL, DC_ATTN_BACKEND_CUDNN, DC_ORIGIN_GPU},
+		{"cluster.gpu=b200-sxm-180gb", "training.framework=deepspeed", NULL, DC_ATTN_BACKEND_CUDNN,
+		 DC_ORIGIN_GPU},
+		{"cluster.gpu=b200-sxm-180gb", "training.framework=torchtitan", "training.attention_backend=sdpa",
+		 DC_ATTN_BACKEND_SDPA, DC_ORIGIN_SET},
+		{"cluster.gpu=b200-sxm-180gb", "training.framework=custom", "training.attention=eager",
+		 DC_ATTN_BACKEND_EAGER, DC_ORIGIN_DEFAULT},
 		{"cluster.gpu=h100-sxm5-80gb", "training.framework=torchtitan", "training.attention_backend=cudnn",
 		 DC_ATTN_BACKEND_CUDNN, DC_ORIGIN_SET},
 		{"cluster.gpu=h100-sxm5-80gb", "training.framework=custom", NULL, DC_ATTN_BACKEND_SDPA,
@@ -1709,6 +1718,12 @@ START_TEST(test_attention_backend_from_framework)
 			 0);
 	ck_assert_str_eq(dc_config_origin_text(&cfg, (size_t)k, from, sizeof(from)), "framework:megatron");
 	dc_diag_release(&d);
+	/* ... and the GPU on Blackwell */
+	ck_assert_int_eq(load(nomem, (const char *const[]){"cluster.gpu=b200-sxm-180gb", "training.framework=torchtitan"},
+			      2, &cfg, &d),
+			 0);
+	ck_assert_str_eq(dc_config_origin_text(&cfg, (size_t)k, from, sizeof(from)), "preset:b200-sxm-180gb");
+	dc_diag_release(&d);
 	/* megatron with no GPU preset (the architecture unknown): sdpa */
 	ck_assert_int_eq(load(base, (const char *const[]){"training.framework=megatron"}, 1, &cfg, &d), 0);
 	ck_assert_int_eq(cfg.training.attention_backend, DC_ATTN_BACKEND_SDPA);
@@ -1741,7 +1756,7 @@ START_TEST(test_attention_and_fp8_keys)
 	ck_assert_uint_eq(cfg.cluster.gpu_mem_bytes, 180ull << 30);
 	ck_assert_uint_eq(cfg.cluster.sm_count, 148);
 	ck_assert_double_le(fabs(cfg.overlap.compute_slowdown - 8.0 / 148.0), 1e-15);
-	ck_assert_int_eq(cfg.training.attention_backend, DC_ATTN_BACKEND_SDPA);
+	ck_assert_int_eq(cfg.training.attention_backend, DC_ATTN_BACKEND_CUDNN); /* Blackwell's default */
 	dc_diag_release(&d);
 	/* H100 PCIe: 1513 FP8 and 756.5 BF16 dense, 114 SMs, 8 / 114 */
 	ck_assert_int_eq(load(nomem, (const char *const[]){"cluster.gpu=h100-pcie-80gb"}, 1, &cfg, &d), 0);

@@ -541,10 +541,14 @@ const struct dc_option dc_option_table[] = {
 					 "docs/sweeps.md",
 	 apply_sweep},
 	{"--sweep-metrics", 0, "PATHS", "with --sweep, the columns: JSON paths of the report,\n"
-					"comma-separated (default: summary.peak_bytes,\n"
-					"summary.fits, summary.comm_bytes_per_step,\n"
-					"summary.comm_time_s, step.time_s,\n"
-					"step.tokens_per_s_per_gpu, step.mfu; the ring\n"
+					"comma-separated (default: the experiment's headline\n"
+					"figures, docs/sweeps.md; for systems\n"
+					"topology.world_size where a swept key moves it,\n"
+					"summary.peak_bytes, summary.fits,\n"
+					"summary.comm_bytes_per_step, summary.comm_time_s,\n"
+					"comm.dp.* or comm.fsdp.* bytes_per_rank and time_s,\n"
+					"step.time_s, step.tokens_per_s_per_gpu, step.mfu,\n"
+					"and step.mfu_bf16_peak under FP8; the ring\n"
 					"experiment: ring.time_s, ring.busbw_GBps,\n"
 					"ring.bytes_sent_per_rank); a table's row by index:\n"
 					"memory.per_rank.phases[1].total_bytes",

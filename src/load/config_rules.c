@@ -1795,6 +1795,16 @@ static int rule_attention_fp8(struct loader *l)
 		    (arch == DC_GPU_ARCH_HOPPER || arch == DC_GPU_ARCH_BLACKWELL)) {
 			b = DC_ATTN_BACKEND_CUDNN;
 			l->filled[KEY_TRAINING_ATTENTION_BACKEND] = DC_ORIGIN_FRAMEWORK;
+		} else if (b == DC_ATTN_BACKEND_SDPA && arch == DC_GPU_ARCH_BLACKWELL) {
+			/* on Blackwell no current stack runs FlashAttention-2
+			 * (Ampere's MMA instructions, 0.14 of the peak): PyTorch
+			 * puts cuDNN first on sm10x with a cuDNN newer than 9.15
+			 * (check_prefer_cudnn_attention), torchtitan did on
+			 * compute capability 10.0 from 3b85aa31 (May 2025); the
+			 * nearest measured level is cuDNN's (docs/compute-model.md,
+			 * "Attention backends") */
+			b = DC_ATTN_BACKEND_CUDNN;
+			l->filled[KEY_TRAINING_ATTENTION_BACKEND] = DC_ORIGIN_GPU;
 		}
 	} else if (!seen(l, KEY_TRAINING_ATTENTION)) {
 		c->training.attention = b == DC_ATTN_BACKEND_EAGER ? DC_ATTENTION_EAGER : DC_ATTENTION_FLASH;
@@ -2323,7 +2333,7 @@ static const struct rule rules[] = {
 	       "cluster.host_adam_rate")}, rule_gpu_preset},
 	{{"overlap.tp under framework megatron keeps 16 SMs for communication, so cluster.sm_count (given or from cluster.gpu) is above 16",
 	  KEYS("cluster.sm_count", "overlap.tp", "training.framework", "cluster.gpu")}, rule_tp_overlap_sms},
-	{{"attention_backend defaults from attention (eager: eager, flash: sdpa, but cudnn under framework megatron on a Hopper or Blackwell cluster.gpu, where Transformer Engine picks its cuDNN fused attention); a given backend sets attention when it is not given (eager: eager, else flash) and else agrees with it; fa3 needs a Hopper GPU; mxfp8 a Blackwell GPU; attention fp8 needs compute fp8 and backend cudnn or fa3; fp8_recipe or fp8_lm_head changed without compute fp8 has no effect and draws a warning, not an error (a sweep over compute keeps them); attention fp8 where Transformer Engine turns the FP8 kernel off warns, priced as given: with fa3 (no FA3 FP8 attention in training), (transformer_engine/pytorch/attention/dot_product_attention/utils.py:657-660, TransformerEngine d0067d0d); on Hopper with fp8_recipe current or a sliding window (outside framework torchtitan) it is an error: TE turns every backend off (utils.py:650-689, 1344-1354) and raises (dot_product_attention.py:2159-2164); so does fa3 with model.dropout (FA3 has no dropout: utils.py:1105-1108)",
+	{{"attention_backend defaults from attention (eager: eager, flash: sdpa, but cudnn under framework megatron on a Hopper or Blackwell cluster.gpu, where Transformer Engine picks its cuDNN fused attention, and cudnn under any framework on a Blackwell cluster.gpu, where PyTorch with a cuDNN newer than 9.15 and torchtitan put cuDNN first and FlashAttention-2 runs the older instructions); a given backend sets attention when it is not given (eager: eager, else flash) and else agrees with it; fa3 needs a Hopper GPU; mxfp8 a Blackwell GPU; attention fp8 needs compute fp8 and backend cudnn or fa3; fp8_recipe or fp8_lm_head changed without compute fp8 has no effect and draws a warning, not an error (a sweep over compute keeps them); attention fp8 where Transformer Engine turns the FP8 kernel off warns, priced as given: with fa3 (no FA3 FP8 attention in training), (transformer_engine/pytorch/attention/dot_product_attention/utils.py:657-660, TransformerEngine d0067d0d); on Hopper with fp8_recipe current or a sliding window (outside framework torchtitan) it is an error: TE turns every backend off (utils.py:650-689, 1344-1354) and raises (dot_product_attention.py:2159-2164); so does fa3 with model.dropout (FA3 has no dropout: utils.py:1105-1108)",
 	  KEYS("training.attention_backend", "training.attention", "training.framework", "cluster.gpu",
 	       "precision.compute", "precision.fp8_recipe", "precision.fp8_lm_head", "precision.attention",
 	       "model.sliding_window", "model.dropout")},

@@ -321,6 +321,9 @@ static void view(const struct dc_run *run, void *out)
 				in->training.attention_backend == DC_ATTN_BACKEND_CUDNN
 					? "derived from training.framework \"megatron\": Transformer Engine prefers its cuDNN fused attention to FlashAttention on a Hopper or Blackwell GPU"
 					: "derived from training.framework";
+		else if (k >= 0 && in->origin[k] == DC_ORIGIN_GPU)
+			v->attention_backend_from =
+				"derived from cluster.gpu (Blackwell): PyTorch (with a cuDNN newer than 9.15) and torchtitan run SDPA on cuDNN's fused attention there; FlashAttention-2 runs Ampere's instructions at a fraction of its speed";
 	}
 	v->attention_fwd_efficiency = run->res->compute.attention_fwd_efficiency;
 	v->attention_bwd_efficiency = run->res->compute.attention_bwd_efficiency;
