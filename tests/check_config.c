@@ -1840,6 +1840,19 @@ START_TEST(test_attention_and_fp8_keys)
 		     "--set: error: 'parallel.sharding': unknown value \"ZeRO-3\"; did you mean \"fsdp\" (ZeRO-3: parameters, gradients and optimizer states sharded)? (expected one of \"none\", \"zero1\", \"zero2\", \"fsdp\")");
 	expect_error(base, (const char *const[]){"parallel.sharding=ddp"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'parallel.sharding': unknown value \"ddp\"; did you mean \"none\" (DDP: every state replicated)? (expected one of \"none\", \"zero1\", \"zero2\", \"fsdp\")");
+	/* what no recipe models says so: Megatron's blockwise, FP4 */
+	expect_error(base, (const char *const[]){"precision.fp8_recipe=blockwise"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'precision.fp8_recipe': unknown value \"blockwise\": Megatron's blockwise recipe (Transformer Engine's Float8BlockScaling: 1 x 128 activation and 128 x 128 weight blocks, DeepSeek-V3's scheme) is not modelled; the nearest are \"current\" (per-tensor scales taken each step) and, on Blackwell, \"mxfp8\" (1 x 32 blocks) (expected one of \"delayed\", \"current\", \"rowwise\", \"mxfp8\")");
+	expect_error(base, (const char *const[]){"precision.compute=NVFP4"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'precision.compute': unknown value \"NVFP4\": FP4 matmuls are not priced: precision.compute is \"bf16\" or \"fp8\" (the presets' FP4 peaks are listed for reference, docs/compute-model.md) (expected one of \"bf16\", \"fp8\")");
+	/* a system where its GPU goes: the system's GPU */
+	expect_error(base, (const char *const[]){"cluster.gpu=gb200-nvl72"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.gpu': unknown value \"gb200-nvl72\"; did you mean \"gb200\" (the GPU of cluster.system \"gb200-nvl72\", the rack)? (expected one of \"a100-sxm4-40gb\", \"a100-sxm4-80gb\", \"h100-sxm5-80gb\", \"h100-nvl-94gb\", \"h100-pcie-80gb\", \"h800-sxm5-80gb\", \"h200-sxm-141gb\", \"gh200-96gb\", \"b200-sxm-180gb\", \"gb200\")");
+	/* Megatron's names for the degrees, a precision switch under training */
+	expect_error(base, (const char *const[]){"parallel.expert_model_parallel_size=8"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.expert_model_parallel_size': unknown key; did you mean 'parallel.ep'?");
+	expect_error(base, (const char *const[]){"training.fp8=true"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'training.fp8': unknown key; did you mean 'precision.compute'?");
 	/* a recipe other than the default under bf16: said, not an error */
 	ck_assert_int_eq(load(base, (const char *const[]){"precision.fp8_recipe=rowwise"}, 1, &cfg, &d), 0);
 	joined(&d, got, sizeof(got));

@@ -1257,7 +1257,7 @@ static void grouped_reference(char *buf, size_t len)
 {
 	char tmp[400];
 	size_t start = buf[0] == '-', digits = strspn(buf + start, "0123456789"), o = 0;
-	if (digits < 7)
+	if (digits < 4)
 		return;
 	for (size_t i = 0; buf[i] && o + 2 < sizeof(tmp); i++) {
 		tmp[o++] = buf[i];
@@ -1269,7 +1269,7 @@ static void grouped_reference(char *buf, size_t len)
 }
 
 /* Each unit the table shows at a fixed precision (ratios 4 decimals,
- * GB/s 3, 1/s 1 with its thousands grouped from a million, us 2, bytes/s
+ * GB/s 3, 1/s 1 with its thousands grouped from four whole digits, us 2, bytes/s
  * as GB/s 3): hand-worked values (a sign
  * dropped from a zero, a leading zero, a value past the integer path,
  * a tie-near value, nan), then seeded values of every magnitude from
@@ -1291,11 +1291,12 @@ START_TEST(test_table_fixed_matches_printf)
 	} hand[] = {
 		{DC_U_RATIO, -0.00004, "0.0000"},     {DC_U_RATIO, -1.25, "-1.2500"},     {DC_U_RATIO, 0.05, "0.0500"},
 		{DC_U_GBPS, 0.5, "0.500"},            {DC_U_GBPS, 1e9, "1000000000.000"}, {DC_U_GBPS, 300, "300.000"},
-		{DC_U_PER_S, 28938.54, "28938.5"},    {DC_U_PER_S, 0.25, "0.2"},          {DC_U_SECONDS_US, 2.5e-7, "0.25"},
+		{DC_U_PER_S, 28938.54, "28,938.5"},    {DC_U_PER_S, 0.25, "0.2"},          {DC_U_SECONDS_US, 2.5e-7, "0.25"},
 		{DC_U_SECONDS_US, 1.5, "1500000.00"}, {DC_U_BYTES_PER_S, 5e10, "50.000"}, {DC_U_GBPS, NAN, "nan"},
-		{DC_U_PER_S, 1004468.2, "1,004,468.2"}, {DC_U_PER_S, 999999.94, "999999.9"},
+		{DC_U_PER_S, 1004468.2, "1,004,468.2"}, {DC_U_PER_S, 999999.94, "999,999.9"},
 		{DC_U_PER_S, 999999.96, "1,000,000.0"}, {DC_U_PER_S, -3891000000, "-3,891,000,000.0"},
-		{DC_U_PER_S, 123456.0, "123456.0"},
+		{DC_U_PER_S, 123456.0, "123,456.0"}, {DC_U_PER_S, 999.94, "999.9"}, {DC_U_PER_S, 999.96, "1,000.0"},
+		{DC_U_PER_S, -1234.5, "-1,234.5"},
 	};
 	struct dc_rng rng;
 	unsigned long bad = 0;
@@ -1681,9 +1682,9 @@ START_TEST(test_table_units_row)
 	static unsigned char view[8];
 	struct dc_buf b;
 	const char *want = "\nSec\n===\n  Units\n"
-			   "          g        t        p         e      bw     rate    lat     dt    raw\n"
-			   "    [GFLOP]  [TFLOP]  [PFLOP]   [EFLOP]  [GB/s]    [1/s]   [us]   [us]    [B]\n"
-			   "      5.000    2.500    1.000  5000.000  12.500  28938.5  25.00  0.200  4,096\n";
+			   "          g        t        p         e      bw      rate    lat     dt    raw\n"
+			   "    [GFLOP]  [TFLOP]  [PFLOP]   [EFLOP]  [GB/s]     [1/s]   [us]   [us]    [B]\n"
+			   "      5.000    2.500    1.000  5000.000  12.500  28,938.5  25.00  0.200  4,096\n";
 
 	ck_assert_ptr_nonnull(r);
 	r->root.f = uroot_fields;

@@ -329,11 +329,11 @@ static const char *cell_text(char *buf, size_t len, const struct dc_field *f, co
 		break;
 	case DC_U_PER_S:
 		n = fmt_fixed(buf, len, v, 1);
-		/* seven whole digits or more with the thousands grouped, as
-		 * counts are (1,004,468.2 tokens/s; 9,340,735,183.8
-		 * parameters/s); below a million as before (64463.5) */
+		/* the thousands grouped from four whole digits, as counts are
+		 * (64,463.5 tokens/s; 9,340,735,183.8 parameters/s): one field
+		 * reads alike at any size */
 		if (n + n / 3 < len)
-			n = group_thousands(buf, n, 7);
+			n = group_thousands(buf, n, 4);
 		break;
 	case DC_U_SECONDS_US:
 		n = fmt_fixed(buf, len, v * 1e6, 2);
