@@ -928,6 +928,60 @@ static void warn_profile_layer(const struct dc_plan *p, const struct dc_results 
 			     (predicted / measured - 1.0) * 100.0);
 }
 
+/* Stages priced on a group that crosses NVLink domains though their own
+ * GPUs sit in one (docs/network-model.md, "Every stage at that group's
+ * price"): with pp the outermost axis a position's GPUs are one block of
+ * world / pp ranks, which straddles a domain boundary or not. The
+ * positions repeat with period D / gcd(B, D), counted over one period
+ * (at most 2^16 of them, else not said). */
+static void warn_stage_domains(const struct dc_plan *p, const struct dc_results *res, struct dc_diag *diag)
+{
+	uint64_t pp = p->layout.pp, world = p->world, d = p->in->cluster.nvlink_domain, b, g, period, n;
+	uint64_t across = 0, within, first = 0;
+	int crossing = 0;
+	if (!res->step.available || pp < 2 || !d || d >= world || p->topo.stride[DC_AXIS_PP] * pp != world)
+		return;
+	for (int i = 0; i < DC_STRAT_COUNT; i++)
+		if (i != DC_STRAT_PP && res->comm.s[i].in_play && res->comm.s[i].net_group &&
+		    res->comm.s[i].net_group->nodes > 1)
+			crossing = 1;
+	b = world / pp;
+	if (!crossing || b >= d)
+		return; /* no crossing group, or every position's block spans a boundary */
+	g = b; /* gcd(b, d) */
+	for (uint64_t y = d, t; y; g = y, y = t)
+		t = g % y;
+	period = d / g;
+	if (period > (1u << 16))
+		return;
+	n = pp < period ? pp : period;
+	for (uint64_t s = 0; s < n; s++) {
+		uint64_t lo = s * b % d; /* where the block starts in its domain */
+		if (lo + b > d) {
+			if (!across)
+				first = s;
+			across++;
+		}
+	}
+	if (pp > period) { /* whole periods, then the rest */
+		uint64_t whole = pp / period, rest = pp % period, in_rest = 0;
+		for (uint64_t s = 0; s < rest; s++)
+			in_rest += s * b % d + b > d;
+		across = across * whole + in_rest;
+	}
+	within = pp - across;
+	if (!across || !within)
+		return;
+	dc_diag_warn(diag,
+		     "'cluster.nvlink_domain': the GPUs of %llu of the %llu pipeline positions (parallel.pp) sit inside "
+		     "one %llu-GPU NVLink domain and those of the other %llu (the first: position %llu) straddle two; "
+		     "each strategy is priced on its slowest group, one that crosses domains, at every position, so the "
+		     "step's rank-class rows of the positions inside one domain are upper bounds; the step follows "
+		     "the slowest position (docs/network-model.md, \"Every stage at that group's price\")",
+		     (unsigned long long)within, (unsigned long long)pp, (unsigned long long)d,
+		     (unsigned long long)across, (unsigned long long)first);
+}
+
 /* grad_accum_steps < pp: the pipeline never fills; offload
  * optimizer+params: FSDP's per-microbatch copies of the parameter shards
  * are not priced but under DeepSpeed (step.c zero3_host_copies); offload
@@ -937,6 +991,7 @@ static void warn(const struct dc_plan *p, const struct dc_results *res, const ch
 {
 	(void)config_name;
 	warn_profile_layer(p, res, diag);
+	warn_stage_domains(p, res, diag);
 	if (res->step.available)
 		warn_offload_copies(p, diag);
 	if (res->step.available && p->in->parallel.offload == DC_OFFLOAD_OPTIMIZER_PARAMS &&
