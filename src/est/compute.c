@@ -1499,7 +1499,7 @@ static void attention_levels(const struct dc_config *in, struct ctx *x, struct d
 	if (in->training.attention == DC_ATTENTION_EAGER)
 		b = DC_ATTN_BACKEND_EAGER;
 	else if (b == DC_ATTN_BACKEND_EAGER || b >= DC_ATTN_BACKEND_COUNT)
-		b = DC_ATTN_BACKEND_SDPA; /* the loader's default for flash */
+		b = DC_ATTN_BACKEND_SDPA; /* the loader's default for flash off Blackwell */
 	c->attention_backend = dc_attention_backend_name(b);
 	if (b == DC_ATTN_BACKEND_EAGER) { /* GEMMs and element-wise kernels */
 		x->attn_fwd = x->attn_bwd = 0;

@@ -1786,23 +1786,24 @@ static int rule_attention_fp8(struct loader *l)
 		 * capability 9.0 and above (get_attention_backend, "Disabling
 		 * FlashAttention to give FusedAttention preference on Hopper+";
 		 * docs/compute-model.md, "Attention backends"); on sm80 it keeps
-		 * FlashAttention-2, "sdpa". torchtitan keeps "sdpa": its
-		 * language models run FlexAttention, a Triton kernel of
-		 * FlashAttention-2's class, since 169545712 (June 2026), and
-		 * ran cuDNN's through SDPA only from 6a3a9da9 (October 2025) to
-		 * then (docs/compute-model.md, "Attention backends") */
+		 * FlashAttention-2, "sdpa". torchtitan keeps "sdpa" off
+		 * Blackwell: its language models run FlexAttention, taken as a
+		 * kernel of FlashAttention-2's class, since 169545712 (June
+		 * 2026), and ran cuDNN's through SDPA only from 6a3a9da9
+		 * (October 2025) to then (docs/compute-model.md, "Attention
+		 * backends") */
 		if (b == DC_ATTN_BACKEND_SDPA && c->training.framework == DC_FRAMEWORK_MEGATRON &&
 		    (arch == DC_GPU_ARCH_HOPPER || arch == DC_GPU_ARCH_BLACKWELL)) {
 			b = DC_ATTN_BACKEND_CUDNN;
 			l->filled[KEY_TRAINING_ATTENTION_BACKEND] = DC_ORIGIN_FRAMEWORK;
 		} else if (b == DC_ATTN_BACKEND_SDPA && arch == DC_GPU_ARCH_BLACKWELL) {
-			/* on Blackwell no current stack runs FlashAttention-2
-			 * (Ampere's MMA instructions, 0.14 of the peak): PyTorch
-			 * puts cuDNN first on sm10x with a cuDNN newer than 9.15
-			 * (check_prefer_cudnn_attention), torchtitan did on
-			 * compute capability 10.0 from 3b85aa31 (May 2025); the
-			 * nearest measured level is cuDNN's (docs/compute-model.md,
-			 * "Attention backends") */
+			/* on Blackwell a current stack runs cuDNN's, not
+			 * FlashAttention-2 (Ampere's MMA instructions, 0.14 of
+			 * the peak): PyTorch puts cuDNN first on sm10x with a
+			 * cuDNN newer than 9.15 (check_prefer_cudnn_attention; its
+			 * CUDA 13 builds), torchtitan did on compute capability
+			 * 10.0 from 3b85aa31 (May 2025) to June 2026
+			 * (docs/compute-model.md, "On Blackwell") */
 			b = DC_ATTN_BACKEND_CUDNN;
 			l->filled[KEY_TRAINING_ATTENTION_BACKEND] = DC_ORIGIN_GPU;
 		}

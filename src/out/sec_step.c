@@ -323,7 +323,7 @@ static void view(const struct dc_run *run, void *out)
 					: "derived from training.framework";
 		else if (k >= 0 && in->origin[k] == DC_ORIGIN_GPU)
 			v->attention_backend_from =
-				"derived from cluster.gpu (Blackwell): PyTorch (with a cuDNN newer than 9.15) and torchtitan run SDPA on cuDNN's fused attention there; FlashAttention-2 runs Ampere's instructions at a fraction of its speed";
+				"derived from cluster.gpu (Blackwell): PyTorch with a cuDNN newer than 9.15 runs SDPA on cuDNN's fused attention there, as torchtitan did from May 2025 to June 2026; FlashAttention-2 runs Ampere's instructions at a fraction of its speed";
 	}
 	v->attention_fwd_efficiency = run->res->compute.attention_fwd_efficiency;
 	v->attention_bwd_efficiency = run->res->compute.attention_bwd_efficiency;
@@ -787,7 +787,8 @@ static void warn_offload_copies(const struct dc_plan *p, struct dc_diag *diag)
 
 /* The probe saw SDPA run a kernel (layer.attention_backend) other than
  * the one this run prices by default (training.attention_backend not
- * given, or derived from the framework): a warning naming both and the
+ * given: the key's default, or derived from the framework or from a
+ * Blackwell cluster.gpu): a warning naming both and the
  * --set, since the probe's PyTorch ran that kernel on this GPU (PyTorch's
  * sdp_utils.cpp puts cuDNN first on Hopper and Blackwell with a recent
  * cuDNN; docs/compute-model.md, "Attention backends"). */
@@ -801,7 +802,8 @@ void dc_profile_backend_note(const struct dc_plan *p, struct dc_diag *diag)
 	 * SDPA's: what the probe's SDPA ran says nothing about it */
 	if (!pr->has_layer || !pr->layer.attention_given || b == DC_ATTN_BACKEND_EAGER ||
 	    (int)in->training.attention_backend == b || in->training.attention_backend == DC_ATTN_BACKEND_EAGER || k < 0 ||
-	    (in->origin[k] != DC_ORIGIN_DEFAULT && in->origin[k] != DC_ORIGIN_FRAMEWORK) ||
+	    (in->origin[k] != DC_ORIGIN_DEFAULT && in->origin[k] != DC_ORIGIN_FRAMEWORK &&
+	     in->origin[k] != DC_ORIGIN_GPU) ||
 	    in->training.framework == DC_FRAMEWORK_MEGATRON)
 		return;
 	dc_diag_warn(diag,
