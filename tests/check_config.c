@@ -1653,8 +1653,10 @@ END_TEST
  * on sm80. torchtitan's language models run FlexAttention (torchtitan
  * 169545712; models/common/config_utils.py get_attention_config at
  * b5bcd76c), FlashAttention-2's class: sdpa. So megatron on H100 and
- * B200: cudnn, its origin the framework; megatron on A100, torchtitan,
- * custom and deepspeed: sdpa; a given backend and attention "eager" win. */
+ * B200: cudnn, its origin the framework; on Blackwell every other
+ * framework: cudnn, its origin the GPU preset; megatron on A100, and
+ * torchtitan, custom and deepspeed off Blackwell: sdpa; a given backend
+ * and attention "eager" win. */
 START_TEST(test_attention_backend_from_framework)
 {
 	static const struct {
@@ -1825,6 +1827,15 @@ START_TEST(test_attention_and_fp8_keys)
 	expect_error(nomem, (const char *const[]){"cluster.gpu=h100-sxm5-80gb", "precision.compute=fp8",
 						 "precision.attention=fp8"}, 3, DC_ERR_CONFIG,
 		     "--set: error: 'precision.attention': \"fp8\" needs an FP8 fused-attention kernel, training.attention_backend \"cudnn\" or \"fa3\", got \"sdpa\"");
+	/* on Blackwell the default backend is cuDNN's, which has an FP8
+	 * kernel: FP8 attention runs without a backend given */
+	ck_assert_int_eq(load(nomem, (const char *const[]){"cluster.gpu=b200-sxm-180gb", "precision.compute=fp8",
+							    "precision.attention=fp8"},
+			      3, &cfg, &d),
+			 0);
+	ck_assert_int_eq(cfg.training.attention_backend, DC_ATTN_BACKEND_CUDNN);
+	ck_assert_int_eq(cfg.precision.attention, DC_ATTN_PRECISION_FP8);
+	dc_diag_release(&d);
 	/* current scaling's FP8 attention on Hopper: Transformer Engine turns
 	 * every backend off (utils.py:650-689 at d0067d0d) and raises
 	 * (dot_product_attention.py:2159-2164): refused, never priced */
@@ -1847,7 +1858,25 @@ START_TEST(test_attention_and_fp8_keys)
 		     "--set: error: 'precision.compute': unknown value \"NVFP4\": FP4 matmuls are not priced: precision.compute is \"bf16\" or \"fp8\" (the presets' FP4 peaks are listed for reference, docs/compute-model.md) (expected one of \"bf16\", \"fp8\")");
 	/* a system where its GPU goes: the system's GPU */
 	expect_error(base, (const char *const[]){"cluster.gpu=gb200-nvl72"}, 1, DC_ERR_CONFIG,
-		     "--set: error: 'cluster.gpu': unknown value \"gb200-nvl72\"; did you mean \"gb200\" (the GPU of cluster.system \"gb200-nvl72\", the rack)? (expected one of \"a100-sxm4-40gb\", \"a100-sxm4-80gb\", \"h100-sxm5-80gb\", \"h100-nvl-94gb\", \"h100-pcie-80gb\", \"h800-sxm5-80gb\", \"h200-sxm-141gb\", \"gh200-96gb\", \"b200-sxm-180gb\", \"gb200\")");
+		     "--set: error: 'cluster.gpu': unknown value \"gb200-nvl72\": that is a cluster.system (its GPU \"gb200\", with its NVLink domain, NICs and links): set cluster.system \"gb200-nvl72\", or cluster.gpu \"gb200\" for the GPU alone (expected one of \"a100-sxm4-40gb\", \"a100-sxm4-80gb\", \"h100-sxm5-80gb\", \"h100-nvl-94gb\", \"h100-pcie-80gb\", \"h800-sxm5-80gb\", \"h200-sxm-141gb\", \"gh200-96gb\", \"b200-sxm-180gb\", \"gb200\")");
+	/* every system's name as a GPU: its hint names the GPU that the
+	 * system itself fills (the presets, read by loading the system) */
+	for (int sys = DC_SYSTEM_CUSTOM + 1; sys <= DC_SYSTEM_OCI_BM_GPU_H100; sys++) {
+		char set[96], want[160], got_hint[4096];
+		const char *name = dc_system_name((enum dc_system)sys);
+		snprintf(set, sizeof(set), "cluster.system=%s", name);
+		ck_assert_msg(load(nomem, (const char *const[]){set, "cluster.num_nodes=1", "parallel.tp=1",
+								 "parallel.dp=auto"},
+				   4, &cfg, &d) == 0,
+			      "%s", name);
+		snprintf(want, sizeof(want), "that is a cluster.system (its GPU \"%s\",", dc_gpu_name(cfg.cluster.gpu));
+		dc_diag_release(&d);
+		snprintf(set, sizeof(set), "cluster.gpu=%s", name);
+		ck_assert_int_eq(load(base, (const char *const[]){set}, 1, &cfg, &d), -1);
+		joined(&d, got_hint, sizeof(got_hint));
+		ck_assert_msg(strstr(got_hint, want) != NULL, "%s: %s", name, got_hint);
+		dc_diag_release(&d);
+	}
 	/* Megatron's names for the degrees, a precision switch under training */
 	expect_error(base, (const char *const[]){"parallel.expert_model_parallel_size=8"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'parallel.expert_model_parallel_size': unknown key; did you mean 'parallel.ep'?");

@@ -70,22 +70,30 @@ static const char *suggest(const char *prefix, const char *name)
 		{"parallel", "zero", "parallel.sharding"},
 		{"parallel", "zero_stage", "parallel.sharding"},
 		{"parallel", "zero_optimization", "parallel.sharding"},
-		/* Megatron's and the papers' names for the degrees, and a
-		 * precision flag given where a training switch would be */
+		/* Megatron's, torchtitan's and the papers' names for the
+		 * degrees, and an FP8 switch where a key of precision goes */
 		{"parallel", "tensor_parallel", "parallel.tp"},
+		{"parallel", "tensor_parallel_size", "parallel.tp"},
 		{"parallel", "tensor_model_parallel_size", "parallel.tp"},
+		{"parallel", "tensor_parallel_degree", "parallel.tp"},
 		{"parallel", "pipeline_parallel", "parallel.pp"},
+		{"parallel", "pipeline_parallel_size", "parallel.pp"},
 		{"parallel", "pipeline_model_parallel_size", "parallel.pp"},
+		{"parallel", "pipeline_parallel_degree", "parallel.pp"},
+		{"parallel", "virtual_pipeline_model_parallel_size", "parallel.virtual_pipeline"},
 		{"parallel", "data_parallel", "parallel.dp"},
+		{"parallel", "data_parallel_size", "parallel.dp"},
+		{"parallel", "data_parallel_shard_degree", "parallel.dp"},
+		{"parallel", "data_parallel_replicate_degree", "parallel.dp_replicate"},
 		{"parallel", "context_parallel", "parallel.cp"},
 		{"parallel", "context_parallel_size", "parallel.cp"},
+		{"parallel", "context_parallel_degree", "parallel.cp"},
 		{"parallel", "expert_parallel", "parallel.ep"},
 		{"parallel", "expert_model_parallel_size", "parallel.ep"},
+		{"parallel", "expert_parallel_degree", "parallel.ep"},
 		{"parallel", "expert_tensor_parallel_size", "parallel.etp"},
 		{"training", "fp8", "precision.compute"},
-		{"training", "bf16", "precision.compute"},
 		{"precision", "fp8", "precision.compute"},
-		{"precision", "bf16", "precision.compute"},
 	};
 	size_t best = 99, best_case = 99, bi = 0;
 	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
@@ -187,24 +195,12 @@ static const struct {
 	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zbh1", "zero_bubble", "Qi et al. 2024's ZB-H1"},
 	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zero_bubble_h1", "zero_bubble", "Qi et al. 2024's ZB-H1"},
 	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zb1p", "zero_bubble", "the DualPipe README's ZB1P, Qi et al. 2024's ZB-H1"},
-	/* a system named where its GPU goes: the system's GPU (the presets
-	 * of config_rules.c), and the key the system itself goes in */
-	{KEY_CLUSTER_GPU, "gb200-nvl72", "gb200", "the GPU of cluster.system \"gb200-nvl72\", the rack"},
-	{KEY_CLUSTER_GPU, "dgx-b200", "b200-sxm-180gb", "the GPU of cluster.system \"dgx-b200\""},
-	{KEY_CLUSTER_GPU, "dgx-h200", "h200-sxm-141gb", "the GPU of cluster.system \"dgx-h200\""},
-	{KEY_CLUSTER_GPU, "dgx-h100", "h100-sxm5-80gb", "the GPU of cluster.system \"dgx-h100\""},
-	{KEY_CLUSTER_GPU, "dgx-a100", "a100-sxm4-80gb", "the GPU of cluster.system \"dgx-a100\""},
-	{KEY_CLUSTER_GPU, "hgx-h800", "h800-sxm5-80gb", "the GPU of cluster.system \"hgx-h800\""},
-	{KEY_CLUSTER_GPU, "aws-p5", "h100-sxm5-80gb", "the GPU of cluster.system \"aws-p5\""},
-	{KEY_CLUSTER_GPU, "aws-p5e", "h200-sxm-141gb", "the GPU of cluster.system \"aws-p5e\""},
-	{KEY_CLUSTER_GPU, "gcp-a3-mega", "h100-sxm5-80gb", "the GPU of cluster.system \"gcp-a3-mega\""},
-	{KEY_CLUSTER_GPU, "azure-nd-h100-v5", "h100-sxm5-80gb", "the GPU of cluster.system \"azure-nd-h100-v5\""},
-	{KEY_CLUSTER_GPU, "oci-bm-gpu-h100", "h100-sxm5-80gb", "the GPU of cluster.system \"oci-bm-gpu-h100\""},
 };
 
-/* Other tools' names for what no choice models: the error says so rather
- * than suggest a near name ("zero_bubble_h2" is one edit from ZB-H1's
- * "zero_bubble", a schedule with another bubble and memory). */
+/* Other tools' names for what no choice models, and a system named as a
+ * GPU: the error says why rather than suggest a near name
+ * ("zero_bubble_h2" is one edit from ZB-H1's "zero_bubble", a schedule
+ * with another bubble and memory). */
 static const struct {
 	enum key_id k;
 	const char *name, *why;
@@ -219,6 +215,32 @@ static const struct {
 	 "the V-shaped zero-bubble schedule ZB-V (Qi et al. 2024) is not modelled; \"dualpipev\" runs the same V placement of two chunks a rank with DualPipe's schedule, and \"zero_bubble\" is ZB-H1"},
 	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zero_bubble_v",
 	 "the V-shaped zero-bubble schedule ZB-V (Qi et al. 2024) is not modelled; \"dualpipev\" runs the same V placement of two chunks a rank with DualPipe's schedule, and \"zero_bubble\" is ZB-H1"},
+	/* a system named where its GPU goes: cluster.system is what was
+	 * meant (it brings the GPU, the NVLink domain, the NICs and the
+	 * links), the system's GPU (config_rules.c presets[]) for the GPU
+	 * alone */
+	{KEY_CLUSTER_GPU, "gb200-nvl72",
+	 "that is a cluster.system (its GPU \"gb200\", with its NVLink domain, NICs and links): set cluster.system \"gb200-nvl72\", or cluster.gpu \"gb200\" for the GPU alone"},
+	{KEY_CLUSTER_GPU, "dgx-b200",
+	 "that is a cluster.system (its GPU \"b200-sxm-180gb\", with its NVLink domain, NICs and links): set cluster.system \"dgx-b200\", or cluster.gpu \"b200-sxm-180gb\" for the GPU alone"},
+	{KEY_CLUSTER_GPU, "dgx-h200",
+	 "that is a cluster.system (its GPU \"h200-sxm-141gb\", with its NVLink domain, NICs and links): set cluster.system \"dgx-h200\", or cluster.gpu \"h200-sxm-141gb\" for the GPU alone"},
+	{KEY_CLUSTER_GPU, "dgx-h100",
+	 "that is a cluster.system (its GPU \"h100-sxm5-80gb\", with its NVLink domain, NICs and links): set cluster.system \"dgx-h100\", or cluster.gpu \"h100-sxm5-80gb\" for the GPU alone"},
+	{KEY_CLUSTER_GPU, "dgx-a100",
+	 "that is a cluster.system (its GPU \"a100-sxm4-80gb\", with its NVLink domain, NICs and links): set cluster.system \"dgx-a100\", or cluster.gpu \"a100-sxm4-80gb\" for the GPU alone"},
+	{KEY_CLUSTER_GPU, "hgx-h800",
+	 "that is a cluster.system (its GPU \"h800-sxm5-80gb\", with its NVLink domain, NICs and links): set cluster.system \"hgx-h800\", or cluster.gpu \"h800-sxm5-80gb\" for the GPU alone"},
+	{KEY_CLUSTER_GPU, "aws-p5",
+	 "that is a cluster.system (its GPU \"h100-sxm5-80gb\", with its NVLink domain, NICs and links): set cluster.system \"aws-p5\", or cluster.gpu \"h100-sxm5-80gb\" for the GPU alone"},
+	{KEY_CLUSTER_GPU, "aws-p5e",
+	 "that is a cluster.system (its GPU \"h200-sxm-141gb\", with its NVLink domain, NICs and links): set cluster.system \"aws-p5e\", or cluster.gpu \"h200-sxm-141gb\" for the GPU alone"},
+	{KEY_CLUSTER_GPU, "gcp-a3-mega",
+	 "that is a cluster.system (its GPU \"h100-sxm5-80gb\", with its NVLink domain, NICs and links): set cluster.system \"gcp-a3-mega\", or cluster.gpu \"h100-sxm5-80gb\" for the GPU alone"},
+	{KEY_CLUSTER_GPU, "azure-nd-h100-v5",
+	 "that is a cluster.system (its GPU \"h100-sxm5-80gb\", with its NVLink domain, NICs and links): set cluster.system \"azure-nd-h100-v5\", or cluster.gpu \"h100-sxm5-80gb\" for the GPU alone"},
+	{KEY_CLUSTER_GPU, "oci-bm-gpu-h100",
+	 "that is a cluster.system (its GPU \"h100-sxm5-80gb\", with its NVLink domain, NICs and links): set cluster.system \"oci-bm-gpu-h100\", or cluster.gpu \"h100-sxm5-80gb\" for the GPU alone"},
 	/* block-scaled FP8 on Hopper, and FP4 */
 	{KEY_PRECISION_FP8_RECIPE, "blockwise",
 	 "Megatron's blockwise recipe (Transformer Engine's Float8BlockScaling: 1 x 128 activation and 128 x 128 weight blocks, DeepSeek-V3's scheme) is not modelled; the nearest are \"current\" (per-tensor scales taken each step) and, on Blackwell, \"mxfp8\" (1 x 32 blocks)"},
