@@ -685,6 +685,41 @@ END_TEST
  * of memory" (DC_ERR_INTERNAL, -1), never in a fit that went on without
  * one of its starts and printed other numbers; past the last one the
  * fit is the one without injection. */
+/* A log that ran under NCCL_ALGO=Ring is fitted as it ran; a run that
+ * prices NCCL's own choice prices its sizes otherwise, and says so
+ * (naming the key that would price them as the log ran); a run forced
+ * to the ring says nothing. */
+START_TEST(calibrate_restricted_log_note)
+{
+	static struct dc_config cfg, truth;
+	struct dc_nccl_log log;
+	struct dc_calibration cal;
+	struct dc_diag d;
+	const char *names[] = {"ring.txt"};
+	int seen = 0;
+	load(&truth, NULL, NULL);
+	synth_log(&truth, 2, 8, DC_NET_ALGO_RING, "NCCL_ALGO=Ring", 0, &log);
+	load(&cfg, NULL, NULL);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
+	for (size_t i = 0; i < cal.nwarnings; i++)
+		if (strstr(cal.warnings[i], "ring.txt ran under NCCL_ALGO=Ring (ring), and its rows are fitted so") &&
+		    strstr(cal.warnings[i], "collective.algorithm prices every call with one algorithm"))
+			seen = 1;
+	ck_assert_msg(seen, "no note of the log's NCCL_ALGO among %zu warnings", cal.nwarnings);
+	dc_calibration_release(&cal);
+	dc_diag_release(&d);
+	load(&cfg, "collective.algorithm=ring", NULL);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
+	for (size_t i = 0; i < cal.nwarnings; i++)
+		ck_assert_msg(!strstr(cal.warnings[i], "ran under"), "%s", cal.warnings[i]);
+	dc_calibration_release(&cal);
+	dc_diag_release(&d);
+	dc_nccl_log_release(&log);
+}
+END_TEST
+
 START_TEST(calibrate_out_of_memory)
 {
 	static struct dc_config cfg, truth;
@@ -822,6 +857,7 @@ int main(void)
 	tcase_add_test(tc, calibrate_keeps_nvlink);
 	tcase_add_test(tc, calibrate_uses_nccl_algo);
 	tcase_add_test(tc, calibrate_nccl_algo_entries);
+	tcase_add_test(tc, calibrate_restricted_log_note);
 	tcase_add_test(tc, calibrate_out_of_memory);
 	tcase_add_test(tc, calibrate_warns);
 	suite_add_tcase(s, tc);

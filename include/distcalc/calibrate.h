@@ -96,7 +96,7 @@ struct dc_calibration {
 	double objective;                    /* the minimised sum (above) at the fit */
 	unsigned evaluations;                /* of the objective */
 	size_t nwarnings;                    /* the fit is not to be pasted when > 0 */
-	char warnings[DC_CALIB_MAX_WARNINGS][320];
+	char warnings[DC_CALIB_MAX_WARNINGS][640];
 };
 
 /* Fits `cfg`'s network parameters to the `nlogs` logs (names[i] names log

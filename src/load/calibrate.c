@@ -778,6 +778,55 @@ static void size_text(uint64_t b, char *buf, size_t len)
 	snprintf(buf, len, "%llu %s", (unsigned long long)b, unit[u]);
 }
 
+/* A log that ran under NCCL_ALGO or NCCL_PROTO: its rows are fitted as
+ * they ran, but the run prices every call with what the config allows
+ * (collective.algorithm, every protocol), so the log's own sizes can cost
+ * otherwise there. Warned, with the row that moves most, when one moves
+ * by more than 1%: distcalc has no key for a protocol set. */
+static void restricted_note(const struct dc_config *fitted, const struct dc_nccl_log *l, const struct log_algo *la,
+			    const struct dc_calib_log *o, struct dc_calibration *out, struct dc_diag *diag)
+{
+	double worst = 0, fit_s = 0, run_s = 0;
+	const char *fa = "", *fp = "", *ra = "", *rp = "";
+	uint64_t size = 0;
+	char sz[32], what[DC_NCCL_ENV_MAX + 96];
+	for (size_t i = 0; i < l->nrows; i++) {
+		const struct dc_nccl_row *r = &l->rows[i];
+		struct dc_net_choice a, b;
+		double x, y;
+		if (!usable(r))
+			continue;
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		x = predict(fitted, l, la, r, &a, NULL);
+		y = predict(fitted, l, NULL, r, &b, NULL);
+		if (x > 0 && y > 0 && fabs(y / x - 1) > fabs(worst)) {
+			worst = y / x - 1;
+			fit_s = x;
+			run_s = y;
+			size = r->size_bytes;
+			fa = a.algorithm ? a.algorithm : "?";
+			fp = a.protocol ? a.protocol : "?";
+			ra = b.algorithm ? b.algorithm : "?";
+			rp = b.protocol ? b.protocol : "?";
+		}
+	}
+	if (fabs(worst) <= 0.01)
+		return;
+	size_text(size, sz, sizeof(sz));
+	snprintf(what, sizeof(what), "%s%s%s%s%s%s", la->mask ? o->algorithm_from : "", la->mask ? " (" : "",
+		 la->mask ? o->algorithm : "", la->mask ? ")" : "", la->mask && la->protos ? " and " : "",
+		 la->protos ? "NCCL_PROTO" : "");
+	warn(out, diag,
+	     "%s ran under %s%s%s%s, and its rows are fitted so; this run prices each call with what the config "
+	     "allows (collective.algorithm, every protocol), so the log's own sizes cost otherwise here, most at "
+	     "%s: %.2f us (%s, %s) against the fit's %.2f us (%s, %s), %+.0f%%; %s",
+	     o->name, what, la->protos ? " (" : "", la->protos ? o->protocols : "", la->protos ? ")" : "", sz,
+	     run_s * 1e6, ra, rp, fit_s * 1e6, fa, fp, 100 * worst,
+	     la->protos ? "distcalc has no key for a protocol set, so a cluster that always runs so is not priced so"
+			: "collective.algorithm prices every call with one algorithm, as a cluster that always runs so");
+}
+
 /* After the bounded fit: the same fit with every link's upper bound
  * relaxed (rates x 4, hop latencies to 1 ms), from the bounded optimum.
  * When that fits the logs markedly better (its objective under 0.9 x the
@@ -926,6 +975,7 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 	struct dc_nccl_log fitlogs[DC_CALIB_MAX_LOGS];
 	struct dc_nccl_row *sub[DC_CALIB_MAX_LOGS] = {0};
 	int nvls = cfg->cluster.nvls, one_node = 0, multi_node = 0, fallback[DC_CALIB_MAX_LOGS] = {0};
+	int oom_before = diag->oom;
 
 	memset(out, 0, sizeof(*out));
 	memset(&f, 0, sizeof(f));
@@ -1151,6 +1201,8 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 		for (size_t i = first; i < out->npoints; i++)
 			tmp[i - first] = fabs(out->points[i].error);
 		spread(tmp, out->npoints - first, &out->logs[k].median_abs_error, &out->logs[k].max_abs_error);
+		if (algo[k].mask || algo[k].protos)
+			restricted_note(&fitted, &logs[k], &algo[k], &out->logs[k], out, diag);
 		if (fallback[k])
 			warn(out, diag,
 			     "%s: the model cannot run %s (%s) for every size of this log: those sizes are priced with "
@@ -1180,6 +1232,13 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 		tmp[i] = fabs(out->points[i].before_error);
 	spread(tmp, out->npoints, &out->median_abs_before, &out->max_abs_before);
 	free(tmp);
+	/* a warning that could not be kept would leave the section without
+	 * it: out of memory, as above, and the config untouched */
+	if (diag->oom && !oom_before) {
+		dc_calibration_release(out);
+		dc_diag_error(diag, DC_ERR_INTERNAL, "distcalc: error: out of memory");
+		return -1;
+	}
 	out->intra_before = cfg->cluster.intra_node;
 	out->inter_before = cfg->cluster.inter_node;
 	out->intra_after = fitted.cluster.intra_node;
