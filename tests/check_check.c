@@ -214,7 +214,12 @@ START_TEST(test_integers_are_exact)
 	/* one byte out of 1.6e9 is far inside any relative tolerance, yet a
 	 * byte count must match exactly */
 	ck_assert_uint_eq(run("{\"m\": {\"bytes\": 1610612736}}", "{\"m\": {\"bytes\": 1610612737}}", 0.01, &out), 1);
-	ck_assert_str_eq(out.data, "m.bytes: expected 1610612736, got 1610612737 (change +6.20882e-08%)\n");
+	ck_assert_str_eq(out.data, "m.bytes: expected 1610612736, got 1610612737 (change +6.20882e-08%; a count or byte "
+				   "field, compared exactly whatever --rtol)\n");
+	dc_buf_release(&out);
+	/* past --rtol the line needs no reason */
+	ck_assert_uint_eq(run("{\"m\": {\"bytes\": 100}}", "{\"m\": {\"bytes\": 150}}", 0.01, &out), 1);
+	ck_assert_str_eq(out.data, "m.bytes: expected 100, got 150 (change +50%)\n");
 	dc_buf_release(&out);
 }
 END_TEST

@@ -49,6 +49,9 @@ static const struct {
 
 struct cmp {
 	double rtol;
+	/* said after a moved number's change, or NULL: why --rtol did not
+	 * pass a change within it (an exact field) */
+	const char *note;
 	struct dc_buf *out;
 	struct dc_check_result *res;
 	char path[1024];
@@ -289,7 +292,8 @@ static void diff(struct cmp *c, const cJSON *e, const cJSON *a)
 	} else if (e && a && cJSON_IsNumber(e) && cJSON_IsNumber(a) && e->valuedouble != 0 &&
 		   a->valuedouble != e->valuedouble && !identity_field(c->path)) {
 		double rel = (a->valuedouble - e->valuedouble) / fabs(e->valuedouble);
-		dc_buf_printf(&line, "%s: expected %s, got %s (change %+.6g%%)", c->path, et, at, rel * 100);
+		dc_buf_printf(&line, "%s: expected %s, got %s (change %+.6g%%%s)", c->path, et, at, rel * 100,
+			      c->note ? c->note : "");
 	} else if (!a) {
 		dc_buf_printf(&line, "%s: expected %s, missing from the new report", c->path, et);
 	} else if (!e) {
@@ -414,8 +418,14 @@ static void compare(struct cmp *c, const cJSON *e, const cJSON *a)
 			 * 2^53 a double no longer tells integers apart: two
 			 * written as their digits (the JSON sink writes a count
 			 * so) are compared digit for digit */
-			if (et && at && digits_only(et) && digits_only(at) ? strcmp(et, at) != 0 : ev != av)
+			if (et && at && digits_only(et) && digits_only(at) ? strcmp(et, at) != 0 : ev != av) {
+				/* within --rtol, it would have passed as a
+				 * measure: say why it did not */
+				if (c->rtol > 0 && fabs(av - ev) <= c->rtol * fmax(fabs(av), fabs(ev)))
+					c->note = "; a count or byte field, compared exactly whatever --rtol";
 				diff(c, e, a);
+				c->note = NULL;
+			}
 		} else if (fabs(av - ev) > c->rtol * fmax(fabs(av), fabs(ev))) {
 			diff(c, e, a);
 		}

@@ -1111,8 +1111,8 @@ static int check(struct dc_report *report, const struct dc_options *o, const str
 			rc = EXIT_OUTPUT;
 		} else {
 			if (o->check)
-				fprintf(stderr, "distcalc: check '%s': %zu fields compared, %zu moved (rtol %g)\n", o->check,
-					res.compared, res.differences, o->rtol);
+				fprintf(stderr, "distcalc: check '%s': %zu field%s compared, %zu moved (rtol %g)\n", o->check,
+					res.compared, res.compared == 1 ? "" : "s", res.differences, o->rtol);
 			size_t nmin = 0;
 			for (size_t i = 0; i < o->nmaxes; i++)
 				nmin += (size_t)o->maxes[i].min;
