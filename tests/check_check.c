@@ -579,9 +579,10 @@ START_TEST(test_budgets)
 	ck_assert_int_eq(budgets(r, over, &out, &exceeded, &d), 0);
 	/* 0.5 s is not above 0.5 s: a budget is a maximum, the value may reach it */
 	ck_assert_uint_eq(exceeded, 3);
-	ck_assert_str_eq(out.data, "memory.per_rank.peak_bytes: 85899345921 exceeds the budget 80GiB (85899345920)\n"
-				   "comm.groups[0].busbw_GBps: 60 exceeds the budget 50 GB/s (50)\n"
-				   "summary.warnings: 2 exceeds the budget 1\n");
+	ck_assert_str_eq(out.data, "memory.per_rank.peak_bytes: 85899345921 exceeds the budget 80GiB (85899345920) by "
+				   "1.16e-09%\n"
+				   "comm.groups[0].busbw_GBps: 60 exceeds the budget 50 GB/s (50) by 20%\n"
+				   "summary.warnings: 2 exceeds the budget 1 by 100%\n");
 	dc_buf_release(&out);
 	dc_diag_release(&d);
 
@@ -665,7 +666,7 @@ START_TEST(test_floors_and_typos)
 	dc_diag_init(&d);
 	ck_assert_int_eq(dc_check_budgets(r, strlen(r), m, 2, &out, &exceeded, &d), 0);
 	ck_assert_uint_eq(exceeded, 1);
-	ck_assert_str_eq(out.data, "step.tokens_per_s_per_gpu: 2999.5 is below the floor 3000\n");
+	ck_assert_str_eq(out.data, "step.tokens_per_s_per_gpu: 2999.5 is below the floor 3000 by 0.0167%\n");
 	for (size_t i = 0; i < 2; i++)
 		free(m[i].path);
 	dc_buf_release(&out);

@@ -2457,7 +2457,7 @@ int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size
 		const struct dc_check_max *m = &s->m[i];
 		const struct bs_budget *b = &s->b[i];
 		const char *opt = m->min ? "--check-min" : "--check-max";
-		char vt[64], lt[64];
+		char vt[64], lt[64], by[40];
 		if (b->left_out > 0) {
 			/* the report printed an excerpt: the row asked for is left
 			 * out or sits at another index; never compare another row */
@@ -2511,13 +2511,18 @@ int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size
 		else
 			dc_fmt_double(vt, sizeof(vt), b->v);
 		(*exceeded)++;
+		/* by how much, of the limit: none past a limit of 0 or a
+		 * value that is not finite */
+		by[0] = '\0';
+		if (m->limit != 0 && isfinite(b->v))
+			snprintf(by, sizeof(by), " by %.3g%%", 100 * fabs(b->v - m->limit) / fabs(m->limit));
 		if (dc_check_parse_decimal(m->value, &(double){0}) == 0) {
-			dc_buf_printf(out, "%s: %s %s %s\n", m->path, vt, m->min ? "is below the floor" : "exceeds the budget",
-				      m->value);
+			dc_buf_printf(out, "%s: %s %s %s%s\n", m->path, vt, m->min ? "is below the floor" : "exceeds the budget",
+				      m->value, by);
 		} else {
 			dc_fmt_double(lt, sizeof(lt), m->limit);
-			dc_buf_printf(out, "%s: %s %s %s (%s)\n", m->path, vt,
-				      m->min ? "is below the floor" : "exceeds the budget", m->value, lt);
+			dc_buf_printf(out, "%s: %s %s %s (%s)%s\n", m->path, vt,
+				      m->min ? "is below the floor" : "exceeds the budget", m->value, lt, by);
 		}
 	}
 	if (out->failed) {
