@@ -33,7 +33,7 @@ struct paste {
 
 struct view {
 	const struct dc_calibration *cal;
-	const char *fitted, *nvls, *nvlink, *verdict;
+	const char *fitted, *nvls, *nvlink, *verdict, *ramp_scope;
 	double plugin_before, plugin_after;
 	uint64_t nlogs, npoints, nwarnings, nramp;
 	int ramp_dom[2]; /* the ramps shown, in order */
@@ -112,6 +112,11 @@ static void view(const struct dc_run *run, void *out)
 	if (c->fit_inter)
 		v->ramp_dom[v->nramp++] = 1;
 	v->nramp *= DC_NET_RAMP_KNOTS;
+	/* a ramp fitted on the logs' ops and shapes prices every call of its
+	 * link (net.c dc_net_ramp_factor): said, not hidden */
+	v->ramp_scope = "every call on its link (inside a node, across nodes), whatever its op and group; the logs "
+			"below measured their own ops and shapes only (docs/network-model.md, \"The fitted bandwidth "
+			"ramp\")";
 	v->nvls = c->nvls_before == c->nvls_after ? (c->nvls_after ? "on (fits better than off)" : "off")
 		  : "turned off: the logs fit better without NVLS";
 	v->nlogs = c->nlogs;
@@ -353,6 +358,11 @@ static const struct dc_field cluster_fields[] = {
 };
 static const struct dc_fields cluster_obj = DC_FIELDS(cluster_fields);
 
+static int ramp_shown(const void *base)
+{
+	return ((const struct view *)base)->nramp > 0;
+}
+
 #define V(m) offsetof(struct view, m)
 static const struct dc_field fields[] = {
 	{"fitted", "fitted", DC_U_NONE, DC_FT_STR, V(fitted)},
@@ -363,6 +373,7 @@ static const struct dc_field fields[] = {
 	{"plugin_latency_before_s", "plugin latency before", DC_U_SECONDS_US, DC_FT_F64,
 	 V(plugin_before)},
 	{"verdict", "verdict", DC_U_NONE, DC_FT_STR, V(verdict)},
+	{"ramp_applies_to", "a fitted ramp prices", DC_U_NONE, DC_FT_STR, V(ramp_scope), .shown = ramp_shown},
 	{"median_abs_error", "median |error| after the fit", DC_U_RATIO, DC_FT_F64, V(median_abs_error)},
 	{"max_abs_error", "largest |error| after the fit", DC_U_RATIO, DC_FT_F64, V(max_abs_error)},
 	{"median_abs_error_before", "median |error| before", DC_U_RATIO, DC_FT_F64, V(median_abs_before)},
