@@ -595,7 +595,7 @@ START_TEST(test_budgets)
 	ck_assert_int_eq(budgets(r, missing_parsed, &out, &exceeded, &d), -1);
 	ck_assert_int_eq(d.status, DC_ERR_USAGE);
 	ck_assert_uint_eq(d.count, 4); /* every bad path, not just the first */
-	ck_assert_str_eq(d.entries[0].text, "distcalc: error: '--check-max': 'memory.per_rank.peak': not a field of the report");
+	ck_assert_str_eq(d.entries[0].text, "distcalc: error: '--check-max': 'memory.per_rank.peak': not a field of the report; did you mean 'memory.per_rank.peak_bytes'?");
 	ck_assert_str_eq(d.entries[1].text,
 			 "distcalc: error: '--check-max': 'comm.groups[1].busbw_GBps': not a field of the report");
 	ck_assert_str_eq(d.entries[2].text,
@@ -650,7 +650,8 @@ START_TEST(test_floors_and_typos)
 	const char *r = "{\"step\": {\"tokens_per_s_per_gpu\": 2999.5, \"time_s\": 2}, \"summary\": {\"peak_bytes\": 10, \"warnings\": 0}}";
 	static const char *const floors[] = {"step.tokens_per_s_per_gpu=3000", "step.time_s=2", NULL};
 	static const char *const typos[] = {"summary.peak_byte=80GiB", "step.tokens_per_s_per_gpuu=1", "summary.warnings=1 s",
-					    "memory.per_rank.peak_bytes=80GiB", NULL};
+					    "memory.per_rank.peak_bytes=80GiB", "step.step_time_s=1s", "summary.peak=1GiB",
+					    NULL};
 	struct dc_buf out;
 	struct dc_diag d;
 	size_t exceeded = 99;
@@ -673,12 +674,16 @@ START_TEST(test_floors_and_typos)
 	dc_diag_release(&d);
 
 	ck_assert_int_eq(budgets(r, typos, &out, &exceeded, &d), -1);
-	ck_assert_uint_eq(d.count, 4);
+	ck_assert_uint_eq(d.count, 6);
 	ck_assert_str_eq(d.entries[0].text, "distcalc: error: '--check-max': 'summary.peak_byte': not a field of the report; did you mean 'summary.peak_bytes'?");
 	ck_assert_str_eq(d.entries[1].text, "distcalc: error: '--check-max': 'step.tokens_per_s_per_gpuu': not a field of the report; did you mean 'step.tokens_per_s_per_gpu'?");
 	ck_assert_str_eq(d.entries[2].text, "distcalc: error: '--check-max': 'summary.warnings': the field has no unit: expected a plain number, got '1 s'");
 	/* a section the report lacks (left out by --only) is named as such */
 	ck_assert_str_eq(d.entries[3].text, "distcalc: error: '--check-max': 'memory.per_rank.peak_bytes': not in the report: it has no 'memory' (a section --only leaves out, or not one of this experiment's; a sweep's figures are under sweep.rows[i])");
+	/* a name past three edits but a word of the field's: the section said
+	 * twice, the unit left out */
+	ck_assert_str_eq(d.entries[4].text, "distcalc: error: '--check-max': 'step.step_time_s': not a field of the report; did you mean 'step.time_s'?");
+	ck_assert_str_eq(d.entries[5].text, "distcalc: error: '--check-max': 'summary.peak': not a field of the report; did you mean 'summary.peak_bytes'?");
 	dc_buf_release(&out);
 	dc_diag_release(&d);
 }

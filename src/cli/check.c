@@ -2147,6 +2147,21 @@ struct dc_budget_stream *dc_budget_stream_new(const struct dc_check_max *m, size
 	return s;
 }
 
+/* Whether one of a (an bytes) and b is the other's first or last words,
+ * '_' apart: the section's name said twice ("step_time_s" for step's
+ * "time_s"), or the unit left out ("peak" for "peak_bytes"). */
+static int word_part(const char *a, size_t an, const char *b)
+{
+	size_t bn = strlen(b);
+	if (an > bn)
+		return (a[an - bn - 1] == '_' && strncmp(a + an - bn, b, bn) == 0) ||
+		       (a[bn] == '_' && strncmp(a, b, bn) == 0);
+	if (bn > an)
+		return (b[bn - an - 1] == '_' && strncmp(b + bn - an, a, an) == 0) ||
+		       (b[an] == '_' && strncmp(b, a, an) == 0);
+	return 0;
+}
+
 /* The members of the object at s->path are candidates for the budgets
  * whose path goes through it: `key` against the budget's next component. */
 static void bs_candidate(struct dc_budget_stream *s, const char *key)
@@ -2163,6 +2178,8 @@ static void bs_candidate(struct dc_budget_stream *s, const char *key)
 		if (depth < b->near_depth)
 			continue;
 		d = dc_edit_distance(comp, n, key, 1);
+		if (d > 3 && word_part(comp, n, key))
+			d = 3; /* near enough to name */
 		if (depth > b->near_depth || d < b->near_d) {
 			b->near_depth = depth;
 			b->near_d = d;
