@@ -1290,7 +1290,7 @@ static const struct {
 	/* aws-ofi-nccl's own cost model: TUNER_NET_LATENCY 20 us a network
 	 * step (include/nccl_ofi_param.h; not the 75 us platform-aws.c reports
 	 * to NCCL's tuner "by design"); AMD hosts */
-	[DC_NETWORK_EFA] = {20.0 * US, 2.0 * US},
+	[DC_NETWORK_EFA] = {20e-6, 2e-6}, /* literals: 20.0 * US is not the double nearest 20 us */
 	[DC_NETWORK_TCPXO] = {0, 1.0 * US}, /* no published plugin latency found: none added */
 };
 
