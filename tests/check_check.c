@@ -217,6 +217,11 @@ START_TEST(test_integers_are_exact)
 	ck_assert_str_eq(out.data, "m.bytes: expected 1610612736, got 1610612737 (change +6.20882e-08%; a count or byte "
 				   "field, compared exactly whatever --rtol)\n");
 	dc_buf_release(&out);
+	/* a rate whole on both sides is exact too, for that reason */
+	ck_assert_uint_eq(run("{\"m\": {\"bw_GBps\": 50}}", "{\"m\": {\"bw_GBps\": 51}}", 0.05, &out), 1);
+	ck_assert_str_eq(out.data, "m.bw_GBps: expected 50, got 51 (change +2%; whole numbers on both sides, compared "
+				   "exactly whatever --rtol)\n");
+	dc_buf_release(&out);
 	/* past --rtol the line needs no reason */
 	ck_assert_uint_eq(run("{\"m\": {\"bytes\": 100}}", "{\"m\": {\"bytes\": 150}}", 0.01, &out), 1);
 	ck_assert_str_eq(out.data, "m.bytes: expected 100, got 150 (change +50%)\n");

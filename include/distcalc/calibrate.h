@@ -97,6 +97,11 @@ struct dc_calibration {
 	unsigned evaluations;                /* of the objective */
 	size_t nwarnings;                    /* the fit is not to be pasted when > 0 */
 	char warnings[DC_CALIB_MAX_WARNINGS][640];
+	/* what the reader should know that leaves the fit sound: a log that
+	 * ran under NCCL_ALGO or NCCL_PROTO and whose sizes the run prices
+	 * otherwise (calibrate.c restricted_note); one a log at most */
+	size_t nnotes;
+	char notes[DC_CALIB_MAX_LOGS][1024];
 };
 
 /* Fits `cfg`'s network parameters to the `nlogs` logs (names[i] names log

@@ -422,7 +422,10 @@ static void compare(struct cmp *c, const cJSON *e, const cJSON *a)
 				/* within --rtol, it would have passed as a
 				 * measure: say why it did not */
 				if (c->rtol > 0 && fabs(av - ev) <= c->rtol * fmax(fabs(av), fabs(ev)))
-					c->note = "; a count or byte field, compared exactly whatever --rtol";
+					c->note = integer_field(c->path) || identity_field(c->path) ||
+							  (c->is_count && c->is_count(c->count_ctx, c->path))
+						  ? "; a count or byte field, compared exactly whatever --rtol"
+						  : "; whole numbers on both sides, compared exactly whatever --rtol";
 				diff(c, e, a);
 				c->note = NULL;
 			}
@@ -2093,6 +2096,9 @@ struct bs_budget {
 	size_t near_depth; /* the deepest object on the path whose members were candidates (+1) */
 	size_t near_d;
 	char near[512];
+	/* near is a word-part match (word_part), and how many members of
+	 * its object matched so: more than one names none */
+	int near_part, part_hits;
 	/* a path through an array's row (A[i]...): the array's length as
 	 * printed, and the rows its excerpt left out (A_omitted) when row i
 	 * is not at position i */
@@ -2170,6 +2176,7 @@ static void bs_candidate(struct dc_budget_stream *s, const char *key)
 	for (size_t i = 0; i < s->n; i++) {
 		const char *bp = s->m[i].path, *comp;
 		size_t n, d;
+		int part;
 		struct bs_budget *b = &s->b[i];
 		if (b->found || strncmp(bp, s->path, plen) != 0 || (plen && bp[plen] != '.'))
 			continue;
@@ -2178,11 +2185,20 @@ static void bs_candidate(struct dc_budget_stream *s, const char *key)
 		if (depth < b->near_depth)
 			continue;
 		d = dc_edit_distance(comp, n, key, 1);
-		if (d > 3 && word_part(comp, n, key))
-			d = 3; /* near enough to name */
+		part = 0;
+		/* a word part of a field, in the path's last component below
+		 * the root (a section's name is no field) */
+		if (d > 3 && plen && !comp[n] && word_part(comp, n, key)) {
+			part = 1;
+			d = 3; /* near enough to name, if it is the only one */
+			if (depth > b->near_depth)
+				b->part_hits = 0;
+			b->part_hits++;
+		}
 		if (depth > b->near_depth || d < b->near_d) {
 			b->near_depth = depth;
 			b->near_d = d;
+			b->near_part = part;
 			if ((size_t)(comp - bp) + strlen(key) + strlen(comp + n) < sizeof(b->near))
 				snprintf(b->near, sizeof(b->near), "%.*s%s%s", (int)(comp - bp), bp, key, comp + n);
 			else
@@ -2495,7 +2511,7 @@ int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size
 					      "distcalc: error: '%s': '%s': not in the report: '%.*s' is unavailable without %s%s",
 					      opt, m->path, (int)b->missing_at, m->path, b->missing,
 					      strncmp(b->missing, "cluster.", 8) == 0 ? " (a GPU preset, cluster.gpu, sets them)" : "");
-			else if (b->near_d >= 1 && b->near_d <= 3)
+			else if (b->near_d >= 1 && b->near_d <= 3 && !(b->near_part && b->part_hits > 1))
 				dc_diag_error(diag, DC_ERR_USAGE,
 					      "distcalc: error: '%s': '%s': not a field of the report; did you mean '%s'?", opt,
 					      m->path, b->near);
@@ -2531,8 +2547,11 @@ int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size
 		/* by how much, of the limit: none past a limit of 0 or a
 		 * value that is not finite */
 		by[0] = '\0';
-		if (m->limit != 0 && isfinite(b->v))
-			snprintf(by, sizeof(by), " by %.3g%%", 100 * fabs(b->v - m->limit) / fabs(m->limit));
+		if (m->limit != 0 && isfinite(b->v)) {
+			double pct = 100 * fabs(b->v - m->limit) / fabs(m->limit);
+			/* three digits, in whole percent from 1000% up (no 1.91e+05%) */
+			snprintf(by, sizeof(by), pct >= 1000 && pct < 1e15 ? " by %.0f%%" : " by %.3g%%", pct);
+		}
 		if (dc_check_parse_decimal(m->value, &(double){0}) == 0) {
 			dc_buf_printf(out, "%s: %s %s %s%s\n", m->path, vt, m->min ? "is below the floor" : "exceeds the budget",
 				      m->value, by);

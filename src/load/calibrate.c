@@ -781,8 +781,10 @@ static void size_text(uint64_t b, char *buf, size_t len)
 /* A log that ran under NCCL_ALGO or NCCL_PROTO: its rows are fitted as
  * they ran, but the run prices every call with what the config allows
  * (collective.algorithm, every protocol), so the log's own sizes can cost
- * otherwise there. Warned, with the row that moves most, when one moves
- * by more than 1%: distcalc has no key for a protocol set. */
+ * otherwise there. Said, with the row that moves most, when one moves by
+ * more than 1%: a note, not a warning, since the fit of the links is
+ * sound (a ring-only nccl-tests run is common practice); what it does
+ * not carry is a cluster that always runs so. */
 static void restricted_note(const struct dc_config *fitted, const struct dc_nccl_log *l, const struct log_algo *la,
 			    const struct dc_calib_log *o, struct dc_calibration *out, struct dc_diag *diag)
 {
@@ -817,14 +819,22 @@ static void restricted_note(const struct dc_config *fitted, const struct dc_nccl
 	snprintf(what, sizeof(what), "%s%s%s%s%s%s", la->mask ? o->algorithm_from : "", la->mask ? " (" : "",
 		 la->mask ? o->algorithm : "", la->mask ? ")" : "", la->mask && la->protos ? " and " : "",
 		 la->protos ? "NCCL_PROTO" : "");
-	warn(out, diag,
-	     "%s ran under %s%s%s%s, and its rows are fitted so; this run prices each call with what the config "
-	     "allows (collective.algorithm, every protocol), so the log's own sizes cost otherwise here, most at "
-	     "%s: %.2f us (%s, %s) against the fit's %.2f us (%s, %s), %+.0f%%; %s",
-	     o->name, what, la->protos ? " (" : "", la->protos ? o->protocols : "", la->protos ? ")" : "", sz,
-	     run_s * 1e6, ra, rp, fit_s * 1e6, fa, fp, 100 * worst,
-	     la->protos ? "distcalc has no key for a protocol set, so a cluster that always runs so is not priced so"
-			: "collective.algorithm prices every call with one algorithm, as a cluster that always runs so");
+	if (out->nnotes >= DC_CALIB_MAX_LOGS)
+		return;
+	/* a log path past what the note holds cuts its end, never more */
+	if (snprintf(out->notes[out->nnotes], sizeof(out->notes[0]),
+		 "%s ran under %s%s%s%s, and its rows are fitted so; this run prices each call with what the config "
+		 "allows (collective.algorithm, every protocol), so the log's own sizes cost otherwise here, most at "
+		 "%s: %.2f us (%s, %s) against the fit's %.2f us (%s, %s), %+.0f%%; the fitted links hold either way, "
+		 "but %s",
+		 o->name, what, la->protos ? " (" : "", la->protos ? o->protocols : "", la->protos ? ")" : "", sz,
+		 run_s * 1e6, ra, rp, fit_s * 1e6, fa, fp, 100 * worst,
+		 la->protos ? "no key holds a protocol set, so a cluster that always runs so is not priced so"
+			    : "a cluster that always runs one of these algorithms is priced so only with collective.algorithm "
+			      "set to it") < 0)
+		return;
+	dc_diag_warn(diag, "'--calibrate': note: %s", out->notes[out->nnotes]);
+	out->nnotes++;
 }
 
 /* After the bounded fit: the same fit with every link's upper bound

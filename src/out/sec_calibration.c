@@ -35,7 +35,7 @@ struct view {
 	const struct dc_calibration *cal;
 	const char *fitted, *nvls, *nvlink, *verdict, *ramp_scope;
 	double plugin_before, plugin_after;
-	uint64_t nlogs, npoints, nwarnings, nramp;
+	uint64_t nlogs, npoints, nwarnings, nnotes, nramp;
 	int ramp_dom[2]; /* the ramps shown, in order */
 	double median_abs_error, max_abs_error, median_abs_before, max_abs_before;
 	struct paste cluster;
@@ -102,8 +102,11 @@ static void view(const struct dc_run *run, void *out)
 				   : "intra_node bandwidth and latency, NVLink's bandwidth ramp";
 	v->nvlink = c->nvlink_kept ? "kept as configured: no one-node log" : "fitted from the one-node logs";
 	v->verdict = c->nwarnings ? "do not paste the cluster below as it is: see the warnings"
+		     : c->nnotes  ? "no warnings: the cluster below may be pasted into a config; the notes say how "
+				    "a restricted log's own sizes price here"
 				  : "no warnings: the cluster below may be pasted into a config";
 	v->nwarnings = c->nwarnings;
+	v->nnotes = c->nnotes;
 	v->plugin_before = c->plugin_before;
 	v->plugin_after = c->plugin_after;
 	v->nramp = 0;
@@ -272,6 +275,30 @@ static const struct dc_field warning_fields[] = {
 static const struct dc_fields warning_table = DC_FIELDS(warning_fields);
 static const struct dc_rows warning_rows = {warning_count, warning_row, sizeof(struct warning_row), "warnings"};
 
+static uint64_t note_count(const void *base)
+{
+	return ((const struct view *)base)->nnotes;
+}
+
+static void note_row(const void *base, uint64_t i, void *out)
+{
+	struct warning_row *r = out;
+	r->index = i;
+	r->text = ((const struct view *)base)->cal->notes[i];
+}
+
+static const struct dc_field note_fields[] = {
+	{"index", "#", DC_U_COUNT, DC_FT_U64, W(index)},
+	{"note", "note", DC_U_NONE, DC_FT_STR, W(text)},
+};
+static const struct dc_fields note_table = DC_FIELDS(note_fields);
+static const struct dc_rows note_rows = {note_count, note_row, sizeof(struct warning_row), "notes"};
+
+static int notes_shown(const void *base)
+{
+	return ((const struct view *)base)->nnotes > 0;
+}
+
 /* The fitted ramps: the bandwidth factor at each knot (net.h). */
 struct ramp_row {
 	const char *link;
@@ -379,6 +406,8 @@ static const struct dc_field fields[] = {
 	{"median_abs_error_before", "median |error| before", DC_U_RATIO, DC_FT_F64, V(median_abs_before)},
 	{"max_abs_error_before", "largest |error| before", DC_U_RATIO, DC_FT_F64, V(max_abs_before)},
 	{"warnings", "Warnings", DC_U_NONE, DC_FT_ROWS, 0, .sub = &warning_table, .rows = &warning_rows},
+	{"notes", "Notes (the fit holds)", DC_U_NONE, DC_FT_ROWS, 0, .sub = &note_table, .rows = &note_rows,
+	 .shown = notes_shown},
 	{"cluster", "Fitted cluster", DC_U_NONE, DC_FT_OBJECT, V(cluster), .sub = &cluster_obj},
 	{"ramp", "Fitted bandwidth ramp (cluster.intra_node.ramp, cluster.inter_node.ramp)", DC_U_NONE, DC_FT_ROWS, 0,
 	 .sub = &ramp_table, .rows = &ramp_rows},

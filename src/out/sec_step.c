@@ -933,9 +933,9 @@ static void warn_profile_layer(const struct dc_plan *p, const struct dc_results 
 /* Stages priced on a group that crosses NVLink domains though their own
  * GPUs sit in one (docs/network-model.md, "Every stage at that group's
  * price"): with pp the outermost axis a position's GPUs are one block of
- * world / pp ranks, which straddles a domain boundary or not. The
- * positions repeat with period D / gcd(B, D), counted over one period
- * (at most 2^16 of them, else not said). */
+ * world / pp ranks, which straddles a domain boundary or not. The blocks'
+ * offsets in their domains repeat with period D / gcd(B, D): one period
+ * counted, then the whole periods and the rest. */
 static void warn_stage_domains(const struct dc_plan *p, const struct dc_results *res, struct dc_diag *diag)
 {
 	uint64_t pp = p->layout.pp, world = p->world, d = p->in->cluster.nvlink_domain, b, g, period, n;
@@ -949,13 +949,11 @@ static void warn_stage_domains(const struct dc_plan *p, const struct dc_results 
 			crossing = 1;
 	b = world / pp;
 	if (!crossing || b >= d)
-		return; /* no crossing group, or every position's block spans a boundary */
+		return; /* no crossing group, or no block inside one domain */
 	g = b; /* gcd(b, d) */
 	for (uint64_t y = d, t; y; g = y, y = t)
 		t = g % y;
 	period = d / g;
-	if (period > (1u << 16))
-		return;
 	n = pp < period ? pp : period;
 	for (uint64_t s = 0; s < n; s++) {
 		uint64_t lo = s * b % d; /* where the block starts in its domain */
@@ -977,9 +975,9 @@ static void warn_stage_domains(const struct dc_plan *p, const struct dc_results 
 	dc_diag_warn(diag,
 		     "'cluster.nvlink_domain': the GPUs of %llu of the %llu pipeline positions (parallel.pp) sit inside "
 		     "one %llu-GPU NVLink domain and those of the other %llu (the first: position %llu) straddle two; "
-		     "each strategy is priced on its slowest group, one that crosses domains, at every position, so the "
-		     "step's rank-class rows of the positions inside one domain are upper bounds; the step follows "
-		     "the slowest position (docs/network-model.md, \"Every stage at that group's price\")",
+		     "a strategy priced on a group that crosses domains is priced so at every position, so the step's "
+		     "rank-class rows whose positions all sit inside one domain are upper bounds; the step follows the "
+		     "slowest position (docs/network-model.md, \"Every stage at that group's price\")",
 		     (unsigned long long)within, (unsigned long long)pp, (unsigned long long)d,
 		     (unsigned long long)across, (unsigned long long)first);
 }
