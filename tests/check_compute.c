@@ -1156,16 +1156,27 @@ END_TEST
  * foreach, and clipped in 0.797 ms. */
 START_TEST(test_optimizer_implementations)
 {
+	/* DeepSpeed with ZeRO-1 over the 8 ranks: its update steps a rank's
+	 * 842,301,952 of them and unscales every gradient, 40 B in two
+	 * passes */
 	static const struct {
-		const char *framework, *impl;
-		double bytes, passes;
+		const char *framework, *impl, *sharding;
+		double params, bytes, passes;
 	} rows[] = {
-		{"training.framework=custom", "training.optimizer_implementation=fused", 32.0, 1},
-		{"training.framework=torchtitan", "training.optimizer_implementation=fused", 40.0, 2},
-		{"training.framework=deepspeed", "training.optimizer_implementation=fused", 32.0, 1},
-		{"training.framework=megatron", "training.optimizer_implementation=fused", 32.0, 1},
-		{"training.framework=custom", "training.optimizer_implementation=foreach", 84.0, 8},
-		{"training.framework=torchtitan", "training.optimizer_implementation=foreach", 92.0, 9},
+		{"training.framework=custom", "training.optimizer_implementation=fused", "parallel.sharding=none",
+		 6738415616.0, 32.0, 1},
+		{"training.framework=torchtitan", "training.optimizer_implementation=fused", "parallel.sharding=none",
+		 6738415616.0, 40.0, 2},
+		{"training.framework=deepspeed", "training.optimizer_implementation=fused", "parallel.sharding=none",
+		 6738415616.0, 32.0, 1},
+		{"training.framework=megatron", "training.optimizer_implementation=fused", "parallel.sharding=none",
+		 6738415616.0, 32.0, 1},
+		{"training.framework=custom", "training.optimizer_implementation=foreach", "parallel.sharding=none",
+		 6738415616.0, 84.0, 8},
+		{"training.framework=torchtitan", "training.optimizer_implementation=foreach", "parallel.sharding=none",
+		 6738415616.0, 92.0, 9},
+		{"training.framework=deepspeed", "training.optimizer_implementation=fused", "parallel.sharding=zero1",
+		 842301952.0, 40.0, 2},
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		/* the course config gives the byte keys: FSDP2's set here */
@@ -1178,37 +1189,15 @@ START_TEST(test_optimizer_implementations)
 				      "precision.grad_bytes=4",
 				      "precision.master_bytes=0",
 				      "precision.optimizer_bytes=8",
-				      "parallel.sharding=none",
+				      rows[i].sharding,
 				      rows[i].framework,
 				      rows[i].impl};
 		struct run *x = run(SYSTEMS, sets, 12);
 		const struct dc_compute *c = &x->r.compute;
-		double want = 6738415616.0 * rows[i].bytes / (2e12 * c->memory_efficiency) +
+		double want = rows[i].params * rows[i].bytes / (2e12 * c->memory_efficiency) +
 			      rows[i].passes * c->memory_overhead_s;
-		ck_assert_msg(fabs(c->optimizer_s[0] / want - 1) <= 1e-12, "%s %s: %.17g s, by hand %.17g", rows[i].framework,
-			      rows[i].impl, c->optimizer_s[0], want);
-		free(x);
-	}
-	{
-		/* DeepSpeed with ZeRO-1 over the 8 ranks: its update steps a
-		 * rank's 842,301,952 of them and unscales every gradient, 40 B
-		 * in two passes */
-		const char *sets[] = {"parallel.tp=1",
-				      "parallel.pp=1",
-				      "parallel.dp=8",
-				      "cluster.peak_flops=312e12",
-				      "cluster.hbm_bandwidth=2 TB/s",
-				      "precision.param_bytes=4",
-				      "precision.grad_bytes=4",
-				      "precision.master_bytes=0",
-				      "precision.optimizer_bytes=8",
-				      "parallel.sharding=zero1",
-				      "training.framework=deepspeed"};
-		struct run *x = run(SYSTEMS, sets, 11);
-		const struct dc_compute *c = &x->r.compute;
-		double want = 842301952.0 * 40.0 / (2e12 * c->memory_efficiency) + 2.0 * c->memory_overhead_s;
-		ck_assert_msg(fabs(c->optimizer_s[0] / want - 1) <= 1e-12, "deepspeed zero1: %.17g s, by hand %.17g",
-			      c->optimizer_s[0], want);
+		ck_assert_msg(fabs(c->optimizer_s[0] / want - 1) <= 1e-12, "%s %s %s: %.17g s, by hand %.17g",
+			      rows[i].framework, rows[i].impl, rows[i].sharding, c->optimizer_s[0], want);
 		free(x);
 	}
 }

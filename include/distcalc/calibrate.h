@@ -96,7 +96,7 @@ struct dc_calibration {
 	double objective;                    /* the minimised sum (above) at the fit */
 	unsigned evaluations;                /* of the objective */
 	size_t nwarnings;                    /* the fit is not to be pasted when > 0 */
-	char warnings[DC_CALIB_MAX_WARNINGS][640];
+	char warnings[DC_CALIB_MAX_WARNINGS][320];
 	/* what the reader should know that leaves the fit sound: a log that
 	 * ran under NCCL_ALGO or NCCL_PROTO and whose sizes the run prices
 	 * otherwise (calibrate.c restricted_note); one a log at most */

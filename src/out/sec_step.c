@@ -671,7 +671,7 @@ static const struct dc_field fields[] = {
 	 .shown = head_compared},
 	{"profile_head_not_compared", "probe's head not compared", DC_U_NONE, DC_FT_TEXT, V(head_why),
 	 .shown = head_not_compared},
-	{"profile_optimizer_params", "probe's optimizer step: parameters", DC_U_NONE, DC_FT_U64, V(opt_params),
+	{"profile_optimizer_params", "probe's optimizer step: parameters", DC_U_COUNT, DC_FT_U64, V(opt_params),
 	 .shown = opt_compared},
 	{"profile_optimizer_measured_s", "probe's optimizer step and clip, measured", DC_U_SECONDS, DC_FT_F64,
 	 V(opt_measured_s), .shown = opt_compared},
@@ -938,37 +938,31 @@ static void warn_profile_layer(const struct dc_plan *p, const struct dc_results 
  * counted, then the whole periods and the rest. */
 static void warn_stage_domains(const struct dc_plan *p, const struct dc_results *res, struct dc_diag *diag)
 {
-	uint64_t pp = p->layout.pp, world = p->world, d = p->in->cluster.nvlink_domain, b, g, period, n;
-	uint64_t across = 0, within, first = 0;
+	uint64_t pp = p->layout.pp, world = p->world, domain_ranks = p->in->cluster.nvlink_domain, block_ranks, g;
+	uint64_t period, across = 0, within, first = 0;
 	int crossing = 0;
-	if (!res->step.available || pp < 2 || !d || d >= world || p->topo.stride[DC_AXIS_PP] * pp != world)
+	if (!res->step.available || pp < 2 || !domain_ranks || domain_ranks >= world ||
+	    p->topo.stride[DC_AXIS_PP] * pp != world)
 		return;
 	for (int i = 0; i < DC_STRAT_COUNT; i++)
 		if (i != DC_STRAT_PP && res->comm.s[i].in_play && res->comm.s[i].net_group &&
 		    res->comm.s[i].net_group->nodes > 1)
 			crossing = 1;
-	b = world / pp;
-	if (!crossing || b >= d)
+	block_ranks = world / pp;
+	if (!crossing || block_ranks >= domain_ranks)
 		return; /* no crossing group, or no block inside one domain */
-	g = b; /* gcd(b, d) */
-	for (uint64_t y = d, t; y; g = y, y = t)
+	g = block_ranks; /* gcd(block_ranks, domain_ranks) */
+	for (uint64_t y = domain_ranks, t; y; g = y, y = t)
 		t = g % y;
-	period = d / g;
-	n = pp < period ? pp : period;
-	for (uint64_t s = 0; s < n; s++) {
-		uint64_t lo = s * b % d; /* where the block starts in its domain */
-		if (lo + b > d) {
+	period = domain_ranks / g;
+	/* position s of one period stands for the positions s, s + period,
+	 * ... below pp: pp / period of them, one more when s < pp % period */
+	for (uint64_t s = 0; s < period && s < pp; s++)
+		if (s * block_ranks % domain_ranks + block_ranks > domain_ranks) { /* its block straddles */
 			if (!across)
 				first = s;
-			across++;
+			across += pp / period + (s < pp % period);
 		}
-	}
-	if (pp > period) { /* whole periods, then the rest */
-		uint64_t whole = pp / period, rest = pp % period, in_rest = 0;
-		for (uint64_t s = 0; s < rest; s++)
-			in_rest += s * b % d + b > d;
-		across = across * whole + in_rest;
-	}
 	within = pp - across;
 	if (!across || !within)
 		return;
@@ -978,7 +972,7 @@ static void warn_stage_domains(const struct dc_plan *p, const struct dc_results 
 		     "a strategy priced on a group that crosses domains is priced so at every position, so the step's "
 		     "rank-class rows whose positions all sit inside one domain are upper bounds; the step follows the "
 		     "slowest position (docs/network-model.md, \"Every stage at that group's price\")",
-		     (unsigned long long)within, (unsigned long long)pp, (unsigned long long)d,
+		     (unsigned long long)within, (unsigned long long)pp, (unsigned long long)domain_ranks,
 		     (unsigned long long)across, (unsigned long long)first);
 }
 
