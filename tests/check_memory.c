@@ -55,6 +55,63 @@ static struct dc_mem_ledger stage_ledger(const struct dc_config *c, uint64_t sta
 	return l;
 }
 
+/* Megatron-Core's Transformer Engine FP8 weight copies (docs/memory-
+ * conventions.md, "FP8"): Llama-3-70B on 8 DGX H100, tp 8 + SP, pp 4,
+ * dp 2, zero1. Each stage holds 20 layers; a rank's FP8-cast linear
+ * weights are 20 x (8192 x (8192 + 2 x 1024) + 8192^2 + 3 x 8192 x
+ * 28672) / 8 = 20 x 106,954,752 = 2,139,095,040 on every stage (the
+ * embedding, the head and the norms stay BF16 and do not count).
+ * delayed on Hopper: the FP8 data and its transpose, 2 B each weight,
+ * 4,278,190,080 B; on Blackwell (dgx-b200) one FP8 tensor,
+ * 2,139,095,040 B; mxfp8: both directions with a scale per 32,
+ * 2 x (2,139,095,040 + 66,846,720) = 4,411,883,520 B. None under FSDP2,
+ * deepspeed or torchtitan. The copies stay in every phase: the optimizer
+ * step's subtotal is the same as deepspeed's (which saves the same FP8
+ * activations, keeps no copies) plus them. */
+static void llama70b_fp8(struct dc_config *c, const char *system, const char *framework, const char *recipe,
+			 const char *sharding)
+{
+	fixture_json(c,
+		     "{\"model\": {\"hf_config\": \"llama-3-70b\", \"seq_length\": 8192},"
+		     " \"cluster\": {\"system\": \"%s\", \"num_nodes\": 8},"
+		     " \"parallel\": {\"tp\": 8, \"pp\": 4, \"dp\": 2, \"sharding\": \"%s\","
+		     " \"sequence_parallel\": true},"
+		     " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 16,"
+		     " \"recompute\": \"selective\", \"framework\": \"%s\"},"
+		     " \"precision\": {\"compute\": \"fp8\", \"fp8_recipe\": \"%s\"}}",
+		     system, sharding, framework, recipe);
+}
+
+START_TEST(test_fp8_weight_copies)
+{
+	struct dc_config c;
+	struct dc_mem_ledger l, ds;
+	llama70b_fp8(&c, "dgx-h100", "megatron", "delayed", "zero1");
+	for (uint64_t s = 0; s < 4; s++) {
+		l = stage_ledger(&c, s);
+		ck_assert_uint_eq(l.fp8_weight_params, 2139095040ull);
+		ck_assert_uint_eq(l.fp8_weight_copies_bytes, 4278190080ull);
+	}
+	l = stage_ledger(&c, 1);
+	llama70b_fp8(&c, "dgx-h100", "deepspeed", "delayed", "zero1");
+	ds = stage_ledger(&c, 1);
+	ck_assert_uint_eq(ds.fp8_weight_copies_bytes, 0);
+	ck_assert_uint_eq(l.phase_subtotal_bytes[DC_MEM_OPTIMIZER],
+			  ds.phase_subtotal_bytes[DC_MEM_OPTIMIZER] + 4278190080ull);
+	ck_assert_uint_eq(l.phase_subtotal_bytes[DC_MEM_FORWARD],
+			  ds.phase_subtotal_bytes[DC_MEM_FORWARD] + 4278190080ull);
+	llama70b_fp8(&c, "dgx-b200", "megatron", "current", "zero1");
+	ck_assert_uint_eq(stage_ledger(&c, 1).fp8_weight_copies_bytes, 2139095040ull);
+	llama70b_fp8(&c, "dgx-b200", "megatron", "mxfp8", "zero1");
+	ck_assert_uint_eq(stage_ledger(&c, 1).fp8_weight_copies_bytes, 4411883520ull);
+	llama70b_fp8(&c, "dgx-h100", "megatron", "delayed", "fsdp");
+	ck_assert_uint_eq(stage_ledger(&c, 1).fp8_weight_copies_bytes, 0);
+	llama70b_fp8(&c, "dgx-h100", "torchtitan", "current", "fsdp");
+	ck_assert_uint_eq(stage_ledger(&c, 1).fp8_weight_copies_bytes, 0);
+	ck_assert_uint_eq(stage_ledger(&c, 1).fp8_weight_params, 0);
+}
+END_TEST
+
 START_TEST(test_zero_table1_7_5b)
 {
 	/* ZeRO Table 1 / section 5, psi = 7.5e9, K = 12, N_d = 64 (GB = 1e9 B):
@@ -1620,6 +1677,7 @@ int main(void)
 	tcase_add_test(tc, test_mem_memo_changes_nothing);
 	tcase_add_test(tc, test_torchtitan_experts_whole_with_ep);
 	tcase_add_test(tc, test_reserve_rounding);
+	tcase_add_test(tc, test_fp8_weight_copies);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

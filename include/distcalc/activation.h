@@ -26,10 +26,20 @@
  * (tp, sequence parallelism, micro batch, pipeline) from the plan and the
  * shape and recompute mode from its input, and returns 0, or -1 when a
  * product overflows 64 bits (dc_act_plan_compute keeps a flag per term).
+ *
+ * Under Transformer Engine's FP8 recipes (framework.h,
+ * dc_framework_fp8_saved_inputs) the linear layers save their inputs in
+ * FP8 (1 byte an element, 33/32 under MXFP8): the Q/K/V input (not
+ * MLA's, whose two down-projections keep one copy each), the MLP's and
+ * the projection's inputs, the routed copies; a MoE layer's router keeps
+ * its BF16 input and its shared experts add an FP8 copy; a fused
+ * attention kernel keeps its BF16 output beside the projection's FP8 copy
+ * (docs/memory-conventions.md, "FP8").
  */
 #ifndef DISTCALC_ACTIVATION_H
 #define DISTCALC_ACTIVATION_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "distcalc/config.h"
@@ -50,6 +60,7 @@ enum dc_act_term {
 	DC_ACT_ATTN_MASK,      /* eager with dropout: as^2b, the softmax dropout mask */
 	DC_ACT_ATTN_DROPOUT,   /* eager with dropout: 2as^2b, the dropped probabilities */
 	DC_ACT_SOFTMAX_STATS,  /* flash: 4asb, one FP32 logsumexp per query row and head */
+	DC_ACT_CORE_OUTPUT,    /* flash under TE's FP8 saving: 2sb a d_v, the BF16 output the kernel keeps */
 	DC_ACT_PROJ_INPUT,     /* 2sb a d_v: the attention output, the projection's input */
 	DC_ACT_MLP_INPUT,      /* 2sbh: the second norm's output, the MLP input */
 	DC_ACT_MLP_UP,         /* GELU 2sbf (fc1 output); SwiGLU 4sbf (gate and up outputs) */
@@ -75,7 +86,9 @@ enum dc_act_group {
  * shared experts' f_s. Static text. */
 const char *dc_act_term_name(enum dc_act_term t);
 enum dc_act_group dc_act_term_group(enum dc_act_term t);
-const char *dc_act_term_formula(enum dc_act_term t, const struct dc_config *in, int moe);
+/* The term's formula in bytes (2sbh: 2 bytes an element of s b h), in
+ * buf (64 bytes are enough), NUL-terminated, truncated to len. */
+void dc_act_term_formula(enum dc_act_term t, const struct dc_config *in, int moe, char *buf, size_t len);
 
 /* The three parts of one layer's activations for one microbatch on one
  * rank, before recomputation drops any of them, and every term. */

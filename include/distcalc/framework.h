@@ -128,4 +128,32 @@ void dc_framework_moe_tp_calls(const struct dc_plan *p, uint64_t *gathers, uint6
  * docs/formulas-systems.md, "Which gathers". */
 int dc_framework_moe_tp_gathers_quantized(const struct dc_plan *p);
 
+/* How Transformer Engine's FP8 linear layers save their inputs for the
+ * backward (docs/memory-conventions.md, "FP8"): each quantizes its input
+ * and keeps the column-wise FP8 copy alone for the weight gradient, not
+ * the BF16 tensor the ledger's activation terms count at 2 bytes; under
+ * MXFP8 with an E8M0 scale per 32 elements. Under precision.compute "fp8"
+ * with the recipes delayed, current and mxfp8 (Transformer Engine's) and
+ * every framework but torchtitan (torchao's Float8Linear saves the
+ * high-precision input); DC_FP8_SAVED_NONE otherwise (activation.c). */
+enum dc_fp8_saved {
+	DC_FP8_SAVED_NONE,  /* the working precision, as the terms count it */
+	DC_FP8_SAVED_FP8,   /* 1 byte an element */
+	DC_FP8_SAVED_MXFP8, /* 1 byte an element and 1 per 32 */
+};
+
+enum dc_fp8_saved dc_framework_fp8_saved_inputs(const struct dc_config *c);
+
+/* The FP8 copies of a rank's FP8-cast linear weights that Megatron-Core's
+ * Transformer Engine layers keep across a step's microbatches (it passes
+ * is_first_microbatch, so TE caches the quantized weight and requantizes
+ * it on the first microbatch only), `params` weights: under
+ * training.framework "megatron", precision.compute "fp8" with a TE recipe
+ * and parameters not sharded by FSDP (TE caches nothing under FSDP2).
+ * Per parameter: delayed and current 1 byte and, off Blackwell, 1 for the
+ * transpose Hopper's FP8 GEMMs need; mxfp8 1 byte each way and an E8M0
+ * scale per 32 elements each way (before the scales' padding). 0 bytes
+ * otherwise. Returns 0, or -1 on overflow. */
+int dc_framework_fp8_weight_copies(const struct dc_plan *p, uint64_t params, uint64_t *bytes);
+
 #endif

@@ -111,6 +111,13 @@ struct dc_mem_ledger {
 	uint64_t buffers_bytes; /* ddp buckets + FSDP working set at its largest + comm */
 	uint64_t cuda_context_bytes;
 	uint64_t workspace_bytes;
+	/* Transformer Engine's FP8 copies of the rank's FP8-cast linear
+	 * weights, kept across the step (dc_framework_fp8_weight_copies),
+	 * in every phase; fp8_weight_params: the weights they copy (the
+	 * layers' parameters but norms and routers, and the MTP modules'
+	 * experts); 0 unless megatron under an FP8 recipe */
+	uint64_t fp8_weight_params;
+	uint64_t fp8_weight_copies_bytes;
 	/* the optimizer step's own: torch's foreach AdamW (training.
 	 * optimizer_implementation "foreach") allocates the square roots of
 	 * the second moments as a new list each step, one moment's bytes of

@@ -3,6 +3,7 @@
 #include "distcalc/activation.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "distcalc/framework.h"
@@ -21,6 +22,7 @@ static const struct {
 	[DC_ACT_ATTN_MASK] = {"softmax dropout mask", DC_ACT_GROUP_CORE},
 	[DC_ACT_ATTN_DROPOUT] = {"dropped softmax", DC_ACT_GROUP_CORE},
 	[DC_ACT_SOFTMAX_STATS] = {"softmax statistics", DC_ACT_GROUP_CORE},
+	[DC_ACT_CORE_OUTPUT] = {"attention kernel output", DC_ACT_GROUP_CORE},
 	[DC_ACT_PROJ_INPUT] = {"attention output", DC_ACT_GROUP_SPLIT},
 	[DC_ACT_MLP_INPUT] = {"MLP input", DC_ACT_GROUP_REPLICATED},
 	[DC_ACT_MLP_UP] = {"MLP up output", DC_ACT_GROUP_SPLIT},
@@ -40,7 +42,7 @@ enum dc_act_group dc_act_term_group(enum dc_act_term t)
 	return terms[t].group;
 }
 
-const char *dc_act_term_formula(enum dc_act_term t, const struct dc_config *in, int moe)
+static const char *base_formula(enum dc_act_term t, const struct dc_config *in, int moe)
 {
 	const struct dc_model *m = &in->model;
 	int gated = m->mlp == DC_MLP_SWIGLU, shared = m->shared_expert_ffn_hidden_size > 0;
@@ -64,6 +66,7 @@ const char *dc_act_term_formula(enum dc_act_term t, const struct dc_config *in, 
 	case DC_ACT_SOFTMAX_STATS:
 		return "4asb";
 	case DC_ACT_PROJ_INPUT:
+	case DC_ACT_CORE_OUTPUT:
 		return m->kv_lora_rank ? "2sb a d_v" : "2sb a d";
 	case DC_ACT_MLP_UP:
 		/* a MoE layer's inner size: its top-k routed experts' and the
@@ -85,6 +88,69 @@ const char *dc_act_term_formula(enum dc_act_term t, const struct dc_config *in, 
 		break;
 	}
 	return "";
+}
+
+/* Whether Transformer Engine's FP8 saving (dc_framework_fp8_saved_inputs)
+ * replaces term t's BF16 tensor by its FP8 copy in a layer of this shape
+ * (dc_act_layer_parts), or adds the copy beside it (a MoE layer's MLP
+ * input with shared experts: the router keeps the BF16 norm output) */
+enum fp8_term { FP8_TERM_BF16, FP8_TERM_REPLACED, FP8_TERM_ADDED };
+
+static enum fp8_term fp8_term_of(enum dc_act_term t, const struct dc_model *m, int moe)
+{
+	switch (t) {
+	case DC_ACT_ATTN_INPUT:
+		/* MLA's q and kv down-projections each save their own copy:
+		 * two of a byte, as many bytes as the BF16 tensor */
+		return m->kv_lora_rank ? FP8_TERM_BF16 : FP8_TERM_REPLACED;
+	case DC_ACT_MLP_INPUT:
+		if (!moe)
+			return FP8_TERM_REPLACED;
+		return m->shared_expert_ffn_hidden_size ? FP8_TERM_ADDED : FP8_TERM_BF16;
+	case DC_ACT_PROJ_INPUT:
+	case DC_ACT_MLP_ACT:
+	case DC_ACT_ROUTED:
+		return FP8_TERM_REPLACED;
+	default:
+		break;
+	}
+	return FP8_TERM_BF16;
+}
+
+/* bytes of the FP8 copy of a tensor held at 2 bytes an element */
+static uint64_t fp8_copy_bytes(uint64_t bf16_bytes, enum dc_fp8_saved f)
+{
+	uint64_t e = bf16_bytes / 2;
+	return f == DC_FP8_SAVED_MXFP8 ? e + dc_ceil_div(e, 32) : e;
+}
+
+void dc_act_term_formula(enum dc_act_term t, const struct dc_config *in, int moe, char *buf, size_t len)
+{
+	const char *b = base_formula(t, in, moe);
+	enum dc_fp8_saved f = dc_framework_fp8_saved_inputs(in);
+	enum fp8_term k = f == DC_FP8_SAVED_NONE ? FP8_TERM_BF16 : fp8_term_of(t, &in->model, moe);
+	const char *rest;
+	char copy[64];
+
+	if (t == DC_ACT_CORE_OUTPUT) {
+		snprintf(buf, len, "%s (BF16)", b);
+		return;
+	}
+	if (k == FP8_TERM_BF16) {
+		snprintf(buf, len, "%s", b);
+		return;
+	}
+	/* every term an FP8 copy replaces counts 2 bytes an element: its
+	 * formula starts with the 2 */
+	rest = b[0] == '2' ? b + 1 : b;
+	if (f == DC_FP8_SAVED_MXFP8)
+		snprintf(copy, sizeof(copy), "33/32 x %s in MXFP8", rest);
+	else
+		snprintf(copy, sizeof(copy), "%s in FP8", rest);
+	if (k == FP8_TERM_ADDED)
+		snprintf(buf, len, "%s + %s", b, copy);
+	else
+		snprintf(buf, len, "%s", copy);
 }
 
 /* What torchtitan's per-op policy keeps of one layer (its
@@ -125,6 +191,7 @@ int dc_act_layer_parts(const struct dc_plan *p, int moe, struct dc_act_layer *ou
 	int sp = p->layout.sequence_parallel;
 	int gated = m->mlp == DC_MLP_SWIGLU;
 	int eager = p->in->training.attention == DC_ATTENTION_EAGER, dropout = m->dropout;
+	enum dc_fp8_saved fp8 = dc_framework_fp8_saved_inputs(p->in);
 	struct dc_ck c = {0};
 	uint64_t sb = p->tokens_per_microbatch_cp; /* b s / cp: this context-parallel rank's tokens */
 	uint64_t sbh = dc_ck_mul(&c, sb, m->hidden_size);
@@ -188,6 +255,21 @@ int dc_act_layer_parts(const struct dc_plan *p, int moe, struct dc_act_layer *ou
 	raw[DC_ACT_MLP_ACT] = dc_ck_mul(&c, dc_ck_mul(&c, sb, inner_f), 2);
 	/* never held but by the op policy */
 	raw[DC_ACT_MLP_OUTPUT] = dc_ck_mul(&c, 2, sbh);
+	/* Transformer Engine's FP8 linears save their inputs' FP8 copies
+	 * (fp8_term_of); a fused attention kernel keeps its BF16 output O
+	 * for its own backward beside the projection's FP8 copy, the one
+	 * tensor both held under BF16 (docs/memory-conventions.md, "FP8") */
+	if (fp8 != DC_FP8_SAVED_NONE) {
+		if (!eager)
+			raw[DC_ACT_CORE_OUTPUT] = raw[DC_ACT_PROJ_INPUT];
+		for (int i = 0; i < DC_ACT_TERM_COUNT; i++) {
+			enum fp8_term how = fp8_term_of((enum dc_act_term)i, m, moe);
+			if (how == FP8_TERM_REPLACED)
+				raw[i] = fp8_copy_bytes(raw[i], fp8);
+			else if (how == FP8_TERM_ADDED)
+				raw[i] = dc_ck_add(&c, raw[i], fp8_copy_bytes(raw[i], fp8));
+		}
+	}
 
 	out->replicated_bytes = out->linear_bytes = out->scores_bytes = 0;
 	for (int i = 0; i < DC_ACT_TERM_COUNT; i++) {

@@ -241,3 +241,64 @@ int dc_framework_moe_tp_gathers_quantized(const struct dc_plan *p)
 {
 	return p->in->model.shared_expert_ffn_hidden_size != 0 && p->in->training.framework != DC_FRAMEWORK_TORCHTITAN;
 }
+
+static int te_fp8_recipe(const struct dc_config *c)
+{
+	if (c->precision.compute != DC_COMPUTE_FP8)
+		return 0;
+	switch (c->precision.fp8_recipe) {
+	case DC_FP8_DELAYED:
+	case DC_FP8_CURRENT:
+	case DC_FP8_MXFP8:
+		return 1;
+	case DC_FP8_ROWWISE:
+		break;
+	}
+	return 0;
+}
+
+enum dc_fp8_saved dc_framework_fp8_saved_inputs(const struct dc_config *c)
+{
+	/* Transformer Engine d0067d0d, module/linear.py:615-616 ("Discard
+	 * row-wise data since it is not needed in backward pass"): the
+	 * quantized input's column-wise data is what the weight gradient
+	 * reads; layernorm_linear.py and layernorm_mlp.py save their
+	 * quantized norm output the same way. torchao (7ca1bfbe,
+	 * float8/float8_linear.py, matmul_with_hp_or_float8_args.forward)
+	 * saves input_hp, the high-precision input, and casts it again in
+	 * backward. */
+	if (!te_fp8_recipe(c) || c->training.framework == DC_FRAMEWORK_TORCHTITAN)
+		return DC_FP8_SAVED_NONE;
+	return c->precision.fp8_recipe == DC_FP8_MXFP8 ? DC_FP8_SAVED_MXFP8 : DC_FP8_SAVED_FP8;
+}
+
+int dc_framework_fp8_weight_copies(const struct dc_plan *p, uint64_t params, uint64_t *bytes)
+{
+	const struct dc_config *c = p->in;
+	struct dc_ck ck = {0};
+	enum dc_gpu g = c->cluster.gpu < DC_GPU_COUNT ? c->cluster.gpu : DC_GPU_NONE;
+	*bytes = 0;
+	/* Megatron-LM d98e8a64: megatron/core/extensions/transformer_engine.py
+	 * :1338-1345 (and 1587-1602, 2721-2728 for the layernorm-fused and
+	 * grouped linears) pass is_first_microbatch, which
+	 * disable_parameter_transpose_cache (default false,
+	 * transformer_config.py:1175) would turn off; Transformer Engine
+	 * d0067d0d caches the quantized weight in _fp8_workspaces
+	 * (module/base.py:915) and caches nothing under FSDP2
+	 * (linear.py:1958, self.is_fsdp2: Megatron's --use-torch-fsdp2) */
+	if (!te_fp8_recipe(c) || c->training.framework != DC_FRAMEWORK_MEGATRON ||
+	    p->layout.sharding == DC_SHARD_FSDP)
+		return 0;
+	if (c->precision.fp8_recipe == DC_FP8_MXFP8) {
+		/* tensor/mxfp8_tensor.py:83-94: _rowwise_data and
+		 * _columnwise_data, one byte an element each, and a uint8
+		 * scale per 32 elements each way (constants.py:175) */
+		*bytes = dc_ck_mul(&ck, 2, dc_ck_add(&ck, params, dc_ceil_div(params, 32)));
+	} else {
+		/* tensor/float8_tensor.py:423-427: _data, and a _transpose
+		 * where the GPU cannot run FP8 GEMMs but TN (Hopper); one
+		 * _data serves both on Blackwell */
+		*bytes = dc_ck_mul(&ck, dc_gpu_arch(g) == DC_GPU_ARCH_BLACKWELL ? 1 : 2, params);
+	}
+	return ck.overflow ? -1 : 0;
+}

@@ -906,6 +906,35 @@ void dc_mem_memo_corrupt(struct dc_mem_memo *m)
 }
 #endif
 
+/* Transformer Engine's FP8 weight copies on this rank (framework.h):
+ * the layers' parameters on it (the rank's total but the embedding, the
+ * head, the final norm and the MTP modules' own, which other_params
+ * holds) less each layer's norms and each MoE layer's router, which stay
+ * BF16: the attention, MLP and expert weights, with their biases (a few
+ * hidden sizes a layer, which TE does not quantize) and MLA's two small
+ * norms. The MTP modules' routed experts count (in total, not in
+ * other_params), their attention and eh_proj do not. With model.params
+ * (no shape) every parameter counts. docs/memory-conventions.md, "FP8". */
+static int fp8_weight_copies(const struct dc_plan *pl, struct dc_mem_ledger *l)
+{
+	struct dc_ck c = {0};
+	const struct dc_stage_params *p = &l->p;
+	uint64_t kept_bf16 = 0, n = p->total - p->other_params;
+	if (!pl->in->model.params_explicit) {
+		uint64_t norms = dc_ck_mul(&c, dc_params_layer_norms(&pl->in->model), pl->parts.norm);
+		kept_bf16 = dc_ck_add(&c, dc_ck_mul(&c, p->layers, norms),
+				      dc_ck_mul(&c, p->moe_layers, pl->parts.router.replicated));
+	}
+	l->fp8_weight_params = l->fp8_weight_copies_bytes = 0;
+	if (c.overflow || kept_bf16 > n)
+		return c.overflow ? -1 : 0;
+	if (dc_framework_fp8_weight_copies(pl, n - kept_bf16, &l->fp8_weight_copies_bytes) != 0)
+		return -1;
+	if (l->fp8_weight_copies_bytes)
+		l->fp8_weight_params = n - kept_bf16;
+	return 0;
+}
+
 /* The ledger of `stage`, its states sharded as `shards` says (the
  * plan's: dc_axis_state_shards, which reads no stage), with the memo's
  * slot `slot` (-1: none) */
@@ -1018,6 +1047,8 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, const struct dc_stat
 	l->comm_buffers_bytes = cfg->memory.comm_buffer_bytes;
 	l->cuda_context_bytes = cfg->memory.cuda_context_bytes;
 	l->workspace_bytes = cfg->memory.workspace_bytes;
+	if (fp8_weight_copies(pl, l) != 0)
+		c.overflow = 1;
 	l->buffers_bytes = dc_ck_add(&c, dc_ck_add(&c, l->ddp_buckets_bytes, l->comm_buffers_bytes),
 			       max_u64(dc_ck_add(&c, l->fsdp_forward_params_bytes,
 						 held_grads ? l->fsdp_unsharded_grads_bytes : 0),
@@ -1026,7 +1057,8 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, const struct dc_stat
 	/* peak by phase */
 	{
 		uint64_t base = dc_ck_add(&c, dc_ck_add(&c, l->model_states_bytes, l->comm_buffers_bytes),
-				    dc_ck_add(&c, l->cuda_context_bytes, l->workspace_bytes));
+				    dc_ck_add(&c, dc_ck_add(&c, l->cuda_context_bytes, l->workspace_bytes),
+					      l->fp8_weight_copies_bytes));
 		uint64_t *sub = l->phase_subtotal_bytes;
 		sub[DC_MEM_FORWARD] = dc_ck_add(&c, dc_ck_add(&c, base, l->activations_bytes),
 						dc_ck_add(&c, l->fsdp_forward_params_bytes,

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "distcalc/activation.h"
+#include "distcalc/framework.h"
 #include "distcalc/memory.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
@@ -45,6 +46,24 @@ struct view {
 
 static void terms_fill(struct ledger_view *v);
 
+/* What the ledger leaves out under precision.compute "fp8", by who
+ * quantizes (docs/memory-conventions.md, "FP8"); NULL otherwise */
+static const char *fp8_not_modeled(const struct dc_plan *p)
+{
+	const struct dc_config *c = p->in;
+	if (c->precision.compute != DC_COMPUTE_FP8)
+		return NULL;
+	if (dc_framework_fp8_saved_inputs(c) == DC_FP8_SAVED_NONE)
+		return c->training.framework == DC_FRAMEWORK_TORCHTITAN
+			       ? "torchao's Float8Linear keeps no FP8 weight copy and saves its BF16 input, as the ledger counts it; under the tensorwise (current) recipe with tp > 1 its float8 TP styles cast a linear's input before the linear, which then saves the FP8 tensor: not modelled (the ledger counts BF16)"
+			       : "rowwise is torchao's recipe: its Float8Linear keeps no FP8 weight copy and saves its BF16 input, as the ledger counts it";
+	if (c->training.framework != DC_FRAMEWORK_MEGATRON)
+		return "Transformer Engine's FP8-saved linear inputs are counted (the activation terms say FP8); its FP8 weight copies are not kept unless the caller passes is_first_microbatch (Megatron-Core does): none counted. Not modelled: the amax histories and scales, FP8 attention's saved tensors (precision.attention fp8)";
+	if (p->layout.sharding == DC_SHARD_FSDP)
+		return "Transformer Engine's FP8-saved linear inputs are counted (the activation terms say FP8); under FSDP2 it caches no FP8 weight copy (none counted). Not modelled: the amax histories and scales, FP8 attention's saved tensors (precision.attention fp8), --fp8-param-gather's FP8 primary weights";
+	return "Transformer Engine's FP8 weight copies (fp8_weight_copies_bytes) and FP8-saved linear inputs (the activation terms say FP8) are counted. Not modelled: the MXFP8 scales' padding, the amax histories and scales, the MTP modules' attention and eh_proj copies, FP8 attention's saved tensors (precision.attention fp8), --fp8-param-gather's FP8 primary weights (in place of the BF16 ones the state bytes count)";
+}
+
 static void view(const struct dc_run *run, void *out)
 {
 	struct view *v = out;
@@ -74,11 +93,7 @@ static void view(const struct dc_run *run, void *out)
 	v->nm.ddp_bucket_copy = "PyTorch DDP with gradient_as_bucket_view=False (its default) keeps a flat copy of every gradient: add grads_bytes once more";
 	v->nm.other = "vocabulary padding, loss buffers, pipeline send/receive buffers";
 	v->nm.fragmentation = "beyond memory.allocator_reserve: fits is not a passed OOM test";
-	/* Transformer Engine's FP8 state (docs/memory-conventions.md, "FP8"):
-	 * the byte counts are TE's tensor layouts, not modelled here */
-	v->nm.fp8 = run->plan->in->precision.compute == DC_COMPUTE_FP8
-			    ? "precision.compute fp8 changes no byte of the ledger. Transformer Engine (Megatron-Core) keeps an FP8 copy of each FP8 linear layer's weights across a step's microbatches: 1 byte per parameter, plus 1 byte for its transpose on Hopper (none on Blackwell); under mxfp8 1 byte each way plus a 1-byte scale per 32 elements each way. It saves a linear layer's input for the backward in FP8, 1 byte where the ledger's activations count 2"
-			    : NULL;
+	v->nm.fp8 = fp8_not_modeled(run->plan);
 	/* what ZB-H1's deferred weight gradients hold beyond the linears'
 	 * inputs and output gradients (docs/memory-conventions.md, "ZB-H1") */
 	v->nm.zero_bubble =
@@ -306,6 +321,11 @@ static int has_optimizer_temp(const void *base)
 	return ((const struct ledger_view *)base)->l.optimizer_temp_bytes > 0;
 }
 
+static int has_fp8_copies(const void *base)
+{
+	return ((const struct ledger_view *)base)->l.fp8_weight_copies_bytes > 0;
+}
+
 static int is_fsdp(const void *base)
 {
 	return ((const struct ledger_view *)base)->plan->layout.sharding == DC_SHARD_FSDP;
@@ -348,7 +368,8 @@ static const struct dc_rows phase_rows = {phase_count, phase_row, sizeof(struct 
 /* ---- one layer's activations, term by term (activation.h) ---- */
 
 struct term_row {
-	const char *term, *formula, *split;
+	const char *term, *split;
+	char formula[80];
 	uint64_t bytes, kept;
 };
 
@@ -395,7 +416,8 @@ static void term_row(const void *base, uint64_t i, void *out)
 	if (!t || (k = nth_term(t, i)) < 0)
 		return; /* counted from the same terms: it cannot fail now */
 	row->term = dc_act_term_name((enum dc_act_term)k);
-	row->formula = dc_act_term_formula((enum dc_act_term)k, v->plan->in, v->l.p.moe_layers > 0);
+	dc_act_term_formula((enum dc_act_term)k, v->plan->in, v->l.p.moe_layers > 0, row->formula,
+			    sizeof(row->formula));
 	row->split = splits[dc_act_term_group((enum dc_act_term)k)];
 	row->bytes = t->term_bytes[k];
 	row->kept = t->kept_bytes[k];
@@ -404,7 +426,7 @@ static void term_row(const void *base, uint64_t i, void *out)
 #define TR(m) offsetof(struct term_row, m)
 static const struct dc_field term_fields[] = {
 	{"term", "term", DC_U_NONE, DC_FT_STR, TR(term)},
-	{"formula", "formula", DC_U_NONE, DC_FT_STR, TR(formula)},
+	{"formula", "formula", DC_U_NONE, DC_FT_TEXT, TR(formula)},
 	{"split", "split", DC_U_NONE, DC_FT_STR, TR(split)},
 	{"held_bytes", "held (B)", DC_U_COUNT, DC_FT_U64, TR(bytes)},
 	{"kept_bytes", "kept (B)", DC_U_COUNT, DC_FT_U64, TR(kept)},
@@ -490,6 +512,10 @@ static const struct dc_field top_fields[] = {
 	{"buffers_bytes", "= buffers (buckets + FSDP + comm)", DC_U_BYTES, DC_FT_U64, L(buffers_bytes)},
 	{"cuda_context_bytes", "CUDA context", DC_U_BYTES, DC_FT_U64, L(cuda_context_bytes)},
 	{"workspace_bytes", "framework workspace", DC_U_BYTES, DC_FT_U64, L(workspace_bytes)},
+	{"fp8_weight_params", "FP8-cast linear weights", DC_U_COUNT, DC_FT_U64, L(fp8_weight_params),
+	 .shown = has_fp8_copies},
+	{"fp8_weight_copies_bytes", "Transformer Engine's FP8 weight copies", DC_U_BYTES, DC_FT_U64,
+	 L(fp8_weight_copies_bytes), .shown = has_fp8_copies},
 	{"allocator_reserve_bytes", NULL, DC_U_BYTES, DC_FT_U64, LV(reserve_bytes), .label_fn = reserve_label},
 	{"peak_bytes", "= peak", DC_U_BYTES, DC_FT_U64, L(peak_bytes)},
 	{"peak_phase", "peak phase", DC_U_NONE, DC_FT_STR, LV(peak_phase)},
