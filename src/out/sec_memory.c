@@ -61,7 +61,7 @@ static const char *fp8_not_modeled(const struct dc_plan *p)
 		return "Transformer Engine's FP8-saved linear inputs are counted (the activation terms say FP8); its FP8 weight copies are not kept unless the caller passes is_first_microbatch (Megatron-Core does): none counted. Not modelled: the amax histories and scales, FP8 attention's saved tensors (precision.attention fp8)";
 	if (p->layout.sharding == DC_SHARD_FSDP)
 		return "Transformer Engine's FP8-saved linear inputs are counted (the activation terms say FP8); under FSDP2 it caches no FP8 weight copy (none counted). Not modelled: the amax histories and scales, FP8 attention's saved tensors (precision.attention fp8), --fp8-param-gather's FP8 primary weights";
-	return "Transformer Engine's FP8 weight copies (fp8_weight_copies_bytes) and FP8-saved linear inputs (the activation terms say FP8) are counted. Not modelled: the MXFP8 scales' padding, the amax histories and scales, the MTP modules' attention and eh_proj copies, FP8 attention's saved tensors (precision.attention fp8), --fp8-param-gather's FP8 primary weights (in place of the BF16 ones the state bytes count)";
+	return "Transformer Engine's FP8 weight copies (fp8_weight_copies_bytes) and FP8-saved linear inputs (the activation terms say FP8) are counted. Not modelled: the MXFP8 scales' padding, the amax histories and scales, the MTP modules' attention, shared-expert and eh_proj copies, FP8 attention's saved tensors (precision.attention fp8), --fp8-param-gather's FP8 primary weights (in place of the BF16 ones the state bytes count)";
 }
 
 static void view(const struct dc_run *run, void *out)
