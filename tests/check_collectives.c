@@ -715,6 +715,32 @@ START_TEST(calibrate_restricted_log_note)
 	dc_calibration_release(&cal);
 	dc_diag_release(&d);
 	dc_nccl_log_release(&log);
+	/* a log under NCCL_PROTO=Simple,LL128 (the 8 B row on LL128, where
+	 * every protocol prices LL): the note names the set to give, and with
+	 * collective.protocols ["ll128", "simple"] the run prices the log's
+	 * sizes as they ran: no note */
+	synth_protocols = (1u << DC_NET_PROTO_LL128) | (1u << DC_NET_PROTO_SIMPLE);
+	synth_log(&truth, 2, 8, DC_NET_ALGO_AUTO, "NCCL_PROTO=Simple,LL128", 0, &log);
+	synth_protocols = 0;
+	load(&cfg, NULL, NULL);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
+	seen = 0;
+	for (size_t i = 0; i < cal.nnotes; i++)
+		if (strstr(cal.notes[i], "ring.txt ran under NCCL_PROTO (LL128, Simple)") &&
+		    strstr(cal.notes[i], "priced so with collective.protocols [\"ll128\", \"simple\"]"))
+			seen = 1;
+	ck_assert_msg(seen, "no note of the log's NCCL_PROTO among %zu notes: %s", cal.nnotes,
+		      cal.nnotes ? cal.notes[0] : "");
+	dc_calibration_release(&cal);
+	dc_diag_release(&d);
+	load(&cfg, "collective.protocols=[\"ll128\", \"simple\"]", NULL);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
+	ck_assert_uint_eq(cal.nnotes, 0);
+	dc_calibration_release(&cal);
+	dc_diag_release(&d);
+	dc_nccl_log_release(&log);
 }
 END_TEST
 

@@ -122,6 +122,47 @@ START_TEST(test_log_h100_4x8_large_sizes)
 }
 END_TEST
 
+/* collective.protocols reaches the model as NCCL_PROTO would: the
+ * 64 KiB ring AllReduce of test_ll_ceiling_bounds_every_channel runs
+ * LL128 at 75.68 us with ["ll128", "simple"], LL at 90.41 us without the
+ * key. gcp-a3-mega fills that set from its provider's guide (NCCL_PROTO=
+ * Simple,LL128); a config that names every protocol gets NCCL's default.
+ * A send is not restricted: NCCL picks its protocol by size alone (LL up
+ * to NCCL_P2P_LL_THRESHOLD a channel), so with ["ll128"] a small send
+ * still runs LL, as it does without the key. */
+START_TEST(test_protocols_key)
+{
+	struct dc_config c;
+	struct dc_net net, free_net;
+	struct dc_net_choice ch, free_ch;
+	double ll128 = 75.2e-6 + 122880.0 / (0.92 * 370.8e9 * 12 / 16);
+	fixture_json(&c, "{" MODEL ", \"cluster\": {\"system\": \"dgx-h100\", \"num_nodes\": 2},"
+			 " \"collective\": {\"protocols\": [\"ll128\", \"simple\"]}}");
+	dc_net_init(&c, &net);
+	ck_assert_uint_eq(net.protocols, (1u << DC_NET_PROTO_LL128) | (1u << DC_NET_PROTO_SIMPLE));
+	ch = run(&net, DC_COLL_ALL_REDUCE, 16, 64u << 10, DC_NET_ALGO_RING);
+	ck_assert_str_eq(ch.protocol, "LL128");
+	assert_rel(ch.time_s, ll128, 1e-12, "ring LL128 64 KiB");
+	system_net("gcp-a3-mega", 2, &net);
+	ck_assert_uint_eq(net.protocols, (1u << DC_NET_PROTO_LL128) | (1u << DC_NET_PROTO_SIMPLE));
+	fixture_json(&c, "{" MODEL ", \"cluster\": {\"system\": \"gcp-a3-mega\", \"num_nodes\": 2},"
+			 " \"collective\": {\"protocols\": [\"ll\", \"ll128\", \"simple\"]}}");
+	dc_net_init(&c, &net);
+	ck_assert_uint_eq(net.protocols, 7);
+	fixture_json(&c, "{" MODEL ", \"cluster\": {\"system\": \"dgx-h100\", \"num_nodes\": 2},"
+			 " \"collective\": {\"protocols\": [\"ll128\"]}}");
+	dc_net_init(&c, &net);
+	system_net("dgx-h100", 2, &free_net);
+	ch = run(&net, DC_COLL_SEND, 16, 1024, DC_NET_ALGO_AUTO);
+	free_ch = run(&free_net, DC_COLL_SEND, 16, 1024, DC_NET_ALGO_AUTO);
+	ck_assert_str_eq(ch.protocol, free_ch.protocol);
+	ck_assert_str_eq(ch.protocol, "LL");
+	ck_assert(ch.time_s == free_ch.time_s);
+	ch = run(&net, DC_COLL_ALL_REDUCE, 16, 64u << 10, DC_NET_ALGO_AUTO);
+	ck_assert_str_eq(ch.protocol, "LL128");
+}
+END_TEST
+
 /* ---- one node ---- */
 
 START_TEST(test_one_node_figures)
@@ -1246,6 +1287,7 @@ static Suite *net_suite(void)
 	tcase_add_test(tc, test_worked_example_hierarchical);
 	tcase_add_test(tc, test_small_messages_take_a_low_latency_protocol);
 	tcase_add_test(tc, test_ll_ceiling_bounds_every_channel);
+	tcase_add_test(tc, test_protocols_key);
 	tcase_add_test(tc, test_contention_halves_a_shared_nic);
 	tcase_add_test(tc, test_default_config_dp_follows_its_nics);
 	tcase_add_test(tc, test_selene_dp_bucket_one_gpu_per_node);

@@ -488,6 +488,9 @@ struct dc_collective {
 	uint64_t msg_bytes;  /* as given, 0 when absent: the plan defaults it to one rank's gradient bytes */
 	enum dc_link_choice link;
 	enum dc_net_algo algorithm; /* collective.algorithm, every collective the model prices */
+	/* collective.protocols: the protocols a collective may run (NCCL_PROTO),
+	 * a mask over enum dc_net_proto (net.h); 0: every one */
+	uint32_t protocols_mask;
 	/* the nccl-tests-style sweep (--experiment collectives) */
 	enum dc_collective_op op;
 	enum dc_dtype dtype;           /* -d, default float */
@@ -727,6 +730,9 @@ const char *dc_attention_name(enum dc_attention a);
 const char *dc_framework_name(enum dc_framework f);
 const char *dc_precision_preset_name(enum dc_precision_preset p);
 const char *dc_offload_name(enum dc_offload o);
+/* A collective.protocols mask as the config writes it, ["ll128", "simple"]
+ * (empty for 0), in buf, truncated to len. */
+void dc_protocols_text(uint32_t mask, char *buf, size_t len);
 const char *dc_cp_comm_name(enum dc_cp_comm c);
 const char *dc_ckpt_format_name(enum dc_ckpt_format f);
 const char *dc_ckpt_gather_name(enum dc_ckpt_gather g);

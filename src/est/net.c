@@ -1034,7 +1034,10 @@ int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_
 	enum dc_net_proto best_p = DC_NET_PROTO_SIMPLE;
 	int p2p = op == DC_COLL_SEND || op == DC_COLL_ALL_TO_ALL;
 	const struct algo_row *rows = p2p ? p2p_algos : algos;
-	unsigned allowed = net->protocols ? net->protocols : PROTO_ALL; /* NCCL_PROTO's */
+	/* NCCL_PROTO's; a send's protocol is NCCL's pick by size alone (LL
+	 * at most NCCL_P2P_LL_THRESHOLD a channel, else Simple: enqueue.cc's
+	 * p2p scheduling), which NCCL_PROTO does not restrict */
+	unsigned allowed = net->protocols && !p2p ? net->protocols : PROTO_ALL;
 	struct call c, tune;
 	struct price pc[DC_NET_PROTO_COUNT];
 	enum dc_net_proto pr;
@@ -1320,6 +1323,7 @@ void dc_net_init(const struct dc_config *cfg, struct dc_net *net)
 	net->oversubscription = c->oversubscription >= 1 ? c->oversubscription : 1;
 	net->nodes_per_leaf = c->nodes_per_leaf;
 	net->algorithm = cfg->collective.algorithm;
+	net->protocols = cfg->collective.protocols_mask;
 	net->collnet = c->collnet;
 	net->gen = gpu_gen(c->gpu);
 	net->channels = c->nccl_channels ? c->nccl_channels : default_channels(net->nics_per_node);

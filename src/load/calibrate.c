@@ -780,7 +780,7 @@ static void size_text(uint64_t b, char *buf, size_t len)
 
 /* A log that ran under NCCL_ALGO or NCCL_PROTO: its rows are fitted as
  * they ran, but the run prices every call with what the config allows
- * (collective.algorithm, every protocol), so the log's own sizes can cost
+ * (collective.algorithm, collective.protocols), so the log's own sizes can cost
  * otherwise there. Said, with the row that moves most, when one moves by
  * more than 1%: a note, not a warning, since the fit of the links is
  * sound (a ring-only nccl-tests run is common practice); what it does
@@ -791,7 +791,7 @@ static void restricted_note(const struct dc_config *fitted, const struct dc_nccl
 	double worst = 0, fit_s = 0, run_s = 0;
 	const char *fa = "", *fp = "", *ra = "", *rp = "";
 	uint64_t size = 0;
-	char sz[32], what[DC_NCCL_ENV_MAX + 96];
+	char sz[32], what[DC_NCCL_ENV_MAX + 96], set[48], advice[200];
 	for (size_t i = 0; i < l->nrows; i++) {
 		const struct dc_nccl_row *r = &l->rows[i];
 		struct dc_net_choice a, b;
@@ -821,17 +821,21 @@ static void restricted_note(const struct dc_config *fitted, const struct dc_nccl
 		 la->protos ? "NCCL_PROTO" : "");
 	if (out->nnotes >= DC_CALIB_MAX_LOGS)
 		return;
+	dc_protocols_text(la->protos, set, sizeof(set));
+	if (la->protos)
+		snprintf(advice, sizeof(advice), "a cluster that always runs so is priced so with collective.protocols %s%s",
+			 set, la->mask ? " (and collective.algorithm for one algorithm)" : "");
+	else
+		snprintf(advice, sizeof(advice),
+			 "a cluster that always runs one of these algorithms is priced so only with collective.algorithm set to it");
 	/* a log path past what the note holds cuts its end, never more */
 	if (snprintf(out->notes[out->nnotes], sizeof(out->notes[0]),
 		 "%s ran under %s%s%s%s, and its rows are fitted so; this run prices each call with what the config "
-		 "allows (collective.algorithm, every protocol), so the log's own sizes cost otherwise here, most at "
+		 "allows (collective.algorithm, collective.protocols), so the log's own sizes cost otherwise here, most at "
 		 "%s: %.2f us (%s, %s) against the fit's %.2f us (%s, %s), %+.0f%%; the fitted links hold either way, "
 		 "but %s",
 		 o->name, what, la->protos ? " (" : "", la->protos ? o->protocols : "", la->protos ? ")" : "", sz,
-		 run_s * 1e6, ra, rp, fit_s * 1e6, fa, fp, 100 * worst,
-		 la->protos ? "no key holds a protocol set, so a cluster that always runs so is not priced so"
-			    : "a cluster that always runs one of these algorithms is priced so only with collective.algorithm "
-			      "set to it") < 0)
+		 run_s * 1e6, ra, rp, fit_s * 1e6, fa, fp, 100 * worst, advice) < 0)
 		return;
 	dc_diag_warn(diag, "'--calibrate': note: %s", out->notes[out->nnotes]);
 	out->nnotes++;

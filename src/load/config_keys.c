@@ -25,6 +25,27 @@ const char *const dc_cfg_pipe_schedule_names[] = {"1f1b", "interleaved", "dualpi
 static const char *const fsdp_unit_names[] = {"layer", "model", NULL};
 static const char *const offload_names[] = {"none", "optimizer", "optimizer+params", NULL};
 const char *const dc_cfg_recompute_names[] = {"none", "selective", "full", "op", NULL};
+/* enum dc_net_proto order */
+const char *const dc_cfg_protocol_names[] = {"ll", "ll128", "simple", NULL};
+
+void dc_protocols_text(uint32_t mask, char *buf, size_t len)
+{
+	size_t at = 0;
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	for (int i = 0; dc_cfg_protocol_names[i]; i++) {
+		int w;
+		if (!(mask & (1u << i)))
+			continue;
+		w = snprintf(buf + at, len - at, "%s\"%s\"", at ? ", " : "[", dc_cfg_protocol_names[i]);
+		if (w < 0 || (size_t)w >= len - at)
+			return;
+		at += (size_t)w;
+	}
+	if (at)
+		snprintf(buf + at, len - at, "]");
+}
 static const char *const attention_names[] = {"flash", "eager", NULL};
 /* enum dc_framework order */
 static const char *const framework_names[] = {"custom", "megatron", "torchtitan", "deepspeed", NULL};

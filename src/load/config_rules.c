@@ -2033,6 +2033,20 @@ static int rule_no_effect(struct loader *l)
 			  gpu_lacks_nvls(c->cluster.gpu) ? "set collective.algorithm to \"auto\" or drop the key"
 							 : "set cluster.nvls true, or collective.algorithm to \"auto\"");
 	}
+	/* NVLS, PAT and the hierarchy (CollNet's stand-in) run Simple only
+	 * (net.c, their runs functions; NCCL's tuning.cc disables their other
+	 * protocols): without it a forced one never runs */
+	if (c->collective.protocols_mask && !(c->collective.protocols_mask & (1u << DC_NET_PROTO_SIMPLE)) &&
+	    (c->collective.algorithm == DC_NET_ALGO_NVLS || c->collective.algorithm == DC_NET_ALGO_PAT ||
+	     c->collective.algorithm == DC_NET_ALGO_HIER)) {
+		char have[48];
+		dc_protocols_text(c->collective.protocols_mask, have, sizeof(have));
+		snprintf(why, sizeof(why),
+			 "runs the Simple protocol only, which collective.protocols %s leaves out: it never runs, so every collective falls back to \"ring\", not to auto's choice",
+			 have);
+		warn_key_by(l, KEY_COLLECTIVE_ALGORITHM, blame(l, KEY_COLLECTIVE_ALGORITHM, KEY_COLLECTIVE_PROTOCOLS), why,
+			    "add \"simple\" to collective.protocols, or set collective.algorithm to \"auto\"");
+	}
 	/* a sharding over one data-parallel rank: the states shard over dp x
 	 * cp (an expert's over its expert-data-parallel ranks), so at 1
 	 * every rank holds them whole, as under "none" (the search changes
@@ -2360,9 +2374,9 @@ static const struct rule rules[] = {
 	  KEYS("search.space.tp", "search.space.cp", "search.space.pp", "search.space.dp", "search.space.ep",
 	       "search.space.virtual_pipeline", "search.space.micro_batch_size")},
 	 rule_search_space},
-	{{"a key given a value other than its default that the layout does not read draws a warning, not an error (a sweep over the key that reads it keeps it): reshard_after_forward, fsdp_unit and overlap.fsdp_prefetch without sharding fsdp, overlap.fsdp_prefetch false or reshard_after_forward true with fsdp_unit model (the root, never resharded), cp_comm_type at cp 1 (neither under the layout search when its space tries fsdp or cp > 1), collective.algorithm nvls without cluster.nvls (every collective falls back to ring); bucket_size given under sharding fsdp (FSDP reduce-scatters each unit's gradients as one; the buckets are none, zero1 and zero2's; not under the layout search when its space tries another sharding), overlap.tp true at tp 1 (no TP collectives; not under the layout search when its space tries tp > 1); sharding zero1, zero2 or fsdp with dp × cp 1 (and no expert-data-parallel ranks; not under the layout search; with an offload, which the sharding carries, only DeepSpeed ZeRO-3's warns: its per-microbatch host copies are priced beside the FSDP collectives, of which one rank has none); memory.activation_bytes_per_token_per_layer under recompute selective, full or op (it replaces what the recompute keeps); training.optimizer_implementation foreach under an offload (the host's CPU-Adam steps the states); under framework megatron, sharding zero2 and training.compile, which Megatron-LM does not run, and under torchtitan, sharding zero1 and zero2, which torchtitan does not run, are priced as given, with a warning",
+	{{"a key given a value other than its default that the layout does not read draws a warning, not an error (a sweep over the key that reads it keeps it): reshard_after_forward, fsdp_unit and overlap.fsdp_prefetch without sharding fsdp, overlap.fsdp_prefetch false or reshard_after_forward true with fsdp_unit model (the root, never resharded), cp_comm_type at cp 1 (neither under the layout search when its space tries fsdp or cp > 1), collective.algorithm nvls without cluster.nvls, and nvls, pat or hierarchical with a collective.protocols that leaves out simple (every collective falls back to ring); bucket_size given under sharding fsdp (FSDP reduce-scatters each unit's gradients as one; the buckets are none, zero1 and zero2's; not under the layout search when its space tries another sharding), overlap.tp true at tp 1 (no TP collectives; not under the layout search when its space tries tp > 1); sharding zero1, zero2 or fsdp with dp × cp 1 (and no expert-data-parallel ranks; not under the layout search; with an offload, which the sharding carries, only DeepSpeed ZeRO-3's warns: its per-microbatch host copies are priced beside the FSDP collectives, of which one rank has none); memory.activation_bytes_per_token_per_layer under recompute selective, full or op (it replaces what the recompute keeps); training.optimizer_implementation foreach under an offload (the host's CPU-Adam steps the states); under framework megatron, sharding zero2 and training.compile, which Megatron-LM does not run, and under torchtitan, sharding zero1 and zero2, which torchtitan does not run, are priced as given, with a warning",
 	  KEYS("parallel.reshard_after_forward", "parallel.fsdp_unit", "overlap.fsdp_prefetch", "parallel.sharding",
-	       "parallel.cp_comm_type", "parallel.cp", "collective.algorithm", "cluster.nvls", "cluster.gpu",
+	       "parallel.cp_comm_type", "parallel.cp", "collective.algorithm", "cluster.nvls", "collective.protocols", "cluster.gpu",
 	       "training.framework", "training.compile", "parallel.dp", "memory.activation_bytes_per_token_per_layer",
 	       "training.recompute", "parallel.bucket_size", "overlap.tp", "parallel.tp",
 	       "training.optimizer_implementation", "parallel.offload")},
@@ -2412,6 +2426,9 @@ struct system_preset {
 	 * for cluster.host_adam_rate; 0: the CPU is not sourced (the DGX-2
 	 * default stays) */
 	double cpu_mem_bw;
+	/* the protocols its provider's NCCL configuration allows, a mask
+	 * over enum dc_net_proto; 0: NCCL's default, every one */
+	uint32_t protocols;
 };
 
 /* dgx-b200: NVIDIA's DGX B200 user guide (8 B200, 8 ConnectX-7 at 400
@@ -2453,8 +2470,11 @@ static const struct system_preset presets[] = {
 	[DC_SYSTEM_HGX_H800] = {DC_GPU_H800_SXM5_80GB, 8, 8, 8 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 8, DC_NETWORK_IB},
 	[DC_SYSTEM_AWS_P5] = {DC_GPU_H100_SXM5_80GB, 8, 32, 18 * 20.6e9, 3.4e-6, 100e9 / 8, 14e-6, 1, 0, DC_NETWORK_EFA},
 	[DC_SYSTEM_AWS_P5E] = {DC_GPU_H200_SXM_141GB, 8, 32, 18 * 20.6e9, 3.4e-6, 100e9 / 8, 14e-6, 1, 0, DC_NETWORK_EFA},
+	/* GoogleCloudPlatform/container-engine-accelerators gpudirect-tcpxo/
+	 * README.md, "NCCL configs": NCCL_PROTO=Simple,LL128 */
 	[DC_SYSTEM_GCP_A3_MEGA] = {DC_GPU_H100_SXM5_80GB, 8, 8, 18 * 20.6e9, 3.4e-6, 200e9 / 8, 14e-6, 1, 0,
-				   DC_NETWORK_TCPXO},
+				   DC_NETWORK_TCPXO, 0, 0,
+				   (1u << DC_NET_PROTO_LL128) | (1u << DC_NET_PROTO_SIMPLE)},
 	[DC_SYSTEM_AZURE_ND_H100_V5] = {DC_GPU_H100_SXM5_80GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0,
 					DC_NETWORK_IB},
 	[DC_SYSTEM_OCI_BM_GPU_H100] = {DC_GPU_H100_SXM5_80GB, 8, 16, 18 * 20.6e9, 3.4e-6, 200e9 / 8, 14e-6, 1, 0,
@@ -2514,6 +2534,16 @@ void dc_cfg_apply_system(struct loader *l)
 	 * gives instead of the preset's (its default, the node, then) */
 	if (ps->nvlink_domain && (ps->nvlink_domain != ps->gpus_per_node || c->gpus_per_node == ps->gpus_per_node))
 		fill_u64(l, KEY_CLUSTER_NVLINK_DOMAIN, &c->nvlink_domain, ps->nvlink_domain, o, pk, pn);
+	/* the protocols the provider's own NCCL configuration allows */
+	if (ps->protocols && !seen(l, KEY_COLLECTIVE_PROTOCOLS)) {
+		l->cfg->collective.protocols_mask = ps->protocols;
+		l->filled[KEY_COLLECTIVE_PROTOCOLS] = (unsigned char)o;
+	} else if (ps->protocols && l->cfg->collective.protocols_mask != ps->protocols) {
+		char a[48], b[48];
+		dc_protocols_text(l->cfg->collective.protocols_mask, a, sizeof(a));
+		dc_protocols_text(ps->protocols, b, sizeof(b));
+		preset_loses(l, KEY_COLLECTIVE_PROTOCOLS, pk, pn, a, b);
+	}
 	/* the host's side of parallel.offload (docs/step-model.md, "The
 	 * optimizer on the host"): a shared PCIe uplink, the CPUs' Adam rate */
 	if (ps->host_bw > 0)

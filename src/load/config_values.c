@@ -645,7 +645,10 @@ static void read_space(struct loader *l, int ki, const cJSON *v)
 
 	if (!cJSON_IsArray(v) || !v->child) {
 		dc_cfg_errorf(l, ki, "'%s': expected a non-empty array like %s, got %s", k->info.path,
-		       k->kind == K_VALUES ? "[1, 2, 4]" : k->kind == K_BOOLS ? "[true, false]" : "[\"none\", \"zero1\"]",
+		       k->kind == K_VALUES                              ? "[1, 2, 4]"
+		       : k->kind == K_BOOLS                             ? "[true, false]"
+		       : strcmp(k->info.path, "collective.protocols") == 0 ? "[\"ll128\", \"simple\"]"
+									  : "[\"none\", \"zero1\"]",
 		       describe(l, v));
 		return;
 	}
@@ -679,8 +682,9 @@ static void read_space(struct loader *l, int ki, const cJSON *v)
 			mask |= 1u << (cJSON_IsTrue(e) ? 1 : 0);
 		} else {
 			/* a list row's info names no choices (only an enum's does) */
-			const char *const *names = strcmp(k->info.path, "search.space.sharding") == 0 ? dc_cfg_sharding_names
-										       : dc_cfg_recompute_names;
+			const char *const *names = strcmp(k->info.path, "search.space.sharding") == 0    ? dc_cfg_sharding_names
+						   : strcmp(k->info.path, "collective.protocols") == 0 ? dc_cfg_protocol_names
+												       : dc_cfg_recompute_names;
 			int i, found = -1;
 			for (i = 0; cJSON_IsString(e) && names[i]; i++)
 				if (strcmp(e->valuestring, names[i]) == 0)
