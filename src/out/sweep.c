@@ -641,12 +641,94 @@ static void axis_value(const char *text, size_t v, char *out)
 	out[n] = '\0';
 }
 
-/* Loads and runs point `pt`; its warnings go to `diag`. Returns 0, or -1
+/* The points' warnings, each text once with the points that drew it (in
+ * the order of the first point that did), so a warning no swept key
+ * moves is said once, not at every point. */
+struct point_warning {
+	char *text;
+	size_t *points, npoints, alloc;
+};
+
+struct point_warnings {
+	struct point_warning *w;
+	size_t n, alloc;
+};
+
+static void point_warnings_free(struct point_warnings *pw)
+{
+	for (size_t i = 0; i < pw->n; i++) {
+		free(pw->w[i].text);
+		free(pw->w[i].points);
+	}
+	free(pw->w);
+	memset(pw, 0, sizeof(*pw));
+}
+
+/* Point `index` drew `text`. Returns 0, or -1 when out of memory. */
+static int point_warning_add(struct point_warnings *pw, const char *text, size_t index)
+{
+	struct point_warning *w = NULL;
+	for (size_t i = 0; i < pw->n && !w; i++)
+		if (strcmp(pw->w[i].text, text) == 0)
+			w = &pw->w[i];
+	if (!w) {
+		if (pw->n == pw->alloc) {
+			size_t a = pw->alloc ? 2 * pw->alloc : 8;
+			struct point_warning *g = dc_realloc(pw->w, a * sizeof(*g));
+			if (!g)
+				return -1;
+			pw->w = g;
+			pw->alloc = a;
+		}
+		w = &pw->w[pw->n];
+		memset(w, 0, sizeof(*w));
+		if (!(w->text = dc_strdup(text)))
+			return -1;
+		pw->n++;
+	}
+	if (w->npoints && w->points[w->npoints - 1] == index)
+		return 0; /* one point saying it twice: said once */
+	if (w->npoints == w->alloc) {
+		size_t a = w->alloc ? 2 * w->alloc : 4;
+		size_t *g = dc_realloc(w->points, a * sizeof(*g));
+		if (!g)
+			return -1;
+		w->points = g;
+		w->alloc = a;
+	}
+	w->points[w->npoints++] = index;
+	return 0;
+}
+
+/* The points of one warning as runs: "0-3, 7, 9-10" (cut with "..." past
+ * len) */
+static void point_runs(const struct point_warning *w, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < w->npoints;) {
+		size_t j = i;
+		int n;
+		while (j + 1 < w->npoints && w->points[j + 1] == w->points[j] + 1)
+			j++;
+		n = j > i ? snprintf(buf + used, len - used, "%s%zu-%zu", i ? ", " : "", w->points[i], w->points[j])
+			  : snprintf(buf + used, len - used, "%s%zu", i ? ", " : "", w->points[i]);
+		if (n < 0 || (size_t)n >= len - used) {
+			snprintf(buf + (len > 4 ? len - 4 : 0), len > 4 ? 4 : len, "...");
+			return;
+		}
+		used += (size_t)n;
+		i = j + 1;
+	}
+}
+
+/* Loads and runs point `pt`; its warnings go to `pw` (said by
+ * point_warnings_say once every point ran). Returns 0, or -1
  * when the sweep must stop (an unreadable file, out of memory), with the
  * reason in `diag`. */
 static int run_point(const struct dc_experiment *exp, const struct dc_sweep_load *load,
 		     const struct dc_config_parsed *parsed, struct dc_sweep *sw, size_t index,
-		     const struct dc_run_info *info, struct dc_diag *diag)
+		     const struct dc_run_info *info, struct point_warnings *pw, struct dc_diag *diag)
 {
 	struct dc_sweep_point *pt = &sw->points[index];
 	struct dc_override *ov = dc_calloc(load->nsets + sw->naxes, sizeof(*ov));
@@ -726,17 +808,9 @@ static int run_point(const struct dc_experiment *exp, const struct dc_sweep_load
 	} else {
 		point_error(&pd, pt->error, sizeof(pt->error));
 	}
-	for (size_t i = 0; i < pd.count; i++) {
-		char where[DC_SWEEP_MAX_AXES * (DC_SWEEP_MAX_VALUE + 130)];
-		size_t used = 0;
-		if (pd.entries[i].severity != DC_SEV_WARNING)
-			continue;
-		where[0] = '\0';
-		for (size_t a = 0; a < sw->naxes; a++)
-			used += (size_t)snprintf(where + used, sizeof(where) - used, "%s%s=%s", a ? ", " : "",
-						 sw->axis[a], pt->value[a]);
-		dc_diag_warn(diag, "sweep point %zu (%s): %s", index, where, pd.entries[i].text);
-	}
+	for (size_t i = 0; i < pd.count; i++)
+		if (pd.entries[i].severity == DC_SEV_WARNING && point_warning_add(pw, pd.entries[i].text, index) != 0)
+			goto oom;
 	goto done;
 oom:
 	dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory");
@@ -750,6 +824,34 @@ done:
 	free(ov);
 	dc_diag_release(&pd);
 	return rc;
+}
+
+/* Each warning once: at one point with the point's values, as before
+ * ("sweep point 2 (cluster.num_nodes=4): ..."); at every point as "every
+ * sweep point (N): ..."; else with the points that drew it ("sweep points
+ * 0-1, 3 (3 of 5): ..."). */
+static void point_warnings_say(const struct point_warnings *pw, const struct dc_sweep *sw, size_t npoints,
+			       struct dc_diag *diag)
+{
+	for (size_t i = 0; i < pw->n; i++) {
+		const struct point_warning *w = &pw->w[i];
+		if (w->npoints == 1) {
+			char where[DC_SWEEP_MAX_AXES * (DC_SWEEP_MAX_VALUE + 130)];
+			size_t used = 0;
+			const struct dc_sweep_point *pt = &sw->points[w->points[0]];
+			where[0] = '\0';
+			for (size_t a = 0; a < sw->naxes; a++)
+				used += (size_t)snprintf(where + used, sizeof(where) - used, "%s%s=%s", a ? ", " : "",
+							 sw->axis[a], pt->value[a]);
+			dc_diag_warn(diag, "sweep point %zu (%s): %s", w->points[0], where, w->text);
+		} else if (w->npoints == npoints) {
+			dc_diag_warn(diag, "every sweep point (%zu): %s", npoints, w->text);
+		} else {
+			char runs[160];
+			point_runs(w, runs, sizeof(runs));
+			dc_diag_warn(diag, "sweep points %s (%zu of %zu): %s", runs, w->npoints, npoints, w->text);
+		}
+	}
 }
 
 /* The last two keys of `path` ("tp.bytes_per_rank"), as a label. */
@@ -915,6 +1017,7 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 		 * run would; out of memory ends the sweep */
 		struct dc_diag pd;
 		struct dc_config_parsed *parsed;
+		struct point_warnings pw = {0};
 		int failed = 0;
 		dc_diag_init(&pd);
 		parsed = load->config_path ? dc_config_parse_file(load->config_path, &pd)
@@ -924,8 +1027,11 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 		if (failed)
 			goto oom;
 		for (size_t i = 0; i < npoints && !failed; i++)
-			failed = run_point(exp, load, parsed, sw, i, &r->info, diag) != 0;
+			failed = run_point(exp, load, parsed, sw, i, &r->info, &pw, diag) != 0;
 		dc_config_parsed_free(parsed);
+		/* the warnings of the points that ran, a sweep that stopped too */
+		point_warnings_say(&pw, sw, npoints, diag);
+		point_warnings_free(&pw);
 		if (failed)
 			goto fail;
 	}
