@@ -268,25 +268,32 @@ START_TEST(test_moe_layer)
 }
 END_TEST
 
-/* Transformer Engine's FP8 saving on Mixtral's MoE layer (test_moe_layer:
- * tp 2, no sequence parallelism, s 4096, b 1, sbh = 16,777,216; flash, no
- * dropout, 562,298,880 B under BF16). Its linears keep their inputs' FP8
- * copies: the Q/K/V input 2sbh = 33,554,432 becomes sbh = 16,777,216;
- * the projection's input 2 sb a d / 2 = 16,777,216 becomes 8,388,608,
- * and the flash kernel keeps its BF16 output O, 16,777,216, beside it;
- * the experts' down input 2 s b (2 x 14336) / 2 = 117,440,512 becomes
- * 58,720,256; the routed copies 2 x 2 sbh / 2 = 33,554,432 become
- * 16,777,216. The MLP input stays 2sbh: the router keeps it in BF16.
- * Net -16,777,216 - 8,388,608 + 16,777,216 - 58,720,256 - 16,777,216 =
- * -83,886,080: 478,412,800. MXFP8 adds a byte per 32 elements to each
- * copy before the tp split: (524,288 + 524,288 + 3,670,016 + 1,048,576)
- * / 2 on the split terms and 524,288 on the Q/K/V input: 481,558,528.
- * Selective drops the core, the statistics (262,144) and O: 461,373,440.
- * Eager attention keeps no O: its BF16 figure is the eager one less the
- * same copies' savings. torchtitan (torchao saves the BF16 input): the
- * BF16 figure. With shared experts the MLP input is the router's BF16
- * and the shared experts' FP8 copy, 3 sbh = 50,331,648; in a dense layer
- * it is sbh. */
+/* Megatron-Core's Transformer Engine FP8 saving on Mixtral's MoE layer
+ * (test_moe_layer: tp 2, no sequence parallelism, s 4096, b 1, sbh =
+ * 16,777,216; flash, no dropout, 562,298,880 B under BF16). Its linears
+ * keep their inputs' FP8 copies: the Q/K/V input 2sbh = 33,554,432
+ * becomes sbh = 16,777,216; the experts' down input 2 s b (2 x 14336) / 2
+ * = 117,440,512 becomes 58,720,256; the routed copies 2 x 2 sbh / 2 =
+ * 33,554,432 become 16,777,216. The MLP input stays 2sbh: the router
+ * keeps it in BF16. Under delayed the projection keeps an FP8 copy too,
+ * 16,777,216 -> 8,388,608, and the flash kernel its BF16 output O,
+ * 16,777,216, beside it: 562,298,880 - 16,777,216 - 8,388,608 +
+ * 16,777,216 - 58,720,256 - 16,777,216 = 478,412,800. Under current and
+ * mxfp8 Megatron has the projection save the BF16 O itself (attention.py:
+ * 428-444): MXFP8 adds a byte per 32 elements to each copy before the tp
+ * split, so the Q/K/V input 16,777,216 + 524,288, the down input
+ * (117,440,512 + 3,670,016) / 2 and the routed copies (33,554,432 +
+ * 1,048,576) / 2: 562,298,880 - 16,252,928 - 56,885,248 - 16,252,928 =
+ * 472,907,776. Selective drops the core: the statistics (262,144) and,
+ * under delayed, O: 478,412,800 - 262,144 - 16,777,216 = 461,373,440;
+ * under current O is the projection's input and stays: 562,036,736 -
+ * 16,777,216 - 58,720,256 - 16,777,216 = 469,762,048. Eager attention
+ * keeps no O. torchtitan (torchao saves the BF16 input) and deepspeed
+ * (TE's modules as its loop calls them: not modelled) keep the BF16
+ * figure. With shared experts the MLP input under delayed is the
+ * router's BF16 and the shared experts' FP8 copy, 3 sbh = 50,331,648
+ * (under current the shared experts save the router's tensor: 2 sbh); in
+ * a dense layer it is sbh. */
 START_TEST(test_fp8_saved_inputs)
 {
 	struct dc_config c;
@@ -312,14 +319,19 @@ START_TEST(test_fp8_saved_inputs)
 	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 1, &v), 0);
 	ck_assert_uint_eq(v, 478412800ull);
 	c.precision.fp8_recipe = DC_FP8_MXFP8;
+	ck_assert_int_eq(dc_act_layer_parts(plan_of(&c), 1, &t), 0);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_PROJ_INPUT], 16777216ull);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_CORE_OUTPUT], 0);
 	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 1, &v), 0);
-	ck_assert_uint_eq(v, 481558528ull);
-	c.precision.fp8_recipe = DC_FP8_CURRENT;
+	ck_assert_uint_eq(v, 472907776ull);
 	c.training.recompute = DC_RECOMPUTE_SELECTIVE;
+	c.precision.fp8_recipe = DC_FP8_DELAYED;
 	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 1, &v), 0);
 	ck_assert_uint_eq(v, 461373440ull);
-	/* eager: no kernel output kept; 1,937,768,448 with dropout under
-	 * BF16 (test_moe_layer), here without dropout: the scores'
+	c.precision.fp8_recipe = DC_FP8_CURRENT;
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 1, &v), 0);
+	ck_assert_uint_eq(v, 469762048ull);
+	/* eager: no kernel output kept; without dropout the scores'
 	 * 2as^2b = 1,073,741,824 / 2 in place of the statistics */
 	c.training.recompute = DC_RECOMPUTE_NONE;
 	c.training.attention = DC_ATTENTION_EAGER;
@@ -327,19 +339,26 @@ START_TEST(test_fp8_saved_inputs)
 	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 1, &bf16_eager), 0);
 	ck_assert_uint_eq(bf16_eager, 562298880ull - 262144ull + 536870912ull);
 	c.precision.compute = DC_COMPUTE_FP8;
+	c.precision.fp8_recipe = DC_FP8_DELAYED;
 	ck_assert_int_eq(dc_act_layer_parts(plan_of(&c), 1, &t), 0);
 	ck_assert_uint_eq(t.term_bytes[DC_ACT_CORE_OUTPUT], 0);
 	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 1, &v), 0);
 	ck_assert_uint_eq(v, bf16_eager - 16777216ull - 8388608ull - 58720256ull - 16777216ull);
-	/* torchao keeps the BF16 input */
+	/* torchao keeps the BF16 input; another loop's TE is not modelled */
 	c.training.attention = DC_ATTENTION_FLASH;
 	c.training.framework = DC_FRAMEWORK_TORCHTITAN;
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 1, &v), 0);
+	ck_assert_uint_eq(v, 562298880ull);
+	c.training.framework = DC_FRAMEWORK_DEEPSPEED;
 	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 1, &v), 0);
 	ck_assert_uint_eq(v, 562298880ull);
 	c.training.framework = DC_FRAMEWORK_MEGATRON;
 	c.model.shared_expert_ffn_hidden_size = 14336;
 	ck_assert_int_eq(dc_act_layer_parts(plan_of(&c), 1, &t), 0);
 	ck_assert_uint_eq(t.term_bytes[DC_ACT_MLP_INPUT], 50331648ull);
+	c.precision.fp8_recipe = DC_FP8_CURRENT;
+	ck_assert_int_eq(dc_act_layer_parts(plan_of(&c), 1, &t), 0);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_MLP_INPUT], 33554432ull);
 	ck_assert_int_eq(dc_act_layer_parts(plan_of(&c), 0, &t), 0);
 	ck_assert_uint_eq(t.term_bytes[DC_ACT_MLP_INPUT], 16777216ull);
 }
@@ -351,21 +370,27 @@ START_TEST(test_fp8_formulas)
 	struct dc_config c;
 	char buf[80];
 	fixture_systems(&c);
+	c.training.framework = DC_FRAMEWORK_MEGATRON;
 	c.precision.compute = DC_COMPUTE_FP8;
 	c.precision.fp8_recipe = DC_FP8_DELAYED;
 	dc_act_term_formula(DC_ACT_ATTN_INPUT, &c, 0, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "sbh in FP8");
+	dc_act_term_formula(DC_ACT_PROJ_INPUT, &c, 0, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "sb a d in FP8");
 	dc_act_term_formula(DC_ACT_CORE_OUTPUT, &c, 0, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "2sb a d (BF16)");
-	c.precision.fp8_recipe = DC_FP8_MXFP8;
-	dc_act_term_formula(DC_ACT_PROJ_INPUT, &c, 0, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "33/32 x sb a d in MXFP8");
 	c.model.num_experts = 8;
 	c.model.shared_expert_ffn_hidden_size = 1024;
-	c.precision.fp8_recipe = DC_FP8_CURRENT;
 	dc_act_term_formula(DC_ACT_MLP_INPUT, &c, 1, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "2sbh + sbh in FP8");
-	c.precision.compute = DC_COMPUTE_BF16;
+	c.precision.fp8_recipe = DC_FP8_MXFP8;
+	dc_act_term_formula(DC_ACT_ATTN_INPUT, &c, 0, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "33/32 x sbh in MXFP8");
+	dc_act_term_formula(DC_ACT_PROJ_INPUT, &c, 0, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "2sb a d");
+	dc_act_term_formula(DC_ACT_MLP_INPUT, &c, 1, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "2sbh");
+	c.training.framework = DC_FRAMEWORK_CUSTOM;
 	dc_act_term_formula(DC_ACT_ATTN_INPUT, &c, 0, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "2sbh");
 }

@@ -98,8 +98,19 @@ START_TEST(test_fp8_weight_copies)
 	ck_assert_uint_eq(ds.fp8_weight_copies_bytes, 0);
 	ck_assert_uint_eq(l.phase_subtotal_bytes[DC_MEM_OPTIMIZER],
 			  ds.phase_subtotal_bytes[DC_MEM_OPTIMIZER] + 4278190080ull);
-	ck_assert_uint_eq(l.phase_subtotal_bytes[DC_MEM_FORWARD],
-			  ds.phase_subtotal_bytes[DC_MEM_FORWARD] + 4278190080ull);
+	/* the FP8 head (mxfp8 only, Megatron's rule) on the last stage: V h
+	 * / tp = 128,256 x 8192 / 8 = 131,334,144 more weights,
+	 * 2 x (2,270,429,184 + 70,950,912) = 4,682,760,192 B */
+	llama70b_fp8(&c, "dgx-b200", "megatron", "mxfp8", "zero1");
+	c.precision.fp8_lm_head = 1;
+	l = stage_ledger(&c, 3);
+	ck_assert_uint_eq(l.fp8_weight_params, 2270429184ull);
+	ck_assert_uint_eq(l.fp8_weight_copies_bytes, 4682760192ull);
+	ck_assert_uint_eq(stage_ledger(&c, 2).fp8_weight_params, 2139095040ull);
+	/* FP8 primary weights (--fp8-param-gather): no copy */
+	llama70b_fp8(&c, "dgx-h100", "megatron", "delayed", "zero1");
+	c.precision.param_bytes = 1;
+	ck_assert_uint_eq(stage_ledger(&c, 1).fp8_weight_copies_bytes, 0);
 	llama70b_fp8(&c, "dgx-b200", "megatron", "current", "zero1");
 	ck_assert_uint_eq(stage_ledger(&c, 1).fp8_weight_copies_bytes, 2139095040ull);
 	llama70b_fp8(&c, "dgx-b200", "megatron", "mxfp8", "zero1");
@@ -109,6 +120,17 @@ START_TEST(test_fp8_weight_copies)
 	llama70b_fp8(&c, "dgx-h100", "torchtitan", "current", "fsdp");
 	ck_assert_uint_eq(stage_ledger(&c, 1).fp8_weight_copies_bytes, 0);
 	ck_assert_uint_eq(stage_ledger(&c, 1).fp8_weight_params, 0);
+	/* under FSDP the grouped expert linears still cache: Mixtral-8x7B at
+	 * tp 2 (etp 2) on one DGX H100, 32 layers of 8 experts of 3 x 4096 x
+	 * 14336 / 2 = 88,080,384: 22,548,578,304 weights, 45,097,156,608 B */
+	fixture_json(&c, "{\"model\": {\"hf_config\": \"mixtral-8x7b-v0.1\", \"seq_length\": 4096},"
+			 " \"cluster\": {\"system\": \"dgx-h100\", \"num_nodes\": 1},"
+			 " \"parallel\": {\"tp\": 2, \"dp\": 4, \"sharding\": \"fsdp\", \"sequence_parallel\": true},"
+			 " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 4, \"framework\": \"megatron\"},"
+			 " \"precision\": {\"compute\": \"fp8\"}}");
+	l = stage_ledger(&c, 0);
+	ck_assert_uint_eq(l.fp8_weight_params, 22548578304ull);
+	ck_assert_uint_eq(l.fp8_weight_copies_bytes, 45097156608ull);
 }
 END_TEST
 

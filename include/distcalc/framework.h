@@ -129,13 +129,14 @@ void dc_framework_moe_tp_calls(const struct dc_plan *p, uint64_t *gathers, uint6
 int dc_framework_moe_tp_gathers_quantized(const struct dc_plan *p);
 
 /* How Transformer Engine's FP8 linear layers save their inputs for the
- * backward (docs/memory-conventions.md, "FP8"): each quantizes its input
- * and keeps the column-wise FP8 copy alone for the weight gradient, not
- * the BF16 tensor the ledger's activation terms count at 2 bytes; under
- * MXFP8 with an E8M0 scale per 32 elements. Under precision.compute "fp8"
- * with the recipes delayed, current and mxfp8 (Transformer Engine's) and
- * every framework but torchtitan (torchao's Float8Linear saves the
- * high-precision input); DC_FP8_SAVED_NONE otherwise (activation.c). */
+ * backward under Megatron-Core (docs/memory-conventions.md, "FP8"): each
+ * quantizes its input and keeps the column-wise FP8 copy alone for the
+ * weight gradient, not the BF16 tensor the ledger's activation terms count
+ * at 2 bytes; under MXFP8 with an E8M0 scale per 32 elements. Under
+ * training.framework "megatron" and precision.compute "fp8" with a TE
+ * recipe (delayed, current, mxfp8); DC_FP8_SAVED_NONE otherwise: torchao
+ * (torchtitan, rowwise) saves the BF16 input, and what another loop's TE
+ * modules hold depends on how it builds and calls them (activation.c). */
 enum dc_fp8_saved {
 	DC_FP8_SAVED_NONE,  /* the working precision, as the terms count it */
 	DC_FP8_SAVED_FP8,   /* 1 byte an element */
@@ -144,16 +145,25 @@ enum dc_fp8_saved {
 
 enum dc_fp8_saved dc_framework_fp8_saved_inputs(const struct dc_config *c);
 
+/* Under that saving, whether the attention's output projection and a
+ * shared expert's first linear save their BF16 input instead (Megatron-
+ * Core under a recipe other than delayed): the tensor the core attention
+ * and the router keep already. */
+int dc_framework_fp8_saves_original_input(const struct dc_config *c);
+
 /* The FP8 copies of a rank's FP8-cast linear weights that Megatron-Core's
  * Transformer Engine layers keep across a step's microbatches (it passes
  * is_first_microbatch, so TE caches the quantized weight and requantizes
- * it on the first microbatch only), `params` weights: under
- * training.framework "megatron", precision.compute "fp8" with a TE recipe
- * and parameters not sharded by FSDP (TE caches nothing under FSDP2).
- * Per parameter: delayed and current 1 byte and, off Blackwell, 1 for the
- * transpose Hopper's FP8 GEMMs need; mxfp8 1 byte each way and an E8M0
- * scale per 32 elements each way (before the scales' padding). 0 bytes
- * otherwise. Returns 0, or -1 on overflow. */
-int dc_framework_fp8_weight_copies(const struct dc_plan *p, uint64_t params, uint64_t *bytes);
+ * it on the first microbatch only): `params` the rank's FP8-cast weights,
+ * `experts` the routed experts' of them. Under training.framework
+ * "megatron", precision.compute "fp8" with a TE recipe and 16-bit primary
+ * weights (param_bytes above 1); under FSDP the experts' alone (TE's
+ * grouped linears cache, its other linears do not). Per weight: delayed
+ * and current 1 byte and, off Blackwell, 1 for the transpose Hopper's FP8
+ * GEMMs need; mxfp8 1 byte each way and an E8M0 scale per 32 elements
+ * each way (before the scales' padding). *bytes the copies, *copied the
+ * weights they copy; 0 and 0 otherwise. Returns 0, or -1 on overflow. */
+int dc_framework_fp8_weight_copies(const struct dc_plan *p, uint64_t params, uint64_t experts, uint64_t *bytes,
+				   uint64_t *copied);
 
 #endif

@@ -96,8 +96,9 @@ static const char *base_formula(enum dc_act_term t, const struct dc_config *in, 
  * input with shared experts: the router keeps the BF16 norm output) */
 enum fp8_term { FP8_TERM_BF16, FP8_TERM_REPLACED, FP8_TERM_ADDED };
 
-static enum fp8_term fp8_term_of(enum dc_act_term t, const struct dc_model *m, int moe)
+static enum fp8_term fp8_term_of(enum dc_act_term t, const struct dc_config *in, int moe)
 {
+	const struct dc_model *m = &in->model;
 	switch (t) {
 	case DC_ACT_ATTN_INPUT:
 		/* MLA's q and kv down-projections each save their own copy:
@@ -106,8 +107,14 @@ static enum fp8_term fp8_term_of(enum dc_act_term t, const struct dc_model *m, i
 	case DC_ACT_MLP_INPUT:
 		if (!moe)
 			return FP8_TERM_REPLACED;
-		return m->shared_expert_ffn_hidden_size ? FP8_TERM_ADDED : FP8_TERM_BF16;
+		/* a shared expert's fc1 saves the router's BF16 input under
+		 * Megatron's non-delayed recipes, its FP8 copy beside it under
+		 * delayed (framework.h) */
+		return m->shared_expert_ffn_hidden_size && !dc_framework_fp8_saves_original_input(in) ? FP8_TERM_ADDED
+												      : FP8_TERM_BF16;
 	case DC_ACT_PROJ_INPUT:
+		/* likewise the projection: the core's BF16 output itself */
+		return dc_framework_fp8_saves_original_input(in) ? FP8_TERM_BF16 : FP8_TERM_REPLACED;
 	case DC_ACT_MLP_ACT:
 	case DC_ACT_ROUTED:
 		return FP8_TERM_REPLACED;
@@ -128,7 +135,7 @@ void dc_act_term_formula(enum dc_act_term t, const struct dc_config *in, int moe
 {
 	const char *b = base_formula(t, in, moe);
 	enum dc_fp8_saved f = dc_framework_fp8_saved_inputs(in);
-	enum fp8_term k = f == DC_FP8_SAVED_NONE ? FP8_TERM_BF16 : fp8_term_of(t, &in->model, moe);
+	enum fp8_term k = f == DC_FP8_SAVED_NONE ? FP8_TERM_BF16 : fp8_term_of(t, in, moe);
 	const char *rest;
 	char copy[64];
 
@@ -175,6 +182,9 @@ static void op_policy_kept(const struct dc_plan *p, const uint64_t *raw, uint64_
 	kept[DC_ACT_QK] = dc_ceil_div(q_raw, t);
 	kept[DC_ACT_V] = dc_ceil_div(raw[DC_ACT_V], t);
 	kept[DC_ACT_PROJ_INPUT] = dc_ceil_div(raw[DC_ACT_PROJ_INPUT], t);
+	/* the kernel's BF16 output where the projection keeps an FP8 copy
+	 * (0 otherwise: the projection's input is that output) */
+	kept[DC_ACT_CORE_OUTPUT] = dc_ceil_div(raw[DC_ACT_CORE_OUTPUT], t);
 	if (p->in->training.attention == DC_ATTENTION_FLASH)
 		kept[DC_ACT_SOFTMAX_STATS] = dc_ceil_div(raw[DC_ACT_SOFTMAX_STATS], t);
 	kept[DC_ACT_MLP_UP] = dc_ceil_div(gate_raw, t);
@@ -260,10 +270,10 @@ int dc_act_layer_parts(const struct dc_plan *p, int moe, struct dc_act_layer *ou
 	 * for its own backward beside the projection's FP8 copy, the one
 	 * tensor both held under BF16 (docs/memory-conventions.md, "FP8") */
 	if (fp8 != DC_FP8_SAVED_NONE) {
-		if (!eager)
+		if (!eager && fp8_term_of(DC_ACT_PROJ_INPUT, p->in, moe) == FP8_TERM_REPLACED)
 			raw[DC_ACT_CORE_OUTPUT] = raw[DC_ACT_PROJ_INPUT];
 		for (int i = 0; i < DC_ACT_TERM_COUNT; i++) {
-			enum fp8_term how = fp8_term_of((enum dc_act_term)i, m, moe);
+			enum fp8_term how = fp8_term_of((enum dc_act_term)i, p->in, moe);
 			if (how == FP8_TERM_REPLACED)
 				raw[i] = fp8_copy_bytes(raw[i], fp8);
 			else if (how == FP8_TERM_ADDED)

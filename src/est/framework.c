@@ -263,42 +263,63 @@ enum dc_fp8_saved dc_framework_fp8_saved_inputs(const struct dc_config *c)
 	 * row-wise data since it is not needed in backward pass"): the
 	 * quantized input's column-wise data is what the weight gradient
 	 * reads; layernorm_linear.py and layernorm_mlp.py save their
-	 * quantized norm output the same way. torchao (7ca1bfbe,
-	 * float8/float8_linear.py, matmul_with_hp_or_float8_args.forward)
-	 * saves input_hp, the high-precision input, and casts it again in
-	 * backward. */
-	if (!te_fp8_recipe(c) || c->training.framework == DC_FRAMEWORK_TORCHTITAN)
+	 * quantized norm output the same way. Megatron-Core's layers only:
+	 * how another loop builds and calls TE's modules (fused or separate
+	 * projections, is_first_microbatch) decides what it holds, and
+	 * torchao (7ca1bfbe, float8/float8_linear.py,
+	 * matmul_with_hp_or_float8_args.forward) saves input_hp, the
+	 * high-precision input (docs/memory-conventions.md, "FP8") */
+	if (!te_fp8_recipe(c) || c->training.framework != DC_FRAMEWORK_MEGATRON)
 		return DC_FP8_SAVED_NONE;
 	return c->precision.fp8_recipe == DC_FP8_MXFP8 ? DC_FP8_SAVED_MXFP8 : DC_FP8_SAVED_FP8;
 }
 
-int dc_framework_fp8_weight_copies(const struct dc_plan *p, uint64_t params, uint64_t *bytes)
+int dc_framework_fp8_saves_original_input(const struct dc_config *c)
+{
+	/* Megatron-LM d98e8a64: under a recipe other than delayed (TE 2.6 or
+	 * later) the attention's linear_proj (transformer/attention.py:428-444;
+	 * MLA's, multi_latent_attention.py:235-251) and a shared expert's
+	 * linear_fc1 (transformer/moe/shared_experts.py:147-161, unless the
+	 * shared experts are recomputed) save their BF16 input, which the
+	 * core attention and the router already keep, not its FP8 copy */
+	return dc_framework_fp8_saved_inputs(c) != DC_FP8_SAVED_NONE && c->precision.fp8_recipe != DC_FP8_DELAYED;
+}
+
+int dc_framework_fp8_weight_copies(const struct dc_plan *p, uint64_t params, uint64_t experts, uint64_t *bytes,
+				   uint64_t *copied)
 {
 	const struct dc_config *c = p->in;
 	struct dc_ck ck = {0};
 	enum dc_gpu g = c->cluster.gpu < DC_GPU_COUNT ? c->cluster.gpu : DC_GPU_NONE;
-	*bytes = 0;
+	uint64_t n = params;
+	*bytes = *copied = 0;
 	/* Megatron-LM d98e8a64: megatron/core/extensions/transformer_engine.py
 	 * :1338-1345 (and 1587-1602, 2721-2728 for the layernorm-fused and
 	 * grouped linears) pass is_first_microbatch, which
 	 * disable_parameter_transpose_cache (default false,
 	 * transformer_config.py:1175) would turn off; Transformer Engine
 	 * d0067d0d caches the quantized weight in _fp8_workspaces
-	 * (module/base.py:915) and caches nothing under FSDP2
-	 * (linear.py:1958, self.is_fsdp2: Megatron's --use-torch-fsdp2) */
-	if (!te_fp8_recipe(c) || c->training.framework != DC_FRAMEWORK_MEGATRON ||
-	    p->layout.sharding == DC_SHARD_FSDP)
+	 * (module/base.py:915). FP8 primary weights (precision.param_bytes 1,
+	 * --fp8-param-gather) are the FP8 tensors themselves: no copy */
+	if (!te_fp8_recipe(c) || c->training.framework != DC_FRAMEWORK_MEGATRON || c->precision.param_bytes <= 1)
 		return 0;
+	/* under FSDP2 (Megatron's --use-torch-fsdp2) the linears cache
+	 * nothing (linear.py:1958, layernorm_linear.py:1763: self.is_fsdp2),
+	 * but the grouped expert linears do (grouped_linear.py:2259), their
+	 * gathered weights */
+	if (p->layout.sharding == DC_SHARD_FSDP)
+		n = experts;
 	if (c->precision.fp8_recipe == DC_FP8_MXFP8) {
 		/* tensor/mxfp8_tensor.py:83-94: _rowwise_data and
 		 * _columnwise_data, one byte an element each, and a uint8
 		 * scale per 32 elements each way (constants.py:175) */
-		*bytes = dc_ck_mul(&ck, 2, dc_ck_add(&ck, params, dc_ceil_div(params, 32)));
+		*bytes = dc_ck_mul(&ck, 2, dc_ck_add(&ck, n, dc_ceil_div(n, 32)));
 	} else {
 		/* tensor/float8_tensor.py:423-427: _data, and a _transpose
 		 * where the GPU cannot run FP8 GEMMs but TN (Hopper); one
 		 * _data serves both on Blackwell */
-		*bytes = dc_ck_mul(&ck, dc_gpu_arch(g) == DC_GPU_ARCH_BLACKWELL ? 1 : 2, params);
+		*bytes = dc_ck_mul(&ck, dc_gpu_arch(g) == DC_GPU_ARCH_BLACKWELL ? 1 : 2, n);
 	}
+	*copied = *bytes ? n : 0;
 	return ck.overflow ? -1 : 0;
 }

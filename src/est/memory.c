@@ -350,6 +350,28 @@ static int forward_after_backward(const struct dc_plan *pl, uint64_t stage)
 	return pp - stage - 1 + 2 <= m;
 }
 
+/* Whether the ranks of `stage` hold the embedding's chunk and the head's
+ * (DualPipe: both end ranks; DualPipeV: rank 0; interleaved: the first
+ * stage's chunk 0 and the last stage's chunk v - 1, activation.c) */
+static void rank_ends(const struct dc_plan *pl, uint64_t stage, int *has_embedding, int *has_head)
+{
+	int emb = 0, head = 0;
+	uint64_t chunks = dc_pipeline_chunks(pl);
+	if (chunks > 1 && dc_pipeline_schedule(pl) == DC_PIPE_INTERLEAVED) {
+		emb = stage == 0;
+		head = stage + 1 == pl->layout.pp;
+		chunks = 0;
+	}
+	for (uint64_t k = 0; k < chunks; k++) {
+		struct dc_pipeline_chunk ch;
+		dc_pipeline_chunk(pl, stage, k, &ch);
+		emb |= ch.embedding;
+		head |= ch.head;
+	}
+	*has_embedding = emb;
+	*has_head = head;
+}
+
 /* The ledger's activation part on `stage` (its in_flight and
  * activation_* members and activations_bytes, from l->p): what no
  * sharding changes. Returns 0, or -1 on overflow. */
@@ -404,27 +426,7 @@ static int act_part(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledg
 	bad |= x->kept_bad[l->p.moe_layers > 0];
 	l->activation_recompute_bytes = x->rebuilt[l->p.moe_layers > 0];
 	l->activation_head_backward_bytes = 0;
-	{
-		/* the chunks holding the embedding and the head (DualPipe:
-		 * both end ranks; DualPipeV: rank 0) */
-		int emb = 0, head = 0;
-		uint64_t chunks = dc_pipeline_chunks(pl);
-		if (chunks > 1 && dc_pipeline_schedule(pl) == DC_PIPE_INTERLEAVED) {
-			/* activation.c: the first stage's chunk 0 and the last
-			 * stage's chunk v - 1 */
-			emb = stage == 0;
-			head = stage + 1 == pl->layout.pp;
-			chunks = 0;
-		}
-		for (uint64_t k = 0; k < chunks; k++) {
-			struct dc_pipeline_chunk ch;
-			dc_pipeline_chunk(pl, stage, k, &ch);
-			emb |= ch.embedding;
-			head |= ch.head;
-		}
-		has_embedding = emb;
-		has_head = head;
-	}
+	rank_ends(pl, stage, &has_embedding, &has_head);
 	if (has_embedding) {
 		bad |= x->embedding_bad;
 		l->activation_embedding_bytes = x->embedding_bytes;
@@ -912,14 +914,17 @@ void dc_mem_memo_corrupt(struct dc_mem_memo *m)
  * holds) less each layer's norms and each MoE layer's router, which stay
  * BF16: the attention, MLP and expert weights, with their biases (a few
  * hidden sizes a layer, which TE does not quantize) and MLA's two small
- * norms. The MTP modules' routed experts count (in total, not in
- * other_params), their attention and eh_proj do not. With model.params
- * (no shape) every parameter counts. docs/memory-conventions.md, "FP8". */
-static int fp8_weight_copies(const struct dc_plan *pl, struct dc_mem_ledger *l)
+ * norms; and the head (vocab-parallel, V h / tp) where it runs in FP8
+ * (precision.fp8_lm_head) on a rank that holds it. The MTP modules'
+ * routed experts count (in total, not in other_params), their attention
+ * and eh_proj do not. With model.params (no shape) every parameter
+ * counts. docs/memory-conventions.md, "FP8". */
+static int fp8_weight_copies(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger *l)
 {
 	struct dc_ck c = {0};
 	const struct dc_stage_params *p = &l->p;
 	uint64_t kept_bf16 = 0, n = p->total - p->other_params;
+	int emb, head;
 	if (!pl->in->model.params_explicit) {
 		uint64_t norms = dc_ck_mul(&c, dc_params_layer_norms(&pl->in->model), pl->parts.norm);
 		kept_bf16 = dc_ck_add(&c, dc_ck_mul(&c, p->layers, norms),
@@ -928,11 +933,14 @@ static int fp8_weight_copies(const struct dc_plan *pl, struct dc_mem_ledger *l)
 	l->fp8_weight_params = l->fp8_weight_copies_bytes = 0;
 	if (c.overflow || kept_bf16 > n)
 		return c.overflow ? -1 : 0;
-	if (dc_framework_fp8_weight_copies(pl, n - kept_bf16, &l->fp8_weight_copies_bytes) != 0)
+	n -= kept_bf16;
+	rank_ends(pl, stage, &emb, &head);
+	if (head && pl->in->precision.fp8_lm_head && !pl->in->model.params_explicit)
+		n = dc_ck_add(&c, n, pl->shard.embedding);
+	if (c.overflow)
 		return -1;
-	if (l->fp8_weight_copies_bytes)
-		l->fp8_weight_params = n - kept_bf16;
-	return 0;
+	return dc_framework_fp8_weight_copies(pl, n, p->expert_params, &l->fp8_weight_copies_bytes,
+					      &l->fp8_weight_params);
 }
 
 /* The ledger of `stage`, its states sharded as `shards` says (the
@@ -1047,7 +1055,7 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, const struct dc_stat
 	l->comm_buffers_bytes = cfg->memory.comm_buffer_bytes;
 	l->cuda_context_bytes = cfg->memory.cuda_context_bytes;
 	l->workspace_bytes = cfg->memory.workspace_bytes;
-	if (fp8_weight_copies(pl, l) != 0)
+	if (fp8_weight_copies(pl, stage, l) != 0)
 		c.overflow = 1;
 	l->buffers_bytes = dc_ck_add(&c, dc_ck_add(&c, l->ddp_buckets_bytes, l->comm_buffers_bytes),
 			       max_u64(dc_ck_add(&c, l->fsdp_forward_params_bytes,
