@@ -134,6 +134,34 @@ START_TEST(test_fp8_weight_copies)
 }
 END_TEST
 
+/* DeepSeek-V3's MTP module on the last stage (tp 1, ep 64: 4 of its 256
+ * experts a rank): its MLA attention, q_a 7168 x 1536 + q_b 1536 x 128 x
+ * 192 + kv_a 7168 x 576 + kv_b 512 x 128 x 256 + o 16384 x 7168 =
+ * 187,105,280 with the two latent norms (1536 + 512), 187,107,328; its
+ * shared expert 3 x 7168 x 2048 = 44,040,192; eh_proj 2 x 7168 x 7168 =
+ * 102,760,448; its 4 experts 4 x 44,040,192 = 176,160,768: 510,068,736
+ * FP8-cast weights more than the same stage without the module. */
+START_TEST(test_fp8_weight_copies_mtp)
+{
+	struct dc_config c;
+	uint64_t with, without;
+	for (int mtp = 1; mtp >= 0; mtp--) {
+		fixture_json(&c, "{\"model\": {\"hf_config\": \"deepseek-v3\", \"seq_length\": 4096, \"mtp_layers\": %d},"
+				 " \"cluster\": {\"system\": \"dgx-h100\", \"num_nodes\": 256},"
+				 " \"parallel\": {\"tp\": 1, \"pp\": 16, \"ep\": 64, \"dp\": 128, \"sharding\": \"zero1\","
+				 " \"pipeline_layers\": [3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 2]},"
+				 " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 32, \"framework\": \"megatron\"},"
+				 " \"precision\": {\"preset\": \"megatron\", \"compute\": \"fp8\"}}",
+			     mtp);
+		if (mtp)
+			with = stage_ledger(&c, 15).fp8_weight_params;
+		else
+			without = stage_ledger(&c, 15).fp8_weight_params;
+	}
+	ck_assert_uint_eq(with - without, 510068736ull);
+}
+END_TEST
+
 START_TEST(test_zero_table1_7_5b)
 {
 	/* ZeRO Table 1 / section 5, psi = 7.5e9, K = 12, N_d = 64 (GB = 1e9 B):
@@ -1700,6 +1728,7 @@ int main(void)
 	tcase_add_test(tc, test_torchtitan_experts_whole_with_ep);
 	tcase_add_test(tc, test_reserve_rounding);
 	tcase_add_test(tc, test_fp8_weight_copies);
+	tcase_add_test(tc, test_fp8_weight_copies_mtp);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -94,16 +94,18 @@ static const char *base_formula(enum dc_act_term t, const struct dc_config *in, 
  * replaces term t's BF16 tensor by its FP8 copy in a layer of this shape
  * (dc_act_layer_parts), or adds the copy beside it (a MoE layer's MLP
  * input with shared experts: the router keeps the BF16 norm output) */
-enum fp8_term { FP8_TERM_BF16, FP8_TERM_REPLACED, FP8_TERM_ADDED };
+enum fp8_term { FP8_TERM_BF16, FP8_TERM_REPLACED, FP8_TERM_ADDED, FP8_TERM_TWO_COPIES };
 
 static enum fp8_term fp8_term_of(enum dc_act_term t, const struct dc_config *in, int moe)
 {
 	const struct dc_model *m = &in->model;
 	switch (t) {
 	case DC_ACT_ATTN_INPUT:
-		/* MLA's q and kv down-projections each save their own copy:
-		 * two of a byte, as many bytes as the BF16 tensor */
-		return m->kv_lora_rank ? FP8_TERM_BF16 : FP8_TERM_REPLACED;
+		/* MLA's q and kv down-projections (separate TELinears: Megatron-
+		 * Core's mla_down_proj_fusion is off by default) each save their
+		 * own copy: two of a byte, as many bytes as the BF16 tensor
+		 * (33/16 under MXFP8) */
+		return m->kv_lora_rank ? FP8_TERM_TWO_COPIES : FP8_TERM_REPLACED;
 	case DC_ACT_MLP_INPUT:
 		if (!moe)
 			return FP8_TERM_REPLACED;
@@ -156,6 +158,8 @@ void dc_act_term_formula(enum dc_act_term t, const struct dc_config *in, int moe
 		snprintf(copy, sizeof(copy), "%s in FP8", rest);
 	if (k == FP8_TERM_ADDED)
 		snprintf(buf, len, "%s + %s", b, copy);
+	else if (k == FP8_TERM_TWO_COPIES)
+		snprintf(buf, len, "2 x %s", copy);
 	else
 		snprintf(buf, len, "%s", copy);
 }
@@ -278,6 +282,8 @@ int dc_act_layer_parts(const struct dc_plan *p, int moe, struct dc_act_layer *ou
 				raw[i] = fp8_copy_bytes(raw[i], fp8);
 			else if (how == FP8_TERM_ADDED)
 				raw[i] = dc_ck_add(&c, raw[i], fp8_copy_bytes(raw[i], fp8));
+			else if (how == FP8_TERM_TWO_COPIES)
+				raw[i] = dc_ck_mul(&c, 2, fp8_copy_bytes(raw[i], fp8));
 		}
 	}
 

@@ -914,11 +914,11 @@ void dc_mem_memo_corrupt(struct dc_mem_memo *m)
  * holds) less each layer's norms and each MoE layer's router, which stay
  * BF16: the attention, MLP and expert weights, with their biases (a few
  * hidden sizes a layer, which TE does not quantize) and MLA's two small
- * norms; and the head (vocab-parallel, V h / tp) where it runs in FP8
- * (precision.fp8_lm_head) on a rank that holds it. The MTP modules'
- * routed experts count (in total, not in other_params), their attention
- * and eh_proj do not. With model.params (no shape) every parameter
- * counts. docs/memory-conventions.md, "FP8". */
+ * norms; and, on the rank that holds the head, the head (vocab-parallel,
+ * V h / tp) where it runs in FP8 (precision.fp8_lm_head) and the MTP
+ * modules (their routed experts are in total already, the rest in
+ * other_params). With model.params (no shape) every parameter counts.
+ * docs/memory-conventions.md, "FP8". */
 static int fp8_weight_copies(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledger *l)
 {
 	struct dc_ck c = {0};
@@ -937,6 +937,19 @@ static int fp8_weight_copies(const struct dc_plan *pl, uint64_t stage, struct dc
 	rank_ends(pl, stage, &emb, &head);
 	if (head && pl->in->precision.fp8_lm_head && !pl->in->model.params_explicit)
 		n = dc_ck_add(&c, n, pl->shard.embedding);
+	if (head && pl->in->model.mtp_layers && !pl->in->model.params_explicit) {
+		/* the MTP modules beside the head: each a layer (its experts
+		 * counted above) and eh_proj, less the layer's norms, enorm,
+		 * hnorm and its final norm, and its router (plan.c
+		 * derive_shard) */
+		const struct dc_model *m = &pl->in->model;
+		uint64_t bf16 = dc_ck_mul(&c, m->mtp_layers,
+					  dc_ck_add(&c, dc_ck_mul(&c, dc_params_layer_norms(m) + 3, pl->parts.norm),
+						    pl->parts.router.replicated));
+		uint64_t mtp = pl->shard.mtp - pl->shard.mtp_experts;
+		if (bf16 <= mtp)
+			n = dc_ck_add(&c, n, mtp - bf16);
+	}
 	if (c.overflow)
 		return -1;
 	return dc_framework_fp8_weight_copies(pl, n, p->expert_params, &l->fp8_weight_copies_bytes,
@@ -1055,8 +1068,10 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, const struct dc_stat
 	l->comm_buffers_bytes = cfg->memory.comm_buffer_bytes;
 	l->cuda_context_bytes = cfg->memory.cuda_context_bytes;
 	l->workspace_bytes = cfg->memory.workspace_bytes;
-	if (fp8_weight_copies(pl, stage, l) != 0)
-		c.overflow = 1;
+	if (fp8_weight_copies(pl, stage, l) != 0) {
+		*error = "'model' / 'precision.compute': the FP8 weight copies per rank overflow 64 bits";
+		return -1;
+	}
 	l->buffers_bytes = dc_ck_add(&c, dc_ck_add(&c, l->ddp_buckets_bytes, l->comm_buffers_bytes),
 			       max_u64(dc_ck_add(&c, l->fsdp_forward_params_bytes,
 						 held_grads ? l->fsdp_unsharded_grads_bytes : 0),

@@ -42,28 +42,40 @@ struct view {
 	const char *offload;
 	struct ledger_view top;
 	struct not_modeled nm;
+	char fp8_text[640]; /* nm.fp8's, where it is made for the config */
 };
 
 static void terms_fill(struct ledger_view *v);
 
 /* What the ledger leaves out under precision.compute "fp8", by who
- * quantizes (docs/memory-conventions.md, "FP8"); NULL otherwise */
-static const char *fp8_not_modeled(const struct dc_plan *p)
+ * quantizes (docs/memory-conventions.md, "FP8"), in buf; NULL when not
+ * under FP8 */
+static const char *fp8_not_modeled(const struct dc_plan *p, char *buf, size_t len)
 {
 	const struct dc_config *c = p->in;
+	const char *terms = c->memory.activation_explicit
+				    ? "memory.activation_bytes_per_token_per_layer replaces the activation terms: give it at FP8's bytes"
+				    : "the activation terms say FP8";
 	if (c->precision.compute != DC_COMPUTE_FP8)
 		return NULL;
-	if (dc_framework_fp8_saved_inputs(c) == DC_FP8_SAVED_NONE)
-		return c->training.framework == DC_FRAMEWORK_TORCHTITAN
-			       ? "torchao's Float8Linear keeps no FP8 weight copy and saves its BF16 input, as the ledger counts it; under the tensorwise (current) recipe with tp > 1 its float8 TP styles cast a linear's input before the linear, which then saves the FP8 tensor: not modelled (the ledger counts BF16)"
-			       : "rowwise is torchao's recipe: its Float8Linear keeps no FP8 weight copy and saves its BF16 input, as the ledger counts it";
-	if (c->training.framework != DC_FRAMEWORK_MEGATRON)
+	if (dc_framework_fp8_saved_inputs(c) == DC_FP8_SAVED_NONE) {
+		if (c->training.framework == DC_FRAMEWORK_TORCHTITAN)
+			return "torchao's Float8Linear keeps no FP8 weight copy and saves its BF16 input, as the ledger counts it; under the tensorwise (current) recipe with tp > 1 its float8 TP styles cast a linear's input before the linear, which then saves the FP8 tensor: not modelled (the ledger counts BF16)";
+		if (c->precision.fp8_recipe == DC_FP8_ROWWISE)
+			return "rowwise is torchao's recipe: its Float8Linear keeps no FP8 weight copy and saves its BF16 input, as the ledger counts it";
 		return "the ledger is the BF16 one: what Transformer Engine holds depends on how the loop builds and calls its modules, not modelled outside training.framework megatron. Its linears save FP8 copies of their inputs (1 byte an element where the ledger counts 2, one copy per separate projection), and each keeps its FP8 weight (2 B a weight on Hopper, 1 on Blackwell, 2 + 2/32 under mxfp8) once across the step when called with is_first_microbatch, else one per microbatch in flight";
+	}
 	if (c->precision.param_bytes <= 1)
-		return "Transformer Engine's FP8-saved linear inputs are counted (the activation terms say FP8); the FP8 primary weights (param_bytes 1, --fp8-param-gather) are the FP8 tensors, so no copy is counted, nor (not modelled) the transpose Hopper keeps of each (1 B a weight). Not modelled: the amax histories and scales, FP8 attention's saved tensors (precision.attention fp8)";
-	if (p->layout.sharding == DC_SHARD_FSDP)
-		return "Transformer Engine's FP8-saved linear inputs are counted (the activation terms say FP8); under FSDP2 only its grouped expert linears cache FP8 copies of their gathered weights (fp8_weight_copies_bytes), its other linears none. Not modelled: the amax histories and scales, FP8 attention's saved tensors (precision.attention fp8)";
-	return "Transformer Engine's FP8 weight copies (fp8_weight_copies_bytes) and FP8-saved linear inputs (the activation terms say FP8) are counted. Not modelled: the MXFP8 scales' padding, the amax histories and scales, the MTP modules' attention, shared-expert and eh_proj copies, FP8 attention's saved tensors (precision.attention fp8)";
+		snprintf(buf, len,
+			 "Transformer Engine's FP8-saved linear inputs are counted (%s); the FP8 primary weights (param_bytes 1, --fp8-param-gather) are the FP8 tensors, so no copy is counted, nor (not modelled) the transpose Hopper keeps of each (1 B a weight). Not modelled: the amax histories and scales, FP8 attention's saved tensors (precision.attention fp8)",
+			 terms);
+	else
+		snprintf(buf, len,
+			 "Transformer Engine's FP8 weight copies (fp8_weight_copies_bytes%s) and FP8-saved linear inputs (%s) are counted. Not modelled: %sthe amax histories and scales, FP8 attention's saved tensors (precision.attention fp8)%s",
+			 p->layout.sharding == DC_SHARD_FSDP ? "; under FSDP2 the grouped expert linears' alone" : "", terms,
+			 c->precision.fp8_recipe == DC_FP8_MXFP8 ? "the MXFP8 scales' padding, " : "",
+			 c->model.mtp_layers ? ", the MTP modules' eh_proj input (counted in BF16)" : "");
+	return buf;
 }
 
 static void view(const struct dc_run *run, void *out)
@@ -95,7 +107,7 @@ static void view(const struct dc_run *run, void *out)
 	v->nm.ddp_bucket_copy = "PyTorch DDP with gradient_as_bucket_view=False (its default) keeps a flat copy of every gradient: add grads_bytes once more";
 	v->nm.other = "vocabulary padding, loss buffers, pipeline send/receive buffers";
 	v->nm.fragmentation = "beyond memory.allocator_reserve: fits is not a passed OOM test";
-	v->nm.fp8 = fp8_not_modeled(run->plan);
+	v->nm.fp8 = fp8_not_modeled(run->plan, v->fp8_text, sizeof(v->fp8_text));
 	/* what ZB-H1's deferred weight gradients hold beyond the linears'
 	 * inputs and output gradients (docs/memory-conventions.md, "ZB-H1") */
 	v->nm.zero_bubble =

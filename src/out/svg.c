@@ -396,16 +396,16 @@ static void draw_step(const struct dc_report *r, double oy, struct dc_buf *b)
 
 /* ---- systems: the memory ledger per class, one bar per phase ---- */
 
-#define MEM_PARTS 13
+#define MEM_PARTS 14
 /* one colour per part, none the GPU line's */
 static const char *const part_colours[MEM_PARTS] = {
 	"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#8C564B", "#F0E442",
-	"#555555", "#7F3C8D", "#A6A6A6", "#BCBD22", "#E5E5E5", "#17BECF",
+	"#555555", "#7F3C8D", "#A6A6A6", "#BCBD22", "#D55E00", "#E5E5E5", "#17BECF",
 };
 static const char *const part_names[MEM_PARTS] = {
 	"params", "grads", "master copy", "optimizer states", "activations", "FSDP gathered params",
 	"FSDP unsharded grads", "DDP buckets", "backward working set", "NCCL buffers", "CUDA context + workspace",
-	"allocator reserve", "other",
+	"FP8 weight copies", "allocator reserve", "other",
 };
 
 /* What phase `ph` of ledger `l` holds, part by part (memory.c's phase sums,
@@ -435,10 +435,11 @@ static void mem_parts(const struct dc_mem_ledger *l, int ph, uint64_t part[MEM_P
 		part[8] = l->activation_recompute_bytes > l->activation_head_backward_bytes ? l->activation_recompute_bytes
 											: l->activation_head_backward_bytes;
 	}
-	part[11] = l->phase_reserve_bytes[ph];
+	part[11] = l->fp8_weight_copies_bytes; /* every phase (memory.c) */
+	part[12] = l->phase_reserve_bytes[ph];
 	for (int i = 0; i < MEM_PARTS - 1; i++)
 		sum += part[i];
-	part[12] = l->phase_bytes[ph] > sum ? l->phase_bytes[ph] - sum : 0;
+	part[13] = l->phase_bytes[ph] > sum ? l->phase_bytes[ph] - sum : 0;
 }
 
 #define MEM_MAX_CLASSES 4
