@@ -71,6 +71,11 @@ struct dc_sweep_load {
  * or 0 with a one-line reason (no subject) in err[errlen]. */
 size_t dc_sweep_axis_check(const char *text, char *err, size_t errlen);
 
+/* The length of the --sweep value that starts at p: up to the next comma
+ * outside brackets and double quotes (so a list value such as
+ * ["ll128","simple"] is one value), or the end of the text. */
+size_t dc_sweep_value_len(const char *p);
+
 /* The metrics a sweep shows unless --sweep-metrics picks others, as a
  * comma-separated list of report paths: the headline figures of the
  * experiment (peak memory per rank, fits, bytes and time communicated per

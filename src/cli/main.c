@@ -868,8 +868,8 @@ static int outputs_not_sweep_inputs(const struct dc_options *o)
 	for (size_t a = 0; a < o->nsweeps && a < DC_SWEEP_MAX_AXES; a++) {
 		const char *v = strchr(o->sweeps[a], '=');
 		nvalues[a] = 1;
-		for (v = v ? v + 1 : ""; *v; v++)
-			nvalues[a] += *v == ',';
+		for (v = v ? v + 1 : ""; *(v += dc_sweep_value_len(v)); v++)
+			nvalues[a]++;
 	}
 	for (size_t a = o->nsweeps < DC_SWEEP_MAX_AXES ? o->nsweeps : DC_SWEEP_MAX_AXES; a-- > 0;) {
 		const char *axis = o->sweeps[a], *eq = strchr(axis, '='), *v;
@@ -880,7 +880,7 @@ static int outputs_not_sweep_inputs(const struct dc_options *o)
 		if (hf || topo) {
 			for (v = eq + 1;; j++) {
 				char value[DC_SWEEP_MAX_VALUE + 1], path[PATH_MAX];
-				size_t n = strcspn(v, ",");
+				size_t n = dc_sweep_value_len(v);
 				struct stat is, os;
 				if (n > DC_SWEEP_MAX_VALUE)
 					n = DC_SWEEP_MAX_VALUE;
@@ -904,7 +904,7 @@ static int outputs_not_sweep_inputs(const struct dc_options *o)
 						out_opts[k], outs[k], path, j * stride, (int)keylen, axis, value);
 					return EXIT_USAGE;
 				}
-				v += strcspn(v, ",");
+				v += dc_sweep_value_len(v);
 				if (!*v)
 					break;
 				v++;

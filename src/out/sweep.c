@@ -18,6 +18,30 @@
 
 /* ---- checking the command line's axes and metrics ---- */
 
+size_t dc_sweep_value_len(const char *p)
+{
+	size_t n = 0;
+	int depth = 0, quoted = 0;
+	for (; p[n]; n++) {
+		char ch = p[n];
+		if (quoted) {
+			if (ch == '\\' && p[n + 1])
+				n++;
+			else if (ch == '"')
+				quoted = 0;
+		} else if (ch == '"') {
+			quoted = 1;
+		} else if (ch == '[') {
+			depth++;
+		} else if (ch == ']' && depth > 0) {
+			depth--;
+		} else if (ch == ',' && depth == 0) {
+			break;
+		}
+	}
+	return n;
+}
+
 size_t dc_sweep_axis_check(const char *text, char *err, size_t errlen)
 {
 	const char *eq = strchr(text, '=');
@@ -49,7 +73,7 @@ size_t dc_sweep_axis_check(const char *text, char *err, size_t errlen)
 		return 0;
 	}
 	for (const char *p = eq + 1;;) {
-		size_t len = strcspn(p, ",");
+		size_t len = dc_sweep_value_len(p);
 		if (len == 0) {
 			snprintf(err, errlen, "'%s': empty value in '%.200s'", path, eq + 1);
 			return 0;
@@ -635,8 +659,8 @@ static void axis_value(const char *text, size_t v, char *out)
 	const char *p = strchr(text, '=') + 1;
 	size_t n;
 	while (v--)
-		p += strcspn(p, ",") + 1;
-	n = strcspn(p, ",");
+		p += dc_sweep_value_len(p) + 1;
+	n = dc_sweep_value_len(p);
 	memcpy(out, p, n);
 	out[n] = '\0';
 }
