@@ -143,6 +143,11 @@ START_TEST(test_protocols_key)
 	ch = run(&net, DC_COLL_ALL_REDUCE, 16, 64u << 10, DC_NET_ALGO_RING);
 	ck_assert_str_eq(ch.protocol, "LL128");
 	assert_rel(ch.time_s, ll128, 1e-12, "ring LL128 64 KiB");
+	/* NCCL_PROTO's own spelling is taken too */
+	fixture_json(&c, "{" MODEL ", \"cluster\": {\"system\": \"dgx-h100\", \"num_nodes\": 2},"
+			 " \"collective\": {\"protocols\": [\"LL128\", \"Simple\"]}}");
+	dc_net_init(&c, &net);
+	ck_assert_uint_eq(net.protocols, (1u << DC_NET_PROTO_LL128) | (1u << DC_NET_PROTO_SIMPLE));
 	system_net("gcp-a3-mega", 2, &net);
 	ck_assert_uint_eq(net.protocols, (1u << DC_NET_PROTO_LL128) | (1u << DC_NET_PROTO_SIMPLE));
 	fixture_json(&c, "{" MODEL ", \"cluster\": {\"system\": \"gcp-a3-mega\", \"num_nodes\": 2},"

@@ -76,6 +76,7 @@ struct dc_calib_log {
 	char algorithm[48];  /* the algorithms it is priced with: "auto", "ring", "ring, tree" */
 	char algorithm_from[DC_NCCL_ENV_MAX + 16]; /* "NCCL_ALGO=Ring", "collective.algorithm", "NCCL's choice" */
 	char protocols[48];  /* "LL, LL128, Simple" (NCCL's choice) or NCCL_PROTO's */
+	char protocols_from[24]; /* "NCCL_PROTO", "collective.protocols", "NCCL's choice" */
 	double median_abs_error, max_abs_error; /* its rows after the fit */
 };
 

@@ -1034,9 +1034,10 @@ int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_
 	enum dc_net_proto best_p = DC_NET_PROTO_SIMPLE;
 	int p2p = op == DC_COLL_SEND || op == DC_COLL_ALL_TO_ALL;
 	const struct algo_row *rows = p2p ? p2p_algos : algos;
-	/* NCCL_PROTO's; a send's protocol is NCCL's pick by size alone (LL
-	 * at most NCCL_P2P_LL_THRESHOLD a channel, else Simple: enqueue.cc's
-	 * p2p scheduling), which NCCL_PROTO does not restrict */
+	/* NCCL_PROTO's; a send's protocol NCCL picks by its size and its
+	 * connection's LL buffers (enqueue.cc's p2p scheduling: LL at most
+	 * NCCL_P2P_LL_THRESHOLD a channel, else Simple), never by
+	 * NCCL_PROTO: the model prices sends as it did without the key */
 	unsigned allowed = net->protocols && !p2p ? net->protocols : PROTO_ALL;
 	struct call c, tune;
 	struct price pc[DC_NET_PROTO_COUNT];

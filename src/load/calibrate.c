@@ -51,7 +51,8 @@ struct param {
  * for NCCL's choice (the config's collective.algorithm). */
 struct log_algo {
 	unsigned mask;
-	unsigned protos; /* over enum dc_net_proto, from NCCL_PROTO; 0: every one */
+	unsigned protos; /* over enum dc_net_proto, from NCCL_PROTO or collective.protocols; 0: every one */
+	int protos_logged; /* protos is the log's own NCCL_PROTO */
 };
 
 struct fit {
@@ -817,12 +818,12 @@ static void restricted_note(const struct dc_config *fitted, const struct dc_nccl
 		return;
 	size_text(size, sz, sizeof(sz));
 	snprintf(what, sizeof(what), "%s%s%s%s%s%s", la->mask ? o->algorithm_from : "", la->mask ? " (" : "",
-		 la->mask ? o->algorithm : "", la->mask ? ")" : "", la->mask && la->protos ? " and " : "",
-		 la->protos ? "NCCL_PROTO" : "");
+		 la->mask ? o->algorithm : "", la->mask ? ")" : "", la->mask && la->protos_logged ? " and " : "",
+		 la->protos_logged ? "NCCL_PROTO" : "");
 	if (out->nnotes >= DC_CALIB_MAX_LOGS)
 		return;
 	dc_protocols_text(la->protos, set, sizeof(set));
-	if (la->protos)
+	if (la->protos_logged)
 		snprintf(advice, sizeof(advice), "a cluster that always runs so is priced so with collective.protocols %s%s",
 			 set, la->mask ? " (and collective.algorithm for one algorithm)" : "");
 	else
@@ -834,7 +835,8 @@ static void restricted_note(const struct dc_config *fitted, const struct dc_nccl
 		 "allows (collective.algorithm, collective.protocols), so the log's own sizes cost otherwise here, most at "
 		 "%s: %.2f us (%s, %s) against the fit's %.2f us (%s, %s), %+.0f%%; the fitted links hold either way, "
 		 "but %s",
-		 o->name, what, la->protos ? " (" : "", la->protos ? o->protocols : "", la->protos ? ")" : "", sz,
+		 o->name, what, la->protos_logged ? " (" : "", la->protos_logged ? o->protocols : "",
+		 la->protos_logged ? ")" : "", sz,
 		 run_s * 1e6, ra, rp, fit_s * 1e6, fa, fp, 100 * worst, advice) < 0)
 		return;
 	dc_diag_warn(diag, "'--calibrate': note: %s", out->notes[out->nnotes]);
@@ -1067,6 +1069,16 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 		} else {
 			snprintf(o->algorithm, sizeof(o->algorithm), "auto");
 			snprintf(o->algorithm_from, sizeof(o->algorithm_from), "NCCL's choice");
+		}
+		/* a log without NCCL_PROTO ran the cluster's own set: the
+		 * config's (collective.protocols, as collective.algorithm above) */
+		algo[k].protos_logged = algo[k].protos != 0;
+		if (!algo[k].protos && cfg->collective.protocols_mask) {
+			algo[k].protos = cfg->collective.protocols_mask;
+			snprintf(o->protocols_from, sizeof(o->protocols_from), "collective.protocols");
+		} else {
+			snprintf(o->protocols_from, sizeof(o->protocols_from), "%s",
+				 algo[k].protos ? "NCCL_PROTO" : "NCCL's choice");
 		}
 		{
 			unsigned pm = algo[k].protos ? algo[k].protos : (1u << DC_NET_PROTO_COUNT) - 1;

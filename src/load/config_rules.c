@@ -2037,12 +2037,12 @@ static int rule_no_effect(struct loader *l)
 	 * (net.c, their runs functions; NCCL's tuning.cc disables their other
 	 * protocols): without it a forced one never runs */
 	if (c->collective.protocols_mask && !(c->collective.protocols_mask & (1u << DC_NET_PROTO_SIMPLE)) &&
-	    (c->collective.algorithm == DC_NET_ALGO_NVLS || c->collective.algorithm == DC_NET_ALGO_PAT ||
+	    ((c->collective.algorithm == DC_NET_ALGO_NVLS && c->cluster.nvls) || c->collective.algorithm == DC_NET_ALGO_PAT ||
 	     c->collective.algorithm == DC_NET_ALGO_HIER)) {
 		char have[48];
 		dc_protocols_text(c->collective.protocols_mask, have, sizeof(have));
 		snprintf(why, sizeof(why),
-			 "runs the Simple protocol only, which collective.protocols %s leaves out: it never runs, so every collective falls back to \"ring\", not to auto's choice",
+			 "runs the Simple protocol only, which collective.protocols %s leaves out: it never runs, so the step's collectives fall back to \"ring\" on the protocols left (--experiment collectives and --calibrate to auto's choice among them)",
 			 have);
 		warn_key_by(l, KEY_COLLECTIVE_ALGORITHM, blame(l, KEY_COLLECTIVE_ALGORITHM, KEY_COLLECTIVE_PROTOCOLS), why,
 			    "add \"simple\" to collective.protocols, or set collective.algorithm to \"auto\"");

@@ -649,7 +649,7 @@ static void read_space(struct loader *l, int ki, const cJSON *v)
 		       : k->kind == K_BOOLS                             ? "[true, false]"
 		       : strcmp(k->info.path, "collective.protocols") == 0 ? "[\"ll128\", \"simple\"]"
 									  : "[\"none\", \"zero1\"]",
-		       describe(l, v));
+		       cJSON_IsArray(v) ? "an empty array" : describe(l, v));
 		return;
 	}
 	for (const cJSON *e = v->child; e; e = e->next, n++) {
@@ -686,8 +686,11 @@ static void read_space(struct loader *l, int ki, const cJSON *v)
 						   : strcmp(k->info.path, "collective.protocols") == 0 ? dc_cfg_protocol_names
 												       : dc_cfg_recompute_names;
 			int i, found = -1;
+			/* NCCL_PROTO's names are NCCL's spelling (LL128, Simple):
+			 * taken in any case */
+			int any_case = names == dc_cfg_protocol_names;
 			for (i = 0; cJSON_IsString(e) && names[i]; i++)
-				if (strcmp(e->valuestring, names[i]) == 0)
+				if ((any_case ? strcasecmp(e->valuestring, names[i]) : strcmp(e->valuestring, names[i])) == 0)
 					found = i;
 			if (found < 0) {
 				dc_cfg_errorf(l, ki, "'%s': entry %u: expected one of %s, got %s", k->info.path, n + 1,

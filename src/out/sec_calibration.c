@@ -177,7 +177,7 @@ static void view(const struct dc_run *run, void *out)
 
 struct log_row {
 	uint64_t index, ranks, nodes, ranks_per_node, rows;
-	const char *name, *op, *op_from, *algorithm, *algorithm_from, *protocols;
+	const char *name, *op, *op_from, *algorithm, *algorithm_from, *protocols, *protocols_from;
 	double median_abs_error, max_abs_error;
 };
 
@@ -202,6 +202,7 @@ static void log_row(const void *base, uint64_t i, void *out)
 	r->rows = l->rows;
 	r->algorithm = l->algorithm;
 	r->algorithm_from = l->algorithm_from;
+	r->protocols_from = l->protocols_from;
 	r->protocols = l->protocols;
 	r->median_abs_error = l->median_abs_error;
 	r->max_abs_error = l->max_abs_error;
@@ -220,6 +221,7 @@ static const struct dc_field log_fields[] = {
 	{"algorithm", "algorithm", DC_U_NONE, DC_FT_STR, L(algorithm)},
 	{"algorithm_from", "as", DC_U_NONE, DC_FT_STR, L(algorithm_from)},
 	{"protocols", "protocols", DC_U_NONE, DC_FT_STR, L(protocols)},
+	{"protocols_from", "as", DC_U_NONE, DC_FT_STR, L(protocols_from)},
 	{"median_abs_error", "median |error|", DC_U_RATIO, DC_FT_F64, L(median_abs_error)},
 	{"max_abs_error", "largest |error|", DC_U_RATIO, DC_FT_F64, L(max_abs_error)},
 };

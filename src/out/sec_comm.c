@@ -29,9 +29,15 @@ struct view {
 	struct strat_view s[DC_STRAT_COUNT];
 };
 
+/* shown when the set is not every protocol: a JSON list of names */
 static int protocols_restricted(const void *base)
 {
 	return ((const struct view *)base)->protocols[0] != '\0';
+}
+
+static void protocols_text(const void *base, char *buf, size_t len)
+{
+	dc_text_fmt(buf, len, "%s", ((const struct view *)base)->protocols);
 }
 
 static void view(const struct dc_run *run, void *out)
@@ -40,7 +46,11 @@ static void view(const struct dc_run *run, void *out)
 	const struct dc_comm *c = &run->res->comm;
 
 	v->model = "network model (docs/network-model.md): the algorithm and protocol NCCL's tuner would pick for each call on each strategy's slowest group, all its groups at once; bytes one rank sends on a ring; nothing overlapped with compute";
-	dc_protocols_text(run->plan->in->collective.protocols_mask, v->protocols, sizeof(v->protocols));
+	/* every protocol, given or not, is NCCL's default: nothing to show */
+	if (run->plan->in->collective.protocols_mask == (1u << DC_NET_PROTO_COUNT) - 1)
+		v->protocols[0] = '\0';
+	else
+		dc_protocols_text(run->plan->in->collective.protocols_mask, v->protocols, sizeof(v->protocols));
 	v->stage = c->stage;
 	v->ep_stage = c->ep_stage;
 	v->bytes_per_rank = c->bytes_per_rank;
@@ -208,8 +218,8 @@ static int ep_elsewhere(const void *base)
 #define V(m) offsetof(struct view, m)
 static const struct dc_field fields[] = {
 	{"model", "model", DC_U_NONE, DC_FT_STR, V(model)},
-	{"protocols", "protocols NCCL may pick (collective.protocols)", DC_U_NONE, DC_FT_TEXT, V(protocols),
-	 .shown = protocols_restricted},
+	{"protocols", "protocols NCCL may pick (collective.protocols)", DC_U_NONE, DC_FT_FN, 0, .text = protocols_text,
+	 .shown = protocols_restricted, .json_value = 1},
 	{"stage", "pipeline stage analysed for dp/fsdp/tp/ep (most parameters)", DC_U_COUNT, DC_FT_U64, V(stage)},
 	{"ep_stage", "pipeline stage analysed for ep (most MoE layers)", DC_U_COUNT,
 	 DC_FT_U64, V(ep_stage), .shown = ep_elsewhere},

@@ -724,23 +724,26 @@ static int point_warning_add(struct point_warnings *pw, const char *text, size_t
 	return 0;
 }
 
-/* The points of one warning as runs: "0-3, 7, 9-10" (cut with "..." past
- * len) */
+/* The points of one warning as runs: "0-3, 7, 9-10", whole runs only,
+ * ", ..." after the last that fits in len (at least 8 bytes) */
 static void point_runs(const struct point_warning *w, char *buf, size_t len)
 {
 	size_t used = 0;
 	buf[0] = '\0';
 	for (size_t i = 0; i < w->npoints;) {
+		char run[48];
 		size_t j = i;
 		int n;
 		while (j + 1 < w->npoints && w->points[j + 1] == w->points[j] + 1)
 			j++;
-		n = j > i ? snprintf(buf + used, len - used, "%s%zu-%zu", i ? ", " : "", w->points[i], w->points[j])
-			  : snprintf(buf + used, len - used, "%s%zu", i ? ", " : "", w->points[i]);
-		if (n < 0 || (size_t)n >= len - used) {
-			snprintf(buf + (len > 4 ? len - 4 : 0), len > 4 ? 4 : len, "...");
+		n = j > i ? snprintf(run, sizeof(run), "%s%zu-%zu", i ? ", " : "", w->points[i], w->points[j])
+			  : snprintf(run, sizeof(run), "%s%zu", i ? ", " : "", w->points[i]);
+		/* room for this run and, should another follow, ", ..." */
+		if (n < 0 || used + (size_t)n + (j + 1 < w->npoints ? 5 : 0) >= len) {
+			snprintf(buf + used, len - used, "%s...", i ? ", " : "");
 			return;
 		}
+		memcpy(buf + used, run, (size_t)n + 1);
 		used += (size_t)n;
 		i = j + 1;
 	}
@@ -1050,11 +1053,13 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 		dc_diag_release(&pd);
 		if (failed)
 			goto oom;
-		for (size_t i = 0; i < npoints && !failed; i++)
-			failed = run_point(exp, load, parsed, sw, i, &r->info, &pw, diag) != 0;
+		size_t ran = 0;
+		for (; ran < npoints && !failed; ran++)
+			failed = run_point(exp, load, parsed, sw, ran, &r->info, &pw, diag) != 0;
 		dc_config_parsed_free(parsed);
-		/* the warnings of the points that ran, a sweep that stopped too */
-		point_warnings_say(&pw, sw, npoints, diag);
+		/* the warnings of the points that ran, of a sweep that stopped
+		 * too (counted over those) */
+		point_warnings_say(&pw, sw, ran, diag);
 		point_warnings_free(&pw);
 		if (failed)
 			goto fail;
