@@ -738,6 +738,23 @@ START_TEST(calibrate_restricted_log_note)
 	dc_diag_init(&d);
 	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
 	ck_assert_uint_eq(cal.nnotes, 0);
+	ck_assert_str_eq(cal.logs[0].protocols_from, "NCCL_PROTO");
+	dc_calibration_release(&cal);
+	dc_diag_release(&d);
+	dc_nccl_log_release(&log);
+	/* the same cluster's log without NCCL_PROTO (set in its environment
+	 * by other means): fitted on the config's set, as a log without
+	 * NCCL_ALGO is on collective.algorithm; its 8 B row on LL128 then
+	 * fits exactly, where every protocol would price LL there */
+	synth_protocols = (1u << DC_NET_PROTO_LL128) | (1u << DC_NET_PROTO_SIMPLE);
+	synth_log(&truth, 2, 8, DC_NET_ALGO_AUTO, NULL, 0, &log);
+	synth_protocols = 0;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
+	ck_assert_str_eq(cal.logs[0].protocols, "LL128, Simple");
+	ck_assert_str_eq(cal.logs[0].protocols_from, "collective.protocols");
+	ck_assert_str_eq(cal.points[0].protocol, "LL128");
+	ck_assert_uint_eq(cal.nnotes, 0);
 	dc_calibration_release(&cal);
 	dc_diag_release(&d);
 	dc_nccl_log_release(&log);
