@@ -166,4 +166,9 @@ int dc_framework_fp8_saves_original_input(const struct dc_config *c);
 int dc_framework_fp8_weight_copies(const struct dc_plan *p, uint64_t params, uint64_t experts, uint64_t *bytes,
 				   uint64_t *copied);
 
+/* The bytes of Transformer Engine's FP8 copy of `n` weights under the
+ * config's recipe and GPU, the per-weight figures above, whoever keeps
+ * it. Returns 0, or -1 on overflow. */
+int dc_framework_fp8_weight_bytes(const struct dc_config *c, uint64_t n, uint64_t *bytes);
+
 #endif

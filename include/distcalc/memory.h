@@ -114,8 +114,10 @@ struct dc_mem_ledger {
 	/* Transformer Engine's FP8 copies of the rank's FP8-cast linear
 	 * weights, kept across the step (dc_framework_fp8_weight_copies),
 	 * in every phase; fp8_weight_params: the weights they copy (the
-	 * layers' parameters but norms and routers, and the MTP modules'
-	 * experts); 0 unless megatron under an FP8 recipe */
+	 * layers' parameters but norms and routers, the MTP modules', an FP8
+	 * head's); 0 unless megatron under an FP8 recipe, but under deepspeed
+	 * and custom with a Transformer Engine recipe the weights TE's copies
+	 * would hold (not modelled: fp8_weight_copies_bytes 0) */
 	uint64_t fp8_weight_params;
 	uint64_t fp8_weight_copies_bytes;
 	/* the optimizer step's own: torch's foreach AdamW (training.

@@ -290,7 +290,6 @@ int dc_framework_fp8_weight_copies(const struct dc_plan *p, uint64_t params, uin
 {
 	const struct dc_config *c = p->in;
 	struct dc_ck ck = {0};
-	enum dc_gpu g = c->cluster.gpu < DC_GPU_COUNT ? c->cluster.gpu : DC_GPU_NONE;
 	uint64_t n = params;
 	*bytes = *copied = 0;
 	/* Megatron-LM d98e8a64: megatron/core/extensions/transformer_engine.py
@@ -309,6 +308,16 @@ int dc_framework_fp8_weight_copies(const struct dc_plan *p, uint64_t params, uin
 	 * gathered weights */
 	if (p->layout.sharding == DC_SHARD_FSDP)
 		n = experts;
+	if (dc_framework_fp8_weight_bytes(c, n, bytes) != 0)
+		return -1;
+	*copied = *bytes ? n : 0;
+	return ck.overflow ? -1 : 0;
+}
+
+int dc_framework_fp8_weight_bytes(const struct dc_config *c, uint64_t n, uint64_t *bytes)
+{
+	struct dc_ck ck = {0};
+	enum dc_gpu g = c->cluster.gpu < DC_GPU_COUNT ? c->cluster.gpu : DC_GPU_NONE;
 	if (c->precision.fp8_recipe == DC_FP8_MXFP8) {
 		/* tensor/mxfp8_tensor.py:83-94: _rowwise_data and
 		 * _columnwise_data, one byte an element each, and a uint8
@@ -320,6 +329,5 @@ int dc_framework_fp8_weight_copies(const struct dc_plan *p, uint64_t params, uin
 		 * _data serves both on Blackwell */
 		*bytes = dc_ck_mul(&ck, dc_gpu_arch(g) == DC_GPU_ARCH_BLACKWELL ? 1 : 2, n);
 	}
-	*copied = *bytes ? n : 0;
 	return ck.overflow ? -1 : 0;
 }

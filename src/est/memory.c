@@ -952,8 +952,17 @@ static int fp8_weight_copies(const struct dc_plan *pl, uint64_t stage, struct dc
 	}
 	if (c.overflow)
 		return -1;
-	return dc_framework_fp8_weight_copies(pl, n, p->expert_params, &l->fp8_weight_copies_bytes,
-					      &l->fp8_weight_params);
+	if (dc_framework_fp8_weight_copies(pl, n, p->expert_params, &l->fp8_weight_copies_bytes,
+					   &l->fp8_weight_params) != 0)
+		return -1;
+	/* under another framework's Transformer Engine (not modelled): the
+	 * weights its copies would hold, for the memory section's
+	 * not_modeled.fp8 (fp8_weight_copies_bytes stays 0) */
+	if (!l->fp8_weight_copies_bytes && pl->in->training.framework != DC_FRAMEWORK_MEGATRON &&
+	    pl->in->training.framework != DC_FRAMEWORK_TORCHTITAN && pl->in->precision.compute == DC_COMPUTE_FP8 &&
+	    pl->in->precision.fp8_recipe != DC_FP8_ROWWISE && pl->in->precision.param_bytes > 1)
+		l->fp8_weight_params = n;
+	return 0;
 }
 
 /* The ledger of `stage`, its states sharded as `shards` says (the

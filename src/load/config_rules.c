@@ -1836,7 +1836,10 @@ static int rule_attention_fp8(struct loader *l)
 				       "'%s': applies to FP8 matmuls, but precision.compute is \"bf16\": it has no effect; set precision.compute to \"fp8\" or drop the key",
 				       dc_cfg_keys[fp8_keys[i]].info.path);
 	}
-	if (c->precision.fp8_recipe == DC_FP8_MXFP8 && arch != DC_GPU_ARCH_UNKNOWN && arch != DC_GPU_ARCH_BLACKWELL)
+	/* under bf16 the recipe has no effect (warned above): a sweep over
+	 * precision.compute keeps its BF16 points */
+	if (fp8 && c->precision.fp8_recipe == DC_FP8_MXFP8 && arch != DC_GPU_ARCH_UNKNOWN &&
+	    arch != DC_GPU_ARCH_BLACKWELL)
 		dc_cfg_errorf(l, blame(l, KEY_PRECISION_FP8_RECIPE, KEY_CLUSTER_GPU),
 		       "'precision.fp8_recipe': \"mxfp8\" needs the block-scaled FP8 GEMMs of Blackwell GPUs, but 'cluster.gpu' is \"%s\"",
 		       dc_gpu_name(c->cluster.gpu));

@@ -28,6 +28,10 @@ struct view {
 	uint64_t min_bytes, max_bytes, step_factor, nrows;
 	int fell_back; /* the forced collective.algorithm cannot run the op: auto instead */
 	double avg_busbw_GBps;
+	/* NCCL_ALGO and NCCL_PROTO as the sweep runs them, and where each
+	 * came from (config, --set, preset:<system>, default) */
+	const char *algorithm;
+	char algorithm_from[48], protocols[64], protocols_from[48];
 };
 
 static const struct {
@@ -132,6 +136,19 @@ static void view(const struct dc_run *run, void *out)
 		v->net.algorithm = DC_NET_ALGO_AUTO;
 		v->fell_back = 1;
 	}
+	v->algorithm = dc_net_algo_name(v->net.algorithm);
+	{
+		char buf[48];
+		int ra = dc_config_key_index("collective.algorithm"), rp = dc_config_key_index("collective.protocols");
+		unsigned all = (1u << DC_NET_PROTO_COUNT) - 1;
+		snprintf(v->algorithm_from, sizeof(v->algorithm_from), "%s",
+			 v->fell_back ? "auto: the forced one cannot run"
+				      : ra >= 0 ? dc_config_origin_text(c, (size_t)ra, buf, sizeof(buf)) : "default");
+		dc_protocols_text(c->collective.protocols_mask ? c->collective.protocols_mask : all, v->protocols,
+				  sizeof(v->protocols));
+		snprintf(v->protocols_from, sizeof(v->protocols_from), "%s",
+			 rp >= 0 ? dc_config_origin_text(c, (size_t)rp, buf, sizeof(buf)) : "default");
+	}
 	v->note = v->fell_back ? "collective.algorithm cannot run this op on this group: every row is the auto choice"
 			       : "priced by the network model (docs/network-model.md); one group alone on the cluster";
 	while (v->nrows < MAX_ROWS && requested(v, v->nrows))
@@ -178,6 +195,11 @@ static const struct dc_field row_fields[] = {
 static const struct dc_fields row_table = DC_FIELDS(row_fields);
 static const struct dc_rows rows = {row_count, row_at, sizeof(struct row), "sizes"};
 
+static void protocols_text(const void *base, char *buf, size_t len)
+{
+	dc_text_fmt(buf, len, "%s", ((const struct view *)base)->protocols);
+}
+
 static int no_avg(const void *base)
 {
 	return ((const struct view *)base)->avg_busbw_GBps <= 0;
@@ -194,6 +216,11 @@ static const struct dc_field fields[] = {
 	{"min_bytes", "minBytes (-b)", DC_U_BYTES_RAW, DC_FT_U64, V(min_bytes)},
 	{"max_bytes", "maxBytes (-e)", DC_U_BYTES_RAW, DC_FT_U64, V(max_bytes)},
 	{"step_factor", "step factor (-f)", DC_U_COUNT, DC_FT_U64, V(step_factor)},
+	{"algorithm", "algorithm (collective.algorithm, NCCL_ALGO)", DC_U_NONE, DC_FT_STR, V(algorithm)},
+	{"algorithm_from", "algorithm from", DC_U_NONE, DC_FT_TEXT, V(algorithm_from)},
+	{"protocols", "protocols (collective.protocols, NCCL_PROTO)", DC_U_NONE, DC_FT_FN, 0, .text = protocols_text,
+	 .json_value = 1},
+	{"protocols_from", "protocols from", DC_U_NONE, DC_FT_TEXT, V(protocols_from)},
 	{"rows", "Sweep (out-of-place; in-place is the same in the model)", DC_U_NONE, DC_FT_ROWS, 0,
 	 .sub = &row_table, .rows = &rows},
 	{"avg_busbw_GBps", "# Avg bus bandwidth", DC_U_GBPS, DC_FT_F64, V(avg_busbw_GBps), .is_null = no_avg},

@@ -24,6 +24,7 @@ struct strat_view {
 struct view {
 	const char *model;
 	char protocols[64]; /* collective.protocols, "" when every one */
+	char protocols_from[48]; /* where the set came from */
 	uint64_t stage, ep_stage, bytes_per_rank;
 	double time_s;
 	struct strat_view s[DC_STRAT_COUNT];
@@ -51,6 +52,12 @@ static void view(const struct dc_run *run, void *out)
 		v->protocols[0] = '\0';
 	else
 		dc_protocols_text(run->plan->in->collective.protocols_mask, v->protocols, sizeof(v->protocols));
+	{
+		char buf[48];
+		int row = dc_config_key_index("collective.protocols");
+		snprintf(v->protocols_from, sizeof(v->protocols_from), "%s",
+			 row >= 0 ? dc_config_origin_text(run->plan->in, (size_t)row, buf, sizeof(buf)) : "default");
+	}
 	v->stage = c->stage;
 	v->ep_stage = c->ep_stage;
 	v->bytes_per_rank = c->bytes_per_rank;
@@ -220,6 +227,7 @@ static const struct dc_field fields[] = {
 	{"model", "model", DC_U_NONE, DC_FT_STR, V(model)},
 	{"protocols", "protocols NCCL may pick (collective.protocols)", DC_U_NONE, DC_FT_FN, 0, .text = protocols_text,
 	 .shown = protocols_restricted, .json_value = 1},
+	{"protocols_from", "protocols from", DC_U_NONE, DC_FT_TEXT, V(protocols_from), .shown = protocols_restricted},
 	{"stage", "pipeline stage analysed for dp/fsdp/tp/ep (most parameters)", DC_U_COUNT, DC_FT_U64, V(stage)},
 	{"ep_stage", "pipeline stage analysed for ep (most MoE layers)", DC_U_COUNT,
 	 DC_FT_U64, V(ep_stage), .shown = ep_elsewhere},

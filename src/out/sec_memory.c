@@ -50,7 +50,7 @@ static void terms_fill(struct ledger_view *v);
 /* What the ledger leaves out under precision.compute "fp8", by who
  * quantizes (docs/memory-conventions.md, "FP8"), in buf; NULL when not
  * under FP8 */
-static const char *fp8_not_modeled(const struct dc_plan *p, char *buf, size_t len)
+static const char *fp8_not_modeled(const struct dc_plan *p, const struct dc_mem_ledger *top, char *buf, size_t len)
 {
 	const struct dc_config *c = p->in;
 	const char *terms = c->memory.activation_explicit
@@ -63,6 +63,19 @@ static const char *fp8_not_modeled(const struct dc_plan *p, char *buf, size_t le
 			return "torchao's Float8Linear keeps no FP8 weight copy and saves its BF16 input, as the ledger counts it; under the tensorwise (current) recipe with tp > 1 its float8 TP styles cast a linear's input before the linear, which then saves the FP8 tensor: not modelled (the ledger counts BF16)";
 		if (c->precision.fp8_recipe == DC_FP8_ROWWISE)
 			return "rowwise is torchao's recipe: its Float8Linear keeps no FP8 weight copy and saves its BF16 input, as the ledger counts it";
+		{
+			uint64_t bytes = 0;
+			if (top && top->fp8_weight_params &&
+			    dc_framework_fp8_weight_bytes(c, top->fp8_weight_params, &bytes) == 0 && bytes) {
+				char gib[64], n[32];
+				dc_fmt_gib(gib, sizeof(gib), bytes);
+				dc_fmt_u64_grouped(n, top->fp8_weight_params);
+				snprintf(buf, len,
+					 "the ledger is the BF16 one: what Transformer Engine holds depends on how the loop builds and calls its modules, not modelled outside training.framework megatron. Its linears save FP8 copies of their inputs (1 byte an element where the ledger counts 2, one copy per separate projection), and its FP8 weight copies, here %s on the rank with the highest peak (%s weights), are kept once across the step when it is called with is_first_microbatch, else once per microbatch in flight",
+					 gib, n);
+				return buf;
+			}
+		}
 		return "the ledger is the BF16 one: what Transformer Engine holds depends on how the loop builds and calls its modules, not modelled outside training.framework megatron. Its linears save FP8 copies of their inputs (1 byte an element where the ledger counts 2, one copy per separate projection), and each keeps its FP8 weight (2 B a weight on Hopper, 1 on Blackwell, 2 + 2/32 under mxfp8) once across the step when called with is_first_microbatch, else one per microbatch in flight";
 	}
 	if (c->precision.param_bytes <= 1)
@@ -107,7 +120,7 @@ static void view(const struct dc_run *run, void *out)
 	v->nm.ddp_bucket_copy = "PyTorch DDP with gradient_as_bucket_view=False (its default) keeps a flat copy of every gradient: add grads_bytes once more";
 	v->nm.other = "vocabulary padding, loss buffers, pipeline send/receive buffers";
 	v->nm.fragmentation = "beyond memory.allocator_reserve: fits is not a passed OOM test";
-	v->nm.fp8 = fp8_not_modeled(run->plan, v->fp8_text, sizeof(v->fp8_text));
+	v->nm.fp8 = fp8_not_modeled(run->plan, &m->top, v->fp8_text, sizeof(v->fp8_text));
 	/* what ZB-H1's deferred weight gradients hold beyond the linears'
 	 * inputs and output gradients (docs/memory-conventions.md, "ZB-H1") */
 	v->nm.zero_bubble =
@@ -493,7 +506,7 @@ static const struct dc_field top_fields[] = {
 	{"host_bytes", "= host memory of this rank", DC_U_BYTES, DC_FT_U64, L(host_bytes), .shown = is_offloaded},
 	{"activation_bytes_per_layer", NULL, DC_U_BYTES, DC_FT_U64, L(activation_bytes_per_layer),
 	 .label_fn = act_label},
-	{"activation_terms", "One layer, one microbatch, term by term (held: no recompute; kept: under it; split: replicated = whole unless SP, then 1/tp; tp = 1/tp; core = the attention core's, 1/tp)", DC_U_NONE,
+	{"activation_terms", "One layer, one microbatch, term by term (held: no recompute; kept: under it; split: replicated = whole unless SP, then 1/tp, but torchtitan keeps its gathered Q/K/V and MLP inputs whole; tp = 1/tp; core = the attention core's, 1/tp)", DC_U_NONE,
 	 DC_FT_ROWS, 0, .sub = &term_table, .rows = &term_rows},
 	{"in_flight_microbatches", NULL, DC_U_COUNT, DC_FT_U64, L(in_flight), .label_fn = in_flight_label},
 	{"activation_layer_microbatches", NULL, DC_U_COUNT, DC_FT_U64, L(activation_layer_microbatches),
