@@ -193,6 +193,10 @@ static const struct {
 	{KEY_PARALLEL_SHARDING, "no_shard", "none", "FSDP's NO_SHARD"},
 	{KEY_PARALLEL_SHARDING, "hybrid_shard", "fsdp", "FSDP's HYBRID_SHARD, with parallel.dp_replicate for its replicas"},
 	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zbh1", "zero_bubble", "Qi et al. 2024's ZB-H1"},
+	{KEY_COLLECTIVE_ALGORITHM, "nvlstree", "nvls", "NCCL's NVLS tree: NVLink SHARP in each domain, a tree between them"},
+	{KEY_COLLECTIVE_ALGORITHM, "collnetdirect", "hierarchical", "NCCL's CollNet, with cluster.collnet"},
+	{KEY_COLLECTIVE_ALGORITHM, "collnetchain", "hierarchical", "NCCL's CollNet, with cluster.collnet"},
+	{KEY_COLLECTIVE_ALGORITHM, "collnet", "hierarchical", "NCCL's CollNet, with cluster.collnet"},
 	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zero_bubble_h1", "zero_bubble", "Qi et al. 2024's ZB-H1"},
 	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zb1p", "zero_bubble", "the DualPipe README's ZB1P, Qi et al. 2024's ZB-H1"},
 };
@@ -634,6 +638,50 @@ static void read_list(struct loader *l, int ki, const cJSON *v)
 
 /* search.space lists: a non-empty JSON array of at most
  * DC_SEARCH_MAX_VALUES counts, choices or booleans. */
+/* The names a list row of choices takes (a list row's info names no
+ * choices: only an enum's does) */
+static const char *const *names_of(const struct key *k)
+{
+	if (strcmp(k->info.path, "search.space.sharding") == 0)
+		return dc_cfg_sharding_names;
+	if (strcmp(k->info.path, "collective.protocols") == 0)
+		return dc_cfg_protocol_names;
+	return dc_cfg_recompute_names;
+}
+
+/* NCCL_PROTO's own form ("Simple,LL128", "^LL") given to
+ * collective.protocols: the list it means, as a hint. 0 when `v` is no
+ * such form. */
+static int protocols_hint(const char *v, char *out, size_t len)
+{
+	char buf[64];
+	unsigned mask = 0, all = (1u << DC_NET_PROTO_COUNT) - 1;
+	int excl = v[0] == '^';
+	size_t n = strlen(v);
+	const char *p = v + excl;
+	if (n >= sizeof(buf) || !*p)
+		return 0;
+	while (*p) {
+		size_t w = strcspn(p, ","), i;
+		for (i = 0; dc_cfg_protocol_names[i]; i++)
+			if (strlen(dc_cfg_protocol_names[i]) == w && strncasecmp(p, dc_cfg_protocol_names[i], w) == 0)
+				break;
+		if (!dc_cfg_protocol_names[i])
+			return 0;
+		mask |= 1u << i;
+		p += w;
+		if (*p == ',')
+			p++;
+	}
+	if (excl)
+		mask = all & ~mask;
+	if (!mask)
+		return 0;
+	dc_protocols_text(mask, buf, sizeof(buf));
+	snprintf(out, len, "NCCL_PROTO=%s is %s", v, buf);
+	return 1;
+}
+
 static void read_space(struct loader *l, int ki, const cJSON *v)
 {
 	const struct key *k = &dc_cfg_keys[ki];
@@ -642,7 +690,22 @@ static void read_space(struct loader *l, int ki, const cJSON *v)
 	uint32_t mask = 0;
 	uint32_t n = 0;
 	uint64_t u;
+	char hint[128];
 
+	if (cJSON_IsString(v) && v->valuestring[0] == '[') {
+		/* a --set list that is not JSON: single quotes, a bracket missing */
+		dc_cfg_errorf(l, ki, "'%s': \"%s\" is not a JSON array (its strings take double quotes, and it ends with ']'); write it like %s",
+			      k->info.path, v->valuestring,
+			      k->kind == K_VALUES ? "[1, 2, 4]"
+			      : k->kind == K_BOOLS ? "[true, false]"
+			      : names_of(k) == dc_cfg_protocol_names ? "[\"ll128\", \"simple\"]" : "[\"none\", \"zero1\"]");
+		return;
+	}
+	if (cJSON_IsString(v) && names_of(k) == dc_cfg_protocol_names && protocols_hint(v->valuestring, hint, sizeof(hint))) {
+		dc_cfg_errorf(l, ki, "'%s': expected a non-empty array like [\"ll128\", \"simple\"], got the string \"%s\"; %s",
+			      k->info.path, v->valuestring, hint);
+		return;
+	}
 	if (!cJSON_IsArray(v) || !v->child) {
 		dc_cfg_errorf(l, ki, "'%s': expected a non-empty array like %s, got %s", k->info.path,
 		       k->kind == K_VALUES                              ? "[1, 2, 4]"
@@ -681,10 +744,7 @@ static void read_space(struct loader *l, int ki, const cJSON *v)
 			}
 			mask |= 1u << (cJSON_IsTrue(e) ? 1 : 0);
 		} else {
-			/* a list row's info names no choices (only an enum's does) */
-			const char *const *names = strcmp(k->info.path, "search.space.sharding") == 0    ? dc_cfg_sharding_names
-						   : strcmp(k->info.path, "collective.protocols") == 0 ? dc_cfg_protocol_names
-												       : dc_cfg_recompute_names;
+			const char *const *names = names_of(k);
 			int i, found = -1;
 			/* NCCL_PROTO's names are NCCL's spelling (LL128, Simple):
 			 * taken in any case */
@@ -693,8 +753,13 @@ static void read_space(struct loader *l, int ki, const cJSON *v)
 				if ((any_case ? strcasecmp(e->valuestring, names[i]) : strcmp(e->valuestring, names[i])) == 0)
 					found = i;
 			if (found < 0) {
-				dc_cfg_errorf(l, ki, "'%s': entry %u: expected one of %s, got %s", k->info.path, n + 1,
-				       k->info.bounds + 3, describe(l, e));
+				char near[128];
+				if (cJSON_IsString(e) && suggest_choice(names, e->valuestring, 1, near, sizeof(near)))
+					dc_cfg_errorf(l, ki, "'%s': entry %u: unknown value \"%s\"; did you mean %s? (expected one of %s)",
+						      k->info.path, n + 1, e->valuestring, near, k->info.bounds + 3);
+				else
+					dc_cfg_errorf(l, ki, "'%s': entry %u: expected one of %s, got %s", k->info.path, n + 1,
+						      k->info.bounds + 3, describe(l, e));
 				return;
 			}
 			if (mask & (1u << found)) {
