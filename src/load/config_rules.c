@@ -1827,6 +1827,13 @@ static int rule_attention_fp8(struct loader *l)
 		       "'training.attention_backend': \"fa3\" runs on Hopper GPUs only (FlashAttention-3 is built for sm90), but 'cluster.gpu' %s%s%s",
 		       arch == DC_GPU_ARCH_UNKNOWN ? "names no preset; name a Hopper one" : "is \"",
 		       dc_gpu_name(c->cluster.gpu), arch == DC_GPU_ARCH_UNKNOWN ? "" : "\"");
+	/* 1-byte parameters are FP8 primary weights (Megatron's
+	 * --fp8-param-gather, which the importer maps so): BF16 matmuls
+	 * cannot take them */
+	if (!fp8 && c->precision.param_bytes == 1 && seen(l, KEY_PRECISION_PARAM_BYTES))
+		warn_key_by(l, KEY_PRECISION_PARAM_BYTES, blame(l, KEY_PRECISION_PARAM_BYTES, KEY_PRECISION_COMPUTE),
+			    "is FP8 primary weights (Megatron-LM's --fp8-param-gather), but precision.compute is \"bf16\": they are priced as given, though BF16 matmuls take 2-byte weights",
+			    "set precision.compute to \"fp8\", or param_bytes to 2");
 	if (!fp8) { /* a value other than the default, with nothing to act on */
 		static const enum key_id fp8_keys[] = {KEY_PRECISION_FP8_RECIPE, KEY_PRECISION_FP8_LM_HEAD};
 		int changed[] = {c->precision.fp8_recipe != DC_FP8_DELAYED, c->precision.fp8_lm_head != 0};
@@ -2351,9 +2358,9 @@ static const struct rule rules[] = {
 	       "cluster.host_adam_rate")}, rule_gpu_preset},
 	{{"overlap.tp under framework megatron keeps 16 SMs for communication, so cluster.sm_count (given or from cluster.gpu) is above 16",
 	  KEYS("cluster.sm_count", "overlap.tp", "training.framework", "cluster.gpu")}, rule_tp_overlap_sms},
-	{{"attention_backend defaults from attention (eager: eager, flash: sdpa, but cudnn under framework megatron on a Hopper or Blackwell cluster.gpu, where Transformer Engine picks its cuDNN fused attention, and cudnn under any framework on a Blackwell cluster.gpu, where PyTorch with a cuDNN newer than 9.15 and torchtitan put cuDNN first and FlashAttention-2 runs the older instructions); a given backend sets attention when it is not given (eager: eager, else flash) and else agrees with it; fa3 needs a Hopper GPU; mxfp8 a Blackwell GPU; attention fp8 needs compute fp8 and backend cudnn or fa3; fp8_recipe or fp8_lm_head changed without compute fp8 has no effect and draws a warning, not an error (a sweep over compute keeps them); attention fp8 where Transformer Engine turns the FP8 kernel off warns, priced as given: with fa3 (no FA3 FP8 attention in training), (transformer_engine/pytorch/attention/dot_product_attention/utils.py:657-660, TransformerEngine d0067d0d); on Hopper with fp8_recipe current or a sliding window (outside framework torchtitan) it is an error: TE turns every backend off (utils.py:650-689, 1344-1354) and raises (dot_product_attention.py:2159-2164); so does fa3 with model.dropout (FA3 has no dropout: utils.py:1105-1108)",
+	{{"attention_backend defaults from attention (eager: eager, flash: sdpa, but cudnn under framework megatron on a Hopper or Blackwell cluster.gpu, where Transformer Engine picks its cuDNN fused attention, and cudnn under any framework on a Blackwell cluster.gpu, where PyTorch with a cuDNN newer than 9.15 and torchtitan put cuDNN first and FlashAttention-2 runs the older instructions); a given backend sets attention when it is not given (eager: eager, else flash) and else agrees with it; fa3 needs a Hopper GPU; mxfp8 a Blackwell GPU under compute fp8; attention fp8 needs compute fp8 and backend cudnn or fa3; fp8_recipe or fp8_lm_head changed without compute fp8 has no effect and draws a warning, not an error (a sweep over compute keeps them), and so does param_bytes 1 (FP8 primary weights) without it; attention fp8 where Transformer Engine turns the FP8 kernel off warns, priced as given: with fa3 (no FA3 FP8 attention in training), (transformer_engine/pytorch/attention/dot_product_attention/utils.py:657-660, TransformerEngine d0067d0d); on Hopper with fp8_recipe current or a sliding window (outside framework torchtitan) it is an error: TE turns every backend off (utils.py:650-689, 1344-1354) and raises (dot_product_attention.py:2159-2164); so does fa3 with model.dropout (FA3 has no dropout: utils.py:1105-1108)",
 	  KEYS("training.attention_backend", "training.attention", "training.framework", "cluster.gpu",
-	       "precision.compute", "precision.fp8_recipe", "precision.fp8_lm_head", "precision.attention",
+	       "precision.compute", "precision.fp8_recipe", "precision.fp8_lm_head", "precision.param_bytes", "precision.attention",
 	       "model.sliding_window", "model.dropout")},
 	 rule_attention_fp8},
 	{{"the sweep's step_factor is at least 2 and min_bytes at most max_bytes",
