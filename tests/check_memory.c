@@ -97,6 +97,13 @@ START_TEST(test_fp8_weight_copies)
 	ds = stage_ledger(&c, 1);
 	ck_assert_uint_eq(ds.fp8_weight_copies_bytes, 0);
 	ck_assert_uint_eq(ds.fp8_weight_params, 2139095040ull); /* what TE's copies would hold: said, not counted */
+	/* Megatron-Core reduces its buckets in place, in its contiguous
+	 * gradient buffer: no bucket memory; DeepSpeed's two of
+	 * reduce_bucket_size 5e8 elements at 2 B (the course preset's
+	 * gradients), 2,000,000,000 B, under the stage's gradients: 20 x
+	 * (106,954,752 + 2 x 8192) parameters at 2 B, 4,278,845,440 B */
+	ck_assert_uint_eq(l.ddp_buckets_bytes, 0);
+	ck_assert_uint_eq(ds.ddp_buckets_bytes, 2000000000ull);
 	ck_assert_uint_eq(l.phase_subtotal_bytes[DC_MEM_OPTIMIZER],
 			  ds.phase_subtotal_bytes[DC_MEM_OPTIMIZER] + 4278190080ull);
 	/* the FP8 head (mxfp8 only, Megatron's rule) on the last stage: V h

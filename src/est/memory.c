@@ -1070,7 +1070,11 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, const struct dc_stat
 	/* buffers: two DDP buckets in flight (one reducing, one filling),
 	 * never more than the gradients themselves */
 	grads_full = dc_ck_mul(&c, l->p.total, pr->grad_bytes);
-	if (sh != DC_SHARD_FSDP && pl->dp_cp > 1) {
+	/* Megatron-Core's DDP has none of its own: each bucket is a view of
+	 * its contiguous gradient buffer (megatron/core/distributed/
+	 * param_and_grad_buffer.py:1596-1598 at d98e8a64), all-reduced or
+	 * reduce-scattered in place (:715, the local shard's view) */
+	if (sh != DC_SHARD_FSDP && pl->dp_cp > 1 && cfg->training.framework != DC_FRAMEWORK_MEGATRON) {
 		uint64_t two = dc_ck_mul(&c, 2, dc_framework_grad_bucket_bytes(pl));
 		l->ddp_buckets_bytes = two < grads_full ? two : grads_full;
 	}
