@@ -56,9 +56,14 @@ static const char *fp8_not_modeled(const struct dc_plan *p, const struct dc_mem_
 	const char *terms = c->memory.activation_explicit
 				    ? "memory.activation_bytes_per_token_per_layer replaces the activation terms: give it at FP8's bytes"
 				    : "the activation terms say FP8";
+	/* delayed scaling keeps an amax history per quantized tensor, the
+	 * others a scale */
+	const char *scales = c->precision.fp8_recipe == DC_FP8_DELAYED ? "the amax histories and scales" : "the scales";
 	if (c->precision.compute != DC_COMPUTE_FP8)
 		return NULL;
 	if (dc_framework_fp8_saved_inputs(c) == DC_FP8_SAVED_NONE) {
+		if (c->training.framework == DC_FRAMEWORK_TORCHTITAN && c->precision.fp8_recipe == DC_FP8_MXFP8)
+			return "the ledger is the BF16 one: what torchao's MX linears (torchtitan's mx converter) keep for the backward is not modelled";
 		if (c->training.framework == DC_FRAMEWORK_TORCHTITAN)
 			return "torchao's Float8Linear keeps no FP8 weight copy and saves its BF16 input, as the ledger counts it; under the tensorwise (current) recipe with tp > 1 its float8 TP styles cast a linear's input before the linear, which then saves the FP8 tensor: not modelled (the ledger counts BF16)";
 		if (c->precision.fp8_recipe == DC_FP8_ROWWISE)
@@ -80,13 +85,13 @@ static const char *fp8_not_modeled(const struct dc_plan *p, const struct dc_mem_
 	}
 	if (c->precision.param_bytes <= 1)
 		snprintf(buf, len,
-			 "Transformer Engine's FP8-saved linear inputs are counted (%s); the FP8 primary weights (param_bytes 1, --fp8-param-gather) are the FP8 tensors, so no copy is counted, nor (not modelled) the transpose Hopper keeps of each (1 B a weight). Not modelled: the amax histories and scales, FP8 attention's saved tensors (precision.attention fp8)",
-			 terms);
+			 "Transformer Engine's FP8-saved linear inputs are counted (%s); the FP8 primary weights (param_bytes 1, --fp8-param-gather) are the FP8 tensors, so no copy is counted, nor (not modelled) the transpose Hopper keeps of each (1 B a weight). Not modelled: %s, FP8 attention's saved tensors (precision.attention fp8)",
+			 terms, scales);
 	else
 		snprintf(buf, len,
-			 "Transformer Engine's FP8 weight copies (fp8_weight_copies_bytes%s) and FP8-saved linear inputs (%s) are counted. Not modelled: %sthe amax histories and scales, FP8 attention's saved tensors (precision.attention fp8)%s",
+			 "Transformer Engine's FP8 weight copies (fp8_weight_copies_bytes%s) and FP8-saved linear inputs (%s) are counted. Not modelled: %s%s, FP8 attention's saved tensors (precision.attention fp8)%s",
 			 p->layout.sharding == DC_SHARD_FSDP ? "; under FSDP2 the grouped expert linears' alone" : "", terms,
-			 c->precision.fp8_recipe == DC_FP8_MXFP8 ? "the MXFP8 scales' padding, " : "",
+			 c->precision.fp8_recipe == DC_FP8_MXFP8 ? "the MXFP8 scales' padding, " : "", scales,
 			 c->model.mtp_layers ? ", the MTP modules' eh_proj input (counted in BF16)" : "");
 	return buf;
 }
@@ -542,7 +547,7 @@ static const struct dc_field top_fields[] = {
 	{"buffers_bytes", "= buffers (buckets + FSDP + comm)", DC_U_BYTES, DC_FT_U64, L(buffers_bytes)},
 	{"cuda_context_bytes", "CUDA context", DC_U_BYTES, DC_FT_U64, L(cuda_context_bytes)},
 	{"workspace_bytes", "framework workspace", DC_U_BYTES, DC_FT_U64, L(workspace_bytes)},
-	{"fp8_weight_params", "FP8-cast linear weights", DC_U_COUNT, DC_FT_U64, L(fp8_weight_params),
+	{"fp8_weight_params", "FP8-cast linear weights (parameters)", DC_U_COUNT, DC_FT_U64, L(fp8_weight_params),
 	 .shown = has_fp8_copies},
 	{"fp8_weight_copies_bytes", "Transformer Engine's FP8 weight copies", DC_U_BYTES, DC_FT_U64,
 	 L(fp8_weight_copies_bytes), .shown = has_fp8_copies},
