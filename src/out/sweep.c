@@ -874,9 +874,22 @@ static void point_warnings_say(const struct point_warnings *pw, const struct dc_
 		} else if (w->npoints == npoints) {
 			dc_diag_warn(diag, "every sweep point (%zu): %s", npoints, w->text);
 		} else {
-			char runs[160];
+			/* the values every one of its points shares, if any:
+			 * the axis the warning follows */
+			char runs[160], shared[DC_SWEEP_MAX_AXES * (DC_SWEEP_MAX_VALUE + 130)];
+			size_t used = 0;
+			shared[0] = '\0';
+			for (size_t a = 0; a < sw->naxes; a++) {
+				const char *v0 = sw->points[w->points[0]].value[a];
+				size_t k = 1;
+				while (k < w->npoints && strcmp(sw->points[w->points[k]].value[a], v0) == 0)
+					k++;
+				if (k == w->npoints)
+					used += (size_t)snprintf(shared + used, sizeof(shared) - used, "%s%s=%s",
+								 used ? ", " : "; each with ", sw->axis[a], v0);
+			}
 			point_runs(w, runs, sizeof(runs));
-			dc_diag_warn(diag, "sweep points %s (%zu of %zu): %s", runs, w->npoints, npoints, w->text);
+			dc_diag_warn(diag, "sweep points %s (%zu of %zu%s): %s", runs, w->npoints, npoints, shared, w->text);
 		}
 	}
 }
