@@ -39,9 +39,6 @@ struct view {
 	int ramp_dom[2]; /* the ramps shown, in order */
 	double median_abs_error, max_abs_error, median_abs_before, max_abs_before;
 	struct paste cluster;
-	/* what the pasted cluster drops that the system preset filled beside
-	 * it ("" when nothing) */
-	char beside[200];
 };
 
 /* `v` x scale with UNIT ("GB/s", "us"; "" for a plain number) in the
@@ -90,11 +87,6 @@ static void link_text(const struct dc_config *in, int inter, struct paste_link *
 	}
 }
 
-static int beside_shown(const void *base)
-{
-	return ((const struct view *)base)->beside[0] != '\0';
-}
-
 static void view(const struct dc_run *run, void *out)
 {
 	struct view *v = out;
@@ -113,19 +105,6 @@ static void view(const struct dc_run *run, void *out)
 		     : c->nnotes  ? "no warnings: the cluster below may be pasted into a config; the notes say how "
 				    "a restricted log's own sizes price here"
 				  : "no warnings: the cluster below may be pasted into a config";
-	/* the pasted cluster names no cluster.system: a collective key its
-	 * preset filled is lost with it (config_rules.c, the system presets) */
-	v->beside[0] = '\0';
-	{
-		int row = dc_config_key_index("collective.protocols");
-		if (row >= 0 && in->origin[row] == DC_ORIGIN_SYSTEM && in->collective.protocols_mask) {
-			char set[48];
-			dc_protocols_text(in->collective.protocols_mask, set, sizeof(set));
-			snprintf(v->beside, sizeof(v->beside),
-				 "the cluster below names no cluster.system: give collective.protocols %s beside it, as cluster.system \"%s\" filled it for this run",
-				 set, dc_system_name(in->cluster.system));
-		}
-	}
 	v->nwarnings = c->nwarnings;
 	v->nnotes = c->nnotes;
 	v->plugin_before = c->plugin_before;
@@ -423,7 +402,6 @@ static const struct dc_field fields[] = {
 	{"plugin_latency_before_s", "plugin latency before", DC_U_SECONDS_US, DC_FT_F64,
 	 V(plugin_before)},
 	{"verdict", "verdict", DC_U_NONE, DC_FT_STR, V(verdict)},
-	{"beside_cluster", "keep beside the cluster", DC_U_NONE, DC_FT_TEXT, V(beside), .shown = beside_shown},
 	{"ramp_applies_to", "a fitted ramp prices", DC_U_NONE, DC_FT_STR, V(ramp_scope), .shown = ramp_shown},
 	{"median_abs_error", "median |error| after the fit", DC_U_RATIO, DC_FT_F64, V(median_abs_error)},
 	{"max_abs_error", "largest |error| after the fit", DC_U_RATIO, DC_FT_F64, V(max_abs_error)},

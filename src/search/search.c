@@ -613,7 +613,7 @@ static void run_outer(struct worker *w, const struct outer *o)
 							 (y->sharding == DC_SHARD_ZERO2 || y->sharding == DC_SHARD_FSDP || v > 1 ||
 							  (in->parallel.pipeline_schedule != DC_PIPE_1F1B &&
 							   in->parallel.pipeline_schedule != DC_PIPE_INTERLEAVED)))
-							reject = R_FRAMEWORK; /* as the loader's rule 37 (a schedule but 1F1B: its warning) */
+							reject = R_FRAMEWORK; /* as the loader's rule 38 (a schedule but 1F1B: its warning) */
 						else if (in->training.framework == DC_FRAMEWORK_MEGATRON && in->model.num_experts &&
 							 y->tp > 1 && !y->sequence_parallel)
 							reject = R_FRAMEWORK; /* as the loader's rule 38: Megatron's MoE layer raises */

@@ -126,23 +126,21 @@ for k in range(1, int(sys.argv[2]) + 1):
 print("# Avg bus bandwidth    : 10.0 ")
 PY
 }
-# a cluster.system that fills a collective key: the pasted cluster names no
-# system, so the section says to keep gcp-a3-mega's protocol set beside it
-# (and says nothing where the config gives the set itself)
+# a cluster.system that fills a collective key: the pasted cluster keeps
+# the system, so its preset fills gcp-a3-mega's protocol set again
 "$bin" --config "$cfg" --set cluster.system=gcp-a3-mega --only calibration --format json \
 	--calibrate "$d/nccl-tests-h100-2x8-ib.txt" >"$work/a3.json" 2>/dev/null || fail "a3-mega: exit $?"
 python3 - "$work/a3.json" <<'PY' || fails=$((fails + 1))
 import json, sys
 c = json.load(open(sys.argv[1]))["calibration"]
-want = 'give collective.protocols ["ll128", "simple"] beside it, as cluster.system "gcp-a3-mega" filled it'
-if want not in c.get("beside_cluster", ""):
-    print("FAIL: a3-mega: beside_cluster is %r" % c.get("beside_cluster"))
+if c["cluster"].get("system") != "gcp-a3-mega":
+    print("FAIL: a3-mega: the pasted cluster's system is %r" % c["cluster"].get("system"))
+    sys.exit(1)
+log = c["logs"][0]
+if log["protocols"] != "LL128, Simple" or log["protocols_from"] != "collective.protocols":
+    print("FAIL: a3-mega: the log was fitted on %r from %r" % (log["protocols"], log["protocols_from"]))
     sys.exit(1)
 PY
-"$bin" --config "$cfg" --set cluster.system=gcp-a3-mega --set 'collective.protocols=["ll128", "simple"]' \
-	--only calibration --format json --calibrate "$d/nccl-tests-h100-2x8-ib.txt" >"$work/a3set.json" 2>/dev/null ||
-	fail "a3-mega with the set: exit $?"
-grep -q beside_cluster "$work/a3set.json" && fail "a3-mega: beside_cluster shown where the config gives the set"
 biglog 1000 "$work/big1000.txt"
 biglog 4000 "$work/big4000.txt"
 "$bin" --config "$cfg" --only calibration --format json --all --calibrate "$work/big1000.txt" >"$work/big.json" 2>"$work/big.err" ||
