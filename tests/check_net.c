@@ -127,8 +127,8 @@ END_TEST
  * LL128 at 75.68 us with ["ll128", "simple"], LL at 90.41 us without the
  * key. gcp-a3-mega fills that set from its provider's guide (NCCL_PROTO=
  * Simple,LL128); a config that names every protocol gets NCCL's default.
- * A send is not restricted: NCCL picks its protocol by size alone (LL up
- * to NCCL_P2P_LL_THRESHOLD a channel), so with ["ll128"] a small send
+ * A send is not restricted: NCCL picks its protocol by its size and its
+ * connection's LL buffers, so with ["ll128"] a small send inside a node
  * still runs LL, as it does without the key. */
 START_TEST(test_protocols_key)
 {
@@ -158,10 +158,18 @@ START_TEST(test_protocols_key)
 			 " \"collective\": {\"protocols\": [\"ll128\"]}}");
 	dc_net_init(&c, &net);
 	system_net("dgx-h100", 2, &free_net);
-	ch = run(&net, DC_COLL_SEND, 16, 1024, DC_NET_ALGO_AUTO);
-	free_ch = run(&free_net, DC_COLL_SEND, 16, 1024, DC_NET_ALGO_AUTO);
+	ch = run(&net, DC_COLL_SEND, 8, 1024, DC_NET_ALGO_AUTO);
+	free_ch = run(&free_net, DC_COLL_SEND, 8, 1024, DC_NET_ALGO_AUTO);
 	ck_assert_str_eq(ch.protocol, free_ch.protocol);
 	ck_assert_str_eq(ch.protocol, "LL");
+	ck_assert(ch.time_s == free_ch.time_s);
+	/* across nodes a send runs Simple whatever the set: NCCL's network
+	 * p2p connections have no LL buffers by default
+	 * (NCCL_ALLOC_P2P_NET_LL_BUFFERS 0) */
+	ch = run(&net, DC_COLL_SEND, 16, 1024, DC_NET_ALGO_AUTO);
+	free_ch = run(&free_net, DC_COLL_SEND, 16, 1024, DC_NET_ALGO_AUTO);
+	ck_assert_str_eq(ch.protocol, "Simple");
+	ck_assert_str_eq(free_ch.protocol, "Simple");
 	ck_assert(ch.time_s == free_ch.time_s);
 	ch = run(&net, DC_COLL_ALL_REDUCE, 16, 64u << 10, DC_NET_ALGO_AUTO);
 	ck_assert_str_eq(ch.protocol, "LL128");

@@ -943,14 +943,19 @@ static void price_pat_one(const struct dc_net *net, enum dc_coll_kind op, const 
 }
 
 /* Point to point (send, AlltoAll): every peer's share on the link to it,
- * all at once; LL or Simple. */
+ * all at once; LL or Simple inside one NVLink domain, Simple across
+ * domains: NCCL gives a network p2p connection no LL buffers unless
+ * NCCL_ALLOC_P2P_NET_LL_BUFFERS is set (default 0: src/init.cc's
+ * AllocP2pNetLLBuffers; src/transport/net.cc maps the LL buffer of a
+ * shared p2p connection only under it), and a send runs LL only where its
+ * connection has them (enqueue.cc). An AlltoAll across domains is priced
+ * at its far peers' protocol, Simple. */
 static unsigned p2p_runs(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g)
 {
 	(void)net;
-	(void)g;
-	return op == DC_COLL_SEND || op == DC_COLL_ALL_TO_ALL
-		       ? PROTO_BIT(DC_NET_PROTO_LL) | PROTO_BIT(DC_NET_PROTO_SIMPLE)
-		       : 0;
+	if (op != DC_COLL_SEND && op != DC_COLL_ALL_TO_ALL)
+		return 0;
+	return g->nodes > 1 ? PROTO_BIT(DC_NET_PROTO_SIMPLE) : PROTO_BIT(DC_NET_PROTO_LL) | PROTO_BIT(DC_NET_PROTO_SIMPLE);
 }
 
 static void price_p2p_one(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g,
