@@ -636,8 +636,6 @@ static void read_list(struct loader *l, int ki, const cJSON *v)
 	*count = n;
 }
 
-/* search.space lists: a non-empty JSON array of at most
- * DC_SEARCH_MAX_VALUES counts, choices or booleans. */
 /* The names a list row of choices takes (a list row's info names no
  * choices: only an enum's does) */
 static const char *const *names_of(const struct key *k)
@@ -682,6 +680,8 @@ static int protocols_hint(const char *v, char *out, size_t len)
 	return 1;
 }
 
+/* search.space lists and collective.protocols: a non-empty JSON array of
+ * at most DC_SEARCH_MAX_VALUES counts, choices or booleans. */
 static void read_space(struct loader *l, int ki, const cJSON *v)
 {
 	const struct key *k = &dc_cfg_keys[ki];
@@ -694,8 +694,8 @@ static void read_space(struct loader *l, int ki, const cJSON *v)
 
 	if (cJSON_IsString(v) && v->valuestring[0] == '[') {
 		/* a --set list that is not JSON: single quotes, a bracket missing */
-		dc_cfg_errorf(l, ki, "'%s': \"%s\" is not a JSON array (its strings take double quotes, and it ends with ']'); write it like %s",
-			      k->info.path, v->valuestring,
+		dc_cfg_errorf(l, ki, "'%s': \"%.64s%s\" is not a JSON array (a JSON string takes double quotes, and the array ends with ']'); write it like %s",
+			      k->info.path, v->valuestring, strlen(v->valuestring) > 64 ? "..." : "",
 			      k->kind == K_VALUES ? "[1, 2, 4]"
 			      : k->kind == K_BOOLS ? "[true, false]"
 			      : names_of(k) == dc_cfg_protocol_names ? "[\"ll128\", \"simple\"]" : "[\"none\", \"zero1\"]");
@@ -754,7 +754,9 @@ static void read_space(struct loader *l, int ki, const cJSON *v)
 					found = i;
 			if (found < 0) {
 				char near[128];
-				if (cJSON_IsString(e) && suggest_choice(names, e->valuestring, 1, near, sizeof(near)))
+				/* a slip of a name is short: a long entry is no name */
+				if (cJSON_IsString(e) && strlen(e->valuestring) <= 32 &&
+				    suggest_choice(names, e->valuestring, 1, near, sizeof(near)))
 					dc_cfg_errorf(l, ki, "'%s': entry %u: unknown value \"%s\"; did you mean %s? (expected one of %s)",
 						      k->info.path, n + 1, e->valuestring, near, k->info.bounds + 3);
 				else

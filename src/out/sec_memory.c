@@ -58,7 +58,9 @@ static const char *fp8_not_modeled(const struct dc_plan *p, const struct dc_mem_
 				    : "the activation terms say FP8";
 	/* delayed scaling keeps an amax history per quantized tensor, the
 	 * others a scale */
-	const char *scales = c->precision.fp8_recipe == DC_FP8_DELAYED ? "the amax histories and scales" : "the scales";
+	const char *scales = c->precision.fp8_recipe == DC_FP8_DELAYED   ? "the amax histories and scales"
+			     : c->precision.fp8_recipe == DC_FP8_MXFP8 ? "the block scales' padding (the scales are counted)"
+								      : "the per-tensor scales";
 	if (c->precision.compute != DC_COMPUTE_FP8)
 		return NULL;
 	if (dc_framework_fp8_saved_inputs(c) == DC_FP8_SAVED_NONE) {
@@ -89,9 +91,9 @@ static const char *fp8_not_modeled(const struct dc_plan *p, const struct dc_mem_
 			 terms, scales);
 	else
 		snprintf(buf, len,
-			 "Transformer Engine's FP8 weight copies (fp8_weight_copies_bytes%s) and FP8-saved linear inputs (%s) are counted. Not modelled: %s%s, FP8 attention's saved tensors (precision.attention fp8)%s",
+			 "Transformer Engine's FP8 weight copies (fp8_weight_copies_bytes%s) and FP8-saved linear inputs (%s) are counted. Not modelled: %s, FP8 attention's saved tensors (precision.attention fp8)%s",
 			 p->layout.sharding == DC_SHARD_FSDP ? "; under FSDP2 the grouped expert linears' alone" : "", terms,
-			 c->precision.fp8_recipe == DC_FP8_MXFP8 ? "the MXFP8 scales' padding, " : "", scales,
+			 scales,
 			 c->model.mtp_layers ? ", the MTP modules' eh_proj input (counted in BF16)" : "");
 	return buf;
 }

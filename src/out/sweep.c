@@ -884,9 +884,11 @@ static void point_warnings_say(const struct point_warnings *pw, const struct dc_
 				size_t k = 1;
 				while (k < w->npoints && strcmp(sw->points[w->points[k]].value[a], v0) == 0)
 					k++;
-				if (k == w->npoints)
-					used += (size_t)snprintf(shared + used, sizeof(shared) - used, "%s%s=%s",
-								 used ? ", " : "; each with ", sw->axis[a], v0);
+				if (k == w->npoints && used < sizeof(shared)) {
+					int n = snprintf(shared + used, sizeof(shared) - used, "%s%s=%s",
+							 used ? ", " : "; each with ", sw->axis[a], v0);
+					used = n < 0 ? sizeof(shared) : used + (size_t)n;
+				}
 			}
 			point_runs(w, runs, sizeof(runs));
 			dc_diag_warn(diag, "sweep points %s (%zu of %zu%s): %s", runs, w->npoints, npoints, shared, w->text);
