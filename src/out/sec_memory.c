@@ -124,10 +124,20 @@ static void view(const struct dc_run *run, void *out)
 	v->nm.activations = "assumed (Korthikanti et al. 2022 Table 2, generalised to GQA, SwiGLU and flash attention, or the override); framework temporaries and a non-fused SwiGLU's extra silu output are not counted";
 	v->nm.optimizer_step = "the gradient clip's and the fused Adam kernel's scratch (foreach Adam's list of square roots is counted, optimizer_temp_bytes)";
 	v->nm.checkpoint_save = "the phase follows checkpoint.format and checkpoint.gather (full adds the largest gathered tensor, or under gather gpu the stage's gathered state dict); an async save's staging copy is host memory: --experiment checkpoint";
-	v->nm.ddp_bucket_copy =
-		run->plan->in->training.framework == DC_FRAMEWORK_MEGATRON
-			? "none under Megatron-Core: its DDP reduces each bucket in place, a view of its contiguous gradient buffer (no ddp_buckets_bytes either)"
-			: "PyTorch DDP with gradient_as_bucket_view=False (its default) keeps a flat copy of every gradient: add grads_bytes once more";
+	switch (run->plan->in->training.framework) {
+	case DC_FRAMEWORK_MEGATRON:
+		v->nm.ddp_bucket_copy =
+			"none under Megatron-Core's defaults: its DDP reduces each bucket in place, a view of its contiguous gradient buffer (no ddp_buckets_bytes either); its reduce-scatter with FP32 accumulation and FP32 local accumulation, both off by default, allocate more";
+		break;
+	case DC_FRAMEWORK_DEEPSPEED:
+		v->nm.ddp_bucket_copy =
+			"none of PyTorch DDP's: DeepSpeed reduces the gradients from its own flattened buckets (ddp_buckets_bytes)";
+		break;
+	case DC_FRAMEWORK_TORCHTITAN:
+	case DC_FRAMEWORK_CUSTOM:
+		v->nm.ddp_bucket_copy = "PyTorch DDP with gradient_as_bucket_view=False (its default) keeps a flat copy of every gradient: add grads_bytes once more";
+		break;
+	}
 	v->nm.other = "vocabulary padding, loss buffers, pipeline send/receive buffers";
 	v->nm.fragmentation = "beyond memory.allocator_reserve: fits is not a passed OOM test";
 	v->nm.fp8 = fp8_not_modeled(run->plan, &m->top, v->fp8_text, sizeof(v->fp8_text));
