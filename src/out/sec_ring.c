@@ -18,7 +18,12 @@ static void view(const struct dc_run *run, void *out)
 {
 	struct view *v = out;
 	v->r = run->res->ring;
-	v->note = "the course's teaching ring over global ranks 0..p-1 (collective.*), not one of this layout's groups: those are under comm";
+	/* the lab is no NCCL: collective.algorithm and collective.protocols
+	 * are the network model's (docs/network-model.md) */
+	v->note = run->plan->in->collective.protocols_mask ||
+				  run->plan->in->collective.algorithm != DC_NET_ALGO_AUTO
+			  ? "the course's teaching ring over global ranks 0..p-1 (collective.*), not one of this layout's groups: those are under comm; collective.algorithm and collective.protocols are the network model's (comm, --experiment collectives), not this lab's"
+			  : "the course's teaching ring over global ranks 0..p-1 (collective.*), not one of this layout's groups: those are under comm";
 	v->link = dc_link_choice_name(v->r.link_used);
 	v->bw_GBps = v->r.link.bw_bytes_per_s / 1e9;
 	v->chunk_bytes = v->r.chunk_base_bytes + (v->r.chunk_rem ? 1 : 0);
