@@ -27,14 +27,15 @@
  * shape and recompute mode from its input, and returns 0, or -1 when a
  * product overflows 64 bits (dc_act_plan_compute keeps a flag per term).
  *
- * Under Transformer Engine's FP8 recipes (framework.h,
+ * Under Megatron-Core's Transformer Engine FP8 (framework.h,
  * dc_framework_fp8_saved_inputs) the linear layers save their inputs in
- * FP8 (1 byte an element, 33/32 under MXFP8): the Q/K/V input (not
- * MLA's, whose two down-projections keep one copy each), the MLP's and
- * the projection's inputs, the routed copies; a MoE layer's router keeps
- * its BF16 input and its shared experts add an FP8 copy; a fused
- * attention kernel keeps its BF16 output beside the projection's FP8 copy
- * (docs/memory-conventions.md, "FP8").
+ * FP8 (1 byte an element, 33/32 under MXFP8): the Q/K/V input (MLA's
+ * twice: its two down-projections keep one copy each), the MLP's and the
+ * down projection's inputs, the routed copies; a MoE layer's router keeps
+ * its BF16 input. Under delayed scaling the attention's projection and a
+ * shared expert save FP8 copies too, and a fused attention kernel keeps
+ * its BF16 output beside the projection's; under the other recipes they
+ * save the BF16 tensor itself (docs/memory-conventions.md, "FP8").
  */
 #ifndef DISTCALC_ACTIVATION_H
 #define DISTCALC_ACTIVATION_H
