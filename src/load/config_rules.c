@@ -1848,8 +1848,11 @@ static int rule_attention_fp8(struct loader *l)
 	if (fp8 && c->precision.fp8_recipe == DC_FP8_MXFP8 && arch != DC_GPU_ARCH_UNKNOWN &&
 	    arch != DC_GPU_ARCH_BLACKWELL)
 		dc_cfg_errorf(l, blame(l, KEY_PRECISION_FP8_RECIPE, KEY_CLUSTER_GPU),
-		       "'precision.fp8_recipe': \"mxfp8\" needs the block-scaled FP8 GEMMs of Blackwell GPUs, but 'cluster.gpu' is \"%s\"",
-		       dc_gpu_name(c->cluster.gpu));
+		       "'precision.fp8_recipe': \"mxfp8\" needs the block-scaled FP8 GEMMs of Blackwell GPUs, but 'cluster.gpu' is \"%s\"%s%s%s",
+		       dc_gpu_name(c->cluster.gpu),
+		       l->filled[KEY_CLUSTER_GPU] == DC_ORIGIN_SYSTEM ? " (from cluster.system \"" : "",
+		       l->filled[KEY_CLUSTER_GPU] == DC_ORIGIN_SYSTEM ? dc_system_name(c->cluster.system) : "",
+		       l->filled[KEY_CLUSTER_GPU] == DC_ORIGIN_SYSTEM ? "\")" : "");
 	if (c->precision.attention == DC_ATTN_PRECISION_FP8) {
 		if (!fp8)
 			dc_cfg_errorf(l, blame(l, KEY_PRECISION_ATTENTION, KEY_PRECISION_COMPUTE),
