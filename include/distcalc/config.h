@@ -839,6 +839,9 @@ int dc_config_key_has_value(const struct dc_config *c, size_t i);
  * buf. */
 const char *dc_config_origin_text(const struct dc_config *c, size_t i, char *buf, size_t len);
 
+/* The same for the key at `path` ("default" for a path that is no key). */
+const char *dc_config_origin_of(const struct dc_config *c, const char *path, char *buf, size_t len);
+
 /* Marks the row of `path` as coming from `origin` (a step after the load,
  * such as --calibrate, that changes a value). */
 void dc_config_set_origin(struct dc_config *c, const char *path, enum dc_origin origin);

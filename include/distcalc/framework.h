@@ -145,6 +145,10 @@ enum dc_fp8_saved {
 
 enum dc_fp8_saved dc_framework_fp8_saved_inputs(const struct dc_config *c);
 
+/* Whether precision.compute is "fp8" under one of Transformer Engine's
+ * recipes (delayed, current, mxfp8; rowwise is torchao's). */
+int dc_framework_te_fp8(const struct dc_config *c);
+
 /* Under that saving, whether the attention's output projection and a
  * shared expert's first linear save their BF16 input instead (Megatron-
  * Core under a recipe other than delayed): the tensor the core attention

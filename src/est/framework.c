@@ -242,7 +242,7 @@ int dc_framework_moe_tp_gathers_quantized(const struct dc_plan *p)
 	return p->in->model.shared_expert_ffn_hidden_size != 0 && p->in->training.framework != DC_FRAMEWORK_TORCHTITAN;
 }
 
-static int te_fp8_recipe(const struct dc_config *c)
+int dc_framework_te_fp8(const struct dc_config *c)
 {
 	if (c->precision.compute != DC_COMPUTE_FP8)
 		return 0;
@@ -269,7 +269,7 @@ enum dc_fp8_saved dc_framework_fp8_saved_inputs(const struct dc_config *c)
 	 * torchao (7ca1bfbe, float8/float8_linear.py,
 	 * matmul_with_hp_or_float8_args.forward) saves input_hp, the
 	 * high-precision input (docs/memory-conventions.md, "FP8") */
-	if (!te_fp8_recipe(c) || c->training.framework != DC_FRAMEWORK_MEGATRON)
+	if (!dc_framework_te_fp8(c) || c->training.framework != DC_FRAMEWORK_MEGATRON)
 		return DC_FP8_SAVED_NONE;
 	return c->precision.fp8_recipe == DC_FP8_MXFP8 ? DC_FP8_SAVED_MXFP8 : DC_FP8_SAVED_FP8;
 }
@@ -299,7 +299,7 @@ int dc_framework_fp8_weight_copies(const struct dc_plan *p, uint64_t params, uin
 	 * d0067d0d caches the quantized weight in _fp8_workspaces
 	 * (module/base.py:915). FP8 primary weights (precision.param_bytes 1,
 	 * --fp8-param-gather) are the FP8 tensors themselves: no copy */
-	if (!te_fp8_recipe(c) || c->training.framework != DC_FRAMEWORK_MEGATRON || c->precision.param_bytes <= 1)
+	if (!dc_framework_te_fp8(c) || c->training.framework != DC_FRAMEWORK_MEGATRON || c->precision.param_bytes <= 1)
 		return 0;
 	/* under FSDP2 (Megatron's --use-torch-fsdp2) the linears cache
 	 * nothing (linear.py:1958, layernorm_linear.py:1763: self.is_fsdp2),

@@ -958,9 +958,9 @@ static int fp8_weight_copies(const struct dc_plan *pl, uint64_t stage, struct dc
 	/* under another framework's Transformer Engine (not modelled): the
 	 * weights its copies would hold, for the memory section's
 	 * not_modeled.fp8 (fp8_weight_copies_bytes stays 0) */
-	if (!l->fp8_weight_copies_bytes && pl->in->training.framework != DC_FRAMEWORK_MEGATRON &&
-	    pl->in->training.framework != DC_FRAMEWORK_TORCHTITAN && pl->in->precision.compute == DC_COMPUTE_FP8 &&
-	    pl->in->precision.fp8_recipe != DC_FP8_ROWWISE && pl->in->precision.param_bytes > 1)
+	if (!l->fp8_weight_copies_bytes && dc_framework_te_fp8(pl->in) &&
+	    pl->in->training.framework != DC_FRAMEWORK_MEGATRON && pl->in->training.framework != DC_FRAMEWORK_TORCHTITAN &&
+	    pl->in->precision.param_bytes > 1)
 		l->fp8_weight_params = n;
 	return 0;
 }

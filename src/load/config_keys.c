@@ -532,6 +532,12 @@ int dc_config_value_json(const struct dc_config *c, size_t i, char *buf, size_t 
 	}
 }
 
+const char *dc_config_origin_of(const struct dc_config *c, const char *path, char *buf, size_t len)
+{
+	int i = dc_config_key_index(path);
+	return i < 0 ? "default" : dc_config_origin_text(c, (size_t)i, buf, len);
+}
+
 const char *dc_config_origin_text(const struct dc_config *c, size_t i, char *buf, size_t len)
 {
 	switch (i < NKEYS ? c->origin[i] : DC_ORIGIN_DEFAULT) {

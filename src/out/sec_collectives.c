@@ -139,15 +139,14 @@ static void view(const struct dc_run *run, void *out)
 	v->algorithm = dc_net_algo_name(v->net.algorithm);
 	{
 		char buf[48];
-		int ra = dc_config_key_index("collective.algorithm"), rp = dc_config_key_index("collective.protocols");
 		unsigned all = (1u << DC_NET_PROTO_COUNT) - 1;
 		snprintf(v->algorithm_from, sizeof(v->algorithm_from), "%s",
 			 v->fell_back ? "auto: the forced one cannot run"
-				      : ra >= 0 ? dc_config_origin_text(c, (size_t)ra, buf, sizeof(buf)) : "default");
+				      : dc_config_origin_of(c, "collective.algorithm", buf, sizeof(buf)));
 		dc_protocols_text(c->collective.protocols_mask ? c->collective.protocols_mask : all, v->protocols,
 				  sizeof(v->protocols));
 		snprintf(v->protocols_from, sizeof(v->protocols_from), "%s",
-			 rp >= 0 ? dc_config_origin_text(c, (size_t)rp, buf, sizeof(buf)) : "default");
+			 dc_config_origin_of(c, "collective.protocols", buf, sizeof(buf)));
 	}
 	v->note = v->fell_back ? "collective.algorithm cannot run this op on this group: every row is the auto choice"
 			       : "priced by the network model (docs/network-model.md); one group alone on the cluster";

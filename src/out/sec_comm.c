@@ -54,9 +54,8 @@ static void view(const struct dc_run *run, void *out)
 		dc_protocols_text(run->plan->in->collective.protocols_mask, v->protocols, sizeof(v->protocols));
 	{
 		char buf[48];
-		int row = dc_config_key_index("collective.protocols");
 		snprintf(v->protocols_from, sizeof(v->protocols_from), "%s",
-			 row >= 0 ? dc_config_origin_text(run->plan->in, (size_t)row, buf, sizeof(buf)) : "default");
+			 dc_config_origin_of(run->plan->in, "collective.protocols", buf, sizeof(buf)));
 	}
 	v->stage = c->stage;
 	v->ep_stage = c->ep_stage;
