@@ -1069,13 +1069,22 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 		if (failed)
 			goto oom;
 		size_t ran = 0;
+		struct dc_diag stop; /* why a sweep stopped: said after the warnings */
+		dc_diag_init(&stop);
 		for (; ran < npoints && !failed; ran++)
-			failed = run_point(exp, load, parsed, sw, ran, &r->info, &pw, diag) != 0;
+			failed = run_point(exp, load, parsed, sw, ran, &r->info, &pw, &stop) != 0;
 		dc_config_parsed_free(parsed);
 		/* the warnings of the points that ran, of a sweep that stopped
-		 * too (counted over those) */
+		 * too (counted over those), then the error that stopped it, last
+		 * as a single run's is */
 		point_warnings_say(&pw, sw, ran, diag);
 		point_warnings_free(&pw);
+		for (size_t i = 0; i < stop.count; i++)
+			dc_diag_add_key(diag, stop.entries[i].severity, stop.status, stop.entries[i].key, "%s",
+					stop.entries[i].text);
+		if (stop.oom)
+			dc_diag_oom(diag);
+		dc_diag_release(&stop);
 		if (failed)
 			goto fail;
 	}

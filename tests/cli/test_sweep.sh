@@ -435,5 +435,18 @@ if not ok:
 sys.exit(0 if ok else 1)
 PY
 
+# a sweep that stops (point 1 names a directory as model.hf_config: exit
+# 4, nothing printed) says the warnings of the points that ran, then the
+# error that stopped it, last, as a single run would; the count is over
+# the two points that ran, the stopped one included
+mkdir -p "$work/adir"
+"$bin" --config "$gpus" --sweep "model.hf_config=$src/configs/models/llama-3-8b.json,$work/adir" \
+	>"$work/stop.out" 2>"$work/stop.err"
+rc=$?
+[ "$rc" = 4 ] || fail "stopped sweep: exit $rc, want 4"
+[ -s "$work/stop.out" ] && fail "stopped sweep: printed a report"
+tail -n 1 "$work/stop.err" | grep -q "adir: error: is a directory" || fail "stopped sweep: the error is not last: $(cat "$work/stop.err")"
+grep -q "warning: sweep point 0 (model.hf_config=" "$work/stop.err" || fail "stopped sweep: point 0's warnings: $(cat "$work/stop.err")"
+
 [ "$fails" = 0 ] && echo "ok: sweep"
 exit $((fails > 0))
