@@ -1122,20 +1122,21 @@ END_TEST
 
 /* ---- groups of two axes not adjacent in the order ---- */
 
-/* The trial's Mixtral-8x7B layout (4 nodes x 8 H100, 8 x 400 Gb/s NICs a
- * node, tp 1, cp 2, dp 16, ep 8, order tp-cp-ep-dp-pp): cp stride 1, dp
- * stride 2, the expert-data-parallel ranks ep = 8 dp-strides apart (16),
- * so the group the experts' FSDP gathers on is the lattice {0, 1} + {0,
- * 16} = 0, 1, 16, 17: nodes 0 and 2, two ranks each on GPUs 0 and 1, so
+/* Mixtral-8x7B on 4 nodes x 8 H100, 8 x 400 Gb/s NICs a node, tp 1, cp 2,
+ * pp 8, dp 2, order tp-cp-pp-ep-dp: cp stride 1, pp 2, dp 16, so the dp x
+ * cp group (the dense gradients' sync) is the lattice {0, 1} + {0, 16} =
+ * 0, 1, 16, 17 (it was first a trial's experts' FSDP group, tp 1, cp 2,
+ * dp 16, ep 8, before experts with cp were folded: docs/network-model.md,
+ * "Groups of two axes"): nodes 0 and 2, two ranks each on GPUs 0 and 1, so
  * NICs 0 and 1 (two rails); every GPU of a node sits in such a group, a
  * NIC's one GPU of it: concurrent 1. Its node reaches 2 x 50 = 100 GB/s
  * between nodes. A ring AllGather of S = 352,321,536 B (the whole array)
  * crosses the nodes on two of its four hops; each hop carries
  * (p - 1) / p S = 264,241,152 B, at 100 GB/s 2.64241152 ms, plus the
  * ring's base latency under Simple, 8.4 us, every hop latency zeroed:
- * 2.65081152 ms (the 32 calls: 84.8 ms; 0..3, the old progression,
- * stays on NVLink). The same bytes at cp 1 (ranks 0, 8, 16, 24: one a
- * node, one NIC): 8.4 us + 264,241,152 / 50e9 = 5.29322304 ms. */
+ * 2.65081152 ms (0..3, one progression at the finer stride, would stay
+ * on NVLink). The same bytes on ranks 0, 8, 16, 24 (one a node, one
+ * NIC): 8.4 us + 264,241,152 / 50e9 = 5.29322304 ms. */
 START_TEST(test_lattice_mixtral_cp2)
 {
 	struct dc_config c;
@@ -1166,10 +1167,10 @@ START_TEST(test_lattice_mixtral_cp2)
 	ck_assert_str_eq(ch.protocol, "Simple");
 	assert_rel(ch.time_s, 8.4e-6 + 264241152.0 / 100e9, 1e-12, "cp 2 gather");
 	assert_rel(ch.time_s, 2.65081152e-3, 1e-12, "cp 2 gather, figure");
-	/* the old progression 0..3 sat on one node */
+	/* one progression 0..3 sits on one node */
 	dc_net_group_progression(&net, 0, 1, 4, &line);
 	ck_assert_uint_eq(line.nodes, 1);
-	/* cp 1: 0, 8, 16, 24 */
+	/* 0, 8, 16, 24 */
 	dc_net_group_progression(&net, 0, 8, 4, &line);
 	ck_assert_int_eq(dc_net_time(&net, DC_COLL_ALL_GATHER, &line, S, DC_NET_ALGO_RING, &ch), 0);
 	assert_rel(ch.time_s, 5.29322304e-3, 1e-12, "cp 1 gather");

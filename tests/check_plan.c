@@ -574,26 +574,30 @@ static void lattice_plan(uint64_t cp, uint64_t dp, uint64_t pp, uint64_t ep, con
 /* Groups of two axes not adjacent in the order are lattices, priced by
  * their real members (docs/network-model.md, "Groups of two axes"):
  *   - the trial's layout, cp 2, dp 16, ep 8 (tp-cp-ep-dp-pp): cp stride
- *     1, dp 2, the expert-data-parallel ranks 8 dp-strides (16) apart:
- *     the experts' FSDP group is 0, 1, 16, 17: nodes 0 and 2, GPUs 0 and
- *     1 on each (NICs 0 and 1), inter_node; the dp x cp group, cp next to
- *     dp, is ranks 0..31, one progression as before: 4 nodes of 8;
+ *     1, dp 2; ep > 1 with cp > 1 is folded (Megatron-Core's expert rank
+ *     generator has cp 1): the ep group is ranks 0-7, node 0
+ *     (intra_node), the experts' FSDP group the 32 / 8 = 4 ranks 8 apart,
+ *     0, 8, 16, 24: one GPU (GPU 0, NIC 0) on each of 4 nodes,
+ *     inter_node (carved out of dp as before folding it was 0, 1, 16, 17:
+ *     nodes 0 and 2); the dp x cp group, cp next to dp, is ranks 0..31,
+ *     one progression as before: 4 nodes of 8;
  *   - cp 2, pp 2, dp 8 in order tp-cp-pp-ep-dp: cp stride 1, pp 2, dp 4:
  *     the dp x cp group is 0, 1, 4, 5, ..., 28, 29: 4 nodes of 4 ranks on
  *     GPUs 0, 1, 4, 5 (4 NICs), a NIC's one GPU of it (concurrent 1); one
  *     progression 0..15 would have been 2 nodes of 8;
  *   - HSDP's shard group with cp (below);
- *   - cp 2, dp 4, ep 2 on 8 ranks: the experts' group 0, 1, 4, 5 stays on
- *     node 0: intra_node. */
+ *   - cp 2, dp 4, ep 2 on 8 ranks, folded: the experts' group 8 / 2 = 4
+ *     ranks 2 apart, 0, 2, 4, 6, stays on node 0: intra_node. */
 START_TEST(test_two_axis_groups)
 {
 	struct dc_config c;
 	struct dc_plan p;
 
 	lattice_plan(2, 16, 1, 8, "tp-cp-ep-dp-pp", &c, &p);
-	ck_assert(!p.expert_folded);
-	ck_assert_uint_eq(p.expert_dp, 2);
-	expect_group(&p, DC_GROUP_EDP_CP, DC_LINK_INTER, 4, 2, 2, 2, 2, 1);
+	ck_assert(p.expert_folded);
+	ck_assert_uint_eq(p.expert_dp, 4);
+	expect_group(&p, DC_GROUP_EP, DC_LINK_INTRA, 8, 1, 8, 8, ANY, ANY);
+	expect_group(&p, DC_GROUP_EDP_CP, DC_LINK_INTER, 4, 4, 1, 1, 1, 1);
 	expect_group(&p, DC_GROUP_DP_CP, DC_LINK_INTER, 32, 4, 8, ANY, 8, ANY);
 
 	lattice_plan(2, 8, 2, 1, "tp-cp-pp-ep-dp", &c, &p);
@@ -895,6 +899,7 @@ static void gen(struct dc_rng *r, char *buf, size_t len)
 	int moe = dc_rng_range(r, 0, 1) == 1, sp;
 	char moe_text[256] = "", extra[1024] = "", mem_text[96] = "";
 	uint64_t cp = 1;
+	const char *order;
 	size_t n;
 
 	do
@@ -975,6 +980,10 @@ static void gen(struct dc_rng *r, char *buf, size_t len)
 	}
 	if (ep > 1)
 		snprintf(extra + n, sizeof(extra) - n, "\"ep\": %llu, ", (unsigned long long)ep);
+	/* ep > 1 with cp > 1 is a folded expert layout: pp the slowest axis */
+	order = orders[dc_rng_range(r, 0, 3)];
+	if (ep > 1 && cp > 1 && pp > 1) /* the others leave cp after pp */
+		order = orders[0];
 	if (dc_rng_range(r, 0, 7) == 0)
 		snprintf(mem_text, sizeof(mem_text), ", \"activation_bytes_per_token_per_layer\": %llu.5",
 			 (unsigned long long)dc_rng_range(r, 1, 100000));
@@ -995,7 +1004,7 @@ static void gen(struct dc_rng *r, char *buf, size_t len)
 		 (unsigned long long)(128 * dc_rng_range(r, 1, 16)), dc_rng_range(r, 0, 1) ? "swiglu" : "gelu",
 		 dc_rng_range(r, 0, 1) ? "true" : "false", moe_text, (unsigned long long)nodes,
 		 (unsigned long long)gpn, (unsigned long long)dc_rng_range(r, 1, 96), extra, (unsigned long long)tp,
-		 (unsigned long long)pp, orders[dc_rng_range(r, 0, 3)], sharding[dc_rng_range(r, 0, 3)],
+		 (unsigned long long)pp, order, sharding[dc_rng_range(r, 0, 3)],
 		 dc_rng_range(r, 0, 1) ? "true" : "false", dc_rng_range(r, 0, 3) ? "layer" : "model",
 		 sp ? "true" : "false", (unsigned long long)vp, (unsigned long long)dc_rng_range(r, 1, 4),
 		 (unsigned long long)gas, recompute[dc_rng_range(r, 0, 2)], (double)dc_rng_range(r, 0, 10) / 100.0,

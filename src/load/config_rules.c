@@ -561,7 +561,8 @@ static int rule_tp_heads(struct loader *l)
 	return 0;
 }
 
-/* Expert parallelism (Megatron-Core): ep ranks are carved out of dp, each
+/* Expert parallelism (Megatron-Core): ep ranks are carved out of dp (or
+ * folded: dc_layout_expert_folded), each
  * holding num_experts / ep experts of every MoE layer. */
 static int rule_ep(struct loader *l)
 {
@@ -731,9 +732,12 @@ static int rule_dp_replicate(struct loader *l)
 		       "'parallel.dp_replicate': replicates sharded states, so it needs parallel.sharding zero1, zero2 or fsdp (DDP already replicates everything), got %llu with sharding \"none\"",
 		       (unsigned long long)r);
 	else {
-		/* the expert-data-parallel ranks: dp / ep, or tp dp cp / (ep etp) folded */
+		/* the expert-data-parallel ranks: dp / ep, or tp dp cp / (ep etp)
+		 * folded (etp other than tp, ep not dividing dp, or ep > 1 with
+		 * cp > 1: dc_layout_expert_folded) */
 		uint64_t etp = dc_config_etp(l->cfg, p->tp, ep), cp = p->cp ? p->cp : 1;
-		uint64_t edp = etp == p->tp && p->dp % ep == 0 ? p->dp / ep : p->tp * p->dp * cp / (ep * etp);
+		int unfolded = etp == p->tp && p->dp % ep == 0 && !(ep > 1 && cp > 1);
+		uint64_t edp = unfolded ? p->dp / ep : p->tp * p->dp * cp / (ep * etp);
 		if ((ep > 1 || etp != p->tp) && (p->tp * p->dp * cp) % (ep * etp) == 0 && edp % r != 0)
 			dc_cfg_errorf(l, blame(l, k, KEY_PARALLEL_EP),
 			       "'parallel.dp_replicate': must divide the expert-data-parallel ranks (%llu), got %llu",

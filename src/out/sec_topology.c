@@ -170,7 +170,7 @@ static const enum dc_axis plain_axes[] = {DC_AXIS_TP, DC_AXIS_DP, DC_AXIS_PP};
  * degree > 1 in the order. */
 #define FAM_DIGITS (DC_AXIS_COUNT + 2)
 
-enum fam_slot { FAM_DPCP, FAM_EP, FAM_EDP, FAM_EDPCP, FAM_SHARD, FAM_REP, FAM_ESHARD, FAM_EREP, FAM_MAX };
+enum fam_slot { FAM_DPCP, FAM_EP, FAM_EDP, FAM_SHARD, FAM_REP, FAM_ESHARD, FAM_EREP, FAM_MAX };
 
 struct family {
 	const char *name;      /* the row's axis column */
@@ -292,7 +292,7 @@ static void hsdp_families(struct gview *v, const struct dc_plan *p)
  * dp x cp groups dense gradients sync over (DC_GROUP_DP_CP); with expert
  * parallelism the ep groups (DC_GROUP_EP, the expert AlltoAlls) and the
  * expert-data-parallel ones the routed experts' gradients sync over
- * (DC_GROUP_EDP_CP: with cp, unfolded, their cp ranks too), in the order
+ * (DC_GROUP_EDP_CP; with cp > 1 and ep > 1 folded, cp among them), in the order
  * the ep and edp lists give them (ep_item, edp_item). Under HSDP the
  * shard and replica groups take the place of dp x cp and expert-dp. */
 static void plan_families(struct gview *v, const struct dc_plan *p)
@@ -334,12 +334,12 @@ static void plan_families(struct gview *v, const struct dc_plan *p)
 		fam_done(v, FAM_EDP, p);
 		return;
 	}
-	f[cp > 1 ? FAM_EDPCP : FAM_EDP] =
-		(struct family){.name = cp > 1 ? "edp_cp" : "edp", .gid = DC_GROUP_EDP_CP};
-	fam_members(&f[cp > 1 ? FAM_EDPCP : FAM_EDP], s * ep, dp / ep, sc, cp);
-	fam_digit(&f[cp > 1 ? FAM_EDPCP : FAM_EDP], ep, s);
-	fam_others(&f[cp > 1 ? FAM_EDPCP : FAM_EDP], t, DC_AXIS_DP, DC_AXIS_CP);
-	fam_done(v, cp > 1 ? FAM_EDPCP : FAM_EDP, p);
+	/* unfolded with ep > 1: cp is 1 (dc_layout_expert_folded) */
+	f[FAM_EDP] = (struct family){.name = "edp", .gid = DC_GROUP_EDP_CP};
+	fam_members(&f[FAM_EDP], s * ep, dp / ep, 0, 1);
+	fam_digit(&f[FAM_EDP], ep, s);
+	fam_others(&f[FAM_EDP], t, DC_AXIS_DP, DC_AXIS_DP);
+	fam_done(v, FAM_EDP, p);
 }
 
 static uint64_t fam_base(const struct family *f, uint64_t k)

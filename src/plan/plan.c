@@ -241,8 +241,11 @@ uint64_t dc_plan_stage_first_layer(const struct dc_plan *p, uint64_t stage)
 
 int dc_layout_expert_folded(const struct dc_layout *lay)
 {
-	uint64_t ep = lay->ep ? lay->ep : 1, etp = lay->etp ? lay->etp : lay->tp;
-	return etp != lay->tp || lay->dp % ep != 0;
+	uint64_t ep = lay->ep ? lay->ep : 1, etp = lay->etp ? lay->etp : lay->tp, cp = lay->cp ? lay->cp : 1;
+	/* with cp > 1 Megatron-Core's expert rank generator (cp 1:
+	 * parallel_state.py:887-896 at d98e8a64) puts an ep group etp apart
+	 * across the cp and dp ranks, not ep dp-strides apart */
+	return etp != lay->tp || lay->dp % ep != 0 || (ep > 1 && cp > 1);
 }
 
 const char *dc_layout_expert_error(const struct dc_layout *lay, uint64_t num_experts, int pp_outermost)
@@ -260,7 +263,7 @@ const char *dc_layout_expert_error(const struct dc_layout *lay, uint64_t num_exp
 	    (ranks / ep) % etp != 0)
 		return "'parallel.ep' x 'parallel.etp': ep x etp must divide tp x dp x cp, the ranks of a stage that the expert layers regroup (Megatron-Core's MoE parallel folding)";
 	if (dc_layout_expert_folded(lay) && !pp_outermost)
-		return "'parallel.order': folding the expert layout (ep not dividing dp, or etp other than tp) needs pp as the slowest axis, as Megatron-Core's expert rank generator has it";
+		return "'parallel.order': folding the expert layout (ep not dividing dp, etp other than tp, or ep > 1 with cp > 1) needs pp as the slowest axis, as Megatron-Core's expert rank generator has it";
 	return NULL;
 }
 
@@ -551,12 +554,15 @@ static void lattice_net(const struct dc_plan *p, uint64_t s1, uint64_t n1, uint6
 	dc_net_group_lattice(&p->net, first, l.a, l.na, l.b, l.nb, out);
 }
 
-/* Megatron-Core: an expert-parallel group is ep consecutive dp ranks; the
+/* Megatron-Core: unfolded (etp = tp, ep dividing dp, cp 1 where ep > 1),
+ * an expert-parallel group is ep consecutive dp ranks; the
  * expert-data-parallel group the dp / ep ranks that hold the same experts,
  * ep dp-strides apart (group 0 of each). Folded, its expert rank generator
  * (order tp-ep-dp-pp over a stage's consecutive ranks, pp the slowest
- * axis): etp consecutive ranks, ep of them etp apart, the expert data
- * parallel ones etp ep apart, cp folded into them. */
+ * axis, cp 1: parallel_state.py:887-896 at d98e8a64): etp consecutive
+ * ranks, ep of them etp apart, the expert data parallel ones etp ep apart,
+ * cp folded into them. With cp 1 and etp = tp the two are the same
+ * groups. */
 static void derive_expert_links(const struct dc_config *in, struct dc_plan *p)
 {
 	uint64_t s = p->topo.stride[DC_AXIS_DP];
@@ -575,12 +581,10 @@ static void derive_expert_links(const struct dc_config *in, struct dc_plan *p)
 	if (p->layout.cp > 1) {
 		uint64_t sc = t->stride[DC_AXIS_CP], cp = p->layout.cp;
 		link_of(in, lattice_link(t, sc, cp, s, t->degree[DC_AXIS_DP]), &g[DC_GROUP_DP_CP].link);
-		/* unfolded, the expert-data-parallel group spans cp too (with
-		 * ep 1 it is the dp x cp group) */
-		if (!folded && p->ep <= 1)
+		/* unfolded with cp > 1 means ep 1 (dc_layout_expert_folded):
+		 * the expert-data-parallel group is the dp x cp group */
+		if (!folded)
 			g[DC_GROUP_EDP_CP].link = g[DC_GROUP_DP_CP].link;
-		else if (!folded)
-			link_of(in, lattice_link(t, sc, cp, s * p->ep, p->expert_dp), &g[DC_GROUP_EDP_CP].link);
 	}
 }
 
@@ -624,14 +628,12 @@ static void derive_net(const struct dc_config *in, const struct dc_plan *base, s
 	if (p->layout.cp > 1) {
 		/* the dp x cp group: one progression when cp and dp are adjacent
 		 * in the order (tp-cp-ep-dp-pp: dp's stride is cp's x cp), a
-		 * lattice otherwise; cp with the expert-data-parallel ranks (ep
-		 * dp-strides apart) is a lattice whenever ep > 1 */
+		 * lattice otherwise; the experts' groups with ep > 1 are folded
+		 * (above) */
 		uint64_t sc = p->topo.stride[DC_AXIS_CP], cp = p->layout.cp;
 		lattice_net(p, sc, cp, s, p->topo.degree[DC_AXIS_DP], &p->group[DC_GROUP_DP_CP].net);
-		if (!p->expert_folded && p->ep <= 1)
+		if (!p->expert_folded) /* ep 1: the dp x cp group */
 			p->group[DC_GROUP_EDP_CP].net = p->group[DC_GROUP_DP_CP].net;
-		else if (!p->expert_folded)
-			lattice_net(p, sc, cp, s * p->ep, p->expert_dp, &p->group[DC_GROUP_EDP_CP].net);
 	}
 	/* the first neighbouring pair of the first pp group that crosses a
 	 * domain: stage k with the domain boundary between its rank and the
