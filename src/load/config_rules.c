@@ -1249,6 +1249,9 @@ static int rule_global_batch(struct loader *l)
 	return 0;
 }
 
+static void preset_loses(struct loader *l, enum key_id k, const char *preset_key, const char *preset, const char *mine,
+			 const char *theirs);
+
 /* precision.preset fills every byte key not given (docs/formulas.md,
  * "Precision presets"). */
 static int rule_precision_preset(struct loader *l)
@@ -1266,9 +1269,21 @@ static int rule_precision_preset(struct loader *l)
 	struct dc_precision *pr = &l->cfg->precision;
 	uint64_t *field[] = {&pr->param_bytes, &pr->grad_bytes, &pr->master_bytes, &pr->optimizer_bytes,
 			     &pr->working_bytes};
-	for (size_t i = 0; i < 5; i++)
-		if (!seen(l, path[i]))
-			*field[i] = i == 4 && !bytes[pr->preset][i] ? pr->param_bytes : bytes[pr->preset][i];
+	for (size_t i = 0; i < 5; i++) {
+		uint64_t v = i == 4 && !bytes[pr->preset][i] ? pr->param_bytes : bytes[pr->preset][i];
+		char a[24], b[24];
+		if (!seen(l, path[i])) {
+			*field[i] = v;
+		} else if (l->from_set[KEY_PRECISION_PRESET] && !l->from_set[path[i]] && *field[i] != v) {
+			/* a preset given by --set where the config gives a byte key
+			 * it would fill otherwise: the config's key wins, and says
+			 * so (a preset never loses silently). A config naming both,
+			 * or a --set of the key, says what it means: no warning */
+			snprintf(a, sizeof(a), "%llu", (unsigned long long)*field[i]);
+			snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
+			preset_loses(l, path[i], "precision.preset", dc_precision_preset_name(pr->preset), a, b);
+		}
+	}
 	return 0;
 }
 
@@ -2350,7 +2365,7 @@ static const struct rule rules[] = {
 	  KEYS("parallel.pipeline_schedule", "parallel.virtual_pipeline", "parallel.pp", "training.grad_accum_steps",
 	       "model.num_layers", "parallel.pipeline_layers", "parallel.first_stage_layers", "parallel.last_stage_layers")},
 	 rule_pipeline_schedule},
-	{{"precision.preset gives every byte key not given; working_bytes defaults to param_bytes but under fsdp2",
+	{{"precision.preset gives every byte key not given (one given by --set warns where the config's byte key wins with another value); working_bytes defaults to param_bytes but under fsdp2",
 	  KEYS("precision.preset", "precision.param_bytes", "precision.grad_bytes", "precision.master_bytes",
 	       "precision.optimizer_bytes", "precision.working_bytes")},
 	 rule_precision_preset},
