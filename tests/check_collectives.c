@@ -112,6 +112,45 @@ START_TEST(all_reduce_sweep)
 }
 END_TEST
 
+/* sendrecv_perf on the course cluster (configs/systems.json: 2 nodes x 4
+ * GPUs, one 400 Gb/s NIC a node, 10 us, 8 ranks): rank r sends to r + 1
+ * and receives from r - 1 (nccl-tests src/sendrecv.cu), so 3 -> 4 and
+ * 7 -> 0 are the only sends that leave a node, one a direction on each
+ * NIC: the slowest rank sends 1 GiB at the NIC's 50 GB/s, after the
+ * ring's Simple start-up (8.4 us, docs/network-model.md "Protocols") and
+ * the network hop (the config's 10 us): 8.4 + 10 + 2^30 / 50e9 s =
+ * 21,493.24 us, busbw = algbw (sendrecv's factor 1). The same with a NIC
+ * per GPU (nics_per_node 4): each crossing send still has one NIC. Priced
+ * as the node's four ranks sharing the one NIC it was 4x slower (a
+ * student trial). */
+START_TEST(send_recv_one_flow_per_node)
+{
+	static struct dc_config cfg;
+	static const char *const nics[] = {"cluster.nics_per_node=1", "cluster.nics_per_node=4"};
+	const double want = 8.4e-6 + 10e-6 + 1073741824.0 / 50e9;
+	for (size_t k = 0; k < 2; k++) {
+		struct dc_override ov[] = {{"collective.op=send_recv"}, {"collective.min_bytes=1 GiB"},
+					   {"collective.max_bytes=1 GiB"}, {nics[k]}};
+		struct dc_diag d;
+		cJSON *root, *rows, *row;
+		dc_diag_init(&d);
+		ck_assert_msg(dc_config_load_file(DC_SOURCE_DIR "/configs/systems.json", ov, 4, &cfg, &d) == 0, "%s",
+			      d.count ? d.entries[0].text : "");
+		dc_diag_release(&d);
+		root = run_json("collectives", &cfg, NULL);
+		rows = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "collectives"), "rows");
+		ck_assert_int_eq(cJSON_GetArraySize(rows), 1);
+		row = cJSON_GetArrayItem(rows, 0);
+		ck_assert_str_eq(str(row, "algorithm"), "p2p");
+		ck_assert_str_eq(str(row, "protocol"), "Simple");
+		ck_assert_msg(fabs(num(row, "time_s") / want - 1) < 1e-12, "%s: %.9g s, want %.9g", nics[k],
+			      num(row, "time_s"), want);
+		ck_assert_double_eq_tol(num(row, "busbw_GBps"), num(row, "algbw_GBps"), 1e-12);
+		cJSON_Delete(root);
+	}
+}
+END_TEST
+
 /* all_gather on 16 ranks from 8 B: nccl-tests' count is per rank, S / 4 /
  * 16 rounded down to a multiple of 16 bytes (4 floats; nccl-tests
  * src/all_gather.cu since 2.19.3), and the size printed count x 4 x 16 (0
@@ -894,6 +933,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, all_reduce_sweep);
 	tcase_add_test(tc, per_rank_counts);
+	tcase_add_test(tc, send_recv_one_flow_per_node);
 	tcase_add_test(tc, calibrate_reference_log);
 	tcase_add_test(tc, paste_round_trip);
 	tcase_add_test(tc, calibrate_two_logs);

@@ -968,8 +968,14 @@ static void price_p2p_one(const struct dc_net *net, enum dc_coll_kind op, const 
 	double share = (pr == DC_NET_PROTO_LL ? LL_SHARE_AR : 1) * size_factor(net, c), S = c->S, local, far;
 	int remote = g->nodes > 1;
 	if (op == DC_COLL_SEND) {
-		/* a pair group spans two domains when its ranks do */
-		double rate = (remote ? nic : nv) * share;
+		/* a pair group spans two domains when its ranks do; a ring of
+		 * sends in rank order (nccl-tests' sendrecv, cp's K/V) crosses
+		 * each domain's edge once a direction, whatever its ranks there:
+		 * the one flow that crosses has a rail's share of the node's
+		 * NICs (its NIC to itself when fewer NICs than ranks), not one
+		 * rank's of r */
+		double rail = c->node_bw / (double)(g->rails ? g->rails : 1);
+		double rate = (remote ? rail : nv) * share;
 		o->bw_s = S / rate;
 		o->lat_s = base_lat_s[DC_NET_ALGO_RING][pr] +
 			   (remote ? hop_out(net, DC_NET_ALGO_RING, pr, 0) : hop_in(net, DC_NET_ALGO_RING, pr));
