@@ -1142,6 +1142,16 @@ START_TEST(test_search_space_left_out)
 			      "--set: 'search.space.virtual_pipeline': 3 does not divide model.num_layers (32), so no layout takes it: left out of the search\n"
 			      "--set: 'search.space.micro_batch_size': 3 does not divide the global batch (2 samples), so no layout takes it: left out of the search");
 	dc_diag_release(&d);
+	/* pp splits the layers evenly too: on 30 layers pp 4 divides the 8
+	 * GPUs but not the layers (a trial's DeepSeek-V3, 61 layers, lost
+	 * every pp but 1 unsaid); 3 divides neither and is said once */
+	ck_assert_int_eq(load(base, (const char *const[]){"model.num_layers=30", "search.space.pp=[4,2,3]"}, 2, &cfg, &d),
+			 0);
+	joined(&d, got, sizeof(got));
+	ck_assert_uint_eq(dc_diag_warnings(&d), 2);
+	ck_assert_str_eq(got, "--set: 'search.space.pp': 3 does not divide the 8 GPUs (num_nodes x gpus_per_node), so no layout takes it: left out of the search\n"
+			      "--set: 'search.space.pp': 4 does not divide model.num_layers (30), so no layout takes it: left out of the search");
+	dc_diag_release(&d);
 }
 END_TEST
 

@@ -1139,7 +1139,7 @@ static int rule_loss_tokens(struct loader *l)
  * the values must divide, `whole` its value; `own`, when not 0, is a
  * value kept though it does not (an uneven pipeline's own v). */
 static void space_left_out(struct loader *l, enum key_id k, const struct dc_search_values *v, uint64_t whole,
-			   uint64_t own, const char *what)
+			   uint64_t own, const char *what, uint64_t said)
 {
 	char list[256];
 	size_t n = 0, bad = 0;
@@ -1147,6 +1147,8 @@ static void space_left_out(struct loader *l, enum key_id k, const struct dc_sear
 	for (uint32_t i = 0; i < v->n; i++) {
 		if (whole && whole % v->v[i] == 0)
 			continue;
+		if (said && said % v->v[i] != 0)
+			continue; /* said already: it does not divide `said` either */
 		if (own && v->v[i] == own)
 			continue; /* the input's own (an uneven pipeline's v) */
 		bad++;
@@ -1177,15 +1179,22 @@ static int rule_search_space(struct loader *l)
 		snprintf(experts, sizeof(experts), "1 (a dense model takes ep 1 alone)");
 	snprintf(layers, sizeof(layers), "model.num_layers (%llu)", (unsigned long long)c->model.num_layers);
 	snprintf(batch, sizeof(batch), "the global batch (%llu samples)", (unsigned long long)gbs);
-	space_left_out(l, KEY_SEARCH_SPACE_TP, &q->tp, c->world_size, 0, gpus);
-	space_left_out(l, KEY_SEARCH_SPACE_CP, &q->cp, c->world_size, 0, gpus);
-	space_left_out(l, KEY_SEARCH_SPACE_PP, &q->pp, c->world_size, 0, gpus);
-	space_left_out(l, KEY_SEARCH_SPACE_DP, &q->dp, c->world_size, 0, gpus);
-	space_left_out(l, KEY_SEARCH_SPACE_EP, &q->ep, c->model.num_experts ? c->model.num_experts : 1, 0, experts);
+	space_left_out(l, KEY_SEARCH_SPACE_TP, &q->tp, c->world_size, 0, gpus, 0);
+	space_left_out(l, KEY_SEARCH_SPACE_CP, &q->cp, c->world_size, 0, gpus, 0);
+	space_left_out(l, KEY_SEARCH_SPACE_PP, &q->pp, c->world_size, 0, gpus, 0);
+	/* the search splits the layers evenly (src/plan/plan.c,
+	 * dc_layout_fault: R_PP), but at the input's own uneven pp: a pp that
+	 * divides the GPUs and not the layers is left out too */
+	if (c->model.num_layers)
+		space_left_out(l, KEY_SEARCH_SPACE_PP, &q->pp, c->model.num_layers,
+			       dc_stages_uneven(&c->parallel) ? c->parallel.pp : 0, layers, c->world_size);
+	space_left_out(l, KEY_SEARCH_SPACE_DP, &q->dp, c->world_size, 0, gpus, 0);
+	space_left_out(l, KEY_SEARCH_SPACE_EP, &q->ep, c->model.num_experts ? c->model.num_experts : 1, 0, experts,
+		       0);
 	space_left_out(l, KEY_SEARCH_SPACE_VIRTUAL_PIPELINE, &q->virtual_pipeline, c->model.num_layers,
-		       v > 1 && dc_stages_uneven(&c->parallel) ? v : 0, layers);
+		       v > 1 && dc_stages_uneven(&c->parallel) ? v : 0, layers, 0);
 	if (gbs)
-		space_left_out(l, KEY_SEARCH_SPACE_MICRO_BATCH_SIZE, &q->micro_batch_size, gbs, 0, batch);
+		space_left_out(l, KEY_SEARCH_SPACE_MICRO_BATCH_SIZE, &q->micro_batch_size, gbs, 0, batch, 0);
 	return 0;
 }
 
@@ -2402,7 +2411,7 @@ static const struct rule rules[] = {
 	{{"loss.tokens: min_length at most max_length at most seq_length; token_loss above 0 and below 1000",
 	  KEYS("loss.tokens.min_length", "loss.tokens.max_length", "model.seq_length", "loss.token_loss")},
 	 rule_loss_tokens},
-	{{"search.space: a value that does not divide what it must (tp, cp, pp and dp the GPUs, ep num_experts or 1, virtual_pipeline num_layers, micro_batch_size the global batch) is left out of the search, with a warning",
+	{{"search.space: a value that does not divide what it must (tp, cp, pp and dp the GPUs, pp num_layers too but at the input's own uneven pp, ep num_experts or 1, virtual_pipeline num_layers, micro_batch_size the global batch) is left out of the search, with a warning",
 	  KEYS("search.space.tp", "search.space.cp", "search.space.pp", "search.space.dp", "search.space.ep",
 	       "search.space.virtual_pipeline", "search.space.micro_batch_size")},
 	 rule_search_space},
