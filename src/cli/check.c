@@ -2129,6 +2129,7 @@ struct dc_budget_stream {
 	struct bs_frame stack[BS_MAX_DEPTH];
 	int depth;
 	int want_key; /* in an object, before a member's key */
+	int key_pending; /* key read, its candidacy asked at its value (bs_candidate) */
 	char path[1024];
 	size_t plen;
 	char key[256];
@@ -2169,8 +2170,10 @@ static int word_part(const char *a, size_t an, const char *b)
 }
 
 /* The members of the object at s->path are candidates for the budgets
- * whose path goes through it: `key` against the budget's next component. */
-static void bs_candidate(struct dc_budget_stream *s, const char *key)
+ * whose path goes through it: `key` against the budget's next component;
+ * one whose value is no object or array (`container` 0) only as the
+ * path's last (a section --only leaves out is no "seed.time_s"). */
+static void bs_candidate(struct dc_budget_stream *s, const char *key, int container)
 {
 	size_t plen = s->plen, depth = (size_t)s->depth + 1;
 	for (size_t i = 0; i < s->n; i++) {
@@ -2182,7 +2185,7 @@ static void bs_candidate(struct dc_budget_stream *s, const char *key)
 			continue;
 		comp = bp + plen + (plen ? 1 : 0);
 		n = strcspn(comp, ".[");
-		if (depth < b->near_depth)
+		if (depth < b->near_depth || (comp[n] && !container))
 			continue;
 		d = dc_edit_distance(comp, n, key, 1);
 		part = 0;
@@ -2379,12 +2382,16 @@ static void bs_parse(struct dc_budget_stream *s, const char *p, const char *end)
 				s->bad = 1;
 				return;
 			}
-			bs_candidate(s, s->key);
+			s->key_pending = 1; /* asked at its value */
 			s->want_key = 0;
 			p += n + 2;
 			continue;
 		}
-		/* a value: its path first */
+		/* a value: a member's candidacy, then its path */
+		if (s->key_pending) {
+			s->key_pending = 0;
+			bs_candidate(s, s->key, c == '{' || c == '[');
+		}
 		if (bs_value_path(s) != 0) {
 			s->bad = 1;
 			return;

@@ -204,6 +204,16 @@ expect 0 "all: an excerpt has no all" "$bin" --config "$cfg" --set cluster.num_n
 	--format json --output excerpt.json
 grep -q '"all"' excerpt.json && fail "all: an excerpt says all"
 
+# 12b. a section --only leaves out is said so: step.time_s under --only
+# memory is no "seed.time_s" (seed is a number at the root, no section;
+# a trial saw that suggestion), while a typo of a section present is
+expect 2 "section left out" "$bin" --config "$cfg" --only memory --check-max 'step.time_s=4'
+grep -qx "distcalc: error: '--check-max': 'step.time_s': not in the report: it has no 'step' (a section --only leaves out, or not one of this experiment's; a sweep's figures are under sweep.rows\[i\])" err.txt ||
+	fail "section left out: $(cat err.txt)"
+expect 2 "section typo" "$bin" --config "$cfg" --check-max 'stpe.time_s=4'
+grep -qx "distcalc: error: '--check-max': 'stpe.time_s': not a field of the report; did you mean 'step.time_s'?" err.txt ||
+	fail "section typo: $(cat err.txt)"
+
 # 13. a budget through a table's row is that row or an error: the excerpt of
 # 64 ranks shows ranks 0-15 and 48-63, so position 20 is rank 52
 expect 2 "row budget: left out" "$bin" --config "$cfg" --set cluster.num_nodes=16 --set parallel.dp=auto \
