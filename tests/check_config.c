@@ -1892,6 +1892,16 @@ START_TEST(test_attention_and_fp8_keys)
 		     "--set: error: 'parallel.expert_model_parallel_size': unknown key; did you mean 'parallel.ep'?");
 	expect_error(base, (const char *const[]){"training.fp8=true"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'training.fp8': unknown key; did you mean 'precision.compute'?");
+	/* a Hugging Face config.json's names (a student copied them from a
+	 * model card): too far from ours to be a slip */
+	expect_error(base, (const char *const[]){"model.num_key_value_heads=8"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'model.num_key_value_heads': unknown key; did you mean 'model.num_kv_heads'?");
+	expect_error(base, (const char *const[]){"model.intermediate_size=11008"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'model.intermediate_size': unknown key; did you mean 'model.ffn_hidden_size'?");
+	expect_error(base, (const char *const[]){"model.num_hidden_layers=32"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'model.num_hidden_layers': unknown key; did you mean 'model.num_layers'?");
+	expect_error(base, (const char *const[]){"model.num_experts_per_tok=2"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'model.num_experts_per_tok': unknown key; did you mean 'model.experts_per_token'?");
 	/* a recipe other than the default under bf16: said, not an error */
 	ck_assert_int_eq(load(base, (const char *const[]){"precision.fp8_recipe=rowwise"}, 1, &cfg, &d), 0);
 	joined(&d, got, sizeof(got));

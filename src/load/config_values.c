@@ -94,6 +94,21 @@ static const char *suggest(const char *prefix, const char *name)
 		{"parallel", "expert_tensor_parallel_size", "parallel.etp"},
 		{"training", "fp8", "precision.compute"},
 		{"precision", "fp8", "precision.compute"},
+		/* a Hugging Face config.json's names (model.hf_config reads
+		 * such a file whole), and torchtitan's / Meta's Llama args */
+		{"model", "num_hidden_layers", "model.num_layers"},
+		{"model", "n_layers", "model.num_layers"},
+		{"model", "dim", "model.hidden_size"},
+		{"model", "n_heads", "model.num_attention_heads"},
+		{"model", "num_key_value_heads", "model.num_kv_heads"},
+		{"model", "n_kv_heads", "model.num_kv_heads"},
+		{"model", "intermediate_size", "model.ffn_hidden_size"},
+		{"model", "moe_intermediate_size", "model.moe_ffn_hidden_size"},
+		{"model", "shared_expert_intermediate_size", "model.shared_expert_ffn_hidden_size"},
+		{"model", "num_local_experts", "model.num_experts"},
+		{"model", "n_routed_experts", "model.num_experts"},
+		{"model", "num_experts_per_tok", "model.experts_per_token"},
+		{"model", "seq_len", "model.seq_length"},
 	};
 	size_t best = 99, best_case = 99, bi = 0;
 	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
