@@ -895,29 +895,40 @@ static void check_range(struct fit *f, const double *x, double bounded, struct d
 	for (size_t i = 0; i < f->n; i++) {
 		const struct param *p = &f->p[i];
 		double want = exp(clampd(y[i], r.p[i].lo, r.p[i].hi)), bound = exp(p->hi);
+		/* what the bounded fit keeps: the bound, or below it where the
+		 * other parameters took up the rest (a step function of the
+		 * latency can leave it there) */
+		double kept = exp(clampd(x[i], p->lo, p->hi));
+		char held[64];
 		if (p->kind == P_RAMP || p->kind == P_PLUGIN_LAT || want <= bound * 1.10)
 			continue;
+		if (p->kind == P_INTRA_LAT || p->kind == P_INTER_LAT)
+			snprintf(held, sizeof(held), kept >= bound * (1 - 1e-9) ? "held at %.0f us" : "the fit keeps %.1f us",
+				 kept * 1e6);
+		else
+			snprintf(held, sizeof(held), kept >= bound * (1 - 1e-9) ? "held at %.1f GB/s" : "the fit keeps %.1f GB/s",
+				 kept / 1e9);
 		switch (p->kind) {
 		case P_INTRA_BW:
 			warn(out, diag,
 			     "the logs fit best with NVLink (cluster.intra_node.bandwidth) at %.1f GB/s, above the "
-			     "hardware's %.1f GB/s: held at %.1f GB/s",
-			     want / 1e9, bound / 1e9, bound / 1e9);
+			     "hardware's %.1f GB/s: %s",
+			     want / 1e9, bound / 1e9, held);
 			break;
 		case P_INTER_BW:
 			warn(out, diag,
 			     "the logs fit best with a NIC (cluster.inter_node.bandwidth) at %.1f GB/s, above its line "
-			     "rate of %.1f GB/s: held at %.1f GB/s",
-			     want / 1e9, bound / 1e9, bound / 1e9);
+			     "rate of %.1f GB/s: %s",
+			     want / 1e9, bound / 1e9, held);
 			break;
 		case P_INTRA_LAT:
 		case P_INTER_LAT:
 			warn(out, diag,
 			     "the logs fit best with a%s hop latency (cluster.%s.latency) of %.1f us, above the %.0f us a "
-			     "hop can take: held at %.0f us",
+			     "hop can take: %s",
 			     p->kind == P_INTRA_LAT ? "n NVLink" : " network",
 			     p->kind == P_INTRA_LAT ? "intra_node" : "inter_node", want * 1e6,
-			     DC_CALIB_HOP_LATENCY_MAX * 1e6, DC_CALIB_HOP_LATENCY_MAX * 1e6);
+			     DC_CALIB_HOP_LATENCY_MAX * 1e6, held);
 			break;
 		case P_PLUGIN_LAT:
 		case P_RAMP:
