@@ -50,7 +50,10 @@
 static uint64_t env_u64(const char *name, uint64_t dflt)
 {
 	const char *v = getenv(name);
-	return v && *v ? strtoull(v, NULL, 10) : dflt;
+	uint64_t n = v && *v ? strtoull(v, NULL, 10) : dflt;
+	/* a count that would skip every draw passes nothing: refused */
+	ck_assert_msg(n >= 2, "%s must be at least 2, got '%s'", name, v ? v : "");
+	return n;
 }
 
 static uint64_t pick(struct dc_rng *r, const uint64_t *choices, size_t n)

@@ -192,8 +192,8 @@ START_TEST(test_course_pure_dp_not_ranked)
 	ck_assert_int_eq(dc_comm_compute(&p, &cm, &err), 0);
 	ck_assert_int_eq(dc_memory_compute(&p, &mem, &err), 0);
 	ck_assert_int_eq(dc_strategies_compute(&p, &b, &cm, &mem, &sr, &err), 0);
+	/* the model states alone are over the 80 GiB: the peak is more */
 	ck_assert_uint_gt(sr.v[DC_VARIANT_DP].peak_bytes, 107814649856ull);
-	ck_assert_uint_gt(107814649856ull, 85899345920ull);
 	ck_assert(!sr.v[DC_VARIANT_DP].fits);
 	dc_strategies_rank(&sr, tps, &o);
 	ck_assert_uint_eq(o.rank[DC_VARIANT_DP], 0);

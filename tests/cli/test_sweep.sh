@@ -436,9 +436,8 @@ sys.exit(0 if ok else 1)
 PY
 
 # a sweep that stops (point 1 names a directory as model.hf_config: exit
-# 4, nothing printed) says the warnings of the points that ran, then the
-# error that stopped it, last, as a single run would; the count is over
-# the two points that ran, the stopped one included
+# 4, nothing printed) says the warnings of the points that ran (point 0's
+# here), then the error that stopped it, last, as a single run would
 mkdir -p "$work/adir"
 "$bin" --config "$gpus" --sweep "model.hf_config=$src/configs/models/llama-3-8b.json,$work/adir" \
 	>"$work/stop.out" 2>"$work/stop.err"
