@@ -195,6 +195,7 @@ START_TEST(test_time)
 	ck_assert(time_ok("0.5 ms") == 5e-4);
 	ck_assert(time_ok("10 us") == 1e-5);
 	ck_assert(time_ok("5 \xc2\xb5s") == 5e-6);
+	ck_assert(time_ok("5 \xce\xbcs") == 5e-6); /* the Greek mu, as many keyboards type it */
 	ck_assert(time_ok("3 ns") == 3e-9);
 	ck_assert(time_ok("1.5 s") == 1.5);
 	ck_assert(time_ok("0 us") == 0.0);

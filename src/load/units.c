@@ -39,7 +39,8 @@ struct time_unit {
 };
 
 static const struct time_unit time_units[] = {
-	{"s", 0}, {"ms", 3}, {"us", 6}, {"\xc2\xb5s", 6}, {"ns", 9},
+	/* "us", the micro sign (U+00B5) and the Greek mu (U+03BC) alike */
+	{"s", 0}, {"ms", 3}, {"us", 6}, {"\xc2\xb5s", 6}, {"\xce\xbcs", 6}, {"ns", 9},
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
