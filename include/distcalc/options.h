@@ -92,6 +92,9 @@ struct dc_options {
 	const char *import;     /* --from-megatron/--from-torchtitan/--from-deepspeed FILE; NULL: none */
 	int import_format;      /* enum dc_import_format of `import` */
 	int emit_config;        /* --emit-config: print the equivalent distcalc config (needs `import`) */
+	int value_error;        /* the parse failed on a well-formed option's value (a
+				 * --check-max number or unit): the error alone, no
+				 * synopsis after it, as the budget's later checks */
 };
 
 /* One row of the option table. */

@@ -200,11 +200,12 @@ static char *synthetic_profile(const char *path)
 }
 
 /* After a failed dc_options_parse: the error, then for a usage error the
- * synopsis and a hint. Returns the exit code. */
-static int parse_failed(const struct dc_diag *d)
+ * synopsis and a hint (not for a bad value of a well-formed option,
+ * `value_error`: the line says what to write). Returns the exit code. */
+static int parse_failed(const struct dc_diag *d, int value_error)
 {
 	print_diag(d, 0);
-	if (d->status == DC_ERR_USAGE)
+	if (d->status == DC_ERR_USAGE && !value_error)
 		fprintf(stderr, "%sTry 'distcalc --help' for more information.\n", dc_options_usage);
 	return exit_for(d->status);
 }
@@ -1565,7 +1566,7 @@ int main(int argc, char **argv)
 	memset(&cal, 0, sizeof(cal));
 	memset(&info, 0, sizeof(info));
 	if (dc_options_parse(argc, (const char *const *)argv, &o, &diag) != 0) {
-		rc = parse_failed(&diag);
+		rc = parse_failed(&diag, o.value_error);
 		goto done;
 	}
 	if (o.action == DC_OPTIONS_HELP) {

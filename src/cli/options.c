@@ -225,6 +225,7 @@ static int add_budget(struct dc_options *o, const char *opt, int min, const char
 			dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
 			return -1;
 		}
+		o->value_error = 1;
 		return usage(d, "'%s': '%s': %s", opt, v, err);
 	}
 	m.min = min;
