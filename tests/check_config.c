@@ -1866,6 +1866,12 @@ START_TEST(test_attention_and_fp8_keys)
 		     "--set: error: 'precision.fp8_recipe': unknown value \"blockwise\": Megatron's blockwise recipe (Transformer Engine's Float8BlockScaling: 1 x 128 activation and 128 x 128 weight blocks, DeepSeek-V3's scheme) is not modelled; the nearest are \"current\" (per-tensor scales taken each step) and, on Blackwell, \"mxfp8\" (1 x 32 blocks) (expected one of \"delayed\", \"current\", \"rowwise\", \"mxfp8\")");
 	expect_error(base, (const char *const[]){"precision.compute=NVFP4"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'precision.compute': unknown value \"NVFP4\": FP4 matmuls are not priced: precision.compute is \"bf16\" or \"fp8\" (the presets' FP4 peaks are listed for reference, docs/compute-model.md) (expected one of \"bf16\", \"fp8\")");
+	/* a recipe where the format goes, a layout where the sharding goes
+	 * (a trial's: a bare did-you-mean "fsdp" left dp_replicate unsaid) */
+	expect_error(base, (const char *const[]){"precision.compute=mxfp8"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'precision.compute': unknown value \"mxfp8\": MXFP8 is an FP8 recipe: set precision.compute \"fp8\" and precision.fp8_recipe \"mxfp8\" (Blackwell) (expected one of \"bf16\", \"fp8\")");
+	expect_error(base, (const char *const[]){"parallel.sharding=HSDP"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.sharding': unknown value \"HSDP\": HSDP is sharding over part of dp, replicated over the rest: set parallel.sharding \"fsdp\" (or \"zero1\", \"zero2\") and parallel.dp_replicate to the number of replicas (expected one of \"none\", \"zero1\", \"zero2\", \"fsdp\")");
 	/* a system where its GPU goes: the system's GPU */
 	expect_error(base, (const char *const[]){"cluster.gpu=gb200-nvl72"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'cluster.gpu': unknown value \"gb200-nvl72\": that is a cluster.system (its GPU \"gb200\", with its NVLink domain, NICs and links): set cluster.system \"gb200-nvl72\", or cluster.gpu \"gb200\" for the GPU alone (expected one of \"a100-sxm4-40gb\", \"a100-sxm4-80gb\", \"h100-sxm5-80gb\", \"h100-nvl-94gb\", \"h100-pcie-80gb\", \"h800-sxm5-80gb\", \"h200-sxm-141gb\", \"gh200-96gb\", \"b200-sxm-180gb\", \"gb200\")");

@@ -268,6 +268,13 @@ static const struct {
 	{KEY_PRECISION_COMPUTE, "fp4", "FP4 matmuls are not priced: precision.compute is \"bf16\" or \"fp8\" (the presets' FP4 peaks are listed for reference, docs/compute-model.md)"},
 	{KEY_PRECISION_COMPUTE, "nvfp4", "FP4 matmuls are not priced: precision.compute is \"bf16\" or \"fp8\" (the presets' FP4 peaks are listed for reference, docs/compute-model.md)"},
 	{KEY_PRECISION_COMPUTE, "mxfp4", "FP4 matmuls are not priced: precision.compute is \"bf16\" or \"fp8\" (the presets' FP4 peaks are listed for reference, docs/compute-model.md)"},
+	/* a recipe or a layout named where the format or the sharding goes */
+	{KEY_PRECISION_COMPUTE, "mxfp8",
+	 "MXFP8 is an FP8 recipe: set precision.compute \"fp8\" and precision.fp8_recipe \"mxfp8\" (Blackwell)"},
+	{KEY_PRECISION_COMPUTE, "e4m3",
+	 "an FP8 format: set precision.compute \"fp8\" (precision.fp8_recipe says how it is scaled)"},
+	{KEY_PARALLEL_SHARDING, "hsdp",
+	 "HSDP is sharding over part of dp, replicated over the rest: set parallel.sharding \"fsdp\" (or \"zero1\", \"zero2\") and parallel.dp_replicate to the number of replicas"},
 };
 
 /* 1 when a and b are the same name but for case and the separators '-',
