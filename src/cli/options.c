@@ -631,8 +631,14 @@ int dc_options_parse(int argc, const char *const *argv, struct dc_options *o,
 		const struct dc_option *r = find_row(a, &v);
 		if (!r) {
 			const char *near;
-			if (a[0] != '-')
+			if (a[0] != '-') {
+				/* a config named without its option (distcalc takes
+				 * none by position) */
+				size_t n = strlen(a);
+				if (n > 5 && strcmp(a + n - 5, ".json") == 0)
+					return usage(diag, "unexpected argument '%s'; did you mean '--config %s'?", a, a);
 				return usage(diag, "unexpected argument '%s'", a);
+			}
 			near = dc_options_suggest(a);
 			if (near)
 				return usage(diag, "unknown option '%s'; did you mean '%s'?", a, near);
