@@ -2544,6 +2544,19 @@ void dc_cfg_apply_system(struct loader *l)
 		preset_loses(l, KEY_CLUSTER_GPU, pk, pn, a, b);
 	}
 	fill_u64(l, KEY_CLUSTER_NICS_PER_NODE, &c->nics_per_node, ps->nics_per_node, o, pk, pn);
+	/* the preset's NICs are its node's: a node of another size given
+	 * keeps them, so its GPUs share them otherwise (an NVL72 rack
+	 * written as one 72-GPU node: 4 NICs for 72 GPUs, a trial's 2.5 x
+	 * slower step), said beside the gpus_per_node warning */
+	if (seen(l, KEY_CLUSTER_GPUS_PER_NODE) && !seen(l, KEY_CLUSTER_NICS_PER_NODE) &&
+	    c->gpus_per_node != ps->gpus_per_node && !l->refused[KEY_CLUSTER_GPUS_PER_NODE])
+		dc_cfg_warnf(l, KEY_CLUSTER_GPUS_PER_NODE,
+			     "'cluster.nics_per_node': %llu, cluster.system \"%s\"'s for its node of %llu GPUs, is kept for "
+			     "gpus_per_node %llu: give cluster.nics_per_node for the node you describe, or keep the preset's "
+			     "node and count nodes with num_nodes%s",
+			     (unsigned long long)ps->nics_per_node, pn, (unsigned long long)ps->gpus_per_node,
+			     (unsigned long long)c->gpus_per_node,
+			     ps->nvlink_domain > ps->gpus_per_node ? " (its NVLink domain spans nodes already)" : "");
 	fill_f64(l, KEY_CLUSTER_INTRA_NODE_BANDWIDTH, &c->intra_node.bw_bytes_per_s, ps->nvlink_bw, o, pk, pn, 1e9, "GB/s");
 	fill_f64(l, KEY_CLUSTER_INTRA_NODE_LATENCY, &c->intra_node.latency_s, ps->nvlink_lat, o, pk, pn, 1e-6, "us");
 	fill_f64(l, KEY_CLUSTER_INTER_NODE_BANDWIDTH, &c->inter_node.bw_bytes_per_s, ps->nic_bw, o, pk, pn, 1e9, "GB/s");
