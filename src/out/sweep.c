@@ -114,8 +114,8 @@ const char *dc_sweep_default_metrics(const struct dc_experiment *exp)
 	 * changes (more ranks, more rounds of latency); FSDP's under FSDP
 	 * (drop_unused_sharding keeps the pair the points have) */
 	return "summary.peak_bytes,summary.fits,summary.comm_bytes_per_step,summary.comm_time_s,comm.dp.bytes_per_rank,"
-	       "comm.dp.time_s,comm.fsdp.bytes_per_rank,comm.fsdp.time_s,step.time_s,step.tokens_per_s_per_gpu,"
-	       "step.mfu,step.mfu_bf16_peak";
+	       "comm.dp.time_s,comm.fsdp.bytes_per_rank,comm.fsdp.time_s,batch.tokens_per_step,step.time_s,"
+	       "step.tokens_per_s_per_gpu,step.mfu,step.mfu_bf16_peak";
 }
 
 /* The index of metric `path`, or -1. */
@@ -175,6 +175,44 @@ static void drop_unused_sharding(struct dc_sweep *sw)
  * peak, FP8's under fp8) only where some point that ran has them apart:
  * a sweep over precision.compute compares BF16 and FP8 on the peak they
  * share; one without FP8 shows one MFU column, as before. */
+/* The work of a step: its column where the points that ran differ in it,
+ * with a warning (step times of different work do not compare: the
+ * course's "align the work first"), else dropped as the same everywhere */
+static void tokens_differ(struct dc_sweep *sw, struct dc_diag *diag)
+{
+	int k = metric_at(sw, "batch.tokens_per_step");
+	int any = 0;
+	uint64_t lo = 0, hi = 0;
+	if (k < 0)
+		return;
+	for (size_t i = 0; i < sw->npoints; i++) {
+		const struct dc_sweep_point *pt = &sw->points[i];
+		uint64_t t;
+		if (!pt->ok || pt->null[k])
+			continue;
+		t = sw->metric[k].type == DC_FT_U64 ? pt->cell[k].u : (uint64_t)pt->cell[k].d;
+		if (!any || t < lo)
+			lo = t;
+		if (!any || t > hi)
+			hi = t;
+		any = 1;
+	}
+	if (!any || lo == hi) {
+		drop_metric(sw, (size_t)k);
+		return;
+	}
+	{
+		char a[32], b[32];
+		dc_fmt_u64_grouped(a, lo);
+		dc_fmt_u64_grouped(b, hi);
+		dc_diag_warn(diag,
+			     "the sweep's points run different work, %s to %s tokens a step (the global batch follows "
+			     "dp, micro_batch_size and grad_accum_steps; training.global_batch_size fixes it): compare "
+			     "their tokens/s per GPU and GPU-seconds per token, not their step times",
+			     a, b);
+	}
+}
+
 static void drop_same_mfu(struct dc_sweep *sw)
 {
 	int k = metric_at(sw, "step.mfu"), b = metric_at(sw, "step.mfu_bf16_peak");
@@ -251,6 +289,7 @@ static const struct {
 	{"comm.dp.time_s", "DP time"},
 	{"comm.fsdp.bytes_per_rank", "FSDP sent/rank"},
 	{"comm.fsdp.time_s", "FSDP time"},
+	{"batch.tokens_per_step", "tokens/step"},
 	{"step.time_s", "step time"},
 	{"step.tokens_per_s_per_gpu", "tokens/s/GPU"},
 	{"step.mfu", "MFU"},
@@ -1093,6 +1132,7 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 	if (!metrics) {
 		drop_unused_sharding(sw);
 		drop_same_mfu(sw);
+		tokens_differ(sw, diag);
 	}
 	small_bytes_raw(sw);
 

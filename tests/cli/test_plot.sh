@@ -213,12 +213,14 @@ for name in ("ring", "ring_only"):
     want(name, any(x.startswith("reduce-scatter") for x in t) and any(x.startswith("all-gather") for x in t),
          "legend")
 
-# sweep: gpus.json (the course config with a GPU) shows eight numeric
-# headline metrics (fits is a yes/no): eight panels; the DP group's two
-# have no point at one node (dp 1: no DP group), so 3 points, the others 4
+# sweep: gpus.json (the course config with a GPU) shows nine numeric
+# headline metrics (fits is a yes/no): nine panels, the tokens a step
+# among them (dp grows with the nodes: 8 x 4096 x dp, work that differs);
+# the DP group's two have no point at one node (dp 1: no DP group), so 3
+# points, the others 4
 r = load("sweep")
 t = texts(r)
-want("sweep", size(r) == (800, 4000), f"size {size(r)}")
+want("sweep", size(r) == (800, 4500), f"size {size(r)}")
 # titles in words with their units; the JSON path below each
 for title in ("peak/rank [GiB] against cluster.num_nodes", "comm/step [GiB] against cluster.num_nodes",
               "comm time [ms] against cluster.num_nodes", "DP sent/rank [GiB] against cluster.num_nodes",
@@ -229,7 +231,8 @@ for path in ("summary.peak_bytes", "summary.comm_bytes_per_step", "summary.comm_
     want("sweep", any(x.startswith(path + ": ") for x in t), f"no subtitle naming {path}")
 want("sweep", "peak/rank [GiB]" in t and "comm/step [GiB]" in t and "comm time [ms]" in t, "y axis units")
 lines = list(r.iter(NS + "polyline"))
-want("sweep", [len(l.get("points").split()) for l in lines] == [4, 4, 4, 3, 3, 4, 4, 4], "one line a panel, 4 points (DP: 3)")
+want("sweep", [len(l.get("points").split()) for l in lines] == [4, 4, 4, 3, 3, 4, 4, 4, 4], "one line a panel, 4 points (DP: 3)")
+want("sweep", "tokens/step against cluster.num_nodes" in t, "no panel 'tokens/step against cluster.num_nodes'")
 
 # grid: tp = 3 never runs, so each panel has two series (tp 2, tp 4) of 3
 # points and marks 3 points that did not run

@@ -420,7 +420,7 @@ grep -q ' 131,072 ' "$work/evlabel.txt" || fail "event metric value: $(cat "$wor
 "$bin" --config "$src/configs/llama-3-8b.json" --sweep parallel.cp=1,2 \
 	--sweep-metrics step.time_s,comm.cp.time_s,batch.tokens_per_step >"$work/cplabel.txt" 2>/dev/null ||
 	fail "cp metric exits $?"
-grep -q ' step time  *cp\.time_s  *tokens_per_step$' "$work/cplabel.txt" ||
+grep -q ' step time  *cp\.time_s  *tokens/step$' "$work/cplabel.txt" ||
 	fail "sub-object metric labels: $(grep 'point ' "$work/cplabel.txt")"
 
 # a table's row by index is a metric too
@@ -434,6 +434,22 @@ if not ok:
     print("FAIL: indexed metric:", r)
 sys.exit(0 if ok else 1)
 PY
+
+# points that run different work say so: tp 1, 2, 4, 8 on the course's 8
+# GPUs with dp auto runs dp 8, 4, 2, 1 x 8 microbatches x 4096 tokens =
+# 262,144 down to 32,768 tokens a step: a tokens/step column and one
+# warning; with training.global_batch_size 16 every point runs 65,536 and
+# neither shows
+"$bin" --config "$sys" --set parallel.dp=auto --sweep parallel.tp=1,2,4,8 >"$work/work.txt" 2>"$work/work.err" ||
+	fail "work: exit $?"
+grep -q "warning: the sweep's points run different work, 32,768 to 262,144 tokens a step" "$work/work.err" ||
+	fail "work: no warning: $(cat "$work/work.err")"
+grep -q "tokens/step" "$work/work.txt" || fail "work: no tokens/step column"
+grep -q "^        0      262,144 " "$work/work.txt" || fail "work: point 0's tokens: $(grep -A6 'tokens/step' "$work/work.txt")"
+"$bin" --config "$sys" --set parallel.dp=auto --set training.global_batch_size=16 --sweep parallel.tp=1,2,4,8 \
+	>"$work/work.txt" 2>"$work/work.err" || fail "work, aligned: exit $?"
+grep -q "different work" "$work/work.err" && fail "work, aligned: warned: $(cat "$work/work.err")"
+grep -q "tokens/step" "$work/work.txt" && fail "work, aligned: a tokens/step column of one value"
 
 # a sweep that stops (point 1 names a directory as model.hf_config: exit
 # 4, nothing printed) says the warnings of the points that ran (point 0's
