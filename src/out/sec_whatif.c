@@ -70,7 +70,7 @@ static const char *const metric[DC_WHATIF_COUNT] = {
 };
 
 static const char *const falsify[DC_WHATIF_COUNT] = {
-	"Run nccl-tests all_reduce_perf across the two nodes (-b 8 -e 8G -f 2, one process per GPU): a busbw at the "
+	"Run nccl-tests all_reduce_perf across the cluster's nodes (-b 8 -e 8G -f 2, one process per GPU): a busbw at the "
 	"baseline figure, not the changed one, clears the network; then the profiler's exposed NCCL time in a step "
 	"should not have grown.",
 	"Replace the slow rank's DataLoader with batches already in GPU memory (or time the loader alone there): if "
