@@ -130,7 +130,7 @@ static void view(const struct dc_run *run, void *out)
 	dc_net_group_ranks(&v->net, 0, 1, v->ranks, &v->group);
 	v->nodes = v->group.nodes;
 	v->ranks_per_node = v->group.ranks_per_node;
-	v->rails = v->group.rails;
+	v->rails = v->group.nodes > 1 ? v->group.rails : 0; /* inside one domain no NIC carries it */
 	if (v->net.algorithm != DC_NET_ALGO_AUTO &&
 	    dc_net_time(&v->net, v->kind, &v->group, v->max_bytes, DC_NET_ALGO_AUTO, &probe) != 0) {
 		v->net.algorithm = DC_NET_ALGO_AUTO;
@@ -211,7 +211,7 @@ static const struct dc_field fields[] = {
 	{"ranks", "ranks (nThread 1 nGpus 1, one process per GPU)", DC_U_COUNT, DC_FT_U64, V(ranks)},
 	{"nodes", "NVLink domains spanned", DC_U_COUNT, DC_FT_U64, V(nodes)},
 	{"ranks_per_node", "ranks per domain (busiest)", DC_U_COUNT, DC_FT_U64, V(ranks_per_node)},
-	{"rails", "NICs (rails) used per node", DC_U_COUNT, DC_FT_U64, V(rails)},
+	{"rails", "NICs (rails) used per domain (0: inside one)", DC_U_COUNT, DC_FT_U64, V(rails)},
 	{"min_bytes", "minBytes (-b)", DC_U_BYTES_RAW, DC_FT_U64, V(min_bytes)},
 	{"max_bytes", "maxBytes (-e)", DC_U_BYTES_RAW, DC_FT_U64, V(max_bytes)},
 	{"step_factor", "step factor (-f)", DC_U_COUNT, DC_FT_U64, V(step_factor)},

@@ -198,7 +198,7 @@ static const struct dc_field strat_fields[] = {
 	{"link_bandwidth_GBps", "link bandwidth B", DC_U_GBPS, DC_FT_F64, SV(bw_GBps)},
 	{"link_latency_s", "link latency alpha", DC_U_SECONDS, DC_FT_F64, SV(latency_s)},
 	{"nic_flows", "groups sharing each NIC", DC_U_COUNT, DC_FT_U64, SV(nic_flows), .shown = crosses},
-	{"node_bandwidth_GBps", "one group's share of a node's NICs", DC_U_GBPS, DC_FT_F64, SV(node_bw_GBps),
+	{"node_bandwidth_GBps", "one group's share of its domain's NICs", DC_U_GBPS, DC_FT_F64, SV(node_bw_GBps),
 	 .shown = crosses},
 	{"bytes_per_rank", "bytes sent per rank per step", DC_U_BYTES, DC_FT_U64, SV(bytes_per_rank)},
 	{"time_s", "time per step", DC_U_SECONDS, DC_FT_F64, SV(time_s)},
