@@ -407,12 +407,26 @@ static const struct dc_field *resolve_static(const struct dc_experiment *exp, co
 					near = fs->f[i].key;
 				}
 			}
-			if (near)
+			if (near) {
 				snprintf(err, errlen, "'%.200s': no field '%.*s' there; did you mean '%.*s%s'?", path,
 					 (int)(s.len < 64 ? s.len : 64), s.key, (int)(s.key - path), path, near);
-			else
-				snprintf(err, errlen, "'%.200s': no field '%.*s' there", path,
-					 (int)(s.len < 64 ? s.len : 64), s.key);
+			} else {
+				/* nothing near: the names there, as many as the
+				 * line holds, so the next try is not a guess */
+				int n = snprintf(err, errlen, "'%.200s': no field '%.*s' there", path,
+						 (int)(s.len < 64 ? s.len : 64), s.key);
+				size_t used = n > 0 && (size_t)n < errlen ? (size_t)n : errlen, shown = 0;
+				for (size_t i = 0; fs && i < fs->n; i++) {
+					const char *sep = shown ? ", " : "; its fields: ";
+					/* whole names only, room kept for " (N more)" */
+					if (used + strlen(sep) + strlen(fs->f[i].key) + 16 >= errlen)
+						break;
+					used += (size_t)snprintf(err + used, errlen - used, "%s%s", sep, fs->f[i].key);
+					shown++;
+				}
+				if (fs && shown && shown < fs->n)
+					snprintf(err + used, errlen - used, " (%zu more)", fs->n - shown);
+			}
 			return NULL;
 		}
 		if (f->type == DC_FT_ROWS && !s.has_index) {
