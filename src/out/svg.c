@@ -568,7 +568,9 @@ static void draw_ring(const struct dc_report *r, struct dc_buf *b)
 {
 	const struct dc_ring *ring = &r->res.ring;
 	uint64_t lanes = ring->ranks < RING_MAX_LANES ? ring->ranks : RING_MAX_LANES;
-	const double x0 = 80, x1 = 770, y0 = 70, y1 = 420;
+	/* the lanes end at 400: the x axis's title (y1 + 40) clear of the
+	 * legend at 470 (at 420 it sat on the legend's second entry) */
+	const double x0 = 80, x1 = 770, y0 = 70, y1 = 400;
 	struct axis ax;
 	struct dunit tu = ring->time_s < 1e-3 ? (struct dunit){1e-6, "us"} : (struct dunit){1e-3, "ms"};
 	char buf[320];
