@@ -971,10 +971,11 @@ static void price_p2p_one(const struct dc_net *net, enum dc_coll_kind op, const 
 		/* a pair group spans two domains when its ranks do; a ring of
 		 * sends in rank order (nccl-tests' sendrecv, cp's K/V) crosses
 		 * each domain's edge once a direction, whatever its ranks there:
-		 * the one flow that crosses has a rail's share of the node's
-		 * NICs (its NIC to itself when fewer NICs than ranks), not one
-		 * rank's of r */
-		double rail = c->node_bw / (double)(g->rails ? g->rails : 1);
+		 * the one flow that crosses has its rank's NICs (nics / gpn of
+		 * them with more NICs than GPUs, else one: node_rails_of) of the
+		 * rails the node's share holds, not one rank's share of r */
+		uint64_t own = net->nics_per_node > net->gpus_per_node ? net->nics_per_node / net->gpus_per_node : 1;
+		double rail = min_d(c->node_bw, c->node_bw * (double)own / (double)(g->rails ? g->rails : 1));
 		double rate = (remote ? rail : nv) * share;
 		o->bw_s = S / rate;
 		o->lat_s = base_lat_s[DC_NET_ALGO_RING][pr] +
