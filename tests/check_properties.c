@@ -50,9 +50,16 @@
 static uint64_t env_u64(const char *name, uint64_t dflt)
 {
 	const char *v = getenv(name);
-	uint64_t n = v && *v ? strtoull(v, NULL, 10) : dflt;
-	/* a count that would skip every draw passes nothing: refused */
-	ck_assert_msg(n >= 2, "%s must be at least 2, got '%s'", name, v ? v : "");
+	return v && *v ? strtoull(v, NULL, 10) : dflt;
+}
+
+/* DC_PROPERTY_COUNT: a count that would skip every draw (halved or
+ * quartered by some tests) passes nothing, so it is refused; a seed is
+ * any number */
+static uint64_t env_count(void)
+{
+	uint64_t n = env_u64("DC_PROPERTY_COUNT", 2000);
+	ck_assert_msg(n >= 4, "DC_PROPERTY_COUNT must be at least 4, got %llu", (unsigned long long)n);
 	return n;
 }
 
@@ -179,7 +186,7 @@ static void load_ok(const char *json, struct dc_config *cfg)
 START_TEST(test_ring_invariants)
 {
 	struct dc_rng rng;
-	uint64_t n = env_u64("DC_PROPERTY_COUNT", 2000);
+	uint64_t n = env_count();
 	char json[4096];
 
 	dc_rng_seed(&rng, env_u64("DC_PROPERTY_SEED", 7));
@@ -247,7 +254,7 @@ END_TEST
 START_TEST(test_loader_invariants)
 {
 	struct dc_rng rng;
-	uint64_t n = env_u64("DC_PROPERTY_COUNT", 2000);
+	uint64_t n = env_count();
 	char json[4096];
 
 	dc_rng_seed(&rng, env_u64("DC_PROPERTY_SEED", 7) + 1);
@@ -332,7 +339,7 @@ static uint64_t states_under(const struct dc_config *cfg, enum dc_sharding sh, u
 START_TEST(test_memory_invariants)
 {
 	struct dc_rng rng;
-	uint64_t n = env_u64("DC_PROPERTY_COUNT", 2000) / 2;
+	uint64_t n = env_count() / 2;
 	char json[4096];
 
 	dc_rng_seed(&rng, env_u64("DC_PROPERTY_SEED", 7) + 2);
@@ -405,7 +412,7 @@ END_TEST
 START_TEST(test_batch_invariants)
 {
 	struct dc_rng rng;
-	uint64_t n = env_u64("DC_PROPERTY_COUNT", 2000);
+	uint64_t n = env_count();
 	char json[4096];
 
 	dc_rng_seed(&rng, env_u64("DC_PROPERTY_SEED", 7) + 3);
@@ -435,7 +442,7 @@ START_TEST(test_topology_invariants)
 {
 	static const enum dc_axis axes[] = {DC_AXIS_TP, DC_AXIS_DP, DC_AXIS_PP};
 	struct dc_rng rng;
-	uint64_t n = env_u64("DC_PROPERTY_COUNT", 2000) / 2;
+	uint64_t n = env_count() / 2;
 	char json[4096];
 
 	dc_rng_seed(&rng, env_u64("DC_PROPERTY_SEED", 7) + 4);
@@ -544,7 +551,7 @@ static int picks_kept(const struct dc_comm *a, const struct dc_comm *b, int s)
 START_TEST(test_comm_invariants)
 {
 	struct dc_rng rng;
-	uint64_t n = env_u64("DC_PROPERTY_COUNT", 2000);
+	uint64_t n = env_count();
 	char json[4096];
 
 	dc_rng_seed(&rng, env_u64("DC_PROPERTY_SEED", 7) + 5);
@@ -798,7 +805,7 @@ START_TEST(test_table_and_json_agree)
 		{{"memory", "per_rank"}, "Rank with the highest peak memory\n", "Classes of ranks with identical ledgers"},
 	};
 	struct dc_rng rng;
-	uint64_t n = env_u64("DC_PROPERTY_COUNT", 2000) / 4;
+	uint64_t n = env_count() / 4;
 	char json[4096];
 
 	dc_rng_seed(&rng, env_u64("DC_PROPERTY_SEED", 7) + 6);
