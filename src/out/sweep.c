@@ -175,30 +175,28 @@ static void drop_unused_sharding(struct dc_sweep *sw)
  * peak, FP8's under fp8) only where some point that ran has them apart:
  * a sweep over precision.compute compares BF16 and FP8 on the peak they
  * share; one without FP8 shows one MFU column, as before. */
-/* The work of a step: its column where the points that ran differ in it,
- * with a warning (step times of different work do not compare: the
- * course's "align the work first"), else dropped as the same everywhere */
-static void tokens_differ(struct dc_sweep *sw, struct dc_diag *diag)
+/* The work of a step: where the points that ran differ in it, a warning
+ * (step times of different work do not compare: the course's "align the
+ * work first"), whatever the metrics; the default column of it
+ * (`column`) only then, else dropped as the same everywhere */
+static void tokens_differ(struct dc_sweep *sw, int column, struct dc_diag *diag)
 {
-	int k = metric_at(sw, "batch.tokens_per_step");
+	int k = column ? metric_at(sw, "batch.tokens_per_step") : -1;
 	int any = 0;
 	uint64_t lo = 0, hi = 0;
-	if (k < 0)
-		return;
 	for (size_t i = 0; i < sw->npoints; i++) {
 		const struct dc_sweep_point *pt = &sw->points[i];
-		uint64_t t;
-		if (!pt->ok || pt->null[k])
+		if (!pt->ok || !pt->tokens_per_step)
 			continue;
-		t = sw->metric[k].type == DC_FT_U64 ? pt->cell[k].u : (uint64_t)pt->cell[k].d;
-		if (!any || t < lo)
-			lo = t;
-		if (!any || t > hi)
-			hi = t;
+		if (!any || pt->tokens_per_step < lo)
+			lo = pt->tokens_per_step;
+		if (!any || pt->tokens_per_step > hi)
+			hi = pt->tokens_per_step;
 		any = 1;
 	}
 	if (!any || lo == hi) {
-		drop_metric(sw, (size_t)k);
+		if (k >= 0)
+			drop_metric(sw, (size_t)k);
 		return;
 	}
 	{
@@ -206,9 +204,10 @@ static void tokens_differ(struct dc_sweep *sw, struct dc_diag *diag)
 		dc_fmt_u64_grouped(a, lo);
 		dc_fmt_u64_grouped(b, hi);
 		dc_diag_warn(diag,
-			     "the sweep's points run different work, %s to %s tokens a step (the global batch follows "
-			     "dp, micro_batch_size and grad_accum_steps; training.global_batch_size fixes it): compare "
-			     "their tokens/s per GPU and GPU-seconds per token, not their step times",
+			     "the sweep's points run different work, %s to %s tokens a step (the global batch's samples "
+			     "times model.seq_length; without training.global_batch_size the samples follow dp, "
+			     "micro_batch_size and grad_accum_steps): compare their tokens/s per GPU and GPU-seconds "
+			     "per token, not their step times",
 			     a, b);
 	}
 }
@@ -880,6 +879,8 @@ static int run_point(const struct dc_experiment *exp, const struct dc_sweep_load
 		sw->valid++;
 		for (size_t k = 0; k < sw->nmetrics; k++)
 			lookup(r, sw->metric[k].path, pt, k);
+		if (r->res.done & DC_EST_BIT(DC_EST_BATCH))
+			pt->tokens_per_step = r->res.batch.tokens_per_step;
 		if (r->res.done & DC_EST_BIT(DC_EST_MEMORY)) {
 			pt->has_memory = 1;
 			pt->fits = r->res.memory.top.fits && r->res.memory.host_fits; /* summary.fits */
@@ -1146,8 +1147,8 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 	if (!metrics) {
 		drop_unused_sharding(sw);
 		drop_same_mfu(sw);
-		tokens_differ(sw, diag);
 	}
+	tokens_differ(sw, !metrics, diag);
 	small_bytes_raw(sw);
 
 	if (dc_report_take_warnings(r, info->early_warnings, diag) != 0)

@@ -34,6 +34,9 @@ struct dc_sweep_point {
 	 * rank fits (when it ran and its report has the memory ledger) */
 	int has_memory, fits;
 	uint64_t gpu_mem_bytes;
+	/* the tokens of its step (batch.tokens_per_step), whatever the
+	 * metrics, when its report has the batch section; 0: none */
+	uint64_t tokens_per_step;
 };
 
 struct dc_sweep_metric {

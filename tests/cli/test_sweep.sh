@@ -450,6 +450,12 @@ grep -q "^        0      262,144 " "$work/work.txt" || fail "work: point 0's tok
 	>"$work/work.txt" 2>"$work/work.err" || fail "work, aligned: exit $?"
 grep -q "different work" "$work/work.err" && fail "work, aligned: warned: $(cat "$work/work.err")"
 grep -q "tokens/step" "$work/work.txt" && fail "work, aligned: a tokens/step column of one value"
+# the warning whatever the metrics (a review: --sweep-metrics step.time_s
+# compared the step times of different work unsaid), without the column
+"$bin" --config "$sys" --set parallel.dp=auto --sweep parallel.tp=1,2,4,8 --sweep-metrics step.time_s \
+	>"$work/work.txt" 2>"$work/work.err" || fail "work, metrics: exit $?"
+grep -q "different work, 32,768 to 262,144 tokens a step" "$work/work.err" || fail "work, metrics: no warning"
+grep -q "tokens/step" "$work/work.txt" && fail "work, metrics: a column not asked for"
 
 # a sweep that stops (point 1 names a directory as model.hf_config: exit
 # 4, nothing printed) says the warnings of the points that ran (point 0's
