@@ -1152,6 +1152,18 @@ START_TEST(test_search_space_left_out)
 	ck_assert_str_eq(got, "--set: 'search.space.pp': 3 does not divide the 8 GPUs (num_nodes x gpus_per_node), so no layout takes it: left out of the search\n"
 			      "--set: 'search.space.pp': 4 does not divide model.num_layers (30), so no layout takes it: left out of the search");
 	dc_diag_release(&d);
+	/* uneven stages fix the config's pp: every other value is left out
+	 * (a review: 1 and 2 divide 30 and were dropped unsaid) */
+	ck_assert_int_eq(load(base,
+			      (const char *const[]){"model.num_layers=30", "parallel.pp=4", "parallel.dp=2",
+						    "parallel.tp=1", "parallel.pipeline_layers=[8,8,7,7]",
+						    "search.space.pp=[1,2,3,4]"},
+			      6, &cfg, &d),
+			 0);
+	joined(&d, got, sizeof(got));
+	ck_assert_msg(strstr(got, "--set: 'search.space.pp': 1, 2 are not the config's own pp (4), which its uneven stages fix, so no layout takes them: left out of the search") != NULL,
+		      "%s", got);
+	dc_diag_release(&d);
 }
 END_TEST
 

@@ -1162,6 +1162,27 @@ static void space_left_out(struct loader *l, enum key_id k, const struct dc_sear
 			     bad > 1 ? "them" : "it", bad == v->n ? ", which then has no layout" : "");
 }
 
+/* search.space values other than `own` (those that divide `said`: the
+ * others are said already) left out, with `what` naming why `own` alone */
+static void space_left_out_unless(struct loader *l, enum key_id k, const struct dc_search_values *v, uint64_t own,
+				  const char *what, uint64_t said)
+{
+	char list[256];
+	size_t n = 0, bad = 0;
+	list[0] = 0;
+	for (uint32_t i = 0; i < v->n; i++) {
+		if (v->v[i] == own || (said && said % v->v[i] != 0))
+			continue;
+		bad++;
+		if (n < sizeof(list))
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%llu", bad > 1 ? ", " : "",
+					      (unsigned long long)v->v[i]);
+	}
+	if (bad)
+		dc_cfg_warnf(l, (int)k, "'%s': %s %s not %s, so no layout takes %s: left out of the search",
+			     dc_cfg_keys[k].info.path, list, bad > 1 ? "are" : "is", what, bad > 1 ? "them" : "it");
+}
+
 static int rule_search_space(struct loader *l)
 {
 	const struct dc_config *c = l->cfg;
@@ -1185,9 +1206,16 @@ static int rule_search_space(struct loader *l)
 	/* the search splits the layers evenly (src/plan/plan.c,
 	 * dc_layout_fault: R_PP), but at the input's own uneven pp: a pp that
 	 * divides the GPUs and not the layers is left out too */
-	if (c->model.num_layers)
-		space_left_out(l, KEY_SEARCH_SPACE_PP, &q->pp, c->model.num_layers,
-			       dc_stages_uneven(&c->parallel) ? c->parallel.pp : 0, layers, c->world_size);
+	if (dc_stages_uneven(&c->parallel)) {
+		/* the config's uneven stages fix its pp: every other value
+		 * (that divides the GPUs: said above otherwise) is left out */
+		char own[96];
+		snprintf(own, sizeof(own), "the config's own pp (%llu), which its uneven stages fix",
+			 (unsigned long long)c->parallel.pp);
+		space_left_out_unless(l, KEY_SEARCH_SPACE_PP, &q->pp, c->parallel.pp, own, c->world_size);
+	} else if (c->model.num_layers) {
+		space_left_out(l, KEY_SEARCH_SPACE_PP, &q->pp, c->model.num_layers, 0, layers, c->world_size);
+	}
 	space_left_out(l, KEY_SEARCH_SPACE_DP, &q->dp, c->world_size, 0, gpus, 0);
 	space_left_out(l, KEY_SEARCH_SPACE_EP, &q->ep, c->model.num_experts ? c->model.num_experts : 1, 0, experts,
 		       0);
@@ -2411,7 +2439,7 @@ static const struct rule rules[] = {
 	{{"loss.tokens: min_length at most max_length at most seq_length; token_loss above 0 and below 1000",
 	  KEYS("loss.tokens.min_length", "loss.tokens.max_length", "model.seq_length", "loss.token_loss")},
 	 rule_loss_tokens},
-	{{"search.space: a value that does not divide what it must (tp, cp, pp and dp the GPUs, pp num_layers too but at the input's own uneven pp, ep num_experts or 1, virtual_pipeline num_layers, micro_batch_size the global batch) is left out of the search, with a warning",
+	{{"search.space: a value that does not divide what it must (tp, cp, pp and dp the GPUs, pp num_layers too, or with uneven stages the input's own pp alone, ep num_experts or 1, virtual_pipeline num_layers, micro_batch_size the global batch) is left out of the search, with a warning",
 	  KEYS("search.space.tp", "search.space.cp", "search.space.pp", "search.space.dp", "search.space.ep",
 	       "search.space.virtual_pipeline", "search.space.micro_batch_size")},
 	 rule_search_space},
@@ -2549,6 +2577,7 @@ void dc_cfg_apply_system(struct loader *l)
 	 * written as one 72-GPU node: 4 NICs for 72 GPUs, a trial's 2.5 x
 	 * slower step), said beside the gpus_per_node warning */
 	if (seen(l, KEY_CLUSTER_GPUS_PER_NODE) && !seen(l, KEY_CLUSTER_NICS_PER_NODE) &&
+	    !seen(l, KEY_CLUSTER_TOPOLOGY_FILE) /* whose NICs come after, and win */ &&
 	    c->gpus_per_node != ps->gpus_per_node && !l->refused[KEY_CLUSTER_GPUS_PER_NODE])
 		dc_cfg_warnf(l, KEY_CLUSTER_GPUS_PER_NODE,
 			     "'cluster.nics_per_node': %llu, cluster.system \"%s\"'s for its node of %llu GPUs, is kept for "
