@@ -263,7 +263,7 @@ const char *dc_layout_expert_error(const struct dc_layout *lay, uint64_t num_exp
 	    (ranks / ep) % etp != 0)
 		return "'parallel.ep' x 'parallel.etp': ep x etp must divide tp x dp x cp, the ranks of a stage that the expert layers regroup (Megatron-Core's MoE parallel folding)";
 	if (dc_layout_expert_folded(lay) && !pp_outermost)
-		return "'parallel.order': folding the expert layout (ep not dividing dp, etp other than tp, or ep > 1 with cp > 1) needs pp as the slowest axis, as Megatron-Core's expert rank generator has it";
+		return "'parallel.order': folding the expert layout (ep not dividing dp, etp other than tp, or ep > 1 with cp > 1) needs pp as the slowest axis: distcalc lays the expert groups out over a stage's consecutive ranks, as Megatron-Core's expert rank generator does with pp last (Megatron-Core also runs other orders where ep x etp = tp x cp, which are not modelled)";
 	return NULL;
 }
 
