@@ -455,7 +455,7 @@ START_TEST(test_usage_errors)
 
 	parse_err("distcalc: error: unexpected argument 'extra'", "--all", "extra", NULL);
 	parse_err("distcalc: error: unexpected argument ''", "", NULL);
-	parse_err("distcalc: error: unexpected argument 'configs/systems.json'; did you mean '--config configs/systems.json'?",
+	parse_err("distcalc: error: unexpected argument 'configs/systems.json'; did you mean '--config configs/systems.json' (or '--model configs/systems.json' for a Hugging Face config.json)?",
 		  "configs/systems.json", NULL);
 	parse_err("distcalc: error: unknown option '--bogus'", "--bogus", NULL);
 	parse_err("distcalc: error: unknown option '-x'", "-x", NULL);

@@ -635,8 +635,10 @@ int dc_options_parse(int argc, const char *const *argv, struct dc_options *o,
 				/* a config named without its option (distcalc takes
 				 * none by position) */
 				size_t n = strlen(a);
-				if (n > 5 && strcmp(a + n - 5, ".json") == 0)
-					return usage(diag, "unexpected argument '%s'; did you mean '--config %s'?", a, a);
+				if (n > 5 && strcasecmp(a + n - 5, ".json") == 0)
+					return usage(diag,
+						     "unexpected argument '%s'; did you mean '--config %s' (or '--model %s' for a Hugging Face config.json)?",
+						     a, a, a);
 				return usage(diag, "unexpected argument '%s'", a);
 			}
 			near = dc_options_suggest(a);

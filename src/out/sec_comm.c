@@ -84,7 +84,7 @@ static void view(const struct dc_run *run, void *out)
 		/* the model's own embedding and output layer run on the tp
 		 * group too (docs/formulas-systems.md, "Tensor parallel") */
 		sv->not_priced = i == DC_STRAT_TP && st->in_play && run->plan->layout.tp > 1
-					 ? "the embedding's and the output layer's own collectives (an AllReduce of b s h each a microbatch, forward and backward; under sequence parallelism a ReduceScatter and an AllGather) and the vocabulary-parallel loss's three reductions of b s values: every tp > 1 layout makes them, a few per microbatch against the layers' 4 or more each (docs/formulas-systems.md, \"Tensor parallel (Megatron)\")"
+					 ? "the embedding's AllReduce of b s h in forward and the output layer's in backward, on the first and last stages (under sequence parallelism each a ReduceScatter and an AllGather), and the vocabulary-parallel loss's three reductions of b s values: every tp > 1 layout makes them, a few a microbatch against the layers' 4 or more each (docs/formulas-systems.md, \"Tensor parallel (Megatron)\")"
 					 : NULL;
 		sv->note = i != DC_STRAT_PP ? NULL
 			   : sched == DC_PIPE_DUALPIPE

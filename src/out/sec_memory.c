@@ -122,7 +122,9 @@ static void view(const struct dc_run *run, void *out)
 	v->top.peak_phase = dc_mem_phase_name(m->top.peak_phase);
 	terms_fill(&v->top);
 	v->nm.activations =
-		run->plan->in->training.recompute == DC_RECOMPUTE_SELECTIVE
+		run->plan->in->training.recompute == DC_RECOMPUTE_SELECTIVE &&
+				(run->plan->in->training.framework == DC_FRAMEWORK_MEGATRON ||
+				 run->plan->in->training.framework == DC_FRAMEWORK_CUSTOM)
 			? "assumed (Korthikanti et al. 2022 Table 2, generalised to GQA, SwiGLU and flash attention, or the override); framework temporaries and a non-fused SwiGLU's extra silu output are not counted; selective recompute reruns the attention core alone: Megatron's other recompute modules (--recompute-modules mla_up_proj, mlp, moe_act, layernorm, moe, shared_experts), which recipes such as DeepSeek-V3's use to fit, are not modelled, so their activations are counted as kept"
 			: "assumed (Korthikanti et al. 2022 Table 2, generalised to GQA, SwiGLU and flash attention, or the override); framework temporaries and a non-fused SwiGLU's extra silu output are not counted";
 	v->nm.optimizer_step = "the gradient clip's and the fused Adam kernel's scratch (foreach Adam's list of square roots is counted, optimizer_temp_bytes)";
