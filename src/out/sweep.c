@@ -848,6 +848,8 @@ static int run_point(const struct dc_experiment *exp, const struct dc_sweep_load
 		for (size_t i = 0; i < pd.count; i++)
 			if (pd.entries[i].severity == DC_SEV_ERROR)
 				dc_diag_error(diag, DC_ERR_INPUT, "%s", pd.entries[i].text);
+			else if (point_warning_add(pw, pd.entries[i].text, index) != 0)
+				goto oom; /* the stopping point's own warnings, said with the others */
 		rc = -1;
 		goto done;
 	}
