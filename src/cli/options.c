@@ -71,6 +71,28 @@ static int usage(struct dc_diag *d, const char *fmt, ...)
 	return -1;
 }
 
+/* A value a well-formed option cannot take (a number out of range, an
+ * unknown format, a budget's unit): the error alone, no synopsis after
+ * it (the line says what to write) */
+static int bad_value(struct dc_options *o, struct dc_diag *d, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int bad_value(struct dc_options *o, struct dc_diag *d, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+	o->value_error = 1;
+	va_start(ap, fmt);
+	msg = dc_vasprintf(fmt, ap);
+	va_end(ap);
+	if (!msg) {
+		dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
+		return -1;
+	}
+	dc_diag_error(d, DC_ERR_USAGE, "distcalc: error: %s", msg);
+	free(msg);
+	return -1;
+}
+
 /* A file name must not be empty; `name` is the option. */
 static int file_name(const char *name, const char *v, const char **out, struct dc_diag *d)
 {
@@ -109,7 +131,7 @@ static int apply_seed(struct dc_options *o, const char *v, struct dc_diag *d)
 			return 0;
 		}
 	}
-	return usage(d, "'--seed': expected an integer from 0 to 18446744073709551615, got '%s'", v);
+	return bad_value(o, d, "'--seed': expected an integer from 0 to 18446744073709551615, got '%s'", v);
 }
 
 static int apply_jobs(struct dc_options *o, const char *v, struct dc_diag *d)
@@ -124,7 +146,7 @@ static int apply_jobs(struct dc_options *o, const char *v, struct dc_diag *d)
 			return 0;
 		}
 	}
-	return usage(d, "'--jobs': expected a number of threads from 1 to 1024, got '%s'", v);
+	return bad_value(o, d, "'--jobs': expected a number of threads from 1 to 1024, got '%s'", v);
 }
 
 static int apply_format(struct dc_options *o, const char *v, struct dc_diag *d)
@@ -145,7 +167,7 @@ static int apply_format(struct dc_options *o, const char *v, struct dc_diag *d)
 			return 0;
 		}
 	}
-	return usage(d, "'--format': expected 'table', 'json', 'csv', 'markdown' or 'html', got '%s'", v);
+	return bad_value(o, d, "'--format': expected 'table', 'json', 'csv', 'markdown' or 'html', got '%s'", v);
 }
 
 static int apply_only(struct dc_options *o, const char *v, struct dc_diag *d)
@@ -202,7 +224,7 @@ static int apply_rtol(struct dc_options *o, const char *v, struct dc_diag *d)
 	 * a tolerance that rounds to 0 (1e-400) is 0, exact comparison */
 	int r = dc_check_parse_decimal(v, &x);
 	if (r == -1 || !(x <= 1))
-		return usage(d, "'--rtol': expected a number from 0 to 1, got '%s'", v);
+		return bad_value(o, d, "'--rtol': expected a number from 0 to 1, got '%s'", v);
 	o->rtol = x;
 	o->rtol_set = 1;
 	return 0;
@@ -225,8 +247,7 @@ static int add_budget(struct dc_options *o, const char *opt, int min, const char
 			dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
 			return -1;
 		}
-		o->value_error = 1;
-		return usage(d, "'%s': '%s': %s", opt, v, err);
+		return bad_value(o, d, "'%s': '%s': %s", opt, v, err);
 	}
 	m.min = min;
 	o->maxes[o->nmaxes++] = m;
@@ -311,7 +332,7 @@ static int apply_sweep(struct dc_options *o, const char *v, struct dc_diag *d)
 	char err[300];
 	const char **a;
 	if (!dc_sweep_axis_check(v, err, sizeof(err)))
-		return usage(d, "'--sweep': %s", err);
+		return bad_value(o, d, "'--sweep': %s", err);
 	for (size_t i = 0; i < o->nsweeps; i++) {
 		size_t n = strcspn(v, "=");
 		if (strncmp(o->sweeps[i], v, n) == 0 && o->sweeps[i][n] == '=')
@@ -351,7 +372,7 @@ static int apply_plot(struct dc_options *o, const char *v, struct dc_diag *d)
 	for (size_t i = 0; not_svg[i]; i++) {
 		size_t e = strlen(not_svg[i]);
 		if (n > e && strcasecmp(v + n - e, not_svg[i]) == 0)
-			return usage(d, "'--plot': the chart is SVG, but '%s' names a %s file; name it %.*s.svg (and convert it if you need %s)",
+			return bad_value(o, d, "'--plot': the chart is SVG, but '%s' names a %s file; name it %.*s.svg (and convert it if you need %s)",
 				     v, not_svg[i] + 1, (int)(n - e), v, not_svg[i] + 1);
 	}
 	return file_name("--plot", v, &o->plot, d);
