@@ -112,8 +112,9 @@ struct dc_option {
 /* The table, in --help order, ended by a row whose long_name is NULL. */
 extern const struct dc_option dc_option_table[];
 
-/* The usage synopsis printed at the top of --help and after every usage
- * error: lines each ending in '\n'. */
+/* The usage synopsis printed at the top of --help and after a usage
+ * error in the command line's shape (not after a bad value of a known
+ * option: value_error): lines each ending in '\n'. */
 extern const char dc_options_usage[];
 
 /* Sets every field to its default (as if no option were given). */
