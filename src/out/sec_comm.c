@@ -96,8 +96,8 @@ static void view(const struct dc_run *run, void *out)
 			   : run->plan->layout.pp == 2
 				   ? "two stages: the first sends the activations, the second the gradients, one row each"
 			   : run->plan->layout.virtual_pipeline > 1
-				   ? "interleaved: every stage sends both rows, the chunks wrapping from the last stage to the first"
-				   : "a middle stage sends both rows; the first and last stages send one";
+				   ? "interleaved: every stage sends both rows, the chunks wrapping from the last stage to the first; group size above is the pipeline's, each row a pair of neighbouring stages (group 2)"
+				   : "a middle stage sends both rows; the first and last stages send one; group size above is the pipeline's, each row a pair of neighbouring stages (group 2)";
 		/* HSDP's AllReduce across replicas runs on other groups than
 		 * the shard groups the header names: say so beside them */
 		for (size_t k = 0; !sv->note && st->in_play && k < st->ncoll; k++) {
