@@ -53,15 +53,10 @@ static const char help_tail[] =
 /* Column where an option's help text starts in --help. */
 #define HELP_COLUMN 25
 
-static int usage(struct dc_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int usage(struct dc_diag *d, const char *fmt, ...)
+/* One "distcalc: error: ..." line of a usage error. Returns -1. */
+static int vusage(struct dc_diag *d, const char *fmt, va_list ap)
 {
-	va_list ap;
-	char *msg;
-	va_start(ap, fmt);
-	msg = dc_vasprintf(fmt, ap);
-	va_end(ap);
+	char *msg = dc_vasprintf(fmt, ap);
 	if (!msg) {
 		dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
 		return -1;
@@ -69,6 +64,18 @@ static int usage(struct dc_diag *d, const char *fmt, ...)
 	dc_diag_error(d, DC_ERR_USAGE, "distcalc: error: %s", msg);
 	free(msg);
 	return -1;
+}
+
+static int usage(struct dc_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int usage(struct dc_diag *d, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+	va_start(ap, fmt);
+	rc = vusage(d, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 /* A value a well-formed option cannot take (a number out of range, an
@@ -79,18 +86,12 @@ static int bad_value(struct dc_options *o, struct dc_diag *d, const char *fmt, .
 static int bad_value(struct dc_options *o, struct dc_diag *d, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg;
+	int rc;
 	o->value_error = 1;
 	va_start(ap, fmt);
-	msg = dc_vasprintf(fmt, ap);
+	rc = vusage(d, fmt, ap);
 	va_end(ap);
-	if (!msg) {
-		dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
-		return -1;
-	}
-	dc_diag_error(d, DC_ERR_USAGE, "distcalc: error: %s", msg);
-	free(msg);
-	return -1;
+	return rc;
 }
 
 /* A file name must not be empty; `name` is the option. */

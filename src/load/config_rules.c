@@ -1135,49 +1135,44 @@ static int rule_loss_tokens(struct loader *l)
 /* search.space: a value no layout can take (a tp that does not divide the
  * GPUs, say) is left out of the search; each key that has such values
  * says which, and what they must divide, rather than the search dropping
- * them unseen (src/search/search.c walks the divisors). `what` names what
- * the values must divide, `whole` its value; `own`, when not 0, is a
- * value kept though it does not (an uneven pipeline's own v). */
+ * them unseen (src/search/search.c walks the divisors). The values of v
+ * left out into list[len]: those not dividing `whole` (0: every value),
+ * but `own` (when not 0: a value kept though it does not, an uneven
+ * pipeline's own v or pp) and those not dividing `said` (when not 0: said
+ * already). Returns their count. */
+static size_t space_bad(const struct dc_search_values *v, uint64_t whole, uint64_t own, uint64_t said, char *list,
+			size_t len)
+{
+	size_t n = 0, bad = 0;
+	list[0] = 0;
+	for (uint32_t i = 0; i < v->n; i++) {
+		if ((whole && whole % v->v[i] == 0) || (said && said % v->v[i] != 0) || (own && v->v[i] == own))
+			continue;
+		bad++;
+		if (n < len)
+			n += (size_t)snprintf(list + n, len - n, "%s%llu", bad > 1 ? ", " : "", (unsigned long long)v->v[i]);
+	}
+	return bad;
+}
+
+/* The values of v that do not divide `whole` (`what` names it) */
 static void space_left_out(struct loader *l, enum key_id k, const struct dc_search_values *v, uint64_t whole,
 			   uint64_t own, const char *what, uint64_t said)
 {
 	char list[256];
-	size_t n = 0, bad = 0;
-	list[0] = 0;
-	for (uint32_t i = 0; i < v->n; i++) {
-		if (whole && whole % v->v[i] == 0)
-			continue;
-		if (said && said % v->v[i] != 0)
-			continue; /* said already: it does not divide `said` either */
-		if (own && v->v[i] == own)
-			continue; /* the input's own (an uneven pipeline's v) */
-		bad++;
-		if (n < sizeof(list))
-			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%llu", bad > 1 ? ", " : "",
-					      (unsigned long long)v->v[i]);
-	}
+	size_t bad = space_bad(v, whole, own, said, list, sizeof(list));
 	if (bad)
 		dc_cfg_warnf(l, (int)k, "'%s': %s %s %s, so no layout takes %s: left out of the search%s",
 			     dc_cfg_keys[k].info.path, list, bad > 1 ? "do not divide" : "does not divide", what,
 			     bad > 1 ? "them" : "it", bad == v->n ? ", which then has no layout" : "");
 }
 
-/* search.space values other than `own` (those that divide `said`: the
- * others are said already) left out, with `what` naming why `own` alone */
+/* The values of v other than `own` (`what` naming why it alone) */
 static void space_left_out_unless(struct loader *l, enum key_id k, const struct dc_search_values *v, uint64_t own,
 				  const char *what, uint64_t said)
 {
 	char list[256];
-	size_t n = 0, bad = 0;
-	list[0] = 0;
-	for (uint32_t i = 0; i < v->n; i++) {
-		if (v->v[i] == own || (said && said % v->v[i] != 0))
-			continue;
-		bad++;
-		if (n < sizeof(list))
-			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%llu", bad > 1 ? ", " : "",
-					      (unsigned long long)v->v[i]);
-	}
+	size_t bad = space_bad(v, 0, own, said, list, sizeof(list));
 	if (bad)
 		dc_cfg_warnf(l, (int)k, "'%s': %s %s not %s, so no layout takes %s: left out of the search",
 			     dc_cfg_keys[k].info.path, list, bad > 1 ? "are" : "is", what, bad > 1 ? "them" : "it");
