@@ -145,7 +145,10 @@ END_TEST
 /* DeepSeek-V3's MTP module on the last stage (tp 1, ep 64: 4 of its 256
  * experts a rank): its MLA attention, q_a 7168 x 1536 + q_b 1536 x 128 x
  * 192 + kv_a 7168 x 576 + kv_b 512 x 128 x 256 + o 16384 x 7168 =
- * 187,105,280 with the two latent norms (1536 + 512), 187,107,328; its
+ * 187,105,280 with the two latent norms (1536 + 512, which the ledger
+ * counts, as it does a bias: docs/memory-conventions.md, "FP8";
+ * TE's fused layernorm-linears keep them BF16, 4 KiB of copies a
+ * module), 187,107,328; its
  * shared expert 3 x 7168 x 2048 = 44,040,192; eh_proj 2 x 7168 x 7168 =
  * 102,760,448; its 4 experts 4 x 44,040,192 = 176,160,768: 510,068,736
  * FP8-cast weights more than the same stage without the module. */
