@@ -54,6 +54,8 @@ static const char help_tail[] =
 #define HELP_COLUMN 25
 
 /* One "distcalc: error: ..." line of a usage error. Returns -1. */
+static int vusage(struct dc_diag *d, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
 static int vusage(struct dc_diag *d, const char *fmt, va_list ap)
 {
 	char *msg = dc_vasprintf(fmt, ap);
