@@ -268,6 +268,62 @@ START_TEST(test_moe_layer)
 }
 END_TEST
 
+/* Megatron-Core's recompute modules on Mixtral's layers (test_moe_layer:
+ * tp 2, no sequence parallelism, s 4096, b 1, sbh = 16,777,216; flash, no
+ * dropout; 562,298,880 B a MoE layer without recompute). The terms: the
+ * MLP input 2sbh = 33,554,432 (replicated), fc1's output 4 s b k f / t =
+ * 4 x 4096 x 2 x 14336 / 2 = 234,881,024, the activation's 2 s b k f / t =
+ * 117,440,512, the routed copies 2 x 2sbh / t = 33,554,432, the softmax
+ * statistics 4 a s b / t = 262,144. core_attn (the default) drops the
+ * statistics: 562,036,736; moe_act the activation's output: 562,298,880 -
+ * 117,440,512 = 444,858,368; moe fc1's and the activation's outputs and
+ * the routed copies, the BF16 input kept: 562,298,880 - 385,875,968 =
+ * 176,422,912; layernorm the pre-MLP norm's output: 528,744,448. A dense
+ * layer of the same shape (f 14336) holds 8 sbh = 134,217,728 replicated,
+ * q, k, v and the projection input 41,943,040, fc1's output 4 s b f / t =
+ * 117,440,512, the activation's 58,720,256 and the statistics 262,144:
+ * 352,583,680; mlp drops the MLP input, fc1's and the activation's
+ * outputs: 352,583,680 - 209,715,200 = 142,868,480. */
+START_TEST(test_recompute_modules)
+{
+	struct dc_config c;
+	struct dc_diag d;
+	char path[512];
+	uint64_t v;
+	const struct {
+		uint32_t mods;
+		int moe;
+		uint64_t bytes;
+	} rows[] = {
+		{0, 1, 562036736ull},
+		{DC_RCM(DC_RCM_CORE_ATTN), 1, 562036736ull},
+		{DC_RCM(DC_RCM_MOE_ACT), 1, 444858368ull},
+		{DC_RCM(DC_RCM_MOE), 1, 176422912ull},
+		{DC_RCM(DC_RCM_LAYERNORM), 1, 528744448ull},
+		{DC_RCM(DC_RCM_MLP), 1, 562298880ull},
+		{DC_RCM(DC_RCM_MOE), 0, 352583680ull},
+		{DC_RCM(DC_RCM_MLP), 0, 142868480ull},
+		{DC_RCM(DC_RCM_MLP) | DC_RCM(DC_RCM_CORE_ATTN), 0, 142868480ull - 262144ull},
+	};
+	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, NULL, 0, &c, &d), 0);
+	dc_diag_release(&d);
+	c.training.recompute = DC_RECOMPUTE_SELECTIVE;
+	c.training.framework = DC_FRAMEWORK_MEGATRON;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		c.training.recompute_modules_mask = rows[i].mods;
+		ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), rows[i].moe, &v), 0);
+		ck_assert_msg(v == rows[i].bytes, "row %zu: %llu, expected %llu", i, (unsigned long long)v,
+			      (unsigned long long)rows[i].bytes);
+	}
+	/* under full recompute the mask is not read */
+	c.training.recompute = DC_RECOMPUTE_FULL;
+	c.training.recompute_modules_mask = DC_RCM(DC_RCM_MOE);
+	ck_assert_uint_eq(dc_recompute_modules(&c), 0);
+}
+END_TEST
+
 /* Megatron-Core's Transformer Engine FP8 saving on Mixtral's MoE layer
  * (test_moe_layer: tp 2, no sequence parallelism, s 4096, b 1, sbh =
  * 16,777,216; flash, no dropout, 562,298,880 B under BF16). Its linears
@@ -842,6 +898,7 @@ int main(void)
 	tcase_add_test(tc, test_figure1);
 	tcase_add_test(tc, test_context_parallel_layer);
 	tcase_add_test(tc, test_fp8_saved_inputs);
+	tcase_add_test(tc, test_recompute_modules);
 	tcase_add_test(tc, test_fp8_formulas);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -121,6 +121,26 @@ START_TEST(test_op_policy_flops)
 }
 END_TEST
 
+/* mla_up_proj reruns MLA's q up-projection [q_lora -> a (d_nope + d_rope)]
+ * and kv up-projection [kv_lora -> a (d_nope + d_v)] in every layer, MTP's
+ * too: 2 (1536 x 128 x 192 + 512 x 128 x 256) = 109,051,904 FLOPs a token
+ * a layer; DeepSeek-V3's 61 layers and one MTP module: 6,761,218,048. Its
+ * attention core is no longer rerun. */
+START_TEST(test_recompute_modules_flops)
+{
+	struct dc_config c;
+	struct dc_flops f;
+	struct dc_diag d;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(DC_SOURCE_DIR "/configs/deepseek-v3-bridge-h100.json", NULL, 0, &c, &d), 0);
+	dc_diag_release(&d);
+	c.training.framework = DC_FRAMEWORK_MEGATRON;
+	c.training.recompute_modules_mask = DC_RCM(DC_RCM_MLA_UP_PROJ);
+	ck_assert_int_eq(flops_of(&c, &f), 0);
+	ck_assert_double_eq_tol(f.recompute_per_token, 6761218048.0, 1e-3);
+}
+END_TEST
+
 START_TEST(test_selective_overhead)
 {
 	/* Korthikanti section 5: selective recompute costs 2.7% (GPT-3) and
@@ -476,6 +496,7 @@ int main(void)
 	tcase_add_test(tc, test_selective_overhead);
 	tcase_add_test(tc, test_flash_backward);
 	tcase_add_test(tc, test_op_policy_flops);
+	tcase_add_test(tc, test_recompute_modules_flops);
 	tcase_add_test(tc, test_llama2_7b_default);
 	tcase_add_test(tc, test_per_rank_pipeline);
 	tcase_add_test(tc, test_per_rank_dense_and_moe_layers);

@@ -1526,6 +1526,37 @@ START_TEST(test_deepseek_v3_interleaved_dense_chunk)
 }
 END_TEST
 
+/* The same stages under the recipe's own recompute modules (Megatron-
+ * Bridge's deepseek_v3_pretrain_1024gpu_h100_bf16_config: selective with
+ * recompute_modules ["mla_up_proj", "mlp"]): mla_up_proj drops q, k and v,
+ * 2 s b (2 a d_qk + a d_v) / t = 2 x 4096 x (2 x 128 x 192 + 128 x 128)
+ * / 2 = 268,435,456 from every layer; mlp a dense layer's MLP input 2sbh/t
+ * = 29,360,128 (SP), fc1's output 4 s b f / t = 150,994,944 and the
+ * activation's 2 s b f / t = 75,497,472 (f 18432); the core is no longer
+ * recomputed, so its statistics 4 a s b / t = 1,048,576 stay. D' =
+ * 679,477,248 - 268,435,456 - 255,852,544 + 1,048,576 = 156,237,824; M' =
+ * 914,358,272 - 268,435,456 + 1,048,576 = 646,971,392. Stage 0: 15 D' +
+ * 48 M' = 33,398,194,176; stage 1: 26 D' + 48 M' = 35,116,810,240; stage
+ * 2: 70 M' = 45,287,997,440. */
+START_TEST(test_deepseek_v3_recompute_modules)
+{
+	struct dc_config c;
+	struct dc_diag d;
+	const struct dc_plan *p;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(DC_SOURCE_DIR "/configs/deepseek-v3-bridge-h100.json", NULL, 0, &c, &d), 0);
+	dc_diag_release(&d);
+	c.training.framework = DC_FRAMEWORK_MEGATRON;
+	c.training.recompute_modules_mask = DC_RCM(DC_RCM_MLA_UP_PROJ) | DC_RCM(DC_RCM_MLP);
+	p = plan_of(&c);
+	ck_assert_uint_eq(pl_kept(p, 0), 156237824ull);
+	ck_assert_uint_eq(pl_kept(p, 1), 646971392ull);
+	ck_assert_uint_eq(stage_ledger(&c, 0).activation_layers_bytes, 33398194176ull);
+	ck_assert_uint_eq(stage_ledger(&c, 1).activation_layers_bytes, 35116810240ull);
+	ck_assert_uint_eq(stage_ledger(&c, 2).activation_layers_bytes, 45287997440ull);
+}
+END_TEST
+
 START_TEST(test_activation_override)
 {
 	/* 1000.5 bytes per token per layer, micro 2, s 1000: ceil(1000.5 x 2000)
@@ -1732,6 +1763,7 @@ int main(void)
 	tcase_add_test(tc, test_activation_override);
 	tcase_add_test(tc, test_interleaved_dense_and_moe_chunks);
 	tcase_add_test(tc, test_deepseek_v3_interleaved_dense_chunk);
+	tcase_add_test(tc, test_deepseek_v3_recompute_modules);
 	tcase_add_test(tc, test_overflow_names_keys);
 	tcase_add_test(tc, test_dualpipev_mtp_on_head_rank);
 	tcase_add_test(tc, test_mtp_embedding_copy);

@@ -65,6 +65,22 @@ enum dc_recompute {
 	DC_RECOMPUTE_OP,        /* torch per-op selective policy as torchtitan configures it */
 };
 
+/* training.recompute_modules: the modules Megatron-Core's selective
+ * recompute reruns (its --recompute-modules; transformer_config.py
+ * recompute_modules), each a bit of the mask (docs/formulas.md,
+ * "Recompute modules") */
+enum dc_recompute_module {
+	DC_RCM_CORE_ATTN,      /* the attention core (the default) */
+	DC_RCM_MLP,            /* a dense layer's whole MLP */
+	DC_RCM_MOE,            /* a MoE layer's whole MLP part: router, dispatch, experts, combine */
+	DC_RCM_MOE_ACT,        /* the routed experts' activation */
+	DC_RCM_LAYERNORM,      /* the norms kept apart: MLA's input norm, a MoE layer's pre-MLP norm */
+	DC_RCM_MLA_UP_PROJ,    /* MLA's up-projections and rotation: q, k, v */
+	DC_RCM_SHARED_EXPERTS, /* a MoE layer's shared experts */
+	DC_RCM_COUNT
+};
+#define DC_RCM(m) (1u << (m))
+
 /* How attention's forward keeps what backward needs (docs/formulas.md,
  * "Activation memory"). */
 enum dc_attention {
@@ -403,6 +419,7 @@ struct dc_training {
 	uint64_t global_batch_size;  /* samples per optimizer step as given; 0: not given */
 	enum dc_recompute recompute;
 	uint64_t recompute_layers;   /* full: layers per model chunk recomputed (Megatron block); 0: all */
+	uint32_t recompute_modules_mask; /* training.recompute_modules, DC_RCM bits; 0: not given (core_attn) */
 	enum dc_attention attention;
 	enum dc_attention_backend attention_backend; /* derived from attention when not given */
 	uint64_t total_tokens; /* training.total_tokens; 0 when not given (step.time_to_train_s) */
@@ -718,6 +735,10 @@ const char *dc_sharding_name(enum dc_sharding s);
 const char *dc_axis_name(enum dc_axis a);
 const char *dc_link_choice_name(enum dc_link_choice l);
 const char *dc_recompute_name(enum dc_recompute r);
+const char *dc_recompute_module_name(enum dc_recompute_module m);
+/* The modules selective recompute reruns: training.recompute_modules, or
+ * the attention core when not given; 0 under any other recompute. */
+uint32_t dc_recompute_modules(const struct dc_config *c);
 const char *dc_pipe_schedule_name(enum dc_pipe_schedule s);
 const char *dc_collective_op_name(enum dc_collective_op op);
 /* "float", ...; and the element's size in bytes (1, 2, 4 or 8) */

@@ -13,7 +13,8 @@
  * stage's (x->moe_mtp; Megatron-Core builds it from the decoder's layer
  * spec with the model's expert parallelism, multi_token_prediction.py
  * :1220-1228 at d98e8a64, with the model's process groups); full recompute reruns it only under the
- * uniform method (axis_int.h dc_axis_mtp_recomputed).
+ * uniform method (axis_int.h dc_axis_mtp_recomputed). Selective
+ * recompute's moe module reruns every MoE layer's.
  * docs/formulas-systems.md, "Communication per step". */
 #include "axis_int.h"
 
@@ -46,6 +47,11 @@ void dc_axis_ep_comm(struct dc_axis_ctx *x)
 			       dc_ck_add(b, x->moe->moe_layers ? dc_axis_recomputed_layers(x, 1) : 0,
 					 dc_axis_mtp_recomputed(p, x->moe_mtp)),
 			       mb);
+	/* selective recompute's moe module checkpoints every MoE layer's MLP
+	 * part, the dispatcher inside it (moe_layer.py:701 at d98e8a64), the
+	 * MTP modules' too (their layers read the same recompute_modules) */
+	else if (dc_recompute_modules(cfg) & DC_RCM(DC_RCM_MOE))
+		re = dc_ck_mul(b, layers, mb);
 	msg = dc_ck_mul(b, dc_ck_mul(b, p->tokens_per_microbatch_rank, cfg->model.experts_per_token),
 			dc_ck_mul(b, cfg->model.hidden_size, cfg->precision.working_bytes));
 	dc_axis_setup(x, p->layout.ep, &p->group[DC_GROUP_EP].link, &p->group[DC_GROUP_EP].net);

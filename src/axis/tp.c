@@ -219,6 +219,30 @@ struct layer_calls {
 	double g[2], r[2], qg[2], ug[2], qr[2], ur[2], re_g[2], re_r[2], re_qg[2], re_ug[2];
 };
 
+/* The calls a layer's recompute modules run again in backward, a
+ * microbatch (config.h dc_recompute_modules; Megatron-Core reruns a
+ * checkpointed module's forward, its linears' collectives with it):
+ * without sequence parallelism mlp reruns fc2's AllReduce on a dense
+ * layer, moe or shared_experts the MLP's on a MoE layer (tp.c keeps the
+ * pair there), MLA's column-parallel up-projections none; with it mlp
+ * reruns fc1's gather (quantized as the forward's) and fc2's
+ * reduce-scatter, mla_up_proj the attention's gather (the up-projections'
+ * inputs, as the forward's row prices it), moe or shared_experts the
+ * shared experts' mg gathers (sq of them quantized) and mr
+ * reduce-scatters (framework.h dc_framework_moe_tp_calls) */
+static void module_replays(const struct dc_config *cfg, struct layer_calls *l, uint64_t mg, uint64_t mr, uint64_t sq)
+{
+	uint32_t mods = dc_recompute_modules(cfg);
+	int mlp = (mods & DC_RCM(DC_RCM_MLP)) != 0;
+	int mla = cfg->model.kv_lora_rank && (mods & DC_RCM(DC_RCM_MLA_UP_PROJ));
+	int mlp_moe = (mods & (DC_RCM(DC_RCM_MOE) | DC_RCM(DC_RCM_SHARED_EXPERTS))) != 0;
+	per_of(l->re_pair, mlp, mlp_moe);
+	per_of(l->re_g, mlp + mla, (double)mla + (mlp_moe ? (double)mg : 0.0));
+	per_of(l->re_r, mlp, mlp_moe ? (double)mr : 0.0);
+	per_of(l->re_qg, mlp, mlp_moe ? (double)sq : 0.0);
+	per_of(l->re_ug, l->re_g[0] - l->re_qg[0], l->re_g[1] - l->re_qg[1]);
+}
+
 /* On x->s one call of `kind` on `bytes`, `per` of them a layer of kind
  * c: count 1, time one call's, per_layer[c] = per (none when per is 0) */
 static void push_one(struct dc_axis_ctx *x, int c, enum dc_coll_kind kind, enum dc_coll_what what,
@@ -346,8 +370,14 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	 * kind 1 on any stage (comm.h tp_kind) */
 	int kinds = cfg->model.num_experts ? 2 : 1;
 	/* full recompute runs every layer's forward again in backward, and
-	 * with it the forward's collectives */
+	 * with it the forward's collectives; selective recompute's modules
+	 * (config.h dc_recompute_modules) the collectives of what they rerun:
+	 * relayer, either (module_replays) */
 	int refwd = cfg->training.recompute == DC_RECOMPUTE_FULL;
+	uint32_t mods = dc_recompute_modules(cfg);
+	int remod = (mods & (DC_RCM(DC_RCM_MLP) | DC_RCM(DC_RCM_MOE) | DC_RCM(DC_RCM_SHARED_EXPERTS) |
+			     DC_RCM(DC_RCM_MLA_UP_PROJ))) != 0;
+	int relayer = refwd || remod;
 	if (p->layout.tp < 2)
 		return;
 	act = dc_axis_act_bytes(x);
@@ -368,10 +398,16 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	re_dense = re_layers - re_moe;
 	fd = re_share(re_dense, dense, re_layers, layers);
 	fm = re_share(re_moe, moe, re_layers, layers);
-	lc.refwd = refwd;
+	lc.refwd = relayer;
 	lc.act = act;
 	per_of(lc.pair, 2, 2);
 	per_of(lc.re_pair, 2 * fd, 2 * fm);
+	if (remod) {
+		module_replays(cfg, &lc, 0, 0, 0);
+		re_mb = dc_ck_mul(b, dc_ck_add(b, dc_ck_mul(b, (uint64_t)lc.re_pair[0], dense),
+					     dc_ck_mul(b, (uint64_t)lc.re_pair[1], moe)),
+				  mb);
+	}
 	dc_axis_setup(x, p->topo.degree[DC_AXIS_TP], &p->group[DC_AXIS_TP].link, &p->group[DC_AXIS_TP].net);
 	/* Megatron runs the backward's input-gradient collective behind the
 	 * weight-gradient GEMM, and the input's re-gather behind the
@@ -389,7 +425,7 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 			   lc.pair);
 		push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_INPUT_GRAD_FG, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, per_mb,
 			   act, lc.pair);
-		if (refwd)
+		if (relayer)
 			push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_OUTPUT_RECOMPUTED, DC_CPHASE_BACKWARD,
 				   DC_OVL_EXPOSED, re_mb, act, lc.re_pair);
 		rank_tail(x, mb, fmt, refwd, kinds, dense, moe, &lc);
@@ -429,6 +465,18 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 					cfg->precision.working_bytes, 1);
 	q_mb = dc_ck_mul(b, quantized_gathers(x, layers, moe), mb);
 	q_re_mb = dc_ck_mul(b, quantized_gathers(x, re_layers, re_moe), mb);
+	if (remod) {
+		uint64_t per[4];
+		module_replays(cfg, &lc, mg, mr, (uint64_t)sq);
+		for (int i = 0; i < 4; i++) {
+			const double *v = i == 0 ? lc.re_g : i == 1 ? lc.re_r : i == 2 ? lc.re_qg : lc.re_ug;
+			per[i] = dc_ck_mul(b, dc_ck_add(b, dc_ck_mul(b, (uint64_t)v[0], dense), dc_ck_mul(b, (uint64_t)v[1], moe)),
+					   mb);
+		}
+		re_g_mb = per[0];
+		re_r_mb = per[1];
+		q_re_mb = per[2];
+	}
 	push_gathers(x, DC_CW_TP_SEQ_IN_G, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, g_mb, q_mb, lc.in_bytes, act, lc.qg,
 		     lc.ug);
 	push_layer(x, DC_COLL_REDUCE_SCATTER, DC_CW_TP_OUTPUT_GBAR, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, r_mb, act, lc.r);
@@ -448,7 +496,7 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	if (lc.regather)
 		push_gathers(x, DC_CW_TP_INPUT_REGATHER, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, g_mb, q_mb, lc.in_bytes,
 			     act, lc.qg, lc.ug);
-	if (refwd) {
+	if (relayer) {
 		push_gathers(x, DC_CW_TP_SEQ_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, re_g_mb, q_re_mb,
 			     lc.in_bytes, act, lc.re_qg, lc.re_ug);
 		push_layer(x, DC_COLL_REDUCE_SCATTER, DC_CW_TP_OUTPUT_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED,
@@ -473,7 +521,7 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 			   lc.qg);
 		push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX, DC_CPHASE_BACKWARD, DC_OVL_INLINE, q_mb, TP_AMAX_BYTES,
 			   lc.qg);
-		if (refwd)
+		if (relayer)
 			push_layer(x, DC_COLL_ALL_REDUCE, DC_CW_TP_AMAX_RECOMPUTED, DC_CPHASE_BACKWARD, DC_OVL_INLINE,
 				   q_re_mb, TP_AMAX_BYTES, lc.re_qg);
 		else if (lc.amax_op)

@@ -198,6 +198,89 @@ static void op_policy_kept(const struct dc_plan *p, const uint64_t *raw, uint64_
 		kept[DC_ACT_MLP_OUTPUT] = raw[DC_ACT_MLP_OUTPUT];
 }
 
+/* The bytes an MLP term holds for an inner size f alone (a MoE layer's
+ * routed or shared part of it, as dc_act_layer_parts counts the whole):
+ * `up` the fc1 output (2 or, gated, 4 bytes an element, BF16), else the
+ * activation's output (2, or its FP8 copy) */
+static uint64_t inner_term(const struct dc_plan *p, uint64_t sb, uint64_t f, int up, struct dc_ck *c)
+{
+	enum dc_fp8_saved fp8 = dc_framework_fp8_saved_inputs(p->in);
+	uint64_t raw = dc_ck_mul(c, dc_ck_mul(c, sb, f), up && p->in->model.mlp == DC_MLP_SWIGLU ? 4 : 2);
+	if (!up && fp8 != DC_FP8_SAVED_NONE)
+		raw = fp8_copy_bytes(raw, fp8);
+	return dc_ceil_div(raw, p->layout.tp);
+}
+
+/* What selective recompute keeps of one layer: every term but those the
+ * recompute modules rebuild (config.h dc_recompute_modules, Megatron-Core
+ * at d98e8a64; docs/formulas.md, "Recompute modules"):
+ * - core_attn: the attention core (attention.py:394, the checkpointed
+ *   core attention; Korthikanti et al. 2022 section 5);
+ * - mla_up_proj: MLA's q, k and v, the up-projections' and rotation's
+ *   outputs, dropped once the core has run (multi_latent_attention.py
+ *   :983-990, CheckpointWithoutOutput; :455-458);
+ * - mlp, on a dense layer: the MLP checkpointed whole (transformer_layer.py
+ *   :537-539, 992): its input is the layer's residual, since Transformer
+ *   Engine fuses the pre-MLP norm into fc1 (gpt_layer_specs.py:313), so
+ *   fc1's saved norm output, its output and the activation's go;
+ * - moe, on a MoE layer: the MLP part checkpointed whole (moe_layer.py
+ *   :247-251, 701): the checkpoint keeps its BF16 input (the pre-MLP
+ *   norm's output) and drops the rest: fc1's and the activation's
+ *   outputs, the routed copies, an FP8 copy of the input;
+ * - shared_experts: the shared experts' part of fc1's and the activation's
+ *   outputs and their fc1's FP8 copy of the input (shared_experts.py
+ *   :150-161);
+ * - moe_act: the routed experts' activation output (experts.py:262-268:
+ *   fc2 saves the original, which the checkpoint drops);
+ * - layernorm: the norms kept apart from a linear: MLA's input norm
+ *   (gpt_layer_specs.py:296) and a MoE layer's pre-MLP norm (:313), their
+ *   outputs dropped (transformer_layer.py:470-535), FP8 copies too (the
+ *   linears are set to save the original). */
+static void selective_kept(const struct dc_plan *p, int moe, uint64_t sb, struct dc_act_layer *out, struct dc_ck *c)
+{
+	const struct dc_model *m = &p->in->model;
+	uint32_t mods = dc_recompute_modules(p->in);
+	uint64_t *kept = out->kept_bytes;
+	uint64_t sbh = dc_ck_mul(c, sb, m->hidden_size);
+	/* the MLP input in BF16 as the layer holds it (s/t of it under
+	 * sequence parallelism): the router's, which a checkpoint keeps */
+	uint64_t in_bf16 = p->layout.sequence_parallel ? dc_ceil_div(dc_ck_mul(c, 2, sbh), p->layout.tp)
+						      : dc_ck_mul(c, 2, sbh);
+	for (int i = 0; i < DC_ACT_TERM_COUNT; i++)
+		kept[i] = out->term_bytes[i];
+	if (mods & DC_RCM(DC_RCM_CORE_ATTN))
+		for (int i = 0; i < DC_ACT_TERM_COUNT; i++)
+			if (terms[i].group == DC_ACT_GROUP_CORE)
+				kept[i] = 0;
+	if (m->kv_lora_rank && (mods & DC_RCM(DC_RCM_MLA_UP_PROJ)))
+		kept[DC_ACT_QK] = kept[DC_ACT_V] = 0;
+	if (!moe && (mods & DC_RCM(DC_RCM_MLP)))
+		kept[DC_ACT_MLP_INPUT] = kept[DC_ACT_MLP_UP] = kept[DC_ACT_MLP_ACT] = 0;
+	if (moe && (mods & DC_RCM(DC_RCM_MOE))) {
+		kept[DC_ACT_MLP_UP] = kept[DC_ACT_MLP_ACT] = kept[DC_ACT_ROUTED] = 0;
+		if (kept[DC_ACT_MLP_INPUT] > in_bf16)
+			kept[DC_ACT_MLP_INPUT] = in_bf16;
+	} else if (moe) {
+		uint64_t routed = dc_ck_mul(c, m->experts_per_token, m->moe_ffn_hidden_size);
+		uint64_t fs = m->shared_expert_ffn_hidden_size;
+		int shared = fs && (mods & DC_RCM(DC_RCM_SHARED_EXPERTS)), act = (mods & DC_RCM(DC_RCM_MOE_ACT)) != 0;
+		if (shared) {
+			kept[DC_ACT_MLP_UP] = inner_term(p, sb, routed, 1, c);
+			if (kept[DC_ACT_MLP_INPUT] > in_bf16)
+				kept[DC_ACT_MLP_INPUT] = in_bf16;
+		}
+		if (shared || act)
+			kept[DC_ACT_MLP_ACT] = dc_ck_add(c, shared || !fs ? 0 : inner_term(p, sb, fs, 0, c),
+							 act ? 0 : inner_term(p, sb, routed, 0, c));
+	}
+	if (mods & DC_RCM(DC_RCM_LAYERNORM)) {
+		if (m->kv_lora_rank)
+			kept[DC_ACT_ATTN_INPUT] = 0;
+		if (moe)
+			kept[DC_ACT_MLP_INPUT] = 0;
+	}
+}
+
 int dc_act_layer_parts(const struct dc_plan *p, int moe, struct dc_act_layer *out)
 {
 	const struct dc_model *m = &p->in->model;
@@ -313,8 +396,7 @@ int dc_act_layer_parts(const struct dc_plan *p, int moe, struct dc_act_layer *ou
 			out->kept_bytes[i] = out->term_bytes[i];
 		break;
 	case DC_RECOMPUTE_SELECTIVE:
-		for (int i = 0; i < DC_ACT_TERM_COUNT; i++)
-			out->kept_bytes[i] = terms[i].group == DC_ACT_GROUP_CORE ? 0 : out->term_bytes[i];
+		selective_kept(p, moe, sb, out, &c);
 		break;
 	case DC_RECOMPUTE_FULL:
 		for (int i = 0; i < DC_ACT_TERM_COUNT; i++)

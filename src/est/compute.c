@@ -231,6 +231,9 @@ struct part {
 	 * tp_col_dgrad_s) */
 	double col_dgrad[2], col_wgrad[2];
 	double core_mm, core_mem; /* the attention core's forward: what selective recompute reruns */
+	/* the forward of what training.recompute_modules reruns beside the
+	 * core (config.h dc_recompute_modules: layer_time) */
+	double rc_fwd;
 	double fwd_flops;
 };
 
@@ -549,8 +552,9 @@ static void tp_col(struct part *pt, int which, const struct lin_gemms *g)
  * gradient, write dx: 8 bytes); `after_add` says the previous sub-block's
  * residual add is in the same compiled block, so this norm joins its
  * kernel: the sum's pass writes the normed copy too (2 bytes more), and
- * the norm has no pass or launch of its own. */
-static void norm_residual(const struct ctx *x, struct part *pt, int bias, int after_add, int te)
+ * the norm has no pass or launch of its own. Returns the norm's forward
+ * (what the layernorm recompute module reruns). */
+static double norm_residual(const struct ctx *x, struct part *pt, int bias, int after_add, int te)
 {
 	double n = x->tokens_sp * x->h, out = te && x->te_norm ? x->norm_out_bytes : 2.0;
 	double norm_fwd = x->compile && after_add ? out * n / (x->hbm * x->mem_eff) : mem_s(x, (2.0 + out) * n);
@@ -571,6 +575,7 @@ static void norm_residual(const struct ctx *x, struct part *pt, int bias, int af
 		pt->bwd_mem += mem_s(x, 5.0 * n);
 	if (bias)
 		pt->bwd_mem += mem_s(x, 2.0 * n);
+	return norm_fwd;
 }
 
 /* torchtitan's attention block uncompiled, beside the GEMMs and the
@@ -620,8 +625,13 @@ static void attention(struct ctx *x, struct part *pt)
 	double scores = x->b * x->heads * sq * sk; /* score elements on this rank */
 	double sk_flash = x->s_k; /* a window skips blocks in a flash kernel, not in eager attention's mask */
 
-	/* Megatron-Core's MLA keeps its input norm apart (gpt_layer_specs.py) */
-	norm_residual(x, pt, m->out_bias, 0, !m->kv_lora_rank);
+	uint32_t mods = dc_recompute_modules(x->p->in);
+	double before;
+	/* Megatron-Core's MLA keeps its input norm apart (gpt_layer_specs.py),
+	 * which the layernorm recompute module reruns */
+	before = norm_residual(x, pt, m->out_bias, 0, !m->kv_lora_rank);
+	if (m->kv_lora_rank && (mods & DC_RCM(DC_RCM_LAYERNORM)))
+		pt->rc_fwd += before;
 	if (m->kv_lora_rank) {
 		double a = (double)m->num_attention_heads;
 		double q_lora = (double)m->q_lora_rank, kv_lora = (double)m->kv_lora_rank;
@@ -630,17 +640,24 @@ static void attention(struct ctx *x, struct part *pt)
 		 * linear_q_proj or linear_q_up_proj and linear_kv_up_proj,
 		 * multi_latent_attention.py:510-613 at d98e8a64), are the
 		 * attention's tp_col */
+		/* the mla_up_proj recompute module reruns the q projection
+		 * (up, or whole without a q latent) and the kv up-projection
+		 * (multi_latent_attention.py:855-875 at d98e8a64) */
 		struct lin_gemms g;
-		if (q_lora > 0) {
+		double up = 0;
+		if (q_lora > 0)
 			linear(x, pt, T, q_lora, h, 1);
-			linear_in(x, x->lin, pt, T, a * (nope + rope) / t, q_lora, 1, NULL, &g, 0);
-		} else {
-			linear_in(x, x->lin, pt, T, a * (nope + rope) / t, h, 1, NULL, &g, 0);
-		}
+		before = pt->fwd_mm + pt->fwd_mem;
+		linear_in(x, x->lin, pt, T, a * (nope + rope) / t, q_lora > 0 ? q_lora : h, 1, NULL, &g, 0);
+		up += pt->fwd_mm + pt->fwd_mem - before;
 		tp_col(pt, 0, &g);
 		linear(x, pt, T, kv_lora + rope, h, 1);
+		before = pt->fwd_mm + pt->fwd_mem;
 		linear_in(x, x->lin, pt, T, a * (nope + (double)m->v_head_dim) / t, kv_lora, 1, NULL, &g, 0);
+		up += pt->fwd_mm + pt->fwd_mem - before;
 		tp_col(pt, 0, &g);
+		if (mods & DC_RCM(DC_RCM_MLA_UP_PROJ))
+			pt->rc_fwd += up;
 	} else {
 		struct lin_gemms g;
 		linear_sp(x, pt, T, (x->heads + 2.0 * x->kv_heads) * x->d_qk, h, LIN_GATHERED_X | LIN_NORM_X, &g);
@@ -655,6 +672,9 @@ static void attention(struct ctx *x, struct part *pt)
 		double qk = T * (x->heads + x->kv_heads) * x->d_qk;
 		pt->fwd_mem += mem_s(x, 4.0 * qk);
 		pt->bwd_mem += mem_s(x, 4.0 * qk);
+		/* MLA's rotation is inside the up-projections' checkpoint */
+		if (m->kv_lora_rank && (mods & DC_RCM(DC_RCM_MLA_UP_PROJ)))
+			pt->rc_fwd += mem_s(x, 4.0 * qk);
 	}
 	if (m->qk_norm) {
 		/* compiled, the q/k norm and the rotation between the q, k, v
@@ -789,6 +809,7 @@ static void blend(struct part *a, const struct part *b, double wa, double wb)
 	}
 	a->core_mm = wa * a->core_mm + wb * b->core_mm;
 	a->core_mem = wa * a->core_mem + wb * b->core_mem;
+	a->rc_fwd = wa * a->rc_fwd + wb * b->rc_fwd;
 	a->fwd_flops = wa * a->fwd_flops + wb * b->fwd_flops;
 }
 
@@ -833,11 +854,12 @@ static void add_work(struct dc_work_time *w, const struct dc_work_time *l, doubl
  * `col`: its fc1 is the layer's column-parallel MLP linear (part
  * col_dgrad: a dense MLP's, a shared expert's; not the routed experts',
  * whose linears take explicit_expert_comm and issue no TP collective,
- * Megatron-LM d98e8a64 tensor_parallel/layers.py:1235, 1252). */
-static void mlp(struct ctx *x, struct part *pt, double tokens, double f, double batch, int sp, int col)
+ * Megatron-LM d98e8a64 tensor_parallel/layers.py:1235, 1252). Returns
+ * the activation's forward (what the moe_act recompute module reruns). */
+static double mlp(struct ctx *x, struct part *pt, double tokens, double f, double batch, int sp, int col)
 {
 	int gated = x->m->mlp == DC_MLP_SWIGLU;
-	double inner = tokens * f * batch;
+	double inner = tokens * f * batch, act;
 	struct lin_gemms fc1;
 	linear_in(x, x->lin, pt, tokens, (gated ? 2.0 : 1.0) * f, x->h, batch, NULL, &fc1,
 		  sp ? LIN_GATHERED_X | LIN_NORM_X : 0);
@@ -852,16 +874,18 @@ static void mlp(struct ctx *x, struct part *pt, double tokens, double f, double 
 		 * silu_backward (read the gradient and the input, write: 6), 18
 		 * bytes in 3, and autograd's sum of w1's and w3's input
 		 * gradients (6 bytes per tokens x h element, one pass) */
-		pt->fwd_mem += mem_passes_s(x, 10.0 * inner, 2);
+		act = mem_passes_s(x, 10.0 * inner, 2);
 		pt->bwd_mem += mem_passes_s(x, 18.0 * inner, 3) + mem_s(x, 6.0 * tokens * x->h * batch);
 	} else {
-		pt->fwd_mem += mem_s(x, (gated ? 6.0 : 4.0) * inner);
+		act = mem_s(x, (gated ? 6.0 : 4.0) * inner);
 		pt->bwd_mem += mem_s(x, (gated ? 10.0 : 6.0) * inner);
 	}
+	pt->fwd_mem += act;
 	if (x->m->mlp_bias)
 		pt->bwd_mem += mem_s(x, 2.0 * inner);
 	/* fc2 [f -> h] is fc1 [h -> f] transposed when fc1 has no gate */
 	linear_in(x, x->lin, pt, tokens, x->h, f, batch, gated ? NULL : &fc1, NULL, sp ? LIN_GATHERED_DY : 0);
+	return act;
 }
 
 /* A MoE layer's MLP part (Megatron-Core): the router (h -> E, whole, on
@@ -878,6 +902,8 @@ static void moe(struct ctx *x, struct part *pt)
 	double E = (double)m->num_experts, k = (double)m->experts_per_token, ep = (double)x->p->ep;
 	double etp = (double)x->p->etp;
 	double copies = x->tokens_sp * k * x->h;
+	uint32_t mods = dc_recompute_modules(x->p->in);
+	double start = pt->fwd_mm + pt->fwd_mem, before, act;
 	/* the router stays BF16 under FP8 recipes (Megatron-Core's TopKRouter
 	 * is a plain GEMM, not a Transformer Engine layer) */
 	linear_in(x, &x->bf16, pt, x->tokens_sp, E, x->h, 1, NULL, NULL, 0);
@@ -885,9 +911,17 @@ static void moe(struct ctx *x, struct part *pt)
 	pt->bwd_mem += mem_s(x, 8.0 * x->tokens_sp * E);
 	pt->fwd_mem += 2.0 * mem_s(x, 4.0 * copies);
 	pt->bwd_mem += 2.0 * mem_s(x, 4.0 * copies);
-	mlp(x, pt, ep * etp / x->t * x->tokens * k / E, (double)m->moe_ffn_hidden_size / etp, E / ep, 0, 0);
+	act = mlp(x, pt, ep * etp / x->t * x->tokens * k / E, (double)m->moe_ffn_hidden_size / etp, E / ep, 0, 0);
+	before = pt->fwd_mm + pt->fwd_mem;
 	if (m->shared_expert_ffn_hidden_size)
 		mlp(x, pt, x->tokens, (double)m->shared_expert_ffn_hidden_size / x->t, 1, 0, 1);
+	/* what the recompute modules rerun (dc_recompute_modules): moe the
+	 * whole part, else the shared experts and the routed activation */
+	if (mods & DC_RCM(DC_RCM_MOE))
+		pt->rc_fwd += pt->fwd_mm + pt->fwd_mem - start;
+	else
+		pt->rc_fwd += ((mods & DC_RCM(DC_RCM_SHARED_EXPERTS)) ? pt->fwd_mm + pt->fwd_mem - before : 0) +
+			      ((mods & DC_RCM(DC_RCM_MOE_ACT)) ? act : 0);
 }
 
 /* Tiled TP overlap (Megatron's --tp-comm-overlap, torchtitan's async TP;
@@ -989,7 +1023,10 @@ static void layer_time(const struct ctx *x, const struct part *pt, struct dc_wor
 		w->recompute_s = 0;
 		break;
 	case DC_RECOMPUTE_SELECTIVE:
-		w->recompute_s = pt->core_mm + pt->core_mem;
+		/* the modules training.recompute_modules names (attention(),
+		 * moe(), the layer's MLP: rc_fwd), with the core by default */
+		w->recompute_s = ((dc_recompute_modules(x->p->in) & DC_RCM(DC_RCM_CORE_ATTN)) ? pt->core_mm + pt->core_mem : 0) +
+				 pt->rc_fwd;
 		break;
 	case DC_RECOMPUTE_FULL: {
 		/* training.recompute_layers k of each chunk's layers
@@ -1653,15 +1690,26 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 			gated_deltanet(&x, &lin);
 			blend(&attn, &lin, 1.0 - share, share);
 		}
+		uint32_t mods = dc_recompute_modules(in);
+		double nf, before;
 		dense = attn;
-		norm_residual(&x, &dense, m->mlp_bias, 1, 1);
+		/* the mlp recompute module reruns the dense MLP with the norm
+		 * fused into its fc1 (Transformer Engine's LayerNormLinear) */
+		nf = norm_residual(&x, &dense, m->mlp_bias, 1, 1);
+		before = dense.fwd_mm + dense.fwd_mem;
 		mlp(&x, &dense, x.tokens, (double)m->ffn_hidden_size / x.t, 1, 1, 1);
+		if (mods & DC_RCM(DC_RCM_MLP))
+			dense.rc_fwd += nf + dense.fwd_mm + dense.fwd_mem - before;
 		layer_time(&x, &dense, &c->dense_layer);
 		tp_tiled(&x, 1, &c->dense_layer.tp_tiled_fwd_s, &c->dense_layer.tp_tiled_bwd_s);
 		c->dense_layer_fwd_flops = dense.fwd_flops;
 		if (m->num_experts) {
 			moe_pt = attn;
-			norm_residual(&x, &moe_pt, 0, 1, 0);
+			/* a MoE layer's pre-MLP norm stands apart: the layernorm
+			 * recompute module reruns it */
+			nf = norm_residual(&x, &moe_pt, 0, 1, 0);
+			if (mods & DC_RCM(DC_RCM_LAYERNORM))
+				moe_pt.rc_fwd += nf;
 			moe(&x, &moe_pt);
 			layer_time(&x, &moe_pt, &c->moe_layer);
 			tp_tiled(&x, 0, &c->moe_layer.tp_tiled_fwd_s, &c->moe_layer.tp_tiled_bwd_s);

@@ -152,6 +152,11 @@ static double mtp_mm(const struct dc_model *m, const struct dc_param_terms *t, d
 	return (double)t->mtp_active - norms + (double)m->mtp_layers * head;
 }
 
+static double part_params(struct dc_param_part q)
+{
+	return (double)q.split + (double)q.replicated;
+}
+
 /* Parameters one token multiplies in a dense layer and in a MoE layer
  * (attention, then the dense MLP, or the k routed experts, the shared
  * experts and the router). -1 without a shape (model.params) or on
@@ -197,6 +202,35 @@ static double full_recompute_share(const struct dc_plan *p)
 	return dc_plan_recompute_share(p); /* uneven chunks chunk by chunk (plan.h) */
 }
 
+/* Forward FLOPs per token of the matmuls the recompute modules rerun in
+ * one layer beside the attention core (config.h dc_recompute_modules,
+ * activation.c selective_kept): mlp a dense layer's MLP; moe a MoE
+ * layer's k routed experts, shared experts and router, or shared_experts
+ * those alone; mla_up_proj MLA's q projection (up from the q latent, or
+ * whole without one) and kv up-projection. 0 without a shape. */
+static double module_mm(const struct dc_plan *p, int moe)
+{
+	const struct dc_model *m = &p->in->model;
+	uint32_t mods = dc_recompute_modules(p->in);
+	double mm = 0;
+	if (m->params_explicit)
+		return 0;
+	if (!moe && (mods & DC_RCM(DC_RCM_MLP)))
+		mm += part_params(p->parts.mlp);
+	if (moe && (mods & DC_RCM(DC_RCM_MOE)))
+		mm += (double)m->experts_per_token * part_params(p->parts.expert) + part_params(p->parts.shared_experts) +
+		      part_params(p->parts.router);
+	else if (moe && (mods & DC_RCM(DC_RCM_SHARED_EXPERTS)))
+		mm += part_params(p->parts.shared_experts);
+	if (m->kv_lora_rank && (mods & DC_RCM(DC_RCM_MLA_UP_PROJ))) {
+		double a = (double)m->num_attention_heads, nope = (double)m->qk_nope_head_dim;
+		double q_in = m->q_lora_rank ? (double)m->q_lora_rank : (double)m->hidden_size;
+		mm += q_in * a * (nope + (double)m->qk_rope_head_dim) +
+		      (double)m->kv_lora_rank * a * (nope + (double)m->v_head_dim);
+	}
+	return 2.0 * mm;
+}
+
 /* Forward FLOPs per token that recomputation runs again in one layer
  * (`mm`: its matmul parameters, `core_fwd`: its attention core). */
 static double layer_recompute(const struct dc_plan *p, int moe, double mm, double core_fwd)
@@ -206,7 +240,7 @@ static double layer_recompute(const struct dc_plan *p, int moe, double mm, doubl
 	case DC_RECOMPUTE_NONE:
 		return 0;
 	case DC_RECOMPUTE_SELECTIVE:
-		return core_fwd;
+		return ((dc_recompute_modules(in) & DC_RCM(DC_RCM_CORE_ATTN)) ? core_fwd : 0) + module_mm(p, moe);
 	case DC_RECOMPUTE_FULL:
 		return full_recompute_share(p) * (2.0 * mm + core_fwd);
 	case DC_RECOMPUTE_OP:

@@ -594,6 +594,7 @@ struct act_plan_key {
 	int params_explicit;
 	enum dc_pipe_schedule schedule;
 	enum dc_recompute recompute;
+	uint32_t recompute_modules;
 	int activation_explicit;
 	struct dc_act_plan x;
 };
@@ -673,6 +674,7 @@ static int act_plan_same(const struct act_plan_key *k, const struct dc_plan *pl,
 	       k->dense_layers == cfg->model.dense_layers && k->moe_layer_interval == cfg->model.moe_layer_interval &&
 	       k->num_experts == cfg->model.num_experts && k->params_explicit == cfg->model.params_explicit &&
 	       k->schedule == s && k->recompute == cfg->training.recompute &&
+	       k->recompute_modules == dc_recompute_modules(cfg) &&
 	       k->activation_explicit == cfg->memory.activation_explicit && memcmp(&k->x, &pl->act, sizeof(k->x)) == 0;
 }
 
@@ -692,6 +694,7 @@ static void act_plan_put(struct act_plan_key *k, const struct dc_plan *pl, enum 
 	k->params_explicit = pl->in->model.params_explicit;
 	k->schedule = s;
 	k->recompute = pl->in->training.recompute;
+	k->recompute_modules = dc_recompute_modules(pl->in);
 	k->activation_explicit = pl->in->memory.activation_explicit;
 	memcpy(&k->x, &pl->act, sizeof(k->x));
 }

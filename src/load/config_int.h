@@ -61,6 +61,7 @@ extern const struct key dc_cfg_keys[KEY_COUNT];
 extern const char *const dc_cfg_axis_names[];
 extern const char *const dc_cfg_sharding_names[];
 extern const char *const dc_cfg_recompute_names[];
+extern const char *const dc_cfg_recompute_module_names[];
 extern const char *const dc_cfg_protocol_names[];
 extern const char *const dc_cfg_pipe_schedule_names[];
 

@@ -25,6 +25,9 @@ const char *const dc_cfg_pipe_schedule_names[] = {"1f1b", "interleaved", "dualpi
 static const char *const fsdp_unit_names[] = {"layer", "model", NULL};
 static const char *const offload_names[] = {"none", "optimizer", "optimizer+params", NULL};
 const char *const dc_cfg_recompute_names[] = {"none", "selective", "full", "op", NULL};
+/* enum dc_recompute_module order: Megatron-Core's names */
+const char *const dc_cfg_recompute_module_names[] = {"core_attn", "mlp", "moe", "moe_act", "layernorm",
+						     "mla_up_proj", "shared_experts", NULL};
 /* enum dc_net_proto order */
 const char *const dc_cfg_protocol_names[] = {"ll", "ll128", "simple", NULL};
 
@@ -208,6 +211,18 @@ const char *dc_pipe_schedule_name(enum dc_pipe_schedule s)
 const char *dc_recompute_name(enum dc_recompute r)
 {
 	return dc_cfg_recompute_names[r];
+}
+
+const char *dc_recompute_module_name(enum dc_recompute_module m)
+{
+	return dc_cfg_recompute_module_names[m];
+}
+
+uint32_t dc_recompute_modules(const struct dc_config *c)
+{
+	if (c->training.recompute != DC_RECOMPUTE_SELECTIVE)
+		return 0;
+	return c->training.recompute_modules_mask ? c->training.recompute_modules_mask : DC_RCM(DC_RCM_CORE_ATTN);
 }
 
 const char *dc_collective_op_name(enum dc_collective_op op)

@@ -1404,6 +1404,60 @@ static int rule_recompute_layers(struct loader *l)
 	return 0;
 }
 
+/* training.recompute_modules: Megatron-Core's --recompute-modules, so
+ * under selective recompute and framework megatron, with Megatron's own
+ * refusals (transformer_config.py:1944-2002, 3031-3032 at d98e8a64) and
+ * a warning for a module the model has nothing of (Megatron accepts it
+ * and reruns nothing) */
+static int rule_recompute_modules(struct loader *l)
+{
+	const struct dc_config *c = l->cfg;
+	const struct dc_model *m = &c->model;
+	int k = KEY_TRAINING_RECOMPUTE_MODULES;
+	uint32_t mods = c->training.recompute_modules_mask;
+	uint64_t moe_layers = m->num_experts ? dc_params_moe_layers(m) : 0;
+	size_t errors = l->errors;
+	if (!mods)
+		return 0;
+	if (c->training.recompute != DC_RECOMPUTE_SELECTIVE) {
+		dc_cfg_errorf(l, blame(l, k, KEY_TRAINING_RECOMPUTE),
+			      "'training.recompute_modules': the modules selective recompute reruns, so it needs training.recompute \"selective\", got \"%s\"",
+			      dc_cfg_recompute_names[c->training.recompute]);
+		return 0;
+	}
+	if (c->training.framework != DC_FRAMEWORK_MEGATRON) {
+		dc_cfg_errorf(l, blame(l, k, KEY_TRAINING_FRAMEWORK),
+			      "'training.recompute_modules': Megatron-Core's --recompute-modules, so it needs training.framework \"megatron\", got \"%s\" (whose selective recompute reruns the attention core alone)",
+			      dc_framework_name(c->training.framework));
+		return 0;
+	}
+	if ((mods & DC_RCM(DC_RCM_MLA_UP_PROJ)) && !m->kv_lora_rank)
+		dc_cfg_errorf(l, blame(l, k, KEY_MODEL_KV_LORA_RANK),
+			      "'training.recompute_modules': \"mla_up_proj\" reruns multi-latent attention's up-projections, but the model has no MLA (model.kv_lora_rank is 0), as Megatron-Core refuses");
+	if ((mods & DC_RCM(DC_RCM_MOE_ACT)) && !moe_layers)
+		dc_cfg_errorf(l, blame(l, k, KEY_MODEL_NUM_EXPERTS),
+			      "'training.recompute_modules': \"moe_act\" reruns the routed experts' activation (Megatron-Core's grouped GEMM experts), but the model has no MoE layers");
+	if ((mods & (DC_RCM(DC_RCM_MOE_ACT) | DC_RCM(DC_RCM_LAYERNORM))) && c->precision.compute == DC_COMPUTE_FP8 &&
+	    c->precision.fp8_recipe == DC_FP8_DELAYED)
+		dc_cfg_errorf(l, blame(l, k, KEY_PRECISION_FP8_RECIPE),
+			      "'training.recompute_modules': \"%s\" cannot run under precision.fp8_recipe \"delayed\" (Megatron-Core: \"Delayed scaling does not support moe_act and layernorm recompute for fp8\"); use \"current\" or \"mxfp8\"",
+			      (mods & DC_RCM(DC_RCM_MOE_ACT)) ? "moe_act" : "layernorm");
+	if ((mods & DC_RCM(DC_RCM_MOE)) && c->overlap.ep == DC_EP_OVERLAP_A2A_1F1B)
+		dc_cfg_errorf(l, blame(l, k, KEY_OVERLAP_EP),
+			      "'training.recompute_modules': \"moe\" cannot run with overlap.ep \"a2a_1f1b\" (Megatron-Core: \"disable moe in recompute_modules when enabling overlap_moe_expert_parallel_comm\")");
+	if (l->errors > errors)
+		return 0;
+	if ((mods & DC_RCM(DC_RCM_MLP)) && moe_layers >= m->num_layers)
+		dc_cfg_warnf(l, k, "'training.recompute_modules': \"mlp\" reruns a dense layer's MLP, and every layer of the model is a MoE layer: it reruns nothing (\"moe\" or \"shared_experts\" rerun a MoE layer's)");
+	if ((mods & DC_RCM(DC_RCM_MOE)) && !moe_layers)
+		dc_cfg_warnf(l, k, "'training.recompute_modules': \"moe\" reruns a MoE layer's MLP part, and the model has no MoE layers: it reruns nothing");
+	if ((mods & DC_RCM(DC_RCM_SHARED_EXPERTS)) && (!moe_layers || !m->shared_expert_ffn_hidden_size))
+		dc_cfg_warnf(l, k, "'training.recompute_modules': \"shared_experts\" reruns a MoE layer's shared experts, and the model has none (model.shared_expert_ffn_hidden_size is 0): it reruns nothing");
+	if ((mods & DC_RCM(DC_RCM_LAYERNORM)) && !m->kv_lora_rank && !moe_layers)
+		dc_cfg_warnf(l, k, "'training.recompute_modules': \"layernorm\" reruns the norms Megatron-Core keeps apart from a linear (MLA's input norm, a MoE layer's pre-MLP norm); this model's norms are fused into the next linear (Transformer Engine's LayerNormLinear): it reruns nothing");
+	return 0;
+}
+
 static int rule_virtual_pipeline(struct loader *l)
 {
 	const struct dc_config *c = l->cfg;
@@ -2406,6 +2460,10 @@ static const struct rule rules[] = {
 	  KEYS("training.recompute_layers", "training.recompute", "model.num_layers", "parallel.pp",
 	       "parallel.virtual_pipeline")},
 	 rule_recompute_layers},
+	{{"recompute_modules needs recompute selective and framework megatron; mla_up_proj needs MLA, moe_act a MoE model; moe_act and layernorm cannot run under fp8_recipe delayed, moe not with overlap.ep a2a_1f1b (Megatron-Core's refusals); a module the model has nothing of warns",
+	  KEYS("training.recompute_modules", "training.recompute", "training.framework", "model.kv_lora_rank",
+	       "model.num_experts", "precision.fp8_recipe", "overlap.ep")},
+	 rule_recompute_modules},
 	{{"cluster.gpu fills gpu_memory, peak_flops, peak_flops_fp8, hbm_bandwidth, sm_count and overlap.compute_slowdown unless given (the derived slowdown needs more than 8 SMs), and host_adam_rate unless given or filled by cluster.system (a Grace part's from its CPU memory bandwidth, else the DGX-2's 3.891e9); precision.compute \"fp8\" needs an FP8 peak",
 	  KEYS("cluster.gpu", "cluster.gpu_memory", "cluster.peak_flops", "cluster.peak_flops_fp8",
 	       "cluster.hbm_bandwidth", "cluster.sm_count", "overlap.compute_slowdown", "precision.compute",

@@ -666,7 +666,24 @@ static const char *const *names_of(const struct key *k)
 		return dc_cfg_sharding_names;
 	if (strcmp(k->info.path, "collective.protocols") == 0)
 		return dc_cfg_protocol_names;
+	if (strcmp(k->info.path, "training.recompute_modules") == 0)
+		return dc_cfg_recompute_module_names;
 	return dc_cfg_recompute_names;
+}
+
+/* A list row's example value, for its errors */
+static const char *example_of(const struct key *k)
+{
+	const char *const *names = names_of(k);
+	if (k->kind == K_VALUES)
+		return "[1, 2, 4]";
+	if (k->kind == K_BOOLS)
+		return "[true, false]";
+	if (names == dc_cfg_protocol_names)
+		return "[\"ll128\", \"simple\"]";
+	if (names == dc_cfg_recompute_module_names)
+		return "[\"core_attn\", \"mlp\"]";
+	return "[\"none\", \"zero1\"]";
 }
 
 /* NCCL_PROTO's own form ("Simple,LL128", "^LL") given to
@@ -718,9 +735,7 @@ static void read_space(struct loader *l, int ki, const cJSON *v)
 		/* a --set list that is not JSON: single quotes, a bracket missing */
 		dc_cfg_errorf(l, ki, "'%s': \"%.64s%s\" is not a JSON array (a JSON string takes double quotes, and the array ends with ']'); write it like %s",
 			      k->info.path, v->valuestring, strlen(v->valuestring) > 64 ? "..." : "",
-			      k->kind == K_VALUES ? "[1, 2, 4]"
-			      : k->kind == K_BOOLS ? "[true, false]"
-			      : names_of(k) == dc_cfg_protocol_names ? "[\"ll128\", \"simple\"]" : "[\"none\", \"zero1\"]");
+			      example_of(k));
 		return;
 	}
 	if (cJSON_IsString(v) && names_of(k) == dc_cfg_protocol_names && protocols_hint(v->valuestring, hint, sizeof(hint))) {
@@ -730,10 +745,7 @@ static void read_space(struct loader *l, int ki, const cJSON *v)
 	}
 	if (!cJSON_IsArray(v) || !v->child) {
 		dc_cfg_errorf(l, ki, "'%s': expected a non-empty array like %s, got %s", k->info.path,
-		       k->kind == K_VALUES                              ? "[1, 2, 4]"
-		       : k->kind == K_BOOLS                             ? "[true, false]"
-		       : strcmp(k->info.path, "collective.protocols") == 0 ? "[\"ll128\", \"simple\"]"
-									  : "[\"none\", \"zero1\"]",
+		       example_of(k),
 		       cJSON_IsArray(v) ? "an empty array" : describe(l, v));
 		return;
 	}

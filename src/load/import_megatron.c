@@ -331,14 +331,14 @@ enum arg_id {
 	A_EXPERTS, A_TOPK, A_MOE_FFN, A_SHARED, A_MOE_FREQ, A_EXPERT_BIAS, A_DISPATCHER, A_CAPACITY,
 	A_TP, A_PP, A_CP, A_CP_COMM, A_EP, A_ETP, A_VPP_LAYERS, A_VPP, A_FIRST, A_LAST, A_ACC_EMB, A_ACC_LOSS,
 	A_SP, A_DIST_OPT, A_DIST_OPT_INST, A_OVERLAP_GRAD, A_OVERLAP_PARAM, A_DDP_BUCKET, A_TP_OVERLAP, A_FSDP2,
-	A_MBS, A_GBS, A_RECOMPUTE, A_RECOMPUTE_METHOD, A_RECOMPUTE_LAYERS, A_RECOMPUTE_ACT, A_FLASH, A_ATT_BACKEND,
+	A_MBS, A_GBS, A_RECOMPUTE, A_RECOMPUTE_METHOD, A_RECOMPUTE_LAYERS, A_RECOMPUTE_ACT, A_RECOMPUTE_MODULES, A_FLASH, A_ATT_BACKEND,
 	A_BF16, A_FP16, A_FP8, A_FP8_RECIPE, A_FP8_PARAM, A_GRAD_BF16, A_OPTIMIZER,
 	A_COUNT
 };
 
 static const struct {
 	const char *name;
-	int value; /* takes a value */
+	int value; /* takes a value; 2: a list of them (argparse's nargs '*') */
 } args[A_COUNT] = {
 	[A_NUM_LAYERS] = {"--num-layers", 1},
 	[A_HIDDEN] = {"--hidden-size", 1},
@@ -398,6 +398,7 @@ static const struct {
 	[A_RECOMPUTE_METHOD] = {"--recompute-method", 1},
 	[A_RECOMPUTE_LAYERS] = {"--recompute-num-layers", 1},
 	[A_RECOMPUTE_ACT] = {"--recompute-activations", 0},
+	[A_RECOMPUTE_MODULES] = {"--recompute-modules", 2},
 	[A_FLASH] = {"--use-flash-attn", 0},
 	[A_ATT_BACKEND] = {"--attention-backend", 1},
 	[A_BF16] = {"--bf16", 0},
@@ -823,6 +824,47 @@ static void map_parallel(struct mctx *m)
 		set_json(m, "overlap.tp", "true", "--tp-comm-overlap", L(A_TP_OVERLAP));
 }
 
+/* --recompute-modules (argparse nargs '*': transformer_config.py
+ * recompute_modules at d98e8a64) onto training.recompute_modules, whose
+ * loader checks the names; Megatron reads it under selective recompute
+ * alone */
+static void map_recompute_modules(struct mctx *m)
+{
+	char json[4 * MAX_VALUE];
+	const char *v = V(A_RECOMPUTE_MODULES);
+	size_t at = 0;
+	int selective = G(A_RECOMPUTE) ? strcmp(V(A_RECOMPUTE), "selective") == 0 : G(A_RECOMPUTE_ACT);
+	if (!selective) {
+		warn(m, L(A_RECOMPUTE_MODULES),
+		     "'--recompute-modules': Megatron-Core reads it under --recompute-granularity selective alone, "
+		     "and %s: not imported",
+		     G(A_RECOMPUTE) ? "this run's is full" : "this run recomputes nothing");
+		return;
+	}
+	if (!*v) {
+		err(m, L(A_RECOMPUTE_MODULES),
+		    "'--recompute-modules': no module given, so selective recompute reruns nothing; name the modules, "
+		    "or drop --recompute-granularity selective");
+		return;
+	}
+	json[at++] = '[';
+	while (*v) {
+		size_t w = strcspn(v, " ");
+		/* names are Megatron's words, which the loader checks: a word
+		 * of other characters is none */
+		if (strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_") < w) {
+			err(m, L(A_RECOMPUTE_MODULES), "'--recompute-modules': '%.*s' is not a module name", (int)w, v);
+			return;
+		}
+		at += (size_t)snprintf(json + at, sizeof(json) - at, "%s\"%.*s\"", at > 1 ? ", " : "", (int)w, v);
+		v += w;
+		while (*v == ' ')
+			v++;
+	}
+	snprintf(json + at, sizeof(json) - at, "]");
+	set_json(m, "training.recompute_modules", json, "--recompute-modules", L(A_RECOMPUTE_MODULES));
+}
+
 static void map_training(struct mctx *m)
 {
 	count(m, A_MBS, "training.micro_batch_size");
@@ -836,6 +878,8 @@ static void map_training(struct mctx *m)
 		set_str(m, "training.recompute", V(A_RECOMPUTE), "--recompute-granularity", L(A_RECOMPUTE));
 	else if (G(A_RECOMPUTE_ACT))
 		set_str(m, "training.recompute", "selective", "--recompute-activations", L(A_RECOMPUTE_ACT));
+	if (G(A_RECOMPUTE_MODULES))
+		map_recompute_modules(m);
 	if (G(A_RECOMPUTE_METHOD)) {
 		unsigned long long n;
 		if (!G(A_RECOMPUTE) || strcmp(V(A_RECOMPUTE), "full") != 0)
@@ -1052,7 +1096,37 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 			     "'%s': inside the shell '%s' of line %u, taken as if the branch ran (distcalc evaluates no "
 			     "shell conditions): check it, or --set or --unset the key it gives",
 			     argname, ws.w[i].block, ws.w[i].cond);
-		if (args[a].value) {
+		if (args[a].value == 2 && !eq) {
+			/* the words up to the next argument, space-separated */
+			size_t at = 0;
+			int bad = 0;
+			value[0] = '\0';
+			while (i + 1 < ws.n && !(ws.w[i + 1].text[0] == '-' && ws.w[i + 1].text[1] == '-') &&
+			       !is_assignment(ws.w[i + 1].text, &nl)) {
+				char one[MAX_VALUE];
+				size_t n;
+				raw = ws.w[++i].text;
+				if (resolve(&ws, i, raw, one, 0, &budget) != 0) {
+					err(m, ws.w[i].line, "'%s': cannot tell the value of '%.64s' without running the script%s; "
+							     "write the value itself",
+					    argname, raw, budget ? "" : " (too many variables to follow)");
+					bad = 1;
+					break;
+				}
+				n = strlen(one);
+				if (at + n + 2 > sizeof(value)) {
+					err(m, ws.w[i].line, "'%s': its values run over %zu bytes", argname, sizeof(value) - 1);
+					bad = 1;
+					break;
+				}
+				if (at)
+					value[at++] = ' ';
+				memcpy(value + at, one, n + 1);
+				at += n;
+			}
+			if (bad)
+				continue;
+		} else if (args[a].value) {
 			if (eq) {
 				raw = eq + 1;
 			} else if (i + 1 < ws.n && !(ws.w[i + 1].text[0] == '-' && ws.w[i + 1].text[1] == '-')) {

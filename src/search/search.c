@@ -31,7 +31,7 @@ enum reject {
 	R_VP,         /* virtual_pipeline: pp > 1, the chunks fit the layers (chunks_fit), m a multiple of pp */
 	R_SP,         /* sequence_parallel needs tp > 1 dividing seq_length / cp */
 	R_OFFLOAD,    /* offload optimizer+params needs fsdp */
-	R_RECOMPUTE,  /* recompute_layers needs full and fits a chunk */
+	R_RECOMPUTE,  /* recompute_layers needs full and fits a chunk, recompute_modules selective */
 	R_SCHEDULE,   /* the input's named pipeline schedule runs on the layout */
 	R_FRAMEWORK,  /* the input's training.framework runs the layout (deepspeed: no ZeRO-2/3 with pp) */
 	R_LOSS_CHUNKS, /* training.loss_chunks divides micro_batch_size x seq_length / cp */
@@ -54,7 +54,7 @@ static const char *const reject_text[R_COUNT] = {
 	[R_SP] = "parallel.sequence_parallel needs tp > 1 dividing a cp rank's tokens (model.seq_length / cp)",
 	[R_OFFLOAD] = "parallel.offload \"optimizer+params\" needs parallel.sharding \"fsdp\"",
 	[R_SCHEDULE] = "parallel.pipeline_schedule (the input's zero_bubble, dualpipe or dualpipev) must run on the layout: dualpipe an even pp and an even grad_accum_steps of at least 2 pp, dualpipev at least 2 pp (and pp at most 20 with model.moe_layer_interval > 1), both without interleaving",
-	[R_RECOMPUTE] = "training.recompute_layers needs training.recompute \"full\" and at most the layers of a model chunk",
+	[R_RECOMPUTE] = "training.recompute_layers needs training.recompute \"full\" and at most the layers of a model chunk; training.recompute_modules needs \"selective\"",
 	[R_FRAMEWORK] = "training.framework \"deepspeed\" with pp > 1 needs parallel.sharding \"none\" or \"zero1\" (DeepSpeed's pipeline engine asserts a ZeRO stage below 2) and the 1F1B schedule, one model chunk a rank (its pipeline engine runs TrainSchedule alone); \"megatron\" with a MoE model at tp > 1 needs sequence_parallel (its MoE layer raises in training without it); \"torchtitan\" with a given parallel.etp needs it 1 at ep > 1 and tp at ep 1 (it has no expert tensor-parallel size)",
 	[R_LOSS_CHUNKS] = "training.loss_chunks must divide the tokens of a microbatch on a cp rank (micro_batch_size x model.seq_length / cp), which torchtitan's ChunkedLossWrapper splits into equal chunks",
 	[R_OVERLAP] = "the input's overlaps must run on the layout: overlap.param_gather needs parallel.sharding \"zero1\"; overlap.tp under training.framework megatron or torchtitan needs sequence_parallel where tp > 1 (and torch.compile under torchtitan); overlap.ep \"dualpipe\" needs ep > 1 and a pipeline, \"a2a_1f1b\" ep > 1, interleaving where pp > 1 and a recompute other than full",
@@ -627,6 +627,8 @@ static void run_outer(struct worker *w, const struct outer *o)
 							     v == (in->parallel.virtual_pipeline ? in->parallel.virtual_pipeline : 1)) &&
 							   in->training.recompute_layers > in->model.num_layers / (o->pp * v))))
 							reject = R_RECOMPUTE;
+						else if (in->training.recompute_modules_mask && o->rc != DC_RECOMPUTE_SELECTIVE)
+							reject = R_RECOMPUTE; /* as the loader's: the modules are selective's */
 						else if ((reject = loss_chunks_reject(in, mbs, o->cp)) < 0)
 							reject = overlap_reject(in, y, (enum dc_recompute)o->rc);
 						if (reject >= 0) {
