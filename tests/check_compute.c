@@ -879,6 +879,34 @@ END_TEST
  * against its own A100 80 GB: 0.71 x (2.97 / 3.35) / (1.70 / 2.039) =
  * 0.754985; the H800 (the same part and HBM3) the same; the GH200 (no
  * public triad found) keeps the A100 80 GB's fraction, 0.71. */
+/* Megatron-Core's moe_act recompute module reruns the routed experts'
+ * activation alone (experts.py:262-268 at d98e8a64): on Mixtral's MoE
+ * layer (configs/mixtral-8x7b-ep.json: s 4096, b 1, tp 2, top-2 of 8
+ * experts with f 14336, SwiGLU, ep 4) this rank's experts see T k f / t =
+ * 4096 x 2 x 14336 / 2 = 58,720,256 inner elements, and SwiGLU reads gate
+ * and up and writes their product, 6 bytes each: 352,321,536 bytes at the
+ * H100's element-wise level plus one kernel's overhead. Without core_attn
+ * the core is not rerun; listing it adds the default's time back. */
+START_TEST(test_moe_act_recompute_by_hand)
+{
+	static const char *const sets[] = {"cluster.gpu=h100-sxm5-80gb", "training.framework=megatron",
+					   "training.recompute=selective", "parallel.sequence_parallel=true",
+					   "training.recompute_modules=[\"moe_act\"]"};
+	struct run *x = run(DC_SOURCE_DIR "/configs/mixtral-8x7b-ep.json", sets, 5);
+	struct run *y = run(DC_SOURCE_DIR "/configs/mixtral-8x7b-ep.json", sets, 4);
+	const struct dc_compute *c = &x->r.compute;
+	double act = 352321536.0 / (c->hbm_bandwidth * c->memory_efficiency) + c->memory_overhead_s;
+	ck_assert(c->available);
+	ck_assert_double_eq_tol(c->moe_layer.recompute_s, act, 1e-15);
+	ck_assert_double_eq_tol(c->dense_layer.recompute_s, 0, 1e-18);
+	/* the same layer's forward, the core's rerun apart, is untouched */
+	ck_assert_double_eq_tol(c->moe_layer.fwd_s, y->r.compute.moe_layer.fwd_s, 1e-15);
+	ck_assert(y->r.compute.moe_layer.recompute_s > 0 && y->r.compute.moe_layer.recompute_s != act);
+	free(x);
+	free(y);
+}
+END_TEST
+
 START_TEST(test_memory_levels)
 {
 	static const char *const gpus[] = {"cluster.gpu=a100-sxm4-40gb", "cluster.gpu=h100-pcie-80gb",
@@ -1672,6 +1700,7 @@ int main(void)
 	tcase_add_test(tc, test_compile_fusion);
 	tcase_add_test(tc, test_torchtitan_eager_ops);
 	tcase_add_test(tc, test_memory_levels);
+	tcase_add_test(tc, test_moe_act_recompute_by_hand);
 	tcase_add_test(tc, test_missing_keys);
 	tcase_add_test(tc, test_optimizer_step);
 	tcase_add_test(tc, test_optimizer_implementations);

@@ -149,6 +149,33 @@ START_TEST(megatron_recompute_methods)
 }
 END_TEST
 
+/* --recompute-modules takes argparse's nargs '*' (transformer_config.py
+ * recompute_modules): its words up to the next argument become the list;
+ * without selective Megatron does not read it (a warning, nothing set);
+ * an empty list under selective reruns nothing (refused) */
+START_TEST(megatron_recompute_modules)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--position-embedding-type rope --recompute-granularity selective "
+						   "--recompute-modules mla_up_proj mlp --bf16\n"),
+			 0);
+	ck_assert_str_eq(get("training.recompute_modules"), "[\"mla_up_proj\", \"mlp\"]");
+	ck_assert_uint_eq(diag.count, 0);
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--position-embedding-type rope --recompute-granularity full "
+						   "--recompute-modules mlp\n"),
+			 0);
+	ck_assert_str_eq(get("training.recompute_modules"), "(unset)");
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert_str_eq(diag.entries[0].text, "t:1: '--recompute-modules': Megatron-Core reads it under "
+					       "--recompute-granularity selective alone, and this run's is full: not imported");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--position-embedding-type rope --recompute-activations "
+						   "--recompute-modules --bf16\n"),
+			 -1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:1: error: '--recompute-modules': no module given, so selective recompute reruns nothing; "
+			 "name the modules, or drop --recompute-granularity selective");
+}
+END_TEST
+
 /* A launch script: arrays, quoted groups, comments, line continuations,
  * variables with defaults; the virtual pipeline from layers per stage
  * (32 layers / (pp 4 x 2 per virtual stage) = 4 chunks) */
@@ -705,6 +732,7 @@ int main(void)
 	tcase_add_test(tc, megatron_vocab_padding);
 	tcase_add_test(tc, megatron_ffn_default);
 	tcase_add_test(tc, megatron_recompute_methods);
+	tcase_add_test(tc, megatron_recompute_modules);
 	tcase_add_test(tc, megatron_defaults);
 	tcase_add_test(tc, megatron_script_words);
 	tcase_add_test(tc, megatron_errors);

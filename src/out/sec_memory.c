@@ -123,9 +123,8 @@ static void view(const struct dc_run *run, void *out)
 	terms_fill(&v->top);
 	v->nm.activations =
 		run->plan->in->training.recompute == DC_RECOMPUTE_SELECTIVE &&
-				(run->plan->in->training.framework == DC_FRAMEWORK_MEGATRON ||
-				 run->plan->in->training.framework == DC_FRAMEWORK_CUSTOM)
-			? "assumed (Korthikanti et al. 2022 Table 2, generalised to GQA, SwiGLU and flash attention, or the override); framework temporaries and a non-fused SwiGLU's extra silu output are not counted; selective recompute reruns the attention core alone: Megatron's other recompute modules (--recompute-modules mla_up_proj, mlp, moe_act, layernorm, moe, shared_experts), which recipes such as DeepSeek-V3's use to fit, are not modelled, so their activations are counted as kept"
+				run->plan->in->training.framework == DC_FRAMEWORK_CUSTOM
+			? "assumed (Korthikanti et al. 2022 Table 2, generalised to GQA, SwiGLU and flash attention, or the override); framework temporaries and a non-fused SwiGLU's extra silu output are not counted; selective recompute reruns the attention core alone: Megatron's other recompute modules (training.recompute_modules mla_up_proj, mlp, moe_act, layernorm, moe, shared_experts), which recipes such as DeepSeek-V3's use to fit, need training.framework megatron"
 			: "assumed (Korthikanti et al. 2022 Table 2, generalised to GQA, SwiGLU and flash attention, or the override); framework temporaries and a non-fused SwiGLU's extra silu output are not counted";
 	v->nm.optimizer_step = "the gradient clip's and the fused Adam kernel's scratch (foreach Adam's list of square roots is counted, optimizer_temp_bytes)";
 	v->nm.checkpoint_save = "the phase follows checkpoint.format and checkpoint.gather (full adds the largest gathered tensor, or under gather gpu the stage's gathered state dict); an async save's staging copy is host memory: --experiment checkpoint";
