@@ -446,6 +446,39 @@ START_TEST(test_dualpipe_tp_cp_per_chunk_microbatch)
 }
 END_TEST
 
+/* Selective recompute's modules rerun their own collectives (tp.c
+ * module_replays, cp.c): on the fixture above (2 dense layers a rank, 8
+ * microbatches, tp 2 with SP, cp 2 p2p) core_attn, the default, replays
+ * each layer's K/V ring in backward, 2 x 8 x (cp - 1) = 16 sends, and no
+ * TP call; mlp reruns fc1's gather and fc2's reduce-scatter, 2 x 8 = 16
+ * each, and without core_attn no K/V send is replayed. */
+START_TEST(test_recompute_modules_replays)
+{
+	static const char *const mods[] = {"[\"core_attn\"]", "[\"mlp\"]", "[\"mlp\", \"core_attn\"]"};
+	static const uint64_t tp_re[] = {0, 16, 16}, cp_re[] = {16, 0, 16};
+	for (int i = 0; i < 3; i++) {
+		struct dc_config c;
+		struct dc_comm m;
+		fixture_json(&c,
+			     "{\"model\": {\"num_layers\": 8, \"hidden_size\": 1024, \"num_attention_heads\": 8,"
+			     " \"num_kv_heads\": 8, \"ffn_hidden_size\": 4096, \"vocab_size\": 1000, \"seq_length\": 1024},"
+			     " \"cluster\": {\"num_nodes\": 2, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+			     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
+			     " \"parallel\": {\"tp\": 2, \"cp\": 2, \"pp\": 4, \"sequence_parallel\": true,"
+			     " \"cp_comm_type\": \"p2p\"},"
+			     " \"training\": {\"grad_accum_steps\": 8, \"recompute\": \"selective\", \"framework\": \"megatron\","
+			     " \"recompute_modules\": %s}}",
+			     mods[i]);
+		m = compute(&c);
+		ck_assert_uint_eq(m.layers, 2);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_SEQ_IN_G), 32);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_SEQ_RECOMPUTED), tp_re[i]);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_OUTPUT_RECOMPUTED), tp_re[i]);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_CP, DC_CW_CP_KV_NEXT_RECOMPUTED), cp_re[i]);
+	}
+}
+END_TEST
+
 /* The data-parallel axes that reduce every microbatch, under DualPipe:
  * the test above's 64e6 parameters given over 8 layers on pp 4 (16e6 a
  * stage, 8e6 a layer), dp 2, 8 microbatches, 2-byte gradients and
@@ -2019,6 +2052,7 @@ int main(void)
 	tcase_add_test(tc, test_dualpipe_syncs_both_stages);
 	tcase_add_test(tc, test_dualpipe_runs_each_stage_half_the_microbatches);
 	tcase_add_test(tc, test_dualpipe_tp_cp_per_chunk_microbatch);
+	tcase_add_test(tc, test_recompute_modules_replays);
 	tcase_add_test(tc, test_dualpipe_reduces_per_chunk_microbatch);
 	tcase_add_test(tc, test_expert_folding_comm);
 	tcase_add_test(tc, test_tp_bytes_per_layer);

@@ -1507,14 +1507,19 @@ END_TEST
  * 13 of chunk 0 (layers 1-2, dense) and 8 of each of 3 MoE chunks: 26D +
  * 48M = 61,555,605,504. Stage 2 holds only MoE layers: n = 35, 70
  * layer-microbatches, 70M = 64,005,079,040. */
+static void load_bridge(struct dc_config *c)
+{
+	struct dc_diag d;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(DC_SOURCE_DIR "/configs/deepseek-v3-bridge-h100.json", NULL, 0, c, &d), 0);
+	dc_diag_release(&d);
+}
+
 START_TEST(test_deepseek_v3_interleaved_dense_chunk)
 {
 	struct dc_config c;
-	struct dc_diag d;
 	const struct dc_plan *p;
-	dc_diag_init(&d);
-	ck_assert_int_eq(dc_config_load_file(DC_SOURCE_DIR "/configs/deepseek-v3-bridge-h100.json", NULL, 0, &c, &d), 0);
-	dc_diag_release(&d);
+	load_bridge(&c);
 	p = plan_of(&c);
 	ck_assert_uint_eq(pl_kept(p, 0), 679477248ull);
 	ck_assert_uint_eq(pl_kept(p, 1), 914358272ull);
@@ -1541,11 +1546,8 @@ END_TEST
 START_TEST(test_deepseek_v3_recompute_modules)
 {
 	struct dc_config c;
-	struct dc_diag d;
 	const struct dc_plan *p;
-	dc_diag_init(&d);
-	ck_assert_int_eq(dc_config_load_file(DC_SOURCE_DIR "/configs/deepseek-v3-bridge-h100.json", NULL, 0, &c, &d), 0);
-	dc_diag_release(&d);
+	load_bridge(&c);
 	c.training.framework = DC_FRAMEWORK_MEGATRON;
 	c.training.recompute_modules_mask = DC_RCM(DC_RCM_MLA_UP_PROJ) | DC_RCM(DC_RCM_MLP);
 	p = plan_of(&c);

@@ -15,7 +15,8 @@
  * runs every cp_comm_type's exchange inside core attention (its
  * AttnFuncWithCP* functions, the a2a's included), which selective
  * recompute checkpoints (Megatron-Core attention.py
- * _checkpointed_attention_forward): every layer's; full recompute the
+ * _checkpointed_attention_forward) where its modules hold core_attn
+ * (config.h dc_recompute_modules): every layer's; full recompute the
  * layers it reruns (dc_axis_recomputed_layers). */
 #include "axis_int.h"
 
@@ -32,7 +33,7 @@ void dc_axis_cp_comm(struct dc_axis_ctx *x)
 		return;
 	per_mb = dc_ck_mul(b, x->best->layers, mb);
 	steps = dc_ck_mul(b, per_mb, cp - 1);
-	if (cfg->training.recompute == DC_RECOMPUTE_SELECTIVE)
+	if (dc_recompute_modules(cfg) & DC_RCM(DC_RCM_CORE_ATTN))
 		re_mb = per_mb;
 	else if (cfg->training.recompute == DC_RECOMPUTE_FULL)
 		re_mb = dc_ck_mul(b, dc_axis_recomputed_layers(x, 0), mb);
