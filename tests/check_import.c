@@ -167,6 +167,19 @@ START_TEST(megatron_recompute_modules)
 	ck_assert_uint_eq(diag.count, 1);
 	ck_assert_str_eq(diag.entries[0].text, "t:1: '--recompute-modules': Megatron-Core reads it under "
 					       "--recompute-granularity selective alone, and this run's is full: not imported");
+	/* the list ends with its command: at a pipe, a redirection, the
+	 * line's end (no continuation), an array's close; a variable's
+	 * quoted value is the whole list */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--position-embedding-type rope --recompute-granularity selective "
+						   "--recompute-modules core_attn mlp 2>&1 | tee log\necho done\n"),
+			 0);
+	ck_assert_str_eq(get("training.recompute_modules"), "[\"core_attn\", \"mlp\"]");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "RM='mlp moe'\nARGS=(\n --position-embedding-type rope\n"
+						   " --recompute-granularity selective --recompute-modules $RM\n)\n"
+						   "torchrun ${DISTRIBUTED_ARGS[@]} pretrain_gpt.py ${ARGS[@]}\n"),
+			 0);
+	ck_assert_str_eq(get("training.recompute_modules"), "[\"mlp\", \"moe\"]");
+	ck_assert_uint_eq(diag.count, 0);
 	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--position-embedding-type rope --recompute-activations "
 						   "--recompute-modules --bf16\n"),
 			 -1);

@@ -34,6 +34,11 @@ struct word {
 	 * when none; its keyword in `block` */
 	unsigned cond;
 	const char *block;
+	/* sep: a shell separator (; | & ( ) < > or a line's end) stands
+	 * between the word and the one before; redir: a redirection (< or >)
+	 * follows it at once, as 2 in 2>&1; piece: a later word of one
+	 * quoted token that white space split (end_word) */
+	unsigned char sep, redir, piece;
 };
 
 #define MAX_BLOCKS 64
@@ -50,7 +55,7 @@ struct words {
 
 /* ---- words ---- */
 
-static int push(struct words *ws, const char *s, size_t n, unsigned line)
+static int push(struct words *ws, const char *s, size_t n, unsigned line, int sep, int piece)
 {
 	struct word *g;
 	if (ws->n >= MAX_WORDS)
@@ -66,6 +71,9 @@ static int push(struct words *ws, const char *s, size_t n, unsigned line)
 	if (!(ws->w[ws->n].text = dc_strndup(s, n)))
 		return -1;
 	ws->w[ws->n].line = line;
+	ws->w[ws->n].sep = (unsigned char)sep;
+	ws->w[ws->n].redir = 0;
+	ws->w[ws->n].piece = (unsigned char)piece;
 	ws->w[ws->n].cond = 0;
 	ws->w[ws->n].block = NULL;
 	if (ws->depth) {
@@ -101,15 +109,16 @@ static int shell_keyword(struct words *ws, const char *w, unsigned line)
 
 /* Ends the word in `cur`: pushed whole, or piece by piece when quotes put
  * white space in it. */
-static int end_word(struct words *ws, struct dc_buf *cur, unsigned line, int quoted)
+static int end_word(struct words *ws, struct dc_buf *cur, unsigned line, int quoted, int sep)
 {
+	size_t first = ws->n;
 	int rc = 0;
 	if (cur->failed)
 		return -1;
 	if (!cur->len && !quoted)
 		return 0;
 	if (!quoted) {
-		rc = push(ws, cur->data, cur->len, line);
+		rc = push(ws, cur->data, cur->len, line, sep, 0);
 	} else {
 		size_t i = 0;
 		unsigned l = line;
@@ -123,7 +132,7 @@ static int end_word(struct words *ws, struct dc_buf *cur, unsigned line, int quo
 			while (i < cur->len && !isspace((unsigned char)cur->data[i]))
 				i++;
 			if (i > s)
-				rc = push(ws, cur->data + s, i - s, l);
+				rc = push(ws, cur->data + s, i - s, l, ws->n == first ? sep : 0, ws->n > first);
 		}
 	}
 	cur->len = 0;
@@ -148,8 +157,9 @@ static int lex(const char *buf, size_t len, const char *name, struct words *ws, 
 	unsigned line = 1, wline = 1, qline = 0;
 	char quote = 0;
 	int in_word = 0, quoted = 0, rc = 0;
-	/* does the next word stand where a command starts (for if / case)? */
-	int cmd = 1, word_cmd = 0;
+	/* does the next word stand where a command starts (for if / case)?
+	 * sep: has a separator come since the last word (struct word) */
+	int cmd = 1, word_cmd = 0, sep = 0, word_sep = 0;
 	size_t before = 0;
 	char at[600];
 
@@ -192,7 +202,9 @@ static int lex(const char *buf, size_t len, const char *name, struct words *ws, 
 		if (isspace((unsigned char)c) || strchr("();|&<>`", c)) {
 			if (in_word) {
 				before = ws->n;
-				rc = end_word(ws, &cur, wline, quoted);
+				rc = end_word(ws, &cur, wline, quoted, word_sep);
+				if (rc == 0 && (c == '<' || c == '>') && ws->n > before)
+					ws->w[ws->n - 1].redir = 1;
 				if (rc == 0)
 					cmd = word_cmd && !quoted && ws->n == before + 1
 						      ? shell_keyword(ws, ws->w[before].text, wline)
@@ -200,6 +212,8 @@ static int lex(const char *buf, size_t len, const char *name, struct words *ws, 
 			}
 			if (c == '\n' || strchr(";|&()", c))
 				cmd = 1;
+			if (c == '\n' || strchr(";|&()<>`", c))
+				sep = 1;
 			in_word = quoted = 0;
 			line += c == '\n';
 			continue;
@@ -208,6 +222,8 @@ static int lex(const char *buf, size_t len, const char *name, struct words *ws, 
 			in_word = 1;
 			wline = line;
 			word_cmd = cmd;
+			word_sep = sep;
+			sep = 0;
 		}
 		if (c == '\'' || c == '"') {
 			quote = c;
@@ -227,7 +243,7 @@ static int lex(const char *buf, size_t len, const char *name, struct words *ws, 
 		rc = -3;
 	}
 	if (rc == 0 && in_word)
-		rc = end_word(ws, &cur, wline, quoted);
+		rc = end_word(ws, &cur, wline, quoted, word_sep);
 	if (cur.failed && rc == 0)
 		rc = -1;
 	dc_buf_release(&cur);
@@ -255,8 +271,10 @@ static int is_assignment(const char *w, size_t *name_len)
 
 /* The value of `v` as used at word `at`: itself without a '$', else the
  * variable it names (recursively, MAX_DEPTH deep). Returns 0 with the value
- * in out[MAX_VALUE], or -1 when it cannot be known. */
-static int resolve(const struct words *ws, size_t at, const char *v, char *out, int depth, size_t *budget)
+ * in out[MAX_VALUE], or -1 when it cannot be known. `join`: a list's
+ * value, so an assignment's quoted value that white space split into
+ * pieces (struct word) is whole again, its words space-separated. */
+static int resolve(const struct words *ws, size_t at, const char *v, char *out, int depth, size_t *budget, int join)
 {
 	char var[64], def[MAX_VALUE];
 	const char *p;
@@ -312,13 +330,25 @@ static int resolve(const struct words *ws, size_t at, const char *v, char *out, 
 		--*budget;
 		if (is_assignment(ws->w[i].text, &nl) && nl == strlen(var) && strncmp(ws->w[i].text, var, nl) == 0) {
 			const char *val = ws->w[i].text + nl + 1;
-			if (*val || !has_def)
-				return resolve(ws, i, val, out, depth + 1, budget);
+			if (*val || !has_def) {
+				size_t k = i + 1, len;
+				if (resolve(ws, i, val, out, depth + 1, budget, join) != 0)
+					return -1;
+				for (len = strlen(out); join && k < ws->n && ws->w[k].piece; k++) {
+					size_t pn = strlen(ws->w[k].text);
+					if (strchr(ws->w[k].text, '$') || len + pn + 2 > MAX_VALUE)
+						return -1;
+					out[len++] = ' ';
+					memcpy(out + len, ws->w[k].text, pn + 1);
+					len += pn;
+				}
+				return 0;
+			}
 			break;
 		}
 	}
 	if (has_def)
-		return resolve(ws, at, def, out, depth + 1, budget);
+		return resolve(ws, at, def, out, depth + 1, budget, join);
 	return -1;
 }
 
@@ -1097,16 +1127,18 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 			     "shell conditions): check it, or --set or --unset the key it gives",
 			     argname, ws.w[i].block, ws.w[i].cond);
 		if (args[a].value == 2 && !eq) {
-			/* the words up to the next argument, space-separated */
+			/* the words up to the next argument or the command's end
+			 * (a separator, a redirection), space-separated; a
+			 * variable's split quoted value whole (resolve's join) */
 			size_t at = 0;
 			int bad = 0;
 			value[0] = '\0';
 			while (i + 1 < ws.n && !(ws.w[i + 1].text[0] == '-' && ws.w[i + 1].text[1] == '-') &&
-			       !is_assignment(ws.w[i + 1].text, &nl)) {
+			       !ws.w[i + 1].sep && !ws.w[i + 1].redir && !is_assignment(ws.w[i + 1].text, &nl)) {
 				char one[MAX_VALUE];
 				size_t n;
 				raw = ws.w[++i].text;
-				if (resolve(&ws, i, raw, one, 0, &budget) != 0) {
+				if (resolve(&ws, i, raw, one, 0, &budget, 1) != 0) {
 					err(m, ws.w[i].line, "'%s': cannot tell the value of '%.64s' without running the script%s; "
 							     "write the value itself",
 					    argname, raw, budget ? "" : " (too many variables to follow)");
@@ -1135,7 +1167,7 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 				err(m, ws.w[i].line, "'%s': needs a value", argname);
 				continue;
 			}
-			if (resolve(&ws, i, raw, value, 0, &budget) != 0) {
+			if (resolve(&ws, i, raw, value, 0, &budget, args[a].value == 2) != 0) {
 				err(m, ws.w[i].line, "'%s': cannot tell the value of '%.64s' without running the script%s; "
 						     "write the value itself",
 				    argname, raw, budget ? "" : " (too many variables to follow)");
