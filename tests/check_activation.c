@@ -268,22 +268,25 @@ START_TEST(test_moe_layer)
 }
 END_TEST
 
-/* Megatron-Core's recompute modules on Mixtral's layers (test_moe_layer:
- * tp 2, no sequence parallelism, s 4096, b 1, sbh = 16,777,216; flash, no
- * dropout; 562,298,880 B a MoE layer without recompute). The terms: the
- * MLP input 2sbh = 33,554,432 (replicated), fc1's output 4 s b k f / t =
- * 4 x 4096 x 2 x 14336 / 2 = 234,881,024, the activation's 2 s b k f / t =
- * 117,440,512, the routed copies 2 x 2sbh / t = 33,554,432, the softmax
- * statistics 4 a s b / t = 262,144. core_attn (the default) drops the
- * statistics: 562,036,736; moe_act the activation's output: 562,298,880 -
- * 117,440,512 = 444,858,368; moe fc1's and the activation's outputs and
- * the routed copies, the BF16 input kept: 562,298,880 - 385,875,968 =
- * 176,422,912; layernorm the pre-MLP norm's output: 528,744,448. A dense
- * layer of the same shape (f 14336) holds 8 sbh = 134,217,728 replicated,
- * q, k, v and the projection input 41,943,040, fc1's output 4 s b f / t =
- * 117,440,512, the activation's 58,720,256 and the statistics 262,144:
- * 352,583,680; mlp drops the MLP input, fc1's and the activation's
- * outputs: 352,583,680 - 209,715,200 = 142,868,480. */
+/* Megatron-Core's recompute modules on Mixtral's layers (test_moe_layer's
+ * shape: tp 2, s 4096, b 1, sbh = 16,777,216; flash, no dropout) with
+ * sequence parallelism, which Megatron needs for MoE at tp 2: the
+ * replicated terms split over t, 8 sbh / 2 = 67,108,864, so a MoE layer
+ * holds 67,108,864 + 427,819,008 (linear) + 262,144 (softmax statistics
+ * 4 a s b / t) = 495,190,016 B without recompute. The terms the modules
+ * drop: the MLP input 2sbh / t = 16,777,216, fc1's output 4 s b k f / t =
+ * 4 x 4096 x 2 x 14336 / 2 = 234,881,024, the activation's 2 s b k f / t
+ * = 117,440,512, the routed copies 2 x 2sbh / t = 33,554,432, the
+ * statistics. core_attn (the default) drops the statistics: 494,927,872;
+ * moe_act the activation's output: 377,749,504; moe fc1's and the
+ * activation's outputs and the routed copies, its BF16 input kept:
+ * 495,190,016 - 385,875,968 = 109,314,048; layernorm the pre-MLP norm's
+ * output: 478,412,800; mlp nothing of a MoE layer. A dense layer of the
+ * same shape (f 14336) holds 67,108,864 replicated, q, k, v and the
+ * projection input 41,943,040, fc1's output 4 s b f / t = 117,440,512,
+ * the activation's 58,720,256 and the statistics: 285,474,816; mlp drops
+ * the MLP input, fc1's and the activation's outputs: 285,474,816 -
+ * 192,937,984 = 92,536,832; with core_attn 92,274,688. */
 START_TEST(test_recompute_modules)
 {
 	struct dc_config c;
@@ -295,15 +298,15 @@ START_TEST(test_recompute_modules)
 		int moe;
 		uint64_t bytes;
 	} rows[] = {
-		{0, 1, 562036736ull},
-		{DC_RCM(DC_RCM_CORE_ATTN), 1, 562036736ull},
-		{DC_RCM(DC_RCM_MOE_ACT), 1, 444858368ull},
-		{DC_RCM(DC_RCM_MOE), 1, 176422912ull},
-		{DC_RCM(DC_RCM_LAYERNORM), 1, 528744448ull},
-		{DC_RCM(DC_RCM_MLP), 1, 562298880ull},
-		{DC_RCM(DC_RCM_MOE), 0, 352583680ull},
-		{DC_RCM(DC_RCM_MLP), 0, 142868480ull},
-		{DC_RCM(DC_RCM_MLP) | DC_RCM(DC_RCM_CORE_ATTN), 0, 142868480ull - 262144ull},
+		{0, 1, 494927872ull},
+		{DC_RCM(DC_RCM_CORE_ATTN), 1, 494927872ull},
+		{DC_RCM(DC_RCM_MOE_ACT), 1, 377749504ull},
+		{DC_RCM(DC_RCM_MOE), 1, 109314048ull},
+		{DC_RCM(DC_RCM_LAYERNORM), 1, 478412800ull},
+		{DC_RCM(DC_RCM_MLP), 1, 495190016ull},
+		{DC_RCM(DC_RCM_MOE), 0, 285474816ull},
+		{DC_RCM(DC_RCM_MLP), 0, 92536832ull},
+		{DC_RCM(DC_RCM_MLP) | DC_RCM(DC_RCM_CORE_ATTN), 0, 92274688ull},
 	};
 	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
 	dc_diag_init(&d);
@@ -311,6 +314,7 @@ START_TEST(test_recompute_modules)
 	dc_diag_release(&d);
 	c.training.recompute = DC_RECOMPUTE_SELECTIVE;
 	c.training.framework = DC_FRAMEWORK_MEGATRON;
+	c.parallel.sequence_parallel = 1;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		c.training.recompute_modules_mask = rows[i].mods;
 		ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), rows[i].moe, &v), 0);

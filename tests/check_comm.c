@@ -479,6 +479,31 @@ START_TEST(test_recompute_modules_replays)
 }
 END_TEST
 
+/* The moe module checkpoints every MoE layer's MLP part, the token
+ * dispatcher inside it (moe_layer.py:701): on configs/mixtral-8x7b-ep.json
+ * (32 MoE layers on pp 4: 8 a rank, 16 microbatches, ep 4) a rank sends
+ * 2 x 8 x 16 = 256 dispatch and combine AlltoAlls forward and as many
+ * again in backward; with the default core_attn none. Mixtral has no
+ * shared expert and no MLA, so no TP call is rerun. */
+START_TEST(test_moe_module_replays_dispatch)
+{
+	struct dc_override ov[2] = {{"training.framework=megatron", 0}, {"parallel.sequence_parallel=true", 0}};
+	struct dc_config c;
+	struct dc_diag d;
+	struct dc_comm m;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(DC_SOURCE_DIR "/configs/mixtral-8x7b-ep.json", ov, 2, &c, &d), 0);
+	dc_diag_release(&d);
+	m = compute(&c);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_DISPATCH_COMBINE), 256);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED), 0);
+	c.training.recompute_modules_mask = DC_RCM(DC_RCM_MOE);
+	m = compute(&c);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED), 256);
+	ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_SEQ_RECOMPUTED), 0);
+}
+END_TEST
+
 /* The data-parallel axes that reduce every microbatch, under DualPipe:
  * the test above's 64e6 parameters given over 8 layers on pp 4 (16e6 a
  * stage, 8e6 a layer), dp 2, 8 microbatches, 2-byte gradients and
@@ -2053,6 +2078,7 @@ int main(void)
 	tcase_add_test(tc, test_dualpipe_runs_each_stage_half_the_microbatches);
 	tcase_add_test(tc, test_dualpipe_tp_cp_per_chunk_microbatch);
 	tcase_add_test(tc, test_recompute_modules_replays);
+	tcase_add_test(tc, test_moe_module_replays_dispatch);
 	tcase_add_test(tc, test_dualpipe_reduces_per_chunk_microbatch);
 	tcase_add_test(tc, test_expert_folding_comm);
 	tcase_add_test(tc, test_tp_bytes_per_layer);

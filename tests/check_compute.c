@@ -880,20 +880,25 @@ END_TEST
  * 0.754985; the H800 (the same part and HBM3) the same; the GH200 (no
  * public triad found) keeps the A100 80 GB's fraction, 0.71. */
 /* Megatron-Core's moe_act recompute module reruns the routed experts'
- * activation alone (experts.py:262-268 at d98e8a64): on Mixtral's MoE
+ * activation alone (experts.py:269-276, 1019-1030 at d98e8a64): on Mixtral's MoE
  * layer (configs/mixtral-8x7b-ep.json: s 4096, b 1, tp 2, top-2 of 8
  * experts with f 14336, SwiGLU, ep 4) this rank's experts see T k f / t =
  * 4096 x 2 x 14336 / 2 = 58,720,256 inner elements, and SwiGLU reads gate
  * and up and writes their product, 6 bytes each: 352,321,536 bytes at the
  * H100's element-wise level plus one kernel's overhead. Without core_attn
- * the core is not rerun; listing it adds the default's time back. */
+ * the core is not rerun; listing it beside moe_act adds the default's
+ * rerun (the core's forward) to the activation's. */
 START_TEST(test_moe_act_recompute_by_hand)
 {
 	static const char *const sets[] = {"cluster.gpu=h100-sxm5-80gb", "training.framework=megatron",
 					   "training.recompute=selective", "parallel.sequence_parallel=true",
 					   "training.recompute_modules=[\"moe_act\"]"};
+	static const char *const both[] = {"cluster.gpu=h100-sxm5-80gb", "training.framework=megatron",
+					   "training.recompute=selective", "parallel.sequence_parallel=true",
+					   "training.recompute_modules=[\"moe_act\", \"core_attn\"]"};
 	struct run *x = run(DC_SOURCE_DIR "/configs/mixtral-8x7b-ep.json", sets, 5);
 	struct run *y = run(DC_SOURCE_DIR "/configs/mixtral-8x7b-ep.json", sets, 4);
+	struct run *z = run(DC_SOURCE_DIR "/configs/mixtral-8x7b-ep.json", both, 5);
 	const struct dc_compute *c = &x->r.compute;
 	double act = 352321536.0 / (c->hbm_bandwidth * c->memory_efficiency) + c->memory_overhead_s;
 	ck_assert(c->available);
@@ -901,9 +906,11 @@ START_TEST(test_moe_act_recompute_by_hand)
 	ck_assert_double_eq_tol(c->dense_layer.recompute_s, 0, 1e-18);
 	/* the same layer's forward, the core's rerun apart, is untouched */
 	ck_assert_double_eq_tol(c->moe_layer.fwd_s, y->r.compute.moe_layer.fwd_s, 1e-15);
-	ck_assert(y->r.compute.moe_layer.recompute_s > 0 && y->r.compute.moe_layer.recompute_s != act);
+	ck_assert(y->r.compute.moe_layer.recompute_s > 0);
+	ck_assert_double_eq_tol(z->r.compute.moe_layer.recompute_s, y->r.compute.moe_layer.recompute_s + act, 1e-15);
 	free(x);
 	free(y);
+	free(z);
 }
 END_TEST
 

@@ -180,12 +180,29 @@ START_TEST(megatron_recompute_modules)
 			 0);
 	ck_assert_str_eq(get("training.recompute_modules"), "[\"mlp\", \"moe\"]");
 	ck_assert_uint_eq(diag.count, 0);
+	/* an empty list reruns nothing: recompute none; a name twice is
+	 * one; moe_act needs the grouped GEMM experts, as Megatron refuses */
 	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--position-embedding-type rope --recompute-activations "
 						   "--recompute-modules --bf16\n"),
+			 0);
+	ck_assert_str_eq(get("training.recompute"), "\"none\"");
+	ck_assert_str_eq(get("training.recompute_modules"), "(unset)");
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert_str_eq(diag.entries[0].text, "t:1: '--recompute-modules': no module given, so selective recompute "
+					       "reruns nothing: imported as training.recompute \"none\"");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--position-embedding-type rope --recompute-activations "
+						   "--recompute-modules mlp core_attn mlp\n"),
+			 0);
+	ck_assert_str_eq(get("training.recompute_modules"), "[\"mlp\", \"core_attn\"]");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--position-embedding-type rope --recompute-activations "
+						   "--recompute-modules moe_act\n"),
 			 -1);
-	ck_assert_str_eq(diag.entries[0].text,
-			 "t:1: error: '--recompute-modules': no module given, so selective recompute reruns nothing; "
-			 "name the modules, or drop --recompute-granularity selective");
+	ck_assert_str_eq(diag.entries[0].text, "t:1: error: '--recompute-modules': moe_act needs --moe-grouped-gemm, "
+					       "as Megatron-Core refuses (transformer_config.py:1964-1967)");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--position-embedding-type rope --recompute-activations "
+						   "--moe-grouped-gemm --recompute-modules moe_act\n"),
+			 0);
+	ck_assert_str_eq(get("training.recompute_modules"), "[\"moe_act\"]");
 }
 END_TEST
 

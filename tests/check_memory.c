@@ -1542,7 +1542,11 @@ END_TEST
  * 679,477,248 - 268,435,456 - 255,852,544 + 1,048,576 = 156,237,824; M' =
  * 914,358,272 - 268,435,456 + 1,048,576 = 646,971,392. Stage 0: 15 D' +
  * 48 M' = 33,398,194,176; stage 1: 26 D' + 48 M' = 35,116,810,240; stage
- * 2: 70 M' = 45,287,997,440. */
+ * 2: 70 M' = 45,287,997,440. shared_experts alone drops the shared
+ * expert's part of fc1's output, 4 s b f_s / t = 4 x 4096 x 2048 / 2 =
+ * 16,777,216, and of the activation's, 8,388,608 (the routed experts'
+ * 134,217,728 and 67,108,864 stay), and keeps the statistics: a MoE
+ * layer 914,358,272 + 1,048,576 - 25,165,824 = 890,241,024. */
 START_TEST(test_deepseek_v3_recompute_modules)
 {
 	struct dc_config c;
@@ -1556,6 +1560,8 @@ START_TEST(test_deepseek_v3_recompute_modules)
 	ck_assert_uint_eq(stage_ledger(&c, 0).activation_layers_bytes, 33398194176ull);
 	ck_assert_uint_eq(stage_ledger(&c, 1).activation_layers_bytes, 35116810240ull);
 	ck_assert_uint_eq(stage_ledger(&c, 2).activation_layers_bytes, 45287997440ull);
+	c.training.recompute_modules_mask = DC_RCM(DC_RCM_SHARED_EXPERTS);
+	ck_assert_uint_eq(pl_kept(plan_of(&c), 1), 890241024ull);
 }
 END_TEST
 

@@ -77,7 +77,6 @@ enum dc_recompute_module {
 	DC_RCM_LAYERNORM,      /* the norms kept apart: MLA's input norm, a MoE layer's pre-MLP norm */
 	DC_RCM_MLA_UP_PROJ,    /* MLA's up-projections and rotation: q, k, v */
 	DC_RCM_SHARED_EXPERTS, /* a MoE layer's shared experts */
-	DC_RCM_COUNT
 };
 #define DC_RCM(m) (1u << (m))
 
@@ -735,7 +734,6 @@ const char *dc_sharding_name(enum dc_sharding s);
 const char *dc_axis_name(enum dc_axis a);
 const char *dc_link_choice_name(enum dc_link_choice l);
 const char *dc_recompute_name(enum dc_recompute r);
-const char *dc_recompute_module_name(enum dc_recompute_module m);
 /* The modules selective recompute reruns: training.recompute_modules, or
  * the attention core when not given; 0 under any other recompute. */
 uint32_t dc_recompute_modules(const struct dc_config *c);
@@ -754,6 +752,8 @@ const char *dc_offload_name(enum dc_offload o);
 /* A collective.protocols mask as the config writes it, ["ll128", "simple"]
  * (empty for 0), in buf, truncated to len. */
 void dc_protocols_text(uint32_t mask, char *buf, size_t len);
+/* training.recompute_modules' mask as a JSON list of its names */
+void dc_recompute_modules_text(uint32_t mask, char *buf, size_t len);
 const char *dc_cp_comm_name(enum dc_cp_comm c);
 const char *dc_ckpt_format_name(enum dc_ckpt_format f);
 const char *dc_ckpt_gather_name(enum dc_ckpt_gather g);

@@ -243,6 +243,13 @@ static void module_replays(const struct dc_config *cfg, struct layer_calls *l, u
 	per_of(l->re_ug, l->re_g[0] - l->re_qg[0], l->re_g[1] - l->re_qg[1]);
 }
 
+/* The calls of a microbatch's `dense` and `moe` layers, `per` of them a
+ * layer of each kind (whole counts: module_replays'), over mb microbatches */
+static uint64_t kind_calls(struct dc_ck *b, const double per[2], uint64_t dense, uint64_t moe, uint64_t mb)
+{
+	return dc_ck_mul(b, dc_ck_add(b, dc_ck_mul(b, (uint64_t)per[0], dense), dc_ck_mul(b, (uint64_t)per[1], moe)), mb);
+}
+
 /* On x->s one call of `kind` on `bytes`, `per` of them a layer of kind
  * c: count 1, time one call's, per_layer[c] = per (none when per is 0) */
 static void push_one(struct dc_axis_ctx *x, int c, enum dc_coll_kind kind, enum dc_coll_what what,
@@ -404,9 +411,7 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	per_of(lc.re_pair, 2 * fd, 2 * fm);
 	if (remod) {
 		module_replays(cfg, &lc, 0, 0, 0);
-		re_mb = dc_ck_mul(b, dc_ck_add(b, dc_ck_mul(b, (uint64_t)lc.re_pair[0], dense),
-					     dc_ck_mul(b, (uint64_t)lc.re_pair[1], moe)),
-				  mb);
+		re_mb = kind_calls(b, lc.re_pair, dense, moe, mb);
 	}
 	dc_axis_setup(x, p->topo.degree[DC_AXIS_TP], &p->group[DC_AXIS_TP].link, &p->group[DC_AXIS_TP].net);
 	/* Megatron runs the backward's input-gradient collective behind the
@@ -466,16 +471,10 @@ void dc_axis_tp_comm(struct dc_axis_ctx *x)
 	q_mb = dc_ck_mul(b, quantized_gathers(x, layers, moe), mb);
 	q_re_mb = dc_ck_mul(b, quantized_gathers(x, re_layers, re_moe), mb);
 	if (remod) {
-		uint64_t per[4];
 		module_replays(cfg, &lc, mg, mr, (uint64_t)sq);
-		for (int i = 0; i < 4; i++) {
-			const double *v = i == 0 ? lc.re_g : i == 1 ? lc.re_r : i == 2 ? lc.re_qg : lc.re_ug;
-			per[i] = dc_ck_mul(b, dc_ck_add(b, dc_ck_mul(b, (uint64_t)v[0], dense), dc_ck_mul(b, (uint64_t)v[1], moe)),
-					   mb);
-		}
-		re_g_mb = per[0];
-		re_r_mb = per[1];
-		q_re_mb = per[2];
+		re_g_mb = kind_calls(b, lc.re_g, dense, moe, mb);
+		re_r_mb = kind_calls(b, lc.re_r, dense, moe, mb);
+		q_re_mb = kind_calls(b, lc.re_qg, dense, moe, mb);
 	}
 	push_gathers(x, DC_CW_TP_SEQ_IN_G, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, g_mb, q_mb, lc.in_bytes, act, lc.qg,
 		     lc.ug);

@@ -230,7 +230,7 @@ static uint64_t inner_term(const struct dc_plan *p, uint64_t sb, uint64_t f, int
  * - shared_experts: the shared experts' part of fc1's and the activation's
  *   outputs and their fc1's FP8 copy of the input (shared_experts.py
  *   :150-161);
- * - moe_act: the routed experts' activation output (experts.py:262-268:
+ * - moe_act: the routed experts' activation output (experts.py:269-276, 1019-1030:
  *   fc2 saves the original, which the checkpoint drops);
  * - layernorm: the norms kept apart from a linear: MLA's input norm
  *   (gpt_layer_specs.py:296) and a MoE layer's pre-MLP norm (:313), their

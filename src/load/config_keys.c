@@ -31,23 +31,34 @@ const char *const dc_cfg_recompute_module_names[] = {"core_attn", "mlp", "moe", 
 /* enum dc_net_proto order */
 const char *const dc_cfg_protocol_names[] = {"ll", "ll128", "simple", NULL};
 
-void dc_protocols_text(uint32_t mask, char *buf, size_t len)
+/* The names of mask's bits as a JSON list, in `names` order */
+static void names_text(const char *const *names, uint32_t mask, char *buf, size_t len)
 {
 	size_t at = 0;
 	if (len == 0)
 		return;
 	buf[0] = '\0';
-	for (int i = 0; dc_cfg_protocol_names[i]; i++) {
+	for (int i = 0; names[i]; i++) {
 		int w;
 		if (!(mask & (1u << i)))
 			continue;
-		w = snprintf(buf + at, len - at, "%s\"%s\"", at ? ", " : "[", dc_cfg_protocol_names[i]);
+		w = snprintf(buf + at, len - at, "%s\"%s\"", at ? ", " : "[", names[i]);
 		if (w < 0 || (size_t)w >= len - at)
 			return;
 		at += (size_t)w;
 	}
 	if (at)
 		snprintf(buf + at, len - at, "]");
+}
+
+void dc_protocols_text(uint32_t mask, char *buf, size_t len)
+{
+	names_text(dc_cfg_protocol_names, mask, buf, len);
+}
+
+void dc_recompute_modules_text(uint32_t mask, char *buf, size_t len)
+{
+	names_text(dc_cfg_recompute_module_names, mask, buf, len);
 }
 static const char *const attention_names[] = {"flash", "eager", NULL};
 /* enum dc_framework order */
@@ -211,11 +222,6 @@ const char *dc_pipe_schedule_name(enum dc_pipe_schedule s)
 const char *dc_recompute_name(enum dc_recompute r)
 {
 	return dc_cfg_recompute_names[r];
-}
-
-const char *dc_recompute_module_name(enum dc_recompute_module m)
-{
-	return dc_cfg_recompute_module_names[m];
 }
 
 uint32_t dc_recompute_modules(const struct dc_config *c)

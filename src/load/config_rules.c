@@ -1414,15 +1414,21 @@ static int rule_recompute_modules(struct loader *l)
 	const struct dc_config *c = l->cfg;
 	const struct dc_model *m = &c->model;
 	int k = KEY_TRAINING_RECOMPUTE_MODULES;
-	uint32_t mods = c->training.recompute_modules_mask;
+	uint32_t mods = c->training.recompute_modules_mask, sm = c->search.recompute_mask;
 	uint64_t moe_layers = m->num_experts ? dc_params_moe_layers(m) : 0;
 	size_t errors = l->errors;
 	if (!mods)
 		return 0;
-	if (c->training.recompute != DC_RECOMPUTE_SELECTIVE) {
-		dc_cfg_errorf(l, blame(l, k, KEY_TRAINING_RECOMPUTE),
-			      "'training.recompute_modules': the modules selective recompute reruns, so it needs training.recompute \"selective\", got \"%s\"",
-			      dc_cfg_recompute_names[c->training.recompute]);
+	/* as rule_no_effect's keys: a warning without selective, so that a
+	 * sweep over training.recompute keeps the list for its selective
+	 * points; the layout search's selective layouts read it */
+	if (c->training.recompute != DC_RECOMPUTE_SELECTIVE &&
+	    !(l->opts && l->opts->search && (sm == 0 || (sm & (1u << DC_RECOMPUTE_SELECTIVE))))) {
+		char v[160];
+		dc_recompute_modules_text(mods, v, sizeof(v));
+		dc_cfg_warnf(l, blame(l, k, KEY_TRAINING_RECOMPUTE),
+			     "'training.recompute_modules': %s are the modules selective recompute reruns, but training.recompute is \"%s\": they have no effect; set training.recompute \"selective\" or drop the key",
+			     v, dc_cfg_recompute_names[c->training.recompute]);
 		return 0;
 	}
 	if (c->training.framework != DC_FRAMEWORK_MEGATRON) {
@@ -2460,7 +2466,7 @@ static const struct rule rules[] = {
 	  KEYS("training.recompute_layers", "training.recompute", "model.num_layers", "parallel.pp",
 	       "parallel.virtual_pipeline")},
 	 rule_recompute_layers},
-	{{"recompute_modules needs recompute selective and framework megatron; mla_up_proj needs MLA, moe_act a MoE model; moe_act and layernorm cannot run under fp8_recipe delayed, moe not with overlap.ep a2a_1f1b (Megatron-Core's refusals); a module the model has nothing of warns",
+	{{"recompute_modules needs framework megatron, and without recompute selective has no effect and warns (unless the layout search tries selective); mla_up_proj needs MLA, moe_act a MoE model; moe_act and layernorm cannot run under fp8_recipe delayed, moe not with overlap.ep a2a_1f1b (Megatron-Core's refusals); a module the model has nothing of warns",
 	  KEYS("training.recompute_modules", "training.recompute", "training.framework", "model.kv_lora_rank",
 	       "model.num_experts", "precision.fp8_recipe", "overlap.ep")},
 	 rule_recompute_modules},

@@ -671,6 +671,17 @@ static const char *const *names_of(const struct key *k)
 	return dc_cfg_recompute_names;
 }
 
+/* Megatron-Core's recompute modules (transformer_config.py:1947-1958 at
+ * d98e8a64) that training.recompute_modules does not take */
+static int megatron_unmodelled(const char *v)
+{
+	static const char *const names[] = {"gdn_norm_out", "gdp_in_proj", "gdp_qkv", "mhc", NULL};
+	for (int i = 0; names[i]; i++)
+		if (strcmp(v, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
 /* A list row's example value, for its errors */
 static const char *example_of(const struct key *k)
 {
@@ -786,6 +797,12 @@ static void read_space(struct loader *l, int ki, const cJSON *v)
 			for (i = 0; cJSON_IsString(e) && names[i]; i++)
 				if ((any_case ? strcasecmp(e->valuestring, names[i]) : strcmp(e->valuestring, names[i])) == 0)
 					found = i;
+			if (found < 0 && names == dc_cfg_recompute_module_names && cJSON_IsString(e) &&
+			    megatron_unmodelled(e->valuestring)) {
+				dc_cfg_errorf(l, ki, "'%s': entry %u: \"%s\" is a Megatron-Core module distcalc does not model (Gated DeltaNet's and mHC's recompute); expected one of %s",
+					      k->info.path, n + 1, e->valuestring, k->info.bounds + 3);
+				return;
+			}
 			if (found < 0) {
 				char near[128];
 				/* a slip of a name is short: a long entry is no name */

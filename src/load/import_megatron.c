@@ -361,7 +361,7 @@ enum arg_id {
 	A_EXPERTS, A_TOPK, A_MOE_FFN, A_SHARED, A_MOE_FREQ, A_EXPERT_BIAS, A_DISPATCHER, A_CAPACITY,
 	A_TP, A_PP, A_CP, A_CP_COMM, A_EP, A_ETP, A_VPP_LAYERS, A_VPP, A_FIRST, A_LAST, A_ACC_EMB, A_ACC_LOSS,
 	A_SP, A_DIST_OPT, A_DIST_OPT_INST, A_OVERLAP_GRAD, A_OVERLAP_PARAM, A_DDP_BUCKET, A_TP_OVERLAP, A_FSDP2,
-	A_MBS, A_GBS, A_RECOMPUTE, A_RECOMPUTE_METHOD, A_RECOMPUTE_LAYERS, A_RECOMPUTE_ACT, A_RECOMPUTE_MODULES, A_FLASH, A_ATT_BACKEND,
+	A_MBS, A_GBS, A_RECOMPUTE, A_RECOMPUTE_METHOD, A_RECOMPUTE_LAYERS, A_RECOMPUTE_ACT, A_RECOMPUTE_MODULES, A_GROUPED_GEMM, A_FLASH, A_ATT_BACKEND,
 	A_BF16, A_FP16, A_FP8, A_FP8_RECIPE, A_FP8_PARAM, A_GRAD_BF16, A_OPTIMIZER,
 	A_COUNT
 };
@@ -429,6 +429,8 @@ static const struct {
 	[A_RECOMPUTE_LAYERS] = {"--recompute-num-layers", 1},
 	[A_RECOMPUTE_ACT] = {"--recompute-activations", 0},
 	[A_RECOMPUTE_MODULES] = {"--recompute-modules", 2},
+	/* changes no byte or FLOP distcalc counts; read for moe_act */
+	[A_GROUPED_GEMM] = {"--moe-grouped-gemm", 0},
 	[A_FLASH] = {"--use-flash-attn", 0},
 	[A_ATT_BACKEND] = {"--attention-backend", 1},
 	[A_BF16] = {"--bf16", 0},
@@ -468,7 +470,7 @@ static const char *const ignored[] = {
 	"--use-mcore-models", "--transformer-impl", "--no-masked-softmax-fusion", "--masked-softmax-fusion",
 	"--no-bias-gelu-fusion", "--no-bias-swiglu-fusion", "--no-bias-dropout-fusion", "--no-rope-fusion",
 	"--no-gradient-accumulation-fusion", "--cross-entropy-loss-fusion", "--cross-entropy-fusion-impl",
-	"--attention-softmax-in-fp32", "--no-async-tensor-model-parallel-allreduce", "--moe-grouped-gemm",
+	"--attention-softmax-in-fp32", "--no-async-tensor-model-parallel-allreduce",
 	"--moe-permute-fusion", "--disable-te-fused-rope", "--fp8-margin", "--fp8-interval", "--fp8-amax-",
 	"--manual-gc", "--manual-gc-", "--empty-unused-memory-level", "--calculate-per-token-loss",
 	"--check-for-nan-in-loss-and-grad", "--no-check-for-nan-in-loss-and-grad",
@@ -857,13 +859,13 @@ static void map_parallel(struct mctx *m)
 /* --recompute-modules (argparse nargs '*': transformer_config.py
  * recompute_modules at d98e8a64) onto training.recompute_modules, whose
  * loader checks the names; Megatron reads it under selective recompute
- * alone */
-static void map_recompute_modules(struct mctx *m)
+ * alone. A name given twice is one (Megatron tests membership); an empty
+ * list reruns nothing: selective is then none (map_training). */
+static void map_recompute_modules(struct mctx *m, int selective)
 {
 	char json[4 * MAX_VALUE];
 	const char *v = V(A_RECOMPUTE_MODULES);
 	size_t at = 0;
-	int selective = G(A_RECOMPUTE) ? strcmp(V(A_RECOMPUTE), "selective") == 0 : G(A_RECOMPUTE_ACT);
 	if (!selective) {
 		warn(m, L(A_RECOMPUTE_MODULES),
 		     "'--recompute-modules': Megatron-Core reads it under --recompute-granularity selective alone, "
@@ -871,22 +873,25 @@ static void map_recompute_modules(struct mctx *m)
 		     G(A_RECOMPUTE) ? "this run's is full" : "this run recomputes nothing");
 		return;
 	}
-	if (!*v) {
-		err(m, L(A_RECOMPUTE_MODULES),
-		    "'--recompute-modules': no module given, so selective recompute reruns nothing; name the modules, "
-		    "or drop --recompute-granularity selective");
-		return;
-	}
 	json[at++] = '[';
 	while (*v) {
 		size_t w = strcspn(v, " ");
+		char word[MAX_VALUE + 2];
 		/* names are Megatron's words, which the loader checks: a word
 		 * of other characters is none */
 		if (strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_") < w) {
 			err(m, L(A_RECOMPUTE_MODULES), "'--recompute-modules': '%.*s' is not a module name", (int)w, v);
 			return;
 		}
-		at += (size_t)snprintf(json + at, sizeof(json) - at, "%s\"%.*s\"", at > 1 ? ", " : "", (int)w, v);
+		snprintf(word, sizeof(word), "\"%.*s\"", (int)w, v);
+		if (!strstr(json, word))
+			at += (size_t)snprintf(json + at, sizeof(json) - at, "%s%s", at > 1 ? ", " : "", word);
+		if (w == 7 && strncmp(v, "moe_act", 7) == 0 && !G(A_GROUPED_GEMM)) {
+			err(m, L(A_RECOMPUTE_MODULES),
+			    "'--recompute-modules': moe_act needs --moe-grouped-gemm, as Megatron-Core refuses "
+			    "(transformer_config.py:1964-1967)");
+			return;
+		}
 		v += w;
 		while (*v == ' ')
 			v++;
@@ -897,6 +902,7 @@ static void map_recompute_modules(struct mctx *m)
 
 static void map_training(struct mctx *m)
 {
+	int selective = G(A_RECOMPUTE) ? strcmp(V(A_RECOMPUTE), "selective") == 0 : G(A_RECOMPUTE_ACT);
 	count(m, A_MBS, "training.micro_batch_size");
 	count(m, A_GBS, "training.global_batch_size");
 	if (G(A_RECOMPUTE) && G(A_RECOMPUTE_ACT) && strcmp(V(A_RECOMPUTE), "selective") != 0)
@@ -904,12 +910,17 @@ static void map_training(struct mctx *m)
 		    L(A_RECOMPUTE), V(A_RECOMPUTE));
 	else if (G(A_RECOMPUTE) && strcmp(V(A_RECOMPUTE), "full") != 0 && strcmp(V(A_RECOMPUTE), "selective") != 0)
 		err(m, L(A_RECOMPUTE), "'--recompute-granularity': expected 'full' or 'selective', got '%s'", V(A_RECOMPUTE));
-	else if (G(A_RECOMPUTE))
+	else if (selective && G(A_RECOMPUTE_MODULES) && !*V(A_RECOMPUTE_MODULES)) {
+		warn(m, L(A_RECOMPUTE_MODULES),
+		     "'--recompute-modules': no module given, so selective recompute reruns nothing: imported as "
+		     "training.recompute \"none\"");
+		set_str(m, "training.recompute", "none", "--recompute-modules", L(A_RECOMPUTE_MODULES));
+	} else if (G(A_RECOMPUTE))
 		set_str(m, "training.recompute", V(A_RECOMPUTE), "--recompute-granularity", L(A_RECOMPUTE));
 	else if (G(A_RECOMPUTE_ACT))
 		set_str(m, "training.recompute", "selective", "--recompute-activations", L(A_RECOMPUTE_ACT));
-	if (G(A_RECOMPUTE_MODULES))
-		map_recompute_modules(m);
+	if (G(A_RECOMPUTE_MODULES) && (*V(A_RECOMPUTE_MODULES) || !selective))
+		map_recompute_modules(m, selective);
 	if (G(A_RECOMPUTE_METHOD)) {
 		unsigned long long n;
 		if (!G(A_RECOMPUTE) || strcmp(V(A_RECOMPUTE), "full") != 0)

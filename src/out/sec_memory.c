@@ -153,19 +153,34 @@ static void view(const struct dc_run *run, void *out)
 			: NULL;
 }
 
+/* training.recompute as the labels name it: with the recompute modules
+ * where given (config.h dc_recompute_modules) */
+static void recompute_text(const struct dc_config *in, char *buf, size_t len)
+{
+	char mods[160];
+	if (!dc_recompute_modules(in) || !in->training.recompute_modules_mask) {
+		snprintf(buf, len, "%s", dc_recompute_name(in->training.recompute));
+		return;
+	}
+	dc_recompute_modules_text(in->training.recompute_modules_mask, mods, sizeof(mods));
+	snprintf(buf, len, "selective of %s", mods);
+}
+
 static void activation_model(const void *base, char *buf, size_t len)
 {
+	char rc[192];
 	const struct dc_config *in = ((const struct view *)base)->plan->in;
 	if (in->memory.activation_explicit)
 		snprintf(buf, len,
 			 "assumption: %g bytes per token per layer (memory.activation_bytes_per_token_per_layer)",
 			 in->memory.activation_bytes_per_token_per_layer);
-	else
+	else {
+		recompute_text(in, rc, sizeof(rc));
 		dc_text_fmt(buf, len,
 			    "assumption: Korthikanti et al. 2022 Table 2 (attention %s, dropout %s, recompute %s, sequence parallel %s), generalised to GQA, SwiGLU and flash attention: docs/formulas.md",
-			    dc_attention_name(in->training.attention), in->model.dropout ? "on" : "off",
-			    dc_recompute_name(in->training.recompute),
+			    dc_attention_name(in->training.attention), in->model.dropout ? "on" : "off", rc,
 			    ((const struct view *)base)->plan->layout.sequence_parallel ? "on" : "off");
+	}
 }
 
 /* Ranks whose pp coordinate is in [s0, s1]: runs of consecutive ranks
@@ -292,13 +307,15 @@ static int view_offloaded(const void *base)
 
 static void act_label(const void *base, char *buf, size_t len)
 {
-	const struct dc_training *t = &((const struct ledger_view *)base)->plan->in->training;
+	const struct dc_config *in = ((const struct ledger_view *)base)->plan->in;
+	const struct dc_training *t = &in->training;
+	char rc[192];
+	recompute_text(in, rc, sizeof(rc));
 	if (t->recompute == DC_RECOMPUTE_FULL && t->recompute_layers)
 		dc_text_fmt(buf, len, "activations per layer per microbatch (assumed, recompute full, %llu layers a chunk)",
 			    (unsigned long long)t->recompute_layers);
 	else
-		dc_text_fmt(buf, len, "activations per layer per microbatch (assumed, recompute %s)",
-			    dc_recompute_name(t->recompute));
+		dc_text_fmt(buf, len, "activations per layer per microbatch (assumed, recompute %s)", rc);
 }
 
 /* The schedule the ledger's counts follow, as the labels name it. */
