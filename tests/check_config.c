@@ -653,10 +653,10 @@ START_TEST(test_stage_and_cp_errors)
 		     3, DC_ERR_CONFIG,
 		     "--set: error: 'parallel.pipeline_schedule': \"dualpipev\" splits the model into 2 x pp = 8 chunks, two a rank, so 2 x pp must divide model.num_layers (36)");
 	expect_error(edit("\"tp\": 4", "\"tp\": 2, \"pp\": 4, \"first_stage_layers\": 5"),
-		     (const char *const[]){"parallel.pipeline_schedule=dualpipe", "training.grad_accum_steps=8",
+		     (const char *const[]){"parallel.pipeline_schedule=dualpipev", "training.grad_accum_steps=8",
 					   "model.num_layers=35"},
 		     3, DC_ERR_CONFIG,
-		     "--set: error: 'parallel.pipeline_schedule': \"dualpipe\" places stages of equal layers itself; drop pipeline_layers, first_stage_layers, last_stage_layers and account_for_*");
+		     "--set: error: 'parallel.pipeline_schedule': \"dualpipev\" cuts the model into 2 x pp chunks of equal layers itself; drop pipeline_layers, first_stage_layers, last_stage_layers and account_for_* (\"dualpipe\" takes uneven stages)");
 	/* cp: into the world, the sequence in 2 cp chunks, a2a by heads; tp
 	 * 4 divides the 8 GPUs, cp 3 does not: the world's error names cp */
 	expect_error(edit("\"tp\": 4", "\"tp\": 4, \"cp\": 3"), NULL, 0, DC_ERR_CONFIG,

@@ -865,6 +865,48 @@ START_TEST(test_dualpipe_two_stages_pp_plus_one)
 }
 END_TEST
 
+/* DualPipe on the stages the config gives (parallel.pipeline_layers
+ * [3, 2, 1, 2], DeepSeek-V3 ran 61 layers on 16 stages): rank s holds
+ * stage s and stage 3 - s, whatever their layers. On four_stages' shape
+ * rank 0 holds stage 0 (layers 0-2, the embedding) and stage 3 (layers
+ * 6-7, the norm and the head): 5 x 12,584,960 + 2 x 1,024,000 + 1,024 =
+ * 64,973,824 parameters; rank 1 stages 1 (layers 3-4) and 2 (layer 5):
+ * 3 x 12,584,960 = 37,754,880, as rank 2 (stages 2 and 1). In flight
+ * (test_dualpipe_two_stages_pp_plus_one) 4, 3, 2, 1 microbatches of the
+ * rank's own stage and 1, 2, 3, 4 of its mirror: layer-microbatches
+ * 4 x 3 + 1 x 2 = 14 on rank 0, 3 x 2 + 2 x 1 = 8 on rank 1,
+ * 2 x 1 + 3 x 2 = 8 on rank 2, 1 x 2 + 4 x 3 = 14 on rank 3. */
+START_TEST(test_dualpipe_uneven_stages)
+{
+	struct dc_config c;
+	const uint64_t layers[4] = {5, 3, 3, 5}, lmb[4] = {14, 8, 8, 14};
+	const uint64_t total[4] = {64973824ull, 37754880ull, 37754880ull, 64973824ull};
+	const uint64_t mirror_layers[4] = {2, 1, 2, 3}, mirror_first[4] = {6, 5, 3, 0};
+	four_stages(&c, DC_PIPE_DUALPIPE);
+	c.parallel.pipeline_layers[0] = 3;
+	c.parallel.pipeline_layers[1] = 2;
+	c.parallel.pipeline_layers[2] = 1;
+	c.parallel.pipeline_layers[3] = 2;
+	c.parallel.pipeline_layers_n = 4;
+	for (uint64_t s = 0; s < 4; s++) {
+		const struct dc_plan *p = plan_of(&c);
+		struct dc_mem_ledger l;
+		struct dc_pipeline_chunk ch;
+		ck_assert_int_eq(dc_pipeline_schedule(p), DC_PIPE_DUALPIPE);
+		dc_pipeline_chunk(p, s, 1, &ch);
+		ck_assert_uint_eq(ch.layers, mirror_layers[s]);
+		ck_assert_uint_eq(ch.first_layer, mirror_first[s]);
+		ck_assert_int_eq(ch.embedding, s == 3);
+		ck_assert_int_eq(ch.head, s == 0);
+		l = stage_ledger(&c, s);
+		ck_assert_uint_eq(l.p.layers, layers[s]);
+		ck_assert_uint_eq(l.p.total, total[s]);
+		ck_assert_uint_eq(l.in_flight, 5);
+		ck_assert_uint_eq(l.activation_layer_microbatches, lmb[s]);
+	}
+}
+END_TEST
+
 START_TEST(test_dualpipev_v_placement)
 {
 	/* DualPipeV on pp 4 ranks: 8 chunks of one layer, rank s holds chunks
@@ -1758,6 +1800,7 @@ int main(void)
 	tcase_add_test(tc, test_fsdp_working_set);
 	tcase_add_test(tc, test_fsdp_pipeline_holds_stage_grads);
 	tcase_add_test(tc, test_dualpipe_two_stages_pp_plus_one);
+	tcase_add_test(tc, test_dualpipe_uneven_stages);
 	tcase_add_test(tc, test_dualpipev_v_placement);
 	tcase_add_test(tc, test_zero_bubble_deferred_w_by_hand);
 	tcase_add_test(tc, test_zero_bubble_classes_below_pp);

@@ -383,6 +383,46 @@ START_TEST(test_dualpipe_bubble_by_hand)
 }
 END_TEST
 
+static void step_with(const char *name, const char *const *sets, struct dc_step_memo *memo, struct dc_step *out);
+
+/* DualPipe on uneven stages: rank s runs stage s and stage pp - 1 - s,
+ * each for m / 2 microbatches, so its kernels are its two stages' layers
+ * (and the embedding and head on ranks 0 and pp - 1). korthikanti-175b
+ * (96 layers, pp 8, no compute slowdown): with 12 layers a stage a
+ * middle rank runs 24 layers, l = its compute / 24 each; with
+ * pipeline_layers [13, 12, 12, 12, 12, 12, 11, 12] rank 0 holds 13 + 12
+ * layers, one more, and rank 1 12 + 11, one fewer: 23 l, and rank 0's
+ * compute grows by l. */
+START_TEST(test_dualpipe_uneven_stages_compute)
+{
+	static const char *const even[] = {"parallel.pipeline_schedule=dualpipe", "parallel.virtual_pipeline=1",
+					   "overlap.compute_slowdown=0", NULL};
+	static const char *const uneven[] = {"parallel.pipeline_schedule=dualpipe", "parallel.virtual_pipeline=1",
+					     "overlap.compute_slowdown=0",
+					     "parallel.pipeline_layers=[13,12,12,12,12,12,11,12]", NULL};
+	static struct dc_step e, u;
+	double e0 = 0, e1 = 0, u0 = 0, u1 = 0, l;
+	step_with("korthikanti-175b.json", even, NULL, &e);
+	step_with("korthikanti-175b.json", uneven, NULL, &u);
+	for (uint64_t i = 0; i < e.nclasses; i++) {
+		if (e.classes[i].stage_first == 0)
+			e0 = e.classes[i].compute_s;
+		if (e.classes[i].stage_first <= 1 && 1 <= e.classes[i].stage_last)
+			e1 = e.classes[i].compute_s;
+	}
+	for (uint64_t i = 0; i < u.nclasses; i++) {
+		if (u.classes[i].stage_first == 0)
+			u0 = u.classes[i].compute_s;
+		if (u.classes[i].stage_first == 1)
+			u1 = u.classes[i].compute_s;
+	}
+	ck_assert(e0 > 0 && e1 > 0);
+	l = e1 / 24.0;
+	ck_assert_double_eq_tol(u1, 23.0 * l, 1e-9 * e1);
+	ck_assert_double_eq_tol(u0, e0 + l, 1e-9 * e1);
+}
+END_TEST
+
 /* The step prices one layer's collectives for one microbatch from the
  * comm result's rows over the layer-microbatches they count: a DualPipe
  * rank's two stages, each run by m / 2 microbatches (deepseek-ai/DualPipe
@@ -2167,6 +2207,7 @@ int main(void)
 	tcase_add_test(tc, test_bubble_interleaved_v3);
 	tcase_add_test(tc, test_zero_bubble_h1_by_hand);
 	tcase_add_test(tc, test_dualpipe_bubble_by_hand);
+	tcase_add_test(tc, test_dualpipe_uneven_stages_compute);
 	tcase_add_test(tc, test_dp_bucket_overlap);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("configs");

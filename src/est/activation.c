@@ -618,8 +618,11 @@ void dc_pipeline_chunk(const struct dc_plan *p, uint64_t stage, uint64_t c, stru
 		/* rank s: stage s of the forward direction, stage pp - 1 - s of
 		 * the reverse one (DeepSeek-V3 section 3.2.1) */
 		st = c == 0 ? stage : pp - 1 - stage;
-		out->layers = L / pp;
-		break;
+		out->first_layer = dc_plan_stage_first_layer(p, st);
+		out->layers = dc_plan_stage_layers(p, st);
+		out->embedding = st == 0;
+		out->head = st == last;
+		return;
 	case DC_PIPE_DUALPIPEV:
 		/* rank s: chunks s and 2pp - 1 - s of 2pp, a V */
 		last = 2 * pp - 1;

@@ -1537,10 +1537,12 @@ static int rule_pipeline_schedule(struct loader *l)
 	}
 	if (s == DC_PIPE_ZERO_BUBBLE)
 		return 0;
-	if (dc_stages_uneven(p)) {
+	/* DualPipe runs the stages it is given (rank s holds stages s and
+	 * pp - 1 - s, however many layers each); DualPipeV cuts the model
+	 * into 2 pp chunks itself */
+	if (s == DC_PIPE_DUALPIPEV && dc_stages_uneven(p)) {
 		dc_cfg_errorf(l, k,
-		       "'parallel.pipeline_schedule': \"%s\" places stages of equal layers itself; drop pipeline_layers, first_stage_layers, last_stage_layers and account_for_*",
-		       name);
+		       "'parallel.pipeline_schedule': \"dualpipev\" cuts the model into 2 x pp chunks of equal layers itself; drop pipeline_layers, first_stage_layers, last_stage_layers and account_for_* (\"dualpipe\" takes uneven stages)");
 		return 0;
 	}
 	if (s == DC_PIPE_DUALPIPEV && c->model.num_layers % (2 * pp) != 0) {
@@ -2453,7 +2455,7 @@ static const struct rule rules[] = {
 	{{"virtual_pipeline > 1 needs pp > 1, pp × virtual_pipeline dividing num_layers and grad_accum_steps a multiple of pp",
 	  KEYS("parallel.virtual_pipeline", "parallel.pp", "model.num_layers", "training.grad_accum_steps")},
 	 rule_virtual_pipeline},
-	{{"pipeline_schedule defaults to interleaved when virtual_pipeline > 1, else 1f1b; a given one agrees with virtual_pipeline (1 for all but interleaved); zero_bubble needs pp > 1; dualpipe an even pp and an even grad_accum_steps ≥ 2·pp; dualpipev pp > 1, grad_accum_steps ≥ 2·pp and 2·pp dividing num_layers; both even stages",
+	{{"pipeline_schedule defaults to interleaved when virtual_pipeline > 1, else 1f1b; a given one agrees with virtual_pipeline (1 for all but interleaved); zero_bubble needs pp > 1; dualpipe an even pp and an even grad_accum_steps ≥ 2·pp; dualpipev pp > 1, grad_accum_steps ≥ 2·pp, 2·pp dividing num_layers and even stages (dualpipe takes uneven ones)",
 	  KEYS("parallel.pipeline_schedule", "parallel.virtual_pipeline", "parallel.pp", "training.grad_accum_steps",
 	       "model.num_layers", "parallel.pipeline_layers", "parallel.first_stage_layers", "parallel.last_stage_layers")},
 	 rule_pipeline_schedule},

@@ -306,7 +306,8 @@ enum dc_pipe_schedule dc_layout_schedule(const struct dc_config *in, const struc
 	case DC_PIPE_ZERO_BUBBLE:
 		return s;
 	case DC_PIPE_DUALPIPE:
-		return pp % 2 == 0 && m % 2 == 0 && m >= 2 * pp && even && L % pp == 0 ? s : plain;
+		/* the stages the input gives (uneven: plan.h runs), or L / pp */
+		return pp % 2 == 0 && m % 2 == 0 && m >= 2 * pp && (!even || L % pp == 0) ? s : plain;
 	case DC_PIPE_DUALPIPEV:
 		return m >= 2 * pp && even && L % (2 * pp) == 0 ? s : plain;
 	case DC_PIPE_1F1B:
