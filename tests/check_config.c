@@ -544,6 +544,13 @@ START_TEST(test_stage_and_cp_errors)
 	struct dc_diag d;
 	const char *pp2 = "\"tp\": 4, \"pp\": 2";
 
+	/* cluster.nccl_channels: NCCL's 64 channels at most, as documented
+	 * ("1 to 64"); the value past the bound is said exactly */
+	ck_assert_int_eq(load(edit("\"tp\": 4", pp2), (const char *const[]){"cluster.nccl_channels=64"}, 1, &cfg, &d), 0);
+	ck_assert_uint_eq(cfg.cluster.nccl_channels, 64);
+	dc_diag_release(&d);
+	expect_error(edit("\"tp\": 4", pp2), (const char *const[]){"cluster.nccl_channels=65"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.nccl_channels': must be at most 64, got 65");
 	/* the list: sum, length, zero, type */
 	expect_error(edit("\"tp\": 4", pp2), (const char *const[]){"parallel.pipeline_layers=[16,15]"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'parallel.pipeline_layers': the stages' layers must add up to model.num_layers (32), got 31");

@@ -413,9 +413,15 @@ static int read_integer(struct loader *l, int ki, const cJSON *v, uint64_t *out)
 		return -1;
 	}
 	if (d >= k->hi) {
-		/* the text may not be exactly d (2^53 + 1 reads as 2^53): say "about" */
+		/* past 2^53 the text may not be exactly d (2^53 + 1 reads as
+		 * 2^53): say "about" there, the value itself below */
 		fmt_bound(num, sizeof(num), k->hi);
-		dc_cfg_errorf(l, ki, "'%s': must be below %s, got about %.6g", k->info.path, num, d);
+		if (k->hi < DC_MAX_EXACT_INT)
+			dc_cfg_errorf(l, ki, "'%s': must be at most %.0f, got %.0f", k->info.path, k->hi - 1, d);
+		else if (d < DC_MAX_EXACT_INT)
+			dc_cfg_errorf(l, ki, "'%s': must be below %s, got %.0f", k->info.path, num, d);
+		else
+			dc_cfg_errorf(l, ki, "'%s': must be below %s, got about %.6g", k->info.path, num, d);
 		return -1;
 	}
 	*out = (uint64_t)d;
