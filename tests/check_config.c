@@ -551,6 +551,18 @@ START_TEST(test_stage_and_cp_errors)
 	dc_diag_release(&d);
 	expect_error(edit("\"tp\": 4", pp2), (const char *const[]){"cluster.nccl_channels=65"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'cluster.nccl_channels': must be at most 64, got 65");
+	/* the interleaved schedule's microbatches, derived from the global
+	 * batch: a --set of the micro batch that moves them is named, with
+	 * the derivation (16 / (8 x 2) = 1) */
+	{
+		const char *vpp = "\"tp\": 2, \"pp\": 2, \"virtual_pipeline\": 2},\n"
+				  "  \"training\": {\"global_batch_size\": 16}";
+		ck_assert_int_eq(load(edit("\"tp\": 4}", vpp), NULL, 0, &cfg, &d), 0);
+		dc_diag_release(&d);
+		expect_error(edit("\"tp\": 4}", vpp), (const char *const[]){"training.micro_batch_size=8"}, 1,
+			     DC_ERR_CONFIG,
+			     "--set: error: 'parallel.virtual_pipeline': the interleaved schedule needs training.grad_accum_steps (1 microbatch, derived: global_batch_size / (micro_batch_size x dp) = 16 / (8 x 2)) to be a multiple of parallel.pp (2)");
+	}
 	/* the list: sum, length, zero, type */
 	expect_error(edit("\"tp\": 4", pp2), (const char *const[]){"parallel.pipeline_layers=[16,15]"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'parallel.pipeline_layers': the stages' layers must add up to model.num_layers (32), got 31");
@@ -1927,6 +1939,16 @@ START_TEST(test_attention_and_fp8_keys)
 		     "--set: error: 'model.num_hidden_layers': unknown key; did you mean 'model.num_layers'?");
 	expect_error(base, (const char *const[]){"model.num_experts_per_tok=2"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'model.num_experts_per_tok': unknown key; did you mean 'model.experts_per_token'?");
+	/* DeepSpeed's, Hugging Face Trainer's and torchtitan's names in the
+	 * section a user reaches for, and FSDP, which is a sharding here */
+	expect_error(base, (const char *const[]){"training.gradient_accumulation_steps=2"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'training.gradient_accumulation_steps': unknown key; did you mean 'training.grad_accum_steps'?");
+	expect_error(base, (const char *const[]){"training.seq_len=2"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'training.seq_len': unknown key; did you mean 'model.seq_length'?");
+	expect_error(base, (const char *const[]){"training.activation_checkpointing=2"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'training.activation_checkpointing': unknown key; did you mean 'training.recompute'?");
+	expect_error(base, (const char *const[]){"parallel.fsdp=2"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.fsdp': unknown key; did you mean 'parallel.sharding'?");
 	/* a recipe other than the default under bf16: said, not an error */
 	ck_assert_int_eq(load(base, (const char *const[]){"precision.fp8_recipe=rowwise"}, 1, &cfg, &d), 0);
 	joined(&d, got, sizeof(got));

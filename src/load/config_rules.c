@@ -1481,10 +1481,25 @@ static int rule_virtual_pipeline(struct loader *l)
 		       "'parallel.virtual_pipeline': pp x virtual_pipeline (%llu x %llu) must divide model.num_layers (%llu)",
 		       (unsigned long long)p->pp, (unsigned long long)p->virtual_pipeline,
 		       (unsigned long long)c->model.num_layers);
-	else if (c->training.grad_accum_steps % p->pp != 0)
-		dc_cfg_errorf(l, kv,
-		       "'parallel.virtual_pipeline': the interleaved schedule needs training.grad_accum_steps (%llu microbatches) to be a multiple of parallel.pp (%llu)",
-		       (unsigned long long)c->training.grad_accum_steps, (unsigned long long)p->pp);
+	else if (c->training.grad_accum_steps % p->pp != 0) {
+		/* grad_accum_steps derived from the global batch (rule_global_batch):
+		 * a --set of the batch, the micro batch or what dp follows moved
+		 * it, and is the override to name */
+		static const int moved[] = {KEY_PARALLEL_VIRTUAL_PIPELINE, KEY_PARALLEL_PP, KEY_TRAINING_GRAD_ACCUM_STEPS,
+					    KEY_TRAINING_GLOBAL_BATCH_SIZE, KEY_TRAINING_MICRO_BATCH_SIZE, KEY_PARALLEL_DP,
+					    KEY_CLUSTER_NUM_NODES, KEY_CLUSTER_GPUS_PER_NODE, KEY_CLUSTER_SYSTEM,
+					    KEY_PARALLEL_TP, KEY_PARALLEL_CP};
+		uint64_t m = c->training.grad_accum_steps;
+		char why[200] = "";
+		if (l->seen[KEY_TRAINING_GLOBAL_BATCH_SIZE])
+			snprintf(why, sizeof(why),
+				 ", derived: global_batch_size / (micro_batch_size x dp) = %llu / (%llu x %llu)",
+				 (unsigned long long)c->training.global_batch_size,
+				 (unsigned long long)c->training.micro_batch_size, (unsigned long long)p->dp);
+		dc_cfg_errorf(l, dc_cfg_blame(l, kv, moved, sizeof(moved) / sizeof(moved[0])),
+		       "'parallel.virtual_pipeline': the interleaved schedule needs training.grad_accum_steps (%llu microbatch%s%s) to be a multiple of parallel.pp (%llu)",
+		       (unsigned long long)m, m == 1 ? "" : "es", why, (unsigned long long)p->pp);
+	}
 	return 0;
 }
 
@@ -2714,12 +2729,12 @@ void dc_cfg_check_missing(struct loader *l)
 				if (si >= 0 && l->seen[si] && !l->walked[si])
 					continue;
 			}
-			if (hf_named(l) && strcmp(dc_cfg_keys[i].info.path, "model.seq_length") == 0)
-				dc_cfg_errorf(l, -1, "'%s': required key is missing; a Hugging Face config gives no training sequence length (max_position_embeddings is the longest context)",
-				       dc_cfg_keys[i].info.path);
-			else if (l->unset[i])
+			if (l->unset[i])
 				dc_cfg_errorf(l, (int)i, "'%s': required key is missing (the --unset removed it; it has no default)",
 					      dc_cfg_keys[i].info.path);
+			else if (hf_named(l) && strcmp(dc_cfg_keys[i].info.path, "model.seq_length") == 0)
+				dc_cfg_errorf(l, -1, "'%s': required key is missing; a Hugging Face config gives no training sequence length (max_position_embeddings is the longest context)",
+				       dc_cfg_keys[i].info.path);
 			else
 				dc_cfg_errorf(l, -1, "'%s': required key is missing", dc_cfg_keys[i].info.path);
 		}

@@ -109,6 +109,24 @@ static const char *suggest(const char *prefix, const char *name)
 		{"model", "n_routed_experts", "model.num_experts"},
 		{"model", "num_experts_per_tok", "model.experts_per_token"},
 		{"model", "seq_len", "model.seq_length"},
+		/* DeepSpeed's, Hugging Face Trainer's, torchtitan's and
+		 * Megatron's names for the batch, the sequence, the layout and
+		 * checkpointing, under the section a user reaches for */
+		{"training", "gradient_accumulation_steps", "training.grad_accum_steps"},
+		{"training", "gradient_accumulation", "training.grad_accum_steps"},
+		{"training", "micro_batch", "training.micro_batch_size"},
+		{"training", "train_micro_batch_size_per_gpu", "training.micro_batch_size"},
+		{"training", "per_device_train_batch_size", "training.micro_batch_size"},
+		{"training", "local_batch_size", "training.micro_batch_size"},
+		{"training", "train_batch_size", "training.global_batch_size"},
+		{"training", "seq_len", "model.seq_length"},
+		{"training", "seq_length", "model.seq_length"},
+		{"training", "activation_checkpointing", "training.recompute"},
+		{"training", "gradient_checkpointing", "training.recompute"},
+		{"training", "recompute_granularity", "training.recompute"},
+		{"parallel", "fsdp", "parallel.sharding"},
+		{"parallel", "num_layers_per_virtual_pipeline_stage", "parallel.virtual_pipeline"},
+		{"parallel", "sequence_parallelism", "parallel.sequence_parallel"},
 	};
 	size_t best = 99, best_case = 99, bi = 0;
 	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)

@@ -60,7 +60,7 @@ struct view {
 struct rank_row {
 	uint64_t rank, stage, tp, dp;
 	uint64_t params_bytes, master_bytes, optimizer_bytes, scaler_rng_bytes, data_bytes, sched_bytes, total_bytes;
-	double write_time_s;          /* its bytes at its share of the storage bandwidth */
+	double write_time_s;          /* its bytes at an equal 1/N share of the storage bandwidth */
 	uint64_t gpu_save_peak_bytes; /* its stage's ledger, checkpoint_save phase */
 	uint64_t host_save_bytes;     /* host memory its save holds */
 };
@@ -124,7 +124,7 @@ static const struct dc_field rank_fields[] = {
 	{"data_bytes", "data position", DC_U_BYTES_RAW, DC_FT_U64, R(data_bytes)},
 	{"sched_bytes", "scheduler + step", DC_U_BYTES_RAW, DC_FT_U64, R(sched_bytes)},
 	{"total_bytes", "total", DC_U_BYTES, DC_FT_U64, R(total_bytes)},
-	{"write_time_s", "write", DC_U_SECONDS, DC_FT_F64, R(write_time_s)},
+	{"write_time_s", "write at 1/N", DC_U_SECONDS, DC_FT_F64, R(write_time_s)},
 	{"gpu_save_peak_bytes", "save peak, GPU", DC_U_BYTES, DC_FT_U64, R(gpu_save_peak_bytes)},
 	{"host_save_bytes", "save, host", DC_U_BYTES, DC_FT_U64, R(host_save_bytes)},
 };

@@ -224,8 +224,8 @@ static void tp_title(const void *base, char *buf, size_t len)
 {
 	dc_text_fmt(buf, len, "%s",
 		    ((const struct strat_view *)base)->sequence_parallel
-			 ? "Tensor parallel (Megatron with sequence parallelism: AllGather + ReduceScatter)"
-			 : "Tensor parallel (Megatron f/g: AllReduce of each layer's output)");
+			 ? "Tensor parallel (with sequence parallelism, Korthikanti et al. 2022: AllGather + ReduceScatter)"
+			 : "Tensor parallel (Megatron-LM 2019's f/g: AllReduce of each layer's output)");
 }
 
 /* the EP rows count another stage's MoE layers (comm.h ep_stage) */
