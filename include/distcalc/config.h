@@ -251,6 +251,8 @@ struct dc_model {
 	int mlp_bias;             /* biases on the MLP projections (GPT-2) */
 	int qk_norm;              /* RMSNorm of head_dim on q and k per layer (Qwen3) */
 	uint64_t position_embeddings; /* rows of a learned position table (GPT-2); 0: RoPE */
+	uint64_t hf_max_positions;    /* a Hugging Face config's max_position_embeddings (0: none given), the
+				       * longest context its rotary positions were set up for */
 
 	/* mixture of experts: 0 experts is a dense model */
 	uint64_t num_experts;         /* routed experts per MoE layer */

@@ -554,6 +554,7 @@ static void load_hf(struct loader *l)
 		}
 		snprintf(m->family, sizeof(m->family), "%s", hm.family);
 		snprintf(m->hf_config, sizeof(m->hf_config), "%s", path);
+		m->hf_max_positions = hm.hf_max_positions;
 		l->hf_loaded = 1;
 	}
 	cJSON_Delete(root);

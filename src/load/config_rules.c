@@ -321,6 +321,11 @@ static int rule_positions(struct loader *l)
 		       "'model.seq_length': %llu tokens do not fit the learned position table of %llu positions (GPT-2's n_positions); use at most %llu",
 		       (unsigned long long)m->seq_length, (unsigned long long)m->position_embeddings,
 		       (unsigned long long)m->position_embeddings);
+	else if (m->position_embeddings == 0 && m->hf_max_positions > 0 && m->seq_length > m->hf_max_positions)
+		dc_cfg_warnf(l, KEY_MODEL_SEQ_LENGTH,
+		      "'model.seq_length': %llu tokens are longer than the %llu positions %s sets the model up for (max_position_embeddings, with any rope_scaling): it is priced as given, but the model was not built for that context; check the length or the model",
+		      (unsigned long long)m->seq_length, (unsigned long long)m->hf_max_positions,
+		      m->hf_config[0] ? m->hf_config : "its Hugging Face config");
 	return 0;
 }
 
@@ -2423,8 +2428,8 @@ static const struct rule rules[] = {
 	       "model.num_experts")}, rule_layer_kinds},
 	{{"num_attention_heads divides hidden_size unless head_dim is given",
 	  KEYS("model.num_attention_heads", "model.hidden_size", "model.head_dim")}, rule_head_dim},
-	{{"seq_length fits a learned position table",
-	  KEYS("model.seq_length", "model.position_embeddings")}, rule_positions},
+	{{"seq_length fits a learned position table; past a Hugging Face config's max_position_embeddings it warns",
+	  KEYS("model.seq_length", "model.position_embeddings", "model.hf_config")}, rule_positions},
 	{{"num_kv_heads divides num_attention_heads",
 	  KEYS("model.num_kv_heads", "model.num_attention_heads")}, rule_kv_heads},
 	{{"tp × cp × pp fits 64 bits", KEYS("parallel.tp", "parallel.cp", "parallel.pp")}, rule_tp_pp},

@@ -1014,6 +1014,11 @@ int dc_hf_model_read(const cJSON *root, const char *text, size_t len, const char
 	snprintf(m->family, sizeof(m->family), "%s", f->model_type);
 	m->moe_layer_interval = 1;
 	f->read(&r, m);
+	/* the longest context a rotary model is set up for (rope_scaling's
+	 * extension included: Llama 3.1 says 131072, DeepSeek-V3 163840);
+	 * a learned table's length is read as position_embeddings */
+	if (!m->position_embeddings)
+		m->hf_max_positions = get_uint(&r, "max_position_embeddings", 1, 0);
 	check_unread(&r, f->model_type);
 	{
 		const cJSON *q = get(&r, "quantization_config"), *qm = NULL;
