@@ -28,7 +28,7 @@ static const struct dc_field fields[] = {
 	{"matmul_params", "parameters that multiply per token N", DC_U_COUNT, DC_FT_U64, F(matmul_params)},
 	{"tokens_per_step", "tokens per step", DC_U_COUNT, DC_FT_U64, F(tokens_per_step)},
 	{"model_flops_per_token", "model FLOPs per token", DC_U_FLOPS, DC_FT_F64, F(model_per_token)},
-	{"model_flops_causal_per_token", "model FLOPs per token, causal halved",
+	{"model_flops_causal_per_token", "model FLOPs per token, Megatron's count (attention s/2, no window)",
 	 DC_U_FLOPS, DC_FT_F64, F(model_causal_per_token)},
 	{"recompute_flops_per_token", "recomputed forward FLOPs per token", DC_U_FLOPS, DC_FT_F64,
 	 F(recompute_per_token)},

@@ -237,8 +237,8 @@ static const char *sharding_says(const struct ledger_view *v, int level)
 			return moe ? "replicated over dp x cp, experts over their expert-data-parallel ranks"
 				   : "replicated over dp x cp";
 		if (v->plan->dp_replicate > 1)
-			return moe ? "sharded over a replica's dp x cp / dp_replicate ranks (HSDP), experts over expert-dp / dp_replicate"
-				   : "sharded over a replica's dp x cp / dp_replicate ranks (HSDP)";
+			return moe ? "sharded over the dp x cp / dp_replicate ranks of one replica (HSDP), experts over expert-dp / dp_replicate"
+				   : "sharded over the dp x cp / dp_replicate ranks of one replica (HSDP)";
 		return "sharded over dp x cp, experts over their expert-data-parallel ranks (tp dp cp / (ep etp), folded)";
 	}
 	if (v->plan->layout.cp > 1) {

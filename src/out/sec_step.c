@@ -738,7 +738,7 @@ static const struct dc_field fields[] = {
 	 .shown = is_available},
 	{"mfu_bf16_peak", "MFU (model FLOPs / BF16 dense peak)", DC_U_RATIO, DC_FT_F64,
 	 SV(mfu_bf16_peak), .shown = is_available},
-	{"mfu_causal", "MFU, causal attention halved (Megatron)", DC_U_RATIO, DC_FT_F64,
+	{"mfu_causal", "MFU, Megatron's count (attention s/2, no window)", DC_U_RATIO, DC_FT_F64,
 	 SV(mfu_causal), .shown = is_available},
 	{"hfu", "HFU (hardware FLOPs / the same peak as MFU)", DC_U_RATIO, DC_FT_F64, SV(hfu), .shown = is_available},
 	{"hfu_paper", "HFU, paper convention (GPT-shaped formula)", DC_U_RATIO, DC_FT_F64, SV(hfu_paper),
