@@ -485,6 +485,89 @@ END_TEST
  * 2 x 8 x 16 = 256 dispatch and combine AlltoAlls forward and as many
  * again in backward; with the default core_attn none. Mixtral has no
  * shared expert and no MLA, so no TP call is rerun. */
+/* The chance that a token's experts meet a span of experts, by hand.
+ * DeepSeek-V3 (256 experts in 8 groups of 32, a token's 8 from 4 groups):
+ * a node of EP 64 on 8 nodes holds one whole group, chosen with chance
+ * 4/8, and then missed by all 8 draws from the 128 allowed experts with
+ * chance C(96, 8) / C(128, 8) = prod_i (96 - i) / (128 - i); a rank (4
+ * experts) likewise with C(124, 8) / C(128, 8). Without groups, experts
+ * 0-31 are met with 1 - C(224, 8) / C(256, 8). A span across groups: 12
+ * experts in 3 groups of 4, 2 groups a token, 2 experts: [2, 6) holds 2
+ * of group 0 and 2 of group 1; groups {0, 1} miss it with C(4, 2) / C(8,
+ * 2) = 6/28, {0, 2} and {1, 2} with C(6, 2) / C(8, 2) = 15/28 each:
+ * 1 - 36/84 = 4/7. */
+START_TEST(test_ep_hit_chance_by_hand)
+{
+	double node = 1, rank = 1, flat = 1;
+	for (int i = 0; i < 8; i++) {
+		node *= (96.0 - i) / (128.0 - i);
+		rank *= (124.0 - i) / (128.0 - i);
+		flat *= (224.0 - i) / (256.0 - i);
+	}
+	assert_close(dc_ep_hit_chance(256, 8, 4, 8, 32, 64), 0.5 * (1 - node));
+	assert_close(dc_ep_hit_chance(256, 8, 4, 8, 0, 4), 0.5 * (1 - rank));
+	assert_close(dc_ep_hit_chance(256, 1, 1, 8, 0, 32), 1 - flat);
+	assert_close(dc_ep_hit_chance(12, 3, 2, 2, 2, 6), 4.0 / 7.0);
+	/* every expert: met for sure; one group of two, both drawn: met */
+	assert_close(dc_ep_hit_chance(256, 8, 4, 8, 0, 256), 1.0);
+	assert_close(dc_ep_hit_chance(4, 2, 1, 2, 0, 2), 0.5);
+}
+END_TEST
+
+/* DeepEP's rows (training.moe_dispatcher "deepep", ep.c deepep_push) on
+ * configs/deepseek-v3-h800.json: EP 64 over 8 nodes of 8 ranks, 4096
+ * tokens a microbatch on a rank, 7168 x 2 B a token. The network row: an
+ * AlltoAll over the 8 nodes of D = 8 x 0.5 (1 - prod_i (96 - i) / (128 -
+ * i)) = 3.6290 tokens a token (test_ep_hit_chance_by_hand), 4096 x 14336 x
+ * D = 213,096,451 B; the NVLink row over a node's 8 ranks of R = 64 x 0.5
+ * (1 - prod_i (124 - i) / (128 - i)) = 7.3594, 432,144,095 B. The two run
+ * at once: the NVLink part (7/8 of 432 MB at the H800's 8 NVLink 4 links)
+ * is the shorter, its row carries no time. Under "alltoall" one row of
+ * 4096 x 8 x 14336 = 469,762,048 B over the 64 ranks. */
+START_TEST(test_deepep_rows_by_hand)
+{
+	struct dc_override ov[1] = {{"training.moe_dispatcher=alltoall", 0}};
+	struct dc_config c;
+	struct dc_diag d;
+	struct dc_comm m;
+	const struct dc_comm_strategy *s;
+	double node = 1, rank = 1, row = 4096.0 * 14336.0;
+	for (int i = 0; i < 8; i++) {
+		node *= (96.0 - i) / (128.0 - i);
+		rank *= (124.0 - i) / (128.0 - i);
+	}
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(DC_SOURCE_DIR "/configs/deepseek-v3-h800.json", NULL, 0, &c, &d), 0);
+	dc_diag_release(&d);
+	m = compute(&c);
+	s = &m.s[DC_STRAT_EP];
+	ck_assert_uint_ge(s->ncoll, 4);
+	ck_assert_int_eq(s->coll[0].what, DC_CW_EP_DISPATCH_COMBINE);
+	ck_assert_uint_eq(s->coll[0].group_size, 8);
+	ck_assert_int_eq(s->coll[0].link, DC_LINK_INTER);
+	ck_assert_uint_eq(s->coll[0].msg_bytes, (uint64_t)llround(row * 8 * 0.5 * (1 - node)));
+	ck_assert_uint_eq(s->coll[0].msg_bytes, 213096451ull);
+	ck_assert_uint_eq(s->coll[1].group_size, 8);
+	ck_assert_int_eq(s->coll[1].link, DC_LINK_INTRA);
+	ck_assert_uint_eq(s->coll[1].msg_bytes, (uint64_t)llround(row * 64 * 0.5 * (1 - rank)));
+	ck_assert_uint_eq(s->coll[1].msg_bytes, 432144095ull);
+	ck_assert(s->coll[0].time_s > 0);
+	ck_assert(s->coll[1].time_s == 0);
+	ck_assert_uint_eq(s->coll[0].count, s->coll[1].count);
+	/* the backward's gradients: the same two rows */
+	ck_assert_int_eq(s->coll[2].what, DC_CW_EP_GRADIENTS);
+	ck_assert_uint_eq(s->coll[2].msg_bytes, 213096451ull);
+	ck_assert_uint_eq(s->coll[3].msg_bytes, 432144095ull);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(DC_SOURCE_DIR "/configs/deepseek-v3-h800.json", ov, 1, &c, &d), 0);
+	dc_diag_release(&d);
+	m = compute(&c);
+	s = &m.s[DC_STRAT_EP];
+	ck_assert_uint_eq(s->coll[0].group_size, 64);
+	ck_assert_uint_eq(s->coll[0].msg_bytes, 469762048ull);
+}
+END_TEST
+
 START_TEST(test_moe_module_replays_dispatch)
 {
 	struct dc_override ov[2] = {{"training.framework=megatron", 0}, {"parallel.sequence_parallel=true", 0}};
@@ -2079,6 +2162,8 @@ int main(void)
 	tcase_add_test(tc, test_dualpipe_tp_cp_per_chunk_microbatch);
 	tcase_add_test(tc, test_recompute_modules_replays);
 	tcase_add_test(tc, test_moe_module_replays_dispatch);
+	tcase_add_test(tc, test_ep_hit_chance_by_hand);
+	tcase_add_test(tc, test_deepep_rows_by_hand);
 	tcase_add_test(tc, test_dualpipe_reduces_per_chunk_microbatch);
 	tcase_add_test(tc, test_expert_folding_comm);
 	tcase_add_test(tc, test_tp_bytes_per_layer);

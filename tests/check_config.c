@@ -1949,6 +1949,48 @@ START_TEST(test_attention_and_fp8_keys)
 		     "--set: error: 'training.activation_checkpointing': unknown key; did you mean 'training.recompute'?");
 	expect_error(base, (const char *const[]){"parallel.fsdp=2"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'parallel.fsdp': unknown key; did you mean 'parallel.sharding'?");
+	/* group-limited routing and DeepEP (training.moe_dispatcher) */
+	{
+		const char *moe = "\"vocab_size\": 32000, \"seq_length\": 4096, \"num_experts\": 8, \"experts_per_token\": 2},";
+		char *text = edit("\"vocab_size\": 32000, \"seq_length\": 4096},", moe);
+		expect_error(text, (const char *const[]){"model.router_groups=3"}, 1, DC_ERR_CONFIG,
+			     "--set: error: 'model.router_groups': must divide model.num_experts (8) into equal groups, got 3");
+		expect_error(text, (const char *const[]){"model.router_groups=4", "model.router_group_topk=5"}, 2,
+			     DC_ERR_CONFIG, "--set: error: 'model.router_group_topk': must be at most model.router_groups (4), got 5");
+		expect_error(text, (const char *const[]){"model.router_groups=8", "model.router_group_topk=1"}, 2,
+			     DC_ERR_CONFIG,
+			     "--set: error: 'model.router_group_topk': 1 groups of 1 experts hold fewer than model.experts_per_token (2)");
+		expect_error(text, (const char *const[]){"training.moe_dispatcher=deepep", "parallel.ep=2"}, 2, DC_ERR_CONFIG,
+			     "--set: error: 'training.moe_dispatcher': \"deepep\" is priced over the expert-parallel group alone, with expert tensor parallelism 1; got etp 4 (parallel.etp left out: tp's) (Megatron-Core's flex dispatcher then runs over etp x ep ranks, which distcalc does not model): set parallel.etp 1");
+		ck_assert_int_eq(load(text, (const char *const[]){"model.router_groups=4"}, 1, &cfg, &d), 0);
+		ck_assert_uint_eq(cfg.model.router_group_topk, 4); /* derived: no limit */
+		dc_diag_release(&d);
+	}
+	expect_error(base, (const char *const[]){"model.router_groups=2"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'model.router_groups': groups the routed experts, but model.num_experts is 0 (a dense model); leave it out");
+	/* DeepEP's kernels hold 20 SMs while they overlap compute: 20 / 132 on
+	 * an H100; NCCL's 8 channels otherwise; a given slowdown stands for
+	 * both */
+	{
+		const char *h100 = "\"gpu\": \"h100-sxm5-80gb\", \"gpu_memory\": \"80 GiB\",";
+		char *text = edit("\"gpu_memory\": \"80 GiB\",", h100);
+		ck_assert_int_eq(load(text, (const char *const[]){"training.moe_dispatcher=alltoall"}, 1, &cfg, &d), 0);
+		ck_assert_double_eq_tol(cfg.overlap.ep_slowdown, 8.0 / 132.0, 1e-15);
+		dc_diag_release(&d);
+		ck_assert_int_eq(load(text, (const char *const[]){"model.num_experts=8", "model.experts_per_token=2",
+								 "training.moe_dispatcher=deepep"},
+				      3, &cfg, &d),
+				 0);
+		ck_assert_double_eq_tol(cfg.overlap.ep_slowdown, 20.0 / 132.0, 1e-15);
+		ck_assert_double_eq_tol(cfg.overlap.compute_slowdown, 8.0 / 132.0, 1e-15);
+		dc_diag_release(&d);
+		ck_assert_int_eq(load(text, (const char *const[]){"model.num_experts=8", "model.experts_per_token=2",
+								 "training.moe_dispatcher=deepep", "overlap.compute_slowdown=0.1"},
+				      4, &cfg, &d),
+				 0);
+		ck_assert_double_eq_tol(cfg.overlap.ep_slowdown, 0.1, 1e-15);
+		dc_diag_release(&d);
+	}
 	/* a recipe other than the default under bf16: said, not an error */
 	ck_assert_int_eq(load(base, (const char *const[]){"precision.fp8_recipe=rowwise"}, 1, &cfg, &d), 0);
 	joined(&d, got, sizeof(got));

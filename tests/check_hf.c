@@ -242,6 +242,26 @@ START_TEST(test_new_families_published)
 		     2375059584ull);
 	ck_assert_uint_eq(106852251264ull + 2375059584ull + 2 * 620756992ull, 110468824832ull);
 	expect_model("kimi-k2-instruct", "deepseek_v3", 1026408232448ull, 32861500928ull, 0);
+	/* node-limited routing: DeepSeek-V3's n_group 8, topk_group 4 (its
+	 * config.json); Kimi K2's 1 and 1, the same family; a family without
+	 * them routes over every expert */
+	{
+		static const struct {
+			const char *name;
+			uint64_t groups, topk;
+		} routes[] = {{"deepseek-v3", 8, 4}, {"kimi-k2-instruct", 1, 1}, {"mixtral-8x7b-v0.1", 1, 1}};
+		for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+			struct dc_config cfg;
+			struct dc_diag d;
+			char model[512];
+			snprintf(model, sizeof(model), "\"hf_config\": \"%s/configs/models/%s.json\", \"seq_length\": 4096",
+				 DC_SOURCE_DIR, routes[i].name);
+			ck_assert_int_eq(load(model, NULL, &cfg, &d), 0);
+			dc_diag_release(&d);
+			ck_assert_uint_eq(cfg.model.router_groups, routes[i].groups);
+			ck_assert_uint_eq(cfg.model.router_group_topk, routes[i].topk);
+		}
+	}
 	expect_model("qwen3-next-80b-a3b", "qwen3_next", 79674391296ull, 3874929408ull, 0);
 	/* Llama 4 Maverick's text model (meta-llama/Llama-4-Maverick-17B-128E:
 	 * Scout's layer with 128 experts on every second layer,

@@ -149,6 +149,36 @@ START_TEST(megatron_recompute_methods)
 }
 END_TEST
 
+/* The flex dispatcher with DeepEP (its default backend, transformer_config.py:898
+ * at d98e8a64) and group-limited routing; another backend is refused, and
+ * a backend without flex too */
+START_TEST(megatron_deepep)
+{
+	const char *moe = "--position-embedding-type rope --num-experts 64 --moe-router-topk 8 ";
+	char line[512];
+	snprintf(line, sizeof(line), "%s--moe-token-dispatcher-type flex --moe-router-num-groups 8 --moe-router-group-topk 4\n",
+		 moe);
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, line), 0);
+	ck_assert_str_eq(get("training.moe_dispatcher"), "\"deepep\"");
+	ck_assert_str_eq(get("model.router_groups"), "8");
+	ck_assert_str_eq(get("model.router_group_topk"), "4");
+	snprintf(line, sizeof(line), "%s--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep\n", moe);
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, line), 0);
+	ck_assert_str_eq(get("training.moe_dispatcher"), "\"deepep\"");
+	snprintf(line, sizeof(line), "%s--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend hybridep\n", moe);
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, line), -1);
+	ck_assert_str_eq(diag.entries[0].text, "t:1: error: '--moe-flex-dispatcher-backend': 'hybridep' is not mapped "
+					       "(distcalc prices DeepEP's dispatch: deepep)");
+	snprintf(line, sizeof(line), "%s--moe-token-dispatcher-type alltoall --moe-enable-deepep\n", moe);
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, line), -1);
+	ck_assert_str_eq(diag.entries[0].text, "t:1: error: '--moe-enable-deepep': applies to --moe-token-dispatcher-type "
+					       "flex, and the dispatcher is alltoall");
+	snprintf(line, sizeof(line), "%s--moe-token-dispatcher-type alltoall\n", moe);
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, line), 0);
+	ck_assert_str_eq(get("training.moe_dispatcher"), "(unset)");
+}
+END_TEST
+
 /* --recompute-modules takes argparse's nargs '*' (transformer_config.py
  * recompute_modules): its words up to the next argument become the list;
  * without selective Megatron does not read it (a warning, nothing set);
@@ -763,6 +793,7 @@ int main(void)
 	tcase_add_test(tc, megatron_ffn_default);
 	tcase_add_test(tc, megatron_recompute_methods);
 	tcase_add_test(tc, megatron_recompute_modules);
+	tcase_add_test(tc, megatron_deepep);
 	tcase_add_test(tc, megatron_defaults);
 	tcase_add_test(tc, megatron_script_words);
 	tcase_add_test(tc, megatron_errors);

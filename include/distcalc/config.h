@@ -147,6 +147,14 @@ enum dc_attention_backend {
 	DC_ATTN_BACKEND_COUNT,
 };
 
+/* training.moe_dispatcher: how a MoE layer's tokens reach their experts
+ * and come back (docs/formulas-systems.md, "Expert parallel"). */
+enum dc_moe_dispatcher {
+	DC_MOE_DISPATCH_ALLTOALL, /* an AlltoAll of each token's k routed copies (Megatron's alltoall, torchtitan's) */
+	DC_MOE_DISPATCH_DEEPEP,   /* DeepEP's normal kernels: once per destination node over the network, then NVLink */
+	DC_MOE_DISPATCH_COUNT,
+};
+
 /* precision.fp8_recipe: how FP8 GEMM inputs are scaled and cast
  * (docs/compute-model.md, "FP8 recipes"). */
 enum dc_fp8_recipe {
@@ -262,6 +270,8 @@ struct dc_model {
 	int shared_expert_gate;       /* sigmoid gate h -> 1 on the shared expert (Qwen2-MoE) */
 	int router_bias;              /* per-expert score bias (DeepSeek-V3 e_score_correction_bias) */
 	uint64_t dense_layers;        /* the first layers keep a dense MLP (DeepSeek first_k_dense_replace) */
+	uint64_t router_groups;       /* experts split into this many equal groups (DeepSeek n_group); 1: none */
+	uint64_t router_group_topk;   /* a token's experts come from this many groups (topk_group) */
 
 	/* multi-head latent attention (DeepSeek-V2/V3): kv_lora_rank 0 is plain attention */
 	uint64_t q_lora_rank;         /* 0: q is one h x a(nope + rope) projection */
@@ -423,6 +433,7 @@ struct dc_training {
 	uint32_t recompute_modules_mask; /* training.recompute_modules, DC_RCM bits; 0: not given (core_attn) */
 	enum dc_attention attention;
 	enum dc_attention_backend attention_backend; /* derived from attention when not given */
+	enum dc_moe_dispatcher moe_dispatcher;       /* how the expert AlltoAlls move tokens */
 	uint64_t total_tokens; /* training.total_tokens; 0 when not given (step.time_to_train_s) */
 	double jitter;         /* training.jitter: coefficient of variation of a rank's per-step compute (whatif.h) */
 	enum dc_framework framework; /* training.framework */
@@ -445,6 +456,7 @@ struct dc_overlap {
 	int fsdp_prefetch;       /* FSDP gathers the next unit while this one computes */
 	int tp;                  /* TP and EP collectives behind the matmuls */
 	double compute_slowdown; /* kernels slow by this fraction while communication overlaps them */
+	double ep_slowdown;      /* derived: the same while DeepEP's AlltoAlls overlap them (its SMs; else compute_slowdown) */
 	int dp_given;            /* overlap.dp given (else training.framework's default) */
 	int param_gather;        /* overlap.param_gather: Megatron's --overlap-param-gather */
 	int param_gather_given;  /* ... given (else training.framework's default) */
@@ -791,6 +803,7 @@ const struct dc_gpu_spec *dc_gpu_spec(enum dc_gpu g);
 /* the preset's architecture; DC_GPU_ARCH_UNKNOWN for DC_GPU_NONE */
 enum dc_gpu_arch dc_gpu_arch(enum dc_gpu g);
 const char *dc_attention_backend_name(enum dc_attention_backend b);
+const char *dc_moe_dispatcher_name(enum dc_moe_dispatcher d);
 const char *dc_fp8_recipe_name(enum dc_fp8_recipe r);
 const char *dc_compute_precision_name(enum dc_compute_precision c);
 

@@ -153,6 +153,11 @@ enum dc_group_id {
 	DC_GROUP_REP,     /* HSDP: the dp_replicate ranks holding the same shard */
 	DC_GROUP_EREP,    /* HSDP: the same for an expert shard */
 	DC_GROUP_PP_PAIR, /* two neighbouring pipeline stages (net only; link: group[DC_AXIS_PP]) */
+	/* DeepEP's two levels of an expert-parallel group that spans nodes
+	 * evenly (training.moe_dispatcher "deepep"; ranks 0 where not priced):
+	 * one rank of each node, and one node's ranks */
+	DC_GROUP_EP_NODES,
+	DC_GROUP_EP_LOCAL,
 	DC_GROUP_COUNT
 };
 

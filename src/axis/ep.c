@@ -18,6 +18,112 @@
  * docs/formulas-systems.md, "Communication per step". */
 #include "axis_int.h"
 
+#include <math.h>
+
+/* C(n, r) as a double (0 when r > n): small arguments, exact enough for
+ * the ratios below */
+static double binom(uint64_t n, uint64_t r)
+{
+	double v = 1;
+	if (r > n)
+		return 0;
+	if (r > n - r)
+		r = n - r;
+	for (uint64_t i = 0; i < r; i++)
+		v = v * (double)(n - i) / (double)(i + 1);
+	return v;
+}
+
+/* Uniform routing (model.router_groups G equal groups of s = E / G
+ * consecutive experts, a token's T groups drawn alike, then its k experts
+ * alike among their T s): the chance that one of experts [a, b) is among
+ * a token's k. The span meets groups g1 to g2: c1 experts of the first,
+ * c2 of the last, the m between whole. Given which of them the token's
+ * groups hold (x1, x2, j of the m: C(m, j) C(G - m - 2, T - x1 - x2 - j)
+ * of the C(G, T) draws), the k experts miss the c covered ones with
+ * chance C(T s - c, k) / C(T s, k) = prod_i (T s - c - i) / (T s - i). */
+double dc_ep_hit_chance(uint64_t E, uint64_t G, uint64_t T, uint64_t k, uint64_t a, uint64_t b)
+{
+	uint64_t s = E / G, A = T * s, g1 = a / s, g2 = (b - 1) / s;
+	uint64_t c1 = g1 == g2 ? b - a : (g1 + 1) * s - a, c2 = g1 == g2 ? 0 : b - g2 * s;
+	uint64_t ends = g1 == g2 ? 1 : 2, m = g2 - g1 + 1 - ends, rest = G - (g2 - g1 + 1);
+	double all = binom(G, T), miss = 0;
+	for (uint64_t x1 = 0; x1 < 2; x1++)
+		for (uint64_t x2 = 0; x2 < (ends == 2 ? 2u : 1u); x2++)
+			for (uint64_t j = 0; j <= m; j++) {
+				uint64_t chosen = x1 + x2 + j, c = x1 * c1 + x2 * c2 + j * s;
+				double w, none = 1;
+				if (chosen > T || T - chosen > rest)
+					continue;
+				w = binom(m, j) * binom(rest, T - chosen) / all;
+				for (uint64_t i = 0; i < k; i++)
+					none *= c + i < A ? (double)(A - c - i) / (double)(A - i) : 0.0;
+				miss += w * none;
+			}
+	return 1.0 - miss;
+}
+
+/* The expected count of `units` equal blocks of consecutive experts (the
+ * nodes, or the ranks, of the ep group: Megatron-Core places a rank's
+ * E / ep experts together) that a token's experts meet */
+static double units_met(const struct dc_model *m, uint64_t units)
+{
+	uint64_t E = m->num_experts, per = E / units;
+	double sum = 0;
+	for (uint64_t u = 0; u < units; u++)
+		sum += dc_ep_hit_chance(E, m->router_groups, m->router_group_topk, m->experts_per_token, u * per,
+					(u + 1) * per);
+	return sum;
+}
+
+/* DeepEP's dispatch (training.moe_dispatcher "deepep"; deepseek-ai/DeepEP's
+ * normal kernels, DeepSeek-V3 section 3.2.2): a token goes once to each
+ * other node holding one of its experts, over the network to the rank of
+ * its own local index there, and from there (or, on its own node, from
+ * itself) once over NVLink to each other rank holding one; the combine
+ * returns the same way. With D the nodes and R the ranks a token meets
+ * (units_met), the network part is an AlltoAll over the N nodes' ranks of
+ * one local index, D tokens a token (D (N - 1) / N of them leave the
+ * node), the NVLink part one over a node's g ranks, R tokens a token (R
+ * (g - 1) / g of them move: the landing rank is one of the R with chance
+ * 1 / g). The two run at once, so a call takes the longer: the other
+ * row keeps its bytes and no time. An ep group on one node, or spread
+ * unevenly (plan.c derive_ep_levels), is one AlltoAll of R tokens a token
+ * over the group. `row` is the bytes of one token; `calls` per row. */
+static void deepep_push(struct dc_axis_ctx *x, enum dc_coll_what what, enum dc_coll_phase phase, uint64_t calls,
+			uint64_t tokens, uint64_t row)
+{
+	const struct dc_plan *p = x->p;
+	const struct dc_plan_group *nodes = &p->group[DC_GROUP_EP_NODES], *local = &p->group[DC_GROUP_EP_LOCAL];
+	const struct dc_model *m = &p->in->model;
+	double per = (double)tokens * (double)row;
+	uint64_t n0;
+	if (calls == 0)
+		return;
+	if (!nodes->net.ranks) {
+		dc_axis_push(x, DC_COLL_ALL_TO_ALL, what, phase, DC_OVL_EXPERT_A2A, calls,
+			     (uint64_t)llround(per * units_met(m, p->layout.ep)));
+		return;
+	}
+	n0 = x->s->ncoll;
+	x->s->group_size = nodes->net.ranks;
+	dc_axis_use_link(x->s, &nodes->link, &nodes->net);
+	dc_axis_push(x, DC_COLL_ALL_TO_ALL, what, phase, DC_OVL_EXPERT_A2A, calls,
+		     (uint64_t)llround(per * units_met(m, nodes->net.ranks)));
+	if (local->net.ranks > 1) {
+		x->s->group_size = local->net.ranks;
+		dc_axis_use_link(x->s, &local->link, &local->net);
+		dc_axis_push(x, DC_COLL_ALL_TO_ALL, what, phase, DC_OVL_EXPERT_A2A, calls,
+			     (uint64_t)llround(per * units_met(m, p->layout.ep)));
+	}
+	if (x->s->ncoll == n0 + 2) {
+		struct dc_coll *a = &x->s->coll[n0], *b = &x->s->coll[n0 + 1];
+		*(a->time_s >= b->time_s ? &b->time_s : &a->time_s) = 0;
+	}
+	x->s->group_size = p->layout.ep;
+	dc_axis_use_link(x->s, &p->group[DC_GROUP_EP].link, &p->group[DC_GROUP_EP].net);
+}
+
 void dc_axis_ep_comm(struct dc_axis_ctx *x)
 {
 	const struct dc_plan *p = x->p;
@@ -55,12 +161,21 @@ void dc_axis_ep_comm(struct dc_axis_ctx *x)
 	msg = dc_ck_mul(b, dc_ck_mul(b, p->tokens_per_microbatch_rank, cfg->model.experts_per_token),
 			dc_ck_mul(b, cfg->model.hidden_size, cfg->precision.working_bytes));
 	dc_axis_setup(x, p->layout.ep, &p->group[DC_GROUP_EP].link, &p->group[DC_GROUP_EP].net);
-	dc_axis_push(x, DC_COLL_ALL_TO_ALL, DC_CW_EP_DISPATCH_COMBINE, DC_CPHASE_FORWARD, DC_OVL_EXPERT_A2A, calls,
-		     msg);
-	dc_axis_push(x, DC_COLL_ALL_TO_ALL, DC_CW_EP_GRADIENTS, DC_CPHASE_BACKWARD, DC_OVL_EXPERT_A2A, calls, msg);
-	/* the replay is a forward's dispatch and combine, run in backward */
-	dc_axis_push(x, DC_COLL_ALL_TO_ALL, DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED, DC_CPHASE_BACKWARD,
-		     DC_OVL_EXPERT_A2A, dc_ck_mul(b, 2, re), msg);
+	if (cfg->training.moe_dispatcher == DC_MOE_DISPATCH_DEEPEP && p->layout.ep > 1) {
+		uint64_t row = dc_ck_mul(b, cfg->model.hidden_size, cfg->precision.working_bytes);
+		deepep_push(x, DC_CW_EP_DISPATCH_COMBINE, DC_CPHASE_FORWARD, calls, p->tokens_per_microbatch_rank, row);
+		deepep_push(x, DC_CW_EP_GRADIENTS, DC_CPHASE_BACKWARD, calls, p->tokens_per_microbatch_rank, row);
+		deepep_push(x, DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED, DC_CPHASE_BACKWARD, dc_ck_mul(b, 2, re),
+			    p->tokens_per_microbatch_rank, row);
+	} else {
+		dc_axis_push(x, DC_COLL_ALL_TO_ALL, DC_CW_EP_DISPATCH_COMBINE, DC_CPHASE_FORWARD, DC_OVL_EXPERT_A2A,
+			     calls, msg);
+		dc_axis_push(x, DC_COLL_ALL_TO_ALL, DC_CW_EP_GRADIENTS, DC_CPHASE_BACKWARD, DC_OVL_EXPERT_A2A, calls,
+			     msg);
+		/* the replay is a forward's dispatch and combine, run in backward */
+		dc_axis_push(x, DC_COLL_ALL_TO_ALL, DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED, DC_CPHASE_BACKWARD,
+			     DC_OVL_EXPERT_A2A, dc_ck_mul(b, 2, re), msg);
+	}
 	/* Expert tensor parallelism where each rank's tokens are its own
 	 * (sequence parallelism, or an expert tp group other than the
 	 * attention's): after the dispatch the etp ranks of an expert gather

@@ -101,6 +101,7 @@ struct costs {
 	 * DualPipe's overlapped chunks (the paired ops) */
 	enum dc_ep_overlap ep_mode;
 	double slow;
+	double slow_ep; /* while the expert AlltoAlls overlap (DeepEP's SMs: config.h ep_slowdown) */
 	uint64_t m;
 	enum dc_pipe_schedule sched; /* activation.h dc_pipeline_schedule */
 	uint64_t chunks;             /* model chunks a rank runs */
@@ -454,6 +455,7 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 	if (k->ep_mode == DC_EP_OVERLAP_DUALPIPE && k->sched != DC_PIPE_DUALPIPE && k->sched != DC_PIPE_DUALPIPEV)
 		k->ep_mode = DC_EP_OVERLAP_NONE; /* a derived layout without the schedule (activation.h) */
 	k->slow = in->overlap.compute_slowdown;
+	k->slow_ep = in->overlap.ep_slowdown;
 	/* the model's MTP modules, on the chunk that holds the head,
 	 * whichever stage the comm analysed (chunk_ends_cost) */
 	k->mtp = in->model.mtp_layers;
@@ -674,10 +676,14 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 	double ep = moe ? (bwd ? k->ep_b : k->ep_f) : 0;
 	double ag = bwd ? k->ag_b : k->ag_f, rs = bwd ? k->rs_b : 0;
 	double cp = bwd ? k->cp_b : k->cp_f;
-	double ex_tp = tp, ex_fs = ag + rs, ex_cp = cp, ex_ep = ep, hid = 0, hid_ce = 0;
+	double ex_tp = tp, ex_fs = ag + rs, ex_cp = cp, ex_ep = ep, hid = 0, hid_ce = 0, hid_ep = 0;
 	if (moe && k->ep_mode != DC_EP_OVERLAP_NONE && ep > 0) {
 		ex_ep = ep_exposed(k, w, bwd, share);
-		hid += ep - ex_ep;
+		/* DeepEP's kernels hold their own SMs (overlap.ep_slowdown) */
+		if (k->slow_ep == k->slow)
+			hid += ep - ex_ep;
+		else
+			hid_ep = ep - ex_ep;
 	}
 	if (k->cp_hide) {
 		ex_cp = max0(cp - comp);
@@ -717,8 +723,8 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 		hid += ag + rs > 0 ? fs * (1.0 - copies / (ag + rs)) : 0;
 		hid_ce += ag + rs > 0 ? fs * copies / (ag + rs) : 0;
 	}
-	o->comp = comp + k->slow * hid;
-	o->hidden = hid + hid_ce;
+	o->comp = comp + k->slow * hid + k->slow_ep * hid_ep;
+	o->hidden = hid + hid_ep + hid_ce;
 	o->wgrad = bwd ? w->bwd_wgrad_s : 0;
 	/* every member set (no memset: three a chunk, three chunks a step):
 	 * a layer's dp and pp calls are the stage's, not its own */

@@ -86,6 +86,8 @@ static const char *const gpu_names[] = {"a100-sxm4-40gb", "a100-sxm4-80gb", "h10
 					"b200-sxm-180gb", "gb200", NULL};
 /* enum dc_attention_backend, dc_fp8_recipe and dc_attention_precision order */
 static const char *const attention_backend_names[] = {"eager", "sdpa", "cudnn", "fa3", NULL};
+/* enum dc_moe_dispatcher order */
+static const char *const moe_dispatcher_names[] = {"alltoall", "deepep", NULL};
 static const char *const optimizer_impl_names[] = {"fused", "foreach", NULL};
 static const char *const fp8_recipe_names[] = {"delayed", "current", "rowwise", "mxfp8", NULL};
 static const char *const attention_precision_names[] = {"bf16", "fp8", NULL};
@@ -313,6 +315,11 @@ enum dc_gpu_arch dc_gpu_arch(enum dc_gpu g)
 		break;
 	}
 	return DC_GPU_ARCH_UNKNOWN;
+}
+
+const char *dc_moe_dispatcher_name(enum dc_moe_dispatcher d)
+{
+	return d < DC_MOE_DISPATCH_COUNT ? moe_dispatcher_names[d] : "";
 }
 
 const char *dc_attention_backend_name(enum dc_attention_backend b)

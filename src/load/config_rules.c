@@ -243,6 +243,29 @@ static int rule_moe_mla(struct loader *l)
 			       "'model.dense_layers': must be below model.num_layers (%llu), got %llu",
 			       (unsigned long long)m->num_layers, (unsigned long long)m->dense_layers);
 	}
+	/* group-limited routing: G equal groups of consecutive experts, a
+	 * token's k experts from T of them (DeepSeek-V3's n_group, topk_group) */
+	if (!seen(l, KEY_MODEL_ROUTER_GROUP_TOPK))
+		m->router_group_topk = m->router_groups;
+	if (!m->num_experts && (m->router_groups != 1 || m->router_group_topk != 1))
+		dc_cfg_errorf(l, m->router_groups != 1 ? KEY_MODEL_ROUTER_GROUPS : KEY_MODEL_ROUTER_GROUP_TOPK,
+			      "'%s': groups the routed experts, but model.num_experts is 0 (a dense model); leave it out",
+			      m->router_groups != 1 ? "model.router_groups" : "model.router_group_topk");
+	else if (m->num_experts && m->num_experts % m->router_groups != 0)
+		dc_cfg_errorf(l, blame(l, KEY_MODEL_ROUTER_GROUPS, KEY_MODEL_NUM_EXPERTS),
+			      "'model.router_groups': must divide model.num_experts (%llu) into equal groups, got %llu",
+			      (unsigned long long)m->num_experts, (unsigned long long)m->router_groups);
+	else if (m->router_group_topk > m->router_groups)
+		dc_cfg_errorf(l, blame(l, KEY_MODEL_ROUTER_GROUP_TOPK, KEY_MODEL_ROUTER_GROUPS),
+			      "'model.router_group_topk': must be at most model.router_groups (%llu), got %llu",
+			      (unsigned long long)m->router_groups, (unsigned long long)m->router_group_topk);
+	else if (m->num_experts &&
+		 m->experts_per_token > m->router_group_topk * (m->num_experts / m->router_groups))
+		dc_cfg_errorf(l, blame(l, KEY_MODEL_ROUTER_GROUP_TOPK, KEY_MODEL_EXPERTS_PER_TOKEN),
+			      "'model.router_group_topk': %llu groups of %llu experts hold fewer than model.experts_per_token (%llu)",
+			      (unsigned long long)m->router_group_topk,
+			      (unsigned long long)(m->num_experts / m->router_groups),
+			      (unsigned long long)m->experts_per_token);
 	if (m->kv_lora_rank) {
 		static const enum key_id need[] = {KEY_MODEL_QK_ROPE_HEAD_DIM, KEY_MODEL_QK_NOPE_HEAD_DIM,
 						   KEY_MODEL_V_HEAD_DIM};
@@ -1414,6 +1437,39 @@ static int rule_recompute_layers(struct loader *l)
  * refusals (transformer_config.py:1944-2002, 3031-3032 at d98e8a64) and
  * a warning for a module the model has nothing of (Megatron accepts it
  * and reruns nothing) */
+static void warn_key(struct loader *l, enum key_id k, const char *why, const char *fix);
+static int search_tries_above_one(const struct loader *l, const struct dc_search_values *v);
+
+/* training.moe_dispatcher "deepep": DeepEP moves the expert AlltoAlls of
+ * an ep group; with expert tensor parallelism Megatron-Core's flex
+ * dispatcher runs over the etp x ep group (token_dispatcher.py:1256-1258
+ * at d98e8a64), which ep.c does not price: refused. Without experts or
+ * with ep 1 (and no search trying ep > 1) there is nothing to move. */
+static int rule_moe_dispatcher(struct loader *l)
+{
+	const struct dc_config *c = l->cfg;
+	const struct dc_parallel *p = &c->parallel;
+	int k = KEY_TRAINING_MOE_DISPATCHER;
+	uint64_t etp = p->etp ? p->etp : p->tp;
+	if (c->training.moe_dispatcher != DC_MOE_DISPATCH_DEEPEP)
+		return 0;
+	if (!c->model.num_experts) {
+		warn_key(l, (enum key_id)k, "dispatches tokens to routed experts, but the model has none (model.num_experts is 0): it has no effect",
+			 "drop the key");
+		return 0;
+	}
+	if (etp > 1 && p->ep > 1) {
+		dc_cfg_errorf(l, blame(l, k, p->etp ? KEY_PARALLEL_ETP : KEY_PARALLEL_TP),
+			      "'training.moe_dispatcher': \"deepep\" is priced over the expert-parallel group alone, with expert tensor parallelism 1; got etp %llu%s (Megatron-Core's flex dispatcher then runs over etp x ep ranks, which distcalc does not model): set parallel.etp 1",
+			      (unsigned long long)etp, p->etp ? "" : " (parallel.etp left out: tp's)");
+		return 0;
+	}
+	if (p->ep < 2 && !search_tries_above_one(l, &c->search.ep))
+		warn_key(l, (enum key_id)k, "moves the expert AlltoAlls between ep ranks, but parallel.ep is 1: it has no effect",
+			 "set parallel.ep above 1 or drop the key");
+	return 0;
+}
+
 static int rule_recompute_modules(struct loader *l)
 {
 	const struct dc_config *c = l->cfg;
@@ -1751,12 +1807,23 @@ static double derived_slowdown(enum dc_gpu g, uint64_t sms, int sms_given)
  * measured; a given overlap.compute_slowdown stands in for the
  * derivation (and replaces it without a warning: it is derived from the
  * SMs in use, not a preset figure). */
+/* DeepEP's kernels hold their own SMs while its AlltoAlls run behind
+ * compute: 20, Megatron-Core's flex dispatcher's default
+ * (moe_flex_dispatcher_num_sms None -> 20, token_dispatcher.py:1288-1292
+ * at d98e8a64), the 20 of DeepSeek-V3's report (section 3.2.2) */
+#define DEEPEP_SMS 20.0
 static void derive_slowdown(struct loader *l)
 {
 	const struct dc_cluster *c = &l->cfg->cluster;
+	struct dc_overlap *o = &l->cfg->overlap;
 	double sd;
+	/* a given slowdown stands for every overlap; derived, DeepEP's share
+	 * of the SMs where they are known and leave some to the kernels */
+	o->ep_slowdown = o->compute_slowdown;
 	if (seen(l, KEY_OVERLAP_COMPUTE_SLOWDOWN))
 		return;
+	if (l->cfg->training.moe_dispatcher == DC_MOE_DISPATCH_DEEPEP && c->sm_count > DEEPEP_SMS)
+		o->ep_slowdown = DEEPEP_SMS / (double)c->sm_count;
 	sd = derived_slowdown(c->gpu, c->sm_count, seen(l, KEY_CLUSTER_SM_COUNT));
 	if (!(sd < 1.0)) {
 		dc_cfg_errorf(l, blame(l, KEY_CLUSTER_SM_COUNT, KEY_CLUSTER_GPU),
@@ -1765,6 +1832,8 @@ static void derive_slowdown(struct loader *l)
 		return;
 	}
 	l->cfg->overlap.compute_slowdown = sd;
+	if (!(l->cfg->training.moe_dispatcher == DC_MOE_DISPATCH_DEEPEP && c->sm_count > DEEPEP_SMS))
+		o->ep_slowdown = sd;
 }
 
 /* cluster.host_adam_rate from the CPU memory bandwidth of a node
@@ -2418,10 +2487,11 @@ static const struct rule rules[] = {
 	{{"ffn_hidden_size defaults to 4 × hidden_size, which fits 64 bits",
 	  KEYS("model.ffn_hidden_size", "model.hidden_size")}, rule_ffn_default},
 	{{"experts_per_token comes with num_experts and is at most it; dense_layers is below num_layers; "
+	  "router_groups divides num_experts, router_group_topk (default router_groups) is at most it and its groups hold experts_per_token experts, both 1 on a dense model; "
 	  "kv_lora_rank (MLA) comes with the three MLA head sizes",
 	  KEYS("model.num_experts", "model.experts_per_token", "model.moe_ffn_hidden_size", "model.dense_layers",
-	       "model.num_layers", "model.kv_lora_rank", "model.qk_rope_head_dim", "model.qk_nope_head_dim",
-	       "model.v_head_dim")}, rule_moe_mla},
+	       "model.num_layers", "model.router_groups", "model.router_group_topk", "model.kv_lora_rank",
+	       "model.qk_rope_head_dim", "model.qk_nope_head_dim", "model.v_head_dim")}, rule_moe_mla},
 	{{"sliding_window_pattern comes with sliding_window; full_attention_interval with the five linear_* sizes, value heads a multiple of key heads and no window; moe_layer_interval > 1 with num_experts",
 	  KEYS("model.sliding_window", "model.sliding_window_pattern", "model.full_attention_interval",
 	       "model.linear_num_key_heads", "model.linear_num_value_heads", "model.moe_layer_interval",
@@ -2488,6 +2558,9 @@ static const struct rule rules[] = {
 	  KEYS("training.recompute_layers", "training.recompute", "model.num_layers", "parallel.pp",
 	       "parallel.virtual_pipeline")},
 	 rule_recompute_layers},
+	{{"moe_dispatcher deepep needs expert tensor parallelism 1 with ep > 1; without routed experts or with ep 1 it has no effect and warns (unless the layout search tries ep > 1)",
+	  KEYS("training.moe_dispatcher", "parallel.ep", "parallel.etp", "parallel.tp", "model.num_experts")},
+	 rule_moe_dispatcher},
 	{{"recompute_modules needs framework megatron, and without recompute selective has no effect and warns (unless the layout search tries selective); mla_up_proj needs MLA, moe_act a MoE model; moe_act and layernorm cannot run under fp8_recipe delayed, moe not with overlap.ep a2a_1f1b (Megatron-Core's refusals); a module the model has nothing of warns",
 	  KEYS("training.recompute_modules", "training.recompute", "training.framework", "model.kv_lora_rank",
 	       "model.num_experts", "precision.fp8_recipe", "overlap.ep")},

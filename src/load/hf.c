@@ -593,6 +593,10 @@ static void read_deepseek_v3(struct hf *r, struct dc_model *m)
 	shared = get_uint(r, "n_shared_experts", 0, 1);
 	read_top_k(r, m, 8);
 	m->dense_layers = get_uint(r, "first_k_dense_replace", 0, 3);
+	/* node-limited routing: n_group groups of experts, a token's from
+	 * topk_group of them (DeepseekV3Config's defaults 8 and 4) */
+	m->router_groups = get_uint(r, "n_group", 1, 8);
+	m->router_group_topk = get_uint(r, "topk_group", 1, 4);
 	/* an explicit null means no q compression (a plain q_proj), unlike
 	 * a missing key, which takes DeepseekV3Config's 1536 */
 	if (is_null(r, "q_lora_rank"))
@@ -1019,6 +1023,9 @@ int dc_hf_model_read(const cJSON *root, const char *text, size_t len, const char
 	 * a learned table's length is read as position_embeddings */
 	if (!m->position_embeddings)
 		m->hf_max_positions = get_uint(&r, "max_position_embeddings", 1, 0);
+	/* every other family routes over all experts at once */
+	if (!m->router_groups)
+		m->router_groups = m->router_group_topk = 1;
 	check_unread(&r, f->model_type);
 	{
 		const cJSON *q = get(&r, "quantization_config"), *qm = NULL;

@@ -359,6 +359,7 @@ enum arg_id {
 	A_ROTARY, A_NO_POS, A_VOCAB, A_VOCAB_DIV, A_TOKENIZER, A_SWIGLU, A_NORM, A_NO_BIAS, A_QKV_BIAS, A_UNTIE,
 	A_QK_NORM, A_ATT_DROP, A_HID_DROP, A_MLA,
 	A_EXPERTS, A_TOPK, A_MOE_FFN, A_SHARED, A_MOE_FREQ, A_EXPERT_BIAS, A_DISPATCHER, A_CAPACITY,
+	A_FLEX_BACKEND, A_ENABLE_DEEPEP, A_ROUTER_GROUPS, A_ROUTER_GROUP_TOPK,
 	A_TP, A_PP, A_CP, A_CP_COMM, A_EP, A_ETP, A_VPP_LAYERS, A_VPP, A_FIRST, A_LAST, A_ACC_EMB, A_ACC_LOSS,
 	A_SP, A_DIST_OPT, A_DIST_OPT_INST, A_OVERLAP_GRAD, A_OVERLAP_PARAM, A_DDP_BUCKET, A_TP_OVERLAP, A_FSDP2,
 	A_MBS, A_GBS, A_RECOMPUTE, A_RECOMPUTE_METHOD, A_RECOMPUTE_LAYERS, A_RECOMPUTE_ACT, A_RECOMPUTE_MODULES, A_GROUPED_GEMM, A_FLASH, A_ATT_BACKEND,
@@ -401,6 +402,10 @@ static const struct {
 	[A_MOE_FREQ] = {"--moe-layer-freq", 1},
 	[A_EXPERT_BIAS] = {"--moe-router-enable-expert-bias", 0},
 	[A_DISPATCHER] = {"--moe-token-dispatcher-type", 1},
+	[A_FLEX_BACKEND] = {"--moe-flex-dispatcher-backend", 1},
+	[A_ENABLE_DEEPEP] = {"--moe-enable-deepep", 0},
+	[A_ROUTER_GROUPS] = {"--moe-router-num-groups", 1},
+	[A_ROUTER_GROUP_TOPK] = {"--moe-router-group-topk", 1},
 	[A_CAPACITY] = {"--moe-expert-capacity-factor", 1},
 	[A_TP] = {"--tensor-model-parallel-size", 1},
 	[A_PP] = {"--pipeline-model-parallel-size", 1},
@@ -749,7 +754,7 @@ static void map_moe(struct mctx *m)
 {
 	unsigned long long e = 0;
 	if (!G(A_EXPERTS)) {
-		for (int a = A_TOPK; a <= A_CAPACITY; a++)
+		for (int a = A_TOPK; a <= A_ROUTER_GROUP_TOPK; a++)
 			if (G(a))
 				warn(m, L(a), "'%s': ignored without --num-experts", args[a].name);
 		return;
@@ -769,9 +774,29 @@ static void map_moe(struct mctx *m)
 		err(m, L(A_MOE_FREQ), "'--moe-layer-freq': '%s' is not mapped (distcalc places MoE in every layer past "
 				      "model.dense_layers); give 1 and --set model.dense_layers=N",
 		    V(A_MOE_FREQ));
-	if (G(A_DISPATCHER) && strcmp(V(A_DISPATCHER), "alltoall") != 0)
-		err(m, L(A_DISPATCHER), "'--moe-token-dispatcher-type': '%s' is not mapped (distcalc prices the alltoall dispatcher)",
+	/* the flex dispatcher's backend: deepep unless named
+	 * (TransformerConfig.moe_flex_dispatcher_backend, transformer_config.py:898
+	 * at d98e8a64; --moe-enable-deepep its older switch, :895) */
+	if (G(A_DISPATCHER) && strcmp(V(A_DISPATCHER), "flex") == 0) {
+		if (G(A_FLEX_BACKEND) && strcmp(V(A_FLEX_BACKEND), "deepep") != 0)
+			err(m, L(A_FLEX_BACKEND), "'--moe-flex-dispatcher-backend': '%s' is not mapped (distcalc prices DeepEP's dispatch: deepep)",
+			    V(A_FLEX_BACKEND));
+		else
+			set_json(m, "training.moe_dispatcher", "\"deepep\"",
+				 G(A_FLEX_BACKEND) ? "--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep"
+						   : "--moe-token-dispatcher-type flex (its backend: deepep)",
+				 L(A_DISPATCHER));
+	} else if (G(A_DISPATCHER) && strcmp(V(A_DISPATCHER), "alltoall") != 0) {
+		err(m, L(A_DISPATCHER), "'--moe-token-dispatcher-type': '%s' is not mapped (distcalc prices the alltoall and the flex dispatcher with DeepEP)",
 		    V(A_DISPATCHER));
+	} else if (G(A_FLEX_BACKEND) || G(A_ENABLE_DEEPEP)) {
+		err(m, L(G(A_FLEX_BACKEND) ? A_FLEX_BACKEND : A_ENABLE_DEEPEP),
+		    "'%s': applies to --moe-token-dispatcher-type flex, and the dispatcher is %s",
+		    G(A_FLEX_BACKEND) ? "--moe-flex-dispatcher-backend" : "--moe-enable-deepep",
+		    G(A_DISPATCHER) ? V(A_DISPATCHER) : "left out");
+	}
+	count(m, A_ROUTER_GROUPS, "model.router_groups");
+	count(m, A_ROUTER_GROUP_TOPK, "model.router_group_topk");
 	/* left out, Megatron-Core dispatches with allgather
 	 * (TransformerConfig.moe_token_dispatcher_type, transformer_config.py:891
 	 * at d98e8a64), which distcalc does not price either */

@@ -589,6 +589,30 @@ static void derive_expert_links(const struct dc_config *in, struct dc_plan *p)
 	}
 }
 
+/* DeepEP's levels (training.moe_dispatcher "deepep"): the expert-parallel
+ * family's slowest group, g ranks on each of its N domains (N g = ep, every
+ * domain alike), splits into the N ranks of one local index, one per
+ * domain, g of them EP-strided apart, and the g ranks of one domain. Not
+ * priced (ranks 0) without DeepEP, with ep 1, or on an uneven spread,
+ * which ep.c prices on the whole group. */
+static void derive_ep_levels(const struct dc_config *in, struct dc_plan *p)
+{
+	const struct dc_net_group *e = &p->group[DC_GROUP_EP].net;
+	uint64_t se = p->expert_folded ? p->etp : p->topo.stride[DC_AXIS_DP], gl = e->ranks_per_node;
+	struct dc_group g;
+	memset(&p->group[DC_GROUP_EP_NODES], 0, sizeof(p->group[DC_GROUP_EP_NODES]));
+	memset(&p->group[DC_GROUP_EP_LOCAL], 0, sizeof(p->group[DC_GROUP_EP_LOCAL]));
+	if (in->training.moe_dispatcher != DC_MOE_DISPATCH_DEEPEP || p->ep < 2 || e->nodes < 2 || !gl ||
+	    e->nodes * gl != p->ep || (e->ranks_least && e->ranks_least != gl))
+		return;
+	family_group(&p->topo, se, p->ep, &g);
+	link_of(in, DC_LINK_INTER, &p->group[DC_GROUP_EP_NODES].link);
+	dc_net_group_progression(&p->net, g.first, se * gl, e->nodes, &p->group[DC_GROUP_EP_NODES].net);
+	link_of(in, DC_LINK_INTRA, &p->group[DC_GROUP_EP_LOCAL].link);
+	if (gl > 1)
+		dc_net_group_progression(&p->net, g.first, se, gl, &p->group[DC_GROUP_EP_LOCAL].net);
+}
+
 /* The network model's cluster and the groups each axis prices: the
  * first group that spans NVLink domains (the slowest), else group 0, for
  * the axes and for the groups carved out of them alike (family_net). `base`
@@ -647,6 +671,7 @@ static void derive_net(const struct dc_config *in, const struct dc_plan *base, s
 		first = k + 1 < g.size ? g.first + k * spp : g.first;
 	}
 	dc_net_group_progression(&p->net, first, spp, 2, &p->group[DC_GROUP_PP_PAIR].net);
+	derive_ep_levels(in, p);
 }
 
 /* HSDP (torchtitan's mesh dp_replicate x dp_shard, the shard inner): a
@@ -1226,6 +1251,9 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 				p->group[a].net = base->group[a].net;
 			for (size_t i = 0; i < sizeof(from_net) / sizeof(from_net[0]); i++)
 				p->group[from_net[i]].net = base->group[from_net[i]].net;
+			/* DeepEP's levels: link and shape, both of the EP group's */
+			p->group[DC_GROUP_EP_NODES] = base->group[DC_GROUP_EP_NODES];
+			p->group[DC_GROUP_EP_LOCAL] = base->group[DC_GROUP_EP_LOCAL];
 		} else {
 			derive_net(in, base, p);
 			/* the memo the base lent holds the prices of the network
