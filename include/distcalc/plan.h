@@ -89,7 +89,8 @@ enum dc_layout_fault {
 	DC_LF_CP,        /* 2 cp divides the sequence (a2a: cp divides it and the heads of a tp rank) */
 	DC_LF_PP,        /* pp divides the layers, or is the input's own with its uneven stages; MoE every
 			  * n-th layer: its stages fit DC_PLAN_MAX_SEGMENTS (dc_layout_moe_segments) */
-	DC_LF_EXPERT,    /* dc_layout_expert_error; sequence parallelism where etp differs from tp > 1 */
+	DC_LF_EXPERT,    /* dc_layout_expert_error; sequence parallelism where etp differs from tp > 1; DeepEP
+			  * (training.moe_dispatcher) with ep > 1 needs etp 1 */
 	DC_LF_REPLICATE, /* dp_replicate divides dp and the expert-data-parallel ranks */
 	DC_LF_BATCH,     /* a whole number of microbatches (grad_accum_steps 0: the batch did not divide) */
 	DC_LF_VP,        /* v > 1: pp > 1, m a multiple of pp, the chunks fit the layers (and, MoE every

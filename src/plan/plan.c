@@ -339,8 +339,11 @@ enum dc_layout_fault dc_layout_fault_inner(const struct dc_config *in, const str
 {
 	uint64_t ep = lay->ep ? lay->ep : 1, etp = lay->etp ? lay->etp : lay->tp;
 	uint64_t rep = lay->dp_replicate ? lay->dp_replicate : 1, v = lay->virtual_pipeline ? lay->virtual_pipeline : 1;
+	/* DeepEP is priced over the ep group alone (the loader's
+	 * rule_moe_dispatcher refuses etp > 1 with it) */
 	if (dc_layout_expert_error(lay, in->model.num_experts, dc_layout_pp_outermost(in, lay)) ||
-	    (etp != lay->tp && lay->tp > 1 && !lay->sequence_parallel))
+	    (etp != lay->tp && lay->tp > 1 && !lay->sequence_parallel) ||
+	    (in->training.moe_dispatcher == DC_MOE_DISPATCH_DEEPEP && in->model.num_experts && ep > 1 && etp > 1))
 		return DC_LF_EXPERT;
 	if (rep > 1) {
 		uint64_t cp = lay->cp ? lay->cp : 1;
