@@ -562,6 +562,12 @@ START_TEST(test_stage_and_cp_errors)
 		expect_error(edit("\"tp\": 4}", vpp), (const char *const[]){"training.micro_batch_size=8"}, 1,
 			     DC_ERR_CONFIG,
 			     "--set: error: 'parallel.virtual_pipeline': the interleaved schedule needs training.grad_accum_steps (1 microbatch, derived: global_batch_size / (micro_batch_size x dp) = 16 / (8 x 2)) to be a multiple of parallel.pp (2)");
+		/* given in the file, the microbatches move with no --set of the
+		 * batch or the GPUs: the file is named */
+		expect_error(edit("\"tp\": 4}", "\"tp\": 2, \"pp\": 2, \"virtual_pipeline\": 2},\n"
+						  "  \"training\": {\"grad_accum_steps\": 3}"),
+			     (const char *const[]){"cluster.num_nodes=4"}, 1, DC_ERR_CONFIG,
+			     "t.json: error: 'parallel.virtual_pipeline': the interleaved schedule needs training.grad_accum_steps (3 microbatches) to be a multiple of parallel.pp (2)");
 	}
 	/* the list: sum, length, zero, type */
 	expect_error(edit("\"tp\": 4", pp2), (const char *const[]){"parallel.pipeline_layers=[16,15]"}, 1, DC_ERR_CONFIG,

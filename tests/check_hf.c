@@ -143,6 +143,49 @@ START_TEST(test_family_defaults)
 }
 END_TEST
 
+/* max_position_embeddings, and rope_scaling's factor over the original
+ * length where that is longer (hf.c max_positions), read into
+ * model.hf_max_positions for the seq_length warning; a value that is no
+ * positive whole number is not read (0) and the file loads */
+static uint64_t max_positions_of(const char *extra)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+	char json[1024], model[512];
+	const char *path;
+	snprintf(json, sizeof(json),
+		 "{\"model_type\": \"llama\", \"hidden_size\": 512, \"num_attention_heads\": 8, "
+		 "\"num_hidden_layers\": 2, \"intermediate_size\": 1024, \"vocab_size\": 1000%s}",
+		 extra);
+	path = temp_hf(json);
+	snprintf(model, sizeof(model), "\"hf_config\": \"%s\", \"seq_length\": 1024", path);
+	ck_assert_int_eq(load(model, NULL, &cfg, &d), 0);
+	dc_diag_release(&d);
+	unlink(path);
+	return cfg.model.hf_max_positions;
+}
+
+START_TEST(test_max_positions)
+{
+	ck_assert_uint_eq(max_positions_of(", \"max_position_embeddings\": 8192"), 8192);
+	/* Llama 3.1: the extended length stated, 8 x 8192 no longer */
+	ck_assert_uint_eq(max_positions_of(", \"max_position_embeddings\": 131072, \"rope_scaling\": {\"factor\": 8.0, "
+					   "\"original_max_position_embeddings\": 8192, \"rope_type\": \"llama3\"}"),
+			  131072);
+	/* Qwen's YaRN setup: 4 x 32768 beside 40960 */
+	ck_assert_uint_eq(max_positions_of(", \"max_position_embeddings\": 40960, \"rope_scaling\": {\"rope_type\": \"yarn\", "
+					   "\"factor\": 4.0, \"original_max_position_embeddings\": 32768}"),
+			  131072);
+	/* a factor without the original length scales max_position_embeddings */
+	ck_assert_uint_eq(max_positions_of(", \"max_position_embeddings\": 4096, \"rope_scaling\": {\"factor\": 2.0}"), 8192);
+	ck_assert_uint_eq(max_positions_of(""), 0);
+	ck_assert_uint_eq(max_positions_of(", \"max_position_embeddings\": null"), 0);
+	ck_assert_uint_eq(max_positions_of(", \"max_position_embeddings\": 0"), 0);
+	ck_assert_uint_eq(max_positions_of(", \"max_position_embeddings\": 4096.5"), 0);
+	ck_assert_uint_eq(max_positions_of(", \"max_position_embeddings\": \"4096\""), 0);
+}
+END_TEST
+
 /* configs/models/<name>.json through model.hf_config: the plan's total and
  * active counts, and the MTP term. */
 static void expect_model(const char *name, const char *family, uint64_t total, uint64_t active, uint64_t mtp)
@@ -782,6 +825,7 @@ static Suite *hf_suite(void)
 {
 	Suite *s = suite_create("hf");
 	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_max_positions);
 	tcase_add_test(tc, test_family_defaults);
 	tcase_add_test(tc, test_new_families_published);
 	tcase_add_test(tc, test_layer_kinds_read);

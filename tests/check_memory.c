@@ -907,6 +907,30 @@ START_TEST(test_dualpipe_uneven_stages)
 }
 END_TEST
 
+/* DualPipe's end ranks hold the embedding and the head together: the
+ * MTP module reads the embedding's table there, not a copy of it
+ * (DeepSeek-V3 section 3.2.1). On configs/deepseek-v3-h800.json rank 0
+ * holds stages 0 and 15: what 1F1B puts on its stage 0 and its stage 15,
+ * less the MTP module's copy of the V x h table, 129,280 x 7168 =
+ * 926,679,040 (the head is untied: its own table stays) */
+START_TEST(test_dualpipe_end_ranks_share_the_embedding)
+{
+	struct dc_config c;
+	struct dc_stage_params r0, f0, f15;
+	struct dc_diag d;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(DC_SOURCE_DIR "/configs/deepseek-v3-h800.json", NULL, 0, &c, &d), 0);
+	dc_diag_release(&d);
+	ck_assert_int_eq(dc_memory_rank_params(plan_of(&c), 0, &r0), 0);
+	c.parallel.pipeline_schedule = DC_PIPE_1F1B;
+	c.overlap.ep = DC_EP_OVERLAP_NONE;
+	ck_assert_int_eq(dc_memory_rank_params(plan_of(&c), 0, &f0), 0);
+	ck_assert_int_eq(dc_memory_rank_params(plan_of(&c), 15, &f15), 0);
+	ck_assert_uint_eq(r0.total, f0.total + f15.total - 926679040ull);
+	ck_assert_uint_eq(r0.total, 4934071040ull);
+}
+END_TEST
+
 START_TEST(test_dualpipev_v_placement)
 {
 	/* DualPipeV on pp 4 ranks: 8 chunks of one layer, rank s holds chunks
@@ -1801,6 +1825,7 @@ int main(void)
 	tcase_add_test(tc, test_fsdp_pipeline_holds_stage_grads);
 	tcase_add_test(tc, test_dualpipe_two_stages_pp_plus_one);
 	tcase_add_test(tc, test_dualpipe_uneven_stages);
+	tcase_add_test(tc, test_dualpipe_end_ranks_share_the_embedding);
 	tcase_add_test(tc, test_dualpipev_v_placement);
 	tcase_add_test(tc, test_zero_bubble_deferred_w_by_hand);
 	tcase_add_test(tc, test_zero_bubble_classes_below_pp);

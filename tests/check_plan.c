@@ -473,6 +473,26 @@ START_TEST(test_uneven_interleaved_dense_segments)
 }
 END_TEST
 
+/* Uneven stages without interleaving (configs/deepseek-v3-h800.json:
+ * DualPipe on [4 x 15, 1]): full recompute of n layers a stage reruns
+ * min(n, layers) of each, 15 n + 1 of 61 for n <= 4 (16, 31, 46, 61), not
+ * n of L / pp = 3 */
+START_TEST(test_uneven_stages_recompute_share)
+{
+	struct dc_config c;
+	struct dc_plan p;
+	load_path("configs/deepseek-v3-h800.json", &c);
+	c.training.recompute = DC_RECOMPUTE_FULL;
+	for (uint64_t n = 1; n <= 4; n++) {
+		c.training.recompute_layers = n;
+		fixture_plan(&c, &p);
+		ck_assert(!p.chunks_uneven);
+		ck_assert_uint_eq(dc_plan_recomputed_layers(&p, 15), 1);
+		ck_assert_double_eq_tol(dc_plan_recompute_share(&p), (double)(15 * n + 1) / 61.0, 1e-15);
+	}
+}
+END_TEST
+
 START_TEST(test_derive_layout_override)
 {
 	/* pure DP of the course's setting: dp 8 = world, tp 1; the dp group
@@ -1326,6 +1346,7 @@ int main(void)
 	tcase_add_test(tc, test_derive_dp_over_short_domains);
 	tcase_add_test(tc, test_uneven_interleaved_61_layers);
 	tcase_add_test(tc, test_uneven_interleaved_dense_segments);
+	tcase_add_test(tc, test_uneven_stages_recompute_share);
 	tcase_add_test(tc, test_derive_layout_override);
 	tcase_add_test(tc, test_context_parallel_layout);
 	tcase_add_test(tc, test_two_axis_groups);

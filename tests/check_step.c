@@ -392,7 +392,8 @@ static void step_with(const char *name, const char *const *sets, struct dc_step_
  * middle rank runs 24 layers, l = its compute / 24 each; with
  * pipeline_layers [13, 12, 12, 12, 12, 12, 11, 12] rank 0 holds 13 + 12
  * layers, one more, and rank 1 12 + 11, one fewer: 23 l, and rank 0's
- * compute grows by l. */
+ * compute grows by l; ranks 2-5 hold 12 + 12, 24 l, and are a class of
+ * their own: the rank classes follow the pairs of stages. */
 START_TEST(test_dualpipe_uneven_stages_compute)
 {
 	static const char *const even[] = {"parallel.pipeline_schedule=dualpipe", "parallel.virtual_pipeline=1",
@@ -401,7 +402,7 @@ START_TEST(test_dualpipe_uneven_stages_compute)
 					     "overlap.compute_slowdown=0",
 					     "parallel.pipeline_layers=[13,12,12,12,12,12,11,12]", NULL};
 	static struct dc_step e, u;
-	double e0 = 0, e1 = 0, u0 = 0, u1 = 0, l;
+	double e0 = 0, e1 = 0, u0 = 0, u1 = 0, u2 = 0, l;
 	step_with("korthikanti-175b.json", even, NULL, &e);
 	step_with("korthikanti-175b.json", uneven, NULL, &u);
 	for (uint64_t i = 0; i < e.nclasses; i++) {
@@ -413,13 +414,22 @@ START_TEST(test_dualpipe_uneven_stages_compute)
 	for (uint64_t i = 0; i < u.nclasses; i++) {
 		if (u.classes[i].stage_first == 0)
 			u0 = u.classes[i].compute_s;
-		if (u.classes[i].stage_first == 1)
+		if (u.classes[i].stage_first == 1) {
+			ck_assert_uint_eq(u.classes[i].stage_last, 1);
 			u1 = u.classes[i].compute_s;
+		}
+		if (u.classes[i].stage_first == 2) {
+			ck_assert_uint_eq(u.classes[i].stage_last, 5);
+			u2 = u.classes[i].compute_s;
+		}
 	}
 	ck_assert(e0 > 0 && e1 > 0);
 	l = e1 / 24.0;
 	ck_assert_double_eq_tol(u1, 23.0 * l, 1e-9 * e1);
 	ck_assert_double_eq_tol(u0, e0 + l, 1e-9 * e1);
+	/* ranks 2-5 hold 12 + 12 layers, as every middle rank of the equal
+	 * split: a class of their own (rank 1's pair differs from theirs) */
+	ck_assert_double_eq_tol(u2, 24.0 * l, 1e-9 * e1);
 }
 END_TEST
 

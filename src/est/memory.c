@@ -203,6 +203,20 @@ int dc_memory_rank_params(const struct dc_plan *pl, uint64_t stage, struct dc_st
 		out->expert_params = dc_ck_add(&c, a->expert_params, b->expert_params);
 		out->other_params = dc_ck_add(&c, a->other_params, b->other_params);
 		out->total = dc_ck_add(&c, a->total, b->total);
+		if (stage == 0 || stage == pl->layout.pp - 1) {
+			/* the end ranks hold the embedding and the head together:
+			 * a tied head is the embedding's table, and the MTP modules
+			 * read it too, not copies of it (DeepSeek-V3 section 3.2.1:
+			 * DualPipe puts them on one rank to share them), as
+			 * DualPipeV's rank 0 below */
+			uint64_t twice = m->tie_word_embeddings ? sh->embedding : 0;
+			if (m->mtp_layers && !sh->position_overflow)
+				twice = dc_ck_add(&c, twice, mtp_embedding(pl, &c));
+			if (!m->params_explicit && twice <= out->other_params) {
+				out->other_params -= twice;
+				out->total -= twice;
+			}
+		}
 		return c.overflow ? -1 : 0;
 	}
 	if (s != DC_PIPE_DUALPIPEV) {

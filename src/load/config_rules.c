@@ -346,7 +346,7 @@ static int rule_positions(struct loader *l)
 		       (unsigned long long)m->position_embeddings);
 	else if (m->position_embeddings == 0 && m->hf_max_positions > 0 && m->seq_length > m->hf_max_positions)
 		dc_cfg_warnf(l, KEY_MODEL_SEQ_LENGTH,
-		      "'model.seq_length': %llu tokens are longer than the %llu positions %s sets the model up for (max_position_embeddings, with any rope_scaling): it is priced as given, but the model was not built for that context; check the length or the model",
+		      "'model.seq_length': %llu tokens are longer than the %llu positions %s sets the model up for (max_position_embeddings, or rope_scaling's factor times the original length where longer): it is priced as given, but the model was not built for that context; check the length or the model",
 		      (unsigned long long)m->seq_length, (unsigned long long)m->hf_max_positions,
 		      m->hf_config[0] ? m->hf_config : "its Hugging Face config");
 	return 0;
@@ -1551,13 +1551,15 @@ static int rule_virtual_pipeline(struct loader *l)
 					    KEY_CLUSTER_NUM_NODES, KEY_CLUSTER_GPUS_PER_NODE, KEY_CLUSTER_SYSTEM,
 					    KEY_PARALLEL_TP, KEY_PARALLEL_CP};
 		uint64_t m = c->training.grad_accum_steps;
+		/* given, grad_accum_steps moves with none of the batch keys */
+		int derived = l->seen[KEY_TRAINING_GLOBAL_BATCH_SIZE] && !l->seen[KEY_TRAINING_GRAD_ACCUM_STEPS];
 		char why[200] = "";
-		if (l->seen[KEY_TRAINING_GLOBAL_BATCH_SIZE])
+		if (derived)
 			snprintf(why, sizeof(why),
 				 ", derived: global_batch_size / (micro_batch_size x dp) = %llu / (%llu x %llu)",
 				 (unsigned long long)c->training.global_batch_size,
 				 (unsigned long long)c->training.micro_batch_size, (unsigned long long)p->dp);
-		dc_cfg_errorf(l, dc_cfg_blame(l, kv, moved, sizeof(moved) / sizeof(moved[0])),
+		dc_cfg_errorf(l, dc_cfg_blame(l, kv, moved, derived ? sizeof(moved) / sizeof(moved[0]) : 3),
 		       "'parallel.virtual_pipeline': the interleaved schedule needs training.grad_accum_steps (%llu microbatch%s%s) to be a multiple of parallel.pp (%llu)",
 		       (unsigned long long)m, m == 1 ? "" : "es", why, (unsigned long long)p->pp);
 	}

@@ -117,7 +117,6 @@ static const char *suggest(const char *prefix, const char *name)
 		{"training", "micro_batch", "training.micro_batch_size"},
 		{"training", "train_micro_batch_size_per_gpu", "training.micro_batch_size"},
 		{"training", "per_device_train_batch_size", "training.micro_batch_size"},
-		{"training", "local_batch_size", "training.micro_batch_size"},
 		{"training", "train_batch_size", "training.global_batch_size"},
 		{"training", "seq_len", "model.seq_length"},
 		{"training", "seq_length", "model.seq_length"},
@@ -125,7 +124,6 @@ static const char *suggest(const char *prefix, const char *name)
 		{"training", "gradient_checkpointing", "training.recompute"},
 		{"training", "recompute_granularity", "training.recompute"},
 		{"parallel", "fsdp", "parallel.sharding"},
-		{"parallel", "num_layers_per_virtual_pipeline_stage", "parallel.virtual_pipeline"},
 		{"parallel", "sequence_parallelism", "parallel.sequence_parallel"},
 	};
 	size_t best = 99, best_case = 99, bi = 0;
@@ -434,10 +432,10 @@ static int read_integer(struct loader *l, int ki, const cJSON *v, uint64_t *out)
 		/* past 2^53 the text may not be exactly d (2^53 + 1 reads as
 		 * 2^53): say "about" there, the value itself below */
 		fmt_bound(num, sizeof(num), k->hi);
-		if (k->hi < DC_MAX_EXACT_INT)
+		if (k->hi < DC_MAX_EXACT_INT && d < DC_MAX_EXACT_INT)
 			dc_cfg_errorf(l, ki, "'%s': must be at most %.0f, got %.0f", k->info.path, k->hi - 1, d);
-		else if (d < DC_MAX_EXACT_INT)
-			dc_cfg_errorf(l, ki, "'%s': must be below %s, got %.0f", k->info.path, num, d);
+		else if (k->hi < DC_MAX_EXACT_INT)
+			dc_cfg_errorf(l, ki, "'%s': must be at most %.0f, got about %.6g", k->info.path, k->hi - 1, d);
 		else
 			dc_cfg_errorf(l, ki, "'%s': must be below %s, got about %.6g", k->info.path, num, d);
 		return -1;

@@ -994,6 +994,38 @@ static void check_unread(struct hf *r, const char *family)
 		hf_warn(r, "'vision_config': the vision tower is not counted; distcalc models the %s text model", family);
 }
 
+/* The longest context a rotary model is set up for: max_position_embeddings,
+ * or, where rope_scaling gives a factor, the factor times its
+ * original_max_position_embeddings (else times max_position_embeddings)
+ * when that is longer: Llama 3.1 and DeepSeek-V3 state the extended length
+ * (131072 = 8 x 8192 of the original; 163840 = 40 x 4096), Qwen's YaRN
+ * setups keep the original one beside the factor (40960 with 4 x 32768).
+ * It holds no weights and only a warning reads it: a value that is no
+ * positive whole number is not read (0), as before it was read at all. */
+static uint64_t max_positions(struct hf *r)
+{
+	const cJSON *v = get(r, "max_position_embeddings"), *rs = get(r, "rope_scaling"), *f, *o;
+	double d, lim;
+	if (!v || !cJSON_IsNumber(v))
+		return 0;
+	d = v->valuedouble;
+	if (!isfinite(d) || d < 1 || d != floor(d) || d >= DC_MAX_EXACT_INT)
+		return 0;
+	lim = d;
+	if (rs && cJSON_IsObject(rs)) {
+		f = cJSON_GetObjectItemCaseSensitive(rs, "factor");
+		o = cJSON_GetObjectItemCaseSensitive(rs, "original_max_position_embeddings");
+		if (f && cJSON_IsNumber(f) && isfinite(f->valuedouble) && f->valuedouble > 1) {
+			double base = o && cJSON_IsNumber(o) && isfinite(o->valuedouble) && o->valuedouble >= 1
+					      ? o->valuedouble
+					      : d;
+			if (base * f->valuedouble > lim)
+				lim = base * f->valuedouble;
+		}
+	}
+	return lim < DC_MAX_EXACT_INT ? (uint64_t)lim : 0;
+}
+
 int dc_hf_model_read(const cJSON *root, const char *text, size_t len, const char *name, struct dc_model *m,
 		     struct dc_diag *diag)
 {
@@ -1022,7 +1054,7 @@ int dc_hf_model_read(const cJSON *root, const char *text, size_t len, const char
 	 * extension included: Llama 3.1 says 131072, DeepSeek-V3 163840);
 	 * a learned table's length is read as position_embeddings */
 	if (!m->position_embeddings)
-		m->hf_max_positions = get_uint(&r, "max_position_embeddings", 1, 0);
+		m->hf_max_positions = max_positions(&r);
 	/* every other family routes over all experts at once */
 	if (!m->router_groups)
 		m->router_groups = m->router_group_topk = 1;

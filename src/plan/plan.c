@@ -860,7 +860,9 @@ double dc_plan_recompute_share(const struct dc_plan *p)
 	uint64_t L = p->in->model.num_layers, n = p->in->training.recompute_layers, sum = 0;
 	if (p->in->training.recompute != DC_RECOMPUTE_FULL || n == 0 || L == 0)
 		return 1.0;
-	if (!p->chunks_uneven) {
+	/* equal chunks: n of each chunk's L / (pp v); uneven stages or
+	 * chunks (plan.h runs, chunks_uneven): stage by stage */
+	if (!p->chunks_uneven && p->runs.n <= 1) {
 		uint64_t lc = p->layers_per_chunk;
 		return lc == 0 || n >= lc ? 1.0 : (double)n / (double)lc;
 	}
@@ -953,6 +955,37 @@ uint64_t dc_layout_moe_segments(const struct dc_config *in, uint64_t pp, uint64_
 	return n;
 }
 
+/* DualPipe: rank s runs stage s and stage pp - 1 - s, so ranks alike hold
+ * a like pair. Each segment start b brings its mirror pp - b, so that a
+ * segment's ranks hold stages of one segment and mirrors of one other
+ * (the step's rank classes, the memory's). */
+static int mirror_segments(struct dc_plan *p)
+{
+	uint64_t pp = p->layout.pp, cand[2 * DC_PLAN_MAX_SEGMENTS + 1], n = 0, out = 1;
+	for (uint64_t i = 1; i < p->nsegments; i++) {
+		cand[n++] = p->segment_first[i];
+		cand[n++] = pp - p->segment_first[i];
+	}
+	for (uint64_t i = 1; i < n; i++)
+		for (uint64_t j = i; j > 0 && cand[j - 1] > cand[j]; j--) {
+			uint64_t x = cand[j];
+			cand[j] = cand[j - 1];
+			cand[j - 1] = x;
+		}
+	for (uint64_t i = 0; i < n; i++) {
+		if (cand[i] == 0 || cand[i] >= pp || cand[i] == p->segment_first[out - 1])
+			continue;
+		if (out == DC_PLAN_MAX_SEGMENTS) {
+			p->error = "'parallel.pipeline_layers': under DualPipe the ranks hold more than 20 different pairs of stages (rank s holds stages s and pp - 1 - s)";
+			return -1;
+		}
+		p->segment_first[out++] = cand[i];
+	}
+	p->nsegments = out;
+	p->segment_first[out] = pp;
+	return 0;
+}
+
 /* Segments of identical parameters: stages differ by being first or last
  * and by their dense layers, which change only around the stage holding
  * the chunk that is partly dense (plan.h). */
@@ -978,6 +1011,9 @@ static int derive_segments(struct dc_plan *p)
 		}
 		p->nsegments = n;
 		p->segment_first[n] = pp;
+		if (p->schedule == DC_PIPE_DUALPIPE && mirror_segments(p) != 0)
+			return -1;
+		n = p->nsegments;
 		for (uint64_t i = 0; i < n; i++)
 			p->segment_overflow[i] =
 				dc_stage_params_compute(p, p->segment_first[i], &p->segment_params[i]) != 0;
@@ -1039,7 +1075,9 @@ static int derive_segments(struct dc_plan *p)
 	}
 	p->nsegments = n;
 	p->segment_first[n] = pp;
-	for (uint64_t i = 0; i < n; i++)
+	if (p->schedule == DC_PIPE_DUALPIPE && mirror_segments(p) != 0)
+		return -1;
+	for (uint64_t i = 0; i < p->nsegments; i++)
 		p->segment_overflow[i] = dc_stage_params_compute(p, p->segment_first[i], &p->segment_params[i]) != 0;
 	return 0;
 }
