@@ -486,28 +486,34 @@ END_TEST
  * again in backward; with the default core_attn none. Mixtral has no
  * shared expert and no MLA, so no TP call is rerun. */
 /* The chance that a token's experts meet a span of experts, by hand.
- * DeepSeek-V3 (256 experts in 8 groups of 32, a token's 8 from 4 groups):
- * a node of EP 64 on 8 nodes holds one whole group, chosen with chance
- * 4/8, and then missed by all 8 draws from the 128 allowed experts with
- * chance C(96, 8) / C(128, 8) = prod_i (96 - i) / (128 - i); a rank (4
- * experts) likewise with C(124, 8) / C(128, 8). Without groups, experts
- * 0-31 are met with 1 - C(224, 8) / C(256, 8). A span across groups: 12
- * experts in 3 groups of 4, 2 groups a token, 2 experts: [2, 6) holds 2
- * of group 0 and 2 of group 1; groups {0, 1} miss it with C(4, 2) / C(8,
- * 2) = 6/28, {0, 2} and {1, 2} with C(6, 2) / C(8, 2) = 15/28 each:
- * 1 - 36/84 = 4/7. */
+ * DeepSeek-V3 (256 experts in 8 groups of 32, a token's 8 from 4 groups,
+ * 8 / 4 = 2 from each): a node of EP 64 on 8 nodes holds one whole group,
+ * met when it is chosen, 4/8; a rank's 4 experts when their group is
+ * chosen and one of its 2 draws from its 32 lands on them, 4/8 x (1 -
+ * C(28, 2) / C(32, 2)) = 0.5 x (1 - 378/496). Without groups, experts 0-31
+ * are met with 1 - C(224, 8) / C(256, 8). A span across groups: 12
+ * experts in 3 groups of 4, 2 groups a token, 1 expert each: [2, 6) holds
+ * 2 of group 0 and 2 of group 1; groups {0, 1} miss it with (2/4)(2/4),
+ * {0, 2} and {1, 2} with 2/4: 1 - (1/4 + 1/2 + 1/2) / 3 = 7/12. Where T
+ * does not divide k the k are drawn over the chosen groups' experts: 3 of
+ * them over 2 groups of 4, {0, 1} missing [2, 6) with C(4, 3) / C(8, 3) =
+ * 4/56, the others with 20/56: 1 - 44/168 = 31/42. 1024 groups of one
+ * expert, 512 drawn, 8 experts among them: any 8 of 1024, so [0, 16) is
+ * met with 1 - C(1008, 8) / C(1024, 8) = 0.1187580 (no overflow). */
 START_TEST(test_ep_hit_chance_by_hand)
 {
-	double node = 1, rank = 1, flat = 1;
+	double flat = 1, big = 1;
 	for (int i = 0; i < 8; i++) {
-		node *= (96.0 - i) / (128.0 - i);
-		rank *= (124.0 - i) / (128.0 - i);
 		flat *= (224.0 - i) / (256.0 - i);
+		big *= (1008.0 - i) / (1024.0 - i);
 	}
-	assert_close(dc_ep_hit_chance(256, 8, 4, 8, 32, 64), 0.5 * (1 - node));
-	assert_close(dc_ep_hit_chance(256, 8, 4, 8, 0, 4), 0.5 * (1 - rank));
+	assert_close(dc_ep_hit_chance(256, 8, 4, 8, 32, 64), 0.5);
+	assert_close(dc_ep_hit_chance(256, 8, 4, 8, 0, 4), 0.5 * (1 - 378.0 / 496.0));
 	assert_close(dc_ep_hit_chance(256, 1, 1, 8, 0, 32), 1 - flat);
-	assert_close(dc_ep_hit_chance(12, 3, 2, 2, 2, 6), 4.0 / 7.0);
+	assert_close(dc_ep_hit_chance(12, 3, 2, 2, 2, 6), 7.0 / 12.0);
+	assert_close(dc_ep_hit_chance(12, 3, 2, 3, 2, 6), 31.0 / 42.0);
+	/* the weights in logarithms (lgamma near 1024!): 1e-10, not exact */
+	ck_assert_double_eq_tol(dc_ep_hit_chance(1024, 1024, 512, 8, 0, 16), 1 - big, 1e-10);
 	/* every expert: met for sure; one group of two, both drawn: met */
 	assert_close(dc_ep_hit_chance(256, 8, 4, 8, 0, 256), 1.0);
 	assert_close(dc_ep_hit_chance(4, 2, 1, 2, 0, 2), 0.5);
@@ -517,13 +523,13 @@ END_TEST
 /* DeepEP's rows (training.moe_dispatcher "deepep", ep.c deepep_push) on
  * configs/deepseek-v3-h800.json: EP 64 over 8 nodes of 8 ranks, 4096
  * tokens a microbatch on a rank, 7168 x 2 B a token. The network row: an
- * AlltoAll over the 8 nodes of D = 8 x 0.5 (1 - prod_i (96 - i) / (128 -
- * i)) = 3.6290 tokens a token (test_ep_hit_chance_by_hand), 4096 x 14336 x
- * D = 213,096,451 B; the NVLink row over a node's 8 ranks of R = 64 x 0.5
- * (1 - prod_i (124 - i) / (128 - i)) = 7.3594, 432,144,095 B. The two run
- * at once: the NVLink part (7/8 of 432 MB at the H800's 8 NVLink 4 links)
- * is the shorter, its row carries no time. Under "alltoall" one row of
- * 4096 x 8 x 14336 = 469,762,048 B over the 64 ranks. */
+ * AlltoAll over the 8 nodes of D = 8 x 0.5 = 4 tokens a token
+ * (test_ep_hit_chance_by_hand: a node is a group), 4096 x 14336 x 4 =
+ * 234,881,024 B; the NVLink row over a node's 8 ranks of R = 64 x 0.5 x
+ * (1 - 378/496) = 7.6129, 447,031,626 B. The two run at once: the NVLink
+ * part (7/8 of 447 MB on the H800's NVLink) is the shorter, its row
+ * carries no time. Under "alltoall" one row of 4096 x 8 x 14336 =
+ * 469,762,048 B over the 64 ranks. */
 START_TEST(test_deepep_rows_by_hand)
 {
 	struct dc_override ov[1] = {{"training.moe_dispatcher=alltoall", 0}};
@@ -531,11 +537,7 @@ START_TEST(test_deepep_rows_by_hand)
 	struct dc_diag d;
 	struct dc_comm m;
 	const struct dc_comm_strategy *s;
-	double node = 1, rank = 1, row = 4096.0 * 14336.0;
-	for (int i = 0; i < 8; i++) {
-		node *= (96.0 - i) / (128.0 - i);
-		rank *= (124.0 - i) / (128.0 - i);
-	}
+	double row = 4096.0 * 14336.0;
 	dc_diag_init(&d);
 	ck_assert_int_eq(dc_config_load_file(DC_SOURCE_DIR "/configs/deepseek-v3-h800.json", NULL, 0, &c, &d), 0);
 	dc_diag_release(&d);
@@ -545,19 +547,19 @@ START_TEST(test_deepep_rows_by_hand)
 	ck_assert_int_eq(s->coll[0].what, DC_CW_EP_DISPATCH_COMBINE);
 	ck_assert_uint_eq(s->coll[0].group_size, 8);
 	ck_assert_int_eq(s->coll[0].link, DC_LINK_INTER);
-	ck_assert_uint_eq(s->coll[0].msg_bytes, (uint64_t)llround(row * 8 * 0.5 * (1 - node)));
-	ck_assert_uint_eq(s->coll[0].msg_bytes, 213096451ull);
+	ck_assert_uint_eq(s->coll[0].msg_bytes, (uint64_t)llround(row * 4));
+	ck_assert_uint_eq(s->coll[0].msg_bytes, 234881024ull);
 	ck_assert_uint_eq(s->coll[1].group_size, 8);
 	ck_assert_int_eq(s->coll[1].link, DC_LINK_INTRA);
-	ck_assert_uint_eq(s->coll[1].msg_bytes, (uint64_t)llround(row * 64 * 0.5 * (1 - rank)));
-	ck_assert_uint_eq(s->coll[1].msg_bytes, 432144095ull);
+	ck_assert_uint_eq(s->coll[1].msg_bytes, (uint64_t)llround(row * 64 * 0.5 * (1 - 378.0 / 496.0)));
+	ck_assert_uint_eq(s->coll[1].msg_bytes, 447031626ull);
 	ck_assert(s->coll[0].time_s > 0);
 	ck_assert(s->coll[1].time_s == 0);
 	ck_assert_uint_eq(s->coll[0].count, s->coll[1].count);
 	/* the backward's gradients: the same two rows */
 	ck_assert_int_eq(s->coll[2].what, DC_CW_EP_GRADIENTS);
-	ck_assert_uint_eq(s->coll[2].msg_bytes, 213096451ull);
-	ck_assert_uint_eq(s->coll[3].msg_bytes, 432144095ull);
+	ck_assert_uint_eq(s->coll[2].msg_bytes, 234881024ull);
+	ck_assert_uint_eq(s->coll[3].msg_bytes, 447031626ull);
 	dc_diag_init(&d);
 	ck_assert_int_eq(dc_config_load_file(DC_SOURCE_DIR "/configs/deepseek-v3-h800.json", ov, 1, &c, &d), 0);
 	dc_diag_release(&d);

@@ -1965,7 +1965,7 @@ START_TEST(test_attention_and_fp8_keys)
 			     DC_ERR_CONFIG, "--set: error: 'model.router_group_topk': must be at most model.router_groups (4), got 5");
 		expect_error(text, (const char *const[]){"model.router_groups=8", "model.router_group_topk=1"}, 2,
 			     DC_ERR_CONFIG,
-			     "--set: error: 'model.router_group_topk': 1 groups of 1 experts hold fewer than model.experts_per_token (2)");
+			     "--set: error: 'model.router_group_topk': 1 group of 1 experts hold fewer than model.experts_per_token (2)");
 		expect_error(text, (const char *const[]){"training.moe_dispatcher=deepep", "parallel.ep=2"}, 2, DC_ERR_CONFIG,
 			     "--set: error: 'training.moe_dispatcher': \"deepep\" is priced over the expert-parallel group alone, with expert tensor parallelism 1; got etp 4 (parallel.etp left out: tp's) (Megatron-Core's flex dispatcher then runs over etp x ep ranks, which distcalc does not model): set parallel.etp 1");
 		ck_assert_int_eq(load(text, (const char *const[]){"model.router_groups=4"}, 1, &cfg, &d), 0);

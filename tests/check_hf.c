@@ -761,6 +761,13 @@ START_TEST(test_errors)
 			"%s: error: 'model_type': missing, and no 'architectures' entry names the model; supported: llama, mistral, mistral3, mixtral, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, gpt2, gemma, gemma2, gemma3, gemma3_text, llama4, llama4_text, gpt_oss, glm4_moe, deepseek_v3");
 	expect_hf_error("{\"model_type\": \"llama\", \"num_attention_heads\": 32, \"num_key_value_heads\": 5}",
 			DC_ERR_CONFIG, "%s: error: 'num_key_value_heads': must divide num_attention_heads (32), got 5");
+	/* the router's groups: named in the file, under its own keys */
+	expect_hf_error("{\"model_type\": \"deepseek_v3\", \"n_group\": 3}", DC_ERR_CONFIG,
+			"%s: error: 'n_group': must divide n_routed_experts (256) into equal groups, got 3");
+	expect_hf_error("{\"model_type\": \"deepseek_v3\", \"topk_group\": 9}", DC_ERR_CONFIG,
+			"%s: error: 'topk_group': must be at most n_group (8), got 9");
+	expect_hf_error("{\"model_type\": \"deepseek_v3\", \"n_group\": 256, \"topk_group\": 4}", DC_ERR_CONFIG,
+			"%s: error: 'topk_group': 4 groups of 1 experts hold fewer than num_experts_per_tok (8)");
 	expect_hf_error("{\"model_type\": \"deepseek_v3\", \"first_k_dense_replace\": 61, \"moe_layer_freq\": 2}",
 			DC_ERR_CONFIG,
 			"%s: error: 'first_k_dense_replace': must be below num_hidden_layers (61), got 61\n"

@@ -305,6 +305,29 @@ START_TEST(test_expert_imbalance_by_hand)
 }
 END_TEST
 
+/* DeepEP's rows (configs/deepseek-v3-h800.json): re-priced on their own
+ * groups (the 8 nodes' ranks, a node's 8), the longer of a call's two
+ * kept: at imbalance 1 (load factor 1) the AlltoAlls and the step are the
+ * input's, as under the AlltoAll dispatcher; at 2 the 64 ranks of 256
+ * experts carry 1 + 64 / 256 = 1.25 x, and the EP time grows at most so */
+START_TEST(test_expert_imbalance_deepep)
+{
+	const char *one[] = {"whatif.expert_imbalance=1", NULL}, *two[] = {"whatif.expert_imbalance=2", NULL};
+	struct dc_whatif *w = run("deepseek-v3-h800.json", one, 0);
+	const struct dc_whatif_scn *s = &w->scn[DC_WHATIF_EXPERT_IMBALANCE];
+	const struct dc_whatif_detail *a2a = find_detail(w, DC_WHATIF_EXPERT_IMBALANCE, "communication per step: EP");
+	ck_assert(s->available);
+	REL(a2a->value, a2a->baseline, 1e-12);
+	REL(s->value, s->baseline, 1e-12);
+	free(w);
+	w = run("deepseek-v3-h800.json", two, 0);
+	a2a = find_detail(w, DC_WHATIF_EXPERT_IMBALANCE, "communication per step: EP");
+	REL(w->load_factor, 1.25, 1e-12);
+	ck_assert(a2a->value > a2a->baseline && a2a->value <= 1.25 * a2a->baseline * (1 + 1e-9));
+	free(w);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("whatif");
@@ -324,6 +347,7 @@ int main(void)
 	tcase_add_test(tc, test_expected_max_normal);
 	tcase_add_test(tc, test_stragglers_by_hand);
 	tcase_add_test(tc, test_expert_imbalance_by_hand);
+	tcase_add_test(tc, test_expert_imbalance_deepep);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -297,8 +297,9 @@ void dc_comm_memo_corrupt(struct dc_comm_memo *m);
 
 /* DeepEP's pricing (training.moe_dispatcher "deepep", src/axis/ep.c):
  * the chance that a token's k experts, under uniform routing over G equal
- * groups of E / G consecutive experts of which it draws T, include one of
- * experts [a, b) (a < b <= E, G dividing E, T <= G, k <= T E / G). */
+ * groups of E / G consecutive experts of which it draws T (each giving
+ * k / T of the k where T divides k), include one of experts [a, b)
+ * (a < b <= E, G dividing E, T <= G, k <= T E / G). */
 double dc_ep_hit_chance(uint64_t E, uint64_t G, uint64_t T, uint64_t k, uint64_t a, uint64_t b);
 
 const char *dc_coll_kind_name(enum dc_coll_kind k);

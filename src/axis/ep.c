@@ -20,44 +20,60 @@
 
 #include <math.h>
 
-/* C(n, r) as a double (0 when r > n): small arguments, exact enough for
- * the ratios below */
-static double binom(uint64_t n, uint64_t r)
+/* ln C(n, r); -inf when r > n (a weight of 0) */
+static double lbinom(uint64_t n, uint64_t r)
+{
+	if (r > n)
+		return -INFINITY;
+	return lgamma((double)n + 1.0) - lgamma((double)r + 1.0) - lgamma((double)(n - r) + 1.0);
+}
+
+/* C(n - c, q) / C(n, q): q draws from n miss c of them */
+static double miss_all(uint64_t n, uint64_t c, uint64_t q)
 {
 	double v = 1;
-	if (r > n)
-		return 0;
-	if (r > n - r)
-		r = n - r;
-	for (uint64_t i = 0; i < r; i++)
-		v = v * (double)(n - i) / (double)(i + 1);
+	for (uint64_t i = 0; i < q; i++)
+		v *= c + i < n ? (double)(n - c - i) / (double)(n - i) : 0.0;
 	return v;
 }
 
-/* Uniform routing (model.router_groups G equal groups of s = E / G
- * consecutive experts, a token's T groups drawn alike, then its k experts
- * alike among their T s): the chance that one of experts [a, b) is among
- * a token's k. The span meets groups g1 to g2: c1 experts of the first,
- * c2 of the last, the m between whole. Given which of them the token's
- * groups hold (x1, x2, j of the m: C(m, j) C(G - m - 2, T - x1 - x2 - j)
- * of the C(G, T) draws), the k experts miss the c covered ones with
- * chance C(T s - c, k) / C(T s, k) = prod_i (T s - c - i) / (T s - i). */
+/* The chance that a token's k experts include one of experts [a, b),
+ * under uniform routing over model.router_groups G equal groups of s =
+ * E / G consecutive experts, a token's T groups drawn alike. The span
+ * meets groups g1 to g2: c1 experts of the first, c2 of the last, the m
+ * between whole; (x1, x2, j of the m) of them are among the token's
+ * groups in C(m, j) C(G - m - 2, T - x1 - x2 - j) of the C(G, T) draws.
+ * Given those, where T divides k each of the T groups gives k / T experts
+ * (Megatron-Core's group score is the sum of a group's top k / T scores,
+ * transformer_config.py:783-785 at d98e8a64, DeepSeek-V3's its top 2 of 8
+ * over 4 groups: a chosen group holds its share of the k), drawn alike
+ * within it, so the span is missed with chance C(s - c1, k/T) / C(s,
+ * k/T) for the first group if held, the same for the last, and never
+ * when a whole group of it is held; else the k are drawn alike over the
+ * T s experts of the groups, missing the c = x1 c1 + x2 c2 + j s covered
+ * ones with chance C(T s - c, k) / C(T s, k). Weights in logarithms: no
+ * overflow at any G. */
 double dc_ep_hit_chance(uint64_t E, uint64_t G, uint64_t T, uint64_t k, uint64_t a, uint64_t b)
 {
 	uint64_t s = E / G, A = T * s, g1 = a / s, g2 = (b - 1) / s;
 	uint64_t c1 = g1 == g2 ? b - a : (g1 + 1) * s - a, c2 = g1 == g2 ? 0 : b - g2 * s;
 	uint64_t ends = g1 == g2 ? 1 : 2, m = g2 - g1 + 1 - ends, rest = G - (g2 - g1 + 1);
-	double all = binom(G, T), miss = 0;
+	int shares = k % T == 0;
+	double all = lbinom(G, T), miss = 0;
 	for (uint64_t x1 = 0; x1 < 2; x1++)
 		for (uint64_t x2 = 0; x2 < (ends == 2 ? 2u : 1u); x2++)
 			for (uint64_t j = 0; j <= m; j++) {
-				uint64_t chosen = x1 + x2 + j, c = x1 * c1 + x2 * c2 + j * s;
-				double w, none = 1;
+				uint64_t chosen = x1 + x2 + j;
+				double w, none;
 				if (chosen > T || T - chosen > rest)
 					continue;
-				w = binom(m, j) * binom(rest, T - chosen) / all;
-				for (uint64_t i = 0; i < k; i++)
-					none *= c + i < A ? (double)(A - c - i) / (double)(A - i) : 0.0;
+				if (shares && j > 0)
+					break; /* a whole group of the span gives it k / T >= 1 experts */
+				w = exp(lbinom(m, j) + lbinom(rest, T - chosen) - all);
+				if (shares)
+					none = (x1 ? miss_all(s, c1, k / T) : 1.0) * (x2 ? miss_all(s, c2, k / T) : 1.0);
+				else
+					none = miss_all(A, x1 * c1 + x2 * c2 + j * s, k);
 				miss += w * none;
 			}
 	return 1.0 - miss;

@@ -262,8 +262,8 @@ static int rule_moe_mla(struct loader *l)
 	else if (m->num_experts &&
 		 m->experts_per_token > m->router_group_topk * (m->num_experts / m->router_groups))
 		dc_cfg_errorf(l, blame(l, KEY_MODEL_ROUTER_GROUP_TOPK, KEY_MODEL_EXPERTS_PER_TOKEN),
-			      "'model.router_group_topk': %llu groups of %llu experts hold fewer than model.experts_per_token (%llu)",
-			      (unsigned long long)m->router_group_topk,
+			      "'model.router_group_topk': %llu group%s of %llu experts hold fewer than model.experts_per_token (%llu)",
+			      (unsigned long long)m->router_group_topk, m->router_group_topk == 1 ? "" : "s",
 			      (unsigned long long)(m->num_experts / m->router_groups),
 			      (unsigned long long)m->experts_per_token);
 	if (m->kv_lora_rank) {
@@ -1442,7 +1442,7 @@ static int search_tries_above_one(const struct loader *l, const struct dc_search
 
 /* training.moe_dispatcher "deepep": DeepEP moves the expert AlltoAlls of
  * an ep group; with expert tensor parallelism Megatron-Core's flex
- * dispatcher runs over the etp x ep group (token_dispatcher.py:1256-1258
+ * dispatcher runs over the etp x ep group (token_dispatcher.py:1259-1260, 1837-1838
  * at d98e8a64), which ep.c does not price: refused. Without experts or
  * with ep 1 (and no search trying ep > 1) there is nothing to move. */
 static int rule_moe_dispatcher(struct loader *l)

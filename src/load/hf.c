@@ -619,6 +619,19 @@ static void read_deepseek_v3(struct hf *r, struct dc_model *m)
 	if (m->dense_layers >= m->num_layers)
 		hf_error(r, "'first_k_dense_replace': must be below num_hidden_layers (%llu), got %llu",
 			 (unsigned long long)m->num_layers, (unsigned long long)m->dense_layers);
+	/* the router's groups, as modeling_deepseek_v3.py splits the scores:
+	 * n_group equal groups, topk_group of them a token */
+	if (m->num_experts % m->router_groups != 0)
+		hf_error(r, "'n_group': must divide n_routed_experts (%llu) into equal groups, got %llu",
+			 (unsigned long long)m->num_experts, (unsigned long long)m->router_groups);
+	else if (m->router_group_topk > m->router_groups)
+		hf_error(r, "'topk_group': must be at most n_group (%llu), got %llu",
+			 (unsigned long long)m->router_groups, (unsigned long long)m->router_group_topk);
+	else if (m->experts_per_token > m->router_group_topk * (m->num_experts / m->router_groups))
+		hf_error(r, "'topk_group': %llu group%s of %llu experts hold fewer than num_experts_per_tok (%llu)",
+			 (unsigned long long)m->router_group_topk, m->router_group_topk == 1 ? "" : "s",
+			 (unsigned long long)(m->num_experts / m->router_groups),
+			 (unsigned long long)m->experts_per_token);
 	expect_uint(r, "moe_layer_freq", 1, "every layer after first_k_dense_replace as a MoE layer");
 	read_mtp(r, m);
 }

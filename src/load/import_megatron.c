@@ -790,10 +790,11 @@ static void map_moe(struct mctx *m)
 		err(m, L(A_DISPATCHER), "'--moe-token-dispatcher-type': '%s' is not mapped (distcalc prices the alltoall and the flex dispatcher with DeepEP)",
 		    V(A_DISPATCHER));
 	} else if (G(A_FLEX_BACKEND) || G(A_ENABLE_DEEPEP)) {
-		err(m, L(G(A_FLEX_BACKEND) ? A_FLEX_BACKEND : A_ENABLE_DEEPEP),
-		    "'%s': applies to --moe-token-dispatcher-type flex, and the dispatcher is %s",
-		    G(A_FLEX_BACKEND) ? "--moe-flex-dispatcher-backend" : "--moe-enable-deepep",
-		    G(A_DISPATCHER) ? V(A_DISPATCHER) : "left out");
+		/* Megatron-Core reads them with the flex dispatcher alone */
+		warn(m, L(G(A_FLEX_BACKEND) ? A_FLEX_BACKEND : A_ENABLE_DEEPEP),
+		     "'%s': applies to --moe-token-dispatcher-type flex, and the dispatcher is %s: not imported",
+		     G(A_FLEX_BACKEND) ? "--moe-flex-dispatcher-backend" : "--moe-enable-deepep",
+		     G(A_DISPATCHER) ? V(A_DISPATCHER) : "left out");
 	}
 	count(m, A_ROUTER_GROUPS, "model.router_groups");
 	count(m, A_ROUTER_GROUP_TOPK, "model.router_group_topk");

@@ -46,6 +46,7 @@ struct view {
 	uint64_t opt_params;
 	double host_floor_s, host_factor; /* compute.h dense_layer_host_floor_s; floor 0: none */
 	double slowdown;
+	double ep_slowdown; /* under DeepEP (config.h ep_slowdown); shown where it differs */
 	uint64_t slowest_stage; /* the pipeline stage of s.slowest_rank */
 	/* the kernel model's parameters (compute.h), so a reader can see
 	 * which set priced the kernels and override it */
@@ -309,6 +310,7 @@ static void view(const struct dc_run *run, void *out)
 	v->overlap_fsdp = in->overlap.fsdp_prefetch;
 	v->overlap_tp = in->overlap.tp;
 	v->slowdown = in->overlap.compute_slowdown;
+	v->ep_slowdown = in->overlap.ep_slowdown;
 	v->kernel_set = run->res->compute.gpu;
 	v->matmul_efficiency = run->res->compute.matmul_efficiency;
 	v->memory_efficiency = run->res->compute.memory_efficiency;
@@ -409,6 +411,13 @@ static int has_backend_from(const void *base)
 static int is_available(const void *base)
 {
 	return ((const struct view *)base)->available;
+}
+
+/* DeepEP's own SMs: a slowdown of its own while its AlltoAlls overlap */
+static int has_ep_slowdown(const void *base)
+{
+	const struct view *v = base;
+	return v->available && v->ep_slowdown != v->slowdown;
 }
 
 static int has_framework(const void *base)
@@ -705,6 +714,8 @@ static const struct dc_field fields[] = {
 	{"overlap_tp", "overlap: tp behind the matmuls", DC_U_NONE, DC_FT_BOOL, V(overlap_tp), .shown = is_available},
 	{"compute_slowdown", "compute slowdown while communication overlaps", DC_U_RATIO, DC_FT_F64, V(slowdown),
 	 .shown = is_available},
+	{"ep_compute_slowdown", "compute slowdown while DeepEP's AlltoAlls overlap (its 20 SMs)", DC_U_RATIO,
+	 DC_FT_F64, V(ep_slowdown), .shown = has_ep_slowdown},
 	{"optimizer_on_host", "optimizer on the host (parallel.offload)", DC_U_NONE, DC_FT_BOOL, V(on_host),
 	 .shown = is_on_host},
 	{"host_optimizer_model", "host optimizer", DC_U_NONE, DC_FT_STR, V(host_model), .shown = is_on_host},
