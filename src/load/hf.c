@@ -579,6 +579,8 @@ static void read_gemma(struct hf *r, struct dc_model *m)
  * moe_intermediate_size, n_shared_experts shared ones (one MLP of
  * n_shared_experts x moe_intermediate_size) and the router's score bias
  * e_score_correction_bias. */
+static void check_router_groups(struct hf *r, const struct dc_model *m);
+
 static void read_deepseek_v3(struct hf *r, struct dc_model *m)
 {
 	uint64_t shared;
@@ -619,8 +621,15 @@ static void read_deepseek_v3(struct hf *r, struct dc_model *m)
 	if (m->dense_layers >= m->num_layers)
 		hf_error(r, "'first_k_dense_replace': must be below num_hidden_layers (%llu), got %llu",
 			 (unsigned long long)m->num_layers, (unsigned long long)m->dense_layers);
-	/* the router's groups, as modeling_deepseek_v3.py splits the scores:
-	 * n_group equal groups, topk_group of them a token */
+	check_router_groups(r, m);
+	expect_uint(r, "moe_layer_freq", 1, "every layer after first_k_dense_replace as a MoE layer");
+	read_mtp(r, m);
+}
+
+/* The router's groups, as modeling_deepseek_v3.py and modeling_glm4_moe.py
+ * split the scores: n_group equal groups, topk_group of them a token */
+static void check_router_groups(struct hf *r, const struct dc_model *m)
+{
 	if (m->num_experts % m->router_groups != 0)
 		hf_error(r, "'n_group': must divide n_routed_experts (%llu) into equal groups, got %llu",
 			 (unsigned long long)m->num_experts, (unsigned long long)m->router_groups);
@@ -632,8 +641,6 @@ static void read_deepseek_v3(struct hf *r, struct dc_model *m)
 			 (unsigned long long)m->router_group_topk, m->router_group_topk == 1 ? "" : "s",
 			 (unsigned long long)(m->num_experts / m->router_groups),
 			 (unsigned long long)m->experts_per_token);
-	expect_uint(r, "moe_layer_freq", 1, "every layer after first_k_dense_replace as a MoE layer");
-	read_mtp(r, m);
 }
 
 /* Qwen3Config (modeling_qwen3.py): Llama's layout with q_norm and k_norm
@@ -839,9 +846,13 @@ static void read_glm4_moe(struct hf *r, struct dc_model *m)
 		hf_error(r, "'n_shared_experts': n_shared_experts x moe_intermediate_size overflows 64 bits");
 	m->dense_layers = get_uint(r, "first_k_dense_replace", 0, 1);
 	m->router_bias = 1;
+	/* Glm4MoeConfig's group-limited routing: n_group 1, topk_group 1 */
+	m->router_groups = get_uint(r, "n_group", 1, 1);
+	m->router_group_topk = get_uint(r, "topk_group", 1, 1);
 	if (m->dense_layers >= m->num_layers)
 		hf_error(r, "'first_k_dense_replace': must be below num_hidden_layers (%llu), got %llu",
 			 (unsigned long long)m->num_layers, (unsigned long long)m->dense_layers);
+	check_router_groups(r, m);
 	read_mtp(r, m);
 }
 
