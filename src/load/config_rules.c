@@ -1813,7 +1813,7 @@ static double derived_slowdown(enum dc_gpu g, uint64_t sms, int sms_given)
  * compute: 20, Megatron-Core's flex dispatcher's default
  * (moe_flex_dispatcher_num_sms None -> 20, token_dispatcher.py:1288-1292
  * at d98e8a64), the 20 of DeepSeek-V3's report (section 3.2.2) */
-#define DEEPEP_SMS 20.0
+#define DEEPEP_SMS 20u
 static void derive_slowdown(struct loader *l)
 {
 	const struct dc_cluster *c = &l->cfg->cluster;
@@ -1825,7 +1825,7 @@ static void derive_slowdown(struct loader *l)
 	if (seen(l, KEY_OVERLAP_COMPUTE_SLOWDOWN))
 		return;
 	if (l->cfg->training.moe_dispatcher == DC_MOE_DISPATCH_DEEPEP && c->sm_count > DEEPEP_SMS)
-		o->ep_slowdown = DEEPEP_SMS / (double)c->sm_count;
+		o->ep_slowdown = (double)DEEPEP_SMS / (double)c->sm_count;
 	sd = derived_slowdown(c->gpu, c->sm_count, seen(l, KEY_CLUSTER_SM_COUNT));
 	if (!(sd < 1.0)) {
 		dc_cfg_errorf(l, blame(l, KEY_CLUSTER_SM_COUNT, KEY_CLUSTER_GPU),
