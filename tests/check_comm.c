@@ -413,6 +413,15 @@ END_TEST
  *   the s/t slice, 524,288 B: 8,388,608 B.
  * Before, DualPipe counted both stages for all 8 microbatches: twice the
  * TP's non-recomputed calls and the CP's sends. */
+/* 8 layers, 2 nodes of 8, tp 2 with SP, cp 2, pp 4: the model, the
+ * cluster and the parallel section's start, for the tests below */
+#define TP_CP_FIXTURE                                                                                         \
+	"{\"model\": {\"num_layers\": 8, \"hidden_size\": 1024, \"num_attention_heads\": 8,"                     \
+	" \"num_kv_heads\": 8, \"ffn_hidden_size\": 4096, \"vocab_size\": 1000, \"seq_length\": 1024},"           \
+	" \"cluster\": {\"num_nodes\": 2, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","                      \
+	" \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"         \
+	" \"parallel\": {\"tp\": 2, \"cp\": 2, \"pp\": 4, \"sequence_parallel\": true,"
+
 START_TEST(test_dualpipe_tp_cp_per_chunk_microbatch)
 {
 	static const char *const sched[] = {"1f1b", "dualpipe"};
@@ -420,11 +429,7 @@ START_TEST(test_dualpipe_tp_cp_per_chunk_microbatch)
 		struct dc_config c;
 		struct dc_comm m;
 		fixture_json(&c,
-			     "{\"model\": {\"num_layers\": 8, \"hidden_size\": 1024, \"num_attention_heads\": 8,"
-			     " \"num_kv_heads\": 8, \"ffn_hidden_size\": 4096, \"vocab_size\": 1000, \"seq_length\": 1024},"
-			     " \"cluster\": {\"num_nodes\": 2, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
-			     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
-			     " \"parallel\": {\"tp\": 2, \"cp\": 2, \"pp\": 4, \"sequence_parallel\": true,"
+			     TP_CP_FIXTURE
 			     " \"cp_comm_type\": \"p2p\", \"pipeline_schedule\": \"%s\"},"
 			     " \"training\": {\"grad_accum_steps\": 8, \"recompute\": \"full\", \"recompute_layers\": 1}}",
 			     sched[i]);
@@ -460,11 +465,7 @@ START_TEST(test_recompute_modules_replays)
 		struct dc_config c;
 		struct dc_comm m;
 		fixture_json(&c,
-			     "{\"model\": {\"num_layers\": 8, \"hidden_size\": 1024, \"num_attention_heads\": 8,"
-			     " \"num_kv_heads\": 8, \"ffn_hidden_size\": 4096, \"vocab_size\": 1000, \"seq_length\": 1024},"
-			     " \"cluster\": {\"num_nodes\": 2, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
-			     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"400 Gb/s\"}},"
-			     " \"parallel\": {\"tp\": 2, \"cp\": 2, \"pp\": 4, \"sequence_parallel\": true,"
+			     TP_CP_FIXTURE
 			     " \"cp_comm_type\": \"p2p\"},"
 			     " \"training\": {\"grad_accum_steps\": 8, \"recompute\": \"selective\", \"framework\": \"megatron\","
 			     " \"recompute_modules\": %s}}",

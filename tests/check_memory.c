@@ -912,7 +912,15 @@ END_TEST
  * (DeepSeek-V3 section 3.2.1). On configs/deepseek-v3-h800.json rank 0
  * holds stages 0 and 15: what 1F1B puts on its stage 0 and its stage 15,
  * less the MTP module's copy of the V x h table, 129,280 x 7168 =
- * 926,679,040 (the head is untied: its own table stays) */
+ * 926,679,040 (the head is untied: its own table stays). By hand, from
+ * the model's terms (a layer's MLA 187,107,328, its 2 norms 14,336, a
+ * dense MLP 3 x 7168 x 18432 = 396,361,728, a MoE layer's router
+ * 1,835,264, shared expert 44,040,192 and 256 experts 11,274,289,152 at
+ * 1/64 = 176,160,768): stage 0's 3 dense layers 3 x 583,483,392, one MoE
+ * layer 409,157,888 and the embedding 926,679,040; stage 15's MoE layer
+ * 409,157,888, final norm 7168, head 926,679,040 and MTP module (a MoE
+ * layer, eh_proj 2 x 7168^2 = 102,760,448, its 3 norms 21,504):
+ * 511,939,840; 4,934,071,040 in all. */
 START_TEST(test_dualpipe_end_ranks_share_the_embedding)
 {
 	struct dc_config c;

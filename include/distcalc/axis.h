@@ -8,6 +8,8 @@
 #include <stdint.h>
 
 struct dc_plan;
+struct dc_coll;
+struct dc_net_group;
 
 /* The model states of ZeRO section 5. */
 enum dc_state {
@@ -29,5 +31,16 @@ struct dc_state_shards {
 /* Fills *out for the plan's layout from every axis that shards a state
  * (dp.c: ZeRO-1/2, fsdp.c: ZeRO-3/FSDP, over the HSDP shard groups). */
 void dc_axis_state_shards(const struct dc_plan *p, struct dc_state_shards *out);
+
+/* The group an EP row of comm.s[DC_STRAT_EP] was priced on (src/axis/ep.c):
+ * the expert tp group's for its gathers, DeepEP's two levels for its
+ * rows (plan.c derive_ep_levels: the network row over the nodes, the
+ * NVLink row over a node), else the ep group. For pricing a row again. */
+const struct dc_net_group *dc_axis_ep_row_group(const struct dc_plan *p, const struct dc_coll *k);
+
+/* When a and b are one DeepEP call's network and NVLink rows (ep.c pushes
+ * them in that order), which run at once: the shorter's time to 0, and 1;
+ * else 0, nothing changed. */
+int dc_axis_ep_keep_longer(const struct dc_plan *p, struct dc_coll *a, struct dc_coll *b);
 
 #endif

@@ -132,12 +132,39 @@ static void deepep_push(struct dc_axis_ctx *x, enum dc_coll_what what, enum dc_c
 		dc_axis_push(x, DC_COLL_ALL_TO_ALL, what, phase, DC_OVL_EXPERT_A2A, calls,
 			     (uint64_t)llround(per * units_met(m, p->layout.ep)));
 	}
-	if (x->s->ncoll == n0 + 2) {
-		struct dc_coll *a = &x->s->coll[n0], *b = &x->s->coll[n0 + 1];
-		*(a->time_s >= b->time_s ? &b->time_s : &a->time_s) = 0;
-	}
+	if (x->s->ncoll == n0 + 2)
+		dc_axis_ep_keep_longer(p, &x->s->coll[n0], &x->s->coll[n0 + 1]);
 	x->s->group_size = p->layout.ep;
 	dc_axis_use_link(x->s, &p->group[DC_GROUP_EP].link, &p->group[DC_GROUP_EP].net);
+}
+
+static int deepep_row(const struct dc_coll *k)
+{
+	return k->kind == DC_COLL_ALL_TO_ALL &&
+	       (k->what == DC_CW_EP_DISPATCH_COMBINE || k->what == DC_CW_EP_GRADIENTS ||
+		k->what == DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED);
+}
+
+const struct dc_net_group *dc_axis_ep_row_group(const struct dc_plan *p, const struct dc_coll *k)
+{
+	const struct dc_plan_group *nodes = &p->group[DC_GROUP_EP_NODES], *local = &p->group[DC_GROUP_EP_LOCAL];
+	if (k->what >= DC_CW_ETP_TOKENS && k->what <= DC_CW_ETP_OUTPUTS_RECOMPUTED)
+		return &p->group[DC_GROUP_ETP].net;
+	if (deepep_row(k) && nodes->net.ranks && k->link == nodes->link.choice && k->group_size == nodes->net.ranks)
+		return &nodes->net;
+	if (deepep_row(k) && local->net.ranks && k->link == local->link.choice && k->group_size == local->net.ranks)
+		return &local->net;
+	return &p->group[DC_GROUP_EP].net;
+}
+
+int dc_axis_ep_keep_longer(const struct dc_plan *p, struct dc_coll *a, struct dc_coll *b)
+{
+	if (!(deepep_row(a) && deepep_row(b) && a->what == b->what && a->phase == b->phase && a->count == b->count &&
+	      dc_axis_ep_row_group(p, a) == &p->group[DC_GROUP_EP_NODES].net &&
+	      dc_axis_ep_row_group(p, b) == &p->group[DC_GROUP_EP_LOCAL].net))
+		return 0;
+	*(a->time_s >= b->time_s ? &b->time_s : &a->time_s) = 0;
+	return 1;
 }
 
 void dc_axis_ep_comm(struct dc_axis_ctx *x)

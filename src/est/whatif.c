@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "distcalc/axis.h"
 #include "distcalc/net.h"
 #include "distcalc/params.h"
 #include "distcalc/rng.h"
@@ -303,38 +304,6 @@ static void checkpoint_peak(const struct dc_plan *base, const struct dc_results 
 	scn_set(s, DC_WHATIF_BYTES, (double)train, (double)l->phase_bytes[DC_MEM_CHECKPOINT]);
 }
 
-/* The group an EP row was priced on (ep.c): the expert tp group's for its
- * gathers, DeepEP's two levels for its rows (plan.c derive_ep_levels: the
- * network row over the nodes, the NVLink row over a node), else the ep
- * group */
-static int deepep_row(const struct dc_coll *k)
-{
-	return k->kind == DC_COLL_ALL_TO_ALL &&
-	       (k->what == DC_CW_EP_DISPATCH_COMBINE || k->what == DC_CW_EP_GRADIENTS ||
-		k->what == DC_CW_EP_DISPATCH_COMBINE_RECOMPUTED);
-}
-
-static const struct dc_net_group *ep_row_group(const struct dc_plan *p, const struct dc_coll *k)
-{
-	const struct dc_plan_group *nodes = &p->group[DC_GROUP_EP_NODES], *local = &p->group[DC_GROUP_EP_LOCAL];
-	if (k->what >= DC_CW_ETP_TOKENS && k->what <= DC_CW_ETP_OUTPUTS_RECOMPUTED)
-		return &p->group[DC_GROUP_ETP].net;
-	if (deepep_row(k) && nodes->net.ranks && k->link == nodes->link.choice && k->group_size == nodes->net.ranks)
-		return &nodes->net;
-	if (deepep_row(k) && local->net.ranks && k->link == local->link.choice && k->group_size == local->net.ranks)
-		return &local->net;
-	return &p->group[DC_GROUP_EP].net;
-}
-
-/* a and b, one DeepEP call's network and NVLink rows */
-static int deepep_pair(const struct dc_plan *p, const struct dc_coll *a, const struct dc_coll *b)
-{
-	return p->group[DC_GROUP_EP_NODES].net.ranks && deepep_row(a) && deepep_row(b) && a->what == b->what &&
-	       a->phase == b->phase && a->count == b->count &&
-	       ep_row_group(p, a) == &p->group[DC_GROUP_EP_NODES].net &&
-	       ep_row_group(p, b) == &p->group[DC_GROUP_EP_LOCAL].net;
-}
-
 /* ---- expert_imbalance ---- */
 
 static int expert_imbalance(const struct dc_plan *base, const struct dc_results *res, struct dc_whatif *w,
@@ -379,19 +348,15 @@ static int expert_imbalance(const struct dc_plan *base, const struct dc_results 
 		struct dc_coll *k = &e->coll[i];
 		struct dc_net_choice ch;
 		uint64_t bytes = (uint64_t)round((double)k->msg_bytes * w->load_factor);
-		if (dc_net_time(e->net, k->kind, ep_row_group(base, k), bytes, DC_NET_ALGO_AUTO, &ch) == 0)
+		if (dc_net_time(e->net, k->kind, dc_axis_ep_row_group(base, k), bytes, DC_NET_ALGO_AUTO, &ch) == 0)
 			k->time_s = (double)k->count * ch.time_s;
 		k->bytes_per_rank = (uint64_t)round((double)k->bytes_per_rank * w->load_factor);
 	}
 	/* DeepEP's pairs (ep.c deepep_push: the network row, then the NVLink
 	 * row of the same call) take the longer of the two again */
-	for (uint64_t i = 0; i + 1 < e->ncoll; i++) {
-		struct dc_coll *a = &e->coll[i], *b = &e->coll[i + 1];
-		if (deepep_pair(base, a, b)) {
-			*(a->time_s >= b->time_s ? &b->time_s : &a->time_s) = 0;
+	for (uint64_t i = 0; i + 1 < e->ncoll; i++)
+		if (dc_axis_ep_keep_longer(base, &e->coll[i], &e->coll[i + 1]))
 			i++;
-		}
-	}
 	for (uint64_t i = 0; i < e->ncoll; i++) {
 		e->time_s += e->coll[i].time_s;
 		e->bytes_per_rank += e->coll[i].bytes_per_rank;

@@ -955,6 +955,18 @@ uint64_t dc_layout_moe_segments(const struct dc_config *in, uint64_t pp, uint64_
 	return n;
 }
 
+/* Candidate segment starts, ascending: an insertion sort of at most
+ * 2 DC_PLAN_MAX_SEGMENTS */
+static void sort_starts(uint64_t *cand, uint64_t n)
+{
+	for (uint64_t i = 1; i < n; i++)
+		for (uint64_t j = i; j > 0 && cand[j - 1] > cand[j]; j--) {
+			uint64_t x = cand[j];
+			cand[j] = cand[j - 1];
+			cand[j - 1] = x;
+		}
+}
+
 /* DualPipe: rank s runs stage s and stage pp - 1 - s, so ranks alike hold
  * a like pair. Each segment start b brings its mirror pp - b, so that a
  * segment's ranks hold stages of one segment and mirrors of one other
@@ -966,12 +978,7 @@ static int mirror_segments(struct dc_plan *p)
 		cand[n++] = p->segment_first[i];
 		cand[n++] = pp - p->segment_first[i];
 	}
-	for (uint64_t i = 1; i < n; i++)
-		for (uint64_t j = i; j > 0 && cand[j - 1] > cand[j]; j--) {
-			uint64_t x = cand[j];
-			cand[j] = cand[j - 1];
-			cand[j - 1] = x;
-		}
+	sort_starts(cand, n);
 	for (uint64_t i = 0; i < n; i++) {
 		if (cand[i] == 0 || cand[i] >= pp || cand[i] == p->segment_first[out - 1])
 			continue;
@@ -1051,13 +1058,7 @@ static int derive_segments(struct dc_plan *p)
 		cand[ncand++] = b + 1;
 	}
 	cand[ncand++] = pp - 1;
-	/* ascending (insertion sort of at most DC_PLAN_MAX_SEGMENTS + 1) */
-	for (uint64_t i = 1; i < ncand; i++)
-		for (uint64_t j = i; j > 0 && cand[j - 1] > cand[j]; j--) {
-			uint64_t x = cand[j];
-			cand[j] = cand[j - 1];
-			cand[j - 1] = x;
-		}
+	sort_starts(cand, ncand);
 	/* each once, each a real change from the stage before it */
 	for (uint64_t i = 0; i < ncand; i++) {
 		uint64_t s = cand[i];
