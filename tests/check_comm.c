@@ -322,6 +322,41 @@ static uint64_t calls_of(const struct dc_comm *m, enum dc_strategy s, enum dc_co
 	return n;
 }
 
+/* A row of the model's ends, not a layer (tp.c ends_calls, loss_reduces):
+ * test_tp_model_ends_by_hand prices them; the layer tests below leave
+ * them out */
+static int tp_end_row(const struct dc_coll *c)
+{
+	return (c->what >= DC_CW_TP_LOSS_CHUNK && c->what <= DC_CW_TP_EMBED_GRAD) || c->what == DC_CW_TP_MTP_EMBED ||
+	       c->what == DC_CW_TP_MTP_EMBED_GRAD;
+}
+
+/* The TP bytes of the analysed rank's layers (and MTP eh_proj), and their
+ * rows: the strategy's less the ends' */
+static uint64_t tp_layers_bytes(const struct dc_comm *m)
+{
+	uint64_t n = 0;
+	for (uint64_t i = 0; i < m->s[DC_STRAT_TP].ncoll; i++)
+		if (!tp_end_row(&m->s[DC_STRAT_TP].coll[i]))
+			n += m->s[DC_STRAT_TP].coll[i].bytes_per_rank;
+	return n;
+}
+
+/* tp_layers_bytes of c's comm */
+static uint64_t tp_bytes_of(const struct dc_config *c)
+{
+	struct dc_comm m = compute(c);
+	return tp_layers_bytes(&m);
+}
+
+static uint64_t tp_layer_rows(const struct dc_comm_strategy *s)
+{
+	uint64_t n = 0;
+	for (uint64_t i = 0; i < s->ncoll; i++)
+		n += !tp_end_row(&s->coll[i]);
+	return n;
+}
+
 /* configs/mixtral-8x7b-ep.json under `sched`, at pp 4 (as shipped) or pp 2
  * (dp 8), its comm */
 static struct dc_comm mixtral_comm(const char *sched, int pp2)
@@ -362,7 +397,15 @@ static struct dc_comm mixtral_comm(const char *sched, int pp2)
  *   34,359,738,368 B. PP: 1F1B's rank 0 sends 16 activations and no
  *   gradient; a DualPipe rank's two stages are a first (8 activations
  *   on) and a last (8 gradients back): 16 x 33,554,432 = 536,870,912 B
- *   either way. */
+ *   either way.
+ * The model's ends (tp.c ends_calls, no sequence parallelism): the
+ * embedding's AllReduce of M forward a microbatch, the head's input
+ * gradient's backward, and the loss's three AllReduces of 4 B a token
+ * (16,384 B, a 2-rank AllReduce sending it whole). 1F1B's analysed rank
+ * is the last stage: 16 head calls, 48 loss calls, 16 M + 48 x 16,384 =
+ * 537,657,344 B. A DualPipe rank 0 holds stage 0 and stage pp - 1, each
+ * for 8 microbatches: 8 embedding and 8 head calls, 24 loss calls,
+ * 16 M + 24 x 16,384 = 537,264,128 B. */
 START_TEST(test_dualpipe_runs_each_stage_half_the_microbatches)
 {
 	static const char *const sched[] = {"1f1b", "dualpipe"};
@@ -374,7 +417,10 @@ START_TEST(test_dualpipe_runs_each_stage_half_the_microbatches)
 		ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 25769803776ull);
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_OUTPUT_FG), 256);
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_INPUT_GRAD_FG), 256);
-		ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 17179869184ull);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_EMBED_OUT), i == 0 ? 0 : 8);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_HEAD_IN_GRAD), i == 0 ? 16 : 8);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_LOSS_CHUNK), i == 0 ? 48 : 24);
+		ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 17179869184ull + (i == 0 ? 537657344ull : 537264128ull));
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_PP, DC_CW_PP_ACTIVATIONS), 16);
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_PP, DC_CW_PP_GRADIENTS), 16);
 
@@ -384,7 +430,7 @@ START_TEST(test_dualpipe_runs_each_stage_half_the_microbatches)
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_GRADIENTS), 512);
 		ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 51539607552ull);
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_OUTPUT_FG), 512);
-		ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 34359738368ull);
+		ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 34359738368ull + (i == 0 ? 537657344ull : 537264128ull));
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_PP, DC_CW_PP_ACTIVATIONS), i == 0 ? 16 : 8);
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_PP, DC_CW_PP_GRADIENTS), i == 0 ? 0 : 8);
 		ck_assert_uint_eq(m.s[DC_STRAT_PP].bytes_per_rank, 536870912ull);
@@ -411,6 +457,14 @@ END_TEST
  *   forward was replayed: 64 C).
  *   PP: a middle rank, 8 sends each way (DualPipe: 4 of each stage) of
  *   the s/t slice, 524,288 B: 8,388,608 B.
+ *   The model's ends (tp.c ends_calls, sequence parallel, custom: the
+ *   head's input re-gathered): 1F1B's analysed rank is the last stage,
+ *   the head's gather, reduce-scatter and re-gather 8 times each, 24 x
+ *   524,288, and the loss's 3 x 8 AllReduces of 4 x 512 = 2,048 B, sent
+ *   whole on 2 ranks: 12,582,912 + 49,152 = 12,632,064 B. DualPipe's rank
+ *   0 holds stage 0 and stage 3, 4 microbatches each: the embedding's
+ *   reduce-scatter and its gradient's gather, 8 calls, the head's 12, the
+ *   loss's 12: 20 x 524,288 + 12 x 2,048 = 10,510,336 B.
  * Before, DualPipe counted both stages for all 8 microbatches: twice the
  * TP's non-recomputed calls and the CP's sends. */
 /* 8 layers, 2 nodes of 8, tp 2 with SP, cp 2, pp 4: the model, the
@@ -439,7 +493,11 @@ START_TEST(test_dualpipe_tp_cp_per_chunk_microbatch)
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_INPUT_REGATHER), 32);
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_SEQ_RECOMPUTED), 16);
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_OUTPUT_RECOMPUTED), 16);
-		ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 100663296ull);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_EMBED_OUT), i == 0 ? 0 : 4);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_EMBED_GRAD), i == 0 ? 0 : 4);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_HEAD_IN), i == 0 ? 8 : 4);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_HEAD_REGATHER), i == 0 ? 8 : 4);
+		ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 100663296ull + (i == 0 ? 12632064ull : 10510336ull));
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_CP, DC_CW_CP_KV_NEXT), 16);
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_CP, DC_CW_CP_DKV_HOME), 16);
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_CP, DC_CW_CP_KV_NEXT_RECOMPUTED), 8);
@@ -891,7 +949,7 @@ START_TEST(test_tp_bytes_per_layer)
 	m = compute(&c);
 	/* 4 layers x 3 microbatches x 50,331,648 = 603,979,776 B; 2 x 4 x 3
 	 * = 24 AllReduces of 2 x 1024 x 2048 x 2 = 8,388,608 B each way */
-	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 603979776ull);
+	ck_assert_uint_eq(tp_layers_bytes(&m), 603979776ull);
 	ck_assert_uint_eq(m.s[DC_STRAT_TP].coll[0].count, 24);
 	ck_assert_uint_eq(m.s[DC_STRAT_TP].coll[0].msg_bytes, 8388608ull);
 	ck_assert_int_eq(m.s[DC_STRAT_TP].link, DC_LINK_INTRA);
@@ -1015,28 +1073,28 @@ START_TEST(test_tp_sequence_parallel_and_recompute)
 	c.parallel.sequence_parallel = 1;
 	m = compute(&c);
 	s = &m.s[DC_STRAT_TP];
-	ck_assert_uint_eq(s->bytes_per_rank, 754974720ull);
-	ck_assert_uint_eq(s->ncoll, 5);
+	ck_assert_uint_eq(tp_layers_bytes(&m), 754974720ull);
+	ck_assert_uint_eq(tp_layer_rows(s), 5);
 	ck_assert_int_eq(s->coll[0].kind, DC_COLL_ALL_GATHER);
 	ck_assert_int_eq(s->coll[1].kind, DC_COLL_REDUCE_SCATTER);
 	ck_assert_uint_eq(s->coll[0].count, 24);
 	c.training.recompute = DC_RECOMPUTE_FULL;
 	m = compute(&c);
-	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 1056964608ull);
+	ck_assert_uint_eq(tp_layers_bytes(&m), 1056964608ull);
 	c.parallel.sequence_parallel = 0;
 	m = compute(&c);
-	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 905969664ull);
+	ck_assert_uint_eq(tp_layers_bytes(&m), 905969664ull);
 	/* recompute_layers 1 of the 4 layers: 2 x 1 x 3 = 6 recomputed
 	 * AllReduces of 12,582,912 B, a quarter of the 301,989,888:
 	 * 603,979,776 + 75,497,472 = 679,477,248 */
 	c.training.recompute_layers = 1;
 	m = compute(&c);
-	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 679477248ull);
+	ck_assert_uint_eq(tp_layers_bytes(&m), 679477248ull);
 	c.training.recompute_layers = 0;
 	/* selective recompute reruns only the attention core: no TP traffic */
 	c.training.recompute = DC_RECOMPUTE_SELECTIVE;
 	m = compute(&c);
-	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 603979776ull);
+	ck_assert_uint_eq(tp_layers_bytes(&m), 603979776ull);
 	/* torchtitan keeps the gathered inputs its linears saved (framework.h
 	 * dc_framework_tp_keeps_gathered_input): with SP no re-gather, 4 x
 	 * 24 x 6,291,456 = 603,979,776 B; full recompute's forward gathers
@@ -1046,14 +1104,88 @@ START_TEST(test_tp_sequence_parallel_and_recompute)
 	c.parallel.sequence_parallel = 1;
 	c.training.framework = DC_FRAMEWORK_TORCHTITAN;
 	m = compute(&c);
-	ck_assert_uint_eq(m.s[DC_STRAT_TP].ncoll, 4);
-	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 603979776ull);
+	ck_assert_uint_eq(tp_layer_rows(&m.s[DC_STRAT_TP]), 4);
+	ck_assert_uint_eq(tp_layers_bytes(&m), 603979776ull);
 	c.training.recompute = DC_RECOMPUTE_NONE;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 603979776ull);
+	ck_assert_uint_eq(tp_bytes_of(&c), 603979776ull);
 	c.training.recompute = DC_RECOMPUTE_FULL;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 905969664ull);
+	ck_assert_uint_eq(tp_bytes_of(&c), 905969664ull);
 	c.training.recompute = DC_RECOMPUTE_OP;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 754974720ull);
+	ck_assert_uint_eq(tp_bytes_of(&c), 754974720ull);
+}
+END_TEST
+
+/* The model's ends on the tp group (tp.c ends_calls, loss_reduces), by
+ * hand on tp_config (pp 1: the rank holds the embedding and the head; 3
+ * microbatches of b s = 2,048 tokens, h 2048, tp 4): M = 2,048 x 2,048 x 2
+ * = 8,388,608 B; on 4 ranks an AllReduce sends 2 x 3/4 M = 12,582,912 B,
+ * a ReduceScatter or an AllGather 3/4 M = 6,291,456 B. The loss: 3
+ * AllReduces a microbatch of 4 x 2,048 = 8,192 B (FP32 maxima, sums,
+ * target logits), 9 calls sending 12,288 B each, 110,592 B.
+ * - no sequence parallelism: the embedding's AllReduce forward and the
+ *   head's input-gradient AllReduce backward, 3 each: 6 x 12,582,912 +
+ *   110,592 = 75,608,064 B;
+ * - sequence parallelism (custom, as Megatron): the embedding's
+ *   ReduceScatter and its gradient's AllGather, the head's input gathered,
+ *   its gradient reduce-scattered, its input re-gathered for the weight
+ *   gradient: 15 x 6,291,456 + 110,592 = 94,482,432 B;
+ * - torchtitan keeps the head's gathered input: no re-gather, 12 x
+ *   6,291,456 + 110,592 = 75,608,064 B;
+ * - learned positions (Megatron reduce-scatters the embedding only
+ *   without them): its AllReduce, then the split whose backward gathers:
+ *   3 x 12,582,912 + 12 x 6,291,456 + 110,592 = 113,356,800 B;
+ * - one MTP module (model.mtp_layers 1): the head and the loss run twice
+ *   a microbatch, and the module's lookup in the shared embedding adds
+ *   its ReduceScatter and gather: (6 + 18 + 6) x 6,291,456 + 18 x 12,288
+ *   = 188,964,864 B. */
+static uint64_t tp_ends_bytes(const struct dc_config *c, const struct dc_comm_strategy **rows)
+{
+	static struct dc_comm m;
+	uint64_t n = 0;
+	m = compute(c);
+	for (uint64_t i = 0; i < m.s[DC_STRAT_TP].ncoll; i++)
+		if (tp_end_row(&m.s[DC_STRAT_TP].coll[i]))
+			n += m.s[DC_STRAT_TP].coll[i].bytes_per_rank;
+	*rows = &m.s[DC_STRAT_TP];
+	return n;
+}
+
+START_TEST(test_tp_model_ends_by_hand)
+{
+	struct dc_config c;
+	const struct dc_comm_strategy *s;
+	tp_config(&c);
+	ck_assert_uint_eq(tp_ends_bytes(&c, &s), 75608064ull);
+	ck_assert_uint_eq(s->bytes_per_rank, 603979776ull + 75608064ull);
+	for (uint64_t i = 0; i < s->ncoll; i++) {
+		const struct dc_coll *r = &s->coll[i];
+		if (r->what == DC_CW_TP_LOSS_CHUNK) {
+			ck_assert_uint_eq(r->count, 9);
+			ck_assert_uint_eq(r->msg_bytes, 8192);
+			ck_assert_int_eq(r->overlap, DC_OVL_EXPOSED);
+		}
+		if (r->what == DC_CW_TP_EMBED_OUT) {
+			ck_assert_int_eq(r->kind, DC_COLL_ALL_REDUCE);
+			ck_assert_int_eq(r->phase, DC_CPHASE_FORWARD);
+			ck_assert_uint_eq(r->count, 3);
+		}
+		if (r->what == DC_CW_TP_HEAD_IN_GRAD) {
+			ck_assert_int_eq(r->kind, DC_COLL_ALL_REDUCE);
+			ck_assert_int_eq(r->overlap, DC_OVL_BEHIND_GEMM);
+			ck_assert_uint_eq(r->count, 3);
+		}
+	}
+	c.parallel.sequence_parallel = 1;
+	ck_assert_uint_eq(tp_ends_bytes(&c, &s), 94482432ull);
+	c.training.framework = DC_FRAMEWORK_TORCHTITAN;
+	ck_assert_uint_eq(tp_ends_bytes(&c, &s), 75608064ull);
+	c.training.framework = DC_FRAMEWORK_MEGATRON;
+	ck_assert_uint_eq(tp_ends_bytes(&c, &s), 94482432ull);
+	c.model.position_embeddings = 1024;
+	ck_assert_uint_eq(tp_ends_bytes(&c, &s), 113356800ull);
+	c.model.position_embeddings = 0;
+	c.model.mtp_layers = 1;
+	ck_assert_uint_eq(tp_ends_bytes(&c, &s), 188964864ull);
 }
 END_TEST
 
@@ -1117,20 +1249,20 @@ START_TEST(test_tp_fp8_gathers)
 	c.training.framework = DC_FRAMEWORK_MEGATRON;
 	m = compute(&c);
 	s = &m.s[DC_STRAT_TP];
-	ck_assert_uint_eq(s->ncoll, 5);
+	ck_assert_uint_eq(tp_layer_rows(s), 5);
 	ck_assert_uint_eq(s->coll[0].msg_bytes, 4194304ull);
 	ck_assert_uint_eq(s->coll[1].msg_bytes, 8388608ull);
 	ck_assert_uint_eq(s->coll[2].msg_bytes, 4194304ull);
 	ck_assert_uint_eq(s->coll[3].msg_bytes, 8388608ull);
 	ck_assert_uint_eq(s->coll[4].msg_bytes, 4194304ull);
-	ck_assert_uint_eq(s->bytes_per_rank, 528482304ull);
+	ck_assert_uint_eq(tp_layers_bytes(&m), 528482304ull);
 	/* current scaling: the same gathers and the amax AllReduces, 24
 	 * forward and 24 backward of 4 B, on the compute stream; custom and
 	 * deepspeed run Transformer Engine's recipes as megatron does */
 	c.precision.fp8_recipe = DC_FP8_CURRENT;
 	m = compute(&c);
 	s = &m.s[DC_STRAT_TP];
-	ck_assert_uint_eq(s->ncoll, 7);
+	ck_assert_uint_eq(tp_layer_rows(s), 7);
 	ck_assert_int_eq(s->coll[5].kind, DC_COLL_ALL_REDUCE);
 	ck_assert_int_eq(s->coll[5].what, DC_CW_TP_AMAX);
 	ck_assert_int_eq(s->coll[5].phase, DC_CPHASE_FORWARD);
@@ -1139,19 +1271,19 @@ START_TEST(test_tp_fp8_gathers)
 	ck_assert_uint_eq(s->coll[5].msg_bytes, 4);
 	ck_assert_int_eq(s->coll[6].phase, DC_CPHASE_BACKWARD);
 	ck_assert_uint_eq(s->coll[6].count, 24);
-	ck_assert_uint_eq(s->bytes_per_rank, 528482592ull);
+	ck_assert_uint_eq(tp_layers_bytes(&m), 528482592ull);
 	c.training.framework = DC_FRAMEWORK_CUSTOM;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 528482592ull);
+	ck_assert_uint_eq(tp_bytes_of(&c), 528482592ull);
 	c.training.framework = DC_FRAMEWORK_DEEPSPEED;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 528482592ull);
+	ck_assert_uint_eq(tp_bytes_of(&c), 528482592ull);
 	/* full recompute casts the recomputed forward's shards again: 24
 	 * more, 144 B, beside the gathers' 226,492,416 (below) */
 	c.training.recompute = DC_RECOMPUTE_FULL;
 	m = compute(&c);
-	ck_assert_uint_eq(m.s[DC_STRAT_TP].ncoll, 10);
+	ck_assert_uint_eq(tp_layer_rows(&m.s[DC_STRAT_TP]), 10);
 	ck_assert_int_eq(m.s[DC_STRAT_TP].coll[9].what, DC_CW_TP_AMAX_RECOMPUTED);
 	ck_assert_uint_eq(m.s[DC_STRAT_TP].coll[9].count, 24);
-	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 754974720ull + 432ull);
+	ck_assert_uint_eq(tp_layers_bytes(&m), 754974720ull + 432ull);
 	c.training.recompute = DC_RECOMPUTE_SELECTIVE;
 	/* torchtitan: torchao's float8 TP styles gather FP8 under tensorwise
 	 * scaling (current) only, and DTensor reduces each shard's amax;
@@ -1159,23 +1291,23 @@ START_TEST(test_tp_fp8_gathers)
 	 * - 24 x 3,145,728 = 452,985,120 B; BF16 gathers 754,974,720 - 24 x
 	 * 6,291,456 = 603,979,776 B */
 	c.training.framework = DC_FRAMEWORK_TORCHTITAN;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 452985120ull);
+	ck_assert_uint_eq(tp_bytes_of(&c), 452985120ull);
 	/* per-op recompute gathers the inputs again (its save list holds no
 	 * all-gather), cast anew: their 24 amax AllReduces run again too,
 	 * 24 x 3,145,728 + 24 x 6 = 75,497,616 B more */
 	c.training.recompute = DC_RECOMPUTE_OP;
 	m = compute(&c);
 	s = &m.s[DC_STRAT_TP];
-	ck_assert_int_eq(s->coll[s->ncoll - 1].what, DC_CW_TP_AMAX_RECOMPUTED);
-	ck_assert_uint_eq(s->coll[s->ncoll - 1].count, 24);
-	ck_assert_uint_eq(s->bytes_per_rank, 452985120ull + 75497616ull);
+	ck_assert_int_eq(s->coll[tp_layer_rows(s) - 1].what, DC_CW_TP_AMAX_RECOMPUTED);
+	ck_assert_uint_eq(s->coll[tp_layer_rows(s) - 1].count, 24);
+	ck_assert_uint_eq(tp_layers_bytes(&m), 452985120ull + 75497616ull);
 	c.training.recompute = DC_RECOMPUTE_SELECTIVE;
 	c.precision.fp8_recipe = DC_FP8_DELAYED;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 603979776ull);
+	ck_assert_uint_eq(tp_bytes_of(&c), 603979776ull);
 	c.precision.fp8_recipe = DC_FP8_ROWWISE;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 603979776ull);
+	ck_assert_uint_eq(tp_bytes_of(&c), 603979776ull);
 	c.precision.fp8_recipe = DC_FP8_MXFP8;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 603979776ull);
+	ck_assert_uint_eq(tp_bytes_of(&c), 603979776ull);
 	/* Transformer Engine's MXFP8 */
 	c.training.framework = DC_FRAMEWORK_MEGATRON;
 	m = compute(&c);
@@ -1183,19 +1315,19 @@ START_TEST(test_tp_fp8_gathers)
 	ck_assert_uint_eq(s->coll[0].msg_bytes, 4325376ull);
 	ck_assert_uint_eq(s->coll[2].msg_bytes, 8650752ull);
 	ck_assert_uint_eq(s->coll[4].msg_bytes, 4325376ull);
-	ck_assert_uint_eq(s->bytes_per_rank, 613416960ull);
+	ck_assert_uint_eq(tp_layers_bytes(&m), 613416960ull);
 	/* rowwise is torchao's: BF16 gathers under any framework */
 	c.precision.fp8_recipe = DC_FP8_ROWWISE;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 754974720ull);
+	ck_assert_uint_eq(tp_bytes_of(&c), 754974720ull);
 	/* full recompute gathers the quantized input again */
 	c.precision.fp8_recipe = DC_FP8_DELAYED;
 	c.training.recompute = DC_RECOMPUTE_FULL;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 754974720ull);
+	ck_assert_uint_eq(tp_bytes_of(&c), 754974720ull);
 	c.training.recompute = DC_RECOMPUTE_SELECTIVE;
 	/* without sequence parallelism the AllReduces carry GEMM outputs:
 	 * 603,979,776 B as under BF16 (test_tp_bytes_per_layer) */
 	c.parallel.sequence_parallel = 0;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 603979776ull);
+	ck_assert_uint_eq(tp_bytes_of(&c), 603979776ull);
 	c.parallel.sequence_parallel = 1;
 	/* MoE on layers 3 and 4: the attention's pair alone, FP8 */
 	c.model.num_experts = 4;
@@ -1204,28 +1336,28 @@ START_TEST(test_tp_fp8_gathers)
 	c.model.dense_layers = 2;
 	m = compute(&c);
 	s = &m.s[DC_STRAT_TP];
-	ck_assert_uint_eq(s->ncoll, 5);
+	ck_assert_uint_eq(tp_layer_rows(s), 5);
 	ck_assert_uint_eq(s->coll[0].count, 18);
 	ck_assert_uint_eq(s->coll[0].msg_bytes, 4194304ull);
 	ck_assert_uint_eq(s->coll[1].count, 18);
-	ck_assert_uint_eq(s->bytes_per_rank, 396361728ull);
+	ck_assert_uint_eq(tp_layers_bytes(&m), 396361728ull);
 	c.training.recompute = DC_RECOMPUTE_FULL;
 	c.training.recompute_layers = 3;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 537919488ull);
+	ck_assert_uint_eq(tp_bytes_of(&c), 537919488ull);
 	c.training.recompute_layers = 1;
-	ck_assert_uint_eq(compute(&c).s[DC_STRAT_TP].bytes_per_rank, 452984832ull);
+	ck_assert_uint_eq(tp_bytes_of(&c), 452984832ull);
 	c.training.recompute = DC_RECOMPUTE_SELECTIVE;
 	c.training.recompute_layers = 0;
 	/* a shared expert: one row of 24 FP8 calls for each gather */
 	c.model.shared_expert_ffn_hidden_size = 1024;
 	m = compute(&c);
 	s = &m.s[DC_STRAT_TP];
-	ck_assert_uint_eq(s->ncoll, 5);
+	ck_assert_uint_eq(tp_layer_rows(s), 5);
 	ck_assert_uint_eq(s->coll[0].count, 24);
 	ck_assert_uint_eq(s->coll[0].msg_bytes, 4194304ull);
 	ck_assert_uint_eq(s->coll[1].count, 24);
 	ck_assert_uint_eq(s->coll[1].msg_bytes, 8388608ull);
-	ck_assert_uint_eq(s->bytes_per_rank, 528482304ull);
+	ck_assert_uint_eq(tp_layers_bytes(&m), 528482304ull);
 }
 END_TEST
 
@@ -1820,7 +1952,7 @@ START_TEST(test_moe_layer_tp_pair)
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_OUTPUT_GRAD_GBAR), i ? 256 : 128);
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_INPUT_GRAD_G), i ? 256 : 128);
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_INPUT_REGATHER), i ? 256 : 128);
-		ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, i ? 21474836480ull : 10737418240ull);
+		ck_assert_uint_eq(tp_layers_bytes(&m), i ? 21474836480ull : 10737418240ull);
 		/* the dispatcher's gathers over the expert tp group (etp = tp 2)
 		 * stay the EP axis's */
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_ETP_TOKENS), 128);
@@ -1835,7 +1967,7 @@ START_TEST(test_moe_layer_tp_pair)
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_OUTPUT_GRAD_GBAR), i ? 384 : 256);
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_INPUT_GRAD_G), 256);
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_INPUT_REGATHER), 0);
-		ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, i ? 21474836480ull : 17179869184ull);
+		ck_assert_uint_eq(tp_layers_bytes(&m), i ? 21474836480ull : 17179869184ull);
 		ck_assert_int_eq(m.s[DC_STRAT_EP].in_play, 0);
 	}
 }
@@ -1900,7 +2032,7 @@ START_TEST(test_mtp_module_tp_ep)
 	for (int w = DC_CW_TP_MTP_IN; w <= DC_CW_TP_MTP_REGATHER; w++)
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, (enum dc_coll_what)w), 16);
 	ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_MTP_RECOMPUTED), 0);
-	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 14227079168ull);
+	ck_assert_uint_eq(tp_layers_bytes(&m), 14227079168ull);
 	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_EP_DISPATCH_COMBINE), 288);
 	ck_assert_uint_eq(calls_of(&m, DC_STRAT_EP, DC_CW_ETP_TOKENS), 144);
 	ck_assert_uint_eq(m.s[DC_STRAT_EP].bytes_per_rank, 33822867456ull);
@@ -1933,7 +2065,7 @@ START_TEST(test_mtp_module_tp_ep)
 	ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_MTP_OUT), 16);
 	ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_MTP_IN_GRAD), 16);
 	ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_MTP_IN), 0);
-	ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 252731981824ull);
+	ck_assert_uint_eq(tp_layers_bytes(&m), 252731981824ull);
 }
 END_TEST
 
@@ -2174,6 +2306,7 @@ int main(void)
 	tcase_add_test(tc, test_zero2_reduces_every_microbatch);
 	tcase_add_test(tc, test_deepspeed_zero_reduces_with_allreduce);
 	tcase_add_test(tc, test_tp_sequence_parallel_and_recompute);
+	tcase_add_test(tc, test_tp_model_ends_by_hand);
 	tcase_add_test(tc, test_tp_fp8_gathers);
 	tcase_add_test(tc, test_pp_interleaved);
 	tcase_add_test(tc, test_expert_parallel);

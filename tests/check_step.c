@@ -130,8 +130,9 @@ END_TEST
  * 0.882353 us; LL's quarter of 450 GB/s on 1 of its 16 channels
  * (2 x 8 NICs), 7.03125 GB/s, at n / (2 (n - 1)) = 1: 8,192 B / 7.03125
  * GB/s = 1.165084 us; 6.6 + 1.764706 + 1.165084 = 9.529790 us, x 48 =
- * 457.430 us a step, all of it on the step's exposed tp time (n = 1
- * prices none of the whole loss's reductions). */
+ * 457.430 us a step, all of it on the step's exposed tp time, in place of
+ * n = 1's three reductions of the whole microbatch's 16,384 tokens, 3 x 2
+ * = 6 calls of 65,536 B (tp.c loss_reduces). */
 START_TEST(test_loss_chunk_tp_reductions)
 {
 	static const char *const one[] = {"cluster.gpu=h100-sxm5-80gb", "training.framework=torchtitan",
@@ -141,11 +142,16 @@ START_TEST(test_loss_chunk_tp_reductions)
 	const double call_s = 6.6e-6 + 2.0 * 5e-6 * 0.6 / 3.4 + 8192.0 / (450e9 / 4.0 / 16.0);
 	const struct dc_comm_strategy *s;
 	const struct dc_coll *row = NULL;
-	double exposed_one;
+	double exposed_one, whole_s = 0;
 	run_config("llama-3-8b-torchtitan.json", one);
 	s = &run_res.comm.s[DC_STRAT_TP];
 	for (uint64_t i = 0; i < s->ncoll; i++)
-		ck_assert_int_ne(s->coll[i].what, DC_CW_TP_LOSS_CHUNK);
+		if (s->coll[i].what == DC_CW_TP_LOSS_CHUNK) {
+			ck_assert_uint_eq(s->coll[i].count, 6);
+			ck_assert_uint_eq(s->coll[i].msg_bytes, 65536);
+			whole_s += s->coll[i].time_s;
+		}
+	ck_assert_double_gt(whole_s, 0);
 	exposed_one = run_res.step.classes[0].exposed_s[DC_STRAT_TP];
 	run_config("llama-3-8b-torchtitan.json", eight);
 	s = &run_res.comm.s[DC_STRAT_TP];
@@ -161,7 +167,7 @@ START_TEST(test_loss_chunk_tp_reductions)
 	ck_assert_uint_eq(row->bytes_per_rank, 393216ull);
 	ck_assert_double_eq_tol(row->time_s, 48.0 * call_s, 1e-9 * 48.0 * call_s);
 	ck_assert_double_eq_tol(48.0 * call_s, 457.430e-6, 1e-9);
-	ck_assert_double_eq_tol(run_res.step.classes[0].exposed_s[DC_STRAT_TP] - exposed_one, 48.0 * call_s,
+	ck_assert_double_eq_tol(run_res.step.classes[0].exposed_s[DC_STRAT_TP] - exposed_one, 48.0 * call_s - whole_s,
 				1e-9 * exposed_one);
 }
 END_TEST
@@ -170,8 +176,9 @@ END_TEST
  * head's: pp 2 as [20, 12], stage 0 (20 layers and the embedding) the
  * most parameters. The head's stage 1 still runs 24 calls of call_s a
  * microbatch (comm.h tp_head), m x 24 x 9.529790 us more exposed tp than
- * at loss_chunks 1; stage 0 none (before: both none, the analysed stage
- * holding no head). */
+ * at loss_chunks 1, less the whole loss's 3 a microbatch there (comm.h
+ * tp_head's rows at loss_chunks 1); stage 0 none (before: both none, the
+ * analysed stage holding no head). */
 START_TEST(test_loss_chunk_tp_reductions_on_the_head_stage)
 {
 	static const char *const one[] = {"cluster.gpu=h100-sxm5-80gb", "training.framework=torchtitan",
@@ -181,9 +188,13 @@ START_TEST(test_loss_chunk_tp_reductions_on_the_head_stage)
 					    "parallel.tp=2", "parallel.pp=2", "parallel.pipeline_layers=[20,12]",
 					    "parallel.dp=auto", "training.loss_chunks=8", NULL};
 	const double call_s = 6.6e-6 + 2.0 * 5e-6 * 0.6 / 3.4 + 8192.0 / (450e9 / 4.0 / 16.0);
-	double ex0, ex1, m;
+	double ex0, ex1, m, whole_s = 0;
 	run_config("llama-3-8b-torchtitan.json", one);
 	ck_assert_uint_eq(run_res.step.nclasses, 2);
+	for (uint64_t i = 0; i < run_res.comm.tp_head.ncoll; i++)
+		if (run_res.comm.tp_head.coll[i].what == DC_CW_TP_LOSS_CHUNK)
+			whole_s += run_res.comm.tp_head.coll[i].time_s;
+	ck_assert_double_gt(whole_s, 0);
 	ex0 = run_res.step.classes[0].exposed_s[DC_STRAT_TP];
 	ex1 = run_res.step.classes[1].exposed_s[DC_STRAT_TP];
 	run_config("llama-3-8b-torchtitan.json", eight);
@@ -191,7 +202,7 @@ START_TEST(test_loss_chunk_tp_reductions_on_the_head_stage)
 	ck_assert_uint_eq(run_res.step.nclasses, 2);
 	m = (double)run_plan.layout.grad_accum_steps;
 	ck_assert_double_eq_tol(run_res.step.classes[0].exposed_s[DC_STRAT_TP], ex0, 1e-12);
-	ck_assert_double_eq_tol(run_res.step.classes[1].exposed_s[DC_STRAT_TP] - ex1, m * 24.0 * call_s,
+	ck_assert_double_eq_tol(run_res.step.classes[1].exposed_s[DC_STRAT_TP] - ex1, m * 24.0 * call_s - whole_s,
 				1e-9 * ex1);
 }
 END_TEST
@@ -592,7 +603,16 @@ static void class_tp_eq(uint64_t i, uint64_t first, uint64_t last, double want)
  *     (t_g + t_r) / 4, all of the recomputed forward waited for. Stage 0
  *     shows 16 x (2 x (2u + (t_g + t_r) / 2) + 6 x (u + (t_g + t_r) / 4))
  *     = 16 x (10u + 5 (t_g + t_r) / 2), the others 16 x (8u + 2 (t_g +
- *     t_r)). */
+ *     t_r)).
+ * The model's ends (tp.c ends_calls) carry the same b s h: the
+ * embedding's ReduceScatter forward and its gradient's AllGather
+ * backward, t_g + t_r a microbatch on the embedding's stage; the head's
+ * input AllGather forward, t_g, and the loss's three AllReduces, 3 t_l,
+ * on the head's; the head's input-gradient ReduceScatter and its input's
+ * re-gather hide behind its GEMMs (milliseconds: asserted). So (a) adds
+ * 16 (t_g + t_r + t_g + 3 t_l) = 16u + 48 t_l; (b) and (d) 16 (t_g + t_r)
+ * on stage 0 and 16 (t_g + 3 t_l) on stage 3; (c) 8 (u + 3 t_l) on the
+ * class of stages 0 and 3, whose ranks hold both ends. */
 START_TEST(test_tp_per_layer_kind_on_every_stage)
 {
 	static const char *const runs[][5] = {
@@ -606,11 +626,19 @@ START_TEST(test_tp_per_layer_kind_on_every_stage)
 		const char *sets[8] = {"cluster.gpu=a100-sxm4-80gb", "parallel.sequence_parallel=true", runs[i][0],
 				       runs[i][1],                  runs[i][2],                        runs[i][3],
 				       NULL};
-		double tg, tr, u, pair, re_d, re_m;
+		double tg, tr, u, pair, re_d, re_m, tl = 0, emb, head;
 		run_config("mixtral-8x7b-ep.json", sets);
 		tp_call_times(&tg, &tr);
+		for (uint64_t j = 0; j < run_res.comm.tp_head.ncoll; j++)
+			if (run_res.comm.tp_head.coll[j].what == DC_CW_TP_LOSS_CHUNK)
+				tl = run_res.comm.tp_head.coll[j].time_s / (double)run_res.comm.tp_head.coll[j].count;
+		ck_assert(tl > 0);
+		ck_assert(run_res.compute.head.bwd_wgrad_s > tr);
+		ck_assert(run_res.compute.head.bwd_matmul_s - run_res.compute.head.bwd_wgrad_s > tg);
 		u = 2.0 * tg + tr;
 		pair = tg + tr;
+		emb = tg + tr;
+		head = tg + 3.0 * tl;
 		ck_assert(run_res.compute.moe_layer.bwd_matmul_s > 2.0 * pair);
 		ck_assert(run_res.compute.dense_layer.bwd_matmul_s > 2.0 * pair);
 		/* the analysed rank: both kinds in (a), MoE layers only else */
@@ -622,22 +650,22 @@ START_TEST(test_tp_per_layer_kind_on_every_stage)
 		switch (i) {
 		case 0:
 			ck_assert_uint_eq(run_res.step.nclasses, 1);
-			class_tp_eq(0, 0, 0, 640.0 * u);
+			class_tp_eq(0, 0, 0, 640.0 * u + 16.0 * (emb + head));
 			break;
 		case 1:
-			class_tp_eq(0, 0, 0, 160.0 * u);
+			class_tp_eq(0, 0, 0, 160.0 * u + 16.0 * emb);
 			class_tp_eq(1, 1, 2, 128.0 * u);
-			class_tp_eq(2, 3, 3, 128.0 * u);
+			class_tp_eq(2, 3, 3, 128.0 * u + 16.0 * head);
 			break;
 		case 2:
-			class_tp_eq(0, 0, 0, 144.0 * u);
+			class_tp_eq(0, 0, 0, 144.0 * u + 8.0 * (emb + head));
 			class_tp_eq(1, 1, 2, 128.0 * u);
-			class_tp_eq(2, 3, 3, 144.0 * u);
+			class_tp_eq(2, 3, 3, 144.0 * u + 8.0 * (emb + head));
 			break;
 		default:
-			class_tp_eq(0, 0, 0, 16.0 * (10.0 * u + 2.5 * pair));
+			class_tp_eq(0, 0, 0, 16.0 * (10.0 * u + 2.5 * pair) + 16.0 * emb);
 			class_tp_eq(1, 1, 2, 16.0 * (8.0 * u + 2.0 * pair));
-			class_tp_eq(2, 3, 3, 16.0 * (8.0 * u + 2.0 * pair));
+			class_tp_eq(2, 3, 3, 16.0 * (8.0 * u + 2.0 * pair) + 16.0 * head);
 			break;
 		}
 	}
@@ -1605,7 +1633,7 @@ static double table1_error(int published, double *worst)
 START_TEST(test_megatron_table1)
 {
 	double worst, mean = table1_error(0, &worst);
-	/* achieved (docs/step-model.md lists every row): mean 5.0%, max 9.3%,
+	/* achieved (docs/step-model.md lists every row): mean 4.87%, max 9.35%,
 	 * the four largest faster than the 2021 software ran them */
 	ck_assert_msg(mean <= 0.051 && worst <= 0.094, "mean %.2f%%, max %.2f%%", 100.0 * mean, 100.0 * worst);
 }
@@ -1616,8 +1644,10 @@ END_TEST
 START_TEST(test_megatron_table1_published_settings)
 {
 	double worst, mean = table1_error(1, &worst);
-	/* achieved: mean 7.91%, max 14.24% */
-	ck_assert_msg(mean <= 0.080 && worst <= 0.145, "mean %.2f%%, max %.2f%%", 100.0 * mean, 100.0 * worst);
+	/* achieved: mean 8.19%, max 14.48% (7.91%, 14.24% before the model's
+	 * ends were priced and the A100's memory level re-fitted from 0.71 to
+	 * 0.72: docs/step-model.md) */
+	ck_assert_msg(mean <= 0.082 && worst <= 0.145, "mean %.2f%%, max %.2f%%", 100.0 * mean, 100.0 * worst);
 }
 END_TEST
 
@@ -2035,7 +2065,15 @@ END_TEST
  * 14.8853879 ms, with stage 0 analysed ([4, 1, 1, 1]: 3 dense + 1 MoE +
  * the embedding, about 590 M parameters a rank against stage 3's 542 M) as with
  * stage 3 ([2, 3, 1, 1]). Before, with stage 0 analysed the module was
- * not priced: 16 x 3t = 3.3275546 ms. */
+ * not priced: 16 x 3t = 3.3275546 ms.
+ * The model's ends (tp.c ends_calls), per microbatch on stage 3: the head
+ * and the loss run for the model and for the module, so 2 head input
+ * gathers (2t) and 2 x 3 loss AllReduces of 4 x 4,096 = 16,384 B (6 t_l,
+ * t_l a row's per call), waited for, and the module's lookup in the
+ * shared embedding, its ReduceScatter and its gradient's gather (2t);
+ * the head's 2 input-gradient reduce-scatters and 2 re-gathers hide
+ * behind its GEMMs (milliseconds: asserted). Stage 3: 16 x (12t + 3 t2 +
+ * 6 t_l), 16 x (12t + 3 t2) = 19.3221274 ms. */
 START_TEST(test_mtp_tp_on_the_head_stage_whichever_is_analysed)
 {
 	const char *splits[2] = {"parallel.pipeline_layers=[4,1,1,1]", "parallel.pipeline_layers=[2,3,1,1]"};
@@ -2045,10 +2083,19 @@ START_TEST(test_mtp_tp_on_the_head_stage_whichever_is_analysed)
 		const char *sets[] = {"cluster.gpu=a100-sxm4-80gb", "model.num_layers=7", "model.dense_layers=3",
 				      "model.mtp_layers=1", "parallel.tp=2", "parallel.pp=4", "parallel.dp=4",
 				      "parallel.ep=4", "parallel.sequence_parallel=true", splits[i], NULL};
+		double tl = 0;
 		run_config("mixtral-8x7b-ep.json", sets);
 		ck_assert_uint_eq(run_res.comm.stage, analysed[i]);
-		ck_assert_double_eq_tol(class_of(3)->exposed_s[DC_STRAT_TP], 16 * (8 * t + 3 * t2), 1e-12);
-		ck_assert_double_eq_tol(class_of(3)->exposed_s[DC_STRAT_TP], 14.8853879e-3, 1e-10);
+		for (uint64_t j = 0; j < run_res.comm.tp_head.ncoll; j++)
+			if (run_res.comm.tp_head.coll[j].what == DC_CW_TP_LOSS_CHUNK) {
+				ck_assert_uint_eq(run_res.comm.tp_head.coll[j].msg_bytes, 16384);
+				tl = run_res.comm.tp_head.coll[j].time_s / (double)run_res.comm.tp_head.coll[j].count;
+			}
+		ck_assert(tl > 0);
+		ck_assert(run_res.compute.head.bwd_wgrad_s > 2 * t);
+		ck_assert(run_res.compute.head.bwd_matmul_s - run_res.compute.head.bwd_wgrad_s > 2 * t);
+		ck_assert_double_eq_tol(class_of(3)->exposed_s[DC_STRAT_TP], 16 * (12 * t + 3 * t2 + 6 * tl), 1e-12);
+		ck_assert_double_eq_tol(16 * (12 * t + 3 * t2), 19.3221274e-3, 1e-10);
 	}
 }
 END_TEST

@@ -97,7 +97,16 @@ enum dc_coll_what {
 	DC_CW_TP_SEQ_RECOMPUTED,
 	DC_CW_TP_AMAX,            /* an FP8 shard's amax, reduced (max) before its cast (current scaling) */
 	DC_CW_TP_AMAX_RECOMPUTED, /* full recompute: the forward's, again in backward */
-	DC_CW_TP_LOSS_CHUNK,      /* training.loss_chunks: each chunk's vocabulary-parallel loss reductions (the head's) */
+	/* the model's ends, not a layer's (tp.c ends_calls): a microbatch's on
+	 * the rank whose chunk holds them; DC_CW_TP_LOSS_CHUNK through
+	 * DC_CW_TP_MTP_AMAX are the head's and the embedding's rows
+	 * (tp_head below) */
+	DC_CW_TP_LOSS_CHUNK,      /* the vocabulary-parallel loss's reductions, each chunk's (training.loss_chunks) */
+	DC_CW_TP_HEAD_IN,         /* the output layer's input gathered over the sequence (sequence parallel) */
+	DC_CW_TP_HEAD_IN_GRAD,    /* its input gradient: all-reduced, or reduce-scattered under sequence parallelism */
+	DC_CW_TP_HEAD_REGATHER,   /* its input gathered again for its weight gradient */
+	DC_CW_TP_EMBED_OUT,       /* the vocabulary-parallel embedding's output: all-reduced, or reduce-scattered */
+	DC_CW_TP_EMBED_GRAD,      /* its output gradient gathered over the sequence (sequence parallel) */
 	/* a multi-token-prediction module's eh_proj (the head's, not a layer's) */
 	DC_CW_TP_MTP_IN,          /* its [enorm(e), hnorm(h)] input, 2h wide, gathered over the sequence */
 	DC_CW_TP_MTP_OUT,         /* its h / t output columns gathered to h */
@@ -105,6 +114,8 @@ enum dc_coll_what {
 	DC_CW_TP_MTP_IN_GRAD,     /* backward: its input gradient, 2h wide (reduce-scattered, or all-reduced without SP) */
 	DC_CW_TP_MTP_REGATHER,    /* backward: its input gathered again for its weight gradient */
 	DC_CW_TP_MTP_RECOMPUTED,  /* full recompute: its forward gathers, again in backward */
+	DC_CW_TP_MTP_EMBED,       /* its lookup in the shared embedding: the embedding's output call (DC_CW_TP_EMBED_OUT) */
+	DC_CW_TP_MTP_EMBED_GRAD,  /* and that lookup's output gradient gathered (DC_CW_TP_EMBED_GRAD) */
 	DC_CW_TP_MTP_AMAX,        /* current scaling: its input shard's amax before the FP8 gather (and recomputed) */
 	/* pp */
 	DC_CW_PP_ACTIVATIONS,

@@ -94,35 +94,117 @@ static uint64_t quantized_gathers(struct dc_axis_ctx *x, uint64_t layers, uint64
 	return dc_ck_add(x->b, attn, dc_framework_moe_tp_gathers_quantized(x->p) ? layers : layers - moe);
 }
 
-/* training.loss_chunks n > 1 (torchtitan's ChunkedLossWrapper): at tp > 1
- * each chunk's cross entropy is _LossParallelCrossEntropy on the chunk's
- * V / t logits (components/loss.py:39-55, 65-216 at b5bcd76c), whose
- * forward all-reduces three FP32 columns of the chunk's c tokens over the
- * tp group, 4c bytes each: the row maxima (:146-149), the sums of the
- * shifted exponentials (:153-156) and the target's log-probability, 0 on
- * the ranks that do not hold it (:168-172); its backward none (:189-216).
- * funcol's all_reduce is waited for at the next op that reads it, at once:
- * exposed. 3n calls a microbatch of the head's chunk, on the rank whose
- * stage holds the head (`head`: the rank does, comm.h tp_head; else
- * the analysed stage's, comm.h: none elsewhere).
- * The whole loss's (n = 1: DTensor's loss_parallel, Megatron's
- * vocabulary-parallel cross entropy) are not priced. */
-static void loss_chunk_reduces(struct dc_axis_ctx *x, int head)
+/* Whether the rank holds the model's embedding (head 0) or its head
+ * (head 1): the analysed stage's chunks say, or `own`, the rank that
+ * holds it (comm.h tp_head) */
+static int holds_end(const struct dc_axis_ctx *x, int head, int own)
+{
+	const struct dc_plan *p = x->p;
+	for (uint64_t c = 0; !own && c < dc_pipeline_chunks(p); c++) {
+		struct dc_pipeline_chunk ch;
+		dc_pipeline_chunk(p, x->stage, c, &ch);
+		own |= head ? ch.head != 0 : ch.embedding != 0;
+	}
+	return own;
+}
+
+/* The head's passes a step, on the rank that holds it: each microbatch of
+ * its chunk, once for the model and once for each model.mtp_layers module
+ * (Megatron-Core d98e8a64 gpt_model.py _postprocess runs the output layer
+ * and the loss on each module's hidden states) */
+static uint64_t head_passes(struct dc_axis_ctx *x)
+{
+	return dc_ck_mul(x->b, dc_pipeline_chunk_microbatches(x->p), 1 + x->p->in->model.mtp_layers);
+}
+
+/* The vocabulary-parallel loss at tp > 1, per microbatch of the head's
+ * chunk, forward only: three AllReduces of one FP32 value a token over the
+ * tp group, 4 bytes a token: the row maxima, the sums of the shifted
+ * exponentials and the target's logit (0 on the ranks that do not hold
+ * it). Megatron-Core d98e8a64 tensor_parallel/cross_entropy.py:130,
+ * 146-148, 150-152 (_VocabParallelCrossEntropy.forward; its backward
+ * none); torchtitan's loss_parallel, DTensor's handlers (pytorch 02eef6b8
+ * torch/distributed/tensor/parallel/loss.py, _log_softmax's two
+ * funcol.all_reduce and _nll_loss_forward's _MaskPartial reduction;
+ * _nll_loss_and_log_softmax_backward none). training.loss_chunks n > 1
+ * (torchtitan's ChunkedLossWrapper) runs _LossParallelCrossEntropy on each
+ * chunk's V / t logits, the same three over the chunk's c tokens
+ * (components/loss.py:39-55, 65-216 at b5bcd76c): 3n calls. Each is read
+ * by the next op at once: exposed. `head`: the rank holds the head
+ * (comm.h tp_head), else the analysed stage's chunks say. */
+static void loss_reduces(struct dc_axis_ctx *x, int head)
 {
 	const struct dc_plan *p = x->p;
 	uint64_t n = dc_act_loss_chunks(p);
-	if (n <= 1)
-		return;
-	for (uint64_t c = 0; !head && c < dc_pipeline_chunks(p); c++) {
-		struct dc_pipeline_chunk ch;
-		dc_pipeline_chunk(p, x->stage, c, &ch);
-		head |= ch.head != 0;
-	}
-	if (!head)
+	if (!holds_end(x, 1, head))
 		return;
 	dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_LOSS_CHUNK, DC_CPHASE_FORWARD, DC_OVL_EXPOSED,
-		     dc_ck_mul(x->b, dc_ck_mul(x->b, 3, n), dc_pipeline_chunk_microbatches(p)),
+		     dc_ck_mul(x->b, dc_ck_mul(x->b, 3, n), head_passes(x)),
 		     dc_ck_mul(x->b, 4, dc_act_loss_chunk_tokens(p)));
+}
+
+/* The embedding's and the output layer's own TP calls, per microbatch of
+ * the chunk that holds each, M = b s h elements of the working precision
+ * (the head stays BF16 under the FP8 recipes of both frameworks: its
+ * gather is the working precision's):
+ * - the vocabulary-parallel embedding sums its partial lookups: an
+ *   AllReduce in forward, or under sequence parallelism a ReduceScatter
+ *   to the sequence shards, whose backward gathers the output gradient
+ *   (Megatron-Core d98e8a64 tensor_parallel/layers.py:367-383,
+ *   VocabParallelEmbedding.forward; language_model_embedding.py:51-56
+ *   reduce-scatters only without learned positions, which keep the
+ *   AllReduce and then split, :143-147, whose backward gathers;
+ *   torchtitan b5bcd76c models/common/decoder_sharding.py:355-366, the
+ *   Partial output to Shard or Replicate);
+ * - the column-parallel output layer: under sequence parallelism its
+ *   input gathered in forward, its input gradient reduce-scattered in
+ *   backward behind its weight-gradient GEMM, and, where the framework
+ *   keeps the shard (dc_framework_tp_keeps_gathered_input), the input
+ *   gathered again for that GEMM, behind its input-gradient GEMM
+ *   (layers.py:674-687, the same linear as a layer's; gpt_model.py's
+ *   output_layer); without, the input gradient's AllReduce (the f
+ *   operator's backward) behind the weight-gradient GEMM; torchtitan's
+ *   lm_head takes a Replicate input and gives Shard(-1) logits
+ *   (decoder_sharding.py:368-374), the same calls without a re-gather.
+ * The head's calls, and the loss's (loss_reduces), run once for the model
+ * and once for each MTP module (head_passes). Not recomputed by any
+ * method (recomputation reruns layers). `own`: the
+ * rank that holds them (comm.h tp_head), else the analysed stage's. */
+static void ends_calls(struct dc_axis_ctx *x, int own)
+{
+	const struct dc_plan *p = x->p;
+	const struct dc_config *cfg = p->in;
+	uint64_t mb = dc_pipeline_chunk_microbatches(p), act = dc_axis_act_bytes(x), mtp;
+	int sp = p->layout.sequence_parallel, scatter = sp && cfg->model.position_embeddings == 0;
+	if (holds_end(x, 0, own)) {
+		dc_axis_push(x, scatter ? DC_COLL_REDUCE_SCATTER : DC_COLL_ALL_REDUCE, DC_CW_TP_EMBED_OUT,
+			     DC_CPHASE_FORWARD, DC_OVL_EXPOSED, mb, act);
+		if (sp)
+			dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_TP_EMBED_GRAD, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, mb,
+				     act);
+	}
+	if (!holds_end(x, 1, own))
+		return;
+	/* each MTP module looks its tokens up in the shared embedding
+	 * (multi_token_prediction.py's forward) on the head's rank: rows of
+	 * the MTP's, which the step adds to the head */
+	mtp = dc_ck_mul(x->b, mb, cfg->model.mtp_layers);
+	dc_axis_push(x, scatter ? DC_COLL_REDUCE_SCATTER : DC_COLL_ALL_REDUCE, DC_CW_TP_MTP_EMBED, DC_CPHASE_FORWARD,
+		     DC_OVL_EXPOSED, mtp, act);
+	if (sp)
+		dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_TP_MTP_EMBED_GRAD, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED, mtp,
+			     act);
+	mb = head_passes(x);
+	if (!sp) {
+		dc_axis_push(x, DC_COLL_ALL_REDUCE, DC_CW_TP_HEAD_IN_GRAD, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, mb,
+			     act);
+		return;
+	}
+	dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_TP_HEAD_IN, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, mb, act);
+	dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_TP_HEAD_IN_GRAD, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, mb, act);
+	if (!dc_framework_tp_keeps_gathered_input(cfg))
+		dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_TP_HEAD_REGATHER, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, mb,
+			     act);
 }
 
 /* A multi-token-prediction module's eh_proj, on the rank that runs the
@@ -149,8 +231,8 @@ static void loss_chunk_reduces(struct dc_axis_ctx *x, int head)
  *   gathers (and amax) in backward.
  * The split of the gathered output (and the gather's backward split) moves
  * nothing. The module's embedding lookup and its pass through the shared
- * head are not priced, as the model's own embedding and head are not
- * (docs/formulas-systems.md, "Tensor parallel"). Rows of their own, with
+ * head are ends_calls' (docs/formulas-systems.md, "Tensor parallel").
+ * Rows of their own, with
  * per_layer 0: the step model adds them to the head (src/est/step.c). */
 static void mtp_eh_proj(struct dc_axis_ctx *x, uint64_t mtp, uint64_t mb, enum dc_tp_gather_format fmt, int refwd)
 {
@@ -333,7 +415,8 @@ static void head_rows(struct dc_axis_ctx *x, uint64_t mb, enum dc_tp_gather_form
 	k.s = x->head_rows;
 	dc_axis_setup(&k, x->s->group_size, &x->p->group[DC_AXIS_TP].link, x->s->net_group);
 	mtp_eh_proj(&k, x->p->in->model.mtp_layers, mb, fmt, refwd);
-	loss_chunk_reduces(&k, 1);
+	loss_reduces(&k, 1);
+	ends_calls(&k, 1);
 }
 
 /* After the analysed rank's layers: the MTP modules' eh_proj, the
@@ -344,7 +427,8 @@ static void rank_tail(struct dc_axis_ctx *x, uint64_t mb, enum dc_tp_gather_form
 		      uint64_t dense, uint64_t moe, const struct layer_calls *lc)
 {
 	mtp_eh_proj(x, x->mtp, mb, fmt, refwd);
-	loss_chunk_reduces(x, 0);
+	loss_reduces(x, 0);
+	ends_calls(x, 0);
 	head_rows(x, mb, fmt, refwd);
 	for (int c = 0; c < kinds; c++)
 		if (!(c ? moe : dense))

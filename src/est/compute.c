@@ -92,7 +92,7 @@ struct gpu_eff {
  * GEMMs' A100 factor is not (it is the A100's fit, not a clock). A GPU
  * with no public streaming figure keeps the A100 80 GB's triad fraction. */
 #define A100_80_TRIAD (1759.0 / 2039.0)
-#define MEM_IN_SITU (0.71 / A100_80_TRIAD)
+#define MEM_IN_SITU (0.72 / A100_80_TRIAD)
 #define MEM_LEVEL(triad) ((triad) * MEM_IN_SITU)
 /* A triad of another suite, as gpu-benches' A100 80 GB fraction times its
  * ratio to that suite's own A100 80 GB triad, so the in-situ factor is

@@ -62,7 +62,14 @@ struct costs {
 	 * input's re-gather (behind its input-gradient GEMM; tp_async_inline) */
 	double as_grad[2][2], as_regather[2][2];
 	double tp_f_inline[2], tp_b_inline[2]; /* of tp_f, tp_b: DC_OVL_INLINE calls, never hidden (FP8 amax reductions) */
-	double tp_loss_f;            /* the head's, not a layer's: a microbatch's loss-chunk AllReduces (tp.c), exposed */
+	/* the model's ends, not a layer's, a microbatch's (tp.c ends_calls,
+	 * loss_reduces): the head's input gathered and the loss's
+	 * AllReduces, waited for; the head's input gradient and its input's
+	 * re-gather, behind the head's own GEMMs where the framework's output
+	 * layer runs them asynchronously (ends_async: tp_head_shown); the
+	 * embedding's output call and its gradient's gather, waited for */
+	double tp_head_in_f, tp_loss_f, tp_head_grad_b, tp_head_regather_b, tp_emb_f, tp_emb_b;
+	int ends_async;
 	/* the head's too: a microbatch's MTP modules (comm.h mtp_layers), the
 	 * eh_proj's TP calls (tp.c mtp_eh_proj), waited for, and their layers'
 	 * collectives as a layer of their kind pays them, beside the kernels
@@ -136,11 +143,12 @@ static void phase_times(const struct dc_comm_strategy *s, int kind, double *fwd,
 		*embed = e;
 }
 
-/* A TP call the head makes, not a layer (the step adds it to the head):
- * the chunked loss's reductions, an MTP module's eh_proj's */
+/* A TP call of the model's ends, not a layer (the step adds it to the head
+ * or the embedding): the loss's reductions, the output layer's and the
+ * embedding's calls, an MTP module's (comm.h) */
 static int tp_head_row(const struct dc_coll *c)
 {
-	return c->what == DC_CW_TP_LOSS_CHUNK || (c->what >= DC_CW_TP_MTP_IN && c->what <= DC_CW_TP_MTP_AMAX);
+	return c->what >= DC_CW_TP_LOSS_CHUNK && c->what <= DC_CW_TP_MTP_AMAX;
 }
 
 /* The backward TP collectives Megatron-LM issues asynchronously behind a
@@ -474,36 +482,58 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 		 * microbatch's */
 		for (uint64_t i = 0; i < hs->ncoll; i++) {
 			const struct dc_coll *cl = &hs->coll[i];
-			if (cl->what == DC_CW_TP_LOSS_CHUNK)
-				k->tp_loss_f += cl->time_s / gas;
-			else
-				*(cl->phase == DC_CPHASE_FORWARD ? &k->tp_mtp_f : &k->tp_mtp_b) += cl->time_s / gas;
+			double *to;
+			switch (cl->what) {
+			case DC_CW_TP_LOSS_CHUNK:
+				to = &k->tp_loss_f;
+				break;
+			case DC_CW_TP_HEAD_IN:
+				to = &k->tp_head_in_f;
+				break;
+			case DC_CW_TP_HEAD_IN_GRAD:
+				to = &k->tp_head_grad_b;
+				break;
+			case DC_CW_TP_HEAD_REGATHER:
+				to = &k->tp_head_regather_b;
+				break;
+			case DC_CW_TP_EMBED_OUT:
+				to = &k->tp_emb_f;
+				break;
+			case DC_CW_TP_EMBED_GRAD:
+				to = &k->tp_emb_b;
+				break;
+			default:
+				to = cl->phase == DC_CPHASE_FORWARD ? &k->tp_mtp_f : &k->tp_mtp_b;
+				break;
+			}
+			*to += cl->time_s / gas;
 		}
+		/* Megatron's output layer is its own ColumnParallelLinear
+		 * (gpt_model.py), whose backward runs both behind its GEMMs as
+		 * a layer's (tp_async_shown); torchtitan's DTensor
+		 * redistributions are waited for at the next op */
+		k->ends_async = in->training.framework != DC_FRAMEWORK_TORCHTITAN;
 		/* a model without MoE layers has no layer of kind 1 on any
 		 * stage: its costs stay 0, unread */
 		int kinds = in->model.num_experts ? 2 : 1;
 		for (int kind = 0; kind < kinds; kind++) {
-			double per = tp_per(kind, n, gas), loss = 0;
+			double per = tp_per(kind, n, gas);
 			/* a kind the analysed rank lacks: one such layer's own
 			 * calls (comm.h tp_kind) */
 			const struct dc_comm_strategy *ks = n[kind] > 0 ? s : &comm->tp_kind[kind];
 			f = b = 0;
-			/* the chunked loss's reductions run with the head, once a
-			 * microbatch of its chunk, not in a layer */
 			for (uint64_t i = 0; i < ks->ncoll; i++) {
 				const struct dc_coll *cl = &ks->coll[i];
 				double part;
-				if (tp_head_row(cl) && cl->what != DC_CW_TP_LOSS_CHUNK)
-					continue; /* tp_mtp_f, tp_mtp_b */
-				part = cl->what == DC_CW_TP_LOSS_CHUNK ? cl->time_s : tp_part(cl, kind, n);
-				if (cl->what == DC_CW_TP_LOSS_CHUNK)
-					loss += part;
+				if (tp_head_row(cl))
+					continue; /* the ends' (hs above) */
+				part = tp_part(cl, kind, n);
 				if (cl->phase == DC_CPHASE_FORWARD)
 					f += part;
 				else if (cl->phase == DC_CPHASE_BACKWARD)
 					b += part;
 			}
-			k->tp_f[kind] = (f - loss) / per;
+			k->tp_f[kind] = f / per;
 			k->tp_b[kind] = b / per;
 			tp_async_inline(k, ks, kind, n, per);
 		}
@@ -855,6 +885,26 @@ static void mtp_cost(const struct costs *k, double share, int bwd, struct cost *
 	o->tp_comm += eh;
 }
 
+/* The head's backward TP calls (costs tp_head_grad_b, tp_head_regather_b)
+ * a microbatch: what shows, returned, and what hides (*hid). Under
+ * ends_async each hides behind its own GEMM of the output layer's
+ * backward, as a layer's column-parallel linear's (tp_async_shown): the
+ * input gradient's behind the weight-gradient GEMM, the re-gather behind
+ * the input-gradient GEMM (the head's matmul time less its weight
+ * gradient's); otherwise both are waited for. */
+static double tp_head_shown(const struct costs *k, double *hid)
+{
+	const struct dc_work_time *w = &k->c->head;
+	double g = k->tp_head_grad_b, r = k->tp_head_regather_b, shown;
+	if (!k->ends_async) {
+		*hid = 0;
+		return g + r;
+	}
+	shown = max0(g - w->bwd_wgrad_s) + max0(r - (w->bwd_matmul_s - w->bwd_wgrad_s));
+	*hid = max0(g + r - shown);
+	return shown;
+}
+
 /* The embedding on the model's first chunk, the head on its last, added
  * to o (the chunk's layers' part); `share`: the EP share that pairs
  * (ep_share) for the head's MTP modules */
@@ -863,16 +913,30 @@ static void chunk_ends_cost(const struct costs *k, const struct chunk *ch, int b
 	if (ch->at.embedding) {
 		/* torchtitan's embedding unit: its gather is the forward's
 		 * first op and its ReduceScatter the backward's last, with no
-		 * compute beside either to hide them */
+		 * compute beside either to hide them; the embedding's TP
+		 * calls, waited for (tp.c ends_calls) */
 		double fs = bwd ? k->emb_rs : k->emb_ag_f;
-		work_acc(&k->c->embedding, bwd, 0, o);
+		work_acc(&k->c->embedding, bwd, bwd ? k->tp_emb_b : k->tp_emb_f, o);
 		o->dur += fs;
 		o->ex[DC_STRAT_FSDP] += fs;
 		*(bwd ? &o->rs : &o->ag) += fs;
 	}
-	/* the head's forward: the chunked loss's tp reductions, waited for */
-	if (ch->at.head)
-		work_acc(&k->c->head, bwd, bwd ? 0 : k->tp_loss_f, o);
+	/* the head's forward: its input's gather and the loss's tp
+	 * reductions, waited for; its backward: tp_head_shown, and the
+	 * hidden part slowing the head's kernels (overlap.compute_slowdown)
+	 * as a layer's */
+	if (ch->at.head && !bwd)
+		work_acc(&k->c->head, 0, k->tp_head_in_f + k->tp_loss_f, o);
+	if (ch->at.head && bwd) {
+		double hid, shown = tp_head_shown(k, &hid);
+		work_acc(&k->c->head, 1, shown, o);
+		if (hid > 0) {
+			o->dur += k->slow * hid;
+			o->comp += k->slow * hid;
+			o->hidden += hid;
+			o->tp_comm += hid;
+		}
+	}
 	if (ch->at.head && k->mtp)
 		mtp_cost(k, share, bwd, o);
 }
@@ -3207,6 +3271,19 @@ static double emit_work(struct emitter *em, uint64_t stage, const struct dc_work
 	return t + d;
 }
 
+/* A wait of `d` on the compute track and `c` of it on the TP track, from t
+ * (none when d is 0): `what` "embedding fwd", ..., `call` the TP call's
+ * name. Returns where it ends. */
+static double emit_wait(struct emitter *em, uint64_t stage, double t, double d, double c, const char *what, uint64_t mb,
+			const char *tag, const char *call)
+{
+	if (!(d > 0))
+		return t;
+	ev(em, stage, DC_TRACK_COMPUTE, t, d, "%s mb %llu%s: wait for communication", what, (unsigned long long)mb, tag);
+	ev(em, stage, DC_TRACK_TP, t, c, "%s mb %llu %s", what, (unsigned long long)mb, call);
+	return t + d;
+}
+
 /* The head's MTP modules' collectives (mtp_cost) as one wait after the
  * head's work, on the input-gradient part of a split backward */
 static double emit_mtp(struct emitter *em, const struct costs *k, uint64_t stage, uint64_t mb, int bwd, enum part part,
@@ -3248,9 +3325,23 @@ static double emit_op(struct emitter *em, const struct costs *k, uint64_t stage,
 		   (unsigned long long)mb);
 		t += k->emb_ag_f;
 		t = emit_work(em, stage, &k->c->embedding, 0, part, "embedding", mb, tag, t);
+		/* then its TP call (chunk_ends_cost) */
+		t = emit_wait(em, stage, t, k->tp_emb_f, k->tp_emb_f, "embedding fwd", mb, tag, "tp reduction");
 	}
 	if (bwd && ch.at.head) {
+		double t0 = t, hid = 0, shown = 0;
 		t = emit_work(em, stage, &k->c->head, 1, part, "head and loss", mb, tag, t);
+		/* its TP calls behind its GEMMs, or waited for (tp_head_shown) */
+		if (part != PART_WEIGHT)
+			shown = tp_head_shown(k, &hid);
+		if (shown + hid > 0) {
+			double dw = shown + (hid > 0 ? k->slow * hid : 0);
+			ev(em, stage, DC_TRACK_COMPUTE, t, dw, "head and loss bwd mb %llu%s: wait for communication",
+			   (unsigned long long)mb, tag);
+			t += dw;
+			ev(em, stage, DC_TRACK_TP, t - clamp_to(shown + hid, t - t0), clamp_to(shown + hid, t - t0),
+			   "head and loss bwd mb %llu tp input grad", (unsigned long long)mb);
+		}
 		t = emit_mtp(em, k, stage, mb, 1, part, share, tag, t);
 	}
 	for (uint64_t j = 0; j < n; j++) {
@@ -3261,16 +3352,19 @@ static double emit_op(struct emitter *em, const struct costs *k, uint64_t stage,
 		t = emit_layer(em, k, stage, ch.at.first_layer + i, mb, moe, bwd, j == 0, share, part, tag, t);
 	}
 	if (!bwd && ch.at.head) {
+		/* the head's input gathered, its work, the loss's tp
+		 * reductions (chunk_ends_cost) */
+		t = emit_wait(em, stage, t, k->tp_head_in_f, k->tp_head_in_f, "head and loss fwd", mb, tag,
+			      "tp all_gather");
 		t = emit_work(em, stage, &k->c->head, 0, part, "head and loss", mb, tag, t);
-		/* the chunked loss's tp reductions (chunk_ends_cost) */
-		ev(em, stage, DC_TRACK_COMPUTE, t, k->tp_loss_f, "head and loss fwd mb %llu%s: wait for communication",
-		   (unsigned long long)mb, tag);
-		ev(em, stage, DC_TRACK_TP, t, k->tp_loss_f, "head and loss fwd mb %llu loss chunks' tp all_reduce",
-		   (unsigned long long)mb);
-		t += k->tp_loss_f;
+		t = emit_wait(em, stage, t, k->tp_loss_f, k->tp_loss_f, "head and loss fwd", mb, tag,
+			      "loss's tp all_reduce");
 		t = emit_mtp(em, k, stage, mb, 0, part, share, tag, t);
 	}
 	if (bwd && ch.at.embedding) {
+		/* its output gradient gathered first (chunk_ends_cost) */
+		if (part != PART_WEIGHT)
+			t = emit_wait(em, stage, t, k->tp_emb_b, k->tp_emb_b, "embedding bwd", mb, tag, "tp all_gather");
 		t = emit_work(em, stage, &k->c->embedding, 1, part, "embedding", mb, tag, t);
 		/* and its ReduceScatter last (pp 1: no split backward) */
 		ev(em, stage, DC_TRACK_COMPUTE, t, k->emb_rs, "embedding bwd mb %llu%s: wait for communication",

@@ -14,7 +14,6 @@ struct strat_view {
 	int in_play, sequence_parallel;
 	uint64_t group_size, bytes_per_rank;
 	const char *link, *note;
-	const char *not_priced; /* what the strategy's groups also carry, unpriced */
 	double bw_GBps, latency_s, time_s;
 	int crosses;            /* the priced group spans NVLink domains */
 	uint64_t nic_flows;     /* groups moving data through each of its NICs at once */
@@ -81,11 +80,6 @@ static void view(const struct dc_run *run, void *out)
 		sv->crosses = st->in_play && st->net_group && st->net_group->nodes > 1;
 		sv->nic_flows = sv->crosses ? st->net_group->concurrent : 0;
 		sv->node_bw_GBps = sv->crosses ? dc_net_node_bw(st->net, st->net_group) / 1e9 : 0;
-		/* the model's own embedding and output layer run on the tp
-		 * group too (docs/formulas-systems.md, "Tensor parallel") */
-		sv->not_priced = i == DC_STRAT_TP && st->in_play && run->plan->layout.tp > 1
-					 ? "the embedding's AllReduce of b s h in forward and the output layer's in backward, on the first and last stages (under sequence parallelism each a ReduceScatter and an AllGather), and the vocabulary-parallel loss's three reductions of b s values: every tp > 1 layout makes them, a few a microbatch against the layers' 4 or more each (docs/formulas-systems.md, \"Tensor parallel (Megatron)\")"
-					 : NULL;
 		sv->note = i != DC_STRAT_PP ? NULL
 			   : sched == DC_PIPE_DUALPIPE
 				   ? "DualPipe: every rank sends both rows, the microbatches fed from both ends"
@@ -186,11 +180,6 @@ static int has_note(const void *base)
 	return ((const struct strat_view *)base)->note != NULL;
 }
 
-static int has_not_priced(const void *base)
-{
-	return ((const struct strat_view *)base)->not_priced != NULL;
-}
-
 #define SV(m) offsetof(struct strat_view, m)
 static const struct dc_field strat_fields[] = {
 	{"group_size", "group size", DC_U_COUNT, DC_FT_U64, SV(group_size)},
@@ -203,7 +192,6 @@ static const struct dc_field strat_fields[] = {
 	{"bytes_per_rank", "bytes sent per rank per step", DC_U_BYTES, DC_FT_U64, SV(bytes_per_rank)},
 	{"time_s", "time per step", DC_U_SECONDS, DC_FT_F64, SV(time_s)},
 	{"note", "note", DC_U_NONE, DC_FT_STR, SV(note), .shown = has_note},
-	{"not_priced", "not priced", DC_U_NONE, DC_FT_STR, SV(not_priced), .shown = has_not_priced},
 	{"collectives", "Collectives", DC_U_NONE, DC_FT_ROWS, 0, .sub = &coll_table, .rows = &coll_rows},
 };
 static const struct dc_fields strat_obj = DC_FIELDS(strat_fields);

@@ -178,15 +178,20 @@ PY
 # makes 2 AllReduces a layer each way, 64 m a step, of 4096 x 4096 x 2 B
 # on tp 4, 2 x 3/4 x 33,554,432 = 50,331,648 B each, and pipeline sends of
 # 33,554,432 B, m a step (DualPipe, m / 2 each way) or 2m (DualPipeV):
-# 3,254,779,904 and 3,288,334,336 B a microbatch, and (2^64 - 1) over
-# those is 5667585710 (DualPipe, even) and 5609753202 (DualPipeV); the
-# next count each takes overflows the step's communication bytes (exit
-# 3). Each run alone under its own python3 parent, its peak from getrusage
+# 3,254,779,904 and 3,288,334,336 B a microbatch. The model's ends
+# (src/axis/tp.c ends_calls) on the tp group: the embedding's AllReduce
+# forward and the head's input gradient's backward, 50,331,648 B each, and
+# the loss's 3 AllReduces of 4 x 4096 = 16,384 B (sending 24,576); a
+# DualPipe rank holds both ends, each for m / 2 microbatches, a DualPipeV
+# rank 0 both for m: + 50,368,512 and + 100,737,024 B a microbatch,
+# 3,305,148,416 and 3,389,071,360. (2^64 - 1) over those is 5581215046
+# (DualPipe, even) and 5443008456 (DualPipeV); the next count each takes
+# overflows the step's communication bytes (exit 3). Each run alone under its own python3 parent, its peak from getrusage
 # (RUSAGE_CHILDREN: the one child) under 64 MiB; work, not wall-clock. The
 # step grows by the steady state's time a microbatch: 2^24 microbatches take
 # 16 times 2^20's less the fixed warm-up, cool-down and optimizer (under 1%
 # of 2^20's), so between 15.8 and 16 times.
-for run in dualpipe:5667585710:5667585712 dualpipev:5609753202:5609753203; do
+for run in dualpipe:5581215046:5581215048 dualpipev:5443008456:5443008457; do
 	sched=${run%%:*}
 	most=${run#*:}
 	over=${most#*:}
