@@ -831,10 +831,22 @@ START_TEST(test_attention_dropout_global_batch)
 		     DC_ERR_CONFIG,
 		     "t.json: error: 'training.global_batch_size': must be a multiple of training.micro_batch_size x parallel.dp (1 x 2), got 7; "
 		     "parallel.dp 2 is derived: num_nodes x gpus_per_node (8) / (tp x cp x pp) (4)");
-	/* both given: they must agree (64 / (1 x 2) = 32) */
-	expect_error(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64, \"grad_accum_steps\": 8"),
+	/* all three given: they must agree (64 / (1 x 2) = 32) */
+	expect_error(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64, \"grad_accum_steps\": 8, \"micro_batch_size\": 1"),
 		     NULL, 0, DC_ERR_CONFIG,
 		     "t.json: error: 'training.grad_accum_steps': 8 disagrees with training.global_batch_size: 64 = micro_batch_size 1 x dp 2 x 32 accumulation steps; leave it out (--unset training.grad_accum_steps) to derive it");
+	/* the batch and the accumulation without the micro batch give it, as
+	 * DeepSpeed derives it: 64 / (8 x 2) = 4; 64 is no multiple of 3 x 2 */
+	ck_assert_int_eq(load(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64, \"grad_accum_steps\": 8"),
+			      NULL, 0, &cfg, &d), 0);
+	ck_assert_uint_eq(cfg.training.micro_batch_size, 4);
+	ck_assert_uint_eq(cfg.training.grad_accum_steps, 8);
+	ck_assert_uint_eq(d.count, 0);
+	dc_diag_release(&d);
+	expect_error(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64, \"grad_accum_steps\": 3"),
+		     NULL, 0, DC_ERR_CONFIG,
+		     "t.json: error: 'training.global_batch_size': with training.grad_accum_steps given and no micro_batch_size, must be a multiple of grad_accum_steps x parallel.dp (3 x 2), got 64; "
+		     "parallel.dp 2 is derived: num_nodes x gpus_per_node (8) / (tp x cp x pp) (4); or give training.micro_batch_size");
 	ck_assert_int_eq(load(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64, \"grad_accum_steps\": 32"),
 			      NULL, 0, &cfg, &d), 0);
 	ck_assert_uint_eq(d.count, 0);

@@ -616,6 +616,57 @@ START_TEST(deepspeed_batch_triple)
 }
 END_TEST
 
+/* DeepSpeed derives the micro batch where the file gives train_batch_size
+ * without it (runtime/config.py, _set_batch_related_parameters): micro =
+ * train_batch_size / (accumulation x data-parallel world), the
+ * accumulation 1 when absent. The import carries the accumulation and
+ * drops the base config's micro batch, which the loader then derives
+ * (check_config test_micro_batch_derived); before, 64 with accumulation
+ * 1 on 16 GPUs kept the base's micro batch 1 and ran 4 microbatches. */
+static int removed(const char *path)
+{
+	for (size_t i = 0; i < imp.nkeys; i++)
+		if (strcmp(imp.keys[i].path, path) == 0)
+			return imp.keys[i].json == NULL;
+	return 0;
+}
+
+START_TEST(deepspeed_micro_derived)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_batch_size\": 64, \"gradient_accumulation_steps\": 1}"), 0);
+	ck_assert_str_eq(get("training.global_batch_size"), "64");
+	ck_assert_str_eq(get("training.grad_accum_steps"), "1");
+	ck_assert(removed("training.micro_batch_size"));
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_batch_size\": 64}"), 0);
+	ck_assert_str_eq(get("training.grad_accum_steps"), "1");
+	ck_assert(removed("training.micro_batch_size"));
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_batch_size\": 64, \"gradient_accumulation_steps\": 2}"), 0);
+	ck_assert_str_eq(get("training.grad_accum_steps"), "2");
+	ck_assert(removed("training.micro_batch_size"));
+	/* the micro batch given: nothing dropped */
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_batch_size\": 64, \"train_micro_batch_size_per_gpu\": 2}"), 0);
+	ck_assert(!removed("training.micro_batch_size"));
+	ck_assert_str_eq(get("training.micro_batch_size"), "2");
+}
+END_TEST
+
+/* A variable's quoted arguments (OPTS="--a --b", then $OPTS on the
+ * command): the first word is glued to the assignment, the rest are
+ * pieces of their own; every one is an argument, as any "--" word of the
+ * file is. Before, the first was dropped (sharding none, overlap on), and
+ * ARG="--tensor-model-parallel-size 8" lost tp altogether. */
+START_TEST(megatron_arguments_in_a_variable)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "OPT_ARGS=\"--use-distributed-optimizer --overlap-grad-reduce\"\n"
+						  "TPARG=\"--tensor-model-parallel-size 8\"\n"
+						  "torchrun pretrain_gpt.py --num-layers 2 --position-embedding-type rope $TPARG $OPT_ARGS\n"),
+			 0);
+	ck_assert_str_eq(get("parallel.sharding"), "\"zero1\"");
+	ck_assert_str_eq(get("overlap.dp"), "true");
+	ck_assert_str_eq(get("parallel.tp"), "8");
+}
+END_TEST
+
 /* Each importer names its framework (training.framework), and the
  * framework options with a key map onto it: Megatron-LM's parameter gather
  * (arguments.py:1024-1029 asserts the distributed optimizer and
@@ -809,6 +860,8 @@ int main(void)
 	tcase_add_test(tc, megatron_conditions);
 	tcase_add_test(tc, fp8_recipes);
 	tcase_add_test(tc, deepspeed_batch_triple);
+	tcase_add_test(tc, deepspeed_micro_derived);
+	tcase_add_test(tc, megatron_arguments_in_a_variable);
 	tcase_add_test(tc, framework_mapping);
 	tcase_add_test(tc, config_text);
 	suite_add_tcase(s, tc);

@@ -95,6 +95,9 @@ int dc_check_stored_all(const char *expected, size_t expected_len);
  * DC_ERR_INPUT when it cannot be opened or read, is a directory or is over
  * `max` bytes, DC_ERR_INTERNAL when out of memory. */
 char *dc_check_read_file(const char *path, size_t max, size_t *len, struct dc_diag *diag);
+/* The same, its messages naming `opt` ("--config") as the option that
+ * named the file. */
+char *dc_check_read_file_as(const char *path, const char *opt, size_t max, size_t *len, struct dc_diag *diag);
 
 /* ---- --check-only: compare a subset ----
  *

@@ -1131,7 +1131,7 @@ static char *read_fail(int fd, char *buf)
 	return NULL;
 }
 
-char *dc_check_read_file(const char *path, size_t max, size_t *len, struct dc_diag *diag)
+char *dc_check_read_file_as(const char *path, const char *opt, size_t max, size_t *len, struct dc_diag *diag)
 {
 	struct stat st;
 	char *buf = NULL;
@@ -1141,13 +1141,13 @@ char *dc_check_read_file(const char *path, size_t max, size_t *len, struct dc_di
 
 	snprintf(too_big, sizeof(too_big), "larger than %zu MiB", max >> 20);
 	if (fd < 0 || fstat(fd, &st) != 0) {
-		dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '--check': cannot open '%s': %s", path, strerror(errno));
+		dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '%s': cannot open '%s': %s", opt, path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return NULL;
 	}
 	if (S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max)) {
-		dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '--check': '%s' is %s", path,
+		dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '%s': '%s' is %s", opt, path,
 			      S_ISDIR(st.st_mode) ? "a directory" : too_big);
 		return read_fail(fd, NULL);
 	}
@@ -1170,7 +1170,7 @@ char *dc_check_read_file(const char *path, size_t max, size_t *len, struct dc_di
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '--check': cannot read '%s': %s", path,
+			dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '%s': cannot read '%s': %s", opt, path,
 				      strerror(errno));
 			return read_fail(fd, buf);
 		}
@@ -1178,7 +1178,7 @@ char *dc_check_read_file(const char *path, size_t max, size_t *len, struct dc_di
 			break;
 		n += (size_t)r;
 		if (n > max) {
-			dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '--check': '%s' is %s", path, too_big);
+			dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '%s': '%s' is %s", opt, path, too_big);
 			return read_fail(fd, buf);
 		}
 	}
@@ -1186,6 +1186,11 @@ char *dc_check_read_file(const char *path, size_t max, size_t *len, struct dc_di
 	buf[n] = '\0';
 	*len = n;
 	return buf;
+}
+
+char *dc_check_read_file(const char *path, size_t max, size_t *len, struct dc_diag *diag)
+{
+	return dc_check_read_file_as(path, "--check", max, len, diag);
 }
 
 /* ---- --check-max ---- */

@@ -1462,7 +1462,7 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 					"pads it to a multiple of --make-vocab-size-divisible-by x tp)\n");
 	}
 	if (o->config) {
-		if (!(base = dc_check_read_file(o->config, DC_CONFIG_MAX_BYTES, &base_len, &d))) {
+		if (!(base = dc_check_read_file_as(o->config, "--config", DC_CONFIG_MAX_BYTES, &base_len, &d))) {
 			print_diag(&d, 0);
 			rc = exit_for(d.status);
 			goto done;

@@ -1280,6 +1280,26 @@ static int rule_global_batch(struct loader *l)
 		return 0;
 	/* blame the --set that broke the division, if one did */
 	who = l->from_set[kg] ? kg : l->from_set[kb] ? kb : blame_dp(l, kg);
+	if (l->seen[ka] && !l->seen[kb]) {
+		/* the global batch and the accumulation given, the micro batch
+		 * not: it is theirs, as DeepSpeed derives it
+		 * (deepspeed/runtime/config.py, _set_batch_related_parameters:
+		 * train_batch_size and gradient_accumulation_steps give
+		 * train_micro_batch_size_per_gpu) */
+		uint64_t per_step;
+		if (l->from_set[ka])
+			who = ka;
+		if (dc_mul_u64(t->grad_accum_steps, c->parallel.dp, &per_step) || t->global_batch_size % per_step != 0) {
+			char d[160];
+			dc_cfg_errorf(l, who,
+			       "'training.global_batch_size': with training.grad_accum_steps given and no micro_batch_size, must be a multiple of grad_accum_steps x parallel.dp (%llu x %llu), got %llu%s; or give training.micro_batch_size",
+			       (unsigned long long)t->grad_accum_steps, (unsigned long long)c->parallel.dp,
+			       (unsigned long long)t->global_batch_size, dp_derived(l, d, sizeof(d)));
+			return -1;
+		}
+		t->micro_batch_size = t->global_batch_size / per_step;
+		return 0;
+	}
 	if (dc_mul_u64(t->micro_batch_size, c->parallel.dp, &per_micro) || t->global_batch_size % per_micro != 0) {
 		char d[160];
 		dc_cfg_errorf(l, who,
@@ -2541,7 +2561,7 @@ static const struct rule rules[] = {
 	       "overlap.param_gather", "overlap.tp", "parallel.sharding", "parallel.sequence_parallel",
 	       "training.compile", "precision.fp8_recipe", "precision.compute")},
 	 rule_framework},
-	{{"global_batch_size, when given, is a multiple of micro_batch_size × dp and gives grad_accum_steps (which, when also given, must agree)",
+	{{"global_batch_size, when given, is a multiple of micro_batch_size × dp and gives grad_accum_steps (which, when also given, must agree); given with grad_accum_steps and no micro_batch_size, it is a multiple of grad_accum_steps × dp and gives micro_batch_size (DeepSpeed's rule)",
 	  KEYS("training.global_batch_size", "training.micro_batch_size", "parallel.dp", "training.grad_accum_steps")},
 	 rule_global_batch},
 	{{"virtual_pipeline > 1 needs pp > 1, pp × virtual_pipeline dividing num_layers and grad_accum_steps a multiple of pp",

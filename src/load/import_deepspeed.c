@@ -455,15 +455,26 @@ int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc
 	else if (cJSON_GetObjectItemCaseSensitive(root, "gradient_accumulation_steps") &&
 		 cJSON_GetObjectItemCaseSensitive(root, "train_micro_batch_size_per_gpu"))
 		batch_triple(&d, root);
-	else if ((c = cJSON_GetObjectItemCaseSensitive(root, "gradient_accumulation_steps")) != NULL &&
-		 !cJSON_GetObjectItemCaseSensitive(root, "train_micro_batch_size_per_gpu")) {
-		/* DeepSpeed infers the micro batch from the other two and the
-		 * GPUs; distcalc's global batch keeps micro 1 unless given */
-		unsigned long long ga;
-		if (whole(&d, c, "gradient_accumulation_steps", 0, &ga) == 0 && ga != 1)
-			err(&d, "gradient_accumulation_steps",
-			    "with train_batch_size and no train_micro_batch_size_per_gpu: give the micro batch "
-			    "(train_batch_size / (gradient_accumulation_steps x data-parallel GPUs))");
+	else if (!cJSON_GetObjectItemCaseSensitive(root, "train_micro_batch_size_per_gpu")) {
+		/* DeepSpeed derives the micro batch from the other two and the
+		 * data-parallel world, its accumulation 1 when train_batch_size
+		 * comes alone (runtime/config.py, _set_batch_related_parameters):
+		 * the accumulation, and the base config's micro batch dropped so
+		 * the loader derives it the same way (rule_global_batch) */
+		unsigned long long ga = 1;
+		c = cJSON_GetObjectItemCaseSensitive(root, "gradient_accumulation_steps");
+		if (!c || whole(&d, c, "gradient_accumulation_steps", 0, &ga) == 0) {
+			char v[32];
+			snprintf(v, sizeof(v), "%llu", ga);
+			set(&d, "training.grad_accum_steps", v, c ? "gradient_accumulation_steps" : "train_batch_size");
+			if (dc_import_set(d.imp, "training.micro_batch_size", "null", "train_batch_size", line_of(&d, "train_batch_size"),
+					  d.name, d.diag) != 0)
+				d.errors++;
+			else {
+				free(d.imp->keys[d.imp->nkeys - 1].json);
+				d.imp->keys[d.imp->nkeys - 1].json = NULL;
+			}
+		}
 	}
 	map_zero(&d, root);
 	bf16 = enabled(&d, root, "bf16");

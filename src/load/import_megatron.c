@@ -1123,6 +1123,12 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 		const char *raw = NULL;
 		int a;
 		size_t nl;
+		/* an assignment's value starting with "--" (OPTS="--a --b",
+		 * ARG="--tensor-model-parallel-size 8": the first word glued to
+		 * the name, the rest pieces of their own) is an argument too,
+		 * as every "--" word of the file is */
+		if (is_assignment(w, &nl) && w[nl + 1] == '-' && w[nl + 2] == '-')
+			w += nl + 1;
 		if (w[0] != '-' || w[1] != '-' || !isalpha((unsigned char)w[2]))
 			continue;
 		if (++nargs > DC_IMPORT_MAX_ITEMS)
