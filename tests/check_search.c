@@ -594,6 +594,47 @@ START_TEST(test_counts_framework_shardings)
 }
 END_TEST
 
+/* The recompute policies a space tries by default are those its framework
+ * runs (config.h dc_search_recompute_mask): none, selective and full, but
+ * none, op and full under torchtitan, whose selective checkpointing is per
+ * op (torchtitan b5bcd76c distributed/activation_checkpoint.py:333-336).
+ * The toy space without its search.space.recompute: 20 tuples, each under
+ * 3 policies, 60 enumerated either way; under torchtitan no best layout
+ * reruns the attention core alone, and the input's "selective" is outside
+ * the space with the reason. */
+START_TEST(test_recompute_space_by_framework)
+{
+	static const char *const fw[] = {"training.framework=custom", "training.framework=torchtitan"};
+	for (int i = 0; i < 2; i++) {
+		const char *sets[40], *over[] = {fw[i], "training.recompute=selective", NULL};
+		struct dc_config cfg;
+		struct dc_search_result *r;
+		size_t n = 0;
+		unsigned seen = 0;
+		toy_with_all(over, sets);
+		for (size_t k = 0; sets[k]; k++)
+			if (strncmp(sets[k], "search.space.recompute=", 23) != 0)
+				sets[n++] = sets[k];
+		sets[n] = NULL;
+		load("configs/systems.json", sets, NULL, &cfg);
+		ck_assert_uint_eq(dc_search_recompute_mask(&cfg),
+				  (1u << DC_RECOMPUTE_NONE) | (1u << DC_RECOMPUTE_FULL) |
+					  (1u << (i ? DC_RECOMPUTE_OP : DC_RECOMPUTE_SELECTIVE)));
+		r = search("configs/systems.json", sets, 1);
+		ck_assert_uint_eq(r->counts.enumerated, 60);
+		for (size_t k = 0; k < r->nbest; k++)
+			seen |= 1u << r->best[k].l.recompute;
+		ck_assert_uint_eq(seen, dc_search_recompute_mask(&cfg));
+		ck_assert_int_eq(r->input_in_space, !i);
+		if (i)
+			ck_assert_str_eq(r->input_outside,
+					 "its training.recompute \"selective\" is searched only when search.space.recompute "
+					 "lists it (the default tries none, op and full, what training.framework \"torchtitan\" runs)");
+		free(r);
+	}
+}
+END_TEST
+
 /* Nothing fits the host: the toy space's optimizer offloaded onto 1 MB
  * of host memory a node. Every layout's GPU peak is within 80 GiB, so the
  * reason names the host, not the GPU limit. */
@@ -970,6 +1011,7 @@ static Suite *suite(void)
 	tcase_add_test(c, test_counts_torchtitan_experts_whole_at_ep);
 	tcase_add_test(c, test_counts_deepspeed_interleaved);
 	tcase_add_test(c, test_counts_framework_shardings);
+	tcase_add_test(c, test_recompute_space_by_framework);
 	tcase_add_test(c, test_nothing_fits_the_host);
 	tcase_add_test(c, test_input_outside_says_why);
 	tcase_add_test(c, test_priced_counts_by_hand);

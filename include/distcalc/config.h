@@ -751,6 +751,13 @@ const char *dc_recompute_name(enum dc_recompute r);
 /* The modules selective recompute reruns: training.recompute_modules, or
  * the attention core when not given; 0 under any other recompute. */
 uint32_t dc_recompute_modules(const struct dc_config *c);
+/* The recompute policies the layout search tries (bits of enum
+ * dc_recompute): search.space.recompute, else those the framework runs,
+ * none, op (its per-op selective policy) and full under torchtitan
+ * (torchtitan b5bcd76c distributed/activation_checkpoint.py:333-336:
+ * selective is per-op, full, memory budget), none, selective and full
+ * under every other. */
+uint32_t dc_search_recompute_mask(const struct dc_config *c);
 const char *dc_pipe_schedule_name(enum dc_pipe_schedule s);
 const char *dc_collective_op_name(enum dc_collective_op op);
 /* "float", ...; and the element's size in bytes (1, 2, 4 or 8) */

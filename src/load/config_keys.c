@@ -226,6 +226,14 @@ const char *dc_recompute_name(enum dc_recompute r)
 	return dc_cfg_recompute_names[r];
 }
 
+uint32_t dc_search_recompute_mask(const struct dc_config *c)
+{
+	if (c->search.recompute_mask)
+		return c->search.recompute_mask;
+	return (1u << DC_RECOMPUTE_NONE) | (1u << DC_RECOMPUTE_FULL) |
+	       (1u << (c->training.framework == DC_FRAMEWORK_TORCHTITAN ? DC_RECOMPUTE_OP : DC_RECOMPUTE_SELECTIVE));
+}
+
 uint32_t dc_recompute_modules(const struct dc_config *c)
 {
 	if (c->training.recompute != DC_RECOMPUTE_SELECTIVE)

@@ -1495,7 +1495,7 @@ static int rule_recompute_modules(struct loader *l)
 	const struct dc_config *c = l->cfg;
 	const struct dc_model *m = &c->model;
 	int k = KEY_TRAINING_RECOMPUTE_MODULES;
-	uint32_t mods = c->training.recompute_modules_mask, sm = c->search.recompute_mask;
+	uint32_t mods = c->training.recompute_modules_mask;
 	uint64_t moe_layers = m->num_experts ? dc_params_moe_layers(m) : 0;
 	size_t errors = l->errors;
 	if (!mods)
@@ -1504,7 +1504,7 @@ static int rule_recompute_modules(struct loader *l)
 	 * sweep over training.recompute keeps the list for its selective
 	 * points; the layout search's selective layouts read it */
 	if (c->training.recompute != DC_RECOMPUTE_SELECTIVE &&
-	    !(l->opts && l->opts->search && (sm == 0 || (sm & (1u << DC_RECOMPUTE_SELECTIVE))))) {
+	    !(l->opts && l->opts->search && (dc_search_recompute_mask(c) & (1u << DC_RECOMPUTE_SELECTIVE)))) {
 		char v[160];
 		dc_recompute_modules_text(mods, v, sizeof(v));
 		dc_cfg_warnf(l, blame(l, k, KEY_TRAINING_RECOMPUTE),
@@ -1562,7 +1562,10 @@ static int rule_virtual_pipeline(struct loader *l)
 		       "'parallel.virtual_pipeline': pp x virtual_pipeline (%llu x %llu) must divide model.num_layers (%llu)",
 		       (unsigned long long)p->pp, (unsigned long long)p->virtual_pipeline,
 		       (unsigned long long)c->model.num_layers);
-	else if (c->training.grad_accum_steps % p->pp != 0) {
+	else if (c->training.grad_accum_steps % p->pp != 0 &&
+		 /* dp 0: the world size rule failed and said why; a batch
+		  * derived from it was not derived */
+		 !(l->seen[KEY_TRAINING_GLOBAL_BATCH_SIZE] && p->dp == 0)) {
 		/* grad_accum_steps derived from the global batch (rule_global_batch):
 		 * a --set of the batch, the micro batch or what dp follows moved
 		 * it, and is the override to name */
@@ -2189,8 +2192,8 @@ static int search_tries_tp(const struct loader *l)
  * space's recompute list, else none, selective and full: search.c) */
 static int search_tries_recompute(const struct loader *l)
 {
-	uint32_t m = l->cfg->search.recompute_mask;
-	return l->opts && l->opts->search && (m == 0 || (m & ~(1u << DC_RECOMPUTE_NONE)));
+	uint32_t m = dc_search_recompute_mask(l->cfg);
+	return l->opts && l->opts->search && (m & ~(1u << DC_RECOMPUTE_NONE));
 }
 
 static int rule_no_effect(struct loader *l)
@@ -2467,6 +2470,14 @@ static int rule_framework_runs(struct loader *l)
 			    "set parallel.dp_replicate to 1, or parallel.sharding to \"fsdp\" (ZeRO-3 with MiCS)");
 	}
 	if (f == DC_FRAMEWORK_TORCHTITAN) {
+		/* torchtitan's policies: selective (per-op: distcalc's "op"),
+		 * full and memory budget (distributed/activation_checkpoint.py:
+		 * 185-192, 333-336 at b5bcd76c); none reruns the attention core
+		 * alone, as Megatron's selective recompute does */
+		if (c->training.recompute == DC_RECOMPUTE_SELECTIVE && seen(l, KEY_TRAINING_RECOMPUTE))
+			warn_key(l, KEY_TRAINING_RECOMPUTE,
+				 "is Megatron's selective recompute (the attention core alone, Korthikanti et al. 2022), which torchtitan does not run (its activation checkpointing is selective per op, full or a memory budget: torchtitan/distributed/activation_checkpoint.py:185-192, 333-336 at b5bcd76c), but training.framework is \"torchtitan\": it is priced as given",
+				 "set training.recompute to \"op\" (torchtitan's selective per-op policy) or \"full\", or training.framework to \"megatron\"");
 		/* torchtitan's Float8 converter takes recipe_name "rowwise" or
 		 * "rowwise_with_gw_hp" (torchtitan/components/quantization/
 		 * float8.py:58 at b5bcd76c), none of them delayed */
@@ -2630,7 +2641,7 @@ static const struct rule rules[] = {
 	  KEYS("training.loss_chunks", "training.micro_batch_size", "model.seq_length", "parallel.cp", "model.mtp_layers",
 	       "parallel.pipeline_schedule")},
 	 rule_loss_chunks},
-	{{"what training.framework runs: under megatron, fp8_recipe rowwise, pipeline_schedule dualpipe, dualpipev or zero_bubble, recompute op and loss_chunks above 1, which Megatron-LM does not run, are priced as given, with a warning, and a MoE model at tp > 1 needs sequence_parallel (Megatron-Core's MoE layer raises in training without it: megatron/core/transformer/moe/moe_layer.py:636-640), and fp8_lm_head with compute fp8 needs fp8_recipe mxfp8 (megatron/core/transformer/transformer_config.py:1572-1575, Megatron-LM d98e8a64); under deepspeed, pp > 1 needs sharding none or zero1 (deepspeed/runtime/pipe/engine.py:76-77, DeepSpeed edaa7221) and a schedule other than 1f1b (interleaved, dualpipe, dualpipev, zero_bubble; engine.py:389 runs TrainSchedule) is priced as given, with a warning, as is dp_replicate > 1 with sharding zero1 or zero2 (DeepSpeed's ZeRO-1/2 shard over the whole dp group, engine.py:2382-2410; its hybrid sharding, MiCS, is ZeRO-3's: engine.py:2468-2469); under torchtitan, fp8_recipe delayed and current (tensorwise, which torchtitan ran until 6348d93d) and attention fp8 are priced as given, with a warning; precision.preset fsdp2 with offload optimizer (FSDP2 offloads parameters too) warns",
+	{{"what training.framework runs: under megatron, fp8_recipe rowwise, pipeline_schedule dualpipe, dualpipev or zero_bubble, recompute op and loss_chunks above 1, which Megatron-LM does not run, are priced as given, with a warning, and a MoE model at tp > 1 needs sequence_parallel (Megatron-Core's MoE layer raises in training without it: megatron/core/transformer/moe/moe_layer.py:636-640), and fp8_lm_head with compute fp8 needs fp8_recipe mxfp8 (megatron/core/transformer/transformer_config.py:1572-1575, Megatron-LM d98e8a64); under deepspeed, pp > 1 needs sharding none or zero1 (deepspeed/runtime/pipe/engine.py:76-77, DeepSpeed edaa7221) and a schedule other than 1f1b (interleaved, dualpipe, dualpipev, zero_bubble; engine.py:389 runs TrainSchedule) is priced as given, with a warning, as is dp_replicate > 1 with sharding zero1 or zero2 (DeepSpeed's ZeRO-1/2 shard over the whole dp group, engine.py:2382-2410; its hybrid sharding, MiCS, is ZeRO-3's: engine.py:2468-2469); under torchtitan, recompute selective (Megatron's attention-core recompute; torchtitan's selective is per op, recompute op), fp8_recipe delayed and current (tensorwise, which torchtitan ran until 6348d93d) and attention fp8 are priced as given, with a warning; precision.preset fsdp2 with offload optimizer (FSDP2 offloads parameters too) warns",
 	  KEYS("training.framework", "precision.fp8_recipe", "precision.fp8_lm_head", "precision.compute",
 	       "precision.attention", "parallel.pipeline_schedule", "training.recompute", "parallel.pp",
 	       "parallel.sharding", "precision.preset", "parallel.offload", "parallel.dp_replicate",

@@ -756,8 +756,7 @@ static int space_init(struct space *s, const struct dc_config *in, const char **
 	const struct dc_search *q = &in->search;
 	uint64_t tps[MAX_DIVISORS], cps[MAX_DIVISORS], pps[MAX_DIVISORS];
 	size_t ntp, cap = 0;
-	unsigned rcmask = q->recompute_mask ? q->recompute_mask
-					    : (1u << DC_RECOMPUTE_NONE) | (1u << DC_RECOMPUTE_SELECTIVE) | (1u << DC_RECOMPUTE_FULL);
+	unsigned rcmask = dc_search_recompute_mask(in);
 	struct dc_search_values one = {1, {1}};
 
 	s->in = in;
@@ -883,8 +882,11 @@ static void input_outside(const struct space *s, char *buf, size_t len)
 	if (in->search.recompute_mask && !(in->search.recompute_mask & (1u << in->training.recompute)))
 		snprintf(buf, len, "its training.recompute \"%s\" is not in search.space.recompute",
 			 dc_recompute_name(in->training.recompute));
-	else if (!in->search.recompute_mask && in->training.recompute == DC_RECOMPUTE_OP)
-		snprintf(buf, len, "its training.recompute \"op\" is searched only when search.space.recompute lists it (the default tries none, selective and full)");
+	else if (!(dc_search_recompute_mask(in) & (1u << in->training.recompute)))
+		snprintf(buf, len, "its training.recompute \"%s\" is searched only when search.space.recompute lists it (the default tries none, %s and full, what training.framework \"%s\" runs)",
+			 dc_recompute_name(in->training.recompute),
+			 in->training.framework == DC_FRAMEWORK_TORCHTITAN ? "op" : "selective",
+			 dc_framework_name(in->training.framework));
 	else if (!shard)
 		snprintf(buf, len, "its parallel.sharding \"%s\" is not in the space's shardings", dc_sharding_name(y->sharding));
 	else if (!sp)
