@@ -876,7 +876,7 @@ END_TEST
 /* The memory-bound level per GPU: the STREAM triad at full occupancy of
  * te42kyfo/gpu-benches over the data-sheet bandwidth, times what the
  * A100 80 GB's fitted 0.72 keeps of its own triad, 0.72 / (1759 / 2039) =
- * 0.834610: A100 40 GB 1360 / 1555 x 0.834610 = 0.729811; H100 PCIe
+ * 0.834610: A100 40 GB 1360 / 1555 x 0.834610 = 0.729949; H100 PCIe
  * 1832 / 2000 x 0.834610 = 0.764503; H200 3534 / 4800 x 0.834610 =
  * 0.614482; the A100 80 GB 0.72 by construction. The H100 SXM5 from
  * another suite, Azure's AI-benchmarking-guide, whose triad is taken

@@ -616,6 +616,19 @@ START_TEST(deepspeed_batch_triple)
 }
 END_TEST
 
+/* torchtitan's TOML types: a quoted number or boolean is a string, and
+ * the message says so ("got 2" read as if 2 were refused) */
+START_TEST(torchtitan_string_values_named)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\n"
+						     "tensor_parallel_degree = \"2\"\n[compile]\nenable = \"true\"\n"),
+			 -1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:5: error: [parallelism] tensor_parallel_degree: expected a whole number from 1, got the string \"2\"");
+	ck_assert_str_eq(diag.entries[1].text, "t:7: error: [compile] enable: expected true or false, got the string \"true\"");
+}
+END_TEST
+
 /* DeepSpeed derives the micro batch where the file gives train_batch_size
  * without it (runtime/config.py, _set_batch_related_parameters): micro =
  * train_batch_size / (accumulation x data-parallel world), the
@@ -861,6 +874,7 @@ int main(void)
 	tcase_add_test(tc, fp8_recipes);
 	tcase_add_test(tc, deepspeed_batch_triple);
 	tcase_add_test(tc, deepspeed_micro_derived);
+	tcase_add_test(tc, torchtitan_string_values_named);
 	tcase_add_test(tc, megatron_arguments_in_a_variable);
 	tcase_add_test(tc, framework_mapping);
 	tcase_add_test(tc, config_text);

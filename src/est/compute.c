@@ -63,10 +63,11 @@ struct gpu_eff {
  * (matmul 0.9 of peak at 16 GFLOP and 0.95 at 128 GFLOP: half-efficiency
  * work F0 = 1.024 GFLOP, t0_mm = F0 / (P e_mm); memory 0.75 at 10 MB and
  * 0.9 at 100 MB: half-efficiency size B0 = 25/11 MB, t0_mem = B0 /
- * (B e_mem), P and B the A100's); the levels e_mm = 0.75 and e_mem = 0.71
+ * (B e_mem), P and B the A100's); the levels e_mm = 0.75 and e_mem = 0.72
  * the least-squares point of Korthikanti et al. 2022 Tables 4 and 5
  * together (18 measurements, 2 parameters; build/fit_kernel_levels
- * reproduces it). e_mm splits into cuBLAS's isolated 8192^3 BF16 GEMM on
+ * reproduces it; e_mem was 0.71 until the model's ends were priced:
+ * docs/compute-model.md, "Parameters"). e_mm splits into cuBLAS's isolated 8192^3 BF16 GEMM on
  * random inputs, 258 of 312 TFLOP/s (H. He, "Strangely, matrix
  * multiplications on GPUs run faster when given predictable data",
  * thonking.ai, 2024), and the in-situ rest, 0.75 / (258 / 312) = 0.907
@@ -87,8 +88,8 @@ struct gpu_eff {
  * at full occupancy in te42kyfo/gpu-benches (cuda-stream/a100_80.txt
  * 1759 GB/s of 2039; gpu-stream/a100_40.txt 1360 of 1555;
  * cuda-stream/h100_pcie.txt 1832 of 2000; gpu-stream/h200.txt 3534 of
- * 4800); the in-situ rest is what the A100 80 GB's fitted 0.71 keeps of
- * its triad, 0.71 / (1759 / 2039) = 0.8230, carried to every GPU as the
+ * 4800); the in-situ rest is what the A100 80 GB's fitted 0.72 keeps of
+ * its triad, 0.72 / (1759 / 2039) = 0.8346, carried to every GPU as the
  * GEMMs' A100 factor is not (it is the A100's fit, not a clock). A GPU
  * with no public streaming figure keeps the A100 80 GB's triad fraction. */
 #define A100_80_TRIAD (1759.0 / 2039.0)

@@ -483,13 +483,24 @@ static void sets(struct tctx *c, const char *path, const char *v, const struct e
 	setj(c, path, t, e, from);
 }
 
+/* How a wrong value reads in a message: a string quoted, so "2" and 2 are
+ * told apart */
+static const char *as_read(const struct entry *e, char *buf, size_t n)
+{
+	if (e->type != T_STRING)
+		return e->text;
+	snprintf(buf, n, "the string \"%s\"", e->text);
+	return buf;
+}
+
 /* An integer entry from `lo`; *out untouched when absent. -1 after an error. */
 static int integer(struct tctx *c, struct entry *e, long long lo, long long *out)
 {
 	if (!e)
 		return 0;
 	if (e->type != T_INT || e->i < lo || e->i > (1ll << 40)) {
-		merr(c, e, "expected a whole number from %lld, got %s", lo, e->text);
+		char q[MAX_TEXT + 16];
+		merr(c, e, "expected a whole number from %lld, got %s", lo, as_read(e, q, sizeof(q)));
 		return -1;
 	}
 	*out = e->i;
@@ -501,7 +512,8 @@ static int boolean(struct tctx *c, struct entry *e, int *out)
 	if (!e)
 		return 0;
 	if (e->type != T_BOOL) {
-		merr(c, e, "expected true or false, got %s", e->text);
+		char q[MAX_TEXT + 16];
+		merr(c, e, "expected true or false, got %s", as_read(e, q, sizeof(q)));
 		return -1;
 	}
 	*out = e->b;

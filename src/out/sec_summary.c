@@ -18,6 +18,10 @@ struct view {
 	double comm_time_s;
 	int step_available;
 	double step_time_s, tokens_per_s;
+	/* the comm result's analysed stages: every axis's but EP's, and EP's
+	 * (comm.h stage, ep_stage), when they differ */
+	int mixed;
+	uint64_t stage, ep_stage;
 };
 
 static void view(const struct dc_run *run, void *out)
@@ -37,6 +41,9 @@ static void view(const struct dc_run *run, void *out)
 	v->headroom_bytes = top->headroom_bytes;
 	v->shortfall_bytes = top->shortfall_bytes;
 	v->comm_bytes = run->res->comm.bytes_per_rank;
+	v->stage = run->res->comm.stage;
+	v->ep_stage = run->res->comm.ep_stage;
+	v->mixed = run->res->comm.s[DC_STRAT_EP].in_play && v->ep_stage != v->stage;
 	v->comm_time_s = run->res->comm.time_s;
 	v->warnings = run->nwarnings;
 	v->step_available = run->res->step.available;
@@ -62,6 +69,19 @@ static void fits_label(const void *base, char *buf, size_t len)
 						    : "fits in GPU memory (every rank)");
 }
 
+/* The comm section analyses the rank with the most parameters for every
+ * axis, and for EP the one with the most MoE layers: where those differ
+ * the sum is of two stages' ranks, each axis at its busiest */
+static void comm_bytes_label(const void *base, char *buf, size_t len)
+{
+	const struct view *v = base;
+	if (v->mixed)
+		dc_text_fmt(buf, len, "bytes sent per step (each axis's busiest stage: stage %llu, EP stage %llu)",
+			    (unsigned long long)v->stage, (unsigned long long)v->ep_stage);
+	else
+		dc_text_fmt(buf, len, "bytes sent per step (busiest rank)");
+}
+
 #define V(m) offsetof(struct view, m)
 static const struct dc_field fields[] = {
 	{"fits", NULL, DC_U_NONE, DC_FT_BOOL, V(fits), .label_fn = fits_label},
@@ -73,7 +93,7 @@ static const struct dc_field fields[] = {
 	{"peak_phase", "phase of its peak", DC_U_NONE, DC_FT_STR, V(peak_phase)},
 	{"headroom_bytes", "headroom", DC_U_BYTES, DC_FT_U64, V(headroom_bytes)},
 	{"shortfall_bytes", "shortfall", DC_U_BYTES, DC_FT_U64, V(shortfall_bytes)},
-	{"comm_bytes_per_step", "bytes sent per step (busiest rank)", DC_U_BYTES, DC_FT_U64, V(comm_bytes)},
+	{"comm_bytes_per_step", NULL, DC_U_BYTES, DC_FT_U64, V(comm_bytes), .label_fn = comm_bytes_label},
 	{"comm_time_s", "communication per step if nothing overlaps", DC_U_SECONDS, DC_FT_F64, V(comm_time_s)},
 	{"step_time_s", "step time (section step)", DC_U_SECONDS, DC_FT_F64, V(step_time_s), .is_null = no_step},
 	{"tokens_per_s", "tokens/s", DC_U_PER_S, DC_FT_F64, V(tokens_per_s), .is_null = no_step},

@@ -147,7 +147,15 @@ static void change_text(const struct view *v, enum dc_whatif_scenario s, char *b
 			 (unsigned long long)v->plan->layout.grad_accum_steps);
 		break;
 	case DC_WHATIF_WHOLE_MODEL_ALLGATHER:
-		if (v->plan->layout.pp > 1 && !dc_framework_reshard_after_forward(v->plan))
+		if (v->plan->layout.sharding != DC_SHARD_FSDP)
+			/* both figures are FSDP's: a run that shards otherwise is
+			 * neither (the summary's figures are its own) */
+			dc_text_fmt(buf, len, "FSDP over dp x cp = %llu with the whole model as one AllGather unit, against one "
+				    "transformer layer per unit (baseline); the config shards with \"%s\", not FSDP, so "
+				    "both the baseline and the changed figure are this layout's under FSDP, not the run's "
+				    "(the summary has the run's)",
+				    (unsigned long long)v->plan->dp_cp, dc_sharding_name(v->plan->layout.sharding));
+		else if (v->plan->layout.pp > 1 && !dc_framework_reshard_after_forward(v->plan))
 			/* the layer units kept gathered after forward too */
 			dc_text_fmt(buf, len, "FSDP over dp x cp = %llu with the whole model as one AllGather unit, against one "
 				    "transformer layer per unit (baseline); with pp %llu every unit stays gathered from its "

@@ -991,6 +991,14 @@ static int pick_metrics(const struct dc_experiment *exp, struct dc_sweep *sw, co
 		}
 		memcpy(m->path, p, n);
 		m->path[n] = '\0';
+		/* a column twice would repeat a JSON key in every row, which a
+		 * report may not hold (--check refuses it) */
+		for (size_t i = 0; i < sw->nmetrics; i++)
+			if (strcmp(sw->metric[i].path, m->path) == 0) {
+				dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--sweep-metrics': '%s' given twice; list each path once",
+					      m->path);
+				return -1;
+			}
 		if (!(f = resolve_static(exp, m->path, err, sizeof(err)))) {
 			dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--sweep-metrics': %s", err);
 			return -1;
