@@ -29,7 +29,7 @@
  *     "boost" (short runs at the boost clock; the default), as measured
  *     when it is "sustained" (gpu-probe.py --sustain held the GPU at its
  *     power limit first);
- *   - the element-wise level: x the set's streaming share (0.8230, the
+ *   - the element-wise level: x the set's streaming share (0.8346, the
  *     A100 fit's, no clock) in either case: no probe run pays it.
  *
  * The step section shows the layer's measured time beside the one the

@@ -168,7 +168,7 @@ int dc_compute_rechunk(const struct dc_plan *p, struct dc_compute *c, const char
  * *gemm, what a training step keeps of an isolated GEMM's or fused
  * attention kernel's level (a clock ratio on Hopper and Blackwell, 1830 /
  * 1980 MHz; the A100's fitted 0.907), and *mem, what it keeps of an
- * isolated streaming kernel's (the STREAM triad's) bandwidth (0.8230 on
+ * isolated streaming kernel's (the STREAM triad's) bandwidth (0.8346 on
  * every set: the A100 fit's share, not a clock). docs/compute-model.md,
  * "Parameters". What --calibrate-compute multiplies a probe's isolated
  * figures by (calibrate_compute.h). A table lookup: no I/O. */

@@ -30,6 +30,7 @@ struct view {
 	int has_profile, layer_compared, layer_not_compared;
 	const char *profile, *profile_device, *layer_why, *profile_attention;
 	char why[200];
+	char clocks[200]; /* profile_clocks' text */
 	char levels_buf[160];
 	const char *profile_clocks, *layer_predicted_at;
 	/* the levels that are not the set's ceiling x in situ; NULL: none */
@@ -236,11 +237,17 @@ static void view(const struct dc_run *run, void *out)
 			v->profile_attention = "eager: its products are GEMMs";
 		v->layer_not_compared = !v->layer_compared;
 		/* calibrate_compute.h: the shares each measured level takes */
-		v->profile_clocks = pr->sustained
-					    ? "sustained (\"clocks\"): GEMM and attention levels as measured; element-wise "
-					      "x the sets' streaming share, 0.8230 (no clock)"
-					    : "boost (\"clocks\" absent or \"boost\": short runs): GEMM and attention levels x "
-					      "the in situ above; element-wise x the sets' streaming share, 0.8230 (no clock)";
+		{
+			double gemm_in_situ, share;
+			dc_compute_in_situ(in->cluster.gpu, &gemm_in_situ, &share);
+			(void)gemm_in_situ;
+			snprintf(v->clocks, sizeof(v->clocks), "%s; element-wise x the sets' streaming share, %.4f (no clock)",
+				 pr->sustained ? "sustained (\"clocks\"): GEMM and attention levels as measured"
+					       : "boost (\"clocks\" absent or \"boost\": short runs): GEMM and attention levels x "
+						 "the in situ above",
+				 share);
+			v->profile_clocks = v->clocks;
+		}
 		if (v->layer_compared) {
 			/* the probe's layer: forward then backward, no recompute,
 			 * predicted at the clocks it ran at */
