@@ -356,15 +356,15 @@ END_TEST
  * calibrated from the same profile, so that the element-wise level the
  * bytes run at is the profile's BF16 add, measured apart from them. The
  * head: torchtitan's norm, BF16 output projection and FP32 cross
- * entropy, forward + backward; today -1.1% and +2.5% (Llama-3-8B, 8,192
- * tokens, boost and sustained), +0.7% (the 1.7B, 4,096 tokens); each
+ * entropy, forward + backward; today -1.5% and +2.1% (Llama-3-8B, 8,192
+ * tokens, boost and sustained), +0.0% (the 1.7B, 4,096 tokens); each
  * within 5%. The optimizer: one layer's FP32 parameters (218,112,000 for
  * the 8B) stepped by torch's AdamW and clipped by clip_grad_norm_ as
  * torchtitan calls them, 92 bytes a parameter in nine passes foreach,
- * 40 in two fused (compute.c); today foreach -0.1% and -1.1%, fused -4.2%
- * and -7.0%: within 5% and 10%. The 1.7B's 50,335,744 are left out: its
+ * 40 in two fused (compute.c); today foreach -1.5% and -2.4%, fused -5.5%
+ * and -8.3%: within 5% and 10%. The 1.7B's 50,335,744 are left out: its
  * clip's fourteen small kernels waited for the host (0.19 ms busy in a
- * 0.59 ms span), which the model does not price (foreach -14%). */
+ * 0.59 ms span), which the model does not price (foreach -15%). */
 static void load_at(const char *config, const char *const *sets)
 {
 	struct dc_override ov[12];

@@ -124,8 +124,8 @@ END_TEST
  * layer in situ. One card's layer moves between runs: the same nine
  * layers measured hours apart (data/profiles/gradient-add-runs/, less
  * their adds) differ by up to 4.2%, so each row must be within 7.5% and
- * the sixteen's mean |error| within 3% (today -6.9% to +2.7%, mean
- * 2.4%). Left out: the second lease's runs of the 1.7B's layer at micro
+ * the sixteen's mean |error| within 3% (today -7.0% to +2.4%, mean
+ * 2.5%). Left out: the second lease's runs of the 1.7B's layer at micro
  * batch 1, whose GPU waited for eager PyTorch's launches on that host
  * (host-bound: docs/compute-model.md, "A measured H200"), which the
  * model does not price; the fourth lease's run of it is here. */
