@@ -616,6 +616,29 @@ START_TEST(deepspeed_batch_triple)
 }
 END_TEST
 
+/* torchtitan's plain DDP: shard degree 1 shards nothing, the replicas are
+ * the data-parallel ranks (dp 64, sharding none, no dp_replicate, which
+ * the loader would read as HSDP's replicas and refuse without sharding);
+ * with shard degree 4 the replicas are HSDP's */
+START_TEST(torchtitan_ddp)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\n"
+						     "data_parallel_shard_degree = 1\ndata_parallel_replicate_degree = 64\n"
+						     "[activation_checkpoint]\nmode = \"none\"\n"),
+			 0);
+	ck_assert_str_eq(get("parallel.dp"), "64");
+	ck_assert_str_eq(get("parallel.sharding"), "\"none\"");
+	ck_assert_str_eq(get("parallel.dp_replicate"), "(unset)");
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\n"
+						     "data_parallel_shard_degree = 4\ndata_parallel_replicate_degree = 16\n"
+						     "[activation_checkpoint]\nmode = \"none\"\n"),
+			 0);
+	ck_assert_str_eq(get("parallel.dp"), "64");
+	ck_assert_str_eq(get("parallel.sharding"), "\"fsdp\"");
+	ck_assert_str_eq(get("parallel.dp_replicate"), "16");
+}
+END_TEST
+
 /* torchtitan's TOML types: a quoted number or boolean is a string, and
  * the message says so ("got 2" read as if 2 were refused) */
 START_TEST(torchtitan_string_values_named)
@@ -875,6 +898,7 @@ int main(void)
 	tcase_add_test(tc, deepspeed_batch_triple);
 	tcase_add_test(tc, deepspeed_micro_derived);
 	tcase_add_test(tc, torchtitan_string_values_named);
+	tcase_add_test(tc, torchtitan_ddp);
 	tcase_add_test(tc, megatron_arguments_in_a_variable);
 	tcase_add_test(tc, framework_mapping);
 	tcase_add_test(tc, config_text);

@@ -824,14 +824,19 @@ static long long map_parallel(struct tctx *c)
 	struct entry *e, *es;
 	const char *s;
 
-	integer(c, (e = get(c, "parallelism", "data_parallel_replicate_degree")), 1, &rep);
-	if (e)
-		setu(c, "parallel.dp_replicate", (unsigned long long)rep, e, NULL);
+	struct entry *er;
+	integer(c, (er = get(c, "parallelism", "data_parallel_replicate_degree")), 1, &rep);
 	es = get(c, "parallelism", "data_parallel_shard_degree");
 	if (es && (es->type != T_INT || (es->i < 1 && es->i != -1)))
 		merr(c, es, "expected -1 (the ranks left) or a whole number from 1, got %s", es->text);
 	else if (es)
 		shard = es->i;
+	/* replicas of FSDP shards: HSDP; with shard degree 1 nothing is
+	 * sharded, and the replicas are plain DDP (torchtitan's
+	 * ParallelDims: dp_shard 1 leaves dp_replicate's mesh alone, which
+	 * apply_ddp wraps): dp is the replicas, sharding none */
+	if (er && shard != 1)
+		setu(c, "parallel.dp_replicate", (unsigned long long)rep, er, NULL);
 	integer(c, (e = get(c, "parallelism", "tensor_parallel_degree")), 1, &tp);
 	setu(c, "parallel.tp", (unsigned long long)tp, e, "no tensor_parallel_degree (1)");
 	if (tp > 1)
