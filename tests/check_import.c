@@ -571,23 +571,33 @@ START_TEST(megatron_conditions)
 }
 END_TEST
 
-/* DeepSpeed reads its config with Python's json, which keeps the last of a
- * key given twice; distcalc refuses it at the second line, as its other
- * readers do, also inside a section and when escaped the same elsewhere */
+/* DeepSpeed refuses a key given twice (deepspeed/runtime/config.py:699 at
+ * edaa7221 reads with dict_raise_error_on_duplicate_keys); distcalc too,
+ * at the second line, also inside a section and when escaped the same
+ * elsewhere. A file DeepSpeed's hjson takes and JSON does not (a trailing
+ * comma, a comment) is named as such, at its line */
 START_TEST(deepspeed_duplicates)
 {
 	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\n\"zero_optimization\": {\n\"stage\": 3,\n\"stage\": 1\n}\n}"), -1);
 	ck_assert_uint_eq(diag.count, 1);
-	ck_assert_str_eq(diag.entries[0].text, "t:4: error: 'stage' given twice (first on line 3): DeepSpeed's json "
-					       "would keep the last; give it once");
+	ck_assert_str_eq(diag.entries[0].text, "t:4: error: 'stage' given twice (first on line 3), which DeepSpeed "
+					       "refuses too (runtime/config.py reads it with dict_raise_error_on_duplicate_keys); "
+					       "give it once");
 	/* the same name in two objects is not a duplicate; the top level's is */
 	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"bf16\": {\"enabled\": true},\n\"fp16\": {\"enabled\": false},\n"
 						    "\"train_batch_size\": 16,\n\"train_batch_size\": 32}"),
 			 -1);
 	ck_assert_uint_eq(diag.count, 1);
-	ck_assert_str_eq(diag.entries[0].text, "t:4: error: 'train_batch_size' given twice (first on line 3): "
-					       "DeepSpeed's json would keep the last; give it once");
+	ck_assert_str_eq(diag.entries[0].text, "t:4: error: 'train_batch_size' given twice (first on line 3), which "
+					       "DeepSpeed refuses too (runtime/config.py reads it with "
+					       "dict_raise_error_on_duplicate_keys); give it once");
 	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"bf16\": {\"enabled\": true}, \"fp16\": {\"enabled\": false}}"), 0);
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\n\"train_micro_batch_size_per_gpu\": 1,\n}"), -1);
+	ck_assert_str_eq(diag.entries[0].text, "t:3: error: not strict JSON here (DeepSpeed reads its configs with hjson, "
+					       "which takes comments, trailing commas and unquoted keys; distcalc reads JSON: "
+					       "remove them)");
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "[1, 2]"), -1);
+	ck_assert_str_eq(diag.entries[0].text, "t:1: error: not a JSON object (a DeepSpeed config is one)");
 }
 END_TEST
 

@@ -160,12 +160,13 @@ static void duplicates(struct dctx *d, const cJSON *root, const cJSON *obj, int 
 		first = line_of_nth(d, m[i - 1].node->string, members_before(root, m[i - 1].node, m[i].node->string, &found));
 		if (first)
 			dc_diag_error(d->diag, DC_ERR_CONFIG,
-				      "%s: error: '%s' given twice (first on line %u): DeepSpeed's json would keep the "
-				      "last; give it once",
+				      "%s: error: '%s' given twice (first on line %u), which DeepSpeed refuses too "
+				      "(runtime/config.py reads it with dict_raise_error_on_duplicate_keys); give it once",
 				      dc_import_where(at, sizeof(at), d->name, line), m[i].node->string, first);
 		else
 			dc_diag_error(d->diag, DC_ERR_CONFIG,
-				      "%s: error: '%s' given twice: DeepSpeed's json would keep the last; give it once",
+				      "%s: error: '%s' given twice, which DeepSpeed refuses too (runtime/config.py reads it "
+				      "with dict_raise_error_on_duplicate_keys); give it once",
 				      dc_import_where(at, sizeof(at), d->name, line), m[i].node->string);
 	}
 	free(m);
@@ -425,8 +426,16 @@ int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc
 		if (!root && at && at >= buf && at <= buf + len)
 			for (const char *p = buf; p < at; p++)
 				line += *p == '\n';
-		dc_diag_error(diag, DC_ERR_CONFIG, "%s:%u: error: not a JSON object (a DeepSpeed config is one)", name,
-			      root ? 1u : line);
+		if (root)
+			dc_diag_error(diag, DC_ERR_CONFIG, "%s:1: error: not a JSON object (a DeepSpeed config is one)", name);
+		else
+			/* DeepSpeed reads a config file with hjson
+			 * (deepspeed/runtime/config.py:699 at edaa7221), which
+			 * takes comments, trailing commas and unquoted keys */
+			dc_diag_error(diag, DC_ERR_CONFIG,
+				      "%s:%u: error: not strict JSON here (DeepSpeed reads its configs with hjson, which takes "
+				      "comments, trailing commas and unquoted keys; distcalc reads JSON: remove them)",
+				      name, line);
 		cJSON_Delete(root);
 		return -1;
 	}

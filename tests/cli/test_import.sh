@@ -100,12 +100,12 @@ grep -q "note: 'precision.fp8_recipe' came from '--fp8-recipe' on line 108 of mx
 grep -q "give --set model.vocab_size=N" err.txt || fail "no vocabulary note: $(cat err.txt)"
 
 # DeepSpeed: a key given twice is refused at its second line (Python's json
-# would keep the last); all three of the batch must agree with the base
+# refuses it too); all three of the batch must agree with the base
 # config's 16 GPUs: 16 = 1 x 2 x 16 does not hold, DeepSpeed asserts it
 sed 's/"stage":3,/"stage":3, "stage":1,/' "$I/deepspeed_ds_zero3_config.json" >dup.json
 "$bin" --config "$I/a100_2x8_gpt2.json" --from-deepspeed dup.json --emit-config >/dev/null 2>err.txt
 [ $? = 3 ] || fail "dup.json: exit $?"
-grep -q "^dup.json:6: error: 'stage' given twice (first on line 6): DeepSpeed's json would keep the last" err.txt ||
+grep -q "^dup.json:6: error: 'stage' given twice (first on line 6), which DeepSpeed refuses too" err.txt ||
 	fail "duplicate DeepSpeed key: $(cat err.txt)"
 printf '{\n"train_batch_size": 16,\n"train_micro_batch_size_per_gpu": 1,\n"gradient_accumulation_steps": 2\n}\n' >gas.json
 "$bin" --config "$I/a100_2x8_gpt2.json" --from-deepspeed gas.json --emit-config >/dev/null 2>err.txt
