@@ -628,6 +628,14 @@ START_TEST(test_budgets)
 	ck_assert_int_eq(dc_check_max_parse("summary.tokens_per_s=1 ms", &m, err, sizeof(err)), 0);
 	ck_assert_int_eq(m.no_unit, 1);
 	free(m.path);
+	/* seconds per token are a time (its CSV unit is s), a rate of
+	 * tokens a second per GPU is not */
+	ck_assert_int_eq(dc_check_max_parse("step.gpu_s_per_token=1 ms", &m, err, sizeof(err)), 0);
+	ck_assert(fabs(m.limit - 1e-3) <= 1e-18);
+	free(m.path);
+	ck_assert_int_eq(dc_check_max_parse("step.tokens_per_s_per_gpu=4000", &m, err, sizeof(err)), 0);
+	ck_assert_str_eq(m.warn, "");
+	free(m.path);
 	ck_assert_int_eq(dc_check_max_parse("step.host_bandwidth_bytes_per_s=64 GB/s", &m, err, sizeof(err)), 0);
 	ck_assert(m.limit == 64e9);
 	free(m.path);
@@ -636,10 +644,16 @@ START_TEST(test_budgets)
 	ck_assert_int_eq(dc_check_max_parse("x.params_total=7 GiB", &m, err, sizeof(err)), 0);
 	ck_assert_int_eq(m.no_unit, 1);
 	free(m.path);
-	/* a negative budget is refused as a unit's parser refuses one, on
-	 * a field without a unit too (not "expected a plain number") */
-	ck_assert_int_eq(dc_check_max_parse("summary.warnings=-1", &m, err, sizeof(err)), -1);
-	ck_assert_str_eq(err, "must not be negative, got '-1'");
+	/* a field without a unit may be signed (loss.rank_rel_error), and
+	 * its budget or floor too; a negative one with a unit is refused as
+	 * the unit's parser refuses it */
+	ck_assert_int_eq(dc_check_max_parse("loss.rank_rel_error=-0.02", &m, err, sizeof(err)), 0);
+	ck_assert(m.limit == -0.02);
+	ck_assert_int_eq(m.no_unit, 0);
+	free(m.path);
+	ck_assert_int_eq(dc_check_max_parse("summary.warnings=-1", &m, err, sizeof(err)), 0);
+	ck_assert(m.limit == -1.0);
+	free(m.path);
 	ck_assert_int_eq(dc_check_max_parse("summary.peak_bytes=-1", &m, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "must not be negative, got '-1'");
 	dc_alloc_fail_at(1);
@@ -682,7 +696,7 @@ START_TEST(test_floors_and_typos)
 	ck_assert_uint_eq(d.count, 6);
 	ck_assert_str_eq(d.entries[0].text, "distcalc: error: '--check-max': 'summary.peak_byte': not a field of the report; did you mean 'summary.peak_bytes'?");
 	ck_assert_str_eq(d.entries[1].text, "distcalc: error: '--check-max': 'step.tokens_per_s_per_gpuu': not a field of the report; did you mean 'step.tokens_per_s_per_gpu'?");
-	ck_assert_str_eq(d.entries[2].text, "distcalc: error: '--check-max': 'summary.warnings': the field has no unit: expected a plain number, got '1 s'");
+	ck_assert_str_eq(d.entries[2].text, "distcalc: error: '--check-max': 'summary.warnings': takes a plain number in the field's own unit (the CSV's unit column: FLOP, 1/s, ...), got '1 s'");
 	/* a section the report lacks (left out by --only) is named as such */
 	ck_assert_str_eq(d.entries[3].text, "distcalc: error: '--check-max': 'memory.per_rank.peak_bytes': not in the report: it has no 'memory' (a section --only leaves out, or not one of this experiment's; a sweep's figures are under sweep.rows[i])");
 	/* a name past three edits but a word of the field's: the section said

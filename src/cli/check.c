@@ -1259,6 +1259,10 @@ static enum budget_unit budget_unit(const char *path)
 		return BUDGET_PLAIN;
 	if (n >= 2 && strncmp(key + n - 2, "_s", 2) == 0)
 		return BUDGET_TIME;
+	/* seconds of something per unit of another (gpu_s_per_token) */
+	for (size_t i = 0; i + 7 <= n; i++)
+		if (strncmp(key + i, "_s_per_", 7) == 0 && !(i >= 4 && strncmp(key + i - 4, "_per", 4) == 0))
+			return BUDGET_TIME;
 	for (size_t i = 0; i + 5 <= n; i++)
 		if (strncmp(key + i, "bytes", 5) == 0)
 			return BUDGET_BYTES;
@@ -1283,7 +1287,12 @@ int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_
 	}
 	path[eq - arg] = '\0';
 	m->warn[0] = '\0';
-	if (dc_check_parse_decimal(eq + 1, &limit) == 0) {
+	if (eq[1] == '-' && budget_unit(path) == BUDGET_PLAIN && dc_check_parse_decimal(eq + 2, &limit) == 0) {
+		/* a field without a unit may be signed (loss.rank_rel_error):
+		 * its floor or budget may be too */
+		limit = -limit;
+		ok = 1;
+	} else if (dc_check_parse_decimal(eq + 1, &limit) == 0) {
 		ok = 1;
 		switch (budget_unit(path)) {
 		case BUDGET_BYTES:
@@ -2544,7 +2553,7 @@ int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size
 		}
 		if (m->no_unit) {
 			dc_diag_error(diag, DC_ERR_USAGE,
-				      "distcalc: error: '%s': '%s': the field has no unit: expected a plain number, got '%s'", opt,
+				      "distcalc: error: '%s': '%s': takes a plain number in the field's own unit (the CSV's unit column: FLOP, 1/s, ...), got '%s'", opt,
 				      m->path, m->value);
 			rc = -1;
 			continue;
@@ -2564,7 +2573,7 @@ int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size
 			/* three digits, in whole percent from 1000% up (no 1.91e+05%) */
 			snprintf(by, sizeof(by), pct >= 1000 && pct < 1e15 ? " by %.0f%%" : " by %.3g%%", pct);
 		}
-		if (dc_check_parse_decimal(m->value, &(double){0}) == 0) {
+		if (dc_check_parse_decimal(m->value + (m->value[0] == '-'), &(double){0}) == 0) {
 			dc_buf_printf(out, "%s: %s %s %s%s\n", m->path, vt, m->min ? "is below the floor" : "exceeds the budget",
 				      m->value, by);
 		} else {
