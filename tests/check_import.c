@@ -371,7 +371,7 @@ START_TEST(torchtitan_hf_assets_path)
 	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nhf_asset_path = \"x\"\n"), -1);
 	ck_assert_str_eq(diag.entries[diag.count - 1].text,
 			 "t:2: error: [model] hf_asset_path: not a torchtitan setting distcalc maps or knows to change "
-			 "nothing it computes (docs/importers.md lists both)");
+			 "nothing it computes (docs/importers.md lists both); did you mean hf_assets_path?");
 }
 END_TEST
 
@@ -659,6 +659,13 @@ START_TEST(torchtitan_string_values_named)
 	ck_assert_str_eq(diag.entries[0].text,
 			 "t:5: error: [parallelism] tensor_parallel_degree: expected a whole number from 1, got the string \"2\"");
 	ck_assert_str_eq(diag.entries[1].text, "t:7: error: [compile] enable: expected true or false, got the string \"true\"");
+	/* a slip of a setting the mapping reads is named */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\n"
+						     "tensor_parallel_degre = 8\n[activation_checkpoint]\nmode = \"none\"\n"),
+			 -1);
+	ck_assert_str_eq(diag.entries[0].text, "t:5: error: [parallelism] tensor_parallel_degre: not a torchtitan setting "
+					       "distcalc maps or knows to change nothing it computes (docs/importers.md lists "
+					       "both); did you mean tensor_parallel_degree?");
 }
 END_TEST
 

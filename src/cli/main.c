@@ -1589,8 +1589,19 @@ int main(int argc, char **argv)
 	}
 	exp = dc_experiment_find(o.experiment);
 	if (!exp) {
-		fprintf(stderr, "distcalc: error: '--experiment': unknown experiment '%s'; known experiments:",
-			o.experiment);
+		const char *near = NULL;
+		size_t best = 3; /* within two edits, as --only's sections */
+		for (size_t i = 0; dc_experiments[i]; i++) {
+			size_t d = dc_edit_distance(o.experiment, strlen(o.experiment), dc_experiments[i]->name, 1);
+			if (d < best) {
+				best = d;
+				near = dc_experiments[i]->name;
+			}
+		}
+		fprintf(stderr, "distcalc: error: '--experiment': unknown experiment '%s';", o.experiment);
+		if (near)
+			fprintf(stderr, " did you mean '%s'?", near);
+		fprintf(stderr, " known experiments:");
 		for (size_t i = 0; dc_experiments[i]; i++)
 			fprintf(stderr, "%s %s", i ? "," : "", dc_experiments[i]->name);
 		fprintf(stderr, "\n");

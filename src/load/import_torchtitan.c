@@ -399,15 +399,25 @@ static int parse(struct toml *t)
 
 /* ---- the mapping ---- */
 
+#define MAX_ASKED 256
+
 struct tctx {
 	struct toml *t;
 	struct dc_import *imp;
 	int errors;
 	const struct entry *mx; /* [model] converters when it is ["mx"] */
+	/* the settings the mapping asked for (static strings), for a near
+	 * name to an unknown one */
+	const char *asked_table[MAX_ASKED], *asked_key[MAX_ASKED];
+	size_t nasked;
 };
 
 static struct entry *get(struct tctx *c, const char *table, const char *k)
 {
+	if (c->nasked < MAX_ASKED) {
+		c->asked_table[c->nasked] = table;
+		c->asked_key[c->nasked++] = k;
+	}
 	for (size_t i = 0; i < c->t->n; i++) {
 		struct entry *e = &c->t->e[i];
 		if (strcmp(e->table, table) == 0 && strcmp(e->key, k) == 0) {
@@ -977,6 +987,7 @@ int dc_import_torchtitan(const char *buf, size_t len, const char *name, struct d
 	c.imp = imp;
 	c.errors = 0;
 	c.mx = NULL;
+	c.nasked = 0;
 	map_model(&c);
 	pp = map_parallel(&c);
 	check_mx_tp(&c);
@@ -1001,9 +1012,28 @@ int dc_import_torchtitan(const char *buf, size_t len, const char *name, struct d
 			      t.e[i].table[strlen(ignored_tables[k])] == '.');
 		for (size_t k = 0; !ok && ignored_keys[k]; k++)
 			ok = strcmp(path, ignored_keys[k]) == 0;
-		if (!ok)
-			merr(&c, &t.e[i], "not a torchtitan setting distcalc maps or knows to change nothing it computes "
-					  "(docs/importers.md lists both)");
+		if (!ok) {
+			/* a slip of a setting the mapping reads, within two
+			 * edits, in the same table */
+			const char *near = NULL;
+			size_t best = 3;
+			for (size_t k = 0; k < c.nasked; k++) {
+				size_t d;
+				if (strcmp(c.asked_table[k], t.e[i].table) != 0)
+					continue;
+				d = dc_edit_distance(t.e[i].key, strlen(t.e[i].key), c.asked_key[k], 0);
+				if (d > 0 && d < best) {
+					best = d;
+					near = c.asked_key[k];
+				}
+			}
+			if (near)
+				merr(&c, &t.e[i], "not a torchtitan setting distcalc maps or knows to change nothing it "
+						  "computes (docs/importers.md lists both); did you mean %s?", near);
+			else
+				merr(&c, &t.e[i], "not a torchtitan setting distcalc maps or knows to change nothing it "
+						  "computes (docs/importers.md lists both)");
+		}
 	}
 	free(t.e);
 	return c.errors ? -1 : 0;
