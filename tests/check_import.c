@@ -659,6 +659,11 @@ START_TEST(torchtitan_string_values_named)
 	ck_assert_str_eq(diag.entries[0].text,
 			 "t:5: error: [parallelism] tensor_parallel_degree: expected a whole number from 1, got the string \"2\"");
 	ck_assert_str_eq(diag.entries[1].text, "t:7: error: [compile] enable: expected true or false, got the string \"true\"");
+	/* no [model] at all: torchtitan's defaults, named as such */
+	parse(DC_IMPORT_TORCHTITAN, "[activation_checkpoint]\nmode = \"none\"\n");
+	ck_assert_str_eq(imp.model_unresolved, "no [model] name or flavor: torchtitan's defaults, name \"llama3\" flavor "
+					       "\"debugmodel\", have no catalogue entry; give them, or the model's Hugging "
+					       "Face config.json with --model FILE or NAME");
 	/* a slip of a setting the mapping reads is named */
 	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\n"
 						     "tensor_parallel_degre = 8\n[activation_checkpoint]\nmode = \"none\"\n"),

@@ -682,11 +682,17 @@ static void map_model(struct tctx *c)
 		char j[80];
 		snprintf(j, sizeof(j), "\"%s\"", flavors[i].catalogue);
 		setj(c, "model.hf_config", j, ef ? ef : en, "[model] name and flavor");
+	} else if (!en && !ef) {
+		/* neither given: torchtitan's own defaults (llama3, debugmodel) */
+		snprintf(c->imp->model_unresolved, sizeof(c->imp->model_unresolved),
+			 "no [model] name or flavor: torchtitan's defaults, name \"%.40s\" flavor \"%.40s\", have no catalogue "
+			 "entry; give them, or the model's Hugging Face config.json with --model FILE or NAME",
+			 name, flavor);
 	} else {
 		snprintf(c->imp->model_unresolved, sizeof(c->imp->model_unresolved),
-			 "[model] name \"%.40s\" flavor \"%.40s\" (line %u) has no catalogue entry; give its Hugging Face "
-			 "config.json with --model FILE or NAME",
-			 name, flavor, ef ? ef->line : en ? en->line : 0);
+			 "[model] name \"%.40s\" flavor \"%.40s\"%s (line %u) has no catalogue entry; give its Hugging "
+			 "Face config.json with --model FILE or NAME",
+			 name, flavor, ef ? "" : " (torchtitan's default flavor)", ef ? ef->line : en->line);
 	}
 	if ((e = get(c, "model", "norm_type")) && str(c, e)) {
 		if (strcmp(e->text, "layernorm") == 0)
