@@ -708,6 +708,19 @@ START_TEST(deepspeed_micro_derived)
 }
 END_TEST
 
+/* A bad value is said once, however many mappings read it (tp's is read
+ * by the model's, the count's and the layout's) */
+START_TEST(megatron_bad_value_once)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--num-layers 2 --position-embedding-type rope "
+						  "--tensor-model-parallel-size four"),
+			 -1);
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:1: error: '--tensor-model-parallel-size': expected a whole number from 1, got 'four'");
+}
+END_TEST
+
 /* A variable's quoted arguments (OPTS="--a --b", then $OPTS on the
  * command): the first word is glued to the assignment, the rest are
  * pieces of their own; every one is an argument, as any "--" word of the
@@ -922,6 +935,7 @@ int main(void)
 	tcase_add_test(tc, torchtitan_string_values_named);
 	tcase_add_test(tc, torchtitan_ddp);
 	tcase_add_test(tc, megatron_arguments_in_a_variable);
+	tcase_add_test(tc, megatron_bad_value_once);
 	tcase_add_test(tc, framework_mapping);
 	tcase_add_test(tc, config_text);
 	suite_add_tcase(s, tc);

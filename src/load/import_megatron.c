@@ -533,6 +533,9 @@ struct given {
 	int differs;
 	unsigned other_line;
 	char other[MAX_VALUE];
+	/* its value was refused already (number, real): said once, however
+	 * many mappings read it */
+	int refused;
 };
 
 struct mctx {
@@ -589,7 +592,8 @@ static int number(struct mctx *m, enum arg_id a, int zero, unsigned long long *o
 	errno = 0;
 	n = strtoull(v, &end, 10);
 	if (!isdigit((unsigned char)v[0]) || *end || errno || n > (1ull << 53) || (!zero && n == 0)) {
-		err(m, m->g[a].line, "'%s': expected a whole number from %d, got '%s'", args[a].name, zero ? 0 : 1, v);
+		if (!m->g[a].refused++)
+			err(m, m->g[a].line, "'%s': expected a whole number from %d, got '%s'", args[a].name, zero ? 0 : 1, v);
 		return -1;
 	}
 	*out = n;
@@ -605,7 +609,8 @@ static int real(struct mctx *m, enum arg_id a, double *out)
 	errno = 0;
 	x = strtod(v, &end);
 	if (end == v || *end || errno || !(x >= 0 && x <= 1)) {
-		err(m, m->g[a].line, "'%s': expected a number from 0 to 1, got '%s'", args[a].name, v);
+		if (!m->g[a].refused++)
+			err(m, m->g[a].line, "'%s': expected a number from 0 to 1, got '%s'", args[a].name, v);
 		return -1;
 	}
 	*out = x;
