@@ -2003,7 +2003,8 @@ END_TEST
  * each AllReduce row, 2 x 1,056 x 117,440,512 = 248,034,361,344 B; the
  * eh_proj's output gather, 16 of M (7/8 M = 58,720,256 B sent), and its
  * input gradient's AllReduce, 16 of 2M (234,881,024 B sent):
- * 4,697,620,480 B; TP 252,731,981,824 B. */
+ * 4,697,620,480 B; the layers' and eh_proj's TP 252,731,981,824 B
+ * (tp_layers_bytes: the model's ends apart, test_tp_model_ends_by_hand). */
 START_TEST(test_mtp_module_tp_ep)
 {
 	struct dc_override ov[4] = {{"parallel.sequence_parallel=true", 0},
