@@ -124,6 +124,22 @@ START_TEST(test_counts_exact)
 }
 END_TEST
 
+/* A keys row's origin says how a value was given (the file, a --set, the
+ * default), not what was estimated: moving a --set into the file keeps
+ * the budget. Its value is compared. */
+START_TEST(test_key_origin_not_compared)
+{
+	const char *a = "{" HEADER ", \"cluster\": {\"keys\": [{\"key\": \"cluster.inter_node.latency\", \"value\": 1e-05, "
+			"\"origin\": \"config\"}]}}";
+	both_ways("{" HEADER ", \"cluster\": {\"keys\": [{\"key\": \"cluster.inter_node.latency\", \"value\": 1e-05, "
+		  "\"origin\": \"--set\"}]}}",
+		  a, 0.001, 0);
+	both_ways("{" HEADER ", \"cluster\": {\"keys\": [{\"key\": \"cluster.inter_node.latency\", \"value\": 2e-05, "
+		  "\"origin\": \"config\"}]}}",
+		  a, 0.001, 1);
+}
+END_TEST
+
 /* A string opening with its report's "config" and ": " (a warning) is
  * compared past that prefix: the path is not a budget. The rest is. */
 START_TEST(test_warning_config_prefix)
@@ -806,6 +822,7 @@ int main(void)
 	tcase_add_test(tc, test_budgets);
 	tcase_add_test(tc, test_compare_only);
 	tcase_add_test(tc, test_counts_exact);
+	tcase_add_test(tc, test_key_origin_not_compared);
 	tcase_add_test(tc, test_counts_add_up);
 	tcase_add_test(tc, test_long_number_both_ways);
 	tcase_add_test(tc, test_warning_config_prefix);
