@@ -1458,8 +1458,9 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 			given |= strncmp(o->sets[i].text, "model.vocab_size=", 17) == 0;
 		if (!given)
 			fprintf(stderr, "distcalc: note: '--from-megatron': no '--vocab-size': the vocabulary is the "
-					"tokenizer's, which distcalc does not read; give --set model.vocab_size=N (Megatron-LM "
-					"pads it to a multiple of --make-vocab-size-divisible-by x tp)\n");
+					"tokenizer's, which distcalc does not read; give --set model.vocab_size=N, N the padded "
+					"size (Megatron-LM pads the tokenizer's to a multiple of --make-vocab-size-divisible-by "
+					"x tp; a --set is taken as given, unpadded), or --vocab-size in the script, which is padded\n");
 	}
 	if (o->config) {
 		if (!(base = dc_check_read_file_as(o->config, "--config", DC_CONFIG_MAX_BYTES, &base_len, &d))) {

@@ -647,7 +647,8 @@ static int rule_ep(struct loader *l)
 		       (unsigned long long)p->pp);
 	else {
 		char d[160];
-		dc_cfg_errorf(l, blame_dp(l, k_ep),
+		/* a --set of etp alone broke it: name that --set */
+		dc_cfg_errorf(l, l->from_set[k_etp] && !l->from_set[k_ep] ? k_etp : blame_dp(l, k_ep),
 		       "'parallel.ep': ep x etp (%llu x %llu) must divide tp x dp x cp (%llu x %llu x %llu), the ranks of a stage that the expert layers regroup (Megatron-Core's MoE parallel folding)%s",
 		       (unsigned long long)ep, (unsigned long long)etp, (unsigned long long)p->tp,
 		       (unsigned long long)p->dp, (unsigned long long)cp, dp_derived(l, d, sizeof(d)));
