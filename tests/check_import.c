@@ -322,7 +322,7 @@ START_TEST(torchtitan_mapping)
 				   "[activation_checkpoint]\nmode = \"full\"\n"
 				   "[job]\nanything = [[1, 2], [\"a\"]]\n";
 	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, toml), 0);
-	ck_assert_str_eq(get("model.hf_config"), "\"llama-3-8b\"");
+	ck_assert_str_eq(get("model.hf_config"), "\"llama-3.1-8b\"");
 	ck_assert_str_eq(get("model.seq_length"), "4096");
 	ck_assert_str_eq(get("precision.compute"), "\"fp8\"");
 	ck_assert_str_eq(get("training.micro_batch_size"), "2");
@@ -365,7 +365,7 @@ START_TEST(torchtitan_hf_assets_path)
 						     "[activation_checkpoint]\nmode = \"none\"\n"),
 			 0);
 	ck_assert_uint_eq(diag.count, 0);
-	ck_assert_str_eq(get("model.hf_config"), "\"llama-3-8b\"");
+	ck_assert_str_eq(get("model.hf_config"), "\"llama-3.1-8b\"");
 	ck_assert_str_eq(get("training.recompute"), "\"none\"");
 	/* a key torchtitan's [model] does not have is still refused */
 	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nhf_asset_path = \"x\"\n"), -1);

@@ -106,6 +106,18 @@ START_TEST(test_llama_mistral)
 	 *   embedding + head 2 x 128256 x 8192 = 2,101,346,304; final norm 8,192
 	 *   total 70,553,706,496 (its model page: "70.6B") */
 	expect_counts("llama-3-70b", 70553706496ull, 70553706496ull);
+	/* Llama-3.1: the same shapes (its RoPE scaled to 131,072 positions
+	 * adds no parameter), and the 405B: h 16384, 128 heads, 8 KV heads of
+	 * 128, f 53248 (torchtitan b5bcd76c models/llama3/__init__.py's
+	 * flavor: 8 h / 3 x 1.2 rounded up to 4096), V 128256, 126 layers:
+	 *   attention 2 x 16384^2 + 2 x 16384 x 1024 = 570,425,344
+	 *   MLP 3 x 16384 x 53248 = 2,617,245,696; norms 32,768
+	 *   layer 3,187,703,808 x 126 = 401,650,679,808
+	 *   embedding + head 2 x 128256 x 16384 = 4,202,692,608; final norm
+	 *   16,384: total 405,853,388,800 (Meta's "405B") */
+	expect_counts("llama-3.1-8b", 8030261248ull, 8030261248ull);
+	expect_counts("llama-3.1-70b", 70553706496ull, 70553706496ull);
+	expect_counts("llama-3.1-405b", 405853388800ull, 405853388800ull);
 }
 END_TEST
 

@@ -541,14 +541,18 @@ static const char *str(struct tctx *c, struct entry *e)
 	return e->text;
 }
 
-/* [model] name and flavor: the catalogue's entry of the same model (the
- * flavors' shapes in torchtitan/models/llama3/__init__.py equal these
- * Hugging Face configs; docs/importers.md). */
+/* [model] name and flavor: the catalogue's entry of the same model. The
+ * llama3 flavors are Llama 3.1's: their shapes (torchtitan b5bcd76c
+ * torchtitan/models/llama3/__init__.py, _8b, _70b, _405b) and their RoPE,
+ * scaled to 131,072 positions ("llama" scaling, max_context_length
+ * 131072: :226-228, 267-269, 308-310), as the Llama-3.1 Hugging Face
+ * configs give them (docs/importers.md). */
 static const struct {
 	const char *name, *flavor, *catalogue;
 } flavors[] = {
-	{"llama3", "8B", "llama-3-8b"},
-	{"llama3", "70B", "llama-3-70b"},
+	{"llama3", "8B", "llama-3.1-8b"},
+	{"llama3", "70B", "llama-3.1-70b"},
+	{"llama3", "405B", "llama-3.1-405b"},
 };
 
 /* Whether an item of a filter_fqns array is a substring of "output", the
