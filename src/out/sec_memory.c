@@ -351,6 +351,10 @@ static void in_flight_label(const void *base, char *buf, size_t len)
 			    s == DC_PIPE_DUALPIPE ? "pp + 1" : "2pp + 1");
 	else if (s == DC_PIPE_ZERO_BUBBLE)
 		dc_text_fmt(buf, len, "microbatches in flight (ZB-H1: whole, B not run)");
+	else if (s == DC_PIPE_INTERLEAVED)
+		/* the count is 1F1B's; the interleaved warm-up holds chunk-
+		 * microbatches, which the layer-microbatches line counts */
+		dc_text_fmt(buf, len, "microbatches in flight (1F1B's count; the chunks held: the next line)");
 	else
 		dc_text_fmt(buf, len, "microbatches in flight");
 }

@@ -20,6 +20,7 @@ struct view {
 	const char *missing, *model, *hfu_paper_means, *paper;
 	char schedule[96];
 	int overlap_dp, overlap_fsdp, overlap_tp;
+	int fsdp_sharded; /* parallel.sharding fsdp: overlap_fsdp is read */
 	int has_framework; /* training.framework other than custom */
 	const char *framework, *tp_overlap;
 	int overlap_param_gather;
@@ -315,6 +316,7 @@ static void view(const struct dc_run *run, void *out)
 			break;
 		}
 	v->overlap_fsdp = in->overlap.fsdp_prefetch;
+	v->fsdp_sharded = run->plan->layout.sharding == DC_SHARD_FSDP;
 	v->overlap_tp = in->overlap.tp;
 	v->slowdown = in->overlap.compute_slowdown;
 	v->ep_slowdown = in->overlap.ep_slowdown;
@@ -617,6 +619,14 @@ static const struct dc_field path_fields[] = {
 static const struct dc_fields path_table = DC_FIELDS(path_fields);
 static const struct dc_rows path_rows = {path_count, path_row, sizeof(struct path_row), "steps"};
 
+/* overlap.fsdp_prefetch is the key's value; a layout without FSDP gathers
+ * nothing to prefetch, and says so */
+static void fsdp_prefetch_label(const void *base, char *buf, size_t len)
+{
+	dc_text_fmt(buf, len, "%s", ((const struct view *)base)->fsdp_sharded ? "overlap: fsdp prefetch"
+									       : "overlap: fsdp prefetch (no FSDP here: unused)");
+}
+
 #define V(m) offsetof(struct view, m)
 #define SV(m) offsetof(struct view, s.m)
 
@@ -717,7 +727,8 @@ static const struct dc_field fields[] = {
 	{"profile_optimizer_not_compared", "probe's optimizer step not compared", DC_U_NONE, DC_FT_TEXT,
 	 V(opt_why), .shown = opt_not_compared},
 	{"overlap_dp", "overlap: dp buckets behind the backward", DC_U_NONE, DC_FT_BOOL, V(overlap_dp), .shown = is_available},
-	{"overlap_fsdp_prefetch", "overlap: fsdp prefetch", DC_U_NONE, DC_FT_BOOL, V(overlap_fsdp), .shown = is_available},
+	{"overlap_fsdp_prefetch", NULL, DC_U_NONE, DC_FT_BOOL, V(overlap_fsdp), .shown = is_available,
+	 .label_fn = fsdp_prefetch_label},
 	{"overlap_tp", "overlap: tp behind the matmuls", DC_U_NONE, DC_FT_BOOL, V(overlap_tp), .shown = is_available},
 	{"compute_slowdown", "compute slowdown while communication overlaps", DC_U_RATIO, DC_FT_F64, V(slowdown),
 	 .shown = is_available},
