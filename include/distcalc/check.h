@@ -95,6 +95,10 @@ int dc_check_stored_all(const char *expected, size_t expected_len);
  * DC_ERR_INPUT when it cannot be opened or read, is a directory or is over
  * `max` bytes, DC_ERR_INTERNAL when out of memory. */
 char *dc_check_read_file(const char *path, size_t max, size_t *len, struct dc_diag *diag);
+/* The rank-ordered table `path` indexes ("strategies.variants[",
+ * "search.best[", "search.pareto["), whose row i is whatever ranks i + 1
+ * in this run; NULL for any other path. */
+const char *dc_check_ranked_table(const char *path);
 /* The same, its messages naming `opt` ("--config") as the option that
  * named the file. */
 char *dc_check_read_file_as(const char *path, const char *opt, size_t max, size_t *len, struct dc_diag *diag);

@@ -1275,6 +1275,15 @@ static enum budget_unit budget_unit(const char *path)
 	return BUDGET_PLAIN;
 }
 
+const char *dc_check_ranked_table(const char *path)
+{
+	static const char *const ranked[] = {"strategies.variants[", "search.best[", "search.pareto["};
+	for (size_t i = 0; i < sizeof(ranked) / sizeof(ranked[0]); i++)
+		if (strncmp(path, ranked[i], strlen(ranked[i])) == 0)
+			return ranked[i];
+	return NULL;
+}
+
 int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_t errlen)
 {
 	const char *eq = strchr(arg, '=');
@@ -1372,6 +1381,13 @@ int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_
 		snprintf(err, errlen, "%s", why);
 		free(path);
 		return -1;
+	}
+	if (!m->warn[0] && dc_check_ranked_table(path)) {
+		const char *t = dc_check_ranked_table(path);
+		snprintf(m->warn, sizeof(m->warn),
+			 "'%s': %.*s lists its rows in rank order, so the index is a rank, not a %s: another run may put "
+			 "another one there (each row names its own)",
+			 path, (int)strlen(t) - 1, t, strncmp(t, "strategies", 10) == 0 ? "strategy" : "layout");
 	}
 	m->path = path;
 	m->value = path + (eq - arg) + 1;

@@ -15,6 +15,7 @@
 
 #include "report_int.h"
 #include "sweep_int.h"
+#include "distcalc/check.h"
 
 /* ---- checking the command line's axes and metrics ---- */
 
@@ -999,6 +1000,13 @@ static int pick_metrics(const struct dc_experiment *exp, struct dc_sweep *sw, co
 					      m->path);
 				return -1;
 			}
+		if (dc_check_ranked_table(m->path)) {
+			const char *t = dc_check_ranked_table(m->path);
+			dc_diag_warn(diag,
+				     "'--sweep-metrics': '%s': %.*s lists its rows in rank order, so the column follows "
+				     "whichever row ranks there at each point (each row names its own)",
+				     m->path, (int)strlen(t) - 1, t);
+		}
 		if (!(f = resolve_static(exp, m->path, err, sizeof(err)))) {
 			dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--sweep-metrics': %s", err);
 			return -1;
