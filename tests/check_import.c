@@ -547,7 +547,9 @@ END_TEST
 
 /* The reader evaluates no shell condition: each mapped argument inside an
  * `if` or `case` block warns with its line and the block's; one outside,
- * an ignored one and an `if` that is only a word (an echo's) do not */
+ * an ignored one and an `if` that is only a word (an echo's) do not. An
+ * echo's words are text it prints: its --vocab-size is not taken, and
+ * says so (before, it set the vocabulary) */
 START_TEST(megatron_conditions)
 {
 	static const char *const script = "#!/bin/bash\n"
@@ -565,9 +567,11 @@ START_TEST(megatron_conditions)
 		warned += diag.entries[i].severity == DC_SEV_WARNING && strstr(diag.entries[i].text, "inside the shell");
 	ck_assert_uint_eq(warned, 2);
 	ck_assert_str_eq(get("parallel.tp"), "2");
-	ck_assert_ptr_nonnull(strstr(diag.entries[0].text, "t:4: '--tensor-model-parallel-size': inside the shell 'if' "
+	ck_assert_str_eq(get("model.vocab_size"), "(unset)");
+	ck_assert_str_eq(diag.entries[0].text, "t:2: '--vocab-size': printed by echo, not an argument of the launch: not taken");
+	ck_assert_ptr_nonnull(strstr(diag.entries[1].text, "t:4: '--tensor-model-parallel-size': inside the shell 'if' "
 							      "of line 3, taken as if the branch ran"));
-	ck_assert_ptr_nonnull(strstr(diag.entries[1].text, "t:7: '--bf16': inside the shell 'case' of line 6"));
+	ck_assert_ptr_nonnull(strstr(diag.entries[2].text, "t:7: '--bf16': inside the shell 'case' of line 6"));
 }
 END_TEST
 

@@ -6,7 +6,8 @@
  * (quotes removed, '#' comments, backslash-newline, the separators ( ) ; |
  * & < > `), splits a word with spaces in it again (so "--fp8-format hybrid"
  * in an array is two words), and takes every word starting with "--" as an
- * argument, anywhere in the file: shell conditions are not evaluated (a
+ * argument, anywhere in the file but an echo's or printf's words (text
+ * they print, a warning): shell conditions are not evaluated (a
  * mapped argument inside an `if` or `case` block warns with both lines). A
  * value "$X", "${X}" or "${X:-default}" is the last assignment X=... above
  * it, else the default. Megatron-LM's names and defaults are those of
@@ -1122,7 +1123,7 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 	m->name = name;
 	m->imp = imp;
 	m->diag = diag;
-	for (size_t i = 0; i < ws.n && m->errors < 50; i++) {
+	for (size_t i = 0, cmd = 0; i < ws.n && m->errors < 50; i++) {
 		const char *w = ws.w[i].text, *eq;
 		char argname[96], value[MAX_VALUE];
 		const char *raw = NULL;
@@ -1134,8 +1135,19 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 		 * as every "--" word of the file is */
 		if (is_assignment(w, &nl) && w[nl + 1] == '-' && w[nl + 2] == '-')
 			w += nl + 1;
+		/* the command a word belongs to starts at the last separator */
+		if (i == 0 || ws.w[i].sep)
+			cmd = i;
 		if (w[0] != '-' || w[1] != '-' || !isalpha((unsigned char)w[2]))
 			continue;
+		/* echo's and printf's words are text they print (a hint,
+		 * a log line), not the launch's arguments */
+		if (cmd < i && (strcmp(ws.w[cmd].text, "echo") == 0 || strcmp(ws.w[cmd].text, "printf") == 0)) {
+			char at[600];
+			dc_diag_warn(diag, "%s: '%.80s': printed by %s, not an argument of the launch: not taken",
+				     dc_import_where(at, sizeof(at), name, ws.w[i].line), w, ws.w[cmd].text);
+			continue;
+		}
 		if (++nargs > DC_IMPORT_MAX_ITEMS)
 			break;
 		eq = strchr(w, '=');
