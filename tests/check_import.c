@@ -722,6 +722,15 @@ START_TEST(megatron_bad_value_once)
 	ck_assert_uint_eq(diag.count, 1);
 	ck_assert_str_eq(diag.entries[0].text,
 			 "t:1: error: '--tensor-model-parallel-size': expected a whole number from 1, got 'four'");
+	/* a flag followed by a boolean word: the flag is taken, the word
+	 * named (argparse would refuse it) */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--num-layers 2 --position-embedding-type rope "
+						  "--sequence-parallel true --tensor-model-parallel-size 2"),
+			 0);
+	ck_assert_str_eq(get("parallel.sequence_parallel"), "true");
+	ck_assert_str_eq(diag.entries[0].text, "t:1: '--sequence-parallel' is a flag, taken as given; the word after it, "
+					       "'true', is no value of it (Megatron-LM's argparse refuses it: remove it, or "
+					       "the flag for false)");
 }
 END_TEST
 

@@ -1237,6 +1237,17 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 			err(m, ws.w[i].line, "'%s': a flag takes no value", argname);
 			continue;
 		} else {
+			/* a word after a flag in the same command, as
+			 * "--sequence-parallel true": argparse takes no value
+			 * for it and refuses the stray word */
+			const struct word *nx = i + 1 < ws.n ? &ws.w[i + 1] : NULL;
+			if (nx && !nx->sep && !ws.w[i].redir && nx->text[0] != '-' && nx->text[0] != '$' &&
+			    !is_assignment(nx->text, &nl) && (strcmp(nx->text, "true") == 0 || strcmp(nx->text, "false") == 0 ||
+								   strcmp(nx->text, "True") == 0 || strcmp(nx->text, "False") == 0))
+				warn(m, ws.w[i].line,
+				     "'%s' is a flag, taken as given; the word after it, '%s', is no value of it "
+				     "(Megatron-LM's argparse refuses it: remove it, or the flag for false)",
+				     argname, nx->text);
 			value[0] = '\0';
 		}
 		if (m->g[a].set && strcmp(m->g[a].value, value) != 0) {
