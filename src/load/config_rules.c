@@ -838,7 +838,10 @@ static int rule_sequence_parallel(struct loader *l)
 		dc_cfg_errorf(l, blame(l, KEY_PARALLEL_SEQUENCE_PARALLEL, KEY_PARALLEL_TP),
 		       "'parallel.sequence_parallel': needs parallel.tp > 1 (it splits the tp group's activations), got tp %llu",
 		       (unsigned long long)p->tp);
-	} else if (m->seq_length % cp == 0 && !dc_config_sp_splits_tokens(m, p->tp, cp)) {
+	} else if (m->seq_length % cp == 0 && !dc_config_sp_splits_tokens(m, p->tp, cp) &&
+		   /* a tp the heads refuse is that rule's error, with its fix:
+		    * a sequence length for it would be no advice */
+		   (!m->num_attention_heads || m->num_attention_heads % p->tp == 0)) {
 		/* blamed on what the command line changed, else on sp; the
 		 * lengths that fit: multiples of tp x cp (and of 2 cp where
 		 * the cp ranks hold two chunks each, rule_cp) */
