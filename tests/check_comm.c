@@ -357,6 +357,54 @@ static uint64_t tp_layer_rows(const struct dc_comm_strategy *s)
 	return n;
 }
 
+/* The most TP rows an axis issues (comm.h DC_COMM_MAX_COLL): DeepSeek-V3
+ * at tp 4 with sequence parallelism, FP8 current scaling, full recompute,
+ * pp 1 (the rank holds both ends) and its MTP module. A layer's 14: the
+ * gathers in two formats (MLA's attention gathers BF16, the MLP's FP8) for
+ * the forward's g, the output gradient's g-bar, the re-gather and the
+ * recomputed forward's g, 8; the reduce-scatters g-bar, g and the
+ * recomputed one, 3; the amax reductions forward, backward and
+ * recomputed, 3. The eh_proj's 8 (tp.c mtp_eh_proj: in, out, out grad,
+ * in grad, re-gather, two recomputed, amax). The ends' 8: the loss's,
+ * the embedding's two, the module's embedding's two, the head's three.
+ * 30 rows: before the ends were priced this shape had 22, and the limit
+ * of 28 failed it once they were (the review of stop 49). */
+START_TEST(test_tp_rows_bound)
+{
+	char path[512];
+	struct dc_override ov[] = {{"parallel.tp=4", 0},
+				   {"parallel.etp=1", 0},
+				   {"parallel.sequence_parallel=true", 0},
+				   {"parallel.pp=1", 0},
+				   {"parallel.pipeline_layers", 0},
+				   {"parallel.pipeline_schedule=1f1b", 0},
+				   {"overlap.ep=none", 0},
+				   {"parallel.ep=64", 0},
+				   {"training.recompute=full", 0}};
+	struct dc_config c;
+	struct dc_diag d;
+	struct dc_comm m;
+	uint64_t ends = 0, eh = 0;
+	ov[4].unset = 1;
+	snprintf(path, sizeof(path), "%s/configs/deepseek-v3-h800.json", DC_SOURCE_DIR);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, ov, sizeof(ov) / sizeof(ov[0]), &c, &d), 0);
+	dc_diag_release(&d);
+	ck_assert_int_eq(c.precision.fp8_recipe, DC_FP8_CURRENT);
+	ck_assert_uint_eq(c.model.mtp_layers, 1);
+	m = compute(&c);
+	for (uint64_t i = 0; i < m.s[DC_STRAT_TP].ncoll; i++) {
+		const struct dc_coll *r = &m.s[DC_STRAT_TP].coll[i];
+		ends += tp_end_row(r);
+		eh += !tp_end_row(r) && r->what >= DC_CW_TP_MTP_IN && r->what <= DC_CW_TP_MTP_AMAX;
+	}
+	ck_assert_uint_eq(m.s[DC_STRAT_TP].ncoll, 30);
+	ck_assert_uint_eq(ends, 8);
+	ck_assert_uint_eq(eh, 8);
+	ck_assert_uint_lt(m.s[DC_STRAT_TP].ncoll, DC_COMM_MAX_COLL);
+}
+END_TEST
+
 /* configs/mixtral-8x7b-ep.json under `sched`, at pp 4 (as shipped) or pp 2
  * (dp 8), its comm */
 static struct dc_comm mixtral_comm(const char *sched, int pp2)
@@ -1137,7 +1185,13 @@ END_TEST
  * - one MTP module (model.mtp_layers 1): the head and the loss run twice
  *   a microbatch, and the module's lookup in the shared embedding adds
  *   its ReduceScatter and gather: (6 + 18 + 6) x 6,291,456 + 18 x 12,288
- *   = 188,964,864 B. */
+ *   = 188,964,864 B;
+ * - the head in FP8 (precision.fp8_lm_head under Megatron's MXFP8: its
+ *   Transformer Engine output layer gathers as a layer's linear does):
+ *   the head's gather and re-gather carry a row of 2048 FP8 bytes and 64
+ *   scales, 2,048 x 2,112 = 4,325,376 B, sending 3,244,032; its
+ *   reduce-scatter stays BF16: 6 x 3,244,032 + 9 x 6,291,456 + 110,592
+ *   = 76,197,888 B. */
 static uint64_t tp_ends_bytes(const struct dc_config *c, const struct dc_comm_strategy **rows)
 {
 	static struct dc_comm m;
@@ -1186,6 +1240,12 @@ START_TEST(test_tp_model_ends_by_hand)
 	c.model.position_embeddings = 0;
 	c.model.mtp_layers = 1;
 	ck_assert_uint_eq(tp_ends_bytes(&c, &s), 188964864ull);
+	c.model.mtp_layers = 0;
+	c.precision.compute = DC_COMPUTE_FP8;
+	c.precision.fp8_recipe = DC_FP8_MXFP8;
+	ck_assert_uint_eq(tp_ends_bytes(&c, &s), 94482432ull);
+	c.precision.fp8_lm_head = 1;
+	ck_assert_uint_eq(tp_ends_bytes(&c, &s), 76197888ull);
 }
 END_TEST
 
@@ -2308,6 +2368,7 @@ int main(void)
 	tcase_add_test(tc, test_deepspeed_zero_reduces_with_allreduce);
 	tcase_add_test(tc, test_tp_sequence_parallel_and_recompute);
 	tcase_add_test(tc, test_tp_model_ends_by_hand);
+	tcase_add_test(tc, test_tp_rows_bound);
 	tcase_add_test(tc, test_tp_fp8_gathers);
 	tcase_add_test(tc, test_pp_interleaved);
 	tcase_add_test(tc, test_expert_parallel);

@@ -630,10 +630,12 @@ START_TEST(deepspeed_batch_triple)
 }
 END_TEST
 
-/* torchtitan's plain DDP: shard degree 1 shards nothing, the replicas are
- * the data-parallel ranks (dp 64, sharding none, no dp_replicate, which
- * the loader would read as HSDP's replicas and refuse without sharding);
- * with shard degree 4 the replicas are HSDP's */
+/* torchtitan's replicas with shard degree 1: torchtitan b5bcd76c applies
+ * FSDP over the (dp_replicate, fsdp) mesh whatever the shard degree
+ * (models/llama3/parallelize.py:57-78), so HSDP over one-rank shard groups:
+ * sharding fsdp, dp 64, dp_replicate 64, as a shard degree of -1 that the
+ * replicas leave at 1 (before, sharding none with dp_replicate 64, which the
+ * loader refused); with shard degree 4 the same HSDP over 4 */
 START_TEST(torchtitan_ddp)
 {
 	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\n"
@@ -641,8 +643,8 @@ START_TEST(torchtitan_ddp)
 						     "[activation_checkpoint]\nmode = \"none\"\n"),
 			 0);
 	ck_assert_str_eq(get("parallel.dp"), "64");
-	ck_assert_str_eq(get("parallel.sharding"), "\"none\"");
-	ck_assert_str_eq(get("parallel.dp_replicate"), "(unset)");
+	ck_assert_str_eq(get("parallel.sharding"), "\"fsdp\"");
+	ck_assert_str_eq(get("parallel.dp_replicate"), "64");
 	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\n"
 						     "data_parallel_shard_degree = 4\ndata_parallel_replicate_degree = 16\n"
 						     "[activation_checkpoint]\nmode = \"none\"\n"),
@@ -650,6 +652,19 @@ START_TEST(torchtitan_ddp)
 	ck_assert_str_eq(get("parallel.dp"), "64");
 	ck_assert_str_eq(get("parallel.sharding"), "\"fsdp\"");
 	ck_assert_str_eq(get("parallel.dp_replicate"), "16");
+	/* an older torchtitan's disable_loss_parallel: true at tp > 1 gathers
+	 * the logits for a whole loss, not priced: refused; false is the
+	 * vocabulary-parallel loss distcalc prices */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\n"
+						     "tensor_parallel_degree = 2\ndisable_loss_parallel = true\n"
+						     "[activation_checkpoint]\nmode = \"none\"\n"),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(diag.entries[0].text, "t:6: error: [parallelism] disable_loss_parallel: true gathers "
+								"the logits over the tp group"));
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\n"
+						     "tensor_parallel_degree = 2\ndisable_loss_parallel = false\n"
+						     "[activation_checkpoint]\nmode = \"none\"\n"),
+			 0);
 }
 END_TEST
 

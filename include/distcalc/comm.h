@@ -175,7 +175,12 @@ struct dc_coll {
 	double per_layer[2];
 };
 
-#define DC_COMM_MAX_COLL 28
+/* Rows a strategy holds. The most an axis issues is TP's on a rank that
+ * holds both ends: a layer's 14 (under sequence parallelism, FP8 current
+ * scaling and full recompute: each gather in two formats where MLA keeps
+ * one BF16, the reduce-scatters, the amax reductions), the MTP eh_proj's
+ * 8, the loss's 1 and the ends' 7 (tp.c ends_calls): 30; room above it */
+#define DC_COMM_MAX_COLL 40
 
 struct dc_comm_strategy {
 	int in_play;
@@ -228,11 +233,15 @@ struct dc_comm {
 	 * format, with count 1 (time_s: one call's) and per_layer[c] the
 	 * calls (a recomputed forward's at the rank's share over all its
 	 * layers, as s[DC_STRAT_TP]'s); ncoll 0 for a kind the rank holds.
-	 * tp_head: the head's TP calls as the rank whose chunk holds it
-	 * issues them, whichever rank was analysed: the model.mtp_layers
-	 * modules' eh_proj calls and the chunked loss's reductions (rows
-	 * of s[DC_STRAT_TP] too where `stage` holds the head). Both in play
-	 * with s[DC_STRAT_TP], on its group. */
+	 * tp_head: the model's ends' TP calls as the rank whose chunk holds
+	 * each issues them, whichever rank was analysed (tp.c ends_calls,
+	 * loss_reduces, mtp_eh_proj): the head's (its input's gather, its
+	 * input gradient, its re-gather, the loss's reductions, the
+	 * model.mtp_layers modules' eh_proj and embedding lookups) and the
+	 * embedding's (its output call and its gradient's gather), a step's
+	 * on the rank that holds them (rows of s[DC_STRAT_TP] too where
+	 * `stage` holds that end). Both in play with s[DC_STRAT_TP], on its
+	 * group. */
 	struct dc_comm_strategy tp_kind[2];
 	struct dc_comm_strategy tp_head;
 	uint64_t bytes_per_rank; /* sum over strategies */

@@ -145,8 +145,12 @@ static void loss_reduces(struct dc_axis_ctx *x, int head)
 
 /* The embedding's and the output layer's own TP calls, per microbatch of
  * the chunk that holds each, M = b s h elements of the working precision
- * (the head stays BF16 under the FP8 recipes of both frameworks: its
- * gather is the working precision's):
+ * (the head stays BF16 under the FP8 recipes of both frameworks, its
+ * gather the working precision's, but under precision.fp8_lm_head: then
+ * Megatron-Core builds Transformer Engine's output layer,
+ * TELMHeadColumnParallelLinear, gpt_model.py:271-275 at d98e8a64, and
+ * torchao's float8 converter keeps the output Linear, each gathering its
+ * input in the layers' format, dc_framework_tp_gather_format):
  * - the vocabulary-parallel embedding sums its partial lookups: an
  *   AllReduce in forward, or under sequence parallelism a ReduceScatter
  *   to the sequence shards, whose backward gathers the output gradient
@@ -174,7 +178,7 @@ static void ends_calls(struct dc_axis_ctx *x, int own)
 {
 	const struct dc_plan *p = x->p;
 	const struct dc_config *cfg = p->in;
-	uint64_t mb = dc_pipeline_chunk_microbatches(p), act = dc_axis_act_bytes(x), mtp;
+	uint64_t mb = dc_pipeline_chunk_microbatches(p), act = dc_axis_act_bytes(x), mtp, in;
 	int sp = p->layout.sequence_parallel, scatter = sp && cfg->model.position_embeddings == 0;
 	if (holds_end(x, 0, own)) {
 		dc_axis_push(x, scatter ? DC_COLL_REDUCE_SCATTER : DC_COLL_ALL_REDUCE, DC_CW_TP_EMBED_OUT,
@@ -200,11 +204,15 @@ static void ends_calls(struct dc_axis_ctx *x, int own)
 			     act);
 		return;
 	}
-	dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_TP_HEAD_IN, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, mb, act);
+	in = cfg->precision.fp8_lm_head && cfg->precision.compute == DC_COMPUTE_FP8
+		     ? tp_gather_bytes(x->b, dc_framework_tp_gather_format(cfg), p->tokens_per_microbatch_cp,
+				       cfg->model.hidden_size, cfg->precision.working_bytes, 0)
+		     : act;
+	dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_TP_HEAD_IN, DC_CPHASE_FORWARD, DC_OVL_EXPOSED, mb, in);
 	dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_TP_HEAD_IN_GRAD, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, mb, act);
 	if (!dc_framework_tp_keeps_gathered_input(cfg))
 		dc_axis_push(x, DC_COLL_ALL_GATHER, DC_CW_TP_HEAD_REGATHER, DC_CPHASE_BACKWARD, DC_OVL_BEHIND_GEMM, mb,
-			     act);
+			     in);
 }
 
 /* A multi-token-prediction module's eh_proj, on the rank that runs the

@@ -851,11 +851,13 @@ static long long map_parallel(struct tctx *c)
 		merr(c, es, "expected -1 (the ranks left) or a whole number from 1, got %s", es->text);
 	else if (es)
 		shard = es->i;
-	/* replicas of FSDP shards: HSDP; with shard degree 1 nothing is
-	 * sharded, and the replicas are plain DDP (torchtitan's
-	 * ParallelDims: dp_shard 1 leaves dp_replicate's mesh alone, which
-	 * apply_ddp wraps): dp is the replicas, sharding none */
-	if (er && shard != 1)
+	/* replicas of FSDP shards: HSDP, whatever the shard degree: torchtitan
+	 * b5bcd76c always applies FSDP over the ("dp_replicate", "fsdp") mesh
+	 * ("with shard_degree=1 it is a no-op for the all-gather but still
+	 * installs the MixedPrecisionPolicy": models/llama3/parallelize.py:
+	 * 57-78), so shard degree 1 with replicas is HSDP over shard groups of
+	 * one rank, as a shard degree of -1 that the replicas leave at 1 is */
+	if (er)
 		setu(c, "parallel.dp_replicate", (unsigned long long)rep, er, NULL);
 	integer(c, (e = get(c, "parallelism", "tensor_parallel_degree")), 1, &tp);
 	setu(c, "parallel.tp", (unsigned long long)tp, e, "no tensor_parallel_degree (1)");
@@ -872,8 +874,6 @@ static long long map_parallel(struct tctx *c)
 	/* -1: the ranks left, which the loader derives as dp */
 	if (shard == 1 && rep == 1)
 		sets(c, "parallel.sharding", "none", es, NULL);
-	else if (shard == 1)
-		sets(c, "parallel.sharding", "none", es, NULL); /* DDP over the replicas */
 	else
 		sets(c, "parallel.sharding", "fsdp", es, "no data_parallel_shard_degree (-1: FSDP over the ranks left)");
 	if ((e = get(c, "parallelism", "fsdp_reshard_after_forward")) && (s = str(c, e))) {
@@ -889,7 +889,12 @@ static long long map_parallel(struct tctx *c)
 		setj(c, "parallel.reshard_after_forward", pp > 1 ? "false" : "true", e,
 		     "no fsdp_reshard_after_forward (default)");
 	map_async_tp(c, tp);
-	get(c, "parallelism", "disable_loss_parallel");
+	/* an older torchtitan's switch (b5bcd76c has none): true replicates
+	 * the logits over the tp group before a whole loss, which distcalc
+	 * does not price (its loss is vocabulary-parallel: tp.c) */
+	if ((e = get(c, "parallelism", "disable_loss_parallel")) && e->type == T_BOOL && e->b && tp > 1)
+		merr(c, e, "true gathers the logits over the tp group for a whole loss, which distcalc does not price (its "
+			   "loss is vocabulary-parallel, three AllReduces a microbatch); remove it to import the rest");
 	get(c, "parallelism", "enable_compiled_autograd");
 	if ((e = get(c, "parallelism", "pipeline_parallel_schedule")) && (s = str(c, e))) {
 		if (strcmp(s, "1F1B") == 0)
