@@ -1288,6 +1288,7 @@ int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_
 {
 	const char *eq = strchr(arg, '=');
 	char *path, why[200];
+	const char *t;
 	double limit = 0;
 	uint64_t bytes;
 	int ok, no_unit = 0;
@@ -1382,13 +1383,11 @@ int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_
 		free(path);
 		return -1;
 	}
-	if (!m->warn[0] && dc_check_ranked_table(path)) {
-		const char *t = dc_check_ranked_table(path);
+	if (!m->warn[0] && (t = dc_check_ranked_table(path)) != NULL)
 		snprintf(m->warn, sizeof(m->warn),
 			 "'%s': %.*s lists its rows in rank order, so the index is a rank, not a %s: another run may put "
 			 "another one there (each row names its own)",
 			 path, (int)strlen(t) - 1, t, strncmp(t, "strategies", 10) == 0 ? "strategy" : "layout");
-	}
 	m->path = path;
 	m->value = path + (eq - arg) + 1;
 	m->limit = no_unit ? 0 : limit;

@@ -146,7 +146,7 @@ static void phase_times(const struct dc_comm_strategy *s, int kind, double *fwd,
 /* A TP call of the model's ends, not a layer (the step adds it to the head
  * or the embedding): the loss's reductions, the output layer's and the
  * embedding's calls, an MTP module's (comm.h) */
-static int tp_head_row(const struct dc_coll *c)
+static int tp_end_row(const struct dc_coll *c)
 {
 	return c->what >= DC_CW_TP_LOSS_CHUNK && c->what <= DC_CW_TP_MTP_AMAX;
 }
@@ -230,7 +230,7 @@ static void tp_async_inline(struct costs *k, const struct dc_comm_strategy *s, i
 		const struct dc_coll *cl = &s->coll[i];
 		double v, calls = cl->per_layer[kind];
 		int g;
-		if (tp_head_row(cl))
+		if (tp_end_row(cl))
 			continue;
 		if (cl->overlap == DC_OVL_INLINE && !tp_async(cl)) {
 			*(cl->phase == DC_CPHASE_FORWARD ? &k->tp_f_inline[kind] : &k->tp_b_inline[kind]) +=
@@ -276,7 +276,7 @@ static void tp_tiled_init(struct costs *k, const struct dc_comm *comm, const dou
 		for (uint64_t i = 0; i < s->ncoll; i++) {
 			const struct dc_coll *cl = &s->coll[i];
 			double *to = NULL, *calls = NULL;
-			if (cl->overlap == DC_OVL_INLINE || tp_head_row(cl))
+			if (cl->overlap == DC_OVL_INLINE || tp_end_row(cl))
 				continue; /* tp_f_inline, tp_b_inline; the head's */
 			switch (cl->what) {
 			case DC_CW_TP_SEQ_IN_G:
@@ -477,9 +477,10 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 		/* the analysed rank's MTP modules' layers, one of their kind
 		 * each, whose calls the rows hold (tp.c) */
 		n[k->mtp_moe] += (double)comm->mtp_layers;
-		/* the head's calls as its rank issues them (comm.h tp_head):
-		 * the MTP modules' eh_proj, the chunked loss's reductions, a
-		 * microbatch's */
+		/* the model's ends' calls as the rank that holds each issues
+		 * them (comm.h tp_head), a microbatch's: the head's and the
+		 * loss's, the embedding's, the MTP modules' (eh_proj, their
+		 * embedding lookups) */
 		for (uint64_t i = 0; i < hs->ncoll; i++) {
 			const struct dc_coll *cl = &hs->coll[i];
 			double *to;
@@ -525,7 +526,7 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 			for (uint64_t i = 0; i < ks->ncoll; i++) {
 				const struct dc_coll *cl = &ks->coll[i];
 				double part;
-				if (tp_head_row(cl))
+				if (tp_end_row(cl))
 					continue; /* the ends' (hs above) */
 				part = tp_part(cl, kind, n);
 				if (cl->phase == DC_CPHASE_FORWARD)
@@ -3271,16 +3272,16 @@ static double emit_work(struct emitter *em, uint64_t stage, const struct dc_work
 	return t + d;
 }
 
-/* A wait of `d` on the compute track and `c` of it on the TP track, from t
- * (none when d is 0): `what` "embedding fwd", ..., `call` the TP call's
- * name. Returns where it ends. */
-static double emit_wait(struct emitter *em, uint64_t stage, double t, double d, double c, const char *what, uint64_t mb,
+/* A TP call of `d` waited for, from t, on the compute track and the TP
+ * track (none when d is 0): `what` "embedding fwd", ..., `call` the TP
+ * call's name. Returns where it ends. */
+static double emit_wait(struct emitter *em, uint64_t stage, double t, double d, const char *what, uint64_t mb,
 			const char *tag, const char *call)
 {
 	if (!(d > 0))
 		return t;
 	ev(em, stage, DC_TRACK_COMPUTE, t, d, "%s mb %llu%s: wait for communication", what, (unsigned long long)mb, tag);
-	ev(em, stage, DC_TRACK_TP, t, c, "%s mb %llu %s", what, (unsigned long long)mb, call);
+	ev(em, stage, DC_TRACK_TP, t, d, "%s mb %llu %s", what, (unsigned long long)mb, call);
 	return t + d;
 }
 
@@ -3326,7 +3327,7 @@ static double emit_op(struct emitter *em, const struct costs *k, uint64_t stage,
 		t += k->emb_ag_f;
 		t = emit_work(em, stage, &k->c->embedding, 0, part, "embedding", mb, tag, t);
 		/* then its TP call (chunk_ends_cost) */
-		t = emit_wait(em, stage, t, k->tp_emb_f, k->tp_emb_f, "embedding fwd", mb, tag, "tp reduction");
+		t = emit_wait(em, stage, t, k->tp_emb_f, "embedding fwd", mb, tag, "tp reduction");
 	}
 	if (bwd && ch.at.head) {
 		double t0 = t, hid = 0, shown = 0;
@@ -3354,17 +3355,17 @@ static double emit_op(struct emitter *em, const struct costs *k, uint64_t stage,
 	if (!bwd && ch.at.head) {
 		/* the head's input gathered, its work, the loss's tp
 		 * reductions (chunk_ends_cost) */
-		t = emit_wait(em, stage, t, k->tp_head_in_f, k->tp_head_in_f, "head and loss fwd", mb, tag,
+		t = emit_wait(em, stage, t, k->tp_head_in_f, "head and loss fwd", mb, tag,
 			      "tp all_gather");
 		t = emit_work(em, stage, &k->c->head, 0, part, "head and loss", mb, tag, t);
-		t = emit_wait(em, stage, t, k->tp_loss_f, k->tp_loss_f, "head and loss fwd", mb, tag,
+		t = emit_wait(em, stage, t, k->tp_loss_f, "head and loss fwd", mb, tag,
 			      "loss's tp all_reduce");
 		t = emit_mtp(em, k, stage, mb, 0, part, share, tag, t);
 	}
 	if (bwd && ch.at.embedding) {
 		/* its output gradient gathered first (chunk_ends_cost) */
 		if (part != PART_WEIGHT)
-			t = emit_wait(em, stage, t, k->tp_emb_b, k->tp_emb_b, "embedding bwd", mb, tag, "tp all_gather");
+			t = emit_wait(em, stage, t, k->tp_emb_b, "embedding bwd", mb, tag, "tp all_gather");
 		t = emit_work(em, stage, &k->c->embedding, 1, part, "embedding", mb, tag, t);
 		/* and its ReduceScatter last (pp 1: no split backward) */
 		ev(em, stage, DC_TRACK_COMPUTE, t, k->emb_rs, "embedding bwd mb %llu%s: wait for communication",

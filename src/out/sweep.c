@@ -974,7 +974,7 @@ static int pick_metrics(const struct dc_experiment *exp, struct dc_sweep *sw, co
 		size_t n = strcspn(p, ",");
 		struct dc_sweep_metric *m;
 		const struct dc_field *f;
-		const char *last;
+		const char *last, *ranked;
 		if (n == 0) {
 			dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--sweep-metrics': empty path in '%.200s'",
 				      list);
@@ -1000,13 +1000,11 @@ static int pick_metrics(const struct dc_experiment *exp, struct dc_sweep *sw, co
 					      m->path);
 				return -1;
 			}
-		if (dc_check_ranked_table(m->path)) {
-			const char *t = dc_check_ranked_table(m->path);
+		if ((ranked = dc_check_ranked_table(m->path)) != NULL)
 			dc_diag_warn(diag,
 				     "'--sweep-metrics': '%s': %.*s lists its rows in rank order, so the column follows "
 				     "whichever row ranks there at each point (each row names its own)",
-				     m->path, (int)strlen(t) - 1, t);
-		}
+				     m->path, (int)strlen(ranked) - 1, ranked);
 		if (!(f = resolve_static(exp, m->path, err, sizeof(err)))) {
 			dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--sweep-metrics': %s", err);
 			return -1;
