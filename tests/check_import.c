@@ -575,6 +575,45 @@ START_TEST(megatron_conditions)
 }
 END_TEST
 
+/* A shell ends a command at a comment, even one on a line the command was
+ * continued onto with '\\' or one whose text ends in '\\': the lines after
+ * it form a command of their own, which starting with an argument fails,
+ * so the launch ran without them. Their arguments are not taken, with one
+ * warning a command. Inside an array's parentheses a comment ends nothing,
+ * and a comment before any word of a command neither. */
+START_TEST(megatron_comment_ends_continuation)
+{
+	static const char *const script = "#!/bin/bash\n"
+					  "A=(--num-layers 2 \\\n"
+					  "  # --num-layers 9 \\\n"
+					  "  --hidden-size 512)\n"
+					  "# a note \\\n"
+					  "--seq-length 2048\n"
+					  "torchrun pretrain_gpt.py \\\n"
+					  "  --tensor-model-parallel-size 2 --position-embedding-type rope \\\n"
+					  "  # --pipeline-model-parallel-size 2 \\\n"
+					  "  --num-attention-heads 8 \\\n"
+					  "  --max-position-embeddings 4096\n"
+					  "python x.py --vocab-size 1000 # note \\\n"
+					  "  --micro-batch-size 3\n";
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, script), 0);
+	ck_assert_uint_eq(diag.count, 2);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:10: '--num-attention-heads': the comment on line 9 ended the command continued with '\\' "
+			 "above it, so a shell runs this line as a command of its own, which fails, and the launch "
+			 "runs without its arguments: not taken (delete the comment line, or move it below the "
+			 "command, to pass them)");
+	ck_assert_ptr_nonnull(strstr(diag.entries[1].text, "t:13: '--micro-batch-size': the comment on line 12 ended"));
+	ck_assert_str_eq(get("model.num_layers"), "2");
+	ck_assert_str_eq(get("model.hidden_size"), "512");
+	ck_assert_str_eq(get("model.seq_length"), "2048");
+	ck_assert_str_eq(get("parallel.tp"), "2");
+	ck_assert_str_eq(get("model.vocab_size"), "1024"); /* padded to 128 x tp */
+	ck_assert_str_eq(get("model.num_attention_heads"), "(unset)");
+	ck_assert_str_eq(get("training.micro_batch_size"), "(unset)");
+}
+END_TEST
+
 /* DeepSpeed refuses a key given twice (deepspeed/runtime/config.py:699 at
  * edaa7221 reads with dict_raise_error_on_duplicate_keys); distcalc too,
  * at the second line, also inside a section and when escaped the same
@@ -957,6 +996,7 @@ int main(void)
 	tcase_add_test(tc, deepspeed_mapping);
 	tcase_add_test(tc, deepspeed_duplicates);
 	tcase_add_test(tc, megatron_conditions);
+	tcase_add_test(tc, megatron_comment_ends_continuation);
 	tcase_add_test(tc, fp8_recipes);
 	tcase_add_test(tc, deepspeed_batch_triple);
 	tcase_add_test(tc, deepspeed_micro_derived);

@@ -7,7 +7,9 @@
  * & < > `), splits a word with spaces in it again (so "--fp8-format hybrid"
  * in an array is two words), and takes every word starting with "--" as an
  * argument, anywhere in the file but an echo's or printf's words (text
- * they print, a warning): shell conditions are not evaluated (a
+ * they print, a warning) and the words of a command that starts with an
+ * argument just after a comment which ended the continued command above
+ * it (the launch ran without them, a warning): shell conditions are not evaluated (a
  * mapped argument inside an `if` or `case` block warns with both lines). A
  * value "$X", "${X}" or "${X:-default}" is the last assignment X=... above
  * it, else the default. Megatron-LM's names and defaults are those of
@@ -40,6 +42,10 @@ struct word {
 	 * follows it at once, as 2 in 2>&1; piece: a later word of one
 	 * quoted token that white space split (end_word) */
 	unsigned char sep, redir, piece;
+	/* the line of a comment that ended the command continued above it
+	 * ('\\' then a comment: lex), on the first word after it where a
+	 * command starts; 0 otherwise */
+	unsigned cut;
 };
 
 #define MAX_BLOCKS 64
@@ -77,6 +83,7 @@ static int push(struct words *ws, const char *s, size_t n, unsigned line, int se
 	ws->w[ws->n].piece = (unsigned char)piece;
 	ws->w[ws->n].cond = 0;
 	ws->w[ws->n].block = NULL;
+	ws->w[ws->n].cut = 0;
 	if (ws->depth) {
 		size_t top = (ws->depth < MAX_BLOCKS ? ws->depth : MAX_BLOCKS) - 1;
 		ws->w[ws->n].cond = ws->open[top];
@@ -161,6 +168,13 @@ static int lex(const char *buf, size_t len, const char *name, struct words *ws, 
 	/* does the next word stand where a command starts (for if / case)?
 	 * sep: has a separator come since the last word (struct word) */
 	int cmd = 1, word_cmd = 0, sep = 0, word_sep = 0;
+	/* a shell ends a command at a comment even where the command was
+	 * continued with '\\' onto its line or the comment ends in '\\' (the
+	 * '\\' is the comment's): cont, the command has been continued; words,
+	 * it has a word; cut, the line of such a comment, for the next word
+	 * where a command starts (struct word), word_cut that word's */
+	int cont = 0, words = 0;
+	unsigned cut = 0, word_cut = 0, arrays = 0; /* NAME=( open: a comment there ends nothing */
 	size_t before = 0;
 	char at[600];
 
@@ -193,26 +207,38 @@ static int lex(const char *buf, size_t len, const char *name, struct words *ws, 
 		if (c == '\\' && next == '\n') {
 			i++;
 			line++;
+			cont = 1;
 			continue;
 		}
 		if (c == '#' && !in_word) {
+			unsigned at_line = line;
 			while (i + 1 < len && buf[i + 1] != '\n')
 				i++;
+			if (words && !arrays && (cont || buf[i] == '\\'))
+				cut = at_line;
 			continue;
 		}
 		if (isspace((unsigned char)c) || strchr("();|&<>`", c)) {
+			if (c == '(' && in_word && cur.len && cur.data[cur.len - 1] == '=')
+				arrays++;
+			else if (c == ')' && arrays)
+				arrays--;
 			if (in_word) {
 				before = ws->n;
 				rc = end_word(ws, &cur, wline, quoted, word_sep);
 				if (rc == 0 && (c == '<' || c == '>') && ws->n > before)
 					ws->w[ws->n - 1].redir = 1;
+				if (rc == 0 && ws->n > before) {
+					ws->w[before].cut = word_cut;
+					words = 1;
+				}
 				if (rc == 0)
 					cmd = word_cmd && !quoted && ws->n == before + 1
 						      ? shell_keyword(ws, ws->w[before].text, wline)
 						      : 0;
 			}
 			if (c == '\n' || strchr(";|&()", c))
-				cmd = 1;
+				cmd = 1, cont = words = 0;
 			if (c == '\n' || strchr(";|&()<>`", c))
 				sep = 1;
 			in_word = quoted = 0;
@@ -225,6 +251,8 @@ static int lex(const char *buf, size_t len, const char *name, struct words *ws, 
 			word_cmd = cmd;
 			word_sep = sep;
 			sep = 0;
+			word_cut = cmd ? cut : 0;
+			cut = 0;
 		}
 		if (c == '\'' || c == '"') {
 			quote = c;
@@ -243,8 +271,12 @@ static int lex(const char *buf, size_t len, const char *name, struct words *ws, 
 			      dc_import_where(at, sizeof(at), name, qline), quote == '"' ? "double" : "single");
 		rc = -3;
 	}
-	if (rc == 0 && in_word)
+	if (rc == 0 && in_word) {
+		before = ws->n;
 		rc = end_word(ws, &cur, wline, quoted, word_sep);
+		if (rc == 0 && ws->n > before)
+			ws->w[before].cut = word_cut;
+	}
 	if (cur.failed && rc == 0)
 		rc = -1;
 	dc_buf_release(&cur);
@@ -1138,6 +1170,23 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 		/* the command a word belongs to starts at the last separator */
 		if (i == 0 || ws.w[i].sep)
 			cmd = i;
+		/* a command that starts with an argument, after a comment that
+		 * ended the command continued above it: a shell runs it as a
+		 * program of its own, which fails, and the launch above ran
+		 * without these arguments */
+		if (ws.w[cmd].cut && strncmp(ws.w[cmd].text, "--", 2) == 0) {
+			if (i == cmd) {
+				char at[600];
+				dc_diag_warn(diag,
+					     "%s: '%.80s': the comment on line %u ended the command continued with '\\' "
+					     "above it, so a shell runs this line as a command of its own, which fails, and "
+					     "the launch runs without its arguments: not taken (delete the comment line, or "
+					     "move it below the command, to pass them)",
+					     dc_import_where(at, sizeof(at), name, ws.w[i].line), ws.w[i].text,
+					     ws.w[cmd].cut);
+			}
+			continue;
+		}
 		if (w[0] != '-' || w[1] != '-' || !isalpha((unsigned char)w[2]))
 			continue;
 		/* echo's and printf's words are text they print (a hint,
