@@ -1780,6 +1780,71 @@ START_TEST(test_fsdp_torchtitan_embedding_unit_exposed)
 }
 END_TEST
 
+/* A layer's backward runs the next unit's gather and its own unit's
+ * reduce-scatter at once, on two streams (PyTorch FSDP2), over the same
+ * links: one call alone keeps the link busy, so the two take the sum of
+ * their times, not the longer one's (docs/step-model.md, "FSDP: the
+ * gather and the reduce-scatter share a link"). The course config with
+ * FSDP over its dp 2 (tp 4, custom rules, one 400 Gb/s NIC a node shared
+ * by the node's four shard groups): a layer's unit is 50,595,840
+ * parameters a rank (202,383,360 / 4), gathered in 2 B and reduced in
+ * 2 B, so each call sends 50,595,840 B a rank over the NIC at 12.5 GB/s
+ * (50 GB/s over 4 flows): 4.0477 ms and its start-up, plus the root
+ * unit's calls spread over the layers (the reduce-scatter's in the
+ * backward, the gather's in the forward: 4.07 and 4.23 ms a layer). The
+ * layer's backward kernels take 5.18 ms on the A100 preset: longer than
+ * either call, shorter than both, so under the longer-call rule none of
+ * the layers' backward showed and under the sum 3.12 ms a layer does,
+ * 31 x 8 x 3.12 ms = 0.77 s more a step (exposed FSDP 0.536 -> 1.310 s).
+ * Composed from the comm rows and the kernel times, a microbatch: the
+ * first unit of each direction waits whole, every other layer shows
+ * max(0, ag_f - fwd) in the forward and max(0, ag_b + rs_b - bwd) in the
+ * backward. */
+START_TEST(test_fsdp_gather_and_reduce_share_the_link)
+{
+	static const char *const sets[] = {"parallel.sharding=fsdp", NULL};
+	const struct dc_comm_strategy *f;
+	const struct dc_work_time *w;
+	double agf = 0, agb = 0, rsb = 0, per, want, got, old;
+	uint64_t L, m;
+	run_config("systems.json", sets);
+	f = &run_res.comm.s[DC_STRAT_FSDP];
+	w = &run_res.compute.dense_layer;
+	L = run_plan.in->model.num_layers;
+	m = run_plan.layout.grad_accum_steps;
+	per = (double)(L * m);
+	for (uint64_t i = 0; i < f->ncoll; i++) {
+		const struct dc_coll *c = &f->coll[i];
+		ck_assert_int_eq(c->link, DC_LINK_INTER); /* one link: both cross the NIC */
+		if (c->kind == DC_COLL_ALL_GATHER && c->phase == DC_CPHASE_FORWARD)
+			agf += c->time_s / per;
+		else if (c->kind == DC_COLL_ALL_GATHER && c->phase == DC_CPHASE_BACKWARD)
+			agb += c->time_s / per;
+		else if (c->kind == DC_COLL_REDUCE_SCATTER)
+			rsb += c->time_s / per;
+	}
+	/* the shapes where the two rules differ: each call shorter than the
+	 * layer's backward kernels, the two together longer */
+	ck_assert_double_gt(agb, 4.06e-3);
+	ck_assert_double_lt(agb, 4.07e-3);
+	ck_assert_double_gt(rsb, 4.23e-3);
+	ck_assert_double_lt(rsb, 4.24e-3);
+	ck_assert_double_lt(fmax(agb, rsb), w->bwd_s + w->recompute_s);
+	ck_assert_double_lt(w->bwd_s + w->recompute_s, agb + rsb);
+	want = (double)m * (agf + (double)(L - 1) * fmax(0.0, agf - w->fwd_s) + agb + rsb +
+			    (double)(L - 1) * fmax(0.0, agb + rsb - w->bwd_s - w->recompute_s));
+	old = (double)m * (agf + (double)(L - 1) * fmax(0.0, agf - w->fwd_s) + agb + rsb +
+			   (double)(L - 1) * fmax(0.0, fmax(agb, rsb) - w->bwd_s - w->recompute_s));
+	ck_assert_uint_eq(run_res.step.nclasses, 1);
+	got = run_res.step.classes[0].exposed_s[DC_STRAT_FSDP];
+	ck_assert_msg(fabs(got - want) <= 1e-9 * want, "exposed fsdp %.17g, by the rule %.17g (max rule %.17g)", got,
+		      want, old);
+	/* 31 layers x 8 microbatches x (4.07 + 4.23 - 5.18) ms */
+	ck_assert_double_gt(want - old, 0.77);
+	ck_assert_double_lt(want - old, 0.78);
+}
+END_TEST
+
 /* FSDP under a pipeline (systems.json at tp 2 x pp 2 x dp 2, torchtitan,
  * 1F1B, m 8): torch.distributed.pipelining reduce-scatters each unit once,
  * in the stage's _post_backward after its last backward, behind no
@@ -2283,6 +2348,7 @@ int main(void)
 	tcase_add_test(tc, test_path_splits_the_tail_as_the_classes_do);
 	tcase_add_test(tc, test_fsdp_torchtitan_embedding_unit_exposed);
 	tcase_add_test(tc, test_fsdp_pipeline_reduces_after_the_last_backward);
+	tcase_add_test(tc, test_fsdp_gather_and_reduce_share_the_link);
 	tcase_add_test(tc, test_zero_bubble_schedules_measured);
 	tcase_add_test(tc, test_ep_a2a_1f1b_two_layers);
 	tcase_add_test(tc, test_trace_shows_the_schedule);

@@ -79,6 +79,11 @@ struct costs {
 	int mtp_moe;
 	double ep_f, ep_b;           /* one MoE layer's AlltoAlls */
 	double ag_f, ag_b, rs_b;     /* one FSDP unit's gathers and reduce-scatter */
+	/* of ag_b + rs_b, the network calls the busiest link carries: the
+	 * gather and the reduce-scatter (HSDP's AllReduce) run at once on
+	 * streams of their own but share a link they both cross
+	 * (fsdp_busiest_link) */
+	double fs_busy_b;
 	/* torchtitan's embedding unit, a microbatch: its forward gather,
 	 * before the embedding, and its ReduceScatter, after the embedding's
 	 * backward (pp 1; under a pipeline in fsdp_tail_s), both waited for */
@@ -437,6 +442,35 @@ static void zero3_host_copies(struct costs *k, const struct dc_plan *p, const st
 	}
 }
 
+/* A layer's backward FSDP calls (those in ag_b and rs_b: the gathers but
+ * the embedding's forward one, the reduce-scatters but the embedding's,
+ * HSDP's AllReduces; with a pipeline (tail) the reduce-scatters and
+ * AllReduces run after the stage's backward, so only the gathers), summed
+ * per link: the busiest link's sum. A layer's backward prefetches the next
+ * unit's gather on one stream while the reduce-scatter runs on another
+ * (PyTorch FSDP2's all-gather and reduce-scatter streams), but one call
+ * alone keeps a link busy at its rate, so two on one link take the sum of
+ * their times: they share the bandwidth, and only their latencies overlap
+ * (counted twice here). DeepSpeed ZeRO-3's host copies are on the host
+ * link, not in these sums: they lengthen their own stream (ag_b, rs_b). */
+static double fsdp_busiest_link(const struct dc_comm_strategy *s, int tail, double per)
+{
+	double load[3] = {0, 0, 0}, busiest = 0;
+	for (uint64_t i = 0; i < s->ncoll; i++) {
+		const struct dc_coll *cl = &s->coll[i];
+		int l = (int)cl->link;
+		if (cl->phase != DC_CPHASE_BACKWARD || l < 0 || l > 2)
+			continue;
+		if (cl->kind == DC_COLL_ALL_GATHER ||
+		    (!tail && ((cl->kind == DC_COLL_REDUCE_SCATTER && cl->what != DC_CW_EMBED_GRADS) ||
+			       cl->kind == DC_COLL_ALL_REDUCE)))
+			load[l] += cl->time_s / per;
+	}
+	for (int l = 0; l < 3; l++)
+		busiest = load[l] > busiest ? load[l] : busiest;
+	return busiest;
+}
+
 static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc_compute *c,
 		       const struct dc_comm *comm)
 {
@@ -571,6 +605,7 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 			k->emb_rs = 0;
 		}
 		zero3_host_copies(k, p, c, s, layers * gas);
+		k->fs_busy_b = fsdp_busiest_link(s, p->layout.pp > 1, layers * gas);
 	}
 	if (comm->s[DC_STRAT_CP].in_play) {
 		/* ring attention (cp_comm_type p2p) sends the next K/V block
@@ -745,7 +780,11 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 		hid += async - shown;
 	}
 	if (k->ov_fsdp && !first) {
+		/* each stream's calls one after another; both streams' network
+		 * calls on one link, sharing it (fsdp_busiest_link) */
 		double busiest = ag > rs ? ag : rs;
+		if (bwd && k->fs_busy_b > busiest)
+			busiest = k->fs_busy_b;
 		/* of ag + rs: DeepSpeed ZeRO-3's host copies (zero3_host_copies),
 		 * on the copy engines, so their hidden share takes no SMs */
 		double copies = bwd ? k->host_ag_b + k->host_rs_b : k->host_ag_f, fs;
@@ -874,7 +913,7 @@ static void mtp_cost(const struct costs *k, double share, int bwd, struct cost *
 	double raw = bwd ? w->bwd_s + w->recompute_s : w->fwd_s, eh = bwd ? k->tp_mtp_b : k->tp_mtp_f;
 	struct costs z = *k;
 	struct cost one;
-	z.ag_f = z.ag_b = z.rs_b = z.cp_f = z.cp_b = 0;
+	z.ag_f = z.ag_b = z.rs_b = z.fs_busy_b = z.cp_f = z.cp_b = 0;
 	z.ov_fsdp = z.cp_hide = 0;
 	layer_cost(&z, w, share, k->mtp_moe, bwd, 0, &one);
 	one.dur -= raw;
