@@ -284,6 +284,36 @@ START_TEST(test_bubble_interleaved)
 }
 END_TEST
 
+/* Interleaving with sends: at each change of chunk a stage waits while a
+ * group's first microbatch goes round the other stages. p 2, v 2, m 2,
+ * every chunk f 1 b 2, a send 0.5 (docs/step-model.md, "The closed
+ * form"). On paper, Megatron's order (forwards mb 0, 1 of chunk 0, then
+ * of chunk 1; stage 0 warms up with all 4, stage 1 with 2):
+ *   stage 0: F(0,c0) [0,1] F(1,c0) [1,2] (waits: mb 0 is on stage 1)
+ *            F(0,c1) [3,4] F(1,c1) [4,5] B(0,c1) [8,10] B(1,c1) [11,13]
+ *            B(0,c0) [13,15] B(1,c0) [16,18]
+ *   stage 1: F(0,c0) [1.5,2.5] F(1,c0) [2.5,3.5] F(0,c1) [4.5,5.5]
+ *            B(0,c1) [5.5,7.5] F(1,c1) [7.5,8.5] B(1,c1) [8.5,10.5]
+ *            B(0,c0) [10.5,12.5] B(1,c0) [13.5,15.5]
+ * Stage 0 idles [2,3] in the warm-up and [15,16] in the cool-down: p c
+ * = 1 each, (p - 1) f = 1 of its own work against the other stage's
+ * chunk and p sends, 1 + 2 x 0.5 = 2. Span 18 = m (f + b) 12 + the
+ * stage after it, (f + b) / v = 3, + 2 (p - 1) c = 1 + (v - 1) 2 p c = 2;
+ * before stop 50 the closed form left the last term out (16). */
+START_TEST(test_interleaved_chunk_change_waits)
+{
+	struct dc_step_stage st[2];
+	struct dc_step_pipe pp = {2, 2, 2, 0.5, st};
+	double end[2], span;
+	stage_eq(&st[0], 2.0, 4.0, 2);
+	stage_eq(&st[1], 2.0, 4.0, 2);
+	ck_assert_int_eq(dc_step_pipeline_simulate(&pp, end, &span), 0);
+	ck_assert_double_eq_tol(span, 18.0, 1e-12);
+	ck_assert_double_eq_tol(end[0], 18.0, 1e-12);
+	ck_assert_double_eq_tol(dc_step_pipeline_closed(&pp, NULL), 18.0, 1e-12);
+}
+END_TEST
+
 START_TEST(test_bubble_interleaved_v3)
 {
 	/* p 8, m 64, v 3 (the 175B layout): (64 + 7/3)(f + b) */
@@ -1524,8 +1554,10 @@ START_TEST(test_korthikanti_table5)
 				worst = err;
 		}
 	}
-	/* the issue's goal; docs/step-model.md lists every row (mean 2.32%,
-	 * max 4.14% when the kernel model's levels were fitted) */
+	/* the issue's goal; docs/step-model.md lists every row (mean 2.39%,
+	 * max 4.11%; 2.30% before the interleaved closed form counted the
+	 * waits at a change of chunk, which lengthened the full-recompute 175B
+	 * and 530B rows by 0.36% and 0.96%, as their timelines ran them) */
 	ck_assert_msg(sum / 8.0 <= 0.03 && worst <= 0.05, "mean %.2f%%, max %.2f%%", 100.0 * sum / 8.0,
 		      100.0 * worst);
 }
@@ -1633,9 +1665,11 @@ static double table1_error(int published, double *worst)
 START_TEST(test_megatron_table1)
 {
 	double worst, mean = table1_error(0, &worst);
-	/* achieved (docs/step-model.md lists every row): mean 4.87%, max 9.35%,
-	 * the four largest faster than the 2021 software ran them */
-	ck_assert_msg(mean <= 0.051 && worst <= 0.094, "mean %.2f%%, max %.2f%%", 100.0 * mean, 100.0 * worst);
+	/* achieved (docs/step-model.md lists every row): mean 4.65%, max 8.73%
+	 * (4.87%, 9.35% before the interleaved closed form counted the waits
+	 * at a change of chunk, stop 50), the four largest faster than the
+	 * 2021 software ran them */
+	ck_assert_msg(mean <= 0.047 && worst <= 0.088, "mean %.2f%%, max %.2f%%", 100.0 * mean, 100.0 * worst);
 }
 END_TEST
 
@@ -1644,10 +1678,11 @@ END_TEST
 START_TEST(test_megatron_table1_published_settings)
 {
 	double worst, mean = table1_error(1, &worst);
-	/* achieved: mean 8.19%, max 14.48% (7.91%, 14.24% before the model's
-	 * ends were priced and the A100's memory level re-fitted from 0.71 to
-	 * 0.72: docs/step-model.md) */
-	ck_assert_msg(mean <= 0.082 && worst <= 0.145, "mean %.2f%%, max %.2f%%", 100.0 * mean, 100.0 * worst);
+	/* achieved: mean 7.98%, max 14.04% (8.19%, 14.48% before the
+	 * interleaved closed form counted the waits at a change of chunk, stop
+	 * 50; 7.91%, 14.24% before the model's ends were priced and the A100's
+	 * memory level re-fitted from 0.71 to 0.72: docs/step-model.md) */
+	ck_assert_msg(mean <= 0.080 && worst <= 0.141, "mean %.2f%%, max %.2f%%", 100.0 * mean, 100.0 * worst);
 }
 END_TEST
 
@@ -2327,6 +2362,7 @@ int main(void)
 	tcase_add_test(tc, test_bubble_equal_stages);
 	tcase_add_test(tc, test_bubble_interleaved);
 	tcase_add_test(tc, test_bubble_interleaved_v3);
+	tcase_add_test(tc, test_interleaved_chunk_change_waits);
 	tcase_add_test(tc, test_zero_bubble_h1_by_hand);
 	tcase_add_test(tc, test_dualpipe_bubble_by_hand);
 	tcase_add_test(tc, test_dualpipe_uneven_stages_compute);

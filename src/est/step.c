@@ -1197,7 +1197,8 @@ typedef const struct dc_step_stage *(*run_fn)(const void *ctx, uint64_t i, uint6
  * `pre_b` and sees `D_a` below it: where each stage advances the prefixes
  * by one stage's chunk 0 and a send. */
 static double run_stage_at(const struct dc_step_stage *sp, uint64_t p, uint64_t m, uint64_t v, double c,
-			   uint64_t a, uint64_t k, double pre_f, double pre_b, double D_a, double after_a)
+			   uint64_t a, uint64_t k, double pre_f, double pre_b, double D_a, double after_a,
+			   double total_f, double total_b)
 {
 	double dk = (double)(k - a);
 	double start = pre_f + dk * (sp->fwd_first_s + c), drain = pre_b + dk * (sp->bwd_first_s + c);
@@ -1210,9 +1211,20 @@ static double run_stage_at(const struct dc_step_stage *sp, uint64_t p, uint64_t 
 	 * backward drains them; the stages after it add one chunk each way,
 	 * (p - 1 - k) (f + b) / v, as in the equal-stage bubble
 	 * (p - 1)(f + b) / v (Megatron-LM 2021 section 2.2.2); each boundary
-	 * crossed costs a send */
+	 * crossed costs a send. And at each of the v - 1 changes of chunk in
+	 * the warm-up the stage waits while a group's first microbatch goes
+	 * round the other stages (a layers' chunk each and p sends) against
+	 * the p - 1 chunks it runs meanwhile; likewise with the backwards in
+	 * the cool-down: p c a change where the stages' chunks are alike (the
+	 * timeline's idle time, test_interleaved_chunk_change_waits). A
+	 * layers' chunk: the lighter of the first and last, which hold the
+	 * embedding and the head */
+	double fk = fmin(sp->fwd_first_s, sp->fwd_last_s), bk = fmin(sp->bwd_first_s, sp->bwd_last_s);
+	double wait_f = max0(total_f - fk + (double)p * c - (double)(p - 1) * fk);
+	double wait_b = max0(total_b - bk + (double)p * c - (double)(p - 1) * bk);
 	return (double)m * (sp->fwd_s + sp->bwd_s) + start + drain + after_a -
-	       dk * (sp->fwd_s + sp->bwd_s) / (double)v + 2.0 * (double)(p - 1 - k) * c;
+	       dk * (sp->fwd_s + sp->bwd_s) / (double)v + 2.0 * (double)(p - 1 - k) * c +
+	       (double)(v - 1) * (wait_f + wait_b);
 }
 
 /* ZB-H1 (Qi et al. 2024, section 2.1), stage k: 1F1B's order with each
@@ -1279,10 +1291,13 @@ static double pipe_closed(const void *ctx, run_fn run_at, uint64_t nruns, uint64
 			  double c, int zb, uint64_t *critical, double *fill_s)
 {
 	double total = 0, pre_fb = 0, pre_f = 0, pre_b = 0, best = -1, total_zb = 0, pre_zb = 0, pre_x = 0, w0 = 0;
+	double total_f = 0, total_b = 0;
 	uint64_t first, len;
 	for (uint64_t i = 0; i < nruns; i++) {
 		const struct dc_step_stage *q = run_at(ctx, i, &first, &len);
 		total += (double)len * (q->fwd_s + q->bwd_s);
+		total_f += (double)len * fmin(q->fwd_first_s, q->fwd_last_s);
+		total_b += (double)len * fmin(q->bwd_first_s, q->bwd_last_s);
 		total_zb += (double)len * (q->fwd_s + q->bwd_s - q->wgrad_s);
 		if (i == 0)
 			w0 = q->wgrad_s;
@@ -1340,7 +1355,7 @@ static double pipe_closed(const void *ctx, run_fn run_at, uint64_t nruns, uint64
 		}
 		for (int j = 0; j < n; j++) {
 			uint64_t k = cand[j];
-			double t = run_stage_at(sp, p, m, v, c, a, k, pre_f, pre_b, D_a, after_a);
+			double t = run_stage_at(sp, p, m, v, c, a, k, pre_f, pre_b, D_a, after_a, total_f, total_b);
 			if (t > best || (t == best && k < *critical)) {
 				best = t;
 				*critical = k;
