@@ -270,6 +270,68 @@ START_TEST(test_mtp_on_last_stage)
 }
 END_TEST
 
+/* DualPipe (configs/deepseek-v3-h800.json: pp 16, pipeline_layers [4 x
+ * 15, 1], tp 1, dp 128 over its 2048 GPUs with ep 64 folded, micro batch
+ * 1 of 4096 tokens, global batch 15,360: 120 samples, 491,520 tokens a
+ * replica): rank r runs stage r for half its microbatches and stage 15 - r
+ * for the other half (DeepSeek-V3 report section 3.2.1; the memory ledger
+ * holds both). Per token, by hand (test_per_rank_dense_and_moe_layers,
+ * test_mtp_on_last_stage): stage 0, three dense layers and a MoE one,
+ * 3 x 4,507,447,296 + (6 x 585,304,320 + 3 x 335,544,320) = 18,040,800,768;
+ * stage 15, a MoE layer, the head and the MTP module, 20,773,628,928; a
+ * middle stage, four MoE layers, 4 x 4,518,458,880 = 18,073,835,520. Rank
+ * 0, the busiest: (18,040,800,768 + 20,773,628,928) / 2 x 491,520 =
+ * 9,539,034,242,088,960; a middle rank 8,883,651,634,790,400 (the pair of
+ * middle stages). Under 1F1B the last stage runs every microbatch:
+ * 20,773,628,928 x 491,520 = 10,210,654,090,690,560, 7% above DualPipe's
+ * busiest rank, which was reported so before stop 50. */
+START_TEST(test_per_rank_dualpipe_pairs_stages)
+{
+	struct dc_config c;
+	struct dc_flops dual, one;
+	struct dc_diag d;
+	const double tokens = 120.0 * 4096.0;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(DC_SOURCE_DIR "/configs/deepseek-v3-h800.json", NULL, 0, &c, &d), 0);
+	dc_diag_release(&d);
+	ck_assert_uint_eq(c.parallel.dp, 128);
+	ck_assert_int_eq(flops_of(&c, &dual), 0);
+	ck_assert_uint_eq(dual.busiest_stage, 0);
+	ck_assert_double_eq(dual.model_per_rank, 9539034242088960.0);
+	ck_assert_double_gt(dual.model_per_rank, 18073835520.0 * tokens);
+	c.parallel.pipeline_schedule = DC_PIPE_1F1B;
+	ck_assert_int_eq(flops_of(&c, &one), 0);
+	ck_assert_uint_eq(one.busiest_stage, 15);
+	ck_assert_double_eq(one.model_per_rank, 10210654090690560.0);
+	/* the step's FLOPs do not depend on the schedule */
+	ck_assert_double_eq(one.model_per_step, dual.model_per_step);
+}
+END_TEST
+
+/* DualPipeV (configs/korthikanti-175b.json, pp 8, v 1): rank s holds the
+ * V's chunks s and 15 - s of 6 layers each, so rank 0 holds the first and
+ * the last, with the head: 12 layers and the head, as the last stage of
+ * 1F1B holds, the busiest either way (before stop 50 the head was counted
+ * on rank 7, which holds the V's middle). */
+START_TEST(test_per_rank_dualpipev_head_on_rank_0)
+{
+	struct dc_config c;
+	struct dc_flops v, one;
+	struct dc_diag d;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(DC_SOURCE_DIR "/configs/korthikanti-175b.json", NULL, 0, &c, &d), 0);
+	dc_diag_release(&d);
+	c.parallel.virtual_pipeline = 1;
+	c.parallel.pipeline_schedule = DC_PIPE_1F1B;
+	ck_assert_int_eq(flops_of(&c, &one), 0);
+	ck_assert_uint_eq(one.busiest_stage, 7);
+	c.parallel.pipeline_schedule = DC_PIPE_DUALPIPEV;
+	ck_assert_int_eq(flops_of(&c, &v), 0);
+	ck_assert_uint_eq(v.busiest_stage, 0);
+	ck_assert_double_eq(v.model_per_rank, one.model_per_rank);
+}
+END_TEST
+
 /* DeepSeek-V3 on tp 8 x pp 61 (above) with `mtp` MTP modules under
  * training.recompute `rc` and training.recompute_layers `k`. */
 static void deepseek_pp61(uint64_t mtp, const char *rc, uint64_t k, struct dc_flops *f)
@@ -501,6 +563,8 @@ int main(void)
 	tcase_add_test(tc, test_per_rank_pipeline);
 	tcase_add_test(tc, test_per_rank_dense_and_moe_layers);
 	tcase_add_test(tc, test_mtp_on_last_stage);
+	tcase_add_test(tc, test_per_rank_dualpipe_pairs_stages);
+	tcase_add_test(tc, test_per_rank_dualpipev_head_on_rank_0);
 	tcase_add_test(tc, test_mtp_recompute_flops);
 	tcase_add_test(tc, test_sliding_window_mistral_32k);
 	tcase_add_test(tc, test_sliding_window_null_mistral_small);

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "distcalc/activation.h"
 #include "distcalc/memory.h"
 #include "distcalc/params.h"
 #include "distcalc/plan.h"
@@ -313,7 +314,9 @@ static void stage_flops(const struct dc_plan *p, const struct dc_stage_params *s
 		*model += 6.0 * lin_mm;
 		*hw += 6.0 * lin_mm + recompute_mm(p, lin_mm);
 	}
-	if (stage == p->layout.pp - 1) {
+	/* the head's stage: the last, but under DualPipeV rank 0, which holds
+	 * the V's first and last chunks (dc_pipeline_chunk) */
+	if (stage == (dc_pipeline_schedule(p) == DC_PIPE_DUALPIPEV ? 0 : p->layout.pp - 1)) {
 		const struct dc_model *m = &p->in->model;
 		double mtp_core = (double)m->mtp_layers * attention_core_fwd(m);
 		double mtp_flash = (double)m->mtp_layers * flash_backward_extra(p->in), mod_mm, eh;
@@ -325,6 +328,29 @@ static void stage_flops(const struct dc_plan *p, const struct dc_stage_params *s
 						(double)m->mtp_layers
 				      : 0);
 	}
+}
+
+/* What stage_flops of `stage` reads besides the stage: its layers' GEMM
+ * parameters by kind, a layer's attention core, the head's and the MTP
+ * modules' */
+struct stage_ctx {
+	double dense_mm, moe_mm, per_layer_core, head, mtp;
+};
+
+/* Model and hardware FLOPs per token of one rank's share of `stage`, before
+ * its tp x cp split: its segment's layers, with their kinds where the
+ * model has them (stage_cores) */
+static void stage_flops_of(const struct dc_plan *p, const struct stage_ctx *sc, uint64_t stage, double *model,
+			   double *hw)
+{
+	const struct dc_stage_params *sp = &p->segment_params[dc_plan_stage_segment(p, stage)];
+	double stage_core = sc->per_layer_core, flash = flash_backward_extra(p->in);
+	if (has_layer_kinds(&p->in->model) && sp->layers) {
+		stage_cores(p, stage, &stage_core, &flash);
+		stage_core /= (double)sp->layers;
+		flash /= (double)sp->layers;
+	}
+	stage_flops(p, sp, stage, sc->dense_mm, sc->moe_mm, stage_core, flash, sc->head, sc->mtp, model, hw);
 }
 
 int dc_flops_compute(const struct dc_plan *p, const struct dc_batch *b, struct dc_flops *f, const char **error)
@@ -392,41 +418,55 @@ int dc_flops_compute(const struct dc_plan *p, const struct dc_batch *b, struct d
 
 	/* per rank: the stage's layers (dense and MoE ones counted apart) and,
 	 * on the last stage, the head, for this replica's tokens, split over
-	 * tp; the busiest stage sets the figure. A segment's stages hold the
-	 * same layers (plan.h), so its first stage stands for all of them */
+	 * tp; the busiest rank sets the figure. A segment's stages hold the
+	 * same layers (plan.h), so its first stage stands for all of them.
+	 * DualPipe's rank r runs stage r for half the microbatches and stage
+	 * pp - 1 - r for the other half (the memory ledger holds both) */
 	tokens_per_replica = (double)f->tokens_per_step / (double)p->layout.dp;
 	per_layer_core = core_layers / (double)m->num_layers;
 	{
-		double dense_mm, moe_mm;
-		if (layer_mm_params(p, &dense_mm, &moe_mm) != 0) {
+		struct stage_ctx sc;
+		int dual = dc_pipeline_schedule(p) == DC_PIPE_DUALPIPE;
+		uint64_t pp = p->layout.pp;
+		if (layer_mm_params(p, &sc.dense_mm, &sc.moe_mm) != 0) {
 			/* no shape (model.params): every layer is the average */
-			dense_mm = moe_mm = layers_mm / (double)m->num_layers;
+			sc.dense_mm = sc.moe_mm = layers_mm / (double)m->num_layers;
 		}
+		sc.per_layer_core = per_layer_core;
+		sc.head = head;
+		sc.mtp = mtp;
+		for (uint64_t i = 0; i < p->nsegments; i++)
+			if (p->segment_overflow[i])
+				goto overflow;
 		f->model_per_rank = -1;
 		for (uint64_t i = 0; i < p->nsegments; i++) {
 			/* layer kinds differ stage by stage within a segment
 			 * (its parameters do not): each of its stages then, O(pp v)
-			 * for such a model only */
+			 * for such a model only; under DualPipe the stages where
+			 * the mirrored stage's segment changes too, O(segments) */
 			uint64_t st = p->segment_first[i], end = has_layer_kinds(m) ? p->segment_first[i + 1] : st + 1;
-			const struct dc_stage_params *sp = &p->segment_params[i];
-			if (p->segment_overflow[i])
-				goto overflow;
-			for (; st < end; st++) {
-				double model_stage, hw_stage, stage_core = per_layer_core, flash = flash_backward_extra(p->in);
-				if (has_layer_kinds(m) && sp->layers) {
-					stage_cores(p, st, &stage_core, &flash);
-					stage_core /= (double)sp->layers;
-					flash /= (double)sp->layers;
-				}
-				stage_flops(p, sp, st, dense_mm, moe_mm, stage_core, flash, head, mtp, &model_stage,
-					    &hw_stage);
-				/* a replica's tokens split over its tp x cp ranks */
-				model_stage *= tokens_per_replica / (double)(p->layout.tp * p->layout.cp);
-				hw_stage *= tokens_per_replica / (double)(p->layout.tp * p->layout.cp);
-				if (model_stage > f->model_per_rank) {
-					f->model_per_rank = model_stage;
-					f->hardware_per_rank = hw_stage;
-					f->busiest_stage = st;
+			uint64_t mirror_first = pp - p->segment_first[i + 1]; /* mirrors segment i's last stage */
+			for (int pass = 0; pass < (dual ? 2 : 1); pass++) {
+				uint64_t from = pass == 0 ? st : mirror_first, to = pass == 0 ? end : mirror_first + 1;
+				for (uint64_t r = from; r < to; r++) {
+					double model_rank, hw_rank;
+					stage_flops_of(p, &sc, r, &model_rank, &hw_rank);
+					if (dual) {
+						double mm, mh;
+						stage_flops_of(p, &sc, pp - 1 - r, &mm, &mh);
+						/* half the microbatches on each */
+						model_rank = (model_rank + mm) / 2.0;
+						hw_rank = (hw_rank + mh) / 2.0;
+					}
+					/* a replica's tokens split over its tp x cp ranks */
+					model_rank *= tokens_per_replica / (double)(p->layout.tp * p->layout.cp);
+					hw_rank *= tokens_per_replica / (double)(p->layout.tp * p->layout.cp);
+					if (model_rank > f->model_per_rank ||
+					    (model_rank == f->model_per_rank && r < f->busiest_stage)) {
+						f->model_per_rank = model_rank;
+						f->hardware_per_rank = hw_rank;
+						f->busiest_stage = r;
+					}
 				}
 			}
 		}
