@@ -14,7 +14,9 @@
  *   plain ASCII, quotes, backslashes, controls, DEL, UTF-8 and stray
  *   bytes: the word-at-a-time scans must flag what the byte loops flag;
  * - the table's wrap of a text a line at a time against its word-at-a-time
- *   wrap, at every start column and width;
+ *   wrap, at every start column and width; its columns counted and its
+ *   words cut by characters of UTF-8, never inside one, on hand-worked
+ *   texts and on seeded ones against their ASCII look-alikes;
  * - the sinks' per-table plans (report_int.h) on hand-worked rows: the
  *   JSON row plan's text and its bounds (the longest key piece, the most
  *   columns), dc_csv_plain on every special byte at every position, and
@@ -384,6 +386,140 @@ START_TEST(test_table_wrap_line_at_a_time)
 	}
 	ck_assert_uint_eq(bad, 0);
 	ck_assert_uint_gt(lines, 10000); /* the texts did wrap */
+}
+END_TEST
+
+/* The wrap of `s` at `col` of lines `width` wide, both ways, as a string
+ * (into out, cap bytes); fails when the two differ */
+static const char *wrap_both(char *out, size_t cap, const char *s, size_t col, size_t width)
+{
+	struct dc_buf fast, slow;
+	dc_buf_init(&fast);
+	dc_buf_init(&slow);
+	dc_table_wrap_text(&fast, s, col, width, 1);
+	dc_table_wrap_text(&slow, s, col, width, 0);
+	ck_assert_uint_eq(fast.len, slow.len);
+	ck_assert(fast.len < cap);
+	if (fast.len)
+		ck_assert(memcmp(fast.data, slow.data, fast.len) == 0);
+	memcpy(out, fast.data ? fast.data : "", fast.len);
+	out[fast.len] = '\0';
+	dc_buf_release(&fast);
+	dc_buf_release(&slow);
+	return out;
+}
+
+/* The table counts a UTF-8 character as one column and cuts only between
+ * characters (a user's file name of 'e'-acute cut in two made stdout
+ * invalid UTF-8; widths in bytes wrapped words that fit). Worked by hand:
+ * é is 2 bytes, 中 3, 😀 4; a stray byte is a column. */
+START_TEST(test_table_wrap_utf8)
+{
+	char out[512], s[128];
+	ck_assert_uint_eq(dc_table_text_cols("", 0), 0);
+	ck_assert_uint_eq(dc_table_text_cols("abc", 3), 3);
+	ck_assert_uint_eq(dc_table_text_cols("\xc3\xa9", 2), 1); /* é */
+	ck_assert_uint_eq(dc_table_text_cols("a\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80", 10), 4); /* aé中😀 */
+	ck_assert_uint_eq(dc_table_text_cols("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 10), 5);
+	/* stray bytes: a continuation byte alone, a lead byte cut short by
+	 * the end, by an ASCII byte, and a 4-byte one cut after 3 */
+	ck_assert_uint_eq(dc_table_text_cols("\x80\xbf", 2), 2);
+	ck_assert_uint_eq(dc_table_text_cols("\xc3", 1), 1);
+	ck_assert_uint_eq(dc_table_text_cols("\xc3" "a", 2), 2);
+	ck_assert_uint_eq(dc_table_text_cols("\xf0\x9f\x98" "a", 4), 4);
+	ck_assert_uint_eq(dc_table_text_cols("\xff\xfe", 2), 2);
+
+	/* 'a' and 30 é at lines 12 wide (the word buffer 12 columns): cut
+	 * after 12 characters (24 or 23 bytes, not 12), each line whole
+	 * characters */
+	strcpy(s, "a");
+	for (int i = 0; i < 30; i++)
+		strcat(s, "\xc3\xa9");
+	ck_assert_str_eq(wrap_both(out, sizeof(out), s, 0, 12),
+			 "a\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n"
+			 "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n"
+			 "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
+	/* words of 2 columns (4 bytes): "éé éé" is 5 columns and fits a
+	 * line of 5 (9 bytes would not) */
+	ck_assert_str_eq(wrap_both(out, sizeof(out), "\xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9", 0, 5),
+			 "\xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9\n\xc3\xa9\xc3\xa9");
+	/* from column 2 of lines 10 wide: "日本語 日本語" ends at column 9, a
+	 * third word would end at 13; the next line indented to 2 */
+	ck_assert_str_eq(wrap_both(out, sizeof(out),
+				   "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e \xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e "
+				   "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e",
+				   2, 10),
+			 "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e \xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\n  "
+			 "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e");
+	/* 20 emoji at lines 9 wide from 0 (the buffer 9 columns): 9, 9, 2 */
+	s[0] = '\0';
+	for (int i = 0; i < 20; i++)
+		strcat(s, "\xf0\x9f\x98\x80");
+	wrap_both(out, sizeof(out), s, 0, 9);
+	ck_assert_uint_eq(strlen(out), 20 * 4 + 2);
+	ck_assert(out[36] == '\n' && out[73] == '\n');
+	/* stray bytes a column each: 4 and a space and 1 is 6, past 5 */
+	ck_assert_str_eq(wrap_both(out, sizeof(out), "\x80\x80\x80\x80 \xc3", 0, 5), "\x80\x80\x80\x80\n\xc3");
+}
+END_TEST
+
+/* Each character of UTF-8 in s (every one well formed) as 'x', a byte
+ * of none as '?': so a text wrapped with a character cut reads apart
+ * from its ASCII look-alike's wrap */
+static void ascii_look_alike(char *d, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		size_t k = *p < 0x80 ? 1 : *p < 0xc2 ? 0 : *p < 0xe0 ? 2 : *p < 0xf0 ? 3 : *p < 0xf5 ? 4 : 0, i = 1;
+		for (; i < k && (p[i] & 0xc0) == 0x80; i++)
+			;
+		if (k == 0 || i < k) {
+			*d++ = '?';
+			p++;
+			continue;
+		}
+		*d++ = k == 1 ? (char)*p : 'x';
+		p += k;
+	}
+	*d = '\0';
+}
+
+/* Seeded texts of words of ASCII, é, 中 and 😀 wrap as their ASCII
+ * look-alikes (each character an 'x') do, both ways, at every start
+ * column and width: columns are characters and no line ends inside one */
+START_TEST(test_table_wrap_utf8_look_alike)
+{
+	static const char *const letter[4] = {"a", "\xc3\xa9", "\xe4\xb8\xad", "\xf0\x9f\x98\x80"};
+	struct dc_rng rng;
+	unsigned long bad = 0;
+	dc_rng_seed(&rng, 101);
+	for (int it = 0; it < 20000; it++) {
+		/* at most 250 lines of 59 columns' indent and 4-byte letters */
+		static char got[20000], want[20000], mapped[20000];
+		char s[1200], a[400];
+		size_t n = dc_rng_next(&rng) % 250, col = dc_rng_next(&rng) % 60, width, o = 0, ao = 0;
+		uint64_t word_max = 1 + dc_rng_next(&rng) % 40;
+		width = dc_rng_next(&rng) % 5 == 0 ? 0 : dc_rng_next(&rng) % 140;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t r = dc_rng_next(&rng);
+			if (r % 100 < 8 || (r >> 8) % word_max == 0) {
+				s[o++] = ' ';
+				a[ao++] = ' ';
+			} else {
+				const char *l = letter[(r >> 16) % 4];
+				memcpy(s + o, l, strlen(l));
+				o += strlen(l);
+				a[ao++] = l[1] ? 'x' : 'a';
+			}
+		}
+		s[o] = a[ao] = '\0';
+		wrap_both(got, sizeof(got), s, col, width);
+		wrap_both(want, sizeof(want), a, col, width);
+		ascii_look_alike(mapped, got);
+		if (strcmp(mapped, want) != 0 && bad++ < 3)
+			fprintf(stderr, "utf8 wrap at %zu of %zu: '%s'\n'%s'\n'%s'\n", col, width, s, got, want);
+	}
+	ck_assert_uint_eq(bad, 0);
 }
 END_TEST
 
@@ -1950,6 +2086,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_json_string_text);
 	tcase_add_test(tc, test_whole_doubles_match_printf);
 	tcase_add_test(tc, test_table_wrap_line_at_a_time);
+	tcase_add_test(tc, test_table_wrap_utf8);
+	tcase_add_test(tc, test_table_wrap_utf8_look_alike);
 	tcase_add_test(tc, test_buf_room);
 	tcase_add_test(tc, test_text_add_bounds);
 	tcase_add_test(tc, test_json_row_plan);

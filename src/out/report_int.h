@@ -187,8 +187,14 @@ const char *dc_table_cell(char *buf, size_t len, const struct dc_field *f, const
 /* The table's wrap of a text with no escapes (sink_table.c) that starts
  * at column `col` of lines `width` wide (0: one line), into b: a line at a
  * time where the text allows it and `line_at_a_time` is set, else a word
- * at a time. Both write the same; tests/check_fmt.c compares them. */
+ * at a time. Both write the same; tests/check_fmt.c compares them.
+ * Columns are characters (dc_table_text_cols): a word longer than a line
+ * is cut between two of them. */
 void dc_table_wrap_text(struct dc_buf *b, const char *s, size_t col, size_t width, int line_at_a_time);
+
+/* The columns the table gives s[0..n): one a UTF-8 character, one any
+ * other byte (sink_table.c). */
+size_t dc_table_text_cols(const char *s, size_t n);
 
 /* 1 when s[0..n) holds a word (a run of bytes other than ' ') of `len`
  * bytes or more (len > 0; 0 has none): the table's check that a text can

@@ -378,6 +378,64 @@ static double f64_abs(const struct dc_field *f, const void *base)
 	return fabs(v);
 }
 
+/* Widths on a terminal are columns, not bytes: a character of UTF-8 (a
+ * lead byte and the continuation bytes it calls for) takes one column
+ * (wide and combining characters are not told apart: no library for
+ * that), as does any other byte, a stray continuation byte or a lead byte
+ * cut short (the escapes leave none in data; a raw text may have them).
+ * ASCII is a byte a column, so its output is unchanged. Texts are cut and
+ * wrapped only where a character starts; a space always starts one. */
+
+/* The bytes of the character at s[0..n) (n > 0). */
+static inline size_t u8_len(const char *s, size_t n)
+{
+	unsigned c = (unsigned char)s[0];
+	size_t k;
+	if (c < 0xc0 || c > 0xf7)
+		return 1; /* ASCII, a stray continuation byte, or no lead byte */
+	k = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+	if (k > n)
+		return 1;
+	for (size_t i = 1; i < k; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80)
+			return 1;
+	return k;
+}
+
+/* 1 when the 8 bytes at s are ASCII */
+static inline int ascii_word(const char *s)
+{
+	uint64_t x;
+	memcpy(&x, s, 8);
+	return !(x & 0x8080808080808080u);
+}
+
+/* Of s[0..n), the bytes of its first `cols` columns (n when it has no
+ * more); *used gets the columns they take. ASCII eight bytes a step. */
+static size_t u8_prefix(const char *s, size_t n, size_t cols, size_t *used)
+{
+	size_t i = 0, c;
+	while (i + 8 <= n && i + 8 <= cols && ascii_word(s + i))
+		i += 8;
+	for (c = i; i < n && c < cols; c++)
+		i += (unsigned char)s[i] < 0x80 ? 1 : u8_len(s + i, n - i);
+	*used = c;
+	return i;
+}
+
+/* The columns s[0..n) takes */
+static inline size_t u8_cols(const char *s, size_t n)
+{
+	size_t c;
+	(void)u8_prefix(s, n, n, &c);
+	return c;
+}
+
+size_t dc_table_text_cols(const char *s, size_t n)
+{
+	return u8_cols(s, n);
+}
+
 struct tctx {
 	struct dc_buf *b;
 	const struct dc_render_opts *o;
@@ -415,14 +473,15 @@ static void shell_lines(struct dc_buf *b, const char *s, size_t col, size_t widt
 	while (*s) {
 		/* an option and its value ("--set PATH=V") stay on one line */
 		const char *w = s, *e = shell_word_end(s);
-		size_t n;
+		size_t n, nc;
 		if (*w == '-' && *e == ' ' && e[1] && e[1] != '-') {
 			const char *v = shell_word_end(e + 1);
-			if (!width || col + (size_t)(v - w) + 2 <= width)
+			if (!width || col + u8_cols(w, (size_t)(v - w)) + 2 <= width)
 				e = v; /* the pair fits a line: kept together */
 		}
 		n = (size_t)(e - w);
-		if (at > col && width && at + 1 + n + 2 > width) {
+		nc = u8_cols(w, n); /* a path may hold characters of several bytes */
+		if (at > col && width && at + 1 + nc + 2 > width) {
 			dc_buf_add(b, " \\\n", 3);
 			dc_buf_pad(b, col);
 			at = col;
@@ -432,7 +491,7 @@ static void shell_lines(struct dc_buf *b, const char *s, size_t col, size_t widt
 			at++;
 		}
 		dc_buf_add(b, w, n);
-		at += n;
+		at += nc;
 		s = e;
 		while (*s == ' ')
 			s++;
@@ -445,11 +504,16 @@ static void shell_lines(struct dc_buf *b, const char *s, size_t col, size_t widt
  * breaks where the line ends. */
 #define GLUE '\x01'
 
+/* the word buffer's columns: a word as long is cut; its bytes have room
+ * for as many characters of 4 bytes */
+#define WORD_COLS 128
+
 struct wrap {
 	struct dc_buf *b;
-	size_t start, col, width, wlen, cap;
+	size_t start, col, width, cap; /* columns; cap: the word buffer's */
+	size_t wlen, wcols; /* the word buffer's bytes and columns */
 	int sep;
-	char word[128];
+	char word[WORD_COLS * 4];
 };
 
 static void wr_init(struct wrap *w, struct dc_buf *b, size_t col, size_t width)
@@ -457,18 +521,18 @@ static void wr_init(struct wrap *w, struct dc_buf *b, size_t col, size_t width)
 	w->b = b;
 	w->start = w->col = col;
 	w->width = width;
-	w->wlen = 0;
+	w->wlen = w->wcols = 0;
 	w->sep = 0;
-	w->cap = sizeof(w->word);
+	w->cap = WORD_COLS;
 	if (width > col + 8 && width - col < w->cap)
 		w->cap = width - col;
 }
 
-/* Writes a word of n bytes: on a new line when it would pass the width,
- * else after a space when one came before it. */
-static void wr_emit(struct wrap *w, const char *word, size_t n)
+/* Writes a word of n bytes and `cols` columns: on a new line when it
+ * would pass the width, else after a space when one came before it. */
+static void wr_emit(struct wrap *w, const char *word, size_t n, size_t cols)
 {
-	if (w->width && w->col > w->start && w->col + (size_t)w->sep + n > w->width) {
+	if (w->width && w->col > w->start && w->col + (size_t)w->sep + cols > w->width) {
 		dc_buf_putc(w->b, '\n');
 		dc_buf_pad(w->b, w->start);
 		w->col = w->start;
@@ -477,7 +541,7 @@ static void wr_emit(struct wrap *w, const char *word, size_t n)
 		w->col++;
 	}
 	dc_buf_add(w->b, word, n);
-	w->col += n;
+	w->col += cols;
 	w->sep = 0;
 }
 
@@ -485,33 +549,37 @@ static void wr_word(struct wrap *w)
 {
 	if (!w->wlen)
 		return;
-	wr_emit(w, w->word, w->wlen);
-	w->wlen = 0;
+	wr_emit(w, w->word, w->wlen, w->wcols);
+	w->wlen = w->wcols = 0;
 }
 
 static void wr_put(struct wrap *w, const char *s, size_t n)
 {
 	for (size_t i = 0; i < n;) {
-		size_t run, room;
+		size_t run;
 		if (s[i] == ' ') {
 			wr_word(w);
 			w->sep = 1;
 			i++;
 			continue;
 		}
-		if (w->wlen == w->cap) {
-			/* a glued run longer than a line: break it at its last glue */
+		if (w->wcols == w->cap) {
+			/* a glued run longer than a line: break it at its last glue
+			 * (a space, which starts a character) */
 			size_t k = w->wlen;
 			while (k > 0 && w->word[k - 1] != ' ')
 				k--;
 			if (k > 1) {
-				size_t rest = w->wlen - k;
+				size_t rest = w->wlen - k, head = u8_cols(w->word, k - 1);
+				size_t rest_cols = w->wcols - head - 1;
 				char tail[sizeof(w->word)];
 				memcpy(tail, w->word + k, rest);
 				w->wlen = k - 1;
+				w->wcols = head;
 				wr_word(w);
 				memcpy(w->word, tail, rest);
 				w->wlen = rest;
+				w->wcols = rest_cols;
 				w->sep = 1;
 			} else {
 				wr_word(w);
@@ -522,13 +590,15 @@ static void wr_put(struct wrap *w, const char *s, size_t n)
 		 * words of a line and their single spaces in one piece */
 		if (!w->wlen) {
 			const char *span = s + i;
-			size_t span_len = 0, j = i;
+			size_t span_len = 0, j = i, run_cols;
 			for (;;) {
 				for (run = 0; j + run < n && s[j + run] != ' ' && s[j + run] != GLUE; run++)
 					;
-				if (j + run >= n || s[j + run] != ' ' || run >= w->cap)
+				if (j + run >= n || s[j + run] != ' ')
 					break;
-				if (w->width && w->col > w->start && w->col + (size_t)w->sep + run > w->width) {
+				if ((run_cols = u8_cols(s + j, run)) >= w->cap)
+					break;
+				if (w->width && w->col > w->start && w->col + (size_t)w->sep + run_cols > w->width) {
 					dc_buf_add(w->b, span, span_len);
 					dc_buf_putc(w->b, '\n');
 					dc_buf_pad(w->b, w->start);
@@ -547,7 +617,7 @@ static void wr_put(struct wrap *w, const char *s, size_t n)
 					w->col++;
 				}
 				span_len += run;
-				w->col += run;
+				w->col += run_cols;
 				w->sep = 0;
 				for (j += run; j < n && s[j] == ' '; j++)
 					w->sep = 1;
@@ -558,12 +628,19 @@ static void wr_put(struct wrap *w, const char *s, size_t n)
 				continue;
 			}
 		}
-		/* the run of the word up to the next space or the buffer's end */
-		room = w->cap - w->wlen;
-		for (run = 0; run < room && i + run < n && s[i + run] != ' '; run++)
-			w->word[w->wlen + run] = s[i + run] == GLUE ? ' ' : s[i + run];
-		w->wlen += run;
-		i += run;
+		/* the run of the word up to the next space or the buffer's end,
+		 * whole characters (the buffer has room for its columns' worth
+		 * of the longest) */
+		for (; w->wcols < w->cap && i < n && s[i] != ' '; w->wcols++) {
+			size_t k = (unsigned char)s[i] < 0x80 ? 1 : u8_len(s + i, n - i);
+			if (k == 1) {
+				w->word[w->wlen++] = s[i] == GLUE ? ' ' : s[i];
+			} else {
+				memcpy(w->word + w->wlen, s + i, k);
+				w->wlen += k;
+			}
+			i += k;
+		}
 	}
 }
 
@@ -654,25 +731,33 @@ static int wr_simple(struct wrap *w, const char *s, size_t n)
 	if ((n && s[n - 1] == ' ') || dc_table_has_double_space(s, n))
 		return 0;
 	/* a word as long as the buffer is left to wr_put (only a text that
-	 * long can hold one) */
+	 * long can hold one; one as many bytes long may be fewer columns,
+	 * which wr_put writes alike) */
 	if (n >= w->cap && dc_table_has_word(s, n, w->cap))
 		return 0;
 	for (;;) {
-		size_t limit = w->width > w->col ? w->width - w->col : 0, e;
+		size_t limit = w->width > w->col ? w->width - w->col : 0, e, cols;
 		char *o;
-		if (!w->width || n - pos <= limit) { /* the rest fits */
+		if (!w->width) { /* one line */
 			dc_buf_add_short(w->b, s + pos, n - pos);
-			w->col += n - pos;
+			w->col += u8_cols(s + pos, n - pos);
 			return 1;
 		}
-		for (e = pos + limit; e > pos && s[e] != ' '; e--)
+		/* e: where the line's `limit` columns end, at a character */
+		e = pos + u8_prefix(s + pos, n - pos, limit, &cols);
+		if (e == n) { /* the rest fits */
+			dc_buf_add_short(w->b, s + pos, n - pos);
+			w->col += cols;
+			return 1;
+		}
+		for (; e > pos && s[e] != ' '; e--)
 			;
 		if (e == pos) /* the first word alone is wider: it ends the line */
 			for (e = pos + 1; e < n && s[e] != ' '; e++)
 				;
 		if (e == n) {
 			dc_buf_add_short(w->b, s + pos, e - pos);
-			w->col += e - pos;
+			w->col += u8_cols(s + pos, e - pos);
 			return 1;
 		}
 		/* the line, its newline and the next one's indent in one piece */
@@ -792,7 +877,7 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 	char labels[64][160], vals[64 * VALUE_KEPT + DC_CELL_MAX], cell[DC_CELL_MAX];
 	const char *label[64], *value[64];
 	int kept[64]; /* value[i] holds the number; else it is formatted again */
-	size_t label_len[64], value_len[64];
+	size_t label_len[64], label_cols[64], value_len[64];
 	struct tscale ts[64];
 	size_t w = 0, vmax = 0, indent = (size_t)depth * 2, at = 0;
 
@@ -800,7 +885,10 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 		const struct dc_field *f = run[i];
 		size_t l;
 		label[i] = dc_fld_label(f, base, labels[i], sizeof(labels[i]));
-		l = label_len[i] = strlen(label[i]);
+		label_len[i] = strlen(label[i]);
+		/* aligned by columns: a label from the data may hold characters
+		 * of several bytes (numbers and units are ASCII) */
+		l = label_cols[i] = u8_cols(label[i], label_len[i]);
 		if (l > w)
 			w = l;
 		ts[i] = scaled(f->unit) ? scale_for(f->unit, f64_abs(f, base)) : unit_scale(f->unit);
@@ -835,7 +923,7 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 		w = t->o->width - indent - 2 - vmax;
 	for (size_t i = 0; i < n; i++) {
 		const struct dc_field *f = run[i];
-		size_t l = label_len[i];
+		size_t l = label_cols[i], lb = label_len[i]; /* its columns and bytes */
 		const char *text = NULL; /* a textual field's */
 
 		/* the common line, a number beside a label that fits, in one
@@ -843,15 +931,15 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 		if (!is_textual(f) && kept[i] && l <= w && !(t->o->width && indent + l > t->o->width)) {
 			int has_unit = f->unit != DC_U_BYTES && ts[i].ulen && !dc_fld_null(f, base);
 			size_t ul = has_unit ? ts[i].ulen : 0, vl = value_len[i], pad = w - l + 2;
-			size_t need = indent + l + pad + vl + (has_unit ? 1 + ul : 0) + 1;
+			size_t need = indent + lb + pad + vl + (has_unit ? 1 + ul : 0) + 1;
 			char *o = dc_buf_room(t->b, need + SPACES_COPY);
 			if (!o)
 				return;
 			put_spaces(o, indent);
 			o += indent;
-			copy_short(o, label[i], l);
-			put_spaces(o + l, pad);
-			o += l + pad;
+			copy_short(o, label[i], lb);
+			put_spaces(o + lb, pad);
+			o += lb + pad;
 			copy_short(o, value[i], vl);
 			o += vl;
 			if (has_unit) {
@@ -870,19 +958,21 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 			 * the line as wr_simple writes it (printable, no space at
 			 * either end or twice in a row, no word as long as the
 			 * wrap's buffer): the line in one piece */
-			size_t col = indent + w + 2, tl = strlen(text), need = col + tl + 1;
+			size_t col = indent + w + 2, tl = strlen(text), tc;
+			size_t to = indent + lb + w - l + 2, need = to + tl + 1; /* bytes */
 			struct wrap wr;
 			char *o;
 			wr_init(&wr, t->b, col, t->o->width);
-			if (tl && tl < wr.cap && (!t->o->width || col + tl <= t->o->width) && text[0] != ' ' &&
+			tc = u8_cols(text, tl);
+			if (tl && tc < wr.cap && (!t->o->width || col + tc <= t->o->width) && text[0] != ' ' &&
 			    text[tl - 1] != ' ' && !dc_table_has_double_space(text, tl) && dc_text_printable_fast(text, tl)) {
 				if (!(o = dc_buf_room(t->b, need + SPACES_COPY)))
 					return;
 				put_spaces(o, indent);
-				copy_short(o + indent, label[i], l);
-				put_spaces(o + indent + l, w - l + 2);
-				copy_short(o + col, text, tl);
-				o[col + tl] = '\n';
+				copy_short(o + indent, label[i], lb);
+				put_spaces(o + indent + lb, w - l + 2);
+				copy_short(o + to, text, tl);
+				o[to + tl] = '\n';
 				dc_buf_commit(t->b, need);
 				continue;
 			}
@@ -895,7 +985,7 @@ static void t_scalars(struct tctx *t, const struct dc_field *const *run, size_t 
 			wr_puts_data(&wr, label[i]);
 			wr_word(&wr);
 		} else {
-			dc_buf_add(t->b, label[i], l);
+			dc_buf_add(t->b, label[i], lb);
 		}
 		if (l > w) {
 			dc_buf_putc(t->b, '\n');
@@ -935,26 +1025,29 @@ struct col {
 	int wrap; /* text wider than the output width: left-aligned, wrapped at spaces */
 	int scaled; /* its unit's scale follows its largest value (scaled()) */
 	int kind; /* how its cells are formatted (col_kind) */
-	size_t label_len; /* its heading's length */
+	size_t label_len, label_cols; /* its heading's bytes and columns */
 };
 
 /* Of `s` (n bytes), the part that fits in `width` columns: up to its last
- * space within the width (a word longer than the width is cut); *skip
- * also counts the space that ends it. */
-static size_t fit_part(const char *s, size_t n, size_t width, size_t *skip)
+ * space within the width (a word longer than the width is cut between
+ * two characters); *skip also counts the space that ends it. Returns the
+ * part's bytes; *cols gets its columns. */
+static size_t fit_part(const char *s, size_t n, size_t width, size_t *skip, size_t *cols)
 {
-	size_t k;
-	if (n <= width) {
+	size_t k, e = u8_prefix(s, n, width, cols);
+	if (e == n) {
 		*skip = n;
 		return n;
 	}
-	for (k = width; k > 0 && s[k] != ' '; k--)
+	/* s[e] starts the character past the width; a space starts one */
+	for (k = e; k > 0 && s[k] != ' '; k--)
 		;
 	if (k == 0) {
-		*skip = width;
-		return width;
+		*skip = e;
+		return e;
 	}
 	*skip = k + 1;
+	*cols = u8_cols(s, k);
 	return k;
 }
 
@@ -964,11 +1057,12 @@ struct panel_col {
 
 /* The text c[0..len) right-aligned in a column of `width` after `gap`
  * spaces, in one piece: a column's padding is mostly a few spaces,
- * written as a fixed-size copy of which pad count */
+ * written as a fixed-size copy of which pad count. Padded by the text's
+ * columns, not its bytes. */
 static void put_cell(struct dc_buf *b, size_t width, size_t gap, const char *c, size_t len)
 {
 	static const char spaces[32] = "                                ";
-	size_t pad = (width > len ? width - len : 0) + gap;
+	size_t cols = u8_cols(c, len), pad = (width > cols ? width - cols : 0) + gap;
 	char *o = dc_buf_room(b, pad + sizeof(spaces) + len);
 	if (!o)
 		return;
@@ -981,12 +1075,13 @@ static void put_cell(struct dc_buf *b, size_t width, size_t gap, const char *c, 
 }
 
 /* A line of a panel's heading: `indent` spaces, each text[k] (len[k]
- * bytes) right-aligned in its column after its gap (a text wider than
- * its column, a wrapped one's label, pushes the rest right), a newline;
- * in one piece of at most `line` bytes (the caller's sum), spaces
- * first (fixed-size copies), then each text in its place. */
+ * bytes, wid[k] columns) right-aligned in its column after its gap (a
+ * text wider than its column, a wrapped one's label, pushes the rest
+ * right), a newline; in one piece of at most `line` bytes (the caller's
+ * sum of columns, and of the bytes past them of characters of several),
+ * spaces first (fixed-size copies), then each text in its place. */
 static void put_heading(struct dc_buf *b, size_t indent, const struct panel_col *pc, size_t np,
-			const char *const *text, const size_t *len, size_t line)
+			const char *const *text, const size_t *len, const size_t *wid, size_t line)
 {
 	static const char spaces[32] = "                                ";
 	char *o, *start;
@@ -996,7 +1091,7 @@ static void put_heading(struct dc_buf *b, size_t indent, const struct panel_col 
 		memcpy(o + i, spaces, sizeof(spaces));
 	o += indent;
 	for (size_t k = 0; k < np; k++) {
-		size_t pad = (pc[k].width > len[k] ? pc[k].width - len[k] : 0) + pc[k].step - pc[k].width;
+		size_t pad = (pc[k].width > wid[k] ? pc[k].width - wid[k] : 0) + pc[k].step - pc[k].width;
 		copy_short(o + pad, text[k], len[k]);
 		o += pad + len[k];
 	}
@@ -1029,6 +1124,9 @@ static int next_row(uint64_t *i, uint64_t from, uint64_t to, uint64_t n, int *ga
 
 struct cell_cache {
 	size_t used, ncols;
+	/* a cached cell holds a character of several bytes: its bytes are
+	 * not its columns, which put_cached_row's one piece counts on */
+	int multibyte;
 	size_t rows; /* the first rows shown whose cells are kept: at most CACHE_ROWS */
 	uint16_t off[CACHE_ROWS][MAX_COLS];
 	uint16_t len[CACHE_ROWS][MAX_COLS];
@@ -1086,6 +1184,29 @@ static inline void cache_same(struct cell_cache *c, uint64_t slot, size_t col)
 	c->off[slot][col] = c->off[slot - 1][col];
 	c->len[slot][col] = c->len[slot - 1][col];
 	c->cells[slot]++;
+}
+
+/* The width of a column of `width` so far with the cell c[0..len) of
+ * more bytes than that: the cell's columns when they are more. A cell's
+ * columns are at most its bytes, so the caller counts only a cell longer
+ * than the width (never most cells). */
+static size_t cell_width(const char *c, size_t len, size_t width)
+{
+	size_t cols = u8_cols(c, len);
+	return cols > width ? cols : width;
+}
+
+/* A cached text cell that is printable but maybe not ASCII (the check
+ * that says ASCII can err the other way, at a cost of speed alone) marks
+ * the cache multibyte; 0 when the text needs an escape */
+static inline int cache_printable(struct cell_cache *cc, const char *text, size_t len)
+{
+	if (dc_text_ascii_printable(text, len))
+		return 1;
+	if (!dc_text_printable_n(text, len))
+		return 0;
+	cc->multibyte = 1;
+	return 1;
 }
 
 /* 1 when a column's text is its 8-byte value's alone: a number that is
@@ -1156,11 +1277,11 @@ static void cache_column(struct cell_cache *cc, struct col *col, size_t i, const
 					text = "";
 			}
 			l = strlen(text);
-			if (l > CACHE_BYTES - used || !dc_text_printable_fast(text, l))
+			if (l > CACHE_BYTES - used || !cache_printable(cc, text, l))
 				break; /* left to cell_text, below */
 			copy_short(cc->text + used, text, l);
 			if (l > width)
-				width = l;
+				width = cell_width(text, l, width);
 			cc->off[s][i] = (uint16_t)used;
 			cc->len[s][i] = (uint16_t)l;
 			cc->cells[s]++;
@@ -1175,10 +1296,10 @@ static void cache_column(struct cell_cache *cc, struct col *col, size_t i, const
 			at[0] = '\0';
 			f->text(rows + s * stride, at, DC_CELL_MAX);
 			l = strlen(at);
-			if (!dc_text_printable_fast(at, l))
+			if (!cache_printable(cc, at, l))
 				break; /* escaped by cell_text, below */
 			if (l > width)
-				width = l;
+				width = cell_width(at, l, width);
 			cc->off[s][i] = (uint16_t)used;
 			cc->len[s][i] = (uint16_t)l;
 			cc->cells[s]++;
@@ -1204,7 +1325,9 @@ static void cache_column(struct cell_cache *cc, struct col *col, size_t i, const
 		}
 		c = cell_text(dst, DC_CELL_MAX, f, row, &col->ts, 0, &l);
 		if (l > width)
-			width = l;
+			width = cell_width(c, l, width);
+		if (!number && !dc_text_ascii_printable(c, l))
+			cc->multibyte = 1; /* an escaped text keeps its characters */
 		kept = cache_put(cc, s, i, c, l);
 	}
 	col->width = width;
@@ -1270,15 +1393,19 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 	struct panel_col pc[MAX_COLS];
 
 	const char *text[MAX_COLS];
-	size_t len[MAX_COLS];
+	size_t len[MAX_COLS], wid[MAX_COLS];
 
-	size_t wider = 0; /* what headings wider than their columns add */
+	/* what headings wider than their columns add, and their bytes past
+	 * their columns */
+	size_t wider = 0;
 	for (k = 0; k < np; k++) {
 		const struct dc_field *c = &cf->f[panel[k]];
 		text[k] = c->label ? c->label : c->key;
 		len[k] = cols[panel[k]].label_len;
-		if (len[k] > cols[panel[k]].width)
-			wider += len[k] - cols[panel[k]].width;
+		wid[k] = cols[panel[k]].label_cols;
+		wider += len[k] - wid[k];
+		if (wid[k] > cols[panel[k]].width)
+			wider += wid[k] - cols[panel[k]].width;
 		any_unit |= cols[panel[k]].ts.ulen != 0;
 		line += cols[panel[k]].width + (k ? 2 : 0);
 		wraps |= cols[panel[k]].wrap;
@@ -1286,17 +1413,17 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 		pc[k].width = cols[panel[k]].width;
 		pc[k].step = cols[panel[k]].width + (k ? 2 : 0);
 	}
-	put_heading(t->b, (size_t)depth * 2 + 2, pc, np, text, len, line + wider);
+	put_heading(t->b, (size_t)depth * 2 + 2, pc, np, text, len, wid, line + wider);
 	if (any_unit) {
 		wider = 0;
 		for (k = 0; k < np; k++) {
 			size_t ul = cols[panel[k]].ts.ulen;
 			text[k] = cols[panel[k]].ts.head;
-			len[k] = ul ? ul + 2 : 0;
+			len[k] = wid[k] = ul ? ul + 2 : 0; /* ASCII */
 			if (len[k] > cols[panel[k]].width)
 				wider += len[k] - cols[panel[k]].width;
 		}
-		put_heading(t->b, (size_t)depth * 2 + 2, pc, np, text, len, line + wider);
+		put_heading(t->b, (size_t)depth * 2 + 2, pc, np, text, len, wid, line + wider);
 	}
 	for (uint64_t slot = 0, r = 0; next_row(&r, from, to, n, &gap); r++, slot++) {
 		int cached = slot < cc->rows;
@@ -1318,7 +1445,9 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 			}
 		}
 		cached = cached && cc->cells[slot] == cc->ncols;
-		if (cached && !wraps && put_cached_row(t->b, cc, slot, pc, np, (size_t)depth * 2 + 2, line))
+		/* a row in one piece counts a byte a column: not with a
+		 * character of several bytes, whose cells put_cell pads */
+		if (cached && !wraps && !cc->multibyte && put_cached_row(t->b, cc, slot, pc, np, (size_t)depth * 2 + 2, line))
 			continue;
 		if (!cached) {
 			memset(row, 0, rs->row_size);
@@ -1341,12 +1470,12 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 				}
 				if (cols[panel[k]].wrap) {
 					/* left-aligned, the rest on the following lines */
-					size_t skip, part = fit_part(c, l, w, &skip);
+					size_t skip, pc_cols, part = fit_part(c, l, w, &skip, &pc_cols);
 					if (k)
 						dc_buf_pad(t->b, 2);
 					dc_buf_add(t->b, c, part);
 					if (k + 1 < np)
-						dc_buf_pad(t->b, w - part);
+						dc_buf_pad(t->b, w - pc_cols);
 					if (l > skip && !rest_len) {
 						rest_col = at + (k ? 2 : 0);
 						rest_w = w;
@@ -1360,7 +1489,7 @@ static void t_panel(struct tctx *t, const struct dc_field *f, const struct dc_fi
 			}
 			dc_buf_putc(t->b, '\n');
 			for (size_t pos = 0; pos < rest_len;) {
-				size_t skip, part = fit_part(rest + pos, rest_len - pos, rest_w, &skip);
+				size_t skip, part_cols, part = fit_part(rest + pos, rest_len - pos, rest_w, &skip, &part_cols);
 				dc_buf_pad(t->b, rest_col);
 				dc_buf_add(t->b, rest + pos, part);
 				dc_buf_putc(t->b, '\n');
@@ -1413,7 +1542,7 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 		const char *label = dc_fld_label(f, base, lb, sizeof(lb));
 		size_t ll = strlen(label);
 		struct wrap wr;
-		if (!f->label_fn && (!t->o->width || (size_t)depth * 2 + ll <= t->o->width)) {
+		if (!f->label_fn && (!t->o->width || (size_t)depth * 2 + u8_cols(label, ll) <= t->o->width)) {
 			dc_buf_add_short(t->b, label, ll);
 		} else {
 			wr_init(&wr, t->b, (size_t)depth * 2, t->o->width);
@@ -1438,6 +1567,7 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	if (nstored > shown)
 		nstored = (size_t)shown;
 	cc.used = 0;
+	cc.multibyte = 0;
 	cc.ncols = ncols;
 	cc.rows = nstored;
 	memset(cc.cells, 0, sizeof(cc.cells));
@@ -1446,7 +1576,9 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 	for (i = 0; i < ncols; i++) {
 		cols[i].max_abs = 0;
 		cols[i].wrap = 0;
-		cols[i].width = cols[i].label_len = strlen(cf->f[i].label ? cf->f[i].label : cf->f[i].key);
+		const char *head = cf->f[i].label ? cf->f[i].label : cf->f[i].key;
+		cols[i].label_len = strlen(head);
+		cols[i].width = cols[i].label_cols = u8_cols(head, cols[i].label_len);
 		cols[i].ts = unit_scale(cf->f[i].unit); /* a scaled one's is chosen in pass 2 */
 		cols[i].scaled = scaled(cf->f[i].unit);
 		cols[i].kind = col_kind(&cf->f[i]);
@@ -1489,9 +1621,9 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 		for (size_t k = 0; k < nplain; k++) {
 			size_t l;
 			i = plain[k];
-			(void)col_cell(cols[i].kind, cell, &cf->f[i], row, &cols[i].ts, &l);
+			const char *c = col_cell(cols[i].kind, cell, &cf->f[i], row, &cols[i].ts, &l);
 			if (l > cols[i].width)
-				cols[i].width = l;
+				cols[i].width = cell_width(c, l, cols[i].width);
 		}
 	}
 	/* pass 2, only for scaled columns: their widths in the chosen scale,
@@ -1528,7 +1660,9 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 			}
 			above_kept = cache_put(&cc, slot, scaled_col[si], text, l);
 			if (l > col->width)
-				col->width = l;
+				col->width = cell_width(text, l, col->width);
+			if (sf->type != DC_FT_F64 && !dc_text_ascii_printable(text, l))
+				cc.multibyte = 1; /* not a number's text */
 		}
 	}
 	for (r = 0, slot = 0; nscaled && shown > nstored && next_row(&r, from, to, n, &gap); r++, slot++) {
@@ -1539,9 +1673,9 @@ static void t_rows(struct tctx *t, const struct dc_field *f, const void *base, i
 		for (size_t si = 0; si < nscaled; si++) {
 			size_t l;
 			i = scaled_col[si];
-			(void)cell_text(cell, DC_CELL_MAX, &cf->f[i], row, &cols[i].ts, 0, &l);
+			const char *c = cell_text(cell, DC_CELL_MAX, &cf->f[i], row, &cols[i].ts, 0, &l);
 			if (l > cols[i].width)
-				cols[i].width = l;
+				cols[i].width = cell_width(c, l, cols[i].width);
 		}
 	}
 	for (i = 0; i < ncols; i++) {
@@ -1675,7 +1809,7 @@ static void t_lists(struct tctx *t, const struct dc_field *f, const void *base, 
 	}
 	dc_excerpt_bounds(n, t->o, &from, &to);
 	dc_buf_putc(t->b, '[');
-	wr_init(&wr, t->b, (size_t)depth * 2 + strlen(label) + 3, t->o->width);
+	wr_init(&wr, t->b, (size_t)depth * 2 + u8_cols(label, strlen(label)) + 3, t->o->width);
 	lt.w = &wr;
 	lt.n = 0;
 	lt.handed = 0;
@@ -1805,17 +1939,17 @@ static void t_object(struct tctx *t, const struct dc_fields *fs, const void *bas
 	int inner = depth;
 	if (title) {
 		if (depth == 0) {
-			size_t l = strlen(title);
+			size_t l = strlen(title), c = u8_cols(title, l); /* underlined by columns */
 			if (!t->no_blank)
 				dc_buf_putc(t->b, '\n');
 			t->no_blank = 0;
 			dc_buf_add(t->b, title, l);
 			dc_buf_putc(t->b, '\n');
-			char *u = dc_buf_room(t->b, l + 1);
+			char *u = dc_buf_room(t->b, c + 1);
 			if (u) { /* the underline in one piece */
-				memset(u, '=', l);
-				u[l] = '\n';
-				dc_buf_commit(t->b, l + 1);
+				memset(u, '=', c);
+				u[c] = '\n';
+				dc_buf_commit(t->b, c + 1);
 			}
 		} else {
 			dc_buf_pad(t->b, (size_t)depth * 2);
