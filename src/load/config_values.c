@@ -568,7 +568,11 @@ static int read_real(struct loader *l, int ki, const cJSON *v, enum dc_quantity 
 	 * the number of a unit string without the unit */
 	/* the number as given, exactly: the text to write must be the same
 	 * number (%g would make 0.0012345678 "0.00123457") */
-	if (cJSON_IsNumber(v) && q == DC_Q_TIME && *out >= 1e-3) {
+	/* a key whose default is in ms (whatif.slow_data_rank.delay, 10 ms)
+	 * takes tenths of a second plausibly: the slip is 10 for 10 ms, so
+	 * 1 s and more warns; a latency (us) from 1 ms */
+	if (cJSON_IsNumber(v) && q == DC_Q_TIME &&
+	    *out >= (strstr(k->info.default_text, " ms") ? 1.0 : 1e-3)) {
 		const char *unit = strstr(k->info.default_text, " ms") ? "ms" : "us";
 		char num[32];
 		dc_cfg_fmt_num(num, sizeof(num), *out);
