@@ -1945,6 +1945,8 @@ START_TEST(test_attention_and_fp8_keys)
 	/* Megatron's names for the degrees, a precision switch under training */
 	expect_error(base, (const char *const[]){"parallel.expert_model_parallel_size=8"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'parallel.expert_model_parallel_size': unknown key; did you mean 'parallel.ep'?");
+	expect_error(base, (const char *const[]){"parallel.expert_tensor_parallel=1"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.expert_tensor_parallel': unknown key; did you mean 'parallel.etp'?");
 	expect_error(base, (const char *const[]){"training.fp8=true"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'training.fp8': unknown key; did you mean 'precision.compute'?");
 	/* a Hugging Face config.json's names (a student copied them from a

@@ -134,13 +134,28 @@ int dc_catalogue_path(const char *name, const char *option, char *out, size_t n,
 	if (len > 0 && (size_t)len < n && stat(out, &st) == 0 && S_ISREG(st.st_mode))
 		return 0;
 	dc_buf_init(&known);
-	if (scan(dir, &e, &count) == 0)
+	if (scan(dir, &e, &count) == 0) {
+		/* the nearest name within 2 edits (a slip: qwen3-30b-a3 for
+		 * qwen3-30b-a3b), ties to the first in order */
+		size_t best = 3, nl = strlen(name);
+		const char *near = NULL;
+		for (size_t i = 0; i < count; i++) {
+			size_t d = dc_edit_distance(name, nl, e[i].name, 1);
+			if (d < best) {
+				best = d;
+				near = e[i].name;
+			}
+		}
+		if (near)
+			dc_buf_printf(&known, "did you mean '%s'? ", near);
+		dc_buf_printf(&known, "known: ");
 		for (size_t i = 0; i < count; i++)
 			dc_buf_printf(&known, "%s%s", i ? ", " : "", e[i].name);
+	}
 	dc_diag_error(diag, DC_ERR_INPUT,
-		      "distcalc: error: %s: no model '%s' in the catalogue (%s/models); known: %s (a file needs a path "
+		      "distcalc: error: %s: no model '%s' in the catalogue (%s/models); %s (a file needs a path "
 		      "such as ./%s or a name ending in .json)",
-		      option, name, dir, known.failed || !known.len ? "none" : known.data, name);
+		      option, name, dir, known.failed || !known.len ? "known: none" : known.data, name);
 	dc_buf_release(&known);
 	free(e);
 	return -1;

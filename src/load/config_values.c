@@ -91,7 +91,9 @@ static const char *suggest(const char *prefix, const char *name)
 		{"parallel", "expert_parallel", "parallel.ep"},
 		{"parallel", "expert_model_parallel_size", "parallel.ep"},
 		{"parallel", "expert_parallel_degree", "parallel.ep"},
+		{"parallel", "expert_tensor_parallel", "parallel.etp"},
 		{"parallel", "expert_tensor_parallel_size", "parallel.etp"},
+		{"parallel", "expert_tensor_parallel_degree", "parallel.etp"},
 		{"training", "fp8", "precision.compute"},
 		{"precision", "fp8", "precision.compute"},
 		/* a Hugging Face config.json's names (model.hf_config reads

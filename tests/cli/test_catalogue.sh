@@ -49,6 +49,12 @@ DISTCALC_DATA_DIR="$work/data" "$bin" --model llama-3-8b >/dev/null 2>err.txt
 [ $? = 4 ] || fail "a name missing from the overridden catalogue: exit $?"
 grep -q "no model 'llama-3-8b' in the catalogue" err.txt && grep -q 'known: tiny' err.txt ||
 	fail "missing name: $(cat err.txt)"
+# a slip of one letter is named: the catalogue's nearest within 2 edits
+DISTCALC_DATA_DIR="$work/data" "$bin" --model tiy >/dev/null 2>err.txt
+[ $? = 4 ] || fail "a slip of a catalogue name: exit $?"
+grep -q "no model 'tiy' in the catalogue .*; did you mean 'tiny'? known: tiny" err.txt || fail "slip: $(cat err.txt)"
+DISTCALC_DATA_DIR="$work/data" "$bin" --model llama-3-8b >/dev/null 2>err.txt
+grep -q "did you mean" err.txt && fail "a name 3 or more edits away is not suggested: $(cat err.txt)"
 DISTCALC_DATA_DIR="$work/nowhere" "$bin" --list-models >/dev/null 2>err.txt
 [ $? = 4 ] || fail "a data directory without models/: exit $?"
 grep -q "DISTCALC_DATA_DIR" err.txt || fail "no data directory: $(cat err.txt)"
