@@ -668,6 +668,11 @@ START_TEST(test_stage_and_cp_errors)
 		     (const char *const[]){"parallel.pipeline_schedule=dualpipe", "training.grad_accum_steps=9"}, 2,
 		     DC_ERR_CONFIG,
 		     "--set: error: 'parallel.pipeline_schedule': \"dualpipe\" needs an even training.grad_accum_steps of at least 2 x pp = 8 (deepseek-ai/DualPipe's step() asserts num_chunks >= 2 x ranks, half of them fed from each end), got 9");
+	/* an accumulation derived from the global batch says so, and a
+	 * --set of the batch is what the message blames */
+	expect_error(edit("\"tp\": 4", "\"tp\": 2, \"pp\": 4, \"pipeline_schedule\": \"dualpipe\""),
+		     (const char *const[]){"training.global_batch_size=6"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.pipeline_schedule': \"dualpipe\" needs an even training.grad_accum_steps of at least 2 x pp = 8 (deepseek-ai/DualPipe's step() asserts num_chunks >= 2 x ranks, half of them fed from each end), got 6 (derived: global_batch_size / (micro_batch_size x dp) = 6 / (1 x 1))");
 	expect_error(edit("\"tp\": 4", "\"tp\": 2, \"pp\": 4"),
 		     (const char *const[]){"parallel.pipeline_schedule=dualpipev", "training.grad_accum_steps=7"}, 2,
 		     DC_ERR_CONFIG,
@@ -1980,6 +1985,17 @@ START_TEST(test_attention_and_fp8_keys)
 		expect_error(text, (const char *const[]){"model.router_groups=8", "model.router_group_topk=1"}, 2,
 			     DC_ERR_CONFIG,
 			     "--set: error: 'model.router_group_topk': 1 group of 1 experts hold fewer than model.experts_per_token (2)");
+		/* more experts a token than the model has: that error alone,
+		 * not the groups' too */
+		{
+			size_t errors = 0;
+			ck_assert_int_eq(load(text, (const char *const[]){"model.experts_per_token=16"}, 1, &cfg, &d), -1);
+			for (size_t i = 0; i < d.count; i++)
+				errors += d.entries[i].severity == DC_SEV_ERROR;
+			ck_assert_uint_eq(errors, 1);
+			ck_assert_ptr_nonnull(strstr(d.entries[d.count - 1].text, "must be at most model.num_experts (8), got 16"));
+			dc_diag_release(&d);
+		}
 		expect_error(text, (const char *const[]){"training.moe_dispatcher=deepep", "parallel.ep=2"}, 2, DC_ERR_CONFIG,
 			     "--set: error: 'training.moe_dispatcher': \"deepep\" is priced over the expert-parallel group alone, with expert tensor parallelism 1; got etp 4 (parallel.etp left out: tp's) (Megatron-Core's flex dispatcher then runs over etp x ep ranks, which distcalc does not model): set parallel.etp 1");
 		ck_assert_int_eq(load(text, (const char *const[]){"model.router_groups=4"}, 1, &cfg, &d), 0);

@@ -259,7 +259,7 @@ static int rule_moe_mla(struct loader *l)
 		dc_cfg_errorf(l, blame(l, KEY_MODEL_ROUTER_GROUP_TOPK, KEY_MODEL_ROUTER_GROUPS),
 			      "'model.router_group_topk': must be at most model.router_groups (%llu), got %llu",
 			      (unsigned long long)m->router_groups, (unsigned long long)m->router_group_topk);
-	else if (m->num_experts &&
+	else if (m->num_experts && m->experts_per_token <= m->num_experts /* else refused above */ &&
 		 m->experts_per_token > m->router_group_topk * (m->num_experts / m->router_groups))
 		dc_cfg_errorf(l, blame(l, KEY_MODEL_ROUTER_GROUP_TOPK, KEY_MODEL_EXPERTS_PER_TOKEN),
 			      "'model.router_group_topk': %llu group%s of %llu experts hold fewer than model.experts_per_token (%llu)",
@@ -1656,11 +1656,25 @@ static int rule_pipeline_schedule(struct loader *l)
 		       (unsigned long long)(2 * pp), (unsigned long long)c->model.num_layers);
 		return 0;
 	}
-	if (m < 2 * pp || (s == DC_PIPE_DUALPIPE && m % 2 != 0))
-		dc_cfg_errorf(l, blame(l, k, KEY_TRAINING_GRAD_ACCUM_STEPS),
-		       "'parallel.pipeline_schedule': \"%s\" needs %straining.grad_accum_steps of at least 2 x pp = %llu (deepseek-ai/DualPipe's step() asserts num_chunks >= 2 x ranks%s), got %llu",
+	if (m < 2 * pp || (s == DC_PIPE_DUALPIPE && m % 2 != 0)) {
+		/* a derived accumulation moves with the batch keys: the one the
+		 * user set last among them is the override to name (as the
+		 * interleaved rule does) */
+		static const int moved[] = {KEY_PARALLEL_PIPELINE_SCHEDULE, KEY_TRAINING_GRAD_ACCUM_STEPS, KEY_PARALLEL_PP,
+					    KEY_TRAINING_GLOBAL_BATCH_SIZE, KEY_TRAINING_MICRO_BATCH_SIZE, KEY_PARALLEL_DP,
+					    KEY_CLUSTER_NUM_NODES, KEY_CLUSTER_GPUS_PER_NODE, KEY_CLUSTER_SYSTEM,
+					    KEY_PARALLEL_TP, KEY_PARALLEL_CP};
+		int derived = l->seen[KEY_TRAINING_GLOBAL_BATCH_SIZE] && !l->seen[KEY_TRAINING_GRAD_ACCUM_STEPS];
+		char why[200] = "";
+		if (derived)
+			snprintf(why, sizeof(why), " (derived: global_batch_size / (micro_batch_size x dp) = %llu / (%llu x %llu))",
+				 (unsigned long long)c->training.global_batch_size,
+				 (unsigned long long)c->training.micro_batch_size, (unsigned long long)p->dp);
+		dc_cfg_errorf(l, dc_cfg_blame(l, k, moved, derived ? sizeof(moved) / sizeof(moved[0]) : 3),
+		       "'parallel.pipeline_schedule': \"%s\" needs %straining.grad_accum_steps of at least 2 x pp = %llu (deepseek-ai/DualPipe's step() asserts num_chunks >= 2 x ranks%s), got %llu%s",
 		       name, s == DC_PIPE_DUALPIPE ? "an even " : "", (unsigned long long)(2 * pp),
-		       s == DC_PIPE_DUALPIPE ? ", half of them fed from each end" : "", (unsigned long long)m);
+		       s == DC_PIPE_DUALPIPE ? ", half of them fed from each end" : "", (unsigned long long)m, why);
+	}
 	return 0;
 }
 
