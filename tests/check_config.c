@@ -627,6 +627,19 @@ START_TEST(test_stage_and_cp_errors)
 		     "--set: error: 'parallel.dp_replicate': replicates sharded states, so it needs parallel.sharding zero1, zero2 or fsdp (DDP already replicates everything), got 2 with sharding \"none\"");
 	expect_error(edit("\"tp\": 4", "\"tp\": 1, \"dp_replicate\": 0"), NULL, 0, DC_ERR_CONFIG,
 		     "t.json: error: 'parallel.dp_replicate': must be at least 1, got 0");
+	/* replicas as many as dp: one-rank shards, nothing sharded, said */
+	{
+		ck_assert_int_eq(load(edit("\"tp\": 4", "\"tp\": 1, \"sharding\": \"fsdp\""),
+				      (const char *const[]){"parallel.dp_replicate=8"}, 1, &cfg, &d),
+				 0);
+		ck_assert_uint_eq(dc_diag_warnings(&d), 1);
+		ck_assert_str_eq(d.entries[0].text,
+				 "--set: 'parallel.dp_replicate': equals parallel.dp (8), so each shard group is one "
+				 "rank: nothing is sharded (DDP's memory), and each microbatch all-reduces the gradients "
+				 "across the replicas (HSDP), where DDP reduces once a step; priced as given (sharding "
+				 "\"none\" is plain DDP)");
+		dc_diag_release(&d);
+	}
 	/* overlap.ep a2a_1f1b: expert parallelism, and interleaving with a pipeline */
 	expect_error(base, (const char *const[]){"overlap.ep=a2a_1f1b"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'overlap.ep': \"a2a_1f1b\" hides expert AlltoAlls, so it needs parallel.ep > 1, got ep 1");

@@ -761,6 +761,18 @@ static int rule_dp_replicate(struct loader *l)
 		       "'parallel.dp_replicate': replicates sharded states, so it needs parallel.sharding zero1, zero2 or fsdp (DDP already replicates everything), got %llu with sharding \"none\"",
 		       (unsigned long long)r);
 	else {
+		if (r == p->dp)
+			/* torchtitan runs it (replicas with shard degree 1, its
+			 * parallelize.py:57-78 at b5bcd76c): HSDP over one-rank
+			 * shards, priced as such */
+			dc_cfg_warnf(l, k,
+				     "'parallel.dp_replicate': equals parallel.dp (%llu), so each shard group is one rank: "
+				     "nothing is sharded (DDP's memory)%s; priced as given (sharding \"none\" is plain DDP)",
+				     (unsigned long long)r,
+				     p->sharding == DC_SHARD_FSDP
+					     ? ", and each microbatch all-reduces the gradients across the replicas (HSDP), "
+					       "where DDP reduces once a step"
+					     : "");
 		/* the expert-data-parallel ranks: dp / ep, or tp dp cp / (ep etp)
 		 * folded (etp other than tp, ep not dividing dp, or ep > 1 with
 		 * cp > 1: dc_layout_expert_folded) */
@@ -2567,7 +2579,7 @@ static const struct rule rules[] = {
 	       "model.shared_expert_ffn_hidden_size", "model.moe_ffn_hidden_size", "model.num_experts",
 	       "model.dense_layers", "model.moe_layer_interval")},
 	 rule_tp_mlp},
-	{{"dp_replicate > 1 divides dp (and dp / ep), with sharding zero1, zero2 or fsdp",
+	{{"dp_replicate > 1 divides dp (and dp / ep), with sharding zero1, zero2 or fsdp; dp_replicate equal to dp (one-rank shards: nothing sharded) is priced as given, with a warning",
 	  KEYS("parallel.dp_replicate", "parallel.dp", "parallel.ep", "parallel.sharding")}, rule_dp_replicate},
 	{{"2 × cp divides seq_length (a2a: cp divides seq_length and the heads per tp rank)",
 	  KEYS("parallel.cp", "parallel.cp_comm_type", "model.seq_length", "model.num_attention_heads",
