@@ -760,9 +760,13 @@ static int load_msg(const char *json, char *msg, size_t len, struct dc_config *c
 {
 	struct dc_diag d;
 	int rc;
+	size_t k = 0;
 	dc_diag_init(&d);
 	rc = dc_config_load_buffer(json, strlen(json), "t.json", NULL, 0, c, &d);
-	snprintf(msg, len, "%s", d.count ? d.entries[0].text : "");
+	/* the first error, else the first message */
+	while (k < d.count && d.entries[k].severity != DC_SEV_ERROR)
+		k++;
+	snprintf(msg, len, "%s", k < d.count ? d.entries[k].text : d.count ? d.entries[0].text : "");
 	dc_diag_release(&d);
 	return rc;
 }
@@ -807,6 +811,14 @@ START_TEST(test_presets)
 				  " \"nvlink_domain\": 12}}", msg, sizeof(msg), &c), -1);
 	ck_assert_msg(strstr(msg, "'cluster.nvlink_domain': must be a multiple of cluster.gpus_per_node (8), got 12") !=
 			      NULL, "%s", msg);
+	/* the DGX's NVLink domain is its node, filled like the others: a
+	 * domain across two nodes (an NVLink Switch System) is the config's
+	 * to give, and says what it overrides */
+	fixture_json(&c, "{" MODEL ", \"cluster\": {\"system\": \"dgx-h100\", \"num_nodes\": 2}}");
+	ck_assert_uint_eq(c.cluster.nvlink_domain, 8);
+	ck_assert_int_eq(load_msg("{" MODEL ", \"cluster\": {\"system\": \"dgx-h100\", \"num_nodes\": 2,"
+				  " \"nvlink_domain\": 16}}", msg, sizeof(msg), &c), 0);
+	ck_assert_str_eq(msg, "t.json: 'cluster.nvlink_domain': 16 from the config overrides 8 that cluster.system \"dgx-h100\" would fill");
 	ck_assert_int_eq(load_msg("{" MODEL ", \"cluster\": {\"system\": \"dgx-h100\", \"num_nodes\": 2,"
 				  " \"oversubscription\": 0.5}}", msg, sizeof(msg), &c), -1);
 	ck_assert_msg(strstr(msg, "'cluster.oversubscription'") != NULL, "%s", msg);

@@ -2743,27 +2743,27 @@ struct system_preset {
  * provider's documentation; the NVLink and latency figures as the DGX
  * H100's (the same HGX H100 / H200 board). */
 static const struct system_preset presets[] = {
-	[DC_SYSTEM_DGX_A100] = {DC_GPU_A100_SXM4_80GB, 8, 8, 12 * 20.0e9, 3.4e-6, 200e9 / 8, 14e-6, 0, 0, DC_NETWORK_IB,
+	[DC_SYSTEM_DGX_A100] = {DC_GPU_A100_SXM4_80GB, 8, 8, 12 * 20.0e9, 3.4e-6, 200e9 / 8, 14e-6, 0, 8, DC_NETWORK_IB,
 			       32e9 / 2, 2 * 8 * 3200e6 * 8},
-	[DC_SYSTEM_DGX_H100] = {DC_GPU_H100_SXM5_80GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0, DC_NETWORK_IB,
+	[DC_SYSTEM_DGX_H100] = {DC_GPU_H100_SXM5_80GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 8, DC_NETWORK_IB,
 			       0, 2 * 8 * 4800e6 * 8},
-	[DC_SYSTEM_DGX_H200] = {DC_GPU_H200_SXM_141GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0, DC_NETWORK_IB,
+	[DC_SYSTEM_DGX_H200] = {DC_GPU_H200_SXM_141GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 8, DC_NETWORK_IB,
 			       0, 2 * 8 * 4800e6 * 8},
 	[DC_SYSTEM_DGX_B200] = {DC_GPU_B200_SXM_180GB, 8, 8, 18 * 40.0e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 8, DC_NETWORK_IB,
 			       0, 2 * 8 * 5600e6 * 8},
 	[DC_SYSTEM_GB200_NVL72] = {DC_GPU_GB200, 4, 4, 18 * 40.0e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 72, DC_NETWORK_IB,
 				  0, 2 * 18.4e12 / 36},
 	[DC_SYSTEM_HGX_H800] = {DC_GPU_H800_SXM5_80GB, 8, 8, 8 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 8, DC_NETWORK_IB},
-	[DC_SYSTEM_AWS_P5] = {DC_GPU_H100_SXM5_80GB, 8, 32, 18 * 20.6e9, 3.4e-6, 100e9 / 8, 14e-6, 1, 0, DC_NETWORK_EFA},
-	[DC_SYSTEM_AWS_P5E] = {DC_GPU_H200_SXM_141GB, 8, 32, 18 * 20.6e9, 3.4e-6, 100e9 / 8, 14e-6, 1, 0, DC_NETWORK_EFA},
+	[DC_SYSTEM_AWS_P5] = {DC_GPU_H100_SXM5_80GB, 8, 32, 18 * 20.6e9, 3.4e-6, 100e9 / 8, 14e-6, 1, 8, DC_NETWORK_EFA},
+	[DC_SYSTEM_AWS_P5E] = {DC_GPU_H200_SXM_141GB, 8, 32, 18 * 20.6e9, 3.4e-6, 100e9 / 8, 14e-6, 1, 8, DC_NETWORK_EFA},
 	/* GoogleCloudPlatform/container-engine-accelerators gpudirect-tcpxo/
 	 * README.md, "NCCL configs": NCCL_PROTO=Simple,LL128 */
-	[DC_SYSTEM_GCP_A3_MEGA] = {DC_GPU_H100_SXM5_80GB, 8, 8, 18 * 20.6e9, 3.4e-6, 200e9 / 8, 14e-6, 1, 0,
+	[DC_SYSTEM_GCP_A3_MEGA] = {DC_GPU_H100_SXM5_80GB, 8, 8, 18 * 20.6e9, 3.4e-6, 200e9 / 8, 14e-6, 1, 8,
 				   DC_NETWORK_TCPXO, 0, 0,
 				   (1u << DC_NET_PROTO_LL128) | (1u << DC_NET_PROTO_SIMPLE)},
-	[DC_SYSTEM_AZURE_ND_H100_V5] = {DC_GPU_H100_SXM5_80GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 0,
+	[DC_SYSTEM_AZURE_ND_H100_V5] = {DC_GPU_H100_SXM5_80GB, 8, 8, 18 * 20.6e9, 3.4e-6, 400e9 / 8, 14e-6, 1, 8,
 					DC_NETWORK_IB},
-	[DC_SYSTEM_OCI_BM_GPU_H100] = {DC_GPU_H100_SXM5_80GB, 8, 16, 18 * 20.6e9, 3.4e-6, 200e9 / 8, 14e-6, 1, 0,
+	[DC_SYSTEM_OCI_BM_GPU_H100] = {DC_GPU_H100_SXM5_80GB, 8, 16, 18 * 20.6e9, 3.4e-6, 200e9 / 8, 14e-6, 1, 8,
 				       DC_NETWORK_ROCE},
 };
 _Static_assert(sizeof(presets) / sizeof(presets[0]) == DC_SYSTEM_OCI_BM_GPU_H100 + 1, "a preset per system");
