@@ -534,6 +534,18 @@ START_TEST(calibrate_recovers_known_parameters)
 	ck_assert_uint_eq(cal.nwarnings, 0);
 	dc_calibration_release(&cal);
 	dc_nccl_log_release(&log);
+	/* an InfiniBand log (no plugin latency) fitted on a config that says
+	 * EFA, whose plugin adds a published 20 us a hop: the fit takes the
+	 * latency down near 0 and says the log may be another fabric's */
+	two_nic_config(&truth);
+	synth_log(&truth, 2, 8, DC_NET_ALGO_AUTO, NULL, 0, &log);
+	two_nic_config(&cfg);
+	cfg.cluster.network = DC_NETWORK_EFA;
+	ck_assert_int_eq(dc_calibrate(&cfg, &log, names, 1, &cal, &d), 0);
+	ck_assert_msg(cal.plugin_after < 5e-6, "plugin %.3f us", cal.plugin_after * 1e6);
+	ck_assert(has_warning(&cal, "the fit moved the network plugin's latency from 20.00 us (cluster.network \"efa\")"));
+	dc_calibration_release(&cal);
+	dc_nccl_log_release(&log);
 	dc_diag_release(&d);
 }
 END_TEST

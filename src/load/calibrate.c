@@ -1264,6 +1264,23 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 			     100 * w->error, sz, base ? base + 1 : out->logs[w->log].name, 100 * DC_CALIB_RESIDUAL_LIMIT);
 		}
 	}
+	/* a published plugin latency (EFA's 20 us) the fit moved far: the
+	 * log is likely from another fabric than cluster.network names (a log
+	 * does not name its own, but NCCL_DEBUG=INFO's NET/IB or NET/OFI lines
+	 * do). A fabric without one (0: TCPXO's, or InfiniBand's, which adds
+	 * none) is the fit's to find, as docs/nccl-tools.md has it */
+	if (fitted.cluster.plugin_latency_fitted && !cfg->cluster.plugin_latency_fitted &&
+	    dc_net_fabric_latency(cfg->cluster.network) > 0) {
+		double was = dc_net_fabric_latency(cfg->cluster.network);
+		double now = fitted.cluster.plugin_latency_s, hi = was > now ? was : now, lo = was > now ? now : was;
+		if (hi - lo > 5e-6 && hi > 4.0 * lo)
+			warn(out, diag,
+			     "the fit moved the network plugin's latency from %.2f us (cluster.network \"%s\") to %.2f us: "
+			     "these logs may come from another fabric than \"%s\" (their NCCL_DEBUG=INFO lines name it: "
+			     "NET/IB, NET/OFI for EFA); check cluster.network before using the fit",
+			     1e6 * was, dc_network_name(cfg->cluster.network), 1e6 * now,
+			     dc_network_name(cfg->cluster.network));
+	}
 	spread(tmp, out->npoints, &out->median_abs_error, &out->max_abs_error);
 	for (size_t i = 0; i < out->npoints; i++)
 		tmp[i] = fabs(out->points[i].before_error);
