@@ -681,7 +681,10 @@ static const struct dc_field fields[] = {
 	 .shown = has_framework},
 	{"overlap_param_gather", "overlap: updated params all_gather behind the next forward", DC_U_NONE, DC_FT_BOOL,
 	 V(overlap_param_gather), .shown = has_framework},
-	{"tp_overlap", "overlap: tp collectives", DC_U_NONE, DC_FT_STR, V(tp_overlap), .shown = has_framework},
+	/* under custom too: Megatron's async rule hides backward tp calls
+	 * whatever overlap.tp says (a student read "tp behind the matmuls
+	 * no" as every tp call exposed) */
+	{"tp_overlap", "overlap: tp collectives", DC_U_NONE, DC_FT_STR, V(tp_overlap), .shown = is_available},
 	{"compute_profile", "kernel levels from (--calibrate-compute)", DC_U_NONE, DC_FT_STR, V(profile),
 	 .shown = has_profile},
 	{"compute_profile_device", "profile's GPU", DC_U_NONE, DC_FT_STR, V(profile_device), .shown = has_profile},
@@ -729,7 +732,8 @@ static const struct dc_field fields[] = {
 	{"overlap_dp", "overlap: dp buckets behind the backward", DC_U_NONE, DC_FT_BOOL, V(overlap_dp), .shown = is_available},
 	{"overlap_fsdp_prefetch", NULL, DC_U_NONE, DC_FT_BOOL, V(overlap_fsdp), .shown = is_available,
 	 .label_fn = fsdp_prefetch_label},
-	{"overlap_tp", "overlap: tp behind the matmuls", DC_U_NONE, DC_FT_BOOL, V(overlap_tp), .shown = is_available},
+	{"overlap_tp", "overlap: tp behind the matmuls (overlap.tp)", DC_U_NONE, DC_FT_BOOL, V(overlap_tp),
+	 .shown = is_available},
 	{"compute_slowdown", "compute slowdown while communication overlaps", DC_U_RATIO, DC_FT_F64, V(slowdown),
 	 .shown = is_available},
 	{"ep_compute_slowdown", "compute slowdown while DeepEP's AlltoAlls overlap (its 20 SMs)", DC_U_RATIO,
