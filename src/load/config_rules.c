@@ -444,6 +444,11 @@ static int rule_layout(struct loader *l)
 					 l->from_set[k_dp] ? "--set parallel.dp=auto (or drop the --set of parallel.dp)"
 							   : "set parallel.dp to \"auto\" (or --unset parallel.dp)",
 					 (unsigned long long)(c->world_size / tp_pp));
+			else
+				/* no dp fits: the other degrees must divide the GPUs */
+				snprintf(hint, sizeof(hint), "; no dp fits, since %s (%llu) does not divide %llu GPUs",
+					 p->cp > 1 ? "tp x cp x pp" : "tp x pp", (unsigned long long)tp_pp,
+					 (unsigned long long)c->world_size);
 			/* blame the override that broke the product, if one did:
 			 * the layout's, else the world's (a --set of num_nodes);
 			 * an --unset of tp, pp or cp is one too */
