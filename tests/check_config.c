@@ -980,8 +980,15 @@ START_TEST(test_set_overrides)
 	expect_error(base, (const char *const[]){"parallel.dp=3"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'parallel.dp': dp x tp x pp (3 x 4 x 1) must equal num_nodes x gpus_per_node (8); --set parallel.dp=auto (or drop the --set of parallel.dp) to derive it from the GPU count (2 here)");
 	/* no dp fits where the other degrees do not divide the GPUs */
-	expect_error(base, (const char *const[]){"parallel.pp=3"}, 1, DC_ERR_CONFIG,
-		     "--set: error: 'parallel.dp': dp x tp x pp (2 x 4 x 3) must equal num_nodes x gpus_per_node (8); no dp fits, since tp x pp (12) does not divide 8 GPUs");
+	{
+		char all[4096];
+		ck_assert_int_eq(load(base, (const char *const[]){"parallel.dp=2", "parallel.pp=3"}, 2, &cfg, &d), -1);
+		joined(&d, all, sizeof(all));
+		ck_assert_msg(strstr(all, "--set: error: 'parallel.dp': dp x tp x pp (2 x 4 x 3) must equal num_nodes x "
+					  "gpus_per_node (8); no dp fits, since tp x pp (12) does not divide 8 GPUs") != NULL,
+			      "%s", all);
+		dc_diag_release(&d);
+	}
 	/* an error in the file stays the file's */
 	expect_error(edit("\"num_layers\": 32", "\"num_layers\": 0"), (const char *const[]){"model.hidden_size=0"}, 1,
 		     DC_ERR_CONFIG,
