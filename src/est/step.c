@@ -1282,7 +1282,9 @@ static void candidate(double k, uint64_t a, uint64_t b, uint64_t *cand, int *n)
 /* The span and the stage that sets it. *fill_s: when the critical stage's
  * first forward starts. Each stage's value is a lower bound on the span
  * (the length of a path through the schedule, exact for the stage that
- * never idles once started), so the span is their maximum. Within a run of
+ * never idles once started), so the span is their maximum; interleaved,
+ * exact on equal chunks and an estimate with the ends' heavier ones
+ * (run_stage_at; docs/step-model.md, "The closed form"). Within a run of
  * identical stages the value is piecewise linear in k, with its kinks where
  * the first backward's wait, the cool-down's wait or the warm-up count
  * change branch: the run's ends and the kinks bound it, so the cost is
