@@ -318,8 +318,8 @@ END_TEST
  * implementations of the schedule, step.c pipe_closed and
  * dc_step_pipeline_simulate) on 2,000 drawn pipelines: pp 2-8, v 2-5,
  * m a multiple of pp up to 4 pp, a send 0-0.5 of a chunk. Equal layer
- * chunks on every stage: equal to 1e-9 (before stop 50, up to 32% short:
- * the waits at a change of chunk). With an embedding (up to 10% of a
+ * chunks on every stage, or stage 0's first one lighter: equal to 1e-9
+ * (before stop 50, up to 32% short: the waits at a change of chunk). With an embedding (up to 10% of a
  * chunk) on stage 0's first chunk and a head (up to 60%) on the last
  * stage's last, the form is no bound either way: within 5% each, 1% on
  * average (measured: 0.61% mean, -2.9% to +4.6% over 20,000 draws;
@@ -335,7 +335,7 @@ START_TEST(test_interleaved_closed_form_drawn)
 	uint64_t seed = 7;
 	double sum = 0;
 	int n = 0;
-	for (int ends = 0; ends < 2; ends++)
+	for (int ends = 0; ends < 3; ends++)
 		for (int it = 0; it < 1000; it++) {
 			struct dc_step_stage st[8];
 			uint64_t p = 2 + (uint64_t)(lcg_unit(&seed) * 7), v = 2 + (uint64_t)(lcg_unit(&seed) * 4);
@@ -345,7 +345,17 @@ START_TEST(test_interleaved_closed_form_drawn)
 			double end[8], span, closed, err;
 			for (uint64_t s = 0; s < p; s++)
 				stage_eq(&st[s], f * (double)v, b * (double)v, v);
-			if (ends) {
+			if (ends == 2) {
+				/* stage 0's first chunk lighter (DeepSeek-V3's dense
+				 * first layers): exact too, the waits at the middle
+				 * chunks (an independent review found a first form
+				 * 14% over here) */
+				double l = (0.2 + 0.4 * lcg_unit(&seed)) * f;
+				st[0].fwd_first_s -= l;
+				st[0].fwd_s -= l;
+				st[0].bwd_first_s -= 2 * l;
+				st[0].bwd_s -= 2 * l;
+			} else if (ends) {
 				double e0 = 0.1 * f * lcg_unit(&seed), e = 0.6 * f * lcg_unit(&seed);
 				st[0].fwd_first_s += e0;
 				st[0].fwd_s += e0;
@@ -359,7 +369,7 @@ START_TEST(test_interleaved_closed_form_drawn)
 			ck_assert_int_eq(dc_step_pipeline_simulate(&pp, end, &span), 0);
 			closed = dc_step_pipeline_closed(&pp, NULL);
 			err = closed / span - 1;
-			if (!ends) {
+			if (ends != 1) {
 				ck_assert_msg(fabs(err) <= 1e-9, "p %llu v %llu m %llu: closed %.12g, simulated %.12g",
 					      (unsigned long long)p, (unsigned long long)v, (unsigned long long)m, closed, span);
 			} else {

@@ -1196,9 +1196,34 @@ typedef const struct dc_step_stage *(*run_fn)(const void *ctx, uint64_t i, uint6
 /* Stage k of a run whose first stage a starts at `pre_f`, drains through
  * `pre_b` and sees `D_a` below it: where each stage advances the prefixes
  * by one stage's chunk 0 and a send. */
+/* A layers' chunk of a run of stages [a, a + len) of p, forward [0] and
+ * backward [1]: what the waits at a change of chunk (run_stage_at) see
+ * go round and what a stage runs meanwhile, the ends' chunks aside (the
+ * trace shows the waits at a layers' chunk where stage 0's first chunk
+ * holds the embedding and the last stage's last the head). v > 2: the
+ * mean of the middle chunks; v = 2: stage 0's last, the last stage's
+ * first, another stage's mean of the two (alike: no end) */
+static void layers_chunk(const struct dc_step_stage *sp, uint64_t v, uint64_t p, uint64_t a, uint64_t len,
+			 double out[2])
+{
+	if (v > 2) {
+		out[0] = (sp->fwd_s - sp->fwd_first_s - sp->fwd_last_s) / (double)(v - 2);
+		out[1] = (sp->bwd_s - sp->bwd_first_s - sp->bwd_last_s) / (double)(v - 2);
+	} else if (len == 1 && a == 0) {
+		out[0] = sp->fwd_last_s;
+		out[1] = sp->bwd_last_s;
+	} else if (len == 1 && a == p - 1) {
+		out[0] = sp->fwd_first_s;
+		out[1] = sp->bwd_first_s;
+	} else {
+		out[0] = (sp->fwd_first_s + sp->fwd_last_s) / 2.0;
+		out[1] = (sp->bwd_first_s + sp->bwd_last_s) / 2.0;
+	}
+}
+
 static double run_stage_at(const struct dc_step_stage *sp, uint64_t p, uint64_t m, uint64_t v, double c,
 			   uint64_t a, uint64_t k, double pre_f, double pre_b, double D_a, double after_a,
-			   double total_f, double total_b)
+			   const double own[2], const double total_ch[2])
 {
 	double dk = (double)(k - a);
 	double start = pre_f + dk * (sp->fwd_first_s + c), drain = pre_b + dk * (sp->bwd_first_s + c);
@@ -1213,15 +1238,12 @@ static double run_stage_at(const struct dc_step_stage *sp, uint64_t p, uint64_t 
 	 * (p - 1)(f + b) / v (Megatron-LM 2021 section 2.2.2); each boundary
 	 * crossed costs a send. And at each of the v - 1 changes of chunk in
 	 * the warm-up the stage waits while a group's first microbatch goes
-	 * round the other stages (a layers' chunk each and p sends) against
-	 * the p - 1 chunks it runs meanwhile; likewise with the backwards in
-	 * the cool-down: p c a change where the stages' chunks are alike (the
-	 * timeline's idle time, test_interleaved_chunk_change_waits). A
-	 * layers' chunk: the lighter of the first and last, which hold the
-	 * embedding and the head */
-	double fk = fmin(sp->fwd_first_s, sp->fwd_last_s), bk = fmin(sp->bwd_first_s, sp->bwd_last_s);
-	double wait_f = max0(total_f - fk + (double)p * c - (double)(p - 1) * fk);
-	double wait_b = max0(total_b - bk + (double)p * c - (double)(p - 1) * bk);
+	 * round the other stages (a layers' chunk each, layers_chunk, and p
+	 * sends) against the p - 1 chunks it runs meanwhile; likewise with the
+	 * backwards in the cool-down: p c a change for equal chunks (the
+	 * timeline's idle time, test_interleaved_chunk_change_waits) */
+	double wait_f = max0(total_ch[0] - own[0] + (double)p * c - (double)(p - 1) * own[0]);
+	double wait_b = max0(total_ch[1] - own[1] + (double)p * c - (double)(p - 1) * own[1]);
 	return (double)m * (sp->fwd_s + sp->bwd_s) + start + drain + after_a -
 	       dk * (sp->fwd_s + sp->bwd_s) / (double)v + 2.0 * (double)(p - 1 - k) * c +
 	       (double)(v - 1) * (wait_f + wait_b);
@@ -1293,13 +1315,16 @@ static double pipe_closed(const void *ctx, run_fn run_at, uint64_t nruns, uint64
 			  double c, int zb, uint64_t *critical, double *fill_s)
 {
 	double total = 0, pre_fb = 0, pre_f = 0, pre_b = 0, best = -1, total_zb = 0, pre_zb = 0, pre_x = 0, w0 = 0;
-	double total_f = 0, total_b = 0;
+	double total_ch[2] = {0, 0}, ch[2] = {0, 0};
 	uint64_t first, len;
 	for (uint64_t i = 0; i < nruns; i++) {
 		const struct dc_step_stage *q = run_at(ctx, i, &first, &len);
 		total += (double)len * (q->fwd_s + q->bwd_s);
-		total_f += (double)len * fmin(q->fwd_first_s, q->fwd_last_s);
-		total_b += (double)len * fmin(q->bwd_first_s, q->bwd_last_s);
+		if (v > 1) {
+			layers_chunk(q, v, p, first, len, ch);
+			total_ch[0] += (double)len * ch[0];
+			total_ch[1] += (double)len * ch[1];
+		}
 		total_zb += (double)len * (q->fwd_s + q->bwd_s - q->wgrad_s);
 		if (i == 0)
 			w0 = q->wgrad_s;
@@ -1312,6 +1337,8 @@ static double pipe_closed(const void *ctx, run_fn run_at, uint64_t nruns, uint64
 		double after_a = (total - pre_fb - fb) / (double)v;
 		double f = sp->fwd_s, bw = sp->bwd_s, delta = f + bw + 2.0 * c;
 		int n = 0;
+		if (v > 1)
+			layers_chunk(sp, v, p, a, len, ch);
 		/* a run of one stage has one end: the same k twice would give
 		 * the same value, which takes nothing from the first (a tie
 		 * keeps the lower k, and k is not lower than itself) */
@@ -1357,7 +1384,7 @@ static double pipe_closed(const void *ctx, run_fn run_at, uint64_t nruns, uint64
 		}
 		for (int j = 0; j < n; j++) {
 			uint64_t k = cand[j];
-			double t = run_stage_at(sp, p, m, v, c, a, k, pre_f, pre_b, D_a, after_a, total_f, total_b);
+			double t = run_stage_at(sp, p, m, v, c, a, k, pre_f, pre_b, D_a, after_a, ch, total_ch);
 			if (t > best || (t == best && k < *critical)) {
 				best = t;
 				*critical = k;
