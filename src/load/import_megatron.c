@@ -938,6 +938,7 @@ static void map_recompute_modules(struct mctx *m, int selective)
 		return;
 	}
 	json[at++] = '[';
+	json[at] = '\0'; /* strstr below reads it: a name seen already */
 	while (*v) {
 		size_t w = strcspn(v, " ");
 		char word[MAX_VALUE + 2];
