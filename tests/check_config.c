@@ -639,6 +639,14 @@ START_TEST(test_stage_and_cp_errors)
 				 "across the replicas (HSDP), where DDP reduces once a step; priced as given (sharding "
 				 "\"none\" is plain DDP)");
 		dc_diag_release(&d);
+		/* with a pipeline the replicas reduce once a step, as DDP does */
+		ck_assert_int_eq(load(edit("\"tp\": 4", "\"tp\": 1, \"sharding\": \"fsdp\""),
+				      (const char *const[]){"parallel.pp=2", "parallel.dp=4", "parallel.dp_replicate=4"}, 3,
+				      &cfg, &d),
+				 0);
+		ck_assert_uint_eq(dc_diag_warnings(&d), 1);
+		ck_assert_ptr_nonnull(strstr(d.entries[0].text, "nothing is sharded (DDP's memory); priced as given"));
+		dc_diag_release(&d);
 	}
 	/* overlap.ep a2a_1f1b: expert parallelism, and interleaving with a pipeline */
 	expect_error(base, (const char *const[]){"overlap.ep=a2a_1f1b"}, 1, DC_ERR_CONFIG,

@@ -595,7 +595,10 @@ START_TEST(megatron_comment_ends_continuation)
 					  "  --num-attention-heads 8 \\\n"
 					  "  --max-position-embeddings 4096\n"
 					  "python x.py --vocab-size 1000 # note \\\n"
-					  "  --micro-batch-size 3\n";
+					  "  --micro-batch-size 3\n"
+					  "C=(--global-batch-size 64 LOG=$(date) \\\n"
+					  "  # a note inside the array, after a $(...) \\\n"
+					  "  --kv-channels 64)\n";
 	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, script), 0);
 	ck_assert_uint_eq(diag.count, 2);
 	ck_assert_str_eq(diag.entries[0].text,
@@ -611,6 +614,9 @@ START_TEST(megatron_comment_ends_continuation)
 	ck_assert_str_eq(get("model.vocab_size"), "1024"); /* padded to 128 x tp */
 	ck_assert_str_eq(get("model.num_attention_heads"), "(unset)");
 	ck_assert_str_eq(get("training.micro_batch_size"), "(unset)");
+	/* a $(...) closes no array: the comment after it ends nothing */
+	ck_assert_str_eq(get("training.global_batch_size"), "64");
+	ck_assert_str_eq(get("model.head_dim"), "64");
 }
 END_TEST
 

@@ -774,7 +774,7 @@ static int rule_dp_replicate(struct loader *l)
 				     "'parallel.dp_replicate': equals parallel.dp (%llu), so each shard group is one rank: "
 				     "nothing is sharded (DDP's memory)%s; priced as given (sharding \"none\" is plain DDP)",
 				     (unsigned long long)r,
-				     p->sharding == DC_SHARD_FSDP
+				     p->sharding == DC_SHARD_FSDP && p->pp <= 1
 					     ? ", and each microbatch all-reduces the gradients across the replicas (HSDP), "
 					       "where DDP reduces once a step"
 					     : "");

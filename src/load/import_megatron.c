@@ -174,7 +174,9 @@ static int lex(const char *buf, size_t len, const char *name, struct words *ws, 
 	 * it has a word; cut, the line of such a comment, for the next word
 	 * where a command starts (struct word), word_cut that word's */
 	int cont = 0, words = 0;
-	unsigned cut = 0, word_cut = 0, arrays = 0; /* NAME=( open: a comment there ends nothing */
+	/* arrays: NAME=( open, where a comment ends nothing; substs: $( open,
+	 * whose ) closes no array */
+	unsigned cut = 0, word_cut = 0, arrays = 0, substs = 0;
 	size_t before = 0;
 	char at[600];
 
@@ -221,6 +223,10 @@ static int lex(const char *buf, size_t len, const char *name, struct words *ws, 
 		if (isspace((unsigned char)c) || strchr("();|&<>`", c)) {
 			if (c == '(' && in_word && cur.len && cur.data[cur.len - 1] == '=')
 				arrays++;
+			else if (c == '(' && in_word && cur.len && cur.data[cur.len - 1] == '$')
+				substs++;
+			else if (c == ')' && substs)
+				substs--;
 			else if (c == ')' && arrays)
 				arrays--;
 			if (in_word) {
