@@ -1193,16 +1193,13 @@ static double one_f_one_b_at(const struct dc_step_stage *s, uint64_t p, uint64_t
  * &len)` returns run i's ops. */
 typedef const struct dc_step_stage *(*run_fn)(const void *ctx, uint64_t i, uint64_t *first, uint64_t *len);
 
-/* Stage k of a run whose first stage a starts at `pre_f`, drains through
- * `pre_b` and sees `D_a` below it: where each stage advances the prefixes
- * by one stage's chunk 0 and a send. */
 /* A layers' chunk of a run of stages [a, a + len) of p, forward [0] and
- * backward [1]: what the waits at a change of chunk (run_stage_at) see
- * go round and what a stage runs meanwhile, the ends' chunks aside (the
- * trace shows the waits at a layers' chunk where stage 0's first chunk
- * holds the embedding and the last stage's last the head). v > 2: the
- * mean of the middle chunks; v = 2: stage 0's last, the last stage's
- * first, another stage's mean of the two (alike: no end) */
+ * backward [1]: what a stage runs meanwhile at a change of chunk
+ * (chunk_waits), the ends' chunks aside (the trace shows the waits at a
+ * layers' chunk where stage 0's first chunk holds the embedding and the
+ * last stage's last the head). v > 2: the mean of the middle chunks; v =
+ * 2: stage 0's last, the last stage's first, another stage's mean of the
+ * two (alike: no end) */
 static void layers_chunk(const struct dc_step_stage *sp, uint64_t v, uint64_t p, uint64_t a, uint64_t len,
 			 double out[2])
 {
@@ -1221,9 +1218,47 @@ static void layers_chunk(const struct dc_step_stage *sp, uint64_t v, uint64_t p,
 	}
 }
 
+/* A stage's chunks by place, summed over stages by pipe_closed: its first
+ * (chunk 0), a middle one (the mean of chunks 1..v-2; 0 at v = 2) and its
+ * last (v - 1), forward [0..2] and backward [3..5] */
+#define PLACES 6
+static void chunk_places(const struct dc_step_stage *sp, uint64_t v, double out[PLACES])
+{
+	out[0] = sp->fwd_first_s;
+	out[1] = v > 2 ? (sp->fwd_s - sp->fwd_first_s - sp->fwd_last_s) / (double)(v - 2) : 0;
+	out[2] = sp->fwd_last_s;
+	out[3] = sp->bwd_first_s;
+	out[4] = v > 2 ? (sp->bwd_s - sp->bwd_first_s - sp->bwd_last_s) / (double)(v - 2) : 0;
+	out[5] = sp->bwd_last_s;
+}
+
+/* The waits of a stage at its v - 1 changes of chunk each way
+ * (interleaved): in the warm-up, before chunk j + 1's first forward, the
+ * group's first microbatch goes round the other stages, those after it
+ * (sums `post`) at chunk j and those before it (`pre`) at chunk j + 1,
+ * and p sends, against the p - 1 forwards the stage runs meanwhile, each
+ * a layers' chunk `lay` (layers_chunk); in the cool-down the gradient goes
+ * down the stages before it at chunk j + 1 and round to those after it at
+ * chunk j. For equal chunks each wait is p c. */
+static double chunk_waits(uint64_t p, uint64_t v, double c, const double lay[2], const double pre[PLACES],
+			  const double post[PLACES])
+{
+	double pc = (double)p * c, qf = (double)(p - 1) * lay[0], qb = (double)(p - 1) * lay[1];
+	if (v == 2)
+		return max0(post[0] + pre[2] + pc - qf) + max0(pre[5] + post[3] + pc - qb);
+	return max0(post[0] + pre[1] + pc - qf) + (double)(v - 3) * max0(post[1] + pre[1] + pc - qf) +
+	       max0(post[1] + pre[2] + pc - qf) + max0(pre[5] + post[4] + pc - qb) +
+	       (double)(v - 3) * max0(pre[4] + post[4] + pc - qb) + max0(pre[4] + post[3] + pc - qb);
+}
+
+/* Stage k of a run whose first stage a starts at `pre_f`, drains through
+ * `pre_b` and sees `D_a` below it: where each stage advances the prefixes
+ * by one stage's chunk 0 and a send. Interleaved: `lay` the run's layers'
+ * chunk, `pre_pl` the places summed over the stages before the run,
+ * `total_pl` over all. */
 static double run_stage_at(const struct dc_step_stage *sp, uint64_t p, uint64_t m, uint64_t v, double c,
 			   uint64_t a, uint64_t k, double pre_f, double pre_b, double D_a, double after_a,
-			   const double own[2], const double total_ch[2])
+			   const double lay[2], const double pre_pl[PLACES], const double total_pl[PLACES])
 {
 	double dk = (double)(k - a);
 	double start = pre_f + dk * (sp->fwd_first_s + c), drain = pre_b + dk * (sp->bwd_first_s + c);
@@ -1236,17 +1271,18 @@ static double run_stage_at(const struct dc_step_stage *sp, uint64_t p, uint64_t 
 	 * backward drains them; the stages after it add one chunk each way,
 	 * (p - 1 - k) (f + b) / v, as in the equal-stage bubble
 	 * (p - 1)(f + b) / v (Megatron-LM 2021 section 2.2.2); each boundary
-	 * crossed costs a send. And at each of the v - 1 changes of chunk in
-	 * the warm-up the stage waits while a group's first microbatch goes
-	 * round the other stages (a layers' chunk each, layers_chunk, and p
-	 * sends) against the p - 1 chunks it runs meanwhile; likewise with the
-	 * backwards in the cool-down: p c a change for equal chunks (the
-	 * timeline's idle time, test_interleaved_chunk_change_waits) */
-	double wait_f = max0(total_ch[0] - own[0] + (double)p * c - (double)(p - 1) * own[0]);
-	double wait_b = max0(total_ch[1] - own[1] + (double)p * c - (double)(p - 1) * own[1]);
+	 * crossed costs a send. And the waits at its changes of chunk
+	 * (chunk_waits: the timeline's idle time,
+	 * test_interleaved_chunk_change_waits) */
+	double own[PLACES], pre[PLACES], post[PLACES];
+	chunk_places(sp, v, own);
+	for (int i = 0; i < PLACES; i++) {
+		pre[i] = pre_pl[i] + dk * own[i];
+		post[i] = total_pl[i] - pre[i] - own[i];
+	}
 	return (double)m * (sp->fwd_s + sp->bwd_s) + start + drain + after_a -
 	       dk * (sp->fwd_s + sp->bwd_s) / (double)v + 2.0 * (double)(p - 1 - k) * c +
-	       (double)(v - 1) * (wait_f + wait_b);
+	       chunk_waits(p, v, c, lay, pre, post);
 }
 
 /* ZB-H1 (Qi et al. 2024, section 2.1), stage k: 1F1B's order with each
@@ -1315,15 +1351,15 @@ static double pipe_closed(const void *ctx, run_fn run_at, uint64_t nruns, uint64
 			  double c, int zb, uint64_t *critical, double *fill_s)
 {
 	double total = 0, pre_fb = 0, pre_f = 0, pre_b = 0, best = -1, total_zb = 0, pre_zb = 0, pre_x = 0, w0 = 0;
-	double total_ch[2] = {0, 0}, ch[2] = {0, 0};
+	double total_pl[PLACES] = {0}, pre_pl[PLACES] = {0}, pl[PLACES], ch[2] = {0, 0};
 	uint64_t first, len;
 	for (uint64_t i = 0; i < nruns; i++) {
 		const struct dc_step_stage *q = run_at(ctx, i, &first, &len);
 		total += (double)len * (q->fwd_s + q->bwd_s);
 		if (v > 1) {
-			layers_chunk(q, v, p, first, len, ch);
-			total_ch[0] += (double)len * ch[0];
-			total_ch[1] += (double)len * ch[1];
+			chunk_places(q, v, pl);
+			for (int j = 0; j < PLACES; j++)
+				total_pl[j] += (double)len * pl[j];
 		}
 		total_zb += (double)len * (q->fwd_s + q->bwd_s - q->wgrad_s);
 		if (i == 0)
@@ -1384,12 +1420,17 @@ static double pipe_closed(const void *ctx, run_fn run_at, uint64_t nruns, uint64
 		}
 		for (int j = 0; j < n; j++) {
 			uint64_t k = cand[j];
-			double t = run_stage_at(sp, p, m, v, c, a, k, pre_f, pre_b, D_a, after_a, ch, total_ch);
+			double t = run_stage_at(sp, p, m, v, c, a, k, pre_f, pre_b, D_a, after_a, ch, pre_pl, total_pl);
 			if (t > best || (t == best && k < *critical)) {
 				best = t;
 				*critical = k;
 				*fill_s = pre_f + (double)(k - a) * (sp->fwd_first_s + c);
 			}
+		}
+		if (v > 1) {
+			chunk_places(sp, v, pl);
+			for (int j = 0; j < PLACES; j++)
+				pre_pl[j] += (double)len * pl[j];
 		}
 		pre_fb += (double)len * fb;
 		pre_f += (double)len * (sp->fwd_first_s + c);
