@@ -123,8 +123,15 @@ START_TEST(test_fp8_weight_copies)
 	ck_assert_uint_eq(stage_ledger(&c, 1).fp8_weight_copies_bytes, 2139095040ull);
 	llama70b_fp8(&c, "dgx-b200", "megatron", "mxfp8", "zero1");
 	ck_assert_uint_eq(stage_ledger(&c, 1).fp8_weight_copies_bytes, 4411883520ull);
-	llama70b_fp8(&c, "dgx-h100", "megatron", "delayed", "fsdp");
-	ck_assert_uint_eq(stage_ledger(&c, 1).fp8_weight_copies_bytes, 0);
+	/* Megatron's FSDP2 (--use-torch-fsdp2) runs without a pipeline
+	 * (its arguments.py:1034-1035): the same model at tp 8, dp 8 */
+	fixture_json(&c, "{\"model\": {\"hf_config\": \"llama-3-70b\", \"seq_length\": 8192},"
+			 " \"cluster\": {\"system\": \"dgx-h100\", \"num_nodes\": 8},"
+			 " \"parallel\": {\"tp\": 8, \"dp\": 8, \"sharding\": \"fsdp\", \"sequence_parallel\": true},"
+			 " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 16, \"recompute\": \"selective\","
+			 " \"framework\": \"megatron\"},"
+			 " \"precision\": {\"compute\": \"fp8\", \"fp8_recipe\": \"delayed\"}}");
+	ck_assert_uint_eq(stage_ledger(&c, 0).fp8_weight_copies_bytes, 0);
 	llama70b_fp8(&c, "dgx-h100", "torchtitan", "current", "fsdp");
 	ck_assert_uint_eq(stage_ledger(&c, 1).fp8_weight_copies_bytes, 0);
 	ck_assert_uint_eq(stage_ledger(&c, 1).fp8_weight_params, 0);

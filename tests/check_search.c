@@ -412,6 +412,31 @@ START_TEST(test_counts_megatron_moe_needs_sp)
 }
 END_TEST
 
+/* The toy space's 10 valid layouts under FSDP (test_counts_by_hand),
+ * under training.framework megatron: sharding fsdp is its
+ * --use-torch-fsdp2, which asserts no pipeline (arguments.py:1034-1035 at
+ * d98e8a64): the 4 with pp 2, (1,1,2), (2,1,2) with sp false and true,
+ * (1,2,2), go; 6 valid, each pp 1. Under custom all 10 stay. */
+START_TEST(test_counts_megatron_fsdp_no_pipeline)
+{
+	const char *sets[40];
+	const char *over[] = {"search.space.sharding=[\"fsdp\"]", "parallel.sharding=fsdp", NULL, NULL};
+	struct dc_search_result *r;
+	r = search("configs/systems.json", toy_with_all(over, sets), 1);
+	ck_assert_uint_eq(r->counts.enumerated, 20);
+	ck_assert_uint_eq(r->counts.valid, 10);
+	free(r);
+	over[2] = "training.framework=megatron";
+	r = search("configs/systems.json", toy_with_all(over, sets), 1);
+	ck_assert_uint_eq(r->counts.enumerated, 20);
+	ck_assert_uint_eq(r->counts.rejected_by_rules, 14);
+	ck_assert_uint_eq(r->counts.valid, 6);
+	for (size_t i = 0; i < r->nbest; i++)
+		ck_assert_uint_eq(r->best[i].l.layout.pp, 1);
+	free(r);
+}
+END_TEST
+
 /* 1 when the loader accepts `path` with `sets` and then `extra` */
 static int loads(const char *path, const char *const *sets, const char *const *extra)
 {
@@ -1008,6 +1033,7 @@ static Suite *suite(void)
 	tcase_add_test(c, test_counts_loss_chunks);
 	tcase_add_test(c, test_counts_overlap_keys);
 	tcase_add_test(c, test_counts_megatron_moe_needs_sp);
+	tcase_add_test(c, test_counts_megatron_fsdp_no_pipeline);
 	tcase_add_test(c, test_counts_torchtitan_experts_whole_at_ep);
 	tcase_add_test(c, test_counts_deepspeed_interleaved);
 	tcase_add_test(c, test_counts_framework_shardings);

@@ -2457,6 +2457,15 @@ static int rule_framework_runs(struct loader *l)
 				      "'parallel.sequence_parallel': Megatron-Core's MoE layer raises in training when tp > 1 runs without sequence parallelism (megatron/core/transformer/moe/moe_layer.py:636-640 at d98e8a64), but training.framework is \"megatron\" with %llu experts at tp %llu and sequence_parallel false; set it true, or tp 1",
 				      (unsigned long long)c->model.num_experts, (unsigned long long)p->tp);
 		}
+		/* sharding fsdp is Megatron-LM's --use-torch-fsdp2, which its
+		 * argument checks refuse with a pipeline or expert parallelism
+		 * (megatron/training/arguments.py:1034-1037 at d98e8a64) */
+		if (p->sharding == DC_SHARD_FSDP && (p->pp > 1 || (p->ep ? p->ep : 1) > 1)) {
+			static const int keys[] = {KEY_PARALLEL_SHARDING, KEY_PARALLEL_PP, KEY_PARALLEL_EP, KEY_TRAINING_FRAMEWORK};
+			dc_cfg_errorf(l, dc_cfg_blame(l, KEY_PARALLEL_SHARDING, keys, sizeof(keys) / sizeof(keys[0])),
+				      "'parallel.sharding': \"fsdp\" under training.framework \"megatron\" is Megatron-LM's --use-torch-fsdp2, which asserts no pipeline and no expert parallelism (megatron/training/arguments.py:1034-1037 at d98e8a64), got pp %llu and ep %llu; use sharding \"zero1\" (its distributed optimizer), or pp 1 and ep 1",
+				      (unsigned long long)p->pp, (unsigned long long)(p->ep ? p->ep : 1));
+		}
 		/* --recompute-granularity full or selective
 		 * (transformer_config.py:532); torch's per-op policy is torchtitan's */
 		if (c->training.recompute == DC_RECOMPUTE_OP && seen(l, KEY_TRAINING_RECOMPUTE))
@@ -2676,7 +2685,7 @@ static const struct rule rules[] = {
 	  KEYS("training.loss_chunks", "training.micro_batch_size", "model.seq_length", "parallel.cp", "model.mtp_layers",
 	       "parallel.pipeline_schedule")},
 	 rule_loss_chunks},
-	{{"what training.framework runs: under megatron, fp8_recipe rowwise, pipeline_schedule dualpipe, dualpipev or zero_bubble, recompute op and loss_chunks above 1, which Megatron-LM does not run, are priced as given, with a warning, and a MoE model at tp > 1 needs sequence_parallel (Megatron-Core's MoE layer raises in training without it: megatron/core/transformer/moe/moe_layer.py:636-640), and fp8_lm_head with compute fp8 needs fp8_recipe mxfp8 (megatron/core/transformer/transformer_config.py:1572-1575, Megatron-LM d98e8a64); under deepspeed, pp > 1 needs sharding none or zero1 (deepspeed/runtime/pipe/engine.py:76-77, DeepSpeed edaa7221) and a schedule other than 1f1b (interleaved, dualpipe, dualpipev, zero_bubble; engine.py:389 runs TrainSchedule) is priced as given, with a warning, as is dp_replicate > 1 with sharding zero1 or zero2 (DeepSpeed's ZeRO-1/2 shard over the whole dp group, engine.py:2382-2410; its hybrid sharding, MiCS, is ZeRO-3's: engine.py:2468-2469); under torchtitan, recompute selective (Megatron's attention-core recompute; torchtitan's selective is per op, recompute op), fp8_recipe delayed and current (tensorwise, which torchtitan ran until 6348d93d) and attention fp8 are priced as given, with a warning; precision.preset fsdp2 with offload optimizer (FSDP2 offloads parameters too) warns",
+	{{"what training.framework runs: under megatron, fp8_recipe rowwise, pipeline_schedule dualpipe, dualpipev or zero_bubble, recompute op and loss_chunks above 1, which Megatron-LM does not run, are priced as given, with a warning, and a MoE model at tp > 1 needs sequence_parallel (Megatron-Core's MoE layer raises in training without it: megatron/core/transformer/moe/moe_layer.py:636-640), sharding fsdp (--use-torch-fsdp2) needs pp 1 and ep 1 (megatron/training/arguments.py:1034-1037), and fp8_lm_head with compute fp8 needs fp8_recipe mxfp8 (megatron/core/transformer/transformer_config.py:1572-1575, Megatron-LM d98e8a64); under deepspeed, pp > 1 needs sharding none or zero1 (deepspeed/runtime/pipe/engine.py:76-77, DeepSpeed edaa7221) and a schedule other than 1f1b (interleaved, dualpipe, dualpipev, zero_bubble; engine.py:389 runs TrainSchedule) is priced as given, with a warning, as is dp_replicate > 1 with sharding zero1 or zero2 (DeepSpeed's ZeRO-1/2 shard over the whole dp group, engine.py:2382-2410; its hybrid sharding, MiCS, is ZeRO-3's: engine.py:2468-2469); under torchtitan, recompute selective (Megatron's attention-core recompute; torchtitan's selective is per op, recompute op), fp8_recipe delayed and current (tensorwise, which torchtitan ran until 6348d93d) and attention fp8 are priced as given, with a warning; precision.preset fsdp2 with offload optimizer (FSDP2 offloads parameters too) warns",
 	  KEYS("training.framework", "precision.fp8_recipe", "precision.fp8_lm_head", "precision.compute",
 	       "precision.attention", "parallel.pipeline_schedule", "training.recompute", "parallel.pp",
 	       "parallel.sharding", "precision.preset", "parallel.offload", "parallel.dp_replicate",

@@ -55,7 +55,7 @@ static const char *const reject_text[R_COUNT] = {
 	[R_OFFLOAD] = "parallel.offload \"optimizer+params\" needs parallel.sharding \"fsdp\"",
 	[R_SCHEDULE] = "parallel.pipeline_schedule (the input's zero_bubble, dualpipe or dualpipev) must run on the layout: dualpipe an even pp and an even grad_accum_steps of at least 2 pp, dualpipev at least 2 pp (and pp at most 20 with model.moe_layer_interval > 1), both without interleaving",
 	[R_RECOMPUTE] = "training.recompute_layers needs training.recompute \"full\" and at most the layers of a model chunk; training.recompute_modules needs \"selective\"",
-	[R_FRAMEWORK] = "training.framework \"deepspeed\" with pp > 1 needs parallel.sharding \"none\" or \"zero1\" (DeepSpeed's pipeline engine asserts a ZeRO stage below 2) and the 1F1B schedule, one model chunk a rank (its pipeline engine runs TrainSchedule alone); \"megatron\" with a MoE model at tp > 1 needs sequence_parallel (its MoE layer raises in training without it); \"torchtitan\" with a given parallel.etp needs it 1 at ep > 1 and tp at ep 1 (it has no expert tensor-parallel size)",
+	[R_FRAMEWORK] = "training.framework \"deepspeed\" with pp > 1 needs parallel.sharding \"none\" or \"zero1\" (DeepSpeed's pipeline engine asserts a ZeRO stage below 2) and the 1F1B schedule, one model chunk a rank (its pipeline engine runs TrainSchedule alone); \"megatron\" with a MoE model at tp > 1 needs sequence_parallel (its MoE layer raises in training without it), and with sharding \"fsdp\" (its --use-torch-fsdp2) pp 1 and ep 1; \"torchtitan\" with a given parallel.etp needs it 1 at ep > 1 and tp at ep 1 (it has no expert tensor-parallel size)",
 	[R_LOSS_CHUNKS] = "training.loss_chunks must divide the tokens of a microbatch on a cp rank (micro_batch_size x model.seq_length / cp), which torchtitan's ChunkedLossWrapper splits into equal chunks",
 	[R_OVERLAP] = "the input's overlaps must run on the layout: overlap.param_gather needs parallel.sharding \"zero1\"; overlap.tp under training.framework megatron or torchtitan needs sequence_parallel where tp > 1 (and torch.compile under torchtitan); overlap.ep \"dualpipe\" needs ep > 1 and a pipeline, \"a2a_1f1b\" ep > 1, interleaving where pp > 1 and a recompute other than full",
 	[R_OVERFLOW] = "a count of the layout overflows 64 bits",
@@ -617,6 +617,9 @@ static void run_outer(struct worker *w, const struct outer *o)
 						else if (in->training.framework == DC_FRAMEWORK_MEGATRON && in->model.num_experts &&
 							 y->tp > 1 && !y->sequence_parallel)
 							reject = R_FRAMEWORK; /* as the loader's rule 38: Megatron's MoE layer raises */
+						else if (in->training.framework == DC_FRAMEWORK_MEGATRON &&
+							 y->sharding == DC_SHARD_FSDP && (y->pp > 1 || ep > 1))
+							reject = R_FRAMEWORK; /* as the loader's rule 38: --use-torch-fsdp2 asserts pp 1, ep 1 */
 						else if (in->training.framework == DC_FRAMEWORK_TORCHTITAN && in->parallel.etp &&
 							 in->model.num_experts && in->parallel.etp != (ep > 1 ? 1 : y->tp))
 							reject = R_FRAMEWORK; /* as the loader's rule 11: torchtitan has no etp */
