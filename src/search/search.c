@@ -968,13 +968,25 @@ static int finish(struct space *s, struct worker *w, unsigned n, struct dc_searc
 				 "the space holds no layout: no tp x cp x pp of search.space divides the %llu GPUs",
 				 (unsigned long long)s->world);
 	} else if (out->counts.valid == 0) {
-		int top = 0;
+		/* each tuple is counted at the first rule it breaks, so a rule
+		 * that would refuse them all can come second: the next is named
+		 * too (a search trial: sequence_parallel forced at tp 1 named
+		 * only the virtual-pipeline rule) */
+		int top = 0, next = -1, used;
 		for (int r = 1; r < R_COUNT; r++)
 			if (rejected[r] > rejected[top])
 				top = r;
-		snprintf(out->why, sizeof(out->why),
-			 "no layout of the %llu enumerated is valid: the tightest rule, which refused %llu of them: %s",
-			 (unsigned long long)out->counts.enumerated, (unsigned long long)rejected[top], reject_text[top]);
+		for (int r = 0; r < R_COUNT; r++)
+			if (r != top && rejected[r] > 0 && (next < 0 || rejected[r] > rejected[next]))
+				next = r;
+		used = snprintf(out->why, sizeof(out->why),
+				"no layout of the %llu enumerated is valid: the rule that refused the most (each layout "
+				"counted at the first rule it breaks), %llu of them: %s",
+				(unsigned long long)out->counts.enumerated, (unsigned long long)rejected[top],
+				reject_text[top]);
+		if (next >= 0 && used > 0 && (size_t)used < sizeof(out->why))
+			snprintf(out->why + used, sizeof(out->why) - (size_t)used, "; then, %llu of them: %s",
+				 (unsigned long long)rejected[next], reject_text[next]);
 	} else if (out->counts.fit == 0) {
 		char lay[400];
 		describe_layout(&out->tightest, lay, sizeof(lay));
