@@ -1193,31 +1193,6 @@ static double one_f_one_b_at(const struct dc_step_stage *s, uint64_t p, uint64_t
  * &len)` returns run i's ops. */
 typedef const struct dc_step_stage *(*run_fn)(const void *ctx, uint64_t i, uint64_t *first, uint64_t *len);
 
-/* A layers' chunk of a run of stages [a, a + len) of p, forward [0] and
- * backward [1]: what a stage runs meanwhile at a change of chunk
- * (chunk_waits), the ends' chunks aside (the trace shows the waits at a
- * layers' chunk where stage 0's first chunk holds the embedding and the
- * last stage's last the head). v > 2: the mean of the middle chunks; v =
- * 2: stage 0's last, the last stage's first, another stage's mean of the
- * two (alike: no end) */
-static void layers_chunk(const struct dc_step_stage *sp, uint64_t v, uint64_t p, uint64_t a, uint64_t len,
-			 double out[2])
-{
-	if (v > 2) {
-		out[0] = (sp->fwd_s - sp->fwd_first_s - sp->fwd_last_s) / (double)(v - 2);
-		out[1] = (sp->bwd_s - sp->bwd_first_s - sp->bwd_last_s) / (double)(v - 2);
-	} else if (len == 1 && a == 0) {
-		out[0] = sp->fwd_last_s;
-		out[1] = sp->bwd_last_s;
-	} else if (len == 1 && a == p - 1) {
-		out[0] = sp->fwd_first_s;
-		out[1] = sp->bwd_first_s;
-	} else {
-		out[0] = (sp->fwd_first_s + sp->fwd_last_s) / 2.0;
-		out[1] = (sp->bwd_first_s + sp->bwd_last_s) / 2.0;
-	}
-}
-
 /* A stage's chunks by place, summed over stages by pipe_closed: its first
  * (chunk 0), a middle one (the mean of chunks 1..v-2; 0 at v = 2) and its
  * last (v - 1), forward [0..2] and backward [3..5] */
@@ -1230,6 +1205,30 @@ static void chunk_places(const struct dc_step_stage *sp, uint64_t v, double out[
 	out[3] = sp->bwd_first_s;
 	out[4] = v > 2 ? (sp->bwd_s - sp->bwd_first_s - sp->bwd_last_s) / (double)(v - 2) : 0;
 	out[5] = sp->bwd_last_s;
+}
+
+/* A layers' chunk of a run of stages [a, a + len) of p from its places
+ * `pl` (chunk_places), forward [0] and backward [1]: what a stage runs
+ * meanwhile at a change of chunk (chunk_waits), the ends' chunks aside
+ * (the trace shows the waits at a layers' chunk where stage 0's first
+ * chunk holds the embedding and the last stage's last the head). v > 2:
+ * the middle chunks' mean; v = 2: stage 0's last, the last stage's
+ * first, another stage's mean of the two (alike: no end) */
+static void layers_chunk(const double pl[PLACES], uint64_t v, uint64_t p, uint64_t a, uint64_t len, double out[2])
+{
+	if (v > 2) {
+		out[0] = pl[1];
+		out[1] = pl[4];
+	} else if (len == 1 && a == 0) {
+		out[0] = pl[2];
+		out[1] = pl[5];
+	} else if (len == 1 && a == p - 1) {
+		out[0] = pl[0];
+		out[1] = pl[3];
+	} else {
+		out[0] = (pl[0] + pl[2]) / 2.0;
+		out[1] = (pl[3] + pl[5]) / 2.0;
+	}
 }
 
 /* The waits of a stage at its v - 1 changes of chunk each way
@@ -1254,11 +1253,12 @@ static double chunk_waits(uint64_t p, uint64_t v, double c, const double lay[2],
 /* Stage k of a run whose first stage a starts at `pre_f`, drains through
  * `pre_b` and sees `D_a` below it: where each stage advances the prefixes
  * by one stage's chunk 0 and a send. Interleaved: `lay` the run's layers'
- * chunk, `pre_pl` the places summed over the stages before the run,
- * `total_pl` over all. */
+ * chunk, `own` a stage's places, `pre_pl` the places summed over the
+ * stages before the run, `total_pl` over all. */
 static double run_stage_at(const struct dc_step_stage *sp, uint64_t p, uint64_t m, uint64_t v, double c,
 			   uint64_t a, uint64_t k, double pre_f, double pre_b, double D_a, double after_a,
-			   const double lay[2], const double pre_pl[PLACES], const double total_pl[PLACES])
+			   const double lay[2], const double own[PLACES], const double pre_pl[PLACES],
+			   const double total_pl[PLACES])
 {
 	double dk = (double)(k - a);
 	double start = pre_f + dk * (sp->fwd_first_s + c), drain = pre_b + dk * (sp->bwd_first_s + c);
@@ -1274,8 +1274,7 @@ static double run_stage_at(const struct dc_step_stage *sp, uint64_t p, uint64_t 
 	 * crossed costs a send. And the waits at its changes of chunk
 	 * (chunk_waits: the timeline's idle time,
 	 * test_interleaved_chunk_change_waits) */
-	double own[PLACES], pre[PLACES], post[PLACES];
-	chunk_places(sp, v, own);
+	double pre[PLACES], post[PLACES];
 	for (int i = 0; i < PLACES; i++) {
 		pre[i] = pre_pl[i] + dk * own[i];
 		post[i] = total_pl[i] - pre[i] - own[i];
@@ -1351,7 +1350,7 @@ static double pipe_closed(const void *ctx, run_fn run_at, uint64_t nruns, uint64
 			  double c, int zb, uint64_t *critical, double *fill_s)
 {
 	double total = 0, pre_fb = 0, pre_f = 0, pre_b = 0, best = -1, total_zb = 0, pre_zb = 0, pre_x = 0, w0 = 0;
-	double total_pl[PLACES] = {0}, pre_pl[PLACES] = {0}, pl[PLACES], ch[2] = {0, 0};
+	double total_pl[PLACES] = {0}, pre_pl[PLACES] = {0}, pl[PLACES] = {0}, ch[2] = {0, 0};
 	uint64_t first, len;
 	for (uint64_t i = 0; i < nruns; i++) {
 		const struct dc_step_stage *q = run_at(ctx, i, &first, &len);
@@ -1373,8 +1372,10 @@ static double pipe_closed(const void *ctx, run_fn run_at, uint64_t nruns, uint64
 		double after_a = (total - pre_fb - fb) / (double)v;
 		double f = sp->fwd_s, bw = sp->bwd_s, delta = f + bw + 2.0 * c;
 		int n = 0;
-		if (v > 1)
-			layers_chunk(sp, v, p, a, len, ch);
+		if (v > 1) {
+			chunk_places(sp, v, pl);
+			layers_chunk(pl, v, p, a, len, ch);
+		}
 		/* a run of one stage has one end: the same k twice would give
 		 * the same value, which takes nothing from the first (a tie
 		 * keeps the lower k, and k is not lower than itself) */
@@ -1420,18 +1421,16 @@ static double pipe_closed(const void *ctx, run_fn run_at, uint64_t nruns, uint64
 		}
 		for (int j = 0; j < n; j++) {
 			uint64_t k = cand[j];
-			double t = run_stage_at(sp, p, m, v, c, a, k, pre_f, pre_b, D_a, after_a, ch, pre_pl, total_pl);
+			double t = run_stage_at(sp, p, m, v, c, a, k, pre_f, pre_b, D_a, after_a, ch, pl, pre_pl, total_pl);
 			if (t > best || (t == best && k < *critical)) {
 				best = t;
 				*critical = k;
 				*fill_s = pre_f + (double)(k - a) * (sp->fwd_first_s + c);
 			}
 		}
-		if (v > 1) {
-			chunk_places(sp, v, pl);
+		if (v > 1)
 			for (int j = 0; j < PLACES; j++)
 				pre_pl[j] += (double)len * pl[j];
-		}
 		pre_fb += (double)len * fb;
 		pre_f += (double)len * (sp->fwd_first_s + c);
 		pre_b += (double)len * (sp->bwd_first_s + c);

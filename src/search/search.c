@@ -968,10 +968,11 @@ static int finish(struct space *s, struct worker *w, unsigned n, struct dc_searc
 				 "the space holds no layout: no tp x cp x pp of search.space divides the %llu GPUs",
 				 (unsigned long long)s->world);
 	} else if (out->counts.valid == 0) {
-		/* each tuple is counted at the first rule it breaks, so a rule
-		 * that would refuse them all can come second: the next is named
-		 * too (a search trial: sequence_parallel forced at tp 1 named
-		 * only the virtual-pipeline rule) */
+		/* each tuple is counted at the first rule it breaks, so the
+		 * counts depend on the rules' order and a rule that would refuse
+		 * them all can stay behind others (a search trial:
+		 * sequence_parallel forced at tp 1 names the virtual-pipeline and
+		 * batch rules): the message says so and names the next rule too */
 		int top = 0, next = -1, used;
 		for (int r = 1; r < R_COUNT; r++)
 			if (rejected[r] > rejected[top])
