@@ -262,6 +262,55 @@ START_TEST(test_derive_groups_across_nvlink_domains)
 }
 END_TEST
 
+/* The pipeline's boundaries across NVLink domains (plan.c pp_hops;
+ * docs/step-model.md, "A send's time"), by hand, nodes of 8 GPUs, one
+ * domain each, order tp-cp-ep-dp-pp (stage s of the first group on rank
+ * s x tp x dp):
+ *   tp 1, pp 16 on 2 nodes: ranks 0..15, the boundary 7 | 8 crosses: 1
+ *     of 15; the wrap 15 -> 0 crosses; 0 | 1 is inside;
+ *   tp 2, pp 8: 0, 2, ..., 14: 6 | 8 crosses, 1 of 7;
+ *   tp 1, dp 4, pp 4: 0, 4, 8, 12: 4 | 8, 1 of 3;
+ *   tp 3, pp 8 on 3 nodes: 0, 3, ..., 21: 6 | 9 and 15 | 18, 2 of 7;
+ *   tp 8, pp 2: 0 | 8, every boundary (1), no pair inside a domain;
+ *   tp 2, pp 4 on 1 node: none, the wrap inside too. */
+static void pp_plan(uint64_t nodes, uint64_t tp, uint64_t pp, struct dc_config *c, struct dc_plan *p)
+{
+	fixture_json(c,
+		     "{\"model\": {\"num_layers\": 48, \"hidden_size\": 96, \"num_attention_heads\": 24,"
+		     " \"ffn_hidden_size\": 192, \"vocab_size\": 1536, \"seq_length\": 16},"
+		     " \"cluster\": {\"num_nodes\": %llu, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+		     " \"intra_node\": {\"bandwidth\": \"450 GB/s\", \"latency\": \"3 us\"},"
+		     " \"inter_node\": {\"bandwidth\": \"400 Gb/s\", \"latency\": \"14 us\"}},"
+		     " \"parallel\": {\"tp\": %llu, \"pp\": %llu, \"dp\": \"auto\"},"
+		     " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 16}}",
+		     (unsigned long long)nodes, (unsigned long long)tp, (unsigned long long)pp);
+	fixture_plan(c, p);
+}
+
+START_TEST(test_pp_hops_by_hand)
+{
+	static const struct {
+		uint64_t nodes, tp, pp, cross;
+		int wrap;
+		uint64_t in_first;
+	} rows[] = {{2, 1, 16, 1, 1, 0}, {2, 2, 8, 1, 1, 0}, {2, 1, 4, 1, 1, 0},
+		    {3, 3, 8, 2, 1, 0},  {2, 8, 2, 1, 1, 0}, {1, 2, 4, 0, 0, 0}};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct dc_config c;
+		struct dc_plan p;
+		pp_plan(rows[i].nodes, rows[i].tp, rows[i].pp, &c, &p);
+		ck_assert_msg(p.pp_cross == rows[i].cross, "row %zu: %llu boundaries cross, expected %llu", i,
+			      (unsigned long long)p.pp_cross, (unsigned long long)rows[i].cross);
+		ck_assert_int_eq(p.pp_wrap_cross, rows[i].wrap);
+		ck_assert_uint_eq(p.pp_in_first, rows[i].in_first);
+		/* the pair inside a domain is on one node where one exists; the
+		 * crossing pair on two where any boundary crosses */
+		ck_assert_uint_eq(p.pp_pair_in.nodes, rows[i].cross + 1 < rows[i].pp || !rows[i].cross ? 1 : 2);
+		ck_assert_uint_eq(p.group[DC_GROUP_PP_PAIR].net.nodes, rows[i].cross ? 2 : 1);
+	}
+}
+END_TEST
+
 /* DP groups whose stride does not divide the domain: 128 trays of 4 GPUs,
  * 4 NICs a tray, domains of 72; tp 4, pp 4, dp 32 in order
  * tp-pp-cp-ep-dp, so the DP groups are 32 ranks 16 apart (i, i + 16,
@@ -1344,6 +1393,7 @@ int main(void)
 	tcase_add_test(tc, test_derive_expert_dp_group_ep_1);
 	tcase_add_test(tc, test_derive_groups_across_nvlink_domains);
 	tcase_add_test(tc, test_derive_dp_over_short_domains);
+	tcase_add_test(tc, test_pp_hops_by_hand);
 	tcase_add_test(tc, test_uneven_interleaved_61_layers);
 	tcase_add_test(tc, test_uneven_interleaved_dense_segments);
 	tcase_add_test(tc, test_uneven_stages_recompute_share);

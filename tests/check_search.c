@@ -855,14 +855,16 @@ END_TEST
 static void published(const char *path, const char *const *sets, double slack)
 {
 	struct dc_search_result *r = search(path, sets, 2);
+	char best[600];
 	ck_assert_msg(r->input_in_space, "%s: the published layout is not in the space", path);
 	ck_assert_msg(r->input.fits, "%s: the published layout does not fit", path);
 	ck_assert_uint_gt(r->nbest, 0);
 	ck_assert_msg(r->input.step_time_s <= r->best[0].step_time_s * slack, "%s: rank %llu, %.4g s against %.4g s",
 		      path, (unsigned long long)r->input_rank, r->input.step_time_s, r->best[0].step_time_s);
-	fprintf(stderr, "%s: published layout ranks %llu of %llu that fit, %.3f x the best step\n", path,
+	dc_search_layout_text(&r->best[0].l, 0, best, sizeof(best));
+	fprintf(stderr, "%s: published layout ranks %llu of %llu that fit, %.3f x the best step (best: %s)\n", path,
 		(unsigned long long)r->input_rank, (unsigned long long)r->counts.fit,
-		r->input.step_time_s / r->best[0].step_time_s);
+		r->input.step_time_s / r->best[0].step_time_s, best);
 	free(r);
 }
 
@@ -915,7 +917,8 @@ static void table1(const char *name, uint64_t tp, uint64_t pp)
 	 * pays it all, and the model, which charges no per-microbatch cost,
 	 * prefers tp 2 with an interleaved pipeline (docs/search.md); the
 	 * ring's plateau latency across nodes (NCCL tuning.cc v2.26.2
-	 * L539-542) moved it from 1.198 to 1.201 */
+	 * L539-542) moved it from 1.198 to 1.201, 1F1B's waits for sends in
+	 * its steady phase (docs/step-model.md) to 1.170 */
 	published(path, with, 1.21);
 }
 

@@ -383,6 +383,86 @@ START_TEST(test_interleaved_closed_form_drawn)
 }
 END_TEST
 
+/* 1F1B's sends in the steady phase (docs/step-model.md, "The sends in
+ * 1F1B's steady phase"). p 2, m 5, every stage f 1 b 2, a send 1. On
+ * paper, Megatron's order (stage 0 warms up with one forward):
+ *   stage 0: F0 [0,1] F1 [1,2] B0 [6,8] F2 [8,9] B1 [9,11] F3 [11,12]
+ *            B2 [14,16] F4 [16,17] B3 [17,19] B4 [22,24]
+ *   stage 1: F0 [2,3] B0 [3,5] F1 [5,6] B1 [6,8] F2 [10,11] B2 [11,13]
+ *            F3 [13,14] B3 [14,16] F4 [18,19] B4 [19,21]
+ * Stage 1 idles [8,10] and [16,18] in the steady phase: F2 leaves stage
+ * 0 after B0 came back down to it, 2c after stage 1 could have run it.
+ * Span 24: (m + p - 1)(f + b) 18 + the fill's and drain's 2 (p - 1) c 2 +
+ * two such waits, 2 x 2c; the path F0 F0' B0' B0 F2 F2' B2' B2 F4 F4'
+ * B4' B4 (' on stage 1) never waits. Before this stop the closed form
+ * had the first wait alone (22). In general, equal stages: every group of
+ * p microbatches but the first adds 2 (p - 1) c less what the warm-up
+ * hides, 2c (m - 1 - ceil((m - 1) / p)) in all: p 4, m 16, c 1 (f 1, b
+ * 2): 19 x 3 + 6 + 22 = 85; p 8, m 32: 39 x 3 + 14 + 54 = 185. */
+START_TEST(test_one_f_one_b_steady_sends)
+{
+	static const struct {
+		uint64_t p, m;
+		double span;
+	} rows[] = {{2, 5, 24}, {4, 16, 85}, {8, 32, 185}};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct dc_step_stage st[8];
+		struct dc_step_pipe pp = {rows[i].p, rows[i].m, 1, 1.0, st, DC_PIPE_1F1B};
+		double end[8], span;
+		for (uint64_t s = 0; s < rows[i].p; s++)
+			stage_eq(&st[s], 1.0, 2.0, 1);
+		ck_assert_int_eq(dc_step_pipeline_simulate(&pp, end, &span), 0);
+		ck_assert_double_eq_tol(span, rows[i].span, 1e-12);
+		ck_assert_double_eq_tol(dc_step_pipeline_closed(&pp, NULL), rows[i].span, 1e-12);
+	}
+}
+END_TEST
+
+/* 1F1B against its simulation over drawn pipelines, sends up to twice a
+ * stage's forward: equal stages, with a heavier or lighter stage 0 and
+ * last stage (the embedding, the head), equal to 1e-9; every stage
+ * drawn on its own (0.7 to 1.3 of a mean), never above (each of the
+ * closed form's paths is one the schedule runs) and within 0.5% mean
+ * (0.12% today, worst -4.6%; -41% and 8.4% mean before this stop's
+ * steady-phase sends) */
+START_TEST(test_one_f_one_b_closed_form_drawn)
+{
+	uint64_t seed = 11;
+	double sum = 0;
+	int n = 0;
+	for (int kind = 0; kind < 3; kind++)
+		for (int it = 0; it < 1000; it++) {
+			struct dc_step_stage st[16];
+			uint64_t p = 2 + (uint64_t)(lcg_unit(&seed) * 14), m = 1 + (uint64_t)(lcg_unit(&seed) * 40);
+			double f = 0.5 + lcg_unit(&seed), b = f * (1.5 + lcg_unit(&seed)), c = 2.0 * f * lcg_unit(&seed);
+			struct dc_step_pipe pp = {p, m, 1, c, st, DC_PIPE_1F1B};
+			double end[16], span, closed, err;
+			for (uint64_t s = 0; s < p; s++) {
+				double r = kind == 2 ? 0.7 + 0.6 * lcg_unit(&seed) : 1.0;
+				stage_eq(&st[s], f * r, b * r, 1);
+			}
+			if (kind == 1) {
+				double e0 = (0.6 * lcg_unit(&seed) - 0.3) * f, e = 0.8 * f * lcg_unit(&seed);
+				stage_eq(&st[0], f + e0, b + 2 * e0, 1);
+				stage_eq(&st[p - 1], f + e, b + 2 * e, 1);
+			}
+			ck_assert_int_eq(dc_step_pipeline_simulate(&pp, end, &span), 0);
+			closed = dc_step_pipeline_closed(&pp, NULL);
+			err = closed / span - 1;
+			if (kind < 2) {
+				ck_assert_msg(fabs(err) <= 1e-9, "p %llu m %llu c %g: closed %.12g, simulated %.12g",
+					      (unsigned long long)p, (unsigned long long)m, c, closed, span);
+			} else {
+				ck_assert_msg(err <= 1e-9, "p %llu m %llu: closed %.12g above simulated %.12g",
+					      (unsigned long long)p, (unsigned long long)m, closed, span);
+				sum += fabs(err);
+				n++;
+			}
+		}
+	ck_assert_msg(sum / n <= 0.005, "mean |error| %.3f%%", 100 * sum / n);
+}
+END_TEST
+
 START_TEST(test_bubble_interleaved_v3)
 {
 	/* p 8, m 64, v 3 (the 175B layout): (64 + 7/3)(f + b) */
@@ -2046,8 +2126,11 @@ END_TEST
  * and ZB-1p, the automatic schedule under 1F1B's memory, which the paper's
  * own Table 5 finds has ZB-H1's bubble in every row: distcalc's
  * zero_bubble is ZB-H1. ZB-2p (twice 1F1B's memory) has no schedule here.
- * Both speed-ups over 1F1B hold within 25% (achieved: ZB 3.8%, 1F1B-I
- * 6.9%, asserted 5% and 8%), and 1F1B is the slowest in every row. What
+ * Both speed-ups over 1F1B hold within 25% (achieved: ZB 3.9%, 1F1B-I
+ * 8.0%, asserted 5% and 9%; 1F1B-I 6.9% before 1F1B's closed form
+ * counted the waits for sends in its steady phase, which its timeline
+ * always ran: 1F1B 1.3% longer on the 14.6B), and 1F1B is the slowest
+ * in every row. What
  * does not hold is ZB-1p against 1F1B-I: measured ZB-1p is ahead in the
  * 16- and 32-GPU rows and at 64 microbatches on 8, distcalc has 1F1B-I
  * ahead but at 32 GPUs (1.5B m 64, 6.2B m 64, all three 14.6B rows
@@ -2109,7 +2192,7 @@ START_TEST(test_zero_bubble_schedules_measured)
 			      zb, il);
 		ck_assert_msg(fabs(zb / (r->zb1p / r->f1b) - 1.0) <= 0.05, "%s m %d: ZB-H1/1F1B %.3f, measured %.3f",
 			      r->file, r->m, zb, r->zb1p / r->f1b);
-		ck_assert_msg(fabs(il / (r->interleaved / r->f1b) - 1.0) <= 0.08,
+		ck_assert_msg(fabs(il / (r->interleaved / r->f1b) - 1.0) <= 0.09,
 			      "%s m %d: 1F1B-I/1F1B %.3f, measured %.3f", r->file, r->m, il, r->interleaved / r->f1b);
 		if (r->zb_vs_i)
 			ck_assert_msg((tz < ti) == (r->zb_vs_i > 0), "%s m %d: ZB-H1 %g s, 1F1B-I %g s", r->file, r->m,
@@ -2433,6 +2516,8 @@ int main(void)
 	tcase_add_test(tc, test_bubble_interleaved_v3);
 	tcase_add_test(tc, test_interleaved_chunk_change_waits);
 	tcase_add_test(tc, test_interleaved_closed_form_drawn);
+	tcase_add_test(tc, test_one_f_one_b_steady_sends);
+	tcase_add_test(tc, test_one_f_one_b_closed_form_drawn);
 	tcase_add_test(tc, test_zero_bubble_h1_by_hand);
 	tcase_add_test(tc, test_dualpipe_bubble_by_hand);
 	tcase_add_test(tc, test_dualpipe_uneven_stages_compute);

@@ -329,6 +329,17 @@ struct dc_plan {
 	 * the MFU), passed on as the memos are */
 	int step_rank_only;
 	struct dc_plan_group group[DC_GROUP_COUNT];
+	/* the pipeline's hops (plan.c pp_hops; docs/step-model.md, "A
+	 * send's time"): of the pp - 1 boundaries between the stages of the
+	 * first pipeline group that crosses an NVLink domain (group[
+	 * DC_GROUP_PP_PAIR] a crossing one), pp_cross cross one, and the wrap
+	 * from its last stage to its first (interleaving's) does when
+	 * pp_wrap_cross; pp_pair_in a boundary inside one domain
+	 * (DC_GROUP_PP_PAIR's net when none is), whose first rank is
+	 * pp_in_first */
+	uint64_t pp_cross, pp_in_first;
+	int pp_wrap_cross;
+	struct dc_net_group pp_pair_in;
 	struct dc_plan_link ring_link; /* the teaching ring over ranks 0..ring_ranks-1 */
 
 	/* stages: segments [segment_first[i], segment_first[i + 1]) hold

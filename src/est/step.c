@@ -471,6 +471,30 @@ static double fsdp_busiest_link(const struct dc_comm_strategy *s, int tail, doub
 	return busiest;
 }
 
+/* A send's time on the schedule's paths: the comm result prices one on
+ * the boundary that crosses an NVLink domain (the busiest rank's); the
+ * schedule's fill, drain and round trips cross every boundary, so a send
+ * there is their mean, the crossings at the comm result's price and the
+ * rest at a send inside one domain (plan.c pp_hops); interleaving's
+ * round trips cross the wrap from the last stage to the first too
+ * (docs/step-model.md, "A send's time") */
+static double send_mean(const struct dc_plan *p, const struct dc_coll *call)
+{
+	uint64_t pp = p->layout.pp, hops = pp - 1, cross = p->pp_cross;
+	double out = call->time_s / (double)call->count;
+	struct dc_net_choice ch;
+	if (dc_pipeline_schedule(p) == DC_PIPE_INTERLEAVED) {
+		hops = pp;
+		cross += (uint64_t)(p->pp_wrap_cross != 0);
+	}
+	if (cross >= hops || hops == 0)
+		return out;
+	if (dc_net_time_memo(p->net_memo, &p->net, DC_COLL_SEND, &p->pp_pair_in, call->msg_bytes, DC_NET_ALGO_AUTO,
+			     &ch) != 0)
+		return out;
+	return ((double)cross * out + (double)(hops - cross) * ch.time_s) / (double)hops;
+}
+
 static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc_compute *c,
 		       const struct dc_comm *comm)
 {
@@ -620,7 +644,7 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 		const struct dc_comm_strategy *s = &comm->s[DC_STRAT_PP];
 		for (uint64_t i = 0; i < s->ncoll; i++)
 			if (s->coll[i].count > 0 && s->coll[i].phase == DC_CPHASE_FORWARD)
-				k->send_s = s->coll[i].time_s / (double)s->coll[i].count;
+				k->send_s = send_mean(p, &s->coll[i]);
 	}
 }
 
@@ -1322,6 +1346,165 @@ static double zb_stage_at(const struct dc_step_stage *sp, uint64_t p, uint64_t m
 	return t;
 }
 
+/* The stages' forward and backward by run, for the prefix sums
+ * steady_sends takes: kept for up to RUNS_FB runs, else read through
+ * run_at each time. */
+#define RUNS_FB 32
+struct runs_fb {
+	const void *ctx;
+	run_fn run_at;
+	uint64_t nruns, n; /* n: the runs kept (0: none) */
+	uint64_t first[RUNS_FB], len[RUNS_FB];
+	double pre[RUNS_FB + 1], fb[RUNS_FB];
+};
+
+static void runs_fb_init(struct runs_fb *r, const void *ctx, run_fn run_at, uint64_t nruns)
+{
+	uint64_t first, len;
+	r->ctx = ctx;
+	r->run_at = run_at;
+	r->nruns = nruns;
+	r->n = 0;
+	if (nruns > RUNS_FB)
+		return;
+	r->pre[0] = 0;
+	for (uint64_t i = 0; i < nruns; i++) {
+		const struct dc_step_stage *q = run_at(ctx, i, &first, &len);
+		r->first[i] = first;
+		r->len[i] = len;
+		r->fb[i] = q->fwd_s + q->bwd_s;
+		r->pre[i + 1] = r->pre[i] + (double)len * r->fb[i];
+	}
+	r->n = nruns;
+}
+
+/* The forward and backward of stages [0, s). */
+static double stages_fb_before(const struct runs_fb *r, uint64_t s)
+{
+	double sum = 0;
+	uint64_t first, len;
+	if (r->n > 0) {
+		uint64_t i = r->n;
+		while (i > 0 && r->first[i - 1] >= s)
+			i--;
+		/* runs 0 .. i - 1 start before s: the last of them holds s - 1
+		 * or ends before it */
+		if (i == 0)
+			return 0;
+		if (s - r->first[i - 1] >= r->len[i - 1])
+			return r->pre[i];
+		return r->pre[i - 1] + (double)(s - r->first[i - 1]) * r->fb[i - 1];
+	}
+	for (uint64_t i = 0; i < r->nruns; i++) {
+		const struct dc_step_stage *q = r->run_at(r->ctx, i, &first, &len);
+		if (first >= s)
+			break;
+		sum += (double)(first + len <= s ? len : s - first) * (q->fwd_s + q->bwd_s);
+	}
+	return sum;
+}
+
+/* 1F1B's sends in the steady phase (docs/step-model.md, "The sends in
+ * 1F1B's steady phase"). Stage k's path in one_f_one_b_at runs its S =
+ * m - w pairs F(i + w), B(i) back to back; each neighbour's op of the
+ * same microbatch lies one op on in its own order, so the path may leave
+ * stage k and come back without skipping an op: a dip of height h goes
+ * from B(i) down to stage k - h along the B's of microbatch i and back up
+ * along the F's of i + w + h + 1 (stage k's pair i + h + 1), an excursion
+ * of height h from F(i + w) up to stage k + h and back down along the B's
+ * of microbatch i + h. Either spans 2h + 1 of stage k's ops, and replaces
+ * h of stage k's pairs by the h other stages' pairs and 2h sends: gain
+ * (their f + b) - h (f_k + b_k) + 2 h c. From B(0) (the path's first
+ * backward) to F(m - 1) (its last forward, where the cool-down starts)
+ * dips fit Sum (h + 1) <= S - 1, excursions up Sum (h + 1) <= S - 2, a dip
+ * and an excursion alternating (h_d + h_u + 1) a pair of them. Each choice
+ * is a path of the schedule, so the best of these is still a lower bound
+ * on the span; for equal stages the last stage's dips of height p - 1 are
+ * the timeline to the op (test_one_f_one_b_steady_sends). */
+struct sends_ctx {
+	const struct runs_fb *r;
+	uint64_t k;
+	double pre_k, fbk, c;
+};
+
+/* the gain of a dip (dir 0) or an excursion up (dir 1) of height h */
+static double sends_gain(const struct sends_ctx *x, int dir, uint64_t h)
+{
+	double band = dir ? stages_fb_before(x->r, x->k + h + 1) - x->pre_k - x->fbk
+			  : x->pre_k - stages_fb_before(x->r, x->k - h);
+	return band - (double)h * x->fbk + 2.0 * (double)h * x->c;
+}
+
+/* n of height h within `room` (Sum (h + 1) <= room), the rest one lower */
+static double sends_repeat(const struct sends_ctx *x, int dir, uint64_t h, double g, uint64_t room)
+{
+	uint64_t n = room / (h + 1), r = room - n * (h + 1);
+	double t = (double)n * g;
+	if (r >= 2)
+		t += max0(sends_gain(x, dir, r - 1));
+	return t;
+}
+
+static double steady_sends(const struct runs_fb *r, uint64_t p, uint64_t m, uint64_t k, double fbk, double c)
+{
+	uint64_t w = p - k - 1 < m ? p - k - 1 : m, S = m - w, first, len, h[2][2], nh[2] = {0, 0};
+	double g[2][2], best = 0;
+	struct sends_ctx x = {r, k, 0, fbk, c};
+	if (S < 2 || !(c > 0))
+		return 0;
+	x.pre_k = stages_fb_before(r, k);
+	/* heights each way: to the end, and to the end's run (the ends'
+	 * heavier stages left out) */
+	(void)r->run_at(r->ctx, 0, &first, &len);
+	if (k > 0)
+		h[0][nh[0]++] = k;
+	if (k > len)
+		h[0][nh[0]++] = k - len;
+	(void)r->run_at(r->ctx, r->nruns - 1, &first, &len);
+	if (k + 1 < p)
+		h[1][nh[1]++] = p - 1 - k;
+	if (first > k + 1)
+		h[1][nh[1]++] = first - 1 - k;
+	for (int d = 0; d < 2; d++)
+		for (uint64_t i = 0; i < nh[d]; i++)
+			g[d][i] = sends_gain(&x, d, h[d][i]);
+	for (int d = 0; d < 2; d++) {
+		/* dips alone (room S - 1), excursions up alone (S - 2): n of
+		 * the first height, the rest of the second (a lighter end
+		 * makes the shorter one worth more a pair, the longer one
+		 * more in all) */
+		uint64_t room = S - 1 - (uint64_t)d;
+		for (uint64_t i = 0; i < nh[d]; i++) {
+			uint64_t most, n;
+			if (!(g[d][i] > 0))
+				continue;
+			best = fmax(best, sends_repeat(&x, d, h[d][i], g[d][i], room));
+			if (nh[d] < 2 || !(g[d][1 - i] > 0))
+				continue;
+			most = room / (h[d][i] + 1);
+			for (n = most; n > 0 && most - n < 4; n--) {
+				uint64_t left = room - n * (h[d][i] + 1);
+				best = fmax(best, (double)n * g[d][i] + sends_repeat(&x, d, h[d][1 - i], g[d][1 - i], left));
+			}
+		}
+	}
+	for (uint64_t i = 0; i < nh[0]; i++)
+		for (uint64_t j = 0; j < nh[1]; j++) {
+			/* a dip and an excursion up in turn, (h_d + h_u + 1)
+			 * pairs each: n of them, then one more dip if it fits */
+			uint64_t unit = h[0][i] + h[1][j] + 1, n;
+			double both = g[0][i] + g[1][j];
+			if (!(both > 0))
+				continue;
+			best = fmax(best, (double)((S - 2) / unit) * both);
+			if (S - 1 >= h[0][i] + 1) {
+				n = (S - 1 - (h[0][i] + 1)) / unit;
+				best = fmax(best, (double)n * both + max0(g[0][i]));
+			}
+		}
+	return best;
+}
+
 /* Adds k (and its neighbours) to the candidates when it lies in [a, b]. */
 static void candidate(double k, uint64_t a, uint64_t b, uint64_t *cand, int *n)
 {
@@ -1352,6 +1535,9 @@ static double pipe_closed(const void *ctx, run_fn run_at, uint64_t nruns, uint64
 	double total = 0, pre_fb = 0, pre_f = 0, pre_b = 0, best = -1, total_zb = 0, pre_zb = 0, pre_x = 0, w0 = 0;
 	double total_pl[PLACES] = {0}, pre_pl[PLACES] = {0}, pl[PLACES] = {0}, ch[2] = {0, 0};
 	uint64_t first, len;
+	struct runs_fb rfb;
+	if (v == 1 && !zb && c > 0)
+		runs_fb_init(&rfb, ctx, run_at, nruns);
 	for (uint64_t i = 0; i < nruns; i++) {
 		const struct dc_step_stage *q = run_at(ctx, i, &first, &len);
 		total += (double)len * (q->fwd_s + q->bwd_s);
@@ -1422,6 +1608,11 @@ static double pipe_closed(const void *ctx, run_fn run_at, uint64_t nruns, uint64
 		for (int j = 0; j < n; j++) {
 			uint64_t k = cand[j];
 			double t = run_stage_at(sp, p, m, v, c, a, k, pre_f, pre_b, D_a, after_a, ch, pl, pre_pl, total_pl);
+			/* the steady phase's sends at the run's ends: the
+			 * kinks only move where the first wait or the
+			 * cool-down's ends, which the sends leave alone */
+			if (v == 1 && (k == a || k == b))
+				t += steady_sends(&rfb, p, m, k, fb, c);
 			if (t > best || (t == best && k < *critical)) {
 				best = t;
 				*critical = k;

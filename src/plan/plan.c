@@ -624,6 +624,39 @@ static void derive_ep_levels(const struct dc_config *in, struct dc_plan *p)
  * collective keys alone, so its net is the one dc_net_init would make,
  * byte for byte (derive_from's variants and a search's layouts are other
  * layouts of one cluster). */
+/* The boundaries of the pipeline group of stages first + s spp (s <
+ * pp) that cross an NVLink domain, of its pp - 1 (plan.h pp_cross),
+ * whether the wrap from its last stage back to its first does, and the
+ * first rank of a boundary inside one domain (pp_in_first; `first` when
+ * every boundary crosses). With spp >= the domain every boundary
+ * crosses; below it a boundary crosses at most one domain's end, so the
+ * crossings are the ends between the first stage's rank and the last's. */
+static void pp_hops(struct dc_plan *p, uint64_t first, uint64_t spp, uint64_t pp)
+{
+	uint64_t dom = p->net.nvlink_domain ? p->net.nvlink_domain : 1, last = first + (pp - 1) * spp;
+	p->pp_in_first = first;
+	p->pp_wrap_cross = first / dom != last / dom;
+	if (spp >= dom) {
+		p->pp_cross = pp - 1;
+		return;
+	}
+	p->pp_cross = last / dom - first / dom;
+	for (uint64_t s = 0; s + 1 < pp && s <= dom; s++)
+		if ((first + s * spp) / dom == (first + (s + 1) * spp) / dom) {
+			p->pp_in_first = first + s * spp;
+			break;
+		}
+}
+
+/* pp_hops's figures of a base of the same topology */
+static void pp_hops_copy(struct dc_plan *p, const struct dc_plan *base)
+{
+	p->pp_cross = base->pp_cross;
+	p->pp_in_first = base->pp_in_first;
+	p->pp_wrap_cross = base->pp_wrap_cross;
+	p->pp_pair_in = base->pp_pair_in;
+}
+
 static void derive_net(const struct dc_config *in, const struct dc_plan *base, struct dc_plan *p)
 {
 	uint64_t s = p->topo.stride[DC_AXIS_DP], spp = p->topo.stride[DC_AXIS_PP], first = 0;
@@ -672,8 +705,15 @@ static void derive_net(const struct dc_config *in, const struct dc_plan *base, s
 		dc_topology_first_domain_crossing(&p->topo, spp, p->topo.degree[DC_AXIS_PP], &g);
 		k = spp >= dom ? 0 : ((g.first / dom + 1) * dom - g.first - 1) / spp;
 		first = k + 1 < g.size ? g.first + k * spp : g.first;
+		pp_hops(p, g.first, spp, p->topo.degree[DC_AXIS_PP]);
+	} else {
+		p->pp_cross = 0;
+		p->pp_wrap_cross = 0;
 	}
 	dc_net_group_progression(&p->net, first, spp, 2, &p->group[DC_GROUP_PP_PAIR].net);
+	p->pp_pair_in = p->group[DC_GROUP_PP_PAIR].net;
+	if (p->pp_cross > 0 && p->pp_cross + 1 < p->topo.degree[DC_AXIS_PP])
+		dc_net_group_progression(&p->net, p->pp_in_first, spp, 2, &p->pp_pair_in);
 	derive_ep_levels(in, p);
 }
 
@@ -1280,6 +1320,7 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 		p->net = base->net;
 		for (int g = 0; g < DC_GROUP_COUNT; g++)
 			p->group[g] = base->group[g];
+		pp_hops_copy(p, base);
 	} else {
 		derive_expert_links(in, p);
 		if (same_net) {
@@ -1296,6 +1337,7 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 			/* DeepEP's levels: link and shape, both of the EP group's */
 			p->group[DC_GROUP_EP_NODES] = base->group[DC_GROUP_EP_NODES];
 			p->group[DC_GROUP_EP_LOCAL] = base->group[DC_GROUP_EP_LOCAL];
+			pp_hops_copy(p, base);
 		} else {
 			derive_net(in, base, p);
 			/* the memo the base lent holds the prices of the network
