@@ -2545,6 +2545,33 @@ void dc_step_memo_corrupt(struct dc_step_memo *m)
 }
 #endif
 
+/* 1 when the interleaved schedule is simulated rather than taken from
+ * the closed form: chunks of unequal cost (plan.h chunks_uneven), or a
+ * send that outlasts a chunk's forward. On equal chunks the closed form is
+ * the timeline while every send is at most each chunk's forward; past it
+ * a microbatch's backward, hopping a stage a pair (b + c against the
+ * f + b the stage runs meanwhile), outruns the stages, and the steady
+ * phase waits in ways the form does not price (up to 30% short over
+ * drawn pipelines with sends of 1 to 3 forwards; docs/step-model.md,
+ * "The closed form") */
+static int inter_simulated(const struct dc_plan *p, const struct step_ctx *x)
+{
+	uint64_t first, len, v = x->k.chunks;
+	if (x->k.sched != DC_PIPE_INTERLEAVED)
+		return 0;
+	if (p->chunks_uneven)
+		return 1;
+	if (!(x->k.send_s > 0))
+		return 0;
+	for (uint64_t i = 0; i < x->nruns; i++) {
+		const struct dc_step_stage *q = ctx_run(x, i, &first, &len);
+		double mid = v > 2 ? (q->fwd_s - q->fwd_first_s - q->fwd_last_s) / (double)(v - 2) : q->fwd_first_s;
+		if (x->k.send_s > q->fwd_first_s || x->k.send_s > q->fwd_last_s || x->k.send_s > mid)
+			return 1;
+	}
+	return 0;
+}
+
 int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
 		    const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s, const char **error)
 {
@@ -2571,6 +2598,10 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
 	if (!c->available)
 		return 0;
 	ctx_init(&x, p, c, comm, p->step_memo, &hit);
+	if (inter_simulated(p, &x)) {
+		struct dc_step_bound bound = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
+		return dc_step_compute_bounded(p, c, comm, f, b, s, &bound, error);
+	}
 	if (hit) {
 		/* the same stages' ops and sends: the same schedule */
 		span = p->step_memo->span;
@@ -3990,13 +4021,13 @@ static void dev_stage(const struct sim *sm, uint64_t s, const struct cost fa[2],
  * schedule's; 0 when the schedule is above show->max_chunks and has no
  * prefix to fall back on. */
 static uint64_t trace_microbatches(const struct dc_plan *p, const struct step_ctx *x, const struct dc_step_show *show,
-				   int *prefix)
+				   int isim, int *prefix)
 {
 	uint64_t pp = p->layout.pp, v = x->k.chunks, m = x->k.m, k = show->microbatches, chunks, want;
 	*prefix = 0;
 	if (!dc_mul_u64(pp, v, &chunks) && !dc_mul_u64(chunks, m, &chunks) && chunks <= show->max_chunks)
 		return m;
-	if (k == 0 || p->chunks_uneven)
+	if (k == 0 || isim) /* no closed form to take the rest from */
 		return 0;
 	switch (x->k.sched) {
 	case DC_PIPE_1F1B:
@@ -4561,7 +4592,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 	double span = 0, fill = 0, *end;
 	struct dc_step_stage st, *dev = NULL;
 	struct stage_sync_t *dev_sync = NULL;
-	int rc, dual, prefix = 0, hit;
+	int rc, dual, isim, prefix = 0, hit;
 	uint64_t msim;
 	struct dc_step_bound trace_bound;
 
@@ -4572,10 +4603,10 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 	msim = x.k.m;
 	v = x.k.chunks;
 	dual = x.k.sched == DC_PIPE_DUALPIPE || x.k.sched == DC_PIPE_DUALPIPEV;
+	isim = inter_simulated(p, &x);
 	if (show && !bound) {
-		msim = trace_microbatches(p, &x, show, &prefix);
-		if (msim == 0 && show->microbatches > 0 &&
-		    (dual || (p->chunks_uneven && x.k.sched == DC_PIPE_INTERLEAVED))) {
+		msim = trace_microbatches(p, &x, show, isim, &prefix);
+		if (msim == 0 && show->microbatches > 0 && (dual || isim)) {
 			/* no closed form: the step's bound (below), a prefix whose
 			 * shown ops are the whole schedule's, every stage's end
 			 * moved on by its steady state (docs/step-model.md,
@@ -4584,7 +4615,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 			trace_bound.max_chunks = show->max_chunks;
 			bound = &trace_bound;
 		} else if (msim == 0) {
-			show->no_closed_form = dual || p->chunks_uneven;
+			show->no_closed_form = dual || isim;
 			*error = "the schedule is too long to simulate within the trace's bound";
 			return -2;
 		} else {
@@ -4592,7 +4623,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 			show->from_closed_form = prefix;
 		}
 	}
-	if (bound && !dual && p->chunks_uneven && x.k.sched == DC_PIPE_INTERLEAVED) {
+	if (bound && !dual && isim) {
 		uint64_t whole;
 		msim = inter_prefix(pp, v, x.k.m, bound->max_chunks);
 		if (msim == x.k.m && (dc_mul_u64(pp, v, &whole) || dc_mul_u64(whole, x.k.m, &whole) ||
