@@ -555,6 +555,49 @@ START_TEST(test_zero_bubble_h1_by_hand)
 }
 END_TEST
 
+/* ZB-H1 with its last forward before its first backward (m = p - k):
+ * p 2, m 2, f 1, b 2 = B 1.5 + W 0.5, a send 0.5. On paper:
+ *   stage 0: F0 [0,1] F1 [1,2] B0 [4.5,6] W0 [6,6.5] B1 [7,8.5] W1 [8.5,9]
+ *   stage 1: F0 [1.5,2.5] B0 [2.5,4] F1 [4,5] B1 [5,6.5] W0 [6.5,7] W1 [7,7.5]
+ * span 9. Stage 0's F1 ends at 2, before it waits for B0's round trip;
+ * the closed form counted that wait before F1 too and gave 10, over the
+ * schedule (zb_stage_at's t_F; found over drawn pipelines, 5% over at
+ * worst, none now) */
+START_TEST(test_zero_bubble_h1_last_forward_before_the_wait)
+{
+	struct dc_step_stage st[2];
+	struct dc_step_pipe pp = {2, 2, 1, 0.5, st, DC_PIPE_ZERO_BUBBLE};
+	double end[2], span;
+	stage_w(&st[0], 1.0, 2.0, 0.5, 0, 0, 1);
+	stage_w(&st[1], 1.0, 2.0, 0.5, 0, 0, 1);
+	ck_assert_int_eq(dc_step_pipeline_simulate(&pp, end, &span), 0);
+	ck_assert_double_eq_tol(span, 9.0, 1e-12);
+	ck_assert_double_eq_tol(dc_step_pipeline_closed(&pp, NULL), 9.0, 1e-12);
+}
+END_TEST
+
+/* ZB-H1's closed form is the longest of four paths of the schedule, so
+ * never above its simulation: 2,000 drawn pipelines of equal stages (pp
+ * 2-13, m 1-40, W 0.2-0.6 of the backward, sends up to twice a forward) */
+START_TEST(test_zero_bubble_h1_closed_form_below_timeline)
+{
+	uint64_t seed = 13;
+	for (int it = 0; it < 2000; it++) {
+		struct dc_step_stage st[16];
+		uint64_t p = 2 + (uint64_t)(lcg_unit(&seed) * 12), m = 1 + (uint64_t)(lcg_unit(&seed) * 40);
+		double f = 0.5 + lcg_unit(&seed), b = f * (1.5 + lcg_unit(&seed)), w = b * (0.2 + 0.4 * lcg_unit(&seed));
+		struct dc_step_pipe pp = {p, m, 1, 2.0 * f * lcg_unit(&seed), st, DC_PIPE_ZERO_BUBBLE};
+		double end[16], span, closed;
+		for (uint64_t s = 0; s < p; s++)
+			stage_w(&st[s], f, b, w, 0, 0, 1);
+		ck_assert_int_eq(dc_step_pipeline_simulate(&pp, end, &span), 0);
+		closed = dc_step_pipeline_closed(&pp, NULL);
+		ck_assert_msg(closed <= span * (1 + 1e-12), "p %llu m %llu c %g: closed %.12g above simulated %.12g",
+			      (unsigned long long)p, (unsigned long long)m, pp.send_s, closed, span);
+	}
+}
+END_TEST
+
 START_TEST(test_dualpipe_bubble_by_hand)
 {
 	/* DualPipe on p 4, m 8 (4 each way), every chunk f 1, b 2 of which W 1,
@@ -2567,6 +2610,8 @@ int main(void)
 	tcase_add_test(tc, test_interleaved_sends_past_a_chunk);
 	tcase_add_test(tc, test_one_f_one_b_closed_form_drawn);
 	tcase_add_test(tc, test_zero_bubble_h1_by_hand);
+	tcase_add_test(tc, test_zero_bubble_h1_last_forward_before_the_wait);
+	tcase_add_test(tc, test_zero_bubble_h1_closed_form_below_timeline);
 	tcase_add_test(tc, test_dualpipe_bubble_by_hand);
 	tcase_add_test(tc, test_dualpipe_uneven_stages_compute);
 	tcase_add_test(tc, test_dp_bucket_overlap);

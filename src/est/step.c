@@ -1332,7 +1332,11 @@ static double zb_stage_at(const struct dc_step_stage *sp, uint64_t p, uint64_t m
 	double p1 = start + wait0 + (double)m * (f + b);
 	if (w < m) {
 		uint64_t nb = m - w - 1, nw = nb > k ? nb - k : 0; /* B's and W's before the last forward ends */
-		tF = start + wait0 + (double)m * f + (double)nb * x + (double)nw * W;
+		/* the first backward's wait comes before the last forward
+		 * only when a backward does (nb > 0; as one_f_one_b_at): else
+		 * the last forward is the first pair's, before the wait (p 2,
+		 * m 2 with sends: 2c over the timeline without this) */
+		tF = start + (nb > 0 ? wait0 : 0) + (double)m * f + (double)nb * x + (double)nw * W;
 	} else {
 		tF = start + (double)m * f;
 	}
