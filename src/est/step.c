@@ -4643,9 +4643,10 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 			}
 			if (bound->again) {
 				*error = "'training.grad_accum_steps' x 'parallel.pp' x 'parallel.virtual_pipeline': the "
-					 "interleaved schedule of uneven chunks is above the 16 x 2^18 model chunks the step "
-					 "simulates, and its steady period's prefix or max-plus forms are above their bounds "
-					 "(2^18 chunks, 256 MiB): lower training.grad_accum_steps";
+					 "interleaved schedule the step simulates (chunks of unequal cost, or a send longer "
+					 "than a chunk's forward) is above the 16 x 2^18 model chunks it simulates at most, "
+					 "and its steady period's prefix or max-plus forms are above their bounds (2^18 "
+					 "chunks, 256 MiB): lower training.grad_accum_steps";
 				return -1;
 			}
 			again.again = 1;
@@ -4766,9 +4767,10 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 			sim_free(&sm);
 			if (bound->again) {
 				*error = "'training.grad_accum_steps' x 'parallel.pp' x 'parallel.virtual_pipeline': the "
-					 "interleaved schedule of uneven chunks is above the 16 x 2^18 model chunks the step "
-					 "simulates, and its steady period is too large a max-plus system to extend (3 pp - 1 "
-					 "ends, at most 257: pp up to 86): lower training.grad_accum_steps";
+					 "interleaved schedule the step simulates (chunks of unequal cost, or a send longer "
+					 "than a chunk's forward) is above the 16 x 2^18 model chunks it simulates at most, "
+					 "and its steady period is too large a max-plus system to extend (3 pp - 1 ends, at "
+					 "most 257: pp up to 86): lower training.grad_accum_steps";
 				return -1;
 			}
 			/* the whole schedule if it fits within 16 times the bound */
