@@ -308,6 +308,32 @@ START_TEST(test_pp_hops_by_hand)
 		ck_assert_uint_eq(p.pp_pair_in.nodes, rows[i].cross + 1 < rows[i].pp || !rows[i].cross ? 1 : 2);
 		ck_assert_uint_eq(p.group[DC_GROUP_PP_PAIR].net.nodes, rows[i].cross ? 2 : 1);
 	}
+	/* the group that crosses the most (an independent review's case):
+	 * 288 trays of 4 GPUs in NVLink domains of 72, tp 16, pp 8, order
+	 * tp-pp-cp-ep-dp, so stage s of a group is 16 ranks on and its
+	 * blocks of 128 ranks start at 0, 128, ..., 1024. The first group
+	 * (0, 16, ..., 112) crosses one domain's end (72); the group at 143
+	 * (143, 159, ..., 255) two, 144 and 216, as every group whose first
+	 * rank sits 8 or more past a multiple of 72 (residue 64-71 here; 143
+	 * = 72 + 71 is the first, in the second block). Its first boundary
+	 * inside a domain is 159 | 175. */
+	{
+		struct dc_config c;
+		struct dc_plan p;
+		fixture_json(&c,
+			     "{\"model\": {\"num_layers\": 16, \"hidden_size\": 256, \"num_attention_heads\": 16,"
+			     " \"ffn_hidden_size\": 512, \"vocab_size\": 1024, \"seq_length\": 16},"
+			     " \"cluster\": {\"num_nodes\": 288, \"gpus_per_node\": 4, \"gpu_memory\": \"80 GiB\","
+			     " \"nvlink_domain\": 72, \"intra_node\": {\"bandwidth\": \"720 GB/s\", \"latency\": \"3 us\"},"
+			     " \"inter_node\": {\"bandwidth\": \"400 Gb/s\", \"latency\": \"14 us\"}},"
+			     " \"parallel\": {\"tp\": 16, \"pp\": 8, \"dp\": \"auto\", \"order\": \"tp-pp-cp-ep-dp\"},"
+			     " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 8}}");
+		fixture_plan(&c, &p);
+		ck_assert_uint_eq(p.pp_first, 143);
+		ck_assert_uint_eq(p.pp_cross, 2);
+		ck_assert_uint_eq(p.pp_in_first, 159);
+		ck_assert_int_eq(p.pp_wrap_cross, 1);
+	}
 }
 END_TEST
 

@@ -336,8 +336,8 @@ struct dc_plan {
 	 * from its last stage to its first (interleaving's) does when
 	 * pp_wrap_cross; pp_pair_in a boundary inside one domain
 	 * (DC_GROUP_PP_PAIR's net when none is), whose first rank is
-	 * pp_in_first */
-	uint64_t pp_cross, pp_in_first;
+	 * pp_in_first; that group's stage 0 is on rank pp_first */
+	uint64_t pp_cross, pp_first, pp_in_first;
 	int pp_wrap_cross;
 	struct dc_net_group pp_pair_in;
 	struct dc_plan_link ring_link; /* the teaching ring over ranks 0..ring_ranks-1 */

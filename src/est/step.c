@@ -46,6 +46,19 @@ static void chunk_of(const struct dc_plan *p, uint64_t stage, uint64_t c, struct
 
 /* ---- what each op costs ---- */
 
+/* The pipeline's sends by boundary (docs/step-model.md, "A send's
+ * time"): boundary s < p - 1 lies between stages s and s + 1 of the
+ * pipeline group analysed, stage s on rank first + s stride; it crosses
+ * an NVLink domain of `dom` ranks (every one when stride >= dom) and
+ * costs `x`, else `in`; boundary p - 1 is the wrap from the last stage
+ * back to the first (interleaving's), `x` when `wrap`. One price for
+ * every boundary: in = x, stride >= dom. */
+struct sends {
+	double in, x;
+	uint64_t first, stride, dom;
+	uint64_t wrap; /* no padding: the sim memo compares it whole */
+};
+
 /* Per-layer, per-microbatch communication read from the comm result, and
  * the overlap switches. */
 struct costs {
@@ -95,7 +108,8 @@ struct costs {
 	double host_ag_f, host_ag_b, host_rs_b; /* of ag_f, ag_b, rs_b: those copies */
 	double cp_f, cp_b;           /* one layer's context-parallel K/V exchange */
 	int cp_hide;                 /* p2p: the ring's sends run behind the layer's kernels */
-	double send_s;               /* one pipeline send */
+	double send_s;               /* one pipeline send, the slowest boundary's */
+	struct sends snd;            /* the sends by boundary (send_s: snd.x) */
 	int ov_fsdp, ov_dp;
 	enum dc_tp_overlap tp_mode; /* framework.h: how TP meets the GEMMs */
 	/* DC_TP_TILED: one call of each TP collective, per layer and
@@ -196,6 +210,54 @@ static void tp_pair_gemms(struct costs *k, const struct dc_plan *p, const struct
 static double max0(double x)
 {
 	return x > 0 ? x : 0;
+}
+
+/* the boundaries among [0, s) that cross a domain */
+static uint64_t sends_crossing(const struct sends *c, uint64_t s)
+{
+	if (c->stride >= c->dom)
+		return s;
+	return (c->first + s * c->stride) / c->dom - c->first / c->dom;
+}
+
+/* the sends of boundaries [a, b) (b <= p - 1) */
+static double sends_sum(const struct sends *c, uint64_t a, uint64_t b)
+{
+	double base = (double)(b - a) * c->in;
+	if (c->x == c->in || b <= a)
+		return b > a ? base : 0;
+	return base + (double)(sends_crossing(c, b) - sends_crossing(c, a)) * (c->x - c->in);
+}
+
+/* boundary s's send (s = p - 1: the wrap) */
+static double sends_one(const struct sends *c, uint64_t p, uint64_t s)
+{
+	if (s + 1 >= p) {
+		if (p > 2)
+			return c->wrap ? c->x : c->in;
+		s = 0; /* two stages: the wrap joins the same two ranks */
+	}
+	return sends_crossing(c, s + 1) > sends_crossing(c, s) ? c->x : c->in;
+}
+
+/* the sends once round the ring of stages: every boundary and the wrap */
+static double sends_ring(const struct sends *c, uint64_t p)
+{
+	return sends_sum(c, 0, p - 1) + sends_one(c, p, p - 1);
+}
+
+/* a send between stages s and t (neighbours, or the wrap's two ends) */
+static double sends_between(const struct sends *c, uint64_t p, uint64_t s, uint64_t t)
+{
+	uint64_t lo = s < t ? s : t, hi = s < t ? t : s;
+	return sends_one(c, p, hi - lo == 1 ? lo : p - 1);
+}
+
+/* one price for every boundary */
+static struct sends sends_uniform(double c)
+{
+	struct sends u = {c, c, 0, 1, 1, 1};
+	return u;
 }
 
 /* A layer's TP call's seconds for the layers of kind `c` (0 dense, 1
@@ -471,28 +533,27 @@ static double fsdp_busiest_link(const struct dc_comm_strategy *s, int tail, doub
 	return busiest;
 }
 
-/* A send's time on the schedule's paths: the comm result prices one on
- * the boundary that crosses an NVLink domain (the busiest rank's); the
- * schedule's fill, drain and round trips cross every boundary, so a send
- * there is their mean, the crossings at the comm result's price and the
- * rest at a send inside one domain (plan.c pp_hops); interleaving's
- * round trips cross the wrap from the last stage to the first too
- * (docs/step-model.md, "A send's time") */
-static double send_mean(const struct dc_plan *p, const struct dc_coll *call)
+/* The pipeline's sends by boundary (struct sends; docs/step-model.md, "A
+ * send's time"): the comm result prices a send on a boundary that crosses
+ * an NVLink domain where one does (the busiest rank's); a boundary inside
+ * one domain costs a send on the plan's pair there (plan.c pp_hops), so
+ * the schedule's fill, drain and round trips each pay what their own
+ * boundaries cost. */
+static void sends_of(const struct dc_plan *p, const struct dc_coll *call, struct sends *out)
 {
-	uint64_t pp = p->layout.pp, hops = pp - 1, cross = p->pp_cross;
-	double out = call->time_s / (double)call->count;
+	double x = call->time_s / (double)call->count;
 	struct dc_net_choice ch;
-	if (dc_pipeline_schedule(p) == DC_PIPE_INTERLEAVED) {
-		hops = pp;
-		cross += (uint64_t)(p->pp_wrap_cross != 0);
-	}
-	if (cross >= hops || hops == 0)
-		return out;
+	*out = sends_uniform(x);
+	if (p->pp_cross == 0 || p->pp_cross + 1 >= p->layout.pp)
+		return; /* every boundary alike: none crosses, or every one */
 	if (dc_net_time_memo(p->net_memo, &p->net, DC_COLL_SEND, &p->pp_pair_in, call->msg_bytes, DC_NET_ALGO_AUTO,
 			     &ch) != 0)
-		return out;
-	return ((double)cross * out + (double)(hops - cross) * ch.time_s) / (double)hops;
+		return;
+	out->in = ch.time_s;
+	out->first = p->pp_first;
+	out->stride = p->topo.stride[DC_AXIS_PP];
+	out->dom = p->net.nvlink_domain ? p->net.nvlink_domain : 1;
+	out->wrap = p->pp_wrap_cross != 0;
 }
 
 static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc_compute *c,
@@ -643,8 +704,10 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 	if (comm->s[DC_STRAT_PP].in_play) {
 		const struct dc_comm_strategy *s = &comm->s[DC_STRAT_PP];
 		for (uint64_t i = 0; i < s->ncoll; i++)
-			if (s->coll[i].count > 0 && s->coll[i].phase == DC_CPHASE_FORWARD)
-				k->send_s = send_mean(p, &s->coll[i]);
+			if (s->coll[i].count > 0 && s->coll[i].phase == DC_CPHASE_FORWARD) {
+				sends_of(p, &s->coll[i], &k->snd);
+				k->send_s = k->snd.x;
+			}
 	}
 }
 
@@ -1263,10 +1326,10 @@ static void layers_chunk(const double pl[PLACES], uint64_t v, uint64_t p, uint64
  * a layers' chunk `lay` (layers_chunk); in the cool-down the gradient goes
  * down the stages before it at chunk j + 1 and round to those after it at
  * chunk j. For equal chunks each wait is p c. */
-static double chunk_waits(uint64_t p, uint64_t v, double c, const double lay[2], const double pre[PLACES],
+static double chunk_waits(uint64_t p, uint64_t v, double ring, const double lay[2], const double pre[PLACES],
 			  const double post[PLACES])
 {
-	double pc = (double)p * c, qf = (double)(p - 1) * lay[0], qb = (double)(p - 1) * lay[1];
+	double pc = ring, qf = (double)(p - 1) * lay[0], qb = (double)(p - 1) * lay[1];
 	if (v == 2)
 		return max0(post[0] + pre[2] + pc - qf) + max0(pre[5] + post[3] + pc - qb);
 	return max0(post[0] + pre[1] + pc - qf) + (double)(v - 3) * max0(post[1] + pre[1] + pc - qf) +
@@ -1279,15 +1342,15 @@ static double chunk_waits(uint64_t p, uint64_t v, double c, const double lay[2],
  * by one stage's chunk 0 and a send. Interleaved: `lay` the run's layers'
  * chunk, `own` a stage's places, `pre_pl` the places summed over the
  * stages before the run, `total_pl` over all. */
-static double run_stage_at(const struct dc_step_stage *sp, uint64_t p, uint64_t m, uint64_t v, double c,
-			   uint64_t a, uint64_t k, double pre_f, double pre_b, double D_a, double after_a,
-			   const double lay[2], const double own[PLACES], const double pre_pl[PLACES],
+static double run_stage_at(const struct dc_step_stage *sp, uint64_t p, uint64_t m, uint64_t v,
+			   const struct sends *c, uint64_t a, uint64_t k, double pre_f, double pre_b, double D_a,
+			   double after_a, const double lay[2], const double own[PLACES], const double pre_pl[PLACES],
 			   const double total_pl[PLACES])
 {
-	double dk = (double)(k - a);
-	double start = pre_f + dk * (sp->fwd_first_s + c), drain = pre_b + dk * (sp->bwd_first_s + c);
+	double dk = (double)(k - a), below = sends_sum(c, 0, k), above = sends_sum(c, k, p - 1);
+	double start = pre_f + dk * sp->fwd_first_s + below, drain = pre_b + dk * sp->bwd_first_s + below;
 	if (v == 1) {
-		double D = D_a - dk * (sp->fwd_s + sp->bwd_s + 2.0 * c);
+		double D = D_a - dk * (sp->fwd_s + sp->bwd_s) + 2.0 * above;
 		return one_f_one_b_at(sp, p, m, k, start, D, drain);
 	}
 	/* interleaved: the critical stage is busy m (f + b); the first
@@ -1295,7 +1358,7 @@ static double run_stage_at(const struct dc_step_stage *sp, uint64_t p, uint64_t 
 	 * backward drains them; the stages after it add one chunk each way,
 	 * (p - 1 - k) (f + b) / v, as in the equal-stage bubble
 	 * (p - 1)(f + b) / v (Megatron-LM 2021 section 2.2.2); each boundary
-	 * crossed costs a send. And the waits at its changes of chunk
+	 * crossed costs its send. And the waits at its changes of chunk
 	 * (chunk_waits: the timeline's idle time,
 	 * test_interleaved_chunk_change_waits) */
 	double pre[PLACES], post[PLACES];
@@ -1304,8 +1367,7 @@ static double run_stage_at(const struct dc_step_stage *sp, uint64_t p, uint64_t 
 		post[i] = total_pl[i] - pre[i] - own[i];
 	}
 	return (double)m * (sp->fwd_s + sp->bwd_s) + start + drain + after_a -
-	       dk * (sp->fwd_s + sp->bwd_s) / (double)v + 2.0 * (double)(p - 1 - k) * c +
-	       chunk_waits(p, v, c, lay, pre, post);
+	       dk * (sp->fwd_s + sp->bwd_s) / (double)v + 2.0 * above + chunk_waits(p, v, sends_ring(c, p), lay, pre, post);
 }
 
 /* ZB-H1 (Qi et al. 2024, section 2.1), stage k: 1F1B's order with each
@@ -1427,16 +1489,20 @@ static double stages_fb_before(const struct runs_fb *r, uint64_t s)
  * the timeline to the op (test_one_f_one_b_steady_sends). */
 struct sends_ctx {
 	const struct runs_fb *r;
+	const struct sends *c;
 	uint64_t k;
-	double pre_k, fbk, c;
+	double pre_k, fbk;
 };
 
-/* the gain of a dip (dir 0) or an excursion up (dir 1) of height h */
+/* the gain of a dip (dir 0) or an excursion up (dir 1) of height h: the
+ * band's ops and its boundaries' sends both ways, less h of stage k's
+ * pairs */
 static double sends_gain(const struct sends_ctx *x, int dir, uint64_t h)
 {
 	double band = dir ? stages_fb_before(x->r, x->k + h + 1) - x->pre_k - x->fbk
 			  : x->pre_k - stages_fb_before(x->r, x->k - h);
-	return band - (double)h * x->fbk + 2.0 * (double)h * x->c;
+	double sends = dir ? sends_sum(x->c, x->k, x->k + h) : sends_sum(x->c, x->k - h, x->k);
+	return band - (double)h * x->fbk + 2.0 * sends;
 }
 
 /* n of height h within `room` (Sum (h + 1) <= room), the rest one lower */
@@ -1449,46 +1515,79 @@ static double sends_repeat(const struct sends_ctx *x, int dir, uint64_t h, doubl
 	return t;
 }
 
-static double steady_sends(const struct runs_fb *r, uint64_t p, uint64_t m, uint64_t k, double fbk, double c)
+/* The boundary nearest below stage k (dir 0: the largest s < k) or at or
+ * above it (dir 1: the least s >= k, s < p - 1) that crosses a domain;
+ * UINT64_MAX when none does. */
+static uint64_t sends_nearest_crossing(const struct sends *c, uint64_t p, uint64_t k, int dir)
 {
-	uint64_t w = p - k - 1 < m ? p - k - 1 : m, S = m - w, first, len, h[2][2], nh[2] = {0, 0};
-	double g[2][2], best = 0;
-	struct sends_ctx x = {r, k, 0, fbk, c};
-	if (S < 2 || !(c > 0))
+	uint64_t rk, edge, s;
+	if (c->x == c->in)
+		return UINT64_MAX;
+	if (c->stride >= c->dom)
+		return dir ? (k + 1 < p ? k : UINT64_MAX) : (k > 0 ? k - 1 : UINT64_MAX);
+	rk = c->first + k * c->stride;
+	if (!dir) {
+		edge = rk / c->dom * c->dom; /* the domain's first rank */
+		if (edge <= c->first)
+			return UINT64_MAX;
+		s = (edge - c->first + c->stride - 1) / c->stride - 1; /* rank s < edge <= rank s + 1 */
+		return s < k ? s : UINT64_MAX;
+	}
+	edge = (rk / c->dom + 1) * c->dom;
+	s = (edge - c->first + c->stride - 1) / c->stride - 1;
+	return s + 1 < p ? s : UINT64_MAX;
+}
+
+static double steady_sends(const struct runs_fb *r, const struct sends *c, uint64_t p, uint64_t m, uint64_t k,
+			   double fbk)
+{
+	uint64_t w = p - k - 1 < m ? p - k - 1 : m, S = m - w, first, len, h[2][3], nh[2] = {0, 0}, s;
+	double g[2][3], best = 0;
+	struct sends_ctx x = {r, c, k, 0, fbk};
+	if (S < 2 || !(sends_sum(c, 0, p - 1) > 0))
 		return 0;
 	x.pre_k = stages_fb_before(r, k);
-	/* heights each way: to the end, and to the end's run (the ends'
-	 * heavier stages left out) */
+	/* heights each way: to the end, to the end's run (the ends' heavier
+	 * stages left out), and over the nearest boundary that crosses a
+	 * domain (its round trip alone, where it is the slow one) */
 	(void)r->run_at(r->ctx, 0, &first, &len);
 	if (k > 0)
 		h[0][nh[0]++] = k;
 	if (k > len)
 		h[0][nh[0]++] = k - len;
+	s = sends_nearest_crossing(c, p, k, 0);
+	if (s != UINT64_MAX && k - s < k && (nh[0] < 2 || k - s != h[0][1]))
+		h[0][nh[0]++] = k - s;
 	(void)r->run_at(r->ctx, r->nruns - 1, &first, &len);
 	if (k + 1 < p)
 		h[1][nh[1]++] = p - 1 - k;
 	if (first > k + 1)
 		h[1][nh[1]++] = first - 1 - k;
+	s = sends_nearest_crossing(c, p, k, 1);
+	if (s != UINT64_MAX && s + 1 - k < p - 1 - k && (nh[1] < 2 || s + 1 - k != h[1][1]))
+		h[1][nh[1]++] = s + 1 - k;
 	for (int d = 0; d < 2; d++)
 		for (uint64_t i = 0; i < nh[d]; i++)
 			g[d][i] = sends_gain(&x, d, h[d][i]);
 	for (int d = 0; d < 2; d++) {
 		/* dips alone (room S - 1), excursions up alone (S - 2): n of
-		 * the first height, the rest of the second (a lighter end
-		 * makes the shorter one worth more a pair, the longer one
-		 * more in all) */
+		 * one height, the rest of another (a lighter end makes the
+		 * shorter one worth more a pair, the longer one more in all) */
 		uint64_t room = S - 1 - (uint64_t)d;
 		for (uint64_t i = 0; i < nh[d]; i++) {
 			uint64_t most, n;
 			if (!(g[d][i] > 0))
 				continue;
 			best = fmax(best, sends_repeat(&x, d, h[d][i], g[d][i], room));
-			if (nh[d] < 2 || !(g[d][1 - i] > 0))
-				continue;
 			most = room / (h[d][i] + 1);
-			for (n = most; n > 0 && most - n < 4; n--) {
-				uint64_t left = room - n * (h[d][i] + 1);
-				best = fmax(best, (double)n * g[d][i] + sends_repeat(&x, d, h[d][1 - i], g[d][1 - i], left));
+			for (uint64_t j = 0; j < nh[d]; j++) {
+				if (j == i || !(g[d][j] > 0))
+					continue;
+				for (n = most; n > 0 && most - n < 4; n--) {
+					uint64_t left = room - n * (h[d][i] + 1);
+					best = fmax(best,
+						    (double)n * g[d][i] + sends_repeat(&x, d, h[d][j], g[d][j], left));
+				}
 			}
 		}
 	}
@@ -1518,7 +1617,7 @@ static void candidate(double k, uint64_t a, uint64_t b, uint64_t *cand, int *n)
 		if (!(x >= (double)a && x <= (double)b))
 			continue;
 		u = (uint64_t)x;
-		if (*n < 16)
+		if (*n < 32)
 			cand[(*n)++] = u;
 	}
 }
@@ -1534,13 +1633,16 @@ static void candidate(double k, uint64_t a, uint64_t b, uint64_t *cand, int *n)
  * change branch: the run's ends and the kinks bound it, so the cost is
  * O(runs), not O(pp). */
 static double pipe_closed(const void *ctx, run_fn run_at, uint64_t nruns, uint64_t p, uint64_t m, uint64_t v,
-			  double c, int zb, uint64_t *critical, double *fill_s)
+			  const struct sends *c, int zb, uint64_t *critical, double *fill_s)
 {
 	double total = 0, pre_fb = 0, pre_f = 0, pre_b = 0, best = -1, total_zb = 0, pre_zb = 0, pre_x = 0, w0 = 0;
 	double total_pl[PLACES] = {0}, pre_pl[PLACES] = {0}, pl[PLACES] = {0}, ch[2] = {0, 0};
+	/* the mean send, for the kinks' places only (each k's value takes
+	 * its own boundaries' sends) */
+	double cm = p > 1 ? sends_sum(c, 0, p - 1) / (double)(p - 1) : 0;
 	uint64_t first, len;
 	struct runs_fb rfb;
-	if (v == 1 && !zb && c > 0)
+	if (v == 1 && !zb && cm > 0)
 		runs_fb_init(&rfb, ctx, run_at, nruns);
 	for (uint64_t i = 0; i < nruns; i++) {
 		const struct dc_step_stage *q = run_at(ctx, i, &first, &len);
@@ -1556,12 +1658,13 @@ static double pipe_closed(const void *ctx, run_fn run_at, uint64_t nruns, uint64
 	}
 	for (uint64_t i = 0; i < nruns; i++) {
 		const struct dc_step_stage *sp = run_at(ctx, i, &first, &len);
-		uint64_t a = first, b = first + len - 1, cand[16];
+		uint64_t a = first, b = first + len - 1, cand[32];
 		double fb = sp->fwd_s + sp->bwd_s;
-		double D_a = total - pre_fb - fb + 2.0 * (double)(p - 1 - a) * c;
+		/* the stages after a: ops alone (their sends per k) */
+		double D_a = total - pre_fb - fb;
 		double after_a = (total - pre_fb - fb) / (double)v;
-		double f = sp->fwd_s, bw = sp->bwd_s, delta = f + bw + 2.0 * c;
-		int n = 0;
+		double f = sp->fwd_s, bw = sp->bwd_s, delta = f + bw + 2.0 * cm;
+		int n = 0, ends;
 		if (v > 1) {
 			chunk_places(sp, v, pl);
 			layers_chunk(pl, v, p, a, len, ch);
@@ -1572,63 +1675,83 @@ static double pipe_closed(const void *ctx, run_fn run_at, uint64_t nruns, uint64
 		cand[n++] = a;
 		if (b != a)
 			cand[n++] = b;
+		/* the stages on either side of a boundary that crosses a domain
+		 * (their sends step there): the run's first two and last two */
+		if (c->x != c->in && b > a) {
+			uint64_t lo = sends_nearest_crossing(c, p, a, 1), hi = sends_nearest_crossing(c, p, b, 0);
+			for (int t = 0; t < 2 && lo != UINT64_MAX && lo < b; t++) {
+				candidate((double)lo + 0.5, a, b, cand, &n);
+				lo = lo + 1 < b ? sends_nearest_crossing(c, p, lo + 1, 1) : UINT64_MAX;
+			}
+			for (int t = 0; t < 2 && hi != UINT64_MAX && hi >= a; t++) {
+				candidate((double)hi + 0.5, a, b, cand, &n);
+				hi = hi > a ? sends_nearest_crossing(c, p, hi, 0) : UINT64_MAX;
+			}
+		}
+		ends = n;
 		if (zb) {
 			/* ZB-H1: the round trip crosses F and B (x = b - W) of the
-			 * stages below; a stage advances the fill by f + c, the
-			 * drain by x + c. Kinks: the warm-up count (w = m), the
-			 * weight gradients left (k + 1 = m), the first wait */
-			double x = bw - sp->wgrad_s, Dz = total_zb - pre_zb - (f + x) + 2.0 * (double)(p - 1 - a) * c;
+			 * stages below; a stage advances the fill by f and its
+			 * send, the drain by x and its send. Kinks: the warm-up
+			 * count (w = m), the weight gradients left (k + 1 = m),
+			 * the first wait */
+			double x = bw - sp->wgrad_s, Dz = total_zb - pre_zb - (f + x);
 			candidate((double)p - 1.0 - (double)m, a, b, cand, &n);
 			candidate((double)m - 1.0, a, b, cand, &n);
-			if (x + 2.0 * c != 0)
-				candidate((Dz + (double)a * (f + x + 2.0 * c) - (double)(p - 1) * f) / (x + 2.0 * c), a, b,
-					  cand, &n);
+			if (x + 2.0 * cm != 0)
+				candidate((Dz + 2.0 * (double)(p - 1 - a) * cm + (double)a * (f + x + 2.0 * cm) -
+					   (double)(p - 1) * f) /
+						  (x + 2.0 * cm),
+					  a, b, cand, &n);
 			for (int j = 0; j < n; j++) {
 				uint64_t k = cand[j];
-				double dk = (double)(k - a);
-				double t = zb_stage_at(sp, p, m, k, pre_f + dk * (f + c), Dz - dk * (f + x + 2.0 * c),
-						       pre_x + dk * (x + c), w0);
+				double dk = (double)(k - a), below = sends_sum(c, 0, k);
+				double t = zb_stage_at(sp, p, m, k, pre_f + dk * f + below,
+						       Dz - dk * (f + x) + 2.0 * sends_sum(c, k, p - 1), pre_x + dk * x + below,
+						       w0);
 				if (t > best || (t == best && k < *critical)) {
 					best = t;
 					*critical = k;
-					*fill_s = pre_f + dk * (f + c);
+					*fill_s = pre_f + dk * f + below;
 				}
 			}
 			pre_zb += (double)len * (f + x);
-			pre_x += (double)len * (x + c);
-			pre_f += (double)len * (f + c);
+			pre_x += (double)len * x;
+			pre_f += (double)len * f;
 			continue;
 		}
 		if (v == 1 && len > 2) {
 			/* D_k = w f (first backward's wait), w b = D_k (cool-down),
-			 * w = m and m - w - 1 = 0 (the warm-up count) */
+			 * w = m and m - w - 1 = 0 (the warm-up count), at the mean
+			 * send */
+			double Dm = D_a + 2.0 * (double)(p - 1 - a) * cm;
 			if (delta - f != 0)
-				candidate((D_a + (double)a * delta - (double)(p - 1) * f) / (delta - f), a, b, cand, &n);
+				candidate((Dm + (double)a * delta - (double)(p - 1) * f) / (delta - f), a, b, cand, &n);
 			if (bw - delta != 0)
-				candidate(((double)(p - 1) * bw - D_a - (double)a * delta) / (bw - delta), a, b, cand, &n);
+				candidate(((double)(p - 1) * bw - Dm - (double)a * delta) / (bw - delta), a, b, cand, &n);
 			candidate((double)p - 1.0 - (double)m, a, b, cand, &n);
 			candidate((double)p - (double)m, a, b, cand, &n);
 		}
 		for (int j = 0; j < n; j++) {
 			uint64_t k = cand[j];
 			double t = run_stage_at(sp, p, m, v, c, a, k, pre_f, pre_b, D_a, after_a, ch, pl, pre_pl, total_pl);
-			/* the steady phase's sends at the run's ends: the
-			 * kinks only move where the first wait or the
-			 * cool-down's ends, which the sends leave alone */
-			if (v == 1 && (k == a || k == b))
-				t += steady_sends(&rfb, p, m, k, fb, c);
+			/* the steady phase's sends at the run's ends and beside
+			 * its crossings: the kinks only move where the first wait
+			 * or the cool-down's ends, which the sends leave alone */
+			if (v == 1 && j < ends)
+				t += steady_sends(&rfb, c, p, m, k, fb);
 			if (t > best || (t == best && k < *critical)) {
 				best = t;
 				*critical = k;
-				*fill_s = pre_f + (double)(k - a) * (sp->fwd_first_s + c);
+				*fill_s = pre_f + (double)(k - a) * sp->fwd_first_s + sends_sum(c, 0, k);
 			}
 		}
 		if (v > 1)
 			for (int j = 0; j < PLACES; j++)
 				pre_pl[j] += (double)len * pl[j];
 		pre_fb += (double)len * fb;
-		pre_f += (double)len * (sp->fwd_first_s + c);
-		pre_b += (double)len * (sp->bwd_first_s + c);
+		pre_f += (double)len * sp->fwd_first_s;
+		pre_b += (double)len * sp->bwd_first_s;
 	}
 	return best;
 }
@@ -1665,7 +1788,8 @@ double dc_step_pipeline_closed(const struct dc_step_pipe *pp, uint64_t *critical
 			*critical = k;
 		return t;
 	}
-	t = pipe_closed(&a, array_run, pp->p, pp->p, pp->m, pp->v, pp->send_s, pp->schedule == DC_PIPE_ZERO_BUBBLE, &k,
+	struct sends u = sends_uniform(pp->send_s);
+	t = pipe_closed(&a, array_run, pp->p, pp->p, pp->m, pp->v, &u, pp->schedule == DC_PIPE_ZERO_BUBBLE, &k,
 			&fill);
 	if (critical)
 		*critical = k;
@@ -2250,7 +2374,7 @@ static void closed_ends(const struct step_ctx *x, double span, double *end)
 			seg++;
 		st = ops_seg(x, r, seg);
 		end[r] = closed_end(x, st, span, drain, r);
-		drain += st->bwd_first_s - (zb ? st->wgrad_first_s : 0) + x->k.send_s;
+		drain += st->bwd_first_s - (zb ? st->wgrad_first_s : 0) + sends_one(&x->k.snd, x->pp, r);
 	}
 }
 
@@ -2299,7 +2423,7 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 	int zb = x->k.sched == DC_PIPE_ZERO_BUBBLE;
 	/* the sends a microbatch's round trip crosses: DualPipeV's V crosses
 	 * every rank boundary twice each way */
-	double sends = 2.0 * (double)(pp - 1) * (x->k.sched == DC_PIPE_DUALPIPEV ? 2.0 : 1.0);
+	double sends = 2.0 * sends_sum(&x->k.snd, 0, pp - 1) * (x->k.sched == DC_PIPE_DUALPIPEV ? 2.0 : 1.0);
 	double sync = span, drain = 0, post = x->dp.post_s, opt_max = 0, world = (double)p->world;
 	double best_finish = -1, best_ready = -1;
 	double cls_ready[DC_PLAN_MAX_SEGMENTS];
@@ -2348,7 +2472,8 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 			cls_ready[seg] = ready;
 			cls_stage[seg] = r;
 		}
-		drain += (double)len * (st->bwd_first_s - (zb ? st->wgrad_first_s : 0) + x->k.send_s);
+		drain += (double)len * (st->bwd_first_s - (zb ? st->wgrad_first_s : 0)) +
+			 sends_sum(&x->k.snd, r, r + len < pp ? r + len : pp - 1);
 	}
 	s->pipeline_s = span;
 	s->time_s = sync + opt_max + post;
@@ -2385,7 +2510,7 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 		cl->compute_s = (double)m * st->compute_s + pen_part;
 		for (int j = 0; j < DC_STRAT_COUNT; j++)
 			cl->exposed_s[j] = (double)m * st->exposed_s[j];
-		cl->bubble_s = past(span - busy - sends * x->k.send_s, span);
+		cl->bubble_s = past(span - busy - sends, span);
 		/* span adds up the same per-microbatch times as busy = m (fwd +
 		 * bwd) in another order: with no sends (pp 1) the two differ only
 		 * by rounding, which made a -4.4e-16 s "exposed pp" (gpt-1.7B at
@@ -2414,7 +2539,8 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 		for (uint64_t i = 0; !x->dev && i < x->nruns && x->run_first[i] < critical; i++) {
 			const struct dc_step_stage *q = x->run_ops[i];
 			uint64_t cnt = x->run_first[i] + x->run_len[i] <= critical ? x->run_len[i] : critical - x->run_first[i];
-			drain_k += (double)cnt * (q->bwd_first_s - (zb ? q->wgrad_first_s : 0) + x->k.send_s);
+			drain_k += (double)cnt * (q->bwd_first_s - (zb ? q->wgrad_first_s : 0)) +
+				   sends_sum(&x->k.snd, x->run_first[i], x->run_first[i] + cnt);
 		}
 		if (zb && critical > 0)
 			drain_k += x->first.wgrad_s; /* stage 0's last W */
@@ -2527,7 +2653,7 @@ static void step_memo_verify(const struct step_ctx *x, const struct dc_plan *p, 
 	if (!y)
 		abort(); /* a debug build's check: no way on without it */
 	ctx_init(y, p, c, comm, NULL, &hit);
-	y_span = pipe_closed(y, ctx_run, y->nruns, p->layout.pp, y->k.m, p->v, y->k.send_s,
+	y_span = pipe_closed(y, ctx_run, y->nruns, p->layout.pp, y->k.m, p->v, &y->k.snd,
 			     y->k.sched == DC_PIPE_ZERO_BUBBLE, &y_critical, &y_fill);
 	dc_memo_verify_bytes(memo, "first", &x->first, &y->first, sizeof(x->first), stage_fields, nf);
 	dc_memo_verify_bytes(memo, "last", &x->last, &y->last, sizeof(x->last), stage_fields, nf);
@@ -2576,6 +2702,23 @@ static int inter_simulated(const struct dc_plan *p, const struct step_ctx *x)
 	return 0;
 }
 
+/* 1 when ZB-H1 is simulated rather than taken from its closed form:
+ * whenever the schedule fits the bound (pp m at most
+ * DC_STEP_SIM_MAX_CHUNKS); past it the closed form stands. The form is
+ * the timeline only on equal stages whose W is at most the forward and
+ * the B (x = b - W) and whose sends are at most half a W (the deferred W's
+ * hide them): past those it misses waits (up to 14% short with sends up to
+ * a W; 33% on the course config at 10 Gb/s, tp 1, pp 8, m 32), and an
+ * embedding or a head makes it an estimate (-0.9% on that config at 100
+ * Gb/s). docs/step-model.md, "ZB-H1". */
+static int zb_simulated(const struct dc_plan *p, const struct step_ctx *x)
+{
+	uint64_t chunks;
+	if (x->k.sched != DC_PIPE_ZERO_BUBBLE || p->layout.pp < 2)
+		return 0;
+	return !dc_mul_u64(p->layout.pp, x->k.m, &chunks) && chunks <= DC_STEP_SIM_MAX_CHUNKS;
+}
+
 int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
 		    const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s, const char **error)
 {
@@ -2602,7 +2745,7 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
 	if (!c->available)
 		return 0;
 	ctx_init(&x, p, c, comm, p->step_memo, &hit);
-	if (inter_simulated(p, &x)) {
+	if (inter_simulated(p, &x) || zb_simulated(p, &x)) {
 		struct dc_step_bound bound = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
 		return dc_step_compute_bounded(p, c, comm, f, b, s, &bound, error);
 	}
@@ -2613,7 +2756,7 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
 		fill = p->step_memo->fill;
 		DC_MEMO_VERIFY(step_memo_verify(&x, p, c, comm, span, critical, fill));
 	} else {
-		span = pipe_closed(&x, ctx_run, x.nruns, p->layout.pp, x.k.m, p->v, x.k.send_s,
+		span = pipe_closed(&x, ctx_run, x.nruns, p->layout.pp, x.k.m, p->v, &x.k.snd,
 				   x.k.sched == DC_PIPE_ZERO_BUBBLE, &critical, &fill);
 		if (p->step_memo)
 			memo_put(p->step_memo, &x, p, span, critical, fill);
@@ -2852,6 +2995,7 @@ struct sim_order {
 struct sim_dep {
 	size_t at;
 	int has, send;
+	double send_s; /* the send's time when `send` (its boundary's) */
 };
 
 /* The simulated schedule: every rank's ops and their times. */
@@ -2869,7 +3013,7 @@ struct sim {
 	/* [s][c]: a chunk's forward, backward and weight gradients alone, and
 	 * its forward and backward in a DualPipe pair */
 	double *dur_f, *dur_b, *dur_w, *dur_fp, *dur_bp;
-	double send_s;
+	struct sends snd; /* the sends by boundary */
 	const uint64_t *steady_at, *steady_n; /* [s] (the order's) */
 	uint64_t m_whole; /* the whole schedule's m, when a prefix of it runs (the trace's numbering) */
 	struct sim_order own; /* the order when no memo keeps it (else zeroes) */
@@ -3067,8 +3211,8 @@ static void sim_free(struct sim *x)
 /* Allocates the simulation of `sched` on p ranks, m microbatches, v chunks
  * a rank, its op order from `memo` (a search's step memo; may be NULL).
  * Returns 0, or -1 when out of memory. */
-static int sim_alloc(struct sim *x, enum dc_pipe_schedule sched, uint64_t p, uint64_t m, uint64_t v, double send_s,
-		     struct dc_step_memo *memo)
+static int sim_alloc(struct sim *x, enum dc_pipe_schedule sched, uint64_t p, uint64_t m, uint64_t v,
+		     const struct sends *snd, struct dc_step_memo *memo)
 {
 	size_t n, cells = (size_t)(p * v);
 	const struct sim_order *o;
@@ -3077,7 +3221,7 @@ static int sim_alloc(struct sim *x, enum dc_pipe_schedule sched, uint64_t p, uin
 	x->p = p;
 	x->m = m;
 	x->v = v;
-	x->send_s = send_s;
+	x->snd = *snd;
 	o = order_get(memo, sched, p, m, v, &x->own);
 	if (!o)
 		return -1;
@@ -3110,6 +3254,7 @@ static int sim_alloc(struct sim *x, enum dc_pipe_schedule sched, uint64_t p, uin
 				int dbwd = 0, send = 0;
 				d->has = dep_of(x, s, c, bwd, &ds, &dc, &dbwd, &send);
 				d->send = send;
+				d->send_s = send ? sends_between(&x->snd, p, s, ds) : 0;
 				d->at = d->has ? (dbwd ? (size_t)(p * v * m) : 0) + at3(x, ds, dc, 0) : 0;
 			}
 	return 0;
@@ -3210,7 +3355,7 @@ static inline double ready_of(const struct sim *x, uint64_t s, uint64_t c, uint6
 	e = x->end_at[d->at + mb];
 	if (e < 0)
 		return -1;
-	return e + (d->send ? x->send_s : 0);
+	return e + d->send_s;
 }
 
 /* An op's duration on stage s: a pair takes its forward's and its
@@ -3323,7 +3468,7 @@ struct sim_memo {
 	int have;
 	enum dc_pipe_schedule sched;
 	uint64_t p, m, v;
-	double send_s;
+	struct sends snd;
 	double *dur;        /* [5][p][v]: dur_f, dur_b, dur_w, dur_fp, dur_bp */
 	double *end, *head; /* [p]: each rank's end, its first op's start */
 	double span;
@@ -3356,7 +3501,7 @@ static int sim_memo_take(const struct sim_memo *sm, struct sim *x, double *end_s
 	const double *d[5];
 	size_t cells = (size_t)(x->p * x->v);
 	if (!sm || !sm->have || sm->sched != x->sched || sm->p != x->p || sm->m != x->m || sm->v != x->v ||
-	    memcmp(&sm->send_s, &x->send_s, sizeof(double)) != 0)
+	    memcmp(&sm->snd, &x->snd, sizeof(x->snd)) != 0)
 		return 0;
 	sim_durs(x, d);
 	for (int j = 0; j < 5; j++)
@@ -3402,7 +3547,7 @@ static void sim_memo_put(struct dc_step_memo *memo, const struct sim *x, const d
 	sm->p = x->p;
 	sm->m = x->m;
 	sm->v = x->v;
-	sm->send_s = x->send_s;
+	sm->snd = x->snd;
 	sim_durs(x, d);
 	for (int j = 0; j < 5; j++)
 		memcpy(&sm->dur[(size_t)j * cells], d[j], cells * sizeof(double));
@@ -3489,7 +3634,8 @@ int dc_step_pipeline_simulate(const struct dc_step_pipe *pp, double *end_s, doub
 	if (sched == DC_PIPE_1F1B && pp->v > 1)
 		sched = DC_PIPE_INTERLEAVED;
 	v = sched_chunks(sched, pp->v);
-	if (sim_alloc(&x, sched, pp->p, pp->m, v, pp->send_s, NULL) != 0)
+	struct sends u = sends_uniform(pp->send_s);
+	if (sim_alloc(&x, sched, pp->p, pp->m, v, &u, NULL) != 0)
 		return -1;
 	for (uint64_t s = 0; s < pp->p; s++) {
 		const struct dc_step_stage *st = &pp->stage[s];
@@ -3756,14 +3902,19 @@ static uint64_t shown_mb(const struct sim *x, uint64_t c, uint64_t mb)
 	return x->sched == DC_PIPE_DUALPIPE && c == 1 ? (x->m_whole ? x->m_whole : x->m) / 2 + mb : mb;
 }
 
-static void emit_send(struct emitter *em, const struct step_ctx *x, const struct sim *sm, uint64_t s, uint64_t c,
-		      uint64_t mb, int bwd, double t)
+/* Emits the send of (s, c, mb, bwd) to its neighbour, its boundary's
+ * time from t; returns that time (0: none). */
+static double emit_send(struct emitter *em, const struct step_ctx *x, const struct sim *sm, uint64_t s, uint64_t c,
+			uint64_t mb, int bwd, double t)
 {
 	uint64_t to;
+	double d;
 	if (x->k.send_s <= 0 || !sends_to(sm, s, c, bwd, &to))
-		return;
-	ev(em, s, DC_TRACK_PP, t, x->k.send_s, "%s mb %llu chunk %llu send to stage %llu", bwd ? "gradients" : "activations",
+		return 0;
+	d = sends_between(&sm->snd, sm->p, s, to);
+	ev(em, s, DC_TRACK_PP, t, d, "%s mb %llu chunk %llu send to stage %llu", bwd ? "gradients" : "activations",
 	   (unsigned long long)shown_mb(sm, c, mb), (unsigned long long)c, (unsigned long long)to);
+	return d;
 }
 
 /* A point of the stage's memory counter (dc_step_trace). */
@@ -3876,10 +4027,13 @@ static void emit_stage(struct emitter *em, const struct step_ctx *x, const struc
 		t = sm->op_end[ix];
 		/* the sends to the neighbours, on their own stream: a pair's
 		 * activations, then its gradients */
-		if (o->kind == OP_F || o->kind == OP_FB)
-			emit_send(em, x, sm, s, o->cf, o->mf, 0, t);
-		if (o->kind == OP_B || o->kind == OP_BX || o->kind == OP_FB)
-			emit_send(em, x, sm, s, o->cb, o->mb, 1, t + (o->kind == OP_FB ? x->k.send_s : 0));
+		{
+			double sent = 0;
+			if (o->kind == OP_F || o->kind == OP_FB)
+				sent = emit_send(em, x, sm, s, o->cf, o->mf, 0, t);
+			if (o->kind == OP_B || o->kind == OP_BX || o->kind == OP_FB)
+				emit_send(em, x, sm, s, o->cb, o->mb, 1, t + (o->kind == OP_FB ? sent : 0));
+		}
 		if (view) {
 			/* what is held until the next op starts (none: the stage's end) */
 			held -= held > 0 ? (uint64_t)op_frees(o) : 0;
@@ -4031,6 +4185,8 @@ static uint64_t trace_microbatches(const struct dc_plan *p, const struct step_ct
 	*prefix = 0;
 	if (!dc_mul_u64(pp, v, &chunks) && !dc_mul_u64(chunks, m, &chunks) && chunks <= show->max_chunks)
 		return m;
+	if (zb_simulated(p, x))
+		return m; /* the step simulates it whole (within its own bound): so does the trace */
 	if (k == 0 || isim) /* no closed form to take the rest from */
 		return 0;
 	switch (x->k.sched) {
@@ -4327,7 +4483,7 @@ static int dual_maxplus(const struct sim *sm, uint64_t t, double *end)
 				goto out;
 			if (in_next && pi > sm->steady_at[ds] + 2 * x.kpair + 3)
 				goto out;
-			if (mp_term(&x, ds, pi, v, send ? sm->send_s : 0) != 0)
+			if (mp_term(&x, ds, pi, v, send ? sends_between(&sm->snd, sm->p, s, ds) : 0) != 0)
 				goto out;
 		}
 		for (uint64_t j = 0; j < d; j++)
@@ -4519,7 +4675,7 @@ static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 			uint64_t mb = bwd ? o->mb : o->mf;
 			refs[1][0] = ds;
 			refs[1][1] = dbwd ? prod_b[at3(sm, ds, dc, mb)] : prod_f[at3(sm, ds, dc, mb)];
-			add[1] = send ? sm->send_s : 0;
+			add[1] = send ? sends_between(&sm->snd, sm->p, s, ds) : 0;
 		} else {
 			f[d - 1] = 0;
 		}
@@ -4695,7 +4851,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 		show->extended = bound->extended;
 		show->periods = periods;
 	}
-	if (sim_alloc(&sm, x.k.sched, pp, msim, v, x.k.send_s, p->step_memo) != 0) {
+	if (sim_alloc(&sm, x.k.sched, pp, msim, v, &x.k.snd, p->step_memo) != 0) {
 		*error = "out of memory";
 		return -1;
 	}
@@ -4852,7 +5008,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 	if (prefix) {
 		/* a prefix of the schedule: the step and every stage's end from
 		 * the closed form, as dc_step_compute */
-		span = pipe_closed(&x, ctx_run, x.nruns, pp, x.k.m, v, x.k.send_s, x.k.sched == DC_PIPE_ZERO_BUBBLE,
+		span = pipe_closed(&x, ctx_run, x.nruns, pp, x.k.m, v, &x.k.snd, x.k.sched == DC_PIPE_ZERO_BUBBLE,
 				   &critical, &fill);
 		compose(&x, c, f, b, span, critical, fill, NULL, s);
 		closed_ends(&x, span, end);
@@ -4867,7 +5023,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 		x.dev_sync = dev_sync;
 	} else {
 		/* the critical stage: the closed form's, its fill from the simulation */
-		pipe_closed(&x, ctx_run, x.nruns, pp, x.k.m, v, x.k.send_s, x.k.sched == DC_PIPE_ZERO_BUBBLE, &critical,
+		pipe_closed(&x, ctx_run, x.nruns, pp, x.k.m, v, &x.k.snd, x.k.sched == DC_PIPE_ZERO_BUBBLE, &critical,
 			    &fill);
 	}
 	if (!prefix) {

@@ -634,6 +634,7 @@ static void derive_ep_levels(const struct dc_config *in, struct dc_plan *p)
 static void pp_hops(struct dc_plan *p, uint64_t first, uint64_t spp, uint64_t pp)
 {
 	uint64_t dom = p->net.nvlink_domain ? p->net.nvlink_domain : 1, last = first + (pp - 1) * spp;
+	p->pp_first = first;
 	p->pp_in_first = first;
 	p->pp_wrap_cross = first / dom != last / dom;
 	if (spp >= dom) {
@@ -648,10 +649,43 @@ static void pp_hops(struct dc_plan *p, uint64_t first, uint64_t spp, uint64_t pp
 		}
 }
 
+/* The first rank of the pipeline group whose boundaries cross the most
+ * domains (`first`, the first group that crosses one, when every boundary
+ * does): below a domain's stride each boundary crosses at most one
+ * domain's end, so a group starting at residue r mod dom crosses
+ * floor((r + (pp - 1) spp) / dom) of them, the most at the largest residue
+ * a group's first rank takes (the first group kept on a tie). Those ranks are q + j spp pp, q < spp (stage
+ * 0 of each block of pp stages); their residues repeat within dom blocks,
+ * so at most dom of them are looked at. */
+static uint64_t pp_worst_first(const struct dc_plan *p, uint64_t first, uint64_t spp, uint64_t pp)
+{
+	uint64_t dom = p->net.nvlink_domain ? p->net.nvlink_domain : 1, block = spp * pp, L = (pp - 1) * spp;
+	uint64_t blocks = block ? p->topo.world / block : 0, best, at = first;
+	if (spp >= dom || spp == 0)
+		return first;
+	best = (first % dom + L) / dom; /* the crossings of the first group */
+	for (uint64_t j = 0; j < blocks && j < dom; j++) {
+		uint64_t t = j * block % dom, r, rank;
+		if (t + spp - 1 >= dom) {
+			r = dom - 1;
+			rank = j * block + (dom - 1 - t);
+		} else {
+			r = t + spp - 1;
+			rank = j * block + spp - 1;
+		}
+		if ((r + L) / dom > best) {
+			best = (r + L) / dom;
+			at = rank;
+		}
+	}
+	return at;
+}
+
 /* pp_hops's figures of a base of the same topology */
 static void pp_hops_copy(struct dc_plan *p, const struct dc_plan *base)
 {
 	p->pp_cross = base->pp_cross;
+	p->pp_first = base->pp_first;
 	p->pp_in_first = base->pp_in_first;
 	p->pp_wrap_cross = base->pp_wrap_cross;
 	p->pp_pair_in = base->pp_pair_in;
@@ -705,10 +739,11 @@ static void derive_net(const struct dc_config *in, const struct dc_plan *base, s
 		dc_topology_first_domain_crossing(&p->topo, spp, p->topo.degree[DC_AXIS_PP], &g);
 		k = spp >= dom ? 0 : ((g.first / dom + 1) * dom - g.first - 1) / spp;
 		first = k + 1 < g.size ? g.first + k * spp : g.first;
-		pp_hops(p, g.first, spp, p->topo.degree[DC_AXIS_PP]);
+		pp_hops(p, pp_worst_first(p, g.first, spp, p->topo.degree[DC_AXIS_PP]), spp, p->topo.degree[DC_AXIS_PP]);
 	} else {
 		p->pp_cross = 0;
 		p->pp_wrap_cross = 0;
+		p->pp_first = 0;
 	}
 	dc_net_group_progression(&p->net, first, spp, 2, &p->group[DC_GROUP_PP_PAIR].net);
 	p->pp_pair_in = p->group[DC_GROUP_PP_PAIR].net;
