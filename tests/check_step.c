@@ -2266,11 +2266,13 @@ END_TEST
  * and ZB-1p, the automatic schedule under 1F1B's memory, which the paper's
  * own Table 5 finds has ZB-H1's bubble in every row: distcalc's
  * zero_bubble is ZB-H1. ZB-2p (twice 1F1B's memory) has no schedule here.
- * Both speed-ups over 1F1B hold within 25% (achieved: ZB 3.9%, 1F1B-I
- * 8.0%, asserted 5% and 9%; 1F1B-I 6.9% before 1F1B's closed form
- * counted the waits for sends in its steady phase, which its timeline
- * always ran: 1F1B 1.3% longer on the 14.6B), and 1F1B is the slowest
- * in every row. What
+ * Both speed-ups over 1F1B hold within 25% (achieved: ZB 3.5%, 1F1B-I
+ * 8.7%, asserted 5% and 10%; 1F1B-I 6.9% before stop 51, when 1F1B's
+ * closed form came to count the waits for sends in its steady phase and
+ * every boundary its own send: on the 14.6B and 28.3B rows 1F1B moved
+ * -0.3% to +0.9%, its steady phase paced by the one boundary between
+ * nodes, interleaving 1.6-1.9% faster with the cheaper sends inside a
+ * node), and 1F1B is the slowest in every row. What
  * does not hold is ZB-1p against 1F1B-I: measured ZB-1p is ahead in the
  * 16- and 32-GPU rows and at 64 microbatches on 8, distcalc has 1F1B-I
  * ahead but at 32 GPUs (1.5B m 64, 6.2B m 64, all three 14.6B rows
@@ -2332,7 +2334,7 @@ START_TEST(test_zero_bubble_schedules_measured)
 			      zb, il);
 		ck_assert_msg(fabs(zb / (r->zb1p / r->f1b) - 1.0) <= 0.05, "%s m %d: ZB-H1/1F1B %.3f, measured %.3f",
 			      r->file, r->m, zb, r->zb1p / r->f1b);
-		ck_assert_msg(fabs(il / (r->interleaved / r->f1b) - 1.0) <= 0.09,
+		ck_assert_msg(fabs(il / (r->interleaved / r->f1b) - 1.0) <= 0.10,
 			      "%s m %d: 1F1B-I/1F1B %.3f, measured %.3f", r->file, r->m, il, r->interleaved / r->f1b);
 		if (r->zb_vs_i)
 			ck_assert_msg((tz < ti) == (r->zb_vs_i > 0), "%s m %d: ZB-H1 %g s, 1F1B-I %g s", r->file, r->m,

@@ -1413,15 +1413,19 @@ static double zb_stage_at(const struct dc_step_stage *sp, uint64_t p, uint64_t m
 }
 
 /* The stages' forward and backward by run, for the prefix sums
- * steady_sends takes: kept for up to RUNS_FB runs, else read through
- * run_at each time. */
+ * steady_sends takes: up to RUNS_FB runs on the stack, more on the heap
+ * (dc_step_pipeline_closed's stages each their own run), looked up by
+ * bisection; read through run_at each time only when out of memory. */
 #define RUNS_FB 32
 struct runs_fb {
 	const void *ctx;
 	run_fn run_at;
 	uint64_t nruns, n; /* n: the runs kept (0: none) */
-	uint64_t first[RUNS_FB], len[RUNS_FB];
-	double pre[RUNS_FB + 1], fb[RUNS_FB];
+	uint64_t *first, *len;
+	double *pre, *fb;
+	uint64_t first_s[RUNS_FB], len_s[RUNS_FB];
+	double pre_s[RUNS_FB + 1], fb_s[RUNS_FB];
+	void *heap;
 };
 
 static void runs_fb_init(struct runs_fb *r, const void *ctx, run_fn run_at, uint64_t nruns)
@@ -1431,8 +1435,21 @@ static void runs_fb_init(struct runs_fb *r, const void *ctx, run_fn run_at, uint
 	r->run_at = run_at;
 	r->nruns = nruns;
 	r->n = 0;
-	if (nruns > RUNS_FB)
-		return;
+	r->heap = NULL;
+	r->first = r->first_s;
+	r->len = r->len_s;
+	r->pre = r->pre_s;
+	r->fb = r->fb_s;
+	if (nruns > RUNS_FB) {
+		char *h = nruns < SIZE_MAX / 64 ? dc_malloc((size_t)nruns * 4 * sizeof(double) + sizeof(double)) : NULL;
+		if (!h)
+			return;
+		r->heap = h;
+		r->first = (uint64_t *)(void *)h;
+		r->len = r->first + nruns;
+		r->fb = (double *)(void *)(r->len + nruns);
+		r->pre = r->fb + nruns;
+	}
 	r->pre[0] = 0;
 	for (uint64_t i = 0; i < nruns; i++) {
 		const struct dc_step_stage *q = run_at(ctx, i, &first, &len);
@@ -1444,22 +1461,34 @@ static void runs_fb_init(struct runs_fb *r, const void *ctx, run_fn run_at, uint
 	r->n = nruns;
 }
 
+static void runs_fb_free(struct runs_fb *r)
+{
+	free(r->heap);
+	r->heap = NULL;
+}
+
 /* The forward and backward of stages [0, s). */
 static double stages_fb_before(const struct runs_fb *r, uint64_t s)
 {
 	double sum = 0;
 	uint64_t first, len;
 	if (r->n > 0) {
-		uint64_t i = r->n;
-		while (i > 0 && r->first[i - 1] >= s)
-			i--;
-		/* runs 0 .. i - 1 start before s: the last of them holds s - 1
+		/* i: the runs that start before s (first[] increases) */
+		uint64_t lo = 0, hi = r->n;
+		while (lo < hi) {
+			uint64_t mid = lo + (hi - lo) / 2;
+			if (r->first[mid] < s)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		/* runs 0 .. lo - 1 start before s: the last of them holds s - 1
 		 * or ends before it */
-		if (i == 0)
+		if (lo == 0)
 			return 0;
-		if (s - r->first[i - 1] >= r->len[i - 1])
-			return r->pre[i];
-		return r->pre[i - 1] + (double)(s - r->first[i - 1]) * r->fb[i - 1];
+		if (s - r->first[lo - 1] >= r->len[lo - 1])
+			return r->pre[lo];
+		return r->pre[lo - 1] + (double)(s - r->first[lo - 1]) * r->fb[lo - 1];
 	}
 	for (uint64_t i = 0; i < r->nruns; i++) {
 		const struct dc_step_stage *q = r->run_at(r->ctx, i, &first, &len);
@@ -1631,7 +1660,8 @@ static void candidate(double k, uint64_t a, uint64_t b, uint64_t *cand, int *n)
  * identical stages the value is piecewise linear in k, with its kinks where
  * the first backward's wait, the cool-down's wait or the warm-up count
  * change branch: the run's ends and the kinks bound it, so the cost is
- * O(runs), not O(pp). */
+ * O(runs) candidates, not O(pp); 1F1B's steady-phase sends look up prefix
+ * sums at each run's ends, O(runs log runs) in all. */
 static double pipe_closed(const void *ctx, run_fn run_at, uint64_t nruns, uint64_t p, uint64_t m, uint64_t v,
 			  const struct sends *c, int zb, uint64_t *critical, double *fill_s)
 {
@@ -1753,6 +1783,8 @@ static double pipe_closed(const void *ctx, run_fn run_at, uint64_t nruns, uint64
 		pre_f += (double)len * sp->fwd_first_s;
 		pre_b += (double)len * sp->bwd_first_s;
 	}
+	if (v == 1 && !zb && cm > 0)
+		runs_fb_free(&rfb);
 	return best;
 }
 
