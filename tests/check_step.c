@@ -1660,8 +1660,10 @@ END_TEST
 /* The course config interleaved over a slow link (tp 2, pp 4, v 8, m
  * 16, 10 Gb/s between nodes): a send outlasts a chunk's forward, so the
  * step is the simulated schedule (step.c inter_simulated), which the
- * timeline is too; before, the closed form gave 8.64 s against the
- * timeline's 9.89 s (docs/step-model.md, "The closed form") */
+ * timeline is too: 6.466 s; before stop 51 the closed form gave 8.64 s
+ * against the timeline's 9.89 s, sends then priced at the crossing's
+ * with four of them through the node's NIC (docs/step-model.md, "The
+ * closed form") */
 START_TEST(test_interleaved_slow_sends_step)
 {
 	const char *sets[] = {"parallel.tp=2", "parallel.pp=4", "parallel.dp=1", "parallel.virtual_pipeline=8",
@@ -1673,7 +1675,6 @@ START_TEST(test_interleaved_slow_sends_step)
 					  &tl, NULL, NULL, NULL, &err),
 			 0);
 	ck_assert_double_eq_tol(run_res.step.time_s, tl.time_s, 1e-12 * tl.time_s);
-	ck_assert_msg(run_res.step.time_s > 9.0, "%.6g s", run_res.step.time_s);
 }
 END_TEST
 

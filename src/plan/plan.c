@@ -746,6 +746,18 @@ static void derive_net(const struct dc_config *in, const struct dc_plan *base, s
 		p->pp_first = 0;
 	}
 	dc_net_group_progression(&p->net, first, spp, 2, &p->group[DC_GROUP_PP_PAIR].net);
+	{
+		/* a boundary between nodes carries the boundary stage's ranks
+		 * on the node, min(spp, gpn) sends at once (each GPU through
+		 * NIC i mod nics), not every GPU of the node: the other stages'
+		 * sends stay inside it (a user trial: the course config at tp
+		 * 1, pp 8 priced 4 sends through its one NIC where 1 crosses) */
+		struct dc_net_group *g = &p->group[DC_GROUP_PP_PAIR].net;
+		uint64_t gpn = p->net.gpus_per_node ? p->net.gpus_per_node : 1;
+		uint64_t nics = p->net.nics_per_node ? p->net.nics_per_node : 1, flows = spp < gpn ? spp : gpn;
+		if (g->nodes > 1 && nics < gpn)
+			g->concurrent = (flows + nics - 1) / nics;
+	}
 	p->pp_pair_in = p->group[DC_GROUP_PP_PAIR].net;
 	if (p->pp_cross > 0 && p->pp_cross + 1 < p->topo.degree[DC_AXIS_PP])
 		dc_net_group_progression(&p->net, p->pp_in_first, spp, 2, &p->pp_pair_in);
