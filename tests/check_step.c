@@ -1706,6 +1706,9 @@ START_TEST(test_sends_by_boundary)
 		run_config("systems.json", sets);
 		pp = &run_res.comm.s[DC_STRAT_PP];
 		ck_assert_uint_eq(run_plan.pp_cross, 1);
+		/* one send crosses at a time, stage 3's (rank 3) through the
+		 * node's one NIC, not its four GPUs' */
+		ck_assert_uint_eq(run_plan.group[DC_GROUP_PP_PAIR].net.concurrent, 1);
 		ck_assert_uint_eq(pp->coll[0].phase, DC_CPHASE_FORWARD);
 		cx = pp->coll[0].time_s / (double)pp->coll[0].count;
 		ck_assert_int_eq(dc_net_time(&run_plan.net, DC_COLL_SEND, &run_plan.pp_pair_in, pp->coll[0].msg_bytes,
