@@ -19,6 +19,7 @@ struct view {
 	int new_schedule; /* ZB-H1, DualPipe, DualPipeV: their papers' figures shown */
 	const char *missing, *model, *hfu_paper_means, *paper;
 	char schedule[96];
+	const char *pipeline_schedule; /* the schedule's config value (config.h dc_pipe_schedule_name) */
 	int overlap_dp, overlap_fsdp, overlap_tp;
 	int fsdp_sharded; /* parallel.sharding fsdp: overlap_fsdp is read */
 	int has_framework; /* training.framework other than custom */
@@ -195,7 +196,7 @@ static void view(const struct dc_run *run, void *out)
 	v->new_schedule = s->available && s->schedule != DC_PIPE_1F1B && s->schedule != DC_PIPE_INTERLEAVED;
 	if (v->new_schedule)
 		v->model = "kernel times from the compute result, collective times from the comm result; the schedule's own "
-			   "op order simulated op by op (ZB-H1 in closed form: docs/step-model.md section 3); "
+			   "op order simulated op by op (ZB-H1 too, within the step's bound: docs/step-model.md section 3); "
 			   "gradient buckets behind the last backward; every rank meets at the gradient sync and the optimizer";
 	v->paper = v->new_schedule ? paper_formula(s->schedule) : "";
 	v->hfu_paper_means = "hardware FLOPs as Korthikanti et al. 2022 count them: Eq. 8 with selective recompute (s/(3h)), "
@@ -216,6 +217,7 @@ static void view(const struct dc_run *run, void *out)
 	else
 		dc_text_fmt(v->schedule, sizeof(v->schedule), "1F1B: p %llu, m %llu", (unsigned long long)s->p,
 			    (unsigned long long)s->m);
+	v->pipeline_schedule = dc_pipe_schedule_name(s->schedule);
 	v->overlap_dp = dc_framework_overlap_dp(run->plan);
 	v->has_framework = s->available && in->training.framework != DC_FRAMEWORK_CUSTOM;
 	v->framework = dc_framework_name(in->training.framework);
@@ -648,6 +650,8 @@ static const struct dc_field fields[] = {
 	{"missing", "missing (set cluster.gpu or these keys)", DC_U_NONE, DC_FT_STR, V(missing), .shown = is_unavailable},
 	{"model", "model", DC_U_NONE, DC_FT_STR, V(model), .shown = is_available},
 	{"schedule", "schedule", DC_U_NONE, DC_FT_TEXT, V(schedule), .shown = is_available},
+	{"pipeline_schedule", "schedule (parallel.pipeline_schedule)", DC_U_NONE, DC_FT_STR, V(pipeline_schedule),
+	 .shown = is_available},
 	{"kernel_set", "kernel parameter set (docs/compute-model.md)", DC_U_NONE, DC_FT_STR, V(kernel_set),
 	 .shown = is_available},
 	{"kernel_set_from", "kernel parameter set from", DC_U_NONE, DC_FT_STR, V(kernel_set_from),
