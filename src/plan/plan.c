@@ -203,6 +203,13 @@ int dc_stage_split(const struct dc_parallel *par, uint64_t L, uint64_t v, struct
 		return 0;
 	}
 	*key = "parallel.pp";
+	if (pp > L) {
+		/* no split helps: every stage holds a layer at least */
+		snprintf(err, errlen,
+			 "'parallel.pp': %llu stages for model.num_layers %llu: every stage needs at least one layer; use pp at most %llu",
+			 (unsigned long long)pp, (unsigned long long)L, (unsigned long long)L);
+		return -1;
+	}
 	if (L % pp != 0) {
 		snprintf(err, errlen,
 			 "'parallel.pp': must divide model.num_layers (%llu), got %llu; for uneven stages give parallel.pipeline_layers or first_stage_layers / last_stage_layers",
