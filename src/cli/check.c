@@ -163,6 +163,63 @@ static int whole(double v)
 	return isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0;
 }
 
+/* Keys a report holds only under some settings (docs/output.md, "What the
+ * full report leaves out"): a budget on one of them that this report
+ * lacks says why, not that no such field exists (a user trial's
+ * --check-max step.bubble_s under 1F1B). `path` matches the key, or a
+ * prefix of it where it ends in '.' or '_'. */
+static const struct {
+	const char *path, *when;
+} conditional_keys[] = {
+	{"step.bubble_s", "under parallel.pipeline_schedule zero_bubble, dualpipe or dualpipev; step.bubble_fraction "
+			  "and step.pipeline_s are there under every schedule"},
+	{"step.bubble_paper_", "under parallel.pipeline_schedule zero_bubble, dualpipe or dualpipev"},
+	{"step.chunk_", "under parallel.pipeline_schedule zero_bubble, dualpipe or dualpipev"},
+	{"step.param_copies", "under parallel.pipeline_schedule dualpipe or dualpipev (a rank holds one copy of its "
+			      "stage otherwise)"},
+	{"step.p2p_per_microbatch", "under parallel.pipeline_schedule zero_bubble, dualpipe or dualpipev"},
+	{"step.attention_fwd_efficiency", "with a fused attention kernel (step.attention_backend sdpa, cudnn or fa3)"},
+	{"step.attention_bwd_efficiency", "with a fused attention kernel (step.attention_backend sdpa, cudnn or fa3)"},
+	{"step.matmul_efficiency_fp8", "under precision.compute fp8"},
+	{"step.fp8_cast_bytes_per_element", "under precision.compute fp8"},
+	{"step.framework", "under training.framework megatron, torchtitan or deepspeed"},
+	{"step.grad_bucket_", "under training.framework megatron, torchtitan or deepspeed (where it buckets)"},
+	{"step.overlap_param_gather", "under training.framework megatron, torchtitan or deepspeed"},
+	{"step.time_to_train_", "with training.total_tokens"},
+	{"step.optimizer_on_host", "with parallel.offload other than none"},
+	{"step.host_", "with parallel.offload other than none (each copy only where it costs time)"},
+	{"memory.per_rank.fsdp_", "under parallel.sharding fsdp"},
+	{"memory.per_rank.host_", "with parallel.offload other than none"},
+	{"memory.host_", "with parallel.offload other than none"},
+	{"summary.host_shortfall_bytes", "with cluster.host_memory given"},
+	{"comm.dp", "when dp > 1 runs its collectives (not under FSDP)"},
+	{"comm.fsdp", "under parallel.sharding fsdp"},
+	{"comm.tp", "when tp > 1"},
+	{"comm.pp", "when pp > 1"},
+	{"comm.ep", "when ep > 1"},
+	{"comm.cp", "when cp > 1"},
+};
+
+/* The `when` of the conditional key `path` names (NULL: none). The
+ * axes' own keys (comm.<axis>.nic_flows ...) are the group's: there only
+ * when it spans NVLink domains. */
+static const char *conditional_when(const char *path)
+{
+	const char *dot;
+	if (strncmp(path, "comm.", 5) == 0 && (dot = strchr(path + 5, '.')) != NULL &&
+	    (strcmp(dot, ".nic_flows") == 0 || strcmp(dot, ".node_bandwidth_GBps") == 0))
+		return "when the axis's group spans more than one node (NVLink domain); read link_bandwidth_GBps";
+	for (size_t i = 0; i < sizeof(conditional_keys) / sizeof(conditional_keys[0]); i++) {
+		const char *k = conditional_keys[i].path;
+		size_t n = strlen(k);
+		int prefix = k[n - 1] == '_' || k[n - 1] == '.';
+		if (prefix ? strncmp(path, k, n) == 0
+			   : strncmp(path, k, n) == 0 && (path[n] == 0 || path[n] == '.' || path[n] == '['))
+			return conditional_keys[i].when;
+	}
+	return NULL;
+}
+
 /* The text a number was written as, kept where its double may not say it:
  * an integer of 16 digits or more (at 2^53 and above a double stops
  * holding every integer: 9007199254740993 reads as 9007199254740992) and
@@ -2545,7 +2602,13 @@ int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size
 			continue;
 		}
 		if (!b->found || !b->is_num) {
-			if (b->found)
+			const char *when = b->found || b->missing_at || b->near_depth <= 2 ? NULL : conditional_when(m->path);
+			if (when)
+				dc_diag_error(diag, DC_ERR_USAGE,
+					      "distcalc: error: '%s': '%s': not in this report: it is there only %s "
+					      "(docs/output.md, \"What the full report leaves out\")",
+					      opt, m->path, when);
+			else if (b->found)
 				dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '%s': '%s': not a number in the report, it holds %s",
 					      opt, m->path, b->holds);
 			else if (b->missing_at)
