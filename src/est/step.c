@@ -1609,7 +1609,10 @@ static double steady_sends(const struct runs_fb *r, const struct sends *c, uint6
 				continue;
 			best = fmax(best, sends_repeat(&x, d, h[d][i], g[d][i], room));
 			most = room / (h[d][i] + 1);
-			for (uint64_t j = 0; j < nh[d]; j++) {
+			/* mixed: the heights to the end and to the end's run (a
+			 * lighter end), not the crossing's (its own round trip is
+			 * the best a pair where it pays) */
+			for (uint64_t j = 0; i < 2 && j < nh[d] && j < 2; j++) {
 				if (j == i || !(g[d][j] > 0))
 					continue;
 				for (n = most; n > 0 && most - n < 4; n--) {
