@@ -308,15 +308,18 @@ START_TEST(test_pp_hops_by_hand)
 		ck_assert_uint_eq(p.pp_pair_in.nodes, rows[i].cross + 1 < rows[i].pp || !rows[i].cross ? 1 : 2);
 		ck_assert_uint_eq(p.group[DC_GROUP_PP_PAIR].net.nodes, rows[i].cross ? 2 : 1);
 	}
-	/* the group that crosses the most (an independent review's case):
+	/* the group slowest across domains (an independent review's case):
 	 * 288 trays of 4 GPUs in NVLink domains of 72, tp 16, pp 8, order
 	 * tp-pp-cp-ep-dp, so stage s of a group is 16 ranks on and its
 	 * blocks of 128 ranks start at 0, 128, ..., 1024. The first group
-	 * (0, 16, ..., 112) crosses one domain's end (72); the group at 143
-	 * (143, 159, ..., 255) two, 144 and 216, as every group whose first
-	 * rank sits 8 or more past a multiple of 72 (residue 64-71 here; 143
-	 * = 72 + 71 is the first, in the second block). Its first boundary
-	 * inside a domain is 159 | 175. */
+	 * (0, 16, ..., 112) crosses one domain's end (72); a group crosses two
+	 * when its first rank's residue mod 72 is at least 2 x 72 - 112 = 32
+	 * (143 = 72 + 71: 144 and 216, at its boundaries 0 and 4). Of those,
+	 * the smallest residue puts the crossings latest, where they set the
+	 * step: residue 32, reached in the fourth block (384 = 5 x 72 + 24,
+	 * ranks 384-399 on residues 24-39) by rank 392, whose group 392, 408,
+	 * ..., 504 crosses 432 and 504 at its boundaries 2 and 6. Its first
+	 * boundary inside a domain is its first, 392 | 408. */
 	{
 		struct dc_config c;
 		struct dc_plan p;
@@ -329,9 +332,9 @@ START_TEST(test_pp_hops_by_hand)
 			     " \"parallel\": {\"tp\": 16, \"pp\": 8, \"dp\": \"auto\", \"order\": \"tp-pp-cp-ep-dp\"},"
 			     " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 8}}");
 		fixture_plan(&c, &p);
-		ck_assert_uint_eq(p.pp_first, 143);
+		ck_assert_uint_eq(p.pp_first, 392);
 		ck_assert_uint_eq(p.pp_cross, 2);
-		ck_assert_uint_eq(p.pp_in_first, 159);
+		ck_assert_uint_eq(p.pp_in_first, 392);
 		ck_assert_int_eq(p.pp_wrap_cross, 1);
 	}
 }

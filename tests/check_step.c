@@ -2275,7 +2275,7 @@ END_TEST
  * closed form came to count the waits for sends in its steady phase and
  * every boundary its own send: on the 14.6B and 28.3B rows 1F1B moved
  * -0.3% to +0.9%, its steady phase paced by the one boundary between
- * nodes, interleaving 1.6-1.9% faster with the cheaper sends inside a
+ * nodes, interleaving 0.7-1.9% faster with the cheaper sends inside a
  * node), and 1F1B is the slowest in every row. What
  * does not hold is ZB-1p against 1F1B-I: measured ZB-1p is ahead in the
  * 16- and 32-GPU rows and at 64 microbatches on 8, distcalc has 1F1B-I

@@ -109,7 +109,7 @@ struct costs {
 	double cp_f, cp_b;           /* one layer's context-parallel K/V exchange */
 	int cp_hide;                 /* p2p: the ring's sends run behind the layer's kernels */
 	double send_s;               /* one pipeline send, the slowest boundary's */
-	struct sends snd;            /* the sends by boundary (send_s: snd.x) */
+	struct sends snd;            /* the sends by boundary (send_s: the slower of in and x) */
 	int ov_fsdp, ov_dp;
 	enum dc_tp_overlap tp_mode; /* framework.h: how TP meets the GEMMs */
 	/* DC_TP_TILED: one call of each TP collective, per layer and
@@ -706,7 +706,7 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 		for (uint64_t i = 0; i < s->ncoll; i++)
 			if (s->coll[i].count > 0 && s->coll[i].phase == DC_CPHASE_FORWARD) {
 				sends_of(p, &s->coll[i], &k->snd);
-				k->send_s = k->snd.x;
+				k->send_s = fmax(k->snd.x, k->snd.in);
 			}
 	}
 }
@@ -2743,9 +2743,10 @@ static int inter_simulated(const struct dc_plan *p, const struct step_ctx *x)
  * the timeline only on equal stages whose W is at most the forward and
  * the B (x = b - W) and whose sends are at most half a W (the deferred W's
  * hide them): past those it misses waits (up to 14% short with sends up to
- * a W; 33% on the course config at 10 Gb/s, tp 1, pp 8, m 32), and an
- * embedding or a head makes it an estimate (-0.9% on that config at 100
- * Gb/s). docs/step-model.md, "ZB-H1". */
+ * a W; 41% on the course config at 1 Gb/s, tp 1, pp 8, m 32, a user
+ * trial's), and an embedding or a head makes it an estimate (up to -0.9%
+ * on that config). docs/step-model.md, "ZB-H1"; past the bound the report
+ * warns (sec_step.c). */
 static int zb_simulated(const struct dc_plan *p, const struct step_ctx *x)
 {
 	uint64_t chunks;

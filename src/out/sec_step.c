@@ -1051,6 +1051,17 @@ static void warn(const struct dc_plan *p, const struct dc_results *res, const ch
 			     "'parallel.offload': \"optimizer+params\" keeps the parameter shards on the host, so every "
 			     "microbatch copies them to the GPU before its all_gathers and its gradient shards back; the "
 			     "step prices the host optimizer's copies and Adam once a step, not those per-microbatch copies");
+	/* ZB-H1 past the step's simulation bound (step.c zb_simulated): its
+	 * closed form, which misses the steady phase's waits for sends */
+	if (res->step.available && res->step.schedule == DC_PIPE_ZERO_BUBBLE && p->layout.pp > 1) {
+		uint64_t chunks;
+		if (dc_mul_u64(p->layout.pp, p->layout.grad_accum_steps, &chunks) || chunks > DC_STEP_SIM_MAX_CHUNKS)
+			dc_diag_warn(diag,
+				     "'parallel.pipeline_schedule': zero_bubble with pp x grad_accum_steps above 2^18 "
+				     "is priced by ZB-H1's closed form, not simulated: it leaves out the steady phase's "
+				     "waits for sends (short where a send outlasts half a weight-gradient pass) and is an "
+				     "estimate with an embedding or a head (docs/step-model.md, \"ZB-H1\")");
+	}
 	/* the schedules the loader lets run with m < pp: 1F1B, and ZB-H1,
 	 * whose paper bubble assumes m >= pp (interleaved needs m a multiple
 	 * of pp, DualPipe and DualPipeV at least 2 pp) */
