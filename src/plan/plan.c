@@ -764,6 +764,7 @@ static void derive_net(const struct dc_config *in, const struct dc_plan *base, s
 		p->pp_cross = 0;
 		p->pp_wrap_cross = 0;
 		p->pp_first = 0;
+		p->pp_in_first = 0;
 	}
 	dc_net_group_progression(&p->net, first, spp, 2, &p->group[DC_GROUP_PP_PAIR].net);
 	{
