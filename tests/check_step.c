@@ -1724,6 +1724,30 @@ START_TEST(test_sends_by_boundary)
 		ck_assert_msg(fabs(run_res.step.time_s - tl.time_s) <= 1e-9 * tl.time_s, "%s: %.9g s, timeline %.9g s",
 			      sched[i][0], run_res.step.time_s, tl.time_s);
 	}
+	/* three crossings (pp 16 on four nodes: 3 | 4, 7 | 8, 11 | 12), and a
+	 * link inside the node slower than the one between (5 GB/s, PCIe
+	 * class: the interleaved check takes the slower send), 1F1B and
+	 * interleaved: the report is the timeline */
+	{
+		static const char *const more[][8] = {
+			{"cluster.num_nodes=4", "parallel.tp=1", "parallel.pp=16", "parallel.dp=1", "model.num_layers=32",
+			 "training.grad_accum_steps=32", "cluster.inter_node.bandwidth=10 Gb/s", NULL},
+			{"cluster.num_nodes=4", "parallel.tp=1", "parallel.pp=8", "parallel.dp=2",
+			 "cluster.intra_node.bandwidth=5 GB/s", "parallel.virtual_pipeline=2", "training.grad_accum_steps=16",
+			 NULL},
+		};
+		for (size_t i = 0; i < 2; i++) {
+			struct dc_step tl;
+			const char *err = NULL;
+			run_config("systems.json", more[i]);
+			ck_assert_int_eq(dc_step_timeline(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops,
+							  &run_res.batch, &tl, NULL, NULL, NULL, &err),
+					 0);
+			ck_assert_msg(fabs(run_res.step.time_s - tl.time_s) <= 1e-9 * tl.time_s,
+				      "case %zu: %.9g s, timeline %.9g s", i, run_res.step.time_s, tl.time_s);
+		}
+		ck_assert_uint_eq(run_plan.pp_cross, 3); /* the last: 8 stages over 4 nodes, dp 2 */
+	}
 }
 END_TEST
 
