@@ -281,16 +281,18 @@ END_TEST
  * (2, 1, 2), (1, 2, 2)), one of them with tp 2 (sp true too): 4 of the
  * 10 valid layouts go, 6 valid, 14 refused. Under custom the same space
  * keeps all 10. */
-START_TEST(test_counts_deepspeed_pipeline_zero2)
+/* The toy space with `over` (NULL-terminated, a free slot at over[at]):
+ * 10 of 20 layouts valid under custom; with `framework` set at over[at],
+ * the 4 with pp 2 go (6 valid, 14 refused), every one kept at pp 1 */
+static void counts_framework_drops_pp2(const char **over, size_t at, const char *framework)
 {
 	const char *sets[40];
-	const char *over[] = {"search.space.sharding=[\"zero2\"]", NULL, NULL};
 	struct dc_search_result *r;
 	r = search("configs/systems.json", toy_with_all(over, sets), 1);
 	ck_assert_uint_eq(r->counts.enumerated, 20);
 	ck_assert_uint_eq(r->counts.valid, 10);
 	free(r);
-	over[1] = "training.framework=deepspeed";
+	over[at] = framework;
 	r = search("configs/systems.json", toy_with_all(over, sets), 1);
 	ck_assert_uint_eq(r->counts.enumerated, 20);
 	ck_assert_uint_eq(r->counts.rejected_by_rules, 14);
@@ -298,6 +300,12 @@ START_TEST(test_counts_deepspeed_pipeline_zero2)
 	for (size_t i = 0; i < r->nbest; i++)
 		ck_assert_uint_eq(r->best[i].l.layout.pp, 1);
 	free(r);
+}
+
+START_TEST(test_counts_deepspeed_pipeline_zero2)
+{
+	const char *over[] = {"search.space.sharding=[\"zero2\"]", NULL, NULL};
+	counts_framework_drops_pp2(over, 1, "training.framework=deepspeed");
 }
 END_TEST
 
@@ -419,21 +427,8 @@ END_TEST
  * (1,2,2), go; 6 valid, each pp 1. Under custom all 10 stay. */
 START_TEST(test_counts_megatron_fsdp_no_pipeline)
 {
-	const char *sets[40];
 	const char *over[] = {"search.space.sharding=[\"fsdp\"]", "parallel.sharding=fsdp", NULL, NULL};
-	struct dc_search_result *r;
-	r = search("configs/systems.json", toy_with_all(over, sets), 1);
-	ck_assert_uint_eq(r->counts.enumerated, 20);
-	ck_assert_uint_eq(r->counts.valid, 10);
-	free(r);
-	over[2] = "training.framework=megatron";
-	r = search("configs/systems.json", toy_with_all(over, sets), 1);
-	ck_assert_uint_eq(r->counts.enumerated, 20);
-	ck_assert_uint_eq(r->counts.rejected_by_rules, 14);
-	ck_assert_uint_eq(r->counts.valid, 6);
-	for (size_t i = 0; i < r->nbest; i++)
-		ck_assert_uint_eq(r->best[i].l.layout.pp, 1);
-	free(r);
+	counts_framework_drops_pp2(over, 2, "training.framework=megatron");
 }
 END_TEST
 

@@ -1322,14 +1322,15 @@ static void layers_chunk(const double pl[PLACES], uint64_t v, uint64_t p, uint64
  * (interleaved): in the warm-up, before chunk j + 1's first forward, the
  * group's first microbatch goes round the other stages, those after it
  * (sums `post`) at chunk j and those before it (`pre`) at chunk j + 1,
- * and p sends, against the p - 1 forwards the stage runs meanwhile, each
- * a layers' chunk `lay` (layers_chunk); in the cool-down the gradient goes
+ * and its p sends round the ring (`pc`: every boundary and the wrap),
+ * against the p - 1 forwards the stage runs meanwhile, each a layers'
+ * chunk `lay` (layers_chunk); in the cool-down the gradient goes
  * down the stages before it at chunk j + 1 and round to those after it at
  * chunk j. For equal chunks each wait is p c. */
-static double chunk_waits(uint64_t p, uint64_t v, double ring, const double lay[2], const double pre[PLACES],
+static double chunk_waits(uint64_t p, uint64_t v, double pc, const double lay[2], const double pre[PLACES],
 			  const double post[PLACES])
 {
-	double pc = ring, qf = (double)(p - 1) * lay[0], qb = (double)(p - 1) * lay[1];
+	double qf = (double)(p - 1) * lay[0], qb = (double)(p - 1) * lay[1];
 	if (v == 2)
 		return max0(post[0] + pre[2] + pc - qf) + max0(pre[5] + post[3] + pc - qb);
 	return max0(post[0] + pre[1] + pc - qf) + (double)(v - 3) * max0(post[1] + pre[1] + pc - qf) +
@@ -3030,8 +3031,8 @@ struct sim_order {
  * one send later when `send`; has 0 when it needs none (dep_of). */
 struct sim_dep {
 	size_t at;
-	int has, send;
-	double send_s; /* the send's time when `send` (its boundary's) */
+	int has;
+	double send_s; /* its input's send over their boundary (0: from its own stage) */
 };
 
 /* The simulated schedule: every rank's ops and their times. */
@@ -3289,7 +3290,6 @@ static int sim_alloc(struct sim *x, enum dc_pipe_schedule sched, uint64_t p, uin
 				uint64_t ds = 0, dc = 0;
 				int dbwd = 0, send = 0;
 				d->has = dep_of(x, s, c, bwd, &ds, &dc, &dbwd, &send);
-				d->send = send;
 				d->send_s = send ? sends_between(&x->snd, p, s, ds) : 0;
 				d->at = d->has ? (dbwd ? (size_t)(p * v * m) : 0) + at3(x, ds, dc, 0) : 0;
 			}
