@@ -285,11 +285,34 @@ START_TEST(test_pipeline_sends_per_schedule)
 }
 END_TEST
 
+/* The calls of `what` in strategy `s`, summed over its rows */
+static uint64_t calls_of(const struct dc_comm *m, enum dc_strategy s, enum dc_coll_what what)
+{
+	uint64_t n = 0;
+	for (uint64_t i = 0; i < m->s[s].ncoll; i++)
+		if (m->s[s].coll[i].what == what)
+			n += m->s[s].coll[i].count;
+	return n;
+}
+
+/* The bytes of `what`'s rows in strategy `s` */
+static uint64_t bytes_of(const struct dc_comm *m, enum dc_strategy s, enum dc_coll_what what)
+{
+	uint64_t n = 0;
+	for (uint64_t i = 0; i < m->s[s].ncoll; i++)
+		if (m->s[s].coll[i].what == what)
+			n += m->s[s].coll[i].bytes_per_rank;
+	return n;
+}
+
 /* A DualPipe rank holds two stages (s and pp - 1 - s), so its data-
  * parallel gradient sync carries both: 64e6 parameters given explicitly
  * over 8 layers on pp 4 are 16e6 a stage, 2 B of gradient each, 32e6 B;
  * DDP's AllReduce on dp 2 sends 2 x 1/2 x 32e6 = 32e6 B a step under
- * 1F1B, 64e6 B under DualPipe (a bucket holds them all). */
+ * 1F1B, 64e6 B under DualPipe (a bucket holds them all). Its mirror rank
+ * (pp - 1 - s) holds the same two stages: the reduced bucket, 64e6 B, is
+ * all-reduced over the pair once, 2 x 1/2 x 64e6 = 64e6 B more, 128e6 B
+ * in all; 1F1B has no mirror. */
 START_TEST(test_dualpipe_syncs_both_stages)
 {
 	static const char *const sched[] = {"1f1b", "dualpipe"};
@@ -306,21 +329,14 @@ START_TEST(test_dualpipe_syncs_both_stages)
 			     " \"training\": {\"grad_accum_steps\": 8}}",
 			     sched[i]);
 		m = compute(&c);
-		ck_assert_uint_eq(m.s[DC_STRAT_DP].bytes_per_rank, want[i]);
+		ck_assert_uint_eq(bytes_of(&m, DC_STRAT_DP, DC_CW_GRAD_BUCKET), want[i]);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_DP, DC_CW_MIRROR_GRAD_BUCKET), i == 0 ? 0 : 1);
+		ck_assert_uint_eq(bytes_of(&m, DC_STRAT_DP, DC_CW_MIRROR_GRAD_BUCKET), i == 0 ? 0 : 64000000ull);
+		ck_assert_uint_eq(m.s[DC_STRAT_DP].bytes_per_rank, i == 0 ? 32000000ull : 128000000ull);
 		ck_assert_uint_eq(m.layers, i == 0 ? 2 : 4);
 	}
 }
 END_TEST
-
-/* The calls of `what` in strategy `s`, summed over its rows */
-static uint64_t calls_of(const struct dc_comm *m, enum dc_strategy s, enum dc_coll_what what)
-{
-	uint64_t n = 0;
-	for (uint64_t i = 0; i < m->s[s].ncoll; i++)
-		if (m->s[s].coll[i].what == what)
-			n += m->s[s].coll[i].count;
-	return n;
-}
 
 /* A row of the model's ends, not a layer (tp.c ends_calls, loss_reduces):
  * test_tp_model_ends_by_hand prices them; the layer tests below leave
@@ -711,11 +727,14 @@ END_TEST
  * DualPipe 4 units x (5 + 1) = 24 calls of 16e6 B, 8e6 B sent each:
  * 160e6 and 192e6 B (before: 3 x 2 x 8 = 3 x 4 x 4 = 48 calls, 384e6 B,
  * a gather before every forward and backward and a reduce-scatter every
- * microbatch). */
+ * microbatch). DualPipe then sums with the mirror rank, once a step, what
+ * each rank holds reduced: ZeRO-2's accumulated shard, 64e6 / 2 = 32e6 B,
+ * 32e6 B sent on 2 ranks (192e6 B in all); FSDP each unit's shard, 4
+ * calls of 8e6 B, 32e6 B sent (224e6 B). */
 START_TEST(test_dualpipe_reduces_per_chunk_microbatch)
 {
 	static const char *const sched[] = {"1f1b", "dualpipe"};
-	static const uint64_t zero2[] = {144000000ull, 160000000ull};
+	static const uint64_t zero2[] = {144000000ull, 192000000ull};
 	for (int i = 0; i < 2; i++) {
 		for (int fsdp = 0; fsdp < 2; fsdp++) {
 			struct dc_config c;
@@ -733,9 +752,12 @@ START_TEST(test_dualpipe_reduces_per_chunk_microbatch)
 			if (fsdp) {
 				ck_assert_uint_eq(calls_of(&m, DC_STRAT_FSDP, DC_CW_UNIT_PARAMS), i == 0 ? 18 : 20);
 				ck_assert_uint_eq(calls_of(&m, DC_STRAT_FSDP, DC_CW_UNIT_GRADS), i == 0 ? 2 : 4);
-				ck_assert_uint_eq(m.s[DC_STRAT_FSDP].bytes_per_rank, i == 0 ? 160000000ull : 192000000ull);
+				ck_assert_uint_eq(calls_of(&m, DC_STRAT_FSDP, DC_CW_MIRROR_GRAD_BUCKET), i == 0 ? 0 : 4);
+				ck_assert_uint_eq(bytes_of(&m, DC_STRAT_FSDP, DC_CW_MIRROR_GRAD_BUCKET), i == 0 ? 0 : 32000000ull);
+				ck_assert_uint_eq(m.s[DC_STRAT_FSDP].bytes_per_rank, i == 0 ? 160000000ull : 224000000ull);
 			} else {
 				ck_assert_uint_eq(calls_of(&m, DC_STRAT_DP, DC_CW_GRAD_BUCKET), i == 0 ? 8 : 4);
+				ck_assert_uint_eq(calls_of(&m, DC_STRAT_DP, DC_CW_MIRROR_GRAD_BUCKET), i == 0 ? 0 : 1);
 				ck_assert_uint_eq(m.s[DC_STRAT_DP].bytes_per_rank, zero2[i]);
 			}
 		}

@@ -127,6 +127,11 @@ START_TEST(test_best_and_pareto_are_the_reports_numbers)
 		 * each reloads as such */
 		static const char *const zb[] = {"parallel.virtual_pipeline=1", "parallel.pipeline_schedule=zero_bubble", NULL};
 		check_report_path("configs/korthikanti-175b.json", zb);
+		/* DualPipe: each layout's mirror gradient sum over its own
+		 * pair, under every sharding the space holds */
+		static const char *const dual[] = {"parallel.virtual_pipeline=1", "parallel.pipeline_schedule=dualpipe",
+						   NULL};
+		check_report_path("configs/korthikanti-175b.json", dual);
 	}
 	check_report_path("configs/llama-3-8b.json", none);
 	check_report_path("configs/mixtral-8x7b-ep.json", none);

@@ -644,6 +644,64 @@ START_TEST(test_dualpipe_bubble_by_hand)
 }
 END_TEST
 
+/* DualPipe's two copies of every stage (rank s and its mirror pp - 1 - s
+ * hold stages s and pp - 1 - s) sum their gradients before the optimizer
+ * (deepseek-ai/DualPipe examples/example_dualpipe.py). On
+ * configs/mixtral-8x7b-ep.json (ZeRO-1 over dp 4, ep 4 = dp: the experts
+ * have no data-parallel replica, pp 4 over 4 nodes of 4): each 25 MiB
+ * gradient bucket (26,214,400 B) is reduce-scattered over the 4 dp ranks,
+ * and its shard, 26,214,400 / 4 = 6,553,600 B, all-reduced over the
+ * mirror pair, ranks 0 and 3 x 4 = 12 of the pipeline, on two nodes
+ * (inter_node), once a step as many times as the buckets; the expert
+ * gradients, unsharded, go whole, 26,214,400 B a call. With the buckets
+ * not overlapped (overlap.dp false) the step waits after its last
+ * backward for every backward row of the data-parallel strategy, the
+ * mirror's included, then for the updated parameters' AllGather: the
+ * critical class's exposed dp is the strategy's comm time (the network
+ * model's), which under 1F1B lacks the mirror rows. */
+START_TEST(test_dualpipe_sums_gradients_with_the_mirror)
+{
+	static const char *const sched[] = {"parallel.pipeline_schedule=1f1b", "parallel.pipeline_schedule=dualpipe"};
+	for (int i = 0; i < 2; i++) {
+		const char *sets[] = {"cluster.gpu=a100-sxm4-80gb", sched[i], "overlap.dp=false", NULL};
+		const struct dc_comm_strategy *s;
+		uint64_t rs = 0, mirror = 0, emirror = 0;
+		double bwd = 0, ex = 0;
+		run_config("mixtral-8x7b-ep.json", sets);
+		s = &run_res.comm.s[DC_STRAT_DP];
+		for (uint64_t j = 0; j < s->ncoll; j++) {
+			const struct dc_coll *c = &s->coll[j];
+			if (c->phase == DC_CPHASE_BACKWARD)
+				bwd += c->time_s;
+			if (c->what == DC_CW_GRAD_BUCKET && c->msg_bytes == 26214400ull)
+				rs = c->count;
+			if (c->what == DC_CW_MIRROR_GRAD_BUCKET || c->what == DC_CW_MIRROR_EXPERT_GRAD_BUCKET) {
+				ck_assert_uint_eq(c->group_size, 2);
+				ck_assert_int_eq(c->link, DC_LINK_INTER);
+				ck_assert_int_eq(c->kind, DC_COLL_ALL_REDUCE);
+			}
+			if (c->what == DC_CW_MIRROR_GRAD_BUCKET && c->msg_bytes == 6553600ull)
+				mirror = c->count;
+			if (c->what == DC_CW_MIRROR_EXPERT_GRAD_BUCKET && c->msg_bytes == 26214400ull)
+				emirror = c->count;
+		}
+		ck_assert_uint_gt(rs, 0);
+		ck_assert_uint_eq(mirror, i == 0 ? 0 : rs);
+		if (i == 0)
+			ck_assert_uint_eq(emirror, 0);
+		else
+			ck_assert_uint_gt(emirror, 0);
+		for (uint64_t c = 0; c < run_res.step.nclasses; c++)
+			if (run_res.step.classes[c].exposed_s[DC_STRAT_DP] > ex)
+				ex = run_res.step.classes[c].exposed_s[DC_STRAT_DP];
+		/* ... and, after the optimizer, ZeRO-1's AllGather of the
+		 * updated parameters: the whole strategy */
+		ck_assert_double_gt(s->time_s, bwd);
+		ck_assert_double_eq_tol(ex, s->time_s, 1e-12 * s->time_s);
+	}
+}
+END_TEST
+
 static void step_with(const char *name, const char *const *sets, struct dc_step_memo *memo, struct dc_step *out);
 
 /* DualPipe on uneven stages: rank s runs stage s and stage pp - 1 - s,
@@ -2693,6 +2751,7 @@ int main(void)
 	tcase_add_test(tc, test_zero_bubble_h1_last_forward_before_the_wait);
 	tcase_add_test(tc, test_zero_bubble_h1_closed_form_below_timeline);
 	tcase_add_test(tc, test_dualpipe_bubble_by_hand);
+	tcase_add_test(tc, test_dualpipe_sums_gradients_with_the_mirror);
 	tcase_add_test(tc, test_dualpipe_uneven_stages_compute);
 	tcase_add_test(tc, test_dp_bucket_overlap);
 	suite_add_tcase(s, tc);

@@ -74,6 +74,8 @@ enum dc_coll_what {
 	DC_CW_UPDATED_EXPERT_PARAMS,
 	DC_CW_REPLICA_GRAD_BUCKET,        /* HSDP: a gradient shard across replicas */
 	DC_CW_REPLICA_EXPERT_GRAD_BUCKET, /* HSDP: an expert gradient shard across replicas */
+	DC_CW_MIRROR_GRAD_BUCKET,         /* DualPipe: what a rank holds reduced, summed with its mirror rank's copy */
+	DC_CW_MIRROR_EXPERT_GRAD_BUCKET,  /* DualPipe: the same of the routed experts' gradients */
 	/* fsdp */
 	DC_CW_UNIT_PARAMS,
 	DC_CW_EXPERT_UNIT_PARAMS,

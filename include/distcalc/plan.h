@@ -154,6 +154,11 @@ enum dc_group_id {
 	DC_GROUP_REP,     /* HSDP: the dp_replicate ranks holding the same shard */
 	DC_GROUP_EREP,    /* HSDP: the same for an expert shard */
 	DC_GROUP_PP_PAIR, /* two neighbouring pipeline stages (net only; link: group[DC_AXIS_PP]) */
+	/* DualPipe's mirror pair, the ranks holding stages 0 and pp - 1 of the
+	 * pipeline group that crosses the most domains (pp_first), the rank
+	 * that holds the embedding and the head and its mirror (net only;
+	 * link: group[DC_AXIS_PP], which it crosses whenever its group does) */
+	DC_GROUP_PP_MIRROR,
 	/* DeepEP's two levels of an expert-parallel group that spans nodes
 	 * evenly (training.moe_dispatcher "deepep"; ranks 0 where not priced):
 	 * one rank of each node, and one node's ranks */

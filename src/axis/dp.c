@@ -25,6 +25,29 @@ static void on(struct dc_axis_ctx *x, uint64_t size, enum dc_group_id g)
 	dc_axis_use_link(x->s, &x->p->group[g].link, &x->p->group[g].net);
 }
 
+/* DualPipe (activation.h): rank s holds stages s and pp - 1 - s, and its
+ * mirror pp - 1 - s the same two, so every parameter has two copies whose
+ * gradients are summed before the optimizer steps them
+ * (deepseek-ai/DualPipe examples/example_dualpipe.py sums each rank's
+ * gradients with its mirror's copy's). Each bucket is all-reduced over
+ * the mirror pair once a step, after the data-parallel calls, on what the
+ * rank then holds reduced: the whole bucket under DDP, its shard
+ * (ceil(bucket / shard) bytes) under ZeRO-1/2, as HSDP's replicas; ZeRO-2
+ * sums its accumulated shard once. `full` calls of `msg` bytes and
+ * `nrest` of `rest`; the pair is the one holding the embedding and the
+ * head (plan.h DC_GROUP_PP_MIRROR). */
+static void mirror_sum(struct dc_axis_ctx *x, int expert, uint64_t full, uint64_t msg, uint64_t nrest, uint64_t rest)
+{
+	const struct dc_plan *p = x->p;
+	enum dc_coll_what w = expert ? DC_CW_MIRROR_EXPERT_GRAD_BUCKET : DC_CW_MIRROR_GRAD_BUCKET;
+	if (dc_pipeline_schedule(p) != DC_PIPE_DUALPIPE)
+		return;
+	x->s->group_size = 2;
+	dc_axis_use_link(x->s, &p->group[DC_AXIS_PP].link, &p->group[DC_GROUP_PP_MIRROR].net);
+	dc_axis_push(x, DC_COLL_ALL_REDUCE, w, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, full, msg);
+	dc_axis_push(x, DC_COLL_ALL_REDUCE, w, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, nrest, rest);
+}
+
 /* Gradient synchronisation of `params` parameters: DDP AllReduce per
  * bucket once per step (no_sync while accumulating); ZeRO-1/2
  * ReduceScatter of the grads (under DeepSpeed an AllReduce of each
@@ -54,9 +77,12 @@ static void dp_sync(struct dc_axis_ctx *x, uint64_t params, int expert, const st
 	uint64_t full = dc_ck_mul(b, grads / bucket, times), rest = grads % bucket;
 	enum dc_coll_kind reduce = dc_framework_zero_grad_allreduce(p) ? DC_COLL_ALL_REDUCE : DC_COLL_REDUCE_SCATTER;
 	if (sharding == DC_SHARD_NONE) {
-		on(x, g->shard, g->shard_g);
-		dc_axis_push_buckets(x, DC_COLL_ALL_REDUCE, grad_what, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, grads,
-				     bucket);
+		if (g->shard > 1) {
+			on(x, g->shard, g->shard_g);
+			dc_axis_push_buckets(x, DC_COLL_ALL_REDUCE, grad_what, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC,
+					     grads, bucket);
+		}
+		mirror_sum(x, expert, grads / bucket, bucket, rest ? 1 : 0, rest);
 		return;
 	}
 	if (g->shard > 1) {
@@ -72,6 +98,7 @@ static void dp_sync(struct dc_axis_ctx *x, uint64_t params, int expert, const st
 		dc_axis_push(x, DC_COLL_ALL_REDUCE, w, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, rest ? times : 0,
 			     dc_ceil_div(rest, g->shard));
 	}
+	mirror_sum(x, expert, grads / bucket, dc_ceil_div(bucket, g->shard), rest ? 1 : 0, dc_ceil_div(rest, g->shard));
 	if (g->shard > 1) {
 		on(x, g->shard, g->shard_g);
 		dc_axis_push_buckets(x, DC_COLL_ALL_GATHER, expert ? DC_CW_UPDATED_EXPERT_PARAMS : DC_CW_UPDATED_PARAMS,
@@ -89,15 +116,23 @@ void dc_axis_dp_comm(struct dc_axis_ctx *x)
 				  DC_GROUP_REP};
 	struct dp_groups expert = {none ? p->expert_dp_cp : p->expert_shard_dp_cp,
 				   none ? DC_GROUP_EDP_CP : DC_GROUP_ESHARD, DC_GROUP_EREP};
-	if (p->dp_cp < 2 || p->layout.sharding == DC_SHARD_FSDP)
+	/* DualPipe's mirror sum (mirror_sum) runs without data parallelism too */
+	int mirror = dc_pipeline_schedule(p) == DC_PIPE_DUALPIPE;
+	if ((p->dp_cp < 2 && !mirror) || p->layout.sharding == DC_SHARD_FSDP)
 		return;
 	dc_axis_setup(x, dense.shard, &p->group[dense.shard_g].link, &p->group[dense.shard_g].net);
 	dp_sync(x, best->total - best->expert_params, 0, &dense);
 	/* routed experts are replicated only over the expert-data-parallel
 	 * group, dp / ep ranks (Megatron-Core): their gradients are
 	 * synchronised there */
-	if (best->expert_params > 0 && p->expert_dp_cp > 1)
+	if (best->expert_params > 0 && (p->expert_dp_cp > 1 || mirror))
 		dp_sync(x, best->expert_params, 1, &expert);
+	if (p->dp_cp < 2) {
+		/* the mirror sum alone: its pair is the strategy's group */
+		x->s->group_size = 2;
+		dc_axis_use_link(x->s, &p->group[DC_AXIS_PP].link, &p->group[DC_GROUP_PP_MIRROR].net);
+		return;
+	}
 	on(x, dense.shard, dense.shard_g);
 }
 

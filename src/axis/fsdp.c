@@ -71,6 +71,23 @@ static void replicas(struct dc_axis_ctx *x, enum dc_coll_what what, uint64_t cal
 	dc_axis_use_link(x->s, l, g);
 }
 
+/* DualPipe's mirror sum (dp.c mirror_sum): each unit's reduced gradient
+ * shard, ceil(M / shard) bytes after a ReduceScatter of M, all-reduced
+ * over the mirror pair, after HSDP's replicas */
+static void mirrors(struct dc_axis_ctx *x, int expert, uint64_t calls, uint64_t msg_bytes, uint64_t shard,
+		    const struct dc_plan_link *l, const struct dc_net_group *g)
+{
+	const struct dc_plan *p = x->p;
+	if (dc_pipeline_schedule(p) != DC_PIPE_DUALPIPE)
+		return;
+	x->s->group_size = 2;
+	dc_axis_use_link(x->s, &p->group[DC_AXIS_PP].link, &p->group[DC_GROUP_PP_MIRROR].net);
+	dc_axis_push(x, DC_COLL_ALL_REDUCE, expert ? DC_CW_MIRROR_EXPERT_GRAD_BUCKET : DC_CW_MIRROR_GRAD_BUCKET,
+		     DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, calls, dc_ceil_div(msg_bytes, shard));
+	x->s->group_size = shard;
+	dc_axis_use_link(x->s, l, g);
+}
+
 /* The stage's parameters outside the layer units (`other`: the
  * embedding, final norm and head) as FSDP units. Every framework but
  * torchtitan leaves them to the root (fully_shard(model)), never
@@ -154,6 +171,9 @@ static void root_replicas(struct dc_axis_ctx *x, enum dc_coll_what rep, uint64_t
 	if (r.embed)
 		replicas(x, rep, r.e.rs, dc_ck_mul(b, r.embed, gb), shard, l, g);
 	replicas(x, rep, other ? r.h.rs : 0, dc_ck_mul(b, r.head, gb), shard, l, g);
+	if (r.embed)
+		mirrors(x, 0, r.e.rs, dc_ck_mul(b, r.embed, gb), shard, l, g);
+	mirrors(x, 0, other ? r.h.rs : 0, dc_ck_mul(b, r.head, gb), shard, l, g);
 }
 
 /* `units` units of q parameters, r of them one more; `other` parameters in
@@ -193,6 +213,8 @@ static void fsdp_units(struct dc_axis_ctx *x, uint64_t units, uint64_t q, uint64
 	root_gathers(x, other, 1, gb);
 	replicas(x, rep, dc_ck_mul(b, units - r, u.rs), dc_ck_mul(b, q, gb), shard, l, g);
 	replicas(x, rep, dc_ck_mul(b, r, u.rs), dc_ck_mul(b, q + 1, gb), shard, l, g);
+	mirrors(x, expert, dc_ck_mul(b, units - r, u.rs), dc_ck_mul(b, q, gb), shard, l, g);
+	mirrors(x, expert, dc_ck_mul(b, r, u.rs), dc_ck_mul(b, q + 1, gb), shard, l, g);
 	root_replicas(x, rep, other, gb, shard, l, g);
 }
 

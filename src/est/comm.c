@@ -236,6 +236,9 @@ struct sharded_key {
 	uint64_t sharding, chunk_mbs, in_flight, stage, pp, reshard_fwd, zero_allreduce;
 	uint64_t dp_cp, shard_dp_cp, expert_dp_cp, expert_shard_dp_cp, dp_replicate;
 	uint64_t grad_bucket, param_bucket, grad_bytes, param_bytes, working_bytes, fsdp_unit;
+	/* DualPipe's mirror sum (dp.c mirror_sum): its link and its pair's
+	 * shape, outside the memo's context groups; all 0 without it */
+	uint64_t mirror[9];
 	struct dc_stage_params best;
 };
 
@@ -301,6 +304,19 @@ static void sharded_key_of(const struct dc_plan *p, const struct dc_stage_params
 	k->param_bytes = in->precision.param_bytes;
 	k->working_bytes = in->precision.working_bytes;
 	k->fsdp_unit = (uint64_t)in->parallel.fsdp_unit;
+	memset(k->mirror, 0, sizeof(k->mirror));
+	if (dc_pipeline_schedule(p) == DC_PIPE_DUALPIPE) {
+		const struct dc_net_group *g = &p->group[DC_GROUP_PP_MIRROR].net;
+		k->mirror[0] = 1;
+		k->mirror[1] = (uint64_t)p->group[DC_AXIS_PP].link.choice;
+		k->mirror[2] = g->ranks;
+		k->mirror[3] = g->nodes;
+		k->mirror[4] = g->ranks_per_node;
+		k->mirror[5] = g->ranks_least;
+		k->mirror[6] = g->rails;
+		k->mirror[7] = g->concurrent;
+		k->mirror[8] = (uint64_t)g->cross_leaf;
+	}
 	k->best = *best;
 }
 
@@ -685,6 +701,8 @@ const char *dc_coll_what_label(enum dc_coll_what w)
 		[DC_CW_UPDATED_EXPERT_PARAMS] = "updated expert params",
 		[DC_CW_REPLICA_GRAD_BUCKET] = "gradient shard across replicas",
 		[DC_CW_REPLICA_EXPERT_GRAD_BUCKET] = "expert gradient shard across replicas",
+		[DC_CW_MIRROR_GRAD_BUCKET] = "mirror gradient sum",
+		[DC_CW_MIRROR_EXPERT_GRAD_BUCKET] = "expert mirror gradient sum",
 		[DC_CW_UNIT_PARAMS] = "unit params",
 		[DC_CW_EXPERT_UNIT_PARAMS] = "expert unit params",
 		[DC_CW_UNIT_GRADS] = "unit grads",

@@ -1919,7 +1919,10 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm *comm, struct
 		const struct dc_coll *c = &s->coll[i];
 		double call = c->count ? c->time_s / (double)c->count : 0;
 		if (c->phase == DC_CPHASE_BACKWARD) {
-			uint64_t n = c->count / per;
+			/* DualPipe's mirror sum runs once, after the last
+			 * microbatch (src/axis/dp.c mirror_sum) */
+			int once = c->what == DC_CW_MIRROR_GRAD_BUCKET || c->what == DC_CW_MIRROR_EXPERT_GRAD_BUCKET;
+			uint64_t n = once ? c->count : c->count / per;
 			struct dc_step_buckets *b = &d->last;
 			b->n[b->ngroups] = n;
 			b->bytes[b->ngroups] = c->msg_bytes;

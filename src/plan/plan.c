@@ -780,6 +780,12 @@ static void derive_net(const struct dc_config *in, const struct dc_plan *base, s
 			g->concurrent = (flows + nics - 1) / nics;
 	}
 	p->pp_pair_in = p->group[DC_GROUP_PP_PAIR].net;
+	{
+		/* DualPipe's mirror pair: the priced group's stages 0 and pp -
+		 * 1 (without a pipeline a neighbouring pair's shape, unread) */
+		uint64_t span = spp * (p->topo.degree[DC_AXIS_PP] - 1);
+		dc_net_group_progression(&p->net, p->pp_first, span ? span : spp, 2, &p->group[DC_GROUP_PP_MIRROR].net);
+	}
 	if (p->pp_cross > 0 && p->pp_cross + 1 < p->topo.degree[DC_AXIS_PP])
 		dc_net_group_progression(&p->net, p->pp_in_first, spp, 2, &p->pp_pair_in);
 	derive_ep_levels(in, p);
@@ -1396,7 +1402,8 @@ static int derive(const struct dc_config *in, const struct dc_layout *lay, const
 			 * cluster, the topology, the expert and cp degrees): its
 			 * network and groups */
 			static const enum dc_group_id from_net[] = {DC_GROUP_ETP, DC_GROUP_EP, DC_GROUP_EDP,
-								    DC_GROUP_DP_CP, DC_GROUP_EDP_CP, DC_GROUP_PP_PAIR};
+								    DC_GROUP_DP_CP, DC_GROUP_EDP_CP, DC_GROUP_PP_PAIR,
+								    DC_GROUP_PP_MIRROR};
 			p->net = base->net;
 			for (int a = 0; a < DC_AXIS_COUNT; a++)
 				p->group[a].net = base->group[a].net;
@@ -1540,8 +1547,8 @@ static void plan_verify(const char *memo, const struct dc_plan *p)
 		dc_memo_verify_u64(memo, "plan.runs.vlast", p->runs.vlast, fresh->runs.vlast);
 	}
 	for (int g = 0; g < DC_GROUP_COUNT; g++) {
-		/* the pipeline pair's link is group[DC_AXIS_PP]'s, its own unset */
-		size_t skip = g == DC_GROUP_PP_PAIR ? 2 : 0;
+		/* the pipeline pairs' link is group[DC_AXIS_PP]'s, their own unset */
+		size_t skip = g == DC_GROUP_PP_PAIR || g == DC_GROUP_PP_MIRROR ? 2 : 0;
 		snprintf(what, sizeof(what), "plan.group[%d]", g);
 		dc_memo_verify_fields(memo, what, &p->group[g], &fresh->group[g], group_fields + skip,
 				      sizeof(group_fields) / sizeof(group_fields[0]) - skip);
