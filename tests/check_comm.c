@@ -437,6 +437,53 @@ static struct dc_comm mixtral_comm(const char *sched, int pp2)
 	return compute(&c);
 }
 
+/* configs/mixtral-8x7b-ep.json under DualPipe with `sharding`, as shipped
+ * or (`one`) on one node of 8 at dp 1 and ep 1, its comm */
+static struct dc_comm mixtral_dualpipe(const char *sharding, int one)
+{
+	char path[512], s[64];
+	struct dc_override ov[5] = {{"parallel.pipeline_schedule=dualpipe", 0}, {s, 0}, {"cluster.num_nodes=1", 0},
+				    {"parallel.dp=1", 0}, {"parallel.ep=1", 0}};
+	struct dc_config c;
+	struct dc_diag d;
+	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+	snprintf(s, sizeof(s), "parallel.sharding=%s", sharding);
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_file(path, ov, one ? 5 : 2, &c, &d), 0);
+	dc_diag_release(&d);
+	return compute(&c);
+}
+
+/* DualPipe's mirror sum where nothing else reduces: on
+ * configs/mixtral-8x7b-ep.json (tp 2, ep 4 = dp 4, so the routed experts
+ * have no data-parallel replica) under FSDP, each MoE layer's expert unit,
+ * 8 / 4 = 2 local experts of 3 x 4096 x 14336 weights split over etp 2, 2 B
+ * of gradient each, 2 x 3 x 4096 x 14336 / 2 x 2 = 352,321,536 B, is
+ * summed whole with the mirror once a step: 16 calls (the rank's two
+ * stages of 8 layers), as ZeRO-1 sums the same bytes in 25 MiB buckets
+ * (5,637,144,576 B = 16 x 352,321,536). At dp 1 (one node of 8, ep 1)
+ * FSDP shards nothing (the loader: as under none) and its rank's
+ * gradients are summed whole, as under none: the same rows, in the
+ * data-parallel strategy. */
+START_TEST(test_dualpipe_mirror_where_nothing_else_reduces)
+{
+	struct dc_comm f = mixtral_dualpipe("fsdp", 0), z = mixtral_dualpipe("zero1", 0);
+	struct dc_comm f1, n1;
+	ck_assert_uint_eq(calls_of(&f, DC_STRAT_FSDP, DC_CW_MIRROR_EXPERT_GRAD_BUCKET), 16);
+	ck_assert_uint_eq(bytes_of(&f, DC_STRAT_FSDP, DC_CW_MIRROR_EXPERT_GRAD_BUCKET), 16ull * 352321536ull);
+	ck_assert_uint_eq(bytes_of(&z, DC_STRAT_DP, DC_CW_MIRROR_EXPERT_GRAD_BUCKET), 16ull * 352321536ull);
+	f1 = mixtral_dualpipe("fsdp", 1);
+	n1 = mixtral_dualpipe("none", 1);
+	ck_assert(!f1.s[DC_STRAT_FSDP].in_play);
+	ck_assert_uint_gt(bytes_of(&n1, DC_STRAT_DP, DC_CW_MIRROR_GRAD_BUCKET), 0);
+	ck_assert_uint_eq(bytes_of(&f1, DC_STRAT_DP, DC_CW_MIRROR_GRAD_BUCKET),
+			  bytes_of(&n1, DC_STRAT_DP, DC_CW_MIRROR_GRAD_BUCKET));
+	ck_assert_uint_eq(bytes_of(&f1, DC_STRAT_DP, DC_CW_MIRROR_EXPERT_GRAD_BUCKET),
+			  bytes_of(&n1, DC_STRAT_DP, DC_CW_MIRROR_EXPERT_GRAD_BUCKET));
+	ck_assert_uint_eq(f1.s[DC_STRAT_DP].bytes_per_rank, n1.s[DC_STRAT_DP].bytes_per_rank);
+}
+END_TEST
+
 /* DualPipe (DeepSeek-V3 section 3.2.1; deepseek-ai/DualPipe step()): rank
  * s holds stage s of the forward direction and stage pp - 1 - s of the
  * reverse one, and each direction carries half of the m microbatches
@@ -2383,6 +2430,7 @@ int main(void)
 	tcase_add_test(tc, test_ep_hit_chance_by_hand);
 	tcase_add_test(tc, test_deepep_rows_by_hand);
 	tcase_add_test(tc, test_dualpipe_reduces_per_chunk_microbatch);
+	tcase_add_test(tc, test_dualpipe_mirror_where_nothing_else_reduces);
 	tcase_add_test(tc, test_expert_folding_comm);
 	tcase_add_test(tc, test_tp_bytes_per_layer);
 	tcase_add_test(tc, test_pp_boundaries);

@@ -648,11 +648,11 @@ END_TEST
  * hold stages s and pp - 1 - s) sum their gradients before the optimizer
  * (deepseek-ai/DualPipe examples/example_dualpipe.py). On
  * configs/mixtral-8x7b-ep.json (ZeRO-1 over dp 4, ep 4 = dp: the experts
- * have no data-parallel replica, pp 4 over 4 nodes of 4): each 25 MiB
+ * have no data-parallel replica, pp 4 over 4 nodes of 8): each 25 MiB
  * gradient bucket (26,214,400 B) is reduce-scattered over the 4 dp ranks,
  * and its shard, 26,214,400 / 4 = 6,553,600 B, all-reduced over the
- * mirror pair, ranks 0 and 3 x 4 = 12 of the pipeline, on two nodes
- * (inter_node), once a step as many times as the buckets; the expert
+ * mirror pair, ranks 0 and 3 x (tp 2 x dp 4) = 24 of the pipeline, on
+ * two nodes (inter_node), once a step as many times as the buckets; the expert
  * gradients, unsharded, go whole, 26,214,400 B a call. With the buckets
  * not overlapped (overlap.dp false) the step waits after its last
  * backward for every backward row of the data-parallel strategy, the
@@ -1493,6 +1493,15 @@ START_TEST(test_dp_bucket_overlap)
 	{
 		struct dc_step_buckets one = {1, {1}, {400}, {5.0}, 400, 5.0};
 		ck_assert_double_eq_tol(dc_step_bucket_tail(&one, 8.0), 5.0, 1e-12);
+	}
+	/* 4 buckets of 100 B over a 4 s backward, 1 s each, then 4 calls
+	 * that sum them again (DualPipe's mirror, HSDP's replicas: 0 fresh
+	 * bytes), 1 s each: the buckets ready at 1, 2, 3, 4 run 1-5, the
+	 * sums 5-9, 5 s past the backward. Counted as fresh gradient (800 B)
+	 * the buckets would look ready at 0.5, 1, 1.5, 2 and 4.5 s show */
+	{
+		struct dc_step_buckets re = {2, {4, 4}, {100, 0}, {1.0, 1.0}, 400, 8.0};
+		ck_assert_double_eq_tol(dc_step_bucket_tail(&re, 4.0), 5.0, 1e-12);
 	}
 }
 END_TEST

@@ -70,14 +70,21 @@ struct dc_step_pipe {
 
 /* What the DP gradient buckets cost after a stage's last backward. */
 struct dc_step_buckets {
-	/* calls in the order backward produces them: groups of `n` calls of
-	 * `bytes` each taking `call_s` (full buckets, then the rest) */
+	/* calls in the order the stream runs them: groups of `n` calls each
+	 * taking `call_s` (full buckets, then the rest), each ready once the
+	 * backward has produced `bytes` more of gradient (its message); 0
+	 * for a call that sums again what a call before it reduced (HSDP's
+	 * replicas, DualPipe's mirror: ready when that one ran) */
 	uint64_t ngroups;
 	uint64_t n[DC_COMM_MAX_COLL];
 	uint64_t bytes[DC_COMM_MAX_COLL];
 	double call_s[DC_COMM_MAX_COLL];
 	uint64_t total_bytes;
 	double total_s;
+	/* each group's op and what it moves (the trace's names; unread by
+	 * dc_step_bucket_tail) */
+	enum dc_coll_kind kind[DC_COMM_MAX_COLL];
+	enum dc_coll_what what[DC_COMM_MAX_COLL];
 };
 
 /* The pipeline schedule in closed form (docs/step-model.md, section 3):

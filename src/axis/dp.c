@@ -76,7 +76,7 @@ static void dp_sync(struct dc_axis_ctx *x, uint64_t params, int expert, const st
 	uint64_t times = sharding == DC_SHARD_ZERO2 ? gas : 1;
 	uint64_t full = dc_ck_mul(b, grads / bucket, times), rest = grads % bucket;
 	enum dc_coll_kind reduce = dc_framework_zero_grad_allreduce(p) ? DC_COLL_ALL_REDUCE : DC_COLL_REDUCE_SCATTER;
-	if (sharding == DC_SHARD_NONE) {
+	if (sharding == DC_SHARD_NONE || sharding == DC_SHARD_FSDP) {
 		if (g->shard > 1) {
 			on(x, g->shard, g->shard_g);
 			dc_axis_push_buckets(x, DC_COLL_ALL_REDUCE, grad_what, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC,
@@ -116,9 +116,11 @@ void dc_axis_dp_comm(struct dc_axis_ctx *x)
 				  DC_GROUP_REP};
 	struct dp_groups expert = {none ? p->expert_dp_cp : p->expert_shard_dp_cp,
 				   none ? DC_GROUP_EDP_CP : DC_GROUP_ESHARD, DC_GROUP_EREP};
-	/* DualPipe's mirror sum (mirror_sum) runs without data parallelism too */
+	/* DualPipe's mirror sum (mirror_sum) runs without data parallelism
+	 * too; FSDP over one rank shards nothing (the loader's warning: as
+	 * under none), so its mirror sum is priced here */
 	int mirror = dc_pipeline_schedule(p) == DC_PIPE_DUALPIPE;
-	if ((p->dp_cp < 2 && !mirror) || p->layout.sharding == DC_SHARD_FSDP)
+	if ((p->dp_cp < 2 && !mirror) || (p->layout.sharding == DC_SHARD_FSDP && p->dp_cp >= 2))
 		return;
 	dc_axis_setup(x, dense.shard, &p->group[dense.shard_g].link, &p->group[dense.shard_g].net);
 	dp_sync(x, best->total - best->expert_params, 0, &dense);

@@ -249,7 +249,8 @@ void dc_axis_fsdp_comm(struct dc_axis_ctx *x)
 	}
 	fsdp_units(x, layer_units, layer_total / layer_units, layer_total % layer_units, other_params, 0, whole,
 		   &p->group[DC_GROUP_SHARD].link, &p->group[DC_GROUP_SHARD].net);
-	if (experts > 0 && (edp > 1 || p->dp_replicate > 1)) {
+	/* DualPipe sums even unsharded experts with the mirror (mirrors) */
+	if (experts > 0 && (edp > 1 || p->dp_replicate > 1 || dc_pipeline_schedule(p) == DC_PIPE_DUALPIPE)) {
 		/* the MoE layers' expert parts, one per MoE layer */
 		uint64_t n = whole || !best->moe_layers ? 1 : best->moe_layers;
 		x->s->group_size = edp;

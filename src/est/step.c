@@ -1899,9 +1899,27 @@ struct dp_calls {
 	struct dc_step_buckets post; /* its calls (overlap.param_gather) */
 };
 
+/* A backward row that sums again gradients a reduction before it reduced
+ * (HSDP's shard across the replicas, DualPipe's with the mirror rank) */
+static int resums(const struct dc_coll *c)
+{
+	return c->what == DC_CW_REPLICA_GRAD_BUCKET || c->what == DC_CW_REPLICA_EXPERT_GRAD_BUCKET ||
+	       c->what == DC_CW_MIRROR_GRAD_BUCKET || c->what == DC_CW_MIRROR_EXPERT_GRAD_BUCKET;
+}
+
+/* A row of the routed experts' gradients */
+static int expert_row(const struct dc_coll *c)
+{
+	return c->what == DC_CW_EXPERT_GRAD_BUCKET || c->what == DC_CW_REPLICA_EXPERT_GRAD_BUCKET ||
+	       c->what == DC_CW_MIRROR_EXPERT_GRAD_BUCKET;
+}
+
 static void dp_calls(const struct dc_plan *p, const struct dc_comm *comm, struct dp_calls *d)
 {
 	const struct dc_comm_strategy *s = &comm->s[DC_STRAT_DP];
+	/* a row of s reduces the dense (0) or expert (1) gradients the
+	 * backward produced */
+	int reduces[2] = {0, 0};
 	/* ZeRO-2: each chunk's buckets reduced every microbatch it runs, a
 	 * ReduceScatter each, or an AllReduce each under training.framework
 	 * deepspeed (src/axis/dp.c); the step reads their phase, not the op */
@@ -1915,6 +1933,9 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm *comm, struct
 	d->post_calls = 0;
 	if (!s->in_play)
 		return;
+	for (uint64_t i = 0; i < s->ncoll; i++)
+		if (s->coll[i].phase == DC_CPHASE_BACKWARD && !resums(&s->coll[i]))
+			reduces[expert_row(&s->coll[i])] = 1;
 	for (uint64_t i = 0; i < s->ncoll; i++) {
 		const struct dc_coll *c = &s->coll[i];
 		double call = c->count ? c->time_s / (double)c->count : 0;
@@ -1923,12 +1944,17 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm *comm, struct
 			 * microbatch (src/axis/dp.c mirror_sum) */
 			int once = c->what == DC_CW_MIRROR_GRAD_BUCKET || c->what == DC_CW_MIRROR_EXPERT_GRAD_BUCKET;
 			uint64_t n = once ? c->count : c->count / per;
+			/* a second sum of what a reduction before it reduced
+			 * brings no new gradient: ready as that one ran */
+			uint64_t fresh = reduces[expert_row(c)] && resums(c) ? 0 : c->msg_bytes;
 			struct dc_step_buckets *b = &d->last;
 			b->n[b->ngroups] = n;
-			b->bytes[b->ngroups] = c->msg_bytes;
+			b->bytes[b->ngroups] = fresh;
 			b->call_s[b->ngroups] = call;
+			b->kind[b->ngroups] = c->kind;
+			b->what[b->ngroups] = c->what;
 			b->ngroups++;
-			b->total_bytes += n * c->msg_bytes;
+			b->total_bytes += n * fresh;
 			b->total_s += (double)n * call;
 			d->earlier_s += (double)(c->count - n) * call;
 		} else {
@@ -1938,6 +1964,8 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm *comm, struct
 			b->n[b->ngroups] = c->count;
 			b->bytes[b->ngroups] = c->msg_bytes;
 			b->call_s[b->ngroups] = call;
+			b->kind[b->ngroups] = c->kind;
+			b->what[b->ngroups] = c->what;
 			b->ngroups++;
 			b->total_bytes += c->count * c->msg_bytes;
 			b->total_s += c->time_s;
@@ -4029,7 +4057,6 @@ static void emit_stage(struct emitter *em, const struct step_ctx *x, const struc
 		       const struct dc_step_stage *st, double end, double sync, double opt, double step,
 		       const struct stage_view *view)
 {
-	const struct dc_plan *p = x->k.p;
 	uint64_t rep = x->dev ? s : rep_stage(x, s);
 	uint64_t nshow = view ? shown_ops(sm, s, view->microbatches) : sm->nops[s];
 	uint64_t held = 0, held_max = view ? held_most(sm, s) : 0;
@@ -4126,8 +4153,13 @@ static void emit_stage(struct emitter *em, const struct step_ctx *x, const struc
 				ready = wstart + st->bwd_s * (double)cum / (double)b->total_bytes;
 				if (busy < ready)
 					busy = ready;
-				ev(em, s, DC_TRACK_DP, busy, b->call_s[g], "dp bucket %llu %s", (unsigned long long)idx,
-				   p->layout.sharding == DC_SHARD_NONE ? "all_reduce" : "reduce_scatter");
+				if (b->what[g] == DC_CW_GRAD_BUCKET || b->what[g] == DC_CW_EXPERT_GRAD_BUCKET)
+					ev(em, s, DC_TRACK_DP, busy, b->call_s[g], "dp bucket %llu %s",
+					   (unsigned long long)idx, dc_coll_kind_name(b->kind[g]));
+				else
+					ev(em, s, DC_TRACK_DP, busy, b->call_s[g], "dp bucket %llu %s (%s)",
+					   (unsigned long long)idx, dc_coll_kind_name(b->kind[g]),
+					   dc_coll_what_label(b->what[g]));
 				busy += b->call_s[g];
 			}
 	} else if (tail > x->k.fsdp_tail_s) {
