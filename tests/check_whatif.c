@@ -122,7 +122,8 @@ START_TEST(test_slow_data_rank_middle_stage)
 END_TEST
 
 /* 10 ms before each of 8 microbatches' forward on rank 0: +80 ms on the
- * step, which every other rank spends waiting. */
+ * step, which every other rank spends waiting; under DualPipe the rank
+ * reads half of them. */
 START_TEST(test_slow_data_rank_by_hand)
 {
 	const char *sets[] = {"cluster.gpu=a100-sxm4-80gb", "whatif.slow_data_rank.rank=5",
@@ -139,6 +140,16 @@ START_TEST(test_slow_data_rank_by_hand)
 	REL(s->value - s->baseline, 8 * 0.025, 1e-9);
 	ck_assert_uint_eq(w->slow_rank, 5);
 	free(w);
+	{
+		/* DualPipe at pp 2, m 8: each end rank feeds one direction's
+		 * 4 microbatches, so rank 0 waits 4 x 10 ms */
+		const char *dual[] = {"cluster.gpu=a100-sxm4-80gb", "parallel.pp=2", "parallel.dp=1",
+				      "parallel.pipeline_schedule=dualpipe", NULL};
+		w = run("systems.json", dual, 0);
+		ck_assert(w->scn[DC_WHATIF_SLOW_DATA_RANK].available);
+		REL(w->data_wait_s, 4 * 0.010, 1e-12);
+		free(w);
+	}
 }
 END_TEST
 

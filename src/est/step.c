@@ -102,6 +102,7 @@ struct costs {
 	 * backward (pp 1; under a pipeline in fsdp_tail_s), both waited for */
 	double emb_ag_f, emb_rs;
 	double fsdp_tail_s;          /* pp > 1: the stage's reduce-scatters after its last backward */
+	int fsdp_tail_ar;            /* ... with AllReduces among them (HSDP's replicas, DualPipe's mirror) */
 	/* DeepSpeed ZeRO-3 offload (zero3_host_copies): a step's host-link
 	 * copies on the gather and reduce streams, also in ag_f, ag_b, rs_b */
 	double host_param_s, host_grad_s;
@@ -686,6 +687,7 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 			 * _post_backward after its last backward (src/axis/fsdp.c
 			 * unit_calls), behind no compute: stage_sync's tail */
 			k->fsdp_tail_s = rs + ers + ar;
+			k->fsdp_tail_ar = ar > 0;
 			k->rs_b = 0;
 			k->emb_rs = 0;
 		}
@@ -4166,7 +4168,8 @@ static void emit_stage(struct emitter *em, const struct step_ctx *x, const struc
 		ev(em, s, DC_TRACK_DP, t, tail - x->k.fsdp_tail_s, "dp gradient buckets (not overlapped)");
 	}
 	ev(em, s, DC_TRACK_FSDP_REDUCE, t + tail - x->k.fsdp_tail_s, x->k.fsdp_tail_s,
-	   "fsdp reduce_scatter of the stage's units (after its last backward)");
+	   "fsdp reduce_scatter of the stage's units (after its last backward)%s",
+	   x->k.fsdp_tail_ar ? ", then their all_reduces across replicas or with the mirror rank" : "");
 	ev(em, s, DC_TRACK_COMPUTE, t, tail, "wait: %s",
 	   x->k.fsdp_tail_s > 0 ? "fsdp reduce_scatters" : "dp gradient buckets' tail");
 	t += tail;

@@ -197,7 +197,9 @@ static int slow_data_rank(const struct dc_plan *base, const struct dc_results *r
 	const struct dc_config *in = base->in;
 	struct dc_whatif_scn *s = &w->scn[DC_WHATIF_SLOW_DATA_RANK];
 	uint64_t coord[DC_AXIS_COUNT], pp = base->layout.pp;
-	double d = in->whatif.data_delay_s, m = (double)base->layout.grad_accum_steps;
+	/* the microbatches the rank reads: m / 2 under DualPipe, each end
+	 * rank feeding one direction (activation.h) */
+	double d = in->whatif.data_delay_s, m = (double)dc_pipeline_chunk_microbatches(base);
 	struct dc_compute *c = &w->res.compute;
 
 	w->slow_rank = in->whatif.data_rank;
