@@ -174,6 +174,7 @@ static const struct {
 	{"step.bubble_s", "under parallel.pipeline_schedule zero_bubble, dualpipe or dualpipev; step.bubble_fraction "
 			  "and step.pipeline_s are there under every schedule"},
 	{"step.bubble_paper_", "under parallel.pipeline_schedule zero_bubble, dualpipe or dualpipev"},
+	{"step.mirror_sum_s", "under parallel.pipeline_schedule dualpipe"},
 	{"step.chunk_", "under parallel.pipeline_schedule zero_bubble, dualpipe or dualpipev"},
 	{"step.param_copies", "under parallel.pipeline_schedule dualpipe or dualpipev (a rank holds one copy of its "
 			      "stage otherwise)"},
@@ -192,7 +193,7 @@ static const struct {
 	{"memory.per_rank.host_", "with parallel.offload other than none"},
 	{"memory.host_", "with parallel.offload other than none"},
 	{"summary.host_shortfall_bytes", "with cluster.host_memory given"},
-	{"comm.dp", "when dp > 1 runs its collectives (not under FSDP)"},
+	{"comm.dp", "when dp > 1 runs its collectives (not under FSDP), or DualPipe sums gradients with the mirror rank"},
 	{"comm.fsdp", "under parallel.sharding fsdp"},
 	{"comm.tp", "when tp > 1"},
 	{"comm.pp", "when pp > 1"},

@@ -17,6 +17,8 @@ struct view {
 	struct dc_step s;
 	int available, unavailable, has_total_tokens;
 	int new_schedule; /* ZB-H1, DualPipe, DualPipeV: their papers' figures shown */
+	int mirror;       /* DualPipe: its mirror gradient sum's calls shown */
+	double mirror_sum_s;
 	const char *missing, *model, *hfu_paper_means, *paper;
 	char schedule[96];
 	const char *pipeline_schedule; /* the schedule's config value (config.h dc_pipe_schedule_name) */
@@ -88,6 +90,11 @@ static const char *paper_formula(enum dc_pipe_schedule s)
 static int is_new_schedule(const void *base)
 {
 	return ((const struct view *)base)->new_schedule;
+}
+
+static int is_mirror(const void *base)
+{
+	return ((const struct view *)base)->mirror;
 }
 
 /* Which levels the step prices with are not the kernel set's isolated
@@ -199,6 +206,17 @@ static void view(const struct dc_run *run, void *out)
 			   "op order simulated op by op (ZB-H1 too, within the step's bound: docs/step-model.md section 3); "
 			   "gradient buckets behind the last backward; every rank meets at the gradient sync and the optimizer";
 	v->paper = v->new_schedule ? paper_formula(s->schedule) : "";
+	/* DualPipe's sum of each copy's gradients with the mirror rank's
+	 * (src/axis/dp.c mirror_sum): its calls' time, the comm result's */
+	v->mirror = s->available && s->schedule == DC_PIPE_DUALPIPE;
+	v->mirror_sum_s = 0;
+	for (int k = 0; v->mirror && k < 2; k++) {
+		const struct dc_comm_strategy *st = &run->res->comm.s[k ? DC_STRAT_FSDP : DC_STRAT_DP];
+		for (uint64_t i = 0; st->in_play && i < st->ncoll; i++)
+			if (st->coll[i].what == DC_CW_MIRROR_GRAD_BUCKET ||
+			    st->coll[i].what == DC_CW_MIRROR_EXPERT_GRAD_BUCKET)
+				v->mirror_sum_s += st->coll[i].time_s;
+	}
 	v->hfu_paper_means = "hardware FLOPs as Korthikanti et al. 2022 count them: Eq. 8 with selective recompute (s/(3h)), "
 			     "Megatron-LM 2021 Eq. 3 with full, Eq. 7 with none; formulas for a GPT-shaped dense model (4h GELU MLP, "
 			     "as many key/value heads as heads), so on another model they can fall below the MFU counted here";
@@ -797,6 +815,8 @@ static const struct dc_field fields[] = {
 	 .shown = is_new_schedule},
 	{"param_copies", "parameters a rank holds, in stages", DC_U_RATIO, DC_FT_F64, SV(param_copies),
 	 .shown = is_new_schedule},
+	{"mirror_sum_s", "DualPipe mirror gradient sum: its calls",
+	 DC_U_SECONDS, DC_FT_F64, V(mirror_sum_s), .shown = is_mirror},
 	{"p2p_per_microbatch", "point-to-point sends of a microbatch each way", DC_U_COUNT, DC_FT_F64,
 	 SV(p2p_per_microbatch), .shown = is_new_schedule},
 	{"critical_stage", "critical pipeline stage", DC_U_COUNT, DC_FT_U64, SV(critical_stage), .shown = is_available},
