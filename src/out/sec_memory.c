@@ -220,6 +220,18 @@ static void top_stages(const void *base, char *buf, size_t len)
 	stages_text(&((const struct ledger_view *)base)->l, buf, len);
 }
 
+/* Under DualPipe a rank at pipeline position s holds stages s and pp - 1
+ * - s (activation.h): the label says so, the value stays the position */
+static void stages_label(const void *base, char *buf, size_t len)
+{
+	const struct ledger_view *v = base;
+	if (dc_pipeline_schedule(v->plan) == DC_PIPE_DUALPIPE)
+		dc_text_fmt(buf, len, "pipeline position(s) (DualPipe: position s holds stages s and %llu - s)",
+			    (unsigned long long)(v->plan->layout.pp - 1));
+	else
+		dc_text_fmt(buf, len, "pipeline stage(s)");
+}
+
 static void top_ranks(const void *base, char *buf, size_t len)
 {
 	const struct ledger_view *v = base;
@@ -531,7 +543,7 @@ static void head_backward_label(const void *base, char *buf, size_t len)
 static const struct dc_field top_fields[] = {
 	{"rank", "rank", DC_U_COUNT, DC_FT_U64, LV(rank)},
 	{"class", "class", DC_U_COUNT, DC_FT_U64, LV(class_index)},
-	{"stages", "pipeline stage(s)", DC_U_NONE, DC_FT_FN, 0, .text = top_stages},
+	{"stages", NULL, DC_U_NONE, DC_FT_FN, 0, .text = top_stages, .label_fn = stages_label},
 	{"class_ranks", "ranks with this ledger", DC_U_NONE, DC_FT_FN, 0, .text = top_ranks},
 	{"layers", "transformer layers held", DC_U_COUNT, DC_FT_U64, L(p.layers)},
 	{"params", "parameters held (its tp x pp x ep shard)", DC_U_COUNT, DC_FT_U64, L(p.total)},
