@@ -316,6 +316,16 @@ expect 6 "streamed seed" "$bin" "$@" --seed 18446744073709551614 --check seedbig
 	fail "streamed seed: $(cat out.txt)"
 expect 0 "streamed seed: itself" "$bin" "$@" --seed 18446744073709551615 --check seedbig.json
 
+# --check-max's keys that come and go (src/cli/check.c conditional_keys)
+# each have a row in docs/output.md's table of what a report leaves out, a
+# key or its prefix in backquotes: the two lists stay alike
+keys=$(awk '/conditional_keys\[\] = \{/,/^\};/' "$src/src/cli/check.c" | grep -o '^	{"[a-z0-9_.]*"' |
+	sed 's/^	{"//; s/"$//')
+[ -n "$keys" ] || fail "conditional keys: none read from src/cli/check.c"
+for k in $keys; do
+	grep -q "\`$k" "$src/docs/output.md" || fail "conditional key $k: not in docs/output.md"
+done
+
 if [ "$fails" = 0 ]; then
 	echo "ok: --check"
 	exit 0
