@@ -801,7 +801,7 @@ static const struct dc_field fields[] = {
 	{"hfu_paper_means", "paper convention", DC_U_NONE, DC_FT_STR, V(hfu_paper_means), .shown = is_available},
 	{"bubble_fraction", "pipeline bubble / busy time (critical stage)", DC_U_RATIO, DC_FT_F64, SV(bubble_fraction),
 	 .shown = is_available},
-	{"bubble_s", "pipeline bubble of the critical stage", DC_U_SECONDS, DC_FT_F64, SV(bubble_s),
+	{"bubble_s", "pipeline bubble of the critical stage, its exposed sends too", DC_U_SECONDS, DC_FT_F64, SV(bubble_s),
 	 .shown = is_new_schedule},
 	{"bubble_paper_s", "the paper's bubble for its F, B, W, F&B", DC_U_SECONDS, DC_FT_F64, SV(bubble_paper_s),
 	 .shown = is_new_schedule},
