@@ -1494,14 +1494,37 @@ START_TEST(test_dp_bucket_overlap)
 		struct dc_step_buckets one = {1, {1}, {400}, {5.0}, 400, 5.0};
 		ck_assert_double_eq_tol(dc_step_bucket_tail(&one, 8.0), 5.0, 1e-12);
 	}
-	/* 4 buckets of 100 B over a 4 s backward, 1 s each, then 4 calls
-	 * that sum them again (DualPipe's mirror, HSDP's replicas: 0 fresh
-	 * bytes), 1 s each: the buckets ready at 1, 2, 3, 4 run 1-5, the
-	 * sums 5-9, 5 s past the backward. Counted as fresh gradient (800 B)
-	 * the buckets would look ready at 0.5, 1, 1.5, 2 and 4.5 s show */
+	/* 4 buckets of 100 B over a 4 s backward, 1 s each, each summed
+	 * again once it ended (DualPipe's mirror, HSDP's replicas) for 1 s
+	 * on a second stream: the buckets ready at 1, 2, 3, 4 run 1-5, the
+	 * sums 2-6, 2 s past the backward; sums of 3 s run 2-5, 5-8, 8-11,
+	 * 11-14: 10 s show. Counted as fresh gradient on the one stream
+	 * (800 B) the buckets would look ready at 0.5, 1, 1.5, 2 and 4.5 s
+	 * show */
 	{
-		struct dc_step_buckets re = {2, {4, 4}, {100, 0}, {1.0, 1.0}, 400, 8.0};
-		ck_assert_double_eq_tol(dc_step_bucket_tail(&re, 4.0), 5.0, 1e-12);
+		static struct dc_step_buckets re;
+		re.ngroups = 1;
+		re.n[0] = 4;
+		re.bytes[0] = 100;
+		re.call_s[0] = 1.0;
+		re.follow_s[0] = 1.0;
+		re.total_bytes = 400;
+		re.total_s = 8.0;
+		ck_assert_double_eq_tol(dc_step_bucket_tail(&re, 4.0), 2.0, 1e-12);
+		re.follow_s[0] = 3.0;
+		ck_assert_double_eq_tol(dc_step_bucket_tail(&re, 4.0), 10.0, 1e-12);
+		/* ... and a rest of 50 B after them, 0.5 s, summed in 0.5 s:
+		 * over a 4.5 s backward the buckets are ready at 1, 2, 3, 4, 4.5
+		 * s and run 1-5 and 5-5.5; the sums (1 s) 2-6 and 6-6.5: 2 s
+		 * show */
+		re.follow_s[0] = 1.0;
+		re.ngroups = 2;
+		re.n[1] = 1;
+		re.bytes[1] = 50;
+		re.call_s[1] = 0.5;
+		re.follow_s[1] = 0.5;
+		re.total_bytes = 450;
+		ck_assert_double_eq_tol(dc_step_bucket_tail(&re, 4.5), 2.0, 1e-12);
 	}
 }
 END_TEST

@@ -70,22 +70,29 @@ struct dc_step_pipe {
 
 /* What the DP gradient buckets cost after a stage's last backward. */
 struct dc_step_buckets {
-	/* calls in the order the stream runs them: groups of `n` calls each
-	 * taking `call_s` (full buckets, then the rest), each ready once the
-	 * backward has produced `bytes` more of gradient (its message); 0
-	 * for a call that sums again what a call before it reduced (HSDP's
-	 * replicas, DualPipe's mirror: ready when that one ran) */
+	/* calls in the order the stream runs them: groups of `n` calls of
+	 * `bytes` each (the gradient the backward produces for it) taking
+	 * `call_s` (full buckets, then the rest) */
 	uint64_t ngroups;
 	uint64_t n[DC_COMM_MAX_COLL];
 	uint64_t bytes[DC_COMM_MAX_COLL];
 	double call_s[DC_COMM_MAX_COLL];
 	uint64_t total_bytes;
-	double total_s;
+	double total_s; /* every call's time, the follow-ups' included */
 	/* each group's op and what it moves (the trace's names; unread by
 	 * dc_step_bucket_tail) */
 	enum dc_coll_kind kind[DC_COMM_MAX_COLL];
 	enum dc_coll_what what[DC_COMM_MAX_COLL];
+	/* what sums each call's result again once it ended, on a second
+	 * stream, in the same order: HSDP's AllReduce across the replicas
+	 * and DualPipe's with the mirror rank, `follow_s` a call (0: none);
+	 * `follows` names them (DC_STEP_FOLLOW_* bits) */
+	double follow_s[DC_COMM_MAX_COLL];
+	unsigned follows[DC_COMM_MAX_COLL];
 };
+
+#define DC_STEP_FOLLOW_REPLICAS 1u
+#define DC_STEP_FOLLOW_MIRROR 2u
 
 /* The pipeline schedule in closed form (docs/step-model.md, section 3):
  * returns the span from the first forward to the end of the last backward,
@@ -97,8 +104,9 @@ struct dc_step_buckets {
 double dc_step_pipeline_closed(const struct dc_step_pipe *pp, uint64_t *critical);
 
 /* The time after `window_s` of backward (buckets produced uniformly by
- * bytes over it) until the last bucket's collective ends: the exposed
- * tail, >= 0. Closed form over the groups. */
+ * bytes over it) until the last bucket's collective, and the last
+ * follow-up on the second stream, ends: the exposed tail, >= 0. Closed
+ * form over the groups. */
 double dc_step_bucket_tail(const struct dc_step_buckets *b, double window_s);
 
 /* Megatron's --overlap-param-gather (docs/step-model.md, "Framework
@@ -334,6 +342,7 @@ enum dc_step_track {
 	DC_TRACK_PP,
 	DC_TRACK_DP,
 	DC_TRACK_CP, /* context parallelism's K/V exchange, inside each layer's span */
+	DC_TRACK_DP_RESUM, /* the dp buckets' second sums (HSDP's replicas, DualPipe's mirror), their own stream */
 	DC_TRACK_COUNT,
 };
 
