@@ -83,12 +83,16 @@ struct dc_step_buckets {
 	 * dc_step_bucket_tail) */
 	enum dc_coll_kind kind[DC_COMM_MAX_COLL];
 	enum dc_coll_what what[DC_COMM_MAX_COLL];
-	/* what sums each call's result again once it ended, on a second
-	 * stream, in the same order: HSDP's AllReduce across the replicas
-	 * and DualPipe's with the mirror rank, `follow_s` a call (0: none);
-	 * `follows` names them (DC_STEP_FOLLOW_* bits) */
+	/* what sums each call's result again once it ended (HSDP's
+	 * AllReduce across the replicas, DualPipe's with the mirror rank):
+	 * on a link the call does not use, on a second stream in the same
+	 * order, `follow_s` a call (0: none), named by `follows`
+	 * (DC_STEP_FOLLOW_* bits); on the call's own link, which one call
+	 * keeps busy, in the call itself (`call_s` holds both), named by
+	 * `within` */
 	double follow_s[DC_COMM_MAX_COLL];
 	unsigned follows[DC_COMM_MAX_COLL];
+	unsigned within[DC_COMM_MAX_COLL];
 };
 
 #define DC_STEP_FOLLOW_REPLICAS 1u

@@ -1957,6 +1957,7 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm *comm, struct
 	 * gradients the backward produced, in order, and how many of them a
 	 * re-sum of each kind (replicas 0, mirror 1) has followed so far */
 	uint64_t prim[2][DC_COMM_MAX_COLL], nprim[2] = {0, 0}, used[2][2] = {{0, 0}, {0, 0}};
+	enum dc_link_choice link[DC_COMM_MAX_COLL]; /* each group's */
 	/* ZeRO-2: each chunk's buckets reduced every microbatch it runs, a
 	 * ReduceScatter each, or an AllReduce each under training.framework
 	 * deepspeed (src/axis/dp.c); the step reads their phase, not the op */
@@ -1986,8 +1987,15 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm *comm, struct
 				 * stream (HSDP's all-reduce stream), n calls as many
 				 * as that reduction's */
 				uint64_t g = prim[kind][used[kind][mirror]++];
-				b->follow_s[g] += call;
-				b->follows[g] |= mirror ? DC_STEP_FOLLOW_MIRROR : DC_STEP_FOLLOW_REPLICAS;
+				unsigned bit = mirror ? DC_STEP_FOLLOW_MIRROR : DC_STEP_FOLLOW_REPLICAS;
+				if (c->link == link[g]) {
+					/* the same link: after the call, as one */
+					b->call_s[g] += call;
+					b->within[g] |= bit;
+				} else {
+					b->follow_s[g] += call;
+					b->follows[g] |= bit;
+				}
 				b->total_s += (double)n * call;
 				d->earlier_s += (double)(c->count - n) * call;
 				continue;
@@ -2001,6 +2009,8 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm *comm, struct
 			b->what[b->ngroups] = c->what;
 			b->follow_s[b->ngroups] = 0;
 			b->follows[b->ngroups] = 0;
+			b->within[b->ngroups] = 0;
+			link[b->ngroups] = c->link;
 			b->ngroups++;
 			b->total_bytes += n * c->msg_bytes;
 			b->total_s += (double)n * call;
@@ -2016,6 +2026,7 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm *comm, struct
 			b->what[b->ngroups] = c->what;
 			b->follow_s[b->ngroups] = 0;
 			b->follows[b->ngroups] = 0;
+			b->within[b->ngroups] = 0;
 			b->ngroups++;
 			b->total_bytes += c->count * c->msg_bytes;
 			b->total_s += c->time_s;
@@ -4103,6 +4114,14 @@ struct stage_view {
 };
 
 /* One stage's events, after the schedule has run. */
+/* A bucket's second sums, by their DC_STEP_FOLLOW_* bits */
+static const char *resum_text(unsigned bits)
+{
+	if (bits == (DC_STEP_FOLLOW_REPLICAS | DC_STEP_FOLLOW_MIRROR))
+		return "across replicas, then with the mirror rank";
+	return bits & DC_STEP_FOLLOW_MIRROR ? "with the mirror rank" : "across replicas";
+}
+
 static void emit_stage(struct emitter *em, const struct step_ctx *x, const struct sim *sm, uint64_t s,
 		       const struct dc_step_stage *st, double end, double sync, double opt, double step,
 		       const struct stage_view *view)
@@ -4203,7 +4222,10 @@ static void emit_stage(struct emitter *em, const struct step_ctx *x, const struc
 				ready = wstart + st->bwd_s * (double)cum / (double)b->total_bytes;
 				if (busy < ready)
 					busy = ready;
-				if (b->what[g] == DC_CW_GRAD_BUCKET || b->what[g] == DC_CW_EXPERT_GRAD_BUCKET)
+				if (b->within[g])
+					ev(em, s, DC_TRACK_DP, busy, b->call_s[g], "dp bucket %llu %s, then all_reduce (%s)",
+					   (unsigned long long)idx, dc_coll_kind_name(b->kind[g]), resum_text(b->within[g]));
+				else if (b->what[g] == DC_CW_GRAD_BUCKET || b->what[g] == DC_CW_EXPERT_GRAD_BUCKET)
 					ev(em, s, DC_TRACK_DP, busy, b->call_s[g], "dp bucket %llu %s",
 					   (unsigned long long)idx, dc_coll_kind_name(b->kind[g]));
 				else
@@ -4213,13 +4235,10 @@ static void emit_stage(struct emitter *em, const struct step_ctx *x, const struc
 				busy += b->call_s[g];
 				if (b->follow_s[g] > 0) {
 					/* its re-sums on the second stream (dc_step_bucket_tail) */
-					unsigned fw = b->follows[g];
 					if (busy2 < busy)
 						busy2 = busy;
-					ev(em, s, DC_TRACK_DP_RESUM, busy2, b->follow_s[g], "dp bucket %llu all_reduce (%s%s%s)",
-					   (unsigned long long)idx, fw & DC_STEP_FOLLOW_REPLICAS ? "across replicas" : "",
-					   fw == (DC_STEP_FOLLOW_REPLICAS | DC_STEP_FOLLOW_MIRROR) ? ", then " : "",
-					   fw & DC_STEP_FOLLOW_MIRROR ? "with the mirror rank" : "");
+					ev(em, s, DC_TRACK_DP_RESUM, busy2, b->follow_s[g], "dp bucket %llu all_reduce (%s)",
+					   (unsigned long long)idx, resum_text(b->follows[g]));
 					busy2 += b->follow_s[g];
 				}
 			}
