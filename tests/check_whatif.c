@@ -123,7 +123,7 @@ END_TEST
 
 /* 10 ms before each of 8 microbatches' forward on rank 0: +80 ms on the
  * step, which every other rank spends waiting; under DualPipe the rank
- * reads half of them. */
+ * reads inputs for half of them and labels for the other half. */
 START_TEST(test_slow_data_rank_by_hand)
 {
 	const char *sets[] = {"cluster.gpu=a100-sxm4-80gb", "whatif.slow_data_rank.rank=5",
@@ -141,13 +141,14 @@ START_TEST(test_slow_data_rank_by_hand)
 	ck_assert_uint_eq(w->slow_rank, 5);
 	free(w);
 	{
-		/* DualPipe at pp 2, m 8: each end rank feeds one direction's
-		 * 4 microbatches, so rank 0 waits 4 x 10 ms */
+		/* DualPipe at pp 2, m 8: an end rank reads the inputs of one
+		 * direction's 4 microbatches and the labels of the other's 4,
+		 * so rank 0 waits 8 x 10 ms */
 		const char *dual[] = {"cluster.gpu=a100-sxm4-80gb", "parallel.pp=2", "parallel.dp=1",
 				      "parallel.pipeline_schedule=dualpipe", NULL};
 		w = run("systems.json", dual, 0);
 		ck_assert(w->scn[DC_WHATIF_SLOW_DATA_RANK].available);
-		REL(w->data_wait_s, 4 * 0.010, 1e-12);
+		REL(w->data_wait_s, 8 * 0.010, 1e-12);
 		free(w);
 	}
 }

@@ -193,8 +193,9 @@ static const struct {
 	{"memory.per_rank.host_", "with parallel.offload other than none"},
 	{"memory.host_", "with parallel.offload other than none"},
 	{"summary.host_shortfall_bytes", "with cluster.host_memory given"},
-	{"comm.dp", "when dp > 1 runs its collectives (not under FSDP), or DualPipe sums gradients with the mirror rank"},
-	{"comm.fsdp", "under parallel.sharding fsdp"},
+	{"comm.dp", "when dp > 1 runs its collectives, or DualPipe sums gradients with the mirror rank, outside FSDP over "
+		    "dp x cp > 1 (whose sync is comm.fsdp)"},
+	{"comm.fsdp", "under parallel.sharding fsdp over dp x cp > 1 (over one rank it shards nothing)"},
 	{"comm.tp", "when tp > 1"},
 	{"comm.pp", "when pp > 1"},
 	{"comm.ep", "when ep > 1"},

@@ -197,9 +197,11 @@ static int slow_data_rank(const struct dc_plan *base, const struct dc_results *r
 	const struct dc_config *in = base->in;
 	struct dc_whatif_scn *s = &w->scn[DC_WHATIF_SLOW_DATA_RANK];
 	uint64_t coord[DC_AXIS_COUNT], pp = base->layout.pp;
-	/* the microbatches the rank reads: m / 2 under DualPipe, each end
-	 * rank feeding one direction (activation.h) */
-	double d = in->whatif.data_delay_s, m = (double)dc_pipeline_chunk_microbatches(base);
+	/* the microbatches the rank reads data for: m (under DualPipe an end
+	 * rank reads the inputs of one direction's m / 2 and the labels of
+	 * the other's: deepseek-ai/DualPipe examples/example_dualpipe.py) */
+	double d = in->whatif.data_delay_s, m = (double)base->layout.grad_accum_steps;
+	int dual = dc_pipeline_schedule(base) == DC_PIPE_DUALPIPE;
 	struct dc_compute *c = &w->res.compute;
 
 	w->slow_rank = in->whatif.data_rank;
@@ -222,10 +224,17 @@ static int slow_data_rank(const struct dc_plan *base, const struct dc_results *r
 	 * slow rank's embedding (first stage) or head (last stage): the step
 	 * again */
 	hold_step_inputs(w, res);
-	if (w->slow_stage == 0)
+	if (dual) {
+		/* an end rank holds stage 0 (its inputs) and stage pp - 1 (its
+		 * labels), each run m / 2 times; the two end ranks' kernels
+		 * are the same stages', so both wait alike */
 		c->embedding.fwd_s += d;
-	else
 		c->head.fwd_s += d;
+	} else if (w->slow_stage == 0) {
+		c->embedding.fwd_s += d;
+	} else {
+		c->head.fwd_s += d;
+	}
 	if (step_with_held(base, w, error) != 0)
 		return -1;
 	w->data_wait_s = m * d;

@@ -2,6 +2,7 @@
  * every strategy in play. */
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "distcalc/activation.h"
 #include "distcalc/net.h"
@@ -18,7 +19,7 @@ struct strat_view {
 	int crosses;            /* the priced group spans NVLink domains */
 	uint64_t nic_flows;     /* groups moving data through each of its NICs at once */
 	double node_bw_GBps;    /* what its share of a node's NICs carries */
-	char other_groups[240]; /* the note when some collective runs on other groups */
+	char other_groups[400]; /* the note when some collective runs on other groups */
 };
 
 struct view {
@@ -96,6 +97,7 @@ static void view(const struct dc_run *run, void *out)
 		 * the shard groups the header names: say so beside them */
 		for (size_t k = 0; !sv->note && st->in_play && k < st->ncoll; k++) {
 			const struct dc_coll *cl = &st->coll[k];
+			char whats[160];
 			int more = 0;
 			if (cl->link == st->link && cl->group_size == st->group_size)
 				continue;
@@ -106,18 +108,30 @@ static void view(const struct dc_run *run, void *out)
 				more = (o->link != st->link || o->group_size != st->group_size) &&
 				       (o->link != cl->link || o->group_size != cl->group_size);
 			}
+			/* every kind of row on groups of that size and link
+			 * (HSDP's replicas, DualPipe's mirror, the experts'
+			 * expert-data-parallel groups), each named once */
+			whats[0] = 0;
+			for (size_t j = k; j < st->ncoll; j++) {
+				const struct dc_coll *o = &st->coll[j];
+				const char *w = dc_coll_what_label(o->what);
+				size_t at = strlen(whats);
+				if (o->link != cl->link || o->group_size != cl->group_size || strstr(whats, w))
+					continue;
+				snprintf(whats + at, sizeof(whats) - at, "%s%s", at ? ", " : "", w);
+			}
 			if (k == 0)
 				/* no row runs on the header's groups (ring
 				 * attention's sends go to one neighbour of the
 				 * cp group): the header is the whole group's */
 				snprintf(sv->other_groups, sizeof(sv->other_groups),
 					 "group size and link above are the whole group's; the %s rows run on groups of %llu over %s%s (each row names its group and link)",
-					 dc_coll_what_label(cl->what), (unsigned long long)cl->group_size,
+					 whats, (unsigned long long)cl->group_size,
 					 dc_link_choice_name(cl->link), more ? ", and other rows on other groups" : "");
 			else
 				snprintf(sv->other_groups, sizeof(sv->other_groups),
 					 "group size and link above are those of the %s rows' groups; the %s rows run on groups of %llu over %s%s (each row names its group and link)",
-					 dc_coll_what_label(st->coll[0].what), dc_coll_what_label(cl->what),
+					 dc_coll_what_label(st->coll[0].what), whats,
 					 (unsigned long long)cl->group_size, dc_link_choice_name(cl->link),
 					 more ? ", and other rows on other groups" : "");
 			sv->note = sv->other_groups;

@@ -144,11 +144,11 @@ static void change_text(const struct view *v, enum dc_whatif_scenario s, char *b
 	case DC_WHATIF_SLOW_DATA_RANK:
 		snprintf(buf, len, "rank %llu waits %g s for data before each of its %llu microbatches' forward%s",
 			 (unsigned long long)in->whatif.data_rank, in->whatif.data_delay_s,
-			 (unsigned long long)dc_pipeline_chunk_microbatches(v->plan),
+			 (unsigned long long)v->plan->layout.grad_accum_steps,
 			 dc_pipeline_schedule(v->plan) == DC_PIPE_DUALPIPE
-				 ? " (DualPipe: it feeds one direction's half; the delay is priced on its stage's "
-				   "kernels, so the other end rank, which runs the same stage for the other half, waits "
-				   "alike)"
+				 ? " (DualPipe: the inputs of one direction's half, the labels of the other's; the delay "
+				   "is priced on the kernels of the stages it reads for, which the other end rank runs too, "
+				   "so both end ranks wait alike)"
 				 : "");
 		break;
 	case DC_WHATIF_WHOLE_MODEL_ALLGATHER:
