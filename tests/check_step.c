@@ -1494,37 +1494,68 @@ START_TEST(test_dp_bucket_overlap)
 		struct dc_step_buckets one = {1, {1}, {400}, {5.0}, 400, 5.0};
 		ck_assert_double_eq_tol(dc_step_bucket_tail(&one, 8.0), 5.0, 1e-12);
 	}
-	/* 4 buckets of 100 B over a 4 s backward, 1 s each, each summed
-	 * again once it ended (DualPipe's mirror, HSDP's replicas) for 1 s
-	 * on a second stream: the buckets ready at 1, 2, 3, 4 run 1-5, the
-	 * sums 2-6, 2 s past the backward; sums of 3 s run 2-5, 5-8, 8-11,
-	 * 11-14: 10 s show. Counted as fresh gradient on the one stream
-	 * (800 B) the buckets would look ready at 0.5, 1, 1.5, 2 and 4.5 s
-	 * show */
-	{
-		static struct dc_step_buckets re;
-		re.ngroups = 1;
-		re.n[0] = 4;
-		re.bytes[0] = 100;
-		re.call_s[0] = 1.0;
-		re.follow_s[0] = 1.0;
-		re.total_bytes = 400;
-		re.total_s = 8.0;
-		ck_assert_double_eq_tol(dc_step_bucket_tail(&re, 4.0), 2.0, 1e-12);
-		re.follow_s[0] = 3.0;
-		ck_assert_double_eq_tol(dc_step_bucket_tail(&re, 4.0), 10.0, 1e-12);
-		/* ... and a rest of 50 B after them, 0.5 s, summed in 0.5 s:
-		 * over a 4.5 s backward the buckets are ready at 1, 2, 3, 4, 4.5
-		 * s and run 1-5 and 5-5.5; the sums (1 s) 2-6 and 6-6.5: 2 s
-		 * show */
-		re.follow_s[0] = 1.0;
-		re.ngroups = 2;
-		re.n[1] = 1;
-		re.bytes[1] = 50;
-		re.call_s[1] = 0.5;
-		re.follow_s[1] = 0.5;
-		re.total_bytes = 450;
-		ck_assert_double_eq_tol(dc_step_bucket_tail(&re, 4.5), 2.0, 1e-12);
+}
+END_TEST
+
+/* A bucket's second sum (HSDP's across the replicas, DualPipe's with the
+ * mirror) runs right after the reduction it follows, in the same call,
+ * however that reduction is spelled: on configs/mixtral-8x7b-ep.json at ep
+ * 1, ZeRO-1 with dp_replicate = dp = 4 shards nothing (a shard group of
+ * one rank), so its rows are DDP's, an AllReduce of each whole bucket over
+ * the 4 replicas, and the step must be the one of sharding "none" (whose
+ * AllReduce is the DDP row itself), under 1F1B and under DualPipe, where
+ * the mirror's sum follows that AllReduce (a review found it queued behind
+ * every replica call, 7.6% apart): the trace shows each mirror call right
+ * after its bucket's, none on its own */
+struct resum_count {
+	uint64_t followed, alone;
+};
+
+static int count_resums(void *ctx, const struct dc_step_event *e)
+{
+	struct resum_count *x = ctx;
+	if (e->stage != 0 || e->kind != DC_EV_SPAN || e->track != DC_TRACK_DP)
+		return 0;
+	x->followed += strstr(e->name, "then all_reduce (with the mirror rank)") != NULL;
+	x->alone += strstr(e->name, "mirror gradient sum") != NULL;
+	return 0;
+}
+
+START_TEST(test_resums_follow_their_bucket)
+{
+	static const char *const sched[] = {"parallel.pipeline_schedule=1f1b", "parallel.pipeline_schedule=dualpipe"};
+	for (int i = 0; i < 2; i++) {
+		const char *hsdp[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.ep=1", sched[i], "parallel.dp_replicate=4",
+				      NULL};
+		const char *none[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.ep=1", sched[i], "parallel.sharding=none",
+				      NULL};
+		double t;
+		run_config("mixtral-8x7b-ep.json", hsdp);
+		t = run_res.step.time_s;
+		ck_assert_uint_eq(run_res.comm.s[DC_STRAT_DP].coll[0].what, DC_CW_REPLICA_GRAD_BUCKET);
+		if (i == 1) {
+			/* the trace: every mirror call right after its bucket's
+			 * AllReduce across the replicas, none on its own */
+			struct resum_count rc = {0, 0};
+			struct dc_step_show show = {.microbatches = 2, .max_chunks = 1u << 20};
+			struct dc_step st;
+			const char *err = NULL;
+			uint64_t calls = 0;
+			const struct dc_comm_strategy *dp = &run_res.comm.s[DC_STRAT_DP];
+			for (uint64_t j = 0; j < dp->ncoll; j++)
+				if (dp->coll[j].what == DC_CW_MIRROR_GRAD_BUCKET ||
+				    dp->coll[j].what == DC_CW_MIRROR_EXPERT_GRAD_BUCKET)
+					calls += dp->coll[j].count;
+			ck_assert_int_eq(dc_step_trace(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops,
+						       &run_res.batch, &st, &show, NULL, count_resums, &rc, &err),
+					 0);
+			ck_assert_uint_gt(calls, 0);
+			ck_assert_uint_eq(rc.followed, calls);
+			ck_assert_uint_eq(rc.alone, 0);
+		}
+		run_config("mixtral-8x7b-ep.json", none);
+		ck_assert_uint_eq(run_res.comm.s[DC_STRAT_DP].coll[0].what, DC_CW_GRAD_BUCKET);
+		ck_assert_double_eq_tol(t, run_res.step.time_s, 1e-12 * t);
 	}
 }
 END_TEST
@@ -2784,6 +2815,7 @@ int main(void)
 	tcase_add_test(tc, test_zero_bubble_h1_closed_form_below_timeline);
 	tcase_add_test(tc, test_dualpipe_bubble_by_hand);
 	tcase_add_test(tc, test_dualpipe_sums_gradients_with_the_mirror);
+	tcase_add_test(tc, test_resums_follow_their_bucket);
 	tcase_add_test(tc, test_dualpipe_uneven_stages_compute);
 	tcase_add_test(tc, test_dp_bucket_overlap);
 	suite_add_tcase(s, tc);

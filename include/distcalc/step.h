@@ -83,20 +83,15 @@ struct dc_step_buckets {
 	 * dc_step_bucket_tail) */
 	enum dc_coll_kind kind[DC_COMM_MAX_COLL];
 	enum dc_coll_what what[DC_COMM_MAX_COLL];
-	/* what sums each call's result again once it ended (HSDP's
-	 * AllReduce across the replicas, DualPipe's with the mirror rank):
-	 * on a link the call does not use, on a second stream in the same
-	 * order, `follow_s` a call (0: none), named by `follows`
-	 * (DC_STEP_FOLLOW_* bits); on the call's own link, which one call
-	 * keeps busy, in the call itself (`call_s` holds both), named by
-	 * `within` */
-	double follow_s[DC_COMM_MAX_COLL];
-	unsigned follows[DC_COMM_MAX_COLL];
-	unsigned within[DC_COMM_MAX_COLL];
+	/* what sums each call's result again once it ended, right after it
+	 * in the same call (`call_s` holds both): HSDP's AllReduce across the
+	 * replicas, DualPipe's with the mirror rank (DC_STEP_RESUM_* bits;
+	 * the trace's names) */
+	unsigned resums[DC_COMM_MAX_COLL];
 };
 
-#define DC_STEP_FOLLOW_REPLICAS 1u
-#define DC_STEP_FOLLOW_MIRROR 2u
+#define DC_STEP_RESUM_REPLICAS 1u
+#define DC_STEP_RESUM_MIRROR 2u
 
 /* The pipeline schedule in closed form (docs/step-model.md, section 3):
  * returns the span from the first forward to the end of the last backward,
@@ -108,9 +103,8 @@ struct dc_step_buckets {
 double dc_step_pipeline_closed(const struct dc_step_pipe *pp, uint64_t *critical);
 
 /* The time after `window_s` of backward (buckets produced uniformly by
- * bytes over it) until the last bucket's collective, and the last
- * follow-up on the second stream, ends: the exposed tail, >= 0. Closed
- * form over the groups. */
+ * bytes over it) until the last bucket's collective ends: the exposed
+ * tail, >= 0. Closed form over the groups. */
 double dc_step_bucket_tail(const struct dc_step_buckets *b, double window_s);
 
 /* Megatron's --overlap-param-gather (docs/step-model.md, "Framework
@@ -346,7 +340,6 @@ enum dc_step_track {
 	DC_TRACK_PP,
 	DC_TRACK_DP,
 	DC_TRACK_CP, /* context parallelism's K/V exchange, inside each layer's span */
-	DC_TRACK_DP_RESUM, /* the dp buckets' second sums (HSDP's replicas, DualPipe's mirror), their own stream */
 	DC_TRACK_COUNT,
 };
 

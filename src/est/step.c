@@ -1843,15 +1843,10 @@ double dc_step_bucket_tail(const struct dc_step_buckets *b, double window_s)
 	 * runs them in order, so the last ends at max_j (ready_j + the calls
 	 * from j on). Within a group of equal calls that is linear in j: the
 	 * group's first and last calls bound it */
-	double after = 0, best = 0, A = 0, B = 0;
+	double after = b->total_s, best = 0;
 	uint64_t cum = 0;
-	int follow = 0;
 	if (b->total_bytes == 0)
 		return 0;
-	for (uint64_t g = 0; g < b->ngroups; g++) {
-		after += (double)b->n[g] * b->call_s[g];
-		follow |= b->follow_s[g] > 0;
-	}
 	for (uint64_t g = 0; g < b->ngroups; g++) {
 		double per_byte = window_s / (double)b->total_bytes;
 		uint64_t n = b->n[g];
@@ -1867,36 +1862,7 @@ double dc_step_bucket_tail(const struct dc_step_buckets *b, double window_s)
 		cum += n * b->bytes[g];
 		after -= (double)n * b->call_s[g];
 	}
-	if (!follow)
-		return best;
-	/* the follow-ups on their own stream, B_j = max(B_{j-1}, A_j) + f,
-	 * after A_j = max(A_{j-1}, ready_j) + a, the first stream's call j:
-	 * within a group, with ready_j = r0 + j d, A_j = max(max(A_prev, r0)
-	 * + (j + 1) a, ready_j + a) (ready_k - k a is linear in k, so the
-	 * latest start is the group's first call or call j itself), and B's
-	 * last is max(B_prev + n f, max_j (A_j + (n - j) f)), each term
-	 * linear in j: the group's first and last calls bound both */
-	cum = 0;
-	for (uint64_t g = 0; g < b->ngroups; g++) {
-		double d = window_s * (double)b->bytes[g] / (double)b->total_bytes;
-		double r0 = window_s * (double)(cum + b->bytes[g]) / (double)b->total_bytes;
-		double a = b->call_s[g], f = b->follow_s[g], x;
-		uint64_t n = b->n[g];
-		if (n == 0)
-			continue;
-		x = A > r0 ? A : r0;
-		if (f > 0) {
-			double bl = B + (double)n * f;
-			for (int end = 0; end < 2; end++) {
-				double j = end ? (double)(n - 1) : 0;
-				bl = fmax(bl, fmax(x + (j + 1.0) * a, r0 + j * d + a) + ((double)n - j) * f);
-			}
-			B = bl;
-		}
-		A = fmax(x + (double)n * a, r0 + (double)(n - 1) * d + a);
-		cum += n * b->bytes[g];
-	}
-	return fmax(best, B - window_s);
+	return best;
 }
 
 double dc_step_param_gather_exposed(const struct dc_step_buckets *b, double window_s)
@@ -1953,11 +1919,13 @@ static int expert_row(const struct dc_coll *c)
 static void dp_calls(const struct dc_plan *p, const struct dc_comm *comm, struct dp_calls *d)
 {
 	const struct dc_comm_strategy *s = &comm->s[DC_STRAT_DP];
-	/* the groups of the rows that reduce the dense (0) and the expert (1)
-	 * gradients the backward produced, in order, and how many of them a
-	 * re-sum of each kind (replicas 0, mirror 1) has followed so far */
+	/* the groups that reduce the dense (0) or expert (1) gradients the
+	 * backward produced, in order, and of what kind of re-sum each was
+	 * itself (-1: a reduction; 0 replicas, 1 mirror: a re-sum that
+	 * found nothing before it to follow, so the reduction); used[k][t]:
+	 * the groups of kind k a re-sum of kind t has followed so far */
 	uint64_t prim[2][DC_COMM_MAX_COLL], nprim[2] = {0, 0}, used[2][2] = {{0, 0}, {0, 0}};
-	enum dc_link_choice link[DC_COMM_MAX_COLL]; /* each group's */
+	int ptype[2][DC_COMM_MAX_COLL];
 	/* ZeRO-2: each chunk's buckets reduced every microbatch it runs, a
 	 * ReduceScatter each, or an AllReduce each under training.framework
 	 * deepspeed (src/axis/dp.c); the step reads their phase, not the op */
@@ -1978,39 +1946,44 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm *comm, struct
 			/* DualPipe's mirror sum runs once, after the last
 			 * microbatch (src/axis/dp.c mirror_sum) */
 			int mirror = c->what == DC_CW_MIRROR_GRAD_BUCKET || c->what == DC_CW_MIRROR_EXPERT_GRAD_BUCKET;
-			int kind = expert_row(c);
+			int kind = expert_row(c), t = mirror;
 			uint64_t n = mirror ? c->count : c->count / per;
 			struct dc_step_buckets *b = &d->last;
-			if (resums(c) && used[kind][mirror] < nprim[kind] && b->n[prim[kind][used[kind][mirror]]] == n) {
+			if (resums(c)) {
 				/* a second sum of each bucket a reduction before it
-				 * reduced: it follows that bucket's call, on its own
-				 * stream (HSDP's all-reduce stream), n calls as many
-				 * as that reduction's */
-				uint64_t g = prim[kind][used[kind][mirror]++];
-				unsigned bit = mirror ? DC_STEP_FOLLOW_MIRROR : DC_STEP_FOLLOW_REPLICAS;
-				if (c->link == link[g]) {
-					/* the same link: after the call, as one */
+				 * reduced (HSDP's across the replicas, DualPipe's with
+				 * the mirror): it brings no new gradient and runs
+				 * right after that bucket's call, as one on the
+				 * bucket's stream (Megatron-Core's start_grad_sync
+				 * reduces a bucket group, then all-reduces it across
+				 * the optimizer instances), as many calls as that
+				 * reduction's: the used[kind][t]-th group of this
+				 * kind that is not itself a re-sum of type t */
+				uint64_t k = 0, seen = 0, g = UINT64_MAX;
+				for (; k < nprim[kind]; k++)
+					if (ptype[kind][k] != t && seen++ == used[kind][t]) {
+						g = prim[kind][k];
+						break;
+					}
+				if (g != UINT64_MAX && b->n[g] == n) {
+					used[kind][t]++;
 					b->call_s[g] += call;
-					b->within[g] |= bit;
-				} else {
-					b->follow_s[g] += call;
-					b->follows[g] |= bit;
+					b->resums[g] |= mirror ? DC_STEP_RESUM_MIRROR : DC_STEP_RESUM_REPLICAS;
+					b->total_s += (double)n * call;
+					d->earlier_s += (double)(c->count - n) * call;
+					continue;
 				}
-				b->total_s += (double)n * call;
-				d->earlier_s += (double)(c->count - n) * call;
-				continue;
 			}
-			if (!resums(c))
-				prim[kind][nprim[kind]++] = b->ngroups;
+			/* a reduction of the gradients the backward produced (a
+			 * re-sum with nothing before it to follow is one) */
+			ptype[kind][nprim[kind]] = resums(c) ? t : -1;
+			prim[kind][nprim[kind]++] = b->ngroups;
 			b->n[b->ngroups] = n;
 			b->bytes[b->ngroups] = c->msg_bytes;
 			b->call_s[b->ngroups] = call;
 			b->kind[b->ngroups] = c->kind;
 			b->what[b->ngroups] = c->what;
-			b->follow_s[b->ngroups] = 0;
-			b->follows[b->ngroups] = 0;
-			b->within[b->ngroups] = 0;
-			link[b->ngroups] = c->link;
+			b->resums[b->ngroups] = 0;
 			b->ngroups++;
 			b->total_bytes += n * c->msg_bytes;
 			b->total_s += (double)n * call;
@@ -2024,9 +1997,7 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm *comm, struct
 			b->call_s[b->ngroups] = call;
 			b->kind[b->ngroups] = c->kind;
 			b->what[b->ngroups] = c->what;
-			b->follow_s[b->ngroups] = 0;
-			b->follows[b->ngroups] = 0;
-			b->within[b->ngroups] = 0;
+			b->resums[b->ngroups] = 0;
 			b->ngroups++;
 			b->total_bytes += c->count * c->msg_bytes;
 			b->total_s += c->time_s;
@@ -3786,7 +3757,7 @@ int dc_step_pipeline_simulate(const struct dc_step_pipe *pp, double *end_s, doub
 const char *dc_step_track_name(enum dc_step_track t)
 {
 	static const char *const names[] = {"compute", "tp", "ep", "fsdp all_gather", "fsdp reduce_scatter",
-					    "pp send", "dp", "cp", "dp re-sums"};
+					    "pp send", "dp", "cp"};
 	return names[t];
 }
 
@@ -4117,9 +4088,9 @@ struct stage_view {
 /* A bucket's second sums, by their DC_STEP_FOLLOW_* bits */
 static const char *resum_text(unsigned bits)
 {
-	if (bits == (DC_STEP_FOLLOW_REPLICAS | DC_STEP_FOLLOW_MIRROR))
+	if (bits == (DC_STEP_RESUM_REPLICAS | DC_STEP_RESUM_MIRROR))
 		return "across replicas, then with the mirror rank";
-	return bits & DC_STEP_FOLLOW_MIRROR ? "with the mirror rank" : "across replicas";
+	return bits & DC_STEP_RESUM_MIRROR ? "with the mirror rank" : "across replicas";
 }
 
 static void emit_stage(struct emitter *em, const struct step_ctx *x, const struct sim *sm, uint64_t s,
@@ -4213,7 +4184,7 @@ static void emit_stage(struct emitter *em, const struct step_ctx *x, const struc
 	if (x->k.ov_dp) {
 		/* the buckets of the last microbatch's backward, as they come */
 		const struct dc_step_buckets *b = &x->dp.last;
-		double busy = 0, busy2 = 0, wstart = end - st->bwd_s;
+		double busy = 0, wstart = end - st->bwd_s;
 		uint64_t cum = 0, idx = 0;
 		for (uint64_t g = 0; g < b->ngroups && !em->rc; g++)
 			for (uint64_t j = 0; j < b->n[g] && !em->rc; j++, idx++) {
@@ -4222,9 +4193,9 @@ static void emit_stage(struct emitter *em, const struct step_ctx *x, const struc
 				ready = wstart + st->bwd_s * (double)cum / (double)b->total_bytes;
 				if (busy < ready)
 					busy = ready;
-				if (b->within[g])
+				if (b->resums[g])
 					ev(em, s, DC_TRACK_DP, busy, b->call_s[g], "dp bucket %llu %s, then all_reduce (%s)",
-					   (unsigned long long)idx, dc_coll_kind_name(b->kind[g]), resum_text(b->within[g]));
+					   (unsigned long long)idx, dc_coll_kind_name(b->kind[g]), resum_text(b->resums[g]));
 				else if (b->what[g] == DC_CW_GRAD_BUCKET || b->what[g] == DC_CW_EXPERT_GRAD_BUCKET)
 					ev(em, s, DC_TRACK_DP, busy, b->call_s[g], "dp bucket %llu %s",
 					   (unsigned long long)idx, dc_coll_kind_name(b->kind[g]));
@@ -4233,14 +4204,6 @@ static void emit_stage(struct emitter *em, const struct step_ctx *x, const struc
 					   (unsigned long long)idx, dc_coll_kind_name(b->kind[g]),
 					   dc_coll_what_label(b->what[g]));
 				busy += b->call_s[g];
-				if (b->follow_s[g] > 0) {
-					/* its re-sums on the second stream (dc_step_bucket_tail) */
-					if (busy2 < busy)
-						busy2 = busy;
-					ev(em, s, DC_TRACK_DP_RESUM, busy2, b->follow_s[g], "dp bucket %llu all_reduce (%s)",
-					   (unsigned long long)idx, resum_text(b->follows[g]));
-					busy2 += b->follow_s[g];
-				}
 			}
 	} else if (tail > x->k.fsdp_tail_s) {
 		ev(em, s, DC_TRACK_DP, t, tail - x->k.fsdp_tail_s, "dp gradient buckets (not overlapped)");
