@@ -20,6 +20,7 @@ struct view {
 	int mirror;       /* DualPipe: its mirror gradient sum's calls shown */
 	double mirror_sum_s;
 	const char *missing, *model, *hfu_paper_means, *paper;
+	char paper_buf[320];
 	char schedule[96];
 	const char *pipeline_schedule; /* the schedule's config value (config.h dc_pipe_schedule_name) */
 	int overlap_dp, overlap_fsdp, overlap_tp;
@@ -205,7 +206,18 @@ static void view(const struct dc_run *run, void *out)
 		v->model = "kernel times from the compute result, collective times from the comm result; the schedule's own "
 			   "op order simulated op by op (ZB-H1 too, within the step's bound: docs/step-model.md section 3); "
 			   "gradient buckets behind the last backward; every rank meets at the gradient sync and the optimizer";
-	v->paper = v->new_schedule ? paper_formula(s->schedule) : "";
+	if (v->new_schedule) {
+		/* the paper's count assumes equal stages and free sends; the
+		 * simulated bubble above holds the waits for heavier ranks and
+		 * for sends too (a user trial read the two as one, 7x apart) */
+		dc_text_fmt(v->paper_buf, sizeof(v->paper_buf),
+			    "%s; for equal stages and free sends, where the bubble above is the simulated schedule's, "
+			    "its waits for heavier ranks and for sends included",
+			    paper_formula(s->schedule));
+		v->paper = v->paper_buf;
+	} else {
+		v->paper = "";
+	}
 	/* DualPipe's sum of each copy's gradients with the mirror rank's
 	 * (src/axis/dp.c mirror_sum): its calls' time, the comm result's */
 	v->mirror = s->available && s->schedule == DC_PIPE_DUALPIPE;
