@@ -421,37 +421,42 @@ START_TEST(test_tp_rows_bound)
 }
 END_TEST
 
-/* configs/mixtral-8x7b-ep.json under `sched`, at pp 4 (as shipped) or pp 2
- * (dp 8), its comm */
-static struct dc_comm mixtral_comm(const char *sched, int pp2)
+/* configs/mixtral-8x7b-ep.json with the overrides `sets` up to the first
+ * NULL (so a NULL in the middle drops those after it), its comm */
+static struct dc_comm mixtral_with(const char *const *sets)
 {
-	char path[512], s[64];
-	struct dc_override ov[3] = {{s, 0}, {"parallel.pp=2", 0}, {"parallel.dp=8", 0}};
+	char path[512];
+	struct dc_override ov[8];
+	size_t n = 0;
 	struct dc_config c;
 	struct dc_diag d;
 	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
-	snprintf(s, sizeof(s), "parallel.pipeline_schedule=%s", sched);
+	for (; sets[n] && n < 8; n++)
+		ov[n] = (struct dc_override){sets[n], 0};
 	dc_diag_init(&d);
-	ck_assert_int_eq(dc_config_load_file(path, ov, pp2 ? 3 : 1, &c, &d), 0);
+	ck_assert_int_eq(dc_config_load_file(path, ov, n, &c, &d), 0);
 	dc_diag_release(&d);
 	return compute(&c);
 }
 
-/* configs/mixtral-8x7b-ep.json under DualPipe with `sharding`, as shipped
- * or (`one`) on one node of 8 at dp 1 and ep 1, its comm */
+/* ... under `sched`, at pp 4 (as shipped) or pp 2 (dp 8) */
+static struct dc_comm mixtral_comm(const char *sched, int pp2)
+{
+	char s[64];
+	const char *sets[] = {s, pp2 ? "parallel.pp=2" : NULL, "parallel.dp=8", NULL};
+	snprintf(s, sizeof(s), "parallel.pipeline_schedule=%s", sched);
+	return mixtral_with(sets);
+}
+
+/* ... under DualPipe with `sharding`, as shipped or (`one`) on one node of
+ * 8 at dp 1 and ep 1 */
 static struct dc_comm mixtral_dualpipe(const char *sharding, int one)
 {
-	char path[512], s[64];
-	struct dc_override ov[5] = {{"parallel.pipeline_schedule=dualpipe", 0}, {s, 0}, {"cluster.num_nodes=1", 0},
-				    {"parallel.dp=1", 0}, {"parallel.ep=1", 0}};
-	struct dc_config c;
-	struct dc_diag d;
-	snprintf(path, sizeof(path), "%s/configs/mixtral-8x7b-ep.json", DC_SOURCE_DIR);
+	char s[64];
+	const char *sets[] = {"parallel.pipeline_schedule=dualpipe", s, one ? "cluster.num_nodes=1" : NULL,
+			      "parallel.dp=1", "parallel.ep=1", NULL};
 	snprintf(s, sizeof(s), "parallel.sharding=%s", sharding);
-	dc_diag_init(&d);
-	ck_assert_int_eq(dc_config_load_file(path, ov, one ? 5 : 2, &c, &d), 0);
-	dc_diag_release(&d);
-	return compute(&c);
+	return mixtral_with(sets);
 }
 
 /* DualPipe's mirror sum where nothing else reduces: on

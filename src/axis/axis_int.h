@@ -94,6 +94,14 @@ void dc_axis_push_buckets(struct dc_axis_ctx *x, enum dc_coll_kind kind, enum dc
 /* Prices the strategy's next calls on link `l` and network group `g`. */
 void dc_axis_use_link(struct dc_comm_strategy *s, const struct dc_plan_link *l, const struct dc_net_group *g);
 
+/* DualPipe's sum of a rank's gradients with its mirror rank's copy
+ * (dp.c, docs/formulas-systems.md "The mirror's gradient sum"): `count`
+ * AllReduces of `msg_bytes` over the mirror pair (plan.h
+ * DC_GROUP_PP_MIRROR, the pipeline's link), the dense or the `expert`
+ * rows; nothing under another schedule. The strategy's next calls are
+ * priced on that pair: a caller on another group sets it again. */
+void dc_axis_push_mirror(struct dc_axis_ctx *x, int expert, uint64_t count, uint64_t msg_bytes);
+
 /* In play on `group_size` ranks of link `l` / group `g` of the plan's network. */
 void dc_axis_setup(struct dc_axis_ctx *x, uint64_t group_size, const struct dc_plan_link *l,
 		   const struct dc_net_group *g);

@@ -38,14 +38,8 @@ static void on(struct dc_axis_ctx *x, uint64_t size, enum dc_group_id g)
  * head (plan.h DC_GROUP_PP_MIRROR). */
 static void mirror_sum(struct dc_axis_ctx *x, int expert, uint64_t full, uint64_t msg, uint64_t nrest, uint64_t rest)
 {
-	const struct dc_plan *p = x->p;
-	enum dc_coll_what w = expert ? DC_CW_MIRROR_EXPERT_GRAD_BUCKET : DC_CW_MIRROR_GRAD_BUCKET;
-	if (dc_pipeline_schedule(p) != DC_PIPE_DUALPIPE)
-		return;
-	x->s->group_size = 2;
-	dc_axis_use_link(x->s, &p->group[DC_AXIS_PP].link, &p->group[DC_GROUP_PP_MIRROR].net);
-	dc_axis_push(x, DC_COLL_ALL_REDUCE, w, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, full, msg);
-	dc_axis_push(x, DC_COLL_ALL_REDUCE, w, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, nrest, rest);
+	dc_axis_push_mirror(x, expert, full, msg);
+	dc_axis_push_mirror(x, expert, nrest, rest);
 }
 
 /* Gradient synchronisation of `params` parameters: DDP AllReduce per
@@ -129,13 +123,10 @@ void dc_axis_dp_comm(struct dc_axis_ctx *x)
 	 * synchronised there */
 	if (best->expert_params > 0 && (p->expert_dp_cp > 1 || mirror))
 		dp_sync(x, best->expert_params, 1, &expert);
-	if (p->dp_cp < 2) {
-		/* the mirror sum alone: its pair is the strategy's group */
-		x->s->group_size = 2;
-		dc_axis_use_link(x->s, &p->group[DC_AXIS_PP].link, &p->group[DC_GROUP_PP_MIRROR].net);
-		return;
-	}
-	on(x, dense.shard, dense.shard_g);
+	/* the mirror sum alone (dp 1): its pair, where the last call left
+	 * the strategy, is its group */
+	if (p->dp_cp >= 2)
+		on(x, dense.shard, dense.shard_g);
 }
 
 /* ZeRO-1 (Rajbhandari et al. 2020, section 5) shards the master copy and

@@ -110,6 +110,17 @@ void dc_axis_push_buckets(struct dc_axis_ctx *x, enum dc_coll_kind kind, enum dc
 	dc_axis_push(x, kind, what, phase, overlap, 1, total % bucket);
 }
 
+void dc_axis_push_mirror(struct dc_axis_ctx *x, int expert, uint64_t count, uint64_t msg_bytes)
+{
+	const struct dc_plan *p = x->p;
+	if (dc_pipeline_schedule(p) != DC_PIPE_DUALPIPE)
+		return;
+	x->s->group_size = 2;
+	dc_axis_use_link(x->s, &p->group[DC_AXIS_PP].link, &p->group[DC_GROUP_PP_MIRROR].net);
+	dc_axis_push(x, DC_COLL_ALL_REDUCE, expert ? DC_CW_MIRROR_EXPERT_GRAD_BUCKET : DC_CW_MIRROR_GRAD_BUCKET,
+		     DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, count, msg_bytes);
+}
+
 void dc_axis_use_link(struct dc_comm_strategy *s, const struct dc_plan_link *l, const struct dc_net_group *g)
 {
 	s->link = l->choice;

@@ -77,13 +77,7 @@ static void replicas(struct dc_axis_ctx *x, enum dc_coll_what what, uint64_t cal
 static void mirrors(struct dc_axis_ctx *x, int expert, uint64_t calls, uint64_t msg_bytes, uint64_t shard,
 		    const struct dc_plan_link *l, const struct dc_net_group *g)
 {
-	const struct dc_plan *p = x->p;
-	if (dc_pipeline_schedule(p) != DC_PIPE_DUALPIPE)
-		return;
-	x->s->group_size = 2;
-	dc_axis_use_link(x->s, &p->group[DC_AXIS_PP].link, &p->group[DC_GROUP_PP_MIRROR].net);
-	dc_axis_push(x, DC_COLL_ALL_REDUCE, expert ? DC_CW_MIRROR_EXPERT_GRAD_BUCKET : DC_CW_MIRROR_GRAD_BUCKET,
-		     DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, calls, dc_ceil_div(msg_bytes, shard));
+	dc_axis_push_mirror(x, expert, calls, dc_ceil_div(msg_bytes, shard));
 	x->s->group_size = shard;
 	dc_axis_use_link(x->s, l, g);
 }
