@@ -657,8 +657,13 @@ END_TEST
  * not overlapped (overlap.dp false) the step waits after its last
  * backward for every backward row of the data-parallel strategy, the
  * mirror's included, then for the updated parameters' AllGather: the
- * critical class's exposed dp is the strategy's comm time (the network
- * model's), which under 1F1B lacks the mirror rows. */
+ * class that ends last, stage 0's (the last backward of either schedule
+ * ends on it), exposes its rank's whole data-parallel comm time (the
+ * network model's), which under 1F1B lacks the mirror rows. Its rank's own
+ * rows: under 1F1B the comm result analyses stage 3, which holds the
+ * head's final norm, 4,096 parameters more than stage 0's embedding
+ * (test_each_rank_syncs_its_own_gradients); under DualPipe ranks 0 and 3
+ * hold the same two stages and rank 0 is the one analysed. */
 START_TEST(test_dualpipe_sums_gradients_with_the_mirror)
 {
 	static const char *const sched[] = {"parallel.pipeline_schedule=1f1b", "parallel.pipeline_schedule=dualpipe"};
@@ -697,8 +702,97 @@ START_TEST(test_dualpipe_sums_gradients_with_the_mirror)
 		/* ... and, after the optimizer, ZeRO-1's AllGather of the
 		 * updated parameters: the whole strategy */
 		ck_assert_double_gt(s->time_s, bwd);
-		ck_assert_double_eq_tol(ex, s->time_s, 1e-12 * s->time_s);
+		ck_assert_uint_eq(run_res.comm.stage, i == 0 ? 3 : 0);
+		{
+			struct dc_stage_params r;
+			struct dc_comm_strategy own;
+			const char *err = NULL;
+			ck_assert_int_eq(dc_memory_rank_params(&run_plan, 0, &r), 0);
+			ck_assert_int_eq(dc_comm_dp_rows(&run_plan, 0, &r, &own, &err), 0);
+			/* 1F1B: stage 0 holds no final norm, 4,096 gradients
+			 * fewer than stage 3, in its last bucket */
+			ck_assert_uint_eq(run_res.comm.dp_params - r.total, i == 0 ? 4096 : 0);
+			ck_assert_double_eq_tol(ex, own.time_s, 1e-12 * own.time_s);
+			if (i == 0)
+				ck_assert_double_lt(own.time_s, s->time_s);
+			else
+				ck_assert_double_eq(own.time_s, s->time_s);
+		}
 	}
+}
+END_TEST
+
+/* Each rank's own gradients (docs/step-model.md, "Each rank's own
+ * gradients"): the step syncs each rank's gradient buckets, not the
+ * analysed rank's for all. configs/systems.json (the Llama-2-7B shape)
+ * at tp 2, dp 2, pp 2 with stages of 8 and 24 layers, DDP (sharding
+ * none), buckets not overlapped. By hand, per tp rank: a layer
+ * 4 h^2 / 2 + 3 h f / 2 + 2 h = 33,554,432 + 67,633,152 + 8,192 =
+ * 101,195,776 parameters (h 4096, f 11008), the vocabulary-parallel
+ * embedding 32,000 x 4,096 / 2 = 65,536,000, the untied head as much and
+ * the final norm 4,096:
+ *   stage 0: 8 x 101,195,776 + 65,536,000 = 875,102,208 parameters,
+ *            1,750,204,416 B of BF16 gradients = 66 buckets of 25 MiB
+ *            (26,214,400 B) and one of 20,054,016 B;
+ *   stage 1: 24 x 101,195,776 + 65,536,000 + 4,096 = 2,494,238,720,
+ *            4,988,477,440 B = 190 buckets and one of 7,741,440 B: the
+ *            rank the comm result analyses (the most parameters).
+ * An AllReduce over 2 ranks sends M a rank, so stage 0's rank sends its
+ * whole gradient, 1,750,204,416 B. The rows of the analysed stage are
+ * the comm result's, row for row. Under 1F1B stage 0's last backward ends
+ * the schedule, so with nothing overlapped its class exposes its own
+ * buckets' time whole and the step is the span, those buckets and the
+ * optimizer step; with stage 1's buckets (the one set of rows before) it
+ * was 2.8 times as long a tail. */
+START_TEST(test_each_rank_syncs_its_own_gradients)
+{
+	const char *sets[] = {"parallel.tp=2", "parallel.dp=2", "parallel.pp=2", "parallel.pipeline_layers=[8,24]",
+			      "overlap.dp=false", NULL};
+	const struct dc_comm_strategy *an;
+	struct dc_comm_strategy own[2];
+	struct dc_stage_params r[2];
+	const struct dc_step *st;
+	const char *err = NULL;
+	double opt = 0;
+	run_config("systems.json", sets);
+	an = &run_res.comm.s[DC_STRAT_DP];
+	st = &run_res.step;
+	for (uint64_t k = 0; k < 2; k++) {
+		ck_assert_int_eq(dc_memory_rank_params(&run_plan, k, &r[k]), 0);
+		ck_assert_int_eq(dc_comm_dp_rows(&run_plan, k, &r[k], &own[k], &err), 0);
+		ck_assert_uint_eq(own[k].ncoll, 2);
+		for (uint64_t j = 0; j < 2; j++) {
+			ck_assert_int_eq(own[k].coll[j].kind, DC_COLL_ALL_REDUCE);
+			ck_assert_int_eq(own[k].coll[j].what, DC_CW_GRAD_BUCKET);
+			ck_assert_uint_eq(own[k].coll[j].group_size, 2);
+		}
+	}
+	ck_assert_uint_eq(r[0].total, 875102208ull);
+	ck_assert_uint_eq(r[1].total, 2494238720ull);
+	ck_assert_uint_eq(own[0].coll[0].count, 66);
+	ck_assert_uint_eq(own[0].coll[0].msg_bytes, 26214400ull);
+	ck_assert_uint_eq(own[0].coll[1].count, 1);
+	ck_assert_uint_eq(own[0].coll[1].msg_bytes, 20054016ull);
+	ck_assert_uint_eq(own[0].bytes_per_rank, 1750204416ull);
+	ck_assert_uint_eq(own[1].coll[0].count, 190);
+	ck_assert_uint_eq(own[1].coll[1].msg_bytes, 7741440ull);
+	/* the analysed stage's rows are the comm result's, bit for bit */
+	ck_assert_uint_eq(run_res.comm.stage, 1);
+	ck_assert_uint_eq(an->ncoll, own[1].ncoll);
+	for (uint64_t j = 0; j < an->ncoll; j++) {
+		ck_assert_uint_eq(an->coll[j].count, own[1].coll[j].count);
+		ck_assert_uint_eq(an->coll[j].msg_bytes, own[1].coll[j].msg_bytes);
+		ck_assert_double_eq(an->coll[j].time_s, own[1].coll[j].time_s);
+	}
+	ck_assert_double_eq(an->time_s, own[1].time_s);
+	ck_assert_double_gt(own[1].time_s, 2.5 * own[0].time_s);
+	/* the step: stage 0's class exposes its own buckets whole */
+	ck_assert_uint_eq(st->nclasses, 2);
+	ck_assert_double_eq_tol(st->classes[0].exposed_s[DC_STRAT_DP], own[0].time_s, 1e-12 * own[0].time_s);
+	for (uint64_t c = 0; c < st->nclasses; c++)
+		if (st->classes[c].optimizer_s > opt)
+			opt = st->classes[c].optimizer_s;
+	ck_assert_double_eq_tol(st->time_s, st->pipeline_s + own[0].time_s + opt, 1e-12 * st->time_s);
 }
 END_TEST
 
@@ -2815,6 +2909,7 @@ int main(void)
 	tcase_add_test(tc, test_zero_bubble_h1_closed_form_below_timeline);
 	tcase_add_test(tc, test_dualpipe_bubble_by_hand);
 	tcase_add_test(tc, test_dualpipe_sums_gradients_with_the_mirror);
+	tcase_add_test(tc, test_each_rank_syncs_its_own_gradients);
 	tcase_add_test(tc, test_resums_follow_their_bucket);
 	tcase_add_test(tc, test_dualpipe_uneven_stages_compute);
 	tcase_add_test(tc, test_dp_bucket_overlap);

@@ -579,6 +579,8 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 	}
 	c->layers = best.layers;
 	c->stage_moe_layers = best.moe_layers;
+	c->dp_params = best.total;
+	c->dp_expert_params = best.expert_params;
 	/* the EP calls are per MoE layer: priced on the stage that holds
 	 * the most (a MoE model's segments searched), the analysed one
 	 * when it holds as many */
@@ -649,6 +651,31 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 				 "include/distcalc/comm.h); please report the config";
 			return -1;
 		}
+	return 0;
+}
+
+int dc_comm_dp_rows(const struct dc_plan *p, uint64_t stage, const struct dc_stage_params *params,
+		    struct dc_comm_strategy *out, const char **error)
+{
+	struct dc_ck b = {0};
+	struct dc_axis_memo memo;
+	/* dp.c reads the rank's parameters alone, neither its layers nor
+	 * another stage's experts */
+	struct dc_axis_ctx x = {.b = &b, .p = p, .best = params, .moe = params, .s = out, .axis = DC_STRAT_DP,
+				.memo = &memo, .stage = stage, .moe_stage = stage};
+	memo.used = memo.next = 0;
+	strategy_clear(out);
+	dc_axis_dp_comm(&x);
+	sum_strategy(&b, out);
+	if (b.overflow) {
+		*error = "'model' x 'training' x 'precision': communication bytes per step overflow 64 bits";
+		return -1;
+	}
+	if (out->full) {
+		*error = "internal: an axis issues more kinds of collective than distcalc holds (DC_COMM_MAX_COLL, "
+			 "include/distcalc/comm.h); please report the config";
+		return -1;
+	}
 	return 0;
 }
 

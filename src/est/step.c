@@ -1916,9 +1916,10 @@ static int expert_row(const struct dc_coll *c)
 	       c->what == DC_CW_MIRROR_EXPERT_GRAD_BUCKET;
 }
 
-static void dp_calls(const struct dc_plan *p, const struct dc_comm *comm, struct dp_calls *d)
+/* The calls of a DP strategy's rows `s` (the comm result's, or a rank's
+ * own: rank_dp) */
+static void dp_calls(const struct dc_plan *p, const struct dc_comm_strategy *s, struct dp_calls *d)
 {
-	const struct dc_comm_strategy *s = &comm->s[DC_STRAT_DP];
 	/* the groups that reduce the dense (0) or expert (1) gradients the
 	 * backward produced, in order, and of what kind of re-sum each was
 	 * itself (-1: a reduction; 0 replicas, 1 mirror: a re-sum that
@@ -2011,13 +2012,18 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm *comm, struct
  * for the first (the embedding) and the last (the head): their ops are
  * computed once each, and every per-stage loop reads them (O(segments)
  * op costs, O(pp) arithmetic). */
-/* What follows a stage's last backward (stage_sync). */
+/* What follows a stage's last backward (stage_sync): its buckets' tail,
+ * the backward's slowdown under the hidden ones, their hidden time, and
+ * after the optimizer its updated parameters' AllGather (post) */
 struct stage_sync_t {
-	double tail, pen, hid;
+	double tail, pen, hid, post;
 };
 
 struct step_ctx {
 	struct costs k;
+	const struct dc_comm *comm;
+	/* the DP calls of the comm result's rows: the analysed stage's
+	 * rank's, and every rank's holding as many parameters (rank_dp) */
 	struct dp_calls dp;
 	uint64_t pp;
 	struct dc_step_stage first, last, mid[DC_PLAN_MAX_SEGMENTS];
@@ -2033,9 +2039,60 @@ struct step_ctx {
 	const struct stage_sync_t *dev_sync;
 };
 
-static void stage_sync(const struct step_ctx *x, const struct dc_step_stage *st, double *tail, double *pen,
-		       double *hidden);
+static void stage_sync(const struct step_ctx *x, const struct dc_step_stage *st, const struct dp_calls *d,
+		       struct stage_sync_t *out);
 static void runs_of(struct step_ctx *x);
+
+/* Each rank's own gradients (docs/step-model.md, "Each rank's own
+ * gradients"): the DP calls of pipeline rank `rank`, the comm result's
+ * (x->dp) where the rank holds the analysed one's parameter counts (all
+ * and the routed experts': what src/axis/dp.c reads), else rows of its
+ * own (comm.h dc_comm_dp_rows) kept in *kp, DP_KEEP at a time, for the
+ * ranks of a class that hold the same. Returns 0, or -1 with *error. */
+#define DP_KEEP 4
+struct dp_keep {
+	unsigned n, next;
+	uint64_t key[DP_KEEP][2];
+	struct dp_calls d[DP_KEEP];
+};
+
+static void gather_post(const struct step_ctx *x, struct dp_calls *d);
+
+static int rank_dp(const struct step_ctx *x, uint64_t rank, struct dp_keep *kp, const struct dp_calls **out,
+		   const char **error)
+{
+	const struct dc_plan *p = x->k.p;
+	const struct dc_comm *comm = x->comm;
+	struct dc_stage_params r;
+	struct dc_comm_strategy rows;
+	unsigned i;
+	*out = &x->dp;
+	if (!comm->s[DC_STRAT_DP].in_play)
+		return 0;
+	if (dc_memory_rank_params(p, rank, &r) != 0) {
+		*error = "'model' x 'parallel': a pipeline rank's parameters overflow 64 bits";
+		return -1;
+	}
+	if (r.total == comm->dp_params && r.expert_params == comm->dp_expert_params)
+		return 0;
+	for (i = 0; i < kp->n; i++)
+		if (kp->key[i][0] == r.total && kp->key[i][1] == r.expert_params) {
+			*out = &kp->d[i];
+			return 0;
+		}
+	if (dc_comm_dp_rows(p, rank, &r, &rows, error) != 0)
+		return -1;
+	i = kp->next;
+	kp->next = (kp->next + 1) % DP_KEEP;
+	if (kp->n < DP_KEEP)
+		kp->n++;
+	kp->key[i][0] = r.total;
+	kp->key[i][1] = r.expert_params;
+	dp_calls(p, &rows, &kp->d[i]);
+	gather_post(x, &kp->d[i]);
+	*out = &kp->d[i];
+	return 0;
+}
 
 /* ops_of and its sync for `stage` of segment `seg` */
 static const struct dc_step_stage *ops_seg(const struct step_ctx *x, uint64_t stage, uint64_t seg)
@@ -2261,15 +2318,33 @@ static void ctx_stages(struct step_ctx *x, const struct dc_plan *p)
 	}
 }
 
+/* Megatron's --overlap-param-gather: the AllGather of d's updated
+ * parameters runs behind the next step's first forward on stage 0, where
+ * the step starts; what shows holds that forward up, what hides slows it
+ * (x's stages computed) */
+static void gather_post(const struct step_ctx *x, struct dp_calls *d)
+{
+	double shown;
+	if (!dc_framework_param_gather(x->k.p) || !(d->post_s > 0))
+		return;
+	shown = dc_step_param_gather_exposed(&d->post, x->first.fwd_s);
+	if (shown > d->post_s)
+		shown = d->post_s;
+	d->post_s = shown + x->k.slow * (d->post_s - shown);
+}
+
 /* x for the plan; with `memo` (a search's), the stages' ops come from it
  * when it holds this step's (*hit 1: memo->span and its fellows are the
- * step's schedule too) */
-static void ctx_init(struct step_ctx *x, const struct dc_plan *p, const struct dc_compute *c,
-		     const struct dc_comm *comm, struct dc_step_memo *memo, int *hit)
+ * step's schedule too). Returns 0, or -1 with *error (rank_dp). */
+static int ctx_init(struct step_ctx *x, const struct dc_plan *p, const struct dc_compute *c,
+		    const struct dc_comm *comm, struct dc_step_memo *memo, int *hit, const char **error)
 {
+	struct dp_keep kp;
+	const struct dp_calls *d;
 	*hit = 0;
 	costs_init(&x->k, p, c, comm);
-	dp_calls(p, comm, &x->dp);
+	x->comm = comm;
+	dp_calls(p, &comm->s[DC_STRAT_DP], &x->dp);
 	x->pp = p->layout.pp;
 	x->dev = NULL;
 	x->dev_sync = NULL;
@@ -2277,31 +2352,35 @@ static void ctx_init(struct step_ctx *x, const struct dc_plan *p, const struct d
 		*hit = memo_take(memo, x, p, c);
 	if (!*hit)
 		ctx_stages(x, p);
-	if (dc_framework_param_gather(p) && x->dp.post_s > 0) {
-		/* Megatron's --overlap-param-gather: the AllGather runs behind
-		 * the next step's first forward on stage 0, where the step
-		 * starts; what shows holds that forward up, what hides slows it */
-		double shown = dc_step_param_gather_exposed(&x->dp.post, x->first.fwd_s);
-		if (shown > x->dp.post_s)
-			shown = x->dp.post_s;
-		x->dp.post_s = shown + x->k.slow * (x->dp.post_s - shown);
-	}
-	/* stage_sync is a function of x's buckets and the ops it is given
+	gather_post(x, &x->dp);
+	/* stage_sync is a function of the buckets and the ops it is given
 	 * alone: a copy of first's (or last's) ops gets a copy of its sync,
-	 * the same values (pp = 1: last and every segment's are first's) */
-	stage_sync(x, &x->first, &x->sync_first.tail, &x->sync_first.pen, &x->sync_first.hid);
-	if (x->pp == 1)
+	 * the same values (pp = 1: last and every segment's are first's);
+	 * each run's buckets are its first stage's rank's (rank_dp: the
+	 * stages of a segment hold the same parameters) */
+	kp.n = kp.next = 0;
+	if (rank_dp(x, 0, &kp, &d, error) != 0)
+		return -1;
+	stage_sync(x, &x->first, d, &x->sync_first);
+	if (x->pp == 1) {
 		x->sync_last = x->sync_first;
-	else
-		stage_sync(x, &x->last, &x->sync_last.tail, &x->sync_last.pen, &x->sync_last.hid);
+	} else {
+		if (rank_dp(x, x->pp - 1, &kp, &d, error) != 0)
+			return -1;
+		stage_sync(x, &x->last, d, &x->sync_last);
+	}
 	for (uint64_t i = 0; i < p->nsegments; i++) {
 		uint64_t m = x->mid_stage[i];
-		if (mid_is_copy(x, p, i, m))
+		if (mid_is_copy(x, p, i, m)) {
 			x->sync_mid[i] = m == 0 ? x->sync_first : x->sync_last; /* never read */
-		else
-			stage_sync(x, &x->mid[i], &x->sync_mid[i].tail, &x->sync_mid[i].pen, &x->sync_mid[i].hid);
+			continue;
+		}
+		if (rank_dp(x, m, &kp, &d, error) != 0)
+			return -1;
+		stage_sync(x, &x->mid[i], d, &x->sync_mid[i]);
 	}
 	runs_of(x);
+	return 0;
 }
 
 /* The runs of the plan: stage 0, each segment's stages between, stage
@@ -2346,20 +2425,20 @@ static const struct dc_step_stage *ctx_run(const void *ctx, uint64_t i, uint64_t
  * run behind that backward (overlap.dp) and only their tail is exposed;
  * the hidden part slows the backward by the slowdown fraction. FSDP with
  * a pipeline reduce-scatters its units then, all exposed (fsdp_tail_s). */
-static void stage_sync(const struct step_ctx *x, const struct dc_step_stage *st, double *tail, double *pen,
-		       double *hidden)
+static void stage_sync(const struct step_ctx *x, const struct dc_step_stage *st, const struct dp_calls *d,
+		       struct stage_sync_t *out)
 {
-	const struct dp_calls *d = &x->dp;
+	out->post = d->post_s;
 	if (!x->k.ov_dp) {
-		*tail = d->last.total_s + d->earlier_s + x->k.fsdp_tail_s;
-		*pen = 0;
-		*hidden = 0;
+		out->tail = d->last.total_s + d->earlier_s + x->k.fsdp_tail_s;
+		out->pen = 0;
+		out->hid = 0;
 		return;
 	}
-	*tail = dc_step_bucket_tail(&d->last, st->bwd_s);
-	*hidden = d->last.total_s - *tail + d->earlier_s;
-	*tail += x->k.fsdp_tail_s;
-	*pen = x->k.slow * *hidden;
+	out->tail = dc_step_bucket_tail(&d->last, st->bwd_s);
+	out->hid = d->last.total_s - out->tail + d->earlier_s;
+	out->tail += x->k.fsdp_tail_s;
+	out->pen = x->k.slow * out->hid;
 }
 
 static double korthikanti_hardware_flops(const struct dc_plan *p, const struct dc_batch *b)
@@ -2523,11 +2602,15 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 	/* the sends a microbatch's round trip crosses: DualPipeV's V crosses
 	 * every rank boundary twice each way */
 	double sends = 2.0 * sends_sum(&x->k.snd, 0, pp - 1) * (x->k.sched == DC_PIPE_DUALPIPEV ? 2.0 : 1.0);
-	double sync = span, drain = 0, post = x->dp.post_s, opt_max = 0, world = (double)p->world;
+	/* after the sync: the optimizer steps and, each rank's own, the
+	 * AllGather of its updated parameters (after: the most of the two
+	 * on any rank) */
+	double sync = span, drain = 0, after_max = 0, world = (double)p->world;
 	double best_finish = -1, best_ready = -1;
 	double cls_ready[DC_PLAN_MAX_SEGMENTS];
 	uint64_t cls_stage[DC_PLAN_MAX_SEGMENTS];
-	uint64_t slow_stage = 0, ready_stage = 0;
+	uint64_t slow_stage = 0, ready_stage = 0, after_stage = 0;
+	double after_opt = 0, after_post = 0;
 
 	for (uint64_t i = 0; i < p->nsegments; i++) {
 		cls_ready[i] = -1;
@@ -2554,7 +2637,7 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 		e = end ? end[r] : closed_end(x, st, span, drain, r);
 		ready = e + sy->pen + sy->tail;
 		opt = opt_of(x, c, r, seg);
-		fin = ready + opt + post;
+		fin = ready + opt + sy->post;
 		if (ready > sync)
 			sync = ready;
 		if (ready > best_ready) {
@@ -2565,8 +2648,12 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 			best_finish = fin;
 			slow_stage = r;
 		}
-		if (opt > opt_max)
-			opt_max = opt;
+		if (opt + sy->post > after_max) {
+			after_max = opt + sy->post;
+			after_opt = opt;
+			after_post = sy->post;
+			after_stage = r;
+		}
 		if (ready > cls_ready[seg]) {
 			cls_ready[seg] = ready;
 			cls_stage[seg] = r;
@@ -2575,7 +2662,7 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 			 sends_sum(&x->k.snd, r, r + len < pp ? r + len : pp - 1);
 	}
 	s->pipeline_s = span;
-	s->time_s = sync + opt_max + post;
+	s->time_s = sync + after_opt + after_post;
 	s->critical_stage = critical;
 	s->slowest_rank = slow_stage * p->topo.stride[DC_AXIS_PP];
 	if (!f) {
@@ -2621,10 +2708,10 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 			double past = after - pen_part;
 			double fs = past < x->k.fsdp_tail_s ? past : x->k.fsdp_tail_s;
 			cl->exposed_s[DC_STRAT_FSDP] += fs;
-			cl->exposed_s[DC_STRAT_DP] = past - fs + post;
+			cl->exposed_s[DC_STRAT_DP] = past - fs + sy->post;
 		}
 		cl->optimizer_s = opt;
-		cl->tail_wait_s = s->time_s - ((ready > span ? ready : span) + opt + post);
+		cl->tail_wait_s = s->time_s - ((ready > span ? ready : span) + opt + sy->post);
 		cl->hidden_s = sy->hid + (double)m * st->hidden_s;
 	}
 
@@ -2667,11 +2754,14 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 				path[n++] = (struct dc_step_path){x->k.fsdp_tail_s > 0 ? "gradient synchronisation: the slowest stage's FSDP reduce_scatters after its last backward" : "gradient synchronisation: the exposed tail of the slowest stage's buckets", ready_stage, t, after - pen_k};
 		}
 		t = sync;
-		if (opt_max > 0)
-			path[n++] = (struct dc_step_path){"optimizer step", slow_stage, t, opt_max};
-		t += opt_max;
-		if (post > 0)
-			path[n++] = (struct dc_step_path){"updated parameters all_gather (ZeRO)", slow_stage, t, post};
+		/* the rank whose optimizer step and AllGather end last (each
+		 * rank's own: rank_dp) */
+		if (after_opt > 0)
+			path[n++] = (struct dc_step_path){"optimizer step", after_stage, t, after_opt};
+		t += after_opt;
+		if (after_post > 0)
+			path[n++] = (struct dc_step_path){"updated parameters all_gather (ZeRO)", after_stage, t,
+							  after_post};
 		s->npath = n;
 	}
 
@@ -2748,10 +2838,12 @@ static void step_memo_verify(const struct step_ctx *x, const struct dc_plan *p, 
 	uint64_t y_critical = 0;
 	double y_fill = 0, y_span;
 	int hit;
+	const char *err;
 	char what[32];
 	if (!y)
 		abort(); /* a debug build's check: no way on without it */
-	ctx_init(y, p, c, comm, NULL, &hit);
+	if (ctx_init(y, p, c, comm, NULL, &hit, &err) != 0)
+		abort(); /* the step it verifies computed */
 	y_span = pipe_closed(y, ctx_run, y->nruns, p->layout.pp, y->k.m, p->v, &y->k.snd,
 			     y->k.sched == DC_PIPE_ZERO_BUBBLE, &y_critical, &y_fill);
 	dc_memo_verify_bytes(memo, "first", &x->first, &y->first, sizeof(x->first), stage_fields, nf);
@@ -2844,7 +2936,8 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
 	step_header(p, c, s);
 	if (!c->available)
 		return 0;
-	ctx_init(&x, p, c, comm, p->step_memo, &hit);
+	if (ctx_init(&x, p, c, comm, p->step_memo, &hit, error) != 0)
+		return -1;
 	if (inter_simulated(p, &x) || zb_simulated(p, &x)) {
 		struct dc_step_bound bound = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
 		return dc_step_compute_bounded(p, c, comm, f, b, s, &bound, error);
@@ -4093,14 +4186,16 @@ static const char *resum_text(unsigned bits)
 	return bits & DC_STEP_RESUM_MIRROR ? "with the mirror rank" : "across replicas";
 }
 
+/* d: the stage's rank's DP calls (rank_dp) */
 static void emit_stage(struct emitter *em, const struct step_ctx *x, const struct sim *sm, uint64_t s,
-		       const struct dc_step_stage *st, double end, double sync, double opt, double step,
-		       const struct stage_view *view)
+		       const struct dc_step_stage *st, const struct dp_calls *d, double end, double sync, double opt,
+		       double step, const struct stage_view *view)
 {
 	uint64_t rep = x->dev ? s : rep_stage(x, s);
 	uint64_t nshow = view ? shown_ops(sm, s, view->microbatches) : sm->nops[s];
 	uint64_t held = 0, held_max = view ? held_most(sm, s) : 0;
-	double t = 0, tail, pen, hid, shown_busy = 0;
+	double t = 0, tail, pen, shown_busy = 0;
+	struct stage_sync_t sy;
 	for (uint64_t i = 0; i < nshow && !em->rc; i++) {
 		size_t ix = (size_t)(s * sm->cap + i);
 		const struct pop *o = &sm->ops[ix];
@@ -4178,12 +4273,14 @@ static void emit_stage(struct emitter *em, const struct step_ctx *x, const struc
 			t = end;
 		mem_point(em, s, t, 0, held_max, DC_STEP_MEM_AFTER);
 	}
-	stage_sync(x, st, &tail, &pen, &hid);
+	stage_sync(x, st, d, &sy);
+	tail = sy.tail;
+	pen = sy.pen;
 	ev(em, s, DC_TRACK_COMPUTE, t, pen, "backward slowed by overlapped dp buckets");
 	t += pen;
 	if (x->k.ov_dp) {
 		/* the buckets of the last microbatch's backward, as they come */
-		const struct dc_step_buckets *b = &x->dp.last;
+		const struct dc_step_buckets *b = &d->last;
 		double busy = 0, wstart = end - st->bwd_s;
 		uint64_t cum = 0, idx = 0;
 		for (uint64_t g = 0; g < b->ngroups && !em->rc; g++)
@@ -4218,9 +4315,9 @@ static void emit_stage(struct emitter *em, const struct step_ctx *x, const struc
 	t = sync;
 	ev(em, s, DC_TRACK_COMPUTE, t, opt, "optimizer step");
 	t += opt;
-	ev(em, s, DC_TRACK_COMPUTE, t, x->dp.post_s, "wait: updated params all_gather");
-	ev(em, s, DC_TRACK_DP, t, x->dp.post_s, "dp updated params all_gather");
-	t += x->dp.post_s;
+	ev(em, s, DC_TRACK_COMPUTE, t, sy.post, "wait: updated params all_gather");
+	ev(em, s, DC_TRACK_DP, t, sy.post, "dp updated params all_gather");
+	t += sy.post;
 	ev(em, s, DC_TRACK_COMPUTE, t, step - t, "wait: the slowest rank");
 }
 
@@ -4874,7 +4971,8 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 	step_header(p, c, s);
 	if (!c->available)
 		return 0;
-	ctx_init(&x, p, c, comm, NULL, &hit);
+	if (ctx_init(&x, p, c, comm, NULL, &hit, error) != 0)
+		return -1;
 	msim = x.k.m;
 	v = x.k.chunks;
 	dual = x.k.sched == DC_PIPE_DUALPIPE || x.k.sched == DC_PIPE_DUALPIPEV;
@@ -5128,9 +5226,20 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 		compose(&x, c, f, b, span, critical, fill, NULL, s);
 		closed_ends(&x, span, end);
 	} else if (dual) {
-		/* the critical rank: the one whose last op ends last */
+		/* the critical rank: the one whose last op ends last; each
+		 * rank's sync from its own two stages' gradients */
+		struct dp_keep kp;
+		kp.n = kp.next = 0;
 		for (uint64_t r = 0; r < pp; r++) {
-			stage_sync(&x, &dev[r], &dev_sync[r].tail, &dev_sync[r].pen, &dev_sync[r].hid);
+			const struct dp_calls *d;
+			if (rank_dp(&x, r, &kp, &d, error) != 0) {
+				free(end);
+				free(dev);
+				free(dev_sync);
+				sim_free(&sm);
+				return -1;
+			}
+			stage_sync(&x, &dev[r], d, &dev_sync[r]);
 			if (end[r] > end[critical])
 				critical = r;
 		}
@@ -5149,17 +5258,30 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 	if (emit) {
 		struct emitter em = {emit, ctx, 0, {0}, DC_EV_SPAN};
 		struct stage_view view = {0, 0, 0, 0};
-		double sync = s->time_s - x.dp.post_s;
-		double opt_max = 0;
+		/* every rank meets at the sync; what follows it is each
+		 * rank's optimizer step and AllGather, the most of them on any
+		 * rank ending the step (compose) */
+		double sync, after_max = 0, a_opt = 0, a_post = 0;
+		struct dp_keep kp;
+		const struct dp_calls *d;
+		kp.n = kp.next = 0;
 		for (uint64_t r = 0; r < pp; r++) {
-			double o = opt_of(&x, c, r, dc_plan_stage_segment(p, r));
-			if (o > opt_max)
-				opt_max = o;
+			uint64_t seg = dc_plan_stage_segment(p, r);
+			double o = opt_of(&x, c, r, seg), q = sync_seg(&x, r, seg)->post;
+			if (o + q > after_max) {
+				after_max = o + q;
+				a_opt = o;
+				a_post = q;
+			}
 		}
-		sync -= opt_max;
+		sync = s->time_s - a_post - a_opt;
 		for (uint64_t r = 0; r < pp && !em.rc; r++) {
 			if (want && !want(ctx, r))
 				continue;
+			if (rank_dp(&x, r, &kp, &d, error) != 0) {
+				em.rc = -1;
+				break;
+			}
 			st = *ops_of(&x, r);
 			if (show) {
 				view.microbatches = show->microbatches;
@@ -5182,7 +5304,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 					}
 				}
 			}
-			emit_stage(&em, &x, &sm, r, &st, end[r], sync, opt_of(&x, c, r, dc_plan_stage_segment(p, r)),
+			emit_stage(&em, &x, &sm, r, &st, d, end[r], sync, opt_of(&x, c, r, dc_plan_stage_segment(p, r)),
 				   s->time_s, show ? &view : NULL);
 		}
 		rc = em.rc;
