@@ -173,6 +173,8 @@ static const struct dc_memo_field comm_fields[] = {
 	DC_MEMO_FIELD(struct dc_comm, moe_layers),
 	DC_MEMO_FIELD(struct dc_comm, stage_moe_layers),
 	DC_MEMO_FIELD(struct dc_comm, mtp_layers),
+	DC_MEMO_FIELD(struct dc_comm, dp_params),
+	DC_MEMO_FIELD(struct dc_comm, dp_expert_params),
 	DC_MEMO_FIELD(struct dc_comm, bytes_per_rank),
 	DC_MEMO_FIELD(struct dc_comm, time_s),
 };
@@ -239,6 +241,10 @@ struct sharded_key {
 	/* DualPipe's mirror sum (dp.c mirror_sum): its link and its pair's
 	 * shape, outside the memo's context groups; all 0 without it */
 	uint64_t mirror[9];
+	/* 1: a rank's dp rows alone (dc_comm_dp_rows: fsdp's kept empty),
+	 * keyed on what dp.c reads, stage and in_flight 0 and of best its
+	 * counts of all and of the experts' parameters alone */
+	uint64_t dp_only;
 	struct dc_stage_params best;
 };
 
@@ -317,6 +323,7 @@ static void sharded_key_of(const struct dc_plan *p, const struct dc_stage_params
 		k->mirror[7] = g->concurrent;
 		k->mirror[8] = (uint64_t)g->cross_leaf;
 	}
+	k->dp_only = 0;
 	k->best = *best;
 }
 
@@ -381,26 +388,29 @@ static void strategy_copy(struct dc_comm_strategy *to, const struct dc_comm_stra
 
 /* c's dp and fsdp strategies from the slot, borrowing p's network and
  * groups as an emission on p would */
+static void kept_take(const struct sharded_slot *sl, int i, const struct dc_plan *p, struct dc_comm_strategy *s)
+{
+	strategy_copy(s, &sl->kept[i]);
+	s->net = sl->kept[i].in_play ? &p->net : NULL;
+	s->net_group = sl->group_of[i] >= 0 ? &p->group[sl->group_of[i]].net : NULL;
+}
+
 static void sharded_take(const struct sharded_slot *sl, const struct dc_plan *p, struct dc_comm *c)
 {
-	for (int i = 0; i < 2; i++) {
-		struct dc_comm_strategy *s = &c->s[sharded_axes[i]];
-		strategy_copy(s, &sl->kept[i]);
-		s->net = sl->kept[i].in_play ? &p->net : NULL;
-		s->net_group = sl->group_of[i] >= 0 ? &p->group[sl->group_of[i]].net : NULL;
-	}
+	for (int i = 0; i < 2; i++)
+		kept_take(sl, i, p, &c->s[sharded_axes[i]]);
 }
 
 /* Keeps c's dp and fsdp strategies, emitted on p (the memo's context)
  * for key, in key's slot (not when a strategy borrowed a network or group
  * outside p) */
 static void sharded_put(struct dc_comm_memo *m, const struct dc_plan *p, const struct sharded_key *key,
-			const struct dc_comm *c, int overflow)
+			const struct dc_comm_strategy *const kept[2], int overflow)
 {
 	struct sharded_slot *sl = sharded_slot_of(m, key);
 	int group_of[2];
 	for (int i = 0; i < 2; i++) {
-		const struct dc_comm_strategy *s = &c->s[sharded_axes[i]];
+		const struct dc_comm_strategy *s = kept[i];
 		group_of[i] = -1;
 		for (int g = 0; s->net_group && g < DC_GROUP_COUNT; g++)
 			if (s->net_group == &p->group[g].net)
@@ -413,7 +423,7 @@ static void sharded_put(struct dc_comm_memo *m, const struct dc_plan *p, const s
 	sl->key = *key;
 	for (int i = 0; i < 2; i++) {
 		sl->group_of[i] = group_of[i];
-		strategy_copy(&sl->kept[i], &c->s[sharded_axes[i]]);
+		strategy_copy(&sl->kept[i], kept[i]);
 	}
 }
 
@@ -634,8 +644,10 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 		c->bytes_per_rank = tmp;
 		c->time_s += c->s[i].time_s;
 	}
-	if (cm && p->net_memo && !hit)
-		sharded_put(cm, p, &key, c, bs.overflow);
+	if (cm && p->net_memo && !hit) {
+		const struct dc_comm_strategy *const kept[2] = {&c->s[sharded_axes[0]], &c->s[sharded_axes[1]]};
+		sharded_put(cm, p, &key, kept, bs.overflow);
+	}
 	if (bs.overflow)
 		b.overflow = 1;
 	if (hit && !b.overflow)
@@ -654,19 +666,85 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 	return 0;
 }
 
-int dc_comm_dp_rows(const struct dc_plan *p, uint64_t stage, const struct dc_stage_params *params,
-		    struct dc_comm_strategy *out, const char **error)
+/* dc_comm_dp_rows with no memo */
+static void dp_rows_emit(const struct dc_plan *p, uint64_t stage, const struct dc_stage_params *params,
+			 struct dc_comm_strategy *out, struct dc_ck *b)
 {
-	struct dc_ck b = {0};
 	struct dc_axis_memo memo;
 	/* dp.c reads the rank's parameters alone, neither its layers nor
 	 * another stage's experts */
-	struct dc_axis_ctx x = {.b = &b, .p = p, .best = params, .moe = params, .s = out, .axis = DC_STRAT_DP,
+	struct dc_axis_ctx x = {.b = b, .p = p, .best = params, .moe = params, .s = out, .axis = DC_STRAT_DP,
 				.memo = &memo, .stage = stage, .moe_stage = stage};
 	memo.used = memo.next = 0;
 	strategy_clear(out);
 	dc_axis_dp_comm(&x);
-	sum_strategy(&b, out);
+	sum_strategy(b, out);
+}
+
+#ifdef DISTCALC_VERIFY_MEMOS
+/* A rank's dp rows from the search's memo against their emission */
+static void dp_rows_verify(const struct dc_plan *p, uint64_t stage, const struct dc_stage_params *params,
+			   const struct dc_comm_strategy *s)
+{
+	static const char memo[] = "a rank's dp rows kept for their inputs (src/est/comm.c dc_comm_dp_rows)";
+	struct dc_comm_strategy *f = malloc(sizeof(*f));
+	struct dc_ck b = {0};
+	char what[48];
+	if (!f)
+		abort(); /* a debug build's check: no way on without it */
+	dp_rows_emit(p, stage, params, f, &b);
+	dc_memo_verify_fields(memo, "rows", s, f, strategy_fields, sizeof(strategy_fields) / sizeof(strategy_fields[0]));
+	if (s->in_play && f->in_play)
+		dc_memo_verify_fields(memo, "rows", s->net_group, f->net_group, group_fields,
+				      sizeof(group_fields) / sizeof(group_fields[0]));
+	for (uint64_t k = 0; k < s->ncoll && k < DC_COMM_MAX_COLL; k++) {
+		snprintf(what, sizeof(what), "rows.coll[%llu]", (unsigned long long)k);
+		dc_memo_verify_fields(memo, what, &s->coll[k], &f->coll[k], coll_fields,
+				      sizeof(coll_fields) / sizeof(coll_fields[0]));
+	}
+	free(f);
+}
+#endif
+
+int dc_comm_dp_rows(const struct dc_plan *p, uint64_t stage, const struct dc_stage_params *params,
+		    struct dc_comm_strategy *out, const char **error)
+{
+	struct dc_ck b = {0};
+	struct dc_comm_memo *cm = p->comm_memo;
+	const struct sharded_slot *hit = NULL;
+	struct sharded_key key;
+	if (cm && p->net_memo) {
+		/* the search's memo, keyed on what dp.c reads alone: the
+		 * rank's stage and its layers are not read, so ranks of other
+		 * stages, and other layouts' ranks, with the same counts share
+		 * rows */
+		struct dc_stage_params counts;
+		memset(&counts, 0, sizeof(counts));
+		counts.total = params->total;
+		counts.expert_params = params->expert_params;
+		sharded_key_of(p, &counts, 0, &key);
+		key.in_flight = 0;
+		key.fsdp_unit = 0;
+		key.reshard_fwd = 0;
+		key.working_bytes = 0;
+		key.dp_only = 1;
+		hit = sharded_find(cm, p, &key);
+	}
+	if (hit) {
+		strategy_clear(out); /* `full` 0: a kept emission never was */
+		kept_take(hit, 0, p, out);
+		b.overflow = hit->overflow;
+		if (!b.overflow)
+			DC_MEMO_VERIFY(dp_rows_verify(p, stage, params, out));
+	} else {
+		dp_rows_emit(p, stage, params, out, &b);
+		if (cm && p->net_memo && !out->full) {
+			struct dc_comm_strategy none;
+			const struct dc_comm_strategy *const kept[2] = {out, &none};
+			strategy_clear(&none);
+			sharded_put(cm, p, &key, kept, b.overflow);
+		}
+	}
 	if (b.overflow) {
 		*error = "'model' x 'training' x 'precision': communication bytes per step overflow 64 bits";
 		return -1;
