@@ -708,7 +708,7 @@ START_TEST(test_dualpipe_sums_gradients_with_the_mirror)
 			struct dc_comm_strategy own;
 			const char *err = NULL;
 			ck_assert_int_eq(dc_memory_rank_params(&run_plan, 0, &r), 0);
-			ck_assert_int_eq(dc_comm_dp_rows(&run_plan, 0, &r, &own, &err), 0);
+			ck_assert_int_eq(dc_comm_sync_rows(&run_plan, DC_STRAT_DP, 0, &r, &own, &err), 0);
 			/* 1F1B: stage 0 holds no final norm, 4,096 gradients
 			 * fewer than stage 3, in its last bucket */
 			ck_assert_uint_eq(run_res.comm.dp_params - r.total, i == 0 ? 4096 : 0);
@@ -759,7 +759,7 @@ START_TEST(test_each_rank_syncs_its_own_gradients)
 	st = &run_res.step;
 	for (uint64_t k = 0; k < 2; k++) {
 		ck_assert_int_eq(dc_memory_rank_params(&run_plan, k, &r[k]), 0);
-		ck_assert_int_eq(dc_comm_dp_rows(&run_plan, k, &r[k], &own[k], &err), 0);
+		ck_assert_int_eq(dc_comm_sync_rows(&run_plan, DC_STRAT_DP, k, &r[k], &own[k], &err), 0);
 		ck_assert_uint_eq(own[k].ncoll, 2);
 		for (uint64_t j = 0; j < 2; j++) {
 			ck_assert_int_eq(own[k].coll[j].kind, DC_COLL_ALL_REDUCE);
@@ -2416,26 +2416,51 @@ END_TEST
  * 1F1B, m 8): torch.distributed.pipelining reduce-scatters each unit once,
  * in the stage's _post_backward after its last backward, behind no
  * compute (docs/formulas-systems.md, "FSDP"). Stage 0 ends the schedule,
- * so the step runs exactly those reduce-scatters past the pipeline span,
- * before the optimizer: the critical path's gradient-synchronisation row
- * is their time, and stage 0's class shows it as exposed FSDP. */
+ * so the step runs exactly its own reduce-scatters past the pipeline
+ * span, before the optimizer (docs/step-model.md, "Each rank's own
+ * gradients"): the critical path's gradient-synchronisation row is their
+ * time, and stage 0's class shows it as exposed FSDP. The comm result
+ * analyses stage 1, whose root unit (the untied head, 32,000 x 4,096 / 2
+ * = 65,536,000 parameters, and the final norm's 4,096) holds 4,096 more
+ * than stage 0's embedding unit: the two stages' 16 layer units are the
+ * same calls, their last ones 8,192 B of BF16 gradients apart. */
 START_TEST(test_fsdp_pipeline_reduces_after_the_last_backward)
 {
 	static const char *const sets[] = {"parallel.tp=2", "parallel.pp=2", "parallel.dp=2", "parallel.sharding=fsdp",
 					   "training.framework=torchtitan", NULL};
 	const struct dc_step *st = &run_res.step;
+	struct dc_comm_strategy own;
+	struct dc_stage_params r0;
 	const struct dc_comm_strategy *f;
-	double rs = 0, row = -1;
-	uint64_t calls = 0;
+	const char *err = NULL;
+	double rs = 0, rs1 = 0, row = -1;
+	uint64_t calls = 0, calls1 = 0, root = 0, root1 = 0;
 	run_config("systems.json", sets);
 	f = &run_res.comm.s[DC_STRAT_FSDP];
+	ck_assert_uint_eq(run_res.comm.stage, 1);
+	ck_assert_int_eq(dc_memory_rank_params(&run_plan, 0, &r0), 0);
+	ck_assert_int_eq(dc_comm_sync_rows(&run_plan, DC_STRAT_FSDP, 0, &r0, &own, &err), 0);
 	for (uint64_t i = 0; i < f->ncoll; i++)
 		if (f->coll[i].kind == DC_COLL_REDUCE_SCATTER) {
-			calls += f->coll[i].count;
-			rs += f->coll[i].time_s;
+			calls1 += f->coll[i].count;
+			rs1 += f->coll[i].time_s;
+			if (f->coll[i].what == DC_CW_HEAD_GRADS)
+				root1 = f->coll[i].msg_bytes;
 		}
-	ck_assert_uint_eq(calls, 17); /* stage 1's 16 layer units and its root, once a step each */
+	for (uint64_t i = 0; i < own.ncoll; i++)
+		if (own.coll[i].kind == DC_COLL_REDUCE_SCATTER) {
+			calls += own.coll[i].count;
+			rs += own.coll[i].time_s;
+			if (own.coll[i].what == DC_CW_EMBED_GRADS)
+				root = own.coll[i].msg_bytes;
+		}
+	/* each stage's 16 layer units and its root, once a step each */
+	ck_assert_uint_eq(calls, 17);
+	ck_assert_uint_eq(calls1, 17);
+	ck_assert_uint_eq(root, 65536000ull * 2);
+	ck_assert_uint_eq(root1, 65540096ull * 2);
 	ck_assert_double_gt(rs, 0);
+	ck_assert_double_lt(rs, rs1);
 	for (uint64_t i = 0; i < st->npath; i++)
 		if (strstr(st->path[i].what, "FSDP reduce_scatter"))
 			row = st->path[i].duration_s;

@@ -207,7 +207,7 @@ struct dc_comm {
 	uint64_t stage; /* the pipeline stage analysed: the one with the most parameters */
 	/* the parameters s[DC_STRAT_DP]'s rows sync: stage's rank's, all of
 	 * them and the routed experts' among them (what dp.c reads; a rank
-	 * holding other counts has rows of its own: dc_comm_dp_rows) */
+	 * holding other counts has rows of its own: dc_comm_sync_rows) */
 	uint64_t dp_params, dp_expert_params;
 	/* the stage whose MoE layers the EP calls count: `stage`, or when
 	 * that holds none the one with the most MoE layers (the first on a
@@ -299,16 +299,16 @@ int dc_comm_reshard(const struct dc_plan *p, struct dc_comm *c, const char **err
  * the virtual pipelines of a micro batch. */
 int dc_comm_rechunk(const struct dc_plan *p, struct dc_comm *c, const char **error);
 
-/* The data-parallel strategy's rows (what dc_comm_compute puts in
- * s[DC_STRAT_DP] for the analysed stage) for the rank of pipeline rank
- * `stage`, holding `params` (memory.h dc_memory_rank_params): its own
- * gradient buckets, their shards' re-sums and its updated parameters'
- * AllGather, on the same groups and links. What the step prices each rank
- * class's gradient sync from (docs/step-model.md, "Each rank's own
- * gradients"). Fills *out, cleared first. Returns 0, or -1 with *error
- * set to static text on overflow or past DC_COMM_MAX_COLL rows. */
-int dc_comm_dp_rows(const struct dc_plan *p, uint64_t stage, const struct dc_stage_params *params,
-		    struct dc_comm_strategy *out, const char **error);
+/* The rows of `axis`, DC_STRAT_DP or DC_STRAT_FSDP (what dc_comm_compute
+ * puts in s[axis] for the analysed stage), for pipeline rank `stage`,
+ * holding `params` (memory.h dc_memory_rank_params): its own gradient
+ * buckets or units, their shards' re-sums, its parameters' gathers, on
+ * the same groups and links. What the step prices each rank's gradient
+ * sync from (docs/step-model.md, "Each rank's own gradients"). Fills
+ * *out, cleared first. Returns 0, or -1 with *error set to static text on
+ * overflow or past DC_COMM_MAX_COLL rows. */
+int dc_comm_sync_rows(const struct dc_plan *p, enum dc_strategy axis, uint64_t stage,
+		      const struct dc_stage_params *params, struct dc_comm_strategy *out, const char **error);
 
 /* A search's memo of the data-parallel axes' calls (one per thread, lent
  * to its plans as plan.h comm_memo): for up to DC_COMM_MEMO_SLOTS sets

@@ -241,7 +241,7 @@ struct sharded_key {
 	/* DualPipe's mirror sum (dp.c mirror_sum): its link and its pair's
 	 * shape, outside the memo's context groups; all 0 without it */
 	uint64_t mirror[9];
-	/* 1: a rank's dp rows alone (dc_comm_dp_rows: fsdp's kept empty),
+	/* 1: a rank's dp rows alone (dc_comm_sync_rows: fsdp's kept empty),
 	 * keyed on what dp.c reads, stage and in_flight 0 and of best its
 	 * counts of all and of the experts' parameters alone */
 	uint64_t dp_only;
@@ -666,33 +666,34 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 	return 0;
 }
 
-/* dc_comm_dp_rows with no memo */
-static void dp_rows_emit(const struct dc_plan *p, uint64_t stage, const struct dc_stage_params *params,
-			 struct dc_comm_strategy *out, struct dc_ck *b)
+/* dc_comm_sync_rows with no memo: `axis` (DC_STRAT_DP or DC_STRAT_FSDP)
+ * emitted for the rank as comm_run emits it for the analysed one */
+static void sync_rows_emit(const struct dc_plan *p, enum dc_strategy axis, uint64_t stage,
+			   const struct dc_stage_params *params, struct dc_comm_strategy *out, struct dc_ck *b)
 {
 	struct dc_axis_memo memo;
-	/* dp.c reads the rank's parameters alone, neither its layers nor
-	 * another stage's experts */
-	struct dc_axis_ctx x = {.b = b, .p = p, .best = params, .moe = params, .s = out, .axis = DC_STRAT_DP,
+	/* dp.c and fsdp.c read the rank's parameters and its stage, neither
+	 * another stage's experts nor the layers' kinds */
+	struct dc_axis_ctx x = {.b = b, .p = p, .best = params, .moe = params, .s = out, .axis = axis,
 				.memo = &memo, .stage = stage, .moe_stage = stage};
 	memo.used = memo.next = 0;
 	strategy_clear(out);
-	dc_axis_dp_comm(&x);
+	dc_axis_rows[axis].comm(&x);
 	sum_strategy(b, out);
 }
 
 #ifdef DISTCALC_VERIFY_MEMOS
-/* A rank's dp rows from the search's memo against their emission */
-static void dp_rows_verify(const struct dc_plan *p, uint64_t stage, const struct dc_stage_params *params,
-			   const struct dc_comm_strategy *s)
+/* A rank's rows from the search's memo against their emission */
+static void sync_rows_verify(const struct dc_plan *p, enum dc_strategy axis, uint64_t stage,
+			     const struct dc_stage_params *params, const struct dc_comm_strategy *s)
 {
-	static const char memo[] = "a rank's dp rows kept for their inputs (src/est/comm.c dc_comm_dp_rows)";
+	static const char memo[] = "a rank's dp or fsdp rows kept for their inputs (src/est/comm.c dc_comm_sync_rows)";
 	struct dc_comm_strategy *f = malloc(sizeof(*f));
 	struct dc_ck b = {0};
 	char what[48];
 	if (!f)
 		abort(); /* a debug build's check: no way on without it */
-	dp_rows_emit(p, stage, params, f, &b);
+	sync_rows_emit(p, axis, stage, params, f, &b);
 	dc_memo_verify_fields(memo, "rows", s, f, strategy_fields, sizeof(strategy_fields) / sizeof(strategy_fields[0]));
 	if (s->in_play && f->in_play)
 		dc_memo_verify_fields(memo, "rows", s->net_group, f->net_group, group_fields,
@@ -706,41 +707,49 @@ static void dp_rows_verify(const struct dc_plan *p, uint64_t stage, const struct
 }
 #endif
 
-int dc_comm_dp_rows(const struct dc_plan *p, uint64_t stage, const struct dc_stage_params *params,
-		    struct dc_comm_strategy *out, const char **error)
+int dc_comm_sync_rows(const struct dc_plan *p, enum dc_strategy axis, uint64_t stage,
+		      const struct dc_stage_params *params, struct dc_comm_strategy *out, const char **error)
 {
 	struct dc_ck b = {0};
 	struct dc_comm_memo *cm = p->comm_memo;
 	const struct sharded_slot *hit = NULL;
 	struct sharded_key key;
+	int i = axis == DC_STRAT_FSDP; /* the slot's kept[] */
 	if (cm && p->net_memo) {
-		/* the search's memo, keyed on what dp.c reads alone: the
-		 * rank's stage and its layers are not read, so ranks of other
-		 * stages, and other layouts' ranks, with the same counts share
-		 * rows */
-		struct dc_stage_params counts;
-		memset(&counts, 0, sizeof(counts));
-		counts.total = params->total;
-		counts.expert_params = params->expert_params;
-		sharded_key_of(p, &counts, 0, &key);
-		key.in_flight = 0;
-		key.fsdp_unit = 0;
-		key.reshard_fwd = 0;
-		key.working_bytes = 0;
-		key.dp_only = 1;
+		if (!i) {
+			/* the search's memo, keyed on what dp.c reads alone:
+			 * the rank's stage and its layers are not read, so ranks
+			 * of other stages, and other layouts' ranks, with the
+			 * same counts share rows */
+			struct dc_stage_params counts;
+			memset(&counts, 0, sizeof(counts));
+			counts.total = params->total;
+			counts.expert_params = params->expert_params;
+			sharded_key_of(p, &counts, 0, &key);
+			key.in_flight = 0;
+			key.fsdp_unit = 0;
+			key.reshard_fwd = 0;
+			key.working_bytes = 0;
+			key.dp_only = 1;
+		} else {
+			/* fsdp.c reads the stage and every count: the key
+			 * comm_run's analysed rank has, whose slot holds the same
+			 * two strategies (dp's not in play beside fsdp's) */
+			sharded_key_of(p, params, stage, &key);
+		}
 		hit = sharded_find(cm, p, &key);
 	}
 	if (hit) {
 		strategy_clear(out); /* `full` 0: a kept emission never was */
-		kept_take(hit, 0, p, out);
+		kept_take(hit, i, p, out);
 		b.overflow = hit->overflow;
 		if (!b.overflow)
-			DC_MEMO_VERIFY(dp_rows_verify(p, stage, params, out));
+			DC_MEMO_VERIFY(sync_rows_verify(p, axis, stage, params, out));
 	} else {
-		dp_rows_emit(p, stage, params, out, &b);
+		sync_rows_emit(p, axis, stage, params, out, &b);
 		if (cm && p->net_memo && !out->full) {
 			struct dc_comm_strategy none;
-			const struct dc_comm_strategy *const kept[2] = {out, &none};
+			const struct dc_comm_strategy *const kept[2] = {i ? &none : out, i ? out : &none};
 			strategy_clear(&none);
 			sharded_put(cm, p, &key, kept, b.overflow);
 		}

@@ -163,6 +163,18 @@ static void phase_times(const struct dc_comm_strategy *s, int kind, double *fwd,
 		*embed = e;
 }
 
+/* FSDP with a pipeline: a stage's units' gradient sync after its last
+ * backward (their ReduceScatters, the embedding's among them, and
+ * HSDP's and DualPipe's AllReduces), behind no compute (src/axis/fsdp.c
+ * unit_calls): s's backward ReduceScatter and AllReduce rows */
+static double fsdp_tail_of(const struct dc_comm_strategy *s)
+{
+	double f, rs, ers, ar;
+	phase_times(s, DC_COLL_REDUCE_SCATTER, &f, &rs, &ers);
+	phase_times(s, DC_COLL_ALL_REDUCE, &f, &ar, NULL);
+	return rs + ers + ar;
+}
+
 /* A TP call of the model's ends, not a layer (the step adds it to the head
  * or the embedding): the loss's reductions, the output layer's and the
  * embedding's calls, an MTP module's (comm.h) */
@@ -686,7 +698,7 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 			/* with a pipeline they run once, in the stage's
 			 * _post_backward after its last backward (src/axis/fsdp.c
 			 * unit_calls), behind no compute: stage_sync's tail */
-			k->fsdp_tail_s = rs + ers + ar;
+			k->fsdp_tail_s = fsdp_tail_of(s);
 			k->fsdp_tail_ar = ar > 0;
 			k->rs_b = 0;
 			k->emb_rs = 0;
@@ -1895,6 +1907,10 @@ double dc_step_param_gather_exposed(const struct dc_step_buckets *b, double wind
  * what earlier microbatches reduce (ZeRO-2), what follows the optimizer. */
 struct dp_calls {
 	struct dc_step_buckets last;
+	/* FSDP with a pipeline: the units' ReduceScatters (and their
+	 * replicas' and mirror's AllReduces) after the stage's last backward,
+	 * behind no compute (costs_init) */
+	double fsdp_tail_s;
 	double earlier_s; /* ZeRO-2: the gradient calls of the microbatches before (dp_calls) */
 	double post_s;    /* after the optimizer step: ZeRO's AllGather of the updated params */
 	uint64_t post_calls;
@@ -1937,6 +1953,7 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm_strategy *s, 
 	d->last.total_bytes = d->post.total_bytes = 0;
 	d->last.total_s = d->post.total_s = 0;
 	d->earlier_s = d->post_s = 0;
+	d->fsdp_tail_s = 0;
 	d->post_calls = 0;
 	if (!s->in_play)
 		return;
@@ -2012,11 +2029,12 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm_strategy *s, 
  * for the first (the embedding) and the last (the head): their ops are
  * computed once each, and every per-stage loop reads them (O(segments)
  * op costs, O(pp) arithmetic). */
-/* What follows a stage's last backward (stage_sync): its buckets' tail,
- * the backward's slowdown under the hidden ones, their hidden time, and
- * after the optimizer its updated parameters' AllGather (post) */
+/* What follows a stage's last backward (stage_sync): its buckets' tail
+ * (FSDP's units' after a pipeline's last backward among it: fsdp), the
+ * backward's slowdown under the hidden ones, their hidden time, and after
+ * the optimizer its updated parameters' AllGather (post) */
 struct stage_sync_t {
-	double tail, pen, hid, post;
+	double tail, pen, hid, post, fsdp;
 };
 
 struct step_ctx {
@@ -2047,8 +2065,10 @@ static void runs_of(struct step_ctx *x);
  * gradients"): the DP calls of pipeline rank `rank`, the comm result's
  * (x->dp) where the rank holds the analysed one's parameter counts (all
  * and the routed experts': what src/axis/dp.c reads), else rows of its
- * own (comm.h dc_comm_dp_rows) kept in *kp, DP_KEEP at a time, for the
- * ranks of a class that hold the same. Returns 0, or -1 with *error. */
+ * own (comm.h dc_comm_sync_rows) kept in *kp, DP_KEEP at a time, for the
+ * ranks of a class that hold the same. FSDP under a pipeline: the tail of
+ * its own units (fsdp.c reads the stage too: the analysed rank's, else
+ * its own, kept by rank). Returns 0, or -1 with *error. */
 #define DP_KEEP 4
 struct dp_keep {
 	unsigned n, next;
@@ -2065,31 +2085,43 @@ static int rank_dp(const struct step_ctx *x, uint64_t rank, struct dp_keep *kp, 
 	const struct dc_comm *comm = x->comm;
 	struct dc_stage_params r;
 	struct dc_comm_strategy rows;
+	/* FSDP's tail under a pipeline (costs_init), keyed by the rank */
+	int fsdp = comm->s[DC_STRAT_FSDP].in_play && p->layout.pp > 1;
+	uint64_t key[2];
 	unsigned i;
 	*out = &x->dp;
-	if (!comm->s[DC_STRAT_DP].in_play)
+	if (!comm->s[DC_STRAT_DP].in_play && !fsdp)
+		return 0;
+	if (fsdp && rank == comm->stage)
 		return 0;
 	if (dc_memory_rank_params(p, rank, &r) != 0) {
 		*error = "'model' x 'parallel': a pipeline rank's parameters overflow 64 bits";
 		return -1;
 	}
-	if (r.total == comm->dp_params && r.expert_params == comm->dp_expert_params)
+	if (!fsdp && r.total == comm->dp_params && r.expert_params == comm->dp_expert_params)
 		return 0;
+	key[0] = fsdp ? rank : r.total;
+	key[1] = fsdp ? UINT64_MAX : r.expert_params;
 	for (i = 0; i < kp->n; i++)
-		if (kp->key[i][0] == r.total && kp->key[i][1] == r.expert_params) {
+		if (kp->key[i][0] == key[0] && kp->key[i][1] == key[1]) {
 			*out = &kp->d[i];
 			return 0;
 		}
-	if (dc_comm_dp_rows(p, rank, &r, &rows, error) != 0)
+	if (dc_comm_sync_rows(p, fsdp ? DC_STRAT_FSDP : DC_STRAT_DP, rank, &r, &rows, error) != 0)
 		return -1;
 	i = kp->next;
 	kp->next = (kp->next + 1) % DP_KEEP;
 	if (kp->n < DP_KEEP)
 		kp->n++;
-	kp->key[i][0] = r.total;
-	kp->key[i][1] = r.expert_params;
-	dp_calls(p, &rows, &kp->d[i]);
-	gather_post(x, &kp->d[i]);
+	kp->key[i][0] = key[0];
+	kp->key[i][1] = key[1];
+	if (fsdp) {
+		dp_calls(p, &comm->s[DC_STRAT_DP], &kp->d[i]); /* none in play beside FSDP */
+		kp->d[i].fsdp_tail_s = fsdp_tail_of(&rows);
+	} else {
+		dp_calls(p, &rows, &kp->d[i]);
+		gather_post(x, &kp->d[i]);
+	}
 	*out = &kp->d[i];
 	return 0;
 }
@@ -2345,6 +2377,7 @@ static int ctx_init(struct step_ctx *x, const struct dc_plan *p, const struct dc
 	costs_init(&x->k, p, c, comm);
 	x->comm = comm;
 	dp_calls(p, &comm->s[DC_STRAT_DP], &x->dp);
+	x->dp.fsdp_tail_s = x->k.fsdp_tail_s;
 	x->pp = p->layout.pp;
 	x->dev = NULL;
 	x->dev_sync = NULL;
@@ -2429,15 +2462,16 @@ static void stage_sync(const struct step_ctx *x, const struct dc_step_stage *st,
 		       struct stage_sync_t *out)
 {
 	out->post = d->post_s;
+	out->fsdp = d->fsdp_tail_s;
 	if (!x->k.ov_dp) {
-		out->tail = d->last.total_s + d->earlier_s + x->k.fsdp_tail_s;
+		out->tail = d->last.total_s + d->earlier_s + d->fsdp_tail_s;
 		out->pen = 0;
 		out->hid = 0;
 		return;
 	}
 	out->tail = dc_step_bucket_tail(&d->last, st->bwd_s);
 	out->hid = d->last.total_s - out->tail + d->earlier_s;
-	out->tail += x->k.fsdp_tail_s;
+	out->tail += d->fsdp_tail_s;
 	out->pen = x->k.slow * out->hid;
 }
 
@@ -2706,7 +2740,7 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 		 * pipeline (no DP buckets then), else the DP buckets' tail */
 		{
 			double past = after - pen_part;
-			double fs = past < x->k.fsdp_tail_s ? past : x->k.fsdp_tail_s;
+			double fs = past < sy->fsdp ? past : sy->fsdp;
 			cl->exposed_s[DC_STRAT_FSDP] += fs;
 			cl->exposed_s[DC_STRAT_DP] = past - fs + sy->post;
 		}
@@ -2751,7 +2785,7 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 				path[n++] = (struct dc_step_path){"slowdown: the kernels slowed by the buckets hidden behind them", ready_stage, t, pen_k};
 			t += pen_k;
 			if (after > pen_k)
-				path[n++] = (struct dc_step_path){x->k.fsdp_tail_s > 0 ? "gradient synchronisation: the slowest stage's FSDP reduce_scatters after its last backward" : "gradient synchronisation: the exposed tail of the slowest stage's buckets", ready_stage, t, after - pen_k};
+				path[n++] = (struct dc_step_path){ry->fsdp > 0 ? "gradient synchronisation: the slowest stage's FSDP reduce_scatters after its last backward" : "gradient synchronisation: the exposed tail of the slowest stage's buckets", ready_stage, t, after - pen_k};
 		}
 		t = sync;
 		/* the rank whose optimizer step and AllGather end last (each
@@ -4302,14 +4336,14 @@ static void emit_stage(struct emitter *em, const struct step_ctx *x, const struc
 					   dc_coll_what_label(b->what[g]));
 				busy += b->call_s[g];
 			}
-	} else if (tail > x->k.fsdp_tail_s) {
-		ev(em, s, DC_TRACK_DP, t, tail - x->k.fsdp_tail_s, "dp gradient buckets (not overlapped)");
+	} else if (tail > sy.fsdp) {
+		ev(em, s, DC_TRACK_DP, t, tail - sy.fsdp, "dp gradient buckets (not overlapped)");
 	}
-	ev(em, s, DC_TRACK_FSDP_REDUCE, t + tail - x->k.fsdp_tail_s, x->k.fsdp_tail_s,
+	ev(em, s, DC_TRACK_FSDP_REDUCE, t + tail - sy.fsdp, sy.fsdp,
 	   "fsdp reduce_scatter of the stage's units (after its last backward)%s",
 	   x->k.fsdp_tail_ar ? ", then their all_reduces across replicas or with the mirror rank" : "");
 	ev(em, s, DC_TRACK_COMPUTE, t, tail, "wait: %s",
-	   x->k.fsdp_tail_s > 0 ? "fsdp reduce_scatters" : "dp gradient buckets' tail");
+	   sy.fsdp > 0 ? "fsdp reduce_scatters" : "dp gradient buckets' tail");
 	t += tail;
 	ev(em, s, DC_TRACK_COMPUTE, t, sync - t, "wait: gradient sync with the slowest stage");
 	t = sync;
