@@ -708,7 +708,7 @@ START_TEST(test_dualpipe_sums_gradients_with_the_mirror)
 			struct dc_comm_strategy own;
 			const char *err = NULL;
 			ck_assert_int_eq(dc_memory_rank_params(&run_plan, 0, &r), 0);
-			ck_assert_int_eq(dc_comm_sync_rows(&run_plan, DC_STRAT_DP, 0, &r, &own, &err), 0);
+			ck_assert_int_eq(dc_comm_sync_rows(&run_plan, &run_res.comm, DC_STRAT_DP, 0, &r, &own, &err), 0);
 			/* 1F1B: stage 0 holds no final norm, 4,096 gradients
 			 * fewer than stage 3, in its last bucket */
 			ck_assert_uint_eq(run_res.comm.dp_params - r.total, i == 0 ? 4096 : 0);
@@ -721,6 +721,24 @@ START_TEST(test_dualpipe_sums_gradients_with_the_mirror)
 	}
 }
 END_TEST
+
+/* The trace's data-parallel buckets per stage (the first two): overlapped,
+ * one event each; not overlapped, one span of them all */
+struct bucket_count {
+	uint64_t buckets[2];
+	double unlapped_s[2];
+};
+
+static int count_buckets(void *ctx, const struct dc_step_event *e)
+{
+	struct bucket_count *x = ctx;
+	if (e->stage > 1 || e->kind != DC_EV_SPAN || e->track != DC_TRACK_DP)
+		return 0;
+	x->buckets[e->stage] += strncmp(e->name, "dp bucket ", 10) == 0;
+	if (strcmp(e->name, "dp gradient buckets (not overlapped)") == 0)
+		x->unlapped_s[e->stage] += e->duration_s;
+	return 0;
+}
 
 /* Each rank's own gradients (docs/step-model.md, "Each rank's own
  * gradients"): the step syncs each rank's gradient buckets, not the
@@ -759,7 +777,7 @@ START_TEST(test_each_rank_syncs_its_own_gradients)
 	st = &run_res.step;
 	for (uint64_t k = 0; k < 2; k++) {
 		ck_assert_int_eq(dc_memory_rank_params(&run_plan, k, &r[k]), 0);
-		ck_assert_int_eq(dc_comm_sync_rows(&run_plan, DC_STRAT_DP, k, &r[k], &own[k], &err), 0);
+		ck_assert_int_eq(dc_comm_sync_rows(&run_plan, &run_res.comm, DC_STRAT_DP, k, &r[k], &own[k], &err), 0);
 		ck_assert_uint_eq(own[k].ncoll, 2);
 		for (uint64_t j = 0; j < 2; j++) {
 			ck_assert_int_eq(own[k].coll[j].kind, DC_COLL_ALL_REDUCE);
@@ -793,6 +811,94 @@ START_TEST(test_each_rank_syncs_its_own_gradients)
 		if (st->classes[c].optimizer_s > opt)
 			opt = st->classes[c].optimizer_s;
 	ck_assert_double_eq_tol(st->time_s, st->pipeline_s + own[0].time_s + opt, 1e-12 * st->time_s);
+	/* the trace: each stage's own buckets, 66 + 1 on stage 0 and
+	 * 190 + 1 on stage 1, and stage 0's not-overlapped buckets one span
+	 * of its own rows' time */
+	{
+		struct bucket_count bc;
+		struct dc_step_show show = {.microbatches = 2, .max_chunks = 1u << 20};
+		struct dc_step tr;
+		const char *terr = NULL;
+		memset(&bc, 0, sizeof(bc));
+		ck_assert_int_eq(dc_step_trace(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops,
+					       &run_res.batch, &tr, &show, NULL, count_buckets, &bc, &terr),
+				 0);
+		ck_assert_double_eq_tol(bc.unlapped_s[0], own[0].time_s, 1e-12 * own[0].time_s);
+		ck_assert_double_eq_tol(bc.unlapped_s[1], own[1].time_s, 1e-12 * own[1].time_s);
+	}
+	{
+		/* overlapped, each bucket its own event */
+		const char *ov[] = {"parallel.tp=2", "parallel.dp=2", "parallel.pp=2", "parallel.pipeline_layers=[8,24]",
+				    NULL};
+		struct bucket_count bc;
+		struct dc_step_show show = {.microbatches = 2, .max_chunks = 1u << 20};
+		struct dc_step tr;
+		const char *terr = NULL;
+		run_config("systems.json", ov);
+		memset(&bc, 0, sizeof(bc));
+		ck_assert_int_eq(dc_step_trace(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops,
+					       &run_res.batch, &tr, &show, NULL, count_buckets, &bc, &terr),
+				 0);
+		ck_assert_uint_eq(bc.buckets[0], 67);
+		ck_assert_uint_eq(bc.buckets[1], 191);
+	}
+}
+END_TEST
+
+/* After the sync each rank steps its optimizer and gathers its own
+ * updated parameters; the step ends with the rank whose two end last.
+ * The layout above under ZeRO-1 (reduce-scatter over dp 2, then each
+ * rank's AllGather of its BF16 parameters, 25 MiB at a time), nothing
+ * overlapped: stage 0, whose last backward ends the schedule, syncs its
+ * own reduce-scatters (its gradient, 1,750,204,416 B, in 66 buckets and
+ * one of 20,054,016 B, M/2 a call sent), then stage 1, holding 2.85 times
+ * the parameters, steps and gathers the longest: the step is the span,
+ * stage 0's reduce-scatters, stage 1's optimizer and stage 1's AllGather
+ * (2,494,238,720 x 2 B in 25 MiB buckets: 190 and one of 7,741,440 B). */
+START_TEST(test_each_rank_gathers_its_own_parameters)
+{
+	const char *sets[] = {"parallel.tp=2", "parallel.dp=2", "parallel.pp=2", "parallel.pipeline_layers=[8,24]",
+			      "parallel.sharding=zero1", "overlap.dp=false", NULL};
+	struct dc_comm_strategy own[2];
+	struct dc_stage_params r[2];
+	const struct dc_step *st = &run_res.step;
+	const char *err = NULL;
+	double rs0 = 0, ag1 = 0, ag0 = 0;
+	uint64_t rs0_calls = 0, ag1_calls = 0;
+	run_config("systems.json", sets);
+	for (uint64_t k = 0; k < 2; k++) {
+		ck_assert_int_eq(dc_memory_rank_params(&run_plan, k, &r[k]), 0);
+		ck_assert_int_eq(dc_comm_sync_rows(&run_plan, &run_res.comm, DC_STRAT_DP, k, &r[k], &own[k], &err), 0);
+	}
+	for (uint64_t j = 0; j < own[0].ncoll; j++) {
+		const struct dc_coll *c = &own[0].coll[j];
+		if (c->kind == DC_COLL_REDUCE_SCATTER) {
+			rs0 += c->time_s;
+			rs0_calls += c->count;
+		} else {
+			ag0 += c->time_s;
+		}
+	}
+	for (uint64_t j = 0; j < own[1].ncoll; j++) {
+		const struct dc_coll *c = &own[1].coll[j];
+		if (c->kind == DC_COLL_ALL_GATHER) {
+			ag1 += c->time_s;
+			ag1_calls += c->count;
+			ck_assert_uint_eq(c->msg_bytes, c->count == 1 ? 7741440ull : 26214400ull);
+		}
+	}
+	ck_assert_uint_eq(rs0_calls, 67);
+	ck_assert_uint_eq(ag1_calls, 191);
+	ck_assert_uint_eq(own[0].bytes_per_rank, 1750204416ull); /* M/2 of each reduce-scatter, M/2 of each gather */
+	ck_assert_double_gt(st->classes[1].optimizer_s + ag1, st->classes[0].optimizer_s + ag0);
+	ck_assert_double_eq_tol(st->time_s, st->pipeline_s + rs0 + st->classes[1].optimizer_s + ag1,
+				1e-12 * st->time_s);
+	/* the critical path's last two rows: stage 1's */
+	ck_assert_uint_ge(st->npath, 2);
+	ck_assert_str_eq(st->path[st->npath - 1].what, "updated parameters all_gather (ZeRO)");
+	ck_assert_uint_eq(st->path[st->npath - 1].stage, 1);
+	ck_assert_double_eq_tol(st->path[st->npath - 1].duration_s, ag1, 1e-12 * ag1);
+	ck_assert_uint_eq(st->path[st->npath - 2].stage, 1);
 }
 END_TEST
 
@@ -2439,7 +2545,7 @@ START_TEST(test_fsdp_pipeline_reduces_after_the_last_backward)
 	f = &run_res.comm.s[DC_STRAT_FSDP];
 	ck_assert_uint_eq(run_res.comm.stage, 1);
 	ck_assert_int_eq(dc_memory_rank_params(&run_plan, 0, &r0), 0);
-	ck_assert_int_eq(dc_comm_sync_rows(&run_plan, DC_STRAT_FSDP, 0, &r0, &own, &err), 0);
+	ck_assert_int_eq(dc_comm_sync_rows(&run_plan, &run_res.comm, DC_STRAT_FSDP, 0, &r0, &own, &err), 0);
 	for (uint64_t i = 0; i < f->ncoll; i++)
 		if (f->coll[i].kind == DC_COLL_REDUCE_SCATTER) {
 			calls1 += f->coll[i].count;
@@ -2935,6 +3041,7 @@ int main(void)
 	tcase_add_test(tc, test_dualpipe_bubble_by_hand);
 	tcase_add_test(tc, test_dualpipe_sums_gradients_with_the_mirror);
 	tcase_add_test(tc, test_each_rank_syncs_its_own_gradients);
+	tcase_add_test(tc, test_each_rank_gathers_its_own_parameters);
 	tcase_add_test(tc, test_resums_follow_their_bucket);
 	tcase_add_test(tc, test_dualpipe_uneven_stages_compute);
 	tcase_add_test(tc, test_dp_bucket_overlap);

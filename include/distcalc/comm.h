@@ -23,6 +23,7 @@ struct dc_plan;
 struct dc_net;
 struct dc_net_group;
 struct dc_stage_params;
+struct dc_comm_memo;
 
 enum dc_coll_kind {
 	DC_COLL_ALL_REDUCE,
@@ -209,6 +210,10 @@ struct dc_comm {
 	 * them and the routed experts' among them (what dp.c reads; a rank
 	 * holding other counts has rows of its own: dc_comm_sync_rows) */
 	uint64_t dp_params, dp_expert_params;
+	/* the search's memo (plan.h comm_memo) this result was emitted
+	 * against, and its context's count then (NULL, 0: none) */
+	const struct dc_comm_memo *memo;
+	uint64_t memo_epoch;
 	/* the stage whose MoE layers the EP calls count: `stage`, or when
 	 * that holds none the one with the most MoE layers (the first on a
 	 * tie; `stage` when no stage holds any) */
@@ -307,7 +312,9 @@ int dc_comm_rechunk(const struct dc_plan *p, struct dc_comm *c, const char **err
  * sync from (docs/step-model.md, "Each rank's own gradients"). Fills
  * *out, cleared first. Returns 0, or -1 with *error set to static text on
  * overflow or past DC_COMM_MAX_COLL rows. */
-int dc_comm_sync_rows(const struct dc_plan *p, enum dc_strategy axis, uint64_t stage,
+/* `c`: the comm result of p (NULL: none), whose search memo context it
+ * may reuse */
+int dc_comm_sync_rows(const struct dc_plan *p, const struct dc_comm *c, enum dc_strategy axis, uint64_t stage,
 		      const struct dc_stage_params *params, struct dc_comm_strategy *out, const char **error);
 
 /* A search's memo of the data-parallel axes' calls (one per thread, lent

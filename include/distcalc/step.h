@@ -11,9 +11,10 @@
  * TP, EP and FSDP communication of each op, runs the pipeline schedule
  * (parallel.pipeline_schedule: 1F1B, interleaved 1F1B, ZB-H1, DualPipe,
  * DualPipeV) with the point-to-point sends between stages, lets the
- * DDP / ZeRO gradient buckets run behind the last backward, and meets all
- * ranks at the gradient synchronisation before the optimizer step: the
- * slowest stage sets the step.
+ * DDP / ZeRO gradient buckets run behind the last backward (each rank its
+ * own), and meets all ranks at the gradient synchronisation before the
+ * optimizer step: the slowest stage sets the step, then the rank whose
+ * optimizer and updated parameters' AllGather end last.
  *
  * Two evaluations of the same model: dc_step_compute is the closed form
  * (what a layout search calls, O(pp) arithmetic, no allocation; DualPipe's

@@ -269,6 +269,7 @@ static const enum dc_group_id sharded_groups[] = {DC_GROUP_DP_CP, DC_GROUP_SHARD
  * another network empties them */
 struct dc_comm_memo {
 	int have_context;
+	uint64_t epoch; /* contexts taken so far: a comm result's memo_epoch */
 	const struct dc_net_memo *net_memo;
 	uint64_t net_binds;
 	struct dc_plan_group group[NSHARDED_GROUPS];
@@ -350,14 +351,15 @@ static int same_plan_group(const struct dc_plan_group *a, const struct dc_plan_g
 /* The slot holding key for p's groups and network (p has a net memo),
  * NULL: none. A plan of another context empties the slots and becomes
  * the memo's context */
-static const struct sharded_slot *sharded_find(struct dc_comm_memo *m, const struct dc_plan *p,
-					       const struct sharded_key *key)
+static const struct sharded_slot *sharded_find_in(struct dc_comm_memo *m, const struct dc_plan *p,
+						  const struct sharded_key *key, int groups_known)
 {
 	const struct sharded_slot *sl = sharded_slot_of(m, key);
 	int same = m->have_context && m->net_memo == p->net_memo && m->net_binds == p->net_memo->binds;
-	for (size_t g = 0; same && g < NSHARDED_GROUPS; g++)
+	for (size_t g = 0; same && !groups_known && g < NSHARDED_GROUPS; g++)
 		same = same_plan_group(&m->group[g], &p->group[sharded_groups[g]]);
 	if (!same) {
+		m->epoch++;
 		for (unsigned i = 0; i < DC_COMM_MEMO_SLOTS; i++)
 			m->slot[i].have = 0;
 		for (size_t g = 0; g < NSHARDED_GROUPS; g++)
@@ -368,6 +370,12 @@ static const struct sharded_slot *sharded_find(struct dc_comm_memo *m, const str
 		return NULL;
 	}
 	return sl->have && memcmp(&sl->key, key, sizeof(*key)) == 0 ? sl : NULL;
+}
+
+static const struct sharded_slot *sharded_find(struct dc_comm_memo *m, const struct dc_plan *p,
+					       const struct sharded_key *key)
+{
+	return sharded_find_in(m, p, key, 0);
 }
 
 /* a strategy's header and its ncoll calls (the calls past them are never
@@ -558,6 +566,8 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 	struct dc_axis_memo memo;
 	struct dc_axis_ctx x;
 
+	c->memo = NULL;
+	c->memo_epoch = 0;
 	if (mode == COMM_RECHUNK && !rechunk_keeps(p, c))
 		mode = COMM_ALL; /* the kept axes read the chunks: every axis again */
 	comm_clear(c, mode);
@@ -618,6 +628,9 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 			sharded_take(hit, p, c);
 			bs.overflow = hit->overflow;
 		}
+		/* the memo's context is p's groups until its next one */
+		c->memo = cm;
+		c->memo_epoch = cm->epoch;
 	}
 	/* one context for every axis (no emitter writes its members): each
 	 * axis its own strategy and overflow flag */
@@ -707,7 +720,7 @@ static void sync_rows_verify(const struct dc_plan *p, enum dc_strategy axis, uin
 }
 #endif
 
-int dc_comm_sync_rows(const struct dc_plan *p, enum dc_strategy axis, uint64_t stage,
+int dc_comm_sync_rows(const struct dc_plan *p, const struct dc_comm *c, enum dc_strategy axis, uint64_t stage,
 		      const struct dc_stage_params *params, struct dc_comm_strategy *out, const char **error)
 {
 	struct dc_ck b = {0};
@@ -737,7 +750,9 @@ int dc_comm_sync_rows(const struct dc_plan *p, enum dc_strategy axis, uint64_t s
 			 * two strategies (dp's not in play beside fsdp's) */
 			sharded_key_of(p, params, stage, &key);
 		}
-		hit = sharded_find(cm, p, &key);
+		/* c's emission on p found the memo's context p's groups: no
+		 * other context since, they still are */
+		hit = sharded_find_in(cm, p, &key, c && c->memo == cm && c->memo_epoch == cm->epoch);
 	}
 	if (hit) {
 		strategy_clear(out); /* `full` 0: a kept emission never was */

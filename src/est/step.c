@@ -2107,7 +2107,7 @@ static int rank_dp(const struct step_ctx *x, uint64_t rank, struct dp_keep *kp, 
 			*out = &kp->d[i];
 			return 0;
 		}
-	if (dc_comm_sync_rows(p, fsdp ? DC_STRAT_FSDP : DC_STRAT_DP, rank, &r, &rows, error) != 0)
+	if (dc_comm_sync_rows(p, comm, fsdp ? DC_STRAT_FSDP : DC_STRAT_DP, rank, &r, &rows, error) != 0)
 		return -1;
 	i = kp->next;
 	kp->next = (kp->next + 1) % DP_KEEP;
@@ -2390,7 +2390,10 @@ static int ctx_init(struct step_ctx *x, const struct dc_plan *p, const struct dc
 	 * alone: a copy of first's (or last's) ops gets a copy of its sync,
 	 * the same values (pp = 1: last and every segment's are first's);
 	 * each run's buckets are its first stage's rank's (rank_dp: the
-	 * stages of a segment hold the same parameters) */
+	 * stages of a segment hold the same parameters; a DualPipe rank
+	 * pairs two stages, so its runs' syncs stand only for the closed
+	 * form past the bound, the simulation giving each rank its own:
+	 * dev_sync) */
 	kp.n = kp.next = 0;
 	if (rank_dp(x, 0, &kp, &d, error) != 0)
 		return -1;
