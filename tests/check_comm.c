@@ -11,6 +11,7 @@
 #include "distcalc/comm.h"
 #include "distcalc/config.h"
 #include "distcalc/diag.h"
+#include "distcalc/memory.h"
 #include "distcalc/net.h"
 #include "distcalc/plan.h"
 
@@ -2415,6 +2416,57 @@ START_TEST(test_comm_memo_changes_nothing)
 }
 END_TEST
 
+/* A rank's own rows (dc_comm_sync_rows, what the step syncs each rank on)
+ * through a search's memo are the rows it has without one, though another
+ * plan took the memo between its comm result and them. Plans a and b:
+ * configs/systems.json at tp 2, dp 2, pp 2 (stages of 8 and 24 layers),
+ * the same network, degrees, buckets and parameters, so the same keys,
+ * but a's dp groups inside a node (order tp-cp-ep-dp-pp: 4 GPUs a node,
+ * tp 2 x dp 2) and b's across the two nodes (pp before dp). b's stage-0
+ * rows, kept while b held the memo, are priced on b's NIC; a's lookup
+ * after them must see the context change (comm.h memo_epoch) and price
+ * its own on NVLink, whatever a's comm result knew of the memo. */
+START_TEST(test_rank_rows_follow_the_memo_context)
+{
+	static const char *const a_sets[] = {"parallel.tp=2", "parallel.dp=2", "parallel.pp=2",
+					     "parallel.pipeline_layers=[8,24]", "parallel.order=tp-cp-ep-dp-pp", NULL};
+	static const char *const b_sets[] = {"parallel.tp=2", "parallel.dp=2", "parallel.pp=2",
+					     "parallel.pipeline_layers=[8,24]", "parallel.order=tp-cp-ep-pp-dp", NULL};
+	static struct dc_config ca, cb;
+	static struct dc_plan a, b;
+	static struct dc_comm comm_a, comm_b;
+	static struct dc_comm_strategy fresh, via_b, via_a, again;
+	struct dc_net_memo *nm = calloc(1, sizeof(*nm));
+	struct dc_comm_memo *cm = dc_comm_memo_new();
+	struct dc_stage_params r;
+	const char *err = NULL;
+	ck_assert(nm && cm);
+	memo_plan("systems.json", a_sets, &ca, &a, nm, NULL);
+	memo_plan("systems.json", b_sets, &cb, &b, nm, NULL);
+	b.net_memo = a.net_memo; /* one network, bound once, as a search's */
+	dc_net_memo_bind(nm, &a.net);
+	ck_assert_int_eq(dc_memory_rank_params(&a, 0, &r), 0);
+	ck_assert_int_eq(dc_comm_sync_rows(&a, NULL, DC_STRAT_DP, 0, &r, &fresh, &err), 0);
+	ck_assert_int_eq(fresh.coll[0].link, DC_LINK_INTRA);
+	a.comm_memo = cm;
+	b.comm_memo = cm;
+	ck_assert_int_eq(dc_comm_compute(&a, &comm_a, &err), 0);
+	ck_assert_int_eq(dc_comm_compute(&b, &comm_b, &err), 0);
+	ck_assert_int_eq(dc_comm_sync_rows(&b, &comm_b, DC_STRAT_DP, 0, &r, &via_b, &err), 0);
+	ck_assert_int_eq(via_b.coll[0].link, DC_LINK_INTER);
+	ck_assert_double_gt(via_b.time_s, fresh.time_s);
+	ck_assert_int_eq(dc_comm_sync_rows(&a, &comm_a, DC_STRAT_DP, 0, &r, &via_a, &err), 0);
+	ck_assert_int_eq(via_a.coll[0].link, DC_LINK_INTRA);
+	ck_assert_uint_eq(via_a.ncoll, fresh.ncoll);
+	ck_assert_double_eq(via_a.time_s, fresh.time_s);
+	/* and kept: a's again, now a memo hit */
+	ck_assert_int_eq(dc_comm_sync_rows(&a, &comm_a, DC_STRAT_DP, 0, &r, &again, &err), 0);
+	ck_assert_double_eq(again.time_s, fresh.time_s);
+	dc_comm_memo_free(cm);
+	free(nm);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("comm");
@@ -2463,6 +2515,7 @@ int main(void)
 	tcase_add_test(tc, test_overflow_is_an_error);
 	tcase_add_test(tc, test_reshard_emits_the_data_parallel_axes_alone);
 	tcase_add_test(tc, test_comm_memo_changes_nothing);
+	tcase_add_test(tc, test_rank_rows_follow_the_memo_context);
 	tcase_add_test(tc, test_rechunk_emits_the_pipeline_again);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -2584,6 +2584,45 @@ START_TEST(test_fsdp_pipeline_reduces_after_the_last_backward)
 }
 END_TEST
 
+/* The same with stages of 8 and 24 layers: stage 0 reduce-scatters its 8
+ * layer units and its embedding unit (9 calls), stage 1 its 24 and its
+ * head's (25), and stage 0, which ends the schedule, waits for its own 9
+ * alone past the span (stage 1's took about 2.8 times as long: the
+ * analysed stage's, which every stage waited for before) */
+START_TEST(test_fsdp_pipeline_each_stage_reduces_its_own_units)
+{
+	static const char *const sets[] = {"parallel.tp=2", "parallel.pp=2", "parallel.dp=2", "parallel.sharding=fsdp",
+					   "training.framework=torchtitan", "parallel.pipeline_layers=[8,24]", NULL};
+	const struct dc_step *st = &run_res.step;
+	struct dc_comm_strategy own[2];
+	struct dc_stage_params r;
+	const char *err = NULL;
+	double rs[2] = {0, 0}, row = -1;
+	uint64_t calls[2] = {0, 0};
+	run_config("systems.json", sets);
+	ck_assert_uint_eq(run_res.comm.stage, 1);
+	for (uint64_t k = 0; k < 2; k++) {
+		ck_assert_int_eq(dc_memory_rank_params(&run_plan, k, &r), 0);
+		ck_assert_int_eq(dc_comm_sync_rows(&run_plan, &run_res.comm, DC_STRAT_FSDP, k, &r, &own[k], &err), 0);
+		for (uint64_t i = 0; i < own[k].ncoll; i++)
+			if (own[k].coll[i].kind == DC_COLL_REDUCE_SCATTER) {
+				calls[k] += own[k].coll[i].count;
+				rs[k] += own[k].coll[i].time_s;
+			}
+	}
+	ck_assert_uint_eq(calls[0], 9);
+	ck_assert_uint_eq(calls[1], 25);
+	ck_assert_double_gt(rs[1], 2.5 * rs[0]);
+	/* stage 1's rows are the comm result's */
+	ck_assert_double_eq(own[1].time_s, run_res.comm.s[DC_STRAT_FSDP].time_s);
+	for (uint64_t i = 0; i < st->npath; i++)
+		if (strstr(st->path[i].what, "FSDP reduce_scatter"))
+			row = st->path[i].duration_s;
+	ck_assert_msg(fabs(row - rs[0]) <= 1e-9 * rs[0], "path row %.17g, stage 0's reduce-scatters %.17g", row,
+		      rs[0]);
+}
+END_TEST
+
 /* Issue 21's context-parallel sweep: Llama-3-8B on one node of 8 H100
  * (the torchtitan config's 95 GiB parts), 32,768 tokens a rank (sequence
  * 32,768 c), micro batch 1, full recompute, dp 8 / c, torchtitan's rules.
@@ -3064,6 +3103,7 @@ int main(void)
 	tcase_add_test(tc, test_path_splits_the_tail_as_the_classes_do);
 	tcase_add_test(tc, test_fsdp_torchtitan_embedding_unit_exposed);
 	tcase_add_test(tc, test_fsdp_pipeline_reduces_after_the_last_backward);
+	tcase_add_test(tc, test_fsdp_pipeline_each_stage_reduces_its_own_units);
 	tcase_add_test(tc, test_fsdp_gather_and_reduce_share_the_link);
 	tcase_add_test(tc, test_zero_bubble_schedules_measured);
 	tcase_add_test(tc, test_ep_a2a_1f1b_two_layers);

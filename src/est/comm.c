@@ -3,6 +3,7 @@
 #include "distcalc/comm.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,12 +233,16 @@ static void comm_verify(const char *memo, const struct dc_plan *p, const struct 
  * the analysed stage's forwards in flight (fsdp.c unit_calls), 0
  * elsewhere; whether units reshard after forward; the degrees; the
  * buckets and whether ZeRO all-reduces them (framework.h); the
- * precision's bytes and the FSDP unit; the analysed stage and its
- * parameters. Every member a uint64_t: no padding, compared as bytes. */
+ * precision's bytes and the FSDP unit; the framework and a tied head
+ * (fsdp.c's root units); the analysed stage and its parameters. Every
+ * member a uint64_t: no padding, compared as bytes. */
 struct sharded_key {
 	uint64_t sharding, chunk_mbs, in_flight, stage, pp, reshard_fwd, zero_allreduce;
 	uint64_t dp_cp, shard_dp_cp, expert_dp_cp, expert_shard_dp_cp, dp_replicate;
 	uint64_t grad_bucket, param_bucket, grad_bytes, param_bytes, working_bytes, fsdp_unit;
+	/* the framework and whether the head is tied to the embedding: how
+	 * fsdp.c root_units splits the root (torchtitan's embedding unit) */
+	uint64_t framework, tied;
 	/* DualPipe's mirror sum (dp.c mirror_sum): its link and its pair's
 	 * shape, outside the memo's context groups; all 0 without it */
 	uint64_t mirror[9];
@@ -269,12 +274,17 @@ static const enum dc_group_id sharded_groups[] = {DC_GROUP_DP_CP, DC_GROUP_SHARD
  * another network empties them */
 struct dc_comm_memo {
 	int have_context;
-	uint64_t epoch; /* contexts taken so far: a comm result's memo_epoch */
+	/* the context's number, from every memo's contexts in the process
+	 * (next_epoch): a comm result's memo_epoch, never another memo's,
+	 * even one at the address of a freed one */
+	uint64_t epoch;
 	const struct dc_net_memo *net_memo;
 	uint64_t net_binds;
 	struct dc_plan_group group[NSHARDED_GROUPS];
 	struct sharded_slot slot[DC_COMM_MEMO_SLOTS];
 };
+
+static atomic_uint_fast64_t next_epoch = 1;
 
 struct dc_comm_memo *dc_comm_memo_new(void)
 {
@@ -311,6 +321,8 @@ static void sharded_key_of(const struct dc_plan *p, const struct dc_stage_params
 	k->param_bytes = in->precision.param_bytes;
 	k->working_bytes = in->precision.working_bytes;
 	k->fsdp_unit = (uint64_t)in->parallel.fsdp_unit;
+	k->framework = (uint64_t)in->training.framework;
+	k->tied = (uint64_t)in->model.tie_word_embeddings;
 	memset(k->mirror, 0, sizeof(k->mirror));
 	if (dc_pipeline_schedule(p) == DC_PIPE_DUALPIPE) {
 		const struct dc_net_group *g = &p->group[DC_GROUP_PP_MIRROR].net;
@@ -359,7 +371,7 @@ static const struct sharded_slot *sharded_find_in(struct dc_comm_memo *m, const 
 	for (size_t g = 0; same && !groups_known && g < NSHARDED_GROUPS; g++)
 		same = same_plan_group(&m->group[g], &p->group[sharded_groups[g]]);
 	if (!same) {
-		m->epoch++;
+		m->epoch = (uint64_t)atomic_fetch_add(&next_epoch, 1);
 		for (unsigned i = 0; i < DC_COMM_MEMO_SLOTS; i++)
 			m->slot[i].have = 0;
 		for (size_t g = 0; g < NSHARDED_GROUPS; g++)
@@ -743,6 +755,10 @@ int dc_comm_sync_rows(const struct dc_plan *p, const struct dc_comm *c, enum dc_
 			key.fsdp_unit = 0;
 			key.reshard_fwd = 0;
 			key.working_bytes = 0;
+			/* the framework's buckets and reduce, what dp.c reads
+			 * of it, are keyed above */
+			key.framework = 0;
+			key.tied = 0;
 			key.dp_only = 1;
 		} else {
 			/* fsdp.c reads the stage and every count: the key
