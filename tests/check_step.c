@@ -2620,6 +2620,34 @@ START_TEST(test_fsdp_pipeline_each_stage_reduces_its_own_units)
 			row = st->path[i].duration_s;
 	ck_assert_msg(fabs(row - rs[0]) <= 1e-9 * rs[0], "path row %.17g, stage 0's reduce-scatters %.17g", row,
 		      rs[0]);
+	{
+		/* under DualPipe (tp 1, dp 2, pp 4) ranks 0 and 3 both hold
+		 * stages 0 and 3: the same units, torchtitan's embedding unit
+		 * on each (framework.h), so the same reduce-scatters: 8 + 8
+		 * layer units, the embedding's and the head's, 18 calls */
+		static const char *const dual[] = {"parallel.tp=1", "parallel.dp=2", "parallel.pp=4",
+						   "parallel.sharding=fsdp", "training.framework=torchtitan",
+						   "parallel.pipeline_schedule=dualpipe", NULL};
+		struct dc_comm_strategy end[2];
+		uint64_t n[2] = {0, 0}, emb[2] = {0, 0};
+		run_config("systems.json", dual);
+		for (uint64_t k = 0; k < 2; k++) {
+			uint64_t rank = k ? 3 : 0;
+			ck_assert_int_eq(dc_memory_rank_params(&run_plan, rank, &r), 0);
+			ck_assert_int_eq(
+				dc_comm_sync_rows(&run_plan, &run_res.comm, DC_STRAT_FSDP, rank, &r, &end[k], &err), 0);
+			for (uint64_t i = 0; i < end[k].ncoll; i++)
+				if (end[k].coll[i].kind == DC_COLL_REDUCE_SCATTER) {
+					n[k] += end[k].coll[i].count;
+					emb[k] += end[k].coll[i].what == DC_CW_EMBED_GRADS;
+				}
+		}
+		ck_assert_uint_eq(n[0], 18);
+		ck_assert_uint_eq(n[1], 18);
+		ck_assert_uint_eq(emb[0], 1);
+		ck_assert_uint_eq(emb[1], 1);
+		ck_assert_double_eq(end[0].time_s, end[1].time_s);
+	}
 }
 END_TEST
 

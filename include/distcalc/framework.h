@@ -53,9 +53,10 @@ int dc_framework_reshard_after_forward(const struct dc_plan *p);
 /* Of `other` (a stage's parameters outside its layer units: embedding,
  * final norm, head), those torchtitan wraps as tok_embeddings' own FSDP
  * unit, under the layers' reshard policy (torchtitan/distributed/
- * fsdp.py:252-257 at b5bcd76c): the embedding on stage 0 with untied
- * weights under training.framework torchtitan and fsdp_unit layer; 0
- * otherwise (the root unit holds all of `other`). */
+ * fsdp.py:252-257 at b5bcd76c): the embedding on stage 0 (under DualPipe
+ * on ranks 0 and pp - 1, which both hold it) with untied weights under
+ * training.framework torchtitan and fsdp_unit layer; 0 otherwise (the
+ * root unit holds all of `other`). */
 uint64_t dc_framework_fsdp_embedding_unit(const struct dc_plan *p, uint64_t stage, uint64_t other);
 
 /* How the TP collectives meet the GEMMs (step.c). */

@@ -2,6 +2,7 @@
  * plan; see framework.h and docs/step-model.md, "Framework rules". */
 #include "distcalc/framework.h"
 
+#include "distcalc/activation.h"
 #include "distcalc/config.h"
 #include "distcalc/memory.h"
 #include "distcalc/plan.h"
@@ -118,8 +119,10 @@ uint64_t dc_framework_fsdp_embedding_unit(const struct dc_plan *p, uint64_t stag
 {
 	const struct dc_config *c = p->in;
 	uint64_t e = p->shard.embedding + p->shard.position;
+	/* DualPipe's last rank holds stage 0 too (activation.h) */
+	int first = stage == 0 || (dc_pipeline_schedule(p) == DC_PIPE_DUALPIPE && stage + 1 == p->layout.pp);
 	if (c->training.framework != DC_FRAMEWORK_TORCHTITAN || c->parallel.fsdp_unit == DC_FSDP_UNIT_MODEL ||
-	    c->model.tie_word_embeddings || stage != 0)
+	    c->model.tie_word_embeddings || !first)
 		return 0;
 	return e < other ? e : other;
 }
