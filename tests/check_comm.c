@@ -286,24 +286,25 @@ START_TEST(test_pipeline_sends_per_schedule)
 }
 END_TEST
 
-/* The calls of `what` in strategy `s`, summed over its rows */
-static uint64_t calls_of(const struct dc_comm *m, enum dc_strategy s, enum dc_coll_what what)
+/* The calls (`bytes` 0) or the bytes a rank sends (1) of `what`'s rows
+ * in strategy `s`, summed */
+static uint64_t rows_sum(const struct dc_comm *m, enum dc_strategy s, enum dc_coll_what what, int bytes)
 {
 	uint64_t n = 0;
 	for (uint64_t i = 0; i < m->s[s].ncoll; i++)
 		if (m->s[s].coll[i].what == what)
-			n += m->s[s].coll[i].count;
+			n += bytes ? m->s[s].coll[i].bytes_per_rank : m->s[s].coll[i].count;
 	return n;
 }
 
-/* The bytes of `what`'s rows in strategy `s` */
+static uint64_t calls_of(const struct dc_comm *m, enum dc_strategy s, enum dc_coll_what what)
+{
+	return rows_sum(m, s, what, 0);
+}
+
 static uint64_t bytes_of(const struct dc_comm *m, enum dc_strategy s, enum dc_coll_what what)
 {
-	uint64_t n = 0;
-	for (uint64_t i = 0; i < m->s[s].ncoll; i++)
-		if (m->s[s].coll[i].what == what)
-			n += m->s[s].coll[i].bytes_per_rank;
-	return n;
+	return rows_sum(m, s, what, 1);
 }
 
 /* A DualPipe rank holds two stages (s and pp - 1 - s), so its data-

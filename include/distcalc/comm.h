@@ -310,10 +310,9 @@ int dc_comm_rechunk(const struct dc_plan *p, struct dc_comm *c, const char **err
  * buckets or units, their shards' re-sums, its parameters' gathers, on
  * the same groups and links. What the step prices each rank's gradient
  * sync from (docs/step-model.md, "Each rank's own gradients"). Fills
- * *out, cleared first. Returns 0, or -1 with *error set to static text on
- * overflow or past DC_COMM_MAX_COLL rows. */
-/* `c`: the comm result of p (NULL: none), whose search memo context it
- * may reuse */
+ * *out, cleared first. `c`: p's comm result (NULL: none), whose search
+ * memo context it may reuse. Returns 0, or -1 with *error set to static
+ * text on overflow or past DC_COMM_MAX_COLL rows. */
 int dc_comm_sync_rows(const struct dc_plan *p, const struct dc_comm *c, enum dc_strategy axis, uint64_t stage,
 		      const struct dc_stage_params *params, struct dc_comm_strategy *out, const char **error);
 

@@ -183,6 +183,26 @@ static const struct dc_memo_field comm_fields[] = {
 static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **error, enum comm_mode mode,
 		    struct dc_comm_memo *cm);
 
+/* A kept strategy `s` (named `name`) against the same emitted afresh:
+ * its header, its network and group (another plan's, a copy's, may hold
+ * them: compared by content) and its ncoll calls */
+static void strategy_verify(const char *memo, const char *name, const struct dc_comm_strategy *s,
+			    const struct dc_comm_strategy *f)
+{
+	char what[64];
+	dc_memo_verify_fields(memo, name, s, f, strategy_fields, sizeof(strategy_fields) / sizeof(strategy_fields[0]));
+	if (s->in_play && f->in_play) {
+		dc_memo_verify_bytes(memo, name, s->net, f->net, sizeof(*s->net), NULL, 0);
+		dc_memo_verify_fields(memo, name, s->net_group, f->net_group, group_fields,
+				      sizeof(group_fields) / sizeof(group_fields[0]));
+	}
+	for (uint64_t k = 0; k < s->ncoll && k < DC_COMM_MAX_COLL; k++) {
+		snprintf(what, sizeof(what), "%s.coll[%llu]", name, (unsigned long long)k);
+		dc_memo_verify_fields(memo, what, &s->coll[k], &f->coll[k], coll_fields,
+				      sizeof(coll_fields) / sizeof(coll_fields[0]));
+	}
+}
+
 /* Collectives kept from earlier work (`memo` names it: another
  * sharding's, dc_comm_reshard; the data-parallel axes' from the search's
  * memo) against dc_comm_compute's with no memo: each strategy's header
@@ -199,26 +219,11 @@ static void comm_verify(const char *memo, const struct dc_plan *p, const struct 
 		dc_memo_verify_u64(memo, "dc_comm_compute's return", 0, (uint64_t)-1);
 	dc_memo_verify_fields(memo, "comm", c, fresh, comm_fields, sizeof(comm_fields) / sizeof(comm_fields[0]));
 	for (int i = 0; i < DC_STRAT_COUNT + NTP_EXTRA; i++) {
-		const struct dc_comm_strategy *s = i < DC_STRAT_COUNT ? &c->s[i] : tp_extra(c, i - DC_STRAT_COUNT);
-		const struct dc_comm_strategy *f =
-			i < DC_STRAT_COUNT ? &fresh->s[i] : tp_extra(fresh, i - DC_STRAT_COUNT);
 		static const char *const extra[NTP_EXTRA] = {"tp_kind[0]", "tp_kind[1]", "tp_head"};
 		const char *name = i < DC_STRAT_COUNT ? dc_strategy_name((enum dc_strategy)i) : extra[i - DC_STRAT_COUNT];
 		snprintf(what, sizeof(what), "s[%s]", name);
-		dc_memo_verify_fields(memo, what, s, f, strategy_fields,
-				      sizeof(strategy_fields) / sizeof(strategy_fields[0]));
-		/* the network and group a kept strategy borrowed: another
-		 * plan's (a copy's) may hold them, so compared by content */
-		if (s->in_play && f->in_play) {
-			dc_memo_verify_bytes(memo, what, s->net, f->net, sizeof(*s->net), NULL, 0);
-			dc_memo_verify_fields(memo, what, s->net_group, f->net_group, group_fields,
-					      sizeof(group_fields) / sizeof(group_fields[0]));
-		}
-		for (uint64_t k = 0; k < s->ncoll && k < DC_COMM_MAX_COLL; k++) {
-			snprintf(what, sizeof(what), "s[%s].coll[%llu]", name, (unsigned long long)k);
-			dc_memo_verify_fields(memo, what, &s->coll[k], &f->coll[k], coll_fields,
-					      sizeof(coll_fields) / sizeof(coll_fields[0]));
-		}
+		strategy_verify(memo, what, i < DC_STRAT_COUNT ? &c->s[i] : tp_extra(c, i - DC_STRAT_COUNT),
+				i < DC_STRAT_COUNT ? &fresh->s[i] : tp_extra(fresh, i - DC_STRAT_COUNT));
 	}
 	free(fresh);
 }
@@ -560,6 +565,12 @@ static int rechunk_keeps(const struct dc_plan *p, const struct dc_comm *c)
 	       c->layers == p->most.layers;
 }
 
+/* What a computation that overflows, or that issues more kinds of call
+ * than a strategy holds, says */
+static const char overflow_error[] = "'model' x 'training' x 'precision': communication bytes per step overflow 64 bits";
+static const char full_error[] = "internal: an axis issues more kinds of collective than distcalc holds "
+				 "(DC_COMM_MAX_COLL, include/distcalc/comm.h); please report the config";
+
 /* `cm`: the search's memo of the data-parallel axes' calls (NULL: none) */
 static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **error, enum comm_mode mode,
 		    struct dc_comm_memo *cm)
@@ -679,13 +690,12 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 		DC_MEMO_VERIFY(comm_verify("the data-parallel axes' calls kept for their inputs (src/est/comm.c comm_memo)",
 					   p, c));
 	if (b.overflow) {
-		*error = "'model' x 'training' x 'precision': communication bytes per step overflow 64 bits";
+		*error = overflow_error;
 		return -1;
 	}
 	for (int i = 0; i < DC_STRAT_COUNT + NTP_EXTRA; i++)
 		if (i < DC_STRAT_COUNT ? c->s[i].full : tp_extra(c, i - DC_STRAT_COUNT)->full) {
-			*error = "internal: an axis issues more kinds of collective than distcalc holds (DC_COMM_MAX_COLL, "
-				 "include/distcalc/comm.h); please report the config";
+			*error = full_error;
 			return -1;
 		}
 	return 0;
@@ -715,19 +725,10 @@ static void sync_rows_verify(const struct dc_plan *p, enum dc_strategy axis, uin
 	static const char memo[] = "a rank's dp or fsdp rows kept for their inputs (src/est/comm.c dc_comm_sync_rows)";
 	struct dc_comm_strategy *f = malloc(sizeof(*f));
 	struct dc_ck b = {0};
-	char what[48];
 	if (!f)
 		abort(); /* a debug build's check: no way on without it */
 	sync_rows_emit(p, axis, stage, params, f, &b);
-	dc_memo_verify_fields(memo, "rows", s, f, strategy_fields, sizeof(strategy_fields) / sizeof(strategy_fields[0]));
-	if (s->in_play && f->in_play)
-		dc_memo_verify_fields(memo, "rows", s->net_group, f->net_group, group_fields,
-				      sizeof(group_fields) / sizeof(group_fields[0]));
-	for (uint64_t k = 0; k < s->ncoll && k < DC_COMM_MAX_COLL; k++) {
-		snprintf(what, sizeof(what), "rows.coll[%llu]", (unsigned long long)k);
-		dc_memo_verify_fields(memo, what, &s->coll[k], &f->coll[k], coll_fields,
-				      sizeof(coll_fields) / sizeof(coll_fields[0]));
-	}
+	strategy_verify(memo, "rows", s, f);
 	free(f);
 }
 #endif
@@ -786,12 +787,11 @@ int dc_comm_sync_rows(const struct dc_plan *p, const struct dc_comm *c, enum dc_
 		}
 	}
 	if (b.overflow) {
-		*error = "'model' x 'training' x 'precision': communication bytes per step overflow 64 bits";
+		*error = overflow_error;
 		return -1;
 	}
 	if (out->full) {
-		*error = "internal: an axis issues more kinds of collective than distcalc holds (DC_COMM_MAX_COLL, "
-			 "include/distcalc/comm.h); please report the config";
+		*error = full_error;
 		return -1;
 	}
 	return 0;

@@ -1917,12 +1917,32 @@ struct dp_calls {
 	struct dc_step_buckets post; /* its calls (overlap.param_gather) */
 };
 
+/* DualPipe's sum with the mirror rank (src/axis/dp.c mirror_sum) */
+static int mirror_row(const struct dc_coll *c)
+{
+	return c->what == DC_CW_MIRROR_GRAD_BUCKET || c->what == DC_CW_MIRROR_EXPERT_GRAD_BUCKET;
+}
+
 /* A backward row that sums again gradients a reduction before it reduced
  * (HSDP's shard across the replicas, DualPipe's with the mirror rank) */
 static int resums(const struct dc_coll *c)
 {
-	return c->what == DC_CW_REPLICA_GRAD_BUCKET || c->what == DC_CW_REPLICA_EXPERT_GRAD_BUCKET ||
-	       c->what == DC_CW_MIRROR_GRAD_BUCKET || c->what == DC_CW_MIRROR_EXPERT_GRAD_BUCKET;
+	return c->what == DC_CW_REPLICA_GRAD_BUCKET || c->what == DC_CW_REPLICA_EXPERT_GRAD_BUCKET || mirror_row(c);
+}
+
+/* Appends row c to b as a group of n calls of `call` seconds, `time` in
+ * all */
+static void bucket_group(struct dc_step_buckets *b, const struct dc_coll *c, uint64_t n, double call, double time)
+{
+	b->n[b->ngroups] = n;
+	b->bytes[b->ngroups] = c->msg_bytes;
+	b->call_s[b->ngroups] = call;
+	b->kind[b->ngroups] = c->kind;
+	b->what[b->ngroups] = c->what;
+	b->resums[b->ngroups] = 0;
+	b->ngroups++;
+	b->total_bytes += n * c->msg_bytes;
+	b->total_s += time;
 }
 
 /* A row of the routed experts' gradients */
@@ -1963,7 +1983,7 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm_strategy *s, 
 		if (c->phase == DC_CPHASE_BACKWARD) {
 			/* DualPipe's mirror sum runs once, after the last
 			 * microbatch (src/axis/dp.c mirror_sum) */
-			int mirror = c->what == DC_CW_MIRROR_GRAD_BUCKET || c->what == DC_CW_MIRROR_EXPERT_GRAD_BUCKET;
+			int mirror = mirror_row(c);
 			int kind = expert_row(c), t = mirror;
 			uint64_t n = mirror ? c->count : c->count / per;
 			struct dc_step_buckets *b = &d->last;
@@ -1996,29 +2016,12 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm_strategy *s, 
 			 * re-sum with nothing before it to follow is one) */
 			ptype[kind][nprim[kind]] = resums(c) ? t : -1;
 			prim[kind][nprim[kind]++] = b->ngroups;
-			b->n[b->ngroups] = n;
-			b->bytes[b->ngroups] = c->msg_bytes;
-			b->call_s[b->ngroups] = call;
-			b->kind[b->ngroups] = c->kind;
-			b->what[b->ngroups] = c->what;
-			b->resums[b->ngroups] = 0;
-			b->ngroups++;
-			b->total_bytes += n * c->msg_bytes;
-			b->total_s += (double)n * call;
+			bucket_group(b, c, n, call, (double)n * call);
 			d->earlier_s += (double)(c->count - n) * call;
 		} else {
-			struct dc_step_buckets *b = &d->post;
 			d->post_s += c->time_s;
 			d->post_calls += c->count;
-			b->n[b->ngroups] = c->count;
-			b->bytes[b->ngroups] = c->msg_bytes;
-			b->call_s[b->ngroups] = call;
-			b->kind[b->ngroups] = c->kind;
-			b->what[b->ngroups] = c->what;
-			b->resums[b->ngroups] = 0;
-			b->ngroups++;
-			b->total_bytes += c->count * c->msg_bytes;
-			b->total_s += c->time_s;
+			bucket_group(&d->post, c, c->count, call, c->time_s);
 		}
 	}
 }
