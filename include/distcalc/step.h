@@ -380,6 +380,13 @@ struct dc_step_event {
  * go on, non-zero to stop (dc_step_timeline then returns that value). */
 typedef int (*dc_step_event_fn)(void *ctx, const struct dc_step_event *e);
 
+/* 1 when the plan runs 1F1B on three stages or more of unequal layers
+ * (parallel.pipeline_layers, first/last-stage forms) or of unequal kinds
+ * (dense and MoE): the schedule the step simulates up to
+ * DC_STEP_SIM_MAX_CHUNKS (pp m), its closed form missing waits there
+ * (docs/step-model.md, "Uneven 1F1B stages"). O(segments). */
+int dc_step_uneven_1f1b(const struct dc_plan *p);
+
 /* The pipeline schedule op by op (Megatron's op order, ZB-H1's and
  * deepseek-ai/DualPipe's; every dependency and send): returns 0 with the
  * end of every stage's last op in end_s[p] and their maximum in *span_s,

@@ -2951,6 +2951,38 @@ static int zb_simulated(const struct dc_plan *p, const struct step_ctx *x)
 	return !dc_mul_u64(p->layout.pp, x->k.m, &chunks) && chunks <= DC_STEP_SIM_MAX_CHUNKS;
 }
 
+/* 1 when 1F1B is simulated rather than taken from its closed form: stages
+ * of unequal layers (parallel.pipeline_layers, first_stage_layers /
+ * last_stage_layers: plan.h runs) or of unequal kinds (dense and MoE
+ * layers) on three stages or more, whenever the schedule fits the
+ * bound (pp m at most DC_STEP_SIM_MAX_CHUNKS). The form's T_k are paths
+ * through the schedule, the bottleneck stage's among them, but a stage
+ * that waits in its steady phase or cool-down for a slower one after it
+ * passes that wait up to the stages before it on a path the form does
+ * not take: on pp 3, F (4, 3, 1), B (8, 6, 2), m 3 the timeline ends at
+ * 42, the form at 39 (docs/step-model.md, "Uneven 1F1B stages"). Two
+ * stages, and equal ones with an embedding and a head, keep the form (the
+ * timeline on every drawn pipeline of the docs' check); past the bound
+ * the form stands and the report warns (sec_step.c). */
+int dc_step_uneven_1f1b(const struct dc_plan *p)
+{
+	int uneven = p->runs.n > 1;
+	/* a segment's stages hold the same parameters; the ends' differ by
+	 * the embedding and the head alone unless their layers do */
+	for (uint64_t i = 1; !uneven && i < p->nsegments; i++)
+		uneven = p->segment_params[i].layers != p->segment_params[0].layers ||
+			 p->segment_params[i].moe_layers != p->segment_params[0].moe_layers;
+	return uneven && p->layout.pp >= 3 && dc_pipeline_schedule(p) == DC_PIPE_1F1B;
+}
+
+static int f1b_simulated(const struct dc_plan *p, const struct step_ctx *x)
+{
+	uint64_t chunks;
+	if (!dc_step_uneven_1f1b(p))
+		return 0;
+	return !dc_mul_u64(p->layout.pp, x->k.m, &chunks) && chunks <= DC_STEP_SIM_MAX_CHUNKS;
+}
+
 int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
 		    const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s, const char **error)
 {
@@ -2978,7 +3010,7 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
 		return 0;
 	if (ctx_init(&x, p, c, comm, p->step_memo, &hit, error) != 0)
 		return -1;
-	if (inter_simulated(p, &x) || zb_simulated(p, &x)) {
+	if (inter_simulated(p, &x) || zb_simulated(p, &x) || f1b_simulated(p, &x)) {
 		struct dc_step_bound bound = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
 		return dc_step_compute_bounded(p, c, comm, f, b, s, &bound, error);
 	}
@@ -4437,7 +4469,7 @@ static uint64_t trace_microbatches(const struct dc_plan *p, const struct step_ct
 	*prefix = 0;
 	if (!dc_mul_u64(pp, v, &chunks) && !dc_mul_u64(chunks, m, &chunks) && chunks <= show->max_chunks)
 		return m;
-	if (zb_simulated(p, x))
+	if (zb_simulated(p, x) || f1b_simulated(p, x))
 		return m; /* the step simulates it whole (within its own bound): so does the trace */
 	if (k == 0 || isim) /* no closed form to take the rest from */
 		return 0;
