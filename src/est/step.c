@@ -2964,7 +2964,8 @@ static int zb_simulated(const struct dc_plan *p, const struct step_ctx *x)
  * stages, and equal ones with an embedding and a head, keep the form (the
  * timeline on every drawn pipeline of the docs' check); past the bound
  * the form stands and the report warns (sec_step.c). */
-int dc_step_uneven_1f1b(const struct dc_plan *p)
+/* plan p's stages differ in their layers (dc_step_uneven_1f1b) */
+static int stages_uneven(const struct dc_plan *p)
 {
 	int uneven = p->runs.n > 1;
 	/* a segment's stages hold the same parameters; the ends' differ by
@@ -2972,13 +2973,18 @@ int dc_step_uneven_1f1b(const struct dc_plan *p)
 	for (uint64_t i = 1; !uneven && i < p->nsegments; i++)
 		uneven = p->segment_params[i].layers != p->segment_params[0].layers ||
 			 p->segment_params[i].moe_layers != p->segment_params[0].moe_layers;
-	return uneven && p->layout.pp >= 3 && dc_pipeline_schedule(p) == DC_PIPE_1F1B;
+	return uneven;
+}
+
+int dc_step_uneven_1f1b(const struct dc_plan *p)
+{
+	return p->layout.pp >= 3 && dc_pipeline_schedule(p) == DC_PIPE_1F1B && stages_uneven(p);
 }
 
 static int f1b_simulated(const struct dc_plan *p, const struct step_ctx *x)
 {
 	uint64_t chunks;
-	if (!dc_step_uneven_1f1b(p))
+	if (x->k.sched != DC_PIPE_1F1B || p->layout.pp < 3 || !stages_uneven(p))
 		return 0;
 	return !dc_mul_u64(p->layout.pp, x->k.m, &chunks) && chunks <= DC_STEP_SIM_MAX_CHUNKS;
 }
