@@ -72,13 +72,13 @@ static void step(void)
 		ck_abort_msg("estimate: %s", res.error);
 }
 
-enum corrupt { NONE, STEP, MEM, NET, COMM, NONE_DP2, NONE_UNEVEN, ORDER, SIM };
+enum corrupt { NONE, STEP, MEM, NET, COMM, NONE_DP2, NONE_UNEVEN, ORDER, SIM, DP };
 
 /* In a child: the step once (the memos filled), `what` corrupted, the
  * step again (every memo hit). Exits 0 when nothing aborted. */
 static void child(enum corrupt what)
 {
-	load(what == COMM || what == NONE_DP2, what == NONE_UNEVEN || what == ORDER || what == SIM);
+	load(what == COMM || what == NONE_DP2 || what == DP, what == NONE_UNEVEN || what == ORDER || what == SIM);
 	step();
 	if (what == ORDER || what == SIM)
 		dc_step_memo_corrupt_sim(step_memo, what == ORDER);
@@ -90,6 +90,8 @@ static void child(enum corrupt what)
 		dc_net_memo_corrupt(net_memo);
 	else if (what == COMM)
 		dc_comm_memo_corrupt(comm_memo);
+	else if (what == DP && dc_step_memo_corrupt_dp(step_memo) == 0)
+		exit(2); /* no rank with rows of its own: nothing to test */
 	step();
 	exit(0);
 }
@@ -185,6 +187,16 @@ START_TEST(test_net_memo_corrupted_aborts)
 END_TEST
 
 /* Every call the data-parallel axes' memo keeps one ulp slower */
+/* the 175B on tp 4 x dp 2: stage 0 (the embedding and its learned
+ * positions) holds more parameters than stage 7 (the tied head's copy
+ * and the final norm), so stage 7 syncs rows of its own, kept across
+ * layouts (step.c rank_dp) */
+START_TEST(test_dp_memo_corrupted_aborts)
+{
+	assert_aborts(DP, "a rank's DP calls kept across a search's layouts", "seconds differs");
+}
+END_TEST
+
 START_TEST(test_comm_memo_corrupted_aborts)
 {
 	assert_aborts(COMM, "data-parallel axes' calls", "s[dp].coll[0].time_s differs");
@@ -203,6 +215,7 @@ static Suite *memo_verify_suite(void)
 	tcase_add_test(tc, test_mem_memo_corrupted_aborts);
 	tcase_add_test(tc, test_net_memo_corrupted_aborts);
 	tcase_add_test(tc, test_comm_memo_corrupted_aborts);
+	tcase_add_test(tc, test_dp_memo_corrupted_aborts);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "distcalc/config.h"
+#include "distcalc/memory.h"
 
 struct dc_plan;
 struct dc_net;
@@ -315,6 +316,46 @@ int dc_comm_rechunk(const struct dc_plan *p, struct dc_comm *c, const char **err
  * text on overflow or past DC_COMM_MAX_COLL rows. */
 int dc_comm_sync_rows(const struct dc_plan *p, const struct dc_comm *c, enum dc_strategy axis, uint64_t stage,
 		      const struct dc_stage_params *params, struct dc_comm_strategy *out, const char **error);
+
+/* What dp.c and fsdp.c read, as values, but the groups and the network
+ * (a search memo's context, dc_comm_memo): the sharding; the chunk's
+ * microbatches where they are read (ZeRO-2 reduces every microbatch,
+ * FSDP gathers every microbatch), and for an FSDP unit under a pipeline
+ * the stage's forwards in flight (fsdp.c unit_calls), 0 elsewhere;
+ * whether units reshard after forward; the degrees; the buckets and
+ * whether ZeRO all-reduces them (framework.h); the precision's bytes and
+ * the FSDP unit; the framework and a tied head (fsdp.c's root units); the
+ * stage and its parameters. Every member a uint64_t: no padding, compared
+ * as bytes. Two plans whose groups and network are alike emit the same
+ * dp and fsdp rows for equal keys (what the memos below rest on). */
+struct dc_comm_sync_key {
+	uint64_t sharding, chunk_mbs, in_flight, stage, pp, reshard_fwd, zero_allreduce;
+	uint64_t dp_cp, shard_dp_cp, expert_dp_cp, expert_shard_dp_cp, dp_replicate;
+	uint64_t grad_bucket, param_bucket, grad_bytes, param_bytes, working_bytes, fsdp_unit;
+	/* the framework and whether the head is tied to the embedding: how
+	 * fsdp.c root_units splits the root (torchtitan's embedding unit) */
+	uint64_t framework, tied;
+	/* DualPipe's mirror sum (dp.c mirror_sum): its link and its pair's
+	 * shape, outside the context's groups; all 0 without it */
+	uint64_t mirror[9];
+	/* 1: a rank's dp rows alone (dc_comm_sync_rows: fsdp's kept empty),
+	 * keyed on what dp.c reads, stage and in_flight 0 and of best its
+	 * counts of all and of the experts' parameters alone */
+	uint64_t dp_only;
+	struct dc_stage_params best;
+};
+
+/* The key of dc_comm_sync_rows's rows for those arguments: the rows of
+ * two plans whose groups and network are alike are equal where their
+ * keys are. O(1). */
+void dc_comm_sync_key(const struct dc_plan *p, enum dc_strategy axis, uint64_t stage,
+		      const struct dc_stage_params *params, struct dc_comm_sync_key *key);
+
+/* dc_comm_sync_rows with its key (dc_comm_sync_key of the same
+ * arguments) already made, or NULL: made when p has a search memo */
+int dc_comm_sync_rows_keyed(const struct dc_plan *p, const struct dc_comm *c, enum dc_strategy axis, uint64_t stage,
+			    const struct dc_stage_params *params, const struct dc_comm_sync_key *key,
+			    struct dc_comm_strategy *out, const char **error);
 
 /* A search's memo of the data-parallel axes' calls (one per thread, lent
  * to its plans as plan.h comm_memo): for up to DC_COMM_MEMO_SLOTS sets

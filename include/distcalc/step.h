@@ -246,6 +246,10 @@ void dc_step_memo_corrupt(struct dc_step_memo *m);
  * 1 moves the last kept op order's first op one microbatch on, 0 the
  * last simulation's span by one ulp. */
 void dc_step_memo_corrupt_sim(struct dc_step_memo *m, int order);
+/* The same for the DP calls kept across layouts (each rank's own
+ * gradient sync): every kept slot's gradient calls by one ulp. Returns
+ * the slots moved. */
+int dc_step_memo_corrupt_dp(struct dc_step_memo *m);
 #endif
 
 /* Fills *s in closed form for the plan from the compute, comm, flops and

@@ -231,40 +231,13 @@ static void comm_verify(const char *memo, const struct dc_plan *p, const struct 
 
 /* ---- the data-parallel axes' calls memoised across a search's layouts ---- */
 
-/* What dp.c and fsdp.c read, as values (comm.h dc_comm_memo), but the
- * groups and the network (the memo's context): the sharding; the chunk's
- * microbatches where they are read (ZeRO-2 reduces every microbatch,
- * FSDP gathers every microbatch), and for an FSDP unit under a pipeline
- * the analysed stage's forwards in flight (fsdp.c unit_calls), 0
- * elsewhere; whether units reshard after forward; the degrees; the
- * buckets and whether ZeRO all-reduces them (framework.h); the
- * precision's bytes and the FSDP unit; the framework and a tied head
- * (fsdp.c's root units); the analysed stage and its parameters. Every
- * member a uint64_t: no padding, compared as bytes. */
-struct sharded_key {
-	uint64_t sharding, chunk_mbs, in_flight, stage, pp, reshard_fwd, zero_allreduce;
-	uint64_t dp_cp, shard_dp_cp, expert_dp_cp, expert_shard_dp_cp, dp_replicate;
-	uint64_t grad_bucket, param_bucket, grad_bytes, param_bytes, working_bytes, fsdp_unit;
-	/* the framework and whether the head is tied to the embedding: how
-	 * fsdp.c root_units splits the root (torchtitan's embedding unit) */
-	uint64_t framework, tied;
-	/* DualPipe's mirror sum (dp.c mirror_sum): its link and its pair's
-	 * shape, outside the memo's context groups; all 0 without it */
-	uint64_t mirror[9];
-	/* 1: a rank's dp rows alone (dc_comm_sync_rows: fsdp's kept empty),
-	 * keyed on what dp.c reads, stage and in_flight 0 and of best its
-	 * counts of all and of the experts' parameters alone */
-	uint64_t dp_only;
-	struct dc_stage_params best;
-};
-
 /* dp's and fsdp's strategies (kept[0], kept[1]) as comm_run left them,
  * summed, for key; `overflow`: their emission's; group_of[i]: the plan
  * group kept[i] priced its last calls on (its net_group), -1 when none */
 struct sharded_slot {
 	int have, overflow;
 	int group_of[2];
-	struct sharded_key key;
+	struct dc_comm_sync_key key;
 	struct dc_comm_strategy kept[2];
 };
 
@@ -304,7 +277,7 @@ void dc_comm_memo_free(struct dc_comm_memo *m)
 static const enum dc_strategy sharded_axes[2] = {DC_STRAT_DP, DC_STRAT_FSDP};
 
 static void sharded_key_of(const struct dc_plan *p, const struct dc_stage_params *best, uint64_t stage,
-			   struct sharded_key *k)
+			   struct dc_comm_sync_key *k)
 {
 	const struct dc_config *in = p->in;
 	enum dc_sharding sh = p->layout.sharding;
@@ -347,7 +320,7 @@ static void sharded_key_of(const struct dc_plan *p, const struct dc_stage_params
 
 /* The slot key maps to (its sharding, microbatches, stage and
  * parameters mixed) */
-static struct sharded_slot *sharded_slot_of(struct dc_comm_memo *m, const struct sharded_key *k)
+static struct sharded_slot *sharded_slot_of(struct dc_comm_memo *m, const struct dc_comm_sync_key *k)
 {
 	uint64_t h = (k->sharding + 1) * 0x9e3779b97f4a7c15ull ^ (k->chunk_mbs + 3 * k->in_flight) * 0xff51afd7ed558ccdull ^
 		     (k->stage + k->best.total) * 0xc4ceb9fe1a85ec53ull;
@@ -369,7 +342,7 @@ static int same_plan_group(const struct dc_plan_group *a, const struct dc_plan_g
  * NULL: none. A plan of another context empties the slots and becomes
  * the memo's context */
 static const struct sharded_slot *sharded_find_in(struct dc_comm_memo *m, const struct dc_plan *p,
-						  const struct sharded_key *key, int groups_known)
+						  const struct dc_comm_sync_key *key, int groups_known)
 {
 	const struct sharded_slot *sl = sharded_slot_of(m, key);
 	int same = m->have_context && m->net_memo == p->net_memo && m->net_binds == p->net_memo->binds;
@@ -390,7 +363,7 @@ static const struct sharded_slot *sharded_find_in(struct dc_comm_memo *m, const 
 }
 
 static const struct sharded_slot *sharded_find(struct dc_comm_memo *m, const struct dc_plan *p,
-					       const struct sharded_key *key)
+					       const struct dc_comm_sync_key *key)
 {
 	return sharded_find_in(m, p, key, 0);
 }
@@ -429,7 +402,7 @@ static void sharded_take(const struct sharded_slot *sl, const struct dc_plan *p,
 /* Keeps c's dp and fsdp strategies, emitted on p (the memo's context)
  * for key, in key's slot (not when a strategy borrowed a network or group
  * outside p) */
-static void sharded_put(struct dc_comm_memo *m, const struct dc_plan *p, const struct sharded_key *key,
+static void sharded_put(struct dc_comm_memo *m, const struct dc_plan *p, const struct dc_comm_sync_key *key,
 			const struct dc_comm_strategy *const kept[2], int overflow)
 {
 	struct sharded_slot *sl = sharded_slot_of(m, key);
@@ -578,7 +551,7 @@ static int comm_run(const struct dc_plan *p, struct dc_comm *c, const char **err
 	/* the data-parallel axes' overflow apart (bs), so that the memo
 	 * keeps theirs */
 	struct dc_ck b = {0}, bs = {0};
-	struct sharded_key key;
+	struct dc_comm_sync_key key;
 	const struct sharded_slot *hit = NULL;
 	/* the stage with the most parameters sends the most DP/FSDP bytes */
 	struct dc_stage_params best = p->most, rank_moe;
@@ -733,43 +706,59 @@ static void sync_rows_verify(const struct dc_plan *p, enum dc_strategy axis, uin
 }
 #endif
 
+void dc_comm_sync_key(const struct dc_plan *p, enum dc_strategy axis, uint64_t stage,
+		      const struct dc_stage_params *params, struct dc_comm_sync_key *key)
+{
+	if (axis != DC_STRAT_FSDP) {
+		/* keyed on what dp.c reads alone: the rank's stage and its
+		 * layers are not read, so ranks of other stages, and other
+		 * layouts' ranks, with the same counts share rows */
+		struct dc_stage_params counts;
+		memset(&counts, 0, sizeof(counts));
+		counts.total = params->total;
+		counts.expert_params = params->expert_params;
+		sharded_key_of(p, &counts, 0, key);
+		key->in_flight = 0;
+		key->fsdp_unit = 0;
+		key->reshard_fwd = 0;
+		key->working_bytes = 0;
+		/* the framework's buckets and reduce, what dp.c reads of it,
+		 * are keyed above */
+		key->framework = 0;
+		key->tied = 0;
+		key->dp_only = 1;
+	} else {
+		/* fsdp.c reads the stage and every count: the key comm_run's
+		 * analysed rank has, whose slot holds the same two strategies
+		 * (dp's not in play beside fsdp's) */
+		sharded_key_of(p, params, stage, key);
+	}
+}
+
 int dc_comm_sync_rows(const struct dc_plan *p, const struct dc_comm *c, enum dc_strategy axis, uint64_t stage,
 		      const struct dc_stage_params *params, struct dc_comm_strategy *out, const char **error)
 {
+	return dc_comm_sync_rows_keyed(p, c, axis, stage, params, NULL, out, error);
+}
+
+int dc_comm_sync_rows_keyed(const struct dc_plan *p, const struct dc_comm *c, enum dc_strategy axis, uint64_t stage,
+			    const struct dc_stage_params *params, const struct dc_comm_sync_key *key,
+			    struct dc_comm_strategy *out, const char **error)
+{
 	struct dc_ck b = {0};
 	struct dc_comm_memo *cm = p->comm_memo;
+	const struct dc_comm_sync_key *k = key;
+	struct dc_comm_sync_key own;
 	const struct sharded_slot *hit = NULL;
-	struct sharded_key key;
 	int i = axis == DC_STRAT_FSDP; /* the slot's kept[] */
 	if (cm && p->net_memo) {
-		if (!i) {
-			/* the search's memo, keyed on what dp.c reads alone:
-			 * the rank's stage and its layers are not read, so ranks
-			 * of other stages, and other layouts' ranks, with the
-			 * same counts share rows */
-			struct dc_stage_params counts;
-			memset(&counts, 0, sizeof(counts));
-			counts.total = params->total;
-			counts.expert_params = params->expert_params;
-			sharded_key_of(p, &counts, 0, &key);
-			key.in_flight = 0;
-			key.fsdp_unit = 0;
-			key.reshard_fwd = 0;
-			key.working_bytes = 0;
-			/* the framework's buckets and reduce, what dp.c reads
-			 * of it, are keyed above */
-			key.framework = 0;
-			key.tied = 0;
-			key.dp_only = 1;
-		} else {
-			/* fsdp.c reads the stage and every count: the key
-			 * comm_run's analysed rank has, whose slot holds the same
-			 * two strategies (dp's not in play beside fsdp's) */
-			sharded_key_of(p, params, stage, &key);
+		if (!k) {
+			dc_comm_sync_key(p, axis, stage, params, &own);
+			k = &own;
 		}
 		/* c's emission on p found the memo's context p's groups: no
 		 * other context since, they still are */
-		hit = sharded_find_in(cm, p, &key, c && c->memo == cm && c->memo_epoch == cm->epoch);
+		hit = sharded_find_in(cm, p, k, c && c->memo == cm && c->memo_epoch == cm->epoch);
 	}
 	if (hit) {
 		strategy_clear(out); /* `full` 0: a kept emission never was */
@@ -783,7 +772,7 @@ int dc_comm_sync_rows(const struct dc_plan *p, const struct dc_comm *c, enum dc_
 			struct dc_comm_strategy none;
 			const struct dc_comm_strategy *const kept[2] = {i ? &none : out, i ? out : &none};
 			strategy_clear(&none);
-			sharded_put(cm, p, &key, kept, b.overflow);
+			sharded_put(cm, p, k, kept, b.overflow);
 		}
 	}
 	if (b.overflow) {

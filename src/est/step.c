@@ -2071,7 +2071,10 @@ static void runs_of(struct step_ctx *x);
  * own (comm.h dc_comm_sync_rows) kept in *kp, DP_KEEP at a time, for the
  * ranks of a class that hold the same. FSDP under a pipeline: the tail of
  * its own units (fsdp.c reads the stage too: the analysed rank's, else
- * its own, kept by rank). Returns 0, or -1 with *error. */
+ * its own, kept by rank). In a search (the plan's step memo, with the
+ * comm result's search memo context) the calls are kept across layouts
+ * instead, keyed as the rows are (dp_memo_find). *out stays valid until
+ * the next call. Returns 0, or -1 with *error. */
 #define DP_KEEP 4
 struct dp_keep {
 	unsigned n, next;
@@ -2079,7 +2082,104 @@ struct dp_keep {
 	struct dp_calls d[DP_KEEP];
 };
 
-static void gather_post(const struct step_ctx *x, struct dp_calls *d);
+/* The search's DP calls kept across layouts: a slot holds the calls of
+ * the rows whose key (comm.h dc_comm_sync_key) it names, emitted in the
+ * comm memo's context `epoch` (comm.h struct dc_comm memo_epoch: a plan
+ * whose comm result has that number has those groups and that network,
+ * so the same rows for the key) */
+#define DP_MEMO_SLOTS 64
+struct dp_memo_slot {
+	int have;
+	uint64_t epoch;
+	struct dc_comm_sync_key key;
+	struct dp_calls d;
+};
+
+struct step_key {
+	struct costs k;
+	struct dc_work_time dense, moe, embedding, head;
+	uint64_t pp, v, gas, layers_per_stage, layers_per_chunk, dense_limit, nsegments;
+	uint64_t segment_first[DC_PLAN_MAX_SEGMENTS + 1];
+};
+
+struct sim_orders; /* the schedules' op orders (the timeline below) */
+struct sim_memo;   /* the last simulated schedule's times (the timeline below) */
+static void orders_free(struct sim_orders *c);
+static void sim_memo_free(struct sim_memo *sm);
+
+struct dc_step_memo {
+	struct sim_orders *orders; /* the simulated schedules' op orders (order_get); NULL until one is kept */
+	struct sim_memo *sim;      /* the last simulation's times (sim_memo_take); NULL until one is kept */
+	int have;   /* key and the values below are the last stored */
+	int probed; /* key is this step's (memo_take missed), its values not yet stored */
+	struct step_key key;
+	struct dc_step_stage first, last, mid[DC_PLAN_MAX_SEGMENTS];
+	uint64_t mid_stage[DC_PLAN_MAX_SEGMENTS];
+	double span, fill;
+	uint64_t critical;
+	struct dp_memo_slot dp[DP_MEMO_SLOTS]; /* rank_dp's, across layouts */
+};
+
+/* The slot key maps to */
+static unsigned dp_memo_slot_of(const struct dc_comm_sync_key *k)
+{
+	uint64_t h = (k->sharding + 1) * 0x9e3779b97f4a7c15ull ^ (k->chunk_mbs + 3 * k->in_flight) * 0xff51afd7ed558ccdull ^
+		     (k->stage + k->best.total) * 0xc4ceb9fe1a85ec53ull ^ k->best.expert_params * 0x94d049bb133111ebull;
+	h ^= h >> 29;
+	return (unsigned)(h % DP_MEMO_SLOTS);
+}
+
+/* The rank's DP calls: dp_calls of its rows, and under FSDP its units'
+ * tail (none of DP in play beside it) */
+static int rank_calls(const struct step_ctx *x, int fsdp, uint64_t rank, const struct dc_stage_params *r,
+		      const struct dc_comm_sync_key *key, struct dp_calls *d, const char **error)
+{
+	const struct dc_plan *p = x->k.p;
+	struct dc_comm_strategy rows;
+	if (dc_comm_sync_rows_keyed(p, x->comm, fsdp ? DC_STRAT_FSDP : DC_STRAT_DP, rank, r, key, &rows, error) != 0)
+		return -1;
+	if (fsdp) {
+		dp_calls(p, &x->comm->s[DC_STRAT_DP], d); /* none in play beside FSDP */
+		d->fsdp_tail_s = fsdp_tail_of(&rows);
+	} else {
+		dp_calls(p, &rows, d);
+	}
+	return 0;
+}
+
+#ifdef DISTCALC_VERIFY_MEMOS
+/* A kept slot's calls against the rank's emitted again */
+static void dp_memo_verify(const struct step_ctx *x, int fsdp, uint64_t rank, const struct dc_stage_params *r,
+			   const struct dp_calls *kept)
+{
+	static const char memo[] = "a rank's DP calls kept across a search's layouts (src/est/step.c dp_memo)";
+	struct dp_calls *f = malloc(sizeof(*f));
+	const char *err = NULL;
+	const struct dc_step_buckets *bk[2] = {&kept->last, &kept->post}, *bf[2];
+	if (!f || rank_calls(x, fsdp, rank, r, NULL, f, &err) != 0)
+		abort(); /* a debug build's check: the kept calls had none */
+	bf[0] = &f->last;
+	bf[1] = &f->post;
+	for (int i = 0; i < 2; i++) {
+		dc_memo_verify_u64(memo, "groups", bk[i]->ngroups, bf[i]->ngroups);
+		dc_memo_verify_u64(memo, "bytes", bk[i]->total_bytes, bf[i]->total_bytes);
+		dc_memo_verify_double(memo, "seconds", bk[i]->total_s, bf[i]->total_s);
+		for (uint64_t g = 0; g < bk[i]->ngroups; g++) {
+			dc_memo_verify_u64(memo, "a group's calls", bk[i]->n[g], bf[i]->n[g]);
+			dc_memo_verify_u64(memo, "a group's bytes", bk[i]->bytes[g], bf[i]->bytes[g]);
+			dc_memo_verify_double(memo, "a group's call", bk[i]->call_s[g], bf[i]->call_s[g]);
+			dc_memo_verify_u64(memo, "a group's op", (uint64_t)bk[i]->kind[g], (uint64_t)bf[i]->kind[g]);
+			dc_memo_verify_u64(memo, "a group's rows", (uint64_t)bk[i]->what[g], (uint64_t)bf[i]->what[g]);
+			dc_memo_verify_u64(memo, "a group's re-sums", bk[i]->resums[g], bf[i]->resums[g]);
+		}
+	}
+	dc_memo_verify_double(memo, "FSDP's tail", kept->fsdp_tail_s, f->fsdp_tail_s);
+	dc_memo_verify_double(memo, "the earlier microbatches'", kept->earlier_s, f->earlier_s);
+	dc_memo_verify_double(memo, "the AllGather's", kept->post_s, f->post_s);
+	dc_memo_verify_u64(memo, "the AllGather's calls", kept->post_calls, f->post_calls);
+	free(f);
+}
+#endif
 
 static int rank_dp(const struct step_ctx *x, uint64_t rank, struct dp_keep *kp, const struct dp_calls **out,
 		   const char **error)
@@ -2087,7 +2187,6 @@ static int rank_dp(const struct step_ctx *x, uint64_t rank, struct dp_keep *kp, 
 	const struct dc_plan *p = x->k.p;
 	const struct dc_comm *comm = x->comm;
 	struct dc_stage_params r;
-	struct dc_comm_strategy rows;
 	/* FSDP's tail under a pipeline (costs_init), keyed by the rank */
 	int fsdp = comm->s[DC_STRAT_FSDP].in_play && p->layout.pp > 1;
 	uint64_t key[2];
@@ -2103,6 +2202,26 @@ static int rank_dp(const struct step_ctx *x, uint64_t rank, struct dp_keep *kp, 
 	}
 	if (!fsdp && r.total == comm->dp_params && r.expert_params == comm->dp_expert_params)
 		return 0;
+	if (p->step_memo && comm->memo && comm->memo == p->comm_memo && comm->memo_epoch) {
+		/* a search: across its layouts */
+		struct dc_comm_sync_key k;
+		struct dp_memo_slot *sl;
+		dc_comm_sync_key(p, fsdp ? DC_STRAT_FSDP : DC_STRAT_DP, rank, &r, &k);
+		sl = &p->step_memo->dp[dp_memo_slot_of(&k)];
+		if (sl->have && sl->epoch == comm->memo_epoch && memcmp(&sl->key, &k, sizeof(k)) == 0) {
+			DC_MEMO_VERIFY(dp_memo_verify(x, fsdp, rank, &r, &sl->d));
+			*out = &sl->d;
+			return 0;
+		}
+		sl->have = 0;
+		if (rank_calls(x, fsdp, rank, &r, &k, &sl->d, error) != 0)
+			return -1;
+		sl->have = 1;
+		sl->epoch = comm->memo_epoch;
+		sl->key = k;
+		*out = &sl->d;
+		return 0;
+	}
 	key[0] = fsdp ? rank : r.total;
 	key[1] = fsdp ? UINT64_MAX : r.expert_params;
 	for (i = 0; i < kp->n; i++)
@@ -2110,21 +2229,14 @@ static int rank_dp(const struct step_ctx *x, uint64_t rank, struct dp_keep *kp, 
 			*out = &kp->d[i];
 			return 0;
 		}
-	if (dc_comm_sync_rows(p, comm, fsdp ? DC_STRAT_FSDP : DC_STRAT_DP, rank, &r, &rows, error) != 0)
-		return -1;
 	i = kp->next;
+	if (rank_calls(x, fsdp, rank, &r, NULL, &kp->d[i], error) != 0)
+		return -1;
 	kp->next = (kp->next + 1) % DP_KEEP;
 	if (kp->n < DP_KEEP)
 		kp->n++;
 	kp->key[i][0] = key[0];
 	kp->key[i][1] = key[1];
-	if (fsdp) {
-		dp_calls(p, &comm->s[DC_STRAT_DP], &kp->d[i]); /* none in play beside FSDP */
-		kp->d[i].fsdp_tail_s = fsdp_tail_of(&rows);
-	} else {
-		dp_calls(p, &rows, &kp->d[i]);
-		gather_post(x, &kp->d[i]);
-	}
 	*out = &kp->d[i];
 	return 0;
 }
@@ -2191,30 +2303,6 @@ void dc_step_tp_layer(const struct dc_plan *p, const struct dc_comm *comm, struc
  * and the plan's stages (an even split: one run, chunks L / (pp v); its
  * segments). Compared as bytes, so a match is the same inputs bit for bit
  * (-0 and +0 differ). */
-struct step_key {
-	struct costs k;
-	struct dc_work_time dense, moe, embedding, head;
-	uint64_t pp, v, gas, layers_per_stage, layers_per_chunk, dense_limit, nsegments;
-	uint64_t segment_first[DC_PLAN_MAX_SEGMENTS + 1];
-};
-
-struct sim_orders; /* the schedules' op orders (the timeline below) */
-struct sim_memo;   /* the last simulated schedule's times (the timeline below) */
-static void orders_free(struct sim_orders *c);
-static void sim_memo_free(struct sim_memo *sm);
-
-struct dc_step_memo {
-	struct sim_orders *orders; /* the simulated schedules' op orders (order_get); NULL until one is kept */
-	struct sim_memo *sim;      /* the last simulation's times (sim_memo_take); NULL until one is kept */
-	int have;   /* key and the values below are the last stored */
-	int probed; /* key is this step's (memo_take missed), its values not yet stored */
-	struct step_key key;
-	struct dc_step_stage first, last, mid[DC_PLAN_MAX_SEGMENTS];
-	uint64_t mid_stage[DC_PLAN_MAX_SEGMENTS];
-	double span, fill;
-	uint64_t critical;
-};
-
 struct dc_step_memo *dc_step_memo_new(void)
 {
 	return dc_calloc(1, sizeof(struct dc_step_memo));
@@ -2353,19 +2441,20 @@ static void ctx_stages(struct step_ctx *x, const struct dc_plan *p)
 	}
 }
 
-/* Megatron's --overlap-param-gather: the AllGather of d's updated
- * parameters runs behind the next step's first forward on stage 0, where
- * the step starts; what shows holds that forward up, what hides slows it
- * (x's stages computed) */
-static void gather_post(const struct step_ctx *x, struct dp_calls *d)
+/* What d's AllGather of the updated parameters adds after the optimizer:
+ * all of it, or under Megatron's --overlap-param-gather, where it runs
+ * behind the next step's first forward on stage 0 (where the step
+ * starts), what shows, holding that forward up, and what the hidden part
+ * slows it by (x's stages computed) */
+static double post_of(const struct step_ctx *x, const struct dp_calls *d)
 {
 	double shown;
 	if (!dc_framework_param_gather(x->k.p) || !(d->post_s > 0))
-		return;
+		return d->post_s;
 	shown = dc_step_param_gather_exposed(&d->post, x->first.fwd_s);
 	if (shown > d->post_s)
 		shown = d->post_s;
-	d->post_s = shown + x->k.slow * (d->post_s - shown);
+	return shown + x->k.slow * (d->post_s - shown);
 }
 
 /* x for the plan; with `memo` (a search's), the stages' ops come from it
@@ -2388,7 +2477,6 @@ static int ctx_init(struct step_ctx *x, const struct dc_plan *p, const struct dc
 		*hit = memo_take(memo, x, p, c);
 	if (!*hit)
 		ctx_stages(x, p);
-	gather_post(x, &x->dp);
 	/* stage_sync is a function of the buckets and the ops it is given
 	 * alone: a copy of first's (or last's) ops gets a copy of its sync,
 	 * the same values (pp = 1: last and every segment's are first's);
@@ -2467,7 +2555,7 @@ static const struct dc_step_stage *ctx_run(const void *ctx, uint64_t i, uint64_t
 static void stage_sync(const struct step_ctx *x, const struct dc_step_stage *st, const struct dp_calls *d,
 		       struct stage_sync_t *out)
 {
-	out->post = d->post_s;
+	out->post = post_of(x, d);
 	out->fsdp = d->fsdp_tail_s;
 	if (!x->k.ov_dp) {
 		out->tail = d->last.total_s + d->earlier_s + d->fsdp_tail_s;
@@ -2903,6 +2991,17 @@ static void step_memo_verify(const struct step_ctx *x, const struct dc_plan *p, 
 void dc_step_memo_corrupt(struct dc_step_memo *m)
 {
 	m->first.bwd_first_s = nextafter(m->first.bwd_first_s, INFINITY);
+}
+
+int dc_step_memo_corrupt_dp(struct dc_step_memo *m)
+{
+	int n = 0;
+	for (unsigned i = 0; i < DP_MEMO_SLOTS; i++)
+		if (m->dp[i].have) {
+			m->dp[i].d.last.total_s = nextafter(m->dp[i].d.last.total_s, INFINITY);
+			n++;
+		}
+	return n;
 }
 #endif
 
