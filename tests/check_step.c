@@ -285,21 +285,51 @@ START_TEST(test_uneven_1f1b_by_hand)
 }
 END_TEST
 
+/* Two stages at m 2 (an independent review's find): p 2, no sends, stage
+ * 0 f 2 b 8, stage 1 f 1 b 4. On paper:
+ *   stage 0: F0 [0,2] F1 [2,4] B0 [7,15] B1 [15,23]
+ *   stage 1: F0 [2,3] B0 [3,7] F1 [7,8] B1 [8,12]
+ * Stage 0's first backward waits from 4 to 7 for the round trip. The
+ * form's T_0 = 2 x 2 + 8 + max(8, D_0 = 5) = 20 leaves that wait out when
+ * the last forward comes right before the first backward (m - w - 1 = 0),
+ * T_1 = 2 + 2 + 4 + 4 + 8 = 20: 3 short. */
+START_TEST(test_uneven_1f1b_two_stages_by_hand)
+{
+	struct dc_step_stage st[2];
+	struct dc_step_pipe pp = {2, 2, 1, 0, st};
+	double end[2], span;
+	stage_eq(&st[0], 2.0, 8.0, 1);
+	stage_eq(&st[1], 1.0, 4.0, 1);
+	ck_assert_int_eq(dc_step_pipeline_simulate(&pp, end, &span), 0);
+	ck_assert_double_eq_tol(end[0], 23.0, 1e-12);
+	ck_assert_double_eq_tol(end[1], 12.0, 1e-12);
+	ck_assert_double_eq_tol(dc_step_pipeline_closed(&pp, NULL), 20.0, 1e-12);
+}
+END_TEST
+
 /* The same on the course config (tp 2, pp 4, dp 1, stages of 4, 12, 10
  * and 6 layers, m 4): stage 1 (12 layers) waits in its cool-down for
- * stage 2's last backward, which follows stage 2's last forward, which
- * follows stage 1's; the closed form put the step 18.3 ms (2.1%) under
- * the trace's end. The report now is the timeline: its step and span
- * equal dc_step_timeline's, for m 4 and 8 (the wait happens once), and
- * for the mirrored stages [6, 10, 12, 4], where it was already. */
+ * stage 2's backward of microbatch 2, which follows stage 2's last
+ * forward, which follows stage 1's; the closed form put the step 18.3
+ * ms (2.1%) under the trace's end. The report now is the timeline: its
+ * step and span equal dc_step_timeline's, for m 2, 4 and 8 (the wait
+ * happens once), for the mirrored stages [6, 10, 12, 4], where it was
+ * already, and for two stages of 20 and 12 layers at tp 4 (m 2: the
+ * form 2.8 ms short). */
 START_TEST(test_uneven_1f1b_step_is_the_timeline)
 {
 	static const char *const layers[] = {"parallel.pipeline_layers=[4,12,10,6]",
-					     "parallel.pipeline_layers=[6,10,12,4]"};
-	static const char *const gas[] = {"training.grad_accum_steps=4", "training.grad_accum_steps=8"};
-	for (int i = 0; i < 2; i++)
-		for (int j = 0; j < 2; j++) {
-			const char *sets[] = {"parallel.tp=2", "parallel.pp=4", "parallel.dp=1", layers[i], gas[j], NULL};
+					     "parallel.pipeline_layers=[6,10,12,4]", "parallel.pipeline_layers=[20,12]"};
+	static const char *const gas[] = {"training.grad_accum_steps=4", "training.grad_accum_steps=8",
+					  "training.grad_accum_steps=2"};
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++) {
+			const char *sets[] = {i < 2 ? "parallel.tp=2" : "parallel.tp=4",
+					      i < 2 ? "parallel.pp=4" : "parallel.pp=2",
+					      "parallel.dp=1",
+					      layers[i],
+					      gas[j],
+					      NULL};
 			struct dc_step tl;
 			const char *err = NULL;
 			run_config("systems.json", sets);
@@ -310,6 +340,27 @@ START_TEST(test_uneven_1f1b_step_is_the_timeline)
 			ck_assert_double_eq_tol(run_res.step.time_s, tl.time_s, 1e-12 * tl.time_s);
 			ck_assert_double_eq_tol(run_res.step.pipeline_s, tl.pipeline_s, 1e-12 * tl.pipeline_s);
 		}
+}
+END_TEST
+
+/* Uneven 1F1B's critical stage comes from the simulation (step.c
+ * sim_critical): on the course config at tp 1, pp 8, dp 1, stages of 8,
+ * 2, 4, 7, 2, 1, 7 and 1 layers, m 9, the closed form named stage 6,
+ * whose last op (an independent review read the trace) ends 17.6 ms
+ * before the path's drain began, the last backward waiting on its way
+ * down; stage 0, the busiest, whose last op ends the span, is the
+ * critical stage, and its path rows end where the span does */
+START_TEST(test_uneven_1f1b_critical_stage)
+{
+	const char *sets[] = {"parallel.tp=1", "parallel.pp=8", "parallel.dp=1",
+			      "parallel.pipeline_layers=[8,2,4,7,2,1,7,1]", "training.grad_accum_steps=9", NULL};
+	double crit_end = -1;
+	run_config("systems.json", sets);
+	ck_assert_uint_eq(run_res.step.critical_stage, 0);
+	for (uint64_t i = 0; i < run_res.step.npath; i++)
+		if (strncmp(run_res.step.path[i].what, "critical stage", 14) == 0)
+			crit_end = run_res.step.path[i].start_s + run_res.step.path[i].duration_s;
+	ck_assert_double_eq_tol(crit_end, run_res.step.pipeline_s, 1e-12 * run_res.step.pipeline_s);
 }
 END_TEST
 
@@ -3159,7 +3210,9 @@ int main(void)
 	tcase_add_test(tc, test_bubble_interleaved_v3);
 	tcase_add_test(tc, test_interleaved_chunk_change_waits);
 	tcase_add_test(tc, test_uneven_1f1b_by_hand);
+	tcase_add_test(tc, test_uneven_1f1b_two_stages_by_hand);
 	tcase_add_test(tc, test_uneven_1f1b_step_is_the_timeline);
+	tcase_add_test(tc, test_uneven_1f1b_critical_stage);
 	tcase_add_test(tc, test_interleaved_closed_form_drawn);
 	tcase_add_test(tc, test_one_f_one_b_steady_sends);
 	tcase_add_test(tc, test_interleaved_sends_past_a_chunk);

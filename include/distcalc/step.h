@@ -384,7 +384,7 @@ struct dc_step_event {
  * go on, non-zero to stop (dc_step_timeline then returns that value). */
 typedef int (*dc_step_event_fn)(void *ctx, const struct dc_step_event *e);
 
-/* 1 when the plan runs 1F1B on three stages or more of unequal layers
+/* 1 when the plan runs 1F1B on stages of unequal layers
  * (parallel.pipeline_layers, first/last-stage forms) or of unequal kinds
  * (dense and MoE): the schedule the step simulates up to
  * DC_STEP_SIM_MAX_CHUNKS (pp m), its closed form missing waits there

@@ -1100,8 +1100,8 @@ static void warn(const struct dc_plan *p, const struct dc_results *res, const ch
 		uint64_t chunks;
 		if (dc_mul_u64(p->layout.pp, p->layout.grad_accum_steps, &chunks) || chunks > DC_STEP_SIM_MAX_CHUNKS)
 			dc_diag_warn(diag,
-				     "'parallel.pipeline_schedule': 1f1b on stages of unequal layers with pp x "
-				     "grad_accum_steps above 2^18 is priced by its closed form, not simulated: a lower "
+				     "'parallel.pipeline_schedule': 1f1b on stages of unequal layers or layer kinds with pp "
+				     "x grad_accum_steps above 2^18 is priced by its closed form, not simulated: a lower "
 				     "bound, short by the waits a slower stage passes up the pipeline (docs/step-model.md, "
 				     "\"Uneven 1F1B stages\")");
 	}
