@@ -226,6 +226,10 @@ size_t dc_text_add_u64(char *buf, size_t len, size_t at, uint64_t v)
 	size_t n = dc_fmt_u64(num, v);
 	if (!len)
 		return 0;
+	/* never more than num holds: says so to a compiler that inlines
+	 * dc_fmt_u64 across files (-flto) and bounds n by len alone */
+	if (n > sizeof(num) - 1)
+		n = sizeof(num) - 1;
 	return text_add_n(buf, len, at, num, n);
 }
 
