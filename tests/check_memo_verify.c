@@ -186,17 +186,17 @@ START_TEST(test_net_memo_corrupted_aborts)
 }
 END_TEST
 
-/* Every call the data-parallel axes' memo keeps one ulp slower */
-/* the 175B on tp 4 x dp 2: stage 0 (the embedding and its learned
- * positions) holds more parameters than stage 7 (the tied head's copy
- * and the final norm), so stage 7 syncs rows of its own, kept across
- * layouts (step.c rank_dp) */
+/* Every kept rank's DP calls one ulp slower: the 175B on tp 4 x dp 2,
+ * where stage 0 (the embedding and its learned positions) holds more
+ * parameters than stage 7 (the tied head's copy and the final norm), so
+ * stage 7 syncs rows of its own, kept across layouts (step.c rank_dp) */
 START_TEST(test_dp_memo_corrupted_aborts)
 {
 	assert_aborts(DP, "a rank's DP calls kept across a search's layouts", "seconds differs");
 }
 END_TEST
 
+/* Every call the data-parallel axes' memo keeps one ulp slower */
 START_TEST(test_comm_memo_corrupted_aborts)
 {
 	assert_aborts(COMM, "data-parallel axes' calls", "s[dp].coll[0].time_s differs");

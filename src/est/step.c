@@ -2073,8 +2073,10 @@ static void runs_of(struct step_ctx *x);
  * its own units (fsdp.c reads the stage too: the analysed rank's, else
  * its own, kept by rank). In a search (the plan's step memo, with the
  * comm result's search memo context) the calls are kept across layouts
- * instead, keyed as the rows are (dp_memo_find). *out stays valid until
- * the next call. Returns 0, or -1 with *error. */
+ * instead, keyed as the rows are (the step memo's dp slots): *out then
+ * points into the memo, valid until the next rank_dp call on any plan
+ * lent the same memo (the thread's), so each caller reads it before its
+ * next call. Returns 0, or -1 with *error. */
 #define DP_KEEP 4
 struct dp_keep {
 	unsigned n, next;

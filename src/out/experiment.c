@@ -565,7 +565,8 @@ static const char *error_origin(const struct dc_report *r, const char *msg)
 			break;
 		n = (size_t)(end - p - 1);
 		for (size_t i = 0; i < nkeys; i++) {
-			const char *path = dc_config_key_at(i)->path;
+			const struct dc_config_key_info *k = dc_config_key_at(i);
+			const char *path = k ? k->path : "";
 			if (r->in.origin[i] == DC_ORIGIN_SET && strncmp(path, p + 1, n) == 0 &&
 			    (path[n] == '\0' || path[n] == '.'))
 				return "--set";

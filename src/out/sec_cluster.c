@@ -29,7 +29,8 @@ static void view(const struct dc_run *run, void *out)
  * cluster section lists them whatever the config gives. */
 static int network_default(size_t i)
 {
-	const char *path = dc_config_key_at(i)->path;
+	const struct dc_config_key_info *k = dc_config_key_at(i);
+	const char *path = k ? k->path : "";
 	return strcmp(path, "cluster.inter_node.plugin_latency") == 0 || strcmp(path, "cluster.intra_node.ramp") == 0 ||
 	       strcmp(path, "cluster.inter_node.ramp") == 0;
 }
@@ -77,8 +78,10 @@ void dc_key_list_row(const struct dc_key_list *l, uint64_t i, struct dc_key_row 
 	r->cfg = l->cfg;
 	r->key = i < l->n ? l->key[i] : 0;
 	k = dc_config_key_at(r->key);
-	r->path = k->path;
-	r->unit = k->unit;
+	if (!k) /* never: a listed key is a row of the table, and so is 0 */
+		k = dc_config_key_at(0);
+	r->path = k ? k->path : "";
+	r->unit = k ? k->unit : "";
 	/* every listed key's origin was worded by dc_key_list_fill (a row
 	 * past n, which no sink asks for, may find none: no words) */
 	o = r->cfg->origin[r->key];
@@ -94,7 +97,7 @@ void dc_key_list_row(const struct dc_key_list *l, uint64_t i, struct dc_key_row 
 			/* left out: the plugin latency cluster.network gives (what
 			 * the network model prices), or no size factor (null:
 			 * "(none)") */
-			if (strcmp(k->path, "cluster.inter_node.plugin_latency") == 0)
+			if (strcmp(r->path, "cluster.inter_node.plugin_latency") == 0)
 				r->json_len = dc_fmt_double(r->json, sizeof(r->json),
 							    dc_net_fabric_latency(r->cfg->cluster.network));
 			else
