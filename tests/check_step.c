@@ -6,8 +6,10 @@
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "distcalc/comm.h"
 #include "distcalc/config.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
@@ -2074,6 +2076,57 @@ START_TEST(test_step_memo_changes_nothing)
 }
 END_TEST
 
+/* Each rank's DP calls kept across a search's layouts (step.c rank_dp's
+ * dp slots) follow the comm memo's context: plans a and b are
+ * configs/systems.json at tp 2, dp 2, pp 2 (stages of 8 and 24 layers,
+ * gradients not overlapped), the same network, degrees, buckets and
+ * parameters, so the same keys; a's dp groups sit inside a node (order
+ * tp-cp-ep-dp-pp), b's across the two (pp before dp). Stage 0 (not the
+ * analysed stage) syncs rows of its own. With one step, comm and network
+ * memo lent to both, as a search's thread lends them, b's step keeps its
+ * stage 0's calls (over the NIC); a's step after it must not take them
+ * (its comm result's memo_epoch differs) and equals a's without any memo,
+ * bit for bit. */
+START_TEST(test_rank_dp_calls_follow_the_memo_context)
+{
+	static const char *const a_sets[] = {"parallel.tp=2", "parallel.dp=2", "parallel.pp=2",
+					     "parallel.pipeline_layers=[8,24]", "parallel.order=tp-cp-ep-dp-pp",
+					     "overlap.dp=false", NULL};
+	static const char *const b_sets[] = {"parallel.tp=2", "parallel.dp=2", "parallel.pp=2",
+					     "parallel.pipeline_layers=[8,24]", "parallel.order=tp-cp-ep-pp-dp",
+					     "overlap.dp=false", NULL};
+	static struct dc_step fresh_a, fresh_b, via;
+	struct dc_step_memo *sm = dc_step_memo_new();
+	struct dc_comm_memo *cm = dc_comm_memo_new();
+	struct dc_net_memo *nm = calloc(1, sizeof(*nm));
+	ck_assert(sm && cm && nm);
+	step_with("systems.json", a_sets, NULL, &fresh_a);
+	step_with("systems.json", b_sets, NULL, &fresh_b);
+	ck_assert_uint_eq(run_res.comm.stage, 1);
+	/* stage 0's own sync differs between the two: the test can fail */
+	ck_assert(fresh_a.classes[0].exposed_s[DC_STRAT_DP] < fresh_b.classes[0].exposed_s[DC_STRAT_DP]);
+	for (int i = 0; i < 3; i++) {
+		load_and_run("systems.json", i == 1 ? a_sets : b_sets, 0);
+		run_plan.step_memo = sm;
+		run_plan.comm_memo = cm;
+		run_plan.net_memo = nm;
+		dc_net_memo_bind(nm, &run_plan.net);
+		if (dc_estimate(&run_plan, DC_EST_BIT(DC_EST_STEP), &run_res) != 0)
+			ck_abort_msg("%s", run_res.error);
+		via = run_res.step;
+		ck_assert_msg(memcmp(&via.time_s, i == 1 ? &fresh_a.time_s : &fresh_b.time_s, sizeof(double)) == 0,
+			      "run %d: %.17g s", i, via.time_s);
+		ck_assert(memcmp(&via.classes[0].exposed_s[DC_STRAT_DP],
+				 i == 1 ? &fresh_a.classes[0].exposed_s[DC_STRAT_DP]
+					: &fresh_b.classes[0].exposed_s[DC_STRAT_DP],
+				 sizeof(double)) == 0);
+	}
+	dc_step_memo_free(sm);
+	dc_comm_memo_free(cm);
+	free(nm);
+}
+END_TEST
+
 /* The simulated schedules' memos (uneven chunks, DualPipe: the op orders
  * and the last simulation, step.c) give every step what it has without
  * them, bit for bit, whatever they held before: a step alike in all the
@@ -3311,6 +3364,7 @@ int main(void)
 	tcase_add_test(tc, test_loss_chunk_tp_reductions_on_the_head_stage);
 	tcase_add_test(tc, test_deepspeed_zero3_host_copies);
 	tcase_add_test(tc, test_step_memo_changes_nothing);
+	tcase_add_test(tc, test_rank_dp_calls_follow_the_memo_context);
 	tcase_add_test(tc, test_sim_memos_key_every_input);
 	tcase_add_test(tc, test_step_rank_only_same_figures);
 	tcase_add_test(tc, test_step_without_flops_is_the_steps_time);
