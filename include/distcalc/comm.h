@@ -23,7 +23,6 @@
 struct dc_plan;
 struct dc_net;
 struct dc_net_group;
-struct dc_stage_params;
 struct dc_comm_memo;
 
 enum dc_coll_kind {

@@ -3052,22 +3052,8 @@ static int zb_simulated(const struct dc_plan *p, const struct step_ctx *x)
 	return !dc_mul_u64(p->layout.pp, x->k.m, &chunks) && chunks <= DC_STEP_SIM_MAX_CHUNKS;
 }
 
-/* 1 when 1F1B is simulated rather than taken from its closed form: stages
- * of unequal layers (parallel.pipeline_layers, first_stage_layers /
- * last_stage_layers: plan.h runs) or of unequal kinds (dense and MoE
- * layers), whenever the schedule fits the
- * bound (pp m at most DC_STEP_SIM_MAX_CHUNKS). The form's T_k are paths
- * through the schedule, the bottleneck stage's among them, but a stage
- * that waits in its steady phase or cool-down for a slower one after it
- * passes that wait up to the stages before it on a path the form does
- * not take: on pp 3, F (4, 3, 1), B (8, 6, 2), m 3 the timeline ends at
- * 42, the form at 39 (docs/step-model.md, "Uneven 1F1B stages"); on two
- * stages at m 2, where the form leaves out the first backward's wait for
- * the round trip, up to 7.7% short. Equal stages with an embedding and a
- * head keep the form (the timeline on every drawn pipeline of the docs'
- * check); past the bound the form stands and the report warns
- * (sec_step.c). */
-/* plan p's stages differ in their layers (dc_step_uneven_1f1b) */
+/* plan p's stages differ in their layers or their layers' kinds
+ * (dc_step_uneven_1f1b) */
 static int stages_uneven(const struct dc_plan *p)
 {
 	int uneven = p->runs.n > 1;
@@ -3084,12 +3070,26 @@ int dc_step_uneven_1f1b(const struct dc_plan *p)
 	return p->layout.pp >= 2 && dc_pipeline_schedule(p) == DC_PIPE_1F1B && stages_uneven(p);
 }
 
+/* 1 when 1F1B is simulated rather than taken from its closed form: stages
+ * of unequal layers (parallel.pipeline_layers, first_stage_layers /
+ * last_stage_layers: plan.h runs) or of unequal kinds (dense and MoE
+ * layers), whenever the schedule fits the
+ * bound (pp m at most DC_STEP_SIM_MAX_CHUNKS). The form's T_k are paths
+ * through the schedule, the bottleneck stage's among them, but a stage
+ * that waits in its steady phase or cool-down for a slower one after it
+ * passes that wait up to the stages before it on a path the form does
+ * not take: on pp 3, F (4, 3, 1), B (8, 6, 2), m 3 the timeline ends at
+ * 42, the form at 39 (docs/step-model.md, "Uneven 1F1B stages"); on two
+ * stages at m 2, where the form leaves out the first backward's wait for
+ * the round trip, up to 7.7% short. Equal stages with an embedding and a
+ * head keep the form (the timeline on every drawn pipeline of the docs'
+ * check); past the bound the form stands and the report warns
+ * (sec_step.c). */
 static int f1b_simulated(const struct dc_plan *p, const struct step_ctx *x)
 {
 	uint64_t chunks;
-	if (x->k.sched != DC_PIPE_1F1B || p->layout.pp < 2 || !stages_uneven(p))
-		return 0;
-	return !dc_mul_u64(p->layout.pp, x->k.m, &chunks) && chunks <= DC_STEP_SIM_MAX_CHUNKS;
+	return dc_step_uneven_1f1b(p) && !dc_mul_u64(p->layout.pp, x->k.m, &chunks) &&
+	       chunks <= DC_STEP_SIM_MAX_CHUNKS;
 }
 
 /* Uneven 1F1B's critical stage (f1b_simulated), from the simulation's

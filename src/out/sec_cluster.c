@@ -77,9 +77,7 @@ void dc_key_list_row(const struct dc_key_list *l, uint64_t i, struct dc_key_row 
 	size_t n;
 	r->cfg = l->cfg;
 	r->key = i < l->n ? l->key[i] : 0;
-	k = dc_config_key_at(r->key);
-	if (!k) /* never: a listed key is a row of the table, and so is 0 */
-		k = dc_config_key_at(0);
+	k = dc_config_key_at(r->key); /* a listed key is a row of the table, and so is 0 */
 	r->path = k ? k->path : "";
 	r->unit = k ? k->unit : "";
 	/* every listed key's origin was worded by dc_key_list_fill (a row
