@@ -2120,6 +2120,10 @@ struct dc_step_memo {
 	double span, fill;
 	uint64_t critical;
 	struct dp_memo_slot dp[DP_MEMO_SLOTS]; /* rank_dp's, across layouts */
+	/* the simulation's op times and ends (sim_alloc), kept for the next
+	 * layout's: a search allocates and touches them afresh no more */
+	double *scratch;
+	size_t scratch_n; /* doubles */
 };
 
 /* The slot key maps to */
@@ -2316,6 +2320,7 @@ void dc_step_memo_free(struct dc_step_memo *m)
 		return;
 	orders_free(m->orders);
 	sim_memo_free(m->sim);
+	free(m->scratch);
 	free(m);
 }
 
@@ -3384,18 +3389,21 @@ struct sim_order {
 	uint64_t p, m, v;
 	uint64_t cap;               /* ops a rank at most: the rows' stride */
 	struct pop *ops;            /* [s][cap], the first nops[s] of a row set */
+	struct sim_wire *wire;      /* [s][cap]: each op's inputs and outputs (wire_build) */
 	uint64_t *nops;             /* [s] */
 	/* [s] DualPipe: the op its second steady pair starts at, the pairs
 	 * (two ops each: FB, FB) from there */
 	uint64_t *steady_at, *steady_n;
 };
 
-/* Where an op's input is (sim_run): end_at[at + mb] for microbatch mb,
- * one send later when `send`; has 0 when it needs none (dep_of). */
-struct sim_dep {
-	size_t at;
-	int has;
-	double send_s; /* its input's send over their boundary (0: from its own stage) */
+/* Where an op's inputs are, as sim_run reads them: end_at[in_f - 1] is
+ * when its forward's input is there (the op that makes it adds the send:
+ * sim's send_to), end_at[in_b - 1] its backward's; 0: it needs none.
+ * Functions of the order's shape alone (wire_build). 32 bits: an order
+ * whose indices do not fit would need 80 GB for its ops (order_build
+ * refuses it). */
+struct sim_wire {
+	uint32_t in_f, in_b;
 };
 
 /* The simulated schedule: every rank's ops and their times. */
@@ -3406,12 +3414,18 @@ struct sim {
 	const struct pop *ops;      /* [s][cap] (the order's) */
 	const uint64_t *nops;       /* [s] */
 	double *op_start, *op_end;  /* [s][cap], set for the first nops[s] by sim_run */
+	double *own_times;          /* op_start, op_end and end_at's block when no memo keeps it */
 	/* [2][s][c][mb]: a forward's end, then its input gradients' (-1: not
 	 * yet; sim_run) */
 	double *end_at;
-	struct sim_dep *dep;        /* [s][c][2]: a forward's input, a backward's */
-	/* [s][c]: a chunk's forward, backward and weight gradients alone, and
-	 * its forward and backward in a DualPipe pair */
+	/* [2][s][c]: the send from a chunk's forward output to the op that
+	 * takes it as input, then from its input gradients' (0: none) */
+	double *send_to;
+	const struct sim_wire *wire; /* [s][cap] (the order's) */
+	/* [5][s][c] (one block): a chunk's forward, backward and weight
+	 * gradients alone, and its forward and backward in a DualPipe pair;
+	 * dur_f .. dur_bp point into it */
+	double *durs;
 	double *dur_f, *dur_b, *dur_w, *dur_fp, *dur_bp;
 	struct sends snd; /* the sends by boundary */
 	const uint64_t *steady_at, *steady_n; /* [s] (the order's) */
@@ -3427,10 +3441,61 @@ static size_t at3(const struct sim *x, uint64_t s, uint64_t c, uint64_t mb)
 static void order_free(struct sim_order *o)
 {
 	free(o->ops);
+	free(o->wire);
 	free(o->nops);
 	free(o->steady_at);
 	free(o->steady_n);
 	memset(o, 0, sizeof(*o));
+}
+
+static int dep_of(const struct sim *x, uint64_t s, uint64_t c, int bwd, uint64_t *ds, uint64_t *dc, int *dbwd,
+		  int *send);
+
+/* Sets o's wire from its ops (struct sim_wire): 0, or -1 when an output
+ * would feed two ops (sim_run's send_to holds one send an output; no
+ * schedule's dep_of does that) or out of memory. */
+static int wire_build(struct sim_order *o)
+{
+	uint64_t p = o->p, v = o->v, m = o->m, cells = p * v, fwds = p * v * m;
+	/* [s][c][2]: where the input of a chunk's forward / backward of
+	 * microbatch 0 is, + 1 (0: none) */
+	uint32_t *in = dc_calloc(2 * (size_t)cells, sizeof(*in));
+	unsigned char *fed = dc_calloc(2 * (size_t)cells, 1); /* an output's consumer seen */
+	struct sim shape;
+	int rc = -1;
+	if (!in || !fed)
+		goto out;
+	memset(&shape, 0, sizeof(shape));
+	shape.sched = o->sched;
+	shape.p = p;
+	shape.v = v;
+	shape.m = m;
+	for (uint64_t s = 0; s < p; s++)
+		for (uint64_t c = 0; c < v; c++)
+			for (int bwd = 0; bwd < 2; bwd++) {
+				uint64_t ds, dc;
+				int dbwd, send;
+				if (!dep_of(&shape, s, c, bwd, &ds, &dc, &dbwd, &send))
+					continue;
+				if (fed[(dbwd ? cells : 0) + ds * v + dc]++)
+					goto out;
+				in[(s * v + c) * 2 + (uint64_t)bwd] = (uint32_t)((dbwd ? fwds : 0) + (ds * v + dc) * m + 1);
+			}
+	for (uint64_t s = 0; s < p; s++)
+		for (uint64_t i = 0; i < o->nops[s]; i++) {
+			const struct pop *op = &o->ops[s * o->cap + i];
+			struct sim_wire *w = &o->wire[s * o->cap + i];
+			uint32_t f = in[(s * v + op->cf) * 2], b = in[(s * v + op->cb) * 2 + 1];
+			int fwd = op->kind == OP_F || op->kind == OP_FB;
+			int bwd = op->kind == OP_B || op->kind == OP_BX || op->kind == OP_FB;
+			w->in_f = fwd && f ? f + op->mf : 0;
+			w->in_b = bwd && b ? b + op->mb : 0;
+		}
+	rc = 0;
+out:
+	free(in);
+	free(fed);
+	return rc;
 }
 
 /* Builds the op order of `sched` on p ranks, m microbatches, v chunks a
@@ -3439,8 +3504,8 @@ static int order_build(struct sim_order *o, enum dc_pipe_schedule sched, uint64_
 {
 	uint64_t *wq;
 	memset(o, 0, sizeof(*o));
-	if (m > UINT32_MAX || v > UINT32_MAX)
-		return -1; /* struct pop's counts; far above any allocation */
+	if (m > UINT32_MAX || v > UINT32_MAX || p > UINT32_MAX / 2 / v || p * v > UINT32_MAX / 2 / m)
+		return -1; /* struct pop's and struct sim_wire's 32 bits; far above any allocation */
 	o->sched = sched;
 	o->p = p;
 	o->m = m;
@@ -3449,11 +3514,12 @@ static int order_build(struct sim_order *o, enum dc_pipe_schedule sched, uint64_
 	o->cap = sched == DC_PIPE_1F1B || sched == DC_PIPE_INTERLEAVED ? 2 * m * v : 3 * m * v + 4;
 	/* every op a rank runs is written (put), and no more are read */
 	o->ops = dc_malloc((size_t)(p * o->cap) * sizeof(*o->ops));
+	o->wire = dc_malloc((size_t)(p * o->cap) * sizeof(*o->wire));
 	o->nops = dc_calloc((size_t)p, sizeof(*o->nops));
 	o->steady_at = dc_calloc((size_t)p, sizeof(*o->steady_at));
 	o->steady_n = dc_calloc((size_t)p, sizeof(*o->steady_n));
 	wq = dc_calloc((size_t)(2 * m * v + 2), sizeof(*wq));
-	if (!o->ops || !o->nops || !o->steady_at || !o->steady_n || !wq) {
+	if (!o->ops || !o->wire || !o->nops || !o->steady_at || !o->steady_n || !wq) {
 		free(wq);
 		order_free(o);
 		return -1;
@@ -3490,12 +3556,16 @@ static int order_build(struct sim_order *o, enum dc_pipe_schedule sched, uint64_
 		o->steady_n[s] = g.steady_n;
 	}
 	free(wq);
+	if (wire_build(o) != 0) {
+		order_free(o);
+		return -1;
+	}
 	return 0;
 }
 
 static uint64_t order_bytes(const struct sim_order *o)
 {
-	return o->p * (o->cap * sizeof(*o->ops) + 3 * sizeof(uint64_t));
+	return o->p * (o->cap * (sizeof(*o->ops) + sizeof(*o->wire)) + 3 * sizeof(uint64_t));
 }
 
 /* A search's op orders (one set per thread, in its step memo): the last
@@ -3537,6 +3607,8 @@ static void order_verify(const struct sim_order *o)
 		dc_memo_verify_u64(memo, "steady_n", o->steady_n[s], f.steady_n[s]);
 		dc_memo_verify_bytes(memo, what, &o->ops[s * o->cap], &f.ops[s * f.cap],
 				     (size_t)o->nops[s] * sizeof(*o->ops), NULL, 0);
+		dc_memo_verify_bytes(memo, what, &o->wire[s * o->cap], &f.wire[s * f.cap],
+				     (size_t)o->nops[s] * sizeof(*o->wire), NULL, 0);
 	}
 	order_free(&f);
 }
@@ -3591,21 +3663,12 @@ static const struct sim_order *order_get(struct dc_step_memo *memo, enum dc_pipe
 	return &c->o[slot];
 }
 
-static int dep_of(const struct sim *x, uint64_t s, uint64_t c, int bwd, uint64_t *ds, uint64_t *dc, int *dbwd,
-		  int *send);
-
 static void sim_free(struct sim *x)
 {
 	order_free(&x->own);
-	free(x->op_start);
-	free(x->op_end);
-	free(x->end_at);
-	free(x->dep);
-	free(x->dur_f);
-	free(x->dur_b);
-	free(x->dur_w);
-	free(x->dur_fp);
-	free(x->dur_bp);
+	free(x->own_times);
+	free(x->send_to);
+	free(x->durs);
 }
 
 /* Allocates the simulation of `sched` on p ranks, m microbatches, v chunks
@@ -3614,8 +3677,9 @@ static void sim_free(struct sim *x)
 static int sim_alloc(struct sim *x, enum dc_pipe_schedule sched, uint64_t p, uint64_t m, uint64_t v,
 		     const struct sends *snd, struct dc_step_memo *memo)
 {
-	size_t n, cells = (size_t)(p * v);
+	size_t n, times, cells = (size_t)(p * v);
 	const struct sim_order *o;
+	double *block = NULL;
 	memset(x, 0, sizeof(*x));
 	x->sched = sched;
 	x->p = p;
@@ -3627,34 +3691,49 @@ static int sim_alloc(struct sim *x, enum dc_pipe_schedule sched, uint64_t p, uin
 		return -1;
 	x->cap = o->cap;
 	x->ops = o->ops;
+	x->wire = o->wire;
 	x->nops = o->nops;
 	x->steady_at = o->steady_at;
 	x->steady_n = o->steady_n;
 	n = (size_t)(p * x->cap);
-	/* sim_run sets every op's times it runs, and no more are read */
-	x->op_start = dc_malloc(n * sizeof(double));
-	x->op_end = dc_malloc(n * sizeof(double));
-	x->end_at = dc_malloc(2 * (size_t)(p * v * m) * sizeof(double));
-	x->dep = dc_malloc(2 * cells * sizeof(*x->dep));
-	x->dur_f = dc_calloc(cells, sizeof(double));
-	x->dur_b = dc_calloc(cells, sizeof(double));
-	x->dur_w = dc_calloc(cells, sizeof(double));
-	x->dur_fp = dc_calloc(cells, sizeof(double));
-	x->dur_bp = dc_calloc(cells, sizeof(double));
-	if (!x->op_start || !x->op_end || !x->end_at || !x->dep || !x->dur_f || !x->dur_b || !x->dur_w || !x->dur_fp ||
-	    !x->dur_bp) {
+	/* op_start, op_end, end_at in one block: sim_run sets every op's
+	 * times it runs and every end before it reads them, so a search's
+	 * memo keeps the block for the next layout's (SIM_ORDERS_BYTES at
+	 * most; a larger one is the step's own) */
+	times = 2 * n + 2 * (size_t)(p * v * m);
+	if (memo && memo->scratch_n >= times) {
+		block = memo->scratch;
+	} else if (memo && times * sizeof(double) <= SIM_ORDERS_BYTES) {
+		free(memo->scratch);
+		memo->scratch_n = 0;
+		memo->scratch = block = dc_malloc(times * sizeof(double));
+		if (block)
+			memo->scratch_n = times;
+	} else {
+		block = x->own_times = dc_malloc(times * sizeof(double));
+	}
+	x->send_to = dc_calloc(2 * cells, sizeof(double));
+	x->durs = dc_calloc(5 * cells, sizeof(double));
+	if (!block || !x->send_to || !x->durs) {
 		sim_free(x);
 		return -1;
 	}
+	x->op_start = block;
+	x->op_end = block + n;
+	x->end_at = block + 2 * n;
+	x->dur_f = x->durs;
+	x->dur_b = x->durs + cells;
+	x->dur_w = x->durs + 2 * cells;
+	x->dur_fp = x->durs + 3 * cells;
+	x->dur_bp = x->durs + 4 * cells;
 	for (uint64_t s = 0; s < p; s++)
 		for (uint64_t c = 0; c < v; c++)
 			for (int bwd = 0; bwd < 2; bwd++) {
-				struct sim_dep *d = &x->dep[(s * v + c) * 2 + (uint64_t)bwd];
+				/* what (s, c, bwd) takes is one output's alone (wire_build) */
 				uint64_t ds = 0, dc = 0;
 				int dbwd = 0, send = 0;
-				d->has = dep_of(x, s, c, bwd, &ds, &dc, &dbwd, &send);
-				d->send_s = send ? sends_between(&x->snd, p, s, ds) : 0;
-				d->at = d->has ? (dbwd ? (size_t)(p * v * m) : 0) + at3(x, ds, dc, 0) : 0;
+				if (dep_of(x, s, c, bwd, &ds, &dc, &dbwd, &send) && send)
+					x->send_to[(dbwd ? cells : 0) + ds * v + dc] = sends_between(&x->snd, p, s, ds);
 			}
 	return 0;
 }
@@ -3743,20 +3822,6 @@ static int dep_of(const struct sim *x, uint64_t s, uint64_t c, int bwd, uint64_t
 	return 1;
 }
 
-/* When (s, c, mb, bwd)'s input is there: 0 when it needs none, -1 when it
- * is not there yet. */
-static inline double ready_of(const struct sim *x, uint64_t s, uint64_t c, uint64_t mb, int bwd)
-{
-	const struct sim_dep *d = &x->dep[(s * x->v + c) * 2 + (uint64_t)bwd];
-	double e;
-	if (!d->has)
-		return 0;
-	e = x->end_at[d->at + mb];
-	if (e < 0)
-		return -1;
-	return e + d->send_s;
-}
-
 /* An op's duration on stage s: a pair takes its forward's and its
  * backward's paired times (the same as alone unless overlap.ep dualpipe
  * hides their AlltoAlls). */
@@ -3779,14 +3844,26 @@ static double op_dur(const struct sim *x, uint64_t s, const struct pop *o)
 }
 
 /* Runs every rank's ops in its order as soon as their inputs are there:
- * returns 0 with each rank's end in end_s[] and the span, -2 when the
- * schedule deadlocks (a bug). */
+ * returns 0 with each rank's end in end_s[] and the span, -1 when out of
+ * memory, -2 when the schedule deadlocks (a bug). Sweeps the ranks down
+ * and back up, each running until an input it needs is not there yet
+ * (end_at[] below 0), until every rank is done. An op starts at max(when
+ * its input is there, its rank's last op's end), which no order of
+ * running the ranks changes. Where an input is comes from the order's
+ * wire, its send from send_to (the op that makes it adds it: each output
+ * feeds one op), its duration from the chunk's. */
 static int sim_run(struct sim *x, double *end_s, double *span_s)
 {
-	uint64_t p = x->p, left = p;
-	size_t fwds = (size_t)(p * x->v * x->m);
-	uint64_t *next = dc_calloc(p, sizeof(*next));
-	double *free_at = dc_calloc(p, sizeof(*free_at));
+	const uint64_t p = x->p, v = x->v, m = x->m, cap = x->cap, cells = p * v;
+	const size_t fwds = (size_t)(p * v * m);
+	const struct pop *ops = x->ops;
+	const struct sim_wire *wire = x->wire;
+	const double *send_to = x->send_to, *dur_f = x->dur_f, *dur_b = x->dur_b, *dur_w = x->dur_w;
+	const double *dur_fp = x->dur_fp, *dur_bp = x->dur_bp;
+	double *end_at = x->end_at, *op_start = x->op_start, *op_end = x->op_end;
+	/* next[s]: its next op; free_at[s]: when its last op ended */
+	uint64_t *next = dc_calloc((size_t)p, sizeof(*next)), left = p;
+	double *free_at = dc_calloc((size_t)p, sizeof(*free_at));
 	double span = 0;
 	if (!next || !free_at) {
 		free(next);
@@ -3794,7 +3871,7 @@ static int sim_run(struct sim *x, double *end_s, double *span_s)
 		return -1;
 	}
 	for (size_t i = 0; i < 2 * fwds; i++)
-		x->end_at[i] = -1;
+		end_at[i] = -1;
 	for (uint64_t s = 0; s < p; s++)
 		if (x->nops[s] == 0) {
 			left--;
@@ -3802,55 +3879,76 @@ static int sim_run(struct sim *x, double *end_s, double *span_s)
 		}
 	while (left > 0) {
 		int progress = 0;
-		for (uint64_t pass = 0; pass < 2; pass++) {
-			for (uint64_t q = 0; q < p; q++) {
-				uint64_t s = pass ? p - 1 - q : q;
-				while (next[s] < x->nops[s]) {
-					size_t ix = (size_t)(s * x->cap + next[s]);
-					const struct pop *o = &x->ops[ix];
-					double ready = 0, r, st, d;
-					if (o->kind == OP_F || o->kind == OP_FB) {
-						r = ready_of(x, s, o->cf, o->mf, 0);
-						if (r < 0)
-							break;
-						ready = r;
-					}
-					if (o->kind == OP_B || o->kind == OP_BX || o->kind == OP_FB) {
-						r = ready_of(x, s, o->cb, o->mb, 1);
-						if (r < 0)
-							break;
-						if (r > ready)
-							ready = r;
-					}
-					st = ready > free_at[s] ? ready : free_at[s];
-					d = op_dur(x, s, o);
-					x->op_start[ix] = st;
-					x->op_end[ix] = st + d;
-					if (o->kind == OP_F || o->kind == OP_FB)
-						x->end_at[at3(x, s, o->cf, o->mf)] = st + d;
-					if (o->kind == OP_B || o->kind == OP_BX || o->kind == OP_FB)
-						x->end_at[fwds + at3(x, s, o->cb, o->mb)] = st + d;
-					free_at[s] = st + d;
-					next[s]++;
-					progress = 1;
-					if (next[s] == x->nops[s]) {
-						left--;
-						end_s[s] = free_at[s];
-						if (free_at[s] > span)
-							span = free_at[s];
-					}
+		for (uint64_t q = 0; q < 2 * p; q++) {
+			uint64_t s = q < p ? q : 2 * p - 1 - q, n = x->nops[s], i = next[s], sv = s * v;
+			const struct pop *o = &ops[s * cap + i];
+			const struct sim_wire *w = &wire[s * cap + i];
+			double at = free_at[s];
+			if (i == n)
+				continue;
+			for (; i < n; i++, o++, w++) {
+				uint64_t cf = sv + o->cf, cb = sv + o->cb;
+				double ready = 0, t;
+				if (w->in_f) {
+					if (end_at[w->in_f - 1] < 0)
+						break;
+					ready = end_at[w->in_f - 1];
 				}
+				if (w->in_b) {
+					if (end_at[w->in_b - 1] < 0)
+						break;
+					if (end_at[w->in_b - 1] > ready)
+						ready = end_at[w->in_b - 1];
+				}
+				t = ready > at ? ready : at;
+				op_start[s * cap + i] = t;
+				/* op_dur's sums; each output is there one send
+				 * later for the op that takes it */
+				switch (o->kind) {
+				case OP_F:
+					t += dur_f[cf];
+					end_at[cf * m + o->mf] = t + send_to[cf];
+					break;
+				case OP_B:
+					t += dur_b[cb];
+					end_at[fwds + cb * m + o->mb] = t + send_to[cells + cb];
+					break;
+				case OP_BX:
+					t += dur_b[cb] - dur_w[cb];
+					end_at[fwds + cb * m + o->mb] = t + send_to[cells + cb];
+					break;
+				case OP_W:
+					t += dur_w[cb];
+					break;
+				case OP_FB:
+					t += dur_fp[cf] + dur_bp[cb];
+					end_at[cf * m + o->mf] = t + send_to[cf];
+					end_at[fwds + cb * m + o->mb] = t + send_to[cells + cb];
+					break;
+				}
+				op_end[s * cap + i] = t;
+				at = t;
+			}
+			if (i == next[s])
+				continue;
+			progress = 1;
+			next[s] = i;
+			free_at[s] = at;
+			if (i == n) {
+				left--;
+				end_s[s] = at;
+				if (at > span)
+					span = at;
 			}
 		}
-		if (!progress) {
-			free(next);
-			free(free_at);
-			return -2;
-		}
+		if (!progress)
+			break;
 	}
-	*span_s = span;
-	free(next);
 	free(free_at);
+	free(next);
+	if (left > 0)
+		return -2;
+	*span_s = span;
 	return 0;
 }
 
