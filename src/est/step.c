@@ -3451,9 +3451,9 @@ static void order_free(struct sim_order *o)
 static int dep_of(const struct sim *x, uint64_t s, uint64_t c, int bwd, uint64_t *ds, uint64_t *dc, int *dbwd,
 		  int *send);
 
-/* Sets o's wire from its ops (struct sim_wire): 0, or -1 when an output
- * would feed two ops (sim_run's send_to holds one send an output; no
- * schedule's dep_of does that) or out of memory. */
+/* Sets o's wire from its ops (struct sim_wire): 0, -1 when out of memory,
+ * -2 when an output would feed two ops (a bug: sim_run's send_to holds
+ * one send an output, and no schedule's dep_of does that). */
 static int wire_build(struct sim_order *o)
 {
 	uint64_t p = o->p, v = o->v, m = o->m, cells = p * v, fwds = p * v * m;
@@ -3477,8 +3477,10 @@ static int wire_build(struct sim_order *o)
 				int dbwd, send;
 				if (!dep_of(&shape, s, c, bwd, &ds, &dc, &dbwd, &send))
 					continue;
-				if (fed[(dbwd ? cells : 0) + ds * v + dc]++)
+				if (fed[(dbwd ? cells : 0) + ds * v + dc]++) {
+					rc = -2;
 					goto out;
+				}
 				in[(s * v + c) * 2 + (uint64_t)bwd] = (uint32_t)((dbwd ? fwds : 0) + (ds * v + dc) * m + 1);
 			}
 	for (uint64_t s = 0; s < p; s++)
@@ -3499,10 +3501,12 @@ out:
 }
 
 /* Builds the op order of `sched` on p ranks, m microbatches, v chunks a
- * rank into *o: 0, or -1 when out of memory (*o zeroes). */
+ * rank into *o: 0, or -1 when out of memory, -2 when its wire fails
+ * (wire_build; *o zeroes either way). */
 static int order_build(struct sim_order *o, enum dc_pipe_schedule sched, uint64_t p, uint64_t m, uint64_t v)
 {
 	uint64_t *wq;
+	int rc;
 	memset(o, 0, sizeof(*o));
 	if (m > UINT32_MAX || v > UINT32_MAX || p > UINT32_MAX / 2 / v || p * v > UINT32_MAX / 2 / m)
 		return -1; /* struct pop's and struct sim_wire's 32 bits; far above any allocation */
@@ -3556,11 +3560,10 @@ static int order_build(struct sim_order *o, enum dc_pipe_schedule sched, uint64_
 		o->steady_n[s] = g.steady_n;
 	}
 	free(wq);
-	if (wire_build(o) != 0) {
+	rc = wire_build(o);
+	if (rc != 0)
 		order_free(o);
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 static uint64_t order_bytes(const struct sim_order *o)
@@ -3616,9 +3619,10 @@ static void order_verify(const struct sim_order *o)
 
 /* The op order of (sched, p, m, v): the memo's when it keeps it, else
  * built (and kept when it fits) or, with no memo or too large to keep,
- * built into *own (the caller frees it). NULL when out of memory. */
+ * built into *own (the caller frees it). NULL with order_build's failure
+ * in *rc when it cannot be built. */
 static const struct sim_order *order_get(struct dc_step_memo *memo, enum dc_pipe_schedule sched, uint64_t p,
-					 uint64_t m, uint64_t v, struct sim_order *own)
+					 uint64_t m, uint64_t v, struct sim_order *own, int *rc)
 {
 	struct sim_orders *c;
 	struct sim_order o;
@@ -3633,7 +3637,8 @@ static const struct sim_order *order_get(struct dc_step_memo *memo, enum dc_pipe
 			DC_MEMO_VERIFY(order_verify(&c->o[i]));
 			return &c->o[i];
 		}
-	if (order_build(&o, sched, p, m, v) != 0)
+	*rc = order_build(&o, sched, p, m, v);
+	if (*rc != 0)
 		return NULL;
 	if (!c || order_bytes(&o) > SIM_ORDERS_BYTES) {
 		*own = o;
@@ -3673,22 +3678,24 @@ static void sim_free(struct sim *x)
 
 /* Allocates the simulation of `sched` on p ranks, m microbatches, v chunks
  * a rank, its op order from `memo` (a search's step memo; may be NULL).
- * Returns 0, or -1 when out of memory. */
+ * Returns 0, -1 when out of memory, or -2 when its order's wire fails (a
+ * bug: wire_build). */
 static int sim_alloc(struct sim *x, enum dc_pipe_schedule sched, uint64_t p, uint64_t m, uint64_t v,
 		     const struct sends *snd, struct dc_step_memo *memo)
 {
 	size_t n, times, cells = (size_t)(p * v);
 	const struct sim_order *o;
 	double *block = NULL;
+	int rc = 0;
 	memset(x, 0, sizeof(*x));
 	x->sched = sched;
 	x->p = p;
 	x->m = m;
 	x->v = v;
 	x->snd = *snd;
-	o = order_get(memo, sched, p, m, v, &x->own);
+	o = order_get(memo, sched, p, m, v, &x->own, &rc);
 	if (!o)
-		return -1;
+		return rc;
 	x->cap = o->cap;
 	x->ops = o->ops;
 	x->wire = o->wire;
@@ -5369,8 +5376,9 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 		show->extended = bound->extended;
 		show->periods = periods;
 	}
-	if (sim_alloc(&sm, x.k.sched, pp, msim, v, &x.k.snd, p->step_memo) != 0) {
-		*error = "out of memory";
+	rc = sim_alloc(&sm, x.k.sched, pp, msim, v, &x.k.snd, p->step_memo);
+	if (rc != 0) {
+		*error = rc == -1 ? "out of memory" : "the pipeline schedule feeds one op's output to two ops (a bug)";
 		return -1;
 	}
 	sm.m_whole = x.k.m;
