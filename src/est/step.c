@@ -3574,9 +3574,13 @@ static uint64_t order_bytes(const struct sim_order *o)
 /* A search's op orders (one set per thread, in its step memo): the last
  * SIM_ORDERS built, SIM_ORDERS_BYTES together at most (an order above
  * that is built for its step alone), the least recently taken dropped
- * first. A search's layouts cycle through a few (pp, m, v): the
- * shipped DeepSeek-V3 search's 1,507 simulated steps take 10 orders. */
-#define SIM_ORDERS 16
+ * first. A search's layouts cycle through its (pp, m, v): the shipped
+ * DeepSeek-V3 search's 1,507 simulated steps take 10 orders; the GPT-3
+ * 175B space with 16 experts and 2 dense layers (uneven 1F1B, simulated)
+ * 99, 14 MB together, which 16 slots rebuilt 5,530 times as it cycled
+ * through them. Taking one is a scan of the slots, a few hundred
+ * instructions against a simulation's tens of thousands. */
+#define SIM_ORDERS 128
 #define SIM_ORDERS_BYTES (UINT64_C(48) << 20)
 
 struct sim_orders {
