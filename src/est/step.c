@@ -3049,12 +3049,13 @@ static int inter_simulated(const struct dc_plan *p, const struct step_ctx *x)
  * trial's), and an embedding or a head makes it an estimate (up to -0.9%
  * on that config). docs/step-model.md, "ZB-H1"; past the bound the report
  * warns (sec_step.c). */
-static int zb_simulated(const struct dc_plan *p, const struct step_ctx *x)
+static int zb_simulated(const struct dc_plan *p)
 {
 	uint64_t chunks;
-	if (x->k.sched != DC_PIPE_ZERO_BUBBLE || p->layout.pp < 2)
+	/* the step's microbatches (costs_init's m) */
+	if (dc_pipeline_schedule(p) != DC_PIPE_ZERO_BUBBLE || p->layout.pp < 2)
 		return 0;
-	return !dc_mul_u64(p->layout.pp, x->k.m, &chunks) && chunks <= DC_STEP_SIM_MAX_CHUNKS;
+	return !dc_mul_u64(p->layout.pp, p->layout.grad_accum_steps, &chunks) && chunks <= DC_STEP_SIM_MAX_CHUNKS;
 }
 
 /* plan p's stages differ in their layers or their layers' kinds
@@ -3090,10 +3091,10 @@ int dc_step_uneven_1f1b(const struct dc_plan *p)
  * head keep the form (the timeline on every drawn pipeline of the docs'
  * check); past the bound the form stands and the report warns
  * (sec_step.c). */
-static int f1b_simulated(const struct dc_plan *p, const struct step_ctx *x)
+static int f1b_simulated(const struct dc_plan *p)
 {
 	uint64_t chunks;
-	return dc_step_uneven_1f1b(p) && !dc_mul_u64(p->layout.pp, x->k.m, &chunks) &&
+	return dc_step_uneven_1f1b(p) && !dc_mul_u64(p->layout.pp, p->layout.grad_accum_steps, &chunks) &&
 	       chunks <= DC_STEP_SIM_MAX_CHUNKS;
 }
 
@@ -3141,7 +3142,9 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
 		struct dc_step_bound bound = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
 		return dc_step_compute_bounded(p, c, comm, f, b, s, &bound, error);
 	}
-	if (p->chunks_uneven) {
+	/* ZB-H1 and uneven 1F1B within the bound whatever their costs: the
+	 * timeline makes its own context (ctx_init), so none is made here */
+	if (p->chunks_uneven || zb_simulated(p) || f1b_simulated(p)) {
 		struct dc_step_bound bound = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
 		return dc_step_compute_bounded(p, c, comm, f, b, s, &bound, error);
 	}
@@ -3150,7 +3153,7 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
 		return 0;
 	if (ctx_init(&x, p, c, comm, p->step_memo, &hit, error) != 0)
 		return -1;
-	if (inter_simulated(p, &x) || zb_simulated(p, &x) || f1b_simulated(p, &x)) {
+	if (inter_simulated(p, &x)) {
 		struct dc_step_bound bound = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
 		return dc_step_compute_bounded(p, c, comm, f, b, s, &bound, error);
 	}
@@ -4713,7 +4716,7 @@ static uint64_t trace_microbatches(const struct dc_plan *p, const struct step_ct
 	*prefix = 0;
 	if (!dc_mul_u64(pp, v, &chunks) && !dc_mul_u64(chunks, m, &chunks) && chunks <= show->max_chunks)
 		return m;
-	if (zb_simulated(p, x) || f1b_simulated(p, x))
+	if (zb_simulated(p) || f1b_simulated(p))
 		return m; /* the step simulates it whole (within its own bound): so does the trace */
 	if (k == 0 || isim) /* no closed form to take the rest from */
 		return 0;
@@ -5568,7 +5571,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 		 * the form does not take (sim_critical) */
 		pipe_closed(&x, ctx_run, x.nruns, pp, x.k.m, v, &x.k.snd, x.k.sched == DC_PIPE_ZERO_BUBBLE, &critical,
 			    &fill);
-		if (f1b_simulated(p, &x))
+		if (f1b_simulated(p))
 			critical = sim_critical(&x, end, span);
 	}
 	if (!prefix) {
