@@ -230,6 +230,28 @@ START_TEST(test_no_negative_time_at_pp1)
 }
 END_TEST
 
+/* No microbatches (or no chunks) is an empty schedule, for every
+ * schedule with ops of its own: every stage ends at 0, and nothing is
+ * divided by the zero (a review found the op order's index bound did) */
+START_TEST(test_simulate_empty_schedule)
+{
+	static const enum dc_pipe_schedule scheds[] = {DC_PIPE_1F1B, DC_PIPE_INTERLEAVED, DC_PIPE_ZERO_BUBBLE};
+	struct dc_step_stage st[3];
+	double end[3], span;
+	for (int i = 0; i < 3; i++)
+		stage_eq(&st[i], 1.0, 2.0, 1);
+	for (size_t k = 0; k < sizeof(scheds) / sizeof(scheds[0]); k++)
+		for (uint64_t v = 0; v < 2; v++) {
+			struct dc_step_pipe pp = {3, 0, v ? 2 : 0, 0.25, st, scheds[k]};
+			end[0] = end[1] = end[2] = span = -1;
+			ck_assert_int_eq(dc_step_pipeline_simulate(&pp, end, &span), 0);
+			ck_assert_double_eq(span, 0);
+			for (int i = 0; i < 3; i++)
+				ck_assert_double_eq(end[i], 0);
+		}
+}
+END_TEST
+
 START_TEST(test_two_stage_1f1b_by_hand)
 {
 	/* p 2, m 3; stage 0 f 1 b 2, stage 1 (the head) f 1.5 b 2.5; a send
@@ -3296,6 +3318,7 @@ int main(void)
 	SRunner *sr;
 	int failed;
 
+	tcase_add_test(tc, test_simulate_empty_schedule);
 	tcase_add_test(tc, test_two_stage_1f1b_by_hand);
 	tcase_add_test(tc, test_bubble_equal_stages);
 	tcase_add_test(tc, test_bubble_interleaved);

@@ -3392,7 +3392,7 @@ struct sim_order {
 	uint64_t p, m, v;
 	uint64_t cap;               /* ops a rank at most: the rows' stride */
 	struct pop *ops;            /* [s][cap], the first nops[s] of a row set */
-	struct sim_wire *wire;      /* [s][cap]: each op's inputs and outputs (wire_build) */
+	struct sim_wire *wire;      /* [s][cap]: where each op's inputs are (wire_build) */
 	uint64_t *nops;             /* [s] */
 	/* [s] DualPipe: the op its second steady pair starts at, the pairs
 	 * (two ops each: FB, FB) from there */
@@ -3511,7 +3511,7 @@ static int order_build(struct sim_order *o, enum dc_pipe_schedule sched, uint64_
 	uint64_t *wq;
 	int rc;
 	memset(o, 0, sizeof(*o));
-	if (m > UINT32_MAX || v > UINT32_MAX || p > UINT32_MAX / 2 / v || p * v > UINT32_MAX / 2 / m)
+	if (m > UINT32_MAX || v > UINT32_MAX || (v && p > UINT32_MAX / 2 / v) || (m && p * v > UINT32_MAX / 2 / m))
 		return -1; /* struct pop's and struct sim_wire's 32 bits; far above any allocation */
 	o->sched = sched;
 	o->p = p;
@@ -3865,7 +3865,7 @@ static double op_dur(const struct sim *x, uint64_t s, const struct pop *o)
  * its input is there, its rank's last op's end), which no order of
  * running the ranks changes. Where an input is comes from the order's
  * wire, its send from send_to (the op that makes it adds it: each output
- * feeds one op), its duration from the chunk's. */
+ * feeds one op at most), its duration from the chunk's. */
 static int sim_run(struct sim *x, double *end_s, double *span_s)
 {
 	const uint64_t p = x->p, v = x->v, m = x->m, cap = x->cap, cells = p * v;
