@@ -23,3 +23,6 @@ build=${1:-build}
 # the layout search (docs/search.md): GPT-3 13B on 64 GPUs, GPT-3 175B on 1024
 "$build/bench_search" gpt3-13b tests/inputs/search/gpt3-13b-64.json
 "$build/bench_search" gpt3-175b tests/inputs/search/gpt3-175b-1024.json 3
+# a search whose every step is simulated op by op (uneven interleaved chunks,
+# pp 8, v 4, m up to 8,192: docs/search.md, "the op loop itself")
+"$build/bench_search" deepseek-v3-bridge configs/deepseek-v3-bridge-h100.json 3
