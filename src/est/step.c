@@ -3839,7 +3839,7 @@ static int dep_of(const struct sim *x, uint64_t s, uint64_t c, int bwd, uint64_t
 /* An op's duration on stage s: a pair takes its forward's and its
  * backward's paired times (the same as alone unless overlap.ep dualpipe
  * hides their AlltoAlls). */
-static double op_dur(const struct sim *x, uint64_t s, const struct pop *o)
+static inline double op_dur(const struct sim *x, uint64_t s, const struct pop *o)
 {
 	size_t i = (size_t)(s * x->v);
 	switch (o->kind) {
@@ -3872,8 +3872,7 @@ static int sim_run(struct sim *x, double *end_s, double *span_s)
 	const size_t fwds = (size_t)(p * v * m);
 	const struct pop *ops = x->ops;
 	const struct sim_wire *wire = x->wire;
-	const double *send_to = x->send_to, *dur_f = x->dur_f, *dur_b = x->dur_b, *dur_w = x->dur_w;
-	const double *dur_fp = x->dur_fp, *dur_bp = x->dur_bp;
+	const double *send_to = x->send_to;
 	double *end_at = x->end_at, *op_start = x->op_start, *op_end = x->op_end;
 	/* next[s]: its next op; free_at[s]: when its last op ended */
 	uint64_t *next = dc_calloc((size_t)p, sizeof(*next)), left = p;
@@ -3916,30 +3915,13 @@ static int sim_run(struct sim *x, double *end_s, double *span_s)
 				}
 				t = ready > at ? ready : at;
 				op_start[s * cap + i] = t;
-				/* op_dur's sums; each output is there one send
-				 * later for the op that takes it */
-				switch (o->kind) {
-				case OP_F:
-					t += dur_f[cf];
+				t += op_dur(x, s, o);
+				/* each output is there one send later for the op
+				 * that takes it */
+				if (o->kind == OP_F || o->kind == OP_FB)
 					end_at[cf * m + o->mf] = t + send_to[cf];
-					break;
-				case OP_B:
-					t += dur_b[cb];
+				if (o->kind == OP_B || o->kind == OP_BX || o->kind == OP_FB)
 					end_at[fwds + cb * m + o->mb] = t + send_to[cells + cb];
-					break;
-				case OP_BX:
-					t += dur_b[cb] - dur_w[cb];
-					end_at[fwds + cb * m + o->mb] = t + send_to[cells + cb];
-					break;
-				case OP_W:
-					t += dur_w[cb];
-					break;
-				case OP_FB:
-					t += dur_fp[cf] + dur_bp[cb];
-					end_at[cf * m + o->mf] = t + send_to[cf];
-					end_at[fwds + cb * m + o->mb] = t + send_to[cells + cb];
-					break;
-				}
 				op_end[s * cap + i] = t;
 				at = t;
 			}
