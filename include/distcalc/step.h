@@ -179,6 +179,12 @@ struct dc_step {
 	uint64_t slowest_rank;
 	double gpu_s_per_token;
 	int few_microbatches; /* grad_accum_steps < pp */
+	/* 1 when the plan runs 1F1B on stages of unequal cost
+	 * (dc_step_uneven_1f1b) above DC_STEP_SIM_MAX_CHUNKS and the
+	 * max-plus extension of its steady period does not apply (its forms
+	 * above 256 MiB: pp above 92 to 97, by m): the step is the closed
+	 * form, a lower bound (the report warns) */
+	int f1b_closed_form;
 	double time_to_train_s; /* training.total_tokens / tokens_per_s; 0 when not given */
 	/* DeepSpeed ZeRO-3 under parallel.offload (docs/step-model.md,
 	 * "ZeRO-3's copies on the host link"): a step's copies of the
@@ -307,6 +313,10 @@ struct dc_step_bound {
 	 * whatever the transient), tried when the steady phase has not
 	 * settled, or first when maxplus_first (tests) */
 	int by_maxplus, maxplus_first;
+	/* 1 when uneven 1F1B past the bound took its closed form, a lower
+	 * bound, because its extension did not apply (step.h dc_step
+	 * f1b_closed_form) */
+	int f1b_closed_form;
 };
 
 /* dc_step_compute with the bound *bound (dc_step_compute: the default). */

@@ -3089,8 +3089,10 @@ int dc_step_uneven_1f1b(const struct dc_plan *p)
  * stages at m 2, where the form leaves out the first backward's wait for
  * the round trip, up to 7.7% short. Equal stages with an embedding and a
  * head keep the form (the timeline on every drawn pipeline of the docs'
- * check); past the bound the form stands and the report warns
- * (sec_step.c). */
+ * check). Past the bound (this returns 0) the step simulates a prefix and
+ * takes every stage's end from the max-plus power of its steady period
+ * (timeline, inter_maxplus), else the form stands and the report warns
+ * (dc_step f1b_closed_form, sec_step.c). */
 static int f1b_simulated(const struct dc_plan *p)
 {
 	uint64_t chunks;
@@ -3098,7 +3100,7 @@ static int f1b_simulated(const struct dc_plan *p)
 	       chunks <= DC_STEP_SIM_MAX_CHUNKS;
 }
 
-/* Uneven 1F1B's critical stage (f1b_simulated), from the simulation's
+/* Uneven 1F1B's critical stage (dc_step_uneven_1f1b), from the simulation's
  * stage ends: of the stages whose last op ends the drain compose prices
  * before the span (end_k + sum over r < k of B_r and the send below it =
  * the span: the last microbatch's gradient goes down from it to stage 0
@@ -3124,30 +3126,17 @@ static uint64_t sim_critical(const struct step_ctx *x, const double *end, double
 	return critical;
 }
 
-int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
-		    const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s, const char **error)
+/* The step from the closed form of p's schedule (or from the simulation
+ * where inter_simulated says so): dc_step_compute past its simulated
+ * schedules, and uneven 1F1B's fallback past its bound
+ * (dc_step_compute_bounded) */
+static int closed_step(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
+		       const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s, const char **error)
 {
 	struct step_ctx x;
 	uint64_t critical = 0;
 	double fill = 0, span;
 	int hit;
-	/* Interleaved chunks of unequal cost (plan.h chunks_uneven: Megatron-
-	 * Core's pipeline layouts) stall ranks on each other in ways the
-	 * closed form's busiest-stage span does not see (9.1% short on
-	 * DeepSeek-V3's Et|(tt|)*30mL layout): the schedule is simulated op by
-	 * op instead, O(pp m v), with its allocation (docs/layouts.md) */
-	/* DualPipe and DualPipeV have no closed form for stages of unequal
-	 * cost (docs/step-model.md, section 3): simulated the same way */
-	if (dc_pipeline_schedule(p) == DC_PIPE_DUALPIPE || dc_pipeline_schedule(p) == DC_PIPE_DUALPIPEV) {
-		struct dc_step_bound bound = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
-		return dc_step_compute_bounded(p, c, comm, f, b, s, &bound, error);
-	}
-	/* ZB-H1 and uneven 1F1B within the bound whatever their costs: the
-	 * timeline makes its own context (ctx_init), so none is made here */
-	if (p->chunks_uneven || zb_simulated(p) || f1b_simulated(p)) {
-		struct dc_step_bound bound = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
-		return dc_step_compute_bounded(p, c, comm, f, b, s, &bound, error);
-	}
 	step_header(p, c, s);
 	if (!c->available)
 		return 0;
@@ -3173,6 +3162,31 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
 	return 0;
 }
 
+int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
+		    const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s, const char **error)
+{
+	/* Interleaved chunks of unequal cost (plan.h chunks_uneven: Megatron-
+	 * Core's pipeline layouts) stall ranks on each other in ways the
+	 * closed form's busiest-stage span does not see (9.1% short on
+	 * DeepSeek-V3's Et|(tt|)*30mL layout): the schedule is simulated op by
+	 * op instead, O(pp m v), with its allocation (docs/layouts.md) */
+	/* DualPipe and DualPipeV have no closed form for stages of unequal
+	 * cost (docs/step-model.md, section 3): simulated the same way */
+	if (dc_pipeline_schedule(p) == DC_PIPE_DUALPIPE || dc_pipeline_schedule(p) == DC_PIPE_DUALPIPEV) {
+		struct dc_step_bound bound = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
+		return dc_step_compute_bounded(p, c, comm, f, b, s, &bound, error);
+	}
+	/* ZB-H1 within the bound whatever its costs, and uneven 1F1B (past
+	 * the bound a prefix and the max-plus power of its steady period,
+	 * else its closed form): the timeline makes its own context
+	 * (ctx_init), so none is made here */
+	if (p->chunks_uneven || zb_simulated(p) || dc_step_uneven_1f1b(p)) {
+		struct dc_step_bound bound = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
+		return dc_step_compute_bounded(p, c, comm, f, b, s, &bound, error);
+	}
+	return closed_step(p, c, comm, f, b, s, error);
+}
+
 /* ---- the timeline ---- */
 
 /* One op of a rank's schedule: a chunk's forward (F), its full backward
@@ -3194,14 +3208,17 @@ struct pop {
  * Megatron-Core's schedule): 2 (p - s - 1) + (v - 1) p warmup forwards;
  * virtual microbatch k runs chunk (k mod pv) / p of microbatch
  * (k / pv) p + k mod p, backwards the chunks in reverse. */
+/* Stage s's warm-up forwards of op_at's order before the cap at m v: 1F1B
+ * (v 1) p - s - 1, interleaved 2 (p - s - 1) + (v - 1) p */
+static uint64_t warmup_of(uint64_t p, uint64_t v, uint64_t s)
+{
+	return v == 1 ? p - s - 1 : 2 * (p - s - 1) + (v - 1) * p;
+}
+
 static void op_at(uint64_t p, uint64_t m, uint64_t v, uint64_t s, uint64_t i, int *fwd, uint64_t *mb,
 		  uint64_t *chunk)
 {
-	uint64_t n = m * v, w, k;
-	if (v == 1)
-		w = p - s - 1;
-	else
-		w = 2 * (p - s - 1) + (v - 1) * p;
+	uint64_t n = m * v, w = warmup_of(p, v, s), k;
 	if (w > n)
 		w = n;
 	if (i < w) {
@@ -5038,12 +5055,13 @@ out:
 
 /* The microbatches the step simulates of interleaved chunks of unequal
  * cost on pp stages, v chunks each, m microbatches (a multiple of pp),
- * within max_chunks: m when pp x v x m fits, else the least multiple of
- * pp whose steady phase (m v - w pairs of a forward and a backward on a
- * stage of w warm-up forwards: op_at) runs 4 pp v + pp pairs on stage 0,
- * the longest warm-up, 2 (pp - 1) + (v - 1) pp; m when that is not
- * shorter than m. pp v is at most 2^8 x num_layers (plan.h): no overflow
- * below 2^40 of each. */
+ * or of 1F1B on stages of unequal cost (v 1, any m), within max_chunks:
+ * m when pp x v x m fits, else the least m' congruent to m modulo pp
+ * (the periods left out are pp microbatches each) whose steady phase
+ * (m' v - w pairs of a forward and a backward on a stage of w warm-up
+ * forwards: op_at) runs 4 pp v + pp pairs on stage 0, the longest
+ * warm-up (warmup_of); m when that is not shorter than m. pp v is at
+ * most 2^8 x num_layers (plan.h): no overflow below 2^40 of each. */
 /* The most inter_maxplus's forms may hold (docs/reliability.md). */
 #define INTER_MAX_FORM_BYTES (256.0 * 1024 * 1024)
 
@@ -5054,8 +5072,8 @@ static uint64_t inter_prefix(uint64_t pp, uint64_t v, uint64_t m, uint64_t max_c
 		return m;
 	if (pp > (UINT64_C(1) << 20) || v > (UINT64_C(1) << 20))
 		return m;
-	want = 2 * (pp - 1) + (v - 1) * pp + 4 * pp * v + pp;
-	mp = dc_ceil_div(dc_ceil_div(want, v), pp) * pp;
+	want = dc_ceil_div(warmup_of(pp, v, 0) + 4 * pp * v + pp, v);
+	mp = want + (m % pp + pp - want % pp) % pp;
 	if (mp >= m)
 		return m;
 	/* the prefix is simulated and inter_maxplus keeps a max-plus form of
@@ -5074,9 +5092,10 @@ static uint64_t inter_prefix(uint64_t pp, uint64_t v, uint64_t m, uint64_t max_c
  * as dual_maxplus's at pp 128 */
 #define INTER_MAX_STATE 257
 
-/* The ends of the whole interleaved schedule from a prefix of it
- * (docs/step-model.md, "Uneven interleaved chunks past the bound"), t
- * periods of pp microbatches (pp v steady pairs on every stage) left out.
+/* The ends of the whole interleaved schedule, or of 1F1B's (v 1), from a
+ * prefix of it (docs/step-model.md, "Uneven interleaved chunks past the
+ * bound", "Uneven 1F1B past the bound"), t periods of pp microbatches
+ * (pp v steady pairs on every stage) left out.
  * Stage s's steady pair j is ops w_s + 2j (the forward) and w_s + 2j + 1
  * (the backward); the window is pairs [P, 2P) of every stage, P = pp v,
  * the cut at pair 2P. X: the ends of the window's ops that an op after
@@ -5097,10 +5116,10 @@ static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 	struct mp_op *order = NULL;
 	double *form = NULL, *a = NULL, *pw = NULL, *tmp = NULL, *y = NULL, *yn = NULL;
 	int rc = -2;
-	if (sm->sched != DC_PIPE_INTERLEAVED || v < 2)
+	if (!(sm->sched == DC_PIPE_INTERLEAVED && v >= 2) && !(sm->sched == DC_PIPE_1F1B && v == 1))
 		return -2;
 	for (uint64_t s = 0; s < p; s++) {
-		uint64_t w = 2 * (p - s - 1) + (v - 1) * p;
+		uint64_t w = warmup_of(p, v, s);
 		if (w > n || n - w < 4 * P + p || sm->nops[s] != 2 * n)
 			return -2;
 	}
@@ -5116,7 +5135,7 @@ static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 	for (uint64_t i = 0; i < p * 2 * P; i++)
 		sidx[i] = UINT64_MAX;
 	for (uint64_t s = 0; s < p; s++) {
-		lo[s] = 2 * (p - s - 1) + (v - 1) * p + 2 * P;
+		lo[s] = warmup_of(p, v, s) + 2 * P;
 		base[s] = nafter;
 		nafter += sm->nops[s] - (lo[s] + 2 * P);
 		for (uint64_t i = 0; i < sm->nops[s]; i++) {
@@ -5212,7 +5231,7 @@ static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 			f[j] += dur;
 		made[me] = 1;
 		/* steady: before the stage's cool-down, op 2n - w of it */
-		clean[me] = ok && i < 2 * n - (2 * (p - s - 1) + (v - 1) * p);
+		clean[me] = ok && i < 2 * n - warmup_of(p, v, s);
 	}
 	/* A: row sidx(s, i) the form of op i + 2P of stage s (a pair of the
 	 * next period at the same offset); the constant */
@@ -5256,7 +5275,36 @@ out:
 static int timeline(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
 		    const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s,
 		    int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx, struct dc_step_show *show,
-		    struct dc_step_bound *bound, const char **error)
+		    struct dc_step_bound *bound, const char **error, int f1b_form);
+
+/* Uneven 1F1B past the bound when its extension does not apply (its
+ * prefix or max-plus forms above their bounds: pp above 92 to 97, by m;
+ * its X, about 2 pp ends, would reach INTER_MAX_STATE at pp 128; or a
+ * form read before it is made): the step takes the closed form
+ * (dc_step_compute_bounded: bound->f1b_closed_form), the trace a prefix
+ * from it, as before the extension */
+static int f1b_closed(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
+		      const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s,
+		      int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx, struct dc_step_show *show,
+		      struct dc_step_bound *bound, const char **error)
+{
+	bound->f1b_closed_form = 1;
+	bound->m_simulated = 0;
+	bound->extended = 0;
+	bound->periods = 0;
+	bound->period_s = 0;
+	bound->by_maxplus = 0;
+	if (!show)
+		return 0;
+	show->extended = 0;
+	show->periods = 0;
+	return timeline(p, c, comm, f, b, s, want, emit, ctx, show, NULL, error, 1);
+}
+
+static int timeline(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
+		    const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s,
+		    int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx, struct dc_step_show *show,
+		    struct dc_step_bound *bound, const char **error, int f1b_form)
 {
 	uint64_t periods = 0;
 	struct step_ctx x;
@@ -5265,7 +5313,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 	double span = 0, fill = 0, *end;
 	struct dc_step_stage st, *dev = NULL;
 	struct stage_sync_t *dev_sync = NULL;
-	int rc, dual, isim, prefix = 0, hit;
+	int rc, dual, isim, f1x, prefix = 0, hit;
 	uint64_t msim;
 	struct dc_step_bound trace_bound;
 
@@ -5278,9 +5326,13 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 	v = x.k.chunks;
 	dual = x.k.sched == DC_PIPE_DUALPIPE || x.k.sched == DC_PIPE_DUALPIPEV;
 	isim = inter_simulated(p, &x);
+	/* uneven 1F1B past the bound: a prefix and the max-plus power of its
+	 * steady period, as uneven interleaving, unless that did not apply
+	 * (f1b_form: its closed form, the trace's prefix taken from it) */
+	f1x = !f1b_form && dc_step_uneven_1f1b(p);
 	if (show && !bound) {
-		msim = trace_microbatches(p, &x, show, isim, &prefix);
-		if (msim == 0 && show->microbatches > 0 && (dual || isim)) {
+		msim = trace_microbatches(p, &x, show, isim || f1x, &prefix);
+		if (msim == 0 && show->microbatches > 0 && (dual || isim || f1x)) {
 			/* no closed form: the step's bound (below), a prefix whose
 			 * shown ops are the whole schedule's, every stage's end
 			 * moved on by its steady state (docs/step-model.md,
@@ -5297,15 +5349,18 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 			show->from_closed_form = prefix;
 		}
 	}
-	if (bound && !dual && isim) {
+	if (bound && !dual && (isim || f1x)) {
 		uint64_t whole;
 		msim = inter_prefix(pp, v, x.k.m, bound->max_chunks);
 		if (msim == x.k.m && (dc_mul_u64(pp, v, &whole) || dc_mul_u64(whole, x.k.m, &whole) ||
 				      whole > bound->max_chunks)) {
 			/* no extension within the bounds (its prefix or its forms
 			 * too large: a deep pipeline of many chunks): the whole
-			 * schedule within 16 times the bound, as below, else refused */
+			 * schedule within 16 times the bound, as below, else refused;
+			 * uneven 1F1B its closed form */
 			struct dc_step_bound again = *bound;
+			if (f1x)
+				return f1b_closed(p, c, comm, f, b, s, want, emit, ctx, show, bound, error);
 			if (show) {
 				show->no_closed_form = 0;
 				*error = "the schedule is too long to simulate within the trace's bound";
@@ -5321,18 +5376,23 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 			}
 			again.again = 1;
 			again.max_chunks = bound->max_chunks > UINT64_MAX / 16 ? UINT64_MAX : 16 * bound->max_chunks;
-			rc = timeline(p, c, comm, f, b, s, want, emit, ctx, show, &again, error);
+			rc = timeline(p, c, comm, f, b, s, want, emit, ctx, show, &again, error, 0);
 			again.max_chunks = bound->max_chunks;
 			*bound = again;
 			return rc;
 		}
 		if (show && msim < x.k.m) {
-			/* the trace's prefix: its interleaved rule (trace_microbatches) */
-			uint64_t need = (dc_ceil_div(show->microbatches, pp) + 3) * pp, chunks;
+			/* the trace's prefix: its interleaved rule, or 1F1B's k + pp
+			 * (trace_microbatches), congruent to m modulo pp */
+			uint64_t need = f1x ? show->microbatches + pp : (dc_ceil_div(show->microbatches, pp) + 3) * pp, chunks;
+			if (f1x)
+				need += (x.k.m % pp + pp - need % pp) % pp;
 			if (need > msim)
 				msim = need < x.k.m ? need : x.k.m;
 			if (dc_mul_u64(pp, v, &chunks) || dc_mul_u64(chunks, msim, &chunks) ||
 			    (chunks > bound->max_chunks && msim < x.k.m)) {
+				if (f1x)
+					return f1b_closed(p, c, comm, f, b, s, want, emit, ctx, show, bound, error);
 				show->no_closed_form = 0;
 				*error = "the schedule is too long to simulate within the trace's bound";
 				return -2;
@@ -5436,6 +5496,8 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 			free(dev);
 			free(dev_sync);
 			sim_free(&sm);
+			if (f1x)
+				return f1b_closed(p, c, comm, f, b, s, want, emit, ctx, show, bound, error);
 			if (bound->again) {
 				*error = "'training.grad_accum_steps' x 'parallel.pp' x 'parallel.virtual_pipeline': the "
 					 "interleaved schedule the step simulates (chunks of unequal cost, or a send longer "
@@ -5447,7 +5509,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 			/* the whole schedule if it fits within 16 times the bound */
 			again.again = 1;
 			again.max_chunks = bound->max_chunks > UINT64_MAX / 16 ? UINT64_MAX : 16 * bound->max_chunks;
-			rc = timeline(p, c, comm, f, b, s, want, emit, ctx, show, &again, error);
+			rc = timeline(p, c, comm, f, b, s, want, emit, ctx, show, &again, error, 0);
 			again.max_chunks = bound->max_chunks;
 			*bound = again;
 			return rc;
@@ -5496,7 +5558,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 			 * the bound, the whole schedule if it fits */
 			again.again = 1;
 			again.max_chunks = bound->max_chunks > UINT64_MAX / 16 ? UINT64_MAX : 16 * bound->max_chunks;
-			rc = timeline(p, c, comm, f, b, s, want, emit, ctx, show, &again, error);
+			rc = timeline(p, c, comm, f, b, s, want, emit, ctx, show, &again, error, 0);
 			again.max_chunks = bound->max_chunks;
 			*bound = again;
 			return rc;
@@ -5553,7 +5615,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 		 * the form does not take (sim_critical) */
 		pipe_closed(&x, ctx_run, x.nruns, pp, x.k.m, v, &x.k.snd, x.k.sched == DC_PIPE_ZERO_BUBBLE, &critical,
 			    &fill);
-		if (f1b_simulated(p))
+		if (dc_step_uneven_1f1b(p))
 			critical = sim_critical(&x, end, span);
 	}
 	if (!prefix) {
@@ -5627,19 +5689,28 @@ int dc_step_timeline(const struct dc_plan *p, const struct dc_compute *c, const 
 		     int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx,
 		     const char **error)
 {
-	return timeline(p, c, comm, f, b, s, want, emit, ctx, NULL, NULL, error);
+	return timeline(p, c, comm, f, b, s, want, emit, ctx, NULL, NULL, error, 0);
 }
 
 int dc_step_trace(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
 		  const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s, struct dc_step_show *show,
 		  int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx, const char **error)
 {
-	return timeline(p, c, comm, f, b, s, want, emit, ctx, show, NULL, error);
+	return timeline(p, c, comm, f, b, s, want, emit, ctx, show, NULL, error, 0);
 }
 
 int dc_step_compute_bounded(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
 			    const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s,
 			    struct dc_step_bound *bound, const char **error)
 {
-	return timeline(p, c, comm, f, b, s, NULL, NULL, NULL, NULL, bound, error);
+	int rc;
+	bound->f1b_closed_form = 0;
+	rc = timeline(p, c, comm, f, b, s, NULL, NULL, NULL, NULL, bound, error, 0);
+	if (rc == 0 && bound->f1b_closed_form) {
+		/* uneven 1F1B past the bound and its extension: the closed
+		 * form, a lower bound (the report warns: sec_step.c) */
+		rc = closed_step(p, c, comm, f, b, s, error);
+		s->f1b_closed_form = 1;
+	}
+	return rc;
 }

@@ -1094,17 +1094,15 @@ static void warn(const struct dc_plan *p, const struct dc_results *res, const ch
 				     "waits for sends (short where a send outlasts half a weight-gradient pass) and is an "
 				     "estimate with an embedding or a head (docs/step-model.md, \"ZB-H1\")");
 	}
-	/* uneven 1F1B past the same bound (step.c f1b_simulated): its closed
-	 * form, a lower bound there */
-	if (res->step.available && dc_step_uneven_1f1b(p)) {
-		uint64_t chunks;
-		if (dc_mul_u64(p->layout.pp, p->layout.grad_accum_steps, &chunks) || chunks > DC_STEP_SIM_MAX_CHUNKS)
-			dc_diag_warn(diag,
-				     "'parallel.pipeline_schedule': 1f1b on stages of unequal layers or layer kinds with pp "
-				     "x grad_accum_steps above 2^18 is priced by its closed form, not simulated: a lower "
-				     "bound, short by the waits a slower stage passes up the pipeline (docs/step-model.md, "
-				     "\"Uneven 1F1B stages\")");
-	}
+	/* uneven 1F1B past the same bound whose max-plus extension did not
+	 * apply (step.c f1b_closed): its closed form, a lower bound there */
+	if (res->step.available && res->step.f1b_closed_form)
+		dc_diag_warn(diag,
+			     "'parallel.pipeline_schedule': 1f1b on stages of unequal layers or layer kinds with pp "
+			     "x grad_accum_steps above 2^18 and pp above what its steady period's max-plus extension "
+			     "takes (its forms within 256 MiB: pp up to 92-97, by training.grad_accum_steps) is priced "
+			     "by its closed form, not simulated: a lower bound, short by the waits a slower stage "
+			     "passes up the pipeline (docs/step-model.md, \"Uneven 1F1B past the bound\")");
 	/* the schedules the loader lets run with m < pp: 1F1B, and ZB-H1,
 	 * whose paper bubble assumes m >= pp (interleaved needs m a multiple
 	 * of pp, DualPipe and DualPipeV at least 2 pp) */
