@@ -2292,6 +2292,23 @@ static int rule_no_effect(struct loader *l)
 				  : "overlaps the tensor-parallel collectives, but parallel.tp is 1: there are none, so it has no effect",
 			  l->opts && l->opts->search ? "add a tp above 1 to search.space.tp, or drop the key"
 						     : "set parallel.tp above 1 or drop the key");
+	/* the oversubscription divides the rate of traffic between leaf
+	 * switches alone (net.c dc_net_node_bw: a group's cross_leaf); with
+	 * every node under one leaf none crosses */
+	if (c->cluster.oversubscription > 1 && seen(l, KEY_CLUSTER_OVERSUBSCRIPTION) &&
+	    (c->cluster.nodes_per_leaf == 0 || c->cluster.nodes_per_leaf >= c->cluster.num_nodes)) {
+		if (c->cluster.nodes_per_leaf == 0)
+			snprintf(why, sizeof(why),
+				 "divides the rate of traffic between leaf switches, but cluster.nodes_per_leaf is 0 (every "
+				 "node under one leaf): none crosses one, so it has no effect");
+		else
+			snprintf(why, sizeof(why),
+				 "divides the rate of traffic between leaf switches, but cluster.nodes_per_leaf (%llu) holds "
+				 "all %llu nodes under one leaf: none crosses one, so it has no effect",
+				 (unsigned long long)c->cluster.nodes_per_leaf, (unsigned long long)c->cluster.num_nodes);
+		warn_key(l, KEY_CLUSTER_OVERSUBSCRIPTION, why,
+			 "set cluster.nodes_per_leaf to the nodes one leaf switch holds (below cluster.num_nodes)");
+	}
 	if (p->cp < 2 && p->cp_comm_type != DC_CP_P2P && seen(l, KEY_PARALLEL_CP_COMM_TYPE) && !search_tries_cp(l))
 		warn_key(l, KEY_PARALLEL_CP_COMM_TYPE,
 			  "applies to context parallelism, but parallel.cp is 1: it has no effect",
@@ -2674,12 +2691,13 @@ static const struct rule rules[] = {
 	  KEYS("search.space.tp", "search.space.cp", "search.space.pp", "search.space.dp", "search.space.ep",
 	       "search.space.virtual_pipeline", "search.space.micro_batch_size")},
 	 rule_search_space},
-	{{"a key given a value other than its default that the layout does not read draws a warning, not an error (a sweep over the key that reads it keeps it): reshard_after_forward, fsdp_unit and overlap.fsdp_prefetch without sharding fsdp, overlap.fsdp_prefetch false or reshard_after_forward true with fsdp_unit model (the root, never resharded), cp_comm_type at cp 1 (neither under the layout search when its space tries fsdp or cp > 1), collective.algorithm nvls without cluster.nvls, and nvls, pat or hierarchical with a collective.protocols that leaves out simple (every collective falls back to ring); bucket_size given under sharding fsdp (FSDP reduce-scatters each unit's gradients as one; the buckets are none, zero1 and zero2's; not under the layout search when its space tries another sharding), overlap.tp true at tp 1 (no TP collectives; not under the layout search when its space tries tp > 1); sharding zero1, zero2 or fsdp with dp × cp 1 (and no expert-data-parallel ranks; not under the layout search; with an offload, which the sharding carries, only DeepSpeed ZeRO-3's warns: its per-microbatch host copies are priced beside the FSDP collectives, of which one rank has none); memory.activation_bytes_per_token_per_layer under recompute selective, full or op (it replaces what the recompute keeps); training.optimizer_implementation foreach under an offload (the host's CPU-Adam steps the states); under framework megatron, sharding zero2 and training.compile, which Megatron-LM does not run, and under torchtitan, sharding zero1 and zero2, which torchtitan does not run, are priced as given, with a warning",
+	{{"a key given a value other than its default that the layout does not read draws a warning, not an error (a sweep over the key that reads it keeps it): reshard_after_forward, fsdp_unit and overlap.fsdp_prefetch without sharding fsdp, overlap.fsdp_prefetch false or reshard_after_forward true with fsdp_unit model (the root, never resharded), cp_comm_type at cp 1 (neither under the layout search when its space tries fsdp or cp > 1), collective.algorithm nvls without cluster.nvls, and nvls, pat or hierarchical with a collective.protocols that leaves out simple (every collective falls back to ring); bucket_size given under sharding fsdp (FSDP reduce-scatters each unit's gradients as one; the buckets are none, zero1 and zero2's; not under the layout search when its space tries another sharding), overlap.tp true at tp 1 (no TP collectives; not under the layout search when its space tries tp > 1); sharding zero1, zero2 or fsdp with dp × cp 1 (and no expert-data-parallel ranks; not under the layout search; with an offload, which the sharding carries, only DeepSpeed ZeRO-3's warns: its per-microbatch host copies are priced beside the FSDP collectives, of which one rank has none); memory.activation_bytes_per_token_per_layer under recompute selective, full or op (it replaces what the recompute keeps); training.optimizer_implementation foreach under an offload (the host's CPU-Adam steps the states); cluster.oversubscription above 1 where no traffic crosses a leaf switch (cluster.nodes_per_leaf 0, every node under one leaf, or at least num_nodes); under framework megatron, sharding zero2 and training.compile, which Megatron-LM does not run, and under torchtitan, sharding zero1 and zero2, which torchtitan does not run, are priced as given, with a warning",
 	  KEYS("parallel.reshard_after_forward", "parallel.fsdp_unit", "overlap.fsdp_prefetch", "parallel.sharding",
 	       "parallel.cp_comm_type", "parallel.cp", "collective.algorithm", "cluster.nvls", "collective.protocols", "cluster.gpu",
 	       "training.framework", "training.compile", "parallel.dp", "memory.activation_bytes_per_token_per_layer",
 	       "training.recompute", "parallel.bucket_size", "overlap.tp", "parallel.tp",
-	       "training.optimizer_implementation", "parallel.offload")},
+	       "training.optimizer_implementation", "parallel.offload", "cluster.oversubscription",
+	       "cluster.nodes_per_leaf", "cluster.num_nodes")},
 	 rule_no_effect},
 	{{"training.loss_chunks above 1: divides micro_batch_size x seq_length / cp (torchtitan splits a cp rank's tokens into equal chunks), with model.mtp_layers 0 and a pipeline_schedule other than zero_bubble",
 	  KEYS("training.loss_chunks", "training.micro_batch_size", "model.seq_length", "parallel.cp", "model.mtp_layers",
