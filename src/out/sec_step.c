@@ -1083,6 +1083,16 @@ static void warn(const struct dc_plan *p, const struct dc_results *res, const ch
 			     "'parallel.offload': \"optimizer+params\" keeps the parameter shards on the host, so every "
 			     "microbatch copies them to the GPU before its all_gathers and its gradient shards back; the "
 			     "step prices the host optimizer's copies and Adam once a step, not those per-microbatch copies");
+	/* the paper convention's hardware FLOPs are a GPT's formula (whole,
+	 * not causal, attention; recomputed cores counted again): on a long
+	 * sequence they exceed what the GPUs ran, and the ratio 1 */
+	if (res->step.available && res->step.hfu_paper > 1)
+		dc_diag_warn(diag,
+			     "'step.hfu_paper' is %.4f, above 1: Korthikanti et al.'s formula (a GPT-shaped model, its "
+			     "attention counted whole rather than causal) counts more FLOPs at this sequence length than "
+			     "the GPUs run, so it is no utilisation here; read step.hfu and step.mfu_causal "
+			     "(docs/step-model.md, section 4)",
+			     res->step.hfu_paper);
 	/* ZB-H1 past the step's simulation bound (step.c zb_simulated): its
 	 * closed form, which misses the steady phase's waits for sends */
 	if (res->step.available && res->step.schedule == DC_PIPE_ZERO_BUBBLE && p->layout.pp > 1) {
