@@ -979,6 +979,9 @@ START_TEST(test_set_overrides)
 		     "--set: error: 'parallel.Tp': unknown key; did you mean 'parallel.tp'?");
 	expect_error(edit("\"parallel\": {\"tp\": 4}", "\"parallel\": {\"Tp\": 4}"), NULL, 0, DC_ERR_CONFIG,
 		     "t.json: error: 'parallel.Tp': unknown key; did you mean 'parallel.tp'?");
+	/* NeMo's column name, two letters from dp and pp: the key it means */
+	expect_error(base, (const char *const[]){"parallel.vp=5"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.vp': unknown key; did you mean 'parallel.virtual_pipeline'?");
 	expect_error(base, (const char *const[]){"model.Hidden_Size=1"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'model.Hidden_Size': unknown key; did you mean 'model.hidden_size'?");
 	expect_error(base, (const char *const[]){"model=1"}, 1, DC_ERR_CONFIG,

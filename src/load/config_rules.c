@@ -1352,6 +1352,8 @@ static int rule_global_batch(struct loader *l)
 
 static void preset_loses(struct loader *l, enum key_id k, const char *preset_key, const char *preset, const char *mine,
 			 const char *theirs);
+static void precision_preset_loses(struct loader *l, enum key_id k, const char *preset, const char *mine,
+				   const char *theirs);
 
 /* precision.preset fills every byte key not given (docs/formulas.md,
  * "Precision presets"). */
@@ -1382,7 +1384,7 @@ static int rule_precision_preset(struct loader *l)
 			 * or a --set of the key, says what it means: no warning */
 			snprintf(a, sizeof(a), "%llu", (unsigned long long)*field[i]);
 			snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
-			preset_loses(l, path[i], "precision.preset", dc_precision_preset_name(pr->preset), a, b);
+			precision_preset_loses(l, path[i], dc_precision_preset_name(pr->preset), a, b);
 		}
 	}
 	return 0;
@@ -1706,6 +1708,20 @@ static void preset_loses(struct loader *l, enum key_id k, const char *preset_key
 		return;
 	dc_cfg_warnf(l, (int)k, "'%s': %s from %s overrides %s that %s \"%s\" would fill",
 		     dc_cfg_keys[k].info.path, mine, l->from_set[k] ? "--set" : "the config", theirs, preset_key, preset);
+}
+
+/* preset_loses for a byte key of the config against a precision.preset
+ * given by --set: and how to take the preset's value (a student's
+ * trial: the --set alone changed nothing) */
+static void precision_preset_loses(struct loader *l, enum key_id k, const char *preset, const char *mine,
+				   const char *theirs)
+{
+	if (l->refused[k])
+		return;
+	dc_cfg_warnf(l, (int)k,
+		     "'%s': %s from the config overrides %s that precision.preset \"%s\" would fill; --unset %s "
+		     "to take the preset's",
+		     dc_cfg_keys[k].info.path, mine, theirs, preset, dc_cfg_keys[k].info.path);
 }
 
 static void fill_u64(struct loader *l, enum key_id k, uint64_t *f, uint64_t v, enum dc_origin o, const char *pk,

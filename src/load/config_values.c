@@ -81,6 +81,10 @@ static const char *suggest(const char *prefix, const char *name)
 		{"parallel", "pipeline_model_parallel_size", "parallel.pp"},
 		{"parallel", "pipeline_parallel_degree", "parallel.pp"},
 		{"parallel", "virtual_pipeline_model_parallel_size", "parallel.virtual_pipeline"},
+		/* NeMo's and Megatron-Bridge's tables head the columns TP,
+		 * PP, VP, CP, EP: vp is two letters from dp and pp */
+		{"parallel", "vp", "parallel.virtual_pipeline"},
+		{"parallel", "vpp", "parallel.virtual_pipeline"},
 		{"parallel", "data_parallel", "parallel.dp"},
 		{"parallel", "data_parallel_size", "parallel.dp"},
 		{"parallel", "data_parallel_shard_degree", "parallel.dp"},
