@@ -2803,10 +2803,11 @@ END_TEST
  * their times, not the longer one's (docs/step-model.md, "FSDP: the
  * gather and the reduce-scatter share a link"). The course config with
  * FSDP over its dp 2 (tp 4, custom rules, one 400 Gb/s NIC a node shared
- * by the node's four shard groups): a layer's unit is 50,595,840
- * parameters a rank (202,383,360 / 4), gathered in 2 B and reduced in
- * 2 B, so each call sends 50,595,840 B a rank over the NIC at 12.5 GB/s
- * (50 GB/s over 4 flows): 4.0477 ms and its start-up, plus the root
+ * by the node's four shard groups): a layer's unit is 50,601,984
+ * parameters a rank (202,375,168 / 4 + its norms' 8,192, whole on every
+ * tp rank), gathered in 2 B and reduced in 2 B, so each call sends
+ * 50,601,984 B a rank over the NIC at 12.5 GB/s (50 GB/s over 4 flows):
+ * 4.0482 ms and its start-up, plus the root
  * unit's calls spread over the layers (the reduce-scatter's in the
  * backward, the gather's in the forward: 4.07 and 4.23 ms a layer). The
  * layer's backward kernels take 5.18 ms on the A100 preset: longer than
