@@ -671,6 +671,46 @@ START_TEST(test_dropout)
 }
 END_TEST
 
+/* A file without the model's scale (hidden_size, num_hidden_layers,
+ * num_attention_heads) takes the class's defaults, as transformers does,
+ * and says which and what (a user trial: a truncated file read as a
+ * Llama-2-7B without a word); a file with all three says nothing. */
+START_TEST(test_scale_defaults_warn)
+{
+	static const struct {
+		const char *json, *want;
+	} cases[] = {
+		{"{\"model_type\": \"llama\"}",
+		 "%s: not in the file, the configuration class's defaults are taken, as transformers does: hidden_size "
+		 "4096, num_hidden_layers 32, num_attention_heads 32; a released model's config.json gives them, so "
+		 "check the file"},
+		{"{\"model_type\": \"llama\", \"hidden_size\": 2048, \"num_hidden_layers\": 16}",
+		 "%s: not in the file, the configuration class's default is taken, as transformers does: "
+		 "num_attention_heads 32; a released model's config.json gives it, so check the file"},
+		/* Qwen3MoeConfig's own default: 24 layers, not Llama's 32 */
+		{"{\"model_type\": \"qwen3_moe\", \"hidden_size\": 2048, \"num_attention_heads\": 32}",
+		 "%s: not in the file, the configuration class's default is taken, as transformers does: "
+		 "num_hidden_layers 24; a released model's config.json gives it, so check the file"},
+		{"{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_hidden_layers\": 32, "
+		 "\"num_attention_heads\": 32}",
+		 ""},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dc_config cfg;
+		struct dc_diag d;
+		char model[512], got[4096], expected[4096];
+		const char *path = temp_hf(cases[i].json);
+		snprintf(model, sizeof(model), "\"hf_config\": \"%s\", \"seq_length\": 1024", path);
+		ck_assert_int_eq(load(model, NULL, &cfg, &d), 0);
+		joined(&d, got, sizeof(got));
+		subst(cases[i].want, path, expected, sizeof(expected));
+		ck_assert_str_eq(got, expected);
+		dc_diag_release(&d);
+		unlink(path);
+	}
+}
+END_TEST
+
 START_TEST(test_explicit_keys_override)
 {
 	/* Llama-2-7B shape with 16 layers instead of 32 (an explicit key):
@@ -776,13 +816,13 @@ START_TEST(test_errors)
 			"%s: error: 'vocab_size': must be below 2^53 (9007199254740992), got about 1e+300");
 	/* a shape too large is the Hugging Face file's, named with its keys:
 	 * 32 layers x 3hf with h = f = 2^40 is 3 x 2^85 parameters */
-	expect_hf_error("{\"model_type\": \"llama\", \"hidden_size\": 1099511627776, \"intermediate_size\": 1099511627776, \"num_attention_heads\": 1}",
+	expect_hf_error("{\"model_type\": \"llama\", \"hidden_size\": 1099511627776, \"intermediate_size\": 1099511627776, \"num_attention_heads\": 1, \"num_hidden_layers\": 32}",
 			DC_ERR_CONFIG,
 			"%s: error: 'hidden_size': the parameter count of this shape overflows 64 bits; check hidden_size, intermediate_size, vocab_size and num_hidden_layers");
 	/* h = f = 2^22, 32 layers, vocab 32000, untied, one head: by hand,
 	 * 32 (4h^2 + 3hf + 2h) + 2 x 32000 h + h = 7 x 2^49 + 2^28 + 268,435,456,000
 	 * + 4,194,304 = 3,940,918,382,034,944 parameters; x 16 bytes > 2^53 */
-	expect_hf_error("{\"model_type\": \"llama\", \"hidden_size\": 4194304, \"intermediate_size\": 4194304, \"num_attention_heads\": 1}",
+	expect_hf_error("{\"model_type\": \"llama\", \"hidden_size\": 4194304, \"intermediate_size\": 4194304, \"num_attention_heads\": 1, \"num_hidden_layers\": 32}",
 			DC_ERR_CONFIG,
 			"%s: error: 'hidden_size': 3940918382034944 parameters x 16 bytes of model state per parameter must be below 2^53 bytes; check hidden_size, intermediate_size, vocab_size and num_hidden_layers");
 	expect_hf_error("{\"model_type\": \"gpt2\", \"n_embd\": 1099511627776, \"n_head\": 1}", DC_ERR_CONFIG,
@@ -842,6 +882,7 @@ static Suite *hf_suite(void)
 	tcase_add_test(tc, test_phi3);
 	tcase_add_test(tc, test_explicit_keys_override);
 	tcase_add_test(tc, test_dropout);
+	tcase_add_test(tc, test_scale_defaults_warn);
 	tcase_add_test(tc, test_model_option_replaces_shape);
 	tcase_add_test(tc, test_path_relative_to_config);
 	tcase_add_test(tc, test_errors);

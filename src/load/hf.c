@@ -29,6 +29,10 @@ struct hf {
 	/* keys that change the numbers, once a family's reader has taken
 	 * them: the ones no reader took are checked after it (check_unread) */
 	int read_mtp, read_layer_types, read_vision;
+	/* the scale keys read_dense took from the class's defaults, warned
+	 * of once the file reads without an error */
+	char scale_missing[160];
+	size_t scale_n;
 };
 
 static void hf_error(struct hf *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -132,6 +136,16 @@ static const cJSON *get(struct hf *r, const char *key)
 		found = c;
 	}
 	return found && !cJSON_IsNull(found) ? found : NULL;
+}
+
+/* Is `key` in the object at all (null included; a duplicate is get's
+ * error, said once)? */
+static int has_key(const struct hf *r, const char *key)
+{
+	for (const cJSON *c = r->root->child; c; c = c->next)
+		if (c->string && strcmp(c->string, key) == 0)
+			return 1;
+	return 0;
 }
 
 /* Is `key` present with the value null? */
@@ -261,6 +275,21 @@ struct dense_defaults {
 /* The keys every Llama-shaped family shares (LlamaConfig and its kin). */
 static void read_dense(struct hf *r, struct dc_model *m, const struct dense_defaults *d)
 {
+	/* the model's scale: every released config.json gives these (some
+	 * leave out a vocab_size or a head_dim equal to the class's
+	 * default); a file without one takes the class's default, as
+	 * transformers does, and says so (a user trial's truncated file read
+	 * as a Llama-2-7B without a word) */
+	const struct {
+		const char *key;
+		uint64_t dflt;
+	} scale[] = {{"hidden_size", d->hidden}, {"num_hidden_layers", d->layers}, {"num_attention_heads", d->heads}};
+	char *missing = r->scale_missing;
+	size_t len = sizeof(r->scale_missing);
+	for (size_t i = 0; i < sizeof(scale) / sizeof(scale[0]); i++)
+		if (!has_key(r, scale[i].key))
+			snprintf(missing + strlen(missing), len - strlen(missing), "%s%s %llu", r->scale_n++ ? ", " : "",
+				 scale[i].key, (unsigned long long)scale[i].dflt);
 	m->vocab_size = get_uint(r, "vocab_size", 1, d->vocab);
 	m->hidden_size = get_uint(r, "hidden_size", 1, d->hidden);
 	m->ffn_hidden_size = get_uint(r, "intermediate_size", 1, d->inter);
@@ -1064,6 +1093,8 @@ int dc_hf_model_read(const cJSON *root, const char *text, size_t len, const char
 	r.diag = diag;
 	r.errors = 0;
 	r.read_mtp = r.read_layer_types = r.read_vision = 0;
+	r.scale_missing[0] = '\0';
+	r.scale_n = 0;
 	if (!cJSON_IsObject(root)) {
 		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: a Hugging Face config is a JSON object", name);
 		return -1;
@@ -1083,6 +1114,10 @@ int dc_hf_model_read(const cJSON *root, const char *text, size_t len, const char
 	if (!m->router_groups)
 		m->router_groups = m->router_group_topk = 1;
 	check_unread(&r, f->model_type);
+	if (r.scale_n && !r.errors)
+		hf_warn(&r, "not in the file, the configuration class's default%s taken, as transformers does: %s; a "
+			    "released model's config.json gives %s, so check the file",
+			r.scale_n > 1 ? "s are" : " is", r.scale_missing, r.scale_n > 1 ? "them" : "it");
 	{
 		const cJSON *q = get(&r, "quantization_config"), *qm = NULL;
 		char got[64];
