@@ -213,6 +213,67 @@ static void tokens_differ(struct dc_sweep *sw, int column, struct dc_diag *diag)
 	}
 }
 
+/* Whether points a and b show the same figures in every column. */
+static int same_metrics(const struct dc_sweep *sw, const struct dc_sweep_point *a, const struct dc_sweep_point *b)
+{
+	for (size_t k = 0; k < sw->nmetrics; k++) {
+		if (a->null[k] != b->null[k])
+			return 0;
+		if (a->null[k])
+			continue;
+		switch (sw->metric[k].type) {
+		case DC_FT_U64:
+			if (a->cell[k].u != b->cell[k].u)
+				return 0;
+			break;
+		case DC_FT_F64:
+			if (a->cell[k].d != b->cell[k].d)
+				return 0;
+			break;
+		case DC_FT_BOOL:
+			if (a->cell[k].b != b->cell[k].b)
+				return 0;
+			break;
+		default:
+			if (strcmp(a->text[k], b->text[k]) != 0)
+				return 0;
+			break;
+		}
+	}
+	return 1;
+}
+
+/* An axis whose every value gives the same figures as its first, at every
+ * point of the others' that ran both: a key the experiment does not read
+ * (training.jitter outside whatif, a search key in systems, description),
+ * or one the layout makes moot (a user trial's sweep printed identical rows
+ * without a word). Said once an axis, never an error: a sweep may check
+ * that a key does not matter. O(points x axes). */
+static void axes_move_nothing(const struct dc_sweep *sw, const char *experiment, struct dc_diag *diag)
+{
+	size_t stride = 1;
+	for (size_t a = sw->naxes; a-- > 0; stride *= sw->nvalues[a]) {
+		size_t compared = 0;
+		int moves = 0;
+		if (sw->nvalues[a] < 2)
+			continue;
+		for (size_t i = 0; i < sw->npoints && !moves; i++) {
+			size_t d = (i / stride) % sw->nvalues[a];
+			const struct dc_sweep_point *pt = &sw->points[i], *first = &sw->points[i - d * stride];
+			if (d == 0 || !pt->ok || !first->ok)
+				continue;
+			compared++;
+			moves = !same_metrics(sw, pt, first);
+		}
+		if (compared > 0 && !moves)
+			dc_diag_warn(diag,
+				     "'--sweep': every value of '%s' gives the same figures in every column (%zu point%s "
+				     "against the first value's): experiment '%s' may not read the key, or this layout "
+				     "makes it moot",
+				     sw->axis[a], compared, compared == 1 ? "" : "s", experiment);
+	}
+}
+
 static void drop_same_mfu(struct dc_sweep *sw)
 {
 	int k = metric_at(sw, "step.mfu"), b = metric_at(sw, "step.mfu_bf16_peak");
@@ -1165,6 +1226,7 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 		drop_same_mfu(sw);
 	}
 	tokens_differ(sw, !metrics, diag);
+	axes_move_nothing(sw, exp->name, diag);
 	small_bytes_raw(sw);
 
 	if (dc_report_take_warnings(r, info->early_warnings, diag) != 0)
