@@ -887,6 +887,25 @@ START_TEST(test_attention_dropout_global_batch)
 		ck_assert_str_eq(got, "--set: 'training.grad_accum_steps': the file's 32 becomes 8 = training.global_batch_size / (micro_batch_size x dp) = 64 / (4 x 2)");
 		dc_diag_release(&d);
 	}
+	/* ... or, all three given, a --set that moves the derived dp, as a
+	 * --set of dp does (a user trial: --set parallel.tp was refused where
+	 * --set parallel.dp of the same dp ran): tp 2 on 8 GPUs, dp 4, 64 / (1
+	 * x 4) = 16; 4 nodes of 4 at tp 4, dp 4, the same */
+	{
+		static const char *const sets[] = {"parallel.tp=2", "cluster.num_nodes=4"};
+		for (size_t i = 0; i < 2; i++) {
+			char got[1024];
+			ck_assert_int_eq(load(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64, "
+							      "\"grad_accum_steps\": 32, \"micro_batch_size\": 1"),
+					      &sets[i], 1, &cfg, &d),
+					 0);
+			ck_assert_uint_eq(cfg.parallel.dp, 4);
+			ck_assert_uint_eq(cfg.training.grad_accum_steps, 16);
+			joined(&d, got, sizeof(got));
+			ck_assert_str_eq(got, "--set: 'training.grad_accum_steps': the file's 32 becomes 16 = training.global_batch_size / (micro_batch_size x dp) = 64 / (1 x 4)");
+			dc_diag_release(&d);
+		}
+	}
 }
 END_TEST
 

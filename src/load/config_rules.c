@@ -1292,7 +1292,7 @@ static int rule_global_batch(struct loader *l)
 	struct dc_config *c = l->cfg;
 	struct dc_training *t = &c->training;
 	int kg = KEY_TRAINING_GLOBAL_BATCH_SIZE, ka = KEY_TRAINING_GRAD_ACCUM_STEPS;
-	int kb = KEY_TRAINING_MICRO_BATCH_SIZE, kd = KEY_PARALLEL_DP;
+	int kb = KEY_TRAINING_MICRO_BATCH_SIZE;
 	int who;
 	uint64_t per_micro;
 	/* dp 0: the layout rule could not derive it and said why (a sweep of
@@ -1330,9 +1330,13 @@ static int rule_global_batch(struct loader *l)
 		return -1;
 	}
 	if (l->seen[ka] && t->grad_accum_steps != t->global_batch_size / per_micro && !l->from_set[ka] &&
-	    !l->from_set[kg] && (l->from_set[kb] || l->from_set[kd])) {
-		/* the file gave both; a --set of the micro batch or dp keeps the work */
-		dc_cfg_warnf(l, kb,
+	    !l->from_set[kg] && (l->from_set[kb] || blame_dp(l, -1) >= 0)) {
+		/* the file gave both; a --set of the micro batch or of dp keeps
+		 * the work, as does one that moves a derived dp (tp, pp, cp, the
+		 * nodes or their GPUs: a user trial's --set parallel.tp was
+		 * refused where --set parallel.dp of the same dp ran), said
+		 * against that --set */
+		dc_cfg_warnf(l, l->from_set[kb] ? kb : blame_dp(l, -1),
 		      "'training.grad_accum_steps': the file's %llu becomes %llu = training.global_batch_size / (micro_batch_size x dp) = %llu / (%llu x %llu)",
 		      (unsigned long long)t->grad_accum_steps, (unsigned long long)(t->global_batch_size / per_micro),
 		      (unsigned long long)t->global_batch_size, (unsigned long long)t->micro_batch_size,
