@@ -1356,12 +1356,19 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o, co
 }
 
 /* After a failed load of an imported config: for each error about a key
- * the import set, where in the framework file it came from. */
+ * the import set, where in the framework file it came from; once a key,
+ * however many of its rules it broke. */
 static void import_blame(const struct dc_import *imp, const char *file, const struct dc_diag *d)
 {
 	for (size_t i = 0; i < d->count; i++) {
 		const char *key = d->entries[i].key;
+		int said = 0;
 		if (d->entries[i].severity != DC_SEV_ERROR || !key)
+			continue;
+		for (size_t j = 0; j < i && !said; j++)
+			said = d->entries[j].severity == DC_SEV_ERROR && d->entries[j].key &&
+			       strcmp(d->entries[j].key, key) == 0;
+		if (said)
 			continue;
 		for (size_t k = 0; k < imp->nkeys; k++) {
 			if (!imp->keys[k].json || strcmp(imp->keys[k].path, key) != 0)

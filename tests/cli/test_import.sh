@@ -115,6 +115,16 @@ grep -q "'training.grad_accum_steps': 2 disagrees with training.global_batch_siz
 grep -q "note: 'training.grad_accum_steps' came from 'gradient_accumulation_steps' on line 4 of gas.json" err.txt ||
 	fail "inconsistent DeepSpeed batch, no line: $(cat err.txt)"
 
+# a value that breaks two rules is traced to its line once (a user
+# trial's tp 3 on 16 GPUs of 32 heads: two errors, one note)
+printf '%s\n' '--num-layers 2 --hidden-size 64 --num-attention-heads 32 --seq-length 128' \
+	'--max-position-embeddings 128 --tensor-model-parallel-size 3 --micro-batch-size 1 --vocab-size 512' >tp3.txt
+"$bin" --config "$I/a100_2x8_gpt2.json" --from-megatron tp3.txt --emit-config >/dev/null 2>err.txt
+[ $? = 3 ] || fail "tp3.txt: exit $?"
+[ "$(grep -c "error: 'parallel.tp'" err.txt)" = 2 ] || fail "tp3.txt: not two tp errors: $(cat err.txt)"
+[ "$(grep -c "note: 'parallel.tp' came from '--tensor-model-parallel-size' on line 2 of tp3.txt" err.txt)" = 1 ] ||
+	fail "tp3.txt: the note not once: $(cat err.txt)"
+
 # refused by name and line
 printf '%s\n' '#!/bin/sh' 'TP=8' 'torchrun pretrain_gpt.py \' '  --num-layers 2 --hidden-size 64 \' \
 	'  --tensor-model-parallel-size $TP --frobnicate 3 \' '  --num-attention-heads $HEADS' >bad.sh
