@@ -1597,6 +1597,9 @@ START_TEST(test_nvls_needs_the_gpu)
 	ck_assert_ptr_nonnull(strstr(got, "'cluster.gpus_per_node': 4 from the config overrides 8 that cluster.system \"dgx-h100\" would fill"));
 	ck_assert_ptr_nonnull(strstr(got, "t.json: 'cluster.nvls': cluster.system \"dgx-h100\" has NVLink SHARP, but 'cluster.gpu' \"a100-sxm4-80gb\" has no NVSwitch reductions: nvls false"));
 	ck_assert_int_eq(cfg.cluster.nvls, 0);
+	/* false because of the GPU: the cluster table says its preset's (a
+	 * user trial read "preset:dgx-h100" beside the A100's false) */
+	ck_assert_int_eq(cfg.origin[dc_config_key_index("cluster.nvls")], DC_ORIGIN_GPU);
 	dc_diag_release(&d);
 }
 END_TEST

@@ -742,8 +742,9 @@ END_TEST
 /* A key row's columns as each sink writes them, worked out from the
  * presets: cluster.system dgx-h100 by --set fills the network (ib) and
  * nvls, the config's gpu a100-sxm4-80gb overrides the preset's and fills
- * the GPU's figures (A100: 312 TFLOP/s bf16, 108 SMs), so one list holds
- * both preset origins; a string without its quotes in `text`, the
+ * the GPU's figures (A100: 312 TFLOP/s bf16, 108 SMs) and turns the
+ * system's nvls off (no NVSwitch reductions: the GPU's origin), so one
+ * list holds both preset origins; a string without its quotes in `text`, the
  * efficiencies derived later, a null size factor "(none)", and a ramp too
  * long for the row's own text (made again at full length) quoted in CSV. */
 START_TEST(test_cluster_key_rows)
@@ -759,7 +760,7 @@ START_TEST(test_cluster_key_rows)
 		"cluster.intra_node.latency,5e-06,5e-06,s,config\r\n",
 		"cluster.intra_node.ramp,,(none),,default\r\n",
 		"cluster.inter_node.ramp,\"[0.5, 0.25, 0.75, 1, 1]\",\"[0.5, 0.25, 0.75, 1, 1]\",,--set\r\n",
-		"cluster.nvls,false,false,,preset:dgx-h100\r\n",
+		"cluster.nvls,false,false,,preset:a100-sxm4-80gb\r\n",
 		"cluster.network,ib,ib,,preset:dgx-h100\r\n",
 		"cluster.topology_file,,(none),,default\r\n",
 	};
@@ -802,8 +803,8 @@ START_TEST(test_cluster_key_rows)
 	ck_assert_msg(strstr(b.data, " cluster.system" "                 dgx-h100" "         " "                  --set\n") != NULL, "%s", b.data);
 	ck_assert_msg(strstr(b.data, " cluster.peak_flops" "          312000000000000" "   FLOP/s" "  preset:a100-sxm4-80gb\n") != NULL,
 		      "%s", b.data);
-	ck_assert_msg(strstr(b.data, " cluster.nvls" "                    false" "         " "        preset:dgx-h100\n") != NULL, "%s",
-		      b.data);
+	ck_assert_msg(strstr(b.data, " cluster.nvls" "                    false" "         " "  preset:a100-sxm4-80gb\n") != NULL,
+		      "%s", b.data);
 	dc_buf_release(&b);
 	dc_report_free(r);
 	dc_diag_release(&d);

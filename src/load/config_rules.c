@@ -2872,7 +2872,8 @@ void dc_cfg_apply_system(struct loader *l)
 	 * kept over a DGX H100 preset gets none, with a warning saying why */
 	if (!seen(l, KEY_CLUSTER_NVLS)) {
 		c->nvls = ps->nvls && !gpu_lacks_nvls(c->gpu);
-		l->filled[KEY_CLUSTER_NVLS] = (unsigned char)o;
+		/* false because of the GPU: its preset's, not the system's */
+		l->filled[KEY_CLUSTER_NVLS] = (unsigned char)(ps->nvls && !c->nvls ? DC_ORIGIN_GPU : o);
 		if (ps->nvls && !c->nvls)
 			dc_cfg_warnf(l, KEY_CLUSTER_GPU,
 				     "'cluster.nvls': cluster.system \"%s\" has NVLink SHARP, but 'cluster.gpu' \"%s\" has no NVSwitch reductions: nvls false",
