@@ -191,5 +191,24 @@ python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["search"]["counts"];
 python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["search"]["counts"]; sys.exit(0 if c["fit"] > 0 else 1)' "$work/h0.json" ||
 	fail "no layout fits without host memory"
 
+# a tight winner (within 5% of the GPU, no headroom asked) is said on
+# stderr, with its peak and what is left; with search.headroom 0.05 the
+# layouts ranked keep that margin and nothing is said (a user trial's 70B
+# search: 77.169 GiB of 80 first)
+t=$src/tests/inputs/search/llama-3.1-70b-dgx-h100-4.json
+"$bin" --config "$t" --experiment search --format json >"$work/t.json" 2>"$work/t.err" || fail "tight search: exit $?"
+python3 - "$work/t.json" "$work/t.err" <<'PY' || fail "the tight winner's warning: $(cat "$work/t.err")"
+import json, sys
+s = json.load(open(sys.argv[1]))["search"]
+b = s["best"][0]
+assert b["fits"] and b["tight"], b
+left = 100.0 * (1 - b["peak_bytes"] / s["limit_bytes"])
+want = ("'search.headroom': the best layout is tight: its peak, %.3f GiB, leaves %.1f%% of the %.3f GiB of GPU memory"
+        % (b["peak_bytes"] / 2**30, left, s["limit_bytes"] / 2**30))
+assert want in open(sys.argv[2]).read(), want
+PY
+"$bin" --config "$t" --experiment search --set search.headroom=0.05 >/dev/null 2>"$work/t5.err" || fail "tight search, headroom 0.05: exit $?"
+grep -q "the best layout is tight" "$work/t5.err" && fail "headroom 0.05 still warns: $(cat "$work/t5.err")"
+
 [ "$fails" = 0 ] || exit 1
 echo "ok"
