@@ -18,9 +18,11 @@
  *   Qwen3-30B-A3B 30,532,122,624: general.parameter_count of its GGUF
  *     conversion (a sum of every tensor's shape); "A3B" = 3.3B active.
  *   DeepSeek-V3: README_WEIGHTS.md of deepseek-ai/DeepSeek-V3: main model
- *     "671B" total, "36.6B" activated (which counts the 0.9B head but not
- *     the input embedding); the MTP module (num_nextn_predict_layers) is not
- *     part of the main model and not counted here.
+ *     "671B" total; "36.7B" activated "including 0.9B for Embedding and
+ *     0.9B for the output Head", which the config does not reproduce (the
+ *     same inclusion counts 37.55B below; the paper says "37B"); the MTP
+ *     module (num_nextn_predict_layers) is not part of the main model and
+ *     not counted here.
  */
 #include <check.h>
 #include <stdio.h>
@@ -206,8 +208,9 @@ START_TEST(test_deepseek_v3)
 	 *   total 671,026,419,200 ("671B")
 	 * active: 8 experts 352,321,536 -> MoE layer 585,318,656 x 58
 	 *   = 33,948,482,048; + 1,750,450,176 + 1,853,358,080 + 7,168
-	 *   = 37,552,297,472; without the input embedding (926,679,040):
-	 *   36,625,618,432, the README's "36.6B"
+	 *   = 37,552,297,472 (the README's "36.7B" with the embedding and the
+	 *   head does not reproduce: docs/models.md); without the input
+	 *   embedding (926,679,040) 36,625,618,432
 	 * The MTP module (num_nextn_predict_layers 1; arXiv 2412.19437 section
 	 * 2.2: a MoE layer, enorm and hnorm, the projection M of 2h x h, and
 	 * the model's embedding and head shared), by hand:
