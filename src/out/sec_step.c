@@ -1083,6 +1083,17 @@ static void warn(const struct dc_plan *p, const struct dc_results *res, const ch
 			     "'parallel.offload': \"optimizer+params\" keeps the parameter shards on the host, so every "
 			     "microbatch copies them to the GPU before its all_gathers and its gradient shards back; the "
 			     "step prices the host optimizer's copies and Adam once a step, not those per-microbatch copies");
+	/* at long sequences the causal core Megatron-LM counts at half is a
+	 * large part of the FLOPs: step.mfu (the core whole, Korthikanti's and
+	 * torchtitan's count) then reads well above the MFU Megatron logs, and
+	 * a sweep, a search or a --check-min on it compares another figure */
+	if (res->step.available && res->step.mfu_causal > 0 && res->step.mfu > 1.25 * res->step.mfu_causal)
+		dc_diag_warn(diag,
+			     "'step.mfu' is %.4f with the causal attention core counted whole, %.2f times the %.4f of "
+			     "Megatron-LM's count (step.mfu_causal: the core at half); at this sequence length the two "
+			     "differ this much, so compare a framework's logged MFU or TFLOP/s with the count it uses "
+			     "(docs/step-model.md, section 4)",
+			     res->step.mfu, res->step.mfu / res->step.mfu_causal, res->step.mfu_causal);
 	/* the paper convention's hardware FLOPs are a GPT's formula (whole,
 	 * not causal, attention; recomputed cores counted again): on a long
 	 * sequence they exceed what the GPUs ran, and the ratio 1 */
