@@ -36,7 +36,7 @@ static const struct {
  * checkout, the install prefix) and how --config was spelled, not what it
  * estimated: their contents are compared through the fields they fill, as
  * the "config" header itself is not compared. */
-enum { FILE_CONFIG, FILE_MODEL, FILE_TOPOLOGY, FILE_N };
+enum { FILE_CONFIG, FILE_MODEL, FILE_TOPOLOGY, FILE_PROFILE, FILE_N };
 
 /* The config keys whose value is a file's path, and their slot. */
 static const struct {
@@ -123,6 +123,10 @@ static int file_field(const struct cmp *c)
 		return FILE_CONFIG;
 	if (strcmp(c->path, "model.hf_config") == 0)
 		return FILE_MODEL;
+	/* --calibrate-compute's profile as given (step, search, sweep) */
+	if (strcmp(c->path, "step.compute_profile") == 0 || strcmp(c->path, "search.compute_profile") == 0 ||
+	    strcmp(c->path, "sweep.compute_profile") == 0)
+		return FILE_PROFILE;
 	if (n && strncmp(c->path, c->file_row, n) == 0 && c->path[n] == '.') {
 		if (strcmp(c->path + n + 1, "value") == 0)
 			return c->file_row_slot;
@@ -382,15 +386,70 @@ static void diff(struct cmp *c, const cJSON *e, const cJSON *a)
  * named. */
 static const char *past_config(const struct cmp *c, int side, const char *s)
 {
+	static const char imported[] = " (as imported)";
 	for (int f = 0; f < FILE_N; f++) {
+		const char *name = c->file[f][side];
 		size_t n;
 		if (!c->has_file[f][0] || !c->has_file[f][1])
 			continue;
-		n = strlen(c->file[f][side]);
-		if (n && strncmp(s, c->file[f][side], n) == 0 && s[n] == ':' && s[n + 1] == ' ')
+		n = strlen(name);
+		if (n && strncmp(s, name, n) == 0 && s[n] == ':' && s[n + 1] == ' ')
 			return s + n + 2;
+		/* an imported config ("x.sh (as imported)"): the importer's
+		 * warnings open with the framework file and a line, "x.sh:151: " */
+		if (f == FILE_CONFIG && n > sizeof(imported) - 1 &&
+		    strcmp(name + n - (sizeof(imported) - 1), imported) == 0) {
+			size_t m = n - (sizeof(imported) - 1), d = 0;
+			if (strncmp(s, name, m) != 0 || s[m] != ':')
+				continue;
+			while (s[m + 1 + d] >= '0' && s[m + 1 + d] <= '9')
+				d++;
+			if (s[m + 1 + d] == ':' && s[m + 2 + d] == ' ')
+				return s + m + 3 + d;
+			if (d == 0 && s[m + 1] == ' ')
+				return s + m + 2;
+		}
 	}
 	return s;
+}
+
+/* The winner's command line (search.command) with side `side`'s files
+ * (its config, its profile), as given, cut out: "distcalc --config
+ * configs/x.json --set ..." and "... --config ./configs/x.json ..." are
+ * the same budget (README, "Budgets in CI"). Into out (len bytes); 0, or
+ * -1 when it does not fit (then compared as it is). */
+static int command_past_files(const struct cmp *c, int side, const char *s, char *out, size_t len)
+{
+	size_t used = 0;
+	while (*s) {
+		size_t skip = 0;
+		for (int f = 0; f < FILE_N && !skip; f++) {
+			const char *name = c->file[f][side];
+			size_t n = strlen(name);
+			static const char imported[] = " (as imported)";
+			if (!c->has_file[f][0] || !c->has_file[f][1] || !n)
+				continue;
+			if (f == FILE_CONFIG && n > sizeof(imported) - 1 &&
+			    strcmp(name + n - (sizeof(imported) - 1), imported) == 0)
+				n -= sizeof(imported) - 1;
+			/* a whole argument: after a space, before a space or the end */
+			if (used && out[used - 1] == ' ' && strncmp(s, name, n) == 0 && (s[n] == ' ' || s[n] == '\0'))
+				skip = n;
+		}
+		if (skip) {
+			if (used + 6 >= len)
+				return -1;
+			memcpy(out + used, "<file>", 6);
+			used += 6;
+			s += skip;
+			continue;
+		}
+		if (used + 1 >= len)
+			return -1;
+		out[used++] = *s++;
+	}
+	out[used] = '\0';
+	return 0;
 }
 
 /* Keeps side `side`'s file `slot` (a string; FILE_N: none kept). */
@@ -502,6 +561,15 @@ static void compare(struct cmp *c, const cJSON *e, const cJSON *a)
 	note_key_row(c, e);
 	note_key_row(c, a);
 	if (cJSON_IsString(e) && cJSON_IsString(a)) {
+		if (strcmp(c->path, "search.command") == 0) {
+			char x[2048], y[2048];
+			if (command_past_files(c, 0, e->valuestring, x, sizeof(x)) == 0 &&
+			    command_past_files(c, 1, a->valuestring, y, sizeof(y)) == 0) {
+				if (strcmp(x, y) != 0)
+					diff(c, e, a);
+				return;
+			}
+		}
 		if (strcmp(past_config(c, 0, e->valuestring), past_config(c, 1, a->valuestring)) != 0)
 			diff(c, e, a);
 		return;

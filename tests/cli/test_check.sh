@@ -191,6 +191,42 @@ grep -q "0 moved" err.txt || fail "warnings: $(cat err.txt)"
 expect 6 "warnings: another warning" "$bin" --config "$cfg" --set cluster.system=dgx-h100 \
 	--set cluster.intra_node.latency=6us --check warn.json
 
+# 11b. the other fields that hold a path as typed (a CI trial: every
+# search budget failed when checked from another directory): the search's
+# winner command with its config, --calibrate-compute's profile, and an
+# importer's warnings, which open with the framework file and a line
+k22=$src/configs/korthikanti-22b.json
+mkdir -p w/configs w/data && cp "$k22" w/configs/k22.json
+(cd w && "$bin" --config configs/k22.json --experiment search --format json --output ../search.json 2>/dev/null) ||
+	fail "search command: cannot write"
+grep -q '"command": "distcalc --config configs/k22.json --set ' search.json || fail "search command: no command"
+expect 0 "search command: another spelling" "$bin" --config "$k22" --experiment search --check search.json
+grep -q " 0 moved" err.txt || fail "search command: $(cat err.txt)"
+# the rest of the command is still compared
+expect 6 "search command: another layout" "$bin" --config "$k22" --experiment search \
+	--set search.objective=memory --check search.json
+grep -q "^search.command: expected " out.txt || fail "search command moved: $(cat out.txt)"
+prof=$src/data/profiles/h200-llama-3-8b-tp1-ends-sustained.json
+cp "$prof" w/data/p.json
+set -- --set cluster.gpu=h200-sxm-141gb --unset cluster.gpu_memory --set parallel.tp=1 --set parallel.dp=16 \
+	--set training.framework=torchtitan --set parallel.sharding=fsdp --set precision.preset=fsdp2 \
+	--set training.attention_backend=cudnn
+(cd w && "$bin" --config "$src/configs/llama-3-8b.json" "$@" --calibrate-compute data/p.json --format json \
+	--output ../profile.json 2>/dev/null) || fail "profile: cannot write"
+grep -q '"compute_profile": "data/p.json"' profile.json || fail "profile: not named as given"
+expect 0 "profile: another spelling" "$bin" --config "$src/configs/llama-3-8b.json" "$@" --calibrate-compute "$prof" \
+	--check profile.json
+grep -q " 0 moved" err.txt || fail "profile: $(cat err.txt)"
+set --
+imp=$src/tests/inputs/import
+mkdir -p w/imp && cp "$imp/megatron_train_llama3_8b_h100_fp8.sh" w/imp/m.sh
+(cd w && "$bin" --config "$imp/h100_1x8.json" --from-megatron imp/m.sh --format json --output ../import.json 2>/dev/null) ||
+	fail "import: cannot write"
+grep -q '"imp/m.sh:[0-9]*: ' import.json || fail "import: no warning opens with the file and a line"
+expect 0 "import: another spelling" "$bin" --config "$imp/h100_1x8.json" \
+	--from-megatron "$imp/megatron_train_llama3_8b_h100_fp8.sh" --check import.json
+grep -q " 0 moved" err.txt || fail "import: $(cat err.txt)"
+
 # 12. a report written with --all records it, and --check without --all
 # shows every row again (it compared an excerpt with every row: 280 moved)
 expect 0 "all: write" "$bin" --config "$cfg" --set cluster.num_nodes=16 --set parallel.dp=auto --all --format json \
