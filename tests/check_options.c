@@ -256,13 +256,16 @@ START_TEST(test_flags_and_check)
 	ck_assert(o.rtol == 0.01);
 	ck_assert_int_eq(o.rtol_set, 1);
 	dc_options_release(&o);
-	/* the bounds themselves are allowed, and --rtol may come first */
+	/* 0 is allowed, and --rtol may come first; just below 1 too */
 	parse_ok(&o, "--rtol=0", "--check=b.json", NULL);
 	ck_assert(o.rtol == 0.0);
 	dc_options_release(&o);
-	parse_ok(&o, "--check", "b.json", "--rtol=1", NULL);
-	ck_assert(o.rtol == 1.0);
+	parse_ok(&o, "--check", "b.json", "--rtol=0.999", NULL);
+	ck_assert(o.rtol == 0.999);
 	dc_options_release(&o);
+	/* 1 would pass any change of the same sign (|d| <= the larger) */
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to below 1, got '1'", "--check", "b.json",
+		  "--rtol=1", NULL);
 }
 END_TEST
 
@@ -288,21 +291,21 @@ START_TEST(test_rtol_decimal)
 	ck_assert(o.rtol == 1e-3);
 	dc_options_release(&o);
 	/* hex floats, infinities and spellings strtod takes beyond decimals */
-	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '0x1p-3'", "--check", "b.json",
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to below 1, got '0x1p-3'", "--check", "b.json",
 		  "--rtol", "0x1p-3", NULL);
-	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '0X.8'", "--check", "b.json",
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to below 1, got '0X.8'", "--check", "b.json",
 		  "--rtol", "0X.8", NULL);
-	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got 'inf'", "--check", "b.json",
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to below 1, got 'inf'", "--check", "b.json",
 		  "--rtol", "inf", NULL);
-	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got 'INFINITY'", "--check", "b.json",
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to below 1, got 'INFINITY'", "--check", "b.json",
 		  "--rtol", "INFINITY", NULL);
-	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got ' 0.1'", "--check", "b.json",
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to below 1, got ' 0.1'", "--check", "b.json",
 		  "--rtol", " 0.1", NULL);
-	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '1e400'", "--check", "b.json",
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to below 1, got '1e400'", "--check", "b.json",
 		  "--rtol", "1e400", NULL);
-	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '.'", "--check", "b.json",
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to below 1, got '.'", "--check", "b.json",
 		  "--rtol", ".", NULL);
-	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '1e'", "--check", "b.json",
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to below 1, got '1e'", "--check", "b.json",
 		  "--rtol", "1e", NULL);
 }
 END_TEST
@@ -446,12 +449,12 @@ START_TEST(test_usage_errors)
 	parse_err("distcalc: error: '--format': expected 'table', 'json', 'csv', 'markdown' or 'html', got 'JSON'", "-f", "JSON", NULL);
 	parse_err("distcalc: error: '--format': expected 'table', 'json', 'csv', 'markdown' or 'html', got ''", "--format=", NULL);
 
-	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '2'", "--check", "b.json",
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to below 1, got '2'", "--check", "b.json",
 		  "--rtol", "2", NULL);
-	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '-0.1'", "--rtol=-0.1", NULL);
-	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got 'nan'", "--rtol", "nan", NULL);
-	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got ''", "--rtol=", NULL);
-	parse_err("distcalc: error: '--rtol': expected a number from 0 to 1, got '1e-3x'", "--rtol", "1e-3x", NULL);
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to below 1, got '-0.1'", "--rtol=-0.1", NULL);
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to below 1, got 'nan'", "--rtol", "nan", NULL);
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to below 1, got ''", "--rtol=", NULL);
+	parse_err("distcalc: error: '--rtol': expected a number from 0 to below 1, got '1e-3x'", "--rtol", "1e-3x", NULL);
 
 	parse_err("distcalc: error: unexpected argument 'extra'", "--all", "extra", NULL);
 	parse_err("distcalc: error: unexpected argument ''", "", NULL);

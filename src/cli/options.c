@@ -226,8 +226,11 @@ static int apply_rtol(struct dc_options *o, const char *v, struct dc_diag *d)
 	/* a subnormal (1e-310) is fine: strtod's ERANGE for it is no error;
 	 * a tolerance that rounds to 0 (1e-400) is 0, exact comparison */
 	int r = dc_check_parse_decimal(v, &x);
-	if (r == -1 || !(x <= 1))
-		return bad_value(o, d, "'--rtol': expected a number from 0 to 1, got '%s'", v);
+	/* |got - expected| <= X times the larger of the two: at 1 any change
+	 * of the same sign would pass (a CI trial's --rtol 1 let a 1000x drop
+	 * through), so a tolerance is below 1 */
+	if (r == -1 || !(x < 1))
+		return bad_value(o, d, "'--rtol': expected a number from 0 to below 1, got '%s'", v);
 	o->rtol = x;
 	o->rtol_set = 1;
 	return 0;
@@ -518,7 +521,9 @@ const struct dc_option dc_option_table[] = {
 			       "that moved; exit 6 if any did. Whole numbers (bytes,\n"
 			       "counts) must match exactly",
 	 apply_check},
-	{"--rtol", 0, "X", "relative tolerance for other numbers under --check\n"
+	{"--rtol", 0, "X", "relative tolerance for other numbers under --check:\n"
+			   "|got - expected| <= X times the larger of the two, so\n"
+			   "0.5 passes a value halved or doubled; 0 to below 1\n"
 			   "(default: 1e-9)",
 	 apply_rtol},
 	{"--check-max", 0, "PATH=VALUE", "a budget for CI: exit 6 when the report's number at\n"
