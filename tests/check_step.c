@@ -1812,23 +1812,23 @@ START_TEST(test_uneven_1f1b_past_its_extension_takes_the_closed_form)
 {
 	/* Where the extension does not apply the step takes 1F1B's closed
 	 * form, a lower bound, and says so (dc_step f1b_closed_form: the
-	 * report's warning). pp 100 (101 layers, stage 0 two of them), 1000
+	 * report's warning). pp 120 (121 layers, stage 0 two of them), 1000
 	 * microbatches, the bound lowered to 256 chunks: the prefix would be
-	 * 600 microbatches (6 pp - 1 = 599 raised to 1000's class modulo
-	 * 100), and inter_prefix's estimate of its
-	 * forms, 100 x 600 chunks x 2 ops x 3 pp ends x 8 B = 288,000,000 B,
-	 * is above INTER_MAX_FORM_BYTES (268,435,456): no extension. Against
-	 * the whole schedule (100,000 chunks, within the default bound): the
-	 * form is at most the timeline (docs/step-model.md, "Uneven 1F1B
-	 * stages": 0.10-0.20% under on average, at worst -6.3%). */
-	char layers[400] = "parallel.pipeline_layers=[2";
-	const char *sets[] = {"parallel.pp=100", "cluster.num_nodes=100", "parallel.dp=1", "model.num_layers=101",
+	 * 760 microbatches (6 pp - 1 = 719 raised to 1000's class modulo 120:
+	 * 1000 = 40, 719 = 119), and inter_prefix's estimate of its forms,
+	 * 120 x 760 chunks x 2 ops x (2 pp + 1 = 241) ends x 8 B =
+	 * 351,686,400 B, is above INTER_MAX_FORM_BYTES (268,435,456): no
+	 * extension. Against the whole schedule (120,000 chunks, within the
+	 * default bound): the form is at most the timeline (docs/step-model.md,
+	 * "Uneven 1F1B stages"). */
+	char layers[600] = "parallel.pipeline_layers=[2";
+	const char *sets[] = {"parallel.pp=120", "cluster.num_nodes=120", "parallel.dp=1", "model.num_layers=121",
 			      layers, "training.grad_accum_steps=1000", NULL};
 	struct dc_step_bound whole = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
 	struct dc_step_bound low = {.max_chunks = 256};
 	struct dc_step sw, sl;
 	const char *err = NULL;
-	for (int i = 1; i < 100; i++)
+	for (int i = 1; i < 120; i++)
 		strcat(layers, ",1");
 	strcat(layers, "]");
 	load_and_run("systems.json", sets, 0);

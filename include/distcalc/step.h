@@ -182,7 +182,7 @@ struct dc_step {
 	/* 1 when the plan runs 1F1B on stages of unequal cost
 	 * (dc_step_uneven_1f1b) above DC_STEP_SIM_MAX_CHUNKS and the
 	 * max-plus extension of its steady period does not apply (its forms
-	 * above 256 MiB: pp above 92 to 97, by m): the step is the closed
+	 * above 256 MiB: pp above 106 to 111, by m): the step is the closed
 	 * form, a lower bound (the report warns) */
 	int f1b_closed_form;
 	double time_to_train_s; /* training.total_tokens / tokens_per_s; 0 when not given */
@@ -293,6 +293,9 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
  * prefix of about 6 pp microbatches, and every stage's end from the
  * max-plus power of its steady period (by_maxplus), periods counting the
  * pp-microbatch periods left out; past pp 86 simulated again (`again`).
+ * 1F1B on stages of unequal cost (dc_step_uneven_1f1b) the same way, its
+ * prefix about 6 pp microbatches congruent to m modulo pp; where that does
+ * not apply (pp above 106-111) its closed form, f1b_closed_form set.
  * The step's default bound is DC_STEP_SIM_MAX_CHUNKS; tests lower it. */
 #define DC_STEP_SIM_MAX_CHUNKS (UINT64_C(1) << 18)
 struct dc_step_bound {

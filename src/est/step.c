@@ -5077,13 +5077,15 @@ static uint64_t inter_prefix(uint64_t pp, uint64_t v, uint64_t m, uint64_t max_c
 	if (mp >= m)
 		return m;
 	/* the prefix is simulated and inter_maxplus keeps a max-plus form of
-	 * 3 pp - 1 ends for each op after its cut (about 2 pp v m' ops): the
+	 * 3 pp - 1 ends (1F1B's 2 pp: docs/step-model.md, "Uneven 1F1B past
+	 * the bound") for each op after its cut (about 2 pp v m' ops): the
 	 * prefix within max_chunks (at least the step's 2^18: a test lowers
 	 * the bound to force the extension) and the forms within
 	 * INTER_MAX_FORM_BYTES, else no extension (m: the caller's fallback) */
 	if (dc_mul_u64(pp * v, mp, &chunks) ||
 	    chunks > (max_chunks > DC_STEP_SIM_MAX_CHUNKS ? max_chunks : DC_STEP_SIM_MAX_CHUNKS) ||
-	    (double)chunks * 2.0 * (double)(3 * pp) * (double)sizeof(double) > INTER_MAX_FORM_BYTES)
+	    (double)chunks * 2.0 * (double)(v == 1 ? 2 * pp + 1 : 3 * pp) * (double)sizeof(double) >
+		    INTER_MAX_FORM_BYTES)
 		return m;
 	return mp;
 }
@@ -5278,9 +5280,9 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 		    struct dc_step_bound *bound, const char **error, int f1b_form);
 
 /* Uneven 1F1B past the bound when its extension does not apply (its
- * prefix or max-plus forms above their bounds: pp above 92 to 97, by m;
- * its X, about 2 pp ends, would reach INTER_MAX_STATE at pp 128; or a
- * form read before it is made): the step takes the closed form
+ * prefix or max-plus forms above their bounds: pp above 106 to 111, by m;
+ * its X, 2 pp ends, would reach INTER_MAX_STATE at pp 128; or a form read
+ * before it is made): the step takes the closed form
  * (dc_step_compute_bounded: bound->f1b_closed_form), the trace a prefix
  * from it, as before the extension */
 static int f1b_closed(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,

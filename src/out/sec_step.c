@@ -1121,7 +1121,7 @@ static void warn(const struct dc_plan *p, const struct dc_results *res, const ch
 		dc_diag_warn(diag,
 			     "'parallel.pipeline_schedule': 1f1b on stages of unequal layers or layer kinds with pp "
 			     "x grad_accum_steps above 2^18 and pp above what its steady period's max-plus extension "
-			     "takes (its forms within 256 MiB: pp up to 92-97, by training.grad_accum_steps) is priced "
+			     "takes (its forms within 256 MiB: pp up to 106-111, by training.grad_accum_steps) is priced "
 			     "by its closed form, not simulated: a lower bound, short by the waits a slower stage "
 			     "passes up the pipeline (docs/step-model.md, \"Uneven 1F1B past the bound\")");
 	/* the schedules the loader lets run with m < pp: 1F1B, and ZB-H1,
