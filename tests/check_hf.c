@@ -691,6 +691,14 @@ START_TEST(test_scale_defaults_warn)
 		{"{\"model_type\": \"qwen3_moe\", \"hidden_size\": 2048, \"num_attention_heads\": 32}",
 		 "%s: not in the file, the configuration class's default is taken, as transformers does: "
 		 "num_hidden_layers 24; a released model's config.json gives it, so check the file"},
+		/* the families with readers of their own: DeepseekV3Config's
+		 * defaults (the 671B), GPT2Config's under its own names */
+		{"{\"model_type\": \"deepseek_v3\", \"hidden_size\": 7168, \"num_attention_heads\": 128}",
+		 "%s: not in the file, the configuration class's default is taken, as transformers does: "
+		 "num_hidden_layers 61; a released model's config.json gives it, so check the file"},
+		{"{\"model_type\": \"gpt2\"}",
+		 "%s: not in the file, the configuration class's defaults are taken, as transformers does: n_embd "
+		 "768, n_layer 12, n_head 12; a released model's config.json gives them, so check the file"},
 		{"{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_hidden_layers\": 32, "
 		 "\"num_attention_heads\": 32}",
 		 ""},
@@ -825,7 +833,7 @@ START_TEST(test_errors)
 	expect_hf_error("{\"model_type\": \"llama\", \"hidden_size\": 4194304, \"intermediate_size\": 4194304, \"num_attention_heads\": 1, \"num_hidden_layers\": 32}",
 			DC_ERR_CONFIG,
 			"%s: error: 'hidden_size': 3940918382034944 parameters x 16 bytes of model state per parameter must be below 2^53 bytes; check hidden_size, intermediate_size, vocab_size and num_hidden_layers");
-	expect_hf_error("{\"model_type\": \"gpt2\", \"n_embd\": 1099511627776, \"n_head\": 1}", DC_ERR_CONFIG,
+	expect_hf_error("{\"model_type\": \"gpt2\", \"n_embd\": 1099511627776, \"n_head\": 1, \"n_layer\": 12}", DC_ERR_CONFIG,
 			"%s: error: 'n_embd': the parameter count of this shape overflows 64 bits; check n_embd, n_inner, vocab_size and n_layer");
 	expect_hf_error("[1, 2]", DC_ERR_CONFIG, "%s: error: a Hugging Face config is a JSON object");
 	/* the loader's limits hold for the model file too */

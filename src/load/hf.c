@@ -272,24 +272,27 @@ struct dense_defaults {
 	int tie;
 };
 
+/* The model's scale (its width, depth and heads: `keys`, their class's
+ * defaults `dflt`): every released config.json gives these (some leave
+ * out a vocab_size or a head_dim equal to the class's default); a file
+ * without one takes the class's default, as transformers does, and the
+ * load says which once it reads without an error (a user trial's
+ * truncated file read as a Llama-2-7B without a word). */
+static void note_scale(struct hf *r, const char *const keys[3], const uint64_t dflt[3])
+{
+	char *missing = r->scale_missing;
+	size_t len = sizeof(r->scale_missing);
+	for (size_t i = 0; i < 3; i++)
+		if (!has_key(r, keys[i]))
+			snprintf(missing + strlen(missing), len - strlen(missing), "%s%s %llu", r->scale_n++ ? ", " : "",
+				 keys[i], (unsigned long long)dflt[i]);
+}
+
 /* The keys every Llama-shaped family shares (LlamaConfig and its kin). */
 static void read_dense(struct hf *r, struct dc_model *m, const struct dense_defaults *d)
 {
-	/* the model's scale: every released config.json gives these (some
-	 * leave out a vocab_size or a head_dim equal to the class's
-	 * default); a file without one takes the class's default, as
-	 * transformers does, and says so (a user trial's truncated file read
-	 * as a Llama-2-7B without a word) */
-	const struct {
-		const char *key;
-		uint64_t dflt;
-	} scale[] = {{"hidden_size", d->hidden}, {"num_hidden_layers", d->layers}, {"num_attention_heads", d->heads}};
-	char *missing = r->scale_missing;
-	size_t len = sizeof(r->scale_missing);
-	for (size_t i = 0; i < sizeof(scale) / sizeof(scale[0]); i++)
-		if (!has_key(r, scale[i].key))
-			snprintf(missing + strlen(missing), len - strlen(missing), "%s%s %llu", r->scale_n++ ? ", " : "",
-				 scale[i].key, (unsigned long long)scale[i].dflt);
+	static const char *const scale[] = {"hidden_size", "num_hidden_layers", "num_attention_heads"};
+	note_scale(r, scale, (const uint64_t[]){d->hidden, d->layers, d->heads});
 	m->vocab_size = get_uint(r, "vocab_size", 1, d->vocab);
 	m->hidden_size = get_uint(r, "hidden_size", 1, d->hidden);
 	m->ffn_hidden_size = get_uint(r, "intermediate_size", 1, d->inter);
@@ -556,6 +559,8 @@ static void read_qwen3_moe(struct hf *r, struct dc_model *m)
  * n_positions rows, the head tied to wte. */
 static void read_gpt2(struct hf *r, struct dc_model *m)
 {
+	static const char *const scale[] = {"n_embd", "n_layer", "n_head"};
+	note_scale(r, scale, (const uint64_t[]){768, 12, 12});
 	m->vocab_size = get_uint(r, "vocab_size", 1, 50257);
 	m->hidden_size = get_uint(r, "n_embd", 1, 768);
 	m->num_layers = get_uint(r, "n_layer", 1, 12);
@@ -613,6 +618,8 @@ static void check_router_groups(struct hf *r, const struct dc_model *m);
 static void read_deepseek_v3(struct hf *r, struct dc_model *m)
 {
 	uint64_t shared;
+	static const char *const scale[] = {"hidden_size", "num_hidden_layers", "num_attention_heads"};
+	note_scale(r, scale, (const uint64_t[]){7168, 61, 128});
 	m->vocab_size = get_uint(r, "vocab_size", 1, 129280);
 	m->hidden_size = get_uint(r, "hidden_size", 1, 7168);
 	m->ffn_hidden_size = get_uint(r, "intermediate_size", 1, 18432);

@@ -267,9 +267,10 @@ static void axes_move_nothing(const struct dc_sweep *sw, const char *experiment,
 		}
 		if (compared > 0 && !moves)
 			dc_diag_warn(diag,
-				     "'--sweep': every value of '%s' gives the same figures in every column (%zu point%s "
-				     "against the first value's): experiment '%s' may not read the key, or this layout "
-				     "makes it moot",
+				     "'--sweep': every value of '%s' gives the same figures in every column shown (%zu "
+				     "point%s against the first value's): experiment '%s' may not read the key, this layout "
+				     "may make it moot, or it moves only figures outside these columns (--sweep-metrics "
+				     "picks others)",
 				     sw->axis[a], compared, compared == 1 ? "" : "s", experiment);
 	}
 }
