@@ -906,6 +906,13 @@ START_TEST(test_attention_dropout_global_batch)
 			dc_diag_release(&d);
 		}
 	}
+	/* ... but a file whose own batch contradicts itself under any dp (10
+	 * steps of 1 sample do not divide 64) stays an error, whatever --set
+	 * of tp comes with it (a review's case: the file's own tp again) */
+	expect_error(edit("\"tp\": 4", "\"tp\": 4}, \"training\": {\"global_batch_size\": 64, \"grad_accum_steps\": 10, "
+					 "\"micro_batch_size\": 1"),
+		     (const char *const[]){"parallel.tp=4"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'training.grad_accum_steps': 10 disagrees with training.global_batch_size: 64 = micro_batch_size 1 x dp 2 x 32 accumulation steps; leave it out (--unset training.grad_accum_steps) to derive it");
 }
 END_TEST
 

@@ -1284,6 +1284,18 @@ static int rule_sweep(struct loader *l)
 	return 0;
 }
 
+/* The file's own batch, micro_batch_size x grad_accum_steps, divides its
+ * global_batch_size: some dp makes the three agree, so a --set that moves
+ * dp may have broken them. One that does not divide was the file's own
+ * contradiction, which a --set of tp (even to the file's value) does not
+ * excuse (a review's case: 64 samples, 10 steps of 1). */
+static int file_batch_whole(const struct dc_training *t)
+{
+	uint64_t per_dp;
+	return !dc_mul_u64(t->micro_batch_size, t->grad_accum_steps, &per_dp) && per_dp &&
+	       t->global_batch_size % per_dp == 0;
+}
+
 /* training.global_batch_size, when given, fixes the work of a step:
  * grad_accum_steps = global_batch_size / (micro_batch_size x dp), so a
  * --set of the micro batch or of dp keeps the samples per step. */
@@ -1330,7 +1342,7 @@ static int rule_global_batch(struct loader *l)
 		return -1;
 	}
 	if (l->seen[ka] && t->grad_accum_steps != t->global_batch_size / per_micro && !l->from_set[ka] &&
-	    !l->from_set[kg] && (l->from_set[kb] || blame_dp(l, -1) >= 0)) {
+	    !l->from_set[kg] && (l->from_set[kb] || (blame_dp(l, -1) >= 0 && file_batch_whole(t)))) {
 		/* the file gave both; a --set of the micro batch or of dp keeps
 		 * the work, as does one that moves a derived dp (tp, pp, cp, the
 		 * nodes or their GPUs: a user trial's --set parallel.tp was
