@@ -268,8 +268,9 @@ int dc_step_memo_corrupt_dp(struct dc_step_memo *m);
  * c->available is 0: then
  * s->available is 0 and s->missing says why), or -1 with *error set to
  * static text. No I/O; no allocation under 1F1B, interleaved (even
- * chunks) and ZB-H1. DualPipe, DualPipeV and uneven interleaved chunks
- * have no closed form: it runs dc_step_timeline without events, O(pp m v)
+ * chunks) and ZB-H1. DualPipe, DualPipeV, uneven interleaved chunks and
+ * 1F1B on uneven stages have no (exact) closed form: it runs
+ * dc_step_timeline without events, O(pp m v)
  * with its allocation (-1 with "out of memory" when that fails), at most
  * DC_STEP_SIM_MAX_CHUNKS chunks (dc_step_bound). */
 int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
@@ -399,9 +400,11 @@ typedef int (*dc_step_event_fn)(void *ctx, const struct dc_step_event *e);
 
 /* 1 when the plan runs 1F1B on stages of unequal layers
  * (parallel.pipeline_layers, first/last-stage forms) or of unequal kinds
- * (dense and MoE): the schedule the step simulates up to
- * DC_STEP_SIM_MAX_CHUNKS (pp m), its closed form missing waits there
- * (docs/step-model.md, "Uneven 1F1B stages"). O(segments). */
+ * (dense and MoE): the schedule the step simulates, whole up to
+ * DC_STEP_SIM_MAX_CHUNKS (pp m) and past it a prefix and the max-plus
+ * power of its steady period (dc_step_bound), its closed form missing
+ * waits (docs/step-model.md, "Uneven 1F1B stages", "Uneven 1F1B past the
+ * bound"). O(segments). */
 int dc_step_uneven_1f1b(const struct dc_plan *p);
 
 /* The pipeline schedule op by op (Megatron's op order, ZB-H1's and
@@ -442,7 +445,8 @@ struct dc_step_show {
 	uint64_t m_simulated;   /* microbatches simulated: m, or the prefix's */
 	int from_closed_form;   /* the step and the stages' ends are the closed form's */
 	int no_closed_form;     /* on -2: the schedule has none (else even the prefix is too long) */
-	/* DualPipe, DualPipeV, uneven interleaved chunks above max_chunks: a
+	/* DualPipe, DualPipeV, uneven interleaved chunks and uneven 1F1B
+	 * above max_chunks: a
 	 * prefix, every stage's end moved on by `periods` steady periods
 	 * (dc_step_bound) */
 	int extended;
@@ -451,8 +455,8 @@ struct dc_step_show {
 
 /* dc_step_timeline's events in the bounded view `show`. Fills *s (the
  * simulation's, or the closed form's when a prefix is simulated).
- * DualPipe, DualPipeV and uneven interleaved chunks above max_chunks
- * take the step's bound (dc_step_bound: a prefix, the ends moved on by
+ * DualPipe, DualPipeV, uneven interleaved chunks and uneven 1F1B (where
+ * its extension applies) above max_chunks take the step's bound (dc_step_bound: a prefix, the ends moved on by
  * the steady state; `extended`), a prefix long enough for the shown ops.
  * Returns 0; -1 with *error set (out of memory, an estimator error);
  * -2 with *error set when even the prefix is above show->max_chunks;
