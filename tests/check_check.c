@@ -618,7 +618,7 @@ START_TEST(test_budgets)
 	ck_assert_uint_eq(d.count, 4); /* every bad path, not just the first */
 	ck_assert_str_eq(d.entries[0].text, "distcalc: error: '--check-max': 'memory.per_rank.peak': not a field of the report; did you mean 'memory.per_rank.peak_bytes'?");
 	ck_assert_str_eq(d.entries[1].text,
-			 "distcalc: error: '--check-max': 'comm.groups[1].busbw_GBps': not a field of the report");
+			 "distcalc: error: '--check-max': 'comm.groups[1].busbw_GBps': not a field of the report: 'comm.groups' has no row [1]");
 	ck_assert_str_eq(d.entries[2].text,
 			 "distcalc: error: '--check-max': 'summary.fits': not a number in the report, it holds true");
 	ck_assert_str_eq(d.entries[3].text,

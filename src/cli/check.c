@@ -206,12 +206,16 @@ static const struct {
 	{"comm.cp", "when cp > 1"},
 };
 
-/* The `when` of the conditional key `path` names (NULL: none). The
- * axes' own keys (comm.<axis>.nic_flows ...) are the group's: there only
- * when it spans NVLink domains. */
-static const char *conditional_when(const char *path)
+/* The `when` of the conditional key `path` names (NULL: none), and in
+ * *object the length of the object that key is (comm.dp, the "comm.dp."
+ * prefix's), which a report holding it shows is not what is missing; 0
+ * for a field (step.bubble_s, the axes' nic_flows). The axes' own keys
+ * (comm.<axis>.nic_flows ...) are the group's: there only when it spans
+ * NVLink domains. */
+static const char *conditional_when(const char *path, size_t *object)
 {
 	const char *dot;
+	*object = 0;
 	if (strncmp(path, "comm.", 5) == 0 && (dot = strchr(path + 5, '.')) != NULL &&
 	    (strcmp(dot, ".nic_flows") == 0 || strcmp(dot, ".node_bandwidth_GBps") == 0))
 		return "when the axis's group spans more than one node (NVLink domain); read link_bandwidth_GBps";
@@ -220,8 +224,13 @@ static const char *conditional_when(const char *path)
 		size_t n = strlen(k);
 		int prefix = k[n - 1] == '_' || k[n - 1] == '.';
 		if (prefix ? strncmp(path, k, n) == 0
-			   : strncmp(path, k, n) == 0 && (path[n] == 0 || path[n] == '.' || path[n] == '['))
+			   : strncmp(path, k, n) == 0 && (path[n] == 0 || path[n] == '.' || path[n] == '[')) {
+			if (k[n - 1] == '.')
+				*object = n - 1;
+			else if (!prefix && path[n] != 0)
+				*object = n;
 			return conditional_keys[i].when;
+		}
 	}
 	return NULL;
 }
@@ -2275,6 +2284,13 @@ struct bs_budget {
 	 * and lacks, so it holds no values): its path's length, the keys */
 	size_t missing_at;
 	char missing[256];
+	/* the longest prefix of the path (at a component's end) the report
+	 * holds, and whether that is a value rather than an object or array
+	 * (summary.peak_bytes of summary.peak_bytes.x); near_seen: the report
+	 * holds `near`, so a suggestion names a field (a CI trial was told
+	 * "did you mean 'model.x'?" for nope.x) */
+	size_t matched;
+	int matched_leaf, near_seen;
 };
 
 struct bs_frame {
@@ -2364,6 +2380,7 @@ static void bs_candidate(struct dc_budget_stream *s, const char *key, int contai
 			b->near_depth = depth;
 			b->near_d = d;
 			b->near_part = part;
+			b->near_seen = 0;
 			if ((size_t)(comp - bp) + strlen(key) + strlen(comp + n) < sizeof(b->near))
 				snprintf(b->near, sizeof(b->near), "%.*s%s%s", (int)(comp - bp), bp, key, comp + n);
 			else
@@ -2449,6 +2466,16 @@ static void bs_leaf(struct dc_budget_stream *s, int is_num, double v, const char
 			if (row >= 0 && s->b[i].arr_seen && (uint64_t)row >= s->b[i].arr_len / 2)
 				s->b[i].left_out = v;
 		}
+	for (size_t i = 0; i < s->n; i++) {
+		struct bs_budget *b = &s->b[i];
+		const char *bp = s->m[i].path;
+		if (strcmp(b->near, s->path) == 0)
+			b->near_seen = 1;
+		if (n > b->matched && strncmp(bp, s->path, n) == 0 && (bp[n] == '.' || bp[n] == '[')) {
+			b->matched = n;
+			b->matched_leaf = strcmp(holds, "an object") != 0 && strncmp(holds, "an array", 8) != 0;
+		}
+	}
 	for (size_t i = 0; i < s->n; i++)
 		if (!s->b[i].found && strcmp(s->m[i].path, s->path) == 0) {
 			s->b[i].found = 1;
@@ -2672,7 +2699,12 @@ int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size
 			continue;
 		}
 		if (!b->found || !b->is_num) {
-			const char *when = b->found || b->missing_at || b->near_depth <= 2 ? NULL : conditional_when(m->path);
+			size_t object = 0;
+			const char *when = b->found || b->missing_at || b->near_depth <= 2 ? NULL
+												: conditional_when(m->path, &object);
+			/* the conditional object is there: what is missing is below it */
+			if (when && object && b->matched >= object)
+				when = NULL;
 			if (when)
 				dc_diag_error(diag, DC_ERR_USAGE,
 					      "distcalc: error: '%s': '%s': not in this report: it is there only %s "
@@ -2686,10 +2718,29 @@ int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size
 					      "distcalc: error: '%s': '%s': not in the report: '%.*s' is unavailable without %s%s",
 					      opt, m->path, (int)b->missing_at, m->path, b->missing,
 					      strncmp(b->missing, "cluster.", 8) == 0 ? " (a GPU preset, cluster.gpu, sets them)" : "");
-			else if (b->near_d >= 1 && b->near_d <= 3 && !(b->near_part && b->part_hits > 1))
+			else if (b->near_d >= 1 && b->near_d <= 3 && !(b->near_part && b->part_hits > 1) && b->near_seen)
 				dc_diag_error(diag, DC_ERR_USAGE,
 					      "distcalc: error: '%s': '%s': not a field of the report; did you mean '%s'?", opt,
 					      m->path, b->near);
+			else if (b->matched && b->matched_leaf)
+				dc_diag_error(diag, DC_ERR_USAGE,
+					      "distcalc: error: '%s': '%s': not a field of the report: '%.*s' is a value, not an "
+					      "object or a table",
+					      opt, m->path, (int)b->matched, m->path);
+			else if (b->matched && m->path[b->matched] == '[')
+				dc_diag_error(diag, DC_ERR_USAGE,
+					      "distcalc: error: '%s': '%s': not a field of the report: '%.*s' has no row %.*s", opt,
+					      m->path, (int)b->matched, m->path,
+					      (int)strcspn(m->path + b->matched, "]") + 1, m->path + b->matched);
+			else if (b->matched && strcspn(m->path + b->matched + 1, ".[") == 0)
+				dc_diag_error(diag, DC_ERR_USAGE,
+					      "distcalc: error: '%s': '%s': not a field of the report: an empty name after '%.*s'",
+					      opt, m->path, (int)b->matched, m->path);
+			else if (b->matched)
+				dc_diag_error(diag, DC_ERR_USAGE,
+					      "distcalc: error: '%s': '%s': not a field of the report: '%.*s' has no '%.*s'", opt,
+					      m->path, (int)b->matched, m->path,
+					      (int)strcspn(m->path + b->matched + 1, ".["), m->path + b->matched + 1);
 			else if (b->near_depth <= 2)
 				/* its first component is no member of the report's
 				 * root object (depth 2: its members' candidates):

@@ -144,8 +144,23 @@ expect 0 "budget met exactly" "$bin" --config "$cfg" --check-max ring.message_by
 [ -s out.txt ] && fail "budget met: stdout should be empty, got: $(cat out.txt)"
 expect 0 "budget with units" "$bin" --config "$cfg" --check-max 'ring.message_bytes=3.5GB' --check-max ring.time_s=1s
 expect 2 "budget on a missing path" "$bin" --config "$cfg" --check-max memory.per_rank.top_bytes=80GiB
-grep -qx "distcalc: error: '--check-max': 'memory.per_rank.top_bytes': not a field of the report" err.txt ||
+grep -qx "distcalc: error: '--check-max': 'memory.per_rank.top_bytes': not a field of the report: 'memory.per_rank' has no 'top_bytes'" err.txt ||
 	fail "budget on a missing path: $(cat err.txt)"
+# the report holds the object or the value on the way: said as it is, not
+# as a section or a conditional object the report lacks, and no
+# suggestion that names no field (a CI trial's three)
+expect 2 "budget below a value" "$bin" --config "$cfg" --check-max summary.peak_bytes.x=1
+grep -qx "distcalc: error: '--check-max': 'summary.peak_bytes.x': not a field of the report: 'summary.peak_bytes' is a value, not an object or a table" err.txt ||
+	fail "budget below a value: $(cat err.txt)"
+expect 2 "budget in a present conditional object" "$bin" --config "$cfg" --check-max comm.dp.bogus=1
+grep -qx "distcalc: error: '--check-max': 'comm.dp.bogus': not a field of the report: 'comm.dp' has no 'bogus'" err.txt ||
+	fail "budget in a present conditional object: $(cat err.txt)"
+expect 2 "budget past a table's rows" "$bin" --config "$cfg" --check-max 'comm.dp.collectives[9].time_s=1'
+grep -qx "distcalc: error: '--check-max': 'comm.dp.collectives\[9\].time_s': not a field of the report: 'comm.dp.collectives' has no row \[9\]" err.txt ||
+	fail "budget past a table's rows: $(cat err.txt)"
+expect 2 "budget under an unknown section" "$bin" --config "$cfg" --check-max nope.x=1
+grep -q "did you mean" err.txt && fail "budget under an unknown section suggests: $(cat err.txt)"
+grep -q "it has no 'nope'" err.txt || fail "budget under an unknown section: $(cat err.txt)"
 expect 2 "budget with a bad unit" "$bin" --config "$cfg" --check-max memory.per_rank.peak_bytes=80G
 expect 2 "budget with output" "$bin" --config "$cfg" --check-max ring.time_s=1s --output x.json
 # with --check: the stored report matches, the budget does not
