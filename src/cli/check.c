@@ -372,6 +372,11 @@ static void diff(struct cmp *c, const cJSON *e, const cJSON *a)
 		double rel = (a->valuedouble - e->valuedouble) / fabs(e->valuedouble);
 		dc_buf_printf(&line, "%s: expected %s, got %s (change %+.6g%%%s)", c->path, et, at, rel * 100,
 			      c->note ? c->note : "");
+	} else if (strcmp(c->path, "seed") == 0 && e && a && cJSON_IsNumber(e)) {
+		/* the header's seed: --check reruns with the command's own, so
+		 * say how to rerun with the stored one (a CI trial's) */
+		dc_buf_printf(&line, "%s: expected %s, got %s (the stored report ran with --seed %s: give it)", c->path, et,
+			      at, et);
 	} else if (!a) {
 		dc_buf_printf(&line, "%s: expected %s, missing from the new report", c->path, et);
 	} else if (!e) {

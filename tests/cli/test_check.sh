@@ -347,13 +347,14 @@ grep -qx "ring.bytes_sent_per_rank: expected 15762598695796737, got 157625986957
 	fail "above 2^53: one byte: $(cat out.txt)"
 # seeds: 2^53 + 1 against 2^53 and 2^64 - 1 against 2^64 - 2 differ (as
 # doubles each pair is one number); a seed is a name, not a quantity: a
-# changed value, no percentage. The header's seed and loss.seed both
+# changed value, no percentage; the header's says which --seed to give
+# (a CI trial's). The header's seed and loss.seed both
 for pair in "9007199254740993 9007199254740992" "18446744073709551615 18446744073709551614" "5 6"; do
 	# shellcheck disable=SC2086
 	set -- $pair
 	expect 0 "seed $1: write" "$bin" --config "$cfg" --experiment loss --seed "$1" --format json --output seed.json
 	expect 6 "seed $1 against $2" "$bin" --config "$cfg" --experiment loss --seed "$2" --check seed.json --check-only seed,loss.seed
-	[ "$(cat out.txt)" = "seed: expected $1, got $2
+	[ "$(cat out.txt)" = "seed: expected $1, got $2 (the stored report ran with --seed $1: give it)
 loss.seed: expected $1, got $2" ] || fail "seed $1 against $2: $(cat out.txt)"
 	expect 0 "seed $1 against itself" "$bin" --config "$cfg" --experiment loss --seed "$1" --check seed.json
 done
@@ -363,7 +364,7 @@ set -- --config "$cfg" --experiment ring --set cluster.num_nodes=16 --set parall
 expect 0 "streamed seed: write" "$bin" "$@" --seed 18446744073709551615 --format json --output seedbig.json
 [ "$(wc -c <seedbig.json)" -gt 1048576 ] || fail "streamed seed: the report is not above 1 MiB"
 expect 6 "streamed seed" "$bin" "$@" --seed 18446744073709551614 --check seedbig.json
-[ "$(cat out.txt)" = "seed: expected 18446744073709551615, got 18446744073709551614" ] ||
+[ "$(cat out.txt)" = "seed: expected 18446744073709551615, got 18446744073709551614 (the stored report ran with --seed 18446744073709551615: give it)" ] ||
 	fail "streamed seed: $(cat out.txt)"
 expect 0 "streamed seed: itself" "$bin" "$@" --seed 18446744073709551615 --check seedbig.json
 
