@@ -84,6 +84,17 @@ size_t dc_sweep_axis_check(const char *text, char *err, size_t errlen)
 				 DC_SWEEP_MAX_VALUE);
 			return 0;
 		}
+		/* a value given twice is two equal rows, which the axis warning
+		 * would then blame on the key (a CI trial's num_nodes=1,1) */
+		for (const char *q = eq + 1; q < p;) {
+			size_t qlen = dc_sweep_value_len(q);
+			if (qlen == len && memcmp(q, p, len) == 0) {
+				snprintf(err, errlen, "'%s': the value '%.*s' is given twice in '%.200s'", path, (int)len, p,
+					 eq + 1);
+				return 0;
+			}
+			q += qlen + 1;
+		}
 		n++;
 		p += len;
 		if (!*p)
