@@ -1586,6 +1586,26 @@ static void ck_rel(double a, double b, double of, const char *what)
 	ck_rel_tol(a, b, of, 1e-12, what);
 }
 
+/* A step extended past its bound against the whole schedule's (w): the
+ * step, the span, the bubble, the throughput (and the MFU with `mfu`),
+ * the critical stage and every class, within 1e-12 relative. */
+static void ck_same_step(const struct dc_step *w, const struct dc_step *l, int mfu)
+{
+	ck_rel(w->time_s, l->time_s, w->time_s, "time_s");
+	ck_rel(w->pipeline_s, l->pipeline_s, w->pipeline_s, "pipeline_s");
+	ck_rel(w->bubble_s, l->bubble_s, w->pipeline_s, "bubble_s (of the span)");
+	ck_rel(w->tokens_per_s, l->tokens_per_s, w->tokens_per_s, "tokens_per_s");
+	if (mfu)
+		ck_rel(w->mfu, l->mfu, w->mfu, "mfu");
+	ck_assert_uint_eq(w->critical_stage, l->critical_stage);
+	ck_assert_uint_eq(w->nclasses, l->nclasses);
+	for (uint64_t k = 0; k < w->nclasses; k++) {
+		ck_rel(w->classes[k].compute_s, l->classes[k].compute_s, w->classes[k].compute_s, "class compute_s");
+		ck_rel(w->classes[k].bubble_s, l->classes[k].bubble_s, w->classes[k].total_s, "class bubble_s (of the step)");
+		ck_rel(w->classes[k].total_s, l->classes[k].total_s, w->classes[k].total_s, "class total_s");
+	}
+}
+
 START_TEST(test_dualpipe_bound_extends_the_steady_state)
 {
 	/* DualPipe and DualPipeV past the step's bound (step.h
@@ -1651,19 +1671,8 @@ START_TEST(test_dualpipe_bound_extends_the_steady_state)
 			ck_assert_uint_eq(low.periods % low.cycle, 0);
 			ck_assert(low.period_s > 0);
 		}
-		ck_rel(sw.time_s, sl.time_s, sw.time_s, "time_s");
-		ck_rel(sw.pipeline_s, sl.pipeline_s, sw.pipeline_s, "pipeline_s");
-		ck_rel(sw.bubble_s, sl.bubble_s, sw.pipeline_s, "bubble_s (of the span)");
-		ck_rel(sw.tokens_per_s, sl.tokens_per_s, sw.tokens_per_s, "tokens_per_s");
-		ck_rel(sw.mfu, sl.mfu, sw.mfu, "mfu");
+		ck_same_step(&sw, &sl, 1);
 		ck_rel(sw.chunk_fb_s, sl.chunk_fb_s, sw.chunk_fb_s, "chunk_fb_s");
-		ck_assert_uint_eq(sw.critical_stage, sl.critical_stage);
-		ck_assert_uint_eq(sw.nclasses, sl.nclasses);
-		for (uint64_t k = 0; k < sw.nclasses; k++) {
-			ck_rel(sw.classes[k].compute_s, sl.classes[k].compute_s, sw.classes[k].compute_s, "class compute_s");
-			ck_rel(sw.classes[k].bubble_s, sl.classes[k].bubble_s, sw.classes[k].total_s, "class bubble_s (of the step)");
-			ck_rel(sw.classes[k].total_s, sl.classes[k].total_s, sw.classes[k].total_s, "class total_s");
-		}
 	}
 }
 END_TEST
@@ -1728,18 +1737,7 @@ START_TEST(test_uneven_interleaved_bound_extends_the_steady_state)
 		ck_assert(low.extended && !low.again && low.by_maxplus);
 		ck_assert_uint_eq(low.m_simulated, prefix[i]);
 		ck_assert_uint_eq(low.periods, periods[i]);
-		ck_rel(sw.time_s, sl.time_s, sw.time_s, "time_s");
-		ck_rel(sw.pipeline_s, sl.pipeline_s, sw.pipeline_s, "pipeline_s");
-		ck_rel(sw.bubble_s, sl.bubble_s, sw.pipeline_s, "bubble_s (of the span)");
-		ck_rel(sw.tokens_per_s, sl.tokens_per_s, sw.tokens_per_s, "tokens_per_s");
-		ck_rel(sw.mfu, sl.mfu, sw.mfu, "mfu");
-		ck_assert_uint_eq(sw.critical_stage, sl.critical_stage);
-		ck_assert_uint_eq(sw.nclasses, sl.nclasses);
-		for (uint64_t k = 0; k < sw.nclasses; k++) {
-			ck_rel(sw.classes[k].compute_s, sl.classes[k].compute_s, sw.classes[k].compute_s, "class compute_s");
-			ck_rel(sw.classes[k].bubble_s, sl.classes[k].bubble_s, sw.classes[k].total_s, "class bubble_s (of the step)");
-			ck_rel(sw.classes[k].total_s, sl.classes[k].total_s, sw.classes[k].total_s, "class total_s");
-		}
+		ck_same_step(&sw, &sl, 1);
 	}
 }
 END_TEST
@@ -1791,19 +1789,7 @@ START_TEST(test_uneven_1f1b_bound_extends_the_steady_state)
 			ck_assert(low.extended && low.by_maxplus && !low.f1b_closed_form && !sl.f1b_closed_form);
 			ck_assert_uint_eq(low.m_simulated, prefix[i][j]);
 			ck_assert_uint_eq(low.periods, periods[i][j]);
-			ck_rel(sw.time_s, sl.time_s, sw.time_s, "time_s");
-			ck_rel(sw.pipeline_s, sl.pipeline_s, sw.pipeline_s, "pipeline_s");
-			ck_rel(sw.bubble_s, sl.bubble_s, sw.pipeline_s, "bubble_s (of the span)");
-			ck_rel(sw.tokens_per_s, sl.tokens_per_s, sw.tokens_per_s, "tokens_per_s");
-			ck_assert_uint_eq(sw.critical_stage, sl.critical_stage);
-			ck_assert_uint_eq(sw.nclasses, sl.nclasses);
-			for (uint64_t k = 0; k < sw.nclasses; k++) {
-				ck_rel(sw.classes[k].compute_s, sl.classes[k].compute_s, sw.classes[k].compute_s,
-				       "class compute_s");
-				ck_rel(sw.classes[k].bubble_s, sl.classes[k].bubble_s, sw.classes[k].total_s,
-				       "class bubble_s (of the step)");
-				ck_rel(sw.classes[k].total_s, sl.classes[k].total_s, sw.classes[k].total_s, "class total_s");
-			}
+			ck_same_step(&sw, &sl, 0);
 		}
 }
 END_TEST
