@@ -1586,6 +1586,19 @@ static void ck_rel(double a, double b, double of, const char *what)
 	ck_rel_tol(a, b, of, 1e-12, what);
 }
 
+/* The step of the loaded run under two bounds: the whole schedule's
+ * (sw, whole) and a lowered one's (sl, low); both must run. */
+static void bounded_pair(struct dc_step *sw, struct dc_step_bound *whole, struct dc_step *sl, struct dc_step_bound *low)
+{
+	const char *err = NULL;
+	ck_assert_int_eq(dc_step_compute_bounded(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops,
+						 &run_res.batch, sw, whole, &err),
+			 0);
+	ck_assert_int_eq(dc_step_compute_bounded(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops,
+						 &run_res.batch, sl, low, &err),
+			 0);
+}
+
 /* A step extended past its bound against the whole schedule's (w): the
  * step, the span, the bubble, the throughput (and the MFU with `mfu`),
  * the critical stage and every class, within 1e-12 relative. */
@@ -1650,14 +1663,8 @@ START_TEST(test_dualpipe_bound_extends_the_steady_state)
 		struct dc_step_bound whole = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
 		struct dc_step_bound low = {.max_chunks = bounds[i % 5], .maxplus_first = i >= 5};
 		struct dc_step sw, sl;
-		const char *err = NULL;
 		load_and_run("systems.json", sets, 0);
-		ck_assert_int_eq(dc_step_compute_bounded(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops,
-							 &run_res.batch, &sw, &whole, &err),
-				 0);
-		ck_assert_int_eq(dc_step_compute_bounded(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops,
-							 &run_res.batch, &sl, &low, &err),
-				 0);
+		bounded_pair(&sw, &whole, &sl, &low);
 		ck_assert(!whole.extended);
 		ck_assert_uint_eq(whole.m_simulated, 2000);
 		/* the default bound is the report's: the same step, bit for bit */
@@ -1721,15 +1728,9 @@ START_TEST(test_uneven_interleaved_bound_extends_the_steady_state)
 		struct dc_step_bound whole = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
 		struct dc_step_bound low = {.max_chunks = 256};
 		struct dc_step sw, sl;
-		const char *err = NULL;
 		load_and_run("systems.json", sets, 0);
 		ck_assert(run_plan.chunks_uneven);
-		ck_assert_int_eq(dc_step_compute_bounded(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops,
-							 &run_res.batch, &sw, &whole, &err),
-				 0);
-		ck_assert_int_eq(dc_step_compute_bounded(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops,
-							 &run_res.batch, &sl, &low, &err),
-				 0);
+		bounded_pair(&sw, &whole, &sl, &low);
 		ck_assert(!whole.extended);
 		ck_assert_uint_eq(whole.m_simulated, 2000);
 		/* the default bound is the report's: the same step, bit for bit */
@@ -1773,15 +1774,9 @@ START_TEST(test_uneven_1f1b_bound_extends_the_steady_state)
 			struct dc_step_bound whole = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
 			struct dc_step_bound low = {.max_chunks = 256};
 			struct dc_step sw, sl;
-			const char *err = NULL;
 			load_and_run("systems.json", sets, 0);
 			ck_assert(dc_step_uneven_1f1b(&run_plan));
-			ck_assert_int_eq(dc_step_compute_bounded(&run_plan, &run_res.compute, &run_res.comm,
-								 &run_res.flops, &run_res.batch, &sw, &whole, &err),
-					 0);
-			ck_assert_int_eq(dc_step_compute_bounded(&run_plan, &run_res.compute, &run_res.comm,
-								 &run_res.flops, &run_res.batch, &sl, &low, &err),
-					 0);
+			bounded_pair(&sw, &whole, &sl, &low);
 			ck_assert(!whole.extended && !whole.f1b_closed_form && !sw.f1b_closed_form);
 			ck_assert_uint_eq(whole.m_simulated, j ? 2003 : 2000);
 			/* the default bound is the report's: the same step, bit for bit */
@@ -1813,19 +1808,13 @@ START_TEST(test_uneven_1f1b_past_its_extension_takes_the_closed_form)
 	struct dc_step_bound whole = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
 	struct dc_step_bound low = {.max_chunks = 256};
 	struct dc_step sw, sl;
-	const char *err = NULL;
 	for (int i = 1; i < 120; i++)
 		strcat(layers, ",1");
 	strcat(layers, "]");
 	load_and_run("systems.json", sets, 0);
 	ck_assert(dc_step_uneven_1f1b(&run_plan));
 	ck_assert(!run_res.step.f1b_closed_form);
-	ck_assert_int_eq(dc_step_compute_bounded(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops,
-						 &run_res.batch, &sw, &whole, &err),
-			 0);
-	ck_assert_int_eq(dc_step_compute_bounded(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops,
-						 &run_res.batch, &sl, &low, &err),
-			 0);
+	bounded_pair(&sw, &whole, &sl, &low);
 	ck_assert(!whole.f1b_closed_form && !sw.f1b_closed_form);
 	ck_assert(low.f1b_closed_form && sl.f1b_closed_form && !low.extended && !low.by_maxplus);
 	ck_assert(sl.available);
