@@ -44,9 +44,15 @@ void dc_axis_pp_comm(struct dc_axis_ctx *x)
 		x->s->group_size = par->pp;
 		return;
 	}
-	dc_axis_push(x, DC_COLL_SEND, DC_CW_PP_ACTIVATIONS, DC_CPHASE_FORWARD, DC_OVL_PIPELINE, dc_ck_mul(b, gas, v),
-		     msg);
-	dc_axis_push(x, DC_COLL_SEND, DC_CW_PP_GRADIENTS, DC_CPHASE_BACKWARD, DC_OVL_PIPELINE,
-		     dc_ck_mul(b, gas, par->pp == 2 ? v - 1 : v), msg);
+	/* two stages: the analysed one (x->stage) sends its own direction v
+	 * times, the other v - 1 (a student read stage 1's gradients as
+	 * "activations to next stage"); the same bytes either way */
+	{
+		int last = par->pp == 2 && x->stage == 1;
+		dc_axis_push(x, DC_COLL_SEND, DC_CW_PP_ACTIVATIONS, DC_CPHASE_FORWARD, DC_OVL_PIPELINE,
+			     dc_ck_mul(b, gas, par->pp == 2 && last ? v - 1 : v), msg);
+		dc_axis_push(x, DC_COLL_SEND, DC_CW_PP_GRADIENTS, DC_CPHASE_BACKWARD, DC_OVL_PIPELINE,
+			     dc_ck_mul(b, gas, par->pp == 2 && !last ? v - 1 : v), msg);
+	}
 	x->s->group_size = par->pp;
 }

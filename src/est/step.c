@@ -717,10 +717,14 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 	}
 	if (comm->s[DC_STRAT_PP].in_play) {
 		const struct dc_comm_strategy *s = &comm->s[DC_STRAT_PP];
+		/* one send's time: every row is one message over the same pair
+		 * of neighbours (pp.c), the activations' or, where the analysed
+		 * one of two stages sends only gradients, theirs */
 		for (uint64_t i = 0; i < s->ncoll; i++)
-			if (s->coll[i].count > 0 && s->coll[i].phase == DC_CPHASE_FORWARD) {
+			if (s->coll[i].count > 0) {
 				sends_of(p, &s->coll[i], &k->snd);
 				k->send_s = fmax(k->snd.x, k->snd.in);
+				break;
 			}
 	}
 }

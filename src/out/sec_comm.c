@@ -87,9 +87,9 @@ static void view(const struct dc_run *run, void *out)
 			   : sched == DC_PIPE_DUALPIPEV
 				   ? "DualPipeV: every rank sends both rows, its second chunk's activations coming back down the ranks"
 			   : run->plan->layout.pp == 2 && run->plan->layout.virtual_pipeline > 1
-				   ? "two stages, interleaved: a rank sends v activations forward and v - 1 gradients back per microbatch"
+				   ? "two stages, interleaved: a rank sends v of its own direction per microbatch (stage 0 activations, stage 1 gradients) and v - 1 of the other"
 			   : run->plan->layout.pp == 2
-				   ? "two stages: the first sends the activations, the second the gradients, one row each"
+				   ? "two stages: the first sends the activations, the second the gradients; the row is the analysed stage's"
 			   : run->plan->layout.virtual_pipeline > 1
 				   ? "interleaved: every stage sends both rows, the chunks wrapping from the last stage to the first; group size above is the pipeline's, each row a pair of neighbouring stages (group 2)"
 				   : "a middle stage sends both rows; the first and last stages send one; group size above is the pipeline's, each row a pair of neighbouring stages (group 2)";
