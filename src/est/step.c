@@ -3206,12 +3206,6 @@ struct pop {
 	uint32_t cf, cb, mf, mb; /* order_build: m and v below 2^32 */
 };
 
-/* Op `i` of stage `s` in Megatron's order: *fwd, microbatch, chunk.
- * 1F1B: p - s - 1 warmup forwards, then forward/backward pairs, then the
- * remaining backwards. Interleaved (Megatron-LM 2021 section 2.2.2,
- * Megatron-Core's schedule): 2 (p - s - 1) + (v - 1) p warmup forwards;
- * virtual microbatch k runs chunk (k mod pv) / p of microbatch
- * (k / pv) p + k mod p, backwards the chunks in reverse. */
 /* Stage s's warm-up forwards of op_at's order before the cap at m v: 1F1B
  * (v 1) p - s - 1, interleaved 2 (p - s - 1) + (v - 1) p */
 static uint64_t warmup_of(uint64_t p, uint64_t v, uint64_t s)
@@ -3219,6 +3213,12 @@ static uint64_t warmup_of(uint64_t p, uint64_t v, uint64_t s)
 	return v == 1 ? p - s - 1 : 2 * (p - s - 1) + (v - 1) * p;
 }
 
+/* Op `i` of stage `s` in Megatron's order: *fwd, microbatch, chunk.
+ * 1F1B: p - s - 1 warmup forwards, then forward/backward pairs, then the
+ * remaining backwards. Interleaved (Megatron-LM 2021 section 2.2.2,
+ * Megatron-Core's schedule): 2 (p - s - 1) + (v - 1) p warmup forwards;
+ * virtual microbatch k runs chunk (k mod pv) / p of microbatch
+ * (k / pv) p + k mod p, backwards the chunks in reverse. */
 static void op_at(uint64_t p, uint64_t m, uint64_t v, uint64_t s, uint64_t i, int *fwd, uint64_t *mb,
 		  uint64_t *chunk)
 {
