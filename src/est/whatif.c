@@ -210,7 +210,8 @@ static int slow_data_rank(const struct dc_plan *base, const struct dc_results *r
 	w->slow_stage = coord[DC_AXIS_PP];
 	w->replica_stride = 0;
 	s->rank_first = s->rank_last = w->slow_rank;
-	s->phase = "its forward waits for data; every other rank waits at the gradient sync";
+	s->phase = "its forward waits for data; its tp, cp and pp groups' ranks wait in those collectives, the other "
+		   "replicas at the gradient sync";
 	if (!res->step.available) {
 		s->missing = res->step.missing;
 		return 0;

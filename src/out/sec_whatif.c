@@ -222,7 +222,11 @@ static void scn_row(const void *base, uint64_t i, void *out)
 	row->tmult = v->scn_tmult;
 	row->has_ratio = s->available && s->baseline > 0;
 	row->ratio = row->has_ratio ? s->value / s->baseline : 0;
-	if (i == DC_WHATIF_WHOLE_MODEL_ALLGATHER && s->available)
+	if (i == DC_WHATIF_EXPERT_IMBALANCE && !v->plan->in->model.num_experts)
+		/* a dense model: no rank's experts to load (a student read
+		 * "rank 0; ... the MoE layers' experts" beside n/a) */
+		dc_text_fmt(row->hits, sizeof(row->hits), "%s", "none: a dense model has no experts");
+	else if (i == DC_WHATIF_WHOLE_MODEL_ALLGATHER && s->available)
 		dc_text_fmt(row->hits, sizeof(row->hits), "ranks %llu-%llu; the peak in the %s (per-layer units: %s)",
 			    (unsigned long long)s->rank_first, (unsigned long long)s->rank_last,
 			    dc_mem_phase_name(v->w->wm_phase[1]), dc_mem_phase_name(v->w->wm_phase[0]));
