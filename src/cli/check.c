@@ -398,22 +398,31 @@ static void diff(struct cmp *c, const cJSON *e, const cJSON *a)
  * with the file's path; the path is not a budget, as the file fields
  * themselves are not compared); else `s`. Only a file both sides' reports
  * named. */
-static const char *past_config(const struct cmp *c, int side, const char *s)
+/* The length of file `f`'s path in side `side`'s name of it: the name,
+ * less " (as imported)" for a config an importer wrote ("x.sh (as
+ * imported)": its warnings and the search's command name "x.sh"). */
+static size_t file_path_len(const struct cmp *c, int f, int side)
 {
 	static const char imported[] = " (as imported)";
+	const char *name = c->file[f][side];
+	size_t n = strlen(name), k = sizeof(imported) - 1;
+	return f == FILE_CONFIG && n > k && strcmp(name + n - k, imported) == 0 ? n - k : n;
+}
+
+static const char *past_config(const struct cmp *c, int side, const char *s)
+{
 	for (int f = 0; f < FILE_N; f++) {
 		const char *name = c->file[f][side];
-		size_t n;
+		size_t n, m;
 		if (!c->has_file[f][0] || !c->has_file[f][1])
 			continue;
 		n = strlen(name);
 		if (n && strncmp(s, name, n) == 0 && s[n] == ':' && s[n + 1] == ' ')
 			return s + n + 2;
-		/* an imported config ("x.sh (as imported)"): the importer's
-		 * warnings open with the framework file and a line, "x.sh:151: " */
-		if (f == FILE_CONFIG && n > sizeof(imported) - 1 &&
-		    strcmp(name + n - (sizeof(imported) - 1), imported) == 0) {
-			size_t m = n - (sizeof(imported) - 1), d = 0;
+		/* an imported config: the importer's warnings open with the
+		 * framework file and a line, "x.sh:151: " */
+		if ((m = file_path_len(c, f, side)) < n) {
+			size_t d = 0;
 			if (strncmp(s, name, m) != 0 || s[m] != ':')
 				continue;
 			while (s[m + 1 + d] >= '0' && s[m + 1 + d] <= '9')
@@ -439,13 +448,9 @@ static int command_past_files(const struct cmp *c, int side, const char *s, char
 		size_t skip = 0;
 		for (int f = 0; f < FILE_N && !skip; f++) {
 			const char *name = c->file[f][side];
-			size_t n = strlen(name);
-			static const char imported[] = " (as imported)";
+			size_t n = file_path_len(c, f, side);
 			if (!c->has_file[f][0] || !c->has_file[f][1] || !n)
 				continue;
-			if (f == FILE_CONFIG && n > sizeof(imported) - 1 &&
-			    strcmp(name + n - (sizeof(imported) - 1), imported) == 0)
-				n -= sizeof(imported) - 1;
 			/* a whole argument: after a space, before a space or the end */
 			if (used && out[used - 1] == ' ' && strncmp(s, name, n) == 0 && (s[n] == ' ' || s[n] == '\0'))
 				skip = n;

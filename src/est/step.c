@@ -5057,6 +5057,13 @@ out:
 /* ---- uneven interleaved chunks past the bound (docs/step-model.md,
  * "Uneven interleaved chunks past the bound") ---- */
 
+/* The least count of at least a microbatches congruent to m modulo pp:
+ * a prefix from which whole periods of pp microbatches reach m */
+static uint64_t to_class(uint64_t a, uint64_t m, uint64_t pp)
+{
+	return a + (m % pp + pp - a % pp) % pp;
+}
+
 /* The microbatches the step simulates of interleaved chunks of unequal
  * cost on pp stages, v chunks each, m microbatches (a multiple of pp),
  * or of 1F1B on stages of unequal cost (v 1, any m), within max_chunks:
@@ -5071,13 +5078,12 @@ out:
 
 static uint64_t inter_prefix(uint64_t pp, uint64_t v, uint64_t m, uint64_t max_chunks)
 {
-	uint64_t chunks, want, mp;
+	uint64_t chunks, mp;
 	if (!dc_mul_u64(pp, v, &chunks) && !dc_mul_u64(chunks, m, &chunks) && chunks <= max_chunks)
 		return m;
 	if (pp > (UINT64_C(1) << 20) || v > (UINT64_C(1) << 20))
 		return m;
-	want = dc_ceil_div(warmup_of(pp, v, 0) + 4 * pp * v + pp, v);
-	mp = want + (m % pp + pp - want % pp) % pp;
+	mp = to_class(dc_ceil_div(warmup_of(pp, v, 0) + 4 * pp * v + pp, v), m, pp);
 	if (mp >= m)
 		return m;
 	/* the prefix is simulated and inter_maxplus keeps a max-plus form of
@@ -5390,9 +5396,9 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 		if (show && msim < x.k.m) {
 			/* the trace's prefix: its interleaved rule, or 1F1B's k + pp
 			 * (trace_microbatches), congruent to m modulo pp */
-			uint64_t need = f1x ? show->microbatches + pp : (dc_ceil_div(show->microbatches, pp) + 3) * pp, chunks;
-			if (f1x)
-				need += (x.k.m % pp + pp - need % pp) % pp;
+			uint64_t need = f1x ? to_class(show->microbatches + pp, x.k.m, pp)
+					    : (dc_ceil_div(show->microbatches, pp) + 3) * pp,
+				 chunks;
 			if (need > msim)
 				msim = need < x.k.m ? need : x.k.m;
 			if (dc_mul_u64(pp, v, &chunks) || dc_mul_u64(chunks, msim, &chunks) ||

@@ -455,15 +455,17 @@ void dc_search_warn(const struct dc_plan *plan, const struct dc_search_result *s
 	 * ledger leaves out fragmentation and some buffers, so a user about
 	 * to rent a cluster is told, not only the table's flag (a user
 	 * trial's 70B search ranked five layouts at 96-99.6% first) */
-	if (s->nbest && s->best[0].fits && s->best[0].tight && !(plan->in->search.headroom > 0))
+	if (s->nbest && s->best[0].fits && s->best[0].tight && !(plan->in->search.headroom > 0)) {
+		char peak[64], gpu[64];
+		dc_fmt_gib(peak, sizeof(peak), s->best[0].peak_bytes);
+		dc_fmt_gib(gpu, sizeof(gpu), s->limit_bytes);
 		dc_diag_warn(diag,
-			     "'search.headroom': the best layout is tight: its peak, %.3f GiB, leaves %.1f%% of the %.3f "
-			     "GiB of GPU memory, and the ledger leaves out allocator fragmentation beyond its reserve "
-			     "and some buffers (docs/memory-conventions.md); check it against a run, or set "
-			     "search.headroom (0.05 keeps 5%% free) to rank only layouts with that margin",
-			     (double)s->best[0].peak_bytes / 1073741824.0,
-			     100.0 * (1.0 - (double)s->best[0].peak_bytes / (double)s->limit_bytes),
-			     (double)s->limit_bytes / 1073741824.0);
+			     "'search.headroom': the best layout is tight: its peak, %s, leaves %.1f%% of the %s of GPU "
+			     "memory, and the ledger leaves out allocator fragmentation beyond its reserve and some "
+			     "buffers (docs/memory-conventions.md); check it against a run, or set search.headroom "
+			     "(0.05 keeps 5%% free) to rank only layouts with that margin",
+			     peak, 100.0 * (1.0 - (double)s->best[0].peak_bytes / (double)s->limit_bytes), gpu);
+	}
 	if (!pr || !s->step_available)
 		return;
 	dc_profile_backend_note(plan, diag);

@@ -1096,7 +1096,7 @@ static void warn(const struct dc_plan *p, const struct dc_results *res, const ch
 			     res->step.mfu, res->step.mfu / res->step.mfu_causal, res->step.mfu_causal);
 	/* the paper convention's hardware FLOPs are a GPT's formula (whole,
 	 * not causal, attention; recomputed cores counted again): on a long
-	 * sequence they exceed what the GPUs ran, and the ratio 1 */
+	 * sequence they exceed what the GPUs ran, and the ratio passes 1 */
 	if (res->step.available && res->step.hfu_paper > 1)
 		dc_diag_warn(diag,
 			     "'step.hfu_paper' is %.4f, above 1: Korthikanti et al.'s formula (a GPT-shaped model, its "

@@ -203,8 +203,10 @@ s = json.load(open(sys.argv[1]))["search"]
 b = s["best"][0]
 assert b["fits"] and b["tight"], b
 left = 100.0 * (1 - b["peak_bytes"] / s["limit_bytes"])
-want = ("'search.headroom': the best layout is tight: its peak, %.3f GiB, leaves %.1f%% of the %.3f GiB of GPU memory"
-        % (b["peak_bytes"] / 2**30, left, s["limit_bytes"] / 2**30))
+def gib(n):  # as the report names memory: whole GiB plain, else 3 decimals and the bytes
+    return "%d GiB" % (n >> 30) if n % 2**30 == 0 else "%.3f GiB (%s B)" % (n / 2**30, format(n, ","))
+want = ("'search.headroom': the best layout is tight: its peak, %s, leaves %.1f%% of the %s of GPU memory"
+        % (gib(b["peak_bytes"]), left, gib(s["limit_bytes"])))
 assert want in open(sys.argv[2]).read(), want
 PY
 "$bin" --config "$t" --experiment search --set search.headroom=0.05 >/dev/null 2>"$work/t5.err" || fail "tight search, headroom 0.05: exit $?"
