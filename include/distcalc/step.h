@@ -180,10 +180,11 @@ struct dc_step {
 	double gpu_s_per_token;
 	int few_microbatches; /* grad_accum_steps < pp */
 	/* 1 when the plan runs 1F1B on stages of unequal cost
-	 * (dc_step_uneven_1f1b) above DC_STEP_SIM_MAX_CHUNKS and the
-	 * max-plus extension of its steady period does not apply (its forms
-	 * above 256 MiB: pp above 106 to 111, by m): the step is the closed
-	 * form, a lower bound (the report warns) */
+	 * (dc_step_uneven_1f1b) or ZB-H1 above DC_STEP_SIM_MAX_CHUNKS and
+	 * the max-plus extension of its steady period does not apply (its
+	 * forms above 256 MiB: pp above 106 to 111, ZB-H1 92 to 97, by m):
+	 * the step is the closed form, short of the schedule's waits (the
+	 * report warns) */
 	int f1b_closed_form;
 	double time_to_train_s; /* training.total_tokens / tokens_per_s; 0 when not given */
 	/* DeepSpeed ZeRO-3 under parallel.offload (docs/step-model.md,
@@ -267,9 +268,9 @@ int dc_step_memo_corrupt_dp(struct dc_step_memo *m);
  * no HFU, bubble or paper figures. Returns 0 (also when
  * c->available is 0: then
  * s->available is 0 and s->missing says why), or -1 with *error set to
- * static text. No I/O; no allocation under 1F1B, interleaved (even
- * chunks) and ZB-H1. DualPipe, DualPipeV, uneven interleaved chunks and
- * 1F1B on uneven stages have no (exact) closed form: it runs
+ * static text. No I/O; no allocation under 1F1B and interleaved (even
+ * chunks). DualPipe, DualPipeV, uneven interleaved chunks, 1F1B on
+ * uneven stages and ZB-H1 have no (exact) closed form: it runs
  * dc_step_timeline without events, O(pp m v)
  * with its allocation (-1 with "out of memory" when that fails), at most
  * DC_STEP_SIM_MAX_CHUNKS chunks (dc_step_bound). */
@@ -294,9 +295,10 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
  * prefix of about 6 pp microbatches, and every stage's end from the
  * max-plus power of its steady period (by_maxplus), periods counting the
  * pp-microbatch periods left out; past pp 86 simulated again (`again`).
- * 1F1B on stages of unequal cost (dc_step_uneven_1f1b) the same way, its
- * prefix about 6 pp microbatches congruent to m modulo pp; where that does
- * not apply (pp above 106-111) its closed form, f1b_closed_form set.
+ * 1F1B on stages of unequal cost (dc_step_uneven_1f1b) and ZB-H1 the
+ * same way, the prefix about 6 pp microbatches congruent to m modulo pp;
+ * where that does not apply (pp above 106-111, ZB-H1 92-97) their closed
+ * form, f1b_closed_form set.
  * The step's default bound is DC_STEP_SIM_MAX_CHUNKS; tests lower it. */
 #define DC_STEP_SIM_MAX_CHUNKS (UINT64_C(1) << 18)
 struct dc_step_bound {
@@ -317,8 +319,8 @@ struct dc_step_bound {
 	 * whatever the transient), tried when the steady phase has not
 	 * settled, or first when maxplus_first (tests) */
 	int by_maxplus, maxplus_first;
-	/* 1 when uneven 1F1B past the bound took its closed form, a lower
-	 * bound, because its extension did not apply (step.h dc_step
+	/* 1 when uneven 1F1B or ZB-H1 past the bound took its closed form
+	 * because its extension did not apply (step.h dc_step
 	 * f1b_closed_form) */
 	int f1b_closed_form;
 };
@@ -433,11 +435,13 @@ int dc_step_timeline(const struct dc_plan *p, const struct dc_compute *c, const 
  *
  * The schedule is simulated for m microbatches when p x chunks x m is at
  * most `max_chunks`. Above it, for the schedules with a closed form
- * (1F1B, interleaved with even chunks, ZB-H1) the simulation runs a
- * prefix of m_simulated microbatches, enough that every shown op's order
- * and time are the full schedule's (1F1B, ZB-H1: shown + p; interleaved:
- * shown rounded up to a multiple of p, + 3p), and the step, each stage's
- * end and the summaries come from the closed form. */
+ * (1F1B on equal stages, interleaved with even chunks) the simulation
+ * runs a prefix of m_simulated microbatches, enough that every shown
+ * op's order and time are the full schedule's (1F1B: shown + p;
+ * interleaved: shown rounded up to a multiple of p, + 3p), and the step,
+ * each stage's end and the summaries come from the closed form (so do
+ * uneven 1F1B's and ZB-H1's where their extension does not apply: shown
+ * + p). The others take the step's bound (dc_step_bound). */
 struct dc_step_show {
 	uint64_t microbatches;
 	uint64_t max_chunks;

@@ -3043,16 +3043,17 @@ static int inter_simulated(const struct dc_plan *p, const struct step_ctx *x)
 	return 0;
 }
 
-/* 1 when ZB-H1 is simulated rather than taken from its closed form:
- * whenever the schedule fits the bound (pp m at most
- * DC_STEP_SIM_MAX_CHUNKS); past it the closed form stands. The form is
+/* 1 when ZB-H1 is simulated whole: whenever the schedule fits the bound
+ * (pp m at most DC_STEP_SIM_MAX_CHUNKS); past it a prefix and the
+ * max-plus power of its steady period (v1_extended), else the closed
+ * form. The form is
  * the timeline only on equal stages whose W is at most the forward and
  * the B (x = b - W) and whose sends are at most half a W (the deferred W's
  * hide them): past those it misses waits (up to 14% short with sends up to
  * a W; 41% on the course config at 1 Gb/s, tp 1, pp 8, m 32, a user
  * trial's), and an embedding or a head makes it an estimate (up to -0.9%
- * on that config). docs/step-model.md, "ZB-H1"; past the bound the report
- * warns (sec_step.c). */
+ * on that config). docs/step-model.md, "ZB-H1", "ZB-H1 past the bound";
+ * where the extension does not apply the report warns (sec_step.c). */
 static int zb_simulated(const struct dc_plan *p)
 {
 	uint64_t chunks;
@@ -3078,6 +3079,16 @@ static int stages_uneven(const struct dc_plan *p)
 int dc_step_uneven_1f1b(const struct dc_plan *p)
 {
 	return p->layout.pp >= 2 && dc_pipeline_schedule(p) == DC_PIPE_1F1B && stages_uneven(p);
+}
+
+/* 1 for the schedules of one chunk a stage the step simulates and past
+ * its bound extends by the max-plus power of their steady period
+ * (timeline, inter_maxplus), else prices by their closed form with
+ * dc_step f1b_closed_form set: 1F1B on stages of unequal cost
+ * (dc_step_uneven_1f1b) and ZB-H1 */
+static int v1_extended(const struct dc_plan *p)
+{
+	return dc_step_uneven_1f1b(p) || (dc_pipeline_schedule(p) == DC_PIPE_ZERO_BUBBLE && p->layout.pp >= 2);
 }
 
 /* 1 when 1F1B is simulated rather than taken from its closed form: stages
@@ -3180,11 +3191,11 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
 		struct dc_step_bound bound = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
 		return dc_step_compute_bounded(p, c, comm, f, b, s, &bound, error);
 	}
-	/* ZB-H1 within the bound whatever its costs, and uneven 1F1B (past
-	 * the bound a prefix and the max-plus power of its steady period,
-	 * else its closed form): the timeline makes its own context
-	 * (ctx_init), so none is made here */
-	if (p->chunks_uneven || zb_simulated(p) || dc_step_uneven_1f1b(p)) {
+	/* ZB-H1 whatever its costs, and uneven 1F1B (past the bound a prefix
+	 * and the max-plus power of its steady period, else their closed
+	 * form): the timeline makes its own context (ctx_init), so none is
+	 * made here */
+	if (p->chunks_uneven || v1_extended(p)) {
 		struct dc_step_bound bound = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
 		return dc_step_compute_bounded(p, c, comm, f, b, s, &bound, error);
 	}
@@ -5066,17 +5077,19 @@ static uint64_t to_class(uint64_t a, uint64_t m, uint64_t pp)
 
 /* The microbatches the step simulates of interleaved chunks of unequal
  * cost on pp stages, v chunks each, m microbatches (a multiple of pp),
- * or of 1F1B on stages of unequal cost (v 1, any m), within max_chunks:
- * m when pp x v x m fits, else the least m' congruent to m modulo pp
- * (the periods left out are pp microbatches each) whose steady phase
- * (m' v - w pairs of a forward and a backward on a stage of w warm-up
- * forwards: op_at) runs 4 pp v + pp pairs on stage 0, the longest
- * warm-up (warmup_of); m when that is not shorter than m. pp v is at
- * most 2^8 x num_layers (plan.h): no overflow below 2^40 of each. */
+ * or of 1F1B on stages of unequal cost or ZB-H1 (v 1, any m), within
+ * max_chunks: m when pp x v x m fits, else the least m' congruent to m
+ * modulo pp (the periods left out are pp microbatches each) whose steady
+ * phase (m' v - w pairs of a forward and a backward on a stage of w
+ * warm-up forwards: op_at; ZB-H1's m' - pp + 1 triples, steady_units)
+ * runs 4 pp v + pp units on stage 0, the longest warm-up (warmup_of); m
+ * when that is not shorter than m. k: the ops a chunk-microbatch runs (2,
+ * ZB-H1 3). pp v is at most 2^8 x num_layers (plan.h): no overflow below
+ * 2^40 of each. */
 /* The most inter_maxplus's forms may hold (docs/reliability.md). */
 #define INTER_MAX_FORM_BYTES (256.0 * 1024 * 1024)
 
-static uint64_t inter_prefix(uint64_t pp, uint64_t v, uint64_t m, uint64_t max_chunks)
+static uint64_t inter_prefix(uint64_t pp, uint64_t v, uint64_t m, uint64_t max_chunks, unsigned k)
 {
 	uint64_t chunks, mp;
 	if (!dc_mul_u64(pp, v, &chunks) && !dc_mul_u64(chunks, m, &chunks) && chunks <= max_chunks)
@@ -5087,17 +5100,42 @@ static uint64_t inter_prefix(uint64_t pp, uint64_t v, uint64_t m, uint64_t max_c
 	if (mp >= m)
 		return m;
 	/* the prefix is simulated and inter_maxplus keeps a max-plus form of
-	 * 3 pp - 1 ends (1F1B's 2 pp: docs/step-model.md, "Uneven 1F1B past
-	 * the bound") for each op after its cut (about 2 pp v m' ops): the
+	 * 3 pp - 1 ends (1F1B's and ZB-H1's 2 pp: docs/step-model.md, "Uneven
+	 * 1F1B past the bound") for each op after its cut (about k pp v m'
+	 * ops): the
 	 * prefix within max_chunks (at least the step's 2^18: a test lowers
 	 * the bound to force the extension) and the forms within
 	 * INTER_MAX_FORM_BYTES, else no extension (m: the caller's fallback) */
 	if (dc_mul_u64(pp * v, mp, &chunks) ||
 	    chunks > (max_chunks > DC_STEP_SIM_MAX_CHUNKS ? max_chunks : DC_STEP_SIM_MAX_CHUNKS) ||
-	    (double)chunks * 2.0 * (double)(v == 1 ? 2 * pp + 1 : 3 * pp) * (double)sizeof(double) >
+	    (double)chunks * (double)k * (double)(v == 1 ? 2 * pp + 1 : 3 * pp) * (double)sizeof(double) >
 		    INTER_MAX_FORM_BYTES)
 		return m;
 	return mp;
+}
+
+/* Stage s's steady phase in its order: its first op, *first, and how
+ * many units of K ops from there (inter_maxplus: 1F1B's and interleaving's
+ * pairs of a forward and a backward, op_at; ZB-H1's triples of F, BX and
+ * a deferred W, gen_zb: w forwards, s (F, BX) pairs, then a triple a
+ * microbatch from the forward of microbatch p - 1 on every stage), before
+ * its cool-down. 0, or -1 when the order has no such phase (m < p). */
+static int steady_units(const struct sim *sm, uint64_t s, uint64_t *first, uint64_t *units)
+{
+	uint64_t p = sm->p, n = sm->m * sm->v, w;
+	if (sm->sched == DC_PIPE_ZERO_BUBBLE) {
+		if (sm->m < p)
+			return -1;
+		*first = p - 1 + s;
+		*units = sm->m - p + 1;
+		return 0;
+	}
+	w = warmup_of(p, sm->v, s);
+	if (w > n)
+		return -1;
+	*first = w;
+	*units = n - w;
+	return 0;
 }
 
 /* The largest max-plus state inter_maxplus takes: (2^8 + 1)^3 a product,
@@ -5122,65 +5160,72 @@ static uint64_t inter_prefix(uint64_t pp, uint64_t v, uint64_t m, uint64_t max_c
  * INTER_MAX_STATE). O(p m' d + d^3 log t), d the state's size. */
 static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 {
-	uint64_t p = sm->p, v = sm->v, P = p * v, n = sm->m * v, cells = p * v * sm->m, d = 0, nafter = 0;
-	uint64_t *prod_f = NULL, *prod_b = NULL, *lo = NULL, *base = NULL, *sidx = NULL;
+	uint64_t p = sm->p, v = sm->v, P = p * v, cells = p * v * sm->m, d = 0, nafter = 0, K, KP;
+	uint64_t *prod_f = NULL, *prod_b = NULL, *lo = NULL, *base = NULL, *sidx = NULL, *steady_end = NULL;
 	unsigned char *made = NULL, *clean = NULL;
 	struct mp_op *order = NULL;
 	double *form = NULL, *a = NULL, *pw = NULL, *tmp = NULL, *y = NULL, *yn = NULL;
 	int rc = -2;
-	if (!(sm->sched == DC_PIPE_INTERLEAVED && v >= 2) && !(sm->sched == DC_PIPE_1F1B && v == 1))
+	if (!(sm->sched == DC_PIPE_INTERLEAVED && v >= 2) &&
+	    !((sm->sched == DC_PIPE_1F1B || sm->sched == DC_PIPE_ZERO_BUBBLE) && v == 1))
 		return -2;
+	K = sm->sched == DC_PIPE_ZERO_BUBBLE ? 3 : 2;
+	KP = K * P;
 	for (uint64_t s = 0; s < p; s++) {
-		uint64_t w = warmup_of(p, v, s);
-		if (w > n || n - w < 4 * P + p || sm->nops[s] != 2 * n)
+		uint64_t first, units;
+		if (steady_units(sm, s, &first, &units) || units < 4 * P + p || sm->nops[s] != K * sm->m * v)
 			return -2;
 	}
 	prod_f = dc_malloc((size_t)cells * sizeof(uint64_t));
 	prod_b = dc_malloc((size_t)cells * sizeof(uint64_t));
 	lo = dc_calloc((size_t)p, sizeof(uint64_t));
 	base = dc_calloc((size_t)p, sizeof(uint64_t));
-	sidx = dc_malloc((size_t)(p * 2 * P) * sizeof(uint64_t));
-	if (!prod_f || !prod_b || !lo || !base || !sidx) {
+	steady_end = dc_calloc((size_t)p, sizeof(uint64_t));
+	sidx = dc_malloc((size_t)(p * KP) * sizeof(uint64_t));
+	if (!prod_f || !prod_b || !lo || !base || !steady_end || !sidx) {
 		rc = -1;
 		goto out;
 	}
-	for (uint64_t i = 0; i < p * 2 * P; i++)
+	for (uint64_t i = 0; i < p * KP; i++)
 		sidx[i] = UINT64_MAX;
 	for (uint64_t s = 0; s < p; s++) {
-		lo[s] = warmup_of(p, v, s) + 2 * P;
+		uint64_t first = 0, units = 0;
+		steady_units(sm, s, &first, &units);
+		lo[s] = first + KP;
+		steady_end[s] = first + K * units;
 		base[s] = nafter;
-		nafter += sm->nops[s] - (lo[s] + 2 * P);
+		nafter += sm->nops[s] - (lo[s] + KP);
 		for (uint64_t i = 0; i < sm->nops[s]; i++) {
 			const struct pop *o = &sm->ops[s * sm->cap + i];
 			if (o->kind == OP_F)
 				prod_f[at3(sm, s, o->cf, o->mf)] = i;
-			else
+			else if (o->kind != OP_W) /* a W makes no output: it reads its own stage's BX */
 				prod_b[at3(sm, s, o->cb, o->mb)] = i;
 		}
 	}
 	/* X: the window's ops read from after the cut (a stage's first op
 	 * after it reads its last in the window: X is never empty) */
 	for (uint64_t s = 0; s < p; s++)
-		for (uint64_t i = lo[s] + 2 * P; i < sm->nops[s]; i++) {
+		for (uint64_t i = lo[s] + KP; i < sm->nops[s]; i++) {
 			const struct pop *o = &sm->ops[s * sm->cap + i];
 			int bwd = o->kind != OP_F;
 			uint64_t refs[2][2] = {{s, i - 1}, {0, UINT64_MAX}}, ds, dc;
 			int dbwd, send;
-			if (dep_of(sm, s, bwd ? o->cb : o->cf, bwd, &ds, &dc, &dbwd, &send)) {
+			if (o->kind != OP_W && dep_of(sm, s, bwd ? o->cb : o->cf, bwd, &ds, &dc, &dbwd, &send)) {
 				uint64_t mb = bwd ? o->mb : o->mf;
 				refs[1][0] = ds;
 				refs[1][1] = dbwd ? prod_b[at3(sm, ds, dc, mb)] : prod_f[at3(sm, ds, dc, mb)];
 			}
 			for (int k = 0; k < 2; k++) {
 				uint64_t rs = refs[k][0], ri = refs[k][1];
-				if (ri == UINT64_MAX || ri >= lo[rs] + 2 * P)
+				if (ri == UINT64_MAX || ri >= lo[rs] + KP)
 					continue;
 				if (ri < lo[rs])
 					goto out;
-				sidx[rs * 2 * P + ri - lo[rs]] = 0;
+				sidx[rs * KP + ri - lo[rs]] = 0;
 			}
 		}
-	for (uint64_t i = 0; i < p * 2 * P; i++)
+	for (uint64_t i = 0; i < p * KP; i++)
 		if (sidx[i] != UINT64_MAX)
 			sidx[i] = d++;
 	d++; /* the constant */
@@ -5200,13 +5245,13 @@ static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 		goto out;
 	}
 	for (uint64_t s = 0, k = 0; s < p; s++)
-		for (uint64_t i = lo[s] + 2 * P; i < sm->nops[s]; i++, k++) {
+		for (uint64_t i = lo[s] + KP; i < sm->nops[s]; i++, k++) {
 			order[k].start = sm->op_start[s * sm->cap + i];
 			order[k].at = s * sm->cap + i;
 		}
 	qsort(order, (size_t)nafter, sizeof(*order), mp_by_start);
 	for (uint64_t k = 0; k < nafter; k++) {
-		uint64_t s = order[k].at / sm->cap, i = order[k].at % sm->cap, me = base[s] + i - (lo[s] + 2 * P);
+		uint64_t s = order[k].at / sm->cap, i = order[k].at % sm->cap, me = base[s] + i - (lo[s] + KP);
 		const struct pop *o = &sm->ops[order[k].at];
 		double *f = &form[me * d], dur = op_dur(sm, s, o);
 		int bwd = o->kind != OP_F, ok = 1;
@@ -5215,7 +5260,7 @@ static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 		int dbwd, send;
 		for (uint64_t j = 0; j < d; j++)
 			f[j] = -HUGE_VAL;
-		if (dep_of(sm, s, bwd ? o->cb : o->cf, bwd, &ds, &dc, &dbwd, &send)) {
+		if (o->kind != OP_W && dep_of(sm, s, bwd ? o->cb : o->cf, bwd, &ds, &dc, &dbwd, &send)) {
 			uint64_t mb = bwd ? o->mb : o->mf;
 			refs[1][0] = ds;
 			refs[1][1] = dbwd ? prod_b[at3(sm, ds, dc, mb)] : prod_f[at3(sm, ds, dc, mb)];
@@ -5227,12 +5272,12 @@ static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 			uint64_t rs = refs[r][0], ri = refs[r][1];
 			if (ri == UINT64_MAX)
 				continue;
-			if (ri < lo[rs] + 2 * P) {
-				uint64_t j = sidx[rs * 2 * P + ri - lo[rs]];
+			if (ri < lo[rs] + KP) {
+				uint64_t j = sidx[rs * KP + ri - lo[rs]];
 				if (add[r] > f[j])
 					f[j] = add[r];
 			} else {
-				uint64_t them = base[rs] + ri - (lo[rs] + 2 * P);
+				uint64_t them = base[rs] + ri - (lo[rs] + KP);
 				if (!made[them])
 					goto out;
 				mp_put(f, &form[them * d], d, add[r]);
@@ -5242,14 +5287,14 @@ static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 		for (uint64_t j = 0; j < d; j++)
 			f[j] += dur;
 		made[me] = 1;
-		/* steady: before the stage's cool-down, op 2n - w of it */
-		clean[me] = ok && i < 2 * n - warmup_of(p, v, s);
+		/* steady: before the stage's cool-down (steady_units) */
+		clean[me] = ok && i < steady_end[s];
 	}
 	/* A: row sidx(s, i) the form of op i + 2P of stage s (a pair of the
 	 * next period at the same offset); the constant */
 	for (uint64_t s = 0; s < p; s++)
-		for (uint64_t off = 0; off < 2 * P; off++) {
-			uint64_t j = sidx[s * 2 * P + off], me = base[s] + off;
+		for (uint64_t off = 0; off < KP; off++) {
+			uint64_t j = sidx[s * KP + off], me = base[s] + off;
 			if (j == UINT64_MAX)
 				continue;
 			if (!clean[me])
@@ -5262,7 +5307,7 @@ static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 	y[d - 1] = 0;
 	mp_power_apply(a, t, d, y, pw, tmp, yn);
 	for (uint64_t s = 0; s < p; s++) {
-		const double *g = &form[(base[s] + sm->nops[s] - 1 - (lo[s] + 2 * P)) * d];
+		const double *g = &form[(base[s] + sm->nops[s] - 1 - (lo[s] + KP)) * d];
 		end[s] = mp_dot(g, y, d);
 	}
 	rc = 0;
@@ -5271,6 +5316,7 @@ out:
 	free(prod_b);
 	free(lo);
 	free(base);
+	free(steady_end);
 	free(sidx);
 	free(made);
 	free(clean);
@@ -5289,10 +5335,11 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 		    int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx, struct dc_step_show *show,
 		    struct dc_step_bound *bound, const char **error, int f1b_form);
 
-/* Uneven 1F1B past the bound when its extension does not apply (its
- * prefix or max-plus forms above their bounds: pp above 106 to 111, by m;
- * its X, 2 pp ends, would reach INTER_MAX_STATE at pp 128; or a form read
- * before it is made): the step takes the closed form
+/* Uneven 1F1B or ZB-H1 (v1_extended) past the bound when its extension
+ * does not apply (its prefix or max-plus forms above their bounds: pp
+ * above 106 to 111, ZB-H1 92 to 97, by m; its X, 2 pp ends, would reach
+ * INTER_MAX_STATE at pp 128; or a form read before it is made): the step
+ * takes the closed form
  * (dc_step_compute_bounded: bound->f1b_closed_form), the trace a prefix
  * from it, as before the extension */
 static int f1b_closed(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
@@ -5338,10 +5385,11 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 	v = x.k.chunks;
 	dual = x.k.sched == DC_PIPE_DUALPIPE || x.k.sched == DC_PIPE_DUALPIPEV;
 	isim = inter_simulated(p, &x);
-	/* uneven 1F1B past the bound: a prefix and the max-plus power of its
-	 * steady period, as uneven interleaving, unless that did not apply
+	/* uneven 1F1B or ZB-H1 past the bound: a prefix and the max-plus
+	 * power of its steady period, as uneven interleaving, unless that did
+	 * not apply
 	 * (f1b_form: its closed form, the trace's prefix taken from it) */
-	f1x = !f1b_form && dc_step_uneven_1f1b(p);
+	f1x = !f1b_form && v1_extended(p);
 	if (show && !bound) {
 		msim = trace_microbatches(p, &x, show, isim || f1x, &prefix);
 		if (msim == 0 && show->microbatches > 0 && (dual || isim || f1x)) {
@@ -5363,7 +5411,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 	}
 	if (bound && !dual && (isim || f1x)) {
 		uint64_t whole;
-		msim = inter_prefix(pp, v, x.k.m, bound->max_chunks);
+		msim = inter_prefix(pp, v, x.k.m, bound->max_chunks, x.k.sched == DC_PIPE_ZERO_BUBBLE ? 3 : 2);
 		if (msim == x.k.m && (dc_mul_u64(pp, v, &whole) || dc_mul_u64(whole, x.k.m, &whole) ||
 				      whole > bound->max_chunks)) {
 			/* no extension within the bounds (its prefix or its forms
@@ -5675,7 +5723,8 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 					 * uneven interleaved pp v forward-backward pairs, each
 					 * chunk's forward and backward pp times */
 					view.prefix = 1;
-					view.full_ops = sm.nops[r] + (dual ? 2 : 2 * pp * v) * periods;
+					view.full_ops = sm.nops[r] +
+							(dual ? 2 : (x.k.sched == DC_PIPE_ZERO_BUBBLE ? 3 : 2) * pp * v) * periods;
 					if (!dual) {
 						view.busy_s = 0;
 						for (uint64_t ch = 0; ch < v; ch++)

@@ -274,17 +274,21 @@ PY
 # (v 1; docs/step-model.md, "Uneven 1F1B past the bound": a prefix of 24
 # microbatches, stage 0's 3 warm-up forwards and 4 x 4 + 4 steady pairs,
 # raised to m's class modulo pp), which no longer warns that it takes
-# its closed form: stderr empty.
-for v in 2 1; do
+# its closed form: stderr empty. And of ZB-H1 on those stages ("zb":
+# docs/step-model.md, "ZB-H1 past the bound": the same prefix, steady
+# triples of F, BX and W), which took its closed form past 2^18 before
+# stop 57 and warned: stderr empty.
+for v in 2 1 zb; do
 	for m in 1048576 16777216; do
 		python3 - "$bin" "$sys" "$m" "$work/uneven-$v-$m" "$v" <<'PY' || fails=$((fails + 1))
 import json, math, os, resource, subprocess, sys
 bin, sys_cfg, m, out, v = sys.argv[1:6]
-what = "uneven interleaved" if v != "1" else "uneven 1F1B"
+what = {"1": "uneven 1F1B", "zb": "ZB-H1"}.get(v, "uneven interleaved")
+sched = ["--set", "parallel.pipeline_schedule=zero_bubble"] if v == "zb" else []
 r = subprocess.run([bin, "--config", sys_cfg, "--set", "parallel.pp=4", "--set", "parallel.dp=1",
-                    "--set", "cluster.num_nodes=4", "--set", "parallel.virtual_pipeline=" + v,
+                    "--set", "cluster.num_nodes=4", "--set", "parallel.virtual_pipeline=" + ("1" if v == "zb" else v),
                     "--set", "parallel.pipeline_layers=[10,8,8,6]", "--set", "training.grad_accum_steps=" + m,
-                    "--only", "step", "--format", "json"], capture_output=True)
+                    "--only", "step", "--format", "json"] + sched, capture_output=True)
 rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
 bad = []
 if r.returncode != 0:
@@ -306,7 +310,7 @@ PY
 	done
 	python3 - "$work/uneven-$v-1048576" "$work/uneven-$v-16777216" "$v" <<'PY' || fails=$((fails + 1))
 import sys
-what = "uneven interleaved" if sys.argv[3] != "1" else "uneven 1F1B"
+what = {"1": "uneven 1F1B", "zb": "ZB-H1"}.get(sys.argv[3], "uneven interleaved")
 try:
     a, b = (float(open(f).read()) for f in sys.argv[1:3])
 except (OSError, ValueError):
