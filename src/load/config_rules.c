@@ -2716,7 +2716,7 @@ static const struct rule rules[] = {
 	       "checkpoint.restore.ep", "checkpoint.restore.num_nodes", "checkpoint.restore.gpus_per_node",
 	       "checkpoint.restore.pipeline_layers", "model.seq_length", "model.num_experts", "parallel.cp_comm_type")},
 	 rule_restore},
-	{{"loss.tokens: min_length at most max_length at most seq_length; token_loss above 0 and below 1000",
+	{{"loss.tokens: min_length at most max_length at most seq_length; token_loss at least 1e-6 and below 1000",
 	  KEYS("loss.tokens.min_length", "loss.tokens.max_length", "model.seq_length", "loss.token_loss")},
 	 rule_loss_tokens},
 	{{"search.space: a value that does not divide what it must (tp, cp, pp and dp the GPUs, pp num_layers too, or with uneven stages the input's own pp alone, ep num_experts or 1, virtual_pipeline num_layers, micro_batch_size the global batch) is left out of the search, with a warning",
