@@ -263,6 +263,54 @@ START_TEST(test_torchtitan_reshard_policy)
 }
 END_TEST
 
+/* torchtitan's sequence parallelism (docs/config.md rule 16): left out
+ * it is on with tensor parallelism (ParallelismConfig's
+ * enable_sequence_parallel = True, torchtitan/config/configs.py:169 at
+ * b5bcd76c), from the framework; given false it stays off; custom keeps
+ * it off; at tp 1 there is none; where tp does not divide the tokens
+ * (8190 over tp 4), off (the loader warns). On, the plan is the one a
+ * given true makes. */
+START_TEST(test_torchtitan_sequence_parallel_default)
+{
+	const char *tt2[] = {"parallel.tp=2", "parallel.dp=4", "training.framework=torchtitan", NULL};
+	const char *tt2_off[] = {"parallel.tp=2", "parallel.dp=4", "training.framework=torchtitan",
+				 "parallel.sequence_parallel=false", NULL};
+	const char *tt2_on[] = {"parallel.tp=2", "parallel.dp=4", "training.framework=torchtitan",
+				"parallel.sequence_parallel=true", NULL};
+	const char *custom2[] = {"parallel.tp=2", "parallel.dp=4", "training.framework=custom", NULL};
+	const char *tt4_odd[] = {"parallel.tp=4", "parallel.dp=2", "training.framework=torchtitan",
+				 "model.seq_length=8190", NULL};
+	char msg[512], origin[64];
+	uint64_t peak_default, act_default;
+	ck_assert_int_eq(load_only("llama-3-8b-torchtitan.json", tt2, msg, sizeof(msg)), 0);
+	ck_assert(run_cfg.parallel.sequence_parallel);
+	ck_assert_str_eq(dc_config_origin_of(&run_cfg, "parallel.sequence_parallel", origin, sizeof(origin)),
+			 "framework:torchtitan");
+	ck_assert_int_eq(load_only("llama-3-8b-torchtitan.json", tt2_off, msg, sizeof(msg)), 0);
+	ck_assert(!run_cfg.parallel.sequence_parallel);
+	ck_assert_int_eq(load_only("llama-3-8b-torchtitan.json", custom2, msg, sizeof(msg)), 0);
+	ck_assert(!run_cfg.parallel.sequence_parallel);
+	ck_assert_int_eq(load_only("llama-3-8b-torchtitan.json", NULL, msg, sizeof(msg)), 0);
+	ck_assert(run_cfg.parallel.tp == 1 && !run_cfg.parallel.sequence_parallel);
+	ck_assert_int_eq(load_only("llama-3-8b-torchtitan.json", tt4_odd, msg, sizeof(msg)), 0);
+	ck_assert(!run_cfg.parallel.sequence_parallel);
+	run_config("llama-3-8b-torchtitan.json", tt2);
+	ck_assert(run_plan.layout.sequence_parallel);
+	if (dc_estimate(&run_plan, DC_EST_BIT(DC_EST_MEMORY), &run_res) != 0)
+		ck_abort_msg("%s", run_res.error);
+	peak_default = run_res.memory.top.peak_bytes;
+	act_default = run_res.memory.top.activation_bytes_per_layer;
+	run_config("llama-3-8b-torchtitan.json", tt2_on);
+	if (dc_estimate(&run_plan, DC_EST_BIT(DC_EST_MEMORY), &run_res) != 0)
+		ck_abort_msg("%s", run_res.error);
+	ck_assert_uint_eq(run_res.memory.top.peak_bytes, peak_default);
+	run_config("llama-3-8b-torchtitan.json", tt2_off);
+	if (dc_estimate(&run_plan, DC_EST_BIT(DC_EST_MEMORY), &run_res) != 0)
+		ck_abort_msg("%s", run_res.error);
+	ck_assert_uint_gt(run_res.memory.top.activation_bytes_per_layer, act_default);
+}
+END_TEST
+
 /* dc_step_param_gather_exposed by hand. dp.c pushes 3 full buckets of
  * 100 B, then a rest of 50 B; the forward meets the rest first. Total
  * 350 B over a 7 s forward: the rest's forward 1 s, a full one's 2 s.
@@ -606,6 +654,7 @@ int main(void)
 	tcase_add_test(tc, test_deepspeed_buckets_after_backward);
 	tcase_add_test(tc, test_deepspeed_zero_allreduce);
 	tcase_add_test(tc, test_torchtitan_reshard_policy);
+	tcase_add_test(tc, test_torchtitan_sequence_parallel_default);
 	tcase_add_test(tc, test_param_gather_by_hand);
 	tcase_add_test(tc, test_param_gather_overlap_step);
 	tcase_add_test(tc, test_tiled_exposed_by_hand);

@@ -597,6 +597,31 @@ static int rule_tp_heads(struct loader *l)
 /* Expert parallelism (Megatron-Core): ep ranks are carved out of dp (or
  * folded: dc_layout_expert_folded), each
  * holding num_experts / ep experts of every MoE layer. */
+/* Under training.framework torchtitan, parallel.sequence_parallel left
+ * out is torchtitan's default, on with tensor parallelism
+ * (ParallelismConfig's enable_sequence_parallel = True, "Enabled by
+ * default": torchtitan/config/configs.py:169 at b5bcd76c), where tp
+ * divides a cp rank's tokens (rule_sequence_parallel); where it does not,
+ * off with a warning. Run at rule_ep, the first rule that reads it
+ * (docs/config.md rule 16). */
+static void torchtitan_sp_default(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	struct dc_parallel *p = &c->parallel;
+	uint64_t cp = p->cp ? p->cp : 1;
+	if (c->training.framework != DC_FRAMEWORK_TORCHTITAN || p->tp < 2 || seen(l, KEY_PARALLEL_SEQUENCE_PARALLEL) ||
+	    l->filled[KEY_PARALLEL_SEQUENCE_PARALLEL])
+		return;
+	if (dc_config_sp_splits_tokens(&c->model, p->tp, cp)) {
+		p->sequence_parallel = 1;
+		l->filled[KEY_PARALLEL_SEQUENCE_PARALLEL] = DC_ORIGIN_FRAMEWORK;
+		return;
+	}
+	dc_cfg_warnf(l, KEY_PARALLEL_SEQUENCE_PARALLEL,
+		     "'parallel.sequence_parallel': left out, training.framework \"torchtitan\" turns it on with tensor parallelism (its default), but tp (%llu) does not divide a cp rank's %llu tokens (model.seq_length / parallel.cp), so it is priced off; set it false to say so, or give a seq_length that tp x cp divides",
+		     (unsigned long long)p->tp, (unsigned long long)(c->model.seq_length / cp));
+}
+
 static int rule_ep(struct loader *l)
 {
 	const struct dc_model *m = &l->cfg->model;
@@ -606,6 +631,7 @@ static int rule_ep(struct loader *l)
 	struct dc_layout lay;
 	int outer = 1, seen_pp = 0;
 	const char *why;
+	torchtitan_sp_default(l);
 	/* torchtitan has no expert tensor-parallel group: with EP its experts
 	 * take the tokens of dp_shard x cp x tp whole (etp 1), without it they
 	 * split over tp as the dense MLP does (torchtitan/config/configs.py:
@@ -2651,8 +2677,8 @@ static const struct rule rules[] = {
 	  KEYS("parallel.pp", "model.num_layers", "parallel.pipeline_layers", "parallel.first_stage_layers",
 	       "parallel.last_stage_layers", "parallel.account_for_embedding", "parallel.account_for_loss")},
 	 rule_pp_layers},
-	{{"sequence_parallel needs tp > 1 and tp dividing the tokens of a cp rank, seq_length / cp, as Megatron-Core's scatter to the sequence-parallel region asserts (megatron/core/tensor_parallel/mappings.py:72-74, Megatron-LM d98e8a6)",
-	  KEYS("parallel.sequence_parallel", "parallel.tp", "model.seq_length", "parallel.cp")},
+	{{"sequence_parallel needs tp > 1 and tp dividing the tokens of a cp rank, seq_length / cp, as Megatron-Core's scatter to the sequence-parallel region asserts (megatron/core/tensor_parallel/mappings.py:72-74, Megatron-LM d98e8a6); left out under training.framework torchtitan it is true at tp > 1 (torchtitan's enable_sequence_parallel default: torchtitan/config/configs.py:169, b5bcd76c), and false with a warning where tp does not divide those tokens",
+	  KEYS("parallel.sequence_parallel", "parallel.tp", "model.seq_length", "parallel.cp", "training.framework")},
 	 rule_sequence_parallel},
 	{{"MoE on every n-th layer (moe_layer_interval > 1): the stages hold at most 20 different mixes of dense and MoE layers (dualpipev: pp at most 20)",
 	  KEYS("parallel.pp", "model.moe_layer_interval")}, rule_moe_interval_pp},

@@ -613,13 +613,13 @@ static void run_outer(struct worker *w, const struct outer *o)
 							 (y->sharding == DC_SHARD_ZERO2 || y->sharding == DC_SHARD_FSDP || v > 1 ||
 							  (in->parallel.pipeline_schedule != DC_PIPE_1F1B &&
 							   in->parallel.pipeline_schedule != DC_PIPE_INTERLEAVED)))
-							reject = R_FRAMEWORK; /* as the loader's rule 38 (a schedule but 1F1B: its warning) */
+							reject = R_FRAMEWORK; /* as the loader's rule 40 (a schedule but 1F1B: its warning) */
 						else if (in->training.framework == DC_FRAMEWORK_MEGATRON && in->model.num_experts &&
 							 y->tp > 1 && !y->sequence_parallel)
-							reject = R_FRAMEWORK; /* as the loader's rule 38: Megatron's MoE layer raises */
+							reject = R_FRAMEWORK; /* as the loader's rule 40: Megatron's MoE layer raises */
 						else if (in->training.framework == DC_FRAMEWORK_MEGATRON &&
 							 y->sharding == DC_SHARD_FSDP && (y->pp > 1 || ep > 1))
-							reject = R_FRAMEWORK; /* as the loader's rule 38: --use-torch-fsdp2 asserts pp 1, ep 1 */
+							reject = R_FRAMEWORK; /* as the loader's rule 40: --use-torch-fsdp2 asserts pp 1, ep 1 */
 						else if (in->training.framework == DC_FRAMEWORK_TORCHTITAN && in->parallel.etp &&
 							 in->model.num_experts && in->parallel.etp != (ep > 1 ? 1 : y->tp))
 							reject = R_FRAMEWORK; /* as the loader's rule 11: torchtitan has no etp */
