@@ -121,11 +121,12 @@ static int seen(const struct loader *l, enum key_id k)
 }
 
 /* The key a rule's message blames, for its origin: `ki`, unless only the
- * other key it compares against (`other_path`) came from --set, so a rule
- * an override broke names the --set. */
+ * other key it compares against (`other_path`) came from --set or was
+ * removed by --unset, so a rule an override broke names it. */
 static int blame(const struct loader *l, int ki, enum key_id other)
 {
-	return ki >= 0 && (l->from_set[ki] || !l->from_set[other]) ? ki : (int)other;
+	return ki >= 0 && (l->from_set[ki] || l->unset[ki] || !(l->from_set[other] || l->unset[other])) ? ki
+													 : (int)other;
 }
 
 /* As blame() against parallel.dp: `ki`, unless only dp came from --set,
@@ -833,9 +834,20 @@ static int rule_pp_layers(struct loader *l)
 	if (seen(l, KEY_PARALLEL_PIPELINE_LAYERS) && !p->pipeline_layers_n)
 		return 0; /* the list itself was an error */
 	if (dc_stage_split(p, l->cfg->model.num_layers, p->virtual_pipeline, &runs, &key, err, sizeof(err)) != 0) {
-		/* dc_stage_split names one of the stage keys (a bug if not) */
+		/* dc_stage_split names one of the stage keys (a bug if not);
+		 * an even split on pp that an --unset of the stage list or
+		 * form left is that --unset's */
+		static const int forms[] = {KEY_PARALLEL_PIPELINE_LAYERS, KEY_PARALLEL_FIRST_STAGE_LAYERS,
+					    KEY_PARALLEL_LAST_STAGE_LAYERS};
 		int ki = dc_cfg_find_key(key);
-		dc_cfg_errorf(l, ki < 0 ? ki : blame(l, ki, strcmp(key, "parallel.pp") == 0 ? KEY_MODEL_NUM_LAYERS : KEY_PARALLEL_PP),
+		if (ki == KEY_PARALLEL_PP && !l->from_set[ki])
+			for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++)
+				if (l->unset[forms[i]]) {
+					ki = forms[i];
+					break;
+				}
+		dc_cfg_errorf(l, ki < 0 || ki != dc_cfg_find_key(key) ? ki
+				  : blame(l, ki, strcmp(key, "parallel.pp") == 0 ? KEY_MODEL_NUM_LAYERS : KEY_PARALLEL_PP),
 			      "%s", err);
 	}
 	return 0;
