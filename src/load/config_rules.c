@@ -2624,6 +2624,16 @@ static int rule_framework_runs(struct loader *l)
 			warn_key(l, KEY_PRECISION_FP8_RECIPE,
 				 "is tensorwise scaling, which torchtitan ran until 6348d93d (2026-04-27; float8.py's recipe_name took \"tensorwise\") and no longer does (its Float8 converter takes \"rowwise\" or \"rowwise_with_gw_hp\": torchtitan/components/quantization/float8.py:58 at b5bcd76c), but training.framework is \"torchtitan\": it is priced as that earlier torchtitan ran it, the TP gathers in FP8",
 				 "set precision.fp8_recipe to \"rowwise\" for today's torchtitan, or keep it to price an earlier one");
+		/* Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-
+		 * comm) pairs one microbatch's forward with another's backward;
+		 * torchtitan's core has no such schedule, and its EP overlap is
+		 * an experiment that chunks one microbatch (graph_trainer's
+		 * compile.ep_overlap: torchtitan/experiments/graph_trainer/
+		 * configs.py:166 at b5bcd76c) */
+		if (c->overlap.ep == DC_EP_OVERLAP_A2A_1F1B && seen(l, KEY_OVERLAP_EP))
+			warn_key(l, KEY_OVERLAP_EP,
+				 "is Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm: one microbatch's forward beside another's backward), which torchtitan does not run (its EP overlap is an experiment that chunks one microbatch: torchtitan/experiments/graph_trainer/configs.py:166 at b5bcd76c), but training.framework is \"torchtitan\": it is priced as given",
+				 "set overlap.ep to \"none\", or training.framework to \"megatron\"");
 		/* the converter swaps the Linear layers (and grouped experts)
 		 * only (float8.py:151-172): attention stays BF16 */
 		if (c->precision.attention == DC_ATTN_PRECISION_FP8)
@@ -2773,11 +2783,11 @@ static const struct rule rules[] = {
 	  KEYS("training.loss_chunks", "training.micro_batch_size", "model.seq_length", "parallel.cp", "model.mtp_layers",
 	       "parallel.pipeline_schedule")},
 	 rule_loss_chunks},
-	{{"what training.framework runs: under megatron, fp8_recipe rowwise, pipeline_schedule dualpipe, dualpipev or zero_bubble, recompute op and loss_chunks above 1, which Megatron-LM does not run, are priced as given, with a warning, and a MoE model at tp > 1 needs sequence_parallel (Megatron-Core's MoE layer raises in training without it: megatron/core/transformer/moe/moe_layer.py:636-640), sharding fsdp (--use-torch-fsdp2) needs pp 1 and ep 1 (megatron/training/arguments.py:1034-1037), and fp8_lm_head with compute fp8 needs fp8_recipe mxfp8 (megatron/core/transformer/transformer_config.py:1572-1575, Megatron-LM d98e8a64); under deepspeed, pp > 1 needs sharding none or zero1 (deepspeed/runtime/pipe/engine.py:76-77, DeepSpeed edaa7221) and a schedule other than 1f1b (interleaved, dualpipe, dualpipev, zero_bubble; engine.py:389 runs TrainSchedule) is priced as given, with a warning, as is dp_replicate > 1 with sharding zero1 or zero2 (DeepSpeed's ZeRO-1/2 shard over the whole dp group, engine.py:2382-2410; its hybrid sharding, MiCS, is ZeRO-3's: engine.py:2468-2469); under torchtitan, recompute selective (Megatron's attention-core recompute; torchtitan's selective is per op, recompute op), fp8_recipe delayed and current (tensorwise, which torchtitan ran until 6348d93d) and attention fp8 are priced as given, with a warning; precision.preset fsdp2 with offload optimizer (FSDP2 offloads parameters too) warns",
+	{{"what training.framework runs: under megatron, fp8_recipe rowwise, pipeline_schedule dualpipe, dualpipev or zero_bubble, recompute op and loss_chunks above 1, which Megatron-LM does not run, are priced as given, with a warning, and a MoE model at tp > 1 needs sequence_parallel (Megatron-Core's MoE layer raises in training without it: megatron/core/transformer/moe/moe_layer.py:636-640), sharding fsdp (--use-torch-fsdp2) needs pp 1 and ep 1 (megatron/training/arguments.py:1034-1037), and fp8_lm_head with compute fp8 needs fp8_recipe mxfp8 (megatron/core/transformer/transformer_config.py:1572-1575, Megatron-LM d98e8a64); under deepspeed, pp > 1 needs sharding none or zero1 (deepspeed/runtime/pipe/engine.py:76-77, DeepSpeed edaa7221) and a schedule other than 1f1b (interleaved, dualpipe, dualpipev, zero_bubble; engine.py:389 runs TrainSchedule) is priced as given, with a warning, as is dp_replicate > 1 with sharding zero1 or zero2 (DeepSpeed's ZeRO-1/2 shard over the whole dp group, engine.py:2382-2410; its hybrid sharding, MiCS, is ZeRO-3's: engine.py:2468-2469); under torchtitan, recompute selective (Megatron's attention-core recompute; torchtitan's selective is per op, recompute op), fp8_recipe delayed and current (tensorwise, which torchtitan ran until 6348d93d), attention fp8 and overlap.ep a2a_1f1b (Megatron-Core's combined 1F1B) are priced as given, with a warning; precision.preset fsdp2 with offload optimizer (FSDP2 offloads parameters too) warns",
 	  KEYS("training.framework", "precision.fp8_recipe", "precision.fp8_lm_head", "precision.compute",
 	       "precision.attention", "parallel.pipeline_schedule", "training.recompute", "parallel.pp",
 	       "parallel.sharding", "precision.preset", "parallel.offload", "parallel.dp_replicate",
-	       "training.loss_chunks")},
+	       "training.loss_chunks", "overlap.ep")},
 	 rule_framework_runs},
 };
 
