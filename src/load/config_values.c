@@ -179,8 +179,9 @@ static int near_choice(const char *choice, const char *value, size_t nl, int sli
  * preset's long name, 1 for an enum's short word, where 2 would turn "no"
  * into "op"), and every choice the value begins, or begins a dash-separated
  * word of ("h100": the three H100 presets; "b200": "b200-sxm-180gb" beside
- * the slip "gb200"). Case is ignored, as for keys. Returns 0 when none is
- * near (out is then ""). */
+ * the slip "gb200"), those alone where the nearest slip is 2 edits ("h200":
+ * "h200-sxm-141gb", not "gb200"). Case is ignored, as for keys. Returns 0
+ * when none is near (out is then ""). */
 static int suggest_choice(const char *const *choices, const char *value, int slack, char *out, size_t len)
 {
 	size_t best = 99, nl = strlen(value), used = 0, n = 0, last = 0;
@@ -194,6 +195,11 @@ static int suggest_choice(const char *const *choices, const char *value, int sla
 	/* the slips, every one as near ("zero4": "zero1" or "zero2"), and
 	 * the choices the value begins ("h100" for "h100-sxm5-80gb") */
 	slip = best <= (size_t)slack || (nl > 0 && best * 3 <= nl);
+	/* a choice the value begins beats a slip of 2 edits ("h200": the
+	 * H200 preset, not "gb200"); one of 1 stays beside it ("b200") */
+	for (size_t i = 0; slip && best >= 2 && nl >= 2 && choices[i]; i++)
+		if (begins_word(choices[i], value, nl))
+			slip = 0;
 	for (size_t i = 0; (slip || nl >= 2) && choices[i]; i++)
 		if (near_choice(choices[i], value, nl, slip, best)) {
 			n++;
