@@ -236,6 +236,11 @@ static const struct {
 	{KEY_PARALLEL_SHARDING, "no_shard", "none", "FSDP's NO_SHARD"},
 	{KEY_PARALLEL_SHARDING, "hybrid_shard", "fsdp", "FSDP's HYBRID_SHARD, with parallel.dp_replicate for its replicas"},
 	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zbh1", "zero_bubble", "Qi et al. 2024's ZB-H1"},
+	/* GPUDirect-TCPX (GCP's A3 High): its plugin reports no latency to
+	 * NCCL, as tcpxo's row takes from it (docs/network-model.md,
+	 * "Fabrics"), and its hosts are Intel too: the same fabric values */
+	{KEY_CLUSTER_NETWORK, "tcpx", "tcpxo",
+	 "GCP's GPUDirect-TCPX, A3 High's, has the same fabric values: its plugin reports no per-hop latency and its hosts are Intel; give its NICs with cluster.nics_per_node and cluster.inter_node.bandwidth"},
 	{KEY_COLLECTIVE_ALGORITHM, "nvlstree", "nvls", "NCCL's NVLS tree: NVLink SHARP in each domain, a tree between them"},
 	{KEY_COLLECTIVE_ALGORITHM, "collnetdirect", "hierarchical", "NCCL's CollNet, with cluster.collnet"},
 	{KEY_COLLECTIVE_ALGORITHM, "collnetchain", "hierarchical", "NCCL's CollNet, with cluster.collnet"},
