@@ -275,6 +275,20 @@ START_TEST(test_layer_matches)
 	ck_assert_int_eq(fit_of(tp8, why, sizeof(why)), DC_LAYER_OTHER_SHAPE);
 	ck_assert_int_eq(dc_compute_profile_layer_matches(&prof, &fit_plan, why, sizeof(why)), 0);
 	ck_assert_msg(strstr(why, "tp 1, this run's 8") != NULL, "%s", why);
+	/* a probe at tp 8 runs one rank's layer on the whole sequence: a run
+	 * with sequence parallelism (torchtitan's default at tp > 1) is
+	 * another shape, one without it the probe's */
+	{
+		const char *tp8_nosp[] = {"cluster.gpu=h100-sxm5-80gb", "training.framework=torchtitan",
+					  "parallel.sharding=fsdp", "parallel.sequence_parallel=false", NULL};
+		prof.layer.tp = 8;
+		ck_assert_int_eq(fit_of(tp8, why, sizeof(why)), DC_LAYER_OTHER_SHAPE);
+		ck_assert_msg(strcmp(why, "the profile's layer ran another shape: sequence parallelism off (the probe's "
+					  "norms see every token), this run's on") == 0,
+			      "%s", why);
+		ck_assert_int_eq(fit_of(tp8_nosp, why, sizeof(why)), DC_LAYER_FITS);
+		prof.layer.tp = 1;
+	}
 	/* the probe's layer runs BF16: an FP8 prediction is not its like */
 	ck_assert_int_eq(fit_of(fp8, why, sizeof(why)), DC_LAYER_UNLIKE);
 	ck_assert_msg(strstr(why, "precision.compute is \"fp8\"") != NULL, "%s", why);

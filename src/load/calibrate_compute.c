@@ -794,6 +794,11 @@ enum dc_profile_layer_fit dc_compute_profile_layer_fit(const struct dc_compute_p
 	differs(diff, sizeof(diff), "micro batch", l->micro_batch_size, plan->layout.micro_batch_size);
 	differs(diff, sizeof(diff), "tp", l->tp, plan->layout.tp);
 	differs(diff, sizeof(diff), "cp", 1, plan->layout.cp);
+	/* tools/gpu-probe.py runs one tp rank's layer on the whole sequence:
+	 * its norms see every token, as without sequence parallelism */
+	if (plan->layout.tp > 1 && plan->layout.sequence_parallel)
+		snprintf(diff + strlen(diff), sizeof(diff) - strlen(diff),
+			 "%ssequence parallelism off (the probe's norms see every token), this run's on", *diff ? "; " : "");
 	if (*diff) {
 		snprintf(why, n, "the profile's layer ran another shape: %s", diff);
 		return DC_LAYER_OTHER_SHAPE;
