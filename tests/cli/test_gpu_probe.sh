@@ -144,7 +144,7 @@ tp2() {
 		--calibrate-compute "$src/data/profiles/h200-llama-3-8b-tp1-sustained.json" --only step "$@" 2>&1 >/dev/null
 }
 w=$(tp2)
-echo "$w" | grep -q "its levels were measured on another layer than this run's (tp 1, this run's 2) and price this run all the same" ||
+echo "$w" | grep -q "its levels were measured on another layer than this run's (tp 1, this run's 2; sequence parallelism off (the probe's norms see every token), this run's on) and price this run all the same" ||
 	{ echo "no other-shape warning: $w"; exit 1; }
 echo "$w" | grep -q "SDPA run cuDNN's kernel on this GPU (layer.attention_backend), and this run prices training.attention_backend \"sdpa\" by default; .*--set training.attention_backend=cudnn" ||
 	{ echo "no backend warning: $w"; exit 1; }

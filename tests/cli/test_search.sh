@@ -134,13 +134,14 @@ PY
 # with a profile the search warns as the winner's single run would: a
 # winner whose layer the profile did not measure (the 7.1B's tp-2 profile,
 # winner tp 1 at micro batch 2), none when the space holds only the
-# profile's own tp and micro batch, a mixture of experts, and the SDPA
+# profile's own tp and micro batch and no sequence parallelism (the probe
+# runs the whole sequence on one tp rank), a mixture of experts, and the SDPA
 # kernel's backend once where the config takes the default
 ws() { "$bin" "$@" --experiment search 2>&1 >/dev/null | grep "warning:"; }
 w=$(ws --config data/profiles/configs/megatron-gpt-7b-tp2.json --calibrate-compute "$prof")
 echo "$w" | grep -q "its levels were measured on another layer than the winner's (micro batch 1, this run's 2; tp 2, this run's 1) and priced every layout the search tried" ||
 	fail "no winner-layer warning: $w"
-own="--set search.space.tp=[2] --set search.space.micro_batch_size=[1]"
+own="--set search.space.tp=[2] --set search.space.micro_batch_size=[1] --set search.space.sequence_parallel=[false]"
 # shellcheck disable=SC2086
 "$bin" --config data/profiles/configs/megatron-gpt-7b-tp2.json --calibrate-compute "$prof" $own --experiment search \
 	>/dev/null 2>"$work/own.err" || fail "the profile's own layout searched: exit $? $(cat "$work/own.err")"
