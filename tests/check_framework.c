@@ -268,8 +268,9 @@ END_TEST
  * enable_sequence_parallel = True, torchtitan/config/configs.py:169 at
  * b5bcd76c), from the framework; given false it stays off; custom keeps
  * it off; at tp 1 there is none; where tp does not divide the tokens
- * (8190 over tp 4), off (the loader warns). On, the plan is the one a
- * given true makes. */
+ * (8190 over tp 4) the config is refused, as torchtitan raises
+ * (trainer.py:299-308), saying the value was the framework's; given
+ * false there it runs. On, the plan is the one a given true makes. */
 START_TEST(test_torchtitan_sequence_parallel_default)
 {
 	const char *tt2[] = {"parallel.tp=2", "parallel.dp=4", "training.framework=torchtitan", NULL};
@@ -280,6 +281,8 @@ START_TEST(test_torchtitan_sequence_parallel_default)
 	const char *custom2[] = {"parallel.tp=2", "parallel.dp=4", "training.framework=custom", NULL};
 	const char *tt4_odd[] = {"parallel.tp=4", "parallel.dp=2", "training.framework=torchtitan",
 				 "model.seq_length=8190", NULL};
+	const char *tt4_odd_off[] = {"parallel.tp=4", "parallel.dp=2", "training.framework=torchtitan",
+				     "model.seq_length=8190", "parallel.sequence_parallel=false", NULL};
 	char msg[512], origin[64];
 	uint64_t peak_default, act_default;
 	ck_assert_int_eq(load_only("llama-3-8b-torchtitan.json", tt2, msg, sizeof(msg)), 0);
@@ -292,7 +295,9 @@ START_TEST(test_torchtitan_sequence_parallel_default)
 	ck_assert(!run_cfg.parallel.sequence_parallel);
 	ck_assert_int_eq(load_only("llama-3-8b-torchtitan.json", NULL, msg, sizeof(msg)), 0);
 	ck_assert(run_cfg.parallel.tp == 1 && !run_cfg.parallel.sequence_parallel);
-	ck_assert_int_eq(load_only("llama-3-8b-torchtitan.json", tt4_odd, msg, sizeof(msg)), 0);
+	ck_assert_int_ne(load_only("llama-3-8b-torchtitan.json", tt4_odd, msg, sizeof(msg)), 0);
+	ck_assert_msg(strstr(msg, "runs sequence parallelism at tp > 1 by default") != NULL, "%s", msg);
+	ck_assert_int_eq(load_only("llama-3-8b-torchtitan.json", tt4_odd_off, msg, sizeof(msg)), 0);
 	ck_assert(!run_cfg.parallel.sequence_parallel);
 	run_config("llama-3-8b-torchtitan.json", tt2);
 	ck_assert(run_plan.layout.sequence_parallel);

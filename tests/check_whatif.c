@@ -151,6 +151,27 @@ START_TEST(test_slow_data_rank_by_hand)
 		REL(w->data_wait_s, 8 * 0.010, 1e-12);
 		free(w);
 	}
+	{
+		/* DualPipeV at pp 4 (8 nodes of 4, dp 2; pp the slowest axis:
+		 * pp rank = rank / 8), m 8: rank r holds stages r and 7 - r, so
+		 * pp rank 0 holds the first and the last and reads each batch
+		 * once (8 x 10 ms); pp rank 3 (rank 24), which holds the middle
+		 * stages 3 and 4, reads none (a review found its delay priced on
+		 * the head, as for a last stage) */
+		const char *v0[] = {"cluster.gpu=a100-sxm4-80gb", "cluster.num_nodes=8", "parallel.pp=4", "parallel.dp=2",
+				    "parallel.pipeline_schedule=dualpipev", "whatif.slow_data_rank.rank=0", NULL};
+		const char *v3[] = {"cluster.gpu=a100-sxm4-80gb", "cluster.num_nodes=8", "parallel.pp=4", "parallel.dp=2",
+				    "parallel.pipeline_schedule=dualpipev", "whatif.slow_data_rank.rank=24", NULL};
+		w = run("systems.json", v0, 0);
+		ck_assert(w->scn[DC_WHATIF_SLOW_DATA_RANK].available && !w->slow_reads_none);
+		REL(w->data_wait_s, 8 * 0.010, 1e-12);
+		free(w);
+		w = run("systems.json", v3, 0);
+		ck_assert_uint_eq(w->slow_stage, 3);
+		ck_assert(!w->scn[DC_WHATIF_SLOW_DATA_RANK].available && w->slow_reads_none);
+		ck_assert(strstr(w->scn[DC_WHATIF_SLOW_DATA_RANK].missing, "under DualPipeV") != NULL);
+		free(w);
+	}
 }
 END_TEST
 

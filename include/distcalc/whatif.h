@@ -98,6 +98,10 @@ struct dc_whatif {
 	uint64_t slow_rank, world, replica_stride;
 	double data_wait_s, sync_wait_s;
 	uint64_t slow_stage;
+	/* 1 when the slow rank reads no batch: a middle stage's (DualPipeV:
+	 * every rank but pp rank 0, which holds the first and the last
+	 * stage) */
+	int slow_reads_none;
 	/* slow_network: which node, or every link */
 	uint64_t node;
 	int all_links;

@@ -3143,7 +3143,7 @@ static uint64_t sim_critical(const struct step_ctx *x, const double *end, double
 
 /* The step from the closed form of p's schedule (or from the simulation
  * where inter_simulated says so): dc_step_compute past its simulated
- * schedules, and uneven 1F1B's fallback past its bound
+ * schedules, and uneven 1F1B's and ZB-H1's fallback past their bound
  * (dc_step_compute_bounded) */
 static int closed_step(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
 		       const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s, const char **error)
@@ -5068,6 +5068,14 @@ out:
 /* ---- uneven interleaved chunks past the bound (docs/step-model.md,
  * "Uneven interleaved chunks past the bound") ---- */
 
+/* The ops a chunk runs for one microbatch in the order of `sched`, 1F1B
+ * and interleaving a forward and a backward, ZB-H1 a forward, the input
+ * gradients and the deferred weight gradients (gen_zb) */
+static uint64_t ops_per_chunk(enum dc_pipe_schedule sched)
+{
+	return sched == DC_PIPE_ZERO_BUBBLE ? 3 : 2;
+}
+
 /* The least count of at least a microbatches congruent to m modulo pp:
  * a prefix from which whole periods of pp microbatches reach m */
 static uint64_t to_class(uint64_t a, uint64_t m, uint64_t pp)
@@ -5169,7 +5177,7 @@ static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 	if (!(sm->sched == DC_PIPE_INTERLEAVED && v >= 2) &&
 	    !((sm->sched == DC_PIPE_1F1B || sm->sched == DC_PIPE_ZERO_BUBBLE) && v == 1))
 		return -2;
-	K = sm->sched == DC_PIPE_ZERO_BUBBLE ? 3 : 2;
+	K = ops_per_chunk(sm->sched);
 	KP = K * P;
 	for (uint64_t s = 0; s < p; s++) {
 		uint64_t first, units;
@@ -5338,10 +5346,10 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 /* Uneven 1F1B or ZB-H1 (v1_extended) past the bound when its extension
  * does not apply (its prefix or max-plus forms above their bounds: pp
  * above 106 to 111, ZB-H1 92 to 97, by m; its X, 2 pp ends, would reach
- * INTER_MAX_STATE at pp 128; or a form read before it is made): the step
- * takes the closed form
- * (dc_step_compute_bounded: bound->f1b_closed_form), the trace a prefix
- * from it, as before the extension */
+ * INTER_MAX_STATE at pp 128; or a form read before it is made) and the
+ * whole schedule is above 16 times the bound (`again`): the step takes
+ * the closed form (dc_step_compute_bounded: bound->f1b_closed_form), the
+ * trace (which has no `again`) a prefix from it, as before the extension */
 static int f1b_closed(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
 		      const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s,
 		      int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx, struct dc_step_show *show,
@@ -5411,15 +5419,16 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 	}
 	if (bound && !dual && (isim || f1x)) {
 		uint64_t whole;
-		msim = inter_prefix(pp, v, x.k.m, bound->max_chunks, x.k.sched == DC_PIPE_ZERO_BUBBLE ? 3 : 2);
+		msim = inter_prefix(pp, v, x.k.m, bound->max_chunks, (unsigned)ops_per_chunk(x.k.sched));
 		if (msim == x.k.m && (dc_mul_u64(pp, v, &whole) || dc_mul_u64(whole, x.k.m, &whole) ||
 				      whole > bound->max_chunks)) {
 			/* no extension within the bounds (its prefix or its forms
 			 * too large: a deep pipeline of many chunks): the whole
 			 * schedule within 16 times the bound, as below, else refused;
-			 * uneven 1F1B its closed form */
+			 * uneven 1F1B and ZB-H1 past that (and in a trace) their
+			 * closed form */
 			struct dc_step_bound again = *bound;
-			if (f1x)
+			if (f1x && (show || bound->again))
 				return f1b_closed(p, c, comm, f, b, s, want, emit, ctx, show, bound, error);
 			if (show) {
 				show->no_closed_form = 0;
@@ -5556,7 +5565,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 			free(dev);
 			free(dev_sync);
 			sim_free(&sm);
-			if (f1x)
+			if (f1x && (show || bound->again))
 				return f1b_closed(p, c, comm, f, b, s, want, emit, ctx, show, bound, error);
 			if (bound->again) {
 				*error = "'training.grad_accum_steps' x 'parallel.pp' x 'parallel.virtual_pipeline': the "
@@ -5566,7 +5575,8 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 					 "most 257: pp up to 86): lower training.grad_accum_steps";
 				return -1;
 			}
-			/* the whole schedule if it fits within 16 times the bound */
+			/* the whole schedule if it fits within 16 times the bound
+			 * (uneven 1F1B and ZB-H1 past that: their closed form) */
 			again.again = 1;
 			again.max_chunks = bound->max_chunks > UINT64_MAX / 16 ? UINT64_MAX : 16 * bound->max_chunks;
 			rc = timeline(p, c, comm, f, b, s, want, emit, ctx, show, &again, error, 0);
@@ -5715,7 +5725,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 				view.microbatches = show->microbatches;
 				view.prefix = prefix;
 				/* 1F1B, interleaved: F and B per chunk-microbatch; ZB-H1: and W */
-				view.full_ops = prefix ? (x.k.sched == DC_PIPE_ZERO_BUBBLE ? 3 : 2 * v) * x.k.m : sm.nops[r];
+				view.full_ops = prefix ? ops_per_chunk(x.k.sched) * v * x.k.m : sm.nops[r];
 				view.busy_s = (double)x.k.m * (st.fwd_s + st.bwd_s);
 				if (periods > 0) {
 					/* a prefix moved on by `periods` steady periods: DualPipe
@@ -5724,7 +5734,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 					 * chunk's forward and backward pp times */
 					view.prefix = 1;
 					view.full_ops = sm.nops[r] +
-							(dual ? 2 : (x.k.sched == DC_PIPE_ZERO_BUBBLE ? 3 : 2) * pp * v) * periods;
+							(dual ? 2 : ops_per_chunk(x.k.sched) * pp * v) * periods;
 					if (!dual) {
 						view.busy_s = 0;
 						for (uint64_t ch = 0; ch < v; ch++)

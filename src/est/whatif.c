@@ -202,12 +202,17 @@ static int slow_data_rank(const struct dc_plan *base, const struct dc_results *r
 	 * the other's: deepseek-ai/DualPipe examples/example_dualpipe.py) */
 	double d = in->whatif.data_delay_s, m = (double)base->layout.grad_accum_steps;
 	int dual = dc_pipeline_schedule(base) == DC_PIPE_DUALPIPE;
+	/* DualPipeV's rank r holds stages r and 2 pp - 1 - r: rank 0 the
+	 * first (its inputs) and the last (its labels), each microbatch's
+	 * batch read once; every other rank reads none */
+	int vshape = dc_pipeline_schedule(base) == DC_PIPE_DUALPIPEV;
 	struct dc_compute *c = &w->res.compute;
 
 	w->slow_rank = in->whatif.data_rank;
 	w->world = base->world;
 	dc_topology_coords(&base->topo, w->slow_rank, coord);
 	w->slow_stage = coord[DC_AXIS_PP];
+	w->slow_reads_none = vshape ? w->slow_stage != 0 : w->slow_stage != 0 && w->slow_stage + 1 != pp;
 	w->replica_stride = 0;
 	s->rank_first = s->rank_last = w->slow_rank;
 	s->phase = "its forward waits for data; its tp, cp and pp groups' ranks wait in those collectives, the other "
@@ -216,9 +221,11 @@ static int slow_data_rank(const struct dc_plan *base, const struct dc_results *r
 		s->missing = res->step.missing;
 		return 0;
 	}
-	if (w->slow_stage != 0 && w->slow_stage + 1 != pp) {
-		s->missing = "the rank is on a middle pipeline stage, which reads no batch (Megatron-LM's get_batch "
-			     "runs on the first and last stages): the delay cannot reach it";
+	if (w->slow_reads_none) {
+		s->missing = vshape ? "the rank holds two middle pipeline stages under DualPipeV (pp rank 0 holds the "
+				      "first and the last), which read no batch: the delay cannot reach it"
+				    : "the rank is on a middle pipeline stage, which reads no batch (Megatron-LM's get_batch "
+				      "runs on the first and last stages): the delay cannot reach it";
 		return 0;
 	}
 	/* the input's step inputs, the delay added to the forward of the
@@ -232,6 +239,8 @@ static int slow_data_rank(const struct dc_plan *base, const struct dc_results *r
 		c->embedding.fwd_s += d;
 		c->head.fwd_s += d;
 	} else if (w->slow_stage == 0) {
+		/* (DualPipeV: the batch of inputs and labels read once, before
+		 * the embedding's forward) */
 		c->embedding.fwd_s += d;
 	} else {
 		c->head.fwd_s += d;

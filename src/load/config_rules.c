@@ -601,26 +601,19 @@ static int rule_tp_heads(struct loader *l)
 /* Under training.framework torchtitan, parallel.sequence_parallel left
  * out is torchtitan's default, on with tensor parallelism
  * (ParallelismConfig's enable_sequence_parallel = True, "Enabled by
- * default": torchtitan/config/configs.py:169 at b5bcd76c), where tp
- * divides a cp rank's tokens (rule_sequence_parallel); where it does not,
- * off with a warning. Run at rule_ep, the first rule that reads it
- * (docs/config.md rule 16). */
+ * default": torchtitan/config/configs.py:169 at b5bcd76c). Where tp does
+ * not divide the tokens, rule_sequence_parallel refuses it, as torchtitan
+ * raises then (trainer.py:299-308). Run at rule_ep, the first rule that
+ * reads it (docs/config.md rule 16). */
 static void torchtitan_sp_default(struct loader *l)
 {
 	struct dc_config *c = l->cfg;
 	struct dc_parallel *p = &c->parallel;
-	uint64_t cp = p->cp ? p->cp : 1;
 	if (c->training.framework != DC_FRAMEWORK_TORCHTITAN || p->tp < 2 || seen(l, KEY_PARALLEL_SEQUENCE_PARALLEL) ||
 	    l->filled[KEY_PARALLEL_SEQUENCE_PARALLEL])
 		return;
-	if (dc_config_sp_splits_tokens(&c->model, p->tp, cp)) {
-		p->sequence_parallel = 1;
-		l->filled[KEY_PARALLEL_SEQUENCE_PARALLEL] = DC_ORIGIN_FRAMEWORK;
-		return;
-	}
-	dc_cfg_warnf(l, KEY_PARALLEL_SEQUENCE_PARALLEL,
-		     "'parallel.sequence_parallel': left out, training.framework \"torchtitan\" turns it on with tensor parallelism (its default), but tp (%llu) does not divide a cp rank's %llu tokens (model.seq_length / parallel.cp), so it is priced off; set it false to say so, or give a seq_length that tp x cp divides",
-		     (unsigned long long)p->tp, (unsigned long long)(c->model.seq_length / cp));
+	p->sequence_parallel = 1;
+	l->filled[KEY_PARALLEL_SEQUENCE_PARALLEL] = DC_ORIGIN_FRAMEWORK;
 }
 
 static int rule_ep(struct loader *l)
@@ -919,9 +912,18 @@ static int rule_sequence_parallel(struct loader *l)
 				 (unsigned long long)(below + unit));
 		else
 			snprintf(fits, sizeof(fits), "%llu", (unsigned long long)unit);
-		dc_cfg_errorf(l, ki,
-			      "'%s': sequence parallelism splits %s over the tp ranks, so parallel.tp (%llu) must divide them (Megatron-Core asserts it); a seq_length that is a multiple of %llu fits (%s)",
-			      dc_cfg_keys[ki].info.path, tokens, (unsigned long long)p->tp, (unsigned long long)unit, fits);
+		if (l->filled[KEY_PARALLEL_SEQUENCE_PARALLEL] == DC_ORIGIN_FRAMEWORK)
+			/* torchtitan's default, not the config's: it raises too
+			 * (trainer.py:299-308 at b5bcd76c: the tokens of a
+			 * microbatch divisible by tp x 2 cp under sequence
+			 * parallelism) */
+			dc_cfg_errorf(l, ki,
+				      "'%s': training.framework \"torchtitan\" runs sequence parallelism at tp > 1 by default (enable_sequence_parallel), which splits %s over the tp ranks, so parallel.tp (%llu) must divide them (torchtitan raises otherwise: torchtitan/trainer.py:299-308 at b5bcd76c); a seq_length that is a multiple of %llu fits (%s), or set parallel.sequence_parallel false",
+				      dc_cfg_keys[ki].info.path, tokens, (unsigned long long)p->tp, (unsigned long long)unit, fits);
+		else
+			dc_cfg_errorf(l, ki,
+				      "'%s': sequence parallelism splits %s over the tp ranks, so parallel.tp (%llu) must divide them (Megatron-Core asserts it); a seq_length that is a multiple of %llu fits (%s)",
+				      dc_cfg_keys[ki].info.path, tokens, (unsigned long long)p->tp, (unsigned long long)unit, fits);
 	}
 	return 0;
 }
@@ -2699,7 +2701,7 @@ static const struct rule rules[] = {
 	  KEYS("parallel.pp", "model.num_layers", "parallel.pipeline_layers", "parallel.first_stage_layers",
 	       "parallel.last_stage_layers", "parallel.account_for_embedding", "parallel.account_for_loss")},
 	 rule_pp_layers},
-	{{"sequence_parallel needs tp > 1 and tp dividing the tokens of a cp rank, seq_length / cp, as Megatron-Core's scatter to the sequence-parallel region asserts (megatron/core/tensor_parallel/mappings.py:72-74, Megatron-LM d98e8a6); left out under training.framework torchtitan it is true at tp > 1 (torchtitan's enable_sequence_parallel default: torchtitan/config/configs.py:169, b5bcd76c), and false with a warning where tp does not divide those tokens",
+	{{"sequence_parallel needs tp > 1 and tp dividing the tokens of a cp rank, seq_length / cp, as Megatron-Core's scatter to the sequence-parallel region asserts (megatron/core/tensor_parallel/mappings.py:72-74, Megatron-LM d98e8a6); left out under training.framework torchtitan it is true at tp > 1 (torchtitan's enable_sequence_parallel default: torchtitan/config/configs.py:169, b5bcd76c), and tp must divide those tokens there too (torchtitan/trainer.py:299-308 raises otherwise)",
 	  KEYS("parallel.sequence_parallel", "parallel.tp", "model.seq_length", "parallel.cp", "training.framework")},
 	 rule_sequence_parallel},
 	{{"MoE on every n-th layer (moe_layer_interval > 1): the stages hold at most 20 different mixes of dense and MoE layers (dualpipev: pp at most 20)",

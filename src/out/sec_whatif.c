@@ -226,10 +226,10 @@ static void scn_row(const void *base, uint64_t i, void *out)
 		/* a dense model: no rank's experts to load (a student read
 		 * "rank 0; ... the MoE layers' experts" beside n/a) */
 		dc_text_fmt(row->hits, sizeof(row->hits), "%s", "none: a dense model has no experts");
-	else if (i == DC_WHATIF_SLOW_DATA_RANK && v->w->slow_stage != 0 && v->w->slow_stage + 1 != v->plan->layout.pp)
+	else if (i == DC_WHATIF_SLOW_DATA_RANK && v->w->slow_reads_none)
 		/* a middle stage reads no batch (whatif.c): nothing waits (a
 		 * user read "its tp, cp and pp groups' ranks wait" beside n/a) */
-		dc_text_fmt(row->hits, sizeof(row->hits), "none: rank %llu is on pipeline stage %llu of %llu, which reads no batch",
+		dc_text_fmt(row->hits, sizeof(row->hits), "none: rank %llu is on pipeline rank %llu of %llu, which reads no batch",
 			    (unsigned long long)s->rank_first, (unsigned long long)v->w->slow_stage,
 			    (unsigned long long)v->plan->layout.pp);
 	else if (i == DC_WHATIF_WHOLE_MODEL_ALLGATHER && s->available)
