@@ -1743,6 +1743,42 @@ START_TEST(test_uneven_interleaved_bound_extends_the_steady_state)
 }
 END_TEST
 
+/* The loaded run's step past a bound lowered to 256 chunks against its
+ * whole schedule (m microbatches, within the default bound): extended by
+ * the max-plus power (uneven 1F1B, ZB-H1) from a prefix of `prefix`
+ * microbatches, `periods` periods left out, the same step within 1e-12;
+ * the default bound's step the report's, bit for bit. */
+static void ck_extends(uint64_t m, uint64_t prefix, uint64_t periods)
+{
+	struct dc_step_bound whole = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
+	struct dc_step_bound low = {.max_chunks = 256};
+	struct dc_step sw, sl;
+	bounded_pair(&sw, &whole, &sl, &low);
+	ck_assert(!whole.extended && !whole.f1b_closed_form && !sw.f1b_closed_form);
+	ck_assert_uint_eq(whole.m_simulated, m);
+	ck_assert(sw.time_s == run_res.step.time_s);
+	ck_assert(low.extended && low.by_maxplus && !low.f1b_closed_form && !sl.f1b_closed_form);
+	ck_assert_uint_eq(low.m_simulated, prefix);
+	ck_assert_uint_eq(low.periods, periods);
+	ck_same_step(&sw, &sl, 0);
+}
+
+/* The loaded run's step where its extension does not apply (the bound
+ * lowered to 256 chunks, the schedule past 16 times it): the closed form,
+ * flagged, at most the whole schedule's and within 10% of it. */
+static void ck_falls_back(void)
+{
+	struct dc_step_bound whole = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
+	struct dc_step_bound low = {.max_chunks = 256};
+	struct dc_step sw, sl;
+	bounded_pair(&sw, &whole, &sl, &low);
+	ck_assert(!whole.f1b_closed_form && !sw.f1b_closed_form);
+	ck_assert(low.f1b_closed_form && sl.f1b_closed_form && !low.extended && !low.by_maxplus);
+	ck_assert(sl.available);
+	ck_assert(sl.time_s <= sw.time_s * (1 + 1e-12));
+	ck_assert(sl.time_s > 0.9 * sw.time_s);
+}
+
 START_TEST(test_uneven_1f1b_bound_extends_the_steady_state)
 {
 	/* 1F1B on stages of unequal layers past the step's bound (step.h
@@ -1771,20 +1807,9 @@ START_TEST(test_uneven_1f1b_bound_extends_the_steady_state)
 	for (size_t i = 0; i < 3; i++)
 		for (size_t j = 0; j < 2; j++) {
 			const char *sets[] = {runs[i][0], runs[i][1], runs[i][2], "parallel.dp=1", ms[j], NULL};
-			struct dc_step_bound whole = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
-			struct dc_step_bound low = {.max_chunks = 256};
-			struct dc_step sw, sl;
 			load_and_run("systems.json", sets, 0);
 			ck_assert(dc_step_uneven_1f1b(&run_plan));
-			bounded_pair(&sw, &whole, &sl, &low);
-			ck_assert(!whole.extended && !whole.f1b_closed_form && !sw.f1b_closed_form);
-			ck_assert_uint_eq(whole.m_simulated, j ? 2003 : 2000);
-			/* the default bound is the report's: the same step, bit for bit */
-			ck_assert(sw.time_s == run_res.step.time_s);
-			ck_assert(low.extended && low.by_maxplus && !low.f1b_closed_form && !sl.f1b_closed_form);
-			ck_assert_uint_eq(low.m_simulated, prefix[i][j]);
-			ck_assert_uint_eq(low.periods, periods[i][j]);
-			ck_same_step(&sw, &sl, 0);
+			ck_extends(j ? 2003 : 2000, prefix[i][j], periods[i][j]);
 		}
 }
 END_TEST
@@ -1805,21 +1830,13 @@ START_TEST(test_uneven_1f1b_past_its_extension_takes_the_closed_form)
 	char layers[600] = "parallel.pipeline_layers=[2";
 	const char *sets[] = {"parallel.pp=120", "cluster.num_nodes=120", "parallel.dp=1", "model.num_layers=121",
 			      layers, "training.grad_accum_steps=1000", NULL};
-	struct dc_step_bound whole = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
-	struct dc_step_bound low = {.max_chunks = 256};
-	struct dc_step sw, sl;
 	for (int i = 1; i < 120; i++)
 		strcat(layers, ",1");
 	strcat(layers, "]");
 	load_and_run("systems.json", sets, 0);
 	ck_assert(dc_step_uneven_1f1b(&run_plan));
 	ck_assert(!run_res.step.f1b_closed_form);
-	bounded_pair(&sw, &whole, &sl, &low);
-	ck_assert(!whole.f1b_closed_form && !sw.f1b_closed_form);
-	ck_assert(low.f1b_closed_form && sl.f1b_closed_form && !low.extended && !low.by_maxplus);
-	ck_assert(sl.available);
-	ck_assert(sl.time_s <= sw.time_s * (1 + 1e-12));
-	ck_assert(sl.time_s > 0.9 * sw.time_s);
+	ck_falls_back();
 }
 END_TEST
 
@@ -1851,18 +1868,8 @@ START_TEST(test_zb_bound_extends_the_steady_state)
 		for (size_t j = 0; j < 2; j++) {
 			const char *sets[] = {"parallel.pipeline_schedule=zero_bubble", "parallel.dp=1", ms[j],
 					      runs[i][0], runs[i][1], runs[i][2], NULL};
-			struct dc_step_bound whole = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
-			struct dc_step_bound low = {.max_chunks = 256};
-			struct dc_step sw, sl;
 			load_and_run("systems.json", sets, 0);
-			bounded_pair(&sw, &whole, &sl, &low);
-			ck_assert(!whole.extended && !whole.f1b_closed_form && !sw.f1b_closed_form);
-			ck_assert_uint_eq(whole.m_simulated, j ? 2003 : 2000);
-			ck_assert(sw.time_s == run_res.step.time_s);
-			ck_assert(low.extended && low.by_maxplus && !low.f1b_closed_form && !sl.f1b_closed_form);
-			ck_assert_uint_eq(low.m_simulated, prefix[i][j]);
-			ck_assert_uint_eq(low.periods, periods[i][j]);
-			ck_same_step(&sw, &sl, 0);
+			ck_extends(j ? 2003 : 2000, prefix[i][j], periods[i][j]);
 		}
 }
 END_TEST
@@ -1880,17 +1887,9 @@ START_TEST(test_zb_past_its_extension_takes_the_closed_form)
 	 * (docs/step-model.md, "ZB-H1"): at most it, within 10%. */
 	const char *sets[] = {"parallel.pp=120", "cluster.num_nodes=120", "parallel.dp=1", "model.num_layers=120",
 			      "parallel.pipeline_schedule=zero_bubble", "training.grad_accum_steps=1000", NULL};
-	struct dc_step_bound whole = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
-	struct dc_step_bound low = {.max_chunks = 256};
-	struct dc_step sw, sl;
 	load_and_run("systems.json", sets, 0);
 	ck_assert(!run_res.step.f1b_closed_form);
-	bounded_pair(&sw, &whole, &sl, &low);
-	ck_assert(!whole.f1b_closed_form && !sw.f1b_closed_form);
-	ck_assert(low.f1b_closed_form && sl.f1b_closed_form && !low.extended && !low.by_maxplus);
-	ck_assert(sl.available);
-	ck_assert(sl.time_s <= sw.time_s * (1 + 1e-12));
-	ck_assert(sl.time_s > 0.9 * sw.time_s);
+	ck_falls_back();
 	{
 		/* within 16 times the bound the whole schedule instead (a
 		 * review found the form 86-92% short at pp 96 on slow links):
