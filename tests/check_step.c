@@ -1763,6 +1763,14 @@ static void ck_extends(uint64_t m, uint64_t prefix, uint64_t periods)
 	ck_same_step(&sw, &sl, 0);
 }
 
+/* A trace's events, counted (dc_step_event_fn) */
+static int count_events(void *ctx, const struct dc_step_event *e)
+{
+	(void)e;
+	(*(uint64_t *)ctx)++;
+	return 0;
+}
+
 /* The loaded run's step where its extension does not apply (the bound
  * lowered to 256 chunks, the schedule past 16 times it): the closed form,
  * flagged, at most the whole schedule's and within 10% of it. */
@@ -1907,6 +1915,20 @@ START_TEST(test_zb_past_its_extension_takes_the_closed_form)
 		ck_assert(!big.again && def.again && !def.f1b_closed_form && !sd.f1b_closed_form);
 		ck_assert_uint_eq(def.m_simulated, 3000);
 		ck_assert(sd.time_s == sb.time_s && run_res.step.time_s == sb.time_s);
+		{
+			/* and the trace the same way, so that its step is the
+			 * report's (it took the closed form's prefix before) */
+			struct dc_step_show show = {.microbatches = 4, .max_chunks = DC_STEP_SIM_MAX_CHUNKS};
+			struct dc_step st;
+			const char *err = NULL;
+			uint64_t events = 0;
+			ck_assert_int_eq(dc_step_trace(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops,
+						       &run_res.batch, &st, &show, NULL, count_events, &events, &err),
+					 0);
+			ck_assert_uint_gt(events, 0);
+			ck_assert(!show.from_closed_form && show.m_simulated == 3000);
+			ck_assert(st.time_s == sb.time_s);
+		}
 	}
 }
 END_TEST

@@ -5349,7 +5349,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
  * INTER_MAX_STATE at pp 128; or a form read before it is made) and the
  * whole schedule is above 16 times the bound (`again`): the step takes
  * the closed form (dc_step_compute_bounded: bound->f1b_closed_form), the
- * trace (which has no `again`) a prefix from it, as before the extension */
+ * trace a prefix from it, as before the extension */
 static int f1b_closed(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
 		      const struct dc_flops *f, const struct dc_batch *b, struct dc_step *s,
 		      int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx, struct dc_step_show *show,
@@ -5425,12 +5425,12 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 			/* no extension within the bounds (its prefix or its forms
 			 * too large: a deep pipeline of many chunks): the whole
 			 * schedule within 16 times the bound, as below, else refused;
-			 * uneven 1F1B and ZB-H1 past that (and in a trace) their
-			 * closed form */
+			 * uneven 1F1B and ZB-H1 past that their closed form (the
+			 * trace too, so that its step is the report's) */
 			struct dc_step_bound again = *bound;
-			if (f1x && (show || bound->again))
+			if (f1x && bound->again)
 				return f1b_closed(p, c, comm, f, b, s, want, emit, ctx, show, bound, error);
-			if (show) {
+			if (show && !f1x) {
 				show->no_closed_form = 0;
 				*error = "the schedule is too long to simulate within the trace's bound";
 				return -2;
@@ -5565,7 +5565,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 			free(dev);
 			free(dev_sync);
 			sim_free(&sm);
-			if (f1x && (show || bound->again))
+			if (f1x && bound->again)
 				return f1b_closed(p, c, comm, f, b, s, want, emit, ctx, show, bound, error);
 			if (bound->again) {
 				*error = "'training.grad_accum_steps' x 'parallel.pp' x 'parallel.virtual_pipeline': the "
