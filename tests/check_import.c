@@ -710,6 +710,26 @@ START_TEST(torchtitan_ddp)
 						     "tensor_parallel_degree = 2\ndisable_loss_parallel = false\n"
 						     "[activation_checkpoint]\nmode = \"none\"\n"),
 			 0);
+	/* enable_sequence_parallel (true by default: torchtitan/config/
+	 * configs.py:169 at b5bcd76c): at tp > 1 sequence_parallel as given,
+	 * true when left out; at tp 1 it changes nothing (warned); not a
+	 * boolean: refused */
+	ck_assert_str_eq(get("parallel.sequence_parallel"), "true");
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\n"
+						     "tensor_parallel_degree = 2\nenable_sequence_parallel = false\n"
+						     "[activation_checkpoint]\nmode = \"none\"\n"),
+			 0);
+	ck_assert_str_eq(get("parallel.sequence_parallel"), "false");
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\n"
+						     "tensor_parallel_degree = 1\nenable_sequence_parallel = false\n"
+						     "[activation_checkpoint]\nmode = \"none\"\n"),
+			 0);
+	ck_assert_ptr_nonnull(strstr(diag.entries[0].text, "enable_sequence_parallel: changes nothing at tensor_parallel_degree 1"));
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\n"
+						     "tensor_parallel_degree = 2\nenable_sequence_parallel = 1\n"
+						     "[activation_checkpoint]\nmode = \"none\"\n"),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(diag.entries[0].text, "enable_sequence_parallel: expected true or false"));
 }
 END_TEST
 

@@ -861,8 +861,18 @@ static long long map_parallel(struct tctx *c)
 		setu(c, "parallel.dp_replicate", (unsigned long long)rep, er, NULL);
 	integer(c, (e = get(c, "parallelism", "tensor_parallel_degree")), 1, &tp);
 	setu(c, "parallel.tp", (unsigned long long)tp, e, "no tensor_parallel_degree (1)");
-	if (tp > 1)
-		setj(c, "parallel.sequence_parallel", "true", e, NULL);
+	{
+		/* enable_sequence_parallel, true by default (torchtitan/config/
+		 * configs.py:169 at b5bcd76c): SequenceParallel in the tp plan */
+		struct entry *es_ = get(c, "parallelism", "enable_sequence_parallel");
+		int on = 1;
+		if (es_ && boolean(c, es_, &on) != 0)
+			;
+		else if (tp > 1)
+			setj(c, "parallel.sequence_parallel", on ? "true" : "false", es_ ? es_ : e, NULL);
+		else if (es_)
+			mwarn(c, es_, "changes nothing at tensor_parallel_degree 1");
+	}
 	integer(c, (e = get(c, "parallelism", "pipeline_parallel_degree")), 1, &pp);
 	setu(c, "parallel.pp", (unsigned long long)pp, e, "no pipeline_parallel_degree (1)");
 	integer(c, (e = get(c, "parallelism", "context_parallel_degree")), 1, &cp);
