@@ -329,7 +329,9 @@ START_TEST(torchtitan_mapping)
 	ck_assert_str_eq(get("training.grad_accum_steps"), "4");
 	ck_assert_str_eq(get("parallel.dp"), "8"); /* 2 replicas x 4 shards */
 	ck_assert_str_eq(get("parallel.dp_replicate"), "2");
-	ck_assert_str_eq(get("parallel.sequence_parallel"), "true");
+	/* left to training.framework torchtitan's default (docs/config.md
+	 * rule 16: on at tp > 1) */
+	ck_assert_str_eq(get("parallel.sequence_parallel"), "(unset)");
 	ck_assert_str_eq(get("parallel.reshard_after_forward"), "false");
 	ck_assert_str_eq(get("training.recompute"), "\"full\"");
 	ck_assert_str_eq(get("precision.preset"), "\"fsdp2\"");
@@ -711,10 +713,12 @@ START_TEST(torchtitan_ddp)
 						     "[activation_checkpoint]\nmode = \"none\"\n"),
 			 0);
 	/* enable_sequence_parallel (true by default: torchtitan/config/
-	 * configs.py:169 at b5bcd76c): at tp > 1 sequence_parallel as given,
-	 * true when left out; at tp 1 it changes nothing (warned); not a
-	 * boolean: refused */
-	ck_assert_str_eq(get("parallel.sequence_parallel"), "true");
+	 * configs.py:169 at b5bcd76c): at tp > 1 sequence_parallel as given;
+	 * left out, left to training.framework torchtitan's default (on at
+	 * tp > 1, derived per layout); at tp 1 it changes nothing (warned);
+	 * not a boolean: refused */
+	ck_assert_str_eq(get("parallel.sequence_parallel"), "(unset)");
+	ck_assert_str_eq(get("training.framework"), "\"torchtitan\"");
 	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\n"
 						     "tensor_parallel_degree = 2\nenable_sequence_parallel = false\n"
 						     "[activation_checkpoint]\nmode = \"none\"\n"),
@@ -730,6 +734,44 @@ START_TEST(torchtitan_ddp)
 						     "[activation_checkpoint]\nmode = \"none\"\n"),
 			 -1);
 	ck_assert_ptr_nonnull(strstr(diag.entries[0].text, "enable_sequence_parallel: expected true or false"));
+}
+END_TEST
+
+/* [compile] and [optimizer] keys that change what distcalc prices: a
+ * misspelt [compile] key is refused with the nearest name (it passed
+ * silently, compile left off, before stop 57); a backend other than
+ * Inductor fuses nothing and is refused; a component other than model or
+ * loss is refused; backend without enable warns; [optimizer]
+ * implementation maps fused and foreach and refuses the others;
+ * early_step_in_backward true warns */
+START_TEST(torchtitan_compile_and_optimizer_keys)
+{
+	static const char head[] = "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[activation_checkpoint]\nmode = \"none\"\n";
+	static const struct {
+		const char *tail, *msg;
+		int rc;
+	} cases[] = {
+		{"[compile]\nenabel = true\n", "[compile] enabel: not a torchtitan setting distcalc maps", -1},
+		{"[compile]\nenabel = true\n", "did you mean enable?", -1},
+		{"[compile]\nenable = true\nbackend = \"aot_eager\"\n", "backend: \"aot_eager\" does not fuse kernels", -1},
+		{"[compile]\nenable = true\ncomponents = [\"modle\"]\n", "\"modle\" is no component torchtitan compiles", -1},
+		{"[compile]\nbackend = \"inductor\"\n", "backend: changes nothing without [compile] enable = true", 0},
+		{"[optimizer]\nimplementation = \"for-loop\"\n", "\"for-loop\" is not priced", -1},
+		{"[optimizer]\nimplementation = \"fusd\"\n", "expected \"fused\", \"foreach\"", -1},
+		{"[optimizer]\nearly_step_in_backward = true\n", "early_step_in_backward: not modelled", 0},
+	};
+	char buf[512];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(buf, sizeof(buf), "%s%s", head, cases[i].tail);
+		ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, buf), cases[i].rc);
+		ck_assert_msg(diag.count > 0 && strstr(diag.entries[0].text, cases[i].msg), "%s: %s", cases[i].tail,
+			      diag.count ? diag.entries[0].text : "(none)");
+	}
+	snprintf(buf, sizeof(buf), "%s[optimizer]\nimplementation = \"foreach\"\n[compile]\nenable = true\n"
+				   "components = [\"model\", \"loss\"]\nbackend = \"inductor\"\n", head);
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, buf), 0);
+	ck_assert_str_eq(get("training.optimizer_implementation"), "\"foreach\"");
+	ck_assert_str_eq(get("training.compile"), "true");
 }
 END_TEST
 
@@ -909,7 +951,7 @@ START_TEST(framework_mapping)
 			 0);
 	ck_assert_str_eq(get("training.framework"), "\"torchtitan\"");
 	ck_assert_str_eq(get("overlap.tp"), "true");
-	ck_assert_str_eq(get("parallel.sequence_parallel"), "true");
+	ck_assert_str_eq(get("parallel.sequence_parallel"), "(unset)"); /* torchtitan's default: on */
 	/* each block compiled (compile.py apply_compile): training.compile */
 	ck_assert_str_eq(get("training.compile"), "true");
 	/* compiling the loss only: torchtitan raises */
@@ -1027,6 +1069,7 @@ int main(void)
 	tcase_add_test(tc, deepspeed_batch_triple);
 	tcase_add_test(tc, deepspeed_micro_derived);
 	tcase_add_test(tc, torchtitan_string_values_named);
+	tcase_add_test(tc, torchtitan_compile_and_optimizer_keys);
 	tcase_add_test(tc, torchtitan_ddp);
 	tcase_add_test(tc, megatron_arguments_in_a_variable);
 	tcase_add_test(tc, megatron_bad_value_once);

@@ -785,28 +785,49 @@ static void map_training(struct tctx *c, long long pp)
  * is training.compile. Compiling the loss alone leaves it false. */
 static int compiled(struct tctx *c)
 {
-	struct entry *e, *eo, *comp;
+	struct entry *e, *eo, *comp = get(c, "compile", "components"), *eb = get(c, "compile", "backend");
 	int on = 0, old = 0;
 	if (boolean(c, (eo = get(c, "training", "compile")), &old) == 0 && old)
 		setj(c, "training.compile", "true", eo, NULL);
-	if (boolean(c, (e = get(c, "compile", "enable")), &on) != 0 || !on)
+	if (boolean(c, (e = get(c, "compile", "enable")), &on) != 0 || !on) {
+		if (!on && (comp || eb))
+			mwarn(c, comp ? comp : eb, "changes nothing without [compile] enable = true");
 		return old;
-	comp = get(c, "compile", "components");
+	}
 	if (comp && comp->type != T_ARRAY) {
 		merr(c, comp, "expected an array of names");
 		return old;
 	}
 	if (comp) {
-		/* items '\n'-separated */
+		/* items '\n'-separated; torchtitan compiles "model" and "loss"
+		 * (configs.py:301, train.py's checks of each name) */
 		const char *p = comp->text;
-		int model = 0;
-		for (long long k = 0; k < comp->i && !model; k++) {
+		int model = 0, bad = 0;
+		for (long long k = 0; k < comp->i; k++) {
 			size_t n = strcspn(p, "\n");
-			model = n == 5 && strncmp(p, "model", 5) == 0;
+			if (n == 5 && strncmp(p, "model", 5) == 0)
+				model = 1;
+			else if (!(n == 4 && strncmp(p, "loss", 4) == 0) && !bad) {
+				merr(c, comp, "\"%.*s\" is no component torchtitan compiles: expected \"model\" or \"loss\"",
+				     (int)(n > 64 ? 64 : n), p);
+				bad = 1;
+			}
 			p += n + (p[n] != '\0');
 		}
-		if (!model)
+		if (bad || !model)
 			return old;
+	}
+	{
+		/* the backend: "inductor" (configs.py:304) fuses the element-wise
+		 * ops that training.compile prices; another (aot_eager, eager)
+		 * runs them as eager PyTorch does */
+		const char *b = eb ? str(c, eb) : NULL;
+		if (eb && b && strcmp(b, "inductor") != 0) {
+			merr(c, eb, "\"%s\" does not fuse kernels as Inductor does, which training.compile prices; use "
+				    "\"inductor\" (torchtitan's default), or leave compile off to price the eager block",
+			     b);
+			return old;
+		}
 	}
 	if (!old)
 		setj(c, "training.compile", "true", e, NULL);
@@ -863,14 +884,17 @@ static long long map_parallel(struct tctx *c)
 	setu(c, "parallel.tp", (unsigned long long)tp, e, "no tensor_parallel_degree (1)");
 	{
 		/* enable_sequence_parallel, true by default (torchtitan/config/
-		 * configs.py:169 at b5bcd76c): SequenceParallel in the tp plan */
+		 * configs.py:169 at b5bcd76c): SequenceParallel in the tp plan.
+		 * Left out, training.framework torchtitan derives it per layout
+		 * (on at tp > 1: docs/config.md rule 16), so that a --set or a
+		 * sweep of parallel.tp keeps torchtitan's default */
 		struct entry *es_ = get(c, "parallelism", "enable_sequence_parallel");
 		int on = 1;
-		if (es_ && boolean(c, es_, &on) != 0)
+		if (!es_ || boolean(c, es_, &on) != 0)
 			;
 		else if (tp > 1)
-			setj(c, "parallel.sequence_parallel", on ? "true" : "false", es_ ? es_ : e, NULL);
-		else if (es_)
+			setj(c, "parallel.sequence_parallel", on ? "true" : "false", es_, NULL);
+		else
 			mwarn(c, es_, "changes nothing at tensor_parallel_degree 1");
 	}
 	integer(c, (e = get(c, "parallelism", "pipeline_parallel_degree")), 1, &pp);
@@ -975,13 +999,12 @@ static void map_ac(struct tctx *c)
 
 /* Tables whose keys change nothing distcalc computes. */
 static const char *const ignored_tables[] = {"job", "profiling", "metrics", "lr_scheduler", "checkpoint", "comm",
-					     "memory_estimation", "fault_tolerance", "experimental", "validation",
-					     "compile", NULL};
+					     "memory_estimation", "fault_tolerance", "experimental", "validation", NULL};
 /* Keys of mapped tables that change nothing distcalc computes. */
 static const char *const ignored_keys[] = {
 	"training.dataset", "training.dataset_path", "training.max_norm", "training.steps",
 	"training.gc_freq", "training.seed", "training.deterministic", "optimizer.lr", "optimizer.eps",
-	"optimizer.implementation", "optimizer.early_step_in_backward", "optimizer.weight_decay", "optimizer.beta1",
+	"optimizer.weight_decay", "optimizer.beta1",
 	"optimizer.beta2", "float8.enable_fsdp_float8_all_gather", "float8.precompute_float8_dynamic_scale_for_fsdp",
 	"float8.force_recompute_fp8_weight_in_bwd", "float8.recipe_name", "float8.filter_fqns",
 	/* [mx] (job_config.py:594-618 at 08b8b244f): its cast kernel (distcalc
@@ -1024,6 +1047,27 @@ int dc_import_torchtitan(const char *buf, size_t len, const char *name, struct d
 	if ((e = get(&c, "optimizer", "name")) && str(&c, e) && strcmp(e->text, "AdamW") != 0 &&
 	    strcmp(e->text, "Adam") != 0)
 		merr(&c, e, "\"%s\" is not mapped (distcalc's optimizer states are Adam's two moments)", e->text);
+	/* [optimizer] implementation (components/optimizer/optimizer.py:109-
+	 * 111 at b5bcd76c, "fused" by default): fused and foreach are
+	 * training.optimizer_implementation's; for-loop (a kernel a
+	 * parameter) and fused_opt_states_bf16 (BF16 moments) are not
+	 * priced */
+	if ((e = get(&c, "optimizer", "implementation")) && str(&c, e)) {
+		if (strcmp(e->text, "fused") == 0 || strcmp(e->text, "foreach") == 0)
+			setj(&c, "training.optimizer_implementation", strcmp(e->text, "fused") == 0 ? "\"fused\"" : "\"foreach\"",
+			     e, NULL);
+		else if (strcmp(e->text, "for-loop") == 0 || strcmp(e->text, "fused_opt_states_bf16") == 0)
+			merr(&c, e, "\"%s\" is not priced (%s); use \"fused\" or \"foreach\"", e->text,
+			     e->text[0] == 'f' && e->text[1] == 'o' ? "it runs a kernel a parameter"
+								    : "its Adam moments in BF16 are not a distcalc precision");
+		else
+			merr(&c, e, "expected \"fused\", \"foreach\", \"for-loop\" or \"fused_opt_states_bf16\", got \"%s\"",
+			     e->text);
+	}
+	if ((e = get(&c, "optimizer", "early_step_in_backward")) && e->type == T_BOOL && e->b)
+		mwarn(&c, e, "not modelled: each parameter's optimizer step runs in the backward as its gradient "
+			     "arrives and frees it, which distcalc's ledger and step do not price (the step after the "
+			     "backward, every gradient held until then)");
 	if ((e = get(&c, "float8", "enable_fsdp_float8_all_gather")) && e->type == T_BOOL && e->b)
 		mwarn(&c, e, "not modelled: distcalc gathers the parameters at precision.working_bytes");
 	/* everything else: an ignored table or key, else an error naming it */
