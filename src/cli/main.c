@@ -1398,6 +1398,7 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 	int rc = EXIT_OK;
 	const char *base_name = o->config ? o->config : "configs/systems.json";
 	int gives_model = 0;
+	char file_hf[256];
 
 	*text = NULL;
 	*name = NULL;
@@ -1423,6 +1424,49 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 		gives_model |= strncmp(imp->keys[i].path, "model.", 6) == 0 &&
 			       strcmp(imp->keys[i].path, "model.seq_length") != 0;
 	dc_diag_init(&d);
+	{
+		/* the file's own model, for the warning below */
+		const char *hf = dc_import_get(imp, "model.hf_config");
+		snprintf(file_hf, sizeof(file_hf), "%s", hf ? hf : "");
+	}
+	if (o->emit_config && o->model) {
+		/* --model replaces the file's model keys when the config loads
+		 * (docs/config.md, "Which value wins"): the emitted config says
+		 * so itself, its hf_config the catalogue's name and the file's
+		 * shape keys left out (its sequence kept), so that it loads to
+		 * the model the report prices. A path would be read against the
+		 * emitted file's directory, which is not known here: refused */
+		if (strchr(o->model, '/') || strstr(o->model, ".json")) {
+			fprintf(stderr, "distcalc: error: '--emit-config' with '--model %s': a path is read against the "
+					"emitted config's own directory, which distcalc does not know; give a catalogue name "
+					"(--list-models), or leave --model out and add \"hf_config\" to the emitted "
+					"config's model section yourself\n",
+				o->model);
+			rc = EXIT_USAGE;
+			goto done;
+		}
+		for (size_t i = imp->nkeys; i-- > 0;) {
+			/* a copy: the unset compacts the keys under the name */
+			char key[sizeof(imp->keys[i].path)];
+			snprintf(key, sizeof(key), "%s", imp->keys[i].path);
+			if (strncmp(key, "model.", 6) == 0 && strcmp(key, "model.seq_length") != 0 &&
+			    dc_import_unset(imp, key, &d) != 0) {
+				print_diag(&d, 0);
+				rc = exit_for(d.status);
+				goto done;
+			}
+		}
+		{
+			char *set = dc_asprintf("model.hf_config=%s", o->model);
+			int bad = !set || dc_import_override(imp, set, &d) != 0;
+			free(set);
+			if (bad) {
+				print_diag(&d, 0);
+				rc = set ? exit_for(d.status) : EXIT_INTERNAL;
+				goto done;
+			}
+		}
+	}
 	/* --set on top, so that --emit-config prints it too (the loader
 	 * applies it again, to the same value) */
 	for (size_t i = 0; i < o->nsets; i++) {
@@ -1455,9 +1499,8 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 	if (o->model && gives_model && !imp->model_unresolved[0]) {
 		/* the file named a model of its own: --model wins (docs/config.md,
 		 * "Which value wins"), said so rather than silently */
-		const char *hf = dc_import_get(imp, "model.hf_config");
 		early_warning(early, dc_asprintf("'--model %s' replaces the model '%s' gives%s%s%s", o->model, o->import,
-						 hf ? " (" : "", hf ? hf : "", hf ? ")" : ""));
+						 file_hf[0] ? " (" : "", file_hf, file_hf[0] ? ")" : ""));
 	}
 	if (imp->format == DC_IMPORT_MEGATRON && !dc_import_get(imp, "model.vocab_size") && !o->model) {
 		int given = 0;
