@@ -1446,9 +1446,7 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 			goto done;
 		}
 		for (size_t i = imp->nkeys; i-- > 0;) {
-			/* a copy: the unset compacts the keys under the name */
-			char key[sizeof(imp->keys[i].path)];
-			snprintf(key, sizeof(key), "%s", imp->keys[i].path);
+			const char *key = imp->keys[i].path;
 			if (strncmp(key, "model.", 6) == 0 && strcmp(key, "model.seq_length") != 0 &&
 			    dc_import_unset(imp, key, &d) != 0) {
 				print_diag(&d, 0);

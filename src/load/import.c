@@ -183,9 +183,18 @@ int dc_import_override(struct dc_import *imp, const char *text, struct dc_diag *
 	return rc;
 }
 
-int dc_import_unset(struct dc_import *imp, const char *path, struct dc_diag *diag)
+int dc_import_unset(struct dc_import *imp, const char *name, struct dc_diag *diag)
 {
-	size_t n = strlen(path), kept = 0;
+	/* a copy: `name` may be a key's own path, which the compaction below
+	 * overwrites */
+	char *path = dc_strdup(name);
+	size_t n, kept = 0;
+	int rc = -1;
+	if (!path) {
+		dc_diag_error(diag, DC_ERR_INTERNAL, "--unset: error: out of memory");
+		return -1;
+	}
+	n = strlen(path);
 	for (size_t i = 0; i < imp->nkeys; i++) {
 		const char *p = imp->keys[i].path;
 		if (strcmp(p, path) == 0 || (strncmp(p, path, n) == 0 && p[n] == '.')) {
@@ -195,11 +204,13 @@ int dc_import_unset(struct dc_import *imp, const char *path, struct dc_diag *dia
 		imp->keys[kept++] = imp->keys[i];
 	}
 	imp->nkeys = kept;
-	if (dc_import_set(imp, path, "null", "--unset", 0, "--unset", diag) != 0)
-		return -1;
-	free(imp->keys[imp->nkeys - 1].json);
-	imp->keys[imp->nkeys - 1].json = NULL;
-	return 0;
+	if (dc_import_set(imp, path, "null", "--unset", 0, "--unset", diag) == 0) {
+		free(imp->keys[imp->nkeys - 1].json);
+		imp->keys[imp->nkeys - 1].json = NULL;
+		rc = 0;
+	}
+	free(path);
+	return rc;
 }
 
 void dc_import_release(struct dc_import *imp)
