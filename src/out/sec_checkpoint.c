@@ -52,7 +52,7 @@ struct view {
 	/* "scenario: condition", one a line, each from accept_at[i] in one
 	 * pool (the lines differ much in length) */
 	uint16_t accept_at[NACCEPT];
-	char accept[3200];
+	char accept[4800];
 };
 
 /* ---- every rank's bytes ---- */
@@ -265,17 +265,25 @@ struct accept_row {
 };
 
 /* condition i with this layout's numbers */
-static void accept_text(const struct dc_checkpoint_result *c, uint64_t i, struct accept_row *r)
+static void accept_text(const struct dc_config *in, const struct dc_checkpoint_result *c, uint64_t i,
+			struct accept_row *r)
 {
 	unsigned long long N = (unsigned long long)c->saved.world, S = (unsigned long long)c->step;
 	const char *fail = "one rank fails to save", *re = "restore to a different world size";
+	/* a full save: rank 0 writes one file (checkpoint.format "full") */
+	int full = c->writers == 1 && in->checkpoint.format == DC_CKPT_FULL;
 
 	switch (i) {
 	case 0:
 		r->scenario = fail;
-		snprintf(r->condition, sizeof(r->condition),
-			 "nothing is committed without every shard and the metadata: the step-%llu checkpoint counts only when all %llu ranks' files (%llu bytes, %.2f GiB) are written and rank 0 has written the metadata after every rank reported success; one failing rank means no metadata, and the loader refuses a directory without it",
-			 S, N, (unsigned long long)c->saved_bytes, gib(c->saved_bytes));
+		if (full)
+			snprintf(r->condition, sizeof(r->condition),
+				 "nothing is committed without the whole file: the step-%llu checkpoint counts only when rank 0's file (%llu bytes, %.2f GiB) is written whole, after every one of the %llu ranks gave it its state; a rank failing in the gather means no file, and the last checkpoint stands",
+				 S, (unsigned long long)c->saved_bytes, gib(c->saved_bytes), N);
+		else
+			snprintf(r->condition, sizeof(r->condition),
+				 "nothing is committed without every shard and the metadata: the step-%llu checkpoint counts only when all %llu ranks' files (%llu bytes, %.2f GiB) are written and rank 0 has written the metadata after every rank reported success; one failing rank means no metadata, and the loader refuses a directory without it",
+				 S, N, (unsigned long long)c->saved_bytes, gib(c->saved_bytes));
 		break;
 	case 1:
 		r->scenario = fail;
@@ -291,16 +299,28 @@ static void accept_text(const struct dc_checkpoint_result *c, uint64_t i, struct
 			else if (c->host_node_bytes)
 				snprintf(host, sizeof(host), "; the save's host memory, %s, %.2f GiB (cluster.host_memory not given: not checked)",
 					 what, gib(c->host_node_bytes));
+			/* the save phase's GPU peak (the ledger's checkpoint_save
+			 * phase of the most loaded rank): a save that does not fit
+			 * fails the same way (a student found it judged nowhere) */
+			char gpu[200];
+			snprintf(gpu, sizeof(gpu), "; the save's GPU memory, the most loaded rank's peak %.2f GiB against %.2f GiB (cluster.gpu_memory; %s)",
+				 gib(c->gpu_peak_bytes), gib(in->cluster.gpu_mem_bytes),
+				 c->gpu_peak_bytes <= in->cluster.gpu_mem_bytes ? "holds" : "FAILS: out of memory in the save");
 			snprintf(r->condition, sizeof(r->condition),
-				 "the previous checkpoint stays loadable: it is deleted only after step %llu is committed, so storage holds two checkpoints (%.2f GiB) and a failed save at %.1f s leaves the last one whole%s",
-				 S, gib(c->saved_bytes) * 2, c->save_time_s, host);
+				 "the previous checkpoint stays loadable: it is deleted only after step %llu is committed, so storage holds two checkpoints (%.2f GiB) and a failed save at %.1f s leaves the last one whole%s%s",
+				 S, gib(c->saved_bytes) * 2, c->save_time_s, gpu, host);
 		}
 		break;
 	case 2:
 		r->scenario = fail;
-		dc_text_fmt(r->condition, sizeof(r->condition),
-			    "all ranks agree on the step: every one of the %llu shards and the metadata record step %llu (and %llu samples consumed); a load checks them equal and stops otherwise",
-			    N, S, (unsigned long long)c->samples_consumed);
+		if (full)
+			dc_text_fmt(r->condition, sizeof(r->condition),
+				    "all ranks agree on the step: the file records step %llu (and %llu samples consumed), and every one of the %llu ranks that loads it resumes there; a load checks the scheduler and data position against it and stops otherwise",
+				    S, (unsigned long long)c->samples_consumed, N);
+		else
+			dc_text_fmt(r->condition, sizeof(r->condition),
+				    "all ranks agree on the step: every one of the %llu shards and the metadata record step %llu (and %llu samples consumed); a load checks them equal and stops otherwise",
+				    N, S, (unsigned long long)c->samples_consumed);
 		break;
 	case 3:
 		r->scenario = re;
@@ -386,9 +406,21 @@ static void accept_text(const struct dc_checkpoint_result *c, uint64_t i, struct
 		break;
 	default:
 		r->scenario = re;
-		dc_text_fmt(r->condition, sizeof(r->condition),
-			    "a restorable run, not just loadable weights: the loss of step %llu after the restore equals the loss of that step without the restart within 1e-3 relative (BF16 reductions summed in another order); a larger gap means state was lost",
-			    S + 1);
+		if (!c->batch_kept)
+			/* another global batch: step S + 1 averages other samples
+			 * (a student read the step-for-step test beside "expect a
+			 * different loss curve") */
+			dc_text_fmt(r->condition, sizeof(r->condition),
+				    "a restorable run, not just loadable weights: the global batch changes (%llu to %llu samples), so step %llu averages other samples than without the restart and its loss is not compared step for step; the loss over the next steps stays within the run's step-to-step noise of its trend, and a jump above it means state was lost",
+				    (unsigned long long)c->global_batch, (unsigned long long)c->new_global_batch, S + 1);
+		else if (in->model.dropout && c->restored.world != c->saved.world)
+			dc_text_fmt(r->condition, sizeof(r->condition),
+				    "a restorable run, not just loadable weights: the dropout masks differ from the old run's (the RNG reseeds, above), so the loss of step %llu is not compared step for step; the mean loss of the next steps equals the old run's within its dropout noise, and a larger gap means state was lost",
+				    S + 1);
+		else
+			dc_text_fmt(r->condition, sizeof(r->condition),
+				    "a restorable run, not just loadable weights: the loss of step %llu after the restore equals the loss of that step without the restart within 1e-3 relative (BF16 reductions summed in another order); a larger gap means state was lost",
+				    S + 1);
 		break;
 	}
 }
@@ -498,7 +530,7 @@ static void view(const struct dc_run *run, void *out)
 	for (size_t i = 0, at = 0; i < NACCEPT; i++) {
 		struct accept_row a;
 		size_t room = sizeof(v->accept) - at;
-		accept_text(c, i, &a);
+		accept_text(in, c, i, &a);
 		/* what a line cannot hold is cut, as its own buffer would (the
 		 * room left is at least a condition's, so never 0) */
 		v->accept_at[i] = (uint16_t)at;
