@@ -772,6 +772,14 @@ START_TEST(torchtitan_compile_and_optimizer_keys)
 	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, buf), 0);
 	ck_assert_str_eq(get("training.optimizer_implementation"), "\"foreach\"");
 	ck_assert_str_eq(get("training.compile"), "true");
+	/* qwen3 30B-A3B with expert parallelism 8: the catalogue's model
+	 * (its shape is the Hugging Face config's), parallel.ep */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"qwen3\"\nflavor = \"30B-A3B\"\n"
+						     "[activation_checkpoint]\nmode = \"none\"\n[parallelism]\n"
+						     "expert_parallel_degree = 8\n"),
+			 0);
+	ck_assert_str_eq(get("model.hf_config"), "\"qwen3-30b-a3b\"");
+	ck_assert_str_eq(get("parallel.ep"), "8");
 }
 END_TEST
 

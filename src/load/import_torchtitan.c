@@ -546,13 +546,19 @@ static const char *str(struct tctx *c, struct entry *e)
  * torchtitan/models/llama3/__init__.py, _8b, _70b, _405b) and their RoPE,
  * scaled to 131,072 positions ("llama" scaling, max_context_length
  * 131072: :226-228, 267-269, 308-310), as the Llama-3.1 Hugging Face
- * configs give them (docs/importers.md). */
+ * configs give them (docs/importers.md). The qwen3 flavors 8B and 30B-A3B
+ * (torchtitan/models/qwen3/__init__.py, _8b and _30b_a3b: dim 4096, 36
+ * layers, 32 / 8 heads of 128, ffn 12288; dim 2048, 48 layers, 32 / 4
+ * heads, 128 experts of 768, top 8; vocabulary 151,936 untied) are
+ * Qwen3-8B's and Qwen3-30B-A3B's Hugging Face configs. */
 static const struct {
 	const char *name, *flavor, *catalogue;
 } flavors[] = {
 	{"llama3", "8B", "llama-3.1-8b"},
 	{"llama3", "70B", "llama-3.1-70b"},
 	{"llama3", "405B", "llama-3.1-405b"},
+	{"qwen3", "8B", "qwen3-8b"},
+	{"qwen3", "30B-A3B", "qwen3-30b-a3b"},
 };
 
 /* Whether an item of a filter_fqns array is a substring of "output", the
@@ -901,6 +907,16 @@ static long long map_parallel(struct tctx *c)
 	setu(c, "parallel.pp", (unsigned long long)pp, e, "no pipeline_parallel_degree (1)");
 	integer(c, (e = get(c, "parallelism", "context_parallel_degree")), 1, &cp);
 	setu(c, "parallel.cp", (unsigned long long)cp, e, "no context_parallel_degree (1)");
+	{
+		/* expert_parallel_degree (configs.py:282, 1): the experts over
+		 * ep ranks borrowed from dp_shard x cp x tp, which training.
+		 * framework torchtitan prices (docs/config.md rule 11) */
+		long long ep = 1;
+		struct entry *ee = get(c, "parallelism", "expert_parallel_degree");
+		integer(c, ee, 1, &ep);
+		if (ee && ep > 1)
+			setu(c, "parallel.ep", (unsigned long long)ep, ee, NULL);
+	}
 	if (shard > 0) {
 		unsigned long long dp = (unsigned long long)rep * (unsigned long long)shard;
 		setu(c, "parallel.dp", dp, es, NULL);
