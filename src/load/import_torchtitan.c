@@ -777,10 +777,16 @@ static void map_training(struct tctx *c, long long pp)
 	/* FSDP2 mixed precision: FP32 sharded parameters, gradients and Adam
 	 * moments, a BF16 (or FP32) working copy */
 	sets(c, "precision.preset", "fsdp2", e, "no [training] mixed_precision_param (bfloat16)");
-	if (e && strcmp(e->text, "float32") == 0)
+	if (e && strcmp(e->text, "float32") == 0) {
 		setj(c, "precision.working_bytes", "4", e, NULL);
+		mwarn(c, e, "the gathered parameters are priced at 4 bytes (precision.working_bytes), but the matmuls "
+			    "at the BF16 peak and the activations at 2 bytes: FP32 compute is not modelled");
+	}
 	if ((e = get(c, "training", "mixed_precision_reduce")) && str(c, e) && strcmp(e->text, "float32") != 0)
-		merr(c, e, "expected \"float32\"");
+		merr(c, e, "\"%s\" is not mapped: distcalc's fsdp2 preset reduce-scatters FP32 gradients, 4 bytes "
+			   "(precision.grad_bytes); remove it to price FP32, or give --set precision.grad_bytes=2 to price "
+			   "2-byte gradients, held and reduced",
+		     e->text);
 	setj(c, "training.attention", "\"flash\"", NULL, "torchtitan's SDPA (flash)");
 }
 
