@@ -52,7 +52,7 @@ struct view {
 	/* "scenario: condition", one a line, each from accept_at[i] in one
 	 * pool (the lines differ much in length) */
 	uint16_t accept_at[NACCEPT];
-	char accept[4800];
+	char accept[6800];
 };
 
 /* ---- every rank's bytes ---- */
@@ -261,7 +261,7 @@ static double gib(uint64_t b)
 
 struct accept_row {
 	const char *scenario;
-	char condition[560];
+	char condition[800];
 };
 
 /* condition i with this layout's numbers */
