@@ -522,6 +522,26 @@ int dc_import_config(const struct dc_import *imp, const char *import_name, const
 	for (size_t i = 0; i < imp->nkeys; i++)
 		if (!imp->keys[i].json)
 			remove_key(root, imp->keys[i].path);
+	{
+		/* a model the command line named (--model or --set
+		 * model.hf_config) for a framework that names none (DeepSpeed):
+		 * the base's training sequence, which no Hugging Face config
+		 * gives, unless a --set gives it or an --unset removed it */
+		cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "model");
+		const cJSON *bm = cJSON_GetObjectItemCaseSensitive(broot, "model");
+		const cJSON *bs = cJSON_IsObject(bm) ? cJSON_GetObjectItemCaseSensitive(bm, "seq_length") : NULL;
+		int unset = 0;
+		for (size_t i = 0; i < imp->nkeys; i++)
+			unset |= !imp->keys[i].json && (strcmp(imp->keys[i].path, "model.seq_length") == 0 ||
+							strcmp(imp->keys[i].path, "model") == 0);
+		if (cJSON_IsObject(m) && bs && !unset && !cJSON_GetObjectItemCaseSensitive(m, "seq_length")) {
+			cJSON *copy = cJSON_Duplicate(bs, 1);
+			if (!copy || !cJSON_AddItemToObject(m, "seq_length", copy)) {
+				cJSON_Delete(copy);
+				goto oom;
+			}
+		}
+	}
 	put_value(out, root, 0);
 	dc_buf_putc(out, '\n');
 	if (out->failed)

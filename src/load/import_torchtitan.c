@@ -784,8 +784,8 @@ static void map_training(struct tctx *c, long long pp)
 	}
 	if ((e = get(c, "training", "mixed_precision_reduce")) && str(c, e) && strcmp(e->text, "float32") != 0)
 		merr(c, e, "\"%s\" is not mapped: distcalc's fsdp2 preset reduce-scatters FP32 gradients, 4 bytes "
-			   "(precision.grad_bytes); remove it to price FP32, or give --set precision.grad_bytes=2 to price "
-			   "2-byte gradients, held and reduced",
+			   "(precision.grad_bytes); remove it to price FP32, or remove it and give --set "
+			   "precision.grad_bytes=2 to price 2-byte gradients, held and reduced",
 		     e->text);
 	setj(c, "training.attention", "\"flash\"", NULL, "torchtitan's SDPA (flash)");
 }
@@ -802,7 +802,9 @@ static int compiled(struct tctx *c)
 	if (boolean(c, (eo = get(c, "training", "compile")), &old) == 0 && old)
 		setj(c, "training.compile", "true", eo, NULL);
 	if (boolean(c, (e = get(c, "compile", "enable")), &on) != 0 || !on) {
-		if (!on && (comp || eb))
+		/* torchtitan's stock files spell enable = false beside the
+		 * default components: only a table without enable is told */
+		if (!e && (comp || eb))
 			mwarn(c, comp ? comp : eb, "changes nothing without [compile] enable = true");
 		return old;
 	}
@@ -902,12 +904,14 @@ static long long map_parallel(struct tctx *c)
 		 * sweep of parallel.tp keeps torchtitan's default */
 		struct entry *es_ = get(c, "parallelism", "enable_sequence_parallel");
 		int on = 1;
-		if (!es_ || boolean(c, es_, &on) != 0)
-			;
-		else if (tp > 1)
-			setj(c, "parallel.sequence_parallel", on ? "true" : "false", es_, NULL);
-		else
-			mwarn(c, es_, "changes nothing at tensor_parallel_degree 1");
+		/* true is the default, left to the framework too (at tp 1
+		 * torchtitan ignores it: a sweep of tp over 1 stays valid) */
+		if (es_ && boolean(c, es_, &on) == 0 && !on) {
+			if (tp > 1)
+				setj(c, "parallel.sequence_parallel", "false", es_, NULL);
+			else
+				mwarn(c, es_, "changes nothing at tensor_parallel_degree 1");
+		}
 	}
 	integer(c, (e = get(c, "parallelism", "pipeline_parallel_degree")), 1, &pp);
 	setu(c, "parallel.pp", (unsigned long long)pp, e, "no pipeline_parallel_degree (1)");
@@ -1042,6 +1046,7 @@ int dc_import_torchtitan(const char *buf, size_t len, const char *name, struct d
 	struct tctx c;
 	struct entry *e;
 	long long pp;
+	int early = 0;
 
 	memset(&t, 0, sizeof(t));
 	t.name = name;
@@ -1080,13 +1085,13 @@ int dc_import_torchtitan(const char *buf, size_t len, const char *name, struct d
 			     e, NULL);
 		else if (strcmp(e->text, "for-loop") == 0 || strcmp(e->text, "fused_opt_states_bf16") == 0)
 			merr(&c, e, "\"%s\" is not priced (%s); use \"fused\" or \"foreach\"", e->text,
-			     e->text[0] == 'f' && e->text[1] == 'o' ? "it runs a kernel a parameter"
-								    : "its Adam moments in BF16 are not a distcalc precision");
+			     strcmp(e->text, "for-loop") == 0 ? "it runs a kernel a parameter"
+							      : "its Adam moments in BF16 are not a distcalc precision");
 		else
 			merr(&c, e, "expected \"fused\", \"foreach\", \"for-loop\" or \"fused_opt_states_bf16\", got \"%s\"",
 			     e->text);
 	}
-	if ((e = get(&c, "optimizer", "early_step_in_backward")) && e->type == T_BOOL && e->b)
+	if ((e = get(&c, "optimizer", "early_step_in_backward")) && boolean(&c, e, &early) == 0 && early)
 		mwarn(&c, e, "not modelled: each parameter's optimizer step runs in the backward as its gradient "
 			     "arrives and frees it, which distcalc's ledger and step do not price (the step after the "
 			     "backward, every gradient held until then)");

@@ -272,6 +272,10 @@ static void accept_text(const struct dc_config *in, const struct dc_checkpoint_r
 	const char *fail = "one rank fails to save", *re = "restore to a different world size";
 	/* a full save: rank 0 writes one file (checkpoint.format "full") */
 	int full = c->writers == 1 && in->checkpoint.format == DC_CKPT_FULL;
+	/* the same layout: each new rank has an old rank's coordinates (the
+	 * world alone can stay while tp, pp or dp x cp move) */
+	int same = c->restored.tp == c->saved.tp && c->restored.pp == c->saved.pp &&
+		   c->restored.dpcp == c->saved.dpcp && c->restored.cp == c->saved.cp;
 
 	switch (i) {
 	case 0:
@@ -400,9 +404,10 @@ static void accept_text(const struct dc_config *in, const struct dc_checkpoint_r
 		dc_text_fmt(r->condition, sizeof(r->condition),
 			    "RNG consistent: %llu RNG states were saved for %llu new ranks; %s",
 			    N, (unsigned long long)c->restored.world,
-			    c->restored.world == c->saved.world
-				 ? "each new rank loads the state of the rank with its coordinates"
-				 : "they cannot map one to one: every rank reseeds from (seed, step, new rank), and dropout masks differ from the old run's");
+			    same ? "each new rank loads the state of the rank with its coordinates"
+				 : c->restored.world == c->saved.world
+				       ? "as many, but the layout moves (tp, pp or dp x cp), so no new rank has an old rank's coordinates: every rank reseeds from (seed, step, new rank), and dropout masks differ from the old run's"
+				       : "they cannot map one to one: every rank reseeds from (seed, step, new rank), and dropout masks differ from the old run's");
 		break;
 	default:
 		r->scenario = re;
@@ -413,7 +418,7 @@ static void accept_text(const struct dc_config *in, const struct dc_checkpoint_r
 			dc_text_fmt(r->condition, sizeof(r->condition),
 				    "a restorable run, not just loadable weights: the global batch changes (%llu to %llu samples), so step %llu averages other samples than without the restart and its loss is not compared step for step; the loss over the next steps stays within the run's step-to-step noise of its trend, and a jump above it means state was lost",
 				    (unsigned long long)c->global_batch, (unsigned long long)c->new_global_batch, S + 1);
-		else if (in->model.dropout && c->restored.world != c->saved.world)
+		else if (in->model.dropout && !same)
 			dc_text_fmt(r->condition, sizeof(r->condition),
 				    "a restorable run, not just loadable weights: the dropout masks differ from the old run's (the RNG reseeds, above), so the loss of step %llu is not compared step for step; the mean loss of the next steps equals the old run's within its dropout noise, and a larger gap means state was lost",
 				    S + 1);
