@@ -780,6 +780,17 @@ START_TEST(torchtitan_compile_and_optimizer_keys)
 			 0);
 	ck_assert_str_eq(get("model.hf_config"), "\"qwen3-30b-a3b\"");
 	ck_assert_str_eq(get("parallel.ep"), "8");
+	/* an older torchtitan's expert_tensor_parallel_degree: 1 (its stock
+	 * MoE files) changes nothing, more is refused */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"qwen3\"\nflavor = \"30B-A3B\"\n"
+						     "[activation_checkpoint]\nmode = \"none\"\n[parallelism]\n"
+						     "expert_parallel_degree = 8\nexpert_tensor_parallel_degree = 1\n"),
+			 0);
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"qwen3\"\nflavor = \"30B-A3B\"\n"
+						     "[activation_checkpoint]\nmode = \"none\"\n[parallelism]\n"
+						     "expert_parallel_degree = 8\nexpert_tensor_parallel_degree = 2\n"),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(diag.entries[0].text, "expert_tensor_parallel_degree: 2 splits each expert"));
 }
 END_TEST
 

@@ -926,6 +926,15 @@ static long long map_parallel(struct tctx *c)
 		integer(c, ee, 1, &ep);
 		if (ee && ep > 1)
 			setu(c, "parallel.ep", (unsigned long long)ep, ee, NULL);
+		/* an older torchtitan's expert_tensor_parallel_degree (its stock
+		 * MoE files spell 1): 1 splits no expert over tp, as torchtitan
+		 * at b5bcd76c does with ep (rule 11); more is not modelled */
+		ee = get(c, "parallelism", "expert_tensor_parallel_degree");
+		if (ee && integer(c, ee, 1, &ep) == 0 && ep > 1)
+			merr(c, ee, "%lld splits each expert over tensor-parallel ranks, which the torchtitan distcalc "
+				    "follows (b5bcd76c) no longer runs and distcalc does not price under training.framework "
+				    "torchtitan; give 1 (the experts whole)",
+			     ep);
 	}
 	if (shard > 0) {
 		unsigned long long dp = (unsigned long long)rep * (unsigned long long)shard;
