@@ -356,6 +356,7 @@ START_TEST(test_save_host_memory)
 	run(&c, &p, &r, DC_EST_CHECKPOINT);
 	ck_assert_uint_eq(r.checkpoint.save_host_mem_bytes, 0);
 	ck_assert(r.checkpoint.save_host_fits);
+	ck_assert(r.checkpoint.save_gpu_fits); /* a sharded save: the ledger's checkpoint_save phase fits 80 GiB */
 }
 END_TEST
 
@@ -387,6 +388,9 @@ START_TEST(test_full_gather_gpu_by_hand)
 	 * dict: 122,368,417,792, + 5% rounded up: 128,486,838,682 */
 	ck_assert_uint_eq(r.checkpoint.gpu_peak_bytes, 128486838682ull);
 	ck_assert(r.checkpoint.gpu_peak_bytes > r.checkpoint.gpu_training_peak_bytes);
+	/* above the 80 GiB (85,899,345,920 B) GPU: the save runs out of
+	 * memory (save_gpu_fits; the acceptance condition says FAILS) */
+	ck_assert(!r.checkpoint.save_gpu_fits);
 
 	systems_set(&c2, gpu2, 4);
 	fixture_plan(&c2, &p2);

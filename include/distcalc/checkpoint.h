@@ -146,6 +146,7 @@ struct dc_checkpoint_result {
 	uint64_t host_node_bytes;         /* on its node */
 	uint64_t save_host_mem_bytes;     /* cluster.host_memory (0: not given) */
 	int save_host_fits;               /* host_node_bytes <= it, or it not given */
+	int save_gpu_fits;                /* gpu_peak_bytes <= cluster.gpu_memory */
 	/* restore: the states of the new layout's sharding (parallel.sharding,
 	 * kept), each held whole per tp' x pp' shard (replicated over dp' x cp')
 	 * or sharded over restored.shard */

@@ -1140,6 +1140,7 @@ int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result
 		return -1;
 	}
 	c->gpu_peak_bytes = m->top.phase_bytes[DC_MEM_CHECKPOINT];
+	c->save_gpu_fits = c->gpu_peak_bytes <= p->in->cluster.gpu_mem_bytes;
 	for (int ph = 0; ph < DC_MEM_PHASE_COUNT; ph++)
 		if (ph != DC_MEM_CHECKPOINT)
 			c->gpu_training_peak_bytes = max_u64(c->gpu_training_peak_bytes, m->top.phase_bytes[ph]);

@@ -47,7 +47,7 @@ struct view {
 	const char *staging_bw_from;
 	uint64_t gpu_extra_bytes, gpu_peak_bytes, gpu_training_peak_bytes, host_rank_bytes, host_node_bytes;
 	uint64_t save_host_mem_bytes;
-	int save_host_fits, full, staged;
+	int save_host_fits, save_gpu_fits, full, staged;
 	struct restore_view restore;
 	/* "scenario: condition", one a line, each from accept_at[i] in one
 	 * pool (the lines differ much in length) */
@@ -309,7 +309,7 @@ static void accept_text(const struct dc_config *in, const struct dc_checkpoint_r
 			char gpu[200];
 			snprintf(gpu, sizeof(gpu), "; the save's GPU memory, the most loaded rank's peak %.2f GiB against %.2f GiB (cluster.gpu_memory; %s)",
 				 gib(c->gpu_peak_bytes), gib(in->cluster.gpu_mem_bytes),
-				 c->gpu_peak_bytes <= in->cluster.gpu_mem_bytes ? "holds" : "FAILS: out of memory in the save");
+				 c->save_gpu_fits ? "holds" : "FAILS: out of memory in the save");
 			snprintf(r->condition, sizeof(r->condition),
 				 "the previous checkpoint stays loadable: it is deleted only after step %llu is committed, so storage holds two checkpoints (%.2f GiB) and a failed save at %.1f s leaves the last one whole%s%s",
 				 S, gib(c->saved_bytes) * 2, c->save_time_s, gpu, host);
@@ -487,6 +487,7 @@ static void view(const struct dc_run *run, void *out)
 	v->save_host_fits = c->save_host_fits;
 	v->gpu_extra_bytes = c->gpu_extra_bytes;
 	v->gpu_peak_bytes = c->gpu_peak_bytes;
+	v->save_gpu_fits = c->save_gpu_fits;
 	v->gpu_training_peak_bytes = c->gpu_training_peak_bytes;
 	v->host_rank_bytes = c->host_rank_bytes;
 	v->host_node_bytes = c->host_node_bytes;
@@ -599,6 +600,7 @@ static const struct dc_field fields[] = {
 	 V(gpu_peak_bytes)},
 	{"gpu_training_peak_bytes", "training peak, GPU (other phases)", DC_U_BYTES, DC_FT_U64,
 	 V(gpu_training_peak_bytes)},
+	{"save_gpu_fits", "the save's GPU peak fits (cluster.gpu_memory)", DC_U_NONE, DC_FT_BOOL, V(save_gpu_fits)},
 	{"host_rank_bytes", "save-phase host memory, busiest rank", DC_U_BYTES, DC_FT_U64, V(host_rank_bytes)},
 	{"host_node_bytes", "save-phase host memory, its node", DC_U_BYTES, DC_FT_U64, V(host_node_bytes)},
 	{"save_host_memory_bytes", "host memory (cluster.host_memory)", DC_U_BYTES, DC_FT_U64, V(save_host_mem_bytes),
