@@ -28,6 +28,16 @@ static const char *get(const char *path)
 	return v ? v : "(unset)";
 }
 
+/* parse(f torchtitan, text) returns rc, and its first diagnostic holds
+ * `says` (NULL: none asked) */
+static void ck_toml(const char *text, int rc, const char *says)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, text), rc);
+	if (says)
+		ck_assert_msg(diag.count > 0 && strstr(diag.entries[0].text, says), "%s: %s", text,
+			      diag.count ? diag.entries[0].text : "(none)");
+}
+
 static void teardown(void)
 {
 	dc_import_release(&imp);
@@ -719,21 +729,16 @@ START_TEST(torchtitan_ddp)
 	 * not a boolean: refused */
 	ck_assert_str_eq(get("parallel.sequence_parallel"), "(unset)");
 	ck_assert_str_eq(get("training.framework"), "\"torchtitan\"");
-	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\n"
-						     "tensor_parallel_degree = 2\nenable_sequence_parallel = false\n"
-						     "[activation_checkpoint]\nmode = \"none\"\n"),
-			 0);
+#define SP_TOML(tp, sp)                                                                                         \
+	"[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\ntensor_parallel_degree = " tp                      \
+	"\nenable_sequence_parallel = " sp "\n[activation_checkpoint]\nmode = \"none\"\n"
+	ck_toml(SP_TOML("2", "false"), 0, NULL);
 	ck_assert_str_eq(get("parallel.sequence_parallel"), "false");
-	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\n"
-						     "tensor_parallel_degree = 1\nenable_sequence_parallel = false\n"
-						     "[activation_checkpoint]\nmode = \"none\"\n"),
-			 0);
-	ck_assert_ptr_nonnull(strstr(diag.entries[0].text, "enable_sequence_parallel: changes nothing at tensor_parallel_degree 1"));
-	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\n"
-						     "tensor_parallel_degree = 2\nenable_sequence_parallel = 1\n"
-						     "[activation_checkpoint]\nmode = \"none\"\n"),
-			 -1);
-	ck_assert_ptr_nonnull(strstr(diag.entries[0].text, "enable_sequence_parallel: expected true or false"));
+	ck_toml(SP_TOML("2", "true"), 0, NULL);
+	ck_assert_str_eq(get("parallel.sequence_parallel"), "(unset)"); /* the default, as left out */
+	ck_toml(SP_TOML("1", "false"), 0, "enable_sequence_parallel: changes nothing at tensor_parallel_degree 1");
+	ck_toml(SP_TOML("2", "1"), -1, "enable_sequence_parallel: expected true or false");
+#undef SP_TOML
 }
 END_TEST
 
@@ -763,9 +768,7 @@ START_TEST(torchtitan_compile_and_optimizer_keys)
 	char buf[512];
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(buf, sizeof(buf), "%s%s", head, cases[i].tail);
-		ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, buf), cases[i].rc);
-		ck_assert_msg(diag.count > 0 && strstr(diag.entries[0].text, cases[i].msg), "%s: %s", cases[i].tail,
-			      diag.count ? diag.entries[0].text : "(none)");
+		ck_toml(buf, cases[i].rc, cases[i].msg);
 	}
 	snprintf(buf, sizeof(buf), "%s[optimizer]\nimplementation = \"foreach\"\n[compile]\nenable = true\n"
 				   "components = [\"model\", \"loss\"]\nbackend = \"inductor\"\n", head);
@@ -774,23 +777,18 @@ START_TEST(torchtitan_compile_and_optimizer_keys)
 	ck_assert_str_eq(get("training.compile"), "true");
 	/* qwen3 30B-A3B with expert parallelism 8: the catalogue's model
 	 * (its shape is the Hugging Face config's), parallel.ep */
-	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"qwen3\"\nflavor = \"30B-A3B\"\n"
-						     "[activation_checkpoint]\nmode = \"none\"\n[parallelism]\n"
-						     "expert_parallel_degree = 8\n"),
-			 0);
+#define MOE_TOML(more)                                                                                          \
+	"[model]\nname = \"qwen3\"\nflavor = \"30B-A3B\"\n[activation_checkpoint]\nmode = \"none\"\n[parallelism]\n"  \
+	"expert_parallel_degree = 8\n" more
+	ck_toml(MOE_TOML(""), 0, NULL);
 	ck_assert_str_eq(get("model.hf_config"), "\"qwen3-30b-a3b\"");
 	ck_assert_str_eq(get("parallel.ep"), "8");
 	/* an older torchtitan's expert_tensor_parallel_degree: 1 (its stock
 	 * MoE files) changes nothing, more is refused */
-	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"qwen3\"\nflavor = \"30B-A3B\"\n"
-						     "[activation_checkpoint]\nmode = \"none\"\n[parallelism]\n"
-						     "expert_parallel_degree = 8\nexpert_tensor_parallel_degree = 1\n"),
-			 0);
-	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"qwen3\"\nflavor = \"30B-A3B\"\n"
-						     "[activation_checkpoint]\nmode = \"none\"\n[parallelism]\n"
-						     "expert_parallel_degree = 8\nexpert_tensor_parallel_degree = 2\n"),
-			 -1);
-	ck_assert_ptr_nonnull(strstr(diag.entries[0].text, "expert_tensor_parallel_degree: 2 splits each expert"));
+	ck_toml(MOE_TOML("expert_tensor_parallel_degree = 1\n"), 0, NULL);
+	ck_assert_str_eq(get("parallel.ep"), "8");
+	ck_toml(MOE_TOML("expert_tensor_parallel_degree = 2\n"), -1, "expert_tensor_parallel_degree: 2 splits each expert");
+#undef MOE_TOML
 }
 END_TEST
 

@@ -1436,7 +1436,7 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 		 * shape keys left out (its sequence kept), so that it loads to
 		 * the model the report prices. A path would be read against the
 		 * emitted file's directory, which is not known here: refused */
-		if (strchr(o->model, '/') || strstr(o->model, ".json")) {
+		if (!dc_catalogue_is_name(o->model)) {
 			fprintf(stderr, "distcalc: error: '--emit-config' with '--model %s': a path is read against the "
 					"emitted config's own directory, which distcalc does not know; give a catalogue name "
 					"(--list-models), or leave --model out and add \"hf_config\" to the emitted "

@@ -319,8 +319,8 @@ static void accept_text(const struct dc_config *in, const struct dc_checkpoint_r
 		r->scenario = fail;
 		if (full)
 			dc_text_fmt(r->condition, sizeof(r->condition),
-				    "all ranks agree on the step: the file records step %llu (and %llu samples consumed), and every one of the %llu ranks that loads it resumes there; a load checks the scheduler and data position against it and stops otherwise",
-				    S, (unsigned long long)c->samples_consumed, N);
+				    "all ranks agree on the step: the file records step %llu (and %llu samples consumed), and every rank that loads it resumes there; a load checks the scheduler and data position against it and stops otherwise",
+				    S, (unsigned long long)c->samples_consumed);
 		else
 			dc_text_fmt(r->condition, sizeof(r->condition),
 				    "all ranks agree on the step: every one of the %llu shards and the metadata record step %llu (and %llu samples consumed); a load checks them equal and stops otherwise",
