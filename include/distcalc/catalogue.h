@@ -32,7 +32,7 @@ int dc_catalogue_dir(char *out, size_t n);
 
 /* Writes <data>/models/NAME.json into out[n] when that file exists.
  * Returns 0; -1 with one error in `diag` (DC_ERR_INPUT) naming `option`
- * ("--model", "'model.hf_config'") and listing the catalogue otherwise. */
+ * ("'--model'", "'model.hf_config' in FILE") and listing the catalogue otherwise. */
 int dc_catalogue_path(const char *name, const char *option, char *out, size_t n, struct dc_diag *diag);
 
 /* One model of the catalogue. */

@@ -450,8 +450,15 @@ static void load_hf(struct loader *l)
 	}
 	if (dc_catalogue_is_name(rel)) {
 		/* a name without a path: the catalogue's (catalogue.h) */
-		if (dc_catalogue_path(rel, o && o->model_file ? "'--model'" : "'model.hf_config'", path, sizeof(path),
-				      l->diag) != 0) {
+		/* the key's file named, as a path's "named by" is below */
+		char opt[300];
+		if (o && o->model_file)
+			snprintf(opt, sizeof(opt), "'--model'");
+		else if (l->from_set[k_hf])
+			snprintf(opt, sizeof(opt), "--set 'model.hf_config'");
+		else
+			snprintf(opt, sizeof(opt), "'model.hf_config' in %.256s", origin(l, k_hf));
+		if (dc_catalogue_path(rel, opt, path, sizeof(path), l->diag) != 0) {
 			l->errors++;
 			return;
 		}

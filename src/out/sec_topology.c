@@ -120,6 +120,9 @@ static void warn(const struct dc_plan *plan, const struct dc_results *res, const
 	const char *key = nodes ? "cluster.gpus_per_node" : "cluster.nvlink_domain";
 	const char *key_short = nodes ? "gpus_per_node" : "nvlink_domain";
 	const char *span = nodes ? "nodes" : "NVLink domains";
+	/* the calls a layer's TP runs (comm.c): AllReduces, or under
+	 * sequence parallelism AllGathers and ReduceScatters */
+	const char *calls = plan->layout.sequence_parallel ? "AllGathers and ReduceScatters" : "AllReduces";
 	struct dc_group g;
 	char text[160];
 
@@ -131,19 +134,19 @@ static void warn(const struct dc_plan *plan, const struct dc_results *res, const
 	dc_group_text(&g, text, sizeof(text));
 	if (tp > dom) {
 		dc_diag_warn(diag,
-			     "'parallel.tp' (%llu) is larger than '%s' (%llu): every tensor-parallel group spans %s, so the per-layer TP AllReduces run over the inter-node link",
-			     (unsigned long long)tp, key, (unsigned long long)dom, span);
+			     "'parallel.tp' (%llu) is larger than '%s' (%llu): every tensor-parallel group spans %s, so the per-layer TP %s run over the inter-node link",
+			     (unsigned long long)tp, key, (unsigned long long)dom, span, calls);
 	} else if (dom % tp != 0) {
 		dc_diag_warn(diag,
-			     "'%s' (%llu) is not a multiple of 'parallel.tp' (%llu): %llu of %llu tensor-parallel groups span %s (group %llu: ranks %s), so the per-layer TP AllReduces run over the inter-node link; choose a tp that divides %s%s",
+			     "'%s' (%llu) is not a multiple of 'parallel.tp' (%llu): %llu of %llu tensor-parallel groups span %s (group %llu: ranks %s), so the per-layer TP %s run over the inter-node link; choose a tp that divides %s%s",
 			     key, (unsigned long long)dom, (unsigned long long)tp, (unsigned long long)crossing,
-			     (unsigned long long)n, span, (unsigned long long)g.index, text, key_short,
+			     (unsigned long long)n, span, (unsigned long long)g.index, text, calls, key_short,
 			     tp_first ? "" : ", and put tp first in parallel.order, as in \"tp-cp-ep-dp-pp\"");
 	} else {
 		dc_diag_warn(diag,
-			     "'parallel.order' \"%s\": %llu of %llu tensor-parallel groups span %s (group %llu: ranks %s), so the per-layer TP AllReduces run over the inter-node link; put tp first, as in \"tp-cp-ep-dp-pp\"",
+			     "'parallel.order' \"%s\": %llu of %llu tensor-parallel groups span %s (group %llu: ranks %s), so the per-layer TP %s run over the inter-node link; put tp first, as in \"tp-cp-ep-dp-pp\"",
 			     plan->in->parallel.order_text, (unsigned long long)crossing, (unsigned long long)n, span,
-			     (unsigned long long)g.index, text);
+			     (unsigned long long)g.index, text, calls);
 	}
 }
 

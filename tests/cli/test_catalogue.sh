@@ -49,6 +49,18 @@ DISTCALC_DATA_DIR="$work/data" "$bin" --model llama-3-8b >/dev/null 2>err.txt
 [ $? = 4 ] || fail "a name missing from the overridden catalogue: exit $?"
 grep -q "no model 'llama-3-8b' in the catalogue" err.txt && grep -q 'known: tiny' err.txt ||
 	fail "missing name: $(cat err.txt)"
+# a name missing from the catalogue in a config's model.hf_config names
+# that config, as a missing path does ("named by ... in FILE"), and a
+# --set the option
+printf '{"model": {"hf_config": "tiy"}}' >named.json
+DISTCALC_DATA_DIR="$work/data" "$bin" --config named.json >out.txt 2>err.txt
+[ $? = 4 ] || fail "a config's missing catalogue name: exit $?"
+grep -q "^distcalc: error: 'model.hf_config' in named.json: no model 'tiy' in the catalogue" err.txt ||
+	fail "the config file unnamed: $(cat err.txt)"
+[ -s out.txt ] && fail "a refused config wrote to stdout: $(cat out.txt)"
+DISTCALC_DATA_DIR="$work/data" "$bin" --config named.json --set model.hf_config=tiz >/dev/null 2>err.txt
+grep -q "^distcalc: error: --set 'model.hf_config': no model 'tiz' in the catalogue" err.txt ||
+	fail "the --set unnamed: $(cat err.txt)"
 # a slip of one letter is named: the catalogue's nearest within 2 edits
 DISTCALC_DATA_DIR="$work/data" "$bin" --model tiy >/dev/null 2>err.txt
 [ $? = 4 ] || fail "a slip of a catalogue name: exit $?"
