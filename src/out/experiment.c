@@ -612,6 +612,9 @@ struct dc_report *dc_experiment_run(const struct dc_experiment *exp_in, const st
 		goto oom;
 	r->info.config_name = r->config_name;
 	r->info.only = NULL;
+	r->title_model = info->model_file;
+	r->title_sets = info->sets;
+	r->ntitle_sets = info->nsets;
 	if (select_sections(r, exp, info->only, diag) != 0)
 		goto fail;
 	for (size_t i = 0; i < r->nsec; i++)

@@ -61,6 +61,11 @@ struct dc_report {
 	struct dc_run_info info;
 	struct dc_run run;
 	char *config_name;
+	/* the command line's --model, --set and --unset of the run, for a
+	 * chart's title (svg.c run_text): a sweep's its base's; borrowed */
+	const char *title_model;
+	const struct dc_override *title_sets;
+	size_t ntitle_sets;
 	char **warnings;
 	size_t nwarnings;
 	int only; /* --only chose the sections: the table and CSV show nothing else */

@@ -80,6 +80,36 @@ static void line(struct dc_buf *b, double x1, double y1, double x2, double y2, c
 		      x1, y1, x2, y2, stroke, width, extra ? " " : "", extra ? extra : "");
 }
 
+/* The run a chart draws, for its title: the config as named, then the
+ * command line's --model, --set and --unset in their order, so that a
+ * chart of an overridden run says so (a sweep's: its base's, each point's
+ * own value on the x axis). Cut with "..." within RUN_TEXT_MAX bytes. */
+#define RUN_TEXT_MAX 512
+static const char *run_text(const struct dc_report *r, char *buf, size_t n)
+{
+	size_t len;
+	int k = snprintf(buf, n, "%s", r->config_name ? r->config_name : "");
+	len = k < 0 ? 0 : (size_t)k;
+	if (r->title_model && len < n) {
+		k = snprintf(buf + len, n - len, " --model %s", r->title_model);
+		len += k < 0 ? 0 : (size_t)k;
+	}
+	for (size_t i = 0; i < r->ntitle_sets && len < n; i++) {
+		k = snprintf(buf + len, n - len, " %s %s", r->title_sets[i].unset ? "--unset" : "--set",
+			     r->title_sets[i].text);
+		len += k < 0 ? 0 : (size_t)k;
+	}
+	if (len >= n && n > 4) {
+		/* cut (snprintf ended it at n - 1), not inside a UTF-8
+		 * character: back to the first byte of the one cut */
+		size_t at = n - 4;
+		while (at > 0 && ((unsigned char)buf[at] & 0xC0) == 0x80)
+			at--;
+		memcpy(buf + at, "...", 4);
+	}
+	return buf;
+}
+
 static void doc_begin(struct dc_buf *b, int height, const char *title)
 {
 	dc_buf_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -452,7 +482,7 @@ static void draw_memory(const struct dc_report *r, struct dc_buf *b)
 	size_t n = 0, used_parts[MEM_PARTS] = {0};
 	const double x0 = 70, x1 = 560, y0 = 60, y1 = 430;
 	struct axis ay;
-	char buf[256];
+	char buf[800], run[RUN_TEXT_MAX];
 	double group_w, bar_w;
 	/* with step time (cluster.gpu or the peak FLOPs given), a second panel */
 	int with_step = (r->res.done & DC_EST_BIT(DC_EST_STEP)) && r->res.step.available;
@@ -469,8 +499,11 @@ static void draw_memory(const struct dc_report *r, struct dc_buf *b)
 			if (led[i].phase_bytes[ph] > top)
 				top = led[i].phase_bytes[ph];
 	}
-	snprintf(buf, sizeof(buf), "Memory per rank by phase: %s", r->config_name ? r->config_name : "");
+	/* the document's title names the whole run; the heading drawn, the
+	 * config alone (a command line's overrides would run off the page) */
+	snprintf(buf, sizeof(buf), "Memory per rank by phase: %s", run_text(r, run, sizeof(run)));
 	doc_begin(b, with_step ? 2 * H : H, buf);
+	snprintf(buf, sizeof(buf), "Memory per rank by phase: %s", r->config_name ? r->config_name : "");
 	text_at(b, W / 2.0, 26, "middle", 17, "font-weight=\"bold\"", buf);
 	group_w = (x1 - x0) / (double)(n ? n : 1);
 	bar_w = (group_w - 24) / DC_MEM_PHASE_COUNT;
@@ -872,7 +905,7 @@ static int drawable(const struct dc_sweep *sw, size_t k)
 	return 0;
 }
 
-static void draw_sweep(const struct dc_sweep *sw, const char *config_name, struct dc_buf *b)
+static void draw_sweep(const struct dc_sweep *sw, const char *run_name, struct dc_buf *b)
 {
 	size_t nx = sw->nvalues[0], panels = 0, drawn = 0;
 	double xs[DC_SWEEP_MAX_POINTS];
@@ -911,7 +944,7 @@ static void draw_sweep(const struct dc_sweep *sw, const char *config_name, struc
 			}
 		}
 	}
-	snprintf(title, sizeof(title), "distcalc sweep over %s: %s", sw->axes_text, config_name ? config_name : "");
+	snprintf(title, sizeof(title), "distcalc sweep over %s: %s", sw->axes_text, run_name);
 	doc_begin(b, (int)(H * (panels ? panels : 1)), title);
 	for (size_t k = 0; k < sw->nmetrics; k++) {
 		if (!drawable(sw, k))
@@ -1145,7 +1178,7 @@ static int draw_whatif(const struct dc_report *r, struct dc_buf *b, const char *
 	const char *cat[2][DC_WHATIF_COUNT];
 	double base[2][DC_WHATIF_COUNT], val[2][DC_WHATIF_COUNT];
 	size_t n[2] = {0, 0}, panels, drawn = 0;
-	char title[256];
+	char title[800], run[RUN_TEXT_MAX];
 
 	for (int i = 0; i < DC_WHATIF_COUNT; i++) {
 		const struct dc_whatif_scn *s = &w->scn[i];
@@ -1166,7 +1199,7 @@ static int draw_whatif(const struct dc_report *r, struct dc_buf *b, const char *
 		return -1;
 	}
 	snprintf(title, sizeof(title), "What-if: each fault against the baseline: %s",
-		 r->config_name ? r->config_name : "");
+		 run_text(r, run, sizeof(run)));
 	doc_begin(b, (int)(H * panels), title);
 	if (n[0]) {
 		struct bar_series s[2] = {{"baseline", "#999999", base[0]}, {"with the fault", palette[1], val[0]}};
@@ -1203,7 +1236,7 @@ static int draw_checkpoint(const struct dc_report *r, struct dc_buf *b)
 	double tv[5] = {c->gather_time_s, c->staging_time_s, c->write_time_s, c->blocking_time_s, c->save_time_s};
 	uint64_t nsave = c->saved.world < CKPT_MAX_BARS ? c->saved.world : CKPT_MAX_BARS;
 	uint64_t nread = c->restored.world < CKPT_MAX_BARS ? c->restored.world : CKPT_MAX_BARS;
-	char names[2][CKPT_MAX_BARS][24], title[256], sub[200], gpu[64];
+	char names[2][CKPT_MAX_BARS][24], title[800], sub[200], gpu[64], run[RUN_TEXT_MAX];
 	const char *cat[2][CKPT_MAX_BARS];
 	double wr[CKPT_MAX_BARS], pk[CKPT_MAX_BARS], rd[CKPT_MAX_BARS], rt[CKPT_MAX_BARS];
 	double gmem = (double)r->in.cluster.gpu_mem_bytes / GIB;
@@ -1229,7 +1262,7 @@ static int draw_checkpoint(const struct dc_report *r, struct dc_buf *b)
 	}
 	snprintf(title, sizeof(title), "Checkpoint: %s save, restore onto %llu ranks: %s",
 		 dc_ckpt_format_name(r->in.checkpoint.format), (unsigned long long)c->restored.world,
-		 r->config_name ? r->config_name : "");
+		 run_text(r, run, sizeof(run)));
 	snprintf(gpu, sizeof(gpu), "GPU memory %.1f GiB", gmem);
 	doc_begin(b, 3 * H, title);
 	{
@@ -1266,7 +1299,7 @@ static int draw_search(const struct dc_report *r, struct dc_buf *b, const char *
 	const struct dc_search_result *q = r->search;
 	double px[DC_SEARCH_MAX_PARETO], py[DC_SEARCH_MAX_PARETO], bx[DC_SEARCH_MAX_TOP], by[DC_SEARCH_MAX_TOP];
 	size_t np = 0, nb = 0;
-	char title[256], sub[256], lim[64];
+	char title[800], run[RUN_TEXT_MAX], sub[256], lim[64];
 
 	if (!q->step_available) {
 		*why = "the search ranked by memory alone (no GPU speeds: cluster.gpu or cluster.peak_flops): no step "
@@ -1290,7 +1323,7 @@ static int draw_search(const struct dc_report *r, struct dc_buf *b, const char *
 		return -1;
 	}
 	snprintf(title, sizeof(title), "Layout search: step time against peak memory: %s",
-		 r->config_name ? r->config_name : "");
+		 run_text(r, run, sizeof(run)));
 	doc_begin(b, H, title);
 	snprintf(sub, sizeof(sub), "%llu layouts fit of %llu valid; the front: no layout faster and smaller%s",
 		 (unsigned long long)q->counts.fit, (unsigned long long)q->counts.valid,
@@ -1321,7 +1354,7 @@ static int draw_loss(const struct dc_report *r, struct dc_buf *b)
 	uint64_t total = l->mb_rows ? l->ranks * l->microbatches : 0, n = total < LOSS_MAX_POINTS ? total : LOSS_MAX_POINTS;
 	double N = l->expected ? l->e.tokens : (double)l->acc.tokens, RM = (double)l->ranks * (double)l->microbatches;
 	double xs[LOSS_MAX_POINTS], ys[LOSS_MAX_POINTS], one[2] = {1, 1}, ends[2];
-	char title[256], sub[200], ntext[64];
+	char title[800], run[RUN_TEXT_MAX], sub[200], ntext[64];
 
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t tok;
@@ -1334,7 +1367,7 @@ static int draw_loss(const struct dc_report *r, struct dc_buf *b)
 	}
 	ends[0] = 0;
 	ends[1] = n > 1 ? (double)(n - 1) : 1;
-	snprintf(title, sizeof(title), "Loss normalisation: %s", r->config_name ? r->config_name : "");
+	snprintf(title, sizeof(title), "Loss normalisation: %s", run_text(r, run, sizeof(run)));
 	doc_begin(b, 2 * H, title);
 	{
 		struct bar_series s[1] = {{"loss of the step [nats]", palette[0], v}};
@@ -1407,7 +1440,7 @@ static int draw_collectives(const struct dc_report *r, struct dc_buf *b, const c
 	double xs[COLL_MAX_ROWS], bus[COLL_MAX_ROWS], alg[COLL_MAX_ROWS];
 	unsigned char row[DC_ROW_MAX];
 	uint64_t n;
-	char title[256];
+	char title[800], run[RUN_TEXT_MAX];
 
 	if (!g || g->rows->row_size > sizeof(row)) {
 		*why = "the collectives section has no rows: nothing to draw";
@@ -1431,7 +1464,7 @@ static int draw_collectives(const struct dc_report *r, struct dc_buf *b, const c
 		return -1;
 	}
 	snprintf(title, sizeof(title), "Collective sweep: bus bandwidth against message size: %s",
-		 r->config_name ? r->config_name : "");
+		 run_text(r, run, sizeof(run)));
 	doc_begin(b, H * (1 + more), title);
 	{
 		struct xy_series s[2] = {{"busbw (model)", palette[0], (size_t)n, xs, bus, 1},
@@ -1513,6 +1546,7 @@ int dc_report_render_svg_why(const struct dc_report *r, struct dc_buf *out, cons
 {
 	const char *e = r->info.experiment ? r->info.experiment : "";
 	int rc = 0;
+	char run[RUN_TEXT_MAX];
 	*why = NULL;
 	if (r->sweep) {
 		size_t k = 0;
@@ -1522,7 +1556,7 @@ int dc_report_render_svg_why(const struct dc_report *r, struct dc_buf *out, cons
 			*why = "no metric of the sweep has a number to draw: pick some with --sweep-metrics";
 			return -1;
 		}
-		draw_sweep(r->sweep, r->config_name, out);
+		draw_sweep(r->sweep, run_text(r, run, sizeof(run)), out);
 	} else if (strcmp(e, "whatif") == 0 && r->whatif) {
 		rc = draw_whatif(r, out, why);
 	} else if (strcmp(e, "search") == 0 && r->search) {

@@ -1199,6 +1199,9 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 	r->info = *info;
 	r->info.config_name = r->config_name;
 	r->info.only = NULL;
+	r->title_model = load->model_file;
+	r->title_sets = load->sets;
+	r->ntitle_sets = load->nsets;
 	{
 		/* the config read and parsed once, each point a load of it
 		 * with its own --set (config.h); a text that cannot be read or

@@ -54,6 +54,36 @@ draw calibrate --config "$src/tests/inputs/dgx_h100_2x8.json" --experiment colle
 draw calibrate_alone --config "$src/tests/inputs/dgx_h100_2x8.json" --only calibration \
 	--calibrate "$src/tests/data/nccl-tests-h100-2x8-ib.txt"
 
+# a chart's document title names its run: the config, then --model, --set
+# and --unset in their order (a sweep's, its base's), so a chart of an
+# overridden run is not the default's; the heading drawn stays the config's.
+# A title past 512 bytes is cut with "..." between UTF-8 characters.
+title() { sed -n 's|^<title>\(.*\)</title>$|\1|p' "$work/$1.svg"; }
+[ "$(title systems)" = "Memory per rank by phase: $sys" ] || fail "systems title: $(title systems)"
+draw titled --config "$sys" --only memory --set parallel.sharding=zero1 --unset training.grad_accum_steps
+[ "$(title titled)" = "Memory per rank by phase: $sys --set parallel.sharding=zero1 --unset training.grad_accum_steps" ] ||
+	fail "an overridden run's title: $(title titled)"
+grep -q "font-weight=\"bold\">Memory per rank by phase: $sys</text>" "$work/titled.svg" ||
+	fail "the heading drawn is not the config's alone"
+[ "$(title whatif_gpu)" = "What-if: each fault against the baseline: $sys --set checkpoint.format=&quot;full&quot; --set checkpoint.gather=&quot;gpu&quot;" ] ||
+	fail "what-if title: $(title whatif_gpu)"
+draw sweep_set --config "$gpus" --set parallel.sharding=zero1 --sweep cluster.num_nodes=1,2
+[ "$(title sweep_set)" = "distcalc sweep over cluster.num_nodes (2): $gpus --set parallel.sharding=zero1" ] ||
+	fail "a sweep's title: $(title sweep_set)"
+# a 254-byte description of two-byte characters after 300 bytes of
+# --set: cut within 512 bytes, inside the description
+long=$(python3 -c 'print("é" * 127)')
+draw long --config "$sys" --only memory --set training.micro_batch_size=1 --set training.micro_batch_size=1 \
+	--set training.micro_batch_size=1 --set training.micro_batch_size=1 --set training.micro_batch_size=1 \
+	--set training.micro_batch_size=1 --set training.micro_batch_size=1 --set "description=$long"
+# (the SVG writes each byte outside ASCII as "?": a whole é is "??", so an
+# odd count is a character cut in two)
+t=$(title long)
+case $t in *"description="*"..."*) ;; *) fail "a long title is not cut with ...: $t" ;; esac
+[ "$(printf '%s' "$t" | wc -c)" -le 537 ] || fail "a long title is not cut"
+q=$(printf '%s' "${t#*description=}" | tr -cd '?' | wc -c)
+[ $((q % 2)) = 0 ] && [ "$q" -gt 100 ] || fail "a cut title splits a UTF-8 character ($q bytes of it): $t"
+
 # an experiment with nothing to draw is an error: exit 2, a reason, no file
 nothing() { # NAME ARGS...
 	name=$1
