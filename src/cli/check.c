@@ -112,6 +112,26 @@ static int file_key_slot(const char *key)
 	return -1;
 }
 
+/* Is `path` a --calibrate log's name: a search's or a sweep's as given
+ * ("search.calibrate[I].log"), or the calibration section's file name
+ * ("calibration.logs[I].file")? */
+static int calibrate_log(const char *path)
+{
+	static const struct {
+		const char *head, *tail;
+	} names[] = {{"search.calibrate[", "].log"}, {"sweep.calibrate[", "].log"}, {"calibration.logs[", "].file"}};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t h = strlen(names[i].head), d = 0;
+		if (strncmp(path, names[i].head, h) != 0)
+			continue;
+		while (path[h + d] >= '0' && path[h + d] <= '9')
+			d++;
+		if (d && strcmp(path + h + d, names[i].tail) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* The field at c->path holds a file's path: the "config" header, the
  * model section's hf_config, or the value and text of a keys row whose
  * key names a file (model.keys[0].value). Returns its slot (the text's
@@ -127,6 +147,11 @@ static int file_field(const struct cmp *c)
 	if (strcmp(c->path, "step.compute_profile") == 0 || strcmp(c->path, "search.compute_profile") == 0 ||
 	    strcmp(c->path, "sweep.compute_profile") == 0)
 		return FILE_PROFILE;
+	/* --calibrate's logs as named (search.calibrate[0].log,
+	 * calibration.logs[0].file): what they hold is compared through the
+	 * fit */
+	if (calibrate_log(c->path))
+		return FILE_N;
 	if (n && strncmp(c->path, c->file_row, n) == 0 && c->path[n] == '.') {
 		if (strcmp(c->path + n + 1, "value") == 0)
 			return c->file_row_slot;
@@ -436,38 +461,89 @@ static const char *past_config(const struct cmp *c, int side, const char *s)
 	return s;
 }
 
-/* The winner's command line (search.command) with side `side`'s files
- * (its config, its profile), as given, cut out: "distcalc --config
- * configs/x.json --set ..." and "... --config ./configs/x.json ..." are
- * the same budget (README, "Budgets in CI"). Into out (len bytes); 0, or
- * -1 when it does not fit (then compared as it is). */
-static int command_past_files(const struct cmp *c, int side, const char *s, char *out, size_t len)
+/* The next shell word of a search.command (sec_search.c add_arg: plain,
+ * or single-quoted with ' as '\\''), unquoted into w (len bytes), from *s
+ * on; *s moves past it. 0, or -1 at the end or when it does not fit. */
+static int next_word(const char **s, char *w, size_t len)
 {
-	size_t used = 0;
-	while (*s) {
-		size_t skip = 0;
-		for (int f = 0; f < FILE_N && !skip; f++) {
-			const char *name = c->file[f][side];
-			size_t n = file_path_len(c, f, side);
-			if (!c->has_file[f][0] || !c->has_file[f][1] || !n)
-				continue;
-			/* a whole argument: after a space, before a space or the end */
-			if (used && out[used - 1] == ' ' && strncmp(s, name, n) == 0 && (s[n] == ' ' || s[n] == '\0'))
-				skip = n;
-		}
-		if (skip) {
-			if (used + 6 >= len)
-				return -1;
-			memcpy(out + used, "<file>", 6);
-			used += 6;
-			s += skip;
+	const char *p = *s;
+	size_t n = 0;
+	int quoted = 0;
+	while (*p == ' ')
+		p++;
+	if (!*p)
+		return -1;
+	for (; *p && (quoted || *p != ' '); p++) {
+		if (*p == '\'') {
+			quoted = !quoted;
 			continue;
 		}
-		if (used + 1 >= len)
+		if (!quoted && *p == '\\' && p[1])
+			p++;
+		if (n + 1 >= len)
 			return -1;
-		out[used++] = *s++;
+		w[n++] = *p;
 	}
-	out[used] = '\0';
+	w[n] = '\0';
+	*s = p;
+	return 0;
+}
+
+/* The options of a search.command whose argument is a file: where it lies
+ * is not a budget (README, "Pinning a budget in CI") */
+static int file_option(const char *w)
+{
+	static const char *const opts[] = {"--config",	       "--model",	    "--from-megatron",
+					   "--from-torchtitan", "--from-deepspeed", "--calibrate",
+					   "--calibrate-compute"};
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (strcmp(w, opts[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* The winner's command line (search.command) with its files cut out: each
+ * option naming a file (file_option) with its argument, and the value of
+ * a --set of a key whose value is a file (file_keys), so that "--config
+ * configs/x.json --set ..." and "--config ./configs/x.json --set ...", a
+ * catalogue name and its file, a log read from another directory or the
+ * built-in default and configs/systems.json are the same budget; what
+ * the files hold is compared through the fields they fill. Into out (len
+ * bytes) as its words, one space apart; 0, or -1 when a word or the
+ * whole does not fit (then compared as it is). */
+static int command_past_files(const char *s, char *out, size_t len)
+{
+	char w[2048];
+	size_t used = 0;
+	int set = 0;
+	out[0] = '\0';
+	while (next_word(&s, w, sizeof(w)) == 0) {
+		const char *eq = strchr(w, '=');
+		size_t n = strlen(w);
+		if (file_option(w)) {
+			if (next_word(&s, w, sizeof(w)) != 0)
+				return -1; /* the option without its file: not a command distcalc writes */
+			continue;
+		}
+		if (set && eq) {
+			char key[256];
+			size_t k = (size_t)(eq - w);
+			if (k < sizeof(key)) {
+				memcpy(key, w, k);
+				key[k] = '\0';
+				if (file_key_slot(key) >= 0)
+					n = k + 1; /* KEY= kept, the file cut */
+			}
+		}
+		set = strcmp(w, "--set") == 0;
+		if (used + n + 2 >= len)
+			return -1;
+		if (used)
+			out[used++] = ' ';
+		memcpy(out + used, w, n);
+		used += n;
+		out[used] = '\0';
+	}
 	return 0;
 }
 
@@ -582,8 +658,8 @@ static void compare(struct cmp *c, const cJSON *e, const cJSON *a)
 	if (cJSON_IsString(e) && cJSON_IsString(a)) {
 		if (strcmp(c->path, "search.command") == 0) {
 			char x[2048], y[2048];
-			if (command_past_files(c, 0, e->valuestring, x, sizeof(x)) == 0 &&
-			    command_past_files(c, 1, a->valuestring, y, sizeof(y)) == 0) {
+			if (command_past_files(e->valuestring, x, sizeof(x)) == 0 &&
+			    command_past_files(a->valuestring, y, sizeof(y)) == 0) {
 				if (strcmp(x, y) != 0)
 					diff(c, e, a);
 				return;

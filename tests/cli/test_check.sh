@@ -242,6 +242,49 @@ expect 0 "import: another spelling" "$bin" --config "$imp/h100_1x8.json" \
 	--from-megatron "$imp/megatron_train_llama3_8b_h100_fp8.sh" --check import.json
 grep -q " 0 moved" err.txt || fail "import: $(cat err.txt)"
 
+# 11c. every file option of the search's command is cut with its file, not
+# only --config's (a CI trial: a search budget pinned with a catalogue name,
+# a log or a framework script named another way moved search.command; and
+# search.calibrate[].log, sweep.calibrate[].log compared as strings)
+sys=$src/configs/systems.json
+expect 0 "search: --model a catalogue name" "$bin" --config "$sys" --model gpt2 --set model.seq_length=1024 \
+	--experiment search --format json --output model.json
+grep -q -- '--model gpt2 ' model.json || fail "search: the command has no --model gpt2"
+expect 0 "search: --model its file" "$bin" --config "$sys" --model "$src/configs/models/gpt2.json" \
+	--set model.seq_length=1024 --experiment search --check model.json
+grep -q " 0 moved" err.txt || fail "search --model: $(cat err.txt)"
+# the built-in default is configs/systems.json
+expect 0 "search: configs/systems.json" "$bin" --config "$sys" --experiment search \
+	--format json --output default.json
+expect 0 "search: the built-in default" "$bin" --experiment search --check default.json
+grep -q " 0 moved" err.txt || fail "search built-in default: $(cat err.txt)"
+dgx=$src/tests/inputs/dgx_h100_2x8.json
+log=$src/tests/data/nccl-tests-h100-2x8-ib.txt
+cp "$log" w/data/log.txt
+(cd w && "$bin" --config "$dgx" --calibrate data/log.txt --experiment search --format json --output ../cal.json \
+	2>/dev/null) || fail "search --calibrate: cannot write"
+grep -q '"log": "data/log.txt"' cal.json || fail "search --calibrate: the log not named as given"
+expect 0 "search: --calibrate from another directory" "$bin" --config "$dgx" --calibrate "$log" \
+	--experiment search --check cal.json
+grep -q " 0 moved" err.txt || fail "search --calibrate: $(cat err.txt)"
+(cd w && "$bin" --config "$dgx" --calibrate data/log.txt --sweep training.grad_accum_steps=1,2 --format json \
+	--output ../calsweep.json 2>/dev/null) || fail "sweep --calibrate: cannot write"
+expect 0 "sweep: --calibrate from another directory" "$bin" --config "$dgx" --calibrate "$log" \
+	--sweep training.grad_accum_steps=1,2 --check calsweep.json
+grep -q " 0 moved" err.txt || fail "sweep --calibrate: $(cat err.txt)"
+(cd w && "$bin" --config "$imp/h100_1x8.json" --from-megatron imp/m.sh --experiment search --format json \
+	--output ../impsearch.json 2>/dev/null) || fail "search import: cannot write"
+expect 0 "search: --from-megatron another spelling" "$bin" --config "$imp/h100_1x8.json" \
+	--from-megatron "$imp/megatron_train_llama3_8b_h100_fp8.sh" --experiment search --check impsearch.json
+grep -q " 0 moved" err.txt || fail "search import: $(cat err.txt)"
+# what stays of the command is compared: another --set moves it, and a
+# log's contents move the fit's fields
+expect 6 "search: another --set" "$bin" --config "$sys" --model gpt2 --set model.seq_length=1024 \
+	--set training.micro_batch_size=1 --experiment search --check model.json
+grep -q "^search.command: expected " out.txt || fail "search --set: $(cat out.txt)"
+expect 6 "search: another log" "$bin" --config "$dgx" --calibrate "$src/tests/data/nccl-tests-h100-4x8-ib.txt" \
+	--experiment search --check cal.json
+
 # 12. a report written with --all records it, and --check without --all
 # shows every row again (it compared an excerpt with every row: 280 moved)
 expect 0 "all: write" "$bin" --config "$cfg" --set cluster.num_nodes=16 --set parallel.dp=auto --all --format json \
