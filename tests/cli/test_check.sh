@@ -253,6 +253,12 @@ grep -q -- '--model gpt2 ' model.json || fail "search: the command has no --mode
 expect 0 "search: --model its file" "$bin" --config "$sys" --model "$src/configs/models/gpt2.json" \
 	--set model.seq_length=1024 --experiment search --check model.json
 grep -q " 0 moved" err.txt || fail "search --model: $(cat err.txt)"
+# a --set of a key naming a file: its value cut, the key kept
+expect 0 "search: --set model.hf_config a name" "$bin" --config "$sys" --set model.hf_config=gpt2 \
+	--set model.seq_length=1024 --experiment search --format json --output hf.json
+expect 0 "search: --set model.hf_config its file" "$bin" --config "$sys" \
+	--set "model.hf_config=$src/configs/models/gpt2.json" --set model.seq_length=1024 --experiment search --check hf.json
+grep -q " 0 moved" err.txt || fail "search --set model.hf_config: $(cat err.txt)"
 # the built-in default is configs/systems.json
 expect 0 "search: configs/systems.json" "$bin" --config "$sys" --experiment search \
 	--format json --output default.json
