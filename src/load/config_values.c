@@ -714,6 +714,16 @@ static const char *const *names_of(const struct key *k)
 	return dc_cfg_recompute_names;
 }
 
+/* The one-value key whose choices list key k lists (search.space.sharding:
+ * parallel.sharding), for its hints: other tools' names (foreign_names)
+ * read alike in both; -1 for none */
+static int listed_key(const struct key *k)
+{
+	if (strcmp(k->info.path, "search.space.sharding") == 0)
+		return KEY_PARALLEL_SHARDING;
+	return -1;
+}
+
 /* Megatron-Core's recompute modules (transformer_config.py:1947-1958 at
  * d98e8a64) that training.recompute_modules does not take */
 static int megatron_unmodelled(const char *v)
@@ -847,10 +857,13 @@ static void read_space(struct loader *l, int ki, const cJSON *v)
 				return;
 			}
 			if (found < 0) {
-				char near[128];
-				/* a slip of a name is short: a long entry is no name */
+				char near[256];
+				/* another tool's name for a choice, as the listed
+				 * key's own error says it; else a slip of a name,
+				 * which is short: a long entry is no name */
 				if (cJSON_IsString(e) && strlen(e->valuestring) <= 32 &&
-				    suggest_choice(names, e->valuestring, 1, near, sizeof(near)))
+				    (foreign_choice(listed_key(k), e->valuestring, near, sizeof(near)) ||
+				     suggest_choice(names, e->valuestring, 1, near, sizeof(near))))
 					dc_cfg_errorf(l, ki, "'%s': entry %u: unknown value \"%s\"; did you mean %s? (expected one of %s)",
 						      k->info.path, n + 1, e->valuestring, near, k->info.bounds + 3);
 				else
