@@ -73,6 +73,14 @@ int dc_check_compare(const char *expected, size_t expected_len, const char *expe
 		     const char *actual, size_t actual_len, double rtol, struct dc_buf *out,
 		     struct dc_check_result *res, struct dc_diag *diag);
 
+/* 0 when `expected` (named `name` in messages) is a distcalc JSON report
+ * (strict JSON, one object, no duplicate key, the header fields), as
+ * dc_check_compare reads it; else -1 with its reason in diag
+ * (DC_ERR_INPUT; DC_ERR_INTERNAL when out of memory). --check asks before
+ * it reads the report's --only or --all, so that a file that is no report
+ * is refused with its one line. */
+int dc_check_is_report(const char *expected, size_t expected_len, const char *name, struct dc_diag *diag);
+
 /* The "only" header field of a stored report: the sections it was written
  * with (--only), comma-separated. Returns 1 with it copied into buf (len
  * bytes), or 0 when the report has none, it does not fit, or the bytes are

@@ -1328,6 +1328,15 @@ int dc_check_compare(const char *expected, size_t expected_len, const char *expe
 				     res, diag, NULL, NULL);
 }
 
+int dc_check_is_report(const char *expected, size_t expected_len, const char *name, struct dc_diag *diag)
+{
+	cJSON *e = read_report(expected, expected_len, name, diag);
+	if (!e)
+		return -1;
+	cJSON_Delete(e);
+	return 0;
+}
+
 int dc_check_stored_all(const char *expected, size_t expected_len)
 {
 	cJSON *e = cJSON_ParseWithLength(expected, expected_len);

@@ -1739,7 +1739,8 @@ int main(int argc, char **argv)
 		}
 	} else if (o.check) {
 		size_t before = diag.count;
-		if (!(expected = dc_check_read_file(o.check, DC_CHECK_MAX_BYTES, &expected_len, &diag))) {
+		if (!(expected = dc_check_read_file(o.check, DC_CHECK_MAX_BYTES, &expected_len, &diag)) ||
+		    dc_check_is_report(expected, expected_len, o.check, &diag) != 0) {
 			print_diag(&diag, before);
 			rc = exit_for(diag.status);
 			goto done;

@@ -116,6 +116,14 @@ sed 's/"seed": 7,/"seed": 7, "experiment": "ring",/' budget.json >dup.json
 expect 4 "duplicate key" "$bin" --config "$cfg" --seed 7 --check dup.json
 grep -qx "dup.json: error: not a distcalc JSON report (duplicate key 'experiment'; write one with --format json --output FILE)" err.txt ||
 	fail "duplicate key: $(cat err.txt)"
+# a budget written with --only and --all that is no report is refused
+# with its one line, not first told "it holds --only" (a CI trial)
+"$bin" --config "$cfg" --seed 7 --only summary --all --format json --output onlydup.json 2>/dev/null ||
+	fail "only dup: cannot write"
+sed 's/"seed": 7,/"seed": 7, "seed": 8,/' onlydup.json >onlydup2.json
+expect 4 "duplicate key under --only" "$bin" --config "$cfg" --seed 7 --check onlydup2.json
+grep -qx "onlydup2.json: error: not a distcalc JSON report (duplicate key 'seed'; write one with --format json --output FILE)" err.txt &&
+	[ "$(wc -l <err.txt)" = 1 ] || fail "duplicate key under --only: $(cat err.txt)"
 expect 2 "check with output" "$bin" --config "$cfg" --check budget.json --output x.json
 expect 2 "rtol without check" "$bin" --config "$cfg" --rtol 1e-3
 expect 2 "bad rtol" "$bin" --config "$cfg" --check budget.json --rtol abc
