@@ -875,6 +875,18 @@ static void point_runs(const struct point_warning *w, char *buf, size_t len)
 	}
 }
 
+/* A point's values, "cluster.num_nodes=4, parallel.tp=2", into where */
+#define POINT_WHERE_MAX (DC_SWEEP_MAX_AXES * (DC_SWEEP_MAX_VALUE + 130))
+static void point_where(const struct dc_sweep *sw, const struct dc_sweep_point *pt, char *where, size_t len)
+{
+	size_t used = 0;
+	where[0] = '\0';
+	for (size_t a = 0; a < sw->naxes && used < len; a++) {
+		int n = snprintf(where + used, len - used, "%s%s=%s", a ? ", " : "", sw->axis[a], pt->value[a]);
+		used = n < 0 ? len : used + (size_t)n;
+	}
+}
+
 /* Loads and runs point `pt`; its warnings go to `pw` (said by
  * point_warnings_say once every point ran). Returns 0, or -1
  * when the sweep must stop (an unreadable file, out of memory), with the
@@ -919,11 +931,19 @@ static int run_point(const struct dc_experiment *exp, const struct dc_sweep_load
 	if (pd.oom || pd.status == DC_ERR_INTERNAL)
 		goto oom;
 	if (loaded != 0 && pd.status == DC_ERR_INPUT) {
-		for (size_t i = 0; i < pd.count; i++)
+		/* a file that cannot be read (the config, or a value naming
+		 * one) stops the sweep: said with the point that read it */
+		char where[POINT_WHERE_MAX];
+		point_where(sw, pt, where, sizeof(where));
+		for (size_t i = 0; i < pd.count; i++) {
+			const char *t = pd.entries[i].text, *e = strstr(t, ": error: ");
+			int at = e ? (int)(e - t) + 9 : 0; /* after "FILE: error: " */
 			if (pd.entries[i].severity == DC_SEV_ERROR)
-				dc_diag_error(diag, DC_ERR_INPUT, "%s", pd.entries[i].text);
+				dc_diag_error(diag, DC_ERR_INPUT, "%.*ssweep point %zu (%s): %s", at, t, index, where,
+					      t + at);
 			else if (point_warning_add(pw, pd.entries[i].text, index) != 0)
 				goto oom; /* the stopping point's own warnings, said with the others */
+		}
 		rc = -1;
 		goto done;
 	}
@@ -993,13 +1013,8 @@ static void point_warnings_say(const struct point_warnings *pw, const struct dc_
 	for (size_t i = 0; i < pw->n; i++) {
 		const struct point_warning *w = &pw->w[i];
 		if (w->npoints == 1) {
-			char where[DC_SWEEP_MAX_AXES * (DC_SWEEP_MAX_VALUE + 130)];
-			size_t used = 0;
-			const struct dc_sweep_point *pt = &sw->points[w->points[0]];
-			where[0] = '\0';
-			for (size_t a = 0; a < sw->naxes; a++)
-				used += (size_t)snprintf(where + used, sizeof(where) - used, "%s%s=%s", a ? ", " : "",
-							 sw->axis[a], pt->value[a]);
+			char where[POINT_WHERE_MAX];
+			point_where(sw, &sw->points[w->points[0]], where, sizeof(where));
 			dc_diag_warn(diag, "sweep point %zu (%s): %s", w->points[0], where, w->text);
 		} else if (w->npoints == npoints) {
 			dc_diag_warn(diag, "every sweep point (%zu): %s", npoints, w->text);

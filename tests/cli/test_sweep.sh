@@ -471,7 +471,16 @@ mkdir -p "$work/adir"
 rc=$?
 [ "$rc" = 4 ] || fail "stopped sweep: exit $rc, want 4"
 [ -s "$work/stop.out" ] && fail "stopped sweep: printed a report"
-tail -n 1 "$work/stop.err" | grep -q "adir: error: is a directory" || fail "stopped sweep: the error is not last: $(cat "$work/stop.err")"
+# the error names the point that read the file (a CI trial)
+tail -n 1 "$work/stop.err" | grep -q "adir: error: sweep point 1 (model.hf_config=$work/adir): is a directory" ||
+	fail "stopped sweep: the error is not last, or names no point: $(cat "$work/stop.err")"
+# a catalogue name the catalogue lacks stops the sweep the same way
+"$bin" --config "$gpus" --sweep "model.hf_config=llama-3-8b,nosuch" >"$work/stop.out" 2>"$work/stop.err"
+rc=$?
+[ "$rc" = 4 ] || fail "stopped sweep, catalogue: exit $rc, want 4"
+[ -s "$work/stop.out" ] && fail "stopped sweep, catalogue: printed a report"
+tail -n 1 "$work/stop.err" | grep -q "^distcalc: error: sweep point 1 (model.hf_config=nosuch): --set 'model.hf_config': no model 'nosuch' in the catalogue" ||
+	fail "stopped sweep, catalogue: $(cat "$work/stop.err")"
 grep -q "warning: sweep point 0 (model.hf_config=" "$work/stop.err" || fail "stopped sweep: point 0's warnings: $(cat "$work/stop.err")"
 
 [ "$fails" = 0 ] && echo "ok: sweep"
