@@ -322,6 +322,23 @@ START_TEST(test_stragglers_by_hand)
 }
 END_TEST
 
+/* No jitter: every one of the 1000 steps is the step, so their mean,
+ * median, 99th percentile and maximum are the step to the last bit and
+ * the scenario's ratio is 1 (a CI trial: the mean summed a thousand
+ * rounded steps, 1.0000000000000089, and a budget of ratio 1 failed) */
+START_TEST(test_stragglers_without_jitter_are_the_step)
+{
+	const char *sets[] = {"cluster.gpu=a100-sxm4-80gb", "training.jitter=0", NULL};
+	struct dc_whatif *w = run("systems.json", sets, 7);
+	const struct dc_whatif_stragglers *g = &w->strag;
+	double step0 = res.step.time_s;
+	ck_assert(g->available);
+	ck_assert(g->mean_s == step0 && g->p50_s == step0 && g->p99_s == step0 && g->max_s == step0);
+	ck_assert(w->scn[DC_WHATIF_STRAGGLERS].value == step0);
+	free(w);
+}
+END_TEST
+
 /* Mixtral on EP 4: 8 experts, 2 per rank. The busiest at 2 x the uniform
  * share loads its rank's experts (2 - 1 + 2) / 2 = 1.5 x. */
 START_TEST(test_expert_imbalance_by_hand)
@@ -379,6 +396,7 @@ int main(void)
 	tcase_add_test(tc, test_missing_gpu_data);
 	tcase_add_test(tc, test_expected_max_normal);
 	tcase_add_test(tc, test_stragglers_by_hand);
+	tcase_add_test(tc, test_stragglers_without_jitter_are_the_step);
 	tcase_add_test(tc, test_expert_imbalance_by_hand);
 	tcase_add_test(tc, test_expert_imbalance_deepep);
 	suite_add_tcase(s, tc);

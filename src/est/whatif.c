@@ -475,7 +475,9 @@ static void stragglers(const struct dc_plan *base, const struct dc_results *res,
 		 * 1 - (1 - q)^n = 1 - u, so q = 1 - u^(1/n); u in (0, 1) */
 		double u = ((double)(dc_rng_next(&rng) >> 11) + 0.5) * 0x1.0p-53;
 		double q = -expm1(log(u) / (double)n), z = dc_whatif_normal_upper_quantile(q);
-		double t = step0 - comp + comp * fmax(0.0, 1.0 + cv * z);
+		/* S - C + C max(0, 1 + J z), written as S + C max(-1, J z):
+		 * exactly the step S when J is 0 */
+		double t = step0 + comp * fmax(-1.0, cv * z);
 		/* which rank: iid draws, so each is the largest equally
 		 * often; with no jitter every rank takes the same time and
 		 * none is the slowest */
@@ -483,9 +485,12 @@ static void stragglers(const struct dc_plan *base, const struct dc_results *res,
 		if (cv > 0)
 			g->slowest[r / g->block_ranks]++;
 		w->samples[k] = t;
-		sum += t;
+		sum += t - step0;
 	}
-	g->mean_s = sum / (double)steps;
+	/* the mean as the step and the mean of each step's departure from
+	 * it: a thousand equal steps (no jitter) sum to exactly their
+	 * step's mean, not to one rounded a thousand times */
+	g->mean_s = step0 + sum / (double)steps;
 	qsort(w->samples, steps, sizeof(w->samples[0]), cmp_double);
 	g->p50_s = w->samples[(steps + 1) / 2 - 1];
 	g->p99_s = w->samples[(uint64_t)ceil(0.99 * (double)steps) - 1];
