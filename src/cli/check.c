@@ -2761,6 +2761,18 @@ int dc_budget_stream_feed(void *ctx, const char *data, size_t len)
 	return 0;
 }
 
+/* Are the first `matched` bytes of `path` a sweep's row, "sweep.rows[I]"? */
+static int sweep_row(const char *path, size_t matched)
+{
+	static const char head[] = "sweep.rows[";
+	size_t h = sizeof(head) - 1, d = 0;
+	if (matched <= h || strncmp(path, head, h) != 0)
+		return 0;
+	while (path[h + d] >= '0' && path[h + d] <= '9')
+		d++;
+	return d && h + d + 1 == matched && path[h + d] == ']' && path[matched] == '.';
+}
+
 int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size_t *exceeded, struct dc_diag *diag)
 {
 	int rc = 0;
@@ -2805,6 +2817,16 @@ int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size
 					      "distcalc: error: '%s': '%s': not in this report: it is there only %s "
 					      "(docs/output.md, \"What the full report leaves out\")",
 					      opt, m->path, when);
+			else if (b->found && strcmp(b->holds, "null") == 0)
+				/* a figure the run could not price (docs/output.md,
+				 * "What the full report leaves out"): summary's step
+				 * figures without the GPU's speeds, as step.missing
+				 * says */
+				dc_diag_error(diag, DC_ERR_USAGE,
+					      "distcalc: error: '%s': '%s': not a number in the report, it holds null: a figure "
+					      "this run does not price (the section it comes from says why in its 'missing', "
+					      "step.missing for the step's)",
+					      opt, m->path);
 			else if (b->found)
 				dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '%s': '%s': not a number in the report, it holds %s",
 					      opt, m->path, b->holds);
@@ -2813,7 +2835,9 @@ int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size
 					      "distcalc: error: '%s': '%s': not in the report: '%.*s' is unavailable without %s%s",
 					      opt, m->path, (int)b->missing_at, m->path, b->missing,
 					      strncmp(b->missing, "cluster.", 8) == 0 ? " (a GPU preset, cluster.gpu, sets them)" : "");
-			else if (b->near_d >= 1 && b->near_d <= 3 && !(b->near_part && b->part_hits > 1) && b->near_seen)
+			/* near_d 0: the same name in another case (Summary) */
+			else if (b->near_d <= 3 && strcmp(b->near, m->path) != 0 && !(b->near_part && b->part_hits > 1) &&
+				 b->near_seen)
 				dc_diag_error(diag, DC_ERR_USAGE,
 					      "distcalc: error: '%s': '%s': not a field of the report; did you mean '%s'?", opt,
 					      m->path, b->near);
@@ -2831,6 +2855,13 @@ int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size
 				dc_diag_error(diag, DC_ERR_USAGE,
 					      "distcalc: error: '%s': '%s': not a field of the report: an empty name after '%.*s'",
 					      opt, m->path, (int)b->matched, m->path);
+			else if (b->matched && sweep_row(m->path, b->matched))
+				/* a sweep row's columns are named by their whole
+				 * paths (step.time_s): the rest is the column */
+				dc_diag_error(diag, DC_ERR_USAGE,
+					      "distcalc: error: '%s': '%s': not a field of the report: '%.*s' has no column "
+					      "'%s' (--sweep-metrics chooses the columns)",
+					      opt, m->path, (int)b->matched, m->path, m->path + b->matched + 1);
 			else if (b->matched)
 				dc_diag_error(diag, DC_ERR_USAGE,
 					      "distcalc: error: '%s': '%s': not a field of the report: '%.*s' has no '%.*s'", opt,
@@ -2858,6 +2889,11 @@ int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size
 			rc = -1;
 			continue;
 		}
+		/* a plain number that reads like a slip of its unit, or an
+		 * index into a table in rank order: said once the path is a
+		 * field of the report (a path that is none says only that) */
+		if (m->warn[0])
+			dc_diag_warn(diag, "'%s': %s", opt, m->warn);
 		if (m->min ? !(b->v < m->limit) : !(b->v > m->limit))
 			continue;
 		if (!isfinite(b->v))

@@ -1107,6 +1107,9 @@ static int check(struct dc_report *report, const struct dc_options *o, const str
 		rc = exit_for(d.status);
 	} else {
 	lines:
+		/* the budgets' warnings (dc_budget_stream_finish): on stderr,
+		 * never in the report (a --check of it would move) */
+		print_diag(&d, 0);
 		if (lines.len && write_all(STDOUT_FILENO, lines.data, lines.len) != 0) {
 			fprintf(stderr, "distcalc: error: cannot write to standard output: %s\n", strerror(errno));
 			rc = EXIT_OUTPUT;
@@ -1626,12 +1629,6 @@ int main(int argc, char **argv)
 		rc = print_version();
 		goto done;
 	}
-	/* a budget's plain number that reads like a slip of its unit: on
-	 * stderr, never in the report (a --check of it would move) */
-	for (size_t i = 0; i < o.nmaxes; i++)
-		if (o.maxes[i].warn[0])
-			fprintf(stderr, "distcalc: warning: '%s': %s\n", o.maxes[i].min ? "--check-min" : "--check-max",
-				o.maxes[i].warn);
 	if (o.action == DC_OPTIONS_LIST_MODELS) {
 		rc = list_models();
 		goto done;

@@ -357,6 +357,20 @@ grep -q warning err.txt && fail "budget: 3 s warned: $(cat err.txt)"
 expect 6 "budget: 80 plain bytes" "$bin" --config "$cfg" --check-max summary.peak_bytes=80
 grep -q "80 is in bytes (a plain number is bytes); if you meant 80 GiB, write '80GiB'" err.txt ||
 	fail "budget: 80 plain bytes: $(cat err.txt)"
+# the unit's note waits for the path to be a field: a path that is none
+# says only that (a CI trial: "1 is in bytes" before "no 'Summary'"), and
+# a name in another case gets its field
+expect 2 "budget: a plain number on no field" "$bin" --config "$cfg" --check-max Summary.peak_bytes=1
+grep -qx "distcalc: error: '--check-max': 'Summary.peak_bytes': not a field of the report; did you mean 'summary.peak_bytes'?" err.txt &&
+	[ "$(wc -l <err.txt)" = 1 ] || fail "budget: a plain number on no field: $(cat err.txt)"
+# a sweep row's column is its whole path; a null figure says why it is one
+expect 2 "budget: a sweep column not shown" "$bin" --config "$src/configs/sweeps/gpus.json" \
+	--sweep cluster.num_nodes=1,2 --check-max 'sweep.rows[1].step.hfu=1'
+grep -q "^distcalc: error: '--check-max': 'sweep.rows\[1\].step.hfu': not a field of the report: 'sweep.rows\[1\]' has no column 'step.hfu' (--sweep-metrics chooses the columns)$" err.txt ||
+	fail "budget: a sweep column not shown: $(cat err.txt)"
+expect 2 "budget: a null figure" "$bin" --config "$src/configs/gpt2.json" --check-max summary.step_time_s=1s
+grep -qx "distcalc: error: '--check-max': 'summary.step_time_s': not a number in the report, it holds null: a figure this run does not price (the section it comes from says why in its 'missing', step.missing for the step's)" err.txt ||
+	fail "budget: a null figure: $(cat err.txt)"
 expect 2 "budget: 1e400" "$bin" --config "$cfg" --check-max summary.peak_bytes=1e400
 grep -q "'1e400' is out of range: it is too large for a number" err.txt || fail "budget: 1e400: $(cat err.txt)"
 expect 2 "budget: 1e-400" "$bin" --config "$cfg" --check-max summary.comm_time_s=1e-400
