@@ -159,6 +159,65 @@ START_TEST(megatron_recompute_methods)
 }
 END_TEST
 
+/* Megatron-Core's own recompute checks (transformer_config.py:1908-1932
+ * at d98e8a64): full without a method or a layer count, and selective
+ * with a layer count, raise there, so the script does not start: refused,
+ * once each, naming the argument */
+START_TEST(megatron_recompute_refusals)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--position-embedding-type rope --recompute-granularity full\n"), -1);
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:1: error: '--recompute-granularity': full without --recompute-method: Megatron-Core raises "
+			 "\"recompute_method must be \"block\" or \"uniform\"\" (transformer_config.py:1913-1917); give "
+			 "--recompute-method uniform --recompute-num-layers 1 to recompute every layer");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--position-embedding-type rope --recompute-granularity full "
+						   "--recompute-method uniform\n"),
+			 -1);
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:1: error: '--recompute-granularity': full without --recompute-num-layers: Megatron-Core "
+			 "raises \"recompute_num_layers must be between 1 and num_layers_per_pipeline_rank\" "
+			 "(transformer_config.py:1919-1925)");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--position-embedding-type rope --recompute-activations "
+						   "--recompute-num-layers 2\n"),
+			 -1);
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:1: error: '--recompute-num-layers': under selective recompute Megatron-Core raises "
+			 "\"recompute_num_layers must be None\" (transformer_config.py:1926-1932): remove it");
+}
+END_TEST
+
+/* --fp16: Megatron-LM accumulates and reduces the gradients in FP32 under
+ * --bf16 alone (arguments.py:1194-1217 at d98e8a64), so under --fp16 they
+ * are the parameters' 2 bytes, and --ddp-bucket-size 50,000,000
+ * parameters 100,000,000 bytes; --accumulate-allreduce-grads-in-fp32
+ * makes them 4 (the preset's); under --bf16 it is the default */
+START_TEST(megatron_fp16_gradients)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--fp16 --overlap-grad-reduce --ddp-bucket-size 50000000 "
+						   "--position-embedding-type rope\n"),
+			 0);
+	ck_assert_str_eq(get("precision.preset"), "\"megatron\"");
+	ck_assert_str_eq(get("precision.grad_bytes"), "2");
+	ck_assert_str_eq(get("parallel.bucket_size"), "100000000");
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert(strstr(diag.entries[0].text, "t:1: '--fp16': the gradients are FP16") == diag.entries[0].text);
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--fp16 --accumulate-allreduce-grads-in-fp32 --overlap-grad-reduce "
+						   "--ddp-bucket-size 50000000 --position-embedding-type rope\n"),
+			 0);
+	ck_assert_str_eq(get("precision.grad_bytes"), "(unset)");
+	ck_assert_str_eq(get("parallel.bucket_size"), "200000000");
+	ck_assert_uint_eq(diag.count, 0);
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --accumulate-allreduce-grads-in-fp32 "
+						   "--position-embedding-type rope\n"),
+			 0);
+	ck_assert_str_eq(get("precision.grad_bytes"), "(unset)");
+	ck_assert_uint_eq(diag.count, 0);
+}
+END_TEST
+
 /* The flex dispatcher with DeepEP (its default backend, transformer_config.py:898
  * at d98e8a64) and group-limited routing; another backend is refused, and
  * a backend without flex, which Megatron-Core does not read, warns */
@@ -203,7 +262,7 @@ START_TEST(megatron_recompute_modules)
 	ck_assert_str_eq(get("training.recompute_modules"), "[\"mla_up_proj\", \"mlp\"]");
 	ck_assert_uint_eq(diag.count, 0);
 	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--position-embedding-type rope --recompute-granularity full "
-						   "--recompute-modules mlp\n"),
+						   "--recompute-method uniform --recompute-num-layers 1 --recompute-modules mlp\n"),
 			 0);
 	ck_assert_str_eq(get("training.recompute_modules"), "(unset)");
 	ck_assert_uint_eq(diag.count, 1);
@@ -425,11 +484,11 @@ START_TEST(deepspeed_mapping)
 	ck_assert_str_eq(get("precision.preset"), "\"course\"");
 	ck_assert_str_eq(get("training.micro_batch_size"), "4");
 	ck_assert_str_eq(get("training.grad_accum_steps"), "8");
-	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"zero_optimization\": {\"stage\": 2, \"offload_param\": "
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": {\"stage\": 2, \"offload_param\": "
 						    "{\"device\": \"cpu\"}}}"),
 			 -1);
 	ck_assert_str_eq(diag.entries[0].text, "t:1: error: 'offload_param': needs ZeRO stage 3, as DeepSpeed does");
-	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\n\"fp16\": {\"enabled\": true},\n\"bf16\": {\"enabled\": true}\n}"), -1);
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \n\"fp16\": {\"enabled\": true},\n\"bf16\": {\"enabled\": true}\n}"), -1);
 	ck_assert_str_eq(diag.entries[0].text, "t:2: error: 'fp16': enabled together with bf16: give one");
 }
 END_TEST
@@ -637,9 +696,79 @@ END_TEST
  * at the second line, also inside a section and when escaped the same
  * elsewhere. A file DeepSpeed's hjson takes and JSON does not (a trailing
  * comma, a comment) is named as such, at its line */
+/* What DeepSpeed edaa7221 reads that changes the priced job, from a trial:
+ * the deprecated cpu_offload and cpu_offload_param are a cpu
+ * offload_optimizer and offload_param (zero/config.py:181-213); an offload
+ * at stage 0 offloads nothing (no ZeRO optimizer: engine.py:1980-1997); a
+ * ratio below 1 offloads a share; Apex AMP, 16-bit master weights and a
+ * gradient accumulation type other than the model's change the bytes; a
+ * file with neither batch key is refused by DeepSpeed itself
+ * (runtime/config.py:984-985). Each refused naming its key. */
+START_TEST(deepspeed_offload_and_precision_keys)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"zero_optimization\": "
+						    "{\"stage\": 2, \"cpu_offload\": true}}"),
+			 0);
+	ck_assert_str_eq(get("parallel.offload"), "\"optimizer\"");
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"zero_optimization\": "
+						    "{\"stage\": 3, \"cpu_offload\": true, \"cpu_offload_param\": true}}"),
+			 0);
+	ck_assert_str_eq(get("parallel.offload"), "\"optimizer+params\"");
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"zero_optimization\": "
+						    "{\"stage\": 2, \"cpu_offload\": false}}"),
+			 0);
+	ck_assert_str_eq(get("parallel.offload"), "(unset)");
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"zero_optimization\": "
+						    "{\"stage\": 0, \"offload_optimizer\": {\"device\": \"cpu\"}}}"),
+			 -1);
+	ck_assert_str_eq(diag.entries[0].text, "t:1: error: 'offload_optimizer': needs ZeRO stage 1, 2 or 3: at stage 0 "
+					       "DeepSpeed builds no ZeRO optimizer and offloads nothing");
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"zero_optimization\": "
+						    "{\"stage\": 3, \"offload_optimizer\": {\"device\": \"cpu\", \"ratio\": 0.3, "
+						    "\"pin_memory\": true}}}"),
+			 -1);
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert(strstr(diag.entries[0].text, "t:1: error: 'ratio': in offload_optimizer: a ratio below 1") ==
+		  diag.entries[0].text);
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"zero_optimization\": "
+						    "{\"stage\": 3, \"offload_optimizer\": {\"device\": \"cpu\", \"ratio\": 1}}}"),
+			 0);
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"zero_optimization\": "
+						    "{\"stage\": 3, \"offload_optimizer\": {\"device\": \"cpu\", \"bogus\": 1}}}"),
+			 -1);
+	ck_assert(strstr(diag.entries[0].text, "t:1: error: 'bogus': not an offload_optimizer key") == diag.entries[0].text);
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"amp\": {\"enabled\": true, "
+						    "\"opt_level\": \"O2\"}}"),
+			 -1);
+	ck_assert(strstr(diag.entries[0].text, "t:1: error: 'amp': Apex AMP's mixed precision is not priced") ==
+		  diag.entries[0].text);
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"amp\": {\"enabled\": false}}"),
+			 0);
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"fp16\": {\"enabled\": true, "
+						    "\"loss_scale_window\": 500, \"fp16_master_weights_and_grads\": true}}"),
+			 -1);
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert(strstr(diag.entries[0].text, "t:1: error: 'fp16_master_weights_and_grads': in fp16: 16-bit master") ==
+		  diag.entries[0].text);
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"bf16\": {\"enabled\": true}, "
+						    "\"data_types\": {\"grad_accum_dtype\": \"bfloat16\"}}"),
+			 0);
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"bf16\": {\"enabled\": true}, "
+						    "\"data_types\": {\"grad_accum_dtype\": \"fp32\"}}"),
+			 -1);
+	ck_assert(strstr(diag.entries[0].text, "t:1: error: 'grad_accum_dtype': in data_types: gradients accumulated in "
+					       "fp32, not the model's bf16") == diag.entries[0].text);
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"gradient_accumulation_steps\": 4, \"bf16\": {\"enabled\": true}}"), -1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:1: error: neither train_batch_size nor train_micro_batch_size_per_gpu: DeepSpeed asserts "
+			 "\"Either train_batch_size or train_micro_batch_size_per_gpu needs to be provided\" "
+			 "(deepspeed/runtime/config.py:984-985); give one");
+}
+END_TEST
+
 START_TEST(deepspeed_duplicates)
 {
-	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\n\"zero_optimization\": {\n\"stage\": 3,\n\"stage\": 1\n}\n}"), -1);
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \n\"zero_optimization\": {\n\"stage\": 3,\n\"stage\": 1\n}\n}"), -1);
 	ck_assert_uint_eq(diag.count, 1);
 	ck_assert_str_eq(diag.entries[0].text, "t:4: error: 'stage' given twice (first on line 3), which DeepSpeed "
 					       "refuses too (runtime/config.py reads it with dict_raise_error_on_duplicate_keys); "
@@ -652,7 +781,7 @@ START_TEST(deepspeed_duplicates)
 	ck_assert_str_eq(diag.entries[0].text, "t:4: error: 'train_batch_size' given twice (first on line 3), which "
 					       "DeepSpeed refuses too (runtime/config.py reads it with "
 					       "dict_raise_error_on_duplicate_keys); give it once");
-	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"bf16\": {\"enabled\": true}, \"fp16\": {\"enabled\": false}}"), 0);
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"bf16\": {\"enabled\": true}, \"fp16\": {\"enabled\": false}}"), 0);
 	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\n\"train_micro_batch_size_per_gpu\": 1,\n}"), -1);
 	ck_assert_str_eq(diag.entries[0].text, "t:3: error: not strict JSON here (DeepSpeed reads its configs with hjson, "
 					       "which takes comments, trailing commas and unquoted keys; distcalc reads JSON: "
@@ -995,20 +1124,20 @@ START_TEST(framework_mapping)
 	ck_assert_str_eq(get("training.compile"), "(unset)");
 
 	/* DeepSpeed ZeRO-2 in BF16: 2e8 elements of 2 bytes = 400,000,000 */
-	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"zero_optimization\": {\"stage\": 2, \"reduce_bucket_size\": 2e8,"
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": {\"stage\": 2, \"reduce_bucket_size\": 2e8,"
 						    " \"allgather_bucket_size\": 200000000}, \"bf16\": {\"enabled\": true}}"),
 			 0);
 	ck_assert_str_eq(get("training.framework"), "\"deepspeed\"");
 	ck_assert_str_eq(get("parallel.bucket_size"), "400000000");
 	/* the allgather bucket left at DeepSpeed's 5e8 */
-	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"zero_optimization\": {\"stage\": 1, \"reduce_bucket_size\": 2e8}}"), -1);
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": {\"stage\": 1, \"reduce_bucket_size\": 2e8}}"), -1);
 	ck_assert_str_eq(diag.entries[0].text,
 			 "t:1: error: 'reduce_bucket_size': 200000000 elements for the gradients' reduction but 500000000 "
 			 "for the parameters' gather (DeepSpeed's default 5e8 for the one left out); distcalc's "
 			 "parallel.bucket_size is one size for both: give them equal, or remove them and give --set "
 			 "parallel.bucket_size=BYTES");
 	/* ZeRO-3 runs as FSDP: warned, not mapped */
-	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"zero_optimization\": {\"stage\": 3, \"reduce_bucket_size\": 5e7}}"), 0);
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": {\"stage\": 3, \"reduce_bucket_size\": 5e7}}"), 0);
 	ck_assert_str_eq(get("parallel.bucket_size"), "(unset)");
 	ck_assert_uint_eq(diag.count, 1);
 }
@@ -1035,6 +1164,7 @@ START_TEST(config_text)
 				   "    \"sharding\": \"fsdp\"\n"
 				   "  },\n"
 				   "  \"training\": {\n"
+				   "    \"micro_batch_size\": 1,\n"
 				   "    \"framework\": \"deepspeed\"\n"
 				   "  },\n"
 				   "  \"precision\": {\n"
@@ -1048,7 +1178,7 @@ START_TEST(config_text)
 				   "  }\n"
 				   "}\n";
 	struct dc_buf out;
-	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"zero_optimization\": {\"stage\": 3}}"), 0);
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": {\"stage\": 3}}"), 0);
 	ck_assert_int_eq(dc_import_override(&imp, "cluster.gpus_per_node=4", &diag), 0);
 	ck_assert_int_eq(dc_import_override(&imp, "checkpoint.async=true", &diag), 0);
 	dc_buf_init(&out);
@@ -1068,6 +1198,8 @@ int main(void)
 	tcase_add_test(tc, megatron_vocab_padding);
 	tcase_add_test(tc, megatron_ffn_default);
 	tcase_add_test(tc, megatron_recompute_methods);
+	tcase_add_test(tc, megatron_recompute_refusals);
+	tcase_add_test(tc, megatron_fp16_gradients);
 	tcase_add_test(tc, megatron_recompute_modules);
 	tcase_add_test(tc, megatron_deepep);
 	tcase_add_test(tc, megatron_defaults);
@@ -1080,6 +1212,7 @@ int main(void)
 	tcase_add_test(tc, toml_errors);
 	tcase_add_test(tc, deepspeed_mapping);
 	tcase_add_test(tc, deepspeed_duplicates);
+	tcase_add_test(tc, deepspeed_offload_and_precision_keys);
 	tcase_add_test(tc, megatron_conditions);
 	tcase_add_test(tc, megatron_comment_ends_continuation);
 	tcase_add_test(tc, fp8_recipes);

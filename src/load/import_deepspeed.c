@@ -248,6 +248,8 @@ static int enabled(struct dctx *d, const cJSON *root, const char *section)
 	return cJSON_IsTrue(e) ? 1 : 0;
 }
 
+static int listed(const char *const *list, const char *k);
+
 /* offload_optimizer / offload_param: 1 for cpu, 0 for none or absent. */
 static int offload(struct dctx *d, const cJSON *zero, const char *key)
 {
@@ -265,10 +267,46 @@ static int offload(struct dctx *d, const cJSON *zero, const char *key)
 	}
 	if (strcmp(dev->valuestring, "none") == 0)
 		return 0;
-	if (strcmp(dev->valuestring, "cpu") == 0)
-		return 1;
-	err(d, key, "device \"%s\" is not mapped (distcalc offloads to the host's memory: \"cpu\")", dev->valuestring);
-	return -1;
+	if (strcmp(dev->valuestring, "cpu") != 0) {
+		err(d, key, "device \"%s\" is not mapped (distcalc offloads to the host's memory: \"cpu\")",
+		    dev->valuestring);
+		return -1;
+	}
+	{
+		/* the rest of the object (zero/offload_config.py at edaa7221):
+		 * the copies' buffers, pinning and pipelining change no byte
+		 * distcalc counts; a ratio below 1 keeps a share of the
+		 * optimizer on the GPU (:99), which distcalc does not price */
+		static const char *const quiet[] = {"device", "nvme_path", "buffer_count", "buffer_size", "max_in_cpu",
+						    "pin_memory", "pipeline", "pipeline_read", "pipeline_write",
+						    "fast_init", "cpuadam_cores_perc", NULL};
+		const cJSON *c;
+		int bad = 0;
+		cJSON_ArrayForEach(c, o) {
+			if (strcmp(key, "offload_optimizer") == 0 && strcmp(c->string, "ratio") == 0) {
+				if (!cJSON_IsNumber(c) || c->valuedouble != 1.0) {
+					err(d, "ratio", "in offload_optimizer: a ratio below 1 offloads that share of the optimizer "
+							"and keeps the rest on the GPU, which distcalc does not price (it offloads "
+							"all of it): remove it, or give 1");
+					bad = 1;
+				}
+			} else if (strcmp(key, "offload_optimizer") == 0 && strcmp(c->string, "super_offload") == 0) {
+				if (!cJSON_IsFalse(c)) {
+					err(d, "super_offload", "in offload_optimizer: SuperOffload (GH200/GB200's superchip "
+								"offload) is not priced");
+					bad = 1;
+				}
+			} else if (!listed(quiet, c->string)) {
+				err(d, c->string, "not an %s key distcalc maps or knows to change nothing it computes "
+						  "(docs/importers.md lists both)",
+				    key);
+				bad = 1;
+			}
+		}
+		if (bad)
+			return -1;
+	}
+	return 1;
 }
 
 /* Keys that change nothing distcalc computes (DeepSpeed's config-json.md). */
@@ -276,14 +314,14 @@ static const char *const top_ignored[] = {
 	"gradient_clipping", "steps_per_print", "wall_clock_breakdown", "dump_state", "scheduler",
 	"zero_allow_untested_optimizer", "prescale_gradients", "gradient_predivide_factor", "sparse_gradients",
 	"tensorboard", "wandb", "csv_monitor", "comet", "comms_logger", "flops_profiler", "memory_breakdown",
-	"logging", "checkpoint", "data_types", "elasticity", "autotuning", "seed", "amp", NULL,
+	"logging", "checkpoint", "elasticity", "autotuning", "seed", NULL,
 };
 static const char *const zero_ignored[] = {
 	"contiguous_gradients", "reduce_scatter", "allgather_partitions",
 	"sub_group_size", "round_robin_gradients", "stage3_max_live_parameters", "stage3_max_reuse_distance",
 	"stage3_prefetch_bucket_size", "stage3_param_persistence_threshold", "stage3_gather_16bit_weights_on_model_save",
 	"gather_16bit_weights_on_model_save", "stage3_gather_fp16_weights_on_model_save", "load_from_fp32_weights",
-	"elastic_checkpoint", "ignore_unused_parameters", "cpu_offload", NULL,
+	"elastic_checkpoint", "ignore_unused_parameters", "cpu_offload_use_pin_memory", NULL,
 };
 
 static int listed(const char *const *list, const char *k)
@@ -366,6 +404,26 @@ static void batch_triple(struct dctx *d, const cJSON *root)
 	set(d, "training.grad_accum_steps", v, "gradient_accumulation_steps");
 }
 
+/* A deprecated offload switch `key` (cpu_offload, cpu_offload_param):
+ * 1 when true, so the offload `now` names is on; 0 when false or absent.
+ * Given beside `now` (already `given`, 1 for cpu) it is refused. */
+static int legacy_offload(struct dctx *d, const cJSON *zero, const char *key, const char *now, int given)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(zero, key);
+	if (!c || cJSON_IsNull(c))
+		return 0;
+	if (!cJSON_IsBool(c)) {
+		err(d, key, "expected true or false");
+		return 0;
+	}
+	if (cJSON_IsTrue(c) && cJSON_GetObjectItemCaseSensitive(zero, now)) {
+		err(d, key, "deprecated for %s, which the file gives too: give %s alone", now, now);
+		return 0;
+	}
+	(void)given;
+	return cJSON_IsTrue(c) ? 1 : 0;
+}
+
 static void map_zero(struct dctx *d, const cJSON *root)
 {
 	static const char *const stages[] = {"\"none\"", "\"zero1\"", "\"zero2\"", "\"fsdp\""};
@@ -384,7 +442,8 @@ static void map_zero(struct dctx *d, const cJSON *root)
 		if (!listed(zero_ignored, c->string) && strcmp(c->string, "stage") != 0 &&
 		    strcmp(c->string, "offload_optimizer") != 0 && strcmp(c->string, "offload_param") != 0 &&
 		    strcmp(c->string, "overlap_comm") != 0 && strcmp(c->string, "reduce_bucket_size") != 0 &&
-		    strcmp(c->string, "allgather_bucket_size") != 0)
+		    strcmp(c->string, "allgather_bucket_size") != 0 && strcmp(c->string, "cpu_offload") != 0 &&
+		    strcmp(c->string, "cpu_offload_param") != 0)
 			err(d, c->string, "not a zero_optimization key distcalc maps or knows to change nothing it computes "
 					  "(docs/importers.md lists both)");
 	}
@@ -395,7 +454,19 @@ static void map_zero(struct dctx *d, const cJSON *root)
 		set(d, "parallel.sharding", stages[stage], "zero_optimization.stage");
 	oo = offload(d, zero, "offload_optimizer");
 	op = offload(d, zero, "offload_param");
-	if (op == 1 && stage != 3)
+	/* the deprecated switches, which DeepSpeed still reads as a cpu
+	 * offload_optimizer and offload_param (zero/config.py:181-213 at
+	 * edaa7221) */
+	if (legacy_offload(d, zero, "cpu_offload", "offload_optimizer", oo))
+		oo = 1;
+	if (legacy_offload(d, zero, "cpu_offload_param", "offload_param", op))
+		op = 1;
+	if (oo == 1 && stage == 0)
+		/* no ZeRO optimizer at stage 0 (engine.py:1980-1997), so
+		 * nothing reads the offload */
+		err(d, cJSON_GetObjectItemCaseSensitive(zero, "offload_optimizer") ? "offload_optimizer" : "cpu_offload",
+		    "needs ZeRO stage 1, 2 or 3: at stage 0 DeepSpeed builds no ZeRO optimizer and offloads nothing");
+	else if (op == 1 && stage != 3)
 		err(d, "offload_param", "needs ZeRO stage 3, as DeepSpeed does");
 	else if (op == 1 && oo != 1)
 		err(d, "offload_param", "without offload_optimizer to the cpu: distcalc offloads the parameters only with "
@@ -411,6 +482,71 @@ static void map_zero(struct dctx *d, const cJSON *root)
 		set(d, stage == 3 ? "overlap.fsdp_prefetch" : "overlap.dp", cJSON_IsTrue(c) ? "true" : "false",
 		    "overlap_comm");
 	map_buckets(d, zero, stage);
+}
+
+/* The keys of the precision objects (precision_config.py at edaa7221)
+ * and data_types (runtime/config.py:638, engine.py:1485-1496): loss
+ * scaling changes nothing distcalc counts; FP16 or BF16 master weights
+ * and gradients, BF16 optimizer states, and a gradient accumulation type
+ * other than the model's change the bytes the presets hold: refused.
+ * `on`: the enabled one ("bf16", "fp16"), NULL for FP32. */
+static void precision_keys(struct dctx *d, const cJSON *root, const char *on)
+{
+	static const char *const fp16_quiet[] = {"enabled", "auto_cast", "loss_scale", "initial_scale_power",
+						 "loss_scale_window", "hysteresis", "consecutive_hysteresis",
+						 "min_loss_scale", NULL};
+	static const char *const bf16_quiet[] = {"enabled", "immediate_grad_update", "check_grad_overflow", NULL};
+	static const char *const sections[] = {"fp16", "bf16"};
+	const cJSON *c, *dt = cJSON_GetObjectItemCaseSensitive(root, "data_types");
+	for (int i = 0; i < 2; i++) {
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, sections[i]);
+		if (!cJSON_IsObject(s))
+			continue;
+		cJSON_ArrayForEach(c, s) {
+			if (listed(i ? bf16_quiet : fp16_quiet, c->string))
+				continue;
+			if (cJSON_IsFalse(c) && (strcmp(c->string, "fp16_master_weights_and_grads") == 0 ||
+						 strcmp(c->string, "bf16_master_weights_and_grads") == 0 ||
+						 strcmp(c->string, "bf16_optimizer_states") == 0))
+				continue;
+			err(d, c->string, "in %s: %s", sections[i],
+			    strcmp(c->string, "fp16_master_weights_and_grads") == 0 ||
+				    strcmp(c->string, "bf16_master_weights_and_grads") == 0 ||
+				    strcmp(c->string, "bf16_optimizer_states") == 0
+				    ? "16-bit master weights, gradients or optimizer states are not the presets' bytes: remove "
+				      "it and give --set precision.master_bytes, grad_bytes or optimizer_bytes"
+				    : "not a key distcalc maps or knows to change nothing it computes (docs/importers.md lists "
+				      "both)");
+		}
+	}
+	if (!dt)
+		return;
+	if (!cJSON_IsObject(dt)) {
+		err(d, "data_types", "expected an object");
+		return;
+	}
+	cJSON_ArrayForEach(c, dt) {
+		/* DeepSpeed's names of each type (DtypeEnum,
+		 * deepspeed/inference/config.py:15-18) */
+		static const char *const names[3][5] = {
+			{"fp32", "torch.float32", "float32", "float", NULL},
+			{"bf16", "torch.bfloat16", "bfloat16", "bfloat", NULL},
+			{"fp16", "torch.float16", "float16", "half", NULL},
+		};
+		int t = on && strcmp(on, "bf16") == 0 ? 1 : on ? 2 : 0;
+		const char *model = names[t][0];
+		if (strcmp(c->string, "grad_accum_dtype") == 0) {
+			/* the model's own type is DeepSpeed's default */
+			if (cJSON_IsNull(c) || (cJSON_IsString(c) && listed(names[t], c->valuestring)))
+				continue;
+			err(d, "grad_accum_dtype", "in data_types: gradients accumulated in %s, not the model's %s, change the "
+						   "gradients' bytes (DeepSpeed then runs its BF16 optimizer or refuses the mix: "
+						   "engine.py:1978-2021): remove it and give --set precision.grad_bytes",
+			    cJSON_IsString(c) ? c->valuestring : "another type", model);
+		} else {
+			err(d, c->string, "in data_types: not a key distcalc maps");
+		}
+	}
 }
 
 int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc_import *imp, struct dc_diag *diag)
@@ -452,7 +588,7 @@ int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc
 	cJSON_ArrayForEach(c, root) {
 		static const char *const mapped[] = {"train_batch_size", "train_micro_batch_size_per_gpu",
 						     "gradient_accumulation_steps", "zero_optimization", "bf16", "fp16",
-						     "optimizer", "activation_checkpointing", NULL};
+						     "optimizer", "activation_checkpointing", "amp", "data_types", NULL};
 		if (!listed(mapped, c->string) && !listed(top_ignored, c->string))
 			err(&d, c->string, "not a DeepSpeed key distcalc maps or knows to change nothing it computes "
 					   "(docs/importers.md lists both)");
@@ -485,9 +621,27 @@ int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc
 			}
 		}
 	}
+	/* DeepSpeed asserts one of the two (runtime/config.py:942-986 at
+	 * edaa7221, _set_batch_related_parameters) */
+	if (!cJSON_GetObjectItemCaseSensitive(root, "train_batch_size") &&
+	    !cJSON_GetObjectItemCaseSensitive(root, "train_micro_batch_size_per_gpu"))
+	{
+		dc_diag_error(d.diag, DC_ERR_CONFIG,
+			      "%s:1: error: neither train_batch_size nor train_micro_batch_size_per_gpu: DeepSpeed asserts "
+			      "\"Either train_batch_size or train_micro_batch_size_per_gpu needs to be provided\" "
+			      "(deepspeed/runtime/config.py:984-985); give one",
+			      name);
+		d.errors++;
+	}
 	map_zero(&d, root);
 	bf16 = enabled(&d, root, "bf16");
 	fp16 = enabled(&d, root, "fp16");
+	precision_keys(&d, root, bf16 == 1 ? "bf16" : fp16 == 1 ? "fp16" : NULL);
+	/* Apex AMP (engine.py:1998-2009): another mixed precision, which
+	 * DeepSpeed refuses beside ZeRO, fp16 and bf16 */
+	if (enabled(&d, root, "amp") == 1)
+		err(&d, "amp", "Apex AMP's mixed precision is not priced; use \"fp16\" or \"bf16\" (DeepSpeed refuses amp "
+			       "beside ZeRO, fp16 or bf16: engine.py:1983-2003)");
 	if (bf16 == 1 && fp16 == 1)
 		err(&d, "fp16", "enabled together with bf16: give one");
 	else if (bf16 == 1 || fp16 == 1)

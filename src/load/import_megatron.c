@@ -402,7 +402,7 @@ enum arg_id {
 	A_TP, A_PP, A_CP, A_CP_COMM, A_EP, A_ETP, A_VPP_LAYERS, A_VPP, A_FIRST, A_LAST, A_ACC_EMB, A_ACC_LOSS,
 	A_SP, A_DIST_OPT, A_DIST_OPT_INST, A_OVERLAP_GRAD, A_OVERLAP_PARAM, A_DDP_BUCKET, A_TP_OVERLAP, A_FSDP2,
 	A_MBS, A_GBS, A_RECOMPUTE, A_RECOMPUTE_METHOD, A_RECOMPUTE_LAYERS, A_RECOMPUTE_ACT, A_RECOMPUTE_MODULES, A_GROUPED_GEMM, A_FLASH, A_ATT_BACKEND,
-	A_BF16, A_FP16, A_FP8, A_FP8_RECIPE, A_FP8_PARAM, A_GRAD_BF16, A_OPTIMIZER,
+	A_BF16, A_FP16, A_FP8, A_FP8_RECIPE, A_FP8_PARAM, A_GRAD_BF16, A_GRAD_FP32, A_OPTIMIZER,
 	A_COUNT
 };
 
@@ -483,6 +483,7 @@ static const struct {
 	[A_FP8_RECIPE] = {"--fp8-recipe", 1},
 	[A_FP8_PARAM] = {"--fp8-param-gather", 0},
 	[A_GRAD_BF16] = {"--grad-reduce-in-bf16", 0},
+	[A_GRAD_FP32] = {"--accumulate-allreduce-grads-in-fp32", 0},
 	[A_OPTIMIZER] = {"--optimizer", 1},
 };
 
@@ -496,7 +497,7 @@ static const char *const ignored[] = {
 	/* optimisation hyperparameters */
 	"--lr", "--lr-", "--min-lr", "--decoupled-", "--weight-decay", "--start-weight-decay", "--end-weight-decay",
 	"--clip-grad", "--adam-", "--sgd-momentum", "--train-iters", "--train-samples", "--exit-", "--seed",
-	"--init-method-", "--loss-scale", "--initial-loss-scale", "--min-loss-scale", "--hysteresis",
+	"--init-method-", "--loss-scale", "--loss-scale-window", "--initial-loss-scale", "--min-loss-scale", "--hysteresis",
 	"--moe-aux-loss-coeff", "--moe-z-loss-coeff", "--moe-router-load-balancing-type", "--moe-router-score-function",
 	"--moe-router-pre-softmax", "--moe-router-dtype", "--moe-router-topk-scaling-factor", "--moe-input-jitter-eps",
 	"--rotary-", "--use-rope-scaling", "--rope-scaling-factor", "--norm-epsilon", "--apply-layernorm-1p",
@@ -992,6 +993,22 @@ static void map_training(struct mctx *m)
 		set_str(m, "training.recompute", "selective", "--recompute-activations", L(A_RECOMPUTE_ACT));
 	if (G(A_RECOMPUTE_MODULES) && (*V(A_RECOMPUTE_MODULES) || !selective))
 		map_recompute_modules(m, selective);
+	/* Megatron-Core's own checks (transformer_config.py:1908-1932 at
+	 * d98e8a64): full needs a method and a layer count, selective
+	 * takes no layer count; a script that breaks them does not start */
+	if (G(A_RECOMPUTE) && strcmp(V(A_RECOMPUTE), "full") == 0 && !G(A_RECOMPUTE_METHOD))
+		err(m, L(A_RECOMPUTE),
+		    "'--recompute-granularity': full without --recompute-method: Megatron-Core raises \"recompute_method "
+		    "must be \"block\" or \"uniform\"\" (transformer_config.py:1913-1917); give --recompute-method "
+		    "uniform --recompute-num-layers 1 to recompute every layer");
+	else if (G(A_RECOMPUTE) && strcmp(V(A_RECOMPUTE), "full") == 0 && !G(A_RECOMPUTE_LAYERS))
+		err(m, L(A_RECOMPUTE),
+		    "'--recompute-granularity': full without --recompute-num-layers: Megatron-Core raises \"recompute_num_layers "
+		    "must be between 1 and num_layers_per_pipeline_rank\" (transformer_config.py:1919-1925)");
+	if (selective && G(A_RECOMPUTE_LAYERS))
+		err(m, L(A_RECOMPUTE_LAYERS),
+		    "'--recompute-num-layers': under selective recompute Megatron-Core raises \"recompute_num_layers must "
+		    "be None\" (transformer_config.py:1926-1932): remove it");
 	if (G(A_RECOMPUTE_METHOD)) {
 		unsigned long long n;
 		if (!G(A_RECOMPUTE) || strcmp(V(A_RECOMPUTE), "full") != 0)
@@ -1056,8 +1073,27 @@ static void map_precision(struct mctx *m)
 		/* BF16 params, FP32 main grads, FP32 master copy, Adam's two FP32
 		 * moments: the "megatron" preset */
 		set_str(m, "precision.preset", "megatron", args[a].name, L(a));
-		if (G(A_GRAD_BF16))
+		if (G(A_BF16) && G(A_GRAD_BF16))
 			set_json(m, "precision.grad_bytes", "2", "--grad-reduce-in-bf16", L(A_GRAD_BF16));
+		else if (G(A_FP16) && !G(A_GRAD_FP32)) {
+			/* arguments.py:1194-1217 at d98e8a64 sets
+			 * accumulate_allreduce_grads_in_fp32 for --bf16 alone:
+			 * under --fp16 the gradient buffer is the parameters'
+			 * FP16 (param_and_grad_buffer.py:895), reduced so; the
+			 * optimizer step copies each rank's gradient shard to
+			 * FP32 for the master copy (optimizer.py:1097,
+			 * distrib_optimizer.py:2792), which the ledger leaves out */
+			set_json(m, "precision.grad_bytes", "2", "--fp16", L(A_FP16));
+			warn(m, L(A_FP16),
+			     "'--fp16': the gradients are FP16 (Megatron-LM accumulates and reduces them in FP32 under --bf16 "
+			     "alone, or with --accumulate-allreduce-grads-in-fp32): priced at 2 bytes; the optimizer "
+			     "step's FP32 copy of each rank's gradient shard (4 bytes a parameter it updates) is not in "
+			     "the memory ledger");
+		}
+		if (G(A_GRAD_FP32) && G(A_GRAD_BF16))
+			err(m, L(A_GRAD_FP32), "'--accumulate-allreduce-grads-in-fp32': with --grad-reduce-in-bf16 on line %u: "
+					       "give one",
+			    L(A_GRAD_BF16));
 	} else {
 		/* FP32 training: FP32 params and grads, no master copy */
 		set_json(m, "precision.param_bytes", "4", "no --bf16 or --fp16 (FP32)", 0);
@@ -1114,7 +1150,7 @@ static void map_bucket(struct mctx *m)
 	/* the bytes map_precision gave: the megatron preset's FP32 main grads
 	 * (2 with --grad-reduce-in-bf16), BF16 params (1 with
 	 * --fp8-param-gather); FP32 training 4 and 4 */
-	unsigned long long gb = half && G(A_GRAD_BF16) ? 2 : 4;
+	unsigned long long gb = half && ((G(A_BF16) && G(A_GRAD_BF16)) || (G(A_FP16) && !G(A_GRAD_FP32))) ? 2 : 4;
 	unsigned long long pb = !half ? 4 : (G(A_FP8_PARAM) && G(A_FP8)) ? 1 : 2;
 	unsigned long long n;
 	if (!G(A_DDP_BUCKET) || number(m, A_DDP_BUCKET, 0, &n) != 0)
