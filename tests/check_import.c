@@ -643,6 +643,26 @@ START_TEST(megatron_conditions)
 	ck_assert_ptr_nonnull(strstr(diag.entries[1].text, "t:4: '--tensor-model-parallel-size': inside the shell 'if' "
 							      "of line 3, taken as if the branch ran"));
 	ck_assert_ptr_nonnull(strstr(diag.entries[2].text, "t:7: '--bf16': inside the shell 'case' of line 6"));
+	/* a variable assigned in the branches: the last assignment written
+	 * above is taken (the 70B, where the script's default is the 7B), so
+	 * the argument that reads it warns, naming the assignment and its
+	 * block (a trial: one launcher for two sizes priced the other size
+	 * without a word); one set outside any block does not */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "SIZE=${SIZE:-7B}\n"
+						   "PP=1\n"
+						   "case $SIZE in\n"
+						   "  7B) TP=1 ;;\n"
+						   "  70B) TP=8 ;;\n"
+						   "esac\n"
+						   "torchrun pretrain_gpt.py --tensor-model-parallel-size $TP "
+						   "--pipeline-model-parallel-size $PP --position-embedding-type rope\n"),
+			 0);
+	ck_assert_str_eq(get("parallel.tp"), "8");
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:7: '--tensor-model-parallel-size': its value '8' comes from TP=8 on line 5, inside the shell "
+			 "'case' of line 3, taken as if that branch ran (distcalc evaluates no shell conditions and takes "
+			 "the last assignment written above): check it, or --set the key it gives");
 }
 END_TEST
 

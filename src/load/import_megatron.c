@@ -18,6 +18,7 @@
  */
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -312,8 +313,13 @@ static int is_assignment(const char *w, size_t *name_len)
  * variable it names (recursively, MAX_DEPTH deep). Returns 0 with the value
  * in out[MAX_VALUE], or -1 when it cannot be known. `join`: a list's
  * value, so an assignment's quoted value that white space split into
- * pieces (struct word) is whole again, its words space-separated. */
-static int resolve(const struct words *ws, size_t at, const char *v, char *out, int depth, size_t *budget, int join)
+ * pieces (struct word) is whole again, its words space-separated.
+ * *cond_i: the first assignment taken that stands inside a shell `if` or
+ * `case` block the word using it is not in (the last one written above
+ * wins, whatever branch the shell would run: the caller warns), else
+ * left as it was. */
+static int resolve(const struct words *ws, size_t at, const char *v, char *out, int depth, size_t *budget, int join,
+		   size_t *cond_i)
 {
 	char var[64], def[MAX_VALUE];
 	const char *p;
@@ -371,7 +377,9 @@ static int resolve(const struct words *ws, size_t at, const char *v, char *out, 
 			const char *val = ws->w[i].text + nl + 1;
 			if (*val || !has_def) {
 				size_t k = i + 1, len;
-				if (resolve(ws, i, val, out, depth + 1, budget, join) != 0)
+				if (ws->w[i].cond && ws->w[i].cond != ws->w[at].cond && *cond_i == SIZE_MAX)
+					*cond_i = i;
+				if (resolve(ws, i, val, out, depth + 1, budget, join, cond_i) != 0)
 					return -1;
 				for (len = strlen(out); join && k < ws->n && ws->w[k].piece; k++) {
 					size_t pn = strlen(ws->w[k].text);
@@ -387,7 +395,7 @@ static int resolve(const struct words *ws, size_t at, const char *v, char *out, 
 		}
 	}
 	if (has_def)
-		return resolve(ws, at, def, out, depth + 1, budget, join);
+		return resolve(ws, at, def, out, depth + 1, budget, join, cond_i);
 	return -1;
 }
 
@@ -1203,7 +1211,7 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 		char argname[96], value[MAX_VALUE];
 		const char *raw = NULL;
 		int a;
-		size_t nl;
+		size_t nl, cond_i = SIZE_MAX;
 		/* an assignment's value starting with "--" (OPTS="--a --b",
 		 * ARG="--tensor-model-parallel-size 8": the first word glued to
 		 * the name, the rest pieces of their own) is an argument too,
@@ -1290,7 +1298,7 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 				char one[MAX_VALUE];
 				size_t n;
 				raw = ws.w[++i].text;
-				if (resolve(&ws, i, raw, one, 0, &budget, 1) != 0) {
+				if (resolve(&ws, i, raw, one, 0, &budget, 1, &cond_i) != 0) {
 					err(m, ws.w[i].line, "'%s': cannot tell the value of '%.64s' without running the script%s; "
 							     "write the value itself",
 					    argname, raw, budget ? "" : " (too many variables to follow)");
@@ -1319,7 +1327,7 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 				err(m, ws.w[i].line, "'%s': needs a value", argname);
 				continue;
 			}
-			if (resolve(&ws, i, raw, value, 0, &budget, args[a].value == 2) != 0) {
+			if (resolve(&ws, i, raw, value, 0, &budget, args[a].value == 2, &cond_i) != 0) {
 				err(m, ws.w[i].line, "'%s': cannot tell the value of '%.64s' without running the script%s; "
 						     "write the value itself",
 				    argname, raw, budget ? "" : " (too many variables to follow)");
@@ -1342,6 +1350,14 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 				     argname, nx->text);
 			value[0] = '\0';
 		}
+		if (cond_i != SIZE_MAX)
+			/* a variable set in a branch: the last assignment written
+			 * above is taken, whichever branch the shell runs */
+			warn(m, ws.w[i].line,
+			     "'%s': its value '%s' comes from %.64s on line %u, inside the shell '%s' of line %u, taken as "
+			     "if that branch ran (distcalc evaluates no shell conditions and takes the last assignment "
+			     "written above): check it, or --set the key it gives",
+			     argname, value, ws.w[cond_i].text, ws.w[cond_i].line, ws.w[cond_i].block, ws.w[cond_i].cond);
 		if (m->g[a].set && strcmp(m->g[a].value, value) != 0) {
 			if (a == A_TOKENIZER) {
 				m->g[a].differs = 1;
