@@ -7,6 +7,7 @@
  * the import writes. */
 #include <check.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "distcalc/import.h"
@@ -422,6 +423,61 @@ START_TEST(torchtitan_local_global)
 	ck_assert_str_eq(get("training.recompute"), "\"none\"");
 	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[training]\nbatch_size = 2\nlocal_batch_size = 2\n"), -1);
 	ck_assert_str_eq(diag.entries[0].text, "t:3: error: [training] local_batch_size: with batch_size on line 2: give one");
+	/* under pp a microbatch size that does not divide the local batch
+	 * names the key the file gives */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[training]\nlocal_batch_size = 3\n[parallelism]\n"
+						     "pipeline_parallel_degree = 2\npipeline_parallel_microbatch_size = 2\n"),
+			 -1);
+	ck_assert_str_eq(diag.entries[0].text, "t:5: error: [parallelism] pipeline_parallel_microbatch_size: must divide "
+					       "[training] local_batch_size (3)");
+}
+END_TEST
+
+/* torchtitan runs one pipeline schedule per gradient-accumulation step
+ * (trainer.py:856-902 at b5bcd76c), each of local_batch_size /
+ * pipeline_parallel_microbatch_size microbatches: local 8 of 1 at pp 2 is
+ * 8 a schedule, so 32 microbatches a step (global 128 over dp 4) are 4
+ * schedules, 3 fills and drains more than the one schedule distcalc
+ * prices; one schedule's global batch is 128 / 4 = 32. No warning where
+ * the step is one schedule, or without pp. */
+START_TEST(torchtitan_pipeline_schedules_a_step)
+{
+	char *w;
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[training]\nlocal_batch_size = 8\nglobal_batch_size = 128\n"
+						     "[parallelism]\npipeline_parallel_degree = 2\n"
+						     "[activation_checkpoint]\nmode = \"none\"\n"),
+			 0);
+	ck_assert_uint_eq(imp.pp_schedule_microbatches, 8);
+	ck_assert_uint_eq(imp.pp_schedule_line, 2);
+	w = dc_import_flushes_warning(&imp, "t.toml", 2, 32, 128);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_str_eq(w, "t.toml:2: torchtitan runs this step as 4 pipeline schedules of 8 microbatches, one per "
+			    "gradient-accumulation step, each filling and draining the pipeline (torchtitan/trainer.py:856-902 "
+			    "at b5bcd76c); distcalc prices one schedule of all 32, so the step comes out short by 3 fills "
+			    "and drains: --set training.global_batch_size=32 prices one schedule, whose pipeline time runs 4 "
+			    "times a step");
+	free(w);
+	ck_assert_ptr_null(dc_import_flushes_warning(&imp, "t.toml", 2, 8, 32));
+	ck_assert_ptr_null(dc_import_flushes_warning(&imp, "t.toml", 1, 32, 128));
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[training]\nlocal_batch_size = 8\nglobal_batch_size = 128\n"
+						     "[activation_checkpoint]\nmode = \"none\"\n"),
+			 0);
+	ck_assert_uint_eq(imp.pp_schedule_microbatches, 0);
+}
+END_TEST
+
+/* An older torchtitan's layout in [experimental] (pipeline and context
+ * parallelism, async TP) is refused naming its later home, where the rest
+ * of the table is left out */
+START_TEST(torchtitan_experimental_layout)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[experimental]\ncustom_import = \"x\"\n"
+						     "context_parallel_degree = 2\n[activation_checkpoint]\nmode = \"none\"\n"),
+			 -1);
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert_str_eq(diag.entries[0].text, "t:3: error: [experimental] context_parallel_degree: an older torchtitan's "
+					       "[experimental] setting, which changes the layout: give it as [parallelism] "
+					       "context_parallel_degree, which distcalc maps");
 }
 END_TEST
 
@@ -1227,6 +1283,8 @@ int main(void)
 	tcase_add_test(tc, megatron_errors);
 	tcase_add_test(tc, torchtitan_mapping);
 	tcase_add_test(tc, torchtitan_local_global);
+	tcase_add_test(tc, torchtitan_pipeline_schedules_a_step);
+	tcase_add_test(tc, torchtitan_experimental_layout);
 	tcase_add_test(tc, torchtitan_hf_assets_path);
 	tcase_add_test(tc, torchtitan_mx);
 	tcase_add_test(tc, toml_errors);

@@ -757,8 +757,13 @@ static void map_training(struct tctx *c, long long pp)
 	integer(c, e, 1, &mb);
 	if (pp > 1) {
 		if (batch % mb != 0) {
-			merr(c, e, "must divide [training] batch_size (%lld)", batch);
+			merr(c, e, "must divide [training] %s (%lld)", el ? "local_batch_size" : "batch_size", batch);
 		} else {
+			/* one pipeline schedule runs the local batch's
+			 * microbatches; a global batch above local x dp runs
+			 * several a step (main.c warns once dp is known) */
+			c->imp->pp_schedule_microbatches = (unsigned long long)(batch / mb);
+			c->imp->pp_schedule_line = (eb ? eb : el) ? (eb ? eb : el)->line : e ? e->line : 0;
 			setu(c, "training.micro_batch_size", (unsigned long long)mb, e, "no pipeline_parallel_microbatch_size (1)");
 			if (global < 0)
 				setu(c, "training.grad_accum_steps", (unsigned long long)(batch / mb), eb ? eb : el,
@@ -1106,6 +1111,30 @@ int dc_import_torchtitan(const char *buf, size_t len, const char *name, struct d
 			     "backward, every gradient held until then)");
 	if ((e = get(&c, "float8", "enable_fsdp_float8_all_gather")) && e->type == T_BOOL && e->b)
 		mwarn(&c, e, "not modelled: distcalc gathers the parameters at precision.working_bytes");
+	/* an older torchtitan's layout in [experimental] (its 2024
+	 * config_manager.py held the pipeline, context-parallel and async-TP
+	 * switches there before [parallelism] and [compile] took them):
+	 * refused, naming the later home, never left out with the table */
+	for (size_t i = 0; i < t.n; i++) {
+		static const char *const moved[][2] = {
+			{"pipeline_parallel_degree", "[parallelism] pipeline_parallel_degree"},
+			{"pipeline_parallel_split_points", "[parallelism] pipeline_parallel_split_points"},
+			{"pipeline_parallel_schedule", "[parallelism] pipeline_parallel_schedule"},
+			{"pipeline_parallel_microbatches", "[parallelism] pipeline_parallel_microbatch_size (the samples a microbatch holds: the count is the local batch over it)"},
+			{"context_parallel_degree", "[parallelism] context_parallel_degree"},
+			{"context_parallel_rotate_method", "[parallelism] context_parallel_rotate_method"},
+			{"enable_async_tensor_parallel", "[compile] enable_async_tensor_parallel"},
+		};
+		if (strcmp(t.e[i].table, "experimental") != 0)
+			continue;
+		for (size_t k = 0; k < sizeof(moved) / sizeof(moved[0]); k++)
+			if (strcmp(t.e[i].key, moved[k][0]) == 0) {
+				merr(&c, &t.e[i], "an older torchtitan's [experimental] setting, which changes the layout: give "
+						  "it as %s, which distcalc maps",
+				     moved[k][1]);
+				t.e[i].used = 1;
+			}
+	}
 	/* everything else: an ignored table or key, else an error naming it */
 	for (size_t i = 0; i < t.n; i++) {
 		char path[2 * MAX_KEY + 2];
