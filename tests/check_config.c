@@ -520,11 +520,16 @@ START_TEST(test_ramp_and_plugin_keys)
 	expect_error(base, (const char *const[]){"cluster.intra_node.ramp=[]"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'cluster.intra_node.ramp': expected 5 numbers, one per knot (8 KiB, 128 KiB, 2 MiB, 32 MiB, 512 MiB), got 0");
 	expect_error(base, (const char *const[]){"cluster.intra_node.ramp=[0.5, 0, 0.7, 0.8, 1]"}, 1, DC_ERR_CONFIG,
-		     "--set: error: 'cluster.intra_node.ramp': entry 2: a bandwidth factor must be above 0 and at most 1, got 0");
+		     "--set: error: 'cluster.intra_node.ramp': entry 2: a bandwidth factor must be from 0.001 to 1, got 0");
 	expect_error(base, (const char *const[]){"cluster.intra_node.ramp=[0.5, 0.6, 0.7, 0.8, 1.5]"}, 1, DC_ERR_CONFIG,
-		     "--set: error: 'cluster.intra_node.ramp': entry 5: a bandwidth factor must be above 0 and at most 1, got 1.5");
+		     "--set: error: 'cluster.intra_node.ramp': entry 5: a bandwidth factor must be from 0.001 to 1, got 1.5");
 	expect_error(base, (const char *const[]){"cluster.inter_node.ramp=[-0.5, 0.6, 0.7, 0.8, 1]"}, 1, DC_ERR_CONFIG,
-		     "--set: error: 'cluster.inter_node.ramp': entry 1: a bandwidth factor must be above 0 and at most 1, got -0.5");
+		     "--set: error: 'cluster.inter_node.ramp': entry 1: a bandwidth factor must be from 0.001 to 1, got -0.5");
+	/* 1e-310 made the comm time infinite, the run an internal error (a
+	 * config review): the bound keeps every result finite, 0.001 taken */
+	expect_error(base, (const char *const[]){"cluster.inter_node.ramp=[1e-300, 1e-300, 1e-300, 1e-300, 1e-300]"}, 1,
+		     DC_ERR_CONFIG,
+		     "--set: error: 'cluster.inter_node.ramp': entry 1: a bandwidth factor must be from 0.001 to 1, got 1e-300");
 	expect_error(base, (const char *const[]){"cluster.inter_node.ramp=[0.5, \"0.6\", 0.7, 0.8, 1]"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'cluster.inter_node.ramp': entry 2: expected a number, got the string \"0.6\"");
 	expect_error(base, (const char *const[]){"cluster.inter_node.ramp=0.5"}, 1, DC_ERR_CONFIG,

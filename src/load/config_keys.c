@@ -154,7 +154,7 @@ static const char *const objective_names[] = {"tokens_per_s", "memory", NULL};
 /* the size factor's knots (net.h): exactly DC_NET_RAMP_KNOTS numbers in
  * (0, 1] into a double[DC_NET_RAMP_KNOTS]; all 0 (left out): no factor */
 #define RAMP(path, field, doc)                                                                          \
-	ROW(path, "list", "", "", "5 numbers, each > 0 and ≤ 1", doc, NULL, OPT, K_RAMP, OFF(field), 0, 1, 1, \
+	ROW(path, "list", "", "", "5 numbers, each ≥ 0.001 and ≤ 1", doc, NULL, OPT, K_RAMP, OFF(field), 0, 1, 1, \
 	    0)
 #define CHOICES(path, field, names, bounds, doc) \
 	ROW(path, "list", "", "", bounds, doc, NULL, OPT, K_CHOICES, OFF(field), 0, 0, 0, 0)

@@ -885,9 +885,12 @@ static void read_space(struct loader *l, int ki, const cJSON *v)
 		memcpy(dst, &mask, sizeof(mask));
 }
 
-/* cluster.*.ramp: exactly DC_NET_RAMP_KNOTS finite numbers, each above 0
- * and at most 1 (a factor on a link's bandwidth: the link is never faster
- * than its rate, and a factor of 0 would make every size take forever). */
+/* cluster.*.ramp: exactly DC_NET_RAMP_KNOTS finite numbers, each from
+ * 0.001 to 1 (a factor on a link's bandwidth: the link is never faster
+ * than its rate; a factor near 0 would make every size take forever, and
+ * one of 1e-310 made the comm time infinite: 0.001, as
+ * whatif.slow_network.factor, keeps every result finite, and is far
+ * below what --calibrate fits, 0.05 to 1). */
 static void read_ramp(struct loader *l, int ki, const cJSON *v)
 {
 	const struct key *k = &dc_cfg_keys[ki];
@@ -915,10 +918,10 @@ static void read_ramp(struct loader *l, int ki, const cJSON *v)
 				      k->info.path, n + 1);
 			return;
 		}
-		if (!(e->valuedouble > 0 && e->valuedouble <= 1)) {
+		if (!(e->valuedouble >= 0.001 && e->valuedouble <= 1)) {
 			char num[40];
 			dc_cfg_fmt_num(num, sizeof(num), e->valuedouble);
-			dc_cfg_errorf(l, ki, "'%s': entry %d: a bandwidth factor must be above 0 and at most 1, got %s",
+			dc_cfg_errorf(l, ki, "'%s': entry %d: a bandwidth factor must be from 0.001 to 1, got %s",
 				      k->info.path, n + 1, num);
 			return;
 		}
