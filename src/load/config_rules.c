@@ -243,6 +243,19 @@ static int rule_moe_mla(struct loader *l)
 			dc_cfg_errorf(l, KEY_MODEL_DENSE_LAYERS,
 			       "'model.dense_layers': must be below model.num_layers (%llu), got %llu",
 			       (unsigned long long)m->num_layers, (unsigned long long)m->dense_layers);
+	} else {
+		/* the routed experts' own keys given on a dense model (a
+		 * Hugging Face config's mapping writes them for every model):
+		 * nothing reads them (as router_groups below), so a model
+		 * meant to be MoE would be priced dense without a word */
+		if (l->seen[k_ept] && !l->from_hf[k_ept])
+			dc_cfg_errorf(l, k_ept,
+				      "'model.experts_per_token': routes each token to experts, but model.num_experts is 0 (a "
+				      "dense model); give num_experts, or leave it out");
+		if (seen(l, KEY_MODEL_MOE_FFN_HIDDEN_SIZE) && !l->from_hf[KEY_MODEL_MOE_FFN_HIDDEN_SIZE])
+			dc_cfg_errorf(l, KEY_MODEL_MOE_FFN_HIDDEN_SIZE,
+				      "'model.moe_ffn_hidden_size': sizes the routed experts, but model.num_experts is 0 (a "
+				      "dense model); give num_experts, or leave it out");
 	}
 	/* group-limited routing: G equal groups of consecutive experts, a
 	 * token's k experts from T of them (DeepSeek-V3's n_group, topk_group) */
@@ -2229,6 +2242,14 @@ static int rule_whatif(struct loader *l)
 		dc_cfg_errorf(l, blame(l, KEY_WHATIF_SLOW_DATA_RANK_RANK, KEY_CLUSTER_NUM_NODES),
 		       "'whatif.slow_data_rank.rank': must be below the world size (%llu), got %llu",
 		       (unsigned long long)c->world_size, (unsigned long long)w->data_rank);
+	/* on a dense model the scenario has no expert to load: its bound,
+	 * num_experts / experts_per_token, does not apply, and the value
+	 * changes nothing (the scenario says n/a) */
+	if (!c->model.num_experts && seen(l, KEY_WHATIF_EXPERT_IMBALANCE) && w->expert_imbalance != 1)
+		dc_cfg_warnf(l, KEY_WHATIF_EXPERT_IMBALANCE,
+			     "'whatif.expert_imbalance': %g has no effect: model.num_experts is 0 (a dense model), so no "
+			     "expert takes more tokens than another (the scenario is n/a)",
+			     w->expert_imbalance);
 	if (c->model.num_experts && c->model.experts_per_token &&
 	    w->expert_imbalance > (double)c->model.num_experts / (double)c->model.experts_per_token)
 		dc_cfg_errorf(l, blame(l, KEY_WHATIF_EXPERT_IMBALANCE, KEY_MODEL_NUM_EXPERTS),
@@ -2662,7 +2683,7 @@ static const struct rule rules[] = {
 	  KEYS("cluster.num_nodes", "cluster.gpus_per_node")}, rule_world},
 	{{"ffn_hidden_size defaults to 4 × hidden_size, which fits 64 bits",
 	  KEYS("model.ffn_hidden_size", "model.hidden_size")}, rule_ffn_default},
-	{{"experts_per_token comes with num_experts and is at most it; dense_layers is below num_layers; "
+	{{"experts_per_token comes with num_experts and is at most it (given on a dense model, it and moe_ffn_hidden_size are refused); dense_layers is below num_layers; "
 	  "router_groups divides num_experts, router_group_topk (default router_groups) is at most it and its groups hold experts_per_token experts, both 1 on a dense model; "
 	  "kv_lora_rank (MLA) comes with the three MLA head sizes",
 	  KEYS("model.num_experts", "model.experts_per_token", "model.moe_ffn_hidden_size", "model.dense_layers",
@@ -2754,7 +2775,7 @@ static const struct rule rules[] = {
 	 rule_attention_fp8},
 	{{"the sweep's step_factor is at least 2 and min_bytes at most max_bytes",
 	  KEYS("collective.step_factor", "collective.min_bytes", "collective.max_bytes")}, rule_sweep},
-	{{"the what-if node is below num_nodes, its factor at most 1, the slow data rank below the world size, and expert_imbalance at most num_experts / experts_per_token",
+	{{"the what-if node is below num_nodes, its factor at most 1, the slow data rank below the world size, and expert_imbalance at most num_experts / experts_per_token (on a dense model a value above 1 warns: it has no effect)",
 	  KEYS("whatif.slow_network.node", "whatif.slow_network.factor", "whatif.slow_data_rank.rank",
 	       "whatif.expert_imbalance", "cluster.num_nodes", "model.num_experts")}, rule_whatif},
 	{{"nvlink_domain is a multiple of gpus_per_node; a world of more than one domain that is not a whole number of them warns (its last domain is partial)",
