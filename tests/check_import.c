@@ -864,6 +864,11 @@ START_TEST(deepspeed_duplicates)
 					       "remove them)");
 	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "[1, 2]"), -1);
 	ck_assert_str_eq(diag.entries[0].text, "t:1: error: not a JSON object (a DeepSpeed config is one)");
+	/* a file cut short is not an hjson matter (a trial) */
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1,\n\"bf16\": {\"enabled\": true\n"),
+			 -1);
+	ck_assert_str_eq(diag.entries[0].text, "t:2: error: the JSON ends here, before every object, array and string it "
+					       "opened is closed (a file cut short?)");
 }
 END_TEST
 

@@ -394,6 +394,8 @@ static int apply_help(struct dc_options *o, const char *v, struct dc_diag *d)
 
 static int apply_import(struct dc_options *o, const char *v, struct dc_diag *d, enum dc_import_format f)
 {
+	if (o->import && o->import_format == (int)f)
+		return usage(d, "'%s': given twice; give one file", dc_import_option(f));
 	if (o->import)
 		return usage(d, "'%s': one import at a time ('%s' was given)", dc_import_option(f),
 			     dc_import_option((enum dc_import_format)o->import_format));

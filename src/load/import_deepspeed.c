@@ -562,8 +562,22 @@ int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc
 		if (!root && at && at >= buf && at <= buf + len)
 			for (const char *p = buf; p < at; p++)
 				line += *p == '\n';
+		int at_end = 0;
+		if (!root && at && at >= buf && at <= buf + len) {
+			/* nothing but white space after where the parse stopped:
+			 * the text ended inside an object, an array or a string */
+			const char *p = at;
+			while (p < buf + len && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+				p++;
+			at_end = p == buf + len;
+		}
 		if (root)
 			dc_diag_error(diag, DC_ERR_CONFIG, "%s:1: error: not a JSON object (a DeepSpeed config is one)", name);
+		else if (at_end)
+			dc_diag_error(diag, DC_ERR_CONFIG,
+				      "%s:%u: error: the JSON ends here, before every object, array and string it opened is "
+				      "closed (a file cut short?)",
+				      name, line);
 		else
 			/* DeepSpeed reads a config file with hjson
 			 * (deepspeed/runtime/config.py:699 at edaa7221), which

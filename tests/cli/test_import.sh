@@ -197,6 +197,8 @@ grep -q "nothing to remove" err.txt && fail "an --unset the import applied warne
 [ $? = 2 ] || fail "--emit-config alone: exit $?"
 "$bin" --from-megatron a --from-deepspeed b >/dev/null 2>err.txt
 [ $? = 2 ] && grep -q "one import at a time" err.txt || fail "two imports: $(cat err.txt)"
+"$bin" --from-megatron a --from-megatron a >/dev/null 2>err.txt
+[ $? = 2 ] && grep -q "'--from-megatron': given twice; give one file" err.txt || fail "an import twice: $(cat err.txt)"
 "$bin" --from-deepspeed nowhere.json >/dev/null 2>err.txt
 [ $? = 4 ] || fail "missing file: exit $?"
 
