@@ -1328,9 +1328,14 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 				continue;
 			}
 			if (resolve(&ws, i, raw, value, 0, &budget, args[a].value == 2, &cond_i) != 0) {
-				err(m, ws.w[i].line, "'%s': cannot tell the value of '%.64s' without running the script%s; "
+				/* a '$' the separators cut off: $(...) or $((...)) */
+				err(m, ws.w[i].line, "'%s': cannot tell the value of '%.64s'%s without running the script%s; "
 						     "write the value itself",
-				    argname, raw, budget ? "" : " (too many variables to follow)");
+				    argname, raw,
+				    strcmp(raw, "$") == 0 || (raw[0] == '$' && raw[1] == '(')
+					    ? " (a command substitution or arithmetic, $(...) or $((...)))"
+					    : "",
+				    budget ? "" : " (too many variables to follow)");
 				continue;
 			}
 		} else if (eq) {

@@ -132,6 +132,11 @@ printf '%s\n' '#!/bin/sh' 'TP=8' 'torchrun pretrain_gpt.py \' '  --num-layers 2 
 [ $? = 3 ] || fail "bad.sh: exit $?"
 grep -q "^bad.sh:5: error: '--frobnicate': not an argument distcalc maps" err.txt || fail "unknown argument: $(cat err.txt)"
 grep -q "^bad.sh:6: error: '--num-attention-heads': cannot tell the value of '\$HEADS'" err.txt || fail "unresolved: $(cat err.txt)"
+# arithmetic: the '$' the '(' cut off is named for what it starts
+printf 'torchrun pretrain_gpt.py --global-batch-size $((4*8)) --position-embedding-type rope\n' >arith.sh
+"$bin" --from-megatron arith.sh --emit-config >/dev/null 2>err.txt
+grep -q "^arith.sh:1: error: '--global-batch-size': cannot tell the value of '\$' (a command substitution or arithmetic, \$(...) or \$((...))) without running the script" err.txt ||
+	fail "arithmetic: $(cat err.txt)"
 printf '%s\n' '--num-layers 2' '--num-layers 4' >twice.txt
 "$bin" --from-megatron twice.txt >/dev/null 2>err.txt
 grep -q "^twice.txt:2: error: '--num-layers': '4' here but '2' on line 1" err.txt || fail "conflict: $(cat err.txt)"
