@@ -67,6 +67,16 @@ int dc_stage_split(const struct dc_parallel *par, uint64_t L, uint64_t v, struct
 					 (unsigned long long)pp, (unsigned long long)n);
 			return -1;
 		}
+		/* a stage of no layers before the sum: the entry is the problem
+		 * a sum that misses names last (a review: [16, 0] said only the
+		 * sum, the zero once the sum was fixed) */
+		for (uint64_t i = 0; n == pp && i < n; i++)
+			if (e[i] == 0) {
+				snprintf(err, errlen,
+					 "'parallel.pipeline_layers': entry %llu: every stage needs a whole number of layers, at least 1, got 0",
+					 (unsigned long long)i + 1);
+				return -1;
+			}
 		for (uint64_t i = 0; i < n; i++)
 			sum += e[i]; /* each below 2^53, at most 256 of them */
 		if (sum != L) {
