@@ -166,27 +166,28 @@ END_TEST
  * once each, naming the argument */
 START_TEST(megatron_recompute_refusals)
 {
-	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--position-embedding-type rope --recompute-granularity full\n"), -1);
-	ck_assert_uint_eq(diag.count, 1);
-	ck_assert_str_eq(diag.entries[0].text,
-			 "t:1: error: '--recompute-granularity': full without --recompute-method: Megatron-Core raises "
-			 "\"recompute_method must be \"block\" or \"uniform\"\" (transformer_config.py:1913-1917); give "
-			 "--recompute-method uniform --recompute-num-layers 1 to recompute every layer");
-	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--position-embedding-type rope --recompute-granularity full "
-						   "--recompute-method uniform\n"),
-			 -1);
-	ck_assert_uint_eq(diag.count, 1);
-	ck_assert_str_eq(diag.entries[0].text,
-			 "t:1: error: '--recompute-granularity': full without --recompute-num-layers: Megatron-Core "
-			 "raises \"recompute_num_layers must be between 1 and num_layers_per_pipeline_rank\" "
-			 "(transformer_config.py:1919-1925)");
-	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--position-embedding-type rope --recompute-activations "
-						   "--recompute-num-layers 2\n"),
-			 -1);
-	ck_assert_uint_eq(diag.count, 1);
-	ck_assert_str_eq(diag.entries[0].text,
-			 "t:1: error: '--recompute-num-layers': under selective recompute Megatron-Core raises "
-			 "\"recompute_num_layers must be None\" (transformer_config.py:1926-1932): remove it");
+	static const struct {
+		const char *script, *error;
+	} cases[] = {
+		{"--recompute-granularity full",
+		 "t:1: error: '--recompute-granularity': full without --recompute-method: Megatron-Core raises "
+		 "\"recompute_method must be \"block\" or \"uniform\"\" (transformer_config.py:1913-1917); give "
+		 "--recompute-method uniform --recompute-num-layers 1 to recompute every layer"},
+		{"--recompute-granularity full --recompute-method uniform",
+		 "t:1: error: '--recompute-granularity': full without --recompute-num-layers: Megatron-Core raises "
+		 "\"recompute_num_layers must be between 1 and num_layers_per_pipeline_rank\" "
+		 "(transformer_config.py:1919-1925)"},
+		{"--recompute-activations --recompute-num-layers 2",
+		 "t:1: error: '--recompute-num-layers': under selective recompute Megatron-Core raises "
+		 "\"recompute_num_layers must be None\" (transformer_config.py:1926-1932): remove it"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char script[256];
+		snprintf(script, sizeof(script), "--position-embedding-type rope %s\n", cases[i].script);
+		ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, script), -1);
+		ck_assert_uint_eq(diag.count, 1);
+		ck_assert_str_eq(diag.entries[0].text, cases[i].error);
+	}
 }
 END_TEST
 
@@ -782,58 +783,52 @@ END_TEST
  * (runtime/config.py:984-985). Each refused naming its key. */
 START_TEST(deepspeed_offload_and_precision_keys)
 {
-	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"zero_optimization\": "
-						    "{\"stage\": 2, \"cpu_offload\": true}}"),
-			 0);
-	ck_assert_str_eq(get("parallel.offload"), "\"optimizer\"");
-	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"zero_optimization\": "
-						    "{\"stage\": 3, \"cpu_offload\": true, \"cpu_offload_param\": true}}"),
-			 0);
-	ck_assert_str_eq(get("parallel.offload"), "\"optimizer+params\"");
-	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"zero_optimization\": "
-						    "{\"stage\": 2, \"cpu_offload\": false}}"),
-			 0);
-	ck_assert_str_eq(get("parallel.offload"), "(unset)");
-	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"zero_optimization\": "
-						    "{\"stage\": 0, \"offload_optimizer\": {\"device\": \"cpu\"}}}"),
-			 -1);
-	ck_assert_str_eq(diag.entries[0].text, "t:1: error: 'offload_optimizer': needs ZeRO stage 1, 2 or 3: at stage 0 "
-					       "DeepSpeed builds no ZeRO optimizer and offloads nothing");
-	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"zero_optimization\": "
-						    "{\"stage\": 3, \"offload_optimizer\": {\"device\": \"cpu\", \"ratio\": 0.3, "
-						    "\"pin_memory\": true}}}"),
-			 -1);
-	ck_assert_uint_eq(diag.count, 1);
-	ck_assert(strstr(diag.entries[0].text, "t:1: error: 'ratio': in offload_optimizer: a ratio below 1") ==
-		  diag.entries[0].text);
-	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"zero_optimization\": "
-						    "{\"stage\": 3, \"offload_optimizer\": {\"device\": \"cpu\", \"ratio\": 1}}}"),
-			 0);
-	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"zero_optimization\": "
-						    "{\"stage\": 3, \"offload_optimizer\": {\"device\": \"cpu\", \"bogus\": 1}}}"),
-			 -1);
-	ck_assert(strstr(diag.entries[0].text, "t:1: error: 'bogus': not an offload_optimizer key") == diag.entries[0].text);
-	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"amp\": {\"enabled\": true, "
-						    "\"opt_level\": \"O2\"}}"),
-			 -1);
-	ck_assert(strstr(diag.entries[0].text, "t:1: error: 'amp': Apex AMP's mixed precision is not priced") ==
-		  diag.entries[0].text);
-	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"amp\": {\"enabled\": false}}"),
-			 0);
-	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"fp16\": {\"enabled\": true, "
-						    "\"loss_scale_window\": 500, \"fp16_master_weights_and_grads\": true}}"),
-			 -1);
-	ck_assert_uint_eq(diag.count, 1);
-	ck_assert(strstr(diag.entries[0].text, "t:1: error: 'fp16_master_weights_and_grads': in fp16: 16-bit master") ==
-		  diag.entries[0].text);
-	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"bf16\": {\"enabled\": true}, "
-						    "\"data_types\": {\"grad_accum_dtype\": \"bfloat16\"}}"),
-			 0);
-	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 2, \"bf16\": {\"enabled\": true}, "
-						    "\"data_types\": {\"grad_accum_dtype\": \"fp32\"}}"),
-			 -1);
-	ck_assert(strstr(diag.entries[0].text, "t:1: error: 'grad_accum_dtype': in data_types: gradients accumulated in "
-					       "fp32, not the model's bf16") == diag.entries[0].text);
+	static const struct {
+		const char *zero, *offload;
+	} legacy[] = {
+		{"\"stage\": 2, \"cpu_offload\": true", "\"optimizer\""},
+		{"\"stage\": 3, \"cpu_offload\": true, \"cpu_offload_param\": true", "\"optimizer+params\""},
+		{"\"stage\": 2, \"cpu_offload\": false", "(unset)"},
+	};
+	/* the rest of a file with a micro batch of 2, and the one error it
+	 * draws (its start), NULL for none */
+	static const struct {
+		const char *rest, *error;
+	} cases[] = {
+		{"\"zero_optimization\": {\"stage\": 0, \"offload_optimizer\": {\"device\": \"cpu\"}}",
+		 "t:1: error: 'offload_optimizer': needs ZeRO stage 1, 2 or 3: at stage 0 DeepSpeed builds no ZeRO "
+		 "optimizer and offloads nothing"},
+		{"\"zero_optimization\": {\"stage\": 3, \"offload_optimizer\": {\"device\": \"cpu\", \"ratio\": 0.3, "
+		 "\"pin_memory\": true}}",
+		 "t:1: error: 'ratio': in offload_optimizer: a ratio below 1"},
+		{"\"zero_optimization\": {\"stage\": 3, \"offload_optimizer\": {\"device\": \"cpu\", \"ratio\": 1}}", NULL},
+		{"\"zero_optimization\": {\"stage\": 3, \"offload_optimizer\": {\"device\": \"cpu\", \"bogus\": 1}}",
+		 "t:1: error: 'bogus': not an offload_optimizer key"},
+		{"\"amp\": {\"enabled\": true, \"opt_level\": \"O2\"}", "t:1: error: 'amp': Apex AMP's mixed precision is not priced"},
+		{"\"amp\": {\"enabled\": false}", NULL},
+		{"\"fp16\": {\"enabled\": true, \"loss_scale_window\": 500, \"fp16_master_weights_and_grads\": true}",
+		 "t:1: error: 'fp16_master_weights_and_grads': in fp16: 16-bit master"},
+		{"\"bf16\": {\"enabled\": true}, \"data_types\": {\"grad_accum_dtype\": \"bfloat16\"}", NULL},
+		{"\"bf16\": {\"enabled\": true}, \"data_types\": {\"grad_accum_dtype\": \"fp32\"}",
+		 "t:1: error: 'grad_accum_dtype': in data_types: gradients accumulated in fp32, not the model's bf16"},
+	};
+	for (size_t i = 0; i < sizeof(legacy) / sizeof(legacy[0]); i++) {
+		char json[200];
+		snprintf(json, sizeof(json), "{\"train_micro_batch_size_per_gpu\": 2, \"zero_optimization\": {%s}}",
+			 legacy[i].zero);
+		ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, json), 0);
+		ck_assert_str_eq(get("parallel.offload"), legacy[i].offload);
+	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char json[300];
+		snprintf(json, sizeof(json), "{\"train_micro_batch_size_per_gpu\": 2, %s}", cases[i].rest);
+		ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, json), cases[i].error ? -1 : 0);
+		if (!cases[i].error)
+			continue;
+		ck_assert_uint_eq(diag.count, 1);
+		ck_assert_msg(strncmp(diag.entries[0].text, cases[i].error, strlen(cases[i].error)) == 0, "%s: %s",
+			      cases[i].rest, diag.entries[0].text);
+	}
 	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"gradient_accumulation_steps\": 4, \"bf16\": {\"enabled\": true}}"), -1);
 	ck_assert_str_eq(diag.entries[0].text,
 			 "t:1: error: neither train_batch_size nor train_micro_batch_size_per_gpu: DeepSpeed asserts "
