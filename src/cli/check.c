@@ -32,6 +32,8 @@ static const struct {
 	{"seed", cJSON_IsNumber},
 };
 
+#define CMP_MAX_LOGS 16
+
 /* The files a report names. Where they lie is where the tool ran (the
  * checkout, the install prefix) and how --config was spelled, not what it
  * estimated: their contents are compared through the fields they fill, as
@@ -70,6 +72,11 @@ struct cmp {
 	 * compared past it */
 	char file[FILE_N][2][512];
 	int has_file[FILE_N][2];
+	/* the --calibrate logs each report names (calibrate_log: as given,
+	 * or the calibration section's file name), for the warnings that
+	 * open with one */
+	char log[2][CMP_MAX_LOGS][512];
+	size_t nlogs[2];
 	/* the keys row (its path) whose "key" names a file, and which */
 	char file_row[1024];
 	int file_row_slot;
@@ -434,8 +441,27 @@ static size_t file_path_len(const struct cmp *c, int f, int side)
 	return f == FILE_CONFIG && n > k && strcmp(name + n - k, imported) == 0 ? n - k : n;
 }
 
+/* Does the warning `s` open with "PATH: ", PATH a --calibrate log side
+ * `side`'s report names (as given, or by its file name: ".../log.txt"
+ * for "log.txt")? Its length then, else 0. */
+static size_t log_prefix(const struct cmp *c, int side, const char *s)
+{
+	const char *colon = strstr(s, ": ");
+	size_t n = colon ? (size_t)(colon - s) : 0;
+	for (size_t k = 0; n && k < c->nlogs[side]; k++) {
+		const char *name = c->log[side][k];
+		size_t m = strlen(name);
+		if (m && m <= n && strncmp(s + n - m, name, m) == 0 && (m == n || s[n - m - 1] == '/'))
+			return n;
+	}
+	return 0;
+}
+
 static const char *past_config(const struct cmp *c, int side, const char *s)
 {
+	size_t lp = log_prefix(c, side, s);
+	if (lp)
+		return s + lp + 2;
 	for (int f = 0; f < FILE_N; f++) {
 		const char *name = c->file[f][side];
 		size_t n, m;
@@ -556,9 +582,22 @@ static void keep_config(struct cmp *c, int slot, int side, const cJSON *v)
 	}
 }
 
-/* Both reports' names of file `slot` (the stored, the new). */
+/* Keeps a --calibrate log's name (calibrate_log) each side gives. */
+static void keep_logs(struct cmp *c, const cJSON *e, const cJSON *a)
+{
+	const cJSON *v[2] = {e, a};
+	for (int side = 0; side < 2; side++)
+		if (v[side] && cJSON_IsString(v[side]) && c->nlogs[side] < CMP_MAX_LOGS &&
+		    strlen(v[side]->valuestring) < sizeof(c->log[side][0]))
+			memcpy(c->log[side][c->nlogs[side]++], v[side]->valuestring, strlen(v[side]->valuestring) + 1);
+}
+
+/* Both reports' names of file `slot` (the stored, the new); a --calibrate
+ * log's among the logs (keep_logs) */
 static void keep_configs(struct cmp *c, int slot, const cJSON *e, const cJSON *a)
 {
+	if (calibrate_log(c->path))
+		keep_logs(c, e, a);
 	keep_config(c, slot, 0, e);
 	keep_config(c, slot, 1, a);
 }

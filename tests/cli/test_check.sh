@@ -281,6 +281,17 @@ grep -q '"log": "data/log.txt"' cal.json || fail "search --calibrate: the log no
 expect 0 "search: --calibrate from another directory" "$bin" --config "$dgx" --calibrate "$log" \
 	--experiment search --check cal.json
 grep -q " 0 moved" err.txt || fail "search --calibrate: $(cat err.txt)"
+# a warning that opens with the log as given is compared past it (a
+# review: 4 GPUs a node against the log's 8 ranks a host warns so)
+cp "$log" w/data/
+(cd w && "$bin" --config "$dgx" --set cluster.gpus_per_node=4 --set parallel.dp=auto \
+	--calibrate "data/$(basename "$log")" --format json --output ../calwarn.json 2>/dev/null) ||
+	fail "calibrate warning: cannot write"
+grep -q "\"data/$(basename "$log"): '--calibrate': the log ran 8 ranks per host" calwarn.json ||
+	fail "calibrate warning: none stored"
+expect 0 "a --calibrate warning from another directory" "$bin" --config "$dgx" --set cluster.gpus_per_node=4 \
+	--set parallel.dp=auto --calibrate "$log" --check calwarn.json
+grep -q " 0 moved" err.txt || fail "calibrate warning: $(cat err.txt)"
 (cd w && "$bin" --config "$dgx" --calibrate data/log.txt --sweep training.grad_accum_steps=1,2 --format json \
 	--output ../calsweep.json 2>/dev/null) || fail "sweep --calibrate: cannot write"
 expect 0 "sweep: --calibrate from another directory" "$bin" --config "$dgx" --calibrate "$log" \
