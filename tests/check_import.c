@@ -864,6 +864,13 @@ START_TEST(deepspeed_duplicates)
 			 -1);
 	ck_assert_str_eq(diag.entries[0].text, "t:2: error: the JSON ends here, before every object, array and string it "
 					       "opened is closed (a file cut short?)");
+	/* cut inside a value, with no white space after it */
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1,\n\"bf16\": {\"enabled\": true"),
+			 -1);
+	ck_assert(strstr(diag.entries[0].text, "error: the JSON ends here, before every object") != NULL);
+	/* a second object after the first is refused, not dropped */
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1}\n{\"bf16\": {}}\n"), -1);
+	ck_assert_str_eq(diag.entries[0].text, "t:2: error: text after the config's JSON object: remove it");
 }
 END_TEST
 

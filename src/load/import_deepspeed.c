@@ -549,10 +549,36 @@ static void precision_keys(struct dctx *d, const cJSON *root, const char *on)
 	}
 }
 
+/* Does the text end with an object, an array or a string still open?
+ * Brackets counted outside strings, a backslash escaping the next byte in
+ * one. */
+static int unclosed(const char *buf, size_t len)
+{
+	long depth = 0;
+	int in_str = 0;
+	for (size_t i = 0; i < len; i++) {
+		char ch = buf[i];
+		if (in_str) {
+			if (ch == '\\')
+				i++;
+			else if (ch == '"')
+				in_str = 0;
+		} else if (ch == '"') {
+			in_str = 1;
+		} else if (ch == '{' || ch == '[') {
+			depth++;
+		} else if ((ch == '}' || ch == ']') && depth > 0) {
+			depth--;
+		}
+	}
+	return in_str || depth > 0;
+}
+
 int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc_import *imp, struct dc_diag *diag)
 {
 	struct dctx d = {name, buf, len, imp, diag, 0, 0};
-	cJSON *root = cJSON_ParseWithLength(buf, len);
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
 	const cJSON *c, *opt;
 	int bf16, fp16;
 
@@ -562,15 +588,9 @@ int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc
 		if (!root && at && at >= buf && at <= buf + len)
 			for (const char *p = buf; p < at; p++)
 				line += *p == '\n';
-		int at_end = 0;
-		if (!root && at && at >= buf && at <= buf + len) {
-			/* nothing but white space after where the parse stopped:
-			 * the text ended inside an object, an array or a string */
-			const char *p = at;
-			while (p < buf + len && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-				p++;
-			at_end = p == buf + len;
-		}
+		/* the text ends inside an object, an array or a string it
+		 * opened (a file cut short), not at a syntax JSON lacks */
+		int at_end = !root && unclosed(buf, len);
 		if (root)
 			dc_diag_error(diag, DC_ERR_CONFIG, "%s:1: error: not a JSON object (a DeepSpeed config is one)", name);
 		else if (at_end)
@@ -588,6 +608,22 @@ int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc
 				      name, line);
 		cJSON_Delete(root);
 		return -1;
+	}
+	if (end) {
+		/* text after the config's object (a second object, a comment):
+		 * hjson refuses trailing characters too */
+		unsigned line = 1;
+		const char *p = end;
+		while (p < buf + len && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\0'))
+			p++;
+		if (p < buf + len) {
+			for (const char *q = buf; q < p; q++)
+				line += *q == '\n';
+			dc_diag_error(diag, DC_ERR_CONFIG, "%s:%u: error: text after the config's JSON object: remove it", name,
+				      line);
+			cJSON_Delete(root);
+			return -1;
+		}
 	}
 	{
 		int named = 0;
