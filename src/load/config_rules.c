@@ -248,14 +248,28 @@ static int rule_moe_mla(struct loader *l)
 		 * Hugging Face config's mapping writes them for every model):
 		 * nothing reads them (as router_groups below), so a model
 		 * meant to be MoE would be priced dense without a word */
-		if (l->seen[k_ept] && !l->from_hf[k_ept])
-			dc_cfg_errorf(l, k_ept,
-				      "'model.experts_per_token': routes each token to experts, but model.num_experts is 0 (a "
-				      "dense model); give num_experts, or leave it out");
-		if (seen(l, KEY_MODEL_MOE_FFN_HIDDEN_SIZE) && !l->from_hf[KEY_MODEL_MOE_FFN_HIDDEN_SIZE])
-			dc_cfg_errorf(l, KEY_MODEL_MOE_FFN_HIDDEN_SIZE,
-				      "'model.moe_ffn_hidden_size': sizes the routed experts, but model.num_experts is 0 (a "
-				      "dense model); give num_experts, or leave it out");
+		static const struct {
+			int key;
+			const char *what;
+		} moe_keys[] = {{KEY_MODEL_EXPERTS_PER_TOKEN, "routes each token to experts"},
+				{KEY_MODEL_MOE_FFN_HIDDEN_SIZE, "sizes the routed experts"}};
+		for (size_t i = 0; i < sizeof(moe_keys) / sizeof(moe_keys[0]); i++) {
+			int k = moe_keys[i].key;
+			if (!seen(l, (enum key_id)k) || l->from_hf[k])
+				continue;
+			/* num_experts left out: a MoE model meant, its count
+			 * forgotten; given 0 (a --set, a sweep's dense point):
+			 * the key changes nothing there, as rule 38's */
+			if (!seen(l, KEY_MODEL_NUM_EXPERTS))
+				dc_cfg_errorf(l, k,
+					      "'%s': %s, but model.num_experts is not given (0: a dense model); give "
+					      "num_experts, or leave it out",
+					      dc_cfg_keys[k].info.path, moe_keys[i].what);
+			else
+				dc_cfg_warnf(l, dc_cfg_blame(l, k, (const int[]){KEY_MODEL_NUM_EXPERTS}, 1),
+					     "'%s': %s, but model.num_experts is 0 (a dense model): it has no effect",
+					     dc_cfg_keys[k].info.path, moe_keys[i].what);
+		}
 	}
 	/* group-limited routing: G equal groups of consecutive experts, a
 	 * token's k experts from T of them (DeepSeek-V3's n_group, topk_group) */
@@ -2683,7 +2697,7 @@ static const struct rule rules[] = {
 	  KEYS("cluster.num_nodes", "cluster.gpus_per_node")}, rule_world},
 	{{"ffn_hidden_size defaults to 4 × hidden_size, which fits 64 bits",
 	  KEYS("model.ffn_hidden_size", "model.hidden_size")}, rule_ffn_default},
-	{{"experts_per_token comes with num_experts and is at most it (given on a dense model, it and moe_ffn_hidden_size are refused); dense_layers is below num_layers; "
+	{{"experts_per_token comes with num_experts and is at most it (it and moe_ffn_hidden_size given without num_experts are refused; at num_experts 0 they warn: no effect); dense_layers is below num_layers; "
 	  "router_groups divides num_experts, router_group_topk (default router_groups) is at most it and its groups hold experts_per_token experts, both 1 on a dense model; "
 	  "kv_lora_rank (MLA) comes with the three MLA head sizes",
 	  KEYS("model.num_experts", "model.experts_per_token", "model.moe_ffn_hidden_size", "model.dense_layers",
