@@ -458,6 +458,10 @@ START_TEST(torchtitan_pipeline_schedules_a_step)
 			    "and drains: --set training.global_batch_size=32 prices one schedule, whose pipeline time runs 4 "
 			    "times a step");
 	free(w);
+	/* no global batch given (an --unset): one schedule's accumulation */
+	w = dc_import_flushes_warning(&imp, "t.toml", 2, 32, 0);
+	ck_assert_ptr_nonnull(strstr(w, "--set training.grad_accum_steps=8 prices one schedule"));
+	free(w);
 	ck_assert_ptr_null(dc_import_flushes_warning(&imp, "t.toml", 2, 8, 32));
 	ck_assert_ptr_null(dc_import_flushes_warning(&imp, "t.toml", 1, 32, 128));
 	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[training]\nlocal_batch_size = 8\nglobal_batch_size = 128\n"
