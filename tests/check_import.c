@@ -217,6 +217,21 @@ START_TEST(megatron_fp16_gradients)
 			 0);
 	ck_assert_str_eq(get("precision.grad_bytes"), "(unset)");
 	ck_assert_uint_eq(diag.count, 0);
+	/* both flags: under --bf16 the BF16 reduction wins, as Megatron-LM's
+	 * arguments.py:1213-1214 turns the FP32 one off; under --fp16 the
+	 * FP32 one stands and the BF16 one is not read */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --accumulate-allreduce-grads-in-fp32 --grad-reduce-in-bf16 "
+						   "--position-embedding-type rope\n"),
+			 0);
+	ck_assert_str_eq(get("precision.grad_bytes"), "2");
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert_ptr_nonnull(strstr(diag.entries[0].text, "overridden by --grad-reduce-in-bf16"));
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--fp16 --accumulate-allreduce-grads-in-fp32 --grad-reduce-in-bf16 "
+						   "--position-embedding-type rope\n"),
+			 0);
+	ck_assert_str_eq(get("precision.grad_bytes"), "(unset)");
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert_ptr_nonnull(strstr(diag.entries[0].text, "under --fp16 it changes nothing"));
 }
 END_TEST
 
@@ -806,6 +821,15 @@ START_TEST(deepspeed_offload_and_precision_keys)
 		 "\"pin_memory\": true}}",
 		 "t:1: error: 'ratio': in offload_optimizer: a ratio below 1"},
 		{"\"zero_optimization\": {\"stage\": 3, \"offload_optimizer\": {\"device\": \"cpu\", \"ratio\": 1}}", NULL},
+		/* ratio is DeepSpeed's at stage 3 alone (offload_config.py:99-100) */
+		{"\"zero_optimization\": {\"stage\": 2, \"offload_optimizer\": {\"device\": \"cpu\", \"ratio\": 0.3}}", NULL},
+		{"\"zero_optimization\": {\"stage\": 3, \"offload_optimizer\": {\"device\": \"cpu\", \"ratio\": 2}}",
+		 "t:1: error: 'ratio': in offload_optimizer: expected a number from 0 to 1"},
+		{"\"zero_optimization\": {\"stage\": 3, \"offload_param\": {\"device\": \"cpu\", \"fast_init\": true}, "
+		 "\"offload_optimizer\": {\"device\": \"cpu\"}}",
+		 "t:1: error: 'fast_init': not an offload_param key"},
+		{"\"zero_optimization\": {\"stage\": 2, \"cpu_offload\": true, \"cpu_offload_param\": true}",
+		 "t:1: error: 'cpu_offload_param': needs ZeRO stage 3"},
 		{"\"zero_optimization\": {\"stage\": 3, \"offload_optimizer\": {\"device\": \"cpu\", \"bogus\": 1}}",
 		 "t:1: error: 'bogus': not an offload_optimizer key"},
 		{"\"amp\": {\"enabled\": true, \"opt_level\": \"O2\"}", "t:1: error: 'amp': Apex AMP's mixed precision is not priced"},

@@ -251,7 +251,7 @@ static int enabled(struct dctx *d, const cJSON *root, const char *section)
 static int listed(const char *const *list, const char *k);
 
 /* offload_optimizer / offload_param: 1 for cpu, 0 for none or absent. */
-static int offload(struct dctx *d, const cJSON *zero, const char *key)
+static int offload(struct dctx *d, const cJSON *zero, const char *key, unsigned long long stage)
 {
 	const cJSON *o = cJSON_GetObjectItemCaseSensitive(zero, key), *dev;
 	if (!o || cJSON_IsNull(o))
@@ -277,26 +277,46 @@ static int offload(struct dctx *d, const cJSON *zero, const char *key)
 		 * the copies' buffers, pinning and pipelining change no byte
 		 * distcalc counts; a ratio below 1 keeps a share of the
 		 * optimizer on the GPU (:99), which distcalc does not price */
-		static const char *const quiet[] = {"device", "nvme_path", "buffer_count", "buffer_size", "max_in_cpu",
-						    "pin_memory", "pipeline", "pipeline_read", "pipeline_write",
-						    "fast_init", "cpuadam_cores_perc", NULL};
+		static const char *const param_quiet[] = {"device", "nvme_path", "buffer_count", "buffer_size",
+							  "max_in_cpu", "pin_memory", NULL};
+		static const char *const opt_quiet[] = {"device", "nvme_path", "buffer_count", "pin_memory",
+							"pipeline_read", "pipeline_write", "fast_init",
+							"cpuadam_cores_perc", NULL};
+		int opt = strcmp(key, "offload_optimizer") == 0;
 		const cJSON *c;
 		int bad = 0;
 		cJSON_ArrayForEach(c, o) {
-			if (strcmp(key, "offload_optimizer") == 0 && strcmp(c->string, "ratio") == 0) {
-				if (!cJSON_IsNumber(c) || c->valuedouble != 1.0) {
+			/* ratio and super_offload are "Only valid with ZeRO Stage
+			 * 3" (offload_config.py:99-103): below it they change
+			 * nothing */
+			if (opt && strcmp(c->string, "ratio") == 0) {
+				if (!cJSON_IsNumber(c) || !(c->valuedouble >= 0 && c->valuedouble <= 1)) {
+					err(d, "ratio", "in offload_optimizer: expected a number from 0 to 1");
+					bad = 1;
+				} else if (c->valuedouble != 1.0 && stage == 3) {
 					err(d, "ratio", "in offload_optimizer: a ratio below 1 offloads that share of the optimizer "
 							"and keeps the rest on the GPU, which distcalc does not price (it offloads "
 							"all of it): remove it, or give 1");
 					bad = 1;
+				} else if (c->valuedouble != 1.0) {
+					warn(d, "ratio", "in offload_optimizer: DeepSpeed reads it at ZeRO stage 3 alone "
+							 "(offload_config.py:99-100): at stage %llu the whole optimizer is offloaded",
+					     stage);
 				}
-			} else if (strcmp(key, "offload_optimizer") == 0 && strcmp(c->string, "super_offload") == 0) {
-				if (!cJSON_IsFalse(c)) {
+			} else if (opt && strcmp(c->string, "super_offload") == 0) {
+				if (!cJSON_IsBool(c)) {
+					err(d, "super_offload", "in offload_optimizer: expected true or false");
+					bad = 1;
+				} else if (cJSON_IsTrue(c) && stage == 3) {
 					err(d, "super_offload", "in offload_optimizer: SuperOffload (GH200/GB200's superchip "
 								"offload) is not priced");
 					bad = 1;
+				} else if (cJSON_IsTrue(c)) {
+					warn(d, "super_offload", "in offload_optimizer: DeepSpeed reads it at ZeRO stage 3 alone "
+								 "(offload_config.py:102-103): at stage %llu it changes nothing",
+					     stage);
 				}
-			} else if (!listed(quiet, c->string)) {
+			} else if (!listed(opt ? opt_quiet : param_quiet, c->string)) {
 				err(d, c->string, "not an %s key distcalc maps or knows to change nothing it computes "
 						  "(docs/importers.md lists both)",
 				    key);
@@ -452,8 +472,8 @@ static void map_zero(struct dctx *d, const cJSON *root)
 		err(d, "stage", "expected 0, 1, 2 or 3, got %llu", stage);
 	else if (stage <= 3)
 		set(d, "parallel.sharding", stages[stage], "zero_optimization.stage");
-	oo = offload(d, zero, "offload_optimizer");
-	op = offload(d, zero, "offload_param");
+	oo = offload(d, zero, "offload_optimizer", stage);
+	op = offload(d, zero, "offload_param", stage);
 	/* the deprecated switches, which DeepSpeed still reads as a cpu
 	 * offload_optimizer and offload_param (zero/config.py:181-213 at
 	 * edaa7221) */
@@ -467,7 +487,8 @@ static void map_zero(struct dctx *d, const cJSON *root)
 		err(d, cJSON_GetObjectItemCaseSensitive(zero, "offload_optimizer") ? "offload_optimizer" : "cpu_offload",
 		    "needs ZeRO stage 1, 2 or 3: at stage 0 DeepSpeed builds no ZeRO optimizer and offloads nothing");
 	else if (op == 1 && stage != 3)
-		err(d, "offload_param", "needs ZeRO stage 3, as DeepSpeed does");
+		err(d, cJSON_GetObjectItemCaseSensitive(zero, "offload_param") ? "offload_param" : "cpu_offload_param",
+		    "needs ZeRO stage 3, as DeepSpeed does");
 	else if (op == 1 && oo != 1)
 		err(d, "offload_param", "without offload_optimizer to the cpu: distcalc offloads the parameters only with "
 					"the optimizer (parallel.offload \"optimizer+params\")");

@@ -1041,8 +1041,8 @@ static void map_training(struct mctx *m)
 		else if (strcmp(V(A_RECOMPUTE_METHOD), "uniform") != 0 && strcmp(V(A_RECOMPUTE_METHOD), "block") != 0)
 			err(m, L(A_RECOMPUTE_METHOD), "'--recompute-method': expected 'uniform' or 'block', got '%s'",
 			    V(A_RECOMPUTE_METHOD));
-		else if (strcmp(V(A_RECOMPUTE_METHOD), "block") == 0 && !G(A_RECOMPUTE_LAYERS))
-			err(m, L(A_RECOMPUTE_METHOD), "'--recompute-method': block needs --recompute-num-layers");
+		/* block without --recompute-num-layers: the granularity's
+		 * check above names it */
 	}
 	if (G(A_ATT_BACKEND)) {
 		/* fused is TE's cuDNN FusedAttention, flash TE's FlashAttention
@@ -1098,10 +1098,17 @@ static void map_precision(struct mctx *m)
 			     "step's FP32 copy of each rank's gradient shard (4 bytes a parameter it updates) is not in "
 			     "the memory ledger");
 		}
-		if (G(A_GRAD_FP32) && G(A_GRAD_BF16))
-			err(m, L(A_GRAD_FP32), "'--accumulate-allreduce-grads-in-fp32': with --grad-reduce-in-bf16 on line %u: "
-					       "give one",
-			    L(A_GRAD_BF16));
+		/* both: under --bf16 --grad-reduce-in-bf16 turns the FP32
+		 * accumulation off (arguments.py:1213-1214); under --fp16 it
+		 * is not read there, so the FP32 accumulation stands */
+		if (G(A_GRAD_FP32) && G(A_GRAD_BF16) && G(A_BF16))
+			warn(m, L(A_GRAD_FP32), "'--accumulate-allreduce-grads-in-fp32': overridden by --grad-reduce-in-bf16 on "
+						"line %u, as Megatron-LM does under --bf16 (arguments.py:1213-1214): 2-byte "
+						"gradients",
+			     L(A_GRAD_BF16));
+		else if (G(A_GRAD_BF16) && G(A_FP16))
+			warn(m, L(A_GRAD_BF16), "'--grad-reduce-in-bf16': Megatron-LM reads it under --bf16 alone "
+						"(arguments.py:1206-1217): under --fp16 it changes nothing");
 	} else {
 		/* FP32 training: FP32 params and grads, no master copy */
 		set_json(m, "precision.param_bytes", "4", "no --bf16 or --fp16 (FP32)", 0);
