@@ -2863,8 +2863,8 @@ int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size
 				 * says */
 				dc_diag_error(diag, DC_ERR_USAGE,
 					      "distcalc: error: '%s': '%s': not a number in the report, it holds null: a figure "
-					      "this run does not price (the section it comes from says why in its 'missing', "
-					      "step.missing for the step's)",
+					      "this run does not give (where its section has a 'missing', that says why: "
+					      "step.missing for the step's figures)",
 					      opt, m->path);
 			else if (b->found)
 				dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '%s': '%s': not a number in the report, it holds %s",

@@ -455,7 +455,8 @@ static void load_hf(struct loader *l)
 		if (o && o->model_file)
 			snprintf(opt, sizeof(opt), "'--model'");
 		else if (l->from_set[k_hf])
-			snprintf(opt, sizeof(opt), "--set 'model.hf_config'");
+			/* a --set, or a sweep's value (its point says which) */
+			snprintf(opt, sizeof(opt), "'model.hf_config' from the command line");
 		else
 			snprintf(opt, sizeof(opt), "'model.hf_config' in %.256s", origin(l, k_hf));
 		if (dc_catalogue_path(rel, opt, path, sizeof(path), l->diag) != 0) {

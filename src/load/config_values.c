@@ -856,6 +856,15 @@ static void read_space(struct loader *l, int ki, const cJSON *v)
 					      k->info.path, n + 1, e->valuestring, k->info.bounds + 3);
 				return;
 			}
+			if (found < 0 && cJSON_IsString(e) && listed_key(k) >= 0 &&
+			    unmodelled_choice(listed_key(k), e->valuestring)) {
+				/* what the listed key's own error says of it
+				 * ("hsdp": a sharding and parallel.dp_replicate) */
+				dc_cfg_errorf(l, ki, "'%s': entry %u: unknown value \"%s\": %s (expected one of %s)",
+					      k->info.path, n + 1, e->valuestring, unmodelled_choice(listed_key(k), e->valuestring),
+					      k->info.bounds + 3);
+				return;
+			}
 			if (found < 0) {
 				char near[256];
 				/* another tool's name for a choice, as the listed

@@ -59,7 +59,7 @@ grep -q "^distcalc: error: 'model.hf_config' in named.json: no model 'tiy' in th
 	fail "the config file unnamed: $(cat err.txt)"
 [ -s out.txt ] && fail "a refused config wrote to stdout: $(cat out.txt)"
 DISTCALC_DATA_DIR="$work/data" "$bin" --config named.json --set model.hf_config=tiz >/dev/null 2>err.txt
-grep -q "^distcalc: error: --set 'model.hf_config': no model 'tiz' in the catalogue" err.txt ||
+grep -q "^distcalc: error: 'model.hf_config' from the command line: no model 'tiz' in the catalogue" err.txt ||
 	fail "the --set unnamed: $(cat err.txt)"
 # a slip of one letter is named: the catalogue's nearest within 2 edits
 DISTCALC_DATA_DIR="$work/data" "$bin" --model tiy >/dev/null 2>err.txt

@@ -380,7 +380,7 @@ expect 2 "budget: a sweep column not shown" "$bin" --config "$src/configs/sweeps
 grep -q "^distcalc: error: '--check-max': 'sweep.rows\[1\].step.hfu': not a field of the report: 'sweep.rows\[1\]' has no column 'step.hfu' (--sweep-metrics chooses the columns)$" err.txt ||
 	fail "budget: a sweep column not shown: $(cat err.txt)"
 expect 2 "budget: a null figure" "$bin" --config "$src/configs/gpt2.json" --check-max summary.step_time_s=1s
-grep -qx "distcalc: error: '--check-max': 'summary.step_time_s': not a number in the report, it holds null: a figure this run does not price (the section it comes from says why in its 'missing', step.missing for the step's)" err.txt ||
+grep -qx "distcalc: error: '--check-max': 'summary.step_time_s': not a number in the report, it holds null: a figure this run does not give (where its section has a 'missing', that says why: step.missing for the step's figures)" err.txt ||
 	fail "budget: a null figure: $(cat err.txt)"
 expect 2 "budget: 1e400" "$bin" --config "$cfg" --check-max summary.peak_bytes=1e400
 grep -q "'1e400' is out of range: it is too large for a number" err.txt || fail "budget: 1e400: $(cat err.txt)"

@@ -479,7 +479,7 @@ tail -n 1 "$work/stop.err" | grep -q "adir: error: sweep point 1 (model.hf_confi
 rc=$?
 [ "$rc" = 4 ] || fail "stopped sweep, catalogue: exit $rc, want 4"
 [ -s "$work/stop.out" ] && fail "stopped sweep, catalogue: printed a report"
-tail -n 1 "$work/stop.err" | grep -q "^distcalc: error: sweep point 1 (model.hf_config=nosuch): --set 'model.hf_config': no model 'nosuch' in the catalogue" ||
+tail -n 1 "$work/stop.err" | grep -q "^distcalc: error: sweep point 1 (model.hf_config=nosuch): 'model.hf_config' from the command line: no model 'nosuch' in the catalogue" ||
 	fail "stopped sweep, catalogue: $(cat "$work/stop.err")"
 grep -q "warning: sweep point 0 (model.hf_config=" "$work/stop.err" || fail "stopped sweep: point 0's warnings: $(cat "$work/stop.err")"
 
