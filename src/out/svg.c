@@ -83,7 +83,9 @@ static void line(struct dc_buf *b, double x1, double y1, double x2, double y2, c
 /* The run a chart draws, for its title: the config as named, then the
  * command line's --model, --set and --unset in their order, so that a
  * chart of an overridden run says so (a sweep's: its base's, each point's
- * own value on the x axis). Cut with "..." within RUN_TEXT_MAX bytes. */
+ * own value on the x axis), then the --calibrate logs and the
+ * --calibrate-compute profile as given. Cut with "..." within
+ * RUN_TEXT_MAX bytes. */
 #define RUN_TEXT_MAX 512
 static const char *run_text(const struct dc_report *r, char *buf, size_t n)
 {
@@ -97,6 +99,15 @@ static const char *run_text(const struct dc_report *r, char *buf, size_t n)
 	for (size_t i = 0; i < r->ntitle_sets && len < n; i++) {
 		k = snprintf(buf + len, n - len, " %s %s", r->title_sets[i].unset ? "--unset" : "--set",
 			     r->title_sets[i].text);
+		len += k < 0 ? 0 : (size_t)k;
+	}
+	/* the fits the run priced with, as given */
+	for (size_t i = 0; i < r->info.ncalibrate_logs && len < n; i++) {
+		k = snprintf(buf + len, n - len, " --calibrate %s", r->info.calibrate_logs[i]);
+		len += k < 0 ? 0 : (size_t)k;
+	}
+	if (r->info.compute_profile && len < n) {
+		k = snprintf(buf + len, n - len, " --calibrate-compute %s", r->info.compute_profile);
 		len += k < 0 ? 0 : (size_t)k;
 	}
 	if (len >= n && n > 4) {
@@ -606,14 +617,15 @@ static void draw_ring(const struct dc_report *r, struct dc_buf *b)
 	const double x0 = 80, x1 = 770, y0 = 70, y1 = 400;
 	struct axis ax;
 	struct dunit tu = ring->time_s < 1e-3 ? (struct dunit){1e-6, "us"} : (struct dunit){1e-3, "ms"};
-	char buf[320];
+	char buf[320], title[600], run[RUN_TEXT_MAX];
 	double lane_h = (y1 - y0) / (double)(lanes ? lanes : 1);
 	int merged = ring->rounds > RING_MAX_ROUNDS;
 
+	snprintf(title, sizeof(title), "Ring AllReduce: %s", run_text(r, run, sizeof(run)));
+	doc_begin(b, H, title);
 	snprintf(buf, sizeof(buf), "Ring AllReduce: %llu ranks, %.3f GiB each, %s link %.1f GB/s",
 		 (unsigned long long)ring->ranks, (double)ring->msg_bytes / 1073741824.0,
 		 dc_link_choice_name(ring->link_used), ring->link.bw_bytes_per_s / 1e9);
-	doc_begin(b, H, buf);
 	text_at(b, W / 2.0, 26, "middle", 17, "font-weight=\"bold\"", buf);
 	snprintf(buf, sizeof(buf), "%llu rounds of %.3f %s: time %.3f %s, busbw %.2f GB/s%s",
 		 (unsigned long long)ring->rounds, ring->round_s / tu.div, tu.name, ring->time_s / tu.div, tu.name,
@@ -1571,7 +1583,10 @@ int dc_report_render_svg_why(const struct dc_report *r, struct dc_buf *out, cons
 		int coll = strcmp(e, "collectives") == 0;
 		rc = coll ? draw_collectives(r, out, why, (int)c->nlogs) : 0;
 		if (!coll) {
-			doc_begin(out, H * (int)c->nlogs, "Calibration: measured and modelled bus bandwidth per log");
+			char title[600];
+			snprintf(title, sizeof(title), "Calibration: measured and modelled bus bandwidth per log: %s",
+				 run_text(r, run, sizeof(run)));
+			doc_begin(out, H * (int)c->nlogs, title);
 		}
 		if (rc == 0 && draw_calibration(c, coll ? H : 0, out) != 0) {
 			*why = "out of memory";

@@ -70,9 +70,12 @@ grep -q "font-weight=\"bold\">Memory per rank by phase: $sys</text>" "$work/titl
 draw sweep_set --config "$gpus" --set parallel.sharding=zero1 --sweep cluster.num_nodes=1,2
 [ "$(title sweep_set)" = "distcalc sweep over cluster.num_nodes (2): $gpus --set parallel.sharding=zero1" ] ||
 	fail "a sweep's title: $(title sweep_set)"
-# a 254-byte description of two-byte characters after 300 bytes of
-# --set: cut within 512 bytes, inside the description
-long=$(python3 -c 'print("é" * 127)')
+# a description of two-byte characters after 7 --set of 34 bytes: cut at
+# byte 508 of the run's text, which an ASCII "x" first puts inside a
+# character whatever the checkout's path length (the text before the
+# description is the path, 7 x 34 bytes and " --set description=", 19)
+pad=$(( (508 - ${#sys} - 7 * 34 - 19) % 2 == 0 ? 1 : 0 ))
+long=$(python3 -c 'import sys; print("x" * int(sys.argv[1]) + "é" * 120)' "$pad")
 draw long --config "$sys" --only memory --set training.micro_batch_size=1 --set training.micro_batch_size=1 \
 	--set training.micro_batch_size=1 --set training.micro_batch_size=1 --set training.micro_batch_size=1 \
 	--set training.micro_batch_size=1 --set training.micro_batch_size=1 --set "description=$long"
