@@ -496,8 +496,9 @@ START_TEST(torchtitan_experimental_layout)
 			 -1);
 	ck_assert_uint_eq(diag.count, 1);
 	ck_assert_str_eq(diag.entries[0].text, "t:3: error: [experimental] context_parallel_degree: an older torchtitan's "
-					       "[experimental] setting, which changes the layout: give it as [parallelism] "
-					       "context_parallel_degree, which distcalc maps");
+					       "[experimental] setting, which changes the layout: later torchtitans read it as "
+					       "[parallelism] context_parallel_degree; give it there (docs/importers.md says "
+					       "what distcalc maps of it)");
 }
 END_TEST
 

@@ -470,6 +470,10 @@ static const char *past_config(const struct cmp *c, int side, const char *s)
 		n = strlen(name);
 		if (n && strncmp(s, name, n) == 0 && s[n] == ':' && s[n + 1] == ' ')
 			return s + n + 2;
+		/* quoted, as the profile's warnings name it: "'p.json': ..." */
+		if (n && s[0] == '\'' && strncmp(s + 1, name, n) == 0 && s[n + 1] == '\'' && s[n + 2] == ':' &&
+		    s[n + 3] == ' ')
+			return s + n + 4;
 		/* an imported config: the importer's warnings open with the
 		 * framework file and a line, "x.sh:151: " */
 		if ((m = file_path_len(c, f, side)) < n) {

@@ -490,8 +490,9 @@ static void map_zero(struct dctx *d, const cJSON *root)
 		err(d, cJSON_GetObjectItemCaseSensitive(zero, "offload_param") ? "offload_param" : "cpu_offload_param",
 		    "needs ZeRO stage 3, as DeepSpeed does");
 	else if (op == 1 && oo != 1)
-		err(d, "offload_param", "without offload_optimizer to the cpu: distcalc offloads the parameters only with "
-					"the optimizer (parallel.offload \"optimizer+params\")");
+		err(d, cJSON_GetObjectItemCaseSensitive(zero, "offload_param") ? "offload_param" : "cpu_offload_param",
+		    "without offload_optimizer to the cpu: distcalc offloads the parameters only with the optimizer "
+		    "(parallel.offload \"optimizer+params\")");
 	else if (op == 1)
 		set(d, "parallel.offload", "\"optimizer+params\"", "offload_param");
 	else if (oo == 1)

@@ -1129,8 +1129,9 @@ int dc_import_torchtitan(const char *buf, size_t len, const char *name, struct d
 			continue;
 		for (size_t k = 0; k < sizeof(moved) / sizeof(moved[0]); k++)
 			if (strcmp(t.e[i].key, moved[k][0]) == 0) {
-				merr(&c, &t.e[i], "an older torchtitan's [experimental] setting, which changes the layout: give "
-						  "it as %s, which distcalc maps",
+				merr(&c, &t.e[i], "an older torchtitan's [experimental] setting, which changes the layout: "
+						  "later torchtitans read it as %s; give it there (docs/importers.md says "
+						  "what distcalc maps of it)",
 				     moved[k][1]);
 				t.e[i].used = 1;
 			}

@@ -90,7 +90,11 @@ static void line(struct dc_buf *b, double x1, double y1, double x2, double y2, c
 static const char *run_text(const struct dc_report *r, char *buf, size_t n)
 {
 	size_t len;
-	int k = snprintf(buf, n, "%s", r->config_name ? r->config_name : "");
+	/* an import: the cluster's config and the framework file, as given */
+	int k = r->info.import_option && r->info.import_file
+			? snprintf(buf, n, "%s%s%s %s", r->info.import_base ? r->info.import_base : "",
+				   r->info.import_base ? " " : "", r->info.import_option, r->info.import_file)
+			: snprintf(buf, n, "%s", r->config_name ? r->config_name : "");
 	len = k < 0 ? 0 : (size_t)k;
 	if (r->title_model && len < n) {
 		k = snprintf(buf + len, n - len, " --model %s", r->title_model);

@@ -240,6 +240,17 @@ grep -q '"compute_profile": "data/p.json"' profile.json || fail "profile: not na
 expect 0 "profile: another spelling" "$bin" --config "$src/configs/llama-3-8b.json" "$@" --calibrate-compute "$prof" \
 	--check profile.json
 grep -q " 0 moved" err.txt || fail "profile: $(cat err.txt)"
+# a warning that opens with the profile's name, quoted (measured on
+# another layer: micro batch 4 against the profile's), compared past it
+prof2=$src/data/profiles/h200-megatron-gpt-1.7b-tp1-ends-boost.json
+cp "$prof2" w/data/p2.json
+set -- --config "$src/data/profiles/configs/megatron-gpt-1.7b-tp1.json" --set training.framework=megatron \
+	--set training.micro_batch_size=4
+(cd w && "$bin" "$@" --calibrate-compute data/p2.json --format json --output ../profwarn.json 2>/dev/null) ||
+	fail "profile warning: cannot write"
+grep -q "\"'data/p2.json': " profwarn.json || fail "profile warning: none stored"
+expect 0 "profile warning: another spelling" "$bin" "$@" --calibrate-compute "$prof2" --check profwarn.json
+grep -q " 0 moved" err.txt || fail "profile warning: $(cat err.txt)"
 set --
 imp=$src/tests/inputs/import
 mkdir -p w/imp && cp "$imp/megatron_train_llama3_8b_h100_fp8.sh" w/imp/m.sh

@@ -70,6 +70,11 @@ grep -q "font-weight=\"bold\">Memory per rank by phase: $sys</text>" "$work/titl
 draw sweep_set --config "$gpus" --set parallel.sharding=zero1 --sweep cluster.num_nodes=1,2
 [ "$(title sweep_set)" = "distcalc sweep over cluster.num_nodes (2): $gpus --set parallel.sharding=zero1" ] ||
 	fail "a sweep's title: $(title sweep_set)"
+# an import's chart names the cluster's config and the framework file
+draw imported --config "$src/tests/inputs/import/h100_1x8.json" \
+	--from-megatron "$src/tests/inputs/import/megatron_train_llama3_8b_h100_fp8.sh" --only memory
+[ "$(title imported)" = "Memory per rank by phase: $src/tests/inputs/import/h100_1x8.json --from-megatron $src/tests/inputs/import/megatron_train_llama3_8b_h100_fp8.sh" ] ||
+	fail "an import's title: $(title imported)"
 # a description of two-byte characters after 7 --set of 34 bytes: cut at
 # byte 508 of the run's text, which an ASCII "x" first puts inside a
 # character whatever the checkout's path length (the text before the
