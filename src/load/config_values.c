@@ -439,7 +439,12 @@ static int read_integer(struct loader *l, int ki, const cJSON *v, uint64_t *out)
 		return -1;
 	}
 	if (d < k->lo) {
-		if (k->lo > 0)
+		/* 0 for a derived default (some tools write 0 for "derive
+		 * it"): say how to get that default */
+		if (k->lo > 0 && d == 0 && k->info.default_text && strncmp(k->info.default_text, "derived", 7) == 0)
+			dc_cfg_errorf(l, ki, "'%s': must be at least %.0f, got 0; leave it out for its default (%s)",
+				      k->info.path, k->lo, k->info.default_text);
+		else if (k->lo > 0)
 			dc_cfg_errorf(l, ki, "'%s': must be at least %.0f, got %.0f", k->info.path, k->lo, d);
 		else
 			dc_cfg_errorf(l, ki, "'%s': must be non-negative, got %.0f", k->info.path, d);
