@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "distcalc/calibrate.h"
 #include "distcalc/config.h"
 #include "distcalc/report.h"
 #include "distcalc/units.h"
@@ -31,8 +32,6 @@ static const struct {
 	{"experiment", cJSON_IsString},
 	{"seed", cJSON_IsNumber},
 };
-
-#define CMP_MAX_LOGS 16
 
 /* The files a report names. Where they lie is where the tool ran (the
  * checkout, the install prefix) and how --config was spelled, not what it
@@ -75,7 +74,7 @@ struct cmp {
 	/* the --calibrate logs each report names (calibrate_log: as given,
 	 * or the calibration section's file name), for the warnings that
 	 * open with one */
-	char log[2][CMP_MAX_LOGS][512];
+	char log[2][DC_CALIB_MAX_LOGS][512];
 	size_t nlogs[2];
 	/* the keys row (its path) whose "key" names a file, and which */
 	char file_row[1024];
@@ -119,6 +118,18 @@ static int file_key_slot(const char *key)
 	return -1;
 }
 
+/* The length of "HEAD[I]" where `path` opens with a table's row, `head`
+ * being "HEAD[" and I its index; 0 when it does not. */
+static size_t row_prefix(const char *path, const char *head)
+{
+	size_t h = strlen(head), d = 0;
+	if (strncmp(path, head, h) != 0)
+		return 0;
+	while (path[h + d] >= '0' && path[h + d] <= '9')
+		d++;
+	return d && path[h + d] == ']' ? h + d + 1 : 0;
+}
+
 /* Is `path` a --calibrate log's name: a search's or a sweep's as given
  * ("search.calibrate[I].log"), or the calibration section's file name
  * ("calibration.logs[I].file")? */
@@ -126,14 +137,10 @@ static int calibrate_log(const char *path)
 {
 	static const struct {
 		const char *head, *tail;
-	} names[] = {{"search.calibrate[", "].log"}, {"sweep.calibrate[", "].log"}, {"calibration.logs[", "].file"}};
+	} names[] = {{"search.calibrate[", ".log"}, {"sweep.calibrate[", ".log"}, {"calibration.logs[", ".file"}};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		size_t h = strlen(names[i].head), d = 0;
-		if (strncmp(path, names[i].head, h) != 0)
-			continue;
-		while (path[h + d] >= '0' && path[h + d] <= '9')
-			d++;
-		if (d && strcmp(path + h + d, names[i].tail) == 0)
+		size_t n = row_prefix(path, names[i].head);
+		if (n && strcmp(path + n, names[i].tail) == 0)
 			return 1;
 	}
 	return 0;
@@ -591,7 +598,7 @@ static void keep_logs(struct cmp *c, const cJSON *e, const cJSON *a)
 {
 	const cJSON *v[2] = {e, a};
 	for (int side = 0; side < 2; side++)
-		if (v[side] && cJSON_IsString(v[side]) && c->nlogs[side] < CMP_MAX_LOGS &&
+		if (v[side] && cJSON_IsString(v[side]) && c->nlogs[side] < DC_CALIB_MAX_LOGS &&
 		    strlen(v[side]->valuestring) < sizeof(c->log[side][0]))
 			memcpy(c->log[side][c->nlogs[side]++], v[side]->valuestring, strlen(v[side]->valuestring) + 1);
 }
@@ -2807,13 +2814,7 @@ int dc_budget_stream_feed(void *ctx, const char *data, size_t len)
 /* Are the first `matched` bytes of `path` a sweep's row, "sweep.rows[I]"? */
 static int sweep_row(const char *path, size_t matched)
 {
-	static const char head[] = "sweep.rows[";
-	size_t h = sizeof(head) - 1, d = 0;
-	if (matched <= h || strncmp(path, head, h) != 0)
-		return 0;
-	while (path[h + d] >= '0' && path[h + d] <= '9')
-		d++;
-	return d && h + d + 1 == matched && path[h + d] == ']' && path[matched] == '.';
+	return row_prefix(path, "sweep.rows[") == matched && path[matched] == '.';
 }
 
 int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size_t *exceeded, struct dc_diag *diag)

@@ -426,8 +426,8 @@ static void batch_triple(struct dctx *d, const cJSON *root)
 
 /* A deprecated offload switch `key` (cpu_offload, cpu_offload_param):
  * 1 when true, so the offload `now` names is on; 0 when false or absent.
- * Given beside `now` (already `given`, 1 for cpu) it is refused. */
-static int legacy_offload(struct dctx *d, const cJSON *zero, const char *key, const char *now, int given)
+ * True beside `now` itself it is refused. */
+static int legacy_offload(struct dctx *d, const cJSON *zero, const char *key, const char *now)
 {
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(zero, key);
 	if (!c || cJSON_IsNull(c))
@@ -440,7 +440,6 @@ static int legacy_offload(struct dctx *d, const cJSON *zero, const char *key, co
 		err(d, key, "deprecated for %s, which the file gives too: give %s alone", now, now);
 		return 0;
 	}
-	(void)given;
 	return cJSON_IsTrue(c) ? 1 : 0;
 }
 
@@ -477,9 +476,9 @@ static void map_zero(struct dctx *d, const cJSON *root)
 	/* the deprecated switches, which DeepSpeed still reads as a cpu
 	 * offload_optimizer and offload_param (zero/config.py:181-213 at
 	 * edaa7221) */
-	if (legacy_offload(d, zero, "cpu_offload", "offload_optimizer", oo))
+	if (legacy_offload(d, zero, "cpu_offload", "offload_optimizer"))
 		oo = 1;
-	if (legacy_offload(d, zero, "cpu_offload_param", "offload_param", op))
+	if (legacy_offload(d, zero, "cpu_offload_param", "offload_param"))
 		op = 1;
 	if (oo == 1 && stage == 0)
 		/* no ZeRO optimizer at stage 0 (engine.py:1980-1997), so
