@@ -458,31 +458,23 @@ END_TEST
  * the step is one schedule, or without pp. */
 START_TEST(torchtitan_pipeline_schedules_a_step)
 {
-	char *w;
+	/* torchtitan/trainer.py:856-902 at b5bcd76c: one pp_schedule.step()
+	 * a gradient-accumulation step, over local_batch_size /
+	 * pipeline_parallel_microbatch_size = 8 / 2 = 4 microbatches */
 	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[training]\nlocal_batch_size = 8\nglobal_batch_size = 128\n"
 						     "[parallelism]\npipeline_parallel_degree = 2\n"
+						     "pipeline_parallel_microbatch_size = 2\n"
 						     "[activation_checkpoint]\nmode = \"none\"\n"),
 			 0);
-	ck_assert_uint_eq(imp.pp_schedule_microbatches, 8);
-	ck_assert_uint_eq(imp.pp_schedule_line, 2);
-	w = dc_import_flushes_warning(&imp, "t.toml", 2, 32, 128);
-	ck_assert_ptr_nonnull(w);
-	ck_assert_str_eq(w, "t.toml:2: torchtitan runs this step as 4 pipeline schedules of 8 microbatches, one per "
-			    "gradient-accumulation step, each filling and draining the pipeline (torchtitan/trainer.py:856-902 "
-			    "at b5bcd76c); distcalc prices one schedule of all 32, so the step comes out short by 3 fills "
-			    "and drains: --set training.global_batch_size=32 prices one schedule, whose pipeline time runs 4 "
-			    "times a step");
-	free(w);
-	/* no global batch given (an --unset): one schedule's accumulation */
-	w = dc_import_flushes_warning(&imp, "t.toml", 2, 32, 0);
-	ck_assert_ptr_nonnull(strstr(w, "--set training.grad_accum_steps=8 prices one schedule"));
-	free(w);
-	ck_assert_ptr_null(dc_import_flushes_warning(&imp, "t.toml", 2, 8, 32));
-	ck_assert_ptr_null(dc_import_flushes_warning(&imp, "t.toml", 1, 32, 128));
+	ck_assert_str_eq(get("parallel.pipeline_schedule_microbatches"), "4");
+	ck_assert_str_eq(get("training.micro_batch_size"), "2");
+	ck_assert_str_eq(get("training.global_batch_size"), "128");
+	/* no pipeline: no schedule, the local batch one microbatch */
 	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[training]\nlocal_batch_size = 8\nglobal_batch_size = 128\n"
 						     "[activation_checkpoint]\nmode = \"none\"\n"),
 			 0);
-	ck_assert_uint_eq(imp.pp_schedule_microbatches, 0);
+	ck_assert_str_eq(get("parallel.pipeline_schedule_microbatches"), "(unset)");
+	ck_assert_str_eq(get("training.micro_batch_size"), "8");
 }
 END_TEST
 

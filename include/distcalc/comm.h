@@ -329,6 +329,7 @@ int dc_comm_sync_rows(const struct dc_plan *p, const struct dc_comm *c, enum dc_
  * dp and fsdp rows for equal keys (what the memos below rest on). */
 struct dc_comm_sync_key {
 	uint64_t sharding, chunk_mbs, in_flight, stage, pp, reshard_fwd, zero_allreduce;
+	uint64_t schedules; /* the pipeline schedules a step (plan.h dc_layout_schedules): each syncs */
 	uint64_t dp_cp, shard_dp_cp, expert_dp_cp, expert_shard_dp_cp, dp_replicate;
 	uint64_t grad_bucket, param_bucket, grad_bytes, param_bytes, working_bytes, fsdp_unit;
 	/* the framework and whether the head is tied to the embedding: how

@@ -422,6 +422,11 @@ struct dc_parallel {
 	/* parallel.pipeline_schedule: given, or derived from virtual_pipeline
 	 * (interleaved when v > 1, else 1f1b) by the loader */
 	enum dc_pipe_schedule pipeline_schedule;
+	/* parallel.pipeline_schedule_microbatches: the microbatches of one
+	 * pipeline schedule, a step running grad_accum_steps / it schedules
+	 * one after another (torchtitan: one per gradient-accumulation
+	 * step); 0 when not given (one schedule of all) */
+	uint64_t pipeline_schedule_microbatches;
 };
 
 struct dc_training {

@@ -45,13 +45,6 @@ struct dc_import {
 	 * script's tp 1, which Megatron-LM turns off; dc_import_finish
 	 * decides it on the tp the --set overrides leave */
 	unsigned sp_at_tp1_line;
-	/* torchtitan at pp > 1: the microbatches one pipeline schedule runs
-	 * (local_batch_size / pipeline_parallel_microbatch_size; torchtitan
-	 * runs one schedule per gradient-accumulation step) and the line of
-	 * the batch key; 0 when none. main.c warns once the loader has the
-	 * accumulation (dc_import_flushes_warning) */
-	unsigned long long pp_schedule_microbatches;
-	unsigned pp_schedule_line;
 };
 
 /* The option that selects `f` ("--from-megatron") and the framework's name
@@ -94,13 +87,6 @@ const char *dc_import_get(const struct dc_import *imp, const char *path);
  * a warning naming the file `name` and its line where tp stays 1.
  * Returns 0, or -1 (recorded in `diag`). */
 int dc_import_finish(struct dc_import *imp, const char *name, struct dc_diag *diag);
-
-/* After the imported config loaded: where torchtitan runs several pipeline
- * schedules a step (imp->pp_schedule_microbatches below the loaded
- * training.grad_accum_steps at pp > 1), the warning that distcalc prices
- * one schedule of them all; NULL when none. Caller frees. */
-char *dc_import_flushes_warning(const struct dc_import *imp, const char *name, uint64_t pp, uint64_t grad_accum_steps,
-				uint64_t global_batch);
 
 /* Appends to `out` the equivalent distcalc config as JSON (two-space
  * indent, a newline at the end): a description naming `import_name` and

@@ -61,7 +61,28 @@ struct dc_layout {
 	uint64_t grad_accum_steps;
 	uint64_t dp_replicate;     /* HSDP replicas of the sharded states >= 1 (0 reads as 1), divides dp and dp / ep */
 	uint64_t etp;              /* expert tensor parallel >= 1 (0 reads as tp): a routed expert's f split */
+	/* microbatches of one pipeline schedule (config.h
+	 * pipeline_schedule_microbatches), dividing grad_accum_steps; 0: one
+	 * schedule of all (dc_layout_schedule_m) */
+	uint64_t schedule_microbatches;
 };
+
+/* The microbatches one pipeline schedule runs, m': the step's
+ * (grad_accum_steps) but where schedule_microbatches cuts the step into
+ * schedules (pp > 1 alone: without a pipeline there is no schedule) */
+static inline uint64_t dc_layout_schedule_m(const struct dc_layout *l)
+{
+	return l->schedule_microbatches && l->pp > 1 ? l->schedule_microbatches : l->grad_accum_steps;
+}
+
+/* The pipeline schedules a step runs one after another, F = m / m' (1
+ * but where schedule_microbatches cuts the step; docs/step-model.md,
+ * "Several schedules a step") */
+static inline uint64_t dc_layout_schedules(const struct dc_layout *l)
+{
+	uint64_t n = dc_layout_schedule_m(l);
+	return n ? l->grad_accum_steps / n : 1;
+}
 
 /* Megatron-Core's expert layout ("MoE parallel folding"): the expert
  * layers regroup the tp x cp x dp ranks of a stage as etp x ep x edp.
@@ -92,7 +113,8 @@ enum dc_layout_fault {
 	DC_LF_EXPERT,    /* dc_layout_expert_error; sequence parallelism where etp differs from tp > 1; DeepEP
 			  * (training.moe_dispatcher) with ep > 1 needs etp 1 */
 	DC_LF_REPLICATE, /* dp_replicate divides dp and the expert-data-parallel ranks */
-	DC_LF_BATCH,     /* a whole number of microbatches (grad_accum_steps 0: the batch did not divide) */
+	DC_LF_BATCH,     /* a whole number of microbatches (grad_accum_steps 0: the batch did not divide), and of
+			  * pipeline schedules (schedule_microbatches divides grad_accum_steps) */
 	DC_LF_VP,        /* v > 1: pp > 1, m a multiple of pp, the chunks fit the layers (and, MoE every
 			  * n-th layer, the stages DC_PLAN_MAX_SEGMENTS) */
 	DC_LF_SP,        /* sequence parallelism needs tp > 1 */

@@ -178,7 +178,11 @@ struct dc_step {
 	uint64_t critical_stage;
 	uint64_t slowest_rank;
 	double gpu_s_per_token;
-	int few_microbatches; /* grad_accum_steps < pp */
+	int few_microbatches; /* one schedule's microbatches < pp */
+	/* parallel.pipeline_schedule_microbatches: the schedules a step runs
+	 * one after another and the microbatches of each (docs/step-model.md,
+	 * "Several schedules a step"); 1 and m where the step is one */
+	uint64_t schedules, schedule_m;
 	/* 1 when the plan runs 1F1B on stages of unequal cost
 	 * (dc_step_uneven_1f1b) or ZB-H1 above 16 x DC_STEP_SIM_MAX_CHUNKS
 	 * and the max-plus extension of its steady period does not apply

@@ -64,19 +64,24 @@ static void dp_sync(struct dc_axis_ctx *x, uint64_t params, int expert, const st
 	 * runs: m / 2 under DualPipe (its rank's two stages, one direction's
 	 * half each: activation.h) */
 	uint64_t gas = dc_pipeline_chunk_microbatches(p), r = p->dp_replicate;
+	/* several pipeline schedules a step (parallel.pipeline_schedule_
+	 * microbatches): each ends with its own gradient sync, as
+	 * torch.distributed.pipelining syncs at a schedule's last backward */
+	uint64_t sched = dc_layout_schedules(&p->layout);
 	uint64_t grads = dc_ck_mul(b, params, pr->grad_bytes);
 	uint64_t weights = dc_ck_mul(b, params, pr->param_bytes);
 	enum dc_coll_what grad_what = expert ? DC_CW_EXPERT_GRAD_BUCKET : DC_CW_GRAD_BUCKET;
-	uint64_t times = sharding == DC_SHARD_ZERO2 ? gas : 1;
+	uint64_t times = sharding == DC_SHARD_ZERO2 ? gas : sched;
 	uint64_t full = dc_ck_mul(b, grads / bucket, times), rest = grads % bucket;
 	enum dc_coll_kind reduce = dc_framework_zero_grad_allreduce(p) ? DC_COLL_ALL_REDUCE : DC_COLL_REDUCE_SCATTER;
 	if (sharding == DC_SHARD_NONE || sharding == DC_SHARD_FSDP) {
 		if (g->shard > 1) {
 			on(x, g->shard, g->shard_g);
-			dc_axis_push_buckets(x, DC_COLL_ALL_REDUCE, grad_what, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC,
-					     grads, bucket);
+			dc_axis_push(x, DC_COLL_ALL_REDUCE, grad_what, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC,
+				     dc_ck_mul(b, grads / bucket, sched), bucket);
+			dc_axis_push(x, DC_COLL_ALL_REDUCE, grad_what, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, sched, rest);
 		}
-		mirror_sum(x, expert, grads / bucket, bucket, rest ? 1 : 0, rest);
+		mirror_sum(x, expert, dc_ck_mul(b, grads / bucket, sched), bucket, rest ? sched : 0, rest);
 		return;
 	}
 	if (g->shard > 1) {
@@ -92,7 +97,8 @@ static void dp_sync(struct dc_axis_ctx *x, uint64_t params, int expert, const st
 		dc_axis_push(x, DC_COLL_ALL_REDUCE, w, DC_CPHASE_BACKWARD, DC_OVL_GRAD_SYNC, rest ? times : 0,
 			     dc_ceil_div(rest, g->shard));
 	}
-	mirror_sum(x, expert, grads / bucket, dc_ceil_div(bucket, g->shard), rest ? 1 : 0, dc_ceil_div(rest, g->shard));
+	mirror_sum(x, expert, dc_ck_mul(b, grads / bucket, sched), dc_ceil_div(bucket, g->shard), rest ? sched : 0,
+		   dc_ceil_div(rest, g->shard));
 	if (g->shard > 1) {
 		on(x, g->shard, g->shard_g);
 		dc_axis_push_buckets(x, DC_COLL_ALL_GATHER, expert ? DC_CW_UPDATED_EXPERT_PARAMS : DC_CW_UPDATED_PARAMS,

@@ -34,7 +34,7 @@ struct unit_calls {
 static void unit_calls(const struct dc_axis_ctx *x, int root, struct unit_calls *u)
 {
 	const struct dc_plan *p = x->p;
-	uint64_t gas = dc_pipeline_chunk_microbatches(p);
+	uint64_t gas = dc_pipeline_chunk_microbatches(p), sched = dc_layout_schedules(&p->layout);
 	int reshard = !root && dc_framework_reshard_after_forward(p);
 	if (p->layout.pp < 2) {
 		u->fwd = gas;
@@ -42,13 +42,18 @@ static void unit_calls(const struct dc_axis_ctx *x, int root, struct unit_calls 
 		u->rs = gas;
 		return;
 	}
-	u->rs = 1;
-	u->fwd = 1;
+	/* a step of several schedules (parallel.pipeline_schedule_
+	 * microbatches) runs each as one: its stage's _post_backward at its
+	 * end reduce-scatters and reshards (stage.py), and the next one
+	 * gathers again, for its gas / sched microbatches */
+	gas /= sched;
+	u->rs = sched;
+	u->fwd = sched;
 	u->bwd = 0;
 	if (reshard) {
 		uint64_t ahead = dc_pipeline_in_flight_chunk(p, x->stage, 0);
-		u->fwd = ahead < gas ? ahead : gas;
-		u->bwd = gas + 1 - u->fwd;
+		u->fwd = sched * (ahead < gas ? ahead : gas);
+		u->bwd = sched * (gas + 1 - (ahead < gas ? ahead : gas));
 	}
 }
 

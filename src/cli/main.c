@@ -1676,14 +1676,6 @@ int main(int argc, char **argv)
 			rc = exit_for(diag.status);
 			goto done;
 		}
-		{
-			/* torchtitan's schedules a step, which the loaded
-			 * accumulation tells (dc_import_flushes_warning) */
-			char *w = dc_import_flushes_warning(&imp, o.import, cfg.parallel.pp, cfg.training.grad_accum_steps,
-							    cfg.training.global_batch_size);
-			if (w)
-				early_warning(&early, w);
-		}
 		if (o.emit_config) {
 			print_diag(&diag, 0);
 			/* the config is written only once the output is known not to

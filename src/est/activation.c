@@ -660,14 +660,14 @@ static uint64_t interleaved_of_chunk(uint64_t pp, uint64_t v, uint64_t n, uint64
  * interleaved_of_chunk splits them between the chunks. */
 static uint64_t interleaved_in_flight(const struct dc_plan *p, uint64_t stage)
 {
-	uint64_t pp = p->layout.pp, v = p->v, m = p->layout.grad_accum_steps;
+	uint64_t pp = p->layout.pp, v = p->v, m = dc_layout_schedule_m(&p->layout);
 	uint64_t n = 2 * (pp - stage - 1) + (v - 1) * pp + 1;
 	return n > m * v ? m * v : n;
 }
 
 uint64_t dc_pipeline_in_flight_chunk(const struct dc_plan *p, uint64_t stage, uint64_t c)
 {
-	uint64_t pp = p->layout.pp, v = p->v, m = p->layout.grad_accum_steps;
+	uint64_t pp = p->layout.pp, v = p->v, m = dc_layout_schedule_m(&p->layout);
 	if (pp <= 1)
 		return c == 0 ? 1 : 0;
 	switch (dc_pipeline_schedule(p)) {

@@ -286,6 +286,7 @@ static void sharded_key_of(const struct dc_plan *p, const struct dc_stage_params
 	k->in_flight = sh == DC_SHARD_FSDP && p->layout.pp > 1 ? dc_pipeline_in_flight_chunk(p, stage, 0) : 0;
 	k->stage = stage;
 	k->pp = p->layout.pp;
+	k->schedules = dc_layout_schedules(&p->layout);
 	k->reshard_fwd = (uint64_t)dc_framework_reshard_after_forward(p);
 	k->zero_allreduce = (uint64_t)dc_framework_zero_grad_allreduce(p);
 	k->dp_cp = p->dp_cp;

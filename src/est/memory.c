@@ -350,7 +350,7 @@ static int fsdp_holds_stage(const struct dc_plan *pl)
  * follows a backward from the second pair on, m - w >= 2. */
 static int forward_after_backward(const struct dc_plan *pl, uint64_t stage)
 {
-	uint64_t pp = pl->layout.pp, m = pl->layout.grad_accum_steps, v = pl->v;
+	uint64_t pp = pl->layout.pp, m = dc_layout_schedule_m(&pl->layout), v = pl->v;
 	switch (dc_pipeline_schedule(pl)) {
 	case DC_PIPE_INTERLEAVED:
 		return 2 * (pp - stage - 1) + (v - 1) * pp + 2 <= m * v;
@@ -407,7 +407,7 @@ static int act_part(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledg
 	 * count there, which the plan's rank classes key on (plan.c,
 	 * derive_classes: a flat region of pp - m stages) */
 	l->in_flight = dc_pipeline_schedule(pl) == DC_PIPE_INTERLEAVED
-			       ? dc_pipeline_in_flight(pl->layout.pp, stage, pl->layout.grad_accum_steps)
+			       ? dc_pipeline_in_flight(pl->layout.pp, stage, dc_layout_schedule_m(&pl->layout))
 			       : dc_pipeline_chunks_in_flight(pl, stage);
 	bad |= dc_act_layer_microbatches(pl, stage, &l->activation_layer_microbatches);
 	if (cfg->memory.activation_explicit) {
@@ -466,7 +466,7 @@ static int act_part(const struct dc_plan *pl, uint64_t stage, struct dc_mem_ledg
 			       dc_ck_mul(&c, l->p.moe_layers, x->wgrad[1]));
 		if (has_head)
 			*w = dc_ck_add(&c, *w, x->head_wgrad_bytes);
-		bad |= dc_pipeline_zb_deferred(pl->layout.pp, stage, pl->layout.grad_accum_steps, whole, *w,
+		bad |= dc_pipeline_zb_deferred(pl->layout.pp, stage, dc_layout_schedule_m(&pl->layout), whole, *w,
 					       &l->activation_wgrad_microbatches, &l->activation_wgrad_bytes);
 		l->activations_bytes = dc_ck_add(&c, l->activations_bytes, l->activation_wgrad_bytes);
 	}
@@ -682,7 +682,7 @@ static int memo_fits(const struct dc_plan *pl, enum dc_pipe_schedule s)
 static int act_plan_same(const struct act_plan_key *k, const struct dc_plan *pl, enum dc_pipe_schedule s)
 {
 	const struct dc_config *cfg = pl->in;
-	return k->pp == pl->layout.pp && k->v == pl->v && k->gas == pl->layout.grad_accum_steps &&
+	return k->pp == pl->layout.pp && k->v == pl->v && k->gas == dc_layout_schedule_m(&pl->layout) &&
 	       k->layers_per_stage == pl->layers_per_stage && k->layers_per_chunk == pl->layers_per_chunk &&
 	       k->num_layers == cfg->model.num_layers && k->recompute_layers == cfg->training.recompute_layers &&
 	       k->dense_layers == cfg->model.dense_layers && k->moe_layer_interval == cfg->model.moe_layer_interval &&
@@ -697,7 +697,7 @@ static void act_plan_put(struct act_plan_key *k, const struct dc_plan *pl, enum 
 	memset(k, 0, sizeof(*k));
 	k->pp = pl->layout.pp;
 	k->v = pl->v;
-	k->gas = pl->layout.grad_accum_steps;
+	k->gas = dc_layout_schedule_m(&pl->layout);
 	k->layers_per_stage = pl->layers_per_stage;
 	k->layers_per_chunk = pl->layers_per_chunk;
 	k->num_layers = pl->in->model.num_layers;
@@ -1210,7 +1210,7 @@ static uint64_t candidates(const struct dc_plan *p, uint64_t *cand)
 		 * the warm-up covers every microbatch (pp - m - 1, pp - m) and
 		 * where the pending count stops growing (m - 1): the segments'
 		 * ends and those bound it */
-		uint64_t m = p->layout.grad_accum_steps;
+		uint64_t m = dc_layout_schedule_m(&p->layout);
 		for (uint64_t i = 0; i < p->nsegments; i++)
 			n = add_candidate(cand, n, pp, p->segment_first[i + 1] - 1);
 		for (uint64_t d = 0; d < 3; d++) {

@@ -129,7 +129,8 @@ struct costs {
 	enum dc_ep_overlap ep_mode;
 	double slow;
 	double slow_ep; /* while the expert AlltoAlls overlap (DeepEP's SMs: config.h ep_slowdown) */
-	uint64_t m;
+	uint64_t m;                  /* microbatches of one pipeline schedule (plan.h dc_layout_schedule_m) */
+	uint64_t schedules;          /* the schedules a step runs one after another, F = grad_accum_steps / m */
 	enum dc_pipe_schedule sched; /* activation.h dc_pipeline_schedule */
 	uint64_t chunks;             /* model chunks a rank runs */
 };
@@ -167,12 +168,14 @@ static void phase_times(const struct dc_comm_strategy *s, int kind, double *fwd,
  * backward (their ReduceScatters, the embedding's among them, and
  * HSDP's and DualPipe's AllReduces), behind no compute (src/axis/fsdp.c
  * unit_calls): s's backward ReduceScatter and AllReduce rows */
-static double fsdp_tail_of(const struct dc_comm_strategy *s)
+static double fsdp_tail_of(const struct dc_plan *p, const struct dc_comm_strategy *s)
 {
 	double f, rs, ers, ar;
 	phase_times(s, DC_COLL_REDUCE_SCATTER, &f, &rs, &ers);
 	phase_times(s, DC_COLL_ALL_REDUCE, &f, &ar, NULL);
-	return rs + ers + ar;
+	/* the rows count every schedule's sync (fsdp.c unit_calls): one
+	 * schedule's tail is their share */
+	return (rs + ers + ar) / (double)dc_layout_schedules(&p->layout);
 }
 
 /* A TP call of the model's ends, not a layer (the step adds it to the head
@@ -583,7 +586,8 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 	memset(k, 0, sizeof(*k));
 	k->p = p;
 	k->c = c;
-	k->m = p->layout.grad_accum_steps;
+	k->m = dc_layout_schedule_m(&p->layout);
+	k->schedules = dc_layout_schedules(&p->layout);
 	k->tp_mode = dc_framework_tp_overlap(p);
 	if (k->tp_mode == DC_TP_TILED)
 		tp_pair_gemms(k, p, c);
@@ -698,7 +702,7 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 			/* with a pipeline they run once, in the stage's
 			 * _post_backward after its last backward (src/axis/fsdp.c
 			 * unit_calls), behind no compute: stage_sync's tail */
-			k->fsdp_tail_s = fsdp_tail_of(s);
+			k->fsdp_tail_s = fsdp_tail_of(p, s);
 			k->fsdp_tail_ar = ar > 0;
 			k->rs_b = 0;
 			k->emb_rs = 0;
@@ -797,7 +801,7 @@ static double past(double d, double span)
  * Returns the paired share (n - w - 1) / n, 0 when nothing pairs. */
 static double ep_paired_share(const struct dc_plan *p, uint64_t stage)
 {
-	uint64_t pp = p->layout.pp, v = p->v, n = p->layout.grad_accum_steps * v, w;
+	uint64_t pp = p->layout.pp, v = p->v, n = dc_layout_schedule_m(&p->layout) * v, w;
 	w = pp > 1 ? 2 * (pp - stage - 1) + (v - 1) * pp : 0;
 	w += 1;
 	return w >= n ? 0 : (double)(n - w) / (double)n;
@@ -1970,7 +1974,10 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm_strategy *s, 
 	/* ZeRO-2: each chunk's buckets reduced every microbatch it runs, a
 	 * ReduceScatter each, or an AllReduce each under training.framework
 	 * deepspeed (src/axis/dp.c); the step reads their phase, not the op */
-	uint64_t gas = dc_pipeline_chunk_microbatches(p);
+	/* the rows count every schedule's (dp.c dp_sync): one schedule's
+	 * calls are their share, F of them a step (compose) */
+	uint64_t sched = dc_layout_schedules(&p->layout);
+	uint64_t gas = dc_pipeline_chunk_microbatches(p) / sched;
 	uint64_t per = p->layout.sharding == DC_SHARD_ZERO2 ? gas : 1;
 	/* the groups' arrays are read up to ngroups alone: the sums zeroed */
 	d->last.ngroups = d->post.ngroups = 0;
@@ -1989,7 +1996,8 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm_strategy *s, 
 			 * microbatch (src/axis/dp.c mirror_sum) */
 			int mirror = mirror_row(c);
 			int kind = expert_row(c), t = mirror;
-			uint64_t n = mirror ? c->count : c->count / per;
+			uint64_t count = c->count / sched; /* one schedule's */
+			uint64_t n = mirror ? count : count / per;
 			struct dc_step_buckets *b = &d->last;
 			if (resums(c)) {
 				/* a second sum of each bucket a reduction before it
@@ -2012,7 +2020,7 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm_strategy *s, 
 					b->call_s[g] += call;
 					b->resums[g] |= mirror ? DC_STEP_RESUM_MIRROR : DC_STEP_RESUM_REPLICAS;
 					b->total_s += (double)n * call;
-					d->earlier_s += (double)(c->count - n) * call;
+					d->earlier_s += (double)(count - n) * call;
 					continue;
 				}
 			}
@@ -2021,7 +2029,7 @@ static void dp_calls(const struct dc_plan *p, const struct dc_comm_strategy *s, 
 			ptype[kind][nprim[kind]] = resums(c) ? t : -1;
 			prim[kind][nprim[kind]++] = b->ngroups;
 			bucket_group(b, c, n, call, (double)n * call);
-			d->earlier_s += (double)(c->count - n) * call;
+			d->earlier_s += (double)(count - n) * call;
 		} else {
 			d->post_s += c->time_s;
 			d->post_calls += c->count;
@@ -2150,7 +2158,7 @@ static int rank_calls(const struct step_ctx *x, int fsdp, uint64_t rank, const s
 		return -1;
 	if (fsdp) {
 		dp_calls(p, &x->comm->s[DC_STRAT_DP], d); /* none in play beside FSDP */
-		d->fsdp_tail_s = fsdp_tail_of(&rows);
+		d->fsdp_tail_s = fsdp_tail_of(p, &rows);
 	} else {
 		dp_calls(p, &rows, d);
 	}
@@ -2750,6 +2758,12 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 	uint64_t cls_stage[DC_PLAN_MAX_SEGMENTS];
 	uint64_t slow_stage = 0, ready_stage = 0, after_stage = 0;
 	double after_opt = 0, after_post = 0;
+	/* the schedules a step runs one after another (docs/step-model.md,
+	 * "Several schedules a step"): each waits for the one before it to
+	 * end, its gradient sync included (stage 0 starts the next fill once
+	 * its own sync is done, and a later stage's ends no later), so a
+	 * step is F times the first's ready time, then the optimizer once */
+	double F = (double)x->k.schedules;
 
 	for (uint64_t i = 0; i < p->nsegments; i++) {
 		cls_ready[i] = -1;
@@ -2801,7 +2815,7 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 			 sends_sum(&x->k.snd, r, r + len < pp ? r + len : pp - 1);
 	}
 	s->pipeline_s = span;
-	s->time_s = sync + after_opt + after_post;
+	s->time_s = F * sync + after_opt + after_post;
 	s->critical_stage = critical;
 	s->slowest_rank = slow_stage * p->topo.stride[DC_AXIS_PP];
 	if (!f) {
@@ -2832,26 +2846,28 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 		busy = (double)m * (st->fwd_s + st->bwd_s);
 		after = max0(ready - span);
 		pen_part = after < sy->pen ? after : sy->pen;
-		cl->compute_s = (double)m * st->compute_s + pen_part;
+		/* one schedule's, F times (the optimizer and the updated
+		 * parameters' AllGather once) */
+		cl->compute_s = F * ((double)m * st->compute_s + pen_part);
 		for (int j = 0; j < DC_STRAT_COUNT; j++)
-			cl->exposed_s[j] = (double)m * st->exposed_s[j];
-		cl->bubble_s = past(span - busy - sends, span);
+			cl->exposed_s[j] = F * (double)m * st->exposed_s[j];
+		cl->bubble_s = F * past(span - busy - sends, span);
 		/* span adds up the same per-microbatch times as busy = m (fwd +
 		 * bwd) in another order: with no sends (pp 1) the two differ only
 		 * by rounding, which made a -4.4e-16 s "exposed pp" (gpt-1.7B at
 		 * pp 1); time is never negative */
-		cl->exposed_s[DC_STRAT_PP] = past(span - busy - cl->bubble_s, span);
+		cl->exposed_s[DC_STRAT_PP] = F * past(span - busy - past(span - busy - sends, span), span);
 		/* what is past the span: FSDP's reduce-scatters under a
 		 * pipeline (no DP buckets then), else the DP buckets' tail */
 		{
 			double past = after - pen_part;
 			double fs = past < sy->fsdp ? past : sy->fsdp;
-			cl->exposed_s[DC_STRAT_FSDP] += fs;
-			cl->exposed_s[DC_STRAT_DP] = past - fs + sy->post;
+			cl->exposed_s[DC_STRAT_FSDP] += F * fs;
+			cl->exposed_s[DC_STRAT_DP] = F * (past - fs) + sy->post;
 		}
 		cl->optimizer_s = opt;
-		cl->tail_wait_s = s->time_s - ((ready > span ? ready : span) + opt + sy->post);
-		cl->hidden_s = sy->hid + (double)m * st->hidden_s;
+		cl->tail_wait_s = s->time_s - (F * (ready > span ? ready : span) + opt + sy->post);
+		cl->hidden_s = F * (sy->hid + (double)m * st->hidden_s);
 	}
 
 	/* the critical path: fill, the critical stage, drain, sync, optimizer */
@@ -2893,6 +2909,10 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 				path[n++] = (struct dc_step_path){ry->fsdp > 0 ? "gradient synchronisation: the slowest stage's FSDP reduce_scatters after its last backward" : "gradient synchronisation: the exposed tail of the slowest stage's buckets", ready_stage, t, after - pen_k};
 		}
 		t = sync;
+		if (x->k.schedules > 1) {
+			path[n++] = (struct dc_step_path){"the step's other pipeline schedules, each as the one above (parallel.pipeline_schedule_microbatches)", 0, t, (F - 1.0) * sync};
+			t = F * sync;
+		}
 		/* the rank whose optimizer step and AllGather end last (each
 		 * rank's own: rank_dp) */
 		if (after_opt > 0)
@@ -2911,6 +2931,7 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 		{
 			const struct dc_step_stage *cs = ops_of(x, critical);
 			double busy = (double)m * (cs->fwd_s + cs->bwd_s);
+			/* one schedule's, as the paper's formula beside it */
 			s->bubble_s = past(span - busy, span);
 			s->bubble_fraction = busy > 0 ? s->bubble_s / busy : 0;
 			paper(x, cs, s);
@@ -2940,7 +2961,9 @@ static void step_header(const struct dc_plan *p, const struct dc_compute *c,
 	s->m = p->layout.grad_accum_steps;
 	s->v = p->v;
 	s->interleaved = p->v > 1;
-	s->few_microbatches = p->layout.grad_accum_steps < p->layout.pp;
+	s->schedule_m = dc_layout_schedule_m(&p->layout);
+	s->schedules = dc_layout_schedules(&p->layout);
+	s->few_microbatches = s->schedule_m < p->layout.pp;
 	s->slowdown = p->in->overlap.compute_slowdown;
 }
 
@@ -3060,7 +3083,7 @@ static int zb_simulated(const struct dc_plan *p)
 	/* the step's microbatches (costs_init's m) */
 	if (dc_pipeline_schedule(p) != DC_PIPE_ZERO_BUBBLE || p->layout.pp < 2)
 		return 0;
-	return !dc_mul_u64(p->layout.pp, p->layout.grad_accum_steps, &chunks) && chunks <= DC_STEP_SIM_MAX_CHUNKS;
+	return !dc_mul_u64(p->layout.pp, dc_layout_schedule_m(&p->layout), &chunks) && chunks <= DC_STEP_SIM_MAX_CHUNKS;
 }
 
 /* plan p's stages differ in their layers or their layers' kinds
@@ -3111,7 +3134,7 @@ static int v1_extended(const struct dc_plan *p)
 static int f1b_simulated(const struct dc_plan *p)
 {
 	uint64_t chunks;
-	return dc_step_uneven_1f1b(p) && !dc_mul_u64(p->layout.pp, p->layout.grad_accum_steps, &chunks) &&
+	return dc_step_uneven_1f1b(p) && !dc_mul_u64(p->layout.pp, dc_layout_schedule_m(&p->layout), &chunks) &&
 	       chunks <= DC_STEP_SIM_MAX_CHUNKS;
 }
 

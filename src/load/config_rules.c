@@ -1651,6 +1651,69 @@ static int rule_recompute_modules(struct loader *l)
 	return 0;
 }
 
+/* parallel.pipeline_schedule_microbatches: the microbatches of one
+ * schedule, when a step runs several (torchtitan: one a gradient-
+ * accumulation step, trainer.py:856-902 at b5bcd76c). It divides the
+ * step's microbatches; Megatron-LM and DeepSpeed run one schedule of
+ * them all, so under those frameworks it warns, priced as given; at pp 1
+ * there is no schedule and it warns that it has no effect (the plan
+ * reads it at pp > 1 alone: plan.h dc_layout_schedule_m). */
+static int rule_schedule_microbatches(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	struct dc_parallel *p = &c->parallel;
+	int k = KEY_PARALLEL_PIPELINE_SCHEDULE_MICROBATCHES;
+	uint64_t n = p->pipeline_schedule_microbatches, m = c->training.grad_accum_steps;
+	if (!seen(l, KEY_PARALLEL_PIPELINE_SCHEDULE_MICROBATCHES))
+		return 0;
+	if (p->pp < 2) {
+		/* the search's layouts of pp > 1 read it (plan.h
+		 * dc_layout_schedule_m) */
+		if (!(l->opts && l->opts->search))
+			warn_key(l, KEY_PARALLEL_PIPELINE_SCHEDULE_MICROBATCHES,
+				 "has no effect at parallel.pp 1 (no pipeline schedule: each of the step's microbatches runs forward and backward in turn)",
+				 "leave it out, or set parallel.pp > 1");
+		return 0;
+	}
+	if (!m || (l->seen[KEY_TRAINING_GLOBAL_BATCH_SIZE] && p->dp == 0))
+		return 0; /* the batch rules said why */
+	if (m % n != 0) {
+		static const int moved[] = {KEY_PARALLEL_PIPELINE_SCHEDULE_MICROBATCHES, KEY_TRAINING_GRAD_ACCUM_STEPS,
+					    KEY_TRAINING_GLOBAL_BATCH_SIZE, KEY_TRAINING_MICRO_BATCH_SIZE, KEY_PARALLEL_DP,
+					    KEY_CLUSTER_NUM_NODES, KEY_CLUSTER_GPUS_PER_NODE, KEY_CLUSTER_SYSTEM,
+					    KEY_PARALLEL_TP, KEY_PARALLEL_PP, KEY_PARALLEL_CP};
+		int derived = l->seen[KEY_TRAINING_GLOBAL_BATCH_SIZE] && !l->seen[KEY_TRAINING_GRAD_ACCUM_STEPS];
+		char why[200] = "";
+		if (derived)
+			snprintf(why, sizeof(why), ", derived: global_batch_size / (micro_batch_size x dp) = %llu / (%llu x %llu)",
+				 (unsigned long long)c->training.global_batch_size,
+				 (unsigned long long)c->training.micro_batch_size, (unsigned long long)p->dp);
+		dc_cfg_errorf(l, dc_cfg_blame(l, k, moved, derived ? sizeof(moved) / sizeof(moved[0]) : 2),
+			      "'parallel.pipeline_schedule_microbatches': must divide the step's microbatches, training.grad_accum_steps (%llu%s), into whole schedules, got %llu",
+			      (unsigned long long)m, why, (unsigned long long)n);
+		return 0;
+	}
+	if (n == m)
+		return 0; /* one schedule a step: what every framework runs */
+	if (c->training.framework == DC_FRAMEWORK_MEGATRON)
+		warn_key(l, KEY_PARALLEL_PIPELINE_SCHEDULE_MICROBATCHES,
+			 "runs a step as several pipeline schedules, but Megatron-LM runs one of all the step's microbatches (train_step calls forward_backward_func once with num_microbatches=get_num_microbatches(): megatron/training/training.py:3093-3097 at d98e8a64) and training.framework is \"megatron\": it is priced as given",
+			 "leave it out, or set training.framework to \"torchtitan\" or \"custom\"");
+	else if (c->training.framework == DC_FRAMEWORK_DEEPSPEED)
+		warn_key(l, KEY_PARALLEL_PIPELINE_SCHEDULE_MICROBATCHES,
+			 "runs a step as several pipeline schedules, but DeepSpeed's pipeline engine runs one TrainSchedule of all the batch's micro-batches (train_batch: deepspeed/runtime/pipe/engine.py:389-392 at edaa7221) and training.framework is \"deepspeed\": it is priced as given",
+			 "leave it out, or set training.framework to \"torchtitan\" or \"custom\"");
+	return 0;
+}
+
+/* The microbatches one pipeline schedule runs: the step's, or those of
+ * parallel.pipeline_schedule_microbatches (rule_schedule_microbatches) */
+static uint64_t schedule_m(const struct dc_config *c)
+{
+	uint64_t n = c->parallel.pipeline_schedule_microbatches;
+	return n && c->parallel.pp > 1 ? n : c->training.grad_accum_steps;
+}
+
 static int rule_virtual_pipeline(struct loader *l)
 {
 	const struct dc_config *c = l->cfg;
@@ -1668,7 +1731,7 @@ static int rule_virtual_pipeline(struct loader *l)
 		       "'parallel.virtual_pipeline': pp x virtual_pipeline (%llu x %llu) must divide model.num_layers (%llu)",
 		       (unsigned long long)p->pp, (unsigned long long)p->virtual_pipeline,
 		       (unsigned long long)c->model.num_layers);
-	else if (c->training.grad_accum_steps % p->pp != 0 &&
+	else if (schedule_m(c) % p->pp != 0 && schedule_m(c) == c->training.grad_accum_steps &&
 		 /* dp 0: the world size rule failed and said why; a batch
 		  * derived from it was not derived */
 		 !(l->seen[KEY_TRAINING_GLOBAL_BATCH_SIZE] && p->dp == 0)) {
@@ -1691,6 +1754,10 @@ static int rule_virtual_pipeline(struct loader *l)
 		dc_cfg_errorf(l, dc_cfg_blame(l, kv, moved, derived ? sizeof(moved) / sizeof(moved[0]) : 3),
 		       "'parallel.virtual_pipeline': the interleaved schedule needs training.grad_accum_steps (%llu microbatch%s%s) to be a multiple of parallel.pp (%llu)",
 		       (unsigned long long)m, m == 1 ? "" : "es", why, (unsigned long long)p->pp);
+	} else if (schedule_m(c) % p->pp != 0) {
+		dc_cfg_errorf(l, blame(l, kv, KEY_PARALLEL_PIPELINE_SCHEDULE_MICROBATCHES),
+			      "'parallel.virtual_pipeline': the interleaved schedule needs parallel.pipeline_schedule_microbatches (%llu, the microbatches of one schedule) to be a multiple of parallel.pp (%llu)",
+			      (unsigned long long)schedule_m(c), (unsigned long long)p->pp);
 	}
 	return 0;
 }
@@ -1707,7 +1774,7 @@ static int rule_pipeline_schedule(struct loader *l)
 	struct dc_config *c = l->cfg;
 	struct dc_parallel *p = &c->parallel;
 	int k = KEY_PARALLEL_PIPELINE_SCHEDULE;
-	uint64_t v = p->virtual_pipeline ? p->virtual_pipeline : 1, pp = p->pp, m = c->training.grad_accum_steps;
+	uint64_t v = p->virtual_pipeline ? p->virtual_pipeline : 1, pp = p->pp, m = schedule_m(c);
 	enum dc_pipe_schedule s = p->pipeline_schedule;
 	const char *name = dc_cfg_pipe_schedule_names[s];
 
@@ -1758,7 +1825,12 @@ static int rule_pipeline_schedule(struct loader *l)
 		       (unsigned long long)(2 * pp), (unsigned long long)c->model.num_layers);
 		return 0;
 	}
-	if (m < 2 * pp || (s == DC_PIPE_DUALPIPE && m % 2 != 0)) {
+	if ((m < 2 * pp || (s == DC_PIPE_DUALPIPE && m % 2 != 0)) && m != c->training.grad_accum_steps) {
+		dc_cfg_errorf(l, blame(l, k, KEY_PARALLEL_PIPELINE_SCHEDULE_MICROBATCHES),
+			      "'parallel.pipeline_schedule': \"%s\" needs %sparallel.pipeline_schedule_microbatches (the microbatches of one schedule) of at least 2 x pp = %llu (deepseek-ai/DualPipe's step() asserts num_chunks >= 2 x ranks%s), got %llu",
+			      name, s == DC_PIPE_DUALPIPE ? "an even " : "", (unsigned long long)(2 * pp),
+			      s == DC_PIPE_DUALPIPE ? ", half of them fed from each end" : "", (unsigned long long)m);
+	} else if (m < 2 * pp || (s == DC_PIPE_DUALPIPE && m % 2 != 0)) {
 		/* a derived accumulation moves with the batch keys: the one the
 		 * user set last among them is the override to name (as the
 		 * interleaved rule does) */
@@ -2753,10 +2825,10 @@ static const struct rule rules[] = {
 	{{"global_batch_size, when given, is a multiple of micro_batch_size × dp and gives grad_accum_steps (which, when also given, must agree); given with grad_accum_steps and no micro_batch_size, it is a multiple of grad_accum_steps × dp and gives micro_batch_size (DeepSpeed's rule)",
 	  KEYS("training.global_batch_size", "training.micro_batch_size", "parallel.dp", "training.grad_accum_steps")},
 	 rule_global_batch},
-	{{"virtual_pipeline > 1 needs pp > 1, pp × virtual_pipeline dividing num_layers and grad_accum_steps a multiple of pp",
+	{{"virtual_pipeline > 1 needs pp > 1, pp × virtual_pipeline dividing num_layers and grad_accum_steps (or pipeline_schedule_microbatches) a multiple of pp",
 	  KEYS("parallel.virtual_pipeline", "parallel.pp", "model.num_layers", "training.grad_accum_steps")},
 	 rule_virtual_pipeline},
-	{{"pipeline_schedule defaults to interleaved when virtual_pipeline > 1, else 1f1b; a given one agrees with virtual_pipeline (1 for all but interleaved); zero_bubble needs pp > 1; dualpipe an even pp and an even grad_accum_steps ≥ 2·pp; dualpipev pp > 1, grad_accum_steps ≥ 2·pp, 2·pp dividing num_layers and even stages (dualpipe takes uneven ones)",
+	{{"pipeline_schedule defaults to interleaved when virtual_pipeline > 1, else 1f1b; a given one agrees with virtual_pipeline (1 for all but interleaved); zero_bubble needs pp > 1; dualpipe an even pp and an even grad_accum_steps (or pipeline_schedule_microbatches) ≥ 2·pp; dualpipev pp > 1, grad_accum_steps (or pipeline_schedule_microbatches) ≥ 2·pp, 2·pp dividing num_layers and even stages (dualpipe takes uneven ones)",
 	  KEYS("parallel.pipeline_schedule", "parallel.virtual_pipeline", "parallel.pp", "training.grad_accum_steps",
 	       "model.num_layers", "parallel.pipeline_layers", "parallel.first_stage_layers", "parallel.last_stage_layers")},
 	 rule_pipeline_schedule},
@@ -2826,6 +2898,9 @@ static const struct rule rules[] = {
 	       "parallel.sharding", "precision.preset", "parallel.offload", "parallel.dp_replicate",
 	       "training.loss_chunks", "overlap.ep")},
 	 rule_framework_runs},
+	{{"pipeline_schedule_microbatches divides grad_accum_steps; at pp 1 it has no effect and warns, and under training.framework megatron or deepspeed (one schedule a step) a value below grad_accum_steps warns, priced as given",
+	  KEYS("parallel.pipeline_schedule_microbatches", "training.grad_accum_steps", "parallel.pp", "training.framework")},
+	 rule_schedule_microbatches},
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))

@@ -50,31 +50,6 @@ const char *dc_import_get(const struct dc_import *imp, const char *path)
 	return NULL;
 }
 
-char *dc_import_flushes_warning(const struct dc_import *imp, const char *name, uint64_t pp, uint64_t grad_accum_steps,
-				uint64_t global_batch)
-{
-	unsigned long long m = imp->pp_schedule_microbatches, f;
-	char at[600], one[80];
-	if (!m || pp < 2 || grad_accum_steps <= m || grad_accum_steps % m != 0)
-		return NULL;
-	f = grad_accum_steps / m;
-	/* torchtitan b5bcd76c trainer.py:856-902 (train_step) runs
-	 * gradient_accumulation_steps forward-backward calls, each a whole
-	 * pp_schedule.step() over num_pp_microbatches microbatches */
-	/* one schedule's step: the global batch over f, or (none given)
-	 * its microbatches as the accumulation */
-	if (global_batch)
-		snprintf(one, sizeof(one), "training.global_batch_size=%llu", (unsigned long long)(global_batch / f));
-	else
-		snprintf(one, sizeof(one), "training.grad_accum_steps=%llu", m);
-	return dc_asprintf("%s: torchtitan runs this step as %llu pipeline schedules of %llu microbatches, one per "
-			   "gradient-accumulation step, each filling and draining the pipeline (torchtitan/trainer.py:856-902 "
-			   "at b5bcd76c); distcalc prices one schedule of all %llu, so the step comes out short by %llu "
-			   "fills and drains: --set %s prices one schedule, whose pipeline time runs %llu times a step",
-			   dc_import_where(at, sizeof(at), name, imp->pp_schedule_line), f, m,
-			   (unsigned long long)grad_accum_steps, f - 1, one, f);
-}
-
 int dc_import_finish(struct dc_import *imp, const char *name, struct dc_diag *diag)
 {
 	const char *tp = dc_import_get(imp, "parallel.tp");

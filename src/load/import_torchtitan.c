@@ -760,10 +760,11 @@ static void map_training(struct tctx *c, long long pp)
 			merr(c, e, "must divide [training] %s (%lld)", el ? "local_batch_size" : "batch_size", batch);
 		} else {
 			/* one pipeline schedule runs the local batch's
-			 * microbatches; a global batch above local x dp runs
-			 * several a step (main.c warns once dp is known) */
-			c->imp->pp_schedule_microbatches = (unsigned long long)(batch / mb);
-			c->imp->pp_schedule_line = (eb ? eb : el) ? (eb ? eb : el)->line : e ? e->line : 0;
+			 * microbatches, one schedule a gradient-accumulation
+			 * step (torchtitan/trainer.py:856-902 at b5bcd76c): a
+			 * global batch above local x dp runs several a step */
+			setu(c, "parallel.pipeline_schedule_microbatches", (unsigned long long)(batch / mb), eb ? eb : el,
+			     "no [training] batch_size (8)");
 			setu(c, "training.micro_batch_size", (unsigned long long)mb, e, "no pipeline_parallel_microbatch_size (1)");
 			if (global < 0)
 				setu(c, "training.grad_accum_steps", (unsigned long long)(batch / mb), eb ? eb : el,

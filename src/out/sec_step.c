@@ -21,7 +21,7 @@ struct view {
 	double mirror_sum_s;
 	const char *missing, *model, *hfu_paper_means, *paper;
 	char paper_buf[320];
-	char schedule[96];
+	char schedule[160];
 	const char *pipeline_schedule; /* the schedule's config value (config.h dc_pipe_schedule_name) */
 	int overlap_dp, overlap_fsdp, overlap_tp;
 	int fsdp_sharded; /* parallel.sharding fsdp: overlap_fsdp is read */
@@ -86,6 +86,13 @@ static const char *paper_formula(enum dc_pipe_schedule s)
 		break;
 	}
 	return "(p - 1)(F + B): Megatron-LM 2021 section 2.2";
+}
+
+/* a step of several pipeline schedules (parallel.pipeline_schedule_microbatches) */
+static int has_schedules(const void *base)
+{
+	const struct view *v = base;
+	return v->available && v->s.schedules > 1;
 }
 
 static int is_new_schedule(const void *base)
@@ -232,21 +239,32 @@ static void view(const struct dc_run *run, void *out)
 	v->hfu_paper_means = "hardware FLOPs as Korthikanti et al. 2022 count them: Eq. 8 with selective recompute (s/(3h)), "
 			     "Megatron-LM 2021 Eq. 3 with full, Eq. 7 with none; formulas for a GPT-shaped dense model (4h GELU MLP, "
 			     "as many key/value heads as heads), so on another model they can fall below the MFU counted here";
-	if (s->schedule == DC_PIPE_ZERO_BUBBLE)
-		dc_text_fmt(v->schedule, sizeof(v->schedule), "ZB-H1: p %llu, m %llu", (unsigned long long)s->p,
-			    (unsigned long long)s->m);
-	else if (s->schedule == DC_PIPE_DUALPIPE)
-		dc_text_fmt(v->schedule, sizeof(v->schedule), "DualPipe: p %llu, m %llu (%llu each way)",
-			    (unsigned long long)s->p, (unsigned long long)s->m, (unsigned long long)(s->m / 2));
-	else if (s->schedule == DC_PIPE_DUALPIPEV)
-		dc_text_fmt(v->schedule, sizeof(v->schedule), "DualPipeV: p %llu (%llu chunks), m %llu",
-			    (unsigned long long)s->p, (unsigned long long)(2 * s->p), (unsigned long long)s->m);
-	else if (s->v > 1)
-		dc_text_fmt(v->schedule, sizeof(v->schedule), "interleaved 1F1B: p %llu, m %llu, v %llu",
-			    (unsigned long long)s->p, (unsigned long long)s->m, (unsigned long long)s->v);
-	else
-		dc_text_fmt(v->schedule, sizeof(v->schedule), "1F1B: p %llu, m %llu", (unsigned long long)s->p,
-			    (unsigned long long)s->m);
+	{
+		/* m: one schedule's microbatches, where a step runs several
+		 * (parallel.pipeline_schedule_microbatches) */
+		unsigned long long pp = s->p, m = s->schedules > 1 ? s->schedule_m : s->m;
+		char more[80] = "";
+		size_t n;
+		if (s->schedule == DC_PIPE_ZERO_BUBBLE)
+			dc_text_fmt(v->schedule, sizeof(v->schedule), "ZB-H1: p %llu, m %llu", pp, m);
+		else if (s->schedule == DC_PIPE_DUALPIPE)
+			dc_text_fmt(v->schedule, sizeof(v->schedule), "DualPipe: p %llu, m %llu (%llu each way)", pp, m,
+				    m / 2);
+		else if (s->schedule == DC_PIPE_DUALPIPEV)
+			dc_text_fmt(v->schedule, sizeof(v->schedule), "DualPipeV: p %llu (%llu chunks), m %llu", pp, 2 * pp,
+				    m);
+		else if (s->v > 1)
+			dc_text_fmt(v->schedule, sizeof(v->schedule), "interleaved 1F1B: p %llu, m %llu, v %llu", pp, m,
+				    (unsigned long long)s->v);
+		else
+			dc_text_fmt(v->schedule, sizeof(v->schedule), "1F1B: p %llu, m %llu", pp, m);
+		if (s->schedules > 1) {
+			snprintf(more, sizeof(more), "; %llu schedules a step, one after another",
+				 (unsigned long long)s->schedules);
+			n = strlen(v->schedule);
+			snprintf(v->schedule + n, sizeof(v->schedule) - n, "%s", more);
+		}
+	}
 	v->pipeline_schedule = dc_pipe_schedule_name(s->schedule);
 	v->overlap_dp = dc_framework_overlap_dp(run->plan);
 	v->has_framework = s->available && in->training.framework != DC_FRAMEWORK_CUSTOM;
@@ -797,6 +815,10 @@ static const struct dc_field fields[] = {
 	 DC_U_SECONDS, DC_FT_F64, SV(host_grad_copies_s), .shown = has_grad_copies},
 	{"time_s", "step time", DC_U_SECONDS, DC_FT_F64, SV(time_s), .shown = is_available},
 	{"pipeline_s", "pipeline schedule span", DC_U_SECONDS, DC_FT_F64, SV(pipeline_s), .shown = is_available},
+	{"pipeline_schedules", "pipeline schedules a step, one after another", DC_U_COUNT, DC_FT_U64, SV(schedules),
+	 .shown = has_schedules},
+	{"pipeline_schedule_microbatches", "microbatches a schedule (parallel.pipeline_schedule_microbatches)",
+	 DC_U_COUNT, DC_FT_U64, SV(schedule_m), .shown = has_schedules},
 	{"tokens_per_s", "tokens/s", DC_U_PER_S, DC_FT_F64, SV(tokens_per_s), .shown = is_available},
 	{"tokens_per_s_per_gpu", "tokens/s per GPU", DC_U_PER_S, DC_FT_F64, SV(tokens_per_s_per_gpu),
 	 .shown = is_available},
@@ -1125,12 +1147,15 @@ static void warn(const struct dc_plan *p, const struct dc_results *res, const ch
 	/* the schedules the loader lets run with m < pp: 1F1B, and ZB-H1,
 	 * whose paper bubble assumes m >= pp (interleaved needs m a multiple
 	 * of pp, DualPipe and DualPipeV at least 2 pp) */
-	if (p->layout.pp > 1 && p->layout.grad_accum_steps < p->layout.pp) {
+	if (p->layout.pp > 1 && dc_layout_schedule_m(&p->layout) < p->layout.pp) {
 		enum dc_pipe_schedule s = res->step.available ? res->step.schedule : p->in->parallel.pipeline_schedule;
+		int cut = dc_layout_schedules(&p->layout) > 1;
 		dc_diag_warn(diag,
-			     "'training.grad_accum_steps' (%llu) < 'parallel.pp' (%llu): the pipeline never fills, "
-			     "so every stage idles for most of the step (%s)",
-			     (unsigned long long)p->layout.grad_accum_steps, (unsigned long long)p->layout.pp,
+			     "'%s' (%llu) < 'parallel.pp' (%llu): the pipeline never fills, "
+			     "so every stage idles for most of %s (%s)",
+			     cut ? "parallel.pipeline_schedule_microbatches" : "training.grad_accum_steps",
+			     (unsigned long long)dc_layout_schedule_m(&p->layout), (unsigned long long)p->layout.pp,
+			     cut ? "each schedule" : "the step",
 			     s == DC_PIPE_ZERO_BUBBLE
 				     ? "ZB-H1, as 1F1B, wants at least pp microbatches; its paper bubble (p - 1)(F + B - 2W), "
 				       "bubble_paper_s, assumes that many and understates the idle time here, where the deferred "

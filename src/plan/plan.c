@@ -313,7 +313,7 @@ int dc_layout_chunks_fit(const struct dc_config *in, uint64_t pp, uint64_t v)
 
 enum dc_pipe_schedule dc_layout_schedule(const struct dc_config *in, const struct dc_layout *lay, int even)
 {
-	uint64_t pp = lay->pp, m = lay->grad_accum_steps, L = in->model.num_layers;
+	uint64_t pp = lay->pp, m = dc_layout_schedule_m(lay), L = in->model.num_layers;
 	uint64_t v = lay->virtual_pipeline ? lay->virtual_pipeline : 1;
 	enum dc_pipe_schedule s = in->parallel.pipeline_schedule;
 	enum dc_pipe_schedule plain = v > 1 ? DC_PIPE_INTERLEAVED : DC_PIPE_1F1B;
@@ -368,9 +368,9 @@ enum dc_layout_fault dc_layout_fault_inner(const struct dc_config *in, const str
 		if (lay->dp % rep || edp % rep)
 			return DC_LF_REPLICATE;
 	}
-	if (!lay->grad_accum_steps)
+	if (!lay->grad_accum_steps || lay->grad_accum_steps % dc_layout_schedule_m(lay))
 		return DC_LF_BATCH;
-	if (v > 1 && (lay->pp < 2 || lay->grad_accum_steps % lay->pp))
+	if (v > 1 && (lay->pp < 2 || dc_layout_schedule_m(lay) % lay->pp))
 		return DC_LF_VP;
 	if (!dc_layout_chunks_fit(in, lay->pp, v))
 		return DC_LF_VP;
@@ -409,6 +409,7 @@ void dc_layout_of(const struct dc_config *in, struct dc_layout *o)
 	o->sharding = in->parallel.sharding;
 	o->micro_batch_size = in->training.micro_batch_size;
 	o->grad_accum_steps = in->training.grad_accum_steps;
+	o->schedule_microbatches = in->parallel.pipeline_schedule_microbatches;
 }
 
 static void link_of(const struct dc_config *in, enum dc_link_choice c, struct dc_plan_link *l)
@@ -1243,7 +1244,7 @@ const struct dc_stage_params *dc_plan_stage_params(const struct dc_plan *p, uint
  * region, every stage its own class. */
 static void derive_classes(struct dc_plan *p)
 {
-	uint64_t pp = p->layout.pp, m = p->layout.grad_accum_steps, k = 0;
+	uint64_t pp = p->layout.pp, m = dc_layout_schedule_m(&p->layout), k = 0;
 	int zb = p->schedule_set && p->schedule == DC_PIPE_ZERO_BUBBLE;
 	uint64_t t = pp > 1 && m < pp && !zb ? pp - m : 0;
 
@@ -1480,7 +1481,8 @@ static int same_but_sharding(const struct dc_layout *a, const struct dc_layout *
 	return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->cp == b->cp && a->ep == b->ep &&
 	       a->dp_replicate == b->dp_replicate && a->virtual_pipeline == b->virtual_pipeline &&
 	       a->sequence_parallel == b->sequence_parallel && a->micro_batch_size == b->micro_batch_size &&
-	       a->grad_accum_steps == b->grad_accum_steps && etp_a == etp_b;
+	       a->grad_accum_steps == b->grad_accum_steps && dc_layout_schedule_m(a) == dc_layout_schedule_m(b) &&
+	       etp_a == etp_b;
 }
 
 /* lay with its 0s read as derive reads them (p->layout's) */

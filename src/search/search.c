@@ -47,7 +47,7 @@ static const char *const reject_text[R_COUNT] = {
 	[R_CP] = "2 x parallel.cp must divide model.seq_length",
 	[R_PP] = "parallel.pp must divide model.num_layers (with model.moe_layer_interval > 1, its stages hold at most 20 different mixes of dense and MoE layers)",
 	[R_DP] = "parallel.dp (world / (tp x cp x pp)) must be in search.space.dp",
-	[R_BATCH] = "training.micro_batch_size x parallel.dp must divide the global batch (training.global_batch_size)",
+	[R_BATCH] = "training.micro_batch_size x parallel.dp must divide the global batch (training.global_batch_size), and, where given with pp > 1, parallel.pipeline_schedule_microbatches the microbatches it leaves each replica",
 	[R_EP] = "parallel.ep must divide model.num_experts and ep x etp the ranks tp x dp x cp (folded: pp the slowest axis, and sequence_parallel where etp differs from tp > 1; etp 1 under training.moe_dispatcher deepep)",
 	[R_REPLICATE] = "parallel.dp_replicate (HSDP, kept from the input for sharded layouts) must divide parallel.dp and dp / ep",
 	[R_VP] = "parallel.virtual_pipeline > 1 needs pp > 1, its chunks to fit the layers (pp x virtual_pipeline dividing model.num_layers, or the input's own uneven stages at its own virtual_pipeline; with model.moe_layer_interval > 1, at most 20 different mixes of dense and MoE layers) and grad_accum_steps a multiple of pp",
@@ -537,6 +537,9 @@ static void run_outer(struct worker *w, const struct outer *o)
 		return;
 	}
 	e.l.recompute = (enum dc_recompute)o->rc;
+	/* the input's microbatches a pipeline schedule, where it cuts a
+	 * step into several (every layout's: plan.h dc_layout_schedule_m) */
+	y->schedule_microbatches = in->parallel.pipeline_schedule_microbatches;
 	y->tp = o->tp;
 	y->cp = o->cp;
 	y->pp = o->pp;
