@@ -132,6 +132,12 @@ START_TEST(test_best_and_pareto_are_the_reports_numbers)
 		static const char *const dual[] = {"parallel.virtual_pipeline=1", "parallel.pipeline_schedule=dualpipe",
 						   NULL};
 		check_report_path("configs/korthikanti-175b.json", dual);
+		/* several schedules a step (parallel.pipeline_schedule_
+		 * microbatches): each layout of m a multiple of 8 runs m / 8
+		 * schedules of 8, and reloads so */
+		static const char *const sched[] = {"parallel.virtual_pipeline=1",
+						    "parallel.pipeline_schedule_microbatches=8", NULL};
+		check_report_path("configs/korthikanti-175b.json", sched);
 	}
 	check_report_path("configs/llama-3-8b.json", none);
 	check_report_path("configs/mixtral-8x7b-ep.json", none);

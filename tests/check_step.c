@@ -1019,6 +1019,84 @@ START_TEST(test_each_rank_syncs_its_own_gradients)
 }
 END_TEST
 
+/* A step of several pipeline schedules (parallel.pipeline_schedule_
+ * microbatches; docs/step-model.md, "Several schedules a step"): the
+ * layout above (tp 2, dp 2, pp 2, stages of 8 and 24 layers, DDP not
+ * overlapped) at m = 8 cut into F = 4 schedules of 2 microbatches. Each
+ * schedule runs as the step of 2 microbatches does on its own (the same
+ * ops, fill, drain and stage 0's exposed AllReduce buckets, 66 of 25 MiB
+ * and one of 20,054,016 B), one after another, and the optimizer steps
+ * once after the last: time(m 8, F 4) = 4 (time(m 2) - opt) + opt. The
+ * buckets run 4 times: 264 and 4 calls a step. The tokens are the m 8
+ * step's, four times the m 2 step's, so tokens/s is 4 x tokens over
+ * that time. */
+START_TEST(test_schedules_a_step)
+{
+	const char *one[] = {"parallel.tp=2", "parallel.dp=2", "parallel.pp=2", "parallel.pipeline_layers=[8,24]",
+			     "overlap.dp=false", "training.grad_accum_steps=2", NULL};
+	const char *four[] = {"parallel.tp=2", "parallel.dp=2", "parallel.pp=2", "parallel.pipeline_layers=[8,24]",
+			      "overlap.dp=false", "training.grad_accum_steps=8",
+			      "parallel.pipeline_schedule_microbatches=2", NULL};
+	const struct dc_comm_strategy *dp;
+	double t1, tok1, opt = 0, span1, exposed1;
+	run_config("systems.json", one);
+	t1 = run_res.step.time_s;
+	tok1 = run_res.step.tokens_per_s;
+	span1 = run_res.step.pipeline_s;
+	ck_assert_uint_eq(run_res.step.schedules, 1);
+	for (uint64_t c = 0; c < run_res.step.nclasses; c++)
+		if (run_res.step.classes[c].optimizer_s > opt)
+			opt = run_res.step.classes[c].optimizer_s;
+	exposed1 = run_res.step.classes[0].exposed_s[DC_STRAT_DP];
+	ck_assert_double_gt(opt, 0);
+	run_config("systems.json", four);
+	ck_assert_uint_eq(run_res.step.schedules, 4);
+	ck_assert_uint_eq(run_res.step.schedule_m, 2);
+	ck_assert_double_eq_tol(run_res.step.pipeline_s, span1, 1e-12 * span1);
+	ck_assert_double_eq_tol(run_res.step.time_s, 4.0 * (t1 - opt) + opt, 1e-12 * t1);
+	ck_assert_double_eq_tol(run_res.step.tokens_per_s, tok1 * 4.0 * t1 / (4.0 * (t1 - opt) + opt), 1e-9 * tok1);
+	/* stage 0's buckets: each schedule's, exposed whole */
+	ck_assert_double_eq_tol(run_res.step.classes[0].exposed_s[DC_STRAT_DP], 4.0 * exposed1, 1e-12 * exposed1);
+	/* the analysed stage (1) holds 2,494,238,720 parameters: 190 buckets
+	 * of 25 MiB and one of 7,741,440 B a schedule */
+	dp = &run_res.comm.s[DC_STRAT_DP];
+	ck_assert_uint_eq(dp->ncoll, 2);
+	ck_assert_uint_eq(dp->coll[0].count, 4 * 190);
+	ck_assert_uint_eq(dp->coll[1].count, 4);
+	ck_assert_uint_eq(dp->coll[1].msg_bytes, 7741440ull);
+	/* the path: the first schedule's rows, then the other three */
+	{
+		const struct dc_step_path *last = NULL;
+		for (uint64_t i = 0; i < run_res.step.npath; i++)
+			if (strstr(run_res.step.path[i].what, "other pipeline schedules"))
+				last = &run_res.step.path[i];
+		ck_assert_ptr_nonnull(last);
+		ck_assert_double_eq_tol(last->duration_s, 3.0 * (t1 - opt), 1e-12 * t1);
+	}
+}
+END_TEST
+
+/* One schedule's 1F1B holds min(pp - s, m') microbatches in flight,
+ * m' its own: at m' 1 on two stages stage 0 holds one, where the step's
+ * m 8 in one schedule holds two (Megatron-LM 2021 section 2.2.1) */
+START_TEST(test_schedules_hold_their_own_microbatches)
+{
+	const char *sets[] = {"parallel.tp=2", "parallel.dp=2", "parallel.pp=2", "training.grad_accum_steps=8",
+			      "parallel.pipeline_schedule_microbatches=1", NULL};
+	static struct dc_memory_result mem;
+	struct dc_mem_ledger led;
+	const char *err = NULL;
+	ck_assert_uint_eq(dc_pipeline_in_flight(2, 0, 8), 2);
+	run_config("systems.json", sets);
+	ck_assert_uint_eq(dc_layout_schedule_m(&run_plan.layout), 1);
+	ck_assert_uint_eq(dc_layout_schedules(&run_plan.layout), 8);
+	ck_assert_int_eq(dc_memory_compute(&run_plan, &mem, &err), 0);
+	ck_assert_int_eq(dc_memory_class_at(&run_plan, &mem, 0, &led), 0);
+	ck_assert_uint_eq(led.stage_first, 0);
+	ck_assert_uint_eq(led.in_flight, 1);
+}
+END_TEST
+
 /* After the sync each rank steps its optimizer and gathers its own
  * updated parameters; the step ends with the rank whose two end last.
  * The layout above under ZeRO-1 (reduce-scatter over dp 2, then each
@@ -3547,6 +3625,8 @@ int main(void)
 	tcase_add_test(tc, test_dualpipe_bubble_by_hand);
 	tcase_add_test(tc, test_dualpipe_sums_gradients_with_the_mirror);
 	tcase_add_test(tc, test_each_rank_syncs_its_own_gradients);
+	tcase_add_test(tc, test_schedules_a_step);
+	tcase_add_test(tc, test_schedules_hold_their_own_microbatches);
 	tcase_add_test(tc, test_each_rank_gathers_its_own_parameters);
 	tcase_add_test(tc, test_resums_follow_their_bucket);
 	tcase_add_test(tc, test_dualpipe_uneven_stages_compute);

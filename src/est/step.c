@@ -4667,7 +4667,22 @@ static void emit_stage(struct emitter *em, const struct step_ctx *x, const struc
 	ev(em, s, DC_TRACK_COMPUTE, t, tail, "wait: %s",
 	   sy.fsdp > 0 ? "fsdp reduce_scatters" : "dp gradient buckets' tail");
 	t += tail;
-	ev(em, s, DC_TRACK_COMPUTE, t, sync - t, "wait: gradient sync with the slowest stage");
+	if (x->k.schedules > 1) {
+		/* several schedules a step (docs/step-model.md, "Several
+		 * schedules a step"): the first drawn, the others one span
+		 * each rank spends as it spent the first */
+		double first = sync / (double)x->k.schedules;
+		ev(em, s, DC_TRACK_COMPUTE, t, first - t, "wait: gradient sync with the slowest stage");
+		em->kind = DC_EV_SUMMARY;
+		em->e.ops = (x->k.schedules - 1) * (view ? view->full_ops : sm->nops[s]);
+		em->e.busy_s = (double)(x->k.schedules - 1) * (double)x->k.m * (st->fwd_s + st->bwd_s);
+		ev(em, s, DC_TRACK_COMPUTE, first, sync - first,
+		   "the step's other %llu pipeline schedules (summarised: each runs as the first)",
+		   (unsigned long long)(x->k.schedules - 1));
+		em->kind = DC_EV_SPAN;
+	} else {
+		ev(em, s, DC_TRACK_COMPUTE, t, sync - t, "wait: gradient sync with the slowest stage");
+	}
 	t = sync;
 	ev(em, s, DC_TRACK_COMPUTE, t, opt, "optimizer step");
 	t += opt;
