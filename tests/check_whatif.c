@@ -319,6 +319,22 @@ START_TEST(test_stragglers_by_hand)
 	free(a);
 	free(b);
 	free(c);
+	{
+		/* 68 ranks (17 nodes: dp 17 at tp 4): blocks of ceil(68 / 64) =
+		 * 2 ranks, 34 of them, each inside the world (64 blocks left 30
+		 * starting past it); every step counted once */
+		const char *big[] = {"cluster.gpu=a100-sxm4-80gb", "training.jitter=0.1", "whatif.steps=1000",
+				     "cluster.num_nodes=17", "parallel.dp=auto", NULL};
+		struct dc_whatif *d = run("systems.json", big, 7);
+		uint64_t sum = 0;
+		ck_assert_uint_eq(d->world, 68);
+		ck_assert_uint_eq(d->strag.block_ranks, 2);
+		ck_assert_uint_eq(d->strag.nblocks, 34);
+		for (uint64_t i = 0; i < d->strag.nblocks; i++)
+			sum += d->strag.slowest[i];
+		ck_assert_uint_eq(sum, 1000);
+		free(d);
+	}
 }
 END_TEST
 

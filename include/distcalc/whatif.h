@@ -82,7 +82,8 @@ struct dc_whatif_stragglers {
 	double compute_s; /* the critical rank's kernel time per step, what jitters */
 	double mean_s, p50_s, p99_s, max_s;
 	/* slowest[i]: steps in which rank i (world <= cap) or a rank of block i
-	 * (world / nblocks ranks each) was the slowest */
+	 * (block_ranks = ceil(world / cap) ranks each, the last maybe fewer) was
+	 * the slowest */
 	uint64_t nblocks, block_ranks;
 	uint64_t slowest[DC_WHATIF_SLOWEST_CAP];
 	uint64_t nscale;

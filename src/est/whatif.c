@@ -467,8 +467,11 @@ static void stragglers(const struct dc_plan *base, const struct dc_results *res,
 	comp = compute_of(&res->step);
 	g->available = 1;
 	g->compute_s = comp;
-	g->nblocks = n <= DC_WHATIF_SLOWEST_CAP ? n : DC_WHATIF_SLOWEST_CAP;
-	g->block_ranks = (n + g->nblocks - 1) / g->nblocks;
+	/* blocks of ceil(n / cap) ranks, as many as cover the n ranks: 68
+	 * ranks are 34 blocks of 2, not 64 (the last 30 would start past
+	 * the world) */
+	g->block_ranks = (n + DC_WHATIF_SLOWEST_CAP - 1) / DC_WHATIF_SLOWEST_CAP;
+	g->nblocks = (n + g->block_ranks - 1) / g->block_ranks;
 	dc_rng_seed(&rng, seed);
 	for (uint64_t k = 0; k < steps; k++) {
 		/* the largest of n draws: its upper tail q solves
