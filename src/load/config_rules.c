@@ -1063,6 +1063,8 @@ static int rule_ep_overlap(struct loader *l)
 
 /* checkpoint.gather places a full state dict's gathered tensors: a
  * sharded save gathers nothing, so "gpu" there would be ignored */
+static void warn_key(struct loader *l, enum key_id k, const char *why, const char *fix);
+
 static int rule_ckpt_gather(struct loader *l)
 {
 	const struct dc_checkpoint *k = &l->cfg->checkpoint;
@@ -1070,6 +1072,11 @@ static int rule_ckpt_gather(struct loader *l)
 		dc_cfg_errorf(l, KEY_CHECKPOINT_GATHER,
 		       "'checkpoint.gather': \"gpu\" keeps a full state dict on the GPU, but checkpoint.format is \"%s\" (a sharded save gathers nothing); set checkpoint.format \"full\" or drop checkpoint.gather",
 		       dc_ckpt_format_name(k->format));
+	/* the staging copy is async_save's alone */
+	if (!k->async && seen(l, KEY_CHECKPOINT_STAGING_BANDWIDTH))
+		warn_key(l, KEY_CHECKPOINT_STAGING_BANDWIDTH,
+			 "has no effect: only an async save (checkpoint.async true) stages a copy in host memory",
+			 "drop it, or set checkpoint.async true");
 	return 0;
 }
 
@@ -2320,6 +2327,10 @@ static int rule_whatif(struct loader *l)
 		dc_cfg_errorf(l, blame(l, KEY_WHATIF_SLOW_NETWORK_NODE, KEY_CLUSTER_NUM_NODES),
 		       "'whatif.slow_network.node': must be below cluster.num_nodes (%llu), got %llu",
 		       (unsigned long long)c->cluster.num_nodes, (unsigned long long)w->slow_node);
+	if (w->slow_all_links && seen(l, KEY_WHATIF_SLOW_NETWORK_NODE) && w->slow_node < c->cluster.num_nodes)
+		dc_cfg_warnf(l, KEY_WHATIF_SLOW_NETWORK_NODE,
+			     "'whatif.slow_network.node': %llu has no effect: whatif.slow_network.scope \"all\" slows every link between nodes; drop it, or set scope \"node\"",
+			     (unsigned long long)w->slow_node);
 	if (w->slow_factor > 1)
 		dc_cfg_errorf(l, KEY_WHATIF_SLOW_NETWORK_FACTOR,
 		       "'whatif.slow_network.factor': must be at most 1 (the share of the bandwidth kept), got %g",
@@ -2861,12 +2872,13 @@ static const struct rule rules[] = {
 	 rule_attention_fp8},
 	{{"the sweep's step_factor is at least 2 and min_bytes at most max_bytes",
 	  KEYS("collective.step_factor", "collective.min_bytes", "collective.max_bytes")}, rule_sweep},
-	{{"the what-if node is below num_nodes, its factor at most 1, the slow data rank below the world size, and expert_imbalance at most num_experts / experts_per_token (on a dense model a value above 1 warns: it has no effect)",
-	  KEYS("whatif.slow_network.node", "whatif.slow_network.factor", "whatif.slow_data_rank.rank",
+	{{"the what-if node is below num_nodes (given with scope all it warns: no effect), its factor at most 1, the slow data rank below the world size, and expert_imbalance at most num_experts / experts_per_token (on a dense model a value above 1 warns: it has no effect)",
+	  KEYS("whatif.slow_network.node", "whatif.slow_network.scope", "whatif.slow_network.factor", "whatif.slow_data_rank.rank",
 	       "whatif.expert_imbalance", "cluster.num_nodes", "model.num_experts")}, rule_whatif},
 	{{"nvlink_domain is a multiple of gpus_per_node; a world of more than one domain that is not a whole number of them warns (its last domain is partial)",
 	  KEYS("cluster.nvlink_domain", "cluster.gpus_per_node", "cluster.nics_per_node", "cluster.num_nodes")}, rule_network},
-	{{"checkpoint.gather \"gpu\" needs checkpoint.format \"full\"", KEYS("checkpoint.gather", "checkpoint.format")},
+	{{"checkpoint.gather \"gpu\" needs checkpoint.format \"full\" (\"cpu\", the default, is a full save's alone); staging_bandwidth without async warns (no effect)",
+	  KEYS("checkpoint.gather", "checkpoint.format", "checkpoint.staging_bandwidth", "checkpoint.async")},
 	 rule_ckpt_gather},
 	{{"checkpoint.restore: degrees not given keep the saved ones (dp: the new world / (tp × pp × cp)); tp × pp × dp × cp is num_nodes × gpus_per_node, tp divides the heads, pp (when given) at most num_layers, 2 × cp divides seq_length (a2a: cp divides seq_length and the heads per new tp rank), ep > 1 a mixture-of-experts model, ep × etp divides tp × dp × cp; pipeline_layers has pp entries adding up to num_layers",
 	  KEYS("checkpoint.restore.tp", "checkpoint.restore.pp", "checkpoint.restore.dp", "checkpoint.restore.cp",
