@@ -279,8 +279,16 @@ static int whole_model(const struct dc_plan *base, struct dc_whatif *w, const ch
 		w->cfg.parallel.fsdp_unit = k ? DC_FSDP_UNIT_MODEL : DC_FSDP_UNIT_LAYER;
 		if (run_copy(w, STEP_NEEDS, error) != 0)
 			return -1;
-		peak[k] = (double)w->res.memory.top.peak_bytes;
-		w->wm_phase[k] = w->res.memory.top.peak_phase;
+		/* the training step's peak: the checkpoint save phase is
+		 * checkpoint_save_peak's, and where it is the peak (a full
+		 * save gathered on the GPU) it hid this fault (a trial: 106.5
+		 * GiB either way) */
+		peak[k] = -1;
+		for (int ph = 0; ph < DC_MEM_PHASE_COUNT; ph++)
+			if (ph != DC_MEM_CHECKPOINT && (double)w->res.memory.top.phase_bytes[ph] > peak[k]) {
+				peak[k] = (double)w->res.memory.top.phase_bytes[ph];
+				w->wm_phase[k] = (enum dc_mem_phase)ph;
+			}
 		fsdp[k] = w->res.comm.s[DC_STRAT_FSDP].time_s;
 		avail = avail && w->res.step.available;
 		step[k] = w->res.step.available ? w->res.step.time_s : 0;
