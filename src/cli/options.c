@@ -188,8 +188,22 @@ static int apply_output(struct dc_options *o, const char *v, struct dc_diag *d)
 	return file_name("--output", v, &o->output, d);
 }
 
+/* Names whose ending promises another format than the trace's plain
+ * JSON (an image, a chart, a page, a table, a compressed file): the trace
+ * would land under a name that says otherwise, as --plot refuses (a
+ * trial wrote a trace into a .svg) */
+static const char *const not_trace[] = {".svg", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".pdf", ".html",
+					".htm", ".csv", ".md", ".gz", ".zip", NULL};
+
 static int apply_trace(struct dc_options *o, const char *v, struct dc_diag *d)
 {
+	size_t n = strlen(v);
+	for (size_t i = 0; not_trace[i]; i++) {
+		size_t e = strlen(not_trace[i]);
+		if (n > e && strcasecmp(v + n - e, not_trace[i]) == 0)
+			return bad_value(o, d, "'--trace': the trace is Chrome trace-event JSON, but '%s' names a %s file; name it %.*s.json",
+				     v, not_trace[i] + 1, (int)(n - e), v);
+	}
 	return file_name("--trace", v, &o->trace, d);
 }
 
@@ -505,7 +519,9 @@ const struct dc_option dc_option_table[] = {
 			       "the ring's rounds (docs/step-model.md). Any other\n"
 			       "experiment (search, whatif, loss, ...) traces the\n"
 			       "config's own layout, not the search's winner or a\n"
-			       "what-if scenario: --set a layout to trace it",
+			       "what-if scenario: --set a layout to trace it. A\n"
+			       "name ending .svg, .png, .html, .csv, .gz (another\n"
+			       "format) is refused",
 	 apply_trace},
 	{"--set", 's', "PATH=VALUE", "override one config value, validated as if it were in\n"
 				     "the file; repeatable, applied in order. Examples:\n"
