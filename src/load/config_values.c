@@ -173,6 +173,16 @@ static int near_choice(const char *choice, const char *value, size_t nl, int sli
 	return (slip && dc_edit_distance(value, nl, choice, 1) == best) || (nl >= 2 && begins_word(choice, value, nl));
 }
 
+/* 1 when choice and value (nl bytes) share a stem: a common start, case
+ * ignored, of at least 4 bytes and of all but the value's last 3 */
+static int same_stem(const char *choice, const char *value, size_t nl)
+{
+	size_t c = 0;
+	while (c < nl && choice[c] && tolower((unsigned char)choice[c]) == tolower((unsigned char)value[c]))
+		c++;
+	return c >= 4 && c + 3 >= nl;
+}
+
 /* The choices closest to an unknown enum value, quoted into `out` ("\"a\""
  * or "\"a\", \"b\" or \"c\""), in the table's order: those close enough
  * to be a slip ("h100-sxm-80gb" for "h100-sxm5-80gb"; within 2 edits for a
@@ -205,8 +215,18 @@ static int suggest_choice(const char *const *choices, const char *value, int sla
 			n++;
 			last = i;
 		}
+	/* none near: a choice of the same stem, the value's first four
+	 * letters at least and all but its last three ("packed" for
+	 * "packing", 3 edits away: a trial) */
+	int stem = 0;
+	for (size_t i = 0; !n && nl >= 4 && choices[i]; i++)
+		if (same_stem(choices[i], value, nl)) {
+			n++;
+			last = i;
+			stem = 1;
+		}
 	for (size_t i = 0, k = 0; n && choices[i] && used < len; i++) {
-		if (!near_choice(choices[i], value, nl, slip, best))
+		if (stem ? !same_stem(choices[i], value, nl) : !near_choice(choices[i], value, nl, slip, best))
 			continue;
 		used += (size_t)snprintf(out + used, len - used, "%s\"%s\"", k == 0 ? "" : i == last ? " or " : ", ",
 					 choices[i]);
