@@ -5478,7 +5478,8 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 					 "interleaved schedule the step simulates (chunks of unequal cost, or a send longer "
 					 "than a chunk's forward) is above the 16 x 2^18 model chunks it simulates at most, "
 					 "and its steady period's prefix or max-plus forms are above their bounds (2^18 "
-					 "chunks, 256 MiB): lower training.grad_accum_steps";
+					 "chunks, 256 MiB): lower training.grad_accum_steps (where a step runs several schedules, "
+					 "parallel.pipeline_schedule_microbatches: the simulated schedule's)";
 				return -1;
 			}
 			again.again = 1;
@@ -5610,7 +5611,8 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 					 "interleaved schedule the step simulates (chunks of unequal cost, or a send longer "
 					 "than a chunk's forward) is above the 16 x 2^18 model chunks it simulates at most, "
 					 "and its steady period is too large a max-plus system to extend (3 pp - 1 ends, at "
-					 "most 257: pp up to 86): lower training.grad_accum_steps";
+					 "most 257: pp up to 86): lower training.grad_accum_steps (where a step runs several schedules, "
+					 "parallel.pipeline_schedule_microbatches: the simulated schedule's)";
 				return -1;
 			}
 			/* the whole schedule if it fits within 16 times the bound
@@ -5659,7 +5661,8 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 			if (bound->again) {
 				*error = "the DualPipe schedule's steady state does not settle within the 16 x 2^18 model chunks "
 					 "the step simulates (2 x parallel.pp x training.grad_accum_steps): lower "
-					 "training.grad_accum_steps";
+					 "training.grad_accum_steps (where a step runs several schedules, "
+					 "parallel.pipeline_schedule_microbatches: the simulated schedule's)";
 				return -1;
 			}
 			/* not settled within the prefix: once more within 16 times
