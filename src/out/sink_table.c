@@ -303,7 +303,13 @@ static const char *cell_text(char *buf, size_t len, const struct dc_field *f, co
 	case DC_U_COUNT:
 		/* whole figures carried as doubles (bytes per token, FLOP counts),
 		 * halves rounded away from zero (14,802,624.5 B shows 14,802,625) */
-		if (fabs(v) < 1e18) {
+		if (fabs(v) >= 0x1p53) {
+			/* past 2^53 a double is no exact count: all its digits
+			 * would read as exact (a trial: 36902495346673836032 for
+			 * 36,902,495,346,673,840,127); seven significant ones */
+			snprintf(buf, len, "%.6e", v);
+			n = strlen(buf);
+		} else if (fabs(v) < 1e18) {
 			long long rv = llround(v);
 			size_t o = 0;
 			if (rv < 0)
@@ -344,6 +350,11 @@ static const char *cell_text(char *buf, size_t len, const struct dc_field *f, co
 		 * it does not read 0.0000 (JSON and CSV keep every digit) */
 		if (v != 0 && fabs(v) < 0.01) {
 			snprintf(buf, len, "%.3g", v);
+			n = strlen(buf);
+		} else if (fabs(v) >= 0x1p53) {
+			/* no four decimals on a figure past 2^53, where a double's
+			 * units are no longer exact: seven significant digits */
+			snprintf(buf, len, "%.6e", v);
 			n = strlen(buf);
 		} else {
 			n = fmt_fixed(buf, len, v, 4);
