@@ -236,6 +236,16 @@ static const struct {
 	{"memory.per_rank.host_", "with parallel.offload other than none"},
 	{"memory.host_", "with parallel.offload other than none"},
 	{"summary.host_shortfall_bytes", "with cluster.host_memory given"},
+	{"step.pipeline_schedules", "when a step runs several pipeline schedules (parallel.pipeline_schedule_microbatches "
+				    "below the step's microbatches, pp > 1)"},
+	{"step.pipeline_schedule_microbatches", "when a step runs several pipeline schedules "
+						"(parallel.pipeline_schedule_microbatches below the step's microbatches, pp > 1)"},
+	{"loss.figures", "when the draws are too many to draw and the loss figures are expected values (loss.tokens is then "
+			 "null: the drawn count)"},
+	{"loss.sample_tokens", "when the loss figures are expected values (too many draws to draw)"},
+	{"loss.expected_tokens", "when the loss figures are expected values (too many draws to draw); loss.tokens is the "
+				 "drawn count"},
+	{"loss.tables", "when the loss figures are expected values (too many draws to draw)"},
 	{"comm.dp", "when dp > 1 runs its collectives, or DualPipe sums gradients with the mirror rank, outside FSDP over "
 		    "dp x cp > 1 (whose sync is comm.fsdp)"},
 	{"comm.fsdp", "under parallel.sharding fsdp over dp x cp > 1 (over one rank it shards nothing)"},
