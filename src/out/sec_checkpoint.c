@@ -45,6 +45,7 @@ struct view {
 	uint64_t gather_intra_bytes, gather_inter_bytes;
 	double staging_bw_bytes_per_s;
 	const char *staging_bw_from;
+	char staging_from_text[96]; /* cluster.host_bandwidth and where it came from */
 	uint64_t gpu_extra_bytes, gpu_peak_bytes, gpu_training_peak_bytes, host_rank_bytes, host_node_bytes;
 	uint64_t save_host_mem_bytes;
 	int save_host_fits, save_gpu_fits, full, staged;
@@ -481,6 +482,15 @@ static void view(const struct dc_run *run, void *out)
 	v->staging_bw_from = c->staging_bw_from == DC_CKPT_STAGING_KEY    ? "checkpoint.staging_bandwidth"
 			     : c->staging_bw_from == DC_CKPT_STAGING_HOST ? "cluster.host_bandwidth"
 									  : "default (25 GB/s)";
+	if (c->staging_bw_from == DC_CKPT_STAGING_HOST) {
+		/* the host link's own origin: the config, a --set or a
+		 * cluster.system preset (a trial read "cluster.host_bandwidth"
+		 * where no key gave it, dgx-a100's preset did) */
+		char o[64];
+		snprintf(v->staging_from_text, sizeof(v->staging_from_text), "cluster.host_bandwidth (%s)",
+			 dc_config_origin_of(in, "cluster.host_bandwidth", o, sizeof(o)));
+		v->staging_bw_from = v->staging_from_text;
+	}
 	v->full = in->checkpoint.format == DC_CKPT_FULL;
 	v->staged = in->checkpoint.async && !v->full;
 	v->save_host_mem_bytes = c->save_host_mem_bytes;
