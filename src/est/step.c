@@ -2910,7 +2910,7 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 		}
 		t = sync;
 		if (x->k.schedules > 1) {
-			path[n++] = (struct dc_step_path){"the step's other pipeline schedules, each as the one above (parallel.pipeline_schedule_microbatches)", 0, t, (F - 1.0) * sync};
+			path[n++] = (struct dc_step_path){"the step's other pipeline schedules, each as the first", 0, t, (F - 1.0) * sync};
 			t = F * sync;
 		}
 		/* the rank whose optimizer step and AllGather end last (each
