@@ -207,6 +207,21 @@ static int rule_network(struct loader *l)
 				     (unsigned long long)world, (unsigned long long)c->nvlink_domain,
 				     (unsigned long long)(world % c->nvlink_domain), (unsigned long long)c->nvlink_domain);
 	}
+	/* CollNet's reductions run in SHARP-capable InfiniBand switches
+	 * (NVIDIA Quantum, the CollNet plugin): EFA, GPUDirect-TCPXO and
+	 * RoCE Ethernet have none (a trial: a3-mega's step 26.519 -> 25.103
+	 * s without a word) */
+	if (c->collnet && c->network != DC_NETWORK_IB)
+		dc_cfg_warnf(l, blame(l, KEY_CLUSTER_COLLNET, KEY_CLUSTER_NETWORK),
+			     "'cluster.collnet': true prices reductions in the network switches (CollNet over SHARP, which needs InfiniBand switches with SHARP: NVIDIA Quantum), but cluster.network is \"%s\", which has no in-network reduction: priced as given; set collnet false",
+			     dc_network_name(c->network));
+	/* one NIC's one-way rate: the fastest sold is 800 Gb/s (NVIDIA
+	 * ConnectX-8 SuperNIC), 100 GB/s; above it the value is likely a
+	 * node's total or GB/s typed for Gb/s */
+	if (c->inter_node.bw_bytes_per_s > 100e9 && seen(l, KEY_CLUSTER_INTER_NODE_BANDWIDTH))
+		dc_cfg_warnf(l, KEY_CLUSTER_INTER_NODE_BANDWIDTH,
+			     "'cluster.inter_node.bandwidth': %.4g GB/s is above the fastest NIC sold, 800 Gb/s = 100 GB/s one way (NVIDIA ConnectX-8); the key is one NIC's rate (GPU i uses NIC i mod nics_per_node), not a node's: a 400 Gb/s NIC is \"400 Gb/s\" (50 GB/s); priced as given",
+			     c->inter_node.bw_bytes_per_s / 1e9);
 	return 0;
 }
 
@@ -1600,6 +1615,19 @@ static int rule_moe_dispatcher(struct loader *l)
 	if (p->ep < 2 && !search_tries_above_one(l, &c->search.ep))
 		warn_key(l, (enum key_id)k, "moves the expert AlltoAlls between ep ranks, but parallel.ep is 1: it has no effect",
 			 "set parallel.ep above 1 or drop the key");
+	/* DeepEP's internode kernels move tokens with NVSHMEM over RDMA
+	 * (deepseek-ai/DeepEP README: InfiniBand GPUDirect Async, RoCE);
+	 * its published rates are CX7 InfiniBand's. GPUDirect-TCPXO is TCP
+	 * (no RDMA), and EFA runs NVSHMEM over libfabric at rates the model
+	 * does not know: a trial saw both priced at InfiniBand's gain */
+	if (c->cluster.num_nodes > 1 &&
+	    (c->cluster.network == DC_NETWORK_TCPXO || c->cluster.network == DC_NETWORK_EFA))
+		dc_cfg_warnf(l, blame(l, k, KEY_CLUSTER_NETWORK),
+			     "'training.moe_dispatcher': \"deepep\" is priced at DeepEP's InfiniBand rates (its internode kernels move tokens with NVSHMEM over RDMA, measured on CX7 InfiniBand: deepseek-ai/DeepEP README), but cluster.network is \"%s\"%s: priced as given",
+			     dc_network_name(c->cluster.network),
+			     c->cluster.network == DC_NETWORK_TCPXO
+				     ? ", GCP's GPUDirect-TCPXO, which is TCP with no RDMA for NVSHMEM to use; between nodes DeepEP cannot run there"
+				     : ", AWS EFA, where NVSHMEM runs over libfabric at rates not measured for DeepEP; the gain may not hold");
 	return 0;
 }
 
@@ -2131,6 +2159,23 @@ static int rule_gpu_preset(struct loader *l)
 	fill_f64(l, KEY_CLUSTER_PEAK_FLOPS_FP8, &c->peak_flops_fp8, g->peak_flops_fp8, o, pk, pn, 1e12, "TFLOP/s");
 	fill_f64(l, KEY_CLUSTER_HBM_BANDWIDTH, &c->hbm_bandwidth, g->hbm_bandwidth, o, pk, pn, 1e12, "TB/s");
 	fill_u64(l, KEY_CLUSTER_SM_COUNT, &c->sm_count, g->sms, o, pk, pn);
+	/* a given figure above what the named GPU can do: the data sheet's
+	 * two-way NVLink figure, or its with-sparsity peak, typed for the
+	 * one-way line rate and the dense peak (a trial: 900 GB/s on an
+	 * H200, 16% optimistic without a word); priced as given */
+	if (seen(l, KEY_CLUSTER_INTRA_NODE_BANDWIDTH) && g->nvlink_bw > 0 && c->gpus_per_node > 1 &&
+	    c->intra_node.bw_bytes_per_s > g->nvlink_bw * 1.0001)
+		dc_cfg_warnf(l, blame(l, KEY_CLUSTER_INTRA_NODE_BANDWIDTH, KEY_CLUSTER_GPU),
+			     "'cluster.intra_node.bandwidth': %.4g GB/s is above cluster.gpu \"%s\"'s NVLink line rate, %.4g GB/s one way (docs/compute-model.md, \"The presets\"; a data sheet's %.4g GB/s counts both directions): the key is one GPU's one-way rate; priced as given",
+			     c->intra_node.bw_bytes_per_s / 1e9, pn, g->nvlink_bw / 1e9, 2 * g->nvlink_bw / 1e9);
+	if (seen(l, KEY_CLUSTER_PEAK_FLOPS) && c->peak_flops > g->peak_flops * 1.0001)
+		dc_cfg_warnf(l, KEY_CLUSTER_PEAK_FLOPS,
+			     "'cluster.peak_flops': %.4g TFLOP/s is above cluster.gpu \"%s\"'s dense BF16 peak, %.4g TFLOP/s (a data sheet's figure with sparsity is twice the dense one, which training runs at): priced as given",
+			     c->peak_flops / 1e12, pn, g->peak_flops / 1e12);
+	if (seen(l, KEY_CLUSTER_PEAK_FLOPS_FP8) && g->peak_flops_fp8 > 0 && c->peak_flops_fp8 > g->peak_flops_fp8 * 1.0001)
+		dc_cfg_warnf(l, KEY_CLUSTER_PEAK_FLOPS_FP8,
+			     "'cluster.peak_flops_fp8': %.4g TFLOP/s is above cluster.gpu \"%s\"'s dense FP8 peak, %.4g TFLOP/s (a data sheet's figure with sparsity is twice the dense one, which training runs at): priced as given",
+			     c->peak_flops_fp8 / 1e12, pn, g->peak_flops_fp8 / 1e12);
 	derive_host_adam_rate(l, g);
 	derive_slowdown(l);
 	if (l->cfg->precision.compute == DC_COMPUTE_FP8 && c->peak_flops_fp8 == 0)
@@ -2852,17 +2897,18 @@ static const struct rule rules[] = {
 	  KEYS("training.recompute_layers", "training.recompute", "model.num_layers", "parallel.pp",
 	       "parallel.virtual_pipeline")},
 	 rule_recompute_layers},
-	{{"moe_dispatcher deepep needs expert tensor parallelism 1 with ep > 1; without routed experts or with ep 1 it has no effect and warns (unless the layout search tries ep > 1)",
-	  KEYS("training.moe_dispatcher", "parallel.ep", "parallel.etp", "parallel.tp", "model.num_experts")},
+	{{"moe_dispatcher deepep needs expert tensor parallelism 1 with ep > 1; without routed experts or with ep 1 it has no effect and warns (unless the layout search tries ep > 1); across nodes on cluster.network tcpxo (no RDMA) or efa (NVSHMEM over libfabric, rates not measured) it warns, priced at DeepEP's InfiniBand rates",
+	  KEYS("training.moe_dispatcher", "parallel.ep", "parallel.etp", "parallel.tp", "model.num_experts",
+	       "cluster.network")},
 	 rule_moe_dispatcher},
 	{{"recompute_modules needs framework megatron, and without recompute selective has no effect and warns (unless the layout search tries selective); mla_up_proj needs MLA, moe_act a MoE model; moe_act and layernorm cannot run under fp8_recipe delayed, moe not with overlap.ep a2a_1f1b (Megatron-Core's refusals); a module the model has nothing of warns",
 	  KEYS("training.recompute_modules", "training.recompute", "training.framework", "model.kv_lora_rank",
 	       "model.num_experts", "precision.fp8_recipe", "overlap.ep")},
 	 rule_recompute_modules},
-	{{"cluster.gpu fills gpu_memory, peak_flops, peak_flops_fp8, hbm_bandwidth, sm_count and overlap.compute_slowdown unless given (the derived slowdown needs more than 8 SMs), and host_adam_rate unless given or filled by cluster.system (a Grace part's from its CPU memory bandwidth, else the DGX-2's 3.891e9); precision.compute \"fp8\" needs an FP8 peak",
+	{{"cluster.gpu fills gpu_memory, peak_flops, peak_flops_fp8, hbm_bandwidth, sm_count and overlap.compute_slowdown unless given (the derived slowdown needs more than 8 SMs), and host_adam_rate unless given or filled by cluster.system (a Grace part's from its CPU memory bandwidth, else the DGX-2's 3.891e9); precision.compute \"fp8\" needs an FP8 peak; an intra_node.bandwidth above the GPU's one-way NVLink line rate, or a peak above its dense data-sheet peak, warns (priced as given)",
 	  KEYS("cluster.gpu", "cluster.gpu_memory", "cluster.peak_flops", "cluster.peak_flops_fp8",
 	       "cluster.hbm_bandwidth", "cluster.sm_count", "overlap.compute_slowdown", "precision.compute",
-	       "cluster.host_adam_rate")}, rule_gpu_preset},
+	       "cluster.host_adam_rate", "cluster.intra_node.bandwidth")}, rule_gpu_preset},
 	{{"overlap.tp under framework megatron keeps 16 SMs for communication, so cluster.sm_count (given or from cluster.gpu) is above 16",
 	  KEYS("cluster.sm_count", "overlap.tp", "training.framework", "cluster.gpu")}, rule_tp_overlap_sms},
 	{{"attention_backend defaults from attention (eager: eager, flash: sdpa, but cudnn under framework megatron on a Hopper or Blackwell cluster.gpu, where Transformer Engine picks its cuDNN fused attention, and cudnn under any framework on a Blackwell cluster.gpu, where PyTorch with a cuDNN newer than 9.15 and torchtitan put cuDNN first and FlashAttention-2 runs the older instructions); a given backend sets attention when it is not given (eager: eager, else flash) and else agrees with it; fa3 needs a Hopper GPU; mxfp8 a Blackwell GPU under compute fp8; attention fp8 needs compute fp8 and backend cudnn or fa3; fp8_recipe or fp8_lm_head changed without compute fp8 has no effect and draws a warning, not an error (a sweep over compute keeps them), and so does param_bytes 1 (FP8 primary weights) without it; attention fp8 where Transformer Engine turns the FP8 kernel off warns, priced as given: with fa3 (no FA3 FP8 attention in training), (transformer_engine/pytorch/attention/dot_product_attention/utils.py:657-660, TransformerEngine d0067d0d); on Hopper with fp8_recipe current or a sliding window (outside framework torchtitan) it is an error: TE turns every backend off (utils.py:650-689, 1344-1354) and raises (dot_product_attention.py:2159-2164); so does fa3 with model.dropout (FA3 has no dropout: utils.py:1105-1108)",
@@ -2875,8 +2921,9 @@ static const struct rule rules[] = {
 	{{"the what-if node is below num_nodes (given with scope all it warns: no effect), its factor at most 1, the slow data rank below the world size, and expert_imbalance at most num_experts / experts_per_token (on a dense model a value above 1 warns: it has no effect)",
 	  KEYS("whatif.slow_network.node", "whatif.slow_network.scope", "whatif.slow_network.factor", "whatif.slow_data_rank.rank",
 	       "whatif.expert_imbalance", "cluster.num_nodes", "model.num_experts")}, rule_whatif},
-	{{"nvlink_domain is a multiple of gpus_per_node; a world of more than one domain that is not a whole number of them warns (its last domain is partial)",
-	  KEYS("cluster.nvlink_domain", "cluster.gpus_per_node", "cluster.nics_per_node", "cluster.num_nodes")}, rule_network},
+	{{"nvlink_domain is a multiple of gpus_per_node; a world of more than one domain that is not a whole number of them warns (its last domain is partial); collnet on a network other than ib (no in-network reduction) warns, and so does an inter_node.bandwidth above 100 GB/s, the fastest NIC's 800 Gb/s (both priced as given)",
+	  KEYS("cluster.nvlink_domain", "cluster.gpus_per_node", "cluster.nics_per_node", "cluster.num_nodes",
+	       "cluster.collnet", "cluster.network", "cluster.inter_node.bandwidth")}, rule_network},
 	{{"checkpoint.gather \"gpu\" needs checkpoint.format \"full\" (\"cpu\", the default, is a full save's alone); staging_bandwidth without async warns (no effect)",
 	  KEYS("checkpoint.gather", "checkpoint.format", "checkpoint.staging_bandwidth", "checkpoint.async")},
 	 rule_ckpt_gather},
