@@ -715,6 +715,10 @@ struct dc_load_opts {
 	 * only an FSDP layout or cp > 1 reads draws no warning that the
 	 * config's own layout ignores it, where the space tries those. */
 	int search;
+	/* the run's experiment (--experiment), NULL where none is known
+	 * (a library load): outside "search" a given search.* key warns
+	 * that it has no effect */
+	const char *experiment;
 };
 
 /* As dc_config_load_buffer / dc_config_load_file, with `opts` (NULL: none). */

@@ -1668,6 +1668,7 @@ int main(int argc, char **argv)
 	lo.model_file = o.model;
 	lo.auto_layout = o.model && !o.config && !o.import;
 	lo.search = strcmp(exp->name, "search") == 0;
+	lo.experiment = exp->name;
 	if (imported) {
 		load_rc = dc_config_load_buffer_opts(imported, imported_len, imported_name, &lo, &cfg, &diag);
 		if (load_rc != 0) {

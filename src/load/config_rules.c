@@ -1741,6 +1741,41 @@ static int rule_schedule_microbatches(struct loader *l)
 	return 0;
 }
 
+/* search.* keys given to a run that is not the layout search: the
+ * search reads them alone (a trial wrote search.headroom 0.9 into a
+ * shared config and read "fits" at 43 GiB of 141 without a word). One
+ * warning names them all. Only where the run's options are known (the
+ * command line's loads). */
+static int rule_search_keys(struct loader *l)
+{
+	char names[400];
+	size_t used = 0, n = 0;
+	int first = -1;
+	if (!l->opts || l->opts->search || !l->opts->experiment)
+		return 0;
+	names[0] = 0;
+	for (size_t k = 0; k < NKEYS; k++) {
+		const char *path = dc_cfg_keys[k].info.path;
+		char v[96];
+		if (strncmp(path, "search.", 7) != 0 || !seen(l, (enum key_id)k) || dc_cfg_keys[k].kind == K_SECTION)
+			continue;
+		/* a default never warns (the literal one, as written) */
+		if (dc_config_value_json(l->cfg, k, v, sizeof(v)) == 0 && dc_cfg_keys[k].info.default_text &&
+		    strcmp(v, dc_cfg_keys[k].info.default_text) == 0)
+			continue;
+		if (first < 0)
+			first = (int)k;
+		if (used + strlen(path) + 8 < sizeof(names))
+			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s'%s'", n ? ", " : "", path);
+		n++;
+	}
+	if (n)
+		dc_cfg_warnf(l, first,
+			     "%s: read by --experiment search alone, so %s no effect on this run (experiment '%s'); the layout search reads %s",
+			     names, n == 1 ? "it has" : "they have", l->opts->experiment, n == 1 ? "it" : "them");
+	return 0;
+}
+
 /* The microbatches one pipeline schedule runs: the step's, or those of
  * parallel.pipeline_schedule_microbatches (rule_schedule_microbatches) */
 static uint64_t schedule_m(const struct dc_config *c)
@@ -2957,6 +2992,9 @@ static const struct rule rules[] = {
 	       "parallel.sharding", "precision.preset", "parallel.offload", "parallel.dp_replicate",
 	       "training.loss_chunks", "overlap.ep")},
 	 rule_framework_runs},
+	{{"search.* keys given to a run other than --experiment search warn: only the layout search reads them",
+	  KEYS("search.top", "search.headroom", "search.objective")},
+	 rule_search_keys},
 	{{"pipeline_schedule_microbatches divides grad_accum_steps; at pp 1 it has no effect and warns, and under training.framework megatron or deepspeed (one schedule a step) a value below grad_accum_steps warns, priced as given",
 	  KEYS("parallel.pipeline_schedule_microbatches", "training.grad_accum_steps", "parallel.pp", "training.framework")},
 	 rule_schedule_microbatches},

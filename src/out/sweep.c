@@ -923,6 +923,7 @@ static int run_point(const struct dc_experiment *exp, const struct dc_sweep_load
 	lo.model_file = load->model_file;
 	lo.auto_layout = load->auto_layout;
 	lo.search = strcmp(exp->name, "search") == 0;
+	lo.experiment = exp->name;
 	if (parsed)
 		loaded = dc_config_load_parsed(parsed, &lo, &cfg, &pd);
 	else
