@@ -197,6 +197,13 @@ static void d_rows(struct dctx *d, const struct dc_field *f, const void *base, i
 	heading(d, level, f->label ? f->label : f->key);
 	if (rs->row_size > sizeof(row))
 		return;
+	if (n == 0) {
+		/* a table with no rows this run: its heading and a line saying
+		 * so, as the table format's "none", not a bare header row (a
+		 * trial) */
+		para(d, "(none in this run)");
+		return;
+	}
 	for (size_t i = 0; i < cf->n && ncols < DOC_MAX_COLS; i++)
 		if (!cf->f[i].json_value && dc_fld_scalar(&cf->f[i]))
 			col[ncols++] = &cf->f[i];
