@@ -201,8 +201,14 @@ static int apply_trace(struct dc_options *o, const char *v, struct dc_diag *d)
 	for (size_t i = 0; not_trace[i]; i++) {
 		size_t e = strlen(not_trace[i]);
 		if (n > e && strcasecmp(v + n - e, not_trace[i]) == 0)
-			return bad_value(o, d, "'--trace': the trace is Chrome trace-event JSON, but '%s' names a %s file; name it %.*s.json",
-				     v, not_trace[i] + 1, (int)(n - e), v);
+		{
+			/* the name without that ending, .json added unless it
+			 * ends so already (out.json.gz: out.json) */
+			int stem = (int)(n - e);
+			int json = stem >= 5 && strncasecmp(v + stem - 5, ".json", 5) == 0;
+			return bad_value(o, d, "'--trace': the trace is Chrome trace-event JSON, but '%s' ends in %s (another format); name it %.*s%s",
+					 v, not_trace[i], stem, v, json ? "" : ".json");
+		}
 	}
 	return file_name("--trace", v, &o->trace, d);
 }

@@ -211,7 +211,7 @@ static int rule_network(struct loader *l)
 	 * (NVIDIA Quantum, the CollNet plugin): EFA, GPUDirect-TCPXO and
 	 * RoCE Ethernet have none (a trial: a3-mega's step 26.519 -> 25.103
 	 * s without a word) */
-	if (c->collnet && c->network != DC_NETWORK_IB)
+	if (c->collnet && c->network != DC_NETWORK_IB && c->num_nodes > 1)
 		dc_cfg_warnf(l, blame(l, KEY_CLUSTER_COLLNET, KEY_CLUSTER_NETWORK),
 			     "'cluster.collnet': true prices reductions in the network switches (CollNet over SHARP, which needs InfiniBand switches with SHARP: NVIDIA Quantum), but cluster.network is \"%s\", which has no in-network reduction: priced as given; set collnet false",
 			     dc_network_name(c->network));
@@ -1087,11 +1087,14 @@ static int rule_ckpt_gather(struct loader *l)
 		dc_cfg_errorf(l, KEY_CHECKPOINT_GATHER,
 		       "'checkpoint.gather': \"gpu\" keeps a full state dict on the GPU, but checkpoint.format is \"%s\" (a sharded save gathers nothing); set checkpoint.format \"full\" or drop checkpoint.gather",
 		       dc_ckpt_format_name(k->format));
-	/* the staging copy is async_save's alone */
-	if (!k->async && seen(l, KEY_CHECKPOINT_STAGING_BANDWIDTH))
-		warn_key(l, KEY_CHECKPOINT_STAGING_BANDWIDTH,
-			 "has no effect: only an async save (checkpoint.async true) stages a copy in host memory",
-			 "drop it, or set checkpoint.async true");
+	/* the staging copy is a sharded async save's alone (a full one
+	 * lands in host memory as it gathers: docs/checkpoint-and-loss.md) */
+	if ((!k->async || k->format == DC_CKPT_FULL) && seen(l, KEY_CHECKPOINT_STAGING_BANDWIDTH))
+		dc_cfg_warnf(l, KEY_CHECKPOINT_STAGING_BANDWIDTH,
+			     "'checkpoint.staging_bandwidth': %.4g GB/s has no effect: only a sharded async save (checkpoint.async true, checkpoint.format \"sharded\") stages a copy in host memory%s; drop it, or set %s",
+			     k->staging_bw_bytes_per_s / 1e9,
+			     k->async ? " (a full one lands there as it gathers)" : "",
+			     k->async ? "checkpoint.format \"sharded\"" : "checkpoint.async true");
 	return 0;
 }
 
@@ -1615,19 +1618,6 @@ static int rule_moe_dispatcher(struct loader *l)
 	if (p->ep < 2 && !search_tries_above_one(l, &c->search.ep))
 		warn_key(l, (enum key_id)k, "moves the expert AlltoAlls between ep ranks, but parallel.ep is 1: it has no effect",
 			 "set parallel.ep above 1 or drop the key");
-	/* DeepEP's internode kernels move tokens with NVSHMEM over RDMA
-	 * (deepseek-ai/DeepEP README: InfiniBand GPUDirect Async, RoCE);
-	 * its published rates are CX7 InfiniBand's. GPUDirect-TCPXO is TCP
-	 * (no RDMA), and EFA runs NVSHMEM over libfabric at rates the model
-	 * does not know: a trial saw both priced at InfiniBand's gain */
-	if (c->cluster.num_nodes > 1 &&
-	    (c->cluster.network == DC_NETWORK_TCPXO || c->cluster.network == DC_NETWORK_EFA))
-		dc_cfg_warnf(l, blame(l, k, KEY_CLUSTER_NETWORK),
-			     "'training.moe_dispatcher': \"deepep\" is priced at DeepEP's InfiniBand rates (its internode kernels move tokens with NVSHMEM over RDMA, measured on CX7 InfiniBand: deepseek-ai/DeepEP README), but cluster.network is \"%s\"%s: priced as given",
-			     dc_network_name(c->cluster.network),
-			     c->cluster.network == DC_NETWORK_TCPXO
-				     ? ", GCP's GPUDirect-TCPXO, which is TCP with no RDMA for NVSHMEM to use; between nodes DeepEP cannot run there"
-				     : ", AWS EFA, where NVSHMEM runs over libfabric at rates not measured for DeepEP; the gain may not hold");
 	return 0;
 }
 
@@ -1757,7 +1747,11 @@ static int rule_search_keys(struct loader *l)
 	for (size_t k = 0; k < NKEYS; k++) {
 		const char *path = dc_cfg_keys[k].info.path;
 		char v[96];
-		if (strncmp(path, "search.", 7) != 0 || !seen(l, (enum key_id)k) || dc_cfg_keys[k].kind == K_SECTION)
+		/* a --set alone: a config file may hold a search section for
+		 * the search and still be run for its report (the search's own
+		 * winner command is such a run) */
+		if (strncmp(path, "search.", 7) != 0 || !seen(l, (enum key_id)k) || !l->from_set[k] ||
+		    dc_cfg_keys[k].kind == K_SECTION)
 			continue;
 		/* a default never warns (the literal one, as written) */
 		if (dc_config_value_json(l->cfg, k, v, sizeof(v)) == 0 && dc_cfg_keys[k].info.default_text &&
@@ -1771,8 +1765,8 @@ static int rule_search_keys(struct loader *l)
 	}
 	if (n)
 		dc_cfg_warnf(l, first,
-			     "%s: read by --experiment search alone, so %s no effect on this run (experiment '%s'); the layout search reads %s",
-			     names, n == 1 ? "it has" : "they have", l->opts->experiment, n == 1 ? "it" : "them");
+			     "%s: only the layout search (--experiment search) reads %s, so %s no effect on this run (experiment '%s'); drop the --set, or run --experiment search",
+			     names, n == 1 ? "it" : "them", n == 1 ? "it has" : "they have", l->opts->experiment);
 	return 0;
 }
 
@@ -2932,9 +2926,8 @@ static const struct rule rules[] = {
 	  KEYS("training.recompute_layers", "training.recompute", "model.num_layers", "parallel.pp",
 	       "parallel.virtual_pipeline")},
 	 rule_recompute_layers},
-	{{"moe_dispatcher deepep needs expert tensor parallelism 1 with ep > 1; without routed experts or with ep 1 it has no effect and warns (unless the layout search tries ep > 1); across nodes on cluster.network tcpxo (no RDMA) or efa (NVSHMEM over libfabric, rates not measured) it warns, priced at DeepEP's InfiniBand rates",
-	  KEYS("training.moe_dispatcher", "parallel.ep", "parallel.etp", "parallel.tp", "model.num_experts",
-	       "cluster.network")},
+	{{"moe_dispatcher deepep needs expert tensor parallelism 1 with ep > 1; without routed experts or with ep 1 it has no effect and warns (unless the layout search tries ep > 1)",
+	  KEYS("training.moe_dispatcher", "parallel.ep", "parallel.etp", "parallel.tp", "model.num_experts")},
 	 rule_moe_dispatcher},
 	{{"recompute_modules needs framework megatron, and without recompute selective has no effect and warns (unless the layout search tries selective); mla_up_proj needs MLA, moe_act a MoE model; moe_act and layernorm cannot run under fp8_recipe delayed, moe not with overlap.ep a2a_1f1b (Megatron-Core's refusals); a module the model has nothing of warns",
 	  KEYS("training.recompute_modules", "training.recompute", "training.framework", "model.kv_lora_rank",
@@ -2992,8 +2985,8 @@ static const struct rule rules[] = {
 	       "parallel.sharding", "precision.preset", "parallel.offload", "parallel.dp_replicate",
 	       "training.loss_chunks", "overlap.ep")},
 	 rule_framework_runs},
-	{{"search.* keys given to a run other than --experiment search warn: only the layout search reads them",
-	  KEYS("search.top", "search.headroom", "search.objective")},
+	{{"a search.* key given by --set to a run other than --experiment search warns: only the layout search reads it (a config file's search section draws nothing)",
+	  KEYS("search.top", "search.headroom", "search.objective", "search.tp_across_nodes")},
 	 rule_search_keys},
 	{{"pipeline_schedule_microbatches divides grad_accum_steps; at pp 1 it has no effect and warns, and under training.framework megatron or deepspeed (one schedule a step) a value below grad_accum_steps warns, priced as given",
 	  KEYS("parallel.pipeline_schedule_microbatches", "training.grad_accum_steps", "parallel.pp", "training.framework")},

@@ -624,9 +624,10 @@ static int read_real(struct loader *l, int ki, const cJSON *v, enum dc_quantity 
 	if (cJSON_IsNumber(v) && q == DC_Q_BANDWIDTH && *out < 1e6) {
 		/* HBM runs at TB/s (2.039 TB/s on an A100): a small number is that */
 		/* a NIC's rate is sold in Gb/s (400 for a 400 Gb/s NIC; a
-		 * trial was told "400 GB/s", 8x too fast) */
+		 * trial was told "400 GB/s", 8x too fast), from 100 Gb/s;
+		 * below that a number is its GB/s (12.5, 50) */
 		const char *unit = ki == KEY_CLUSTER_HBM_BANDWIDTH && *out < 100 ? "TB/s"
-				   : ki == KEY_CLUSTER_INTER_NODE_BANDWIDTH ? "Gb/s"
+				   : ki == KEY_CLUSTER_INTER_NODE_BANDWIDTH && *out >= 100 ? "Gb/s"
 									      : "GB/s";
 		char num[32];
 		dc_cfg_fmt_num(num, sizeof(num), *out);

@@ -1096,6 +1096,25 @@ static void warn(const struct dc_plan *p, const struct dc_results *res, const ch
 {
 	(void)config_name;
 	warn_profile_layer(p, res, diag);
+	{
+		/* DeepEP's internode kernels move tokens with NVSHMEM over RDMA
+		 * (deepseek-ai/DeepEP README: InfiniBand GPUDirect Async, RoCE),
+		 * its published rates CX7 InfiniBand's; GPUDirect-TCPXO is TCP
+		 * (no RDMA), and EFA runs NVSHMEM over libfabric at rates the
+		 * model does not know. Where the expert AlltoAlls cross nodes
+		 * (comm.ep.link) on those fabrics (a trial saw both priced at
+		 * InfiniBand's gain without a word) */
+		const struct dc_config *in = p->in;
+		const struct dc_comm_strategy *ep = &res->comm.s[DC_STRAT_EP];
+		if (in->training.moe_dispatcher == DC_MOE_DISPATCH_DEEPEP && ep->in_play && ep->link == DC_LINK_INTER &&
+		    (in->cluster.network == DC_NETWORK_TCPXO || in->cluster.network == DC_NETWORK_EFA))
+			dc_diag_warn(diag,
+				     "'training.moe_dispatcher': \"deepep\" is priced at DeepEP's InfiniBand rates (its internode kernels move tokens with NVSHMEM over RDMA, measured on CX7 InfiniBand: deepseek-ai/DeepEP README), and the expert AlltoAlls cross nodes on cluster.network \"%s\"%s: priced as given",
+				     dc_network_name(in->cluster.network),
+				     in->cluster.network == DC_NETWORK_TCPXO
+					     ? ", GCP's GPUDirect-TCPXO, which is TCP with no RDMA for NVSHMEM to use: DeepEP cannot run across nodes there; set training.moe_dispatcher \"alltoall\""
+					     : ", AWS EFA, where NVSHMEM runs over libfabric at rates not measured for DeepEP: the gain may not hold");
+	}
 	warn_stage_domains(p, res, diag);
 	if (res->step.available)
 		warn_offload_copies(p, diag);
