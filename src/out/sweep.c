@@ -224,6 +224,35 @@ static void tokens_differ(struct dc_sweep *sw, int column, struct dc_diag *diag)
 	}
 }
 
+/* Points whose loss figures are draws beside points whose figures are
+ * expected values (their draws too many: docs/checkpoint-and-loss.md):
+ * the rows do not say which is which (an expected row's zero error reads
+ * as a draw's; a trial), so a warning names the expected points. */
+static void loss_kinds_differ(const struct dc_sweep *sw, struct dc_diag *diag)
+{
+	char list[200];
+	size_t used = 0, drawn = 0, expected = 0;
+	list[0] = 0;
+	for (size_t i = 0; i < sw->npoints; i++) {
+		const struct dc_sweep_point *pt = &sw->points[i];
+		if (!pt->ok || !pt->loss_ran)
+			continue;
+		if (!pt->loss_expected) {
+			drawn++;
+			continue;
+		}
+		if (expected++ < 8 && used + 24 < sizeof(list))
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%zu", used ? ", " : "", i);
+	}
+	if (drawn && expected)
+		dc_diag_warn(diag,
+			     "the sweep's loss figures are drawn at some points and expected values at %zu (point%s %s%s: "
+			     "their draws are too many, docs/checkpoint-and-loss.md): an expected point's errors are "
+			     "expectations, not one draw's (--sweep-metrics loss.figures marks each: \"expected\", n/a where "
+			     "drawn)",
+			     expected, expected == 1 ? "" : "s", list, expected > 8 ? ", ..." : "");
+}
+
 /* Whether points a and b show the same figures in every column. */
 static int same_metrics(const struct dc_sweep *sw, const struct dc_sweep_point *a, const struct dc_sweep_point *b)
 {
@@ -978,6 +1007,10 @@ static int run_point(const struct dc_experiment *exp, const struct dc_sweep_load
 			lookup(r, sw->metric[k].path, pt, k);
 		if (r->res.done & DC_EST_BIT(DC_EST_BATCH))
 			pt->tokens_per_step = r->res.batch.tokens_per_step;
+		if (r->res.done & DC_EST_BIT(DC_EST_LOSS)) {
+			pt->loss_ran = 1;
+			pt->loss_expected = r->res.loss.expected;
+		}
 		if (r->res.done & DC_EST_BIT(DC_EST_MEMORY)) {
 			pt->has_memory = 1;
 			pt->fits = r->res.memory.top.fits && r->res.memory.host_fits; /* summary.fits */
@@ -1261,6 +1294,7 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 		drop_same_mfu(sw);
 	}
 	tokens_differ(sw, !metrics, diag);
+	loss_kinds_differ(sw, diag);
 	axes_move_nothing(sw, exp->name, diag);
 	small_bytes_raw(sw);
 

@@ -37,6 +37,9 @@ struct dc_sweep_point {
 	/* the tokens of its step (batch.tokens_per_step), whatever the
 	 * metrics, when its report has the batch section; 0: none */
 	uint64_t tokens_per_step;
+	/* the loss estimator ran and its figures are expected values, not
+	 * draws (loss.h expected): a sweep that mixes the two says so */
+	int loss_ran, loss_expected;
 };
 
 struct dc_sweep_metric {
