@@ -1676,6 +1676,23 @@ static int rule_recompute_modules(struct loader *l)
 	return 0;
 }
 
+/* Whether training.grad_accum_steps was derived from the global batch
+ * (rule_global_batch), and then in `why` how, for a rule's message on it:
+ * ", derived: global_batch_size / (micro_batch_size x dp) = G / (B x D)",
+ * or in parentheses with `paren`; "" when given. */
+static int accum_derived(const struct loader *l, char *why, size_t len, int paren)
+{
+	const struct dc_config *c = l->cfg;
+	int derived = l->seen[KEY_TRAINING_GLOBAL_BATCH_SIZE] && !l->seen[KEY_TRAINING_GRAD_ACCUM_STEPS];
+	why[0] = 0;
+	if (derived)
+		snprintf(why, len, "%sderived: global_batch_size / (micro_batch_size x dp) = %llu / (%llu x %llu)%s",
+			 paren ? " (" : ", ", (unsigned long long)c->training.global_batch_size,
+			 (unsigned long long)c->training.micro_batch_size, (unsigned long long)c->parallel.dp,
+			 paren ? ")" : "");
+	return derived;
+}
+
 /* parallel.pipeline_schedule_microbatches: the microbatches of one
  * schedule, when a step runs several (torchtitan: one a gradient-
  * accumulation step, trainer.py:856-902 at b5bcd76c). It divides the
@@ -1707,12 +1724,8 @@ static int rule_schedule_microbatches(struct loader *l)
 					    KEY_TRAINING_GLOBAL_BATCH_SIZE, KEY_TRAINING_MICRO_BATCH_SIZE, KEY_PARALLEL_DP,
 					    KEY_CLUSTER_NUM_NODES, KEY_CLUSTER_GPUS_PER_NODE, KEY_CLUSTER_SYSTEM,
 					    KEY_PARALLEL_TP, KEY_PARALLEL_PP, KEY_PARALLEL_CP};
-		int derived = l->seen[KEY_TRAINING_GLOBAL_BATCH_SIZE] && !l->seen[KEY_TRAINING_GRAD_ACCUM_STEPS];
-		char why[200] = "";
-		if (derived)
-			snprintf(why, sizeof(why), ", derived: global_batch_size / (micro_batch_size x dp) = %llu / (%llu x %llu)",
-				 (unsigned long long)c->training.global_batch_size,
-				 (unsigned long long)c->training.micro_batch_size, (unsigned long long)p->dp);
+		char why[200];
+		int derived = accum_derived(l, why, sizeof(why), 0);
 		dc_cfg_errorf(l, dc_cfg_blame(l, k, moved, derived ? sizeof(moved) / sizeof(moved[0]) : 2),
 			      "'parallel.pipeline_schedule_microbatches': must divide the step's microbatches, training.grad_accum_steps (%llu%s), into whole schedules, got %llu",
 			      (unsigned long long)m, why, (unsigned long long)n);
@@ -1808,13 +1821,8 @@ static int rule_virtual_pipeline(struct loader *l)
 					    KEY_PARALLEL_TP, KEY_PARALLEL_CP};
 		uint64_t m = c->training.grad_accum_steps;
 		/* given, grad_accum_steps moves with none of the batch keys */
-		int derived = l->seen[KEY_TRAINING_GLOBAL_BATCH_SIZE] && !l->seen[KEY_TRAINING_GRAD_ACCUM_STEPS];
-		char why[200] = "";
-		if (derived)
-			snprintf(why, sizeof(why),
-				 ", derived: global_batch_size / (micro_batch_size x dp) = %llu / (%llu x %llu)",
-				 (unsigned long long)c->training.global_batch_size,
-				 (unsigned long long)c->training.micro_batch_size, (unsigned long long)p->dp);
+		char why[200];
+		int derived = accum_derived(l, why, sizeof(why), 0);
 		dc_cfg_errorf(l, dc_cfg_blame(l, kv, moved, derived ? sizeof(moved) / sizeof(moved[0]) : 3),
 		       "'parallel.virtual_pipeline': the interleaved schedule needs training.grad_accum_steps (%llu microbatch%s%s) to be a multiple of parallel.pp (%llu)",
 		       (unsigned long long)m, m == 1 ? "" : "es", why, (unsigned long long)p->pp);
@@ -1902,12 +1910,8 @@ static int rule_pipeline_schedule(struct loader *l)
 					    KEY_TRAINING_GLOBAL_BATCH_SIZE, KEY_TRAINING_MICRO_BATCH_SIZE, KEY_PARALLEL_DP,
 					    KEY_CLUSTER_NUM_NODES, KEY_CLUSTER_GPUS_PER_NODE, KEY_CLUSTER_SYSTEM,
 					    KEY_PARALLEL_TP, KEY_PARALLEL_CP};
-		int derived = l->seen[KEY_TRAINING_GLOBAL_BATCH_SIZE] && !l->seen[KEY_TRAINING_GRAD_ACCUM_STEPS];
-		char why[200] = "";
-		if (derived)
-			snprintf(why, sizeof(why), " (derived: global_batch_size / (micro_batch_size x dp) = %llu / (%llu x %llu))",
-				 (unsigned long long)c->training.global_batch_size,
-				 (unsigned long long)c->training.micro_batch_size, (unsigned long long)p->dp);
+		char why[200];
+		int derived = accum_derived(l, why, sizeof(why), 1);
 		dc_cfg_errorf(l, dc_cfg_blame(l, k, moved, derived ? sizeof(moved) / sizeof(moved[0]) : 3),
 		       "'parallel.pipeline_schedule': \"%s\" needs %straining.grad_accum_steps of at least 2 x pp = %llu (deepseek-ai/DualPipe's step() asserts num_chunks >= 2 x ranks%s), got %llu%s",
 		       name, s == DC_PIPE_DUALPIPE ? "an even " : "", (unsigned long long)(2 * pp),
