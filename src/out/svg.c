@@ -988,7 +988,8 @@ static void panel_titles(struct dc_buf *b, double oy, const char *title, const c
 
 /* A category label under its group, split at the space or underscore
  * nearest its middle when it is wider than the group (about 6 px a
- * character at 11 px), on two lines. */
+ * character at 11 px), on two lines; a label of one word is never split,
+ * its font made smaller to fit instead (6 px at least). */
 static void category_label(struct dc_buf *b, double x, double y, double width, const char *s)
 {
 	char l1[64], l2[64];
@@ -1008,10 +1009,20 @@ static void category_label(struct dc_buf *b, double x, double y, double width, c
 		if ((s[i] == ' ' || s[i] == '_') &&
 		    (best == n || (i > n / 2 ? i - n / 2 : n / 2 - i) < (best > n / 2 ? best - n / 2 : n / 2 - best)))
 			best = i;
-	cut = best == n ? n / 2 : best;
+	if (best == n) {
+		/* one word (a rank, "0.10"): never cut inside it (a trial read
+		 * "0." over "10"), but a smaller font where the group is
+		 * narrow, down to 6 px */
+		int size = (int)(11.0 * width / ((double)n * 6.2));
+		memcpy(l1, s, n);
+		l1[n] = 0;
+		text_at(b, x, y, "middle", size < 6 ? 6 : size > 11 ? 11 : size, NULL, l1);
+		return;
+	}
+	cut = best;
 	memcpy(l1, s, cut);
 	l1[cut] = 0;
-	snprintf(l2, sizeof(l2), "%.*s", (int)(n - cut - (best == n ? 0 : 1)), s + cut + (best == n ? 0 : 1));
+	snprintf(l2, sizeof(l2), "%.*s", (int)(n - cut - 1), s + cut + 1);
 	for (char *p = l1; *p; p++)
 		if (*p == '_')
 			*p = ' ';

@@ -44,6 +44,10 @@ draw whatif --config "$sys" --experiment whatif
 draw whatif_gpu --config "$sys" --experiment whatif --set checkpoint.format='"full"' --set checkpoint.gather='"gpu"'
 draw checkpoint --config "$sys" --experiment checkpoint --set checkpoint.restore.num_nodes=1 \
 	--set checkpoint.restore.gpus_per_node=1 --set checkpoint.restore.tp=1
+# 2^24 ranks: the ranks drawn are labelled "stage.rank" ("0.10"), one word
+# each in a narrow group, which the chart never cuts in two ("0." over
+# "10": a trial)
+draw checkpoint_many --config "$sys" --experiment checkpoint --set cluster.num_nodes=4194304 --set parallel.dp=auto
 draw loss --config "$sys" --experiment loss
 draw collectives --config "$sys" --experiment collectives --set 'collective.min_bytes=1 KiB' --set 'collective.max_bytes=1 GiB' \
 	--set collective.step_factor=1024
@@ -324,6 +328,10 @@ for title in ("Each rank's checkpoint bytes and save-phase peak [GiB]", "Save ti
     want("checkpoint", title in t, f"no panel '{title}'")
 want("checkpoint", any("the largest does NOT fit its GPU" in x for x in t), "the restore's fit is not said")
 want("checkpoint", "87.9" in t and "88.4" in t, "the restored rank's 87.86 + 0.5 GiB are not the bars")
+r = load("checkpoint_many")
+t = texts(r)
+cut = [x for x in t if x.endswith(".") or (x.startswith(".") and x[1:2].isdigit())]
+want("checkpoint_many", not cut and any(x == "0.10" for x in t), f"a rank label cut in two: {cut[:4]}")
 
 # loss: the three recipes of docs/checkpoint-and-loss.md's worked example
 # (systems.json, seed 0): 2.0645, 2.0357, 2.1970; 16 microbatches' weights
