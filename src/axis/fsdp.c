@@ -52,8 +52,9 @@ static void unit_calls(const struct dc_axis_ctx *x, int root, struct unit_calls 
 	u->bwd = 0;
 	if (reshard) {
 		uint64_t ahead = dc_pipeline_in_flight_chunk(p, x->stage, 0);
-		u->fwd = sched * (ahead < gas ? ahead : gas);
-		u->bwd = sched * (gas + 1 - (ahead < gas ? ahead : gas));
+		uint64_t fwd = ahead < gas ? ahead : gas;
+		u->fwd = sched * fwd;
+		u->bwd = sched * (gas + 1 - fwd);
 	}
 }
 

@@ -2836,7 +2836,7 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 		uint64_t r = cls_stage[i];
 		const struct dc_step_stage *st = ops_seg(x, r, i);
 		const struct stage_sync_t *sy = sync_seg(x, r, i);
-		double ready = cls_ready[i], busy, after, pen_part, opt = opt_of(x, c, r, i);
+		double ready = cls_ready[i], busy, after, pen_part, bubble, opt = opt_of(x, c, r, i);
 		memset(cl, 0, sizeof(*cl));
 		cl->stage_first = p->segment_first[i];
 		cl->stage_last = p->segment_first[i + 1] - 1;
@@ -2851,12 +2851,13 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 		cl->compute_s = F * ((double)m * st->compute_s + pen_part);
 		for (int j = 0; j < DC_STRAT_COUNT; j++)
 			cl->exposed_s[j] = F * (double)m * st->exposed_s[j];
-		cl->bubble_s = F * past(span - busy - sends, span);
+		bubble = past(span - busy - sends, span);
+		cl->bubble_s = F * bubble;
 		/* span adds up the same per-microbatch times as busy = m (fwd +
 		 * bwd) in another order: with no sends (pp 1) the two differ only
 		 * by rounding, which made a -4.4e-16 s "exposed pp" (gpt-1.7B at
 		 * pp 1); time is never negative */
-		cl->exposed_s[DC_STRAT_PP] = F * past(span - busy - past(span - busy - sends, span), span);
+		cl->exposed_s[DC_STRAT_PP] = F * past(span - busy - bubble, span);
 		/* what is past the span: FSDP's reduce-scatters under a
 		 * pipeline (no DP buckets then), else the DP buckets' tail */
 		{

@@ -259,6 +259,20 @@ static int slow_data_rank(const struct dc_plan *base, const struct dc_results *r
 
 /* ---- whole_model_allgather ---- */
 
+/* A ledger's training peak: the highest of its phases but the checkpoint
+ * save (checkpoint_save_peak's), and in *phase which */
+static uint64_t training_peak(const struct dc_mem_ledger *l, enum dc_mem_phase *phase)
+{
+	uint64_t best = 0;
+	*phase = DC_MEM_FORWARD;
+	for (int ph = 0; ph < DC_MEM_PHASE_COUNT; ph++)
+		if (ph != DC_MEM_CHECKPOINT && l->phase_bytes[ph] > best) {
+			best = l->phase_bytes[ph];
+			*phase = (enum dc_mem_phase)ph;
+		}
+	return best;
+}
+
 static int whole_model(const struct dc_plan *base, struct dc_whatif *w, const char **error)
 {
 	const struct dc_config *in = base->in;
@@ -283,12 +297,7 @@ static int whole_model(const struct dc_plan *base, struct dc_whatif *w, const ch
 		 * checkpoint_save_peak's, and where it is the peak (a full
 		 * save gathered on the GPU) it hid this fault (a trial: 106.5
 		 * GiB either way) */
-		peak[k] = -1;
-		for (int ph = 0; ph < DC_MEM_PHASE_COUNT; ph++)
-			if (ph != DC_MEM_CHECKPOINT && (double)w->res.memory.top.phase_bytes[ph] > peak[k]) {
-				peak[k] = (double)w->res.memory.top.phase_bytes[ph];
-				w->wm_phase[k] = (enum dc_mem_phase)ph;
-			}
+		peak[k] = (double)training_peak(&w->res.memory.top, &w->wm_phase[k]);
 		fsdp[k] = w->res.comm.s[DC_STRAT_FSDP].time_s;
 		avail = avail && w->res.step.available;
 		step[k] = w->res.step.available ? w->res.step.time_s : 0;
@@ -315,10 +324,8 @@ static void checkpoint_peak(const struct dc_plan *base, const struct dc_results 
 {
 	struct dc_whatif_scn *s = &w->scn[DC_WHATIF_CHECKPOINT_SAVE_PEAK];
 	const struct dc_mem_ledger *l = &res->memory.top;
-	uint64_t train = 0, first, last;
-	for (int ph = 0; ph < DC_MEM_PHASE_COUNT; ph++)
-		if (ph != DC_MEM_CHECKPOINT && l->phase_bytes[ph] > train)
-			train = l->phase_bytes[ph];
+	enum dc_mem_phase train_phase;
+	uint64_t train = training_peak(l, &train_phase), first, last;
 	dc_plan_class_stages(base, res->memory.most_loaded, &first, &last);
 	(void)last;
 	s->rank_first = s->rank_last = first * base->topo.stride[DC_AXIS_PP];

@@ -243,7 +243,6 @@ static void view(const struct dc_run *run, void *out)
 		/* m: one schedule's microbatches, where a step runs several
 		 * (parallel.pipeline_schedule_microbatches) */
 		unsigned long long pp = s->p, m = s->schedules > 1 ? s->schedule_m : s->m;
-		char more[80] = "";
 		size_t n;
 		if (s->schedule == DC_PIPE_ZERO_BUBBLE)
 			dc_text_fmt(v->schedule, sizeof(v->schedule), "ZB-H1: p %llu, m %llu", pp, m);
@@ -259,10 +258,9 @@ static void view(const struct dc_run *run, void *out)
 		else
 			dc_text_fmt(v->schedule, sizeof(v->schedule), "1F1B: p %llu, m %llu", pp, m);
 		if (s->schedules > 1) {
-			snprintf(more, sizeof(more), "; %llu schedules a step, one after another",
-				 (unsigned long long)s->schedules);
 			n = strlen(v->schedule);
-			snprintf(v->schedule + n, sizeof(v->schedule) - n, "%s", more);
+			snprintf(v->schedule + n, sizeof(v->schedule) - n, "; %llu schedules a step, one after another",
+				 (unsigned long long)s->schedules);
 		}
 	}
 	v->pipeline_schedule = dc_pipe_schedule_name(s->schedule);
