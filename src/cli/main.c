@@ -746,6 +746,17 @@ static int side_finish(struct side_out *t, int ok)
 	return rc;
 }
 
+/* A side output after the run's own exit code rc: kept where the report
+ * was made, even when a --check or a budget failed (EXIT_CHECK: the chart
+ * and the trace are what a reviewer of that failure looks at), dropped
+ * otherwise. Returns rc, or the side output's own failure where writing
+ * it failed (a file not written outranks a budget moved). */
+static int side_finish_after(struct side_out *t, int rc)
+{
+	int src = side_finish(t, rc == EXIT_OK || rc == EXIT_CHECK);
+	return src != EXIT_OK ? src : rc;
+}
+
 /* -o onto a file this run reads (the same inode, through any link) would
  * replace an input with the report: refuse. Devices are left alone:
  * --config /dev/stdin with -o /dev/stdout may be one terminal. Returns
@@ -1344,11 +1355,7 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o, co
 	} else {
 		rc = emit(report, o, &ro);
 	}
-	{
-		int prc = side_finish(&chart, rc == EXIT_OK);
-		if (rc == EXIT_OK)
-			rc = prc;
-	}
+	rc = side_finish_after(&chart, rc);
 	if (rc == EXIT_OK && dc_sweep_valid_points(report) == 0) {
 		fprintf(stderr, "distcalc: error: '--sweep': no point of the sweep ran (each row says why)\n");
 		rc = EXIT_CONFIG;
@@ -1802,14 +1809,8 @@ int main(int argc, char **argv)
 		goto done;
 	}
 	rc = o.check || o.nmaxes ? check(report, &o, &ro, expected, expected_len) : emit(report, &o, &ro);
-	{
-		int trc = side_finish(&trace, rc == EXIT_OK);
-		if (rc == EXIT_OK)
-			rc = trc;
-		trc = side_finish(&chart, rc == EXIT_OK);
-		if (rc == EXIT_OK)
-			rc = trc;
-	}
+	rc = side_finish_after(&trace, rc);
+	rc = side_finish_after(&chart, rc);
 done:
 	free(imported);
 	free(imported_name);

@@ -163,6 +163,25 @@ for chk in "--check $work/ref.json" "--check-max model.params_total=1"; do
 	grep -q "fields compared\|budget" "$work/err" && fail "$chk with nothing to draw: compared first: $(cat "$work/err")"
 	[ -e "$work/chk.svg" ] && fail "$chk with nothing to draw: a chart was written"
 done
+# kept when a budget fails: a --check-max that fails (exit 6) still writes
+# the chart and the trace, as one that passes does (a trial's CI job lost
+# both on the runs it needed them for); a sweep's chart likewise
+for max in "summary.peak_bytes=1GiB:6" "summary.peak_bytes=1000GiB:0"; do
+	want=${max#*:}
+	rm -f "$work/kept.svg" "$work/kept.json"
+	"$bin" --config "$sys" --check-max "${max%:*}" --plot "$work/kept.svg" --trace "$work/kept.json" \
+		>"$work/out" 2>"$work/err"
+	rc=$?
+	[ "$rc" = "$want" ] || fail "--check-max ${max%:*} with --plot and --trace: exits $rc, want $want"
+	[ -s "$work/kept.svg" ] || fail "--check-max ${max%:*} (exit $rc): no chart written"
+	[ -s "$work/kept.json" ] || fail "--check-max ${max%:*} (exit $rc): no trace written"
+done
+rm -f "$work/kept.svg"
+"$bin" --config "$gpus" --sweep cluster.num_nodes=1,2 --check-max 'sweep.rows[0].summary.peak_bytes=1GiB' \
+	--plot "$work/kept.svg" >"$work/out" 2>"$work/err"
+rc=$?
+[ "$rc" = 6 ] || fail "a sweep's failed budget with --plot: exits $rc, want 6: $(cat "$work/err")"
+[ -s "$work/kept.svg" ] || fail "a sweep's failed budget (exit $rc): no chart written"
 # a chart that can be drawn changes nothing in the report: the same bytes
 # with and without --plot, and onto standard output the report comes
 # first, then the chart, as it did when the chart was drawn after it
