@@ -79,6 +79,9 @@ struct cmp {
 	/* the keys row (its path) whose "key" names a file, and which */
 	char file_row[1024];
 	int file_row_slot;
+	/* the tables in rank order (dc_check_ranked_table) whose first moved
+	 * field said so: once a table */
+	const char *ranked_said[3];
 };
 
 /* Is `path` the path `q` (q_len bytes) or under it, at a component
@@ -387,6 +390,33 @@ static int absurd(double v)
 	return !isfinite(v);
 }
 
+/* A row of a table in rank order whose name moved (its strategy, a
+ * search row's layout) says, once a table, that rows are compared by
+ * rank: a change that reorders them (a trial's micro batch 2 put pure_dp
+ * first) compares one strategy's or layout's figures with another's,
+ * which no percentage should pass for a change of the same row */
+static void ranked_note(struct cmp *c, struct dc_buf *line)
+{
+	const char *t = dc_check_ranked_table(c->path), *rest;
+	int strategies = t && strcmp(t, "strategies.variants[") == 0;
+	size_t i, n = sizeof(c->ranked_said) / sizeof(c->ranked_said[0]);
+	if (!t || !(rest = strchr(c->path + strlen(t), ']')))
+		return;
+	/* a row's name: its strategy, or a field of a search row's layout */
+	if (strategies ? strcmp(rest, "].strategy") != 0 : !is_under(rest + 1, ".layout", 7))
+		return;
+	for (i = 0; i < n && c->ranked_said[i]; i++)
+		if (c->ranked_said[i] == t)
+			return;
+	if (i == n)
+		return;
+	c->ranked_said[i] = t;
+	dc_buf_printf(line,
+		      " [%.*s lists its rows in rank order, compared by index: another %s holds this rank now, so "
+		      "this row's lines compare two %s' figures, not a change of one]",
+		      (int)strlen(t) - 1, t, strategies ? "strategy" : "layout", strategies ? "strategies" : "layouts");
+}
+
 static void diff(struct cmp *c, const cJSON *e, const cJSON *a)
 {
 	char et[256], at[256];
@@ -433,6 +463,7 @@ static void diff(struct cmp *c, const cJSON *e, const cJSON *a)
 	} else {
 		dc_buf_printf(&line, "%s: expected %s, got %s", c->path, et, at);
 	}
+	ranked_note(c, &line);
 	/* one line a difference: a stored string's newline or ESC stays text */
 	if (line.failed)
 		c->out->failed = 1;

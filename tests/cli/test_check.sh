@@ -461,6 +461,20 @@ expect 6 "streamed seed" "$bin" "$@" --seed 18446744073709551614 --check seedbig
 	fail "streamed seed: $(cat out.txt)"
 expect 0 "streamed seed: itself" "$bin" "$@" --seed 18446744073709551615 --check seedbig.json
 
+# a table in rank order compared by index: where another strategy holds a
+# rank, its row's name line says so, once a table (a trial read
+# "+2066% peak_bytes" as a regression of one row). systems.json ranks
+# fsdp, configured, pure_dp; micro batch 8 with no accumulation puts
+# pure_dp second
+expect 0 "ranked: write" "$bin" --config "$cfg" --format json --output ranked.json
+expect 6 "ranked: reordered" "$bin" --config "$cfg" --set training.micro_batch_size=8 \
+	--set training.grad_accum_steps=1 --check ranked.json
+grep -q '^strategies.variants\[1\].strategy: expected "configured", got "pure_dp" \[strategies.variants lists its rows in rank order, compared by index: another strategy holds this rank now' out.txt ||
+	fail "ranked: no note on the reordered row: $(grep strategy out.txt)"
+[ "$(grep -c 'lists its rows in rank order' out.txt)" = 1 ] || fail "ranked: the note is not said once: $(grep -c 'rank order' out.txt)"
+expect 6 "ranked: same order" "$bin" --config "$cfg" --set training.micro_batch_size=2 --check ranked.json
+grep -q 'rank order' out.txt && fail "ranked: a note where no row changed rank: $(grep 'rank order' out.txt)"
+
 # --check-max's keys that come and go (src/cli/check.c conditional_keys)
 # each have a row in docs/output.md's table of what a report leaves out, a
 # key or its prefix in backquotes: the two lists stay alike
