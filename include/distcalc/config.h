@@ -719,6 +719,12 @@ struct dc_load_opts {
 	 * (a library load): outside "search" a given search.* key warns
 	 * that it has no effect */
 	const char *experiment;
+	/* a sweep point's axes (the last nswept overrides' keys), which the
+	 * sweep's own check of an axis that moves nothing speaks for: no
+	 * key of them draws the loader's warning that the experiment does
+	 * not read it (NULL, 0: none) */
+	const char *const *swept;
+	size_t nswept;
 };
 
 /* As dc_config_load_buffer / dc_config_load_file, with `opts` (NULL: none). */

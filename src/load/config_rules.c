@@ -1744,42 +1744,120 @@ static int rule_schedule_microbatches(struct loader *l)
 	return 0;
 }
 
-/* search.* keys given to a run that is not the layout search: the
- * search reads them alone (a trial wrote search.headroom 0.9 into a
- * shared config and read "fits" at 43 GiB of 141 without a word). One
- * warning names them all. Only where the run's options are known (the
- * command line's loads). */
-static int rule_search_keys(struct loader *l)
+/* Keys one experiment reads alone, given to a run of another: the
+ * layout search's (a trial wrote search.headroom 0.9 into a shared config
+ * and read "fits" at 43 GiB of 141 without a word), and the what-if,
+ * loss, checkpoint and collectives experiments' (a CI trial's --set
+ * checkpoint.storage_bandwidth left its budget unmoved, silently). Each
+ * row: a key or a key prefix ending in '.', and the experiments that
+ * read it (checkpoint.format and .gather are read by the memory ledger
+ * too, collective.ranks, .message_size and .link by the ring lab of
+ * every run: none of them here). */
+static const struct {
+	const char *key;
+	const char *readers[2]; /* experiment names (--experiment) */
+	const char *what;       /* the readers, as the warning says them */
+} one_experiment_keys[] = {
+	{"search.", {"search"}, "the layout search (--experiment search)"},
+	{"whatif.", {"whatif"}, "the what-if experiment (--experiment whatif)"},
+	{"training.jitter", {"whatif"}, "the what-if experiment (--experiment whatif)"},
+	{"loss.", {"loss"}, "the loss experiment (--experiment loss)"},
+	{"checkpoint.async", {"checkpoint"}, "the checkpoint experiment (--experiment checkpoint)"},
+	{"checkpoint.storage_bandwidth", {"checkpoint"}, "the checkpoint experiment (--experiment checkpoint)"},
+	{"checkpoint.staging_bandwidth", {"checkpoint"}, "the checkpoint experiment (--experiment checkpoint)"},
+	{"checkpoint.step", {"checkpoint"}, "the checkpoint experiment (--experiment checkpoint)"},
+	{"checkpoint.restore.", {"checkpoint"}, "the checkpoint experiment (--experiment checkpoint)"},
+	{"collective.op", {"collectives"}, "the collectives sweep (--experiment collectives)"},
+	{"collective.dtype", {"collectives"}, "the collectives sweep (--experiment collectives)"},
+	{"collective.min_bytes", {"collectives"}, "the collectives sweep (--experiment collectives)"},
+	{"collective.step_factor", {"collectives"}, "the collectives sweep (--experiment collectives)"},
+	/* whatif's slow_network detail prices nccl-tests' AllReduce at it */
+	{"collective.max_bytes", {"collectives", "whatif"},
+	 "the collectives sweep and the what-if experiment (--experiment collectives, whatif)"},
+};
+#define NONE_EXPERIMENT_KEYS (sizeof(one_experiment_keys) / sizeof(one_experiment_keys[0]))
+
+/* The row of one_experiment_keys `path` falls under, or -1 */
+static int one_experiment_row(const char *path)
 {
-	char names[400];
-	size_t used = 0, n = 0;
-	int first = -1;
-	if (!l->opts || l->opts->search || !l->opts->experiment)
-		return 0;
-	names[0] = 0;
-	for (size_t k = 0; k < NKEYS; k++) {
-		const char *path = dc_cfg_keys[k].info.path;
-		char v[96];
-		/* a --set alone: a config file may hold a search section for
-		 * the search and still be run for its report (the search's own
-		 * winner command is such a run) */
-		if (strncmp(path, "search.", 7) != 0 || !seen(l, (enum key_id)k) || !l->from_set[k] ||
-		    dc_cfg_keys[k].kind == K_SECTION)
-			continue;
-		/* a default never warns (the literal one, as written) */
-		if (dc_config_value_json(l->cfg, k, v, sizeof(v)) == 0 && dc_cfg_keys[k].info.default_text &&
-		    strcmp(v, dc_cfg_keys[k].info.default_text) == 0)
-			continue;
-		if (first < 0)
-			first = (int)k;
-		if (used + strlen(path) + 8 < sizeof(names))
-			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s'%s'", n ? ", " : "", path);
-		n++;
+	for (size_t i = 0; i < NONE_EXPERIMENT_KEYS; i++) {
+		const char *k = one_experiment_keys[i].key;
+		size_t n = strlen(k);
+		if (k[n - 1] == '.' ? strncmp(path, k, n) == 0 : strcmp(path, k) == 0)
+			return (int)i;
 	}
-	if (n)
-		dc_cfg_warnf(l, first,
-			     "%s: only the layout search (--experiment search) reads %s, so %s no effect on this run (experiment '%s'); drop the --set, or run --experiment search",
-			     names, n == 1 ? "it" : "them", n == 1 ? "it has" : "they have", l->opts->experiment);
+	return -1;
+}
+
+static int read_by(int row, const char *experiment)
+{
+	for (int i = 0; i < 2; i++)
+		if (one_experiment_keys[row].readers[i] && strcmp(one_experiment_keys[row].readers[i], experiment) == 0)
+			return 1;
+	return 0;
+}
+
+/* Is `path` a sweep axis of this load (dc_load_opts swept)? */
+static int swept(const struct loader *l, const char *path)
+{
+	for (size_t i = 0; i < l->opts->nswept; i++)
+		if (strcmp(l->opts->swept[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+/* Such keys given by --set (a config file may hold other experiments'
+ * sections and still be run for its report: the search's own winner
+ * command is such a run) to a run that does not read them, at a value
+ * other than the default: one warning for the keys of each reader. Only
+ * where the run's options are known (the command line's loads). */
+static int rule_one_experiment_keys(struct loader *l)
+{
+	const char *experiment;
+	/* a config with errors stops the run: no warning beside them */
+	if (!l->opts || !l->opts->experiment || l->errors)
+		return 0;
+	experiment = l->opts->search ? "search" : l->opts->experiment;
+	for (size_t r = 0; r < NONE_EXPERIMENT_KEYS; r++) {
+		char names[400];
+		size_t used = 0, n = 0;
+		int first = -1, done = 0;
+		if (read_by((int)r, experiment))
+			continue;
+		/* rows of the same readers speak once, from the first of them */
+		for (size_t q = 0; q < r && !done; q++)
+			done = one_experiment_keys[q].what == one_experiment_keys[r].what ||
+			       strcmp(one_experiment_keys[q].what, one_experiment_keys[r].what) == 0;
+		if (done)
+			continue;
+		names[0] = 0;
+		for (size_t k = 0; k < NKEYS; k++) {
+			const char *path = dc_cfg_keys[k].info.path;
+			int row = one_experiment_row(path);
+			char v[96];
+			if (row < 0 || strcmp(one_experiment_keys[row].what, one_experiment_keys[r].what) != 0 ||
+			    !seen(l, (enum key_id)k) || !l->from_set[k] || dc_cfg_keys[k].kind == K_SECTION ||
+			    swept(l, path))
+				continue;
+			/* a default never warns (the literal one, as written) */
+			if (dc_config_value_json(l->cfg, k, v, sizeof(v)) == 0 && dc_cfg_keys[k].info.default_text &&
+			    strcmp(v, dc_cfg_keys[k].info.default_text) == 0)
+				continue;
+			if (first < 0)
+				first = (int)k;
+			if (used + strlen(path) + 8 < sizeof(names))
+				used += (size_t)snprintf(names + used, sizeof(names) - used, "%s'%s'", n ? ", " : "",
+							 path);
+			n++;
+		}
+		if (n)
+			dc_cfg_warnf(l, first,
+				     "%s: only %s %s %s, so %s no effect on this run (experiment '%s'); drop the --set, or run --experiment %s",
+				     names, one_experiment_keys[r].what, one_experiment_keys[r].readers[1] ? "read" : "reads",
+				     n == 1 ? "it" : "them",
+				     n == 1 ? "it has" : "they have", l->opts->experiment,
+				     one_experiment_keys[r].readers[0]);
+	}
 	return 0;
 }
 
@@ -2989,9 +3067,11 @@ static const struct rule rules[] = {
 	       "parallel.sharding", "precision.preset", "parallel.offload", "parallel.dp_replicate",
 	       "training.loss_chunks", "overlap.ep")},
 	 rule_framework_runs},
-	{{"a search.* key given by --set to a run other than --experiment search warns: only the layout search reads it (a config file's search section draws nothing)",
-	  KEYS("search.top", "search.headroom", "search.objective", "search.tp_across_nodes")},
-	 rule_search_keys},
+	{{"a key one experiment reads alone, given by --set to a run of another, warns (a config file's sections for other experiments draw nothing): search.* (the layout search), whatif.* and training.jitter (whatif), loss.* (loss), checkpoint.async, storage_bandwidth, staging_bandwidth, step and restore.* (checkpoint: its format and gather the memory ledger reads too), collective.op, dtype, min_bytes and step_factor (collectives) and collective.max_bytes (collectives and whatif)",
+	  KEYS("search.top", "search.headroom", "search.objective", "search.tp_across_nodes", "whatif.slow_network.factor",
+	       "training.jitter", "loss.token_loss", "checkpoint.storage_bandwidth", "checkpoint.restore.tp",
+	       "collective.op", "collective.max_bytes")},
+	 rule_one_experiment_keys},
 	{{"pipeline_schedule_microbatches divides grad_accum_steps; at pp 1 it has no effect and warns, and under training.framework megatron or deepspeed (one schedule a step) a value below grad_accum_steps warns, priced as given",
 	  KEYS("parallel.pipeline_schedule_microbatches", "training.grad_accum_steps", "parallel.pp", "training.framework")},
 	 rule_schedule_microbatches},

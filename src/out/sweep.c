@@ -933,6 +933,7 @@ static int run_point(const struct dc_experiment *exp, const struct dc_sweep_load
 	struct dc_run_info pi = *info;
 	struct dc_report *r = NULL;
 	int rc = 0, loaded, prepared = 0;
+	const char *axes[DC_SWEEP_MAX_AXES]; /* the axes' paths, for the loader (dc_load_opts swept) */
 
 	pi.early_warnings = NULL; /* the sweep's report takes them, once */
 
@@ -953,6 +954,10 @@ static int run_point(const struct dc_experiment *exp, const struct dc_sweep_load
 	lo.auto_layout = load->auto_layout;
 	lo.search = strcmp(exp->name, "search") == 0;
 	lo.experiment = exp->name;
+	for (size_t a = 0; a < sw->naxes; a++)
+		axes[a] = sw->axis[a];
+	lo.swept = axes;
+	lo.nswept = sw->naxes;
 	if (parsed)
 		loaded = dc_config_load_parsed(parsed, &lo, &cfg, &pd);
 	else
