@@ -8,6 +8,7 @@
 #include "distcalc/activation.h"
 #include "distcalc/framework.h"
 #include "distcalc/memory.h"
+#include "distcalc/search.h"
 #include "distcalc/plan.h"
 #include "distcalc/results.h"
 #include "distcalc/section.h"
@@ -724,8 +725,9 @@ static const struct dc_field fields[] = {
 _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 _Static_assert(sizeof(struct class_row) <= DC_ROW_MAX, "row too large");
 
-/* Offloaded states beyond cluster.host_memory: the run would not start,
- * whatever the GPU ledger says. Reads the host ledger from the results,
+/* A most loaded rank that fits within 5% of the GPU's memory (tight),
+ * and offloaded states beyond cluster.host_memory: the run would not
+ * start, whatever the GPU ledger says. Reads the ledgers from the results,
  * or works it out when the shown sections did not need it, so the
  * warning does not depend on --only. */
 static void warn(const struct dc_plan *plan, const struct dc_results *res, const char *config_name,
@@ -734,14 +736,30 @@ static void warn(const struct dc_plan *plan, const struct dc_results *res, const
 	struct dc_memory_result own;
 	const struct dc_memory_result *m = &res->memory;
 	(void)config_name;
-	if (plan->in->cluster.host_mem_bytes == 0 || plan->in->parallel.offload == DC_OFFLOAD_NONE)
-		return;
 	if (!(res->done & DC_EST_BIT(DC_EST_MEMORY))) {
 		if (dc_memory_compute(plan, &own, NULL) != 0)
 			return; /* the estimator's error is reported where it runs */
 		m = &own;
 	}
-	if (m->host_fits)
+	if (m->top.fits && dc_search_tight(m->top.peak_bytes, plan->in->cluster.gpu_mem_bytes)) {
+		/* fits on paper, within 5% (as the layout search's `tight`):
+		 * what the ledger leaves out, and a card's usable memory below
+		 * its data sheet's, can make it not (a trial's NVIDIA FP8
+		 * example: 0.144 GiB to spare on the 80 GiB preset, 0.208 GiB
+		 * short at the 79.65 GiB an H100 SXM5 reports) */
+		uint64_t gpu = plan->in->cluster.gpu_mem_bytes, left = gpu - m->top.peak_bytes;
+		dc_diag_warn(diag,
+			     "'cluster.gpu_memory': the most loaded rank's peak, %.3f GiB (%llu bytes), leaves %.3f GiB "
+			     "(%.1f%%) of the %.3f GiB free: under 5%%, tight, as the layout search flags it. The ledger "
+			     "leaves out allocator fragmentation and the framework's own buffers (memory.not_modeled), and "
+			     "a card's usable memory is below its data sheet's on HBM3 and HBM3e (an H100 SXM5 80GB "
+			     "reports 79.65 GiB; docs/compute-model.md, \"The presets\"): check it against a real run, "
+			     "give cluster.gpu_memory the memory nvidia-smi reports, or leave room (a smaller micro "
+			     "batch, more recompute)",
+			     (double)m->top.peak_bytes / 1073741824.0, (unsigned long long)m->top.peak_bytes,
+			     (double)left / 1073741824.0, 100.0 * (double)left / (double)gpu, (double)gpu / 1073741824.0);
+	}
+	if (plan->in->cluster.host_mem_bytes == 0 || plan->in->parallel.offload == DC_OFFLOAD_NONE || m->host_fits)
 		return;
 	dc_diag_warn(diag,
 		     "'cluster.host_memory': the offloaded states need %llu bytes (%.1f GiB) of host memory per node "

@@ -26,16 +26,19 @@ same_plan() {
 		return
 	}
 	# every field equal but the importer's warnings, which the import's
-	# report lists and counts (the hand config gives none): each one it
-	# printed is there, and nothing else moved
+	# report lists and counts: each one it printed is there, and nothing
+	# else moved. The plan's own warnings, which the hand config draws
+	# too (NVIDIA's Llama-3-8B example is tight on the 80 GiB preset:
+	# sec_memory.c), come after the importer's, compared by index
+	own=$(grep -c '^distcalc: warning: ' "$name.err")
 	"$bin" --config "$I/$base" "$opt" "$I/$file" "$@" --check "$name.json" >"$name.diff" 2>"$name.err"
 	warned=$(grep -c '^distcalc: warning: ' "$name.err")
 	listed=$(grep -c '^warnings\[[0-9]*\]: not in the expected report' "$name.diff")
-	if [ "$warned" = 0 ]; then
+	if [ "$warned" = "$own" ]; then
 		grep -q ' 0 moved' "$name.err" || fail "$name: the import differs from $hand: $(head -5 "$name.diff")"
 	else
-		[ "$listed" = "$warned" ] || fail "$name: $warned warnings printed, $listed in the report"
-		grep -q "^summary.warnings: expected 0, got $warned\$" "$name.diff" ||
+		[ "$listed" = "$((warned - own))" ] || fail "$name: $warned warnings printed, $own the plan's, $listed more in the report"
+		grep -q "^summary.warnings: expected $own, got $warned\( (change .*)\)\{0,1\}\$" "$name.diff" ||
 			fail "$name: the summary does not count the import's $warned warnings: $(head -3 "$name.diff")"
 		grep -q " $((warned + 1)) moved" "$name.err" ||
 			fail "$name: the import differs from $hand: $(grep -v '^warnings\[' "$name.diff" | head -5)"
