@@ -1085,6 +1085,37 @@ static void warn_stage_domains(const struct dc_plan *p, const struct dc_results 
 		     (unsigned long long)across, (unsigned long long)first);
 }
 
+/* The highest MFU (model FLOPs over the BF16 dense peak, as
+ * step.mfu_bf16_peak counts them) of the published runs on the GH100
+ * die (H100, H800, H200: one compute die, one 989 TFLOP/s dense peak)
+ * that the step model is checked against (docs/compute-model.md, "Hopper
+ * rows"): torchtitan's Llama 3 8B FP8 row, 8,532 tokens/s a GPU
+ * (benchmarks/llama3_h100_202412_torchtitan.md), 0.4996 by this count at
+ * the SXM peak; the Megatron-LM README's best BF16 row, 16B at 489.1
+ * TFLOP/s, is 0.4945. There the model runs fastest against the measured
+ * steps at the small models (a trial priced Llama-3-8B at tp 2 at 0.636
+ * and found no word of it). */
+#define GH100_BEST_PUBLISHED_MFU 0.4996
+
+static void warn_mfu_above_published(const struct dc_plan *p, const struct dc_results *res, struct dc_diag *diag)
+{
+	enum dc_gpu g = p->in->cluster.gpu;
+	const struct dc_gpu_spec *sp;
+	if (g != DC_GPU_H100_SXM5_80GB && g != DC_GPU_H800_SXM5_80GB && g != DC_GPU_H200_SXM_141GB)
+		return;
+	sp = dc_gpu_spec(g);
+	/* a peak of the config's own moves the fraction: no published row
+	 * to hold it to */
+	/* a --calibrate-compute profile prices it at measured levels: the
+	 * measured GPU, not the published rows, holds it */
+	if (!(res->done & DC_EST_BIT(DC_EST_STEP)) || !res->step.available || !sp || p->in->compute_profile ||
+	    p->in->cluster.peak_flops != sp->peak_flops || !(res->step.mfu_bf16_peak > GH100_BEST_PUBLISHED_MFU))
+		return;
+	dc_diag_warn(diag,
+		     "'step.mfu_bf16_peak': %.3f (model FLOPs over the %s's BF16 dense peak) is above %.3f, the highest of the published H100 runs the step model is checked against (torchtitan's Llama 3 8B FP8 row, 8,532 tokens/s a GPU; the Megatron-LM README's best BF16 row, 16B, is 0.495): no published step backs it, and on those rows the model was fastest at the smaller models, its step up to nearly a quarter short (docs/compute-model.md, \"Hopper rows\"); check it against a run, or price the GPU's measured levels with --calibrate-compute (tools/gpu-probe.py)",
+		     res->step.mfu_bf16_peak, dc_gpu_name(g), GH100_BEST_PUBLISHED_MFU);
+}
+
 /* grad_accum_steps < pp: the pipeline never fills; offload
  * optimizer+params: FSDP's per-microbatch copies of the parameter shards
  * are not priced but under DeepSpeed (step.c zero3_host_copies); offload
@@ -1094,6 +1125,7 @@ static void warn(const struct dc_plan *p, const struct dc_results *res, const ch
 {
 	(void)config_name;
 	warn_profile_layer(p, res, diag);
+	warn_mfu_above_published(p, res, diag);
 	{
 		/* DeepEP's internode kernels move tokens with NVSHMEM over RDMA
 		 * (deepseek-ai/DeepEP README: InfiniBand GPUDirect Async, RoCE),
