@@ -606,6 +606,34 @@ START_TEST(test_apply_refusals)
 }
 END_TEST
 
+/* A GEMM row at or above the peak is refused by name, though the rows'
+ * level is below 1 (a trial's row at 695 x the peak moved the level
+ * without a word). The sample's BF16 rows (tests/data/gpu-profile-sample-
+ * synthetic.json): 8192 x 6144 x 4096 and 8192 x 4096 x 4096 at 741.1
+ * TFLOP/s, 8192 x 28672 x 4096 and 8192 x 4096 x 14336 at 797.8 (row 2
+ * first). Their level over a peak P: FLOPs over seconds, 2 x 8192 x 4096
+ * x (6144 + 4096 + 28672 + 14336) = 3.5729e12 FLOPs in 2 x 8192 x 4096 x
+ * (10240 / 741.1e12 + 43008 / 797.8e12) = 4.5443e-3 s, 786.23 TFLOP/s.
+ * At P = 790 TFLOP/s the level is 0.9952, below 1, but row 2 beats P;
+ * at 798 it does not, and the level is 0.9853. */
+START_TEST(test_gemm_row_above_peak)
+{
+	const char *under[] = {"cluster.peak_flops=790e12", "cluster.hbm_bandwidth=3.35 TB/s", NULL};
+	const char *over[] = {"cluster.peak_flops=798e12", "cluster.hbm_bandwidth=3.35 TB/s", NULL};
+	struct dc_diag d;
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_compute_profile_read(SAMPLE, &prof, &d), 0);
+	load(under);
+	ck_assert_int_ne(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	ck_assert_msg(strstr(d.entries[d.count - 1].text, "'gemm[2]' (bf16) runs at 797.8 TFLOP/s"), "%s",
+		      d.entries[d.count - 1].text);
+	load(over);
+	ck_assert_int_eq(dc_compute_profile_apply(&prof, &cfg, &d), 0);
+	ck_assert_double_eq_tol(prof.gemm_flops[0] / prof.gemm_s[0], 786.23e12, 0.01e12);
+	dc_diag_release(&d);
+}
+END_TEST
+
 /* Under precision.compute "fp8" each measured level lands where it is
  * priced: the BF16 rows set the BF16 level (the LM head and the router
  * stay BF16), the FP8 rows the FP8 one; neither is rescaled by the set's
@@ -1038,6 +1066,7 @@ int main(void)
 	tcase_add_test(tc, test_h200_profile);
 	tcase_add_test(tc, test_attention_levels_by_hand);
 	tcase_add_test(tc, test_apply_refusals);
+	tcase_add_test(tc, test_gemm_row_above_peak);
 	tcase_add_test(tc, test_fp8_levels_by_hand);
 	tcase_add_test(tc, test_other_gpu);
 	tcase_add_test(tc, test_clocks);

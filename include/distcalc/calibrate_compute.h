@@ -95,6 +95,8 @@ struct dc_compute_profile {
 	double device_sm_clock_mhz; /* "device.sm_clock_mhz" (for the record, read by nothing); 0 when absent */
 	size_t ngemm[2];        /* GEMM rows per dtype: [0] bf16, [1] fp8 */
 	double gemm_flops[2], gemm_s[2]; /* their FLOPs and seconds summed (seconds = FLOPs / FLOP/s) */
+	double gemm_top_rate[2];         /* the fastest row's FLOP/s, per dtype */
+	int gemm_top_row[2];             /* its index in "gemm" */
 	size_t nattention;      /* attention rows */
 	/* per training.attention_backend (config.h; [DC_ATTN_BACKEND_EAGER]
 	 * unused, "sdpa-efficient" rows counted in nattention only): rows,

@@ -133,6 +133,10 @@ static void read_gemms(struct rd *r, const cJSON *a, struct dc_compute_profile *
 		}
 		if (d < 0 || !(rate > 0))
 			continue;
+		if (rate > p->gemm_top_rate[d]) {
+			p->gemm_top_rate[d] = rate;
+			p->gemm_top_row[d] = i;
+		}
 		p->ngemm[d]++;
 		p->gemm_flops[d] += 2.0 * m * n * k;
 		p->gemm_s[d] += 2.0 * m * n * k / rate;
@@ -689,6 +693,16 @@ static int gemm_level(const struct dc_compute_profile *p, int d, double peak, do
 		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: no \"%s\" GEMM rows%s", p->name, dt[d],
 			      d ? " for precision.compute \"fp8\""
 				: " (the BF16 level prices the GEMMs that stay BF16 under FP8 too: the LM head, the router)");
+		return -1;
+	}
+	/* a row at or above the peak cannot have been measured on this GPU
+	 * (a unit slip, an edited row): the mean over the rows would hide it
+	 * (a trial's row at 695 x the peak moved the level 0.6846 -> 0.7116
+	 * without a word) */
+	if (!(p->gemm_top_rate[d] < peak)) {
+		dc_diag_error(diag, DC_ERR_CONFIG,
+			      "%s: error: 'gemm[%d]' (%s) runs at %.4g TFLOP/s, at or above the config's %s, %.4g TFLOP/s: no GEMM beats its GPU's peak; was the row edited, or taken on another GPU?",
+			      p->name, p->gemm_top_row[d], dt[d], p->gemm_top_rate[d] / 1e12, key[d], peak / 1e12);
 		return -1;
 	}
 	mm = p->gemm_flops[d] / (p->gemm_s[d] * peak);

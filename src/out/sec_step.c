@@ -982,6 +982,14 @@ static void warn_profile_layer(const struct dc_plan *p, const struct dc_results 
 			     "\"A layer that waited for its host\")",
 			     pr->name, pr->layer.gpu_busy_s * 1e3, pr->layer.fwd_bwd_s * 1e3);
 	fit = dc_compute_profile_layer_fit(pr, p, why, sizeof(why));
+	if (!pr->has_layer)
+		/* the layer is what shows a row that is off: an edited or
+		 * cut-short profile (a trial's, without one, priced silently) */
+		dc_diag_warn(diag,
+			     "'%s': the profile has no 'layer': no measured layer checks the GEMM and element-wise levels "
+			     "it prices this run with; run tools/gpu-probe.py with --config to measure one "
+			     "(docs/compute-model.md, \"Calibrating from a probe\")",
+			     pr->name);
 	if (fit != DC_LAYER_FITS) {
 		/* levels of another layer price this one: say so, with the shapes */
 		static const char shape[] = "the profile's layer ran another shape: ";
