@@ -19,6 +19,8 @@
 #include "distcalc/diag.h"
 #include "distcalc/util.h"
 
+struct dc_config;
+
 enum dc_import_format {
 	DC_IMPORT_MEGATRON,   /* --from-megatron: pretrain_gpt.py arguments or a launch script */
 	DC_IMPORT_TORCHTITAN, /* --from-torchtitan: a train config .toml */
@@ -45,6 +47,12 @@ struct dc_import {
 	 * script's tp 1, which Megatron-LM turns off; dc_import_finish
 	 * decides it on the tp the --set overrides leave */
 	unsigned sp_at_tp1_line;
+	/* Megatron: torchrun's --nnodes and --nproc_per_node, when both are
+	 * plain numbers (0: not given, or not a number: an elastic "1:4", a
+	 * variable left unexpanded), and the line of the later; main.c holds
+	 * their product against the config's GPUs (dc_import_launch_check) */
+	unsigned long long launch_nodes, launch_per_node;
+	unsigned launch_line;
 };
 
 /* The option that selects `f` ("--from-megatron") and the framework's name
@@ -65,6 +73,14 @@ int dc_import_parse(enum dc_import_format f, const char *buf, size_t len, const 
 int dc_import_read(enum dc_import_format f, const char *path, struct dc_import *imp, struct dc_diag *diag);
 
 void dc_import_release(struct dc_import *imp);
+
+/* A launch script's GPUs (torchrun's --nnodes x --nproc_per_node) that
+ * are not the loaded config's cluster, num_nodes x gpus_per_node: a
+ * warning in `diag` naming both (the cluster is the config's, so dp and
+ * the accumulation are derived for its GPUs, not the script's). None
+ * when the script gives no such count. */
+void dc_import_launch_check(const struct dc_import *imp, const char *name, const struct dc_config *cfg,
+			    struct dc_diag *diag);
 
 /* A --set PATH=VALUE on top of the import (replacing what the file gave),
  * so that --emit-config prints it too: VALUE as JSON when it is JSON

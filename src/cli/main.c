@@ -1705,6 +1705,8 @@ int main(int argc, char **argv)
 		rc = exit_for(diag.status);
 		goto done;
 	}
+	if (imported)
+		dc_import_launch_check(&imp, o.import, &cfg, &diag);
 	if ((rc = outputs_not_config_inputs(&o, &cfg)) != EXIT_OK) {
 		print_diag(&diag, 0);
 		goto done;

@@ -596,6 +596,32 @@ struct mctx {
 
 static void err(struct mctx *m, unsigned line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* torchrun's --nnodes or --nproc_per_node with a plain number (1 to
+ * 2^20), kept; anything else (an elastic range, a variable the script
+ * leaves unset, "gpu") keeps nothing */
+static void launch_count(struct mctx *m, const char *arg, const char *v, unsigned line)
+{
+	int nodes = strcmp(arg, "--nnodes") == 0;
+	unsigned long long n = 0;
+	if (!nodes && strcmp(arg, "--nproc_per_node") != 0 && strcmp(arg, "--nproc-per-node") != 0)
+		return;
+	if (!v || !*v)
+		return;
+	for (const char *c = v; *c; c++) {
+		if (*c < '0' || *c > '9' || n > (1u << 20))
+			return;
+		n = n * 10 + (unsigned long long)(*c - '0');
+	}
+	if (n == 0 || n > (1u << 20))
+		return;
+	if (nodes)
+		m->imp->launch_nodes = n;
+	else
+		m->imp->launch_per_node = n;
+	if (line > m->imp->launch_line)
+		m->imp->launch_line = line;
+}
+
 static void err(struct mctx *m, unsigned line, const char *fmt, ...)
 {
 	char at[600];
@@ -1283,9 +1309,16 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 					    argname);
 				continue;
 			}
-			/* an ignored argument's value, if it has one, is skipped */
-			if (!eq && i + 1 < ws.n && ws.w[i + 1].text[0] != '-' && !is_assignment(ws.w[i + 1].text, &nl))
-				i++;
+			/* an ignored argument's value, if it has one, is skipped;
+			 * torchrun's GPU counts are kept, to hold against the
+			 * config's cluster (dc_import_launch_check) */
+			{
+				const char *v = eq ? eq + 1 : NULL;
+				if (!eq && i + 1 < ws.n && ws.w[i + 1].text[0] != '-' &&
+				    !is_assignment(ws.w[i + 1].text, &nl))
+					v = ws.w[++i].text;
+				launch_count(m, argname, v, ws.w[i].line);
+			}
 			continue;
 		}
 		if (ws.w[i].cond)
