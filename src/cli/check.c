@@ -456,6 +456,11 @@ static void diff(struct cmp *c, const cJSON *e, const cJSON *a)
 		 * say how to rerun with the stored one (a CI trial's) */
 		dc_buf_printf(&line, "%s: expected %s, got %s (the stored report ran with --seed %s: give it)", c->path, et,
 			      at, et);
+	} else if (strcmp(c->path, "experiment") == 0 && e && a && cJSON_IsString(e) && cJSON_IsString(a)) {
+		/* the header's experiment: --check reruns the command's own, as
+		 * the seed (a CI trial's search budget checked as systems) */
+		dc_buf_printf(&line, "%s: expected %s, got %s (the stored report ran --experiment %.100s: give it)", c->path,
+			      et, at, e->valuestring);
 	} else if (!a) {
 		dc_buf_printf(&line, "%s: expected %s, missing from the new report", c->path, et);
 	} else if (!e) {

@@ -461,6 +461,14 @@ expect 6 "streamed seed" "$bin" "$@" --seed 18446744073709551614 --check seedbig
 	fail "streamed seed: $(cat out.txt)"
 expect 0 "streamed seed: itself" "$bin" "$@" --seed 18446744073709551615 --check seedbig.json
 
+# a stored report of another experiment says which to give, as the seed
+# does (a CI trial checked a search budget as a systems run)
+expect 0 "experiment: write" "$bin" --config "$cfg" --experiment ring --format json --output ring.json
+expect 6 "experiment: another" "$bin" --config "$cfg" --check ring.json
+grep -q '^experiment: expected "ring", got "systems" (the stored report ran --experiment ring: give it)$' out.txt ||
+	fail "experiment: no hint: $(head -2 out.txt)"
+expect 0 "experiment: given" "$bin" --config "$cfg" --experiment ring --check ring.json
+
 # a table in rank order compared by index: where another strategy holds a
 # rank, its row's name line says so, once a table (a trial read
 # "+2066% peak_bytes" as a regression of one row). systems.json ranks
