@@ -220,6 +220,22 @@ static void syntax_error(struct loader *l, size_t pos, const char *what)
 	if (pos > l->len)
 		pos = l->len;
 	dc_cfg_line_col(l->buf, l->len, pos, &line, &col, &ls);
+	{
+		/* a file that does not open as JSON at all (a wrong path: a
+		 * CI trial's --config /etc/shadow printed its first line into
+		 * the log) is named, its text not shown */
+		size_t f = l->len >= 3 && memcmp(l->buf, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+		while (f < l->len && dc_cfg_is_space(l->buf[f]))
+			f++;
+		if (f < l->len && l->buf[f] != '{' && l->buf[f] != '[' && l->buf[f] != '"') {
+			l->errors++;
+			dc_diag_error(l->diag, DC_ERR_CONFIG,
+				      "%s:%zu:%zu: error: %s (the file does not open with '{': not a JSON config, so its "
+				      "text is not shown; is it the file meant?)",
+				      l->name, line, col, what);
+			return;
+		}
+	}
 	for (le = ls; le < l->len && l->buf[le] != '\n' && l->buf[le] != '\r'; le++)
 		;
 	/* show at most 120 characters of the line, keeping the caret in view */
