@@ -754,6 +754,22 @@ int dc_options_parse(int argc, const char *const *argv, struct dc_options *o,
 					     (int)n, o->sweeps[i], o->sets[j].unset ? "--unset" : "--set", t);
 		}
 	}
+	/* two budgets on one path: the same kind twice (which one holds is
+	 * not for the order to decide), or a floor above a budget, which no
+	 * number passes (a CI trial's, accepted without a word) */
+	for (size_t i = 0; i < o->nmaxes; i++)
+		for (size_t j = 0; j < i; j++) {
+			const struct dc_check_max *a = &o->maxes[j], *b = &o->maxes[i];
+			const struct dc_check_max *lo = a->min ? a : b, *hi = a->min ? b : a;
+			if (strcmp(a->path, b->path) != 0)
+				continue;
+			if (a->min == b->min)
+				return usage(diag, "'%s': '%s' given twice (%s and %s): give one", b->min ? "--check-min" : "--check-max",
+					     b->path, a->value, b->value);
+			if (lo->limit > hi->limit)
+				return usage(diag, "'%s': the floor %s (--check-min) is above the budget %s (--check-max): no value passes both",
+					     b->path, lo->value, hi->value);
+		}
 	if (o->check && o->output)
 		return usage(diag, "'--check' prints differences to standard output; it cannot be combined with '--output'");
 	if (o->nmaxes && o->output)
