@@ -994,6 +994,10 @@ START_TEST(test_bad_profiles)
 			     "'synthetic'"), "synthetic");
 	ck_assert_msg(strstr(parse_error("{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": false}"), "'device'"),
 		      "device");
+	/* an empty name ties the profile to no GPU (a trial's was taken) */
+	ck_assert_msg(strstr(parse_error("{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": false, \"device\": {\"name\": \" \"}}"),
+			     "'device.name': empty"),
+		      "%s", parse_error("{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": false, \"device\": {\"name\": \" \"}}"));
 	snprintf(buf, sizeof(buf),
 		 "{\"schema\": \"distcalc-gpu-profile/1\", \"synthetic\": false, %s, \"gemm\": [{\"m\": 1, \"n\": 2, \"k\": 3, \"dtype\": \"bf16\", \"flops_per_s\": -5}]}",
 		 dev);

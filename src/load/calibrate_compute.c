@@ -407,8 +407,12 @@ int dc_compute_profile_parse(const char *buf, size_t len, const char *name, stru
 	if (!cJSON_IsObject(v)) {
 		fail(&r, "'device': expected an object with at least \"name\"");
 	} else {
+		const cJSON *nm = cJSON_GetObjectItemCaseSensitive(v, "name");
 		members(&r, v, "device.", dev_known);
 		snprintf(out->device, sizeof(out->device), "%s", str(&r, v, "name", "device."));
+		/* the name is what ties the profile to a GPU (same_gpu) */
+		if (cJSON_IsString(nm) && strspn(nm->valuestring, " \t") == strlen(nm->valuestring))
+			fail(&r, "'device.name': empty; the probe writes the GPU's name (torch.cuda.get_device_name)");
 		if (cJSON_GetObjectItemCaseSensitive(v, "sm_count"))
 			out->device_sm_count = (uint64_t)num(&r, v, "sm_count", "device.", 1, 65536);
 		if (cJSON_GetObjectItemCaseSensitive(v, "sm_clock_mhz"))
@@ -670,6 +674,15 @@ static int same_gpu(const struct dc_compute_profile *p, const struct dc_config *
 			      preset && !on_preset ? "\", its preset)" : "");
 		return -1;
 	}
+	/* a name of no GPU distcalc knows, without an SM count: nothing
+	 * ties the profile to the config's preset (a trial's "My GPU" priced
+	 * an H200 without a word) */
+	if (on_preset && !named && !p->device_sm_count)
+		dc_diag_warn(diag,
+			     "%s: the profile's GPU \"%.100s\" (device.name) is no GPU distcalc knows, and the profile "
+			     "gives no device.sm_count: nothing checks that it was measured on the config's cluster.gpu "
+			     "\"%s\"; its levels price this run as given",
+			     p->name, p->device, dc_gpu_name(c->gpu));
 	/* a GPU by hand where the profile names a preset's: the A100 set's
 	 * in-situ factor and fixed costs price it (compute.c), not that
 	 * preset's */
