@@ -1016,6 +1016,15 @@ static void warn_profile_layer(const struct dc_plan *p, const struct dc_results 
 				     "or latent-attention) layers all the same; tools/gpu-probe.py measures dense layers only "
 				     "(docs/compute-model.md, \"Calibrating from a probe\")",
 				     pr->name);
+		/* the same layer priced otherwise (the framework's rules, the
+		 * attention kernel, FP8): the report's row said why alone, and a
+		 * Megatron planner never saw the check it expected (a trial) */
+		if (fit == DC_LAYER_UNLIKE && pr->has_layer)
+			dc_diag_warn(diag,
+				     "'%s': the probe's layer is not compared with this run's (%s): its levels price the run "
+				     "unchecked by it (step.profile_layer_not_compared; docs/compute-model.md, \"Calibrating "
+				     "from a probe\")",
+				     pr->name, why);
 		return;
 	}
 	measured = dc_compute_profile_layer_measured_s(pr, p);
