@@ -714,7 +714,7 @@ START_TEST(test_floors_and_typos)
 	ck_assert_str_eq(d.entries[1].text, "distcalc: error: '--check-max': 'step.tokens_per_s_per_gpuu': not a field of the report; did you mean 'step.tokens_per_s_per_gpu'?");
 	ck_assert_str_eq(d.entries[2].text, "distcalc: error: '--check-max': 'summary.warnings': takes a plain number in the field's own unit (the CSV's unit column: FLOP, 1/s, ...), got '1 s'");
 	/* a section the report lacks (left out by --only) is named as such */
-	ck_assert_str_eq(d.entries[3].text, "distcalc: error: '--check-max': 'memory.per_rank.peak_bytes': not in the report: it has no 'memory' (a section --only leaves out, or not one of this experiment's; a sweep's figures are under sweep.rows[i])");
+	ck_assert_str_eq(d.entries[3].text, "distcalc: error: '--check-max': 'memory.per_rank.peak_bytes': not in the report: it has no 'memory' (a section --only leaves out, the command's or the one a --check file holds, or not one of this experiment's; a sweep's figures are under sweep.rows[i])");
 	/* a name past three edits but a word of the field's: the section said
 	 * twice, the unit left out */
 	ck_assert_str_eq(d.entries[4].text, "distcalc: error: '--check-max': 'step.step_time_s': not a field of the report; did you mean 'step.time_s'?");

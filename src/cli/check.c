@@ -2963,8 +2963,8 @@ int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size
 				 * a section --only or the experiment leaves out */
 				dc_diag_error(diag, DC_ERR_USAGE,
 					      "distcalc: error: '%s': '%s': not in the report: it has no '%.*s' (a section --only "
-					      "leaves out, or not one of this experiment's; a sweep's figures are under "
-					      "sweep.rows[i])",
+					      "leaves out, the command's or the one a --check file holds, or not one of this "
+					      "experiment's; a sweep's figures are under sweep.rows[i])",
 					      opt, m->path, (int)strcspn(m->path, ".["), m->path);
 			else
 				dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '%s': '%s': not a field of the report", opt,

@@ -338,7 +338,7 @@ grep -q '"all"' excerpt.json && fail "all: an excerpt says all"
 # memory is no "seed.time_s" (seed is a number at the root, no section;
 # a trial saw that suggestion), while a typo of a section present is
 expect 2 "section left out" "$bin" --config "$cfg" --only memory --check-max 'step.time_s=4'
-grep -qx "distcalc: error: '--check-max': 'step.time_s': not in the report: it has no 'step' (a section --only leaves out, or not one of this experiment's; a sweep's figures are under sweep.rows\[i\])" err.txt ||
+grep -qx "distcalc: error: '--check-max': 'step.time_s': not in the report: it has no 'step' (a section --only leaves out, the command's or the one a --check file holds, or not one of this experiment's; a sweep's figures are under sweep.rows\[i\])" err.txt ||
 	fail "section left out: $(cat err.txt)"
 expect 2 "section typo" "$bin" --config "$cfg" --check-max 'stpe.time_s=4'
 grep -qx "distcalc: error: '--check-max': 'stpe.time_s': not a field of the report; did you mean 'step.time_s'?" err.txt ||
