@@ -444,8 +444,56 @@ START_TEST(torchtitan_local_global)
 	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[training]\nlocal_batch_size = 3\n[parallelism]\n"
 						     "pipeline_parallel_degree = 2\npipeline_parallel_microbatch_size = 2\n"),
 			 -1);
-	ck_assert_str_eq(diag.entries[0].text, "t:5: error: [parallelism] pipeline_parallel_microbatch_size: must divide "
-					       "[training] local_batch_size (3)");
+	/* after the warning that no [model] flavor gives the stage split */
+	ck_assert_str_eq(diag.entries[1].text,
+			 "t:5: error: [parallelism] pipeline_parallel_microbatch_size: must divide "
+			 "[training] local_batch_size (3)");
+}
+END_TEST
+
+/* torchtitan's stage split (torchtitan/distributed/pipeline_parallel.py
+ * at b5bcd76c, _generate_llm_fqn_per_model_part): the embedding and the
+ * head count as 1 layer each by default; S stages share L + 2 "layers",
+ * (L + 2) / S each, the first (L + 2) mod S one more, the first and last
+ * stage one fewer transformer layer. Llama 3 70B (80 layers) at pp 8:
+ * 82 / 8 = 10 rem 2: 11 - 1, 11, 10 x 5, 10 - 1 = [10,11,10,10,10,10,10,9].
+ * 8B (32) at pp 4: 34 / 4 = 8 rem 2: [8,9,8,7]. 70B at pp 2: 41 each,
+ * [40,40], even: left to distcalc's own split. 405B (126) at pp 8
+ * under Interleaved1F1B, 2 stages a rank: 128 / 16 = 8: [7, 8 x 14, 7].
+ * Weights 0: 32 / 4 = 8, even. layers_per_stage 4 on the 8B at pp 4:
+ * ceil(34 / 4) = 9 stages, not a multiple of 4: torchtitan raises. */
+START_TEST(torchtitan_stage_split)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"70B\"\n[parallelism]\n"
+						     "pipeline_parallel_degree = 8\n[activation_checkpoint]\nmode = \"none\"\n"),
+			 0);
+	ck_assert_str_eq(get("parallel.pipeline_layers"), "[10,11,10,10,10,10,10,9]");
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\n"
+						     "pipeline_parallel_degree = 4\n[activation_checkpoint]\nmode = \"none\"\n"),
+			 0);
+	ck_assert_str_eq(get("parallel.pipeline_layers"), "[8,9,8,7]");
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"70B\"\n[parallelism]\n"
+						     "pipeline_parallel_degree = 2\n[activation_checkpoint]\nmode = \"none\"\n"),
+			 0);
+	ck_assert_str_eq(get("parallel.pipeline_layers"), "(unset)");
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"405B\"\n[parallelism]\n"
+						     "pipeline_parallel_degree = 8\npipeline_parallel_schedule = \"Interleaved1F1B\"\n"
+						     "[activation_checkpoint]\nmode = \"none\"\n"),
+			 0);
+	ck_assert_str_eq(get("parallel.pipeline_schedule"), "\"interleaved\"");
+	ck_assert_str_eq(get("parallel.virtual_pipeline"), "2");
+	ck_assert_str_eq(get("parallel.pipeline_layers"), "[7,8,8,8,8,8,8,8,8,8,8,8,8,8,8,7]");
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\n"
+						     "pipeline_parallel_degree = 4\npipeline_parallel_first_stage_less_layers = 0\n"
+						     "pipeline_parallel_last_stage_less_layers = 0\n[activation_checkpoint]\nmode = \"none\"\n"),
+			 0);
+	ck_assert_str_eq(get("parallel.pipeline_layers"), "(unset)");
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\n"
+						     "pipeline_parallel_degree = 4\npipeline_parallel_schedule = \"Interleaved1F1B\"\n"
+						     "pipeline_parallel_layers_per_stage = 4\n[activation_checkpoint]\nmode = \"none\"\n"),
+			 -1);
+	ck_assert_msg(strstr(diag.entries[0].text, "9 virtual stages (ceil((32 layers + 1 + 1) / 4)) do not divide"), "%s",
+		      diag.entries[0].text);
 }
 END_TEST
 
@@ -1312,6 +1360,7 @@ int main(void)
 	tcase_add_test(tc, torchtitan_mapping);
 	tcase_add_test(tc, torchtitan_local_global);
 	tcase_add_test(tc, torchtitan_pipeline_schedules_a_step);
+	tcase_add_test(tc, torchtitan_stage_split);
 	tcase_add_test(tc, torchtitan_experimental_layout);
 	tcase_add_test(tc, torchtitan_hf_assets_path);
 	tcase_add_test(tc, torchtitan_mx);

@@ -1509,6 +1509,23 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 		 * "Which value wins"), said so rather than silently */
 		early_warning(early, dc_asprintf("'--model %s' replaces the model '%s' gives%s%s%s", o->model, o->import,
 						 file_hf[0] ? " (" : "", file_hf, file_hf[0] ? ")" : ""));
+		/* torchtitan's stage split counts the file's model's layers
+		 * (import_torchtitan.c map_stage_split): another model's are
+		 * split evenly, as distcalc's own split does */
+		for (size_t i = 0; i < imp->nkeys; i++)
+			if (imp->keys[i].json && strcmp(imp->keys[i].path, "parallel.pipeline_layers") == 0 &&
+			    strncmp(imp->keys[i].from, "torchtitan's stage split", 24) == 0) {
+				if (dc_import_unset(imp, "parallel.pipeline_layers", &d) != 0) {
+					print_diag(&d, 0);
+					rc = exit_for(d.status);
+					goto done;
+				}
+				early_warning(early, dc_asprintf("'--model %s': torchtitan's stage split of '%s' counts its own "
+								 "model's layers; the stages of --model's are split evenly "
+								 "(give parallel.pipeline_layers with --set for another split)",
+								 o->model, o->import));
+				break;
+			}
 	}
 	if (imp->format == DC_IMPORT_MEGATRON && !dc_import_get(imp, "model.vocab_size") && !o->model) {
 		int given = 0;

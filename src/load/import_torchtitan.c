@@ -406,6 +406,7 @@ struct tctx {
 	struct dc_import *imp;
 	int errors;
 	const struct entry *mx; /* [model] converters when it is ["mx"] */
+	long long layers;       /* the model's layers when [model] names a flavor distcalc knows; 0 else */
 	/* the settings the mapping asked for (static strings), for a near
 	 * name to an unknown one */
 	const char *asked_table[MAX_ASKED], *asked_key[MAX_ASKED];
@@ -553,12 +554,13 @@ static const char *str(struct tctx *c, struct entry *e)
  * Qwen3-8B's and Qwen3-30B-A3B's Hugging Face configs. */
 static const struct {
 	const char *name, *flavor, *catalogue;
+	long long layers; /* the flavor's n_layers, which torchtitan splits over its stages */
 } flavors[] = {
-	{"llama3", "8B", "llama-3.1-8b"},
-	{"llama3", "70B", "llama-3.1-70b"},
-	{"llama3", "405B", "llama-3.1-405b"},
-	{"qwen3", "8B", "qwen3-8b"},
-	{"qwen3", "30B-A3B", "qwen3-30b-a3b"},
+	{"llama3", "8B", "llama-3.1-8b", 32},
+	{"llama3", "70B", "llama-3.1-70b", 80},
+	{"llama3", "405B", "llama-3.1-405b", 126},
+	{"qwen3", "8B", "qwen3-8b", 36},
+	{"qwen3", "30B-A3B", "qwen3-30b-a3b", 48},
 };
 
 /* Whether an item of a filter_fqns array is a substring of "output", the
@@ -692,6 +694,7 @@ static void map_model(struct tctx *c)
 		char j[80];
 		snprintf(j, sizeof(j), "\"%s\"", flavors[i].catalogue);
 		setj(c, "model.hf_config", j, ef ? ef : en, "[model] name and flavor");
+		c->layers = flavors[i].layers;
 	} else if (!en && !ef) {
 		/* neither given: torchtitan's own defaults (llama3, debugmodel) */
 		snprintf(c->imp->model_unresolved, sizeof(c->imp->model_unresolved),
@@ -879,6 +882,101 @@ static void map_async_tp(struct tctx *c, long long tp)
 		setj(c, "overlap.tp", "true", e, NULL);
 }
 
+/* torchtitan's split of the model over its pipeline stages
+ * (torchtitan/distributed/pipeline_parallel.py at b5bcd76c): S virtual
+ * stages, pp x 1 for a single-stage schedule (1F1B) and pp x 2 for a
+ * looped one (Interleaved1F1B), or ceil((L + iw + ow) /
+ * pipeline_parallel_layers_per_stage) where that is given (:204-262);
+ * the embedding counts as iw layers and the norm and head as ow
+ * (pipeline_parallel_first_stage_less_layers and last_stage_less_layers,
+ * 1 each by default: config/configs.py:197-209); each stage takes (L + iw
+ * + ow) / S, the first (L + iw + ow) mod S one more, the first stage iw
+ * and the last ow fewer transformer layers (_generate_llm_fqn_per_model_
+ * part, :384-470). Virtual stage i runs on rank i mod pp, distcalc's
+ * chunk order (parallel.pipeline_layers, pp x v entries). An even split
+ * is left to distcalc's own; the layers are the [model] flavor's. */
+static void map_stage_split(struct tctx *c, long long pp, int multi)
+{
+	struct entry *ef = get(c, "parallelism", "pipeline_parallel_first_stage_less_layers");
+	struct entry *el = get(c, "parallelism", "pipeline_parallel_last_stage_less_layers");
+	struct entry *ev = get(c, "parallelism", "pipeline_parallel_layers_per_stage");
+	long long iw = 1, ow = 1, lps = 0, L = c->layers, spr, S, eff, per, extra;
+	char list[2048];
+	size_t used = 0;
+	int even = 1;
+	if (integer(c, ef, 0, &iw) != 0 || integer(c, el, 0, &ow) != 0 || integer(c, ev, 1, &lps) != 0)
+		return;
+	if (pp < 2) {
+		if (multi)
+			merr(c, get(c, "parallelism", "pipeline_parallel_schedule"),
+			     "a looped schedule needs pipeline_parallel_degree 2 or more");
+		return;
+	}
+	if (!L) {
+		/* no flavor distcalc knows: its layers are --model's */
+		mwarn(c, ev ? ev : ef ? ef : el ? el : get(c, "parallelism", "pipeline_parallel_degree"), "torchtitan splits the model's layers over its stages counting the "
+						 "embedding and the head as layers, but [model] names no flavor distcalc "
+						 "knows: the stages are split evenly; give the split with --set "
+						 "parallel.pipeline_layers=[...]");
+		if (multi) {
+			setu(c, "parallel.virtual_pipeline", 2, NULL, "Interleaved1F1B (2 stages a rank)");
+			sets(c, "parallel.pipeline_schedule", "interleaved", NULL, "Interleaved1F1B");
+		}
+		return;
+	}
+	eff = L + iw + ow;
+	if (lps) {
+		S = (eff + lps - 1) / lps;
+		if (S % pp != 0) {
+			merr(c, ev, "%lld virtual stages (ceil((%lld layers + %lld + %lld) / %lld)) do not divide over "
+				    "pipeline_parallel_degree %lld, as torchtitan requires",
+			     S, L, iw, ow, lps, pp);
+			return;
+		}
+		spr = S / pp;
+		if (!multi && spr != 1) {
+			merr(c, ev, "gives %lld stages a rank; the single-stage schedule 1F1B runs one", spr);
+			return;
+		}
+		if (multi && spr < 2) {
+			merr(c, ev, "gives 1 stage a rank; Interleaved1F1B runs 2 or more");
+			return;
+		}
+	} else {
+		spr = multi ? 2 : 1;
+		S = pp * spr;
+	}
+	per = eff / S;
+	extra = eff % S;
+	if (S > eff || per == 0 || iw > per || ow > per) {
+		merr(c, ev ? ev : ef ? ef : el ? el : get(c, "parallelism", "pipeline_parallel_degree"),
+		     "torchtitan refuses the split: %lld stages of %lld layers + %lld + %lld (each stage's share, %lld, "
+		     "must be at least 1 and not below either weight)",
+		     S, L, iw, ow, per);
+		return;
+	}
+	list[used++] = '[';
+	for (long long i = 0; i < S; i++) {
+		long long n = per + (i < extra ? 1 : 0) - (i == 0 ? iw : 0) - (i == S - 1 ? ow : 0);
+		if (i && n != per + (0 < extra ? 1 : 0) - iw)
+			even = 0;
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%lld", i ? "," : "", n);
+		if (used >= sizeof(list) - 2)
+			return; /* 2^8 stages at most: never */
+	}
+	list[used++] = ']';
+	list[used] = '\0';
+	if (multi) {
+		setu(c, "parallel.virtual_pipeline", (unsigned long long)spr, ev,
+		     "Interleaved1F1B (2 stages a rank without pipeline_parallel_layers_per_stage)");
+		sets(c, "parallel.pipeline_schedule", "interleaved", get(c, "parallelism", "pipeline_parallel_schedule"),
+		     NULL);
+	}
+	if (!even)
+		setj(c, "parallel.pipeline_layers", list, ev ? ev : ef ? ef : el,
+		     "torchtitan's stage split (the embedding and the head weigh 1 layer each by default)");
+}
+
 static long long map_parallel(struct tctx *c)
 {
 	long long rep = 1, shard = -1, tp = 1, pp = 1, cp = 1;
@@ -971,18 +1069,25 @@ static long long map_parallel(struct tctx *c)
 		merr(c, e, "true gathers the logits over the tp group for a whole loss, which distcalc does not price (its "
 			   "loss is vocabulary-parallel, three AllReduces a microbatch); remove it to import the rest");
 	get(c, "parallelism", "enable_compiled_autograd");
-	if ((e = get(c, "parallelism", "pipeline_parallel_schedule")) && (s = str(c, e))) {
-		if (strcmp(s, "1F1B") == 0)
-			sets(c, "parallel.pipeline_schedule", "1f1b", e, NULL);
-		else
-			merr(c, e, "\"%s\" is not mapped (1F1B; give the others with --set parallel.pipeline_schedule and "
-				   "parallel.virtual_pipeline)",
-			     s);
+	{
+		int multi = 0, known = 1;
+		if ((e = get(c, "parallelism", "pipeline_parallel_schedule")) && (s = str(c, e))) {
+			if (strcmp(s, "1F1B") == 0) {
+				sets(c, "parallel.pipeline_schedule", "1f1b", e, NULL);
+			} else if (strcmp(s, "Interleaved1F1B") == 0) {
+				multi = 1; /* interleaved and its chunks: map_stage_split */
+			} else {
+				known = 0;
+				merr(c, e, "\"%s\" is not mapped (1F1B, Interleaved1F1B; give the others with --set "
+					   "parallel.pipeline_schedule and parallel.virtual_pipeline)",
+				     s);
+			}
+		}
+		if ((e = get(c, "parallelism", "pipeline_parallel_split_points")) && e->type == T_ARRAY && e->i > 0)
+			merr(c, e, "not mapped; give the stages' layers with --set parallel.pipeline_layers=[...]");
+		else if (known)
+			map_stage_split(c, pp, multi);
 	}
-	if ((e = get(c, "parallelism", "pipeline_parallel_split_points")) && e->type == T_ARRAY && e->i > 0)
-		merr(c, e, "not mapped; give the stages' layers with --set parallel.pipeline_layers=[...]");
-	if ((e = get(c, "parallelism", "pipeline_parallel_layers_per_stage")) != NULL)
-		merr(c, e, "not mapped; give the stages' layers with --set parallel.pipeline_layers=[...]");
 	if ((e = get(c, "parallelism", "pipeline_parallel_schedule_csv")) && e->type == T_STRING && e->text[0])
 		merr(c, e, "not mapped: a schedule from a file");
 	if ((e = get(c, "parallelism", "context_parallel_rotate_method")) && (s = str(c, e))) {
@@ -1077,6 +1182,7 @@ int dc_import_torchtitan(const char *buf, size_t len, const char *name, struct d
 	c.imp = imp;
 	c.errors = 0;
 	c.mx = NULL;
+	c.layers = 0;
 	c.nasked = 0;
 	map_model(&c);
 	pp = map_parallel(&c);
