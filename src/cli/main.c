@@ -1380,6 +1380,13 @@ static void import_blame(const struct dc_import *imp, const char *file, const st
 			       strcmp(d->entries[j].key, key) == 0;
 		if (said)
 			continue;
+		/* a DeepSpeed config names no model: its base config must (a
+		 * trial read only "'model': required key is missing") */
+		if (imp->format == DC_IMPORT_DEEPSPEED && strcmp(key, "model") == 0) {
+			fprintf(stderr, "distcalc: note: a DeepSpeed config names no model: give one with --model NAME "
+					"(--list-models) or FILE, or a --config with a model section\n");
+			continue;
+		}
 		for (size_t k = 0; k < imp->nkeys; k++) {
 			if (!imp->keys[k].json || strcmp(imp->keys[k].path, key) != 0)
 				continue;
