@@ -1758,22 +1758,28 @@ static const struct {
 	const char *readers[2]; /* experiment names (--experiment) */
 	const char *what;       /* the readers, as the warning says them */
 } one_experiment_keys[] = {
+#define WHATIF {"whatif"}, "the what-if experiment (--experiment whatif)"
+#define CHECKPOINT {"checkpoint"}, "the checkpoint experiment (--experiment checkpoint)"
+#define COLLECTIVES {"collectives"}, "the collectives sweep (--experiment collectives)"
 	{"search.", {"search"}, "the layout search (--experiment search)"},
-	{"whatif.", {"whatif"}, "the what-if experiment (--experiment whatif)"},
-	{"training.jitter", {"whatif"}, "the what-if experiment (--experiment whatif)"},
+	{"whatif.", WHATIF},
+	{"training.jitter", WHATIF},
 	{"loss.", {"loss"}, "the loss experiment (--experiment loss)"},
-	{"checkpoint.async", {"checkpoint"}, "the checkpoint experiment (--experiment checkpoint)"},
-	{"checkpoint.storage_bandwidth", {"checkpoint"}, "the checkpoint experiment (--experiment checkpoint)"},
-	{"checkpoint.staging_bandwidth", {"checkpoint"}, "the checkpoint experiment (--experiment checkpoint)"},
-	{"checkpoint.step", {"checkpoint"}, "the checkpoint experiment (--experiment checkpoint)"},
-	{"checkpoint.restore.", {"checkpoint"}, "the checkpoint experiment (--experiment checkpoint)"},
-	{"collective.op", {"collectives"}, "the collectives sweep (--experiment collectives)"},
-	{"collective.dtype", {"collectives"}, "the collectives sweep (--experiment collectives)"},
-	{"collective.min_bytes", {"collectives"}, "the collectives sweep (--experiment collectives)"},
-	{"collective.step_factor", {"collectives"}, "the collectives sweep (--experiment collectives)"},
+	{"checkpoint.async", CHECKPOINT},
+	{"checkpoint.storage_bandwidth", CHECKPOINT},
+	{"checkpoint.staging_bandwidth", CHECKPOINT},
+	{"checkpoint.step", CHECKPOINT},
+	{"checkpoint.restore.", CHECKPOINT},
+	{"collective.op", COLLECTIVES},
+	{"collective.dtype", COLLECTIVES},
+	{"collective.min_bytes", COLLECTIVES},
+	{"collective.step_factor", COLLECTIVES},
 	/* whatif's slow_network detail prices nccl-tests' AllReduce at it */
 	{"collective.max_bytes", {"collectives", "whatif"},
 	 "the collectives sweep and the what-if experiment (--experiment collectives, whatif)"},
+#undef WHATIF
+#undef CHECKPOINT
+#undef COLLECTIVES
 };
 #define NONE_EXPERIMENT_KEYS (sizeof(one_experiment_keys) / sizeof(one_experiment_keys[0]))
 
