@@ -245,11 +245,16 @@ START_TEST(test_moe_layer)
 	 * 167,772,160; Q and projection input 2 x 2 x 4096 x 4096 and K, V
 	 * 2 x 2 x 4096 x 1024: 83,886,080; experts 6 s b (2 x 14336) =
 	 * 704,643,072 plus the two routed copies of each token 2 x 2 sbh =
-	 * 67,108,864; linear (83,886,080 + 771,751,936) / 2 = 427,819,008;
-	 * scores 5 x 32 x 4096^2 / 2 = 1,342,177,280: 1,937,768,448 with eager
-	 * attention and dropout. The defaults (flash, no dropout): replicated
-	 * 8 sbh = 134,217,728, the same linear part, softmax statistics
-	 * 4 x 32 x 4096 / 2 = 262,144: 562,298,880 */
+	 * 67,108,864 gathered over etp = tp = 2 (each rank's grouped FC1
+	 * saves the tokens its etp group received: 134,217,728); linear
+	 * (83,886,080 + 838,860,800) / 2 = 461,373,440; scores 5 x 32 x 4096^2
+	 * / 2 = 1,342,177,280: 1,971,322,880 with eager attention and
+	 * dropout. The defaults (flash, no dropout): replicated 8 sbh =
+	 * 134,217,728, the same linear part, softmax statistics 4 x 32 x 4096
+	 * / 2 = 262,144: 595,853,312. At etp 1 (Megatron's EP folded over tp)
+	 * the copies are a rank's own, 67,108,864 / 2: 562,298,880 (before
+	 * the etp factor every etp read so, a trial's ep 8 at etp 4 36 GiB
+	 * short) */
 	struct dc_config c;
 	struct dc_diag d;
 	char path[512];
@@ -260,11 +265,15 @@ START_TEST(test_moe_layer)
 	dc_diag_release(&d);
 	c.training.recompute = DC_RECOMPUTE_NONE;
 	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 1, &v), 0);
+	ck_assert_uint_eq(v, 595853312ull);
+	c.parallel.etp = 1;
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 1, &v), 0);
 	ck_assert_uint_eq(v, 562298880ull);
+	c.parallel.etp = 0;
 	c.training.attention = DC_ATTENTION_EAGER;
 	c.model.dropout = 1;
 	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 1, &v), 0);
-	ck_assert_uint_eq(v, 1937768448ull);
+	ck_assert_uint_eq(v, 1971322880ull);
 }
 END_TEST
 
@@ -315,6 +324,7 @@ START_TEST(test_recompute_modules)
 	c.training.recompute = DC_RECOMPUTE_SELECTIVE;
 	c.training.framework = DC_FRAMEWORK_MEGATRON;
 	c.parallel.sequence_parallel = 1;
+	c.parallel.etp = 1; /* the routed copies a rank's own (test_moe_layer) */
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		c.training.recompute_modules_mask = rows[i].mods;
 		ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), rows[i].moe, &v), 0);
@@ -367,6 +377,7 @@ START_TEST(test_fp8_saved_inputs)
 	dc_diag_release(&d);
 	c.training.recompute = DC_RECOMPUTE_NONE;
 	c.training.framework = DC_FRAMEWORK_MEGATRON;
+	c.parallel.etp = 1; /* the routed copies a rank's own (test_moe_layer) */
 	c.precision.compute = DC_COMPUTE_FP8;
 	c.precision.fp8_recipe = DC_FP8_DELAYED;
 	ck_assert_int_eq(dc_act_layer_parts(plan_of(&c), 1, &t), 0);
@@ -487,6 +498,7 @@ START_TEST(test_mtp_module_activations)
 	dc_diag_init(&d);
 	ck_assert_int_eq(dc_config_load_file(path, NULL, 0, &c, &d), 0);
 	dc_diag_release(&d);
+	c.parallel.etp = 1; /* the routed copies a rank's own (test_moe_layer) */
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		struct dc_act_plan x0, x1;
 		c.training.recompute = rows[i].rc;

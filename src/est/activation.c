@@ -81,7 +81,7 @@ static const char *base_formula(enum dc_act_term t, const struct dc_config *in, 
 				     : (shared ? "2sb(k f_e + f_s) (GELU)" : "2sbk f_e (GELU)");
 		return gated ? "2sbf (silu(gate) x up)" : "2sbf (GELU)";
 	case DC_ACT_ROUTED:
-		return "2sbkh";
+		return "2sbkh etp";
 	case DC_ACT_DROPOUT_MASKS:
 		return "2 x sbh";
 	case DC_ACT_TERM_COUNT:
@@ -342,11 +342,17 @@ int dc_act_layer_parts(const struct dc_plan *p, int moe, struct dc_act_layer *ou
 	 * keeps fc1's 2f-wide output (gate and up) and the product (f).
 	 * A MoE layer runs each token through its top-k experts (k x the
 	 * expert's f) and the shared experts, and keeps the k routed copies
-	 * of each token's input (2 s b k h) for the experts' backward */
+	 * of each token's input (2 s b k h) for the experts' backward. With
+	 * the experts split over etp ranks, the tokens an expert rank receives
+	 * are gathered over its etp group before its grouped FC1 (tp.c's
+	 * "routed tokens gathered over etp"), whose saved input is that
+	 * gathered tensor: etp x a rank's share (split by t below), where the
+	 * FC1 output's f / etp columns leave the MLP terms a rank's share (a
+	 * trial: ep 8 at etp 4 read 76.7 GiB, 36 GiB short, as at etp 1) */
 	if (moe) {
 		inner_f = dc_ck_add(&c, dc_ck_mul(&c, m->experts_per_token, m->moe_ffn_hidden_size),
 				    m->shared_expert_ffn_hidden_size);
-		raw[DC_ACT_ROUTED] = dc_ck_mul(&c, dc_ck_mul(&c, 2, sbh), m->experts_per_token);
+		raw[DC_ACT_ROUTED] = dc_ck_mul(&c, dc_ck_mul(&c, dc_ck_mul(&c, 2, sbh), m->experts_per_token), p->etp);
 	}
 	raw[DC_ACT_MLP_UP] = dc_ck_mul(&c, dc_ck_mul(&c, sb, inner_f), gated ? 4 : 2);
 	raw[DC_ACT_MLP_ACT] = dc_ck_mul(&c, dc_ck_mul(&c, sb, inner_f), 2);
