@@ -950,6 +950,10 @@ int dc_config_sp_splits_tokens(const struct dc_model *m, uint64_t tp, uint64_t c
  * default). dc_config_layout_etp is the same as a layout holds it: 0
  * where it follows tp. */
 uint64_t dc_config_etp(const struct dc_config *c, uint64_t tp, uint64_t ep);
+/* 0 when the key at `path` is one only other experiments read than
+ * `experiment` ("systems", "search", ...: whatif.*, loss.*, checkpoint's
+ * save and restore keys, search.*, the collectives sweep's), else 1 */
+int dc_config_key_read_by(const char *path, const char *experiment);
 uint64_t dc_config_layout_etp(const struct dc_config *c, uint64_t ep);
 
 /* The loader's strict JSON check (RFC 8259: no leading zeros, no raw

@@ -1080,6 +1080,8 @@ static int rule_ep_overlap(struct loader *l)
  * sharded save gathers nothing, so "gpu" there would be ignored */
 static void warn_key(struct loader *l, enum key_id k, const char *why, const char *fix);
 
+static int set_unread(const struct loader *l, enum key_id k);
+
 static int rule_ckpt_gather(struct loader *l)
 {
 	const struct dc_checkpoint *k = &l->cfg->checkpoint;
@@ -1089,7 +1091,8 @@ static int rule_ckpt_gather(struct loader *l)
 		       dc_ckpt_format_name(k->format));
 	/* the staging copy is a sharded async save's alone (a full one
 	 * lands in host memory as it gathers: docs/checkpoint-and-loss.md) */
-	if ((!k->async || k->format == DC_CKPT_FULL) && seen(l, KEY_CHECKPOINT_STAGING_BANDWIDTH))
+	if ((!k->async || k->format == DC_CKPT_FULL) && seen(l, KEY_CHECKPOINT_STAGING_BANDWIDTH) &&
+	    !set_unread(l, KEY_CHECKPOINT_STAGING_BANDWIDTH))
 		dc_cfg_warnf(l, KEY_CHECKPOINT_STAGING_BANDWIDTH,
 			     "'checkpoint.staging_bandwidth': %.4g GB/s has no effect: only a sharded async save (checkpoint.async true, checkpoint.format \"sharded\") stages a copy in host memory%s; drop it, or set %s",
 			     k->staging_bw_bytes_per_s / 1e9,
@@ -1803,6 +1806,22 @@ static int read_by(int row, const char *experiment)
 	return 0;
 }
 
+int dc_config_key_read_by(const char *path, const char *experiment)
+{
+	int row = one_experiment_row(path);
+	return row < 0 || read_by(row, experiment);
+}
+
+/* The run does not read key k, given by --set: rule_one_experiment_keys
+ * says so, and a key's own "has no effect" warning would say it again
+ * (a review found three keys warned twice) */
+static int set_unread(const struct loader *l, enum key_id k)
+{
+	if (!l->opts || !l->opts->experiment || !l->from_set[k])
+		return 0;
+	return !dc_config_key_read_by(dc_cfg_keys[k].info.path, l->opts->search ? "search" : l->opts->experiment);
+}
+
 /* Is `path` a sweep axis of this load (dc_load_opts swept)? */
 static int swept(const struct loader *l, const char *path)
 {
@@ -2489,7 +2508,8 @@ static int rule_whatif(struct loader *l)
 		dc_cfg_errorf(l, blame(l, KEY_WHATIF_SLOW_NETWORK_NODE, KEY_CLUSTER_NUM_NODES),
 		       "'whatif.slow_network.node': must be below cluster.num_nodes (%llu), got %llu",
 		       (unsigned long long)c->cluster.num_nodes, (unsigned long long)w->slow_node);
-	if (w->slow_all_links && seen(l, KEY_WHATIF_SLOW_NETWORK_NODE) && w->slow_node < c->cluster.num_nodes)
+	if (w->slow_all_links && seen(l, KEY_WHATIF_SLOW_NETWORK_NODE) && w->slow_node < c->cluster.num_nodes &&
+	    !set_unread(l, KEY_WHATIF_SLOW_NETWORK_NODE))
 		dc_cfg_warnf(l, KEY_WHATIF_SLOW_NETWORK_NODE,
 			     "'whatif.slow_network.node': %llu has no effect: whatif.slow_network.scope \"all\" slows every link between nodes; drop it, or set scope \"node\"",
 			     (unsigned long long)w->slow_node);
@@ -2504,7 +2524,8 @@ static int rule_whatif(struct loader *l)
 	/* on a dense model the scenario has no expert to load: its bound,
 	 * num_experts / experts_per_token, does not apply, and the value
 	 * changes nothing (the scenario says n/a) */
-	if (!c->model.num_experts && seen(l, KEY_WHATIF_EXPERT_IMBALANCE) && w->expert_imbalance != 1)
+	if (!c->model.num_experts && seen(l, KEY_WHATIF_EXPERT_IMBALANCE) && w->expert_imbalance != 1 &&
+	    !set_unread(l, KEY_WHATIF_EXPERT_IMBALANCE))
 		dc_cfg_warnf(l, KEY_WHATIF_EXPERT_IMBALANCE,
 			     "'whatif.expert_imbalance': %g has no effect: model.num_experts is 0 (a dense model), so no "
 			     "expert takes more tokens than another (the scenario is n/a)",
@@ -3073,14 +3094,17 @@ static const struct rule rules[] = {
 	       "parallel.sharding", "precision.preset", "parallel.offload", "parallel.dp_replicate",
 	       "training.loss_chunks", "overlap.ep")},
 	 rule_framework_runs},
-	{{"a key one experiment reads alone, given by --set to a run of another, warns (a config file's sections for other experiments draw nothing): search.* (the layout search), whatif.* and training.jitter (whatif), loss.* (loss), checkpoint.async, storage_bandwidth, staging_bandwidth, step and restore.* (checkpoint: its format and gather the memory ledger reads too), collective.op, dtype, min_bytes and step_factor (collectives) and collective.max_bytes (collectives and whatif)",
-	  KEYS("search.top", "search.headroom", "search.objective", "search.tp_across_nodes", "whatif.slow_network.factor",
-	       "training.jitter", "loss.token_loss", "checkpoint.storage_bandwidth", "checkpoint.restore.tp",
-	       "collective.op", "collective.max_bytes")},
-	 rule_one_experiment_keys},
 	{{"pipeline_schedule_microbatches divides grad_accum_steps; at pp 1 it has no effect and warns, and under training.framework megatron or deepspeed (one schedule a step) a value below grad_accum_steps warns, priced as given",
 	  KEYS("parallel.pipeline_schedule_microbatches", "training.grad_accum_steps", "parallel.pp", "training.framework")},
 	 rule_schedule_microbatches},
+	/* last: a config with errors draws no warning that a key has no
+	 * effect (rule_one_experiment_keys reads l->errors) */
+	{{"a key one experiment reads alone, given by --set to a run of another, warns (a config file's sections for other experiments draw nothing): search.* (the layout search), whatif.* and training.jitter (whatif), loss.* (loss), checkpoint.async, storage_bandwidth, staging_bandwidth, step and restore.* (checkpoint: its format and gather the memory ledger reads too), collective.op, dtype, min_bytes and step_factor (collectives) and collective.max_bytes (collectives and whatif)",
+	  KEYS("search.top", "search.headroom", "search.objective", "search.tp_across_nodes", "whatif.slow_network.factor",
+	       "training.jitter", "loss.token_loss", "loss.tokens.mode", "checkpoint.async", "checkpoint.storage_bandwidth",
+	       "checkpoint.staging_bandwidth", "checkpoint.step", "checkpoint.restore.tp", "collective.op", "collective.dtype",
+	       "collective.min_bytes", "collective.step_factor", "collective.max_bytes")},
+	 rule_one_experiment_keys},
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))

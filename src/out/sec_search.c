@@ -358,6 +358,14 @@ static int command(const struct dc_run *run, const struct dc_search_entry *e, ch
 		rc |= add_arg(buf, len, info->model_file);
 	}
 	for (size_t i = 0; i < info->nsets; i++) {
+		/* a key only the search (or another experiment) reads changes
+		 * nothing in the winner's systems report, and would warn so
+		 * there: left out */
+		char key[128];
+		size_t n = info->sets[i].unset ? strlen(info->sets[i].text) : strcspn(info->sets[i].text, "=");
+		snprintf(key, sizeof(key), "%.*s", (int)(n < sizeof(key) ? n : sizeof(key) - 1), info->sets[i].text);
+		if (!dc_config_key_read_by(key, "systems"))
+			continue;
 		rc |= add_arg(buf, len, info->sets[i].unset ? "--unset" : "--set");
 		rc |= add_arg(buf, len, info->sets[i].text);
 	}
