@@ -227,7 +227,7 @@ static void syntax_error(struct loader *l, size_t pos, const char *what)
 		size_t f = l->len >= 3 && memcmp(l->buf, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
 		while (f < l->len && dc_cfg_is_space(l->buf[f]))
 			f++;
-		if (f < l->len && l->buf[f] != '{' && l->buf[f] != '[' && l->buf[f] != '"') {
+		if (f < l->len && l->buf[f] != '{') {
 			l->errors++;
 			dc_diag_error(l->diag, DC_ERR_CONFIG,
 				      "%s:%zu:%zu: error: %s (the file does not open with '{': not a JSON config, so its "
