@@ -455,8 +455,8 @@ void dc_excerpt_bounds_max(uint64_t n, uint64_t max, uint64_t *from, uint64_t *t
 
 /* --calibrate-compute: warns when the probe saw PyTorch's SDPA run another
  * kernel than the one the plan prices by default (sec_step.c; the step
- * section's warnings and the search's). */
-void dc_profile_backend_note(const struct dc_plan *p, struct dc_diag *diag);
+ * section's warnings and the search's). 1 when it warned, else 0. */
+int dc_profile_backend_note(const struct dc_plan *p, struct dc_diag *diag);
 
 /* The warnings a finished layout search calls for (sec_search.c): with
  * --calibrate-compute, the profile's SDPA kernel against the run's

@@ -901,7 +901,7 @@ static void warn_offload_copies(const struct dc_plan *p, struct dc_diag *diag)
  * --set, since the probe's PyTorch ran that kernel on this GPU (PyTorch's
  * sdp_utils.cpp puts cuDNN first on Hopper and Blackwell with a recent
  * cuDNN; docs/compute-model.md, "Attention backends"). */
-void dc_profile_backend_note(const struct dc_plan *p, struct dc_diag *diag)
+int dc_profile_backend_note(const struct dc_plan *p, struct dc_diag *diag)
 {
 	const struct dc_compute_profile *pr = p->in->compute_profile;
 	const struct dc_config *in = p->in;
@@ -914,7 +914,7 @@ void dc_profile_backend_note(const struct dc_plan *p, struct dc_diag *diag)
 	    (in->origin[k] != DC_ORIGIN_DEFAULT && in->origin[k] != DC_ORIGIN_FRAMEWORK &&
 	     in->origin[k] != DC_ORIGIN_GPU) ||
 	    in->training.framework == DC_FRAMEWORK_MEGATRON)
-		return;
+		return 0;
 	dc_diag_warn(diag,
 		     "'%s': the probe saw PyTorch's SDPA run %s's kernel on this GPU (layer.attention_backend), and this "
 		     "run prices training.attention_backend \"%s\" by default; if it runs the probe's PyTorch, give "
@@ -922,6 +922,7 @@ void dc_profile_backend_note(const struct dc_plan *p, struct dc_diag *diag)
 		     pr->name, dc_attention_kernel_text((enum dc_attention_backend)b),
 		     dc_attention_backend_name(in->training.attention_backend),
 		     dc_attention_backend_name((enum dc_attention_backend)b));
+	return 1;
 }
 
 /* --calibrate-compute with gpu-probe.py --ends: the probe's head and
@@ -967,9 +968,10 @@ static void warn_profile_layer(const struct dc_plan *p, const struct dc_results 
 	char why[512];
 	double measured, predicted, busy;
 	enum dc_profile_layer_fit fit;
+	int noted;
 	if (!pr || !res->step.available)
 		return;
-	dc_profile_backend_note(p, diag);
+	noted = dc_profile_backend_note(p, diag);
 	warn_profile_ends(p, res, diag);
 	/* a host-bound eager layer says nothing of a compiled one's host */
 	if (p->in->training.compile && !(pr->layer.compiled_gpu_busy_s > 0) && pr->layer.gpu_busy_s > 0 &&
@@ -1019,7 +1021,13 @@ static void warn_profile_layer(const struct dc_plan *p, const struct dc_results 
 		/* the same layer priced otherwise (the framework's rules, the
 		 * attention kernel, FP8): the report's row said why alone, and a
 		 * Megatron planner never saw the check it expected (a trial) */
-		if (fit == DC_LAYER_UNLIKE && pr->has_layer)
+		/* where the user can act: a torchtitan run of a Llama block
+		 * (the probe measures no other framework's or model's block)
+		 * whose attention kernel the backend note above did not name
+		 * already, or that the probe ran eager and this run compiles */
+		if (fit == DC_LAYER_UNLIKE && pr->has_layer && !noted &&
+		    p->in->training.framework == DC_FRAMEWORK_TORCHTITAN &&
+		    strncmp(why, "the probe's layer is a Llama block", 34) != 0)
 			dc_diag_warn(diag,
 				     "'%s': the probe's layer is not compared with this run's (%s): its levels price the run "
 				     "unchecked by it (step.profile_layer_not_compared; docs/compute-model.md, \"Calibrating "
