@@ -53,6 +53,7 @@ struct dc_import {
 	 * their product against the config's GPUs (dc_import_launch_check) */
 	unsigned long long launch_nodes, launch_per_node;
 	unsigned launch_line;
+	int launch_nodes_given; /* --nnodes given, a count or not (absent: torchrun's 1) */
 };
 
 /* The option that selects `f` ("--from-megatron") and the framework's name

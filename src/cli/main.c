@@ -1401,6 +1401,17 @@ static void import_blame(const struct dc_import *imp, const char *file, const st
 	}
 }
 
+/* An error of the load names a cluster key: the cluster read may be
+ * the defaults', not the config's */
+static int cluster_refused(const struct dc_diag *d)
+{
+	for (size_t i = 0; i < d->count; i++)
+		if (d->entries[i].severity == DC_SEV_ERROR &&
+		    (!d->entries[i].key || strncmp(d->entries[i].key, "cluster", 7) == 0))
+			return 1;
+	return 0;
+}
+
 /* --from-*: reads the framework file and the base config (--config, or the
  * built-in default), and writes the equivalent distcalc config into *text
  * (owned) and its name into *name (owned). Returns an exit code after
@@ -1690,6 +1701,23 @@ int main(int argc, char **argv)
 	if (o.import && (rc = import_config(&o, &imp, &imported, &imported_len, &imported_name, &early)) != EXIT_OK)
 		goto done;
 	if (o.nsweeps) {
+		/* the script's GPUs against the config's cluster, once, where
+		 * no axis moves the cluster's size (each point then has its own) */
+		int moves = 0;
+		for (size_t i = 0; i < o.nsweeps; i++)
+			moves |= strncmp(o.sweeps[i], "cluster.", 8) == 0;
+		if (imported && !moves) {
+			struct dc_diag scratch;
+			memset(&lo, 0, sizeof(lo));
+			lo.overrides = o.sets + import_sets_from(&o);
+			lo.noverrides = o.nsets - import_sets_from(&o);
+			lo.model_file = o.model;
+			lo.experiment = exp->name;
+			dc_diag_init(&scratch);
+			if (dc_config_load_buffer_opts(imported, imported_len, imported_name, &lo, &cfg, &scratch) == 0)
+				dc_import_launch_check(&imp, o.import, &cfg, &early);
+			dc_diag_release(&scratch);
+		}
 		rc = sweep(exp, &o, imported, imported_len, imported_name, &early);
 		goto done;
 	}
@@ -1702,6 +1730,11 @@ int main(int argc, char **argv)
 	lo.experiment = exp->name;
 	if (imported) {
 		load_rc = dc_config_load_buffer_opts(imported, imported_len, imported_name, &lo, &cfg, &diag);
+		/* the script's own GPU count, against the cluster the config
+		 * loaded (its layout's error may be that count's: a 16-GPU
+		 * script's batch on a 32-GPU config) */
+		if (cfg.cluster.num_nodes && cfg.cluster.gpus_per_node && !cluster_refused(&diag))
+			dc_import_launch_check(&imp, o.import, &cfg, &diag);
 		if (load_rc != 0) {
 			print_diag(&diag, 0);
 			import_blame(&imp, o.import, &diag);
@@ -1729,8 +1762,6 @@ int main(int argc, char **argv)
 		rc = exit_for(diag.status);
 		goto done;
 	}
-	if (imported)
-		dc_import_launch_check(&imp, o.import, &cfg, &diag);
 	if ((rc = outputs_not_config_inputs(&o, &cfg)) != EXIT_OK) {
 		print_diag(&diag, 0);
 		goto done;

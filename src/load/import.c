@@ -54,17 +54,20 @@ void dc_import_launch_check(const struct dc_import *imp, const char *name, const
 			    struct dc_diag *diag)
 {
 	unsigned long long world = (unsigned long long)cfg->cluster.num_nodes * cfg->cluster.gpus_per_node;
+	/* torchrun's --nnodes defaults to 1; given but not a count (a
+	 * scheduler's variable): not known */
+	unsigned long long nodes = imp->launch_nodes ? imp->launch_nodes : imp->launch_nodes_given ? 0 : 1;
 	char at[600];
-	if (!imp->launch_nodes || !imp->launch_per_node || imp->launch_nodes * imp->launch_per_node == world)
+	if (!nodes || !imp->launch_per_node || nodes * imp->launch_per_node == world)
 		return;
 	dc_diag_warn(diag,
 		     "%s: the script launches %llu GPUs (torchrun --nnodes %llu --nproc_per_node %llu), but the "
 		     "config's cluster has %llu (%llu nodes of %llu): the cluster is the config's, so dp and the "
 		     "accumulation are derived for its %llu GPUs, a run the script does not launch; give --config a "
 		     "cluster of the script's nodes (cluster.num_nodes %llu, gpus_per_node %llu), or --set them",
-		     dc_import_where(at, sizeof(at), name, imp->launch_line), imp->launch_nodes * imp->launch_per_node,
-		     imp->launch_nodes, imp->launch_per_node, world, (unsigned long long)cfg->cluster.num_nodes,
-		     (unsigned long long)cfg->cluster.gpus_per_node, world, imp->launch_nodes, imp->launch_per_node);
+		     dc_import_where(at, sizeof(at), name, imp->launch_line), nodes * imp->launch_per_node, nodes,
+		     imp->launch_per_node, world, (unsigned long long)cfg->cluster.num_nodes,
+		     (unsigned long long)cfg->cluster.gpus_per_node, world, nodes, imp->launch_per_node);
 }
 
 int dc_import_finish(struct dc_import *imp, const char *name, struct dc_diag *diag)

@@ -596,6 +596,35 @@ struct mctx {
 
 static void err(struct mctx *m, unsigned line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* A launcher count as used at word `at`: itself, or the script's own
+ * assignment of the variable it names ($N, ${N}), followed 4 deep; NULL
+ * where it cannot be known or rests on a default for the scheduler to
+ * replace (${SLURM_NNODES:-1}: the count is the allocation's, not the
+ * script's) */
+static const char *launch_value(const struct words *ws, size_t at, const char *v)
+{
+	for (int depth = 0; v && v[0] == '$' && depth < 4; depth++) {
+		char var[64];
+		const char *p = v + 1;
+		size_t n, nl;
+		int braced = *p == '{';
+		p += braced;
+		n = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+		if (n == 0 || n >= sizeof(var) || (braced ? strcmp(p + n, "}") != 0 : p[n] != '\0'))
+			return NULL;
+		memcpy(var, p, n);
+		var[n] = '\0';
+		v = NULL;
+		for (size_t i = at; i-- > 0;)
+			if (is_assignment(ws->w[i].text, &nl) && nl == n && strncmp(ws->w[i].text, var, n) == 0) {
+				v = ws->w[i].text + nl + 1;
+				at = i;
+				break;
+			}
+	}
+	return v && v[0] != '$' ? v : NULL;
+}
+
 /* torchrun's --nnodes or --nproc_per_node with a plain number (1 to
  * 2^20), kept; anything else (an elastic range, a variable the script
  * leaves unset, "gpu") keeps nothing */
@@ -605,6 +634,8 @@ static void launch_count(struct mctx *m, const char *arg, const char *v, unsigne
 	unsigned long long n = 0;
 	if (!nodes && strcmp(arg, "--nproc_per_node") != 0 && strcmp(arg, "--nproc-per-node") != 0)
 		return;
+	if (nodes)
+		m->imp->launch_nodes_given = 1;
 	if (!v || !*v)
 		return;
 	for (const char *c = v; *c; c++) {
@@ -1317,7 +1348,7 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 				if (!eq && i + 1 < ws.n && ws.w[i + 1].text[0] != '-' &&
 				    !is_assignment(ws.w[i + 1].text, &nl))
 					v = ws.w[++i].text;
-				launch_count(m, argname, v, ws.w[i].line);
+				launch_count(m, argname, launch_value(&ws, i, v), ws.w[i].line);
 			}
 			continue;
 		}
