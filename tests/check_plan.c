@@ -1066,6 +1066,10 @@ static void gen(struct dc_rng *r, char *buf, size_t len)
 		dense = dc_rng_range(r, 0, 2) ? dc_rng_range(r, 0, layers - 1) : 0;
 		/* MoE on every layer, or (Llama 4) on every second or third */
 		every = dc_rng_range(r, 0, 2) ? 1 : dc_rng_range(r, 2, 3);
+		/* ep needs a layer with experts (config rule: ep over none is
+		 * refused) */
+		if (dc_params_moe_span(dense, every, 0, layers) == 0)
+			ep = 1;
 		snprintf(moe_text, sizeof(moe_text),
 			 ", \"num_experts\": %llu, \"experts_per_token\": %llu, \"moe_ffn_hidden_size\": %llu,"
 			 " \"dense_layers\": %llu, \"shared_expert_ffn_hidden_size\": %llu, \"moe_layer_interval\": %llu",

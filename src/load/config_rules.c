@@ -361,6 +361,17 @@ static int rule_layer_kinds(struct loader *l)
 		dc_cfg_errorf(l, KEY_MODEL_MOE_LAYER_INTERVAL,
 			      "'model.moe_layer_interval': needs a mixture-of-experts model (model.num_experts), got %llu",
 			      (unsigned long long)m->moe_layer_interval);
+	/* experts on no layer under expert parallelism: ep would split
+	 * experts no layer runs, as with num_experts 0 (rule_ep), silently
+	 * (a trial's interval 33 over 32 layers at ep 8) */
+	if (m->num_experts && !m->params_explicit && m->num_layers && l->errors == errors &&
+	    l->cfg->parallel.ep > 1 && dc_params_moe_in(m, 0, m->num_layers) == 0)
+		dc_cfg_errorf(l, blame(l, KEY_PARALLEL_EP, KEY_MODEL_MOE_LAYER_INTERVAL),
+			      "'parallel.ep': %llu splits the routed experts, but model.moe_layer_interval %llu and "
+			      "dense_layers %llu leave none of the %llu layers with them: set ep 1, or give the experts "
+			      "a layer",
+			      (unsigned long long)l->cfg->parallel.ep, (unsigned long long)m->moe_layer_interval,
+			      (unsigned long long)m->dense_layers, (unsigned long long)m->num_layers);
 	return l->errors > errors ? -1 : 0;
 }
 
