@@ -907,9 +907,11 @@ static void map_stage_split(struct tctx *c, long long pp, int multi)
 	if (integer(c, ef, 0, &iw) != 0 || integer(c, el, 0, &ow) != 0 || integer(c, ev, 1, &lps) != 0)
 		return;
 	if (pp < 2) {
+		/* torchtitan builds no pipeline at degree 1: the schedule is
+		 * never read */
 		if (multi)
-			merr(c, get(c, "parallelism", "pipeline_parallel_schedule"),
-			     "a looped schedule needs pipeline_parallel_degree 2 or more");
+			mwarn(c, get(c, "parallelism", "pipeline_parallel_schedule"),
+			      "changes nothing at pipeline_parallel_degree 1 (no pipeline)");
 		return;
 	}
 	if (!L) {
