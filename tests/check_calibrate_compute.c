@@ -293,9 +293,10 @@ START_TEST(test_layer_matches)
 	ck_assert_int_eq(fit_of(fp8, why, sizeof(why)), DC_LAYER_UNLIKE);
 	ck_assert_msg(strstr(why, "precision.compute is \"fp8\"") != NULL, "%s", why);
 	/* the probe's layer is torchtitan's eager block: Megatron's fused
-	 * kernels (custom), compiled kernels or a biased GPT layer are not
-	 * its like */
-	ck_assert_int_eq(fit_of(custom, why, sizeof(why)), DC_LAYER_UNLIKE);
+	 * kernels (custom) or a biased GPT layer are another block, which no
+	 * probe run measures (OTHER_BLOCK); compiled kernels are its like
+	 * but for a compiled measurement */
+	ck_assert_int_eq(fit_of(custom, why, sizeof(why)), DC_LAYER_OTHER_BLOCK);
 	ck_assert_msg(strstr(why, "this run's is \"custom\"") != NULL, "%s", why);
 	/* compiled: only against a compiled layer (gpu-probe.py --compile),
 	 * which is then the measured time; the eager one otherwise */
@@ -307,13 +308,13 @@ START_TEST(test_layer_matches)
 	ck_assert_int_eq(fit_of(tp1, why, sizeof(why)), DC_LAYER_FITS);
 	ck_assert_double_eq(dc_compute_profile_layer_measured_s(&prof, &fit_plan), prof.layer.fwd_bwd_s);
 	prof.layer.compiled_fwd_bwd_s = 0;
-	ck_assert_int_eq(fit_of(bias, why, sizeof(why)), DC_LAYER_UNLIKE);
+	ck_assert_int_eq(fit_of(bias, why, sizeof(why)), DC_LAYER_OTHER_BLOCK);
 	ck_assert_msg(strstr(why, "Llama block; this model's is not (model.qkv_bias is true)") != NULL, "%s", why);
 	{
 		const char *sandwich[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.tp=1", "parallel.dp=16",
 					  "training.framework=torchtitan", "parallel.sharding=fsdp",
 					  "model.sandwich_norm=true", NULL};
-		ck_assert_int_eq(fit_of(sandwich, why, sizeof(why)), DC_LAYER_UNLIKE);
+		ck_assert_int_eq(fit_of(sandwich, why, sizeof(why)), DC_LAYER_OTHER_BLOCK);
 		ck_assert_msg(strstr(why, "(model.sandwich_norm is true)") != NULL, "%s", why);
 	}
 	/* the sample names no layer.attention_backend: its layer is taken to

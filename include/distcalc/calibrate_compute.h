@@ -153,7 +153,9 @@ enum dc_profile_layer_fit {
 	DC_LAYER_FITS,        /* it compares */
 	DC_LAYER_OTHER_SHAPE, /* a dense layer of another shape: the levels still price the run */
 	DC_LAYER_OTHER_KIND,  /* a MoE or MLA model: the probe measures dense layers only */
-	DC_LAYER_UNLIKE,      /* no layer, or the same layer priced otherwise (framework, kernel, precision) */
+	DC_LAYER_OTHER_BLOCK, /* another block than the probe's torchtitan Llama one: another framework's rules,
+			       * or a model whose block is not Llama's (no probe run measures it) */
+	DC_LAYER_UNLIKE,      /* no layer, or the same layer priced otherwise (kernel, precision, compile) */
 };
 enum dc_profile_layer_fit dc_compute_profile_layer_fit(const struct dc_compute_profile *p, const struct dc_plan *plan,
 						       char *why, size_t n);

@@ -888,13 +888,13 @@ static enum dc_profile_layer_fit kind_fit(const struct dc_compute_profile *p, co
 							       : NULL;
 		if (off) {
 			snprintf(why, n, "the probe's layer is a Llama block; this model's is not (%s)", off);
-			return DC_LAYER_UNLIKE;
+			return DC_LAYER_OTHER_BLOCK;
 		}
 	}
 	if (in->training.framework != DC_FRAMEWORK_TORCHTITAN) {
 		snprintf(why, n, "the probe's layer is torchtitan's block (training.framework \"torchtitan\"); this run's is \"%s\"",
 			 dc_framework_name(in->training.framework));
-		return DC_LAYER_UNLIKE;
+		return DC_LAYER_OTHER_BLOCK;
 	}
 	if (in->training.compile && !(l->compiled_fwd_bwd_s > 0)) {
 		snprintf(why, n, "this run is compiled (training.compile true) and the profile has no compiled layer "

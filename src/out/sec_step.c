@@ -1018,16 +1018,12 @@ static void warn_profile_layer(const struct dc_plan *p, const struct dc_results 
 				     "or latent-attention) layers all the same; tools/gpu-probe.py measures dense layers only "
 				     "(docs/compute-model.md, \"Calibrating from a probe\")",
 				     pr->name);
-		/* the same layer priced otherwise (the framework's rules, the
-		 * attention kernel, FP8): the report's row said why alone, and a
-		 * Megatron planner never saw the check it expected (a trial) */
-		/* where the user can act: a torchtitan run of a Llama block
-		 * (the probe measures no other framework's or model's block)
-		 * whose attention kernel the backend note above did not name
-		 * already, or that the probe ran eager and this run compiles */
-		if (fit == DC_LAYER_UNLIKE && pr->has_layer && !noted &&
-		    p->in->training.framework == DC_FRAMEWORK_TORCHTITAN &&
-		    strncmp(why, "the probe's layer is a Llama block", 34) != 0)
+		/* the same block priced otherwise, where the user can act (a
+		 * kernel the backend note above did not name already, a compiled
+		 * run against an eager layer): the report's row alone said so (a
+		 * trial). Another framework's or model's block (OTHER_BLOCK) no
+		 * probe run measures: the row says it, no warning */
+		if (fit == DC_LAYER_UNLIKE && pr->has_layer && !noted)
 			dc_diag_warn(diag,
 				     "'%s': the probe's layer is not compared with this run's (%s): its levels price the run "
 				     "unchecked by it (step.profile_layer_not_compared; docs/compute-model.md, \"Calibrating "
