@@ -54,6 +54,9 @@ struct dc_import {
 	unsigned long long launch_nodes, launch_per_node;
 	unsigned launch_line;
 	int launch_nodes_given; /* --nnodes given, a count or not (absent: torchrun's 1) */
+	/* torchtitan: parallel.pipeline_layers is its stage split of the
+	 * [model] flavor's layers, which --model's layers void (main.c) */
+	int split_of_flavor;
 };
 
 /* The option that selects `f` ("--from-megatron") and the framework's name

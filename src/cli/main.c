@@ -1530,20 +1530,17 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 		/* torchtitan's stage split counts the file's model's layers
 		 * (import_torchtitan.c map_stage_split): another model's are
 		 * split evenly, as distcalc's own split does */
-		for (size_t i = 0; i < imp->nkeys; i++)
-			if (imp->keys[i].json && strcmp(imp->keys[i].path, "parallel.pipeline_layers") == 0 &&
-			    strncmp(imp->keys[i].from, "torchtitan's stage split", 24) == 0) {
-				if (dc_import_unset(imp, "parallel.pipeline_layers", &d) != 0) {
-					print_diag(&d, 0);
-					rc = exit_for(d.status);
-					goto done;
-				}
-				early_warning(early, dc_asprintf("'--model %s': torchtitan's stage split of '%s' counts its own "
-								 "model's layers; the stages of --model's are split evenly "
-								 "(give parallel.pipeline_layers with --set for another split)",
-								 o->model, o->import));
-				break;
+		if (imp->split_of_flavor && dc_import_get(imp, "parallel.pipeline_layers")) {
+			if (dc_import_unset(imp, "parallel.pipeline_layers", &d) != 0) {
+				print_diag(&d, 0);
+				rc = exit_for(d.status);
+				goto done;
 			}
+			early_warning(early, dc_asprintf("'--model %s': torchtitan's stage split of '%s' counts its own "
+							 "model's layers; the stages of --model's are split evenly "
+							 "(give parallel.pipeline_layers with --set for another split)",
+							 o->model, o->import));
+		}
 	}
 	if (imp->format == DC_IMPORT_MEGATRON && !dc_import_get(imp, "model.vocab_size") && !o->model) {
 		int given = 0;
@@ -1596,6 +1593,21 @@ static size_t import_sets_from(const struct dc_options *o)
 		if (o->sets[i].unset)
 			from = i + 1;
 	return from;
+}
+
+/* The loader's options for the command's config: its --set and --unset
+ * (an imported config's after its last --unset), --model, the
+ * experiment */
+static void load_opts(const struct dc_options *o, const struct dc_experiment *exp, int imported,
+		      struct dc_load_opts *lo)
+{
+	memset(lo, 0, sizeof(*lo));
+	lo->overrides = o->sets + (imported ? import_sets_from(o) : 0);
+	lo->noverrides = o->nsets - (imported ? import_sets_from(o) : 0);
+	lo->model_file = o->model;
+	lo->auto_layout = o->model && !o->config && !o->import;
+	lo->search = strcmp(exp->name, "search") == 0;
+	lo->experiment = exp->name;
 }
 
 /* --emit-config: the config text, through the --output sink. */
@@ -1708,11 +1720,7 @@ int main(int argc, char **argv)
 			moves |= strncmp(o.sweeps[i], "cluster.", 8) == 0;
 		if (imported && !moves) {
 			struct dc_diag scratch;
-			memset(&lo, 0, sizeof(lo));
-			lo.overrides = o.sets + import_sets_from(&o);
-			lo.noverrides = o.nsets - import_sets_from(&o);
-			lo.model_file = o.model;
-			lo.experiment = exp->name;
+			load_opts(&o, exp, imported != NULL, &lo);
 			dc_diag_init(&scratch);
 			if (dc_config_load_buffer_opts(imported, imported_len, imported_name, &lo, &cfg, &scratch) == 0)
 				dc_import_launch_check(&imp, o.import, &cfg, &early);
@@ -1721,13 +1729,7 @@ int main(int argc, char **argv)
 		rc = sweep(exp, &o, imported, imported_len, imported_name, &early);
 		goto done;
 	}
-	memset(&lo, 0, sizeof(lo));
-	lo.overrides = o.sets + (imported ? import_sets_from(&o) : 0);
-	lo.noverrides = o.nsets - (imported ? import_sets_from(&o) : 0);
-	lo.model_file = o.model;
-	lo.auto_layout = o.model && !o.config && !o.import;
-	lo.search = strcmp(exp->name, "search") == 0;
-	lo.experiment = exp->name;
+	load_opts(&o, exp, imported != NULL, &lo);
 	if (imported) {
 		load_rc = dc_config_load_buffer_opts(imported, imported_len, imported_name, &lo, &cfg, &diag);
 		/* the script's own GPU count, against the cluster the config

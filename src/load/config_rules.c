@@ -1795,12 +1795,12 @@ static const struct {
 #undef CHECKPOINT
 #undef COLLECTIVES
 };
-#define NONE_EXPERIMENT_KEYS (sizeof(one_experiment_keys) / sizeof(one_experiment_keys[0]))
+#define N_ONE_EXPERIMENT_KEYS (sizeof(one_experiment_keys) / sizeof(one_experiment_keys[0]))
 
 /* The row of one_experiment_keys `path` falls under, or -1 */
 static int one_experiment_row(const char *path)
 {
-	for (size_t i = 0; i < NONE_EXPERIMENT_KEYS; i++) {
+	for (size_t i = 0; i < N_ONE_EXPERIMENT_KEYS; i++) {
 		const char *k = one_experiment_keys[i].key;
 		size_t n = strlen(k);
 		if (k[n - 1] == '.' ? strncmp(path, k, n) == 0 : strcmp(path, k) == 0)
@@ -1823,6 +1823,12 @@ int dc_config_key_read_by(const char *path, const char *experiment)
 	return row < 0 || read_by(row, experiment);
 }
 
+/* The load's experiment as one_experiment_keys names its readers */
+static const char *run_experiment(const struct loader *l)
+{
+	return l->opts->search ? "search" : l->opts->experiment;
+}
+
 /* The run does not read key k, given by --set: rule_one_experiment_keys
  * says so, and a key's own "has no effect" warning would say it again
  * (a review found three keys warned twice) */
@@ -1830,7 +1836,7 @@ static int set_unread(const struct loader *l, enum key_id k)
 {
 	if (!l->opts || !l->opts->experiment || !l->from_set[k])
 		return 0;
-	return !dc_config_key_read_by(dc_cfg_keys[k].info.path, l->opts->search ? "search" : l->opts->experiment);
+	return !dc_config_key_read_by(dc_cfg_keys[k].info.path, run_experiment(l));
 }
 
 /* Is `path` a sweep axis of this load (dc_load_opts swept)? */
@@ -1857,13 +1863,13 @@ static int rule_one_experiment_keys(struct loader *l)
 		char names[400];
 		size_t used, n;
 		int first;
-	} g[NONE_EXPERIMENT_KEYS];
+	} g[N_ONE_EXPERIMENT_KEYS];
 	const char *experiment;
 	/* a config with errors stops the run: no warning beside them */
 	if (!l->opts || !l->opts->experiment || l->errors || !l->opts->noverrides)
 		return 0;
-	experiment = l->opts->search ? "search" : l->opts->experiment;
-	for (size_t r = 0; r < NONE_EXPERIMENT_KEYS; r++) {
+	experiment = run_experiment(l);
+	for (size_t r = 0; r < N_ONE_EXPERIMENT_KEYS; r++) {
 		g[r].used = g[r].n = 0;
 		g[r].first = -1;
 		g[r].names[0] = 0;
@@ -1888,7 +1894,7 @@ static int rule_one_experiment_keys(struct loader *l)
 						      g[r].n ? ", " : "", path);
 		g[r].n++;
 	}
-	for (size_t r = 0; r < NONE_EXPERIMENT_KEYS; r++)
+	for (size_t r = 0; r < N_ONE_EXPERIMENT_KEYS; r++)
 		if (g[r].n)
 			dc_cfg_warnf(l, g[r].first,
 				     "%s: only %s %s %s, so %s no effect on this run (experiment '%s'); drop the --set, or run --experiment %s",
@@ -3074,7 +3080,7 @@ static const struct rule rules[] = {
 	{{"nvlink_domain is a multiple of gpus_per_node; a world of more than one domain that is not a whole number of them warns (its last domain is partial); collnet on a network other than ib (no in-network reduction) warns, and so does an inter_node.bandwidth above 100 GB/s, the fastest NIC's 800 Gb/s (both priced as given)",
 	  KEYS("cluster.nvlink_domain", "cluster.gpus_per_node", "cluster.nics_per_node", "cluster.num_nodes",
 	       "cluster.collnet", "cluster.network", "cluster.inter_node.bandwidth")}, rule_network},
-	{{"checkpoint.gather \"gpu\" needs checkpoint.format \"full\" (\"cpu\", the default, is a full save's alone); staging_bandwidth without async warns (no effect)",
+	{{"checkpoint.gather \"gpu\" needs checkpoint.format \"full\" (\"cpu\", the default, is a full save's alone); staging_bandwidth where nothing stages (no async, or a full save) warns (no effect)",
 	  KEYS("checkpoint.gather", "checkpoint.format", "checkpoint.staging_bandwidth", "checkpoint.async")},
 	 rule_ckpt_gather},
 	{{"checkpoint.restore: degrees not given keep the saved ones (dp: the new world / (tp × pp × cp)); tp × pp × dp × cp is num_nodes × gpus_per_node, tp divides the heads, pp (when given) at most num_layers, 2 × cp divides seq_length (a2a: cp divides seq_length and the heads per new tp rank), ep > 1 a mixture-of-experts model, ep × etp divides tp × dp × cp; pipeline_layers has pp entries adding up to num_layers",

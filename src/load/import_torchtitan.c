@@ -974,9 +974,11 @@ static void map_stage_split(struct tctx *c, long long pp, int multi)
 		sets(c, "parallel.pipeline_schedule", "interleaved", get(c, "parallelism", "pipeline_parallel_schedule"),
 		     NULL);
 	}
-	if (!even)
+	if (!even) {
 		setj(c, "parallel.pipeline_layers", list, ev ? ev : ef ? ef : el,
 		     "torchtitan's stage split (the embedding and the head weigh 1 layer each by default)");
+		c->imp->split_of_flavor = 1;
+	}
 }
 
 static long long map_parallel(struct tctx *c)
