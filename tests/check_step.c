@@ -3162,26 +3162,32 @@ START_TEST(test_fsdp_pipeline_each_stage_reduces_its_own_units)
 }
 END_TEST
 
-/* Issue 21's context-parallel sweep: Llama-3-8B on one node of 8 H100
- * (the torchtitan config's 95 GiB parts), 32,768 tokens a rank (sequence
- * 32,768 c), micro batch 1, full recompute, dp 8 / c, torchtitan's rules.
- * Measured (a run held back from us; the ratios are in the issue's text):
- * steps 1 : 1.6 : 2.5 : 4.8 from cp 1 to 8, and cp 8 ran in 84.5 GiB
- * reserved. The goal is the right order, each ratio within 25%, and peak
- * memory within 10%. Achieved (docs/compute-model.md, "Context
- * parallelism"): 1 : 1.53 : 2.60 : 4.74 (1 : 1.55 : 2.66 : 4.86 before
- * torchtitan's eager SwiGLU, rotation and repeat_kv were priced),
- * 78.9 GiB (82.0 before torchtitan's embedding and head units). Before the kernels were priced on a rank's s / c tokens it
- * stepped 1 : 2.7 : 8.3 : 28 and cp 8 peaked at 310 GiB. */
+/* Issue 21's context-parallel sweep against the run it comes from:
+ * torchtitan's benchmarks/llama3_h100_202412_torchtitan.md (pytorch/
+ * torchtitan, runs at 9dec370, December 2024), Table 2: Llama 3.1 8B on
+ * one node of 8 H100 (96 GB parts: the config's 95 GiB), FSDP 8 / c, CP
+ * c, sequence 32,768 c, local batch 1 (32,768 tokens a GPU a step), full
+ * activation checkpointing, torch.compile and Float8; 3,890, 2,540,
+ * 1,071 and 548 tokens/s a GPU, so steps 1 : 1.532 : 3.632 : 7.099 from
+ * cp 1 to 8, and cp 8 in 84.5 GiB reserved. (The issue's "1 : 1.6 : 2.5
+ * : 4.8" are the same file's Table 6, the 405B at TP 8 PP 8: 76 / 47,
+ * 76 / 31, 76 / 16 tokens/s; this test held the 8B to them until stop 61.)
+ * The goal is the right order, each ratio within 25%, and peak memory
+ * within 10%. Achieved (docs/compute-model.md, "Context parallelism"):
+ * 1 : 1.646 : 2.939 : 5.525 (+7.5%, -19.1%, -22.2%), 78.9 GiB (-6.6%).
+ * Before the kernels were priced on a rank's s / c tokens it stepped
+ * 1 : 2.7 : 8.3 : 28 and cp 8 peaked at 310 GiB. */
 START_TEST(test_context_parallel_sweep_ratios)
 {
-	static const double measured[] = {1.0, 1.6, 2.5, 4.8};
+	/* steps 32,768 / (tokens/s a GPU): ratios 3,890 / tokens/s */
+	static const double measured[] = {1.0, 3890.0 / 2540.0, 3890.0 / 1071.0, 3890.0 / 548.0};
 	double first = 0, prev = 0;
 	for (int i = 0; i < 4; i++) {
 		int cp = 1 << i;
 		char c[48], dp[48], seq[48], gb[48];
 		const char *sets[] = {"cluster.gpu=h100-sxm5-80gb", c, dp, seq, "training.micro_batch_size=1", gb,
-				      "training.recompute=full", "training.framework=torchtitan", NULL};
+				      "training.recompute=full", "training.framework=torchtitan", "training.compile=true",
+				      "precision.compute=fp8", NULL};
 		struct dc_results r;
 		double t, ratio;
 		snprintf(c, sizeof(c), "parallel.cp=%d", cp);
@@ -3194,7 +3200,7 @@ START_TEST(test_context_parallel_sweep_ratios)
 		if (i == 0)
 			first = t;
 		ratio = t / first;
-		ck_assert_msg(fabs(ratio / measured[i] - 1.0) <= 0.25, "cp %d: ratio %.3f, measured %.1f", cp, ratio,
+		ck_assert_msg(fabs(ratio / measured[i] - 1.0) <= 0.25, "cp %d: ratio %.3f, measured %.3f", cp, ratio,
 			      measured[i]);
 		prev = t;
 		if (cp == 8) {
