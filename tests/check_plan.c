@@ -34,6 +34,36 @@ static void load_path(const char *rel, struct dc_config *c)
 	dc_diag_release(&d);
 }
 
+/* The hint an uneven split's error gives (plan.h dc_stages_counted_hint),
+ * by hand: Llama 3.1 405B's 126 layers on pp 8 take both counted layers
+ * (128 = 8 x 16), and on pp 8 x v 8 too (128 = 64 x 2); 32 on pp 3 one
+ * (33 = 3 x 11); 61 on pp 16 neither (62, 63); 1 layer on pp 3 would
+ * split 3 units one a stage, leaving the short stages none: no hint.
+ * And the 405B with the hinted keys loads. */
+START_TEST(test_stages_counted_hint)
+{
+	char buf[320];
+	struct dc_config cfg;
+	struct dc_diag d;
+	static const char text[] =
+		"{\"model\": {\"num_layers\": 126, \"hidden_size\": 16384, \"num_attention_heads\": 128, "
+		"\"num_kv_heads\": 8, \"ffn_hidden_size\": 53248, \"vocab_size\": 128256, \"seq_length\": 8192, "
+		"\"mlp\": \"swiglu\"}, \"cluster\": {\"num_nodes\": 128, \"system\": \"dgx-h100\"}, "
+		"\"parallel\": {\"tp\": 8, \"pp\": 8, \"dp\": 16, \"virtual_pipeline\": 8, \"sequence_parallel\": true, "
+		"\"account_for_embedding\": true, \"account_for_loss\": true}, "
+		"\"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 8}}";
+	ck_assert_ptr_nonnull(strstr(dc_stages_counted_hint(126, 8, 0, buf, sizeof(buf)), "126 + 2 = 128 split evenly"));
+	ck_assert_ptr_nonnull(strstr(dc_stages_counted_hint(126, 64, 1, buf, sizeof(buf)), "126 + 2 = 128"));
+	ck_assert_ptr_nonnull(strstr(dc_stages_counted_hint(32, 3, 0, buf, sizeof(buf)), "32 + 1 = 33 split evenly"));
+	ck_assert_str_eq(dc_stages_counted_hint(61, 16, 0, buf, sizeof(buf)), "");
+	ck_assert_str_eq(dc_stages_counted_hint(1, 3, 0, buf, sizeof(buf)), "");
+	ck_assert_str_eq(dc_stages_counted_hint(126, 0, 0, buf, sizeof(buf)), "");
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(text, strlen(text), "hint", NULL, 0, &cfg, &d), 0);
+	dc_diag_release(&d);
+}
+END_TEST
+
 START_TEST(test_derive_systems)
 {
 	/* configs/systems.json: 2 nodes x 4 GPUs, tp 4, dp 2, pp 1, order
@@ -1443,6 +1473,7 @@ int main(void)
 	tcase_add_test(tc, test_estimate_error_text);
 	tcase_add_test(tc, test_derive_from_memo_network);
 	tcase_add_test(tc, test_reshard_changes_the_sharding_alone);
+	tcase_add_test(tc, test_stages_counted_hint);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

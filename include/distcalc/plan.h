@@ -277,6 +277,14 @@ int dc_plan_mtp_recomputed(const struct dc_plan *p);
 /* 1 when `par` asks for uneven stages (a list or a first/last form). */
 int dc_stages_uneven(const struct dc_parallel *par);
 
+/* The hint an error on L layers that do not split over `chunks` (pp x
+ * virtual_pipeline) appends when counting the embedding and the loss as
+ * layers would split them (Megatron's --account-for-embedding-in-
+ * pipeline-split and --account-for-loss-in-pipeline-split: L + 2, or
+ * L + 1, a multiple of chunks, every chunk keeping a layer): "; or
+ * account_for_..." into buf, else "". Returns buf. */
+const char *dc_stages_counted_hint(uint64_t L, uint64_t chunks, int v_gt1, char *buf, size_t n);
+
 /* segments: every run boundary, the first and last stage, and the two
  * stages around the partly dense one (MoE every n-th layer: the layout
  * rules keep its stages within it, dc_layout_moe_segments) */

@@ -872,7 +872,7 @@ static int rule_pp_layers(struct loader *l)
 {
 	struct dc_parallel *p = &l->cfg->parallel;
 	struct dc_stage_runs runs;
-	char err[320];
+	char err[768];
 	const char *key = NULL;
 
 	p->first_stage_layers_given = seen(l, KEY_PARALLEL_FIRST_STAGE_LAYERS);
@@ -1926,10 +1926,15 @@ static int rule_virtual_pipeline(struct loader *l)
 		       (unsigned long long)p->pp);
 	else if (!dc_stages_uneven(p) && /* uneven: rule_pp_layers checks each chunk */
 		 (dc_mul_u64(p->pp, p->virtual_pipeline, &chunks) || c->model.num_layers % chunks != 0))
+	{
+		char hint[320] = "";
+		if (!dc_mul_u64(p->pp, p->virtual_pipeline, &chunks))
+			dc_stages_counted_hint(c->model.num_layers, chunks, 1, hint, sizeof(hint));
 		dc_cfg_errorf(l, kv,
-		       "'parallel.virtual_pipeline': pp x virtual_pipeline (%llu x %llu) must divide model.num_layers (%llu)",
+		       "'parallel.virtual_pipeline': pp x virtual_pipeline (%llu x %llu) must divide model.num_layers (%llu)%s",
 		       (unsigned long long)p->pp, (unsigned long long)p->virtual_pipeline,
-		       (unsigned long long)c->model.num_layers);
+		       (unsigned long long)c->model.num_layers, hint);
+	}
 	else if (schedule_m(c) % p->pp != 0 && schedule_m(c) == c->training.grad_accum_steps &&
 		 /* dp 0: the world size rule failed and said why; a batch
 		  * derived from it was not derived */

@@ -18,6 +18,26 @@ int dc_stages_uneven(const struct dc_parallel *par)
 	       par->account_for_embedding || par->account_for_loss;
 }
 
+const char *dc_stages_counted_hint(uint64_t L, uint64_t chunks, int v_gt1, char *buf, size_t n)
+{
+	/* the rule split_runs holds a counted split to: the units split
+	 * evenly, each chunk at least one unit (v = 1: two, so that the
+	 * short stage keeps a layer) */
+	uint64_t need = v_gt1 ? 1 : 2;
+	buf[0] = '\0';
+	if (chunks == 0 || L > UINT64_MAX - 2)
+		return buf;
+	if ((L + 2) % chunks == 0 && (L + 2) / chunks >= need)
+		snprintf(buf, n,
+			 "; or give account_for_embedding and account_for_loss, which count the embedding and the loss as a layer each (%llu + 2 = %llu split evenly: Megatron-LM's --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split)",
+			 (unsigned long long)L, (unsigned long long)(L + 2));
+	else if ((L + 1) % chunks == 0 && (L + 1) / chunks >= need)
+		snprintf(buf, n,
+			 "; or give account_for_embedding or account_for_loss, which counts the embedding or the loss as a layer (%llu + 1 = %llu split evenly: Megatron-LM's --account-for-embedding-in-pipeline-split or --account-for-loss-in-pipeline-split)",
+			 (unsigned long long)L, (unsigned long long)(L + 1));
+	return buf;
+}
+
 /* Appends `count` stages of `layers` layers to *r, merging equal runs. */
 static void runs_push(struct dc_stage_runs *r, uint64_t count, uint64_t layers, uint64_t *stage, uint64_t *layer)
 {
@@ -221,9 +241,10 @@ int dc_stage_split(const struct dc_parallel *par, uint64_t L, uint64_t v, struct
 		return -1;
 	}
 	if (L % pp != 0) {
+		char hint[320];
 		snprintf(err, errlen,
-			 "'parallel.pp': must divide model.num_layers (%llu), got %llu; for uneven stages give parallel.pipeline_layers or first_stage_layers / last_stage_layers",
-			 (unsigned long long)L, (unsigned long long)pp);
+			 "'parallel.pp': must divide model.num_layers (%llu), got %llu; for uneven stages give parallel.pipeline_layers or first_stage_layers / last_stage_layers%s",
+			 (unsigned long long)L, (unsigned long long)pp, dc_stages_counted_hint(L, pp * v, v > 1, hint, sizeof(hint)));
 		return -1;
 	}
 	runs_push(out, pp, L / pp, &stage, &layer);
