@@ -578,6 +578,58 @@ static void chunked_head(struct dc_config *c, uint64_t seq, uint64_t micro, int 
 		     (unsigned long long)seq, sp ? "true" : "false", (unsigned long long)micro, (unsigned long long)chunks);
 }
 
+/* chunked_head's layer at loss_chunks 1 under torchtitan's rules */
+static void titan_head(struct dc_config *c, int sp)
+{
+	fixture_json(c,
+		     "{\"model\": {\"num_layers\": 2, \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		     " \"ffn_hidden_size\": 1024, \"vocab_size\": 1000, \"seq_length\": 512},"
+		     " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 2, \"gpu_memory\": \"80 GiB\","
+		     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"200 Gb/s\"}},"
+		     " \"parallel\": {\"tp\": 2, \"dp\": 1, \"sequence_parallel\": %s},"
+		     " \"training\": {\"micro_batch_size\": 2, \"framework\": \"torchtitan\"}}",
+		     sp ? "true" : "false");
+}
+
+/* torchtitan's output layer and loss at tp 2 (docs/formulas.md,
+ * "Embedding and output"), by hand: sbh = 1,024 x 256 = 262,144, sbV =
+ * 1,024 x 1,000 = 1,024,000. With SP the final norm keeps its input shard
+ * 2sbh/2 = 262,144 and the head its gathered input 2sbh = 524,288
+ * (Megatron: 262,144 each), beside the FP32 log-probabilities 4sbV/2 =
+ * 2,048,000: 2,834,432 (Megatron's 2,572,288). The loss parallel
+ * backward holds the zeroed gradient, exp(x) and their sum, 12sbV/2 =
+ * 6,144,000 (the fused path's 8sbV/2 = 4,096,000). The head's weight
+ * gradient reads the gathered input and the 16-bit logits' gradient:
+ * 524,288 + 2sbV/2 = 1,024,000: 1,548,288. Without SP both inputs are
+ * whole, 4sbh = 1,048,576, as before: 3,096,576; the loss line is the
+ * same 6,144,000. */
+START_TEST(test_torchtitan_head_and_loss_parallel)
+{
+	struct dc_config c;
+	uint64_t v;
+	titan_head(&c, 1);
+	ck_assert_int_eq(dc_act_output_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 2834432ull);
+	ck_assert_int_eq(dc_act_head_backward_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 6144000ull);
+	ck_assert_int_eq(dc_act_head_wgrad_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 1548288ull);
+	titan_head(&c, 0);
+	ck_assert_int_eq(dc_act_output_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 3096576ull);
+	ck_assert_int_eq(dc_act_head_backward_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 6144000ull);
+	/* the same layer under Megatron's rules, with SP */
+	chunked_head(&c, 512, 2, 1, 1);
+	ck_assert_int_eq(dc_act_output_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 2572288ull);
+	ck_assert_int_eq(dc_act_head_backward_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 4096000ull);
+	ck_assert_int_eq(dc_act_head_wgrad_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 1286144ull);
+}
+END_TEST
+
 START_TEST(test_loss_chunks_head_terms)
 {
 	struct dc_config c;
@@ -908,6 +960,7 @@ int main(void)
 	tcase_add_test(tc, test_ledger_uses_schedule);
 	tcase_add_test(tc, test_flash_vs_eager_small);
 	tcase_add_test(tc, test_loss_chunks_head_terms);
+	tcase_add_test(tc, test_torchtitan_head_and_loss_parallel);
 	tcase_add_test(tc, test_op_policy_one_layer);
 	tcase_add_test(tc, test_torchtitan_keeps_gathered_inputs);
 	tcase_add_test(tc, test_recompute_layers);

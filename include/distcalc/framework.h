@@ -99,9 +99,16 @@ int dc_framework_tp_amax_reduced(const struct dc_config *c);
  * (Megatron's): torchtitan's (DTensor/spmd_types TP and torch's async TP
  * leave the gathered tensor to the stock linear, whose matmul saves it).
  * The comm (src/axis/tp.c: no re-gather) and the activation ledger
- * (activation.c: the Q/K/V and MLP inputs gathered) read it
+ * (activation.c: the Q/K/V, MLP and output layer's inputs gathered) read it
  * (docs/formulas-systems.md, "Tensor parallel"). */
 int dc_framework_tp_keeps_gathered_input(const struct dc_config *c);
+
+/* Whether the loss runs as a vocabulary-parallel decomposition whose
+ * backward holds, beside the saved FP32 log-probabilities, a zeroed
+ * gradient, their exponential and the sum (12 bytes a logit of this
+ * rank's V / t, where the fused kernels' backward holds 8): torchtitan at
+ * tp > 1 (framework.c; docs/formulas.md, "Embedding and output"). */
+int dc_framework_loss_parallel(const struct dc_plan *p);
 
 /* Under sequence parallelism, the collectives a MoE layer's MLP issues
  * over the attention's tp group in its forward, each on the b s h hidden

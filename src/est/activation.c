@@ -496,13 +496,25 @@ int dc_act_layer_wgrad_bytes(const struct dc_plan *pl, int moe, uint64_t *out)
 	return wgrad_of(pl, &p, moe, out);
 }
 
+/* Under sequence parallelism the output layer's input is the final
+ * norm's gathered output: Megatron's column-parallel head keeps the s/t
+ * shard and gathers it again for the weight gradient, torchtitan's
+ * ColwiseParallel(input_layouts=Shard(1)) linear keeps the gathered b s h
+ * it multiplied (parallelize_llama.py:135-141 at 9dec370; the block
+ * boundary's Replicate at b5bcd76c, framework.h
+ * dc_framework_tp_keeps_gathered_input) */
+static int head_input_gathered(const struct dc_plan *p)
+{
+	return p->layout.tp > 1 && dc_framework_tp_keeps_gathered_input(p->in);
+}
+
 int dc_act_head_wgrad_bytes(const struct dc_plan *p, uint64_t *out)
 {
 	struct dc_ck c = {0};
 	uint64_t sb = p->tokens_per_microbatch_cp;
 	uint64_t in = dc_ck_mul(&c, 2, dc_ck_mul(&c, sb, p->in->model.hidden_size));
 	uint64_t dlogits = dc_ceil_div(dc_ck_mul(&c, 2, dc_ck_mul(&c, sb, p->in->model.vocab_size)), p->layout.tp);
-	if (p->layout.sequence_parallel)
+	if (p->layout.sequence_parallel && !head_input_gathered(p))
 		in = dc_ceil_div(in, p->layout.tp);
 	*out = dc_ck_add(&c, in, dlogits);
 	return c.overflow ? -1 : 0;
@@ -560,7 +572,10 @@ int dc_act_output_bytes(const struct dc_plan *p, uint64_t *out)
 		*out = dc_ck_add(&c, norm_in, dc_ck_mul(&c, 2, sbh));
 		return c.overflow ? -1 : 0;
 	}
-	if (p->layout.sequence_parallel)
+	if (p->layout.sequence_parallel && head_input_gathered(p))
+		/* the norm's input a shard, the head's input gathered */
+		norm_and_head_inputs = dc_ck_add(&c, dc_ceil_div(dc_ck_mul(&c, 2, sbh), t), dc_ck_mul(&c, 2, sbh));
+	else if (p->layout.sequence_parallel)
 		norm_and_head_inputs = dc_ceil_div(norm_and_head_inputs, t);
 	*out = dc_ck_add(&c, norm_and_head_inputs, logits);
 	return c.overflow ? -1 : 0;
@@ -584,7 +599,10 @@ int dc_act_head_backward_bytes(const struct dc_plan *p, uint64_t *out)
 		*out = loop > cast ? loop : cast;
 		return c.overflow ? -1 : 0;
 	}
-	*out = dc_ceil_div(dc_ck_mul(&c, 8, sbv), p->layout.tp);
+	/* the fused path's two FP32 gradients, 8 bytes a logit; torchtitan's
+	 * loss parallel decomposition 12 (framework.h
+	 * dc_framework_loss_parallel) */
+	*out = dc_ceil_div(dc_ck_mul(&c, dc_framework_loss_parallel(p) ? 12 : 8, sbv), p->layout.tp);
 	return c.overflow ? -1 : 0;
 }
 

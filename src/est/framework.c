@@ -204,6 +204,20 @@ int dc_framework_tp_keeps_gathered_input(const struct dc_config *c)
 	return c->training.framework == DC_FRAMEWORK_TORCHTITAN;
 }
 
+int dc_framework_loss_parallel(const struct dc_plan *p)
+{
+	/* torchtitan computes the loss on the head's vocabulary-sharded
+	 * logits under tensor parallelism: torch's loss_parallel() at
+	 * 9dec370 (disable_loss_parallel, default false), and since
+	 * b3b60dabf (June 2026) always, through its own
+	 * _LossParallelCrossEntropy (components/loss.py:65-216 at
+	 * b5bcd76c), the same decomposition as torch's
+	 * _nll_loss_and_log_softmax_backward (torch/distributed/tensor/
+	 * parallel/loss.py at 02eef6b8: grad_input = torch.zeros_like(x)
+	 * :374, then (grad_input + torch.exp(x)) * grad_output :421) */
+	return p->in->training.framework == DC_FRAMEWORK_TORCHTITAN && p->layout.tp > 1;
+}
+
 void dc_framework_moe_tp_calls(const struct dc_plan *p, uint64_t *gathers, uint64_t *scatters)
 {
 	int shared = p->in->model.shared_expert_ffn_hidden_size != 0;
