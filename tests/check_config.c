@@ -1777,6 +1777,43 @@ END_TEST
  * (NCCL's 8 channels over the SMs: 8 / 132 = 0.060606 on Hopper, 8 / 148 =
  * 0.054054 on Blackwell; the A100 keeps 0.075); the attention backend
  * follows training.attention; the FP8 keys are checked against the GPU. */
+/* parallel.cp_comm_type not given under training.framework torchtitan:
+ * "all_gather", what torchtitan's and PyTorch's context parallelism run
+ * (the rotate method ALL_GATHER at 9dec370 and in torch's
+ * _ContextParallelOptions; K and V gathered at the attention boundary
+ * since June 2026), its origin the framework; Megatron's "p2p" under
+ * every other framework, and a given type wins */
+START_TEST(test_cp_comm_type_from_framework)
+{
+	static const struct {
+		const char *framework, *extra;
+		enum dc_cp_comm want;
+		enum dc_origin origin;
+	} cases[] = {
+		{"training.framework=torchtitan", NULL, DC_CP_ALL_GATHER, DC_ORIGIN_FRAMEWORK},
+		{"training.framework=megatron", NULL, DC_CP_P2P, DC_ORIGIN_DEFAULT},
+		{"training.framework=custom", NULL, DC_CP_P2P, DC_ORIGIN_DEFAULT},
+		{"training.framework=deepspeed", NULL, DC_CP_P2P, DC_ORIGIN_DEFAULT},
+		{"training.framework=torchtitan", "parallel.cp_comm_type=p2p", DC_CP_P2P, DC_ORIGIN_SET},
+	};
+	int k = dc_config_key_index("parallel.cp_comm_type");
+	char from[64];
+	struct dc_config cfg;
+	struct dc_diag d;
+	ck_assert_int_ge(k, 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *sets[] = {"parallel.cp=2", "parallel.dp=1", cases[i].framework, cases[i].extra};
+		ck_assert_msg(load(base, sets, cases[i].extra ? 4 : 3, &cfg, &d) == 0, "case %zu", i);
+		ck_assert_msg(cfg.parallel.cp_comm_type == cases[i].want, "case %zu: type %d", i,
+			      (int)cfg.parallel.cp_comm_type);
+		ck_assert_msg(cfg.origin[k] == cases[i].origin, "case %zu: origin %d", i, (int)cfg.origin[k]);
+		if (cases[i].origin == DC_ORIGIN_FRAMEWORK)
+			ck_assert_str_eq(dc_config_origin_text(&cfg, (size_t)k, from, sizeof(from)), "framework:torchtitan");
+		dc_diag_release(&d);
+	}
+}
+END_TEST
+
 /* training.attention_backend not given: Megatron-Core runs attention
  * through Transformer Engine (--transformer-impl transformer_engine,
  * --attention-backend auto), whose get_attention_backend prefers the cuDNN
@@ -2333,6 +2370,7 @@ Suite *s = suite_create("config");
 	tcase_add_test(tc, test_partial_nvlink_domain);
 	tcase_add_test(tc, test_tiny_override_text);
 	tcase_add_test(tc, test_attention_backend_from_framework);
+	tcase_add_test(tc, test_cp_comm_type_from_framework);
 	tcase_add_test(tc, test_sm_count_floor);
 	tcase_add_test(tc, test_count_auto_has_value);
 	tcase_add_test(tc, test_builtin_default_is_systems_json);

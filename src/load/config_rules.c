@@ -530,11 +530,31 @@ static int rule_layout(struct loader *l)
  * balances (TransformerEngine asserts an even sequence per rank); the
  * AlltoAll form swaps sequence shards for head shards, so cp must also
  * divide the heads each tp rank holds. */
+/* Under training.framework torchtitan, parallel.cp_comm_type left out is
+ * what torchtitan's context parallelism runs: K and V all-gathered, not
+ * Megatron's ring of sends. At 9dec370 (December 2024) its
+ * context_parallel_rotate_method defaulted to "allgather", as PyTorch's
+ * _ContextParallelOptions.rotate_method does (_RotateMethod.ALL_GATHER,
+ * torch/distributed/tensor/experimental/_context_parallel/_attention.py:65
+ * at 09b101c5); since 8e5554449 (June 2026) torchtitan gathers K and V at
+ * the attention boundary (models/common/decoder_sharding.py:275-283 at
+ * b5bcd76c). Run at rule_cp, the first rule that reads it. */
+static void torchtitan_cp_default(struct loader *l)
+{
+	struct dc_config *c = l->cfg;
+	if (c->training.framework != DC_FRAMEWORK_TORCHTITAN || seen(l, KEY_PARALLEL_CP_COMM_TYPE) ||
+	    l->filled[KEY_PARALLEL_CP_COMM_TYPE])
+		return;
+	c->parallel.cp_comm_type = DC_CP_ALL_GATHER;
+	l->filled[KEY_PARALLEL_CP_COMM_TYPE] = DC_ORIGIN_FRAMEWORK;
+}
+
 static int rule_cp(struct loader *l)
 {
 	const struct dc_model *m = &l->cfg->model;
 	const struct dc_parallel *p = &l->cfg->parallel;
 	int k_cp = KEY_PARALLEL_CP;
+	torchtitan_cp_default(l);
 	if (p->cp <= 1)
 		return 0;
 	if (p->cp_comm_type != DC_CP_A2A && m->seq_length % (2 * p->cp) != 0)
