@@ -2138,6 +2138,16 @@ START_TEST(test_attention_and_fp8_keys)
 	joined(&d, got, sizeof(got));
 	ck_assert_str_eq(got, "--set: 'precision.fp8_recipe': applies to FP8 matmuls, but precision.compute is \"bf16\": it has no effect; set precision.compute to \"fp8\" or drop the key");
 	dc_diag_release(&d);
+	/* mxfp8 on a GPU described by hand (no preset): loaded, and said,
+	 * since nothing can check the Blackwell it needs and the A100's
+	 * kernel set prices it */
+	ck_assert_int_eq(load(base, (const char *const[]){"cluster.peak_flops_fp8=4.5e15", "precision.compute=fp8",
+							 "precision.fp8_recipe=mxfp8"},
+			      3, &cfg, &d),
+			 0);
+	joined(&d, got, sizeof(got));
+	ck_assert_str_eq(got, "--set: 'precision.fp8_recipe': \"mxfp8\" needs the block-scaled FP8 GEMMs of Blackwell GPUs, but cluster.gpu names no preset to check that by; without one the matmuls are priced with the A100's kernel set (its BF16 level over the FP8 peak, its FlashAttention-2 level) unless --calibrate-compute gives measured levels: name the GPU (cluster.gpu b200-sxm-180gb or gb200)");
+	dc_diag_release(&d);
 	/* the systems: DGX B200's 18 NVLink 5 links at NCCL's 40 GB/s, the
 	 * NVL72's 72-GPU domain of 4-GPU trays, the H800's 8 links */
 	{
