@@ -2138,6 +2138,23 @@ START_TEST(test_attention_and_fp8_keys)
 	joined(&d, got, sizeof(got));
 	ck_assert_str_eq(got, "--set: 'precision.fp8_recipe': applies to FP8 matmuls, but precision.compute is \"bf16\": it has no effect; set precision.compute to \"fp8\" or drop the key");
 	dc_diag_release(&d);
+	/* a peak as the data sheets write it, the same double as the number
+	 * (a user trial found "2250 TFLOP/s" refused while bandwidths took
+	 * units); in the file too */
+	ck_assert_int_eq(load(base, (const char *const[]){"cluster.peak_flops=989 TFLOP/s",
+							 "cluster.peak_flops_fp8=1.979 PFLOP/s"},
+			      2, &cfg, &d),
+			 0);
+	ck_assert(cfg.cluster.peak_flops == 989e12);
+	ck_assert(cfg.cluster.peak_flops_fp8 == 1.979e15);
+	joined(&d, got, sizeof(got));
+	ck_assert_str_eq(got, "");
+	dc_diag_release(&d);
+	ck_assert_int_eq(load(edit("\"gpus_per_node\": 4,", "\"gpus_per_node\": 4, \"peak_flops\": \"312 TFLOP/s\","), NULL, 0,
+			      &cfg, &d),
+			 0);
+	ck_assert(cfg.cluster.peak_flops == 312e12);
+	dc_diag_release(&d);
 	/* mxfp8 on a GPU described by hand (no preset): loaded, and said,
 	 * since nothing can check the Blackwell it needs and the A100's
 	 * kernel set prices it */

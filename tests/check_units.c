@@ -205,6 +205,43 @@ START_TEST(test_time)
 }
 END_TEST
 
+static double flops_ok(const char *s)
+{
+	double v = -1;
+	char err[256] = "";
+	ck_assert_msg(dc_units_parse_flops(s, &v, err, sizeof(err)) == 0, "'%s' failed: %s", s, err);
+	return v;
+}
+
+static void flops_err(const char *s, const char *want)
+{
+	double v = 0;
+	char err[256] = "";
+	ck_assert_msg(dc_units_parse_flops(s, &v, err, sizeof(err)) == -1, "'%s' was accepted", s);
+	ck_assert_str_eq(err, want);
+}
+
+/* A GPU peak as the data sheets write it: the decimal text scaled once,
+ * so each is the double nearest the exact rate */
+START_TEST(test_flops)
+{
+	ck_assert(flops_ok("989 TFLOP/s") == 989e12);   /* H100 SXM5 dense BF16 */
+	ck_assert(flops_ok("1.979 PFLOP/s") == 1.979e15); /* its dense FP8 */
+	ck_assert(flops_ok("312TFLOP/s") == 312e12);
+	ck_assert(flops_ok("0.1 GFLOP/s") == 1e8);
+	ck_assert(flops_ok("312e12 FLOP/s") == 312e12);
+	ck_assert(flops_ok("5 kFLOP/s") == 5e3);
+	ck_assert(flops_ok("7 MFLOP/s") == 7e6);
+	flops_err("312 TFLOPS", "unknown unit 'TFLOPS' (units are case-sensitive): write '312 TFLOP/s'");
+	flops_err("2.25 pflop/s", "unknown unit 'pflop/s' (units are case-sensitive): write '2.25 PFLOP/s'");
+	flops_err("312 flops", "unknown unit 'flops' (units are case-sensitive): write '312 FLOP/s'");
+	flops_err("312 TB/s", "unknown FLOP rate unit 'TB/s': use FLOP/s, kFLOP/s, MFLOP/s, GFLOP/s, TFLOP/s or PFLOP/s");
+	flops_err("312", "missing unit in '312': write a plain number for FLOP/s or add a unit, like '312 TFLOP/s'");
+	flops_err("TFLOP/s", "expected a number followed by a unit, like '989 TFLOP/s', got 'TFLOP/s'");
+	flops_err("-3 TFLOP/s", "must not be negative, got '-3 TFLOP/s'");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("units");
@@ -218,6 +255,7 @@ int main(void)
 	tcase_add_test(tc, test_unit_hints_parse);
 	tcase_add_test(tc, test_bandwidth_errors);
 	tcase_add_test(tc, test_time);
+	tcase_add_test(tc, test_flops);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

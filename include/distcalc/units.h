@@ -32,6 +32,9 @@ int dc_units_parse_bytes(const char *s, uint64_t *out, char *err, size_t errlen)
 int dc_units_parse_bandwidth(const char *s, double *out, char *err, size_t errlen);
 /* Time in seconds; must be finite. */
 int dc_units_parse_time(const char *s, double *out, char *err, size_t errlen);
+/* A GPU's arithmetic rate in FLOP/s: a number and one of FLOP/s, kFLOP/s,
+ * MFLOP/s, GFLOP/s, TFLOP/s, PFLOP/s ("989 TFLOP/s"); must be finite. */
+int dc_units_parse_flops(const char *s, double *out, char *err, size_t errlen);
 
 /* Conversion constants (base units). */
 #define DC_GIB 1073741824.0 /* 2^30 bytes */

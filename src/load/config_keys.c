@@ -168,8 +168,8 @@ static const char *const objective_names[] = {"tokens_per_s", "memory", NULL};
 #define PRESET_BW(path, field, doc)                                                                          \
 	ROW(path, "bandwidth", "bytes/s", "derived: the cluster.gpu preset", "≥ 1 and < 10^18", doc, NULL, OPT, \
 	    K_BW, OFF(field), 1, 1e18, 0, 0)
-#define PRESET_FLOPS(path, field, doc)                                                                          \
-	ROW(path, "number", "FLOP/s", "derived: the cluster.gpu preset", "≥ 1 and < 10^18", doc, NULL, OPT, K_REAL, \
+#define PRESET_FLOPS(path, field, doc)                                                                             \
+	ROW(path, "FLOP rate", "FLOP/s", "derived: the cluster.gpu preset", "≥ 1 and < 10^18", doc, NULL, OPT, K_REAL, \
 	    OFF(field), 1, 1e18, 0, 0)
 
 /* Table order is docs/config.md's order, and the unknown-key suggestions

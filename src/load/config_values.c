@@ -1084,9 +1084,24 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 				*(double *)field(l, k) = d;
 		}
 		break;
-	case K_REAL:
-		if (!cJSON_IsNumber(v)) {
-			dc_cfg_errorf(l, ki, "'%s': expected a number, got %s", k->info.path, describe(l, v));
+	case K_REAL: {
+		/* a GPU's peak also as a string with a unit, "989 TFLOP/s",
+		 * as a bandwidth takes one */
+		int rate = ki == KEY_CLUSTER_PEAK_FLOPS || ki == KEY_CLUSTER_PEAK_FLOPS_FP8;
+		char err[256];
+		if (rate && cJSON_IsString(v)) {
+			if (dc_units_parse_flops(v->valuestring, &d, err, sizeof(err)) != 0)
+				dc_cfg_errorf(l, ki, "'%s': %s", k->info.path, err);
+			else if (below(k, d))
+				dc_cfg_errorf(l, ki, "'%s': must be at least 1 FLOP/s, got \"%s\"", k->info.path, v->valuestring);
+			else if (d >= k->hi)
+				dc_cfg_errorf(l, ki, "'%s': must be below %g FLOP/s, got \"%s\"", k->info.path, k->hi,
+					      v->valuestring);
+			else
+				*(double *)field(l, k) = d;
+		} else if (!cJSON_IsNumber(v)) {
+			dc_cfg_errorf(l, ki, "'%s': expected %s, got %s", k->info.path,
+				      rate ? "a rate like \"989 TFLOP/s\" or a number in FLOP/s" : "a number", describe(l, v));
 		} else if (check_number(l, ki, v, &d) == 0) {
 			if (below(k, d)) {
 				char want[64];
@@ -1105,12 +1120,13 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 					 * number in TFLOP/s */
 					char num[32];
 					dc_cfg_fmt_num(num, sizeof(num), d);
-					dc_cfg_warnf(l, ki, "'%s': %s is in FLOP/s (a plain number is FLOP/s); if you meant %s TFLOP/s, write %se12",
-						     k->info.path, num, num, num);
+					dc_cfg_warnf(l, ki, "'%s': %s is in FLOP/s (a plain number is FLOP/s); if you meant %s TFLOP/s, write \"%s TFLOP/s\" or %se12",
+						     k->info.path, num, num, num, num);
 				}
 			}
 		}
 		break;
+	}
 	case K_LIST:
 		read_list(l, ki, v);
 		break;

@@ -401,3 +401,52 @@ int dc_units_parse_time(const char *s, double *out, char *err, size_t errlen)
 	*out = v;
 	return 0;
 }
+
+/* FLOP/s and its SI multiples, as the data sheets write a GPU's peak */
+static const struct time_unit flops_units[] = {
+	{"FLOP/s", 0}, {"kFLOP/s", 3}, {"MFLOP/s", 6}, {"GFLOP/s", 9}, {"TFLOP/s", 12}, {"PFLOP/s", 15},
+};
+
+/* 1 when u starts with "flop" in any case */
+static int starts_flop(const char *u)
+{
+	for (const char *w = "flop"; *w; w++, u++)
+		if (tolower((unsigned char)*u) != *w)
+			return 0;
+	return 1;
+}
+
+int dc_units_parse_flops(const char *s, double *out, char *err, size_t errlen)
+{
+	struct split sp;
+	const struct time_unit *unit = NULL;
+	size_t i;
+	if (split_quantity(s, &sp, err, errlen) != 0) {
+		if (*s != '-')
+			snprintf(err, errlen, "expected a number followed by a unit, like '989 TFLOP/s', got '%s'", s);
+		return -1;
+	}
+	for (i = 0; i < COUNT(flops_units); i++)
+		if (strcmp(sp.unit, flops_units[i].name) == 0)
+			unit = &flops_units[i];
+	if (!unit) {
+		int n = (int)sp.num_len;
+		const char *u = sp.unit;
+		/* "TFLOPS", "tflop/s", "TFLOPs", "Tflops", "PFLOP": the prefix
+		 * it means (none: FLOP/s), spelled as the table spells it */
+		char p = canon_prefix(u[0]);
+		const char *rest = p && u[1] ? u + 1 : u;
+		char pre[2] = {rest == u ? 0 : p, 0};
+		if (*u == '\0')
+			snprintf(err, errlen, "missing unit in '%.*s': write a plain number for FLOP/s or add a unit, like '%.*s TFLOP/s'",
+				 n, sp.num, n, sp.num);
+		else if (starts_flop(rest))
+			snprintf(err, errlen, "unknown unit '%s' (units are case-sensitive): write '%.*s %sFLOP/s'", u, n, sp.num,
+				 pre);
+		else
+			snprintf(err, errlen, "unknown FLOP rate unit '%s': use FLOP/s, kFLOP/s, MFLOP/s, GFLOP/s, TFLOP/s or PFLOP/s",
+				 u);
+		return -1;
+	}
+	return parse_double(&sp, s, unit->exp10, out, err, errlen);
+}
