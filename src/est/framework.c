@@ -315,9 +315,31 @@ int dc_framework_fp8_weight_copies(const struct dc_plan *p, uint64_t params, uin
 	 * transformer_config.py:1175) would turn off; Transformer Engine
 	 * d0067d0d caches the quantized weight in _fp8_workspaces
 	 * (module/base.py:915). FP8 primary weights (precision.param_bytes 1,
-	 * --fp8-param-gather) are the FP8 tensors themselves: no copy */
-	if (!dc_framework_te_fp8(c) || c->training.framework != DC_FRAMEWORK_MEGATRON || c->precision.param_bytes <= 1)
+	 * --fp8-param-gather) are the FP8 tensors themselves: no copy of
+	 * their data, but on a GPU whose FP8 GEMMs run TN alone (Hopper) a
+	 * transpose each, which is never freed: the parameter's quantizer
+	 * asks for the column-wise usage in training (module/base.py:1848,
+	 * quantize_weight :836-842), update_usage builds _transpose
+	 * (tensor/storage/float8_tensor_storage.py:267-277, 301-310), the
+	 * optimizer step only marks it invalid (float8_tensor.py:581-592), and
+	 * Megatron-LM rebuilds it in place after each parameter all-gather
+	 * (param_and_grad_buffer.py:338-343, post_all_gather_processing;
+	 * fp8_utils.py:446-454 at d98e8a64; its Megatron-FSDP README counts
+	 * this cache as "number of parameter x 1 Byte", fsdp/src/README.md:
+	 * 136). On Blackwell one _data serves both GEMMs (:292-297): none.
+	 * MXFP8 primary weights hold both directions in the parameter: none
+	 * counted */
+	if (!dc_framework_te_fp8(c) || c->training.framework != DC_FRAMEWORK_MEGATRON)
 		return 0;
+	if (c->precision.param_bytes <= 1) {
+		enum dc_gpu g = c->cluster.gpu < DC_GPU_COUNT ? c->cluster.gpu : DC_GPU_NONE;
+		if (c->precision.fp8_recipe == DC_FP8_MXFP8 || dc_gpu_arch(g) == DC_GPU_ARCH_BLACKWELL ||
+		    p->layout.sharding == DC_SHARD_FSDP)
+			return 0;
+		*bytes = n;
+		*copied = n;
+		return 0;
+	}
 	/* under FSDP2 (Megatron's --use-torch-fsdp2) the linears cache
 	 * nothing (linear.py:1958, layernorm_linear.py:1763: self.is_fsdp2),
 	 * but the grouped expert linears do (grouped_linear.py:2259), their
