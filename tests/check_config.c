@@ -149,6 +149,23 @@ START_TEST(test_partial_nvlink_domain)
 	ck_assert_msg(strstr(got, "'cluster.nvlink_domain': 512 GPUs are not a whole number of 72-GPU NVLink domains: the "
 				  "last domain holds 8,") != NULL,
 		      "%s", got);
+	/* the hint: the largest whole part of a domain, at least half, that
+	 * 512 fills: 68, 64 (512 = 8 x 64) */
+	ck_assert_msg(strstr(got, "; if the job is given 64 GPUs of each domain (512 = 8 x 64), set cluster.nvlink_domain to "
+				  "64, and the groups are priced on the domains they then span") != NULL,
+		      "%s", got);
+	/* 4 nodes of 4 are 16 GPUs over domains of 12: no part of 8 to 11
+	 * GPUs in steps of 4 divides 16 but 8 (16 = 2 x 8) */
+	ck_assert_int_eq(load_said(base, (const char *const[]){"cluster.num_nodes=4", "cluster.nvlink_domain=12"}, 2, 0,
+				   got, sizeof(got)),
+			 0);
+	ck_assert_msg(strstr(got, "(16 = 2 x 8), set cluster.nvlink_domain to 8") != NULL, "%s", got);
+	/* 5 nodes of 4 over domains of 12: 20 = 12 + 8, and 8 does not
+	 * divide 20: no hint */
+	ck_assert_int_eq(load_said(base, (const char *const[]){"cluster.num_nodes=5", "cluster.nvlink_domain=12"}, 2, 0,
+				   got, sizeof(got)),
+			 0);
+	ck_assert_msg(strstr(got, "holds 8,") != NULL && strstr(got, "if the job is given") == NULL, "%s", got);
 	ck_assert_int_eq(load_said(base, (const char *const[]){"cluster.num_nodes=36", "cluster.nvlink_domain=72"}, 2, 0,
 				   got, sizeof(got)),
 			 0);

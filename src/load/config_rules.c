@@ -201,11 +201,28 @@ static int rule_network(struct loader *l)
 		 * the nodes, or a system that filled the domain */
 		static const int why[] = {KEY_CLUSTER_NVLINK_DOMAIN, KEY_CLUSTER_NUM_NODES, KEY_CLUSTER_GPUS_PER_NODE,
 					  KEY_CLUSTER_SYSTEM};
-		if (world > c->nvlink_domain && world % c->nvlink_domain != 0)
+		if (world > c->nvlink_domain && world % c->nvlink_domain != 0) {
+			/* a job placed on fewer GPUs of each domain (a scheduler
+			 * can give it part of each rack) lays its ranks out
+			 * otherwise: the largest whole part, at least half a
+			 * domain, that the world fills, as a way to price that
+			 * (a user trial's DeepSeek-V3 on 256 GB200: 72 left its
+			 * EP 64 groups across racks, 64 kept them inside) */
+			char hint[256] = "";
+			for (uint64_t d = c->nvlink_domain - c->gpus_per_node; d >= c->gpus_per_node && 2 * d >= c->nvlink_domain;
+			     d -= c->gpus_per_node)
+				if (world % d == 0) {
+					snprintf(hint, sizeof(hint),
+						 "; if the job is given %llu GPUs of each domain (%llu = %llu x %llu), set cluster.nvlink_domain to %llu, and the groups are priced on the domains they then span",
+						 (unsigned long long)d, (unsigned long long)world, (unsigned long long)(world / d),
+						 (unsigned long long)d, (unsigned long long)d);
+					break;
+				}
 			dc_cfg_warnf(l, dc_cfg_blame(l, ki, why, sizeof(why) / sizeof(why[0])),
-				     "'cluster.nvlink_domain': %llu GPUs are not a whole number of %llu-GPU NVLink domains: the last domain holds %llu, and a group that reaches into it with fewer ranks than the group each strategy is priced on (its first across domains) uses fewer NICs, so that strategy may be slower than shown; at a multiple of %llu GPUs no domain is partial",
+				     "'cluster.nvlink_domain': %llu GPUs are not a whole number of %llu-GPU NVLink domains: the last domain holds %llu, and a group that reaches into it with fewer ranks than the group each strategy is priced on (its first across domains) uses fewer NICs, so that strategy may be slower than shown; at a multiple of %llu GPUs no domain is partial%s",
 				     (unsigned long long)world, (unsigned long long)c->nvlink_domain,
-				     (unsigned long long)(world % c->nvlink_domain), (unsigned long long)c->nvlink_domain);
+				     (unsigned long long)(world % c->nvlink_domain), (unsigned long long)c->nvlink_domain, hint);
+		}
 	}
 	/* CollNet's reductions run in SHARP-capable InfiniBand switches
 	 * (NVIDIA Quantum, the CollNet plugin): EFA, GPUDirect-TCPXO and
@@ -3108,7 +3125,7 @@ static const struct rule rules[] = {
 	{{"the what-if node is below num_nodes (given with scope all it warns: no effect), its factor at most 1, the slow data rank below the world size, and expert_imbalance at most num_experts / experts_per_token (on a dense model a value above 1 warns: it has no effect)",
 	  KEYS("whatif.slow_network.node", "whatif.slow_network.scope", "whatif.slow_network.factor", "whatif.slow_data_rank.rank",
 	       "whatif.expert_imbalance", "cluster.num_nodes", "model.num_experts")}, rule_whatif},
-	{{"nvlink_domain is a multiple of gpus_per_node; a world of more than one domain that is not a whole number of them warns (its last domain is partial); collnet on a network other than ib (no in-network reduction) warns, and so does an inter_node.bandwidth above 100 GB/s, the fastest NIC's 800 Gb/s (both priced as given)",
+	{{"nvlink_domain is a multiple of gpus_per_node; a world of more than one domain that is not a whole number of them warns (its last domain is partial), naming the largest whole part of a domain, at least half, that the world fills; collnet on a network other than ib (no in-network reduction) warns, and so does an inter_node.bandwidth above 100 GB/s, the fastest NIC's 800 Gb/s (both priced as given)",
 	  KEYS("cluster.nvlink_domain", "cluster.gpus_per_node", "cluster.nics_per_node", "cluster.num_nodes",
 	       "cluster.collnet", "cluster.network", "cluster.inter_node.bandwidth")}, rule_network},
 	{{"checkpoint.gather \"gpu\" needs checkpoint.format \"full\" (\"cpu\", the default, is a full save's alone); staging_bandwidth where nothing stages (no async, or a full save) warns (no effect)",
