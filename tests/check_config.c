@@ -774,7 +774,7 @@ START_TEST(test_cross_field_errors)
 	/* a rule an override broke names the --set, though the message is about the file's key */
 	expect_error(edit("\"tp\": 4", "\"tp\": 1, \"pp\": 8, \"dp\": 1"), (const char *const[]){"model.num_layers=30"}, 1,
 		     DC_ERR_CONFIG, "--set: error: 'parallel.pp': must divide model.num_layers (30), got 8; for uneven stages give parallel.pipeline_layers or first_stage_layers / last_stage_layers; "
-		     "or give account_for_embedding and account_for_loss, which count the embedding and the loss as a layer each (30 + 2 = 32 split evenly: Megatron-LM's --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split)");
+		     "or give parallel.account_for_embedding and account_for_loss, which count the embedding and the loss as a layer each (30 + 2 = 32 split evenly: Megatron-LM's --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split)");
 	expect_error(edit("\"hidden_size\": 4096, \"num_attention_heads\": 32,", "\"hidden_size\": 3072, \"num_attention_heads\": 24,"),
 		     (const char *const[]){"model.num_kv_heads=6"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'parallel.tp': must divide model.num_kv_heads (6), got 4; --set parallel.tp=2 "

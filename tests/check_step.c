@@ -3174,7 +3174,7 @@ END_TEST
  * 76 / 31, 76 / 16 tokens/s; this test held the 8B to them until stop 61.)
  * The goal is the right order, each ratio within 25%, and peak memory
  * within 10%. Achieved (docs/compute-model.md, "Context parallelism"),
- * K and V all-gathered as torchtitan runs them: 1 : 1.652 : 2.956 : 5.565
+ * K and V all-gathered as torchtitan runs them: 1 : 1.652 : 2.956 : 5.564
  * (+7.9%, -18.6%, -21.6%), 78.9 GiB (-6.6%).
  * Before the kernels were priced on a rank's s / c tokens it stepped
  * 1 : 2.7 : 8.3 : 28 and cp 8 peaked at 310 GiB. */

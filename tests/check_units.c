@@ -232,9 +232,10 @@ START_TEST(test_flops)
 	ck_assert(flops_ok("312e12 FLOP/s") == 312e12);
 	ck_assert(flops_ok("5 kFLOP/s") == 5e3);
 	ck_assert(flops_ok("7 MFLOP/s") == 7e6);
-	flops_err("312 TFLOPS", "unknown unit 'TFLOPS' (units are case-sensitive): write '312 TFLOP/s'");
+	flops_err("312 TFLOPS", "unknown unit 'TFLOPS': write '312 TFLOP/s'");
 	flops_err("2.25 pflop/s", "unknown unit 'pflop/s' (units are case-sensitive): write '2.25 PFLOP/s'");
-	flops_err("312 flops", "unknown unit 'flops' (units are case-sensitive): write '312 FLOP/s'");
+	flops_err("312 flops", "unknown unit 'flops': write '312 FLOP/s'");
+	flops_err("312 tflop/s", "unknown unit 'tflop/s' (units are case-sensitive): write '312 TFLOP/s'");
 	flops_err("312 TB/s", "unknown FLOP rate unit 'TB/s': use FLOP/s, kFLOP/s, MFLOP/s, GFLOP/s, TFLOP/s or PFLOP/s");
 	flops_err("312", "missing unit in '312': write a plain number for FLOP/s or add a unit, like '312 TFLOP/s'");
 	flops_err("TFLOP/s", "expected a number followed by a unit, like '989 TFLOP/s', got 'TFLOP/s'");

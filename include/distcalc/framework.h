@@ -173,7 +173,10 @@ int dc_framework_fp8_saves_original_input(const struct dc_config *c);
  * grouped linears cache, its other linears do not). Per weight: delayed
  * and current 1 byte and, off Blackwell, 1 for the transpose Hopper's FP8
  * GEMMs need; mxfp8 1 byte each way and an E8M0 scale per 32 elements
- * each way (before the scales' padding). *bytes the copies, *copied the
+ * each way (before the scales' padding). With FP8 primary weights
+ * (param_bytes 1) the parameters are the FP8 data: off Blackwell, under
+ * delayed or current scaling and not under FSDP, the transpose TE keeps
+ * of each, 1 byte a weight; else none. *bytes the copies, *copied the
  * weights they copy; 0 and 0 otherwise. Returns 0, or -1 on overflow. */
 int dc_framework_fp8_weight_copies(const struct dc_plan *p, uint64_t params, uint64_t experts, uint64_t *bytes,
 				   uint64_t *copied);

@@ -113,7 +113,8 @@ struct dc_mem_ledger {
 	uint64_t workspace_bytes;
 	/* Transformer Engine's FP8 copies of the rank's FP8-cast linear
 	 * weights, kept across the step (dc_framework_fp8_weight_copies),
-	 * in every phase; fp8_weight_params: the weights they copy (the
+	 * in every phase, or with FP8 primary weights on Hopper the
+	 * transposes of them; fp8_weight_params: the weights they copy (the
 	 * layers' parameters but norms and routers, the MTP modules', an FP8
 	 * head's); 0 unless megatron under an FP8 recipe, but under deepspeed
 	 * and custom with a Transformer Engine recipe the weights TE's copies

@@ -328,7 +328,8 @@ int dc_framework_fp8_weight_copies(const struct dc_plan *p, uint64_t params, uin
 	 * this cache as "number of parameter x 1 Byte", fsdp/src/README.md:
 	 * 136). On Blackwell one _data serves both GEMMs (:292-297): none.
 	 * MXFP8 primary weights hold both directions in the parameter: none
-	 * counted */
+	 * counted. Under FSDP2 TE frees the column-wise cache after its use
+	 * (clear_columnwise_cache, module/linear.py:1107-1108): none */
 	if (!dc_framework_te_fp8(c) || c->training.framework != DC_FRAMEWORK_MEGATRON)
 		return 0;
 	if (c->precision.param_bytes <= 1) {

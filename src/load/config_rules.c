@@ -1965,7 +1965,8 @@ static int rule_virtual_pipeline(struct loader *l)
 		 (dc_mul_u64(p->pp, p->virtual_pipeline, &chunks) || c->model.num_layers % chunks != 0))
 	{
 		char hint[320] = "";
-		if (!dc_mul_u64(p->pp, p->virtual_pipeline, &chunks))
+		/* where pp does not divide the layers either, its error says it */
+		if (!dc_mul_u64(p->pp, p->virtual_pipeline, &chunks) && c->model.num_layers % p->pp == 0)
 			dc_stages_counted_hint(c->model.num_layers, chunks, 1, hint, sizeof(hint));
 		dc_cfg_errorf(l, kv,
 		       "'parallel.virtual_pipeline': pp x virtual_pipeline (%llu x %llu) must divide model.num_layers (%llu)%s",
@@ -3062,9 +3063,9 @@ static const struct rule rules[] = {
 	 rule_tp_mlp},
 	{{"dp_replicate > 1 divides dp (and dp / ep), with sharding zero1, zero2 or fsdp; dp_replicate equal to dp (one-rank shards: nothing sharded) is priced as given, with a warning",
 	  KEYS("parallel.dp_replicate", "parallel.dp", "parallel.ep", "parallel.sharding")}, rule_dp_replicate},
-	{{"2 × cp divides seq_length (a2a: cp divides seq_length and the heads per tp rank)",
+	{{"2 × cp divides seq_length (a2a: cp divides seq_length and the heads per tp rank); cp_comm_type left out is all_gather under training.framework torchtitan (what torchtitan's and PyTorch's context parallelism run), its origin the framework",
 	  KEYS("parallel.cp", "parallel.cp_comm_type", "model.seq_length", "model.num_attention_heads",
-	       "model.num_kv_heads", "parallel.tp")}, rule_cp},
+	       "model.num_kv_heads", "parallel.tp", "training.framework")}, rule_cp},
 	{{"the stages hold num_layers: pp divides them, or pipeline_layers (pp entries) adds up to them, or the first/last-stage forms leave an even split",
 	  KEYS("parallel.pp", "model.num_layers", "parallel.pipeline_layers", "parallel.first_stage_layers",
 	       "parallel.last_stage_layers", "parallel.account_for_embedding", "parallel.account_for_loss")},

@@ -440,9 +440,12 @@ int dc_units_parse_flops(const char *s, double *out, char *err, size_t errlen)
 		if (*u == '\0')
 			snprintf(err, errlen, "missing unit in '%.*s': write a plain number for FLOP/s or add a unit, like '%.*s TFLOP/s'",
 				 n, sp.num, n, sp.num);
-		else if (starts_flop(rest))
-			snprintf(err, errlen, "unknown unit '%s' (units are case-sensitive): write '%.*s %sFLOP/s'", u, n, sp.num,
-				 pre);
+		else if (starts_flop(rest)) {
+			char want[16];
+			snprintf(want, sizeof(want), "%sFLOP/s", pre);
+			snprintf(err, errlen, "unknown unit '%s'%s: write '%.*s %s'", u,
+				 ieq(u, want) ? " (units are case-sensitive)" : "", n, sp.num, want);
+		}
 		else
 			snprintf(err, errlen, "unknown FLOP rate unit '%s': use FLOP/s, kFLOP/s, MFLOP/s, GFLOP/s, TFLOP/s or PFLOP/s",
 				 u);

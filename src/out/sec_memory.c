@@ -402,7 +402,7 @@ static void fp8_copies_label(const void *base, char *buf, size_t len)
 {
 	const struct ledger_view *v = base;
 	snprintf(buf, len, "%s", v->plan->in->precision.param_bytes <= 1
-					 ? "Transformer Engine's transposes of the FP8 weights (Hopper)"
+					 ? "Transformer Engine's transposes of the FP8 weights"
 					 : "Transformer Engine's FP8 weight copies");
 }
 

@@ -29,11 +29,11 @@ const char *dc_stages_counted_hint(uint64_t L, uint64_t chunks, int v_gt1, char 
 		return buf;
 	if ((L + 2) % chunks == 0 && (L + 2) / chunks >= need)
 		snprintf(buf, n,
-			 "; or give account_for_embedding and account_for_loss, which count the embedding and the loss as a layer each (%llu + 2 = %llu split evenly: Megatron-LM's --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split)",
+			 "; or give parallel.account_for_embedding and account_for_loss, which count the embedding and the loss as a layer each (%llu + 2 = %llu split evenly: Megatron-LM's --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split)",
 			 (unsigned long long)L, (unsigned long long)(L + 2));
 	else if ((L + 1) % chunks == 0 && (L + 1) / chunks >= need)
 		snprintf(buf, n,
-			 "; or give account_for_embedding or account_for_loss, which counts the embedding or the loss as a layer (%llu + 1 = %llu split evenly: Megatron-LM's --account-for-embedding-in-pipeline-split or --account-for-loss-in-pipeline-split)",
+			 "; or give parallel.account_for_embedding or account_for_loss, which counts the embedding or the loss as a layer (%llu + 1 = %llu split evenly: Megatron-LM's --account-for-embedding-in-pipeline-split or --account-for-loss-in-pipeline-split)",
 			 (unsigned long long)L, (unsigned long long)(L + 1));
 	return buf;
 }
@@ -244,7 +244,8 @@ int dc_stage_split(const struct dc_parallel *par, uint64_t L, uint64_t v, struct
 		char hint[320];
 		snprintf(err, errlen,
 			 "'parallel.pp': must divide model.num_layers (%llu), got %llu; for uneven stages give parallel.pipeline_layers or first_stage_layers / last_stage_layers%s",
-			 (unsigned long long)L, (unsigned long long)pp, dc_stages_counted_hint(L, pp * v, v > 1, hint, sizeof(hint)));
+			 (unsigned long long)L, (unsigned long long)pp,
+			 dc_stages_counted_hint(L, pp <= UINT64_MAX / (v ? v : 1) ? pp * v : 0, v > 1, hint, sizeof(hint)));
 		return -1;
 	}
 	runs_push(out, pp, L / pp, &stage, &layer);
