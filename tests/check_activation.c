@@ -578,8 +578,8 @@ static void chunked_head(struct dc_config *c, uint64_t seq, uint64_t micro, int 
 		     (unsigned long long)seq, sp ? "true" : "false", (unsigned long long)micro, (unsigned long long)chunks);
 }
 
-/* chunked_head's layer at loss_chunks 1 under torchtitan's rules */
-static void titan_head(struct dc_config *c, int sp)
+/* chunked_head's layer under torchtitan's rules */
+static void titan_head_chunks(struct dc_config *c, int sp, uint64_t chunks)
 {
 	fixture_json(c,
 		     "{\"model\": {\"num_layers\": 2, \"hidden_size\": 256, \"num_attention_heads\": 4,"
@@ -587,8 +587,14 @@ static void titan_head(struct dc_config *c, int sp)
 		     " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 2, \"gpu_memory\": \"80 GiB\","
 		     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"200 Gb/s\"}},"
 		     " \"parallel\": {\"tp\": 2, \"dp\": 1, \"sequence_parallel\": %s},"
-		     " \"training\": {\"micro_batch_size\": 2, \"framework\": \"torchtitan\"}}",
-		     sp ? "true" : "false");
+		     " \"training\": {\"micro_batch_size\": 2, \"framework\": \"torchtitan\", \"loss_chunks\": %llu}}",
+		     sp ? "true" : "false", (unsigned long long)chunks);
+}
+
+/* ... at loss_chunks 1 */
+static void titan_head(struct dc_config *c, int sp)
+{
+	titan_head_chunks(c, sp, 1);
 }
 
 /* torchtitan's output layer and loss at tp 2 (docs/formulas.md,
@@ -666,6 +672,22 @@ START_TEST(test_loss_chunks_head_terms)
 	chunked_head(&c, 512, 2, 0, 16);
 	ck_assert_int_eq(dc_act_head_backward_bytes(plan_of(&c), &v), 0);
 	ck_assert_uint_eq(v, 1572864ull);
+	/* under torchtitan at tp 2 a chunk's loss is loss parallel's
+	 * (torchtitan b5bcd76c components/loss.py: _LossParallelCrossEntropy
+	 * saves the FP32 log-probs :179; its backward holds zeros_like of
+	 * them :201, their exp and the sum :214): 2 + 4 + 12 = 18 bytes a
+	 * logit. 8 chunks: 1,048,576 + 18 x 128 x 1,000 / 2 = 1,152,000:
+	 * 2,200,576; the held line is the same 786,432 with SP */
+	titan_head_chunks(&c, 1, 8);
+	ck_assert_int_eq(dc_act_output_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 786432ull);
+	ck_assert_int_eq(dc_act_head_backward_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 2200576ull);
+	/* 16 chunks: 1,048,576 + 18 x 64 x 1,000 / 2 = 576,000: 1,624,576,
+	 * now above the cast's 1,572,864 (14 bytes left the cast above) */
+	titan_head_chunks(&c, 1, 16);
+	ck_assert_int_eq(dc_act_head_backward_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 1624576ull);
 	/* an n that does not divide the tokens (s 500, micro 1, 8 chunks:
 	 * 500 = 8 x 62 + 4) is the loader's error, as torchtitan's
 	 * torch._check is (tests/cli/cases/bad_loss_chunks_uneven) */

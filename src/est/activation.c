@@ -590,11 +590,15 @@ int dc_act_head_backward_bytes(const struct dc_plan *p, uint64_t *out)
 		/* over the held line (norm input, 16-bit gathered gradient):
 		 * in the loop the norm's output and the FP32 buffer, 2 + 4
 		 * bytes a hidden element, and one chunk's logits, 2 + 4 + 8
-		 * bytes each, before the 16-bit gradient exists (-2); after
-		 * it, that cast beside the two (6) */
+		 * bytes each (2 + 4 + 12 under loss parallel: its backward
+		 * holds the zeroed gradient, exp and their sum beside the
+		 * saved log-probs, as the unchunked line below), before the
+		 * 16-bit gradient exists (-2); after it, that cast beside the
+		 * two (6) */
 		uint64_t sbh = dc_ck_mul(&c, p->tokens_per_microbatch_cp, p->in->model.hidden_size);
 		uint64_t cv = dc_ck_mul(&c, dc_act_loss_chunk_tokens(p), p->in->model.vocab_size);
-		uint64_t loop = dc_ck_add(&c, dc_ck_mul(&c, 4, sbh), dc_ceil_div(dc_ck_mul(&c, 14, cv), p->layout.tp));
+		uint64_t per_logit = dc_framework_loss_parallel(p) ? 18 : 14;
+		uint64_t loop = dc_ck_add(&c, dc_ck_mul(&c, 4, sbh), dc_ceil_div(dc_ck_mul(&c, per_logit, cv), p->layout.tp));
 		uint64_t cast = dc_ck_mul(&c, 6, sbh);
 		*out = loop > cast ? loop : cast;
 		return c.overflow ? -1 : 0;
