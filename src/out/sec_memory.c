@@ -84,6 +84,11 @@ static const char *fp8_not_modeled(const struct dc_plan *p, const struct dc_mem_
 				return buf;
 			}
 		}
+		if (c->precision.param_bytes <= 1)
+			/* FP8 primary weights: the weights are the FP8 tensors
+			 * (no copy), but on Hopper TE keeps each one's
+			 * transpose (memory.c fp8_weight_copies) */
+			return "the ledger is the BF16 one: what Transformer Engine holds depends on how the loop builds and calls its modules, not modelled outside training.framework megatron. Its linears save FP8 copies of their inputs (1 byte an element where the ledger counts 2, one copy per separate projection); the FP8 primary weights (param_bytes 1) are the FP8 tensors, so no weight copy, but on Hopper under delayed or current scaling TE keeps the transpose of each, 1 B a weight (none under mxfp8, nor on Blackwell)";
 		return "the ledger is the BF16 one: what Transformer Engine holds depends on how the loop builds and calls its modules, not modelled outside training.framework megatron. Its linears save FP8 copies of their inputs (1 byte an element where the ledger counts 2, one copy per separate projection), and each keeps its FP8 weight (2 B a weight on Hopper, 1 on Blackwell, 2 + 2/32 under mxfp8) once across the step when called with is_first_microbatch, else one per microbatch in flight";
 	}
 	if (c->precision.param_bytes <= 1)
